@@ -1,0 +1,177 @@
+/**
+ * Types read from the files users write: HuggingFace config.json (-> ModelSpec) and
+ * *.attn.yaml / *.attn.json profiles (-> Profile). Every value keeps where it came from, so
+ * the language server can put a diagnostic, hint or quick fix at the right range.
+ * Problems are values, never exceptions.
+ */
+
+/** A span of the source text, in UTF-16 code-unit offsets (what VS Code and LSP count). */
+export interface SourceRange {
+  /** Offset of the first character. */
+  offset: number;
+  /** Number of characters; 0 for a point (e.g. an empty file). */
+  length: number;
+}
+
+export type Severity = 'error' | 'warning' | 'info';
+
+/**
+ * A problem found in a file. `code` is stable (quick fixes and tests key on it), `message`
+ * says what is wrong and what to do. `file` is set when the problem lies in another file than
+ * the one being read (e.g. the config.json a profile points at).
+ */
+export interface Problem {
+  severity: Severity;
+  code: string;
+  message: string;
+  range: SourceRange;
+  file?: string;
+  /** Extra facts for quick fixes (e.g. { suggestion: 16 } or { key: 'head_dim' }). */
+  data?: Record<string, unknown>;
+}
+
+/** Element dtypes of Q/K/V/O and of the KV cache. */
+export type Dtype = 'fp32' | 'fp16' | 'bf16';
+export type KvDtype = Dtype | 'fp8_e4m3';
+
+export type AttentionKind = 'mha' | 'gqa' | 'mqa' | 'mla';
+
+/** Multi-head latent attention (DeepSeek-V2/V3): the KV cache holds a compressed latent. */
+export interface MlaSpec {
+  kvLoraRank: number;
+  qLoraRank: number | null;
+  qkRopeHeadDim: number;
+  qkNopeHeadDim: number;
+  vHeadDim: number;
+}
+
+/** Mixture of experts, as the config states it. */
+export interface MoeSpec {
+  /** Routed experts per MoE layer (num_local_experts | num_experts | n_routed_experts). */
+  numExperts: number;
+  /** Experts each token is routed to (num_experts_per_tok). */
+  numExpertsPerTok: number;
+  /** Intermediate size of one routed expert (moe_intermediate_size, else intermediate_size). */
+  expertIntermediateSize: number;
+  /** Always-active shared experts (n_shared_experts / shared_expert_intermediate_size). */
+  numSharedExperts: number;
+  sharedExpertIntermediateSize: number;
+  /** Leading layers that are dense, not MoE (first_k_dense_replace). */
+  firstDenseLayers: number;
+  /** Every n-th layer is MoE (decoder_sparse_step / moe_layer_freq); 1 = all. */
+  layerFrequency: number;
+}
+
+/**
+ * A model's architecture as attention sizing needs it. Sizes are counts (not bytes).
+ * Aliases are resolved: n_embd -> hiddenSize, n_head -> numHeads, n_layer -> numLayers, ...
+ */
+export interface ModelSpec {
+  /** model_type, e.g. "llama"; architectures[0] when model_type is absent. */
+  modelType: string;
+  architectures: string[];
+  /** True for encoder-only models (BERT...): no KV cache exists. */
+  isEncoder: boolean;
+  hiddenSize: number;
+  numLayers: number;
+  /** Query heads, H. */
+  numHeads: number;
+  /** KV heads, H_kv (GQA when < H, MQA when 1). */
+  numKvHeads: number;
+  /** head_dim (D): explicit if given, else hiddenSize / numHeads. */
+  headDim: number;
+  /** True when head_dim came from the config rather than hiddenSize / numHeads. */
+  headDimExplicit: boolean;
+  attention: AttentionKind;
+  mla: MlaSpec | null;
+  intermediateSize: number;
+  vocabSize: number;
+  maxPositionEmbeddings: number | null;
+  /** sliding_window in tokens, or null when no layer slides. */
+  slidingWindow: number | null;
+  /** Per layer: 'full' or 'sliding' (length numLayers; all 'full' without a window). */
+  layerTypes: Array<'full' | 'sliding'>;
+  moe: MoeSpec | null;
+  tieWordEmbeddings: boolean;
+  /** Gated MLP (SwiGLU/GeGLU: 3 matrices) vs plain (2 matrices). */
+  gatedMlp: boolean;
+  attentionBias: boolean;
+  mlpBias: boolean;
+  /** torch_dtype / dtype of the published weights, mapped; null when absent or unknown. */
+  torchDtype: Dtype | null;
+  /** Where each recognised key sits in the source, by its JSON path ("num_key_value_heads", "text_config.head_dim"). */
+  ranges: Record<string, SourceRange>;
+}
+
+export interface DeviceSpec {
+  backend: 'auto' | 'cpu' | 'cuda';
+  /** Device memory in GiB; null = unknown (the estimate then needs kv_cache.memory_gib). */
+  memoryGib: number | null;
+  gpuMemoryUtilization: number;
+  tensorParallelSize: number;
+}
+
+export interface KvCacheSpec {
+  /** Token slots per page (vLLM block_size). */
+  pageSize: number;
+  /** 'auto' = the profile's dtype. */
+  dtype: KvDtype | 'auto';
+  numPages: number | 'auto';
+  /** Explicit KV budget in GiB (vLLM "Available KV cache memory"), else derived from the device. */
+  memoryGib: number | 'auto';
+}
+
+export interface PrefillSpec {
+  batchSize: number;
+  seqLens: number[];
+  causal: boolean;
+}
+
+export interface DecodeSpec {
+  batchSizes: number[];
+  contextLens: number[];
+}
+
+export type LengthDist =
+  | { dist: 'fixed'; value: number }
+  | { dist: 'uniform'; min: number; max: number }
+  | { dist: 'lognormal'; median: number; sigma?: number; max: number }
+  | { dist: 'exponential'; mean: number; max: number };
+
+export interface WorkloadSpec {
+  requests: number;
+  /** Requests per second, Poisson arrivals. */
+  arrivalRate: number;
+  promptLen: LengthDist;
+  outputLen: LengthDist;
+  maxNumSeqs: number;
+  maxModelLen: number;
+  maxNumBatchedTokens?: number;
+  /** Optional prefix sharing: requests fall into groups that share a common prompt prefix. */
+  prefixSharing?: { groups: number; prefixLen: number; fraction: number };
+  seed?: number;
+}
+
+/** A resolved profile: defaults filled, model read. */
+export interface Profile {
+  /** Absolute path of the profile (or config.json) this came from, when it came from a file. */
+  sourcePath: string | null;
+  /** The model; when read from a path, modelPath is its absolute path. */
+  model: ModelSpec;
+  modelPath: string | null;
+  /** Q/K/V/O dtype for kernels and the estimate (default: the config's torch_dtype, else bf16). */
+  dtype: Dtype;
+  device: DeviceSpec;
+  kvCache: KvCacheSpec;
+  prefill: PrefillSpec;
+  decode: DecodeSpec;
+  workload: WorkloadSpec | null;
+  /** Where each profile key sits in the profile's text, by path ("kv_cache.page_size"). */
+  ranges: Record<string, SourceRange>;
+}
+
+/** The result of reading a file: a value when it is usable, and every problem found. */
+export interface ReadResult<T> {
+  value: T | null;
+  problems: Problem[];
+}

@@ -1,0 +1,34 @@
+/**
+ * Custom LSP messages between the extension (client) and the language server, and the
+ * command ids the server's code lenses name. Each message says which side sends it.
+ */
+import type { Problem, Profile } from '../config/types';
+import type { Estimate } from '../estimate/types';
+
+/** Command ids contributed by the extension (package.json "contributes.commands"). */
+export const Commands = {
+  runBenchmark: 'attnscope.runBenchmark',
+  openDashboard: 'attnscope.openDashboard',
+  showMemoryBreakdown: 'attnscope.showMemoryBreakdown',
+  compareRuns: 'attnscope.compareRuns',
+  exportRun: 'attnscope.exportRun',
+  cancelRun: 'attnscope.cancelRun',
+} as const;
+
+/**
+ * attnscope/resolveProfile — client -> server request.
+ * Resolves the document at `uri` (a profile or a config.json) from its current, possibly
+ * unsaved text into a Profile and its Estimate. `profile` is null when the document has
+ * errors that prevent it; `problems` then says why.
+ */
+export namespace ResolveProfileRequest {
+  export const method = 'attnscope/resolveProfile' as const;
+  export interface Params {
+    uri: string;
+  }
+  export interface Result {
+    profile: Profile | null;
+    estimate: Estimate | null;
+    problems: Problem[];
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * The run result: what `attnscope bench --json FILE` writes, what the extension saves under
+ * .attnscope/runs/, and what the dashboard draws (DESIGN.md "Run JSON"). Schema version 1.
+ */
+import type { Dtype, Profile } from '../config/types';
+import type { Estimate } from '../estimate/types';
+
+export const RUN_SCHEMA_VERSION = 1 as const;
+
+export type KernelName = 'flash_fwd' | 'paged_decode' | 'reference';
+
+/** Shape of one case. Prefill: B, N_q = N_k = seqLen. Decode: B sequences of contextLen, one query each. */
+export interface CaseShape {
+  batchSize: number;
+  numHeads: number;
+  numKvHeads: number;
+  headDim: number;
+  /** Query tokens per sequence (prefill: N; decode: 1). */
+  seqLenQ: number;
+  /** Key tokens per sequence (prefill: N; decode: context length). */
+  seqLenK: number;
+  causal: boolean;
+  slidingWindow: number | null;
+  /** Decode only: tokens per page. */
+  pageSize?: number;
+}
+
+export interface KernelCase {
+  kernel: KernelName;
+  backend: 'cpu' | 'cuda';
+  shape: CaseShape;
+  dtype: Dtype;
+  /** KV dtype for decode (may differ from dtype). */
+  kvDtype?: Dtype;
+  /** Every timed repetition, nanoseconds. */
+  samplesNs: number[];
+  medianNs: number;
+  p10Ns: number;
+  p90Ns: number;
+  /** 4 · B · H · N_q · N_k_eff · D (N_k_eff from causal / window geometry). */
+  flops: number;
+  /** Decode: K + V bytes read + Q + O; prefill: Q + K + V + O. */
+  bytes: number;
+  /** flops / medianNs (= GFLOP/s, SI). */
+  gflops: number;
+  /** bytes / medianNs (= GB/s, SI). */
+  gbps: number;
+  /** Achieved / this machine's peak: FLOP/s peak for prefill, read bandwidth for decode; null when unknown. */
+  fractionOfPeak: number | null;
+  /** Max |O − O_ref| against the fp64 reference on a reduced shape of this case. */
+  maxAbsErr: number;
+  /** Max |lse − lse_ref| (prefill; decode when the kernel returns lse). */
+  lseMaxAbsErr: number | null;
+  /** The reduced shape the correctness check ran on. */
+  checkShape?: CaseShape;
+}
+
+/** What was measured about the machine, so that two runs can be compared. */
+export interface Environment {
+  os: string;
+  arch: string;
+  cpuModel: string;
+  cpuCores: number;
+  /** Highest SIMD path the kernels used: 'avx512' | 'avx2' | 'neon' | 'scalar' | ... */
+  simd: string;
+  /** CPU features that matter (avx512f, avx512_bf16, avx512_fp16, amx_bf16, ...). */
+  cpuFeatures: string[];
+  threads: number;
+  nodeVersion: string;
+  toolVersion: string;
+  gpu?: { name: string; smCount: number; memoryBytes: number; driver: string; runtime: string; clockMhz?: number; memClockMhz?: number };
+  /** Peaks measured by the runner (FLOP/s and bytes/s, SI). */
+  peaks?: {
+    fp32FlopsPerSec?: number;
+    bf16AmxFlopsPerSec?: number;
+    readBytesPerSec?: number;
+    gpuFlopsPerSec?: number;
+    gpuCopyBytesPerSec?: number;
+  };
+}
+
+export interface PoolSample {
+  /** Simulated time, seconds. */
+  t: number;
+  /** Pages holding at least one token of a running sequence. */
+  pagesUsed: number;
+  /** Pages held only by the prefix cache (evictable). */
+  pagesCached: number;
+  pagesFree: number;
+  /** Token slots filled. */
+  tokens: number;
+  /** Allocated-but-unfilled slots / allocated slots. */
+  internalFragmentation: number;
+  running: number;
+  waiting: number;
+  preempted: number;
+  /** Cumulative prefix-cache hit rate (hit tokens / prompt tokens looked up). */
+  prefixHitRate: number;
+}
+
+export interface PoolSummary {
+  requests: number;
+  completed: number;
+  simulatedSeconds: number;
+  meanOccupancy: number;
+  peakOccupancy: number;
+  /** Mean internal fragmentation (waste inside allocated pages). */
+  meanInternalFragmentation: number;
+  /** Fraction of reserved KV memory holding real tokens, time-averaged. */
+  usefulTokenFraction: number;
+  preemptions: number;
+  prefixHitRate: number;
+  /** Generated tokens per simulated second. */
+  throughputTokensPerSec: number;
+}
+
+export interface PoolBaseline {
+  name: 'contiguous_max_model_len' | 'contiguous_prompt_plus_output';
+  usefulTokenFraction: number;
+  /** Free memory that no request can use because it is split into holes (first-fit arena). */
+  externalFragmentation: number;
+  /** Reserved-but-unused slots / reserved slots. */
+  internalFragmentation: number;
+  peakConcurrency: number;
+  meanConcurrency: number;
+  rejectedOrDelayed: number;
+}
+
+export interface PoolResult {
+  samples: PoolSample[];
+  summary: PoolSummary;
+  baselines: PoolBaseline[];
+  pageSize: number;
+  numPages: number;
+}
+
+export type RunStatus = 'ok' | 'cancelled' | 'failed';
+
+export interface RunResult {
+  schema: typeof RUN_SCHEMA_VERSION;
+  /** "attnscope <version>". */
+  tool: string;
+  /** ISO 8601. */
+  createdAt: string;
+  /** Display name: the profile or config file name. */
+  name: string;
+  profile: Profile;
+  environment: Environment;
+  estimate: Estimate;
+  cases: KernelCase[];
+  pool?: PoolResult;
+  status: RunStatus;
+  /** Set when status is 'failed'. */
+  error?: string;
+}

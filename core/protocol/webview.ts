@@ -1,0 +1,36 @@
+/**
+ * Extension <-> dashboard webview messages. One union per direction with a `type`
+ * discriminant. The webview imports only this folder of core/.
+ */
+import type { KernelCase, PoolSample, RunResult } from './run';
+
+/** Summary row of a saved run, for the history list. */
+export interface RunListEntry {
+  id: string;
+  name: string;
+  createdAt: string;
+  status: RunResult['status'];
+  cases: number;
+}
+
+/** extension -> webview */
+export type ToWebview =
+  | { type: 'init'; runs: RunListEntry[]; current: RunResult | null }
+  | { type: 'runStarted'; name: string; total: number }
+  | { type: 'progress'; done: number; total: number; message: string }
+  | { type: 'case'; case: KernelCase }
+  | { type: 'poolSample'; sample: PoolSample }
+  | { type: 'runFinished'; run: RunResult }
+  | { type: 'runs'; runs: RunListEntry[] }
+  | { type: 'showRun'; run: RunResult }
+  | { type: 'compare'; a: RunResult; b: RunResult };
+
+/** webview -> extension */
+export type FromWebview =
+  | { type: 'ready' }
+  | { type: 'openRun'; id: string }
+  | { type: 'compareRuns'; a: string; b: string }
+  | { type: 'export'; id: string; format: 'json' | 'csv' }
+  | { type: 'savePng'; name: string; dataUrl: string }
+  | { type: 'runBenchmark' }
+  | { type: 'cancelRun' };
