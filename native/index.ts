@@ -2,5 +2,11 @@
  * The typed entry to the native addon: every other folder imports native code through here.
  * Each export validates its arguments and throws TypeError (wrong type) or RangeError (bad
  * size or value) naming the argument before anything reaches C++.
+ * One file per part: kernels (flash forward, paged decode, reference, timing), allocator
+ * (page pool), peaks (machine ceilings), cuda (the optional GPU library).
  */
 export { loadAddon } from './binding';
+export * from './kernels';
+export * from './allocator';
+export * from './peaks';
+export * from './cuda';

@@ -1,0 +1,2 @@
+// Typed wrappers of the addon's allocator functions (placeholder until they land).
+export {};

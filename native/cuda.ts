@@ -1,0 +1,2 @@
+// Typed wrappers of the addon's cuda functions (placeholder until they land).
+export {};

@@ -1,0 +1,2 @@
+// Typed wrappers of the addon's peaks functions (placeholder until they land).
+export {};
