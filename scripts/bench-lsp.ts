@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { LspClient } from '../test/lsp/harness';
 
-const root = join(import.meta.dirname, '..');
+const root = join(__dirname, '..');
 const configsDir = join(root, 'test', 'lsp', 'fixtures', 'configs');
 const editsArg = process.argv.indexOf('--edits');
 const EDITS = editsArg > 0 ? Number(process.argv[editsArg + 1]) : 40;
@@ -122,4 +122,7 @@ async function main(): Promise<void> {
   await client.stop();
 }
 
-await main();
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -34,7 +34,7 @@ function within(a: Analysis, h: InlayHint, range: Range): boolean {
 
 /** Where the KV-per-token hint goes: after num_key_value_heads and an explicit head_dim (MLA: kv_lora_rank), else after the head count. */
 function kvAnchors(a: Analysis, model: ModelSpec): SourceRange[] {
-  const fields = model.mla ? ['kv_lora_rank', model.sourceKeys.numKvHeads] : [model.sourceKeys.numKvHeads, model.headDimExplicit ? model.sourceKeys.headDim : undefined];
+  const fields = model.mla ? ['kv_lora_rank'] : [model.sourceKeys.numKvHeads, model.headDimExplicit ? model.sourceKeys.headDim : undefined];
   const anchors = fields.flatMap((path) => {
     const r = path === undefined ? undefined : modelKeyRange(a, path);
     return r === undefined ? [] : [r];

@@ -30,7 +30,7 @@ export interface SchemaNode {
   examples?: unknown[];
 }
 
-const ROOT = profileSchema as SchemaNode & { $defs?: Record<string, SchemaNode>; definitions?: Record<string, SchemaNode> };
+const ROOT = profileSchema as unknown as SchemaNode & { $defs?: Record<string, SchemaNode>; definitions?: Record<string, SchemaNode> };
 
 function deref(node: SchemaNode, depth = 0): SchemaNode {
   if (node.$ref === undefined || depth > 16) return node;

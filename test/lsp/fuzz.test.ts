@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { LspClient } from './harness';
 
-const fixtures = join(import.meta.dirname, 'fixtures');
+const fixtures = join(__dirname, 'fixtures');
 const SEED = Number(process.env.ATTNSCOPE_FUZZ_SEED ?? 20261129);
 const COUNT = Number(process.env.ATTNSCOPE_FUZZ_COUNT ?? 10000);
 /** Documents edited at once (each its own sequence of versions). */

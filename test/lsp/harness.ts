@@ -45,7 +45,7 @@ import {
 } from 'vscode-languageserver-protocol/node';
 import { ResolveProfileRequest } from '../../core/protocol/lsp';
 
-const root = join(import.meta.dirname, '..', '..');
+const root = join(__dirname, '..', '..');
 let bundlePath: Promise<string> | null = null;
 
 /** Bundles server/main.ts once per test process into a temporary dist/server.js equivalent. */
@@ -59,6 +59,7 @@ export function serverBundle(): Promise<string> {
       platform: 'node',
       target: 'node20',
       format: 'cjs',
+      mainFields: ['module', 'main'],
       sourcemap: 'inline',
       logLevel: 'error',
     });
@@ -86,7 +87,7 @@ export class LspClient {
   private readonly published = new Map<string, Diagnostic[]>();
   private readonly waiters = new Map<string, Array<(d: Diagnostic[]) => void>>();
   private stderrText = '';
-  private exited: Promise<number | null>;
+  private readonly exited: Promise<number | null>;
 
   private constructor(
     private readonly child: ChildProcess,
@@ -106,11 +107,9 @@ export class LspClient {
     });
     connection.onRequest(RegistrationRequest.type, (p) => {
       for (const r of p.registrations) this.calls.registrations.push(r.method);
-      return null;
     });
     connection.onRequest(InlayHintRefreshRequest.type, () => {
       this.calls.inlayHintRefresh++;
-      return null;
     });
     connection.onRequest('workspace/codeLens/refresh', () => null);
     connection.listen();
@@ -122,7 +121,10 @@ export class LspClient {
     const child = spawn(process.execPath, ['--enable-source-maps', bundle, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
     const connection = createProtocolConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
     const client = new LspClient(child, connection);
-    await connection.sendRequest(InitializeRequest.type, {
+    const died = client.exited.then((code) => {
+      throw new Error(`the server exited (code ${code}) before answering initialize:\n${client.stderr}`);
+    });
+    const initialized = connection.sendRequest(InitializeRequest.type, {
       processId: process.pid,
       rootUri: null,
       workspaceFolders: null,
@@ -138,6 +140,7 @@ export class LspClient {
         },
       },
     });
+    await Promise.race([initialized, died]);
     await connection.sendNotification(InitializedNotification.type, {});
     return client;
   }
