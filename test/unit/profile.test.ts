@@ -378,3 +378,20 @@ test('an inline model without model_type reads as an untied Llama-style decoder'
   assert.equal(m.gatedMlp, true);
   assert.equal(m.norm, 'rmsnorm');
 });
+
+test('never throws on any prefix of a real profile or config (what an editor sees while typing)', () => {
+  const examples = resolve(import.meta.dirname, '../../examples');
+  const files = { ...LLAMA_FILES };
+  for (const name of ['llama-3.1-8b.attn.yaml', 'qwen3-30b-a3b.attn.json']) {
+    const full = readFileSync(join(examples, name), 'utf8').replace(/\.\/[a-z0-9.-]+\/config\.json/, './llama/config.json');
+    for (let i = 0; i <= full.length; i += 3) {
+      const r = read(full.slice(0, i), files, join(DIR, name));
+      for (const p of r.problems) assert.ok(p.range.offset >= 0 && p.range.offset + p.range.length <= Math.max(i, (p.file ? Infinity : i)), `${name}[0..${i}) ${p.code}`);
+    }
+  }
+  const cfg = fixtureText('gpt-oss-20b');
+  for (let i = 0; i <= cfg.length; i += 7) {
+    const r = readProfileOrConfig(cfg.slice(0, i), join(DIR, 'config.json'), host({}));
+    if (i < cfg.length - 2) assert.equal(r.value, null);
+  }
+});
