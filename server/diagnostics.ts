@@ -54,7 +54,7 @@ export function readDocument(a: Analysis, file: string): TextDocument | null {
 
 /** True when the problem lies in this document rather than in a file it read. */
 export function isLocal(a: Analysis, p: Problem): boolean {
-  return p.file === undefined || p.file === a.path;
+  return p.file === undefined || p.file === a.file;
 }
 
 /** Where a foreign problem is shown in the document: the `model` value, else the start. */
