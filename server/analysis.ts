@@ -19,7 +19,7 @@ import {
   type Profile,
   type ValueNode,
 } from '../core/config';
-import { estimate, type Estimate } from '../core/estimate';
+import { checkProfile, estimate, type Estimate } from '../core/estimate';
 import { documentName, uriToPath } from './paths';
 import { describeError } from './safe';
 
@@ -118,7 +118,10 @@ export function analyze(document: TextDocument, host: FileHost, previous?: Analy
     a.problems = read.problems;
     a.profile = read.value;
     a.model = read.value?.model ?? null;
-    if (a.profile !== null) a.estimate = estimate(a.profile);
+    if (a.profile !== null) {
+      a.estimate = estimate(a.profile);
+      a.problems.push(...checkProfile(a.profile, a.estimate));
+    }
   } catch (err) {
     a.problems.push({
       severity: 'error',

@@ -9,6 +9,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import profileSchema from '../../schemas/attn-profile.schema.json';
+import { nearestPageSize } from '../estimate/checks';
 import { modelSpecFromTree, readModelConfig, readModelConfigTree } from './model';
 import { getProperty, nodeAtPath, parseJsonTree, parseYamlTree, toPlain, type ParsedTree, type ValueNode } from './tree';
 import type {
@@ -416,7 +417,7 @@ function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
     problems.push({
       severity: 'warning', code: 'page-size-unusual',
       message: `page_size ${ps} is not a power of two: vLLM's kernels take 8, 16, 32 (and 64-256 with FlashAttention / FlashInfer)`,
-      range: at('kv_cache.page_size'), data: { suggestion: 16 },
+      range: at('kv_cache.page_size'), data: { suggestion: nearestPageSize(ps) },
     });
   }
   if (typeof profile.kvCache.numPages === 'number' && typeof profile.kvCache.memoryGib === 'number') {
