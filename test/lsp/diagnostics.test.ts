@@ -17,10 +17,12 @@ after(async () => {
 });
 
 /** The one diagnostic with `code`; fails listing all when there is not exactly one. */
-function only(diags: Diagnostic[], code: string): Diagnostic {
+function only(diags: Diagnostic[], code: string): Diagnostic & { message: string } {
   const found = diags.filter((d) => d.code === code);
   assert.equal(found.length, 1, `one ${code} among ${JSON.stringify(diags.map((d) => [d.code, d.message]))}`);
-  return found[0]!;
+  const d = found[0]!;
+  assert.equal(typeof d.message, 'string');
+  return d as Diagnostic & { message: string };
 }
 
 let n = 0;
