@@ -133,8 +133,8 @@ export interface ParamCounts {
  *   config says so, MLA's low-rank projections; norms (RMSNorm h, LayerNorm 2h);
  * - MLP: gated 3·h·i, plain 2·h·i; MoE layers: E routed experts of moe_intermediate_size,
  *   a router [h, E], shared experts;
- * - final norm, lm_head V·h unless tie_word_embeddings; encoders: embedding LayerNorm and
- *   the pooler (h² + h) instead of an lm_head.
+ * - final norm (encoders: the embedding LayerNorm instead, same size), lm_head V·h unless
+ *   tie_word_embeddings; encoders have the pooler (h² + h) instead of an lm_head.
  * Active = total − (E − k) experts per MoE layer: it includes the embedding, as the Mixtral
  * (12.9B) and Qwen3 (3.3B) cards count it; gpt-oss's card (5.13B) leaves the input embedding
  * out (active − breakdown.embedding).
@@ -161,6 +161,7 @@ export function paramCounts(model: ModelSpec): ParamCounts {
       mlp += mlpParams(model, model.intermediateSize);
     }
   }
+  // Decoders: the final norm. Encoders (post-LN): no final norm, but the embedding LayerNorm.
   const norms = L * model.normsPerLayer * normParams(model) + normParams(model);
   const lmHead = model.isEncoder || model.tieWordEmbeddings ? 0 : model.vocabSize * h;
   const pooler = model.isEncoder ? h * h + h : 0;

@@ -395,3 +395,22 @@ test('never throws on any prefix of a real profile or config (what an editor see
     if (i < cfg.length - 2) assert.equal(r.value, null);
   }
 });
+
+test('default cases fit the model: lengths within its context; an encoder gets no decode and no causal mask', () => {
+  const gpt2 = profileFromModelConfig(loadModel('gpt2'), null);
+  assert.deepEqual(gpt2.decode.contextLens, [1024]); // 4096 > n_positions 1024
+  const bert = profileFromModelConfig(loadModel('bert-base-uncased'), null);
+  assert.deepEqual(bert.prefill.seqLens, [512]);
+  assert.equal(bert.prefill.causal, false);
+  assert.deepEqual(bert.decode, { batchSizes: [], contextLens: [] });
+  const files = { [join(DIR, 'gpt2/config.json')]: fixtureText('gpt2') };
+  const r = read('model: ./gpt2/config.json\n', files);
+  assert.deepEqual(r.value!.decode.contextLens, [1024]);
+  assert.equal(r.problems.filter((p) => p.code === 'exceeds-max-position').length, 0);
+});
+
+test('dtype synonyms suggest the profile name: bfloat16 -> bf16, float8_e4m3fn -> fp8_e4m3', () => {
+  const text = 'model: ./llama/config.json\ndtype: bfloat16\nkv_cache: { dtype: float8_e4m3fn }\n';
+  const msgs = read(text).problems.filter((p) => p.code === 'invalid-value').map((p) => p.data?.suggestion);
+  assert.deepEqual(msgs, ['bf16', 'fp8_e4m3']);
+});
