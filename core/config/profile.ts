@@ -9,7 +9,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import profileSchema from '../../schemas/attn-profile.schema.json';
-import { modelSpecFromTree, readModelConfig } from './model';
+import { guarded, modelSpecFromTree, readModelConfig } from './model';
 import { getProperty, nodeAtPath, parseJsonTree, parseYamlTree, toPlain, type ValueNode } from './tree';
 import type {
   DecodeSpec,
@@ -505,6 +505,10 @@ function maxOf(d: LengthDist): number {
  * Problems in that config carry `file`. The value is null when any error remains.
  */
 export function readProfile(text: string, file: string, host: ProfileHost): ReadResult<Profile> {
+  return guarded(() => readProfileUnguarded(text, file, host));
+}
+
+function readProfileUnguarded(text: string, file: string, host: ProfileHost): ReadResult<Profile> {
   const isJson = /\.json$/i.test(file);
   const parsed = isJson ? parseJsonTree(text, { allowComments: true }) : parseYamlTree(text);
   const problems: Problem[] = [...parsed.problems];
