@@ -82,6 +82,13 @@ const FAMILY_DEFAULTS: Record<string, Record<string, number>> = {
   gemma3_text: GEMMA3_TEXT_DEFAULTS,
   gemma3: GEMMA3_TEXT_DEFAULTS,
 };
+type LayerKind = ModelSpec['layerTypes'][number];
+/** layer_types values real configs use -> how the layer holds KV. */
+const LAYER_KINDS: Record<string, LayerKind> = {
+  full_attention: 'full', attention: 'full', global_attention: 'full',
+  sliding_attention: 'sliding', chunked_attention: 'sliding', local_attention: 'sliding',
+  linear_attention: 'linear', mamba: 'linear', mamba2: 'linear', conv: 'linear', recurrent: 'linear',
+};
 /** Llama 4: chunked local attention on RoPE layers, MoE with one shared expert, dense layers of intermediate_size_mlp. */
 const LLAMA4_TYPES = new Set(['llama4', 'llama4_text']);
 /** Pre- and post-norms around attention and MLP: 4 norms per layer. */
@@ -329,9 +336,9 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   }
 
   // Sliding window: sliding_window + use_sliding_window + layer_types / sliding_window_pattern.
-  const windowValue = r.num('slidingWindow', ['sliding_window', 'sliding_window_size']);
+  let windowValue = r.num('slidingWindow', ['sliding_window', 'sliding_window_size']);
   const useSliding = r.bool(['use_sliding_window']);
-  const layerTypes: Array<'full' | 'sliding'> = [];
+  const layerTypes: LayerKind[] = [];
   const layerTypesFound = r.find(['layer_types']);
   let sawSliding = false;
   if (layerTypesFound) {
@@ -339,13 +346,22 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     if (v.type !== 'array') {
       r.problem('error', 'wrong-type', `"layer_types" must be an array of "full_attention" / "sliding_attention", not ${describe(v)}`, v.range, { key: layerTypesFound.path });
     } else {
+      const unknown = new Map<string, { count: number; range: SourceRange }>();
+      let sawChunked = false;
       for (const item of v.items ?? []) {
-        if (item.value === 'sliding_attention') { layerTypes.push('sliding'); sawSliding = true; }
-        else if (item.value === 'full_attention') layerTypes.push('full');
-        else {
-          r.problem('warning', 'unknown-layer-type', `layer type ${JSON.stringify(item.value)} is not "full_attention" or "sliding_attention"; sized as full attention`, item.range);
-          layerTypes.push('full');
+        const kind = typeof item.value === 'string' ? LAYER_KINDS[item.value] : undefined;
+        if (kind === undefined) {
+          const name = JSON.stringify(item.value);
+          const seen = unknown.get(name);
+          if (seen) seen.count++;
+          else unknown.set(name, { count: 1, range: item.range });
         }
+        if (kind === 'sliding') sawSliding = true;
+        if (item.value === 'chunked_attention') sawChunked = true;
+        layerTypes.push(kind ?? 'full');
+      }
+      for (const [name, { count, range }] of unknown) {
+        r.problem('warning', 'unknown-layer-type', `layer type ${name} (${count} layer${count > 1 ? 's' : ''}) is not one AttnScope knows; sized as full attention`, range);
       }
       if (numLayers !== undefined && layerTypes.length !== numLayers) {
         r.problem(
@@ -354,6 +370,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
           v.range, { expected: numLayers, actual: layerTypes.length },
         );
       }
+      if (sawChunked && windowValue === undefined) windowValue = r.num('slidingWindow', ['attention_chunk_size']);
       if (sawSliding && windowValue === undefined) {
         r.problem('error', 'missing-sliding-window', '"layer_types" has sliding_attention layers but no "sliding_window" says how many tokens they keep', v.range);
       }
@@ -374,11 +391,10 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     }
     slidingWindow = chunk;
     r.sourceKeys.slidingWindow = r.find(['attention_chunk_size'])?.path;
-  } else if (windowValue !== undefined && useSliding !== false) {
+    r.sourceKeys.layerTypes = r.find(['no_rope_layers'])?.path ?? r.sourceKeys.slidingWindow;
+  } else if (windowValue !== undefined && useSliding !== false && (!layerTypesFound || sawSliding)) {
     slidingWindow = windowValue;
-    if (layerTypesFound) {
-      if (!sawSliding) slidingWindow = null;
-    } else {
+    if (!layerTypesFound) {
       const pattern = r.num(null, ['sliding_window_pattern']);
       for (let i = 0; i < L; i++) {
         // Gemma-3: every pattern-th layer is global. Gemma-2: even layers slide (is_sliding =
@@ -389,14 +405,25 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
       if (pattern !== undefined) r.sourceKeys.layerTypes = r.find(['sliding_window_pattern'])?.path ?? 'sliding_window_pattern';
     }
   }
-  if (slidingWindow === null || layerTypes.length !== L && !layerTypesFound) {
+  if (layerTypes.length !== L) {
+    // No layer_types, no window (or layer_types of the wrong length, reported above): all full.
     slidingWindow = null;
     layerTypes.length = 0;
     for (let i = 0; i < L; i++) layerTypes.push('full');
-  } else if (layerTypesFound) {
+  } else if (slidingWindow === null) {
+    // Sliding layers without a window in force (Qwen2's use_sliding_window: false) are full.
+    for (let i = 0; i < L; i++) if (layerTypes[i] === 'sliding') layerTypes[i] = 'full';
+  }
+  if (layerTypesFound && layerTypes.length === L && (slidingWindow !== null || layerTypes.includes('linear'))) {
     r.sourceKeys.layerTypes = layerTypesFound.path;
-  } else if (chunk !== undefined) {
-    r.sourceKeys.layerTypes = r.find(['no_rope_layers'])?.path ?? r.sourceKeys.slidingWindow;
+  }
+  const linearLayers = layerTypes.filter((t) => t === 'linear').length;
+  if (linearLayers > 0) {
+    r.problem(
+      'info', 'linear-attention-layers',
+      `${linearLayers} of ${L} layers are linear-attention / state-space layers: they keep a constant state, not a per-token KV cache, so only the other ${L - linearLayers} layers count toward KV bytes; their parameters are approximated by attention shapes`,
+      layerTypesFound?.prop.value.range ?? anchor, { linearLayers },
+    );
   }
   if (slidingWindow === null) delete r.sourceKeys.slidingWindow;
 

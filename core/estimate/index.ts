@@ -53,23 +53,36 @@ export function kvBytesPerTokenPerLayer(model: ModelSpec, kvDtype: KvDtype, tens
 }
 
 /**
- * KV-cache bytes per token across all layers, per GPU: L · kvBytesPerTokenPerLayer. Every
- * layer is charged for every token, sliding-window layers included: that is how vLLM sizes its
- * pool (one block id covers all layers). gpt-oss-120b bf16: 36 · 2 · 8 · 64 · 2 = 73,728 B.
+ * Layers that keep a per-token KV cache: all of them, except linear-attention / state-space
+ * layers of hybrid models (Qwen3-Next, Granite-4), which keep a constant state instead.
+ */
+export function kvLayerCount(model: ModelSpec): number {
+  let n = 0;
+  for (const kind of model.layerTypes) if (kind !== 'linear') n++;
+  return n;
+}
+
+/**
+ * KV-cache bytes per token across all layers, per GPU: L_kv · kvBytesPerTokenPerLayer, with
+ * L_kv = kvLayerCount (= L but for hybrids). Every attention layer is charged for every token,
+ * sliding-window layers included: that is how vLLM sizes its pool (one block id covers all
+ * layers). gpt-oss-120b bf16: 36 · 2 · 8 · 64 · 2 = 73,728 B.
  */
 export function kvBytesPerToken(model: ModelSpec, kvDtype: KvDtype, tensorParallelSize = 1): number {
-  return model.numLayers * kvBytesPerTokenPerLayer(model, kvDtype, tensorParallelSize);
+  return kvLayerCount(model) * kvBytesPerTokenPerLayer(model, kvDtype, tensorParallelSize);
 }
 
 /**
  * KV-cache bytes a sequence of `seqLen` tokens really needs, per GPU: full-attention layers
- * hold every token, sliding-window layers at most `sliding_window` of them.
+ * hold every token, sliding-window layers at most `sliding_window` of them, linear-attention
+ * layers none.
  * Σ_layers min(seqLen, window_l) · kvBytesPerTokenPerLayer.
  */
 export function kvBytesForSequence(model: ModelSpec, seqLen: number, kvDtype: KvDtype, tensorParallelSize = 1): number {
   const perLayer = kvBytesPerTokenPerLayer(model, kvDtype, tensorParallelSize);
   let tokens = 0;
   for (const kind of model.layerTypes) {
+    if (kind === 'linear') continue;
     tokens += kind === 'sliding' && model.slidingWindow !== null ? Math.min(seqLen, model.slidingWindow) : seqLen;
   }
   return tokens * perLayer;
@@ -279,7 +292,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   const tp = profile.device.tensorParallelSize;
   const pageSize = profile.kvCache.pageSize;
   const perLayer = kvBytesPerTokenPerLayer(model, kvDtype, tp);
-  const perToken = model.numLayers * perLayer;
+  const perToken = kvLayerCount(model) * perLayer;
   const pageBytes = pageSize * perToken;
   const params = paramCounts(model);
   const weights = weightsBytes(model, dtype, params);

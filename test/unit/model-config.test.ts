@@ -187,9 +187,9 @@ test('semantic problem: layer_types length differs from num_hidden_layers', () =
 });
 
 test('semantic problems: unknown layer type, sliding layers without a window', () => {
-  const text = JSON.stringify({ ...LLAMA, num_hidden_layers: 2, layer_types: ['sliding_attention', 'linear_attention'] });
+  const text = JSON.stringify({ ...LLAMA, num_hidden_layers: 2, layer_types: ['sliding_attention', 'diagonal_attention'] });
   const r = readModelConfig(text);
-  assert.equal(at(text, only(r.problems, 'unknown-layer-type')), '"linear_attention"');
+  assert.equal(at(text, only(r.problems, 'unknown-layer-type')), '"diagonal_attention"');
   only(r.problems, 'missing-sliding-window');
 });
 
@@ -311,4 +311,20 @@ test('gemma-3 text_config without head counts takes Gemma3TextConfig defaults, s
   // Embedding 262208·2560 (tied) + 34 · (attention 15,728,640 + q/k norms 512 + MLP 3·2560·10240
   // + 4 norms 10,240) + 2560 = 3,880,263,168 (the 4B model's language part; SigLIP adds 0.4B).
   assert.equal(paramCounts(m).total, 3_880_263_168);
+});
+
+test('hybrid layer_types: linear-attention layers hold no KV; unknown types warned once per type', () => {
+  // Qwen3-Next style: 3 linear_attention layers per full_attention layer.
+  const layerTypes = Array.from({ length: 8 }, (_, i) => ((i + 1) % 4 === 0 ? 'full_attention' : 'linear_attention'));
+  const text = JSON.stringify({ ...LLAMA, model_type: 'qwen3_next', num_hidden_layers: 8, head_dim: 256, num_attention_heads: 16, num_key_value_heads: 2, layer_types: layerTypes });
+  const r = readModelConfig(text);
+  const m = r.value!;
+  assert.equal(r.problems.find((p) => p.code === 'linear-attention-layers')!.severity, 'info');
+  assert.equal(m.layerTypes.filter((t) => t === 'linear').length, 6);
+  // Only the 2 full layers: 2 · 2 · 2 · 256 · 2 = 4096 B/token.
+  assert.equal(kvBytesPerToken(m, 'bf16'), 4096);
+  assert.equal(kvBytesForSequence(m, 1000, 'bf16'), 2 * 1000 * 2048);
+  const odd = readModelConfig(JSON.stringify({ ...LLAMA, layer_types: ['full_attention', 'moe_attention', 'moe_attention', 'full_attention'] }));
+  const warn = only(odd.problems, 'unknown-layer-type');
+  assert.match(warn.message, /"moe_attention" \(2 layers\)/);
 });
