@@ -67,7 +67,7 @@ const UNTIED_BY_DEFAULT = new Set([
   'gptj', 'llama4', 'llama4_text', 'qwen3_next',
 ]);
 /** Families whose MLP width defaults to 4 · hidden_size when the key is absent or null (GPT-2 n_inner). */
-const FOUR_H_MLP_TYPES = new Set(['gpt2', 'gpt_bigcode', 'gpt_neo', 'gptj', 'codegen']);
+const FOUR_H_MLP_TYPES = new Set(['gpt2', 'gpt_bigcode', 'gpt_neo', 'gptj', 'codegen', 'falcon', 'bloom']);
 /**
  * Defaults of config classes whose published config.json files leave size keys out (the
  * gemma-3 4B/12B/27B text_config names no head counts). Values: transformers
