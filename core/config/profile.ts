@@ -149,6 +149,8 @@ function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[] {
   // A value of the wrong type needs no second message about its allowed values or bounds.
   const typePaths = new Set(errors.filter((e) => e.keyword === 'type').map((e) => e.instancePath));
   for (const e of errors) {
+    // Inside an inline model the model reader reports, with HF-specific messages.
+    if (e.instancePath.startsWith('/model/')) continue;
     const path = pointerToPath(e.instancePath);
     const where = dotted(path);
     const node = nodeAtPath(root, path);
