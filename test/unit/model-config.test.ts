@@ -328,3 +328,20 @@ test('hybrid layer_types: linear-attention layers hold no KV; unknown types warn
   const warn = only(odd.problems, 'unknown-layer-type');
   assert.match(warn.message, /"moe_attention" \(2 layers\)/);
 });
+
+test('remaining config codes: unknown-dtype, not-a-model-config, unknown-quantization, MoE and MLA missing fields', () => {
+  const dtypeText = JSON.stringify({ ...LLAMA, torch_dtype: 'float8' });
+  const d = readModelConfig(dtypeText);
+  assert.equal(at(dtypeText, only(d.problems, 'unknown-dtype')), '"float8"');
+  assert.equal(d.value!.torchDtype, null);
+  const { model_type: _omit, ...bare } = LLAMA;
+  assert.equal(only(readModelConfig(JSON.stringify(bare)).problems, 'not-a-model-config').severity, 'warning');
+  const quantText = JSON.stringify({ ...LLAMA, quantization_config: { quant_method: 'bitnet' } });
+  const q = only(readModelConfig(quantText).problems, 'unknown-quantization');
+  assert.equal(at(quantText, q), '"quantization_config"');
+  const moe = readModelConfig(JSON.stringify({ ...LLAMA, num_local_experts: 8 }));
+  assert.equal(moe.value, null);
+  assert.deepEqual(moe.problems.filter((p) => p.code === 'missing-field').map((p) => p.data?.key), ['num_experts_per_tok']);
+  const mla = readModelConfig(JSON.stringify({ ...LLAMA, kv_lora_rank: 512, qk_rope_head_dim: 64 }));
+  assert.deepEqual(mla.problems.filter((p) => p.code === 'missing-field').map((p) => p.data?.key).sort(), ['qk_nope_head_dim', 'v_head_dim']);
+});

@@ -422,3 +422,12 @@ test('inline model: one message per problem (the model reader speaks, not the sc
   assert.equal(at(text, p), '"2048"');
   assert.match(p.message, /"hidden_size" must be a number/);
 });
+
+test('a second YAML document is ignored with a warning; an empty model path is model-not-found', () => {
+  const text = 'model: ./llama/config.json\n---\ndtype: fp32\n';
+  const r = read(text);
+  assert.equal(at(text, only(r.problems, 'yaml-multiple-documents')), '---');
+  assert.equal(r.value!.dtype, 'bf16');
+  const empty = 'model: ""\n';
+  assert.equal(at(empty, only(read(empty).problems, 'model-not-found')), '""');
+});
