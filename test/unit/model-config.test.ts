@@ -217,6 +217,14 @@ test('wrong types and invalid values point at the value', () => {
   assert.equal(r.problems.filter((p) => p.code === 'missing-field').length, 0);
 });
 
+test('architectures must be a list of class names', () => {
+  const text = JSON.stringify({ ...LLAMA, architectures: 'LlamaForCausalLM' });
+  assert.equal(at(text, only(readModelConfig(text).problems, 'wrong-type')), '"LlamaForCausalLM"');
+  const items = JSON.stringify({ ...LLAMA, architectures: ['LlamaForCausalLM', 7] });
+  assert.equal(at(items, only(readModelConfig(items).problems, 'wrong-type')), '7');
+  assert.deepEqual(readModelConfig(JSON.stringify({ ...LLAMA, architectures: ['LlamaForCausalLM'] })).value!.architectures, ['LlamaForCausalLM']);
+});
+
 test('syntax errors: value null, problem at the offending offset, file attached', () => {
   const text = '{\n  "model_type": "llama",\n  "hidden_size": 4096,,\n}';
   const r = readModelConfig(text, '/m/config.json');
