@@ -529,7 +529,8 @@ function readProfileUnguarded(text: string, file: string, host: ProfileHost): Re
     problems.push({ severity: 'error', code: 'not-an-object', message: `a profile is a mapping of keys (model, dtype, device, kv_cache, ...), not ${describeValue(root)}`, range: root.range });
     return { value: null, problems };
   }
-  problems.push(...schemaProblems(root, validate(toPlain(root))));
+  const plain = toPlain(root) as Plain;
+  problems.push(...schemaProblems(root, validate(plain)));
 
   // The model.
   const modelNode = getProperty(root, 'model')?.value;
@@ -546,7 +547,6 @@ function readProfileUnguarded(text: string, file: string, host: ProfileHost): Re
   }
   if (problems.some((p) => p.severity === 'error') || !model) return { value: null, problems };
 
-  const plain = toPlain(root) as Plain;
   const device = (plain.device ?? {}) as Plain;
   const kv = (plain.kv_cache ?? {}) as Plain;
   const prefill = (plain.prefill ?? {}) as Plain;
