@@ -10,7 +10,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import profileSchema from '../../schemas/attn-profile.schema.json';
 import { nearestPageSize } from '../estimate/checks';
-import { modelSpecFromTree, readModelConfig, readModelConfigTree } from './model';
+import { guarded, modelSpecFromTree, readModelConfig, readModelConfigTree } from './model';
 import { getProperty, nodeAtPath, parseJsonTree, parseYamlTree, toPlain, type ParsedTree, type ValueNode } from './tree';
 import type {
   DecodeSpec,
@@ -66,6 +66,12 @@ function validate(value: unknown): ErrorObject[] {
   }
   return validator(value) ? [] : [...(validator.errors ?? [])];
 }
+
+/** What users write for a dtype (torch and vLLM names) -> the profile's name. */
+const DTYPE_SYNONYMS: Record<string, string> = {
+  bfloat16: 'bf16', float16: 'fp16', half: 'fp16', float32: 'fp32', float: 'fp32',
+  fp8: 'fp8_e4m3', float8_e4m3fn: 'fp8_e4m3', fp8_e4m3fn: 'fp8_e4m3', e4m3: 'fp8_e4m3',
+};
 
 /** Levenshtein distance, for "did you mean". */
 function editDistance(a: string, b: string): number {
@@ -144,6 +150,8 @@ function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[] {
   // A value of the wrong type needs no second message about its allowed values or bounds.
   const typePaths = new Set(errors.filter((e) => e.keyword === 'type').map((e) => e.instancePath));
   for (const e of errors) {
+    // Inside an inline model the model reader reports, with HF-specific messages.
+    if (e.instancePath.startsWith('/model/')) continue;
     const path = pointerToPath(e.instancePath);
     const where = dotted(path);
     const node = nodeAtPath(root, path);
@@ -197,7 +205,8 @@ function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[] {
       case 'enum': {
         const allowed = ((e.params as { allowedValues: unknown[] }).allowedValues).map(String);
         const got = node?.value;
-        const suggestion = typeof got === 'string' ? closestMatch(got, allowed) : undefined;
+        const synonym = typeof got === 'string' ? DTYPE_SYNONYMS[got.toLowerCase().replace(/^torch\./, '')] : undefined;
+        const suggestion = synonym && allowed.includes(synonym) ? synonym : typeof got === 'string' ? closestMatch(got, allowed) : undefined;
         add({
           severity: 'error',
           code: 'invalid-value',
@@ -290,6 +299,28 @@ function lengthDist(raw: unknown, fallback: LengthDist): LengthDist {
 }
 
 /**
+ * Default lengths that fit the model's context: those up to max_position_embeddings, or that
+ * length alone when every default is longer (GPT-2's 1024, BERT's 512).
+ */
+function fitLengths(lengths: readonly number[], model: ModelSpec): number[] {
+  const max = model.maxPositionEmbeddings;
+  if (max === null) return [...lengths];
+  const fit = lengths.filter((n) => n <= max);
+  return fit.length > 0 ? fit : [max];
+}
+
+/** Default prefill and decode cases for a model; an encoder has no decode step, so no decode cases. */
+function defaultCases(model: ModelSpec): { prefill: PrefillSpec; decode: DecodeSpec } {
+  const D = PROFILE_DEFAULTS;
+  return {
+    prefill: { batchSize: D.prefill.batchSize, seqLens: fitLengths(D.prefill.seqLens, model), causal: model.isEncoder ? false : D.prefill.causal },
+    decode: model.isEncoder
+      ? { batchSizes: [], contextLens: [] }
+      : { batchSizes: [...D.decode.batchSizes], contextLens: fitLengths(D.decode.contextLens, model) },
+  };
+}
+
+/**
  * The profile's dtype when it gives none: the config's torch_dtype, except that a float32
  * checkpoint is served in half precision (vLLM's dtype "auto" downcasts float32; bf16 here, as
  * Gemma-2 requires). Returns the dtype and, when it differs from the config, why.
@@ -314,8 +345,7 @@ export function profileFromModelConfig(spec: ModelSpec, configPath: string | nul
     dtype: defaultDtype(spec).dtype,
     device: { ...PROFILE_DEFAULTS.device },
     kvCache: { ...PROFILE_DEFAULTS.kvCache },
-    prefill: { ...PROFILE_DEFAULTS.prefill, seqLens: [...PROFILE_DEFAULTS.prefill.seqLens] },
-    decode: { batchSizes: [...PROFILE_DEFAULTS.decode.batchSizes], contextLens: [...PROFILE_DEFAULTS.decode.contextLens] },
+    ...defaultCases(spec),
     workload: null,
     ranges: {},
   };
@@ -501,6 +531,10 @@ export function parseProfileText(text: string, file: string): ParsedTree {
  * too (the language server: hints, completion, quick fixes) parses a large profile only once.
  */
 export function readProfileTree(parsed: ParsedTree, file: string, host: ProfileHost): ReadResult<Profile> {
+  return guarded(() => readProfileParsed(parsed, file, host));
+}
+
+function readProfileParsed(parsed: ParsedTree, file: string, host: ProfileHost): ReadResult<Profile> {
   const problems: Problem[] = [...parsed.problems];
   const root = parsed.root;
   if (!root || (root.type === 'null' && problems.length === 0)) {
@@ -517,7 +551,8 @@ export function readProfileTree(parsed: ParsedTree, file: string, host: ProfileH
     problems.push({ severity: 'error', code: 'not-an-object', message: `a profile is a mapping of keys (model, dtype, device, kv_cache, ...), not ${describeValue(root)}`, range: root.range });
     return { value: null, problems };
   }
-  problems.push(...schemaProblems(root, validate(toPlain(root))));
+  const plain = toPlain(root) as Plain;
+  problems.push(...schemaProblems(root, validate(plain)));
 
   // The model.
   const modelNode = getProperty(root, 'model')?.value;
@@ -534,12 +569,12 @@ export function readProfileTree(parsed: ParsedTree, file: string, host: ProfileH
   }
   if (problems.some((p) => p.severity === 'error') || !model) return { value: null, problems };
 
-  const plain = toPlain(root) as Plain;
   const device = (plain.device ?? {}) as Plain;
   const kv = (plain.kv_cache ?? {}) as Plain;
   const prefill = (plain.prefill ?? {}) as Plain;
   const decode = (plain.decode ?? {}) as Plain;
   const D = PROFILE_DEFAULTS;
+  const cases = defaultCases(model);
   const ranges: Record<string, SourceRange> = {};
   collectRanges(root, '', ranges);
 
@@ -583,13 +618,13 @@ export function readProfileTree(parsed: ParsedTree, file: string, host: ProfileH
       memoryGib: (kv.memory_gib as KvCacheSpec['memoryGib'] | undefined) ?? D.kvCache.memoryGib,
     },
     prefill: {
-      batchSize: (prefill.batch_size as number | undefined) ?? D.prefill.batchSize,
-      seqLens: (prefill.seq_lens as number[] | undefined) ?? [...D.prefill.seqLens],
-      causal: (prefill.causal as boolean | undefined) ?? D.prefill.causal,
+      batchSize: (prefill.batch_size as number | undefined) ?? cases.prefill.batchSize,
+      seqLens: (prefill.seq_lens as number[] | undefined) ?? cases.prefill.seqLens,
+      causal: (prefill.causal as boolean | undefined) ?? cases.prefill.causal,
     },
     decode: {
-      batchSizes: (decode.batch_sizes as number[] | undefined) ?? [...D.decode.batchSizes],
-      contextLens: (decode.context_lens as number[] | undefined) ?? [...D.decode.contextLens],
+      batchSizes: (decode.batch_sizes as number[] | undefined) ?? cases.decode.batchSizes,
+      contextLens: (decode.context_lens as number[] | undefined) ?? cases.decode.contextLens,
     },
     workload,
     ranges,
