@@ -111,11 +111,14 @@ function literal(a: Analysis, value: unknown, replacingQuoted: boolean): string 
   return String(value);
 }
 
-/** Completion items at `position` of a profile; [] elsewhere. */
-export function completion(a: Analysis, position: Position): CompletionItem[] {
+/**
+ * Completion items at `position` of a profile; [] elsewhere. A space typed (`trigger` ' ') only
+ * offers values after `key: `, so that indenting a line does not pop up the key list.
+ */
+export function completion(a: Analysis, position: Position, trigger?: string): CompletionItem[] {
   if (a.kind !== 'profile') return [];
   const ctx = a.syntax === 'json' ? jsonContext(a, a.document.offsetAt(position)) : yamlContext(a, position);
-  if (ctx === null) return [];
+  if (ctx === null || (trigger === ' ' && ctx.mode === 'key')) return [];
   const replaced = a.document.getText(ctx.replace);
   if (ctx.mode === 'key') {
     const present = presentKeys(a, ctx.path);

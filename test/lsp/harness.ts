@@ -291,8 +291,10 @@ export class LspClient {
     return this.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri } });
   }
 
-  completion(uri: string, position: Position): Promise<CompletionItem[] | CompletionList | null> {
-    return this.connection.sendRequest(CompletionRequest.type, { textDocument: { uri }, position });
+  /** Completion at `position`; `triggerCharacter` as the editor sends it when a typed character asked for it. */
+  completion(uri: string, position: Position, triggerCharacter?: string): Promise<CompletionItem[] | CompletionList | null> {
+    const context = triggerCharacter === undefined ? { triggerKind: 1 as const } : { triggerKind: 2 as const, triggerCharacter };
+    return this.connection.sendRequest(CompletionRequest.type, { textDocument: { uri }, position, context });
   }
 
   codeActions(uri: string, range: Range, diagnostics: Diagnostic[]): Promise<Array<Command | CodeAction> | null> {
