@@ -74,6 +74,14 @@ test('JSON: quoted keys and values', async () => {
   assert.equal(values[2]!.textEdit && 'newText' in values[2]!.textEdit ? values[2]!.textEdit.newText : undefined, '"bf16"');
 });
 
-test('nothing to complete in a config.json value or outside known sections', async () => {
+test('config.json: the HuggingFace keys the schema documents, minus those present', async () => {
+  const items = await complete('config.json', '{\n  "model_type": "llama",\n  "hidden_size": 4096,\n  "|"\n}\n');
+  assert.ok(labels(items).includes('num_key_value_heads'));
+  assert.ok(!labels(items).includes('model_type') && !labels(items).includes('hidden_size'));
+  const kv = items.find((i) => i.label === 'num_key_value_heads')!;
+  assert.match((kv.documentation as MarkupContent).value, /GQA when fewer than H, MQA when 1/);
+});
+
+test('nothing to complete inside a list of numbers', async () => {
   assert.deepEqual(await complete('p.attn.yaml', 'model: x\nprefill:\n  seq_lens: [|]\n'), []);
 });

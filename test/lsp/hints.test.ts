@@ -105,6 +105,7 @@ test('hover: the estimate table, with the terms the hovered key drives in bold',
   const md = (hover.contents as MarkupContent).value;
   assert.equal((hover.contents as MarkupContent).kind, 'markdown');
   assert.deepEqual(hover.range, at);
+  assert.ok(md.startsWith('`num_key_value_heads`: KV heads H_kv: GQA when fewer than H, MQA when 1. Default: H.\n'), md);
   assert.match(md, /`num_key_value_heads` drives: Parameters, Weights, KV per token per layer, KV per token, Page \(all layers\), Page pool\./);
   // Each term: formula with the numbers, value.
   assert.ok(md.includes('| **KV per token per layer** | 2 (K, V) · H_kv · head_dim · bytes = 2 · 8 · 128 · 2 (bf16) | **4 KiB (4,096 B)** |'), md);
