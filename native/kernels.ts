@@ -440,13 +440,7 @@ export async function referencePagedDecode(args: PagedDecodeArgs): Promise<Refer
   const spec = pagedSpec(args);
   const o = new Float64Array(spec.batch * spec.numHeads * spec.headDim);
   const lse = new Float64Array(spec.batch * spec.numHeads);
-  await raw().kernelsReferencePagedDecode({
-    ...spec,
-    o: new Float32Array(0),
-    lse: new Float32Array(0),
-    refO: o,
-    refLse: lse,
-  });
+  await raw().kernelsReferencePagedDecode({ ...spec, refO: o, refLse: lse });
   return { o, lse };
 }
 

@@ -95,7 +95,8 @@ attnscope::FlashParams flash_params(const Napi::Object& s) {
   return p;
 }
 
-attnscope::PagedDecodeParams paged_params(const Napi::Object& s) {
+// with_outputs = false for the reference, which writes fp64 arrays of its own.
+attnscope::PagedDecodeParams paged_params(const Napi::Object& s, bool with_outputs = true) {
   attnscope::PagedDecodeParams p;
   p.dtype = dtype_field(s, "dtype");
   p.kv_dtype = dtype_field(s, "kvDtype");
@@ -104,8 +105,10 @@ attnscope::PagedDecodeParams paged_params(const Napi::Object& s) {
   p.v_pages = input_field(s, "vPages", p.kv_dtype);
   p.block_table = array_field<int32_t>(s, "blockTable", napi_int32_array);
   p.context_lens = array_field<int32_t>(s, "contextLens", napi_int32_array);
-  p.o = array_field<float>(s, "o", napi_float32_array);
-  p.lse = array_field<float>(s, "lse", napi_float32_array);
+  if (with_outputs) {
+    p.o = array_field<float>(s, "o", napi_float32_array);
+    p.lse = array_field<float>(s, "lse", napi_float32_array);
+  }
   p.batch = int_field(s, "batch");
   p.num_heads = int_field(s, "numHeads");
   p.num_heads_k = int_field(s, "numKvHeads");
@@ -224,7 +227,7 @@ Napi::Value Reference(const Napi::CallbackInfo& info) {
 
 Napi::Value ReferencePagedDecode(const Napi::CallbackInfo& info) {
   Napi::Object s = spec_arg(info, 0);
-  attnscope::PagedDecodeParams p = paged_params(s);
+  attnscope::PagedDecodeParams p = paged_params(s, false);
   double* o = array_field<double>(s, "refO", napi_float64_array);
   double* lse = array_field<double>(s, "refLse", napi_float64_array);
   return queue(info.Env(), s,
