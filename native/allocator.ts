@@ -262,3 +262,128 @@ export class PageAllocator {
     this.raw.attachKvPool(k, v, hkv * d * k.BYTES_PER_ELEMENT);
   }
 }
+
+/** Memory layout the serving simulator manages. */
+export type SimLayout = 'paged' | 'contiguous_max_model_len' | 'contiguous_prompt_plus_output';
+const SIM_LAYOUTS: SimLayout[] = ['paged', 'contiguous_max_model_len', 'contiguous_prompt_plus_output'];
+
+export interface ServingSimConfig {
+  layout: SimLayout;
+  /** The pool (every layout gets numPages · pageSize token slots). */
+  numPages: number;
+  pageSize: number;
+  /** Paged only. */
+  watermarkPages: number;
+  slidingWindow: number;
+  enablePrefixCaching: boolean;
+  maxNumSeqs: number;
+  maxNumBatchedTokens: number;
+  maxModelLen: number;
+  /** Step time = perStepS + perTokenS · tokens scheduled + perKvTokenS · KV tokens attended (seconds). */
+  perStepS: number;
+  perTokenS: number;
+  perKvTokenS: number;
+  /** Samples kept (downsampled by doubling the stride), >= 2. */
+  maxSamples: number;
+}
+
+/** Requests as parallel arrays, sorted by arrival. prefixStream −1: no shared prefix. */
+export interface ServingSimRequests {
+  arrivalS: Float64Array;
+  promptLen: Int32Array;
+  outputLen: Int32Array;
+  prefixStream: Float64Array;
+  prefixLen: Int32Array;
+}
+
+/** Integrals (`*Seconds`) are value · simulated seconds, summed over steps. */
+export interface ServingSimTotals {
+  requests: number;
+  completed: number;
+  rejected: number;
+  /** Admitted requests that memory refused at least once before. */
+  delayed: number;
+  preemptions: number;
+  steps: number;
+  generatedTokens: number;
+  /** End of the step in which the last request completed. */
+  simulatedSeconds: number;
+  usedPageSeconds: number;
+  reservedSlotSeconds: number;
+  tokenSlotSeconds: number;
+  /** Contiguous: free slots while the queue head was refused though enough slots were free (split into holes). */
+  externalFreeSlotSeconds: number;
+  runningSeconds: number;
+  peakPagesUsed: number;
+  peakReservedSlots: number;
+  peakRunning: number;
+  prefixQueryTokens: number;
+  prefixHitTokens: number;
+  done: boolean;
+}
+
+/** Fields of one packed sample in {@link ServingSimulator.samples}. */
+export const SIM_SAMPLE_FIELDS = [
+  't', 'pagesUsed', 'pagesCached', 'pagesFree', 'tokens', 'reservedSlots', 'running', 'waiting', 'preempted', 'prefixHitRate',
+] as const;
+
+interface RawSimulator {
+  run(maxSteps: number): boolean;
+  samples(): Float64Array;
+  totals(): ServingSimTotals;
+}
+
+/**
+ * The serving simulator of native/src/simulator.h: continuous batching over the same C++
+ * PageAllocator (or a first-fit contiguous arena, for the baselines), the whole step loop in
+ * C++. Run it in slices with {@link run} to report progress or stop early.
+ */
+export class ServingSimulator {
+  private readonly raw: RawSimulator;
+
+  /** @throws TypeError / RangeError naming the bad config field or array. */
+  constructor(config: ServingSimConfig, requests: ServingSimRequests) {
+    const layout = SIM_LAYOUTS.indexOf(config.layout);
+    if (layout < 0) throw new RangeError(`layout must be one of ${SIM_LAYOUTS.join(', ')}`);
+    intArg('numPages', config.numPages, 1, INT32_MAX);
+    intArg('pageSize', config.pageSize, 1, 1 << 20);
+    intArg('watermarkPages', config.watermarkPages, 0, config.numPages);
+    intArg('slidingWindow', config.slidingWindow, 0, INT32_MAX);
+    intArg('maxNumSeqs', config.maxNumSeqs, 1, INT32_MAX);
+    intArg('maxNumBatchedTokens', config.maxNumBatchedTokens, 1, INT32_MAX);
+    intArg('maxModelLen', config.maxModelLen, 1, INT32_MAX);
+    intArg('maxSamples', config.maxSamples, 2, INT32_MAX);
+    for (const key of ['perStepS', 'perTokenS', 'perKvTokenS'] as const) {
+      const v = config[key];
+      if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`${key} must be a finite number`);
+      if (v < 0) throw new RangeError(`${key} must be >= 0, got ${v}`);
+    }
+    const n = requests.arrivalS.length;
+    const arrays: Array<[keyof ServingSimRequests, new (n: number) => ArrayBufferView]> = [
+      ['arrivalS', Float64Array], ['promptLen', Int32Array], ['outputLen', Int32Array], ['prefixStream', Float64Array], ['prefixLen', Int32Array],
+    ];
+    for (const [key, type] of arrays) {
+      if (!(requests[key] instanceof type)) throw new TypeError(`requests.${key} must be a ${type.name}`);
+      if (requests[key].length !== n) throw new RangeError(`requests.${key} has ${requests[key].length} entries, arrivalS ${n}`);
+    }
+    const addon = loadAddon<{ ServingSimulator: new (...args: unknown[]) => RawSimulator }>();
+    this.raw = new addon.ServingSimulator(
+      { ...config, layout },
+      requests.arrivalS, requests.promptLen, requests.outputLen, requests.prefixStream, requests.prefixLen,
+    );
+  }
+
+  /** Runs up to maxSteps steps; true once every request completed or was rejected. */
+  run(maxSteps: number): boolean {
+    return this.raw.run(intArg('maxSteps', maxSteps, 1, Number.MAX_SAFE_INTEGER));
+  }
+
+  /** Samples so far, packed: SIM_SAMPLE_FIELDS.length numbers per sample. */
+  samples(): Float64Array {
+    return this.raw.samples();
+  }
+
+  totals(): ServingSimTotals {
+    return this.raw.totals();
+  }
+}
