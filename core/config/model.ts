@@ -15,7 +15,7 @@ import type {
   ReadResult,
   SourceRange,
 } from './types';
-import { getProperty, parseJsonTree, type PropertyNode, type ValueNode } from './tree';
+import { getProperty, parseJsonTree, type ParsedTree, type PropertyNode, type ValueNode } from './tree';
 
 /** Key aliases, most common name first. Sources: transformers configuration_*.py of each family. */
 const ALIASES = {
@@ -111,7 +111,13 @@ interface NumOptions {
   integer?: boolean;
   /** Smallest allowed value (inclusive); default 1. */
   min?: number;
+  /** Largest allowed value (inclusive); default 2^53 - 1. Per-layer and per-head loops need a real bound. */
+  max?: number;
 }
+
+/** Bounds far above any released model that keep per-layer and per-divisor loops small. */
+const MAX_LAYERS = 100_000;
+const MAX_HEADS = 1 << 20;
 
 /**
  * Reads keys with aliases from one or two scopes (text_config first, then the root), records
@@ -179,6 +185,11 @@ class KeyReader {
     }
     if (v.value < min) {
       this.problem('error', 'invalid-value', `"${found.prop.key}" must be at least ${min}, not ${v.value}`, v.range, { key: found.path });
+      return undefined;
+    }
+    const max = opts.max ?? Number.MAX_SAFE_INTEGER;
+    if (v.value > max) {
+      this.problem('error', 'invalid-value', `"${found.prop.key}" must be at most ${max}, not ${v.value}`, v.range, { key: found.path, limit: max });
       return undefined;
     }
     if (field) this.sourceKeys[field] = found.path;
@@ -257,8 +268,8 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
 
   // Required sizes.
   const hiddenSize = r.num('hiddenSize', [...ALIASES.hiddenSize, 'n_embed']);
-  const numLayers = r.num('numLayers', ALIASES.numLayers);
-  const numHeads = r.num('numHeads', ALIASES.numHeads);
+  const numLayers = r.num('numLayers', ALIASES.numLayers, { max: MAX_LAYERS });
+  const numHeads = r.num('numHeads', ALIASES.numHeads, { max: MAX_HEADS });
   const vocabSize = r.num('vocabSize', ALIASES.vocabSize);
   const required: Array<[unknown, keyof ModelSpec, readonly string[], string]> = [
     [hiddenSize, 'hiddenSize', ALIASES.hiddenSize, 'the model width sizes every projection'],
@@ -272,7 +283,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
 
   // Heads: num_key_value_heads, Falcon's multi_query / new_decoder_architecture.
   const kvFound = r.find(ALIASES.numKvHeads);
-  const kvCount = r.num('numKvHeads', ALIASES.numKvHeads);
+  const kvCount = r.num('numKvHeads', ALIASES.numKvHeads, { max: MAX_HEADS });
   const multiQuery = r.bool(['multi_query']);
   const newDecoderArch = r.bool(['new_decoder_architecture']);
   let numKvHeads = kvCount ?? numHeads;
@@ -592,7 +603,11 @@ function divisors(n: number): number[] {
  * text has a syntax error or an error-severity problem.
  */
 export function readModelConfig(text: string, file?: string): ReadResult<ModelSpec> {
-  const parsed = parseJsonTree(text);
+  return readModelConfigTree(parseJsonTree(text), file);
+}
+
+/** readModelConfig on text already parsed by parseJsonTree (the language server parses once). */
+export function readModelConfigTree(parsed: ParsedTree, file?: string): ReadResult<ModelSpec> {
   const problems = [...parsed.problems];
   let value: ModelSpec | null = null;
   if (!parsed.root) {

@@ -9,8 +9,9 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import profileSchema from '../../schemas/attn-profile.schema.json';
-import { guarded, modelSpecFromTree, readModelConfig } from './model';
-import { getProperty, nodeAtPath, parseJsonTree, parseYamlTree, toPlain, type ValueNode } from './tree';
+import { nearestPageSize } from '../estimate/checks';
+import { guarded, modelSpecFromTree, readModelConfig, readModelConfigTree } from './model';
+import { getProperty, nodeAtPath, parseJsonTree, parseYamlTree, toPlain, type ParsedTree, type ValueNode } from './tree';
 import type {
   DecodeSpec,
   DeviceSpec,
@@ -354,8 +355,18 @@ export function profileFromModelConfig(spec: ModelSpec, configPath: string | nul
  * CLI (`attnscope bench <file>`) and the editor's code lens.
  */
 export function readProfileOrConfig(text: string, file: string, host: ProfileHost): ReadResult<Profile> {
-  if (/\.attn\.(ya?ml|json)$/i.test(file)) return readProfile(text, file, host);
-  const read = readModelConfig(text, file);
+  return readProfileOrConfigTree(parseProfileOrConfig(text, file), file, host);
+}
+
+/** Parses a profile (see parseProfileText) or a config.json (strict JSON), as readProfileOrConfig does. */
+export function parseProfileOrConfig(text: string, file: string): ParsedTree {
+  return /\.attn\.(ya?ml|json)$/i.test(file) ? parseProfileText(text, file) : parseJsonTree(text);
+}
+
+/** readProfileOrConfig on text already parsed by parseProfileOrConfig. */
+export function readProfileOrConfigTree(parsed: ParsedTree, file: string, host: ProfileHost): ReadResult<Profile> {
+  if (/\.attn\.(ya?ml|json)$/i.test(file)) return readProfileTree(parsed, file, host);
+  const read = readModelConfigTree(parsed, file);
   if (!read.value) return { value: null, problems: read.problems };
   const note = defaultDtype(read.value).note;
   const problems = [...read.problems];
@@ -434,7 +445,7 @@ function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
     problems.push({
       severity: 'warning', code: 'page-size-unusual',
       message: `page_size ${ps} is not a power of two: vLLM's kernels take 8, 16, 32 (and 64-256 with FlashAttention / FlashInfer)`,
-      range: at('kv_cache.page_size'), data: { suggestion: 16 },
+      range: at('kv_cache.page_size'), data: { suggestion: nearestPageSize(ps) },
     });
   }
   if (typeof profile.kvCache.numPages === 'number' && typeof profile.kvCache.memoryGib === 'number') {
@@ -505,12 +516,23 @@ function maxOf(d: LengthDist): number {
  * Problems in that config carry `file`. The value is null when any error remains.
  */
 export function readProfile(text: string, file: string, host: ProfileHost): ReadResult<Profile> {
-  return guarded(() => readProfileUnguarded(text, file, host));
+  return readProfileTree(parseProfileText(text, file), file, host);
 }
 
-function readProfileUnguarded(text: string, file: string, host: ProfileHost): ReadResult<Profile> {
-  const isJson = /\.json$/i.test(file);
-  const parsed = isJson ? parseJsonTree(text, { allowComments: true }) : parseYamlTree(text);
+/** Parses a profile's text as readProfile does: *.json as JSON (comments allowed), else YAML. */
+export function parseProfileText(text: string, file: string): ParsedTree {
+  return /\.json$/i.test(file) ? parseJsonTree(text, { allowComments: true }) : parseYamlTree(text);
+}
+
+/**
+ * readProfile on text already parsed by parseProfileText, so that a caller that needs the tree
+ * too (the language server: hints, completion, quick fixes) parses a large profile only once.
+ */
+export function readProfileTree(parsed: ParsedTree, file: string, host: ProfileHost): ReadResult<Profile> {
+  return guarded(() => readProfileTreeUnguarded(parsed, file, host));
+}
+
+function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: ProfileHost): ReadResult<Profile> {
   const problems: Problem[] = [...parsed.problems];
   const root = parsed.root;
   if (!root || (root.type === 'null' && problems.length === 0)) {

@@ -12,6 +12,7 @@ import type { Dtype, KvDtype, ModelSpec, MoeSpec, Profile } from '../config/type
 import type { AttentionWorkspace, Estimate, ParamBreakdown, PoolEstimate } from './types';
 
 export * from './types';
+export { checkProfile, nearestPageSize, KERNEL_LIMITS } from './checks';
 
 const GIB = 1024 ** 3;
 
