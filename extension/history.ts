@@ -65,7 +65,8 @@ export async function listRuns(folder: string): Promise<{ runs: RunListEntry[]; 
       skipped.push(name);
     }
   }
-  runs.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  const suffix = (id: string): number => Number(/^[0-9]{8}-[0-9]{6}-([0-9]+)-/.exec(id)?.[1] ?? 1);
+  runs.sort((a, b) => (a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : suffix(b.id) - suffix(a.id)));
   return { runs, skipped };
 }
 

@@ -77,6 +77,7 @@ export function timingsChart(run: ViewRun, p: Palette): ChartSpec {
           borderColor: p.series[0],
           borderWidth: p.lineWidth,
           barPercentage: 0.5,
+          minBarLength: 3,
         } as ChartDataset<'bar', [number, number][]>,
         {
           type: 'line',
