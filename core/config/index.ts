@@ -8,7 +8,7 @@ import { parseJsonTree } from './tree';
 export * from './types';
 export { offsetToLineColumn, formatProblem } from './positions';
 export { readModelConfig, modelSpecFromTree } from './model';
-export { readProfile, profileFromModelConfig, closestMatch, PROFILE_DEFAULTS, type ProfileHost } from './profile';
+export { readProfile, readProfileOrConfig, profileFromModelConfig, closestMatch, PROFILE_DEFAULTS, type ProfileHost } from './profile';
 export { parseJsonTree, parseYamlTree, nodeAtPath, getProperty, toPlain, type ValueNode, type PropertyNode } from './tree';
 
 /** True for *.attn.yaml, *.attn.yml and *.attn.json. */

@@ -406,7 +406,9 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
 
   // Embeddings, biases, norms.
   const tieFound = r.bool(['tie_word_embeddings']);
-  const tieWordEmbeddings = tieFound ?? !UNTIED_BY_DEFAULT.has(family);
+  // Without a model_type (an inline profile model), read it as the Llama-style decoder most
+  // configs are: untied.
+  const tieWordEmbeddings = tieFound ?? (family !== '' && !UNTIED_BY_DEFAULT.has(family));
   if (tieFound !== undefined) r.sourceKeys.tieWordEmbeddings = r.find(['tie_word_embeddings'])!.path;
   const attnBiasKey = r.bool(['attention_bias', 'bias', 'use_bias', 'add_bias_linear']);
   const qkvBiasKey = r.bool(['qkv_bias', 'add_qkv_bias']);

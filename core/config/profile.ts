@@ -320,6 +320,24 @@ export function profileFromModelConfig(spec: ModelSpec, configPath: string | nul
   };
 }
 
+/**
+ * Reads what a user points AttnScope at: a profile (*.attn.yaml / *.attn.json, by name), or a
+ * bare HuggingFace config.json, which gets profileFromModelConfig's defaults. One entry for the
+ * CLI (`attnscope bench <file>`) and the editor's code lens.
+ */
+export function readProfileOrConfig(text: string, file: string, host: ProfileHost): ReadResult<Profile> {
+  if (/\.attn\.(ya?ml|json)$/i.test(file)) return readProfile(text, file, host);
+  const read = readModelConfig(text, file);
+  if (!read.value) return { value: null, problems: read.problems };
+  const note = defaultDtype(read.value).note;
+  const problems = [...read.problems];
+  if (note) {
+    const range = read.value.ranges[read.value.sourceKeys.torchDtype ?? ''] ?? { offset: 0, length: 0 };
+    problems.push({ severity: 'info', code: 'dtype-assumed', message: note, range, file });
+  }
+  return { value: profileFromModelConfig(read.value, file), problems };
+}
+
 /** Resolves `model:` given as a path: relative to the profile; a folder means its config.json. */
 function readModelPath(
   value: ValueNode,

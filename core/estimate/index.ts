@@ -318,6 +318,9 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   }
   const pagesPerSeq = Math.ceil(seqLen / pageSize);
   const maxConcurrency = pagesPerSeq > 0 && perToken > 0 ? Math.floor(pages / pagesPerSeq) : 0;
+  if (model.torchDtype !== null && model.torchDtype !== dtype) {
+    notes.push(`the checkpoint is ${model.torchDtype}; weights and activations are sized in ${dtype}`);
+  }
   if (model.isEncoder) notes.push(`${model.modelType} is an encoder: no KV cache, so no pages`);
   const kvForSeq = kvBytesForSequence(model, seqLen, kvDtype, tp);
   if (model.slidingWindow !== null && kvForSeq < perToken * seqLen) {
