@@ -41,6 +41,8 @@ if (all || args.has('--bundles')) {
     sourcemap: true,
     logLevel: 'warning',
     absWorkingDir: root,
+    // jsonc-parser's "main" is a UMD build whose require('./impl/...') esbuild cannot follow.
+    mainFields: ['module', 'main'],
   };
   const entries = [
     { in: 'runner/cli.ts', out: 'dist/runner.js', banner: '#!/usr/bin/env node' },
