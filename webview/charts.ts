@@ -7,7 +7,8 @@
 import type { ChartConfiguration, ChartDataset } from 'chart.js';
 import type { KernelCase } from '../core/protocol/run';
 import { caseLabel } from './compare';
-import { formatBytes, formatNs, formatPercent, formatRate } from './format';
+import { formatBytes, formatDuration, formatRate } from '../core/format';
+import { formatPercent } from './format';
 import type { ViewRun } from './model';
 import { withAlpha, type Palette } from './theme';
 
@@ -104,7 +105,7 @@ export function timingsChart(run: ViewRun, p: Palette): ChartSpec {
     config,
     table: {
       columns: ['case', 'median', 'p10', 'p90', 'samples', 'max |err|'],
-      rows: cases.map((c) => [caseLabel(c), formatNs(c.medianNs), formatNs(c.p10Ns), formatNs(c.p90Ns), String(c.samplesNs.length), c.maxAbsErr.toExponential(2)]),
+      rows: cases.map((c) => [caseLabel(c), formatDuration(c.medianNs), formatDuration(c.p10Ns), formatDuration(c.p90Ns), String(c.samplesNs.length), c.maxAbsErr.toExponential(2)]),
     },
   };
 }

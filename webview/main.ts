@@ -20,7 +20,8 @@ import { Chart, registerables } from 'chart.js';
 import type { ToWebview } from '../core/protocol/webview';
 import { runCharts, type ChartId, type ChartSpec, type ChartTable } from './charts';
 import { compareRuns } from './compare';
-import { formatNs, formatPercent } from './format';
+import { formatDuration } from '../core/format';
+import { formatPercent } from './format';
 import { emptyModel, reduce, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
@@ -201,11 +202,11 @@ function renderCompare(): void {
       columns: ['case', 'A median', 'B median', 'change', 'A p10–p90', 'B p10–p90', 'verdict'],
       rows: rows.map((r) => [
         r.label,
-        r.a ? formatNs(r.a.medianNs) : '',
-        r.b ? formatNs(r.b.medianNs) : '',
+        r.a ? formatDuration(r.a.medianNs) : '',
+        r.b ? formatDuration(r.b.medianNs) : '',
         r.relativeChange === null ? '' : `${r.relativeChange >= 0 ? '+' : ''}${formatPercent(r.relativeChange)}`,
-        r.a ? `${formatNs(r.a.p10Ns)}–${formatNs(r.a.p90Ns)}` : '',
-        r.b ? `${formatNs(r.b.p10Ns)}–${formatNs(r.b.p90Ns)}` : '',
+        r.a ? `${formatDuration(r.a.p10Ns)}–${formatDuration(r.a.p90Ns)}` : '',
+        r.b ? `${formatDuration(r.b.p10Ns)}–${formatDuration(r.b.p90Ns)}` : '',
         verdictText[r.verdict],
       ]),
     }, 'table-compare'),
