@@ -1,4 +1,9 @@
-// N-API bridge for the cuda part (placeholder until it lands).
+// N-API bridge for the cuda part.
 #include <napi.h>
 
-Napi::Object InitCuda(Napi::Env env, Napi::Object exports) { return exports; }
+Napi::Object InitCudaHostChecks(Napi::Env env, Napi::Object exports);
+
+Napi::Object InitCuda(Napi::Env env, Napi::Object exports) {
+  InitCudaHostChecks(env, exports);
+  return exports;
+}
