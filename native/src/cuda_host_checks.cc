@@ -81,11 +81,11 @@ Napi::Value KeyTiles(const Napi::CallbackInfo& info) {
   return out;
 }
 
-// planDecodeSplits(blocksPerSplit, maxContextLen, numSms, waves, requestedSplits)
+// planDecodeSplits(blocksPerSplit, maxContextLen, numSms, waves, requestedPartitionTokens)
 Napi::Value PlanDecodeSplits(const Napi::CallbackInfo& info) {
   const cm::DecodeSplitPlan p =
       cm::plan_decode_splits(IntArg(info, 0, "blocksPerSplit"), IntArg(info, 1, "maxContextLen"),
-                             IntArg(info, 2, "numSms"), IntArg(info, 3, "waves"), IntArg(info, 4, "requestedSplits"));
+                             IntArg(info, 2, "numSms"), IntArg(info, 3, "waves"), IntArg(info, 4, "requestedPartitionTokens"));
   auto out = Napi::Object::New(info.Env());
   out.Set("numSplits", p.num_splits);
   out.Set("partitionTokens", p.partition_tokens);
@@ -213,7 +213,7 @@ Napi::Value EmulateFlashForward(const Napi::CallbackInfo& info) {
 }
 
 // emulatePagedDecode(q, kPool, vPool, blockTable, contextLens, B, H, Hkv, D, pageSize, numPages,
-//                    maxPagesPerSeq, scale, numSplits, lanes, chunk)
+//                    maxPagesPerSeq, scale, partitionTokens, lanes, chunk)
 //   -> { o: Float32Array [B, H, D], lse: Float32Array [B, H], partitionTokens }
 // The decode kernel's order: the partitions of plan_decode_splits(); inside one, `lanes` token
 // groups take every lanes-th run of `chunk` tokens, each with its own online-softmax state;
@@ -224,7 +224,7 @@ Napi::Value EmulatePagedDecode(const Napi::CallbackInfo& info) {
   const int max_pages = IntArg(info, 11, "maxPagesPerSeq");
   if (!info[12].IsNumber()) throw Napi::TypeError::New(info.Env(), "scale must be a number");
   const float scale2 = info[12].As<Napi::Number>().FloatValue() * cm::kLog2e;
-  const int requested = IntArg(info, 13, "numSplits"), lanes = IntArg(info, 14, "lanes"), chunk = IntArg(info, 15, "chunk");
+  const int requested = IntArg(info, 13, "partitionTokens"), lanes = IntArg(info, 14, "lanes"), chunk = IntArg(info, 15, "chunk");
   if (B < 1 || H < 1 || Hkv < 1 || H % Hkv != 0 || D < 1 || page_size < 1 || num_pages < 1 || max_pages < 1 ||
       requested < 1 || lanes < 1 || chunk < 1) {
     throw Napi::RangeError::New(info.Env(), "bad shape");

@@ -12,7 +12,7 @@ interface HostChecks {
   keyTiles(rowBegin: number, rowEnd: number, nQ: number, nK: number, causal: boolean, windowLeft: number,
     blockN: number): { tiles: number[]; fullyVisible: boolean[] };
   planDecodeSplits(blocksPerSplit: number, maxContextLen: number, numSms: number, waves: number,
-    requested: number): { numSplits: number; partitionTokens: number };
+    requestedPartitionTokens: number): { numSplits: number; partitionTokens: number };
   decodePartition(split: number, partitionTokens: number, contextLen: number): [number, number];
   mergePartitions(lse: Float32Array, o: Float32Array, dv: number): { lse: number; o: Float32Array };
   lseAdd(a: number, b: number): number;
@@ -21,7 +21,7 @@ interface HostChecks {
     blockN: number): { o: Float32Array; lse: Float32Array; tilesVisited: number };
   emulatePagedDecode(q: Float32Array, kPool: Float32Array, vPool: Float32Array, blockTable: Int32Array,
     contextLens: Int32Array, B: number, H: number, Hkv: number, D: number, pageSize: number, numPages: number,
-    maxPagesPerSeq: number, scale: number, numSplits: number, lanes: number, chunk: number):
+    maxPagesPerSeq: number, scale: number, partitionTokens: number, lanes: number, chunk: number):
     { o: Float32Array; lse: Float32Array; numSplits: number; partitionTokens: number };
 }
 
@@ -259,15 +259,17 @@ test('planDecodeSplits fills the device and never leaves a trailing partition em
   assert.deepEqual(checks.planDecodeSplits(2048, 32768, 132, 4, 0), { numSplits: 1, partitionTokens: 32768 });
   // Short context: at least 128 tokens per partition -> ceil(1000 / 128) = 8 partitions of 128.
   assert.deepEqual(checks.planDecodeSplits(8, 1000, 132, 4, 0), { numSplits: 8, partitionTokens: 128 });
-  // Requested splits are honoured up to one per 32 tokens.
-  assert.deepEqual(checks.planDecodeSplits(8, 100, 132, 4, 50), { numSplits: 4, partitionTokens: 32 });
+  // A requested partition length is kept: ceil(100 / 48) = 3 partitions.
+  assert.deepEqual(checks.planDecodeSplits(8, 100, 132, 4, 48), { numSplits: 3, partitionTokens: 48 });
   const next = rng(5);
   for (let i = 0; i < 500; i++) {
     const ctx = 1 + Math.floor(next() * 40000);
-    const plan = checks.planDecodeSplits(1 + Math.floor(next() * 300), ctx, 132, 4, next() < 0.3 ? 1 + Math.floor(next() * 80) : 0);
+    const requested = next() < 0.3 ? 16 * (1 + Math.floor(next() * 80)) : 0;
+    const plan = checks.planDecodeSplits(1 + Math.floor(next() * 300), ctx, 132, 4, requested);
     assert.ok(plan.numSplits * plan.partitionTokens >= ctx, `ctx ${ctx}: ${JSON.stringify(plan)} covers the context`);
     assert.ok((plan.numSplits - 1) * plan.partitionTokens < ctx, `ctx ${ctx}: ${JSON.stringify(plan)} has no empty tail`);
-    assert.equal(plan.partitionTokens % 32, 0);
+    if (requested > 0) assert.equal(plan.partitionTokens, requested);
+    else assert.equal(plan.partitionTokens % 32, 0);
   }
   assert.deepEqual(checks.decodePartition(2, 512, 1100), [1024, 1100]);
   assert.deepEqual(checks.decodePartition(3, 512, 1100), [1100, 1100]);
@@ -298,15 +300,15 @@ function referenceDecode(q: Float32Array, kPool: Float32Array, vPool: Float32Arr
 
 test('the split-K paged decode order (pages, lanes, partitions, lse merge) matches fp64 attention', () => {
   const next = rng(17);
-  // pageSize, contextLens, numSplits, lanes, chunk (8 lanes x 4 tokens is the kernel at D = 128)
+  // pageSize, contextLens, partitionTokens, lanes, chunk (8 lanes x 4 tokens is the kernel at D = 128)
   const cases = [
-    [16, [1, 0, 37, 300], 1, 8, 4],
-    [16, [1, 0, 37, 300], 3, 8, 4],
-    [8, [513, 64, 9], 7, 16, 4],
-    [256, [700, 255, 256, 257], 2, 8, 4],
-    [32, [1000], 64, 8, 4], // more partitions than needed: the plan trims empty tails
+    [16, [1, 0, 37, 300], 304, 8, 4], // one partition
+    [16, [1, 0, 37, 300], 32, 8, 4], // sequence 1 is empty, sequence 0 fills part of one
+    [8, [513, 64, 9], 72, 16, 4],
+    [256, [700, 255, 256, 257], 256, 8, 4],
+    [5, [1000, 3], 15, 8, 4], // odd page size: a lane's 4 tokens straddle pages
   ] as const;
-  for (const [pageSize, lensList, numSplits, lanes, chunk] of cases) {
+  for (const [pageSize, lensList, partitionTokens, lanes, chunk] of cases) {
     const B = lensList.length, H = 6, Hkv = 2, D = 8;
     const lens = Int32Array.from(lensList);
     const maxPages = Math.max(...lensList.map((l) => Math.ceil(l / pageSize)), 1);
@@ -320,9 +322,9 @@ test('the split-K paged decode order (pages, lanes, partitions, lse merge) match
     const q = randomArray(B * H * D, next, 2);
     const scale = 1 / Math.sqrt(D);
     const got = checks.emulatePagedDecode(q, kPool, vPool, table, lens, B, H, Hkv, D, pageSize, numPages, maxPages,
-      scale, numSplits, lanes, chunk);
+      scale, partitionTokens, lanes, chunk);
     const ref = referenceDecode(q, kPool, vPool, table, lens, B, H, Hkv, D, pageSize, maxPages, scale);
-    const where = `pageSize ${pageSize} lens ${lensList} splits ${numSplits}`;
+    const where = `pageSize ${pageSize} lens ${lensList} partition ${partitionTokens}`;
     assert.ok(maxAbsDiff(got.o, ref.o) < 3e-6, `${where}: O error ${maxAbsDiff(got.o, ref.o)}`);
     assert.ok(maxAbsDiff(got.lse, ref.lse) < 3e-5, `${where}: lse error ${maxAbsDiff(got.lse, ref.lse)}`);
     // Sequence 1 of the first cases has no tokens: O = 0, lse = -inf.

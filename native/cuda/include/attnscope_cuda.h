@@ -111,7 +111,7 @@ typedef struct attnscope_cuda_decode_params {
   int num_pages;            /* pages in each pool (for bounds of the block table) */
   int max_pages_per_seq;    /* columns of the block table */
   int max_context_len;      /* >= every context_lens[b]; sizes the split-K partitions */
-  int num_splits;           /* 0 = choose from the device's SM count; else partitions per sequence */
+  int partition_tokens;     /* tokens per split-K partition; 0 = choose from the device's SM count */
   float softmax_scale;
   int dtype;                /* attnscope_cuda_dtype of q, pools and o */
 } attnscope_cuda_decode_params;
@@ -129,56 +129,74 @@ ATTNSCOPE_CUDA_API int attnscope_cuda_flash_fwd(const attnscope_cuda_flash_param
 
 /* Bytes of fp32 workspace decode needs for the partial outputs and lse of its partitions. */
 ATTNSCOPE_CUDA_API int attnscope_cuda_decode_workspace_bytes(const attnscope_cuda_decode_params* p, size_t* bytes);
-/* Launches on `stream`; does not synchronize. p->num_splits == 0 is resolved as documented. */
+/* Launches on `stream`; does not synchronize. partition_tokens == 0 is resolved as documented. */
 ATTNSCOPE_CUDA_API int attnscope_cuda_paged_decode(const attnscope_cuda_decode_params* p, void* stream);
-/* The partition count decode uses for these params (after resolving num_splits == 0). */
-ATTNSCOPE_CUDA_API int attnscope_cuda_decode_num_splits(const attnscope_cuda_decode_params* p, int* num_splits);
+/* The partitions per sequence and tokens per partition decode uses for these params. */
+ATTNSCOPE_CUDA_API int attnscope_cuda_decode_plan(const attnscope_cuda_decode_params* p, int* num_splits,
+                                                  int* partition_tokens);
 
 /*
- * Timing with CUDA events on the default stream: `warmup` untimed launches, then `reps`
- * launches each bracketed by its own pair of events; samples_ms[reps] receives each one's time.
+ * Timing with CUDA events on the default stream (the CPU kernels' loop, in device time):
+ * `warmup` untimed launches, then timed launches, each bracketed by its own pair of events,
+ * until at least min_reps ran AND their device time reached min_time_ms, stopping at max_reps
+ * launches or max_time_ms of device time (at least one timed launch).
  */
-ATTNSCOPE_CUDA_API int attnscope_cuda_time_flash_fwd(const attnscope_cuda_flash_params* p, int warmup, int reps,
-                                                     float* samples_ms);
-ATTNSCOPE_CUDA_API int attnscope_cuda_time_paged_decode(const attnscope_cuda_decode_params* p, int warmup, int reps,
-                                                        float* samples_ms);
+typedef struct attnscope_cuda_timing {
+  int warmup;
+  int min_reps;
+  int max_reps;
+  double min_time_ms;
+  double max_time_ms;
+} attnscope_cuda_timing;
+
+/* samples_ms has room for timing->max_reps values; *num_samples receives how many were written. */
+ATTNSCOPE_CUDA_API int attnscope_cuda_time_flash_fwd(const attnscope_cuda_flash_params* p,
+                                                     const attnscope_cuda_timing* timing, float* samples_ms,
+                                                     int* num_samples);
+ATTNSCOPE_CUDA_API int attnscope_cuda_time_paged_decode(const attnscope_cuda_decode_params* p,
+                                                        const attnscope_cuda_timing* timing, float* samples_ms,
+                                                        int* num_samples);
 
 /*
- * Host-memory entry points for the addon, which links no CUDA: inputs in fp32 host memory
- * are uploaded and rounded to `dtype` on the device, the kernel runs (and is timed when
- * reps > 0), outputs come back as fp32. Device pointers in *p are ignored; the pointers
- * below are host pointers of the same shapes. samples_ms may be NULL when reps == 0.
+ * Host-memory entry points for the addon, which links no CUDA: fp16/bf16 inputs as 16-bit
+ * patterns in host memory are uploaded, the kernel runs once (or, when timing is not NULL, is
+ * timed as above and the last launch's output kept), O comes back widened to fp32 and lse as
+ * fp32. Device pointers in *p are ignored; the pointers below are host pointers of the same
+ * shapes. The decode entry checks the block table against num_pages before any launch.
  */
 typedef struct attnscope_cuda_flash_host_io {
-  const float* q;
-  const float* k;
-  const float* v;
-  float* o;    /* written */
+  const uint16_t* q;
+  const uint16_t* k;
+  const uint16_t* v;
+  float* o;    /* written, fp32 [B, N_q, H, D] */
   float* lse;  /* written; may be NULL */
 } attnscope_cuda_flash_host_io;
 
 typedef struct attnscope_cuda_decode_host_io {
-  const float* q;
-  const float* k_pool;
-  const float* v_pool;
+  const uint16_t* q;
+  const uint16_t* k_pool;
+  const uint16_t* v_pool;
   const int32_t* block_table;
   const int32_t* context_lens;
-  float* o;    /* written */
+  float* o;    /* written, fp32 [B, H, D] */
   float* lse;  /* written; may be NULL */
 } attnscope_cuda_decode_host_io;
 
 ATTNSCOPE_CUDA_API int attnscope_cuda_flash_fwd_host(const attnscope_cuda_flash_params* p,
-                                                     const attnscope_cuda_flash_host_io* io, int warmup, int reps,
-                                                     float* samples_ms);
+                                                     const attnscope_cuda_flash_host_io* io,
+                                                     const attnscope_cuda_timing* timing, float* samples_ms,
+                                                     int* num_samples);
 ATTNSCOPE_CUDA_API int attnscope_cuda_paged_decode_host(const attnscope_cuda_decode_params* p,
-                                                        const attnscope_cuda_decode_host_io* io, int warmup,
-                                                        int reps, float* samples_ms);
+                                                        const attnscope_cuda_decode_host_io* io,
+                                                        const attnscope_cuda_timing* timing, float* samples_ms,
+                                                        int* num_samples);
 
 /*
- * Device-to-device copy bandwidth (cudaMemcpyAsync of `bytes`), the ceiling decode is judged
- * against: samples_ms[reps] per copy; bandwidth = 2 * bytes / time (read + write).
+ * Device-to-device copy of `bytes` (cudaMemcpyAsync), the ceiling decode is judged against,
+ * timed as above; bandwidth = 2 * bytes / time (each byte is read once and written once).
  */
-ATTNSCOPE_CUDA_API int attnscope_cuda_time_copy(size_t bytes, int warmup, int reps, float* samples_ms);
+ATTNSCOPE_CUDA_API int attnscope_cuda_time_copy(size_t bytes, const attnscope_cuda_timing* timing, float* samples_ms,
+                                                int* num_samples);
 
 #ifdef __cplusplus
 }

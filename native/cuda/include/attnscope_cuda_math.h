@@ -174,19 +174,17 @@ constexpr int kDecodePartitionAlign = 32;
 
 // Enough partitions that the grid fills the device about `waves` times over (blocks_per_split
 // = blocks one partition per sequence already gives: batch * head groups), but none shorter
-// than kDecodeMinPartitionTokens. requested_splits > 0 forces that many (clamped to
-// [1, ceil(max_context_len / kDecodePartitionAlign)]).
+// than kDecodeMinPartitionTokens, rounded to kDecodePartitionAlign tokens.
+// requested_partition_tokens > 0 fixes the partition length instead.
 ATTNSCOPE_HD DecodeSplitPlan plan_decode_splits(int blocks_per_split, int max_context_len, int num_sms, int waves,
-                                                int requested_splits) {
+                                                int requested_partition_tokens) {
   const int ctx = max_int(max_context_len, 1);
-  int splits;
-  if (requested_splits > 0) {
-    splits = min_int(requested_splits, ceil_div(ctx, kDecodePartitionAlign));
-  } else {
-    const int wanted = ceil_div(num_sms * waves, max_int(blocks_per_split, 1));
-    splits = max_int(1, min_int(wanted, ceil_div(ctx, kDecodeMinPartitionTokens)));
+  if (requested_partition_tokens > 0) {
+    return DecodeSplitPlan{ceil_div(ctx, requested_partition_tokens), requested_partition_tokens};
   }
-  int partition = ceil_div(ceil_div(ctx, splits), kDecodePartitionAlign) * kDecodePartitionAlign;
+  const int wanted = ceil_div(num_sms * waves, max_int(blocks_per_split, 1));
+  const int splits = max_int(1, min_int(wanted, ceil_div(ctx, kDecodeMinPartitionTokens)));
+  const int partition = ceil_div(ceil_div(ctx, splits), kDecodePartitionAlign) * kDecodePartitionAlign;
   return DecodeSplitPlan{ceil_div(ctx, partition), partition};
 }
 

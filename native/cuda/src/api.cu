@@ -90,11 +90,12 @@ int check_decode(const attnscope_cuda_decode_params* p, bool need_pointers) {
   if (p == nullptr) return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "params is NULL");
   RETURN_IF_FAILED(check_common(p->head_dim, p->dtype, p->num_heads, p->num_kv_heads));
   if (p->batch_size < 1 || p->batch_size > 65535 || p->page_size < 1 || p->num_pages < 1 ||
-      p->max_pages_per_seq < 1 || p->max_context_len < 0 || p->num_splits < 0) {
+      p->max_pages_per_seq < 1 || p->max_context_len < 0 || p->partition_tokens < 0) {
     return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT,
                 "batch_size %d, page_size %d, num_pages %d, max_pages_per_seq %d must be >= 1 "
-                "(max_context_len %d, num_splits %d >= 0)",
-                p->batch_size, p->page_size, p->num_pages, p->max_pages_per_seq, p->max_context_len, p->num_splits);
+                "(max_context_len %d, partition_tokens %d >= 0)",
+                p->batch_size, p->page_size, p->num_pages, p->max_pages_per_seq, p->max_context_len,
+                p->partition_tokens);
   }
   if (static_cast<int64_t>(p->max_context_len) > static_cast<int64_t>(p->max_pages_per_seq) * p->page_size) {
     return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "max_context_len %d exceeds max_pages_per_seq * page_size",
@@ -115,7 +116,7 @@ int decode_plan(const attnscope_cuda_decode_params* p, DecodeSplitPlan* plan) {
   const int head_chunks = ceil_div(group, 8);
   // 4 waves of blocks: a decode block holds 128 threads and up to 255 registers each.
   *plan = plan_decode_splits(p->batch_size * p->num_kv_heads * head_chunks, p->max_context_len, sms, 4,
-                             p->num_splits);
+                             p->partition_tokens);
   return ATTNSCOPE_CUDA_OK;
 }
 
@@ -134,31 +135,62 @@ int run_decode(const attnscope_cuda_decode_params* p, cudaStream_t stream) {
   return from_cuda(launch_paged_decode(*p, plan.num_splits, plan.partition_tokens, stream), "paged_decode launch");
 }
 
-// Times `launch` with one pair of CUDA events per repetition on the default stream.
-template <typename Launch>
-int time_launches(Launch launch, int warmup, int reps, float* samples_ms) {
-  if (warmup < 0 || reps < 0 || (reps > 0 && samples_ms == nullptr)) {
-    return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "warmup %d and reps %d must be >= 0, samples_ms set", warmup,
-                reps);
+int check_timing(const attnscope_cuda_timing* t, const float* samples_ms, const int* num_samples) {
+  if (t == nullptr || samples_ms == nullptr || num_samples == nullptr) {
+    return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "timing, samples_ms and num_samples must be set");
   }
-  for (int i = 0; i < warmup; ++i) RETURN_IF_FAILED(launch());
-  std::vector<cudaEvent_t> events(2 * static_cast<size_t>(reps));
-  int status = ATTNSCOPE_CUDA_OK;
-  size_t created = 0;
-  for (; created < events.size() && status == ATTNSCOPE_CUDA_OK; ++created) {
+  if (t->warmup < 0 || t->min_reps < 1 || t->max_reps < t->min_reps || !(t->min_time_ms >= 0) ||
+      !(t->max_time_ms >= 0)) {
+    return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT,
+                "timing: warmup %d >= 0, 1 <= min_reps %d <= max_reps %d, times >= 0", t->warmup, t->min_reps,
+                t->max_reps);
+  }
+  return ATTNSCOPE_CUDA_OK;
+}
+
+// Runs the timing loop of attnscope_cuda_timing: launches go out in batches, each launch
+// between its own pair of events; one synchronisation per batch reads the batch's times.
+template <typename Launch>
+int time_launches(Launch launch, const attnscope_cuda_timing& t, float* samples_ms, int* num_samples) {
+  *num_samples = 0;
+  for (int i = 0; i < t.warmup; ++i) RETURN_IF_FAILED(launch());
+  constexpr int kBatch = 32;
+  cudaEvent_t events[2 * kBatch];
+  int created = 0, status = ATTNSCOPE_CUDA_OK;
+  for (; created < 2 * kBatch && status == ATTNSCOPE_CUDA_OK; ++created) {
     status = from_cuda(cudaEventCreate(&events[created]), "cudaEventCreate");
   }
   if (status != ATTNSCOPE_CUDA_OK) --created;
-  for (int i = 0; i < reps && status == ATTNSCOPE_CUDA_OK; ++i) {
-    status = from_cuda(cudaEventRecord(events[2 * i], nullptr), "cudaEventRecord");
-    if (status == ATTNSCOPE_CUDA_OK) status = launch();
-    if (status == ATTNSCOPE_CUDA_OK) status = from_cuda(cudaEventRecord(events[2 * i + 1], nullptr), "cudaEventRecord");
+  double total_ms = 0;
+  int done = 0;
+  while (status == ATTNSCOPE_CUDA_OK) {
+    const bool enough = done >= t.min_reps && total_ms >= t.min_time_ms;
+    if (done > 0 && (enough || done >= t.max_reps || total_ms >= t.max_time_ms)) break;
+    // One launch first (a long kernel must not run a whole batch past max_time_ms), then
+    // batches sized from the time per launch so far.
+    int batch = 1;
+    if (done > 0) {
+      const double per = total_ms / done > 1e-6 ? total_ms / done : 1e-6;
+      const int for_time = t.min_time_ms > total_ms ? static_cast<int>((t.min_time_ms - total_ms) / per) + 1 : 0;
+      const int room = static_cast<int>((t.max_time_ms - total_ms) / per);
+      batch = max_int(max_int(t.min_reps - done, for_time), 1);
+      batch = min_int(min_int(batch, max_int(room, 1)), min_int(kBatch, t.max_reps - done));
+    }
+    for (int i = 0; i < batch && status == ATTNSCOPE_CUDA_OK; ++i) {
+      status = from_cuda(cudaEventRecord(events[2 * i], nullptr), "cudaEventRecord");
+      if (status == ATTNSCOPE_CUDA_OK) status = launch();
+      if (status == ATTNSCOPE_CUDA_OK) status = from_cuda(cudaEventRecord(events[2 * i + 1], nullptr), "cudaEventRecord");
+    }
+    if (status == ATTNSCOPE_CUDA_OK) status = from_cuda(cudaEventSynchronize(events[2 * batch - 1]), "kernel execution");
+    for (int i = 0; i < batch && status == ATTNSCOPE_CUDA_OK; ++i) {
+      status = from_cuda(cudaEventElapsedTime(&samples_ms[done], events[2 * i], events[2 * i + 1]),
+                         "cudaEventElapsedTime");
+      total_ms += samples_ms[done++];
+    }
   }
+  for (int i = 0; i < created; ++i) cudaEventDestroy(events[i]);
   if (status == ATTNSCOPE_CUDA_OK) status = from_cuda(cudaDeviceSynchronize(), "kernel execution");
-  for (int i = 0; i < reps && status == ATTNSCOPE_CUDA_OK; ++i) {
-    status = from_cuda(cudaEventElapsedTime(&samples_ms[i], events[2 * i], events[2 * i + 1]), "cudaEventElapsedTime");
-  }
-  for (size_t i = 0; i < created; ++i) cudaEventDestroy(events[i]);
+  *num_samples = done;
   return status;
 }
 
@@ -185,31 +217,13 @@ class DeviceBuffers {
 };
 
 template <typename T>
-__global__ void round_from_f32(const float* in, T* out, size_t n) {
-  for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x) {
-    out[i] = from_float<T>(in[i]);
-  }
-}
-template <typename T>
 __global__ void widen_to_f32(const T* in, float* out, size_t n) {
   for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<size_t>(gridDim.x) * blockDim.x) {
     out[i] = to_float<T>(in[i]);
   }
 }
 
-// Uploads n fp32 values and rounds them to dtype into `dst` (2 bytes each); `staging` holds n floats.
-int upload_rounded(const float* host, void* dst, float* staging, size_t n, int dtype) {
-  RETURN_IF_CUDA(cudaMemcpy(staging, host, n * sizeof(float), cudaMemcpyHostToDevice));
-  const int blocks = static_cast<int>((n + 255) / 256 < 4096 ? (n + 255) / 256 : 4096);
-  if (dtype == ATTNSCOPE_CUDA_BF16) {
-    round_from_f32<__nv_bfloat16><<<blocks, 256>>>(staging, static_cast<__nv_bfloat16*>(dst), n);
-  } else {
-    round_from_f32<__half><<<blocks, 256>>>(staging, static_cast<__half*>(dst), n);
-  }
-  RETURN_IF_CUDA(cudaGetLastError());
-  return ATTNSCOPE_CUDA_OK;
-}
-
+// Widens n dtype values at `src` to fp32 on the device and downloads them; `staging` holds n floats.
 int download_widened(const void* src, float* host, float* staging, size_t n, int dtype) {
   const int blocks = static_cast<int>((n + 255) / 256 < 4096 ? (n + 255) / 256 : 4096);
   if (dtype == ATTNSCOPE_CUDA_BF16) {
@@ -278,12 +292,15 @@ int attnscope_cuda_flash_fwd(const attnscope_cuda_flash_params* p, void* stream)
   return run_flash(p, static_cast<cudaStream_t>(stream));
 }
 
-int attnscope_cuda_decode_num_splits(const attnscope_cuda_decode_params* p, int* num_splits) {
+int attnscope_cuda_decode_plan(const attnscope_cuda_decode_params* p, int* num_splits, int* partition_tokens) {
   RETURN_IF_FAILED(check_decode(p, false));
-  if (num_splits == nullptr) return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "num_splits is NULL");
+  if (num_splits == nullptr || partition_tokens == nullptr) {
+    return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "num_splits and partition_tokens must be set");
+  }
   DecodeSplitPlan plan;
   RETURN_IF_FAILED(decode_plan(p, &plan));
   *num_splits = plan.num_splits;
+  *partition_tokens = plan.partition_tokens;
   return ATTNSCOPE_CUDA_OK;
 }
 
@@ -301,20 +318,24 @@ int attnscope_cuda_paged_decode(const attnscope_cuda_decode_params* p, void* str
   return run_decode(p, static_cast<cudaStream_t>(stream));
 }
 
-int attnscope_cuda_time_flash_fwd(const attnscope_cuda_flash_params* p, int warmup, int reps, float* samples_ms) {
+int attnscope_cuda_time_flash_fwd(const attnscope_cuda_flash_params* p, const attnscope_cuda_timing* timing,
+                                  float* samples_ms, int* num_samples) {
   RETURN_IF_FAILED(check_flash(p, true));
-  return time_launches([p] { return run_flash(p, nullptr); }, warmup, reps, samples_ms);
+  RETURN_IF_FAILED(check_timing(timing, samples_ms, num_samples));
+  return time_launches([p] { return run_flash(p, nullptr); }, *timing, samples_ms, num_samples);
 }
 
-int attnscope_cuda_time_paged_decode(const attnscope_cuda_decode_params* p, int warmup, int reps,
-                                     float* samples_ms) {
+int attnscope_cuda_time_paged_decode(const attnscope_cuda_decode_params* p, const attnscope_cuda_timing* timing,
+                                     float* samples_ms, int* num_samples) {
   RETURN_IF_FAILED(check_decode(p, true));
-  return time_launches([p] { return run_decode(p, nullptr); }, warmup, reps, samples_ms);
+  RETURN_IF_FAILED(check_timing(timing, samples_ms, num_samples));
+  return time_launches([p] { return run_decode(p, nullptr); }, *timing, samples_ms, num_samples);
 }
 
 int attnscope_cuda_flash_fwd_host(const attnscope_cuda_flash_params* params, const attnscope_cuda_flash_host_io* io,
-                                  int warmup, int reps, float* samples_ms) {
+                                  const attnscope_cuda_timing* timing, float* samples_ms, int* num_samples) {
   RETURN_IF_FAILED(check_flash(params, false));
+  if (timing != nullptr) RETURN_IF_FAILED(check_timing(timing, samples_ms, num_samples));
   if (io == nullptr || io->q == nullptr || io->k == nullptr || io->v == nullptr || io->o == nullptr) {
     return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "io.q, io.k, io.v and io.o must be host pointers");
   }
@@ -329,27 +350,31 @@ int attnscope_cuda_flash_fwd_host(const attnscope_cuda_flash_params* params, con
   RETURN_IF_FAILED(buffers.alloc(&v, nkv * 2, "v"));
   RETURN_IF_FAILED(buffers.alloc(&o, nq * 2, "o"));
   RETURN_IF_FAILED(buffers.alloc(&lse, nlse * sizeof(float), "lse"));
-  RETURN_IF_FAILED(buffers.alloc(&staging, (nq > nkv ? nq : nkv) * sizeof(float), "fp32 staging"));
+  RETURN_IF_FAILED(buffers.alloc(&staging, nq * sizeof(float), "fp32 staging"));
   float* stage = static_cast<float*>(staging);
-  RETURN_IF_FAILED(upload_rounded(io->q, q, stage, nq, p.dtype));
-  RETURN_IF_FAILED(upload_rounded(io->k, k, stage, nkv, p.dtype));
-  RETURN_IF_FAILED(upload_rounded(io->v, v, stage, nkv, p.dtype));
+  RETURN_IF_CUDA(cudaMemcpy(q, io->q, nq * 2, cudaMemcpyHostToDevice));
+  RETURN_IF_CUDA(cudaMemcpy(k, io->k, nkv * 2, cudaMemcpyHostToDevice));
+  RETURN_IF_CUDA(cudaMemcpy(v, io->v, nkv * 2, cudaMemcpyHostToDevice));
   p.q = q;
   p.k = k;
   p.v = v;
   p.o = o;
   p.lse = static_cast<float*>(lse);
-  RETURN_IF_FAILED(time_launches([&p] { return run_flash(&p, nullptr); }, warmup, reps, samples_ms));
-  if (warmup + reps == 0) RETURN_IF_FAILED(run_flash(&p, nullptr));
+  if (timing != nullptr) {
+    RETURN_IF_FAILED(time_launches([&p] { return run_flash(&p, nullptr); }, *timing, samples_ms, num_samples));
+  } else {
+    RETURN_IF_FAILED(run_flash(&p, nullptr));
+  }
   RETURN_IF_FAILED(download_widened(o, io->o, stage, nq, p.dtype));
   if (io->lse != nullptr) RETURN_IF_CUDA(cudaMemcpy(io->lse, lse, nlse * sizeof(float), cudaMemcpyDeviceToHost));
   return ATTNSCOPE_CUDA_OK;
 }
 
 int attnscope_cuda_paged_decode_host(const attnscope_cuda_decode_params* params,
-                                     const attnscope_cuda_decode_host_io* io, int warmup, int reps,
-                                     float* samples_ms) {
+                                     const attnscope_cuda_decode_host_io* io, const attnscope_cuda_timing* timing,
+                                     float* samples_ms, int* num_samples) {
   RETURN_IF_FAILED(check_decode(params, false));
+  if (timing != nullptr) RETURN_IF_FAILED(check_timing(timing, samples_ms, num_samples));
   if (io == nullptr || io->q == nullptr || io->k_pool == nullptr || io->v_pool == nullptr ||
       io->block_table == nullptr || io->context_lens == nullptr || io->o == nullptr) {
     return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "io.q, k_pool, v_pool, block_table, context_lens, o must be set");
@@ -386,11 +411,11 @@ int attnscope_cuda_paged_decode_host(const attnscope_cuda_decode_params* params,
   RETURN_IF_FAILED(buffers.alloc(&o, nq * 2, "o"));
   RETURN_IF_FAILED(buffers.alloc(&lse, static_cast<size_t>(p.batch_size) * p.num_heads * sizeof(float), "lse"));
   RETURN_IF_FAILED(buffers.alloc(&workspace, workspace_bytes, "workspace"));
-  RETURN_IF_FAILED(buffers.alloc(&staging, (npool > nq ? npool : nq) * sizeof(float), "fp32 staging"));
+  RETURN_IF_FAILED(buffers.alloc(&staging, nq * sizeof(float), "fp32 staging"));
   float* stage = static_cast<float*>(staging);
-  RETURN_IF_FAILED(upload_rounded(io->q, q, stage, nq, p.dtype));
-  RETURN_IF_FAILED(upload_rounded(io->k_pool, kp, stage, npool, p.dtype));
-  RETURN_IF_FAILED(upload_rounded(io->v_pool, vp, stage, npool, p.dtype));
+  RETURN_IF_CUDA(cudaMemcpy(q, io->q, nq * 2, cudaMemcpyHostToDevice));
+  RETURN_IF_CUDA(cudaMemcpy(kp, io->k_pool, npool * 2, cudaMemcpyHostToDevice));
+  RETURN_IF_CUDA(cudaMemcpy(vp, io->v_pool, npool * 2, cudaMemcpyHostToDevice));
   RETURN_IF_CUDA(cudaMemcpy(table, io->block_table, ntable * sizeof(int32_t), cudaMemcpyHostToDevice));
   RETURN_IF_CUDA(cudaMemcpy(lens, io->context_lens, p.batch_size * sizeof(int32_t), cudaMemcpyHostToDevice));
   p.q = q;
@@ -401,8 +426,11 @@ int attnscope_cuda_paged_decode_host(const attnscope_cuda_decode_params* params,
   p.o = o;
   p.lse = static_cast<float*>(lse);
   p.workspace = workspace;
-  RETURN_IF_FAILED(time_launches([&p] { return run_decode(&p, nullptr); }, warmup, reps, samples_ms));
-  if (warmup + reps == 0) RETURN_IF_FAILED(run_decode(&p, nullptr));
+  if (timing != nullptr) {
+    RETURN_IF_FAILED(time_launches([&p] { return run_decode(&p, nullptr); }, *timing, samples_ms, num_samples));
+  } else {
+    RETURN_IF_FAILED(run_decode(&p, nullptr));
+  }
   RETURN_IF_FAILED(download_widened(o, io->o, stage, nq, p.dtype));
   if (io->lse != nullptr) {
     RETURN_IF_CUDA(cudaMemcpy(io->lse, lse, static_cast<size_t>(p.batch_size) * p.num_heads * sizeof(float),
@@ -411,8 +439,10 @@ int attnscope_cuda_paged_decode_host(const attnscope_cuda_decode_params* params,
   return ATTNSCOPE_CUDA_OK;
 }
 
-int attnscope_cuda_time_copy(size_t bytes, int warmup, int reps, float* samples_ms) {
+int attnscope_cuda_time_copy(size_t bytes, const attnscope_cuda_timing* timing, float* samples_ms,
+                             int* num_samples) {
   if (bytes == 0) return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "bytes must be > 0");
+  RETURN_IF_FAILED(check_timing(timing, samples_ms, num_samples));
   DeviceBuffers buffers;
   void *src, *dst;
   RETURN_IF_FAILED(buffers.alloc(&src, bytes, "copy source"));
@@ -420,7 +450,7 @@ int attnscope_cuda_time_copy(size_t bytes, int warmup, int reps, float* samples_
   RETURN_IF_CUDA(cudaMemset(src, 0, bytes));
   return time_launches(
       [&] { return from_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, nullptr), "cudaMemcpyAsync"); },
-      warmup, reps, samples_ms);
+      *timing, samples_ms, num_samples);
 }
 
 }  // extern "C"

@@ -59,7 +59,9 @@ __global__ void __launch_bounds__(kDecodeThreads)
 
   const float scale2 = p.softmax_scale * kLog2e;
   const int64_t token_stride = static_cast<int64_t>(Hkv) * D;
-  const bool step_in_one_page = p.page_size % kUnroll == 0;
+  // A lane's kUnroll tokens start at a multiple of kUnroll, so they share a page when both the
+  // page and the partition are multiples of kUnroll tokens.
+  const bool step_in_one_page = p.page_size % kUnroll == 0 && partition_tokens % kUnroll == 0;
   SoftmaxState st[kGroup];
   float acc[kGroup][8];
 #pragma unroll
