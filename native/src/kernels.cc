@@ -23,7 +23,7 @@ constexpr int kMaxHeadDim = 512;
 
 // Flash tiles. Rows of a task are (query heads of one KV group) x (queries of one tile), so the
 // K/V tile loaded once serves every head of the group (GQA without copying K/V).
-constexpr int kFlashRowsPerTask = 64;  // target rows (G * block_m) of S and O per task
+constexpr int kFlashRowsPerTask = 72;  // target rows (G * block_m) of S and O per task
 constexpr int kFlashBlockN = 64;       // keys per tile: S is rows x 64, K^T is D x 64
 static_assert(kFlashBlockN % 16 == 0, "key tile must be a whole number of 16-float vectors");
 
@@ -102,7 +102,10 @@ Status check_flash(const FlashParams& p) {
 struct FlashScratch {
   std::vector<float> buffer;
   float *q, *acc, *s, *m, *l;
+  std::vector<int32_t> begin, end;  // visible columns of each row in the current key tile
   void init(int rows, int d) {
+    begin.resize(rows);
+    end.resize(rows);
     const size_t sizes[] = {size_t(rows) * d, size_t(rows) * d, size_t(rows) * kFlashBlockN,
                             size_t(rows), size_t(rows)};
     size_t total = 0;
@@ -162,24 +165,13 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
              kFlashBlockN, false);
 
     for (int r = 0; r < rows; ++r) {
-      float* row = sc.s + int64_t(r) * kFlashBlockN;
       int64_t lo, hi;
       mask.range(q0 + r % nq, &lo, &hi);
-      const int a = static_cast<int>(std::max<int64_t>(lo - j0, 0));
-      const int z = static_cast<int>(std::min<int64_t>(hi - j0 + 1, n));
-      if (a >= z) {  // no visible key in this tile: P row = 0, running state unchanged
-        std::fill(row, row + n, 0.f);
-        continue;
-      }
-      std::fill(row, row + a, kNegInf);
-      std::fill(row + z, row + n, kNegInf);
-      const float m_new = std::max(sc.m[r], ops.row_max(row + a, z - a));
-      const float alpha = std::exp(sc.m[r] - m_new);  // exp(m_old - m_new); 0 on the first tile
-      const float sum = ops.exp_shift_sum(row, n, m_new);
-      sc.l[r] = sc.l[r] * alpha + sum;
-      if (alpha != 1.f) ops.scale_row(sc.acc + int64_t(r) * d, d, alpha);
-      sc.m[r] = m_new;
+      sc.begin[r] = static_cast<int32_t>(std::max<int64_t>(lo - j0, 0));
+      sc.end[r] = static_cast<int32_t>(std::max<int64_t>(std::min<int64_t>(hi - j0 + 1, n), 0));
     }
+    ops.softmax_tile(rows, n, n, 1.f, sc.s, kFlashBlockN, sc.begin.data(), sc.end.data(), sc.m,
+                     sc.l, sc.acc, d, d);
     ops.gemm(rows, d, n, sc.s, kFlashBlockN, kv.v + j0 * kv.v_stride, kv.v_stride, sc.acc, d, true);
   }
 
@@ -302,6 +294,7 @@ DecodePlan plan_decode(const PagedDecodeParams& p, int threads) {
 
 struct DecodeScratch {
   std::vector<float> q, acc, s, m, l;  // [H, D], [H, D], [H, chunk], [H], [H]
+  std::vector<int32_t> begin, end;     // [H]: every score of a chunk is visible
 };
 
 // Asks for one page's slab [page_size, H_kv, D] of K and of V to be brought into L2: pages are
@@ -356,14 +349,9 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
                    sc.s.data() + int64_t(hk) * group * chunk + off, chunk);
       }
     }
-    for (int row = 0; row < h; ++row) {
-      float* s = sc.s.data() + int64_t(row) * chunk;
-      const float m_new = std::max(sc.m[row], ops.row_max(s, tn));
-      const float alpha = std::exp(sc.m[row] - m_new);
-      sc.l[row] = sc.l[row] * alpha + ops.exp_shift_sum(s, tn, m_new);
-      if (alpha != 1.f) ops.scale_row(sc.acc.data() + int64_t(row) * d, d, alpha);
-      sc.m[row] = m_new;
-    }
+    std::fill(sc.end.begin(), sc.end.end(), tn);
+    ops.softmax_tile(h, tn, tn, 1.f, sc.s.data(), chunk, sc.begin.data(), sc.end.data(),
+                     sc.m.data(), sc.l.data(), sc.acc.data(), d, d);
     for (int off = 0; off < tn; off += ps) {
       const int32_t page = table[(t0 + off) / ps];
       const int count = std::min(ps, tn - off);
@@ -438,6 +426,8 @@ Status run_paged(const PagedDecodeParams& p) {
     s.s.resize(size_t(p.num_heads) * plan.chunk_tokens);
     s.m.resize(p.num_heads);
     s.l.resize(p.num_heads);
+    s.begin.assign(p.num_heads, 0);
+    s.end.resize(p.num_heads);
   }
   std::vector<float> part_acc, part_m, part_l;
   if (plan.num_partitions > 1) {

@@ -30,14 +30,15 @@ struct KernelOps {
   void (*pack_transposed)(DType dtype, const void* src, int64_t src_stride, int rows, int cols,
                           float* dst, int64_t ld);
 
-  // x[i] = exp(x[i] - shift) for i < n (exp(-inf) = 0); returns the sum of the new x.
-  float (*exp_shift_sum)(float* x, int n, float shift);
-
-  // max of x[0..n), -inf when n == 0.
-  float (*row_max)(const float* x, int n);
-
-  // x[i] *= s for i < n.
-  void (*scale_row)(float* x, int n, float s);
+  // One online-softmax step over a tile of scores (FlashAttention-2, Algorithm 1, lines 8-10),
+  // row by row: logits = scale * s[r, 0..n); columns outside [begin[r], end[r]) are masked.
+  // Updates the running max m[r] and sum l[r] (fp32), rescales acc[r, 0..d) by
+  // exp(m_old - m_new) and leaves P = exp(logit - m_new) in s[r, 0..n) (0 where masked) and 0
+  // in s[r, n..n_pad). A row with begin >= end keeps its state and gets P = 0.
+  // s: [rows, n_pad] stride lds; acc: [rows, d] stride ldacc; begin, end, m, l: [rows].
+  void (*softmax_tile)(int rows, int n, int n_pad, float scale, float* s, int64_t lds,
+                       const int32_t* begin, const int32_t* end, float* m, float* l, float* acc,
+                       int64_t ldacc, int d);
 
   // s[g, t] = sum_d q[g, d] * k[t, d]: decode scores read straight from a page.
   // q: [g, d] fp32 stride ldq; k: [t, d] of kv dtype, row stride ldk elements; s: stride lds.
