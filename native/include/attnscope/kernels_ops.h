@@ -49,12 +49,23 @@ struct KernelOps {
   // p: [g, t] stride ldp; v: [t, d] of kv dtype, row stride ldv; acc: [g, d] stride ldacc.
   void (*accumulate_values)(int g, int t, int d, const float* p, int64_t ldp, DType kv_dtype,
                             const void* v, int64_t ldv, float* acc, int64_t ldacc);
+
+  // bf16 dot-product GEMM with fp32 accumulation (AVX512-BF16 vdpbf16ps); null on paths
+  // without it. c[m, n] = (accumulate ? c : 0) + sum_{k < 2 kp} A[m, k] B[k, n], where
+  // a: [m, 2 kp] bf16 bits, row stride lda (bf16 elements, even);
+  // b: pairs [kp, n] of uint32 = (B[2p, j] low half, B[2p + 1, j] high half), row stride ldb.
+  void (*gemm_bf16)(int m, int n, int kp, const uint16_t* a, int64_t lda, const uint32_t* b,
+                    int64_t ldb, float* c, int64_t ldc, bool accumulate);
+
+  // dst[i] = bf16(src[i]) rounded to nearest even, i < n; null where gemm_bf16 is.
+  void (*to_bf16)(const float* src, int n, uint16_t* dst);
 };
 
 const KernelOps& scalar_ops();
 #if defined(ATTNSCOPE_X86_PATHS)
 const KernelOps& avx2_ops();
 const KernelOps& avx512_ops();
+const KernelOps& avx512bf16_ops();
 #endif
 
 /** The table of a supported path (resolve kAuto first). */

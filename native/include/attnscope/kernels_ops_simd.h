@@ -330,7 +330,8 @@ struct SimdOps {
   }
 
   static KernelOps table(SimdPath path) {
-    return KernelOps{path, gemm, load_rows, pack_transposed, softmax_tile, scores, accumulate_values};
+    return KernelOps{path,   gemm,          load_rows, pack_transposed, softmax_tile,
+                     scores, accumulate_values, nullptr,   nullptr};
   }
 };
 
