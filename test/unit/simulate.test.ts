@@ -166,6 +166,39 @@ test('every request is accounted for: completed + rejected = requests, and every
   );
 });
 
+test('time integrals match the per-step samples (decode stretches are batched in closed form)', () => {
+  // All requests arrive at t = 0, so the run is one busy period: step k lasts t[k+1] − t[k]
+  // (the last until the end) and every step is sampled. The summary's integrals, computed in
+  // closed form over batched decode stretches, must equal sums over these per-step samples.
+  const p = profile('kv_cache: { page_size: 4, num_pages: 64 }\nworkload: { max_model_len: 200, max_num_seqs: 6, max_num_batched_tokens: 32 }\n');
+  const trace = fc.array(fc.record({ arrivalS: fc.constant(0), promptLen: fc.integer({ min: 1, max: 80 }), outputLen: fc.integer({ min: 1, max: 60 }) }), { minLength: 1, maxLength: 12 });
+  fc.assert(
+    fc.property(trace, (requests) => {
+      const r = simulatePool(p, { trace: requests, maxSamples: 100_000, stepTime: { perStepS: 0.01, perTokenS: 1e-4, perKvTokenS: 1e-5 } });
+      const s = r.samples;
+      let used = 0;
+      let tokens = 0;
+      let running = 0;
+      let time = 0;
+      for (let k = 0; k < s.length; k++) {
+        const dt = (k + 1 < s.length ? s[k + 1].t : r.summary.simulatedSeconds) - s[k].t;
+        assert.ok(dt > 0);
+        used += s[k].pagesUsed * dt;
+        tokens += s[k].tokens * dt;
+        running += s[k].running * dt;
+        time += dt;
+      }
+      const close = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)), `${what}: ${a} vs ${b}`);
+      close(time, r.summary.simulatedSeconds, 'time');
+      close(r.summary.meanOccupancy, used / (64 * time), 'mean occupancy');
+      close(r.summary.usefulTokenFraction, tokens / (used * 4), 'useful-token fraction');
+      close(r.summary.meanConcurrency, running / time, 'mean concurrency');
+      assert.equal(r.summary.peakOccupancy, Math.max(...s.map((x) => x.pagesUsed)) / 64);
+    }),
+    { numRuns: 80 },
+  );
+});
+
 test('samples are downsampled to at most maxSamples, in time order, and reach onSample', () => {
   const p = profile('kv_cache: { page_size: 16, num_pages: 2000 }\nworkload: { requests: 400, arrival_rate: 20, seed: 3 }\n');
   const seen: number[] = [];
