@@ -21,10 +21,19 @@ export function offsetToLineColumn(text: string, offset: number): { line: number
 
 /**
  * One line, `file:line:col: severity: message [code]`, in the format compilers use so that
- * terminals and editors make it clickable. `text` is the text of the file the problem lies in
- * (for a problem with `file` set, the text of that file, not of the profile).
+ * terminals and editors make it clickable. `file` / `text` are the file that was read; a
+ * problem whose `file` names another file (the config.json a profile points at) is positioned
+ * in that file's text, read through `host` (without a host, or when it cannot be read, the
+ * position is 1:1).
  */
-export function formatProblem(file: string, text: string, problem: Problem): string {
-  const { line, column } = offsetToLineColumn(text, problem.range.offset);
+export function formatProblem(
+  file: string,
+  text: string,
+  problem: Problem,
+  host?: { readFile(absPath: string): string | null },
+): string {
+  let source: string | null = text;
+  if (problem.file !== undefined && problem.file !== file) source = host?.readFile(problem.file) ?? null;
+  const { line, column } = source === null ? { line: 1, column: 1 } : offsetToLineColumn(source, problem.range.offset);
   return `${problem.file ?? file}:${line}:${column}: ${problem.severity}: ${problem.message} [${problem.code}]`;
 }

@@ -76,6 +76,10 @@ export interface Environment {
     readBytesPerSec?: number;
     gpuFlopsPerSec?: number;
     gpuCopyBytesPerSec?: number;
+    /** AVX512-BF16 (vdpbf16ps) peak, FLOP/s: the bf16 ceiling of CPUs without AMX. */
+    avx512Bf16FlopsPerSec?: number;
+    /** For each CPU peak: how it was measured, or "unavailable: <why>" when it is absent. */
+    notes?: Partial<Record<'fp32FlopsPerSec' | 'bf16AmxFlopsPerSec' | 'avx512Bf16FlopsPerSec' | 'readBytesPerSec', string>>;
   };
 }
 

@@ -5,9 +5,11 @@ import { join, resolve } from 'node:path';
 import {
   PROFILE_DEFAULTS,
   closestMatch,
+  formatProblem,
   offsetToLineColumn,
   profileFromModelConfig,
   readProfile,
+  readProfileOrConfig,
   type Problem,
   type ProfileHost,
 } from '../../core/config/index';
@@ -342,4 +344,73 @@ test('closestMatch: typos and prefixes, nothing for unrelated words', () => {
   assert.equal(closestMatch('fp8', ['auto', 'fp32', 'fp16', 'bf16', 'fp8_e4m3']), 'fp8_e4m3');
   assert.equal(closestMatch('memory', ['backend', 'memory_gib']), 'memory_gib');
   assert.equal(closestMatch('qqqqqq', ['backend', 'memory_gib']), undefined);
+});
+
+test('readProfileOrConfig: a bare config.json gets the default profile; a profile is read as one', () => {
+  const gemmaPath = join(DIR, 'gemma/config.json');
+  const g = readProfileOrConfig(fixtureText('gemma-2-9b'), gemmaPath, host({}));
+  assert.equal(g.value!.modelPath, gemmaPath);
+  assert.equal(g.value!.dtype, 'bf16');
+  const note = only(g.problems, 'dtype-assumed');
+  assert.equal(note.file, gemmaPath);
+  assert.equal(fixtureText('gemma-2-9b').slice(note.range.offset, note.range.offset + note.range.length), '"float32"');
+  assert.equal(readProfileOrConfig('model: ./llama/config.json', PROFILE, host(LLAMA_FILES)).value!.modelPath, join(DIR, 'llama/config.json'));
+  const bad = readProfileOrConfig('{"model_type": "llama"', join(DIR, 'config.json'), host({}));
+  assert.equal(bad.value, null);
+  assert.equal(bad.problems[0]!.file, join(DIR, 'config.json'));
+});
+
+test('formatProblem positions a problem of the referenced config in that file', () => {
+  const cfgPath = join(DIR, 'llama/config.json');
+  const cfg = '{\n  "model_type": "llama",\n  "hidden_size": 4096,\n  "num_attention_heads": 32,\n  "num_key_value_heads": 6,\n  "num_hidden_layers": 2,\n  "vocab_size": 10\n}';
+  const files = { [cfgPath]: cfg };
+  const text = 'model: ./llama/config.json\n';
+  const r = read(text, files);
+  const inner = only(r.problems, 'heads-not-divisible');
+  assert.match(formatProblem(PROFILE, text, inner, host(files)), new RegExp(`^${cfgPath}:5:26: error: `));
+  const outer = only(r.problems, 'model-config-invalid');
+  assert.match(formatProblem(PROFILE, text, outer, host(files)), new RegExp(`^${PROFILE}:1:8: error: `));
+});
+
+test('an inline model without model_type reads as an untied Llama-style decoder', () => {
+  const m = read('model: { hidden_size: 64, num_attention_heads: 4, num_hidden_layers: 2, vocab_size: 100, intermediate_size: 128 }').value!.model;
+  assert.equal(m.tieWordEmbeddings, false);
+  assert.equal(m.gatedMlp, true);
+  assert.equal(m.norm, 'rmsnorm');
+});
+
+test('never throws on any prefix of a real profile or config (what an editor sees while typing)', () => {
+  const examples = resolve(import.meta.dirname, '../../examples');
+  const files = { ...LLAMA_FILES };
+  for (const name of ['llama-3.1-8b.attn.yaml', 'qwen3-30b-a3b.attn.json']) {
+    const full = readFileSync(join(examples, name), 'utf8').replace(/\.\/[a-z0-9.-]+\/config\.json/, './llama/config.json');
+    for (let i = 0; i <= full.length; i += 3) {
+      const r = read(full.slice(0, i), files, join(DIR, name));
+      for (const p of r.problems) assert.ok(p.range.offset >= 0 && p.range.offset + p.range.length <= Math.max(i, (p.file ? Infinity : i)), `${name}[0..${i}) ${p.code}`);
+    }
+  }
+  const cfg = fixtureText('gpt-oss-20b');
+  for (let i = 0; i <= cfg.length; i += 7) {
+    const r = readProfileOrConfig(cfg.slice(0, i), join(DIR, 'config.json'), host({}));
+    if (i < cfg.length - 2) assert.equal(r.value, null);
+  }
+});
+
+test('default cases fit the model: lengths within its context; an encoder gets no decode and no causal mask', () => {
+  const gpt2 = profileFromModelConfig(loadModel('gpt2'), null);
+  assert.deepEqual(gpt2.decode.contextLens, [1024]); // 4096 > n_positions 1024
+  const bert = profileFromModelConfig(loadModel('bert-base-uncased'), null);
+  assert.deepEqual(bert.prefill.seqLens, [512]);
+  assert.equal(bert.prefill.causal, false);
+  assert.deepEqual(bert.decode, { batchSizes: [], contextLens: [] });
+  const files = { [join(DIR, 'gpt2/config.json')]: fixtureText('gpt2') };
+  const r = read('model: ./gpt2/config.json\n', files);
+  assert.deepEqual(r.value!.decode.contextLens, [1024]);
+  assert.equal(r.problems.filter((p) => p.code === 'exceeds-max-position').length, 0);
+});
+
+test('dtype synonyms suggest the profile name: bfloat16 -> bf16, float8_e4m3fn -> fp8_e4m3', () => {
+  const text = 'model: ./llama/config.json\ndtype: bfloat16\nkv_cache: { dtype: float8_e4m3fn }\n';
+  const msgs = read(text).problems.filter((p) => p.code === 'invalid-value').map((p) => p.data?.suggestion);
+  assert.deepEqual(msgs, ['bf16', 'fp8_e4m3']);
 });

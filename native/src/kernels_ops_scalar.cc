@@ -1,0 +1,99 @@
+// Portable tile operations: plain loops the compiler vectorizes for the baseline ISA (SSE2 on
+// x86-64, NEON on arm64). The reference semantics of every KernelOps entry.
+#include <cmath>
+#include <limits>
+
+#include "attnscope/kernels_ops.h"
+
+namespace attnscope {
+namespace {
+
+inline float load_element(DType dtype, const void* base, int64_t index) {
+  switch (dtype) {
+    case DType::kF16: return half_to_float(static_cast<const uint16_t*>(base)[index]);
+    case DType::kBF16: return bf16_to_float(static_cast<const uint16_t*>(base)[index]);
+    default: return static_cast<const float*>(base)[index];
+  }
+}
+
+void gemm(int m, int n, int k, const float* a, int64_t lda, const float* b, int64_t ldb,
+          float* c, int64_t ldc, bool accumulate) {
+  for (int i = 0; i < m; ++i) {
+    float* ci = c + i * ldc;
+    if (!accumulate) {
+      for (int j = 0; j < n; ++j) ci[j] = 0.f;
+    }
+    const float* ai = a + i * lda;
+    for (int p = 0; p < k; ++p) {
+      const float aip = ai[p];
+      const float* bp = b + p * ldb;
+      for (int j = 0; j < n; ++j) ci[j] += aip * bp[j];
+    }
+  }
+}
+
+void load_rows(DType dtype, const void* src, int64_t src_stride, int rows, int cols, float scale,
+               float* dst, int64_t ld) {
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) dst[r * ld + c] = scale * load_element(dtype, src, r * src_stride + c);
+  }
+}
+
+void load_rows_transposed(DType dtype, const void* src, int64_t src_stride, int rows, int cols,
+                          float* dst, int64_t ld) {
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) dst[c * ld + r] = load_element(dtype, src, r * src_stride + c);
+  }
+}
+
+float exp_shift_sum(float* x, int n, float shift) {
+  float sum = 0.f;
+  for (int i = 0; i < n; ++i) {
+    x[i] = std::exp(x[i] - shift);
+    sum += x[i];
+  }
+  return sum;
+}
+
+float row_max(const float* x, int n) {
+  float m = -std::numeric_limits<float>::infinity();
+  for (int i = 0; i < n; ++i) m = x[i] > m ? x[i] : m;
+  return m;
+}
+
+void scale_row(float* x, int n, float s) {
+  for (int i = 0; i < n; ++i) x[i] *= s;
+}
+
+void scores(int g, int t, int d, const float* q, int64_t ldq, DType kv_dtype, const void* k,
+            int64_t ldk, float* s, int64_t lds) {
+  for (int gi = 0; gi < g; ++gi) {
+    for (int ti = 0; ti < t; ++ti) {
+      float acc = 0.f;
+      for (int di = 0; di < d; ++di) acc += q[gi * ldq + di] * load_element(kv_dtype, k, ti * ldk + di);
+      s[gi * lds + ti] = acc;
+    }
+  }
+}
+
+void accumulate_values(int g, int t, int d, const float* p, int64_t ldp, DType kv_dtype,
+                       const void* v, int64_t ldv, float* acc, int64_t ldacc) {
+  for (int ti = 0; ti < t; ++ti) {
+    for (int gi = 0; gi < g; ++gi) {
+      const float w = p[gi * ldp + ti];
+      float* a = acc + gi * ldacc;
+      for (int di = 0; di < d; ++di) a[di] += w * load_element(kv_dtype, v, ti * ldv + di);
+    }
+  }
+}
+
+}  // namespace
+
+const KernelOps& scalar_ops() {
+  static const KernelOps ops{SimdPath::kScalar, gemm,      load_rows, load_rows_transposed,
+                             exp_shift_sum,     row_max,   scale_row, scores,
+                             accumulate_values};
+  return ops;
+}
+
+}  // namespace attnscope
