@@ -230,6 +230,31 @@ export class PageAllocator {
     return page * this.pageSize + (position % this.pageSize);
   }
 
+  /**
+   * The decode kernel's inputs for a batch of sequences: blockTable int32 [B, maxPagesPerSeq]
+   * (row b = the block table of seqIds[b], padded with 0 past its last page — never read) and
+   * contextLens int32 [B] (their lengths). maxPagesPerSeq defaults to the longest table.
+   * Pages the sliding window released stay −1: such sequences need a windowed decode.
+   * @throws RangeError for an unknown id or a table longer than maxPagesPerSeq.
+   */
+  batchTables(seqIds: number[], maxPagesPerSeq?: number): { blockTable: Int32Array; contextLens: Int32Array; maxPagesPerSeq: number } {
+    if (!Array.isArray(seqIds)) throw new TypeError('seqIds must be an array of sequence ids');
+    const tables = seqIds.map((id, b) => {
+      const t = this.blockTable(id);
+      if (t === null) throw new RangeError(`seqIds[${b}] = ${id} names no live sequence`);
+      return t;
+    });
+    const width = maxPagesPerSeq === undefined ? Math.max(1, ...tables.map((t) => t.length)) : intArg('maxPagesPerSeq', maxPagesPerSeq, 1, INT32_MAX);
+    const blockTable = new Int32Array(seqIds.length * width);
+    const contextLens = new Int32Array(seqIds.length);
+    tables.forEach((t, b) => {
+      if (t.length > width) throw new RangeError(`sequence ${seqIds[b]} holds ${t.length} pages, more than maxPagesPerSeq = ${width}`);
+      blockTable.set(t, b * width);
+      contextLens[b] = this.raw.numTokens(seqIds[b]);
+    });
+    return { blockTable, contextLens, maxPagesPerSeq: width };
+  }
+
   stats(): AllocatorStats {
     return this.raw.stats();
   }
