@@ -122,7 +122,7 @@ async function main(): Promise<void> {
   await client.stop();
 }
 
-main().catch((err: unknown) => {
+if (require.main === module) main().catch((err: unknown) => {
   console.error(err);
   process.exit(1);
 });

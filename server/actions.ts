@@ -10,16 +10,14 @@ import {
   CodeActionKind,
   type CodeAction,
   type CodeActionParams,
-  type Diagnostic,
   type Range,
   type TextEdit,
 } from 'vscode-languageserver';
-import { TextDocument } from 'vscode-languageserver-textdocument';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { parseJsonTree, type Problem, type SourceRange, type ValueNode } from '../core/config';
 import type { Analysis } from './analysis';
-import { DIAGNOSTIC_SOURCE, isLocal, toDiagnostic } from './diagnostics';
+import { DIAGNOSTIC_SOURCE, isLocal, readDocument, toDiagnostic } from './diagnostics';
 import { propertyAt, propertyWithKeyAt, type FoundProperty } from './locate';
-import { pathToUri } from './paths';
 
 /** The file a fix edits: the analysed document, or the config.json it read. */
 interface Target {
@@ -37,10 +35,10 @@ interface Fix {
 
 function targetOf(a: Analysis, p: Problem): Target | null {
   if (isLocal(a, p)) return { uri: a.uri, doc: a.document, text: a.document.getText(), tree: a.tree, json: a.syntax === 'json' };
-  const text = a.readTexts.get(p.file!);
-  if (text === undefined) return null;
-  const uri = pathToUri(p.file!);
-  return { uri, doc: TextDocument.create(uri, 'json', 0, text), text, tree: parseJsonTree(text).root, json: true };
+  const doc = readDocument(a, p.file!);
+  if (doc === null) return null;
+  const text = doc.getText();
+  return { uri: doc.uri, doc, text, tree: parseJsonTree(text).root, json: true };
 }
 
 function range(t: Target, r: SourceRange): Range {
@@ -217,9 +215,10 @@ export function codeActions(a: Analysis, params: CodeActionParams): CodeAction[]
   const only = params.context.only;
   if (only !== undefined && !only.some((k) => CodeActionKind.QuickFix.startsWith(k))) return [];
   const actions: CodeAction[] = [];
+  const current = a.problems.map((p) => ({ problem: p, diagnostic: toDiagnostic(a, p, {}) }));
   for (const d of params.context.diagnostics) {
     if (d.source !== DIAGNOSTIC_SOURCE) continue;
-    const problem = a.problems.find((p) => p.code === d.code && sameDiagnostic(a, p, d));
+    const problem = current.find((c) => c.problem.code === d.code && sameRange(c.diagnostic.range, d.range) && c.diagnostic.message === d.message)?.problem;
     if (problem === undefined) continue;
     const t = targetOf(a, problem);
     if (t === null) continue;
@@ -235,9 +234,4 @@ export function codeActions(a: Analysis, params: CodeActionParams): CodeAction[]
     );
   }
   return actions;
-}
-
-function sameDiagnostic(a: Analysis, p: Problem, d: Diagnostic): boolean {
-  const mine = toDiagnostic(a, p, {});
-  return sameRange(mine.range, d.range) && mine.message === d.message;
 }

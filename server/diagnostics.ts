@@ -11,7 +11,8 @@ import {
   type DiagnosticRelatedInformation,
   type Range,
 } from 'vscode-languageserver';
-import { offsetToLineColumn, type Problem, type Severity, type SourceRange } from '../core/config';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import type { Problem, Severity, SourceRange } from '../core/config';
 import type { Analysis } from './analysis';
 import { pathToUri } from './paths';
 
@@ -29,16 +30,31 @@ export function toRange(a: Analysis, r: SourceRange): Range {
   return { start: a.document.positionAt(r.offset), end: a.document.positionAt(r.offset + r.length) };
 }
 
-/** Position in another file's text, as LSP counts (0-based line, UTF-16 character). */
-function foreignRange(text: string, r: SourceRange): Range {
-  const start = offsetToLineColumn(text, r.offset);
-  const end = offsetToLineColumn(text, r.offset + r.length);
-  return { start: { line: start.line - 1, character: start.column - 1 }, end: { line: end.line - 1, character: end.column - 1 } };
+/** Range in a file the analysis read, as LSP counts (0-based line, UTF-16 character). */
+export function foreignRange(a: Analysis, file: string, r: SourceRange): Range | null {
+  const doc = readDocument(a, file);
+  return doc === null ? null : { start: doc.positionAt(r.offset), end: doc.positionAt(r.offset + r.length) };
+}
+
+const readDocuments = new WeakMap<Analysis, Map<string, TextDocument>>();
+
+/** A read file as a TextDocument (line offsets computed once per analysis). */
+export function readDocument(a: Analysis, file: string): TextDocument | null {
+  let docs = readDocuments.get(a);
+  if (docs === undefined) readDocuments.set(a, (docs = new Map()));
+  let doc = docs.get(file);
+  if (doc === undefined) {
+    const text = a.readTexts.get(file);
+    if (text === undefined) return null;
+    doc = TextDocument.create(pathToUri(file), 'json', 0, text);
+    docs.set(file, doc);
+  }
+  return doc;
 }
 
 /** True when the problem lies in this document rather than in a file it read. */
 export function isLocal(a: Analysis, p: Problem): boolean {
-  return p.file === undefined || p.file === a.path;
+  return p.file === undefined || p.file === a.file;
 }
 
 /** Where a foreign problem is shown in the document: the `model` value, else the start. */
@@ -50,8 +66,7 @@ export function toDiagnostic(a: Analysis, p: Problem, capabilities: ClientCapabi
   const base = { severity: SEVERITY[p.severity], code: p.code, source: DIAGNOSTIC_SOURCE, data: p.data };
   if (isLocal(a, p)) return { ...base, range: toRange(a, p.range), message: p.message };
   const file = p.file!;
-  const text = a.readTexts.get(file);
-  const where = text === undefined ? null : foreignRange(text, p.range);
+  const where = foreignRange(a, file, p.range);
   const prefix = where === null ? file : `${file}:${where.start.line + 1}:${where.start.character + 1}`;
   const related: DiagnosticRelatedInformation[] | undefined =
     where !== null && capabilities.textDocument?.publishDiagnostics?.relatedInformation

@@ -50,7 +50,7 @@ export class Workspace {
     if (doc === undefined) return null;
     const cached = this.cache.get(uri);
     if (cached !== undefined && cached.version === doc.version) return cached;
-    const result = analyze(doc, this.fileHost());
+    const result = analyze(doc, this.fileHost(), cached);
     this.cache.set(uri, result);
     for (const path of result.reads) {
       let set = this.dependents.get(path);

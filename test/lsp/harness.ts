@@ -85,7 +85,7 @@ export class LspClient {
   readonly calls: ServerCalls = { inlayHintRefresh: 0, registrations: [], errors: [] };
   private readonly versions = new Map<string, number>();
   private readonly published = new Map<string, Diagnostic[]>();
-  private readonly waiters = new Map<string, Array<(d: Diagnostic[]) => void>>();
+  private readonly waiters = new Map<string, Array<{ resolve: (d: Diagnostic[]) => void; reject: (e: Error) => void }>>();
   private stderrText = '';
   private readonly exited: Promise<number | null>;
 
@@ -95,11 +95,18 @@ export class LspClient {
   ) {
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => (this.stderrText += chunk));
-    this.exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+    this.exited = new Promise((resolve) =>
+      child.on('exit', (code) => {
+        const err = new Error(`the server exited (code ${code}):\n${this.stderrText}`);
+        for (const list of this.waiters.values()) for (const w of list) w.reject(err);
+        this.waiters.clear();
+        resolve(code);
+      }),
+    );
     connection.onNotification(PublishDiagnosticsNotification.type, (p) => {
       const key = `${p.uri}@${p.version ?? -1}`;
       this.published.set(key, p.diagnostics);
-      for (const w of this.waiters.get(key) ?? []) w(p.diagnostics);
+      for (const w of this.waiters.get(key) ?? []) w.resolve(p.diagnostics);
       this.waiters.delete(key);
     });
     connection.onNotification('window/logMessage', (p: { type: number; message: string }) => {
@@ -167,9 +174,10 @@ export class LspClient {
     const key = `${uri}@${version}`;
     const done = this.published.get(key);
     if (done !== undefined) return Promise.resolve(done);
-    return new Promise((resolve) => {
+    if (!this.alive) return Promise.reject(new Error(`the server is not running:\n${this.stderrText}`));
+    return new Promise((resolve, reject) => {
       const list = this.waiters.get(key) ?? [];
-      list.push(resolve);
+      list.push({ resolve, reject });
       this.waiters.set(key, list);
     });
   }
