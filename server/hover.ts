@@ -11,24 +11,25 @@ import { table, termRows, type TermId } from './terms';
 
 export function hover(a: Analysis, position: Position): Hover | null {
   if (a.estimate === null) return null;
-  const found = propertyAt(a.tree, a.document.offsetAt(position));
+  const offset = a.document.offsetAt(position);
+  const found = propertyAt(a.tree, offset);
   if (found === null) return null;
-  const key = found.property.key;
+  const { key, keyRange, value } = found.property;
+  // A section (kv_cache, device, an inline model) drives what its keys drive.
+  const keys = new Set([key, ...(value.properties ?? []).map((p) => p.key)]);
   const rows = termRows(a);
-  const driven = new Set<TermId>(rows.filter((r) => r.keys.includes(key)).map((r) => r.id));
+  const driven = new Set<TermId>(rows.filter((r) => r.keys.some((k) => keys.has(k))).map((r) => r.id));
   const e = a.estimate;
-  const drivenNames = rows.filter((r) => driven.has(r.id)).map((r) => r.term.toLowerCase());
+  const drivenNames = rows.filter((r) => driven.has(r.id)).map((r) => r.term);
   const lines = [
     `**AttnScope estimate** — ${e.model.attention.toUpperCase()}, weights in ${e.model.dtype}, KV cache in ${e.kvDtype}`,
     '',
-    drivenNames.length > 0 ? `\`${key}\` drives: ${drivenNames.join(', ')}.` : `\`${key}\` does not change the memory estimate.`,
+    key === 'model' ? 'The model drives every term.' : drivenNames.length > 0 ? `\`${key}\` drives: ${drivenNames.join(', ')}.` : `\`${key}\` does not change the memory estimate.`,
     '',
-    table(rows, driven),
+    table(rows, key === 'model' ? new Set() : driven),
   ];
   if (e.notes.length > 0) lines.push('', ...e.notes.map((n) => `- ${n}`));
   lines.push('', 'Bytes in IEC units (1 KiB = 1024 B).');
-  return {
-    contents: { kind: MarkupKind.Markdown, value: lines.join('\n') },
-    range: toRange(a, found.property.keyRange.offset <= a.document.offsetAt(position) && a.document.offsetAt(position) <= found.property.keyRange.offset + found.property.keyRange.length ? found.property.keyRange : found.property.value.range),
-  };
+  const onKey = offset >= keyRange.offset && offset <= keyRange.offset + keyRange.length;
+  return { contents: { kind: MarkupKind.Markdown, value: lines.join('\n') }, range: toRange(a, onKey ? keyRange : value.range) };
 }
