@@ -250,8 +250,14 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   const archFound = r.find(['architectures']);
   if (archFound) {
     const v = archFound.prop.value;
-    if (v.type === 'array') for (const item of v.items ?? []) if (item.type === 'string') architectures.push(String(item.value));
-    else r.problem('error', 'wrong-type', `"architectures" must be an array of class names, not ${describe(v)}`, v.range, { key: archFound.path });
+    if (v.type === 'array') {
+      for (const item of v.items ?? []) {
+        if (item.type === 'string') architectures.push(String(item.value));
+        else r.problem('error', 'wrong-type', `"architectures" entries must be class names, not ${describe(item)}`, item.range, { key: archFound.path });
+      }
+    } else {
+      r.problem('error', 'wrong-type', `"architectures" must be an array of class names, not ${describe(v)}`, v.range, { key: archFound.path });
+    }
   }
   const modelTypeFound = r.str(['model_type']);
   const modelType = modelTypeFound ?? architectures[0] ?? '';

@@ -414,3 +414,20 @@ test('dtype synonyms suggest the profile name: bfloat16 -> bf16, float8_e4m3fn -
   const msgs = read(text).problems.filter((p) => p.code === 'invalid-value').map((p) => p.data?.suggestion);
   assert.deepEqual(msgs, ['bf16', 'fp8_e4m3']);
 });
+
+test('inline model: one message per problem (the model reader speaks, not the schema too)', () => {
+  const text = 'model:\n  hidden_size: "2048"\n  num_attention_heads: 16\n  num_hidden_layers: 4\n  vocab_size: 1000\n';
+  const r = read(text);
+  const p = only(r.problems, 'wrong-type');
+  assert.equal(at(text, p), '"2048"');
+  assert.match(p.message, /"hidden_size" must be a number/);
+});
+
+test('a second YAML document is ignored with a warning; an empty model path is model-not-found', () => {
+  const text = 'model: ./llama/config.json\n---\ndtype: fp32\n';
+  const r = read(text);
+  assert.equal(at(text, only(r.problems, 'yaml-multiple-documents')), '---');
+  assert.equal(r.value!.dtype, 'bf16');
+  const empty = 'model: ""\n';
+  assert.equal(at(empty, only(read(empty).problems, 'model-not-found')), '""');
+});
