@@ -95,6 +95,14 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     await page.screenshot({ path: join(shots, '04-dashboard.png') });
   });
 
+  it('restores the dashboard after a window reload (panel serializer + webview state)', async () => {
+    await page.reload();
+    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    const frame = await dashboardFrame(page);
+    await frame.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'ok' && document.querySelector('#chart-timings')?.getAttribute('aria-label')?.includes('points'));
+    await page.screenshot({ path: join(shots, '04b-dashboard-after-reload.png') });
+  });
+
   it('cancels a run from the progress notification and records it as cancelled', async () => {
     server.writeSettings({ 'attnscope.quickMode': true, 'attnscope.runnerPath': fakeRunner(ws, 'slow'), 'attnscope.openDashboardOnRun': false });
     await openFile(page, 'e2e.attn.yaml', 'dtpye');
