@@ -60,6 +60,20 @@ export interface MoeSpec {
   firstDenseLayers: number;
   /** Every n-th layer is MoE (decoder_sparse_step / moe_layer_freq); 1 = all. */
   layerFrequency: number;
+  /** Layers that stay dense whatever the frequency says (Qwen-MoE mlp_only_layers), 0-based. */
+  mlpOnlyLayers: number[];
+  /** The router has a bias (gpt-oss) or a per-expert score correction bias (DeepSeek-V3 noaux_tc). */
+  routerBias: boolean;
+}
+
+/** How the published weights are quantized (quantization_config), as far as weight bytes go. */
+export interface QuantizationSpec {
+  /** quant_method as written: "fp8", "mxfp4", "awq", "gptq", ... */
+  method: string;
+  /** Bits per weight element of the quantized linear layers, scales included (mxfp4: 4.25, fp8: 8). */
+  bitsPerWeight: number;
+  /** Which linear weights are quantized: 'all' linear layers, or only the routed 'experts'. */
+  scope: 'all' | 'experts';
 }
 
 /**
@@ -89,18 +103,46 @@ export interface ModelSpec {
   maxPositionEmbeddings: number | null;
   /** sliding_window in tokens, or null when no layer slides. */
   slidingWindow: number | null;
-  /** Per layer: 'full' or 'sliding' (length numLayers; all 'full' without a window). */
-  layerTypes: Array<'full' | 'sliding'>;
+  /**
+   * Per layer (length numLayers): 'full' attention holds every token; 'sliding' holds at most
+   * slidingWindow tokens (also Llama 4's chunked layers); 'linear' (linear attention, Mamba,
+   * conv: Qwen3-Next, Granite-4 hybrids) keeps a constant state and no per-token KV cache.
+   * All 'full' without a window or layer_types.
+   */
+  layerTypes: Array<'full' | 'sliding' | 'linear'>;
   moe: MoeSpec | null;
   tieWordEmbeddings: boolean;
   /** Gated MLP (SwiGLU/GeGLU: 3 matrices) vs plain (2 matrices). */
   gatedMlp: boolean;
+  /** Biases on the q/k/v projections (attention_bias; Qwen2 has them by default). */
   attentionBias: boolean;
+  /** Bias on the output projection o_proj (Llama-style attention_bias: true sets both). */
+  attentionOutputBias: boolean;
   mlpBias: boolean;
+  /** LayerNorm (weight + bias: GPT-2, BERT) or RMSNorm (weight only: Llama and most decoders). */
+  norm: 'layernorm' | 'rmsnorm';
+  /** Norms in one layer: 2 (pre-attention, pre-MLP); Gemma-2/3 have 4 (pre and post each). */
+  normsPerLayer: number;
+  /** Per-head RMSNorm on q and k (Qwen3, Gemma-3): 2 · head_dim parameters per layer. */
+  qkNorm: boolean;
+  /** Learned sink logit per query head (gpt-oss): H parameters per layer. */
+  attentionSinks: boolean;
+  /** Rows of a learned absolute position embedding (GPT-2 n_positions, BERT); 0 with rotary positions. */
+  positionEmbeddingRows: number;
+  /** BERT token type (segment) embedding rows (type_vocab_size); 0 for decoders. */
+  typeVocabSize: number;
+  /** quantization_config of the published weights; null for plain 16/32-bit checkpoints. */
+  quantization: QuantizationSpec | null;
   /** torch_dtype / dtype of the published weights, mapped; null when absent or unknown. */
   torchDtype: Dtype | null;
-  /** Where each recognised key sits in the source, by its JSON path ("num_key_value_heads", "text_config.head_dim"). */
+  /**
+   * Where each recognised key's value sits in the source, by its JSON path as written
+   * ("num_key_value_heads", "n_head", "text_config.head_dim"). For a model written inline in a
+   * profile the offsets are into the profile's text.
+   */
   ranges: Record<string, SourceRange>;
+  /** Which JSON path each ModelSpec field was read from (hiddenSize -> "n_embd"); absent = default. */
+  sourceKeys: Partial<Record<keyof ModelSpec, string>>;
 }
 
 export interface DeviceSpec {

@@ -36,20 +36,50 @@ export interface PoolEstimate {
 export interface AttentionWorkspace {
   /** Naive S and P for one layer: 2 · B · H · N · N · bytes(dtype). */
   naiveBytes: number;
-  /** Flash: O(B·H·N) fp32 output rows, m, l, lse. */
+  /** Flash: O(B·H·N): running max m, running sum l and lse, fp32 each (3 · B · H · N · 4). */
   flashBytes: number;
   seqLen: number;
+}
+
+/** Where the parameters sit (counts, not bytes). Sums to paramsTotal. */
+export interface ParamBreakdown {
+  /** Token embedding V·h, plus learned position and token-type embeddings where the model has them. */
+  embedding: number;
+  /** q/k/v/o projections (MLA's low-rank ones), their biases, q/k norms and sinks, all layers. */
+  attention: number;
+  /** Dense MLPs (layers without routed experts). */
+  mlp: number;
+  /** All routed experts of all MoE layers. */
+  experts: number;
+  /** The routed experts one token uses (num_experts_per_tok per MoE layer). */
+  expertsActive: number;
+  sharedExperts: number;
+  router: number;
+  /** Per-layer norms and the final norm. */
+  norms: number;
+  /** 0 when tied to the embedding, and for encoders. */
+  lmHead: number;
+  /** Encoders' pooler (h² + h); 0 for decoders. */
+  pooler: number;
 }
 
 export interface Estimate {
   model: EstimateModel;
   kvDtype: KvDtype;
+  /** False for encoders (BERT...): they keep no KV cache, and every KV and pool figure is 0. */
+  hasKvCache: boolean;
   /** All layers, K and V, per GPU under tensor parallelism; 0 for encoders. */
   kvBytesPerToken: number;
   kvBytesPerTokenPerLayer: number;
+  /** Bytes one sequence of attention.seqLen tokens really needs (sliding-window layers hold at most the window). */
+  kvBytesForSeqLen: number;
   paramsTotal: number;
   paramsActive: number;
+  params: ParamBreakdown;
+  /** All weights, every GPU together (quantized layers at their stored width). */
   weightsBytes: number;
+  /** weightsBytes / tensor_parallel_size, rounded up: what one GPU holds. */
+  weightsBytesPerGpu: number;
   /**
    * One page across all layers: page_size · kvBytesPerToken (Llama-2-7B fp16, 16 tokens: 8 MiB).
    * vLLM allocates a block id once for every layer, so this is what one block id costs.
@@ -59,4 +89,6 @@ export interface Estimate {
   pageBytesPerLayer: number;
   pool: PoolEstimate;
   attention: AttentionWorkspace;
+  /** Facts a reader should know about these numbers (assumed dtype, encoder, sliding window, no budget). */
+  notes: string[];
 }

@@ -1,0 +1,640 @@
+/**
+ * HuggingFace config.json -> ModelSpec. Resolves the key aliases real configs use (GPT-2,
+ * Falcon, DistilBERT, T5-style names), nested `text_config`, the defaults transformers' config
+ * classes apply when a key is absent, and reports every problem as a value at the range of the
+ * key that causes it.
+ */
+import type {
+  AttentionKind,
+  Dtype,
+  MlaSpec,
+  ModelSpec,
+  MoeSpec,
+  Problem,
+  QuantizationSpec,
+  ReadResult,
+  SourceRange,
+} from './types';
+import { getProperty, parseJsonTree, type ParsedTree, type PropertyNode, type ValueNode } from './tree';
+
+/** Key aliases, most common name first. Sources: transformers configuration_*.py of each family. */
+const ALIASES = {
+  hiddenSize: ['hidden_size', 'n_embd', 'd_model', 'dim', 'model_dim'],
+  numLayers: ['num_hidden_layers', 'n_layer', 'num_layers', 'n_layers'],
+  numHeads: ['num_attention_heads', 'n_head', 'num_heads', 'n_heads'],
+  numKvHeads: ['num_key_value_heads', 'num_kv_heads', 'n_head_kv', 'n_kv_heads', 'multi_query_group_num'],
+  headDim: ['head_dim', 'd_kv', 'kv_channels'],
+  intermediateSize: ['intermediate_size', 'n_inner', 'ffn_dim', 'd_ff', 'hidden_dim', 'ffn_hidden_size'],
+  vocabSize: ['vocab_size', 'padded_vocab_size'],
+  maxPositionEmbeddings: ['max_position_embeddings', 'n_positions', 'max_seq_len', 'seq_length', 'n_ctx'],
+  numExperts: ['num_local_experts', 'num_experts', 'n_routed_experts', 'moe_num_experts'],
+  numExpertsPerTok: ['num_experts_per_tok', 'experts_per_token', 'num_experts_per_token', 'moe_topk'],
+  torchDtype: ['torch_dtype', 'dtype'],
+} as const;
+
+/** Encoder-only families: no autoregressive decoding, hence no KV cache. */
+const ENCODER_TYPES = new Set([
+  'bert', 'roberta', 'xlm-roberta', 'distilbert', 'electra', 'albert', 'deberta', 'deberta-v2',
+  'mpnet', 'camembert', 'modernbert', 'ernie', 'nomic_bert', 'xlm-roberta-xl',
+]);
+/** Plain 2-matrix MLP (fc1, act, fc2) rather than gated SwiGLU/GeGLU. */
+const PLAIN_MLP_TYPES = new Set([
+  'gpt2', 'gpt_bigcode', 'gpt_neo', 'gpt_neox', 'gptj', 'codegen', 'falcon', 'opt', 'bloom', 'mpt',
+  'phi', 'starcoder2', ...ENCODER_TYPES,
+]);
+PLAIN_MLP_TYPES.delete('modernbert');
+/** LayerNorm with bias (2·h parameters per norm) rather than RMSNorm. */
+const LAYERNORM_TYPES = new Set([
+  'gpt2', 'gpt_bigcode', 'gpt_neo', 'gpt_neox', 'gptj', 'codegen', 'falcon', 'opt', 'bloom', 'phi',
+  'starcoder2', ...ENCODER_TYPES,
+]);
+/** Families whose linear layers carry biases by default (no attention_bias key in their configs). */
+const BIASED_TYPES = new Set([
+  'gpt2', 'gpt_bigcode', 'gpt_neox', 'opt', 'bloom', 'phi', 'starcoder2', ...ENCODER_TYPES,
+]);
+/** Qwen2-family attention: q/k/v projections with bias, o_proj without (modeling_qwen2.py). */
+const QKV_BIAS_TYPES = new Set(['qwen2', 'qwen2_moe', 'qwen2_vl', 'qwen2_5_vl']);
+/** Learned absolute position embeddings (wpe / position_embeddings). */
+const LEARNED_POSITION_TYPES = new Set(['gpt2', 'gpt_bigcode', 'gpt_neo', 'opt', ...ENCODER_TYPES]);
+/**
+ * Families whose config class defaults tie_word_embeddings to false. Every other family keeps
+ * transformers' PretrainedConfig default, true (GPT-2, Gemma, Falcon, OPT, BLOOM, ...).
+ */
+const UNTIED_BY_DEFAULT = new Set([
+  'llama', 'mistral', 'mixtral', 'qwen2', 'qwen2_moe', 'qwen3', 'qwen3_moe', 'deepseek_v2', 'deepseek_v3',
+  'gpt_oss', 'phi', 'phi3', 'phimoe', 'gpt_neox', 'olmo', 'olmo2', 'olmoe', 'granite', 'granitemoe',
+  'internlm2', 'exaone', 'nemotron', 'dbrx', 'jamba', 'minimax', 'glm', 'glm4', 'glm4_moe', 'hunyuan',
+  'gptj', 'llama4', 'llama4_text', 'qwen3_next',
+]);
+/** Families whose MLP width defaults to 4 · hidden_size when the key is absent or null (GPT-2 n_inner). */
+const FOUR_H_MLP_TYPES = new Set(['gpt2', 'gpt_bigcode', 'gpt_neo', 'gptj', 'codegen', 'falcon', 'bloom']);
+/**
+ * Defaults of config classes whose published config.json files leave size keys out (the
+ * gemma-3 4B/12B/27B text_config names no head counts). Values: transformers
+ * Gemma3TextConfig.__init__.
+ */
+const GEMMA3_TEXT_DEFAULTS = {
+  vocab_size: 262_208, hidden_size: 2304, intermediate_size: 9216, num_hidden_layers: 26,
+  num_attention_heads: 8, num_key_value_heads: 4, head_dim: 256, max_position_embeddings: 131_072,
+  sliding_window: 4096, sliding_window_pattern: 6,
+};
+const FAMILY_DEFAULTS: Record<string, Record<string, number>> = {
+  gemma3_text: GEMMA3_TEXT_DEFAULTS,
+  gemma3: GEMMA3_TEXT_DEFAULTS,
+};
+type LayerKind = ModelSpec['layerTypes'][number];
+/** layer_types values real configs use -> how the layer holds KV. */
+const LAYER_KINDS: Record<string, LayerKind> = {
+  full_attention: 'full', attention: 'full', global_attention: 'full',
+  sliding_attention: 'sliding', chunked_attention: 'sliding', local_attention: 'sliding',
+  linear_attention: 'linear', mamba: 'linear', mamba2: 'linear', conv: 'linear', recurrent: 'linear',
+};
+/** Llama 4: chunked local attention on RoPE layers, MoE with one shared expert, dense layers of intermediate_size_mlp. */
+const LLAMA4_TYPES = new Set(['llama4', 'llama4_text']);
+/** Pre- and post-norms around attention and MLP: 4 norms per layer. */
+const FOUR_NORM_TYPES = new Set(['gemma2', 'gemma3', 'gemma3_text', 'olmo2']);
+/** Per-head q/k RMSNorm. */
+const QK_NORM_TYPES = new Set(['qwen3', 'qwen3_moe', 'gemma3', 'gemma3_text']);
+
+const DTYPE_NAMES: Record<string, Dtype> = {
+  float32: 'fp32', fp32: 'fp32', float: 'fp32',
+  float16: 'fp16', fp16: 'fp16', half: 'fp16',
+  bfloat16: 'bf16', bf16: 'bf16',
+};
+
+interface Found {
+  path: string;
+  prop: PropertyNode;
+}
+
+interface NumOptions {
+  integer?: boolean;
+  /** Smallest allowed value (inclusive); default 1. */
+  min?: number;
+  /** Largest allowed value (inclusive); default 2^53 - 1. Per-layer and per-head loops need a real bound. */
+  max?: number;
+}
+
+/** Bounds far above any released model that keep per-layer and per-divisor loops small. */
+const MAX_LAYERS = 100_000;
+const MAX_HEADS = 1 << 20;
+
+/**
+ * Reads keys with aliases from one or two scopes (text_config first, then the root), records
+ * ranges and source keys, and collects problems.
+ */
+class KeyReader {
+  readonly problems: Problem[] = [];
+  readonly ranges: Record<string, SourceRange> = {};
+  readonly sourceKeys: Partial<Record<keyof ModelSpec, string>> = {};
+  /** The family's config-class defaults for keys its published configs leave out. */
+  familyDefaults: Readonly<Record<string, number>> = {};
+  /** "key value" of each default taken from familyDefaults. */
+  readonly defaulted: string[] = [];
+
+  constructor(
+    private readonly scopes: ReadonlyArray<{ node: ValueNode; prefix: string }>,
+    private readonly anchor: SourceRange,
+  ) {}
+
+  /** First alias present (value not null) in the first scope that has one. */
+  find(keys: readonly string[]): Found | undefined {
+    for (const scope of this.scopes) {
+      for (const key of keys) {
+        const prop = getProperty(scope.node, key);
+        if (prop && prop.value.type !== 'null') {
+          const path = scope.prefix + key;
+          this.ranges[path] = prop.value.range;
+          return { path, prop };
+        }
+      }
+    }
+    return undefined;
+  }
+
+  problem(severity: Problem['severity'], code: string, message: string, range: SourceRange, data?: Record<string, unknown>): void {
+    this.problems.push(data ? { severity, code, message, range, data } : { severity, code, message, range });
+  }
+
+  missing(field: keyof ModelSpec | string, keys: readonly string[], why: string): void {
+    const names = keys.map((k) => `"${k}"`).join(' or ');
+    this.problem('error', 'missing-field', `missing ${names}: ${why}`, this.anchor, { key: keys[0], field });
+  }
+
+  /**
+   * A number under one of `keys`. Returns undefined when absent (or null) or invalid; invalid
+   * values are reported (wrong-type, invalid-value).
+   */
+  num(field: keyof ModelSpec | null, keys: readonly string[], opts: NumOptions = {}): number | undefined {
+    const found = this.find(keys);
+    if (!found) {
+      const fallback = this.familyDefaults[keys[0]!];
+      if (fallback !== undefined) this.defaulted.push(`${keys[0]} ${fallback}`);
+      return fallback;
+    }
+    const v = found.prop.value;
+    if (v.type !== 'number' || typeof v.value !== 'number') {
+      this.problem('error', 'wrong-type', `"${found.prop.key}" must be a number, not ${describe(v)}`, v.range, { key: found.path, expected: 'number' });
+      return undefined;
+    }
+    const integer = opts.integer ?? true;
+    const min = opts.min ?? 1;
+    if (integer && !Number.isInteger(v.value)) {
+      this.problem('error', 'invalid-value', `"${found.prop.key}" must be an integer, not ${v.value}`, v.range, { key: found.path });
+      return undefined;
+    }
+    if (v.value < min) {
+      this.problem('error', 'invalid-value', `"${found.prop.key}" must be at least ${min}, not ${v.value}`, v.range, { key: found.path });
+      return undefined;
+    }
+    const max = opts.max ?? Number.MAX_SAFE_INTEGER;
+    if (v.value > max) {
+      this.problem('error', 'invalid-value', `"${found.prop.key}" must be at most ${max}, not ${v.value}`, v.range, { key: found.path, limit: max });
+      return undefined;
+    }
+    if (field) this.sourceKeys[field] = found.path;
+    return v.value;
+  }
+
+  bool(keys: readonly string[]): boolean | undefined {
+    const found = this.find(keys);
+    if (!found) return undefined;
+    const v = found.prop.value;
+    if (v.type !== 'boolean') {
+      this.problem('error', 'wrong-type', `"${found.prop.key}" must be true or false, not ${describe(v)}`, v.range, { key: found.path, expected: 'boolean' });
+      return undefined;
+    }
+    return v.value as boolean;
+  }
+
+  str(keys: readonly string[]): string | undefined {
+    const found = this.find(keys);
+    if (!found) return undefined;
+    const v = found.prop.value;
+    if (v.type !== 'string') {
+      this.problem('error', 'wrong-type', `"${found.prop.key}" must be a string, not ${describe(v)}`, v.range, { key: found.path, expected: 'string' });
+      return undefined;
+    }
+    return v.value as string;
+  }
+}
+
+function describe(v: ValueNode): string {
+  if (v.type === 'string') return `the string ${JSON.stringify(v.value)}`;
+  if (v.type === 'object') return 'an object';
+  if (v.type === 'array') return 'an array';
+  return `${v.type} ${String(v.value)}`;
+}
+
+/**
+ * Builds a ModelSpec from a parsed HF config (a config.json root, or a profile's inline
+ * `model:` mapping). Problems' ranges are into the text `root` was parsed from. The value is
+ * null when an error-severity problem makes the numbers untrustworthy.
+ */
+export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
+  if (root.type !== 'object') {
+    return {
+      value: null,
+      problems: [{ severity: 'error', code: 'not-an-object', message: `a model config must be a JSON object of HuggingFace keys, not ${describe(root)}`, range: root.range }],
+    };
+  }
+  const anchor: SourceRange = { offset: root.range.offset, length: Math.min(1, root.range.length) };
+  const textConfig = getProperty(root, 'text_config');
+  const scopes = textConfig && textConfig.value.type === 'object'
+    ? [{ node: textConfig.value, prefix: 'text_config.' }, { node: root, prefix: '' }]
+    : [{ node: root, prefix: '' }];
+  const r = new KeyReader(scopes, anchor);
+
+  // Identity.
+  const architectures: string[] = [];
+  const archFound = r.find(['architectures']);
+  if (archFound) {
+    const v = archFound.prop.value;
+    if (v.type === 'array') for (const item of v.items ?? []) if (item.type === 'string') architectures.push(String(item.value));
+    else r.problem('error', 'wrong-type', `"architectures" must be an array of class names, not ${describe(v)}`, v.range, { key: archFound.path });
+  }
+  const modelTypeFound = r.str(['model_type']);
+  const modelType = modelTypeFound ?? architectures[0] ?? '';
+  if (modelTypeFound === undefined && architectures.length === 0) {
+    r.problem('warning', 'not-a-model-config', 'no "model_type" or "architectures": this does not look like a HuggingFace config.json; family defaults (tied embeddings, biases) cannot be applied', anchor);
+  }
+  const family = (modelTypeFound ?? '').toLowerCase();
+  r.familyDefaults = FAMILY_DEFAULTS[family] ?? {};
+  const archText = architectures.join(' ');
+  const isEncoder = ENCODER_TYPES.has(family)
+    || (family === '' && /For(MaskedLM|SequenceClassification|TokenClassification)\b/.test(archText) && !/CausalLM/.test(archText));
+  r.sourceKeys.modelType = modelTypeFound !== undefined ? r.find(['model_type'])?.path ?? 'model_type' : 'architectures';
+  if (isEncoder) r.sourceKeys.isEncoder = r.sourceKeys.modelType;
+
+  // Required sizes.
+  const hiddenSize = r.num('hiddenSize', [...ALIASES.hiddenSize, 'n_embed']);
+  const numLayers = r.num('numLayers', ALIASES.numLayers, { max: MAX_LAYERS });
+  const numHeads = r.num('numHeads', ALIASES.numHeads, { max: MAX_HEADS });
+  const vocabSize = r.num('vocabSize', ALIASES.vocabSize);
+  const required: Array<[unknown, keyof ModelSpec, readonly string[], string]> = [
+    [hiddenSize, 'hiddenSize', ALIASES.hiddenSize, 'the model width sizes every projection'],
+    [numLayers, 'numLayers', ALIASES.numLayers, 'the layer count multiplies KV cache and weights'],
+    [numHeads, 'numHeads', ALIASES.numHeads, 'the query head count sizes attention'],
+    [vocabSize, 'vocabSize', ALIASES.vocabSize, 'the vocabulary sizes the embedding and lm_head'],
+  ];
+  for (const [value, field, keys, why] of required) {
+    if (value === undefined && !r.find(keys)) r.missing(field, [keys[0]!], why);
+  }
+
+  // Heads: num_key_value_heads, Falcon's multi_query / new_decoder_architecture.
+  const kvFound = r.find(ALIASES.numKvHeads);
+  const kvCount = r.num('numKvHeads', ALIASES.numKvHeads, { max: MAX_HEADS });
+  const multiQuery = r.bool(['multi_query']);
+  const newDecoderArch = r.bool(['new_decoder_architecture']);
+  let numKvHeads = kvCount ?? numHeads;
+  if (multiQuery === true) {
+    if (kvCount !== undefined && kvCount !== 1 && newDecoderArch !== true) {
+      const mq = r.find(['multi_query']);
+      r.problem(
+        'warning', 'multi-query-conflict',
+        `"multi_query": true contradicts "${kvFound?.prop.key ?? 'num_key_value_heads'}": ${kvCount}; transformers uses 1 KV head here (num_kv_heads only counts with "new_decoder_architecture": true). Remove one of the two.`,
+        mq?.prop.value.range ?? anchor, { key: kvFound?.path, kvHeads: kvCount },
+      );
+      numKvHeads = 1;
+      r.sourceKeys.numKvHeads = 'multi_query';
+    } else if (kvCount === undefined) {
+      numKvHeads = 1;
+      r.sourceKeys.numKvHeads = 'multi_query';
+    }
+  }
+  if (numHeads !== undefined && numKvHeads !== undefined && numHeads % numKvHeads !== 0) {
+    const at = r.find(ALIASES.numKvHeads) ?? r.find(['multi_query']);
+    r.problem(
+      'error', 'heads-not-divisible',
+      `${numHeads} attention heads cannot be shared evenly by ${numKvHeads} KV heads: num_attention_heads must be a multiple of num_key_value_heads (divisors: ${divisors(numHeads).join(', ')})`,
+      at ? at.prop.value.range : anchor, { numHeads, numKvHeads, suggestions: divisors(numHeads) },
+    );
+  }
+
+  // MLA (DeepSeek-V2/V3): compressed latent KV.
+  let mla: MlaSpec | null = null;
+  const kvLoraRank = r.num(null, ['kv_lora_rank']);
+  if (kvLoraRank !== undefined) {
+    const qkRope = r.num(null, ['qk_rope_head_dim']);
+    const qkNope = r.num(null, ['qk_nope_head_dim'], { min: 0 });
+    const vHead = r.num(null, ['v_head_dim']);
+    const qLora = r.num(null, ['q_lora_rank']);
+    for (const [v, key] of [[qkRope, 'qk_rope_head_dim'], [qkNope, 'qk_nope_head_dim'], [vHead, 'v_head_dim']] as const) {
+      if (v === undefined && !r.find([key])) r.missing(key, [key], 'MLA ("kv_lora_rank") needs the rope, nope and value head sizes');
+    }
+    if (qkRope !== undefined && qkNope !== undefined && vHead !== undefined) {
+      mla = { kvLoraRank, qLoraRank: qLora ?? null, qkRopeHeadDim: qkRope, qkNopeHeadDim: qkNope, vHeadDim: vHead };
+    }
+  }
+
+  // head_dim: explicit, MLA's q·k width, or hidden / heads.
+  const explicitHeadDim = r.num('headDim', ALIASES.headDim);
+  let headDim: number | undefined = explicitHeadDim;
+  if (mla) {
+    headDim = mla.qkNopeHeadDim + mla.qkRopeHeadDim;
+    r.sourceKeys.headDim = 'qk_rope_head_dim';
+  } else if (headDim === undefined && hiddenSize !== undefined && numHeads !== undefined) {
+    if (hiddenSize % numHeads !== 0) {
+      const at = r.find(ALIASES.numHeads);
+      r.problem(
+        'error', 'hidden-not-divisible',
+        `hidden_size ${hiddenSize} is not a multiple of ${numHeads} heads and no "head_dim" is given: add "head_dim", or fix the head count`,
+        at?.prop.value.range ?? anchor, { hiddenSize, numHeads },
+      );
+    } else {
+      headDim = hiddenSize / numHeads;
+    }
+  }
+
+  // Sliding window: sliding_window + use_sliding_window + layer_types / sliding_window_pattern.
+  let windowValue = r.num('slidingWindow', ['sliding_window', 'sliding_window_size']);
+  const useSliding = r.bool(['use_sliding_window']);
+  const layerTypes: LayerKind[] = [];
+  const layerTypesFound = r.find(['layer_types']);
+  let sawSliding = false;
+  if (layerTypesFound) {
+    const v = layerTypesFound.prop.value;
+    if (v.type !== 'array') {
+      r.problem('error', 'wrong-type', `"layer_types" must be an array of "full_attention" / "sliding_attention", not ${describe(v)}`, v.range, { key: layerTypesFound.path });
+    } else {
+      const unknown = new Map<string, { count: number; range: SourceRange }>();
+      let sawChunked = false;
+      for (const item of v.items ?? []) {
+        const kind = typeof item.value === 'string' ? LAYER_KINDS[item.value] : undefined;
+        if (kind === undefined) {
+          const name = JSON.stringify(item.value);
+          const seen = unknown.get(name);
+          if (seen) seen.count++;
+          else unknown.set(name, { count: 1, range: item.range });
+        }
+        if (kind === 'sliding') sawSliding = true;
+        if (item.value === 'chunked_attention') sawChunked = true;
+        layerTypes.push(kind ?? 'full');
+      }
+      for (const [name, { count, range }] of unknown) {
+        r.problem('warning', 'unknown-layer-type', `layer type ${name} (${count} layer${count > 1 ? 's' : ''}) is not one AttnScope knows; sized as full attention`, range);
+      }
+      if (numLayers !== undefined && layerTypes.length !== numLayers) {
+        r.problem(
+          'error', 'layer-types-length',
+          `"layer_types" lists ${layerTypes.length} layers but num_hidden_layers is ${numLayers}`,
+          v.range, { expected: numLayers, actual: layerTypes.length },
+        );
+      }
+      if (sawChunked && windowValue === undefined) windowValue = r.num('slidingWindow', ['attention_chunk_size']);
+      if (sawSliding && windowValue === undefined) {
+        r.problem('error', 'missing-sliding-window', '"layer_types" has sliding_attention layers but no "sliding_window" says how many tokens they keep', v.range);
+      }
+    }
+  }
+  let slidingWindow: number | null = null;
+  const L = numLayers ?? 0;
+  const chunk = LLAMA4_TYPES.has(family) ? r.num(null, ['attention_chunk_size']) : undefined;
+  if (chunk !== undefined && !layerTypesFound) {
+    // Llama 4 chunked local attention: a RoPE layer attends within its chunk, so it holds at
+    // most attention_chunk_size tokens; NoPE layers (no_rope_layers[i] == 0, by default every
+    // 4th) are global. Sized as a sliding window of the chunk.
+    const noRope = r.find(['no_rope_layers'])?.prop.value;
+    const flags = noRope?.type === 'array' ? (noRope.items ?? []).map((n) => n.value) : [];
+    for (let i = 0; i < L; i++) {
+      const usesRope = flags.length === L ? flags[i] !== 0 : (i + 1) % 4 !== 0;
+      layerTypes.push(usesRope ? 'sliding' : 'full');
+    }
+    slidingWindow = chunk;
+    r.sourceKeys.slidingWindow = r.find(['attention_chunk_size'])?.path;
+    r.sourceKeys.layerTypes = r.find(['no_rope_layers'])?.path ?? r.sourceKeys.slidingWindow;
+  } else if (windowValue !== undefined && useSliding !== false && (!layerTypesFound || sawSliding)) {
+    slidingWindow = windowValue;
+    if (!layerTypesFound) {
+      const pattern = r.num(null, ['sliding_window_pattern']);
+      for (let i = 0; i < L; i++) {
+        // Gemma-3: every pattern-th layer is global. Gemma-2: even layers slide (is_sliding =
+        // not bool(layer_idx % 2)). Mistral v0.1 and others: every layer slides.
+        const sliding = pattern !== undefined ? (i + 1) % pattern !== 0 : family === 'gemma2' ? i % 2 === 0 : true;
+        layerTypes.push(sliding ? 'sliding' : 'full');
+      }
+      if (pattern !== undefined) r.sourceKeys.layerTypes = r.find(['sliding_window_pattern'])?.path ?? 'sliding_window_pattern';
+    }
+  }
+  if (layerTypes.length !== L) {
+    // No layer_types, no window (or layer_types of the wrong length, reported above): all full.
+    slidingWindow = null;
+    layerTypes.length = 0;
+    for (let i = 0; i < L; i++) layerTypes.push('full');
+  } else if (slidingWindow === null) {
+    // Sliding layers without a window in force (Qwen2's use_sliding_window: false) are full.
+    for (let i = 0; i < L; i++) if (layerTypes[i] === 'sliding') layerTypes[i] = 'full';
+  }
+  if (layerTypesFound && layerTypes.length === L && (slidingWindow !== null || layerTypes.includes('linear'))) {
+    r.sourceKeys.layerTypes = layerTypesFound.path;
+  }
+  const linearLayers = layerTypes.filter((t) => t === 'linear').length;
+  if (linearLayers > 0) {
+    r.problem(
+      'info', 'linear-attention-layers',
+      `${linearLayers} of ${L} layers are linear-attention / state-space layers: they keep a constant state, not a per-token KV cache, so only the other ${L - linearLayers} layers count toward KV bytes; their parameters are approximated by attention shapes`,
+      layerTypesFound?.prop.value.range ?? anchor, { linearLayers },
+    );
+  }
+  if (slidingWindow === null) delete r.sourceKeys.slidingWindow;
+
+  // MLP and MoE.
+  const llama4 = LLAMA4_TYPES.has(family);
+  // Llama 4 names the expert width intermediate_size and the dense MLP intermediate_size_mlp.
+  const interFound = r.num('intermediateSize', llama4 ? ['intermediate_size_mlp', ...ALIASES.intermediateSize] : ALIASES.intermediateSize);
+  const moeInter = r.num(null, llama4 ? ['intermediate_size'] : ['moe_intermediate_size']);
+  const numExperts = r.num(null, ALIASES.numExperts, { min: 0 });
+  let moe: MoeSpec | null = null;
+  if (numExperts !== undefined && numExperts > 0) {
+    const topk = r.num(null, ALIASES.numExpertsPerTok);
+    if (topk === undefined && !r.find(ALIASES.numExpertsPerTok)) {
+      r.missing('numExpertsPerTok', ['num_experts_per_tok'], `${numExperts} experts are listed but not how many each token uses`);
+    } else if (topk !== undefined && topk > numExperts) {
+      const at = r.find(ALIASES.numExpertsPerTok);
+      r.problem('error', 'experts-per-tok-exceeds', `each token cannot use ${topk} of ${numExperts} experts: num_experts_per_tok must be at most the expert count`, at?.prop.value.range ?? anchor, { numExperts, numExpertsPerTok: topk });
+    }
+    const expertInter = moeInter ?? interFound;
+    const nShared = r.num(null, ['n_shared_experts', 'num_shared_experts'], { min: 0 });
+    const sharedInter = r.num(null, ['shared_expert_intermediate_size'], { min: 0 });
+    const mlpOnly: number[] = [];
+    const mlpOnlyFound = r.find(['mlp_only_layers']);
+    if (mlpOnlyFound?.prop.value.type === 'array') {
+      for (const item of mlpOnlyFound.prop.value.items ?? []) if (typeof item.value === 'number') mlpOnly.push(item.value);
+    }
+    const topkMethod = r.str(['topk_method']);
+    if (topk !== undefined && expertInter !== undefined) {
+      moe = {
+        numExperts,
+        numExpertsPerTok: topk,
+        expertIntermediateSize: expertInter,
+        numSharedExperts: nShared ?? (sharedInter || llama4 ? 1 : 0),
+        sharedExpertIntermediateSize: sharedInter ?? (nShared || llama4 ? expertInter : 0),
+        firstDenseLayers: r.num(null, ['first_k_dense_replace'], { min: 0 }) ?? 0,
+        layerFrequency: r.num(null, ['moe_layer_freq', 'decoder_sparse_step', 'interleave_moe_layer_step']) ?? 1,
+        mlpOnlyLayers: mlpOnly,
+        routerBias: family === 'gpt_oss' || topkMethod === 'noaux_tc',
+      };
+    } else if (expertInter === undefined) {
+      r.missing('intermediateSize', ['moe_intermediate_size'], 'the size of one expert MLP is needed for parameter counts');
+    }
+  }
+  let intermediateSize = interFound ?? moe?.expertIntermediateSize;
+  if (intermediateSize === undefined && hiddenSize !== undefined) {
+    intermediateSize = 4 * hiddenSize;
+    if (!FOUR_H_MLP_TYPES.has(family)) {
+      r.problem('warning', 'missing-field', `no "intermediate_size": assuming 4 · hidden_size = ${intermediateSize} for parameter counts`, anchor, { key: 'intermediate_size' });
+    }
+  }
+
+  // Embeddings, biases, norms.
+  const tieFound = r.bool(['tie_word_embeddings']);
+  // Without a model_type (an inline profile model), read it as the Llama-style decoder most
+  // configs are: untied.
+  const tieWordEmbeddings = tieFound ?? (family !== '' && !UNTIED_BY_DEFAULT.has(family));
+  if (tieFound !== undefined) r.sourceKeys.tieWordEmbeddings = r.find(['tie_word_embeddings'])?.path;
+  const attnBiasKey = r.bool(['attention_bias', 'bias', 'use_bias', 'add_bias_linear']);
+  const qkvBiasKey = r.bool(['qkv_bias', 'add_qkv_bias']);
+  const attentionBias = qkvBiasKey ?? attnBiasKey ?? (BIASED_TYPES.has(family) || QKV_BIAS_TYPES.has(family));
+  const attentionOutputBias = attnBiasKey ?? BIASED_TYPES.has(family);
+  const mlpBias = r.bool(['mlp_bias']) ?? r.bool(['bias', 'use_bias', 'add_bias_linear']) ?? (BIASED_TYPES.has(family) || family === 'gpt_oss');
+  const maxPositionEmbeddings = r.num('maxPositionEmbeddings', ALIASES.maxPositionEmbeddings) ?? null;
+  const positionEmbeddingRows = LEARNED_POSITION_TYPES.has(family) ? (maxPositionEmbeddings ?? 0) + (family === 'opt' ? 2 : 0) : 0;
+  const typeVocabSize = isEncoder ? r.num(null, ['type_vocab_size'], { min: 0 }) ?? 0 : 0;
+
+  // dtype of the published weights.
+  let torchDtype: Dtype | null = null;
+  const dtypeFound = r.find(ALIASES.torchDtype);
+  if (dtypeFound) {
+    const v = dtypeFound.prop.value;
+    const name = typeof v.value === 'string' ? v.value.replace(/^torch\./, '').toLowerCase() : '';
+    torchDtype = DTYPE_NAMES[name] ?? null;
+    if (torchDtype) r.sourceKeys.torchDtype = dtypeFound.path;
+    else r.problem('warning', 'unknown-dtype', `"${dtypeFound.prop.key}": ${JSON.stringify(v.value)} is not float32, float16 or bfloat16; the profile's dtype (default bf16) is used`, v.range);
+  }
+
+  const quantization = readQuantization(r);
+
+  if (r.defaulted.length > 0) {
+    r.problem('info', 'family-defaults', `not in the config, taken from transformers' ${family} defaults: ${r.defaulted.join(', ')}`, anchor, { defaults: r.defaulted });
+  }
+  if (isEncoder) {
+    r.problem('info', 'encoder-no-kv-cache', `${modelType || 'this model'} is an encoder: it attends over the whole input at once and keeps no KV cache, so KV and page-pool sizes are 0`, anchor);
+  }
+
+  const hasError = r.problems.some((p) => p.severity === 'error');
+  if (hasError || hiddenSize === undefined || numLayers === undefined || numHeads === undefined || vocabSize === undefined
+    || numKvHeads === undefined || headDim === undefined || intermediateSize === undefined) {
+    return { value: null, problems: r.problems };
+  }
+
+  const attention: AttentionKind = mla ? 'mla' : numKvHeads === numHeads ? 'mha' : numKvHeads === 1 ? 'mqa' : 'gqa';
+  const spec: ModelSpec = {
+    modelType,
+    architectures,
+    isEncoder,
+    hiddenSize,
+    numLayers,
+    numHeads,
+    numKvHeads,
+    headDim,
+    headDimExplicit: explicitHeadDim !== undefined,
+    attention,
+    mla,
+    intermediateSize,
+    vocabSize,
+    maxPositionEmbeddings,
+    slidingWindow,
+    layerTypes,
+    moe,
+    tieWordEmbeddings,
+    gatedMlp: !PLAIN_MLP_TYPES.has(family),
+    attentionBias,
+    attentionOutputBias,
+    mlpBias,
+    norm: LAYERNORM_TYPES.has(family) ? 'layernorm' : 'rmsnorm',
+    normsPerLayer: FOUR_NORM_TYPES.has(family) ? 4 : 2,
+    qkNorm: QK_NORM_TYPES.has(family),
+    attentionSinks: family === 'gpt_oss',
+    positionEmbeddingRows,
+    typeVocabSize,
+    quantization,
+    torchDtype,
+    ranges: r.ranges,
+    sourceKeys: r.sourceKeys,
+  };
+  return { value: spec, problems: r.problems };
+}
+
+/**
+ * quantization_config -> bits per weight. fp8 (DeepSeek-V3 block-wise e4m3): 8 bits on every
+ * linear layer. mxfp4 (gpt-oss): 4-bit e2m1 values plus one 8-bit scale per 32 = 4.25 bits,
+ * routed experts only (its modules_to_not_convert keeps attention, router and embeddings in
+ * bf16). AWQ / GPTQ: `bits` plus a 16-bit scale and zero per group (group_size, default 128).
+ */
+function readQuantization(r: KeyReader): QuantizationSpec | null {
+  const found = r.find(['quantization_config']);
+  if (!found || found.prop.value.type !== 'object') return null;
+  const q = found.prop.value;
+  const method = getProperty(q, 'quant_method')?.value.value;
+  if (typeof method !== 'string') return null;
+  const m = method.toLowerCase();
+  if (m === 'fp8') return { method, bitsPerWeight: 8, scope: 'all' };
+  if (m === 'mxfp4') return { method, bitsPerWeight: 4.25, scope: 'experts' };
+  if (m === 'awq' || m === 'gptq') {
+    const bits = getProperty(q, 'bits')?.value.value;
+    const group = getProperty(q, 'group_size')?.value.value;
+    const b = typeof bits === 'number' ? bits : 4;
+    const g = typeof group === 'number' && group > 0 ? group : 128;
+    return { method, bitsPerWeight: b + 32 / g, scope: 'all' };
+  }
+  r.problem('info', 'unknown-quantization', `quantization "${method}" is not modelled: weight bytes assume unquantized weights in the profile's dtype`, found.prop.keyRange);
+  return null;
+}
+
+function divisors(n: number): number[] {
+  const out: number[] = [];
+  for (let d = 1; d <= n; d++) if (n % d === 0) out.push(d);
+  return out;
+}
+
+/**
+ * Reads a HuggingFace config.json. `file` is set on every problem when given (so a profile
+ * can pass problems of the config it points at straight through). The value is null when the
+ * text has a syntax error or an error-severity problem.
+ */
+export function readModelConfig(text: string, file?: string): ReadResult<ModelSpec> {
+  return readModelConfigTree(parseJsonTree(text), file);
+}
+
+/** readModelConfig on text already parsed by parseJsonTree (the language server parses once). */
+export function readModelConfigTree(parsed: ParsedTree, file?: string): ReadResult<ModelSpec> {
+  const problems = [...parsed.problems];
+  let value: ModelSpec | null = null;
+  if (!parsed.root) {
+    if (problems.length === 0) {
+      problems.push({ severity: 'error', code: 'json-syntax', message: 'the file is empty: a config.json is a JSON object of HuggingFace keys', range: { offset: 0, length: 0 } });
+    }
+  } else {
+    const read = guarded(() => modelSpecFromTree(parsed.root!));
+    problems.push(...read.problems);
+    if (parsed.problems.length === 0) value = read.value;
+  }
+  if (file !== undefined) for (const p of problems) p.file = file;
+  return { value, problems };
+}
+
+/**
+ * Runs a reader and turns an exception (a bug: readers report problems as values) into an
+ * 'internal-error' problem, so an editor or CLI never crashes on a file it cannot read.
+ */
+export function guarded<T>(read: () => ReadResult<T>): ReadResult<T> {
+  try {
+    return read();
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return {
+      value: null,
+      problems: [{ severity: 'error', code: 'internal-error', message: `AttnScope failed to read this file (please report it): ${message}`, range: { offset: 0, length: 0 } }],
+    };
+  }
+}

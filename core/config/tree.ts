@@ -1,0 +1,223 @@
+/**
+ * One positioned value tree for JSON (jsonc-parser) and YAML (yaml) sources, so that the
+ * model and profile readers, the schema error mapping and the language server walk the same
+ * shape whatever the file's syntax. Offsets are UTF-16 code units, as both parsers count.
+ */
+import * as jsonc from 'jsonc-parser';
+import * as YAML from 'yaml';
+import type { Problem, SourceRange } from './types';
+
+export type ValueNodeType = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null';
+
+/** One member of an object node: the key as written, where the key sits, and its value. */
+export interface PropertyNode {
+  key: string;
+  keyRange: SourceRange;
+  value: ValueNode;
+}
+
+/** A value with its source range. Objects keep member order; a key written twice keeps both. */
+export interface ValueNode {
+  type: ValueNodeType;
+  range: SourceRange;
+  /** Scalars: the value (string, number, boolean, null). Containers: undefined. */
+  value?: string | number | boolean | null;
+  properties?: PropertyNode[];
+  items?: ValueNode[];
+}
+
+/** The result of parsing: the root node (null when nothing usable parsed) and syntax problems. */
+export interface ParsedTree {
+  root: ValueNode | null;
+  problems: Problem[];
+}
+
+/** Last member named `key` (JSON.parse semantics: the last duplicate wins). */
+export function getProperty(node: ValueNode | null | undefined, key: string): PropertyNode | undefined {
+  if (!node || node.type !== 'object' || !node.properties) return undefined;
+  for (let i = node.properties.length - 1; i >= 0; i--) {
+    if (node.properties[i]!.key === key) return node.properties[i];
+  }
+  return undefined;
+}
+
+/** The node at a JSON-pointer-like path of keys and indices, or undefined. */
+export function nodeAtPath(root: ValueNode | null, path: ReadonlyArray<string | number>): ValueNode | undefined {
+  let node: ValueNode | undefined = root ?? undefined;
+  for (const seg of path) {
+    if (!node) return undefined;
+    if (node.type === 'array' && node.items) node = node.items[Number(seg)];
+    else node = getProperty(node, String(seg))?.value;
+  }
+  return node;
+}
+
+/** The plain JavaScript value of a node (what JSON.parse would give). */
+export function toPlain(node: ValueNode): unknown {
+  switch (node.type) {
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const p of node.properties ?? []) out[p.key] = toPlain(p.value);
+      return out;
+    }
+    case 'array':
+      return (node.items ?? []).map(toPlain);
+    default:
+      return node.value;
+  }
+}
+
+const JSON_ERROR_TEXT: Record<string, string> = {
+  InvalidSymbol: 'invalid symbol',
+  InvalidNumberFormat: 'invalid number',
+  PropertyNameExpected: 'property name expected',
+  ValueExpected: 'value expected',
+  ColonExpected: "':' expected",
+  CommaExpected: "',' expected",
+  CloseBraceExpected: "'}' expected",
+  CloseBracketExpected: "']' expected",
+  EndOfFileExpected: 'end of file expected',
+  InvalidCommentToken: 'comments are not allowed in JSON',
+  UnexpectedEndOfComment: 'unterminated comment',
+  UnexpectedEndOfString: 'unterminated string',
+  UnexpectedEndOfNumber: 'unterminated number',
+  InvalidUnicode: 'invalid unicode escape',
+  InvalidEscapeCharacter: 'invalid escape character',
+  InvalidCharacter: 'invalid character in string',
+};
+
+function fromJsonc(node: jsonc.Node): ValueNode {
+  const range = { offset: node.offset, length: node.length };
+  switch (node.type) {
+    case 'object': {
+      const properties: PropertyNode[] = [];
+      for (const prop of node.children ?? []) {
+        const [keyNode, valueNode] = prop.children ?? [];
+        if (!keyNode) continue;
+        const value: ValueNode = valueNode
+          ? fromJsonc(valueNode)
+          : { type: 'null', value: null, range: { offset: prop.offset + prop.length, length: 0 } };
+        properties.push({ key: String(keyNode.value), keyRange: { offset: keyNode.offset, length: keyNode.length }, value });
+      }
+      return { type: 'object', range, properties };
+    }
+    case 'array':
+      return { type: 'array', range, items: (node.children ?? []).map(fromJsonc) };
+    case 'string':
+    case 'number':
+    case 'boolean':
+    case 'null':
+      return { type: node.type, range, value: node.value as string | number | boolean | null };
+    default:
+      return { type: 'null', range, value: null };
+  }
+}
+
+/**
+ * Parses JSON (strict: comments and trailing commas are syntax errors, as in HF's loader;
+ * pass `allowComments` for .jsonc-style profiles). Never throws; jsonc-parser recovers, so a
+ * partial tree usually comes back alongside the errors.
+ */
+export function parseJsonTree(text: string, opts: { allowComments?: boolean } = {}): ParsedTree {
+  const errors: jsonc.ParseError[] = [];
+  const root = jsonc.parseTree(text, errors, {
+    disallowComments: !opts.allowComments,
+    allowTrailingComma: false,
+    allowEmptyContent: false,
+  });
+  const problems: Problem[] = errors.map((e) => ({
+    severity: 'error',
+    code: 'json-syntax',
+    message: `JSON syntax error: ${JSON_ERROR_TEXT[jsonc.printParseErrorCode(e.error)] ?? jsonc.printParseErrorCode(e.error)}`,
+    range: { offset: e.offset, length: e.length },
+  }));
+  return { root: root ? fromJsonc(root) : null, problems };
+}
+
+function yamlRange(node: { range?: YAML.Range | null | undefined }, fallback: number): SourceRange {
+  const r = node.range;
+  if (!r) return { offset: fallback, length: 0 };
+  return { offset: r[0], length: Math.max(0, r[1] - r[0]) };
+}
+
+function fromYaml(doc: YAML.Document, node: unknown, fallback: number): ValueNode {
+  if (YAML.isAlias(node)) {
+    const target = node.resolve(doc);
+    const resolved = fromYaml(doc, target, fallback);
+    return { ...resolved, range: yamlRange(node, fallback) };
+  }
+  if (YAML.isMap(node)) {
+    const properties: PropertyNode[] = [];
+    const range = yamlRange(node, fallback);
+    for (const pair of node.items) {
+      const keyNode = pair.key;
+      const key = YAML.isScalar(keyNode) ? String(keyNode.value) : String(keyNode);
+      const keyRange = YAML.isNode(keyNode) ? yamlRange(keyNode, range.offset) : { offset: range.offset, length: 0 };
+      const valueFallback = keyRange.offset + keyRange.length;
+      const value: ValueNode =
+        pair.value == null
+          ? { type: 'null', value: null, range: { offset: valueFallback, length: 0 } }
+          : fromYaml(doc, pair.value, valueFallback);
+      properties.push({ key, keyRange, value });
+    }
+    return { type: 'object', range, properties };
+  }
+  if (YAML.isSeq(node)) {
+    const range = yamlRange(node, fallback);
+    return { type: 'array', range, items: node.items.map((item) => fromYaml(doc, item, range.offset)) };
+  }
+  if (YAML.isScalar(node)) {
+    const range = yamlRange(node, fallback);
+    const v = node.value;
+    if (v === null || v === undefined) return { type: 'null', range, value: null };
+    if (typeof v === 'number') return { type: 'number', range, value: v };
+    if (typeof v === 'boolean') return { type: 'boolean', range, value: v };
+    if (typeof v === 'bigint') return { type: 'number', range, value: Number(v) };
+    return { type: 'string', range, value: String(v) };
+  }
+  return { type: 'null', range: { offset: fallback, length: 0 }, value: null };
+}
+
+/**
+ * Parses YAML 1.2 (core schema: `yes` stays a string, `0x10` is a number). Syntax errors and
+ * a second document become problems; duplicate keys are errors, as yaml reports them.
+ */
+export function parseYamlTree(text: string): ParsedTree {
+  const problems: Problem[] = [];
+  const docs = YAML.parseAllDocuments(text, { prettyErrors: false, uniqueKeys: true });
+  const list = Array.isArray(docs) ? docs : [];
+  const doc = list[0];
+  for (const d of list) {
+    for (const e of d.errors) {
+      problems.push({
+        severity: 'error',
+        code: 'yaml-syntax',
+        message: `YAML syntax error: ${firstLine(e.message)}`,
+        range: clampRange(e.pos[0], e.pos[1], text.length),
+      });
+    }
+  }
+  if (list.length > 1) {
+    const second = list[1]!;
+    const start = second.range?.[0] ?? text.length;
+    problems.push({
+      severity: 'warning',
+      code: 'yaml-multiple-documents',
+      message: 'only the first YAML document is read; remove the `---` and what follows, or move it to its own file',
+      range: { offset: start, length: 0 },
+    });
+  }
+  if (!doc || doc.contents == null) return { root: null, problems };
+  return { root: fromYaml(doc, doc.contents, 0), problems };
+}
+
+/** yaml may point one past the end of the text (an unexpected end); keep ranges inside it. */
+function clampRange(start: number, end: number, textLength: number): SourceRange {
+  const offset = Math.max(0, Math.min(start, textLength));
+  return { offset, length: Math.max(0, Math.min(end, textLength) - offset) };
+}
+
+function firstLine(message: string): string {
+  const line = message.split('\n')[0] ?? message;
+  return line.replace(/ at line \d+, column \d+:?$/, '');
+}

@@ -1,0 +1,381 @@
+/**
+ * core/estimate: the memory model of attention serving. Weights, KV cache per token, paged
+ * pool sizing with vLLM's semantics, and the attention workspace of a naive vs a flash kernel.
+ * Pure functions of a ModelSpec / Profile; sizes are integers of bytes or of parameters.
+ *
+ * Sources: vLLM (vllm/v1/kv_cache_interface.py page sizes, vllm/v1/core/kv_cache_utils.py
+ * pool sizing, vllm/v1/worker/gpu_worker.py determine_available_memory), the FlashAttention
+ * paper (Dao et al. 2022, §3.1: O(N) extra memory), the DeepSeek-V2 paper (§2.1.2 MLA cache),
+ * and transformers' modeling files for parameter shapes.
+ */
+import type { Dtype, KvDtype, ModelSpec, MoeSpec, Profile } from '../config/types';
+import type { AttentionWorkspace, Estimate, ParamBreakdown, PoolEstimate } from './types';
+
+export * from './types';
+export { checkProfile, nearestPageSize, KERNEL_LIMITS } from './checks';
+
+const GIB = 1024 ** 3;
+
+/** Bytes per element: fp32 4, fp16 / bf16 2, fp8_e4m3 1. */
+export function dtypeBytes(dtype: KvDtype): number {
+  switch (dtype) {
+    case 'fp32':
+      return 4;
+    case 'fp16':
+    case 'bf16':
+      return 2;
+    case 'fp8_e4m3':
+      return 1;
+  }
+}
+
+/**
+ * KV heads one GPU holds under tensor parallelism: H_kv / tp, and at least 1 (vLLM replicates
+ * KV heads when tp > H_kv: ModelConfig.get_num_kv_heads = max(1, H_kv // tp)).
+ */
+export function kvHeadsPerGpu(model: ModelSpec, tensorParallelSize = 1): number {
+  return Math.max(1, Math.floor(model.numKvHeads / tensorParallelSize));
+}
+
+/**
+ * KV-cache bytes one token takes in one layer, on one GPU.
+ * - MHA / GQA / MQA: 2 (K and V) · H_kv/tp · head_dim · bytes(kv dtype)
+ *   (vLLM AttentionSpec.page_size_bytes / block_size).
+ * - MLA: (kv_lora_rank + qk_rope_head_dim) · bytes: one compressed latent plus the shared
+ *   rope key, no factor 2, and not split by tensor parallelism (DeepSeek-V2 §2.1.2; vLLM
+ *   MLAAttentionSpec, head_size = kv_lora_rank + qk_rope_head_dim with one KV head).
+ * - Encoders keep no KV cache: 0.
+ */
+export function kvBytesPerTokenPerLayer(model: ModelSpec, kvDtype: KvDtype, tensorParallelSize = 1): number {
+  if (model.isEncoder) return 0;
+  const bytes = dtypeBytes(kvDtype);
+  if (model.mla) return (model.mla.kvLoraRank + model.mla.qkRopeHeadDim) * bytes;
+  return 2 * kvHeadsPerGpu(model, tensorParallelSize) * model.headDim * bytes;
+}
+
+/**
+ * Layers that keep a per-token KV cache: all of them, except linear-attention / state-space
+ * layers of hybrid models (Qwen3-Next, Granite-4), which keep a constant state instead.
+ */
+export function kvLayerCount(model: ModelSpec): number {
+  let n = 0;
+  for (const kind of model.layerTypes) if (kind !== 'linear') n++;
+  return n;
+}
+
+/**
+ * KV-cache bytes per token across all layers, per GPU: L_kv · kvBytesPerTokenPerLayer, with
+ * L_kv = kvLayerCount (= L but for hybrids). Every attention layer is charged for every token,
+ * sliding-window layers included: that is how vLLM sizes its pool (one block id covers all
+ * layers). gpt-oss-120b bf16: 36 · 2 · 8 · 64 · 2 = 73,728 B.
+ */
+export function kvBytesPerToken(model: ModelSpec, kvDtype: KvDtype, tensorParallelSize = 1): number {
+  return kvLayerCount(model) * kvBytesPerTokenPerLayer(model, kvDtype, tensorParallelSize);
+}
+
+/**
+ * KV-cache bytes a sequence of `seqLen` tokens really needs, per GPU: full-attention layers
+ * hold every token, sliding-window layers at most `sliding_window` of them, linear-attention
+ * layers none.
+ * Σ_layers min(seqLen, window_l) · kvBytesPerTokenPerLayer.
+ */
+export function kvBytesForSequence(model: ModelSpec, seqLen: number, kvDtype: KvDtype, tensorParallelSize = 1): number {
+  const perLayer = kvBytesPerTokenPerLayer(model, kvDtype, tensorParallelSize);
+  let tokens = 0;
+  for (const kind of model.layerTypes) {
+    if (kind === 'linear') continue;
+    tokens += kind === 'sliding' && model.slidingWindow !== null ? Math.min(seqLen, model.slidingWindow) : seqLen;
+  }
+  return tokens * perLayer;
+}
+
+/**
+ * Whether layer `i` (0-based) has a routed-expert MLP: not among the first_k_dense_replace
+ * leading dense layers, not in mlp_only_layers, and on the decoder_sparse_step / moe_layer_freq
+ * stride ((i + 1) % freq == 0, modeling_qwen2_moe.py; with freq 1 every layer, as DeepSeek-V3).
+ */
+export function isMoeLayer(moe: MoeSpec, i: number): boolean {
+  return i >= moe.firstDenseLayers && !moe.mlpOnlyLayers.includes(i) && (i + 1) % moe.layerFrequency === 0;
+}
+
+function normParams(model: ModelSpec): number {
+  return model.norm === 'layernorm' ? 2 * model.hiddenSize : model.hiddenSize;
+}
+
+/** One MLP of intermediate size `inter`: gated 3·h·i (gate, up, down), plain 2·h·i; biases 2i + h or i + h. */
+function mlpParams(model: ModelSpec, inter: number): number {
+  const h = model.hiddenSize;
+  const weights = (model.gatedMlp ? 3 : 2) * h * inter;
+  const biases = model.mlpBias ? (model.gatedMlp ? 2 : 1) * inter + h : 0;
+  return weights + biases;
+}
+
+/** One attention block's parameters (projections, biases, q/k norms, sinks). */
+function attentionParams(model: ModelSpec): number {
+  const h = model.hiddenSize;
+  const H = model.numHeads;
+  if (model.mla) {
+    // DeepSeek-V3 modeling: q_a_proj [h, q_lora] + q_a_layernorm + q_b_proj [q_lora, H·(nope+rope)]
+    // (or q_proj [h, H·(nope+rope)]), kv_a_proj_with_mqa [h, kv_lora + rope] + kv_a_layernorm,
+    // kv_b_proj [kv_lora, H·(nope + v)], o_proj [H·v, h].
+    const m = model.mla;
+    const qk = m.qkNopeHeadDim + m.qkRopeHeadDim;
+    const q = m.qLoraRank ? h * m.qLoraRank + m.qLoraRank + m.qLoraRank * H * qk : h * H * qk;
+    const kv = h * (m.kvLoraRank + m.qkRopeHeadDim) + m.kvLoraRank + m.kvLoraRank * H * (m.qkNopeHeadDim + m.vHeadDim);
+    return q + kv + H * m.vHeadDim * h;
+  }
+  const D = model.headDim;
+  const Hkv = model.numKvHeads;
+  const qkv = h * (H + 2 * Hkv) * D + (model.attentionBias ? (H + 2 * Hkv) * D : 0);
+  const o = H * D * h + (model.attentionOutputBias ? h : 0);
+  return qkv + o + (model.qkNorm ? 2 * D : 0) + (model.attentionSinks ? H : 0);
+}
+
+/** Parameter counts and where they sit. */
+export interface ParamCounts {
+  /** Every parameter of the checkpoint (the MTP / next-n module of DeepSeek-V3 excluded, as its card does). */
+  total: number;
+  /** Parameters one token uses: total minus the routed experts it is not sent to. Embedding included. */
+  active: number;
+  breakdown: ParamBreakdown;
+}
+
+/**
+ * Parameters of a model from its shapes (transformers modeling_<family>.py):
+ * - embeddings V·h, plus learned positions (GPT-2 wpe, BERT) and BERT token types;
+ * - per layer: q/k/v/o with GQA shapes [h, H·D], [h, H_kv·D] ×2, [H·D, h], biases when the
+ *   config says so, MLA's low-rank projections; norms (RMSNorm h, LayerNorm 2h);
+ * - MLP: gated 3·h·i, plain 2·h·i; MoE layers: E routed experts of moe_intermediate_size,
+ *   a router [h, E], shared experts;
+ * - final norm (encoders: the embedding LayerNorm instead, same size), lm_head V·h unless
+ *   tie_word_embeddings; encoders have the pooler (h² + h) instead of an lm_head.
+ * Active = total − (E − k) experts per MoE layer: it includes the embedding, as the Mixtral
+ * (12.9B) and Qwen3 (3.3B) cards count it; gpt-oss's card (5.13B) leaves the input embedding
+ * out (active − breakdown.embedding).
+ */
+export function paramCounts(model: ModelSpec): ParamCounts {
+  const h = model.hiddenSize;
+  const L = model.numLayers;
+  const embedding = model.vocabSize * h + model.positionEmbeddingRows * h + model.typeVocabSize * h;
+  const attention = L * attentionParams(model);
+  let mlp = 0;
+  let experts = 0;
+  let expertsActive = 0;
+  let sharedExperts = 0;
+  let router = 0;
+  const moe = model.moe;
+  for (let i = 0; i < L; i++) {
+    if (moe && isMoeLayer(moe, i)) {
+      const expert = mlpParams(model, moe.expertIntermediateSize);
+      experts += moe.numExperts * expert;
+      expertsActive += moe.numExpertsPerTok * expert;
+      if (moe.numSharedExperts > 0) sharedExperts += moe.numSharedExperts * mlpParams(model, moe.sharedExpertIntermediateSize);
+      router += h * moe.numExperts + (moe.routerBias ? moe.numExperts : 0);
+    } else {
+      mlp += mlpParams(model, model.intermediateSize);
+    }
+  }
+  // Decoders: the final norm. Encoders (post-LN): no final norm, but the embedding LayerNorm.
+  const norms = L * model.normsPerLayer * normParams(model) + normParams(model);
+  const lmHead = model.isEncoder || model.tieWordEmbeddings ? 0 : model.vocabSize * h;
+  const pooler = model.isEncoder ? h * h + h : 0;
+  const total = embedding + attention + mlp + experts + sharedExperts + router + norms + lmHead + pooler;
+  return {
+    total,
+    active: total - experts + expertsActive,
+    breakdown: { embedding, attention, mlp, experts, expertsActive, sharedExperts, router, norms, lmHead, pooler },
+  };
+}
+
+/**
+ * Bytes of the weights: parameters · bytes(dtype), except linear layers the checkpoint ships
+ * quantized (quantization_config): fp8 (DeepSeek-V3) stores every linear weight in 1 byte,
+ * mxfp4 (gpt-oss) its routed experts in 4.25 bits. Embeddings, norms and routers stay in dtype.
+ */
+export function weightsBytes(model: ModelSpec, dtype: Dtype, params: ParamCounts = paramCounts(model)): number {
+  const b = params.breakdown;
+  const q = model.quantization;
+  const bytes = dtypeBytes(dtype);
+  if (!q) return params.total * bytes;
+  const quantized = q.scope === 'experts' ? b.experts : b.attention + b.mlp + b.experts + b.sharedExperts;
+  return Math.ceil(quantized * q.bitsPerWeight / 8) + (params.total - quantized) * bytes;
+}
+
+/** vLLM V1's default max_num_batched_tokens (chunked prefill; LLM class on GPUs < 70 GiB). */
+export const DEFAULT_MAX_NUM_BATCHED_TOKENS = 8192;
+/** vLLM's default max_num_seqs. */
+export const DEFAULT_MAX_NUM_SEQS = 256;
+
+/**
+ * The activation peak vLLM subtracts before sizing its pool. vLLM measures it by running one
+ * dummy forward pass of max_num_batched_tokens tokens and reading torch's peak memory
+ * (gpu_worker.determine_available_memory -> profile_run), then a sampler pass of max_num_seqs
+ * rows. We model the live tensors at the widest point of one layer:
+ *   T · bytes · (2h + max(attn, mlp)) + S · V · 4
+ * with T = max_num_batched_tokens, S = max_num_seqs, 2h = residual + normed hidden state,
+ * attn = (H + 2·H_kv)·D (q, k, v) + H·D (output), mlp = 3·i (gate, up, act) for a gated MLP or
+ * 2·i for a plain one; for MoE layers vLLM's fused_moe caches k·(2·i_e) + k·i_e + k·h per token
+ * plus the shared experts' 3·i_s; the last term is the sampler's fp32 logits. It ignores CUDA
+ * graphs and NCCL buffers (vLLM's "non-torch memory"), which add a few hundred MiB.
+ */
+export function activationPeakBytes(
+  model: ModelSpec,
+  dtype: Dtype,
+  maxNumBatchedTokens = DEFAULT_MAX_NUM_BATCHED_TOKENS,
+  maxNumSeqs = DEFAULT_MAX_NUM_SEQS,
+): number {
+  const h = model.hiddenSize;
+  const attnWidth = model.mla
+    ? model.numHeads * (model.mla.qkNopeHeadDim + model.mla.qkRopeHeadDim) * 2 + model.numHeads * model.mla.vHeadDim * 2
+    : (model.numHeads + 2 * model.numKvHeads) * model.headDim + model.numHeads * model.headDim;
+  let mlpWidth = (model.gatedMlp ? 3 : 2) * model.intermediateSize;
+  if (model.moe) {
+    const m = model.moe;
+    const moeWidth = m.numExpertsPerTok * (3 * m.expertIntermediateSize + h) + m.numSharedExperts * 3 * m.sharedExpertIntermediateSize;
+    const hasDense = m.firstDenseLayers > 0 || m.mlpOnlyLayers.length > 0 || m.layerFrequency > 1;
+    mlpWidth = hasDense ? Math.max(mlpWidth, moeWidth) : moeWidth;
+  }
+  const tokens = maxNumBatchedTokens * dtypeBytes(dtype) * (2 * h + Math.max(attnWidth, mlpWidth));
+  const logits = model.isEncoder ? 0 : maxNumSeqs * model.vocabSize * 4;
+  return tokens + logits;
+}
+
+/**
+ * Pages (vLLM blocks) that fit a KV budget: floor(budgetBytes / pageBytes), with pageBytes one
+ * page across all layers (page_size · kvBytesPerToken). vLLM: num_blocks = available_memory //
+ * page_size_bytes // num_layers, the same number. 0 when the budget is negative or there is no
+ * KV cache.
+ */
+export function poolPages(budgetBytes: number, pageBytes: number): number {
+  if (pageBytes <= 0 || budgetBytes <= 0) return 0;
+  return Math.floor(budgetBytes / pageBytes);
+}
+
+/**
+ * Attention workspace of one layer for B sequences of N_q queries over N_k keys.
+ * Naive: S = QKᵀ and P = softmax(S) materialized, 2 · B · H · N_q · N_k · bytes(dtype).
+ * Flash: S and P live in on-chip tiles; what persists is O(B · H · N_q): the running max m,
+ * running sum l and the returned lse, fp32 each (FlashAttention, Dao et al. 2022, Alg. 1 and
+ * Thm. 1), 3 · B · H · N_q · 4. The output O itself is not workspace: both kernels write it.
+ */
+export function attentionWorkspace(batchSize: number, numHeads: number, seqLenQ: number, seqLenK: number, dtype: Dtype): AttentionWorkspace {
+  return {
+    naiveBytes: 2 * batchSize * numHeads * seqLenQ * seqLenK * dtypeBytes(dtype),
+    flashBytes: 3 * batchSize * numHeads * seqLenQ * 4,
+    seqLen: seqLenQ,
+  };
+}
+
+/** The KV dtype a profile resolves to: kv_cache.dtype, or the profile's dtype for 'auto'. */
+export function resolveKvDtype(profile: Profile): KvDtype {
+  return profile.kvCache.dtype === 'auto' ? profile.dtype : profile.kvCache.dtype;
+}
+
+/**
+ * The reference sequence length of a profile: workload.max_model_len, else the model's
+ * max_position_embeddings (vLLM's default max_model_len), else the longest prefill length.
+ */
+export function referenceSeqLen(profile: Profile): number {
+  return profile.workload?.maxModelLen ?? profile.model.maxPositionEmbeddings ?? Math.max(...profile.prefill.seqLens, 1);
+}
+
+/**
+ * The full estimate of a profile (DESIGN.md "Estimate JSON").
+ * `seqLen` (default: referenceSeqLen) is the length the attention workspace and the max
+ * concurrency are computed at; `batchSize` (default: prefill.batch_size) the workspace's B.
+ * Pool budget, in order: kv_cache.num_pages · pageBytes; kv_cache.memory_gib; device
+ * memory_gib · gpu_memory_utilization − weights/tp − activation peak (vLLM); else none (0 pages).
+ */
+export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: number } = {}): Estimate {
+  const model = profile.model;
+  const dtype = profile.dtype;
+  const kvDtype = resolveKvDtype(profile);
+  const tp = profile.device.tensorParallelSize;
+  const pageSize = profile.kvCache.pageSize;
+  const perLayer = kvBytesPerTokenPerLayer(model, kvDtype, tp);
+  const perToken = kvLayerCount(model) * perLayer;
+  const pageBytes = pageSize * perToken;
+  const params = paramCounts(model);
+  const weights = weightsBytes(model, dtype, params);
+  const weightsPerGpu = Math.ceil(weights / tp);
+  const seqLen = opts.seqLen ?? referenceSeqLen(profile);
+  const batchSize = opts.batchSize ?? profile.prefill.batchSize;
+  const notes: string[] = [];
+
+  let budgetBytes = 0;
+  let activation = 0;
+  let budgetSource: PoolEstimate['budgetSource'] = 'none';
+  let pages: number;
+  if (typeof profile.kvCache.numPages === 'number') {
+    pages = profile.kvCache.numPages;
+    budgetBytes = pages * pageBytes;
+    budgetSource = 'explicit';
+  } else {
+    if (typeof profile.kvCache.memoryGib === 'number') {
+      budgetBytes = Math.floor(profile.kvCache.memoryGib * GIB);
+      budgetSource = 'explicit';
+    } else if (profile.device.memoryGib !== null) {
+      activation = activationPeakBytes(
+        model, dtype,
+        profile.workload?.maxNumBatchedTokens ?? DEFAULT_MAX_NUM_BATCHED_TOKENS,
+        profile.workload?.maxNumSeqs ?? DEFAULT_MAX_NUM_SEQS,
+      );
+      budgetBytes = Math.floor(profile.device.memoryGib * GIB * profile.device.gpuMemoryUtilization) - weightsPerGpu - activation;
+      budgetSource = 'device';
+      if (budgetBytes <= 0) {
+        notes.push(`weights (${weightsPerGpu} B per GPU) and activations (${activation} B) exceed ${profile.device.memoryGib} GiB · ${profile.device.gpuMemoryUtilization}: no room for a KV cache; raise tensor_parallel_size or memory`);
+        budgetBytes = Math.max(0, budgetBytes);
+      }
+    } else {
+      notes.push('no device memory_gib or kv_cache memory_gib: the pool is not sized');
+    }
+    pages = poolPages(budgetBytes, pageBytes);
+  }
+  const pagesPerSeq = Math.ceil(seqLen / pageSize);
+  const maxConcurrency = pagesPerSeq > 0 && perToken > 0 ? Math.floor(pages / pagesPerSeq) : 0;
+  if (model.torchDtype !== null && model.torchDtype !== dtype) {
+    notes.push(`the checkpoint is ${model.torchDtype}; weights and activations are sized in ${dtype}`);
+  }
+  if (model.isEncoder) notes.push(`${model.modelType} is an encoder: no KV cache, so no pages`);
+  const kvForSeq = kvBytesForSequence(model, seqLen, kvDtype, tp);
+  if (model.slidingWindow !== null && kvForSeq < perToken * seqLen) {
+    notes.push(`sliding-window layers keep at most ${model.slidingWindow} tokens: a ${seqLen}-token sequence needs ${kvForSeq} B, not the ${perToken * seqLen} B a pool that charges every layer reserves`);
+  }
+
+  return {
+    model: {
+      numLayers: model.numLayers,
+      numHeads: model.numHeads,
+      numKvHeads: model.numKvHeads,
+      headDim: model.headDim,
+      hiddenSize: model.hiddenSize,
+      vocabSize: model.vocabSize,
+      attention: model.attention,
+      slidingWindow: model.slidingWindow,
+      dtype,
+    },
+    kvDtype,
+    hasKvCache: !model.isEncoder,
+    kvBytesPerToken: perToken,
+    kvBytesPerTokenPerLayer: perLayer,
+    kvBytesForSeqLen: kvForSeq,
+    paramsTotal: params.total,
+    paramsActive: params.active,
+    params: params.breakdown,
+    weightsBytes: weights,
+    weightsBytesPerGpu: weightsPerGpu,
+    pageBytes,
+    pageBytesPerLayer: pageSize * perLayer,
+    pool: {
+      budgetBytes,
+      pages,
+      tokens: pages * pageSize,
+      maxConcurrency,
+      concurrencySeqLen: seqLen,
+      activationPeakBytes: activation,
+      budgetSource,
+    },
+    attention: attentionWorkspace(batchSize, model.numHeads, seqLen, seqLen, dtype),
+    notes,
+  };
+}

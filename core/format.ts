@@ -1,0 +1,72 @@
+/**
+ * Number formatting shared by the CLI, the language server's hints and the dashboard, so a
+ * figure reads the same everywhere. Bytes use IEC prefixes (KiB = 1024 B); rates use SI
+ * prefixes (GFLOP/s = 10⁹ FLOP/s, GB/s = 10⁹ B/s), as DESIGN.md "Units" asks.
+ */
+
+const IEC = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
+const SI = ['', 'k', 'M', 'G', 'T', 'P', 'E'];
+
+/** Three significant digits, trailing zeros dropped: 3.8125 -> "3.81", 128 -> "128", 2 -> "2". */
+function sig3(x: number): string {
+  if (x === 0) return '0';
+  const digits = Math.max(0, 2 - Math.floor(Math.log10(Math.abs(x))));
+  return String(Number(x.toFixed(digits)));
+}
+
+/** Scales |x| by `base` until it is below `base`; returns the scaled value and the prefix index. */
+function scale(x: number, base: number, maxIndex: number): [number, number] {
+  let v = x;
+  let i = 0;
+  while (Math.abs(v) >= base && i < maxIndex) {
+    v /= base;
+    i++;
+  }
+  // Rounding to 3 digits can reach the base (1023.9 KiB -> "1020 KiB" is fine, 1023.99 -> 1024).
+  if (Math.abs(Number(sig3(v))) >= base && i < maxIndex) {
+    v /= base;
+    i++;
+  }
+  return [v, i];
+}
+
+/** Bytes with IEC prefixes: 131072 -> "128 KiB", 4093640704 -> "3.81 GiB", 512 -> "512 B". */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes)) return String(bytes);
+  const [v, i] = scale(bytes, 1024, IEC.length - 1);
+  return `${i === 0 ? String(Math.round(v)) : sig3(v)} ${IEC[i]}`;
+}
+
+/** An integer count with thousands separators: 1952 -> "1,952", 8030261248 -> "8,030,261,248". */
+export function formatCount(n: number): string {
+  if (!Number.isFinite(n)) return String(n);
+  const sign = n < 0 ? '-' : '';
+  return sign + String(Math.round(Math.abs(n))).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/** A parameter count in short form: 8030261248 -> "8.03B", 124439808 -> "124M". */
+export function formatParams(n: number): string {
+  const units: Array<[number, string]> = [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'k']];
+  for (const [div, unit] of units) if (Math.abs(n) >= div) return `${sig3(n / div)}${unit}`;
+  return String(n);
+}
+
+/**
+ * A rate with SI prefixes: formatRate(1.234e11, 'FLOP/s') -> "123 GFLOP/s",
+ * formatRate(2.5e10, 'B/s') -> "25 GB/s". `unit` is appended after the prefix.
+ */
+export function formatRate(perSecond: number, unit: 'FLOP/s' | 'B/s'): string {
+  if (!Number.isFinite(perSecond)) return `${perSecond} ${unit}`;
+  const [v, i] = scale(perSecond, 1000, SI.length - 1);
+  return `${sig3(v)} ${SI[i]}${unit}`;
+}
+
+/** A duration given in nanoseconds, in the largest unit that keeps it >= 1: "812 µs", "3.41 ms", "1.2 s". */
+export function formatDuration(ns: number): string {
+  if (!Number.isFinite(ns)) return String(ns);
+  const abs = Math.abs(ns);
+  if (abs >= 1e9) return `${sig3(ns / 1e9)} s`;
+  if (abs >= 1e6) return `${sig3(ns / 1e6)} ms`;
+  if (abs >= 1e3) return `${sig3(ns / 1e3)} µs`;
+  return `${sig3(ns)} ns`;
+}

@@ -1,0 +1,274 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { profileFromModelConfig, type Profile } from '../../core/config/index';
+import {
+  activationPeakBytes,
+  attentionWorkspace,
+  estimate,
+  kvBytesForSequence,
+  kvBytesPerToken,
+  kvBytesPerTokenPerLayer,
+  paramCounts,
+  poolPages,
+  weightsBytes,
+} from '../../core/estimate/index';
+import { FIXTURES, loadModel } from './helpers';
+
+const MiB = 1024 ** 2;
+const GiB = 1024 ** 3;
+
+/**
+ * KV bytes per token, all layers, K and V, 2-byte elements (bf16, or fp16 for the Llama-2
+ * checkpoints; gemma-2's float32 checkpoint is served in bf16). Hand calculations:
+ * L · 2 · H_kv · head_dim · 2, MLA: L · (kv_lora_rank + qk_rope_head_dim) · 2.
+ */
+const KV_BYTES_PER_TOKEN: Record<string, number> = {
+  'DeepSeek-V3': 70_272, //         61 · (512 + 64) · 2               (MLA, no factor 2; shared README)
+  'Llama-2-70b-hf': 327_680, //     80 · 2 · 8 · 128 · 2
+  'Llama-2-7b-hf': 524_288, //      32 · 2 · 32 · 128 · 2             (8 MiB per 16-token page, README)
+  'Llama-3.1-405B': 516_096, //     126 · 2 · 8 · 128 · 2
+  'Llama-3.1-70B': 327_680, //      80 · 2 · 8 · 128 · 2
+  'Llama-3.1-8B': 131_072, //       32 · 2 · 8 · 128 · 2              (README ground truth)
+  'Llama-3.2-3B': 114_688, //       28 · 2 · 8 · 128 · 2              (explicit head_dim 128 = 3072 / 24)
+  'Meta-Llama-3-8B': 131_072, //    32 · 2 · 8 · 128 · 2
+  'Mixtral-8x7B-v0.1': 131_072, //  32 · 2 · 8 · 128 · 2              (experts do not touch the cache)
+  'Qwen2-7B': 57_344, //            28 · 2 · 4 · 128 · 2
+  'Qwen2.5-3B': 36_864, //          36 · 2 · 2 · 128 · 2
+  'Qwen2.5-7B': 57_344, //          28 · 2 · 4 · 128 · 2              (README ground truth)
+  'Qwen3-30B-A3B': 98_304, //       48 · 2 · 4 · 128 · 2              (head_dim 128 ≠ 2048 / 32 = 64)
+  'Qwen3-8B': 147_456, //           36 · 2 · 8 · 128 · 2
+  'bert-base-uncased': 0, //        encoder: no KV cache
+  'gemma-2-9b': 344_064, //         42 · 2 · 8 · 256 · 2              (head_dim 256 ≠ 3584 / 16 = 224)
+  'gpt-oss-120b': 73_728, //        36 · 2 · 8 · 64 · 2               (DESIGN.md; every layer charged)
+  'gpt-oss-20b': 49_152, //         24 · 2 · 8 · 64 · 2
+  'gpt2-large': 184_320, //         36 · 2 · 20 · 64 · 2              (n_layer, n_head, n_embd 1280 / 20)
+  'gpt2': 36_864, //                12 · 2 · 12 · 64 · 2
+};
+
+test('the KV table covers every shipped config', () => {
+  const names = readdirSync(FIXTURES).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, '')).sort();
+  assert.deepEqual(names, Object.keys(KV_BYTES_PER_TOKEN).sort());
+});
+
+for (const [name, expected] of Object.entries(KV_BYTES_PER_TOKEN)) {
+  test(`kvBytesPerToken ${name} = ${expected}`, () => {
+    const model = loadModel(name);
+    assert.equal(kvBytesPerToken(model, 'bf16'), expected);
+    assert.equal(kvBytesPerTokenPerLayer(model, 'bf16') * model.numLayers, expected);
+    // The estimate of the default profile agrees (the config's dtype; float32 -> bf16).
+    assert.equal(estimate(profileFromModelConfig(model, null)).kvBytesPerToken, expected);
+  });
+}
+
+test('fp8_e4m3 KV halves a bf16 cache: Llama-3.1-8B 32 · 2 · 8 · 128 · 1 = 65,536', () => {
+  assert.equal(kvBytesPerToken(loadModel('Llama-3.1-8B'), 'fp8_e4m3'), 65_536);
+  // MLA with fp8: 61 · 576 · 1.
+  assert.equal(kvBytesPerToken(loadModel('DeepSeek-V3'), 'fp8_e4m3'), 35_136);
+});
+
+test('tensor parallelism splits KV heads, replicates them past H_kv, and leaves MLA alone', () => {
+  const llama70 = loadModel('Llama-3.1-70B');
+  assert.equal(kvBytesPerToken(llama70, 'bf16', 4), 81_920); // 80 · 2 · (8 / 4) · 128 · 2
+  assert.equal(kvBytesPerToken(llama70, 'bf16', 16), 40_960); // 80 · 2 · max(1, 8 / 16) · 128 · 2
+  assert.equal(kvBytesPerToken(loadModel('DeepSeek-V3'), 'bf16', 8), 70_272); // latent not sharded
+});
+
+test('sliding-window layers hold at most the window; every layer is still charged per token', () => {
+  const oss = loadModel('gpt-oss-120b');
+  // 18 full layers · 8192 + 18 sliding layers · 128 = 149,760 token-layers, · 2·8·64·2 = 2048 B.
+  assert.equal(kvBytesForSequence(oss, 8192, 'bf16'), 149_760 * 2048);
+  // Shorter than the window: every layer holds all 100 tokens.
+  assert.equal(kvBytesForSequence(oss, 100, 'bf16'), 36 * 100 * 2048);
+  // gemma-2: 21 global · 8192 + 21 local · 4096 = 258,048 token-layers · 2·8·256·2 = 8192 B.
+  assert.equal(kvBytesForSequence(loadModel('gemma-2-9b'), 8192, 'bf16'), 258_048 * 8192);
+  // Qwen2 carries sliding_window 131072 with use_sliding_window false: nothing slides.
+  assert.equal(kvBytesForSequence(loadModel('Qwen2-7B'), 32_768, 'bf16'), 32_768 * 57_344);
+});
+
+function llamaProfile(change: (p: Profile) => void): Profile {
+  const p = profileFromModelConfig(loadModel('Llama-3.1-8B'), null);
+  change(p);
+  return p;
+}
+
+test('vLLM ground truth: Llama-3.1-8B bf16, page 16, 3.8125 GiB budget -> 1952 pages of 2 MiB', () => {
+  // vLLM start-up log (shared README): "kv_cache_size=3.81GiB", "GPU blocks: 1952".
+  const e = estimate(llamaProfile((p) => { p.kvCache.memoryGib = 3.8125; }));
+  assert.equal(e.pageBytes, 2 * MiB); // 16 · 131,072
+  assert.equal(e.pageBytesPerLayer, 64 * 1024); // 16 · 4096
+  assert.equal(e.pool.budgetBytes, 4_093_640_704); // 3.8125 · 2^30
+  assert.equal(e.pool.pages, 1952);
+  assert.equal(e.pool.tokens, 1952 * 16);
+  assert.equal(e.pool.budgetSource, 'explicit');
+  assert.equal(e.pool.activationPeakBytes, 0);
+  assert.equal(poolPages(3.8125 * GiB, 2 * MiB), 1952);
+});
+
+test('vLLM ground truth: Llama-2-7B fp16 page of 16 tokens is 8 MiB', () => {
+  const e = estimate(profileFromModelConfig(loadModel('Llama-2-7b-hf'), null));
+  assert.equal(e.model.dtype, 'fp16');
+  assert.equal(e.pageBytes, 8 * MiB);
+});
+
+test('pool from device memory: 80 GiB · 0.9 − weights − activation peak', () => {
+  const e = estimate(llamaProfile((p) => { p.device.memoryGib = 80; }));
+  const weights = 8_030_261_248 * 2;
+  const activation = activationPeakBytes(loadModel('Llama-3.1-8B'), 'bf16');
+  // 8192 tokens · 2 B · (2·4096 + max((32 + 16)·128 + 32·128, 3·14336)) + 256 · 128256 · 4
+  assert.equal(activation, 8192 * 2 * (8192 + 43_008) + 256 * 128_256 * 4);
+  assert.equal(e.weightsBytes, weights);
+  assert.equal(e.pool.budgetSource, 'device');
+  assert.equal(e.pool.activationPeakBytes, activation);
+  assert.equal(e.pool.budgetBytes, Math.floor(80 * GiB * 0.9) - weights - activation);
+  assert.equal(e.pool.pages, Math.floor(e.pool.budgetBytes / (2 * MiB)));
+  // Max concurrency at max_position_embeddings 131072 = 8192 pages a sequence.
+  assert.equal(e.pool.concurrencySeqLen, 131_072);
+  assert.equal(e.pool.maxConcurrency, Math.floor(e.pool.pages / 8192));
+});
+
+test('explicit num_pages wins; no memory at all sizes nothing and says so', () => {
+  const fixed = estimate(llamaProfile((p) => { p.kvCache.numPages = 100; }));
+  assert.equal(fixed.pool.pages, 100);
+  assert.equal(fixed.pool.budgetBytes, 100 * 2 * MiB);
+  const none = estimate(llamaProfile(() => {}));
+  assert.equal(none.pool.budgetSource, 'none');
+  assert.equal(none.pool.pages, 0);
+  assert.ok(none.notes.some((n) => /not sized/.test(n)));
+});
+
+test('weights that do not fit leave no pool, and a note says why', () => {
+  const e = estimate(profileFromModelConfig(loadModel('Llama-3.1-70B'), null), {});
+  assert.equal(e.pool.pages, 0);
+  const tight = profileFromModelConfig(loadModel('Llama-3.1-70B'), null);
+  tight.device.memoryGib = 80;
+  const t = estimate(tight);
+  assert.equal(t.pool.pages, 0);
+  assert.equal(t.pool.budgetBytes, 0);
+  assert.ok(t.notes.some((n) => /no room for a KV cache/.test(n)));
+  tight.device.tensorParallelSize = 4;
+  assert.ok(estimate(tight).pool.pages > 0);
+});
+
+test('max concurrency counts whole pages per sequence', () => {
+  // 1952 pages; a 1000-token sequence needs ceil(1000 / 16) = 63 pages -> 30 sequences.
+  const e = estimate(llamaProfile((p) => { p.kvCache.memoryGib = 3.8125; }), { seqLen: 1000 });
+  assert.equal(e.pool.maxConcurrency, 30);
+});
+
+test('encoders have no KV cache: 0 bytes, 0 pages, a flag and a note', () => {
+  const p = profileFromModelConfig(loadModel('bert-base-uncased'), null);
+  p.device.memoryGib = 16;
+  const e = estimate(p);
+  assert.equal(e.hasKvCache, false);
+  assert.equal(e.kvBytesPerToken, 0);
+  assert.equal(e.pageBytes, 0);
+  assert.equal(e.pool.pages, 0);
+  assert.equal(e.pool.maxConcurrency, 0);
+  assert.ok(e.notes.some((n) => /encoder/.test(n)));
+});
+
+test('attention workspace: naive 2·B·H·N²·bytes vs flash 3·B·H·N·4', () => {
+  // Llama-3.1-8B at 8192 tokens, bf16: 2 · 1 · 32 · 8192² · 2 = 8 GiB per layer; flash 3 MiB.
+  const w = attentionWorkspace(1, 32, 8192, 8192, 'bf16');
+  assert.equal(w.naiveBytes, 8 * GiB);
+  assert.equal(w.flashBytes, 3 * MiB);
+  const e = estimate(llamaProfile(() => {}), { seqLen: 8192, batchSize: 2 });
+  assert.equal(e.attention.naiveBytes, 16 * GiB);
+  assert.equal(e.attention.seqLen, 8192);
+});
+
+/**
+ * Exact parameter counts, hand-calculated from the shapes (see paramCounts' doc):
+ * Llama-3.1-8B: embed 128256·4096 = 525,336,576, ×2 untied; per layer q,o 4096² ×2 +
+ * k,v 4096·1024 ×2 = 41,943,040, MLP 3·4096·14336 = 176,160,768, norms 8192 -> 218,112,000
+ * ×32 = 6,979,584,000; + final norm 4096 -> 8,030,261,248 (HF safetensors: 8.03B).
+ */
+test('paramCounts Llama-3.1-8B: exactly 8,030,261,248', () => {
+  const p = paramCounts(loadModel('Llama-3.1-8B'));
+  assert.equal(p.total, 8_030_261_248);
+  assert.equal(p.active, p.total);
+  assert.equal(p.breakdown.lmHead, 525_336_576);
+});
+
+test('paramCounts GPT-2: 124,439,808 (ties lm_head by default, learned positions, biases, LayerNorm)', () => {
+  // wte 50257·768 = 38,597,376; wpe 1024·768 = 786,432; per layer 12·768² + 13·768 = 7,087,872
+  // ×12 = 85,054,464; ln_f 1536 -> 124,439,808.
+  const p = paramCounts(loadModel('gpt2'));
+  assert.equal(p.total, 124_439_808);
+  assert.equal(p.breakdown.lmHead, 0);
+});
+
+test('paramCounts Mixtral-8x7B: 46,702,792,704 total, 12,879,925,248 active', () => {
+  // Per layer: attention 41,943,040 + 8 experts · 176,160,768 + router 4096·8 + norms 8192
+  // = 1,451,270,144 ×32 + embeddings 2 · 131,072,000 + 4096; active keeps 2 of 8 experts.
+  const p = paramCounts(loadModel('Mixtral-8x7B-v0.1'));
+  assert.equal(p.total, 46_702_792_704);
+  assert.equal(p.active, 12_879_925_248);
+});
+
+test('paramCounts gpt-oss-20b: 20,914,757,184 total; 3,608,307,264 active without the input embedding', () => {
+  // Per layer: q 2880·4096+4096, k,v 2880·512+512 each, o 4096·2880+2880, sinks 64 = 26,550,144;
+  // expert (biased SwiGLU) 2880·5760+5760 + 2880·2880+2880 = 24,891,840, ×32; router 2880·32+32;
+  // norms 5760 -> 823,186,976 ×24 + embed, unembed 2 · 579,133,440 + 2880.
+  const p = paramCounts(loadModel('gpt-oss-20b'));
+  assert.equal(p.total, 20_914_757_184);
+  assert.equal(p.active - p.breakdown.embedding, 3_608_307_264);
+});
+
+/**
+ * Published counts. `active` includes the embedding (Mixtral's and Qwen's convention) except
+ * where the card says otherwise. Each within 1% unless noted.
+ */
+const PUBLISHED: Array<{ name: string; total: number; active?: number; activeTol?: number; activeExcludesEmbedding?: boolean; source: string }> = [
+  { name: 'Llama-3.1-8B', total: 8.03e9, source: 'HF model page, safetensors: 8.03B params' },
+  { name: 'Llama-3.1-70B', total: 70.6e9, source: 'HF model page, safetensors: 70.6B params' },
+  { name: 'Llama-3.1-405B', total: 405e9, source: 'Llama 3.1 model card: 405B' },
+  { name: 'Llama-3.2-3B', total: 3.21e9, source: 'HF model page, safetensors: 3.21B params' },
+  { name: 'Llama-2-7b-hf', total: 6.74e9, source: 'HF model page, safetensors: 6.74B params' },
+  { name: 'Llama-2-70b-hf', total: 69.0e9, source: 'HF model page, safetensors: 69B params' },
+  { name: 'Mixtral-8x7B-v0.1', total: 46.7e9, active: 12.9e9, source: 'Mistral, "Mixtral of experts" (2023): 46.7B total, 12.9B per token' },
+  { name: 'Qwen2.5-7B', total: 7.61e9, source: 'Qwen2.5-7B model card: 7.61B' },
+  { name: 'Qwen2.5-3B', total: 3.09e9, source: 'Qwen2.5-3B model card: 3.09B' },
+  { name: 'Qwen3-8B', total: 8.2e9, source: 'Qwen3-8B model card: 8.2B' },
+  // Card: 30.5B total, 3.3B activated. Our exact active count is 3,353,032,704 (3.35B): the card
+  // truncates, so active is held to 2%.
+  { name: 'Qwen3-30B-A3B', total: 30.5e9, active: 3.3e9, activeTol: 0.02, source: 'Qwen3-30B-A3B model card' },
+  // Paper: 671B total, 37B activated; our 37.55B counts embedding and lm_head, the paper rounds: 2%.
+  { name: 'DeepSeek-V3', total: 671e9, active: 37e9, activeTol: 0.02, source: 'DeepSeek-V3 technical report, abstract' },
+  // gpt-oss model card, table 1: 116.83B total, 5.13B active (active leaves the input embedding out).
+  { name: 'gpt-oss-120b', total: 116.83e9, active: 5.13e9, activeExcludesEmbedding: true, source: 'gpt-oss model card (OpenAI, 2025), table 1' },
+  { name: 'gpt-oss-20b', total: 20.91e9, active: 3.61e9, activeExcludesEmbedding: true, source: 'gpt-oss model card (OpenAI, 2025), table 1' },
+  { name: 'gemma-2-9b', total: 9.24e9, source: 'HF model page, safetensors: 9.24B params' },
+  { name: 'gpt2', total: 124e6, source: 'HF gpt2 model card: 124M parameters' },
+  { name: 'gpt2-large', total: 774e6, source: 'HF gpt2-large model card: 774M parameters' },
+  { name: 'bert-base-uncased', total: 110e6, source: 'Devlin et al. 2019 (BERT), §3: BERT-BASE 110M' },
+];
+
+for (const c of PUBLISHED) {
+  test(`paramCounts ${c.name} within 1% of the published ${c.total / 1e9}B (${c.source})`, () => {
+    const p = paramCounts(loadModel(c.name));
+    const rel = (x: number, y: number) => Math.abs(x - y) / y;
+    assert.ok(rel(p.total, c.total) < 0.01, `total ${p.total} vs ${c.total}`);
+    if (c.active !== undefined) {
+      const active = c.activeExcludesEmbedding ? p.active - p.breakdown.embedding : p.active;
+      assert.ok(rel(active, c.active) < (c.activeTol ?? 0.01), `active ${active} vs ${c.active}`);
+    } else {
+      assert.equal(p.active, p.total);
+    }
+  });
+}
+
+test('weights bytes follow quantization_config: DeepSeek-V3 fp8 linears, gpt-oss mxfp4 experts', () => {
+  const ds = loadModel('DeepSeek-V3');
+  const dsp = paramCounts(ds);
+  const b = dsp.breakdown;
+  const linear = b.attention + b.mlp + b.experts + b.sharedExperts;
+  assert.equal(weightsBytes(ds, 'bf16'), linear + (dsp.total - linear) * 2);
+  const oss = loadModel('gpt-oss-120b');
+  const op = paramCounts(oss);
+  assert.equal(weightsBytes(oss, 'bf16'), Math.ceil(op.breakdown.experts * 4.25 / 8) + (op.total - op.breakdown.experts) * 2);
+  // OpenAI: gpt-oss-120b fits a single 80 GB GPU (about 61 GiB of weights).
+  assert.ok(weightsBytes(oss, 'bf16') < 65 * GiB);
+  assert.equal(weightsBytes(loadModel('Llama-3.1-8B'), 'fp32'), 8_030_261_248 * 4);
+});

@@ -1,0 +1,40 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { formatBytes, formatCount, formatDuration, formatParams, formatRate } from '../../core/format';
+
+test('formatBytes: IEC prefixes, three significant digits', () => {
+  assert.equal(formatBytes(0), '0 B');
+  assert.equal(formatBytes(512), '512 B');
+  assert.equal(formatBytes(131_072), '128 KiB');
+  assert.equal(formatBytes(2 * 1024 ** 2), '2 MiB');
+  assert.equal(formatBytes(4_093_640_704), '3.81 GiB'); // vLLM's "kv_cache_size=3.81GiB"
+  assert.equal(formatBytes(16_060_522_496), '15 GiB'); // Llama-3.1-8B bf16 weights: 14.96 GiB
+  assert.equal(formatBytes(1536), '1.5 KiB');
+  assert.equal(formatBytes(1023.99 * 1024), '1 MiB'); // rounding past 1023 moves up a prefix
+  assert.equal(formatBytes(2 * 1024 ** 4), '2 TiB');
+});
+
+test('formatCount: thousands separators', () => {
+  assert.equal(formatCount(1952), '1,952');
+  assert.equal(formatCount(999), '999');
+  assert.equal(formatCount(8_030_261_248), '8,030,261,248');
+  assert.equal(formatCount(-12345), '-12,345');
+});
+
+test('formatRate: SI prefixes', () => {
+  assert.equal(formatRate(1.234e11, 'FLOP/s'), '123 GFLOP/s');
+  assert.equal(formatRate(2.5e10, 'B/s'), '25 GB/s');
+  assert.equal(formatRate(9.87e14, 'FLOP/s'), '987 TFLOP/s');
+  assert.equal(formatRate(999.7e9, 'B/s'), '1 TB/s');
+  assert.equal(formatRate(512, 'B/s'), '512 B/s');
+});
+
+test('formatParams and formatDuration', () => {
+  assert.equal(formatParams(8_030_261_248), '8.03B');
+  assert.equal(formatParams(124_439_808), '124M');
+  assert.equal(formatParams(671_026_404_352), '671B');
+  assert.equal(formatDuration(812_000), '812 µs');
+  assert.equal(formatDuration(3_412_000), '3.41 ms');
+  assert.equal(formatDuration(1_200_000_000), '1.2 s');
+  assert.equal(formatDuration(450), '450 ns');
+});

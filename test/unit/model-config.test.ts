@@ -1,0 +1,330 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  formatProblem,
+  isModelConfigFile,
+  isProfilePath,
+  offsetToLineColumn,
+  readModelConfig,
+  type Problem,
+} from '../../core/config/index';
+import { kvBytesForSequence, kvBytesPerToken, paramCounts } from '../../core/estimate/index';
+import { fixtureText, loadModel } from './helpers';
+
+/** The one problem with `code`, or a failure listing what came back. */
+function only(problems: Problem[], code: string): Problem {
+  const found = problems.filter((p) => p.code === code);
+  assert.equal(found.length, 1, `expected one ${code}, got: ${JSON.stringify(problems.map((p) => p.code))}`);
+  return found[0]!;
+}
+
+/** The source text a problem's range covers. */
+function at(text: string, p: Problem): string {
+  return text.slice(p.range.offset, p.range.offset + p.range.length);
+}
+
+test('every shipped config reads without errors or warnings', () => {
+  for (const name of ['DeepSeek-V3', 'Llama-2-70b-hf', 'Llama-3.1-405B', 'Mixtral-8x7B-v0.1', 'Qwen3-30B-A3B', 'gemma-2-9b', 'gpt-oss-120b', 'gpt2', 'gpt2-large']) {
+    const r = readModelConfig(fixtureText(name));
+    assert.ok(r.value, name);
+    assert.deepEqual(r.problems.filter((p) => p.severity !== 'info'), [], name);
+  }
+});
+
+test('GPT-2 key names resolve, with ranges at the aliased keys', () => {
+  const text = fixtureText('gpt2-large');
+  const m = readModelConfig(text).value!;
+  assert.equal(m.hiddenSize, 1280);
+  assert.equal(m.numHeads, 20);
+  assert.equal(m.numLayers, 36);
+  assert.equal(m.headDim, 64);
+  assert.equal(m.maxPositionEmbeddings, 1024);
+  assert.equal(m.intermediateSize, 5120); // n_inner absent -> 4 · n_embd
+  assert.equal(m.tieWordEmbeddings, true); // GPT-2 ties by default
+  assert.equal(m.gatedMlp, false);
+  assert.equal(m.sourceKeys.hiddenSize, 'n_embd');
+  const r = m.ranges['n_head']!;
+  assert.equal(text.slice(r.offset, r.offset + r.length), '20');
+});
+
+test('GQA, MQA and MHA come from num_key_value_heads', () => {
+  assert.equal(loadModel('Llama-2-70b-hf').attention, 'gqa');
+  assert.equal(loadModel('Llama-2-7b-hf').attention, 'mha');
+  assert.equal(loadModel('Llama-3.1-405B').numKvHeads, 8);
+});
+
+test('explicit head_dim wins over hidden / heads (Qwen3-30B-A3B 128, gemma-2 256, gpt-oss 64)', () => {
+  const q = loadModel('Qwen3-30B-A3B');
+  assert.equal(q.headDim, 128);
+  assert.equal(q.headDimExplicit, true);
+  assert.equal(loadModel('gemma-2-9b').headDim, 256);
+  assert.equal(loadModel('gpt-oss-20b').headDim, 64);
+  assert.equal(loadModel('Llama-3.1-8B').headDimExplicit, false);
+});
+
+test('sliding windows: gpt-oss layer_types, gemma-2 alternation, Qwen2 disabled, Mixtral null', () => {
+  const oss = loadModel('gpt-oss-120b');
+  assert.equal(oss.slidingWindow, 128);
+  assert.deepEqual(oss.layerTypes.slice(0, 3), ['sliding', 'full', 'sliding']);
+  const gemma = loadModel('gemma-2-9b');
+  assert.equal(gemma.slidingWindow, 4096);
+  assert.equal(gemma.layerTypes.filter((t) => t === 'sliding').length, 21);
+  assert.equal(gemma.layerTypes[0], 'sliding'); // HF Gemma2: is_sliding = not bool(layer_idx % 2)
+  assert.equal(loadModel('Qwen2-7B').slidingWindow, null); // use_sliding_window: false
+  assert.equal(loadModel('Mixtral-8x7B-v0.1').slidingWindow, null);
+  // Gemma-3 style sliding_window_pattern 6: layers 5, 11 are global.
+  const g3 = readModelConfig(JSON.stringify({ model_type: 'gemma3_text', hidden_size: 64, num_attention_heads: 4, num_hidden_layers: 12, vocab_size: 10, intermediate_size: 128, sliding_window: 512, sliding_window_pattern: 6 })).value!;
+  assert.deepEqual(g3.layerTypes.map((t, i) => (t === 'full' ? i : -1)).filter((i) => i >= 0), [5, 11]);
+  // Mistral v0.1 style: a window and no pattern -> every layer slides.
+  const mistral = readModelConfig(JSON.stringify({ model_type: 'mistral', hidden_size: 64, num_attention_heads: 4, num_hidden_layers: 3, vocab_size: 10, intermediate_size: 128, sliding_window: 4096 })).value!;
+  assert.deepEqual(mistral.layerTypes, ['sliding', 'sliding', 'sliding']);
+});
+
+test('MoE: experts, top-k, expert width, shared experts and leading dense layers', () => {
+  const ds = loadModel('DeepSeek-V3').moe!;
+  assert.deepEqual(
+    [ds.numExperts, ds.numExpertsPerTok, ds.expertIntermediateSize, ds.numSharedExperts, ds.sharedExpertIntermediateSize, ds.firstDenseLayers, ds.routerBias],
+    [256, 8, 2048, 1, 2048, 3, true],
+  );
+  const mix = loadModel('Mixtral-8x7B-v0.1').moe!;
+  assert.deepEqual([mix.numExperts, mix.numExpertsPerTok, mix.expertIntermediateSize], [8, 2, 14336]);
+  const q = loadModel('Qwen3-30B-A3B').moe!;
+  assert.deepEqual([q.numExperts, q.numExpertsPerTok, q.expertIntermediateSize], [128, 8, 768]);
+  assert.equal(loadModel('gpt-oss-20b').moe!.numExperts, 32);
+  assert.equal(loadModel('Llama-3.1-8B').moe, null);
+});
+
+test('MLA: DeepSeek-V3 latent sizes and q·k head_dim nope + rope', () => {
+  const m = loadModel('DeepSeek-V3');
+  assert.equal(m.attention, 'mla');
+  assert.deepEqual(m.mla, { kvLoraRank: 512, qLoraRank: 1536, qkRopeHeadDim: 64, qkNopeHeadDim: 128, vHeadDim: 128 });
+  assert.equal(m.headDim, 192);
+});
+
+test('tie_word_embeddings: explicit true/false and family defaults', () => {
+  assert.equal(loadModel('Qwen2.5-3B').tieWordEmbeddings, true);
+  assert.equal(loadModel('Llama-3.2-3B').tieWordEmbeddings, true);
+  assert.equal(loadModel('Llama-3.1-8B').tieWordEmbeddings, false);
+  assert.equal(loadModel('gemma-2-9b').tieWordEmbeddings, true); // Gemma2Config default
+  assert.equal(loadModel('gpt2').tieWordEmbeddings, true);
+});
+
+test('torch_dtype and dtype map to fp32 / fp16 / bf16', () => {
+  assert.equal(loadModel('gemma-2-9b').torchDtype, 'fp32');
+  assert.equal(loadModel('Llama-2-7b-hf').torchDtype, 'fp16');
+  assert.equal(loadModel('Llama-3.1-8B').torchDtype, 'bf16');
+  assert.equal(loadModel('gpt2').torchDtype, null);
+  const m = readModelConfig(JSON.stringify({ model_type: 'llama', hidden_size: 64, num_attention_heads: 4, num_hidden_layers: 1, vocab_size: 10, intermediate_size: 128, dtype: 'bfloat16' })).value!;
+  assert.equal(m.torchDtype, 'bf16');
+});
+
+test('nested text_config is read, with ranges under its path', () => {
+  const text = JSON.stringify({
+    model_type: 'llava', architectures: ['LlavaForConditionalGeneration'], torch_dtype: 'float16',
+    text_config: { model_type: 'llama', hidden_size: 4096, num_attention_heads: 32, num_key_value_heads: 8, num_hidden_layers: 32, vocab_size: 32064, intermediate_size: 14336 },
+    vision_config: { hidden_size: 1024, num_attention_heads: 16 },
+  }, null, 2);
+  const m = readModelConfig(text).value!;
+  assert.equal(m.hiddenSize, 4096);
+  assert.equal(m.numKvHeads, 8);
+  assert.equal(m.torchDtype, 'fp16');
+  const r = m.ranges['text_config.num_key_value_heads']!;
+  assert.equal(text.slice(r.offset, r.offset + r.length), '8');
+});
+
+test('BERT is an encoder, said as an info problem', () => {
+  const r = readModelConfig(fixtureText('bert-base-uncased'));
+  assert.equal(r.value!.isEncoder, true);
+  assert.equal(only(r.problems, 'encoder-no-kv-cache').severity, 'info');
+});
+
+test('Falcon: multi_query without a KV count -> MQA; new_decoder_architecture uses num_kv_heads', () => {
+  const base = { model_type: 'falcon', hidden_size: 4544, num_attention_heads: 71, num_hidden_layers: 32, vocab_size: 65024 };
+  const f7 = readModelConfig(JSON.stringify({ ...base, multi_query: true })).value!;
+  assert.equal(f7.numKvHeads, 1);
+  assert.equal(f7.attention, 'mqa');
+  assert.equal(f7.intermediateSize, 4 * 4544);
+  const f40 = readModelConfig(JSON.stringify({ model_type: 'falcon', hidden_size: 8192, num_attention_heads: 128, num_kv_heads: 8, multi_query: true, new_decoder_architecture: true, num_hidden_layers: 60, vocab_size: 65024 })).value!;
+  assert.equal(f40.numKvHeads, 8);
+  const old = readModelConfig(JSON.stringify({ model_type: 'falcon', hidden_size: 8192, n_head: 128, n_head_kv: 8, n_layer: 60, vocab_size: 65024 })).value!;
+  assert.equal(old.numKvHeads, 8);
+});
+
+test('semantic problem: multi_query contradicting num_kv_heads is a warning at multi_query', () => {
+  const text = '{"model_type": "falcon", "hidden_size": 4544, "num_attention_heads": 71, "num_hidden_layers": 2, "vocab_size": 10, "multi_query": true, "num_kv_heads": 71}';
+  const r = readModelConfig(text);
+  const p = only(r.problems, 'multi-query-conflict');
+  assert.equal(p.severity, 'warning');
+  assert.equal(p.range.offset, text.indexOf('true'));
+  assert.equal(r.value!.numKvHeads, 1);
+});
+
+const LLAMA = { model_type: 'llama', hidden_size: 4096, num_attention_heads: 32, num_key_value_heads: 8, num_hidden_layers: 4, vocab_size: 128, intermediate_size: 14336 };
+
+test('semantic problem: heads not divisible by KV heads, at num_key_value_heads', () => {
+  const text = JSON.stringify({ ...LLAMA, num_key_value_heads: 6 }, null, 2);
+  const r = readModelConfig(text);
+  assert.equal(r.value, null);
+  const p = only(r.problems, 'heads-not-divisible');
+  assert.equal(p.severity, 'error');
+  assert.equal(at(text, p), '6');
+  assert.deepEqual((p.data as { suggestions: number[] }).suggestions, [1, 2, 4, 8, 16, 32]);
+});
+
+test('semantic problem: hidden not divisible by heads without head_dim; fine with head_dim', () => {
+  const text = JSON.stringify({ ...LLAMA, num_attention_heads: 24, num_key_value_heads: 8 }, null, 2);
+  const p = only(readModelConfig(text).problems, 'hidden-not-divisible');
+  assert.equal(at(text, p), '24');
+  const ok = readModelConfig(JSON.stringify({ ...LLAMA, num_attention_heads: 24, num_key_value_heads: 8, head_dim: 128 }));
+  assert.equal(ok.value!.headDim, 128);
+});
+
+test('semantic problem: layer_types length differs from num_hidden_layers', () => {
+  const text = JSON.stringify({ ...LLAMA, sliding_window: 128, layer_types: ['sliding_attention', 'full_attention', 'sliding_attention'] });
+  const p = only(readModelConfig(text).problems, 'layer-types-length');
+  assert.equal(at(text, p), '["sliding_attention","full_attention","sliding_attention"]');
+  assert.deepEqual(p.data, { expected: 4, actual: 3 });
+});
+
+test('semantic problems: unknown layer type, sliding layers without a window', () => {
+  const text = JSON.stringify({ ...LLAMA, num_hidden_layers: 2, layer_types: ['sliding_attention', 'diagonal_attention'] });
+  const r = readModelConfig(text);
+  assert.equal(at(text, only(r.problems, 'unknown-layer-type')), '"diagonal_attention"');
+  only(r.problems, 'missing-sliding-window');
+});
+
+test('semantic problem: more experts per token than experts', () => {
+  const text = JSON.stringify({ ...LLAMA, num_local_experts: 8, num_experts_per_tok: 10 });
+  const p = only(readModelConfig(text).problems, 'experts-per-tok-exceeds');
+  assert.equal(at(text, p), '10');
+});
+
+test('missing required fields: one error each, naming the key', () => {
+  const text = '{"model_type": "llama", "hidden_size": 4096}';
+  const r = readModelConfig(text);
+  assert.equal(r.value, null);
+  const missing = r.problems.filter((p) => p.code === 'missing-field' && p.severity === 'error').map((p) => (p.data as { key: string }).key).sort();
+  assert.deepEqual(missing, ['num_attention_heads', 'num_hidden_layers', 'vocab_size']);
+  assert.deepEqual(r.problems[0]!.range, { offset: 0, length: 1 });
+});
+
+test('wrong types and invalid values point at the value', () => {
+  const text = JSON.stringify({ ...LLAMA, hidden_size: '4096', num_hidden_layers: 0, num_attention_heads: 32.5 });
+  const r = readModelConfig(text);
+  assert.equal(at(text, only(r.problems, 'wrong-type')), '"4096"');
+  const invalid = r.problems.filter((p) => p.code === 'invalid-value').map((p) => at(text, p)).sort();
+  assert.deepEqual(invalid, ['0', '32.5']);
+  assert.equal(r.problems.filter((p) => p.code === 'missing-field').length, 0);
+});
+
+test('syntax errors: value null, problem at the offending offset, file attached', () => {
+  const text = '{\n  "model_type": "llama",\n  "hidden_size": 4096,,\n}';
+  const r = readModelConfig(text, '/m/config.json');
+  assert.equal(r.value, null);
+  const p = r.problems.find((x) => x.code === 'json-syntax')!;
+  assert.equal(p.file, '/m/config.json');
+  // The second comma of `  "hidden_size": 4096,,` is column 23.
+  assert.deepEqual(offsetToLineColumn(text, p.range.offset), { line: 3, column: 23 });
+  assert.equal(readModelConfig('').problems[0]!.code, 'json-syntax');
+  assert.equal(readModelConfig('[1, 2]').problems[0]!.code, 'not-an-object');
+});
+
+test('never throws on garbage', () => {
+  for (const text of ['', 'null', '"x"', '{', '{"hidden_size": {}}', '{"text_config": 3}', '{"layer_types": "full"}', '\u0000\uffff', '{"architectures": 5}', '{"quantization_config": {"quant_method": 7}}']) {
+    assert.doesNotThrow(() => readModelConfig(text), text);
+  }
+});
+
+test('quantization_config: fp8 for DeepSeek-V3, mxfp4 experts for gpt-oss', () => {
+  assert.deepEqual(loadModel('DeepSeek-V3').quantization, { method: 'fp8', bitsPerWeight: 8, scope: 'all' });
+  assert.deepEqual(loadModel('gpt-oss-20b').quantization, { method: 'mxfp4', bitsPerWeight: 4.25, scope: 'experts' });
+  assert.equal(loadModel('Llama-3.1-8B').quantization, null);
+});
+
+test('isModelConfigFile / isProfilePath', () => {
+  assert.equal(isModelConfigFile('/a/config.json', '{"model_type": "llama"}'), true);
+  assert.equal(isModelConfigFile('/a/llama.config.json', '{"architectures": []}'), true);
+  assert.equal(isModelConfigFile('/a/config.json', '{"compilerOptions": {}}'), false);
+  assert.equal(isModelConfigFile('/a/tsconfig.json', '{"model_type": "llama"}'), false);
+  assert.equal(isModelConfigFile('C:\\m\\config.json', '{"model_type": "llama",,}'), true);
+  assert.equal(isProfilePath('/x/serve.attn.yaml'), true);
+  assert.equal(isProfilePath('/x/serve.attn.yml'), true);
+  assert.equal(isProfilePath('/x/serve.attn.json'), true);
+  assert.equal(isProfilePath('/x/serve.yaml'), false);
+});
+
+test('offsetToLineColumn is 1-based and handles CRLF; formatProblem is file:line:col', () => {
+  const text = 'ab\r\ncd\nef';
+  assert.deepEqual(offsetToLineColumn(text, 0), { line: 1, column: 1 });
+  assert.deepEqual(offsetToLineColumn(text, 4), { line: 2, column: 1 });
+  assert.deepEqual(offsetToLineColumn(text, 8), { line: 3, column: 2 });
+  assert.deepEqual(offsetToLineColumn(text, 99), { line: 3, column: 3 });
+  const line = formatProblem('p.attn.yaml', text, { severity: 'error', code: 'x', message: 'bad', range: { offset: 5, length: 1 } });
+  assert.equal(line, 'p.attn.yaml:2:2: error: bad [x]');
+  assert.match(formatProblem('p.attn.yaml', text, { severity: 'error', code: 'x', message: 'bad', range: { offset: 0, length: 0 }, file: '/m/config.json' }), /^\/m\/config\.json:1:1: /);
+});
+
+test('Llama 4 Scout (text_config): chunked attention on RoPE layers, MoE with a shared expert', () => {
+  const text = JSON.stringify({
+    architectures: ['Llama4ForConditionalGeneration'], model_type: 'llama4', tie_word_embeddings: false,
+    text_config: {
+      model_type: 'llama4_text', num_hidden_layers: 48, hidden_size: 5120, num_attention_heads: 40, num_key_value_heads: 8,
+      head_dim: 128, intermediate_size: 8192, intermediate_size_mlp: 16384, vocab_size: 202048, max_position_embeddings: 10485760,
+      num_experts_per_tok: 1, num_local_experts: 16, interleave_moe_layer_step: 1, attention_chunk_size: 8192, torch_dtype: 'bfloat16',
+    },
+  });
+  const r = readModelConfig(text);
+  assert.deepEqual(r.problems, []);
+  const m = r.value!;
+  // Default no_rope_layers: every 4th layer is global (NoPE) -> 12 full, 36 chunked of 8192.
+  assert.equal(m.slidingWindow, 8192);
+  assert.equal(m.layerTypes.filter((t) => t === 'full').length, 12);
+  assert.equal(m.layerTypes[3], 'full');
+  // 48 · 2 · 8 · 128 · 2 = 196,608 B/token; a 32k sequence holds (12 · 32768 + 36 · 8192) · 4096 B.
+  assert.equal(kvBytesPerToken(m, 'bf16'), 196_608);
+  assert.equal(kvBytesForSequence(m, 32_768, 'bf16'), (12 * 32_768 + 36 * 8192) * 4096);
+  // Per layer: attention 2·5120² + 2·5120·1024 = 62,914,560; 16 experts + 1 shared of 3·5120·8192
+  // = 125,829,120 each; router 5120·16; norms 10,240 -> 2,202,101,760 ×48, + 2 · 202048·5120
+  // + 5120 = 107,769,861,120 (Meta: 109B with the vision encoder). Active: 1 routed + shared
+  // -> 314,664,960 ×48 + embeddings = 17,172,894,720 (Meta: 17B active).
+  const p = paramCounts(m);
+  assert.equal(p.total, 107_769_861_120);
+  assert.equal(p.active, 17_172_894_720);
+});
+
+test('gemma-3 text_config without head counts takes Gemma3TextConfig defaults, said as info', () => {
+  // Verbatim shape of google/gemma-3-4b-it: the text_config names no heads, head_dim or vocab.
+  const text = JSON.stringify({
+    architectures: ['Gemma3ForConditionalGeneration'], model_type: 'gemma3', torch_dtype: 'bfloat16',
+    text_config: { hidden_size: 2560, intermediate_size: 10240, model_type: 'gemma3_text', num_hidden_layers: 34, rope_scaling: { factor: 8.0, rope_type: 'linear' }, sliding_window: 1024 },
+  });
+  const r = readModelConfig(text);
+  const info = r.problems.find((p) => p.code === 'family-defaults')!;
+  assert.equal(info.severity, 'info');
+  assert.match(info.message, /num_attention_heads 8/);
+  const m = r.value!;
+  assert.deepEqual([m.numHeads, m.numKvHeads, m.headDim, m.vocabSize], [8, 4, 256, 262_208]);
+  // sliding_window_pattern 6: layers 5, 11, 17, 23, 29 global.
+  assert.equal(m.layerTypes.filter((t) => t === 'full').length, 5);
+  // 34 · 2 · 4 · 256 · 2 = 139,264 B/token.
+  assert.equal(kvBytesPerToken(m, 'bf16'), 139_264);
+  // Embedding 262208·2560 (tied) + 34 · (attention 15,728,640 + q/k norms 512 + MLP 3·2560·10240
+  // + 4 norms 10,240) + 2560 = 3,880,263,168 (the 4B model's language part; SigLIP adds 0.4B).
+  assert.equal(paramCounts(m).total, 3_880_263_168);
+});
+
+test('hybrid layer_types: linear-attention layers hold no KV; unknown types warned once per type', () => {
+  // Qwen3-Next style: 3 linear_attention layers per full_attention layer.
+  const layerTypes = Array.from({ length: 8 }, (_, i) => ((i + 1) % 4 === 0 ? 'full_attention' : 'linear_attention'));
+  const text = JSON.stringify({ ...LLAMA, model_type: 'qwen3_next', num_hidden_layers: 8, head_dim: 256, num_attention_heads: 16, num_key_value_heads: 2, layer_types: layerTypes });
+  const r = readModelConfig(text);
+  const m = r.value!;
+  assert.equal(r.problems.find((p) => p.code === 'linear-attention-layers')!.severity, 'info');
+  assert.equal(m.layerTypes.filter((t) => t === 'linear').length, 6);
+  // Only the 2 full layers: 2 · 2 · 2 · 256 · 2 = 4096 B/token.
+  assert.equal(kvBytesPerToken(m, 'bf16'), 4096);
+  assert.equal(kvBytesForSequence(m, 1000, 'bf16'), 2 * 1000 * 2048);
+  const odd = readModelConfig(JSON.stringify({ ...LLAMA, layer_types: ['full_attention', 'moe_attention', 'moe_attention', 'full_attention'] }));
+  const warn = only(odd.problems, 'unknown-layer-type');
+  assert.match(warn.message, /"moe_attention" \(2 layers\)/);
+});

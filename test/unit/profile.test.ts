@@ -1,0 +1,416 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+  PROFILE_DEFAULTS,
+  closestMatch,
+  formatProblem,
+  offsetToLineColumn,
+  profileFromModelConfig,
+  readProfile,
+  readProfileOrConfig,
+  type Problem,
+  type ProfileHost,
+} from '../../core/config/index';
+import { estimate } from '../../core/estimate/index';
+import schema from '../../schemas/attn-profile.schema.json';
+import { fixtureText, loadModel } from './helpers';
+
+const DIR = '/work/project';
+const PROFILE = join(DIR, 'serve.attn.yaml');
+
+/** A host over an in-memory file system: what an editor with unsaved buffers looks like. */
+function host(files: Record<string, string>): ProfileHost & { reads: string[] } {
+  const reads: string[] = [];
+  return {
+    reads,
+    readFile(abs: string) {
+      reads.push(abs);
+      return files[abs] ?? null;
+    },
+  };
+}
+
+const LLAMA_FILES = { [join(DIR, 'llama/config.json')]: fixtureText('Llama-3.1-8B') };
+
+function read(text: string, files: Record<string, string> = LLAMA_FILES, file = PROFILE) {
+  return readProfile(text, file, host(files));
+}
+
+function only(problems: Problem[], code: string): Problem {
+  const found = problems.filter((p) => p.code === code);
+  assert.equal(found.length, 1, `expected one ${code}, got: ${JSON.stringify(problems.map((p) => [p.code, p.message]))}`);
+  return found[0]!;
+}
+
+function at(text: string, p: Problem): string {
+  return text.slice(p.range.offset, p.range.offset + p.range.length);
+}
+
+test('a minimal profile gets every default, and the config dtype', () => {
+  const r = read('model: ./llama/config.json\n');
+  assert.ok(r.value, JSON.stringify(r.problems));
+  const p = r.value;
+  assert.equal(p.modelPath, join(DIR, 'llama/config.json'));
+  assert.equal(p.sourcePath, PROFILE);
+  assert.equal(p.dtype, 'bf16');
+  assert.deepEqual(p.device, { backend: 'auto', memoryGib: null, gpuMemoryUtilization: 0.9, tensorParallelSize: 1 });
+  assert.deepEqual(p.kvCache, { pageSize: 16, dtype: 'auto', numPages: 'auto', memoryGib: 'auto' });
+  assert.deepEqual(p.prefill, { batchSize: 1, seqLens: [512, 1024], causal: true });
+  assert.deepEqual(p.decode, { batchSizes: [1, 8], contextLens: [1024, 4096] });
+  assert.equal(p.workload, null);
+  // No device memory: said once, as information.
+  assert.equal(only(r.problems, 'no-memory-budget').severity, 'info');
+});
+
+test('dtype defaults: the config torch_dtype (Llama-2 fp16); float32 checkpoints assume bf16 and say so', () => {
+  const files = {
+    [join(DIR, 'l2/config.json')]: fixtureText('Llama-2-7b-hf'),
+    [join(DIR, 'gemma/config.json')]: fixtureText('gemma-2-9b'),
+  };
+  assert.equal(read('model: ./l2/config.json', files).value!.dtype, 'fp16');
+  const text = 'model: ./gemma/config.json';
+  const g = read(text, files);
+  assert.equal(g.value!.dtype, 'bf16');
+  const info = only(g.problems, 'dtype-assumed');
+  assert.equal(info.severity, 'info');
+  assert.equal(at(text, info), './gemma/config.json');
+  // An explicit dtype is taken as written, without the note.
+  const fp32 = read('model: ./gemma/config.json\ndtype: fp32', files);
+  assert.equal(fp32.value!.dtype, 'fp32');
+  assert.equal(fp32.problems.filter((p) => p.code === 'dtype-assumed').length, 0);
+});
+
+test('unknown key: warning with "did you mean" at the exact key (YAML)', () => {
+  const text = 'model: ./llama/config.json\nkv_cache:\n  pagesize: 32\n';
+  const r = read(text);
+  const p = only(r.problems, 'unknown-key');
+  assert.equal(p.severity, 'warning');
+  assert.equal(p.range.offset, text.indexOf('pagesize'));
+  assert.equal(p.range.length, 'pagesize'.length);
+  assert.match(p.message, /did you mean "page_size"\?/);
+  assert.deepEqual(p.data, { key: 'pagesize', suggestion: 'page_size' });
+  // A warning does not block the profile.
+  assert.ok(r.value);
+});
+
+test('unknown key: warning with "did you mean" at the exact key (JSON), top level', () => {
+  const text = '{\n  "model": "./llama/config.json",\n  "dtpye": "bf16"\n}';
+  const p = only(read(text, LLAMA_FILES, join(DIR, 'serve.attn.json')).problems, 'unknown-key');
+  assert.equal(at(text, p), '"dtpye"');
+  assert.deepEqual(offsetToLineColumn(text, p.range.offset), { line: 3, column: 3 });
+  assert.match(p.message, /did you mean "dtype"/);
+});
+
+test('an unknown key far from any known one lists the known keys', () => {
+  const p = only(read('model: ./llama/config.json\nprefill:\n  zzzzzzzz: 1\n').problems, 'unknown-key');
+  assert.match(p.message, /known keys are batch_size, seq_lens, causal/);
+});
+
+test('wrong type: error at the value, value null', () => {
+  const text = 'model: ./llama/config.json\nkv_cache:\n  page_size: "16"\n';
+  const r = read(text);
+  assert.equal(r.value, null);
+  const p = only(r.problems, 'wrong-type');
+  assert.equal(at(text, p), '"16"');
+  assert.match(p.message, /kv_cache\.page_size must be an integer, not the string "16"/);
+});
+
+test('enum and range errors: did-you-mean for dtype, bounds for numbers, anyOf said once', () => {
+  const text = 'model: ./llama/config.json\nkv_cache:\n  dtype: fp8\n  num_pages: 0\ndevice:\n  gpu_memory_utilization: 1.5\n';
+  const r = read(text);
+  const byValue = Object.fromEntries(r.problems.filter((p) => p.code === 'invalid-value').map((p) => [at(text, p), p.message]));
+  assert.deepEqual(Object.keys(byValue).sort(), ['0', '1.5', 'fp8']);
+  assert.match(byValue['fp8']!, /did you mean "fp8_e4m3"/);
+  assert.match(byValue['1.5']!, /must be <= 1/);
+  assert.match(byValue['0']!, /num_pages must be "auto" or a whole number/);
+});
+
+test('workload length distributions: a bad dist names the choices', () => {
+  const text = 'model: ./llama/config.json\nworkload:\n  prompt_len: { dist: lognorm, median: 5, max: 9 }\n  output_len: { min: 1, max: 2 }\n';
+  const r = read(text);
+  const bad = r.problems.find((p) => p.code === 'invalid-value')!;
+  assert.equal(at(text, bad), 'lognorm');
+  assert.match(bad.message, /did you mean "lognormal"/);
+  const missing = r.problems.find((p) => p.code === 'missing-field')!;
+  assert.match(missing.message, /workload\.output_len needs "dist"/);
+  assert.equal(at(text, missing), 'output_len');
+});
+
+test('missing model path: error at the model value; a folder resolves to its config.json', () => {
+  const text = 'model: ./nope/config.json\n';
+  const r = read(text);
+  assert.equal(r.value, null);
+  const p = only(r.problems, 'model-not-found');
+  assert.equal(at(text, p), './nope/config.json');
+  assert.equal(p.file, undefined);
+  const folder = read('model: ./llama\n');
+  assert.equal(folder.value!.modelPath, join(DIR, 'llama/config.json'));
+});
+
+test('the host is asked for the model file, so unsaved editor text wins', () => {
+  const h = host({ [join(DIR, 'llama/config.json')]: JSON.stringify({ ...JSON.parse(fixtureText('Llama-3.1-8B')), num_key_value_heads: 4 }) });
+  const r = readProfile('model: ./llama/config.json', PROFILE, h);
+  assert.equal(r.value!.model.numKvHeads, 4);
+  assert.deepEqual(h.reads, [join(DIR, 'llama/config.json')]);
+});
+
+test('problems inside the referenced config carry its file, and the model line says so', () => {
+  const cfg = JSON.stringify({ ...JSON.parse(fixtureText('Llama-3.1-8B')), num_key_value_heads: 6 }, null, 2);
+  const text = 'model: ./llama/config.json\n';
+  const r = read(text, { [join(DIR, 'llama/config.json')]: cfg });
+  const inner = only(r.problems, 'heads-not-divisible');
+  assert.equal(inner.file, join(DIR, 'llama/config.json'));
+  assert.equal(cfg.slice(inner.range.offset, inner.range.offset + inner.range.length), '6');
+  const outer = only(r.problems, 'model-config-invalid');
+  assert.equal(at(text, outer), './llama/config.json');
+});
+
+test('inline model mapping: HF keys read in place, problems at profile offsets', () => {
+  const text = 'model:\n  hidden_size: 2048\n  num_attention_heads: 16\n  num_key_value_heads: 3\n  num_hidden_layers: 4\n  vocab_size: 1000\n  intermediate_size: 8192\n';
+  const bad = read(text);
+  assert.equal(at(text, only(bad.problems, 'heads-not-divisible')), '3');
+  const good = read(text.replace('num_key_value_heads: 3', 'num_key_value_heads: 4'));
+  assert.ok(good.value);
+  assert.equal(good.value.modelPath, null);
+  assert.equal(good.value.model.numKvHeads, 4);
+  assert.equal(good.value.model.headDim, 128);
+});
+
+test('malformed YAML and JSON: syntax errors with positions, no value, no throw', () => {
+  const yamlText = 'model: ./llama/config.json\nprefill:\n  seq_lens: [512, 1024\n';
+  const y = read(yamlText);
+  assert.equal(y.value, null);
+  const ys = y.problems.find((p) => p.code === 'yaml-syntax')!;
+  assert.ok(ys, JSON.stringify(y.problems));
+  assert.equal(offsetToLineColumn(yamlText, ys.range.offset).line >= 3, true);
+  const jsonText = '{\n  "model": "./llama/config.json",\n  "dtype": bf16\n}';
+  const j = read(jsonText, LLAMA_FILES, join(DIR, 'serve.attn.json'));
+  assert.equal(j.value, null);
+  const js = j.problems.find((p) => p.code === 'json-syntax')!;
+  assert.deepEqual(offsetToLineColumn(jsonText, js.range.offset), { line: 3, column: 12 });
+  for (const t of ['', '---\n', '[1,2]', 'model', ': :', '{{', 'model: [\n', '\t\tx: 1', 'a: &x 1\nb: *x\n', 'model: 5']) {
+    assert.doesNotThrow(() => read(t), t);
+    assert.equal(read(t).value, null, t);
+  }
+});
+
+test('an empty profile or one without model: missing-field for model', () => {
+  assert.match(only(read('').problems, 'missing-field').message, /model/);
+  const p = only(read('dtype: bf16\n').problems, 'missing-field');
+  assert.match(p.message, /missing "model"/);
+});
+
+test('JSON profiles may carry $schema and comments', () => {
+  const text = '{\n  // served on one GPU\n  "$schema": "../schemas/attn-profile.schema.json",\n  "model": "./llama/config.json"\n}';
+  const r = read(text, LLAMA_FILES, join(DIR, 'serve.attn.json'));
+  assert.ok(r.value, JSON.stringify(r.problems));
+});
+
+test('ranges: every profile value by dotted path', () => {
+  const text = 'model: ./llama/config.json\nkv_cache:\n  page_size: 32\nprefill:\n  seq_lens: [128, 256]\n';
+  const p = read(text).value!;
+  const slice = (k: string) => text.slice(p.ranges[k]!.offset, p.ranges[k]!.offset + p.ranges[k]!.length);
+  assert.equal(slice('kv_cache.page_size'), '32');
+  assert.equal(slice('prefill.seq_lens.1'), '256');
+  assert.equal(slice('model'), './llama/config.json');
+});
+
+test('semantic: tensor parallelism must divide the heads', () => {
+  const text = 'model: ./llama/config.json\ndevice:\n  tensor_parallel_size: 3\n';
+  const p = only(read(text).problems, 'tp-not-divisible');
+  assert.equal(at(text, p), '3');
+  assert.ok(read('model: ./llama/config.json\ndevice:\n  tensor_parallel_size: 4\n').value);
+});
+
+test('semantic: unusual page size, budget conflict, lengths past the model context', () => {
+  const text = [
+    'model: ./llama/config.json',
+    'kv_cache: { page_size: 24, num_pages: 100, memory_gib: 4 }',
+    'prefill: { seq_lens: [512, 200000] }',
+    'decode: { context_lens: [140000] }',
+  ].join('\n');
+  const r = read(text);
+  assert.equal(at(text, only(r.problems, 'page-size-unusual')), '24');
+  assert.equal(at(text, only(r.problems, 'kv-budget-conflict')), '4');
+  const past = r.problems.filter((p) => p.code === 'exceeds-max-position').map((p) => at(text, p));
+  assert.deepEqual(past, ['200000', '140000']);
+  assert.ok(r.value);
+});
+
+test('semantic: workload min > max, and requests longer than max_model_len', () => {
+  const text = 'model: ./llama/config.json\nworkload:\n  prompt_len: { dist: uniform, min: 900, max: 100 }\n  output_len: { dist: fixed, value: 9000 }\n  max_model_len: 8192\n';
+  const r = read(text);
+  const minMax = r.problems.find((p) => p.code === 'invalid-value')!;
+  assert.equal(at(text, minMax), '900');
+  assert.equal(at(text, only(r.problems, 'exceeds-max-model-len')), '8192');
+  assert.equal(r.value, null);
+});
+
+test('semantic: decode cases on an encoder', () => {
+  const files = { [join(DIR, 'bert/config.json')]: fixtureText('bert-base-uncased') };
+  const text = 'model: ./bert/config.json\ndecode: { batch_sizes: [1] }\n';
+  const r = read(text, files);
+  assert.equal(at(text, only(r.problems, 'encoder-decode')), 'decode');
+});
+
+test('workload defaults fill the missing keys; max_model_len is capped by the model context', () => {
+  const files = { [join(DIR, 'gpt2/config.json')]: fixtureText('gpt2') };
+  const w = read('model: ./gpt2/config.json\nworkload:\n  requests: 10\n  prompt_len: { dist: uniform, min: 10, max: 100 }\n  output_len: { dist: fixed, value: 20 }\n', files).value!.workload!;
+  assert.equal(w.requests, 10);
+  assert.equal(w.maxModelLen, 1024); // GPT-2 n_positions
+  assert.equal(w.arrivalRate, PROFILE_DEFAULTS.workload.arrivalRate);
+  assert.deepEqual(w.outputLen, { dist: 'fixed', value: 20 });
+});
+
+/** The schema's `default` annotations (completion shows them) must say what the reader fills in. */
+test('schema defaults match PROFILE_DEFAULTS', () => {
+  const props = schema.properties;
+  const d = PROFILE_DEFAULTS;
+  assert.equal(props.device.properties.backend.default, d.device.backend);
+  assert.equal(props.device.properties.memory_gib.default, d.device.memoryGib);
+  assert.equal(props.device.properties.gpu_memory_utilization.default, d.device.gpuMemoryUtilization);
+  assert.equal(props.device.properties.tensor_parallel_size.default, d.device.tensorParallelSize);
+  assert.equal(props.kv_cache.properties.page_size.default, d.kvCache.pageSize);
+  assert.equal(props.kv_cache.properties.dtype.default, d.kvCache.dtype);
+  assert.equal(props.kv_cache.properties.num_pages.default, d.kvCache.numPages);
+  assert.equal(props.kv_cache.properties.memory_gib.default, d.kvCache.memoryGib);
+  assert.equal(props.prefill.properties.batch_size.default, d.prefill.batchSize);
+  assert.deepEqual(props.prefill.properties.seq_lens.default, d.prefill.seqLens);
+  assert.equal(props.prefill.properties.causal.default, d.prefill.causal);
+  assert.deepEqual(props.decode.properties.batch_sizes.default, d.decode.batchSizes);
+  assert.deepEqual(props.decode.properties.context_lens.default, d.decode.contextLens);
+  assert.equal(props.workload.properties.requests.default, d.workload.requests);
+  assert.equal(props.workload.properties.arrival_rate.default, d.workload.arrivalRate);
+  assert.equal(props.workload.properties.max_num_seqs.default, d.workload.maxNumSeqs);
+  assert.equal(props.workload.properties.max_model_len.default, d.workload.maxModelLen);
+  assert.equal(props.workload.properties.max_num_batched_tokens.default, d.workload.maxNumBatchedTokens);
+  assert.equal(props.workload.properties.seed.default, d.workload.seed);
+});
+
+test('every schema property has a description (hover and completion show them)', () => {
+  const missing: string[] = [];
+  const walk = (node: Record<string, unknown>, path: string) => {
+    const props = node.properties as Record<string, Record<string, unknown>> | undefined;
+    for (const [k, v] of Object.entries(props ?? {})) {
+      if (typeof v.description !== 'string' || v.description.length < 8) missing.push(`${path}${k}`);
+      walk(v, `${path}${k}.`);
+    }
+    for (const branch of (node.oneOf as Array<Record<string, unknown>> | undefined) ?? []) walk(branch, path);
+  };
+  walk(schema as unknown as Record<string, unknown>, '');
+  walk(schema.definitions.lengthDist as unknown as Record<string, unknown>, 'lengthDist.');
+  assert.deepEqual(missing, []);
+});
+
+test('the shipped examples read cleanly and estimate', () => {
+  const examples = resolve(import.meta.dirname, '../../examples');
+  const fsHost: ProfileHost = {
+    readFile(p) {
+      try {
+        return readFileSync(p, 'utf8');
+      } catch {
+        return null;
+      }
+    },
+  };
+  const names = readdirSync(examples).filter((f) => /\.attn\.(ya?ml|json)$/.test(f));
+  assert.ok(names.includes('llama-3.1-8b.attn.yaml'));
+  assert.ok(names.some((n) => n.endsWith('.attn.json')));
+  for (const name of names) {
+    const file = join(examples, name);
+    const r = readProfile(readFileSync(file, 'utf8'), file, fsHost);
+    assert.deepEqual(r.problems, [], name);
+    assert.ok(r.value, name);
+    assert.ok(estimate(r.value).pool.pages > 0, name);
+  }
+  const llama = readProfile(readFileSync(join(examples, 'llama-3.1-8b.attn.yaml'), 'utf8'), join(examples, 'llama-3.1-8b.attn.yaml'), fsHost).value!;
+  assert.equal(estimate(llama).kvBytesPerToken, 131_072);
+});
+
+test('profileFromModelConfig: the defaults around a bare config', () => {
+  const p = profileFromModelConfig(loadModel('gemma-2-9b'), '/m/config.json');
+  assert.equal(p.dtype, 'bf16');
+  assert.equal(p.modelPath, '/m/config.json');
+  assert.equal(p.kvCache.pageSize, 16);
+  // Defaults are copies: changing one profile leaves the next alone.
+  p.prefill.seqLens.push(99);
+  assert.deepEqual(profileFromModelConfig(loadModel('gpt2'), null).prefill.seqLens, [512, 1024]);
+});
+
+test('closestMatch: typos and prefixes, nothing for unrelated words', () => {
+  assert.equal(closestMatch('pagesize', ['page_size', 'dtype']), 'page_size');
+  assert.equal(closestMatch('fp8', ['auto', 'fp32', 'fp16', 'bf16', 'fp8_e4m3']), 'fp8_e4m3');
+  assert.equal(closestMatch('memory', ['backend', 'memory_gib']), 'memory_gib');
+  assert.equal(closestMatch('qqqqqq', ['backend', 'memory_gib']), undefined);
+});
+
+test('readProfileOrConfig: a bare config.json gets the default profile; a profile is read as one', () => {
+  const gemmaPath = join(DIR, 'gemma/config.json');
+  const g = readProfileOrConfig(fixtureText('gemma-2-9b'), gemmaPath, host({}));
+  assert.equal(g.value!.modelPath, gemmaPath);
+  assert.equal(g.value!.dtype, 'bf16');
+  const note = only(g.problems, 'dtype-assumed');
+  assert.equal(note.file, gemmaPath);
+  assert.equal(fixtureText('gemma-2-9b').slice(note.range.offset, note.range.offset + note.range.length), '"float32"');
+  assert.equal(readProfileOrConfig('model: ./llama/config.json', PROFILE, host(LLAMA_FILES)).value!.modelPath, join(DIR, 'llama/config.json'));
+  const bad = readProfileOrConfig('{"model_type": "llama"', join(DIR, 'config.json'), host({}));
+  assert.equal(bad.value, null);
+  assert.equal(bad.problems[0]!.file, join(DIR, 'config.json'));
+});
+
+test('formatProblem positions a problem of the referenced config in that file', () => {
+  const cfgPath = join(DIR, 'llama/config.json');
+  const cfg = '{\n  "model_type": "llama",\n  "hidden_size": 4096,\n  "num_attention_heads": 32,\n  "num_key_value_heads": 6,\n  "num_hidden_layers": 2,\n  "vocab_size": 10\n}';
+  const files = { [cfgPath]: cfg };
+  const text = 'model: ./llama/config.json\n';
+  const r = read(text, files);
+  const inner = only(r.problems, 'heads-not-divisible');
+  assert.match(formatProblem(PROFILE, text, inner, host(files)), new RegExp(`^${cfgPath}:5:26: error: `));
+  const outer = only(r.problems, 'model-config-invalid');
+  assert.match(formatProblem(PROFILE, text, outer, host(files)), new RegExp(`^${PROFILE}:1:8: error: `));
+});
+
+test('an inline model without model_type reads as an untied Llama-style decoder', () => {
+  const m = read('model: { hidden_size: 64, num_attention_heads: 4, num_hidden_layers: 2, vocab_size: 100, intermediate_size: 128 }').value!.model;
+  assert.equal(m.tieWordEmbeddings, false);
+  assert.equal(m.gatedMlp, true);
+  assert.equal(m.norm, 'rmsnorm');
+});
+
+test('never throws on any prefix of a real profile or config (what an editor sees while typing)', () => {
+  const examples = resolve(import.meta.dirname, '../../examples');
+  const files = { ...LLAMA_FILES };
+  for (const name of ['llama-3.1-8b.attn.yaml', 'qwen3-30b-a3b.attn.json']) {
+    const full = readFileSync(join(examples, name), 'utf8').replace(/\.\/[a-z0-9.-]+\/config\.json/, './llama/config.json');
+    for (let i = 0; i <= full.length; i += 3) {
+      const r = read(full.slice(0, i), files, join(DIR, name));
+      for (const p of r.problems) assert.ok(p.range.offset >= 0 && p.range.offset + p.range.length <= Math.max(i, (p.file ? Infinity : i)), `${name}[0..${i}) ${p.code}`);
+    }
+  }
+  const cfg = fixtureText('gpt-oss-20b');
+  for (let i = 0; i <= cfg.length; i += 7) {
+    const r = readProfileOrConfig(cfg.slice(0, i), join(DIR, 'config.json'), host({}));
+    if (i < cfg.length - 2) assert.equal(r.value, null);
+  }
+});
+
+test('default cases fit the model: lengths within its context; an encoder gets no decode and no causal mask', () => {
+  const gpt2 = profileFromModelConfig(loadModel('gpt2'), null);
+  assert.deepEqual(gpt2.decode.contextLens, [1024]); // 4096 > n_positions 1024
+  const bert = profileFromModelConfig(loadModel('bert-base-uncased'), null);
+  assert.deepEqual(bert.prefill.seqLens, [512]);
+  assert.equal(bert.prefill.causal, false);
+  assert.deepEqual(bert.decode, { batchSizes: [], contextLens: [] });
+  const files = { [join(DIR, 'gpt2/config.json')]: fixtureText('gpt2') };
+  const r = read('model: ./gpt2/config.json\n', files);
+  assert.deepEqual(r.value!.decode.contextLens, [1024]);
+  assert.equal(r.problems.filter((p) => p.code === 'exceeds-max-position').length, 0);
+});
+
+test('dtype synonyms suggest the profile name: bfloat16 -> bf16, float8_e4m3fn -> fp8_e4m3', () => {
+  const text = 'model: ./llama/config.json\ndtype: bfloat16\nkv_cache: { dtype: float8_e4m3fn }\n';
+  const msgs = read(text).problems.filter((p) => p.code === 'invalid-value').map((p) => p.data?.suggestion);
+  assert.deepEqual(msgs, ['bf16', 'fp8_e4m3']);
+});
