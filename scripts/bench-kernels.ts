@@ -16,7 +16,7 @@
  * bad arguments.
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { arch, platform, release } from 'node:os';
+import { arch, loadavg, platform, release } from 'node:os';
 import { dirname, resolve } from 'node:path';
 
 import type { CaseShape, Environment, KernelCase } from '../core/protocol/run';
@@ -248,6 +248,7 @@ async function main(): Promise<void> {
   const notes: string[] = [];
   const rows: Row[] = [];
 
+  const loadAtStart = loadavg()[0]!;
   const ortLoad = await loadOrtPeer(threads);
   const ort: OrtPeer | null = ortLoad.ok ? ortLoad.peer : null;
   if (!ortLoad.ok) notes.push(`onnxruntime peer unavailable: ${ortLoad.reason}`);
@@ -455,6 +456,13 @@ async function main(): Promise<void> {
     }
   }
   await ort?.close();
+  const loadAtEnd = loadavg()[0]!;
+  notes.push(
+    `load average (1 min) ${loadAtStart.toFixed(1)} at start, ${loadAtEnd.toFixed(1)} at end, on ${features.logicalCores} CPUs` +
+      (Math.max(loadAtStart, loadAtEnd) > 0.5 * features.logicalCores + 1
+        ? ': other processes competed for the CPUs, so times are longer than on an idle machine (the peaks count only CPU time each thread got; the cases count wall time)'
+        : ''),
+  );
 
   printReport(environment, rows, notes);
   const result: KernelBenchResult = {
