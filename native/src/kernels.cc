@@ -30,6 +30,7 @@ static_assert(kFlashBlockN % 16 == 0, "key tile must be a whole number of 16-flo
 // Decode: tokens scored per softmax step (whole pages), and the smallest split-K partition.
 constexpr int kDecodeChunkTokens = 64;
 constexpr int kDecodeMinPartitionTokens = 256;
+constexpr int kDecodePrefetchPages = 2;  // pages requested ahead of the one being read
 
 thread_local std::string g_last_error;
 
@@ -97,36 +98,41 @@ Status check_flash(const FlashParams& p) {
   return check_simd(p.simd);
 }
 
-// One worker's scratch for a flash task: Q (scaled), O accumulator, S/P, K^T and V tiles, m, l.
+// One worker's scratch for a flash task: Q (scaled), O accumulator, S/P tile, m, l.
 struct FlashScratch {
   std::vector<float> buffer;
-  float *q, *acc, *s, *kt, *v, *m, *l;
+  float *q, *acc, *s, *m, *l;
   void init(int rows, int d) {
     const size_t sizes[] = {size_t(rows) * d, size_t(rows) * d, size_t(rows) * kFlashBlockN,
-                            size_t(d) * kFlashBlockN, size_t(kFlashBlockN) * d, size_t(rows),
-                            size_t(rows)};
+                            size_t(rows), size_t(rows)};
     size_t total = 0;
-    for (size_t s : sizes) total += (s + 15) / 16 * 16;
+    for (size_t n : sizes) total += (n + 15) / 16 * 16;
     buffer.assign(total, 0.f);
     float* cursor = buffer.data();
-    float** slots[] = {&q, &acc, &s, &kt, &v, &m, &l};
-    for (int i = 0; i < 7; ++i) {
+    float** slots[] = {&q, &acc, &s, &m, &l};
+    for (int i = 0; i < 5; ++i) {
       *slots[i] = cursor;
       cursor += (sizes[i] + 15) / 16 * 16;
     }
   }
 };
 
-void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int64_t task,
-                FlashScratch& sc) {
+// K and V of one (batch, KV head), made ready once for all its query tiles: K^T packed per key
+// tile ([num_key_tiles, D, kFlashBlockN] fp32, zero-padded), V as fp32 rows.
+struct HeadKV {
+  const float* kt;  // [num_key_tiles, head_dim, kFlashBlockN]
+  const float* v;   // [seqlen_k, head_dim] with row stride v_stride
+  int64_t v_stride;
+};
+
+// Grid: (query tile) of one (batch b, KV head hk); rows = the group's query heads x the tile.
+void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, int hk,
+                const HeadKV& kv, int64_t task, FlashScratch& sc) {
   const int group = p.num_heads / p.num_heads_k;
   const int d = p.head_dim;
   const int num_q_tiles = (p.seqlen_q + block_m - 1) / block_m;
   // Heaviest (last, under a causal mask) query tiles first: better balance at the tail.
-  const int q_tile = num_q_tiles - 1 - static_cast<int>(task % num_q_tiles);
-  const int64_t rest = task / num_q_tiles;
-  const int hk = static_cast<int>(rest % p.num_heads_k);
-  const int b = static_cast<int>(rest / p.num_heads_k);
+  const int q_tile = num_q_tiles - 1 - static_cast<int>(task);
   const int q0 = q_tile * block_m;
   const int nq = std::min(block_m, p.seqlen_q - q0);
   const int rows = group * nq;  // row r = gi * nq + qi: head hk * group + gi, query q0 + qi
@@ -146,15 +152,14 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int64_t
   int64_t lo_first, hi_first, lo_last, hi_last;
   mask.range(q0, &lo_first, &hi_first);
   mask.range(q0 + nq - 1, &lo_last, &hi_last);
-  const int64_t key_begin = lo_first, key_end = hi_last + 1;  // union of the tile's key ranges
-
-  const void* k_head = element_at(p.k, p.dtype, b * p.k_batch_stride + hk * p.k_head_stride);
-  const void* v_head = element_at(p.v, p.dtype, b * p.v_batch_stride + hk * p.v_head_stride);
-  for (int64_t j0 = key_begin; j0 < key_end; j0 += kFlashBlockN) {
-    const int n = static_cast<int>(std::min<int64_t>(kFlashBlockN, key_end - j0));
-    ops.load_rows_transposed(p.dtype, element_at(k_head, p.dtype, j0 * p.k_row_stride),
-                             p.k_row_stride, n, d, sc.kt, kFlashBlockN);
-    ops.gemm(rows, n, d, sc.q, d, sc.kt, kFlashBlockN, sc.s, kFlashBlockN, false);
+  // Key tiles touching the union of the rows' visible ranges (lo and hi grow with i).
+  const int64_t tile_begin = lo_first / kFlashBlockN;
+  const int64_t tile_end = hi_last < lo_first ? tile_begin : hi_last / kFlashBlockN + 1;
+  for (int64_t tile = tile_begin; tile < tile_end; ++tile) {
+    const int64_t j0 = tile * kFlashBlockN;
+    const int n = static_cast<int>(std::min<int64_t>(kFlashBlockN, p.seqlen_k - j0));
+    ops.gemm(rows, kFlashBlockN, d, sc.q, d, kv.kt + tile * d * kFlashBlockN, kFlashBlockN, sc.s,
+             kFlashBlockN, false);
 
     for (int r = 0; r < rows; ++r) {
       float* row = sc.s + int64_t(r) * kFlashBlockN;
@@ -175,15 +180,7 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int64_t
       if (alpha != 1.f) ops.scale_row(sc.acc + int64_t(r) * d, d, alpha);
       sc.m[r] = m_new;
     }
-
-    const void* v_tile = element_at(v_head, p.dtype, j0 * p.v_row_stride);
-    if (p.dtype == DType::kF32) {
-      ops.gemm(rows, d, n, sc.s, kFlashBlockN, static_cast<const float*>(v_tile), p.v_row_stride,
-               sc.acc, d, true);
-    } else {
-      ops.load_rows(p.dtype, v_tile, p.v_row_stride, n, d, 1.f, sc.v, d);
-      ops.gemm(rows, d, n, sc.s, kFlashBlockN, sc.v, d, sc.acc, d, true);
-    }
+    ops.gemm(rows, d, n, sc.s, kFlashBlockN, kv.v + j0 * kv.v_stride, kv.v_stride, sc.acc, d, true);
   }
 
   for (int r = 0; r < rows; ++r) {
@@ -204,18 +201,43 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int64_t
   }
 }
 
+// For each (batch, KV head): pack its K^T tiles (and fp32 V for fp16/bf16) in parallel, then
+// run its query tiles in parallel. Packing costs O(N_k D) against O(N_q N_k D) of attention.
 Status run_flash(const FlashParams& p) {
   const KernelOps& ops = kernel_ops(resolve_simd_path(p.simd));
   const int group = p.num_heads / p.num_heads_k;
+  const int d = p.head_dim;
   const int block_m = std::min(p.seqlen_q, std::max(1, kFlashRowsPerTask / group));
   const int num_q_tiles = (p.seqlen_q + block_m - 1) / block_m;
-  const int64_t tasks = int64_t(p.batch) * p.num_heads_k * num_q_tiles;
-  const int threads = static_cast<int>(std::min<int64_t>(worker_count(p.threads), tasks));
-  std::vector<FlashScratch> scratch(threads);
-  for (FlashScratch& s : scratch) s.init(group * block_m, p.head_dim);
-  parallel_for(threads, tasks, [&](int64_t task, int worker) {
-    flash_task(p, ops, block_m, task, scratch[worker]);
-  });
+  const int num_k_tiles = (p.seqlen_k + kFlashBlockN - 1) / kFlashBlockN;
+  const int threads = worker_count(p.threads);
+  std::vector<FlashScratch> scratch(static_cast<size_t>(std::min(threads, num_q_tiles)));
+  for (FlashScratch& s : scratch) s.init(group * block_m, d);
+  std::vector<float> kt(size_t(num_k_tiles) * d * kFlashBlockN);
+  std::vector<float> v_f32(p.dtype == DType::kF32 ? 0 : size_t(p.seqlen_k) * d);
+
+  for (int b = 0; b < p.batch; ++b) {
+    for (int hk = 0; hk < p.num_heads_k; ++hk) {
+      const void* k_head = element_at(p.k, p.dtype, b * p.k_batch_stride + hk * p.k_head_stride);
+      const void* v_head = element_at(p.v, p.dtype, b * p.v_batch_stride + hk * p.v_head_stride);
+      parallel_for(threads, num_k_tiles, [&](int64_t tile, int) {
+        const int64_t j0 = tile * kFlashBlockN;
+        const int n = static_cast<int>(std::min<int64_t>(kFlashBlockN, p.seqlen_k - j0));
+        ops.pack_transposed(p.dtype, element_at(k_head, p.dtype, j0 * p.k_row_stride),
+                            p.k_row_stride, n, d, kt.data() + tile * d * kFlashBlockN, kFlashBlockN);
+        if (!v_f32.empty()) {
+          ops.load_rows(p.dtype, element_at(v_head, p.dtype, j0 * p.v_row_stride), p.v_row_stride,
+                        n, d, 1.f, v_f32.data() + j0 * d, d);
+        }
+      });
+      const HeadKV kv = v_f32.empty()
+                            ? HeadKV{kt.data(), static_cast<const float*>(v_head), p.v_row_stride}
+                            : HeadKV{kt.data(), v_f32.data(), d};
+      parallel_for(threads, num_q_tiles, [&](int64_t task, int worker) {
+        flash_task(p, ops, block_m, b, hk, kv, task, scratch[worker]);
+      });
+    }
+  }
   return ok();
 }
 
@@ -270,10 +292,8 @@ DecodePlan plan_decode(const PagedDecodeParams& p, int threads) {
     plan.partition_tokens = p.partition_tokens;
   } else {
     // Split K until there are about 4 tasks per worker, never below kDecodeMinPartitionTokens.
-    const int64_t units = int64_t(p.batch) * p.num_heads_k;
-    const int64_t wanted = (4 * int64_t(threads) + units - 1) / units;
-    int64_t tokens = std::max<int64_t>(kDecodeMinPartitionTokens, (max_len + wanted - 1) / std::max<int64_t>(wanted, 1));
-    tokens = std::max<int64_t>(tokens, 1);
+    const int64_t wanted = (4 * int64_t(threads) + p.batch - 1) / p.batch;
+    const int64_t tokens = std::max<int64_t>(kDecodeMinPartitionTokens, (max_len + wanted - 1) / wanted);
     plan.partition_tokens = static_cast<int>((tokens + ps - 1) / ps * ps);
   }
   plan.num_partitions = std::max(1, (max_len + plan.partition_tokens - 1) / plan.partition_tokens);
@@ -281,19 +301,31 @@ DecodePlan plan_decode(const PagedDecodeParams& p, int threads) {
 }
 
 struct DecodeScratch {
-  std::vector<float> q, acc, s, m, l;
+  std::vector<float> q, acc, s, m, l;  // [H, D], [H, D], [H, chunk], [H], [H]
 };
 
-// Grid: (batch, num_heads_k, partition). Writes O/lse directly when there is one partition,
-// otherwise the unnormalized accumulator with its m and l for the lse merge.
+// Asks for one page's slab [page_size, H_kv, D] of K and of V to be brought into L2: pages are
+// scattered through the pool, so the hardware prefetcher cannot guess the next one.
+inline void prefetch_page(const PagedDecodeParams& p, int32_t page) {
+  const int64_t bytes = int64_t(p.page_size) * p.num_heads_k * p.head_dim * dtype_bytes(p.kv_dtype);
+  const char* k = static_cast<const char*>(element_at(p.k_pages, p.kv_dtype, 0)) + page * bytes;
+  const char* v = static_cast<const char*>(element_at(p.v_pages, p.kv_dtype, 0)) + page * bytes;
+  for (int64_t off = 0; off < bytes; off += 64) {
+    __builtin_prefetch(k + off, 0, 2);
+    __builtin_prefetch(v + off, 0, 2);
+  }
+}
+
+// Grid: (batch, partition). One task reads each page of its token range once, for every KV
+// head (a page slab is contiguous), and each K/V row serves the G query heads of its group.
+// Writes O/lse directly when there is one partition, otherwise the unnormalized accumulator
+// with its m and l for the lse merge.
 void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodePlan& plan,
                  int64_t task, DecodeScratch& sc, float* part_acc, float* part_m, float* part_l) {
   const int group = p.num_heads / p.num_heads_k;
-  const int d = p.head_dim, ps = p.page_size;
+  const int h = p.num_heads, d = p.head_dim, ps = p.page_size;
   const int part = static_cast<int>(task % plan.num_partitions);
-  const int64_t rest = task / plan.num_partitions;
-  const int hk = static_cast<int>(rest % p.num_heads_k);
-  const int b = static_cast<int>(rest / p.num_heads_k);
+  const int b = static_cast<int>(task / plan.num_partitions);
   const int64_t len = p.context_lens[b];
   const int64_t t_begin = int64_t(part) * plan.partition_tokens;
   const int64_t t_end = std::min<int64_t>(len, t_begin + plan.partition_tokens);
@@ -301,54 +333,64 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
   const int32_t* table = p.block_table + int64_t(b) * p.max_pages_per_seq;
   const int chunk = plan.chunk_tokens;
 
-  const int h0 = hk * group;
-  ops.load_rows(p.dtype, element_at(p.q, p.dtype, (int64_t(b) * p.num_heads + h0) * d), d, group,
-                d, default_scale(p.softmax_scale, d), sc.q.data(), d);
+  ops.load_rows(p.dtype, element_at(p.q, p.dtype, int64_t(b) * h * d), d, h, d,
+                default_scale(p.softmax_scale, d), sc.q.data(), d);
   std::fill(sc.acc.begin(), sc.acc.end(), 0.f);
   std::fill(sc.m.begin(), sc.m.end(), kNegInf);
   std::fill(sc.l.begin(), sc.l.end(), 0.f);
 
+  for (int i = 0; i < kDecodePrefetchPages; ++i) {
+    if (t_begin + int64_t(i) * ps < t_end) prefetch_page(p, table[t_begin / ps + i]);
+  }
   for (int64_t t0 = t_begin; t0 < t_end; t0 += chunk) {
     const int tn = static_cast<int>(std::min<int64_t>(chunk, t_end - t0));
     for (int off = 0; off < tn; off += ps) {  // t0 is page-aligned: one page per step
+      const int64_t next = t0 + off + int64_t(kDecodePrefetchPages) * ps;
+      if (next < t_end) prefetch_page(p, table[next / ps]);
       const int32_t page = table[(t0 + off) / ps];
       const int count = std::min(ps, tn - off);
-      const int64_t at = (int64_t(page) * ps * p.num_heads_k + hk) * d;
-      ops.scores(group, count, d, sc.q.data(), d, p.kv_dtype, element_at(p.k_pages, p.kv_dtype, at),
-                 kv_row, sc.s.data() + off, chunk);
+      for (int hk = 0; hk < p.num_heads_k; ++hk) {
+        const int64_t at = (int64_t(page) * ps * p.num_heads_k + hk) * d;
+        ops.scores(group, count, d, sc.q.data() + int64_t(hk) * group * d, d, p.kv_dtype,
+                   element_at(p.k_pages, p.kv_dtype, at), kv_row,
+                   sc.s.data() + int64_t(hk) * group * chunk + off, chunk);
+      }
     }
-    for (int g = 0; g < group; ++g) {
-      float* row = sc.s.data() + int64_t(g) * chunk;
-      const float m_new = std::max(sc.m[g], ops.row_max(row, tn));
-      const float alpha = std::exp(sc.m[g] - m_new);
-      sc.l[g] = sc.l[g] * alpha + ops.exp_shift_sum(row, tn, m_new);
-      if (alpha != 1.f) ops.scale_row(sc.acc.data() + int64_t(g) * d, d, alpha);
-      sc.m[g] = m_new;
+    for (int row = 0; row < h; ++row) {
+      float* s = sc.s.data() + int64_t(row) * chunk;
+      const float m_new = std::max(sc.m[row], ops.row_max(s, tn));
+      const float alpha = std::exp(sc.m[row] - m_new);
+      sc.l[row] = sc.l[row] * alpha + ops.exp_shift_sum(s, tn, m_new);
+      if (alpha != 1.f) ops.scale_row(sc.acc.data() + int64_t(row) * d, d, alpha);
+      sc.m[row] = m_new;
     }
     for (int off = 0; off < tn; off += ps) {
       const int32_t page = table[(t0 + off) / ps];
       const int count = std::min(ps, tn - off);
-      const int64_t at = (int64_t(page) * ps * p.num_heads_k + hk) * d;
-      ops.accumulate_values(group, count, d, sc.s.data() + off, chunk, p.kv_dtype,
-                            element_at(p.v_pages, p.kv_dtype, at), kv_row, sc.acc.data(), d);
+      for (int hk = 0; hk < p.num_heads_k; ++hk) {
+        const int64_t at = (int64_t(page) * ps * p.num_heads_k + hk) * d;
+        ops.accumulate_values(group, count, d, sc.s.data() + int64_t(hk) * group * chunk + off, chunk,
+                              p.kv_dtype, element_at(p.v_pages, p.kv_dtype, at), kv_row,
+                              sc.acc.data() + int64_t(hk) * group * d, d);
+      }
     }
   }
 
-  for (int g = 0; g < group; ++g) {
-    const int64_t bh = int64_t(b) * p.num_heads + h0 + g;
-    const float* acc = sc.acc.data() + int64_t(g) * d;
+  for (int row = 0; row < h; ++row) {
+    const int64_t bh = int64_t(b) * h + row;
+    const float* acc = sc.acc.data() + int64_t(row) * d;
     if (plan.num_partitions > 1) {
       const int64_t slot = bh * plan.num_partitions + part;
       std::copy(acc, acc + d, part_acc + slot * d);
-      part_m[slot] = sc.m[g];
-      part_l[slot] = sc.l[g];
+      part_m[slot] = sc.m[row];
+      part_l[slot] = sc.l[row];
       continue;
     }
     float* out = p.o + bh * d;
-    if (sc.l[g] > 0.f) {
-      const float inv = 1.f / sc.l[g];
+    if (sc.l[row] > 0.f) {
+      const float inv = 1.f / sc.l[row];
       for (int x = 0; x < d; ++x) out[x] = acc[x] * inv;
-      p.lse[bh] = sc.m[g] + std::log(sc.l[g]);
+      p.lse[bh] = sc.m[row] + std::log(sc.l[row]);
     } else {
       std::fill(out, out + d, 0.f);
       p.lse[bh] = kNegInf;
@@ -363,12 +405,11 @@ void merge_partitions(const PagedDecodeParams& p, int parts, int64_t bh, const f
   float* out = p.o + bh * d;
   float big = kNegInf;
   for (int i = 0; i < parts; ++i) big = std::max(big, part_m[bh * parts + i]);
+  std::fill(out, out + d, 0.f);
   if (big == kNegInf) {
-    std::fill(out, out + d, 0.f);
     p.lse[bh] = kNegInf;
     return;
   }
-  std::fill(out, out + d, 0.f);
   float total = 0.f;
   for (int i = 0; i < parts; ++i) {
     const int64_t slot = bh * parts + i;
@@ -385,18 +426,18 @@ void merge_partitions(const PagedDecodeParams& p, int parts, int64_t bh, const f
 
 Status run_paged(const PagedDecodeParams& p) {
   const KernelOps& ops = kernel_ops(resolve_simd_path(p.simd));
-  const int group = p.num_heads / p.num_heads_k;
   const int threads_wanted = worker_count(p.threads);
   const DecodePlan plan = plan_decode(p, threads_wanted);
-  const int64_t tasks = int64_t(p.batch) * p.num_heads_k * plan.num_partitions;
+  const int64_t tasks = int64_t(p.batch) * plan.num_partitions;
   const int threads = static_cast<int>(std::min<int64_t>(threads_wanted, tasks));
+  const size_t hd = size_t(p.num_heads) * p.head_dim;
   std::vector<DecodeScratch> scratch(threads);
   for (DecodeScratch& s : scratch) {
-    s.q.resize(size_t(group) * p.head_dim);
-    s.acc.resize(size_t(group) * p.head_dim);
-    s.s.resize(size_t(group) * plan.chunk_tokens);
-    s.m.resize(group);
-    s.l.resize(group);
+    s.q.resize(hd);
+    s.acc.resize(hd);
+    s.s.resize(size_t(p.num_heads) * plan.chunk_tokens);
+    s.m.resize(p.num_heads);
+    s.l.resize(p.num_heads);
   }
   std::vector<float> part_acc, part_m, part_l;
   if (plan.num_partitions > 1) {

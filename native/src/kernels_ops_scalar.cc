@@ -39,10 +39,11 @@ void load_rows(DType dtype, const void* src, int64_t src_stride, int rows, int c
   }
 }
 
-void load_rows_transposed(DType dtype, const void* src, int64_t src_stride, int rows, int cols,
-                          float* dst, int64_t ld) {
-  for (int r = 0; r < rows; ++r) {
-    for (int c = 0; c < cols; ++c) dst[c * ld + r] = load_element(dtype, src, r * src_stride + c);
+void pack_transposed(DType dtype, const void* src, int64_t src_stride, int rows, int cols,
+                     float* dst, int64_t ld) {
+  for (int c = 0; c < cols; ++c) {
+    for (int r = 0; r < rows; ++r) dst[c * ld + r] = load_element(dtype, src, r * src_stride + c);
+    for (int r = rows; r < ld; ++r) dst[c * ld + r] = 0.f;
   }
 }
 
@@ -90,7 +91,7 @@ void accumulate_values(int g, int t, int d, const float* p, int64_t ldp, DType k
 }  // namespace
 
 const KernelOps& scalar_ops() {
-  static const KernelOps ops{SimdPath::kScalar, gemm,      load_rows, load_rows_transposed,
+  static const KernelOps ops{SimdPath::kScalar, gemm,      load_rows, pack_transposed,
                              exp_shift_sum,     row_max,   scale_row, scores,
                              accumulate_values};
   return ops;

@@ -25,9 +25,10 @@ struct KernelOps {
   void (*load_rows)(DType dtype, const void* src, int64_t src_stride, int rows, int cols,
                     float scale, float* dst, int64_t ld);
 
-  // dst[c, r] = float(src[r * src_stride + c]): a [rows, cols] tile stored transposed.
-  void (*load_rows_transposed)(DType dtype, const void* src, int64_t src_stride, int rows,
-                               int cols, float* dst, int64_t ld);
+  // dst[c, r] = float(src[r * src_stride + c]) for r < rows, and 0 for rows <= r < ld: a
+  // [rows, cols] tile stored transposed and zero-padded to ld columns (K^T tiles for gemm).
+  void (*pack_transposed)(DType dtype, const void* src, int64_t src_stride, int rows, int cols,
+                          float* dst, int64_t ld);
 
   // x[i] = exp(x[i] - shift) for i < n (exp(-inf) = 0); returns the sum of the new x.
   float (*exp_shift_sum)(float* x, int n, float shift);
@@ -53,7 +54,6 @@ const KernelOps& scalar_ops();
 #if defined(ATTNSCOPE_X86_PATHS)
 const KernelOps& avx2_ops();
 const KernelOps& avx512_ops();
-const KernelOps& avx512bf16_ops();
 #endif
 
 /** The table of a supported path (resolve kAuto first). */
