@@ -16,13 +16,12 @@
  * bad arguments.
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
-import { arch, loadavg, platform, release } from 'node:os';
+import { loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
 
 import type { CaseShape, Environment, KernelCase } from '../core/protocol/run';
 import { RUN_SCHEMA_VERSION } from '../core/protocol/run';
 import {
-  cpuInfo,
   flashForward,
   pagedDecode,
   referenceAttention,
@@ -34,7 +33,8 @@ import {
   type PagedDecodeArgs,
   type TimingOptions,
 } from '../native/kernels';
-import { cpuFeatures, measurePeaks } from '../native/peaks';
+import { cpuFeatures } from '../native/peaks';
+import { measureEnvironment } from '../runner/environment';
 import { attentionFlops, ceilingFor, sampleStats, summarizeCase } from '../runner/measure';
 import { CAUSAL_NOTE, DECODE_NOTE, loadOrtPeer, type OrtPeer } from '../runner/peers/onnxruntime';
 
@@ -172,12 +172,12 @@ const MAX_REFERENCE_SECONDS = 12;
 
 /**
  * Repetitions from the expected seconds per run: small cases ≥ 30 samples and ≥ 1 s (DESIGN.md
- * method); big ones fewer (3, then 2 over 4 s) so that the whole run stays within minutes.
+ * method); big ones fewer (3; 2 over 3 s; 1 over 8 s) so that the whole run stays within minutes.
  */
 function timingFor(expectedSec: number): Required<TimingOptions> {
   if (expectedSec <= 0.03) return { warmup: 2, minReps: 30, maxReps: 10000, minTimeMs: 1000, maxTimeMs: 3000 };
   if (expectedSec <= 0.4) return { warmup: 1, minReps: 5, maxReps: 10000, minTimeMs: 1000, maxTimeMs: 4000 };
-  const reps = expectedSec > 4 ? 2 : 3;
+  const reps = expectedSec > 8 ? 1 : expectedSec > 3 ? 2 : 3;
   return { warmup: expectedSec > 2 ? 0 : 1, minReps: reps, maxReps: reps, minTimeMs: 0, maxTimeMs: expectedSec * (reps + 1) * 1000 };
 }
 
@@ -222,26 +222,12 @@ interface Row {
 async function main(): Promise<void> {
   const opts = parseArgs(process.argv.slice(2));
   const started = Date.now();
-  const info = cpuInfo();
-  const features = cpuFeatures();
-  const threads = opts.threads || info.cores;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const toolVersion: string = require('../package.json').version;
-
-  log(`measuring peaks on ${threads} threads ...`);
-  const peaks = await measurePeaks({ threads, durationMs: 2000 });
-  const environment: Environment = {
-    os: `${platform()} ${release()}`,
-    arch: arch(),
-    cpuModel: features.model,
-    cpuCores: features.logicalCores,
-    simd: info.simd,
-    cpuFeatures: features.names,
-    threads,
-    nodeVersion: process.version,
-    toolVersion,
-    peaks,
-  };
+  log(`measuring peaks on ${opts.threads || cpuFeatures().logicalCores} threads ...`);
+  const environment = await measureEnvironment({ threads: opts.threads, peaksDurationMs: 2000, toolVersion });
+  const { threads } = environment;
+  const peaks = environment.peaks!;
   const cases: KernelCase[] = [];
   const peers: PeerCase[] = [];
   const skipped: SkippedFigure[] = [];
@@ -347,12 +333,22 @@ async function main(): Promise<void> {
             continue;
           }
           const mha = { batch: 1, seqLenQ: n, seqLenK: n, numHeads: H, headDim: d, causal };
+          const peerKey = `onnxruntime/${causal ? 'causal' : 'full'}`;
           const peerOut = await ort.run({ ...mha, seqLenQ: checkN, seqLenK: checkN }, c32);
+          const predicted = expectSec(peerKey, flops);
+          if (predicted !== null && predicted > MAX_SECONDS_PER_RUN) {
+            row.peerSkip = `~${predicted.toFixed(0)} s per run at the ${fmtRate(rateSeen.get(peerKey)! / 1e9)} GFLOP/s it reached on the previous shape (limit ${MAX_SECONDS_PER_RUN} s)`;
+            skipped.push({ what: 'peer', kernel: 'flash_fwd', shape, dtype, reason: row.peerSkip });
+            continue;
+          }
+          // The first full-size run is the warm-up, and the only sample when it is slow.
           const tPeer0 = process.hrtime.bigint();
           await ort.run(mha, f32);
-          const peerSec = Number(process.hrtime.bigint() - tPeer0) / 1e9;
-          log(`${label} onnxruntime (~${peerSec.toFixed(2)} s per run) ...`);
-          const samples = await ort.time(mha, f32, timingFor(peerSec));
+          const firstNs = Number(process.hrtime.bigint() - tPeer0);
+          sawRate(peerKey, flops, firstNs);
+          log(`${label} onnxruntime (~${(firstNs / 1e9).toFixed(2)} s per run) ...`);
+          const samples = firstNs > 8e9 ? [firstNs] : await ort.time(mha, f32, { ...timingFor(firstNs / 1e9), warmup: 0 });
+          sawRate(peerKey, flops, sampleStats(samples).medianNs);
           const st = sampleStats(samples);
           const ceiling = ceilingFor('flash_fwd', 'fp32', peaks);
           row.peer = {
@@ -458,8 +454,8 @@ async function main(): Promise<void> {
   await ort?.close();
   const loadAtEnd = loadavg()[0]!;
   notes.push(
-    `load average (1 min) ${loadAtStart.toFixed(1)} at start, ${loadAtEnd.toFixed(1)} at end, on ${features.logicalCores} CPUs` +
-      (Math.max(loadAtStart, loadAtEnd) > 0.5 * features.logicalCores + 1
+    `load average (1 min) ${loadAtStart.toFixed(1)} at start, ${loadAtEnd.toFixed(1)} at end, on ${environment.cpuCores} CPUs` +
+      (Math.max(loadAtStart, loadAtEnd) > 0.5 * environment.cpuCores + 1
         ? ': other processes competed for the CPUs, so times are longer than on an idle machine (the peaks count only CPU time each thread got; the cases count wall time)'
         : ''),
   );

@@ -1,0 +1,42 @@
+/**
+ * The Environment block of a run (core/protocol/run.ts): what the machine is and what it can
+ * do, measured in the same process as the cases, so two runs can be compared and every case's
+ * fractionOfPeak has its ceiling beside it.
+ */
+import { arch, platform, release } from 'node:os';
+
+import type { Environment } from '../core/protocol/run';
+import { cpuInfo } from '../native/kernels';
+import { cpuFeatures, measurePeaks } from '../native/peaks';
+
+export interface EnvironmentOptions {
+  /** Threads of the kernels and the peaks; default (0) = one per CPU this process may use. */
+  threads?: number;
+  /** Budget of measurePeaks, ms (default 1200, about what every `attnscope bench` can spend). */
+  peaksDurationMs?: number;
+  /** "0.1.0": package.json's version. */
+  toolVersion: string;
+}
+
+/**
+ * Describes this machine and measures its CPU ceilings (fp32 FMA, AVX512-BF16, AMX bf16, DRAM
+ * read bandwidth; see native/peaks.ts). Takes about `peaksDurationMs`.
+ * @throws TypeError / RangeError from measurePeaks for a bad option.
+ */
+export async function measureEnvironment(opts: EnvironmentOptions): Promise<Environment> {
+  const features = cpuFeatures();
+  const threads = opts.threads || features.logicalCores;
+  const peaks = await measurePeaks({ threads, durationMs: opts.peaksDurationMs ?? 1200 });
+  return {
+    os: `${platform()} ${release()}`,
+    arch: arch(),
+    cpuModel: features.model,
+    cpuCores: features.logicalCores,
+    simd: cpuInfo().simd,
+    cpuFeatures: features.names,
+    threads,
+    nodeVersion: process.version,
+    toolVersion: opts.toolVersion,
+    peaks,
+  };
+}
