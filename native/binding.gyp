@@ -22,7 +22,7 @@
       "conditions": [
         [ "target_arch=='x64'", {
           "defines": [ "ATTNSCOPE_X86_PATHS" ],
-          "dependencies": [ "attnscope_kernels_avx2", "attnscope_kernels_avx512" ]
+          "dependencies": [ "attnscope_kernels_avx2", "attnscope_kernels_avx512", "attnscope_kernels_avx512bf16" ]
         } ]
       ]
     }
@@ -45,6 +45,14 @@
           "cflags_cc": [ "-fPIC", "-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mfma", "-mf16c",
                          "-Wno-uninitialized", "-Wno-maybe-uninitialized" ],
           "xcode_settings": { "OTHER_CPLUSPLUSFLAGS": [ "-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mfma", "-mf16c" ] }
+        },
+        {
+          "target_name": "attnscope_kernels_avx512bf16",
+          "type": "static_library",
+          "sources": [ "src/simd/kernels_ops_avx512bf16.cc" ],
+          "cflags_cc": [ "-fPIC", "-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mavx512bf16", "-mfma", "-mf16c",
+                         "-Wno-uninitialized", "-Wno-maybe-uninitialized" ],
+          "xcode_settings": { "OTHER_CPLUSPLUSFLAGS": [ "-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mavx512bf16", "-mfma", "-mf16c" ] }
         }
       ]
     } ]

@@ -242,7 +242,8 @@ function checkHeads(numHeads: number, numKvHeads: number): void {
   }
 }
 
-function checkTiming(timing: unknown): Required<TimingOptions> {
+/** Validated TimingOptions with defaults (shared with native/cuda.ts). */
+export function checkTiming(timing: unknown): Required<TimingOptions> {
   if (timing === undefined) timing = {};
   checkObject('timing', timing);
   const t = {
@@ -262,7 +263,7 @@ function checkMs(name: string, value: unknown): number {
   return value;
 }
 
-interface FlashSpec {
+export interface FlashSpec {
   q: AttnTensor;
   k: AttnTensor;
   v: AttnTensor;
@@ -280,7 +281,8 @@ interface FlashSpec {
   simd: SimdPath;
 }
 
-function flashSpec(args: unknown): FlashSpec {
+/** Validated flash arguments as the addon reads them (shared with native/cuda.ts). */
+export function flashSpec(args: unknown): FlashSpec {
   checkObject('args', args);
   const dtype = checkDtype('dtype', args.dtype, 'fp32');
   const batch = checkInt('batch', args.batch, 1);
@@ -312,7 +314,7 @@ function flashSpec(args: unknown): FlashSpec {
   };
 }
 
-interface PagedSpec {
+export interface PagedSpec {
   q: AttnTensor;
   kPages: AttnTensor;
   vPages: AttnTensor;
@@ -333,7 +335,8 @@ interface PagedSpec {
   simd: SimdPath;
 }
 
-function pagedSpec(args: unknown): PagedSpec {
+/** Validated decode arguments as the addon reads them (shared with native/cuda.ts). */
+export function pagedSpec(args: unknown): PagedSpec {
   checkObject('args', args);
   const dtype = checkDtype('dtype', args.dtype, 'fp32');
   const kvDtype = checkDtype('kvDtype', args.kvDtype, dtype);

@@ -15,7 +15,7 @@ import type {
   ReadResult,
   SourceRange,
 } from './types';
-import { getProperty, parseJsonTree, type PropertyNode, type ValueNode } from './tree';
+import { getProperty, parseJsonTree, type ParsedTree, type PropertyNode, type ValueNode } from './tree';
 
 /** Key aliases, most common name first. Sources: transformers configuration_*.py of each family. */
 const ALIASES = {
@@ -64,9 +64,33 @@ const UNTIED_BY_DEFAULT = new Set([
   'llama', 'mistral', 'mixtral', 'qwen2', 'qwen2_moe', 'qwen3', 'qwen3_moe', 'deepseek_v2', 'deepseek_v3',
   'gpt_oss', 'phi', 'phi3', 'phimoe', 'gpt_neox', 'olmo', 'olmo2', 'olmoe', 'granite', 'granitemoe',
   'internlm2', 'exaone', 'nemotron', 'dbrx', 'jamba', 'minimax', 'glm', 'glm4', 'glm4_moe', 'hunyuan',
+  'gptj', 'llama4', 'llama4_text', 'qwen3_next',
 ]);
 /** Families whose MLP width defaults to 4 · hidden_size when the key is absent or null (GPT-2 n_inner). */
-const FOUR_H_MLP_TYPES = new Set(['gpt2', 'gpt_bigcode', 'gpt_neo', 'gptj', 'codegen']);
+const FOUR_H_MLP_TYPES = new Set(['gpt2', 'gpt_bigcode', 'gpt_neo', 'gptj', 'codegen', 'falcon', 'bloom']);
+/**
+ * Defaults of config classes whose published config.json files leave size keys out (the
+ * gemma-3 4B/12B/27B text_config names no head counts). Values: transformers
+ * Gemma3TextConfig.__init__.
+ */
+const GEMMA3_TEXT_DEFAULTS = {
+  vocab_size: 262_208, hidden_size: 2304, intermediate_size: 9216, num_hidden_layers: 26,
+  num_attention_heads: 8, num_key_value_heads: 4, head_dim: 256, max_position_embeddings: 131_072,
+  sliding_window: 4096, sliding_window_pattern: 6,
+};
+const FAMILY_DEFAULTS: Record<string, Record<string, number>> = {
+  gemma3_text: GEMMA3_TEXT_DEFAULTS,
+  gemma3: GEMMA3_TEXT_DEFAULTS,
+};
+type LayerKind = ModelSpec['layerTypes'][number];
+/** layer_types values real configs use -> how the layer holds KV. */
+const LAYER_KINDS: Record<string, LayerKind> = {
+  full_attention: 'full', attention: 'full', global_attention: 'full',
+  sliding_attention: 'sliding', chunked_attention: 'sliding', local_attention: 'sliding',
+  linear_attention: 'linear', mamba: 'linear', mamba2: 'linear', conv: 'linear', recurrent: 'linear',
+};
+/** Llama 4: chunked local attention on RoPE layers, MoE with one shared expert, dense layers of intermediate_size_mlp. */
+const LLAMA4_TYPES = new Set(['llama4', 'llama4_text']);
 /** Pre- and post-norms around attention and MLP: 4 norms per layer. */
 const FOUR_NORM_TYPES = new Set(['gemma2', 'gemma3', 'gemma3_text', 'olmo2']);
 /** Per-head q/k RMSNorm. */
@@ -87,7 +111,13 @@ interface NumOptions {
   integer?: boolean;
   /** Smallest allowed value (inclusive); default 1. */
   min?: number;
+  /** Largest allowed value (inclusive); default 2^53 - 1. Per-layer and per-head loops need a real bound. */
+  max?: number;
 }
+
+/** Bounds far above any released model that keep per-layer and per-divisor loops small. */
+const MAX_LAYERS = 100_000;
+const MAX_HEADS = 1 << 20;
 
 /**
  * Reads keys with aliases from one or two scopes (text_config first, then the root), records
@@ -97,6 +127,10 @@ class KeyReader {
   readonly problems: Problem[] = [];
   readonly ranges: Record<string, SourceRange> = {};
   readonly sourceKeys: Partial<Record<keyof ModelSpec, string>> = {};
+  /** The family's config-class defaults for keys its published configs leave out. */
+  familyDefaults: Readonly<Record<string, number>> = {};
+  /** "key value" of each default taken from familyDefaults. */
+  readonly defaulted: string[] = [];
 
   constructor(
     private readonly scopes: ReadonlyArray<{ node: ValueNode; prefix: string }>,
@@ -133,7 +167,11 @@ class KeyReader {
    */
   num(field: keyof ModelSpec | null, keys: readonly string[], opts: NumOptions = {}): number | undefined {
     const found = this.find(keys);
-    if (!found) return undefined;
+    if (!found) {
+      const fallback = this.familyDefaults[keys[0]!];
+      if (fallback !== undefined) this.defaulted.push(`${keys[0]} ${fallback}`);
+      return fallback;
+    }
     const v = found.prop.value;
     if (v.type !== 'number' || typeof v.value !== 'number') {
       this.problem('error', 'wrong-type', `"${found.prop.key}" must be a number, not ${describe(v)}`, v.range, { key: found.path, expected: 'number' });
@@ -147,6 +185,11 @@ class KeyReader {
     }
     if (v.value < min) {
       this.problem('error', 'invalid-value', `"${found.prop.key}" must be at least ${min}, not ${v.value}`, v.range, { key: found.path });
+      return undefined;
+    }
+    const max = opts.max ?? Number.MAX_SAFE_INTEGER;
+    if (v.value > max) {
+      this.problem('error', 'invalid-value', `"${found.prop.key}" must be at most ${max}, not ${v.value}`, v.range, { key: found.path, limit: max });
       return undefined;
     }
     if (field) this.sourceKeys[field] = found.path;
@@ -216,16 +259,17 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     r.problem('warning', 'not-a-model-config', 'no "model_type" or "architectures": this does not look like a HuggingFace config.json; family defaults (tied embeddings, biases) cannot be applied', anchor);
   }
   const family = (modelTypeFound ?? '').toLowerCase();
+  r.familyDefaults = FAMILY_DEFAULTS[family] ?? {};
   const archText = architectures.join(' ');
   const isEncoder = ENCODER_TYPES.has(family)
     || (family === '' && /For(MaskedLM|SequenceClassification|TokenClassification)\b/.test(archText) && !/CausalLM/.test(archText));
-  r.sourceKeys.modelType = modelTypeFound !== undefined ? r.find(['model_type'])!.path : 'architectures';
+  r.sourceKeys.modelType = modelTypeFound !== undefined ? r.find(['model_type'])?.path ?? 'model_type' : 'architectures';
   if (isEncoder) r.sourceKeys.isEncoder = r.sourceKeys.modelType;
 
   // Required sizes.
-  const hiddenSize = r.num('hiddenSize', ALIASES.hiddenSize);
-  const numLayers = r.num('numLayers', ALIASES.numLayers);
-  const numHeads = r.num('numHeads', ALIASES.numHeads);
+  const hiddenSize = r.num('hiddenSize', [...ALIASES.hiddenSize, 'n_embed']);
+  const numLayers = r.num('numLayers', ALIASES.numLayers, { max: MAX_LAYERS });
+  const numHeads = r.num('numHeads', ALIASES.numHeads, { max: MAX_HEADS });
   const vocabSize = r.num('vocabSize', ALIASES.vocabSize);
   const required: Array<[unknown, keyof ModelSpec, readonly string[], string]> = [
     [hiddenSize, 'hiddenSize', ALIASES.hiddenSize, 'the model width sizes every projection'],
@@ -239,23 +283,23 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
 
   // Heads: num_key_value_heads, Falcon's multi_query / new_decoder_architecture.
   const kvFound = r.find(ALIASES.numKvHeads);
-  const kvCount = r.num('numKvHeads', ALIASES.numKvHeads);
+  const kvCount = r.num('numKvHeads', ALIASES.numKvHeads, { max: MAX_HEADS });
   const multiQuery = r.bool(['multi_query']);
   const newDecoderArch = r.bool(['new_decoder_architecture']);
   let numKvHeads = kvCount ?? numHeads;
   if (multiQuery === true) {
     if (kvCount !== undefined && kvCount !== 1 && newDecoderArch !== true) {
-      const mq = r.find(['multi_query'])!;
+      const mq = r.find(['multi_query']);
       r.problem(
         'warning', 'multi-query-conflict',
-        `"multi_query": true contradicts "${kvFound!.prop.key}": ${kvCount}; transformers uses 1 KV head here (num_kv_heads only counts with "new_decoder_architecture": true). Remove one of the two.`,
-        mq.prop.value.range, { key: kvFound!.path, kvHeads: kvCount },
+        `"multi_query": true contradicts "${kvFound?.prop.key ?? 'num_key_value_heads'}": ${kvCount}; transformers uses 1 KV head here (num_kv_heads only counts with "new_decoder_architecture": true). Remove one of the two.`,
+        mq?.prop.value.range ?? anchor, { key: kvFound?.path, kvHeads: kvCount },
       );
       numKvHeads = 1;
-      r.sourceKeys.numKvHeads = mq.path;
+      r.sourceKeys.numKvHeads = 'multi_query';
     } else if (kvCount === undefined) {
       numKvHeads = 1;
-      r.sourceKeys.numKvHeads = r.find(['multi_query'])!.path;
+      r.sourceKeys.numKvHeads = 'multi_query';
     }
   }
   if (numHeads !== undefined && numKvHeads !== undefined && numHeads % numKvHeads !== 0) {
@@ -291,11 +335,11 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     r.sourceKeys.headDim = 'qk_rope_head_dim';
   } else if (headDim === undefined && hiddenSize !== undefined && numHeads !== undefined) {
     if (hiddenSize % numHeads !== 0) {
-      const at = r.find(ALIASES.numHeads)!;
+      const at = r.find(ALIASES.numHeads);
       r.problem(
         'error', 'hidden-not-divisible',
         `hidden_size ${hiddenSize} is not a multiple of ${numHeads} heads and no "head_dim" is given: add "head_dim", or fix the head count`,
-        at.prop.value.range, { hiddenSize, numHeads },
+        at?.prop.value.range ?? anchor, { hiddenSize, numHeads },
       );
     } else {
       headDim = hiddenSize / numHeads;
@@ -303,9 +347,9 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   }
 
   // Sliding window: sliding_window + use_sliding_window + layer_types / sliding_window_pattern.
-  const windowValue = r.num('slidingWindow', ['sliding_window', 'sliding_window_size']);
+  let windowValue = r.num('slidingWindow', ['sliding_window', 'sliding_window_size']);
   const useSliding = r.bool(['use_sliding_window']);
-  const layerTypes: Array<'full' | 'sliding'> = [];
+  const layerTypes: LayerKind[] = [];
   const layerTypesFound = r.find(['layer_types']);
   let sawSliding = false;
   if (layerTypesFound) {
@@ -313,13 +357,22 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     if (v.type !== 'array') {
       r.problem('error', 'wrong-type', `"layer_types" must be an array of "full_attention" / "sliding_attention", not ${describe(v)}`, v.range, { key: layerTypesFound.path });
     } else {
+      const unknown = new Map<string, { count: number; range: SourceRange }>();
+      let sawChunked = false;
       for (const item of v.items ?? []) {
-        if (item.value === 'sliding_attention') { layerTypes.push('sliding'); sawSliding = true; }
-        else if (item.value === 'full_attention') layerTypes.push('full');
-        else {
-          r.problem('warning', 'unknown-layer-type', `layer type ${JSON.stringify(item.value)} is not "full_attention" or "sliding_attention"; sized as full attention`, item.range);
-          layerTypes.push('full');
+        const kind = typeof item.value === 'string' ? LAYER_KINDS[item.value] : undefined;
+        if (kind === undefined) {
+          const name = JSON.stringify(item.value);
+          const seen = unknown.get(name);
+          if (seen) seen.count++;
+          else unknown.set(name, { count: 1, range: item.range });
         }
+        if (kind === 'sliding') sawSliding = true;
+        if (item.value === 'chunked_attention') sawChunked = true;
+        layerTypes.push(kind ?? 'full');
+      }
+      for (const [name, { count, range }] of unknown) {
+        r.problem('warning', 'unknown-layer-type', `layer type ${name} (${count} layer${count > 1 ? 's' : ''}) is not one AttnScope knows; sized as full attention`, range);
       }
       if (numLayers !== undefined && layerTypes.length !== numLayers) {
         r.problem(
@@ -328,6 +381,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
           v.range, { expected: numLayers, actual: layerTypes.length },
         );
       }
+      if (sawChunked && windowValue === undefined) windowValue = r.num('slidingWindow', ['attention_chunk_size']);
       if (sawSliding && windowValue === undefined) {
         r.problem('error', 'missing-sliding-window', '"layer_types" has sliding_attention layers but no "sliding_window" says how many tokens they keep', v.range);
       }
@@ -335,11 +389,23 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   }
   let slidingWindow: number | null = null;
   const L = numLayers ?? 0;
-  if (windowValue !== undefined && useSliding !== false) {
+  const chunk = LLAMA4_TYPES.has(family) ? r.num(null, ['attention_chunk_size']) : undefined;
+  if (chunk !== undefined && !layerTypesFound) {
+    // Llama 4 chunked local attention: a RoPE layer attends within its chunk, so it holds at
+    // most attention_chunk_size tokens; NoPE layers (no_rope_layers[i] == 0, by default every
+    // 4th) are global. Sized as a sliding window of the chunk.
+    const noRope = r.find(['no_rope_layers'])?.prop.value;
+    const flags = noRope?.type === 'array' ? (noRope.items ?? []).map((n) => n.value) : [];
+    for (let i = 0; i < L; i++) {
+      const usesRope = flags.length === L ? flags[i] !== 0 : (i + 1) % 4 !== 0;
+      layerTypes.push(usesRope ? 'sliding' : 'full');
+    }
+    slidingWindow = chunk;
+    r.sourceKeys.slidingWindow = r.find(['attention_chunk_size'])?.path;
+    r.sourceKeys.layerTypes = r.find(['no_rope_layers'])?.path ?? r.sourceKeys.slidingWindow;
+  } else if (windowValue !== undefined && useSliding !== false && (!layerTypesFound || sawSliding)) {
     slidingWindow = windowValue;
-    if (layerTypesFound) {
-      if (!sawSliding) slidingWindow = null;
-    } else {
+    if (!layerTypesFound) {
       const pattern = r.num(null, ['sliding_window_pattern']);
       for (let i = 0; i < L; i++) {
         // Gemma-3: every pattern-th layer is global. Gemma-2: even layers slide (is_sliding =
@@ -347,20 +413,36 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
         const sliding = pattern !== undefined ? (i + 1) % pattern !== 0 : family === 'gemma2' ? i % 2 === 0 : true;
         layerTypes.push(sliding ? 'sliding' : 'full');
       }
-      if (pattern !== undefined) r.sourceKeys.layerTypes = r.find(['sliding_window_pattern'])!.path;
+      if (pattern !== undefined) r.sourceKeys.layerTypes = r.find(['sliding_window_pattern'])?.path ?? 'sliding_window_pattern';
     }
   }
-  if (slidingWindow === null) {
+  if (layerTypes.length !== L) {
+    // No layer_types, no window (or layer_types of the wrong length, reported above): all full.
+    slidingWindow = null;
     layerTypes.length = 0;
     for (let i = 0; i < L; i++) layerTypes.push('full');
-  } else if (layerTypesFound) {
+  } else if (slidingWindow === null) {
+    // Sliding layers without a window in force (Qwen2's use_sliding_window: false) are full.
+    for (let i = 0; i < L; i++) if (layerTypes[i] === 'sliding') layerTypes[i] = 'full';
+  }
+  if (layerTypesFound && layerTypes.length === L && (slidingWindow !== null || layerTypes.includes('linear'))) {
     r.sourceKeys.layerTypes = layerTypesFound.path;
+  }
+  const linearLayers = layerTypes.filter((t) => t === 'linear').length;
+  if (linearLayers > 0) {
+    r.problem(
+      'info', 'linear-attention-layers',
+      `${linearLayers} of ${L} layers are linear-attention / state-space layers: they keep a constant state, not a per-token KV cache, so only the other ${L - linearLayers} layers count toward KV bytes; their parameters are approximated by attention shapes`,
+      layerTypesFound?.prop.value.range ?? anchor, { linearLayers },
+    );
   }
   if (slidingWindow === null) delete r.sourceKeys.slidingWindow;
 
   // MLP and MoE.
-  const interFound = r.num('intermediateSize', ALIASES.intermediateSize);
-  const moeInter = r.num(null, ['moe_intermediate_size']);
+  const llama4 = LLAMA4_TYPES.has(family);
+  // Llama 4 names the expert width intermediate_size and the dense MLP intermediate_size_mlp.
+  const interFound = r.num('intermediateSize', llama4 ? ['intermediate_size_mlp', ...ALIASES.intermediateSize] : ALIASES.intermediateSize);
+  const moeInter = r.num(null, llama4 ? ['intermediate_size'] : ['moe_intermediate_size']);
   const numExperts = r.num(null, ALIASES.numExperts, { min: 0 });
   let moe: MoeSpec | null = null;
   if (numExperts !== undefined && numExperts > 0) {
@@ -368,8 +450,8 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     if (topk === undefined && !r.find(ALIASES.numExpertsPerTok)) {
       r.missing('numExpertsPerTok', ['num_experts_per_tok'], `${numExperts} experts are listed but not how many each token uses`);
     } else if (topk !== undefined && topk > numExperts) {
-      const at = r.find(ALIASES.numExpertsPerTok)!;
-      r.problem('error', 'experts-per-tok-exceeds', `each token cannot use ${topk} of ${numExperts} experts: num_experts_per_tok must be at most the expert count`, at.prop.value.range, { numExperts, numExpertsPerTok: topk });
+      const at = r.find(ALIASES.numExpertsPerTok);
+      r.problem('error', 'experts-per-tok-exceeds', `each token cannot use ${topk} of ${numExperts} experts: num_experts_per_tok must be at most the expert count`, at?.prop.value.range ?? anchor, { numExperts, numExpertsPerTok: topk });
     }
     const expertInter = moeInter ?? interFound;
     const nShared = r.num(null, ['n_shared_experts', 'num_shared_experts'], { min: 0 });
@@ -385,10 +467,10 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
         numExperts,
         numExpertsPerTok: topk,
         expertIntermediateSize: expertInter,
-        numSharedExperts: nShared ?? (sharedInter ? 1 : 0),
-        sharedExpertIntermediateSize: sharedInter ?? (nShared ? expertInter : 0),
+        numSharedExperts: nShared ?? (sharedInter || llama4 ? 1 : 0),
+        sharedExpertIntermediateSize: sharedInter ?? (nShared || llama4 ? expertInter : 0),
         firstDenseLayers: r.num(null, ['first_k_dense_replace'], { min: 0 }) ?? 0,
-        layerFrequency: r.num(null, ['moe_layer_freq', 'decoder_sparse_step']) ?? 1,
+        layerFrequency: r.num(null, ['moe_layer_freq', 'decoder_sparse_step', 'interleave_moe_layer_step']) ?? 1,
         mlpOnlyLayers: mlpOnly,
         routerBias: family === 'gpt_oss' || topkMethod === 'noaux_tc',
       };
@@ -409,7 +491,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   // Without a model_type (an inline profile model), read it as the Llama-style decoder most
   // configs are: untied.
   const tieWordEmbeddings = tieFound ?? (family !== '' && !UNTIED_BY_DEFAULT.has(family));
-  if (tieFound !== undefined) r.sourceKeys.tieWordEmbeddings = r.find(['tie_word_embeddings'])!.path;
+  if (tieFound !== undefined) r.sourceKeys.tieWordEmbeddings = r.find(['tie_word_embeddings'])?.path;
   const attnBiasKey = r.bool(['attention_bias', 'bias', 'use_bias', 'add_bias_linear']);
   const qkvBiasKey = r.bool(['qkv_bias', 'add_qkv_bias']);
   const attentionBias = qkvBiasKey ?? attnBiasKey ?? (BIASED_TYPES.has(family) || QKV_BIAS_TYPES.has(family));
@@ -432,6 +514,9 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
 
   const quantization = readQuantization(r);
 
+  if (r.defaulted.length > 0) {
+    r.problem('info', 'family-defaults', `not in the config, taken from transformers' ${family} defaults: ${r.defaulted.join(', ')}`, anchor, { defaults: r.defaulted });
+  }
   if (isEncoder) {
     r.problem('info', 'encoder-no-kv-cache', `${modelType || 'this model'} is an encoder: it attends over the whole input at once and keeps no KV cache, so KV and page-pool sizes are 0`, anchor);
   }
@@ -518,7 +603,11 @@ function divisors(n: number): number[] {
  * text has a syntax error or an error-severity problem.
  */
 export function readModelConfig(text: string, file?: string): ReadResult<ModelSpec> {
-  const parsed = parseJsonTree(text);
+  return readModelConfigTree(parseJsonTree(text), file);
+}
+
+/** readModelConfig on text already parsed by parseJsonTree (the language server parses once). */
+export function readModelConfigTree(parsed: ParsedTree, file?: string): ReadResult<ModelSpec> {
   const problems = [...parsed.problems];
   let value: ModelSpec | null = null;
   if (!parsed.root) {
@@ -526,10 +615,26 @@ export function readModelConfig(text: string, file?: string): ReadResult<ModelSp
       problems.push({ severity: 'error', code: 'json-syntax', message: 'the file is empty: a config.json is a JSON object of HuggingFace keys', range: { offset: 0, length: 0 } });
     }
   } else {
-    const read = modelSpecFromTree(parsed.root);
+    const read = guarded(() => modelSpecFromTree(parsed.root!));
     problems.push(...read.problems);
     if (parsed.problems.length === 0) value = read.value;
   }
   if (file !== undefined) for (const p of problems) p.file = file;
   return { value, problems };
+}
+
+/**
+ * Runs a reader and turns an exception (a bug: readers report problems as values) into an
+ * 'internal-error' problem, so an editor or CLI never crashes on a file it cannot read.
+ */
+export function guarded<T>(read: () => ReadResult<T>): ReadResult<T> {
+  try {
+    return read();
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    return {
+      value: null,
+      problems: [{ severity: 'error', code: 'internal-error', message: `AttnScope failed to read this file (please report it): ${message}`, range: { offset: 0, length: 0 } }],
+    };
+  }
 }

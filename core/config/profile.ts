@@ -9,8 +9,9 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import profileSchema from '../../schemas/attn-profile.schema.json';
-import { modelSpecFromTree, readModelConfig } from './model';
-import { getProperty, nodeAtPath, parseJsonTree, parseYamlTree, toPlain, type ValueNode } from './tree';
+import { nearestPageSize } from '../estimate/checks';
+import { guarded, modelSpecFromTree, readModelConfig, readModelConfigTree } from './model';
+import { getProperty, nodeAtPath, parseJsonTree, parseYamlTree, toPlain, type ParsedTree, type ValueNode } from './tree';
 import type {
   DecodeSpec,
   DeviceSpec,
@@ -65,6 +66,12 @@ function validate(value: unknown): ErrorObject[] {
   }
   return validator(value) ? [] : [...(validator.errors ?? [])];
 }
+
+/** What users write for a dtype (torch and vLLM names) -> the profile's name. */
+const DTYPE_SYNONYMS: Record<string, string> = {
+  bfloat16: 'bf16', float16: 'fp16', half: 'fp16', float32: 'fp32', float: 'fp32',
+  fp8: 'fp8_e4m3', float8_e4m3fn: 'fp8_e4m3', fp8_e4m3fn: 'fp8_e4m3', e4m3: 'fp8_e4m3',
+};
 
 /** Levenshtein distance, for "did you mean". */
 function editDistance(a: string, b: string): number {
@@ -196,7 +203,8 @@ function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[] {
       case 'enum': {
         const allowed = ((e.params as { allowedValues: unknown[] }).allowedValues).map(String);
         const got = node?.value;
-        const suggestion = typeof got === 'string' ? closestMatch(got, allowed) : undefined;
+        const synonym = typeof got === 'string' ? DTYPE_SYNONYMS[got.toLowerCase().replace(/^torch\./, '')] : undefined;
+        const suggestion = synonym && allowed.includes(synonym) ? synonym : typeof got === 'string' ? closestMatch(got, allowed) : undefined;
         add({
           severity: 'error',
           code: 'invalid-value',
@@ -289,6 +297,28 @@ function lengthDist(raw: unknown, fallback: LengthDist): LengthDist {
 }
 
 /**
+ * Default lengths that fit the model's context: those up to max_position_embeddings, or that
+ * length alone when every default is longer (GPT-2's 1024, BERT's 512).
+ */
+function fitLengths(lengths: readonly number[], model: ModelSpec): number[] {
+  const max = model.maxPositionEmbeddings;
+  if (max === null) return [...lengths];
+  const fit = lengths.filter((n) => n <= max);
+  return fit.length > 0 ? fit : [max];
+}
+
+/** Default prefill and decode cases for a model; an encoder has no decode step, so no decode cases. */
+function defaultCases(model: ModelSpec): { prefill: PrefillSpec; decode: DecodeSpec } {
+  const D = PROFILE_DEFAULTS;
+  return {
+    prefill: { batchSize: D.prefill.batchSize, seqLens: fitLengths(D.prefill.seqLens, model), causal: model.isEncoder ? false : D.prefill.causal },
+    decode: model.isEncoder
+      ? { batchSizes: [], contextLens: [] }
+      : { batchSizes: [...D.decode.batchSizes], contextLens: fitLengths(D.decode.contextLens, model) },
+  };
+}
+
+/**
  * The profile's dtype when it gives none: the config's torch_dtype, except that a float32
  * checkpoint is served in half precision (vLLM's dtype "auto" downcasts float32; bf16 here, as
  * Gemma-2 requires). Returns the dtype and, when it differs from the config, why.
@@ -313,8 +343,7 @@ export function profileFromModelConfig(spec: ModelSpec, configPath: string | nul
     dtype: defaultDtype(spec).dtype,
     device: { ...PROFILE_DEFAULTS.device },
     kvCache: { ...PROFILE_DEFAULTS.kvCache },
-    prefill: { ...PROFILE_DEFAULTS.prefill, seqLens: [...PROFILE_DEFAULTS.prefill.seqLens] },
-    decode: { batchSizes: [...PROFILE_DEFAULTS.decode.batchSizes], contextLens: [...PROFILE_DEFAULTS.decode.contextLens] },
+    ...defaultCases(spec),
     workload: null,
     ranges: {},
   };
@@ -326,8 +355,18 @@ export function profileFromModelConfig(spec: ModelSpec, configPath: string | nul
  * CLI (`attnscope bench <file>`) and the editor's code lens.
  */
 export function readProfileOrConfig(text: string, file: string, host: ProfileHost): ReadResult<Profile> {
-  if (/\.attn\.(ya?ml|json)$/i.test(file)) return readProfile(text, file, host);
-  const read = readModelConfig(text, file);
+  return readProfileOrConfigTree(parseProfileOrConfig(text, file), file, host);
+}
+
+/** Parses a profile (see parseProfileText) or a config.json (strict JSON), as readProfileOrConfig does. */
+export function parseProfileOrConfig(text: string, file: string): ParsedTree {
+  return /\.attn\.(ya?ml|json)$/i.test(file) ? parseProfileText(text, file) : parseJsonTree(text);
+}
+
+/** readProfileOrConfig on text already parsed by parseProfileOrConfig. */
+export function readProfileOrConfigTree(parsed: ParsedTree, file: string, host: ProfileHost): ReadResult<Profile> {
+  if (/\.attn\.(ya?ml|json)$/i.test(file)) return readProfileTree(parsed, file, host);
+  const read = readModelConfigTree(parsed, file);
   if (!read.value) return { value: null, problems: read.problems };
   const note = defaultDtype(read.value).note;
   const problems = [...read.problems];
@@ -406,7 +445,7 @@ function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
     problems.push({
       severity: 'warning', code: 'page-size-unusual',
       message: `page_size ${ps} is not a power of two: vLLM's kernels take 8, 16, 32 (and 64-256 with FlashAttention / FlashInfer)`,
-      range: at('kv_cache.page_size'), data: { suggestion: 16 },
+      range: at('kv_cache.page_size'), data: { suggestion: nearestPageSize(ps) },
     });
   }
   if (typeof profile.kvCache.numPages === 'number' && typeof profile.kvCache.memoryGib === 'number') {
@@ -477,8 +516,23 @@ function maxOf(d: LengthDist): number {
  * Problems in that config carry `file`. The value is null when any error remains.
  */
 export function readProfile(text: string, file: string, host: ProfileHost): ReadResult<Profile> {
-  const isJson = /\.json$/i.test(file);
-  const parsed = isJson ? parseJsonTree(text, { allowComments: true }) : parseYamlTree(text);
+  return readProfileTree(parseProfileText(text, file), file, host);
+}
+
+/** Parses a profile's text as readProfile does: *.json as JSON (comments allowed), else YAML. */
+export function parseProfileText(text: string, file: string): ParsedTree {
+  return /\.json$/i.test(file) ? parseJsonTree(text, { allowComments: true }) : parseYamlTree(text);
+}
+
+/**
+ * readProfile on text already parsed by parseProfileText, so that a caller that needs the tree
+ * too (the language server: hints, completion, quick fixes) parses a large profile only once.
+ */
+export function readProfileTree(parsed: ParsedTree, file: string, host: ProfileHost): ReadResult<Profile> {
+  return guarded(() => readProfileTreeUnguarded(parsed, file, host));
+}
+
+function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: ProfileHost): ReadResult<Profile> {
   const problems: Problem[] = [...parsed.problems];
   const root = parsed.root;
   if (!root || (root.type === 'null' && problems.length === 0)) {
@@ -518,6 +572,7 @@ export function readProfile(text: string, file: string, host: ProfileHost): Read
   const prefill = (plain.prefill ?? {}) as Plain;
   const decode = (plain.decode ?? {}) as Plain;
   const D = PROFILE_DEFAULTS;
+  const cases = defaultCases(model);
   const ranges: Record<string, SourceRange> = {};
   collectRanges(root, '', ranges);
 
@@ -561,13 +616,13 @@ export function readProfile(text: string, file: string, host: ProfileHost): Read
       memoryGib: (kv.memory_gib as KvCacheSpec['memoryGib'] | undefined) ?? D.kvCache.memoryGib,
     },
     prefill: {
-      batchSize: (prefill.batch_size as number | undefined) ?? D.prefill.batchSize,
-      seqLens: (prefill.seq_lens as number[] | undefined) ?? [...D.prefill.seqLens],
-      causal: (prefill.causal as boolean | undefined) ?? D.prefill.causal,
+      batchSize: (prefill.batch_size as number | undefined) ?? cases.prefill.batchSize,
+      seqLens: (prefill.seq_lens as number[] | undefined) ?? cases.prefill.seqLens,
+      causal: (prefill.causal as boolean | undefined) ?? cases.prefill.causal,
     },
     decode: {
-      batchSizes: (decode.batch_sizes as number[] | undefined) ?? [...D.decode.batchSizes],
-      contextLens: (decode.context_lens as number[] | undefined) ?? [...D.decode.contextLens],
+      batchSizes: (decode.batch_sizes as number[] | undefined) ?? cases.decode.batchSizes,
+      contextLens: (decode.context_lens as number[] | undefined) ?? cases.decode.contextLens,
     },
     workload,
     ranges,

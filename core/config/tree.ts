@@ -193,7 +193,7 @@ export function parseYamlTree(text: string): ParsedTree {
         severity: 'error',
         code: 'yaml-syntax',
         message: `YAML syntax error: ${firstLine(e.message)}`,
-        range: { offset: e.pos[0], length: Math.max(0, e.pos[1] - e.pos[0]) },
+        range: clampRange(e.pos[0], e.pos[1], text.length),
       });
     }
   }
@@ -209,6 +209,12 @@ export function parseYamlTree(text: string): ParsedTree {
   }
   if (!doc || doc.contents == null) return { root: null, problems };
   return { root: fromYaml(doc, doc.contents, 0), problems };
+}
+
+/** yaml may point one past the end of the text (an unexpected end); keep ranges inside it. */
+function clampRange(start: number, end: number, textLength: number): SourceRange {
+  const offset = Math.max(0, Math.min(start, textLength));
+  return { offset, length: Math.max(0, Math.min(end, textLength) - offset) };
 }
 
 function firstLine(message: string): string {

@@ -103,8 +103,13 @@ export interface ModelSpec {
   maxPositionEmbeddings: number | null;
   /** sliding_window in tokens, or null when no layer slides. */
   slidingWindow: number | null;
-  /** Per layer: 'full' or 'sliding' (length numLayers; all 'full' without a window). */
-  layerTypes: Array<'full' | 'sliding'>;
+  /**
+   * Per layer (length numLayers): 'full' attention holds every token; 'sliding' holds at most
+   * slidingWindow tokens (also Llama 4's chunked layers); 'linear' (linear attention, Mamba,
+   * conv: Qwen3-Next, Granite-4 hybrids) keeps a constant state and no per-token KV cache.
+   * All 'full' without a window or layer_types.
+   */
+  layerTypes: Array<'full' | 'sliding' | 'linear'>;
   moe: MoeSpec | null;
   tieWordEmbeddings: boolean;
   /** Gated MLP (SwiGLU/GeGLU: 3 matrices) vs plain (2 matrices). */

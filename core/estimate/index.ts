@@ -12,6 +12,7 @@ import type { Dtype, KvDtype, ModelSpec, MoeSpec, Profile } from '../config/type
 import type { AttentionWorkspace, Estimate, ParamBreakdown, PoolEstimate } from './types';
 
 export * from './types';
+export { checkProfile, nearestPageSize, KERNEL_LIMITS } from './checks';
 
 const GIB = 1024 ** 3;
 
@@ -53,23 +54,36 @@ export function kvBytesPerTokenPerLayer(model: ModelSpec, kvDtype: KvDtype, tens
 }
 
 /**
- * KV-cache bytes per token across all layers, per GPU: L · kvBytesPerTokenPerLayer. Every
- * layer is charged for every token, sliding-window layers included: that is how vLLM sizes its
- * pool (one block id covers all layers). gpt-oss-120b bf16: 36 · 2 · 8 · 64 · 2 = 73,728 B.
+ * Layers that keep a per-token KV cache: all of them, except linear-attention / state-space
+ * layers of hybrid models (Qwen3-Next, Granite-4), which keep a constant state instead.
+ */
+export function kvLayerCount(model: ModelSpec): number {
+  let n = 0;
+  for (const kind of model.layerTypes) if (kind !== 'linear') n++;
+  return n;
+}
+
+/**
+ * KV-cache bytes per token across all layers, per GPU: L_kv · kvBytesPerTokenPerLayer, with
+ * L_kv = kvLayerCount (= L but for hybrids). Every attention layer is charged for every token,
+ * sliding-window layers included: that is how vLLM sizes its pool (one block id covers all
+ * layers). gpt-oss-120b bf16: 36 · 2 · 8 · 64 · 2 = 73,728 B.
  */
 export function kvBytesPerToken(model: ModelSpec, kvDtype: KvDtype, tensorParallelSize = 1): number {
-  return model.numLayers * kvBytesPerTokenPerLayer(model, kvDtype, tensorParallelSize);
+  return kvLayerCount(model) * kvBytesPerTokenPerLayer(model, kvDtype, tensorParallelSize);
 }
 
 /**
  * KV-cache bytes a sequence of `seqLen` tokens really needs, per GPU: full-attention layers
- * hold every token, sliding-window layers at most `sliding_window` of them.
+ * hold every token, sliding-window layers at most `sliding_window` of them, linear-attention
+ * layers none.
  * Σ_layers min(seqLen, window_l) · kvBytesPerTokenPerLayer.
  */
 export function kvBytesForSequence(model: ModelSpec, seqLen: number, kvDtype: KvDtype, tensorParallelSize = 1): number {
   const perLayer = kvBytesPerTokenPerLayer(model, kvDtype, tensorParallelSize);
   let tokens = 0;
   for (const kind of model.layerTypes) {
+    if (kind === 'linear') continue;
     tokens += kind === 'sliding' && model.slidingWindow !== null ? Math.min(seqLen, model.slidingWindow) : seqLen;
   }
   return tokens * perLayer;
@@ -133,8 +147,8 @@ export interface ParamCounts {
  *   config says so, MLA's low-rank projections; norms (RMSNorm h, LayerNorm 2h);
  * - MLP: gated 3·h·i, plain 2·h·i; MoE layers: E routed experts of moe_intermediate_size,
  *   a router [h, E], shared experts;
- * - final norm, lm_head V·h unless tie_word_embeddings; encoders: embedding LayerNorm and
- *   the pooler (h² + h) instead of an lm_head.
+ * - final norm (encoders: the embedding LayerNorm instead, same size), lm_head V·h unless
+ *   tie_word_embeddings; encoders have the pooler (h² + h) instead of an lm_head.
  * Active = total − (E − k) experts per MoE layer: it includes the embedding, as the Mixtral
  * (12.9B) and Qwen3 (3.3B) cards count it; gpt-oss's card (5.13B) leaves the input embedding
  * out (active − breakdown.embedding).
@@ -161,6 +175,7 @@ export function paramCounts(model: ModelSpec): ParamCounts {
       mlp += mlpParams(model, model.intermediateSize);
     }
   }
+  // Decoders: the final norm. Encoders (post-LN): no final norm, but the embedding LayerNorm.
   const norms = L * model.normsPerLayer * normParams(model) + normParams(model);
   const lmHead = model.isEncoder || model.tieWordEmbeddings ? 0 : model.vocabSize * h;
   const pooler = model.isEncoder ? h * h + h : 0;
@@ -278,7 +293,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   const tp = profile.device.tensorParallelSize;
   const pageSize = profile.kvCache.pageSize;
   const perLayer = kvBytesPerTokenPerLayer(model, kvDtype, tp);
-  const perToken = model.numLayers * perLayer;
+  const perToken = kvLayerCount(model) * perLayer;
   const pageBytes = pageSize * perToken;
   const params = paramCounts(model);
   const weights = weightsBytes(model, dtype, params);

@@ -13,6 +13,7 @@ export const Commands = {
   compareRuns: 'attnscope.compareRuns',
   exportRun: 'attnscope.exportRun',
   cancelRun: 'attnscope.cancelRun',
+  showLog: 'attnscope.showLog',
 } as const;
 
 /**

@@ -23,7 +23,7 @@ constexpr int kMaxHeadDim = 512;
 
 // Flash tiles. Rows of a task are (query heads of one KV group) x (queries of one tile), so the
 // K/V tile loaded once serves every head of the group (GQA without copying K/V).
-constexpr int kFlashRowsPerTask = 64;  // target rows (G * block_m) of S and O per task
+constexpr int kFlashRowsPerTask = 72;  // target rows (G * block_m) of S and O per task
 constexpr int kFlashBlockN = 64;       // keys per tile: S is rows x 64, K^T is D x 64
 static_assert(kFlashBlockN % 16 == 0, "key tile must be a whole number of 16-float vectors");
 
@@ -102,7 +102,13 @@ Status check_flash(const FlashParams& p) {
 struct FlashScratch {
   std::vector<float> buffer;
   float *q, *acc, *s, *m, *l;
-  void init(int rows, int d) {
+  std::vector<int32_t> begin, end;  // visible columns of each row in the current key tile
+  std::vector<uint16_t> q_bf16, p_bf16;  // bf16 dot path: Q rows as given, P rounded to bf16
+  void init(int rows, int d, bool bf16_dot) {
+    begin.resize(rows);
+    end.resize(rows);
+    q_bf16.resize(bf16_dot ? size_t(rows) * d : 0);
+    p_bf16.resize(bf16_dot ? size_t(rows) * kFlashBlockN : 0);
     const size_t sizes[] = {size_t(rows) * d, size_t(rows) * d, size_t(rows) * kFlashBlockN,
                             size_t(rows), size_t(rows)};
     size_t total = 0;
@@ -117,13 +123,35 @@ struct FlashScratch {
   }
 };
 
-// K and V of one (batch, KV head), made ready once for all its query tiles: K^T packed per key
-// tile ([num_key_tiles, D, kFlashBlockN] fp32, zero-padded), V as fp32 rows.
+// K and V of one (batch, KV head), made ready once for all its query tiles. fp32 path: K^T
+// packed per key tile (zero-padded), V as fp32 rows. bf16 dot path (ops.gemm_bf16): K^T and V
+// as bf16 pairs along the reduced dimension, zero-padded to whole tiles.
 struct HeadKV {
   const float* kt;  // [num_key_tiles, head_dim, kFlashBlockN]
   const float* v;   // [seqlen_k, head_dim] with row stride v_stride
   int64_t v_stride;
+  const uint32_t* kt_pairs;  // [num_key_tiles, head_dim / 2, kFlashBlockN]: (K[j, 2p], K[j, 2p+1])
+  const uint32_t* v_pairs;   // [num_key_tiles, kFlashBlockN / 2, head_dim]: (V[2p, x], V[2p+1, x])
 };
+
+// bf16 pairs of one key tile (n <= kFlashBlockN rows of src, row stride in elements).
+void pack_bf16_pairs(const uint16_t* k, const uint16_t* v, int64_t k_stride, int64_t v_stride,
+                     int n, int d, uint32_t* kt_pairs, uint32_t* v_pairs) {
+  for (int pair = 0; pair < d / 2; ++pair) {
+    for (int j = 0; j < kFlashBlockN; ++j) {
+      const uint16_t* row = k + j * k_stride + 2 * pair;
+      kt_pairs[pair * kFlashBlockN + j] = j < n ? uint32_t(row[0]) | (uint32_t(row[1]) << 16) : 0u;
+    }
+  }
+  for (int pair = 0; pair < kFlashBlockN / 2; ++pair) {
+    const int j = 2 * pair;
+    for (int x = 0; x < d; ++x) {
+      const uint32_t lo = j < n ? v[j * v_stride + x] : 0u;
+      const uint32_t hi = j + 1 < n ? v[(j + 1) * v_stride + x] : 0u;
+      v_pairs[int64_t(pair) * d + x] = lo | (hi << 16);
+    }
+  }
+}
 
 // Grid: (query tile) of one (batch b, KV head hk); rows = the group's query heads x the tile.
 void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, int hk,
@@ -138,12 +166,20 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
   const int rows = group * nq;  // row r = gi * nq + qi: head hk * group + gi, query q0 + qi
   const float scale = default_scale(p.softmax_scale, d);
   const MaskGeometry mask{int64_t(p.seqlen_k) - p.seqlen_q, p.seqlen_k, p.is_causal, p.window};
+  const bool bf16_dot = kv.kt_pairs != nullptr;
 
   for (int gi = 0; gi < group; ++gi) {
     const int h = hk * group + gi;
     const int64_t at = b * p.q_batch_stride + int64_t(q0) * p.q_row_stride + h * p.q_head_stride;
-    ops.load_rows(p.dtype, element_at(p.q, p.dtype, at), p.q_row_stride, nq, d, scale,
-                  sc.q + int64_t(gi) * nq * d, d);
+    if (bf16_dot) {  // Q stays bf16; the scale is applied to the fp32 scores
+      const uint16_t* src = static_cast<const uint16_t*>(p.q) + at;
+      for (int qi = 0; qi < nq; ++qi)
+        std::copy(src + qi * p.q_row_stride, src + qi * p.q_row_stride + d,
+                  sc.q_bf16.data() + (int64_t(gi) * nq + qi) * d);
+    } else {
+      ops.load_rows(p.dtype, element_at(p.q, p.dtype, at), p.q_row_stride, nq, d, scale,
+                    sc.q + int64_t(gi) * nq * d, d);
+    }
   }
   std::fill(sc.acc, sc.acc + int64_t(rows) * d, 0.f);
   std::fill(sc.m, sc.m + rows, kNegInf);
@@ -158,29 +194,31 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
   for (int64_t tile = tile_begin; tile < tile_end; ++tile) {
     const int64_t j0 = tile * kFlashBlockN;
     const int n = static_cast<int>(std::min<int64_t>(kFlashBlockN, p.seqlen_k - j0));
-    ops.gemm(rows, kFlashBlockN, d, sc.q, d, kv.kt + tile * d * kFlashBlockN, kFlashBlockN, sc.s,
-             kFlashBlockN, false);
+    if (bf16_dot) {
+      ops.gemm_bf16(rows, kFlashBlockN, d / 2, sc.q_bf16.data(), d,
+                    kv.kt_pairs + tile * (d / 2) * kFlashBlockN, kFlashBlockN, sc.s, kFlashBlockN, false);
+    } else {
+      ops.gemm(rows, kFlashBlockN, d, sc.q, d, kv.kt + tile * d * kFlashBlockN, kFlashBlockN, sc.s,
+               kFlashBlockN, false);
+    }
 
     for (int r = 0; r < rows; ++r) {
-      float* row = sc.s + int64_t(r) * kFlashBlockN;
       int64_t lo, hi;
       mask.range(q0 + r % nq, &lo, &hi);
-      const int a = static_cast<int>(std::max<int64_t>(lo - j0, 0));
-      const int z = static_cast<int>(std::min<int64_t>(hi - j0 + 1, n));
-      if (a >= z) {  // no visible key in this tile: P row = 0, running state unchanged
-        std::fill(row, row + n, 0.f);
-        continue;
-      }
-      std::fill(row, row + a, kNegInf);
-      std::fill(row + z, row + n, kNegInf);
-      const float m_new = std::max(sc.m[r], ops.row_max(row + a, z - a));
-      const float alpha = std::exp(sc.m[r] - m_new);  // exp(m_old - m_new); 0 on the first tile
-      const float sum = ops.exp_shift_sum(row, n, m_new);
-      sc.l[r] = sc.l[r] * alpha + sum;
-      if (alpha != 1.f) ops.scale_row(sc.acc + int64_t(r) * d, d, alpha);
-      sc.m[r] = m_new;
+      sc.begin[r] = static_cast<int32_t>(std::max<int64_t>(lo - j0, 0));
+      sc.end[r] = static_cast<int32_t>(std::max<int64_t>(std::min<int64_t>(hi - j0 + 1, n), 0));
     }
-    ops.gemm(rows, d, n, sc.s, kFlashBlockN, kv.v + j0 * kv.v_stride, kv.v_stride, sc.acc, d, true);
+    if (bf16_dot) {
+      ops.softmax_tile(rows, n, kFlashBlockN, scale, sc.s, kFlashBlockN, sc.begin.data(),
+                       sc.end.data(), sc.m, sc.l, sc.acc, d, d);
+      ops.to_bf16(sc.s, rows * kFlashBlockN, sc.p_bf16.data());
+      ops.gemm_bf16(rows, d, kFlashBlockN / 2, sc.p_bf16.data(), kFlashBlockN,
+                    kv.v_pairs + tile * (kFlashBlockN / 2) * d, d, sc.acc, d, true);
+    } else {
+      ops.softmax_tile(rows, n, n, 1.f, sc.s, kFlashBlockN, sc.begin.data(), sc.end.data(), sc.m,
+                       sc.l, sc.acc, d, d);
+      ops.gemm(rows, d, n, sc.s, kFlashBlockN, kv.v + j0 * kv.v_stride, kv.v_stride, sc.acc, d, true);
+    }
   }
 
   for (int r = 0; r < rows; ++r) {
@@ -201,20 +239,24 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
   }
 }
 
-// For each (batch, KV head): pack its K^T tiles (and fp32 V for fp16/bf16) in parallel, then
-// run its query tiles in parallel. Packing costs O(N_k D) against O(N_q N_k D) of attention.
+// For each (batch, KV head): pack its K^T tiles (and fp32 V for fp16/bf16, or bf16 pairs on
+// the bf16 dot path) in parallel, then run its query tiles in parallel. Packing costs
+// O(N_k D) against O(N_q N_k D) of attention.
 Status run_flash(const FlashParams& p) {
   const KernelOps& ops = kernel_ops(resolve_simd_path(p.simd));
   const int group = p.num_heads / p.num_heads_k;
   const int d = p.head_dim;
+  const bool bf16_dot = ops.gemm_bf16 != nullptr && p.dtype == DType::kBF16 && d % 2 == 0;
   const int block_m = std::min(p.seqlen_q, std::max(1, kFlashRowsPerTask / group));
   const int num_q_tiles = (p.seqlen_q + block_m - 1) / block_m;
   const int num_k_tiles = (p.seqlen_k + kFlashBlockN - 1) / kFlashBlockN;
   const int threads = worker_count(p.threads);
   std::vector<FlashScratch> scratch(static_cast<size_t>(std::min(threads, num_q_tiles)));
-  for (FlashScratch& s : scratch) s.init(group * block_m, d);
-  std::vector<float> kt(size_t(num_k_tiles) * d * kFlashBlockN);
-  std::vector<float> v_f32(p.dtype == DType::kF32 ? 0 : size_t(p.seqlen_k) * d);
+  for (FlashScratch& s : scratch) s.init(group * block_m, d, bf16_dot);
+  const size_t tile_elems = size_t(num_k_tiles) * d * kFlashBlockN;
+  std::vector<float> kt(bf16_dot ? 0 : tile_elems);
+  std::vector<float> v_f32(bf16_dot || p.dtype == DType::kF32 ? 0 : size_t(p.seqlen_k) * d);
+  std::vector<uint32_t> kt_pairs(bf16_dot ? tile_elems / 2 : 0), v_pairs(bf16_dot ? tile_elems / 2 : 0);
 
   for (int b = 0; b < p.batch; ++b) {
     for (int hk = 0; hk < p.num_heads_k; ++hk) {
@@ -223,6 +265,13 @@ Status run_flash(const FlashParams& p) {
       parallel_for(threads, num_k_tiles, [&](int64_t tile, int) {
         const int64_t j0 = tile * kFlashBlockN;
         const int n = static_cast<int>(std::min<int64_t>(kFlashBlockN, p.seqlen_k - j0));
+        if (bf16_dot) {
+          pack_bf16_pairs(static_cast<const uint16_t*>(k_head) + j0 * p.k_row_stride,
+                          static_cast<const uint16_t*>(v_head) + j0 * p.v_row_stride, p.k_row_stride,
+                          p.v_row_stride, n, d, kt_pairs.data() + tile * (d / 2) * kFlashBlockN,
+                          v_pairs.data() + tile * (kFlashBlockN / 2) * d);
+          return;
+        }
         ops.pack_transposed(p.dtype, element_at(k_head, p.dtype, j0 * p.k_row_stride),
                             p.k_row_stride, n, d, kt.data() + tile * d * kFlashBlockN, kFlashBlockN);
         if (!v_f32.empty()) {
@@ -230,9 +279,9 @@ Status run_flash(const FlashParams& p) {
                         n, d, 1.f, v_f32.data() + j0 * d, d);
         }
       });
-      const HeadKV kv = v_f32.empty()
-                            ? HeadKV{kt.data(), static_cast<const float*>(v_head), p.v_row_stride}
-                            : HeadKV{kt.data(), v_f32.data(), d};
+      HeadKV kv{kt.data(), static_cast<const float*>(v_head), p.v_row_stride, nullptr, nullptr};
+      if (!v_f32.empty()) kv = HeadKV{kt.data(), v_f32.data(), d, nullptr, nullptr};
+      if (bf16_dot) kv = HeadKV{nullptr, nullptr, 0, kt_pairs.data(), v_pairs.data()};
       parallel_for(threads, num_q_tiles, [&](int64_t task, int worker) {
         flash_task(p, ops, block_m, b, hk, kv, task, scratch[worker]);
       });
@@ -302,6 +351,7 @@ DecodePlan plan_decode(const PagedDecodeParams& p, int threads) {
 
 struct DecodeScratch {
   std::vector<float> q, acc, s, m, l;  // [H, D], [H, D], [H, chunk], [H], [H]
+  std::vector<int32_t> begin, end;     // [H]: every score of a chunk is visible
 };
 
 // Asks for one page's slab [page_size, H_kv, D] of K and of V to be brought into L2: pages are
@@ -356,14 +406,9 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
                    sc.s.data() + int64_t(hk) * group * chunk + off, chunk);
       }
     }
-    for (int row = 0; row < h; ++row) {
-      float* s = sc.s.data() + int64_t(row) * chunk;
-      const float m_new = std::max(sc.m[row], ops.row_max(s, tn));
-      const float alpha = std::exp(sc.m[row] - m_new);
-      sc.l[row] = sc.l[row] * alpha + ops.exp_shift_sum(s, tn, m_new);
-      if (alpha != 1.f) ops.scale_row(sc.acc.data() + int64_t(row) * d, d, alpha);
-      sc.m[row] = m_new;
-    }
+    std::fill(sc.end.begin(), sc.end.end(), tn);
+    ops.softmax_tile(h, tn, tn, 1.f, sc.s.data(), chunk, sc.begin.data(), sc.end.data(),
+                     sc.m.data(), sc.l.data(), sc.acc.data(), d, d);
     for (int off = 0; off < tn; off += ps) {
       const int32_t page = table[(t0 + off) / ps];
       const int count = std::min(ps, tn - off);
@@ -438,6 +483,8 @@ Status run_paged(const PagedDecodeParams& p) {
     s.s.resize(size_t(p.num_heads) * plan.chunk_tokens);
     s.m.resize(p.num_heads);
     s.l.resize(p.num_heads);
+    s.begin.assign(p.num_heads, 0);
+    s.end.resize(p.num_heads);
   }
   std::vector<float> part_acc, part_m, part_l;
   if (plan.num_partitions > 1) {

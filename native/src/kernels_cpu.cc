@@ -81,6 +81,7 @@ bool path_supported(SimdPath path) {
 #if defined(ATTNSCOPE_X86_PATHS)
     case SimdPath::kAvx2: return f.avx2;
     case SimdPath::kAvx512: return f.avx512;
+    case SimdPath::kAvx512Bf16: return f.avx512bf16;
 #endif
     default: (void)f; return false;
   }
@@ -139,6 +140,7 @@ const KernelOps& kernel_ops(SimdPath path) {
 #if defined(ATTNSCOPE_X86_PATHS)
     case SimdPath::kAvx2: return avx2_ops();
     case SimdPath::kAvx512: return avx512_ops();
+    case SimdPath::kAvx512Bf16: return avx512bf16_ops();
 #endif
     default: return scalar_ops();
   }

@@ -8,6 +8,7 @@ import {
   readModelConfig,
   type Problem,
 } from '../../core/config/index';
+import { kvBytesForSequence, kvBytesPerToken, paramCounts } from '../../core/estimate/index';
 import { fixtureText, loadModel } from './helpers';
 
 /** The one problem with `code`, or a failure listing what came back. */
@@ -186,9 +187,9 @@ test('semantic problem: layer_types length differs from num_hidden_layers', () =
 });
 
 test('semantic problems: unknown layer type, sliding layers without a window', () => {
-  const text = JSON.stringify({ ...LLAMA, num_hidden_layers: 2, layer_types: ['sliding_attention', 'linear_attention'] });
+  const text = JSON.stringify({ ...LLAMA, num_hidden_layers: 2, layer_types: ['sliding_attention', 'diagonal_attention'] });
   const r = readModelConfig(text);
-  assert.equal(at(text, only(r.problems, 'unknown-layer-type')), '"linear_attention"');
+  assert.equal(at(text, only(r.problems, 'unknown-layer-type')), '"diagonal_attention"');
   only(r.problems, 'missing-sliding-window');
 });
 
@@ -261,4 +262,69 @@ test('offsetToLineColumn is 1-based and handles CRLF; formatProblem is file:line
   const line = formatProblem('p.attn.yaml', text, { severity: 'error', code: 'x', message: 'bad', range: { offset: 5, length: 1 } });
   assert.equal(line, 'p.attn.yaml:2:2: error: bad [x]');
   assert.match(formatProblem('p.attn.yaml', text, { severity: 'error', code: 'x', message: 'bad', range: { offset: 0, length: 0 }, file: '/m/config.json' }), /^\/m\/config\.json:1:1: /);
+});
+
+test('Llama 4 Scout (text_config): chunked attention on RoPE layers, MoE with a shared expert', () => {
+  const text = JSON.stringify({
+    architectures: ['Llama4ForConditionalGeneration'], model_type: 'llama4', tie_word_embeddings: false,
+    text_config: {
+      model_type: 'llama4_text', num_hidden_layers: 48, hidden_size: 5120, num_attention_heads: 40, num_key_value_heads: 8,
+      head_dim: 128, intermediate_size: 8192, intermediate_size_mlp: 16384, vocab_size: 202048, max_position_embeddings: 10485760,
+      num_experts_per_tok: 1, num_local_experts: 16, interleave_moe_layer_step: 1, attention_chunk_size: 8192, torch_dtype: 'bfloat16',
+    },
+  });
+  const r = readModelConfig(text);
+  assert.deepEqual(r.problems, []);
+  const m = r.value!;
+  // Default no_rope_layers: every 4th layer is global (NoPE) -> 12 full, 36 chunked of 8192.
+  assert.equal(m.slidingWindow, 8192);
+  assert.equal(m.layerTypes.filter((t) => t === 'full').length, 12);
+  assert.equal(m.layerTypes[3], 'full');
+  // 48 · 2 · 8 · 128 · 2 = 196,608 B/token; a 32k sequence holds (12 · 32768 + 36 · 8192) · 4096 B.
+  assert.equal(kvBytesPerToken(m, 'bf16'), 196_608);
+  assert.equal(kvBytesForSequence(m, 32_768, 'bf16'), (12 * 32_768 + 36 * 8192) * 4096);
+  // Per layer: attention 2·5120² + 2·5120·1024 = 62,914,560; 16 experts + 1 shared of 3·5120·8192
+  // = 125,829,120 each; router 5120·16; norms 10,240 -> 2,202,101,760 ×48, + 2 · 202048·5120
+  // + 5120 = 107,769,861,120 (Meta: 109B with the vision encoder). Active: 1 routed + shared
+  // -> 314,664,960 ×48 + embeddings = 17,172,894,720 (Meta: 17B active).
+  const p = paramCounts(m);
+  assert.equal(p.total, 107_769_861_120);
+  assert.equal(p.active, 17_172_894_720);
+});
+
+test('gemma-3 text_config without head counts takes Gemma3TextConfig defaults, said as info', () => {
+  // Verbatim shape of google/gemma-3-4b-it: the text_config names no heads, head_dim or vocab.
+  const text = JSON.stringify({
+    architectures: ['Gemma3ForConditionalGeneration'], model_type: 'gemma3', torch_dtype: 'bfloat16',
+    text_config: { hidden_size: 2560, intermediate_size: 10240, model_type: 'gemma3_text', num_hidden_layers: 34, rope_scaling: { factor: 8.0, rope_type: 'linear' }, sliding_window: 1024 },
+  });
+  const r = readModelConfig(text);
+  const info = r.problems.find((p) => p.code === 'family-defaults')!;
+  assert.equal(info.severity, 'info');
+  assert.match(info.message, /num_attention_heads 8/);
+  const m = r.value!;
+  assert.deepEqual([m.numHeads, m.numKvHeads, m.headDim, m.vocabSize], [8, 4, 256, 262_208]);
+  // sliding_window_pattern 6: layers 5, 11, 17, 23, 29 global.
+  assert.equal(m.layerTypes.filter((t) => t === 'full').length, 5);
+  // 34 · 2 · 4 · 256 · 2 = 139,264 B/token.
+  assert.equal(kvBytesPerToken(m, 'bf16'), 139_264);
+  // Embedding 262208·2560 (tied) + 34 · (attention 15,728,640 + q/k norms 512 + MLP 3·2560·10240
+  // + 4 norms 10,240) + 2560 = 3,880,263,168 (the 4B model's language part; SigLIP adds 0.4B).
+  assert.equal(paramCounts(m).total, 3_880_263_168);
+});
+
+test('hybrid layer_types: linear-attention layers hold no KV; unknown types warned once per type', () => {
+  // Qwen3-Next style: 3 linear_attention layers per full_attention layer.
+  const layerTypes = Array.from({ length: 8 }, (_, i) => ((i + 1) % 4 === 0 ? 'full_attention' : 'linear_attention'));
+  const text = JSON.stringify({ ...LLAMA, model_type: 'qwen3_next', num_hidden_layers: 8, head_dim: 256, num_attention_heads: 16, num_key_value_heads: 2, layer_types: layerTypes });
+  const r = readModelConfig(text);
+  const m = r.value!;
+  assert.equal(r.problems.find((p) => p.code === 'linear-attention-layers')!.severity, 'info');
+  assert.equal(m.layerTypes.filter((t) => t === 'linear').length, 6);
+  // Only the 2 full layers: 2 · 2 · 2 · 256 · 2 = 4096 B/token.
+  assert.equal(kvBytesPerToken(m, 'bf16'), 4096);
+  assert.equal(kvBytesForSequence(m, 1000, 'bf16'), 2 * 1000 * 2048);
+  const odd = readModelConfig(JSON.stringify({ ...LLAMA, layer_types: ['full_attention', 'moe_attention', 'moe_attention', 'full_attention'] }));
+  const warn = only(odd.problems, 'unknown-layer-type');
+  assert.match(warn.message, /"moe_attention" \(2 layers\)/);
 });

@@ -378,3 +378,39 @@ test('an inline model without model_type reads as an untied Llama-style decoder'
   assert.equal(m.gatedMlp, true);
   assert.equal(m.norm, 'rmsnorm');
 });
+
+test('never throws on any prefix of a real profile or config (what an editor sees while typing)', () => {
+  const examples = resolve(import.meta.dirname, '../../examples');
+  const files = { ...LLAMA_FILES };
+  for (const name of ['llama-3.1-8b.attn.yaml', 'qwen3-30b-a3b.attn.json']) {
+    const full = readFileSync(join(examples, name), 'utf8').replace(/\.\/[a-z0-9.-]+\/config\.json/, './llama/config.json');
+    for (let i = 0; i <= full.length; i += 3) {
+      const r = read(full.slice(0, i), files, join(DIR, name));
+      for (const p of r.problems) assert.ok(p.range.offset >= 0 && p.range.offset + p.range.length <= Math.max(i, (p.file ? Infinity : i)), `${name}[0..${i}) ${p.code}`);
+    }
+  }
+  const cfg = fixtureText('gpt-oss-20b');
+  for (let i = 0; i <= cfg.length; i += 7) {
+    const r = readProfileOrConfig(cfg.slice(0, i), join(DIR, 'config.json'), host({}));
+    if (i < cfg.length - 2) assert.equal(r.value, null);
+  }
+});
+
+test('default cases fit the model: lengths within its context; an encoder gets no decode and no causal mask', () => {
+  const gpt2 = profileFromModelConfig(loadModel('gpt2'), null);
+  assert.deepEqual(gpt2.decode.contextLens, [1024]); // 4096 > n_positions 1024
+  const bert = profileFromModelConfig(loadModel('bert-base-uncased'), null);
+  assert.deepEqual(bert.prefill.seqLens, [512]);
+  assert.equal(bert.prefill.causal, false);
+  assert.deepEqual(bert.decode, { batchSizes: [], contextLens: [] });
+  const files = { [join(DIR, 'gpt2/config.json')]: fixtureText('gpt2') };
+  const r = read('model: ./gpt2/config.json\n', files);
+  assert.deepEqual(r.value!.decode.contextLens, [1024]);
+  assert.equal(r.problems.filter((p) => p.code === 'exceeds-max-position').length, 0);
+});
+
+test('dtype synonyms suggest the profile name: bfloat16 -> bf16, float8_e4m3fn -> fp8_e4m3', () => {
+  const text = 'model: ./llama/config.json\ndtype: bfloat16\nkv_cache: { dtype: float8_e4m3fn }\n';
+  const msgs = read(text).problems.filter((p) => p.code === 'invalid-value').map((p) => p.data?.suggestion);
+  assert.deepEqual(msgs, ['bf16', 'fp8_e4m3']);
+});

@@ -170,38 +170,58 @@ struct SimdOps {
     }
   }
 
-  // ---- softmax pieces ----
-  static float exp_shift_sum(float* x, int n, float shift) {
-    const T s = V::set1(shift);
-    T sum = V::zero();
+  // ---- online softmax ----
+  static void softmax_tile(int rows, int n, int n_pad, float scale, float* s, int64_t lds,
+                           const int32_t* begin, const int32_t* end, float* m, float* l,
+                           float* acc, int64_t ldacc, int d) {
+    constexpr float kNegInf = -std::numeric_limits<float>::infinity();
     const int n_vec = n / W * W;
-    for (int i = 0; i < n_vec; i += W) {
-      const T e = V::exp(V::sub(V::load(x + i), s));
-      V::store(x + i, e);
-      sum = V::add(sum, e);
+    const T sv = V::set1(scale);
+    for (int r = 0; r < rows; ++r) {
+      float* row = s + r * lds;
+      const int a = begin[r], z = end[r];
+      if (a >= z) {
+        for (int j = 0; j < n_pad; ++j) row[j] = 0.f;
+        continue;
+      }
+      for (int j = 0; j < a; ++j) row[j] = kNegInf;
+      for (int j = z; j < n; ++j) row[j] = kNegInf;
+      T big = V::set1(kNegInf);
+      for (int j = 0; j < n_vec; j += W) {
+        const T x = V::mul(sv, V::load(row + j));
+        V::store(row + j, x);
+        big = V::max(big, x);
+      }
+      float best = V::reduce_max(big);
+      for (int j = n_vec; j < n; ++j) {
+        row[j] *= scale;
+        best = row[j] > best ? row[j] : best;
+      }
+      const float m_new = m[r] > best ? m[r] : best;
+      const float alpha = __builtin_expf(m[r] - m_new);  // libm: no inline shared across units
+      const T shift = V::set1(m_new);
+      T sum = V::zero();
+      for (int j = 0; j < n_vec; j += W) {
+        const T e = V::exp(V::sub(V::load(row + j), shift));
+        V::store(row + j, e);
+        sum = V::add(sum, e);
+      }
+      float total = V::reduce_add(sum);
+      for (int j = n_vec; j < n; ++j) {
+        row[j] = __builtin_expf(row[j] - m_new);
+        total += row[j];
+      }
+      for (int j = n; j < n_pad; ++j) row[j] = 0.f;
+      l[r] = l[r] * alpha + total;
+      if (alpha != 1.f) {
+        float* out = acc + r * ldacc;
+        const T av = V::set1(alpha);
+        const int d_vec = d / W * W;
+        for (int x = 0; x < d_vec; x += W) V::store(out + x, V::mul(av, V::load(out + x)));
+        for (int x = d_vec; x < d; ++x) out[x] *= alpha;
+      }
+      m[r] = m_new;
     }
-    float total = V::reduce_add(sum);
-    for (int i = n_vec; i < n; ++i) {
-      x[i] = __builtin_expf(x[i] - shift);  // libm, not an inline shared with other units
-      total += x[i];
-    }
-    return total;
-  }
-
-  static float row_max(const float* x, int n) {
-    T m = V::set1(-std::numeric_limits<float>::infinity());
-    const int n_vec = n / W * W;
-    for (int i = 0; i < n_vec; i += W) m = V::max(m, V::load(x + i));
-    float best = V::reduce_max(m);
-    for (int i = n_vec; i < n; ++i) best = x[i] > best ? x[i] : best;
-    return best;
-  }
-
-  static void scale_row(float* x, int n, float s) {
-    const T sv = V::set1(s);
-    const int n_vec = n / W * W;
-    for (int i = 0; i < n_vec; i += W) V::store(x + i, V::mul(sv, V::load(x + i)));
-    for (int i = n_vec; i < n; ++i) x[i] *= s;
   }
 
   // ---- decode: scores and value accumulation straight from pages ----
@@ -310,8 +330,8 @@ struct SimdOps {
   }
 
   static KernelOps table(SimdPath path) {
-    return KernelOps{path,          gemm,    load_rows, pack_transposed, exp_shift_sum,
-                     row_max,       scale_row, scores,  accumulate_values};
+    return KernelOps{path,   gemm,          load_rows, pack_transposed, softmax_tile,
+                     scores, accumulate_values, nullptr,   nullptr};
   }
 };
 

@@ -1,0 +1,126 @@
+/**
+ * Checks of a resolved profile that need its estimate or the kernels' limits, so that a profile
+ * that reads cleanly but cannot be served or benchmarked says so before anything runs: weights
+ * or the KV pool not fitting the device (naming the numbers), a pool that cannot hold one
+ * max_model_len sequence, and head_dim / page_size / dtypes the chosen backend's kernels do not
+ * take. The language server shows them as diagnostics; the CLI can print them the same way.
+ */
+import type { Problem, Profile, SourceRange } from '../config/types';
+import type { Estimate } from './types';
+
+/**
+ * What the attention kernels accept (native/src/kernels.cc, native/cuda/include/attnscope_cuda.h).
+ * CPU: any head_dim up to 512, any page_size, fp32 / fp16 / bf16. CUDA: compiled for head_dim 64
+ * and 128, page_size 8..256, fp16 / bf16. Neither has an fp8 KV cache.
+ */
+export const KERNEL_LIMITS = {
+  cpu: { maxHeadDim: 512, dtypes: ['fp32', 'fp16', 'bf16'] },
+  cuda: { headDims: [64, 128], minPageSize: 8, maxPageSize: 256, dtypes: ['fp16', 'bf16'] },
+} as const;
+
+const GIB = 1024 ** 3;
+
+/** GiB with one decimal, as the device-fit messages name them ("140.0 GiB"). */
+function gib(bytes: number): string {
+  return `${(bytes / GIB).toFixed(1)} GiB`;
+}
+
+/** Where a model key is: in the profile (inline model), in the config.json it points at (`file`), or the `model` value. */
+function modelKey(profile: Profile, key: string | undefined): { range: SourceRange; file?: string } {
+  const fallback = profile.ranges['model'] ?? { offset: 0, length: 0 };
+  if (key === undefined) return { range: fallback };
+  if (profile.modelPath === null) return { range: profile.ranges[`model.${key}`] ?? fallback };
+  const range = profile.model.ranges[key];
+  return range === undefined ? { range: fallback } : { range, file: profile.modelPath };
+}
+
+function profileKey(profile: Profile, ...paths: string[]): SourceRange {
+  for (const p of paths) {
+    const r = profile.ranges[p];
+    if (r !== undefined) return r;
+  }
+  return profile.ranges['model'] ?? { offset: 0, length: 0 };
+}
+
+/**
+ * The page size nearest `n` that every backend takes: a power of two in the CUDA kernel's
+ * [8, 256] (vLLM's block sizes are powers of two too). 24 -> 16, 100 -> 128, 1000 -> 256.
+ */
+export function nearestPageSize(n: number): number {
+  const { minPageSize, maxPageSize } = KERNEL_LIMITS.cuda;
+  let best: number = minPageSize;
+  for (let p = minPageSize; p <= maxPageSize; p *= 2) if (Math.abs(p - n) < Math.abs(best - n)) best = p;
+  return best;
+}
+
+/** Device fit: weights, activation peak and an explicit KV budget against memory · utilization. */
+function fitProblems(profile: Profile, e: Estimate): Problem[] {
+  const d = profile.device;
+  if (d.memoryGib === null) return [];
+  const usable = d.memoryGib * GIB * d.gpuMemoryUtilization;
+  const limit = `${d.memoryGib} GiB × ${d.gpuMemoryUtilization.toFixed(2)} = ${gib(usable)}`;
+  const at = profileKey(profile, 'device.memory_gib', 'device.gpu_memory_utilization', 'device');
+  const tp = d.tensorParallelSize;
+  const weights = tp > 1 ? `weights ${gib(e.weightsBytesPerGpu)} per GPU (${gib(e.weightsBytes)} ÷ ${tp})` : `weights ${gib(e.weightsBytes)}`;
+  if (e.weightsBytesPerGpu > usable) {
+    return [{ severity: 'error', code: 'weights-exceed-device', message: `${weights} exceed ${limit}: raise device.tensor_parallel_size or memory_gib`, range: at, data: { weightsBytes: e.weightsBytesPerGpu, usableBytes: Math.floor(usable) } }];
+  }
+  const activation = e.pool.activationPeakBytes;
+  if (e.pool.budgetSource === 'device' && e.hasKvCache && e.pool.pages === 0) {
+    return [{ severity: 'error', code: 'kv-pool-empty', message: `${weights} + activation peak ${gib(activation)} leave no room for a KV page in ${limit}`, range: at }];
+  }
+  if (e.pool.budgetSource === 'explicit' && e.weightsBytesPerGpu + e.pool.budgetBytes > usable) {
+    const kvAt = profileKey(profile, typeof profile.kvCache.numPages === 'number' ? 'kv_cache.num_pages' : 'kv_cache.memory_gib');
+    return [{ severity: 'warning', code: 'kv-budget-exceeds-device', message: `KV budget ${gib(e.pool.budgetBytes)} + ${weights} exceed ${limit}`, range: kvAt }];
+  }
+  return [];
+}
+
+/** Head size, page size and dtypes against the backend's kernels. */
+function kernelProblems(profile: Profile, e: Estimate): Problem[] {
+  const problems: Problem[] = [];
+  const backend = profile.device.backend;
+  const m = profile.model;
+  const D = m.headDim;
+  const headKey = modelKey(profile, m.sourceKeys.headDim ?? m.sourceKeys.numHeads);
+  const cudaDims = KERNEL_LIMITS.cuda.headDims;
+  if (D > KERNEL_LIMITS.cpu.maxHeadDim) {
+    problems.push({ severity: 'error', code: 'head-dim-unsupported', message: `head_dim ${D} is larger than any kernel takes: the CPU kernels support head_dim up to ${KERNEL_LIMITS.cpu.maxHeadDim}, the CUDA kernels ${cudaDims.join(' and ')}`, ...headKey, data: { headDim: D, supported: cudaDims } });
+  } else if (!(cudaDims as readonly number[]).includes(D) && backend !== 'cpu') {
+    problems.push({
+      severity: backend === 'cuda' ? 'error' : 'info',
+      code: 'head-dim-unsupported',
+      message: `head_dim ${D} has no CUDA kernel (the CUDA kernels support head_dim ${cudaDims.join(' and ')}; the CPU kernels any head_dim up to ${KERNEL_LIMITS.cpu.maxHeadDim})${backend === 'cuda' ? ': set device.backend to cpu to benchmark it' : ': it is benchmarked on the CPU'}`,
+      ...headKey,
+      data: { headDim: D, supported: cudaDims },
+    });
+  }
+  const ps = profile.kvCache.pageSize;
+  const { minPageSize, maxPageSize } = KERNEL_LIMITS.cuda;
+  if (backend === 'cuda' && (ps < minPageSize || ps > maxPageSize)) {
+    const suggestion = nearestPageSize(ps);
+    problems.push({ severity: 'error', code: 'page-size-unsupported', message: `page_size ${ps} is not supported by the CUDA decode kernel, which takes ${minPageSize} to ${maxPageSize} tokens per page: try ${suggestion}`, range: profileKey(profile, 'kv_cache.page_size', 'kv_cache'), data: { suggestion, min: minPageSize, max: maxPageSize } });
+  }
+  const kvAt = profileKey(profile, 'kv_cache.dtype', 'kv_cache');
+  if (e.kvDtype === 'fp8_e4m3' && e.hasKvCache) {
+    const where = backend === 'cpu' ? 'the CPU kernels have' : backend === 'cuda' ? 'the CUDA kernels have' : 'neither the CPU nor the CUDA kernels have';
+    problems.push({ severity: 'warning', code: 'kv-dtype-estimate-only', message: `kv_cache.dtype fp8_e4m3: ${where} an fp8 KV cache, so this is an estimate only (1 byte per element); the benchmark runs the KV cache in ${profile.dtype}`, range: kvAt, data: { suggestion: 'auto' } });
+  }
+  if (backend === 'cuda' && !(KERNEL_LIMITS.cuda.dtypes as readonly string[]).includes(profile.dtype)) {
+    problems.push({ severity: 'warning', code: 'dtype-unsupported', message: `dtype ${profile.dtype}: the CUDA kernels run ${KERNEL_LIMITS.cuda.dtypes.join(' and ')}`, range: profileKey(profile, 'dtype', 'model'), data: { suggestion: 'bf16' } });
+  }
+  return problems;
+}
+
+/** A pool that cannot hold one sequence of max_model_len: vLLM refuses to start. */
+function concurrencyProblems(profile: Profile, e: Estimate): Problem[] {
+  const w = profile.workload;
+  if (w === null || !e.hasKvCache || e.pool.budgetSource === 'none' || e.pool.pages === 0) return [];
+  if (e.pool.tokens >= w.maxModelLen) return [];
+  return [{ severity: 'warning', code: 'pool-below-max-model-len', message: `the KV pool holds ${e.pool.tokens} tokens (${e.pool.pages} pages of ${profile.kvCache.pageSize}), fewer than one max_model_len ${w.maxModelLen} sequence: lower max_model_len or give the KV cache more memory`, range: profileKey(profile, 'workload.max_model_len', 'workload') }];
+}
+
+/** Every problem of `profile` that its estimate or the kernels' limits reveal, in file order of kind. */
+export function checkProfile(profile: Profile, e: Estimate): Problem[] {
+  return [...fitProblems(profile, e), ...kernelProblems(profile, e), ...concurrencyProblems(profile, e)];
+}

@@ -1,0 +1,128 @@
+/**
+ * npm run bench:lsp — how long the language server takes, after an edit, to publish the
+ * diagnostics of the new version and answer the inlay-hint request that follows (what a user
+ * waits for while typing; the server's debounce is set to 0 so only the work is timed).
+ * Documents: every config in test/lsp/fixtures/configs, and a generated 2,000-line profile (YAML
+ * and JSON). Each edit rewrites one number (a value the estimate depends on). Prints the median,
+ * p10 and p90 per document and overall; the target is a median under 10 ms per edit.
+ * Usage: npm run bench:lsp [-- --edits N]
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { LspClient } from '../test/lsp/harness';
+
+const root = join(__dirname, '..');
+const configsDir = join(root, 'test', 'lsp', 'fixtures', 'configs');
+const editsArg = process.argv.indexOf('--edits');
+const EDITS = editsArg > 0 ? Number(process.argv[editsArg + 1]) : 40;
+const WARMUP = 5;
+
+/** A profile of about `lines` lines: an inline model, every section, and long case lists. */
+export function generatedProfile(lines: number, syntax: 'yaml' | 'json'): string {
+  const model = { model_type: 'llama', hidden_size: 4096, intermediate_size: 14336, num_attention_heads: 32, num_hidden_layers: 32, num_key_value_heads: 8, vocab_size: 128256, max_position_embeddings: 131072, torch_dtype: 'bfloat16' };
+  const fixedLines = 40;
+  const listLen = Math.max(1, Math.floor((lines - fixedLines) / 3));
+  const seqLens = Array.from({ length: listLen }, (_, i) => 128 + 16 * i);
+  const batchSizes = Array.from({ length: listLen }, (_, i) => 1 + i);
+  const contextLens = Array.from({ length: listLen }, (_, i) => 256 + 32 * i);
+  const profile = {
+    model,
+    dtype: 'bf16',
+    device: { backend: 'cuda', memory_gib: 80, gpu_memory_utilization: 0.9, tensor_parallel_size: 1 },
+    kv_cache: { page_size: 16, dtype: 'auto', num_pages: 'auto', memory_gib: 'auto' },
+    prefill: { batch_size: 1, seq_lens: seqLens, causal: true },
+    decode: { batch_sizes: batchSizes, context_lens: contextLens },
+    workload: { requests: 2000, arrival_rate: 8, prompt_len: { dist: 'lognormal', median: 512, max: 4096 }, output_len: { dist: 'uniform', min: 32, max: 512 }, max_num_seqs: 256, max_model_len: 8192 },
+  };
+  if (syntax === 'json') return JSON.stringify(profile, null, 2) + '\n';
+  const out: string[] = ['# generated benchmark profile'];
+  const emit = (obj: Record<string, unknown>, indent: string): void => {
+    for (const [k, v] of Object.entries(obj)) {
+      if (Array.isArray(v)) {
+        out.push(`${indent}${k}:`);
+        for (const x of v) out.push(`${indent}  - ${x}`);
+      } else if (v !== null && typeof v === 'object') {
+        out.push(`${indent}${k}:`);
+        emit(v as Record<string, unknown>, `${indent}  `);
+      } else out.push(`${indent}${k}: ${String(v)}`);
+    }
+  };
+  emit(profile, '');
+  return out.join('\n') + '\n';
+}
+
+interface Doc {
+  name: string;
+  uri: string;
+  text: string;
+  /** The number each edit rewrites (alternating between two values). */
+  key: RegExp;
+  values: [string, string];
+}
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+async function timeDoc(client: LspClient, doc: Doc): Promise<number[]> {
+  await client.open(doc.uri, doc.text);
+  await client.inlayHints(doc.uri);
+  const m = doc.key.exec(doc.text);
+  if (m === null) throw new Error(`${doc.name}: no ${String(doc.key)} to edit`);
+  const start = client.positionOf(doc.text, m.index + m[0].length - m[1]!.length);
+  let current = m[1]!;
+  const samples: number[] = [];
+  for (let i = 0; i < WARMUP + EDITS; i++) {
+    const next = current === doc.values[0] ? doc.values[1] : doc.values[0];
+    const range = { start, end: { line: start.line, character: start.character + current.length } };
+    const t0 = performance.now();
+    await client.change(doc.uri, [{ range, text: next }]);
+    await client.inlayHints(doc.uri);
+    const ms = performance.now() - t0;
+    if (i >= WARMUP) samples.push(ms);
+    current = next;
+  }
+  await client.close(doc.uri);
+  return samples.sort((a, b) => a - b);
+}
+
+async function main(): Promise<void> {
+  const docs: Doc[] = readdirSync(configsDir)
+    .sort()
+    .map((name) => {
+      const text = readFileSync(join(configsDir, name), 'utf8');
+      const key = /"(?:num_hidden_layers|n_layer)"\s*:\s*(\d+)/;
+      const layers = key.exec(text)![1]!;
+      return { name, uri: `file:///bench/${name}`, text, key, values: [layers, String(Number(layers) + 1)] as [string, string] };
+    });
+  for (const syntax of ['yaml', 'json'] as const) {
+    const text = generatedProfile(2000, syntax);
+    docs.push({
+      name: `generated.attn.${syntax} (${text.split('\n').length} lines)`,
+      uri: `file:///bench/generated.attn.${syntax}`,
+      text,
+      key: syntax === 'yaml' ? /page_size: (\d+)/ : /"page_size": (\d+)/,
+      values: ['16', '32'],
+    });
+  }
+  const client = await LspClient.start({ validationDelayMs: 0 });
+  const all: number[] = [];
+  console.log(`diagnostics + inlay hints after one edit, ${EDITS} edits per document (ms)`);
+  console.log(`${'document'.padEnd(44)} ${'median'.padStart(8)} ${'p10'.padStart(8)} ${'p90'.padStart(8)}`);
+  for (const doc of docs) {
+    const s = await timeDoc(client, doc);
+    all.push(...s);
+    console.log(`${doc.name.padEnd(44)} ${quantile(s, 0.5).toFixed(2).padStart(8)} ${quantile(s, 0.1).toFixed(2).padStart(8)} ${quantile(s, 0.9).toFixed(2).padStart(8)}`);
+  }
+  all.sort((a, b) => a - b);
+  const median = quantile(all, 0.5);
+  console.log(`${'all documents'.padEnd(44)} ${median.toFixed(2).padStart(8)} ${quantile(all, 0.1).toFixed(2).padStart(8)} ${quantile(all, 0.9).toFixed(2).padStart(8)}`);
+  console.log(`target: median < 10 ms per edit — ${median < 10 ? 'met' : 'NOT met'}`);
+  await client.stop();
+}
+
+if (require.main === module) main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

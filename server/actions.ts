@@ -1,0 +1,237 @@
+/**
+ * Quick fixes for the problems core and the server report. Each fix is a WorkspaceEdit that
+ * removes the cause, so the diagnostic clears on the next check: a valid divisor for KV heads,
+ * the nearest supported page_size, a missing head_dim, a misspelt or unknown key, an enum value
+ * core suggests, a length cut to the model's limit. A problem in the config.json a profile points
+ * at is fixed in that file. Diagnostics the client sends are matched to the current analysis by
+ * code and range, so a stale diagnostic gets no (possibly wrong) edit.
+ */
+import {
+  CodeActionKind,
+  type CodeAction,
+  type CodeActionParams,
+  type Range,
+  type TextEdit,
+} from 'vscode-languageserver';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { parseJsonTree, type Problem, type SourceRange, type ValueNode } from '../core/config';
+import type { Analysis } from './analysis';
+import { DIAGNOSTIC_SOURCE, isLocal, readDocument, toDiagnostic } from './diagnostics';
+import { propertyAt, propertyWithKeyAt, type FoundProperty } from './locate';
+
+/** The file a fix edits: the analysed document, or the config.json it read. */
+interface Target {
+  uri: string;
+  doc: TextDocument;
+  text: string;
+  tree: ValueNode | null;
+  json: boolean;
+}
+
+interface Fix {
+  title: string;
+  edits: TextEdit[];
+}
+
+function targetOf(a: Analysis, p: Problem): Target | null {
+  if (isLocal(a, p)) return { uri: a.uri, doc: a.document, text: a.document.getText(), tree: a.tree, json: a.syntax === 'json' };
+  const doc = readDocument(a, p.file!);
+  if (doc === null) return null;
+  const text = doc.getText();
+  return { uri: doc.uri, doc, text, tree: parseJsonTree(text).root, json: true };
+}
+
+function range(t: Target, r: SourceRange): Range {
+  return { start: t.doc.positionAt(r.offset), end: t.doc.positionAt(r.offset + r.length) };
+}
+
+function replace(t: Target, r: SourceRange, newText: string): TextEdit {
+  return { range: range(t, r), newText };
+}
+
+function lineStart(text: string, offset: number): number {
+  return text.lastIndexOf('\n', offset - 1) + 1;
+}
+
+/** True when the property's key is the first thing on its line (block style). */
+function keyStartsLine(t: Target, f: FoundProperty): boolean {
+  const start = f.property.keyRange.offset;
+  return /^\s*(-\s+)?$/.test(t.text.slice(lineStart(t.text, start), start));
+}
+
+/** Deletes a property with its separator (JSON, YAML flow) or its whole lines (YAML block). */
+function removeProperty(t: Target, f: FoundProperty): TextEdit {
+  const props = f.parent.properties ?? [];
+  const i = props.indexOf(f.property);
+  const keyStart = f.property.keyRange.offset;
+  const valueEnd = f.property.value.range.offset + f.property.value.range.length;
+  if (!t.json && keyStartsLine(t, f) && !/^\s*(-\s+)/.test(t.text.slice(lineStart(t.text, keyStart), keyStart))) {
+    const start = lineStart(t.text, keyStart);
+    const nl = t.text.indexOf('\n', valueEnd);
+    return replace(t, { offset: start, length: (nl < 0 ? t.text.length : nl + 1) - start }, '');
+  }
+  const next = props[i + 1];
+  if (next !== undefined) return replace(t, { offset: keyStart, length: next.keyRange.offset - keyStart }, '');
+  const prev = props[i - 1];
+  if (prev !== undefined) {
+    const prevEnd = prev.value.range.offset + prev.value.range.length;
+    return replace(t, { offset: prevEnd, length: valueEnd - prevEnd }, '');
+  }
+  return replace(t, { offset: keyStart, length: valueEnd - keyStart }, '');
+}
+
+/** Inserts `key: value` right after an existing property, in the file's style. */
+function insertAfter(t: Target, f: FoundProperty, key: string, value: number): TextEdit {
+  const valueEnd = f.property.value.range.offset + f.property.value.range.length;
+  const keyStart = f.property.keyRange.offset;
+  const indent = t.text.slice(lineStart(t.text, keyStart), keyStart).replace(/-/g, ' ');
+  const block = keyStartsLine(t, f);
+  if (t.json) {
+    const text = block ? `,\n${indent}${JSON.stringify(key)}: ${value}` : `, ${JSON.stringify(key)}: ${value}`;
+    return replace(t, { offset: valueEnd, length: 0 }, text);
+  }
+  if (!block) return replace(t, { offset: valueEnd, length: 0 }, `, ${key}: ${value}`);
+  const nl = t.text.indexOf('\n', valueEnd);
+  const at = nl < 0 ? t.text.length : nl;
+  return replace(t, { offset: at, length: 0 }, `\n${indent}${key}: ${value}`);
+}
+
+/** The property whose value sits at the problem's range. */
+function propertyOfValue(t: Target, r: SourceRange): FoundProperty | null {
+  const f = propertyAt(t.tree, r.offset);
+  return f !== null && f.property.value.range.offset === r.offset ? f : null;
+}
+
+/** The property at a dotted path ("text_config.num_kv_heads"). */
+function propertyAtPath(t: Target, dotted: string): FoundProperty | null {
+  let node = t.tree;
+  let found: FoundProperty | null = null;
+  const path: string[] = [];
+  for (const seg of dotted.split('.')) {
+    const props = node?.properties ?? [];
+    const prop = [...props].reverse().find((p) => p.key === seg);
+    if (node === null || prop === undefined) return null;
+    path.push(seg);
+    found = { path: [...path], property: prop, parent: node };
+    node = prop.value;
+  }
+  return found;
+}
+
+/** The `count` values of `candidates` nearest to `target` (ties: the smaller first), excluding `target`. */
+function nearest(candidates: number[], target: number, count: number): number[] {
+  return [...new Set(candidates)]
+    .filter((c) => c !== target)
+    .sort((x, y) => Math.abs(x - target) - Math.abs(y - target) || x - y)
+    .slice(0, count);
+}
+
+function numberAt(t: Target, r: SourceRange): number | null {
+  const n = Number(t.text.slice(r.offset, r.offset + r.length));
+  return r.length > 0 && Number.isFinite(n) ? n : null;
+}
+
+function divisors(n: number): number[] {
+  const out: number[] = [];
+  for (let d = 1; d <= n && n <= 1 << 20; d++) if (n % d === 0) out.push(d);
+  return out;
+}
+
+/** head_dim values of released models, for the "add head_dim" fix (the user checks the model card). */
+const COMMON_HEAD_DIMS = [64, 80, 96, 112, 128, 160, 192, 256];
+
+type FixMaker = (t: Target, p: Problem) => Fix[];
+
+function literal(t: Target, v: unknown): string {
+  return t.json || typeof v !== 'string' ? JSON.stringify(v) : v;
+}
+
+const FIXES: Record<string, FixMaker> = {
+  'heads-not-divisible': (t, p) => {
+    const current = numberAt(t, p.range);
+    const heads = Number(p.data?.['numHeads']);
+    if (current === null || !Number.isInteger(heads) || heads < 1) return [];
+    const f = propertyOfValue(t, p.range);
+    const name = f?.property.key ?? 'num_key_value_heads';
+    return nearest(divisors(heads), current, 2).map((d) => ({ title: `Set ${name} to ${d} (divides ${heads} heads)`, edits: [replace(t, p.range, String(d))] }));
+  },
+  'hidden-not-divisible': (t, p) => {
+    const hidden = Number(p.data?.['hiddenSize']);
+    const heads = Number(p.data?.['numHeads']);
+    const f = propertyOfValue(t, p.range);
+    if (f === null || !(hidden > 0) || !(heads > 0)) return [];
+    const fixes = nearest(COMMON_HEAD_DIMS, hidden / heads, 1).map((d) => ({
+      title: `Add "head_dim": ${d} (check the model card)`,
+      edits: [insertAfter(t, f, 'head_dim', d)],
+    }));
+    for (const h of nearest(divisors(hidden), heads, 1)) fixes.push({ title: `Set ${f.property.key} to ${h} (divides hidden_size ${hidden})`, edits: [replace(t, p.range, String(h))] });
+    return fixes;
+  },
+  'multi-query-conflict': (t, p) => {
+    const fixes: Fix[] = [];
+    const mq = propertyOfValue(t, p.range);
+    if (mq !== null) fixes.push({ title: `Remove "${mq.property.key}"`, edits: [removeProperty(t, mq)] });
+    const kvKey = p.data?.['key'];
+    const kv = typeof kvKey === 'string' ? propertyAtPath(t, kvKey) : null;
+    if (kv !== null) fixes.push({ title: `Remove "${kv.property.key}"`, edits: [removeProperty(t, kv)] });
+    return fixes;
+  },
+  'unknown-key': (t, p) => {
+    const f = propertyWithKeyAt(t.tree, p.range.offset);
+    if (f === null) return [];
+    const fixes: Fix[] = [];
+    const suggestion = p.data?.['suggestion'];
+    const siblings = new Set((f.parent.properties ?? []).map((q) => q.key));
+    if (typeof suggestion === 'string' && !siblings.has(suggestion)) {
+      fixes.push({ title: `Rename to "${suggestion}"`, edits: [replace(t, f.property.keyRange, t.json ? JSON.stringify(suggestion) : suggestion)] });
+    }
+    fixes.push({ title: `Remove "${f.property.key}"`, edits: [removeProperty(t, f)] });
+    return fixes;
+  },
+  'invalid-value': (t, p) => {
+    const suggestion = p.data?.['suggestion'];
+    return suggestion === undefined ? [] : [{ title: `Change to ${JSON.stringify(suggestion)}`, edits: [replace(t, p.range, literal(t, suggestion))] }];
+  },
+  'exceeds-max-position': (t, p) => {
+    const limit = Number(p.data?.['limit']);
+    return Number.isInteger(limit) && numberAt(t, p.range) !== null ? [{ title: `Set to ${limit} (the model's limit)`, edits: [replace(t, p.range, String(limit))] }] : [];
+  },
+};
+
+/** Quick fixes that share the page_size, kv dtype and tensor-parallel logic of suggestions in `data`. */
+function suggestionFix(t: Target, p: Problem): Fix[] {
+  const list = Array.isArray(p.data?.['suggestions']) ? (p.data['suggestions'] as unknown[]) : p.data?.['suggestion'] !== undefined ? [p.data['suggestion']] : [];
+  const f = propertyOfValue(t, p.range);
+  const name = f?.property.key ?? 'value';
+  return list.slice(0, 2).map((v) => ({ title: `Set ${name} to ${literal(t, v)}`, edits: [replace(t, p.range, literal(t, v))] }));
+}
+
+function sameRange(a: Range, b: Range): boolean {
+  return a.start.line === b.start.line && a.start.character === b.start.character && a.end.line === b.end.line && a.end.character === b.end.character;
+}
+
+/** Quick fixes for the diagnostics in `params.context` that still match the analysis. */
+export function codeActions(a: Analysis, params: CodeActionParams): CodeAction[] {
+  const only = params.context.only;
+  if (only !== undefined && !only.some((k) => CodeActionKind.QuickFix.startsWith(k))) return [];
+  const actions: CodeAction[] = [];
+  const current = a.problems.map((p) => ({ problem: p, diagnostic: toDiagnostic(a, p, {}) }));
+  for (const d of params.context.diagnostics) {
+    if (d.source !== DIAGNOSTIC_SOURCE) continue;
+    const problem = current.find((c) => c.problem.code === d.code && sameRange(c.diagnostic.range, d.range) && c.diagnostic.message === d.message)?.problem;
+    if (problem === undefined) continue;
+    const t = targetOf(a, problem);
+    if (t === null) continue;
+    const fixes = (FIXES[problem.code] ?? suggestionFix)(t, problem);
+    fixes.forEach((fix, i) =>
+      actions.push({
+        title: fix.title,
+        kind: CodeActionKind.QuickFix,
+        diagnostics: [d],
+        isPreferred: i === 0,
+        edit: { changes: { [t.uri]: fix.edits } },
+      }),
+    );
+  }
+  return actions;
+}

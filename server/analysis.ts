@@ -1,0 +1,196 @@
+/**
+ * One analysis per document version: what kind of file it is, its positioned tree, the Profile
+ * core reads from it (a bare config.json gets core's default profile), the Estimate, every
+ * Problem, and which other files were read. Features (diagnostics, hints, hover, lenses,
+ * completion, quick fixes, resolveProfile) all work from this one value. The text is parsed once
+ * per version — and not at all when an edit only rewrites a number (see reuseTree) — and
+ * analyze() never throws: a failure inside core becomes an 'internal-error' problem.
+ */
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import {
+  isModelConfigFile,
+  isProfilePath,
+  parseJsonTree,
+  parseProfileOrConfig,
+  readProfileOrConfigTree,
+  type ModelSpec,
+  type ParsedTree,
+  type Problem,
+  type Profile,
+  type ValueNode,
+} from '../core/config';
+import { checkProfile, estimate, type Estimate } from '../core/estimate';
+import { documentName, uriToPath } from './paths';
+import { describeError } from './safe';
+
+/** Reads files other than the document (a profile's config.json): unsaved editor text first, else disk. */
+export interface FileHost {
+  readFile(absPath: string): string | null;
+}
+
+export type DocumentKind = 'config' | 'profile' | 'other';
+
+export type Syntax = 'json' | 'yaml';
+
+export interface Analysis {
+  uri: string;
+  version: number;
+  document: TextDocument;
+  /** The text this analysis is of (the document's text at `version`). */
+  text: string;
+  kind: DocumentKind;
+  syntax: Syntax;
+  /** Absolute path for file: URIs, else null. */
+  path: string | null;
+  /** The name core reads the document under (its path, or the last segment of a non-file URI). */
+  file: string;
+  /** The parse of `text` (null root when nothing parsed). */
+  parsed: ParsedTree;
+  /** parsed.root, for short. */
+  tree: ValueNode | null;
+  model: ModelSpec | null;
+  profile: Profile | null;
+  estimate: Estimate | null;
+  /** Every problem core found (those of a referenced config carry `file`). */
+  problems: Problem[];
+  /** Absolute paths read while analysing (the profile's config.json). */
+  reads: string[];
+  /** Text of each file read, by absolute path (positions of their problems). */
+  readTexts: Map<string, string>;
+}
+
+const EMPTY: ParsedTree = { root: null, problems: [] };
+
+function kindOf(name: string, text: string, parsedJson: () => ParsedTree): DocumentKind {
+  if (isProfilePath(name)) return 'profile';
+  if (/config\.json$/i.test(name) && isModelConfigFile(name, text, parsedJson())) return 'config';
+  return 'other';
+}
+
+/**
+ * Analyses `document`; `host` reads the files it refers to. `previous` (the analysis of an
+ * earlier version) lets an edit that only rewrites a number skip the parse.
+ */
+export function analyze(document: TextDocument, host: FileHost, previous?: Analysis): Analysis {
+  const text = document.getText();
+  const name = documentName(document.uri);
+  const path = uriToPath(document.uri);
+  const readTexts = new Map<string, string>();
+  const a: Analysis = {
+    uri: document.uri,
+    version: document.version,
+    document,
+    text,
+    kind: 'other',
+    syntax: /\.ya?ml$/i.test(name) || (!/\.json$/i.test(name) && document.languageId === 'yaml') ? 'yaml' : 'json',
+    path,
+    file: path ?? name,
+    parsed: EMPTY,
+    tree: null,
+    model: null,
+    profile: null,
+    estimate: null,
+    problems: [],
+    reads: [],
+    readTexts,
+  };
+  try {
+    const reused = previous !== undefined && previous.kind !== 'other' && previous.file === a.file ? reuseTree(previous, text) : null;
+    if (reused !== null) {
+      a.kind = previous!.kind;
+      a.parsed = reused;
+    } else {
+      let json: ParsedTree | null = null;
+      a.kind = kindOf(name, text, () => (json ??= parseJsonTree(text)));
+      if (a.kind === 'other') return a;
+      a.parsed = a.kind === 'config' && json !== null ? json : parseProfileOrConfig(text, a.file);
+    }
+    a.tree = a.parsed.root;
+    const recording: FileHost = {
+      readFile: (absPath) => {
+        a.reads.push(absPath);
+        const content = host.readFile(absPath);
+        if (content !== null) readTexts.set(absPath, content);
+        return content;
+      },
+    };
+    const read = readProfileOrConfigTree(a.parsed, a.file, recording);
+    a.problems = read.problems;
+    a.profile = read.value;
+    a.model = read.value?.model ?? null;
+    if (a.profile !== null) {
+      a.estimate = estimate(a.profile);
+      a.problems.push(...checkProfile(a.profile, a.estimate));
+    }
+  } catch (err) {
+    a.problems.push({
+      severity: 'error',
+      code: 'internal-error',
+      message: `AttnScope could not analyse this file (please report it): ${describeError(err).split('\n')[0]}`,
+      range: { offset: 0, length: 0 },
+    });
+  }
+  return a;
+}
+
+/** A number as both JSON and YAML 1.2 (core schema) read it, to the same value. */
+const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+
+/**
+ * The previous version's tree, updated for `text`, when the only change rewrites the digits of
+ * one number value: its value and length change, later ranges shift. Any other edit (a key, a
+ * string, syntax, a YAML document with anchors or aliases, a previous parse with errors) returns
+ * null and the text is parsed again. A typed digit in a 2,000-line YAML profile then costs no
+ * YAML parse. Equivalence with a fresh parse is tested in test/lsp/analysis.test.ts.
+ */
+export function reuseTree(previous: Analysis, text: string): ParsedTree | null {
+  const old = previous.text;
+  if (previous.parsed.problems.length > 0 || previous.tree === null) return null;
+  if (previous.syntax === 'yaml' && /[&*]/.test(text)) return null;
+  const max = Math.min(old.length, text.length);
+  let prefix = 0;
+  while (prefix < max && old.charCodeAt(prefix) === text.charCodeAt(prefix)) prefix++;
+  let suffix = 0;
+  while (suffix < max - prefix && old.charCodeAt(old.length - 1 - suffix) === text.charCodeAt(text.length - 1 - suffix)) suffix++;
+  const start = prefix;
+  const oldEnd = old.length - suffix;
+  const delta = text.length - old.length;
+  if (delta === 0 && start === oldEnd) return previous.parsed;
+  const target = numberContaining(previous.tree, start, oldEnd);
+  if (target === null) return null;
+  const from = target.range.offset;
+  const oldToken = old.slice(from, from + target.range.length);
+  const newToken = text.slice(from, from + target.range.length + delta);
+  if (!NUMBER.test(oldToken) || !NUMBER.test(newToken)) return null;
+  const value = Number(newToken);
+  if (!Number.isFinite(value)) return null;
+  const shift = (r: { offset: number; length: number }): { offset: number; length: number } => {
+    if (r.offset >= oldEnd && !(r.offset === from)) return { offset: r.offset + delta, length: r.length };
+    if (r.offset <= start && r.offset + r.length >= oldEnd) return { offset: r.offset, length: r.length + delta };
+    return r;
+  };
+  const clone = (n: ValueNode): ValueNode => {
+    if (n === target) return { ...n, range: shift(n.range), value };
+    const c: ValueNode = { ...n, range: shift(n.range) };
+    if (n.properties) c.properties = n.properties.map((p) => ({ key: p.key, keyRange: shift(p.keyRange), value: clone(p.value) }));
+    if (n.items) c.items = n.items.map(clone);
+    return c;
+  };
+  return { root: clone(previous.tree), problems: [] };
+}
+
+/** The number node whose range holds [start, end]. */
+function numberContaining(node: ValueNode, start: number, end: number): ValueNode | null {
+  const r = node.range;
+  if (start < r.offset || end > r.offset + r.length) return null;
+  if (node.type === 'number') return node;
+  for (const p of node.properties ?? []) {
+    const found = numberContaining(p.value, start, end);
+    if (found !== null) return found;
+  }
+  for (const item of node.items ?? []) {
+    const found = numberContaining(item, start, end);
+    if (found !== null) return found;
+  }
+  return null;
+}

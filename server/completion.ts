@@ -1,0 +1,152 @@
+/**
+ * Completion in profiles, driven by the shipped JSON Schema: keys (with their documentation,
+ * minus those already present) and enum values (dtype, backend, kv dtype, dist, ...). JSON
+ * positions come from jsonc-parser's getLocation, which copes with half-typed text; YAML
+ * positions from the indentation of the lines above, which a half-typed line cannot break.
+ */
+import * as jsonc from 'jsonc-parser';
+import { CompletionItemKind, MarkupKind, type CompletionItem, type Position, type Range } from 'vscode-languageserver';
+import { nodeAtPath } from '../core/config';
+import type { Analysis } from './analysis';
+import { describeSchema, enumValuesAt, keysAt, schemaAt } from './schema';
+
+/** Characters after which the client should ask for completion on its own. */
+export const COMPLETION_TRIGGERS = ['"', ':', ' '];
+
+type Path = Array<string | number>;
+
+interface Context {
+  mode: 'key' | 'value';
+  /** Key mode: the object's path; value mode: the value's path. */
+  path: Path;
+  /** The text the chosen item replaces (the half-typed word, quotes included). */
+  replace: Range;
+  /** JSON key mode: whether a ':' already follows the word. */
+  colonFollows: boolean;
+}
+
+const WORD = /[\w."-]/;
+
+function wordAround(text: string, offset: number): { start: number; end: number } {
+  let start = offset;
+  while (start > 0 && WORD.test(text[start - 1]!)) start--;
+  let end = offset;
+  while (end < text.length && WORD.test(text[end]!)) end++;
+  return { start, end };
+}
+
+function jsonContext(a: Analysis, offset: number): Context | null {
+  const text = a.document.getText();
+  const loc = jsonc.getLocation(text, offset);
+  const { start, end } = wordAround(text, offset);
+  const replace = { start: a.document.positionAt(start), end: a.document.positionAt(end) };
+  if (loc.isAtPropertyKey) {
+    return { mode: 'key', path: loc.path.slice(0, -1), replace, colonFollows: /^\s*:/.test(text.slice(end)) };
+  }
+  if (loc.path.length === 0) return null;
+  return { mode: 'value', path: loc.path, replace, colonFollows: false };
+}
+
+/** Key of a `key:` YAML line and its indentation; null for other lines. */
+function yamlKeyLine(line: string): { indent: number; key: string; rest: string } | null {
+  const m = /^(\s*)(?:-\s+)?([^\s:#{}[\],][^:#{}[\],]*?):(?:\s+(.*))?$/.exec(line);
+  return m ? { indent: m[1]!.length, key: m[2]!.trim(), rest: (m[3] ?? '').trim() } : null;
+}
+
+/** Path of the mapping a line with this indentation belongs to, from the `key:` lines above it. */
+function yamlParentPath(lines: string[], lineNo: number, indent: number): Path {
+  const path: string[] = [];
+  let limit = indent;
+  for (let i = lineNo - 1; i >= 0 && limit > 0; i--) {
+    const line = lines[i]!;
+    if (line.trim() === '' || line.trimStart().startsWith('#')) continue;
+    const kl = yamlKeyLine(line);
+    const lineIndent = line.length - line.trimStart().length;
+    if (lineIndent >= limit) continue;
+    if (kl === null || (kl.rest !== '' && !kl.rest.startsWith('#'))) return path;
+    path.unshift(kl.key);
+    limit = lineIndent;
+  }
+  return path;
+}
+
+function yamlContext(a: Analysis, position: Position): Context | null {
+  const text = a.document.getText();
+  const lines = text.split(/\r?\n|\r/);
+  const line = lines[position.line] ?? '';
+  const before = line.slice(0, position.character);
+  const offset = a.document.offsetAt(position);
+  const { start, end } = wordAround(text, offset);
+  const replace = { start: a.document.positionAt(start), end: a.document.positionAt(end) };
+  const indent = before.length - before.trimStart().length;
+  // Inside a flow mapping on this line: `device: { backend: cu|` or `device: { ba|`.
+  const flow = /^(\s*)([\w.-]+):\s*\{([^}]*)$/.exec(before);
+  if (flow) {
+    const parent = [...yamlParentPath(lines, position.line, flow[1]!.length), flow[2]!];
+    const inner = flow[3]!;
+    const lastEntry = inner.split(',').pop() ?? '';
+    const valueMatch = /^\s*([\w.-]+):\s*[\w.-]*$/.exec(lastEntry);
+    if (valueMatch) return { mode: 'value', path: [...parent, valueMatch[1]!], replace, colonFollows: false };
+    return { mode: 'key', path: parent, replace, colonFollows: false };
+  }
+  const valueMatch = /^(\s*)(?:-\s+)?([\w.-]+):\s+["']?[\w.-]*$/.exec(before);
+  if (valueMatch) {
+    const parent = yamlParentPath(lines, position.line, valueMatch[1]!.length);
+    return { mode: 'value', path: [...parent, valueMatch[2]!], replace, colonFollows: false };
+  }
+  if (/^\s*(?:-\s+)?[\w.-]*$/.test(before)) {
+    const colonFollows = /^[\w.-]*\s*:/.test(line.slice(position.character));
+    return { mode: 'key', path: yamlParentPath(lines, position.line, indent), replace, colonFollows };
+  }
+  return null;
+}
+
+function presentKeys(a: Analysis, path: Path): Set<string> {
+  const node = nodeAtPath(a.tree, path);
+  return new Set((node?.properties ?? []).map((p) => p.key));
+}
+
+function literal(a: Analysis, value: unknown, replacingQuoted: boolean): string {
+  if (a.syntax === 'json' || replacingQuoted) return JSON.stringify(value);
+  return String(value);
+}
+
+/** Completion items at `position` of a profile; [] elsewhere. */
+export function completion(a: Analysis, position: Position): CompletionItem[] {
+  if (a.kind !== 'profile') return [];
+  const ctx = a.syntax === 'json' ? jsonContext(a, a.document.offsetAt(position)) : yamlContext(a, position);
+  if (ctx === null) return [];
+  const replaced = a.document.getText(ctx.replace);
+  if (ctx.mode === 'key') {
+    const present = presentKeys(a, ctx.path);
+    const typed = replaced.replace(/"/g, '');
+    return keysAt(ctx.path)
+      .filter((k) => !present.has(k.key) || k.key === typed)
+      .map((k, i) => {
+        const key = a.syntax === 'json' ? JSON.stringify(k.key) : k.key;
+        const newText = ctx.colonFollows ? key : `${key}: `;
+        return {
+          label: k.key,
+          kind: CompletionItemKind.Property,
+          documentation: { kind: MarkupKind.Markdown, value: describeSchema(k.schema) },
+          sortText: String(i).padStart(3, '0'),
+          filterText: a.syntax === 'json' ? `"${k.key}"` : k.key,
+          textEdit: { range: ctx.replace, newText },
+        };
+      });
+  }
+  const quoted = replaced.startsWith('"') || replaced.startsWith("'");
+  const docs = schemaAt(ctx.path).map((s) => describeSchema(s)).find((d) => d !== '');
+  return enumValuesAt(ctx.path).map((v, i) => {
+    const text = literal(a, v.value, quoted);
+    return {
+      label: String(v.value),
+      kind: CompletionItemKind.EnumMember,
+      detail: v.description,
+      documentation: docs === undefined ? undefined : { kind: MarkupKind.Markdown, value: docs },
+      sortText: String(i).padStart(3, '0'),
+      filterText: text,
+      textEdit: { range: ctx.replace, newText: text },
+    };
+  });
+}

@@ -1,0 +1,81 @@
+/**
+ * Problems -> LSP diagnostics. A problem of this document maps its offsets straight to
+ * positions. A problem that lies in another file (the config.json a profile points at) is shown
+ * on the profile's `model` value, prefixed with `file:line:col`, with related information that
+ * jumps to the exact place in that file.
+ */
+import {
+  DiagnosticSeverity,
+  type ClientCapabilities,
+  type Diagnostic,
+  type DiagnosticRelatedInformation,
+  type Range,
+} from 'vscode-languageserver';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import type { Problem, Severity, SourceRange } from '../core/config';
+import type { Analysis } from './analysis';
+import { pathToUri } from './paths';
+
+/** Diagnostic source shown by editors. */
+export const DIAGNOSTIC_SOURCE = 'attnscope';
+
+const SEVERITY: Record<Severity, DiagnosticSeverity> = {
+  error: DiagnosticSeverity.Error,
+  warning: DiagnosticSeverity.Warning,
+  info: DiagnosticSeverity.Information,
+};
+
+/** LSP range of a source range of the analysed document. */
+export function toRange(a: Analysis, r: SourceRange): Range {
+  return { start: a.document.positionAt(r.offset), end: a.document.positionAt(r.offset + r.length) };
+}
+
+/** Range in a file the analysis read, as LSP counts (0-based line, UTF-16 character). */
+export function foreignRange(a: Analysis, file: string, r: SourceRange): Range | null {
+  const doc = readDocument(a, file);
+  return doc === null ? null : { start: doc.positionAt(r.offset), end: doc.positionAt(r.offset + r.length) };
+}
+
+const readDocuments = new WeakMap<Analysis, Map<string, TextDocument>>();
+
+/** A read file as a TextDocument (line offsets computed once per analysis). */
+export function readDocument(a: Analysis, file: string): TextDocument | null {
+  let docs = readDocuments.get(a);
+  if (docs === undefined) readDocuments.set(a, (docs = new Map()));
+  let doc = docs.get(file);
+  if (doc === undefined) {
+    const text = a.readTexts.get(file);
+    if (text === undefined) return null;
+    doc = TextDocument.create(pathToUri(file), 'json', 0, text);
+    docs.set(file, doc);
+  }
+  return doc;
+}
+
+/** True when the problem lies in this document rather than in a file it read. */
+export function isLocal(a: Analysis, p: Problem): boolean {
+  return p.file === undefined || p.file === a.file;
+}
+
+/** Where a foreign problem is shown in the document: the `model` value, else the start. */
+function anchorOfForeign(a: Analysis): SourceRange {
+  return a.profile?.ranges['model'] ?? a.tree?.properties?.find((p) => p.key === 'model')?.value.range ?? { offset: 0, length: 0 };
+}
+
+export function toDiagnostic(a: Analysis, p: Problem, capabilities: ClientCapabilities): Diagnostic {
+  const base = { severity: SEVERITY[p.severity], code: p.code, source: DIAGNOSTIC_SOURCE, data: p.data };
+  if (isLocal(a, p)) return { ...base, range: toRange(a, p.range), message: p.message };
+  const file = p.file!;
+  const where = foreignRange(a, file, p.range);
+  const prefix = where === null ? file : `${file}:${where.start.line + 1}:${where.start.character + 1}`;
+  const related: DiagnosticRelatedInformation[] | undefined =
+    where !== null && capabilities.textDocument?.publishDiagnostics?.relatedInformation
+      ? [{ location: { uri: pathToUri(file), range: where }, message: p.message }]
+      : undefined;
+  return { ...base, range: toRange(a, anchorOfForeign(a)), message: `${prefix}: ${p.message}`, relatedInformation: related };
+}
+
+/** All diagnostics of the analysed document. */
+export function toDiagnostics(a: Analysis, capabilities: ClientCapabilities): Diagnostic[] {
+  return a.problems.map((p) => toDiagnostic(a, p, capabilities));
+}

@@ -1,0 +1,50 @@
+/**
+ * attnscope/resolveProfile: the open document's current (unsaved) text resolved into a Profile
+ * and its Estimate, for the extension's benchmark command. A document that is not open is read
+ * from disk through the same analysis.
+ */
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import type { ResolveProfileRequest } from '../core/protocol/lsp';
+import { analyze } from './analysis';
+import type { Workspace } from './workspace';
+import { uriToPath } from './paths';
+import { readFileSync } from 'node:fs';
+
+export function resolveProfile(workspace: Workspace, params: ResolveProfileRequest.Params): ResolveProfileRequest.Result {
+  let a = workspace.analysis(params.uri);
+  if (a === null) {
+    const path = uriToPath(params.uri);
+    const text = path === null ? null : readOrNull(path);
+    if (text === null) {
+      return {
+        profile: null,
+        estimate: null,
+        problems: [{ severity: 'error', code: 'file-not-found', message: `${params.uri} is neither open nor readable`, range: { offset: 0, length: 0 } }],
+      };
+    }
+    a = analyze(TextDocument.create(params.uri, path!.endsWith('.json') ? 'json' : 'yaml', 0, text), workspace.fileHost());
+  }
+  if (a.kind === 'other') {
+    return {
+      profile: null,
+      estimate: null,
+      problems: [
+        {
+          severity: 'error',
+          code: 'not-a-profile',
+          message: 'this file is neither a profile (*.attn.yaml, *.attn.json) nor a HuggingFace config.json (a config.json with "model_type" or "architectures")',
+          range: { offset: 0, length: 0 },
+        },
+      ],
+    };
+  }
+  return { profile: a.profile, estimate: a.estimate, problems: a.problems };
+}
+
+function readOrNull(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * The AttnScope language server, apart from its transport: `startServer(connection)` registers
+ * every handler on a connection the caller made (stdio or IPC in server/main.ts, in-memory
+ * streams in tests). Each request runs through runSafe (cancellation, errors -> fallback), each
+ * notification through guard; analyses are cached per document version in the Workspace.
+ */
+import {
+  CodeActionKind,
+  DidChangeWatchedFilesNotification,
+  TextDocumentSyncKind,
+  TextDocuments,
+  type ClientCapabilities,
+  type Connection,
+  type InitializeResult,
+} from 'vscode-languageserver';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { ResolveProfileRequest } from '../core/protocol/lsp';
+import { codeActions } from './actions';
+import { completion, COMPLETION_TRIGGERS } from './completion';
+import { toDiagnostics } from './diagnostics';
+import { hover } from './hover';
+import { inlayHints } from './hints';
+import { codeLenses } from './lenses';
+import { uriToPath } from './paths';
+import { resolveProfile } from './resolve';
+import { guard, runSafe } from './safe';
+import { ValidationScheduler } from './validation';
+import { Workspace } from './workspace';
+
+/** What the client may pass in `initializationOptions`. */
+export interface ServerOptions {
+  /** Quiet time after an edit before diagnostics are computed, ms (default 150; tests and the bench use 0). */
+  validationDelayMs?: number;
+}
+
+const DEFAULT_VALIDATION_DELAY_MS = 150;
+
+/** Files whose change can alter an analysis: configs, profiles, any JSON a profile points at. */
+const WATCHED_GLOBS = ['**/*.json', '**/*.attn.yaml', '**/*.attn.yml'];
+
+/**
+ * Registers all handlers on `connection` and starts listening. Returns when the handlers are in
+ * place; the connection's lifetime is the caller's.
+ */
+export function startServer(connection: Connection): void {
+  const documents = new TextDocuments(TextDocument);
+  const workspace = new Workspace(documents);
+  const log = connection.console;
+  let capabilities: ClientCapabilities = {};
+
+  const scheduler = new ValidationScheduler(
+    connection,
+    {
+      version: (uri) => documents.get(uri)?.version ?? null,
+      diagnostics: (uri) => {
+        const a = workspace.analysis(uri);
+        return a === null ? [] : toDiagnostics(a, capabilities);
+      },
+    },
+    DEFAULT_VALIDATION_DELAY_MS,
+  );
+
+  /** Re-checks documents whose analysis read a changed file, and asks the client to re-pull hints and lenses. */
+  function recheckDependents(uris: string[]): void {
+    const open = uris.filter((u) => documents.get(u) !== undefined);
+    if (open.length === 0) return;
+    for (const uri of open) scheduler.schedule(uri);
+    if (capabilities.workspace?.inlayHint?.refreshSupport) void connection.languages.inlayHint.refresh().catch(() => undefined);
+    if (capabilities.workspace?.codeLens?.refreshSupport) void connection.sendRequest('workspace/codeLens/refresh').catch(() => undefined);
+  }
+
+  connection.onInitialize((params): InitializeResult => {
+    capabilities = params.capabilities;
+    const options = (params.initializationOptions ?? {}) as ServerOptions;
+    const delay = options.validationDelayMs;
+    if (typeof delay === 'number' && Number.isFinite(delay) && delay >= 0) scheduler.delayMs = delay;
+    return {
+      capabilities: {
+        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
+        hoverProvider: true,
+        inlayHintProvider: { resolveProvider: false },
+        codeLensProvider: { resolveProvider: false },
+        completionProvider: { triggerCharacters: COMPLETION_TRIGGERS, resolveProvider: false },
+        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix], resolveProvider: false },
+      },
+      serverInfo: { name: 'attnscope-language-server', version: '0.1.0' },
+    };
+  });
+
+  connection.onInitialized(() => {
+    if (capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration) {
+      void connection.client
+        .register(DidChangeWatchedFilesNotification.type, { watchers: WATCHED_GLOBS.map((globPattern) => ({ globPattern })) })
+        .catch((err: unknown) => log.error(`Could not watch files: ${String(err)}`));
+    }
+  });
+
+  documents.onDidOpen((e) => guard(log, 'didOpen', () => workspace.opened(e.document.uri)));
+  documents.onDidChangeContent((e) =>
+    guard(log, 'didChange', () => {
+      const uri = e.document.uri;
+      scheduler.schedule(uri);
+      const path = uriToPath(uri);
+      if (path !== null) recheckDependents(workspace.fileChanged(path));
+    }),
+  );
+  documents.onDidClose((e) =>
+    guard(log, 'didClose', () => {
+      scheduler.clear(e.document.uri);
+      recheckDependents(workspace.closed(e.document.uri));
+    }),
+  );
+
+  connection.onDidChangeWatchedFiles((params) =>
+    guard(log, 'didChangeWatchedFiles', () => {
+      const uris = new Set<string>();
+      for (const change of params.changes) {
+        const path = uriToPath(change.uri);
+        if (path !== null) for (const u of workspace.fileChanged(path)) uris.add(u);
+      }
+      recheckDependents([...uris]);
+    }),
+  );
+
+  connection.onHover((params, token) =>
+    runSafe(log, token, 'hover', null, () => {
+      const a = workspace.analysis(params.textDocument.uri);
+      return a === null ? null : hover(a, params.position);
+    }),
+  );
+
+  connection.languages.inlayHint.on((params, token) =>
+    runSafe(log, token, 'inlayHint', [], () => {
+      const a = workspace.analysis(params.textDocument.uri);
+      return a === null ? [] : inlayHints(a, params.range);
+    }),
+  );
+
+  connection.onCodeLens((params, token) =>
+    runSafe(log, token, 'codeLens', [], () => {
+      const a = workspace.analysis(params.textDocument.uri);
+      return a === null ? [] : codeLenses(a);
+    }),
+  );
+
+  connection.onCompletion((params, token) =>
+    runSafe(log, token, 'completion', [], () => {
+      const a = workspace.analysis(params.textDocument.uri);
+      return a === null ? [] : completion(a, params.position);
+    }),
+  );
+
+  connection.onCodeAction((params, token) =>
+    runSafe(log, token, 'codeAction', [], () => {
+      const a = workspace.analysis(params.textDocument.uri);
+      return a === null ? [] : codeActions(a, params);
+    }),
+  );
+
+  connection.onRequest(ResolveProfileRequest.method, (params: ResolveProfileRequest.Params, token) =>
+    runSafe<ResolveProfileRequest.Result>(
+      log,
+      token,
+      'resolveProfile',
+      { profile: null, estimate: null, problems: [] },
+      () => resolveProfile(workspace, params),
+    ),
+  );
+
+  connection.onShutdown(() => scheduler.dispose());
+
+  documents.listen(connection);
+  connection.listen();
+}

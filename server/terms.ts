@@ -1,0 +1,189 @@
+/**
+ * The terms of the memory estimate as a reader checks them: name, formula with this file's
+ * numbers put in, value (from core's Estimate), and the keys that drive it. Hover shows them as
+ * one table; each inlay hint's tooltip shows the rows behind its figure.
+ */
+import type { ModelSpec } from '../core/config';
+import { dtypeBytes, kvBytesForSequence, kvHeadsPerGpu, type AttentionWorkspace } from '../core/estimate';
+import { formatBytes, formatCount, formatParams } from '../core/format';
+import type { Analysis } from './analysis';
+
+export type TermId = 'params' | 'active' | 'weights' | 'kvLayer' | 'kvToken' | 'page' | 'budget' | 'pool' | 'concurrency' | 'naive' | 'flash';
+
+export interface TermRow {
+  id: TermId;
+  term: string;
+  formula: string;
+  value: string;
+  /** Keys (last path segment, as written in the file where possible) that change this term. */
+  keys: string[];
+}
+
+const bytesAndCount = (b: number): string => (b < 1024 ? `${formatCount(b)} B` : `${formatBytes(b)} (${formatCount(b)} B)`);
+
+function key(model: ModelSpec, field: keyof ModelSpec, fallback: string): string {
+  const path = model.sourceKeys[field] ?? fallback;
+  return path.split('.').pop()!;
+}
+
+/** Every term of the analysed document's estimate; [] when there is none. */
+export function termRows(a: Analysis): TermRow[] {
+  const e = a.estimate;
+  const p = a.profile;
+  const m = a.model;
+  if (e === null || p === null || m === null) return [];
+  const b = e.params;
+  const tp = p.device.tensorParallelSize;
+  const kvb = dtypeBytes(e.kvDtype);
+  const L = m.numLayers;
+  const rows: TermRow[] = [];
+  const shapeKeys = [key(m, 'vocabSize', 'vocab_size'), key(m, 'hiddenSize', 'hidden_size'), key(m, 'numLayers', 'num_hidden_layers'), key(m, 'numHeads', 'num_attention_heads'), key(m, 'numKvHeads', 'num_key_value_heads'), key(m, 'headDim', 'head_dim'), key(m, 'intermediateSize', 'intermediate_size'), 'tie_word_embeddings'];
+  const moeKeys = ['num_local_experts', 'num_experts', 'n_routed_experts', 'num_experts_per_tok', 'moe_intermediate_size', 'n_shared_experts', 'first_k_dense_replace'];
+
+  const parts: Array<[string, number]> = [['embedding', b.embedding], ['attention', b.attention], ['MLP', b.mlp], ['experts', b.experts], ['shared experts', b.sharedExperts], ['router', b.router], ['norms', b.norms], ['lm_head', b.lmHead], ['pooler', b.pooler]];
+  rows.push({
+    id: 'params',
+    term: 'Parameters',
+    formula: parts.filter(([, n]) => n > 0).map(([name, n]) => `${name} ${formatParams(n)}`).join(' + '),
+    value: `${formatParams(e.paramsTotal)} (${formatCount(e.paramsTotal)})`,
+    keys: m.moe ? [...shapeKeys, ...moeKeys] : shapeKeys,
+  });
+  if (m.moe !== null) {
+    rows.push({
+      id: 'active',
+      term: 'Active parameters',
+      formula: `total − all routed experts ${formatParams(b.experts)} + ${m.moe.numExpertsPerTok} of ${m.moe.numExperts} per token ${formatParams(b.expertsActive)}`,
+      value: `${formatParams(e.paramsActive)} (${formatCount(e.paramsActive)})`,
+      keys: moeKeys,
+    });
+  }
+  const q = m.quantization;
+  rows.push({
+    id: 'weights',
+    term: 'Weights',
+    formula: q ? `linear layers at ${q.bitsPerWeight} bits (${q.method}), the rest · ${dtypeBytes(p.dtype)} B (${p.dtype})` : `parameters · ${dtypeBytes(p.dtype)} B (${p.dtype})${tp > 1 ? `, ÷ ${tp} GPUs` : ''}`,
+    value: tp > 1 ? `${formatBytes(e.weightsBytes)}, ${formatBytes(e.weightsBytesPerGpu)}/GPU` : formatBytes(e.weightsBytes),
+    keys: ['dtype', 'torch_dtype', 'quantization_config', 'tensor_parallel_size', ...shapeKeys],
+  });
+  if (!e.hasKvCache) return rows;
+
+  const kvKeys = m.mla ? ['kv_lora_rank', 'qk_rope_head_dim'] : [key(m, 'numKvHeads', 'num_key_value_heads'), key(m, 'headDim', 'head_dim'), 'tensor_parallel_size'];
+  rows.push({
+    id: 'kvLayer',
+    term: 'KV per token, one layer',
+    formula: m.mla
+      ? `(kv_lora_rank + qk_rope_head_dim) · bytes = (${m.mla.kvLoraRank} + ${m.mla.qkRopeHeadDim}) · ${kvb} (MLA latent, no K/V pair)`
+      : `2 (K, V) · H_kv${tp > 1 ? '/tp' : ''} · head_dim · bytes = 2 · ${kvHeadsPerGpu(m, tp)} · ${m.headDim} · ${kvb} (${e.kvDtype})`,
+    value: bytesAndCount(e.kvBytesPerTokenPerLayer),
+    keys: [...kvKeys, 'dtype'],
+  });
+  rows.push({
+    id: 'kvToken',
+    term: 'KV per token',
+    formula: `num_hidden_layers · one layer = ${L} · ${formatCount(e.kvBytesPerTokenPerLayer)} B (every layer charged, as vLLM sizes its pool)`,
+    value: bytesAndCount(e.kvBytesPerToken),
+    keys: [...kvKeys, key(m, 'numLayers', 'num_hidden_layers'), 'dtype'],
+  });
+  rows.push({
+    id: 'page',
+    term: 'Page (all layers)',
+    formula: `page_size · KV per token = ${p.kvCache.pageSize} · ${formatBytes(e.kvBytesPerToken)}`,
+    value: bytesAndCount(e.pageBytes),
+    keys: ['page_size', ...kvKeys],
+  });
+  const gib = (x: number): string => `${x} GiB`;
+  let budget: string;
+  switch (e.pool.budgetSource) {
+    case 'explicit':
+      budget = typeof p.kvCache.numPages === 'number' ? `kv_cache.num_pages · page = ${formatCount(p.kvCache.numPages)} · ${formatBytes(e.pageBytes)}` : `kv_cache.memory_gib = ${String(p.kvCache.memoryGib)} GiB`;
+      break;
+    case 'device':
+      budget = `memory_gib · gpu_memory_utilization − weights/GPU − activation peak = ${gib(p.device.memoryGib ?? 0)} · ${p.device.gpuMemoryUtilization} − ${formatBytes(e.weightsBytesPerGpu)} − ${formatBytes(e.pool.activationPeakBytes)} (one forward pass of max_num_batched_tokens + sampler logits, as vLLM profiles it)`;
+      break;
+    default:
+      budget = 'not sized: set device.memory_gib or kv_cache.memory_gib';
+  }
+  rows.push({
+    id: 'budget',
+    term: 'KV budget',
+    formula: budget,
+    value: e.pool.budgetSource === 'none' ? '—' : formatBytes(e.pool.budgetBytes),
+    keys: ['memory_gib', 'gpu_memory_utilization', 'num_pages', 'max_num_batched_tokens', 'max_num_seqs', 'tensor_parallel_size', 'dtype'],
+  });
+  rows.push({
+    id: 'pool',
+    term: 'Page pool',
+    formula: `floor(budget / page) pages, · page_size tokens`,
+    value: `${formatCount(e.pool.pages)} pages · ${formatCount(e.pool.tokens)} tokens`,
+    keys: ['page_size', 'memory_gib', 'gpu_memory_utilization', 'num_pages', ...kvKeys],
+  });
+  rows.push({
+    id: 'concurrency',
+    term: 'Max concurrency',
+    formula: `floor(pages / ceil(N / page_size)) at N = ${formatCount(e.pool.concurrencySeqLen)}`,
+    value: `${formatCount(e.pool.maxConcurrency)} sequences`,
+    keys: ['max_model_len', key(m, 'maxPositionEmbeddings', 'max_position_embeddings'), 'page_size', 'memory_gib'],
+  });
+  const w = e.attention;
+  rows.push(...workspaceRows(a, w));
+  return rows;
+}
+
+function workspaceRows(a: Analysis, w: AttentionWorkspace): TermRow[] {
+  const p = a.profile!;
+  const m = a.model!;
+  const B = p.prefill.batchSize;
+  const keys = ['seq_lens', 'batch_size', key(m, 'numHeads', 'num_attention_heads'), 'dtype'];
+  return [
+    {
+      id: 'naive',
+      term: 'Naive attention, one layer',
+      formula: `S and P: 2 · B · H · N · N · bytes = 2 · ${B} · ${m.numHeads} · ${formatCount(w.seqLen)}² · ${dtypeBytes(p.dtype)}`,
+      value: formatBytes(w.naiveBytes),
+      keys,
+    },
+    {
+      id: 'flash',
+      term: 'Flash workspace, one layer',
+      formula: `m, l, lse in fp32: 3 · B · H · N · 4 = 3 · ${B} · ${m.numHeads} · ${formatCount(w.seqLen)} · 4 (S, P stay in tiles)`,
+      value: formatBytes(w.flashBytes),
+      keys,
+    },
+  ];
+}
+
+/** A markdown table of rows. */
+export function table(rows: TermRow[], highlight: ReadonlySet<TermId> = new Set()): string {
+  const esc = (s: string): string => s.replace(/\|/g, '\\|');
+  const lines = ['| Term | Formula | Value |', '|---|---|---|'];
+  for (const r of rows) {
+    const name = highlight.has(r.id) ? `**${r.term}**` : r.term;
+    lines.push(`| ${name} | ${esc(r.formula)} | ${highlight.has(r.id) ? `**${esc(r.value)}**` : esc(r.value)} |`);
+  }
+  return lines.join('\n');
+}
+
+function pick(a: Analysis, ids: TermId[]): string {
+  return table(termRows(a).filter((r) => ids.includes(r.id)));
+}
+
+export const weightsMarkdown = (a: Analysis): string => pick(a, ['params', 'active', 'weights']);
+export const kvMarkdown = (a: Analysis): string => pick(a, ['kvLayer', 'kvToken']);
+export const poolMarkdown = (a: Analysis): string => pick(a, ['page', 'budget', 'pool']);
+export const concurrencyMarkdown = (a: Analysis): string => pick(a, ['pool', 'concurrency']);
+
+/** KV one sequence of `n` tokens needs (sliding-window layers hold at most the window). */
+export function kvForSeqMarkdown(a: Analysis, n: number): string {
+  const p = a.profile!;
+  const m = p.model;
+  const bytes = kvBytesForSequence(m, n, a.estimate!.kvDtype, p.device.tensorParallelSize);
+  const sliding = m.slidingWindow !== null && m.layerTypes.includes('sliding');
+  const formula = sliding
+    ? `Σ over layers of min(N, window) · KV per token per layer; sliding layers keep ${formatCount(m.slidingWindow!)} tokens`
+    : `N · KV per token = ${formatCount(n)} · ${formatBytes(a.estimate!.kvBytesPerToken)}`;
+  return table([{ id: 'kvToken', term: `KV of one ${formatCount(n)}-token sequence`, formula, value: bytesAndCount(bytes), keys: [] }]);
+}
+
+export function workspaceMarkdown(a: Analysis, w: AttentionWorkspace): string {
+  return table(workspaceRows(a, w));
+}

@@ -1,0 +1,80 @@
+/**
+ * The server's view of the workspace: open documents (incremental sync), one cached Analysis per
+ * document version, and which files each analysis read, so that a profile is re-checked when the
+ * config.json it points at changes on disk or in an open editor.
+ */
+import { readFileSync } from 'node:fs';
+import type { TextDocuments } from 'vscode-languageserver';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { analyze, type Analysis, type FileHost } from './analysis';
+import { uriToPath } from './paths';
+
+export class Workspace {
+  private readonly cache = new Map<string, Analysis>();
+  /** Absolute path of a file read by an analysis -> URIs of the documents whose analysis read it. */
+  private readonly dependents = new Map<string, Set<string>>();
+  /** Open documents by absolute path (their unsaved text wins over the disk). */
+  private readonly openByPath = new Map<string, string>();
+
+  constructor(private readonly documents: TextDocuments<TextDocument>) {}
+
+  /** Records an opened document so that other documents' reads see its unsaved text. */
+  opened(uri: string): void {
+    const path = uriToPath(uri);
+    if (path !== null) this.openByPath.set(path, uri);
+  }
+
+  /** Forgets a closed document and its cached analysis; returns the documents that read it. */
+  closed(uri: string): string[] {
+    this.cache.delete(uri);
+    for (const set of this.dependents.values()) set.delete(uri);
+    const path = uriToPath(uri);
+    if (path === null) return [];
+    this.openByPath.delete(path);
+    return this.fileChanged(path);
+  }
+
+  /**
+   * A file changed (an open document's text, or a file on disk): drops the cached analyses that
+   * read it and returns their URIs, so the caller re-validates them.
+   */
+  fileChanged(path: string): string[] {
+    const uris = [...(this.dependents.get(path) ?? [])];
+    for (const uri of uris) this.cache.delete(uri);
+    return uris;
+  }
+
+  /** The analysis of the open document `uri` at its current version; null when it is not open. */
+  analysis(uri: string): Analysis | null {
+    const doc = this.documents.get(uri);
+    if (doc === undefined) return null;
+    const cached = this.cache.get(uri);
+    if (cached !== undefined && cached.version === doc.version) return cached;
+    const result = analyze(doc, this.fileHost(), cached);
+    this.cache.set(uri, result);
+    for (const path of result.reads) {
+      let set = this.dependents.get(path);
+      if (set === undefined) this.dependents.set(path, (set = new Set()));
+      set.add(uri);
+    }
+    return result;
+  }
+
+  /** Reads other files: an open document's current text first, else the disk; null when unreadable. */
+  fileHost(): FileHost {
+    return {
+      readFile: (absPath: string): string | null => {
+        const uri = this.openByPath.get(absPath);
+        if (uri !== undefined) {
+          const doc = this.documents.get(uri);
+          if (doc !== undefined) return doc.getText();
+        }
+        try {
+          return readFileSync(absPath, 'utf8');
+        } catch {
+          return null;
+        }
+      },
+    };
+  }
+}

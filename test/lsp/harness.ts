@@ -1,0 +1,255 @@
+/**
+ * A real LSP client for tests and the bench: it bundles server/main.ts with esbuild (so the
+ * tests always run the current source as the shipped dist/server.js would be built), spawns it
+ * with `--stdio`, and speaks to it through vscode-languageserver-protocol. Diagnostics are
+ * awaited by document version (the server publishes the version it checked): no sleeps.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import {
+  CodeActionRequest,
+  CodeLensRequest,
+  CompletionRequest,
+  DidChangeTextDocumentNotification,
+  DidChangeWatchedFilesNotification,
+  DidCloseTextDocumentNotification,
+  DidOpenTextDocumentNotification,
+  ExitNotification,
+  HoverRequest,
+  InitializeRequest,
+  InitializedNotification,
+  InlayHintRefreshRequest,
+  InlayHintRequest,
+  PublishDiagnosticsNotification,
+  RegistrationRequest,
+  ShutdownRequest,
+  StreamMessageReader,
+  StreamMessageWriter,
+  createProtocolConnection,
+  type CodeAction,
+  type CodeLens,
+  type Command,
+  type CompletionItem,
+  type CompletionList,
+  type Diagnostic,
+  type FileEvent,
+  type Hover,
+  type InlayHint,
+  type Position,
+  type ProtocolConnection,
+  type Range,
+  type TextDocumentContentChangeEvent,
+} from 'vscode-languageserver-protocol/node';
+import { ResolveProfileRequest } from '../../core/protocol/lsp';
+
+const root = join(__dirname, '..', '..');
+let bundlePath: Promise<string> | null = null;
+
+/** Bundles server/main.ts once per test process into a temporary dist/server.js equivalent. */
+export function serverBundle(): Promise<string> {
+  bundlePath ??= (async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'attnscope-lsp-')), 'server.js');
+    await build({
+      entryPoints: [join(root, 'server', 'main.ts')],
+      outfile: out,
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      mainFields: ['module', 'main'],
+      sourcemap: 'inline',
+      logLevel: 'error',
+    });
+    return out;
+  })();
+  return bundlePath;
+}
+
+export interface ClientOptions {
+  /** Passed as initializationOptions.validationDelayMs (default 0: check at once). */
+  validationDelayMs?: number;
+}
+
+/** Whatever the server asked of the client, counted (refresh requests, registrations). */
+export interface ServerCalls {
+  inlayHintRefresh: number;
+  registrations: string[];
+  /** window/logMessage messages of type Error. */
+  errors: string[];
+}
+
+export class LspClient {
+  readonly calls: ServerCalls = { inlayHintRefresh: 0, registrations: [], errors: [] };
+  private readonly versions = new Map<string, number>();
+  private readonly published = new Map<string, Diagnostic[]>();
+  private readonly waiters = new Map<string, Array<{ resolve: (d: Diagnostic[]) => void; reject: (e: Error) => void }>>();
+  private stderrText = '';
+  private readonly exited: Promise<number | null>;
+
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly connection: ProtocolConnection,
+  ) {
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => (this.stderrText += chunk));
+    this.exited = new Promise((resolve) =>
+      child.on('exit', (code) => {
+        const err = new Error(`the server exited (code ${code}):\n${this.stderrText}`);
+        for (const list of this.waiters.values()) for (const w of list) w.reject(err);
+        this.waiters.clear();
+        resolve(code);
+      }),
+    );
+    connection.onNotification(PublishDiagnosticsNotification.type, (p) => {
+      const key = `${p.uri}@${p.version ?? -1}`;
+      this.published.set(key, p.diagnostics);
+      for (const w of this.waiters.get(key) ?? []) w.resolve(p.diagnostics);
+      this.waiters.delete(key);
+    });
+    connection.onNotification('window/logMessage', (p: { type: number; message: string }) => {
+      if (p.type === 1) this.calls.errors.push(p.message);
+    });
+    connection.onRequest(RegistrationRequest.type, (p) => {
+      for (const r of p.registrations) this.calls.registrations.push(r.method);
+    });
+    connection.onRequest(InlayHintRefreshRequest.type, () => {
+      this.calls.inlayHintRefresh++;
+    });
+    connection.onRequest('workspace/codeLens/refresh', () => null);
+    connection.listen();
+  }
+
+  /** Spawns the bundled server with --stdio and completes the initialize handshake. */
+  static async start(options: ClientOptions = {}): Promise<LspClient> {
+    const bundle = await serverBundle();
+    const child = spawn(process.execPath, ['--enable-source-maps', bundle, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const connection = createProtocolConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
+    const client = new LspClient(child, connection);
+    const died = client.exited.then((code) => {
+      throw new Error(`the server exited (code ${code}) before answering initialize:\n${client.stderr}`);
+    });
+    const initialized = connection.sendRequest(InitializeRequest.type, {
+      processId: process.pid,
+      rootUri: null,
+      workspaceFolders: null,
+      initializationOptions: { validationDelayMs: options.validationDelayMs ?? 0 },
+      capabilities: {
+        workspace: { didChangeWatchedFiles: { dynamicRegistration: true }, inlayHint: { refreshSupport: true } },
+        textDocument: {
+          publishDiagnostics: { relatedInformation: true, versionSupport: true },
+          hover: { contentFormat: ['markdown', 'plaintext'] },
+          completion: { completionItem: { documentationFormat: ['markdown'], snippetSupport: false } },
+          codeAction: { codeActionLiteralSupport: { codeActionKind: { valueSet: ['quickfix'] } } },
+          inlayHint: {},
+        },
+      },
+    });
+    await Promise.race([initialized, died]);
+    await connection.sendNotification(InitializedNotification.type, {});
+    return client;
+  }
+
+  /** LSP position (0-based line, UTF-16 character) of an offset in `text`. */
+  positionOf(text: string, offset: number): Position {
+    const before = text.slice(0, offset);
+    const line = before.split('\n').length - 1;
+    return { line, character: offset - (before.lastIndexOf('\n') + 1) };
+  }
+
+  /** Everything the server wrote on stderr. */
+  get stderr(): string {
+    return this.stderrText;
+  }
+
+  /** True while the server process runs. */
+  get alive(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Diagnostics the server publishes for `uri` at `version` (resolves at once if already published). */
+  diagnostics(uri: string, version: number): Promise<Diagnostic[]> {
+    const key = `${uri}@${version}`;
+    const done = this.published.get(key);
+    if (done !== undefined) return Promise.resolve(done);
+    if (!this.alive) return Promise.reject(new Error(`the server is not running:\n${this.stderrText}`));
+    return new Promise((resolve, reject) => {
+      const list = this.waiters.get(key) ?? [];
+      list.push({ resolve, reject });
+      this.waiters.set(key, list);
+    });
+  }
+
+  /** Opens a document (version 1); resolves with its diagnostics. */
+  async open(uri: string, text: string, languageId = uri.endsWith('.yaml') || uri.endsWith('.yml') ? 'yaml' : 'json'): Promise<Diagnostic[]> {
+    this.versions.set(uri, 1);
+    this.forget(uri);
+    await this.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId, version: 1, text } });
+    return this.diagnostics(uri, 1);
+  }
+
+  /** Sends a change (whole text, or incremental edits); resolves with the new version's diagnostics. */
+  async change(uri: string, change: string | TextDocumentContentChangeEvent[]): Promise<Diagnostic[]> {
+    const version = this.sendChange(uri, change);
+    return this.diagnostics(uri, version);
+  }
+
+  /** Sends a change without waiting; returns the new version. */
+  sendChange(uri: string, change: string | TextDocumentContentChangeEvent[]): number {
+    const version = (this.versions.get(uri) ?? 0) + 1;
+    this.versions.set(uri, version);
+    const contentChanges = typeof change === 'string' ? [{ text: change }] : change;
+    void this.connection.sendNotification(DidChangeTextDocumentNotification.type, { textDocument: { uri, version }, contentChanges });
+    return version;
+  }
+
+  async close(uri: string): Promise<void> {
+    this.versions.delete(uri);
+    await this.connection.sendNotification(DidCloseTextDocumentNotification.type, { textDocument: { uri } });
+  }
+
+  async filesChanged(changes: FileEvent[]): Promise<void> {
+    await this.connection.sendNotification(DidChangeWatchedFilesNotification.type, { changes });
+  }
+
+  inlayHints(uri: string, range: Range = { start: { line: 0, character: 0 }, end: { line: 1e6, character: 0 } }): Promise<InlayHint[] | null> {
+    return this.connection.sendRequest(InlayHintRequest.type, { textDocument: { uri }, range });
+  }
+
+  hover(uri: string, position: Position): Promise<Hover | null> {
+    return this.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position });
+  }
+
+  codeLenses(uri: string): Promise<CodeLens[] | null> {
+    return this.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri } });
+  }
+
+  completion(uri: string, position: Position): Promise<CompletionItem[] | CompletionList | null> {
+    return this.connection.sendRequest(CompletionRequest.type, { textDocument: { uri }, position });
+  }
+
+  codeActions(uri: string, range: Range, diagnostics: Diagnostic[]): Promise<Array<Command | CodeAction> | null> {
+    return this.connection.sendRequest(CodeActionRequest.type, { textDocument: { uri }, range, context: { diagnostics } });
+  }
+
+  resolveProfile(uri: string): Promise<ResolveProfileRequest.Result> {
+    return this.connection.sendRequest(ResolveProfileRequest.method, { uri });
+  }
+
+  /** shutdown + exit; resolves with the process exit code. */
+  async stop(): Promise<number | null> {
+    if (this.alive) {
+      await this.connection.sendRequest(ShutdownRequest.type);
+      await this.connection.sendNotification(ExitNotification.type);
+    }
+    const code = await this.exited;
+    this.connection.dispose();
+    return code;
+  }
+
+  private forget(uri: string): void {
+    for (const key of [...this.published.keys()]) if (key.startsWith(`${uri}@`)) this.published.delete(key);
+  }
+}
