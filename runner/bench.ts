@@ -10,6 +10,7 @@ import type { CaseShape, Environment, RunResult } from '../core/protocol/run';
 import { RUN_SCHEMA_VERSION } from '../core/protocol/run';
 import type { RunnerEvent } from '../core/protocol/runner';
 import * as native from '../native';
+import { measureEnvironment } from './environment';
 import { CancelledError } from './errors';
 import { randomUniform } from './inputs';
 import { summarizeCase } from './measure';
@@ -129,24 +130,6 @@ async function timeCase(c: PlannedCase, quick: boolean, seed: number): Promise<n
   const timing = timingFor(quick);
   if (c.kernel === 'flash_fwd') return (await native.timeFlashForward(flashArgs(c.shape, c.dtype, seed), timing)).samplesNs;
   return (await native.timePagedDecode(decodeArgs(c.shape, c.dtype, c.kvDtype, seed), timing)).samplesNs;
-}
-
-/** Describes this machine; peaks are measured here, once per run. */
-export async function measureEnvironment(): Promise<Environment> {
-  const cpu = native.cpuInfo();
-  const peaks = await native.measurePeaks();
-  return {
-    os: `${process.platform} ${(await import('node:os')).release()}`,
-    arch: process.arch,
-    cpuModel: cpu.model,
-    cpuCores: cpu.cores,
-    simd: cpu.simd,
-    cpuFeatures: cpu.features,
-    threads: cpu.cores,
-    nodeVersion: process.version,
-    toolVersion: TOOL_VERSION,
-    peaks,
-  };
 }
 
 /**

@@ -8,14 +8,13 @@ import { arch, platform, release } from 'node:os';
 import type { Environment } from '../core/protocol/run';
 import { cpuInfo } from '../native/kernels';
 import { cpuFeatures, measurePeaks } from '../native/peaks';
+import { TOOL_VERSION } from './version';
 
 export interface EnvironmentOptions {
   /** Threads of the kernels and the peaks; default (0) = one per CPU this process may use. */
   threads?: number;
   /** Budget of measurePeaks, ms (default 1200, about what every `attnscope bench` can spend). */
   peaksDurationMs?: number;
-  /** "0.1.0": package.json's version. */
-  toolVersion: string;
 }
 
 /**
@@ -23,7 +22,7 @@ export interface EnvironmentOptions {
  * read bandwidth; see native/peaks.ts). Takes about `peaksDurationMs`.
  * @throws TypeError / RangeError from measurePeaks for a bad option.
  */
-export async function measureEnvironment(opts: EnvironmentOptions): Promise<Environment> {
+export async function measureEnvironment(opts: EnvironmentOptions = {}): Promise<Environment> {
   const features = cpuFeatures();
   const threads = opts.threads || features.logicalCores;
   const peaks = await measurePeaks({ threads, durationMs: opts.peaksDurationMs ?? 1200 });
@@ -36,7 +35,7 @@ export async function measureEnvironment(opts: EnvironmentOptions): Promise<Envi
     cpuFeatures: features.names,
     threads,
     nodeVersion: process.version,
-    toolVersion: opts.toolVersion,
+    toolVersion: TOOL_VERSION,
     peaks,
   };
 }

@@ -15,9 +15,8 @@
  * skipped figures with reasons) atomically. Exit 0 when every case ran, 1 on an error, 2 on
  * bad arguments.
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 
 import type { CaseShape, Environment, KernelCase } from '../core/protocol/run';
 import { RUN_SCHEMA_VERSION } from '../core/protocol/run';
@@ -34,7 +33,10 @@ import {
   type TimingOptions,
 } from '../native/kernels';
 import { cpuFeatures } from '../native/peaks';
+import { writeFileAtomic } from '../runner/atomic';
 import { measureEnvironment } from '../runner/environment';
+import { randomUniform } from '../runner/inputs';
+import { TOOL_NAME, TOOL_VERSION } from '../runner/version';
 import { attentionFlops, ceilingFor, sampleStats, summarizeCase } from '../runner/measure';
 import { CAUSAL_NOTE, DECODE_NOTE, loadOrtPeer, type OrtPeer } from '../runner/peers/onnxruntime';
 
@@ -125,23 +127,9 @@ function parseArgs(argv: string[]): Options {
 // ---------------------------------------------------------------------------------------------
 // Inputs
 
-/** Deterministic uniform values in [-1, 1) (mulberry32), fast enough for 50 M values. */
-function uniform(n: number, seed: number): Float32Array {
-  let s = seed >>> 0;
-  const out = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    out[i] = ((t ^ (t >>> 14)) >>> 0) / 2147483648 - 1;
-  }
-  return out;
-}
-
 /** `n` bf16 values: a random 1 Mi-value block repeated (memcpy speed for GiB-sized pools). */
 function tiledBf16(n: number, seed: number): Uint16Array {
-  const block = toHalfBits('bf16', uniform(Math.min(n, 1 << 20), seed));
+  const block = toHalfBits('bf16', randomUniform(Math.min(n, 1 << 20), seed));
   const out = new Uint16Array(n);
   out.set(block.subarray(0, Math.min(n, block.length)));
   for (let filled = block.length; filled < n; filled *= 2) out.copyWithin(filled, 0, Math.min(filled, n - filled));
@@ -152,7 +140,7 @@ function tiledBf16(n: number, seed: number): Uint16Array {
 function shuffledPages(n: number, seed: number): Int32Array {
   const p = new Int32Array(n);
   for (let i = 0; i < n; i++) p[i] = i;
-  const r = uniform(n, seed);
+  const r = randomUniform(n, seed);
   for (let i = n - 1; i > 0; i--) {
     const j = Math.floor(((r[i]! + 1) / 2) * (i + 1));
     const t = p[i]!;
@@ -222,10 +210,8 @@ interface Row {
 async function main(): Promise<void> {
   const opts = parseArgs(process.argv.slice(2));
   const started = Date.now();
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const toolVersion: string = require('../package.json').version;
   log(`measuring peaks on ${opts.threads || cpuFeatures().logicalCores} threads ...`);
-  const environment = await measureEnvironment({ threads: opts.threads, peaksDurationMs: 2000, toolVersion });
+  const environment = await measureEnvironment({ threads: opts.threads, peaksDurationMs: 2000 });
   const { threads } = environment;
   const peaks = environment.peaks!;
   const cases: KernelCase[] = [];
@@ -256,9 +242,9 @@ async function main(): Promise<void> {
   const seqLens = opts.quick ? [1024] : [1024, 4096, 16384];
   const maxN = Math.max(...seqLens);
   log('generating inputs ...');
-  const qAll = uniform(maxN * H * 128, 1);
-  const kAll = uniform(maxN * H * 128, 2);
-  const vAll = uniform(maxN * H * 128, 3);
+  const qAll = randomUniform(maxN * H * 128, 1);
+  const kAll = randomUniform(maxN * H * 128, 2);
+  const vAll = randomUniform(maxN * H * 128, 3);
   for (const n of seqLens) {
     for (const d of [64, 128]) {
       for (const causal of [false, true]) {
@@ -391,7 +377,7 @@ async function main(): Promise<void> {
       const vPages = tiledBf16(numPages * slot, 13 + batch);
       const blockTable = shuffledPages(numPages, 17 + ctx);
       const contextLens = new Int32Array(batch).fill(ctx);
-      const q = toHalfBits('bf16', uniform(batch * DH * DD, 19));
+      const q = toHalfBits('bf16', randomUniform(batch * DH * DD, 19));
       const args: PagedDecodeArgs = {
         q, kPages, vPages, blockTable, contextLens, dtype: 'bf16', kvDtype: 'bf16',
         batch, numHeads: DH, numKvHeads: DHKV, headDim: DD, numPages, pageSize: PAGE, maxPagesPerSeq: pagesPerSeq, threads,
@@ -463,7 +449,7 @@ async function main(): Promise<void> {
   printReport(environment, rows, notes);
   const result: KernelBenchResult = {
     schema: RUN_SCHEMA_VERSION,
-    tool: `attnscope ${toolVersion}`,
+    tool: `${TOOL_NAME} ${TOOL_VERSION}`,
     createdAt: new Date(started).toISOString(),
     name: 'bench:kernels',
     environment,
@@ -475,15 +461,10 @@ async function main(): Promise<void> {
     wallSeconds: (Date.now() - started) / 1000,
   };
   console.log(`\nwall time ${result.wallSeconds.toFixed(0)} s`);
-  if (opts.json) writeJsonAtomic(opts.json, result);
-}
-
-function writeJsonAtomic(file: string, value: unknown): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(value, null, 1) + '\n');
-  renameSync(tmp, file);
-  log(`wrote ${file}`);
+  if (opts.json) {
+    writeFileAtomic(opts.json, JSON.stringify(result, null, 1) + '\n');
+    log(`wrote ${opts.json}`);
+  }
 }
 
 /** Achieved FLOP/s over the FLOP ceiling of the case's dtype (decode too: how far from compute-bound). */
