@@ -14,8 +14,6 @@ export interface LoadedProfile {
   profile: Profile;
   /** Warnings and infos, already formatted as `file:line:col: warning: message`. */
   notes: string[];
-  /** An InputError at a profile key's position (e.g. "workload.requests"), else at the nearest parent key, else 1:1. */
-  inputErrorAt(key: string, message: string): InputError;
 }
 
 function readText(path: string): string | null {
@@ -80,17 +78,5 @@ export function loadProfile(file: string): LoadedProfile {
     const at = locate(p, abs, text, texts);
     return `${display(at.file)}:${at.line}:${at.column}: ${p.severity}: ${p.message}`;
   });
-  const inputErrorAt = (key: string, message: string): InputError => {
-    const parts = key.split('.');
-    while (parts.length > 0) {
-      const range = profile!.ranges[parts.join('.')];
-      if (range) {
-        const { line, column } = offsetToLineColumn(text, range.offset);
-        return new InputError(message, file, line, column);
-      }
-      parts.pop();
-    }
-    return new InputError(message, file);
-  };
-  return { profile, notes, inputErrorAt };
+  return { profile, notes };
 }
