@@ -1,2 +1,500 @@
-// Typed wrappers of the addon's kernels functions (placeholder until they land).
-export {};
+/**
+ * Typed entry to the CPU attention kernels of the addon: FlashAttention forward, PagedAttention
+ * decode, their fp64 references, the C++ timing loops and the CPU description.
+ *
+ * Layouts (row-major, DESIGN.md "Kernels"): Q, K, V, O as [batch, seqLen, heads, headDim]
+ * ("NHD"); K/V page pools as [numPages, pageSize, numKvHeads, headDim]; block table int32
+ * [batch, maxPagesPerSeq]; context lengths int32 [batch]; lse fp32 [batch, numHeads, seqLenQ].
+ * fp16 / bf16 tensors are Uint16Arrays holding the bit patterns (see toHalfBits). Outputs are
+ * always fp32 (O and lse), computed with fp32 accumulation and an fp32 running max and sum.
+ *
+ * Every function validates its arguments before anything reaches C++: TypeError for a wrong
+ * type, RangeError for a bad size or value, each naming the argument.
+ */
+import { loadAddon } from './binding';
+
+/** Element type of Q, K, V and the page pools. */
+export type AttnDType = 'fp32' | 'fp16' | 'bf16';
+
+/**
+ * SIMD path of the CPU kernels. 'auto' = the best this CPU runs, or the one named by the
+ * environment variable ATTNSCOPE_SIMD (scalar|avx2|avx512|avx512bf16) when it is supported.
+ * 'avx512bf16' uses vdpbf16ps for bf16 inputs and is the AVX-512 path otherwise.
+ */
+export type SimdPath = 'auto' | 'scalar' | 'avx2' | 'avx512' | 'avx512bf16';
+
+/** An input tensor: Float32Array for fp32, Uint16Array of bit patterns for fp16 / bf16. */
+export type AttnTensor = Float32Array | Uint16Array;
+
+/** Options shared by the kernels. */
+export interface KernelOptions {
+  /** Multiplies q·k before the softmax; default 1/sqrt(headDim). */
+  softmaxScale?: number;
+  /** Worker threads of the kernel's fixed pool; default (0) = hardware concurrency. */
+  threads?: number;
+  /** SIMD path; default 'auto'. Throws RangeError when this CPU cannot run it. */
+  simd?: SimdPath;
+}
+
+/**
+ * FlashAttention forward arguments. Masks, with p(i) = i + seqLenK − seqLenQ the position of
+ * query i among the keys (causal aligned bottom-right, as flash-attn ≥ 2.1 and vLLM):
+ * causal: key j visible iff j ≤ p(i); window W > 0: key j visible iff j > p(i) − W (with
+ * causal: the last W keys including the query's own position, as HF `sliding_window` and
+ * vLLM). A query that sees no key gets O = 0 and lse = −inf.
+ */
+export interface FlashForwardArgs extends KernelOptions {
+  /** [batch, seqLenQ, numHeads, headDim] */
+  q: AttnTensor;
+  /** [batch, seqLenK, numKvHeads, headDim] */
+  k: AttnTensor;
+  /** [batch, seqLenK, numKvHeads, headDim] */
+  v: AttnTensor;
+  /** Default 'fp32'; must match the arrays' type. */
+  dtype?: AttnDType;
+  batch: number;
+  seqLenQ: number;
+  seqLenK: number;
+  /** H: query heads. */
+  numHeads: number;
+  /** H_kv: key/value heads; numHeads % numKvHeads === 0 (GQA/MQA, K/V never copied). */
+  numKvHeads: number;
+  /** D, at most 512. */
+  headDim: number;
+  /** Default false. */
+  causal?: boolean;
+  /** Sliding window in keys; 0 (default) = none. */
+  window?: number;
+}
+
+/**
+ * PagedAttention decode arguments: one query token per sequence. Token t of sequence b is slot
+ * t % pageSize of page blockTable[b][t / pageSize]; only tokens < contextLens[b] are read.
+ */
+export interface PagedDecodeArgs extends KernelOptions {
+  /** [batch, numHeads, headDim] */
+  q: AttnTensor;
+  /** [numPages, pageSize, numKvHeads, headDim] */
+  kPages: AttnTensor;
+  /** [numPages, pageSize, numKvHeads, headDim] */
+  vPages: AttnTensor;
+  /** int32 [batch, maxPagesPerSeq]; entries past a sequence's last page are never read. */
+  blockTable: Int32Array;
+  /** int32 [batch], each in [0, maxPagesPerSeq · pageSize]. */
+  contextLens: Int32Array;
+  /** dtype of q; default 'fp32'. */
+  dtype?: AttnDType;
+  /** dtype of the page pools; default = dtype. */
+  kvDtype?: AttnDType;
+  batch: number;
+  numHeads: number;
+  numKvHeads: number;
+  headDim: number;
+  numPages: number;
+  pageSize: number;
+  maxPagesPerSeq: number;
+  /** Tokens per split-K partition (a multiple of pageSize); default 0 = chosen from the shape. */
+  partitionTokens?: number;
+}
+
+/** Kernel outputs, fp32. */
+export interface AttentionOutput {
+  /** [batch, seqLenQ, numHeads, headDim] (decode: [batch, numHeads, headDim]) */
+  o: Float32Array;
+  /** natural-log sum of exp of the scaled scores, [batch, numHeads, seqLenQ] (decode: [batch, numHeads]) */
+  lse: Float32Array;
+}
+
+/** Reference outputs, fp64, same shapes as AttentionOutput. */
+export interface ReferenceOutput {
+  o: Float64Array;
+  lse: Float64Array;
+}
+
+/**
+ * Timing loop run in C++: `warmup` untimed runs, then timed runs until at least minReps runs
+ * AND minTimeMs elapsed, stopping early at maxReps runs or maxTimeMs (at least one timed run).
+ */
+export interface TimingOptions {
+  /** Default 2. */
+  warmup?: number;
+  /** Default 30. */
+  minReps?: number;
+  /** Default 10000. */
+  maxReps?: number;
+  /** Default 1000 ms. */
+  minTimeMs?: number;
+  /** Default 10000 ms. */
+  maxTimeMs?: number;
+}
+
+/** Per-run wall times in nanoseconds (steady clock), in run order. */
+export interface TimingResult {
+  samplesNs: number[];
+}
+
+/** What the CPU and this build can run. */
+export interface CpuInfo {
+  /** CPU brand string. */
+  model: string;
+  /** Logical cores (hardware threads): the default thread count. */
+  cores: number;
+  /** The path 'auto' resolves to now. */
+  simd: Exclude<SimdPath, 'auto'>;
+  /** Every path this CPU and build can run, best last. */
+  simdPaths: Exclude<SimdPath, 'auto'>[];
+  /** CPUID feature names present, e.g. avx512f, avx512_bf16, amx_bf16. */
+  features: string[];
+}
+
+interface RawKernels {
+  kernelsFlashForward(spec: object): Promise<void>;
+  kernelsPagedDecode(spec: object): Promise<void>;
+  kernelsReference(spec: object): Promise<void>;
+  kernelsReferencePagedDecode(spec: object): Promise<void>;
+  kernelsTimeFlashForward(spec: object, timing: object): Promise<number[]>;
+  kernelsTimePagedDecode(spec: object, timing: object): Promise<number[]>;
+  kernelsCpuInfo(): CpuInfo;
+  kernelsToHalfBits(dtype: number, values: Float32Array): Uint16Array;
+  kernelsFromHalfBits(dtype: number, bits: Uint16Array): Float32Array;
+}
+
+const raw = (): RawKernels => loadAddon<RawKernels>();
+
+const DTYPE_CODES: Record<AttnDType, number> = { fp32: 0, fp16: 1, bf16: 2 };
+const SIMD_PATHS: readonly SimdPath[] = ['auto', 'scalar', 'avx2', 'avx512', 'avx512bf16'];
+const MAX_HEAD_DIM = 512;
+const MAX_DIM = 2 ** 31 - 1;
+
+function checkObject(name: string, value: unknown): asserts value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) throw new TypeError(`${name} must be an object`);
+}
+
+function checkInt(name: string, value: unknown, min: number, max = MAX_DIM): number {
+  if (typeof value !== 'number') throw new TypeError(`${name} must be a number, got ${typeof value}`);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(`${name} must be an integer in [${min}, ${max}], got ${value}`);
+  }
+  return value;
+}
+
+function optionalInt(name: string, value: unknown, fallback: number, min: number, max = MAX_DIM): number {
+  return value === undefined ? fallback : checkInt(name, value, min, max);
+}
+
+function optionalBool(name: string, value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') throw new TypeError(`${name} must be a boolean, got ${typeof value}`);
+  return value;
+}
+
+function checkDtype(name: string, value: unknown, fallback: AttnDType): AttnDType {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string') throw new TypeError(`${name} must be 'fp32', 'fp16' or 'bf16'`);
+  if (!(value in DTYPE_CODES)) throw new RangeError(`${name} must be 'fp32', 'fp16' or 'bf16', got '${value}'`);
+  return value as AttnDType;
+}
+
+function checkScale(value: unknown): number {
+  if (value === undefined) return 0;
+  if (typeof value !== 'number') throw new TypeError(`softmaxScale must be a number, got ${typeof value}`);
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`softmaxScale must be a finite number > 0, got ${value}`);
+  return value;
+}
+
+function checkSimd(value: unknown): SimdPath {
+  if (value === undefined) return 'auto';
+  if (typeof value !== 'string') throw new TypeError(`simd must be one of ${SIMD_PATHS.join(', ')}`);
+  if (!SIMD_PATHS.includes(value as SimdPath)) {
+    throw new RangeError(`simd must be one of ${SIMD_PATHS.join(', ')}, got '${value}'`);
+  }
+  if (value !== 'auto') {
+    const supported = cpuInfo().simdPaths;
+    if (!supported.includes(value as Exclude<SimdPath, 'auto'>)) {
+      throw new RangeError(`simd '${value}' is not supported on this CPU; supported: ${supported.join(', ')}`);
+    }
+  }
+  return value as SimdPath;
+}
+
+/** Checks a tensor's array type against its dtype and its length against its shape. */
+function checkTensor(name: string, value: unknown, dtype: AttnDType, shape: Record<string, number>): void {
+  const wanted = dtype === 'fp32' ? Float32Array : Uint16Array;
+  if (!(value instanceof wanted)) {
+    throw new TypeError(`${name} must be a ${wanted.name} for dtype ${dtype}`);
+  }
+  checkLength(name, value, shape);
+}
+
+function checkLength(name: string, value: ArrayLike<number>, shape: Record<string, number>): void {
+  const dims = Object.values(shape);
+  const expected = dims.reduce((a, b) => a * b, 1);
+  if (value.length !== expected) {
+    throw new RangeError(
+      `${name} has ${value.length} elements; [${Object.keys(shape).join(', ')}] = [${dims.join(', ')}] needs ${expected}`,
+    );
+  }
+}
+
+function checkHeads(numHeads: number, numKvHeads: number): void {
+  if (numHeads % numKvHeads !== 0) {
+    throw new RangeError(`numHeads (${numHeads}) must be a multiple of numKvHeads (${numKvHeads})`);
+  }
+}
+
+/** Validated TimingOptions with defaults (shared with native/cuda.ts). */
+export function checkTiming(timing: unknown): Required<TimingOptions> {
+  if (timing === undefined) timing = {};
+  checkObject('timing', timing);
+  const t = {
+    warmup: optionalInt('timing.warmup', timing.warmup, 2, 0, 1e6),
+    minReps: optionalInt('timing.minReps', timing.minReps, 30, 1, 1e9),
+    maxReps: optionalInt('timing.maxReps', timing.maxReps, 10000, 1, 1e9),
+    minTimeMs: timing.minTimeMs === undefined ? 1000 : checkMs('timing.minTimeMs', timing.minTimeMs),
+    maxTimeMs: timing.maxTimeMs === undefined ? 10000 : checkMs('timing.maxTimeMs', timing.maxTimeMs),
+  };
+  if (t.maxReps < t.minReps) throw new RangeError(`timing.maxReps (${t.maxReps}) must be >= timing.minReps (${t.minReps})`);
+  return t;
+}
+
+function checkMs(name: string, value: unknown): number {
+  if (typeof value !== 'number') throw new TypeError(`${name} must be a number, got ${typeof value}`);
+  if (!Number.isFinite(value) || value < 0) throw new RangeError(`${name} must be a finite number >= 0, got ${value}`);
+  return value;
+}
+
+export interface FlashSpec {
+  q: AttnTensor;
+  k: AttnTensor;
+  v: AttnTensor;
+  dtype: number;
+  batch: number;
+  seqlenQ: number;
+  seqlenK: number;
+  numHeads: number;
+  numKvHeads: number;
+  headDim: number;
+  softmaxScale: number;
+  causal: boolean;
+  window: number;
+  threads: number;
+  simd: SimdPath;
+}
+
+/** Validated flash arguments as the addon reads them (shared with native/cuda.ts). */
+export function flashSpec(args: unknown): FlashSpec {
+  checkObject('args', args);
+  const dtype = checkDtype('dtype', args.dtype, 'fp32');
+  const batch = checkInt('batch', args.batch, 1);
+  const seqLenQ = checkInt('seqLenQ', args.seqLenQ, 1);
+  const seqLenK = checkInt('seqLenK', args.seqLenK, 1);
+  const numHeads = checkInt('numHeads', args.numHeads, 1);
+  const numKvHeads = checkInt('numKvHeads', args.numKvHeads, 1);
+  const headDim = checkInt('headDim', args.headDim, 1, MAX_HEAD_DIM);
+  checkHeads(numHeads, numKvHeads);
+  checkTensor('q', args.q, dtype, { batch, seqLenQ, numHeads, headDim });
+  checkTensor('k', args.k, dtype, { batch, seqLenK, numKvHeads, headDim });
+  checkTensor('v', args.v, dtype, { batch, seqLenK, numKvHeads, headDim });
+  return {
+    q: args.q as AttnTensor,
+    k: args.k as AttnTensor,
+    v: args.v as AttnTensor,
+    dtype: DTYPE_CODES[dtype],
+    batch,
+    seqlenQ: seqLenQ,
+    seqlenK: seqLenK,
+    numHeads,
+    numKvHeads,
+    headDim,
+    softmaxScale: checkScale(args.softmaxScale),
+    causal: optionalBool('causal', args.causal),
+    window: optionalInt('window', args.window, 0, 0),
+    threads: optionalInt('threads', args.threads, 0, 0, 1024),
+    simd: checkSimd(args.simd),
+  };
+}
+
+export interface PagedSpec {
+  q: AttnTensor;
+  kPages: AttnTensor;
+  vPages: AttnTensor;
+  blockTable: Int32Array;
+  contextLens: Int32Array;
+  dtype: number;
+  kvDtype: number;
+  batch: number;
+  numHeads: number;
+  numKvHeads: number;
+  headDim: number;
+  numPages: number;
+  pageSize: number;
+  maxPagesPerSeq: number;
+  softmaxScale: number;
+  partitionTokens: number;
+  threads: number;
+  simd: SimdPath;
+}
+
+/** Validated decode arguments as the addon reads them (shared with native/cuda.ts). */
+export function pagedSpec(args: unknown): PagedSpec {
+  checkObject('args', args);
+  const dtype = checkDtype('dtype', args.dtype, 'fp32');
+  const kvDtype = checkDtype('kvDtype', args.kvDtype, dtype);
+  const batch = checkInt('batch', args.batch, 1);
+  const numHeads = checkInt('numHeads', args.numHeads, 1);
+  const numKvHeads = checkInt('numKvHeads', args.numKvHeads, 1);
+  const headDim = checkInt('headDim', args.headDim, 1, MAX_HEAD_DIM);
+  const numPages = checkInt('numPages', args.numPages, 1);
+  const pageSize = checkInt('pageSize', args.pageSize, 1);
+  const maxPagesPerSeq = checkInt('maxPagesPerSeq', args.maxPagesPerSeq, 1);
+  checkHeads(numHeads, numKvHeads);
+  checkTensor('q', args.q, dtype, { batch, numHeads, headDim });
+  checkTensor('kPages', args.kPages, kvDtype, { numPages, pageSize, numKvHeads, headDim });
+  checkTensor('vPages', args.vPages, kvDtype, { numPages, pageSize, numKvHeads, headDim });
+  const { blockTable, contextLens } = args;
+  if (!(blockTable instanceof Int32Array)) throw new TypeError('blockTable must be an Int32Array');
+  if (!(contextLens instanceof Int32Array)) throw new TypeError('contextLens must be an Int32Array');
+  checkLength('blockTable', blockTable, { batch, maxPagesPerSeq });
+  checkLength('contextLens', contextLens, { batch });
+  const capacity = maxPagesPerSeq * pageSize;
+  for (let b = 0; b < batch; b++) {
+    const len = contextLens[b]!;
+    if (len < 0 || len > capacity) {
+      throw new RangeError(
+        `contextLens[${b}] = ${len} is outside [0, maxPagesPerSeq · pageSize = ${maxPagesPerSeq} · ${pageSize} = ${capacity}]`,
+      );
+    }
+    const used = Math.ceil(len / pageSize);
+    for (let t = 0; t < used; t++) {
+      const page = blockTable[b * maxPagesPerSeq + t]!;
+      if (page < 0 || page >= numPages) {
+        throw new RangeError(`blockTable[${b}][${t}] = ${page} is outside the pool [0, numPages = ${numPages})`);
+      }
+    }
+  }
+  const partitionTokens = optionalInt('partitionTokens', args.partitionTokens, 0, 0);
+  if (partitionTokens % pageSize !== 0) {
+    throw new RangeError(`partitionTokens (${partitionTokens}) must be a multiple of pageSize (${pageSize})`);
+  }
+  return {
+    q: args.q as AttnTensor,
+    kPages: args.kPages as AttnTensor,
+    vPages: args.vPages as AttnTensor,
+    blockTable,
+    contextLens,
+    dtype: DTYPE_CODES[dtype],
+    kvDtype: DTYPE_CODES[kvDtype],
+    batch,
+    numHeads,
+    numKvHeads,
+    headDim,
+    numPages,
+    pageSize,
+    maxPagesPerSeq,
+    softmaxScale: checkScale(args.softmaxScale),
+    partitionTokens,
+    threads: optionalInt('threads', args.threads, 0, 0, 1024),
+    simd: checkSimd(args.simd),
+  };
+}
+
+/**
+ * FlashAttention forward on the CPU (tiled online softmax, Dao et al. 2022; FlashAttention-2
+ * loop order), multi-threaded over (batch, KV head, query tile), off the JS thread.
+ * @returns O fp32 [batch, seqLenQ, numHeads, headDim] and lse fp32 [batch, numHeads, seqLenQ].
+ * @throws TypeError / RangeError naming the argument; the promise rejects on a kernel error.
+ */
+export async function flashForward(args: FlashForwardArgs): Promise<AttentionOutput> {
+  const spec = flashSpec(args);
+  const o = new Float32Array(spec.batch * spec.seqlenQ * spec.numHeads * spec.headDim);
+  const lse = new Float32Array(spec.batch * spec.numHeads * spec.seqlenQ);
+  await raw().kernelsFlashForward({ ...spec, o, lse });
+  return { o, lse };
+}
+
+/**
+ * The fp64 reference of flashForward: materializes S = scale · Q Kᵀ per (batch, head), same
+ * masks; `threads` and `simd` are ignored. Used by tests and every benchmark's check.
+ */
+export async function referenceAttention(args: FlashForwardArgs): Promise<ReferenceOutput> {
+  const spec = flashSpec(args);
+  const o = new Float64Array(spec.batch * spec.seqlenQ * spec.numHeads * spec.headDim);
+  const lse = new Float64Array(spec.batch * spec.numHeads * spec.seqlenQ);
+  await raw().kernelsReference({ ...spec, o, lse });
+  return { o, lse };
+}
+
+/**
+ * PagedAttention decode on the CPU (vLLM paged KV; long contexts split into partitions merged
+ * through their lse, FlashDecoding). Heads of one GQA group share each K/V load.
+ * @returns O fp32 [batch, numHeads, headDim] and lse fp32 [batch, numHeads]; a sequence with
+ *   contextLens[b] = 0 gets O = 0 and lse = −inf.
+ */
+export async function pagedDecode(args: PagedDecodeArgs): Promise<AttentionOutput> {
+  const spec = pagedSpec(args);
+  const o = new Float32Array(spec.batch * spec.numHeads * spec.headDim);
+  const lse = new Float32Array(spec.batch * spec.numHeads);
+  await raw().kernelsPagedDecode({ ...spec, o, lse });
+  return { o, lse };
+}
+
+/** The fp64 reference of pagedDecode: gathers each sequence's K/V through its block table. */
+export async function referencePagedDecode(args: PagedDecodeArgs): Promise<ReferenceOutput> {
+  const spec = pagedSpec(args);
+  const o = new Float64Array(spec.batch * spec.numHeads * spec.headDim);
+  const lse = new Float64Array(spec.batch * spec.numHeads);
+  await raw().kernelsReferencePagedDecode({ ...spec, refO: o, refLse: lse });
+  return { o, lse };
+}
+
+/** Times flashForward in the C++ loop (see TimingOptions); outputs are discarded. */
+export async function timeFlashForward(args: FlashForwardArgs, timing?: TimingOptions): Promise<TimingResult> {
+  const spec = flashSpec(args);
+  const t = checkTiming(timing);
+  const o = new Float32Array(spec.batch * spec.seqlenQ * spec.numHeads * spec.headDim);
+  const lse = new Float32Array(spec.batch * spec.numHeads * spec.seqlenQ);
+  return { samplesNs: await raw().kernelsTimeFlashForward({ ...spec, o, lse }, t) };
+}
+
+/** Times pagedDecode in the C++ loop (see TimingOptions); outputs are discarded. */
+export async function timePagedDecode(args: PagedDecodeArgs, timing?: TimingOptions): Promise<TimingResult> {
+  const spec = pagedSpec(args);
+  const t = checkTiming(timing);
+  const o = new Float32Array(spec.batch * spec.numHeads * spec.headDim);
+  const lse = new Float32Array(spec.batch * spec.numHeads);
+  return { samplesNs: await raw().kernelsTimePagedDecode({ ...spec, o, lse }, t) };
+}
+
+let cpuInfoCache: CpuInfo | undefined;
+let cpuInfoEnv: string | undefined;  // ATTNSCOPE_SIMD when cpuInfoCache was read
+
+/** This CPU: model, logical cores, SIMD path in use and all runnable paths, CPUID features. */
+export function cpuInfo(): CpuInfo {
+  if (cpuInfoCache === undefined || process.env.ATTNSCOPE_SIMD !== cpuInfoEnv) {
+    cpuInfoCache = raw().kernelsCpuInfo();
+    cpuInfoEnv = process.env.ATTNSCOPE_SIMD;
+  }
+  return cpuInfoCache;
+}
+
+function halfDtype(dtype: unknown): number {
+  if (dtype !== 'fp16' && dtype !== 'bf16') {
+    if (typeof dtype !== 'string') throw new TypeError(`dtype must be 'fp16' or 'bf16'`);
+    throw new RangeError(`dtype must be 'fp16' or 'bf16', got '${dtype}'`);
+  }
+  return DTYPE_CODES[dtype];
+}
+
+/** fp32 values -> fp16 or bf16 bit patterns (round to nearest even; overflow -> ±inf). */
+export function toHalfBits(dtype: 'fp16' | 'bf16', values: Float32Array): Uint16Array {
+  const code = halfDtype(dtype);
+  if (!(values instanceof Float32Array)) throw new TypeError('values must be a Float32Array');
+  return raw().kernelsToHalfBits(code, values);
+}
+
+/** fp16 or bf16 bit patterns -> fp32 values (exact). */
+export function fromHalfBits(dtype: 'fp16' | 'bf16', bits: Uint16Array): Float32Array {
+  const code = halfDtype(dtype);
+  if (!(bits instanceof Uint16Array)) throw new TypeError('bits must be a Uint16Array');
+  return raw().kernelsFromHalfBits(code, bits);
+}

@@ -24,7 +24,12 @@ function run(step, cmd, cmdArgs, opts = {}) {
 
 if (all || args.has('--native')) {
   const nodeGyp = require.resolve('node-gyp/bin/node-gyp.js');
-  run('native addon (node-gyp)', process.execPath, [nodeGyp, 'rebuild', '--directory', 'native', '--jobs', 'max']);
+  const gypArgs = [nodeGyp, 'rebuild', '--directory', 'native', '--jobs', 'max'];
+  // Build against this Node's own headers when it ships them (Debian's nodejs, official
+  // tarballs): node-gyp would otherwise download them, and installs must not download.
+  const prefix = dirname(dirname(process.execPath));
+  if (!process.env.npm_config_nodedir && existsSync(join(prefix, 'include', 'node', 'node.h'))) gypArgs.push(`--nodedir=${prefix}`);
+  run('native addon (node-gyp)', process.execPath, gypArgs);
   if (existsSync(join(root, 'native', 'cuda', 'CMakeLists.txt'))) {
     run('CUDA library', process.execPath, [join(root, 'native', 'cuda', 'build.mjs')]);
   }

@@ -17,6 +17,7 @@ export const Commands = {
   compareRuns: 'attnscope.compareRuns',
   exportRun: 'attnscope.exportRun',
   cancelRun: 'attnscope.cancelRun',
+  showLog: 'attnscope.showLog',
 } as const;
 
 /**

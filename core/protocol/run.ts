@@ -76,6 +76,10 @@ export interface Environment {
     readBytesPerSec?: number;
     gpuFlopsPerSec?: number;
     gpuCopyBytesPerSec?: number;
+    /** AVX512-BF16 (vdpbf16ps) peak, FLOP/s: the bf16 ceiling of CPUs without AMX. */
+    avx512Bf16FlopsPerSec?: number;
+    /** For each CPU peak: how it was measured, or "unavailable: <why>" when it is absent. */
+    notes?: Partial<Record<'fp32FlopsPerSec' | 'bf16AmxFlopsPerSec' | 'avx512Bf16FlopsPerSec' | 'readBytesPerSec', string>>;
   };
 }
 
@@ -101,6 +105,8 @@ export interface PoolSample {
 export interface PoolSummary {
   requests: number;
   completed: number;
+  /** Requests that could never be served (prompt >= max_model_len, or larger than the pool); completed + rejected = requests. */
+  rejected: number;
   simulatedSeconds: number;
   meanOccupancy: number;
   peakOccupancy: number;
@@ -112,6 +118,21 @@ export interface PoolSummary {
   prefixHitRate: number;
   /** Generated tokens per simulated second. */
   throughputTokensPerSec: number;
+  /** Running sequences, time-averaged and at most. */
+  meanConcurrency: number;
+  peakConcurrency: number;
+}
+
+/**
+ * Simulated seconds of one serving step (one forward pass):
+ * perStepS + perTokenS · tokens scheduled + perKvTokenS · KV tokens the scheduled sequences attend to.
+ */
+export interface StepTimeModel {
+  perStepS: number;
+  perTokenS: number;
+  perKvTokenS: number;
+  /** Where the coefficients came from, in words. */
+  source: string;
 }
 
 export interface PoolBaseline {
@@ -132,6 +153,8 @@ export interface PoolResult {
   baselines: PoolBaseline[];
   pageSize: number;
   numPages: number;
+  /** The step-time model the simulated clock used. */
+  stepTime?: StepTimeModel;
 }
 
 export type RunStatus = 'ok' | 'cancelled' | 'failed';

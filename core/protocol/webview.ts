@@ -2,6 +2,8 @@
  * Extension <-> dashboard webview messages. One union per direction with a `type`
  * discriminant. The webview imports only this folder of core/.
  */
+import type { Profile } from '../config/types';
+import type { Estimate } from '../estimate/types';
 import type { KernelCase, PoolSample, RunResult } from './run';
 
 /** Summary row of a saved run, for the history list. */
@@ -15,15 +17,17 @@ export interface RunListEntry {
 
 /** extension -> webview */
 export type ToWebview =
-  | { type: 'init'; runs: RunListEntry[]; current: RunResult | null }
-  | { type: 'runStarted'; name: string; total: number }
+  | { type: 'init'; runs: RunListEntry[]; current: RunResult | null; currentId?: string | null }
+  | { type: 'runStarted'; name: string; total: number; profile?: Profile; estimate?: Estimate }
   | { type: 'progress'; done: number; total: number; message: string }
   | { type: 'case'; case: KernelCase }
   | { type: 'poolSample'; sample: PoolSample }
-  | { type: 'runFinished'; run: RunResult }
+  | { type: 'runFinished'; run: RunResult; id?: string | null }
   | { type: 'runs'; runs: RunListEntry[] }
-  | { type: 'showRun'; run: RunResult }
-  | { type: 'compare'; a: RunResult; b: RunResult };
+  | { type: 'showRun'; run: RunResult; id?: string | null }
+  | { type: 'compare'; a: RunResult; b: RunResult }
+  /** A profile's memory estimate without a run ("Show memory breakdown"). */
+  | { type: 'showEstimate'; name: string; profile: Profile; estimate: Estimate };
 
 /** webview -> extension */
 export type FromWebview =

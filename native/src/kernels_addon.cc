@@ -1,4 +1,303 @@
-// N-API bridge for the attention kernels (placeholder until the kernels land).
+// N-API bridge of the attention kernels. Each operation is one Napi::AsyncWorker: the JS
+// arguments (already validated by native/kernels.ts) are read into a plain Params struct, the
+// typed arrays are pinned by a reference to their spec object for the worker's lifetime, and
+// Execute runs pure C++ off the JS thread; a failed Status rejects the promise.
 #include <napi.h>
 
-Napi::Object InitKernels(Napi::Env env, Napi::Object exports) { return exports; }
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "attnscope/cpu_features.h"
+#include "attnscope/kernels.h"
+
+namespace {
+
+using attnscope::Status;
+
+[[noreturn]] void throw_type(Napi::Env env, const std::string& message) {
+  throw Napi::TypeError::New(env, message);
+}
+
+Napi::Value field(const Napi::Object& spec, const char* name) {
+  return spec.Get(name);
+}
+
+int int_field(const Napi::Object& spec, const char* name) {
+  Napi::Value v = field(spec, name);
+  if (!v.IsNumber()) throw_type(spec.Env(), std::string(name) + " must be a number");
+  return v.As<Napi::Number>().Int32Value();
+}
+
+double number_field(const Napi::Object& spec, const char* name) {
+  Napi::Value v = field(spec, name);
+  if (!v.IsNumber()) throw_type(spec.Env(), std::string(name) + " must be a number");
+  return v.As<Napi::Number>().DoubleValue();
+}
+
+bool bool_field(const Napi::Object& spec, const char* name) {
+  Napi::Value v = field(spec, name);
+  if (!v.IsBoolean()) throw_type(spec.Env(), std::string(name) + " must be a boolean");
+  return v.As<Napi::Boolean>().Value();
+}
+
+template <typename T>
+T* array_field(const Napi::Object& spec, const char* name, napi_typedarray_type type) {
+  Napi::Value v = field(spec, name);
+  if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != type)
+    throw_type(spec.Env(), std::string(name) + " has the wrong typed array type");
+  Napi::TypedArray a = v.As<Napi::TypedArray>();
+  return reinterpret_cast<T*>(static_cast<char*>(a.ArrayBuffer().Data()) + a.ByteOffset());
+}
+
+const void* input_field(const Napi::Object& spec, const char* name, attnscope::DType dtype) {
+  return dtype == attnscope::DType::kF32
+             ? static_cast<const void*>(array_field<float>(spec, name, napi_float32_array))
+             : static_cast<const void*>(array_field<uint16_t>(spec, name, napi_uint16_array));
+}
+
+attnscope::DType dtype_field(const Napi::Object& spec, const char* name) {
+  const int d = int_field(spec, name);
+  if (d < 0 || d > 2) throw Napi::RangeError::New(spec.Env(), std::string(name) + " is not a dtype code");
+  return static_cast<attnscope::DType>(d);
+}
+
+attnscope::SimdPath simd_field(const Napi::Object& spec) {
+  Napi::Value v = field(spec, "simd");
+  if (!v.IsString()) throw_type(spec.Env(), "simd must be a string");
+  attnscope::SimdPath path;
+  if (!attnscope::parse_simd_path(v.As<Napi::String>().Utf8Value().c_str(), &path))
+    throw Napi::RangeError::New(spec.Env(), "simd names no SIMD path");
+  return path;
+}
+
+attnscope::FlashParams flash_params(const Napi::Object& s) {
+  attnscope::FlashParams p;
+  p.dtype = dtype_field(s, "dtype");
+  p.q = input_field(s, "q", p.dtype);
+  p.k = input_field(s, "k", p.dtype);
+  p.v = input_field(s, "v", p.dtype);
+  p.o = array_field<float>(s, "o", napi_float32_array);
+  p.lse = array_field<float>(s, "lse", napi_float32_array);
+  p.batch = int_field(s, "batch");
+  p.seqlen_q = int_field(s, "seqlenQ");
+  p.seqlen_k = int_field(s, "seqlenK");
+  p.num_heads = int_field(s, "numHeads");
+  p.num_heads_k = int_field(s, "numKvHeads");
+  p.head_dim = int_field(s, "headDim");
+  attnscope::set_contiguous_strides(&p);
+  p.softmax_scale = static_cast<float>(number_field(s, "softmaxScale"));
+  p.is_causal = bool_field(s, "causal");
+  p.window = int_field(s, "window");
+  p.threads = int_field(s, "threads");
+  p.simd = simd_field(s);
+  return p;
+}
+
+// with_outputs = false for the reference, which writes fp64 arrays of its own.
+attnscope::PagedDecodeParams paged_params(const Napi::Object& s, bool with_outputs = true) {
+  attnscope::PagedDecodeParams p;
+  p.dtype = dtype_field(s, "dtype");
+  p.kv_dtype = dtype_field(s, "kvDtype");
+  p.q = input_field(s, "q", p.dtype);
+  p.k_pages = input_field(s, "kPages", p.kv_dtype);
+  p.v_pages = input_field(s, "vPages", p.kv_dtype);
+  p.block_table = array_field<int32_t>(s, "blockTable", napi_int32_array);
+  p.context_lens = array_field<int32_t>(s, "contextLens", napi_int32_array);
+  if (with_outputs) {
+    p.o = array_field<float>(s, "o", napi_float32_array);
+    p.lse = array_field<float>(s, "lse", napi_float32_array);
+  }
+  p.batch = int_field(s, "batch");
+  p.num_heads = int_field(s, "numHeads");
+  p.num_heads_k = int_field(s, "numKvHeads");
+  p.head_dim = int_field(s, "headDim");
+  p.num_pages = int_field(s, "numPages");
+  p.page_size = int_field(s, "pageSize");
+  p.max_pages_per_seq = int_field(s, "maxPagesPerSeq");
+  p.softmax_scale = static_cast<float>(number_field(s, "softmaxScale"));
+  p.partition_tokens = int_field(s, "partitionTokens");
+  p.threads = int_field(s, "threads");
+  p.simd = simd_field(s);
+  return p;
+}
+
+attnscope::TimingParams timing_params(const Napi::Object& t) {
+  attnscope::TimingParams p;
+  p.warmup = int_field(t, "warmup");
+  p.min_reps = int_field(t, "minReps");
+  p.max_reps = int_field(t, "maxReps");
+  p.min_time_ms = number_field(t, "minTimeMs");
+  p.max_time_ms = number_field(t, "maxTimeMs");
+  return p;
+}
+
+// Runs `job` on the libuv pool; resolves with undefined, or with the samples (ns) when timing.
+class KernelWorker : public Napi::AsyncWorker {
+ public:
+  using Job = std::function<Status(std::vector<int64_t>*)>;
+
+  KernelWorker(Napi::Env env, const Napi::Object& pinned, Job job, bool returns_samples)
+      : Napi::AsyncWorker(env, "attnscope:kernel"),
+        deferred_(Napi::Promise::Deferred::New(env)),
+        job_(std::move(job)),
+        returns_samples_(returns_samples) {
+    pinned_ = Napi::Persistent(pinned);
+  }
+
+  Napi::Promise Promise() const { return deferred_.Promise(); }
+
+  void Execute() override {
+    status_ = job_(&samples_);
+    if (status_ != Status::kOk) message_ = attnscope::last_error();
+  }
+
+  void OnOK() override {
+    Napi::Env env = Env();
+    if (status_ == Status::kInvalidArgument) {
+      deferred_.Reject(Napi::RangeError::New(env, message_).Value());
+    } else if (status_ != Status::kOk) {
+      deferred_.Reject(Napi::Error::New(env, message_).Value());
+    } else if (returns_samples_) {
+      Napi::Array out = Napi::Array::New(env, samples_.size());
+      for (size_t i = 0; i < samples_.size(); ++i) out.Set(uint32_t(i), Napi::Number::New(env, double(samples_[i])));
+      deferred_.Resolve(out);
+    } else {
+      deferred_.Resolve(env.Undefined());
+    }
+  }
+
+  void OnError(const Napi::Error& e) override { deferred_.Reject(e.Value()); }
+
+ private:
+  Napi::Promise::Deferred deferred_;
+  Napi::ObjectReference pinned_;
+  Job job_;
+  bool returns_samples_;
+  Status status_ = Status::kOk;
+  std::string message_;
+  std::vector<int64_t> samples_;
+};
+
+Napi::Value queue(Napi::Env env, const Napi::Object& pinned, KernelWorker::Job job, bool samples) {
+  auto* worker = new KernelWorker(env, pinned, std::move(job), samples);
+  Napi::Promise promise = worker->Promise();
+  worker->Queue();
+  return promise;
+}
+
+Napi::Object spec_arg(const Napi::CallbackInfo& info, size_t index) {
+  if (info.Length() <= index || !info[index].IsObject()) throw_type(info.Env(), "expected an argument object");
+  return info[index].As<Napi::Object>();
+}
+
+Napi::Value FlashForward(const Napi::CallbackInfo& info) {
+  Napi::Object spec = spec_arg(info, 0);
+  const attnscope::FlashParams p = flash_params(spec);
+  return queue(info.Env(), spec, [p](std::vector<int64_t>*) { return attnscope::flash_forward(p); }, false);
+}
+
+Napi::Value PagedDecode(const Napi::CallbackInfo& info) {
+  Napi::Object spec = spec_arg(info, 0);
+  const attnscope::PagedDecodeParams p = paged_params(spec);
+  return queue(info.Env(), spec, [p](std::vector<int64_t>*) { return attnscope::paged_decode(p); }, false);
+}
+
+Napi::Value Reference(const Napi::CallbackInfo& info) {
+  Napi::Object s = spec_arg(info, 0);
+  attnscope::ReferenceParams p;
+  p.dtype = dtype_field(s, "dtype");
+  p.q = input_field(s, "q", p.dtype);
+  p.k = input_field(s, "k", p.dtype);
+  p.v = input_field(s, "v", p.dtype);
+  p.o = array_field<double>(s, "o", napi_float64_array);
+  p.lse = array_field<double>(s, "lse", napi_float64_array);
+  p.batch = int_field(s, "batch");
+  p.seqlen_q = int_field(s, "seqlenQ");
+  p.seqlen_k = int_field(s, "seqlenK");
+  p.num_heads = int_field(s, "numHeads");
+  p.num_heads_k = int_field(s, "numKvHeads");
+  p.head_dim = int_field(s, "headDim");
+  p.softmax_scale = number_field(s, "softmaxScale");
+  p.is_causal = bool_field(s, "causal");
+  p.window = int_field(s, "window");
+  return queue(info.Env(), s, [p](std::vector<int64_t>*) { return attnscope::reference_attention(p); }, false);
+}
+
+Napi::Value ReferencePagedDecode(const Napi::CallbackInfo& info) {
+  Napi::Object s = spec_arg(info, 0);
+  attnscope::PagedDecodeParams p = paged_params(s, false);
+  double* o = array_field<double>(s, "refO", napi_float64_array);
+  double* lse = array_field<double>(s, "refLse", napi_float64_array);
+  return queue(info.Env(), s,
+               [p, o, lse](std::vector<int64_t>*) { return attnscope::reference_paged_decode(p, o, lse); }, false);
+}
+
+Napi::Value TimeFlashForward(const Napi::CallbackInfo& info) {
+  Napi::Object spec = spec_arg(info, 0);
+  const attnscope::FlashParams p = flash_params(spec);
+  const attnscope::TimingParams t = timing_params(spec_arg(info, 1));
+  return queue(info.Env(), spec,
+               [p, t](std::vector<int64_t>* out) { return attnscope::time_flash_forward(p, t, out); }, true);
+}
+
+Napi::Value TimePagedDecode(const Napi::CallbackInfo& info) {
+  Napi::Object spec = spec_arg(info, 0);
+  const attnscope::PagedDecodeParams p = paged_params(spec);
+  const attnscope::TimingParams t = timing_params(spec_arg(info, 1));
+  return queue(info.Env(), spec,
+               [p, t](std::vector<int64_t>* out) { return attnscope::time_paged_decode(p, t, out); }, true);
+}
+
+Napi::Value CpuInfo(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const attnscope::CpuFeatures& f = attnscope::cpu_features();
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("model", f.model);
+  out.Set("cores", f.logical_cores);
+  out.Set("simd", attnscope::simd_path_name(attnscope::resolve_simd_path(attnscope::SimdPath::kAuto)));
+  Napi::Array paths = Napi::Array::New(env);
+  for (attnscope::SimdPath p : attnscope::supported_simd_paths())
+    paths.Set(paths.Length(), attnscope::simd_path_name(p));
+  out.Set("simdPaths", paths);
+  Napi::Array features = Napi::Array::New(env);
+  for (const std::string& n : f.names) features.Set(features.Length(), n);
+  out.Set("features", features);
+  return out;
+}
+
+Napi::Value HalfBits(const Napi::CallbackInfo& info) {
+  // (dtypeCode, Float32Array) -> Uint16Array, round to nearest even.
+  const int dtype = info[0].As<Napi::Number>().Int32Value();
+  Napi::Float32Array src = info[1].As<Napi::Float32Array>();
+  Napi::Uint16Array out = Napi::Uint16Array::New(info.Env(), src.ElementLength());
+  for (size_t i = 0; i < src.ElementLength(); ++i)
+    out[i] = dtype == 1 ? attnscope::float_to_half(src[i]) : attnscope::float_to_bf16(src[i]);
+  return out;
+}
+
+Napi::Value FromHalfBits(const Napi::CallbackInfo& info) {
+  const int dtype = info[0].As<Napi::Number>().Int32Value();
+  Napi::Uint16Array src = info[1].As<Napi::Uint16Array>();
+  Napi::Float32Array out = Napi::Float32Array::New(info.Env(), src.ElementLength());
+  for (size_t i = 0; i < src.ElementLength(); ++i)
+    out[i] = dtype == 1 ? attnscope::half_to_float(src[i]) : attnscope::bf16_to_float(src[i]);
+  return out;
+}
+
+}  // namespace
+
+Napi::Object InitKernels(Napi::Env env, Napi::Object exports) {
+  exports.Set("kernelsFlashForward", Napi::Function::New(env, FlashForward, "kernelsFlashForward"));
+  exports.Set("kernelsPagedDecode", Napi::Function::New(env, PagedDecode, "kernelsPagedDecode"));
+  exports.Set("kernelsReference", Napi::Function::New(env, Reference, "kernelsReference"));
+  exports.Set("kernelsReferencePagedDecode",
+              Napi::Function::New(env, ReferencePagedDecode, "kernelsReferencePagedDecode"));
+  exports.Set("kernelsTimeFlashForward", Napi::Function::New(env, TimeFlashForward, "kernelsTimeFlashForward"));
+  exports.Set("kernelsTimePagedDecode", Napi::Function::New(env, TimePagedDecode, "kernelsTimePagedDecode"));
+  exports.Set("kernelsCpuInfo", Napi::Function::New(env, CpuInfo, "kernelsCpuInfo"));
+  exports.Set("kernelsToHalfBits", Napi::Function::New(env, HalfBits, "kernelsToHalfBits"));
+  exports.Set("kernelsFromHalfBits", Napi::Function::New(env, FromHalfBits, "kernelsFromHalfBits"));
+  return exports;
+}

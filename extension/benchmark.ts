@@ -1,0 +1,158 @@
+/**
+ * One benchmark run from the editor: resolved Profile (from the server) -> runner child
+ * process -> progress notification with Cancel, status item and dashboard fed live -> the run
+ * saved to history, also when it was cancelled or the runner crashed.
+ */
+import { basename } from 'node:path';
+import * as vscode from 'vscode';
+import type { Profile } from '../core/config/types';
+import type { Estimate } from '../core/estimate/types';
+import type { KernelCase, RunResult } from '../core/protocol/run';
+import type { RunnerEvent } from '../core/protocol/runner';
+import type { Ctx } from './ctx';
+import { partialRun, saveRun } from './history';
+import { RunnerProcess, runnerLaunch, type RunnerOutcome } from './runnerProcess';
+
+/** The runner to spawn: the runnerPath setting, else the bundled dist/runner.js under Node. */
+function launchFor(ctx: Ctx, source: vscode.Uri): ReturnType<typeof runnerLaunch> {
+  const s = ctx.settings(source);
+  const runner = s.runnerPath || vscode.Uri.joinPath(ctx.extension.extensionUri, 'dist', 'runner.js').fsPath;
+  // In desktop VS Code the host is Electron, whose ABI the native addon is not built for: use `node` on PATH there.
+  const node = s.nodePath || (process.versions['electron'] ? 'node' : process.execPath);
+  const folder = vscode.workspace.getWorkspaceFolder(source);
+  return { ...runnerLaunch(runner, node, { quick: s.quickMode, backend: s.backend }), cwd: folder?.uri.fsPath };
+}
+
+export class BenchmarkRun {
+  private process: RunnerProcess | null = null;
+  private readonly cases: KernelCase[] = [];
+
+  private constructor(
+    private readonly ctx: Ctx,
+    readonly source: vscode.Uri,
+    readonly name: string,
+    private readonly profile: Profile,
+    private readonly estimate: Estimate,
+  ) {}
+
+  /**
+   * Runs the benchmark of `source` with its resolved `profile`, showing progress until the
+   * runner ends. Resolves with the saved run (null if it could not be saved).
+   */
+  static async start(ctx: Ctx, source: vscode.Uri, profile: Profile, estimate: Estimate): Promise<RunResult | null> {
+    const run = new BenchmarkRun(ctx, source, basename(source.fsPath), profile, estimate);
+    ctx.activeRun = run;
+    await vscode.commands.executeCommand('setContext', 'attnscope.running', true);
+    try {
+      return await run.execute();
+    } finally {
+      ctx.activeRun = null;
+      ctx.status.setRun(null);
+      await vscode.commands.executeCommand('setContext', 'attnscope.running', false);
+    }
+  }
+
+  /** Ends the runner: SIGTERM, SIGKILL half a second later if it is still alive. */
+  cancel(): void {
+    this.process?.cancel(500);
+  }
+
+  private async execute(): Promise<RunResult | null> {
+    const { ctx, name } = this;
+    const launch = launchFor(ctx, this.source);
+    ctx.log.info(`run ${name}: ${launch.command} ${launch.args.join(' ')}`);
+    if (ctx.settings(this.source).openDashboardOnRun) ctx.dashboard.show(true);
+    ctx.dashboard.post({ type: 'runStarted', name, total: 0, profile: this.profile, estimate: this.estimate });
+    ctx.status.setRun({ name, done: 0, total: 0 });
+
+    const outcome = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `AttnScope: benchmarking ${name}`, cancellable: true },
+      (progress, token) =>
+        new Promise<RunnerOutcome>((resolve) => {
+          let reported = 0;
+          const proc = new RunnerProcess(launch, this.profile, {
+            onEvent: (e) => {
+              this.forward(e);
+              if (e.type === 'progress' && e.total > 0) {
+                const pct = (100 * e.done) / e.total;
+                progress.report({ increment: Math.max(0, pct - reported), message: `${Math.round(pct)}% · ${e.message}` });
+                reported = Math.max(reported, pct);
+              }
+            },
+            onLog: (line) => ctx.log.info(`[runner] ${line}`),
+          });
+          this.process = proc;
+          token.onCancellationRequested(() => this.cancel());
+          proc.done.then(resolve);
+        }),
+    );
+    return this.finish(outcome);
+  }
+
+  private forward(e: RunnerEvent): void {
+    const { ctx } = this;
+    switch (e.type) {
+      case 'progress':
+        ctx.status.setRun({ name: this.name, done: e.done, total: e.total });
+        ctx.dashboard.post({ type: 'progress', done: e.done, total: e.total, message: e.message });
+        break;
+      case 'case':
+        this.cases.push(e.case);
+        ctx.dashboard.post({ type: 'case', case: e.case });
+        break;
+      case 'poolSample':
+        ctx.dashboard.post({ type: 'poolSample', sample: e.sample });
+        break;
+      case 'log':
+        ctx.log[e.level](`[runner] ${e.message}`);
+        break;
+      case 'error':
+        ctx.log.error(`[runner] ${e.message}`);
+        break;
+      case 'done':
+        break;
+    }
+  }
+
+  private async finish(outcome: RunnerOutcome): Promise<RunResult | null> {
+    const { ctx, name } = this;
+    const how = outcome.signal ? `killed by ${outcome.signal}` : `exit code ${outcome.exitCode}`;
+    ctx.log.info(`run ${name}: runner ended (${how})${outcome.cancelled ? ' after cancel' : ''}`);
+    let run = outcome.run;
+    const crashed = !outcome.cancelled && (run === null || run.status === 'failed' || outcome.exitCode !== 0);
+    if (!run) {
+      run = partialRun({
+        name,
+        toolVersion: ctx.version,
+        profile: this.profile,
+        estimate: this.estimate,
+        cases: this.cases,
+        status: outcome.cancelled ? 'cancelled' : 'failed',
+        error: outcome.cancelled ? 'cancelled' : outcome.error ?? `runner ended without a result (${how})`,
+      });
+    }
+
+    let id: string | null = null;
+    const folder = ctx.historyFolder(this.source);
+    try {
+      id = await saveRun(folder.fsPath, run);
+      ctx.log.info(`run ${name}: saved ${vscode.Uri.joinPath(folder, `${id}.json`).fsPath} (${run.status})`);
+    } catch (err) {
+      ctx.log.error(`run ${name}: could not save to ${folder.fsPath}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    ctx.dashboard.post({ type: 'runFinished', run, id });
+    await ctx.dashboard.refreshRuns();
+
+    if (crashed) {
+      const tail = outcome.logTail.slice(-5).join('\n');
+      void ctx.showError(`AttnScope: the benchmark runner failed (${how}).${tail ? `\n${tail}` : ''}`);
+    } else if (run.status === 'cancelled') {
+      void vscode.window.showInformationMessage(`AttnScope: benchmark of ${name} cancelled after ${run.cases.length} case(s); the partial run is saved.`);
+    } else {
+      void vscode.window.showInformationMessage(`AttnScope: benchmark of ${name} finished: ${run.cases.length} case(s).`, 'Open dashboard').then((c) => {
+        if (c) ctx.dashboard.show(false);
+      });
+    }
+    return id === null ? null : run;
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * Every command, one factory each: `(ctx) => handler`. Commands that need the language
+ * server say why nothing happens while it does not run; benchmark runs are refused in
+ * untrusted workspaces (they execute native code) with a way to manage trust.
+ */
+import { basename } from 'node:path';
+import * as vscode from 'vscode';
+import type { Profile } from '../core/config/types';
+import type { Estimate } from '../core/estimate/types';
+import { Commands } from '../core/protocol/lsp';
+import type { RunResult } from '../core/protocol/run';
+import type { RunListEntry } from '../core/protocol/webview';
+import { BenchmarkRun } from './benchmark';
+import type { Ctx } from './ctx';
+import { exportRunTo } from './dashboard';
+import { listRuns, loadRun } from './history';
+
+type Factory = (ctx: Ctx) => (...args: unknown[]) => unknown;
+
+const PROFILE_GLOB = '**/{*.attn.yaml,*.attn.yml,*.attn.json,config.json,*.config.json}';
+
+function isProfileOrConfig(uri: vscode.Uri): boolean {
+  const name = basename(uri.fsPath);
+  return /\.attn\.(ya?ml|json)$/.test(name) || name === 'config.json' || name.endsWith('.config.json');
+}
+
+/** The file a command acts on: its argument (code lens, explorer), the active editor's, or one picked from the workspace. */
+async function targetFile(arg: unknown, purpose: string): Promise<vscode.Uri | undefined> {
+  if (arg instanceof vscode.Uri) return arg;
+  if (typeof arg === 'string' && arg !== '') return vscode.Uri.parse(arg);
+  const active = vscode.window.activeTextEditor?.document.uri;
+  if (active && isProfileOrConfig(active)) return active;
+  const files = await vscode.workspace.findFiles(PROFILE_GLOB, '**/{node_modules,.git,.attnscope}/**', 200);
+  if (files.length === 0) {
+    void vscode.window.showWarningMessage(`AttnScope: no profile (*.attn.yaml / *.attn.json) or config.json in this workspace to ${purpose}.`);
+    return undefined;
+  }
+  files.sort((a, b) => a.fsPath.localeCompare(b.fsPath));
+  const picked = await vscode.window.showQuickPick(
+    files.map((uri) => ({ label: basename(uri.fsPath), description: vscode.workspace.asRelativePath(uri, false), uri })),
+    { title: `AttnScope: pick a profile or config to ${purpose}`, matchOnDescription: true },
+  );
+  return picked?.uri;
+}
+
+/** Resolves `uri` through the server; shows why when it cannot. */
+async function resolve(ctx: Ctx, uri: vscode.Uri, purpose: string): Promise<{ profile: Profile; estimate: Estimate } | undefined> {
+  const server = ctx.server();
+  if ('whyNot' in server) {
+    void vscode.window.showWarningMessage(`AttnScope cannot ${purpose}: ${server.whyNot}.`, 'Open log').then((c) => c && ctx.log.show(true));
+    return undefined;
+  }
+  await vscode.workspace.openTextDocument(uri); // the server resolves open documents (unsaved edits count)
+  const result = await ctx.resolveProfile(server.client, uri);
+  if (!result.profile || !result.estimate) {
+    const first = result.problems.find((p) => p.severity === 'error') ?? result.problems[0];
+    const choice = await vscode.window.showErrorMessage(
+      `AttnScope cannot ${purpose} ${basename(uri.fsPath)}: ${first?.message ?? 'the file does not describe a model'}`,
+      'Show problems',
+    );
+    if (choice) await vscode.commands.executeCommand('workbench.actions.view.problems');
+    return undefined;
+  }
+  return { profile: result.profile, estimate: result.estimate };
+}
+
+async function pickRuns(ctx: Ctx, title: string, many: boolean): Promise<RunListEntry[] | undefined> {
+  const { runs } = await listRuns(ctx.historyFolder().fsPath);
+  if (runs.length < (many ? 2 : 1)) {
+    void vscode.window.showInformationMessage(`AttnScope: ${many ? 'comparing needs two saved runs' : 'no saved runs yet'} in ${vscode.workspace.asRelativePath(ctx.historyFolder())}; run a benchmark first.`);
+    return undefined;
+  }
+  const items = runs.map((r) => ({ label: r.name, description: `${new Date(r.createdAt).toLocaleString()} · ${r.status} · ${r.cases} cases`, run: r }));
+  if (!many) {
+    const one = await vscode.window.showQuickPick(items, { title });
+    return one ? [one.run] : undefined;
+  }
+  const picked = await vscode.window.showQuickPick(items, { title, canPickMany: true });
+  if (!picked) return undefined;
+  if (picked.length !== 2) {
+    void vscode.window.showWarningMessage(`AttnScope: pick exactly two runs to compare (picked ${picked.length}).`);
+    return undefined;
+  }
+  // Older run first: it is the baseline.
+  return picked.map((p) => p.run).sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1));
+}
+
+const runBenchmark: Factory = (ctx) => async (arg) => {
+  if (!vscode.workspace.isTrusted) {
+    const choice = await vscode.window.showWarningMessage(
+      'AttnScope runs benchmarks (native code) only in trusted workspaces. Validation and hints keep working here.',
+      'Manage Workspace Trust',
+    );
+    if (choice) await vscode.commands.executeCommand('workbench.trust.manage');
+    return;
+  }
+  if (ctx.activeRun) {
+    const choice = await vscode.window.showWarningMessage(`AttnScope: a benchmark of ${ctx.activeRun.name} is already running.`, 'Cancel it');
+    if (choice) ctx.activeRun?.cancel();
+    return;
+  }
+  const uri = await targetFile(arg, 'benchmark');
+  if (!uri) return;
+  const resolved = await resolve(ctx, uri, 'benchmark');
+  if (!resolved) return;
+  await BenchmarkRun.start(ctx, uri, resolved.profile, resolved.estimate);
+};
+
+const cancelRun: Factory = (ctx) => () => {
+  if (!ctx.activeRun) {
+    void vscode.window.showInformationMessage('AttnScope: no benchmark is running.');
+    return;
+  }
+  ctx.activeRun.cancel();
+};
+
+const openDashboard: Factory = (ctx) => () => {
+  ctx.dashboard.show(false);
+};
+
+const showMemoryBreakdown: Factory = (ctx) => async (arg) => {
+  const uri = await targetFile(arg, 'show the memory of');
+  if (!uri) return;
+  const resolved = await resolve(ctx, uri, 'estimate the memory of');
+  if (!resolved) return;
+  ctx.dashboard.show(false);
+  ctx.dashboard.post({ type: 'showEstimate', name: basename(uri.fsPath), profile: resolved.profile, estimate: resolved.estimate });
+};
+
+const compareRuns: Factory = (ctx) => async () => {
+  const pair = await pickRuns(ctx, 'AttnScope: pick two runs to compare (the older is the baseline)', true);
+  if (!pair) return;
+  const folder = ctx.historyFolder().fsPath;
+  const [a, b]: RunResult[] = await Promise.all(pair.map((r) => loadRun(folder, r.id)));
+  ctx.dashboard.show(false);
+  ctx.dashboard.post({ type: 'compare', a: a!, b: b! });
+};
+
+const exportRun: Factory = (ctx) => async () => {
+  const picked = await pickRuns(ctx, 'AttnScope: pick a run to export', false);
+  if (!picked) return;
+  const format = await vscode.window.showQuickPick(
+    [{ label: 'JSON', description: 'the full run (schema 1)', format: 'json' as const }, { label: 'CSV', description: 'one row per kernel case', format: 'csv' as const }],
+    { title: 'AttnScope: export as' },
+  );
+  if (!format) return;
+  await exportRunTo(ctx, await loadRun(ctx.historyFolder().fsPath, picked[0]!.id), picked[0]!.id, format.format);
+};
+
+const showLog: Factory = (ctx) => () => ctx.log.show(true);
+
+const FACTORIES: Record<keyof typeof Commands, Factory> = {
+  runBenchmark,
+  openDashboard,
+  showMemoryBreakdown,
+  compareRuns,
+  exportRun,
+  cancelRun,
+  showLog,
+};
+
+/** Registers every command of `Commands`; errors thrown by a handler are shown with the log button. */
+export function registerCommands(ctx: Ctx): vscode.Disposable[] {
+  return (Object.keys(FACTORIES) as Array<keyof typeof Commands>).map((key) => {
+    const handler = FACTORIES[key](ctx);
+    return vscode.commands.registerCommand(Commands[key], async (...args: unknown[]) => {
+      try {
+        return await handler(...args);
+      } catch (err) {
+        await ctx.showError(`AttnScope: ${Commands[key]} failed: ${err instanceof Error ? err.message : String(err)}`);
+        return undefined;
+      }
+    });
+  });
+}

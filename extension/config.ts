@@ -1,0 +1,44 @@
+/**
+ * The extension's settings: one typed reader over the `attnscope.*` keys that package.json
+ * declares ("contributes.configuration"). Nothing else reads `workspace.getConfiguration`.
+ * Defaults here match the defaults declared in package.json.
+ */
+import * as vscode from 'vscode';
+
+export type Backend = 'auto' | 'cpu' | 'cuda';
+
+export interface Settings {
+  /** Kernel backend override (`--backend`); 'auto' leaves it to the profile's device.backend. */
+  backend: Backend;
+  /** Where runs are saved, relative to the workspace folder (or absolute). */
+  historyFolder: string;
+  /** Few repetitions and small shapes (`--quick`): a first look in seconds. */
+  quickMode: boolean;
+  /** Runner to spawn instead of the bundled dist/runner.js ('' = bundled); machine scope. */
+  runnerPath: string;
+  /** Node executable for the runner ('' = the extension host's own Node when it is plain Node, else `node` on PATH); machine scope. */
+  nodePath: string;
+  /** Open the dashboard when a run starts. */
+  openDashboardOnRun: boolean;
+}
+
+const SECTION = 'attnscope';
+
+/** Reads every setting, for `scope` (a document or folder) when given. */
+export function readSettings(scope?: vscode.ConfigurationScope): Settings {
+  const c = vscode.workspace.getConfiguration(SECTION, scope);
+  const backend = c.get<string>('backend', 'auto');
+  return {
+    backend: backend === 'cpu' || backend === 'cuda' ? backend : 'auto',
+    historyFolder: c.get<string>('historyFolder', '.attnscope/runs') || '.attnscope/runs',
+    quickMode: c.get<boolean>('quickMode', false),
+    runnerPath: c.get<string>('runnerPath', '').trim(),
+    nodePath: c.get<string>('nodePath', '').trim(),
+    openDashboardOnRun: c.get<boolean>('openDashboardOnRun', true),
+  };
+}
+
+/** True when `e` changed a setting of this extension. */
+export function affectsSettings(e: vscode.ConfigurationChangeEvent): boolean {
+  return e.affectsConfiguration(SECTION);
+}

@@ -1,0 +1,118 @@
+/**
+ * The extension's one context object: owns the log, the status item, the language client,
+ * the dashboard and the benchmark in flight. activate() builds it; commands receive it.
+ */
+import * as vscode from 'vscode';
+import { LanguageClient, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import { ResolveProfileRequest } from '../core/protocol/lsp';
+import { readSettings, type Settings } from './config';
+import { Dashboard } from './dashboard';
+import type { BenchmarkRun } from './benchmark';
+import { StatusItem } from './status';
+
+/** Files the language server reads: profiles and HuggingFace configs. */
+export const DOCUMENT_SELECTOR = [
+  { scheme: 'file', pattern: '**/*.attn.{yaml,yml,json}' },
+  { scheme: 'file', pattern: '**/config.json' },
+  { scheme: 'file', pattern: '**/*.config.json' },
+];
+
+export class Ctx implements vscode.Disposable {
+  readonly log: vscode.LogOutputChannel;
+  readonly status: StatusItem;
+  readonly dashboard: Dashboard;
+  /** The benchmark in flight; at most one. */
+  activeRun: BenchmarkRun | null = null;
+  private client: LanguageClient | null = null;
+  private serverError: string | null = null;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(readonly extension: vscode.ExtensionContext) {
+    this.log = vscode.window.createOutputChannel('AttnScope', { log: true });
+    this.status = new StatusItem();
+    this.dashboard = new Dashboard(this);
+    this.disposables.push(this.log, this.status, this.dashboard);
+  }
+
+  get version(): string {
+    return (this.extension.extension.packageJSON as { version?: string }).version ?? '0.0.0';
+  }
+
+  settings(scope?: vscode.ConfigurationScope): Settings {
+    return readSettings(scope);
+  }
+
+  /** Starts the language server (dist/server.js over Node IPC). Rejects with the reason when it cannot start. */
+  async startServer(): Promise<void> {
+    const module = vscode.Uri.joinPath(this.extension.extensionUri, 'dist', 'server.js').fsPath;
+    const serverOptions: ServerOptions = {
+      run: { module, transport: TransportKind.ipc },
+      debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6009'] } },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: DOCUMENT_SELECTOR,
+      outputChannel: this.log,
+      traceOutputChannel: this.log,
+    };
+    const client = new LanguageClient('attnscope', 'AttnScope', serverOptions, clientOptions);
+    this.client = client;
+    this.disposables.push(
+      client.onDidChangeState((e) => {
+        if (e.newState === State.Running) {
+          this.serverError = null;
+          this.status.setServer({ kind: 'ready' });
+        } else if (e.newState === State.Starting) {
+          this.status.setServer({ kind: 'starting' });
+        } else {
+          this.status.setServer({ kind: 'stopped', reason: this.serverError ?? 'the server process exited' });
+        }
+      }),
+    );
+    this.status.setServer({ kind: 'starting' });
+    try {
+      await client.start();
+    } catch (err) {
+      this.serverError = err instanceof Error ? err.message : String(err);
+      this.status.setServer({ kind: 'failed', reason: this.serverError });
+      throw err;
+    }
+  }
+
+  /**
+   * The language server when it runs, else a sentence saying why it does not, for commands
+   * that need it to show instead of failing silently.
+   */
+  server(): { client: LanguageClient } | { whyNot: string } {
+    if (this.client?.state === State.Running) return { client: this.client };
+    if (this.serverError) return { whyNot: `the AttnScope language server failed to start (${this.serverError}); see the log` };
+    if (!this.client || this.client.state === State.Starting) return { whyNot: 'the AttnScope language server is still starting; try again in a moment' };
+    return { whyNot: 'the AttnScope language server has stopped; reload the window to restart it (details in the log)' };
+  }
+
+  /** Asks the server for the document's resolved Profile and Estimate from its current (maybe unsaved) text. */
+  async resolveProfile(client: LanguageClient, uri: vscode.Uri): Promise<ResolveProfileRequest.Result> {
+    return client.sendRequest<ResolveProfileRequest.Result>(ResolveProfileRequest.method, { uri: uri.toString() } satisfies ResolveProfileRequest.Params);
+  }
+
+  /** Folder runs are saved in, for a run of `source` (the history folder setting, relative to its workspace folder). */
+  historyFolder(source?: vscode.Uri): vscode.Uri {
+    const setting = this.settings(source).historyFolder;
+    const folder = (source && vscode.workspace.getWorkspaceFolder(source)) ?? vscode.workspace.workspaceFolders?.[0];
+    if (setting.startsWith('/') || /^[A-Za-z]:[\\/]/.test(setting)) return vscode.Uri.file(setting);
+    if (folder) return vscode.Uri.joinPath(folder.uri, setting);
+    return vscode.Uri.joinPath(this.extension.globalStorageUri, 'runs');
+  }
+
+  /** Shows an error with an "Open log" button. */
+  async showError(message: string): Promise<void> {
+    this.log.error(message);
+    const choice = await vscode.window.showErrorMessage(message, 'Open log');
+    if (choice === 'Open log') this.log.show(true);
+  }
+
+  async dispose(): Promise<void> {
+    this.activeRun?.cancel();
+    for (const d of this.disposables.splice(0)) d.dispose();
+    if (this.client) await this.client.stop().catch(() => undefined);
+  }
+}

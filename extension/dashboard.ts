@@ -1,0 +1,165 @@
+/**
+ * Hosts the dashboard webview: one panel, revived after a window reload by a serializer;
+ * messages queued until the page says `ready`; requests from the page (open, compare,
+ * export, PNG) answered here.
+ */
+import { writeFile } from 'node:fs/promises';
+import * as vscode from 'vscode';
+import { Commands } from '../core/protocol/lsp';
+import type { RunResult } from '../core/protocol/run';
+import type { FromWebview, ToWebview } from '../core/protocol/webview';
+import type { Ctx } from './ctx';
+import { dashboardHtml, makeNonce } from './dashboardHtml';
+import { runToCsv, runToJson } from './exportRun';
+import { listRuns, loadRun } from './history';
+
+export const DASHBOARD_VIEW_TYPE = 'attnscope.dashboard';
+
+export class Dashboard implements vscode.Disposable {
+  private panel: vscode.WebviewPanel | null = null;
+  private ready = false;
+  private queue: ToWebview[] = [];
+  /** The run shown last, sent again when the page (re)loads. */
+  private current: { run: RunResult; id: string | null } | null = null;
+  /** Messages of the run streaming now, replayed to a page that opens or reloads mid-run. */
+  private live: ToWebview[] = [];
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly ctx: Ctx) {
+    this.disposables.push(
+      vscode.window.registerWebviewPanelSerializer(DASHBOARD_VIEW_TYPE, {
+        deserializeWebviewPanel: async (panel) => this.attach(panel),
+      }),
+    );
+  }
+
+  /** Opens the dashboard, or brings it to the front. */
+  show(preserveFocus: boolean): void {
+    if (this.panel) {
+      this.panel.reveal(undefined, preserveFocus);
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel(DASHBOARD_VIEW_TYPE, 'AttnScope', { viewColumn: vscode.ViewColumn.Beside, preserveFocus }, {
+      enableScripts: true,
+      retainContextWhenHidden: true,
+      localResourceRoots: [vscode.Uri.joinPath(this.ctx.extension.extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(this.ctx.extension.extensionUri, 'media')],
+    });
+    this.attach(panel);
+  }
+
+  /** True when a dashboard panel exists. */
+  get isOpen(): boolean {
+    return this.panel !== null;
+  }
+
+  /** Sends `msg` now, or when the page is ready. Stream messages are kept only while a panel exists. */
+  post(msg: ToWebview): void {
+    if (msg.type === 'runFinished' || msg.type === 'showRun') this.current = { run: msg.run, id: msg.id ?? null };
+    if (msg.type === 'runStarted') this.live = [msg];
+    else if (msg.type === 'case' || msg.type === 'poolSample' || msg.type === 'progress') this.live.push(msg);
+    else if (msg.type === 'runFinished') this.live = [];
+    if (!this.panel) return;
+    if (this.ready) void this.panel.webview.postMessage(msg);
+    else this.queue.push(msg);
+  }
+
+  /** Sends the history list again (after a run was saved). */
+  async refreshRuns(): Promise<void> {
+    if (!this.panel) return;
+    const { runs } = await listRuns(this.ctx.historyFolder().fsPath);
+    this.post({ type: 'runs', runs });
+  }
+
+  private attach(panel: vscode.WebviewPanel): void {
+    this.panel = panel;
+    this.ready = false;
+    const dist = vscode.Uri.joinPath(this.ctx.extension.extensionUri, 'dist', 'webview');
+    panel.iconPath = vscode.Uri.joinPath(this.ctx.extension.extensionUri, 'media', 'dashboard.svg');
+    panel.webview.options = { enableScripts: true, localResourceRoots: [dist, vscode.Uri.joinPath(this.ctx.extension.extensionUri, 'media')] };
+    panel.webview.html = dashboardHtml(
+      {
+        cspSource: panel.webview.cspSource,
+        script: panel.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'main.js')).toString(),
+        style: panel.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'main.css')).toString(),
+      },
+      makeNonce(),
+    );
+    const subs = [
+      panel.webview.onDidReceiveMessage((msg: FromWebview) => {
+        this.onMessage(msg).catch((err: unknown) => void this.ctx.showError(`AttnScope dashboard: ${err instanceof Error ? err.message : String(err)}`));
+      }),
+      panel.onDidDispose(() => {
+        this.panel = null;
+        this.ready = false;
+        this.queue = [];
+        for (const s of subs) s.dispose();
+      }),
+    ];
+  }
+
+  private async onMessage(msg: FromWebview): Promise<void> {
+    const folder = this.ctx.historyFolder().fsPath;
+    switch (msg.type) {
+      case 'ready': {
+        const { runs } = await listRuns(folder);
+        // Everything queued before `ready` is either in `live` (the stream so far) or superseded by init.
+        const replay = [...this.live, ...this.queue.filter((m) => m.type === 'compare' || m.type === 'showEstimate')];
+        this.queue = [];
+        this.ready = true;
+        void this.panel?.webview.postMessage({ type: 'init', runs, current: this.current?.run ?? null, currentId: this.current?.id ?? null } satisfies ToWebview);
+        for (const m of replay) void this.panel?.webview.postMessage(m);
+        return;
+      }
+      case 'openRun':
+        this.post({ type: 'showRun', run: await loadRun(folder, msg.id), id: msg.id });
+        return;
+      case 'compareRuns':
+        this.post({ type: 'compare', a: await loadRun(folder, msg.a), b: await loadRun(folder, msg.b) });
+        return;
+      case 'export':
+        await exportRunTo(this.ctx, await loadRun(folder, msg.id), msg.id, msg.format);
+        return;
+      case 'savePng':
+        await savePng(msg.name, msg.dataUrl);
+        return;
+      case 'runBenchmark':
+        await vscode.commands.executeCommand(Commands.runBenchmark);
+        return;
+      case 'cancelRun':
+        await vscode.commands.executeCommand(Commands.cancelRun);
+        return;
+    }
+  }
+
+  dispose(): void {
+    this.panel?.dispose();
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+}
+
+/** Asks where to save and writes the run as JSON or CSV. */
+export async function exportRunTo(ctx: Ctx, run: RunResult, id: string, format: 'json' | 'csv'): Promise<void> {
+  const base = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const target = await vscode.window.showSaveDialog({
+    title: `Export run ${run.name} as ${format.toUpperCase()}`,
+    defaultUri: base ? vscode.Uri.joinPath(base, `${id}.${format}`) : undefined,
+    filters: format === 'json' ? { JSON: ['json'] } : { CSV: ['csv'] },
+  });
+  if (!target) return;
+  await writeFile(target.fsPath, format === 'json' ? runToJson(run) : runToCsv(run), 'utf8');
+  ctx.log.info(`exported ${id} to ${target.fsPath}`);
+  void vscode.window.showInformationMessage(`AttnScope: exported ${run.name} to ${vscode.workspace.asRelativePath(target)}.`);
+}
+
+async function savePng(name: string, dataUrl: string): Promise<void> {
+  const m = /^data:image\/png;base64,([A-Za-z0-9+/=]+)$/.exec(dataUrl);
+  if (!m) throw new TypeError('the dashboard sent an image that is not a PNG data URL');
+  const base = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const target = await vscode.window.showSaveDialog({
+    title: 'Export charts as PNG',
+    defaultUri: base ? vscode.Uri.joinPath(base, `${name.replace(/[^A-Za-z0-9._-]+/g, '_')}.png`) : undefined,
+    filters: { PNG: ['png'] },
+  });
+  if (!target) return;
+  await writeFile(target.fsPath, Buffer.from(m[1]!, 'base64'));
+}

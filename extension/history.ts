@@ -1,0 +1,125 @@
+/**
+ * Run history: every run is one JSON file (core/protocol/run.ts RunResult) in the history
+ * folder (default <workspace>/.attnscope/runs), named `<yyyymmdd-hhmmss>-<name>.json`, written
+ * atomically (temp file in the same folder, then rename) so a crash never leaves half a run.
+ * A run's id is its file name without `.json`. No `vscode` import.
+ */
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { arch, cpus, platform, release } from 'node:os';
+import { join } from 'node:path';
+import type { Profile } from '../core/config/types';
+import type { Estimate } from '../core/estimate/types';
+import { RUN_SCHEMA_VERSION, type Environment, type KernelCase, type RunResult, type RunStatus } from '../core/protocol/run';
+import type { RunListEntry } from '../core/protocol/webview';
+
+const ID_PATTERN = /^[0-9]{8}-[0-9]{6}(?:-[0-9]+)?-[A-Za-z0-9._-]+$/;
+
+/** `2026-11-29T14:05:33.120Z` + `Llama-3.1-8B.attn.yaml` -> `20261129-140533-Llama-3.1-8B.attn`. */
+export function runId(createdAt: string, name: string): string {
+  const d = new Date(createdAt);
+  const t = Number.isNaN(d.getTime()) ? new Date() : d;
+  const p = (n: number, w = 2): string => String(n).padStart(w, '0');
+  const stamp = `${p(t.getUTCFullYear(), 4)}${p(t.getUTCMonth() + 1)}${p(t.getUTCDate())}-${p(t.getUTCHours())}${p(t.getUTCMinutes())}${p(t.getUTCSeconds())}`;
+  const safe = name.replace(/\.(ya?ml|json)$/i, '').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 80) || 'run';
+  return `${stamp}-${safe}`;
+}
+
+/**
+ * Writes `run` into `folder` atomically and returns its id. Two runs in the same second get
+ * `-2`, `-3`, ... suffixes instead of overwriting each other.
+ */
+export async function saveRun(folder: string, run: RunResult): Promise<string> {
+  await mkdir(folder, { recursive: true });
+  const base = runId(run.createdAt, run.name);
+  const existing = new Set(await readdir(folder));
+  let id = base;
+  for (let n = 2; existing.has(`${id}.json`); n++) id = base.replace(/^([0-9]{8}-[0-9]{6})/, `$1-${n}`);
+  const tmp = join(folder, `.${id}.${process.pid}.${Date.now()}.tmp`);
+  try {
+    await writeFile(tmp, JSON.stringify(run, null, 1) + '\n', 'utf8');
+    await rename(tmp, join(folder, `${id}.json`));
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+  return id;
+}
+
+/** Saved runs, newest first. Files that are not readable runs are skipped (and named in `skipped`). */
+export async function listRuns(folder: string): Promise<{ runs: RunListEntry[]; skipped: string[] }> {
+  let names: string[];
+  try {
+    names = await readdir(folder);
+  } catch {
+    return { runs: [], skipped: [] };
+  }
+  const runs: RunListEntry[] = [];
+  const skipped: string[] = [];
+  for (const name of names) {
+    if (!name.endsWith('.json') || name.startsWith('.')) continue;
+    const id = name.slice(0, -'.json'.length);
+    try {
+      const run = await loadRun(folder, id);
+      runs.push({ id, name: run.name, createdAt: run.createdAt, status: run.status, cases: run.cases.length });
+    } catch {
+      skipped.push(name);
+    }
+  }
+  const suffix = (id: string): number => Number(/^[0-9]{8}-[0-9]{6}-([0-9]+)-/.exec(id)?.[1] ?? 1);
+  runs.sort((a, b) => (a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : suffix(b.id) - suffix(a.id)));
+  return { runs, skipped };
+}
+
+/** Reads run `id`. Throws when the id is not a run id, the file is missing or is not a schema-1 run. */
+export async function loadRun(folder: string, id: string): Promise<RunResult> {
+  if (!ID_PATTERN.test(id)) throw new RangeError(`not a run id: ${JSON.stringify(id)}`);
+  const run = JSON.parse(await readFile(join(folder, `${id}.json`), 'utf8')) as Partial<RunResult>;
+  if (run.schema !== RUN_SCHEMA_VERSION || !Array.isArray(run.cases) || typeof run.name !== 'string') {
+    throw new TypeError(`${id}.json is not an AttnScope run (schema ${RUN_SCHEMA_VERSION})`);
+  }
+  return run as RunResult;
+}
+
+/** What the extension host knows about the machine, for runs the runner could not finish itself. */
+export function hostEnvironment(toolVersion: string): Environment {
+  const cpu = cpus();
+  return {
+    os: `${platform()} ${release()}`,
+    arch: arch(),
+    cpuModel: cpu[0]?.model ?? 'unknown',
+    cpuCores: cpu.length,
+    simd: 'unknown',
+    cpuFeatures: [],
+    threads: cpu.length,
+    nodeVersion: process.version,
+    toolVersion,
+  };
+}
+
+/**
+ * A run assembled from the events received, for a runner that ended without a `done` event
+ * (killed after cancel, or crashed): status 'cancelled' or 'failed'.
+ */
+export function partialRun(args: {
+  name: string;
+  toolVersion: string;
+  profile: Profile;
+  estimate: Estimate;
+  cases: KernelCase[];
+  status: Exclude<RunStatus, 'ok'>;
+  error?: string;
+}): RunResult {
+  const run: RunResult = {
+    schema: RUN_SCHEMA_VERSION,
+    tool: `attnscope ${args.toolVersion}`,
+    createdAt: new Date().toISOString(),
+    name: args.name,
+    profile: args.profile,
+    environment: hostEnvironment(args.toolVersion),
+    estimate: args.estimate,
+    cases: args.cases,
+    status: args.status,
+  };
+  if (args.error !== undefined) run.error = args.error;
+  return run;
+}

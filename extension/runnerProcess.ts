@@ -1,0 +1,179 @@
+/**
+ * The runner as a child process: `node dist/runner.js bench - --events` with the resolved
+ * Profile as JSON on stdin, NDJSON RunnerEvents on stdout (core/protocol/runner.ts), human
+ * progress on stderr. The runner never runs inside the extension host, so a native crash
+ * cannot take the editor down. No `vscode` import: tests drive this with a fake runner.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import type { Profile } from '../core/config/types';
+import type { RunResult } from '../core/protocol/run';
+import type { RunnerEvent } from '../core/protocol/runner';
+
+/** How to start the runner. */
+export interface RunnerLaunch {
+  /** Executable: a Node binary, or the runner itself when it is not a script. */
+  command: string;
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+export interface RunnerOptions {
+  quick: boolean;
+  backend: 'auto' | 'cpu' | 'cuda';
+}
+
+/**
+ * The command line for a runner: `bench - --events [--backend cpu|cuda] [--quick]`. `runnerPath` ending in .js/.mjs/.cjs runs under `node`;
+ * anything else is executed directly with the same arguments.
+ */
+export function runnerLaunch(runnerPath: string, node: string, opts: RunnerOptions): RunnerLaunch {
+  const args = ['bench', '-', '--events'];
+  if (opts.backend !== 'auto') args.push('--backend', opts.backend); // 'auto': the profile's device.backend decides
+  if (opts.quick) args.push('--quick');
+  if (/\.[cm]?js$/.test(runnerPath)) return { command: node, args: [runnerPath, ...args] };
+  return { command: runnerPath, args };
+}
+
+/** How a runner process ended. */
+export interface RunnerOutcome {
+  /** The run from the `done` event; null when the process ended without one. */
+  run: RunResult | null;
+  /** Message of the last `error` event, or of a spawn failure. */
+  error: string | null;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  /** cancel() was called. */
+  cancelled: boolean;
+  /** Last lines the runner wrote on stderr (and error/log events), oldest first. */
+  logTail: string[];
+}
+
+export interface RunnerListener {
+  onEvent(event: RunnerEvent): void;
+  /** One line of stderr, or a stdout line that is not a RunnerEvent. */
+  onLog(line: string): void;
+}
+
+const LOG_TAIL_LINES = 20;
+
+/**
+ * A started runner. `done` resolves (never rejects) when the process has exited and its
+ * output has been read. `cancel()` sends SIGTERM, then SIGKILL after `killAfterMs` if the
+ * runner is still alive, so the process is gone within a second.
+ */
+export class RunnerProcess {
+  readonly done: Promise<RunnerOutcome>;
+  private readonly child: ChildProcess;
+  private cancelled = false;
+  private killTimer: NodeJS.Timeout | undefined;
+
+  constructor(launch: RunnerLaunch, profile: Profile, listener: RunnerListener) {
+    const logTail: string[] = [];
+    const remember = (line: string): void => {
+      logTail.push(line);
+      if (logTail.length > LOG_TAIL_LINES) logTail.shift();
+    };
+    let run: RunResult | null = null;
+    let error: string | null = null;
+
+    this.child = spawn(launch.command, launch.args, {
+      cwd: launch.cwd,
+      env: launch.env ?? process.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
+    const child = this.child;
+
+    const stdoutClosed = new Promise<void>((resolve) => {
+      if (!child.stdout) return resolve();
+      const rl = createInterface({ input: child.stdout, crlfDelay: Infinity });
+      rl.on('line', (line) => {
+        if (line.trim() === '') return;
+        const event = parseEvent(line);
+        if (!event) {
+          remember(line);
+          listener.onLog(line);
+          return;
+        }
+        if (event.type === 'done') run = event.run;
+        if (event.type === 'error') {
+          error = event.file ? `${event.file}:${event.line ?? 1}:${event.column ?? 1}: ${event.message}` : event.message;
+          remember(error);
+        }
+        if (event.type === 'log') remember(`[${event.level}] ${event.message}`);
+        listener.onEvent(event);
+      });
+      rl.on('close', () => resolve());
+    });
+    const stderrClosed = new Promise<void>((resolve) => {
+      if (!child.stderr) return resolve();
+      const rl = createInterface({ input: child.stderr, crlfDelay: Infinity });
+      rl.on('line', (line) => {
+        remember(line);
+        listener.onLog(line);
+      });
+      rl.on('close', () => resolve());
+    });
+
+    this.done = new Promise<RunnerOutcome>((resolve) => {
+      let settled = false;
+      const finish = (exitCode: number | null, signal: NodeJS.Signals | null): void => {
+        if (settled) return;
+        settled = true;
+        if (this.killTimer) clearTimeout(this.killTimer);
+        resolve({ run, error, exitCode, signal, cancelled: this.cancelled, logTail });
+      };
+      child.on('error', (err) => {
+        error = `could not start ${launch.command}: ${err.message}`;
+        remember(error);
+        finish(null, null);
+      });
+      child.on('exit', (code, signal) => {
+        Promise.all([stdoutClosed, stderrClosed]).then(() => finish(code, signal));
+      });
+    });
+
+    child.stdin?.on('error', () => undefined); // a runner that dies before reading stdin: reported through exit
+    child.stdin?.end(JSON.stringify(profile));
+  }
+
+  /** Process id, when the process started. */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** Asks the runner to stop (SIGTERM: it emits a cancelled `done`), and kills it if it lingers. */
+  cancel(killAfterMs = 500): void {
+    if (this.cancelled || this.child.exitCode !== null || this.child.signalCode !== null) return;
+    this.cancelled = true;
+    this.child.kill('SIGTERM');
+    this.killTimer = setTimeout(() => {
+      if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    }, killAfterMs);
+  }
+}
+
+/** A RunnerEvent from one NDJSON line, or null when the line is not one. */
+export function parseEvent(line: string): RunnerEvent | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  const type = (value as { type?: unknown }).type;
+  switch (type) {
+    case 'progress':
+    case 'case':
+    case 'poolSample':
+    case 'log':
+    case 'done':
+    case 'error':
+      return value as RunnerEvent;
+    default:
+      return null;
+  }
+}

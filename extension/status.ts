@@ -1,0 +1,76 @@
+/**
+ * One status bar item that shows the language server's health and the benchmark in flight:
+ * starting (spinner) -> ready; failed/stopped in the error colour (click: open the log);
+ * while a run streams, its progress (click: cancel).
+ */
+import * as vscode from 'vscode';
+import { Commands } from '../core/protocol/lsp';
+
+export type ServerState = { kind: 'starting' } | { kind: 'ready' } | { kind: 'stopped'; reason: string } | { kind: 'failed'; reason: string };
+
+export interface RunState {
+  name: string;
+  done: number;
+  total: number;
+}
+
+export class StatusItem implements vscode.Disposable {
+  private readonly item: vscode.StatusBarItem;
+  private server: ServerState = { kind: 'starting' };
+  private run: RunState | null = null;
+
+  constructor() {
+    this.item = vscode.window.createStatusBarItem('attnscope.status', vscode.StatusBarAlignment.Left, 0);
+    this.item.name = 'AttnScope';
+    this.refresh();
+    this.item.show();
+  }
+
+  setServer(state: ServerState): void {
+    this.server = state;
+    this.refresh();
+  }
+
+  setRun(run: RunState | null): void {
+    this.run = run;
+    this.refresh();
+  }
+
+  private refresh(): void {
+    const item = this.item;
+    const tooltip = new vscode.MarkdownString('', true);
+    tooltip.isTrusted = { enabledCommands: [Commands.showLog, Commands.openDashboard, Commands.cancelRun] };
+    item.backgroundColor = undefined;
+    if (this.run) {
+      const pct = this.run.total > 0 ? Math.round((100 * this.run.done) / this.run.total) : 0;
+      item.text = `$(loading~spin) AttnScope ${this.run.done}/${this.run.total}`;
+      item.command = Commands.cancelRun;
+      tooltip.appendMarkdown(`Benchmarking **${this.run.name}**: ${pct}%\n\n[Cancel run](command:${Commands.cancelRun}) · [Open dashboard](command:${Commands.openDashboard})`);
+    } else {
+      switch (this.server.kind) {
+        case 'starting':
+          item.text = '$(sync~spin) AttnScope';
+          item.command = Commands.showLog;
+          tooltip.appendMarkdown('Language server starting…');
+          break;
+        case 'ready':
+          item.text = '$(pulse) AttnScope';
+          item.command = Commands.openDashboard;
+          tooltip.appendMarkdown(`Language server running.\n\n[Open dashboard](command:${Commands.openDashboard}) · [Show log](command:${Commands.showLog})`);
+          break;
+        case 'stopped':
+        case 'failed':
+          item.text = '$(error) AttnScope';
+          item.command = Commands.showLog;
+          item.backgroundColor = new vscode.ThemeColor('statusBarItem.errorBackground');
+          tooltip.appendMarkdown(`Language server ${this.server.kind}: ${this.server.reason}\n\n[Show log](command:${Commands.showLog})`);
+          break;
+      }
+    }
+    item.tooltip = tooltip;
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}

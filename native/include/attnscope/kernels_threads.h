@@ -1,0 +1,21 @@
+// A fixed pool of std::thread workers shared by all kernel calls of the process. One job runs
+// at a time (calls from several AsyncWorkers queue up), so timings never overlap each other.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+namespace attnscope {
+
+/** Number of hardware threads (>= 1). */
+int hardware_threads();
+
+/**
+ * Runs fn(task, worker) for every task in [0, num_tasks) on min(threads, num_tasks) workers,
+ * the calling thread being worker 0; returns when all tasks are done. Tasks are handed out
+ * dynamically (an atomic counter), so uneven tasks (causal tiles) balance. `worker` is in
+ * [0, threads) and indexes per-worker scratch. fn must not throw.
+ */
+void parallel_for(int threads, int64_t num_tasks, const std::function<void(int64_t, int)>& fn);
+
+}  // namespace attnscope

@@ -1,0 +1,183 @@
+// Discrete-event serving simulator with continuous batching (vLLM V1 scheduler), driving the
+// same PageAllocator the decode kernels use — or, for the baselines, a first-fit arena of
+// contiguous per-sequence reservations over the same memory.
+//
+// One step (= one model forward pass):
+//   1. requests that arrived by now join the back of the waiting queue; with nothing running
+//      or waiting, time jumps to the next arrival;
+//   2. running requests, oldest first, get their next tokens: the rest of their prompt (chunked
+//      prefill, at most the step's remaining token budget max_num_batched_tokens) or 1 decode
+//      token. When the pool cannot hold them, the most recently admitted running request
+//      (vLLM V1 `running.pop()`; the most recently arrived unless a preempted request was
+//      re-admitted) is preempted by recompute — its pages freed, its computed tokens forgotten,
+//      back to the front of the waiting queue — until the allocation fits or the request
+//      preempted itself;
+//   3. if nobody was preempted, waiting requests are admitted in order while max_num_seqs,
+//      the token budget and the memory (watermark included) allow; a prefix-cache hit skips
+//      the cached tokens;
+//   4. the step lasts t = per_step_s + per_token_s · (tokens scheduled) + per_kv_token_s ·
+//      (context tokens the scheduled requests attend to, i.e. their KV length after the step);
+//      the memory state after the step's allocations holds for that time;
+//   5. a request whose KV length reaches its known length (prompt + generated) emits one output
+//      token; after output_len tokens it finishes and frees its memory. A request of prompt P
+//      and output O thus holds at most P + O − 1 tokens of KV (the last token is never fed back).
+// Decode-only stretches (every running request decodes, nobody can be admitted, no arrival
+// due, no completion before the last of them, enough free pages, no sliding window) run as one
+// batch: k steps whose durations, integrals and samples are computed in closed form and whose
+// appends go to the allocator as one append of k tokens per request. The result equals k
+// single steps except for which physical pages each request gets.
+// A request is rejected on arrival when prompt_len >= max_model_len, or when it could never
+// fit the pool alone (its largest KV above pool minus watermark, or its reservation above the
+// arena); output_len is capped at max_model_len − prompt_len.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "attnscope/allocator.h"
+
+namespace attnscope {
+
+struct SimRequest {
+  double arrival_s = 0;      // arrival time, seconds; requests sorted by it
+  int32_t prompt_len = 0;    // tokens
+  int32_t output_len = 0;    // tokens to generate
+  int64_t prefix_stream = -1;  // requests with the same stream (>= 0) share token ids ...
+  int32_t prefix_len = 0;      // ... for their first prefix_len prompt tokens
+};
+
+enum class KvLayout : int32_t {
+  kPaged = 0,                      // the PageAllocator
+  kContiguousMaxModelLen = 1,      // reserve max_model_len slots per sequence
+  kContiguousPromptPlusOutput = 2, // reserve prompt_len + output_len slots per sequence
+};
+
+// Simulated seconds of one step: per_step_s + per_token_s · tokens + per_kv_token_s · kv_tokens.
+struct StepTimeModel {
+  double per_step_s = 0;
+  double per_token_s = 0;
+  double per_kv_token_s = 0;
+};
+
+struct SimConfig {
+  KvLayout layout = KvLayout::kPaged;
+  // The pool: num_pages · page_size slots for every layout; the rest applies to kPaged only.
+  PageAllocatorConfig allocator;
+  int32_t max_num_seqs = 256;
+  int32_t max_num_batched_tokens = 8192;
+  int32_t max_model_len = 8192;
+  StepTimeModel step;
+  int32_t max_samples = 2000;  // samples kept (downsampled by doubling the stride)
+};
+
+struct SimSample {
+  double t = 0;              // step start, simulated seconds
+  int32_t pages_used = 0;    // paged: held pages; contiguous: 0
+  int32_t pages_cached = 0;
+  int32_t pages_free = 0;
+  int64_t tokens = 0;        // filled KV slots
+  int64_t reserved_slots = 0;  // paged: pages_used · page_size; contiguous: sum of reservations
+  int32_t running = 0;
+  int32_t waiting = 0;
+  int32_t preempted = 0;     // waiting requests that were preempted
+  double prefix_hit_rate = 0;
+};
+
+// Totals; the *_seconds fields are integrals over simulated time (value · seconds).
+struct SimTotals {
+  int64_t requests = 0;
+  int64_t completed = 0;
+  int64_t rejected = 0;
+  int64_t delayed = 0;       // admitted requests that memory refused at least once first
+  int64_t preemptions = 0;
+  int64_t steps = 0;
+  int64_t generated_tokens = 0;
+  double simulated_seconds = 0;  // end of the last step
+  double used_page_seconds = 0;
+  double reserved_slot_seconds = 0;
+  double token_slot_seconds = 0;
+  // Free slots while the head of the queue was refused although free slots >= its need.
+  double external_free_slot_seconds = 0;
+  double running_seconds = 0;
+  int32_t peak_pages_used = 0;
+  int64_t peak_reserved_slots = 0;
+  int32_t peak_running = 0;
+  int64_t prefix_query_tokens = 0;
+  int64_t prefix_hit_tokens = 0;
+};
+
+// First-fit arena of contiguous reservations (offsets in slots).
+class FirstFitArena {
+ public:
+  explicit FirstFitArena(int64_t slots);
+  // Offset of a new reservation of n slots, or -1 when no hole is large enough.
+  int64_t Reserve(int64_t n);
+  void Release(int64_t offset, int64_t n);
+  int64_t free_slots() const { return free_; }
+
+ private:
+  std::map<int64_t, int64_t> holes_;  // offset -> length, disjoint and never adjacent
+  int64_t free_;
+};
+
+class ServingSimulator {
+ public:
+  // config must be valid (PageAllocator::Validate and positive limits); requests sorted by arrival.
+  ServingSimulator(const SimConfig& config, std::vector<SimRequest> requests);
+
+  // Runs up to max_steps steps; true when every request completed or was rejected.
+  bool Run(int64_t max_steps);
+  bool done() const { return done_; }
+  const std::vector<SimSample>& samples() const { return samples_; }
+  const SimTotals& totals() const { return totals_; }
+
+ private:
+  struct ReqState {
+    int32_t slot = -1;          // allocator slot (paged) while it holds memory
+    int64_t offset = -1;        // arena offset (contiguous) while it holds memory
+    int64_t reservation = 0;    // arena slots (contiguous)
+    int64_t computed = 0;       // tokens in KV
+    int64_t known = 0;          // prompt + generated tokens
+    int32_t generated = 0;
+    int32_t output_len = 0;     // after the max_model_len cap
+    bool preempted = false;     // waiting for recompute
+    bool refused = false;       // memory refused it at least once
+  };
+
+  bool Step();
+  bool CanEverFit(const SimRequest& r, int32_t output_len) const;
+  // Memory policy: paged allocator or arena. Return false when memory refuses.
+  bool Admit(int32_t id, int64_t max_new, int64_t* cached);
+  bool Grow(int32_t id, int64_t n);
+  void ReleaseMemory(int32_t id);
+  void FillTokens(int32_t id, int64_t from, int64_t to);
+  void Preempt(int32_t id);
+  // True when step `step` is to be sampled (halves the kept samples when they are full).
+  bool SampleDue(int64_t step);
+  // Runs a stretch of decode-only steps at once; false when this step must run normally.
+  bool FastForward();
+
+  SimConfig config_;
+  std::vector<SimRequest> requests_;
+  std::vector<ReqState> state_;
+  std::unique_ptr<PageAllocator> allocator_;
+  std::unique_ptr<FirstFitArena> arena_;
+  int64_t arena_tokens_ = 0;    // contiguous: filled slots
+  int64_t arena_reserved_ = 0;  // contiguous: reserved slots
+  std::vector<int32_t> running_;   // admission order
+  std::deque<int32_t> waiting_;
+  int32_t waiting_preempted_ = 0;
+  size_t next_arrival_ = 0;
+  double now_ = 0;
+  bool done_ = false;
+  std::vector<int32_t> token_buf_;
+  std::vector<int32_t> scheduled_, scheduled_n_;
+  std::vector<SimSample> samples_;
+  int64_t sample_stride_ = 1;
+  SimTotals totals_;
+};
+
+}  // namespace attnscope

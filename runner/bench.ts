@@ -1,0 +1,266 @@
+/**
+ * Runs a benchmark: measures the machine, plans the cases, times each kernel with the native
+ * timing loop, checks each against the fp64 reference on a reduced shape, and returns the
+ * run (core/protocol/run.ts). Events go to `emit` as they happen, so the CLI can print
+ * progress and the extension can stream them to the dashboard.
+ */
+import type { Dtype, Profile } from '../core/config/types';
+import { estimate } from '../core/estimate';
+import type { CaseShape, Environment, RunResult } from '../core/protocol/run';
+import { RUN_SCHEMA_VERSION } from '../core/protocol/run';
+import type { RunnerEvent } from '../core/protocol/runner';
+import * as native from '../native';
+import { measureEnvironment, measureGpu } from './environment';
+import { CancelledError } from './errors';
+import { randomUniform } from './inputs';
+import { summarizeCase } from './measure';
+import { planCases, type PlannedCase } from './plan';
+import { PoolConfigError, simulatePool } from './simulate';
+import { TOOL_NAME, TOOL_VERSION } from './version';
+
+export interface BenchOptions {
+  quick: boolean;
+  backend: 'auto' | 'cpu' | 'cuda';
+  /** Display name of the run (file name). */
+  name: string;
+  signal?: AbortSignal;
+  emit: (event: RunnerEvent) => void;
+}
+
+function throwIfAborted(signal?: AbortSignal): void {
+  if (signal?.aborted) throw new CancelledError();
+}
+
+/**
+ * Timing budget per case (DESIGN.md: >= 30 samples or >= 1 s): the C++ loop runs until 30
+ * samples and 200 ms, or stops at 2 s — so a case slower than 67 ms still gets >= 1 s.
+ * Quick mode: 10 samples, 0.5 s at most.
+ */
+function timingFor(quick: boolean) {
+  return quick
+    ? { warmup: 1, minReps: 10, minTimeMs: 100, maxTimeMs: 500 }
+    : { warmup: 1, minReps: 30, minTimeMs: 200, maxTimeMs: 2000 };
+}
+
+function inputs(dtype: Dtype, length: number, seed: number): Float32Array | Uint16Array {
+  const f = randomUniform(length, seed);
+  return dtype === 'fp32' ? f : native.toHalfBits(dtype, f);
+}
+
+function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let m = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x === y) continue; // includes -inf == -inf for fully masked rows
+    const d = Math.abs(x - y);
+    if (!(d <= m)) m = d; // NaN propagates as NaN through !(d <= m)
+  }
+  return m;
+}
+
+function flashArgs(shape: CaseShape, dtype: Dtype, seed: number) {
+  const { batchSize: b, seqLenQ: nq, seqLenK: nk, numHeads: h, numKvHeads: hkv, headDim: d } = shape;
+  return {
+    q: inputs(dtype, b * nq * h * d, seed),
+    k: inputs(dtype, b * nk * hkv * d, seed + 1),
+    v: inputs(dtype, b * nk * hkv * d, seed + 2),
+    batch: b,
+    seqLenQ: nq,
+    seqLenK: nk,
+    numHeads: h,
+    numKvHeads: hkv,
+    headDim: d,
+    dtype,
+    causal: shape.causal,
+    window: shape.slidingWindow ?? 0,
+  };
+}
+
+/**
+ * Decode inputs with the K/V pool laid out by the page allocator: sequences grow a page at a
+ * time in turn, so each one's pages are scattered through the pool as in a serving engine.
+ */
+function decodeArgs(shape: CaseShape, dtype: Dtype, kvDtype: Dtype, seed: number) {
+  const { batchSize: b, seqLenK: ctx, numHeads: h, numKvHeads: hkv, headDim: d } = shape;
+  const pageSize = shape.pageSize ?? 16;
+  const pagesPerSeq = Math.ceil(ctx / pageSize);
+  const numPages = b * pagesPerSeq;
+  const alloc = new native.PageAllocator({ numPages, pageSize });
+  for (let s = 0; s < b; s++) alloc.allocate(s, 0);
+  for (let p = 0; p < pagesPerSeq; p++) {
+    const tokens = Math.min(pageSize, ctx - p * pageSize);
+    for (let s = 0; s < b; s++) {
+      const status = alloc.append(s, tokens);
+      if (status !== 'ok') throw new Error(`page allocator: append for sequence ${s} returned ${status}`);
+    }
+  }
+  const blockTable = new Int32Array(b * pagesPerSeq);
+  for (let s = 0; s < b; s++) blockTable.set(alloc.blockTable(s)!, s * pagesPerSeq);
+  const poolLen = numPages * pageSize * hkv * d;
+  return {
+    q: inputs(dtype, b * h * d, seed),
+    kPages: inputs(kvDtype, poolLen, seed + 1),
+    vPages: inputs(kvDtype, poolLen, seed + 2),
+    blockTable,
+    contextLens: new Int32Array(b).fill(ctx),
+    batch: b,
+    numHeads: h,
+    numKvHeads: hkv,
+    headDim: d,
+    pageSize,
+    numPages,
+    maxPagesPerSeq: pagesPerSeq,
+    dtype,
+    kvDtype,
+  };
+}
+
+/** The kernels of one backend; both take the same arguments (native/kernels.ts shapes). */
+interface KernelBackend {
+  name: 'cpu' | 'cuda';
+  flashForward: typeof native.flashForward;
+  pagedDecode: typeof native.pagedDecode;
+  timeFlashForward: typeof native.timeFlashForward;
+  timePagedDecode: typeof native.timePagedDecode;
+}
+
+const CPU_BACKEND: KernelBackend = {
+  name: 'cpu',
+  flashForward: native.flashForward,
+  pagedDecode: native.pagedDecode,
+  timeFlashForward: native.timeFlashForward,
+  timePagedDecode: native.timePagedDecode,
+};
+
+const CUDA_BACKEND: KernelBackend = {
+  name: 'cuda',
+  flashForward: native.cudaFlashForward,
+  pagedDecode: native.cudaPagedDecode,
+  timeFlashForward: native.timeCudaFlashForward,
+  timePagedDecode: native.timeCudaPagedDecode,
+};
+
+/**
+ * The backend a run uses: 'cuda' needs the CUDA library and a device (else BackendError
+ * with the probe's reason); 'auto' takes CUDA when it is available, the CPU otherwise.
+ */
+export function selectBackend(requested: 'auto' | 'cpu' | 'cuda'): KernelBackend {
+  if (requested === 'cpu') return CPU_BACKEND;
+  const cuda = native.cudaAvailable();
+  if (cuda.available) return CUDA_BACKEND;
+  if (requested === 'cuda') throw new BackendError(`the CUDA backend is not available: ${cuda.reason ?? 'unknown reason'}. Use --backend cpu`);
+  return CPU_BACKEND;
+}
+
+/** The requested backend cannot run on this machine (the CLI exits 2 with the reason). */
+export class BackendError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BackendError';
+  }
+}
+
+/** Runs the case's kernel and the fp64 reference (always on the CPU) on the reduced shape. */
+async function checkCase(backend: KernelBackend, c: PlannedCase, seed: number): Promise<{ maxAbsErr: number; lseMaxAbsErr: number | null }> {
+  if (c.kernel === 'flash_fwd') {
+    const args = flashArgs(c.checkShape, c.dtype, seed);
+    const [got, ref] = await Promise.all([backend.flashForward(args), native.referenceAttention(args)]);
+    return { maxAbsErr: maxAbsDiff(got.o, ref.o), lseMaxAbsErr: maxAbsDiff(got.lse, ref.lse) };
+  }
+  const args = decodeArgs(c.checkShape, c.dtype, c.kvDtype, seed);
+  const [got, ref] = await Promise.all([backend.pagedDecode(args), native.referencePagedDecode(args)]);
+  return { maxAbsErr: maxAbsDiff(got.o, ref.o), lseMaxAbsErr: maxAbsDiff(got.lse, ref.lse) };
+}
+
+async function timeCase(backend: KernelBackend, c: PlannedCase, quick: boolean, seed: number): Promise<number[]> {
+  const timing = timingFor(quick);
+  if (c.kernel === 'flash_fwd') return (await backend.timeFlashForward(flashArgs(c.shape, c.dtype, seed), timing)).samplesNs;
+  return (await backend.timePagedDecode(decodeArgs(c.shape, c.dtype, c.kvDtype, seed), timing)).samplesNs;
+}
+
+/**
+ * Runs every planned case of `profile`.
+ * @returns the run; status 'cancelled' when `signal` fired (cases finished so far are kept).
+ */
+export async function runBench(profile: Profile, opts: BenchOptions): Promise<RunResult> {
+  const backend = selectBackend(opts.backend);
+  const plan = planCases(profile, { quick: opts.quick });
+  const simulate = profile.workload !== null;
+  const total = plan.length + 1 + (simulate ? 1 : 0);
+  const run: RunResult = {
+    schema: RUN_SCHEMA_VERSION,
+    tool: `${TOOL_NAME} ${TOOL_VERSION}`,
+    createdAt: new Date().toISOString(),
+    name: opts.name,
+    profile,
+    environment: undefined as unknown as Environment,
+    estimate: estimate(profile),
+    cases: [],
+    status: 'ok',
+  };
+  try {
+    opts.emit({ type: 'progress', done: 0, total, message: 'measuring this machine (FMA peak, bandwidth)' });
+    run.environment = await measureEnvironment();
+    if (backend.name === 'cuda') {
+      const gpu = await measureGpu();
+      run.environment.gpu = gpu.gpu;
+      run.environment.peaks = { ...run.environment.peaks, ...gpu.peaks };
+    }
+    throwIfAborted(opts.signal);
+    let done = 1;
+    let seed = 1234;
+    for (const c of plan) {
+      const label = describeCase(c);
+      opts.emit({ type: 'progress', done, total, message: `${label}: correctness check` });
+      const err = await checkCase(backend, c, seed);
+      throwIfAborted(opts.signal);
+      opts.emit({ type: 'progress', done, total, message: `${label}: timing` });
+      const samplesNs = await timeCase(backend, c, opts.quick, seed);
+      throwIfAborted(opts.signal);
+      seed += 7;
+      const kc = summarizeCase(
+        {
+          kernel: c.kernel,
+          backend: backend.name,
+          shape: c.shape,
+          dtype: c.dtype,
+          ...(c.kernel === 'paged_decode' ? { kvDtype: c.kvDtype } : {}),
+          maxAbsErr: err.maxAbsErr,
+          lseMaxAbsErr: err.lseMaxAbsErr,
+          checkShape: c.checkShape,
+        },
+        samplesNs,
+        run.environment.peaks,
+      );
+      run.cases.push(kc);
+      done++;
+      opts.emit({ type: 'case', case: kc });
+      opts.emit({ type: 'progress', done, total, message: `${label}: ${(kc.medianNs / 1e6).toFixed(3)} ms` });
+    }
+    if (profile.workload) {
+      opts.emit({ type: 'progress', done, total, message: `page pool: simulating ${profile.workload.requests} requests` });
+      try {
+        run.pool = simulatePool(profile, { signal: opts.signal, onSample: (sample) => opts.emit({ type: 'poolSample', sample }) });
+      } catch (e) {
+        if (!(e instanceof PoolConfigError)) throw e;
+        // The kernel results stand on their own; say why the pool view is empty.
+        opts.emit({ type: 'log', level: 'warn', message: `page pool simulation skipped: ${e.message}` });
+      }
+      done++;
+      opts.emit({ type: 'progress', done, total, message: 'page pool simulated' });
+    }
+  } catch (e) {
+    if (e instanceof CancelledError || opts.signal?.aborted) run.status = 'cancelled';
+    else throw e;
+  }
+  return run;
+}
+
+/** "flash_fwd B=1 N=1024 H=32/8 D=128 causal bf16" */
+export function describeCase(c: { kernel: string; shape: CaseShape; dtype: Dtype }): string {
+  const s = c.shape;
+  const heads = `H=${s.numHeads}/${s.numKvHeads} D=${s.headDim}`;
+  if (c.kernel === 'paged_decode') return `paged_decode B=${s.batchSize} ctx=${s.seqLenK} ${heads} page=${s.pageSize} ${c.dtype}`;
+  return `flash_fwd B=${s.batchSize} N=${s.seqLenQ} ${heads}${s.causal ? ' causal' : ''}${s.slidingWindow ? ` window=${s.slidingWindow}` : ''} ${c.dtype}`;
+}

@@ -1,0 +1,214 @@
+/**
+ * `attnscope` — the headless front door of the runner (DESIGN.md "Commands").
+ *
+ *   attnscope bench <config.json | *.attn.yaml | *.attn.json> [--json FILE] [--quick] [--backend auto|cpu|cuda]
+ *   attnscope bench - --events          resolved Profile JSON on stdin, NDJSON RunnerEvents on stdout
+ *   attnscope estimate <file> [--json]
+ *   attnscope simulate <profile> [--trace FILE] [--json FILE]
+ *
+ * Exit 0 on success, 2 on bad input (one line `file:line:col: message` on stderr, no output
+ * file written), 1 on an internal failure, 130 when cancelled (SIGINT/SIGTERM). Progress goes
+ * to stderr, results to stdout.
+ */
+import { basename } from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { Profile } from '../core/config/types';
+import type { PoolResult } from '../core/protocol/run';
+import { estimate } from '../core/estimate';
+import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
+import { writeFileAtomic } from './atomic';
+import { BackendError, runBench } from './bench';
+import { CancelledError, InputError, UsageError } from './errors';
+import { formatPoolSummary, readTrace, simulatePool } from './simulate';
+import { loadProfile } from './load';
+import { Progress } from './progress';
+import { formatEstimate, formatRun } from './table';
+import { TOOL_VERSION } from './version';
+
+export const EXIT_CANCELLED = 130;
+
+const USAGE = `usage:
+  attnscope bench <config.json | *.attn.yaml | *.attn.json> [--json FILE] [--quick] [--backend auto|cpu|cuda]
+  attnscope bench - --events        (a resolved Profile as JSON on stdin; NDJSON events on stdout)
+  attnscope estimate <file> [--json]
+  attnscope simulate <profile> [--trace FILE] [--json FILE]
+  attnscope --version`;
+
+function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: O) {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+function onePositional(positionals: string[], command: string): string {
+  if (positionals.length !== 1) throw new UsageError(`${command} takes exactly one file, got ${positionals.length}`);
+  return positionals[0]!;
+}
+
+/** Aborts on the first SIGINT/SIGTERM; a second one exits at once. */
+function cancellation(): AbortController {
+  const ac = new AbortController();
+  const onSignal = () => {
+    if (ac.signal.aborted) process.exit(EXIT_CANCELLED);
+    ac.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return ac;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function profileFromStdin(text: string): Profile {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new InputError(`stdin is not JSON: ${(e as Error).message}`, '<stdin>');
+  }
+  const p = value as Partial<Profile> | null;
+  if (!p || typeof p !== 'object' || !p.model || !p.prefill || !p.decode || !p.kvCache || !p.device) {
+    throw new InputError('stdin must hold a resolved Profile (model, dtype, device, kvCache, prefill, decode)', '<stdin>');
+  }
+  return p as Profile;
+}
+
+async function benchCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, {
+    json: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    backend: { type: 'string' },
+    events: { type: 'boolean', default: false },
+  });
+  const file = onePositional(positionals, 'bench');
+  const backendFlag = values.backend as string | undefined;
+  if (backendFlag !== undefined && !['auto', 'cpu', 'cuda'].includes(backendFlag)) throw new UsageError(`--backend must be auto, cpu or cuda, got '${backendFlag}'`);
+  const events = values.events === true;
+  const emitLine = (e: RunnerEvent) => process.stdout.write(`${JSON.stringify(e)}\n`);
+
+  let profile: Profile;
+  let name: string;
+  if (file === '-') {
+    profile = profileFromStdin(await readStdin());
+    name = profile.sourcePath ? basename(profile.sourcePath) : 'stdin';
+  } else {
+    const loaded = loadProfile(file);
+    for (const n of loaded.notes) process.stderr.write(`${n}\n`);
+    profile = loaded.profile;
+    name = basename(file);
+  }
+  if (profile.model.isEncoder) {
+    const msg = `${name}: ${profile.model.modelType} is an encoder: it has no KV cache and no causal decode to benchmark; try \`attnscope estimate\``;
+    if (events) emitLine({ type: 'error', message: msg });
+    throw new InputError(msg.slice(name.length + 2), file === '-' ? '<stdin>' : file);
+  }
+
+  const ac = cancellation();
+  const progress = new Progress(process.stderr);
+  const emit = (e: RunnerEvent) => {
+    if (events) emitLine(e);
+    if (e.type === 'progress') progress.update(e.done, e.total, e.message);
+    else if (e.type === 'log' && !events) process.stderr.write(`${e.level}: ${e.message}\n`);
+  };
+  // The flag wins over the profile's device.backend.
+  const backend = (backendFlag ?? profile.device.backend) as 'auto' | 'cpu' | 'cuda';
+  const run = await runBench(profile, { quick: values.quick === true, backend, name, signal: ac.signal, emit });
+  progress.finish();
+  if (values.json) writeFileAtomic(values.json as string, `${JSON.stringify(run, null, 2)}\n`);
+  if (events) emitLine({ type: 'done', run });
+  else process.stdout.write(`${formatRun(run)}\n`);
+  return run.status === 'cancelled' ? EXIT_CANCELLED : EXIT_OK;
+}
+
+async function estimateCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false } });
+  const file = onePositional(positionals, 'estimate');
+  const loaded = loadProfile(file);
+  for (const n of loaded.notes) process.stderr.write(`${n}\n`);
+  const est = estimate(loaded.profile);
+  process.stdout.write(values.json ? `${JSON.stringify(est, null, 2)}\n` : `${formatEstimate(est, basename(file))}\n`);
+  return EXIT_OK;
+}
+
+async function simulateCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, { trace: { type: 'string' }, json: { type: 'string' } });
+  const file = onePositional(positionals, 'simulate');
+  const loaded = loadProfile(file);
+  for (const n of loaded.notes) process.stderr.write(`${n}\n`);
+  // TraceError and PoolConfigError are InputErrors: file:line:col of the trace line or profile key.
+  const trace = values.trace ? readTrace(values.trace as string) : undefined;
+  const ac = cancellation();
+  let result: PoolResult;
+  try {
+    result = simulatePool(loaded.profile, { trace, signal: ac.signal });
+  } catch (e) {
+    if (ac.signal.aborted) throw new CancelledError();
+    throw e;
+  }
+  if (values.json) {
+    const est = estimate(loaded.profile);
+    writeFileAtomic(values.json as string, `${JSON.stringify({ schema: 1, tool: `attnscope ${TOOL_VERSION}`, createdAt: new Date().toISOString(), name: basename(file), profile: loaded.profile, estimate: est, cases: [], pool: result, status: 'ok' }, null, 2)}\n`);
+  }
+  process.stdout.write(`${formatPoolSummary(result)}\n`);
+  return EXIT_OK;
+}
+
+/** Runs the CLI with `argv` (without node and script); returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'bench':
+        return await benchCommand(rest);
+      case 'estimate':
+        return await estimateCommand(rest);
+      case 'simulate':
+        return await simulateCommand(rest);
+      case '--version':
+      case '-v':
+        process.stdout.write(`attnscope ${TOOL_VERSION}\n`);
+        return EXIT_OK;
+      case '--help':
+      case '-h':
+      case 'help':
+        process.stdout.write(`${USAGE}\n`);
+        return EXIT_OK;
+      default:
+        throw new UsageError(command ? `unknown command '${command}'` : 'no command given');
+    }
+  } catch (e) {
+    if (e instanceof InputError) {
+      process.stderr.write(`${e.format()}\n`);
+      return EXIT_BAD_INPUT;
+    }
+    if (e instanceof BackendError) {
+      process.stderr.write(`attnscope: ${e.message}\n`);
+      return EXIT_BAD_INPUT;
+    }
+    if (e instanceof UsageError) {
+      process.stderr.write(`attnscope: ${e.message}\n${USAGE}\n`);
+      return EXIT_BAD_INPUT;
+    }
+    if (e instanceof CancelledError) return EXIT_CANCELLED;
+    process.stderr.write(`attnscope: internal error: ${(e as Error).stack ?? String(e)}\n`);
+    return EXIT_INTERNAL;
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e) => {
+      process.stderr.write(`attnscope: internal error: ${String(e)}\n`);
+      process.exitCode = EXIT_INTERNAL;
+    },
+  );
+}

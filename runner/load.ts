@@ -1,0 +1,82 @@
+/**
+ * Reads the file the user names on the command line into a resolved Profile:
+ * a profile (*.attn.yaml | *.attn.yml | *.attn.json) or a HuggingFace config.json (then the
+ * default profile for that model). Errors become an InputError at the first error's position;
+ * warnings are handed back so the CLI can print them (`file:line:col: warning: ...`).
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { isProfilePath, offsetToLineColumn, profileFromModelConfig, readModelConfig, readProfile } from '../core/config';
+import type { Problem, Profile } from '../core/config/types';
+import { InputError } from './errors';
+
+export interface LoadedProfile {
+  profile: Profile;
+  /** Warnings and infos, already formatted as `file:line:col: warning: message`. */
+  notes: string[];
+}
+
+function readText(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+function locate(problem: Problem, file: string, text: string, texts: Map<string, string>): { file: string; line: number; column: number } {
+  const where = problem.file ?? file;
+  const src = problem.file ? (texts.get(problem.file) ?? readText(problem.file) ?? '') : text;
+  const { line, column } = offsetToLineColumn(src, problem.range.offset);
+  return { file: where, line, column };
+}
+
+/**
+ * @param file path as the user typed it (messages repeat it as given).
+ * @throws InputError when the file is missing, unreadable, or has an error-severity problem.
+ */
+export function loadProfile(file: string): LoadedProfile {
+  const abs = resolve(file);
+  let text: string;
+  try {
+    text = readFileSync(abs, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder, not a file' : (e as Error).message;
+    throw new InputError(why, file);
+  }
+  const texts = new Map<string, string>();
+  const host = {
+    readFile(p: string): string | null {
+      const t = readText(p);
+      if (t !== null) texts.set(p, t);
+      return t;
+    },
+  };
+
+  let profile: Profile | null;
+  let problems: Problem[];
+  if (isProfilePath(abs)) {
+    const r = readProfile(text, abs, host);
+    profile = r.value;
+    problems = r.problems;
+  } else {
+    const r = readModelConfig(text, abs);
+    problems = r.problems;
+    profile = r.value ? profileFromModelConfig(r.value, abs) : null;
+  }
+
+  const display = (p: string) => (p === abs ? file : p);
+  const firstError = problems.find((p) => p.severity === 'error');
+  if (firstError || !profile) {
+    const p = firstError ?? problems[0];
+    if (!p) throw new InputError('not a model config or profile', file);
+    const at = locate(p, abs, text, texts);
+    throw new InputError(p.message, display(at.file), at.line, at.column);
+  }
+  const notes = problems.map((p) => {
+    const at = locate(p, abs, text, texts);
+    return `${display(at.file)}:${at.line}:${at.column}: ${p.severity}: ${p.message}`;
+  });
+  return { profile, notes };
+}

@@ -1,0 +1,113 @@
+/**
+ * What a benchmark case costs and how its timings are summarized (DESIGN.md "Benchmark
+ * method"): FLOPs with causal / sliding-window geometry, bytes moved, median and percentiles,
+ * and the fraction of this machine's peak. Pure functions over core/protocol/run.ts types.
+ */
+import type { CaseShape, Environment, KernelCase } from '../core/protocol/run';
+
+/** Bytes of one element of Q/K/V/O or of the KV pages. */
+export function dtypeBytes(dtype: 'fp32' | 'fp16' | 'bf16' | 'fp8_e4m3'): number {
+  return dtype === 'fp32' ? 4 : dtype === 'fp8_e4m3' ? 1 : 2;
+}
+
+/**
+ * Keys each query sees, summed over the seqLenQ queries of one (batch, head), with the kernels'
+ * masks (causal aligned bottom-right: query i sits at position p = i + N_k − N_q and sees keys
+ * j ≤ p; window W: only j > p − W). Divided by N_q this is N_k_eff.
+ * Example: N_q = N_k = 4, causal: 1 + 2 + 3 + 4 = 10 (N_k_eff = 2.5 = (N + 1) / 2).
+ */
+export function visibleKeyPairs(shape: Pick<CaseShape, 'seqLenQ' | 'seqLenK' | 'causal' | 'slidingWindow'>): number {
+  const { seqLenQ: nq, seqLenK: nk, causal } = shape;
+  const w = shape.slidingWindow && shape.slidingWindow > 0 ? shape.slidingWindow : Infinity;
+  if (!causal && w === Infinity) return nq * nk;
+  let total = 0;
+  for (let i = 0; i < nq; i++) {
+    const p = i + nk - nq;
+    const hi = causal ? Math.min(p, nk - 1) : nk - 1; // last visible key
+    const lo = Math.max(0, w === Infinity ? 0 : p - w + 1); // first visible key
+    if (hi >= lo) total += hi - lo + 1;
+  }
+  return total;
+}
+
+/** 4 · B · H · N_q · N_k_eff · D: two matmuls (Q·Kᵀ and P·V), 2 FLOP per multiply-add. */
+export function attentionFlops(shape: CaseShape): number {
+  return 4 * shape.batchSize * shape.numHeads * visibleKeyPairs(shape) * shape.headDim;
+}
+
+/**
+ * Bytes a case must move at least once. Prefill: Q + K + V in `dtype`, O in fp32 (the kernels'
+ * output). Decode: the K and V of every context token (kvDtype) + Q (dtype) + O (fp32); pages
+ * are read once however many query heads share them (GQA).
+ */
+export function attentionBytes(shape: CaseShape, dtype: 'fp32' | 'fp16' | 'bf16', kvDtype = dtype): number {
+  const { batchSize: b, numHeads: h, numKvHeads: hkv, headDim: d, seqLenQ: nq, seqLenK: nk } = shape;
+  const q = b * nq * h * d * dtypeBytes(dtype);
+  const o = b * nq * h * d * 4;
+  const kv = 2 * b * nk * hkv * d * dtypeBytes(kvDtype);
+  return q + kv + o;
+}
+
+/** Median, 10th and 90th percentile (nearest rank on the sorted samples). */
+export function sampleStats(samplesNs: readonly number[]): { medianNs: number; p10Ns: number; p90Ns: number } {
+  if (samplesNs.length === 0) throw new RangeError('samplesNs must not be empty');
+  const s = [...samplesNs].sort((a, b) => a - b);
+  const at = (q: number): number => s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))]!;
+  const mid = s.length >> 1;
+  const medianNs = s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+  return { medianNs, p10Ns: at(0.1), p90Ns: at(0.9) };
+}
+
+/**
+ * The ceiling a case is held against: prefill is compute-bound (fp32 -> the FMA peak; bf16 /
+ * fp16 -> the AMX peak where measured, else the AVX512-BF16 peak, else the FMA peak), decode is
+ * bandwidth-bound (DRAM read bandwidth). Returns the ceiling in FLOP/s or B/s and its name, or
+ * null when the run has no such peak.
+ */
+export function ceilingFor(
+  kernel: KernelCase['kernel'],
+  dtype: 'fp32' | 'fp16' | 'bf16',
+  peaks: Environment['peaks'],
+): { value: number; unit: 'FLOP/s' | 'B/s'; name: string } | null {
+  if (!peaks) return null;
+  if (kernel === 'paged_decode') {
+    return peaks.readBytesPerSec ? { value: peaks.readBytesPerSec, unit: 'B/s', name: 'DRAM read bandwidth' } : null;
+  }
+  if (dtype !== 'fp32') {
+    if (peaks.bf16AmxFlopsPerSec) return { value: peaks.bf16AmxFlopsPerSec, unit: 'FLOP/s', name: 'AMX bf16 peak' };
+    if (peaks.avx512Bf16FlopsPerSec) return { value: peaks.avx512Bf16FlopsPerSec, unit: 'FLOP/s', name: 'AVX512-BF16 peak' };
+  }
+  return peaks.fp32FlopsPerSec ? { value: peaks.fp32FlopsPerSec, unit: 'FLOP/s', name: 'fp32 FMA peak' } : null;
+}
+
+/**
+ * Builds a KernelCase from timed samples: FLOPs and bytes from the shape, median / p10 / p90,
+ * GFLOP/s and GB/s (SI, = per ns), and the fraction of the ceilingFor() the case.
+ */
+export function summarizeCase(
+  base: Pick<KernelCase, 'kernel' | 'backend' | 'shape' | 'dtype' | 'kvDtype' | 'maxAbsErr' | 'lseMaxAbsErr' | 'checkShape'>,
+  samplesNs: number[],
+  peaks: Environment['peaks'],
+): KernelCase {
+  const { medianNs, p10Ns, p90Ns } = sampleStats(samplesNs);
+  const dtype = base.dtype === 'fp16' || base.dtype === 'bf16' ? base.dtype : 'fp32';
+  const kvDtype = base.kvDtype === 'fp16' || base.kvDtype === 'bf16' || base.kvDtype === 'fp32' ? base.kvDtype : dtype;
+  const flops = attentionFlops(base.shape);
+  const bytes = attentionBytes(base.shape, dtype, kvDtype);
+  const gflops = flops / medianNs;
+  const gbps = bytes / medianNs;
+  const ceiling = ceilingFor(base.kernel, dtype, peaks);
+  const achieved = ceiling?.unit === 'B/s' ? gbps * 1e9 : gflops * 1e9;
+  return {
+    ...base,
+    samplesNs,
+    medianNs,
+    p10Ns,
+    p90Ns,
+    flops,
+    bytes,
+    gflops,
+    gbps,
+    fractionOfPeak: ceiling ? achieved / ceiling.value : null,
+  };
+}

@@ -1,0 +1,268 @@
+/**
+ * The paged KV-cache pool under a serving load (issue 5): requests from the profile's workload
+ * or a trace, run through the native serving simulator (native/src/simulator.h: vLLM V1
+ * continuous batching over the same C++ PageAllocator the decode kernels use), plus two
+ * contiguous-allocation baselines over the same memory.
+ *
+ * Definitions (all time averages weight each step by its simulated duration; idle time between
+ * requests counts with nothing held):
+ * - reserved slots R(t): paged = pages held · page_size; contiguous = sum of reservations.
+ * - tokens T(t): KV slots holding a token (a page shared by prefix caching counts once).
+ * - useful-token fraction = ∫T dt / ∫R dt; internal fragmentation = 1 − useful = ∫(R − T) dt / ∫R dt.
+ * - occupancy(t) = pages held / pages in pool; mean = ∫occupancy dt / simulated seconds.
+ * - external fragmentation (contiguous) = ∫F dt / (arena slots · simulated seconds), F(t) = free
+ *   slots at a step where the head of the queue was refused although at least its reservation
+ *   was free in total (so it was refused only because the free memory is split into holes).
+ * - simulated seconds: the end of the step in which the last request completed.
+ */
+import { readFileSync } from 'node:fs';
+import { offsetToLineColumn } from '../../core/config/positions';
+import type { Profile } from '../../core/config/types';
+import { DEFAULT_MAX_NUM_BATCHED_TOKENS, DEFAULT_MAX_NUM_SEQS, estimate, referenceSeqLen } from '../../core/estimate/index';
+import type { PoolBaseline, PoolResult, PoolSample, PoolSummary, StepTimeModel } from '../../core/protocol/run';
+import { ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTotals } from '../../native/allocator';
+import { InputError } from '../errors';
+import { generateRequests, type TraceRequest } from './workload';
+
+/**
+ * A profile that cannot be simulated, an InputError positioned at the profile key to change
+ * (`key`, e.g. "kv_cache"; 1:1 of the profile when the key is absent).
+ */
+export class PoolConfigError extends InputError {
+  constructor(
+    readonly key: string,
+    message: string,
+    file: string,
+    line = 1,
+    column = 1,
+  ) {
+    super(message, file, line, column);
+    this.name = 'PoolConfigError';
+  }
+}
+
+/** The error for `keys[0]`, positioned at the first of `keys` the profile text holds. */
+function configError(profile: Profile, keys: string[], message: string): PoolConfigError {
+  const file = profile.sourcePath ?? '<profile>';
+  const key = keys.find((k) => profile.ranges[k] !== undefined);
+  if (key === undefined || profile.sourcePath === null) return new PoolConfigError(keys[0], message, file);
+  let text: string;
+  try {
+    text = readFileSync(profile.sourcePath, 'utf8');
+  } catch {
+    return new PoolConfigError(keys[0], message, file);
+  }
+  const { line, column } = offsetToLineColumn(text, profile.ranges[key].offset);
+  return new PoolConfigError(keys[0], message, file, line, column);
+}
+
+export interface SimulateOptions {
+  /** Requests to replay instead of generating them from profile.workload. */
+  trace?: TraceRequest[];
+  /** Pages in the pool; default kv_cache.num_pages, else the estimator's pool pages. */
+  numPages?: number;
+  /** Called once per kept sample, in time order, after the paged run. */
+  onSample?: (s: PoolSample) => void;
+  /** Checked between slices of steps; an aborted run throws the signal's reason. */
+  signal?: AbortSignal;
+  /** Override of the step-time coefficients (default {@link defaultStepTime}). */
+  stepTime?: Partial<Omit<StepTimeModel, 'source'>>;
+  /** vLLM V1 enables automatic prefix caching by default; so do we. */
+  enablePrefixCaching?: boolean;
+  /** Fraction of the pool kept free for running sequences when admitting new ones (vLLM V0 default 0.01). */
+  watermark?: number;
+  /** Samples kept per run, default 2000. */
+  maxSamples?: number;
+}
+
+/**
+ * The reference accelerator of the default step-time model: NVIDIA H100 SXM, HBM3 at
+ * 3.35 TB/s and 989 TFLOP/s dense bf16 (NVIDIA H100 datasheet).
+ */
+export const REFERENCE_ACCELERATOR = { name: 'H100 SXM', memoryBytesPerSec: 3.35e12, flopsPerSec: 989e12 } as const;
+
+/**
+ * Default step time from the profile's model, a roofline sum on {@link REFERENCE_ACCELERATOR}:
+ * each step streams the weights once (perStepS = weights per GPU / bandwidth), each scheduled
+ * token costs its matmuls (perTokenS = 2 · active params per GPU / FLOP/s), and each KV token
+ * attended is read once (perKvTokenS = KV bytes per token per GPU / bandwidth). It ignores
+ * overlap, kernel efficiency and scheduling overhead: simulated time is a lower bound, the
+ * memory behaviour (what this simulation is for) does not depend on it except through arrivals.
+ */
+export function defaultStepTime(profile: Profile): StepTimeModel {
+  const est = estimate(profile);
+  const tp = profile.device.tensorParallelSize;
+  const { memoryBytesPerSec: bw, flopsPerSec: flops, name } = REFERENCE_ACCELERATOR;
+  return {
+    perStepS: est.weightsBytes / tp / bw,
+    perTokenS: (2 * est.paramsActive) / tp / flops,
+    perKvTokenS: est.kvBytesPerToken / bw,
+    source: `${profile.model.modelType} roofline on ${name}: weights/bandwidth per step, 2·active params/FLOP/s per token, KV bytes/bandwidth per attended token`,
+  };
+}
+
+/** Pages of the pool: opts, then kv_cache.num_pages, then the estimate. */
+function poolPages(profile: Profile, numPages: number | undefined): number {
+  if (numPages !== undefined) {
+    if (!Number.isInteger(numPages) || numPages < 1) throw new RangeError(`numPages must be a positive integer, got ${numPages}`);
+    return numPages;
+  }
+  if (typeof profile.kvCache.numPages === 'number') return profile.kvCache.numPages;
+  if (profile.model.isEncoder) throw configError(profile, ['model'], `${profile.model.modelType} is an encoder: it has no KV cache to simulate`);
+  const pages = estimate(profile).pool.pages;
+  if (pages < 1) {
+    throw configError(
+      profile,
+      ['kv_cache', 'kv_cache.memory_gib', 'device.memory_gib', 'device', 'model'],
+      'the KV pool has no pages: set kv_cache.num_pages or kv_cache.memory_gib, or device.memory_gib large enough for the weights',
+    );
+  }
+  return pages;
+}
+
+/** Sorts by arrival (stable) and packs; equal prefix ids map to one token stream. */
+function packRequests(requests: TraceRequest[]): ServingSimRequests {
+  const order = requests.map((_, i) => i).sort((a, b) => requests[a].arrivalS - requests[b].arrivalS || a - b);
+  const n = requests.length;
+  const packed: ServingSimRequests = {
+    arrivalS: new Float64Array(n),
+    promptLen: new Int32Array(n),
+    outputLen: new Int32Array(n),
+    prefixStream: new Float64Array(n).fill(-1),
+    prefixLen: new Int32Array(n),
+  };
+  const streams = new Map<string, number>();
+  order.forEach((src, i) => {
+    const r = requests[src];
+    packed.arrivalS[i] = r.arrivalS;
+    packed.promptLen[i] = r.promptLen;
+    packed.outputLen[i] = r.outputLen;
+    if (r.prefixId !== undefined) {
+      const key = `${typeof r.prefixId}:${r.prefixId}`;
+      let stream = streams.get(key);
+      if (stream === undefined) streams.set(key, (stream = streams.size));
+      packed.prefixStream[i] = stream;
+      packed.prefixLen[i] = Math.min(r.prefixLen ?? r.promptLen, r.promptLen);
+    }
+  });
+  return packed;
+}
+
+const SLICE_STEPS = 200_000;
+
+function runToEnd(sim: ServingSimulator, signal: AbortSignal | undefined): ServingSimTotals {
+  signal?.throwIfAborted();
+  while (!sim.run(SLICE_STEPS)) signal?.throwIfAborted();
+  return sim.totals();
+}
+
+function unpackSamples(packed: Float64Array): PoolSample[] {
+  const f = SIM_SAMPLE_FIELDS.length;
+  const out: PoolSample[] = [];
+  for (let o = 0; o < packed.length; o += f) {
+    const reserved = packed[o + 5];
+    const tokens = packed[o + 4];
+    out.push({
+      t: packed[o],
+      pagesUsed: packed[o + 1],
+      pagesCached: packed[o + 2],
+      pagesFree: packed[o + 3],
+      tokens,
+      internalFragmentation: reserved > 0 ? (reserved - tokens) / reserved : 0,
+      running: packed[o + 6],
+      waiting: packed[o + 7],
+      preempted: packed[o + 8],
+      prefixHitRate: packed[o + 9],
+    });
+  }
+  return out;
+}
+
+const ratio = (a: number, b: number): number => (b > 0 ? a / b : 0);
+
+/**
+ * Simulates the profile's KV pool under its workload (or `opts.trace`) with paging and with
+ * two contiguous baselines over the same memory.
+ *
+ * Limits: workload.max_num_seqs, max_num_batched_tokens (default 8192), max_model_len (default
+ * the model's max_position_embeddings); a trace without a workload uses those defaults.
+ * Sliding-window release applies when every layer slides (vLLM charges every layer for every
+ * token, so one full-attention layer keeps all pages).
+ *
+ * @returns samples (<= maxSamples, paged run), summary, both baselines, pool size, step-time model.
+ * @throws PoolConfigError when there is nothing to simulate (no workload and no trace, no
+ *   pages); RangeError for bad options; the signal's reason when aborted.
+ */
+export function simulatePool(profile: Profile, opts: SimulateOptions = {}): PoolResult {
+  const numPages = poolPages(profile, opts.numPages);
+  const pageSize = profile.kvCache.pageSize;
+  const w = profile.workload;
+  let requests: TraceRequest[];
+  if (opts.trace) requests = opts.trace;
+  else if (w) requests = generateRequests(w);
+  else throw configError(profile, ['workload', 'model'], 'the profile has no workload: add a `workload:` section or give a trace (--trace FILE)');
+  if (requests.length === 0) throw configError(profile, ['workload.requests', 'workload'], 'there are no requests to simulate');
+
+  const defaults = defaultStepTime(profile);
+  const stepTime: StepTimeModel = opts.stepTime
+    ? { ...defaults, ...opts.stepTime, source: 'given by the caller' }
+    : defaults;
+  const watermark = opts.watermark ?? 0.01;
+  if (!(watermark >= 0 && watermark < 1)) throw new RangeError(`watermark must be in [0, 1), got ${watermark}`);
+  const model = profile.model;
+  const allSliding = model.slidingWindow !== null && model.layerTypes.length > 0 && model.layerTypes.every((t) => t === 'sliding');
+  const config: ServingSimConfig = {
+    layout: 'paged',
+    numPages,
+    pageSize,
+    watermarkPages: Math.floor(watermark * numPages),
+    slidingWindow: allSliding ? model.slidingWindow! : 0,
+    enablePrefixCaching: opts.enablePrefixCaching ?? true,
+    maxNumSeqs: w?.maxNumSeqs ?? DEFAULT_MAX_NUM_SEQS,
+    maxNumBatchedTokens: w?.maxNumBatchedTokens ?? DEFAULT_MAX_NUM_BATCHED_TOKENS,
+    maxModelLen: w?.maxModelLen ?? referenceSeqLen(profile),
+    perStepS: stepTime.perStepS,
+    perTokenS: stepTime.perTokenS,
+    perKvTokenS: stepTime.perKvTokenS,
+    maxSamples: opts.maxSamples ?? 2000,
+  };
+  const packed = packRequests(requests);
+
+  const paged = new ServingSimulator(config, packed);
+  const t = runToEnd(paged, opts.signal);
+  const samples = unpackSamples(paged.samples());
+  for (const s of samples) opts.onSample?.(s);
+
+  const summary: PoolSummary = {
+    requests: t.requests,
+    completed: t.completed,
+    rejected: t.rejected,
+    simulatedSeconds: t.simulatedSeconds,
+    meanOccupancy: ratio(t.usedPageSeconds, numPages * t.simulatedSeconds),
+    peakOccupancy: t.peakPagesUsed / numPages,
+    meanInternalFragmentation: t.reservedSlotSeconds > 0 ? 1 - t.tokenSlotSeconds / t.reservedSlotSeconds : 0,
+    usefulTokenFraction: ratio(t.tokenSlotSeconds, t.reservedSlotSeconds),
+    preemptions: t.preemptions,
+    prefixHitRate: ratio(t.prefixHitTokens, t.prefixQueryTokens),
+    throughputTokensPerSec: ratio(t.generatedTokens, t.simulatedSeconds),
+    meanConcurrency: ratio(t.runningSeconds, t.simulatedSeconds),
+    peakConcurrency: t.peakRunning,
+  };
+
+  const baselines: PoolBaseline[] = (['contiguous_max_model_len', 'contiguous_prompt_plus_output'] as const).map((name) => {
+    const sim = new ServingSimulator({ ...config, layout: name, watermarkPages: 0, slidingWindow: 0, enablePrefixCaching: false, maxSamples: 2 }, packed);
+    const b = runToEnd(sim, opts.signal);
+    const useful = ratio(b.tokenSlotSeconds, b.reservedSlotSeconds);
+    return {
+      name,
+      usefulTokenFraction: useful,
+      externalFragmentation: ratio(b.externalFreeSlotSeconds, numPages * pageSize * b.simulatedSeconds),
+      internalFragmentation: b.reservedSlotSeconds > 0 ? 1 - useful : 0,
+      peakConcurrency: b.peakRunning,
+      meanConcurrency: ratio(b.runningSeconds, b.simulatedSeconds),
+      rejectedOrDelayed: b.rejected + b.delayed,
+    };
+  });
+
+  return { samples, summary, baselines, pageSize, numPages, stepTime };
+}

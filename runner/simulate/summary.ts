@@ -1,0 +1,65 @@
+/** Text summary of a pool simulation for `attnscope simulate` (stdout). */
+import type { PoolResult } from '../../core/protocol/run';
+
+const pct = (x: number): string => `${(100 * x).toFixed(1)} %`;
+const int = (x: number): string => Math.round(x).toLocaleString('en-US');
+
+/** Seconds with an SI prefix that keeps 3 significant digits (s, ms, µs, ns). */
+function seconds(s: number): string {
+  if (s === 0) return '0 s';
+  const units: Array<[number, string]> = [[1, 's'], [1e-3, 'ms'], [1e-6, 'µs'], [1e-9, 'ns']];
+  for (const [scale, unit] of units) if (s >= scale) return `${(s / scale).toPrecision(3)} ${unit}`;
+  return `${(s / 1e-9).toPrecision(3)} ns`;
+}
+
+const BASELINE_LABEL: Record<string, string> = {
+  contiguous_max_model_len: 'contiguous, max_model_len each',
+  contiguous_prompt_plus_output: 'contiguous, prompt + output each',
+};
+
+/**
+ * The timeline summary and both baselines as a fixed-width table:
+ * pool and step-time model, request counts, then one row per allocation scheme (useful-token
+ * fraction, internal and external fragmentation, mean / peak running sequences,
+ * rejected-or-delayed requests), then paging's occupancy, preemptions and prefix-cache hits.
+ */
+export function formatPoolSummary(result: PoolResult): string {
+  const s = result.summary;
+  const lines: string[] = [];
+  lines.push(
+    `KV pool: ${int(result.numPages)} pages × ${result.pageSize} tokens = ${int(result.numPages * result.pageSize)} token slots`,
+  );
+  if (result.stepTime) {
+    const m = result.stepTime;
+    lines.push(`Step time: ${seconds(m.perStepS)} + ${seconds(m.perTokenS)}/token + ${seconds(m.perKvTokenS)}/KV token (${m.source})`);
+  }
+  lines.push(
+    `Requests: ${int(s.requests)} (completed ${int(s.completed)}, rejected ${int(s.rejected)}); ` +
+      `simulated ${s.simulatedSeconds.toFixed(1)} s; ${int(s.throughputTokensPerSec)} output tokens/s`,
+  );
+  lines.push('');
+  const header = ['allocation', 'useful tokens', 'internal frag', 'external frag', 'mean running', 'peak running', 'rejected/delayed'];
+  const rows: string[][] = [
+    [`paged (${result.pageSize}-token pages)`, pct(s.usefulTokenFraction), pct(s.meanInternalFragmentation), '-', s.meanConcurrency.toFixed(1), int(s.peakConcurrency), int(s.rejected)],
+    ...result.baselines.map((b) => [
+      BASELINE_LABEL[b.name] ?? b.name,
+      pct(b.usefulTokenFraction),
+      pct(b.internalFragmentation),
+      pct(b.externalFragmentation),
+      b.meanConcurrency.toFixed(1),
+      int(b.peakConcurrency),
+      int(b.rejectedOrDelayed),
+    ]),
+  ];
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
+  const fmt = (r: string[]): string => r.map((x, c) => (c === 0 ? x.padEnd(widths[c]) : x.padStart(widths[c]))).join('  ');
+  lines.push(fmt(header));
+  for (const r of rows) lines.push(fmt(r));
+  lines.push('');
+  lines.push(
+    `Paging: occupancy mean ${pct(s.meanOccupancy)}, peak ${pct(s.peakOccupancy)}; ` +
+      `preemptions ${int(s.preemptions)}; prefix-cache hit rate ${pct(s.prefixHitRate)}`,
+  );
+  lines.push('useful tokens = KV slots holding a token / slots reserved, time-averaged; occupancy = pages held / pages in pool.');
+  return lines.join('\n');
+}

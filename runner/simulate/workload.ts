@@ -1,0 +1,120 @@
+/**
+ * Requests for the serving simulation, from a profile's `workload` (seeded, so a run is
+ * reproducible) or from a trace (runner/simulate/trace.ts).
+ */
+import type { LengthDist, WorkloadSpec } from '../../core/config/types';
+
+/** One request, as a trace line gives it (JSONL keys arrival_s, prompt_len, output_len, prefix_id, prefix_len). */
+export interface TraceRequest {
+  /** Arrival time, seconds from the start. */
+  arrivalS: number;
+  /** Prompt tokens (>= 1). */
+  promptLen: number;
+  /** Tokens to generate (>= 1). */
+  outputLen: number;
+  /**
+   * Requests with the same prefixId share the token ids of their first `prefixLen` prompt
+   * tokens (a system prompt, a few-shot preamble, an earlier turn), which prefix caching can reuse.
+   */
+  prefixId?: string | number;
+  /** Shared tokens; default: the whole prompt (so two prompts share min(promptLen) tokens). */
+  prefixLen?: number;
+}
+
+/**
+ * sfc32 (Chris Doty-Humphrey's Small Fast Counting generator, PractRand-clean), seeded through
+ * splitmix32; 53-bit uniform doubles. Deterministic for a seed on every platform.
+ */
+export class Rng {
+  private a: number;
+  private b: number;
+  private c: number;
+  private d = 1;
+
+  constructor(seed: number) {
+    let s = seed >>> 0;
+    const next = (): number => {
+      s = (s + 0x9e3779b9) | 0;
+      let z = s;
+      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+      return (z ^ (z >>> 16)) >>> 0;
+    };
+    this.a = next();
+    this.b = next();
+    this.c = next();
+    for (let i = 0; i < 12; i++) this.u32();
+  }
+
+  u32(): number {
+    const t = (((this.a + this.b) | 0) + this.d) | 0;
+    this.d = (this.d + 1) | 0;
+    this.a = this.b ^ (this.b >>> 9);
+    this.b = (this.c + (this.c << 3)) | 0;
+    this.c = (this.c << 21) | (this.c >>> 11);
+    this.c = (this.c + t) | 0;
+    return t >>> 0;
+  }
+
+  /** Uniform in [0, 1). */
+  next(): number {
+    return ((this.u32() >>> 5) * 67108864 + (this.u32() >>> 6)) / 9007199254740992;
+  }
+
+  /** Standard normal (Box–Muller). */
+  normal(): number {
+    const u = 1 - this.next();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.next());
+  }
+}
+
+/**
+ * One length drawn from a distribution, an integer in [1, max]:
+ * fixed: value; uniform: integer in [min, max]; lognormal: round(median · e^(σ·Z)), σ default 1;
+ * exponential: ceil(−mean · ln(1 − U)).
+ */
+export function sampleLength(d: LengthDist, rng: Rng): number {
+  let x: number;
+  let max: number;
+  switch (d.dist) {
+    case 'fixed':
+      return Math.max(1, Math.round(d.value));
+    case 'uniform':
+      return Math.max(1, d.min + Math.floor(rng.next() * (d.max - d.min + 1)));
+    case 'lognormal':
+      x = Math.round(d.median * Math.exp((d.sigma ?? 1) * rng.normal()));
+      max = d.max;
+      break;
+    case 'exponential':
+      x = Math.ceil(-d.mean * Math.log(1 - rng.next()));
+      max = d.max;
+      break;
+  }
+  return Math.min(max, Math.max(1, x));
+}
+
+/**
+ * `workload.requests` requests: Poisson arrivals at `arrival_rate` per second (exponential
+ * gaps; all at t = 0 when the rate is not a positive finite number), prompt and output lengths
+ * from their distributions, and — with `prefix_sharing` — each request joins one of `groups`
+ * shared prefixes of `prefix_len` tokens with probability `fraction`.
+ * Same spec and seed (default 0) -> the same requests.
+ */
+export function generateRequests(w: WorkloadSpec): TraceRequest[] {
+  const rng = new Rng(w.seed ?? 0);
+  const out: TraceRequest[] = [];
+  let t = 0;
+  const rate = w.arrivalRate;
+  const poisson = Number.isFinite(rate) && rate > 0;
+  for (let i = 0; i < w.requests; i++) {
+    if (poisson) t += -Math.log(1 - rng.next()) / rate;
+    const r: TraceRequest = { arrivalS: t, promptLen: sampleLength(w.promptLen, rng), outputLen: sampleLength(w.outputLen, rng) };
+    const ps = w.prefixSharing;
+    if (ps && ps.groups > 0 && rng.next() < ps.fraction) {
+      r.prefixId = Math.floor(rng.next() * ps.groups);
+      r.prefixLen = Math.min(ps.prefixLen, r.promptLen);
+    }
+    out.push(r);
+  }
+  return out;
+}

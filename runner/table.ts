@@ -1,0 +1,105 @@
+/**
+ * Plain-text tables for the terminal: the kernel results and the memory estimate.
+ * Units: time in ms; rates with SI prefixes (GFLOP/s, GB/s); memory with IEC prefixes.
+ */
+import type { Estimate } from '../core/estimate/types';
+import { formatBytes, formatCount } from '../core/format';
+import type { KernelCase, RunResult } from '../core/protocol/run';
+import { formatPoolSummary } from './simulate';
+
+/** Left-aligns text columns and right-aligns numeric ones (those whose header starts with a space marker). */
+export function renderTable(header: string[], rows: string[][], rightAligned: boolean[]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const fmt = (cells: string[]) =>
+    cells.map((c, i) => (rightAligned[i] ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(fmt)].join('\n');
+}
+
+function ms(ns: number): string {
+  const v = ns / 1e6;
+  return v >= 100 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toFixed(3);
+}
+
+function shapeText(c: KernelCase): string {
+  const s = c.shape;
+  const heads = `H=${s.numHeads}/${s.numKvHeads} D=${s.headDim}`;
+  if (c.kernel === 'paged_decode') return `B=${s.batchSize} ctx=${s.seqLenK} ${heads} page=${s.pageSize}`;
+  return `B=${s.batchSize} N=${s.seqLenQ} ${heads}${s.causal ? ' causal' : ''}${s.slidingWindow ? ` win=${s.slidingWindow}` : ''}`;
+}
+
+/** Three significant digits, without exponent for ordinary magnitudes: 1234 -> "1234", 0.0471 -> "0.0471". */
+function rate(x: number): string {
+  return x >= 1000 ? x.toFixed(0) : x.toPrecision(3);
+}
+
+function sci(x: number | null): string {
+  if (x === null) return '-';
+  if (Number.isNaN(x)) return 'NaN';
+  return x === 0 ? '0' : x.toExponential(1);
+}
+
+/** The kernel table: kernel, shape, dtype, median ms, p10–p90, GFLOP/s or GB/s, % of peak, max |err|, lse err. */
+export function formatCases(cases: KernelCase[]): string {
+  const header = ['kernel', 'shape', 'dtype', 'median ms', 'p10-p90 ms', 'rate', '% peak', 'max |err|', 'lse err'];
+  const rows = cases.map((c) => [
+    c.kernel,
+    shapeText(c),
+    c.kernel === 'paged_decode' && c.kvDtype && c.kvDtype !== c.dtype ? `${c.dtype}/kv ${c.kvDtype}` : c.dtype,
+    ms(c.medianNs),
+    `${ms(c.p10Ns)}-${ms(c.p90Ns)}`,
+    c.kernel === 'paged_decode' ? `${rate(c.gbps)} GB/s` : `${rate(c.gflops)} GFLOP/s`,
+    c.fractionOfPeak === null ? '-' : `${(c.fractionOfPeak * 100).toFixed(0)}%`,
+    sci(c.maxAbsErr),
+    sci(c.lseMaxAbsErr),
+  ]);
+  return renderTable(header, rows, [false, false, false, true, true, true, true, true, true]);
+}
+
+/** The memory estimate as labelled lines. */
+export function formatEstimate(e: Estimate, title: string): string {
+  const m = e.model;
+  const lines: string[] = [];
+  lines.push(`${title}: ${m.attention.toUpperCase()} L=${m.numLayers} H=${m.numHeads} H_kv=${m.numKvHeads} head_dim=${m.headDim} hidden=${m.hiddenSize}${m.slidingWindow ? ` sliding_window=${m.slidingWindow}` : ''}, weights ${m.dtype}, KV ${e.kvDtype}`);
+  const params = e.paramsActive !== e.paramsTotal
+    ? `${formatCount(e.paramsTotal)} total, ${formatCount(e.paramsActive)} active per token`
+    : formatCount(e.paramsTotal);
+  lines.push(`  parameters        ${params}`);
+  lines.push(`  weights           ${formatBytes(e.weightsBytes)}`);
+  if (e.kvBytesPerToken === 0) {
+    lines.push('  KV cache          none: an encoder keeps no KV cache');
+  } else {
+    lines.push(`  KV per token      ${formatBytes(e.kvBytesPerToken)} (${formatCount(e.kvBytesPerToken)} B; ${formatBytes(e.kvBytesPerTokenPerLayer)} per layer)`);
+    lines.push(`  page              ${formatBytes(e.pageBytes)} for all layers (${formatBytes(e.pageBytesPerLayer)} per layer)`);
+    if (e.pool.budgetSource === 'none') {
+      lines.push('  KV pool           no budget: set device.memory_gib or kv_cache.memory_gib');
+    } else {
+      const act = e.pool.activationPeakBytes > 0 ? `, after ${formatBytes(e.pool.activationPeakBytes)} activation peak` : '';
+      lines.push(`  KV pool           ${formatBytes(e.pool.budgetBytes)} (${e.pool.budgetSource}${act}) = ${formatCount(e.pool.pages)} pages = ${formatCount(e.pool.tokens)} tokens`);
+      lines.push(`  max concurrency   ${formatCount(e.pool.maxConcurrency)} sequences of ${formatCount(e.pool.concurrencySeqLen)} tokens`);
+    }
+  }
+  lines.push(`  attention at N=${formatCount(e.attention.seqLen)}: naive S+P ${formatBytes(e.attention.naiveBytes)} per layer vs flash ${formatBytes(e.attention.flashBytes)}`);
+  return lines.join('\n');
+}
+
+/** The whole run for the terminal: environment line, estimate, kernel table. */
+export function formatRun(run: RunResult): string {
+  const env = run.environment;
+  const out: string[] = [];
+  if (env) {
+    const p = env.peaks ?? {};
+    const peaks = [
+      p.fp32FlopsPerSec ? `fp32 FMA ${(p.fp32FlopsPerSec / 1e9).toFixed(0)} GFLOP/s` : null,
+      p.bf16AmxFlopsPerSec ? `AMX bf16 ${(p.bf16AmxFlopsPerSec / 1e9).toFixed(0)} GFLOP/s` : null,
+      p.readBytesPerSec ? `read ${(p.readBytesPerSec / 1e9).toFixed(1)} GB/s` : null,
+    ].filter(Boolean);
+    out.push(`${env.cpuModel} · ${env.threads} threads · ${env.simd}${peaks.length ? ` · peaks: ${peaks.join(', ')}` : ''}`);
+    out.push('');
+  }
+  out.push(formatEstimate(run.estimate, run.name));
+  out.push('');
+  out.push(formatCases(run.cases));
+  if (run.pool) out.push('', formatPoolSummary(run.pool));
+  if (run.status !== 'ok') out.push(`\nrun ${run.status}${run.error ? `: ${run.error}` : ''}`);
+  return out.join('\n');
+}

@@ -1,0 +1,529 @@
+/**
+ * npm run bench:kernels [-- --json FILE] [--threads N] [--quick]
+ *
+ * Measures this machine's ceilings (fp32 FMA, AVX512-BF16 and AMX bf16 peaks, DRAM read
+ * bandwidth), then the CPU kernels against them:
+ *   flash forward: N ∈ {1k, 4k, 16k}, D ∈ {64, 128}, causal and not, fp32 and bf16 (B = 1,
+ *     H = H_kv = 8, so onnxruntime's MultiHeadAttention runs the same problem);
+ *   paged decode: batch ∈ {1, 16}, context ∈ {4k, 32k}, page 16, bf16 Q and KV (H = 32,
+ *     H_kv = 8, D = 128: Llama-3-8B's attention), pages in shuffled order.
+ * Each case prints median time, GFLOP/s with the fraction of the FLOP ceiling, GB/s with the
+ * fraction of read bandwidth, the naive fp64 reference at the same shape (or why it was
+ * skipped), onnxruntime-node's MultiHeadAttention (fp32) as an outside peer (or why not), and
+ * max |O − O_ref| on a reduced shape. --quick runs only N = 1k and context 4k (a smoke test).
+ * --json FILE writes the run (environment with peaks, KernelCase per case, peer figures,
+ * skipped figures with reasons) atomically. Exit 0 when every case ran, 1 on an error, 2 on
+ * bad arguments.
+ */
+import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
+
+import type { CaseShape, Environment, KernelCase } from '../core/protocol/run';
+import { RUN_SCHEMA_VERSION } from '../core/protocol/run';
+import {
+  flashForward,
+  pagedDecode,
+  referenceAttention,
+  referencePagedDecode,
+  timeFlashForward,
+  timePagedDecode,
+  toHalfBits,
+  type FlashForwardArgs,
+  type PagedDecodeArgs,
+  type TimingOptions,
+} from '../native/kernels';
+import { cpuFeatures } from '../native/peaks';
+import { writeFileAtomic } from '../runner/atomic';
+import { measureEnvironment } from '../runner/environment';
+import { randomUniform } from '../runner/inputs';
+import { TOOL_NAME, TOOL_VERSION } from '../runner/version';
+import { attentionFlops, ceilingFor, sampleStats, summarizeCase } from '../runner/measure';
+import { CAUSAL_NOTE, DECODE_NOTE, loadOrtPeer, type OrtPeer } from '../runner/peers/onnxruntime';
+
+// ---------------------------------------------------------------------------------------------
+// Result shape
+
+/** An outside implementation timed on the same shape (fp32). */
+export interface PeerCase {
+  peer: string;
+  op: string;
+  shape: CaseShape;
+  dtype: 'fp32';
+  samplesNs: number[];
+  medianNs: number;
+  p10Ns: number;
+  p90Ns: number;
+  flops: number;
+  gflops: number;
+  /** Against the fp32 FMA peak of this run. */
+  fractionOfPeak: number | null;
+  /** Max |O − O_ref| against the fp64 reference on the case's checkShape. */
+  maxAbsErr: number | null;
+  checkShape: CaseShape;
+  note?: string;
+}
+
+/** A figure not measured, and why. */
+export interface SkippedFigure {
+  what: 'kernel' | 'reference' | 'peer';
+  kernel: KernelCase['kernel'];
+  shape: CaseShape;
+  dtype: string;
+  reason: string;
+}
+
+/** What --json writes. */
+export interface KernelBenchResult {
+  schema: typeof RUN_SCHEMA_VERSION;
+  tool: string;
+  createdAt: string;
+  name: 'bench:kernels';
+  environment: Environment;
+  /** flash_fwd, paged_decode and reference cases (reference: fp64, one thread). */
+  cases: KernelCase[];
+  peers: PeerCase[];
+  skipped: SkippedFigure[];
+  notes: string[];
+  status: 'ok' | 'failed';
+  error?: string;
+  wallSeconds: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arguments
+
+interface Options {
+  json: string | null;
+  threads: number;
+  quick: boolean;
+}
+
+function usage(message: string): never {
+  process.stderr.write(`bench:kernels: ${message}\nusage: npm run bench:kernels [-- --json FILE] [--threads N] [--quick]\n`);
+  process.exit(2);
+}
+
+function parseArgs(argv: string[]): Options {
+  const opts: Options = { json: null, threads: 0, quick: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--json') {
+      const f = argv[++i];
+      if (!f) usage('--json needs a file name');
+      opts.json = resolve(f);
+    } else if (a === '--threads') {
+      const n = Number(argv[++i]);
+      if (!Number.isInteger(n) || n < 1 || n > 1024) usage('--threads needs an integer in [1, 1024]');
+      opts.threads = n;
+    } else if (a === '--quick') {
+      opts.quick = true;
+    } else {
+      usage(`unknown argument '${a}'`);
+    }
+  }
+  return opts;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inputs
+
+/** `n` bf16 values: a random 1 Mi-value block repeated (memcpy speed for GiB-sized pools). */
+function tiledBf16(n: number, seed: number): Uint16Array {
+  const block = toHalfBits('bf16', randomUniform(Math.min(n, 1 << 20), seed));
+  const out = new Uint16Array(n);
+  out.set(block.subarray(0, Math.min(n, block.length)));
+  for (let filled = block.length; filled < n; filled *= 2) out.copyWithin(filled, 0, Math.min(filled, n - filled));
+  return out;
+}
+
+/** Fisher–Yates permutation of [0, n) from a seed: pages scattered as in a long-running pool. */
+function shuffledPages(n: number, seed: number): Int32Array {
+  const p = new Int32Array(n);
+  for (let i = 0; i < n; i++) p[i] = i;
+  const r = randomUniform(n, seed);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(((r[i]! + 1) / 2) * (i + 1));
+    const t = p[i]!;
+    p[i] = p[j]!;
+    p[j] = t;
+  }
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timing plan and formatting
+
+/** Budget: no case is started when one run is expected to take longer than this. */
+const MAX_SECONDS_PER_RUN = 30;
+/** The naive reference is timed only where one run is expected within this. */
+const MAX_REFERENCE_SECONDS = 12;
+
+/**
+ * Repetitions from the expected seconds per run: small cases ≥ 30 samples and ≥ 1 s (DESIGN.md
+ * method); big ones fewer (3; 2 over 3 s; 1 over 8 s) so that the whole run stays within minutes.
+ */
+function timingFor(expectedSec: number): Required<TimingOptions> {
+  if (expectedSec <= 0.03) return { warmup: 2, minReps: 30, maxReps: 10000, minTimeMs: 1000, maxTimeMs: 3000 };
+  if (expectedSec <= 0.4) return { warmup: 1, minReps: 5, maxReps: 10000, minTimeMs: 1000, maxTimeMs: 4000 };
+  const reps = expectedSec > 8 ? 1 : expectedSec > 3 ? 2 : 3;
+  return { warmup: expectedSec > 2 ? 0 : 1, minReps: reps, maxReps: reps, minTimeMs: 0, maxTimeMs: expectedSec * (reps + 1) * 1000 };
+}
+
+const fmtTime = (ns: number): string =>
+  ns >= 1e9 ? `${(ns / 1e9).toFixed(2)} s` : ns >= 1e6 ? `${(ns / 1e6).toFixed(ns >= 1e8 ? 0 : 2)} ms` : `${(ns / 1e3).toFixed(1)} µs`;
+const fmtRate = (x: number): string => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+const fmtPct = (f: number | null): string => (f === null ? '-' : `${(f * 100).toFixed(f < 0.1 ? 1 : 0)}%`);
+const fmtSi = (x: number, unit: string): string =>
+  x >= 1e12 ? `${(x / 1e12).toFixed(2)} T${unit}` : x >= 1e9 ? `${(x / 1e9).toFixed(1)} G${unit}` : `${(x / 1e6).toFixed(1)} M${unit}`;
+const fmtErr = (e: number | null): string => (e === null ? '-' : e.toExponential(1));
+const kLabel = (n: number): string => (n % 1024 === 0 ? `${n / 1024}k` : String(n));
+
+function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let m = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x === y) continue; // includes -inf = -inf (fully masked rows)
+    m = Math.max(m, Math.abs(x - y));
+  }
+  return m;
+}
+
+function log(msg: string): void {
+  process.stderr.write(`[bench:kernels] ${msg}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The run
+
+interface Row {
+  label: string;
+  dtype: string;
+  kernel?: KernelCase;
+  kernelSkip?: string;
+  reference?: KernelCase;
+  referenceSkip?: string;
+  peer?: PeerCase;
+  peerSkip?: string;
+}
+
+async function main(): Promise<void> {
+  const opts = parseArgs(process.argv.slice(2));
+  const started = Date.now();
+  log(`measuring peaks on ${opts.threads || cpuFeatures().logicalCores} threads ...`);
+  const environment = await measureEnvironment({ threads: opts.threads, peaksDurationMs: 2000 });
+  const { threads } = environment;
+  const peaks = environment.peaks!;
+  const cases: KernelCase[] = [];
+  const peers: PeerCase[] = [];
+  const skipped: SkippedFigure[] = [];
+  const notes: string[] = [];
+  const rows: Row[] = [];
+
+  const loadAtStart = loadavg()[0]!;
+  const ortLoad = await loadOrtPeer(threads);
+  const ort: OrtPeer | null = ortLoad.ok ? ortLoad.peer : null;
+  if (!ortLoad.ok) notes.push(`onnxruntime peer unavailable: ${ortLoad.reason}`);
+  notes.push(CAUSAL_NOTE);
+  notes.push(DECODE_NOTE);
+
+  // Best rate seen per (kernel, dtype), FLOP/s: predicts the next, bigger case's time.
+  const rateSeen = new Map<string, number>();
+  const expectSec = (key: string, flops: number): number | null => {
+    const r = rateSeen.get(key);
+    return r ? flops / r : null;
+  };
+  const sawRate = (key: string, flops: number, ns: number): void => {
+    rateSeen.set(key, Math.max(rateSeen.get(key) ?? 0, flops / (ns * 1e-9)));
+  };
+
+  // ---- flash forward -------------------------------------------------------------------------
+  const H = 8;
+  const seqLens = opts.quick ? [1024] : [1024, 4096, 16384];
+  const maxN = Math.max(...seqLens);
+  log('generating inputs ...');
+  const qAll = randomUniform(maxN * H * 128, 1);
+  const kAll = randomUniform(maxN * H * 128, 2);
+  const vAll = randomUniform(maxN * H * 128, 3);
+  for (const n of seqLens) {
+    for (const d of [64, 128]) {
+      for (const causal of [false, true]) {
+        const shape: CaseShape = { batchSize: 1, numHeads: H, numKvHeads: H, headDim: d, seqLenQ: n, seqLenK: n, causal, slidingWindow: null };
+        const checkN = Math.min(n, 256);
+        const checkShape: CaseShape = { ...shape, seqLenQ: checkN, seqLenK: checkN };
+        const flops = attentionFlops(shape);
+        const label = `flash N=${kLabel(n)} D=${d}${causal ? ' causal' : ''}`;
+        const f32 = { q: qAll.subarray(0, n * H * d), k: kAll.subarray(0, n * H * d), v: vAll.subarray(0, n * H * d) };
+        const c32 = { q: qAll.subarray(0, checkN * H * d), k: kAll.subarray(0, checkN * H * d), v: vAll.subarray(0, checkN * H * d) };
+        const geometry = { batch: 1, numHeads: H, numKvHeads: H, headDim: d, causal, threads };
+
+        // Reference: once per shape (fp64 math, dtype-independent speed), shown on both rows.
+        const checkArgs: FlashForwardArgs = { ...geometry, ...c32, dtype: 'fp32', seqLenQ: checkN, seqLenK: checkN };
+        const tRef0 = process.hrtime.bigint();
+        const ref32 = await referenceAttention(checkArgs);
+        sawRate('reference', attentionFlops(checkShape), Number(process.hrtime.bigint() - tRef0));
+        let reference: KernelCase | undefined;
+        let referenceSkip: string | undefined;
+        const refBytes = n * n * 8;
+        const refSec = expectSec('reference', flops)!;
+        if (refBytes > 1 << 30) {
+          referenceSkip = `S would be ${fmtSi(refBytes, 'B')} fp64 per head and one run ~${refSec.toFixed(0)} s`;
+        } else if (refSec > MAX_REFERENCE_SECONDS) {
+          referenceSkip = `~${refSec.toFixed(0)} s per run (naive fp64, one thread, ${fmtRate(rateSeen.get('reference')! / 1e9)} GFLOP/s)`;
+        } else {
+          log(`${label}: naive reference (~${refSec.toFixed(1)} s) ...`);
+          const samples: number[] = [];
+          const reps = refSec > 2 ? 1 : 3;
+          for (let i = 0; i < reps; i++) {
+            const t0 = process.hrtime.bigint();
+            await referenceAttention({ ...geometry, ...f32, dtype: 'fp32', seqLenQ: n, seqLenK: n });
+            samples.push(Number(process.hrtime.bigint() - t0));
+          }
+          reference = summarizeCase({ kernel: 'reference', backend: 'cpu', shape, dtype: 'fp32', maxAbsErr: 0, lseMaxAbsErr: 0 }, samples, peaks);
+          sawRate('reference', flops, reference.medianNs);
+          cases.push(reference);
+        }
+        if (referenceSkip) skipped.push({ what: 'reference', kernel: 'reference', shape, dtype: 'fp32', reason: referenceSkip });
+
+        for (const dtype of ['fp32', 'bf16'] as const) {
+          const row: Row = { label, dtype, reference, referenceSkip };
+          rows.push(row);
+          const key = `flash_fwd/${dtype}`;
+          const data = dtype === 'fp32' ? f32 : { q: toHalfBits('bf16', f32.q), k: toHalfBits('bf16', f32.k), v: toHalfBits('bf16', f32.v) };
+          const check = dtype === 'fp32' ? c32 : { q: toHalfBits('bf16', c32.q), k: toHalfBits('bf16', c32.k), v: toHalfBits('bf16', c32.v) };
+          // Reference of the bf16 check: the same rounded inputs, so only the kernel's error shows.
+          const refOut = dtype === 'fp32' ? ref32 : await referenceAttention({ ...checkArgs, ...check, dtype });
+          const tCheck0 = process.hrtime.bigint();
+          const out = await flashForward({ ...geometry, ...check, dtype, seqLenQ: checkN, seqLenK: checkN });
+          sawRate(key, attentionFlops(checkShape), Number(process.hrtime.bigint() - tCheck0));
+          const maxAbsErr = maxAbsDiff(out.o, refOut.o);
+          const lseMaxAbsErr = maxAbsDiff(out.lse, refOut.lse);
+          const est = expectSec(key, flops)!;
+          if (est > MAX_SECONDS_PER_RUN) {
+            row.kernelSkip = `~${est.toFixed(0)} s per run at ${fmtRate(rateSeen.get(key)! / 1e9)} GFLOP/s (limit ${MAX_SECONDS_PER_RUN} s)`;
+            skipped.push({ what: 'kernel', kernel: 'flash_fwd', shape, dtype, reason: row.kernelSkip });
+          } else {
+            log(`${label} ${dtype} (~${est.toFixed(2)} s per run) ...`);
+            const timing = await timeFlashForward({ ...geometry, ...data, dtype, seqLenQ: n, seqLenK: n }, timingFor(est));
+            row.kernel = summarizeCase({ kernel: 'flash_fwd', backend: 'cpu', shape, dtype, maxAbsErr, lseMaxAbsErr, checkShape }, timing.samplesNs, peaks);
+            sawRate(key, flops, row.kernel.medianNs);
+            cases.push(row.kernel);
+          }
+
+          if (dtype !== 'fp32') {
+            row.peerSkip = 'fp32 only (onnxruntime CPU MultiHeadAttention has no bf16 kernel)';
+            continue;
+          }
+          if (!ort) {
+            row.peerSkip = ortLoad.ok ? 'unavailable' : ortLoad.reason;
+            continue;
+          }
+          const mha = { batch: 1, seqLenQ: n, seqLenK: n, numHeads: H, headDim: d, causal };
+          const peerKey = `onnxruntime/${causal ? 'causal' : 'full'}`;
+          const peerOut = await ort.run({ ...mha, seqLenQ: checkN, seqLenK: checkN }, c32);
+          const predicted = expectSec(peerKey, flops);
+          if (predicted !== null && predicted > MAX_SECONDS_PER_RUN) {
+            row.peerSkip = `~${predicted.toFixed(0)} s per run at the ${fmtRate(rateSeen.get(peerKey)! / 1e9)} GFLOP/s it reached on the previous shape (limit ${MAX_SECONDS_PER_RUN} s)`;
+            skipped.push({ what: 'peer', kernel: 'flash_fwd', shape, dtype, reason: row.peerSkip });
+            continue;
+          }
+          // The first full-size run is the warm-up, and the only sample when it is slow.
+          const tPeer0 = process.hrtime.bigint();
+          await ort.run(mha, f32);
+          const firstNs = Number(process.hrtime.bigint() - tPeer0);
+          sawRate(peerKey, flops, firstNs);
+          log(`${label} onnxruntime (~${(firstNs / 1e9).toFixed(2)} s per run) ...`);
+          const samples = firstNs > 8e9 ? [firstNs] : await ort.time(mha, f32, { ...timingFor(firstNs / 1e9), warmup: 0 });
+          sawRate(peerKey, flops, sampleStats(samples).medianNs);
+          const st = sampleStats(samples);
+          const ceiling = ceilingFor('flash_fwd', 'fp32', peaks);
+          row.peer = {
+            peer: ort.name,
+            op: 'com.microsoft.MultiHeadAttention',
+            shape,
+            dtype: 'fp32',
+            samplesNs: samples,
+            ...st,
+            flops,
+            gflops: flops / st.medianNs,
+            fractionOfPeak: ceiling ? (flops / st.medianNs) * 1e9 / ceiling.value : null,
+            maxAbsErr: maxAbsDiff(peerOut, ref32.o),
+            checkShape,
+            ...(causal ? { note: 'masked blocks are not skipped' } : {}),
+          };
+          peers.push(row.peer);
+        }
+      }
+    }
+  }
+
+  // ---- paged decode --------------------------------------------------------------------------
+  const DH = 32;
+  const DHKV = 8;
+  const DD = 128;
+  const PAGE = 16;
+  const contexts = opts.quick ? [4096] : [4096, 32768];
+  for (const batch of [1, 16]) {
+    for (const ctx of contexts) {
+      const shape: CaseShape = { batchSize: batch, numHeads: DH, numKvHeads: DHKV, headDim: DD, seqLenQ: 1, seqLenK: ctx, causal: false, slidingWindow: null, pageSize: PAGE };
+      const label = `decode B=${batch} ctx=${kLabel(ctx)} p${PAGE}`;
+      const row: Row = { label, dtype: 'bf16/bf16', peerSkip: 'see note: no decode peer' };
+      rows.push(row);
+      const pagesPerSeq = ctx / PAGE;
+      const numPages = batch * pagesPerSeq;
+      const slot = PAGE * DHKV * DD;
+      log(`${label}: filling ${fmtSi(2 * numPages * slot * 2, 'B')} of bf16 pages ...`);
+      const kPages = tiledBf16(numPages * slot, 11 + batch);
+      const vPages = tiledBf16(numPages * slot, 13 + batch);
+      const blockTable = shuffledPages(numPages, 17 + ctx);
+      const contextLens = new Int32Array(batch).fill(ctx);
+      const q = toHalfBits('bf16', randomUniform(batch * DH * DD, 19));
+      const args: PagedDecodeArgs = {
+        q, kPages, vPages, blockTable, contextLens, dtype: 'bf16', kvDtype: 'bf16',
+        batch, numHeads: DH, numKvHeads: DHKV, headDim: DD, numPages, pageSize: PAGE, maxPagesPerSeq: pagesPerSeq, threads,
+      };
+      // Check on a reduced shape: 2 sequences of an odd length over the first pages.
+      const checkCtx = 1003;
+      const checkBatch = Math.min(batch, 2);
+      const checkArgs: PagedDecodeArgs = {
+        ...args,
+        q: q.subarray(0, checkBatch * DH * DD),
+        batch: checkBatch,
+        blockTable: blockTable.subarray(0, checkBatch * pagesPerSeq),
+        contextLens: new Int32Array(checkBatch).fill(checkCtx),
+      };
+      const checkShape: CaseShape = { ...shape, batchSize: checkBatch, seqLenK: checkCtx };
+      const ref = await referencePagedDecode(checkArgs);
+      const tCheck0 = process.hrtime.bigint();
+      const out = await pagedDecode(checkArgs);
+      sawRate('paged_decode', attentionFlops(checkShape), Number(process.hrtime.bigint() - tCheck0));
+      const maxAbsErr = maxAbsDiff(out.o, ref.o);
+      const lseMaxAbsErr = maxAbsDiff(out.lse, ref.lse);
+      const flops = attentionFlops(shape);
+      const est = expectSec('paged_decode', flops)!;
+      if (est > MAX_SECONDS_PER_RUN) {
+        row.kernelSkip = `~${est.toFixed(0)} s per run at ${fmtRate(rateSeen.get('paged_decode')! / 1e9)} GFLOP/s (limit ${MAX_SECONDS_PER_RUN} s)`;
+        skipped.push({ what: 'kernel', kernel: 'paged_decode', shape, dtype: 'bf16', reason: row.kernelSkip });
+      } else {
+        log(`${label} (~${est < 0.01 ? est.toExponential(1) : est.toFixed(2)} s per run) ...`);
+        const timing = await timePagedDecode(args, timingFor(est));
+        row.kernel = summarizeCase({ kernel: 'paged_decode', backend: 'cpu', shape, dtype: 'bf16', kvDtype: 'bf16', maxAbsErr, lseMaxAbsErr, checkShape }, timing.samplesNs, peaks);
+        sawRate('paged_decode', flops, row.kernel.medianNs);
+        cases.push(row.kernel);
+      }
+
+      // Naive reference: gathers every sequence's K/V in fp64, one thread.
+      const t0 = process.hrtime.bigint();
+      await referencePagedDecode(checkArgs);
+      const refRate = attentionFlops(checkShape) / (Number(process.hrtime.bigint() - t0) * 1e-9);
+      const refSec = attentionFlops(shape) / refRate;
+      const gatherBytes = 2 * ctx * DHKV * DD * 8;
+      if (refSec > MAX_REFERENCE_SECONDS) {
+        row.referenceSkip = `~${refSec.toFixed(0)} s per run (naive fp64, one thread)`;
+      } else if (gatherBytes > 1 << 30) {
+        row.referenceSkip = `would gather ${fmtSi(gatherBytes, 'B')} of fp64 K/V per sequence`;
+      } else {
+        log(`${label}: naive reference (~${refSec.toFixed(1)} s) ...`);
+        const samples: number[] = [];
+        for (let i = 0; i < (refSec > 2 ? 1 : 3); i++) {
+          const t1 = process.hrtime.bigint();
+          await referencePagedDecode(args);
+          samples.push(Number(process.hrtime.bigint() - t1));
+        }
+        row.reference = summarizeCase({ kernel: 'reference', backend: 'cpu', shape, dtype: 'bf16', kvDtype: 'bf16', maxAbsErr: 0, lseMaxAbsErr: 0 }, samples, peaks);
+        cases.push(row.reference);
+      }
+      if (row.referenceSkip) skipped.push({ what: 'reference', kernel: 'reference', shape, dtype: 'bf16', reason: row.referenceSkip });
+      skipped.push({ what: 'peer', kernel: 'paged_decode', shape, dtype: 'bf16', reason: DECODE_NOTE });
+    }
+  }
+  await ort?.close();
+  const loadAtEnd = loadavg()[0]!;
+  notes.push(
+    `load average (1 min) ${loadAtStart.toFixed(1)} at start, ${loadAtEnd.toFixed(1)} at end, on ${environment.cpuCores} CPUs` +
+      (Math.max(loadAtStart, loadAtEnd) > 0.5 * environment.cpuCores + 1
+        ? ': other processes competed for the CPUs, so times are longer than on an idle machine (the peaks count only CPU time each thread got; the cases count wall time)'
+        : ''),
+  );
+
+  printReport(environment, rows, notes);
+  const result: KernelBenchResult = {
+    schema: RUN_SCHEMA_VERSION,
+    tool: `${TOOL_NAME} ${TOOL_VERSION}`,
+    createdAt: new Date(started).toISOString(),
+    name: 'bench:kernels',
+    environment,
+    cases,
+    peers,
+    skipped,
+    notes,
+    status: 'ok',
+    wallSeconds: (Date.now() - started) / 1000,
+  };
+  console.log(`\nwall time ${result.wallSeconds.toFixed(0)} s`);
+  if (opts.json) {
+    writeFileAtomic(opts.json, JSON.stringify(result, null, 1) + '\n');
+    log(`wrote ${opts.json}`);
+  }
+}
+
+/** Achieved FLOP/s over the FLOP ceiling of the case's dtype (decode too: how far from compute-bound). */
+function flopFraction(k: KernelCase, peaks: NonNullable<Environment['peaks']>): number | null {
+  const c = ceilingFor('flash_fwd', k.dtype === 'bf16' || k.dtype === 'fp16' ? k.dtype : 'fp32', peaks);
+  return c ? (k.gflops * 1e9) / c.value : null;
+}
+
+function printReport(env: Environment, rows: Row[], notes: string[]): void {
+  const p = env.peaks ?? {};
+  const n = p.notes ?? {};
+  const peakLine = (name: string, v: number | undefined, unit: string, note: string | undefined) =>
+    `  ${name.padEnd(22)} ${v ? fmtSi(v, unit).padStart(13) : 'unavailable'.padStart(13)}  ${v ? note ?? '' : (note ?? '').replace(/^unavailable: /, '')}`;
+  console.log(`\nAttnScope kernel benchmark — ${env.cpuModel}, ${env.cpuCores} CPUs, ${env.threads} threads, kernels' SIMD path: ${env.simd}`);
+  console.log(`CPU features: ${env.cpuFeatures.join(' ')}`);
+  console.log('Peaks measured in this run (SI units):');
+  console.log(peakLine('fp32 FMA', p.fp32FlopsPerSec, 'FLOP/s', n.fp32FlopsPerSec));
+  console.log(peakLine('bf16 AVX512-BF16', p.avx512Bf16FlopsPerSec, 'FLOP/s', n.avx512Bf16FlopsPerSec));
+  console.log(peakLine('bf16 AMX', p.bf16AmxFlopsPerSec, 'FLOP/s', n.bf16AmxFlopsPerSec));
+  console.log(peakLine('DRAM read', p.readBytesPerSec, 'B/s', n.readBytesPerSec));
+  const bf16Ceiling = ceilingFor('flash_fwd', 'bf16', p);
+  console.log(`%peak: fp32 vs the fp32 FMA peak; bf16 vs the ${bf16Ceiling?.name ?? '(none)'}; decode %BW vs DRAM read.`);
+  console.log('ref = naive fp64 reference (one thread) at the same shape; ORT = onnxruntime MultiHeadAttention fp32, same threads; x = ORT time / ours.\n');
+  const head = ['case', 'dtype', 'median', 'GFLOP/s', '%peak', 'GB/s', '%BW', 'ref', 'ref GF/s', 'ORT', 'ORT GF/s', 'x ORT', 'max|err|'];
+  const widths = [26, 9, 9, 8, 6, 7, 6, 9, 8, 9, 8, 6, 8];
+  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' ');
+  console.log(line(head));
+  const bw = p.readBytesPerSec ?? null;
+  const footnotes: string[] = [];
+  const mark = (text: string) => {
+    footnotes.push(text);
+    return `[${footnotes.length}]`;
+  };
+  for (const r of rows) {
+    const k = r.kernel;
+    const cells = [
+      r.label,
+      r.dtype,
+      k ? fmtTime(k.medianNs) : r.kernelSkip ? `skip${mark(`${r.label} ${r.dtype}: ${r.kernelSkip}`)}` : '-',
+      k ? fmtRate(k.gflops) : '-',
+      k ? fmtPct(flopFraction(k, p)) : '-',
+      k ? fmtRate(k.gbps) : '-',
+      k && bw ? fmtPct((k.gbps * 1e9) / bw) : '-',
+      r.reference ? fmtTime(r.reference.medianNs) : r.referenceSkip ? `skip${mark(`${r.label} reference: ${r.referenceSkip}`)}` : '-',
+      r.reference ? fmtRate(r.reference.gflops) : '-',
+      r.peer ? fmtTime(r.peer.medianNs) : r.peerSkip && r.dtype === 'fp32' ? `n/a${mark(`${r.label} onnxruntime: ${r.peerSkip}`)}` : '-',
+      r.peer ? fmtRate(r.peer.gflops) : '-',
+      r.peer && k ? `${(r.peer.medianNs / k.medianNs).toFixed(2)}` : '-',
+      k ? fmtErr(k.maxAbsErr) : '-',
+    ];
+    console.log(line(cells));
+  }
+  if (footnotes.length) console.log('');
+  footnotes.forEach((f, i) => console.log(`[${i + 1}] ${f}`));
+  console.log('');
+  for (const note of notes) console.log(`note: ${note}`);
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`bench:kernels: ${(e as Error).stack ?? String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,195 @@
+/**
+ * The `attnscope` CLI as a user meets it: the built dist/runner.js in a child process.
+ * Bad input must give exit 2, one line `file:line:col: message`, and no output file.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { createInterface } from 'node:readline';
+
+const root = join(__dirname, '..', '..');
+const runner = join(root, 'dist', 'runner.js');
+const llamaConfig = join(root, 'examples', 'llama-3.1-8b', 'config.json');
+
+function cli(args: string[], input?: string) {
+  const r = spawnSync(process.execPath, [runner, ...args], { encoding: 'utf8', input, timeout: 120_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function tmp(name: string, text: string): { dir: string; file: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'attnscope-cli-'));
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return { dir, file };
+}
+
+/** A small real-shaped model so that bench runs in seconds: 4 query heads, 2 KV heads, head_dim 64. */
+const TINY_CONFIG = JSON.stringify({
+  model_type: 'llama',
+  hidden_size: 256,
+  num_attention_heads: 4,
+  num_key_value_heads: 2,
+  num_hidden_layers: 2,
+  intermediate_size: 512,
+  vocab_size: 1000,
+  max_position_embeddings: 4096,
+  torch_dtype: 'float32',
+});
+
+test('estimate --json on Llama-3.1-8B gives 131,072 KV bytes per token', () => {
+  // 32 layers × 8 KV heads × 128 head_dim × 2 (K and V) × 2 bytes (bf16) = 131,072
+  const r = cli(['estimate', llamaConfig, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const est = JSON.parse(r.stdout);
+  assert.equal(est.kvBytesPerToken, 131072);
+  assert.equal(est.model.numKvHeads, 8);
+  assert.equal(est.model.attention, 'gqa');
+});
+
+test('estimate prints a readable breakdown', () => {
+  const r = cli(['estimate', join(root, 'examples', 'llama-3.1-8b.attn.yaml')]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /KV per token\s+128 KiB/);
+  assert.match(r.stdout, /page\s+2 MiB for all layers/);
+});
+
+test('malformed JSON: exit 2, file:line:col of the syntax error, no --json output', () => {
+  // Line 3 is `  "hidden_size": 4096,,`: the first comma is column 22, the stray second one column 23.
+  const { dir, file } = tmp('config.json', '{\n  "model_type": "llama",\n  "hidden_size": 4096,,\n  "num_attention_heads": 32\n}\n');
+  const out = join(dir, 'run.json');
+  const r = cli(['bench', file, '--quick', '--json', out]);
+  assert.equal(r.code, 2);
+  const lines = r.stderr.trim().split('\n');
+  assert.equal(lines.length, 1, r.stderr);
+  assert.match(lines[0]!, new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3:23: `));
+  assert.equal(existsSync(out), false);
+});
+
+test('missing required field: exit 2 naming the field', () => {
+  const { file } = tmp('config.json', JSON.stringify({ model_type: 'llama', hidden_size: 4096, num_hidden_layers: 32, vocab_size: 32000 }, null, 2));
+  const r = cli(['estimate', file, '--json']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /:\d+:\d+: .*num_attention_heads/);
+  assert.equal(r.stdout, '');
+});
+
+test('wrong type in a profile: exit 2 at the value', () => {
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const profile = join(dir, 'p.attn.yaml');
+  // line 3 is "  page_size: sixteen"; the value starts at column 14
+  writeFileSync(profile, 'model: ./config.json\nkv_cache:\n  page_size: sixteen\n');
+  const r = cli(['estimate', profile]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /p\.attn\.yaml:3:14: .*page_size/);
+});
+
+test('unknown key: a warning with "did you mean", and the command still succeeds', () => {
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const profile = join(dir, 'p.attn.yaml');
+  writeFileSync(profile, 'model: ./config.json\nkv_cache:\n  page_sise: 16\n');
+  const r = cli(['estimate', profile, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /p\.attn\.yaml:3:3: warning: .*page_sise.*page_size/);
+  assert.ok(JSON.parse(r.stdout).kvBytesPerToken > 0);
+});
+
+test('a model path that does not exist: exit 2 at the model value', () => {
+  const { file } = tmp('p.attn.yaml', 'dtype: bf16\nmodel: ./nowhere/config.json\n');
+  const r = cli(['estimate', file]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /p\.attn\.yaml:2:8: .*nowhere/);
+});
+
+test('a file that does not exist: exit 2', () => {
+  const r = cli(['estimate', '/no/such/config.json']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /^\/no\/such\/config\.json:1:1: no such file/);
+});
+
+test('an encoder is refused by bench with the reason', () => {
+  const { file } = tmp('config.json', JSON.stringify({ model_type: 'bert', architectures: ['BertForMaskedLM'], hidden_size: 768, num_attention_heads: 12, num_hidden_layers: 12, intermediate_size: 3072, vocab_size: 30522, max_position_embeddings: 512 }));
+  const r = cli(['bench', file, '--quick']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /encoder/);
+});
+
+test('unknown command and bad flag: exit 2 with usage', () => {
+  assert.equal(cli(['frobnicate']).code, 2);
+  const r = cli(['bench', llamaConfig, '--backend', 'tpu']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /--backend must be auto, cpu or cuda/);
+});
+
+test('bench --quick on a small fp32 model: both kernels timed, errors within 1e-4, JSON written atomically', () => {
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const file = join(dir, 'tiny.attn.yaml');
+  writeFileSync(file, 'model: ./config.json\ndtype: fp32\nprefill: { seq_lens: [200] }\ndecode: { batch_sizes: [3], context_lens: [333] }\n');
+  const out = join(dir, 'runs', 'run.json');
+  const r = cli(['bench', file, '--quick', '--json', out]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /flash_fwd/);
+  assert.match(r.stdout, /paged_decode/);
+  const run = JSON.parse(readFileSync(out, 'utf8'));
+  assert.equal(run.schema, 1);
+  assert.equal(run.status, 'ok');
+  const kernels = new Set(run.cases.map((c: { kernel: string }) => c.kernel));
+  assert.deepEqual([...kernels].sort(), ['flash_fwd', 'paged_decode']);
+  for (const c of run.cases) {
+    assert.equal(c.dtype, 'fp32');
+    assert.ok(c.maxAbsErr <= 1e-4, `${c.kernel} max |err| ${c.maxAbsErr}`);
+    assert.ok(c.samplesNs.length >= 1);
+    assert.ok(c.p10Ns <= c.medianNs && c.medianNs <= c.p90Ns);
+    assert.equal(c.shape.numHeads, 4);
+    assert.equal(c.shape.numKvHeads, 2);
+    assert.equal(c.shape.headDim, 64);
+  }
+  assert.ok(run.environment.cpuCores >= 1);
+});
+
+test('events mode: a resolved profile on stdin gives NDJSON progress, cases and done', async () => {
+  const { dir, file } = tmp('config.json', TINY_CONFIG);
+  const est = cli(['estimate', file, '--json']);
+  assert.equal(est.code, 0);
+  // The profile the extension would send: take it from a --json run of the same file.
+  const runFile = join(dir, 'r.json');
+  assert.equal(cli(['bench', file, '--quick', '--json', runFile]).code, 0);
+  const profile = JSON.parse(readFileSync(runFile, 'utf8')).profile;
+  const r = cli(['bench', '-', '--events', '--quick'], JSON.stringify(profile));
+  assert.equal(r.code, 0, r.stderr);
+  const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  assert.ok(events.some((e) => e.type === 'progress'));
+  assert.equal(events.filter((e) => e.type === 'case').length, events.at(-1).run.cases.length);
+  assert.equal(events.at(-1).type, 'done');
+  assert.equal(events.at(-1).run.status, 'ok');
+});
+
+test('events mode: garbage on stdin is bad input (exit 2)', () => {
+  const r = cli(['bench', '-', '--events'], '{"model": 1');
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /^<stdin>:1:1: stdin is not JSON/);
+});
+
+test('SIGTERM cancels a run: done with status cancelled, exit 130', async () => {
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  copyFileSync(llamaConfig, join(dir, 'llama.config.json'));
+  const child = spawn(process.execPath, [runner, 'bench', join(dir, 'llama.config.json'), '--events'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const events: Array<{ type: string; run?: { status: string } }> = [];
+  let signalled = false;
+  for await (const line of createInterface({ input: child.stdout })) {
+    const e = JSON.parse(line);
+    events.push(e);
+    // Cancel once the first kernel is running (the signal, not a sleep, drives the test).
+    if (!signalled && e.type === 'progress' && e.done >= 1) {
+      signalled = true;
+      child.kill('SIGTERM');
+    }
+  }
+  const code = await new Promise<number | null>((res) => child.on('close', (c) => res(c)));
+  assert.equal(code, 130);
+  const done = events.at(-1)!;
+  assert.equal(done.type, 'done');
+  assert.equal(done.run!.status, 'cancelled');
+});

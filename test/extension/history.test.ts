@@ -1,0 +1,67 @@
+/** Run history (extension/history.ts) and export (extension/exportRun.ts) on a temp folder. */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import type { RunResult } from '../../core/protocol/run';
+import { runToCsv } from '../../extension/exportRun';
+import { listRuns, loadRun, partialRun, runId, saveRun } from '../../extension/history';
+
+const run = JSON.parse(readFileSync(join(__dirname, '..', 'webview', 'fixtures', 'run.json'), 'utf8')) as RunResult;
+
+describe('run history', () => {
+  it('names runs <yyyymmdd-hhmmss>-<name> in UTC, without the profile extension', () => {
+    assert.equal(runId('2026-11-29T13:40:12.345Z', 'llama-3.1-8b.attn.yaml'), '20261129-134012-llama-3.1-8b.attn');
+    assert.equal(runId('2026-01-02T03:04:05Z', '../evil name/config.json'), '20260102-030405-evil_name_config');
+  });
+
+  it('saves atomically (no temp file left), lists newest first, loads back equal', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'attnscope-history-'));
+    const older = { ...run, createdAt: '2026-11-29T10:00:00.000Z' };
+    const idA = await saveRun(join(dir, 'runs'), older);
+    const idB = await saveRun(join(dir, 'runs'), run);
+    const idC = await saveRun(join(dir, 'runs'), run); // same second: gets a suffix, does not overwrite
+    assert.deepEqual([idA, idB, idC], ['20261129-100000-llama-3.1-8b.attn', '20261129-134012-llama-3.1-8b.attn', '20261129-134012-2-llama-3.1-8b.attn']);
+    assert.deepEqual(readdirSync(join(dir, 'runs')).sort(), [`${idA}.json`, `${idB}.json`, `${idC}.json`].sort());
+    writeFileSync(join(dir, 'runs', 'notes.json'), '{"not":"a run"}');
+    const { runs, skipped } = await listRuns(join(dir, 'runs'));
+    assert.deepEqual(runs.map((r) => r.id), [idC, idB, idA]);
+    assert.deepEqual(runs[0], { id: idC, name: run.name, createdAt: run.createdAt, status: 'ok', cases: 7 });
+    assert.deepEqual(skipped, ['notes.json']);
+    assert.deepEqual(await loadRun(join(dir, 'runs'), idB), run);
+  });
+
+  it('refuses ids that are not run ids (no path traversal)', async () => {
+    await assert.rejects(loadRun('/tmp', '../../etc/passwd'), RangeError);
+  });
+
+  it('an empty or missing folder lists nothing', async () => {
+    assert.deepEqual(await listRuns(join(tmpdir(), 'attnscope-does-not-exist')), { runs: [], skipped: [] });
+  });
+
+  it('a partial run keeps the cases received and says why it ended', () => {
+    const p = partialRun({ name: 'x.attn.yaml', toolVersion: '0.1.0', profile: run.profile, estimate: run.estimate, cases: run.cases.slice(0, 2), status: 'failed', error: 'runner ended without a result (exit code 134)' });
+    assert.equal(p.schema, 1);
+    assert.equal(p.status, 'failed');
+    assert.equal(p.cases.length, 2);
+    assert.equal(p.error, 'runner ended without a result (exit code 134)');
+    assert.equal(p.tool, 'attnscope 0.1.0');
+  });
+});
+
+describe('CSV export', () => {
+  it('one header and one row per case, values as measured', () => {
+    const lines = runToCsv(run).trimEnd().split('\n');
+    assert.equal(lines.length, 1 + run.cases.length);
+    const header = lines[0]!.split(',');
+    const row = lines[1]!.split(',');
+    const get = (name: string): string => row[header.indexOf(name)]!;
+    assert.equal(get('kernel'), 'flash_fwd');
+    assert.equal(get('seq_len_q'), '512');
+    assert.equal(get('median_ns'), String(run.cases[0]!.medianNs));
+    assert.equal(get('samples'), '30');
+    assert.equal(get('kv_dtype'), '', 'prefill has no separate KV dtype');
+    assert.equal(lines[4]!.split(',')[header.indexOf('page_size')], '16');
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * The runner child process (extension/runnerProcess.ts) against the fake runner: events in
+ * order, cancel through SIGTERM (graceful `done` cancelled) and SIGKILL (runner ignores
+ * SIGTERM), a crash reported with its last stderr lines, a bad-input error with its position.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import type { RunResult } from '../../core/protocol/run';
+import type { RunnerEvent } from '../../core/protocol/runner';
+import { parseEvent, RunnerProcess, runnerLaunch, type RunnerOutcome } from '../../extension/runnerProcess';
+
+const FAKE = join(__dirname, 'fixtures', 'fake-runner.mjs');
+const recorded = JSON.parse(readFileSync(join(__dirname, '..', 'webview', 'fixtures', 'run.json'), 'utf8')) as RunResult;
+const profile = recorded.profile;
+
+function start(mode: string, onEvent: (e: RunnerEvent, proc: RunnerProcess) => void = () => undefined) {
+  const events: RunnerEvent[] = [];
+  const logs: string[] = [];
+  const launch = { ...runnerLaunch(FAKE, process.execPath, { quick: true, backend: 'cpu' }), env: { ...process.env, FAKE_RUNNER_MODE: mode } };
+  let proc: RunnerProcess;
+  proc = new RunnerProcess(launch, profile, {
+    onEvent: (e) => {
+      events.push(e);
+      onEvent(e, proc);
+    },
+    onLog: (l) => logs.push(l),
+  });
+  return { proc, events, logs, done: proc.done };
+}
+
+describe('runner child process', () => {
+  it('builds the command line: node runner.js bench - --events, backend only when not auto, quick', () => {
+    assert.deepEqual(runnerLaunch('/x/dist/runner.js', '/usr/bin/node', { quick: true, backend: 'cuda' }), {
+      command: '/usr/bin/node',
+      args: ['/x/dist/runner.js', 'bench', '-', '--events', '--backend', 'cuda', '--quick'],
+    });
+    assert.deepEqual(runnerLaunch('/opt/attnscope', 'node', { quick: false, backend: 'auto' }), {
+      command: '/opt/attnscope',
+      args: ['bench', '-', '--events'],
+    });
+  });
+
+  it('parses only RunnerEvent lines', () => {
+    assert.deepEqual(parseEvent('{"type":"progress","done":1,"total":2,"message":"m"}'), { type: 'progress', done: 1, total: 2, message: 'm' });
+    assert.equal(parseEvent('{"type":"other"}'), null);
+    assert.equal(parseEvent('progress 1/2'), null);
+    assert.equal(parseEvent('42'), null);
+  });
+
+  it('streams progress, cases and pool samples, and returns the done run', async () => {
+    const { events, logs, done } = start('ok');
+    const out = await done;
+    assert.equal(out.exitCode, 0);
+    assert.equal(out.cancelled, false);
+    assert.equal(out.run?.status, 'ok');
+    assert.equal(events.filter((e) => e.type === 'case').length, recorded.cases.length);
+    assert.equal(events.filter((e) => e.type === 'poolSample').length, recorded.pool!.samples.length);
+    assert.deepEqual(events.filter((e) => e.type === 'progress').map((e) => (e as { done: number }).done), [0, 1, 2, 3, 4, 5, 6, 7]);
+    assert.equal(events.at(-1)?.type, 'done');
+    // The profile went in on stdin, the flags on the command line.
+    assert.ok(logs.includes('fake-runner model: llama'), logs.join('\n'));
+    assert.ok(logs.includes('fake-runner argv: bench - --events --backend cpu --quick'), logs.join('\n'));
+  });
+
+  it('cancel: SIGTERM lets the runner record a cancelled run', async () => {
+    const { done } = start('slow', (e, proc) => e.type === 'case' && proc.cancel(500));
+    const out: RunnerOutcome = await done;
+    assert.equal(out.cancelled, true);
+    assert.equal(out.signal, null, 'the runner exited by itself');
+    assert.equal(out.exitCode, 0);
+    assert.equal(out.run?.status, 'cancelled');
+    assert.equal(out.run?.cases.length, 1);
+  });
+
+  it('cancel: a runner that ignores SIGTERM is killed', async () => {
+    const { done } = start('stubborn', (e, proc) => e.type === 'case' && proc.cancel(300));
+    const out = await done;
+    assert.equal(out.cancelled, true);
+    assert.equal(out.signal, 'SIGKILL');
+    assert.equal(out.run, null);
+  });
+
+  it('a crash ends without a run and keeps the last stderr lines', async () => {
+    const out = await start('crash').done;
+    assert.equal(out.exitCode, 134);
+    assert.equal(out.run, null);
+    assert.equal(out.cancelled, false);
+    assert.equal(out.logTail.at(-1), 'Segmentation fault in attnscope_native.node (forced by FAKE_RUNNER_MODE=crash)');
+  });
+
+  it('bad input: the error event with file:line:col', async () => {
+    const out = await start('badinput').done;
+    assert.equal(out.exitCode, 2);
+    assert.equal(out.error, '/work/examples/llama-3.1-8b.attn.yaml:4:24: kv_cache.page_size must be a power of two');
+  });
+
+  it('a runner that cannot start is reported, not thrown', async () => {
+    const proc = new RunnerProcess({ command: '/nonexistent/attnscope', args: [] }, profile, { onEvent: () => undefined, onLog: () => undefined });
+    const out = await proc.done;
+    assert.equal(out.run, null);
+    assert.match(out.error ?? '', /could not start \/nonexistent\/attnscope: .*ENOENT/);
+  });
+});

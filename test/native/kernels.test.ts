@@ -1,0 +1,520 @@
+// CPU attention kernels against the fp64 reference (and, where a value can be known without
+// any kernel, against that value) on every SIMD path this machine runs.
+import { strict as assert } from 'node:assert';
+import { describe, it } from 'node:test';
+
+import {
+  type AttnDType,
+  type FlashForwardArgs,
+  type PagedDecodeArgs,
+  type SimdPath,
+  cpuInfo,
+  flashForward,
+  fromHalfBits,
+  pagedDecode,
+  referenceAttention,
+  referencePagedDecode,
+  timeFlashForward,
+  timePagedDecode,
+  toHalfBits,
+} from '../../native/kernels';
+
+/** Deterministic uniform values in [lo, hi) (mulberry32). */
+function uniform(n: number, seed: number, lo = -1, hi = 1): Float32Array {
+  let s = seed >>> 0;
+  const out = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    out[i] = lo + ((((t ^ (t >>> 14)) >>> 0) / 4294967296) * (hi - lo));
+  }
+  return out;
+}
+
+function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  assert.equal(a.length, b.length);
+  let m = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!, y = b[i]!;
+    if (x === y) continue; // also -inf === -inf
+    const d = Math.abs(x - y);
+    if (!(d <= m)) m = d; // NaN propagates as NaN
+  }
+  return m;
+}
+
+function encode(dtype: AttnDType, values: Float32Array): Float32Array | Uint16Array {
+  return dtype === 'fp32' ? values : toHalfBits(dtype, values);
+}
+
+// fp32 kernels against an fp64 reference on data in [-1, 1]: the error is fp32 rounding of
+// sums of up to a few hundred terms, far below 2e-5; a wrong mask or a lost rescale is > 1e-2.
+const FP32_TOL = 2e-5;
+// fp16 / bf16: the reference reads the same rounded inputs, so what remains is the kernel's own
+// rounding; bf16 paths may round P to bf16 before P·V (as flash-attn does), an error below one
+// bf16 ulp of |V| <= 1 (2^-8). fp16 inputs are computed in fp32 throughout.
+const HALF_TOL: Record<AttnDType, number> = { fp32: FP32_TOL, fp16: 1e-4, bf16: 2 ** -8 };
+
+interface FlashCase {
+  name: string;
+  batch: number;
+  seqLenQ: number;
+  seqLenK: number;
+  numHeads: number;
+  numKvHeads: number;
+  headDim: number;
+  causal: boolean;
+  window?: number;
+}
+
+// Odd sizes (not multiples of any tile), D in {64, 80, 128}, H / H_kv in {1, 4, 8}.
+const FLASH_CASES: FlashCase[] = [
+  { name: 'MHA, not causal, N=77', batch: 2, seqLenQ: 77, seqLenK: 77, numHeads: 4, numKvHeads: 4, headDim: 64, causal: false },
+  { name: 'MQA H/H_kv=8, causal, D=80, N=130', batch: 1, seqLenQ: 130, seqLenK: 130, numHeads: 8, numKvHeads: 1, headDim: 80, causal: true },
+  { name: 'GQA H/H_kv=4, causal, N_q=33 < N_k=150, D=128', batch: 2, seqLenQ: 33, seqLenK: 150, numHeads: 8, numKvHeads: 2, headDim: 128, causal: true },
+  { name: 'GQA, not causal, N_q=70 > N_k=45', batch: 1, seqLenQ: 70, seqLenK: 45, numHeads: 4, numKvHeads: 1, headDim: 64, causal: false },
+  { name: 'sliding window 37, causal, D=80', batch: 1, seqLenQ: 200, seqLenK: 200, numHeads: 8, numKvHeads: 8, headDim: 80, causal: true, window: 37 },
+  { name: 'sliding window 16, not causal, N_q < N_k', batch: 1, seqLenQ: 50, seqLenK: 90, numHeads: 2, numKvHeads: 1, headDim: 64, causal: false, window: 16 },
+  { name: 'one query over 300 keys (decode shape), causal', batch: 1, seqLenQ: 1, seqLenK: 300, numHeads: 4, numKvHeads: 1, headDim: 128, causal: true },
+];
+
+function flashArgs(c: FlashCase, dtype: AttnDType, simd: SimdPath, seed: number): FlashForwardArgs {
+  const qn = c.batch * c.seqLenQ * c.numHeads * c.headDim;
+  const kn = c.batch * c.seqLenK * c.numKvHeads * c.headDim;
+  return {
+    ...c,
+    dtype,
+    simd,
+    q: encode(dtype, uniform(qn, seed)),
+    k: encode(dtype, uniform(kn, seed + 1)),
+    v: encode(dtype, uniform(kn, seed + 2)),
+  };
+}
+
+async function assertMatchesReference(args: FlashForwardArgs, tol: number): Promise<void> {
+  const [got, want] = await Promise.all([flashForward(args), referenceAttention(args)]);
+  const errO = maxAbsDiff(got.o, want.o);
+  const errLse = maxAbsDiff(got.lse, want.lse);
+  assert.ok(errO <= tol, `max |O - O_ref| = ${errO} > ${tol}`);
+  assert.ok(errLse <= tol * 4, `max |lse - lse_ref| = ${errLse} > ${tol * 4}`);
+}
+
+// Pages of a pool given out in a scattered order, as an allocator does after some churn.
+function scatteredPages(numPages: number, seed: number): number[] {
+  const order = Array.from({ length: numPages }, (_, i) => i);
+  const r = uniform(numPages, seed, 0, 1);
+  for (let i = numPages - 1; i > 0; i--) {
+    const j = Math.floor(r[i]! * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return order;
+}
+
+interface PagedSetup {
+  args: PagedDecodeArgs;
+  /** Each sequence's K and V as contiguous [len, H_kv, D] fp32 (what was written to pages). */
+  contiguousK: Float32Array[];
+  contiguousV: Float32Array[];
+}
+
+/**
+ * Builds a pool whose every unfilled slot and unused page holds poison (NaN, then 1e30 in
+ * alternating pages): a kernel reading one of them gives NaN or a huge error.
+ */
+function pagedSetup(opts: {
+  contextLens: number[];
+  numHeads: number;
+  numKvHeads: number;
+  headDim: number;
+  pageSize: number;
+  numPages: number;
+  kvDtype: AttnDType;
+  simd: SimdPath;
+  seed: number;
+  partitionTokens?: number;
+}): PagedSetup {
+  const { contextLens, numHeads, numKvHeads, headDim, pageSize, numPages, seed } = opts;
+  const batch = contextLens.length;
+  const row = numKvHeads * headDim;
+  const maxPagesPerSeq = Math.max(1, ...contextLens.map((l) => Math.ceil(l / pageSize))) + 1;
+  const kPool = new Float32Array(numPages * pageSize * row);
+  const vPool = new Float32Array(numPages * pageSize * row);
+  for (let p = 0; p < numPages; p++) {
+    kPool.fill(p % 2 === 0 ? Number.NaN : 1e30, p * pageSize * row, (p + 1) * pageSize * row);
+    vPool.fill(p % 2 === 0 ? 1e30 : Number.NaN, p * pageSize * row, (p + 1) * pageSize * row);
+  }
+  const order = scatteredPages(numPages, seed);
+  // Unused block-table entries point at a poisoned page that no sequence owns.
+  const blockTable = new Int32Array(batch * maxPagesPerSeq).fill(order[numPages - 1]!);
+  const contiguousK: Float32Array[] = [];
+  const contiguousV: Float32Array[] = [];
+  let next = 0;
+  contextLens.forEach((len, b) => {
+    const k = uniform(len * row, seed + 10 + b);
+    const v = uniform(len * row, seed + 20 + b);
+    contiguousK.push(k);
+    contiguousV.push(v);
+    for (let t = 0; t < len; t++) {
+      if (t % pageSize === 0) blockTable[b * maxPagesPerSeq + t / pageSize] = order[next++]!;
+      const page = blockTable[b * maxPagesPerSeq + Math.floor(t / pageSize)]!;
+      const at = (page * pageSize + (t % pageSize)) * row;
+      kPool.set(k.subarray(t * row, (t + 1) * row), at);
+      vPool.set(v.subarray(t * row, (t + 1) * row), at);
+    }
+  });
+  assert.ok(next < numPages, 'test pool too small');
+  const qDtype: AttnDType = opts.kvDtype === 'fp32' ? 'fp32' : opts.kvDtype;
+  return {
+    args: {
+      q: encode(qDtype, uniform(batch * numHeads * headDim, seed + 99)),
+      kPages: encode(opts.kvDtype, kPool),
+      vPages: encode(opts.kvDtype, vPool),
+      blockTable,
+      contextLens: Int32Array.from(contextLens),
+      dtype: qDtype,
+      kvDtype: opts.kvDtype,
+      batch,
+      numHeads,
+      numKvHeads,
+      headDim,
+      numPages,
+      pageSize,
+      maxPagesPerSeq,
+      simd: opts.simd,
+      ...(opts.partitionTokens === undefined ? {} : { partitionTokens: opts.partitionTokens }),
+    },
+    contiguousK,
+    contiguousV,
+  };
+}
+
+/** The reference over each sequence's contiguous K/V (no pages involved): an independent check. */
+async function contiguousReference(s: PagedSetup, b: number): Promise<{ o: Float64Array; lse: Float64Array }> {
+  const { numHeads, numKvHeads, headDim, kvDtype } = s.args;
+  const dtype = kvDtype ?? 'fp32';
+  const len = s.args.contextLens[b]!;
+  const q = s.args.q.subarray(b * numHeads * headDim, (b + 1) * numHeads * headDim);
+  return referenceAttention({
+    q,
+    k: encode(dtype, s.contiguousK[b]!),
+    v: encode(dtype, s.contiguousV[b]!),
+    dtype,
+    batch: 1,
+    seqLenQ: 1,
+    seqLenK: len,
+    numHeads,
+    numKvHeads,
+    headDim,
+  } as FlashForwardArgs);
+}
+
+const paths = cpuInfo().simdPaths;
+
+describe('cpuInfo', () => {
+  it('names the CPU, its cores and at least the portable path', () => {
+    const info = cpuInfo();
+    assert.ok(info.model.length > 0);
+    assert.ok(info.cores >= 1);
+    assert.equal(info.simdPaths[0], 'scalar');
+    assert.ok(info.simdPaths.includes(info.simd));
+  });
+});
+
+for (const simd of paths) {
+  describe(`flashForward [${simd}]`, () => {
+    for (const c of FLASH_CASES) {
+      it(`fp32 ${c.name}`, async () => {
+        await assertMatchesReference(flashArgs(c, 'fp32', simd, 1000), FP32_TOL);
+      });
+    }
+
+    for (const dtype of ['fp16', 'bf16'] as const) {
+      it(`${dtype} GQA causal and sliding window, tolerance of ${dtype} rounding`, async () => {
+        await assertMatchesReference(flashArgs(FLASH_CASES[2]!, dtype, simd, 2000), HALF_TOL[dtype]);
+        await assertMatchesReference(flashArgs(FLASH_CASES[4]!, dtype, simd, 3000), HALF_TOL[dtype]);
+      });
+    }
+
+    it('fully masked rows (N_q > N_k, causal) give O = 0 and lse = -inf', async () => {
+      // Bottom-right alignment: query i sees keys j <= i + 40 - 150, so queries 0..109 see none.
+      const c: FlashCase = { name: '', batch: 1, seqLenQ: 150, seqLenK: 40, numHeads: 4, numKvHeads: 1, headDim: 64, causal: true };
+      const args = flashArgs(c, 'fp32', simd, 4000);
+      const got = await flashForward(args);
+      for (let h = 0; h < 4; h++) {
+        for (let i = 0; i < 150; i++) {
+          const lse = got.lse[h * 150 + i]!;
+          const row = got.o.subarray((i * 4 + h) * 64, (i * 4 + h + 1) * 64);
+          if (i < 110) {
+            assert.equal(lse, -Infinity, `lse of masked query ${i}, head ${h}`);
+            assert.ok(row.every((x) => x === 0), `O of masked query ${i}, head ${h}`);
+          } else {
+            assert.ok(Number.isFinite(lse), `lse of query ${i}, head ${h}`);
+          }
+        }
+      }
+      await assertMatchesReference(args, FP32_TOL);
+    });
+
+    it('a causal decode query (N_q = 1) sees every key, not only key 0 (bottom-right alignment)', async () => {
+      // q = 0 makes every score 0, so O is the mean of V over all keys and lse = ln(N_k);
+      // top-left alignment would give O = V[0] and lse = 0.
+      const n = 300, d = 64;
+      const v = uniform(n * d, 77);
+      const got = await flashForward({
+        q: new Float32Array(d), k: uniform(n * d, 78), v, batch: 1, seqLenQ: 1, seqLenK: n,
+        numHeads: 1, numKvHeads: 1, headDim: d, causal: true, simd,
+      });
+      const mean = new Float64Array(d);
+      for (let j = 0; j < n; j++) for (let x = 0; x < d; x++) mean[x]! += v[j * d + x]! / n;
+      assert.ok(maxAbsDiff(got.o, mean) < 1e-6);
+      assert.ok(Math.abs(got.lse[0]! - Math.log(n)) < 1e-5);
+    });
+
+    it('running sum past fp16 range: 70000 equal scores give lse = ln(70000), O = mean(V)', async () => {
+      // A sum l kept in fp16 overflows at 65504 (O = 0 or NaN); fp32 keeps it exact enough.
+      const n = 70000, d = 64;
+      const v = uniform(n * d, 79);
+      const got = await flashForward({
+        q: new Float32Array(d), k: uniform(n * d, 80), v, batch: 1, seqLenQ: 1, seqLenK: n,
+        numHeads: 1, numKvHeads: 1, headDim: d, simd,
+      });
+      const mean = new Float64Array(d);
+      for (let j = 0; j < n; j++) for (let x = 0; x < d; x++) mean[x]! += v[j * d + x]! / n;
+      assert.ok(maxAbsDiff(got.o, mean) < 1e-5, `O vs mean(V): ${maxAbsDiff(got.o, mean)}`);
+      assert.ok(Math.abs(got.lse[0]! - Math.log(n)) < 1e-4, `lse ${got.lse[0]} vs ${Math.log(n)}`);
+    });
+
+    it('scores beyond fp16 range (|s| ~ 1e5): running max in fp32', async () => {
+      // softmaxScale 2000 makes scores up to ~1e5; a max kept in fp16 overflows to inf (NaN out).
+      const c: FlashCase = { name: '', batch: 1, seqLenQ: 20, seqLenK: 90, numHeads: 2, numKvHeads: 1, headDim: 64, causal: true };
+      const args = { ...flashArgs(c, 'fp32', simd, 5000), softmaxScale: 2000 };
+      const [got, want] = await Promise.all([flashForward(args), referenceAttention(args)]);
+      assert.ok(maxAbsDiff(got.o, want.o) < 1e-4);
+      for (let i = 0; i < got.lse.length; i++) {
+        assert.ok(Math.abs(got.lse[i]! - want.lse[i]!) <= 1e-6 * Math.abs(want.lse[i]!) + 1e-3);
+      }
+    });
+
+    it('GQA: heads read the K/V head of their group, and V (not K) is what is averaged', async () => {
+      // H = 8, H_kv = 2: heads 0..3 use KV head 0 (V = 1), heads 4..7 use KV head 1 (V = 2).
+      // K differs from V, so a kernel that used K as V would not give exactly 1 and 2.
+      const n = 45, d = 80;
+      const v = new Float32Array(n * 2 * d);
+      for (let j = 0; j < n; j++) {
+        v.fill(1, (j * 2) * d, (j * 2 + 1) * d);
+        v.fill(2, (j * 2 + 1) * d, (j * 2 + 2) * d);
+      }
+      const got = await flashForward({
+        q: uniform(3 * 8 * d, 81), k: uniform(n * 2 * d, 82), v, batch: 1, seqLenQ: 3, seqLenK: n,
+        numHeads: 8, numKvHeads: 2, headDim: d, causal: true, simd,
+      });
+      for (let i = 0; i < 3; i++) {
+        for (let h = 0; h < 8; h++) {
+          const row = got.o.subarray((i * 8 + h) * d, (i * 8 + h + 1) * d);
+          const want = h < 4 ? 1 : 2;
+          assert.ok(row.every((x) => Math.abs(x - want) < 1e-6), `query ${i} head ${h}: ${row[0]} != ${want}`);
+        }
+      }
+    });
+  });
+
+  describe(`pagedDecode [${simd}]`, () => {
+    it('scattered pages, partial last pages, poison in unfilled slots and unused pages', async () => {
+      const s = pagedSetup({
+        contextLens: [1, 37, 300, 16], numHeads: 8, numKvHeads: 2, headDim: 128, pageSize: 16,
+        numPages: 64, kvDtype: 'fp32', simd, seed: 6000,
+      });
+      const [got, want] = await Promise.all([pagedDecode(s.args), referencePagedDecode(s.args)]);
+      assert.ok(maxAbsDiff(got.o, want.o) <= FP32_TOL, `O error ${maxAbsDiff(got.o, want.o)}`);
+      assert.ok(maxAbsDiff(got.lse, want.lse) <= FP32_TOL * 4);
+      for (let b = 0; b < 4; b++) {
+        const ref = await contiguousReference(s, b);
+        const o = got.o.subarray(b * 8 * 128, (b + 1) * 8 * 128);
+        assert.ok(maxAbsDiff(o, ref.o) <= FP32_TOL, `sequence ${b} vs contiguous reference`);
+      }
+    });
+
+    it('split-K partitions merged through lse give the same result for any partition size', async () => {
+      for (const partitionTokens of [16, 48, 256, 4096]) {
+        const s = pagedSetup({
+          contextLens: [700, 333], numHeads: 4, numKvHeads: 4, headDim: 64, pageSize: 16,
+          numPages: 80, kvDtype: 'fp32', simd, seed: 7000, partitionTokens,
+        });
+        const [got, want] = await Promise.all([pagedDecode(s.args), referencePagedDecode(s.args)]);
+        assert.ok(maxAbsDiff(got.o, want.o) <= FP32_TOL, `partitionTokens ${partitionTokens}`);
+        assert.ok(maxAbsDiff(got.lse, want.lse) <= FP32_TOL * 4, `lse, partitionTokens ${partitionTokens}`);
+      }
+    });
+
+    it('pages reused after a free: the stale K/V left in them is never read', async () => {
+      // Sequence A fills pages 3, 9, 5 (48 tokens) and is freed; B reuses 9 and 5 for 20
+      // tokens, so slots 4..15 of page 5 still hold A's keys. B must equal the reference over
+      // B's own 20 tokens, computed without pages.
+      const numHeads = 4, numKvHeads = 2, headDim = 64, pageSize = 16, numPages = 12;
+      const row = numKvHeads * headDim;
+      const kPool = new Float32Array(numPages * pageSize * row);
+      const vPool = new Float32Array(numPages * pageSize * row);
+      const aK = uniform(48 * row, 8001, 5, 9); // A's keys: large, so reading one changes O
+      const aV = uniform(48 * row, 8002, 50, 90);
+      [3, 9, 5].forEach((page, i) => {
+        kPool.set(aK.subarray(i * 16 * row, (i + 1) * 16 * row), page * pageSize * row);
+        vPool.set(aV.subarray(i * 16 * row, (i + 1) * 16 * row), page * pageSize * row);
+      });
+      const bK = uniform(20 * row, 8003);
+      const bV = uniform(20 * row, 8004);
+      [9, 5].forEach((page, i) => {
+        const n = Math.min(16, 20 - i * 16);
+        kPool.set(bK.subarray(i * 16 * row, (i * 16 + n) * row), page * pageSize * row);
+        vPool.set(bV.subarray(i * 16 * row, (i * 16 + n) * row), page * pageSize * row);
+      });
+      const q = uniform(numHeads * headDim, 8005, 0, 1);
+      const got = await pagedDecode({
+        q, kPages: kPool, vPages: vPool, blockTable: Int32Array.from([9, 5, 3]), contextLens: Int32Array.from([20]),
+        batch: 1, numHeads, numKvHeads, headDim, numPages, pageSize, maxPagesPerSeq: 3, simd,
+      });
+      const want = await referenceAttention({
+        q, k: bK, v: bV, batch: 1, seqLenQ: 1, seqLenK: 20, numHeads, numKvHeads, headDim,
+      });
+      assert.ok(maxAbsDiff(got.o, want.o) <= FP32_TOL, `O error ${maxAbsDiff(got.o, want.o)}`);
+      assert.ok(maxAbsDiff(got.lse, want.lse) <= FP32_TOL * 4);
+    });
+
+    it('a sequence with context 0 gives O = 0 and lse = -inf', async () => {
+      const s = pagedSetup({
+        contextLens: [0, 5], numHeads: 2, numKvHeads: 1, headDim: 64, pageSize: 8,
+        numPages: 4, kvDtype: 'fp32', simd, seed: 9000,
+      });
+      const got = await pagedDecode(s.args);
+      assert.equal(got.lse[0], -Infinity);
+      assert.equal(got.lse[1], -Infinity);
+      assert.ok(got.o.subarray(0, 128).every((x) => x === 0));
+      assert.ok(Number.isFinite(got.lse[2]!));
+    });
+
+    for (const kvDtype of ['bf16', 'fp16'] as const) {
+      it(`${kvDtype} page pools, GQA H/H_kv = 8, long context split`, async () => {
+        const s = pagedSetup({
+          contextLens: [1500, 77], numHeads: 8, numKvHeads: 1, headDim: 128, pageSize: 16,
+          numPages: 110, kvDtype, simd, seed: 10000,
+        });
+        const [got, want] = await Promise.all([pagedDecode(s.args), referencePagedDecode(s.args)]);
+        assert.ok(maxAbsDiff(got.o, want.o) <= HALF_TOL[kvDtype], `O error ${maxAbsDiff(got.o, want.o)}`);
+        assert.ok(maxAbsDiff(got.lse, want.lse) <= HALF_TOL[kvDtype] * 4);
+      });
+    }
+  });
+}
+
+describe('argument checks', () => {
+  const base: FlashForwardArgs = {
+    q: new Float32Array(2 * 4 * 8), k: new Float32Array(2 * 2 * 8), v: new Float32Array(2 * 2 * 8),
+    batch: 1, seqLenQ: 2, seqLenK: 2, numHeads: 4, numKvHeads: 2, headDim: 8,
+  };
+  const cases: [string, Partial<Record<keyof FlashForwardArgs, unknown>>, ErrorConstructor, RegExp][] = [
+    ['q of the wrong type', { q: new Float64Array(64) }, TypeError, /^TypeError: q must be a Float32Array/],
+    ['q of the wrong length', { q: new Float32Array(63) }, RangeError, /q has 63 elements/],
+    ['bf16 dtype with fp32 arrays', { dtype: 'bf16' }, TypeError, /q must be a Uint16Array for dtype bf16/],
+    ['numHeads not a multiple of numKvHeads', { numHeads: 3, q: new Float32Array(48) }, RangeError, /numHeads \(3\) must be a multiple of numKvHeads \(2\)/],
+    ['headDim 0', { headDim: 0 }, RangeError, /headDim must be an integer/],
+    ['headDim a string', { headDim: '8' }, TypeError, /headDim must be a number/],
+    ['negative window', { window: -1 }, RangeError, /window must be an integer/],
+    ['unknown simd path', { simd: 'sse9' }, RangeError, /simd must be one of/],
+    ['causal not a boolean', { causal: 1 }, TypeError, /causal must be a boolean/],
+    ['softmaxScale 0', { softmaxScale: 0 }, RangeError, /softmaxScale/],
+  ];
+  for (const [name, patch, type, message] of cases) {
+    it(`flashForward: ${name}`, async () => {
+      await assert.rejects(flashForward({ ...base, ...patch } as FlashForwardArgs), (e: Error) => {
+        assert.ok(e instanceof type, `${e.name}: ${e.message}`);
+        assert.match(`${e.name}: ${e.message}`, message);
+        return true;
+      });
+    });
+  }
+
+  const paged = (): PagedDecodeArgs => ({
+    q: new Float32Array(4 * 8), kPages: new Float32Array(3 * 4 * 2 * 8), vPages: new Float32Array(3 * 4 * 2 * 8),
+    blockTable: Int32Array.from([0, 2]), contextLens: Int32Array.from([6]),
+    batch: 1, numHeads: 4, numKvHeads: 2, headDim: 8, numPages: 3, pageSize: 4, maxPagesPerSeq: 2,
+  });
+  const pagedCases: [string, Partial<Record<keyof PagedDecodeArgs, unknown>>, ErrorConstructor, RegExp][] = [
+    ['page index past the pool', { blockTable: Int32Array.from([0, 3]) }, RangeError, /blockTable\[0\]\[1\] = 3 is outside the pool/],
+    ['negative page index', { blockTable: Int32Array.from([-1, 0]) }, RangeError, /blockTable\[0\]\[0\] = -1/],
+    ['context longer than its pages', { contextLens: Int32Array.from([9]) }, RangeError, /contextLens\[0\] = 9 is outside/],
+    ['block table of the wrong type', { blockTable: [0, 2] }, TypeError, /blockTable must be an Int32Array/],
+    ['kPages of the wrong length', { kPages: new Float32Array(10) }, RangeError, /kPages has 10 elements/],
+    ['partition not a multiple of the page', { partitionTokens: 6 }, RangeError, /partitionTokens \(6\) must be a multiple of pageSize \(4\)/],
+  ];
+  for (const [name, patch, type, message] of pagedCases) {
+    it(`pagedDecode: ${name}`, async () => {
+      await assert.rejects(pagedDecode({ ...paged(), ...patch } as PagedDecodeArgs), (e: Error) => {
+        assert.ok(e instanceof type, `${e.name}: ${e.message}`);
+        assert.match(e.message, message);
+        return true;
+      });
+    });
+  }
+  it('a page index past the pool is fine when it lies beyond the context (never read)', async () => {
+    const got = await pagedDecode({ ...paged(), blockTable: Int32Array.from([0, 99]), contextLens: Int32Array.from([4]) });
+    assert.ok(got.lse.every((x) => Number.isFinite(x)));
+  });
+  it('timing: maxReps below minReps', async () => {
+    await assert.rejects(timeFlashForward(base, { minReps: 5, maxReps: 2 }), /RangeError: timing.maxReps \(2\) must be >= timing.minReps \(5\)/);
+  });
+  it('toHalfBits: unknown dtype and wrong array type', () => {
+    assert.throws(() => toHalfBits('fp8' as 'fp16', new Float32Array(1)), /RangeError: dtype must be 'fp16' or 'bf16'/);
+    assert.throws(() => toHalfBits('bf16', [1] as unknown as Float32Array), /TypeError: values must be a Float32Array/);
+  });
+});
+
+describe('timing loop', () => {
+  const args: FlashForwardArgs = {
+    q: uniform(64 * 2 * 64, 1), k: uniform(64 * 2 * 64, 2), v: uniform(64 * 2 * 64, 3),
+    batch: 1, seqLenQ: 64, seqLenK: 64, numHeads: 2, numKvHeads: 2, headDim: 64,
+  };
+  it('stops at minReps once minTimeMs has passed', async () => {
+    const t = await timeFlashForward(args, { warmup: 1, minReps: 3, maxReps: 100, minTimeMs: 0 });
+    assert.equal(t.samplesNs.length, 3);
+    assert.ok(t.samplesNs.every((x) => Number.isInteger(x) && x > 0));
+  });
+  it('stops at maxReps before minTimeMs', async () => {
+    const t = await timeFlashForward(args, { warmup: 0, minReps: 1, maxReps: 4, minTimeMs: 1e9, maxTimeMs: 1e9 });
+    assert.equal(t.samplesNs.length, 4);
+  });
+  it('times paged decode too', async () => {
+    const s = pagedSetup({
+      contextLens: [100], numHeads: 2, numKvHeads: 1, headDim: 64, pageSize: 16, numPages: 8,
+      kvDtype: 'fp32', simd: 'auto', seed: 1, partitionTokens: 32,
+    });
+    const t = await timePagedDecode(s.args, { warmup: 0, minReps: 2, maxReps: 2, minTimeMs: 0 });
+    assert.equal(t.samplesNs.length, 2);
+  });
+  it('runs off the JS thread: the event loop turns while a kernel runs', async () => {
+    let turned = false;
+    const running = timeFlashForward(args, { warmup: 0, minReps: 1, maxReps: 1000, minTimeMs: 150 });
+    setImmediate(() => {
+      turned = true;
+    });
+    await running;
+    assert.ok(turned, 'setImmediate did not run while the kernel was timing for 150 ms');
+  });
+});
+
+describe('fp16 / bf16 bit patterns', () => {
+  it('rounds to nearest even with the standard encodings', () => {
+    // IEEE 754 binary16: 1 = 0x3c00, 65504 = 0x7bff (max), 65520 rounds to inf 0x7c00,
+    // 2^-24 = 0x0001 (smallest subnormal), 1/3 = 0x3555, -2 = 0xc000.
+    assert.deepEqual(
+      [...toHalfBits('fp16', Float32Array.from([1, 65504, 65520, 2 ** -24, 1 / 3, -2]))],
+      [0x3c00, 0x7bff, 0x7c00, 0x0001, 0x3555, 0xc000],
+    );
+    // bfloat16 = the top 16 bits of fp32, rounded: 1 = 0x3f80, pi = 0x4049 (3.140625),
+    // 1 + 2^-8 is halfway between 0x3f80 and 0x3f81 and goes to the even 0x3f80.
+    assert.deepEqual([...toHalfBits('bf16', Float32Array.from([1, Math.PI, 1 + 2 ** -8]))], [0x3f80, 0x4049, 0x3f80]);
+    assert.deepEqual([...fromHalfBits('fp16', Uint16Array.from([0x3c00, 0x0001, 0xfc00]))], [1, 2 ** -24, -Infinity]);
+    assert.deepEqual([...fromHalfBits('bf16', Uint16Array.from([0x4049]))], [3.140625]);
+    assert.ok(Number.isNaN(fromHalfBits('fp16', toHalfBits('fp16', Float32Array.from([Number.NaN])))[0]));
+  });
+});

@@ -1,0 +1,147 @@
+// Machine-peak microbenchmarks: features against the kernel's own view (/proc/cpuinfo), peaks
+// against bounds that follow from the hardware's structure rather than from fixed figures, so
+// the tests hold on any CPU and under load (every bound has a wide margin on the side that
+// preemption can push a measurement towards, and a tight one on the side it cannot).
+import { strict as assert } from 'node:assert';
+import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { describe, it } from 'node:test';
+
+import {
+  cpuFeatures,
+  measureAmxBf16Peak,
+  measureAvx512Bf16Peak,
+  measureCoreClockHz,
+  measureFp32FmaPeak,
+  measurePeaks,
+  measureReadBandwidth,
+} from '../../native/peaks';
+
+const X86_NAMES = ['avx2', 'fma', 'avx512f', 'avx512bw', 'avx512vl', 'avx512_bf16', 'avx512_fp16', 'amx_tile', 'amx_bf16', 'amx_int8'];
+
+function procCpuinfoFlags(): Set<string> | null {
+  if (!existsSync('/proc/cpuinfo')) return null;
+  const line = readFileSync('/proc/cpuinfo', 'utf8').split('\n').find((l) => l.startsWith('flags'));
+  return line ? new Set(line.slice(line.indexOf(':') + 1).trim().split(/\s+/)) : null;
+}
+
+/** fp32 lanes of the loop's vector: zmm 16, ymm 8, NEON / portable 4. */
+function lanesOf(isa: string): number {
+  return isa === 'avx512' ? 16 : isa === 'avx2' ? 8 : 4;
+}
+
+describe('cpuFeatures', () => {
+  it('agrees with /proc/cpuinfo on every feature it reports', { skip: process.arch !== 'x64' || procCpuinfoFlags() === null }, () => {
+    const flags = procCpuinfoFlags()!;
+    const ours = new Set(cpuFeatures().names);
+    for (const name of X86_NAMES) {
+      assert.equal(ours.has(name), flags.has(name), `${name}: cpuFeatures says ${ours.has(name)}, /proc/cpuinfo says ${flags.has(name)}`);
+    }
+  });
+
+  it('counts the CPUs this process may use as Node does, and names the CPU', () => {
+    const f = cpuFeatures();
+    assert.equal(f.logicalCores, availableParallelism());
+    assert.ok(f.model.length > 0 && f.model !== 'unknown CPU', `model: ${f.model}`);
+    if (process.arch === 'x64') assert.match(f.vendor, /^(GenuineIntel|AuthenticAMD|HygonGenuine|CentaurHauls|  Shanghai  )$/);
+  });
+});
+
+describe('fp32 FMA peak', () => {
+  it('is within the FLOP per cycle one core can issue: one FMA pipe x 0.4 .. two pipes x 1.15', async () => {
+    // An x86-64 core issues at most two FMA per cycle on the loop's vectors (Zen 4/5, Sapphire
+    // Rapids) and at least one; arm64 cores at most four 128-bit FMA (Neoverse V2, Apple M).
+    // The clock is measured right before on one thread too, so turbo moves both; 1.15 covers
+    // turbo drift between the two, 0.4 preemption by other processes.
+    const hz = await measureCoreClockHz({ durationMs: 100 });
+    const one = await measureFp32FmaPeak({ threads: 1, durationMs: 150 });
+    assert.ok(one.available, one.reason);
+    const perCycle = one.value / hz;
+    const lanes = lanesOf(one.isa);
+    const pipes = one.isa === 'neon' ? 4 : 2;
+    assert.ok(perCycle <= lanes * 2 * pipes * 1.15, `${perCycle.toFixed(1)} FLOP/cycle > ${lanes * 2 * pipes} (${one.isa}, ${(hz / 1e9).toFixed(2)} GHz)`);
+    assert.ok(perCycle >= lanes * 2 * 0.4, `${perCycle.toFixed(1)} FLOP/cycle < 0.4 x ${lanes * 2} (${one.isa})`);
+  });
+
+  it('on all cores is at most cores x the one-core peak (threads that did not overlap are not summed)', async () => {
+    // No lower bound: on a shared machine other processes may hold every core but one.
+    const cores = availableParallelism();
+    const one = await measureFp32FmaPeak({ threads: 1, durationMs: 120 });
+    const all = await measureFp32FmaPeak({ durationMs: 200 });
+    assert.equal(all.threads, cores);
+    assert.ok(all.value <= cores * one.value * 1.25, `${all.value} > ${cores} x ${one.value}`);
+  });
+});
+
+describe('bf16 peaks', () => {
+  it('AVX512-BF16: at most 2 vdpbf16ps per cycle, and 0.4x to 2.3x the fp32 FMA peak', async (t) => {
+    // One thread each: a single thread finds a free core on a loaded machine far more often.
+    const bf16 = await measureAvx512Bf16Peak({ threads: 1, durationMs: 150 });
+    if (!cpuFeatures().names.includes('avx512_bf16')) {
+      assert.equal(bf16.available, false);
+      assert.match(bf16.reason, /avx512_bf16|x86-64/);
+      t.skip('no AVX512-BF16 on this CPU: checked that it says so');
+      return;
+    }
+    const fp32 = await measureFp32FmaPeak({ threads: 1, durationMs: 150 });
+    const hz = await measureCoreClockHz({ durationMs: 100 });
+    assert.ok(bf16.available && fp32.available);
+    // vdpbf16ps zmm: 16 lanes x 2 pairs x 2 FLOP = 64 FLOP; no core issues more than two per
+    // cycle (a loop whose chains the compiler merged would count 16x and fail here).
+    assert.ok(bf16.value / hz <= 128 * 1.15, `${(bf16.value / hz).toFixed(1)} FLOP/cycle > 128`);
+    const ratio = bf16.value / fp32.value;
+    assert.ok(ratio >= 0.4 && ratio <= 2.3, `bf16 / fp32 = ${ratio.toFixed(2)}`);
+  });
+
+  it('AMX: unavailable with the reason when CPUID lacks it, else above the fp32 FMA peak', async () => {
+    const amx = await measureAmxBf16Peak({ durationMs: 150 });
+    const names = cpuFeatures().names;
+    if (!names.includes('amx_bf16') || !names.includes('amx_tile')) {
+      assert.equal(amx.available, false);
+      assert.equal(amx.value, 0);
+      assert.match(amx.reason, /amx|AMX/);
+      return;
+    }
+    if (!amx.available) {
+      // The CPU has AMX; only the OS may refuse, and then it must say so.
+      assert.match(amx.reason, /OS|Linux|XCR0/);
+      return;
+    }
+    const fp32 = await measureFp32FmaPeak({ durationMs: 150 });
+    assert.ok(amx.value > fp32.value, `AMX ${amx.value} <= fp32 FMA ${fp32.value}`);
+  });
+});
+
+describe('read bandwidth', () => {
+  it('streams a DRAM-sized buffer slower than a cache-sized one, at a plausible rate', async () => {
+    const cores = availableParallelism();
+    // 2 MiB per thread stays in L2/L3 on every current server and laptop CPU.
+    const cached = await measureReadBandwidth({ durationMs: 100, bufferBytes: cores * 2 * 2 ** 20 });
+    const dram = await measureReadBandwidth({ durationMs: 400 });
+    assert.ok(cached.available && dram.available, `${cached.reason} ${dram.reason}`);
+    assert.match(dram.method, /(256|[3-9]\d\d|\d{4,}) MiB buffer/);
+    assert.ok(dram.value < cached.value, `DRAM ${dram.value} B/s >= cache ${cached.value} B/s`);
+    // Unit check: 0.5 GB/s (slower than any DRAM since DDR2) .. 5 TB/s (above any CPU socket).
+    assert.ok(dram.value > 5e8 && dram.value < 5e12, `${dram.value} B/s`);
+  });
+});
+
+describe('measurePeaks', () => {
+  it('fills Environment.peaks with every measured ceiling and a note for each of the four', async () => {
+    const peaks = await measurePeaks({ durationMs: 600 });
+    assert.ok(peaks.fp32FlopsPerSec! > 0);
+    assert.ok(peaks.readBytesPerSec! > 0);
+    const notes = peaks.notes!;
+    for (const key of ['fp32FlopsPerSec', 'avx512Bf16FlopsPerSec', 'bf16AmxFlopsPerSec', 'readBytesPerSec'] as const) {
+      assert.ok(notes[key], `note for ${key}`);
+      assert.equal(peaks[key] === undefined, notes[key]!.startsWith('unavailable: '), `${key}: ${notes[key]}`);
+    }
+  });
+
+  it('rejects bad options with the option named', async () => {
+    await assert.rejects(measurePeaks({ threads: -1 }), (e: unknown) => e instanceof RangeError && /threads/.test(e.message));
+    await assert.rejects(measurePeaks({ threads: 1.5 }), RangeError);
+    await assert.rejects(measurePeaks({ durationMs: '1s' as unknown as number }), (e: unknown) => e instanceof TypeError && /durationMs/.test(e.message));
+    assert.throws(() => measureReadBandwidth({ bufferBytes: -4096 }), (e: unknown) => e instanceof RangeError && /bufferBytes/.test(e.message));
+  });
+});

@@ -1,0 +1,287 @@
+// Serving simulation: hand-computed timelines (occupancy, waste, external fragmentation,
+// preemption, prefix hits), request accounting under random traces, workload generation,
+// trace errors with positions, and the summary table.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import fc from 'fast-check';
+import { readProfile } from '../../core/config/index';
+import type { Profile } from '../../core/config/types';
+import {
+  formatPoolSummary,
+  generateRequests,
+  parseTrace,
+  PoolConfigError,
+  readTrace,
+  simulatePool,
+  TraceError,
+  type SimulateOptions,
+  type TraceRequest,
+} from '../../runner/simulate/index';
+
+const EXAMPLES = resolve(import.meta.dirname, '../../examples');
+
+/** A profile over the shipped Llama-3.1-8B config with the given YAML sections. */
+function profile(yaml: string): Profile {
+  const file = join(EXAMPLES, 'test.attn.yaml');
+  const r = readProfile(`model: ./llama-3.1-8b/config.json\n${yaml}`, file, {
+    readFile: (p) => {
+      try {
+        return readFileSync(p, 'utf8');
+      } catch {
+        return null;
+      }
+    },
+  });
+  assert.ok(r.value, r.problems.map((p) => p.message).join('; '));
+  return r.value;
+}
+
+/** One simulated second per step, no watermark: timelines become hand-computable. */
+const UNIT_STEPS: SimulateOptions = { stepTime: { perStepS: 1, perTokenS: 0, perKvTokenS: 0 }, watermark: 0 };
+
+const req = (arrivalS: number, promptLen: number, outputLen: number, extra: Partial<TraceRequest> = {}): TraceRequest => ({
+  arrivalS,
+  promptLen,
+  outputLen,
+  ...extra,
+});
+
+test('occupancy and waste of a tiny trace equal the hand calculation', () => {
+  // 10 pages of 4 tokens. A: prompt 6, output 3; B: prompt 3, output 2; both at t = 0.
+  // step 1 (0–1 s): prefill A (6 tokens, 2 pages) and B (3 tokens, 1 page): 3 pages, 9 tokens; each emits a token.
+  // step 2 (1–2 s): A 7 tokens (2 pages), B 4 tokens (1 page): 3 pages, 11 tokens; B has its 2 tokens, frees.
+  // step 3 (2–3 s): A 8 tokens (2 pages): 2 pages, 8 tokens; A has its 3 tokens, frees.
+  // mean occupancy = (3 + 3 + 2) / (10 · 3) = 8/30; peak = 3/10;
+  // useful = (9 + 11 + 8) / ((3 + 3 + 2) · 4) = 28/32; throughput = 5 tokens / 3 s.
+  // Baseline max_model_len (16 slots each): reserved 32, 32, 16 -> useful 28/80.
+  // Baseline prompt + output (9 and 5 slots): reserved 14, 14, 9 -> useful 28/37.
+  const p = profile('kv_cache: { page_size: 4, num_pages: 10 }\nworkload: { max_model_len: 16 }\n');
+  const r = simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 6, 3), req(0, 3, 2)] });
+  const s = r.summary;
+  assert.equal(s.simulatedSeconds, 3);
+  assert.equal(s.meanOccupancy, 8 / 30);
+  assert.equal(s.peakOccupancy, 0.3);
+  assert.equal(s.usefulTokenFraction, 28 / 32);
+  assert.equal(s.meanInternalFragmentation, 4 / 32);
+  assert.equal(s.throughputTokensPerSec, 5 / 3);
+  assert.equal(s.meanConcurrency, 5 / 3);
+  assert.deepEqual([s.completed, s.rejected, s.preemptions], [2, 0, 0]);
+  const [maxLen, exact] = r.baselines;
+  assert.equal(maxLen.name, 'contiguous_max_model_len');
+  assert.equal(maxLen.usefulTokenFraction, 28 / 80);
+  assert.equal(maxLen.internalFragmentation, 52 / 80);
+  assert.equal(exact.name, 'contiguous_prompt_plus_output');
+  assert.equal(exact.usefulTokenFraction, 28 / 37);
+  assert.deepEqual(
+    r.samples.map((x) => [x.t, x.pagesUsed, x.tokens, x.running]),
+    [[0, 3, 9, 2], [1, 3, 11, 2], [2, 2, 8, 1]],
+  );
+  assert.equal(r.samples[0].internalFragmentation, 3 / 12);
+});
+
+test('external fragmentation of the contiguous arena, by hand', () => {
+  // Pages of 1 token, 10 pages = an arena of 10 slots; all arrive at t = 0:
+  // A (prompt 2, output 1) reserves 3 at [0,3); B (1, 2) 3 at [3,6); C (3, 1) 4 at [6,10);
+  // D (4, 1) needs 5: refused at step 1 (0 free). A and C finish after step 1, leaving holes
+  // [0,3) and [6,10): at step 2, 7 slots are free yet no hole holds 5 -> F = 7 for 1 s.
+  // B finishes after step 2; D runs in step 3. External fragmentation = 7 / (10 slots · 3 s).
+  // Useful: tokens 6, 2, 4 over reserved 10, 3, 5 -> 12/18.
+  // Paging fits all four at once (10 pages): steps 1–2, pages 10 then 2 -> occupancy 12/20.
+  const p = profile('kv_cache: { page_size: 1, num_pages: 10 }\nworkload: { max_model_len: 8 }\n');
+  const r = simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 2, 1), req(0, 1, 2), req(0, 3, 1), req(0, 4, 1)] });
+  const exact = r.baselines[1];
+  assert.equal(exact.externalFragmentation, 7 / 30);
+  assert.equal(exact.usefulTokenFraction, 12 / 18);
+  assert.equal(exact.rejectedOrDelayed, 1);
+  assert.equal(exact.peakConcurrency, 3);
+  assert.equal(r.summary.meanOccupancy, 12 / 20);
+  assert.equal(r.summary.peakConcurrency, 4);
+  // max_model_len = 8 slots per sequence: one at a time in 10 slots, never a fitting hole lost.
+  assert.equal(r.baselines[0].peakConcurrency, 1);
+  assert.equal(r.baselines[0].externalFragmentation, 0);
+});
+
+test('preemption by recompute frees the most recently admitted sequence and requeues it first', () => {
+  // 4 pages of 1 token. A and B: prompt 2, output 3 (each holds up to 4 tokens).
+  // step 1: both prefill (4 pages). step 2: A needs a 5th page -> B preempted (freed), A at 3.
+  // step 3: A at 4 tokens, done. step 4: B recomputes prompt + its 1 token (3 pages).
+  // step 5: B at 4, done. Pages held: 4, 3, 4, 3, 4 -> occupancy 18 / (4 · 5).
+  const p = profile('kv_cache: { page_size: 1, num_pages: 4 }\nworkload: { max_model_len: 16 }\n');
+  const r = simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 2, 3), req(0, 2, 3)], enablePrefixCaching: false });
+  assert.equal(r.summary.preemptions, 1);
+  assert.equal(r.summary.completed, 2);
+  assert.equal(r.summary.simulatedSeconds, 5);
+  assert.equal(r.summary.meanOccupancy, 18 / 20);
+  assert.deepEqual(
+    r.samples.map((x) => [x.pagesUsed, x.running, x.waiting, x.preempted]),
+    [[4, 2, 0, 0], [3, 1, 1, 1], [4, 1, 1, 1], [3, 1, 0, 0], [4, 1, 0, 0]],
+  );
+});
+
+test('requests with a shared prefix hit the prefix cache', () => {
+  // Pages of 4. A and B share an 8-token prompt (prefix_id "sys"); B arrives after A is done.
+  // A's two full pages are cached when it frees; B may reuse at most 7 tokens -> 1 page (4 tokens).
+  // Hit rate = 4 hit / (8 + 8) looked up.
+  const p = profile('kv_cache: { page_size: 4, num_pages: 8 }\nworkload: { max_model_len: 16 }\n');
+  const r = simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 8, 1, { prefixId: 'sys' }), req(10, 8, 1, { prefixId: 'sys' })] });
+  assert.equal(r.summary.prefixHitRate, 4 / 16);
+  const off = simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 8, 1, { prefixId: 'a' }), req(10, 8, 1, { prefixId: 'b' })] });
+  assert.equal(off.summary.prefixHitRate, 0);
+});
+
+test('every request is accounted for: completed + rejected = requests, and every output token is generated', () => {
+  const p = profile('kv_cache: { page_size: 4, num_pages: 16 }\nworkload: { max_model_len: 40, max_num_seqs: 3, max_num_batched_tokens: 16 }\n');
+  const trace = fc.array(
+    fc.record({
+      arrivalS: fc.integer({ min: 0, max: 20 }),
+      promptLen: fc.integer({ min: 1, max: 60 }),
+      outputLen: fc.integer({ min: 1, max: 30 }),
+      prefixId: fc.option(fc.constantFrom('a', 'b'), { nil: undefined }),
+    }),
+    { minLength: 1, maxLength: 25 },
+  );
+  fc.assert(
+    fc.property(trace, fc.boolean(), (requests, caching) => {
+      const r = simulatePool(p, { ...UNIT_STEPS, trace: requests, enablePrefixCaching: caching });
+      // Independent: rejected when prompt >= max_model_len, or when its largest KV
+      // (prompt + capped output − 1) needs more than the 16 pages.
+      let rejected = 0;
+      let outputs = 0;
+      for (const q of requests) {
+        const out = Math.min(q.outputLen, 40 - q.promptLen);
+        if (q.promptLen >= 40 || Math.ceil((q.promptLen + out - 1) / 4) > 16) rejected++;
+        else outputs += out;
+      }
+      assert.equal(r.summary.requests, requests.length);
+      assert.equal(r.summary.rejected, rejected);
+      assert.equal(r.summary.completed + r.summary.rejected, requests.length);
+      assert.ok(Math.abs(r.summary.throughputTokensPerSec * r.summary.simulatedSeconds - outputs) < 1e-6);
+      assert.ok(r.summary.peakOccupancy <= 1);
+      for (const s of r.samples) assert.equal(s.pagesUsed + s.pagesCached + s.pagesFree, 16);
+    }),
+    { numRuns: 60 },
+  );
+});
+
+test('time integrals match the per-step samples (decode stretches are batched in closed form)', () => {
+  // All requests arrive at t = 0, so the run is one busy period: step k lasts t[k+1] − t[k]
+  // (the last until the end) and every step is sampled. The summary's integrals, computed in
+  // closed form over batched decode stretches, must equal sums over these per-step samples.
+  const p = profile('kv_cache: { page_size: 4, num_pages: 64 }\nworkload: { max_model_len: 200, max_num_seqs: 6, max_num_batched_tokens: 32 }\n');
+  const trace = fc.array(fc.record({ arrivalS: fc.constant(0), promptLen: fc.integer({ min: 1, max: 80 }), outputLen: fc.integer({ min: 1, max: 60 }) }), { minLength: 1, maxLength: 12 });
+  fc.assert(
+    fc.property(trace, (requests) => {
+      const r = simulatePool(p, { trace: requests, maxSamples: 100_000, stepTime: { perStepS: 0.01, perTokenS: 1e-4, perKvTokenS: 1e-5 } });
+      const s = r.samples;
+      let used = 0;
+      let tokens = 0;
+      let running = 0;
+      let time = 0;
+      for (let k = 0; k < s.length; k++) {
+        const dt = (k + 1 < s.length ? s[k + 1].t : r.summary.simulatedSeconds) - s[k].t;
+        assert.ok(dt > 0);
+        used += s[k].pagesUsed * dt;
+        tokens += s[k].tokens * dt;
+        running += s[k].running * dt;
+        time += dt;
+      }
+      const close = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)), `${what}: ${a} vs ${b}`);
+      close(time, r.summary.simulatedSeconds, 'time');
+      close(r.summary.meanOccupancy, used / (64 * time), 'mean occupancy');
+      close(r.summary.usefulTokenFraction, tokens / (used * 4), 'useful-token fraction');
+      close(r.summary.meanConcurrency, running / time, 'mean concurrency');
+      assert.equal(r.summary.peakOccupancy, Math.max(...s.map((x) => x.pagesUsed)) / 64);
+    }),
+    { numRuns: 80 },
+  );
+});
+
+test('samples are downsampled to at most maxSamples, in time order, and reach onSample', () => {
+  const p = profile('kv_cache: { page_size: 16, num_pages: 2000 }\nworkload: { requests: 400, arrival_rate: 20, seed: 3 }\n');
+  const seen: number[] = [];
+  const r = simulatePool(p, { maxSamples: 100, onSample: (s) => seen.push(s.t) });
+  assert.ok(r.samples.length <= 100 && r.samples.length >= 50, `${r.samples.length} samples`);
+  assert.deepEqual(seen, r.samples.map((s) => s.t));
+  for (let i = 1; i < seen.length; i++) assert.ok(seen[i] > seen[i - 1]);
+});
+
+test('an abort stops the run with the signal\'s reason', () => {
+  const p = profile('kv_cache: { page_size: 16, num_pages: 2000 }\nworkload: { requests: 50 }\n');
+  const ac = new AbortController();
+  assert.throws(() => simulatePool(p, { signal: ac.signal, onSample: () => ac.abort(new Error('stop')) }), { message: 'stop' });
+});
+
+test('workloads are reproducible for a seed and follow their distributions', () => {
+  const w = profile('workload: { requests: 4000, arrival_rate: 10, prompt_len: { dist: lognormal, median: 300, sigma: 0.5, max: 1000 }, output_len: { dist: uniform, min: 5, max: 9 }, prefix_sharing: { groups: 3, prefix_len: 50, fraction: 0.5 }, seed: 7 }\n').workload!;
+  const a = generateRequests(w);
+  assert.deepEqual(generateRequests(w), a);
+  assert.notDeepEqual(generateRequests({ ...w, seed: 8 }), a);
+  const prompts = a.map((r) => r.promptLen).sort((x, y) => x - y);
+  assert.ok(Math.abs(prompts[2000] - 300) < 15, `median ${prompts[2000]}`);
+  assert.ok(prompts[3999] <= 1000);
+  assert.ok(a.every((r) => r.outputLen >= 5 && r.outputLen <= 9));
+  // Poisson at 10/s: the last of 4000 arrivals near 400 s.
+  assert.ok(Math.abs(a[3999].arrivalS - 400) < 20, `last arrival ${a[3999].arrivalS}`);
+  const shared = a.filter((r) => r.prefixId !== undefined).length;
+  assert.ok(Math.abs(shared / 4000 - 0.5) < 0.03);
+});
+
+test('trace lines are read, and a bad line is an error naming file:line:column', () => {
+  const good = '{"arrival_s": 0.5, "prompt_len": 10, "output_len": 3, "prefix_id": "s", "prefix_len": 4}\n\n{"arrival_s": 0, "prompt_len": 2, "output_len": 1, "user": "x"}\n';
+  assert.deepEqual(parseTrace(good, 't.jsonl'), [
+    { arrivalS: 0.5, promptLen: 10, outputLen: 3, prefixId: 's', prefixLen: 4 },
+    { arrivalS: 0, promptLen: 2, outputLen: 1 },
+  ]);
+  const line2 = '{"arrival_s": 1, "prompt_len": 0, "output_len": 1}';
+  assert.throws(
+    () => parseTrace(`{"arrival_s": 0, "prompt_len": 5, "output_len": 1}\n${line2}\n`, 't.jsonl'),
+    (e: unknown) => e instanceof TraceError && e.format() === `t.jsonl:2:${line2.indexOf('0,') + 1}: "prompt_len" must be >= 1, got 0`,
+  );
+  /** The CLI line of the TraceError fn throws. */
+  const cliLine = (fn: () => unknown): string => {
+    try {
+      fn();
+    } catch (e) {
+      assert.ok(e instanceof TraceError, String(e));
+      return e.format();
+    }
+    assert.fail('no error thrown');
+  };
+  assert.equal(cliLine(() => parseTrace('{"arrival_s": 0, "prompt_len": 5}', 't.jsonl')), 't.jsonl:1:1: missing "output_len"');
+  assert.match(cliLine(() => parseTrace('{"arrival_s": 0, "prompt_len": 5,, }', 't.jsonl')), /^t\.jsonl:1:34: invalid JSON/);
+  assert.match(cliLine(() => parseTrace('[1, 2]', 't.jsonl')), /^t\.jsonl:1:1: each line must be a JSON object/);
+  assert.equal(
+    cliLine(() => parseTrace('{"arrival_s": "soon", "prompt_len": 5, "output_len": 1}', 't.jsonl')),
+    't.jsonl:1:15: "arrival_s" must be a number, got "soon"',
+  );
+  assert.match(cliLine(() => parseTrace('\n\n', 'e.jsonl')), /^e\.jsonl:1:1: the trace holds no requests/);
+  const dir = mkdtempSync(join(tmpdir(), 'attnscope-trace-'));
+  writeFileSync(join(dir, 'a.jsonl'), good);
+  assert.equal(readTrace(join(dir, 'a.jsonl')).length, 2);
+  assert.match(cliLine(() => readTrace(join(dir, 'missing.jsonl'))), /missing\.jsonl:1:1: cannot read the trace: ENOENT/);
+});
+
+test('a profile without workload or pages says what to set, at the right place', () => {
+  assert.throws(() => simulatePool(profile('kv_cache: { num_pages: 10 }\n')), (e: unknown) => e instanceof PoolConfigError && e.key === 'workload');
+  // A profile on disk: the error points at its kv_cache value (line 3, column 11).
+  const dir = mkdtempSync(join(tmpdir(), 'attnscope-profile-'));
+  const file = join(dir, 'p.attn.yaml');
+  writeFileSync(file, `model: ${join(EXAMPLES, 'llama-3.1-8b', 'config.json')}\nworkload: { requests: 3 }\nkv_cache: { page_size: 16 }\n`);
+  const r = readProfile(readFileSync(file, 'utf8'), file, { readFile: (p) => readFileSync(p, 'utf8') });
+  assert.throws(
+    () => simulatePool(r.value!),
+    (e: unknown) => e instanceof PoolConfigError && e.key === 'kv_cache' && e.format().startsWith(`${file}:3:11: the KV pool has no pages: set kv_cache.num_pages`),
+  );
+});
+
+test('the summary table shows paging beside both baselines', () => {
+  const p = profile('kv_cache: { page_size: 4, num_pages: 10 }\nworkload: { max_model_len: 16 }\n');
+  const text = formatPoolSummary(simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 6, 3), req(0, 3, 2)] }));
+  assert.match(text, /paged \(4-token pages\)\s+87\.5 %\s+12\.5 %/);
+  assert.match(text, /contiguous, max_model_len each\s+35\.0 %\s+65\.0 %\s+0\.0 %/);
+  assert.match(text, /contiguous, prompt \+ output each\s+75\.7 %/);
+  assert.match(text, /occupancy mean 26\.7 %, peak 30\.0 %/);
+});

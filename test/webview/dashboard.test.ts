@@ -1,0 +1,202 @@
+/**
+ * The built dashboard (dist/webview, page from extension/dashboardHtml.ts) in headless
+ * Chromium with a recorded run (fixtures/run.json): every chart carries the run's points,
+ * theme switches redraw in the new colours, the CSP blocks injected inline script, state
+ * survives a reload, a streamed run updates live, compare flags only changes beyond the
+ * spread, exports post the right requests. Screenshots go to test-results/webview/.
+ * Bundles the sources first (scripts/build.mjs --bundles); needs /usr/bin/chromium.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import type { KernelCase, RunResult } from '../../core/protocol/run';
+import { CHROMIUM, launchChromium, openDashboard, root, send, serveDashboard, setTheme, THEMES, waitForPosted, type DashboardServer } from './harness';
+
+const run = JSON.parse(readFileSync(join(__dirname, 'fixtures', 'run.json'), 'utf8')) as RunResult;
+const RUN_ID = '20261129-134012-llama-3.1-8b.attn';
+const shots = join(root, 'test-results', 'webview');
+
+/** Chart.js's own account of what it drew, from the canvas's aria-label: dataset label -> element count. */
+async function drawnPoints(page: Page, chart: string): Promise<Record<string, number>> {
+  const label = (await page.getAttribute(`#chart-${chart}`, 'aria-label')) ?? '';
+  const out: Record<string, number> = {};
+  const list = label.slice(label.lastIndexOf(' — ') + 3);
+  for (const part of list.split('; ')) {
+    const m = /^(.*): (\d+) points$/.exec(part);
+    if (m) out[m[1]!] = Number(m[2]);
+  }
+  return out;
+}
+
+/** Cell texts of a data table under a chart (or any vscode-table with that class). */
+async function tableRows(page: Page, cls: string): Promise<string[][]> {
+  return page.$$eval(`vscode-table.${cls} vscode-table-row`, (rows) => rows.map((r) => [...r.querySelectorAll('vscode-table-cell')].map((c) => c.textContent ?? '')));
+}
+
+/** How many canvas pixels have exactly colour `hex`. */
+async function pixelsOf(page: Page, chart: string, hex: string): Promise<number> {
+  return page.$eval(`#chart-${chart}`, (canvas, hex) => {
+    const c = canvas as HTMLCanvasElement;
+    const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+    const want = [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16));
+    let n = 0;
+    for (let i = 0; i < d.length; i += 4) if (d[i] === want[0] && d[i + 1] === want[1] && d[i + 2] === want[2] && d[i + 3] === 255) n++;
+    return n;
+  }, hex);
+}
+
+describe('dashboard webview in Chromium', () => {
+  let browser: Browser;
+  let server: DashboardServer;
+  let page: Page;
+  const requests: string[] = [];
+
+  before(async () => {
+    assert.ok(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM}: run scripts/e2e-setup.sh (apt-get install chromium)`);
+    // Bundle the current sources, so the page under test is what `npm run package` would ship.
+    const build = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--bundles'], { cwd: root, encoding: 'utf8' });
+    assert.equal(build.status, 0, `build failed:\n${build.stderr}`);
+    mkdirSync(shots, { recursive: true });
+    server = await serveDashboard();
+    browser = await launchChromium();
+    page = await openDashboard(browser, server, 'dark');
+    page.on('request', (r) => requests.push(r.url()));
+    await send(page, { type: 'init', runs: [{ id: RUN_ID, name: run.name, createdAt: run.createdAt, status: 'ok', cases: run.cases.length }], current: run, currentId: RUN_ID });
+    await page.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('aria-label')?.includes('points'));
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('draws every timed case in the timings chart, with the fixture medians in its table', async () => {
+    const timed = run.cases.filter((c) => c.kernel !== 'reference');
+    assert.equal(timed.length, 7);
+    assert.deepEqual(await drawnPoints(page, 'timings'), { 'p10–p90': 7, median: 7 });
+    const rows = await tableRows(page, 'table-timings');
+    assert.deepEqual(rows.map((r) => r[0]), ['prefill B1 N512', 'prefill B1 N1024', 'prefill B1 N2048', 'decode B1 ctx1024 p16', 'decode B1 ctx4096 p16', 'decode B8 ctx1024 p16', 'decode B8 ctx4096 p16']);
+    // Fixture medians 1915798, 7082063, 27748810, 190037, 774841, 883592, 3567632 ns to 3 significant digits.
+    assert.deepEqual(rows.map((r) => r[1]), ['1.92 ms', '7.08 ms', '27.7 ms', '190 µs', '775 µs', '884 µs', '3.57 ms']);
+    await page.screenshot({ path: join(shots, 'dark.png'), fullPage: true });
+  });
+
+  it('draws throughput, roofline with the measured ceilings, memory and both pool charts', async () => {
+    assert.deepEqual(await drawnPoints(page, 'throughput'), { 'GFLOP/s (prefill)': 7, 'GB/s (decode)': 7 });
+    // Two compute roofs (fp32 FMA 1.2 TFLOP/s, bf16 AMX 6 TFLOP/s), each bent at the 60 GB/s bandwidth ridge: 3 points.
+    assert.deepEqual(await drawnPoints(page, 'roofline'), {
+      'prefill (flash_fwd)': 3,
+      'decode (paged_decode)': 4,
+      'fp32 FMA peak 1.2 TFLOP/s': 3,
+      'bf16 AMX peak 6 TFLOP/s': 3,
+    });
+    assert.deepEqual(await drawnPoints(page, 'memory'), { weights: 1, 'KV pool': 1, 'activations (peak)': 1, free: 1 });
+    const memory = await tableRows(page, 'table-memory');
+    assert.deepEqual(memory.slice(0, 4).map((r) => r.slice(0, 2)), [
+      ['weights', String(run.estimate.weightsBytes)],
+      ['KV pool', String(run.estimate.pool.budgetBytes)],
+      ['activations (peak)', String(run.estimate.pool.activationPeakBytes)],
+      // 80 GiB − weights − KV pool − activations = the 10% gpu_memory_utilization reserve: 0.1 · 80 GiB = 8589934592 (± the utilisation's rounding).
+      ['free', String(80 * 1024 ** 3 - run.estimate.weightsBytes - run.estimate.pool.budgetBytes - run.estimate.pool.activationPeakBytes)],
+    ]);
+    const n = run.pool!.samples.length;
+    assert.deepEqual(await drawnPoints(page, 'poolTimeline'), {
+      'pages holding tokens': n,
+      'internal waste': n,
+      'cached (prefix)': n,
+      free: n,
+      'internal fragmentation (%)': n,
+      'preemptions (cumulative)': n,
+    });
+    assert.deepEqual(await drawnPoints(page, 'poolBaselines'), { 'useful KV memory': 3, 'internal fragmentation': 3, 'external fragmentation': 3 });
+    const baselines = await tableRows(page, 'table-poolBaselines');
+    assert.deepEqual(baselines.map((r) => r.slice(0, 2)), [['paged (page_size 16)', '92.8%'], ['contiguous, max_model_len', '8.7%'], ['contiguous, prompt+output', '61.0%']]);
+  });
+
+  it('redraws in the new colours when the theme changes (light, high contrast)', async () => {
+    const darkBlue = THEMES.dark.vars['--vscode-charts-blue'];
+    const lightBlue = THEMES.light.vars['--vscode-charts-blue'];
+    assert.ok((await pixelsOf(page, 'timings', darkBlue)) > 50, 'dark theme: bar borders in --vscode-charts-blue');
+    assert.equal(await pixelsOf(page, 'timings', lightBlue), 0);
+    await setTheme(page, 'light');
+    await page.waitForFunction(() => document.querySelector('#chart-timings')?.getAttribute('data-theme') === 'light');
+    assert.ok((await pixelsOf(page, 'timings', lightBlue)) > 50, 'light theme: bars redrawn in the light --vscode-charts-blue');
+    assert.equal(await pixelsOf(page, 'timings', darkBlue), 0, 'no pixel left in the dark theme colour');
+    await page.screenshot({ path: join(shots, 'light.png'), fullPage: true });
+    await setTheme(page, 'highContrast');
+    await page.waitForFunction(() => document.querySelector('#chart-timings')?.getAttribute('data-theme') === 'high-contrast');
+    assert.ok((await pixelsOf(page, 'timings', THEMES.highContrast.vars['--vscode-charts-blue'])) > 50);
+    await page.screenshot({ path: join(shots, 'high-contrast.png'), fullPage: true });
+    await setTheme(page, 'dark');
+    await page.waitForFunction(() => document.querySelector('#chart-timings')?.getAttribute('data-theme') === 'dark');
+  });
+
+  it('loads nothing but its own files, and the CSP blocks injected inline script', async () => {
+    const csp = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
+    assert.match(csp ?? '', /default-src 'none'/);
+    const outcome = await page.evaluate(async () => {
+      const violation = new Promise<string>((resolve) => document.addEventListener('securitypolicyviolation', (e) => resolve(e.effectiveDirective), { once: true }));
+      const s = document.createElement('script');
+      s.textContent = 'window.__injected = true;';
+      document.body.append(s);
+      const directive = await violation;
+      return { directive, ran: (window as unknown as { __injected?: boolean }).__injected === true };
+    });
+    assert.equal(outcome.ran, false, 'the inline script must not run');
+    assert.equal(outcome.directive, 'script-src-elem');
+    assert.ok(requests.every((u) => u.startsWith(server.origin) || u.startsWith('data:')), `remote loads: ${requests.join(', ')}`);
+  });
+
+  it('exports: PNG posts a PNG data URL, CSV and JSON post the run id', async () => {
+    await page.click('#btn-export-png');
+    const [png] = (await waitForPosted(page, 'savePng')) as Array<{ name: string; dataUrl: string }>;
+    assert.equal(png!.name, run.name);
+    assert.match(png!.dataUrl, /^data:image\/png;base64,iVBORw0KGgo/);
+    await page.click('#btn-export-csv');
+    await page.click('#btn-export-json');
+    const exports = await waitForPosted(page, 'export', 2);
+    assert.deepEqual(exports, [{ type: 'export', id: RUN_ID, format: 'csv' }, { type: 'export', id: RUN_ID, format: 'json' }]);
+  });
+
+  it('restores its state after a reload without the extension resending the run', async () => {
+    await page.reload();
+    await page.waitForFunction(() => document.querySelector('#chart-timings')?.getAttribute('aria-label')?.includes('points'));
+    await setTheme(page, 'dark'); // VS Code sets the theme on every (re)load of a webview
+    assert.deepEqual(await drawnPoints(page, 'timings'), { 'p10–p90': 7, median: 7 });
+    assert.equal(await page.textContent('#run-title'), run.name);
+  });
+
+  it('updates live while a run streams, then shows the finished run', async () => {
+    await send(page, { type: 'runStarted', name: 'streaming.attn.yaml', total: 3, profile: run.profile, estimate: run.estimate });
+    for (const [i, c] of run.cases.slice(0, 2).entries()) {
+      await send(page, { type: 'case', case: c });
+      await send(page, { type: 'progress', done: i + 1, total: 3, message: 'case' });
+    }
+    for (const s of run.pool!.samples.slice(0, 5)) await send(page, { type: 'poolSample', sample: s });
+    await page.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('aria-label')?.includes('free: 5 points'));
+    assert.deepEqual(await drawnPoints(page, 'timings'), { 'p10–p90': 2, median: 2 });
+    assert.equal(await page.getAttribute('#run-progress', 'value'), String(2 / 3));
+    assert.equal(await page.getAttribute('#btn-cancel', 'disabled'), null, 'Cancel is enabled while running');
+    await page.screenshot({ path: join(shots, 'streaming.png'), fullPage: true });
+    await page.click('#btn-cancel');
+    await waitForPosted(page, 'cancelRun');
+    await send(page, { type: 'runFinished', run: { ...run, name: 'streaming.attn.yaml', status: 'cancelled', cases: run.cases.slice(0, 2) }, id: null });
+    await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'cancelled');
+    assert.notEqual(await page.getAttribute('#btn-cancel', 'disabled'), null);
+  });
+
+  it('compares two runs, flagging only changes beyond the p10–p90 spread', async () => {
+    const scale = (c: KernelCase, f: number): KernelCase => ({ ...c, medianNs: c.medianNs * f, p10Ns: c.p10Ns * f, p90Ns: c.p90Ns * f });
+    // Case 0 twice as slow (far beyond its ~6% spread); case 1 1% faster (inside it); the rest unchanged.
+    const b: RunResult = { ...run, createdAt: '2026-11-29T14:00:00.000Z', cases: run.cases.map((c, i) => (i === 0 ? scale(c, 2) : i === 1 ? scale(c, 0.99) : c)) };
+    await send(page, { type: 'compare', a: run, b });
+    await page.waitForSelector('vscode-table.table-compare');
+    const rows = await tableRows(page, 'table-compare');
+    assert.deepEqual(rows.map((r) => r[6]), ['▲ slower', 'within noise', 'within noise', 'within noise', 'within noise', 'within noise', 'within noise']);
+    assert.equal(rows[0]![3], '+100.0%');
+    await page.screenshot({ path: join(shots, 'compare.png'), fullPage: true });
+  });
+});

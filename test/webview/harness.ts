@@ -1,0 +1,124 @@
+/**
+ * Serves the built dashboard (dist/webview) exactly as the extension builds its page
+ * (extension/dashboardHtml.ts, same CSP) over 127.0.0.1, and opens it in headless Debian
+ * Chromium with a stub of the webview API: posted messages land in `window.__posted`, the
+ * persisted state in sessionStorage (so it survives a reload as VS Code keeps it).
+ */
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { dashboardHtml } from '../../extension/dashboardHtml';
+
+export const root = join(__dirname, '..', '..');
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+export interface DashboardServer {
+  origin: string;
+  nonce: string;
+  close(): Promise<void>;
+}
+
+/** Serves `/` (the dashboard page) and `/main.js`, `/main.css` from dist/webview. */
+export async function serveDashboard(): Promise<DashboardServer> {
+  const nonce = 'dGVzdC1ub25jZS0xMjM0NQ==';
+  let origin = '';
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(dashboardHtml({ cspSource: origin, script: `${origin}/main.js`, style: `${origin}/main.css` }, nonce));
+      return;
+    }
+    const file = path === '/main.js' ? 'main.js' : path === '/main.css' ? 'main.css' : null;
+    if (!file) {
+      res.writeHead(404).end();
+      return;
+    }
+    readFile(join(root, 'dist', 'webview', file)).then(
+      (body) => res.writeHead(200, { 'content-type': file.endsWith('.js') ? 'text/javascript' : 'text/css' }).end(body),
+      () => res.writeHead(404).end(),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { origin, nonce, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+export async function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+}
+
+/** Theme variables as VS Code sets them on <html>, and the <body> class of each theme kind. */
+export const THEMES = {
+  dark: {
+    bodyClass: 'vscode-dark',
+    vars: { '--vscode-foreground': '#cccccc', '--vscode-editor-background': '#1f1f1f', '--vscode-charts-foreground': '#cccccc', '--vscode-charts-lines': 'rgba(204, 204, 204, 0.5)', '--vscode-charts-blue': '#3794ff', '--vscode-charts-orange': '#d18616', '--vscode-charts-green': '#89d185', '--vscode-charts-purple': '#b180d7', '--vscode-charts-red': '#f14c4c', '--vscode-charts-yellow': '#cca700', '--vscode-descriptionForeground': '#9d9d9d', '--vscode-font-family': 'sans-serif', '--vscode-font-size': '13px', '--vscode-button-background': '#0078d4', '--vscode-button-foreground': '#ffffff' },
+  },
+  light: {
+    bodyClass: 'vscode-light',
+    vars: { '--vscode-foreground': '#3b3b3b', '--vscode-editor-background': '#ffffff', '--vscode-charts-foreground': '#616161', '--vscode-charts-lines': 'rgba(97, 97, 97, 0.5)', '--vscode-charts-blue': '#0066bf', '--vscode-charts-orange': '#b25b00', '--vscode-charts-green': '#388a34', '--vscode-charts-purple': '#652d90', '--vscode-charts-red': '#e51400', '--vscode-charts-yellow': '#bf8803', '--vscode-descriptionForeground': '#717171', '--vscode-font-family': 'sans-serif', '--vscode-font-size': '13px', '--vscode-button-background': '#005fb8', '--vscode-button-foreground': '#ffffff' },
+  },
+  highContrast: {
+    bodyClass: 'vscode-high-contrast',
+    vars: { '--vscode-foreground': '#ffffff', '--vscode-editor-background': '#000000', '--vscode-charts-foreground': '#ffffff', '--vscode-charts-lines': 'rgba(255, 255, 255, 0.5)', '--vscode-contrastBorder': '#6fc3df', '--vscode-charts-blue': '#3794ff', '--vscode-charts-orange': '#d18616', '--vscode-charts-green': '#89d185', '--vscode-charts-purple': '#b180d7', '--vscode-charts-red': '#f14c4c', '--vscode-charts-yellow': '#cca700', '--vscode-descriptionForeground': '#ffffff', '--vscode-font-family': 'sans-serif', '--vscode-font-size': '13px', '--vscode-button-background': '#000000', '--vscode-button-foreground': '#ffffff' },
+  },
+} as const;
+export type ThemeName = keyof typeof THEMES;
+
+/** Stub of acquireVsCodeApi, installed before any page script runs. */
+const STUB = `
+window.__posted = [];
+window.acquireVsCodeApi = (() => {
+  let acquired = false;
+  return () => {
+    if (acquired) throw new Error('acquireVsCodeApi called twice');
+    acquired = true;
+    return {
+      postMessage: (m) => window.__posted.push(JSON.parse(JSON.stringify(m))),
+      getState: () => { const s = sessionStorage.getItem('vscode-state'); return s ? JSON.parse(s) : undefined; },
+      setState: (s) => sessionStorage.setItem('vscode-state', JSON.stringify(s)),
+    };
+  };
+})();
+`;
+
+/** A page on the dashboard with the stub API, in theme `theme`. Returns once it posted `ready`. */
+export async function openDashboard(browser: Browser, server: DashboardServer, theme: ThemeName): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.addInitScript(STUB);
+  await page.goto(server.origin + '/');
+  await waitForPosted(page, 'ready');
+  await setTheme(page, theme);
+  return page;
+}
+
+/**
+ * Applies a theme the way VS Code's webview host does: variables set through CSSOM on <html>
+ * (a `style` attribute written as text would be blocked by the page's CSP), kind class on <body>.
+ */
+export async function setTheme(page: Page, theme: ThemeName): Promise<void> {
+  const t = THEMES[theme];
+  await page.evaluate(({ bodyClass, vars }) => {
+    const style = document.documentElement.style;
+    for (const name of [...style].filter((n) => n.startsWith('--vscode-'))) style.removeProperty(name);
+    for (const [k, v] of Object.entries(vars)) style.setProperty(k, v);
+    document.body.classList.remove('vscode-dark', 'vscode-light', 'vscode-high-contrast', 'vscode-high-contrast-light');
+    document.body.classList.add(bodyClass);
+  }, { bodyClass: t.bodyClass, vars: t.vars as Record<string, string> });
+}
+
+/** Delivers a message as the extension does (a window `message` event). */
+export async function send(page: Page, msg: unknown): Promise<void> {
+  await page.evaluate((m) => window.postMessage(m, '*'), msg);
+}
+
+export async function waitForPosted(page: Page, type: string, count = 1): Promise<unknown[]> {
+  await page.waitForFunction(
+    ({ type, count }) => ((window as unknown as { __posted: Array<{ type: string }> }).__posted ?? []).filter((m) => m.type === type).length >= count,
+    { type, count },
+  );
+  return page.evaluate((type) => (window as unknown as { __posted: Array<{ type: string }> }).__posted.filter((m) => m.type === type), type);
+}

@@ -1,0 +1,277 @@
+/**
+ * Dashboard entry (bundled to dist/webview/main.js). Renders the current run's charts, the
+ * run history and comparisons from extension messages; redraws on theme change; keeps its
+ * state across reloads; never loads anything remote.
+ */
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import '@vscode-elements/elements/dist/vscode-tabs/index.js';
+import '@vscode-elements/elements/dist/vscode-tab-header/index.js';
+import '@vscode-elements/elements/dist/vscode-tab-panel/index.js';
+import '@vscode-elements/elements/dist/vscode-table/index.js';
+import '@vscode-elements/elements/dist/vscode-table-header/index.js';
+import '@vscode-elements/elements/dist/vscode-table-header-cell/index.js';
+import '@vscode-elements/elements/dist/vscode-table-body/index.js';
+import '@vscode-elements/elements/dist/vscode-table-row/index.js';
+import '@vscode-elements/elements/dist/vscode-table-cell/index.js';
+import '@vscode-elements/elements/dist/vscode-single-select/index.js';
+import '@vscode-elements/elements/dist/vscode-option/index.js';
+import '@vscode-elements/elements/dist/vscode-badge/index.js';
+import { Chart, registerables } from 'chart.js';
+import type { ToWebview } from '../core/protocol/webview';
+import { runCharts, type ChartId, type ChartSpec, type ChartTable } from './charts';
+import { compareRuns } from './compare';
+import { formatDuration } from '../core/format';
+import { formatPercent } from './format';
+import { emptyModel, reduce, type DashboardModel, type ViewRun } from './model';
+import { readPalette, watchTheme, type Palette } from './theme';
+import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
+
+Chart.register(...registerables);
+
+const restored = loadState();
+let model: DashboardModel = restored?.model ?? emptyModel;
+let tab: PersistedState['tab'] = restored?.tab ?? 'run';
+let palette: Palette = readPalette();
+const charts = new Map<ChartId, Chart>();
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Record<string, string>, ...children: Array<Node | string>): HTMLElementTagNameMap[K];
+function el(tag: string, attrs?: Record<string, string>, ...children: Array<Node | string>): HTMLElement;
+function el(tag: string, attrs: Record<string, string> = {}, ...children: Array<Node | string>): HTMLElement {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  node.append(...children);
+  return node;
+}
+
+function button(label: string, onClick: () => void, attrs: Record<string, string> = {}): HTMLElement {
+  const b = el('vscode-button', attrs, label);
+  b.addEventListener('click', () => {
+    if (!b.hasAttribute('disabled')) onClick();
+  });
+  return b;
+}
+
+function table(t: ChartTable, className = ''): HTMLElement {
+  const header = el('vscode-table-header', { slot: 'header' }, ...t.columns.map((c) => el('vscode-table-header-cell', {}, c)));
+  const body = el('vscode-table-body', { slot: 'body' }, ...t.rows.map((r) => el('vscode-table-row', {}, ...r.map((c) => el('vscode-table-cell', {}, c)))));
+  return el('vscode-table', { zebra: '', 'bordered-columns': '', class: className, 'data-rows': String(t.rows.length) }, header, body);
+}
+
+// ---- static layout ------------------------------------------------------------------------
+
+const app = document.getElementById('app')!;
+const title = el('h1', { id: 'run-title' });
+const status = el('span', { id: 'run-status', class: 'status' });
+const progress = el('progress', { id: 'run-progress', max: '1', value: '0' });
+const runButton = button('Run benchmark', () => post({ type: 'runBenchmark' }), { id: 'btn-run' });
+const cancelButton = button('Cancel', () => post({ type: 'cancelRun' }), { id: 'btn-cancel', secondary: '' });
+const exportJson = button('Export JSON', () => model.current?.id && post({ type: 'export', id: model.current.id, format: 'json' }), { id: 'btn-export-json', secondary: '' });
+const exportCsv = button('Export CSV', () => model.current?.id && post({ type: 'export', id: model.current.id, format: 'csv' }), { id: 'btn-export-csv', secondary: '' });
+const exportPng = button('Export PNG', () => exportChartsPng(), { id: 'btn-export-png', secondary: '' });
+const environment = el('p', { id: 'run-environment', class: 'muted' });
+
+const chartGrid = el('div', { class: 'chart-grid' });
+const cards = new Map<ChartId, { card: HTMLElement; canvas: HTMLCanvasElement; empty: HTMLElement; data: HTMLElement }>();
+for (const id of ['timings', 'throughput', 'roofline', 'memory', 'poolTimeline', 'poolBaselines'] as ChartId[]) {
+  const canvas = el('canvas', { id: `chart-${id}`, role: 'img' });
+  const empty = el('p', { class: 'empty' });
+  const data = el('div', { class: 'chart-data' });
+  const details = el('details', {}, el('summary', {}, 'Data'), data);
+  const card = el('section', { class: `card card-${id}`, 'data-chart': id }, el('div', { class: 'chart-box' }, canvas), empty, details);
+  chartGrid.append(card);
+  cards.set(id, { card, canvas, empty, data });
+}
+
+const historyList = el('div', { id: 'history-list' });
+const selectA = el('vscode-single-select', { id: 'compare-a', 'aria-label': 'Run A (baseline)' }) as HTMLElement & { value: string };
+const selectB = el('vscode-single-select', { id: 'compare-b', 'aria-label': 'Run B' }) as HTMLElement & { value: string };
+const compareButton = button('Compare', () => {
+  if (selectA.value && selectB.value) post({ type: 'compareRuns', a: selectA.value, b: selectB.value });
+}, { id: 'btn-compare' });
+const compareResult = el('div', { id: 'compare-result' });
+
+const tabs = el('vscode-tabs', { 'selected-index': tab === 'history' ? '1' : '0' },
+  el('vscode-tab-header', { slot: 'header', id: 'tab-run' }, 'Run'),
+  el('vscode-tab-header', { slot: 'header', id: 'tab-history' }, 'History'),
+  el('vscode-tab-panel', {}, environment, chartGrid),
+  el('vscode-tab-panel', {}, el('h2', {}, 'Saved runs'), historyList, el('h2', {}, 'Compare two runs'),
+    el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
+    el('p', { class: 'muted' }, 'Changes are flagged only when larger than the p10–p90 spread either run measured for that case.'),
+    compareResult),
+);
+tabs.addEventListener('vsc-tabs-select', (e: Event) => {
+  tab = (e as CustomEvent<{ selectedIndex: number }>).detail.selectedIndex === 1 ? 'history' : 'run';
+  persist();
+});
+
+app.append(
+  el('header', { class: 'toolbar' }, el('div', { class: 'title' }, title, status, progress), el('div', { class: 'actions' }, runButton, cancelButton, exportJson, exportCsv, exportPng)),
+  tabs,
+);
+
+// ---- rendering ----------------------------------------------------------------------------
+
+function describeChart(chart: Chart, spec: ChartSpec): string {
+  const parts = chart.getSortedVisibleDatasetMetas().map((m) => `${m.label}: ${m.data.length} points`);
+  return `${spec.config.options?.plugins?.title?.text ?? spec.title} — ${parts.join('; ')}`;
+}
+
+function renderCharts(run: ViewRun | null): void {
+  const specs = run ? runCharts(run, palette) : [];
+  for (const [id, card] of cards) {
+    const spec = specs.find((s) => s.id === id);
+    card.empty.textContent = spec ? (spec.empty === null ? '' : `${spec.title}: ${spec.empty}`) : 'No run yet: run a benchmark (AttnScope: Run attention benchmark) or open one from History.';
+    // Chart.js sets the canvas's display inline, so emptiness hides the chart's box through the card's class.
+    card.card.classList.toggle('is-empty', !spec || spec.empty !== null);
+    card.data.replaceChildren(spec ? table(spec.table, `table-${id}`) : '');
+    let chart = charts.get(id);
+    if (!spec) {
+      chart?.destroy();
+      charts.delete(id);
+      continue;
+    }
+    if (chart) {
+      chart.data = spec.config.data;
+      chart.options = spec.config.options ?? {};
+      chart.update('none');
+    } else {
+      chart = new Chart(card.canvas, spec.config);
+      charts.set(id, chart);
+    }
+    card.canvas.setAttribute('aria-label', describeChart(chart, spec));
+    card.canvas.dataset.theme = palette.kind;
+  }
+}
+
+function renderHeader(run: ViewRun | null): void {
+  title.textContent = run ? run.name : 'AttnScope';
+  status.textContent = run ? (run.status === 'running' ? 'running' : run.status) : '';
+  status.className = `status status-${run?.status ?? 'none'}`;
+  const p = run?.progress;
+  progress.hidden = !(run?.status === 'running');
+  progress.setAttribute('value', p && p.total > 0 ? String(p.done / p.total) : '0');
+  progress.title = p ? `${p.done}/${p.total} ${p.message}` : '';
+  const running = run?.status === 'running';
+  runButton.toggleAttribute('disabled', running);
+  cancelButton.toggleAttribute('disabled', !running);
+  exportJson.toggleAttribute('disabled', !run?.id);
+  exportCsv.toggleAttribute('disabled', !run?.id);
+  exportPng.toggleAttribute('disabled', !run || run.cases.length === 0);
+  const env = run?.environment;
+  environment.textContent = running
+    ? `${p ? `${p.done}/${p.total} · ${p.message}` : 'starting…'}`
+    : env
+      ? `${env.cpuModel} · ${env.cpuCores} cores · ${env.simd}${env.gpu ? ` · ${env.gpu.name}` : ''} · ${run?.createdAt ?? ''}${run?.error ? ` · ${run.error}` : ''}`
+      : '';
+}
+
+function renderHistory(): void {
+  if (model.runs.length === 0) {
+    historyList.replaceChildren(el('p', { class: 'empty' }, 'No saved runs yet in this workspace.'));
+  } else {
+    const header = el('vscode-table-header', { slot: 'header' }, ...['time', 'name', 'status', 'cases', ''].map((c) => el('vscode-table-header-cell', {}, c)));
+    const rows = model.runs.map((r) =>
+      el('vscode-table-row', { 'data-run': r.id },
+        el('vscode-table-cell', {}, new Date(r.createdAt).toLocaleString()),
+        el('vscode-table-cell', {}, r.name),
+        el('vscode-table-cell', {}, r.status),
+        el('vscode-table-cell', {}, String(r.cases)),
+        el('vscode-table-cell', {}, button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '' }))));
+    historyList.replaceChildren(el('vscode-table', { zebra: '', class: 'table-history', 'data-rows': String(rows.length) }, header, el('vscode-table-body', { slot: 'body' }, ...rows)));
+  }
+  for (const [select, fallback] of [[selectA, model.runs[1]?.id], [selectB, model.runs[0]?.id]] as const) {
+    const keep = select.value;
+    select.replaceChildren(...model.runs.map((r) => el('vscode-option', { value: r.id }, `${r.name} · ${new Date(r.createdAt).toLocaleString()}`)));
+    const want = model.runs.some((r) => r.id === keep) ? keep : fallback;
+    if (want) select.value = want;
+  }
+  compareButton.toggleAttribute('disabled', model.runs.length < 2);
+  renderCompare();
+}
+
+function renderCompare(): void {
+  const cmp = model.compare;
+  if (!cmp) {
+    compareResult.replaceChildren();
+    return;
+  }
+  const rows = compareRuns(cmp.a, cmp.b);
+  const flagged = rows.filter((r) => r.verdict === 'faster' || r.verdict === 'slower').length;
+  const verdictText = { faster: '▼ faster', slower: '▲ slower', same: 'within noise', 'only-a': 'only in A', 'only-b': 'only in B' } as const;
+  compareResult.replaceChildren(
+    el('p', {}, `${cmp.a.name} (${cmp.a.createdAt}) → ${cmp.b.name} (${cmp.b.createdAt}): ${flagged} of ${rows.length} cases changed beyond their spread.`),
+    table({
+      columns: ['case', 'A median', 'B median', 'change', 'A p10–p90', 'B p10–p90', 'verdict'],
+      rows: rows.map((r) => [
+        r.label,
+        r.a ? formatDuration(r.a.medianNs) : '',
+        r.b ? formatDuration(r.b.medianNs) : '',
+        r.relativeChange === null ? '' : `${r.relativeChange >= 0 ? '+' : ''}${formatPercent(r.relativeChange)}`,
+        r.a ? `${formatDuration(r.a.p10Ns)}–${formatDuration(r.a.p90Ns)}` : '',
+        r.b ? `${formatDuration(r.b.p10Ns)}–${formatDuration(r.b.p90Ns)}` : '',
+        verdictText[r.verdict],
+      ]),
+    }, 'table-compare'),
+  );
+}
+
+function persist(): void {
+  saveState({ tab, model });
+}
+
+let renderQueued = false;
+function render(): void {
+  renderQueued = false;
+  renderHeader(model.current);
+  renderCharts(model.current);
+  renderHistory();
+  persist();
+}
+function scheduleRender(): void {
+  if (renderQueued) return;
+  renderQueued = true;
+  requestAnimationFrame(render);
+}
+
+/** All visible charts of the run view, stacked into one PNG on the theme's background. */
+function exportChartsPng(): void {
+  const run = model.current;
+  if (!run) return;
+  const visible = [...charts.entries()].filter(([id]) => !cards.get(id)!.card.classList.contains('is-empty')).map(([, c]) => c.canvas);
+  if (visible.length === 0) return;
+  const width = Math.max(...visible.map((c) => c.width));
+  const height = visible.reduce((h, c) => h + c.height, 0);
+  const out = document.createElement('canvas');
+  out.width = width;
+  out.height = height;
+  const ctx = out.getContext('2d')!;
+  ctx.fillStyle = palette.background;
+  ctx.fillRect(0, 0, width, height);
+  let y = 0;
+  for (const c of visible) {
+    ctx.drawImage(c, 0, y);
+    y += c.height;
+  }
+  post({ type: 'savePng', name: run.name, dataUrl: out.toDataURL('image/png') });
+}
+
+onMessage((msg: ToWebview) => {
+  model = reduce(model, msg);
+  if (msg.type === 'compare') {
+    tab = 'history';
+    tabs.setAttribute('selected-index', '1');
+  }
+  if (msg.type === 'showRun' || msg.type === 'runStarted') {
+    tab = 'run';
+    tabs.setAttribute('selected-index', '0');
+  }
+  scheduleRender();
+});
+
+watchTheme(() => {
+  palette = readPalette();
+  renderCharts(model.current);
+});
+
+render();
+post({ type: 'ready' });

@@ -1,0 +1,113 @@
+/**
+ * What the dashboard shows, and how each extension message changes it. Pure: no DOM.
+ * A run being streamed is built up from `runStarted`, `case`, `poolSample` and `progress`
+ * messages and replaced by the full RunResult on `runFinished`.
+ */
+import type { Profile } from '../core/config/types';
+import type { Estimate } from '../core/estimate/types';
+import type { Environment, KernelCase, PoolResult, PoolSample, RunResult, RunStatus } from '../core/protocol/run';
+import type { RunListEntry, ToWebview } from '../core/protocol/webview';
+
+export interface ViewRun {
+  /** History id once saved; null while streaming. */
+  id: string | null;
+  name: string;
+  createdAt: string | null;
+  /** 'estimate': a profile's memory estimate shown without a run. */
+  status: RunStatus | 'running' | 'estimate';
+  error: string | null;
+  profile: Profile | null;
+  estimate: Estimate | null;
+  environment: Environment | null;
+  cases: KernelCase[];
+  poolSamples: PoolSample[];
+  /** Summary and baselines; null until the run finishes with a pool simulation. */
+  pool: PoolResult | null;
+  progress: { done: number; total: number; message: string } | null;
+}
+
+export interface CompareView {
+  a: RunResult;
+  b: RunResult;
+}
+
+export interface DashboardModel {
+  runs: RunListEntry[];
+  current: ViewRun | null;
+  compare: CompareView | null;
+}
+
+export const emptyModel: DashboardModel = { runs: [], current: null, compare: null };
+
+/** The view of a finished (or saved) run. */
+export function viewOfRun(run: RunResult, id: string | null): ViewRun {
+  return {
+    id,
+    name: run.name,
+    createdAt: run.createdAt,
+    status: run.status,
+    error: run.error ?? null,
+    profile: run.profile,
+    estimate: run.estimate,
+    environment: run.environment,
+    cases: run.cases,
+    poolSamples: run.pool?.samples ?? [],
+    pool: run.pool ?? null,
+    progress: null,
+  };
+}
+
+function streaming(model: DashboardModel): ViewRun | null {
+  return model.current && model.current.status === 'running' ? model.current : null;
+}
+
+/** The model after `msg`. Messages about a stream that is not running are ignored. */
+export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
+  switch (msg.type) {
+    case 'init':
+      return { runs: msg.runs, current: msg.current ? viewOfRun(msg.current, msg.currentId ?? null) : model.current, compare: model.compare };
+    case 'runs':
+      return { ...model, runs: msg.runs };
+    case 'runStarted':
+      return {
+        ...model,
+        current: {
+          id: null,
+          name: msg.name,
+          createdAt: null,
+          status: 'running',
+          error: null,
+          profile: msg.profile ?? null,
+          estimate: msg.estimate ?? null,
+          environment: null,
+          cases: [],
+          poolSamples: [],
+          pool: null,
+          progress: { done: 0, total: msg.total, message: 'starting' },
+        },
+      };
+    case 'progress': {
+      const run = streaming(model);
+      return run ? { ...model, current: { ...run, progress: { done: msg.done, total: msg.total, message: msg.message } } } : model;
+    }
+    case 'case': {
+      const run = streaming(model);
+      return run ? { ...model, current: { ...run, cases: [...run.cases, msg.case] } } : model;
+    }
+    case 'poolSample': {
+      const run = streaming(model);
+      return run ? { ...model, current: { ...run, poolSamples: [...run.poolSamples, msg.sample] } } : model;
+    }
+    case 'runFinished':
+      return { ...model, current: viewOfRun(msg.run, msg.id ?? null) };
+    case 'showRun':
+      return { ...model, current: viewOfRun(msg.run, msg.id ?? null) };
+    case 'compare':
+      return { ...model, compare: { a: msg.a, b: msg.b } };
+    case 'showEstimate':
+      return {
+        ...model,
+        current: { id: null, name: msg.name, createdAt: null, status: 'estimate', error: null, profile: msg.profile, estimate: msg.estimate, environment: null, cases: [], poolSamples: [], pool: null, progress: null },
+      };
+  }
+}
