@@ -10,7 +10,8 @@ const SI = ['', 'k', 'M', 'G', 'T', 'P', 'E'];
 /** Three significant digits, trailing zeros dropped: 3.8125 -> "3.81", 128 -> "128", 2 -> "2". */
 function sig3(x: number): string {
   if (x === 0) return '0';
-  const digits = Math.max(0, 2 - Math.floor(Math.log10(Math.abs(x))));
+  // At most 20 decimals (toFixed's limit is 100): a tiny value (1e-300 GiB) must not throw.
+  const digits = Math.min(20, Math.max(0, 2 - Math.floor(Math.log10(Math.abs(x)))));
   return String(Number(x.toFixed(digits)));
 }
 
