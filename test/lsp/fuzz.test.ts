@@ -63,11 +63,18 @@ test(`fuzz: ${COUNT} mutated and truncated configs and profiles through a live s
   }
   const open = new Set<string>();
 
-  await Promise.all(Array.from({ length: LANES }, (_, i) => lane(i)));
-  assert.ok(client.alive, 'the server is still running');
+  try {
+    await Promise.all(Array.from({ length: LANES }, (_, i) => lane(i)));
+  } catch (err) {
+    client.kill();
+    throw err;
+  }
+  const alive = client.alive;
+  const exitCode = alive ? await client.stop() : null;
+  assert.ok(alive, `the server is still running\n${client.stderr}`);
   assert.deepEqual(failures.slice(0, 5), [], `${failures.length} requests failed or hit an internal error`);
   assert.equal(answered, COUNT * 2, 'every request answered');
   assert.deepEqual(client.calls.errors.slice(0, 5), [], 'no handler logged a failure');
   assert.doesNotMatch(client.stderr, /unhandledRejection|uncaughtException/);
-  assert.equal(await client.stop(), 0, 'clean exit after shutdown');
+  assert.equal(exitCode, 0, 'clean exit after shutdown');
 });

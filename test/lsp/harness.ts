@@ -304,6 +304,13 @@ export class LspClient {
     return this.connection.sendRequest(ResolveProfileRequest.method, { uri });
   }
 
+  /** Ends the server process at once (after a failed test), so that no child outlives the test. */
+  kill(): void {
+    if (!this.alive) return;
+    this.child.kill();
+    this.connection.dispose();
+  }
+
   /** shutdown + exit; resolves with the process exit code. */
   async stop(): Promise<number | null> {
     if (this.alive) {

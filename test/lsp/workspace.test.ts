@@ -140,22 +140,30 @@ test('closing a document clears its diagnostics', async () => {
 
 test('the IPC transport (--node-ipc) serves the same answers', async () => {
   const ipc = await LspClient.start({ transport: 'ipc' });
-  const f = fixture('configs/Llama-3.1-8B.config.json');
-  await ipc.open(f.uri, f.text);
-  assert.ok((await ipc.inlayHints(f.uri))!.map(label).includes('KV 128 KiB/token'));
-  assert.equal(await ipc.stop(), 0);
+  try {
+    const f = fixture('configs/Llama-3.1-8B.config.json');
+    await ipc.open(f.uri, f.text);
+    assert.ok((await ipc.inlayHints(f.uri))!.map(label).includes('KV 128 KiB/token'));
+    assert.equal(await ipc.stop(), 0);
+  } finally {
+    ipc.kill();
+  }
 });
 
 test('typing fast: with the default debounce only the last version is checked', async () => {
   const slow = await LspClient.start({ validationDelayMs: 150 });
-  const uri = pathToFileURL(join(dir, 'typing.attn.yaml')).href;
-  const next = slow.nextDiagnostics(uri);
-  const text = (size: number): string => `model: ./config.json\nkv_cache: { page_size: ${size}, memory_gib: 4 }\n`;
-  slow.sendOpen(uri, text(1000));
-  for (const size of [16, 160, 16]) slow.sendChange(uri, text(size));
-  // Versions 1-3 were superseded within the 150 ms debounce window: the first publish is version 4's.
-  const first = await next;
-  assert.equal(first.version, 4);
-  assert.deepEqual(first.diagnostics, []);
-  assert.equal(await slow.stop(), 0);
+  try {
+    const uri = pathToFileURL(join(dir, 'typing.attn.yaml')).href;
+    const next = slow.nextDiagnostics(uri);
+    const text = (size: number): string => `model: ./config.json\nkv_cache: { page_size: ${size}, memory_gib: 4 }\n`;
+    slow.sendOpen(uri, text(1000));
+    for (const size of [16, 160, 16]) slow.sendChange(uri, text(size));
+    // Versions 1-3 were superseded within the 150 ms debounce window: the first publish is version 4's.
+    const first = await next;
+    assert.equal(first.version, 4);
+    assert.deepEqual(first.diagnostics, []);
+    assert.equal(await slow.stop(), 0);
+  } finally {
+    slow.kill();
+  }
 });
