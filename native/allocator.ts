@@ -391,6 +391,12 @@ export class ServingSimulator {
       if (!(requests[key] instanceof type)) throw new TypeError(`requests.${key} must be a ${type.name}`);
       if (requests[key].length !== n) throw new RangeError(`requests.${key} has ${requests[key].length} entries, arrivalS ${n}`);
     }
+    // Synthetic token ids give each stream a distinct code below 2^31 (native/src/simulator.cc).
+    if (n >= 2 ** 30) throw new RangeError(`requests: at most 2^30 − 1 requests, got ${n}`);
+    for (let i = 0; i < n; i++) {
+      const s = requests.prefixStream[i];
+      if (!Number.isInteger(s) || s < -1 || s >= 2 ** 30) throw new RangeError(`requests.prefixStream[${i}] must be −1 or an integer in [0, 2^30), got ${s}`);
+    }
     const addon = loadAddon<{ ServingSimulator: new (...args: unknown[]) => RawSimulator }>();
     this.raw = new addon.ServingSimulator(
       { ...config, layout },
