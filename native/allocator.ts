@@ -354,6 +354,7 @@ export const SIM_SAMPLE_FIELDS = [
 
 interface RawSimulator {
   run(maxSteps: number): boolean;
+  runInBackground(): void;
   samples(): Float64Array;
   totals(): ServingSimTotals;
 }
@@ -407,6 +408,14 @@ export class ServingSimulator {
   /** Runs up to maxSteps steps; true once every request completed or was rejected. */
   run(maxSteps: number): boolean {
     return this.raw.run(intArg('maxSteps', maxSteps, 1, Number.MAX_SAFE_INTEGER));
+  }
+
+  /**
+   * Runs to the end on a native thread of its own and returns at once; the next call of any
+   * method waits for it. Lets independent simulations (the baselines) use another core.
+   */
+  runInBackground(): void {
+    this.raw.runInBackground();
   }
 
   /** Samples so far, packed: SIM_SAMPLE_FIELDS.length numbers per sample. */
