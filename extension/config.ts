@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 export type Backend = 'auto' | 'cpu' | 'cuda';
 
 export interface Settings {
-  /** Kernel backend the runner uses (`--backend`). */
+  /** Kernel backend override (`--backend`); 'auto' leaves it to the profile's device.backend. */
   backend: Backend;
   /** Where runs are saved, relative to the workspace folder (or absolute). */
   historyFolder: string;

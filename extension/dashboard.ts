@@ -21,6 +21,8 @@ export class Dashboard implements vscode.Disposable {
   private queue: ToWebview[] = [];
   /** The run shown last, sent again when the page (re)loads. */
   private current: { run: RunResult; id: string | null } | null = null;
+  /** Messages of the run streaming now, replayed to a page that opens or reloads mid-run. */
+  private live: ToWebview[] = [];
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(private readonly ctx: Ctx) {
@@ -53,6 +55,9 @@ export class Dashboard implements vscode.Disposable {
   /** Sends `msg` now, or when the page is ready. Stream messages are kept only while a panel exists. */
   post(msg: ToWebview): void {
     if (msg.type === 'runFinished' || msg.type === 'showRun') this.current = { run: msg.run, id: msg.id ?? null };
+    if (msg.type === 'runStarted') this.live = [msg];
+    else if (msg.type === 'case' || msg.type === 'poolSample' || msg.type === 'progress') this.live.push(msg);
+    else if (msg.type === 'runFinished') this.live = [];
     if (!this.panel) return;
     if (this.ready) void this.panel.webview.postMessage(msg);
     else this.queue.push(msg);
@@ -97,11 +102,12 @@ export class Dashboard implements vscode.Disposable {
     switch (msg.type) {
       case 'ready': {
         const { runs } = await listRuns(folder);
-        const queued = this.queue;
+        // Everything queued before `ready` is either in `live` (the stream so far) or superseded by init.
+        const replay = [...this.live, ...this.queue.filter((m) => m.type === 'compare' || m.type === 'showEstimate')];
         this.queue = [];
         this.ready = true;
-        this.post({ type: 'init', runs, current: this.current?.run ?? null, currentId: this.current?.id ?? null });
-        for (const m of queued) this.post(m);
+        void this.panel?.webview.postMessage({ type: 'init', runs, current: this.current?.run ?? null, currentId: this.current?.id ?? null } satisfies ToWebview);
+        for (const m of replay) void this.panel?.webview.postMessage(m);
         return;
       }
       case 'openRun':

@@ -11,7 +11,7 @@ let ctx: Ctx | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   ctx = new Ctx(context);
-  context.subscriptions.push(ctx, ...registerCommands(ctx));
+  context.subscriptions.push(...registerCommands(ctx));
   try {
     await ctx.startServer();
   } catch (err) {
@@ -19,6 +19,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   }
 }
 
+/** Cancels a running benchmark and stops the language server. */
 export async function deactivate(): Promise<void> {
   await ctx?.dispose();
   ctx = undefined;

@@ -25,11 +25,12 @@ export interface RunnerOptions {
 }
 
 /**
- * The command line for a runner. `runnerPath` ending in .js/.mjs/.cjs runs under `node`;
+ * The command line for a runner: `bench - --events [--backend cpu|cuda] [--quick]`. `runnerPath` ending in .js/.mjs/.cjs runs under `node`;
  * anything else is executed directly with the same arguments.
  */
 export function runnerLaunch(runnerPath: string, node: string, opts: RunnerOptions): RunnerLaunch {
-  const args = ['bench', '-', '--events', '--backend', opts.backend];
+  const args = ['bench', '-', '--events'];
+  if (opts.backend !== 'auto') args.push('--backend', opts.backend); // 'auto': the profile's device.backend decides
   if (opts.quick) args.push('--quick');
   if (/\.[cm]?js$/.test(runnerPath)) return { command: node, args: [runnerPath, ...args] };
   return { command: runnerPath, args };

@@ -10,10 +10,12 @@ import type { CaseShape, Environment, RunResult } from '../core/protocol/run';
 import { RUN_SCHEMA_VERSION } from '../core/protocol/run';
 import type { RunnerEvent } from '../core/protocol/runner';
 import * as native from '../native';
+import { measureEnvironment, measureGpu } from './environment';
 import { CancelledError } from './errors';
 import { randomUniform } from './inputs';
 import { summarizeCase } from './measure';
 import { planCases, type PlannedCase } from './plan';
+import { PoolConfigError, simulatePool } from './simulate';
 import { TOOL_NAME, TOOL_VERSION } from './version';
 
 export interface BenchOptions {
@@ -114,39 +116,67 @@ function decodeArgs(shape: CaseShape, dtype: Dtype, kvDtype: Dtype, seed: number
   };
 }
 
-async function checkCase(c: PlannedCase, seed: number): Promise<{ maxAbsErr: number; lseMaxAbsErr: number | null }> {
+/** The kernels of one backend; both take the same arguments (native/kernels.ts shapes). */
+interface KernelBackend {
+  name: 'cpu' | 'cuda';
+  flashForward: typeof native.flashForward;
+  pagedDecode: typeof native.pagedDecode;
+  timeFlashForward: typeof native.timeFlashForward;
+  timePagedDecode: typeof native.timePagedDecode;
+}
+
+const CPU_BACKEND: KernelBackend = {
+  name: 'cpu',
+  flashForward: native.flashForward,
+  pagedDecode: native.pagedDecode,
+  timeFlashForward: native.timeFlashForward,
+  timePagedDecode: native.timePagedDecode,
+};
+
+const CUDA_BACKEND: KernelBackend = {
+  name: 'cuda',
+  flashForward: native.cudaFlashForward,
+  pagedDecode: native.cudaPagedDecode,
+  timeFlashForward: native.timeCudaFlashForward,
+  timePagedDecode: native.timeCudaPagedDecode,
+};
+
+/**
+ * The backend a run uses: 'cuda' needs the CUDA library and a device (else BackendError
+ * with the probe's reason); 'auto' takes CUDA when it is available, the CPU otherwise.
+ */
+export function selectBackend(requested: 'auto' | 'cpu' | 'cuda'): KernelBackend {
+  if (requested === 'cpu') return CPU_BACKEND;
+  const cuda = native.cudaAvailable();
+  if (cuda.available) return CUDA_BACKEND;
+  if (requested === 'cuda') throw new BackendError(`the CUDA backend is not available: ${cuda.reason ?? 'unknown reason'}. Use --backend cpu`);
+  return CPU_BACKEND;
+}
+
+/** The requested backend cannot run on this machine (the CLI exits 2 with the reason). */
+export class BackendError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BackendError';
+  }
+}
+
+/** Runs the case's kernel and the fp64 reference (always on the CPU) on the reduced shape. */
+async function checkCase(backend: KernelBackend, c: PlannedCase, seed: number): Promise<{ maxAbsErr: number; lseMaxAbsErr: number | null }> {
   if (c.kernel === 'flash_fwd') {
     const args = flashArgs(c.checkShape, c.dtype, seed);
-    const [got, ref] = await Promise.all([native.flashForward(args), native.referenceAttention(args)]);
+    const [got, ref] = await Promise.all([backend.flashForward(args), native.referenceAttention(args)]);
     return { maxAbsErr: maxAbsDiff(got.o, ref.o), lseMaxAbsErr: maxAbsDiff(got.lse, ref.lse) };
   }
   const args = decodeArgs(c.checkShape, c.dtype, c.kvDtype, seed);
-  const [got, ref] = await Promise.all([native.pagedDecode(args), native.referencePagedDecode(args)]);
+  const [got, ref] = await Promise.all([backend.pagedDecode(args), native.referencePagedDecode(args)]);
   return { maxAbsErr: maxAbsDiff(got.o, ref.o), lseMaxAbsErr: maxAbsDiff(got.lse, ref.lse) };
 }
 
-async function timeCase(c: PlannedCase, quick: boolean, seed: number): Promise<number[]> {
+async function timeCase(backend: KernelBackend, c: PlannedCase, quick: boolean, seed: number): Promise<number[]> {
   const timing = timingFor(quick);
-  if (c.kernel === 'flash_fwd') return (await native.timeFlashForward(flashArgs(c.shape, c.dtype, seed), timing)).samplesNs;
-  return (await native.timePagedDecode(decodeArgs(c.shape, c.dtype, c.kvDtype, seed), timing)).samplesNs;
-}
-
-/** Describes this machine; peaks are measured here, once per run. */
-export async function measureEnvironment(): Promise<Environment> {
-  const cpu = native.cpuInfo();
-  const peaks = await native.measurePeaks();
-  return {
-    os: `${process.platform} ${(await import('node:os')).release()}`,
-    arch: process.arch,
-    cpuModel: cpu.model,
-    cpuCores: cpu.cores,
-    simd: cpu.simd,
-    cpuFeatures: cpu.features,
-    threads: cpu.cores,
-    nodeVersion: process.version,
-    toolVersion: TOOL_VERSION,
-    peaks,
-  };
+  if (c.kernel === 'flash_fwd') return (await backend.timeFlashForward(flashArgs(c.shape, c.dtype, seed), timing)).samplesNs;
+  return (await backend.timePagedDecode(decodeArgs(c.shape, c.dtype, c.kvDtype, seed), timing)).samplesNs;
 }
 
 /**
@@ -154,8 +184,10 @@ export async function measureEnvironment(): Promise<Environment> {
  * @returns the run; status 'cancelled' when `signal` fired (cases finished so far are kept).
  */
 export async function runBench(profile: Profile, opts: BenchOptions): Promise<RunResult> {
+  const backend = selectBackend(opts.backend);
   const plan = planCases(profile, { quick: opts.quick });
-  const total = plan.length + 1;
+  const simulate = profile.workload !== null;
+  const total = plan.length + 1 + (simulate ? 1 : 0);
   const run: RunResult = {
     schema: RUN_SCHEMA_VERSION,
     tool: `${TOOL_NAME} ${TOOL_VERSION}`,
@@ -170,22 +202,27 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
   try {
     opts.emit({ type: 'progress', done: 0, total, message: 'measuring this machine (FMA peak, bandwidth)' });
     run.environment = await measureEnvironment();
+    if (backend.name === 'cuda') {
+      const gpu = await measureGpu();
+      run.environment.gpu = gpu.gpu;
+      run.environment.peaks = { ...run.environment.peaks, ...gpu.peaks };
+    }
     throwIfAborted(opts.signal);
     let done = 1;
     let seed = 1234;
     for (const c of plan) {
       const label = describeCase(c);
       opts.emit({ type: 'progress', done, total, message: `${label}: correctness check` });
-      const err = await checkCase(c, seed);
+      const err = await checkCase(backend, c, seed);
       throwIfAborted(opts.signal);
       opts.emit({ type: 'progress', done, total, message: `${label}: timing` });
-      const samplesNs = await timeCase(c, opts.quick, seed);
+      const samplesNs = await timeCase(backend, c, opts.quick, seed);
       throwIfAborted(opts.signal);
       seed += 7;
       const kc = summarizeCase(
         {
           kernel: c.kernel,
-          backend: 'cpu',
+          backend: backend.name,
           shape: c.shape,
           dtype: c.dtype,
           ...(c.kernel === 'paged_decode' ? { kvDtype: c.kvDtype } : {}),
@@ -201,8 +238,20 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
       opts.emit({ type: 'case', case: kc });
       opts.emit({ type: 'progress', done, total, message: `${label}: ${(kc.medianNs / 1e6).toFixed(3)} ms` });
     }
+    if (profile.workload) {
+      opts.emit({ type: 'progress', done, total, message: `page pool: simulating ${profile.workload.requests} requests` });
+      try {
+        run.pool = simulatePool(profile, { signal: opts.signal, onSample: (sample) => opts.emit({ type: 'poolSample', sample }) });
+      } catch (e) {
+        if (!(e instanceof PoolConfigError)) throw e;
+        // The kernel results stand on their own; say why the pool view is empty.
+        opts.emit({ type: 'log', level: 'warn', message: `page pool simulation skipped: ${e.message}` });
+      }
+      done++;
+      opts.emit({ type: 'progress', done, total, message: 'page pool simulated' });
+    }
   } catch (e) {
-    if (e instanceof CancelledError) run.status = 'cancelled';
+    if (e instanceof CancelledError || opts.signal?.aborted) run.status = 'cancelled';
     else throw e;
   }
   return run;

@@ -13,11 +13,13 @@
 import { basename } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Profile } from '../core/config/types';
+import type { PoolResult } from '../core/protocol/run';
 import { estimate } from '../core/estimate';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { writeFileAtomic } from './atomic';
-import { runBench } from './bench';
+import { BackendError, runBench } from './bench';
 import { CancelledError, InputError, UsageError } from './errors';
+import { formatPoolSummary, readTrace, simulatePool } from './simulate';
 import { loadProfile } from './load';
 import { Progress } from './progress';
 import { formatEstimate, formatRun } from './table';
@@ -81,12 +83,12 @@ async function benchCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, {
     json: { type: 'string' },
     quick: { type: 'boolean', default: false },
-    backend: { type: 'string', default: 'auto' },
+    backend: { type: 'string' },
     events: { type: 'boolean', default: false },
   });
   const file = onePositional(positionals, 'bench');
-  const backend = values.backend as string;
-  if (!['auto', 'cpu', 'cuda'].includes(backend)) throw new UsageError(`--backend must be auto, cpu or cuda, got '${backend}'`);
+  const backendFlag = values.backend as string | undefined;
+  if (backendFlag !== undefined && !['auto', 'cpu', 'cuda'].includes(backendFlag)) throw new UsageError(`--backend must be auto, cpu or cuda, got '${backendFlag}'`);
   const events = values.events === true;
   const emitLine = (e: RunnerEvent) => process.stdout.write(`${JSON.stringify(e)}\n`);
 
@@ -112,8 +114,11 @@ async function benchCommand(argv: string[]): Promise<number> {
   const emit = (e: RunnerEvent) => {
     if (events) emitLine(e);
     if (e.type === 'progress') progress.update(e.done, e.total, e.message);
+    else if (e.type === 'log' && !events) process.stderr.write(`${e.level}: ${e.message}\n`);
   };
-  const run = await runBench(profile, { quick: values.quick === true, backend: backend as 'auto' | 'cpu' | 'cuda', name, signal: ac.signal, emit });
+  // The flag wins over the profile's device.backend.
+  const backend = (backendFlag ?? profile.device.backend) as 'auto' | 'cpu' | 'cuda';
+  const run = await runBench(profile, { quick: values.quick === true, backend, name, signal: ac.signal, emit });
   progress.finish();
   if (values.json) writeFileAtomic(values.json as string, `${JSON.stringify(run, null, 2)}\n`);
   if (events) emitLine({ type: 'done', run });
@@ -136,10 +141,16 @@ async function simulateCommand(argv: string[]): Promise<number> {
   const file = onePositional(positionals, 'simulate');
   const loaded = loadProfile(file);
   for (const n of loaded.notes) process.stderr.write(`${n}\n`);
-  const { simulatePool, readTrace, formatPoolSummary } = await import('./simulate');
+  // TraceError and PoolConfigError are InputErrors: file:line:col of the trace line or profile key.
   const trace = values.trace ? readTrace(values.trace as string) : undefined;
   const ac = cancellation();
-  const result = simulatePool(loaded.profile, { trace, signal: ac.signal });
+  let result: PoolResult;
+  try {
+    result = simulatePool(loaded.profile, { trace, signal: ac.signal });
+  } catch (e) {
+    if (ac.signal.aborted) throw new CancelledError();
+    throw e;
+  }
   if (values.json) {
     const est = estimate(loaded.profile);
     writeFileAtomic(values.json as string, `${JSON.stringify({ schema: 1, tool: `attnscope ${TOOL_VERSION}`, createdAt: new Date().toISOString(), name: basename(file), profile: loaded.profile, estimate: est, cases: [], pool: result, status: 'ok' }, null, 2)}\n`);
@@ -174,6 +185,10 @@ export async function main(argv: string[]): Promise<number> {
   } catch (e) {
     if (e instanceof InputError) {
       process.stderr.write(`${e.format()}\n`);
+      return EXIT_BAD_INPUT;
+    }
+    if (e instanceof BackendError) {
+      process.stderr.write(`attnscope: ${e.message}\n`);
       return EXIT_BAD_INPUT;
     }
     if (e instanceof UsageError) {

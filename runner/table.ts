@@ -5,6 +5,7 @@
 import type { Estimate } from '../core/estimate/types';
 import { formatBytes, formatCount } from '../core/format';
 import type { KernelCase, RunResult } from '../core/protocol/run';
+import { formatPoolSummary } from './simulate';
 
 /** Left-aligns text columns and right-aligns numeric ones (those whose header starts with a space marker). */
 export function renderTable(header: string[], rows: string[][], rightAligned: boolean[]): string {
@@ -98,6 +99,7 @@ export function formatRun(run: RunResult): string {
   out.push(formatEstimate(run.estimate, run.name));
   out.push('');
   out.push(formatCases(run.cases));
+  if (run.pool) out.push('', formatPoolSummary(run.pool));
   if (run.status !== 'ok') out.push(`\nrun ${run.status}${run.error ? `: ${run.error}` : ''}`);
   return out.join('\n');
 }

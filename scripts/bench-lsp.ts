@@ -10,7 +10,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { LspClient } from '../test/lsp/harness';
+import { LspClient, positionAt } from '../test/lsp/harness';
 
 const root = join(__dirname, '..');
 const configsDir = join(root, 'test', 'lsp', 'fixtures', 'configs');
@@ -70,7 +70,7 @@ async function timeDoc(client: LspClient, doc: Doc): Promise<number[]> {
   await client.inlayHints(doc.uri);
   const m = doc.key.exec(doc.text);
   if (m === null) throw new Error(`${doc.name}: no ${String(doc.key)} to edit`);
-  const start = client.positionOf(doc.text, m.index + m[0].length - m[1]!.length);
+  const start = positionAt(doc.text, m.index + m[0].length - m[1]!.length);
   let current = m[1]!;
   const samples: number[] = [];
   for (let i = 0; i < WARMUP + EDITS; i++) {

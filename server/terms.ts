@@ -70,7 +70,7 @@ export function termRows(a: Analysis): TermRow[] {
   const kvKeys = m.mla ? ['kv_lora_rank', 'qk_rope_head_dim'] : [key(m, 'numKvHeads', 'num_key_value_heads'), key(m, 'headDim', 'head_dim'), 'tensor_parallel_size'];
   rows.push({
     id: 'kvLayer',
-    term: 'KV per token, one layer',
+    term: 'KV per token per layer',
     formula: m.mla
       ? `(kv_lora_rank + qk_rope_head_dim) · bytes = (${m.mla.kvLoraRank} + ${m.mla.qkRopeHeadDim}) · ${kvb} (MLA latent, no K/V pair)`
       : `2 (K, V) · H_kv${tp > 1 ? '/tp' : ''} · head_dim · bytes = 2 · ${kvHeadsPerGpu(m, tp)} · ${m.headDim} · ${kvb} (${e.kvDtype})`,
@@ -80,7 +80,7 @@ export function termRows(a: Analysis): TermRow[] {
   rows.push({
     id: 'kvToken',
     term: 'KV per token',
-    formula: `num_hidden_layers · one layer = ${L} · ${formatCount(e.kvBytesPerTokenPerLayer)} B (every layer charged, as vLLM sizes its pool)`,
+    formula: `num_hidden_layers · per layer = ${L} · ${formatCount(e.kvBytesPerTokenPerLayer)} B (every layer charged, as vLLM sizes its pool)`,
     value: bytesAndCount(e.kvBytesPerToken),
     keys: [...kvKeys, key(m, 'numLayers', 'num_hidden_layers'), 'dtype'],
   });
@@ -137,14 +137,14 @@ function workspaceRows(a: Analysis, w: AttentionWorkspace): TermRow[] {
   return [
     {
       id: 'naive',
-      term: 'Naive attention, one layer',
+      term: 'Naive attention per layer',
       formula: `S and P: 2 · B · H · N · N · bytes = 2 · ${B} · ${m.numHeads} · ${formatCount(w.seqLen)}² · ${dtypeBytes(p.dtype)}`,
       value: formatBytes(w.naiveBytes),
       keys,
     },
     {
       id: 'flash',
-      term: 'Flash workspace, one layer',
+      term: 'Flash workspace per layer',
       formula: `m, l, lse in fp32: 3 · B · H · N · 4 = 3 · ${B} · ${m.numHeads} · ${formatCount(w.seqLen)} · 4 (S, P stay in tiles)`,
       value: formatBytes(w.flashBytes),
       keys,

@@ -79,6 +79,7 @@ export function timingsChart(run: ViewRun, p: Palette): ChartSpec {
           borderWidth: p.lineWidth,
           barPercentage: 0.5,
           minBarLength: 3,
+          order: 1, // drawn first: the median marker stays on top
         } as ChartDataset<'bar', [number, number][]>,
         {
           type: 'line',
@@ -90,6 +91,7 @@ export function timingsChart(run: ViewRun, p: Palette): ChartSpec {
           pointBorderWidth: p.lineWidth + 1.5,
           borderColor: p.series[1],
           backgroundColor: p.series[1],
+          order: 0,
         } as ChartDataset<'line', number[]>,
       ],
     } as ChartConfiguration['data'],

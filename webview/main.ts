@@ -71,14 +71,15 @@ const exportPng = button('Export PNG', () => exportChartsPng(), { id: 'btn-expor
 const environment = el('p', { id: 'run-environment', class: 'muted' });
 
 const chartGrid = el('div', { class: 'chart-grid' });
-const cards = new Map<ChartId, { canvas: HTMLCanvasElement; empty: HTMLElement; data: HTMLElement }>();
+const cards = new Map<ChartId, { card: HTMLElement; canvas: HTMLCanvasElement; empty: HTMLElement; data: HTMLElement }>();
 for (const id of ['timings', 'throughput', 'roofline', 'memory', 'poolTimeline', 'poolBaselines'] as ChartId[]) {
   const canvas = el('canvas', { id: `chart-${id}`, role: 'img' });
   const empty = el('p', { class: 'empty' });
   const data = el('div', { class: 'chart-data' });
   const details = el('details', {}, el('summary', {}, 'Data'), data);
-  chartGrid.append(el('section', { class: `card card-${id}`, 'data-chart': id }, el('div', { class: 'chart-box' }, canvas, empty), details));
-  cards.set(id, { canvas, empty, data });
+  const card = el('section', { class: `card card-${id}`, 'data-chart': id }, el('div', { class: 'chart-box' }, canvas), empty, details);
+  chartGrid.append(card);
+  cards.set(id, { card, canvas, empty, data });
 }
 
 const historyList = el('div', { id: 'history-list' });
@@ -119,8 +120,9 @@ function renderCharts(run: ViewRun | null): void {
   const specs = run ? runCharts(run, palette) : [];
   for (const [id, card] of cards) {
     const spec = specs.find((s) => s.id === id);
-    card.empty.textContent = spec ? spec.empty ?? '' : 'No run yet: run a benchmark (AttnScope: Run attention benchmark) or open one from History.';
-    card.canvas.hidden = !spec || spec.empty !== null;
+    card.empty.textContent = spec ? (spec.empty === null ? '' : `${spec.title}: ${spec.empty}`) : 'No run yet: run a benchmark (AttnScope: Run attention benchmark) or open one from History.';
+    // Chart.js sets the canvas's display inline, so emptiness hides the chart's box through the card's class.
+    card.card.classList.toggle('is-empty', !spec || spec.empty !== null);
     card.data.replaceChildren(spec ? table(spec.table, `table-${id}`) : '');
     let chart = charts.get(id);
     if (!spec) {
@@ -235,7 +237,7 @@ function scheduleRender(): void {
 function exportChartsPng(): void {
   const run = model.current;
   if (!run) return;
-  const visible = [...charts.entries()].filter(([id]) => !cards.get(id)!.canvas.hidden).map(([, c]) => c.canvas);
+  const visible = [...charts.entries()].filter(([id]) => !cards.get(id)!.card.classList.contains('is-empty')).map(([, c]) => c.canvas);
   if (visible.length === 0) return;
   const width = Math.max(...visible.map((c) => c.width));
   const height = visible.reduce((h, c) => h + c.height, 0);

@@ -150,6 +150,8 @@ function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[] {
   // A value of the wrong type needs no second message about its allowed values or bounds.
   const typePaths = new Set(errors.filter((e) => e.keyword === 'type').map((e) => e.instancePath));
   for (const e of errors) {
+    // Inside an inline model the model reader reports, with HF-specific messages.
+    if (e.instancePath.startsWith('/model/')) continue;
     const path = pointerToPath(e.instancePath);
     const where = dotted(path);
     const node = nodeAtPath(root, path);
@@ -529,10 +531,10 @@ export function parseProfileText(text: string, file: string): ParsedTree {
  * too (the language server: hints, completion, quick fixes) parses a large profile only once.
  */
 export function readProfileTree(parsed: ParsedTree, file: string, host: ProfileHost): ReadResult<Profile> {
-  return guarded(() => readProfileTreeUnguarded(parsed, file, host));
+  return guarded(() => readProfileParsed(parsed, file, host));
 }
 
-function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: ProfileHost): ReadResult<Profile> {
+function readProfileParsed(parsed: ParsedTree, file: string, host: ProfileHost): ReadResult<Profile> {
   const problems: Problem[] = [...parsed.problems];
   const root = parsed.root;
   if (!root || (root.type === 'null' && problems.length === 0)) {
@@ -549,7 +551,8 @@ function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: Profil
     problems.push({ severity: 'error', code: 'not-an-object', message: `a profile is a mapping of keys (model, dtype, device, kv_cache, ...), not ${describeValue(root)}`, range: root.range });
     return { value: null, problems };
   }
-  problems.push(...schemaProblems(root, validate(toPlain(root))));
+  const plain = toPlain(root) as Plain;
+  problems.push(...schemaProblems(root, validate(plain)));
 
   // The model.
   const modelNode = getProperty(root, 'model')?.value;
@@ -566,7 +569,6 @@ function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: Profil
   }
   if (problems.some((p) => p.severity === 'error') || !model) return { value: null, problems };
 
-  const plain = toPlain(root) as Plain;
   const device = (plain.device ?? {}) as Plain;
   const kv = (plain.kv_cache ?? {}) as Plain;
   const prefill = (plain.prefill ?? {}) as Plain;

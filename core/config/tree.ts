@@ -204,7 +204,7 @@ export function parseYamlTree(text: string): ParsedTree {
       severity: 'warning',
       code: 'yaml-multiple-documents',
       message: 'only the first YAML document is read; remove the `---` and what follows, or move it to its own file',
-      range: { offset: start, length: 0 },
+      range: { offset: start, length: text.startsWith('---', start) ? 3 : 0 },
     });
   }
   if (!doc || doc.contents == null) return { root: null, problems };

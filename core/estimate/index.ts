@@ -9,6 +9,7 @@
  * and transformers' modeling files for parameter shapes.
  */
 import type { Dtype, KvDtype, ModelSpec, MoeSpec, Profile } from '../config/types';
+import { formatBytes } from '../format';
 import type { AttentionWorkspace, Estimate, ParamBreakdown, PoolEstimate } from './types';
 
 export * from './types';
@@ -207,16 +208,20 @@ export const DEFAULT_MAX_NUM_BATCHED_TOKENS = 8192;
 export const DEFAULT_MAX_NUM_SEQS = 256;
 
 /**
- * The activation peak vLLM subtracts before sizing its pool. vLLM measures it by running one
- * dummy forward pass of max_num_batched_tokens tokens and reading torch's peak memory
- * (gpu_worker.determine_available_memory -> profile_run), then a sampler pass of max_num_seqs
- * rows. We model the live tensors at the widest point of one layer:
- *   T · bytes · (2h + max(attn, mlp)) + S · V · 4
- * with T = max_num_batched_tokens, S = max_num_seqs, 2h = residual + normed hidden state,
- * attn = (H + 2·H_kv)·D (q, k, v) + H·D (output), mlp = 3·i (gate, up, act) for a gated MLP or
- * 2·i for a plain one; for MoE layers vLLM's fused_moe caches k·(2·i_e) + k·i_e + k·h per token
- * plus the shared experts' 3·i_s; the last term is the sampler's fp32 logits. It ignores CUDA
- * graphs and NCCL buffers (vLLM's "non-torch memory"), which add a few hundred MiB.
+ * The activation peak vLLM subtracts before sizing its pool. vLLM measures it: one dummy
+ * forward pass of max_num_batched_tokens tokens, then the sampler over max_num_seqs rows,
+ * reading torch's peak allocation (gpu_worker.determine_available_memory -> profile_run). We
+ * model the tensors alive at the widest point of one layer plus the sampler's:
+ *   T · bytes · (2h + max(attn, mlp)) + 3 · S · V · 4
+ * - T = max_num_batched_tokens, S = max_num_seqs, 2h = the residual and the normed hidden state;
+ * - attn = (H + 2·H_kv)·D (q, k, v) + H·D (attention output);
+ * - mlp = gate/up output 2i + activation i + down output h for a gated MLP (i + i + h plain);
+ *   MoE layers (vLLM fused_moe's caches): k·(2·i_e + i_e + h) + shared experts' 3·i_s + h;
+ * - 3 · S · V · 4: the sampler's fp32 logits, probs and logprobs.
+ * Not split by tensor parallelism (the sampler and residual stream are replicated). Checked
+ * against vLLM's own log for Meta-Llama-3-8B on an H100 (PR #10511: "PyTorch activation peak
+ * memory 1.26GiB"; this model: 1.21 GiB). vLLM's "non_torch_memory" (CUDA context, cuBLAS
+ * workspace, NCCL: 0.2 to 1.8 GiB in its logs) is not modelled.
  */
 export function activationPeakBytes(
   model: ModelSpec,
@@ -228,16 +233,16 @@ export function activationPeakBytes(
   const attnWidth = model.mla
     ? model.numHeads * (model.mla.qkNopeHeadDim + model.mla.qkRopeHeadDim) * 2 + model.numHeads * model.mla.vHeadDim * 2
     : (model.numHeads + 2 * model.numKvHeads) * model.headDim + model.numHeads * model.headDim;
-  let mlpWidth = (model.gatedMlp ? 3 : 2) * model.intermediateSize;
+  let mlpWidth = (model.gatedMlp ? 3 : 2) * model.intermediateSize + h;
   if (model.moe) {
     const m = model.moe;
-    const moeWidth = m.numExpertsPerTok * (3 * m.expertIntermediateSize + h) + m.numSharedExperts * 3 * m.sharedExpertIntermediateSize;
+    const moeWidth = m.numExpertsPerTok * (3 * m.expertIntermediateSize + h) + m.numSharedExperts * 3 * m.sharedExpertIntermediateSize + h;
     const hasDense = m.firstDenseLayers > 0 || m.mlpOnlyLayers.length > 0 || m.layerFrequency > 1;
     mlpWidth = hasDense ? Math.max(mlpWidth, moeWidth) : moeWidth;
   }
   const tokens = maxNumBatchedTokens * dtypeBytes(dtype) * (2 * h + Math.max(attnWidth, mlpWidth));
-  const logits = model.isEncoder ? 0 : maxNumSeqs * model.vocabSize * 4;
-  return tokens + logits;
+  const sampler = model.isEncoder ? 0 : 3 * maxNumSeqs * model.vocabSize * 4;
+  return tokens + sampler;
 }
 
 /**
@@ -306,7 +311,9 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   let activation = 0;
   let budgetSource: PoolEstimate['budgetSource'] = 'none';
   let pages: number;
-  if (typeof profile.kvCache.numPages === 'number') {
+  if (model.isEncoder) {
+    pages = 0;
+  } else if (typeof profile.kvCache.numPages === 'number') {
     pages = profile.kvCache.numPages;
     budgetBytes = pages * pageBytes;
     budgetSource = 'explicit';
@@ -323,7 +330,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
       budgetBytes = Math.floor(profile.device.memoryGib * GIB * profile.device.gpuMemoryUtilization) - weightsPerGpu - activation;
       budgetSource = 'device';
       if (budgetBytes <= 0) {
-        notes.push(`weights (${weightsPerGpu} B per GPU) and activations (${activation} B) exceed ${profile.device.memoryGib} GiB · ${profile.device.gpuMemoryUtilization}: no room for a KV cache; raise tensor_parallel_size or memory`);
+        notes.push(`weights (${formatBytes(weightsPerGpu)} per GPU) and activations (${formatBytes(activation)}) exceed ${profile.device.memoryGib} GiB · ${profile.device.gpuMemoryUtilization}: no room for a KV cache; raise tensor_parallel_size or memory`);
         budgetBytes = Math.max(0, budgetBytes);
       }
     } else {
@@ -339,7 +346,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   if (model.isEncoder) notes.push(`${model.modelType} is an encoder: no KV cache, so no pages`);
   const kvForSeq = kvBytesForSequence(model, seqLen, kvDtype, tp);
   if (model.slidingWindow !== null && kvForSeq < perToken * seqLen) {
-    notes.push(`sliding-window layers keep at most ${model.slidingWindow} tokens: a ${seqLen}-token sequence needs ${kvForSeq} B, not the ${perToken * seqLen} B a pool that charges every layer reserves`);
+    notes.push(`sliding-window layers keep at most ${model.slidingWindow} tokens: a ${seqLen}-token sequence needs ${formatBytes(kvForSeq)}, not the ${formatBytes(perToken * seqLen)} a pool that charges every layer reserves`);
   }
 
   return {

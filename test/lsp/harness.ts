@@ -4,10 +4,11 @@
  * with `--stdio`, and speaks to it through vscode-languageserver-protocol. Diagnostics are
  * awaited by document version (the server publishes the version it checked): no sleeps.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import {
   CodeActionRequest,
@@ -23,6 +24,8 @@ import {
   InitializedNotification,
   InlayHintRefreshRequest,
   InlayHintRequest,
+  IPCMessageReader,
+  IPCMessageWriter,
   PublishDiagnosticsNotification,
   RegistrationRequest,
   ShutdownRequest,
@@ -40,6 +43,7 @@ import {
   type InlayHint,
   type Position,
   type ProtocolConnection,
+  type PublishDiagnosticsParams,
   type Range,
   type TextDocumentContentChangeEvent,
 } from 'vscode-languageserver-protocol/node';
@@ -71,6 +75,38 @@ export function serverBundle(): Promise<string> {
 export interface ClientOptions {
   /** Passed as initializationOptions.validationDelayMs (default 0: check at once). */
   validationDelayMs?: number;
+  /** How the server is started: `--stdio` (default) or `--node-ipc` (as VS Code's client may). */
+  transport?: 'stdio' | 'ipc';
+}
+
+const fixturesDir = join(root, 'test', 'lsp', 'fixtures');
+
+/** A fixture's URI and text (test/lsp/fixtures/<name>). */
+export function fixture(name: string): { uri: string; path: string; text: string } {
+  const path = join(fixturesDir, name);
+  return { uri: pathToFileURL(path).href, path, text: readFileSync(path, 'utf8') };
+}
+
+/** URI of a file (existing or not) in the fixtures folder, so that relative model paths resolve there. */
+export function fixtureUri(name: string): string {
+  return pathToFileURL(join(fixturesDir, name)).href;
+}
+
+/** LSP position of a UTF-16 offset in `text`. */
+export function positionAt(text: string, offset: number): Position {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length - 1;
+  return { line, character: offset - (before.lastIndexOf('\n') + 1) };
+}
+
+/** LSP range of the `occurrence`-th (0-based) `needle` in `text`; throws when absent. */
+export function rangeOf(text: string, needle: string, occurrence = 0): Range {
+  let at = -1;
+  for (let i = 0; i <= occurrence; i++) {
+    at = text.indexOf(needle, at + 1);
+    if (at < 0) throw new Error(`${JSON.stringify(needle)} (#${occurrence}) is not in the text`);
+  }
+  return { start: positionAt(text, at), end: positionAt(text, at + needle.length) };
 }
 
 /** Whatever the server asked of the client, counted (refresh requests, registrations). */
@@ -86,6 +122,9 @@ export class LspClient {
   private readonly versions = new Map<string, number>();
   private readonly published = new Map<string, Diagnostic[]>();
   private readonly waiters = new Map<string, Array<{ resolve: (d: Diagnostic[]) => void; reject: (e: Error) => void }>>();
+  /** Waiters for the next publish of a URI, whatever its version (re-checks after a dependency changed). */
+  private readonly nextWaiters = new Map<string, Array<{ resolve: (p: PublishDiagnosticsParams) => void; reject: (e: Error) => void }>>();
+  private readonly registered = new Map<string, () => void>();
   private stderrText = '';
   private readonly exited: Promise<number | null>;
 
@@ -98,8 +137,9 @@ export class LspClient {
     this.exited = new Promise((resolve) =>
       child.on('exit', (code) => {
         const err = new Error(`the server exited (code ${code}):\n${this.stderrText}`);
-        for (const list of this.waiters.values()) for (const w of list) w.reject(err);
+        for (const list of [...this.waiters.values(), ...this.nextWaiters.values()]) for (const w of list) w.reject(err);
         this.waiters.clear();
+        this.nextWaiters.clear();
         resolve(code);
       }),
     );
@@ -108,12 +148,17 @@ export class LspClient {
       this.published.set(key, p.diagnostics);
       for (const w of this.waiters.get(key) ?? []) w.resolve(p.diagnostics);
       this.waiters.delete(key);
+      for (const w of this.nextWaiters.get(p.uri) ?? []) w.resolve(p);
+      this.nextWaiters.delete(p.uri);
     });
     connection.onNotification('window/logMessage', (p: { type: number; message: string }) => {
       if (p.type === 1) this.calls.errors.push(p.message);
     });
     connection.onRequest(RegistrationRequest.type, (p) => {
-      for (const r of p.registrations) this.calls.registrations.push(r.method);
+      for (const r of p.registrations) {
+        this.calls.registrations.push(r.method);
+        this.registered.get(r.method)?.();
+      }
     });
     connection.onRequest(InlayHintRefreshRequest.type, () => {
       this.calls.inlayHintRefresh++;
@@ -125,8 +170,13 @@ export class LspClient {
   /** Spawns the bundled server with --stdio and completes the initialize handshake. */
   static async start(options: ClientOptions = {}): Promise<LspClient> {
     const bundle = await serverBundle();
-    const child = spawn(process.execPath, ['--enable-source-maps', bundle, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    const connection = createProtocolConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
+    const ipc = options.transport === 'ipc';
+    const child = ipc
+      ? fork(bundle, ['--node-ipc'], { execArgv: ['--enable-source-maps'], stdio: ['pipe', 'pipe', 'pipe', 'ipc'] })
+      : spawn(process.execPath, ['--enable-source-maps', bundle, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const connection = ipc
+      ? createProtocolConnection(new IPCMessageReader(child), new IPCMessageWriter(child))
+      : createProtocolConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
     const client = new LspClient(child, connection);
     const died = client.exited.then((code) => {
       throw new Error(`the server exited (code ${code}) before answering initialize:\n${client.stderr}`);
@@ -152,11 +202,10 @@ export class LspClient {
     return client;
   }
 
-  /** LSP position (0-based line, UTF-16 character) of an offset in `text`. */
-  positionOf(text: string, offset: number): Position {
-    const before = text.slice(0, offset);
-    const line = before.split('\n').length - 1;
-    return { line, character: offset - (before.lastIndexOf('\n') + 1) };
+  /** Resolves once the server has registered `method` dynamically (at once if it has). */
+  registration(method: string): Promise<void> {
+    if (this.calls.registrations.includes(method)) return Promise.resolve();
+    return new Promise((resolve) => this.registered.set(method, resolve));
   }
 
   /** Everything the server wrote on stderr. */
@@ -182,12 +231,28 @@ export class LspClient {
     });
   }
 
+  /** The next diagnostics the server publishes for `uri`, with their version (call before causing them). */
+  nextDiagnostics(uri: string): Promise<PublishDiagnosticsParams> {
+    if (!this.alive) return Promise.reject(new Error(`the server is not running:\n${this.stderrText}`));
+    return new Promise((resolve, reject) => {
+      const list = this.nextWaiters.get(uri) ?? [];
+      list.push({ resolve, reject });
+      this.nextWaiters.set(uri, list);
+    });
+  }
+
   /** Opens a document (version 1); resolves with its diagnostics. */
-  async open(uri: string, text: string, languageId = uri.endsWith('.yaml') || uri.endsWith('.yml') ? 'yaml' : 'json'): Promise<Diagnostic[]> {
+  async open(uri: string, text: string): Promise<Diagnostic[]> {
+    this.sendOpen(uri, text);
+    return this.diagnostics(uri, 1);
+  }
+
+  /** Opens a document (version 1) without waiting for its diagnostics. */
+  sendOpen(uri: string, text: string): void {
     this.versions.set(uri, 1);
     this.forget(uri);
-    await this.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId, version: 1, text } });
-    return this.diagnostics(uri, 1);
+    const languageId = /\.ya?ml$/.test(uri) ? 'yaml' : 'json';
+    void this.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId, version: 1, text } });
   }
 
   /** Sends a change (whole text, or incremental edits); resolves with the new version's diagnostics. */
@@ -226,8 +291,10 @@ export class LspClient {
     return this.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri } });
   }
 
-  completion(uri: string, position: Position): Promise<CompletionItem[] | CompletionList | null> {
-    return this.connection.sendRequest(CompletionRequest.type, { textDocument: { uri }, position });
+  /** Completion at `position`; `triggerCharacter` as the editor sends it when a typed character asked for it. */
+  completion(uri: string, position: Position, triggerCharacter?: string): Promise<CompletionItem[] | CompletionList | null> {
+    const context = triggerCharacter === undefined ? { triggerKind: 1 as const } : { triggerKind: 2 as const, triggerCharacter };
+    return this.connection.sendRequest(CompletionRequest.type, { textDocument: { uri }, position, context });
   }
 
   codeActions(uri: string, range: Range, diagnostics: Diagnostic[]): Promise<Array<Command | CodeAction> | null> {

@@ -115,8 +115,8 @@ test('pool from device memory: 80 GiB · 0.9 − weights − activation peak', (
   const e = estimate(llamaProfile((p) => { p.device.memoryGib = 80; }));
   const weights = 8_030_261_248 * 2;
   const activation = activationPeakBytes(loadModel('Llama-3.1-8B'), 'bf16');
-  // 8192 tokens · 2 B · (2·4096 + max((32 + 16)·128 + 32·128, 3·14336)) + 256 · 128256 · 4
-  assert.equal(activation, 8192 * 2 * (8192 + 43_008) + 256 * 128_256 * 4);
+  // 8192 tokens · 2 B · (2·4096 + max((32 + 16)·128 + 32·128, 3·14336 + 4096)) + 3 · 256 · 128256 · 4
+  assert.equal(activation, 8192 * 2 * (8192 + 47_104) + 3 * 256 * 128_256 * 4);
   assert.equal(e.weightsBytes, weights);
   assert.equal(e.pool.budgetSource, 'device');
   assert.equal(e.pool.activationPeakBytes, activation);
@@ -125,6 +125,16 @@ test('pool from device memory: 80 GiB · 0.9 − weights − activation peak', (
   // Max concurrency at max_position_embeddings 131072 = 8192 pages a sequence.
   assert.equal(e.pool.concurrencySeqLen, 131_072);
   assert.equal(e.pool.maxConcurrency, Math.floor(e.pool.pages / 8192));
+});
+
+test('activation peak and weights against vLLM\'s own profile of Meta-Llama-3-8B on an H100', () => {
+  // vLLM PR #10511 (memory profiling overhaul), `vllm serve meta-llama/Meta-Llama-3-8B`:
+  // "model weights take 14.96GiB", "PyTorch activation peak memory 1.26GiB" (max_num_batched_tokens
+  // 8192 = max_model_len, max_num_seqs 256). The activation model must land within 10%.
+  const m = loadModel('Meta-Llama-3-8B');
+  assert.equal(Math.round(weightsBytes(m, 'bf16') / GiB * 100) / 100, 14.96);
+  const activation = activationPeakBytes(m, 'bf16', 8192, 256) / GiB;
+  assert.ok(Math.abs(activation - 1.26) / 1.26 < 0.1, `activation ${activation.toFixed(3)} GiB`);
 });
 
 test('explicit num_pages wins; no memory at all sizes nothing and says so', () => {
@@ -166,6 +176,8 @@ test('encoders have no KV cache: 0 bytes, 0 pages, a flag and a note', () => {
   assert.equal(e.pool.pages, 0);
   assert.equal(e.pool.maxConcurrency, 0);
   assert.ok(e.notes.some((n) => /encoder/.test(n)));
+  p.kvCache.numPages = 100;
+  assert.equal(estimate(p).pool.pages, 0);
 });
 
 test('attention workspace: naive 2·B·H·N²·bytes vs flash 3·B·H·N·4', () => {

@@ -217,6 +217,14 @@ test('wrong types and invalid values point at the value', () => {
   assert.equal(r.problems.filter((p) => p.code === 'missing-field').length, 0);
 });
 
+test('architectures must be a list of class names', () => {
+  const text = JSON.stringify({ ...LLAMA, architectures: 'LlamaForCausalLM' });
+  assert.equal(at(text, only(readModelConfig(text).problems, 'wrong-type')), '"LlamaForCausalLM"');
+  const items = JSON.stringify({ ...LLAMA, architectures: ['LlamaForCausalLM', 7] });
+  assert.equal(at(items, only(readModelConfig(items).problems, 'wrong-type')), '7');
+  assert.deepEqual(readModelConfig(JSON.stringify({ ...LLAMA, architectures: ['LlamaForCausalLM'] })).value!.architectures, ['LlamaForCausalLM']);
+});
+
 test('syntax errors: value null, problem at the offending offset, file attached', () => {
   const text = '{\n  "model_type": "llama",\n  "hidden_size": 4096,,\n}';
   const r = readModelConfig(text, '/m/config.json');
@@ -327,4 +335,30 @@ test('hybrid layer_types: linear-attention layers hold no KV; unknown types warn
   const odd = readModelConfig(JSON.stringify({ ...LLAMA, layer_types: ['full_attention', 'moe_attention', 'moe_attention', 'full_attention'] }));
   const warn = only(odd.problems, 'unknown-layer-type');
   assert.match(warn.message, /"moe_attention" \(2 layers\)/);
+});
+
+test('remaining config codes: unknown-dtype, not-a-model-config, unknown-quantization, MoE and MLA missing fields', () => {
+  const dtypeText = JSON.stringify({ ...LLAMA, torch_dtype: 'float8' });
+  const d = readModelConfig(dtypeText);
+  assert.equal(at(dtypeText, only(d.problems, 'unknown-dtype')), '"float8"');
+  assert.equal(d.value!.torchDtype, null);
+  const { model_type: _omit, ...bare } = LLAMA;
+  assert.equal(only(readModelConfig(JSON.stringify(bare)).problems, 'not-a-model-config').severity, 'warning');
+  const quantText = JSON.stringify({ ...LLAMA, quantization_config: { quant_method: 'bitnet' } });
+  const q = only(readModelConfig(quantText).problems, 'unknown-quantization');
+  assert.equal(at(quantText, q), '"quantization_config"');
+  const moe = readModelConfig(JSON.stringify({ ...LLAMA, num_local_experts: 8 }));
+  assert.equal(moe.value, null);
+  assert.deepEqual(moe.problems.filter((p) => p.code === 'missing-field').map((p) => p.data?.key), ['num_experts_per_tok']);
+  const mla = readModelConfig(JSON.stringify({ ...LLAMA, kv_lora_rank: 512, qk_rope_head_dim: 64 }));
+  assert.deepEqual(mla.problems.filter((p) => p.code === 'missing-field').map((p) => p.data?.key).sort(), ['qk_nope_head_dim', 'v_head_dim']);
+});
+
+test('quantization_config of common checkpoint formats: AWQ, compressed-tensors, bitsandbytes', () => {
+  const q = (qc: object) => readModelConfig(JSON.stringify({ ...LLAMA, quantization_config: qc })).value!.quantization;
+  // AWQ 4-bit, group 128: 4 + (16-bit scale + 16-bit zero) / 128 = 4.25 bits.
+  assert.deepEqual(q({ quant_method: 'awq', bits: 4, group_size: 128 }), { method: 'awq', bitsPerWeight: 4.25, scope: 'all' });
+  // llm-compressor FP8 (W8A8): 8 bits, per-channel scales.
+  assert.deepEqual(q({ quant_method: 'compressed-tensors', config_groups: { group_0: { targets: ['Linear'], weights: { num_bits: 8, type: 'float', strategy: 'channel' } } } }), { method: 'compressed-tensors', bitsPerWeight: 8, scope: 'all' });
+  assert.deepEqual(q({ quant_method: 'bitsandbytes', load_in_4bit: true }), { method: 'bitsandbytes', bitsPerWeight: 4.5, scope: 'all' });
 });

@@ -13,7 +13,7 @@ import {
   type Problem,
   type ProfileHost,
 } from '../../core/config/index';
-import { estimate } from '../../core/estimate/index';
+import { checkProfile, estimate } from '../../core/estimate/index';
 import schema from '../../schemas/attn-profile.schema.json';
 import { fixtureText, loadModel } from './helpers';
 
@@ -323,7 +323,9 @@ test('the shipped examples read cleanly and estimate', () => {
     const r = readProfile(readFileSync(file, 'utf8'), file, fsHost);
     assert.deepEqual(r.problems, [], name);
     assert.ok(r.value, name);
-    assert.ok(estimate(r.value).pool.pages > 0, name);
+    const e = estimate(r.value);
+    assert.ok(e.pool.pages > 0, name);
+    assert.deepEqual(checkProfile(r.value, e), [], name);
   }
   const llama = readProfile(readFileSync(join(examples, 'llama-3.1-8b.attn.yaml'), 'utf8'), join(examples, 'llama-3.1-8b.attn.yaml'), fsHost).value!;
   assert.equal(estimate(llama).kvBytesPerToken, 131_072);
@@ -413,4 +415,21 @@ test('dtype synonyms suggest the profile name: bfloat16 -> bf16, float8_e4m3fn -
   const text = 'model: ./llama/config.json\ndtype: bfloat16\nkv_cache: { dtype: float8_e4m3fn }\n';
   const msgs = read(text).problems.filter((p) => p.code === 'invalid-value').map((p) => p.data?.suggestion);
   assert.deepEqual(msgs, ['bf16', 'fp8_e4m3']);
+});
+
+test('inline model: one message per problem (the model reader speaks, not the schema too)', () => {
+  const text = 'model:\n  hidden_size: "2048"\n  num_attention_heads: 16\n  num_hidden_layers: 4\n  vocab_size: 1000\n';
+  const r = read(text);
+  const p = only(r.problems, 'wrong-type');
+  assert.equal(at(text, p), '"2048"');
+  assert.match(p.message, /"hidden_size" must be a number/);
+});
+
+test('a second YAML document is ignored with a warning; an empty model path is model-not-found', () => {
+  const text = 'model: ./llama/config.json\n---\ndtype: fp32\n';
+  const r = read(text);
+  assert.equal(at(text, only(r.problems, 'yaml-multiple-documents')), '---');
+  assert.equal(r.value!.dtype, 'bf16');
+  const empty = 'model: ""\n';
+  assert.equal(at(empty, only(read(empty).problems, 'model-not-found')), '""');
 });

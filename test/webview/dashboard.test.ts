@@ -164,6 +164,7 @@ describe('dashboard webview in Chromium', () => {
   it('restores its state after a reload without the extension resending the run', async () => {
     await page.reload();
     await page.waitForFunction(() => document.querySelector('#chart-timings')?.getAttribute('aria-label')?.includes('points'));
+    await setTheme(page, 'dark'); // VS Code sets the theme on every (re)load of a webview
     assert.deepEqual(await drawnPoints(page, 'timings'), { 'p10–p90': 7, median: 7 });
     assert.equal(await page.textContent('#run-title'), run.name);
   });

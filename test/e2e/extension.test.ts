@@ -1,0 +1,166 @@
+/**
+ * End to end in a real VS Code (code-server 4.100.3) with the packaged .vsix installed:
+ * hints and a planted diagnostic on a real config and profile, "AttnScope: Run attention
+ * benchmark" from the command palette in quick mode with the bundled runner, the dashboard
+ * drawing the run and surviving a reload, cancel of a real run through the progress
+ * notification, a crashing runner (a fake one, via attnscope.runnerPath) reported with
+ * its log, and an untrusted workspace refusing runs while hints still work.
+ * Run by `npm run test:e2e` (scripts/e2e-run.mjs), not by `npm test`. Screenshots and the
+ * code-server logs go to test-results/e2e/.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import type { RunResult } from '../../core/protocol/run';
+import { checkPrerequisites, dashboardFrame, launchChromium, makeWorkspace, openFile, openWorkbench, runCommand, shots, startCodeServer, type CodeServer } from './harness';
+
+const FAKE_RUNNER = join(__dirname, '..', 'extension', 'fixtures', 'fake-runner.mjs');
+
+/** A runner script that runs the fake runner in `mode` (runnerPath takes a path, not an env). */
+function fakeRunner(dir: string, mode: string): string {
+  const file = join(dir, `fake-runner-${mode}.mjs`);
+  writeFileSync(file, `process.env.FAKE_RUNNER_MODE = ${JSON.stringify(mode)};\nawait import(${JSON.stringify(FAKE_RUNNER)});\n`);
+  return file;
+}
+
+function savedRuns(ws: string): RunResult[] {
+  const dir = join(ws, '.attnscope', 'runs');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as RunResult);
+}
+
+async function notification(page: Page, text: string | RegExp, timeout = 120_000) {
+  const toast = page.locator('.notification-toast', { hasText: text }).first();
+  await toast.waitFor({ timeout });
+  return toast;
+}
+
+describe('AttnScope in code-server', { timeout: 600_000 }, () => {
+  let browser: Browser;
+  let server: CodeServer;
+  let page: Page;
+  let ws: string;
+
+  before(async () => {
+    checkPrerequisites();
+    mkdirSync(shots, { recursive: true });
+    ws = makeWorkspace();
+    server = await startCodeServer({ settings: { 'attnscope.quickMode': true }, trust: false, log: join(shots, 'code-server.log') });
+    browser = await launchChromium();
+    page = await openWorkbench(browser, server, ws);
+  });
+
+  after(async () => {
+    if (page) await page.screenshot({ path: join(shots, 'last.png') }).catch(() => undefined);
+    await browser?.close();
+    server?.saveExtensionLog(join(shots, 'attnscope.log'));
+    await server?.stop();
+  });
+
+  it('shows inlay hints on a real config.json', async () => {
+    await openFile(page, 'llama-3.1-8b/config.json', 'num_key_value_heads');
+    // Llama-3.1-8B: 2 (K,V) · 8 KV heads · head_dim 128 · 2 bytes (bf16) · 32 layers = 131072 B = 128 KiB per token.
+    await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: 'KV 128 KiB/token' }).first().waitFor({ timeout: 60_000 });
+    await page.screenshot({ path: join(shots, '01-config-hints.png') });
+  });
+
+  it('shows hints and the planted diagnostic on a profile', async () => {
+    await openFile(page, 'e2e.attn.yaml', 'dtpye');
+    // page 16 tokens · 128 KiB/token = 2 MiB per page (all layers).
+    await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: 'page 2 MiB' }).first().waitFor({ timeout: 60_000 });
+    await page.locator('.editor-group-container.active .squiggly-warning').first().waitFor({ timeout: 30_000 });
+    await page.keyboard.press('Control+Shift+M');
+    await page.locator('.markers-panel', { hasText: 'did you mean "dtype"' }).first().waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: join(shots, '02-profile-hints-diagnostic.png') });
+  });
+
+  it('runs the benchmark from the command palette (quick mode) and draws the dashboard', async () => {
+    await openFile(page, 'e2e.attn.yaml', 'dtpye');
+    await runCommand(page, 'AttnScope: Run attention benchmark');
+    await notification(page, 'AttnScope: benchmarking e2e.attn.yaml', 60_000);
+    await page.screenshot({ path: join(shots, '03-running.png') });
+    await notification(page, /benchmark of e2e\.attn\.yaml finished: \d+ case/, 300_000);
+    const frame = await dashboardFrame(page);
+    await frame.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'ok');
+    const label = (await frame.getAttribute('#chart-timings', 'aria-label')) ?? '';
+    const runs = savedRuns(ws);
+    assert.equal(runs.length, 1, 'one run saved under .attnscope/runs');
+    const run = runs[0]!;
+    assert.equal(run.status, 'ok');
+    const timed = run.cases.filter((c) => c.kernel !== 'reference').length;
+    assert.ok(timed > 0, 'the run has timed cases');
+    assert.match(label, new RegExp(`median: ${timed} points`), `the timings chart draws the saved run's ${timed} cases: ${label}`);
+    assert.equal(run.profile.kvCache.pageSize, 16);
+    await page.screenshot({ path: join(shots, '04-dashboard.png') });
+  });
+
+  it('restores the dashboard after a window reload (panel serializer + webview state)', async () => {
+    await page.reload();
+    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    const frame = await dashboardFrame(page);
+    await frame.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'ok' && document.querySelector('#chart-timings')?.getAttribute('aria-label')?.includes('points'));
+    await page.screenshot({ path: join(shots, '04b-dashboard-after-reload.png') });
+  });
+
+  it('cancels a real run from the progress notification and records it as cancelled', async () => {
+    // Full (not quick) mode: each case takes >= 1 s, so the run is still going when Cancel is clicked.
+    server.writeSettings({ 'attnscope.quickMode': false, 'attnscope.openDashboardOnRun': false });
+    await openFile(page, 'e2e.attn.yaml', 'dtpye');
+    await runCommand(page, 'AttnScope: Run attention benchmark');
+    const toast = await notification(page, 'AttnScope: benchmarking e2e.attn.yaml', 60_000);
+    await toast.locator('.monaco-button', { hasText: 'Cancel' }).click();
+    await notification(page, /benchmark of e2e\.attn\.yaml cancelled after \d+ case/, 30_000);
+    const runs = savedRuns(ws);
+    assert.equal(runs.length, 2);
+    assert.equal(runs.at(-1)!.status, 'cancelled');
+    await page.screenshot({ path: join(shots, '05-cancelled.png') });
+  });
+
+  it('reports a crashing runner with its last log lines and stays usable', async () => {
+    server.writeSettings({ 'attnscope.quickMode': true, 'attnscope.runnerPath': fakeRunner(ws, 'crash'), 'attnscope.openDashboardOnRun': false });
+    await openFile(page, 'e2e.attn.yaml', 'dtpye');
+    await runCommand(page, 'AttnScope: Run attention benchmark');
+    const toast = await notification(page, 'the benchmark runner failed (exit code 134)', 60_000);
+    assert.match((await toast.textContent()) ?? '', /Segmentation fault in attnscope_native\.node/);
+    await page.screenshot({ path: join(shots, '06-crash.png') });
+    await toast.locator('.monaco-button', { hasText: 'Open log' }).click();
+    await page.locator('.output-view, .panel', { hasText: 'FAKE_RUNNER_MODE=crash' }).first().waitFor({ timeout: 30_000 });
+    assert.equal(savedRuns(ws).at(-1)!.status, 'failed');
+    // Still usable: the memory breakdown of the same profile opens in the dashboard.
+    await runCommand(page, 'AttnScope: Show memory breakdown');
+    const frame = await dashboardFrame(page);
+    await frame.waitForFunction(() => document.querySelector('#chart-memory')?.getAttribute('aria-label')?.includes('weights: 1 points'));
+    await page.screenshot({ path: join(shots, '07-memory-after-crash.png') });
+  });
+});
+
+describe('AttnScope in an untrusted workspace', { timeout: 300_000 }, () => {
+  let browser: Browser;
+  let server: CodeServer;
+  let page: Page;
+
+  before(async () => {
+    checkPrerequisites();
+    server = await startCodeServer({ settings: { 'attnscope.quickMode': true }, trust: true, log: join(shots, 'code-server-untrusted.log') });
+    browser = await launchChromium();
+    page = await openWorkbench(browser, server, makeWorkspace());
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('keeps hints, refuses benchmark runs with the reason', async () => {
+    const dialog = page.locator('.monaco-dialog-box', { hasText: 'trust' });
+    await dialog.waitFor({ timeout: 60_000 });
+    await dialog.locator('.monaco-button', { hasText: "No, I don't trust the authors" }).click();
+    await openFile(page, 'e2e.attn.yaml', 'dtpye');
+    await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: 'page 2 MiB' }).first().waitFor({ timeout: 60_000 });
+    await runCommand(page, 'AttnScope: Run attention benchmark');
+    await notification(page, 'AttnScope runs benchmarks (native code) only in trusted workspaces', 30_000);
+    await page.screenshot({ path: join(shots, '08-untrusted.png') });
+  });
+});

@@ -1,0 +1,177 @@
+/**
+ * Real VS Code for the end-to-end test: code-server 4.100.3 (VS Code 1.100.3, installed by
+ * scripts/e2e-setup.sh into ~/.cache/attnscope-e2e) with the packaged attnscope.vsix
+ * installed into a fresh user-data and extensions folder, driven through Debian Chromium.
+ * Every missing piece is a thrown error naming the fix: the suite fails, never skips.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+
+export const root = join(__dirname, '..', '..');
+export const shots = join(root, 'test-results', 'e2e');
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CACHE = process.env.ATTNSCOPE_E2E_CACHE ?? join(process.env.HOME ?? tmpdir(), '.cache', 'attnscope-e2e');
+export const CODE_SERVER = process.env.ATTNSCOPE_CODE_SERVER ?? join(CACHE, 'code-server-4.100.3', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+export const VSIX = process.env.ATTNSCOPE_VSIX ?? join(root, 'attnscope.vsix');
+
+/** Throws unless code-server, Chromium, the .vsix and the bundles it must contain exist. */
+export function checkPrerequisites(): void {
+  const missing: string[] = [];
+  if (!existsSync(CODE_SERVER)) missing.push(`code-server at ${CODE_SERVER} (run scripts/e2e-setup.sh)`);
+  if (!existsSync(CHROMIUM)) missing.push(`Chromium at ${CHROMIUM} (apt-get install chromium, or scripts/e2e-setup.sh)`);
+  if (!existsSync(VSIX)) missing.push(`${VSIX} (npm run package)`);
+  for (const f of ['dist/extension.js', 'dist/server.js', 'dist/runner.js', 'dist/webview/main.js']) {
+    if (!existsSync(join(root, f))) missing.push(`${f} (npm run build)`);
+  }
+  if (missing.length > 0) throw new Error(`e2e setup incomplete, missing:\n  ${missing.join('\n  ')}`);
+}
+
+/** A workspace in a temp folder: test/e2e/workspace plus examples/llama-3.1-8b/config.json. */
+export function makeWorkspace(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'attnscope-e2e-ws-'));
+  cpSync(join(__dirname, 'workspace'), dir, { recursive: true });
+  cpSync(join(root, 'examples', 'llama-3.1-8b'), join(dir, 'llama-3.1-8b'), { recursive: true });
+  return dir;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface CodeServer {
+  url: string;
+  userDataDir: string;
+  /** Copies the extension's log (the AttnScope output channel) to `dest`, when it exists. */
+  saveExtensionLog(dest: string): void;
+  /** Rewrites User/settings.json (code-server picks the change up while running). */
+  writeSettings(settings: Record<string, unknown>): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Installs the .vsix into fresh dirs and starts code-server on a free port. `settings` go to
+ * User/settings.json before start; `trust: false` keeps workspace trust on (the trust dialog appears).
+ */
+export async function startCodeServer(opts: { settings: Record<string, unknown>; trust: boolean; log: string }): Promise<CodeServer> {
+  const base = mkdtempSync(join(tmpdir(), 'attnscope-e2e-vscode-'));
+  const userDataDir = join(base, 'user-data');
+  const extensionsDir = join(base, 'extensions');
+  mkdirSync(join(userDataDir, 'User'), { recursive: true });
+  mkdirSync(join(userDataDir, 'Machine'), { recursive: true });
+  const writeSettings = (settings: Record<string, unknown>): void => {
+    const all = { 'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': opts.trust, 'workbench.tips.enabled': false, 'telemetry.telemetryLevel': 'off', 'extensions.autoCheckUpdates': false, 'editor.inlayHints.enabled': 'on', ...settings };
+    writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify(all, null, 2));
+    // code-server's extension host is "remote": machine-scoped settings (attnscope.runnerPath) apply from Machine/settings.json.
+    writeFileSync(join(userDataDir, 'Machine', 'settings.json'), JSON.stringify(all, null, 2));
+  };
+  writeSettings(opts.settings);
+  const dirs = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
+  const install = spawnSync(process.execPath, [CODE_SERVER, ...dirs, '--install-extension', VSIX], { encoding: 'utf8', timeout: 120_000 });
+  if (install.status !== 0 || !/was successfully installed/.test(install.stdout + install.stderr)) {
+    throw new Error(`code-server --install-extension ${VSIX} failed (exit ${install.status}):\n${install.stdout}\n${install.stderr}`);
+  }
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [CODE_SERVER, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', ...dirs], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+    env: { ...process.env, VSCODE_AGENT_FOLDER: join(base, 'agent') },
+  });
+  let output = '';
+  const logFile = opts.log;
+  mkdirSync(shots, { recursive: true });
+  const append = (d: Buffer): void => {
+    output += d.toString();
+    writeFileSync(logFile, output);
+  };
+  child.stdout!.on('data', append);
+  child.stderr!.on('data', append);
+  await new Promise<void>((resolve, reject) => {
+    const onData = (): void => {
+      if (/HTTP server listening on/.test(output)) {
+        child.stdout!.off('data', onData);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`code-server exited (${code}) before listening:\n${output}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    userDataDir,
+    writeSettings,
+    saveExtensionLog: (dest) => {
+      const logs = readdirSync(join(userDataDir, 'logs'), { recursive: true, encoding: 'utf8' }).filter((f) => /AttnScope\.log$/.test(f));
+      if (logs.length > 0) copyFileSync(join(userDataDir, 'logs', logs.sort().at(-1)!), dest);
+    },
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      process.kill(-child.pid!, 'SIGTERM');
+      const timer = setTimeout(() => child.exitCode === null && process.kill(-child.pid!, 'SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export async function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+/** Opens the workbench on `folder` and waits for it. */
+export async function openWorkbench(browser: Browser, server: CodeServer, folder: string): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+  await page.goto(`${server.url}/?folder=${encodeURIComponent(folder)}`);
+  await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+  return page;
+}
+
+/** Runs a command by its palette title (F1, type, Enter). */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 30_000 });
+  await page.keyboard.press('Enter');
+}
+
+/** Opens a workspace file through Quick Open and waits until its editor is the active one. */
+export async function openFile(page: Page, relPath: string, expectText: string): Promise<void> {
+  const name = relPath.split('/').at(-1)!;
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await input.fill(relPath);
+  // Click the result row itself: Enter right after typing can still hit the "recently opened" list.
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click({ timeout: 30_000 });
+  await page.locator('.editor-group-container.active .tab.active', { hasText: name }).first().waitFor({ timeout: 30_000 });
+  await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: expectText }).first().waitFor({ timeout: 30_000 });
+}
+
+/** The dashboard webview's content frame, once its page is loaded. */
+export async function dashboardFrame(page: Page, timeout = 60_000): Promise<Frame> {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    for (const f of page.frames()) {
+      if (await f.$('#chart-timings').catch(() => null)) return f;
+    }
+    if (Date.now() > deadline) throw new Error('the AttnScope dashboard webview did not appear');
+    await page.waitForEvent('frameattached', { timeout: Math.max(1, Math.min(2000, deadline - Date.now())) }).catch(() => undefined);
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * Quick fixes through a real LSP client: for each planted mistake, the offered edit is applied
+ * to the text, the text is sent back, and the diagnostic is gone.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import type { CodeAction, Diagnostic } from 'vscode-languageserver-protocol';
+import { LspClient, fixture, fixtureUri } from './harness';
+
+let client: LspClient;
+before(async () => {
+  client = await LspClient.start();
+});
+after(async () => {
+  assert.equal(await client.stop(), 0);
+});
+
+let n = 0;
+
+/**
+ * Opens `text`, finds the diagnostic `code`, asks for quick fixes on it, applies the one titled
+ * `title` and returns the fixed text and its diagnostics.
+ */
+async function fix(name: string, text: string, code: string, title: string): Promise<{ fixed: string; after: Diagnostic[]; titles: string[] }> {
+  const uri = fixtureUri(`fix-${n++}.${name}`);
+  const diags = await client.open(uri, text);
+  const d = diags.find((x) => x.code === code);
+  assert.ok(d, `${code} among ${JSON.stringify(diags.map((x) => x.code))}`);
+  const actions = ((await client.codeActions(uri, d.range, [d])) ?? []) as CodeAction[];
+  const titles = actions.map((a) => a.title);
+  const action = actions.find((a) => a.title === title);
+  assert.ok(action, `"${title}" among ${JSON.stringify(titles)}`);
+  assert.equal(action.kind, 'quickfix');
+  const edits = action.edit?.changes?.[uri];
+  assert.ok(edits && edits.length > 0);
+  const fixed = TextDocument.applyEdits(TextDocument.create(uri, 'x', 1, text), edits);
+  const after = await client.change(uri, fixed);
+  await client.close(uri);
+  assert.deepEqual(after.filter((x) => x.code === code).map((x) => x.message), [], `${code} cleared`);
+  return { fixed, after, titles };
+}
+
+test('heads not divisible: the nearest divisor of the head count', async () => {
+  const text = fixture('configs/Llama-3.1-8B.config.json').text.replace('"num_key_value_heads": 8', '"num_key_value_heads": 7');
+  // Divisors of 32 nearest 7: 8 (distance 1), then 4 (distance 3).
+  const { fixed, titles } = await fix('config.json', text, 'heads-not-divisible', 'Set num_key_value_heads to 8 (divides 32 heads)');
+  assert.deepEqual(titles, ['Set num_key_value_heads to 8 (divides 32 heads)', 'Set num_key_value_heads to 4 (divides 32 heads)']);
+  assert.equal(fixed, fixture('configs/Llama-3.1-8B.config.json').text);
+});
+
+test('hidden size not divisible and no head_dim: add head_dim after the head count (JSON)', async () => {
+  // Qwen2.5-7B: 3584 / 28 = 128; with 30 heads 3584 / 30 = 119.47 -> nearest usual head_dim 112
+  // (|112 - 119.47| = 7.47 < |128 - 119.47| = 8.53); the other fix goes back to 28 heads.
+  const original = fixture('configs/Qwen2.5-7B.config.json').text;
+  const text = original.replace('"num_attention_heads": 28', '"num_attention_heads": 30');
+  const { fixed, titles } = await fix('config.json', text, 'hidden-not-divisible', 'Add "head_dim": 112 (check the model card)');
+  assert.ok(fixed.includes('"num_attention_heads": 30,\n  "head_dim": 112,\n'), fixed);
+  assert.deepEqual(titles, ['Add "head_dim": 112 (check the model card)', 'Set num_attention_heads to 28 (divides hidden_size 3584)']);
+  assert.equal((await fix('config.json', text, 'hidden-not-divisible', 'Set num_attention_heads to 28 (divides hidden_size 3584)')).fixed, original);
+});
+
+test('hidden size not divisible in an inline YAML model: add head_dim on its own line', async () => {
+  const text = 'model:\n  model_type: llama\n  hidden_size: 3000\n  num_attention_heads: 32\n  num_hidden_layers: 2\n  vocab_size: 1000\n';
+  // 3000 / 32 = 93.75 -> nearest usual head_dim 96.
+  const { fixed } = await fix('p.attn.yaml', text, 'hidden-not-divisible', 'Add "head_dim": 96 (check the model card)');
+  assert.equal(fixed, 'model:\n  model_type: llama\n  hidden_size: 3000\n  num_attention_heads: 32\n  head_dim: 96\n  num_hidden_layers: 2\n  vocab_size: 1000\n');
+});
+
+test('unknown key: rename to the suggestion, or remove it (YAML block and flow, JSON)', async () => {
+  const yaml = 'model: ./configs/Llama-3.1-8B.config.json\nkv_cache:\n  page_sise: 32\n  dtype: auto\n';
+  const renamed = await fix('p.attn.yaml', yaml, 'unknown-key', 'Rename to "page_size"');
+  assert.equal(renamed.fixed, yaml.replace('page_sise', 'page_size'));
+  const removed = await fix('p.attn.yaml', yaml, 'unknown-key', 'Remove "page_sise"');
+  assert.equal(removed.fixed, 'model: ./configs/Llama-3.1-8B.config.json\nkv_cache:\n  dtype: auto\n');
+  const flow = 'model: ./configs/Llama-3.1-8B.config.json\nkv_cache: { dtype: auto, colour: red }\n';
+  assert.equal((await fix('p.attn.yaml', flow, 'unknown-key', 'Remove "colour"')).fixed, 'model: ./configs/Llama-3.1-8B.config.json\nkv_cache: { dtype: auto }\n');
+  const json = '{\n  "model": "./configs/Llama-3.1-8B.config.json",\n  "colour": "red",\n  "dtype": "bf16"\n}\n';
+  assert.equal((await fix('p.attn.json', json, 'unknown-key', 'Remove "colour"')).fixed, '{\n  "model": "./configs/Llama-3.1-8B.config.json",\n  "dtype": "bf16"\n}\n');
+  const last = '{\n  "model": "./configs/Llama-3.1-8B.config.json",\n  "colour": "red"\n}\n';
+  assert.equal((await fix('p.attn.json', last, 'unknown-key', 'Remove "colour"')).fixed, '{\n  "model": "./configs/Llama-3.1-8B.config.json"\n}\n');
+});
+
+test('page_size the CUDA kernel does not take: the nearest supported page size', async () => {
+  const text = 'model: ./configs/Llama-3.1-8B.config.json\ndevice: { backend: cuda }\nkv_cache: { page_size: 1000 }\n';
+  // Powers of two in [8, 256] nearest 1000: 256.
+  const { fixed } = await fix('p.attn.yaml', text, 'page-size-unsupported', 'Set page_size to 256');
+  assert.ok(fixed.includes('page_size: 256'));
+});
+
+test('a page size that is not a power of two: the nearest power of two', async () => {
+  const text = 'model: ./configs/Llama-3.1-8B.config.json\nkv_cache: { page_size: 100 }\n';
+  // |128 - 100| = 28 < |64 - 100| = 36.
+  await fix('p.attn.yaml', text, 'page-size-unusual', 'Set page_size to 128');
+});
+
+test('misspelt enum value: the suggestion', async () => {
+  const text = '{ "model": "./configs/Llama-3.1-8B.config.json", "dtype": "bf61" }';
+  const { fixed } = await fix('p.attn.json', text, 'invalid-value', 'Change to "bf16"');
+  assert.equal(fixed, '{ "model": "./configs/Llama-3.1-8B.config.json", "dtype": "bf16" }');
+});
+
+test('multi_query contradicting num_kv_heads: remove either', async () => {
+  const text = '{\n  "model_type": "falcon",\n  "hidden_size": 4544,\n  "n_head": 71,\n  "n_layer": 32,\n  "vocab_size": 65024,\n  "multi_query": true,\n  "num_kv_heads": 8\n}\n';
+  const { fixed } = await fix('config.json', text, 'multi-query-conflict', 'Remove "multi_query"');
+  assert.equal(fixed, text.replace('  "multi_query": true,\n', ''));
+  const other = await fix('config.json', text, 'multi-query-conflict', 'Remove "num_kv_heads"');
+  assert.equal(other.fixed, text.replace(',\n  "num_kv_heads": 8', ''));
+});
+
+test('fp8 KV cache on the CPU: back to the profile dtype', async () => {
+  const text = 'model: ./configs/Llama-3.1-8B.config.json\ndevice: { backend: cpu }\nkv_cache: { dtype: fp8_e4m3 }\n';
+  await fix('p.attn.yaml', text, 'kv-dtype-estimate-only', 'Set dtype to auto');
+});
+
+test('lengths beyond max_position_embeddings: cut to the limit', async () => {
+  // Llama-2-7B: max_position_embeddings 4096.
+  const text = 'model: ./configs/Llama-2-7b-hf.config.json\nprefill: { seq_lens: [1024, 8192] }\n';
+  const { fixed } = await fix('p.attn.yaml', text, 'exceeds-max-position', "Set to 4096 (the model's limit)");
+  assert.ok(fixed.includes('[1024, 4096]'));
+});
+
+test('a stale diagnostic gets no fix', async () => {
+  const uri = fixtureUri('stale.p.attn.yaml');
+  const text = 'model: ./configs/Llama-3.1-8B.config.json\nkv_cache: { colour: red }\n';
+  const [d] = await client.open(uri, text);
+  assert.ok(d);
+  await client.change(uri, 'model: ./configs/Llama-3.1-8B.config.json\n');
+  assert.deepEqual(await client.codeActions(uri, d.range, [d]), []);
+  await client.close(uri);
+});

@@ -1,0 +1,87 @@
+/**
+ * Completion through a real LSP client: profile keys with their schema documentation (minus the
+ * keys already there), and enum values, in YAML (block and flow) and JSON.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { CompletionItem, CompletionList, MarkupContent, Position } from 'vscode-languageserver-protocol';
+import { LspClient, fixtureUri, positionAt } from './harness';
+
+let client: LspClient;
+before(async () => {
+  client = await LspClient.start();
+});
+after(async () => {
+  assert.equal(await client.stop(), 0);
+});
+
+let n = 0;
+/** Completion at the `|` in `textWithCursor`. */
+async function complete(name: string, textWithCursor: string, trigger?: string): Promise<CompletionItem[]> {
+  const offset = textWithCursor.indexOf('|');
+  const text = textWithCursor.replace('|', '');
+  const uri = fixtureUri(`complete-${n++}.${name}`);
+  await client.open(uri, text);
+  const position: Position = positionAt(text, offset);
+  const result = (await client.completion(uri, position, trigger)) as CompletionItem[] | CompletionList | null;
+  await client.close(uri);
+  return Array.isArray(result) ? result : (result?.items ?? []);
+}
+
+const labels = (items: CompletionItem[]): string[] => items.map((i) => i.label);
+
+test('YAML: keys of kv_cache with documentation, minus those present', async () => {
+  const items = await complete('p.attn.yaml', 'model: ./configs/Llama-3.1-8B.config.json\nkv_cache:\n  dtype: auto\n  |\n');
+  assert.deepEqual(labels(items), ['page_size', 'num_pages', 'memory_gib']);
+  const page = items[0]!;
+  assert.match((page.documentation as MarkupContent).value, /Token slots per page \(vLLM --block-size\)/);
+  assert.match((page.documentation as MarkupContent).value, /default: `16`/);
+  assert.equal(page.textEdit && 'newText' in page.textEdit ? page.textEdit.newText : undefined, 'page_size: ');
+});
+
+test('YAML: top-level keys', async () => {
+  const items = await complete('p.attn.yaml', 'model: ./configs/Llama-3.1-8B.config.json\n|\n');
+  assert.deepEqual(labels(items), ['$schema', 'dtype', 'device', 'kv_cache', 'prefill', 'decode', 'workload']);
+});
+
+test('a typed space offers values after a key, never the key list (indenting stays quiet)', async () => {
+  assert.deepEqual(await complete('p.attn.yaml', 'model: x\nkv_cache:\n  |\n', ' '), []);
+  assert.deepEqual(labels(await complete('p.attn.yaml', 'model: x\ndevice:\n  backend: |\n', ' ')), ['auto', 'cpu', 'cuda']);
+});
+
+test('YAML: enum values of kv_cache.dtype with their descriptions', async () => {
+  const items = await complete('p.attn.yaml', 'model: ./configs/Llama-3.1-8B.config.json\nkv_cache:\n  dtype: |\n');
+  assert.deepEqual(labels(items), ['auto', 'fp32', 'fp16', 'bf16', 'fp8_e4m3']);
+  assert.equal(items[4]!.detail, '1 byte (vLLM fp8 / fp8_e4m3)');
+});
+
+test('YAML flow mapping: device backend values and device keys', async () => {
+  assert.deepEqual(labels(await complete('p.attn.yaml', 'model: x\ndevice: { backend: c| }\n')), ['auto', 'cpu', 'cuda']);
+  assert.deepEqual(labels(await complete('p.attn.yaml', 'model: x\ndevice: { backend: cpu, | }\n')), ['memory_gib', 'gpu_memory_utilization', 'tensor_parallel_size']);
+});
+
+test('YAML: workload length distributions', async () => {
+  const items = await complete('p.attn.yaml', 'model: x\nworkload:\n  prompt_len:\n    dist: |\n');
+  assert.deepEqual(labels(items), ['fixed', 'uniform', 'lognormal', 'exponential']);
+});
+
+test('JSON: quoted keys and values', async () => {
+  const keys = await complete('p.attn.json', '{\n  "model": "x",\n  "device": { "|" }\n}\n');
+  assert.deepEqual(labels(keys), ['backend', 'memory_gib', 'gpu_memory_utilization', 'tensor_parallel_size']);
+  assert.equal(keys[0]!.textEdit && 'newText' in keys[0]!.textEdit ? keys[0]!.textEdit.newText : undefined, '"backend": ');
+  const values = await complete('p.attn.json', '{\n  "model": "x",\n  "dtype": "b|"\n}\n');
+  assert.deepEqual(labels(values), ['fp32', 'fp16', 'bf16']);
+  assert.equal(values[2]!.textEdit && 'newText' in values[2]!.textEdit ? values[2]!.textEdit.newText : undefined, '"bf16"');
+});
+
+test('config.json: the HuggingFace keys the schema documents, minus those present', async () => {
+  const items = await complete('config.json', '{\n  "model_type": "llama",\n  "hidden_size": 4096,\n  "|"\n}\n');
+  assert.ok(labels(items).includes('num_key_value_heads'));
+  assert.ok(!labels(items).includes('model_type') && !labels(items).includes('hidden_size'));
+  const kv = items.find((i) => i.label === 'num_key_value_heads')!;
+  assert.match((kv.documentation as MarkupContent).value, /GQA when fewer than H, MQA when 1/);
+});
+
+test('nothing to complete inside a list of numbers', async () => {
+  assert.deepEqual(await complete('p.attn.yaml', 'model: x\nprefill:\n  seq_lens: [|]\n'), []);
+});

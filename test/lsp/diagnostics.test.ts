@@ -1,0 +1,183 @@
+/**
+ * Diagnostics through a real LSP client: real configs and profiles with planted mistakes give
+ * the expected problem code, severity and exact range (computed from the planted text), and a
+ * message that names the numbers.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver-protocol';
+import { LspClient, fixture, fixtureUri, rangeOf } from './harness';
+
+let client: LspClient;
+before(async () => {
+  client = await LspClient.start();
+});
+after(async () => {
+  assert.equal(await client.stop(), 0);
+});
+
+/** The one diagnostic with `code`; fails listing all when there is not exactly one. */
+function only(diags: Diagnostic[], code: string): Diagnostic & { message: string } {
+  const found = diags.filter((d) => d.code === code);
+  assert.equal(found.length, 1, `one ${code} among ${JSON.stringify(diags.map((d) => [d.code, d.message]))}`);
+  const d = found[0]!;
+  assert.equal(typeof d.message, 'string');
+  return d as Diagnostic & { message: string };
+}
+
+let n = 0;
+/** Opens `text` under a fresh name in the fixtures folder (profiles resolve ./configs/... there). */
+async function check(name: string, text: string): Promise<Diagnostic[]> {
+  const uri = fixtureUri(`planted-${n++}.${name}`);
+  const diags = await client.open(uri, text);
+  await client.close(uri);
+  return diags;
+}
+
+test('the shipped configs and profiles have no errors', async () => {
+  for (const name of ['configs/Llama-3.1-8B.config.json', 'configs/DeepSeek-V3.config.json', 'configs/gpt-oss-120b.config.json', 'llama-3.1-8b.attn.yaml', 'qwen2.5-7b.attn.json']) {
+    const f = fixture(name);
+    const diags = await client.open(f.uri, f.text);
+    await client.close(f.uri);
+    assert.deepEqual(diags.filter((d) => d.severity === DiagnosticSeverity.Error).map((d) => d.message), [], name);
+  }
+});
+
+test('JSON syntax error in a config.json: at the token where the comma is missing', async () => {
+  const text = fixture('configs/Llama-3.1-8B.config.json').text.replace('"hidden_size": 4096,', '"hidden_size": 4096');
+  const d = only(await check('config.json', text), 'json-syntax');
+  assert.equal(d.severity, DiagnosticSeverity.Error);
+  // jsonc-parser reports the missing comma at the next property name.
+  assert.deepEqual(d.range.start, rangeOf(text, '"initializer_range"').start);
+  assert.match(d.message, /',' expected/);
+});
+
+test('YAML syntax error in a profile: at the misaligned key', async () => {
+  const text = 'model: ./configs/Llama-3.1-8B.config.json\nkv_cache:\n  page_size: 16\n dtype: auto\n';
+  const d = only(await check('p.attn.yaml', text), 'yaml-syntax');
+  assert.equal(d.severity, DiagnosticSeverity.Error);
+  // " dtype" starts one column left of "page_size": yaml flags the indentation there.
+  assert.deepEqual(d.range, { start: { line: 3, character: 0 }, end: { line: 3, character: 1 } });
+  assert.match(d.message, /same column/);
+});
+
+test('num_attention_heads not divisible by num_key_value_heads: on the KV heads value', async () => {
+  const text = fixture('configs/Llama-3.1-8B.config.json').text.replace('"num_key_value_heads": 8', '"num_key_value_heads": 7');
+  const d = only(await check('config.json', text), 'heads-not-divisible');
+  assert.equal(d.severity, DiagnosticSeverity.Error);
+  assert.deepEqual(d.range, rangeOf(text, '7', text.slice(0, text.indexOf('"num_key_value_heads"')).split('7').length - 1));
+  // Divisors of 32 heads: 1, 2, 4, 8, 16, 32.
+  assert.match(d.message, /32 attention heads .* 7 KV heads.*divisors: 1, 2, 4, 8, 16, 32/);
+});
+
+test('hidden_size not divisible by the heads and no head_dim: on the head count', async () => {
+  // GPT-2: n_embd 768, n_head 12 -> 10 heads leave 76.8 dims per head.
+  const text = fixture('configs/gpt2.config.json').text.replace('"n_head": 12', '"n_head": 10');
+  const d = only(await check('config.json', text), 'hidden-not-divisible');
+  assert.deepEqual(d.range, rangeOf(text, '10', text.slice(0, text.indexOf('"n_head"')).split('10').length - 1));
+  assert.match(d.message, /hidden_size 768 is not a multiple of 10 heads/);
+});
+
+test('layer_types length differs from num_hidden_layers', async () => {
+  const original = fixture('configs/gpt-oss-20b.config.json').text;
+  // Drop the first entry of the 24-entry layer_types list.
+  const text = original.replace(/("layer_types": \[\s*)"sliding_attention",\s*/, '$1');
+  const d = only(await check('config.json', text), 'layer-types-length');
+  const start = text.indexOf('[', text.indexOf('"layer_types"'));
+  assert.deepEqual(d.range.start, rangeOf(text, text.slice(start, start + 1), text.slice(0, start).split('[').length - 1).start);
+  assert.match(d.message, /lists 23 layers but num_hidden_layers is 24/);
+});
+
+test('multi_query together with a contradicting num_kv_heads (Falcon)', async () => {
+  const text = '{\n  "model_type": "falcon",\n  "hidden_size": 4544,\n  "n_head": 71,\n  "n_layer": 32,\n  "vocab_size": 65024,\n  "multi_query": true,\n  "num_kv_heads": 8\n}\n';
+  const d = only(await check('config.json', text), 'multi-query-conflict');
+  assert.deepEqual(d.range, rangeOf(text, 'true'));
+  assert.match(d.message, /"multi_query": true contradicts "num_kv_heads": 8/);
+});
+
+test('profile schema: unknown key with "did you mean", wrong type, out of range, bad enum', async () => {
+  const text = [
+    'model: ./configs/Llama-3.1-8B.config.json',
+    'dtype: bf61',
+    'device: { backend: cuda, memory_gib: lots, gpu_memory_utilization: 1.5 }',
+    'kv_cache:',
+    '  page_sise: 16',
+    '',
+  ].join('\n');
+  const diags = await check('p.attn.yaml', text);
+  const unknown = only(diags, 'unknown-key');
+  assert.equal(unknown.severity, DiagnosticSeverity.Warning);
+  assert.deepEqual(unknown.range, rangeOf(text, 'page_sise'));
+  assert.match(unknown.message, /did you mean "page_size"/);
+  const wrongType = only(diags, 'wrong-type');
+  assert.deepEqual(wrongType.range, rangeOf(text, 'lots'));
+  const invalid = diags.filter((d) => d.code === 'invalid-value');
+  assert.deepEqual(invalid.map((d) => d.range).sort((a, b) => a.start.character - b.start.character), [rangeOf(text, 'bf61'), rangeOf(text, '1.5')]);
+});
+
+test('weights that do not fit the device name the numbers', async () => {
+  // Llama-2-70B: 68,976,648,192 parameters · 2 B (bf16) = 137,953,296,384 B = 128.48 GiB;
+  // 80 GiB · 0.90 = 72.0 GiB.
+  const text = 'model: ./configs/Llama-2-70b-hf.config.json\ndtype: bf16\ndevice: { backend: cuda, memory_gib: 80, gpu_memory_utilization: 0.9 }\n';
+  const d = only(await check('p.attn.yaml', text), 'weights-exceed-device');
+  assert.equal(d.severity, DiagnosticSeverity.Error);
+  assert.deepEqual(d.range, rangeOf(text, '80'));
+  assert.match(d.message, /^weights 128\.5 GiB exceed 80 GiB × 0\.90 = 72\.0 GiB/);
+});
+
+test('prefill lengths beyond max_position_embeddings: on the offending element', async () => {
+  // Llama-2-7B: max_position_embeddings 4096.
+  const text = 'model: ./configs/Llama-2-7b-hf.config.json\nprefill: { seq_lens: [1024, 8192] }\n';
+  const d = only(await check('p.attn.yaml', text), 'exceeds-max-position');
+  assert.deepEqual(d.range, rangeOf(text, '8192'));
+  assert.match(d.message, /8192 .* max_position_embeddings 4096/);
+});
+
+test('page_size and head_dim the CUDA kernels do not support say which they do', async () => {
+  const text = [
+    'model: { model_type: llama, hidden_size: 3072, num_attention_heads: 32, num_key_value_heads: 8, head_dim: 96, num_hidden_layers: 4, vocab_size: 1000, intermediate_size: 8192 }',
+    'device: { backend: cuda }',
+    'kv_cache: { page_size: 1024 }',
+    '',
+  ].join('\n');
+  const diags = await check('p.attn.yaml', text);
+  const page = only(diags, 'page-size-unsupported');
+  assert.deepEqual(page.range, rangeOf(text, '1024'));
+  assert.match(page.message, /8 to 256 .* try 256/);
+  const head = only(diags, 'head-dim-unsupported');
+  assert.equal(head.severity, DiagnosticSeverity.Error);
+  assert.deepEqual(head.range, rangeOf(text, '96'));
+  assert.match(head.message, /head_dim 96 .* 64 and 128/);
+});
+
+test('an fp8 KV cache on the CPU backend is an estimate only', async () => {
+  const text = 'model: ./configs/Llama-3.1-8B.config.json\ndevice: { backend: cpu }\nkv_cache: { dtype: fp8_e4m3 }\n';
+  const d = only(await check('p.attn.yaml', text), 'kv-dtype-estimate-only');
+  assert.equal(d.severity, DiagnosticSeverity.Warning);
+  assert.deepEqual(d.range, rangeOf(text, 'fp8_e4m3'));
+  assert.match(d.message, /CPU kernels .* estimate only/);
+});
+
+test('a model path that does not exist: on the path', async () => {
+  const text = '{\n  "model": "./configs/no-such-model/config.json"\n}\n';
+  const d = only(await check('p.attn.json', text), 'model-not-found');
+  assert.deepEqual(d.range, rangeOf(text, '"./configs/no-such-model/config.json"'));
+});
+
+test('a problem inside the referenced config shows on the model path with its file:line:col', async () => {
+  // Opened as an editor buffer: unsaved text of the config wins over the disk.
+  const config = fixture('configs/Qwen2.5-7B.config.json');
+  const broken = config.text.replace('"num_key_value_heads": 4', '"num_key_value_heads": 5');
+  await client.open(config.uri, broken);
+  try {
+    const text = 'model: ./configs/Qwen2.5-7B.config.json\n';
+    const diags = await check('p.attn.yaml', text);
+    const d = only(diags, 'heads-not-divisible');
+    assert.deepEqual(d.range, rangeOf(text, './configs/Qwen2.5-7B.config.json'));
+    const where = rangeOf(broken, '5', broken.slice(0, broken.indexOf('"num_key_value_heads"')).split('5').length - 1);
+    assert.ok(d.message.startsWith(`${config.path}:${where.start.line + 1}:${where.start.character + 1}: `), d.message);
+    assert.deepEqual(d.relatedInformation?.[0]?.location, { uri: config.uri, range: where });
+  } finally {
+    await client.close(config.uri);
+  }
+});

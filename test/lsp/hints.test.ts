@@ -1,0 +1,156 @@
+/**
+ * Inlay hints and hover through a real LSP client, with values computed by hand in comments.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { InlayHint, MarkupContent } from 'vscode-languageserver-protocol';
+import { LspClient, fixture, fixtureUri, positionAt, rangeOf } from './harness';
+
+let client: LspClient;
+before(async () => {
+  client = await LspClient.start();
+});
+after(async () => {
+  assert.equal(await client.stop(), 0);
+});
+
+function label(h: InlayHint): string {
+  return typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join('');
+}
+
+/** The hint placed right after `needle` (its `occurrence`-th match) in `text`. */
+function hintAfter(hints: InlayHint[], text: string, needle: string, occurrence = 0): string {
+  const at = rangeOf(text, needle, occurrence).end;
+  const found = hints.filter((h) => h.position.line === at.line && h.position.character === at.character);
+  assert.equal(found.length, 1, `one hint after ${needle} at ${JSON.stringify(at)}; hints: ${JSON.stringify(hints.map((h) => [h.position, label(h)]))}`);
+  return label(found[0]!);
+}
+
+test('Llama-3.1-8B config.json: KV per token, weights, KV of one max-length sequence', async () => {
+  const f = fixture('configs/Llama-3.1-8B.config.json');
+  await client.open(f.uri, f.text);
+  const hints = (await client.inlayHints(f.uri))!;
+  // KV per token = L · 2 · H_kv · D · 2 B = 32 · 2 · 8 · 128 · 2 = 131,072 B = 128 KiB.
+  assert.equal(hintAfter(hints, f.text, '"num_key_value_heads": 8'), 'KV 128 KiB/token');
+  // Parameters 8,030,261,248 (model card: 8.03B) · 2 B (bf16) = 16,060,522,496 B = 14.96 GiB -> "15 GiB" (3 digits).
+  assert.equal(hintAfter(hints, f.text, '"model_type": "llama"'), 'weights 15 GiB · 8.03B params');
+  // 131,072 tokens · 131,072 B = 16 GiB.
+  assert.equal(hintAfter(hints, f.text, '"max_position_embeddings": 131072'), 'KV 16 GiB/seq at 131,072');
+  await client.close(f.uri);
+});
+
+test('hints follow an edit: 8 -> 4 KV heads halves KV per token', async () => {
+  const f = fixture('configs/Llama-3.1-8B.config.json');
+  await client.open(f.uri, f.text);
+  const r = rangeOf(f.text, '8', f.text.slice(0, f.text.indexOf('"num_key_value_heads"')).split('8').length - 1);
+  await client.change(f.uri, [{ range: r, text: '4' }]);
+  const text = f.text.replace('"num_key_value_heads": 8', '"num_key_value_heads": 4');
+  // 32 · 2 · 4 · 128 · 2 = 65,536 B = 64 KiB.
+  assert.equal(hintAfter((await client.inlayHints(f.uri))!, text, '"num_key_value_heads": 4'), 'KV 64 KiB/token');
+  await client.close(f.uri);
+});
+
+test('profile: page hint with the vLLM ground truth, workspace at the longest prefill length', async () => {
+  const f = fixture('llama-3.1-8b.attn.yaml');
+  await client.open(f.uri, f.text);
+  const hints = (await client.inlayHints(f.uri))!;
+  // Page = 16 · 131,072 B = 2 MiB; pool = floor(3.8125 GiB / 2 MiB) = floor(4,093,640,704 / 2,097,152)
+  // = 1,952 pages (vLLM logged "GPU blocks: 1952"); 1,952 · 16 = 31,232 tokens.
+  assert.equal(hintAfter(hints, f.text, 'page_size: 16'), 'page 2 MiB · 1,952 pages · 31,232 tokens');
+  // N = 4096, B = 1, H = 32, bf16: naive S+P = 2 · 1 · 32 · 4096² · 2 = 2 GiB;
+  // flash m, l, lse = 3 · 1 · 32 · 4096 · 4 = 1,572,864 B = 1.5 MiB.
+  assert.equal(hintAfter(hints, f.text, 'seq_lens: [1024, 4096]'), 'N=4,096: naive S+P 2 GiB vs flash 1.5 MiB per layer');
+  // The model lives in another file: weights and KV per token on the path.
+  assert.equal(hintAfter(hints, f.text, './configs/Llama-3.1-8B.config.json'), 'weights 15 GiB · 8.03B params · KV 128 KiB/token');
+  // 8,192 tokens · 128 KiB = 1 GiB; floor(1,952 / (8,192 / 16)) = 3 sequences.
+  assert.equal(hintAfter(hints, f.text, 'max_model_len: 8192'), 'KV 1 GiB/seq at 8,192 · 3 fit at once');
+  await client.close(f.uri);
+});
+
+test('MoE weights give total and active parameters; MLA gives the latent KV size', async () => {
+  const mixtral = fixture('configs/Mixtral-8x7B-v0.1.config.json');
+  await client.open(mixtral.uri, mixtral.text);
+  // Model card: 46.7B parameters, 12.9B active; 46,702,792,704 · 2 B = 86.99 GiB -> "87 GiB".
+  assert.equal(hintAfter((await client.inlayHints(mixtral.uri))!, mixtral.text, '"model_type": "mixtral"'), 'weights 87 GiB · 46.7B params, 12.9B active');
+  await client.close(mixtral.uri);
+  const ds = fixture('configs/DeepSeek-V3.config.json');
+  await client.open(ds.uri, ds.text);
+  // 61 layers · (512 + 64) · 2 B = 70,272 B = 68.6 KiB (no K/V factor 2 for MLA).
+  assert.equal(hintAfter((await client.inlayHints(ds.uri))!, ds.text, '"kv_lora_rank": 512'), 'KV 68.6 KiB/token');
+  await client.close(ds.uri);
+});
+
+test('an encoder says it has no KV cache', async () => {
+  const f = fixture('configs/bert-base-uncased.config.json');
+  await client.open(f.uri, f.text);
+  assert.equal(hintAfter((await client.inlayHints(f.uri))!, f.text, '"num_attention_heads": 12'), 'no KV cache (encoder)');
+  await client.close(f.uri);
+});
+
+test('hints inside the requested range only', async () => {
+  const f = fixture('llama-3.1-8b.attn.yaml');
+  await client.open(f.uri, f.text);
+  const line = rangeOf(f.text, 'page_size: 16').start.line;
+  const hints = (await client.inlayHints(f.uri, { start: { line, character: 0 }, end: { line: line + 1, character: 0 } }))!;
+  assert.deepEqual(hints.map(label), ['page 2 MiB · 1,952 pages · 31,232 tokens']);
+  await client.close(f.uri);
+});
+
+test('hover: the estimate table, with the terms the hovered key drives in bold', async () => {
+  const f = fixture('configs/Llama-3.1-8B.config.json');
+  await client.open(f.uri, f.text);
+  const at = rangeOf(f.text, '"num_key_value_heads"');
+  const hover = await client.hover(f.uri, { line: at.start.line, character: at.start.character + 3 });
+  assert.ok(hover !== null);
+  const md = (hover.contents as MarkupContent).value;
+  assert.equal((hover.contents as MarkupContent).kind, 'markdown');
+  assert.deepEqual(hover.range, at);
+  assert.ok(md.startsWith('`num_key_value_heads`: KV heads H_kv: GQA when fewer than H, MQA when 1. Default: H.\n'), md);
+  assert.match(md, /`num_key_value_heads` drives: Parameters, Weights, KV per token per layer, KV per token, Page \(all layers\), Page pool\./);
+  // Each term: formula with the numbers, value.
+  assert.ok(md.includes('| **KV per token per layer** | 2 (K, V) · H_kv · head_dim · bytes = 2 · 8 · 128 · 2 (bf16) | **4 KiB (4,096 B)** |'), md);
+  assert.ok(md.includes('| **KV per token** | num_hidden_layers · per layer = 32 · 4,096 B'), md);
+  assert.ok(md.includes('**128 KiB (131,072 B)**'), md);
+  assert.ok(md.includes('| **Parameters** | embedding 525M + attention 1.34B + MLP 5.64B + norms 266k + lm_head 525M | **8.03B (8,030,261,248)** |'), md);
+  assert.ok(md.includes('| **Weights** | parameters · 2 B (bf16) | **15 GiB** |'), md);
+  await client.close(f.uri);
+});
+
+test('hover on a profile key: page_size drives page and pool', async () => {
+  const f = fixture('llama-3.1-8b.attn.yaml');
+  await client.open(f.uri, f.text);
+  const hover = await client.hover(f.uri, positionAt(f.text, f.text.indexOf('page_size') + 2));
+  const md = (hover!.contents as MarkupContent).value;
+  assert.ok(md.includes('| **Page pool** | floor(budget / page) pages, · page_size tokens | **1,952 pages · 31,232 tokens** |'), md);
+  assert.ok(md.includes('| KV budget | kv_cache.memory_gib = 3.8125 GiB | 3.81 GiB |'), md);
+  // Nothing to say away from keys.
+  assert.equal(await client.hover(fixtureUri('llama-3.1-8b.attn.yaml'), { line: 0, character: 3 }), null);
+  await client.close(f.uri);
+});
+
+test('a block value (inline model, YAML list) gets its hint on the key line', async () => {
+  const text = [
+    'model:',
+    '  model_type: llama',
+    '  hidden_size: 4096',
+    '  num_attention_heads: 32',
+    '  num_key_value_heads: 8',
+    '  num_hidden_layers: 32',
+    '  vocab_size: 128256',
+    '  intermediate_size: 14336',
+    'prefill:',
+    '  seq_lens:',
+    '    - 512',
+    '    - 2048',
+    '',
+  ].join('\n');
+  const uri = fixtureUri('block.attn.yaml');
+  await client.open(uri, text);
+  const hints = (await client.inlayHints(uri))!;
+  // Same shapes as Llama-3.1-8B: 8.03B parameters, 15 GiB in bf16.
+  assert.equal(hintAfter(hints, text, 'model:'), 'weights 15 GiB · 8.03B params');
+  // N = 2048: naive 2 · 1 · 32 · 2048² · 2 = 512 MiB; flash 3 · 1 · 32 · 2048 · 4 = 768 KiB.
+  assert.equal(hintAfter(hints, text, 'seq_lens:'), 'N=2,048: naive S+P 512 MiB vs flash 768 KiB per layer');
+  assert.equal(hintAfter(hints, text, 'num_key_value_heads: 8'), 'KV 128 KiB/token');
+  await client.close(uri);
+});
