@@ -230,6 +230,31 @@ export class PageAllocator {
     return page * this.pageSize + (position % this.pageSize);
   }
 
+  /**
+   * The decode kernel's inputs for a batch of sequences: blockTable int32 [B, maxPagesPerSeq]
+   * (row b = the block table of seqIds[b], padded with 0 past its last page — never read) and
+   * contextLens int32 [B] (their lengths). maxPagesPerSeq defaults to the longest table.
+   * Pages the sliding window released stay −1: such sequences need a windowed decode.
+   * @throws RangeError for an unknown id or a table longer than maxPagesPerSeq.
+   */
+  batchTables(seqIds: number[], maxPagesPerSeq?: number): { blockTable: Int32Array; contextLens: Int32Array; maxPagesPerSeq: number } {
+    if (!Array.isArray(seqIds)) throw new TypeError('seqIds must be an array of sequence ids');
+    const tables = seqIds.map((id, b) => {
+      const t = this.blockTable(id);
+      if (t === null) throw new RangeError(`seqIds[${b}] = ${id} names no live sequence`);
+      return t;
+    });
+    const width = maxPagesPerSeq === undefined ? Math.max(1, ...tables.map((t) => t.length)) : intArg('maxPagesPerSeq', maxPagesPerSeq, 1, INT32_MAX);
+    const blockTable = new Int32Array(seqIds.length * width);
+    const contextLens = new Int32Array(seqIds.length);
+    tables.forEach((t, b) => {
+      if (t.length > width) throw new RangeError(`sequence ${seqIds[b]} holds ${t.length} pages, more than maxPagesPerSeq = ${width}`);
+      blockTable.set(t, b * width);
+      contextLens[b] = this.raw.numTokens(seqIds[b]);
+    });
+    return { blockTable, contextLens, maxPagesPerSeq: width };
+  }
+
   stats(): AllocatorStats {
     return this.raw.stats();
   }
@@ -329,6 +354,7 @@ export const SIM_SAMPLE_FIELDS = [
 
 interface RawSimulator {
   run(maxSteps: number): boolean;
+  runInBackground(): void;
   samples(): Float64Array;
   totals(): ServingSimTotals;
 }
@@ -366,6 +392,12 @@ export class ServingSimulator {
       if (!(requests[key] instanceof type)) throw new TypeError(`requests.${key} must be a ${type.name}`);
       if (requests[key].length !== n) throw new RangeError(`requests.${key} has ${requests[key].length} entries, arrivalS ${n}`);
     }
+    // Synthetic token ids give each stream a distinct code below 2^31 (native/src/simulator.cc).
+    if (n >= 2 ** 30) throw new RangeError(`requests: at most 2^30 − 1 requests, got ${n}`);
+    for (let i = 0; i < n; i++) {
+      const s = requests.prefixStream[i];
+      if (!Number.isInteger(s) || s < -1 || s >= 2 ** 30) throw new RangeError(`requests.prefixStream[${i}] must be −1 or an integer in [0, 2^30), got ${s}`);
+    }
     const addon = loadAddon<{ ServingSimulator: new (...args: unknown[]) => RawSimulator }>();
     this.raw = new addon.ServingSimulator(
       { ...config, layout },
@@ -376,6 +408,14 @@ export class ServingSimulator {
   /** Runs up to maxSteps steps; true once every request completed or was rejected. */
   run(maxSteps: number): boolean {
     return this.raw.run(intArg('maxSteps', maxSteps, 1, Number.MAX_SAFE_INTEGER));
+  }
+
+  /**
+   * Runs to the end on a native thread of its own and returns at once; the next call of any
+   * method waits for it. Lets independent simulations (the baselines) use another core.
+   */
+  runInBackground(): void {
+    this.raw.runInBackground();
   }
 
   /** Samples so far, packed: SIM_SAMPLE_FIELDS.length numbers per sample. */

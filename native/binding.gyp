@@ -1,17 +1,60 @@
 {
-  # The CPU addon. Every .cc under src/ is compiled; the shipped build uses no -march=native:
-  # SIMD paths are chosen at run time (see src/cpu_features.h once kernels land).
+  # The CPU addon. Every .cc under src/ is compiled into attnscope_native with the baseline ISA;
+  # the shipped build uses no -march=native. SIMD paths live in src/simd/, one static library
+  # per ISA compiled with that ISA's flags, and are chosen at run time (include/attnscope/
+  # cpu_features.h, kernels_ops.h). On other architectures (arm64) only the portable path builds.
+  "target_defaults": {
+    "include_dirs": [ "include" ],
+    "cflags_cc": [ "-std=c++17", "-O3", "-pthread" ],
+    "xcode_settings": { "CLANG_CXX_LANGUAGE_STANDARD": "c++17" }
+  },
   "targets": [
     {
       "target_name": "attnscope_native",
       "sources": [ "<!@(node -p \"require('fs').readdirSync('src').filter(f => f.endsWith('.cc')).sort().map(f => 'src/' + f).join(' ')\")" ],
-      "include_dirs": [ "<!(node -p \"require('node-addon-api').include_dir\")", "include" ],
+      "include_dirs": [ "<!(node -p \"require('node-addon-api').include_dir\")" ],
       "defines": [ "NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS" ],
       "cflags!": [ "-fno-exceptions" ],
       "cflags_cc!": [ "-fno-exceptions" ],
-      "cflags_cc": [ "-std=c++17", "-O3", "-fexceptions", "-pthread" ],
+      "cflags_cc": [ "-fexceptions" ],
       "ldflags": [ "-pthread" ],
-      "xcode_settings": { "GCC_ENABLE_CPP_EXCEPTIONS": "YES", "CLANG_CXX_LANGUAGE_STANDARD": "c++17" }
+      "xcode_settings": { "GCC_ENABLE_CPP_EXCEPTIONS": "YES" },
+      "conditions": [
+        [ "target_arch=='x64'", {
+          "defines": [ "ATTNSCOPE_X86_PATHS" ],
+          "dependencies": [ "attnscope_kernels_avx2", "attnscope_kernels_avx512", "attnscope_kernels_avx512bf16" ]
+        } ]
+      ]
     }
+  ],
+  "conditions": [
+    [ "target_arch=='x64'", {
+      "targets": [
+        {
+          "target_name": "attnscope_kernels_avx2",
+          "type": "static_library",
+          "sources": [ "src/simd/kernels_ops_avx2.cc" ],
+          "cflags_cc": [ "-fPIC", "-mavx2", "-mfma", "-mf16c" ],
+          "xcode_settings": { "OTHER_CPLUSPLUSFLAGS": [ "-mavx2", "-mfma", "-mf16c" ] }
+        },
+        {
+          "target_name": "attnscope_kernels_avx512",
+          "type": "static_library",
+          "sources": [ "src/simd/kernels_ops_avx512.cc" ],
+          # -Wno-*uninitialized: GCC 12 flags the _mm512_undefined_* inside its own reduce intrinsics.
+          "cflags_cc": [ "-fPIC", "-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mfma", "-mf16c",
+                         "-Wno-uninitialized", "-Wno-maybe-uninitialized" ],
+          "xcode_settings": { "OTHER_CPLUSPLUSFLAGS": [ "-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mfma", "-mf16c" ] }
+        },
+        {
+          "target_name": "attnscope_kernels_avx512bf16",
+          "type": "static_library",
+          "sources": [ "src/simd/kernels_ops_avx512bf16.cc" ],
+          "cflags_cc": [ "-fPIC", "-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mavx512bf16", "-mfma", "-mf16c",
+                         "-Wno-uninitialized", "-Wno-maybe-uninitialized" ],
+          "xcode_settings": { "OTHER_CPLUSPLUSFLAGS": [ "-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mavx512bf16", "-mfma", "-mf16c" ] }
+        }
+      ]
+    } ]
   ]
 }

@@ -61,7 +61,17 @@ export interface CudaDeviceInfo {
    * timeCudaCopy for the achievable ceiling.
    */
   peakMemoryBandwidthBytesPerS: number;
+  /**
+   * Dense bf16/fp16 tensor-core peak, FLOP/s: FLOP per clock per SM × SMs × peak SM clock, with
+   * 2048 FLOP/clk/SM for sm_80 (NVIDIA A100 whitepaper: 312 TFLOP/s at 108 SMs, 1410 MHz) and
+   * 4096 for sm_90 (H100 whitepaper: 989 TFLOP/s at 132 SMs, 1830 MHz). The mma.sync kernels
+   * here cannot reach sm_90's figure, which needs wgmma. Undefined for other architectures.
+   */
+  peakDenseBf16FlopsPerS?: number;
 }
+
+/** Dense bf16 tensor-core FLOP per clock per SM, by compute capability (see CudaDeviceInfo). */
+const TENSOR_FLOP_PER_CLOCK_PER_SM: Record<string, number> = { '8.0': 2048, '9.0': 4096 };
 
 /** Whether the GPU backend can run here, and if not, why. */
 export interface CudaAvailability {
@@ -76,7 +86,7 @@ export interface CudaAvailability {
   devices?: CudaDeviceInfo[];
 }
 
-type RawDevice = Omit<CudaDeviceInfo, 'peakMemoryBandwidthBytesPerS'>;
+type RawDevice = Omit<CudaDeviceInfo, 'peakMemoryBandwidthBytesPerS' | 'peakDenseBf16FlopsPerS'>;
 
 interface RawCuda {
   cudaProbe(libraryPaths: string[]): {
@@ -130,10 +140,14 @@ export function cudaAvailable(): CudaAvailability {
   if (probe.driverVersion > 0) result.driverVersion = probe.driverVersion;
   if (probe.available) {
     result.libraryPath = probe.libraryPath;
-    result.devices = (probe.devices ?? []).map((d) => ({
-      ...d,
-      peakMemoryBandwidthBytesPerS: (2 * d.memoryClockKHz * 1e3 * d.memoryBusWidthBits) / 8,
-    }));
+    result.devices = (probe.devices ?? []).map((d) => {
+      const perClock = TENSOR_FLOP_PER_CLOCK_PER_SM[d.computeCapability];
+      return {
+        ...d,
+        peakMemoryBandwidthBytesPerS: (2 * d.memoryClockKHz * 1e3 * d.memoryBusWidthBits) / 8,
+        ...(perClock ? { peakDenseBf16FlopsPerS: perClock * d.multiprocessorCount * d.smClockKHz * 1e3 } : {}),
+      };
+    });
   } else {
     result.reason = probe.reason;
   }

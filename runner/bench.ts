@@ -4,13 +4,13 @@
  * run (core/protocol/run.ts). Events go to `emit` as they happen, so the CLI can print
  * progress and the extension can stream them to the dashboard.
  */
-import { release } from 'node:os';
 import type { Dtype, Profile } from '../core/config/types';
 import { estimate } from '../core/estimate';
 import type { CaseShape, Environment, RunResult } from '../core/protocol/run';
 import { RUN_SCHEMA_VERSION } from '../core/protocol/run';
 import type { RunnerEvent } from '../core/protocol/runner';
 import * as native from '../native';
+import { measureEnvironment, measureGpu } from './environment';
 import { CancelledError } from './errors';
 import { randomUniform } from './inputs';
 import { summarizeCase } from './measure';
@@ -180,65 +180,6 @@ async function timeCase(backend: KernelBackend, c: PlannedCase, quick: boolean, 
 }
 
 /**
- * Dense tensor-core FLOP per clock per SM for bf16/fp16 (NVIDIA architecture whitepapers:
- * A100 312 TFLOP/s = 108 SMs x 1.41 GHz x 2048; H100 SXM 989 TFLOP/s = 132 x 1.83 GHz x 4096).
- * Other architectures: 1024, a floor that the roofline labels as approximate.
- */
-function tensorFlopsPerClockPerSm(computeCapability: string): number {
-  if (computeCapability.startsWith('9.')) return 4096;
-  if (computeCapability === '8.0') return 2048;
-  return 1024;
-}
-
-/** GPU facts and ceilings: device info, tensor-core peak from clocks, measured copy bandwidth. */
-async function measureGpu(): Promise<Pick<Environment, 'gpu'> & { peaks: NonNullable<Environment['peaks']> }> {
-  const dev = native.cudaAvailable().devices![0]!;
-  const bytes = 1 << 30;
-  const copy = await native.timeCudaCopy(bytes, { warmup: 2, minReps: 10, minTimeMs: 200, maxTimeMs: 2000 });
-  const medianNs = [...copy.samplesNs].sort((a, b) => a - b)[copy.samplesNs.length >> 1]!;
-  return {
-    gpu: {
-      name: dev.name,
-      smCount: dev.multiprocessorCount,
-      memoryBytes: dev.totalMemoryBytes,
-      driver: String(dev.driverVersion),
-      runtime: String(dev.runtimeVersion),
-      clockMhz: dev.smClockKHz / 1000,
-      memClockMhz: dev.memoryClockKHz / 1000,
-    },
-    peaks: {
-      gpuFlopsPerSec: dev.multiprocessorCount * dev.smClockKHz * 1e3 * tensorFlopsPerClockPerSm(dev.computeCapability),
-      // A copy reads and writes every byte: traffic is 2 x bytes.
-      gpuCopyBytesPerSec: (2 * bytes) / (medianNs * 1e-9),
-    },
-  };
-}
-
-/** Describes this machine; peaks are measured here, once per run. */
-export async function measureEnvironment(backend: KernelBackend): Promise<Environment> {
-  const cpu = native.cpuInfo();
-  const peaks = await native.measurePeaks();
-  const env: Environment = {
-    os: `${process.platform} ${release()}`,
-    arch: process.arch,
-    cpuModel: cpu.model,
-    cpuCores: cpu.cores,
-    simd: cpu.simd,
-    cpuFeatures: cpu.features,
-    threads: cpu.cores,
-    nodeVersion: process.version,
-    toolVersion: TOOL_VERSION,
-    peaks,
-  };
-  if (backend.name === 'cuda') {
-    const gpu = await measureGpu();
-    env.gpu = gpu.gpu;
-    env.peaks = { ...peaks, ...gpu.peaks };
-  }
-  return env;
-}
-
-/**
  * Runs every planned case of `profile`.
  * @returns the run; status 'cancelled' when `signal` fired (cases finished so far are kept).
  */
@@ -260,7 +201,12 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
   };
   try {
     opts.emit({ type: 'progress', done: 0, total, message: 'measuring this machine (FMA peak, bandwidth)' });
-    run.environment = await measureEnvironment(backend);
+    run.environment = await measureEnvironment();
+    if (backend.name === 'cuda') {
+      const gpu = await measureGpu();
+      run.environment.gpu = gpu.gpu;
+      run.environment.peaks = { ...run.environment.peaks, ...gpu.peaks };
+    }
     throwIfAborted(opts.signal);
     let done = 1;
     let seed = 1234;

@@ -19,7 +19,7 @@ import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../cor
 import { writeFileAtomic } from './atomic';
 import { BackendError, runBench } from './bench';
 import { CancelledError, InputError, UsageError } from './errors';
-import { formatPoolSummary, PoolConfigError, readTrace, simulatePool, TraceError, type TraceRequest } from './simulate';
+import { formatPoolSummary, readTrace, simulatePool } from './simulate';
 import { loadProfile } from './load';
 import { Progress } from './progress';
 import { formatEstimate, formatRun } from './table';
@@ -141,20 +141,14 @@ async function simulateCommand(argv: string[]): Promise<number> {
   const file = onePositional(positionals, 'simulate');
   const loaded = loadProfile(file);
   for (const n of loaded.notes) process.stderr.write(`${n}\n`);
-  let trace: TraceRequest[] | undefined;
-  try {
-    trace = values.trace ? readTrace(values.trace as string) : undefined;
-  } catch (e) {
-    if (e instanceof TraceError) throw new InputError(e.reason, e.file, e.line, e.column);
-    throw e;
-  }
+  // TraceError and PoolConfigError are InputErrors: file:line:col of the trace line or profile key.
+  const trace = values.trace ? readTrace(values.trace as string) : undefined;
   const ac = cancellation();
   let result: PoolResult;
   try {
     result = simulatePool(loaded.profile, { trace, signal: ac.signal });
   } catch (e) {
     if (ac.signal.aborted) throw new CancelledError();
-    if (e instanceof PoolConfigError) throw loaded.inputErrorAt(e.key, e.message);
     throw e;
   }
   if (values.json) {

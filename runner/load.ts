@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { isProfilePath, offsetToLineColumn, profileFromModelConfig, readModelConfig, readProfile } from '../core/config';
+import { offsetToLineColumn, readProfileOrConfig } from '../core/config';
 import type { Problem, Profile } from '../core/config/types';
 import { InputError } from './errors';
 
@@ -14,8 +14,6 @@ export interface LoadedProfile {
   profile: Profile;
   /** Warnings and infos, already formatted as `file:line:col: warning: message`. */
   notes: string[];
-  /** An InputError at a profile key's position (e.g. "workload.requests"), else at the nearest parent key, else 1:1. */
-  inputErrorAt(key: string, message: string): InputError;
 }
 
 function readText(path: string): string | null {
@@ -56,17 +54,9 @@ export function loadProfile(file: string): LoadedProfile {
     },
   };
 
-  let profile: Profile | null;
-  let problems: Problem[];
-  if (isProfilePath(abs)) {
-    const r = readProfile(text, abs, host);
-    profile = r.value;
-    problems = r.problems;
-  } else {
-    const r = readModelConfig(text, abs);
-    problems = r.problems;
-    profile = r.value ? profileFromModelConfig(r.value, abs) : null;
-  }
+  const read = readProfileOrConfig(text, abs, host);
+  const profile = read.value;
+  const problems = read.problems;
 
   const display = (p: string) => (p === abs ? file : p);
   const firstError = problems.find((p) => p.severity === 'error');
@@ -80,17 +70,5 @@ export function loadProfile(file: string): LoadedProfile {
     const at = locate(p, abs, text, texts);
     return `${display(at.file)}:${at.line}:${at.column}: ${p.severity}: ${p.message}`;
   });
-  const inputErrorAt = (key: string, message: string): InputError => {
-    const parts = key.split('.');
-    while (parts.length > 0) {
-      const range = profile!.ranges[parts.join('.')];
-      if (range) {
-        const { line, column } = offsetToLineColumn(text, range.offset);
-        return new InputError(message, file, line, column);
-      }
-      parts.pop();
-    }
-    return new InputError(message, file);
-  };
-  return { profile, notes, inputErrorAt };
+  return { profile, notes };
 }

@@ -17,7 +17,7 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { parseJsonTree, type Problem, type SourceRange, type ValueNode } from '../core/config';
 import type { Analysis } from './analysis';
 import { DIAGNOSTIC_SOURCE, isLocal, readDocument, toDiagnostic } from './diagnostics';
-import { propertyAt, propertyWithKeyAt, type FoundProperty } from './locate';
+import { propertyWithKeyAt, propertyWithValueAt, type FoundProperty } from './locate';
 
 /** The file a fix edits: the analysed document, or the config.json it read. */
 interface Target {
@@ -98,8 +98,7 @@ function insertAfter(t: Target, f: FoundProperty, key: string, value: number): T
 
 /** The property whose value sits at the problem's range. */
 function propertyOfValue(t: Target, r: SourceRange): FoundProperty | null {
-  const f = propertyAt(t.tree, r.offset);
-  return f !== null && f.property.value.range.offset === r.offset ? f : null;
+  return propertyWithValueAt(t.tree, r.offset);
 }
 
 /** The property at a dotted path ("text_config.num_kv_heads"). */

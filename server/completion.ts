@@ -1,6 +1,7 @@
 /**
- * Completion in profiles, driven by the shipped JSON Schema: keys (with their documentation,
- * minus those already present) and enum values (dtype, backend, kv dtype, dist, ...). JSON
+ * Completion in profiles and config.json files, driven by the shipped JSON Schema: keys (with
+ * their documentation, minus those already present; a config.json gets the HuggingFace keys the
+ * schema documents for an inline model) and enum values (dtype, backend, kv dtype, dist, ...). JSON
  * positions come from jsonc-parser's getLocation, which copes with half-typed text; YAML
  * positions from the indentation of the lines above, which a half-typed line cannot break.
  */
@@ -8,7 +9,7 @@ import * as jsonc from 'jsonc-parser';
 import { CompletionItemKind, MarkupKind, type CompletionItem, type Position, type Range } from 'vscode-languageserver';
 import { nodeAtPath } from '../core/config';
 import type { Analysis } from './analysis';
-import { describeSchema, enumValuesAt, keysAt, schemaAt } from './schema';
+import { describeSchema, enumValuesAt, keysAt, schemaAt, schemaPathOf } from './schema';
 
 /** Characters after which the client should ask for completion on its own. */
 export const COMPLETION_TRIGGERS = ['"', ':', ' '];
@@ -111,16 +112,20 @@ function literal(a: Analysis, value: unknown, replacingQuoted: boolean): string 
   return String(value);
 }
 
-/** Completion items at `position` of a profile; [] elsewhere. */
-export function completion(a: Analysis, position: Position): CompletionItem[] {
-  if (a.kind !== 'profile') return [];
+/**
+ * Completion items at `position` of a profile or config.json; [] elsewhere. A space typed (`trigger` ' ') only
+ * offers values after `key: `, so that indenting a line does not pop up the key list.
+ */
+export function completion(a: Analysis, position: Position, trigger?: string): CompletionItem[] {
+  if (a.kind === 'other') return [];
+  const kind = a.kind;
   const ctx = a.syntax === 'json' ? jsonContext(a, a.document.offsetAt(position)) : yamlContext(a, position);
-  if (ctx === null) return [];
+  if (ctx === null || (trigger === ' ' && ctx.mode === 'key')) return [];
   const replaced = a.document.getText(ctx.replace);
   if (ctx.mode === 'key') {
     const present = presentKeys(a, ctx.path);
     const typed = replaced.replace(/"/g, '');
-    return keysAt(ctx.path)
+    return keysAt(schemaPathOf(kind, ctx.path))
       .filter((k) => !present.has(k.key) || k.key === typed)
       .map((k, i) => {
         const key = a.syntax === 'json' ? JSON.stringify(k.key) : k.key;
@@ -136,8 +141,8 @@ export function completion(a: Analysis, position: Position): CompletionItem[] {
       });
   }
   const quoted = replaced.startsWith('"') || replaced.startsWith("'");
-  const docs = schemaAt(ctx.path).map((s) => describeSchema(s)).find((d) => d !== '');
-  return enumValuesAt(ctx.path).map((v, i) => {
+  const docs = schemaAt(schemaPathOf(kind, ctx.path)).map((s) => describeSchema(s)).find((d) => d !== '');
+  return enumValuesAt(schemaPathOf(kind, ctx.path)).map((v, i) => {
     const text = literal(a, v.value, quoted);
     return {
       label: String(v.value),

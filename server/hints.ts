@@ -14,12 +14,32 @@ import type { ModelSpec, SourceRange } from '../core/config';
 import { attentionWorkspace, kvBytesForSequence } from '../core/estimate';
 import { formatBytes, formatCount, formatParams } from '../core/format';
 import type { Analysis } from './analysis';
-import { modelKeyRange, profileKeyRange } from './locate';
+import { modelKeyRange, profileKeyRange, propertyWithValueAt } from './locate';
 import * as terms from './terms';
+
+/**
+ * Where a hint for the value at `at` goes: after a value on its key's line; after `key:` when the
+ * value is a block that starts on the next line (an inline model, a YAML list), so the hint reads
+ * on the key's line rather than at the start of the next key.
+ */
+function anchorOffset(a: Analysis, at: SourceRange): number {
+  const text = a.text;
+  let end = at.offset + at.length;
+  while (end > at.offset && /\s/.test(text[end - 1]!)) end--;
+  const found = propertyWithValueAt(a.tree, at.offset);
+  if (found !== null) {
+    const keyEnd = found.property.keyRange.offset + found.property.keyRange.length;
+    if (text.slice(keyEnd, at.offset).includes('\n')) {
+      const colon = text.indexOf(':', keyEnd);
+      return colon >= 0 && colon < at.offset ? colon + 1 : keyEnd;
+    }
+  }
+  return end;
+}
 
 function hintAt(a: Analysis, at: SourceRange, label: string, tooltip: string): InlayHint {
   return {
-    position: a.document.positionAt(at.offset + at.length),
+    position: a.document.positionAt(anchorOffset(a, at)),
     label,
     kind: InlayHintKind.Type,
     paddingLeft: true,

@@ -1,5 +1,6 @@
 /**
- * Hover over any key or value of a config or profile: the estimate as a markdown table — each
+ * Hover over any key or value of a config or profile: the key's documentation from the schema,
+ * then the estimate as a markdown table — each
  * term, its formula with this file's numbers, its value — with the terms the hovered key drives
  * in bold, then the estimate's notes (assumed dtype, sliding window, encoder, unsized pool).
  */
@@ -7,14 +8,23 @@ import { MarkupKind, type Hover, type Position } from 'vscode-languageserver';
 import type { Analysis } from './analysis';
 import { toRange } from './diagnostics';
 import { propertyAt } from './locate';
+import { schemaAt, schemaPathOf } from './schema';
 import { table, termRows, type TermId } from './terms';
 
 export function hover(a: Analysis, position: Position): Hover | null {
-  if (a.estimate === null) return null;
+  if (a.kind === 'other') return null;
   const offset = a.document.offsetAt(position);
   const found = propertyAt(a.tree, offset);
   if (found === null) return null;
   const { key, keyRange, value } = found.property;
+  const onKey = offset >= keyRange.offset && offset <= keyRange.offset + keyRange.length;
+  const range = toRange(a, onKey ? keyRange : value.range);
+  const about = schemaAt(schemaPathOf(a.kind, found.path))
+    .map((n) => n.description)
+    .find((d) => d !== undefined);
+  const heading = about === undefined ? [] : [`\`${key}\`: ${about}`, ''];
+  // Without an estimate (the file has errors), the key's documentation alone.
+  if (a.estimate === null) return heading.length === 0 ? null : { contents: { kind: MarkupKind.Markdown, value: heading[0]! }, range };
   // A section (kv_cache, device, an inline model) drives what its keys drive.
   const keys = new Set([key, ...(value.properties ?? []).map((p) => p.key)]);
   const rows = termRows(a);
@@ -22,6 +32,7 @@ export function hover(a: Analysis, position: Position): Hover | null {
   const e = a.estimate;
   const drivenNames = rows.filter((r) => driven.has(r.id)).map((r) => r.term);
   const lines = [
+    ...heading,
     `**AttnScope estimate** — ${e.model.attention.toUpperCase()}, weights in ${e.model.dtype}, KV cache in ${e.kvDtype}`,
     '',
     key === 'model' ? 'The model drives every term.' : drivenNames.length > 0 ? `\`${key}\` drives: ${drivenNames.join(', ')}.` : `\`${key}\` does not change the memory estimate.`,
@@ -30,6 +41,5 @@ export function hover(a: Analysis, position: Position): Hover | null {
   ];
   if (e.notes.length > 0) lines.push('', ...e.notes.map((n) => `- ${n}`));
   lines.push('', 'Bytes in IEC units (1 KiB = 1024 B).');
-  const onKey = offset >= keyRange.offset && offset <= keyRange.offset + keyRange.length;
-  return { contents: { kind: MarkupKind.Markdown, value: lines.join('\n') }, range: toRange(a, onKey ? keyRange : value.range) };
+  return { contents: { kind: MarkupKind.Markdown, value: lines.join('\n') }, range };
 }

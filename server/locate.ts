@@ -58,3 +58,20 @@ export function propertyWithKeyAt(root: ValueNode | null, offset: number): Found
   const found = propertyAt(root, offset);
   return found !== null && found.property.keyRange.offset === offset ? found : null;
 }
+
+/** The outermost property whose value starts at `offset` (an inline model, not its first key). */
+export function propertyWithValueAt(root: ValueNode | null, offset: number): FoundProperty | null {
+  const walk = (node: ValueNode, path: Array<string | number>): FoundProperty | null => {
+    if (node.type === 'object') {
+      for (const p of node.properties ?? []) {
+        if (p.value.range.offset === offset) return { path: [...path, p.key], property: p, parent: node };
+        if (contains(p.value.range, offset)) return walk(p.value, [...path, p.key]);
+      }
+    } else if (node.type === 'array') {
+      const items = node.items ?? [];
+      for (let i = 0; i < items.length; i++) if (contains(items[i]!.range, offset)) return walk(items[i]!, [...path, i]);
+    }
+    return null;
+  };
+  return root === null ? null : walk(root, []);
+}

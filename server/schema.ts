@@ -121,3 +121,12 @@ export function describeSchema(node: SchemaNode): string {
   if (facts.length > 0) lines.push(facts.join(' · '));
   return lines.join('\n\n');
 }
+
+/**
+ * The schema path of a document path: a profile's paths are the schema's; a config.json is what
+ * a profile's inline `model` holds (its text_config, the same keys one level down).
+ */
+export function schemaPathOf(kind: 'config' | 'profile', path: ReadonlyArray<string | number>): Array<string | number> {
+  if (kind === 'profile') return [...path];
+  return ['model', ...(path[0] === 'text_config' ? path.slice(1) : path)];
+}

@@ -44,8 +44,8 @@ const WATCHED_GLOBS = ['**/*.json', '**/*.attn.yaml', '**/*.attn.yml'];
  */
 export function startServer(connection: Connection): void {
   const documents = new TextDocuments(TextDocument);
-  const workspace = new Workspace(documents);
   const log = connection.console;
+  const workspace = new Workspace(documents, log);
   let capabilities: ClientCapabilities = {};
 
   const scheduler = new ValidationScheduler(
@@ -146,7 +146,7 @@ export function startServer(connection: Connection): void {
   connection.onCompletion((params, token) =>
     runSafe(log, token, 'completion', [], () => {
       const a = workspace.analysis(params.textDocument.uri);
-      return a === null ? [] : completion(a, params.position);
+      return a === null ? [] : completion(a, params.position, params.context?.triggerCharacter);
     }),
   );
 

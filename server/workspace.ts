@@ -8,6 +8,7 @@ import type { TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { analyze, type Analysis, type FileHost } from './analysis';
 import { uriToPath } from './paths';
+import type { ErrorLog } from './safe';
 
 export class Workspace {
   private readonly cache = new Map<string, Analysis>();
@@ -16,7 +17,10 @@ export class Workspace {
   /** Open documents by absolute path (their unsaved text wins over the disk). */
   private readonly openByPath = new Map<string, string>();
 
-  constructor(private readonly documents: TextDocuments<TextDocument>) {}
+  constructor(
+    private readonly documents: TextDocuments<TextDocument>,
+    private readonly log: ErrorLog,
+  ) {}
 
   /** Records an opened document so that other documents' reads see its unsaved text. */
   opened(uri: string): void {
@@ -51,6 +55,7 @@ export class Workspace {
     const cached = this.cache.get(uri);
     if (cached !== undefined && cached.version === doc.version) return cached;
     const result = analyze(doc, this.fileHost(), cached);
+    for (const p of result.problems) if (p.code === 'internal-error') this.log.error(`${uri} v${doc.version}: ${p.message}`);
     this.cache.set(uri, result);
     for (const path of result.reads) {
       let set = this.dependents.get(path);

@@ -9,6 +9,7 @@
  * and transformers' modeling files for parameter shapes.
  */
 import type { Dtype, KvDtype, ModelSpec, MoeSpec, Profile } from '../config/types';
+import { formatBytes } from '../format';
 import type { AttentionWorkspace, Estimate, ParamBreakdown, PoolEstimate } from './types';
 
 export * from './types';
@@ -310,7 +311,9 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   let activation = 0;
   let budgetSource: PoolEstimate['budgetSource'] = 'none';
   let pages: number;
-  if (typeof profile.kvCache.numPages === 'number') {
+  if (model.isEncoder) {
+    pages = 0;
+  } else if (typeof profile.kvCache.numPages === 'number') {
     pages = profile.kvCache.numPages;
     budgetBytes = pages * pageBytes;
     budgetSource = 'explicit';
@@ -327,7 +330,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
       budgetBytes = Math.floor(profile.device.memoryGib * GIB * profile.device.gpuMemoryUtilization) - weightsPerGpu - activation;
       budgetSource = 'device';
       if (budgetBytes <= 0) {
-        notes.push(`weights (${weightsPerGpu} B per GPU) and activations (${activation} B) exceed ${profile.device.memoryGib} GiB · ${profile.device.gpuMemoryUtilization}: no room for a KV cache; raise tensor_parallel_size or memory`);
+        notes.push(`weights (${formatBytes(weightsPerGpu)} per GPU) and activations (${formatBytes(activation)}) exceed ${profile.device.memoryGib} GiB · ${profile.device.gpuMemoryUtilization}: no room for a KV cache; raise tensor_parallel_size or memory`);
         budgetBytes = Math.max(0, budgetBytes);
       }
     } else {
@@ -343,7 +346,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   if (model.isEncoder) notes.push(`${model.modelType} is an encoder: no KV cache, so no pages`);
   const kvForSeq = kvBytesForSequence(model, seqLen, kvDtype, tp);
   if (model.slidingWindow !== null && kvForSeq < perToken * seqLen) {
-    notes.push(`sliding-window layers keep at most ${model.slidingWindow} tokens: a ${seqLen}-token sequence needs ${kvForSeq} B, not the ${perToken * seqLen} B a pool that charges every layer reserves`);
+    notes.push(`sliding-window layers keep at most ${model.slidingWindow} tokens: a ${seqLen}-token sequence needs ${formatBytes(kvForSeq)}, not the ${formatBytes(perToken * seqLen)} a pool that charges every layer reserves`);
   }
 
   return {

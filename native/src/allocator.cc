@@ -26,13 +26,7 @@ AllocStatus PageAllocator::Validate(const PageAllocatorConfig& c) {
 
 PageAllocator::PageAllocator(const PageAllocatorConfig& config)
     : config_(config),
-      ref_count_(config.num_pages, 0),
-      filled_(config.num_pages, 0),
-      hash_(config.num_pages, 0),
-      state_(config.num_pages, PageState::kFree),
-      hashed_(config.num_pages, 0),
-      prev_(config.num_pages, kNoPage),
-      next_(config.num_pages, kNoPage),
+      pages_(config.num_pages),
       page_by_hash_(config.enable_prefix_caching ? static_cast<size_t>(config.num_pages) : 16) {
   // Stack top = page 0, so a fresh pool hands out pages 0, 1, 2, ...
   free_stack_.reserve(config.num_pages);
@@ -40,42 +34,60 @@ PageAllocator::PageAllocator(const PageAllocatorConfig& config)
 }
 
 uint64_t PageAllocator::ChainHash(uint64_t parent, const int32_t* tokens, int32_t n) {
-  uint64_t h = parent ^ (0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(n + 1));
-  for (int32_t i = 0; i < n; ++i) {
-    h = (h ^ static_cast<uint32_t>(tokens[i])) * 0x100000001b3ULL;
-    h ^= h >> 31;
+  // Two independent multiply-xorshift lanes over 64-bit words (two token ids each), so the
+  // multiplications of a page overlap; then a 64-bit finalizer (splitmix64's).
+  uint64_t a = parent ^ (0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(n + 1));
+  uint64_t b = parent * 0xc2b2ae3d27d4eb4fULL + static_cast<uint64_t>(n);
+  const auto word = [tokens](int32_t i) {  // tokens i and i + 1 (one load; byte order is the host's)
+    uint64_t w;
+    std::memcpy(&w, tokens + i, sizeof w);
+    return w;
+  };
+  int32_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    a = (a ^ word(i)) * 0x9fb21c651e98df25ULL;
+    b = (b ^ word(i + 2)) * 0xff51afd7ed558ccdULL;
+    a ^= a >> 29;
+    b ^= b >> 32;
   }
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ULL;
-  h ^= h >> 33;
+  for (; i < n; ++i) {
+    a = (a ^ static_cast<uint32_t>(tokens[i])) * 0x100000001b3ULL;
+    a ^= a >> 31;
+  }
+  uint64_t h = a ^ (b * 0x94d049bb133111ebULL);
+  h ^= h >> 30;
+  h *= 0xbf58476d1ce4e5b9ULL;
+  h ^= h >> 27;
+  h *= 0x94d049bb133111ebULL;
+  h ^= h >> 31;
   return h;
 }
 
 // ---- cached queue (intrusive doubly linked list, head = least recently released) ----
 
 void PageAllocator::QueuePushBack(int32_t page) {
-  prev_[page] = queue_tail_;
-  next_[page] = kNoPage;
-  if (queue_tail_ != kNoPage) next_[queue_tail_] = page;
+  pages_[page].prev = queue_tail_;
+  pages_[page].next = kNoPage;
+  if (queue_tail_ != kNoPage) pages_[queue_tail_].next = page;
   else queue_head_ = page;
   queue_tail_ = page;
   ++cached_count_;
 }
 
 void PageAllocator::QueueRemove(int32_t page) {
-  const int32_t p = prev_[page], n = next_[page];
-  if (p != kNoPage) next_[p] = n;
+  const int32_t p = pages_[page].prev, n = pages_[page].next;
+  if (p != kNoPage) pages_[p].next = n;
   else queue_head_ = n;
-  if (n != kNoPage) prev_[n] = p;
+  if (n != kNoPage) pages_[n].prev = p;
   else queue_tail_ = p;
-  prev_[page] = next_[page] = kNoPage;
+  pages_[page].prev = pages_[page].next = kNoPage;
   --cached_count_;
 }
 
 std::vector<int32_t> PageAllocator::CachedPages() const {
   std::vector<int32_t> out;
   out.reserve(cached_count_);
-  for (int32_t p = queue_head_; p != kNoPage; p = next_[p]) out.push_back(p);
+  for (int32_t p = queue_head_; p != kNoPage; p = pages_[p].next) out.push_back(p);
   return out;
 }
 
@@ -89,49 +101,55 @@ int32_t PageAllocator::TakePage() {
   } else {
     page = queue_head_;
     QueueRemove(page);
-    page_by_hash_.Erase(hash_[page]);
-    hashed_[page] = 0;
+    page_by_hash_.Erase(pages_[page].hash);
+    pages_[page].hashed = 0;
     ++evictions_;
+    // Evictions come in runs (a prefill takes many pages): fetch the next victim's hash-map
+    // slot (its record was fetched one eviction ago) and the record of the one after it.
+    const int32_t next = queue_head_;
+    if (next != kNoPage) {
+      page_by_hash_.Prefetch(pages_[next].hash);
+      if (pages_[next].next != kNoPage) __builtin_prefetch(&pages_[pages_[next].next]);
+    }
   }
-  ref_count_[page] = 1;
-  filled_[page] = 0;
-  state_[page] = PageState::kHeld;
+  pages_[page].ref_count = 1;
+  pages_[page].filled = 0;
+  pages_[page].state = PageState::kHeld;
   ++pages_used_;
   return page;
 }
 
 void PageAllocator::Hold(int32_t page) {
-  if (ref_count_[page]++ == 0) {
+  if (pages_[page].ref_count++ == 0) {
     QueueRemove(page);
-    state_[page] = PageState::kHeld;
+    pages_[page].state = PageState::kHeld;
     ++pages_used_;
-    tokens_stored_ += filled_[page];
+    tokens_stored_ += pages_[page].filled;
   }
 }
 
 void PageAllocator::Release(int32_t page) {
-  if (--ref_count_[page] > 0) return;
+  if (--pages_[page].ref_count > 0) return;
   --pages_used_;
-  tokens_stored_ -= filled_[page];
-  if (hashed_[page]) {
-    state_[page] = PageState::kCached;
+  tokens_stored_ -= pages_[page].filled;
+  if (pages_[page].hashed) {
+    pages_[page].state = PageState::kCached;
     QueuePushBack(page);
   } else {
-    state_[page] = PageState::kFree;
+    pages_[page].state = PageState::kFree;
     free_stack_.push_back(page);
   }
 }
 
-void PageAllocator::RegisterFull(Sequence& seq, int32_t page) {
-  const uint64_t h = ChainHash(seq.parent_hash, seq.partial_tokens.data(), config_.page_size);
+void PageAllocator::RegisterFull(Sequence& seq, int32_t page, const int32_t* page_tokens) {
+  const uint64_t h = ChainHash(seq.parent_hash, page_tokens, config_.page_size);
   seq.parent_hash = h;
   seq.partial_tokens.clear();
   // The first page stored under a hash stays the cached one; an identical later page is
   // simply not registered (it returns to the free stack when released).
-  if (page_by_hash_.Find(h) != FlatMap64::kNotFound) return;
-  page_by_hash_.Insert(h, page);
-  hash_[page] = h;
-  hashed_[page] = 1;
+  if (!page_by_hash_.InsertIfAbsent(h, page)) return;
+  pages_[page].hash = h;
+  pages_[page].hashed = 1;
 }
 
 int64_t PageAllocator::WindowLimit(const Sequence& seq) const {
@@ -170,7 +188,7 @@ int64_t PageAllocator::PagesNeededAt(int32_t slot, int64_t n) const {
   const int64_t in_last = seq.num_tokens % ps;
   const int64_t room = in_last == 0 ? 0 : ps - in_last;
   const int64_t new_pages = n > room ? (n - room + ps - 1) / ps : 0;
-  const bool cow = n > 0 && in_last != 0 && ref_count_[seq.block_table.back()] > 1;
+  const bool cow = n > 0 && in_last != 0 && pages_[seq.block_table.back()].ref_count > 1;
   return new_pages + (cow ? 1 : 0);
 }
 
@@ -180,7 +198,7 @@ AllocStatus PageAllocator::AppendTo(Sequence& seq, const int32_t* tokens, int64_
   // Pages the window releases first (those this sequence alone holds) count as available.
   int64_t released = 0;
   for (int64_t lp = seq.first_live_page, limit = WindowLimit(seq); lp < limit; ++lp)
-    released += ref_count_[seq.block_table[lp]] == 1 ? 1 : 0;
+    released += pages_[seq.block_table[lp]].ref_count == 1 ? 1 : 0;
   if (PagesNeededAt(slot, n) > AvailablePages() + released) return AllocStatus::kOutOfPages;
   ReleaseOutsideWindow(seq);
   const int64_t ps = config_.page_size;
@@ -192,7 +210,7 @@ AllocStatus PageAllocator::AppendTo(Sequence& seq, const int32_t* tokens, int64_
 
   // Copy-on-write of a shared partial last page.
   const int64_t in_last = seq.num_tokens % ps;
-  if (in_last != 0 && ref_count_[seq.block_table.back()] > 1) {
+  if (in_last != 0 && pages_[seq.block_table.back()].ref_count > 1) {
     const int32_t old_page = seq.block_table.back();
     const int32_t page = TakePage();
     const size_t bytes = static_cast<size_t>(in_last) * kv_.slot_bytes;
@@ -200,7 +218,7 @@ AllocStatus PageAllocator::AppendTo(Sequence& seq, const int32_t* tokens, int64_
     const size_t offset_old = static_cast<size_t>(old_page) * ps * kv_.slot_bytes;
     if (kv_.k != nullptr) std::memcpy(kv_.k + offset_new, kv_.k + offset_old, bytes);
     if (kv_.v != nullptr) std::memcpy(kv_.v + offset_new, kv_.v + offset_old, bytes);
-    filled_[page] = static_cast<int32_t>(in_last);
+    pages_[page].filled = static_cast<int32_t>(in_last);
     tokens_stored_ += in_last;
     Release(old_page);
     seq.block_table.back() = page;
@@ -213,12 +231,16 @@ AllocStatus PageAllocator::AppendTo(Sequence& seq, const int32_t* tokens, int64_
     if (pos == 0) seq.block_table.push_back(TakePage());
     const int32_t page = seq.block_table.back();
     const int64_t k = std::min<int64_t>(n - done, ps - pos);
-    filled_[page] += static_cast<int32_t>(k);
+    pages_[page].filled += static_cast<int32_t>(k);
     tokens_stored_ += k;
     seq.num_tokens += k;
     if (hashing) {
-      seq.partial_tokens.insert(seq.partial_tokens.end(), tokens + done, tokens + done + k);
-      if (pos + k == ps) RegisterFull(seq, page);
+      if (pos == 0 && k == ps) {
+        RegisterFull(seq, page, tokens + done);  // a whole page at once: hash in place
+      } else {
+        seq.partial_tokens.insert(seq.partial_tokens.end(), tokens + done, tokens + done + k);
+        if (pos + k == ps) RegisterFull(seq, page, seq.partial_tokens.data());
+      }
     }
     done += k;
   }
@@ -245,7 +267,7 @@ AllocStatus PageAllocator::Allocate(int64_t seq_id, const int32_t* tokens, int64
       const int32_t page = page_by_hash_.Find(h);
       if (page == FlatMap64::kNotFound) break;
       hits.push_back(page);
-      if (ref_count_[page] == 0) ++hit_pages_free;
+      if (pages_[page].ref_count == 0) ++hit_pages_free;
       parent = h;
     }
   }
@@ -311,7 +333,7 @@ AllocStatus PageAllocator::Fork(int64_t parent_id, int64_t child_id) {
   child.block_table = parent.block_table;
   child.partial_tokens = parent.partial_tokens;
   for (int32_t page : child.block_table)
-    if (page != kNoPage) ++ref_count_[page];
+    if (page != kNoPage) ++pages_[page].ref_count;
   logical_tokens_ += child.num_tokens;
   ids_.Insert(static_cast<uint64_t>(child_id), slot);
   return AllocStatus::kOk;

@@ -23,13 +23,14 @@ constexpr int kMaxHeadDim = 512;
 
 // Flash tiles. Rows of a task are (query heads of one KV group) x (queries of one tile), so the
 // K/V tile loaded once serves every head of the group (GQA without copying K/V).
-constexpr int kFlashRowsPerTask = 64;  // target rows (G * block_m) of S and O per task
+constexpr int kFlashRowsPerTask = 72;  // target rows (G * block_m) of S and O per task
 constexpr int kFlashBlockN = 64;       // keys per tile: S is rows x 64, K^T is D x 64
 static_assert(kFlashBlockN % 16 == 0, "key tile must be a whole number of 16-float vectors");
 
 // Decode: tokens scored per softmax step (whole pages), and the smallest split-K partition.
 constexpr int kDecodeChunkTokens = 64;
 constexpr int kDecodeMinPartitionTokens = 256;
+constexpr int kDecodePrefetchPages = 2;  // pages requested ahead of the one being read
 
 thread_local std::string g_last_error;
 
@@ -97,47 +98,89 @@ Status check_flash(const FlashParams& p) {
   return check_simd(p.simd);
 }
 
-// One worker's scratch for a flash task: Q (scaled), O accumulator, S/P, K^T and V tiles, m, l.
+// One worker's scratch for a flash task: Q (scaled), O accumulator, S/P tile, m, l.
 struct FlashScratch {
   std::vector<float> buffer;
-  float *q, *acc, *s, *kt, *v, *m, *l;
-  void init(int rows, int d) {
+  float *q, *acc, *s, *m, *l;
+  std::vector<int32_t> begin, end;  // visible columns of each row in the current key tile
+  std::vector<uint16_t> q_bf16, p_bf16;  // bf16 dot path: Q rows as given, P rounded to bf16
+  void init(int rows, int d, bool bf16_dot) {
+    begin.resize(rows);
+    end.resize(rows);
+    q_bf16.resize(bf16_dot ? size_t(rows) * d : 0);
+    p_bf16.resize(bf16_dot ? size_t(rows) * kFlashBlockN : 0);
     const size_t sizes[] = {size_t(rows) * d, size_t(rows) * d, size_t(rows) * kFlashBlockN,
-                            size_t(d) * kFlashBlockN, size_t(kFlashBlockN) * d, size_t(rows),
-                            size_t(rows)};
+                            size_t(rows), size_t(rows)};
     size_t total = 0;
-    for (size_t s : sizes) total += (s + 15) / 16 * 16;
+    for (size_t n : sizes) total += (n + 15) / 16 * 16;
     buffer.assign(total, 0.f);
     float* cursor = buffer.data();
-    float** slots[] = {&q, &acc, &s, &kt, &v, &m, &l};
-    for (int i = 0; i < 7; ++i) {
+    float** slots[] = {&q, &acc, &s, &m, &l};
+    for (int i = 0; i < 5; ++i) {
       *slots[i] = cursor;
       cursor += (sizes[i] + 15) / 16 * 16;
     }
   }
 };
 
-void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int64_t task,
-                FlashScratch& sc) {
+// K and V of one (batch, KV head), made ready once for all its query tiles. fp32 path: K^T
+// packed per key tile (zero-padded), V copied to contiguous fp32 rows (read in place, rows
+// H_kv * D apart often fall into the same L1 sets: 4 KiB apart for H_kv = 8, D = 128). bf16 dot path (ops.gemm_bf16): K^T and V
+// as bf16 pairs along the reduced dimension, zero-padded to whole tiles.
+struct HeadKV {
+  const float* kt;  // [num_key_tiles, head_dim, kFlashBlockN]
+  const float* v;   // [seqlen_k, head_dim] with row stride v_stride
+  int64_t v_stride;
+  const uint32_t* kt_pairs;  // [num_key_tiles, head_dim / 2, kFlashBlockN]: (K[j, 2p], K[j, 2p+1])
+  const uint32_t* v_pairs;   // [num_key_tiles, kFlashBlockN / 2, head_dim]: (V[2p, x], V[2p+1, x])
+};
+
+// bf16 pairs of one key tile (n <= kFlashBlockN rows of src, row stride in elements).
+void pack_bf16_pairs(const uint16_t* k, const uint16_t* v, int64_t k_stride, int64_t v_stride,
+                     int n, int d, uint32_t* kt_pairs, uint32_t* v_pairs) {
+  for (int pair = 0; pair < d / 2; ++pair) {
+    for (int j = 0; j < kFlashBlockN; ++j) {
+      const uint16_t* row = k + j * k_stride + 2 * pair;
+      kt_pairs[pair * kFlashBlockN + j] = j < n ? uint32_t(row[0]) | (uint32_t(row[1]) << 16) : 0u;
+    }
+  }
+  for (int pair = 0; pair < kFlashBlockN / 2; ++pair) {
+    const int j = 2 * pair;
+    for (int x = 0; x < d; ++x) {
+      const uint32_t lo = j < n ? v[j * v_stride + x] : 0u;
+      const uint32_t hi = j + 1 < n ? v[(j + 1) * v_stride + x] : 0u;
+      v_pairs[int64_t(pair) * d + x] = lo | (hi << 16);
+    }
+  }
+}
+
+// Grid: (query tile) of one (batch b, KV head hk); rows = the group's query heads x the tile.
+void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, int hk,
+                const HeadKV& kv, int64_t task, FlashScratch& sc) {
   const int group = p.num_heads / p.num_heads_k;
   const int d = p.head_dim;
   const int num_q_tiles = (p.seqlen_q + block_m - 1) / block_m;
   // Heaviest (last, under a causal mask) query tiles first: better balance at the tail.
-  const int q_tile = num_q_tiles - 1 - static_cast<int>(task % num_q_tiles);
-  const int64_t rest = task / num_q_tiles;
-  const int hk = static_cast<int>(rest % p.num_heads_k);
-  const int b = static_cast<int>(rest / p.num_heads_k);
+  const int q_tile = num_q_tiles - 1 - static_cast<int>(task);
   const int q0 = q_tile * block_m;
   const int nq = std::min(block_m, p.seqlen_q - q0);
   const int rows = group * nq;  // row r = gi * nq + qi: head hk * group + gi, query q0 + qi
   const float scale = default_scale(p.softmax_scale, d);
   const MaskGeometry mask{int64_t(p.seqlen_k) - p.seqlen_q, p.seqlen_k, p.is_causal, p.window};
+  const bool bf16_dot = kv.kt_pairs != nullptr;
 
   for (int gi = 0; gi < group; ++gi) {
     const int h = hk * group + gi;
     const int64_t at = b * p.q_batch_stride + int64_t(q0) * p.q_row_stride + h * p.q_head_stride;
-    ops.load_rows(p.dtype, element_at(p.q, p.dtype, at), p.q_row_stride, nq, d, scale,
-                  sc.q + int64_t(gi) * nq * d, d);
+    if (bf16_dot) {  // Q stays bf16; the scale is applied to the fp32 scores
+      const uint16_t* src = static_cast<const uint16_t*>(p.q) + at;
+      for (int qi = 0; qi < nq; ++qi)
+        std::copy(src + qi * p.q_row_stride, src + qi * p.q_row_stride + d,
+                  sc.q_bf16.data() + (int64_t(gi) * nq + qi) * d);
+    } else {
+      ops.load_rows(p.dtype, element_at(p.q, p.dtype, at), p.q_row_stride, nq, d, scale,
+                    sc.q + int64_t(gi) * nq * d, d);
+    }
   }
   std::fill(sc.acc, sc.acc + int64_t(rows) * d, 0.f);
   std::fill(sc.m, sc.m + rows, kNegInf);
@@ -146,43 +189,36 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int64_t
   int64_t lo_first, hi_first, lo_last, hi_last;
   mask.range(q0, &lo_first, &hi_first);
   mask.range(q0 + nq - 1, &lo_last, &hi_last);
-  const int64_t key_begin = lo_first, key_end = hi_last + 1;  // union of the tile's key ranges
-
-  const void* k_head = element_at(p.k, p.dtype, b * p.k_batch_stride + hk * p.k_head_stride);
-  const void* v_head = element_at(p.v, p.dtype, b * p.v_batch_stride + hk * p.v_head_stride);
-  for (int64_t j0 = key_begin; j0 < key_end; j0 += kFlashBlockN) {
-    const int n = static_cast<int>(std::min<int64_t>(kFlashBlockN, key_end - j0));
-    ops.load_rows_transposed(p.dtype, element_at(k_head, p.dtype, j0 * p.k_row_stride),
-                             p.k_row_stride, n, d, sc.kt, kFlashBlockN);
-    ops.gemm(rows, n, d, sc.q, d, sc.kt, kFlashBlockN, sc.s, kFlashBlockN, false);
-
-    for (int r = 0; r < rows; ++r) {
-      float* row = sc.s + int64_t(r) * kFlashBlockN;
-      int64_t lo, hi;
-      mask.range(q0 + r % nq, &lo, &hi);
-      const int a = static_cast<int>(std::max<int64_t>(lo - j0, 0));
-      const int z = static_cast<int>(std::min<int64_t>(hi - j0 + 1, n));
-      if (a >= z) {  // no visible key in this tile: P row = 0, running state unchanged
-        std::fill(row, row + n, 0.f);
-        continue;
-      }
-      std::fill(row, row + a, kNegInf);
-      std::fill(row + z, row + n, kNegInf);
-      const float m_new = std::max(sc.m[r], ops.row_max(row + a, z - a));
-      const float alpha = std::exp(sc.m[r] - m_new);  // exp(m_old - m_new); 0 on the first tile
-      const float sum = ops.exp_shift_sum(row, n, m_new);
-      sc.l[r] = sc.l[r] * alpha + sum;
-      if (alpha != 1.f) ops.scale_row(sc.acc + int64_t(r) * d, d, alpha);
-      sc.m[r] = m_new;
+  // Key tiles touching the union of the rows' visible ranges (lo and hi grow with i).
+  const int64_t tile_begin = lo_first / kFlashBlockN;
+  const int64_t tile_end = hi_last < lo_first ? tile_begin : hi_last / kFlashBlockN + 1;
+  for (int64_t tile = tile_begin; tile < tile_end; ++tile) {
+    const int64_t j0 = tile * kFlashBlockN;
+    const int n = static_cast<int>(std::min<int64_t>(kFlashBlockN, p.seqlen_k - j0));
+    if (bf16_dot) {
+      ops.gemm_bf16(rows, kFlashBlockN, d / 2, sc.q_bf16.data(), d,
+                    kv.kt_pairs + tile * (d / 2) * kFlashBlockN, kFlashBlockN, sc.s, kFlashBlockN, false);
+    } else {
+      ops.gemm(rows, kFlashBlockN, d, sc.q, d, kv.kt + tile * d * kFlashBlockN, kFlashBlockN, sc.s,
+               kFlashBlockN, false);
     }
 
-    const void* v_tile = element_at(v_head, p.dtype, j0 * p.v_row_stride);
-    if (p.dtype == DType::kF32) {
-      ops.gemm(rows, d, n, sc.s, kFlashBlockN, static_cast<const float*>(v_tile), p.v_row_stride,
-               sc.acc, d, true);
+    for (int r = 0; r < rows; ++r) {
+      int64_t lo, hi;
+      mask.range(q0 + r % nq, &lo, &hi);
+      sc.begin[r] = static_cast<int32_t>(std::max<int64_t>(lo - j0, 0));
+      sc.end[r] = static_cast<int32_t>(std::max<int64_t>(std::min<int64_t>(hi - j0 + 1, n), 0));
+    }
+    if (bf16_dot) {
+      ops.softmax_tile(rows, n, kFlashBlockN, scale, sc.s, kFlashBlockN, sc.begin.data(),
+                       sc.end.data(), sc.m, sc.l, sc.acc, d, d);
+      ops.to_bf16(sc.s, rows * kFlashBlockN, sc.p_bf16.data());
+      ops.gemm_bf16(rows, d, kFlashBlockN / 2, sc.p_bf16.data(), kFlashBlockN,
+                    kv.v_pairs + tile * (kFlashBlockN / 2) * d, d, sc.acc, d, true);
     } else {
-      ops.load_rows(p.dtype, v_tile, p.v_row_stride, n, d, 1.f, sc.v, d);
-      ops.gemm(rows, d, n, sc.s, kFlashBlockN, sc.v, d, sc.acc, d, true);
+      ops.softmax_tile(rows, n, n, 1.f, sc.s, kFlashBlockN, sc.begin.data(), sc.end.data(), sc.m,
+                       sc.l, sc.acc, d, d);
+      ops.gemm(rows, d, n, sc.s, kFlashBlockN, kv.v + j0 * kv.v_stride, kv.v_stride, sc.acc, d, true);
     }
   }
 
@@ -204,18 +240,51 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int64_t
   }
 }
 
+// For each (batch, KV head): pack its K^T tiles and V rows (or bf16 pairs on the bf16 dot
+// path) in parallel, then run its query tiles in parallel. Packing costs
+// O(N_k D) against O(N_q N_k D) of attention.
 Status run_flash(const FlashParams& p) {
   const KernelOps& ops = kernel_ops(resolve_simd_path(p.simd));
   const int group = p.num_heads / p.num_heads_k;
+  const int d = p.head_dim;
+  const bool bf16_dot = ops.gemm_bf16 != nullptr && p.dtype == DType::kBF16 && d % 2 == 0;
   const int block_m = std::min(p.seqlen_q, std::max(1, kFlashRowsPerTask / group));
   const int num_q_tiles = (p.seqlen_q + block_m - 1) / block_m;
-  const int64_t tasks = int64_t(p.batch) * p.num_heads_k * num_q_tiles;
-  const int threads = static_cast<int>(std::min<int64_t>(worker_count(p.threads), tasks));
-  std::vector<FlashScratch> scratch(threads);
-  for (FlashScratch& s : scratch) s.init(group * block_m, p.head_dim);
-  parallel_for(threads, tasks, [&](int64_t task, int worker) {
-    flash_task(p, ops, block_m, task, scratch[worker]);
-  });
+  const int num_k_tiles = (p.seqlen_k + kFlashBlockN - 1) / kFlashBlockN;
+  const int threads = worker_count(p.threads);
+  std::vector<FlashScratch> scratch(static_cast<size_t>(std::min(threads, num_q_tiles)));
+  for (FlashScratch& s : scratch) s.init(group * block_m, d, bf16_dot);
+  const size_t tile_elems = size_t(num_k_tiles) * d * kFlashBlockN;
+  std::vector<float> kt(bf16_dot ? 0 : tile_elems);
+  std::vector<float> v_f32(bf16_dot ? 0 : size_t(p.seqlen_k) * d);
+  std::vector<uint32_t> kt_pairs(bf16_dot ? tile_elems / 2 : 0), v_pairs(bf16_dot ? tile_elems / 2 : 0);
+
+  for (int b = 0; b < p.batch; ++b) {
+    for (int hk = 0; hk < p.num_heads_k; ++hk) {
+      const void* k_head = element_at(p.k, p.dtype, b * p.k_batch_stride + hk * p.k_head_stride);
+      const void* v_head = element_at(p.v, p.dtype, b * p.v_batch_stride + hk * p.v_head_stride);
+      parallel_for(threads, num_k_tiles, [&](int64_t tile, int) {
+        const int64_t j0 = tile * kFlashBlockN;
+        const int n = static_cast<int>(std::min<int64_t>(kFlashBlockN, p.seqlen_k - j0));
+        if (bf16_dot) {
+          pack_bf16_pairs(static_cast<const uint16_t*>(k_head) + j0 * p.k_row_stride,
+                          static_cast<const uint16_t*>(v_head) + j0 * p.v_row_stride, p.k_row_stride,
+                          p.v_row_stride, n, d, kt_pairs.data() + tile * (d / 2) * kFlashBlockN,
+                          v_pairs.data() + tile * (kFlashBlockN / 2) * d);
+          return;
+        }
+        ops.pack_transposed(p.dtype, element_at(k_head, p.dtype, j0 * p.k_row_stride),
+                            p.k_row_stride, n, d, kt.data() + tile * d * kFlashBlockN, kFlashBlockN);
+        ops.load_rows(p.dtype, element_at(v_head, p.dtype, j0 * p.v_row_stride), p.v_row_stride, n,
+                      d, 1.f, v_f32.data() + j0 * d, d);
+      });
+      const HeadKV kv = bf16_dot ? HeadKV{nullptr, nullptr, 0, kt_pairs.data(), v_pairs.data()}
+                                 : HeadKV{kt.data(), v_f32.data(), d, nullptr, nullptr};
+      parallel_for(threads, num_q_tiles, [&](int64_t task, int worker) {
+        flash_task(p, ops, block_m, b, hk, kv, task, scratch[worker]);
+      });
+    }
+  }
   return ok();
 }
 
@@ -270,10 +339,8 @@ DecodePlan plan_decode(const PagedDecodeParams& p, int threads) {
     plan.partition_tokens = p.partition_tokens;
   } else {
     // Split K until there are about 4 tasks per worker, never below kDecodeMinPartitionTokens.
-    const int64_t units = int64_t(p.batch) * p.num_heads_k;
-    const int64_t wanted = (4 * int64_t(threads) + units - 1) / units;
-    int64_t tokens = std::max<int64_t>(kDecodeMinPartitionTokens, (max_len + wanted - 1) / std::max<int64_t>(wanted, 1));
-    tokens = std::max<int64_t>(tokens, 1);
+    const int64_t wanted = (4 * int64_t(threads) + p.batch - 1) / p.batch;
+    const int64_t tokens = std::max<int64_t>(kDecodeMinPartitionTokens, (max_len + wanted - 1) / wanted);
     plan.partition_tokens = static_cast<int>((tokens + ps - 1) / ps * ps);
   }
   plan.num_partitions = std::max(1, (max_len + plan.partition_tokens - 1) / plan.partition_tokens);
@@ -281,19 +348,32 @@ DecodePlan plan_decode(const PagedDecodeParams& p, int threads) {
 }
 
 struct DecodeScratch {
-  std::vector<float> q, acc, s, m, l;
+  std::vector<float> q, acc, s, m, l;  // [H, D], [H, D], [H, chunk], [H], [H]
+  std::vector<int32_t> begin, end;     // [H]: every score of a chunk is visible
 };
 
-// Grid: (batch, num_heads_k, partition). Writes O/lse directly when there is one partition,
-// otherwise the unnormalized accumulator with its m and l for the lse merge.
+// Asks for one page's slab [page_size, H_kv, D] of K and of V to be brought into L2: pages are
+// scattered through the pool, so the hardware prefetcher cannot guess the next one.
+inline void prefetch_page(const PagedDecodeParams& p, int32_t page) {
+  const int64_t bytes = int64_t(p.page_size) * p.num_heads_k * p.head_dim * dtype_bytes(p.kv_dtype);
+  const char* k = static_cast<const char*>(element_at(p.k_pages, p.kv_dtype, 0)) + page * bytes;
+  const char* v = static_cast<const char*>(element_at(p.v_pages, p.kv_dtype, 0)) + page * bytes;
+  for (int64_t off = 0; off < bytes; off += 64) {
+    __builtin_prefetch(k + off, 0, 2);
+    __builtin_prefetch(v + off, 0, 2);
+  }
+}
+
+// Grid: (batch, partition). One task reads each page of its token range once, for every KV
+// head (a page slab is contiguous), and each K/V row serves the G query heads of its group.
+// Writes O/lse directly when there is one partition, otherwise the unnormalized accumulator
+// with its m and l for the lse merge.
 void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodePlan& plan,
                  int64_t task, DecodeScratch& sc, float* part_acc, float* part_m, float* part_l) {
   const int group = p.num_heads / p.num_heads_k;
-  const int d = p.head_dim, ps = p.page_size;
+  const int h = p.num_heads, d = p.head_dim, ps = p.page_size;
   const int part = static_cast<int>(task % plan.num_partitions);
-  const int64_t rest = task / plan.num_partitions;
-  const int hk = static_cast<int>(rest % p.num_heads_k);
-  const int b = static_cast<int>(rest / p.num_heads_k);
+  const int b = static_cast<int>(task / plan.num_partitions);
   const int64_t len = p.context_lens[b];
   const int64_t t_begin = int64_t(part) * plan.partition_tokens;
   const int64_t t_end = std::min<int64_t>(len, t_begin + plan.partition_tokens);
@@ -301,54 +381,59 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
   const int32_t* table = p.block_table + int64_t(b) * p.max_pages_per_seq;
   const int chunk = plan.chunk_tokens;
 
-  const int h0 = hk * group;
-  ops.load_rows(p.dtype, element_at(p.q, p.dtype, (int64_t(b) * p.num_heads + h0) * d), d, group,
-                d, default_scale(p.softmax_scale, d), sc.q.data(), d);
+  ops.load_rows(p.dtype, element_at(p.q, p.dtype, int64_t(b) * h * d), d, h, d,
+                default_scale(p.softmax_scale, d), sc.q.data(), d);
   std::fill(sc.acc.begin(), sc.acc.end(), 0.f);
   std::fill(sc.m.begin(), sc.m.end(), kNegInf);
   std::fill(sc.l.begin(), sc.l.end(), 0.f);
 
+  for (int i = 0; i < kDecodePrefetchPages; ++i) {
+    if (t_begin + int64_t(i) * ps < t_end) prefetch_page(p, table[t_begin / ps + i]);
+  }
   for (int64_t t0 = t_begin; t0 < t_end; t0 += chunk) {
     const int tn = static_cast<int>(std::min<int64_t>(chunk, t_end - t0));
     for (int off = 0; off < tn; off += ps) {  // t0 is page-aligned: one page per step
+      const int64_t next = t0 + off + int64_t(kDecodePrefetchPages) * ps;
+      if (next < t_end) prefetch_page(p, table[next / ps]);
       const int32_t page = table[(t0 + off) / ps];
       const int count = std::min(ps, tn - off);
-      const int64_t at = (int64_t(page) * ps * p.num_heads_k + hk) * d;
-      ops.scores(group, count, d, sc.q.data(), d, p.kv_dtype, element_at(p.k_pages, p.kv_dtype, at),
-                 kv_row, sc.s.data() + off, chunk);
+      for (int hk = 0; hk < p.num_heads_k; ++hk) {
+        const int64_t at = (int64_t(page) * ps * p.num_heads_k + hk) * d;
+        ops.scores(group, count, d, sc.q.data() + int64_t(hk) * group * d, d, p.kv_dtype,
+                   element_at(p.k_pages, p.kv_dtype, at), kv_row,
+                   sc.s.data() + int64_t(hk) * group * chunk + off, chunk);
+      }
     }
-    for (int g = 0; g < group; ++g) {
-      float* row = sc.s.data() + int64_t(g) * chunk;
-      const float m_new = std::max(sc.m[g], ops.row_max(row, tn));
-      const float alpha = std::exp(sc.m[g] - m_new);
-      sc.l[g] = sc.l[g] * alpha + ops.exp_shift_sum(row, tn, m_new);
-      if (alpha != 1.f) ops.scale_row(sc.acc.data() + int64_t(g) * d, d, alpha);
-      sc.m[g] = m_new;
-    }
+    std::fill(sc.end.begin(), sc.end.end(), tn);
+    ops.softmax_tile(h, tn, tn, 1.f, sc.s.data(), chunk, sc.begin.data(), sc.end.data(),
+                     sc.m.data(), sc.l.data(), sc.acc.data(), d, d);
     for (int off = 0; off < tn; off += ps) {
       const int32_t page = table[(t0 + off) / ps];
       const int count = std::min(ps, tn - off);
-      const int64_t at = (int64_t(page) * ps * p.num_heads_k + hk) * d;
-      ops.accumulate_values(group, count, d, sc.s.data() + off, chunk, p.kv_dtype,
-                            element_at(p.v_pages, p.kv_dtype, at), kv_row, sc.acc.data(), d);
+      for (int hk = 0; hk < p.num_heads_k; ++hk) {
+        const int64_t at = (int64_t(page) * ps * p.num_heads_k + hk) * d;
+        ops.accumulate_values(group, count, d, sc.s.data() + int64_t(hk) * group * chunk + off, chunk,
+                              p.kv_dtype, element_at(p.v_pages, p.kv_dtype, at), kv_row,
+                              sc.acc.data() + int64_t(hk) * group * d, d);
+      }
     }
   }
 
-  for (int g = 0; g < group; ++g) {
-    const int64_t bh = int64_t(b) * p.num_heads + h0 + g;
-    const float* acc = sc.acc.data() + int64_t(g) * d;
+  for (int row = 0; row < h; ++row) {
+    const int64_t bh = int64_t(b) * h + row;
+    const float* acc = sc.acc.data() + int64_t(row) * d;
     if (plan.num_partitions > 1) {
       const int64_t slot = bh * plan.num_partitions + part;
       std::copy(acc, acc + d, part_acc + slot * d);
-      part_m[slot] = sc.m[g];
-      part_l[slot] = sc.l[g];
+      part_m[slot] = sc.m[row];
+      part_l[slot] = sc.l[row];
       continue;
     }
     float* out = p.o + bh * d;
-    if (sc.l[g] > 0.f) {
-      const float inv = 1.f / sc.l[g];
+    if (sc.l[row] > 0.f) {
+      const float inv = 1.f / sc.l[row];
       for (int x = 0; x < d; ++x) out[x] = acc[x] * inv;
-      p.lse[bh] = sc.m[g] + std::log(sc.l[g]);
+      p.lse[bh] = sc.m[row] + std::log(sc.l[row]);
     } else {
       std::fill(out, out + d, 0.f);
       p.lse[bh] = kNegInf;
@@ -363,12 +448,11 @@ void merge_partitions(const PagedDecodeParams& p, int parts, int64_t bh, const f
   float* out = p.o + bh * d;
   float big = kNegInf;
   for (int i = 0; i < parts; ++i) big = std::max(big, part_m[bh * parts + i]);
+  std::fill(out, out + d, 0.f);
   if (big == kNegInf) {
-    std::fill(out, out + d, 0.f);
     p.lse[bh] = kNegInf;
     return;
   }
-  std::fill(out, out + d, 0.f);
   float total = 0.f;
   for (int i = 0; i < parts; ++i) {
     const int64_t slot = bh * parts + i;
@@ -385,18 +469,20 @@ void merge_partitions(const PagedDecodeParams& p, int parts, int64_t bh, const f
 
 Status run_paged(const PagedDecodeParams& p) {
   const KernelOps& ops = kernel_ops(resolve_simd_path(p.simd));
-  const int group = p.num_heads / p.num_heads_k;
   const int threads_wanted = worker_count(p.threads);
   const DecodePlan plan = plan_decode(p, threads_wanted);
-  const int64_t tasks = int64_t(p.batch) * p.num_heads_k * plan.num_partitions;
+  const int64_t tasks = int64_t(p.batch) * plan.num_partitions;
   const int threads = static_cast<int>(std::min<int64_t>(threads_wanted, tasks));
+  const size_t hd = size_t(p.num_heads) * p.head_dim;
   std::vector<DecodeScratch> scratch(threads);
   for (DecodeScratch& s : scratch) {
-    s.q.resize(size_t(group) * p.head_dim);
-    s.acc.resize(size_t(group) * p.head_dim);
-    s.s.resize(size_t(group) * plan.chunk_tokens);
-    s.m.resize(group);
-    s.l.resize(group);
+    s.q.resize(hd);
+    s.acc.resize(hd);
+    s.s.resize(size_t(p.num_heads) * plan.chunk_tokens);
+    s.m.resize(p.num_heads);
+    s.l.resize(p.num_heads);
+    s.begin.assign(p.num_heads, 0);
+    s.end.resize(p.num_heads);
   }
   std::vector<float> part_acc, part_m, part_l;
   if (plan.num_partitions > 1) {

@@ -1,5 +1,6 @@
 // Portable tile operations: plain loops the compiler vectorizes for the baseline ISA (SSE2 on
 // x86-64, NEON on arm64). The reference semantics of every KernelOps entry.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -39,30 +40,40 @@ void load_rows(DType dtype, const void* src, int64_t src_stride, int rows, int c
   }
 }
 
-void load_rows_transposed(DType dtype, const void* src, int64_t src_stride, int rows, int cols,
-                          float* dst, int64_t ld) {
+void pack_transposed(DType dtype, const void* src, int64_t src_stride, int rows, int cols,
+                     float* dst, int64_t ld) {
+  for (int c = 0; c < cols; ++c) {
+    for (int r = 0; r < rows; ++r) dst[c * ld + r] = load_element(dtype, src, r * src_stride + c);
+    for (int r = rows; r < ld; ++r) dst[c * ld + r] = 0.f;
+  }
+}
+
+void softmax_tile(int rows, int n, int n_pad, float scale, float* s, int64_t lds,
+                  const int32_t* begin, const int32_t* end, float* m, float* l, float* acc,
+                  int64_t ldacc, int d) {
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
   for (int r = 0; r < rows; ++r) {
-    for (int c = 0; c < cols; ++c) dst[c * ld + r] = load_element(dtype, src, r * src_stride + c);
+    float* row = s + r * lds;
+    const int a = begin[r], z = end[r];
+    if (a >= z) {
+      for (int j = 0; j < n_pad; ++j) row[j] = 0.f;
+      continue;
+    }
+    float best = kNegInf;
+    for (int j = a; j < z; ++j) best = std::max(best, scale * row[j]);
+    const float m_new = std::max(m[r], best);
+    const float alpha = std::exp(m[r] - m_new);  // 0 on the first visible tile (m = -inf)
+    float sum = 0.f;
+    for (int j = 0; j < n_pad; ++j) {
+      row[j] = (j >= a && j < z) ? std::exp(scale * row[j] - m_new) : 0.f;
+      sum += row[j];
+    }
+    l[r] = l[r] * alpha + sum;
+    if (alpha != 1.f) {
+      for (int x = 0; x < d; ++x) acc[r * ldacc + x] *= alpha;
+    }
+    m[r] = m_new;
   }
-}
-
-float exp_shift_sum(float* x, int n, float shift) {
-  float sum = 0.f;
-  for (int i = 0; i < n; ++i) {
-    x[i] = std::exp(x[i] - shift);
-    sum += x[i];
-  }
-  return sum;
-}
-
-float row_max(const float* x, int n) {
-  float m = -std::numeric_limits<float>::infinity();
-  for (int i = 0; i < n; ++i) m = x[i] > m ? x[i] : m;
-  return m;
-}
-
-void scale_row(float* x, int n, float s) {
-  for (int i = 0; i < n; ++i) x[i] *= s;
 }
 
 void scores(int g, int t, int d, const float* q, int64_t ldq, DType kv_dtype, const void* k,
@@ -90,9 +101,9 @@ void accumulate_values(int g, int t, int d, const float* p, int64_t ldp, DType k
 }  // namespace
 
 const KernelOps& scalar_ops() {
-  static const KernelOps ops{SimdPath::kScalar, gemm,      load_rows, load_rows_transposed,
-                             exp_shift_sum,     row_max,   scale_row, scores,
-                             accumulate_values};
+  static const KernelOps ops{SimdPath::kScalar, gemm,   load_rows,        pack_transposed,
+                             softmax_tile,      scores, accumulate_values,
+                             nullptr,           nullptr};
   return ops;
 }
 

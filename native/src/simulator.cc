@@ -2,22 +2,24 @@
 #include "simulator.h"
 
 #include <algorithm>
+#include <cstddef>
 
 namespace attnscope {
 
 namespace {
 
-// Synthetic token id at position pos of a token stream (prefix streams are shared).
-inline int32_t TokenId(uint64_t stream, int64_t pos) {
-  uint64_t x = stream * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(pos);
-  x ^= x >> 31;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 29;
-  return static_cast<int32_t>(x & 0x7fffffff);
-}
+// Synthetic token ids: token pos of stream code c is (c · K + pos) mod 2^31 with K odd, so two
+// different codes (< 2^31) never give the same id at the same position. A prefix lookup
+// compares pages position by position from position 0, so only requests of the same stream
+// can ever share a page. Codes: 2 · prefix_stream for a shared prefix, 2 · id + 1 for a
+// request's own tokens.
+constexpr uint32_t kStreamMultiplier = 0x9e3779b1u;
 
-// Streams of a request's own tokens start above every prefix stream id a caller can pass.
-constexpr uint64_t kOwnStreamBase = 1ULL << 53;
+inline void FillStream(int32_t* out, uint64_t code, int64_t from, int64_t to) {
+  const uint32_t base = static_cast<uint32_t>(code) * kStreamMultiplier + static_cast<uint32_t>(from);
+  const uint32_t count = static_cast<uint32_t>(to - from);
+  for (uint32_t i = 0; i < count; ++i) out[i] = static_cast<int32_t>((base + i) & 0x7fffffffu);
+}
 
 }  // namespace
 
@@ -85,12 +87,11 @@ bool ServingSimulator::CanEverFit(const SimRequest& r, int32_t output_len) const
 
 void ServingSimulator::FillTokens(int32_t id, int64_t from, int64_t to) {
   const SimRequest& r = requests_[id];
-  token_buf_.resize(static_cast<size_t>(to - from));
-  const uint64_t own = kOwnStreamBase + static_cast<uint64_t>(id);
-  for (int64_t pos = from; pos < to; ++pos) {
-    const bool shared = r.prefix_stream >= 0 && pos < r.prefix_len;
-    token_buf_[pos - from] = TokenId(shared ? static_cast<uint64_t>(r.prefix_stream) : own, pos);
-  }
+  if (token_buf_.size() < static_cast<size_t>(to - from)) token_buf_.resize(static_cast<size_t>(to - from));
+  int32_t* out = token_buf_.data();
+  const int64_t shared_end = r.prefix_stream >= 0 ? std::min<int64_t>(std::max<int64_t>(r.prefix_len, from), to) : from;
+  FillStream(out, 2 * static_cast<uint64_t>(r.prefix_stream), from, shared_end);
+  FillStream(out + (shared_end - from), 2 * static_cast<uint64_t>(id) + 1, shared_end, to);
 }
 
 bool ServingSimulator::Admit(int32_t id, int64_t max_new, int64_t* cached) {
@@ -153,17 +154,153 @@ void ServingSimulator::Preempt(int32_t id) {
   waiting_.push_front(id);
 }
 
-void ServingSimulator::RecordSample(const SimSample& s) {
-  if (totals_.steps % sample_stride_ != 0) return;
+bool ServingSimulator::SampleDue(int64_t step) {
+  if (step % sample_stride_ != 0) return false;
   if (static_cast<int32_t>(samples_.size()) >= config_.max_samples) {
     // Keep every other sample and halve the rate from now on.
     size_t w = 0;
     for (size_t r = 0; r < samples_.size(); r += 2) samples_[w++] = samples_[r];
     samples_.resize(w);
     sample_stride_ *= 2;
-    if (totals_.steps % sample_stride_ != 0) return;
+    return step % sample_stride_ == 0;
   }
-  samples_.push_back(s);
+  return true;
+}
+
+bool ServingSimulator::FastForward() {
+  // Only decode-only stretches: every running request takes exactly 1 token per step, nobody
+  // can be admitted (no one waits, or max_num_seqs is reached), and no sliding window.
+  if (allocator_ && config_.allocator.sliding_window > 0) return false;
+  const int64_t r = static_cast<int64_t>(running_.size());
+  if (r == 0 || r > config_.max_num_batched_tokens) return false;
+  if (!waiting_.empty() && r < config_.max_num_seqs) return false;
+  int64_t k_max = INT64_MAX;
+  int64_t kv0 = 0;
+  for (const int32_t id : running_) {
+    const ReqState& s = state_[id];
+    if (s.known - s.computed != 1) return false;
+    k_max = std::min<int64_t>(k_max, s.output_len - s.generated);  // the first completion ends the run
+    kv0 += s.computed;
+  }
+  // Step k (1-based) lasts a + g·k: its KV length after the append is kv0 + k·r.
+  const StepTimeModel& m = config_.step;
+  const double a = m.per_step_s + m.per_token_s * static_cast<double>(r) + m.per_kv_token_s * static_cast<double>(kv0);
+  const double g = m.per_kv_token_s * static_cast<double>(r);
+  const auto elapsed = [a, g](int64_t k) {  // S(k): time the first k steps take
+    const double kd = static_cast<double>(k);
+    return a * kd + g * kd * (kd + 1) / 2;
+  };
+  // Largest k in [0, hi] with pred(k) true, pred monotone (true then false), pred(0) true.
+  const auto largest = [](int64_t hi, auto pred) {
+    int64_t lo = 0;
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo + 1) / 2;
+      if (pred(mid)) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  int64_t k = k_max;
+  // The step that starts at or after the next arrival must be a normal step.
+  if (next_arrival_ < requests_.size()) {
+    const double gap = requests_[next_arrival_].arrival_s - now_;
+    k = largest(k, [&](int64_t kk) { return elapsed(kk - 1) < gap; });
+  }
+  const int64_t ps = config_.allocator.page_size;
+  const auto pages_needed = [&](int64_t kk) {
+    int64_t total = 0;
+    for (const int32_t id : running_) {
+      const int64_t c = state_[id].computed;
+      total += (c + kk + ps - 1) / ps - (c + ps - 1) / ps;
+    }
+    return total;
+  };
+  if (allocator_) {
+    const int64_t avail = allocator_->AvailablePages();
+    if (pages_needed(k) > avail) k = largest(k, [&](int64_t kk) { return pages_needed(kk) <= avail; });
+  }
+  if (k < 2) return false;
+
+  // State before the run, and what changes per step.
+  int64_t p0 = 0, free0 = 0, cached0 = 0, t0, reserved0 = 0;
+  double hit_rate = 0;
+  if (allocator_) {
+    const PageAllocatorStats st = allocator_->Stats();
+    p0 = st.pages_used;
+    free0 = st.pages_free;
+    cached0 = st.pages_cached;
+    t0 = st.tokens_stored;
+    hit_rate = st.prefix_hit_rate;
+  } else {
+    t0 = arena_tokens_;
+    reserved0 = arena_reserved_;
+  }
+  // Pages taken by the end of step kk: one whenever a request's append starts a new page.
+  const auto taken = [&](int64_t kk) { return allocator_ ? pages_needed(kk) : 0; };
+  for (int64_t kk = 1; kk <= k; ++kk) {
+    if (!SampleDue(totals_.steps + kk - 1)) continue;
+    const int64_t tk = taken(kk);
+    SimSample sample;
+    sample.t = now_ + elapsed(kk - 1);
+    sample.pages_used = static_cast<int32_t>(p0 + tk);
+    sample.pages_free = static_cast<int32_t>(std::max<int64_t>(0, free0 - tk));
+    sample.pages_cached = static_cast<int32_t>(cached0 - std::max<int64_t>(0, tk - free0));
+    sample.tokens = t0 + kk * r;
+    sample.reserved_slots = allocator_ ? sample.pages_used * ps : reserved0;
+    sample.running = static_cast<int32_t>(r);
+    sample.waiting = static_cast<int32_t>(waiting_.size());
+    sample.preempted = waiting_preempted_;
+    sample.prefix_hit_rate = hit_rate;
+    samples_.push_back(sample);
+  }
+
+  // Integrals over the k steps, in closed form: Σ dt_k = S(k);
+  // Σ (t0 + k·r)·(a + g·k) = t0·a·K + (t0·g + r·a)·ΣK + r·g·ΣK²;
+  // Σ used_k·dt_k = p0·S(K) + Σ over each new page taken at step b of (S(K) − S(b − 1)).
+  const double kd = static_cast<double>(k);
+  const double sum_k = kd * (kd + 1) / 2, sum_k2 = kd * (kd + 1) * (2 * kd + 1) / 6;
+  const double total_dt = elapsed(k);
+  const double rd = static_cast<double>(r), t0d = static_cast<double>(t0);
+  const double token_seconds = t0d * a * kd + (t0d * g + rd * a) * sum_k + rd * g * sum_k2;
+  double used_seconds = 0;
+  if (allocator_) {
+    used_seconds = static_cast<double>(p0) * total_dt;
+    for (const int32_t id : running_) {
+      const int64_t c = state_[id].computed;
+      for (int64_t b = (ps - c % ps) % ps + 1; b <= k; b += ps) used_seconds += total_dt - elapsed(b - 1);
+    }
+  }
+  const int64_t used_end = p0 + taken(k);
+  totals_.used_page_seconds += used_seconds;
+  totals_.reserved_slot_seconds += allocator_ ? used_seconds * static_cast<double>(ps) : static_cast<double>(reserved0) * total_dt;
+  totals_.token_slot_seconds += token_seconds;
+  totals_.running_seconds += rd * total_dt;
+  totals_.peak_pages_used = std::max<int32_t>(totals_.peak_pages_used, static_cast<int32_t>(used_end));
+  totals_.peak_reserved_slots = std::max(totals_.peak_reserved_slots, allocator_ ? used_end * ps : reserved0);
+  totals_.peak_running = std::max(totals_.peak_running, static_cast<int32_t>(r));
+
+  // Apply: k tokens per request (pages were checked), k outputs each.
+  for (const int32_t id : running_) {
+    Grow(id, k);
+    ReqState& s = state_[id];
+    s.generated += static_cast<int32_t>(k);
+    s.known += k;
+  }
+  totals_.generated_tokens += k * r;
+  totals_.steps += k;
+  now_ += total_dt;
+  for (size_t i = 0; i < running_.size();) {
+    const int32_t id = running_[i];
+    if (state_[id].generated < state_[id].output_len) {
+      ++i;
+      continue;
+    }
+    ReleaseMemory(id);
+    running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(i));
+    ++totals_.completed;
+    totals_.simulated_seconds = now_;
+  }
+  return true;
 }
 
 bool ServingSimulator::Step() {
@@ -189,6 +326,7 @@ bool ServingSimulator::Step() {
     waiting_.push_back(id);
   }
   if (running_.empty() && waiting_.empty()) return next_arrival_ < requests_.size();
+  if (FastForward()) return true;
 
   // 2. Running requests, oldest admission first.
   int64_t budget = config_.max_num_batched_tokens;
@@ -281,7 +419,7 @@ bool ServingSimulator::Step() {
   totals_.peak_pages_used = std::max(totals_.peak_pages_used, sample.pages_used);
   totals_.peak_reserved_slots = std::max(totals_.peak_reserved_slots, sample.reserved_slots);
   totals_.peak_running = std::max(totals_.peak_running, sample.running);
-  RecordSample(sample);
+  if (SampleDue(totals_.steps)) samples_.push_back(sample);
   ++totals_.steps;
   now_ += dt;
 

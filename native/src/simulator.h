@@ -21,6 +21,11 @@
 //   5. a request whose KV length reaches its known length (prompt + generated) emits one output
 //      token; after output_len tokens it finishes and frees its memory. A request of prompt P
 //      and output O thus holds at most P + O − 1 tokens of KV (the last token is never fed back).
+// Decode-only stretches (every running request decodes, nobody can be admitted, no arrival
+// due, no completion before the last of them, enough free pages, no sliding window) run as one
+// batch: k steps whose durations, integrals and samples are computed in closed form and whose
+// appends go to the allocator as one append of k tokens per request. The result equals k
+// single steps except for which physical pages each request gets.
 // A request is rejected on arrival when prompt_len >= max_model_len, or when it could never
 // fit the pool alone (its largest KV above pool minus watermark, or its reservation above the
 // arena); output_len is capped at max_model_len − prompt_len.
@@ -150,7 +155,10 @@ class ServingSimulator {
   void ReleaseMemory(int32_t id);
   void FillTokens(int32_t id, int64_t from, int64_t to);
   void Preempt(int32_t id);
-  void RecordSample(const SimSample& s);
+  // True when step `step` is to be sampled (halves the kept samples when they are full).
+  bool SampleDue(int64_t step);
+  // Runs a stretch of decode-only steps at once; false when this step must run normally.
+  bool FastForward();
 
   SimConfig config_;
   std::vector<SimRequest> requests_;

@@ -198,7 +198,7 @@ export async function loadOrtPeer(threads: number): Promise<OrtPeerLoad> {
     const msg = (e as Error).message.split('\n')[0];
     return {
       ok: false,
-      reason: /Cannot find (module|package)/.test(msg ?? '')
+      reason: /Cannot find (module|package) '(onnxruntime-node|onnx-proto)'/.test(msg ?? '')
         ? 'onnxruntime-node is not installed (a devDependency: run `ONNXRUNTIME_NODE_INSTALL=skip npm install`)'
         : `onnxruntime-node failed to load: ${msg}`,
     };

@@ -15,21 +15,45 @@
  *   was free in total (so it was refused only because the free memory is split into holes).
  * - simulated seconds: the end of the step in which the last request completed.
  */
+import { readFileSync } from 'node:fs';
+import { offsetToLineColumn } from '../../core/config/positions';
 import type { Profile } from '../../core/config/types';
 import { DEFAULT_MAX_NUM_BATCHED_TOKENS, DEFAULT_MAX_NUM_SEQS, estimate, referenceSeqLen } from '../../core/estimate/index';
 import type { PoolBaseline, PoolResult, PoolSample, PoolSummary, StepTimeModel } from '../../core/protocol/run';
 import { ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTotals } from '../../native/allocator';
+import { InputError } from '../errors';
 import { generateRequests, type TraceRequest } from './workload';
 
-/** A profile that cannot be simulated; `key` is the profile path to point at ("kv_cache.num_pages"). */
-export class PoolConfigError extends Error {
+/**
+ * A profile that cannot be simulated, an InputError positioned at the profile key to change
+ * (`key`, e.g. "kv_cache"; 1:1 of the profile when the key is absent).
+ */
+export class PoolConfigError extends InputError {
   constructor(
     readonly key: string,
     message: string,
+    file: string,
+    line = 1,
+    column = 1,
   ) {
-    super(message);
+    super(message, file, line, column);
     this.name = 'PoolConfigError';
   }
+}
+
+/** The error for `keys[0]`, positioned at the first of `keys` the profile text holds. */
+function configError(profile: Profile, keys: string[], message: string): PoolConfigError {
+  const file = profile.sourcePath ?? '<profile>';
+  const key = keys.find((k) => profile.ranges[k] !== undefined);
+  if (key === undefined || profile.sourcePath === null) return new PoolConfigError(keys[0], message, file);
+  let text: string;
+  try {
+    text = readFileSync(profile.sourcePath, 'utf8');
+  } catch {
+    return new PoolConfigError(keys[0], message, file);
+  }
+  const { line, column } = offsetToLineColumn(text, profile.ranges[key].offset);
+  return new PoolConfigError(keys[0], message, file, line, column);
 }
 
 export interface SimulateOptions {
@@ -73,7 +97,7 @@ export function defaultStepTime(profile: Profile): StepTimeModel {
     perStepS: est.weightsBytes / tp / bw,
     perTokenS: (2 * est.paramsActive) / tp / flops,
     perKvTokenS: est.kvBytesPerToken / bw,
-    source: `roofline of ${profile.model.modelType} on ${name} (weights / bandwidth per step, 2·params / FLOP/s per token, KV bytes / bandwidth per attended token)`,
+    source: `${profile.model.modelType} roofline on ${name}: weights/bandwidth per step, 2·active params/FLOP/s per token, KV bytes/bandwidth per attended token`,
   };
 }
 
@@ -84,11 +108,12 @@ function poolPages(profile: Profile, numPages: number | undefined): number {
     return numPages;
   }
   if (typeof profile.kvCache.numPages === 'number') return profile.kvCache.numPages;
-  if (profile.model.isEncoder) throw new PoolConfigError('model', `${profile.model.modelType} is an encoder: it has no KV cache to simulate`);
+  if (profile.model.isEncoder) throw configError(profile, ['model'], `${profile.model.modelType} is an encoder: it has no KV cache to simulate`);
   const pages = estimate(profile).pool.pages;
   if (pages < 1) {
-    throw new PoolConfigError(
-      'kv_cache',
+    throw configError(
+      profile,
+      ['kv_cache', 'kv_cache.memory_gib', 'device.memory_gib', 'device', 'model'],
       'the KV pool has no pages: set kv_cache.num_pages or kv_cache.memory_gib, or device.memory_gib large enough for the weights',
     );
   }
@@ -175,8 +200,8 @@ export function simulatePool(profile: Profile, opts: SimulateOptions = {}): Pool
   let requests: TraceRequest[];
   if (opts.trace) requests = opts.trace;
   else if (w) requests = generateRequests(w);
-  else throw new PoolConfigError('workload', 'the profile has no workload: add a `workload:` section or give a trace (--trace FILE)');
-  if (requests.length === 0) throw new PoolConfigError('workload.requests', 'there are no requests to simulate');
+  else throw configError(profile, ['workload', 'model'], 'the profile has no workload: add a `workload:` section or give a trace (--trace FILE)');
+  if (requests.length === 0) throw configError(profile, ['workload.requests', 'workload'], 'there are no requests to simulate');
 
   const defaults = defaultStepTime(profile);
   const stepTime: StepTimeModel = opts.stepTime
@@ -203,8 +228,19 @@ export function simulatePool(profile: Profile, opts: SimulateOptions = {}): Pool
   };
   const packed = packRequests(requests);
 
+  // The baselines run on their own threads while this one runs the paged simulation.
+  const baselineSims = (['contiguous_max_model_len', 'contiguous_prompt_plus_output'] as const).map((name) => {
+    const sim = new ServingSimulator({ ...config, layout: name, watermarkPages: 0, slidingWindow: 0, enablePrefixCaching: false, maxSamples: 2 }, packed);
+    sim.runInBackground();
+    return { name, sim };
+  });
   const paged = new ServingSimulator(config, packed);
-  const t = runToEnd(paged, opts.signal);
+  let t: ServingSimTotals;
+  try {
+    t = runToEnd(paged, opts.signal);
+  } finally {
+    for (const b of baselineSims) b.sim.totals(); // joins the threads, also when aborted
+  }
   const samples = unpackSamples(paged.samples());
   for (const s of samples) opts.onSample?.(s);
 
@@ -224,9 +260,9 @@ export function simulatePool(profile: Profile, opts: SimulateOptions = {}): Pool
     peakConcurrency: t.peakRunning,
   };
 
-  const baselines: PoolBaseline[] = (['contiguous_max_model_len', 'contiguous_prompt_plus_output'] as const).map((name) => {
-    const sim = new ServingSimulator({ ...config, layout: name, watermarkPages: 0, slidingWindow: 0, enablePrefixCaching: false, maxSamples: 2 }, packed);
-    const b = runToEnd(sim, opts.signal);
+  opts.signal?.throwIfAborted();
+  const baselines: PoolBaseline[] = baselineSims.map(({ name, sim }) => {
+    const b = sim.totals();
     const useful = ratio(b.tokenSlotSeconds, b.reservedSlotSeconds);
     return {
       name,

@@ -61,5 +61,5 @@ export function formatPoolSummary(result: PoolResult): string {
       `preemptions ${int(s.preemptions)}; prefix-cache hit rate ${pct(s.prefixHitRate)}`,
   );
   lines.push('useful tokens = KV slots holding a token / slots reserved, time-averaged; occupancy = pages held / pages in pool.');
-  return lines.join('\n') + '\n';
+  return lines.join('\n');
 }

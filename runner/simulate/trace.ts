@@ -6,17 +6,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { findNodeAtLocation, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
+import { InputError } from '../errors';
 import type { TraceRequest } from './workload';
 
-/** A bad trace: `message` is `file:line:column: reason` (1-based), ready for the CLI to print. */
-export class TraceError extends Error {
-  constructor(
-    readonly file: string,
-    readonly line: number,
-    readonly column: number,
-    readonly reason: string,
-  ) {
-    super(`${file}:${line}:${column}: ${reason}`);
+/**
+ * A bad trace, an InputError (the CLI prints `format()` = `file:line:column: message`, 1-based,
+ * and exits 2).
+ */
+export class TraceError extends InputError {
+  constructor(file: string, line: number, column: number, message: string) {
+    super(message, file, line, column);
     this.name = 'TraceError';
   }
 }

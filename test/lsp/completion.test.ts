@@ -17,13 +17,13 @@ after(async () => {
 
 let n = 0;
 /** Completion at the `|` in `textWithCursor`. */
-async function complete(name: string, textWithCursor: string): Promise<CompletionItem[]> {
+async function complete(name: string, textWithCursor: string, trigger?: string): Promise<CompletionItem[]> {
   const offset = textWithCursor.indexOf('|');
   const text = textWithCursor.replace('|', '');
   const uri = fixtureUri(`complete-${n++}.${name}`);
   await client.open(uri, text);
   const position: Position = positionAt(text, offset);
-  const result = (await client.completion(uri, position)) as CompletionItem[] | CompletionList | null;
+  const result = (await client.completion(uri, position, trigger)) as CompletionItem[] | CompletionList | null;
   await client.close(uri);
   return Array.isArray(result) ? result : (result?.items ?? []);
 }
@@ -42,6 +42,11 @@ test('YAML: keys of kv_cache with documentation, minus those present', async () 
 test('YAML: top-level keys', async () => {
   const items = await complete('p.attn.yaml', 'model: ./configs/Llama-3.1-8B.config.json\n|\n');
   assert.deepEqual(labels(items), ['$schema', 'dtype', 'device', 'kv_cache', 'prefill', 'decode', 'workload']);
+});
+
+test('a typed space offers values after a key, never the key list (indenting stays quiet)', async () => {
+  assert.deepEqual(await complete('p.attn.yaml', 'model: x\nkv_cache:\n  |\n', ' '), []);
+  assert.deepEqual(labels(await complete('p.attn.yaml', 'model: x\ndevice:\n  backend: |\n', ' ')), ['auto', 'cpu', 'cuda']);
 });
 
 test('YAML: enum values of kv_cache.dtype with their descriptions', async () => {
@@ -69,6 +74,14 @@ test('JSON: quoted keys and values', async () => {
   assert.equal(values[2]!.textEdit && 'newText' in values[2]!.textEdit ? values[2]!.textEdit.newText : undefined, '"bf16"');
 });
 
-test('nothing to complete in a config.json value or outside known sections', async () => {
+test('config.json: the HuggingFace keys the schema documents, minus those present', async () => {
+  const items = await complete('config.json', '{\n  "model_type": "llama",\n  "hidden_size": 4096,\n  "|"\n}\n');
+  assert.ok(labels(items).includes('num_key_value_heads'));
+  assert.ok(!labels(items).includes('model_type') && !labels(items).includes('hidden_size'));
+  const kv = items.find((i) => i.label === 'num_key_value_heads')!;
+  assert.match((kv.documentation as MarkupContent).value, /GQA when fewer than H, MQA when 1/);
+});
+
+test('nothing to complete inside a list of numbers', async () => {
   assert.deepEqual(await complete('p.attn.yaml', 'model: x\nprefill:\n  seq_lens: [|]\n'), []);
 });

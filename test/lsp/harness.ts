@@ -43,6 +43,7 @@ import {
   type InlayHint,
   type Position,
   type ProtocolConnection,
+  type PublishDiagnosticsParams,
   type Range,
   type TextDocumentContentChangeEvent,
 } from 'vscode-languageserver-protocol/node';
@@ -122,7 +123,8 @@ export class LspClient {
   private readonly published = new Map<string, Diagnostic[]>();
   private readonly waiters = new Map<string, Array<{ resolve: (d: Diagnostic[]) => void; reject: (e: Error) => void }>>();
   /** Waiters for the next publish of a URI, whatever its version (re-checks after a dependency changed). */
-  private readonly nextWaiters = new Map<string, Array<{ resolve: (d: Diagnostic[]) => void; reject: (e: Error) => void }>>();
+  private readonly nextWaiters = new Map<string, Array<{ resolve: (p: PublishDiagnosticsParams) => void; reject: (e: Error) => void }>>();
+  private readonly registered = new Map<string, () => void>();
   private stderrText = '';
   private readonly exited: Promise<number | null>;
 
@@ -146,14 +148,17 @@ export class LspClient {
       this.published.set(key, p.diagnostics);
       for (const w of this.waiters.get(key) ?? []) w.resolve(p.diagnostics);
       this.waiters.delete(key);
-      for (const w of this.nextWaiters.get(p.uri) ?? []) w.resolve(p.diagnostics);
+      for (const w of this.nextWaiters.get(p.uri) ?? []) w.resolve(p);
       this.nextWaiters.delete(p.uri);
     });
     connection.onNotification('window/logMessage', (p: { type: number; message: string }) => {
       if (p.type === 1) this.calls.errors.push(p.message);
     });
     connection.onRequest(RegistrationRequest.type, (p) => {
-      for (const r of p.registrations) this.calls.registrations.push(r.method);
+      for (const r of p.registrations) {
+        this.calls.registrations.push(r.method);
+        this.registered.get(r.method)?.();
+      }
     });
     connection.onRequest(InlayHintRefreshRequest.type, () => {
       this.calls.inlayHintRefresh++;
@@ -197,6 +202,12 @@ export class LspClient {
     return client;
   }
 
+  /** Resolves once the server has registered `method` dynamically (at once if it has). */
+  registration(method: string): Promise<void> {
+    if (this.calls.registrations.includes(method)) return Promise.resolve();
+    return new Promise((resolve) => this.registered.set(method, resolve));
+  }
+
   /** Everything the server wrote on stderr. */
   get stderr(): string {
     return this.stderrText;
@@ -220,8 +231,8 @@ export class LspClient {
     });
   }
 
-  /** The next diagnostics the server publishes for `uri` (call before causing them). */
-  nextDiagnostics(uri: string): Promise<Diagnostic[]> {
+  /** The next diagnostics the server publishes for `uri`, with their version (call before causing them). */
+  nextDiagnostics(uri: string): Promise<PublishDiagnosticsParams> {
     if (!this.alive) return Promise.reject(new Error(`the server is not running:\n${this.stderrText}`));
     return new Promise((resolve, reject) => {
       const list = this.nextWaiters.get(uri) ?? [];
@@ -231,11 +242,17 @@ export class LspClient {
   }
 
   /** Opens a document (version 1); resolves with its diagnostics. */
-  async open(uri: string, text: string, languageId = uri.endsWith('.yaml') || uri.endsWith('.yml') ? 'yaml' : 'json'): Promise<Diagnostic[]> {
+  async open(uri: string, text: string): Promise<Diagnostic[]> {
+    this.sendOpen(uri, text);
+    return this.diagnostics(uri, 1);
+  }
+
+  /** Opens a document (version 1) without waiting for its diagnostics. */
+  sendOpen(uri: string, text: string): void {
     this.versions.set(uri, 1);
     this.forget(uri);
-    await this.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId, version: 1, text } });
-    return this.diagnostics(uri, 1);
+    const languageId = /\.ya?ml$/.test(uri) ? 'yaml' : 'json';
+    void this.connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId, version: 1, text } });
   }
 
   /** Sends a change (whole text, or incremental edits); resolves with the new version's diagnostics. */
@@ -274,8 +291,10 @@ export class LspClient {
     return this.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri } });
   }
 
-  completion(uri: string, position: Position): Promise<CompletionItem[] | CompletionList | null> {
-    return this.connection.sendRequest(CompletionRequest.type, { textDocument: { uri }, position });
+  /** Completion at `position`; `triggerCharacter` as the editor sends it when a typed character asked for it. */
+  completion(uri: string, position: Position, triggerCharacter?: string): Promise<CompletionItem[] | CompletionList | null> {
+    const context = triggerCharacter === undefined ? { triggerKind: 1 as const } : { triggerKind: 2 as const, triggerCharacter };
+    return this.connection.sendRequest(CompletionRequest.type, { textDocument: { uri }, position, context });
   }
 
   codeActions(uri: string, range: Range, diagnostics: Diagnostic[]): Promise<Array<Command | CodeAction> | null> {

@@ -105,6 +105,7 @@ test('hover: the estimate table, with the terms the hovered key drives in bold',
   const md = (hover.contents as MarkupContent).value;
   assert.equal((hover.contents as MarkupContent).kind, 'markdown');
   assert.deepEqual(hover.range, at);
+  assert.ok(md.startsWith('`num_key_value_heads`: KV heads H_kv: GQA when fewer than H, MQA when 1. Default: H.\n'), md);
   assert.match(md, /`num_key_value_heads` drives: Parameters, Weights, KV per token per layer, KV per token, Page \(all layers\), Page pool\./);
   // Each term: formula with the numbers, value.
   assert.ok(md.includes('| **KV per token per layer** | 2 (K, V) · H_kv · head_dim · bytes = 2 · 8 · 128 · 2 (bf16) | **4 KiB (4,096 B)** |'), md);
@@ -125,4 +126,31 @@ test('hover on a profile key: page_size drives page and pool', async () => {
   // Nothing to say away from keys.
   assert.equal(await client.hover(fixtureUri('llama-3.1-8b.attn.yaml'), { line: 0, character: 3 }), null);
   await client.close(f.uri);
+});
+
+test('a block value (inline model, YAML list) gets its hint on the key line', async () => {
+  const text = [
+    'model:',
+    '  model_type: llama',
+    '  hidden_size: 4096',
+    '  num_attention_heads: 32',
+    '  num_key_value_heads: 8',
+    '  num_hidden_layers: 32',
+    '  vocab_size: 128256',
+    '  intermediate_size: 14336',
+    'prefill:',
+    '  seq_lens:',
+    '    - 512',
+    '    - 2048',
+    '',
+  ].join('\n');
+  const uri = fixtureUri('block.attn.yaml');
+  await client.open(uri, text);
+  const hints = (await client.inlayHints(uri))!;
+  // Same shapes as Llama-3.1-8B: 8.03B parameters, 15 GiB in bf16.
+  assert.equal(hintAfter(hints, text, 'model:'), 'weights 15 GiB · 8.03B params');
+  // N = 2048: naive 2 · 1 · 32 · 2048² · 2 = 512 MiB; flash 3 · 1 · 32 · 2048 · 4 = 768 KiB.
+  assert.equal(hintAfter(hints, text, 'seq_lens:'), 'N=2,048: naive S+P 512 MiB vs flash 768 KiB per layer');
+  assert.equal(hintAfter(hints, text, 'num_key_value_heads: 8'), 'KV 128 KiB/token');
+  await client.close(uri);
 });

@@ -357,6 +357,20 @@ test('chunked allocation stores at most maxNewTokens of the prompt', () => {
   assert.equal(a.numTokens(1), 10);
 });
 
+test('batchTables gives the decode kernel its block table [B, max_pages] and context lengths', () => {
+  const a = new PageAllocator({ numPages: 8, pageSize: 4 });
+  a.allocate(10, 9); // pages 0, 1, 2
+  a.allocate(11, 2); // page 3
+  a.free(10);
+  a.allocate(12, 5); // reuses pages 0, 1: free releases tail first, so page 0 ends on top of the free stack
+  const { blockTable, contextLens, maxPagesPerSeq } = a.batchTables([11, 12]);
+  assert.equal(maxPagesPerSeq, 2);
+  assert.deepEqual([...blockTable], [3, 0, 0, 1]);
+  assert.deepEqual([...contextLens], [2, 5]);
+  assert.throws(() => a.batchTables([10]), { name: 'RangeError', message: /seqIds\[0\] = 10/ });
+  assert.throws(() => a.batchTables([12], 1), { name: 'RangeError', message: /maxPagesPerSeq = 1/ });
+});
+
 test('bad arguments throw TypeError or RangeError naming the argument', () => {
   assert.throws(() => new PageAllocator({ numPages: 0, pageSize: 16 }), { name: 'RangeError', message: /numPages/ });
   assert.throws(() => new PageAllocator({ numPages: 4, pageSize: 1.5 }), { name: 'TypeError', message: /pageSize/ });

@@ -176,6 +176,8 @@ test('encoders have no KV cache: 0 bytes, 0 pages, a flag and a note', () => {
   assert.equal(e.pool.pages, 0);
   assert.equal(e.pool.maxConcurrency, 0);
   assert.ok(e.notes.some((n) => /encoder/.test(n)));
+  p.kvCache.numPages = 100;
+  assert.equal(estimate(p).pool.pages, 0);
 });
 
 test('attention workspace: naive 2·B·H·N²·bytes vs flash 3·B·H·N·4', () => {

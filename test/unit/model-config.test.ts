@@ -353,3 +353,12 @@ test('remaining config codes: unknown-dtype, not-a-model-config, unknown-quantiz
   const mla = readModelConfig(JSON.stringify({ ...LLAMA, kv_lora_rank: 512, qk_rope_head_dim: 64 }));
   assert.deepEqual(mla.problems.filter((p) => p.code === 'missing-field').map((p) => p.data?.key).sort(), ['qk_nope_head_dim', 'v_head_dim']);
 });
+
+test('quantization_config of common checkpoint formats: AWQ, compressed-tensors, bitsandbytes', () => {
+  const q = (qc: object) => readModelConfig(JSON.stringify({ ...LLAMA, quantization_config: qc })).value!.quantization;
+  // AWQ 4-bit, group 128: 4 + (16-bit scale + 16-bit zero) / 128 = 4.25 bits.
+  assert.deepEqual(q({ quant_method: 'awq', bits: 4, group_size: 128 }), { method: 'awq', bitsPerWeight: 4.25, scope: 'all' });
+  // llm-compressor FP8 (W8A8): 8 bits, per-channel scales.
+  assert.deepEqual(q({ quant_method: 'compressed-tensors', config_groups: { group_0: { targets: ['Linear'], weights: { num_bits: 8, type: 'float', strategy: 'channel' } } } }), { method: 'compressed-tensors', bitsPerWeight: 8, scope: 'all' });
+  assert.deepEqual(q({ quant_method: 'bitsandbytes', load_in_4bit: true }), { method: 'bitsandbytes', bitsPerWeight: 4.5, scope: 'all' });
+});

@@ -13,7 +13,7 @@ import {
   type Problem,
   type ProfileHost,
 } from '../../core/config/index';
-import { estimate } from '../../core/estimate/index';
+import { checkProfile, estimate } from '../../core/estimate/index';
 import schema from '../../schemas/attn-profile.schema.json';
 import { fixtureText, loadModel } from './helpers';
 
@@ -323,7 +323,9 @@ test('the shipped examples read cleanly and estimate', () => {
     const r = readProfile(readFileSync(file, 'utf8'), file, fsHost);
     assert.deepEqual(r.problems, [], name);
     assert.ok(r.value, name);
-    assert.ok(estimate(r.value).pool.pages > 0, name);
+    const e = estimate(r.value);
+    assert.ok(e.pool.pages > 0, name);
+    assert.deepEqual(checkProfile(r.value, e), [], name);
   }
   const llama = readProfile(readFileSync(join(examples, 'llama-3.1-8b.attn.yaml'), 'utf8'), join(examples, 'llama-3.1-8b.attn.yaml'), fsHost).value!;
   assert.equal(estimate(llama).kvBytesPerToken, 131_072);

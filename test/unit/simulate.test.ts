@@ -166,6 +166,39 @@ test('every request is accounted for: completed + rejected = requests, and every
   );
 });
 
+test('time integrals match the per-step samples (decode stretches are batched in closed form)', () => {
+  // All requests arrive at t = 0, so the run is one busy period: step k lasts t[k+1] − t[k]
+  // (the last until the end) and every step is sampled. The summary's integrals, computed in
+  // closed form over batched decode stretches, must equal sums over these per-step samples.
+  const p = profile('kv_cache: { page_size: 4, num_pages: 64 }\nworkload: { max_model_len: 200, max_num_seqs: 6, max_num_batched_tokens: 32 }\n');
+  const trace = fc.array(fc.record({ arrivalS: fc.constant(0), promptLen: fc.integer({ min: 1, max: 80 }), outputLen: fc.integer({ min: 1, max: 60 }) }), { minLength: 1, maxLength: 12 });
+  fc.assert(
+    fc.property(trace, (requests) => {
+      const r = simulatePool(p, { trace: requests, maxSamples: 100_000, stepTime: { perStepS: 0.01, perTokenS: 1e-4, perKvTokenS: 1e-5 } });
+      const s = r.samples;
+      let used = 0;
+      let tokens = 0;
+      let running = 0;
+      let time = 0;
+      for (let k = 0; k < s.length; k++) {
+        const dt = (k + 1 < s.length ? s[k + 1].t : r.summary.simulatedSeconds) - s[k].t;
+        assert.ok(dt > 0);
+        used += s[k].pagesUsed * dt;
+        tokens += s[k].tokens * dt;
+        running += s[k].running * dt;
+        time += dt;
+      }
+      const close = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)), `${what}: ${a} vs ${b}`);
+      close(time, r.summary.simulatedSeconds, 'time');
+      close(r.summary.meanOccupancy, used / (64 * time), 'mean occupancy');
+      close(r.summary.usefulTokenFraction, tokens / (used * 4), 'useful-token fraction');
+      close(r.summary.meanConcurrency, running / time, 'mean concurrency');
+      assert.equal(r.summary.peakOccupancy, Math.max(...s.map((x) => x.pagesUsed)) / 64);
+    }),
+    { numRuns: 80 },
+  );
+});
+
 test('samples are downsampled to at most maxSamples, in time order, and reach onSample', () => {
   const p = profile('kv_cache: { page_size: 16, num_pages: 2000 }\nworkload: { requests: 400, arrival_rate: 20, seed: 3 }\n');
   const seen: number[] = [];
@@ -203,28 +236,44 @@ test('trace lines are read, and a bad line is an error naming file:line:column',
     { arrivalS: 0, promptLen: 2, outputLen: 1 },
   ]);
   const line2 = '{"arrival_s": 1, "prompt_len": 0, "output_len": 1}';
-  assert.throws(() => parseTrace(`{"arrival_s": 0, "prompt_len": 5, "output_len": 1}\n${line2}\n`, 't.jsonl'), {
-    name: 'TraceError',
-    message: `t.jsonl:2:${line2.indexOf('0,') + 1}: "prompt_len" must be >= 1, got 0`,
-  });
-  assert.throws(() => parseTrace('{"arrival_s": 0, "prompt_len": 5}', 't.jsonl'), { message: 't.jsonl:1:1: missing "output_len"' });
-  assert.throws(() => parseTrace('{"arrival_s": 0, "prompt_len": 5,, }', 't.jsonl'), { message: /^t\.jsonl:1:34: invalid JSON/ });
-  assert.throws(() => parseTrace('[1, 2]', 't.jsonl'), { message: /^t\.jsonl:1:1: each line must be a JSON object/ });
-  assert.throws(() => parseTrace('{"arrival_s": "soon", "prompt_len": 5, "output_len": 1}', 't.jsonl'), {
-    message: 't.jsonl:1:15: "arrival_s" must be a number, got "soon"',
-  });
-  assert.throws(() => parseTrace('\n\n', 'e.jsonl'), { message: /^e\.jsonl:1:1: the trace holds no requests/ });
+  assert.throws(
+    () => parseTrace(`{"arrival_s": 0, "prompt_len": 5, "output_len": 1}\n${line2}\n`, 't.jsonl'),
+    (e: unknown) => e instanceof TraceError && e.format() === `t.jsonl:2:${line2.indexOf('0,') + 1}: "prompt_len" must be >= 1, got 0`,
+  );
+  /** The CLI line of the TraceError fn throws. */
+  const cliLine = (fn: () => unknown): string => {
+    try {
+      fn();
+    } catch (e) {
+      assert.ok(e instanceof TraceError, String(e));
+      return e.format();
+    }
+    assert.fail('no error thrown');
+  };
+  assert.equal(cliLine(() => parseTrace('{"arrival_s": 0, "prompt_len": 5}', 't.jsonl')), 't.jsonl:1:1: missing "output_len"');
+  assert.match(cliLine(() => parseTrace('{"arrival_s": 0, "prompt_len": 5,, }', 't.jsonl')), /^t\.jsonl:1:34: invalid JSON/);
+  assert.match(cliLine(() => parseTrace('[1, 2]', 't.jsonl')), /^t\.jsonl:1:1: each line must be a JSON object/);
+  assert.equal(
+    cliLine(() => parseTrace('{"arrival_s": "soon", "prompt_len": 5, "output_len": 1}', 't.jsonl')),
+    't.jsonl:1:15: "arrival_s" must be a number, got "soon"',
+  );
+  assert.match(cliLine(() => parseTrace('\n\n', 'e.jsonl')), /^e\.jsonl:1:1: the trace holds no requests/);
   const dir = mkdtempSync(join(tmpdir(), 'attnscope-trace-'));
   writeFileSync(join(dir, 'a.jsonl'), good);
   assert.equal(readTrace(join(dir, 'a.jsonl')).length, 2);
-  assert.throws(() => readTrace(join(dir, 'missing.jsonl')), (e: unknown) => e instanceof TraceError && /ENOENT/.test(e.message));
+  assert.match(cliLine(() => readTrace(join(dir, 'missing.jsonl'))), /missing\.jsonl:1:1: cannot read the trace: ENOENT/);
 });
 
-test('a profile without workload or pages says what to set', () => {
+test('a profile without workload or pages says what to set, at the right place', () => {
   assert.throws(() => simulatePool(profile('kv_cache: { num_pages: 10 }\n')), (e: unknown) => e instanceof PoolConfigError && e.key === 'workload');
+  // A profile on disk: the error points at its kv_cache value (line 3, column 11).
+  const dir = mkdtempSync(join(tmpdir(), 'attnscope-profile-'));
+  const file = join(dir, 'p.attn.yaml');
+  writeFileSync(file, `model: ${join(EXAMPLES, 'llama-3.1-8b', 'config.json')}\nworkload: { requests: 3 }\nkv_cache: { page_size: 16 }\n`);
+  const r = readProfile(readFileSync(file, 'utf8'), file, { readFile: (p) => readFileSync(p, 'utf8') });
   assert.throws(
-    () => simulatePool(profile('workload: { requests: 3 }\n')),
-    (e: unknown) => e instanceof PoolConfigError && e.key === 'kv_cache' && /num_pages/.test(e.message),
+    () => simulatePool(r.value!),
+    (e: unknown) => e instanceof PoolConfigError && e.key === 'kv_cache' && e.format().startsWith(`${file}:3:11: the KV pool has no pages: set kv_cache.num_pages`),
   );
 });
 

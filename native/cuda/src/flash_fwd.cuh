@@ -8,8 +8,6 @@
 // Masks, the visited key tiles and the softmax update come from attnscope_cuda_math.h.
 #pragma once
 
-#include <cuda_runtime.h>
-
 #include "attnscope_cuda.h"
 #include "attnscope_cuda_math.h"
 #include "ptx.cuh"
@@ -67,7 +65,7 @@ template <typename Traits, typename T>
 __global__ void __launch_bounds__(Traits::kThreads) flash_fwd_kernel(const attnscope_cuda_flash_params p) {
   constexpr int D = Traits::kHeadDim, kBlockM = Traits::kBlockM, kBlockN = Traits::kBlockN;
   constexpr int kMTiles = Traits::kMTiles, kNTilesS = Traits::kNTilesS, kNTilesO = Traits::kNTilesO;
-  extern __shared__ __align__(128) unsigned char smem_raw[];
+  ATTNSCOPE_DYNAMIC_SMEM(smem_raw);
   T* sQ = reinterpret_cast<T*>(smem_raw);
   T* sK = sQ + Traits::kQElems;          // 2 buffers
   T* sV = sK + 2 * Traits::kKVElems;     // 2 buffers
@@ -269,26 +267,6 @@ __global__ void __launch_bounds__(Traits::kThreads) flash_fwd_kernel(const attns
       }
     }
   }
-}
-
-template <typename Traits, typename T>
-cudaError_t launch_flash_fwd(const attnscope_cuda_flash_params& p, cudaStream_t stream) {
-  auto kernel = flash_fwd_kernel<Traits, T>;
-  if (Traits::kSmemBytes > 48 * 1024) {
-    const cudaError_t e =
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
-    if (e != cudaSuccess) return e;
-  }
-  const dim3 grid(ceil_div(p.seq_len_q, Traits::kBlockM), p.num_heads, p.batch_size);
-  kernel<<<grid, Traits::kThreads, Traits::kSmemBytes, stream>>>(p);
-  return cudaGetLastError();
-}
-
-// Runtime dtype -> template parameter.
-template <typename Traits>
-cudaError_t launch_flash_fwd_dtype(const attnscope_cuda_flash_params& p, cudaStream_t stream) {
-  return p.dtype == ATTNSCOPE_CUDA_BF16 ? launch_flash_fwd<Traits, __nv_bfloat16>(p, stream)
-                                        : launch_flash_fwd<Traits, __half>(p, stream);
 }
 
 }  // namespace cuda

@@ -1,7 +1,7 @@
 // Flash forward, head_dim 128: 128 query rows x 64 keys per tile, 4 warps of 32 rows each
 // (FlashAttention-2's sm80 choice for this head_dim; 96 KiB of shared memory, 2 blocks per
 // H100/H200 SM).
-#include "flash_fwd.cuh"
+#include "flash_fwd_launch.cuh"
 #include "launch.h"
 
 namespace attnscope {

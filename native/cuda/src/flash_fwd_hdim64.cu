@@ -1,6 +1,6 @@
 // Flash forward, head_dim 64: 128 query rows x 64 keys per tile, 4 warps of 32 rows each
 // (48 KiB of shared memory: fits without opting in, several blocks per SM).
-#include "flash_fwd.cuh"
+#include "flash_fwd_launch.cuh"
 #include "launch.h"
 
 namespace attnscope {

@@ -8,9 +8,18 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
+#include <string.h>
 
 namespace attnscope {
 namespace cuda {
+
+#if defined(ATTNSCOPE_CUDA_EMULATION)
+// test/gpu/emulate runs the kernels on the CPU, one thread per CUDA thread, with these
+// wrappers emulated from the PTX ISA's fragment layouts.
+#include "ptx_emulation.h"
+#else
+// The block's dynamic shared memory.
+#define ATTNSCOPE_DYNAMIC_SMEM(name) extern __shared__ __align__(128) unsigned char name[]
 
 __device__ __forceinline__ uint32_t smem_addr(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
@@ -62,18 +71,27 @@ __device__ __forceinline__ void mma_m16n8k16<__half>(float (&c)[4], const uint32
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+#endif  // ATTNSCOPE_CUDA_EMULATION
+
+// Register reinterpretations go through memcpy (compiled to moves): a pointer cast would break
+// C++ aliasing rules, which the host compiler of the CPU emulation does enforce.
+
 // Two floats rounded to T, the lower-indexed one in the low half (the A-fragment order).
 template <typename T>
 __device__ __forceinline__ uint32_t pack2(float lo, float hi);
 template <>
 __device__ __forceinline__ uint32_t pack2<__nv_bfloat16>(float lo, float hi) {
-  __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
-  return *reinterpret_cast<uint32_t*>(&v);
+  const __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  uint32_t bits;
+  memcpy(&bits, &v, 4);
+  return bits;
 }
 template <>
 __device__ __forceinline__ uint32_t pack2<__half>(float lo, float hi) {
-  __half2 v = __floats2half2_rn(lo, hi);
-  return *reinterpret_cast<uint32_t*>(&v);
+  const __half2 v = __floats2half2_rn(lo, hi);
+  uint32_t bits;
+  memcpy(&bits, &v, 4);
+  return bits;
 }
 
 template <typename T>
@@ -93,7 +111,8 @@ __device__ __forceinline__ __half from_float<__half>(float x) { return __float2h
 // The 8 elements of a 16-byte vector as floats.
 template <typename T>
 __device__ __forceinline__ void unpack8(const uint4& v, float (&out)[8]) {
-  const T* e = reinterpret_cast<const T*>(&v);
+  T e[8];
+  memcpy(e, &v, 16);
 #pragma unroll
   for (int i = 0; i < 8; ++i) out[i] = to_float<T>(e[i]);
 }

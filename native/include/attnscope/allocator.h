@@ -151,9 +151,9 @@ class PageAllocator {
   const PageAllocatorConfig& config() const { return config_; }
 
   // Introspection for invariant tests.
-  int32_t RefCount(int32_t page) const { return ref_count_[page]; }
-  PageState State(int32_t page) const { return state_[page]; }
-  int32_t Filled(int32_t page) const { return filled_[page]; }
+  int32_t RefCount(int32_t page) const { return pages_[page].ref_count; }
+  PageState State(int32_t page) const { return pages_[page].state; }
+  int32_t Filled(int32_t page) const { return pages_[page].filled; }
   // The free stack, bottom to top; the cached queue, least recently released first.
   std::vector<int32_t> FreePages() const { return free_stack_; }
   std::vector<int32_t> CachedPages() const;
@@ -183,7 +183,7 @@ class PageAllocator {
   void Hold(int32_t page);      // a cache hit: ref_count + 1, leaving the cached queue at 0
   void QueueRemove(int32_t page);
   void QueuePushBack(int32_t page);
-  void RegisterFull(Sequence& seq, int32_t page);
+  void RegisterFull(Sequence& seq, int32_t page, const int32_t* page_tokens);  // page_tokens: [page_size]
   int64_t WindowLimit(const Sequence& seq) const;  // first logical page the window keeps
   void ReleaseOutsideWindow(Sequence& seq);
   AllocStatus AppendTo(Sequence& seq, const int32_t* tokens, int64_t n);
@@ -191,12 +191,17 @@ class PageAllocator {
 
   PageAllocatorConfig config_;
   KvPoolView kv_;
-  std::vector<int32_t> ref_count_;
-  std::vector<int32_t> filled_;
-  std::vector<uint64_t> hash_;
-  std::vector<PageState> state_;
-  std::vector<uint8_t> hashed_;
-  std::vector<int32_t> prev_, next_;  // cached queue links
+  // One 32-byte record per page: the fields an operation touches share a cache line.
+  struct PageMeta {
+    uint64_t hash = 0;        // registered hash (valid when hashed)
+    int32_t ref_count = 0;
+    int32_t filled = 0;       // slots written
+    int32_t prev = kNoPage;   // cached queue links
+    int32_t next = kNoPage;
+    PageState state = PageState::kFree;
+    uint8_t hashed = 0;
+  };
+  std::vector<PageMeta> pages_;
   int32_t queue_head_ = kNoPage, queue_tail_ = kNoPage;
   int32_t cached_count_ = 0;
   std::vector<int32_t> free_stack_;

@@ -23,6 +23,21 @@ class FlatMap64 {
     }
   }
 
+  // Inserts when the key is absent (one probe run); returns false, changing nothing, when present.
+  bool InsertIfAbsent(uint64_t key, int32_t value) {
+    if ((size_ + 1) * 4 > slots_.size() * 3) Rehash(slots_.size() * 2);
+    for (size_t i = Home(key);; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.value < 0) {
+        s.key = key;
+        s.value = value;
+        ++size_;
+        return true;
+      }
+      if (s.key == key) return false;
+    }
+  }
+
   // Inserts or overwrites. value must be >= 0.
   void Insert(uint64_t key, int32_t value) {
     if ((size_ + 1) * 4 > slots_.size() * 3) Rehash(slots_.size() * 2);
@@ -64,6 +79,9 @@ class FlatMap64 {
     --size_;
     return true;
   }
+
+  // Starts loading the cache line a lookup of key begins at.
+  void Prefetch(uint64_t key) const { __builtin_prefetch(&slots_[Home(key)]); }
 
   size_t size() const { return size_; }
 

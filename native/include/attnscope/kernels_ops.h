@@ -25,18 +25,20 @@ struct KernelOps {
   void (*load_rows)(DType dtype, const void* src, int64_t src_stride, int rows, int cols,
                     float scale, float* dst, int64_t ld);
 
-  // dst[c, r] = float(src[r * src_stride + c]): a [rows, cols] tile stored transposed.
-  void (*load_rows_transposed)(DType dtype, const void* src, int64_t src_stride, int rows,
-                               int cols, float* dst, int64_t ld);
+  // dst[c, r] = float(src[r * src_stride + c]) for r < rows, and 0 for rows <= r < ld: a
+  // [rows, cols] tile stored transposed and zero-padded to ld columns (K^T tiles for gemm).
+  void (*pack_transposed)(DType dtype, const void* src, int64_t src_stride, int rows, int cols,
+                          float* dst, int64_t ld);
 
-  // x[i] = exp(x[i] - shift) for i < n (exp(-inf) = 0); returns the sum of the new x.
-  float (*exp_shift_sum)(float* x, int n, float shift);
-
-  // max of x[0..n), -inf when n == 0.
-  float (*row_max)(const float* x, int n);
-
-  // x[i] *= s for i < n.
-  void (*scale_row)(float* x, int n, float s);
+  // One online-softmax step over a tile of scores (FlashAttention-2, Algorithm 1, lines 8-10),
+  // row by row: logits = scale * s[r, 0..n); columns outside [begin[r], end[r]) are masked.
+  // Updates the running max m[r] and sum l[r] (fp32), rescales acc[r, 0..d) by
+  // exp(m_old - m_new) and leaves P = exp(logit - m_new) in s[r, 0..n) (0 where masked) and 0
+  // in s[r, n..n_pad). A row with begin >= end keeps its state and gets P = 0.
+  // s: [rows, n_pad] stride lds; acc: [rows, d] stride ldacc; begin, end, m, l: [rows].
+  void (*softmax_tile)(int rows, int n, int n_pad, float scale, float* s, int64_t lds,
+                       const int32_t* begin, const int32_t* end, float* m, float* l, float* acc,
+                       int64_t ldacc, int d);
 
   // s[g, t] = sum_d q[g, d] * k[t, d]: decode scores read straight from a page.
   // q: [g, d] fp32 stride ldq; k: [t, d] of kv dtype, row stride ldk elements; s: stride lds.
@@ -47,6 +49,16 @@ struct KernelOps {
   // p: [g, t] stride ldp; v: [t, d] of kv dtype, row stride ldv; acc: [g, d] stride ldacc.
   void (*accumulate_values)(int g, int t, int d, const float* p, int64_t ldp, DType kv_dtype,
                             const void* v, int64_t ldv, float* acc, int64_t ldacc);
+
+  // bf16 dot-product GEMM with fp32 accumulation (AVX512-BF16 vdpbf16ps); null on paths
+  // without it. c[m, n] = (accumulate ? c : 0) + sum_{k < 2 kp} A[m, k] B[k, n], where
+  // a: [m, 2 kp] bf16 bits, row stride lda (bf16 elements, even);
+  // b: pairs [kp, n] of uint32 = (B[2p, j] low half, B[2p + 1, j] high half), row stride ldb.
+  void (*gemm_bf16)(int m, int n, int kp, const uint16_t* a, int64_t lda, const uint32_t* b,
+                    int64_t ldb, float* c, int64_t ldc, bool accumulate);
+
+  // dst[i] = bf16(src[i]) rounded to nearest even, i < n; null where gemm_bf16 is.
+  void (*to_bf16)(const float* src, int n, uint16_t* dst);
 };
 
 const KernelOps& scalar_ops();

@@ -1,0 +1,77 @@
+/**
+ * The Environment block of a run (core/protocol/run.ts): what the machine is and what it can
+ * do, measured in the same process as the cases, so two runs can be compared and every case's
+ * fractionOfPeak has its ceiling beside it.
+ */
+import { arch, platform, release } from 'node:os';
+
+import type { Environment } from '../core/protocol/run';
+import { cudaAvailable, timeCudaCopy } from '../native/cuda';
+import { cpuInfo } from '../native/kernels';
+import { cpuFeatures, measurePeaks } from '../native/peaks';
+import { TOOL_VERSION } from './version';
+
+export interface EnvironmentOptions {
+  /** Threads of the kernels and the peaks; default (0) = one per CPU this process may use. */
+  threads?: number;
+  /** Budget of measurePeaks, ms (default 1200, about what every `attnscope bench` can spend). */
+  peaksDurationMs?: number;
+}
+
+/**
+ * Describes this machine and measures its CPU ceilings (fp32 FMA, AVX512-BF16, AMX bf16, DRAM
+ * read bandwidth; see native/peaks.ts). Takes about `peaksDurationMs`.
+ * @throws TypeError / RangeError from measurePeaks for a bad option.
+ */
+export async function measureEnvironment(opts: EnvironmentOptions = {}): Promise<Environment> {
+  const features = cpuFeatures();
+  const threads = opts.threads || features.logicalCores;
+  const peaks = await measurePeaks({ threads, durationMs: opts.peaksDurationMs ?? 1200 });
+  return {
+    os: `${platform()} ${release()}`,
+    arch: arch(),
+    cpuModel: features.model,
+    cpuCores: features.logicalCores,
+    simd: cpuInfo().simd,
+    cpuFeatures: features.names,
+    threads,
+    nodeVersion: process.version,
+    toolVersion: TOOL_VERSION,
+    peaks,
+  };
+}
+
+/**
+ * Dense tensor-core FLOP per clock per SM for bf16/fp16 (NVIDIA architecture whitepapers:
+ * A100 312 TFLOP/s = 108 SMs x 1.41 GHz x 2048; H100 SXM 989 TFLOP/s = 132 x 1.83 GHz x 4096).
+ * Other architectures: 1024, a floor that the roofline labels as approximate.
+ */
+function tensorFlopsPerClockPerSm(computeCapability: string): number {
+  if (computeCapability.startsWith('9.')) return 4096;
+  if (computeCapability === '8.0') return 2048;
+  return 1024;
+}
+
+/** GPU facts and ceilings: device info, tensor-core peak from clocks, measured copy bandwidth. */
+export async function measureGpu(): Promise<Pick<Environment, 'gpu'> & { peaks: NonNullable<Environment['peaks']> }> {
+  const dev = cudaAvailable().devices![0]!;
+  const bytes = 1 << 30;
+  const copy = await timeCudaCopy(bytes, { warmup: 2, minReps: 10, minTimeMs: 200, maxTimeMs: 2000 });
+  const medianNs = [...copy.samplesNs].sort((a, b) => a - b)[copy.samplesNs.length >> 1]!;
+  return {
+    gpu: {
+      name: dev.name,
+      smCount: dev.multiprocessorCount,
+      memoryBytes: dev.totalMemoryBytes,
+      driver: String(dev.driverVersion),
+      runtime: String(dev.runtimeVersion),
+      clockMhz: dev.smClockKHz / 1000,
+      memClockMhz: dev.memoryClockKHz / 1000,
+    },
+    peaks: {
+      gpuFlopsPerSec: dev.multiprocessorCount * dev.smClockKHz * 1e3 * tensorFlopsPerClockPerSm(dev.computeCapability),
+      // A copy reads and writes every byte: traffic is 2 x bytes.
+      gpuCopyBytesPerSec: (2 * bytes) / (medianNs * 1e-9),
+    },
+  };
+}

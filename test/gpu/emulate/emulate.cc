@@ -1,0 +1,261 @@
+// Runs the real CUDA kernel source (native/cuda/src/flash_fwd.cuh, paged_decode.cuh) on the CPU
+// under the emulation in this folder and compares it with an fp64 reference on small odd
+// shapes: it checks the index math (fragment layouts, swizzle, tiles, masks, pages, splits,
+// merges) where no GPU is at hand. It cannot check timing-dependent behaviour (cp.async
+// completes at once here) or speed. Build and run: test/gpu/emulate/run.sh.
+#define ATTNSCOPE_CUDA_EMULATION 1
+
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "flash_fwd.cuh"
+#include "paged_decode.cuh"
+
+emu::Block emu::g_block;
+thread_local uint3 emu::t_thread_idx;
+
+namespace {
+
+using namespace attnscope::cuda;
+
+// Runs kernel() as every thread of every block of `grid`, one block at a time.
+void run_grid(unsigned gx, unsigned gy, unsigned gz, int threads, size_t smem_bytes, const std::function<void()>& kernel) {
+  std::vector<unsigned char> smem(smem_bytes + 128);
+  emu::g_block.dynamic_smem = smem.data() + (128 - reinterpret_cast<uintptr_t>(smem.data()) % 128) % 128;
+  emu::g_block.grid_dim = uint3{gx, gy, gz};
+  emu::g_block.threads = threads;
+  for (unsigned z = 0; z < gz; ++z) {
+    for (unsigned y = 0; y < gy; ++y) {
+      for (unsigned x = 0; x < gx; ++x) {
+        emu::g_block.block_idx = uint3{x, y, z};
+        emu::g_block.block_barrier.reset(threads);
+        for (int w = 0; w < threads / 32; ++w) emu::g_block.warp_barrier[w].reset(32);
+        std::memset(smem.data(), 0xff, smem.size());  // NaN-ish garbage: unwritten reads show
+        std::vector<std::thread> pool;
+        for (int t = 0; t < threads; ++t) {
+          pool.emplace_back([t, &kernel] {
+            emu::t_thread_idx = uint3{static_cast<unsigned>(t), 0, 0};
+            kernel();
+          });
+        }
+        for (auto& th : pool) th.join();
+      }
+    }
+  }
+}
+
+template <typename T>
+T to_t(float x);
+template <>
+__half to_t<__half>(float x) { return __float2half_rn(x); }
+template <>
+__nv_bfloat16 to_t<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
+double from_t(__half x) { return __half2float(x); }
+double from_t(__nv_bfloat16 x) { return __bfloat162float(x); }
+
+template <typename T>
+std::vector<T> random_tensor(size_t n, std::mt19937& gen) {
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::vector<T> out(n);
+  for (auto& x : out) x = to_t<T>(dist(gen));
+  return out;
+}
+
+bool visible(int i, int j, int nq, int nk, bool causal, int window_left) {
+  const int diag = i + nk - nq;
+  if (causal && j > diag) return false;
+  if (window_left >= 0 && j < diag - window_left) return false;
+  return true;
+}
+
+// fp64 softmax(scale q.k) v over the keys `keys` (pointers to rows of D elements).
+template <typename T>
+void reference_row(const T* q, const std::vector<const T*>& keys, const std::vector<const T*>& values, int D,
+                   double scale, std::vector<double>& o, double& lse) {
+  o.assign(D, 0.0);
+  if (keys.empty()) {
+    lse = -INFINITY;
+    return;
+  }
+  std::vector<double> s(keys.size());
+  double mx = -INFINITY;
+  for (size_t j = 0; j < keys.size(); ++j) {
+    double dot = 0;
+    for (int d = 0; d < D; ++d) dot += from_t(q[d]) * from_t(keys[j][d]);
+    s[j] = dot * scale;
+    mx = std::max(mx, s[j]);
+  }
+  double sum = 0;
+  for (double& x : s) sum += (x = std::exp(x - mx));
+  for (size_t j = 0; j < keys.size(); ++j)
+    for (int d = 0; d < D; ++d) o[d] += s[j] / sum * from_t(values[j][d]);
+  lse = mx + std::log(sum);
+}
+
+struct Errors {
+  double o = 0, lse = 0;
+  bool masked_ok = true;
+};
+
+void compare(double got, double ref, double& err) {
+  if (std::isnan(got)) {
+    err = INFINITY;
+    return;
+  }
+  if (got == ref) return;
+  err = std::max(err, std::abs(got - ref));
+}
+
+template <typename T, int D>
+Errors check_flash(int B, int Nq, int Nk, int H, int Hkv, bool causal, int window_left, unsigned seed) {
+  using Traits = FlashFwdTraits<D, 128, 64, 4>;
+  std::mt19937 gen(seed);
+  auto q = random_tensor<T>(size_t(B) * Nq * H * D, gen);
+  auto k = random_tensor<T>(size_t(B) * Nk * Hkv * D, gen);
+  auto v = random_tensor<T>(size_t(B) * Nk * Hkv * D, gen);
+  std::vector<T> o(q.size(), to_t<T>(NAN));
+  std::vector<float> lse(size_t(B) * H * Nq, NAN);
+  attnscope_cuda_flash_params p{};
+  p.q = q.data();
+  p.k = k.data();
+  p.v = v.data();
+  p.o = o.data();
+  p.lse = lse.data();
+  p.batch_size = B;
+  p.seq_len_q = Nq;
+  p.seq_len_k = Nk;
+  p.num_heads = H;
+  p.num_kv_heads = Hkv;
+  p.head_dim = D;
+  p.causal = causal;
+  p.window_left = window_left;
+  p.softmax_scale = 1.f / std::sqrt(float(D));
+  run_grid(ceil_div(Nq, Traits::kBlockM), H, B, Traits::kThreads, Traits::kSmemBytes,
+           [&] { flash_fwd_kernel<Traits, T>(p); });
+  Errors e;
+  std::vector<double> ro;
+  double rl;
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h)
+      for (int i = 0; i < Nq; ++i) {
+        const int hk = h / (H / Hkv);
+        std::vector<const T*> keys, values;
+        for (int j = 0; j < Nk; ++j) {
+          if (!visible(i, j, Nq, Nk, causal, window_left)) continue;
+          keys.push_back(&k[((size_t(b) * Nk + j) * Hkv + hk) * D]);
+          values.push_back(&v[((size_t(b) * Nk + j) * Hkv + hk) * D]);
+        }
+        const size_t row = (size_t(b) * Nq + i) * H + h;
+        reference_row(&q[row * D], keys, values, D, p.softmax_scale, ro, rl);
+        for (int d = 0; d < D; ++d) compare(from_t(o[row * D + d]), ro[d], e.o);
+        const float got_lse = lse[(size_t(b) * H + h) * Nq + i];
+        if (rl == -INFINITY) e.masked_ok &= got_lse == -INFINITY;
+        else compare(got_lse, rl, e.lse);
+      }
+  return e;
+}
+
+template <typename T, int D>
+Errors check_decode(const std::vector<int>& lens, int page_size, int H, int Hkv, int partition_tokens, unsigned seed) {
+  std::mt19937 gen(seed);
+  const int B = static_cast<int>(lens.size());
+  int max_ctx = 0;
+  for (int l : lens) max_ctx = std::max(max_ctx, l);
+  const int max_pages = std::max(1, ceil_div(max_ctx, page_size));
+  const int num_pages = B * max_pages + 2;
+  std::vector<int32_t> perm(num_pages);
+  for (int i = 0; i < num_pages; ++i) perm[i] = i;
+  std::shuffle(perm.begin(), perm.end(), gen);
+  std::vector<int32_t> table(perm.begin(), perm.begin() + B * max_pages);
+  const size_t pool = size_t(num_pages) * page_size * Hkv * D;
+  auto kp = random_tensor<T>(pool, gen);
+  auto vp = random_tensor<T>(pool, gen);
+  auto q = random_tensor<T>(size_t(B) * H * D, gen);
+  std::vector<T> o(q.size(), to_t<T>(NAN));
+  std::vector<float> lse(size_t(B) * H, NAN);
+  const DecodeSplitPlan plan = plan_decode_splits(1, max_ctx, 1, 1, partition_tokens);
+  std::vector<float> workspace(size_t(B) * H * plan.num_splits * (D + 1), NAN);
+  attnscope_cuda_decode_params p{};
+  p.q = q.data();
+  p.k_pool = kp.data();
+  p.v_pool = vp.data();
+  p.block_table = table.data();
+  p.context_lens = lens.data();
+  p.o = o.data();
+  p.lse = lse.data();
+  p.workspace = workspace.data();
+  p.batch_size = B;
+  p.num_heads = H;
+  p.num_kv_heads = Hkv;
+  p.head_dim = D;
+  p.page_size = page_size;
+  p.num_pages = num_pages;
+  p.max_pages_per_seq = max_pages;
+  p.max_context_len = max_ctx;
+  p.partition_tokens = partition_tokens;
+  p.softmax_scale = 1.f / std::sqrt(float(D));
+  const int group = H / Hkv;
+  const int width = group <= 1 ? 1 : group <= 2 ? 2 : group <= 4 ? 4 : 8;  // as paged_decode.cu
+  const int chunks = ceil_div(group, width);
+  auto kernel = [&](auto width_tag) {
+    constexpr int W = decltype(width_tag)::value;
+    run_grid(plan.num_splits, Hkv * chunks, B, kDecodeThreads, 0,
+             [&] { paged_decode_kernel<D, W, T>(p, plan.num_splits, plan.partition_tokens, chunks); });
+  };
+  if (width == 1) kernel(std::integral_constant<int, 1>{});
+  else if (width == 2) kernel(std::integral_constant<int, 2>{});
+  else if (width == 4) kernel(std::integral_constant<int, 4>{});
+  else kernel(std::integral_constant<int, 8>{});
+  if (plan.num_splits > 1) {
+    run_grid(H, B, 1, D, 0, [&] { paged_decode_merge_kernel<D, T>(p, plan.num_splits, plan.partition_tokens); });
+  }
+  Errors e;
+  std::vector<double> ro;
+  double rl;
+  for (int b = 0; b < B; ++b)
+    for (int h = 0; h < H; ++h) {
+      const int hk = h / (H / Hkv);
+      std::vector<const T*> keys, values;
+      for (int t = 0; t < lens[b]; ++t) {
+        const size_t off = ((size_t(table[b * max_pages + t / page_size]) * page_size + t % page_size) * Hkv + hk) * D;
+        keys.push_back(&kp[off]);
+        values.push_back(&vp[off]);
+      }
+      const size_t row = size_t(b) * H + h;
+      reference_row(&q[row * D], keys, values, D, p.softmax_scale, ro, rl);
+      for (int d = 0; d < D; ++d) compare(from_t(o[row * D + d]), ro[d], e.o);
+      if (rl == -INFINITY) e.masked_ok &= lse[row] == -INFINITY;
+      else compare(lse[row], rl, e.lse);
+    }
+  return e;
+}
+
+int failures = 0;
+
+void report(const char* what, const Errors& e, double tol) {
+  const bool ok = e.o < tol && e.lse < 1e-3 && e.masked_ok;
+  std::printf("%-66s O err %.2e  lse err %.2e  %s\n", what, e.o, e.lse, ok ? "ok" : "FAIL");
+  if (!ok) ++failures;
+}
+
+}  // namespace
+
+int main() {
+  const double bf16_tol = 1.5e-2, fp16_tol = 3e-3;
+  report("flash bf16 D64  B1 Nq1   Nk1   H1/1  non-causal", check_flash<__nv_bfloat16, 64>(1, 1, 1, 1, 1, false, -1, 1), bf16_tol);
+  report("flash fp16 D64  B2 Nq77  Nk131 H2/1  causal", check_flash<__half, 64>(2, 77, 131, 2, 1, true, -1, 2), fp16_tol);
+  report("flash bf16 D128 B1 Nq200 Nk130 H2/1  causal (70 rows see nothing)", check_flash<__nv_bfloat16, 128>(1, 200, 130, 2, 1, true, -1, 3), bf16_tol);
+  report("flash fp16 D128 B1 Nq129 Nk257 H1/1  non-causal", check_flash<__half, 128>(1, 129, 257, 1, 1, false, -1, 4), fp16_tol);
+  report("flash bf16 D128 B1 Nq150 Nk190 H2/2  causal, window_left 32", check_flash<__nv_bfloat16, 128>(1, 150, 190, 2, 2, true, 32, 5), bf16_tol);
+  report("flash fp16 D64  B1 Nq40  Nk300 H1/1  non-causal, window_left 20", check_flash<__half, 64>(1, 40, 300, 1, 1, false, 20, 6), fp16_tol);
+  report("decode bf16 D128 page 16  lens 1,0,37,300  H8/2  one partition", check_decode<__nv_bfloat16, 128>({1, 0, 37, 300}, 16, 8, 2, 320, 7), bf16_tol);
+  report("decode bf16 D128 page 16  lens 1,0,37,300  H8/2  partitions of 64", check_decode<__nv_bfloat16, 128>({1, 0, 37, 300}, 16, 8, 2, 64, 8), bf16_tol);
+  report("decode fp16 D64  page 8   lens 513,9       H4/4  partitions of 96", check_decode<__half, 64>({513, 9}, 8, 4, 4, 96, 9), fp16_tol);
+  report("decode bf16 D128 page 256 lens 700,257     H16/2 partitions of 256", check_decode<__nv_bfloat16, 128>({700, 257}, 256, 16, 2, 256, 10), bf16_tol);
+  report("decode fp16 D64  page 5   lens 203         H12/1 partitions of 30", check_decode<__half, 64>({203}, 5, 12, 1, 30, 11), fp16_tol);
+  std::printf("%s: %d failure(s)\n", failures == 0 ? "PASS" : "FAIL", failures);
+  return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,161 @@
+/**
+ * The server as a whole through a real LSP client: a profile is re-checked when its config.json
+ * changes on disk or in an editor; attnscope/resolveProfile answers from unsaved text; code
+ * lenses name the extension's commands; the IPC transport works; closing clears diagnostics.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { FileChangeType, type InlayHint } from 'vscode-languageserver-protocol';
+import { Commands } from '../../core/protocol/lsp';
+import { LspClient, fixture } from './harness';
+
+let client: LspClient;
+let dir: string;
+before(async () => {
+  client = await LspClient.start();
+  dir = mkdtempSync(join(tmpdir(), 'attnscope-ws-'));
+  copyFileSync(fixture('configs/Llama-3.1-8B.config.json').path, join(dir, 'config.json'));
+});
+after(async () => {
+  assert.equal(await client.stop(), 0);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const label = (h: InlayHint): string => (typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join(''));
+
+test('the server registers file watching', async () => {
+  await client.registration('workspace/didChangeWatchedFiles');
+  assert.deepEqual(client.calls.registrations, ['workspace/didChangeWatchedFiles']);
+});
+
+test('a profile is re-checked when its config.json changes on disk', async () => {
+  const profile = join(dir, 'disk.attn.yaml');
+  const uri = pathToFileURL(profile).href;
+  const configPath = join(dir, 'config.json');
+  const original = readFileSync(configPath, 'utf8');
+  const text = 'model: ./config.json\nkv_cache: { page_size: 16, memory_gib: 3.8125 }\n';
+  assert.deepEqual(await client.open(uri, text), []);
+  assert.ok((await client.inlayHints(uri))!.map(label).includes('weights 15 GiB · 8.03B params · KV 128 KiB/token'));
+  try {
+    writeFileSync(configPath, original.replace('"num_key_value_heads": 8', '"num_key_value_heads": 6'));
+    const refreshes = client.calls.inlayHintRefresh;
+    const next = client.nextDiagnostics(uri);
+    await client.filesChanged([{ uri: pathToFileURL(configPath).href, type: FileChangeType.Changed }]);
+    const diags = (await next).diagnostics;
+    // 32 heads over 6 KV heads: the config's error shows on the profile's model path.
+    assert.deepEqual(diags.map((d) => d.code).sort(), ['heads-not-divisible', 'model-config-invalid']);
+    assert.equal(client.calls.inlayHintRefresh, refreshes + 1, 'the client is asked to re-pull hints');
+    writeFileSync(configPath, original.replace('"num_key_value_heads": 8', '"num_key_value_heads": 4'));
+    const fixed = client.nextDiagnostics(uri);
+    await client.filesChanged([{ uri: pathToFileURL(configPath).href, type: FileChangeType.Changed }]);
+    assert.deepEqual((await fixed).diagnostics, []);
+    // 32 · 2 · 4 · 128 · 2 = 65,536 B = 64 KiB per token; page = 16 · 64 KiB = 1 MiB;
+    // floor(3.8125 GiB / 1 MiB) = 3,904 pages = 62,464 tokens. Weights: 4 fewer KV heads drop
+    // 32 layers · 2 (k, v) · 4096 · 4 · 128 = 134,217,728 parameters: 7,896,043,520 (7.9B) · 2 B = 14.7 GiB.
+    const hints = (await client.inlayHints(uri))!.map(label);
+    assert.ok(hints.includes('weights 14.7 GiB · 7.9B params · KV 64 KiB/token'), JSON.stringify(hints));
+    assert.ok(hints.includes('page 1 MiB · 3,904 pages · 62,464 tokens'), JSON.stringify(hints));
+  } finally {
+    writeFileSync(configPath, original);
+    await client.close(uri);
+  }
+});
+
+test('a profile is re-checked when its config.json changes in an editor (unsaved)', async () => {
+  const uri = pathToFileURL(join(dir, 'editor.attn.yaml')).href;
+  const configUri = pathToFileURL(join(dir, 'config.json')).href;
+  const config = readFileSync(join(dir, 'config.json'), 'utf8');
+  assert.deepEqual(await client.open(uri, 'model: ./config.json\nkv_cache: { memory_gib: 4 }\n'), []);
+  // Opening the config in an editor re-checks the profile once (same text, same result).
+  const opened = client.nextDiagnostics(uri);
+  await client.open(configUri, config);
+  assert.deepEqual((await opened).diagnostics, []);
+  const next = client.nextDiagnostics(uri);
+  await client.change(configUri, config.replace('"num_key_value_heads": 8', '"num_key_value_heads": 5'));
+  assert.deepEqual((await next).diagnostics.map((d) => d.code).sort(), ['heads-not-divisible', 'model-config-invalid']);
+  // Closing the editor without saving: the disk's text counts again.
+  const back = client.nextDiagnostics(uri);
+  await client.close(configUri);
+  assert.deepEqual((await back).diagnostics, []);
+  await client.close(uri);
+});
+
+test('attnscope/resolveProfile resolves the unsaved text, and reads a file that is not open', async () => {
+  const f = fixture('llama-3.1-8b.attn.yaml');
+  await client.open(f.uri, f.text);
+  await client.change(f.uri, f.text.replace('page_size: 16', 'page_size: 32'));
+  const r = await client.resolveProfile(f.uri);
+  assert.equal(r.profile?.kvCache.pageSize, 32);
+  // 32 · 131,072 B = 4 MiB per page; floor(3.8125 GiB / 4 MiB) = 976 pages.
+  assert.equal(r.estimate?.pageBytes, 4 * 1024 * 1024);
+  assert.equal(r.estimate?.pool.pages, 976);
+  assert.deepEqual(r.problems, []);
+  await client.close(f.uri);
+  const closed = await client.resolveProfile(f.uri);
+  assert.equal(closed.profile?.kvCache.pageSize, 16);
+  assert.equal(closed.estimate?.pool.pages, 1952);
+  const missing = await client.resolveProfile(pathToFileURL(join(dir, 'nope.attn.yaml')).href);
+  assert.equal(missing.profile, null);
+  assert.equal(missing.problems[0]?.code, 'file-not-found');
+});
+
+test('a config.json resolves to the default profile around it', async () => {
+  const f = fixture('configs/Qwen2.5-7B.config.json');
+  const r = await client.resolveProfile(f.uri);
+  // Qwen2.5-7B bf16: 28 layers · 2 · 4 · 128 · 2 = 57,344 B per token.
+  assert.equal(r.estimate?.kvBytesPerToken, 57344);
+  assert.equal(r.profile?.modelPath, f.path);
+});
+
+test('code lenses: run the benchmark and show the memory breakdown, on profiles and configs only', async () => {
+  for (const f of [fixture('llama-3.1-8b.attn.yaml'), fixture('configs/gpt2.config.json')]) {
+    await client.open(f.uri, f.text);
+    const lenses = (await client.codeLenses(f.uri))!;
+    assert.deepEqual(
+      lenses.map((l) => [l.command?.title, l.command?.command, l.command?.arguments]),
+      [
+        ['Run attention benchmark', Commands.runBenchmark, [f.uri]],
+        ['Show memory breakdown', Commands.showMemoryBreakdown, [f.uri]],
+      ],
+    );
+    await client.close(f.uri);
+  }
+  const other = pathToFileURL(join(dir, 'package.json')).href;
+  await client.open(other, '{ "name": "x" }');
+  assert.deepEqual(await client.codeLenses(other), []);
+  await client.close(other);
+});
+
+test('closing a document clears its diagnostics', async () => {
+  const uri = pathToFileURL(join(dir, 'close.attn.yaml')).href;
+  assert.equal((await client.open(uri, 'model: ./nowhere/config.json\n')).length, 1);
+  const cleared = client.nextDiagnostics(uri);
+  await client.close(uri);
+  assert.deepEqual((await cleared).diagnostics, []);
+});
+
+test('the IPC transport (--node-ipc) serves the same answers', async () => {
+  const ipc = await LspClient.start({ transport: 'ipc' });
+  const f = fixture('configs/Llama-3.1-8B.config.json');
+  await ipc.open(f.uri, f.text);
+  assert.ok((await ipc.inlayHints(f.uri))!.map(label).includes('KV 128 KiB/token'));
+  assert.equal(await ipc.stop(), 0);
+});
+
+test('typing fast: with the default debounce only the last version is checked', async () => {
+  const slow = await LspClient.start({ validationDelayMs: 150 });
+  const uri = pathToFileURL(join(dir, 'typing.attn.yaml')).href;
+  const next = slow.nextDiagnostics(uri);
+  const text = (size: number): string => `model: ./config.json\nkv_cache: { page_size: ${size}, memory_gib: 4 }\n`;
+  slow.sendOpen(uri, text(1000));
+  for (const size of [16, 160, 16]) slow.sendChange(uri, text(size));
+  // Versions 1-3 were superseded within the 150 ms debounce window: the first publish is version 4's.
+  const first = await next;
+  assert.equal(first.version, 4);
+  assert.deepEqual(first.diagnostics, []);
+  assert.equal(await slow.stop(), 0);
+});

@@ -1,0 +1,65 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { profileFromModelConfig, type Problem, type Profile } from '../../core/config/index';
+import { checkProfile, estimate, nearestPageSize } from '../../core/estimate/index';
+import { loadModel } from './helpers';
+
+function profile(name: string, change: (p: Profile) => void = () => {}): Profile {
+  const p = profileFromModelConfig(loadModel(name), `/m/${name}/config.json`);
+  change(p);
+  return p;
+}
+
+function codes(p: Profile): string[] {
+  return checkProfile(p, estimate(p)).map((x: Problem) => x.code);
+}
+
+test('weights that exceed the device are an error naming both numbers', () => {
+  // Llama-3.1-70B bf16: 70,553,706,496 · 2 B = 131.4 GiB > 80 GiB · 0.9 = 72 GiB.
+  const p = profile('Llama-3.1-70B', (x) => { x.device.memoryGib = 80; });
+  const [problem] = checkProfile(p, estimate(p));
+  assert.equal(problem!.code, 'weights-exceed-device');
+  assert.match(problem!.message, /weights 131\.4 GiB exceed 80 GiB × 0\.90 = 72\.0 GiB/);
+  // Split over 2 GPUs: 65.7 GiB each fits, and leaves room for pages.
+  assert.deepEqual(codes(profile('Llama-3.1-70B', (x) => { x.device.memoryGib = 80; x.device.tensorParallelSize = 2; })), []);
+});
+
+test('weights that fit but leave no page: kv-pool-empty', () => {
+  // Llama-3.1-8B: 14.96 GiB of weights + 1.2 GiB activations in 17 GiB · 0.9 = 15.3 GiB.
+  assert.deepEqual(codes(profile('Llama-3.1-8B', (x) => { x.device.memoryGib = 17; })), ['kv-pool-empty']);
+});
+
+test('an explicit KV budget beyond the device is a warning', () => {
+  assert.deepEqual(codes(profile('Llama-3.1-8B', (x) => { x.device.memoryGib = 24; x.kvCache.memoryGib = 16; })), ['kv-budget-exceeds-device']);
+});
+
+test('kernel limits: head_dim 256 has no CUDA kernel (info on auto, error on cuda); page size and dtype on cuda', () => {
+  assert.deepEqual(codes(profile('gemma-2-9b')), ['head-dim-unsupported']);
+  const onCuda = profile('gemma-2-9b', (x) => { x.device.backend = 'cuda'; x.kvCache.pageSize = 4; x.dtype = 'fp32'; });
+  const problems = checkProfile(onCuda, estimate(onCuda));
+  assert.deepEqual(problems.map((p) => [p.code, p.severity]), [
+    ['head-dim-unsupported', 'error'],
+    ['page-size-unsupported', 'error'],
+    ['dtype-unsupported', 'warning'],
+  ]);
+  assert.deepEqual(codes(profile('gemma-2-9b', (x) => { x.device.backend = 'cpu'; })), []);
+});
+
+test('an fp8 KV cache is estimate-only: the kernels have none', () => {
+  assert.deepEqual(codes(profile('Llama-3.1-8B', (x) => { x.kvCache.dtype = 'fp8_e4m3'; })), ['kv-dtype-estimate-only']);
+});
+
+test('a pool smaller than one max_model_len sequence', () => {
+  const p = profile('Llama-3.1-8B', (x) => {
+    x.kvCache.numPages = 100; // 1600 tokens
+    x.workload = { requests: 1, arrivalRate: 1, promptLen: { dist: 'fixed', value: 10 }, outputLen: { dist: 'fixed', value: 10 }, maxNumSeqs: 1, maxModelLen: 8192 };
+  });
+  assert.deepEqual(codes(p), ['pool-below-max-model-len']);
+});
+
+test('nearestPageSize: powers of two in the CUDA kernel range', () => {
+  assert.equal(nearestPageSize(24), 16);
+  assert.equal(nearestPageSize(100), 128);
+  assert.equal(nearestPageSize(1000), 256);
+  assert.equal(nearestPageSize(1), 8);
+});
