@@ -7,6 +7,7 @@
  *   kv_cache.page_size              ->  page 2 MiB · 1,952 pages · 31,232 tokens
  *   model (profile) / model_type    ->  weights 15 GiB · 8.03B params (and active for MoE)
  *   prefill.seq_lens                ->  naive S+P vs flash workspace at the longest length
+ *   device.memory_gib               ->  KV budget = usable memory − weights − activation peak
  *   decode.context_lens, max_position_embeddings, workload.max_model_len -> KV of one sequence
  */
 import { InlayHintKind, MarkupKind, type InlayHint, type Range } from 'vscode-languageserver';
@@ -95,6 +96,12 @@ export function inlayHints(a: Analysis, range: Range): InlayHint[] {
     const maxPosRange = modelIsHere && maxPos !== undefined ? modelKeyRange(a, maxPos) : undefined;
     if (maxPosRange !== undefined && model.maxPositionEmbeddings !== null) {
       hints.push(hintAt(a, maxPosRange, seqKvLabel(a, model.maxPositionEmbeddings), terms.kvForSeqMarkdown(a, model.maxPositionEmbeddings)));
+    }
+    const memory = profileKeyRange(a, 'device.memory_gib');
+    if (memory !== undefined && e.pool.budgetSource === 'device' && profile.device.memoryGib !== null) {
+      const usable = profile.device.memoryGib * 1024 ** 3 * profile.device.gpuMemoryUtilization;
+      const label = `KV budget ${formatBytes(e.pool.budgetBytes)} = ${formatBytes(usable)} usable − weights ${formatBytes(e.weightsBytesPerGpu)} − activations ${formatBytes(e.pool.activationPeakBytes)}`;
+      hints.push(hintAt(a, memory, label, terms.poolMarkdown(a)));
     }
     const page = profileKeyRange(a, 'kv_cache.page_size');
     if (page !== undefined) {

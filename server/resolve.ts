@@ -8,13 +8,13 @@ import type { ResolveProfileRequest } from '../core/protocol/lsp';
 import { analyze } from './analysis';
 import type { Workspace } from './workspace';
 import { uriToPath } from './paths';
-import { readFileSync } from 'node:fs';
 
 export function resolveProfile(workspace: Workspace, params: ResolveProfileRequest.Params): ResolveProfileRequest.Result {
   let a = workspace.analysis(params.uri);
   if (a === null) {
     const path = uriToPath(params.uri);
-    const text = path === null ? null : readOrNull(path);
+    const host = workspace.fileHost();
+    const text = path === null ? null : host.readFile(path);
     if (text === null) {
       return {
         profile: null,
@@ -22,7 +22,7 @@ export function resolveProfile(workspace: Workspace, params: ResolveProfileReque
         problems: [{ severity: 'error', code: 'file-not-found', message: `${params.uri} is neither open nor readable`, range: { offset: 0, length: 0 } }],
       };
     }
-    a = analyze(TextDocument.create(params.uri, path!.endsWith('.json') ? 'json' : 'yaml', 0, text), workspace.fileHost());
+    a = analyze(TextDocument.create(params.uri, path!.endsWith('.json') ? 'json' : 'yaml', 0, text), host);
   }
   if (a.kind === 'other') {
     return {
@@ -39,12 +39,4 @@ export function resolveProfile(workspace: Workspace, params: ResolveProfileReque
     };
   }
   return { profile: a.profile, estimate: a.estimate, problems: a.problems };
-}
-
-function readOrNull(path: string): string | null {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return null;
-  }
 }

@@ -60,13 +60,12 @@ export function startServer(connection: Connection): void {
     DEFAULT_VALIDATION_DELAY_MS,
   );
 
-  /** Re-checks documents whose analysis read a changed file, and asks the client to re-pull hints and lenses. */
+  /** Re-checks documents whose analysis read a changed file, and asks the client to re-pull hints. */
   function recheckDependents(uris: string[]): void {
     const open = uris.filter((u) => documents.get(u) !== undefined);
     if (open.length === 0) return;
     for (const uri of open) scheduler.schedule(uri);
     if (capabilities.workspace?.inlayHint?.refreshSupport) void connection.languages.inlayHint.refresh().catch(() => undefined);
-    if (capabilities.workspace?.codeLens?.refreshSupport) void connection.sendRequest('workspace/codeLens/refresh').catch(() => undefined);
   }
 
   connection.onInitialize((params): InitializeResult => {

@@ -531,10 +531,10 @@ export function parseProfileText(text: string, file: string): ParsedTree {
  * too (the language server: hints, completion, quick fixes) parses a large profile only once.
  */
 export function readProfileTree(parsed: ParsedTree, file: string, host: ProfileHost): ReadResult<Profile> {
-  return guarded(() => readProfileParsed(parsed, file, host));
+  return guarded(() => readProfileTreeUnguarded(parsed, file, host));
 }
 
-function readProfileParsed(parsed: ParsedTree, file: string, host: ProfileHost): ReadResult<Profile> {
+function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: ProfileHost): ReadResult<Profile> {
   const problems: Problem[] = [...parsed.problems];
   const root = parsed.root;
   if (!root || (root.type === 'null' && problems.length === 0)) {

@@ -5,7 +5,11 @@
 import type { Problem, Profile } from '../config/types';
 import type { Estimate } from '../estimate/types';
 
-/** Command ids contributed by the extension (package.json "contributes.commands"). */
+/**
+ * Command ids contributed by the extension (package.json "contributes.commands"). The server's
+ * code lenses on profiles and config.json files name runBenchmark and showMemoryBreakdown with one
+ * argument: the document's URI (a string); the extension resolves it with ResolveProfileRequest.
+ */
 export const Commands = {
   runBenchmark: 'attnscope.runBenchmark',
   openDashboard: 'attnscope.openDashboard',

@@ -1,7 +1,7 @@
 /**
  * A real LSP client for tests and the bench: it bundles server/main.ts with esbuild (so the
  * tests always run the current source as the shipped dist/server.js would be built), spawns it
- * with `--stdio`, and speaks to it through vscode-languageserver-protocol. Diagnostics are
+ * with `--stdio` (or `--node-ipc`), and speaks to it through vscode-languageserver-protocol. Diagnostics are
  * awaited by document version (the server publishes the version it checked): no sleeps.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
@@ -163,7 +163,6 @@ export class LspClient {
     connection.onRequest(InlayHintRefreshRequest.type, () => {
       this.calls.inlayHintRefresh++;
     });
-    connection.onRequest('workspace/codeLens/refresh', () => null);
     connection.listen();
   }
 

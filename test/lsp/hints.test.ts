@@ -154,3 +154,12 @@ test('a block value (inline model, YAML list) gets its hint on the key line', as
   assert.equal(hintAfter(hints, text, 'num_key_value_heads: 8'), 'KV 128 KiB/token');
   await client.close(uri);
 });
+
+test('device memory: the KV budget left after weights and activations', async () => {
+  const f = fixture('qwen2.5-7b.attn.json');
+  await client.open(f.uri, f.text);
+  const hint = hintAfter((await client.inlayHints(f.uri))!, f.text, '"memory_gib": 80');
+  // 80 GiB · 0.9 = 72 GiB usable; Qwen2.5-7B: 7,615,616,512 parameters · 2 B = 14.2 GiB.
+  assert.match(hint, /^KV budget [\d.]+ GiB = 72 GiB usable − weights 14\.2 GiB − activations [\d.]+ (GiB|MiB)$/);
+  await client.close(f.uri);
+});
