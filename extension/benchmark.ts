@@ -52,9 +52,12 @@ export class BenchmarkRun {
     }
   }
 
-  /** Ends the runner: SIGTERM, SIGKILL half a second later if it is still alive. */
+  /**
+   * Ends the runner within a second: SIGTERM (it then writes a cancelled run), SIGKILL after
+   * 800 ms if it is still busy (a native call that cannot be interrupted, e.g. peak measurement).
+   */
   cancel(): void {
-    this.process?.cancel(500);
+    this.process?.cancel(800);
   }
 
   private async execute(): Promise<RunResult | null> {

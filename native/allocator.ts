@@ -354,6 +354,7 @@ export const SIM_SAMPLE_FIELDS = [
 
 interface RawSimulator {
   run(maxSteps: number): boolean;
+  runInBackground(): void;
   samples(): Float64Array;
   totals(): ServingSimTotals;
 }
@@ -391,6 +392,12 @@ export class ServingSimulator {
       if (!(requests[key] instanceof type)) throw new TypeError(`requests.${key} must be a ${type.name}`);
       if (requests[key].length !== n) throw new RangeError(`requests.${key} has ${requests[key].length} entries, arrivalS ${n}`);
     }
+    // Synthetic token ids give each stream a distinct code below 2^31 (native/src/simulator.cc).
+    if (n >= 2 ** 30) throw new RangeError(`requests: at most 2^30 − 1 requests, got ${n}`);
+    for (let i = 0; i < n; i++) {
+      const s = requests.prefixStream[i];
+      if (!Number.isInteger(s) || s < -1 || s >= 2 ** 30) throw new RangeError(`requests.prefixStream[${i}] must be −1 or an integer in [0, 2^30), got ${s}`);
+    }
     const addon = loadAddon<{ ServingSimulator: new (...args: unknown[]) => RawSimulator }>();
     this.raw = new addon.ServingSimulator(
       { ...config, layout },
@@ -401,6 +408,14 @@ export class ServingSimulator {
   /** Runs up to maxSteps steps; true once every request completed or was rejected. */
   run(maxSteps: number): boolean {
     return this.raw.run(intArg('maxSteps', maxSteps, 1, Number.MAX_SAFE_INTEGER));
+  }
+
+  /**
+   * Runs to the end on a native thread of its own and returns at once; the next call of any
+   * method waits for it. Lets independent simulations (the baselines) use another core.
+   */
+  runInBackground(): void {
+    this.raw.runInBackground();
   }
 
   /** Samples so far, packed: SIM_SAMPLE_FIELDS.length numbers per sample. */

@@ -163,21 +163,32 @@ function requireCuda(): RawCuda {
 
 const CUDA_HEAD_DIMS = [64, 128];
 
-function checkCudaDtype(name: string, code: number): void {
-  // dtype codes of native/kernels.ts: 0 fp32, 1 fp16, 2 bf16
-  if (code !== 1 && code !== 2) throw new RangeError(`${name}: the CUDA backend runs fp16 and bf16, not fp32`);
+/**
+ * Why the CUDA kernels cannot run a case of this dtype / page-pool dtype / head_dim, or
+ * undefined when they can: they take fp16 or bf16, page pools in the dtype of q, and head_dim
+ * 64 or 128. The runner asks before choosing the GPU for a case; the kernel functions reject
+ * such arguments with this text as a RangeError.
+ */
+export function cudaUnsupportedReason(c: { dtype?: string; kvDtype?: string; headDim: number }): string | undefined {
+  const dtype = c.dtype ?? 'fp32';
+  if (dtype !== 'fp16' && dtype !== 'bf16') return `dtype: the CUDA backend runs fp16 and bf16, not ${dtype}`;
+  if (c.kvDtype !== undefined && c.kvDtype !== dtype) {
+    return `kvDtype: the CUDA backend needs the page pools in the dtype of q (${dtype}), not ${c.kvDtype}`;
+  }
+  if (!CUDA_HEAD_DIMS.includes(c.headDim)) {
+    return `headDim ${c.headDim} has no CUDA kernel (compiled: ${CUDA_HEAD_DIMS.join(', ')})`;
+  }
+  return undefined;
 }
 
-function checkCudaHeadDim(headDim: number): void {
-  if (!CUDA_HEAD_DIMS.includes(headDim)) {
-    throw new RangeError(`headDim ${headDim} has no CUDA kernel (compiled: ${CUDA_HEAD_DIMS.join(', ')})`);
-  }
+function checkSupported(c: { dtype?: string; kvDtype?: string; headDim: number }): void {
+  const reason = cudaUnsupportedReason(c);
+  if (reason !== undefined) throw new RangeError(reason);
 }
 
 function cudaFlashSpec(args: FlashForwardArgs): FlashSpec {
   const spec = flashSpec(args);
-  checkCudaDtype('dtype', spec.dtype);
-  checkCudaHeadDim(spec.headDim);
+  checkSupported({ dtype: args.dtype, headDim: spec.headDim });
   if (spec.batch > 65535 || spec.numHeads > 65535) {
     throw new RangeError(`batch (${spec.batch}) and numHeads (${spec.numHeads}) must be <= 65535 (CUDA grid)`);
   }
@@ -186,9 +197,7 @@ function cudaFlashSpec(args: FlashForwardArgs): FlashSpec {
 
 function cudaPagedSpec(args: PagedDecodeArgs): PagedSpec {
   const spec = pagedSpec(args);
-  checkCudaDtype('dtype', spec.dtype);
-  if (spec.kvDtype !== spec.dtype) throw new RangeError('kvDtype: the CUDA backend needs the page pools in the dtype of q');
-  checkCudaHeadDim(spec.headDim);
+  checkSupported({ dtype: args.dtype, kvDtype: args.kvDtype, headDim: spec.headDim });
   if (spec.batch > 65535) throw new RangeError(`batch (${spec.batch}) must be <= 65535 (CUDA grid)`);
   return spec;
 }

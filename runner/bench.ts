@@ -142,14 +142,21 @@ const CUDA_BACKEND: KernelBackend = {
 };
 
 /**
- * The backend a run uses: 'cuda' needs the CUDA library and a device (else BackendError
- * with the probe's reason); 'auto' takes CUDA when it is available, the CPU otherwise.
+ * The backend a run uses: 'cuda' needs the CUDA library, a device, and cases the GPU kernels
+ * take (fp16/bf16, head_dim 64 or 128) — else BackendError with the reason; 'auto' takes CUDA
+ * when all of that holds, the CPU otherwise.
  */
-export function selectBackend(requested: 'auto' | 'cpu' | 'cuda'): KernelBackend {
+export function selectBackend(requested: 'auto' | 'cpu' | 'cuda', plan: PlannedCase[]): KernelBackend {
   if (requested === 'cpu') return CPU_BACKEND;
   const cuda = native.cudaAvailable();
-  if (cuda.available) return CUDA_BACKEND;
-  if (requested === 'cuda') throw new BackendError(`the CUDA backend is not available: ${cuda.reason ?? 'unknown reason'}. Use --backend cpu`);
+  let why = cuda.available ? undefined : `the CUDA backend is not available: ${cuda.reason ?? 'unknown reason'}`;
+  for (const c of plan) {
+    if (why) break;
+    const unsupported = native.cudaUnsupportedReason({ dtype: c.dtype, kvDtype: c.kernel === 'paged_decode' ? c.kvDtype : undefined, headDim: c.shape.headDim });
+    if (unsupported) why = `the CUDA kernels cannot run ${describeCase(c)}: ${unsupported}`;
+  }
+  if (!why) return CUDA_BACKEND;
+  if (requested === 'cuda') throw new BackendError(`${why}. Use --backend cpu`);
   return CPU_BACKEND;
 }
 
@@ -184,8 +191,8 @@ async function timeCase(backend: KernelBackend, c: PlannedCase, quick: boolean, 
  * @returns the run; status 'cancelled' when `signal` fired (cases finished so far are kept).
  */
 export async function runBench(profile: Profile, opts: BenchOptions): Promise<RunResult> {
-  const backend = selectBackend(opts.backend);
   const plan = planCases(profile, { quick: opts.quick });
+  const backend = selectBackend(opts.backend, plan);
   const simulate = profile.workload !== null;
   const total = plan.length + 1 + (simulate ? 1 : 0);
   const run: RunResult = {

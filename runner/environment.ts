@@ -41,17 +41,6 @@ export async function measureEnvironment(opts: EnvironmentOptions = {}): Promise
   };
 }
 
-/**
- * Dense tensor-core FLOP per clock per SM for bf16/fp16 (NVIDIA architecture whitepapers:
- * A100 312 TFLOP/s = 108 SMs x 1.41 GHz x 2048; H100 SXM 989 TFLOP/s = 132 x 1.83 GHz x 4096).
- * Other architectures: 1024, a floor that the roofline labels as approximate.
- */
-function tensorFlopsPerClockPerSm(computeCapability: string): number {
-  if (computeCapability.startsWith('9.')) return 4096;
-  if (computeCapability === '8.0') return 2048;
-  return 1024;
-}
-
 /** GPU facts and ceilings: device info, tensor-core peak from clocks, measured copy bandwidth. */
 export async function measureGpu(): Promise<Pick<Environment, 'gpu'> & { peaks: NonNullable<Environment['peaks']> }> {
   const dev = cudaAvailable().devices![0]!;
@@ -69,7 +58,7 @@ export async function measureGpu(): Promise<Pick<Environment, 'gpu'> & { peaks: 
       memClockMhz: dev.memoryClockKHz / 1000,
     },
     peaks: {
-      gpuFlopsPerSec: dev.multiprocessorCount * dev.smClockKHz * 1e3 * tensorFlopsPerClockPerSm(dev.computeCapability),
+      ...(dev.peakDenseBf16FlopsPerS ? { gpuFlopsPerSec: dev.peakDenseBf16FlopsPerS } : {}),
       // A copy reads and writes every byte: traffic is 2 x bytes.
       gpuCopyBytesPerSec: (2 * bytes) / (medianNs * 1e-9),
     },

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { isProfilePath, offsetToLineColumn, profileFromModelConfig, readModelConfig, readProfile } from '../core/config';
+import { offsetToLineColumn, readProfileOrConfig } from '../core/config';
 import type { Problem, Profile } from '../core/config/types';
 import { InputError } from './errors';
 
@@ -54,17 +54,9 @@ export function loadProfile(file: string): LoadedProfile {
     },
   };
 
-  let profile: Profile | null;
-  let problems: Problem[];
-  if (isProfilePath(abs)) {
-    const r = readProfile(text, abs, host);
-    profile = r.value;
-    problems = r.problems;
-  } else {
-    const r = readModelConfig(text, abs);
-    problems = r.problems;
-    profile = r.value ? profileFromModelConfig(r.value, abs) : null;
-  }
+  const read = readProfileOrConfig(text, abs, host);
+  const profile = read.value;
+  const problems = read.problems;
 
   const display = (p: string) => (p === abs ? file : p);
   const firstError = problems.find((p) => p.severity === 'error');

@@ -85,14 +85,15 @@ for (const id of ['timings', 'throughput', 'roofline', 'memory', 'poolTimeline',
 const historyList = el('div', { id: 'history-list' });
 const selectA = el('vscode-single-select', { id: 'compare-a', 'aria-label': 'Run A (baseline)' }) as HTMLElement & { value: string };
 const selectB = el('vscode-single-select', { id: 'compare-b', 'aria-label': 'Run B' }) as HTMLElement & { value: string };
+for (const select of [selectA, selectB]) select.addEventListener('change', () => (select.dataset.chosen = '1'));
 const compareButton = button('Compare', () => {
   if (selectA.value && selectB.value) post({ type: 'compareRuns', a: selectA.value, b: selectB.value });
 }, { id: 'btn-compare' });
 const compareResult = el('div', { id: 'compare-result' });
 
 const tabs = el('vscode-tabs', { 'selected-index': tab === 'history' ? '1' : '0' },
-  el('vscode-tab-header', { slot: 'header', id: 'tab-run' }, 'Run'),
-  el('vscode-tab-header', { slot: 'header', id: 'tab-history' }, 'History'),
+  el('vscode-tab-header', { slot: 'header' }, 'Run'),
+  el('vscode-tab-header', { slot: 'header' }, 'History'),
   el('vscode-tab-panel', {}, environment, chartGrid),
   el('vscode-tab-panel', {}, el('h2', {}, 'Saved runs'), historyList, el('h2', {}, 'Compare two runs'),
     el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
@@ -179,11 +180,12 @@ function renderHistory(): void {
         el('vscode-table-cell', {}, button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '' }))));
     historyList.replaceChildren(el('vscode-table', { zebra: '', class: 'table-history', 'data-rows': String(rows.length) }, header, el('vscode-table-body', { slot: 'body' }, ...rows)));
   }
+  // Until the user picks: A = the previous run (baseline), B = the newest. The choice is marked on the option
+  // (`selected`), which the element reads when its options change; setting `value` first would be lost.
   for (const [select, fallback] of [[selectA, model.runs[1]?.id], [selectB, model.runs[0]?.id]] as const) {
-    const keep = select.value;
-    select.replaceChildren(...model.runs.map((r) => el('vscode-option', { value: r.id }, `${r.name} · ${new Date(r.createdAt).toLocaleString()}`)));
-    const want = model.runs.some((r) => r.id === keep) ? keep : fallback;
-    if (want) select.value = want;
+    const keep = select.dataset.chosen ? select.value : undefined;
+    const want = keep && model.runs.some((r) => r.id === keep) ? keep : fallback;
+    select.replaceChildren(...model.runs.map((r) => el('vscode-option', r.id === want ? { value: r.id, selected: '' } : { value: r.id }, `${r.name} · ${new Date(r.createdAt).toLocaleString()}`)));
   }
   compareButton.toggleAttribute('disabled', model.runs.length < 2);
   renderCompare();

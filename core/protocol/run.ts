@@ -95,8 +95,11 @@ export interface PoolSample {
   tokens: number;
   /** Allocated-but-unfilled slots / allocated slots. */
   internalFragmentation: number;
+  /** Sequences holding KV (scheduled or between steps). */
   running: number;
+  /** Requests queued for admission, preempted ones included. */
   waiting: number;
+  /** Of the waiting, those preempted (their KV freed, to be recomputed). */
   preempted: number;
   /** Cumulative prefix-cache hit rate (hit tokens / prompt tokens looked up). */
   prefixHitRate: number;

@@ -38,9 +38,10 @@ uint64_t PageAllocator::ChainHash(uint64_t parent, const int32_t* tokens, int32_
   // multiplications of a page overlap; then a 64-bit finalizer (splitmix64's).
   uint64_t a = parent ^ (0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(n + 1));
   uint64_t b = parent * 0xc2b2ae3d27d4eb4fULL + static_cast<uint64_t>(n);
-  const auto word = [tokens](int32_t i) {
-    return static_cast<uint64_t>(static_cast<uint32_t>(tokens[i])) |
-           (static_cast<uint64_t>(static_cast<uint32_t>(tokens[i + 1])) << 32);
+  const auto word = [tokens](int32_t i) {  // tokens i and i + 1 (one load; byte order is the host's)
+    uint64_t w;
+    std::memcpy(&w, tokens + i, sizeof w);
+    return w;
   };
   int32_t i = 0;
   for (; i + 4 <= n; i += 4) {
@@ -103,6 +104,13 @@ int32_t PageAllocator::TakePage() {
     page_by_hash_.Erase(pages_[page].hash);
     pages_[page].hashed = 0;
     ++evictions_;
+    // Evictions come in runs (a prefill takes many pages): fetch the next victim's hash-map
+    // slot (its record was fetched one eviction ago) and the record of the one after it.
+    const int32_t next = queue_head_;
+    if (next != kNoPage) {
+      page_by_hash_.Prefetch(pages_[next].hash);
+      if (pages_[next].next != kNoPage) __builtin_prefetch(&pages_[pages_[next].next]);
+    }
   }
   pages_[page].ref_count = 1;
   pages_[page].filled = 0;
@@ -133,8 +141,8 @@ void PageAllocator::Release(int32_t page) {
   }
 }
 
-void PageAllocator::RegisterFull(Sequence& seq, int32_t page) {
-  const uint64_t h = ChainHash(seq.parent_hash, seq.partial_tokens.data(), config_.page_size);
+void PageAllocator::RegisterFull(Sequence& seq, int32_t page, const int32_t* page_tokens) {
+  const uint64_t h = ChainHash(seq.parent_hash, page_tokens, config_.page_size);
   seq.parent_hash = h;
   seq.partial_tokens.clear();
   // The first page stored under a hash stays the cached one; an identical later page is
@@ -227,8 +235,12 @@ AllocStatus PageAllocator::AppendTo(Sequence& seq, const int32_t* tokens, int64_
     tokens_stored_ += k;
     seq.num_tokens += k;
     if (hashing) {
-      seq.partial_tokens.insert(seq.partial_tokens.end(), tokens + done, tokens + done + k);
-      if (pos + k == ps) RegisterFull(seq, page);
+      if (pos == 0 && k == ps) {
+        RegisterFull(seq, page, tokens + done);  // a whole page at once: hash in place
+      } else {
+        seq.partial_tokens.insert(seq.partial_tokens.end(), tokens + done, tokens + done + k);
+        if (pos + k == ps) RegisterFull(seq, page, seq.partial_tokens.data());
+      }
     }
     done += k;
   }

@@ -17,6 +17,10 @@ namespace {
 
 namespace loader = attnscope::cuda_loader;
 
+// The device cudaSetDevice() chose. CUDA's current device is per host thread and the kernels
+// run on libuv's pool threads, so each worker selects it again.
+int g_device = 0;
+
 // dtype codes of native/kernels.ts: 0 fp32, 1 fp16, 2 bf16.
 constexpr int kSpecFp16 = 1;
 constexpr int kSpecBf16 = 2;
@@ -94,7 +98,9 @@ class CudaWorker : public Napi::AsyncWorker {
 
   void Execute() override {
     const loader::CudaApi* api = loader::api();
-    if (Run(*api) != ATTNSCOPE_CUDA_OK) SetError(std::string("CUDA backend: ") + api->last_error());
+    if (api->set_device(device_) != ATTNSCOPE_CUDA_OK || Run(*api) != ATTNSCOPE_CUDA_OK) {
+      SetError(std::string("CUDA backend: ") + api->last_error());
+    }
   }
   void OnOK() override {
     if (!timed_) {
@@ -112,6 +118,7 @@ class CudaWorker : public Napi::AsyncWorker {
  private:
   Napi::Promise::Deferred deferred_;
   Napi::ObjectReference spec_ref_;
+  int device_ = g_device;
   bool timed_;
   attnscope_cuda_timing timing_{};
   std::vector<float> samples_ms_;
@@ -254,9 +261,11 @@ Napi::Value CudaProbe(const Napi::CallbackInfo& info) {
 Napi::Value CudaSetDevice(const Napi::CallbackInfo& info) {
   const loader::CudaApi& api = require_api(info.Env());
   if (!info[0].IsNumber()) throw Napi::TypeError::New(info.Env(), "device must be a number");
-  if (api.set_device(info[0].As<Napi::Number>().Int32Value()) != ATTNSCOPE_CUDA_OK) {
+  const int device = info[0].As<Napi::Number>().Int32Value();
+  if (api.set_device(device) != ATTNSCOPE_CUDA_OK) {
     throw Napi::RangeError::New(info.Env(), std::string("device: ") + api.last_error());
   }
+  g_device = device;
   return info.Env().Undefined();
 }
 

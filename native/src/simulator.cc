@@ -8,17 +8,18 @@ namespace attnscope {
 
 namespace {
 
-// Synthetic token id at position pos of a token stream (prefix streams are shared).
-inline int32_t TokenId(uint64_t stream, int64_t pos) {
-  uint64_t x = stream * 0x9e3779b97f4a7c15ULL + static_cast<uint64_t>(pos);
-  x ^= x >> 31;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 29;
-  return static_cast<int32_t>(x & 0x7fffffff);
-}
+// Synthetic token ids: token pos of stream code c is (c · K + pos) mod 2^31 with K odd, so two
+// different codes (< 2^31) never give the same id at the same position. A prefix lookup
+// compares pages position by position from position 0, so only requests of the same stream
+// can ever share a page. Codes: 2 · prefix_stream for a shared prefix, 2 · id + 1 for a
+// request's own tokens.
+constexpr uint32_t kStreamMultiplier = 0x9e3779b1u;
 
-// Streams of a request's own tokens start above every prefix stream id a caller can pass.
-constexpr uint64_t kOwnStreamBase = 1ULL << 53;
+inline void FillStream(int32_t* out, uint64_t code, int64_t from, int64_t to) {
+  const uint32_t base = static_cast<uint32_t>(code) * kStreamMultiplier + static_cast<uint32_t>(from);
+  const uint32_t count = static_cast<uint32_t>(to - from);
+  for (uint32_t i = 0; i < count; ++i) out[i] = static_cast<int32_t>((base + i) & 0x7fffffffu);
+}
 
 }  // namespace
 
@@ -86,12 +87,11 @@ bool ServingSimulator::CanEverFit(const SimRequest& r, int32_t output_len) const
 
 void ServingSimulator::FillTokens(int32_t id, int64_t from, int64_t to) {
   const SimRequest& r = requests_[id];
-  token_buf_.resize(static_cast<size_t>(to - from));
-  const uint64_t own = kOwnStreamBase + static_cast<uint64_t>(id);
-  for (int64_t pos = from; pos < to; ++pos) {
-    const bool shared = r.prefix_stream >= 0 && pos < r.prefix_len;
-    token_buf_[pos - from] = TokenId(shared ? static_cast<uint64_t>(r.prefix_stream) : own, pos);
-  }
+  if (token_buf_.size() < static_cast<size_t>(to - from)) token_buf_.resize(static_cast<size_t>(to - from));
+  int32_t* out = token_buf_.data();
+  const int64_t shared_end = r.prefix_stream >= 0 ? std::min<int64_t>(std::max<int64_t>(r.prefix_len, from), to) : from;
+  FillStream(out, 2 * static_cast<uint64_t>(r.prefix_stream), from, shared_end);
+  FillStream(out + (shared_end - from), 2 * static_cast<uint64_t>(id) + 1, shared_end, to);
 }
 
 bool ServingSimulator::Admit(int32_t id, int64_t max_new, int64_t* cached) {

@@ -228,8 +228,19 @@ export function simulatePool(profile: Profile, opts: SimulateOptions = {}): Pool
   };
   const packed = packRequests(requests);
 
+  // The baselines run on their own threads while this one runs the paged simulation.
+  const baselineSims = (['contiguous_max_model_len', 'contiguous_prompt_plus_output'] as const).map((name) => {
+    const sim = new ServingSimulator({ ...config, layout: name, watermarkPages: 0, slidingWindow: 0, enablePrefixCaching: false, maxSamples: 2 }, packed);
+    sim.runInBackground();
+    return { name, sim };
+  });
   const paged = new ServingSimulator(config, packed);
-  const t = runToEnd(paged, opts.signal);
+  let t: ServingSimTotals;
+  try {
+    t = runToEnd(paged, opts.signal);
+  } finally {
+    for (const b of baselineSims) b.sim.totals(); // joins the threads, also when aborted
+  }
   const samples = unpackSamples(paged.samples());
   for (const s of samples) opts.onSample?.(s);
 
@@ -249,9 +260,9 @@ export function simulatePool(profile: Profile, opts: SimulateOptions = {}): Pool
     peakConcurrency: t.peakRunning,
   };
 
-  const baselines: PoolBaseline[] = (['contiguous_max_model_len', 'contiguous_prompt_plus_output'] as const).map((name) => {
-    const sim = new ServingSimulator({ ...config, layout: name, watermarkPages: 0, slidingWindow: 0, enablePrefixCaching: false, maxSamples: 2 }, packed);
-    const b = runToEnd(sim, opts.signal);
+  opts.signal?.throwIfAborted();
+  const baselines: PoolBaseline[] = baselineSims.map(({ name, sim }) => {
+    const b = sim.totals();
     const useful = ratio(b.tokenSlotSeconds, b.reservedSlotSeconds);
     return {
       name,

@@ -134,6 +134,21 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     await frame.waitForFunction(() => document.querySelector('#chart-memory')?.getAttribute('aria-label')?.includes('weights: 1 points'));
     await page.screenshot({ path: join(shots, '07-memory-after-crash.png') });
   });
+
+  it('compares two saved runs picked from the command palette', async () => {
+    await runCommand(page, 'AttnScope: Compare runs');
+    const rows = page.locator('.quick-input-list .monaco-list-row');
+    await rows.first().waitFor();
+    assert.equal(await rows.count(), 3, 'ok, cancelled and failed runs are listed');
+    await rows.nth(0).click();
+    await rows.nth(2).click();
+    await page.locator('.quick-input-widget .monaco-button', { hasText: 'OK' }).click();
+    const frame = await dashboardFrame(page);
+    const table = frame.locator('vscode-table.table-compare');
+    await table.waitFor({ timeout: 30_000 });
+    assert.ok((await table.locator('vscode-table-row').count()) > 0);
+    await page.screenshot({ path: join(shots, '08-compare.png') });
+  });
 });
 
 describe('AttnScope in an untrusted workspace', { timeout: 300_000 }, () => {
@@ -161,6 +176,6 @@ describe('AttnScope in an untrusted workspace', { timeout: 300_000 }, () => {
     await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: 'page 2 MiB' }).first().waitFor({ timeout: 60_000 });
     await runCommand(page, 'AttnScope: Run attention benchmark');
     await notification(page, 'AttnScope runs benchmarks (native code) only in trusted workspaces', 30_000);
-    await page.screenshot({ path: join(shots, '08-untrusted.png') });
+    await page.screenshot({ path: join(shots, '09-untrusted.png') });
   });
 });

@@ -141,25 +141,37 @@ export async function openWorkbench(browser: Browser, server: CodeServer, folder
   return page;
 }
 
-/** Runs a command by its palette title (F1, type, Enter). */
-export async function runCommand(page: Page, title: string): Promise<void> {
-  await page.keyboard.press('F1');
+/** Opens the quick input with `key` (F1, Control+P), retrying while the workbench is still taking focus. */
+async function openQuickInput(page: Page, key: string) {
   const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible' });
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press(key);
+    try {
+      await input.waitFor({ state: 'visible', timeout: 10_000 });
+      return input;
+    } catch (err) {
+      if (attempt === 3) throw err;
+      await page.keyboard.press('Escape');
+    }
+  }
+}
+
+/** Runs a command by its palette title (F1, type, Enter on the matching row). */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  const input = await openQuickInput(page, 'F1');
   await input.fill(`>${title}`);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 30_000 });
+  await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: title }).first().waitFor({ timeout: 30_000 });
   await page.keyboard.press('Enter');
 }
 
 /** Opens a workspace file through Quick Open and waits until its editor is the active one. */
 export async function openFile(page: Page, relPath: string, expectText: string): Promise<void> {
   const name = relPath.split('/').at(-1)!;
-  await page.keyboard.press('Control+P');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible' });
+  const input = await openQuickInput(page, 'Control+P');
   await input.fill(relPath);
-  // Click the result row itself: Enter right after typing can still hit the "recently opened" list.
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click({ timeout: 30_000 });
+  // Enter only once the focused row is the file: right after typing it can still be "recently opened".
+  await page.locator(`.quick-input-list .monaco-list-row.focused[aria-label^="${name}"]`).first().waitFor({ timeout: 30_000 });
+  await page.keyboard.press('Enter');
   await page.locator('.editor-group-container.active .tab.active', { hasText: name }).first().waitFor({ timeout: 30_000 });
   await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: expectText }).first().waitFor({ timeout: 30_000 });
 }

@@ -289,6 +289,11 @@ def main():
         save()
         return 2
     results["torch"] = torch.__version__
+    results["sdpaBackendsEnabled"] = {
+        name: getattr(torch.backends.cuda, f"{name}_sdp_enabled")()
+        for name in ("flash", "mem_efficient", "cudnn", "math")
+        if hasattr(torch.backends.cuda, f"{name}_sdp_enabled")
+    }
     log(f"device {results['device']['name']}, {results['device']['multiprocessor_count']} SMs, torch {torch.__version__}")
     correct = False
     for name, section in (("correctness", None), ("flash", bench_flash), ("decode", bench_decode)):

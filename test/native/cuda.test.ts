@@ -11,6 +11,7 @@ import {
   cudaFlashForward,
   cudaLibraryCandidates,
   cudaPagedDecode,
+  cudaUnsupportedReason,
   timeCudaCopy,
   timeCudaFlashForward,
   timeCudaPagedDecode,
@@ -110,6 +111,10 @@ test('GPU-only limits are RangeErrors naming the argument, GPU or not', async ()
   // The CPU API's own checks run first: a wrong length names the tensor.
   await assert.rejects(cudaFlashForward({ ...flashArgs('bf16', 1, 3, 3, 2, 2, 64, false), q: new Uint16Array(5) }), (e: Error) => e instanceof RangeError && /^q has 5 elements/.test(e.message));
   await assert.rejects(timeCudaCopy(0), RangeError);
+  assert.equal(cudaUnsupportedReason({ dtype: 'bf16', kvDtype: 'bf16', headDim: 128 }), undefined);
+  assert.match(cudaUnsupportedReason({ dtype: 'fp32', headDim: 128 }) ?? '', /fp16 and bf16, not fp32/);
+  assert.match(cudaUnsupportedReason({ dtype: 'fp16', kvDtype: 'bf16', headDim: 64 }) ?? '', /kvDtype/);
+  assert.match(cudaUnsupportedReason({ dtype: 'fp16', headDim: 80 }) ?? '', /headDim 80/);
   await assert.rejects(timeCudaCopy('1' as unknown as number), TypeError);
 });
 

@@ -192,6 +192,16 @@ describe('dashboard webview in Chromium', () => {
     const scale = (c: KernelCase, f: number): KernelCase => ({ ...c, medianNs: c.medianNs * f, p10Ns: c.p10Ns * f, p90Ns: c.p90Ns * f });
     // Case 0 twice as slow (far beyond its ~6% spread); case 1 1% faster (inside it); the rest unchanged.
     const b: RunResult = { ...run, createdAt: '2026-11-29T14:00:00.000Z', cases: run.cases.map((c, i) => (i === 0 ? scale(c, 2) : i === 1 ? scale(c, 0.99) : c)) };
+    await send(page, { type: 'runs', runs: [
+      { id: '20261129-140000-b', name: 'b.attn.yaml', createdAt: '2026-11-29T14:00:00.000Z', status: 'ok', cases: 7 },
+      { id: RUN_ID, name: run.name, createdAt: run.createdAt, status: 'ok', cases: 7 },
+    ] });
+    // The pickers default to A = the older run, B = the newest; Compare asks the extension for both.
+    await page.waitForFunction(() => (document.querySelector('#compare-a') as HTMLElement & { value: string }).value === '20261129-134012-llama-3.1-8b.attn');
+    assert.equal(await page.$eval('#compare-b', (e) => (e as HTMLElement & { value: string }).value), '20261129-140000-b');
+    await page.locator('vscode-tab-header', { hasText: 'History' }).click();
+    await page.click('#btn-compare');
+    assert.deepEqual((await waitForPosted(page, 'compareRuns')).at(-1), { type: 'compareRuns', a: RUN_ID, b: '20261129-140000-b' });
     await send(page, { type: 'compare', a: run, b });
     await page.waitForSelector('vscode-table.table-compare');
     const rows = await tableRows(page, 'table-compare');

@@ -183,7 +183,7 @@ class PageAllocator {
   void Hold(int32_t page);      // a cache hit: ref_count + 1, leaving the cached queue at 0
   void QueueRemove(int32_t page);
   void QueuePushBack(int32_t page);
-  void RegisterFull(Sequence& seq, int32_t page);
+  void RegisterFull(Sequence& seq, int32_t page, const int32_t* page_tokens);  // page_tokens: [page_size]
   int64_t WindowLimit(const Sequence& seq) const;  // first logical page the window keeps
   void ReleaseOutsideWindow(Sequence& seq);
   AllocStatus AppendTo(Sequence& seq, const int32_t* tokens, int64_t n);

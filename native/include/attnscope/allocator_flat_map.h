@@ -80,6 +80,9 @@ class FlatMap64 {
     return true;
   }
 
+  // Starts loading the cache line a lookup of key begins at.
+  void Prefetch(uint64_t key) const { __builtin_prefetch(&slots_[Home(key)]); }
+
   size_t size() const { return size_; }
 
   void Clear() {
