@@ -10,7 +10,8 @@
  * file written), 1 on an internal failure, 130 when cancelled (SIGINT/SIGTERM). Progress goes
  * to stderr, results to stdout.
  */
-import { basename } from 'node:path';
+import { statSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Profile } from '../core/config/types';
 import type { PoolResult } from '../core/protocol/run';
@@ -21,8 +22,9 @@ import { BackendError, runBench } from './bench';
 import { CancelledError, InputError, UsageError } from './errors';
 import { formatPoolSummary, readTrace, simulatePool } from './simulate';
 import { loadProfile } from './load';
+import { planProblem } from './plan';
 import { Progress } from './progress';
-import { formatEstimate, formatRun } from './table';
+import { formatEstimateOf, formatRun } from './table';
 import { TOOL_VERSION } from './version';
 
 export const EXIT_CANCELLED = 130;
@@ -40,6 +42,19 @@ function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: string[]
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
+}
+
+/** Refuses an output path that can never be written (a folder), before any work is done. */
+function checkOutputPath(path: string | undefined, flag: string): void {
+  if (path === undefined) return;
+  if (path === '') throw new UsageError(`${flag} needs a file path`);
+  let isDir = false;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch {
+    return; // does not exist yet: writeFileAtomic creates it (and its folder)
+  }
+  if (isDir) throw new UsageError(`${flag} ${path} is a folder: give a file path, e.g. ${join(path, 'run.json')}`, false);
 }
 
 function onePositional(positionals: string[], command: string): string {
@@ -90,6 +105,7 @@ async function benchCommand(argv: string[]): Promise<number> {
   const backendFlag = values.backend as string | undefined;
   if (backendFlag !== undefined && !['auto', 'cpu', 'cuda'].includes(backendFlag)) throw new UsageError(`--backend must be auto, cpu or cuda, got '${backendFlag}'`);
   const events = values.events === true;
+  checkOutputPath(values.json as string | undefined, '--json');
   const emitLine = (e: RunnerEvent) => process.stdout.write(`${JSON.stringify(e)}\n`);
 
   let profile: Profile;
@@ -99,14 +115,17 @@ async function benchCommand(argv: string[]): Promise<number> {
     name = profile.sourcePath ? basename(profile.sourcePath) : 'stdin';
   } else {
     const loaded = loadProfile(file);
-    for (const n of loaded.notes) process.stderr.write(`${n}\n`);
     profile = loaded.profile;
     name = basename(file);
+    const tooBig = profile.model.isEncoder ? null : planProblem(profile, values.quick === true);
+    if (tooBig) throw loaded.errorAt(tooBig.key, tooBig.message);
+    // Notes only for a run that goes ahead: a refusal is one line.
+    if (!profile.model.isEncoder) for (const n of loaded.notes) process.stderr.write(`${n}\n`);
   }
   if (profile.model.isEncoder) {
-    const msg = `${name}: ${profile.model.modelType} is an encoder: it has no KV cache and no causal decode to benchmark; try \`attnscope estimate\``;
+    const msg = `${profile.model.modelType} is an encoder: it has no KV cache and no causal decode to benchmark; try \`attnscope estimate\``;
     if (events) emitLine({ type: 'error', message: msg });
-    throw new InputError(msg.slice(name.length + 2), file === '-' ? '<stdin>' : file);
+    throw new InputError(msg, file === '-' ? '<stdin>' : file);
   }
 
   const ac = cancellation();
@@ -132,25 +151,21 @@ async function estimateCommand(argv: string[]): Promise<number> {
   const loaded = loadProfile(file);
   for (const n of loaded.notes) process.stderr.write(`${n}\n`);
   const est = estimate(loaded.profile);
-  process.stdout.write(values.json ? `${JSON.stringify(est, null, 2)}\n` : `${formatEstimate(est, basename(file))}\n`);
+  process.stdout.write(values.json ? `${JSON.stringify(est, null, 2)}\n` : `${formatEstimateOf(loaded.profile, est, basename(file))}\n`);
   return EXIT_OK;
 }
 
 async function simulateCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, { trace: { type: 'string' }, json: { type: 'string' } });
   const file = onePositional(positionals, 'simulate');
+  checkOutputPath(values.json as string | undefined, '--json');
   const loaded = loadProfile(file);
   for (const n of loaded.notes) process.stderr.write(`${n}\n`);
   // TraceError and PoolConfigError are InputErrors: file:line:col of the trace line or profile key.
   const trace = values.trace ? readTrace(values.trace as string) : undefined;
-  const ac = cancellation();
-  let result: PoolResult;
-  try {
-    result = simulatePool(loaded.profile, { trace, signal: ac.signal });
-  } catch (e) {
-    if (ac.signal.aborted) throw new CancelledError();
-    throw e;
-  }
+  // The simulation runs synchronously (native, seconds at most at the schema's request limit):
+  // no JS signal handler is installed, so SIGINT/SIGTERM end it at once.
+  const result: PoolResult = simulatePool(loaded.profile, { trace });
   if (values.json) {
     const est = estimate(loaded.profile);
     writeFileAtomic(values.json as string, `${JSON.stringify({ schema: 1, tool: `attnscope ${TOOL_VERSION}`, createdAt: new Date().toISOString(), name: basename(file), profile: loaded.profile, estimate: est, cases: [], pool: result, status: 'ok' }, null, 2)}\n`);
@@ -192,7 +207,7 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT_BAD_INPUT;
     }
     if (e instanceof UsageError) {
-      process.stderr.write(`attnscope: ${e.message}\n${USAGE}\n`);
+      process.stderr.write(e.showUsage ? `attnscope: ${e.message}\n${USAGE}\n` : `attnscope: ${e.message}\n`);
       return EXIT_BAD_INPUT;
     }
     if (e instanceof CancelledError) return EXIT_CANCELLED;

@@ -20,9 +20,12 @@ export class InputError extends Error {
   }
 }
 
-/** A usage mistake on the command line (exit 2). */
+/** A usage mistake on the command line (exit 2); `showUsage` false when the usage text would not help. */
 export class UsageError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly showUsage = true,
+  ) {
     super(message);
     this.name = 'UsageError';
   }

@@ -7,6 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { offsetToLineColumn, readProfileOrConfig } from '../core/config';
+import { estimate } from '../core/estimate';
+import { checkProfile } from '../core/estimate/checks';
 import type { Problem, Profile } from '../core/config/types';
 import { InputError } from './errors';
 
@@ -14,6 +16,8 @@ export interface LoadedProfile {
   profile: Profile;
   /** Warnings and infos, already formatted as `file:line:col: warning: message`. */
   notes: string[];
+  /** An InputError at a profile key (a path like "prefill.seq_lens"), else its nearest parent that is written, else 1:1. */
+  errorAt(key: string, message: string): InputError;
 }
 
 function readText(path: string): string | null {
@@ -66,9 +70,22 @@ export function loadProfile(file: string): LoadedProfile {
     const at = locate(p, abs, text, texts);
     throw new InputError(p.message, display(at.file), at.line, at.column);
   }
-  const notes = problems.map((p) => {
+  // Deployment checks (weights and pool vs the device, kernel limits) inform but do not stop
+  // estimate, simulate or bench: the numbers are the answer to "does it fit".
+  const checks = checkProfile(profile, estimate(profile)).map((p) => (p.severity === 'error' ? { ...p, severity: 'warning' as const } : p));
+  const notes = [...problems, ...checks].map((p) => {
     const at = locate(p, abs, text, texts);
     return `${display(at.file)}:${at.line}:${at.column}: ${p.severity}: ${p.message}`;
   });
-  return { profile, notes };
+  const errorAt = (key: string, message: string): InputError => {
+    for (const parts = key.split('.'); parts.length > 0; parts.pop()) {
+      const range = profile.ranges[parts.join('.')];
+      if (range) {
+        const { line, column } = offsetToLineColumn(text, range.offset);
+        return new InputError(message, file, line, column);
+      }
+    }
+    return new InputError(message, file);
+  };
+  return { profile, notes, errorAt };
 }

@@ -4,7 +4,10 @@
  * H, H_kv and head_dim. `quick` keeps the smallest prefill length and decode shape so that a
  * run takes seconds. Every case also gets the reduced shape its correctness check runs on.
  */
+import { totalmem } from 'node:os';
 import type { Dtype, Profile } from '../core/config/types';
+import { KERNEL_LIMITS } from '../core/estimate/checks';
+import { formatBytes } from '../core/format';
 import type { CaseShape, KernelName } from '../core/protocol/run';
 
 export interface PlannedCase {
@@ -32,13 +35,31 @@ function checkHeads(numHeads: number, numKvHeads: number): { h: number; hkv: num
   return { h: hkv * group, hkv };
 }
 
-/** The attention shape a model runs: MLA models run their kernels on the decompressed heads (qk head dim). */
-function modelHeads(profile: Profile): { h: number; hkv: number; d: number; window: number | null } {
+/**
+ * The attention shapes a model runs. Prefill: MLA models decompress the latent and run
+ * multi-head attention with the qk head dim (nope + rope), as vLLM's MLA prefill does. Decode:
+ * MLA attends from every query head to the one shared latent (the weight-absorbed form, as
+ * FlashMLA), so it runs as MQA with head_dim = kv_lora_rank (the rope part, 64 of 576 dims, is
+ * left out: the CPU kernels take head_dim <= 512).
+ */
+function modelHeads(profile: Profile): { h: number; prefillHkv: number; prefillD: number; decodeHkv: number; decodeD: number } {
   const m = profile.model;
-  const d = m.mla ? m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim : m.headDim;
-  const hkv = m.mla ? m.numHeads : m.numKvHeads;
-  const window = m.layerTypes.every((t) => t === 'sliding') ? m.slidingWindow : null;
-  return { h: m.numHeads, hkv, d, window };
+  if (m.mla) {
+    return { h: m.numHeads, prefillHkv: m.numHeads, prefillD: m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim, decodeHkv: 1, decodeD: Math.min(m.mla.kvLoraRank, 512) };
+  }
+  return { h: m.numHeads, prefillHkv: m.numKvHeads, prefillD: m.headDim, decodeHkv: m.numKvHeads, decodeD: m.headDim };
+}
+
+/**
+ * Prefill masks to benchmark: full attention for models with any full layer, the sliding window
+ * for models with any sliding layer (gpt-oss and Gemma-2 alternate, so they get both).
+ */
+function prefillWindows(profile: Profile): Array<number | null> {
+  const m = profile.model;
+  const out: Array<number | null> = [];
+  if (m.slidingWindow === null || m.layerTypes.some((t) => t === 'full')) out.push(null);
+  if (m.slidingWindow !== null && m.layerTypes.some((t) => t === 'sliding')) out.push(m.slidingWindow);
+  return out;
 }
 
 /** KV dtype the kernels run with: fp8 KV is estimate-only on CPU, so decode then runs in the Q dtype. */
@@ -49,35 +70,37 @@ function kernelKvDtype(profile: Profile): Dtype {
 
 /** Cases in run order: prefill lengths ascending, then decode shapes ascending by work. */
 export function planCases(profile: Profile, opts: PlanOptions): PlannedCase[] {
-  const { h, hkv, d, window } = modelHeads(profile);
-  const check = checkHeads(h, hkv);
+  const { h, prefillHkv, prefillD, decodeHkv, decodeD } = modelHeads(profile);
   const dtype = profile.dtype;
   const kvDtype = kernelKvDtype(profile);
   const cases: PlannedCase[] = [];
 
   let seqLens = [...new Set(profile.prefill.seqLens)].sort((a, b) => a - b);
   if (opts.quick) seqLens = seqLens.slice(0, 1).map((n) => Math.min(n, 512));
-  for (const n of seqLens) {
-    const shape: CaseShape = {
-      batchSize: profile.prefill.batchSize,
-      numHeads: h,
-      numKvHeads: hkv,
-      headDim: d,
-      seqLenQ: n,
-      seqLenK: n,
-      causal: profile.prefill.causal,
-      slidingWindow: window,
-    };
-    const cn = Math.min(n, CHECK_MAX_SEQ);
-    // An odd length (not a multiple of any tile) exercises the tails.
-    const checkN = cn > 2 && cn % 2 === 0 ? cn - 1 : cn;
-    cases.push({
-      kernel: 'flash_fwd',
-      shape,
-      dtype,
-      kvDtype: dtype,
-      checkShape: { ...shape, batchSize: 1, numHeads: check.h, numKvHeads: check.hkv, seqLenQ: checkN, seqLenK: checkN },
-    });
+  const prefillCheck = checkHeads(h, prefillHkv);
+  for (const window of prefillWindows(profile)) {
+    for (const n of seqLens) {
+      const shape: CaseShape = {
+        batchSize: profile.prefill.batchSize,
+        numHeads: h,
+        numKvHeads: prefillHkv,
+        headDim: prefillD,
+        seqLenQ: n,
+        seqLenK: n,
+        causal: profile.prefill.causal,
+        slidingWindow: window,
+      };
+      const cn = Math.min(n, CHECK_MAX_SEQ);
+      // An odd length (not a multiple of any tile) exercises the tails.
+      const checkN = cn > 2 && cn % 2 === 0 ? cn - 1 : cn;
+      cases.push({
+        kernel: 'flash_fwd',
+        shape,
+        dtype,
+        kvDtype: dtype,
+        checkShape: { ...shape, batchSize: 1, numHeads: prefillCheck.h, numKvHeads: prefillCheck.hkv, seqLenQ: checkN, seqLenK: checkN },
+      });
+    }
   }
 
   let batchSizes = [...new Set(profile.decode.batchSizes)].sort((a, b) => a - b);
@@ -87,13 +110,14 @@ export function planCases(profile: Profile, opts: PlanOptions): PlannedCase[] {
     contextLens = contextLens.slice(0, 1).map((n) => Math.min(n, 1024));
   }
   const pageSize = profile.kvCache.pageSize;
+  const decodeCheck = checkHeads(h, decodeHkv);
   for (const b of batchSizes) {
     for (const ctx of contextLens) {
       const shape: CaseShape = {
         batchSize: b,
         numHeads: h,
-        numKvHeads: hkv,
-        headDim: d,
+        numKvHeads: decodeHkv,
+        headDim: decodeD,
         seqLenQ: 1,
         seqLenK: ctx,
         causal: true,
@@ -107,9 +131,48 @@ export function planCases(profile: Profile, opts: PlanOptions): PlannedCase[] {
         shape,
         dtype,
         kvDtype,
-        checkShape: { ...shape, batchSize: Math.min(b, 3), numHeads: check.h, numKvHeads: check.hkv, seqLenK: Math.max(1, checkCtx) },
+        checkShape: { ...shape, batchSize: Math.min(b, 3), numHeads: decodeCheck.h, numKvHeads: decodeCheck.hkv, seqLenK: Math.max(1, checkCtx) },
       });
     }
   }
   return cases;
+}
+
+/**
+ * Bytes a case holds while it runs: inputs generated as fp32 and, for fp16/bf16, converted
+ * (both live at once), plus the fp32 output. Prefill: Q, K, V, O; decode: Q, the K and V page
+ * pools, O.
+ */
+export function caseBytes(c: PlannedCase): number {
+  const s = c.shape;
+  const perElement = (dtype: Dtype) => 4 + (dtype === 'fp32' ? 0 : 2);
+  const q = s.batchSize * s.seqLenQ * s.numHeads * s.headDim;
+  const kvTokens = c.kernel === 'paged_decode' ? s.batchSize * Math.ceil(s.seqLenK / (s.pageSize ?? 16)) * (s.pageSize ?? 16) : s.batchSize * s.seqLenK;
+  const kv = 2 * kvTokens * s.numKvHeads * s.headDim;
+  return q * perElement(c.dtype) + kv * perElement(c.kvDtype) + q * 4;
+}
+
+/** Largest case a run takes: half of this machine's memory, and no typed array over 2^31 elements. */
+export function caseMemoryLimit(): number {
+  return Math.floor(totalmem() / 2);
+}
+
+/**
+ * The first planned case that cannot run here, with the profile key to change and why, or null.
+ * @param memoryLimit bytes one case may hold (default caseMemoryLimit()).
+ */
+export function planProblem(profile: Profile, quick: boolean, memoryLimit = caseMemoryLimit()): { key: string; message: string } | null {
+  for (const c of planCases(profile, { quick })) {
+    if (c.shape.headDim > KERNEL_LIMITS.cpu.maxHeadDim) {
+      return { key: 'model', message: `head_dim ${c.shape.headDim} is larger than the CPU kernels take (at most ${KERNEL_LIMITS.cpu.maxHeadDim})` };
+    }
+    const bytes = caseBytes(c);
+    const s = c.shape;
+    const elements = s.batchSize * s.seqLenK * s.numKvHeads * s.headDim; // one K (or V) array
+    if (bytes <= memoryLimit && elements < 2 ** 31) continue;
+    const key = c.kernel === 'flash_fwd' ? 'prefill.seq_lens' : 'decode.context_lens';
+    const what = c.kernel === 'flash_fwd' ? `prefill N=${s.seqLenQ}` : `decode B=${s.batchSize} ctx=${s.seqLenK}`;
+    return { key, message: `${what} needs ${formatBytes(bytes)} of inputs and outputs, more than the ${formatBytes(memoryLimit)} a case may use on this machine: lower it` };
+  }
+  return null;
 }

@@ -2,6 +2,7 @@
  * Plain-text tables for the terminal: the kernel results and the memory estimate.
  * Units: time in ms; rates with SI prefixes (GFLOP/s, GB/s); memory with IEC prefixes.
  */
+import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
 import { formatBytes, formatCount } from '../core/format';
 import type { KernelCase, RunResult } from '../core/protocol/run';
@@ -56,30 +57,40 @@ export function formatCases(cases: KernelCase[]): string {
 }
 
 /** The memory estimate as labelled lines. */
-export function formatEstimate(e: Estimate, title: string): string {
+export function formatEstimate(e: Estimate, title: string, opts: { tensorParallelSize?: number; weightsQuantization?: string | null } = {}): string {
   const m = e.model;
+  const tp = opts.tensorParallelSize ?? 1;
+  const perGpu = tp > 1 ? ' per GPU' : '';
   const lines: string[] = [];
-  lines.push(`${title}: ${m.attention.toUpperCase()} L=${m.numLayers} H=${m.numHeads} H_kv=${m.numKvHeads} head_dim=${m.headDim} hidden=${m.hiddenSize}${m.slidingWindow ? ` sliding_window=${m.slidingWindow}` : ''}, weights ${m.dtype}, KV ${e.kvDtype}`);
+  const weightsDtype = opts.weightsQuantization ? `${m.dtype} (${opts.weightsQuantization} quantized layers at their stored width)` : m.dtype;
+  lines.push(`${title}: ${m.attention.toUpperCase()} L=${m.numLayers} H=${m.numHeads} H_kv=${m.numKvHeads} head_dim=${m.headDim} hidden=${m.hiddenSize}${m.slidingWindow ? ` sliding_window=${m.slidingWindow}` : ''}, weights ${weightsDtype}, KV ${e.kvDtype}${tp > 1 ? `, tensor parallel ${tp}` : ''}`);
   const params = e.paramsActive !== e.paramsTotal
     ? `${formatCount(e.paramsTotal)} total, ${formatCount(e.paramsActive)} active per token`
     : formatCount(e.paramsTotal);
   lines.push(`  parameters        ${params}`);
-  lines.push(`  weights           ${formatBytes(e.weightsBytes)}`);
+  lines.push(`  weights           ${formatBytes(e.weightsBytes)}${tp > 1 ? ` in all, ${formatBytes(e.weightsBytesPerGpu)} per GPU` : ''}`);
   if (e.kvBytesPerToken === 0) {
     lines.push('  KV cache          none: an encoder keeps no KV cache');
   } else {
-    lines.push(`  KV per token      ${formatBytes(e.kvBytesPerToken)} (${formatCount(e.kvBytesPerToken)} B; ${formatBytes(e.kvBytesPerTokenPerLayer)} per layer)`);
-    lines.push(`  page              ${formatBytes(e.pageBytes)} for all layers (${formatBytes(e.pageBytesPerLayer)} per layer)`);
+    lines.push(`  KV per token      ${formatBytes(e.kvBytesPerToken)}${perGpu} (${formatCount(e.kvBytesPerToken)} B; ${formatBytes(e.kvBytesPerTokenPerLayer)} per layer)`);
+    lines.push(`  page              ${formatBytes(e.pageBytes)}${perGpu} for all layers (${formatBytes(e.pageBytesPerLayer)} per layer)`);
     if (e.pool.budgetSource === 'none') {
       lines.push('  KV pool           no budget: set device.memory_gib or kv_cache.memory_gib');
     } else {
       const act = e.pool.activationPeakBytes > 0 ? `, after ${formatBytes(e.pool.activationPeakBytes)} activation peak` : '';
-      lines.push(`  KV pool           ${formatBytes(e.pool.budgetBytes)} (${e.pool.budgetSource}${act}) = ${formatCount(e.pool.pages)} pages = ${formatCount(e.pool.tokens)} tokens`);
+      lines.push(`  KV pool           ${formatBytes(e.pool.budgetBytes)}${perGpu} (${e.pool.budgetSource}${act}) = ${formatCount(e.pool.pages)} pages = ${formatCount(e.pool.tokens)} tokens`);
       lines.push(`  max concurrency   ${formatCount(e.pool.maxConcurrency)} sequences of ${formatCount(e.pool.concurrencySeqLen)} tokens`);
     }
   }
   lines.push(`  attention at N=${formatCount(e.attention.seqLen)}: naive S+P ${formatBytes(e.attention.naiveBytes)} per layer vs flash ${formatBytes(e.attention.flashBytes)}`);
+  for (const note of e.notes) lines.push(`  note: ${note}`);
   return lines.join('\n');
+}
+
+/** formatEstimate with the profile's tensor parallelism and the weights' quantization labelled. */
+export function formatEstimateOf(profile: Profile, e: Estimate, title: string): string {
+  const q = profile.model.quantization;
+  return formatEstimate(e, title, { tensorParallelSize: profile.device.tensorParallelSize, weightsQuantization: q ? q.method : null });
 }
 
 /** The whole run for the terminal: environment line, estimate, kernel table. */
@@ -96,7 +107,7 @@ export function formatRun(run: RunResult): string {
     out.push(`${env.cpuModel} · ${env.threads} threads · ${env.simd}${peaks.length ? ` · peaks: ${peaks.join(', ')}` : ''}`);
     out.push('');
   }
-  out.push(formatEstimate(run.estimate, run.name));
+  out.push(formatEstimateOf(run.profile, run.estimate, run.name));
   out.push('');
   out.push(formatCases(run.cases));
   if (run.pool) out.push('', formatPoolSummary(run.pool));

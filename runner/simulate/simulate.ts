@@ -21,6 +21,7 @@ import type { Profile } from '../../core/config/types';
 import { DEFAULT_MAX_NUM_BATCHED_TOKENS, DEFAULT_MAX_NUM_SEQS, estimate, referenceSeqLen } from '../../core/estimate/index';
 import type { PoolBaseline, PoolResult, PoolSample, PoolSummary, StepTimeModel } from '../../core/protocol/run';
 import { ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTotals } from '../../native/allocator';
+import { formatCount } from '../../core/format';
 import { InputError } from '../errors';
 import { generateRequests, type TraceRequest } from './workload';
 
@@ -102,12 +103,20 @@ export function defaultStepTime(profile: Profile): StepTimeModel {
 }
 
 /** Pages of the pool: opts, then kv_cache.num_pages, then the estimate. */
+/** Largest pool the simulator takes: its per-page state for 2^24 pages is a few hundred MiB. */
+export const MAX_SIMULATED_PAGES = 2 ** 24;
+
 function poolPages(profile: Profile, numPages: number | undefined): number {
   if (numPages !== undefined) {
-    if (!Number.isInteger(numPages) || numPages < 1) throw new RangeError(`numPages must be a positive integer, got ${numPages}`);
+    if (!Number.isInteger(numPages) || numPages < 1 || numPages > MAX_SIMULATED_PAGES) throw new RangeError(`numPages must be an integer in [1, ${MAX_SIMULATED_PAGES}], got ${numPages}`);
     return numPages;
   }
-  if (typeof profile.kvCache.numPages === 'number') return profile.kvCache.numPages;
+  const tooMany = (pages: number, keys: string[]) =>
+    configError(profile, keys, `the KV pool has ${formatCount(pages)} pages; the simulation takes at most ${formatCount(MAX_SIMULATED_PAGES)}: lower the KV budget or set kv_cache.num_pages`);
+  if (typeof profile.kvCache.numPages === 'number') {
+    if (profile.kvCache.numPages > MAX_SIMULATED_PAGES) throw tooMany(profile.kvCache.numPages, ['kv_cache.num_pages', 'kv_cache']);
+    return profile.kvCache.numPages;
+  }
   if (profile.model.isEncoder) throw configError(profile, ['model'], `${profile.model.modelType} is an encoder: it has no KV cache to simulate`);
   const pages = estimate(profile).pool.pages;
   if (pages < 1) {
@@ -117,6 +126,7 @@ function poolPages(profile: Profile, numPages: number | undefined): number {
       'the KV pool has no pages: set kv_cache.num_pages or kv_cache.memory_gib, or device.memory_gib large enough for the weights',
     );
   }
+  if (pages > MAX_SIMULATED_PAGES) throw tooMany(pages, ['kv_cache.memory_gib', 'device.memory_gib', 'kv_cache', 'device', 'model']);
   return pages;
 }
 

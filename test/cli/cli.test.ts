@@ -193,3 +193,36 @@ test('SIGTERM cancels a run: done with status cancelled, exit 130', async () => 
   assert.equal(done.type, 'done');
   assert.equal(done.run!.status, 'cancelled');
 });
+
+test('--json naming a folder is refused before any work (exit 2, one line)', () => {
+  const { dir, file } = tmp('config.json', TINY_CONFIG);
+  const r = cli(['bench', file, '--quick', '--json', dir]);
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.match(r.stderr, /--json .* is a folder/);
+});
+
+test('a prefill length whose buffers cannot fit is refused at seq_lens (exit 2, one line, no file)', () => {
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const profile = join(dir, 'p.attn.yaml');
+  // Q, K, V, O at N = 2^31 with 4 heads × 64: far beyond any machine's memory.
+  // Line 2 is "prefill: { seq_lens: [2147483648] }": the list starts at column 22.
+  writeFileSync(profile, 'model: ./config.json\nprefill: { seq_lens: [2147483648] }\n');
+  const out = join(dir, 'run.json');
+  const r = cli(['bench', profile, '--json', out]);
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.match(r.stderr, /p\.attn\.yaml:2:22: prefill N=2147483648 needs .* lower it/);
+  assert.equal(existsSync(out), false);
+});
+
+test('simulate refuses a pool larger than it can hold, at the budget key', () => {
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const profile = join(dir, 'p.attn.yaml');
+  // TINY_CONFIG: 2 layers × 2 KV heads × 64 × 2 (K, V) × 2 B = 1 KiB per token, 16 KiB per page;
+  // 1,000,000 GiB / 16 KiB = 65,536,000,000 pages > 2^24.
+  writeFileSync(profile, 'model: ./config.json\nkv_cache: { memory_gib: 1000000 }\nworkload: { requests: 10 }\n');
+  const r = cli(['simulate', profile]);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /p\.attn\.yaml:2:25: the KV pool has 65,536,000,000 pages/);
+});
