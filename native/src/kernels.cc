@@ -381,8 +381,10 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
   const int32_t* table = p.block_table + int64_t(b) * p.max_pages_per_seq;
   const int chunk = plan.chunk_tokens;
 
-  ops.load_rows(p.dtype, element_at(p.q, p.dtype, int64_t(b) * h * d), d, h, d,
-                default_scale(p.softmax_scale, d), sc.q.data(), d);
+  // q stays unscaled (a bf16 q is then exactly bf16 for the vdpbf16ps scores); the softmax
+  // step applies the scale to the scores.
+  const float scale = default_scale(p.softmax_scale, d);
+  ops.load_rows(p.dtype, element_at(p.q, p.dtype, int64_t(b) * h * d), d, h, d, 1.f, sc.q.data(), d);
   std::fill(sc.acc.begin(), sc.acc.end(), 0.f);
   std::fill(sc.m.begin(), sc.m.end(), kNegInf);
   std::fill(sc.l.begin(), sc.l.end(), 0.f);
@@ -405,7 +407,7 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
       }
     }
     std::fill(sc.end.begin(), sc.end.end(), tn);
-    ops.softmax_tile(h, tn, tn, 1.f, sc.s.data(), chunk, sc.begin.data(), sc.end.data(),
+    ops.softmax_tile(h, tn, tn, scale, sc.s.data(), chunk, sc.begin.data(), sc.end.data(),
                      sc.m.data(), sc.l.data(), sc.acc.data(), d, d);
     for (int off = 0; off < tn; off += ps) {
       const int32_t page = table[(t0 + off) / ps];
