@@ -106,14 +106,6 @@ void to_bf16(const float* src, int n, uint16_t* dst) {
 // widening of K or V) ----
 
 using Ops = SimdOps<Avx512>;
-constexpr int kMaxD = 512;  // kMaxHeadDim of kernels.cc
-
-// Rounds fp32 to bf16 bits, nearest even (P is finite and >= 0).
-inline uint32_t round_bf16(float f) {
-  uint32_t u;
-  __builtin_memcpy(&u, &f, 4);
-  return (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-}
 
 // s[b, t0 + j] for 4 query rows b x 4 tokens j: accumulator a[4j + b] sums q_b . k_j over d in
 // 16 lanes (pairs of d), reduced together by Avx512::reduce16. kLo adds the low bf16 half of q
@@ -127,10 +119,10 @@ void scores_bf16_4x4(int t0, int d, const uint16_t* qh, const uint16_t* ql, cons
     __m512bh kv[4];
     for (int j = 0; j < 4; ++j) kv[j] = (__m512bh)_mm512_loadu_si512(k + (t0 + j) * ldk + x);
     for (int b = 0; b < 4; ++b) {
-      const __m512bh hi = (__m512bh)_mm512_load_si512(qh + b * d + x);
+      const __m512bh hi = (__m512bh)_mm512_loadu_si512(qh + b * d + x);
       for (int j = 0; j < 4; ++j) a[4 * j + b] = _mm512_dpbf16_ps(a[4 * j + b], hi, kv[j]);
       if constexpr (kLo) {
-        const __m512bh lo = (__m512bh)_mm512_load_si512(ql + b * d + x);
+        const __m512bh lo = (__m512bh)_mm512_loadu_si512(ql + b * d + x);
         for (int j = 0; j < 4; ++j) a[4 * j + b] = _mm512_dpbf16_ps(a[4 * j + b], lo, kv[j]);
       }
     }
@@ -139,37 +131,32 @@ void scores_bf16_4x4(int t0, int d, const uint16_t* qh, const uint16_t* ql, cons
   for (int b = 0; b < 4; ++b) Avx512::store4(s + b * lds + t0, sums, b);
 }
 
-// KernelOps::scores for bf16 pages, 4 query rows at a time (one GQA group of 4, or 8 = 2 x 4);
-// other shapes and dtypes take the widening AVX-512 loop.
-void scores_bf16(int g, int t, int d, const float* q, int64_t ldq, DType kv_dtype, const void* k,
+// KernelOps::scores_bf16: 4 query rows x 4 tokens per step, the last t % 4 tokens one by one.
+void scores_bf16(int g, int t, int d, const uint16_t* qh, const uint16_t* ql, const uint16_t* k,
                  int64_t ldk, float* s, int64_t lds) {
-  if (kv_dtype != DType::kBF16 || g % 4 != 0 || d % 32 != 0 || d > kMaxD)
-    return Ops::scores(g, t, d, q, ldq, kv_dtype, k, ldk, s, lds);
-  const uint16_t* kb = static_cast<const uint16_t*>(k);
-  alignas(64) uint16_t qh[4 * kMaxD], ql[4 * kMaxD];
   for (int g0 = 0; g0 < g; g0 += 4) {
-    __m512i any_lo = _mm512_setzero_si512();
-    for (int b = 0; b < 4; ++b) {
-      for (int x = 0; x < d; x += 16) {
-        const __m512 f = _mm512_loadu_ps(q + (g0 + b) * ldq + x);
-        const __m256bh hi = _mm512_cvtneps_pbh(f);
-        const __m512 hf = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32((__m256i)hi), 16));
-        const __m256bh lo = _mm512_cvtneps_pbh(_mm512_sub_ps(f, hf));
-        _mm256_store_si256(reinterpret_cast<__m256i*>(qh + b * d + x), (__m256i)hi);
-        _mm256_store_si256(reinterpret_cast<__m256i*>(ql + b * d + x), (__m256i)lo);
-        any_lo = _mm512_or_si512(any_lo, _mm512_castsi256_si512((__m256i)lo));
-      }
-    }
-    const bool has_lo = _mm512_test_epi32_mask(any_lo, any_lo) != 0;
+    const uint16_t* h = qh + g0 * d;
+    const uint16_t* l = ql ? ql + g0 * d : nullptr;
+    float* sg = s + g0 * lds;
     int t0 = 0;
     for (; t0 + 4 <= t; t0 += 4) {
-      if (has_lo) {
-        scores_bf16_4x4<true>(t0, d, qh, ql, kb, ldk, s + g0 * lds, lds);
+      if (l) {
+        scores_bf16_4x4<true>(t0, d, h, l, k, ldk, sg, lds);
       } else {
-        scores_bf16_4x4<false>(t0, d, qh, ql, kb, ldk, s + g0 * lds, lds);
+        scores_bf16_4x4<false>(t0, d, h, l, k, ldk, sg, lds);
       }
     }
-    if (t0 < t) Ops::scores(4, t - t0, d, q + g0 * ldq, ldq, kv_dtype, kb + t0 * ldk, ldk, s + g0 * lds + t0, lds);
+    for (; t0 < t; ++t0) {
+      for (int b = 0; b < 4; ++b) {
+        __m512 a = _mm512_setzero_ps();
+        for (int x = 0; x < d; x += 32) {
+          const __m512bh kv = (__m512bh)_mm512_loadu_si512(k + t0 * ldk + x);
+          a = _mm512_dpbf16_ps(a, (__m512bh)_mm512_loadu_si512(h + b * d + x), kv);
+          if (l) a = _mm512_dpbf16_ps(a, (__m512bh)_mm512_loadu_si512(l + b * d + x), kv);
+        }
+        sg[b * lds + t0] = _mm512_reduce_add_ps(a);
+      }
+    }
   }
 }
 
@@ -216,10 +203,12 @@ void values_bf16(int g, int t, int d, const float* p, int64_t ldp, DType kv_dtyp
   for (int g0 = 0; g0 < g; g0 += 4) {
     for (int tb = 0; tb < t; tb += 32) {
       const int tn = t - tb < 32 ? t - tb : 32;
-      for (int b = 0; b < 4; ++b) {
+      for (int b = 0; b < 4; ++b) {  // bf16 of tokens 2i, 2i + 1 side by side = pair i
         const float* row = p + (g0 + b) * ldp + tb;
-        for (int i = 0; 2 * i < tn; ++i)
-          pp[b][i] = round_bf16(row[2 * i]) | (2 * i + 1 < tn ? round_bf16(row[2 * i + 1]) << 16 : 0u);
+        const __mmask16 k0 = tn >= 16 ? __mmask16(0xffff) : __mmask16((1u << tn) - 1);
+        const __mmask16 k1 = tn >= 32 ? __mmask16(0xffff) : tn <= 16 ? __mmask16(0) : __mmask16((1u << (tn - 16)) - 1);
+        const __m512bh both = _mm512_cvtne2ps_pbh(_mm512_maskz_loadu_ps(k1, row + 16), _mm512_maskz_loadu_ps(k0, row));
+        _mm512_store_si512(pp[b], (__m512i)both);
       }
       const uint16_t* vt = vb + int64_t(tb) * ldv;
       float* at = acc + g0 * ldacc;
@@ -237,7 +226,7 @@ const KernelOps& avx512bf16_ops() {
     KernelOps table = SimdOps<Avx512>::table(SimdPath::kAvx512Bf16);
     table.gemm_bf16 = gemm_bf16;
     table.to_bf16 = to_bf16;
-    table.scores = scores_bf16;
+    table.scores_bf16 = scores_bf16;
     table.accumulate_values = values_bf16;
     return table;
   }();
