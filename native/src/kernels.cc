@@ -391,7 +391,12 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
   const uint16_t* q_lo = nullptr;
   if (bf16_scores) {
     ops.to_bf16(sc.q.data(), h * d, sc.q_hi.data());
-    for (int i = 0; i < h * d; ++i) sc.s[i] = sc.q[i] - bf16_to_float(sc.q_hi[i]);
+    for (int i = 0; i < h * d; ++i) {  // residual q - float(hi), exact in fp32
+      const uint32_t bits = uint32_t(sc.q_hi[i]) << 16;
+      float hi;
+      std::memcpy(&hi, &bits, 4);
+      sc.s[i] = sc.q[i] - hi;
+    }
     ops.to_bf16(sc.s.data(), h * d, sc.q_lo.data());
     if (std::any_of(sc.q_lo.begin(), sc.q_lo.end(), [](uint16_t x) { return (x & 0x7fffu) != 0; })) q_lo = sc.q_lo.data();
   }
