@@ -4,6 +4,7 @@
  * issue 6 (batch 1 and 16, context 32k, page 16, bf16 Q and KV, H = 32, H_kv = 8, D = 128).
  *
  *   npx tsx scripts/bench-decode.ts [--base OLD.node] [--rounds N] [--ctx TOKENS] [--threads N]
+ *                                    [--sequential]
  *
  * --base loads a second build of the addon (e.g. a copy of main's attnscope_native.node) and
  * times it interleaved with this tree's build, round by round, so both see the same load on a
@@ -11,6 +12,8 @@
  * Prints medians over rounds (and the fastest run: on a loaded machine the least disturbed);
  * the fraction is of the read bandwidth measured in the same run. A small --ctx with
  * --threads 1 shows the in-cache rate of one core (instruction-bound, not DRAM-bound).
+ * --sequential stores each sequence's pages in order (block table = identity) instead of
+ * scattered through the pool: the cost of the scatter (TLB misses, prefetcher).
  */
 import { pagedSpec, timePagedDecode, toHalfBits, type PagedDecodeArgs } from '../native/kernels';
 import { measureReadBandwidth } from '../native/peaks';
@@ -22,6 +25,7 @@ function flag(name: string): string | undefined {
   return i >= 0 ? argv[i + 1] : undefined;
 }
 const basePath = flag('--base');
+const sequential = argv.includes('--sequential');
 const rounds = Number(flag('--rounds') ?? 5);
 const ctx = Number(flag('--ctx') ?? 32768);
 const threads = flag('--threads') === undefined ? undefined : Number(flag('--threads'));
@@ -75,7 +79,7 @@ async function main(): Promise<void> {
     const args: PagedDecodeArgs = {
       q: toHalfBits('bf16', randomUniform(batch * H * D, 19)),
       kPages: tiledBf16(numPages * slot, 11 + batch), vPages: tiledBf16(numPages * slot, 13 + batch),
-      blockTable: shuffledPages(numPages, 17 + ctx), contextLens: new Int32Array(batch).fill(ctx),
+      blockTable: sequential ? Int32Array.from({ length: numPages }, (_, i) => i) : shuffledPages(numPages, 17 + ctx), contextLens: new Int32Array(batch).fill(ctx),
       dtype: 'bf16', kvDtype: 'bf16', batch, numHeads: H, numKvHeads: HKV, headDim: D, numPages,
       pageSize: PAGE, maxPagesPerSeq: pagesPerSeq, ...(threads === undefined ? {} : { threads }),
     };
