@@ -349,6 +349,7 @@ DecodePlan plan_decode(const PagedDecodeParams& p, int threads) {
 
 struct DecodeScratch {
   std::vector<float> q, acc, s, m, l;  // [H, D], [H, D], [H, chunk], [H], [H]
+  std::vector<uint16_t> q_hi, q_lo;    // [H, D] bf16 halves of q for ops.scores_bf16
   std::vector<int32_t> begin, end;     // [H]: every score of a chunk is visible
 };
 
@@ -381,8 +382,24 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
   const int32_t* table = p.block_table + int64_t(b) * p.max_pages_per_seq;
   const int chunk = plan.chunk_tokens;
 
-  ops.load_rows(p.dtype, element_at(p.q, p.dtype, int64_t(b) * h * d), d, h, d,
-                default_scale(p.softmax_scale, d), sc.q.data(), d);
+  // q stays unscaled (a bf16 q is then exactly bf16 for the vdpbf16ps scores); the softmax
+  // step applies the scale to the scores.
+  const float scale = default_scale(p.softmax_scale, d);
+  ops.load_rows(p.dtype, element_at(p.q, p.dtype, int64_t(b) * h * d), d, h, d, 1.f, sc.q.data(), d);
+  // bf16 pages on a path with vdpbf16ps: q as bf16 hi + lo (lo dropped when q is bf16 already).
+  const bool bf16_scores = ops.scores_bf16 && p.kv_dtype == DType::kBF16 && group % 4 == 0 && d % 32 == 0;
+  const uint16_t* q_lo = nullptr;
+  if (bf16_scores) {
+    ops.to_bf16(sc.q.data(), h * d, sc.q_hi.data());
+    for (int i = 0; i < h * d; ++i) {  // residual q - float(hi), exact in fp32
+      const uint32_t bits = uint32_t(sc.q_hi[i]) << 16;
+      float hi;
+      std::memcpy(&hi, &bits, 4);
+      sc.s[i] = sc.q[i] - hi;
+    }
+    ops.to_bf16(sc.s.data(), h * d, sc.q_lo.data());
+    if (std::any_of(sc.q_lo.begin(), sc.q_lo.end(), [](uint16_t x) { return (x & 0x7fffu) != 0; })) q_lo = sc.q_lo.data();
+  }
   std::fill(sc.acc.begin(), sc.acc.end(), 0.f);
   std::fill(sc.m.begin(), sc.m.end(), kNegInf);
   std::fill(sc.l.begin(), sc.l.end(), 0.f);
@@ -399,13 +416,19 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
       const int count = std::min(ps, tn - off);
       for (int hk = 0; hk < p.num_heads_k; ++hk) {
         const int64_t at = (int64_t(page) * ps * p.num_heads_k + hk) * d;
-        ops.scores(group, count, d, sc.q.data() + int64_t(hk) * group * d, d, p.kv_dtype,
-                   element_at(p.k_pages, p.kv_dtype, at), kv_row,
-                   sc.s.data() + int64_t(hk) * group * chunk + off, chunk);
+        float* s = sc.s.data() + int64_t(hk) * group * chunk + off;
+        if (bf16_scores) {
+          const int64_t qo = int64_t(hk) * group * d;
+          ops.scores_bf16(group, count, d, sc.q_hi.data() + qo, q_lo ? q_lo + qo : nullptr,
+                          static_cast<const uint16_t*>(p.k_pages) + at, kv_row, s, chunk);
+        } else {
+          ops.scores(group, count, d, sc.q.data() + int64_t(hk) * group * d, d, p.kv_dtype,
+                     element_at(p.k_pages, p.kv_dtype, at), kv_row, s, chunk);
+        }
       }
     }
     std::fill(sc.end.begin(), sc.end.end(), tn);
-    ops.softmax_tile(h, tn, tn, 1.f, sc.s.data(), chunk, sc.begin.data(), sc.end.data(),
+    ops.softmax_tile(h, tn, tn, scale, sc.s.data(), chunk, sc.begin.data(), sc.end.data(),
                      sc.m.data(), sc.l.data(), sc.acc.data(), d, d);
     for (int off = 0; off < tn; off += ps) {
       const int32_t page = table[(t0 + off) / ps];
@@ -478,7 +501,9 @@ Status run_paged(const PagedDecodeParams& p) {
   for (DecodeScratch& s : scratch) {
     s.q.resize(hd);
     s.acc.resize(hd);
-    s.s.resize(size_t(p.num_heads) * plan.chunk_tokens);
+    s.q_hi.resize(hd);
+    s.q_lo.resize(hd);
+    s.s.resize(std::max(hd, size_t(p.num_heads) * plan.chunk_tokens));  // also q's residual
     s.m.resize(p.num_heads);
     s.l.resize(p.num_heads);
     s.begin.assign(p.num_heads, 0);

@@ -59,6 +59,13 @@ struct KernelOps {
 
   // dst[i] = bf16(src[i]) rounded to nearest even, i < n; null where gemm_bf16 is.
   void (*to_bf16)(const float* src, int n, uint16_t* dst);
+
+  // Decode scores from bf16 pages (vdpbf16ps, fp32 accumulation); null where gemm_bf16 is.
+  // s[r, t] = sum_d (q_hi[r, d] + q_lo[r, d]) * k[t, d] for r < g (a multiple of 4), d a
+  // multiple of 32; q_lo null when q is exactly bf16. q_hi, q_lo: [g, d] bf16 bits, row stride
+  // d; k: [t, d] bf16 bits, row stride ldk; s: stride lds.
+  void (*scores_bf16)(int g, int t, int d, const uint16_t* q_hi, const uint16_t* q_lo,
+                      const uint16_t* k, int64_t ldk, float* s, int64_t lds);
 };
 
 const KernelOps& scalar_ops();

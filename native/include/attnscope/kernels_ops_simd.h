@@ -367,7 +367,7 @@ struct SimdOps {
 
   static KernelOps table(SimdPath path) {
     return KernelOps{path,   gemm,          load_rows, pack_transposed, softmax_tile,
-                     scores, accumulate_values, nullptr,   nullptr};
+                     scores, accumulate_values, nullptr,   nullptr, nullptr};
   }
 };
 

@@ -1,0 +1,110 @@
+#!/usr/bin/env tsx
+/**
+ * Paged decode against the DRAM read bandwidth, A/B in one process: the target shapes of
+ * issue 6 (batch 1 and 16, context 32k, page 16, bf16 Q and KV, H = 32, H_kv = 8, D = 128).
+ *
+ *   npx tsx scripts/bench-decode.ts [--base OLD.node] [--rounds N] [--ctx TOKENS] [--threads N]
+ *                                    [--sequential]
+ *
+ * --base loads a second build of the addon (e.g. a copy of main's attnscope_native.node) and
+ * times it interleaved with this tree's build, round by round, so both see the same load on a
+ * shared machine. GB/s counts the K and V bytes read once: 2 · batch · ctx · H_kv · D · 2 B.
+ * Prints medians over rounds (and the fastest run: on a loaded machine the least disturbed);
+ * the fraction is of the read bandwidth measured in the same run. A small --ctx with
+ * --threads 1 shows the in-cache rate of one core (instruction-bound, not DRAM-bound).
+ * --sequential stores each sequence's pages in order (block table = identity) instead of
+ * scattered through the pool: the cost of the scatter (TLB misses, prefetcher).
+ */
+import { pagedSpec, timePagedDecode, toHalfBits, type PagedDecodeArgs } from '../native/kernels';
+import { measureReadBandwidth } from '../native/peaks';
+import { randomUniform } from '../runner/inputs';
+
+const argv = process.argv.slice(2);
+function flag(name: string): string | undefined {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+}
+const basePath = flag('--base');
+const sequential = argv.includes('--sequential');
+const rounds = Number(flag('--rounds') ?? 5);
+const ctx = Number(flag('--ctx') ?? 32768);
+const threads = flag('--threads') === undefined ? undefined : Number(flag('--threads'));
+const H = 32, HKV = 8, D = 128, PAGE = 16;
+const timing = { warmup: 1, minReps: 3, maxReps: 50, minTimeMs: 300, maxTimeMs: 3000 };
+
+type TimeFn = (args: PagedDecodeArgs) => Promise<number[]>;
+const current: TimeFn = async (args) => (await timePagedDecode(args, timing)).samplesNs;
+let base: TimeFn | undefined;
+if (basePath) {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const addon = require(basePath) as { kernelsTimePagedDecode(spec: object, t: object): Promise<number[]> };
+  base = async (args) => {
+    const spec = pagedSpec(args);
+    const o = new Float32Array(spec.batch * spec.numHeads * spec.headDim);
+    const lse = new Float32Array(spec.batch * spec.numHeads);
+    return addon.kernelsTimePagedDecode({ ...spec, o, lse }, timing);
+  };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+function tiledBf16(n: number, seed: number): Uint16Array {
+  const block = toHalfBits('bf16', randomUniform(Math.min(n, 1 << 20), seed));
+  const out = new Uint16Array(n);
+  out.set(block.subarray(0, Math.min(n, block.length)));
+  for (let filled = block.length; filled < n; filled *= 2) out.copyWithin(filled, 0, Math.min(filled, n - filled));
+  return out;
+}
+
+function shuffledPages(n: number, seed: number): Int32Array {
+  const p = new Int32Array(n);
+  for (let i = 0; i < n; i++) p[i] = i;
+  const r = randomUniform(n, seed);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(((r[i]! + 1) / 2) * (i + 1));
+    [p[i], p[j]] = [p[j]!, p[i]!];
+  }
+  return p;
+}
+
+async function main(): Promise<void> {
+  const bwSamples: number[] = [];
+  for (const batch of [1, 16]) {
+    const pagesPerSeq = ctx / PAGE;
+    const numPages = batch * pagesPerSeq;
+    const slot = PAGE * HKV * D;
+    const args: PagedDecodeArgs = {
+      q: toHalfBits('bf16', randomUniform(batch * H * D, 19)),
+      kPages: tiledBf16(numPages * slot, 11 + batch), vPages: tiledBf16(numPages * slot, 13 + batch),
+      blockTable: sequential ? Int32Array.from({ length: numPages }, (_, i) => i) : shuffledPages(numPages, 17 + ctx), contextLens: new Int32Array(batch).fill(ctx),
+      dtype: 'bf16', kvDtype: 'bf16', batch, numHeads: H, numKvHeads: HKV, headDim: D, numPages,
+      pageSize: PAGE, maxPagesPerSeq: pagesPerSeq, ...(threads === undefined ? {} : { threads }),
+    };
+    const bytes = 2 * batch * ctx * HKV * D * 2;
+    const cur: number[] = [], old: number[] = [];
+    let curMin = Infinity, oldMin = Infinity;
+    for (let r = 0; r < rounds; r++) {
+      bwSamples.push((await measureReadBandwidth({ durationMs: 300, ...(threads === undefined ? {} : { threads }) })).value);
+      const c = await current(args);
+      cur.push(median(c));
+      curMin = Math.min(curMin, ...c);
+      if (base) {
+        const o = await base(args);
+        old.push(median(o));
+        oldMin = Math.min(oldMin, ...o);
+      }
+    }
+    const bw = median(bwSamples);
+    const gbs = (ns: number) => bytes / ns;
+    const line = (name: string, xs: number[], best: number) =>
+      `  ${name.padEnd(8)} ${(median(xs) / 1e6).toFixed(2).padStart(8)} ms  ${gbs(median(xs)).toFixed(1).padStart(6)} GB/s  ${((100 * gbs(median(xs)) * 1e9) / bw).toFixed(0).padStart(3)}% of read BW  (fastest run ${gbs(best).toFixed(1)} GB/s, ${((100 * gbs(best) * 1e9) / bw).toFixed(0)}%)`;
+    console.log(`decode B=${batch} ctx=${ctx} p${PAGE} bf16 (H=${H}, H_kv=${HKV}, D=${D}); read BW ${(bw / 1e9).toFixed(1)} GB/s (median so far)`);
+    console.log(line('current', cur, curMin));
+    if (base) console.log(line('base', old, oldMin));
+  }
+}
+
+void main();
