@@ -36,7 +36,9 @@ if (files.length === 0) {
   console.error('test: no test files found');
   process.exit(1);
 }
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...files], {
+// --test-force-exit: a handle a failed test leaves open (a child server, a socket) must not keep
+// CI waiting; --test-timeout: no single test may hang a run (10 minutes is far above any test).
+const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-force-exit', '--test-timeout=600000', ...files], {
   cwd: root,
   stdio: 'inherit',
 });
