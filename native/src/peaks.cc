@@ -244,7 +244,9 @@ PeakResult measure_read_bandwidth(const PeakParams& params, uint64_t buffer_byte
   // Whole 2 MiB pages per thread, so each slice is aligned for any vector width and for THP.
   const uint64_t slice = (bytes / r.threads) / (2 * kMiB) * (2 * kMiB);
   if (slice == 0) {
-    return unavailable(isa, "not enough free memory for a buffer larger than the last-level cache");
+    return unavailable(isa, buffer_bytes != 0
+                                ? "buffer_bytes must be at least 2 MiB per thread"
+                                : "not enough free memory for a buffer larger than the last-level cache");
   }
   bytes = slice * r.threads;
   std::unique_ptr<uint8_t, FreeDeleter> buffer(static_cast<uint8_t*>(std::aligned_alloc(2 * kMiB, bytes)));
