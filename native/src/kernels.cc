@@ -124,7 +124,8 @@ struct FlashScratch {
 };
 
 // K and V of one (batch, KV head), made ready once for all its query tiles. fp32 path: K^T
-// packed per key tile (zero-padded), V as fp32 rows. bf16 dot path (ops.gemm_bf16): K^T and V
+// packed per key tile (zero-padded), V copied to contiguous fp32 rows (read in place, rows
+// H_kv * D apart often fall into the same L1 sets: 4 KiB apart for H_kv = 8, D = 128). bf16 dot path (ops.gemm_bf16): K^T and V
 // as bf16 pairs along the reduced dimension, zero-padded to whole tiles.
 struct HeadKV {
   const float* kt;  // [num_key_tiles, head_dim, kFlashBlockN]
@@ -239,8 +240,8 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
   }
 }
 
-// For each (batch, KV head): pack its K^T tiles (and fp32 V for fp16/bf16, or bf16 pairs on
-// the bf16 dot path) in parallel, then run its query tiles in parallel. Packing costs
+// For each (batch, KV head): pack its K^T tiles and V rows (or bf16 pairs on the bf16 dot
+// path) in parallel, then run its query tiles in parallel. Packing costs
 // O(N_k D) against O(N_q N_k D) of attention.
 Status run_flash(const FlashParams& p) {
   const KernelOps& ops = kernel_ops(resolve_simd_path(p.simd));
@@ -255,7 +256,7 @@ Status run_flash(const FlashParams& p) {
   for (FlashScratch& s : scratch) s.init(group * block_m, d, bf16_dot);
   const size_t tile_elems = size_t(num_k_tiles) * d * kFlashBlockN;
   std::vector<float> kt(bf16_dot ? 0 : tile_elems);
-  std::vector<float> v_f32(bf16_dot || p.dtype == DType::kF32 ? 0 : size_t(p.seqlen_k) * d);
+  std::vector<float> v_f32(bf16_dot ? 0 : size_t(p.seqlen_k) * d);
   std::vector<uint32_t> kt_pairs(bf16_dot ? tile_elems / 2 : 0), v_pairs(bf16_dot ? tile_elems / 2 : 0);
 
   for (int b = 0; b < p.batch; ++b) {
@@ -274,14 +275,11 @@ Status run_flash(const FlashParams& p) {
         }
         ops.pack_transposed(p.dtype, element_at(k_head, p.dtype, j0 * p.k_row_stride),
                             p.k_row_stride, n, d, kt.data() + tile * d * kFlashBlockN, kFlashBlockN);
-        if (!v_f32.empty()) {
-          ops.load_rows(p.dtype, element_at(v_head, p.dtype, j0 * p.v_row_stride), p.v_row_stride,
-                        n, d, 1.f, v_f32.data() + j0 * d, d);
-        }
+        ops.load_rows(p.dtype, element_at(v_head, p.dtype, j0 * p.v_row_stride), p.v_row_stride, n,
+                      d, 1.f, v_f32.data() + j0 * d, d);
       });
-      HeadKV kv{kt.data(), static_cast<const float*>(v_head), p.v_row_stride, nullptr, nullptr};
-      if (!v_f32.empty()) kv = HeadKV{kt.data(), v_f32.data(), d, nullptr, nullptr};
-      if (bf16_dot) kv = HeadKV{nullptr, nullptr, 0, kt_pairs.data(), v_pairs.data()};
+      const HeadKV kv = bf16_dot ? HeadKV{nullptr, nullptr, 0, kt_pairs.data(), v_pairs.data()}
+                                 : HeadKV{kt.data(), v_f32.data(), d, nullptr, nullptr};
       parallel_for(threads, num_q_tiles, [&](int64_t task, int worker) {
         flash_task(p, ops, block_m, b, hk, kv, task, scratch[worker]);
       });

@@ -11,12 +11,24 @@
 namespace attnscope {
 namespace {
 
+// Polls before sleeping on the condition variable: back-to-back jobs (one per KV head in
+// flash, repetitions of the timing loop) then start without a futex wake-up (tens of us).
+constexpr int kSpinPolls = 2000;
+
+inline void relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
 class ThreadPool {
  public:
   ~ThreadPool() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      stopping_ = true;
+      stopping_.store(true);
     }
     wake_.notify_all();
     for (std::thread& t : workers_) t.join();
@@ -36,13 +48,14 @@ class ThreadPool {
       num_tasks_ = num_tasks;
       next_task_.store(0);
       active_helpers_ = active - 1;
-      pending_helpers_ = active - 1;
-      ++generation_;
+      pending_helpers_.store(active - 1);
+      generation_.fetch_add(1);
     }
     wake_.notify_all();
     drain(0);
+    for (int i = 0; i < kSpinPolls && pending_helpers_.load() != 0; ++i) relax();
     std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return pending_helpers_ == 0; });
+    done_.wait(lock, [&] { return pending_helpers_.load() == 0; });
     fn_ = nullptr;
   }
 
@@ -65,32 +78,33 @@ class ThreadPool {
   void loop(int index) {
     uint64_t seen = 0;
     for (;;) {
+      for (int i = 0; i < kSpinPolls && generation_.load() == seen && !stopping_.load(); ++i) relax();
       {
         std::unique_lock<std::mutex> lock(mutex_);
-        wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
-        if (stopping_) return;
-        seen = generation_;
+        wake_.wait(lock, [&] { return stopping_.load() || generation_.load() != seen; });
+        if (stopping_.load()) return;
+        seen = generation_.load();
         if (index > active_helpers_) continue;
       }
       drain(index);
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (--pending_helpers_ == 0) done_.notify_one();
+      if (pending_helpers_.fetch_sub(1) == 1) {
+        std::lock_guard<std::mutex> lock(mutex_);  // pairs with the caller's wait
+        done_.notify_one();
       }
     }
   }
 
   std::mutex job_mutex_;  // one job at a time
-  std::mutex mutex_;      // guards the fields below
+  std::mutex mutex_;      // guards the job fields below (the atomics are also polled)
   std::condition_variable wake_, done_;
   std::vector<std::thread> workers_;
   const std::function<void(int64_t, int)>* fn_ = nullptr;
   int64_t num_tasks_ = 0;
   std::atomic<int64_t> next_task_{0};
   int active_helpers_ = 0;
-  int pending_helpers_ = 0;
-  uint64_t generation_ = 0;
-  bool stopping_ = false;
+  std::atomic<int> pending_helpers_{0};
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<bool> stopping_{false};
 };
 
 ThreadPool& pool() {

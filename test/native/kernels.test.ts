@@ -212,6 +212,19 @@ async function contiguousReference(s: PagedSetup, b: number): Promise<{ o: Float
 
 const paths = cpuInfo().simdPaths;
 
+let longCase: { n: number; d: number; v: Float32Array; mean: Float64Array } | undefined;
+/** 70000 keys of V (D = 16) and their column means, made once for every path. */
+function longUniform(): { n: number; d: number; v: Float32Array; mean: Float64Array } {
+  if (longCase === undefined) {
+    const n = 70000, d = 16;
+    const v = uniform(n * d, 79);
+    const mean = new Float64Array(d);
+    for (let j = 0; j < n; j++) for (let x = 0; x < d; x++) mean[x]! += v[j * d + x]! / n;
+    longCase = { n, d, v, mean };
+  }
+  return longCase;
+}
+
 describe('cpuInfo', () => {
   it('names the CPU, its cores and at least the portable path', () => {
     const info = cpuInfo();
@@ -274,14 +287,11 @@ for (const simd of paths) {
 
     it('running sum past fp16 range: 70000 equal scores give lse = ln(70000), O = mean(V)', async () => {
       // A sum l kept in fp16 overflows at 65504 (O = 0 or NaN); fp32 keeps it exact enough.
-      const n = 70000, d = 64;
-      const v = uniform(n * d, 79);
+      const { n, d, v, mean } = longUniform();
       const got = await flashForward({
-        q: new Float32Array(d), k: uniform(n * d, 80), v, batch: 1, seqLenQ: 1, seqLenK: n,
+        q: new Float32Array(d), k: new Float32Array(n * d), v, batch: 1, seqLenQ: 1, seqLenK: n,
         numHeads: 1, numKvHeads: 1, headDim: d, simd,
       });
-      const mean = new Float64Array(d);
-      for (let j = 0; j < n; j++) for (let x = 0; x < d; x++) mean[x]! += v[j * d + x]! / n;
       assert.ok(maxAbsDiff(got.o, mean) < 1e-5, `O vs mean(V): ${maxAbsDiff(got.o, mean)}`);
       assert.ok(Math.abs(got.lse[0]! - Math.log(n)) < 1e-4, `lse ${got.lse[0]} vs ${Math.log(n)}`);
     });
