@@ -84,6 +84,8 @@ export interface KernelBenchResult {
   peers: PeerCase[];
   skipped: SkippedFigure[];
   notes: string[];
+  /** Issue 6's targets on this run: "met (...)" or "MISSED by N points (...)", one per target. */
+  targets: string[];
   status: 'ok' | 'failed';
   error?: string;
   wallSeconds: number;
@@ -449,7 +451,8 @@ async function main(): Promise<void> {
         : ''),
   );
 
-  printReport(environment, rows, notes);
+  const targets = checkTargets(environment, rows);
+  printReport(environment, rows, notes, targets);
   const result: KernelBenchResult = {
     schema: RUN_SCHEMA_VERSION,
     tool: `${TOOL_NAME} ${TOOL_VERSION}`,
@@ -460,6 +463,7 @@ async function main(): Promise<void> {
     peers,
     skipped,
     notes,
+    targets,
     status: 'ok',
     wallSeconds: (Date.now() - started) / 1000,
   };
@@ -476,7 +480,7 @@ function flopFraction(k: KernelCase, peaks: NonNullable<Environment['peaks']>): 
   return c ? (k.gflops * 1e9) / c.value : null;
 }
 
-function printReport(env: Environment, rows: Row[], notes: string[]): void {
+function printReport(env: Environment, rows: Row[], notes: string[], targets: string[]): void {
   const p = env.peaks ?? {};
   const n = p.notes ?? {};
   const peakLine = (name: string, v: number | undefined, unit: string, note: string | undefined) =>
@@ -524,6 +528,48 @@ function printReport(env: Environment, rows: Row[], notes: string[]): void {
   footnotes.forEach((f, i) => console.log(`[${i + 1}] ${f}`));
   console.log('');
   for (const note of notes) console.log(`note: ${note}`);
+  console.log('');
+  for (const t of targets) console.log(`target: ${t}`);
+}
+
+/**
+ * The targets of issue 6 on this run's figures: flash fp32 >= 60 % of the FMA peak at N = 4k,
+ * D = 128; bf16 >= 25 % of the AMX peak (the AVX512-BF16 peak where there is no AMX); paged
+ * decode >= 80 % of read bandwidth at 32k context; faster than onnxruntime on every shape.
+ * One line per target: met, or missed and by how much.
+ */
+function checkTargets(env: Environment, rows: Row[]): string[] {
+  const p = env.peaks ?? {};
+  const out: string[] = [];
+  const verdict = (what: string, achieved: number | null | undefined, goal: number): string =>
+    achieved === null || achieved === undefined
+      ? `${what}: not measured`
+      : achieved >= goal
+        ? `${what}: met (${fmtPct(achieved)} >= ${fmtPct(goal)})`
+        : `${what}: MISSED by ${((goal - achieved) * 100).toFixed(0)} points (${fmtPct(achieved)} < ${fmtPct(goal)}; ${(goal / achieved).toFixed(1)}x short)`;
+  const flash = (dtype: string, causal: boolean) =>
+    rows.find((r) => r.kernel?.kernel === 'flash_fwd' && r.dtype === dtype && r.kernel.shape.seqLenQ === 4096 && r.kernel.shape.headDim === 128 && r.kernel.shape.causal === causal)?.kernel;
+  for (const causal of [false, true]) {
+    out.push(verdict(`flash fp32 N=4k D=128${causal ? ' causal' : ''} vs fp32 FMA peak`, flash('fp32', causal)?.fractionOfPeak, 0.6));
+  }
+  const bf16Name = p.bf16AmxFlopsPerSec ? 'AMX peak' : 'AVX512-BF16 peak (no AMX on this CPU)';
+  for (const causal of [false, true]) {
+    out.push(verdict(`flash bf16 N=4k D=128${causal ? ' causal' : ''} vs ${bf16Name}`, flash('bf16', causal)?.fractionOfPeak, 0.25));
+  }
+  const decode32k = rows.filter((r) => r.kernel?.kernel === 'paged_decode' && r.kernel.shape.seqLenK === 32768);
+  for (const r of decode32k) {
+    out.push(verdict(`decode B=${r.kernel!.shape.batchSize} ctx=32k vs DRAM read bandwidth`, r.kernel!.fractionOfPeak, 0.8));
+  }
+  if (decode32k.length === 0) out.push(verdict('decode ctx=32k vs DRAM read bandwidth', null, 0.8));
+  const raced = rows.filter((r) => r.kernel && r.peer);
+  const slower = raced.filter((r) => r.peer!.medianNs < r.kernel!.medianNs);
+  out.push(
+    slower.length === 0
+      ? `faster than onnxruntime: met on all ${raced.length} shapes it ran`
+      : `faster than onnxruntime: MISSED on ${slower.length} of ${raced.length} shapes: ` +
+          slower.map((r) => `${r.label} (${(r.kernel!.medianNs / r.peer!.medianNs).toFixed(2)}x its time)`).join(', '),
+  );
+  return out;
 }
 
 main().catch((e: unknown) => {
