@@ -11,11 +11,22 @@
 
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "attnscope/kernels_ops.h"
 
 namespace attnscope {
 namespace {
+
+// Whether V has reduce16 / store4 (AVX-512 does; 8-lane AVX2 does not).
+template <typename V, typename = void>
+struct HasReduce16 {
+  static constexpr bool value = false;
+};
+template <typename V>
+struct HasReduce16<V, std::enable_if_t<V::kHasReduce16>> {
+  static constexpr bool value = true;
+};
 
 template <typename V>
 struct SimdOps {
@@ -250,11 +261,36 @@ struct SimdOps {
     }
   }
 
+  // 4 query rows x 4 tokens with the sixteen dot products reduced together (V::reduce16):
+  // accumulator a[4j + b] = (row b, token j) lands in lane 4b + j, i.e. row b's four scores
+  // are block b of the result.
+  template <DType kD>
+  static void scores_4x4(int t0, int d, const float* q, int64_t ldq, const void* k, int64_t ldk,
+                         float* s, int64_t lds) {
+    T a[16];
+    for (int i = 0; i < 16; ++i) a[i] = V::zero();
+    for (int x = 0; x < d; x += W) {
+      T kv[4];
+      for (int j = 0; j < 4; ++j) kv[j] = load_as_f32<kD>(k, (t0 + j) * ldk + x);
+      for (int b = 0; b < 4; ++b) {
+        const T qv = V::load(q + b * ldq + x);
+        for (int j = 0; j < 4; ++j) a[4 * j + b] = V::fmadd(qv, kv[j], a[4 * j + b]);
+      }
+    }
+    const T sums = V::reduce16(a);
+    for (int b = 0; b < 4; ++b) V::store4(s + b * lds + t0, sums, b);
+  }
+
   template <DType kD, int G>
   static void scores_rows(int t, int d, const float* q, int64_t ldq, const void* k, int64_t ldk,
                           float* s, int64_t lds) {
     constexpr int kTT = G >= 4 ? 2 : 4;
     int t0 = 0;
+    if constexpr (G == 4 && HasReduce16<V>::value) {
+      if (d % W == 0) {
+        for (; t0 + 4 <= t; t0 += 4) scores_4x4<kD>(t0, d, q, ldq, k, ldk, s, lds);
+      }
+    }
     for (; t0 + kTT <= t; t0 += kTT) scores_block<kD, G, kTT>(t0, d, q, ldq, k, ldk, s, lds);
     for (; t0 < t; ++t0) scores_block<kD, G, 1>(t0, d, q, ldq, k, ldk, s, lds);
   }

@@ -31,6 +31,29 @@ struct Avx512 {
     return _mm512_maskz_mov_ps(~_mm512_cmp_ps_mask(x, limit, _CMP_LT_OQ), value);
   }
   static float reduce_add(T x) { return _mm512_reduce_add_ps(x); }
+  // Sixteen horizontal sums at once (45 instructions instead of 16 x ~8): lane 4b + j of the
+  // result holds the sum of a[4j + b]. Four folding stages, each halving the partials.
+  static constexpr bool kHasReduce16 = true;
+  static T reduce16(const T* a) {
+    T v[8], u[4], r[2];
+    for (int i = 0; i < 8; ++i)  // blocks 0-1: a[2i], blocks 2-3: a[2i+1] (8 partials each)
+      v[i] = _mm512_add_ps(_mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+                           _mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+    for (int i = 0; i < 4; ++i)  // block b: a[4i + b] (4 partials each)
+      u[i] = _mm512_add_ps(_mm512_shuffle_f32x4(v[2 * i], v[2 * i + 1], _MM_SHUFFLE(2, 0, 2, 0)),
+                           _mm512_shuffle_f32x4(v[2 * i], v[2 * i + 1], _MM_SHUFFLE(3, 1, 3, 1)));
+    for (int i = 0; i < 2; ++i)  // block b: a[8i + b] in lanes 0, 2 and a[8i + 4 + b] in 1, 3
+      r[i] = _mm512_add_ps(_mm512_unpacklo_ps(u[2 * i], u[2 * i + 1]), _mm512_unpackhi_ps(u[2 * i], u[2 * i + 1]));
+    const __m512d lo = _mm512_unpacklo_pd(_mm512_castps_pd(r[0]), _mm512_castps_pd(r[1]));
+    const __m512d hi = _mm512_unpackhi_pd(_mm512_castps_pd(r[0]), _mm512_castps_pd(r[1]));
+    return _mm512_add_ps(_mm512_castpd_ps(lo), _mm512_castpd_ps(hi));
+  }
+  static void store4(float* p, T x, int block) {
+    _mm_storeu_ps(p, block == 0 ? _mm512_castps512_ps128(x)
+                     : block == 1 ? _mm512_extractf32x4_ps(x, 1)
+                     : block == 2 ? _mm512_extractf32x4_ps(x, 2)
+                                  : _mm512_extractf32x4_ps(x, 3));
+  }
   static float reduce_max(T x) { return _mm512_reduce_max_ps(x); }
   static T exp(T x) { return cephes_exp<Avx512>(x); }
   static T load_f16(const uint16_t* p) {
