@@ -119,7 +119,8 @@ export function measureAmxBf16Peak(opts: MeasurePeaksOptions = {}): Promise<Peak
 /**
  * DRAM read bandwidth, bytes/s: all threads sum their slice of a buffer larger than the
  * last-level cache with plain vector loads. `bufferBytes` 0 (default) = 2 x LLC within
- * [256 MiB, 512 MiB].
+ * [256 MiB, 512 MiB]; else at least 2 MiB per thread (each thread reads whole 2 MiB pages).
+ * @throws TypeError / RangeError naming the option.
  */
 export function measureReadBandwidth(opts: MeasurePeaksOptions & { bufferBytes?: number } = {}): Promise<PeakMeasurement> {
   const bufferBytes = opts.bufferBytes ?? 0;
@@ -127,7 +128,11 @@ export function measureReadBandwidth(opts: MeasurePeaksOptions & { bufferBytes?:
   if (!Number.isSafeInteger(bufferBytes) || bufferBytes < 0) {
     throw new RangeError(`bufferBytes must be a non-negative integer, got ${bufferBytes}`);
   }
-  return addon().measurePeak('read_bandwidth', checkThreads(opts.threads), checkDuration('durationMs', opts.durationMs, 400), bufferBytes);
+  const threads = checkThreads(opts.threads);
+  if (bufferBytes !== 0 && bufferBytes < (threads || cpuFeatures().logicalCores) * 2 ** 21) {
+    throw new RangeError(`bufferBytes must be 0 (automatic) or at least 2 MiB per thread, got ${bufferBytes}`);
+  }
+  return addon().measurePeak('read_bandwidth', threads, checkDuration('durationMs', opts.durationMs, 400), bufferBytes);
 }
 
 /**

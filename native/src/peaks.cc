@@ -244,7 +244,9 @@ PeakResult measure_read_bandwidth(const PeakParams& params, uint64_t buffer_byte
   // Whole 2 MiB pages per thread, so each slice is aligned for any vector width and for THP.
   const uint64_t slice = (bytes / r.threads) / (2 * kMiB) * (2 * kMiB);
   if (slice == 0) {
-    return unavailable(isa, "not enough free memory for a buffer larger than the last-level cache");
+    return unavailable(isa, buffer_bytes != 0
+                                ? "buffer_bytes must be at least 2 MiB per thread"
+                                : "not enough free memory for a buffer larger than the last-level cache");
   }
   bytes = slice * r.threads;
   std::unique_ptr<uint8_t, FreeDeleter> buffer(static_cast<uint8_t*>(std::aligned_alloc(2 * kMiB, bytes)));
@@ -259,8 +261,13 @@ PeakResult measure_read_bandwidth(const PeakParams& params, uint64_t buffer_byte
     for (uint64_t i = 0; i < slice; i += 4096) p[i] = static_cast<uint8_t>(t + 1);
   });
   std::vector<double> work(r.threads);
+  // At least half the budget goes to timed passes, however long the first touch took (seconds
+  // in a VM whose host backs memory lazily): more passes, more chances of a quiet one.
+  const auto budget = [](double sec) {
+    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(sec));
+  };
   const Clock::time_point deadline =
-      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(params.duration_sec));
+      std::max(start + budget(params.duration_sec), Clock::now() + budget(params.duration_sec / 2));
   int passes = 0;
   double last_sec = 0;
   do {

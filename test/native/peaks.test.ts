@@ -143,5 +143,6 @@ describe('measurePeaks', () => {
     await assert.rejects(measurePeaks({ threads: 1.5 }), RangeError);
     await assert.rejects(measurePeaks({ durationMs: '1s' as unknown as number }), (e: unknown) => e instanceof TypeError && /durationMs/.test(e.message));
     assert.throws(() => measureReadBandwidth({ bufferBytes: -4096 }), (e: unknown) => e instanceof RangeError && /bufferBytes/.test(e.message));
+    assert.throws(() => measureReadBandwidth({ threads: 2, bufferBytes: 2 ** 21 }), (e: unknown) => e instanceof RangeError && /2 MiB per thread/.test(e.message));
   });
 });

@@ -50,7 +50,8 @@ std::string request_amx_permission();
 /** How to run one microbenchmark. */
 struct PeakParams {
   int threads = 0;           // worker threads, one per CPU of the affinity mask when 0
-  double duration_sec = 0.25;  // wall-clock budget of the timed windows (warm-up included)
+  double duration_sec = 0.25;  // wall-clock budget, warm-up included (read bandwidth: at least
+                               // half of it for timed passes after the buffer's first touch)
 };
 
 /** One measured ceiling. */
