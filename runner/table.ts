@@ -102,9 +102,12 @@ export function formatRun(run: RunResult): string {
     const peaks = [
       p.fp32FlopsPerSec ? `fp32 FMA ${(p.fp32FlopsPerSec / 1e9).toFixed(0)} GFLOP/s` : null,
       p.bf16AmxFlopsPerSec ? `AMX bf16 ${(p.bf16AmxFlopsPerSec / 1e9).toFixed(0)} GFLOP/s` : null,
+      p.avx512Bf16FlopsPerSec ? `AVX512-BF16 ${(p.avx512Bf16FlopsPerSec / 1e9).toFixed(0)} GFLOP/s` : null,
+      p.gpuFlopsPerSec ? `GPU bf16 ${(p.gpuFlopsPerSec / 1e12).toFixed(0)} TFLOP/s` : null,
+      p.gpuCopyBytesPerSec ? `GPU copy ${(p.gpuCopyBytesPerSec / 1e9).toFixed(0)} GB/s` : null,
       p.readBytesPerSec ? `read ${(p.readBytesPerSec / 1e9).toFixed(1)} GB/s` : null,
     ].filter(Boolean);
-    out.push(`${env.cpuModel} · ${env.threads} threads · ${env.simd}${peaks.length ? ` · peaks: ${peaks.join(', ')}` : ''}`);
+    out.push(`${env.gpu ? `${env.gpu.name} (${env.gpu.smCount} SMs) · ` : ''}${env.cpuModel} · ${env.threads} threads · ${env.simd}${peaks.length ? ` · peaks: ${peaks.join(', ')}` : ''}`);
     out.push('');
   }
   out.push(formatEstimateOf(run.profile, run.estimate, run.name));
