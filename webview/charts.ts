@@ -168,6 +168,7 @@ export function ceilings(run: ViewRun): { compute: Ceiling[]; bytesPerSec: numbe
   }
   if (peaks?.fp32FlopsPerSec) compute.push({ label: 'fp32 FMA peak', flopsPerSec: peaks.fp32FlopsPerSec });
   if (peaks?.bf16AmxFlopsPerSec) compute.push({ label: 'bf16 AMX peak', flopsPerSec: peaks.bf16AmxFlopsPerSec });
+  if (peaks?.avx512Bf16FlopsPerSec) compute.push({ label: 'bf16 AVX512-BF16 peak', flopsPerSec: peaks.avx512Bf16FlopsPerSec });
   return { compute, bytesPerSec: peaks?.readBytesPerSec ?? null };
 }
 
