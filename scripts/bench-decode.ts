@@ -17,7 +17,7 @@
  */
 import { pagedSpec, timePagedDecode, toHalfBits, type PagedDecodeArgs } from '../native/kernels';
 import { measureReadBandwidth } from '../native/peaks';
-import { randomUniform } from '../runner/inputs';
+import { randomUniform, shuffledPages, tiledBf16 } from '../runner/inputs';
 
 const argv = process.argv.slice(2);
 function flag(name: string): string | undefined {
@@ -51,24 +51,6 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-function tiledBf16(n: number, seed: number): Uint16Array {
-  const block = toHalfBits('bf16', randomUniform(Math.min(n, 1 << 20), seed));
-  const out = new Uint16Array(n);
-  out.set(block.subarray(0, Math.min(n, block.length)));
-  for (let filled = block.length; filled < n; filled *= 2) out.copyWithin(filled, 0, Math.min(filled, n - filled));
-  return out;
-}
-
-function shuffledPages(n: number, seed: number): Int32Array {
-  const p = new Int32Array(n);
-  for (let i = 0; i < n; i++) p[i] = i;
-  const r = randomUniform(n, seed);
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(((r[i]! + 1) / 2) * (i + 1));
-    [p[i], p[j]] = [p[j]!, p[i]!];
-  }
-  return p;
-}
 
 async function main(): Promise<void> {
   const bwSamples: number[] = [];

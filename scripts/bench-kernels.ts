@@ -35,7 +35,7 @@ import {
 import { cpuFeatures } from '../native/peaks';
 import { writeFileAtomic } from '../runner/atomic';
 import { measureEnvironment } from '../runner/environment';
-import { randomUniform } from '../runner/inputs';
+import { randomUniform, shuffledPages, tiledBf16 } from '../runner/inputs';
 import { TOOL_NAME, TOOL_VERSION } from '../runner/version';
 import { attentionFlops, ceilingFor, sampleStats, summarizeCase } from '../runner/measure';
 import { CAUSAL_NOTE, DECODE_NOTE, loadOrtPeer, type OrtPeer } from '../runner/peers/onnxruntime';
@@ -129,28 +129,6 @@ function parseArgs(argv: string[]): Options {
 // ---------------------------------------------------------------------------------------------
 // Inputs
 
-/** `n` bf16 values: a random 1 Mi-value block repeated (memcpy speed for GiB-sized pools). */
-function tiledBf16(n: number, seed: number): Uint16Array {
-  const block = toHalfBits('bf16', randomUniform(Math.min(n, 1 << 20), seed));
-  const out = new Uint16Array(n);
-  out.set(block.subarray(0, Math.min(n, block.length)));
-  for (let filled = block.length; filled < n; filled *= 2) out.copyWithin(filled, 0, Math.min(filled, n - filled));
-  return out;
-}
-
-/** Fisher–Yates permutation of [0, n) from a seed: pages scattered as in a long-running pool. */
-function shuffledPages(n: number, seed: number): Int32Array {
-  const p = new Int32Array(n);
-  for (let i = 0; i < n; i++) p[i] = i;
-  const r = randomUniform(n, seed);
-  for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(((r[i]! + 1) / 2) * (i + 1));
-    const t = p[i]!;
-    p[i] = p[j]!;
-    p[j] = t;
-  }
-  return p;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Timing plan and formatting
