@@ -72,24 +72,31 @@ attnscope::SimdPath simd_field(const Napi::Object& spec) {
   return path;
 }
 
+// The fields FlashParams and ReferenceParams share (same JS spec, see native/kernels.ts
+// flashSpec); each caller then sets its outputs (fp32 vs fp64) and anything of its own.
+template <typename P>
+void read_attention_fields(const Napi::Object& s, P* p) {
+  p->dtype = dtype_field(s, "dtype");
+  p->q = input_field(s, "q", p->dtype);
+  p->k = input_field(s, "k", p->dtype);
+  p->v = input_field(s, "v", p->dtype);
+  p->batch = int_field(s, "batch");
+  p->seqlen_q = int_field(s, "seqlenQ");
+  p->seqlen_k = int_field(s, "seqlenK");
+  p->num_heads = int_field(s, "numHeads");
+  p->num_heads_k = int_field(s, "numKvHeads");
+  p->head_dim = int_field(s, "headDim");
+  p->softmax_scale = static_cast<decltype(p->softmax_scale)>(number_field(s, "softmaxScale"));
+  p->is_causal = bool_field(s, "causal");
+  p->window = int_field(s, "window");
+}
+
 attnscope::FlashParams flash_params(const Napi::Object& s) {
   attnscope::FlashParams p;
-  p.dtype = dtype_field(s, "dtype");
-  p.q = input_field(s, "q", p.dtype);
-  p.k = input_field(s, "k", p.dtype);
-  p.v = input_field(s, "v", p.dtype);
+  read_attention_fields(s, &p);
   p.o = array_field<float>(s, "o", napi_float32_array);
   p.lse = array_field<float>(s, "lse", napi_float32_array);
-  p.batch = int_field(s, "batch");
-  p.seqlen_q = int_field(s, "seqlenQ");
-  p.seqlen_k = int_field(s, "seqlenK");
-  p.num_heads = int_field(s, "numHeads");
-  p.num_heads_k = int_field(s, "numKvHeads");
-  p.head_dim = int_field(s, "headDim");
   attnscope::set_contiguous_strides(&p);
-  p.softmax_scale = static_cast<float>(number_field(s, "softmaxScale"));
-  p.is_causal = bool_field(s, "causal");
-  p.window = int_field(s, "window");
   p.threads = int_field(s, "threads");
   p.simd = simd_field(s);
   return p;
@@ -207,21 +214,9 @@ Napi::Value PagedDecode(const Napi::CallbackInfo& info) {
 Napi::Value Reference(const Napi::CallbackInfo& info) {
   Napi::Object s = spec_arg(info, 0);
   attnscope::ReferenceParams p;
-  p.dtype = dtype_field(s, "dtype");
-  p.q = input_field(s, "q", p.dtype);
-  p.k = input_field(s, "k", p.dtype);
-  p.v = input_field(s, "v", p.dtype);
+  read_attention_fields(s, &p);
   p.o = array_field<double>(s, "o", napi_float64_array);
   p.lse = array_field<double>(s, "lse", napi_float64_array);
-  p.batch = int_field(s, "batch");
-  p.seqlen_q = int_field(s, "seqlenQ");
-  p.seqlen_k = int_field(s, "seqlenK");
-  p.num_heads = int_field(s, "numHeads");
-  p.num_heads_k = int_field(s, "numKvHeads");
-  p.head_dim = int_field(s, "headDim");
-  p.softmax_scale = number_field(s, "softmaxScale");
-  p.is_causal = bool_field(s, "causal");
-  p.window = int_field(s, "window");
   return queue(info.Env(), s, [p](std::vector<int64_t>*) { return attnscope::reference_attention(p); }, false);
 }
 
