@@ -5,7 +5,10 @@
   # cpu_features.h, kernels_ops.h). On other architectures (arm64) only the portable path builds.
   "target_defaults": {
     "include_dirs": [ "include" ],
-    "cflags_cc": [ "-std=c++17", "-O3", "-pthread" ],
+    # -fvisibility=hidden: the addon exports only its N-API entry point, so calls between our
+    # own functions are direct and inlinable (with -fPIC and default visibility every call to a
+    # global function goes through the PLT and is never inlined: the simulator ran 2x slower).
+    "cflags_cc": [ "-std=c++17", "-O3", "-pthread", "-fvisibility=hidden" ],
     "xcode_settings": { "CLANG_CXX_LANGUAGE_STANDARD": "c++17" }
   },
   "targets": [

@@ -62,9 +62,10 @@ void FirstFitArena::Release(int64_t offset, int64_t n) {
 // ---- simulator ----
 
 ServingSimulator::ServingSimulator(const SimConfig& config, std::vector<SimRequest> requests)
-    : config_(config), requests_(std::move(requests)), state_(requests_.size()) {
+    : config_(config), requests_(std::move(requests)), state_(requests_.size()), page_(config.allocator.page_size) {
   if (config_.layout == KvLayout::kPaged) {
     allocator_ = std::make_unique<PageAllocator>(config_.allocator);
+    lazy_decode_ = config_.allocator.sliding_window == 0;
   } else {
     arena_ = std::make_unique<FirstFitArena>(static_cast<int64_t>(config_.allocator.num_pages) *
                                              config_.allocator.page_size);
@@ -120,9 +121,18 @@ bool ServingSimulator::Admit(int32_t id, int64_t max_new, int64_t* cached) {
 bool ServingSimulator::Grow(int32_t id, int64_t n) {
   ReqState& s = state_[id];
   if (allocator_) {
+    if (lazy_decode_ && n == 1 && page_.Mod(s.computed) != 0) {
+      ++s.pending;  // room in the last page (never shared: the simulator does not fork)
+      ++pending_tokens_;
+      ++s.computed;
+      return true;
+    }
     const bool ids = config_.allocator.enable_prefix_caching;
-    if (ids) FillTokens(id, s.computed, s.computed + n);
-    if (allocator_->AppendAt(s.slot, ids ? token_buf_.data() : nullptr, n) != AllocStatus::kOk) return false;
+    const int64_t from = s.computed - s.pending;
+    if (ids) FillTokens(id, from, s.computed + n);
+    if (allocator_->AppendAt(s.slot, ids ? token_buf_.data() : nullptr, s.pending + n) != AllocStatus::kOk) return false;
+    pending_tokens_ -= s.pending;
+    s.pending = 0;
   } else {
     arena_tokens_ += n;  // within the reservation by construction
   }
@@ -130,9 +140,20 @@ bool ServingSimulator::Grow(int32_t id, int64_t n) {
   return true;
 }
 
+void ServingSimulator::Flush(int32_t id) {
+  ReqState& s = state_[id];
+  if (s.pending == 0) return;
+  const bool ids = config_.allocator.enable_prefix_caching;
+  if (ids) FillTokens(id, s.computed - s.pending, s.computed);
+  allocator_->AppendAt(s.slot, ids ? token_buf_.data() : nullptr, s.pending);  // fits the last page
+  pending_tokens_ -= s.pending;
+  s.pending = 0;
+}
+
 void ServingSimulator::ReleaseMemory(int32_t id) {
   ReqState& s = state_[id];
   if (allocator_) {
+    Flush(id);
     allocator_->FreeAt(s.slot);
     s.slot = -1;
   } else {
@@ -206,12 +227,13 @@ bool ServingSimulator::FastForward() {
     const double gap = requests_[next_arrival_].arrival_s - now_;
     k = largest(k, [&](int64_t kk) { return elapsed(kk - 1) < gap; });
   }
+  if (k < 2) return false;
   const int64_t ps = config_.allocator.page_size;
   const auto pages_needed = [&](int64_t kk) {
     int64_t total = 0;
     for (const int32_t id : running_) {
       const int64_t c = state_[id].computed;
-      total += (c + kk + ps - 1) / ps - (c + ps - 1) / ps;
+      total += page_.Div(c + kk + ps - 1) - page_.Div(c + ps - 1);
     }
     return total;
   };
@@ -229,7 +251,7 @@ bool ServingSimulator::FastForward() {
     p0 = st.pages_used;
     free0 = st.pages_free;
     cached0 = st.pages_cached;
-    t0 = st.tokens_stored;
+    t0 = st.tokens_stored + pending_tokens_;
     hit_rate = st.prefix_hit_rate;
   } else {
     t0 = arena_tokens_;
@@ -267,7 +289,7 @@ bool ServingSimulator::FastForward() {
     used_seconds = static_cast<double>(p0) * total_dt;
     for (const int32_t id : running_) {
       const int64_t c = state_[id].computed;
-      for (int64_t b = (ps - c % ps) % ps + 1; b <= k; b += ps) used_seconds += total_dt - elapsed(b - 1);
+      for (int64_t b = page_.Mod(ps - page_.Mod(c)) + 1; b <= k; b += ps) used_seconds += total_dt - elapsed(b - 1);
     }
   }
   const int64_t used_end = p0 + taken(k);
@@ -328,10 +350,23 @@ bool ServingSimulator::Step() {
   if (running_.empty() && waiting_.empty()) return next_arrival_ < requests_.size();
   if (FastForward()) return true;
 
-  // 2. Running requests, oldest admission first.
+  // 2. Running requests, oldest admission first. Each scheduled request adds its tokens to
+  // the step's work and, once its prompt is in KV, emits its next token; those that emit their
+  // last finish after the step (5).
   int64_t budget = config_.max_num_batched_tokens;
-  scheduled_.clear();
-  scheduled_n_.clear();
+  int64_t tokens_scheduled = 0, kv_tokens = 0;
+  finished_.clear();
+  const auto scheduled = [&](int32_t id, int64_t n) {
+    ReqState& s = state_[id];
+    tokens_scheduled += n;
+    budget -= n;
+    kv_tokens += s.computed;
+    if (s.computed < s.known) return;  // a prefill chunk that did not reach the end
+    ++s.generated;
+    ++s.known;
+    ++totals_.generated_tokens;
+    if (s.generated >= s.output_len) finished_.push_back(id);
+  };
   bool preempted_now = false;
   for (size_t i = 0; i < running_.size() && budget > 0;) {
     const int32_t id = running_[i];
@@ -350,9 +385,7 @@ bool ServingSimulator::Step() {
       }
     }
     if (self_preempted) continue;  // running_[i] is now the next request
-    scheduled_.push_back(id);
-    scheduled_n_.push_back(static_cast<int32_t>(n));
-    budget -= n;
+    scheduled(id, n);
     ++i;
   }
 
@@ -376,19 +409,11 @@ bool ServingSimulator::Step() {
       }
       waiting_.pop_front();
       running_.push_back(id);
-      const int64_t n = s.computed - cached;
-      scheduled_.push_back(id);
-      scheduled_n_.push_back(static_cast<int32_t>(n));
-      budget -= n;
+      scheduled(id, s.computed - cached);
     }
   }
 
   // 4. Step time and the memory state it holds for.
-  int64_t tokens_scheduled = 0, kv_tokens = 0;
-  for (size_t k = 0; k < scheduled_.size(); ++k) {
-    tokens_scheduled += scheduled_n_[k];
-    kv_tokens += state_[scheduled_[k]].computed;
-  }
   const StepTimeModel& m = config_.step;
   const double dt = m.per_step_s + m.per_token_s * static_cast<double>(tokens_scheduled) +
                     m.per_kv_token_s * static_cast<double>(kv_tokens);
@@ -399,7 +424,7 @@ bool ServingSimulator::Step() {
     sample.pages_used = st.pages_used;
     sample.pages_cached = st.pages_cached;
     sample.pages_free = st.pages_free;
-    sample.tokens = st.tokens_stored;
+    sample.tokens = st.tokens_stored + pending_tokens_;
     sample.reserved_slots = static_cast<int64_t>(st.pages_used) * config_.allocator.page_size;
     sample.prefix_hit_rate = st.prefix_hit_rate;
     totals_.prefix_query_tokens = st.prefix_query_tokens;
@@ -423,19 +448,12 @@ bool ServingSimulator::Step() {
   ++totals_.steps;
   now_ += dt;
 
-  // 5. Outputs and completions.
-  for (const int32_t id : scheduled_) {
-    ReqState& s = state_[id];
-    if (s.computed < s.known) continue;  // a prefill chunk that did not reach the end
-    ++s.generated;
-    ++s.known;
-    ++totals_.generated_tokens;
-    if (s.generated >= s.output_len) {
-      ReleaseMemory(id);
-      running_.erase(std::find(running_.begin(), running_.end(), id));
-      ++totals_.completed;
-      totals_.simulated_seconds = now_;
-    }
+  // 5. Completions free their memory.
+  for (const int32_t id : finished_) {
+    ReleaseMemory(id);
+    running_.erase(std::find(running_.begin(), running_.end(), id));
+    ++totals_.completed;
+    totals_.simulated_seconds = now_;
   }
   return true;
 }

@@ -26,6 +26,13 @@
 // batch: k steps whose durations, integrals and samples are computed in closed form and whose
 // appends go to the allocator as one append of k tokens per request. The result equals k
 // single steps except for which physical pages each request gets.
+// A decode token that lands in the request's partly filled last page changes no page's state, so
+// the paged run keeps it pending in the request and hands the allocator a page's worth at once:
+// when the request needs its next page, and before it frees or is preempted (so that a full
+// page is registered for prefix caching before release, as it would have been). Pages held,
+// cached and free are the same at every step as with one append per token; the tokens stored
+// are the allocator's plus the pending ones. Not with a sliding window (its releases follow
+// every token).
 // A request is rejected on arrival when prompt_len >= max_model_len, or when it could never
 // fit the pool alone (its largest KV above pool minus watermark, or its reservation above the
 // arena); output_len is capped at max_model_len − prompt_len.
@@ -109,6 +116,24 @@ struct SimTotals {
   int64_t prefix_hit_tokens = 0;
 };
 
+// x / page_size and x % page_size for 0 <= x < 2^32 by multiplication, not division (Lemire,
+// Kaser & Kurz, "Faster remainder by direct computation", 2019): the page arithmetic of every
+// running request, every step.
+class PageDivisor {
+ public:
+  explicit PageDivisor(uint32_t d) : d_(d), m_(d > 1 ? UINT64_MAX / d + 1 : 0) {}
+  int64_t Div(int64_t x) const {
+    return d_ > 1 ? static_cast<int64_t>((static_cast<__uint128_t>(m_) * static_cast<uint32_t>(x)) >> 64) : x;
+  }
+  int64_t Mod(int64_t x) const {
+    return d_ > 1 ? static_cast<int64_t>((static_cast<__uint128_t>(m_ * static_cast<uint32_t>(x)) * d_) >> 64) : 0;
+  }
+
+ private:
+  uint32_t d_;
+  uint64_t m_;
+};
+
 // First-fit arena of contiguous reservations (offsets in slots).
 class FirstFitArena {
  public:
@@ -140,6 +165,7 @@ class ServingSimulator {
     int64_t offset = -1;        // arena offset (contiguous) while it holds memory
     int64_t reservation = 0;    // arena slots (contiguous)
     int64_t computed = 0;       // tokens in KV
+    int64_t pending = 0;        // paged: decode tokens of `computed` not yet given to the allocator
     int64_t known = 0;          // prompt + generated tokens
     int32_t generated = 0;
     int32_t output_len = 0;     // after the max_model_len cap
@@ -152,6 +178,8 @@ class ServingSimulator {
   // Memory policy: paged allocator or arena. Return false when memory refuses.
   bool Admit(int32_t id, int64_t max_new, int64_t* cached);
   bool Grow(int32_t id, int64_t n);
+  // Paged: gives the allocator a request's pending decode tokens (they fit its last page).
+  void Flush(int32_t id);
   void ReleaseMemory(int32_t id);
   void FillTokens(int32_t id, int64_t from, int64_t to);
   void Preempt(int32_t id);
@@ -167,6 +195,8 @@ class ServingSimulator {
   std::unique_ptr<FirstFitArena> arena_;
   int64_t arena_tokens_ = 0;    // contiguous: filled slots
   int64_t arena_reserved_ = 0;  // contiguous: reserved slots
+  int64_t pending_tokens_ = 0;  // paged: sum of ReqState::pending
+  bool lazy_decode_ = false;    // paged without a sliding window: decode tokens batched per page
   std::vector<int32_t> running_;   // admission order
   std::deque<int32_t> waiting_;
   int32_t waiting_preempted_ = 0;
@@ -174,7 +204,8 @@ class ServingSimulator {
   double now_ = 0;
   bool done_ = false;
   std::vector<int32_t> token_buf_;
-  std::vector<int32_t> scheduled_, scheduled_n_;
+  std::vector<int32_t> finished_;  // requests that emitted their last token this step
+  PageDivisor page_;
   std::vector<SimSample> samples_;
   int64_t sample_stride_ = 1;
   SimTotals totals_;
