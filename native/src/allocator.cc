@@ -26,6 +26,7 @@ AllocStatus PageAllocator::Validate(const PageAllocatorConfig& c) {
 
 PageAllocator::PageAllocator(const PageAllocatorConfig& config)
     : config_(config),
+      page_(config.page_size),
       pages_(config.num_pages),
       page_by_hash_(config.enable_prefix_caching ? static_cast<size_t>(config.num_pages) : 16) {
   // Stack top = page 0, so a fresh pool hands out pages 0, 1, 2, ...
@@ -158,7 +159,7 @@ int64_t PageAllocator::WindowLimit(const Sequence& seq) const {
   const int64_t w = config_.sliding_window;
   if (w <= 0) return seq.first_live_page;
   const int64_t keep_from = seq.num_tokens - w + 1;
-  return std::max<int64_t>(seq.first_live_page, keep_from > 0 ? keep_from / config_.page_size : 0);
+  return std::max<int64_t>(seq.first_live_page, keep_from > 0 ? page_.Div(keep_from) : 0);
 }
 
 void PageAllocator::ReleaseOutsideWindow(Sequence& seq) {
@@ -185,9 +186,9 @@ int32_t PageAllocator::NewSlot() {
 int64_t PageAllocator::PagesNeededAt(int32_t slot, int64_t n) const {
   const Sequence& seq = seqs_[slot];
   const int64_t ps = config_.page_size;
-  const int64_t in_last = seq.num_tokens % ps;
+  const int64_t in_last = page_.Mod(seq.num_tokens);
   const int64_t room = in_last == 0 ? 0 : ps - in_last;
-  const int64_t new_pages = n > room ? (n - room + ps - 1) / ps : 0;
+  const int64_t new_pages = n > room ? page_.Div(n - room + ps - 1) : 0;
   const bool cow = n > 0 && in_last != 0 && pages_[seq.block_table.back()].ref_count > 1;
   return new_pages + (cow ? 1 : 0);
 }
@@ -209,25 +210,24 @@ AllocStatus PageAllocator::AppendTo(Sequence& seq, const int32_t* tokens, int64_
   const bool hashing = seq.hashable && config_.enable_prefix_caching;
 
   // Copy-on-write of a shared partial last page.
-  const int64_t in_last = seq.num_tokens % ps;
-  if (in_last != 0 && pages_[seq.block_table.back()].ref_count > 1) {
+  int64_t pos = page_.Mod(seq.num_tokens);  // slots filled in the last page
+  if (pos != 0 && pages_[seq.block_table.back()].ref_count > 1) {
     const int32_t old_page = seq.block_table.back();
     const int32_t page = TakePage();
-    const size_t bytes = static_cast<size_t>(in_last) * kv_.slot_bytes;
+    const size_t bytes = static_cast<size_t>(pos) * kv_.slot_bytes;
     const size_t offset_new = static_cast<size_t>(page) * ps * kv_.slot_bytes;
     const size_t offset_old = static_cast<size_t>(old_page) * ps * kv_.slot_bytes;
     if (kv_.k != nullptr) std::memcpy(kv_.k + offset_new, kv_.k + offset_old, bytes);
     if (kv_.v != nullptr) std::memcpy(kv_.v + offset_new, kv_.v + offset_old, bytes);
-    pages_[page].filled = static_cast<int32_t>(in_last);
-    tokens_stored_ += in_last;
+    pages_[page].filled = static_cast<int32_t>(pos);
+    tokens_stored_ += pos;
     Release(old_page);
     seq.block_table.back() = page;
     ++cow_copies_;
   }
 
   int64_t done = 0;
-  while (done < n) {
-    const int64_t pos = seq.num_tokens % ps;
+  for (; done < n; pos = 0) {
     if (pos == 0) seq.block_table.push_back(TakePage());
     const int32_t page = seq.block_table.back();
     const int64_t k = std::min<int64_t>(n - done, ps - pos);

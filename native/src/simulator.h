@@ -116,24 +116,6 @@ struct SimTotals {
   int64_t prefix_hit_tokens = 0;
 };
 
-// x / page_size and x % page_size for 0 <= x < 2^32 by multiplication, not division (Lemire,
-// Kaser & Kurz, "Faster remainder by direct computation", 2019): the page arithmetic of every
-// running request, every step.
-class PageDivisor {
- public:
-  explicit PageDivisor(uint32_t d) : d_(d), m_(d > 1 ? UINT64_MAX / d + 1 : 0) {}
-  int64_t Div(int64_t x) const {
-    return d_ > 1 ? static_cast<int64_t>((static_cast<__uint128_t>(m_) * static_cast<uint32_t>(x)) >> 64) : x;
-  }
-  int64_t Mod(int64_t x) const {
-    return d_ > 1 ? static_cast<int64_t>((static_cast<__uint128_t>(m_ * static_cast<uint32_t>(x)) * d_) >> 64) : 0;
-  }
-
- private:
-  uint32_t d_;
-  uint64_t m_;
-};
-
 // First-fit arena of contiguous reservations (offsets in slots).
 class FirstFitArena {
  public:

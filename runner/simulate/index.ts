@@ -1,9 +1,9 @@
 /**
  * runner/simulate: the paged KV-cache pool under a serving load — `attnscope simulate`.
  * simulatePool (simulation + baselines), readTrace / parseTrace (JSONL traces),
- * generateRequests (profile workloads), formatPoolSummary (the CLI's table).
+ * generateRequests / packRequests (profile workloads, traces, packed for the simulator), formatPoolSummary (the CLI's table).
  */
 export { simulatePool, defaultStepTime, PoolConfigError, REFERENCE_ACCELERATOR, type SimulateOptions } from './simulate';
 export { readTrace, parseTrace, TraceError } from './trace';
-export { generateRequests, sampleLength, Rng, type TraceRequest } from './workload';
+export { generateRequests, packRequests, sampleLength, Rng, type TraceRequest } from './workload';
 export { formatPoolSummary } from './summary';

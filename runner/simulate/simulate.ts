@@ -23,7 +23,7 @@ import type { PoolBaseline, PoolResult, PoolSample, PoolSummary, StepTimeModel }
 import { ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTotals } from '../../native/allocator';
 import { formatCount } from '../../core/format';
 import { InputError } from '../errors';
-import { generateRequests, type TraceRequest } from './workload';
+import { generateRequests, packRequests, type TraceRequest } from './workload';
 
 /**
  * A profile that cannot be simulated, an InputError positioned at the profile key to change
@@ -130,34 +130,6 @@ function poolPages(profile: Profile, numPages: number | undefined): number {
   return pages;
 }
 
-/** Sorts by arrival (stable) and packs; equal prefix ids map to one token stream. */
-function packRequests(requests: TraceRequest[]): ServingSimRequests {
-  const order = requests.map((_, i) => i).sort((a, b) => requests[a].arrivalS - requests[b].arrivalS || a - b);
-  const n = requests.length;
-  const packed: ServingSimRequests = {
-    arrivalS: new Float64Array(n),
-    promptLen: new Int32Array(n),
-    outputLen: new Int32Array(n),
-    prefixStream: new Float64Array(n).fill(-1),
-    prefixLen: new Int32Array(n),
-  };
-  const streams = new Map<string, number>();
-  order.forEach((src, i) => {
-    const r = requests[src];
-    packed.arrivalS[i] = r.arrivalS;
-    packed.promptLen[i] = r.promptLen;
-    packed.outputLen[i] = r.outputLen;
-    if (r.prefixId !== undefined) {
-      const key = `${typeof r.prefixId}:${r.prefixId}`;
-      let stream = streams.get(key);
-      if (stream === undefined) streams.set(key, (stream = streams.size));
-      packed.prefixStream[i] = stream;
-      packed.prefixLen[i] = Math.min(r.prefixLen ?? r.promptLen, r.promptLen);
-    }
-  });
-  return packed;
-}
-
 const SLICE_STEPS = 200_000;
 
 function runToEnd(sim: ServingSimulator, signal: AbortSignal | undefined): ServingSimTotals {
@@ -207,11 +179,11 @@ export function simulatePool(profile: Profile, opts: SimulateOptions = {}): Pool
   const numPages = poolPages(profile, opts.numPages);
   const pageSize = profile.kvCache.pageSize;
   const w = profile.workload;
-  let requests: TraceRequest[];
-  if (opts.trace) requests = opts.trace;
-  else if (w) requests = generateRequests(w);
+  let packed: ServingSimRequests;
+  if (opts.trace) packed = packRequests(opts.trace);
+  else if (w) packed = generateRequests(w);
   else throw configError(profile, ['workload', 'model'], 'the profile has no workload: add a `workload:` section or give a trace (--trace FILE)');
-  if (requests.length === 0) throw configError(profile, ['workload.requests', 'workload'], 'there are no requests to simulate');
+  if (packed.arrivalS.length === 0) throw configError(profile, ['workload.requests', 'workload'], 'there are no requests to simulate');
 
   const defaults = defaultStepTime(profile);
   const stepTime: StepTimeModel = opts.stepTime
@@ -236,7 +208,6 @@ export function simulatePool(profile: Profile, opts: SimulateOptions = {}): Pool
     perKvTokenS: stepTime.perKvTokenS,
     maxSamples: opts.maxSamples ?? 2000,
   };
-  const packed = packRequests(requests);
 
   // The baselines run on their own threads while this one runs the paged simulation.
   const baselineSims = (['contiguous_max_model_len', 'contiguous_prompt_plus_output'] as const).map((name) => {

@@ -219,14 +219,18 @@ test('workloads are reproducible for a seed and follow their distributions', () 
   const a = generateRequests(w);
   assert.deepEqual(generateRequests(w), a);
   assert.notDeepEqual(generateRequests({ ...w, seed: 8 }), a);
-  const prompts = a.map((r) => r.promptLen).sort((x, y) => x - y);
+  const prompts = [...a.promptLen].sort((x, y) => x - y);
   assert.ok(Math.abs(prompts[2000] - 300) < 15, `median ${prompts[2000]}`);
   assert.ok(prompts[3999] <= 1000);
-  assert.ok(a.every((r) => r.outputLen >= 5 && r.outputLen <= 9));
-  // Poisson at 10/s: the last of 4000 arrivals near 400 s.
-  assert.ok(Math.abs(a[3999].arrivalS - 400) < 20, `last arrival ${a[3999].arrivalS}`);
-  const shared = a.filter((r) => r.prefixId !== undefined).length;
-  assert.ok(Math.abs(shared / 4000 - 0.5) < 0.03);
+  assert.ok(a.outputLen.every((o) => o >= 5 && o <= 9));
+  // Poisson at 10/s: the last of 4000 arrivals near 400 s, in order.
+  assert.ok(Math.abs(a.arrivalS[3999] - 400) < 20, `last arrival ${a.arrivalS[3999]}`);
+  assert.ok(a.arrivalS.every((t, i) => i === 0 || t >= a.arrivalS[i - 1]));
+  const shared = a.prefixStream.filter((s) => s >= 0);
+  assert.ok(Math.abs(shared.length / 4000 - 0.5) < 0.03);
+  assert.deepEqual([...new Set(shared)].sort(), [0, 1, 2]);
+  // prefix_len 50, capped by a shorter prompt.
+  assert.ok(a.prefixLen.every((l, i) => (a.prefixStream[i] < 0 ? l === 0 : l === Math.min(50, a.promptLen[i]))));
 });
 
 test('trace lines are read, and a bad line is an error naming file:line:column', () => {
