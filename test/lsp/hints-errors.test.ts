@@ -1,0 +1,201 @@
+/**
+ * Inlay hints while the file has an error (server/hints.ts, top comment): computed from the
+ * valid keys when some keys are invalid; otherwise kept from the previous version next to keys
+ * whose lines the edit left alone, moved with the text, and gone with their key. Diagnostics
+ * still point at the error. Figures are those of test/lsp/hints.test.ts, computed by hand there
+ * and repeated here.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DiagnosticSeverity, type Diagnostic, type InlayHint, type MarkupContent } from 'vscode-languageserver-protocol';
+import { LspClient, fixture, fixtureUri, rangeOf } from './harness';
+
+let client: LspClient;
+before(async () => {
+  client = await LspClient.start();
+});
+after(async () => {
+  assert.equal(await client.stop(), 0);
+});
+
+function label(h: InlayHint): string {
+  return typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join('');
+}
+
+/** Every hint as "line:character label", in text order: the whole picture, compared at once. */
+function picture(hints: InlayHint[]): string[] {
+  return hints
+    .slice()
+    .sort((x, y) => x.position.line - y.position.line || x.position.character - y.position.character)
+    .map((h) => `${h.position.line}:${h.position.character} ${label(h)}`);
+}
+
+/** "line:character label" for a hint right after `needle` in `text`. */
+function after_(text: string, needle: string, hintLabel: string): string {
+  const at = rangeOf(text, needle).end;
+  return `${at.line}:${at.character} ${hintLabel}`;
+}
+
+function errors(diags: Diagnostic[]): Diagnostic[] {
+  return diags.filter((d) => d.severity === DiagnosticSeverity.Error);
+}
+
+// Llama-3.1-8B, bf16, the fixture profile (test/lsp/hints.test.ts has the arithmetic):
+// KV per token 32 · 2 · 8 · 128 · 2 B = 128 KiB; weights 8,030,261,248 · 2 B = 15 GiB;
+// page 16 · 128 KiB = 2 MiB, floor(3.8125 GiB / 2 MiB) = 1,952 pages = 31,232 tokens;
+// N = 4096: naive 2 · 32 · 4096² · 2 B = 2 GiB, flash 3 · 32 · 4096 · 4 B = 1.5 MiB;
+// KV of 8,192 tokens = 8,192 · 128 KiB = 1 GiB; floor(1,952 / (8,192 / 16)) = 3 sequences.
+const WEIGHTS = 'weights 15 GiB · 8.03B params · KV 128 KiB/token';
+const PAGE = 'page 2 MiB · 1,952 pages · 31,232 tokens';
+const WORKSPACE = 'N=4,096: naive S+P 2 GiB vs flash 1.5 MiB per layer';
+const CONTEXT = 'KV 1 GiB/seq at 8,192';
+const MAX_MODEL_LEN = 'KV 1 GiB/seq at 8,192 · 3 fit at once';
+const MODEL = './configs/Llama-3.1-8B.config.json';
+
+/** The fixture profile's hints, placed in `text`. */
+function fullPicture(text: string): string[] {
+  return [
+    after_(text, MODEL, WEIGHTS),
+    after_(text, 'page_size: 16', PAGE),
+    after_(text, 'seq_lens: [1024, 4096]', WORKSPACE),
+    after_(text, 'context_lens: [1024, 8192]', CONTEXT),
+    after_(text, 'max_model_len: 8192', MAX_MODEL_LEN),
+  ].sort((x, y) => Number(x.split(':')[0]) - Number(y.split(':')[0]));
+}
+
+let n = 0;
+const freshUri = (): string => fixtureUri(`mid-edit-${n++}.attn.yaml`);
+
+test('the fixture profile: its five hints (the baseline the other tests edit)', async () => {
+  const f = fixture('llama-3.1-8b.attn.yaml');
+  const uri = freshUri();
+  await client.open(uri, f.text);
+  assert.deepEqual(picture((await client.inlayHints(uri))!), fullPicture(f.text));
+  await client.close(uri);
+});
+
+test('one invalid value no other figure depends on: every other hint, same figures, error at the value', async () => {
+  const text = fixture('llama-3.1-8b.attn.yaml').text.replace('arrival_rate: 8', 'arrival_rate: -8');
+  const uri = freshUri();
+  const diags = errors(await client.open(uri, text));
+  // arrival_rate feeds only the simulator, no memory figure: all five hints stay, with the
+  // figures of the valid profile.
+  assert.deepEqual(picture((await client.inlayHints(uri))!), fullPicture(text));
+  assert.equal(diags.length, 1, JSON.stringify(diags));
+  const rate = rangeOf(text, 'arrival_rate: -8').end;
+  assert.deepEqual(diags[0]!.range, { start: { line: rate.line, character: rate.character - 2 }, end: rate });
+  assert.equal(diags[0]!.code, 'invalid-value');
+  await client.close(uri);
+});
+
+test('an invalid page_size: its hint and the hints that depend on it go, the independent ones stay', async () => {
+  const text = fixture('llama-3.1-8b.attn.yaml').text.replace('page_size: 16', 'page_size: 0');
+  const uri = freshUri();
+  const diags = errors(await client.open(uri, text));
+  assert.deepEqual(diags.map((d) => [d.code, d.range]), [['invalid-value', rangeOf(text, '0', text.slice(0, text.indexOf('page_size: 0')).split('0').length - 1)]]);
+  // No page hint (its value is invalid; the default page size 16 must not stand in for it), no
+  // sequences-that-fit (pages per sequence need the page size). Weights, workspace and one
+  // sequence's KV do not depend on page_size.
+  assert.deepEqual(picture((await client.inlayHints(uri))!), [
+    after_(text, MODEL, WEIGHTS),
+    after_(text, 'seq_lens: [1024, 4096]', WORKSPACE),
+    after_(text, 'context_lens: [1024, 8192]', CONTEXT),
+  ]);
+  await client.close(uri);
+});
+
+test('an invalid dtype, after a valid version: computed hints drop, the last good ones stay where their lines are untouched', async () => {
+  const f = fixture('llama-3.1-8b.attn.yaml');
+  const uri = freshUri();
+  await client.open(uri, f.text);
+  assert.deepEqual(picture((await client.inlayHints(uri))!), fullPicture(f.text));
+  // Mid-edit of dtype: every figure depends on it, so none is computed; the previous version's
+  // stay (their lines are untouched), with a tooltip that says they are from an earlier version.
+  const at = rangeOf(f.text, 'bf16');
+  const diags = errors(await client.change(uri, [{ range: at, text: 'bf1' }]));
+  const text = f.text.replace('dtype: bf16', 'dtype: bf1');
+  assert.deepEqual(diags.map((d) => [d.code, d.range.start]), [['invalid-value', at.start]]);
+  const hints = (await client.inlayHints(uri))!;
+  assert.deepEqual(picture(hints), fullPicture(text));
+  for (const h of hints) assert.match((h.tooltip as MarkupContent).value, /From an earlier version of this file/);
+  await client.close(uri);
+});
+
+test('a YAML syntax error mid-edit keeps the previous hints on untouched lines only, moves them, drops removed keys', async () => {
+  const f = fixture('llama-3.1-8b.attn.yaml');
+  const uri = freshUri();
+  await client.open(uri, f.text);
+  assert.deepEqual(picture((await client.inlayHints(uri))!), fullPicture(f.text));
+
+  // 1. Delete the prefill mapping's closing brace: a syntax error on that line.
+  let text = f.text.replace('causal: true }', 'causal: true ');
+  const brace = rangeOf(f.text, 'causal: true }').end;
+  let diags = errors(await client.change(uri, [{ range: { start: { line: brace.line, character: brace.character - 1 }, end: brace }, text: '' }]));
+  assert.ok(diags.length > 0 && diags.every((d) => d.code === 'yaml-syntax'), JSON.stringify(diags));
+  assert.ok(diags.some((d) => d.range.start.line >= brace.line), JSON.stringify(diags));
+  // The workspace hint's line changed: gone. The others: same figures, same places.
+  const unchanged = (t: string): string[] => [
+    after_(t, MODEL, WEIGHTS),
+    after_(t, 'page_size: 16', PAGE),
+    after_(t, 'context_lens: [1024, 8192]', CONTEXT),
+    after_(t, 'max_model_len: 8192', MAX_MODEL_LEN),
+  ];
+  assert.deepEqual(picture((await client.inlayHints(uri))!), unchanged(text));
+
+  // 2. Still broken, a comment line typed at the top: every kept hint moves down one line.
+  await client.change(uri, [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: '# draft\n' }]);
+  text = `# draft\n${text}`;
+  const moved = picture((await client.inlayHints(uri))!);
+  assert.deepEqual(moved, unchanged(text));
+  assert.equal(Number(moved[0]!.split(':')[0]), rangeOf(f.text, MODEL).end.line + 1);
+
+  // 3. Still broken, the page_size line deleted: its hint goes with it; the others move up.
+  const page = rangeOf(text, 'page_size: 16').start.line;
+  await client.change(uri, [{ range: { start: { line: page, character: 0 }, end: { line: page + 1, character: 0 } }, text: '' }]);
+  text = text.replace('  page_size: 16\n', '');
+  assert.deepEqual(picture((await client.inlayHints(uri))!), [
+    after_(text, MODEL, WEIGHTS),
+    after_(text, 'context_lens: [1024, 8192]', CONTEXT),
+    after_(text, 'max_model_len: 8192', MAX_MODEL_LEN),
+  ]);
+
+  // 4. Still broken, the key enclosing context_lens renamed: context_lens is no longer
+  // decode.context_lens, so its hint goes too.
+  const decode = rangeOf(text, 'decode:');
+  await client.change(uri, [{ range: decode, text: 'decod:' }]);
+  text = text.replace('decode:', 'decod:');
+  assert.deepEqual(picture((await client.inlayHints(uri))!), [after_(text, MODEL, WEIGHTS), after_(text, 'max_model_len: 8192', MAX_MODEL_LEN)]);
+
+  // 5. Fixed: hints computed again (the profile now has default decode cases and no page_size
+  // key; an unknown key "decod" is only a warning). The pool is the same: page_size defaults to 16.
+  const fixedText = text.replace('decod:', 'decode:').replace('causal: true \n', 'causal: true }\n');
+  diags = errors(await client.change(uri, fixedText));
+  assert.deepEqual(diags, []);
+  assert.deepEqual(picture((await client.inlayHints(uri))!), [
+    after_(fixedText, MODEL, WEIGHTS),
+    after_(fixedText, 'seq_lens: [1024, 4096]', WORKSPACE),
+    after_(fixedText, 'context_lens: [1024, 8192]', CONTEXT),
+    after_(fixedText, 'max_model_len: 8192', MAX_MODEL_LEN),
+  ]);
+  await client.close(uri);
+});
+
+test('a config.json whose edited value is invalid keeps the hints of its other keys', async () => {
+  const f = fixture('configs/Llama-3.1-8B.config.json');
+  const uri = fixtureUri('mid-edit.config.json');
+  await client.open(uri, f.text);
+  const before_ = picture((await client.inlayHints(uri))!);
+  // KV per token on num_key_value_heads, weights on model_type, KV of one 131,072-token sequence (16 GiB).
+  assert.deepEqual(before_, [
+    after_(f.text, '"max_position_embeddings": 131072', 'KV 16 GiB/seq at 131,072'),
+    after_(f.text, '"model_type": "llama"', 'weights 15 GiB · 8.03B params'),
+    after_(f.text, '"num_key_value_heads": 8', 'KV 128 KiB/token'),
+  ].sort((x, y) => Number(x.split(':')[0]) - Number(y.split(':')[0])));
+  // 8 -> 0 KV heads: no model can be read, so nothing is computed; the hint of the edited line
+  // goes, the two others stay.
+  const text = f.text.replace('"num_key_value_heads": 8', '"num_key_value_heads": 0');
+  const diags = errors(await client.change(uri, text));
+  assert.ok(diags.some((d) => d.range.start.line === rangeOf(text, '"num_key_value_heads": 0').start.line), JSON.stringify(diags));
+  assert.deepEqual(picture((await client.inlayHints(uri))!), before_.filter((h) => !h.endsWith('KiB/token')));
+  await client.close(uri);
+});
