@@ -4,7 +4,9 @@
  * Problem, and which other files were read. Features (diagnostics, hints, hover, lenses,
  * completion, quick fixes, resolveProfile) all work from this one value. The text is parsed once
  * per version — and not at all when an edit only rewrites a number (see reuseTree) — and
- * analyze() never throws: a failure inside core becomes an 'internal-error' problem.
+ * analyze() never throws: a failure inside core becomes an 'internal-error' problem. A version
+ * with errors still carries what hints need to stay (see hints.ts): the profile of its valid
+ * keys, and the previous version's hints that still hold.
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import {
@@ -145,6 +147,7 @@ export function analyze(document: TextDocument, host: FileHost, previous?: Analy
       a.problems.push(...checkProfile(a.profile, a.estimate));
     } else {
       a.partial = readWithoutInvalidKeys(a, recording);
+      if (previous !== undefined && previous.file === a.file) a.carried = carryHints(previous, a);
     }
   } catch (err) {
     a.problems.push({
@@ -154,8 +157,6 @@ export function analyze(document: TextDocument, host: FileHost, previous?: Analy
       range: { offset: 0, length: 0 },
     });
   }
-  // Outside the try: a failure there has left problems that explain the missing figures.
-  if (a.profile === null && a.kind !== 'other' && previous !== undefined && previous.file === a.file) a.carried = carryHints(previous, a);
   return a;
 }
 

@@ -191,10 +191,16 @@ test('a config.json whose edited value is invalid keeps the hints of its other k
     after_(f.text, '"model_type": "llama"', 'weights 15 GiB · 8.03B params'),
     after_(f.text, '"num_key_value_heads": 8', 'KV 128 KiB/token'),
   ].sort((x, y) => Number(x.split(':')[0]) - Number(y.split(':')[0])));
-  // 8 -> 0 KV heads: no model can be read, so nothing is computed; the hint of the edited line
-  // goes, the two others stay.
+  // A comma deleted (a JSON syntax error on a line without a hint): all three stay.
+  const broken = f.text.replace('"hidden_size": 4096,', '"hidden_size": 4096');
+  let diags = errors(await client.change(uri, broken));
+  assert.deepEqual(diags.map((d) => [d.code, d.range.start]), [['json-syntax', rangeOf(broken, '"initializer_range"').start]]);
+  assert.deepEqual(picture((await client.inlayHints(uri))!), before_);
+  // Comma back, then 8 -> 0 KV heads: no model can be read, so nothing is computed; the hint of
+  // the edited line goes, the two others stay.
+  await client.change(uri, f.text);
   const text = f.text.replace('"num_key_value_heads": 8', '"num_key_value_heads": 0');
-  const diags = errors(await client.change(uri, text));
+  diags = errors(await client.change(uri, text));
   assert.ok(diags.some((d) => d.range.start.line === rangeOf(text, '"num_key_value_heads": 0').start.line), JSON.stringify(diags));
   assert.deepEqual(picture((await client.inlayHints(uri))!), before_.filter((h) => !h.endsWith('KiB/token')));
   await client.close(uri);
