@@ -19,7 +19,8 @@
  *   enclosing it are untouched by the edit, moved up or down with them. A hint whose key, value
  *   or parent key was edited, removed or joined to another line goes; so does one whose key has
  *   an error now. Carried again on the next edit, so it lasts until the figure can be
- *   recomputed, and its tooltip says it is from an earlier version.
+ *   recomputed, and its tooltip says it is from an earlier version. A profile whose config.json
+ *   is mid-edit (in another editor) keeps its hints that way too: its own text is untouched.
  */
 import { InlayHintKind, MarkupKind, type InlayHint, type Range } from 'vscode-languageserver';
 import type { ModelSpec, PropertyNode, SourceRange, ValueNode } from '../core/config';
@@ -185,15 +186,16 @@ const STALE_NOTE = '\n\n_From an earlier version of this file: this one has an e
  * document: those whose lines (AnchoredHint.lines) lie wholly before or after the one region
  * where the texts differ (analysis.ts changedRegion), and still start a line there, moved by
  * the length the edit added. The rule keeps a hint only next to the very text it was computed
- * for; a coarser region (several edits between two analysed versions) only drops more.
+ * for; a coarser region (several edits between two analysed versions) only drops more. Same
+ * text (a profile re-read because the config.json it points at changed): every hint stays.
  */
 export function carryHints(previous: Analysis, a: Analysis): AnchoredHint[] {
   const old = previous.text;
   const text = a.text;
   const { start, oldEnd, delta } = changedRegion(old, text);
-  const hints = documentHints(previous);
-  if (start === oldEnd && delta === 0) return hints;
+  const unchanged = start === oldEnd && delta === 0;
   const move = (r: SourceRange): SourceRange | null => {
+    if (unchanged) return r;
     const end = r.offset + r.length;
     if (end <= start && old.charCodeAt(end - 1) === 10) return r;
     const offset = r.offset + delta;
@@ -201,7 +203,7 @@ export function carryHints(previous: Analysis, a: Analysis): AnchoredHint[] {
     return null;
   };
   const carried: AnchoredHint[] = [];
-  for (const h of hints) {
+  for (const h of documentHints(previous)) {
     const lines = h.lines.map(move);
     if (lines.some((r) => r === null)) continue;
     const offset = h.offset < start ? h.offset : h.offset + delta;

@@ -205,3 +205,34 @@ test('a config.json whose edited value is invalid keeps the hints of its other k
   assert.deepEqual(picture((await client.inlayHints(uri))!), before_.filter((h) => !h.endsWith('KiB/token')));
   await client.close(uri);
 });
+
+test('a profile keeps its hints while the config.json it reads is mid-edit in another editor', async () => {
+  const uri = freshUri();
+  const text = `model: ${MODEL}\nkv_cache: { page_size: 16, memory_gib: 3.8125 }\n`;
+  await client.open(uri, text);
+  const good = [after_(text, MODEL, WEIGHTS), after_(text, 'page_size: 16', PAGE)];
+  assert.deepEqual(picture((await client.inlayHints(uri))!), good);
+  const config = fixture('configs/Llama-3.1-8B.config.json');
+  const opened = client.nextDiagnostics(uri);
+  await client.open(config.uri, config.text);
+  await opened;
+  // Unsaved: 0 KV heads. The profile cannot be computed; its own text is untouched, so its hints stay, marked.
+  const broken = client.nextDiagnostics(uri);
+  await client.change(config.uri, config.text.replace('"num_key_value_heads": 8', '"num_key_value_heads": 0'));
+  assert.ok((await broken).diagnostics.some((d) => d.code === 'model-config-invalid'));
+  const kept = (await client.inlayHints(uri))!;
+  assert.deepEqual(picture(kept), good);
+  for (const h of kept) assert.match((h.tooltip as MarkupContent).value, /From an earlier version of this file/);
+  // 4 KV heads: recomputed. 32 · 2 · 4 · 128 · 2 B = 64 KiB per token; page 16 · 64 KiB = 1 MiB;
+  // floor(3.8125 GiB / 1 MiB) = 3,904 pages = 62,464 tokens; weights lose 32 · 2 · 4096 · 4 · 128
+  // = 134,217,728 parameters: 7,896,043,520 (7.9B) · 2 B = 14.7 GiB.
+  const fixed = client.nextDiagnostics(uri);
+  await client.change(config.uri, config.text.replace('"num_key_value_heads": 8', '"num_key_value_heads": 4'));
+  assert.deepEqual((await fixed).diagnostics, []);
+  assert.deepEqual(picture((await client.inlayHints(uri))!), [
+    after_(text, MODEL, 'weights 14.7 GiB · 7.9B params · KV 64 KiB/token'),
+    after_(text, 'page_size: 16', 'page 1 MiB · 3,904 pages · 62,464 tokens'),
+  ]);
+  await client.close(config.uri);
+  await client.close(uri);
+});
