@@ -14,7 +14,8 @@
  * - Some keys invalid, the rest still a profile (analysis.ts readWithoutInvalidKeys): every hint
  *   whose figure depends on none of the invalid keys is computed from the valid ones (each hint
  *   lists the keys it depends on; the model itself is always one).
- * - Anything else, a hint not computed this way included: the hint of the previous version is
+ * - Otherwise (a syntax error; the model missing, or with an error; a config.json with an
+ *   error), and for each key the first rule gives no hint: the hint of the previous version is
  *   kept (carryHints) when its key's lines — key through value — and the key lines of the keys
  *   enclosing it are untouched by the edit, moved up or down with them. A hint whose key, value
  *   or parent key was edited, removed or joined to another line goes; so does one whose key has
