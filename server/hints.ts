@@ -18,8 +18,8 @@
  *   error), and for each key the first rule gives no hint: the hint of the previous version is
  *   kept (carryHints) when its key's lines — key through value — and the key lines of the keys
  *   enclosing it are untouched by the edit, moved up or down with them. A hint whose key, value
- *   or parent key was edited, removed or joined to another line goes; so does one whose key has
- *   an error now. Carried again on the next edit, so it lasts until the figure can be
+ *   or parent key was edited, removed or joined to another line goes; so does one whose key the
+ *   first rule found invalid. Carried again on the next edit, so it lasts until the figure can be
  *   recomputed, and its tooltip says it is from an earlier version. A profile whose config.json
  *   is mid-edit (in another editor) keeps its hints that way too: its own text is untouched.
  */
