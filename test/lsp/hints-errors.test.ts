@@ -31,7 +31,7 @@ function picture(hints: InlayHint[]): string[] {
 }
 
 /** "line:character label" for a hint right after `needle` in `text`. */
-function after_(text: string, needle: string, hintLabel: string): string {
+function placed(text: string, needle: string, hintLabel: string): string {
   const at = rangeOf(text, needle).end;
   return `${at.line}:${at.character} ${hintLabel}`;
 }
@@ -55,11 +55,11 @@ const MODEL = './configs/Llama-3.1-8B.config.json';
 /** The fixture profile's hints, placed in `text`. */
 function fullPicture(text: string): string[] {
   return [
-    after_(text, MODEL, WEIGHTS),
-    after_(text, 'page_size: 16', PAGE),
-    after_(text, 'seq_lens: [1024, 4096]', WORKSPACE),
-    after_(text, 'context_lens: [1024, 8192]', CONTEXT),
-    after_(text, 'max_model_len: 8192', MAX_MODEL_LEN),
+    placed(text, MODEL, WEIGHTS),
+    placed(text, 'page_size: 16', PAGE),
+    placed(text, 'seq_lens: [1024, 4096]', WORKSPACE),
+    placed(text, 'context_lens: [1024, 8192]', CONTEXT),
+    placed(text, 'max_model_len: 8192', MAX_MODEL_LEN),
   ].sort((x, y) => Number(x.split(':')[0]) - Number(y.split(':')[0]));
 }
 
@@ -92,14 +92,15 @@ test('an invalid page_size: its hint and the hints that depend on it go, the ind
   const text = fixture('llama-3.1-8b.attn.yaml').text.replace('page_size: 16', 'page_size: 0');
   const uri = freshUri();
   const diags = errors(await client.open(uri, text));
-  assert.deepEqual(diags.map((d) => [d.code, d.range]), [['invalid-value', rangeOf(text, '0', text.slice(0, text.indexOf('page_size: 0')).split('0').length - 1)]]);
+  const zero = rangeOf(text, 'page_size: 0').end;
+  assert.deepEqual(diags.map((d) => [d.code, d.range]), [['invalid-value', { start: { line: zero.line, character: zero.character - 1 }, end: zero }]]);
   // No page hint (its value is invalid; the default page size 16 must not stand in for it), no
   // sequences-that-fit (pages per sequence need the page size). Weights, workspace and one
   // sequence's KV do not depend on page_size.
   assert.deepEqual(picture((await client.inlayHints(uri))!), [
-    after_(text, MODEL, WEIGHTS),
-    after_(text, 'seq_lens: [1024, 4096]', WORKSPACE),
-    after_(text, 'context_lens: [1024, 8192]', CONTEXT),
+    placed(text, MODEL, WEIGHTS),
+    placed(text, 'seq_lens: [1024, 4096]', WORKSPACE),
+    placed(text, 'context_lens: [1024, 8192]', CONTEXT),
   ]);
   await client.close(uri);
 });
@@ -135,10 +136,10 @@ test('a YAML syntax error mid-edit keeps the previous hints on untouched lines o
   assert.ok(diags.some((d) => d.range.start.line >= brace.line), JSON.stringify(diags));
   // The workspace hint's line changed: gone. The others: same figures, same places.
   const unchanged = (t: string): string[] => [
-    after_(t, MODEL, WEIGHTS),
-    after_(t, 'page_size: 16', PAGE),
-    after_(t, 'context_lens: [1024, 8192]', CONTEXT),
-    after_(t, 'max_model_len: 8192', MAX_MODEL_LEN),
+    placed(t, MODEL, WEIGHTS),
+    placed(t, 'page_size: 16', PAGE),
+    placed(t, 'context_lens: [1024, 8192]', CONTEXT),
+    placed(t, 'max_model_len: 8192', MAX_MODEL_LEN),
   ];
   assert.deepEqual(picture((await client.inlayHints(uri))!), unchanged(text));
 
@@ -154,9 +155,9 @@ test('a YAML syntax error mid-edit keeps the previous hints on untouched lines o
   await client.change(uri, [{ range: { start: { line: page, character: 0 }, end: { line: page + 1, character: 0 } }, text: '' }]);
   text = text.replace('  page_size: 16\n', '');
   assert.deepEqual(picture((await client.inlayHints(uri))!), [
-    after_(text, MODEL, WEIGHTS),
-    after_(text, 'context_lens: [1024, 8192]', CONTEXT),
-    after_(text, 'max_model_len: 8192', MAX_MODEL_LEN),
+    placed(text, MODEL, WEIGHTS),
+    placed(text, 'context_lens: [1024, 8192]', CONTEXT),
+    placed(text, 'max_model_len: 8192', MAX_MODEL_LEN),
   ]);
 
   // 4. Still broken, the key enclosing context_lens renamed: context_lens is no longer
@@ -164,7 +165,7 @@ test('a YAML syntax error mid-edit keeps the previous hints on untouched lines o
   const decode = rangeOf(text, 'decode:');
   await client.change(uri, [{ range: decode, text: 'decod:' }]);
   text = text.replace('decode:', 'decod:');
-  assert.deepEqual(picture((await client.inlayHints(uri))!), [after_(text, MODEL, WEIGHTS), after_(text, 'max_model_len: 8192', MAX_MODEL_LEN)]);
+  assert.deepEqual(picture((await client.inlayHints(uri))!), [placed(text, MODEL, WEIGHTS), placed(text, 'max_model_len: 8192', MAX_MODEL_LEN)]);
 
   // 5. Fixed: hints computed again (the profile now has default decode cases and no page_size
   // key; an unknown key "decod" is only a warning). The pool is the same: page_size defaults to 16.
@@ -172,10 +173,10 @@ test('a YAML syntax error mid-edit keeps the previous hints on untouched lines o
   diags = errors(await client.change(uri, fixedText));
   assert.deepEqual(diags, []);
   assert.deepEqual(picture((await client.inlayHints(uri))!), [
-    after_(fixedText, MODEL, WEIGHTS),
-    after_(fixedText, 'seq_lens: [1024, 4096]', WORKSPACE),
-    after_(fixedText, 'context_lens: [1024, 8192]', CONTEXT),
-    after_(fixedText, 'max_model_len: 8192', MAX_MODEL_LEN),
+    placed(fixedText, MODEL, WEIGHTS),
+    placed(fixedText, 'seq_lens: [1024, 4096]', WORKSPACE),
+    placed(fixedText, 'context_lens: [1024, 8192]', CONTEXT),
+    placed(fixedText, 'max_model_len: 8192', MAX_MODEL_LEN),
   ]);
   await client.close(uri);
 });
@@ -184,25 +185,25 @@ test('a config.json whose edited value is invalid keeps the hints of its other k
   const f = fixture('configs/Llama-3.1-8B.config.json');
   const uri = fixtureUri('mid-edit.config.json');
   await client.open(uri, f.text);
-  const before_ = picture((await client.inlayHints(uri))!);
+  const original = picture((await client.inlayHints(uri))!);
   // KV per token on num_key_value_heads, weights on model_type, KV of one 131,072-token sequence (16 GiB).
-  assert.deepEqual(before_, [
-    after_(f.text, '"max_position_embeddings": 131072', 'KV 16 GiB/seq at 131,072'),
-    after_(f.text, '"model_type": "llama"', 'weights 15 GiB · 8.03B params'),
-    after_(f.text, '"num_key_value_heads": 8', 'KV 128 KiB/token'),
+  assert.deepEqual(original, [
+    placed(f.text, '"max_position_embeddings": 131072', 'KV 16 GiB/seq at 131,072'),
+    placed(f.text, '"model_type": "llama"', 'weights 15 GiB · 8.03B params'),
+    placed(f.text, '"num_key_value_heads": 8', 'KV 128 KiB/token'),
   ].sort((x, y) => Number(x.split(':')[0]) - Number(y.split(':')[0])));
   // A comma deleted (a JSON syntax error on a line without a hint): all three stay.
   const broken = f.text.replace('"hidden_size": 4096,', '"hidden_size": 4096');
   let diags = errors(await client.change(uri, broken));
   assert.deepEqual(diags.map((d) => [d.code, d.range.start]), [['json-syntax', rangeOf(broken, '"initializer_range"').start]]);
-  assert.deepEqual(picture((await client.inlayHints(uri))!), before_);
+  assert.deepEqual(picture((await client.inlayHints(uri))!), original);
   // Comma back, then 8 -> 0 KV heads: no model can be read, so nothing is computed; the hint of
   // the edited line goes, the two others stay.
   await client.change(uri, f.text);
   const text = f.text.replace('"num_key_value_heads": 8', '"num_key_value_heads": 0');
   diags = errors(await client.change(uri, text));
   assert.ok(diags.some((d) => d.range.start.line === rangeOf(text, '"num_key_value_heads": 0').start.line), JSON.stringify(diags));
-  assert.deepEqual(picture((await client.inlayHints(uri))!), before_.filter((h) => !h.endsWith('KiB/token')));
+  assert.deepEqual(picture((await client.inlayHints(uri))!), original.filter((h) => !h.endsWith('KiB/token')));
   await client.close(uri);
 });
 
@@ -210,7 +211,7 @@ test('a profile keeps its hints while the config.json it reads is mid-edit in an
   const uri = freshUri();
   const text = `model: ${MODEL}\nkv_cache: { page_size: 16, memory_gib: 3.8125 }\n`;
   await client.open(uri, text);
-  const good = [after_(text, MODEL, WEIGHTS), after_(text, 'page_size: 16', PAGE)];
+  const good = [placed(text, MODEL, WEIGHTS), placed(text, 'page_size: 16', PAGE)];
   assert.deepEqual(picture((await client.inlayHints(uri))!), good);
   const config = fixture('configs/Llama-3.1-8B.config.json');
   const opened = client.nextDiagnostics(uri);
@@ -230,8 +231,8 @@ test('a profile keeps its hints while the config.json it reads is mid-edit in an
   await client.change(config.uri, config.text.replace('"num_key_value_heads": 8', '"num_key_value_heads": 4'));
   assert.deepEqual((await fixed).diagnostics, []);
   assert.deepEqual(picture((await client.inlayHints(uri))!), [
-    after_(text, MODEL, 'weights 14.7 GiB · 7.9B params · KV 64 KiB/token'),
-    after_(text, 'page_size: 16', 'page 1 MiB · 3,904 pages · 62,464 tokens'),
+    placed(text, MODEL, 'weights 14.7 GiB · 7.9B params · KV 64 KiB/token'),
+    placed(text, 'page_size: 16', 'page 1 MiB · 3,904 pages · 62,464 tokens'),
   ]);
   await client.close(config.uri);
   await client.close(uri);
