@@ -310,6 +310,12 @@ export interface ServingSimConfig {
   perKvTokenS: number;
   /** Samples kept (downsampled by doubling the stride), >= 2. */
   maxSamples: number;
+  /**
+   * false: every step serves the running requests one by one, as vLLM's scheduler loop does.
+   * Default true: decoding requests between events coast on a clock (native/src/simulator.h),
+   * with the same results, much faster. For verification.
+   */
+  coast?: boolean;
 }
 
 /** Requests as parallel arrays, sorted by arrival. prefixStream −1: no shared prefix. */
@@ -379,6 +385,7 @@ export class ServingSimulator {
     intArg('maxNumBatchedTokens', config.maxNumBatchedTokens, 1, INT32_MAX);
     intArg('maxModelLen', config.maxModelLen, 1, INT32_MAX);
     intArg('maxSamples', config.maxSamples, 2, INT32_MAX);
+    if (config.coast !== undefined && typeof config.coast !== 'boolean') throw new TypeError('coast must be a boolean');
     for (const key of ['perStepS', 'perTokenS', 'perKvTokenS'] as const) {
       const v = config[key];
       if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`${key} must be a finite number`);

@@ -66,10 +66,17 @@ ServingSimulator::ServingSimulator(const SimConfig& config, std::vector<SimReque
   if (config_.layout == KvLayout::kPaged) {
     allocator_ = std::make_unique<PageAllocator>(config_.allocator);
     lazy_decode_ = config_.allocator.sliding_window == 0;
+    coast_ = config_.coast && lazy_decode_;
+    ring_ = std::min(config_.allocator.page_size, 4096);
   } else {
     arena_ = std::make_unique<FirstFitArena>(static_cast<int64_t>(config_.allocator.num_pages) *
                                              config_.allocator.page_size);
   }
+  if (!allocator_) {
+    coast_ = config_.coast;
+    ring_ = 64;
+  }
+  events_.resize(static_cast<size_t>(ring_));
   totals_.requests = static_cast<int64_t>(requests_.size());
   if (config_.max_samples < 2) config_.max_samples = 2;
 }
@@ -188,143 +195,6 @@ bool ServingSimulator::SampleDue(int64_t step) {
   return true;
 }
 
-bool ServingSimulator::FastForward() {
-  // Only decode-only stretches: every running request takes exactly 1 token per step, nobody
-  // can be admitted (no one waits, or max_num_seqs is reached), and no sliding window.
-  if (allocator_ && config_.allocator.sliding_window > 0) return false;
-  const int64_t r = static_cast<int64_t>(running_.size());
-  if (r == 0 || r > config_.max_num_batched_tokens) return false;
-  if (!waiting_.empty() && r < config_.max_num_seqs) return false;
-  int64_t k_max = INT64_MAX;
-  int64_t kv0 = 0;
-  for (const int32_t id : running_) {
-    const ReqState& s = state_[id];
-    if (s.known - s.computed != 1) return false;
-    k_max = std::min<int64_t>(k_max, s.output_len - s.generated);  // the first completion ends the run
-    kv0 += s.computed;
-  }
-  // Step k (1-based) lasts a + g·k: its KV length after the append is kv0 + k·r.
-  const StepTimeModel& m = config_.step;
-  const double a = m.per_step_s + m.per_token_s * static_cast<double>(r) + m.per_kv_token_s * static_cast<double>(kv0);
-  const double g = m.per_kv_token_s * static_cast<double>(r);
-  const auto elapsed = [a, g](int64_t k) {  // S(k): time the first k steps take
-    const double kd = static_cast<double>(k);
-    return a * kd + g * kd * (kd + 1) / 2;
-  };
-  // Largest k in [0, hi] with pred(k) true, pred monotone (true then false), pred(0) true.
-  const auto largest = [](int64_t hi, auto pred) {
-    int64_t lo = 0;
-    while (lo < hi) {
-      const int64_t mid = lo + (hi - lo + 1) / 2;
-      if (pred(mid)) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  };
-  int64_t k = k_max;
-  // The step that starts at or after the next arrival must be a normal step.
-  if (next_arrival_ < requests_.size()) {
-    const double gap = requests_[next_arrival_].arrival_s - now_;
-    k = largest(k, [&](int64_t kk) { return elapsed(kk - 1) < gap; });
-  }
-  if (k < 2) return false;
-  const int64_t ps = config_.allocator.page_size;
-  const auto pages_needed = [&](int64_t kk) {
-    int64_t total = 0;
-    for (const int32_t id : running_) {
-      const int64_t c = state_[id].computed;
-      total += page_.Div(c + kk + ps - 1) - page_.Div(c + ps - 1);
-    }
-    return total;
-  };
-  if (allocator_) {
-    const int64_t avail = allocator_->AvailablePages();
-    if (pages_needed(k) > avail) k = largest(k, [&](int64_t kk) { return pages_needed(kk) <= avail; });
-  }
-  if (k < 2) return false;
-
-  // State before the run, and what changes per step.
-  int64_t p0 = 0, free0 = 0, cached0 = 0, t0, reserved0 = 0;
-  double hit_rate = 0;
-  if (allocator_) {
-    const PageAllocatorStats st = allocator_->Stats();
-    p0 = st.pages_used;
-    free0 = st.pages_free;
-    cached0 = st.pages_cached;
-    t0 = st.tokens_stored + pending_tokens_;
-    hit_rate = st.prefix_hit_rate;
-  } else {
-    t0 = arena_tokens_;
-    reserved0 = arena_reserved_;
-  }
-  // Pages taken by the end of step kk: one whenever a request's append starts a new page.
-  const auto taken = [&](int64_t kk) { return allocator_ ? pages_needed(kk) : 0; };
-  for (int64_t kk = 1; kk <= k; ++kk) {
-    if (!SampleDue(totals_.steps + kk - 1)) continue;
-    const int64_t tk = taken(kk);
-    SimSample sample;
-    sample.t = now_ + elapsed(kk - 1);
-    sample.pages_used = static_cast<int32_t>(p0 + tk);
-    sample.pages_free = static_cast<int32_t>(std::max<int64_t>(0, free0 - tk));
-    sample.pages_cached = static_cast<int32_t>(cached0 - std::max<int64_t>(0, tk - free0));
-    sample.tokens = t0 + kk * r;
-    sample.reserved_slots = allocator_ ? sample.pages_used * ps : reserved0;
-    sample.running = static_cast<int32_t>(r);
-    sample.waiting = static_cast<int32_t>(waiting_.size());
-    sample.preempted = waiting_preempted_;
-    sample.prefix_hit_rate = hit_rate;
-    samples_.push_back(sample);
-  }
-
-  // Integrals over the k steps, in closed form: Σ dt_k = S(k);
-  // Σ (t0 + k·r)·(a + g·k) = t0·a·K + (t0·g + r·a)·ΣK + r·g·ΣK²;
-  // Σ used_k·dt_k = p0·S(K) + Σ over each new page taken at step b of (S(K) − S(b − 1)).
-  const double kd = static_cast<double>(k);
-  const double sum_k = kd * (kd + 1) / 2, sum_k2 = kd * (kd + 1) * (2 * kd + 1) / 6;
-  const double total_dt = elapsed(k);
-  const double rd = static_cast<double>(r), t0d = static_cast<double>(t0);
-  const double token_seconds = t0d * a * kd + (t0d * g + rd * a) * sum_k + rd * g * sum_k2;
-  double used_seconds = 0;
-  if (allocator_) {
-    used_seconds = static_cast<double>(p0) * total_dt;
-    for (const int32_t id : running_) {
-      const int64_t c = state_[id].computed;
-      for (int64_t b = page_.Mod(ps - page_.Mod(c)) + 1; b <= k; b += ps) used_seconds += total_dt - elapsed(b - 1);
-    }
-  }
-  const int64_t used_end = p0 + taken(k);
-  totals_.used_page_seconds += used_seconds;
-  totals_.reserved_slot_seconds += allocator_ ? used_seconds * static_cast<double>(ps) : static_cast<double>(reserved0) * total_dt;
-  totals_.token_slot_seconds += token_seconds;
-  totals_.running_seconds += rd * total_dt;
-  totals_.peak_pages_used = std::max<int32_t>(totals_.peak_pages_used, static_cast<int32_t>(used_end));
-  totals_.peak_reserved_slots = std::max(totals_.peak_reserved_slots, allocator_ ? used_end * ps : reserved0);
-  totals_.peak_running = std::max(totals_.peak_running, static_cast<int32_t>(r));
-
-  // Apply: k tokens per request (pages were checked), k outputs each.
-  for (const int32_t id : running_) {
-    Grow(id, k);
-    ReqState& s = state_[id];
-    s.generated += static_cast<int32_t>(k);
-    s.known += static_cast<int32_t>(k);
-  }
-  totals_.generated_tokens += k * r;
-  totals_.steps += k;
-  now_ += total_dt;
-  for (size_t i = 0; i < running_.size();) {
-    const int32_t id = running_[i];
-    if (state_[id].generated < state_[id].output_len) {
-      ++i;
-      continue;
-    }
-    ReleaseMemory(id);
-    running_.erase(running_.begin() + static_cast<std::ptrdiff_t>(i));
-    ++totals_.completed;
-    totals_.simulated_seconds = now_;
-  }
-  return true;
-}
-
 bool ServingSimulator::Step() {
   // 1. Arrivals (and the jump over idle time).
   if (running_.empty() && waiting_.empty()) {
@@ -346,7 +216,6 @@ bool ServingSimulator::Step() {
     waiting_.push_back(id);
   }
   if (running_.empty() && waiting_.empty()) return next_arrival_ < requests_.size();
-  if (FastForward()) return true;
 
   // 2. Running requests, oldest admission first. Each scheduled request adds its tokens to
   // the step's work and, once its prompt is in KV, emits its next token; those that emit their
@@ -366,25 +235,61 @@ bool ServingSimulator::Step() {
     if (s.generated >= s.output_len) finished_.push_back(id);
   };
   bool preempted_now = false;
-  for (size_t i = 0; i < running_.size() && budget > 0;) {
-    const int32_t id = running_[i];
-    ReqState& s = state_[id];
-    const int64_t n = std::min<int64_t>(s.known - s.computed, budget);
-    bool self_preempted = false;
+  // Gives request `id` its tokens, preempting from the back while memory refuses; false when it
+  // preempted itself.
+  const auto run = [&](int32_t id) {
+    const int64_t n = std::min<int64_t>(state_[id].known - state_[id].computed, budget);
     while (!Grow(id, n)) {
-      // Victim: the most recently admitted running request (vLLM V1 `running.pop()`), always
-      // at or after position i, so nothing already scheduled this step is preempted.
+      // Victim: the most recently admitted running request (vLLM V1 `running.pop()`), never one
+      // already scheduled this step.
       const int32_t victim = running_.back();
+      if (state_[victim].coasting) Uncoast(victim);
       Preempt(victim);
       preempted_now = true;
-      if (victim == id) {
-        self_preempted = true;
-        break;
-      }
+      if (victim == id) return false;
     }
-    if (self_preempted) continue;  // running_[i] is now the next request
     scheduled(id, n);
-    ++i;
+    return true;
+  };
+  // Coasting: only the requests with something to do step explicitly (prefill chunks, and
+  // decode requests at an event), the rest take their token through the clock — unless the
+  // token budget cannot cover everyone, when the step runs request by request.
+  bool explicit_step = !coast_;
+  specials_.clear();
+  if (coast_) {
+    std::vector<int32_t>& due = events_[static_cast<size_t>(clock_ % ring_)];
+    for (const int32_t id : due) {
+      // Entries left by a request that stopped coasting, or one re-enrolled for the same step
+      // (listed twice), fail the check once the first is taken.
+      ReqState& s = state_[id];
+      if (!s.coasting || s.event != clock_) continue;
+      s.event = -1;
+      specials_.push_back(id);
+    }
+    due.clear();
+    int64_t demand = coast_count_;
+    for (const int32_t id : prefill_) demand += state_[id].known - state_[id].computed;
+    if (demand > budget) {
+      explicit_step = true;
+      for (const int32_t id : running_)
+        if (state_[id].coasting) Uncoast(id);
+    } else {
+      specials_.insert(specials_.end(), prefill_.begin(), prefill_.end());
+      std::sort(specials_.begin(), specials_.end(), [this](int32_t x, int32_t y) { return state_[x].order < state_[y].order; });
+      for (const int32_t id : specials_)
+        if (state_[id].coasting) Uncoast(id);
+    }
+  }
+  if (explicit_step) {
+    for (size_t i = 0; i < running_.size() && budget > 0;)
+      if (run(running_[i])) ++i;  // else running_[i] is now the next request
+  } else {
+    for (const int32_t id : specials_)
+      if (!state_[id].preempted) run(id);
+    // The coasting requests left: one decode token each.
+    tokens_scheduled += coast_count_;
+    budget -= coast_count_;
+    totals_.generated_tokens += coast_count_;
   }
 
   // 3. Waiting requests, unless this step preempted someone.
@@ -407,11 +312,17 @@ bool ServingSimulator::Step() {
       }
       waiting_.pop_front();
       running_.push_back(id);
+      s.order = admissions_++;
+      if (coast_) specials_.push_back(id);  // enrolled after the step
       scheduled(id, s.computed - cached);
     }
   }
 
   // 4. Step time and the memory state it holds for.
+  if (coast_) {
+    ++clock_;  // the coasting requests' tokens of this step are in their lag from here on
+    kv_tokens += coast_computed_sum_ + CoastLag();
+  }
   const StepTimeModel& m = config_.step;
   const double dt = m.per_step_s + m.per_token_s * static_cast<double>(tokens_scheduled) +
                     m.per_kv_token_s * static_cast<double>(kv_tokens);
@@ -422,13 +333,13 @@ bool ServingSimulator::Step() {
     sample.pages_used = st.pages_used;
     sample.pages_cached = st.pages_cached;
     sample.pages_free = st.pages_free;
-    sample.tokens = st.tokens_stored + pending_tokens_;
+    sample.tokens = st.tokens_stored + pending_tokens_ + CoastLag();
     sample.reserved_slots = static_cast<int64_t>(st.pages_used) * config_.allocator.page_size;
     sample.prefix_hit_rate = st.prefix_hit_rate;
     totals_.prefix_query_tokens = st.prefix_query_tokens;
     totals_.prefix_hit_tokens = st.prefix_hit_tokens;
   } else {
-    sample.tokens = arena_tokens_;
+    sample.tokens = arena_tokens_ + CoastLag();
     sample.reserved_slots = arena_reserved_;
   }
   sample.running = static_cast<int32_t>(running_.size());
@@ -453,7 +364,54 @@ bool ServingSimulator::Step() {
     ++totals_.completed;
     totals_.simulated_seconds = now_;
   }
+
+  // 6. Requests that stepped explicitly coast again once they decode.
+  if (coast_) {
+    prefill_.clear();
+    for (const int32_t id : explicit_step ? running_ : specials_) {
+      const ReqState& s = state_[id];
+      if (s.preempted || s.coasting || s.generated >= s.output_len) continue;  // requeued, coasting, finished
+      if (s.known - s.computed == 1) Coast(id);
+      else prefill_.push_back(id);
+    }
+  }
   return true;
+}
+
+void ServingSimulator::Coast(int32_t id) {
+  ReqState& s = state_[id];
+  s.coasting = true;
+  s.synced = clock_;
+  ++coast_count_;
+  coast_synced_sum_ += clock_;
+  coast_computed_sum_ += s.computed;
+  // Its next event, in steps from now (1 = the next step): its last token, its next page (the
+  // token after a full page), or the ring's horizon.
+  int64_t steps = std::min<int64_t>(s.output_len - s.generated, ring_);
+  if (allocator_) {
+    const int64_t in_page = page_.Mod(s.computed);
+    steps = std::min<int64_t>(steps, in_page == 0 ? 1 : config_.allocator.page_size - in_page + 1);
+  }
+  s.event = clock_ + steps - 1;
+  events_[static_cast<size_t>(s.event % ring_)].push_back(id);
+}
+
+void ServingSimulator::Uncoast(int32_t id) {
+  ReqState& s = state_[id];
+  const int64_t lag = clock_ - s.synced;
+  --coast_count_;
+  coast_synced_sum_ -= s.synced;
+  coast_computed_sum_ -= s.computed;
+  s.coasting = false;
+  s.computed += static_cast<int32_t>(lag);
+  s.known += static_cast<int32_t>(lag);
+  s.generated += static_cast<int32_t>(lag);
+  if (allocator_) {
+    s.pending += static_cast<int32_t>(lag);  // within the last page: the event comes first
+    pending_tokens_ += lag;
+  } else {
+    arena_tokens_ += lag;
+  }
 }
 
 bool ServingSimulator::Run(int64_t max_steps) {

@@ -21,18 +21,25 @@
 //   5. a request whose KV length reaches its known length (prompt + generated) emits one output
 //      token; after output_len tokens it finishes and frees its memory. A request of prompt P
 //      and output O thus holds at most P + O − 1 tokens of KV (the last token is never fed back).
-// Decode-only stretches (every running request decodes, nobody can be admitted, no arrival
-// due, no completion before the last of them, enough free pages, no sliding window) run as one
-// batch: k steps whose durations, integrals and samples are computed in closed form and whose
-// appends go to the allocator as one append of k tokens per request. The result equals k
-// single steps except for which physical pages each request gets.
-// A decode token that lands in the request's partly filled last page changes no page's state, so
-// the paged run keeps it pending in the request and hands the allocator a page's worth at once:
-// when the request needs its next page, and before it frees or is preempted (so that a full
-// page is registered for prefix caching before release, as it would have been). Pages held,
-// cached and free are the same at every step as with one append per token; the tokens stored
-// are the allocator's plus the pending ones. Not with a sliding window (its releases follow
-// every token).
+// Speed, without changing any result:
+// - Pending decode tokens. A decode token that lands in the request's partly filled last page
+//   changes no page's state, so the paged run keeps it pending in the request and hands the
+//   allocator a page's worth at once: when the request needs its next page, and before it frees
+//   or is preempted (so that a full page is registered for prefix caching before release, as it
+//   would have been). Pages held, cached and free are the same at every step as with one append
+//   per token; the tokens stored are the allocator's plus the pending ones.
+// - Coasting. Between its events a decoding request only takes one token per step, so it
+//   "coasts" on a clock: its lengths are stored as of the step it joined (`synced`) and it is
+//   Σ-ed into aggregates (count, Σ synced, Σ computed) from which each step's tokens, attended
+//   KV and stored tokens follow in O(1). Its events — the step of its next page, of its last
+//   token, or at most `ring_` steps on — sit in a ring of buckets; a step runs explicitly, in
+//   admission order, only the requests at an event, those still in prefill and the admitted
+//   ones, so a step costs O(events), not O(running). When the token budget cannot cover every
+//   running request the step runs request by request, as vLLM's scheduler loop does. Preemption
+//   victims (always later in admission order than the request being served) are brought up to
+//   date first. The run equals the request-by-request one step for step.
+// Neither applies with a sliding window (its releases follow every token): those runs step
+// request by request.
 // A request is rejected on arrival when prompt_len >= max_model_len, or when it could never
 // fit the pool alone (its largest KV above pool minus watermark, or its reservation above the
 // arena); output_len is capped at max_model_len − prompt_len.
@@ -78,6 +85,7 @@ struct SimConfig {
   int32_t max_model_len = 8192;
   StepTimeModel step;
   int32_t max_samples = 2000;  // samples kept (downsampled by doubling the stride)
+  bool coast = true;           // false: every step request by request (the same results, slower)
 };
 
 struct SimSample {
@@ -154,6 +162,10 @@ class ServingSimulator {
     int32_t reservation = 0;    // arena slots (contiguous)
     bool preempted = false;     // waiting for recompute
     bool refused = false;       // memory refused it at least once
+    bool coasting = false;      // decoding on the clock: add clock_ − synced to the lengths
+    int64_t synced = 0;         // coasting: clock_ when the fields above were exact
+    int64_t event = 0;          // coasting: the clock_ of the step it must run explicitly
+    int64_t order = 0;          // admission number (running order)
   };
 
   bool Step();
@@ -166,10 +178,13 @@ class ServingSimulator {
   void ReleaseMemory(int32_t id);
   void FillTokens(int32_t id, int64_t from, int64_t to);
   void Preempt(int32_t id);
+  // Enrolls a running decode request on the clock / brings it up to date and takes it off.
+  void Coast(int32_t id);
+  void Uncoast(int32_t id);
+  // Decode tokens the coasting requests hold beyond their fields: Σ (clock_ − synced).
+  int64_t CoastLag() const { return coast_count_ * clock_ - coast_synced_sum_; }
   // True when step `step` is to be sampled (halves the kept samples when they are full).
   bool SampleDue(int64_t step);
-  // Runs a stretch of decode-only steps at once; false when this step must run normally.
-  bool FastForward();
 
   SimConfig config_;
   std::vector<SimRequest> requests_;
@@ -180,6 +195,15 @@ class ServingSimulator {
   int64_t arena_reserved_ = 0;  // contiguous: reserved slots
   int64_t pending_tokens_ = 0;  // paged: sum of ReqState::pending
   bool lazy_decode_ = false;    // paged without a sliding window: decode tokens batched per page
+  // Coasting (contiguous layouts, and paged without a sliding window): see the header comment.
+  bool coast_ = false;
+  int64_t clock_ = 0;           // steps run
+  int64_t coast_count_ = 0, coast_synced_sum_ = 0, coast_computed_sum_ = 0;
+  int32_t ring_ = 1;
+  std::vector<std::vector<int32_t>> events_;  // coasting requests by event % ring_
+  std::vector<int32_t> prefill_;   // running requests with prompt tokens left (not coasting)
+  std::vector<int32_t> specials_;  // requests that step explicitly this step
+  int64_t admissions_ = 0;
   std::vector<int32_t> running_;   // admission order
   std::deque<int32_t> waiting_;
   int32_t waiting_preempted_ = 0;

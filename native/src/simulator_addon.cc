@@ -68,6 +68,7 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     config.step.per_token_s = Num(c, "perTokenS");
     config.step.per_kv_token_s = Num(c, "perKvTokenS");
     config.max_samples = static_cast<int32_t>(Num(c, "maxSamples"));
+    if (c.Has("coast")) config.coast = c.Get("coast").ToBoolean().Value();
     if (attnscope::PageAllocator::Validate(config.allocator) != attnscope::AllocStatus::kOk ||
         config.layout < attnscope::KvLayout::kPaged || config.layout > attnscope::KvLayout::kContiguousPromptPlusOutput ||
         config.max_num_seqs <= 0 || config.max_num_batched_tokens <= 0 || config.max_model_len <= 0)

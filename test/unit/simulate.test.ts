@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { readProfile } from '../../core/config/index';
+import { ServingSimulator, type ServingSimConfig, type SimLayout } from '../../native/allocator';
+import { packRequests } from '../../runner/simulate/workload';
 import type { Profile } from '../../core/config/types';
 import {
   formatPoolSummary,
@@ -166,10 +168,10 @@ test('every request is accounted for: completed + rejected = requests, and every
   );
 });
 
-test('time integrals match the per-step samples (decode stretches are batched in closed form)', () => {
+test('time integrals match the per-step samples (coasting requests are summed in aggregate)', () => {
   // All requests arrive at t = 0, so the run is one busy period: step k lasts t[k+1] − t[k]
-  // (the last until the end) and every step is sampled. The summary's integrals, computed in
-  // closed form over batched decode stretches, must equal sums over these per-step samples.
+  // (the last until the end) and every step is sampled. The summary's integrals, which add the
+  // coasting requests through aggregates, must equal sums over these per-step samples.
   const p = profile('kv_cache: { page_size: 4, num_pages: 64 }\nworkload: { max_model_len: 200, max_num_seqs: 6, max_num_batched_tokens: 32 }\n');
   const trace = fc.array(fc.record({ arrivalS: fc.constant(0), promptLen: fc.integer({ min: 1, max: 80 }), outputLen: fc.integer({ min: 1, max: 60 }) }), { minLength: 1, maxLength: 12 });
   fc.assert(
@@ -196,6 +198,52 @@ test('time integrals match the per-step samples (decode stretches are batched in
       assert.equal(r.summary.peakOccupancy, Math.max(...s.map((x) => x.pagesUsed)) / 64);
     }),
     { numRuns: 80 },
+  );
+});
+
+test('coasting gives the same run as serving every request every step, sample for sample', () => {
+  // Coasting (native/src/simulator.h) skips decoding requests between their events; coast:
+  // false serves every running request every step, as vLLM's scheduler loop does. Small pools
+  // (preemption, eviction), small token budgets (chunked prefill, steps where the budget runs
+  // out), shared prefixes (cache hits) and every layout: totals and every sample must be equal.
+  const request = fc.record({
+    arrivalS: fc.double({ min: 0, max: 2, noNaN: true }),
+    promptLen: fc.integer({ min: 1, max: 90 }),
+    outputLen: fc.integer({ min: 1, max: 70 }),
+    prefixId: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }),
+  });
+  const setup = fc.record({
+    requests: fc.array(request, { minLength: 1, maxLength: 40 }),
+    layout: fc.constantFrom<SimLayout>('paged', 'contiguous_max_model_len', 'contiguous_prompt_plus_output'),
+    pageSize: fc.constantFrom(1, 4, 16),
+    numPages: fc.integer({ min: 30, max: 120 }),
+    watermarkPages: fc.integer({ min: 0, max: 3 }),
+    maxNumSeqs: fc.integer({ min: 1, max: 12 }),
+    maxNumBatchedTokens: fc.integer({ min: 8, max: 200 }),
+    enablePrefixCaching: fc.boolean(),
+  });
+  fc.assert(
+    fc.property(setup, ({ requests, layout, pageSize, ...rest }) => {
+      const numPages = Math.max(rest.numPages, Math.ceil(160 / pageSize));  // every request fits alone
+      const config: ServingSimConfig = {
+        layout, pageSize, numPages, watermarkPages: rest.watermarkPages, slidingWindow: 0,
+        enablePrefixCaching: rest.enablePrefixCaching, maxNumSeqs: rest.maxNumSeqs,
+        maxNumBatchedTokens: rest.maxNumBatchedTokens, maxModelLen: 160,
+        perStepS: 0.01, perTokenS: 1e-4, perKvTokenS: 1e-5, maxSamples: 1_000_000,
+      };
+      const packed = packRequests(requests);
+      const run = (coast: boolean) => {
+        const sim = new ServingSimulator({ ...config, coast }, packed);
+        assert.equal(sim.run(10_000_000), true);
+        return { totals: sim.totals(), samples: [...sim.samples()] };
+      };
+      const coasting = run(true);
+      const stepwise = run(false);
+      assert.deepEqual(coasting.totals, stepwise.totals);
+      assert.deepEqual(coasting.samples, stepwise.samples);
+      assert.equal(coasting.totals.completed + coasting.totals.rejected, requests.length);
+    }),
+    { numRuns: 300 },
   );
 });
 
