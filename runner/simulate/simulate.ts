@@ -64,7 +64,12 @@ export interface SimulateOptions {
   numPages?: number;
   /** Called once per kept sample, in time order, after the paged run. */
   onSample?: (s: PoolSample) => void;
-  /** Checked between slices of steps; an aborted run throws the signal's reason. */
+  /**
+   * Called between slices of the paged run (about every {@link SLICE_MS} ms) when more requests
+   * have finished than at the last call; the last call has fraction 1.
+   */
+  onProgress?: (p: PoolProgress) => void;
+  /** Checked between slices of steps (the event loop runs between them); an aborted run rejects with the signal's reason. */
   signal?: AbortSignal;
   /** Override of the step-time coefficients (default {@link defaultStepTime}). */
   stepTime?: Partial<Omit<StepTimeModel, 'source'>>;
@@ -130,12 +135,47 @@ function poolPages(profile: Profile, numPages: number | undefined): number {
   return pages;
 }
 
-const SLICE_STEPS = 200_000;
+const ratio = (a: number, b: number): number => (b > 0 ? a / b : 0);
 
-function runToEnd(sim: ServingSimulator, signal: AbortSignal | undefined): ServingSimTotals {
-  signal?.throwIfAborted();
-  while (!sim.run(SLICE_STEPS)) signal?.throwIfAborted();
-  return sim.totals();
+/** Progress of the paged run, as {@link SimulateOptions.onProgress} reports it. */
+export interface PoolProgress {
+  /** Requests finished (completed or rejected) / requests, in [0, 1]. */
+  fraction: number;
+  requests: number;
+  /** End of the step in which the last request so far completed (simulated seconds). */
+  simulatedSeconds: number;
+}
+
+/** Wall time of one slice of simulator steps between two turns of the event loop. */
+export const SLICE_MS = 50;
+/** Steps of the first slice; later slices are sized from the last one's time (a step's cost depends on the batch). */
+const FIRST_SLICE_STEPS = 1024;
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Runs `sim` to the end in slices of about {@link SLICE_MS} ms, letting the event loop run
+ * between them (signal handlers, I/O, a cancel request).
+ * @throws the signal's reason when it is aborted before a slice.
+ */
+async function runSliced(sim: ServingSimulator, signal: AbortSignal | undefined, onProgress: ((p: PoolProgress) => void) | undefined): Promise<ServingSimTotals> {
+  let steps = FIRST_SLICE_STEPS;
+  let reported = -1;
+  for (;;) {
+    signal?.throwIfAborted();
+    const t0 = performance.now();
+    const done = sim.run(steps);
+    const ms = performance.now() - t0;
+    const t = sim.totals();
+    const finished = t.completed + t.rejected;
+    if (onProgress && finished > reported) {
+      reported = finished;
+      onProgress({ fraction: ratio(finished, t.requests), requests: t.requests, simulatedSeconds: t.simulatedSeconds });
+    }
+    if (done) return t;
+    steps = Math.max(FIRST_SLICE_STEPS, Math.min(4 * steps, Math.round((steps * SLICE_MS) / Math.max(ms, 0.1))));
+    await nextTurn();
+  }
 }
 
 function unpackSamples(packed: Float64Array): PoolSample[] {
@@ -160,7 +200,6 @@ function unpackSamples(packed: Float64Array): PoolSample[] {
   return out;
 }
 
-const ratio = (a: number, b: number): number => (b > 0 ? a / b : 0);
 
 /**
  * Simulates the profile's KV pool under its workload (or `opts.trace`) with paging and with
@@ -171,11 +210,15 @@ const ratio = (a: number, b: number): number => (b > 0 ? a / b : 0);
  * Sliding-window release applies when every layer slides (vLLM charges every layer for every
  * token, so one full-attention layer keeps all pages).
  *
+ * The paged run goes in slices with the event loop turning between them, so a caller can show
+ * `onProgress` and cancel through `signal`; the baselines run on their own threads meanwhile.
+ *
  * @returns samples (<= maxSamples, paged run), summary, both baselines, pool size, step-time model.
- * @throws PoolConfigError when there is nothing to simulate (no workload and no trace, no
- *   pages); RangeError for bad options; the signal's reason when aborted.
+ * @throws (rejects with) PoolConfigError when there is nothing to simulate (no workload and no
+ *   trace, no pages); RangeError for bad options; the signal's reason when aborted, after the
+ *   baseline threads have been joined.
  */
-export function simulatePool(profile: Profile, opts: SimulateOptions = {}): PoolResult {
+export async function simulatePool(profile: Profile, opts: SimulateOptions = {}): Promise<PoolResult> {
   const numPages = poolPages(profile, opts.numPages);
   const pageSize = profile.kvCache.pageSize;
   const w = profile.workload;
@@ -218,7 +261,7 @@ export function simulatePool(profile: Profile, opts: SimulateOptions = {}): Pool
   const paged = new ServingSimulator(config, packed);
   let t: ServingSimTotals;
   try {
-    t = runToEnd(paged, opts.signal);
+    t = await runSliced(paged, opts.signal, opts.onProgress);
   } finally {
     for (const b of baselineSims) b.sim.totals(); // joins the threads, also when aborted
   }
