@@ -18,6 +18,7 @@ import type { PoolResult } from '../core/protocol/run';
 import { estimate } from '../core/estimate';
 import { formatCount } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
+import { stopSimulations } from '../native/allocator';
 import { writeFileAtomic } from './atomic';
 import { BackendError, runBench } from './bench';
 import { CancelledError, InputError, UsageError } from './errors';
@@ -63,12 +64,16 @@ function onePositional(positionals: string[], command: string): string {
   return positionals[0]!;
 }
 
-/** Aborts on the first SIGINT/SIGTERM (the reason: a CancelledError naming it); a second one exits at once. */
+/**
+ * Aborts on the first SIGINT/SIGTERM (the reason: a CancelledError naming it); a second one
+ * exits at once, once the simulation worker has left its slice (exiting in the middle of one
+ * would abort the process).
+ */
 function cancellation(): AbortController {
   const ac = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
-    if (ac.signal.aborted) process.exit(EXIT_CANCELLED);
-    ac.abort(new CancelledError(signal));
+    if (ac.signal.aborted) void stopSimulations().finally(() => process.exit(EXIT_CANCELLED));
+    else ac.abort(new CancelledError(signal));
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

@@ -20,7 +20,7 @@ import { offsetToLineColumn } from '../../core/config/positions';
 import type { Profile } from '../../core/config/types';
 import { DEFAULT_MAX_NUM_BATCHED_TOKENS, DEFAULT_MAX_NUM_SEQS, estimate, referenceSeqLen } from '../../core/estimate/index';
 import type { PoolBaseline, PoolResult, PoolSample, PoolSummary, StepTimeModel } from '../../core/protocol/run';
-import { ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTotals } from '../../native/allocator';
+import { runSimulationsInWorker, ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTotals } from '../../native/allocator';
 import { formatCount } from '../../core/format';
 import { InputError } from '../errors';
 import { generateRequests, packRequests, type TraceRequest } from './workload';
@@ -137,6 +137,9 @@ function poolPages(profile: Profile, numPages: number | undefined): number {
 
 const ratio = (a: number, b: number): number => (b > 0 ? a / b : 0);
 
+/** The contiguous-allocation baselines, in the order of PoolResult.baselines. */
+const BASELINES = ['contiguous_max_model_len', 'contiguous_prompt_plus_output'] as const;
+
 /** Progress of the paged run, as {@link SimulateOptions.onProgress} reports it. */
 export interface PoolProgress {
   /** Requests finished (completed or rejected) / requests, in [0, 1]. */
@@ -252,18 +255,27 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     maxSamples: opts.maxSamples ?? 2000,
   };
 
-  // The baselines run on their own threads while this one runs the paged simulation.
-  const baselineSims = (['contiguous_max_model_len', 'contiguous_prompt_plus_output'] as const).map((name) => {
-    const sim = new ServingSimulator({ ...config, layout: name, watermarkPages: 0, slidingWindow: 0, enablePrefixCaching: false, maxSamples: 2 }, packed);
-    sim.runInBackground();
-    return { name, sim };
-  });
   const paged = new ServingSimulator(config, packed);
+  opts.signal?.throwIfAborted();
+  // The baselines run on a worker thread while this one runs the paged simulation. An abort, or
+  // a failure here, stops them, and the worker has exited before this function settles.
+  const stopBaselines = new AbortController();
+  const forwardAbort = () => stopBaselines.abort(opts.signal!.reason);
+  opts.signal?.addEventListener('abort', forwardAbort, { once: true });
+  const baselineConfig: ServingSimConfig = { ...config, watermarkPages: 0, slidingWindow: 0, enablePrefixCaching: false, maxSamples: 2 };
+  const baselineRun = runSimulationsInWorker(BASELINES.map((layout) => ({ ...baselineConfig, layout })), packed, stopBaselines.signal);
+  baselineRun.catch(() => undefined); // awaited below; an early failure must not count as unhandled meanwhile
   let t: ServingSimTotals;
+  let baselineTotals: ServingSimTotals[];
   try {
     t = await runSliced(paged, opts.signal, opts.onProgress);
+    baselineTotals = await baselineRun;
+  } catch (e) {
+    stopBaselines.abort(e);
+    await baselineRun.catch(() => undefined);
+    throw e;
   } finally {
-    for (const b of baselineSims) b.sim.totals(); // joins the threads, also when aborted
+    opts.signal?.removeEventListener('abort', forwardAbort);
   }
   const samples = unpackSamples(paged.samples());
   for (const s of samples) opts.onSample?.(s);
@@ -285,8 +297,8 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   };
 
   opts.signal?.throwIfAborted();
-  const baselines: PoolBaseline[] = baselineSims.map(({ name, sim }) => {
-    const b = sim.totals();
+  const baselines: PoolBaseline[] = BASELINES.map((name, i) => {
+    const b = baselineTotals[i];
     const useful = ratio(b.tokenSlotSeconds, b.reservedSlotSeconds);
     return {
       name,
