@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { readProfile } from '../../core/config/index';
+import { stopSimulations } from '../../native/allocator';
 import type { Profile } from '../../core/config/types';
 import {
   formatPoolSummary,
@@ -214,20 +215,36 @@ test('an abort after the paged run rejects with the signal\'s reason', async () 
   await assert.rejects(simulatePool(p, { signal: ac.signal, onSample: () => ac.abort(new Error('stop')) }), { message: 'stop' });
 });
 
-/** Enough requests for many slices: the first slice is 1,024 steps, this run takes ~20,000. */
-const MANY = 'kv_cache: { page_size: 16, num_pages: 2000 }\nworkload: { requests: 20000, arrival_rate: 50, seed: 3 }\n';
+/** Threads of this process (Linux /proc), to see what a run leaves behind and the work it did. */
+const TASKS = '/proc/self/task';
+const threadIds = (): string[] => readdirSync(TASKS);
+/** CPU time of thread `tid` so far, in clock ticks: utime + stime, fields 14 and 15 of its stat. */
+function cpuTicks(tid: string): number {
+  const stat = readFileSync(join(TASKS, tid, 'stat'), 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields from 3 (state) on
+  return Number(fields[11]) + Number(fields[12]);
+}
 
-/** Threads of this process (Linux), to see that no simulator thread outlives a run. */
-const THREADS = '/proc/self/task';
-const threadCount = (): number => readdirSync(THREADS).length;
+test('an abort mid-run rejects with the signal\'s reason and stops the baselines on their thread', { skip: !existsSync(TASKS) && 'needs /proc' }, async () => {
+  // A pool of 1,000 pages and max_model_len 15,000: reserving max_model_len, one sequence runs
+  // at a time, so the baselines' worker has far more steps to do than the first paged slice.
+  const p = profile('kv_cache: { page_size: 16, num_pages: 1000 }\nworkload: { requests: 60000, arrival_rate: 50, seed: 3, max_model_len: 15000 }\n');
+  await stopSimulations(); // a fresh simulation worker, so that its thread can be told apart
+  const before = new Set(threadIds());
+  await simulatePool(p, { trace: [req(0, 8, 1)] });
+  const threads = threadIds();
+  const started = threads.filter((t) => !before.has(t));
+  assert.ok(started.length >= 1, 'the run starts the simulation worker');
+  const workerTicks = () => started.reduce((sum, t) => sum + cpuTicks(t), 0);
 
-test('an abort mid-run rejects with the signal\'s reason, stops at once and leaves no thread running', { skip: !existsSync(THREADS) && 'needs /proc' }, async () => {
-  const p = profile(MANY);
-  await simulatePool(p, { trace: [req(0, 8, 1)] }); // loads the addon and starts Node's own lazy threads
-  const before = threadCount();
+  let t0 = workerTicks();
+  await simulatePool(p);
+  const fullTicks = workerTicks() - t0;
+
   const ac = new AbortController();
   const reports: number[] = [];
   const reason = new Error('cancelled by the test');
+  t0 = workerTicks();
   await assert.rejects(
     simulatePool(p, {
       signal: ac.signal,
@@ -238,15 +255,20 @@ test('an abort mid-run rejects with the signal\'s reason, stops at once and leav
     }),
     (e: unknown) => e === reason,
   );
-  // Aborted after the first slice, mid-run: no slice ran after it.
+  const abortedTicks = workerTicks() - t0;
+  // Aborted after the first slice, mid-run: no slice of the paged run came after it.
   assert.equal(reports.length, 1);
   assert.ok(reports[0] > 0 && reports[0] < 1, `first report ${reports[0]}`);
-  // The baselines' threads were joined before the promise settled.
-  assert.equal(threadCount(), before);
+  // No thread was added, and the worker stopped early: a run to the end of the baselines
+  // would cost it as much CPU as the full run did.
+  assert.deepEqual(threadIds(), threads);
+  assert.ok(fullTicks >= 10, `the full run's baselines took only ${fullTicks} ticks: grow the workload`);
+  assert.ok(abortedTicks * 4 < fullTicks, `worker CPU: ${abortedTicks} ticks aborted vs ${fullTicks} for the full run`);
 });
 
 test('progress fractions increase to exactly 1 while the event loop keeps turning', async () => {
-  const p = profile(MANY);
+  // 20,000 requests take ~20,000 steps; the first slice is 1,024.
+  const p = profile('kv_cache: { page_size: 16, num_pages: 2000 }\nworkload: { requests: 20000, arrival_rate: 50, seed: 3 }\n');
   let turned = false;
   setImmediate(() => {
     turned = true;
