@@ -180,7 +180,7 @@ async function simulateCommand(argv: string[]): Promise<number> {
       signal: ac.signal,
       onProgress: (p) => {
         last = p;
-        progress.update(p.fraction, 1, `simulating ${formatCount(p.requests)} requests: ${formatCount(p.fraction * p.requests)} done, ${formatCount(p.simulatedSeconds)} s of serving`);
+        progress.update(p.fraction, 1, `simulating ${formatCount(p.requests)} requests: ${formatCount(p.finished)} done, ${formatCount(p.simulatedSeconds)} s of serving`);
       },
     });
   } catch (e) {

@@ -142,8 +142,10 @@ const BASELINES = ['contiguous_max_model_len', 'contiguous_prompt_plus_output'] 
 
 /** Progress of the paged run, as {@link SimulateOptions.onProgress} reports it. */
 export interface PoolProgress {
-  /** Requests finished (completed or rejected) / requests, in [0, 1]. */
+  /** finished / requests, in [0, 1]. */
   fraction: number;
+  /** Requests completed or rejected so far. */
+  finished: number;
   requests: number;
   /** End of the step in which the last request so far completed (simulated seconds). */
   simulatedSeconds: number;
@@ -173,7 +175,7 @@ async function runSliced(sim: ServingSimulator, signal: AbortSignal | undefined,
     const finished = t.completed + t.rejected;
     if (onProgress && finished > reported) {
       reported = finished;
-      onProgress({ fraction: ratio(finished, t.requests), requests: t.requests, simulatedSeconds: t.simulatedSeconds });
+      onProgress({ fraction: ratio(finished, t.requests), finished, requests: t.requests, simulatedSeconds: t.simulatedSeconds });
     }
     if (done) return t;
     steps = Math.max(FIRST_SLICE_STEPS, Math.min(4 * steps, Math.round((steps * SLICE_MS) / Math.max(ms, 0.1))));
@@ -203,7 +205,6 @@ function unpackSamples(packed: Float64Array): PoolSample[] {
   return out;
 }
 
-
 /**
  * Simulates the profile's KV pool under its workload (or `opts.trace`) with paging and with
  * two contiguous baselines over the same memory.
@@ -214,12 +215,13 @@ function unpackSamples(packed: Float64Array): PoolSample[] {
  * token, so one full-attention layer keeps all pages).
  *
  * The paged run goes in slices with the event loop turning between them, so a caller can show
- * `onProgress` and cancel through `signal`; the baselines run on their own threads meanwhile.
+ * `onProgress` and cancel through `signal`; the baselines run on the simulation worker thread
+ * meanwhile (native/allocator.ts runSimulationsInWorker).
  *
  * @returns samples (<= maxSamples, paged run), summary, both baselines, pool size, step-time model.
  * @throws (rejects with) PoolConfigError when there is nothing to simulate (no workload and no
- *   trace, no pages); RangeError for bad options; the signal's reason when aborted, after the
- *   baseline threads have been joined.
+ *   trace, no pages); RangeError for bad options; the signal's reason when aborted, once the
+ *   worker has stopped the baselines (no simulation of this call is left running).
  */
 export async function simulatePool(profile: Profile, opts: SimulateOptions = {}): Promise<PoolResult> {
   const numPages = poolPages(profile, opts.numPages);
@@ -257,8 +259,8 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
 
   const paged = new ServingSimulator(config, packed);
   opts.signal?.throwIfAborted();
-  // The baselines run on a worker thread while this one runs the paged simulation. An abort, or
-  // a failure here, stops them, and the worker has exited before this function settles.
+  // The baselines run on the worker thread while this one runs the paged simulation. An abort,
+  // or a failure here, stops them, and the worker has left them before this function settles.
   const stopBaselines = new AbortController();
   const forwardAbort = () => stopBaselines.abort(opts.signal!.reason);
   opts.signal?.addEventListener('abort', forwardAbort, { once: true });

@@ -274,8 +274,9 @@ test('progress fractions increase to exactly 1 while the event loop keeps turnin
     turned = true;
   });
   const reports: Array<{ fraction: number; simulatedSeconds: number; turned: boolean }> = [];
-  const r = await simulatePool(p, { onProgress: ({ fraction, requests, simulatedSeconds }) => {
+  const r = await simulatePool(p, { onProgress: ({ fraction, finished, requests, simulatedSeconds }) => {
     assert.equal(requests, 20000);
+    assert.equal(fraction, finished / requests);
     reports.push({ fraction, simulatedSeconds, turned });
   } });
   assert.ok(reports.length >= 2, `${reports.length} reports`);
