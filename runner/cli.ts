@@ -175,6 +175,9 @@ async function simulateCommand(argv: string[]): Promise<number> {
   let last: PoolProgress | undefined;
   let result: PoolResult;
   try {
+    // Building the requests and the simulators takes seconds at millions of requests: say so first.
+    const requests = trace?.length ?? loaded.profile.workload?.requests;
+    if (requests !== undefined) progress.update(0, 1, `simulating ${formatCount(requests)} requests: preparing`);
     result = await simulatePool(loaded.profile, {
       trace,
       signal: ac.signal,

@@ -257,19 +257,24 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     maxSamples: opts.maxSamples ?? 2000,
   };
 
-  const paged = new ServingSimulator(config, packed);
+  // Generating millions of requests takes seconds: a cancel that came meanwhile is seen here.
+  await nextTurn();
   opts.signal?.throwIfAborted();
-  // The baselines run on the worker thread while this one runs the paged simulation. An abort,
-  // or a failure here, stops them, and the worker has left them before this function settles.
+  // The baselines run on the worker thread while this one runs the paged simulation (the job
+  // goes first, so that the worker builds its simulators while this thread builds the paged
+  // one). An abort, or a failure here, stops them, and the worker has left them before this
+  // function settles.
   const stopBaselines = new AbortController();
   const forwardAbort = () => stopBaselines.abort(opts.signal!.reason);
   opts.signal?.addEventListener('abort', forwardAbort, { once: true });
   const baselineConfig: ServingSimConfig = { ...config, watermarkPages: 0, slidingWindow: 0, enablePrefixCaching: false, maxSamples: 2 };
   const baselineRun = runSimulationsInWorker(BASELINES.map((layout) => ({ ...baselineConfig, layout })), packed, stopBaselines.signal);
   baselineRun.catch(() => undefined); // awaited below; an early failure must not count as unhandled meanwhile
+  let paged: ServingSimulator;
   let t: ServingSimTotals;
   let baselineTotals: ServingSimTotals[];
   try {
+    paged = new ServingSimulator(config, packed);
     t = await runSliced(paged, opts.signal, opts.onProgress);
     baselineTotals = await baselineRun;
   } catch (e) {

@@ -253,9 +253,9 @@ test('Ctrl-C on a terminal cancels simulate mid-run: the progress line goes, one
   child.stdout.setEncoding('utf8');
   child.stdout.on('data', (chunk: string) => {
     text += chunk;
-    // Once the first progress line is on the terminal, the user types Ctrl-C (the pty's line
-    // discipline turns it into SIGINT for the runner).
-    if (!typed && /\[\s*\d+%\] simulating 300,000 requests/.test(text)) {
+    // Once the simulation's first progress line is on the terminal (after the "preparing" one),
+    // the user types Ctrl-C (the pty's line discipline turns it into SIGINT for the runner).
+    if (!typed && /\[\s*\d+%\] simulating 300,000 requests: [\d,]+ done/.test(text)) {
       typed = true;
       child.stdin.write('\x03');
     }
