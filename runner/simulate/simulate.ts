@@ -152,7 +152,7 @@ export interface PoolProgress {
 }
 
 /** Wall time of one slice of simulator steps between two turns of the event loop. */
-export const SLICE_MS = 50;
+const SLICE_MS = 50;
 /** Steps of the first slice; later slices are sized from the last one's time (a step's cost depends on the batch). */
 const FIRST_SLICE_STEPS = 1024;
 
