@@ -3,7 +3,9 @@
  * diagnostics of the new version and answer the inlay-hint request that follows (what a user
  * waits for while typing; the server's debounce is set to 0 so only the work is timed).
  * Documents: every config in test/lsp/fixtures/configs, and a generated 2,000-line profile (YAML
- * and JSON). Each edit rewrites one number (a value the estimate depends on). Prints the median,
+ * and JSON), also with an invalid value and with a syntax error elsewhere (hints computed from the
+ * valid keys, or kept from the previous version). Each edit rewrites one number (a value the
+ * estimate depends on). Prints the median,
  * p10 and p90 per document and overall; the target is a median under 10 ms per edit.
  * Usage: npm run bench:lsp [-- --edits N]
  */
@@ -105,6 +107,12 @@ async function main(): Promise<void> {
       key: syntax === 'yaml' ? /page_size: (\d+)/ : /"page_size": (\d+)/,
       values: ['16', '32'],
     });
+  }
+  // Mid-edit: the same YAML profile with an invalid value elsewhere (hints from the valid keys),
+  // and with a syntax error elsewhere (hints kept from the previous version).
+  const yaml = generatedProfile(2000, 'yaml');
+  for (const [what, from, to] of [['invalid value', 'arrival_rate: 8', 'arrival_rate: -8'], ['syntax error', 'requests: 2000', 'requests: [2000']] as const) {
+    docs.push({ name: `generated.attn.yaml, ${what}`, uri: `file:///bench/${what.replace(' ', '-')}.attn.yaml`, text: yaml.replace(from, to), key: /page_size: (\d+)/, values: ['16', '32'] });
   }
   const client = await LspClient.start({ validationDelayMs: 0 });
   const all: number[] = [];

@@ -4,7 +4,9 @@
  * Problem, and which other files were read. Features (diagnostics, hints, hover, lenses,
  * completion, quick fixes, resolveProfile) all work from this one value. The text is parsed once
  * per version — and not at all when an edit only rewrites a number (see reuseTree) — and
- * analyze() never throws: a failure inside core becomes an 'internal-error' problem.
+ * analyze() never throws: a failure inside core becomes an 'internal-error' problem. A version
+ * with errors still carries what hints need to stay (see hints.ts): the profile of its valid
+ * keys, and the previous version's hints that still hold.
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import {
@@ -16,10 +18,13 @@ import {
   type ModelSpec,
   type ParsedTree,
   type Problem,
+  type PropertyNode,
   type Profile,
   type ValueNode,
 } from '../core/config';
 import { checkProfile, estimate, type Estimate } from '../core/estimate';
+import { carryHints, type AnchoredHint } from './hints';
+import { propertyAt } from './locate';
 import { documentName, uriToPath } from './paths';
 import { describeError } from './safe';
 
@@ -51,12 +56,29 @@ export interface Analysis {
   model: ModelSpec | null;
   profile: Profile | null;
   estimate: Estimate | null;
+  /**
+   * When `profile` is null because some keys have errors but the rest still make a profile:
+   * that profile (see readWithoutInvalidKeys). Null when `profile` is set, and when no profile
+   * can be made at all (a syntax error; the model missing, invalid or in error).
+   */
+  partial: PartialProfile | null;
+  /** When this version has an error: the hints of the previous version that still hold (hints.ts carryHints); else []. */
+  carried: AnchoredHint[];
   /** Every problem core found (those of a referenced config carry `file`). */
   problems: Problem[];
   /** Absolute paths read while analysing (the profile's config.json). */
   reads: string[];
   /** Text of each file read, by absolute path (positions of their problems). */
   readTexts: Map<string, string>;
+}
+
+/** A profile read from the keys that are valid, for the figures that do not depend on the others. */
+export interface PartialProfile {
+  /** The profile with every key that has an error left out, so defaults stand in for them. */
+  profile: Profile;
+  estimate: Estimate;
+  /** Dotted paths of the keys left out ("kv_cache.page_size", "workload.prompt_len"). */
+  invalid: string[];
 }
 
 const EMPTY: ParsedTree = { root: null, problems: [] };
@@ -90,6 +112,8 @@ export function analyze(document: TextDocument, host: FileHost, previous?: Analy
     model: null,
     profile: null,
     estimate: null,
+    partial: null,
+    carried: [],
     problems: [],
     reads: [],
     readTexts,
@@ -121,6 +145,9 @@ export function analyze(document: TextDocument, host: FileHost, previous?: Analy
     if (a.profile !== null) {
       a.estimate = estimate(a.profile);
       a.problems.push(...checkProfile(a.profile, a.estimate));
+    } else {
+      a.partial = readWithoutInvalidKeys(a, recording);
+      if (previous !== undefined && previous.file === a.file) a.carried = carryHints(previous, a);
     }
   } catch (err) {
     a.problems.push({
@@ -131,6 +158,69 @@ export function analyze(document: TextDocument, host: FileHost, previous?: Analy
     });
   }
   return a;
+}
+
+/** Rounds of leaving keys out: a key left out can reveal one more (min > max -> "needs min"). */
+const PARTIAL_ROUNDS = 3;
+
+/**
+ * The profile of `a` with every key that holds an error left out, so that one invalid or
+ * half-typed value does not cost the figures of the keys that are fine. Each error's key is the
+ * innermost property holding the start of its range; the tree without those properties is
+ * read again, up to PARTIAL_ROUNDS times. Null when that cannot work: not a profile, a syntax
+ * error (the tree may not be what the user wrote), an error in the model (inline, its file, or
+ * the referenced config.json), an error outside any key, or errors left after the last round.
+ */
+function readWithoutInvalidKeys(a: Analysis, host: FileHost): PartialProfile | null {
+  if (a.kind !== 'profile' || a.tree?.type !== 'object' || a.parsed.problems.some((p) => p.severity === 'error')) return null;
+  let tree: ValueNode = a.tree;
+  let problems = a.problems;
+  const invalid: string[] = [];
+  for (let round = 0; round < PARTIAL_ROUNDS; round++) {
+    const drop = new Set<PropertyNode>();
+    for (const p of problems) {
+      if (p.severity !== 'error') continue;
+      if (p.file !== undefined && p.file !== a.file) return null;
+      const found = propertyAt(tree, p.range.offset);
+      if (found === null || found.path[0] === 'model') return null;
+      if (!drop.has(found.property)) invalid.push(found.path.join('.'));
+      drop.add(found.property);
+    }
+    tree = withoutProperties(tree, drop);
+    const read = readProfileOrConfigTree({ root: tree, problems: [] }, a.file, host);
+    if (read.value !== null) return { profile: read.value, estimate: estimate(read.value), invalid };
+    problems = read.problems;
+  }
+  return null;
+}
+
+/** A copy of `node` without the properties in `drop` (shared subtrees where nothing is dropped). */
+function withoutProperties(node: ValueNode, drop: ReadonlySet<PropertyNode>): ValueNode {
+  if (node.properties) {
+    return { ...node, properties: node.properties.filter((p) => !drop.has(p)).map((p) => ({ ...p, value: withoutProperties(p.value, drop) })) };
+  }
+  if (node.items) return { ...node, items: node.items.map((item) => withoutProperties(item, drop)) };
+  return node;
+}
+
+/**
+ * Where `text` differs from `old`, as one replaced region: old[start, oldEnd) became
+ * text[start, oldEnd + delta). The longest common prefix and suffix stay outside it.
+ */
+export interface TextChange {
+  start: number;
+  oldEnd: number;
+  delta: number;
+}
+
+/** The region `text` differs from `old` in (empty, start === oldEnd and delta 0, when they are equal). */
+export function changedRegion(old: string, text: string): TextChange {
+  const max = Math.min(old.length, text.length);
+  let prefix = 0;
+  while (prefix < max && old.charCodeAt(prefix) === text.charCodeAt(prefix)) prefix++;
+  let suffix = 0;
+  while (suffix < max - prefix && old.charCodeAt(old.length - 1 - suffix) === text.charCodeAt(text.length - 1 - suffix)) suffix++;
+  return { start: prefix, oldEnd: old.length - suffix, delta: text.length - old.length };
 }
 
 /** A number as both JSON and YAML 1.2 (core schema) read it, to the same value. */
@@ -147,14 +237,7 @@ export function reuseTree(previous: Analysis, text: string): ParsedTree | null {
   const old = previous.text;
   if (previous.parsed.problems.length > 0 || previous.tree === null) return null;
   if (previous.syntax === 'yaml' && /[&*]/.test(text)) return null;
-  const max = Math.min(old.length, text.length);
-  let prefix = 0;
-  while (prefix < max && old.charCodeAt(prefix) === text.charCodeAt(prefix)) prefix++;
-  let suffix = 0;
-  while (suffix < max - prefix && old.charCodeAt(old.length - 1 - suffix) === text.charCodeAt(text.length - 1 - suffix)) suffix++;
-  const start = prefix;
-  const oldEnd = old.length - suffix;
-  const delta = text.length - old.length;
+  const { start, oldEnd, delta } = changedRegion(old, text);
   if (delta === 0 && start === oldEnd) return previous.parsed;
   const target = numberContaining(previous.tree, start, oldEnd);
   if (target === null) return null;

@@ -9,12 +9,25 @@
  *   prefill.seq_lens                ->  naive S+P vs flash workspace at the longest length
  *   device.memory_gib               ->  KV budget = usable memory − weights − activation peak
  *   decode.context_lens, max_position_embeddings, workload.max_model_len -> KV of one sequence
+ *
+ * While the file has an error (users are mid-edit most of the time), hints do not vanish:
+ * - Some keys invalid, the rest still a profile (analysis.ts readWithoutInvalidKeys): every hint
+ *   whose figure depends on none of the invalid keys is computed from the valid ones (each hint
+ *   lists the keys it depends on; the model itself is always one).
+ * - Otherwise (a syntax error; the model missing, or with an error; a config.json with an
+ *   error), and for each key the first rule gives no hint: the hint of the previous version is
+ *   kept (carryHints) when its key's lines — key through value — and the key lines of the keys
+ *   enclosing it are untouched by the edit, moved up or down with them. A hint whose key, value
+ *   or parent key was edited, removed or joined to another line goes; so does one whose key the
+ *   first rule found invalid. Carried again on the next edit, so it lasts until the figure can be
+ *   recomputed, and its tooltip says it is from an earlier version. A profile whose config.json
+ *   is mid-edit (in another editor) keeps its hints that way too: its own text is untouched.
  */
 import { InlayHintKind, MarkupKind, type InlayHint, type Range } from 'vscode-languageserver';
-import type { ModelSpec, SourceRange } from '../core/config';
+import type { ModelSpec, PropertyNode, SourceRange, ValueNode } from '../core/config';
 import { attentionWorkspace, kvBytesForSequence } from '../core/estimate';
 import { formatBytes, formatCount, formatParams } from '../core/format';
-import type { Analysis } from './analysis';
+import { changedRegion, type Analysis } from './analysis';
 import { modelKeyRange, profileKeyRange, propertyWithValueAt } from './locate';
 import * as terms from './terms';
 
@@ -38,20 +51,83 @@ function anchorOffset(a: Analysis, at: SourceRange): number {
   return end;
 }
 
-function hintAt(a: Analysis, at: SourceRange, label: string, tooltip: string): InlayHint {
+/** One hint of one document version, with what it stands on. */
+export interface AnchoredHint {
+  hint: InlayHint;
+  /** Offset of hint.position in the version's text. */
+  offset: number;
+  /** Dotted path of the key the hint belongs to ("kv_cache.page_size", "model.num_key_value_heads"). */
+  path: string;
+  /**
+   * Whole lines (offset, length, their newline included) of the key through its value and of
+   * the key of each enclosing mapping: the hint is carried to a later version only while these
+   * are untouched.
+   */
+  lines: SourceRange[];
+  /** Carried from an earlier version (its tooltip says so). */
+  stale: boolean;
+}
+
+/** The lines `from`..`to` (end exclusive) lie on, the last one's newline included. */
+function lineSpan(text: string, from: number, to: number): SourceRange {
+  const start = from === 0 ? 0 : text.lastIndexOf('\n', from - 1) + 1;
+  const nl = text.indexOf('\n', Math.max(from, to - 1));
+  return { offset: start, length: (nl < 0 ? text.length : nl + 1) - start };
+}
+
+/** The properties from the root down to the one at `path` (keys and list indices), outermost first. */
+function propertiesOnPath(root: ValueNode | null, path: ReadonlyArray<string | number>): PropertyNode[] {
+  const out: PropertyNode[] = [];
+  let node = root;
+  for (const step of path) {
+    if (node === null) break;
+    if (typeof step === 'number') {
+      node = node.items?.[step] ?? null;
+      continue;
+    }
+    const prop = node.properties?.find((p) => p.key === step);
+    if (prop === undefined) break;
+    out.push(prop);
+    node = prop.value;
+  }
+  return out;
+}
+
+function anchoredHint(a: Analysis, at: SourceRange, label: string, tooltip: string): AnchoredHint {
+  const offset = anchorOffset(a, at);
+  const found = propertyWithValueAt(a.tree, at.offset);
+  const chain = found === null ? [] : propertiesOnPath(a.tree, found.path);
+  const own = chain.pop();
+  const lines = [own === undefined ? lineSpan(a.text, at.offset, at.offset + at.length) : lineSpan(a.text, own.keyRange.offset, own.value.range.offset + own.value.range.length)];
+  for (const p of chain) lines.push(lineSpan(a.text, p.keyRange.offset, p.keyRange.offset + p.keyRange.length));
   return {
-    position: a.document.positionAt(anchorOffset(a, at)),
-    label,
-    kind: InlayHintKind.Type,
-    paddingLeft: true,
-    tooltip: { kind: MarkupKind.Markdown, value: tooltip },
+    hint: {
+      position: a.document.positionAt(offset),
+      label,
+      kind: InlayHintKind.Type,
+      paddingLeft: true,
+      tooltip: { kind: MarkupKind.Markdown, value: tooltip },
+    },
+    offset,
+    path: found === null ? `@${at.offset}` : found.path.join('.'),
+    lines,
+    stale: false,
   };
 }
 
-function within(a: Analysis, h: InlayHint, range: Range): boolean {
-  const off = a.document.offsetAt(h.position);
-  return off >= a.document.offsetAt(range.start) && off <= a.document.offsetAt(range.end);
+/** True when one of two dotted key paths is the other or encloses it. */
+function overlaps(a: string, b: string): boolean {
+  return a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`);
 }
+
+/** Keys the weights figure depends on, besides the model. */
+const WEIGHTS_KEYS = ['dtype', 'device.tensor_parallel_size'];
+/** Keys the KV-per-token figure depends on, besides the model. */
+const KV_KEYS = ['dtype', 'kv_cache.dtype', 'device.tensor_parallel_size'];
+/** Keys the KV budget (device memory minus weights and the activation peak) depends on, besides the model. */
+const BUDGET_KEYS = ['dtype', 'device', 'kv_cache.num_pages', 'kv_cache.memory_gib', 'workload.max_num_batched_tokens', 'workload.max_num_seqs'];
+/** Keys the page pool (pages, tokens, sequences that fit) depends on, besides the model. */
+const POOL_KEYS = [...KV_KEYS, ...BUDGET_KEYS, 'kv_cache'];
 
 /** Where the KV-per-token hint goes: after num_key_value_heads and an explicit head_dim (MLA: kv_lora_rank), else after the head count. */
 function kvAnchors(a: Analysis, model: ModelSpec): SourceRange[] {
@@ -73,60 +149,131 @@ function weightsAnchor(a: Analysis): SourceRange | undefined {
 
 /** Inlay hints of the analysed document that fall inside `range`. */
 export function inlayHints(a: Analysis, range: Range): InlayHint[] {
+  const from = a.document.offsetAt(range.start);
+  const to = a.document.offsetAt(range.end);
+  return documentHints(a).filter((h) => h.offset >= from && h.offset <= to).map((h) => h.hint);
+}
+
+const memo = new WeakMap<Analysis, AnchoredHint[]>();
+
+/**
+ * Every hint of the analysed document, in text order: computed from its profile, or from the
+ * valid keys' profile when some have errors, plus those carried from the previous version
+ * for keys that got none (see the top of this file). Computed once per analysis.
+ */
+export function documentHints(a: Analysis): AnchoredHint[] {
+  let hints = memo.get(a);
+  if (hints === undefined) {
+    hints = a.profile !== null && a.estimate !== null
+      ? computedHints(a, [])
+      : a.partial !== null
+        ? computedHints({ ...a, profile: a.partial.profile, model: a.partial.profile.model, estimate: a.partial.estimate }, a.partial.invalid)
+        : [];
+    if (a.carried.length > 0) {
+      const invalid = a.partial?.invalid ?? [];
+      const computed = new Set(hints.map((h) => h.path));
+      hints.push(...a.carried.filter((h) => !computed.has(h.path) && !invalid.some((p) => overlaps(p, h.path))));
+      hints.sort((x, y) => x.offset - y.offset);
+    }
+    memo.set(a, hints);
+  }
+  return hints;
+}
+
+const STALE_NOTE = '\n\n_From an earlier version of this file: this one has an error, so the figure is not recomputed._';
+
+/**
+ * The hints of `previous` that still hold in `a`, the next analysed version of the same
+ * document: those whose lines (AnchoredHint.lines) lie wholly before or after the one region
+ * where the texts differ (analysis.ts changedRegion), and still start a line there, moved by
+ * the length the edit added. The rule keeps a hint only next to the very text it was computed
+ * for; a coarser region (several edits between two analysed versions) only drops more. Same
+ * text (a profile re-read because the config.json it points at changed): every hint stays.
+ */
+export function carryHints(previous: Analysis, a: Analysis): AnchoredHint[] {
+  const old = previous.text;
+  const text = a.text;
+  const { start, oldEnd, delta } = changedRegion(old, text);
+  const unchanged = start === oldEnd && delta === 0;
+  const move = (r: SourceRange): SourceRange | null => {
+    if (unchanged) return r;
+    const end = r.offset + r.length;
+    if (end <= start && old.charCodeAt(end - 1) === 10) return r;
+    const offset = r.offset + delta;
+    if (r.offset >= oldEnd && (offset === 0 || text.charCodeAt(offset - 1) === 10)) return { offset, length: r.length };
+    return null;
+  };
+  const carried: AnchoredHint[] = [];
+  for (const h of documentHints(previous)) {
+    const lines = h.lines.map(move);
+    if (lines.some((r) => r === null)) continue;
+    const offset = h.offset < start ? h.offset : h.offset + delta;
+    const tooltip = h.stale || typeof h.hint.tooltip !== 'object' ? h.hint.tooltip : { ...h.hint.tooltip, value: h.hint.tooltip.value + STALE_NOTE };
+    carried.push({ ...h, hint: { ...h.hint, position: a.document.positionAt(offset), tooltip }, offset, lines: lines as SourceRange[], stale: true });
+  }
+  return carried;
+}
+
+/**
+ * The hints of `a`'s profile and estimate; `invalid` (dotted paths of keys with errors) drops
+ * each hint whose figure depends on one of them.
+ */
+function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] {
   const e = a.estimate;
   const profile = a.profile;
   const model = a.model;
   if (e === null || profile === null || model === null) return [];
-  const hints: InlayHint[] = [];
+  const hints: AnchoredHint[] = [];
+  const valid = (keys: readonly string[]): boolean => !invalid.some((p) => keys.some((k) => overlaps(p, k)));
   const kvLabel = e.hasKvCache ? `KV ${formatBytes(e.kvBytesPerToken)}/token` : 'no KV cache (encoder)';
   const modelIsHere = a.kind === 'config' || profile.modelPath === null;
 
   const weights = weightsAnchor(a);
-  if (weights !== undefined) {
+  if (weights !== undefined && valid(modelIsHere ? WEIGHTS_KEYS : [...WEIGHTS_KEYS, ...KV_KEYS])) {
     let label = `weights ${formatBytes(e.weightsBytes)} · ${formatParams(e.paramsTotal)} params`;
     if (model.moe !== null) label += `, ${formatParams(e.paramsActive)} active`;
     if (profile.device.tensorParallelSize > 1) label += ` · ${formatBytes(e.weightsBytesPerGpu)}/GPU`;
     if (!modelIsHere) label += ` · ${kvLabel}`;
-    hints.push(hintAt(a, weights, label, terms.weightsMarkdown(a)));
+    hints.push(anchoredHint(a, weights, label, terms.weightsMarkdown(a)));
   }
-  if (modelIsHere) for (const at of kvAnchors(a, model)) hints.push(hintAt(a, at, kvLabel, terms.kvMarkdown(a)));
+  if (modelIsHere && valid(KV_KEYS)) for (const at of kvAnchors(a, model)) hints.push(anchoredHint(a, at, kvLabel, terms.kvMarkdown(a)));
 
   if (e.hasKvCache) {
     const maxPos = model.sourceKeys.maxPositionEmbeddings;
     const maxPosRange = modelIsHere && maxPos !== undefined ? modelKeyRange(a, maxPos) : undefined;
-    if (maxPosRange !== undefined && model.maxPositionEmbeddings !== null) {
-      hints.push(hintAt(a, maxPosRange, seqKvLabel(a, model.maxPositionEmbeddings), terms.kvForSeqMarkdown(a, model.maxPositionEmbeddings)));
+    if (maxPosRange !== undefined && model.maxPositionEmbeddings !== null && valid(KV_KEYS)) {
+      hints.push(anchoredHint(a, maxPosRange, seqKvLabel(a, model.maxPositionEmbeddings), terms.kvForSeqMarkdown(a, model.maxPositionEmbeddings)));
     }
     const memory = profileKeyRange(a, 'device.memory_gib');
-    if (memory !== undefined && e.pool.budgetSource === 'device' && profile.device.memoryGib !== null) {
+    if (memory !== undefined && e.pool.budgetSource === 'device' && profile.device.memoryGib !== null && valid(BUDGET_KEYS)) {
       const usable = profile.device.memoryGib * 1024 ** 3 * profile.device.gpuMemoryUtilization;
       const label = `KV budget ${formatBytes(e.pool.budgetBytes)} = ${formatBytes(usable)} usable − weights ${formatBytes(e.weightsBytesPerGpu)} − activations ${formatBytes(e.pool.activationPeakBytes)}`;
-      hints.push(hintAt(a, memory, label, terms.poolMarkdown(a)));
+      hints.push(anchoredHint(a, memory, label, terms.poolMarkdown(a)));
     }
     const page = profileKeyRange(a, 'kv_cache.page_size');
-    if (page !== undefined) {
+    if (page !== undefined && valid(POOL_KEYS)) {
       const pool = e.pool.budgetSource === 'none' ? 'pool not sized: set device.memory_gib or kv_cache.memory_gib' : `${formatCount(e.pool.pages)} pages · ${formatCount(e.pool.tokens)} tokens`;
-      hints.push(hintAt(a, page, `page ${formatBytes(e.pageBytes)} · ${pool}`, terms.poolMarkdown(a)));
+      hints.push(anchoredHint(a, page, `page ${formatBytes(e.pageBytes)} · ${pool}`, terms.poolMarkdown(a)));
     }
     const contexts = profileKeyRange(a, 'decode.context_lens');
-    if (contexts !== undefined && profile.decode.contextLens.length > 0) {
+    if (contexts !== undefined && profile.decode.contextLens.length > 0 && valid(KV_KEYS)) {
       const n = Math.max(...profile.decode.contextLens);
-      hints.push(hintAt(a, contexts, seqKvLabel(a, n), terms.kvForSeqMarkdown(a, n)));
+      hints.push(anchoredHint(a, contexts, seqKvLabel(a, n), terms.kvForSeqMarkdown(a, n)));
     }
     const maxModelLen = profileKeyRange(a, 'workload.max_model_len');
-    if (maxModelLen !== undefined && profile.workload !== null && e.pool.budgetSource !== 'none') {
+    if (maxModelLen !== undefined && profile.workload !== null && e.pool.budgetSource !== 'none' && valid(POOL_KEYS)) {
       const n = profile.workload.maxModelLen;
-      hints.push(hintAt(a, maxModelLen, `${seqKvLabel(a, n)} · ${formatCount(e.pool.maxConcurrency)} fit at once`, terms.concurrencyMarkdown(a)));
+      hints.push(anchoredHint(a, maxModelLen, `${seqKvLabel(a, n)} · ${formatCount(e.pool.maxConcurrency)} fit at once`, terms.concurrencyMarkdown(a)));
     }
   }
 
   const seqLens = profileKeyRange(a, 'prefill.seq_lens');
-  if (seqLens !== undefined && profile.prefill.seqLens.length > 0) {
+  if (seqLens !== undefined && profile.prefill.seqLens.length > 0 && valid(['dtype', 'prefill.batch_size'])) {
     const n = Math.max(...profile.prefill.seqLens);
     const w = attentionWorkspace(profile.prefill.batchSize, model.numHeads, n, n, profile.dtype);
-    hints.push(hintAt(a, seqLens, `N=${formatCount(n)}: naive S+P ${formatBytes(w.naiveBytes)} vs flash ${formatBytes(w.flashBytes)} per layer`, terms.workspaceMarkdown(a, w)));
+    hints.push(anchoredHint(a, seqLens, `N=${formatCount(n)}: naive S+P ${formatBytes(w.naiveBytes)} vs flash ${formatBytes(w.flashBytes)} per layer`, terms.workspaceMarkdown(a, w)));
   }
-  return hints.filter((h) => within(a, h, range));
+  return hints.sort((x, y) => x.offset - y.offset);
 }
 
 function seqKvLabel(a: Analysis, n: number): string {

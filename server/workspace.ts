@@ -1,6 +1,6 @@
 /**
  * The server's view of the workspace: open documents (incremental sync), one cached Analysis per
- * document version, and which files each analysis read, so that a profile is re-checked when the
+ * document (its latest analysed version), and which files each analysis read, so that a profile is re-checked when the
  * config.json it points at changes on disk or in an open editor.
  */
 import { readFileSync } from 'node:fs';
@@ -12,6 +12,12 @@ import type { ErrorLog } from './safe';
 
 export class Workspace {
   private readonly cache = new Map<string, Analysis>();
+  /**
+   * Documents whose cached analysis read a file that changed since. They are analysed again on
+   * the next request, with the cached analysis as the previous version, so that their hints can
+   * stay while that file is mid-edit (hints.ts carryHints).
+   */
+  private readonly outdated = new Set<string>();
   /** Absolute path of a file read by an analysis -> URIs of the documents whose analysis read it. */
   private readonly dependents = new Map<string, Set<string>>();
   /** Open documents by absolute path (their unsaved text wins over the disk). */
@@ -31,6 +37,7 @@ export class Workspace {
   /** Forgets a closed document and its cached analysis; returns the documents that read it. */
   closed(uri: string): string[] {
     this.cache.delete(uri);
+    this.outdated.delete(uri);
     for (const set of this.dependents.values()) set.delete(uri);
     const path = uriToPath(uri);
     if (path === null) return [];
@@ -39,12 +46,12 @@ export class Workspace {
   }
 
   /**
-   * A file changed (an open document's text, or a file on disk): drops the cached analyses that
-   * read it and returns their URIs, so the caller re-validates them.
+   * A file changed (an open document's text, or a file on disk): marks the cached analyses that
+   * read it outdated and returns their URIs, so the caller re-validates them.
    */
   fileChanged(path: string): string[] {
     const uris = [...(this.dependents.get(path) ?? [])];
-    for (const uri of uris) this.cache.delete(uri);
+    for (const uri of uris) this.outdated.add(uri);
     return uris;
   }
 
@@ -53,8 +60,9 @@ export class Workspace {
     const doc = this.documents.get(uri);
     if (doc === undefined) return null;
     const cached = this.cache.get(uri);
-    if (cached !== undefined && cached.version === doc.version) return cached;
+    if (cached !== undefined && cached.version === doc.version && !this.outdated.has(uri)) return cached;
     const result = analyze(doc, this.fileHost(), cached);
+    this.outdated.delete(uri);
     for (const p of result.problems) if (p.code === 'internal-error') this.log.error(`${uri} v${doc.version}: ${p.message}`);
     this.cache.set(uri, result);
     for (const path of result.reads) {

@@ -11,6 +11,7 @@
 
 #include "attnscope/cpu_features.h"
 #include "attnscope/kernels.h"
+#include "attnscope/kernels_threads.h"
 
 namespace {
 
@@ -247,17 +248,16 @@ Napi::Value TimePagedDecode(const Napi::CallbackInfo& info) {
 
 Napi::Value CpuInfo(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const attnscope::CpuFeatures& f = attnscope::cpu_features();
   Napi::Object out = Napi::Object::New(env);
-  out.Set("model", f.model);
-  out.Set("cores", f.logical_cores);
+  out.Set("model", attnscope::cpu_features().model);
+  out.Set("cores", attnscope::hardware_threads());
   out.Set("simd", attnscope::simd_path_name(attnscope::resolve_simd_path(attnscope::SimdPath::kAuto)));
   Napi::Array paths = Napi::Array::New(env);
   for (attnscope::SimdPath p : attnscope::supported_simd_paths())
     paths.Set(paths.Length(), attnscope::simd_path_name(p));
   out.Set("simdPaths", paths);
   Napi::Array features = Napi::Array::New(env);
-  for (const std::string& n : f.names) features.Set(features.Length(), n);
+  for (const std::string& n : attnscope::simd_feature_names()) features.Set(features.Length(), n);
   out.Set("features", features);
   return out;
 }

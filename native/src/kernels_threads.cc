@@ -1,6 +1,8 @@
 // The kernels' fixed thread pool (see kernels_threads.h).
 #include "attnscope/kernels_threads.h"
 
+#include "attnscope/cpu_features.h"
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -114,10 +116,7 @@ ThreadPool& pool() {
 
 }  // namespace
 
-int hardware_threads() {
-  const unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 1 : static_cast<int>(n);
-}
+int hardware_threads() { return cpu_features().logical_cores; }
 
 void parallel_for(int threads, int64_t num_tasks, const std::function<void(int64_t, int)>& fn) {
   if (num_tasks <= 0) return;

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "attnscope/cpu_features.h"
 #include "attnscope/peaks.h"
 #include "peaks_loops.h"
 
@@ -37,7 +38,7 @@ double seconds_since(Clock::time_point t0) {
 }
 
 int resolve_threads(int requested) {
-  return requested > 0 ? requested : isa_features().logical_cores;
+  return requested > 0 ? requested : cpu_features().logical_cores;
 }
 
 double thread_cpu_seconds() {
@@ -165,7 +166,7 @@ struct FreeDeleter {
 }  // namespace
 
 PeakResult measure_fp32_fma_peak(const PeakParams& params) {
-  const IsaFeatures& f = isa_features();
+  const CpuFeatures& f = cpu_features();
   (void)f;
 #if defined(__x86_64__)
   if (f.avx512f) {
@@ -185,7 +186,7 @@ PeakResult measure_fp32_fma_peak(const PeakParams& params) {
 
 PeakResult measure_avx512_bf16_peak(const PeakParams& params) {
 #if defined(__x86_64__)
-  if (!isa_features().avx512_bf16) return unavailable("avx512bf16", "CPUID lacks avx512_bf16 on this CPU");
+  if (!cpu_features().avx512_bf16) return unavailable("avx512bf16", "CPUID lacks avx512_bf16 on this CPU");
   return compute_peak(bf16_dot_loop_avx512, "avx512bf16",
                       "16 independent zmm vdpbf16ps chains (32 bf16 pairs into 16 fp32 lanes, 4 FLOP per lane) "
                       "per thread",
@@ -212,7 +213,7 @@ PeakResult measure_amx_bf16_peak(const PeakParams& params) {
 
 PeakResult measure_read_bandwidth(const PeakParams& params, uint64_t buffer_bytes) {
   const Clock::time_point start = Clock::now();
-  const IsaFeatures& f = isa_features();
+  const CpuFeatures& f = cpu_features();
   (void)f;
   ReadLoop loop = read_loop_portable;
   const char* isa = portable_isa_name();

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <string>
 
+#include "attnscope/cpu_features.h"
 #include "attnscope/peaks.h"
 
 namespace {
@@ -80,7 +81,7 @@ class PeakWorker : public Napi::AsyncWorker {
 // cpuFeatures() -> { names: string[], vendor, model, logicalCores, amxOsState }
 Napi::Value CpuFeatures(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const attnscope::peaks::IsaFeatures& f = attnscope::peaks::isa_features();
+  const attnscope::CpuFeatures& f = attnscope::cpu_features();
   Napi::Object out = Napi::Object::New(env);
   Napi::Array names = Napi::Array::New(env, f.names.size());
   for (size_t i = 0; i < f.names.size(); ++i) names.Set(static_cast<uint32_t>(i), f.names[i]);

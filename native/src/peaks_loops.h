@@ -1,7 +1,7 @@
 // The inner loops of the peak microbenchmarks, one per ISA (peaks_x86.cc, peaks_portable.cc).
 // Each runs `iters` iterations on the calling thread and returns the work done: FLOPs for the
 // compute loops, bytes read for the read loops. Callers choose a loop only after the matching
-// feature check (attnscope/peaks.h isa_features(), request_amx_permission()).
+// feature check (attnscope/cpu_features.h cpu_features(), request_amx_permission()).
 #pragma once
 
 #include <cstddef>

@@ -105,14 +105,14 @@ bool ServingSimulator::Admit(int32_t id, int64_t max_new, int64_t* cached) {
     if (allocator_->Allocate(id, ids ? token_buf_.data() : nullptr, s.known, max_new, &r) != AllocStatus::kOk)
       return false;
     s.slot = allocator_->Lookup(id);
-    s.computed = r.stored_tokens;
+    s.computed = static_cast<int32_t>(r.stored_tokens);
     *cached = r.cached_tokens;
     return true;
   }
   const int64_t offset = arena_->Reserve(s.reservation);
   if (offset < 0) return false;
   s.offset = offset;
-  s.computed = std::min(s.known, max_new);
+  s.computed = static_cast<int32_t>(std::min<int64_t>(s.known, max_new));
   arena_reserved_ += s.reservation;
   arena_tokens_ += s.computed;
   return true;
@@ -136,7 +136,7 @@ bool ServingSimulator::Grow(int32_t id, int64_t n) {
   } else {
     arena_tokens_ += n;  // within the reservation by construction
   }
-  s.computed += n;
+  s.computed += static_cast<int32_t>(n);
   return true;
 }
 
@@ -306,7 +306,7 @@ bool ServingSimulator::FastForward() {
     Grow(id, k);
     ReqState& s = state_[id];
     s.generated += static_cast<int32_t>(k);
-    s.known += k;
+    s.known += static_cast<int32_t>(k);
   }
   totals_.generated_tokens += k * r;
   totals_.steps += k;
@@ -342,9 +342,7 @@ bool ServingSimulator::Step() {
       continue;
     }
     s.known = r.prompt_len;
-    s.reservation = config_.layout == KvLayout::kContiguousMaxModelLen
-                        ? config_.max_model_len
-                        : static_cast<int64_t>(r.prompt_len) + s.output_len;
+    s.reservation = config_.layout == KvLayout::kContiguousMaxModelLen ? config_.max_model_len : r.prompt_len + s.output_len;
     waiting_.push_back(id);
   }
   if (running_.empty() && waiting_.empty()) return next_arrival_ < requests_.size();
@@ -371,7 +369,7 @@ bool ServingSimulator::Step() {
   for (size_t i = 0; i < running_.size() && budget > 0;) {
     const int32_t id = running_[i];
     ReqState& s = state_[id];
-    const int64_t n = std::min(s.known - s.computed, budget);
+    const int64_t n = std::min<int64_t>(s.known - s.computed, budget);
     bool self_preempted = false;
     while (!Grow(id, n)) {
       // Victim: the most recently admitted running request (vLLM V1 `running.pop()`), always

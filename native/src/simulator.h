@@ -142,15 +142,16 @@ class ServingSimulator {
   const SimTotals& totals() const { return totals_; }
 
  private:
+  // 40 bytes, the fields of the per-step loop first (lengths fit int32: at most max_model_len).
   struct ReqState {
-    int32_t slot = -1;          // allocator slot (paged) while it holds memory
-    int64_t offset = -1;        // arena offset (contiguous) while it holds memory
-    int64_t reservation = 0;    // arena slots (contiguous)
-    int64_t computed = 0;       // tokens in KV
-    int64_t pending = 0;        // paged: decode tokens of `computed` not yet given to the allocator
-    int64_t known = 0;          // prompt + generated tokens
+    int32_t computed = 0;       // tokens in KV
+    int32_t known = 0;          // prompt + generated tokens
+    int32_t pending = 0;        // paged: decode tokens of `computed` not yet given to the allocator
     int32_t generated = 0;
     int32_t output_len = 0;     // after the max_model_len cap
+    int32_t slot = -1;          // allocator slot (paged) while it holds memory
+    int64_t offset = -1;        // arena offset (contiguous) while it holds memory
+    int32_t reservation = 0;    // arena slots (contiguous)
     bool preempted = false;     // waiting for recompute
     bool refused = false;       // memory refused it at least once
   };

@@ -1,7 +1,7 @@
 /**
- * Server parts a client cannot isolate: the safe request wrapper (cancellation, failures) and
- * the reuse of the previous parse when an edit only rewrites a number (it must give exactly the
- * tree a fresh parse gives).
+ * Server parts a client cannot isolate: the safe request wrapper (cancellation, failures), the
+ * reuse of the previous parse when an edit only rewrites a number (it must give exactly the
+ * tree a fresh parse gives), and the line rule for hints kept from the previous version.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,6 +9,7 @@ import { CancellationTokenSource, LSPErrorCodes, ResponseError } from 'vscode-la
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { parseProfileOrConfig } from '../../core/config';
 import { analyze, reuseTree, type FileHost } from '../../server/analysis';
+import { documentHints } from '../../server/hints';
 import { runSafe } from '../../server/safe';
 import { fixture } from './harness';
 
@@ -79,4 +80,44 @@ test('any other edit parses again', () => {
   for (const [from, to] of [['page_size: 16', 'page_size: 16x'], ['page_size: 16', 'page_size: 0x10'], ['page_size: 16', 'page_sizes: 16'], ['dtype: bf16', 'dtype: fp16'], ['page_size: 16', 'page_size: &a 16'], ['page_size: 16', 'page_size: 1 6']]) {
     assert.equal(edit('a.attn.yaml', yaml, from!, to!).reused, null, `${from} -> ${to}`);
   }
+});
+
+/**
+ * Hints kept from the previous version (server/hints.ts carryHints) at the edges of the rule:
+ * a hint stays only when its key's lines are untouched and still start a line.
+ */
+test('carried hints: an edit on the hint line or one that joins it to the line above drops it; one on the next line does not', () => {
+  const text = [
+    'model:',
+    '  model_type: llama',
+    '  hidden_size: 4096',
+    '  num_attention_heads: 32',
+    '  num_key_value_heads: 8',
+    '  num_hidden_layers: 32',
+    '  vocab_size: 128256',
+    '  intermediate_size: 14336',
+    'kv_cache:',
+    '  page_size: 16',
+    '  memory_gib: 4',
+    'prefill:',
+    '  seq_lens: [512, 2048]',
+  ].join('\n');
+  const uri = 'file:///w/carry.attn.yaml';
+  const good = analyze(TextDocument.create(uri, 'yaml', 1, text), host);
+  const where = (a: ReturnType<typeof analyze>): string[] => documentHints(a).map((h) => `${h.hint.position.line}:${h.hint.position.character} ${h.path}`);
+  // Four hints: weights on model:, KV per token, page pool, prefill workspace (on the last line, no newline after it).
+  assert.deepEqual(where(good), ['0:6 model', '4:24 model.num_key_value_heads', '9:15 kv_cache.page_size', '12:23 prefill.seq_lens']);
+  const broken = (to: string): string[] => {
+    const a = analyze(TextDocument.create(uri, 'yaml', 2, to), host, good);
+    assert.equal(a.profile, null, 'the edit leaves an error');
+    return where(a);
+  };
+  // "]" typed at the end of the last line: its hint goes.
+  assert.deepEqual(broken(`${text}]`), ['0:6 model', '4:24 model.num_key_value_heads', '9:15 kv_cache.page_size']);
+  // The newline before "  page_size" deleted: page_size now sits on the kv_cache line.
+  assert.deepEqual(broken(text.replace('kv_cache:\n', 'kv_cache:')), ['0:6 model', '4:24 model.num_key_value_heads', '11:23 prefill.seq_lens']);
+  // A quote typed at the start of the line after page_size: page_size's line is untouched, all stay.
+  assert.deepEqual(broken(text.replace('  memory_gib', '"  memory_gib')), where(good));
+  // A key of the inline model emptied: the weights hint on `model:` spans the whole mapping, so it goes; KV per token stays.
+  assert.deepEqual(broken(text.replace('vocab_size: 128256', 'vocab_size: "')), ['4:24 model.num_key_value_heads', '9:15 kv_cache.page_size', '12:23 prefill.seq_lens']);
 });

@@ -1,6 +1,7 @@
 // CPU attention kernels against the fp64 reference (and, where a value can be known without
 // any kernel, against that value) on every SIMD path this machine runs.
 import { strict as assert } from 'node:assert';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 
 import {
@@ -18,6 +19,7 @@ import {
   timePagedDecode,
   toHalfBits,
 } from '../../native/kernels';
+import { cpuFeatures } from '../../native/peaks';
 
 /** Deterministic uniform values in [lo, hi) (mulberry32). */
 function uniform(n: number, seed: number, lo = -1, hi = 1): Float32Array {
@@ -232,6 +234,23 @@ describe('cpuInfo', () => {
     assert.ok(info.cores >= 1);
     assert.equal(info.simdPaths[0], 'scalar');
     assert.ok(info.simdPaths.includes(info.simd));
+  });
+
+  // The Linux kernel's own view of the CPU (it clears a flag when XCR0 lacks the state); the
+  // paths need all the extensions their -m flags assume (binding.gyp).
+  const cpuinfo = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '';
+  const flagsLine = cpuinfo.split('\n').find((l) => l.startsWith('flags'));
+  it('offers the x86 paths /proc/cpuinfo allows and the peaks\' CPU model', { skip: process.arch !== 'x64' || !flagsLine }, () => {
+    const flags = new Set(flagsLine!.slice(flagsLine!.indexOf(':') + 1).trim().split(/\s+/));
+    const avx2 = flags.has('avx2') && flags.has('fma');
+    const avx512 = ['avx512f', 'avx512bw', 'avx512vl', 'avx512dq'].every((f) => flags.has(f));
+    const bf16 = avx512 && flags.has('avx512_bf16');
+    const expected = ['scalar', ...(avx2 ? ['avx2'] : []), ...(avx512 ? ['avx512'] : []), ...(bf16 ? ['avx512bf16'] : [])];
+    const info = cpuInfo();
+    assert.deepEqual(info.simdPaths, expected);
+    assert.equal(info.features.includes('avx512dq'), avx512);
+    assert.equal(info.features.includes('avx512_bf16'), bf16);
+    assert.equal(info.model, cpuFeatures().model);
   });
 });
 

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace attnscope {
@@ -42,6 +43,14 @@ bool parse_simd_path(const char* name, SimdPath* out);
 
 /** Paths this CPU and build can run, best last (always starts with kScalar). */
 std::vector<SimdPath> supported_simd_paths();
+
+/**
+ * The CPU features behind the kernels' paths, by their /proc/cpuinfo names, in this order:
+ * avx2 fma when the CPU has the AVX2 path's set; avx512f avx512bw avx512vl avx512dq when it has
+ * the AVX-512 path's; avx512_bf16 with the AVX512-BF16 path; avx512_fp16 with the AVX-512 set;
+ * amx_bf16 with amx_tile; neon on aarch64.
+ */
+std::vector<std::string> simd_feature_names();
 
 /** Whether `path` can run here (kAuto always can). */
 bool simd_path_supported(SimdPath path);

@@ -7,7 +7,7 @@
 
 namespace attnscope {
 
-/** Number of hardware threads (>= 1). */
+/** CPUs this process may run on (>= 1): its affinity mask, as Node's availableParallelism(). */
 int hardware_threads();
 
 /**

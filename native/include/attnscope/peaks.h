@@ -1,5 +1,6 @@
 // Machine ceilings for the roofline: fp32 FMA peak, AVX512-BF16 and AMX bf16 peaks, DRAM read
-// bandwidth, and the CPU features they depend on. Plain C++17: no N-API types, never throws.
+// bandwidth. Plain C++17: no N-API types, never throws. Which loops run is chosen from
+// cpu_features() (attnscope/cpu_features.h).
 //
 // Each peak is a microbenchmark that keeps every execution unit of one kind busy on all
 // requested threads (independent dependency chains, operands in registers or tiles) and reports
@@ -10,42 +11,9 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 namespace attnscope {
 namespace peaks {
-
-/** What CPUID and the OS say this CPU can run (x86-64; on other CPUs only the ISA flag). */
-struct IsaFeatures {
-  bool avx2 = false;         // CPUID.7.0:EBX[5], with the OS saving YMM state (XCR0 bits 1-2)
-  bool fma = false;          // CPUID.1:ECX[12], with YMM state
-  bool avx512f = false;      // CPUID.7.0:EBX[16], with ZMM and opmask state (XCR0 bits 5-7)
-  bool avx512bw = false;     // CPUID.7.0:EBX[30]
-  bool avx512vl = false;     // CPUID.7.0:EBX[31]
-  bool avx512_bf16 = false;  // CPUID.7.1:EAX[5]  (vdpbf16ps, vcvtne2ps2bf16)
-  bool avx512_fp16 = false;  // CPUID.7.0:EDX[23]
-  bool amx_tile = false;     // CPUID.7.0:EDX[24] (CPU support; OS permission is separate)
-  bool amx_bf16 = false;     // CPUID.7.0:EDX[22]
-  bool amx_int8 = false;     // CPUID.7.0:EDX[25]
-  bool amx_os_state = false; // XCR0 bits 17-18 (XTILECFG, XTILEDATA) enabled by the OS
-  bool neon = false;         // aarch64 Advanced SIMD (always present there)
-  std::string vendor;        // "GenuineIntel", "AuthenticAMD", ... ("" when unknown)
-  std::string model;         // brand string, e.g. "AMD EPYC 9B45"
-  int logical_cores = 1;     // CPUs this process may run on (affinity mask)
-  /** The flags above that are set, by their /proc/cpuinfo names ("avx512_bf16", "amx_tile"). */
-  std::vector<std::string> names;
-};
-
-/** Detected once per process; cheap after the first call. */
-const IsaFeatures& isa_features();
-
-/**
- * Asks Linux for permission to use AMX tile data (arch_prctl(ARCH_REQ_XCOMP_PERM,
- * XFEATURE_XTILEDATA = 18); process-wide, idempotent). Returns "" when AMX tiles may be used,
- * else why not: no CPU support, no OS state in XCR0, the kernel's refusal with its errno text,
- * or a non-Linux / non-x86-64 build.
- */
-std::string request_amx_permission();
 
 /** How to run one microbenchmark. */
 struct PeakParams {

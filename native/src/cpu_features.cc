@@ -1,15 +1,15 @@
-// CPU feature detection for the peaks (CPUID + XCR0), Linux's AMX permission request, and the
-// core-clock estimate. Source of the bit positions: Intel SDM Vol. 2A, CPUID leaf 07H, and
-// Vol. 1 section 13.3 (XCR0 state components); AMX permission: Linux
-// Documentation/arch/x86/xstate.rst.
+// CPU feature detection (CPUID + XCR0) and Linux's AMX permission request. Source of the bit
+// positions: Intel SDM Vol. 2A, CPUID leaves 01H and 07H, and Vol. 1 section 13.3 (XCR0 state
+// components); AMX permission: Linux Documentation/arch/x86/xstate.rst.
+#include "attnscope/cpu_features.h"
+
 #include <cerrno>
-#include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <mutex>
 #include <thread>
-
-#include "attnscope/peaks.h"
+#include <utility>
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -21,7 +21,6 @@
 #endif
 
 namespace attnscope {
-namespace peaks {
 namespace {
 
 #if defined(__x86_64__)
@@ -32,6 +31,7 @@ uint64_t read_xcr0() {
   return (static_cast<uint64_t>(hi) << 32) | lo;
 }
 
+/** CPUID 0x80000002..4, leading and trailing spaces trimmed; "" when absent or blank. */
 std::string cpuid_brand() {
   unsigned regs[12] = {0};
   if (__get_cpuid_max(0x80000000u, nullptr) < 0x80000004u) return "";
@@ -48,6 +48,7 @@ std::string cpuid_brand() {
 }
 #endif
 
+/** The first "model name" (x86) or "Model" (arm boards) value of /proc/cpuinfo; "" if none. */
 std::string proc_cpuinfo_model() {
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string line;
@@ -74,8 +75,8 @@ int affinity_cpus() {
   return n > 0 ? static_cast<int>(n) : 1;
 }
 
-IsaFeatures detect() {
-  IsaFeatures f;
+CpuFeatures detect() {
+  CpuFeatures f;
 #if defined(__x86_64__)
   unsigned a = 0, b = 0, c = 0, d = 0;
   if (__get_cpuid(0, &a, &b, &c, &d)) {
@@ -101,6 +102,7 @@ IsaFeatures detect() {
     f.avx512f = zmm_state && (b & (1u << 16));
     f.avx512bw = f.avx512f && (b & (1u << 30));
     f.avx512vl = f.avx512f && (b & (1u << 31));
+    f.avx512dq = f.avx512f && (b & (1u << 17));
     f.avx512_fp16 = f.avx512f && (d & (1u << 23));
     f.amx_bf16 = (d & (1u << 22)) != 0;
     f.amx_tile = (d & (1u << 24)) != 0;
@@ -130,17 +132,16 @@ IsaFeatures detect() {
 
 }  // namespace
 
-const IsaFeatures& isa_features() {
-  static const IsaFeatures features = detect();
+const CpuFeatures& cpu_features() {
+  static const CpuFeatures features = detect();
   return features;
 }
 
 std::string request_amx_permission() {
-  const IsaFeatures& f = isa_features();
 #if !defined(__x86_64__)
-  (void)f;
   return "AMX is an x86-64 feature; this is not an x86-64 build";
 #else
+  const CpuFeatures& f = cpu_features();
   if (!f.amx_tile || !f.amx_bf16) return "CPUID lacks amx_tile/amx_bf16 on this CPU";
   if (!f.amx_os_state) return "the OS does not enable AMX tile state (XCR0 bits 17-18 clear)";
 #if defined(__linux__)
@@ -169,42 +170,4 @@ std::string request_amx_permission() {
 #endif
 }
 
-double measure_core_clock_hz(double duration_sec) {
-#if defined(__x86_64__) || defined(__aarch64__)
-  using clock = std::chrono::steady_clock;
-  // 64 dependent adds per iteration: each waits for the previous (1 cycle latency on every
-  // x86-64 and aarch64 core), so iterations x 64 / seconds = cycles per second.
-  auto chain = [](uint64_t iters) {
-    uint64_t x = 0;
-    for (uint64_t i = 0; i < iters; ++i) {
-#if defined(__x86_64__)
-#define ATTNSCOPE_ADD8 "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
-#else
-#define ATTNSCOPE_ADD8 "add %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\t"
-#endif
-      __asm__ volatile(ATTNSCOPE_ADD8 ATTNSCOPE_ADD8 ATTNSCOPE_ADD8 ATTNSCOPE_ADD8
-                       ATTNSCOPE_ADD8 ATTNSCOPE_ADD8 ATTNSCOPE_ADD8 ATTNSCOPE_ADD8
-                       : "+r"(x));
-#undef ATTNSCOPE_ADD8
-    }
-    return x;
-  };
-  // Best of short windows: a preempted window reads low, never high.
-  const auto deadline = clock::now() + std::chrono::duration<double>(duration_sec);
-  const uint64_t iters = 20000;  // ~0.3 ms at 4 GHz
-  double best = 0;
-  do {
-    const auto t0 = clock::now();
-    const uint64_t x = chain(iters);
-    const double s = std::chrono::duration<double>(clock::now() - t0).count();
-    if (x == iters * 64 && s > 0) best = std::max(best, static_cast<double>(x) / s);
-  } while (clock::now() < deadline);
-  return best;
-#else
-  (void)duration_sec;
-  return 0;
-#endif
-}
-
-}  // namespace peaks
 }  // namespace attnscope

@@ -1,0 +1,239 @@
+/**
+ * Inlay hints while the file has an error (server/hints.ts, top comment): computed from the
+ * valid keys when some keys are invalid; otherwise kept from the previous version next to keys
+ * whose lines the edit left alone, moved with the text, and gone with their key. Diagnostics
+ * still point at the error. Figures are those of test/lsp/hints.test.ts, computed by hand there
+ * and repeated here.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DiagnosticSeverity, type Diagnostic, type InlayHint, type MarkupContent } from 'vscode-languageserver-protocol';
+import { LspClient, fixture, fixtureUri, rangeOf } from './harness';
+
+let client: LspClient;
+before(async () => {
+  client = await LspClient.start();
+});
+after(async () => {
+  assert.equal(await client.stop(), 0);
+});
+
+function label(h: InlayHint): string {
+  return typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join('');
+}
+
+/** Every hint as "line:character label", in text order: the whole picture, compared at once. */
+function picture(hints: InlayHint[]): string[] {
+  return hints
+    .slice()
+    .sort((x, y) => x.position.line - y.position.line || x.position.character - y.position.character)
+    .map((h) => `${h.position.line}:${h.position.character} ${label(h)}`);
+}
+
+/** "line:character label" for a hint right after `needle` in `text`. */
+function placed(text: string, needle: string, hintLabel: string): string {
+  const at = rangeOf(text, needle).end;
+  return `${at.line}:${at.character} ${hintLabel}`;
+}
+
+function errors(diags: Diagnostic[]): Diagnostic[] {
+  return diags.filter((d) => d.severity === DiagnosticSeverity.Error);
+}
+
+// Llama-3.1-8B, bf16, the fixture profile (test/lsp/hints.test.ts has the arithmetic):
+// KV per token 32 · 2 · 8 · 128 · 2 B = 128 KiB; weights 8,030,261,248 · 2 B = 15 GiB;
+// page 16 · 128 KiB = 2 MiB, floor(3.8125 GiB / 2 MiB) = 1,952 pages = 31,232 tokens;
+// N = 4096: naive 2 · 32 · 4096² · 2 B = 2 GiB, flash 3 · 32 · 4096 · 4 B = 1.5 MiB;
+// KV of 8,192 tokens = 8,192 · 128 KiB = 1 GiB; floor(1,952 / (8,192 / 16)) = 3 sequences.
+const WEIGHTS = 'weights 15 GiB · 8.03B params · KV 128 KiB/token';
+const PAGE = 'page 2 MiB · 1,952 pages · 31,232 tokens';
+const WORKSPACE = 'N=4,096: naive S+P 2 GiB vs flash 1.5 MiB per layer';
+const CONTEXT = 'KV 1 GiB/seq at 8,192';
+const MAX_MODEL_LEN = 'KV 1 GiB/seq at 8,192 · 3 fit at once';
+const MODEL = './configs/Llama-3.1-8B.config.json';
+
+/** The fixture profile's hints, placed in `text`. */
+function fullPicture(text: string): string[] {
+  return [
+    placed(text, MODEL, WEIGHTS),
+    placed(text, 'page_size: 16', PAGE),
+    placed(text, 'seq_lens: [1024, 4096]', WORKSPACE),
+    placed(text, 'context_lens: [1024, 8192]', CONTEXT),
+    placed(text, 'max_model_len: 8192', MAX_MODEL_LEN),
+  ].sort((x, y) => Number(x.split(':')[0]) - Number(y.split(':')[0]));
+}
+
+let n = 0;
+const freshUri = (): string => fixtureUri(`mid-edit-${n++}.attn.yaml`);
+
+test('the fixture profile: its five hints (the baseline the other tests edit)', async () => {
+  const f = fixture('llama-3.1-8b.attn.yaml');
+  const uri = freshUri();
+  await client.open(uri, f.text);
+  assert.deepEqual(picture((await client.inlayHints(uri))!), fullPicture(f.text));
+  await client.close(uri);
+});
+
+test('one invalid value no other figure depends on: every other hint, same figures, error at the value', async () => {
+  const text = fixture('llama-3.1-8b.attn.yaml').text.replace('arrival_rate: 8', 'arrival_rate: -8');
+  const uri = freshUri();
+  const diags = errors(await client.open(uri, text));
+  // arrival_rate feeds only the simulator, no memory figure: all five hints stay, with the
+  // figures of the valid profile.
+  assert.deepEqual(picture((await client.inlayHints(uri))!), fullPicture(text));
+  assert.equal(diags.length, 1, JSON.stringify(diags));
+  const rate = rangeOf(text, 'arrival_rate: -8').end;
+  assert.deepEqual(diags[0]!.range, { start: { line: rate.line, character: rate.character - 2 }, end: rate });
+  assert.equal(diags[0]!.code, 'invalid-value');
+  await client.close(uri);
+});
+
+test('an invalid page_size: its hint and the hints that depend on it go, the independent ones stay', async () => {
+  const text = fixture('llama-3.1-8b.attn.yaml').text.replace('page_size: 16', 'page_size: 0');
+  const uri = freshUri();
+  const diags = errors(await client.open(uri, text));
+  const zero = rangeOf(text, 'page_size: 0').end;
+  assert.deepEqual(diags.map((d) => [d.code, d.range]), [['invalid-value', { start: { line: zero.line, character: zero.character - 1 }, end: zero }]]);
+  // No page hint (its value is invalid; the default page size 16 must not stand in for it), no
+  // sequences-that-fit (pages per sequence need the page size). Weights, workspace and one
+  // sequence's KV do not depend on page_size.
+  assert.deepEqual(picture((await client.inlayHints(uri))!), [
+    placed(text, MODEL, WEIGHTS),
+    placed(text, 'seq_lens: [1024, 4096]', WORKSPACE),
+    placed(text, 'context_lens: [1024, 8192]', CONTEXT),
+  ]);
+  await client.close(uri);
+});
+
+test('an invalid dtype, after a valid version: computed hints drop, the last good ones stay where their lines are untouched', async () => {
+  const f = fixture('llama-3.1-8b.attn.yaml');
+  const uri = freshUri();
+  await client.open(uri, f.text);
+  assert.deepEqual(picture((await client.inlayHints(uri))!), fullPicture(f.text));
+  // Mid-edit of dtype: every figure depends on it, so none is computed; the previous version's
+  // stay (their lines are untouched), with a tooltip that says they are from an earlier version.
+  const at = rangeOf(f.text, 'bf16');
+  const diags = errors(await client.change(uri, [{ range: at, text: 'bf1' }]));
+  const text = f.text.replace('dtype: bf16', 'dtype: bf1');
+  assert.deepEqual(diags.map((d) => [d.code, d.range.start]), [['invalid-value', at.start]]);
+  const hints = (await client.inlayHints(uri))!;
+  assert.deepEqual(picture(hints), fullPicture(text));
+  for (const h of hints) assert.match((h.tooltip as MarkupContent).value, /From an earlier version of this file/);
+  await client.close(uri);
+});
+
+test('a YAML syntax error mid-edit keeps the previous hints on untouched lines only, moves them, drops removed keys', async () => {
+  const f = fixture('llama-3.1-8b.attn.yaml');
+  const uri = freshUri();
+  await client.open(uri, f.text);
+  assert.deepEqual(picture((await client.inlayHints(uri))!), fullPicture(f.text));
+
+  // 1. Delete the prefill mapping's closing brace: a syntax error on that line.
+  let text = f.text.replace('causal: true }', 'causal: true ');
+  const brace = rangeOf(f.text, 'causal: true }').end;
+  let diags = errors(await client.change(uri, [{ range: { start: { line: brace.line, character: brace.character - 1 }, end: brace }, text: '' }]));
+  assert.ok(diags.length > 0 && diags.every((d) => d.code === 'yaml-syntax'), JSON.stringify(diags));
+  assert.ok(diags.some((d) => d.range.start.line >= brace.line), JSON.stringify(diags));
+  // The workspace hint's line changed: gone. The others: same figures, same places.
+  const unchanged = (t: string): string[] => [
+    placed(t, MODEL, WEIGHTS),
+    placed(t, 'page_size: 16', PAGE),
+    placed(t, 'context_lens: [1024, 8192]', CONTEXT),
+    placed(t, 'max_model_len: 8192', MAX_MODEL_LEN),
+  ];
+  assert.deepEqual(picture((await client.inlayHints(uri))!), unchanged(text));
+
+  // 2. Still broken, a comment line typed at the top: every kept hint moves down one line.
+  await client.change(uri, [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: '# draft\n' }]);
+  text = `# draft\n${text}`;
+  const moved = picture((await client.inlayHints(uri))!);
+  assert.deepEqual(moved, unchanged(text));
+  assert.equal(Number(moved[0]!.split(':')[0]), rangeOf(f.text, MODEL).end.line + 1);
+
+  // 3. Still broken, the page_size line deleted: its hint goes with it; the others move up.
+  const page = rangeOf(text, 'page_size: 16').start.line;
+  await client.change(uri, [{ range: { start: { line: page, character: 0 }, end: { line: page + 1, character: 0 } }, text: '' }]);
+  text = text.replace('  page_size: 16\n', '');
+  assert.deepEqual(picture((await client.inlayHints(uri))!), [
+    placed(text, MODEL, WEIGHTS),
+    placed(text, 'context_lens: [1024, 8192]', CONTEXT),
+    placed(text, 'max_model_len: 8192', MAX_MODEL_LEN),
+  ]);
+
+  // 4. Still broken, the key enclosing context_lens renamed: context_lens is no longer
+  // decode.context_lens, so its hint goes too.
+  const decode = rangeOf(text, 'decode:');
+  await client.change(uri, [{ range: decode, text: 'decod:' }]);
+  text = text.replace('decode:', 'decod:');
+  assert.deepEqual(picture((await client.inlayHints(uri))!), [placed(text, MODEL, WEIGHTS), placed(text, 'max_model_len: 8192', MAX_MODEL_LEN)]);
+
+  // 5. Fixed: hints computed again (the profile now has default decode cases and no page_size
+  // key; an unknown key "decod" is only a warning). The pool is the same: page_size defaults to 16.
+  const fixedText = text.replace('decod:', 'decode:').replace('causal: true \n', 'causal: true }\n');
+  diags = errors(await client.change(uri, fixedText));
+  assert.deepEqual(diags, []);
+  assert.deepEqual(picture((await client.inlayHints(uri))!), [
+    placed(fixedText, MODEL, WEIGHTS),
+    placed(fixedText, 'seq_lens: [1024, 4096]', WORKSPACE),
+    placed(fixedText, 'context_lens: [1024, 8192]', CONTEXT),
+    placed(fixedText, 'max_model_len: 8192', MAX_MODEL_LEN),
+  ]);
+  await client.close(uri);
+});
+
+test('a config.json whose edited value is invalid keeps the hints of its other keys', async () => {
+  const f = fixture('configs/Llama-3.1-8B.config.json');
+  const uri = fixtureUri('mid-edit.config.json');
+  await client.open(uri, f.text);
+  const original = picture((await client.inlayHints(uri))!);
+  // KV per token on num_key_value_heads, weights on model_type, KV of one 131,072-token sequence (16 GiB).
+  assert.deepEqual(original, [
+    placed(f.text, '"max_position_embeddings": 131072', 'KV 16 GiB/seq at 131,072'),
+    placed(f.text, '"model_type": "llama"', 'weights 15 GiB · 8.03B params'),
+    placed(f.text, '"num_key_value_heads": 8', 'KV 128 KiB/token'),
+  ].sort((x, y) => Number(x.split(':')[0]) - Number(y.split(':')[0])));
+  // A comma deleted (a JSON syntax error on a line without a hint): all three stay.
+  const broken = f.text.replace('"hidden_size": 4096,', '"hidden_size": 4096');
+  let diags = errors(await client.change(uri, broken));
+  assert.deepEqual(diags.map((d) => [d.code, d.range.start]), [['json-syntax', rangeOf(broken, '"initializer_range"').start]]);
+  assert.deepEqual(picture((await client.inlayHints(uri))!), original);
+  // Comma back, then 8 -> 0 KV heads: no model can be read, so nothing is computed; the hint of
+  // the edited line goes, the two others stay.
+  await client.change(uri, f.text);
+  const text = f.text.replace('"num_key_value_heads": 8', '"num_key_value_heads": 0');
+  diags = errors(await client.change(uri, text));
+  assert.ok(diags.some((d) => d.range.start.line === rangeOf(text, '"num_key_value_heads": 0').start.line), JSON.stringify(diags));
+  assert.deepEqual(picture((await client.inlayHints(uri))!), original.filter((h) => !h.endsWith('KiB/token')));
+  await client.close(uri);
+});
+
+test('a profile keeps its hints while the config.json it reads is mid-edit in another editor', async () => {
+  const uri = freshUri();
+  const text = `model: ${MODEL}\nkv_cache: { page_size: 16, memory_gib: 3.8125 }\n`;
+  await client.open(uri, text);
+  const good = [placed(text, MODEL, WEIGHTS), placed(text, 'page_size: 16', PAGE)];
+  assert.deepEqual(picture((await client.inlayHints(uri))!), good);
+  const config = fixture('configs/Llama-3.1-8B.config.json');
+  const opened = client.nextDiagnostics(uri);
+  await client.open(config.uri, config.text);
+  await opened;
+  // Unsaved: 0 KV heads. The profile cannot be computed; its own text is untouched, so its hints stay, marked.
+  const broken = client.nextDiagnostics(uri);
+  await client.change(config.uri, config.text.replace('"num_key_value_heads": 8', '"num_key_value_heads": 0'));
+  assert.ok((await broken).diagnostics.some((d) => d.code === 'model-config-invalid'));
+  const kept = (await client.inlayHints(uri))!;
+  assert.deepEqual(picture(kept), good);
+  for (const h of kept) assert.match((h.tooltip as MarkupContent).value, /From an earlier version of this file/);
+  // 4 KV heads: recomputed. 32 · 2 · 4 · 128 · 2 B = 64 KiB per token; page 16 · 64 KiB = 1 MiB;
+  // floor(3.8125 GiB / 1 MiB) = 3,904 pages = 62,464 tokens; weights lose 32 · 2 · 4096 · 4 · 128
+  // = 134,217,728 parameters: 7,896,043,520 (7.9B) · 2 B = 14.7 GiB.
+  const fixed = client.nextDiagnostics(uri);
+  await client.change(config.uri, config.text.replace('"num_key_value_heads": 8', '"num_key_value_heads": 4'));
+  assert.deepEqual((await fixed).diagnostics, []);
+  assert.deepEqual(picture((await client.inlayHints(uri))!), [
+    placed(text, MODEL, 'weights 14.7 GiB · 7.9B params · KV 64 KiB/token'),
+    placed(text, 'page_size: 16', 'page 1 MiB · 3,904 pages · 62,464 tokens'),
+  ]);
+  await client.close(config.uri);
+  await client.close(uri);
+});
