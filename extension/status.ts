@@ -43,7 +43,7 @@ export class StatusItem implements vscode.Disposable {
     item.backgroundColor = undefined;
     if (this.run) {
       const pct = this.run.total > 0 ? Math.round((100 * this.run.done) / this.run.total) : 0;
-      item.text = `$(loading~spin) AttnScope ${this.run.done}/${this.run.total}`;
+      item.text = `$(loading~spin) AttnScope ${Math.floor(this.run.done)}/${this.run.total}`;
       item.command = Commands.cancelRun;
       tooltip.appendMarkdown(`Benchmarking **${this.run.name}**: ${pct}%\n\n[Cancel run](command:${Commands.cancelRun}) · [Open dashboard](command:${Commands.openDashboard})`);
     } else {

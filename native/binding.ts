@@ -27,6 +27,7 @@ function candidates(): string[] {
 }
 
 let cached: unknown;
+let cachedPath: string | undefined;
 
 /** The raw addon module; typed views of it live in native/kernels.ts and native/allocator.ts. */
 export function loadAddon<T = Record<string, unknown>>(): T {
@@ -37,6 +38,7 @@ export function loadAddon<T = Record<string, unknown>>(): T {
     try {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       cached = require(p);
+      cachedPath = p;
       return cached as T;
     } catch (e) {
       throw new Error(
@@ -49,4 +51,10 @@ export function loadAddon<T = Record<string, unknown>>(): T {
     `AttnScope native addon not found (tried ${tried.join(', ')}). ` +
       'Build it with `npm run build:native` (needs g++, make and python3), or set ATTNSCOPE_NATIVE to the .node file.',
   );
+}
+
+/** The .node file {@link loadAddon} loads, for a worker thread to load it too. @throws as loadAddon. */
+export function addonPath(): string {
+  loadAddon();
+  return cachedPath!;
 }

@@ -6,6 +6,7 @@
  */
 import type { Dtype, Profile } from '../core/config/types';
 import { estimate } from '../core/estimate';
+import { formatCount } from '../core/format';
 import type { CaseShape, Environment, RunResult } from '../core/protocol/run';
 import { RUN_SCHEMA_VERSION } from '../core/protocol/run';
 import type { RunnerEvent } from '../core/protocol/runner';
@@ -15,7 +16,7 @@ import { CancelledError } from './errors';
 import { randomUniform } from './inputs';
 import { summarizeCase } from './measure';
 import { planCases, type PlannedCase } from './plan';
-import { PoolConfigError, simulatePool } from './simulate';
+import { PoolConfigError, simulatePool, type PoolProgress } from './simulate';
 import { TOOL_NAME, TOOL_VERSION } from './version';
 
 export interface BenchOptions {
@@ -246,9 +247,18 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
       opts.emit({ type: 'progress', done, total, message: `${label}: ${(kc.medianNs / 1e6).toFixed(3)} ms` });
     }
     if (profile.workload) {
-      opts.emit({ type: 'progress', done, total, message: `page pool: simulating ${profile.workload.requests} requests` });
+      const requests = formatCount(profile.workload.requests);
+      opts.emit({ type: 'progress', done, total, message: `page pool: simulating ${requests} requests` });
+      // One event per percent: `done` moves through the step (fractional), the message says how far.
+      let shownPct = 0;
+      const onProgress = ({ fraction }: PoolProgress) => {
+        const pct = Math.floor(100 * fraction);
+        if (pct <= shownPct) return;
+        shownPct = pct;
+        opts.emit({ type: 'progress', done: done + fraction, total, message: `page pool: ${pct}% of ${requests} requests` });
+      };
       try {
-        run.pool = simulatePool(profile, { signal: opts.signal, onSample: (sample) => opts.emit({ type: 'poolSample', sample }) });
+        run.pool = await simulatePool(profile, { signal: opts.signal, onProgress, onSample: (sample) => opts.emit({ type: 'poolSample', sample }) });
       } catch (e) {
         if (!(e instanceof PoolConfigError)) throw e;
         // The kernel results stand on their own; say why the pool view is empty.

@@ -16,11 +16,13 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Profile } from '../core/config/types';
 import type { PoolResult } from '../core/protocol/run';
 import { estimate } from '../core/estimate';
+import { formatCount } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
+import { stopSimulations } from '../native/allocator';
 import { writeFileAtomic } from './atomic';
 import { BackendError, runBench } from './bench';
 import { CancelledError, InputError, UsageError } from './errors';
-import { formatPoolSummary, readTrace, simulatePool } from './simulate';
+import { formatPoolSummary, readTrace, simulatePool, type PoolProgress } from './simulate';
 import { loadProfile } from './load';
 import { planProblem } from './plan';
 import { Progress } from './progress';
@@ -62,12 +64,16 @@ function onePositional(positionals: string[], command: string): string {
   return positionals[0]!;
 }
 
-/** Aborts on the first SIGINT/SIGTERM; a second one exits at once. */
+/**
+ * Aborts on the first SIGINT/SIGTERM (the reason: a CancelledError naming it); a second one
+ * exits at once, once the simulation worker has left its slice (exiting in the middle of one
+ * would abort the process).
+ */
 function cancellation(): AbortController {
   const ac = new AbortController();
-  const onSignal = () => {
-    if (ac.signal.aborted) process.exit(EXIT_CANCELLED);
-    ac.abort();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (ac.signal.aborted) void stopSimulations().finally(() => process.exit(EXIT_CANCELLED));
+    else ac.abort(new CancelledError(signal));
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -163,9 +169,31 @@ async function simulateCommand(argv: string[]): Promise<number> {
   for (const n of loaded.notes) process.stderr.write(`${n}\n`);
   // TraceError and PoolConfigError are InputErrors: file:line:col of the trace line or profile key.
   const trace = values.trace ? readTrace(values.trace as string) : undefined;
-  // The simulation runs synchronously (native, seconds at most at the schema's request limit):
-  // no JS signal handler is installed, so SIGINT/SIGTERM end it at once.
-  const result: PoolResult = simulatePool(loaded.profile, { trace });
+  const ac = cancellation();
+  // A terminal shows one line rewritten in place and erased at the end; piped stderr gets nothing.
+  const progress = new Progress(process.stderr, false);
+  let last: PoolProgress | undefined;
+  let result: PoolResult;
+  try {
+    // Building the requests and the simulators takes seconds at millions of requests: say so first.
+    const requests = trace?.length ?? loaded.profile.workload?.requests;
+    if (requests !== undefined) progress.update(0, 1, `simulating ${formatCount(requests)} requests: preparing`);
+    result = await simulatePool(loaded.profile, {
+      trace,
+      signal: ac.signal,
+      onProgress: (p) => {
+        last = p;
+        progress.update(p.fraction, 1, `simulating ${formatCount(p.requests)} requests: ${formatCount(p.finished)} done, ${formatCount(p.simulatedSeconds)} s of serving`);
+      },
+    });
+  } catch (e) {
+    progress.clear();
+    if (!(e instanceof CancelledError)) throw e;
+    const at = last ? ` at ${Math.floor(100 * last.fraction)}% of ${formatCount(last.requests)} requests` : '';
+    process.stderr.write(`attnscope: simulate ${e.message}${at}; nothing written\n`);
+    return EXIT_CANCELLED;
+  }
+  progress.clear();
   if (values.json) {
     const est = estimate(loaded.profile);
     writeFileAtomic(values.json as string, `${JSON.stringify({ schema: 1, tool: `attnscope ${TOOL_VERSION}`, createdAt: new Date().toISOString(), name: basename(file), profile: loaded.profile, estimate: est, cases: [], pool: result, status: 'ok' }, null, 2)}\n`);

@@ -31,10 +31,10 @@ export class UsageError extends Error {
   }
 }
 
-/** Raised inside a run when the user cancelled it (SIGINT / SIGTERM). */
+/** Raised inside a run when the user cancelled it (SIGINT / SIGTERM: `signal`). */
 export class CancelledError extends Error {
-  constructor() {
-    super('cancelled');
+  constructor(readonly signal?: NodeJS.Signals) {
+    super(signal ? `cancelled by ${signal}` : 'cancelled');
     this.name = 'CancelledError';
   }
 }

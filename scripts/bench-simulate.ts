@@ -36,23 +36,30 @@ const profile = { ...read.value, workload: { ...read.value.workload, requests } 
 
 // Wall time is what a user waits; CPU time (user + system of this process) is the work done,
 // which stays comparable when other processes share the cores.
-const times: number[] = [];
-const cpus: number[] = [];
-let last = simulatePool(profile); // warm-up (JIT, addon load)
-for (let i = 0; i < repeat; i++) {
-  const t0 = process.hrtime.bigint();
-  const c0 = process.cpuUsage();
-  last = simulatePool(profile);
-  const cpu = process.cpuUsage(c0);
-  times.push(Number(process.hrtime.bigint() - t0) / 1e9);
-  cpus.push((cpu.user + cpu.system) / 1e6);
-  console.error(`run ${i + 1}/${repeat}: wall ${times[i].toFixed(3)} s, CPU ${cpus[i].toFixed(3)} s`);
+async function main(): Promise<void> {
+  const times: number[] = [];
+  const cpus: number[] = [];
+  let last = await simulatePool(profile); // warm-up (JIT, addon load)
+  for (let i = 0; i < repeat; i++) {
+    const t0 = process.hrtime.bigint();
+    const c0 = process.cpuUsage();
+    last = await simulatePool(profile);
+    const cpu = process.cpuUsage(c0);
+    times.push(Number(process.hrtime.bigint() - t0) / 1e9);
+    cpus.push((cpu.user + cpu.system) / 1e6);
+    console.error(`run ${i + 1}/${repeat}: wall ${times[i].toFixed(3)} s, CPU ${cpus[i].toFixed(3)} s`);
+  }
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const s = last.summary;
+  console.log(`profile: ${file}`);
+  console.log(`requests: ${requests} (completed ${s.completed}, rejected ${s.rejected}, preemptions ${s.preemptions}), pool ${last.numPages} pages × ${last.pageSize}`);
+  console.log(`simulated: ${s.simulatedSeconds.toFixed(1)} s of serving, ${last.samples.length} samples`);
+  console.log(`wall time: median ${median(times).toFixed(3)} s, min ${Math.min(...times).toFixed(3)} s over ${repeat} runs (workload, paged run, 2 baselines)`);
+  console.log(`CPU time: median ${median(cpus).toFixed(3)} s, min ${Math.min(...cpus).toFixed(3)} s`);
+  console.log(`throughput: ${Math.round(requests / median(times)).toLocaleString('en-US')} requests/s wall, ${Math.round(requests / median(cpus)).toLocaleString('en-US')} requests/s per CPU second`);
 }
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const s = last.summary;
-console.log(`profile: ${file}`);
-console.log(`requests: ${requests} (completed ${s.completed}, rejected ${s.rejected}, preemptions ${s.preemptions}), pool ${last.numPages} pages × ${last.pageSize}`);
-console.log(`simulated: ${s.simulatedSeconds.toFixed(1)} s of serving, ${last.samples.length} samples`);
-console.log(`wall time: median ${median(times).toFixed(3)} s, min ${Math.min(...times).toFixed(3)} s over ${repeat} runs (workload, paged run, 2 baselines)`);
-console.log(`CPU time: median ${median(cpus).toFixed(3)} s, min ${Math.min(...cpus).toFixed(3)} s`);
-console.log(`throughput: ${Math.round(requests / median(times)).toLocaleString('en-US')} requests/s wall, ${Math.round(requests / median(cpus)).toLocaleString('en-US')} requests/s per CPU second`);
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -151,7 +151,7 @@ function renderHeader(run: ViewRun | null): void {
   const p = run?.progress;
   progress.hidden = !(run?.status === 'running');
   progress.setAttribute('value', p && p.total > 0 ? String(p.done / p.total) : '0');
-  progress.title = p ? `${p.done}/${p.total} ${p.message}` : '';
+  progress.title = p ? `${Math.floor(p.done)}/${p.total} ${p.message}` : '';
   const running = run?.status === 'running';
   runButton.toggleAttribute('disabled', running);
   cancelButton.toggleAttribute('disabled', !running);
@@ -160,7 +160,7 @@ function renderHeader(run: ViewRun | null): void {
   exportPng.toggleAttribute('disabled', !run || run.cases.length === 0);
   const env = run?.environment;
   environment.textContent = running
-    ? `${p ? `${p.done}/${p.total} · ${p.message}` : 'starting…'}`
+    ? `${p ? `${Math.floor(p.done)}/${p.total} · ${p.message}` : 'starting…'}`
     : env
       ? `${env.cpuModel} · ${env.cpuCores} cores · ${env.simd}${env.gpu ? ` · ${env.gpu.name}` : ''} · ${run?.createdAt ?? ''}${run?.error ? ` · ${run.error}` : ''}`
       : '';

@@ -8,7 +8,7 @@ import type { KernelCase, PoolSample, RunResult } from './run';
 
 export interface RunnerProgressEvent {
   type: 'progress';
-  /** Cases finished so far / cases planned. */
+  /** Steps finished so far / steps planned (machine measurement, each case, the pool simulation); fractional while the pool simulation runs. */
   done: number;
   total: number;
   message: string;

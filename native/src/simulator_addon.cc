@@ -1,13 +1,12 @@
 // N-API bridge for the serving simulator: class ServingSimulator. The whole step loop runs in
 // C++ (no N-API crossing per token); JS hands over the requests once, runs it in slices of
-// steps (so it can report progress and honour cancellation) or to the end on a thread of its
-// own (the baselines, beside the paged run), and reads samples and totals back.
-// Arguments are validated in runner/simulate; here only what could crash is checked.
+// steps (so it can report progress and honour cancellation; the baselines run so on a worker
+// thread, native/allocator.ts), and reads samples and totals back.
+// Arguments are validated in native/allocator.ts; here only what could crash is checked.
 #include <napi.h>
 
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "simulator.h"
 
@@ -42,7 +41,6 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     return DefineClass(env, "ServingSimulator",
                        {
                            InstanceMethod("run", &ServingSimulatorWrap::Run),
-                           InstanceMethod("runInBackground", &ServingSimulatorWrap::RunInBackground),
                            InstanceMethod("samples", &ServingSimulatorWrap::Samples),
                            InstanceMethod("totals", &ServingSimulatorWrap::Totals),
                        });
@@ -94,38 +92,16 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     sim_ = std::make_unique<ServingSimulator>(config, std::move(requests));
   }
 
-  ~ServingSimulatorWrap() override { Join(); }
-
  private:
-  // Waits for a background run; every other method calls it first, so the simulator is never
-  // touched by two threads.
-  void Join() {
-    if (worker_.joinable()) worker_.join();
-  }
-
   // run(maxSteps) -> true when finished
   Napi::Value Run(const Napi::CallbackInfo& info) {
-    Join();
     const int64_t steps = info[0].As<Napi::Number>().Int64Value();
     return Napi::Boolean::New(info.Env(), sim_->Run(steps));
-  }
-
-  // runInBackground(): runs to the end on its own thread (no N-API calls there); the next call
-  // of any method waits for it.
-  Napi::Value RunInBackground(const Napi::CallbackInfo& info) {
-    Join();
-    attnscope::ServingSimulator* sim = sim_.get();
-    worker_ = std::thread([sim] {
-      while (!sim->Run(1 << 20)) {
-      }
-    });
-    return info.Env().Undefined();
   }
 
   // samples() -> Float64Array [n · 10]: t, pagesUsed, pagesCached, pagesFree, tokens,
   // reservedSlots, running, waiting, preempted, prefixHitRate
   Napi::Value Samples(const Napi::CallbackInfo& info) {
-    Join();
     const auto& s = sim_->samples();
     Napi::Float64Array out = Napi::Float64Array::New(info.Env(), s.size() * kSampleFields);
     double* d = out.Data();
@@ -145,7 +121,6 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
   }
 
   Napi::Value Totals(const Napi::CallbackInfo& info) {
-    Join();
     const attnscope::SimTotals& t = sim_->totals();
     Napi::Object o = Napi::Object::New(info.Env());
     o.Set("requests", static_cast<double>(t.requests));
@@ -171,7 +146,6 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
   }
 
   std::unique_ptr<ServingSimulator> sim_;
-  std::thread worker_;
 };
 
 }  // namespace

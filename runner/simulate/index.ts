@@ -3,7 +3,7 @@
  * simulatePool (simulation + baselines), readTrace / parseTrace (JSONL traces),
  * generateRequests / packRequests (profile workloads, traces, packed for the simulator), formatPoolSummary (the CLI's table).
  */
-export { simulatePool, defaultStepTime, PoolConfigError, REFERENCE_ACCELERATOR, type SimulateOptions } from './simulate';
+export { simulatePool, defaultStepTime, PoolConfigError, REFERENCE_ACCELERATOR, type PoolProgress, type SimulateOptions } from './simulate';
 export { readTrace, parseTrace, TraceError } from './trace';
 export { generateRequests, packRequests, sampleLength, Rng, type TraceRequest } from './workload';
 export { formatPoolSummary } from './summary';

@@ -20,7 +20,7 @@ import { offsetToLineColumn } from '../../core/config/positions';
 import type { Profile } from '../../core/config/types';
 import { DEFAULT_MAX_NUM_BATCHED_TOKENS, DEFAULT_MAX_NUM_SEQS, estimate, referenceSeqLen } from '../../core/estimate/index';
 import type { PoolBaseline, PoolResult, PoolSample, PoolSummary, StepTimeModel } from '../../core/protocol/run';
-import { ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTotals } from '../../native/allocator';
+import { runSimulationsInWorker, ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTotals } from '../../native/allocator';
 import { formatCount } from '../../core/format';
 import { InputError } from '../errors';
 import { generateRequests, packRequests, type TraceRequest } from './workload';
@@ -64,7 +64,12 @@ export interface SimulateOptions {
   numPages?: number;
   /** Called once per kept sample, in time order, after the paged run. */
   onSample?: (s: PoolSample) => void;
-  /** Checked between slices of steps; an aborted run throws the signal's reason. */
+  /**
+   * Called between slices of the paged run (about every {@link SLICE_MS} ms) when more requests
+   * have finished than at the last call; the last call has fraction 1.
+   */
+  onProgress?: (p: PoolProgress) => void;
+  /** Checked between slices of steps (the event loop runs between them); an aborted run rejects with the signal's reason. */
   signal?: AbortSignal;
   /** Override of the step-time coefficients (default {@link defaultStepTime}). */
   stepTime?: Partial<Omit<StepTimeModel, 'source'>>;
@@ -130,12 +135,52 @@ function poolPages(profile: Profile, numPages: number | undefined): number {
   return pages;
 }
 
-const SLICE_STEPS = 200_000;
+const ratio = (a: number, b: number): number => (b > 0 ? a / b : 0);
 
-function runToEnd(sim: ServingSimulator, signal: AbortSignal | undefined): ServingSimTotals {
-  signal?.throwIfAborted();
-  while (!sim.run(SLICE_STEPS)) signal?.throwIfAborted();
-  return sim.totals();
+/** The contiguous-allocation baselines, in the order of PoolResult.baselines. */
+const BASELINES = ['contiguous_max_model_len', 'contiguous_prompt_plus_output'] as const;
+
+/** Progress of the paged run, as {@link SimulateOptions.onProgress} reports it. */
+export interface PoolProgress {
+  /** finished / requests, in [0, 1]. */
+  fraction: number;
+  /** Requests completed or rejected so far. */
+  finished: number;
+  requests: number;
+  /** End of the step in which the last request so far completed (simulated seconds). */
+  simulatedSeconds: number;
+}
+
+/** Wall time of one slice of simulator steps between two turns of the event loop. */
+const SLICE_MS = 50;
+/** Steps of the first slice; later slices are sized from the last one's time (a step's cost depends on the batch). */
+const FIRST_SLICE_STEPS = 1024;
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Runs `sim` to the end in slices of about {@link SLICE_MS} ms, letting the event loop run
+ * between them (signal handlers, I/O, a cancel request).
+ * @throws the signal's reason when it is aborted before a slice.
+ */
+async function runSliced(sim: ServingSimulator, signal: AbortSignal | undefined, onProgress: ((p: PoolProgress) => void) | undefined): Promise<ServingSimTotals> {
+  let steps = FIRST_SLICE_STEPS;
+  let reported = -1;
+  for (;;) {
+    signal?.throwIfAborted();
+    const t0 = performance.now();
+    const done = sim.run(steps);
+    const ms = performance.now() - t0;
+    const t = sim.totals();
+    const finished = t.completed + t.rejected;
+    if (onProgress && finished > reported) {
+      reported = finished;
+      onProgress({ fraction: ratio(finished, t.requests), finished, requests: t.requests, simulatedSeconds: t.simulatedSeconds });
+    }
+    if (done) return t;
+    steps = Math.max(FIRST_SLICE_STEPS, Math.min(4 * steps, Math.round((steps * SLICE_MS) / Math.max(ms, 0.1))));
+    await nextTurn();
+  }
 }
 
 function unpackSamples(packed: Float64Array): PoolSample[] {
@@ -160,8 +205,6 @@ function unpackSamples(packed: Float64Array): PoolSample[] {
   return out;
 }
 
-const ratio = (a: number, b: number): number => (b > 0 ? a / b : 0);
-
 /**
  * Simulates the profile's KV pool under its workload (or `opts.trace`) with paging and with
  * two contiguous baselines over the same memory.
@@ -171,11 +214,16 @@ const ratio = (a: number, b: number): number => (b > 0 ? a / b : 0);
  * Sliding-window release applies when every layer slides (vLLM charges every layer for every
  * token, so one full-attention layer keeps all pages).
  *
+ * The paged run goes in slices with the event loop turning between them, so a caller can show
+ * `onProgress` and cancel through `signal`; the baselines run on the simulation worker thread
+ * meanwhile (native/allocator.ts runSimulationsInWorker).
+ *
  * @returns samples (<= maxSamples, paged run), summary, both baselines, pool size, step-time model.
- * @throws PoolConfigError when there is nothing to simulate (no workload and no trace, no
- *   pages); RangeError for bad options; the signal's reason when aborted.
+ * @throws (rejects with) PoolConfigError when there is nothing to simulate (no workload and no
+ *   trace, no pages); RangeError for bad options; the signal's reason when aborted, once the
+ *   worker has stopped the baselines (no simulation of this call is left running).
  */
-export function simulatePool(profile: Profile, opts: SimulateOptions = {}): PoolResult {
+export async function simulatePool(profile: Profile, opts: SimulateOptions = {}): Promise<PoolResult> {
   const numPages = poolPages(profile, opts.numPages);
   const pageSize = profile.kvCache.pageSize;
   const w = profile.workload;
@@ -209,18 +257,32 @@ export function simulatePool(profile: Profile, opts: SimulateOptions = {}): Pool
     maxSamples: opts.maxSamples ?? 2000,
   };
 
-  // The baselines run on their own threads while this one runs the paged simulation.
-  const baselineSims = (['contiguous_max_model_len', 'contiguous_prompt_plus_output'] as const).map((name) => {
-    const sim = new ServingSimulator({ ...config, layout: name, watermarkPages: 0, slidingWindow: 0, enablePrefixCaching: false, maxSamples: 2 }, packed);
-    sim.runInBackground();
-    return { name, sim };
-  });
-  const paged = new ServingSimulator(config, packed);
+  // Generating millions of requests takes seconds: a cancel that came meanwhile is seen here.
+  await nextTurn();
+  opts.signal?.throwIfAborted();
+  // The baselines run on the worker thread while this one runs the paged simulation (the job
+  // goes first, so that the worker builds its simulators while this thread builds the paged
+  // one). An abort, or a failure here, stops them, and the worker has left them before this
+  // function settles.
+  const stopBaselines = new AbortController();
+  const forwardAbort = () => stopBaselines.abort(opts.signal!.reason);
+  opts.signal?.addEventListener('abort', forwardAbort, { once: true });
+  const baselineConfig: ServingSimConfig = { ...config, watermarkPages: 0, slidingWindow: 0, enablePrefixCaching: false, maxSamples: 2 };
+  const baselineRun = runSimulationsInWorker(BASELINES.map((layout) => ({ ...baselineConfig, layout })), packed, stopBaselines.signal);
+  baselineRun.catch(() => undefined); // awaited below; an early failure must not count as unhandled meanwhile
+  let paged: ServingSimulator;
   let t: ServingSimTotals;
+  let baselineTotals: ServingSimTotals[];
   try {
-    t = runToEnd(paged, opts.signal);
+    paged = new ServingSimulator(config, packed);
+    t = await runSliced(paged, opts.signal, opts.onProgress);
+    baselineTotals = await baselineRun;
+  } catch (e) {
+    stopBaselines.abort(e);
+    await baselineRun.catch(() => undefined);
+    throw e;
   } finally {
-    for (const b of baselineSims) b.sim.totals(); // joins the threads, also when aborted
+    opts.signal?.removeEventListener('abort', forwardAbort);
   }
   const samples = unpackSamples(paged.samples());
   for (const s of samples) opts.onSample?.(s);
@@ -242,8 +304,8 @@ export function simulatePool(profile: Profile, opts: SimulateOptions = {}): Pool
   };
 
   opts.signal?.throwIfAborted();
-  const baselines: PoolBaseline[] = baselineSims.map(({ name, sim }) => {
-    const b = sim.totals();
+  const baselines: PoolBaseline[] = BASELINES.map((name, i) => {
+    const b = baselineTotals[i];
     const useful = ratio(b.tokenSlotSeconds, b.reservedSlotSeconds);
     return {
       name,

@@ -226,3 +226,86 @@ test('simulate refuses a pool larger than it can hold, at the budget key', () =>
   assert.equal(r.code, 2);
   assert.match(r.stderr, /p\.attn\.yaml:2:25: the KV pool has 65,536,000,000 pages/);
 });
+
+/** A profile over TINY_CONFIG whose pool simulation runs for seconds: long enough to be cancelled mid-run. */
+function longSimulation(): { dir: string; profile: string } {
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const profile = join(dir, 'long.attn.yaml');
+  writeFileSync(
+    profile,
+    'model: ./config.json\ndtype: fp32\nprefill: { seq_lens: [64] }\ndecode: { batch_sizes: [1], context_lens: [64] }\n' +
+      'kv_cache: { page_size: 16, num_pages: 4000 }\nworkload: { requests: 300000, arrival_rate: 50, seed: 1 }\n',
+  );
+  return { dir, profile };
+}
+
+/** util-linux `script`, which runs a command on a pseudo-terminal: the terminal a user types Ctrl-C into. */
+const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).stdout?.includes('util-linux') === true;
+
+test('Ctrl-C on a terminal cancels simulate mid-run: the progress line goes, one line says so, exit 130, no --json', { skip: !hasScript && 'needs util-linux script' }, async () => {
+  const { dir, profile } = longSimulation();
+  const out = join(dir, 'run.json');
+  const command = [process.execPath, runner, 'simulate', profile, '--json', out].map((a) => `'${a}'`).join(' ');
+  // -e: exit with the command's code; the pty's output (stdout and stderr) comes on script's stdout.
+  const child = spawn('script', ['-qefc', `exec ${command}`, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let text = '';
+  let typed = false;
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => {
+    text += chunk;
+    // Once the simulation's first progress line is on the terminal (after the "preparing" one),
+    // the user types Ctrl-C (the pty's line discipline turns it into SIGINT for the runner).
+    if (!typed && /\[\s*\d+%\] simulating 300,000 requests: [\d,]+ done/.test(text)) {
+      typed = true;
+      child.stdin.write('\x03');
+    }
+  });
+  const code = await new Promise<number | null>((res) => child.on('close', (c) => res(c)));
+  assert.ok(typed, `no progress line on the terminal: ${JSON.stringify(text)}`);
+  assert.equal(code, 130, text);
+  // What stays on screen after the last erase of the progress line (ESC [2K): the one message.
+  const screen = text.slice(text.lastIndexOf('\x1b[2K')).replace(/\x1b\[\d*[A-Za-z]/g, '').trim();
+  assert.match(screen, /^attnscope: simulate cancelled by SIGINT at \d+% of 300,000 requests; nothing written$/);
+  assert.equal(existsSync(out), false);
+});
+
+test('simulate with stderr not a terminal prints no progress', () => {
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const profile = join(dir, 'p.attn.yaml');
+  writeFileSync(profile, 'model: ./config.json\nkv_cache: { num_pages: 400 }\nworkload: { requests: 2000 }\n');
+  const r = cli(['simulate', profile]);
+  assert.equal(r.code, 0, r.stderr);
+  // stderr holds the profile's notes (bf16 assumed, max_model_len), nothing else.
+  assert.doesNotMatch(r.stderr, /%\]|simulating|\r/);
+  assert.match(r.stdout, /^Requests: 2,000 \(completed /m);
+});
+
+test('bench --events reports the pool simulation per percent, and SIGTERM mid-simulation gives a cancelled run', async () => {
+  const { profile } = longSimulation();
+  const child = spawn(process.execPath, [runner, 'bench', profile, '--quick', '--events'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const events: Array<{ type: string; done?: number; total?: number; message?: string; run?: { status: string; pool?: unknown } }> = [];
+  let signalled = false;
+  for await (const line of createInterface({ input: child.stdout })) {
+    const e = JSON.parse(line);
+    events.push(e);
+    // Cancel once the pool simulation has reported its first percent.
+    if (!signalled && e.type === 'progress' && /^page pool: \d+% of 300,000 requests$/.test(e.message)) {
+      signalled = true;
+      child.kill('SIGTERM');
+    }
+  }
+  const code = await new Promise<number | null>((res) => child.on('close', (c) => res(c)));
+  assert.ok(signalled, 'no pool progress event');
+  assert.equal(code, 130);
+  const pool = events.filter((e) => e.type === 'progress' && e.message!.startsWith('page pool: ') && e.message!.includes('%'));
+  // done moves through the simulation's step: 2 cases + the machine measurement finished, fraction of the 4th step.
+  const first = pool[0];
+  assert.equal(first.total, 4);
+  assert.ok(first.done! > 3 && first.done! < 4, `done ${first.done}`);
+  const done = events.at(-1)!;
+  assert.equal(done.type, 'done');
+  assert.equal(done.run!.status, 'cancelled');
+  assert.equal(done.run!.pool, undefined);
+  // Cancelled mid-run: the simulation did not reach its end.
+  assert.ok(!events.some((e) => e.type === 'progress' && e.message === 'page pool simulated'));
+});

@@ -3,13 +3,14 @@
 // trace errors with positions, and the summary table.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { readProfile } from '../../core/config/index';
 import { ServingSimulator, type ServingSimConfig, type SimLayout } from '../../native/allocator';
 import { packRequests } from '../../runner/simulate/workload';
+import { stopSimulations } from '../../native/allocator';
 import type { Profile } from '../../core/config/types';
 import {
   formatPoolSummary,
@@ -51,7 +52,7 @@ const req = (arrivalS: number, promptLen: number, outputLen: number, extra: Part
   ...extra,
 });
 
-test('occupancy and waste of a tiny trace equal the hand calculation', () => {
+test('occupancy and waste of a tiny trace equal the hand calculation', async () => {
   // 10 pages of 4 tokens. A: prompt 6, output 3; B: prompt 3, output 2; both at t = 0.
   // step 1 (0–1 s): prefill A (6 tokens, 2 pages) and B (3 tokens, 1 page): 3 pages, 9 tokens; each emits a token.
   // step 2 (1–2 s): A 7 tokens (2 pages), B 4 tokens (1 page): 3 pages, 11 tokens; B has its 2 tokens, frees.
@@ -61,7 +62,7 @@ test('occupancy and waste of a tiny trace equal the hand calculation', () => {
   // Baseline max_model_len (16 slots each): reserved 32, 32, 16 -> useful 28/80.
   // Baseline prompt + output (9 and 5 slots): reserved 14, 14, 9 -> useful 28/37.
   const p = profile('kv_cache: { page_size: 4, num_pages: 10 }\nworkload: { max_model_len: 16 }\n');
-  const r = simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 6, 3), req(0, 3, 2)] });
+  const r = await simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 6, 3), req(0, 3, 2)] });
   const s = r.summary;
   assert.equal(s.simulatedSeconds, 3);
   assert.equal(s.meanOccupancy, 8 / 30);
@@ -84,7 +85,7 @@ test('occupancy and waste of a tiny trace equal the hand calculation', () => {
   assert.equal(r.samples[0].internalFragmentation, 3 / 12);
 });
 
-test('external fragmentation of the contiguous arena, by hand', () => {
+test('external fragmentation of the contiguous arena, by hand', async () => {
   // Pages of 1 token, 10 pages = an arena of 10 slots; all arrive at t = 0:
   // A (prompt 2, output 1) reserves 3 at [0,3); B (1, 2) 3 at [3,6); C (3, 1) 4 at [6,10);
   // D (4, 1) needs 5: refused at step 1 (0 free). A and C finish after step 1, leaving holes
@@ -93,7 +94,7 @@ test('external fragmentation of the contiguous arena, by hand', () => {
   // Useful: tokens 6, 2, 4 over reserved 10, 3, 5 -> 12/18.
   // Paging fits all four at once (10 pages): steps 1–2, pages 10 then 2 -> occupancy 12/20.
   const p = profile('kv_cache: { page_size: 1, num_pages: 10 }\nworkload: { max_model_len: 8 }\n');
-  const r = simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 2, 1), req(0, 1, 2), req(0, 3, 1), req(0, 4, 1)] });
+  const r = await simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 2, 1), req(0, 1, 2), req(0, 3, 1), req(0, 4, 1)] });
   const exact = r.baselines[1];
   assert.equal(exact.externalFragmentation, 7 / 30);
   assert.equal(exact.usefulTokenFraction, 12 / 18);
@@ -106,13 +107,13 @@ test('external fragmentation of the contiguous arena, by hand', () => {
   assert.equal(r.baselines[0].externalFragmentation, 0);
 });
 
-test('preemption by recompute frees the most recently admitted sequence and requeues it first', () => {
+test('preemption by recompute frees the most recently admitted sequence and requeues it first', async () => {
   // 4 pages of 1 token. A and B: prompt 2, output 3 (each holds up to 4 tokens).
   // step 1: both prefill (4 pages). step 2: A needs a 5th page -> B preempted (freed), A at 3.
   // step 3: A at 4 tokens, done. step 4: B recomputes prompt + its 1 token (3 pages).
   // step 5: B at 4, done. Pages held: 4, 3, 4, 3, 4 -> occupancy 18 / (4 · 5).
   const p = profile('kv_cache: { page_size: 1, num_pages: 4 }\nworkload: { max_model_len: 16 }\n');
-  const r = simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 2, 3), req(0, 2, 3)], enablePrefixCaching: false });
+  const r = await simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 2, 3), req(0, 2, 3)], enablePrefixCaching: false });
   assert.equal(r.summary.preemptions, 1);
   assert.equal(r.summary.completed, 2);
   assert.equal(r.summary.simulatedSeconds, 5);
@@ -123,18 +124,18 @@ test('preemption by recompute frees the most recently admitted sequence and requ
   );
 });
 
-test('requests with a shared prefix hit the prefix cache', () => {
+test('requests with a shared prefix hit the prefix cache', async () => {
   // Pages of 4. A and B share an 8-token prompt (prefix_id "sys"); B arrives after A is done.
   // A's two full pages are cached when it frees; B may reuse at most 7 tokens -> 1 page (4 tokens).
   // Hit rate = 4 hit / (8 + 8) looked up.
   const p = profile('kv_cache: { page_size: 4, num_pages: 8 }\nworkload: { max_model_len: 16 }\n');
-  const r = simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 8, 1, { prefixId: 'sys' }), req(10, 8, 1, { prefixId: 'sys' })] });
+  const r = await simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 8, 1, { prefixId: 'sys' }), req(10, 8, 1, { prefixId: 'sys' })] });
   assert.equal(r.summary.prefixHitRate, 4 / 16);
-  const off = simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 8, 1, { prefixId: 'a' }), req(10, 8, 1, { prefixId: 'b' })] });
+  const off = await simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 8, 1, { prefixId: 'a' }), req(10, 8, 1, { prefixId: 'b' })] });
   assert.equal(off.summary.prefixHitRate, 0);
 });
 
-test('every request is accounted for: completed + rejected = requests, and every output token is generated', () => {
+test('every request is accounted for: completed + rejected = requests, and every output token is generated', async () => {
   const p = profile('kv_cache: { page_size: 4, num_pages: 16 }\nworkload: { max_model_len: 40, max_num_seqs: 3, max_num_batched_tokens: 16 }\n');
   const trace = fc.array(
     fc.record({
@@ -145,9 +146,9 @@ test('every request is accounted for: completed + rejected = requests, and every
     }),
     { minLength: 1, maxLength: 25 },
   );
-  fc.assert(
-    fc.property(trace, fc.boolean(), (requests, caching) => {
-      const r = simulatePool(p, { ...UNIT_STEPS, trace: requests, enablePrefixCaching: caching });
+  await fc.assert(
+    fc.asyncProperty(trace, fc.boolean(), async (requests, caching) => {
+      const r = await simulatePool(p, { ...UNIT_STEPS, trace: requests, enablePrefixCaching: caching });
       // Independent: rejected when prompt >= max_model_len, or when its largest KV
       // (prompt + capped output − 1) needs more than the 16 pages.
       let rejected = 0;
@@ -168,15 +169,15 @@ test('every request is accounted for: completed + rejected = requests, and every
   );
 });
 
-test('time integrals match the per-step samples (coasting requests are summed in aggregate)', () => {
+test('time integrals match the per-step samples (coasting requests are summed in aggregate)', async () => {
   // All requests arrive at t = 0, so the run is one busy period: step k lasts t[k+1] − t[k]
   // (the last until the end) and every step is sampled. The summary's integrals, which add the
   // coasting requests through aggregates, must equal sums over these per-step samples.
   const p = profile('kv_cache: { page_size: 4, num_pages: 64 }\nworkload: { max_model_len: 200, max_num_seqs: 6, max_num_batched_tokens: 32 }\n');
   const trace = fc.array(fc.record({ arrivalS: fc.constant(0), promptLen: fc.integer({ min: 1, max: 80 }), outputLen: fc.integer({ min: 1, max: 60 }) }), { minLength: 1, maxLength: 12 });
-  fc.assert(
-    fc.property(trace, (requests) => {
-      const r = simulatePool(p, { trace: requests, maxSamples: 100_000, stepTime: { perStepS: 0.01, perTokenS: 1e-4, perKvTokenS: 1e-5 } });
+  await fc.assert(
+    fc.asyncProperty(trace, async (requests) => {
+      const r = await simulatePool(p, { trace: requests, maxSamples: 100_000, stepTime: { perStepS: 0.01, perTokenS: 1e-4, perKvTokenS: 1e-5 } });
       const s = r.samples;
       let used = 0;
       let tokens = 0;
@@ -247,19 +248,95 @@ test('coasting gives the same run as serving every request every step, sample fo
   );
 });
 
-test('samples are downsampled to at most maxSamples, in time order, and reach onSample', () => {
+test('samples are downsampled to at most maxSamples, in time order, and reach onSample', async () => {
   const p = profile('kv_cache: { page_size: 16, num_pages: 2000 }\nworkload: { requests: 400, arrival_rate: 20, seed: 3 }\n');
   const seen: number[] = [];
-  const r = simulatePool(p, { maxSamples: 100, onSample: (s) => seen.push(s.t) });
+  const r = await simulatePool(p, { maxSamples: 100, onSample: (s) => seen.push(s.t) });
   assert.ok(r.samples.length <= 100 && r.samples.length >= 50, `${r.samples.length} samples`);
   assert.deepEqual(seen, r.samples.map((s) => s.t));
   for (let i = 1; i < seen.length; i++) assert.ok(seen[i] > seen[i - 1]);
 });
 
-test('an abort stops the run with the signal\'s reason', () => {
+test('an abort after the paged run rejects with the signal\'s reason', async () => {
   const p = profile('kv_cache: { page_size: 16, num_pages: 2000 }\nworkload: { requests: 50 }\n');
   const ac = new AbortController();
-  assert.throws(() => simulatePool(p, { signal: ac.signal, onSample: () => ac.abort(new Error('stop')) }), { message: 'stop' });
+  await assert.rejects(simulatePool(p, { signal: ac.signal, onSample: () => ac.abort(new Error('stop')) }), { message: 'stop' });
+});
+
+/** Threads of this process (Linux /proc), to see what a run leaves behind and the work it did. */
+const TASKS = '/proc/self/task';
+const threadIds = (): string[] => readdirSync(TASKS);
+/** CPU time of thread `tid` so far, in clock ticks: utime + stime, fields 14 and 15 of its stat. */
+function cpuTicks(tid: string): number {
+  const stat = readFileSync(join(TASKS, tid, 'stat'), 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields from 3 (state) on
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+test('an abort mid-run rejects with the signal\'s reason and stops the baselines on their thread', { skip: !existsSync(TASKS) && 'needs /proc' }, async () => {
+  // A pool of 1,000 pages and max_model_len 15,000: reserving max_model_len, one sequence runs
+  // at a time, so the baselines' worker has far more steps to do than the first paged slice.
+  const p = profile('kv_cache: { page_size: 16, num_pages: 1000 }\nworkload: { requests: 60000, arrival_rate: 50, seed: 3, max_model_len: 15000 }\n');
+  await stopSimulations(); // a fresh simulation worker, so that its thread can be told apart
+  const before = new Set(threadIds());
+  await simulatePool(p, { trace: [req(0, 8, 1)] });
+  const threads = threadIds();
+  const started = threads.filter((t) => !before.has(t));
+  assert.ok(started.length >= 1, 'the run starts the simulation worker');
+  const workerTicks = () => started.reduce((sum, t) => sum + cpuTicks(t), 0);
+
+  let t0 = workerTicks();
+  await simulatePool(p);
+  const fullTicks = workerTicks() - t0;
+
+  const ac = new AbortController();
+  const reports: number[] = [];
+  const reason = new Error('cancelled by the test');
+  t0 = workerTicks();
+  await assert.rejects(
+    simulatePool(p, {
+      signal: ac.signal,
+      onProgress: ({ fraction }) => {
+        reports.push(fraction);
+        ac.abort(reason);
+      },
+    }),
+    (e: unknown) => e === reason,
+  );
+  const abortedTicks = workerTicks() - t0;
+  // Aborted after the first slice, mid-run: no slice of the paged run came after it.
+  assert.equal(reports.length, 1);
+  assert.ok(reports[0] > 0 && reports[0] < 1, `first report ${reports[0]}`);
+  // No thread was added, and the worker stopped early: a run to the end of the baselines
+  // would cost it as much CPU as the full run did.
+  assert.deepEqual(threadIds(), threads);
+  assert.ok(fullTicks >= 10, `the full run's baselines took only ${fullTicks} ticks: grow the workload`);
+  assert.ok(abortedTicks * 4 < fullTicks, `worker CPU: ${abortedTicks} ticks aborted vs ${fullTicks} for the full run`);
+});
+
+test('progress fractions increase to exactly 1 while the event loop keeps turning', async () => {
+  // 20,000 requests take ~20,000 steps; the first slice is 1,024.
+  const p = profile('kv_cache: { page_size: 16, num_pages: 2000 }\nworkload: { requests: 20000, arrival_rate: 50, seed: 3 }\n');
+  // Each report schedules an immediate; it must have run before the next report.
+  let turns = 0;
+  const reports: Array<{ fraction: number; simulatedSeconds: number; turns: number }> = [];
+  const r = await simulatePool(p, {
+    onProgress: ({ fraction, finished, requests, simulatedSeconds }) => {
+      assert.equal(requests, 20000);
+      assert.equal(fraction, finished / requests);
+      reports.push({ fraction, simulatedSeconds, turns });
+      setImmediate(() => turns++);
+    },
+  });
+  assert.ok(reports.length >= 2, `${reports.length} reports`);
+  for (let i = 1; i < reports.length; i++) {
+    assert.ok(reports[i].fraction > reports[i - 1].fraction, `report ${i}: ${reports[i].fraction} after ${reports[i - 1].fraction}`);
+    assert.ok(reports[i].simulatedSeconds >= reports[i - 1].simulatedSeconds);
+  }
+  assert.ok(reports[0].fraction > 0);
+  assert.equal(reports.at(-1)!.fraction, 1);
+  assert.equal(reports.at(-1)!.simulatedSeconds, r.summary.simulatedSeconds);
+  assert.deepEqual(reports.map((x) => x.turns), reports.map((_, i) => i));
 });
 
 test('workloads are reproducible for a seed and follow their distributions', () => {
@@ -316,22 +393,22 @@ test('trace lines are read, and a bad line is an error naming file:line:column',
   assert.match(cliLine(() => readTrace(join(dir, 'missing.jsonl'))), /missing\.jsonl:1:1: cannot read the trace: ENOENT/);
 });
 
-test('a profile without workload or pages says what to set, at the right place', () => {
-  assert.throws(() => simulatePool(profile('kv_cache: { num_pages: 10 }\n')), (e: unknown) => e instanceof PoolConfigError && e.key === 'workload');
+test('a profile without workload or pages says what to set, at the right place', async () => {
+  await assert.rejects(simulatePool(profile('kv_cache: { num_pages: 10 }\n')), (e: unknown) => e instanceof PoolConfigError && e.key === 'workload');
   // A profile on disk: the error points at its kv_cache value (line 3, column 11).
   const dir = mkdtempSync(join(tmpdir(), 'attnscope-profile-'));
   const file = join(dir, 'p.attn.yaml');
   writeFileSync(file, `model: ${join(EXAMPLES, 'llama-3.1-8b', 'config.json')}\nworkload: { requests: 3 }\nkv_cache: { page_size: 16 }\n`);
   const r = readProfile(readFileSync(file, 'utf8'), file, { readFile: (p) => readFileSync(p, 'utf8') });
-  assert.throws(
-    () => simulatePool(r.value!),
+  await assert.rejects(
+    simulatePool(r.value!),
     (e: unknown) => e instanceof PoolConfigError && e.key === 'kv_cache' && e.format().startsWith(`${file}:3:11: the KV pool has no pages: set kv_cache.num_pages`),
   );
 });
 
-test('the summary table shows paging beside both baselines', () => {
+test('the summary table shows paging beside both baselines', async () => {
   const p = profile('kv_cache: { page_size: 4, num_pages: 10 }\nworkload: { max_model_len: 16 }\n');
-  const text = formatPoolSummary(simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 6, 3), req(0, 3, 2)] }));
+  const text = formatPoolSummary(await simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 6, 3), req(0, 3, 2)] }));
   assert.match(text, /paged \(4-token pages\)\s+87\.5 %\s+12\.5 %/);
   assert.match(text, /contiguous, max_model_len each\s+35\.0 %\s+65\.0 %\s+0\.0 %/);
   assert.match(text, /contiguous, prompt \+ output each\s+75\.7 %/);
