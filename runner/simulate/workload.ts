@@ -94,6 +94,17 @@ export function sampleLength(d: LengthDist, rng: Rng): number {
   return Math.min(max, Math.max(1, x));
 }
 
+/** n requests' arrays, zeroed, with no shared prefix (prefixStream −1). */
+function emptyRequests(n: number): ServingSimRequests {
+  return {
+    arrivalS: new Float64Array(n),
+    promptLen: new Int32Array(n),
+    outputLen: new Int32Array(n),
+    prefixStream: new Float64Array(n).fill(-1),
+    prefixLen: new Int32Array(n),
+  };
+}
+
 /**
  * `workload.requests` requests, packed for the simulator: Poisson arrivals at `arrival_rate` per
  * second (exponential gaps; all at t = 0 when the rate is not a positive finite number), prompt
@@ -106,13 +117,7 @@ export function sampleLength(d: LengthDist, rng: Rng): number {
 export function generateRequests(w: WorkloadSpec): ServingSimRequests {
   const rng = new Rng(w.seed ?? 0);
   const n = w.requests;
-  const out: ServingSimRequests = {
-    arrivalS: new Float64Array(n),
-    promptLen: new Int32Array(n),
-    outputLen: new Int32Array(n),
-    prefixStream: new Float64Array(n).fill(-1),
-    prefixLen: new Int32Array(n),
-  };
+  const out = emptyRequests(n);
   let t = 0;
   const rate = w.arrivalRate;
   const poisson = Number.isFinite(rate) && rate > 0;
@@ -134,14 +139,7 @@ export function generateRequests(w: WorkloadSpec): ServingSimRequests {
 /** Trace requests packed for the simulator: sorted by arrival (stable); equal prefix ids share one stream. */
 export function packRequests(requests: TraceRequest[]): ServingSimRequests {
   const order = requests.map((_, i) => i).sort((a, b) => requests[a].arrivalS - requests[b].arrivalS || a - b);
-  const n = requests.length;
-  const packed: ServingSimRequests = {
-    arrivalS: new Float64Array(n),
-    promptLen: new Int32Array(n),
-    outputLen: new Int32Array(n),
-    prefixStream: new Float64Array(n).fill(-1),
-    prefixLen: new Int32Array(n),
-  };
+  const packed = emptyRequests(requests.length);
   const streams = new Map<string, number>();
   order.forEach((src, i) => {
     const r = requests[src];

@@ -82,6 +82,11 @@ export interface ClientOptions {
 const fixturesDir = join(root, 'test', 'lsp', 'fixtures');
 
 /** A fixture's URI and text (test/lsp/fixtures/<name>). */
+/** An inlay hint's label as one string (it may come as parts). */
+export function hintLabel(h: InlayHint): string {
+  return typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join('');
+}
+
 export function fixture(name: string): { uri: string; path: string; text: string } {
   const path = join(fixturesDir, name);
   return { uri: pathToFileURL(path).href, path, text: readFileSync(path, 'utf8') };

@@ -8,7 +8,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DiagnosticSeverity, type Diagnostic, type InlayHint, type MarkupContent } from 'vscode-languageserver-protocol';
-import { LspClient, fixture, fixtureUri, rangeOf } from './harness';
+import { LspClient, fixture, fixtureUri, hintLabel as label, rangeOf } from './harness';
 
 let client: LspClient;
 before(async () => {
@@ -17,10 +17,6 @@ before(async () => {
 after(async () => {
   assert.equal(await client.stop(), 0);
 });
-
-function label(h: InlayHint): string {
-  return typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join('');
-}
 
 /** Every hint as "line:character label", in text order: the whole picture, compared at once. */
 function picture(hints: InlayHint[]): string[] {

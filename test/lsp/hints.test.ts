@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { InlayHint, MarkupContent } from 'vscode-languageserver-protocol';
-import { LspClient, fixture, fixtureUri, positionAt, rangeOf } from './harness';
+import { LspClient, fixture, fixtureUri, hintLabel as label, positionAt, rangeOf } from './harness';
 
 let client: LspClient;
 before(async () => {
@@ -13,10 +13,6 @@ before(async () => {
 after(async () => {
   assert.equal(await client.stop(), 0);
 });
-
-function label(h: InlayHint): string {
-  return typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join('');
-}
 
 /** The hint placed right after `needle` (its `occurrence`-th match) in `text`. */
 function hintAfter(hints: InlayHint[], text: string, needle: string, occurrence = 0): string {
