@@ -11,7 +11,7 @@
  * to stderr, results to stdout.
  */
 import { statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Profile } from '../core/config/types';
 import type { PoolResult } from '../core/protocol/run';
@@ -21,7 +21,7 @@ import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../cor
 import { stopSimulations } from '../native/allocator';
 import { writeFileAtomic } from './atomic';
 import { BackendError, runBench } from './bench';
-import { CancelledError, InputError, UsageError } from './errors';
+import { CancelledError, InputError, OutputError, UsageError } from './errors';
 import { formatPoolSummary, readTrace, simulatePool, type PoolProgress } from './simulate';
 import { loadProfile } from './load';
 import { planProblem } from './plan';
@@ -46,17 +46,43 @@ function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: string[]
   }
 }
 
-/** Refuses an output path that can never be written (a folder), before any work is done. */
+/**
+ * Refuses, before any work is done, an output path that can never be written: a folder, or a
+ * path under a file. An existing file is replaced atomically; a device or pipe (/dev/stdout) is
+ * written in place; missing folders are created.
+ */
 function checkOutputPath(path: string | undefined, flag: string): void {
   if (path === undefined) return;
   if (path === '') throw new UsageError(`${flag} needs a file path`);
-  let isDir = false;
-  try {
-    isDir = statSync(path).isDirectory();
-  } catch {
-    return; // does not exist yet: writeFileAtomic creates it (and its folder)
+  const stat = (p: string) => {
+    try {
+      return statSync(p);
+    } catch {
+      return undefined;
+    }
+  };
+  const target = stat(path);
+  if (target?.isDirectory()) throw new UsageError(`${flag} ${path} is a folder: give a file path, e.g. ${join(path, 'run.json')}`, false);
+  if (target) return;
+  for (let dir = dirname(resolve(path)); ; dir = dirname(dir)) {
+    const st = stat(dir);
+    if (st) {
+      if (!st.isDirectory()) throw new UsageError(`${flag} ${path}: ${dir} is a file, not a folder`, false);
+      return;
+    }
+    if (dirname(dir) === dir) return;
   }
-  if (isDir) throw new UsageError(`${flag} ${path} is a folder: give a file path, e.g. ${join(path, 'run.json')}`, false);
+}
+
+/** Writes a result file; a failure (disk full, no permission) is one line and exit 1. */
+function writeOutput(path: string, text: string, flag: string): void {
+  try {
+    writeFileAtomic(path, text);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    const why = err.code === 'ENOSPC' ? 'no space left on the device' : err.code === 'EACCES' || err.code === 'EPERM' ? 'permission denied' : err.message;
+    throw new OutputError(`${flag} ${path}: cannot write: ${why}`);
+  }
 }
 
 function onePositional(positionals: string[], command: string): string {
@@ -145,7 +171,7 @@ async function benchCommand(argv: string[]): Promise<number> {
   const backend = (backendFlag ?? profile.device.backend) as 'auto' | 'cpu' | 'cuda';
   const run = await runBench(profile, { quick: values.quick === true, backend, name, signal: ac.signal, emit });
   progress.finish();
-  if (values.json) writeFileAtomic(values.json as string, `${JSON.stringify(run, null, 2)}\n`);
+  if (values.json) writeOutput(values.json as string, `${JSON.stringify(run, null, 2)}\n`, '--json');
   if (events) emitLine({ type: 'done', run });
   else process.stdout.write(`${formatRun(run)}\n`);
   return run.status === 'cancelled' ? EXIT_CANCELLED : EXIT_OK;
@@ -168,7 +194,9 @@ async function simulateCommand(argv: string[]): Promise<number> {
   const loaded = loadProfile(file);
   for (const n of loaded.notes) process.stderr.write(`${n}\n`);
   // TraceError and PoolConfigError are InputErrors: file:line:col of the trace line or profile key.
-  const trace = values.trace ? readTrace(values.trace as string) : undefined;
+  const traceWarnings: string[] = [];
+  const trace = values.trace ? readTrace(values.trace as string, traceWarnings) : undefined;
+  for (const w of traceWarnings) process.stderr.write(`${w}\n`);
   const ac = cancellation();
   // A terminal shows one line rewritten in place and erased at the end; piped stderr gets nothing.
   const progress = new Progress(process.stderr, false);
@@ -196,7 +224,7 @@ async function simulateCommand(argv: string[]): Promise<number> {
   progress.clear();
   if (values.json) {
     const est = estimate(loaded.profile);
-    writeFileAtomic(values.json as string, `${JSON.stringify({ schema: 1, tool: `attnscope ${TOOL_VERSION}`, createdAt: new Date().toISOString(), name: basename(file), profile: loaded.profile, estimate: est, cases: [], pool: result, status: 'ok' }, null, 2)}\n`);
+    writeOutput(values.json as string, `${JSON.stringify({ schema: 1, tool: `attnscope ${TOOL_VERSION}`, createdAt: new Date().toISOString(), name: basename(file), profile: loaded.profile, estimate: est, cases: [], pool: result, status: 'ok' }, null, 2)}\n`, '--json');
   }
   process.stdout.write(`${formatPoolSummary(result)}\n`);
   return EXIT_OK;
@@ -239,6 +267,10 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT_BAD_INPUT;
     }
     if (e instanceof CancelledError) return EXIT_CANCELLED;
+    if (e instanceof OutputError) {
+      process.stderr.write(`attnscope: ${e.message}\n`);
+      return EXIT_INTERNAL;
+    }
     process.stderr.write(`attnscope: internal error: ${(e as Error).stack ?? String(e)}\n`);
     return EXIT_INTERNAL;
   }

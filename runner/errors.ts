@@ -31,6 +31,14 @@ export class UsageError extends Error {
   }
 }
 
+/** A result file that could not be written (exit 1, one line). */
+export class OutputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OutputError';
+  }
+}
+
 /** Raised inside a run when the user cancelled it (SIGINT / SIGTERM: `signal`). */
 export class CancelledError extends Error {
   constructor(readonly signal?: NodeJS.Signals) {

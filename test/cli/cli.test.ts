@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { createInterface } from 'node:readline';
 
@@ -200,6 +200,25 @@ test('--json naming a folder is refused before any work (exit 2, one line)', () 
   assert.equal(r.code, 2);
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
   assert.match(r.stderr, /--json .* is a folder/);
+});
+
+test('--json under a file is refused before any work; a device is written in place, never replaced', () => {
+  const { file } = tmp('config.json', TINY_CONFIG);
+  const profile = join(root, 'examples', 'llama-3.1-8b.attn.yaml');
+  const under = cli(['simulate', profile, '--json', join(file, 'sub', 'run.json')]);
+  assert.equal(under.code, 2);
+  assert.equal(under.stderr.trim(), `attnscope: --json ${join(file, 'sub', 'run.json')}: ${file} is a file, not a folder`);
+  // /dev/full accepts opens and fails every write with ENOSPC: one line, exit 1. It is reached
+  // through a link of our own, which must still be that link afterwards (an atomic rename over
+  // a device or pipe would replace it with a regular file; here only the link is at stake).
+  if (existsSync('/dev/full')) {
+    const link = join(dirname(file), 'full.json');
+    symlinkSync('/dev/full', link);
+    const full = cli(['simulate', profile, '--json', link]);
+    assert.equal(full.code, 1);
+    assert.equal(full.stderr.trim().split('\n').at(-1), `attnscope: --json ${link}: cannot write: no space left on the device`);
+    assert.ok(lstatSync(link).isSymbolicLink());
+  }
 });
 
 test('a prefill length whose buffers cannot fit is refused at seq_lens (exit 2, one line, no file)', () => {

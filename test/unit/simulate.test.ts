@@ -359,10 +359,18 @@ test('workloads are reproducible for a seed and follow their distributions', () 
 });
 
 test('trace lines are read, and a bad line is an error naming file:line:column', () => {
-  const good = '{"arrival_s": 0.5, "prompt_len": 10, "output_len": 3, "prefix_id": "s", "prefix_len": 4}\n\n{"arrival_s": 0, "prompt_len": 2, "output_len": 1, "user": "x"}\n';
-  assert.deepEqual(parseTrace(good, 't.jsonl'), [
+  const good = '{"arrival_s": 0.5, "prompt_len": 10, "output_len": 3, "prefix_id": "s", "prefix_len": 4}\n\n{"arrival_s": 0, "prompt_len": 2, "output_len": 1, "user": "x", "prefix_ln": 2}\n{"arrival_s": 1, "prompt_len": 2, "output_len": 1, "user": "y"}\n';
+  const warnings: string[] = [];
+  assert.deepEqual(parseTrace(good, 't.jsonl', warnings), [
     { arrivalS: 0.5, promptLen: 10, outputLen: 3, prefixId: 's', prefixLen: 4 },
     { arrivalS: 0, promptLen: 2, outputLen: 1 },
+    { arrivalS: 1, promptLen: 2, outputLen: 1 },
+  ]);
+  // Unknown keys are ignored with one warning each, at their first line and column (the quote
+  // of "user" is the 52nd character of line 3, of "prefix_ln" the 65th).
+  assert.deepEqual(warnings, [
+    't.jsonl:3:52: warning: unknown key "user" ignored (a trace line has arrival_s, prompt_len, output_len, prefix_id, prefix_len)',
+    't.jsonl:3:65: warning: unknown key "prefix_ln" ignored: did you mean "prefix_len"?',
   ]);
   const line2 = '{"arrival_s": 1, "prompt_len": 0, "output_len": 1}';
   assert.throws(
@@ -380,7 +388,7 @@ test('trace lines are read, and a bad line is an error naming file:line:column',
     assert.fail('no error thrown');
   };
   assert.equal(cliLine(() => parseTrace('{"arrival_s": 0, "prompt_len": 5}', 't.jsonl')), 't.jsonl:1:1: missing "output_len"');
-  assert.match(cliLine(() => parseTrace('{"arrival_s": 0, "prompt_len": 5,, }', 't.jsonl')), /^t\.jsonl:1:34: invalid JSON/);
+  assert.equal(cliLine(() => parseTrace('{"arrival_s": 0, "prompt_len": 5,, }', 't.jsonl')), 't.jsonl:1:34: JSON syntax error: property name expected');
   assert.match(cliLine(() => parseTrace('[1, 2]', 't.jsonl')), /^t\.jsonl:1:1: each line must be a JSON object/);
   assert.equal(
     cliLine(() => parseTrace('{"arrival_s": "soon", "prompt_len": 5, "output_len": 1}', 't.jsonl')),
@@ -389,8 +397,9 @@ test('trace lines are read, and a bad line is an error naming file:line:column',
   assert.match(cliLine(() => parseTrace('\n\n', 'e.jsonl')), /^e\.jsonl:1:1: the trace holds no requests/);
   const dir = mkdtempSync(join(tmpdir(), 'attnscope-trace-'));
   writeFileSync(join(dir, 'a.jsonl'), good);
-  assert.equal(readTrace(join(dir, 'a.jsonl')).length, 2);
-  assert.match(cliLine(() => readTrace(join(dir, 'missing.jsonl'))), /missing\.jsonl:1:1: cannot read the trace: ENOENT/);
+  assert.equal(readTrace(join(dir, 'a.jsonl')).length, 3);
+  assert.match(cliLine(() => readTrace(join(dir, 'missing.jsonl'))), /missing\.jsonl:1:1: cannot read the trace: no such file$/);
+  assert.match(cliLine(() => readTrace(dir)), /:1:1: cannot read the trace: it is a folder, not a file$/);
 });
 
 test('a profile without workload or pages says what to set, at the right place', async () => {
