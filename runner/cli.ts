@@ -38,11 +38,17 @@ const USAGE = `usage:
   attnscope simulate <profile> [--trace FILE] [--json FILE]
   attnscope --version`;
 
+/** `attnscope <command> --help`: the usage, exit 0. */
+class HelpRequest extends Error {}
+
 function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: O) {
+  if (argv.includes('--help') || argv.includes('-h')) throw new HelpRequest();
   try {
     return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    // Node's text ("Unknown option '--x'. To specify a positional argument starting with a '-',
+    // place it at the end of the command after '--', as in '-- \"--x\"") shortened to its first sentence.
+    throw new UsageError((e as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
   }
 }
 
@@ -267,6 +273,10 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT_BAD_INPUT;
     }
     if (e instanceof CancelledError) return EXIT_CANCELLED;
+    if (e instanceof HelpRequest) {
+      process.stdout.write(`${USAGE}\n`);
+      return EXIT_OK;
+    }
     if (e instanceof OutputError) {
       process.stderr.write(`attnscope: ${e.message}\n`);
       return EXIT_INTERNAL;

@@ -110,6 +110,8 @@ export interface PoolSummary {
   completed: number;
   /** Requests that could never be served (prompt >= max_model_len, or larger than the pool); completed + rejected = requests. */
   rejected: number;
+  /** Admitted requests that had to wait for memory at least once (pages short of the watermark). */
+  delayed?: number;
   simulatedSeconds: number;
   meanOccupancy: number;
   peakOccupancy: number;

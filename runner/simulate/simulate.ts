@@ -103,7 +103,7 @@ export function defaultStepTime(profile: Profile): StepTimeModel {
     perStepS: est.weightsBytes / tp / bw,
     perTokenS: (2 * est.paramsActive) / tp / flops,
     perKvTokenS: est.kvBytesPerToken / bw,
-    source: `${profile.model.modelType} roofline on ${name}: weights/bandwidth per step, 2·active params/FLOP/s per token, KV bytes/bandwidth per attended token`,
+    source: `${profile.model.modelType} roofline on the reference accelerator, ${name}: weights/bandwidth per step, 2·active params/FLOP/s per token, KV bytes/bandwidth per attended token`,
   };
 }
 
@@ -291,6 +291,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     requests: t.requests,
     completed: t.completed,
     rejected: t.rejected,
+    delayed: t.delayed,
     simulatedSeconds: t.simulatedSeconds,
     meanOccupancy: ratio(t.usedPageSeconds, numPages * t.simulatedSeconds),
     peakOccupancy: t.peakPagesUsed / numPages,

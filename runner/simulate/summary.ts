@@ -2,6 +2,8 @@
 import type { PoolResult } from '../../core/protocol/run';
 
 const pct = (x: number): string => `${(100 * x).toFixed(1)} %`;
+/** A mean count: 1 decimal, 3 significant digits below 10 (0.0431, not 0.0). */
+const mean = (x: number): string => (x > 0 && x < 10 ? x.toPrecision(3) : x.toFixed(1));
 const int = (x: number): string => Math.round(x).toLocaleString('en-US');
 
 /** Seconds with an SI prefix that keeps 3 significant digits (s, ms, µs, ns). */
@@ -35,18 +37,18 @@ export function formatPoolSummary(result: PoolResult): string {
   }
   lines.push(
     `Requests: ${int(s.requests)} (completed ${int(s.completed)}, rejected ${int(s.rejected)}); ` +
-      `simulated ${s.simulatedSeconds.toFixed(1)} s; ${int(s.throughputTokensPerSec)} output tokens/s`,
+      `${seconds(s.simulatedSeconds)} of simulated serving; ${int(s.throughputTokensPerSec)} output tokens/s`,
   );
   lines.push('');
   const header = ['allocation', 'useful tokens', 'internal frag', 'external frag', 'mean running', 'peak running', 'rejected/delayed'];
   const rows: string[][] = [
-    [`paged (${result.pageSize}-token pages)`, pct(s.usefulTokenFraction), pct(s.meanInternalFragmentation), '-', s.meanConcurrency.toFixed(1), int(s.peakConcurrency), int(s.rejected)],
+    [`paged (${result.pageSize}-token pages)`, pct(s.usefulTokenFraction), pct(s.meanInternalFragmentation), '-', mean(s.meanConcurrency), int(s.peakConcurrency), int(s.rejected + (s.delayed ?? 0))],
     ...result.baselines.map((b) => [
       BASELINE_LABEL[b.name] ?? b.name,
       pct(b.usefulTokenFraction),
       pct(b.internalFragmentation),
       pct(b.externalFragmentation),
-      b.meanConcurrency.toFixed(1),
+      mean(b.meanConcurrency),
       int(b.peakConcurrency),
       int(b.rejectedOrDelayed),
     ]),
@@ -60,6 +62,10 @@ export function formatPoolSummary(result: PoolResult): string {
     `Paging: occupancy mean ${pct(s.meanOccupancy)}, peak ${pct(s.peakOccupancy)}; ` +
       `preemptions ${int(s.preemptions)}; prefix-cache hit rate ${pct(s.prefixHitRate)}`,
   );
-  lines.push('useful tokens = KV slots holding a token / slots reserved, time-averaged; occupancy = pages held / pages in pool.');
+  lines.push(
+    'useful tokens = KV slots holding a token / slots reserved, time-averaged; internal frag = the rest: reserved, empty.',
+    'external frag = free slots while the next request waited though enough were free in total (split into holes), / all slots.',
+    'rejected/delayed = requests that could never fit, plus those that waited for memory. occupancy = pages held / pages in pool.',
+  );
   return lines.join('\n');
 }

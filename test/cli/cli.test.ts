@@ -194,6 +194,15 @@ test('SIGTERM cancels a run: done with status cancelled, exit 130', async () => 
   assert.equal(done.run!.status, 'cancelled');
 });
 
+test('<command> --help prints the usage (exit 0); an unknown option is named in one sentence (exit 2)', () => {
+  const help = cli(['simulate', '--help']);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /^usage:\n(.*\n)*  attnscope simulate <profile> \[--trace FILE\] \[--json FILE\]/);
+  const bad = cli(['simulate', 'x.attn.yaml', '--frobnicate']);
+  assert.equal(bad.code, 2);
+  assert.equal(bad.stderr.split('\n')[0], "attnscope: Unknown option '--frobnicate'");
+});
+
 test('--json naming a folder is refused before any work (exit 2, one line)', () => {
   const { dir, file } = tmp('config.json', TINY_CONFIG);
   const r = cli(['bench', file, '--quick', '--json', dir]);
