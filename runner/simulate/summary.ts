@@ -6,9 +6,10 @@ const pct = (x: number): string => `${(100 * x).toFixed(1)} %`;
 const mean = (x: number): string => (x > 0 && x < 10 ? x.toPrecision(3) : x.toFixed(1));
 const int = (x: number): string => Math.round(x).toLocaleString('en-US');
 
-/** Seconds with an SI prefix that keeps 3 significant digits (s, ms, µs, ns). */
+/** Seconds with an SI prefix that keeps 3 significant digits (s, ms, µs, ns); whole seconds from 1,000 s. */
 function seconds(s: number): string {
   if (s === 0) return '0 s';
+  if (s >= 1000) return `${int(s)} s`;
   const units: Array<[number, string]> = [[1, 's'], [1e-3, 'ms'], [1e-6, 'µs'], [1e-9, 'ns']];
   for (const [scale, unit] of units) if (s >= scale) return `${(s / scale).toPrecision(3)} ${unit}`;
   return `${(s / 1e-9).toPrecision(3)} ns`;

@@ -422,4 +422,6 @@ test('the summary table shows paging beside both baselines', async () => {
   assert.match(text, /contiguous, max_model_len each\s+35\.0 %\s+65\.0 %\s+0\.0 %/);
   assert.match(text, /contiguous, prompt \+ output each\s+75\.7 %/);
   assert.match(text, /occupancy mean 26\.7 %, peak 30\.0 %/);
+  // One second per step: 3 steps (the 6-token prompt and its 2 more tokens), then idle.
+  assert.match(text, /; 3\.00 s of simulated serving;/);
 });
