@@ -31,6 +31,7 @@ class FlatMap64 {
       if (s.value < 0) {
         s.key = key;
         s.value = value;
+        s.home = static_cast<uint32_t>(Home(key));
         ++size_;
         return true;
       }
@@ -46,6 +47,7 @@ class FlatMap64 {
       if (s.value < 0) {
         s.key = key;
         s.value = value;
+        s.home = static_cast<uint32_t>(Home(key));
         ++size_;
         return;
       }
@@ -67,7 +69,7 @@ class FlatMap64 {
     size_t hole = i;
     for (size_t j = (i + 1) & mask_;; j = (j + 1) & mask_) {
       if (slots_[j].value < 0) break;
-      const size_t home = Home(slots_[j].key);
+      const size_t home = slots_[j].home;
       // Entry j may move to hole when its home is not in the cyclic range (hole, j].
       const bool home_in_range = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
       if (!home_in_range) {
@@ -94,6 +96,7 @@ class FlatMap64 {
   struct Slot {
     uint64_t key = 0;
     int32_t value = -1;  // < 0: empty
+    uint32_t home = 0;   // Home(key), kept for the backward shift
   };
 
   static size_t CapacityFor(size_t n) {
