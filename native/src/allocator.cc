@@ -293,7 +293,7 @@ AllocStatus PageAllocator::Allocate(int64_t seq_id, const int32_t* tokens, int64
     seq.block_table.push_back(page);
   }
   logical_tokens_ += cached;
-  ids_.Insert(static_cast<uint64_t>(seq_id), slot);
+  ids_.InsertIfAbsent(static_cast<uint64_t>(seq_id), slot);  // checked absent above
   if (lookup) {
     prefix_query_tokens_ += num_tokens;
     prefix_hit_tokens_ += cached;
@@ -335,7 +335,7 @@ AllocStatus PageAllocator::Fork(int64_t parent_id, int64_t child_id) {
   for (int32_t page : child.block_table)
     if (page != kNoPage) ++pages_[page].ref_count;
   logical_tokens_ += child.num_tokens;
-  ids_.Insert(static_cast<uint64_t>(child_id), slot);
+  ids_.InsertIfAbsent(static_cast<uint64_t>(child_id), slot);  // checked absent above
   return AllocStatus::kOk;
 }
 

@@ -24,37 +24,20 @@ class FlatMap64 {
   }
 
   // Inserts when the key is absent (one probe run); returns false, changing nothing, when present.
+  // value must be >= 0.
   bool InsertIfAbsent(uint64_t key, int32_t value) {
     if ((size_ + 1) * 4 > slots_.size() * 3) Rehash(slots_.size() * 2);
-    for (size_t i = Home(key);; i = (i + 1) & mask_) {
+    const size_t home = Home(key);
+    for (size_t i = home;; i = (i + 1) & mask_) {
       Slot& s = slots_[i];
       if (s.value < 0) {
         s.key = key;
         s.value = value;
-        s.home = static_cast<uint32_t>(Home(key));
+        s.home = static_cast<uint32_t>(home);
         ++size_;
         return true;
       }
       if (s.key == key) return false;
-    }
-  }
-
-  // Inserts or overwrites. value must be >= 0.
-  void Insert(uint64_t key, int32_t value) {
-    if ((size_ + 1) * 4 > slots_.size() * 3) Rehash(slots_.size() * 2);
-    for (size_t i = Home(key);; i = (i + 1) & mask_) {
-      Slot& s = slots_[i];
-      if (s.value < 0) {
-        s.key = key;
-        s.value = value;
-        s.home = static_cast<uint32_t>(Home(key));
-        ++size_;
-        return;
-      }
-      if (s.key == key) {
-        s.value = value;
-        return;
-      }
     }
   }
 
@@ -87,11 +70,6 @@ class FlatMap64 {
 
   size_t size() const { return size_; }
 
-  void Clear() {
-    for (Slot& s : slots_) s.value = -1;
-    size_ = 0;
-  }
-
  private:
   struct Slot {
     uint64_t key = 0;
@@ -120,7 +98,7 @@ class FlatMap64 {
     mask_ = capacity - 1;
     size_ = 0;
     for (const Slot& s : old)
-      if (s.value >= 0) Insert(s.key, s.value);
+      if (s.value >= 0) InsertIfAbsent(s.key, s.value);
   }
 
   std::vector<Slot> slots_;
