@@ -9,7 +9,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { LspClient } from './harness';
-import { mutate, prng, seeds } from './mutate';
+import { prng } from '../prng';
+import { mutate, seeds } from './mutate';
 
 const fixtures = join(__dirname, 'fixtures');
 const SEED = Number(process.env.ATTNSCOPE_FUZZ_SEED ?? 20261129);

@@ -6,18 +6,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-/** mulberry32: a small seeded PRNG, so a failure is reproducible from the seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const NASTY = ['{', '}', '[', ']', ':', ',', '"', "'", '\n', ' ', '-', '#', '\t', '&a', '*a', '!!str', '---', '\\', 'null', 'true', '0', '-1', '1e400', '-0', '3.5', '1e-9', '9007199254740993', 'NaN', 'Infinity', '\u{1F600}', '\u0000', '"head_dim": 0,', 'page_size: 0\n', 'model: ./missing/config.json\n', 'dtype: fp8_e4m3\n', '"num_key_value_heads": 7,', 'seq_lens: [1e12]\n', 'model: {}\n', 'backend: cpu\n'];
 const NUMBERS = ['0', '-1', '1', '3', '7', '1e308', '-1e308', '0.5', '4294967297', '1e21', '2.5e-324', '65536', '999999999999'];
 

@@ -18,23 +18,13 @@ import {
   type PagedDecodeArgs,
 } from '../../native/index';
 import { referenceAttention, referencePagedDecode, toHalfBits, type FlashForwardArgs } from '../../native/kernels';
+import { prng } from '../prng';
 
 const root = join(__dirname, '..', '..');
 const builtLibrary = join(root, 'native', 'cuda', 'build', 'libattnscope_cuda.so');
 const availability = cudaAvailable();
 const noGpu = availability.available ? 'a CUDA device is present' : false;
 const gpu = availability.available ? false : `no GPU: ${availability.reason}`;
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function halfTensor(dtype: 'fp16' | 'bf16', n: number, next: () => number): Uint16Array {
   const a = new Float32Array(n);
@@ -44,7 +34,7 @@ function halfTensor(dtype: 'fp16' | 'bf16', n: number, next: () => number): Uint
 
 function flashArgs(dtype: 'fp16' | 'bf16', batch: number, seqLenQ: number, seqLenK: number, numHeads: number,
   numKvHeads: number, headDim: number, causal: boolean, window = 0, seed = 1): FlashForwardArgs {
-  const next = rng(seed);
+  const next = prng(seed);
   return {
     dtype, batch, seqLenQ, seqLenK, numHeads, numKvHeads, headDim, causal, window,
     q: halfTensor(dtype, batch * seqLenQ * numHeads * headDim, next),
@@ -55,7 +45,7 @@ function flashArgs(dtype: 'fp16' | 'bf16', batch: number, seqLenQ: number, seqLe
 
 function decodeArgs(dtype: 'fp16' | 'bf16', contextLens: number[], pageSize: number, numHeads: number,
   numKvHeads: number, headDim: number, seed = 2): PagedDecodeArgs {
-  const next = rng(seed);
+  const next = prng(seed);
   const batch = contextLens.length;
   const maxPagesPerSeq = Math.max(1, ...contextLens.map((l) => Math.ceil(l / pageSize)));
   const numPages = batch * maxPagesPerSeq + 1;
@@ -100,7 +90,7 @@ test('without a GPU the kernel calls reject with the reason, after checking thei
 });
 
 test('GPU-only limits are RangeErrors naming the argument, GPU or not', async () => {
-  const next = rng(9);
+  const next = prng(9);
   const fp32 = new Float32Array(1 * 3 * 2 * 64).map(() => next());
   await assert.rejects(
     cudaFlashForward({ q: fp32, k: fp32, v: fp32, batch: 1, seqLenQ: 3, seqLenK: 3, numHeads: 2, numKvHeads: 2, headDim: 64 }),

@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadAddon } from '../../native/binding';
+import { prng } from '../prng';
 
 interface HostChecks {
   pagedKvOffset(table: Int32Array, maxPagesPerSeq: number, seq: number, token: number, pageSize: number,
@@ -26,18 +27,6 @@ interface HostChecks {
 }
 
 const checks = loadAddon<{ cudaHostChecks: HostChecks }>().cudaHostChecks;
-
-/** mulberry32: a small seeded generator, so failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomArray(n: number, next: () => number, amplitude = 1): Float32Array {
   const a = new Float32Array(n);
@@ -104,7 +93,7 @@ test('visibleKeys: causal aligned bottom-right and sliding window (hand cases)',
 });
 
 test('keyTiles visits exactly the key tiles holding a visible key, and flags the masked ones', () => {
-  const next = rng(7);
+  const next = prng(7);
   let cases = 0;
   for (let iter = 0; iter < 300; iter++) {
     const nQ = 1 + Math.floor(next() * 90);
@@ -179,7 +168,7 @@ function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
 }
 
 test('the flash kernel schedule (tiles, masks, online softmax) matches fp64 attention on odd shapes', () => {
-  const next = rng(11);
+  const next = prng(11);
   const shapes = [
     // B, Nq, Nk, H, Hkv, D, causal, windowLeft, blockM, blockN
     [1, 37, 53, 2, 1, 8, true, -1, 16, 16],
@@ -225,7 +214,7 @@ test('lseAdd is exact at the extremes and never NaN', () => {
 });
 
 test('merging split-K partitions through lse gives the softmax of the whole row', () => {
-  const next = rng(3);
+  const next = prng(3);
   const dv = 5;
   for (const bounds of [[0, 7, 19, 40], [0, 40], [0, 1, 2, 40], [0, 13, 13, 40]]) { // [0,13,13,..]: an empty partition
     const n = 40;
@@ -261,7 +250,7 @@ test('planDecodeSplits fills the device and never leaves a trailing partition em
   assert.deepEqual(checks.planDecodeSplits(8, 1000, 132, 4, 0), { numSplits: 8, partitionTokens: 128 });
   // A requested partition length is kept: ceil(100 / 48) = 3 partitions.
   assert.deepEqual(checks.planDecodeSplits(8, 100, 132, 4, 48), { numSplits: 3, partitionTokens: 48 });
-  const next = rng(5);
+  const next = prng(5);
   for (let i = 0; i < 500; i++) {
     const ctx = 1 + Math.floor(next() * 40000);
     const requested = next() < 0.3 ? 16 * (1 + Math.floor(next() * 80)) : 0;
@@ -299,7 +288,7 @@ function referenceDecode(q: Float32Array, kPool: Float32Array, vPool: Float32Arr
 }
 
 test('the split-K paged decode order (pages, lanes, partitions, lse merge) matches fp64 attention', () => {
-  const next = rng(17);
+  const next = prng(17);
   // pageSize, contextLens, partitionTokens, lanes, chunk (8 lanes x 4 tokens is the kernel at D = 128)
   const cases = [
     [16, [1, 0, 37, 300], 304, 8, 4], // one partition

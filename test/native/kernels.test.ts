@@ -20,18 +20,13 @@ import {
   toHalfBits,
 } from '../../native/kernels';
 import { cpuFeatures } from '../../native/peaks';
+import { prng } from '../prng';
 
 /** Deterministic uniform values in [lo, hi) (mulberry32). */
 function uniform(n: number, seed: number, lo = -1, hi = 1): Float32Array {
-  let s = seed >>> 0;
+  const next = prng(seed);
   const out = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    out[i] = lo + ((((t ^ (t >>> 14)) >>> 0) / 4294967296) * (hi - lo));
-  }
+  for (let i = 0; i < n; i++) out[i] = lo + next() * (hi - lo);
   return out;
 }
 

@@ -1,0 +1,14 @@
+/**
+ * mulberry32 (Tommy Ettinger): a small seeded generator for tests, so a failure reproduces from
+ * its seed. Returns uniform numbers in [0, 1).
+ */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
