@@ -10,6 +10,7 @@
 
 #include "../cuda/include/attnscope_cuda.h"
 #include "cuda_loader.h"
+#include "napi_fields.h"
 
 Napi::Object InitCudaHostChecks(Napi::Env env, Napi::Object exports);
 
@@ -25,27 +26,9 @@ int g_device = 0;
 constexpr int kSpecFp16 = 1;
 constexpr int kSpecBf16 = 2;
 
-int int_field(const Napi::Object& spec, const char* name) {
-  Napi::Value v = spec.Get(name);
-  if (!v.IsNumber()) throw Napi::TypeError::New(spec.Env(), std::string(name) + " must be a number");
-  return v.As<Napi::Number>().Int32Value();
-}
-
-double number_field(const Napi::Object& spec, const char* name) {
-  Napi::Value v = spec.Get(name);
-  if (!v.IsNumber()) throw Napi::TypeError::New(spec.Env(), std::string(name) + " must be a number");
-  return v.As<Napi::Number>().DoubleValue();
-}
-
-template <typename T>
-T* array_field(const Napi::Object& spec, const char* name, napi_typedarray_type type) {
-  Napi::Value v = spec.Get(name);
-  if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != type) {
-    throw Napi::TypeError::New(spec.Env(), std::string(name) + " has the wrong typed array type");
-  }
-  Napi::TypedArray a = v.As<Napi::TypedArray>();
-  return reinterpret_cast<T*>(static_cast<char*>(a.ArrayBuffer().Data()) + a.ByteOffset());
-}
+using attnscope::napi_fields::array_field;
+using attnscope::napi_fields::int_field;
+using attnscope::napi_fields::number_field;
 
 int cuda_dtype(const Napi::Object& spec, const char* name) {
   const int d = int_field(spec, name);

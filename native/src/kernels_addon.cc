@@ -12,44 +12,20 @@
 #include "attnscope/cpu_features.h"
 #include "attnscope/kernels.h"
 #include "attnscope/kernels_threads.h"
+#include "napi_fields.h"
 
 namespace {
 
 using attnscope::Status;
 
-[[noreturn]] void throw_type(Napi::Env env, const std::string& message) {
-  throw Napi::TypeError::New(env, message);
-}
-
-Napi::Value field(const Napi::Object& spec, const char* name) {
-  return spec.Get(name);
-}
-
-int int_field(const Napi::Object& spec, const char* name) {
-  Napi::Value v = field(spec, name);
-  if (!v.IsNumber()) throw_type(spec.Env(), std::string(name) + " must be a number");
-  return v.As<Napi::Number>().Int32Value();
-}
-
-double number_field(const Napi::Object& spec, const char* name) {
-  Napi::Value v = field(spec, name);
-  if (!v.IsNumber()) throw_type(spec.Env(), std::string(name) + " must be a number");
-  return v.As<Napi::Number>().DoubleValue();
-}
+using attnscope::napi_fields::array_field;
+using attnscope::napi_fields::int_field;
+using attnscope::napi_fields::number_field;
 
 bool bool_field(const Napi::Object& spec, const char* name) {
-  Napi::Value v = field(spec, name);
-  if (!v.IsBoolean()) throw_type(spec.Env(), std::string(name) + " must be a boolean");
+  const Napi::Value v = spec.Get(name);
+  if (!v.IsBoolean()) throw Napi::TypeError::New(spec.Env(), std::string(name) + " must be a boolean");
   return v.As<Napi::Boolean>().Value();
-}
-
-template <typename T>
-T* array_field(const Napi::Object& spec, const char* name, napi_typedarray_type type) {
-  Napi::Value v = field(spec, name);
-  if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != type)
-    throw_type(spec.Env(), std::string(name) + " has the wrong typed array type");
-  Napi::TypedArray a = v.As<Napi::TypedArray>();
-  return reinterpret_cast<T*>(static_cast<char*>(a.ArrayBuffer().Data()) + a.ByteOffset());
 }
 
 const void* input_field(const Napi::Object& spec, const char* name, attnscope::DType dtype) {
@@ -65,8 +41,8 @@ attnscope::DType dtype_field(const Napi::Object& spec, const char* name) {
 }
 
 attnscope::SimdPath simd_field(const Napi::Object& spec) {
-  Napi::Value v = field(spec, "simd");
-  if (!v.IsString()) throw_type(spec.Env(), "simd must be a string");
+  const Napi::Value v = spec.Get("simd");
+  if (!v.IsString()) throw Napi::TypeError::New(spec.Env(), "simd must be a string");
   attnscope::SimdPath path;
   if (!attnscope::parse_simd_path(v.As<Napi::String>().Utf8Value().c_str(), &path))
     throw Napi::RangeError::New(spec.Env(), "simd names no SIMD path");
@@ -196,7 +172,7 @@ Napi::Value queue(Napi::Env env, const Napi::Object& pinned, KernelWorker::Job j
 }
 
 Napi::Object spec_arg(const Napi::CallbackInfo& info, size_t index) {
-  if (info.Length() <= index || !info[index].IsObject()) throw_type(info.Env(), "expected an argument object");
+  if (info.Length() <= index || !info[index].IsObject()) throw Napi::TypeError::New(info.Env(), "expected an argument object");
   return info[index].As<Napi::Object>();
 }
 
