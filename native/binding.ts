@@ -12,19 +12,26 @@ import { dirname, join } from 'node:path';
 
 export const ADDON_FILE = 'attnscope_native.node';
 
-function candidates(): string[] {
+/**
+ * Where a built file of native/ may be: `override` (an environment variable's path) first, then
+ * native/<rel> and <rel> in this file's folder and up to three folders above it (sources under
+ * tsx, bundles in dist/, an installed extension). Without duplicates, in that order.
+ */
+export function nativeFileCandidates(override: string | undefined, ...rel: string[]): string[] {
   const out: string[] = [];
-  if (process.env.ATTNSCOPE_NATIVE) out.push(process.env.ATTNSCOPE_NATIVE);
+  if (override) out.push(override);
   let dir = __dirname;
   for (let i = 0; i < 4; i++) {
-    out.push(join(dir, 'native', 'build', 'Release', ADDON_FILE));
-    out.push(join(dir, 'build', 'Release', ADDON_FILE));
+    out.push(join(dir, 'native', ...rel));
+    out.push(join(dir, ...rel));
     const up = dirname(dir);
     if (up === dir) break;
     dir = up;
   }
-  return out;
+  return out.filter((p, i) => out.indexOf(p) === i);
 }
+
+const candidates = (): string[] => nativeFileCandidates(process.env.ATTNSCOPE_NATIVE, 'build', 'Release', ADDON_FILE);
 
 let cached: unknown;
 let cachedPath: string | undefined;

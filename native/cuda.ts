@@ -15,8 +15,7 @@
  * Without a GPU everything else keeps working: cudaAvailable() says why, and the kernel
  * functions reject with an Error carrying that reason.
  */
-import { dirname, join } from 'node:path';
-import { loadAddon } from './binding';
+import { loadAddon, nativeFileCandidates } from './binding';
 import {
   checkTiming,
   flashSpec,
@@ -106,17 +105,7 @@ interface RawCuda {
 
 /** Where the library is looked for, in order. */
 export function cudaLibraryCandidates(): string[] {
-  const out: string[] = [];
-  if (process.env.ATTNSCOPE_CUDA_LIB) out.push(process.env.ATTNSCOPE_CUDA_LIB);
-  let dir = __dirname;
-  for (let i = 0; i < 4; i++) {
-    out.push(join(dir, 'native', 'cuda', 'build', CUDA_LIBRARY_FILE));
-    out.push(join(dir, 'cuda', 'build', CUDA_LIBRARY_FILE));
-    const up = dirname(dir);
-    if (up === dir) break;
-    dir = up;
-  }
-  return out.filter((p, i) => out.indexOf(p) === i);
+  return nativeFileCandidates(process.env.ATTNSCOPE_CUDA_LIB, 'cuda', 'build', CUDA_LIBRARY_FILE);
 }
 
 let availability: CudaAvailability | undefined;
