@@ -147,20 +147,10 @@ bool ServingSimulator::Grow(int32_t id, int64_t n) {
   return true;
 }
 
-void ServingSimulator::Flush(int32_t id) {
-  ReqState& s = state_[id];
-  if (s.pending == 0) return;
-  const bool ids = config_.allocator.enable_prefix_caching;
-  if (ids) FillTokens(id, s.computed - s.pending, s.computed);
-  allocator_->AppendAt(s.slot, ids ? token_buf_.data() : nullptr, s.pending);  // fits the last page
-  pending_tokens_ -= s.pending;
-  s.pending = 0;
-}
-
 void ServingSimulator::ReleaseMemory(int32_t id) {
   ReqState& s = state_[id];
   if (allocator_) {
-    Flush(id);
+    Grow(id, 0);  // hands over the pending decode tokens (they fit the last page) first
     allocator_->FreeAt(s.slot);
     s.slot = -1;
   } else {

@@ -172,9 +172,8 @@ class ServingSimulator {
   bool CanEverFit(const SimRequest& r, int32_t output_len) const;
   // Memory policy: paged allocator or arena. Return false when memory refuses.
   bool Admit(int32_t id, int64_t max_new, int64_t* cached);
+  // n more tokens in KV; the paged run hands the allocator any pending decode tokens with them.
   bool Grow(int32_t id, int64_t n);
-  // Paged: gives the allocator a request's pending decode tokens (they fit its last page).
-  void Flush(int32_t id);
   void ReleaseMemory(int32_t id);
   void FillTokens(int32_t id, int64_t from, int64_t to);
   void Preempt(int32_t id);
