@@ -18,7 +18,7 @@ import type { PoolResult } from '../core/protocol/run';
 import { estimate } from '../core/estimate';
 import { formatCount } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
-import { stopSimulations } from '../native/allocator';
+import { stopSimulations } from '../native/simulator';
 import { writeFileAtomic } from './atomic';
 import { BackendError, runBench } from './bench';
 import { CancelledError, InputError, OutputError, UsageError } from './errors';
