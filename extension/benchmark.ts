@@ -104,7 +104,7 @@ export class BenchmarkRun {
         ctx.dashboard.post({ type: 'case', case: e.case });
         break;
       case 'poolSample':
-        ctx.dashboard.post({ type: 'poolSample', sample: e.sample });
+        ctx.dashboard.post({ type: 'poolSamples', samples: [e.sample] });
         break;
       case 'log':
         ctx.log[e.level](`[runner] ${e.message}`);

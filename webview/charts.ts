@@ -351,6 +351,38 @@ export function poolBaselinesChart(run: ViewRun, p: Palette): ChartSpec {
 }
 
 /** Every chart of the run view, in page order. */
-export function runCharts(run: ViewRun, p: Palette): ChartSpec[] {
-  return [timingsChart(run, p), throughputChart(run, p), rooflineChart(run, p), memoryChart(run, p), poolTimelineChart(run, p), poolBaselinesChart(run, p)];
+export const CHART_IDS: readonly ChartId[] = ['timings', 'throughput', 'roofline', 'memory', 'poolTimeline', 'poolBaselines'];
+
+const BUILDERS: Record<ChartId, (run: ViewRun, p: Palette) => ChartSpec> = {
+  timings: timingsChart,
+  throughput: throughputChart,
+  roofline: rooflineChart,
+  memory: memoryChart,
+  poolTimeline: poolTimelineChart,
+  poolBaselines: poolBaselinesChart,
+};
+
+/** Chart `id` of `run`. */
+export function runChart(id: ChartId, run: ViewRun, p: Palette): ChartSpec {
+  return BUILDERS[id](run, p);
+}
+
+/**
+ * What chart `id` is drawn from: the parts of the run it reads (the model replaces a part, never
+ * mutates it, so an unchanged reference means an unchanged chart). The page redraws a chart only
+ * when one of these changed.
+ */
+export function chartInputs(id: ChartId, run: ViewRun): readonly unknown[] {
+  switch (id) {
+    case 'timings':
+    case 'throughput':
+    case 'roofline':
+      return [run.cases, run.environment, run.status];
+    case 'memory':
+      return [run.estimate, run.profile];
+    case 'poolTimeline':
+      return [run.poolSamples, run.pool, run.profile, run.status];
+    case 'poolBaselines':
+      return [run.pool, run.status];
+  }
 }

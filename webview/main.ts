@@ -2,6 +2,12 @@
  * Dashboard entry (bundled to dist/webview/main.js). Renders the current run's charts, the
  * run history and comparisons from extension messages; redraws on theme change; keeps its
  * state across reloads; never loads anything remote.
+ *
+ * Bounded work whatever the message rate (the page shares the workbench's main thread in
+ * code-server): messages only update the model and mark what changed; one animation frame
+ * draws the header, the charts whose inputs changed (charts.ts chartInputs) at most every
+ * CHART_INTERVAL_MS while a run streams, the history only when the run list changed, a chart's
+ * data table only while its "Data" is open; the state is saved when the page is idle.
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-tabs/index.js';
@@ -18,7 +24,7 @@ import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import { Chart, registerables } from 'chart.js';
 import type { ToWebview } from '../core/protocol/webview';
-import { runCharts, type ChartId, type ChartSpec, type ChartTable } from './charts';
+import { CHART_IDS, chartInputs, runChart, type ChartId, type ChartSpec, type ChartTable } from './charts';
 import { compareRuns } from './compare';
 import { formatDuration } from '../core/format';
 import { formatPercent } from './format';
@@ -71,15 +77,30 @@ const exportPng = button('Export PNG', () => exportChartsPng(), { id: 'btn-expor
 const environment = el('p', { id: 'run-environment', class: 'muted' });
 
 const chartGrid = el('div', { class: 'chart-grid' });
-const cards = new Map<ChartId, { card: HTMLElement; canvas: HTMLCanvasElement; empty: HTMLElement; data: HTMLElement }>();
-for (const id of ['timings', 'throughput', 'roofline', 'memory', 'poolTimeline', 'poolBaselines'] as ChartId[]) {
+interface Card {
+  card: HTMLElement;
+  canvas: HTMLCanvasElement;
+  empty: HTMLElement;
+  details: HTMLDetailsElement;
+  data: HTMLElement;
+  /** The spec drawn last (its table is built when "Data" opens). */
+  spec: ChartSpec | null;
+  /** chartInputs of the run drawn last, and the palette; null: draw on the next frame. */
+  drawn: { inputs: readonly unknown[]; palette: Palette } | null;
+  /** The spec whose table is in `data`. */
+  tabled: ChartSpec | null;
+}
+const cards = new Map<ChartId, Card>();
+for (const id of CHART_IDS) {
   const canvas = el('canvas', { id: `chart-${id}`, role: 'img' });
   const empty = el('p', { class: 'empty' });
   const data = el('div', { class: 'chart-data' });
   const details = el('details', {}, el('summary', {}, 'Data'), data);
   const card = el('section', { class: `card card-${id}`, 'data-chart': id }, el('div', { class: 'chart-box' }, canvas), empty, details);
+  const entry: Card = { card, canvas, empty, details, data, spec: null, drawn: null, tabled: null };
+  details.addEventListener('toggle', () => fillTable(entry, id));
   chartGrid.append(card);
-  cards.set(id, { card, canvas, empty, data });
+  cards.set(id, entry);
 }
 
 const historyList = el('div', { id: 'history-list' });
@@ -117,14 +138,27 @@ function describeChart(chart: Chart, spec: ChartSpec): string {
   return `${spec.config.options?.plugins?.title?.text ?? spec.title} — ${parts.join('; ')}`;
 }
 
+/** The data table under a chart, built only while its "Data" is open (a pool run has ~1,000 rows). */
+function fillTable(card: Card, id: ChartId): void {
+  if (!card.details.open || card.tabled === card.spec) return;
+  card.tabled = card.spec;
+  card.data.replaceChildren(card.spec ? table(card.spec.table, `table-${id}`) : '');
+}
+
+const sameInputs = (a: readonly unknown[], b: readonly unknown[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** Draws the charts whose inputs or palette changed since they were drawn. */
 function renderCharts(run: ViewRun | null): void {
-  const specs = run ? runCharts(run, palette) : [];
   for (const [id, card] of cards) {
-    const spec = specs.find((s) => s.id === id);
+    const inputs = run ? chartInputs(id, run) : [];
+    if (card.drawn && card.drawn.palette === palette && sameInputs(card.drawn.inputs, inputs) && (run !== null) === (card.spec !== null)) continue;
+    card.drawn = { inputs, palette };
+    const spec = run ? runChart(id, run, palette) : null;
+    card.spec = spec;
     card.empty.textContent = spec ? (spec.empty === null ? '' : `${spec.title}: ${spec.empty}`) : 'No run yet: run a benchmark (AttnScope: Run attention benchmark) or open one from History.';
     // Chart.js sets the canvas's display inline, so emptiness hides the chart's box through the card's class.
     card.card.classList.toggle('is-empty', !spec || spec.empty !== null);
-    card.data.replaceChildren(spec ? table(spec.table, `table-${id}`) : '');
+    fillTable(card, id);
     let chart = charts.get(id);
     if (!spec) {
       chart?.destroy();
@@ -217,16 +251,44 @@ function renderCompare(): void {
   );
 }
 
+/** Saves the state when the page is next idle (at most one save pending; each setState copies the whole model). */
+let persistQueued = false;
 function persist(): void {
-  saveState({ tab, model });
+  if (persistQueued) return;
+  persistQueued = true;
+  const save = (): void => {
+    persistQueued = false;
+    saveState({ tab, model });
+  };
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(save, { timeout: 2000 });
+  else setTimeout(save, 500);
 }
 
+/** Least time between two chart redraws while a run streams, ms (the header follows every frame). */
+const CHART_INTERVAL_MS = 250;
 let renderQueued = false;
+let chartsDrawnAt = -Infinity;
+let chartTimer: ReturnType<typeof setTimeout> | undefined;
+let historyDrawn: { runs: DashboardModel['runs']; compare: DashboardModel['compare'] } | null = null;
+
 function render(): void {
   renderQueued = false;
-  renderHeader(model.current);
-  renderCharts(model.current);
-  renderHistory();
+  const run = model.current;
+  renderHeader(run);
+  const wait = chartsDrawnAt + CHART_INTERVAL_MS - performance.now();
+  if (run?.status !== 'running' || wait <= 0) {
+    renderCharts(run);
+    chartsDrawnAt = performance.now();
+  } else {
+    chartTimer ??= setTimeout(() => {
+      chartTimer = undefined;
+      scheduleRender();
+    }, wait);
+  }
+  if (historyDrawn?.runs !== model.runs || historyDrawn.compare !== model.compare) {
+    historyDrawn = { runs: model.runs, compare: model.compare };
+    renderHistory();
+  }
   persist();
 }
 function scheduleRender(): void {

@@ -1,6 +1,6 @@
 /**
  * What the dashboard shows, and how each extension message changes it. Pure: no DOM.
- * A run being streamed is built up from `runStarted`, `case`, `poolSample` and `progress`
+ * A run being streamed is built up from `runStarted`, `case`, `poolSamples` and `progress`
  * messages and replaced by the full RunResult on `runFinished`.
  */
 import type { Profile } from '../core/config/types';
@@ -94,9 +94,9 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
       const run = streaming(model);
       return run ? { ...model, current: { ...run, cases: [...run.cases, msg.case] } } : model;
     }
-    case 'poolSample': {
+    case 'poolSamples': {
       const run = streaming(model);
-      return run ? { ...model, current: { ...run, poolSamples: [...run.poolSamples, msg.sample] } } : model;
+      return run ? { ...model, current: { ...run, poolSamples: run.poolSamples.concat(msg.samples) } } : model;
     }
     case 'runFinished':
       return { ...model, current: viewOfRun(msg.run, msg.id ?? null) };

@@ -21,7 +21,8 @@ export type ToWebview =
   | { type: 'runStarted'; name: string; total: number; profile?: Profile; estimate?: Estimate }
   | { type: 'progress'; done: number; total: number; message: string }
   | { type: 'case'; case: KernelCase }
-  | { type: 'poolSample'; sample: PoolSample }
+  /** Pool samples in simulated-time order, batched by the extension (at most ~10 messages a second whatever the runner's rate). */
+  | { type: 'poolSamples'; samples: PoolSample[] }
   | { type: 'runFinished'; run: RunResult; id?: string | null }
   | { type: 'runs'; runs: RunListEntry[] }
   | { type: 'showRun'; run: RunResult; id?: string | null }

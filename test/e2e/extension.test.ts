@@ -25,6 +25,45 @@ function fakeRunner(dir: string, mode: string): string {
   return file;
 }
 
+/**
+ * A runner script that runs the bundled dist/runner.js as its child and appends the time
+ * (Date.now(), ms) the runner process exited to `exitLog`: the clock the page's times are
+ * compared against (same machine, same clock).
+ */
+function timedRunner(dir: string, exitLog: string): string {
+  const file = join(dir, 'timed-runner.mjs');
+  writeFileSync(file, [
+    "import { spawn } from 'node:child_process';",
+    "import { appendFileSync } from 'node:fs';",
+    `const child = spawn(process.execPath, [${JSON.stringify(join(__dirname, '..', '..', 'dist', 'runner.js'))}, ...process.argv.slice(2)], { stdio: 'inherit' });`,
+    "for (const sig of ['SIGTERM', 'SIGINT']) process.on(sig, () => child.kill(sig));",
+    `child.on('exit', (code, signal) => { appendFileSync(${JSON.stringify(exitLog)}, Date.now() + '\\n'); process.exit(code ?? (signal ? 1 : 0)); });`,
+    '',
+  ].join('\n'));
+  return file;
+}
+
+/**
+ * Installs, in the workbench page, a record of main-thread stalls: Long Tasks API entries
+ * (tasks over 50 ms; a same-process webview's tasks are on this thread too) and the largest
+ * lateness of a 20 ms interval timer (a stall of any cause delays it).
+ */
+async function watchStalls(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const w = window as unknown as { __stalls: { longTasks: number[]; maxTimerLateMs: number } };
+    w.__stalls = { longTasks: [], maxTimerLateMs: 0 };
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) w.__stalls.longTasks.push(Math.round(e.duration));
+    }).observe({ type: 'longtask' });
+    let last = performance.now();
+    setInterval(() => {
+      const now = performance.now();
+      w.__stalls.maxTimerLateMs = Math.max(w.__stalls.maxTimerLateMs, Math.round(now - last - 20));
+      last = now;
+    }, 20);
+  });
+}
+
 function savedRuns(ws: string): RunResult[] {
   const dir = join(ws, '.attnscope', 'runs');
   if (!existsSync(dir)) return [];
@@ -42,12 +81,14 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
   let server: CodeServer;
   let page: Page;
   let ws: string;
+  let exitLog: string;
 
   before(async () => {
     checkPrerequisites();
     mkdirSync(shots, { recursive: true });
     ws = makeWorkspace();
-    server = await startCodeServer({ settings: { 'attnscope.quickMode': true }, trust: false, log: join(shots, 'code-server.log') });
+    exitLog = join(ws, 'runner-exits.log');
+    server = await startCodeServer({ settings: { 'attnscope.quickMode': true, 'attnscope.runnerPath': timedRunner(ws, exitLog) }, trust: false, log: join(shots, 'code-server.log') });
     browser = await launchChromium();
     page = await openWorkbench(browser, server, ws);
   });
@@ -76,14 +117,38 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     await page.screenshot({ path: join(shots, '02-profile-hints-diagnostic.png') });
   });
 
-  it('runs the benchmark from the command palette (quick mode) and draws the dashboard', async () => {
+  it('runs the benchmark from the command palette (quick mode) and draws the dashboard without stalling the workbench', async () => {
     await openFile(page, 'e2e.attn.yaml', 'dtpye');
     await runCommand(page, 'AttnScope: Run attention benchmark');
     await notification(page, 'AttnScope: benchmarking e2e.attn.yaml', 60_000);
+    const frame = await dashboardFrame(page);
+    // From the dashboard's first draw (its load is not the subject) to the end of the run.
+    await frame.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'running');
+    await watchStalls(page);
+    // The moment the dashboard shows the run finished, stamped by the page itself.
+    await frame.evaluate(() => {
+      const w = window as unknown as { __finishedAt?: number };
+      const status = document.querySelector('#run-status')!;
+      new MutationObserver(() => {
+        if (status.textContent === 'ok') w.__finishedAt ??= Date.now();
+      }).observe(status, { childList: true, characterData: true, subtree: true });
+    });
+    assert.notEqual(await frame.textContent('#run-status'), 'ok', 'the observer is in place before the run ends');
     await page.screenshot({ path: join(shots, '03-running.png') });
     await notification(page, /benchmark of e2e\.attn\.yaml finished: \d+ case/, 300_000);
-    const frame = await dashboardFrame(page);
     await frame.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'ok');
+    // The last work of a finished run: the history list re-read and drawn with this run.
+    await frame.waitForSelector('vscode-table.table-history[data-rows="1"]', { state: 'attached' });
+    const finishedAt = await frame.evaluate(() => (window as unknown as { __finishedAt?: number }).__finishedAt);
+    const exitedAt = Number(readFileSync(exitLog, 'utf8').trim().split('\n')[0]);
+    const stalls = await page.evaluate(() => (window as unknown as { __stalls: { longTasks: number[]; maxTimerLateMs: number } }).__stalls);
+    const run0 = savedRuns(ws)[0]!;
+    console.log(`[e2e] pool samples ${run0.pool?.samples.length ?? 0}; finish shown ${finishedAt! - exitedAt} ms after the runner's exit; long tasks (ms) [${stalls.longTasks.join(', ')}]; max 20 ms-timer lateness ${stalls.maxTimerLateMs} ms`);
+    assert.ok(finishedAt !== undefined && exitedAt > 0, 'both ends of the finish latency were recorded');
+    assert.ok(finishedAt! - exitedAt < 500, `the dashboard showed the run finished ${finishedAt! - exitedAt} ms after the runner exited (limit 500 ms)`);
+    assert.ok((run0.pool?.samples.length ?? 0) > 500, 'the run streamed a pool simulation (the load under test)');
+    const worst = Math.max(0, ...stalls.longTasks);
+    assert.ok(worst < 200, `the workbench's main thread stalled ${worst} ms in one task during the run (limit 200 ms): [${stalls.longTasks.join(', ')}]`);
     const label = (await frame.getAttribute('#chart-timings', 'aria-label')) ?? '';
     const runs = savedRuns(ws);
     assert.equal(runs.length, 1, 'one run saved under .attnscope/runs');

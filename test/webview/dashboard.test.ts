@@ -31,8 +31,11 @@ async function drawnPoints(page: Page, chart: string): Promise<Record<string, nu
   return out;
 }
 
-/** Cell texts of a data table under a chart (or any vscode-table with that class). */
+/** Cell texts of a data table under a chart (its "Data" opened first: the page builds it only then) or any vscode-table with that class. */
 async function tableRows(page: Page, cls: string): Promise<string[][]> {
+  const chart = /^table-(\w+)$/.exec(cls)?.[1];
+  if (chart) await page.$eval(`section[data-chart="${chart}"] details`, (d) => ((d as HTMLDetailsElement).open = true)).catch(() => undefined);
+  await page.waitForSelector(`vscode-table.${cls}`, { state: 'attached' });
   return page.$$eval(`vscode-table.${cls} vscode-table-row`, (rows) => rows.map((r) => [...r.querySelectorAll('vscode-table-cell')].map((c) => c.textContent ?? '')));
 }
 
@@ -175,7 +178,8 @@ describe('dashboard webview in Chromium', () => {
       await send(page, { type: 'case', case: c });
       await send(page, { type: 'progress', done: i + 1, total: 3, message: 'case' });
     }
-    for (const s of run.pool!.samples.slice(0, 5)) await send(page, { type: 'poolSample', sample: s });
+    await send(page, { type: 'poolSamples', samples: run.pool!.samples.slice(0, 2) });
+    await send(page, { type: 'poolSamples', samples: run.pool!.samples.slice(2, 5) });
     await page.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('aria-label')?.includes('free: 5 points'));
     assert.deepEqual(await drawnPoints(page, 'timings'), { 'p10–p90': 2, median: 2 });
     assert.equal(await page.getAttribute('#run-progress', 'value'), String(2 / 3));
