@@ -103,14 +103,14 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
   it('shows inlay hints on a real config.json', async () => {
     await openFile(page, 'llama-3.1-8b/config.json', 'num_key_value_heads');
     // Llama-3.1-8B: 2 (K,V) · 8 KV heads · head_dim 128 · 2 bytes (bf16) · 32 layers = 131072 B = 128 KiB per token.
-    await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: 'KV 128 KiB/token' }).first().waitFor({ timeout: 60_000 });
+    await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: '128 KiB KV/token' }).first().waitFor({ timeout: 60_000 });
     await page.screenshot({ path: join(shots, '01-config-hints.png') });
   });
 
   it('shows hints and the planted diagnostic on a profile', async () => {
     await openFile(page, 'e2e.attn.yaml', 'dtpye');
     // page 16 tokens · 128 KiB/token = 2 MiB per page (all layers).
-    await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: 'page 2 MiB' }).first().waitFor({ timeout: 60_000 });
+    await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: '2 MiB/page' }).first().waitFor({ timeout: 60_000 });
     await page.locator('.editor-group-container.active .squiggly-warning').first().waitFor({ timeout: 30_000 });
     await page.keyboard.press('Control+Shift+M');
     await page.locator('.markers-panel', { hasText: 'did you mean "dtype"' }).first().waitFor({ timeout: 30_000 });
@@ -244,7 +244,7 @@ describe('AttnScope in an untrusted workspace', { timeout: 300_000 }, () => {
     await dialog.waitFor({ timeout: 60_000 });
     await dialog.locator('.monaco-button', { hasText: "No, I don't trust the authors" }).click();
     await openFile(page, 'e2e.attn.yaml', 'dtpye');
-    await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: 'page 2 MiB' }).first().waitFor({ timeout: 60_000 });
+    await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: '2 MiB/page' }).first().waitFor({ timeout: 60_000 });
     await runCommand(page, 'AttnScope: Run attention benchmark');
     await notification(page, 'AttnScope runs benchmarks (native code) only in trusted workspaces', 30_000);
     await page.screenshot({ path: join(shots, '09-untrusted.png') });
