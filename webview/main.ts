@@ -81,6 +81,7 @@ interface Card {
   card: HTMLElement;
   canvas: HTMLCanvasElement;
   empty: HTMLElement;
+  summary: HTMLElement;
   details: HTMLDetailsElement;
   data: HTMLElement;
   /** The spec drawn last (its table is built when "Data" opens). */
@@ -94,10 +95,11 @@ const cards = new Map<ChartId, Card>();
 for (const id of CHART_IDS) {
   const canvas = el('canvas', { id: `chart-${id}`, role: 'img' });
   const empty = el('p', { class: 'empty' });
+  const summary = el('p', { class: 'chart-summary', id: `summary-${id}` });
   const data = el('div', { class: 'chart-data' });
   const details = el('details', {}, el('summary', {}, 'Data'), data);
-  const card = el('section', { class: `card card-${id}`, 'data-chart': id }, el('div', { class: 'chart-box' }, canvas), empty, details);
-  const entry: Card = { card, canvas, empty, details, data, spec: null, drawn: null, tabled: null };
+  const card = el('section', { class: `card card-${id}`, 'data-chart': id }, summary, el('div', { class: 'chart-box' }, canvas), empty, details);
+  const entry: Card = { card, canvas, empty, summary, details, data, spec: null, drawn: null, tabled: null };
   details.addEventListener('toggle', () => fillTable(entry, id));
   chartGrid.append(card);
   cards.set(id, entry);
@@ -156,6 +158,7 @@ function renderCharts(run: ViewRun | null): void {
     const spec = run ? runChart(id, run, palette) : null;
     card.spec = spec;
     card.empty.textContent = spec ? (spec.empty === null ? '' : `${spec.title}: ${spec.empty}`) : 'No run yet: run a benchmark (AttnScope: Run attention benchmark) or open one from History.';
+    card.summary.textContent = spec?.summary ?? '';
     // Chart.js sets the canvas's display inline, so emptiness hides the chart's box through the card's class.
     card.card.classList.toggle('is-empty', !spec || spec.empty !== null);
     fillTable(card, id);
@@ -165,6 +168,8 @@ function renderCharts(run: ViewRun | null): void {
       charts.delete(id);
       continue;
     }
+    // An empty chart's box is hidden: it is not drawn until it has something to show.
+    if (spec.empty !== null) continue;
     if (chart) {
       chart.data = spec.config.data;
       chart.options = spec.config.options ?? {};
@@ -274,7 +279,6 @@ let historyDrawn: { runs: DashboardModel['runs']; compare: DashboardModel['compa
 function render(): void {
   renderQueued = false;
   const run = model.current;
-  renderHeader(run);
   const wait = chartsDrawnAt + CHART_INTERVAL_MS - performance.now();
   if (run?.status !== 'running' || wait <= 0) {
     renderCharts(run);
@@ -291,10 +295,11 @@ function render(): void {
   }
   persist();
 }
+/** Draws the rest after the next paint (a frame, then a task), so that the header's change shows first. */
 function scheduleRender(): void {
   if (renderQueued) return;
   renderQueued = true;
-  requestAnimationFrame(render);
+  requestAnimationFrame(() => setTimeout(render, 0));
 }
 
 /** All visible charts of the run view, stacked into one PNG on the theme's background. */
@@ -329,6 +334,8 @@ onMessage((msg: ToWebview) => {
     tab = 'run';
     tabs.setAttribute('selected-index', '0');
   }
+  // The header (status, progress) at once: a few text nodes; the charts follow after it is painted.
+  renderHeader(model.current);
   scheduleRender();
 });
 
@@ -337,5 +344,6 @@ watchTheme(() => {
   renderCharts(model.current);
 });
 
+renderHeader(model.current);
 render();
 post({ type: 'ready' });

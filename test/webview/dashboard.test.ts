@@ -107,13 +107,23 @@ describe('dashboard webview in Chromium', () => {
     ]);
     const n = run.pool!.samples.length;
     assert.deepEqual(await drawnPoints(page, 'poolTimeline'), {
-      'pages holding tokens': n,
-      'internal waste': n,
-      'cached (prefix)': n,
+      'held: pages of tokens': n,
+      'held: internal waste': n,
+      'cached (evictable: free for allocation)': n,
       free: n,
       'internal fragmentation (%)': n,
-      'preemptions (cumulative)': n,
+      'preempted (waiting to recompute)': n,
     });
+    // The fixture's summary (peakOccupancy 0.83, meanOccupancy 0.66, 11 preemptions, hit rate 0.12, 400 of 400 completed) above the chart.
+    assert.equal(await page.textContent('#summary-poolTimeline'), 'peak occupancy 83.0% (mean 66.0%) · 11 preemptions · prefix-cache hit rate 12.0% · 400 of 400 requests completed');
+    // Cached pages are free for allocation (vLLM's count): free + cached = pool (2,048 pages) − held, in every sample.
+    const pool = await tableRows(page, 'table-poolTimeline');
+    assert.equal(pool.length, n);
+    for (const [t, held, cached, free, forAllocation] of pool) {
+      assert.equal(Number(cached) + Number(free), Number(forAllocation), `t=${t}`);
+      assert.equal(Number(forAllocation), 2048 - Number(held), `t=${t}: free for allocation = 2,048 − ${held} held`);
+    }
+    await page.locator('section[data-chart="poolTimeline"]').screenshot({ path: join(shots, 'pool-timeline.png') });
     assert.deepEqual(await drawnPoints(page, 'poolBaselines'), { 'useful KV memory': 3, 'internal fragmentation': 3, 'external fragmentation': 3 });
     const baselines = await tableRows(page, 'table-poolBaselines');
     assert.deepEqual(baselines.map((r) => r.slice(0, 2)), [['paged (page_size 16)', '92.8%'], ['contiguous, max_model_len', '8.7%'], ['contiguous, prompt+output', '61.0%']]);
@@ -181,6 +191,7 @@ describe('dashboard webview in Chromium', () => {
     await send(page, { type: 'poolSamples', samples: run.pool!.samples.slice(0, 2) });
     await send(page, { type: 'poolSamples', samples: run.pool!.samples.slice(2, 5) });
     await page.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('aria-label')?.includes('free: 5 points'));
+    assert.match((await page.textContent('#summary-poolTimeline')) ?? '', /^so far: peak occupancy /);
     assert.deepEqual(await drawnPoints(page, 'timings'), { 'p10–p90': 2, median: 2 });
     assert.equal(await page.getAttribute('#run-progress', 'value'), String(2 / 3));
     assert.equal(await page.getAttribute('#btn-cancel', 'disabled'), null, 'Cancel is enabled while running');
