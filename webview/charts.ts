@@ -292,6 +292,28 @@ export function poolSummaryLine(run: ViewRun): string | null {
   return `so far: peak occupancy ${formatPercent(pool > 0 ? peak / pool : 0)} · ${formatCount(last.preempted)} preempted now · prefix-cache hit rate ${formatPercent(last.prefixHitRate)}`;
 }
 
+/** Most samples the pool chart draws (its table lists them all): enough for a chart's width in pixels, and one draw of the page stays short. */
+export const POOL_CHART_MAX_POINTS = 400;
+
+/**
+ * At most `max` of `samples`, the same for every series (the areas stack sample by sample): the
+ * first and the last, and of each run of consecutive samples the one holding the most pages, so
+ * the peak occupancy is drawn.
+ */
+export function thinSamples(samples: readonly PoolSample[], max = POOL_CHART_MAX_POINTS): readonly PoolSample[] {
+  if (samples.length <= max) return samples;
+  const out: PoolSample[] = [samples[0]!];
+  const inner = max - 2;
+  const step = (samples.length - 2) / inner;
+  for (let b = 0; b < inner; b++) {
+    let best = samples[1 + Math.floor(b * step)]!;
+    for (let i = 1 + Math.floor(b * step); i < 1 + Math.floor((b + 1) * step); i++) if (samples[i]!.pagesUsed > best.pagesUsed) best = samples[i]!;
+    out.push(best);
+  }
+  out.push(samples[samples.length - 1]!);
+  return out;
+}
+
 /**
  * Page-pool timeline, stacked pages that add up to the pool: held pages split into the pages'
  * worth of tokens they hold (tokens / page_size) and internal waste (held − that); then the pages
@@ -299,12 +321,14 @@ export function poolSummaryLine(run: ViewRun): string | null {
  * cache, evicted LRU when a page is needed) and free (no holder, no hash). Held pages are drawn
  * solid, free ones faint, so a pool at 2% occupancy looks empty whatever the cache keeps.
  * Internal fragmentation (%) on the right axis, drawn over the areas; preemptions (cumulative)
- * on a second right axis. A series that is zero throughout is left out (with its axis).
+ * on a second right axis. A series that is zero throughout is left out (with its axis). Over
+ * POOL_CHART_MAX_POINTS samples, thinSamples picks those drawn.
  */
 export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
   const samples = run.poolSamples;
+  const drawn = thinSamples(samples);
   const pageSize = poolPageSize(run) ?? 1;
-  const xy = (f: (s: PoolSample) => number): Array<{ x: number; y: number }> => samples.map((s) => ({ x: s.t, y: f(s) }));
+  const xy = (f: (s: PoolSample) => number): Array<{ x: number; y: number }> => drawn.map((s) => ({ x: s.t, y: f(s) }));
   const any = (f: (s: PoolSample) => number): boolean => samples.some((s) => f(s) !== 0);
   const waste = (s: PoolSample): number => Math.max(0, s.pagesUsed - s.tokens / pageSize);
   const datasets: ChartDataset[] = [poolArea(p, 'held: pages of tokens', xy((s) => s.tokens / pageSize), p.series[0]!, 0.7)];

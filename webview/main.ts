@@ -78,6 +78,7 @@ const environment = el('p', { id: 'run-environment', class: 'muted' });
 
 const chartGrid = el('div', { class: 'chart-grid' });
 interface Card {
+  id: ChartId;
   card: HTMLElement;
   canvas: HTMLCanvasElement;
   empty: HTMLElement;
@@ -99,7 +100,7 @@ for (const id of CHART_IDS) {
   const data = el('div', { class: 'chart-data' });
   const details = el('details', {}, el('summary', {}, 'Data'), data);
   const card = el('section', { class: `card card-${id}`, 'data-chart': id }, summary, el('div', { class: 'chart-box' }, canvas), empty, details);
-  const entry: Card = { card, canvas, empty, summary, details, data, spec: null, drawn: null, tabled: null };
+  const entry: Card = { id, card, canvas, empty, summary, details, data, spec: null, drawn: null, tabled: null };
   details.addEventListener('toggle', () => fillTable(entry, id));
   chartGrid.append(card);
   cards.set(id, entry);
@@ -149,38 +150,59 @@ function fillTable(card: Card, id: ChartId): void {
 
 const sameInputs = (a: readonly unknown[], b: readonly unknown[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
-/** Draws the charts whose inputs or palette changed since they were drawn. */
-function renderCharts(run: ViewRun | null): void {
-  for (const [id, card] of cards) {
-    const inputs = run ? chartInputs(id, run) : [];
-    if (card.drawn && card.drawn.palette === palette && sameInputs(card.drawn.inputs, inputs) && (run !== null) === (card.spec !== null)) continue;
-    card.drawn = { inputs, palette };
-    const spec = run ? runChart(id, run, palette) : null;
-    card.spec = spec;
-    card.empty.textContent = spec ? (spec.empty === null ? '' : `${spec.title}: ${spec.empty}`) : 'No run yet: run a benchmark (AttnScope: Run attention benchmark) or open one from History.';
-    card.summary.textContent = spec?.summary ?? '';
-    // Chart.js sets the canvas's display inline, so emptiness hides the chart's box through the card's class.
-    card.card.classList.toggle('is-empty', !spec || spec.empty !== null);
-    fillTable(card, id);
-    let chart = charts.get(id);
-    if (!spec) {
-      chart?.destroy();
-      charts.delete(id);
-      continue;
-    }
-    // An empty chart's box is hidden: it is not drawn until it has something to show.
-    if (spec.empty !== null) continue;
-    if (chart) {
-      chart.data = spec.config.data;
-      chart.options = spec.config.options ?? {};
-      chart.update('none');
-    } else {
-      chart = new Chart(card.canvas, spec.config);
-      charts.set(id, chart);
-    }
-    card.canvas.setAttribute('aria-label', describeChart(chart, spec));
-    card.canvas.dataset.theme = palette.kind;
+/** True when chart `id` must be drawn again for `run` (its inputs or the palette changed). */
+function stale(card: Card, run: ViewRun | null): boolean {
+  const inputs = run ? chartInputs(card.id, run) : [];
+  return !card.drawn || card.drawn.palette !== palette || !sameInputs(card.drawn.inputs, inputs) || (run !== null) !== (card.spec !== null);
+}
+
+/** Draws chart `id` of `run` now. */
+function drawChart(card: Card, run: ViewRun | null): void {
+  const id = card.id;
+  card.drawn = { inputs: run ? chartInputs(id, run) : [], palette };
+  const spec = run ? runChart(id, run, palette) : null;
+  card.spec = spec;
+  card.empty.textContent = spec ? (spec.empty === null ? '' : `${spec.title}: ${spec.empty}`) : 'No run yet: run a benchmark (AttnScope: Run attention benchmark) or open one from History.';
+  card.summary.textContent = spec?.summary ?? '';
+  // Chart.js sets the canvas's display inline, so emptiness hides the chart's box through the card's class.
+  card.card.classList.toggle('is-empty', !spec || spec.empty !== null);
+  fillTable(card, id);
+  let chart = charts.get(id);
+  if (!spec) {
+    chart?.destroy();
+    charts.delete(id);
+    return;
   }
+  // An empty chart's box is hidden: it is not drawn until it has something to show.
+  if (spec.empty !== null) return;
+  if (chart) {
+    chart.data = spec.config.data;
+    chart.options = spec.config.options ?? {};
+    chart.update('none');
+  } else {
+    chart = new Chart(card.canvas, spec.config);
+    charts.set(id, chart);
+  }
+  card.canvas.setAttribute('aria-label', describeChart(chart, spec));
+  card.canvas.dataset.theme = palette.kind;
+}
+
+/** Charts waiting to be drawn, each in a task of its own (one chart's drawing is the longest the page blocks). */
+let chartQueue: Card[] = [];
+let chartTask: ReturnType<typeof setTimeout> | undefined;
+
+/** Queues the charts whose inputs or palette changed since they were drawn. */
+function renderCharts(run: ViewRun | null): void {
+  chartQueue = [...cards.values()].filter((c) => stale(c, run));
+  if (chartQueue.length > 0) chartTask ??= setTimeout(drawQueued, 0);
+}
+
+function drawQueued(): void {
+  chartTask = undefined;
+  const card = chartQueue.shift();
+  if (card === undefined) return;
+  if (stale(card, model.current)) drawChart(card, model.current);
+  if (chartQueue.length > 0) chartTask = setTimeout(drawQueued, 0);
 }
 
 function renderHeader(run: ViewRun | null): void {
