@@ -79,6 +79,7 @@ export class Dashboard implements vscode.Disposable {
 
   private deliver(msg: ToWebview): void {
     if (msg.type === 'runFinished' || msg.type === 'showRun') this.current = { run: msg.run, id: msg.id ?? null };
+    if (msg.type === 'runSaved' && this.current) this.current = { ...this.current, id: msg.id };
     if (msg.type === 'runStarted') this.live = [msg];
     else if (msg.type === 'case' || msg.type === 'poolSamples' || msg.type === 'progress') this.live.push(msg);
     else if (msg.type === 'runFinished') this.live = [];

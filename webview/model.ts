@@ -100,6 +100,8 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
     }
     case 'runFinished':
       return { ...model, current: viewOfRun(msg.run, msg.id ?? null) };
+    case 'runSaved':
+      return model.current && model.current.status !== 'running' && model.current.status !== 'estimate' && model.current.id === null ? { ...model, current: { ...model.current, id: msg.id } } : model;
     case 'showRun':
       return { ...model, current: viewOfRun(msg.run, msg.id ?? null) };
     case 'compare':

@@ -24,6 +24,8 @@ export type ToWebview =
   /** Pool samples in simulated-time order, batched by the extension (at most ~10 messages a second whatever the runner's rate). */
   | { type: 'poolSamples'; samples: PoolSample[] }
   | { type: 'runFinished'; run: RunResult; id?: string | null }
+  /** The run shown last (runFinished) was saved as history entry `id`. */
+  | { type: 'runSaved'; id: string }
   | { type: 'runs'; runs: RunListEntry[] }
   | { type: 'showRun'; run: RunResult; id?: string | null }
   | { type: 'compare'; a: RunResult; b: RunResult }
