@@ -4,9 +4,8 @@
  * Defaults: extension/settingDefaults.ts, equal to package.json's.
  */
 import * as vscode from 'vscode';
+import { isBackend, type Backend } from '../core/config/types';
 import { SETTING_DEFAULTS } from './settingDefaults';
-
-export type Backend = 'auto' | 'cpu' | 'cuda';
 
 export interface Settings {
   /** Kernel backend override (`--backend`); 'auto' leaves it to the profile's device.backend. */
@@ -31,7 +30,7 @@ export function readSettings(scope?: vscode.ConfigurationScope): Settings {
   const d: Settings = SETTING_DEFAULTS;
   const backend = c.get<string>('backend', d.backend);
   return {
-    backend: backend === 'cpu' || backend === 'cuda' ? backend : 'auto',
+    backend: isBackend(backend) ? backend : 'auto',
     historyFolder: c.get<string>('historyFolder', d.historyFolder) || d.historyFolder,
     quickMode: c.get<boolean>('quickMode', d.quickMode),
     runnerPath: c.get<string>('runnerPath', d.runnerPath).trim(),
