@@ -2,14 +2,14 @@
  * package.json (the extension manifest) and the code in step: the version the runner records,
  * the contributed commands and the command table, the setting defaults and the settings
  * reader's, and the files the extension activates on and offers commands for against the
- * file-kind predicate the language server classifies documents with.
+ * file-kind predicate (core/config/fileKinds.ts) the server and the extension share.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { minimatch } from 'minimatch';
-import { isModelConfigFile, isProfilePath } from '../../core/config';
+import { FILE_GLOBS, isConfigPath, isProfilePath } from '../../core/config/fileKinds';
 import { Commands } from '../../core/protocol/lsp';
 import { SETTING_DEFAULTS } from '../../extension/settingDefaults';
 import { TOOL_VERSION } from '../../runner/version';
@@ -46,19 +46,21 @@ test('every setting package.json declares has the settings reader\'s default, an
 });
 
 /**
- * Names the server classifies one way or the other (server/analysis.ts: isProfilePath, and
- * isModelConfigFile's name rule; a config's text is what makes it a HuggingFace config, so the
- * text here always has model_type). Lower case only: VS Code's globs are case-sensitive on Linux.
+ * Names on either side of the file-kind predicate (core/config/fileKinds.ts), which the server,
+ * the document selector and the file pickers use. Not here, because globs and the predicate
+ * part on them: upper-case names (the predicate takes any case, VS Code's globs are
+ * case-sensitive on Linux) and a bare suffix such as `.attn.yaml` (no profile to the predicate;
+ * `*` matches the empty stem).
  */
 const NAMES = [
-  'llama.attn.yaml', 'serve/llama.attn.yml', 'a/b/qwen.attn.json', '.attn.yaml', 'attn.yaml', 'llama.attn.yaml.bak', 'llama.yaml',
+  'llama.attn.yaml', 'serve/llama.attn.yml', 'a/b/qwen.attn.json', 'attn.yaml', 'llama.attn.yaml.bak', 'llama.yaml',
   'config.json', 'models/llama/config.json', 'llama.config.json', 'x/gpt2.config.json', 'myconfig.json', 'config.jsonc', 'tsconfig.json', 'config.json.bak',
 ];
-const isServed = (name: string) => isProfilePath(name) || isModelConfigFile(name, '{"model_type": "llama"}');
+const isServed = (name: string) => isProfilePath(name) || isConfigPath(name);
 
-test('the extension activates on exactly the files the server classifies as profiles or configs', () => {
+test('the extension activates on exactly the files the file-kind predicate accepts', () => {
   const patterns = (manifest.activationEvents as string[]).filter((e) => e.startsWith('workspaceContains:')).map((e) => e.slice('workspaceContains:'.length));
-  assert.ok(patterns.length > 0);
+  assert.deepEqual(patterns, FILE_GLOBS, 'package.json activates on the globs of core/config/fileKinds.ts');
   for (const name of NAMES) {
     const activates = patterns.some((p) => minimatch(name, p, { dot: true }));
     assert.equal(activates, isServed(name), `${name}: activation ${activates}, server ${isServed(name)}`);
