@@ -11,7 +11,7 @@ import type { CaseShape, Environment, RunResult } from '../core/protocol/run';
 import { RUN_SCHEMA_VERSION } from '../core/protocol/run';
 import type { RunnerEvent } from '../core/protocol/runner';
 import * as native from '../native';
-import { measureEnvironment, measureGpu } from './environment';
+import { cpuCasePath, measureEnvironment, measureGpu } from './environment';
 import { CancelledError } from './errors';
 import { randomUniform } from './inputs';
 import { summarizeCase } from './measure';
@@ -237,6 +237,7 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
           maxAbsErr: err.maxAbsErr,
           lseMaxAbsErr: err.lseMaxAbsErr,
           checkShape: c.checkShape,
+          ...(backend.name === 'cpu' ? cpuCasePath(c.kernel, c.kernel === 'paged_decode' ? c.kvDtype : c.dtype) : {}),
         },
         samplesNs,
         run.environment.peaks,

@@ -192,7 +192,7 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
 // path) in parallel, then run its query tiles in parallel. Packing costs
 // O(N_k D) against O(N_q N_k D) of attention.
 Status run_flash(const FlashParams& p) {
-  const KernelOps& ops = kernel_ops(resolve_simd_path(p.simd));
+  const KernelOps& ops = kernel_ops(dispatch_path(p.simd, KernelKind::kFlashFwd, p.dtype));
   const int group = p.num_heads / p.num_kv_heads;
   const int d = p.head_dim;
   const bool bf16_dot = ops.gemm_bf16 != nullptr && p.dtype == DType::kBF16 && d % 2 == 0;
