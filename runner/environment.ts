@@ -19,16 +19,13 @@ export interface EnvironmentOptions {
 }
 
 /**
- * Describes this machine and measures its CPU ceilings (fp32 FMA, AVX512-BF16, AMX bf16, DRAM
- * read bandwidth; see native/peaks.ts). Takes about `peaksDurationMs`.
- * @throws TypeError / RangeError from measurePeaks for a bad option.
+ * Describes this machine without measuring it (no peaks): OS, CPU, SIMD path, threads,
+ * versions. What a run that times no kernel (`attnscope simulate --json`) records.
  */
-export async function measureEnvironment(opts: EnvironmentOptions = {}): Promise<Environment> {
+export function describeMachine(threads = 0): Environment {
   const features = cpuFeatures();
   const [load1, load5, load15] = loadavg() as [number, number, number];
   const cpu = cpuInfo();
-  const threads = opts.threads || features.logicalCores;
-  const peaks = await measurePeaks({ threads, durationMs: opts.peaksDurationMs ?? 1200 });
   return {
     os: `${platform()} ${release()}`,
     arch: arch(),
@@ -36,14 +33,24 @@ export async function measureEnvironment(opts: EnvironmentOptions = {}): Promise
     cpuCores: features.logicalCores,
     simd: cpu.simd,
     cpuFeatures: features.names,
-    threads,
+    threads: threads || features.logicalCores,
     simdDispatch: cpu.dispatch.map(({ kernel, dtype, path, unit }) => ({ kernel, dtype, path, unit })),
     simdDispatchReason: cpu.dispatchReason,
     loadAverage: [load1, load5, load15],
     nodeVersion: process.version,
     toolVersion: TOOL_VERSION,
-    peaks,
   };
+}
+
+/**
+ * Describes this machine and measures its CPU ceilings (fp32 FMA, AVX512-BF16, AMX bf16, DRAM
+ * read bandwidth; see native/peaks.ts). Takes about `peaksDurationMs`.
+ * @throws TypeError / RangeError from measurePeaks for a bad option.
+ */
+export async function measureEnvironment(opts: EnvironmentOptions = {}): Promise<Environment> {
+  const machine = describeMachine(opts.threads);
+  const peaks = await measurePeaks({ threads: machine.threads, durationMs: opts.peaksDurationMs ?? 1200 });
+  return { ...machine, peaks };
 }
 
 /**

@@ -156,7 +156,7 @@ struct SimdOps {
     }
     // Column c of B is row c of src: widen it, then scatter it down the panel (stride P).
     constexpr int64_t kBytes = kD == DType::kF32 ? 4 : 2;
-    alignas(64) float row[512];  // k_rows <= kMaxHeadDim
+    alignas(64) float row[ATTNSCOPE_CPU_MAX_HEAD_DIM];  // k_rows <= head_dim (binding.gyp define)
     for (int c = 0; c < cols; ++c) {
       load_rows_t<kD>(static_cast<const char*>(src) + c * src_stride * kBytes, 0, 1, k_rows, 1.f, row, 0);
       float* out = dst + int64_t(c / P) * k * P + c % P;
