@@ -2,7 +2,7 @@
  * The run result: what `attnscope bench --json FILE` writes, what the extension saves under
  * .attnscope/runs/, and what the dashboard draws (DESIGN.md "Run JSON"). Schema version 1.
  */
-import type { Dtype, Profile } from '../config/types';
+import type { Dtype, KernelBackendName, Profile } from '../config/types';
 import type { Estimate } from '../estimate/types';
 
 export const RUN_SCHEMA_VERSION = 1 as const;
@@ -30,7 +30,7 @@ export interface CaseShape {
 
 export interface KernelCase {
   kernel: KernelName;
-  backend: 'cpu' | 'cuda';
+  backend: KernelBackendName;
   shape: CaseShape;
   dtype: Dtype;
   /** KV dtype for decode (may differ from dtype). */
