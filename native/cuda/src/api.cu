@@ -2,6 +2,7 @@
 // device info, CUDA-event timing and the host-memory entry points the addon uses.
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <string>
@@ -80,6 +81,10 @@ int check_flash(const attnscope_cuda_flash_params* p, bool need_pointers) {
     return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "shape exceeds the launch grid");
   }
   if (p->window_left < -1) return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "window_left %d < -1", p->window_left);
+  // The kernel takes the row max over raw scores and folds the scale into exp2's FMA.
+  if (!(p->softmax_scale > 0.f) || !std::isfinite(p->softmax_scale)) {
+    return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "softmax_scale %g must be finite and > 0", p->softmax_scale);
+  }
   if (need_pointers && (p->q == nullptr || p->k == nullptr || p->v == nullptr || p->o == nullptr)) {
     return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "q, k, v and o must be device pointers");
   }
