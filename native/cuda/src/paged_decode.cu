@@ -11,7 +11,7 @@ namespace cuda {
 
 size_t paged_decode_workspace_bytes(const attnscope_cuda_decode_params& p, int num_splits) {
   if (num_splits <= 1) return 0;
-  return static_cast<size_t>(p.batch_size) * p.num_heads * num_splits * (p.head_dim + 1) * sizeof(float);
+  return static_cast<size_t>(p.batch) * p.num_heads * num_splits * (p.head_dim + 1) * sizeof(float);
 }
 
 cudaError_t launch_paged_decode(const attnscope_cuda_decode_params& p, int num_splits, int partition_tokens,

@@ -16,7 +16,7 @@ inline int decode_group_width(int group) { return group <= 1 ? 1 : group <= 2 ? 
 // Blocks one partition per sequence gives: batch x KV heads x head chunks.
 inline int decode_blocks_per_split(const attnscope_cuda_decode_params& p) {
   const int group = p.num_heads / p.num_kv_heads;
-  return p.batch_size * p.num_kv_heads * ceil_div(group, decode_group_width(group));
+  return p.batch * p.num_kv_heads * ceil_div(group, decode_group_width(group));
 }
 
 // Calls fn(kernel) with the split kernel instance for p's head_dim, dtype and group width
@@ -47,13 +47,13 @@ template <typename Launch>
 auto dispatch_paged_decode(const attnscope_cuda_decode_params& p, const DecodeSplitPlan& plan, Launch&& launch) {
   const int group = p.num_heads / p.num_kv_heads;
   const int head_chunks = ceil_div(group, decode_group_width(group));
-  const LaunchShape split_shape{dim3(plan.num_splits, p.num_kv_heads * head_chunks, p.batch_size), kDecodeThreads, 0,
+  const LaunchShape split_shape{dim3(plan.num_splits, p.num_kv_heads * head_chunks, p.batch), kDecodeThreads, 0,
                                 false};
   auto status = with_decode_kernel(p, [&](auto kernel) {
     return launch(kernel, split_shape, p, plan.num_splits, plan.partition_tokens, head_chunks);
   });
   if (status != decltype(status){} || plan.num_splits == 1) return status;
-  const LaunchShape merge_shape{dim3(p.num_heads, p.batch_size), p.head_dim, 0, true};
+  const LaunchShape merge_shape{dim3(p.num_heads, p.batch), p.head_dim, 0, true};
   auto merge = [&](auto dim_tag, auto type_tag) {
     return launch(paged_decode_merge_kernel<decltype(dim_tag)::value, decltype(type_tag)>, merge_shape, p,
                   plan.num_splits, plan.partition_tokens);
