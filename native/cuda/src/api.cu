@@ -128,15 +128,7 @@ int check_decode(const attnscope_cuda_decode_params* p, bool need_pointers) {
 }
 
 int decode_plan(const attnscope_cuda_decode_params* p, DecodeSplitPlan* plan) {
-  int device = 0, sms = 0;
-  RETURN_IF_CUDA(cudaGetDevice(&device));
-  RETURN_IF_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const int group = p->num_heads / p->num_kv_heads;
-  const int head_chunks = ceil_div(group, 8);
-  // 4 waves of blocks: a decode block holds 128 threads and up to 255 registers each.
-  *plan = plan_decode_splits(p->batch * p->num_kv_heads * head_chunks, p->max_context_len, sms, 4,
-                             p->partition_tokens);
-  return ATTNSCOPE_CUDA_OK;
+  return from_cuda(plan_paged_decode(*p, plan), "decode plan (device attributes, occupancy)");
 }
 
 int run_flash(const attnscope_cuda_flash_params* p, cudaStream_t stream) {

@@ -1,5 +1,5 @@
-// GPU launcher of the split-K paged decode: the plan (partitions sized from the device's SM
-// count and the split kernel's occupancy) and the launches, both from paged_decode_launch.cuh.
+// GPU launcher of the split-K paged decode: the plan (plan_decode_splits() over the device's SM
+// count times the split kernel's resident blocks per SM) and the launches (paged_decode_launch.cuh).
 #include <cuda_runtime.h>
 
 #include "launch.h"
@@ -8,6 +8,21 @@
 
 namespace attnscope {
 namespace cuda {
+
+cudaError_t plan_paged_decode(const attnscope_cuda_decode_params& p, DecodeSplitPlan* plan) {
+  int device = 0, sms = 0, per_sm = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (e == cudaSuccess) {
+    e = with_decode_kernel(p, [&](auto kernel) {
+      return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kDecodeThreads, 0);
+    });
+  }
+  if (e != cudaSuccess) return e;
+  *plan = plan_decode_splits(decode_blocks_per_split(p), p.max_context_len, sms * max_int(per_sm, 1),
+                             p.partition_tokens);
+  return cudaSuccess;
+}
 
 size_t paged_decode_workspace_bytes(const attnscope_cuda_decode_params& p, int num_splits) {
   if (num_splits <= 1) return 0;

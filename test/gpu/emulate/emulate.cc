@@ -191,9 +191,13 @@ Errors check_decode(const std::vector<int>& lens, int page_size, int H, int Hkv,
   auto q = random_tensor<T>(size_t(B) * H * D, gen);
   std::vector<T> o(q.size(), to_t<T>(NAN));
   std::vector<float> lse(size_t(B) * H, NAN);
-  const DecodeSplitPlan plan = plan_decode_splits(1, max_ctx, 1, 1, partition_tokens);
-  std::vector<float> workspace(size_t(B) * H * plan.num_splits * (D + 1), NAN);
   attnscope_cuda_decode_params p{};
+  p.batch = B;
+  p.num_heads = H;
+  p.num_kv_heads = Hkv;
+  // The GPU's planner, for a device that runs 6 split blocks at a time (partition_tokens 0 lets it choose).
+  const DecodeSplitPlan plan = plan_decode_splits(decode_blocks_per_split(p), max_ctx, 6, partition_tokens);
+  std::vector<float> workspace(size_t(B) * H * plan.num_splits * (D + 1), NAN);
   p.q = q.data();
   p.k_pool = kp.data();
   p.v_pool = vp.data();
@@ -202,9 +206,6 @@ Errors check_decode(const std::vector<int>& lens, int page_size, int H, int Hkv,
   p.o = o.data();
   p.lse = lse.data();
   p.workspace = workspace.data();
-  p.batch = B;
-  p.num_heads = H;
-  p.num_kv_heads = Hkv;
   p.head_dim = D;
   p.page_size = page_size;
   p.num_pages = num_pages;
@@ -265,6 +266,7 @@ int main(int argc, char** argv) {
       {"decode fp16 D64  page 8   lens 513,9       H4/4  partitions of 96", [] { return check_decode<__half, 64>({513, 9}, 8, 4, 4, 96, 9); }, fp16_tol},
       {"decode bf16 D128 page 256 lens 700,257     H16/2 partitions of 256", [] { return check_decode<__nv_bfloat16, 128>({700, 257}, 256, 16, 2, 256, 10); }, bf16_tol},
       {"decode fp16 D64  page 5   lens 203         H12/1 partitions of 30", [] { return check_decode<__half, 64>({203}, 5, 12, 1, 30, 11); }, fp16_tol},
+      {"decode fp16 D64  page 16  lens 1000,3      H8/1  planned partitions", [] { return check_decode<__half, 64>({1000, 3}, 16, 8, 1, 0, 12); }, fp16_tol},
   };
   int ran = 0;
   for (const auto& c : cases) {
