@@ -4,8 +4,7 @@
  * Defaults here match the defaults declared in package.json.
  */
 import * as vscode from 'vscode';
-
-export type Backend = 'auto' | 'cpu' | 'cuda';
+import { isBackend, type Backend } from '../core/config/types';
 
 export interface Settings {
   /** Kernel backend override (`--backend`); 'auto' leaves it to the profile's device.backend. */
@@ -29,7 +28,7 @@ export function readSettings(scope?: vscode.ConfigurationScope): Settings {
   const c = vscode.workspace.getConfiguration(SECTION, scope);
   const backend = c.get<string>('backend', 'auto');
   return {
-    backend: backend === 'cpu' || backend === 'cuda' ? backend : 'auto',
+    backend: isBackend(backend) ? backend : 'auto',
     historyFolder: c.get<string>('historyFolder', '.attnscope/runs') || '.attnscope/runs',
     quickMode: c.get<boolean>('quickMode', false),
     runnerPath: c.get<string>('runnerPath', '').trim(),
