@@ -67,6 +67,25 @@ function validate(value: unknown): ErrorObject[] {
   return validator(value) ? [] : [...(validator.errors ?? [])];
 }
 
+/** The profile's `slo` and `step_time` sections (the schema has checked their values). */
+function sloAndStepTime(plain: Plain): Pick<Profile, 'slo' | 'stepTime'> {
+  const out: Pick<Profile, 'slo' | 'stepTime'> = {};
+  const slo = plain.slo as Plain | undefined;
+  if (slo && typeof slo === 'object') {
+    out.slo = {};
+    if (typeof slo.ttft_ms === 'number') out.slo.ttftMs = slo.ttft_ms;
+    if (typeof slo.tpot_ms === 'number') out.slo.tpotMs = slo.tpot_ms;
+  }
+  const st = plain.step_time as Plain | undefined;
+  if (st && typeof st === 'object') {
+    out.stepTime = {};
+    if (typeof st.compute_efficiency === 'number') out.stepTime.computeEfficiency = st.compute_efficiency;
+    if (typeof st.memory_efficiency === 'number') out.stepTime.memoryEfficiency = st.memory_efficiency;
+    if (typeof st.overhead_ms === 'number') out.stepTime.overheadMs = st.overhead_ms;
+  }
+  return out;
+}
+
 /** What users write for a dtype (torch and vLLM names) -> the profile's name. */
 const DTYPE_SYNONYMS: Record<string, string> = {
   bfloat16: 'bf16', float16: 'fp16', half: 'fp16', float32: 'fp32', float: 'fp32',
@@ -610,6 +629,7 @@ function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: Profil
       memoryGib: (device.memory_gib as number | null | undefined) ?? D.device.memoryGib,
       gpuMemoryUtilization: (device.gpu_memory_utilization as number | undefined) ?? D.device.gpuMemoryUtilization,
       tensorParallelSize: (device.tensor_parallel_size as number | undefined) ?? D.device.tensorParallelSize,
+      ...(typeof device.gpu === 'string' ? { gpu: device.gpu } : {}),
     },
     kvCache: {
       pageSize: (kv.page_size as number | undefined) ?? D.kvCache.pageSize,
@@ -627,6 +647,7 @@ function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: Profil
       contextLens: (decode.context_lens as number[] | undefined) ?? cases.decode.contextLens,
     },
     workload,
+    ...sloAndStepTime(plain),
     ranges,
   };
   problems.push(...semanticProblems(root, profile));
