@@ -35,7 +35,7 @@ const USAGE = `usage:
   attnscope bench <config.json | *.attn.yaml | *.attn.json> [--json FILE] [--quick] [--backend auto|cpu|cuda]
   attnscope bench - --events        (a resolved Profile as JSON on stdin; NDJSON events on stdout)
   attnscope estimate <file> [--json]
-  attnscope simulate <profile> [--trace FILE] [--json FILE]
+  attnscope simulate <profile> [--trace FILE] [--json FILE] [--slo-ttft-ms MS] [--slo-tpot-ms MS]
   attnscope --version`;
 
 /** `attnscope <command> --help`: the usage, exit 0. */
@@ -194,9 +194,23 @@ async function estimateCommand(argv: string[]): Promise<number> {
 }
 
 async function simulateCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { trace: { type: 'string' }, json: { type: 'string' } });
+  const { values, positionals } = parse(argv, {
+    trace: { type: 'string' },
+    json: { type: 'string' },
+    'slo-ttft-ms': { type: 'string' },
+    'slo-tpot-ms': { type: 'string' },
+  });
   const file = onePositional(positionals, 'simulate');
   checkOutputPath(values.json as string | undefined, '--json');
+  const positive = (flag: string): number | undefined => {
+    const v = (values as Record<string, unknown>)[flag] as string | undefined;
+    if (v === undefined) return undefined;
+    const x = Number(v);
+    if (!(Number.isFinite(x) && x > 0)) throw new UsageError(`--${flag} must be a positive number of milliseconds, got '${v}'`);
+    return x;
+  };
+  const sloTtft = positive('slo-ttft-ms');
+  const sloTpot = positive('slo-tpot-ms');
   const loaded = loadProfile(file);
   for (const n of loaded.notes) process.stderr.write(`${n}\n`);
   // TraceError and PoolConfigError are InputErrors: file:line:col of the trace line or profile key.
@@ -212,8 +226,11 @@ async function simulateCommand(argv: string[]): Promise<number> {
     // Building the requests and the simulators takes seconds at millions of requests: say so first.
     const requests = trace?.length ?? loaded.profile.workload?.requests;
     if (requests !== undefined) progress.update(0, 1, `simulating ${formatCount(requests)} requests: preparing`);
+    // The flags win over the profile's slo, bound by bound.
+    const slo = sloTtft !== undefined || sloTpot !== undefined ? { ...loaded.profile.slo, ...(sloTtft !== undefined ? { ttftMs: sloTtft } : {}), ...(sloTpot !== undefined ? { tpotMs: sloTpot } : {}) } : undefined;
     result = await simulatePool(loaded.profile, {
       trace,
+      slo,
       signal: ac.signal,
       onProgress: (p) => {
         last = p;
