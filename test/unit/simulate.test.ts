@@ -17,7 +17,7 @@ import {
   generateRequests,
   parseTrace,
   PoolConfigError,
-  readTrace,
+  readTraceFile,
   simulatePool,
   TraceError,
   type SimulateOptions,
@@ -402,9 +402,9 @@ test('trace lines are read, and a bad line is an error naming file:line:column',
   assert.match(cliLine(() => parseTrace('\n\n', 'e.jsonl')), /^e\.jsonl:1:1: the trace holds no requests/);
   const dir = mkdtempSync(join(tmpdir(), 'attnscope-trace-'));
   writeFileSync(join(dir, 'a.jsonl'), good);
-  assert.equal(readTrace(join(dir, 'a.jsonl')).length, 3);
-  assert.match(cliLine(() => readTrace(join(dir, 'missing.jsonl'))), /missing\.jsonl:1:1: cannot read the trace: no such file$/);
-  assert.match(cliLine(() => readTrace(dir)), /:1:1: cannot read the trace: it is a folder, not a file$/);
+  assert.equal(readTraceFile(join(dir, 'a.jsonl'), { maxModelLen: 8192 }).count, 3);
+  assert.match(cliLine(() => readTraceFile(join(dir, 'missing.jsonl'), { maxModelLen: 8192 })), /missing\.jsonl:1:1: cannot read the trace: no such file$/);
+  assert.match(cliLine(() => readTraceFile(dir, { maxModelLen: 8192, format: 'attnscope' })), /:1:1: cannot read the trace: it is a folder, not a file$/);
 });
 
 test('a profile without workload or pages says what to set, at the right place', async () => {
