@@ -78,4 +78,6 @@ export interface CapacityCurve {
   /** Highest rate that passed (null when even the lowest tried failed). */
   maxRate: number | null;
   maxScale: number | null;
+  /** True when no rate failed: even with every request arriving at once the SLO holds (the load is too small to saturate). */
+  unbounded?: boolean;
 }

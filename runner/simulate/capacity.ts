@@ -83,12 +83,25 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
 
   let lo: number | null = null;
   let hi: number | null = null;
+  // Once the scaled trace's arrivals all fall inside one step, a higher rate changes nothing.
+  const saturated = (scale: number) => {
+    const floor = last!.stepTime ? last!.stepTime.perStepS + last!.stepTime.weightsS : 0;
+    const a = opts.requests?.arrivalS;
+    const span = a ? a[a.length - 1] - a[0] : (profile.workload?.requests ?? 0) / (rate0 * scale);
+    return span / scale <= floor || (a === undefined && span <= floor);
+  };
+  let unbounded = false;
   if (await run(1)) {
     lo = 1;
     for (let k = 1; k <= MAX_DOUBLINGS && hi === null; k++) {
+      if (saturated(2 ** (k - 1))) {
+        unbounded = true;
+        break;
+      }
       if (await run(2 ** k)) lo = 2 ** k;
       else hi = 2 ** k;
     }
+    if (hi === null) unbounded = true;
   } else {
     hi = 1;
     for (let k = 1; k <= MAX_DOUBLINGS && lo === null; k++) {
@@ -112,6 +125,7 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
     points,
     maxRate: b ? rate0 * b.scale : null,
     maxScale: b ? b.scale : null,
+    unbounded,
   };
   return { curve, result: { ...(b?.result ?? last!), capacity: curve } };
 }

@@ -46,6 +46,10 @@ export function formatCapacity(c: CapacityCurve): string {
     fmt(header),
     ...rows.map(fmt),
   ];
+  if (c.unbounded) {
+    lines.push(`Every rate tried meets the SLO, up to ${c.maxRate!.toPrecision(4)} requests/s, where all requests arrive within one step: the load is too small to find the limit (a longer trace or more workload requests would).`);
+    return lines.join('\n');
+  }
   lines.push(
     c.maxRate === null
       ? 'No rate tried meets the SLO: even the lowest load misses it (the step time alone is too long, or requests are rejected).'
