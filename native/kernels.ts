@@ -11,17 +11,22 @@
  * Every function validates its arguments before anything reaches C++: TypeError for a wrong
  * type, RangeError for a bad size or value, each naming the argument.
  */
+import { KERNEL_LIMITS } from '../core/kernelLimits';
 import { loadAddon } from './binding';
 
 /** Element type of Q, K, V and the page pools. */
 export type AttnDType = 'fp32' | 'fp16' | 'bf16';
 
 /**
- * SIMD path of the CPU kernels. 'auto' = the best this CPU runs, or the one named by the
- * environment variable ATTNSCOPE_SIMD (scalar|avx2|avx512|avx512bf16) when it is supported.
- * 'avx512bf16' uses vdpbf16ps for bf16 inputs and is the AVX-512 path otherwise.
+ * SIMD path of the CPU kernels. 'auto' = the one named by the environment variable
+ * ATTNSCOPE_SIMD (scalar|avx2|avx512|avx512bf16|amx) when this CPU supports it, else the
+ * fastest here for the kernel and operand dtype (CpuInfo.dispatch). 'avx512bf16' uses
+ * vdpbf16ps for bf16 inputs and is the AVX-512 path otherwise; 'amx' runs bf16 flash GEMMs on
+ * AMX tiles (head_dim a multiple of 32) and is 'avx512bf16' otherwise. 'amx-model' runs on any
+ * CPU: the portable path with the AMX tiling on a scalar model of the tile instructions, for
+ * tests (slow; never chosen by 'auto', not listed in CpuInfo.simdPaths).
  */
-export type SimdPath = 'auto' | 'scalar' | 'avx2' | 'avx512' | 'avx512bf16';
+export type SimdPath = 'auto' | 'scalar' | 'avx2' | 'avx512' | 'avx512bf16' | 'amx' | 'amx-model';
 
 /** An input tensor: Float32Array for fp32, Uint16Array of bit patterns for fp16 / bf16. */
 export type AttnTensor = Float32Array | Uint16Array;
@@ -59,7 +64,7 @@ export interface FlashForwardArgs extends KernelOptions {
   numHeads: number;
   /** H_kv: key/value heads; numHeads % numKvHeads === 0 (GQA/MQA, K/V never copied). */
   numKvHeads: number;
-  /** D, at most 512. */
+  /** D, at most KERNEL_LIMITS.cpu.maxHeadDim (core/kernelLimits.json: 512). */
   headDim: number;
   /** Default false. */
   causal?: boolean;
@@ -145,6 +150,24 @@ export interface CpuInfo {
   simdPaths: Exclude<SimdPath, 'auto'>[];
   /** CPUID feature names present, e.g. avx512f, avx512_bf16, amx_bf16. */
   features: string[];
+  /** The path 'auto' takes per (kernel, operand dtype), chosen once per process. */
+  dispatch: DispatchChoice[];
+  /** How those choices were made, with the calibration figures when one ran. */
+  dispatchReason: string;
+}
+
+/**
+ * Unit that does a kernel's products, whose peak its FLOP rate is divided by: 'amx-bf16'
+ * (TDPBF16PS), 'avx512-bf16' (vdpbf16ps), 'fp32-fma' (vector FMA on fp32; bf16 / fp16 widened first), 'scalar' (portable loops).
+ */
+export type ProductUnit = 'amx-bf16' | 'avx512-bf16' | 'fp32-fma' | 'scalar';
+
+/** What 'auto' runs for one kernel on one operand dtype (flash: Q/K/V; decode: the KV pages). */
+export interface DispatchChoice {
+  kernel: 'flash_fwd' | 'paged_decode';
+  dtype: AttnDType;
+  path: Exclude<SimdPath, 'auto'>;
+  unit: ProductUnit;
 }
 
 interface RawKernels {
@@ -162,8 +185,8 @@ interface RawKernels {
 const raw = (): RawKernels => loadAddon<RawKernels>();
 
 const DTYPE_CODES: Record<AttnDType, number> = { fp32: 0, fp16: 1, bf16: 2 };
-const SIMD_PATHS: readonly SimdPath[] = ['auto', 'scalar', 'avx2', 'avx512', 'avx512bf16'];
-const MAX_HEAD_DIM = 512;
+const SIMD_PATHS: readonly SimdPath[] = ['auto', 'scalar', 'avx2', 'avx512', 'avx512bf16', 'amx', 'amx-model'];
+const MAX_HEAD_DIM = KERNEL_LIMITS.cpu.maxHeadDim;
 const MAX_DIM = 2 ** 31 - 1;
 
 function checkObject(name: string, value: unknown): asserts value is Record<string, unknown> {
@@ -208,7 +231,7 @@ function checkSimd(value: unknown): SimdPath {
   if (!SIMD_PATHS.includes(value as SimdPath)) {
     throw new RangeError(`simd must be one of ${SIMD_PATHS.join(', ')}, got '${value}'`);
   }
-  if (value !== 'auto') {
+  if (value !== 'auto' && value !== 'amx-model') {
     const supported = cpuInfo().simdPaths;
     if (!supported.includes(value as Exclude<SimdPath, 'auto'>)) {
       throw new RangeError(`simd '${value}' is not supported on this CPU; supported: ${supported.join(', ')}`);
@@ -475,6 +498,16 @@ export function cpuInfo(): CpuInfo {
     cpuInfoEnv = process.env.ATTNSCOPE_SIMD;
   }
   return cpuInfoCache;
+}
+
+/**
+ * What 'auto' runs for `kernel` on `dtype` operands (flash: Q/K/V; decode: the KV pages): the
+ * SIMD path and the unit whose peak the case's rate divides by (cpuInfo().dispatch).
+ */
+export function dispatchFor(kernel: DispatchChoice['kernel'], dtype: AttnDType): DispatchChoice {
+  const choice = cpuInfo().dispatch.find((c) => c.kernel === kernel && c.dtype === dtype);
+  if (!choice) throw new RangeError(`no dispatch entry for ${kernel} on ${dtype}`);
+  return choice;
 }
 
 function halfDtype(dtype: unknown): number {

@@ -4,7 +4,7 @@
  *   attnscope bench <config.json | *.attn.yaml | *.attn.json> [--json FILE] [--quick] [--backend auto|cpu|cuda]
  *   attnscope bench - --events          resolved Profile JSON on stdin, NDJSON RunnerEvents on stdout
  *   attnscope estimate <file> [--json]
- *   attnscope simulate <profile> [--trace FILE] [--json FILE]
+ *   attnscope simulate <profile> [--trace FILE] [--json FILE] [--slo-ttft-ms MS] [--max-rate] ... (USAGE below)
  *
  * Exit 0 on success, 2 on bad input (one line `file:line:col: message` on stderr, no output
  * file written), 1 on an internal failure, 130 when cancelled (SIGINT/SIGTERM). Progress goes
@@ -13,18 +13,24 @@
 import { statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { Profile } from '../core/config/types';
-import type { PoolResult } from '../core/protocol/run';
-import { estimate } from '../core/estimate';
+import { BACKENDS, isBackend, type Profile, type StepTimeSpec } from '../core/config/types';
+import { createRun, type PoolResult } from '../core/protocol/run';
+import { estimate, referenceSeqLen } from '../core/estimate';
 import { formatCount } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { stopSimulations } from '../native/simulator';
 import { writeFileAtomic } from './atomic';
+import { describeMachine } from './environment';
 import { BackendError, runBench } from './bench';
 import { CancelledError, InputError, OutputError, UsageError } from './errors';
-import { formatPoolSummary, readTrace, simulatePool, type PoolProgress } from './simulate';
-import { loadProfile } from './load';
-import { planProblem } from './plan';
+import { formatPoolSummary, simulatePool, type PoolProgress } from './simulate';
+import { calibrateStepTime, formatCalibration } from './simulate/calibrate';
+import { searchCapacity } from './simulate/capacity';
+import { formatCapacity } from './simulate/latency-format';
+import { readSimulateFlags, SIMULATE_FLAGS } from './simulate/options';
+import { describeDropped, readTraceFile, readVllmResult } from './simulate/traces';
+import { loadProfile, type LoadedProfile } from './load';
+import { benchPreflight, deploymentNotes } from './preflight';
 import { Progress } from './progress';
 import { formatEstimateOf, formatRun } from './table';
 import { TOOL_VERSION } from './version';
@@ -35,7 +41,9 @@ const USAGE = `usage:
   attnscope bench <config.json | *.attn.yaml | *.attn.json> [--json FILE] [--quick] [--backend auto|cpu|cuda]
   attnscope bench - --events        (a resolved Profile as JSON on stdin; NDJSON events on stdout)
   attnscope estimate <file> [--json]
-  attnscope simulate <profile> [--trace FILE] [--json FILE]
+  attnscope simulate <profile> [--trace FILE [--trace-format F] [--trace-model M] [--trace-log-type T]]
+                     [--time-scale X] [--slo-ttft-ms MS] [--slo-tpot-ms MS] [--calibrate VLLM_RESULT.json]
+                     [--max-rate [--slo-attainment 0.9] [--rate-tolerance 0.02]] [--json FILE]
   attnscope --version`;
 
 /** `attnscope <command> --help`: the usage, exit 0. */
@@ -118,18 +126,30 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function profileFromStdin(text: string): Profile {
+/** Where bad input on stdin is placed. */
+const STDIN = '<stdin>';
+
+/**
+ * The resolved Profile the extension sends on stdin. Its source ranges point into text the
+ * runner does not have (the editor's, maybe unsaved), so bad input is placed at `<stdin>`.
+ */
+function profileFromStdin(text: string): LoadedProfile {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw new InputError(`stdin is not JSON: ${(e as Error).message}`, '<stdin>');
+    throw new InputError(`stdin is not JSON: ${(e as Error).message}`, STDIN);
   }
   const p = value as Partial<Profile> | null;
   if (!p || typeof p !== 'object' || !p.model || !p.prefill || !p.decode || !p.kvCache || !p.device) {
-    throw new InputError('stdin must hold a resolved Profile (model, dtype, device, kvCache, prefill, decode)', '<stdin>');
+    throw new InputError('stdin must hold a resolved Profile (model, dtype, device, kvCache, prefill, decode)', STDIN);
   }
-  return p as Profile;
+  return {
+    profile: p as Profile,
+    problems: [],
+    format: (problem) => `${STDIN}: ${problem.severity}: ${problem.message}`,
+    errorAt: (_key, message) => new InputError(message, STDIN),
+  };
 }
 
 async function benchCommand(argv: string[]): Promise<number> {
@@ -141,29 +161,25 @@ async function benchCommand(argv: string[]): Promise<number> {
   });
   const file = onePositional(positionals, 'bench');
   const backendFlag = values.backend as string | undefined;
-  if (backendFlag !== undefined && !['auto', 'cpu', 'cuda'].includes(backendFlag)) throw new UsageError(`--backend must be auto, cpu or cuda, got '${backendFlag}'`);
+  if (backendFlag !== undefined && !isBackend(backendFlag)) throw new UsageError(`--backend must be ${BACKENDS.join(', ').replace(/, (?=[^,]*$)/, ' or ')}, got '${backendFlag}'`);
   const events = values.events === true;
+  const quick = values.quick === true;
   checkOutputPath(values.json as string | undefined, '--json');
   const emitLine = (e: RunnerEvent) => process.stdout.write(`${JSON.stringify(e)}\n`);
 
-  let profile: Profile;
-  let name: string;
-  if (file === '-') {
-    profile = profileFromStdin(await readStdin());
-    name = profile.sourcePath ? basename(profile.sourcePath) : 'stdin';
-  } else {
-    const loaded = loadProfile(file);
-    profile = loaded.profile;
-    name = basename(file);
-    const tooBig = profile.model.isEncoder ? null : planProblem(profile, values.quick === true);
-    if (tooBig) throw loaded.errorAt(tooBig.key, tooBig.message);
-    // Notes only for a run that goes ahead: a refusal is one line.
-    if (!profile.model.isEncoder) for (const n of loaded.notes) process.stderr.write(`${n}\n`);
+  // Both doors, the file named and the resolved Profile on stdin, meet the same preflight.
+  const loaded = file === '-' ? profileFromStdin(await readStdin()) : loadProfile(file);
+  const { profile } = loaded;
+  const name = file !== '-' ? basename(file) : profile.sourcePath ? basename(profile.sourcePath) : 'stdin';
+  const preflight = benchPreflight(profile, quick);
+  if (preflight.refusal) {
+    const err = loaded.errorAt(preflight.refusal.key, preflight.refusal.message);
+    if (events) emitLine({ type: 'error', message: err.message, file: err.file, line: err.line, column: err.column });
+    throw err;
   }
-  if (profile.model.isEncoder) {
-    const msg = `${profile.model.modelType} is an encoder: it has no KV cache and no causal decode to benchmark; try \`attnscope estimate\``;
-    if (events) emitLine({ type: 'error', message: msg });
-    throw new InputError(msg, file === '-' ? '<stdin>' : file);
+  for (const note of [...loaded.problems, ...preflight.notes]) {
+    if (events) emitLine({ type: 'log', level: note.severity === 'info' ? 'info' : 'warn', message: loaded.format(note) });
+    else process.stderr.write(`${loaded.format(note)}\n`);
   }
 
   const ac = cancellation();
@@ -174,8 +190,8 @@ async function benchCommand(argv: string[]): Promise<number> {
     else if (e.type === 'log' && !events) process.stderr.write(`${e.level}: ${e.message}\n`);
   };
   // The flag wins over the profile's device.backend.
-  const backend = (backendFlag ?? profile.device.backend) as 'auto' | 'cpu' | 'cuda';
-  const run = await runBench(profile, { quick: values.quick === true, backend, name, signal: ac.signal, emit });
+  const backend = backendFlag !== undefined && isBackend(backendFlag) ? backendFlag : profile.device.backend;
+  const run = await runBench(profile, { quick, backend, name, signal: ac.signal, emit });
   progress.finish();
   if (values.json) writeOutput(values.json as string, `${JSON.stringify(run, null, 2)}\n`, '--json');
   if (events) emitLine({ type: 'done', run });
@@ -183,56 +199,109 @@ async function benchCommand(argv: string[]): Promise<number> {
   return run.status === 'cancelled' ? EXIT_CANCELLED : EXIT_OK;
 }
 
+/** The problems found reading the file, then the deployment notes, one line each on stderr. */
+function printNotes(loaded: LoadedProfile): void {
+  for (const note of [...loaded.problems, ...deploymentNotes(loaded.profile)]) process.stderr.write(`${loaded.format(note)}\n`);
+}
+
 async function estimateCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false } });
   const file = onePositional(positionals, 'estimate');
   const loaded = loadProfile(file);
-  for (const n of loaded.notes) process.stderr.write(`${n}\n`);
+  printNotes(loaded);
   const est = estimate(loaded.profile);
   process.stdout.write(values.json ? `${JSON.stringify(est, null, 2)}\n` : `${formatEstimateOf(loaded.profile, est, basename(file))}\n`);
   return EXIT_OK;
 }
 
 async function simulateCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { trace: { type: 'string' }, json: { type: 'string' } });
+  const { values, positionals } = parse(argv, SIMULATE_FLAGS);
   const file = onePositional(positionals, 'simulate');
-  checkOutputPath(values.json as string | undefined, '--json');
+  const flags = readSimulateFlags(values);
+  checkOutputPath(flags.json, '--json');
   const loaded = loadProfile(file);
-  for (const n of loaded.notes) process.stderr.write(`${n}\n`);
+  printNotes(loaded);
+  const profile = loaded.profile;
+  // The flags win over the profile's slo, bound by bound.
+  const slo = { ...profile.slo, ...flags.slo };
+  const hasSlo = slo.ttftMs !== undefined || slo.tpotMs !== undefined;
+  if (flags.maxRate && !hasSlo) throw new UsageError("--max-rate needs an SLO: --slo-ttft-ms and/or --slo-tpot-ms, or the profile's slo: { ttft_ms, tpot_ms }");
   // TraceError and PoolConfigError are InputErrors: file:line:col of the trace line or profile key.
-  const traceWarnings: string[] = [];
-  const trace = values.trace ? readTrace(values.trace as string, traceWarnings) : undefined;
-  for (const w of traceWarnings) process.stderr.write(`${w}\n`);
+  const warnings: string[] = [];
+  const trace = flags.trace
+    ? readTraceFile(flags.trace, { format: flags.traceFormat, maxModelLen: profile.workload?.maxModelLen ?? referenceSeqLen(profile), model: flags.traceModel, logType: flags.traceLogType, warnings })
+    : undefined;
+  for (const w of warnings) process.stderr.write(`${w}\n`);
+  if (trace) {
+    const dropped = Object.keys(trace.dropped).length > 0 ? `; dropped ${describeDropped(trace.dropped)}` : '';
+    process.stderr.write(`${flags.trace}: ${trace.format} trace (${trace.timeUnit}), ${formatCount(trace.count)} requests${dropped}\n`);
+    for (const n of trace.notes) process.stderr.write(`${flags.trace}: note: ${n}\n`);
+  }
+  let stepTime: StepTimeSpec | undefined;
+  let stepTimeSource: string | undefined;
+  const head: string[] = [];
+  if (flags.calibrate) {
+    let fit;
+    try {
+      fit = calibrateStepTime(profile, readVllmResult(flags.calibrate));
+    } catch (e) {
+      if (e instanceof RangeError) throw new InputError(e.message, flags.calibrate);
+      throw e;
+    }
+    stepTime = fit.spec;
+    stepTimeSource = `calibration from ${basename(flags.calibrate)}`;
+    head.push(...formatCalibration(fit, flags.calibrate), '');
+  }
   const ac = cancellation();
   // A terminal shows one line rewritten in place and erased at the end; piped stderr gets nothing.
   const progress = new Progress(process.stderr, false);
   let last: PoolProgress | undefined;
   let result: PoolResult;
+  const createdAt = new Date();
   try {
-    // Building the requests and the simulators takes seconds at millions of requests: say so first.
-    const requests = trace?.length ?? loaded.profile.workload?.requests;
-    if (requests !== undefined) progress.update(0, 1, `simulating ${formatCount(requests)} requests: preparing`);
-    result = await simulatePool(loaded.profile, {
-      trace,
-      signal: ac.signal,
-      onProgress: (p) => {
-        last = p;
-        progress.update(p.fraction, 1, `simulating ${formatCount(p.requests)} requests: ${formatCount(p.finished)} done, ${formatCount(p.simulatedSeconds)} s of serving`);
-      },
-    });
+    if (flags.maxRate) {
+      progress.update(0, 1, 'capacity search: first rate');
+      const search = await searchCapacity(profile, {
+        slo,
+        attainment: flags.sloAttainment,
+        tolerance: flags.rateTolerance,
+        requests: trace?.requests,
+        simulate: { stepTime, stepTimeSource, signal: ac.signal },
+        onPoint: (p) => progress.update(0, 1, `capacity search: ${p.rate.toPrecision(4)} requests/s ${p.meets ? 'passes' : 'fails'}`),
+      });
+      result = search.result;
+    } else {
+      // Building the requests and the simulators takes seconds at millions of requests: say so first.
+      const requests = trace?.count ?? profile.workload?.requests;
+      if (requests !== undefined) progress.update(0, 1, `simulating ${formatCount(requests)} requests: preparing`);
+      result = await simulatePool(profile, {
+        requests: trace?.requests,
+        rateScale: flags.timeScale,
+        slo: hasSlo ? slo : undefined,
+        stepTime,
+        stepTimeSource,
+        signal: ac.signal,
+        onProgress: (p) => {
+          last = p;
+          progress.update(p.fraction, 1, `simulating ${formatCount(p.requests)} requests: ${formatCount(p.finished)} done, ${formatCount(p.simulatedSeconds)} s of serving`);
+        },
+      });
+    }
   } catch (e) {
     progress.clear();
+    if (e instanceof RangeError && flags.maxRate) throw new UsageError(e.message, false);
     if (!(e instanceof CancelledError)) throw e;
     const at = last ? ` at ${Math.floor(100 * last.fraction)}% of ${formatCount(last.requests)} requests` : '';
     process.stderr.write(`attnscope: simulate ${e.message}${at}; nothing written\n`);
     return EXIT_CANCELLED;
   }
   progress.clear();
-  if (values.json) {
-    const est = estimate(loaded.profile);
-    writeOutput(values.json as string, `${JSON.stringify({ schema: 1, tool: `attnscope ${TOOL_VERSION}`, createdAt: new Date().toISOString(), name: basename(file), profile: loaded.profile, estimate: est, cases: [], pool: result, status: 'ok' }, null, 2)}\n`, '--json');
+  if (flags.json) {
+    const run = createRun({ name: basename(file), toolVersion: TOOL_VERSION, createdAt, profile, environment: describeMachine(), estimate: estimate(profile), pool: result });
+    writeOutput(flags.json, `${JSON.stringify(run, null, 2)}\n`, '--json');
   }
-  process.stdout.write(`${formatPoolSummary(result)}\n`);
+  const body = result.capacity ? `${formatCapacity(result.capacity)}\n\nAt the highest passing rate:\n${formatPoolSummary(result)}` : formatPoolSummary(result);
+  process.stdout.write(`${[...head, body].join('\n')}\n`);
   return EXIT_OK;
 }
 

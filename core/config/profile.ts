@@ -6,6 +6,7 @@
  * (profileChecks.ts) and fills defaults (profileDefaults.ts).
  */
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { isProfilePath } from './fileKinds';
 import { guarded, modelSpecFromTree, readModelConfig, readModelConfigTree } from './model';
 import { semanticProblems } from './profileChecks';
 import { defaultCases, defaultDtype, PROFILE_DEFAULTS, profileFromModelConfig } from './profileDefaults';
@@ -17,6 +18,25 @@ import type { Dtype, KvCacheSpec, LengthDist, ModelSpec, Problem, Profile, ReadR
 export interface ProfileHost {
   /** The text of an absolute path, or null when it cannot be read. */
   readFile(absPath: string): string | null;
+}
+
+/** The profile's `slo` and `step_time` sections (the schema has checked their values). */
+function sloAndStepTime(plain: Plain): Pick<Profile, 'slo' | 'stepTime'> {
+  const out: Pick<Profile, 'slo' | 'stepTime'> = {};
+  const slo = plain.slo as Plain | undefined;
+  if (slo && typeof slo === 'object') {
+    out.slo = {};
+    if (typeof slo.ttft_ms === 'number') out.slo.ttftMs = slo.ttft_ms;
+    if (typeof slo.tpot_ms === 'number') out.slo.tpotMs = slo.tpot_ms;
+  }
+  const st = plain.step_time as Plain | undefined;
+  if (st && typeof st === 'object') {
+    out.stepTime = {};
+    if (typeof st.compute_efficiency === 'number') out.stepTime.computeEfficiency = st.compute_efficiency;
+    if (typeof st.memory_efficiency === 'number') out.stepTime.memoryEfficiency = st.memory_efficiency;
+    if (typeof st.overhead_ms === 'number') out.stepTime.overheadMs = st.overhead_ms;
+  }
+  return out;
 }
 
 /** Every value's range, by dotted path ("kv_cache.page_size", "prefill.seq_lens.0"). */
@@ -59,12 +79,12 @@ export function readProfileOrConfig(text: string, file: string, host: ProfileHos
 
 /** Parses a profile (see parseProfileText) or a config.json (strict JSON), as readProfileOrConfig does. */
 export function parseProfileOrConfig(text: string, file: string): ParsedTree {
-  return /\.attn\.(ya?ml|json)$/i.test(file) ? parseProfileText(text, file) : parseJsonTree(text);
+  return isProfilePath(file) ? parseProfileText(text, file) : parseJsonTree(text);
 }
 
 /** readProfileOrConfig on text already parsed by parseProfileOrConfig. */
 export function readProfileOrConfigTree(parsed: ParsedTree, file: string, host: ProfileHost): ReadResult<Profile> {
-  if (/\.attn\.(ya?ml|json)$/i.test(file)) return readProfileTree(parsed, file, host);
+  if (isProfilePath(file)) return readProfileTree(parsed, file, host);
   const read = readModelConfigTree(parsed, file);
   if (!read.value) return { value: null, problems: read.problems };
   const note = defaultDtype(read.value).note;
@@ -218,6 +238,7 @@ function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: Profil
       memoryGib: (device.memory_gib as number | null | undefined) ?? D.device.memoryGib,
       gpuMemoryUtilization: (device.gpu_memory_utilization as number | undefined) ?? D.device.gpuMemoryUtilization,
       tensorParallelSize: (device.tensor_parallel_size as number | undefined) ?? D.device.tensorParallelSize,
+      ...(typeof device.gpu === 'string' ? { gpu: device.gpu } : {}),
     },
     kvCache: {
       pageSize: (kv.page_size as number | undefined) ?? D.kvCache.pageSize,
@@ -235,6 +256,7 @@ function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: Profil
       contextLens: (decode.context_lens as number[] | undefined) ?? cases.decode.contextLens,
     },
     workload,
+    ...sloAndStepTime(plain),
     ranges,
   };
   problems.push(...semanticProblems(root, profile));

@@ -145,12 +145,48 @@ export interface ModelSpec {
   sourceKeys: Partial<Record<keyof ModelSpec, string>>;
 }
 
+/**
+ * The kernel backends a run can ask for: device.backend in a profile, `--backend`, the
+ * attnscope.backend setting (the schema's and package.json's enums list the same). 'auto' takes
+ * CUDA when a device is there and its kernels take every case, else the CPU.
+ */
+export const BACKENDS = ['auto', 'cpu', 'cuda'] as const;
+export type Backend = (typeof BACKENDS)[number];
+/** The backend a case ran on (a run result's KernelCase.backend). */
+export type KernelBackendName = Exclude<Backend, 'auto'>;
+
+/** True when `s` names a Backend. */
+export function isBackend(s: string): s is Backend {
+  return (BACKENDS as readonly string[]).includes(s);
+}
+
 export interface DeviceSpec {
-  backend: 'auto' | 'cpu' | 'cuda';
+  backend: Backend;
   /** Device memory in GiB; null = unknown (the estimate then needs kv_cache.memory_gib). */
   memoryGib: number | null;
   gpuMemoryUtilization: number;
   tensorParallelSize: number;
+  /** A row of core/estimate/gpus.ts GPUS for the step-time model; absent = DEFAULT_GPU. */
+  gpu?: string;
+}
+
+/** A latency service-level objective (profile `slo`); a request meets it when each given bound holds. */
+export interface SloSpec {
+  /** Time to first token bound, milliseconds. */
+  ttftMs?: number;
+  /** Time per output token bound (mean inter-token gap of the request), milliseconds. */
+  tpotMs?: number;
+}
+
+/**
+ * Efficiency factors of the step-time model (profile `step_time`, runner/simulate/step-time.ts):
+ * achieved fractions of the GPU's peaks and a fixed cost per step. Absent keys take the model's
+ * stated assumptions; `attnscope simulate --calibrate` fits all three.
+ */
+export interface StepTimeSpec {
+  computeEfficiency?: number;
+  memoryEfficiency?: number;
+  overheadMs?: number;
 }
 
 export interface KvCacheSpec {
@@ -208,6 +244,10 @@ export interface Profile {
   prefill: PrefillSpec;
   decode: DecodeSpec;
   workload: WorkloadSpec | null;
+  /** Absent: no SLO, so no goodput. */
+  slo?: SloSpec;
+  /** Absent: the step-time model's assumed efficiencies. */
+  stepTime?: StepTimeSpec;
   /** Where each profile key sits in the profile's text, by path ("kv_cache.page_size"). */
   ranges: Record<string, SourceRange>;
 }

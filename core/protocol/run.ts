@@ -2,10 +2,14 @@
  * The run result: what `attnscope bench --json FILE` writes, what the extension saves under
  * .attnscope/runs/, and what the dashboard draws (DESIGN.md "Run JSON"). Schema version 1.
  */
-import type { Dtype, Profile } from '../config/types';
+import type { CapacityCurve, LatencySummary } from './latency';
+import type { Dtype, KernelBackendName, Profile } from '../config/types';
 import type { Estimate } from '../estimate/types';
 
 export const RUN_SCHEMA_VERSION = 1 as const;
+
+/** The tool's name as every run's `tool` field starts ("attnscope 0.1.0"). */
+export const TOOL_NAME = 'attnscope';
 
 export type KernelName = 'flash_fwd' | 'paged_decode' | 'reference';
 
@@ -27,7 +31,7 @@ export interface CaseShape {
 
 export interface KernelCase {
   kernel: KernelName;
-  backend: 'cpu' | 'cuda';
+  backend: KernelBackendName;
   shape: CaseShape;
   dtype: Dtype;
   /** KV dtype for decode (may differ from dtype). */
@@ -53,6 +57,12 @@ export interface KernelCase {
   lseMaxAbsErr: number | null;
   /** The reduced shape the correctness check ran on. */
   checkShape?: CaseShape;
+  /** CPU cases: the SIMD path that ran (scalar | avx2 | avx512 | avx512bf16). */
+  simdPath?: string;
+  /** CPU cases: the unit doing the products (avx512-bf16 | fp32-fma | scalar), whose peak fractionOfPeak divides by. */
+  productUnit?: string;
+  /** Name of the ceiling fractionOfPeak divides by ("fp32 FMA peak", "DRAM read bandwidth", ...). */
+  ceiling?: string;
 }
 
 /** What was measured about the machine, so that two runs can be compared. */
@@ -66,6 +76,12 @@ export interface Environment {
   /** CPU features that matter (avx512f, avx512_bf16, avx512_fp16, amx_bf16, ...). */
   cpuFeatures: string[];
   threads: number;
+  /** The SIMD path and product unit the CPU kernels take per (kernel, operand dtype), chosen once per process. */
+  simdDispatch?: Array<{ kernel: 'flash_fwd' | 'paged_decode'; dtype: 'fp32' | 'fp16' | 'bf16'; path: string; unit: string }>;
+  /** How simdDispatch was chosen (calibration figures, or ATTNSCOPE_SIMD). */
+  simdDispatchReason?: string;
+  /** 1, 5 and 15 minute load averages when the environment was measured (os.loadavg()). */
+  loadAverage?: [number, number, number];
   nodeVersion: string;
   toolVersion: string;
   gpu?: { name: string; smCount: number; memoryBytes: number; driver: string; runtime: string; clockMhz?: number; memClockMhz?: number };
@@ -120,7 +136,15 @@ export interface PoolSummary {
   /** Fraction of reserved KV memory holding real tokens, time-averaged. */
   usefulTokenFraction: number;
   preemptions: number;
+  /** KV tokens preemptions dropped, to be recomputed. */
+  preemptedTokens?: number;
+  /** Of those, found again in the prefix cache (the request's own pages, not yet evicted). */
+  preemptedTokensCached?: number;
+  /** Prefix-cache hits shared between requests / prompt tokens at first admission. */
   prefixHitRate: number;
+  /** Requests waiting for admission, time-averaged and at most. */
+  meanWaiting?: number;
+  peakWaiting?: number;
   /** Generated tokens per simulated second. */
   throughputTokensPerSec: number;
   /** Running sequences, time-averaged and at most. */
@@ -129,14 +153,23 @@ export interface PoolSummary {
 }
 
 /**
- * Simulated seconds of one serving step (one forward pass):
- * perStepS + perTokenS · tokens scheduled + perKvTokenS · KV tokens the scheduled sequences attend to.
+ * Modelled seconds of one serving step (one forward pass), a roofline
+ * (runner/simulate/step-time.ts): perStepS + max(weightsS + perKvTokenS · KV tokens attended,
+ * perTokenS · tokens scheduled + perPairS · query-key pairs attended).
  */
 export interface StepTimeModel {
   perStepS: number;
-  perTokenS: number;
+  weightsS: number;
   perKvTokenS: number;
-  /** Where the coefficients came from, in words. */
+  perTokenS: number;
+  perPairS: number;
+  /** The GPU row (core/estimate/gpus.ts) whose peaks the coefficients divide by. */
+  gpu?: string;
+  computeEfficiency?: number;
+  memoryEfficiency?: number;
+  /** Which of computeEfficiency, memoryEfficiency, overheadMs were assumed (not in the profile). */
+  assumed?: string[];
+  /** Where the coefficients come from, in words. */
   source: string;
 }
 
@@ -160,11 +193,16 @@ export interface PoolResult {
   numPages: number;
   /** The step-time model the simulated clock used. */
   stepTime?: StepTimeModel;
+  /** Per-request latency on that clock (modelled). */
+  latency?: LatencySummary;
+  /** The capacity search's walk (attnscope simulate --max-rate). */
+  capacity?: CapacityCurve;
 }
 
 export type RunStatus = 'ok' | 'cancelled' | 'failed';
 
-export interface RunResult {
+/** The fields every run file opens with: a RunResult's and `npm run bench:kernels`' alike. */
+export interface RunHeader {
   schema: typeof RUN_SCHEMA_VERSION;
   /** "attnscope <version>". */
   tool: string;
@@ -172,12 +210,59 @@ export interface RunResult {
   createdAt: string;
   /** Display name: the profile or config file name. */
   name: string;
+}
+
+export interface RunResult extends RunHeader {
   profile: Profile;
   environment: Environment;
   estimate: Estimate;
   cases: KernelCase[];
   pool?: PoolResult;
   status: RunStatus;
-  /** Set when status is 'failed'. */
+  /** Set when status is 'failed' (or 'cancelled', by the extension: why it ended). */
   error?: string;
+}
+
+/**
+ * The header of a run file. `toolVersion` is the version of the program that made the run
+ * (the runner's TOOL_VERSION; the extension's package.json version for the runs it assembles).
+ */
+export function runHeader(name: string, toolVersion: string, createdAt: Date = new Date()): RunHeader {
+  return { schema: RUN_SCHEMA_VERSION, tool: `${TOOL_NAME} ${toolVersion}`, createdAt: createdAt.toISOString(), name };
+}
+
+/** What a run is made of; everything but the header fields. */
+export interface RunParts {
+  name: string;
+  toolVersion: string;
+  /** When the run started (default: now). */
+  createdAt?: Date;
+  profile: Profile;
+  environment: Environment;
+  estimate: Estimate;
+  /** Default: none yet (a bench pushes them as they finish; simulate has none). */
+  cases?: KernelCase[];
+  pool?: PoolResult;
+  /** Default 'ok'. */
+  status?: RunStatus;
+  error?: string;
+}
+
+/**
+ * The one constructor of a RunResult: `attnscope bench` (file and stdin), `attnscope simulate
+ * --json`, and the extension's run for a runner that ended without one all build it here, so a
+ * run file has the same fields, in the same order, whoever wrote it.
+ */
+export function createRun(parts: RunParts): RunResult {
+  const run: RunResult = {
+    ...runHeader(parts.name, parts.toolVersion, parts.createdAt),
+    profile: parts.profile,
+    environment: parts.environment,
+    estimate: parts.estimate,
+    cases: parts.cases ?? [],
+    ...(parts.pool ? { pool: parts.pool } : {}),
+    status: parts.status ?? 'ok',
+  };
+  if (parts.error !== undefined) run.error = parts.error;
+  return run;
 }

@@ -10,6 +10,7 @@ import {
   type PagedDecodeArgs,
   type SimdPath,
   cpuInfo,
+  dispatchFor,
   flashForward,
   fromHalfBits,
   pagedDecode,
@@ -247,9 +248,70 @@ describe('cpuInfo', () => {
     assert.equal(info.features.includes('avx512_bf16'), bf16);
     assert.equal(info.model, cpuFeatures().model);
   });
+
+  it('dispatches every (kernel, dtype) to a path this CPU runs, fp32 to the widest', () => {
+    const info = cpuInfo();
+    assert.equal(info.dispatch.length, 6);
+    const widest = info.simdPaths.at(-1) === 'avx512bf16' ? 'avx512' : info.simdPaths.at(-1);
+    for (const c of info.dispatch) {
+      assert.ok(info.simdPaths.includes(c.path), `${c.kernel}/${c.dtype} -> ${c.path}`);
+      // vdpbf16ps only does bf16 products: any other dtype is on the FMA path.
+      assert.equal(c.unit, c.path === 'scalar' ? 'scalar' : c.path === 'avx512bf16' && c.dtype === 'bf16' ? 'avx512-bf16' : 'fp32-fma');
+      if (c.dtype !== 'bf16') assert.equal(c.path, widest, `${c.kernel}/${c.dtype}`);
+    }
+    assert.equal(dispatchFor('flash_fwd', 'fp32').path, info.simd);
+    assert.ok(info.dispatchReason.length > 0);
+  });
+
+  it('ATTNSCOPE_SIMD overrides the choice for every kernel and dtype', () => {
+    const saved = process.env.ATTNSCOPE_SIMD;
+    process.env.ATTNSCOPE_SIMD = 'scalar';
+    try {
+      const info = cpuInfo();
+      assert.deepEqual(new Set(info.dispatch.map((c) => `${c.path}/${c.unit}`)), new Set(['scalar/scalar']));
+      assert.match(info.dispatchReason, /ATTNSCOPE_SIMD=scalar/);
+    } finally {
+      if (saved === undefined) delete process.env.ATTNSCOPE_SIMD;
+      else process.env.ATTNSCOPE_SIMD = saved;
+    }
+    // Read again once the variable is gone: the choice comes back.
+    if (saved === undefined) assert.equal(cpuInfo().simd, paths.at(-1) === 'avx512bf16' ? 'avx512' : paths.at(-1));
+  });
 });
 
-for (const simd of paths) {
+describe('flashForward bf16 on the AMX tiling (scalar tile model, any CPU)', () => {
+  // The tiles take head_dim in multiples of 32 and 16-row blocks: these cases have rows
+  // (group x queries) that are not multiples of 16, key tails, GQA, masks and windows.
+  const tiled = FLASH_CASES.filter((c) => c.headDim % 32 === 0);
+  for (const c of tiled) {
+    it(`bf16 ${c.name}: within P's bf16 rounding of the fp64 reference`, async () => {
+      const args = flashArgs(c, 'bf16', 'amx-model', 11000);
+      const [got, want, portable] = await Promise.all([
+        flashForward(args), referenceAttention(args), flashForward({ ...args, simd: 'scalar' }),
+      ]);
+      // |V| <= 1 here, so rounding P (in [0, 1]) to bf16, relative error 2^-9, moves O by at
+      // most 2^-9 (flash_fwd.cc); fp32 accumulation adds ~1e-6.
+      assert.ok(maxAbsDiff(got.o, want.o) <= 2 ** -9 + 1e-5, `max |O - O_ref| = ${maxAbsDiff(got.o, want.o)}`);
+      assert.ok(maxAbsDiff(got.lse, want.lse) <= 1e-4, `max |lse - lse_ref| = ${maxAbsDiff(got.lse, want.lse)}`);
+      // The tiles ran: the portable path keeps P in fp32, so the two differ (by P's rounding).
+      assert.ok(maxAbsDiff(got.o, portable.o) > 0, 'amx-model gave the portable fp32-P result: the tile path did not run');
+    });
+  }
+
+  const amxSkip = paths.includes('amx')
+    ? false
+    : `no AMX on this machine (${cpuInfo().model}; CPU features: ${cpuInfo().features.join(' ') || 'none'}); the tiling runs on the model above`;
+  it('real AMX tiles agree with the tile model within fp32 accumulation order', { skip: amxSkip }, async () => {
+    for (const c of tiled) {
+      const args = flashArgs(c, 'bf16', 'amx', 12000);
+      const [real, model] = await Promise.all([flashForward(args), flashForward({ ...args, simd: 'amx-model' })]);
+      assert.ok(maxAbsDiff(real.o, model.o) <= 1e-5, `${c.name}: max |O_amx - O_model| = ${maxAbsDiff(real.o, model.o)}`);
+    }
+  });
+});
+
+// Every path this CPU runs, and the AMX tiling on the scalar tile model (any CPU).
+for (const simd of [...paths, 'amx-model' as const]) {
   describe(`flashForward [${simd}]`, () => {
     for (const c of FLASH_CASES) {
       it(`fp32 ${c.name}`, async () => {

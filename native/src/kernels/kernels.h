@@ -30,18 +30,22 @@ enum class DType : int { kF32 = 0, kF16 = 1, kBF16 = 2 };
 inline size_t dtype_bytes(DType dtype) { return dtype == DType::kF32 ? 4 : 2; }
 
 /**
- * SIMD path of the tuned kernels. kAuto picks the best this CPU supports (or the one named by
- * the environment variable ATTNSCOPE_SIMD = scalar|avx2|avx512|avx512bf16).
+ * SIMD path of the tuned kernels. kAuto picks the fastest this CPU supports per kernel and
+ * dtype (dispatch_path), or the one named by the environment variable ATTNSCOPE_SIMD =
+ * scalar|avx2|avx512|avx512bf16|amx. kAmx: bf16 flash GEMMs on AMX tiles, AVX512-BF16 otherwise.
+ * kAmxModel: the portable path with the AMX tiling run on a scalar model of the tile
+ * instructions (amx_model.cc), on any CPU: for tests, never chosen by kAuto.
  */
-enum class SimdPath : int { kAuto = 0, kScalar = 1, kAvx2 = 2, kAvx512 = 3, kAvx512Bf16 = 4 };
+enum class SimdPath : int { kAuto = 0, kScalar = 1, kAvx2 = 2, kAvx512 = 3, kAvx512Bf16 = 4, kAmx = 5, kAmxModel = 6 };
 
-/** "scalar", "avx2", "avx512", "avx512bf16" ("auto" for kAuto). */
+/** "scalar", "avx2", "avx512", "avx512bf16", "amx", "amx-model" ("auto" for kAuto). */
 const char* simd_path_name(SimdPath path);
 
 /** Parses a name of simd_path_name(); returns false for an unknown name. */
 bool parse_simd_path(const char* name, SimdPath* out);
 
-/** Paths this CPU and build can run, best last (always starts with kScalar). */
+/** Paths this CPU and build can run, best last (always starts with kScalar; kAmxModel, which
+ * runs everywhere, is not listed). */
 std::vector<SimdPath> supported_simd_paths();
 
 /**
@@ -52,11 +56,38 @@ std::vector<SimdPath> supported_simd_paths();
  */
 std::vector<std::string> simd_feature_names();
 
-/** Whether `path` can run here (kAuto always can). */
+/** Whether `path` can run here (kAuto and kAmxModel always can). */
 bool simd_path_supported(SimdPath path);
 
 /** The path kAuto resolves to (honours ATTNSCOPE_SIMD when it names a supported path). */
 SimdPath resolve_simd_path(SimdPath requested);
+
+/** The kernels whose SIMD path is chosen per operand dtype (dispatch_path). */
+enum class KernelKind : int { kFlashFwd = 0, kPagedDecode = 1 };
+
+/** "flash_fwd" or "paged_decode" (the Run JSON's kernel names). */
+const char* kernel_kind_name(KernelKind kernel);
+
+/**
+ * The path `requested` runs `kernel` on for `dtype` operands (flash: Q, K, V; decode: the KV
+ * pages): `requested` itself unless kAuto; else the path ATTNSCOPE_SIMD names where this CPU has
+ * it; else the fastest here, not the newest: fp32 and fp16 take the widest FMA path (fp16 is
+ * widened to fp32: rounding it to bf16 would drop three mantissa bits); bf16 takes avx512bf16
+ * (vdpbf16ps) only where a calibration on one thread measured vdpbf16ps at >= 1.2x the FLOP
+ * rate of the FMA loop, else the FMA path (bf16 widened to fp32 once per KV head, exactly).
+ * The calibration runs once per process (about 60 ms, on the first call that needs it).
+ */
+SimdPath dispatch_path(SimdPath requested, KernelKind kernel, DType dtype);
+
+/**
+ * The unit that does the products of `kernel` on `dtype` under the resolved `path`, so a
+ * benchmark can divide by that unit's peak: "avx512-bf16" (vdpbf16ps), "fp32-fma" (vector FMA
+ * on fp32, bf16 / fp16 widened first) or "scalar" (the portable loops).
+ */
+const char* product_unit(SimdPath path, KernelKind kernel, DType dtype);
+
+/** How dispatch_path chooses on this CPU, with the calibration figures when it ran; one sentence. */
+std::string dispatch_reason();
 
 /**
  * FlashAttention forward (Dao et al. 2022, Algorithm 1; FlashAttention-2 loop order: the outer

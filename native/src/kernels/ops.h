@@ -15,20 +15,30 @@ namespace attnscope {
 struct KernelOps {
   SimdPath path;
 
-  // c[m, n] = (accumulate ? c[m, n] : 0) + sum_k a[m, k] * b[k, n].
-  // a: [m, k] row stride lda; b: [k, n] row stride ldb; c: [m, n] row stride ldc (fp32).
-  void (*gemm)(int m, int n, int k, const float* a, int64_t lda, const float* b, int64_t ldb,
-               float* c, int64_t ldc, bool accumulate);
+  // Width in floats of one B panel of gemm_packed (the register block's columns, NR vectors).
+  int panel_width;
+
+  // c[m, n] = (accumulate ? c[m, n] : 0) + sum_k a[m, k] * B[k, n] with B in panels (pack_panels):
+  // every B row the register block reads is one contiguous run of panel_width floats, so the
+  // panel streams through L1 with no set conflicts (rows of K^T or V 256 B .. 4 KiB apart
+  // alias in L1 and ran the kernel at ~50% of the FMA peak). a: [m, k] row stride lda;
+  // b: [ceil(n / P), k, P] (P = panel_width); c: [m, ldc] fp32, ldc >= n rounded up to 16:
+  // columns [n, round_up(n, 16)) may be written with the product of B's zero padding.
+  void (*gemm_packed)(int m, int n, int k, const float* a, int64_t lda, const float* b, float* c,
+                      int64_t ldc, bool accumulate);
+
+  // Writes B[kk, c] for kk < k_rows, c < cols into panels of k rows (dst: [ceil(cols / P), k, P],
+  // element (kk, c) at dst[(c / P) k P + kk P + c % P]); other elements of dst keep their values
+  // (callers zero the buffer once: that is the padding). transposed: B[kk, c] =
+  // float(src[c * src_stride + kk]) (K^T from K rows: src [cols, k_rows]); else
+  // float(src[kk * src_stride + c]) (V rows: src [k_rows, cols]).
+  void (*pack_panels)(DType dtype, const void* src, int64_t src_stride, int k_rows, int cols,
+                      bool transposed, int k, float* dst);
 
   // dst[r, c] = scale * float(src[r * src_stride + c]) for r < rows, c < cols.
   // src: [rows, cols] of `dtype`, row stride src_stride elements; dst: row stride ld.
   void (*load_rows)(DType dtype, const void* src, int64_t src_stride, int rows, int cols,
                     float scale, float* dst, int64_t ld);
-
-  // dst[c, r] = float(src[r * src_stride + c]) for r < rows, and 0 for rows <= r < ld: a
-  // [rows, cols] tile stored transposed and zero-padded to ld columns (K^T tiles for gemm).
-  void (*pack_transposed)(DType dtype, const void* src, int64_t src_stride, int rows, int cols,
-                          float* dst, int64_t ld);
 
   // One online-softmax step over a tile of scores (FlashAttention-2, Algorithm 1, lines 8-10),
   // row by row: logits = scale * s[r, 0..n); columns outside [begin[r], end[r]) are masked.
@@ -50,8 +60,8 @@ struct KernelOps {
   void (*accumulate_values)(int g, int t, int d, const float* p, int64_t ldp, DType kv_dtype,
                             const void* v, int64_t ldv, float* acc, int64_t ldacc);
 
-  // bf16 dot-product GEMM with fp32 accumulation (AVX512-BF16 vdpbf16ps); null on paths
-  // without it. c[m, n] = (accumulate ? c : 0) + sum_{k < 2 kp} A[m, k] B[k, n], where
+  // bf16 dot-product GEMM with fp32 accumulation (AVX512-BF16 vdpbf16ps, AMX TDPBF16PS, or
+  // the AMX tiling on the tile model); null on paths without it. c[m, n] = (accumulate ? c : 0) + sum_{k < 2 kp} A[m, k] B[k, n], where
   // a: [m, 2 kp] bf16 bits, row stride lda (bf16 elements, even);
   // b: pairs [kp, n] of uint32 = (B[2p, j] low half, B[2p + 1, j] high half), row stride ldb.
   void (*gemm_bf16)(int m, int n, int kp, const uint16_t* a, int64_t lda, const uint32_t* b,
@@ -60,12 +70,18 @@ struct KernelOps {
   // dst[i] = bf16(src[i]) rounded to nearest even, i < n; null where gemm_bf16 is.
   void (*to_bf16)(const float* src, int n, uint16_t* dst);
 
-  // Decode scores from bf16 pages (vdpbf16ps, fp32 accumulation); null where gemm_bf16 is.
+  // Decode scores from bf16 pages (vdpbf16ps, fp32 accumulation); null without AVX512-BF16.
   // s[r, t] = sum_d (q_hi[r, d] + q_lo[r, d]) * k[t, d] for r < g (a multiple of 4), d a
   // multiple of 32; q_lo null when q is exactly bf16. q_hi, q_lo: [g, d] bf16 bits, row stride
   // d; k: [t, d] bf16 bits, row stride ldk; s: stride lds.
   void (*scores_bf16)(int g, int t, int d, const uint16_t* q_hi, const uint16_t* q_lo,
                       const uint16_t* k, int64_t ldk, float* s, int64_t lds);
+
+  // What gemm_bf16 needs of its shapes: m a multiple of gemm_bf16_rows, n a multiple of 16 when
+  // gemm_bf16_rows > 1, and the reduced dimension (2 kp bf16) a multiple of gemm_bf16_k. AMX
+  // tiles: 16 rows and 32 bf16; vdpbf16ps: any m and pairs.
+  int gemm_bf16_rows = 1;
+  int gemm_bf16_k = 2;
 };
 
 const KernelOps& scalar_ops();
@@ -73,7 +89,9 @@ const KernelOps& scalar_ops();
 const KernelOps& avx2_ops();
 const KernelOps& avx512_ops();
 const KernelOps& avx512bf16_ops();
+const KernelOps& amx_ops();  // avx512bf16 with gemm_bf16 on AMX tiles (simd/ops_amx.cc)
 #endif
+const KernelOps& amx_model_ops();  // scalar with gemm_bf16 = the AMX tiling on TileModel
 
 /** The table of a supported path (resolve kAuto first). */
 const KernelOps& kernel_ops(SimdPath path);

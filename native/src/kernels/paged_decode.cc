@@ -32,7 +32,7 @@ Status check_paged(const PagedDecodeParams& p, bool needs_outputs) {
   if (p.num_heads % p.num_kv_heads != 0)
     return fail(Status::kInvalidArgument, "num_heads must be a multiple of num_kv_heads");
   if (p.head_dim < 1 || p.head_dim > kMaxHeadDim)
-    return fail(Status::kInvalidArgument, "head_dim must be in [1, 512]");
+    return fail(Status::kInvalidArgument, "head_dim must be in [1, " + std::to_string(kMaxHeadDim) + "]");
   if (p.partition_tokens < 0 || p.partition_tokens % p.page_size != 0)
     return fail(Status::kInvalidArgument, "partition_tokens must be a multiple of page_size");
   for (int b = 0; b < p.batch; ++b) {
@@ -224,7 +224,7 @@ void merge_partitions(const PagedDecodeParams& p, int parts, int64_t bh, const f
 }
 
 Status run_paged(const PagedDecodeParams& p) {
-  const KernelOps& ops = kernel_ops(resolve_simd_path(p.simd));
+  const KernelOps& ops = kernel_ops(dispatch_path(p.simd, KernelKind::kPagedDecode, p.kv_dtype));
   const int threads_wanted = worker_count(p.threads);
   const DecodePlan plan = plan_decode(p, threads_wanted);
   const int64_t tasks = int64_t(p.batch) * plan.num_partitions;
