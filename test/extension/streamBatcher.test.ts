@@ -1,13 +1,10 @@
 /** StreamBatcher (extension/streamBatcher.ts) under mock timers: bounded message rate, nothing lost, order kept. */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, it, mock } from 'node:test';
-import type { RunResult } from '../../core/protocol/run';
 import type { ToWebview } from '../../core/protocol/webview';
 import { StreamBatcher } from '../../extension/streamBatcher';
+import { run } from '../fixtures/run';
 
-const run = JSON.parse(readFileSync(join(__dirname, '..', 'webview', 'fixtures', 'run.json'), 'utf8')) as RunResult;
 const samples = run.pool!.samples;
 
 describe('StreamBatcher', () => {

@@ -1,14 +1,12 @@
 /** The pool chart's pure parts (webview/charts.ts): which samples are drawn, which series show. */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { PoolSample, RunResult } from '../../core/protocol/run';
+import type { PoolSample } from '../../core/protocol/run';
 import { poolTimelineChart, thinSamples } from '../../webview/charts';
 import { viewOfRun } from '../../webview/model';
 import type { Palette } from '../../webview/theme';
+import { run } from '../fixtures/run';
 
-const run = JSON.parse(readFileSync(join(__dirname, 'fixtures', 'run.json'), 'utf8')) as RunResult;
 const palette: Palette = { kind: 'dark', foreground: '#cccccc', muted: '#9d9d9d', grid: '#444444', background: '#1f1f1f', series: ['#3794ff', '#d18616', '#89d185', '#b180d7', '#f14c4c', '#cca700'], fontFamily: 'sans-serif', fontSize: 13, lineWidth: 1 };
 
 const sample = (t: number, pagesUsed: number): PoolSample => ({ t, pagesUsed, pagesCached: 0, pagesFree: 100 - pagesUsed, tokens: pagesUsed * 16, internalFragmentation: 0, running: 1, waiting: 0, preempted: 0, prefixHitRate: 0 });

@@ -127,21 +127,26 @@ describe('dashboard webview in Chromium', () => {
       // 80 GiB − weights − KV pool (2,048 pages × 2 MiB = 4 GiB) − activations.
       ['free', String(80 * 1024 ** 3 - run.estimate.weightsBytes - 2048 * 2 * 1024 ** 2 - run.estimate.pool.activationPeakBytes)],
     ]);
-    const n = run.pool!.samples.length;
+    const pool = run.pool!;
+    const n = pool.samples.length;
+    // The recorded run has no preemptions: that series (and its axis) is left out. Over 400 samples, 400 are drawn.
+    assert.ok(n > 400 && pool.samples.every((s) => s.preempted === 0) && pool.samples.some((s) => s.pagesCached > 0));
     assert.deepEqual(await drawnPoints(page, 'poolTimeline'), {
-      'held: pages of tokens': n,
-      'held: internal waste': n,
-      'cached (evictable: free for allocation)': n,
-      free: n,
-      'internal fragmentation (%)': n,
-      'preempted (waiting to recompute)': n,
+      'held: pages of tokens': 400,
+      'held: internal waste': 400,
+      'cached (evictable: free for allocation)': 400,
+      free: 400,
+      'internal fragmentation (%)': 400,
     });
-    // The fixture's summary (peakOccupancy 0.83, meanOccupancy 0.66, 11 preemptions, hit rate 0.12, 400 of 400 completed) above the chart.
-    assert.equal(await page.textContent('#summary-poolTimeline'), 'peak occupancy 83.0% (mean 66.0%) · 11 preemptions · prefix-cache hit rate 12.0% · 400 of 400 requests completed');
+    // The run's summary above the chart, percentages to one decimal.
+    const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
+    const sum = pool.summary;
+    assert.equal(await page.textContent('#summary-poolTimeline'), `peak occupancy ${pct(sum.peakOccupancy)} (mean ${pct(sum.meanOccupancy)}) · ${sum.preemptions} preemptions · prefix-cache hit rate ${pct(sum.prefixHitRate)} · ${sum.completed} of ${sum.requests} requests completed`);
     // Cached pages are free for allocation (vLLM's count): free + cached = pool (2,048 pages) − held, in every sample.
-    const pool = await tableRows(page, 'table-poolTimeline');
-    assert.equal(pool.length, n);
-    for (const [t, held, cached, free, forAllocation] of pool) {
+    const rows = await tableRows(page, 'table-poolTimeline');
+    assert.equal(rows.length, n, 'the table lists every sample');
+    const pool0 = rows;
+    for (const [t, held, cached, free, forAllocation] of pool0) {
       assert.equal(Number(cached) + Number(free), Number(forAllocation), `t=${t}`);
       assert.equal(Number(forAllocation), 2048 - Number(held), `t=${t}: free for allocation = 2,048 − ${held} held`);
     }
