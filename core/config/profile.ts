@@ -16,6 +16,7 @@ import type {
   DecodeSpec,
   DeviceSpec,
   Dtype,
+  EngineSpec,
   KvCacheSpec,
   LengthDist,
   ModelSpec,
@@ -40,7 +41,8 @@ export interface ProfileHost {
  */
 export const PROFILE_DEFAULTS = {
   dtype: 'bf16' as Dtype,
-  device: { backend: 'auto', memoryGib: null, gpuMemoryUtilization: 0.9, tensorParallelSize: 1 } satisfies DeviceSpec,
+  device: { backend: 'auto', memoryGib: null, gpu: null, gpuMemoryUtilization: 0.9, tensorParallelSize: 1 } satisfies DeviceSpec,
+  engine: { vllmVersion: null, nonTorchGib: 'auto', ncclGib: 'auto', cudaGraphGib: 'auto', activationGib: 'auto' } satisfies EngineSpec,
   kvCache: { pageSize: 16, dtype: 'auto', numPages: 'auto', memoryGib: 'auto' } satisfies KvCacheSpec,
   prefill: { batchSize: 1, seqLens: [512, 1024], causal: true } satisfies PrefillSpec,
   decode: { batchSizes: [1, 8], contextLens: [1024, 4096] } satisfies DecodeSpec,
@@ -347,6 +349,7 @@ export function profileFromModelConfig(spec: ModelSpec, configPath: string | nul
     kvCache: { ...PROFILE_DEFAULTS.kvCache },
     ...defaultCases(spec),
     workload: null,
+    engine: { ...PROFILE_DEFAULTS.engine },
     ranges: {},
   };
 }
@@ -457,10 +460,10 @@ function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
       range: at('kv_cache.memory_gib'),
     });
   }
-  if (profile.device.memoryGib === null && profile.kvCache.memoryGib === 'auto' && profile.kvCache.numPages === 'auto' && !m.isEncoder) {
+  if (profile.device.memoryGib === null && !profile.device.gpu && profile.kvCache.memoryGib === 'auto' && profile.kvCache.numPages === 'auto' && !m.isEncoder) {
     problems.push({
       severity: 'info', code: 'no-memory-budget',
-      message: 'device.memory_gib is not set, so the KV pool is not sized: set device.memory_gib (80 for an 80 GB GPU) or kv_cache.memory_gib',
+      message: 'neither device.memory_gib nor device.gpu is set, so the KV pool is not sized: set device.gpu (A100-80GB, H100-80GB, ...), device.memory_gib or kv_cache.memory_gib',
       range: profile.ranges['device'] ?? anchorOf(root, []),
     });
   }
@@ -570,6 +573,7 @@ function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: Profil
   if (problems.some((p) => p.severity === 'error') || !model) return { value: null, problems };
 
   const device = (plain.device ?? {}) as Plain;
+  const engine = (plain.engine ?? {}) as Plain;
   const kv = (plain.kv_cache ?? {}) as Plain;
   const prefill = (plain.prefill ?? {}) as Plain;
   const decode = (plain.decode ?? {}) as Plain;
@@ -608,6 +612,7 @@ function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: Profil
     device: {
       backend: (device.backend as DeviceSpec['backend'] | undefined) ?? D.device.backend,
       memoryGib: (device.memory_gib as number | null | undefined) ?? D.device.memoryGib,
+      gpu: (device.gpu as string | undefined) ?? D.device.gpu,
       gpuMemoryUtilization: (device.gpu_memory_utilization as number | undefined) ?? D.device.gpuMemoryUtilization,
       tensorParallelSize: (device.tensor_parallel_size as number | undefined) ?? D.device.tensorParallelSize,
     },
@@ -627,6 +632,13 @@ function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: Profil
       contextLens: (decode.context_lens as number[] | undefined) ?? cases.decode.contextLens,
     },
     workload,
+    engine: {
+      vllmVersion: (engine.vllm_version as string | undefined) ?? D.engine.vllmVersion,
+      nonTorchGib: (engine.non_torch_gib as number | 'auto' | undefined) ?? D.engine.nonTorchGib,
+      ncclGib: (engine.nccl_gib as number | 'auto' | undefined) ?? D.engine.ncclGib,
+      cudaGraphGib: (engine.cuda_graph_gib as number | 'auto' | undefined) ?? D.engine.cudaGraphGib,
+      activationGib: (engine.activation_gib as number | 'auto' | undefined) ?? D.engine.activationGib,
+    },
     ranges,
   };
   problems.push(...semanticProblems(root, profile));

@@ -101,7 +101,7 @@ export function defaultStepTime(profile: Profile): StepTimeModel {
   const { memoryBytesPerSec: bw, flopsPerSec: flops, name } = REFERENCE_ACCELERATOR;
   return {
     perStepS: est.weightsBytes / tp / bw,
-    perTokenS: (2 * est.paramsActive) / tp / flops,
+    perTokenS: (2 * est.paramsActiveCompute) / tp / flops,
     perKvTokenS: est.kvBytesPerToken / bw,
     source: `${profile.model.modelType} roofline on the reference accelerator, ${name}: weights/bandwidth per step, 2·active params/FLOP/s per token, KV bytes/bandwidth per attended token`,
   };
