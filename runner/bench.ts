@@ -7,8 +7,7 @@
 import type { Dtype, Profile } from '../core/config/types';
 import { estimate } from '../core/estimate';
 import { formatCount } from '../core/format';
-import type { CaseShape, Environment, RunResult } from '../core/protocol/run';
-import { RUN_SCHEMA_VERSION } from '../core/protocol/run';
+import { createRun, type CaseShape, type RunResult } from '../core/protocol/run';
 import type { RunnerEvent } from '../core/protocol/runner';
 import * as native from '../native';
 import { measureEnvironment, measureGpu } from './environment';
@@ -17,7 +16,7 @@ import { randomUniform } from './inputs';
 import { summarizeCase } from './measure';
 import { planCases, type PlannedCase } from './plan';
 import { PoolConfigError, simulatePool, type PoolProgress } from './simulate';
-import { TOOL_NAME, TOOL_VERSION } from './version';
+import { TOOL_VERSION } from './version';
 
 export interface BenchOptions {
   quick: boolean;
@@ -144,7 +143,7 @@ const CUDA_BACKEND: KernelBackend = {
 
 /**
  * The backend a run uses: 'cuda' needs the CUDA library, a device, and cases the GPU kernels
- * take (fp16/bf16, head_dim 64 or 128) — else BackendError with the reason; 'auto' takes CUDA
+ * take (fp16/bf16, core/kernelLimits.json's head dims and page sizes) — else BackendError with the reason; 'auto' takes CUDA
  * when all of that holds, the CPU otherwise.
  */
 export function selectBackend(requested: 'auto' | 'cpu' | 'cuda', plan: PlannedCase[]): KernelBackend {
@@ -153,7 +152,8 @@ export function selectBackend(requested: 'auto' | 'cpu' | 'cuda', plan: PlannedC
   let why = cuda.available ? undefined : `the CUDA backend is not available: ${cuda.reason ?? 'unknown reason'}`;
   for (const c of plan) {
     if (why) break;
-    const unsupported = native.cudaUnsupportedReason({ dtype: c.dtype, kvDtype: c.kernel === 'paged_decode' ? c.kvDtype : undefined, headDim: c.shape.headDim });
+    const decode = c.kernel === 'paged_decode';
+    const unsupported = native.cudaUnsupportedReason({ dtype: c.dtype, kvDtype: decode ? c.kvDtype : undefined, headDim: c.shape.headDim, pageSize: decode ? c.shape.pageSize : undefined });
     if (unsupported) why = `the CUDA kernels cannot run ${describeCase(c)}: ${unsupported}`;
   }
   if (!why) return CUDA_BACKEND;
@@ -196,25 +196,17 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
   const backend = selectBackend(opts.backend, plan);
   const simulate = profile.workload !== null;
   const total = plan.length + 1 + (simulate ? 1 : 0);
-  const run: RunResult = {
-    schema: RUN_SCHEMA_VERSION,
-    tool: `${TOOL_NAME} ${TOOL_VERSION}`,
-    createdAt: new Date().toISOString(),
-    name: opts.name,
-    profile,
-    environment: undefined as unknown as Environment,
-    estimate: estimate(profile),
-    cases: [],
-    status: 'ok',
-  };
+  const createdAt = new Date();
+  opts.emit({ type: 'progress', done: 0, total, message: 'measuring this machine (FMA peak, bandwidth)' });
+  // A cancel while the peaks are measured is seen by the first throwIfAborted below.
+  const environment = await measureEnvironment();
+  if (backend.name === 'cuda') {
+    const gpu = await measureGpu();
+    environment.gpu = gpu.gpu;
+    environment.peaks = { ...environment.peaks, ...gpu.peaks };
+  }
+  const run = createRun({ name: opts.name, toolVersion: TOOL_VERSION, createdAt, profile, environment, estimate: estimate(profile) });
   try {
-    opts.emit({ type: 'progress', done: 0, total, message: 'measuring this machine (FMA peak, bandwidth)' });
-    run.environment = await measureEnvironment();
-    if (backend.name === 'cuda') {
-      const gpu = await measureGpu();
-      run.environment.gpu = gpu.gpu;
-      run.environment.peaks = { ...run.environment.peaks, ...gpu.peaks };
-    }
     throwIfAborted(opts.signal);
     let done = 1;
     let seed = 1234;

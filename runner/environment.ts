@@ -19,14 +19,11 @@ export interface EnvironmentOptions {
 }
 
 /**
- * Describes this machine and measures its CPU ceilings (fp32 FMA, AVX512-BF16, AMX bf16, DRAM
- * read bandwidth; see native/peaks.ts). Takes about `peaksDurationMs`.
- * @throws TypeError / RangeError from measurePeaks for a bad option.
+ * Describes this machine without measuring it (no peaks): OS, CPU, SIMD path, threads,
+ * versions. What a run that times no kernel (`attnscope simulate --json`) records.
  */
-export async function measureEnvironment(opts: EnvironmentOptions = {}): Promise<Environment> {
+export function describeMachine(threads = 0): Environment {
   const features = cpuFeatures();
-  const threads = opts.threads || features.logicalCores;
-  const peaks = await measurePeaks({ threads, durationMs: opts.peaksDurationMs ?? 1200 });
   return {
     os: `${platform()} ${release()}`,
     arch: arch(),
@@ -34,11 +31,21 @@ export async function measureEnvironment(opts: EnvironmentOptions = {}): Promise
     cpuCores: features.logicalCores,
     simd: cpuInfo().simd,
     cpuFeatures: features.names,
-    threads,
+    threads: threads || features.logicalCores,
     nodeVersion: process.version,
     toolVersion: TOOL_VERSION,
-    peaks,
   };
+}
+
+/**
+ * Describes this machine and measures its CPU ceilings (fp32 FMA, AVX512-BF16, AMX bf16, DRAM
+ * read bandwidth; see native/peaks.ts). Takes about `peaksDurationMs`.
+ * @throws TypeError / RangeError from measurePeaks for a bad option.
+ */
+export async function measureEnvironment(opts: EnvironmentOptions = {}): Promise<Environment> {
+  const machine = describeMachine(opts.threads);
+  const peaks = await measurePeaks({ threads: machine.threads, durationMs: opts.peaksDurationMs ?? 1200 });
+  return { ...machine, peaks };
 }
 
 /** GPU facts and ceilings: device info, tensor-core peak from clocks, measured copy bandwidth. */
