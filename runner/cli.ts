@@ -5,6 +5,7 @@
  *   attnscope bench - --events          resolved Profile JSON on stdin, NDJSON RunnerEvents on stdout
  *   attnscope estimate <file> [--json]
  *   attnscope simulate <profile> [--trace FILE] [--json FILE]
+ *   attnscope vllm-log <vllm.log> [--profile FILE] [--json]
  *
  * Exit 0 on success, 2 on bad input (one line `file:line:col: message` on stderr, no output
  * file written), 1 on an internal failure, 130 when cancelled (SIGINT/SIGTERM). Progress goes
@@ -29,6 +30,7 @@ import { benchPreflight, deploymentNotes } from './preflight';
 import { Progress } from './progress';
 import { formatEstimateOf, formatRun } from './table';
 import { TOOL_VERSION } from './version';
+import { vllmLogReport } from './vllmLog';
 
 export const EXIT_CANCELLED = 130;
 
@@ -37,6 +39,7 @@ const USAGE = `usage:
   attnscope bench - --events        (a resolved Profile as JSON on stdin; NDJSON events on stdout)
   attnscope estimate <file> [--json]
   attnscope simulate <profile> [--trace FILE] [--json FILE]
+  attnscope vllm-log <vllm.log> [--profile FILE] [--json]   (compare vLLM's start-up memory lines with the estimate)
   attnscope --version`;
 
 /** `attnscope <command> --help`: the usage, exit 0. */
@@ -251,6 +254,15 @@ async function simulateCommand(argv: string[]): Promise<number> {
   return EXIT_OK;
 }
 
+async function vllmLogCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, { profile: { type: 'string' }, json: { type: 'boolean', default: false } });
+  const file = onePositional(positionals, 'vllm-log');
+  const { stdout, notes } = vllmLogReport(file, values.profile as string | undefined, values.json === true);
+  for (const n of notes) process.stderr.write(`${n}\n`);
+  process.stdout.write(stdout);
+  return EXIT_OK;
+}
+
 /** Runs the CLI with `argv` (without node and script); returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -262,6 +274,8 @@ export async function main(argv: string[]): Promise<number> {
         return await estimateCommand(rest);
       case 'simulate':
         return await simulateCommand(rest);
+      case 'vllm-log':
+        return await vllmLogCommand(rest);
       case '--version':
       case '-v':
         process.stdout.write(`attnscope ${TOOL_VERSION}\n`);
