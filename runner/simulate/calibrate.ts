@@ -132,7 +132,11 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult): Cal
       }
     });
     // A coefficient no observation constrains keeps its value (its column is all zeros).
-    for (let i = 1; i < 3; i++) if (ata[i][i] === 0) (ata[i][i] = 1), (aty[i] = i === 1 ? a : b);
+    for (let i = 1; i < 3; i++) {
+      if (ata[i][i] !== 0) continue;
+      ata[i][i] = 1;
+      aty[i] = i === 1 ? a : b;
+    }
     const x = solve3(ata, aty);
     if (!x || !(x[1] > 0) || !(x[2] > 0)) throw new RangeError('the calibration is degenerate: the requests do not vary enough in length to separate overhead, compute and memory');
     [o, a, b] = [Math.max(0, x[0]), x[1], x[2]];

@@ -143,12 +143,16 @@ export function splitCsv(line: string): string[] {
   for (let i = 0; i < line.length; i++) {
     const c = line[i];
     if (quoted) {
-      if (c === '"' && line[i + 1] === '"') (cur += '"'), i++;
-      else if (c === '"') quoted = false;
+      if (c === '"' && line[i + 1] === '"') {
+        cur += '"';
+        i++;
+      } else if (c === '"') quoted = false;
       else cur += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') out.push(cur), (cur = '');
-    else cur += c;
+    else if (c === ',') {
+      out.push(cur);
+      cur = '';
+    } else cur += c;
   }
   out.push(cur);
   return out;
@@ -280,7 +284,10 @@ function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOpti
     const cells = splitCsv(line);
     // Column of each cell, 1-based, for errors.
     offsets = [];
-    for (let k = 0, at = 1; k < cells.length; k++) offsets.push(at), (at += cells[k].length + 1);
+    for (let k = 0, at = 1; k < cells.length; k++) {
+      offsets.push(at);
+      at += cells[k].length + 1;
+    }
     const cell = (k: number) => cells[index[k]];
     const col = (k: number) => offsets[index[k]] ?? 1;
     if (format === 'burstgpt') {
