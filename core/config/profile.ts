@@ -20,6 +20,25 @@ export interface ProfileHost {
   readFile(absPath: string): string | null;
 }
 
+/** The profile's `slo` and `step_time` sections (the schema has checked their values). */
+function sloAndStepTime(plain: Plain): Pick<Profile, 'slo' | 'stepTime'> {
+  const out: Pick<Profile, 'slo' | 'stepTime'> = {};
+  const slo = plain.slo as Plain | undefined;
+  if (slo && typeof slo === 'object') {
+    out.slo = {};
+    if (typeof slo.ttft_ms === 'number') out.slo.ttftMs = slo.ttft_ms;
+    if (typeof slo.tpot_ms === 'number') out.slo.tpotMs = slo.tpot_ms;
+  }
+  const st = plain.step_time as Plain | undefined;
+  if (st && typeof st === 'object') {
+    out.stepTime = {};
+    if (typeof st.compute_efficiency === 'number') out.stepTime.computeEfficiency = st.compute_efficiency;
+    if (typeof st.memory_efficiency === 'number') out.stepTime.memoryEfficiency = st.memory_efficiency;
+    if (typeof st.overhead_ms === 'number') out.stepTime.overheadMs = st.overhead_ms;
+  }
+  return out;
+}
+
 /** Every value's range, by dotted path ("kv_cache.page_size", "prefill.seq_lens.0"). */
 function collectRanges(node: ValueNode, prefix: string, out: Record<string, SourceRange>): void {
   if (prefix) out[prefix] = node.range;
@@ -218,9 +237,9 @@ function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: Profil
     device: {
       backend: (device.backend as DeviceSpec['backend'] | undefined) ?? D.device.backend,
       memoryGib: (device.memory_gib as number | null | undefined) ?? D.device.memoryGib,
-      gpu: (device.gpu as string | undefined) ?? D.device.gpu,
       gpuMemoryUtilization: (device.gpu_memory_utilization as number | undefined) ?? D.device.gpuMemoryUtilization,
       tensorParallelSize: (device.tensor_parallel_size as number | undefined) ?? D.device.tensorParallelSize,
+      ...(typeof device.gpu === 'string' ? { gpu: device.gpu } : {}),
     },
     kvCache: {
       pageSize: (kv.page_size as number | undefined) ?? D.kvCache.pageSize,
@@ -245,6 +264,7 @@ function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: Profil
       cudaGraphGib: (engine.cuda_graph_gib as number | 'auto' | undefined) ?? D.engine.cudaGraphGib,
       activationGib: (engine.activation_gib as number | 'auto' | undefined) ?? D.engine.activationGib,
     },
+    ...sloAndStepTime(plain),
     ranges,
   };
   problems.push(...semanticProblems(root, profile));

@@ -45,7 +45,7 @@ export function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
   if (profile.device.memoryGib === null && !profile.device.gpu && profile.kvCache.memoryGib === 'auto' && profile.kvCache.numPages === 'auto' && !m.isEncoder) {
     problems.push({
       severity: 'info', code: 'no-memory-budget',
-      message: 'neither device.memory_gib nor device.gpu is set, so the KV pool is not sized: set device.gpu (A100-80GB, H100-80GB, ...), device.memory_gib or kv_cache.memory_gib',
+      message: 'neither device.memory_gib nor device.gpu is set, so the KV pool is not sized: set device.gpu ("A100 80GB", "H100 SXM", ...), device.memory_gib or kv_cache.memory_gib',
       range: profile.ranges['device'] ?? anchorOf(root, []),
     });
   }

@@ -164,10 +164,32 @@ export interface DeviceSpec {
   backend: Backend;
   /** Device memory in GiB; null = unknown (then device.gpu's memory, else kv_cache.memory_gib sizes the pool). */
   memoryGib: number | null;
-  /** A named GPU (core/estimate/gpus.ts: "A100-80GB", "H100-80GB", ...); its memory is used when memory_gib is not set. */
-  gpu?: string | null;
   gpuMemoryUtilization: number;
   tensorParallelSize: number;
+  /**
+   * A row of core/estimate/gpus.ts GPUS, as written: its peaks drive the step-time model
+   * (absent = DEFAULT_GPU) and its CUDA memory sizes the KV pool when memory_gib is not set.
+   */
+  gpu?: string;
+}
+
+/** A latency service-level objective (profile `slo`); a request meets it when each given bound holds. */
+export interface SloSpec {
+  /** Time to first token bound, milliseconds. */
+  ttftMs?: number;
+  /** Time per output token bound (mean inter-token gap of the request), milliseconds. */
+  tpotMs?: number;
+}
+
+/**
+ * Efficiency factors of the step-time model (profile `step_time`, runner/simulate/step-time.ts):
+ * achieved fractions of the GPU's peaks and a fixed cost per step. Absent keys take the model's
+ * stated assumptions; `attnscope simulate --calibrate` fits all three.
+ */
+export interface StepTimeSpec {
+  computeEfficiency?: number;
+  memoryEfficiency?: number;
+  overheadMs?: number;
 }
 
 export interface KvCacheSpec {
@@ -245,6 +267,10 @@ export interface Profile {
   workload: WorkloadSpec | null;
   /** Engine reserves; absent (a profile written before the key existed) = all 'auto'. */
   engine?: EngineSpec;
+  /** Absent: no SLO, so no goodput. */
+  slo?: SloSpec;
+  /** Absent: the step-time model's assumed efficiencies. */
+  stepTime?: StepTimeSpec;
   /** Where each profile key sits in the profile's text, by path ("kv_cache.page_size"). */
   ranges: Record<string, SourceRange>;
 }

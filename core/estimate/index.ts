@@ -10,13 +10,13 @@
  */
 import type { Dtype, KvDtype, ModelSpec, MoeSpec, Profile } from '../config/types';
 import { formatBytes } from '../format';
-import { findGpu, gpuMemoryBytes } from './gpus';
+import { gpuByName, gpuMemory } from './gpus';
 import { DEFAULT_ENGINE, reserveTerms, subtractedBytes, type ReserveTerm } from './reserve';
 import type { AttentionWorkspace, Estimate, ParamBreakdown, PoolEstimate } from './types';
 
 export * from './types';
 export { checkProfile, nearestPageSize, KERNEL_LIMITS } from './checks';
-export { GPUS, findGpu, type GpuSpec } from './gpus';
+export { DEFAULT_GPU, GPUS, gpuByName, type GpuSpec } from './gpus';
 export { DEFAULT_ENGINE, engineEraName, parseVllmVersion, type ReserveKey, type ReserveTerm } from './reserve';
 
 const GIB = 1024 ** 3;
@@ -324,8 +324,8 @@ export function referenceSeqLen(profile: Profile): number {
 export function deviceMemory(profile: Profile): { bytes: number; source: string } {
   const d = profile.device;
   if (d.memoryGib !== null) return { bytes: Math.floor(d.memoryGib * GIB), source: `device.memory_gib ${d.memoryGib}` };
-  const gpu = d.gpu ? findGpu(d.gpu) : undefined;
-  if (gpu) return { bytes: gpuMemoryBytes(gpu), source: `device.gpu ${gpu.name}, ${gpu.memoryGib} GiB as CUDA reports it` };
+  const gpu = d.gpu ? gpuByName(d.gpu) : undefined;
+  if (gpu) return gpuMemory(gpu);
   return { bytes: 0, source: '' };
 }
 

@@ -46,7 +46,7 @@ export interface PoolEstimate {
   usableBytes: number;
   /** The gpu_memory_utilization usableBytes was computed with. */
   gpuMemoryUtilization: number;
-  /** Where deviceMemoryBytes comes from ("device.memory_gib", "device.gpu A100-80GB: <source>"); '' when unknown. */
+  /** Where deviceMemoryBytes comes from ("device.memory_gib", "device.gpu A100 80GB, 79.15 GiB as CUDA reports it"); '' when unknown. */
   deviceSource: string;
   /** Every term a device-derived budget subtracts or could (CUDA graphs), with its source; [] otherwise. */
   reserve: ReserveTerm[];
