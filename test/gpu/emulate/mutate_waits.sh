@@ -15,7 +15,7 @@ for file in native/cuda/src/*.cuh; do
     paged_decode.cuh) cases="partitions of 64" ;;  # several steps, several partitions
     *) cases="" ;;
   esac
-  count=$(grep -o 'cp_async_wait<[0-9]*>' "$file" | wc -l)
+  count=$( (grep -o 'cp_async_wait<[0-9]*>' "$file" || true) | wc -l)
   [ "$count" -gt 0 ] || continue
   if [ -z "$cases" ]; then echo "mutate_waits.sh: $file waits on cp.async but has no emulated cases"; exit 1; fi
   for i in $(seq 1 "$count"); do
