@@ -1,6 +1,7 @@
 /**
  * The dashboard's latency view: the CDFs of TTFT and TPOT with the SLO's bounds as vertical
- * lines (its table: the percentile table of queueing delay, TTFT, TPOT and end-to-end), and the
+ * lines (its table: the percentile table of queueing delay, TTFT, TPOT and end-to-end), the
+ * requests running / waiting / waiting after a preemption over simulated time, and the
  * capacity search's curve (rate vs p99 TTFT and p99 TPOT, SLO bounds as horizontal lines). Every
  * figure is modelled: the simulator's clock runs on its step-time model. Times in ms.
  */
@@ -110,5 +111,28 @@ export function capacityChart(run: ViewRun, p: Palette): ChartSpec {
       columns: ['rate (req/s)', 'time scale', 'p99 TTFT (ms)', 'p99 TPOT (ms)', 'meets SLO', 'verdict'],
       rows: (c?.points ?? []).map((x) => [x.rate.toPrecision(4), x.scale.toPrecision(4), ms(x.p99TtftS), ms(x.p99TpotS), formatPercent(x.sloAttainment), x.meets ? 'pass' : 'fail']),
     },
+  };
+}
+
+/** Requests running, waiting, and waiting after a preemption, over simulated time (the pool samples). */
+export function queueChart(run: ViewRun, p: Palette): ChartSpec {
+  const samples = run.poolSamples;
+  const series = (label: string, key: 'running' | 'waiting' | 'preempted', color: string) => ({
+    type: 'line' as const, label, data: samples.map((s) => ({ x: s.t, y: s[key] })), borderColor: color, backgroundColor: color, borderWidth: p.lineWidth, pointRadius: 0, stepped: true, fill: false,
+  });
+  const config: ChartConfiguration = {
+    type: 'line',
+    data: { datasets: [series('running', 'running', p.series[2]!), series('waiting', 'waiting', p.series[4]!), series('waiting, preempted', 'preempted', p.series[5]!)] } as ChartConfiguration['data'],
+    options: options(p, 'Requests running and waiting (modelled time)', {
+      x: axis(p, 'simulated time (s)', { type: 'linear' }),
+      y: axis(p, 'requests', { beginAtZero: true }),
+    }),
+  };
+  return {
+    id: 'queue',
+    title: 'Queue',
+    empty: samples.length === 0 ? (run.status === 'running' ? 'Waiting for the pool simulation…' : 'This run has no pool simulation (add a workload to the profile).') : null,
+    config,
+    table: { columns: ['t (s)', 'running', 'waiting', 'of them preempted'], rows: samples.map((s) => [s.t.toFixed(2), String(s.running), String(s.waiting), String(s.preempted)]) },
   };
 }

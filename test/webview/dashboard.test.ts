@@ -147,6 +147,7 @@ describe('dashboard webview in Chromium', () => {
     const percentiles = await tableRows(page, 'table-latencyCdf');
     assert.equal(percentiles[1]![0], 'TTFT');
     assert.equal(Number(percentiles[1]![4]), Number((latency.ttft.p99 * 1000).toPrecision(3)));
+    assert.deepEqual(await drawnPoints(page, 'queue'), { running: n, waiting: n, 'waiting, preempted': n });
   });
 
   it('redraws in the new colours when the theme changes (light, high contrast)', async () => {
