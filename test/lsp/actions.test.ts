@@ -4,6 +4,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readModelConfig } from '../../core/config/index';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { CodeAction, Diagnostic } from 'vscode-languageserver-protocol';
 import { LspClient, fixture, fixtureUri } from './harness';
@@ -100,12 +101,14 @@ test('misspelt enum value: the suggestion', async () => {
   assert.equal(fixed, '{ "model": "./configs/Llama-3.1-8B.config.json", "dtype": "bf16" }');
 });
 
-test('multi_query contradicting num_kv_heads: remove either', async () => {
-  const text = '{\n  "model_type": "falcon",\n  "hidden_size": 4544,\n  "n_head": 71,\n  "n_layer": 32,\n  "vocab_size": 65024,\n  "multi_query": true,\n  "num_kv_heads": 8\n}\n';
-  const { fixed } = await fix('config.json', text, 'multi-query-conflict', 'Remove "multi_query"');
-  assert.equal(fixed, text.replace('  "multi_query": true,\n', ''));
-  const other = await fix('config.json', text, 'multi-query-conflict', 'Remove "num_kv_heads"');
-  assert.equal(other.fixed, text.replace(',\n  "num_kv_heads": 8', ''));
+test('Falcon multi_query beside num_kv_heads (stock falcon-7b-instruct): the only fix removes the ignored key, MQA either way', async () => {
+  // transformers FalconConfig: multi_query=True by default, num_kv_heads counts only with
+  // new_decoder_architecture. Removing "multi_query" would change nothing there, so it is not offered.
+  const text = '{\n  "model_type": "falcon",\n  "hidden_size": 4544,\n  "n_head": 71,\n  "n_layer": 32,\n  "vocab_size": 65024,\n  "multi_query": true,\n  "num_kv_heads": 71\n}\n';
+  const { fixed } = await fix('config.json', text, 'multi-query-conflict', 'Remove "num_kv_heads" (ignored: transformers uses 1 KV head)');
+  assert.equal(fixed, text.replace(',\n  "num_kv_heads": 71', ''));
+  assert.equal(readModelConfig(fixed).value!.numKvHeads, 1);
+  assert.equal(readModelConfig(text.replace('  "multi_query": true,\n', '')).value!.numKvHeads, 1);
 });
 
 test('fp8 KV cache on the CPU: back to the profile dtype', async () => {
