@@ -19,14 +19,13 @@ export interface EnvironmentOptions {
 }
 
 /**
- * Describes this machine and measures its CPU ceilings (fp32 FMA, AVX512-BF16, AMX bf16, DRAM
- * read bandwidth; see native/peaks.ts). Takes about `peaksDurationMs`.
- * @throws TypeError / RangeError from measurePeaks for a bad option.
+ * Describes this machine without measuring anything: OS, CPU model, cores, SIMD path and
+ * features, versions, and the first CUDA device's identity when one is present (no peaks:
+ * what a pool simulation records, where the CPU's ceilings do not matter). Cheap.
  */
-export async function measureEnvironment(opts: EnvironmentOptions = {}): Promise<Environment> {
+export function describeMachine(opts: Pick<EnvironmentOptions, 'threads'> = {}): Environment {
   const features = cpuFeatures();
-  const threads = opts.threads || features.logicalCores;
-  const peaks = await measurePeaks({ threads, durationMs: opts.peaksDurationMs ?? 1200 });
+  const dev = cudaAvailable().devices?.[0];
   return {
     os: `${platform()} ${release()}`,
     arch: arch(),
@@ -34,11 +33,37 @@ export async function measureEnvironment(opts: EnvironmentOptions = {}): Promise
     cpuCores: features.logicalCores,
     simd: cpuInfo().simd,
     cpuFeatures: features.names,
-    threads,
+    threads: opts.threads || features.logicalCores,
     nodeVersion: process.version,
     toolVersion: TOOL_VERSION,
-    peaks,
+    ...(dev ? { gpu: gpuIdentity(dev) } : {}),
   };
+}
+
+type CudaDevice = NonNullable<ReturnType<typeof cudaAvailable>['devices']>[number];
+
+function gpuIdentity(dev: CudaDevice): NonNullable<Environment['gpu']> {
+  return {
+    name: dev.name,
+    smCount: dev.multiprocessorCount,
+    memoryBytes: dev.totalMemoryBytes,
+    driver: String(dev.driverVersion),
+    runtime: String(dev.runtimeVersion),
+    clockMhz: dev.smClockKHz / 1000,
+    memClockMhz: dev.memoryClockKHz / 1000,
+  };
+}
+
+/**
+ * describeMachine plus this machine's measured CPU ceilings (fp32 FMA, AVX512-BF16, AMX bf16,
+ * DRAM read bandwidth; see native/peaks.ts). Takes about `peaksDurationMs`. The GPU's
+ * identity is left to measureGpu, which measures its ceilings too.
+ * @throws TypeError / RangeError from measurePeaks for a bad option.
+ */
+export async function measureEnvironment(opts: EnvironmentOptions = {}): Promise<Environment> {
+  const { gpu: _gpu, ...machine } = describeMachine(opts);
+  const peaks = await measurePeaks({ threads: machine.threads, durationMs: opts.peaksDurationMs ?? 1200 });
+  return { ...machine, peaks };
 }
 
 /** GPU facts and ceilings: device info, tensor-core peak from clocks, measured copy bandwidth. */
@@ -48,15 +73,7 @@ export async function measureGpu(): Promise<Pick<Environment, 'gpu'> & { peaks: 
   const copy = await timeCudaCopy(bytes, { warmup: 2, minReps: 10, minTimeMs: 200, maxTimeMs: 2000 });
   const medianNs = [...copy.samplesNs].sort((a, b) => a - b)[copy.samplesNs.length >> 1]!;
   return {
-    gpu: {
-      name: dev.name,
-      smCount: dev.multiprocessorCount,
-      memoryBytes: dev.totalMemoryBytes,
-      driver: String(dev.driverVersion),
-      runtime: String(dev.runtimeVersion),
-      clockMhz: dev.smClockKHz / 1000,
-      memClockMhz: dev.memoryClockKHz / 1000,
-    },
+    gpu: gpuIdentity(dev),
     peaks: {
       ...(dev.peakDenseBf16FlopsPerS ? { gpuFlopsPerSec: dev.peakDenseBf16FlopsPerS } : {}),
       // A copy reads and writes every byte: traffic is 2 x bytes.
