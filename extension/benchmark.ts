@@ -97,14 +97,14 @@ export class BenchmarkRun {
     switch (e.type) {
       case 'progress':
         ctx.status.setRun({ name: this.name, done: e.done, total: e.total });
-        ctx.dashboard.post({ type: 'progress', done: e.done, total: e.total, message: e.message });
+        ctx.dashboard.post(e);
         break;
       case 'case':
         this.cases.push(e.case);
-        ctx.dashboard.post({ type: 'case', case: e.case });
+        ctx.dashboard.post(e);
         break;
       case 'poolSample':
-        ctx.dashboard.post({ type: 'poolSample', sample: e.sample });
+        ctx.dashboard.post(e);
         break;
       case 'log':
         ctx.log[e.level](`[runner] ${e.message}`);

@@ -6,8 +6,7 @@ import * as vscode from 'vscode';
 import { LanguageClient, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { ResolveProfileRequest } from '../core/protocol/lsp';
 import { readSettings, type Settings } from './config';
-import { Dashboard } from './dashboard';
-import type { BenchmarkRun } from './benchmark';
+import { Dashboard, type DashboardHost } from './dashboard';
 import { StatusItem } from './status';
 
 /** Files the language server reads: profiles and HuggingFace configs. */
@@ -17,12 +16,20 @@ export const DOCUMENT_SELECTOR = [
   { scheme: 'file', pattern: '**/*.config.json' },
 ];
 
-export class Ctx implements vscode.Disposable {
+/** The benchmark in flight, as the context sees it (extension/benchmark.ts BenchmarkRun). */
+export interface ActiveRun {
+  /** Display name: the profile or config file name. */
+  readonly name: string;
+  /** Ends the runner (SIGTERM, then SIGKILL); the partial run is still saved. */
+  cancel(): void;
+}
+
+export class Ctx implements vscode.Disposable, DashboardHost {
   readonly log: vscode.LogOutputChannel;
   readonly status: StatusItem;
   readonly dashboard: Dashboard;
   /** The benchmark in flight; at most one. */
-  activeRun: BenchmarkRun | null = null;
+  activeRun: ActiveRun | null = null;
   private client: LanguageClient | null = null;
   private serverError: string | null = null;
   private readonly disposables: vscode.Disposable[] = [];
@@ -32,6 +39,10 @@ export class Ctx implements vscode.Disposable {
     this.status = new StatusItem();
     this.dashboard = new Dashboard(this);
     this.disposables.push(this.log, this.status, this.dashboard);
+  }
+
+  get extensionUri(): vscode.Uri {
+    return this.extension.extensionUri;
   }
 
   get version(): string {

@@ -8,12 +8,25 @@ import * as vscode from 'vscode';
 import { Commands } from '../core/protocol/lsp';
 import type { RunResult } from '../core/protocol/run';
 import type { FromWebview, ToWebview } from '../core/protocol/webview';
-import type { Ctx } from './ctx';
 import { dashboardHtml, makeNonce } from './dashboardHtml';
 import { runToCsv, runToJson } from './exportRun';
 import { listRuns, loadRun } from './history';
 
 export const DASHBOARD_VIEW_TYPE = 'attnscope.dashboard';
+
+/**
+ * What the dashboard needs from the extension, and all it may use: where the extension's files
+ * and the saved runs are, the log, and a way to show an error. Ctx provides it; the dashboard
+ * never sees the language client, the status item or the benchmark in flight.
+ */
+export interface DashboardHost {
+  readonly extensionUri: vscode.Uri;
+  readonly log: vscode.LogOutputChannel;
+  /** The folder runs are saved in (the history folder setting of the first workspace folder). */
+  historyFolder(): vscode.Uri;
+  /** Logs `message` and shows it with an "Open log" button. */
+  showError(message: string): Promise<void>;
+}
 
 export class Dashboard implements vscode.Disposable {
   private panel: vscode.WebviewPanel | null = null;
@@ -25,7 +38,7 @@ export class Dashboard implements vscode.Disposable {
   private live: ToWebview[] = [];
   private readonly disposables: vscode.Disposable[] = [];
 
-  constructor(private readonly ctx: Ctx) {
+  constructor(private readonly host: DashboardHost) {
     this.disposables.push(
       vscode.window.registerWebviewPanelSerializer(DASHBOARD_VIEW_TYPE, {
         deserializeWebviewPanel: async (panel) => this.attach(panel),
@@ -42,7 +55,7 @@ export class Dashboard implements vscode.Disposable {
     const panel = vscode.window.createWebviewPanel(DASHBOARD_VIEW_TYPE, 'AttnScope', { viewColumn: vscode.ViewColumn.Beside, preserveFocus }, {
       enableScripts: true,
       retainContextWhenHidden: true,
-      localResourceRoots: [vscode.Uri.joinPath(this.ctx.extension.extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(this.ctx.extension.extensionUri, 'media')],
+      localResourceRoots: [vscode.Uri.joinPath(this.host.extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(this.host.extensionUri, 'media')],
     });
     this.attach(panel);
   }
@@ -66,16 +79,16 @@ export class Dashboard implements vscode.Disposable {
   /** Sends the history list again (after a run was saved). */
   async refreshRuns(): Promise<void> {
     if (!this.panel) return;
-    const { runs } = await listRuns(this.ctx.historyFolder().fsPath);
+    const { runs } = await listRuns(this.host.historyFolder().fsPath);
     this.post({ type: 'runs', runs });
   }
 
   private attach(panel: vscode.WebviewPanel): void {
     this.panel = panel;
     this.ready = false;
-    const dist = vscode.Uri.joinPath(this.ctx.extension.extensionUri, 'dist', 'webview');
-    panel.iconPath = vscode.Uri.joinPath(this.ctx.extension.extensionUri, 'media', 'dashboard.svg');
-    panel.webview.options = { enableScripts: true, localResourceRoots: [dist, vscode.Uri.joinPath(this.ctx.extension.extensionUri, 'media')] };
+    const dist = vscode.Uri.joinPath(this.host.extensionUri, 'dist', 'webview');
+    panel.iconPath = vscode.Uri.joinPath(this.host.extensionUri, 'media', 'dashboard.svg');
+    panel.webview.options = { enableScripts: true, localResourceRoots: [dist, vscode.Uri.joinPath(this.host.extensionUri, 'media')] };
     panel.webview.html = dashboardHtml(
       {
         cspSource: panel.webview.cspSource,
@@ -86,7 +99,7 @@ export class Dashboard implements vscode.Disposable {
     );
     const subs = [
       panel.webview.onDidReceiveMessage((msg: FromWebview) => {
-        this.onMessage(msg).catch((err: unknown) => void this.ctx.showError(`AttnScope dashboard: ${err instanceof Error ? err.message : String(err)}`));
+        this.onMessage(msg).catch((err: unknown) => void this.host.showError(`AttnScope dashboard: ${err instanceof Error ? err.message : String(err)}`));
       }),
       panel.onDidDispose(() => {
         this.panel = null;
@@ -98,7 +111,7 @@ export class Dashboard implements vscode.Disposable {
   }
 
   private async onMessage(msg: FromWebview): Promise<void> {
-    const folder = this.ctx.historyFolder().fsPath;
+    const folder = this.host.historyFolder().fsPath;
     switch (msg.type) {
       case 'ready': {
         const { runs } = await listRuns(folder);
@@ -117,7 +130,7 @@ export class Dashboard implements vscode.Disposable {
         this.post({ type: 'compare', a: await loadRun(folder, msg.a), b: await loadRun(folder, msg.b) });
         return;
       case 'export':
-        await exportRunTo(this.ctx, await loadRun(folder, msg.id), msg.id, msg.format);
+        await exportRunTo(this.host, await loadRun(folder, msg.id), msg.id, msg.format);
         return;
       case 'savePng':
         await savePng(msg.name, msg.dataUrl);
@@ -138,7 +151,7 @@ export class Dashboard implements vscode.Disposable {
 }
 
 /** Asks where to save and writes the run as JSON or CSV. */
-export async function exportRunTo(ctx: Ctx, run: RunResult, id: string, format: 'json' | 'csv'): Promise<void> {
+export async function exportRunTo(host: Pick<DashboardHost, 'log'>, run: RunResult, id: string, format: 'json' | 'csv'): Promise<void> {
   const base = vscode.workspace.workspaceFolders?.[0]?.uri;
   const target = await vscode.window.showSaveDialog({
     title: `Export run ${run.name} as ${format.toUpperCase()}`,
@@ -147,7 +160,7 @@ export async function exportRunTo(ctx: Ctx, run: RunResult, id: string, format: 
   });
   if (!target) return;
   await writeFile(target.fsPath, format === 'json' ? runToJson(run) : runToCsv(run), 'utf8');
-  ctx.log.info(`exported ${id} to ${target.fsPath}`);
+  host.log.info(`exported ${id} to ${target.fsPath}`);
   void vscode.window.showInformationMessage(`AttnScope: exported ${run.name} to ${vscode.workspace.asRelativePath(target)}.`);
 }
 

@@ -9,7 +9,7 @@ import { arch, cpus, platform, release } from 'node:os';
 import { join } from 'node:path';
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
-import { RUN_SCHEMA_VERSION, type Environment, type KernelCase, type RunResult, type RunStatus } from '../core/protocol/run';
+import { createRun, RUN_SCHEMA_VERSION, type Environment, type KernelCase, type RunResult, type RunStatus } from '../core/protocol/run';
 import type { RunListEntry } from '../core/protocol/webview';
 
 const ID_PATTERN = /^[0-9]{8}-[0-9]{6}(?:-[0-9]+)?-[A-Za-z0-9._-]+$/;
@@ -109,17 +109,5 @@ export function partialRun(args: {
   status: Exclude<RunStatus, 'ok'>;
   error?: string;
 }): RunResult {
-  const run: RunResult = {
-    schema: RUN_SCHEMA_VERSION,
-    tool: `attnscope ${args.toolVersion}`,
-    createdAt: new Date().toISOString(),
-    name: args.name,
-    profile: args.profile,
-    environment: hostEnvironment(args.toolVersion),
-    estimate: args.estimate,
-    cases: args.cases,
-    status: args.status,
-  };
-  if (args.error !== undefined) run.error = args.error;
-  return run;
+  return createRun({ ...args, environment: hostEnvironment(args.toolVersion) });
 }

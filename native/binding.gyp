@@ -1,10 +1,14 @@
 {
-  # The CPU addon. Every .cc under src/ is compiled into attnscope_native with the baseline ISA;
-  # the shipped build uses no -march=native. SIMD paths live in src/simd/, one static library
-  # per ISA compiled with that ISA's flags, and are chosen at run time (include/attnscope/
-  # cpu_features.h, kernels_ops.h). On other architectures (arm64) only the portable path builds.
+  # The CPU addon, one folder of src/ per part (DESIGN.md, "native/"): napi/ the N-API bridges,
+  # kernels/ the attention kernels, pool/ the page allocator and serving simulator, peaks/ the
+  # machine's measured limits, cuda_host/ the loader of the CUDA library. Sources are listed
+  # one by one: a glob would silently drop a moved file, and a missing Init fails only at
+  # require(). Headers sit beside their code and are included from src/ ("kernels/ops.h").
+  # The shipped build uses no -march=native. SIMD paths live in src/kernels/simd/, one static
+  # library per ISA compiled with that ISA's flags, chosen at run time (kernels/cpu_features.h,
+  # kernels/ops.h). On other architectures (arm64) only the portable path builds.
   "target_defaults": {
-    "include_dirs": [ "include" ],
+    "include_dirs": [ "src", "cuda/include" ],
     # -fvisibility=hidden: the addon exports only its N-API entry point, so calls between our
     # own functions are direct and inlinable (with -fPIC and default visibility every call to a
     # global function goes through the PLT and is never inlined: the simulator ran 2x slower).
@@ -14,7 +18,32 @@
   "targets": [
     {
       "target_name": "attnscope_native",
-      "sources": [ "<!@(node -p \"require('fs').readdirSync('src').filter(f => f.endsWith('.cc')).sort().map(f => 'src/' + f).join(' ')\")" ],
+      "sources": [
+        "src/napi/addon.cc",
+        "src/napi/allocator.cc",
+        "src/napi/cuda.cc",
+        "src/napi/cuda_math_checks.cc",
+        "src/napi/kernels.cc",
+        "src/napi/peaks.cc",
+        "src/napi/simulator.cc",
+        "src/kernels/cpu_features.cc",
+        "src/kernels/flash_fwd.cc",
+        "src/kernels/half.cc",
+        "src/kernels/ops_scalar.cc",
+        "src/kernels/paged_decode.cc",
+        "src/kernels/reference.cc",
+        "src/kernels/simd_dispatch.cc",
+        "src/kernels/status.cc",
+        "src/kernels/threads.cc",
+        "src/kernels/timing.cc",
+        "src/pool/allocator.cc",
+        "src/pool/simulator.cc",
+        "src/peaks/clock.cc",
+        "src/peaks/peaks.cc",
+        "src/peaks/portable.cc",
+        "src/peaks/x86.cc",
+        "src/cuda_host/loader.cc"
+      ],
       "include_dirs": [ "<!(node -p \"require('node-addon-api').include_dir\")" ],
       "defines": [ "NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS" ],
       "cflags!": [ "-fno-exceptions" ],
@@ -36,14 +65,14 @@
         {
           "target_name": "attnscope_kernels_avx2",
           "type": "static_library",
-          "sources": [ "src/simd/kernels_ops_avx2.cc" ],
+          "sources": [ "src/kernels/simd/ops_avx2.cc" ],
           "cflags_cc": [ "-fPIC", "-mavx2", "-mfma", "-mf16c" ],
           "xcode_settings": { "OTHER_CPLUSPLUSFLAGS": [ "-mavx2", "-mfma", "-mf16c" ] }
         },
         {
           "target_name": "attnscope_kernels_avx512",
           "type": "static_library",
-          "sources": [ "src/simd/kernels_ops_avx512.cc" ],
+          "sources": [ "src/kernels/simd/ops_avx512.cc" ],
           # -Wno-*uninitialized: GCC 12 flags the _mm512_undefined_* inside its own reduce intrinsics.
           "cflags_cc": [ "-fPIC", "-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mfma", "-mf16c",
                          "-Wno-uninitialized", "-Wno-maybe-uninitialized" ],
@@ -52,7 +81,7 @@
         {
           "target_name": "attnscope_kernels_avx512bf16",
           "type": "static_library",
-          "sources": [ "src/simd/kernels_ops_avx512bf16.cc" ],
+          "sources": [ "src/kernels/simd/ops_avx512bf16.cc" ],
           "cflags_cc": [ "-fPIC", "-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mavx512bf16", "-mfma", "-mf16c",
                          "-Wno-uninitialized", "-Wno-maybe-uninitialized" ],
           "xcode_settings": { "OTHER_CPLUSPLUSFLAGS": [ "-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mavx512bf16", "-mfma", "-mf16c" ] }

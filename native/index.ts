@@ -8,5 +8,6 @@
 export { loadAddon } from './binding';
 export * from './kernels';
 export * from './allocator';
+export * from './simulator';
 export * from './peaks';
 export * from './cuda';

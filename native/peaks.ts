@@ -4,7 +4,7 @@
  *
  * Units: FLOP/s and bytes/s, SI (1 GFLOP/s = 1e9 FLOP/s). Each measurement runs in C++ on a
  * libuv worker (off the JS thread) and reports the best of several short windows on all
- * threads; see native/include/attnscope/peaks.h for the loops.
+ * threads; see native/src/peaks/peaks.h for the loops.
  *
  * Arguments are validated here first: TypeError for a wrong type, RangeError for a bad value,
  * each naming the argument.

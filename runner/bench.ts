@@ -7,8 +7,7 @@
 import type { Dtype, Profile } from '../core/config/types';
 import { estimate } from '../core/estimate';
 import { formatCount } from '../core/format';
-import type { CaseShape, Environment, RunResult } from '../core/protocol/run';
-import { RUN_SCHEMA_VERSION } from '../core/protocol/run';
+import { createRun, type CaseShape, type RunResult } from '../core/protocol/run';
 import type { RunnerEvent } from '../core/protocol/runner';
 import * as native from '../native';
 import { measureEnvironment, measureGpu } from './environment';
@@ -17,7 +16,7 @@ import { randomUniform } from './inputs';
 import { summarizeCase } from './measure';
 import { planCases, type PlannedCase } from './plan';
 import { PoolConfigError, simulatePool, type PoolProgress } from './simulate';
-import { TOOL_NAME, TOOL_VERSION } from './version';
+import { TOOL_VERSION } from './version';
 
 export interface BenchOptions {
   quick: boolean;
@@ -196,25 +195,17 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
   const backend = selectBackend(opts.backend, plan);
   const simulate = profile.workload !== null;
   const total = plan.length + 1 + (simulate ? 1 : 0);
-  const run: RunResult = {
-    schema: RUN_SCHEMA_VERSION,
-    tool: `${TOOL_NAME} ${TOOL_VERSION}`,
-    createdAt: new Date().toISOString(),
-    name: opts.name,
-    profile,
-    environment: undefined as unknown as Environment,
-    estimate: estimate(profile),
-    cases: [],
-    status: 'ok',
-  };
+  const createdAt = new Date();
+  opts.emit({ type: 'progress', done: 0, total, message: 'measuring this machine (FMA peak, bandwidth)' });
+  // A cancel while the peaks are measured is seen by the first throwIfAborted below.
+  const environment = await measureEnvironment();
+  if (backend.name === 'cuda') {
+    const gpu = await measureGpu();
+    environment.gpu = gpu.gpu;
+    environment.peaks = { ...environment.peaks, ...gpu.peaks };
+  }
+  const run = createRun({ name: opts.name, toolVersion: TOOL_VERSION, createdAt, profile, environment, estimate: estimate(profile) });
   try {
-    opts.emit({ type: 'progress', done: 0, total, message: 'measuring this machine (FMA peak, bandwidth)' });
-    run.environment = await measureEnvironment();
-    if (backend.name === 'cuda') {
-      const gpu = await measureGpu();
-      run.environment.gpu = gpu.gpu;
-      run.environment.peaks = { ...run.environment.peaks, ...gpu.peaks };
-    }
     throwIfAborted(opts.signal);
     let done = 1;
     let seed = 1234;

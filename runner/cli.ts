@@ -13,18 +13,19 @@
  */
 import { basename } from 'node:path';
 import type { Profile } from '../core/config/types';
-import type { PoolResult } from '../core/protocol/run';
+import { createRun, type PoolResult } from '../core/protocol/run';
 import { estimate } from '../core/estimate';
 import { formatCount } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
-import { stopSimulations } from '../native/allocator';
+import { stopSimulations } from '../native/simulator';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, parse, writeOutput } from './args';
+import { describeMachine } from './environment';
 import { BackendError, runBench } from './bench';
 import { CancelledError, InputError, OutputError, UsageError } from './errors';
 import { formatPoolSummary, readTrace, simulatePool, type PoolProgress } from './simulate';
 import { mergeCommand, submitCommand, sweepCommand } from './sweep';
-import { loadProfile } from './load';
-import { planProblem } from './plan';
+import { loadProfile, type LoadedProfile } from './load';
+import { benchPreflight, deploymentNotes } from './preflight';
 import { Progress } from './progress';
 import { formatEstimateOf, formatRun } from './table';
 import { TOOL_VERSION } from './version';
@@ -67,18 +68,30 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function profileFromStdin(text: string): Profile {
+/** Where bad input on stdin is placed. */
+const STDIN = '<stdin>';
+
+/**
+ * The resolved Profile the extension sends on stdin. Its source ranges point into text the
+ * runner does not have (the editor's, maybe unsaved), so bad input is placed at `<stdin>`.
+ */
+function profileFromStdin(text: string): LoadedProfile {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw new InputError(`stdin is not JSON: ${(e as Error).message}`, '<stdin>');
+    throw new InputError(`stdin is not JSON: ${(e as Error).message}`, STDIN);
   }
   const p = value as Partial<Profile> | null;
   if (!p || typeof p !== 'object' || !p.model || !p.prefill || !p.decode || !p.kvCache || !p.device) {
-    throw new InputError('stdin must hold a resolved Profile (model, dtype, device, kvCache, prefill, decode)', '<stdin>');
+    throw new InputError('stdin must hold a resolved Profile (model, dtype, device, kvCache, prefill, decode)', STDIN);
   }
-  return p as Profile;
+  return {
+    profile: p as Profile,
+    problems: [],
+    format: (problem) => `${STDIN}: ${problem.severity}: ${problem.message}`,
+    errorAt: (_key, message) => new InputError(message, STDIN),
+  };
 }
 
 async function benchCommand(argv: string[]): Promise<number> {
@@ -92,27 +105,23 @@ async function benchCommand(argv: string[]): Promise<number> {
   const backendFlag = values.backend as string | undefined;
   if (backendFlag !== undefined && !['auto', 'cpu', 'cuda'].includes(backendFlag)) throw new UsageError(`--backend must be auto, cpu or cuda, got '${backendFlag}'`);
   const events = values.events === true;
+  const quick = values.quick === true;
   checkOutputPath(values.json as string | undefined, '--json');
   const emitLine = (e: RunnerEvent) => process.stdout.write(`${JSON.stringify(e)}\n`);
 
-  let profile: Profile;
-  let name: string;
-  if (file === '-') {
-    profile = profileFromStdin(await readStdin());
-    name = profile.sourcePath ? basename(profile.sourcePath) : 'stdin';
-  } else {
-    const loaded = loadProfile(file);
-    profile = loaded.profile;
-    name = basename(file);
-    const tooBig = profile.model.isEncoder ? null : planProblem(profile, values.quick === true);
-    if (tooBig) throw loaded.errorAt(tooBig.key, tooBig.message);
-    // Notes only for a run that goes ahead: a refusal is one line.
-    if (!profile.model.isEncoder) for (const n of loaded.notes) process.stderr.write(`${n}\n`);
+  // Both doors, the file named and the resolved Profile on stdin, meet the same preflight.
+  const loaded = file === '-' ? profileFromStdin(await readStdin()) : loadProfile(file);
+  const { profile } = loaded;
+  const name = file !== '-' ? basename(file) : profile.sourcePath ? basename(profile.sourcePath) : 'stdin';
+  const preflight = benchPreflight(profile, quick);
+  if (preflight.refusal) {
+    const err = loaded.errorAt(preflight.refusal.key, preflight.refusal.message);
+    if (events) emitLine({ type: 'error', message: err.message, file: err.file, line: err.line, column: err.column });
+    throw err;
   }
-  if (profile.model.isEncoder) {
-    const msg = `${profile.model.modelType} is an encoder: it has no KV cache and no causal decode to benchmark; try \`attnscope estimate\``;
-    if (events) emitLine({ type: 'error', message: msg });
-    throw new InputError(msg, file === '-' ? '<stdin>' : file);
+  for (const note of [...loaded.problems, ...preflight.notes]) {
+    if (events) emitLine({ type: 'log', level: note.severity === 'info' ? 'info' : 'warn', message: loaded.format(note) });
+    else process.stderr.write(`${loaded.format(note)}\n`);
   }
 
   const ac = cancellation();
@@ -124,7 +133,7 @@ async function benchCommand(argv: string[]): Promise<number> {
   };
   // The flag wins over the profile's device.backend.
   const backend = (backendFlag ?? profile.device.backend) as 'auto' | 'cpu' | 'cuda';
-  const run = await runBench(profile, { quick: values.quick === true, backend, name, signal: ac.signal, emit });
+  const run = await runBench(profile, { quick, backend, name, signal: ac.signal, emit });
   progress.finish();
   if (values.json) writeOutput(values.json as string, `${JSON.stringify(run, null, 2)}\n`, '--json');
   if (events) emitLine({ type: 'done', run });
@@ -132,11 +141,16 @@ async function benchCommand(argv: string[]): Promise<number> {
   return run.status === 'cancelled' ? EXIT_CANCELLED : EXIT_OK;
 }
 
+/** The problems found reading the file, then the deployment notes, one line each on stderr. */
+function printNotes(loaded: LoadedProfile): void {
+  for (const note of [...loaded.problems, ...deploymentNotes(loaded.profile)]) process.stderr.write(`${loaded.format(note)}\n`);
+}
+
 async function estimateCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false } });
   const file = onePositional(positionals, 'estimate');
   const loaded = loadProfile(file);
-  for (const n of loaded.notes) process.stderr.write(`${n}\n`);
+  printNotes(loaded);
   const est = estimate(loaded.profile);
   process.stdout.write(values.json ? `${JSON.stringify(est, null, 2)}\n` : `${formatEstimateOf(loaded.profile, est, basename(file))}\n`);
   return EXIT_OK;
@@ -147,7 +161,7 @@ async function simulateCommand(argv: string[]): Promise<number> {
   const file = onePositional(positionals, 'simulate');
   checkOutputPath(values.json as string | undefined, '--json');
   const loaded = loadProfile(file);
-  for (const n of loaded.notes) process.stderr.write(`${n}\n`);
+  printNotes(loaded);
   // TraceError and PoolConfigError are InputErrors: file:line:col of the trace line or profile key.
   const traceWarnings: string[] = [];
   const trace = values.trace ? readTrace(values.trace as string, traceWarnings) : undefined;
@@ -157,6 +171,7 @@ async function simulateCommand(argv: string[]): Promise<number> {
   const progress = new Progress(process.stderr, false);
   let last: PoolProgress | undefined;
   let result: PoolResult;
+  const createdAt = new Date();
   try {
     // Building the requests and the simulators takes seconds at millions of requests: say so first.
     const requests = trace?.length ?? loaded.profile.workload?.requests;
@@ -178,8 +193,8 @@ async function simulateCommand(argv: string[]): Promise<number> {
   }
   progress.clear();
   if (values.json) {
-    const est = estimate(loaded.profile);
-    writeOutput(values.json as string, `${JSON.stringify({ schema: 1, tool: `attnscope ${TOOL_VERSION}`, createdAt: new Date().toISOString(), name: basename(file), profile: loaded.profile, estimate: est, cases: [], pool: result, status: 'ok' }, null, 2)}\n`, '--json');
+    const run = createRun({ name: basename(file), toolVersion: TOOL_VERSION, createdAt, profile: loaded.profile, environment: describeMachine(), estimate: estimate(loaded.profile), pool: result });
+    writeOutput(values.json as string, `${JSON.stringify(run, null, 2)}\n`, '--json');
   }
   process.stdout.write(`${formatPoolSummary(result)}\n`);
   return EXIT_OK;

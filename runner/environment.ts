@@ -19,13 +19,11 @@ export interface EnvironmentOptions {
 }
 
 /**
- * Describes this machine without measuring anything: OS, CPU model, cores, SIMD path and
- * features, versions, and the first CUDA device's identity when one is present (no peaks:
- * what a pool simulation records, where the CPU's ceilings do not matter). Cheap.
+ * Describes this machine without measuring it (no peaks): OS, CPU, SIMD path, threads,
+ * versions. What a run that times no kernel (`attnscope simulate --json`) records.
  */
-export function describeMachine(opts: Pick<EnvironmentOptions, 'threads'> = {}): Environment {
+export function describeMachine(threads = 0): Environment {
   const features = cpuFeatures();
-  const dev = cudaAvailable().devices?.[0];
   return {
     os: `${platform()} ${release()}`,
     arch: arch(),
@@ -33,16 +31,31 @@ export function describeMachine(opts: Pick<EnvironmentOptions, 'threads'> = {}):
     cpuCores: features.logicalCores,
     simd: cpuInfo().simd,
     cpuFeatures: features.names,
-    threads: opts.threads || features.logicalCores,
+    threads: threads || features.logicalCores,
     nodeVersion: process.version,
     toolVersion: TOOL_VERSION,
-    ...(dev ? { gpu: gpuIdentity(dev) } : {}),
   };
 }
 
-type CudaDevice = NonNullable<ReturnType<typeof cudaAvailable>['devices']>[number];
+/**
+ * Describes this machine and measures its CPU ceilings (fp32 FMA, AVX512-BF16, AMX bf16, DRAM
+ * read bandwidth; see native/peaks.ts). Takes about `peaksDurationMs`.
+ * @throws TypeError / RangeError from measurePeaks for a bad option.
+ */
+export async function measureEnvironment(opts: EnvironmentOptions = {}): Promise<Environment> {
+  const machine = describeMachine(opts.threads);
+  const peaks = await measurePeaks({ threads: machine.threads, durationMs: opts.peaksDurationMs ?? 1200 });
+  return { ...machine, peaks };
+}
 
-function gpuIdentity(dev: CudaDevice): NonNullable<Environment['gpu']> {
+/**
+ * The first CUDA device's identity (name, SMs, memory, driver, clocks), without measuring it;
+ * undefined when no CUDA device and library are present. Cheap: what a sweep's environment key
+ * needs to keep two GPUs' results apart.
+ */
+export function describeGpu(): Environment['gpu'] {
+  const dev = cudaAvailable().devices?.[0];
+  if (!dev) return undefined;
   return {
     name: dev.name,
     smCount: dev.multiprocessorCount,
@@ -54,18 +67,6 @@ function gpuIdentity(dev: CudaDevice): NonNullable<Environment['gpu']> {
   };
 }
 
-/**
- * describeMachine plus this machine's measured CPU ceilings (fp32 FMA, AVX512-BF16, AMX bf16,
- * DRAM read bandwidth; see native/peaks.ts). Takes about `peaksDurationMs`. The GPU's
- * identity is left to measureGpu, which measures its ceilings too.
- * @throws TypeError / RangeError from measurePeaks for a bad option.
- */
-export async function measureEnvironment(opts: EnvironmentOptions = {}): Promise<Environment> {
-  const { gpu: _gpu, ...machine } = describeMachine(opts);
-  const peaks = await measurePeaks({ threads: machine.threads, durationMs: opts.peaksDurationMs ?? 1200 });
-  return { ...machine, peaks };
-}
-
 /** GPU facts and ceilings: device info, tensor-core peak from clocks, measured copy bandwidth. */
 export async function measureGpu(): Promise<Pick<Environment, 'gpu'> & { peaks: NonNullable<Environment['peaks']> }> {
   const dev = cudaAvailable().devices![0]!;
@@ -73,7 +74,7 @@ export async function measureGpu(): Promise<Pick<Environment, 'gpu'> & { peaks: 
   const copy = await timeCudaCopy(bytes, { warmup: 2, minReps: 10, minTimeMs: 200, maxTimeMs: 2000 });
   const medianNs = [...copy.samplesNs].sort((a, b) => a - b)[copy.samplesNs.length >> 1]!;
   return {
-    gpu: gpuIdentity(dev),
+    gpu: describeGpu(),
     peaks: {
       ...(dev.peakDenseBf16FlopsPerS ? { gpuFlopsPerSec: dev.peakDenseBf16FlopsPerS } : {}),
       // A copy reads and writes every byte: traffic is 2 x bytes.

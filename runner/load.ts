@@ -2,20 +2,23 @@
  * Reads the file the user names on the command line into a resolved Profile:
  * a profile (*.attn.yaml | *.attn.yml | *.attn.json) or a HuggingFace config.json (then the
  * default profile for that model). Errors become an InputError at the first error's position;
- * warnings are handed back so the CLI can print them (`file:line:col: warning: ...`).
+ * warnings are handed back with a `format` that places any problem of the profile
+ * (`file:line:col: warning: ...`), so the CLI can print them and the deployment checks
+ * (runner/preflight.ts) alike.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { offsetToLineColumn, readProfileOrConfig } from '../core/config';
-import { estimate } from '../core/estimate';
-import { checkProfile } from '../core/estimate/checks';
 import type { Problem, Profile } from '../core/config/types';
 import { InputError } from './errors';
 
+/** A resolved Profile and how to point into the text it came from; `attnscope bench -` builds one for stdin too. */
 export interface LoadedProfile {
   profile: Profile;
-  /** Warnings and infos, already formatted as `file:line:col: warning: message`. */
-  notes: string[];
+  /** Warnings and infos found while reading the file (no errors: those throw). */
+  problems: Problem[];
+  /** `file:line:col: severity: message` for a problem of this profile (or of the config it names). */
+  format(problem: Problem): string;
   /** An InputError at a profile key (a path like "prefill.seq_lens"), else its nearest parent that is written, else 1:1. */
   errorAt(key: string, message: string): InputError;
 }
@@ -70,13 +73,10 @@ export function loadProfile(file: string): LoadedProfile {
     const at = locate(p, abs, text, texts);
     throw new InputError(p.message, display(at.file), at.line, at.column);
   }
-  // Deployment checks (weights and pool vs the device, kernel limits) inform but do not stop
-  // estimate, simulate or bench: the numbers are the answer to "does it fit".
-  const checks = checkProfile(profile, estimate(profile)).map((p) => (p.severity === 'error' ? { ...p, severity: 'warning' as const } : p));
-  const notes = [...problems, ...checks].map((p) => {
+  const format = (p: Problem): string => {
     const at = locate(p, abs, text, texts);
     return `${display(at.file)}:${at.line}:${at.column}: ${p.severity}: ${p.message}`;
-  });
+  };
   const errorAt = (key: string, message: string): InputError => {
     for (const parts = key.split('.'); parts.length > 0; parts.pop()) {
       const range = profile.ranges[parts.join('.')];
@@ -87,5 +87,5 @@ export function loadProfile(file: string): LoadedProfile {
     }
     return new InputError(message, file);
   };
-  return { profile, notes, errorAt };
+  return { profile, problems, format, errorAt };
 }

@@ -1,3 +1,2 @@
-/** The tool's name and version as runs record them (kept in step with package.json by a test). */
-export const TOOL_NAME = 'attnscope';
+/** The runner's version as runs record it (core/protocol/run.ts runHeader; kept in step with package.json by a test). */
 export const TOOL_VERSION = '0.1.0';

@@ -19,7 +19,7 @@ import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 
 import type { CaseShape, Environment, KernelCase } from '../core/protocol/run';
-import { RUN_SCHEMA_VERSION } from '../core/protocol/run';
+import { runHeader, type RunHeader } from '../core/protocol/run';
 import {
   flashForward,
   pagedDecode,
@@ -36,7 +36,7 @@ import { cpuFeatures } from '../native/peaks';
 import { writeFileAtomic } from '../runner/atomic';
 import { measureEnvironment } from '../runner/environment';
 import { randomUniform, shuffledPages, tiledBf16 } from '../runner/inputs';
-import { TOOL_NAME, TOOL_VERSION } from '../runner/version';
+import { TOOL_VERSION } from '../runner/version';
 import { attentionFlops, ceilingFor, sampleStats, summarizeCase } from '../runner/measure';
 import { CAUSAL_NOTE, DECODE_NOTE, loadOrtPeer, type OrtPeer } from '../runner/peers/onnxruntime';
 
@@ -72,11 +72,8 @@ export interface SkippedFigure {
   reason: string;
 }
 
-/** What --json writes. */
-export interface KernelBenchResult {
-  schema: typeof RUN_SCHEMA_VERSION;
-  tool: string;
-  createdAt: string;
+/** What --json writes: a run header (core/protocol/run.ts runHeader) and the figures; no profile, no estimate. */
+export interface KernelBenchResult extends RunHeader {
   name: 'bench:kernels';
   environment: Environment;
   /** flash_fwd, paged_decode and reference cases (reference: fp64, one thread). */
@@ -432,9 +429,7 @@ async function main(): Promise<void> {
   const targets = checkTargets(environment, rows);
   printReport(environment, rows, notes, targets);
   const result: KernelBenchResult = {
-    schema: RUN_SCHEMA_VERSION,
-    tool: `${TOOL_NAME} ${TOOL_VERSION}`,
-    createdAt: new Date(started).toISOString(),
+    ...runHeader('bench:kernels', TOOL_VERSION, new Date(started)),
     name: 'bench:kernels',
     environment,
     cases,

@@ -14,10 +14,9 @@ import {
   type TextEdit,
 } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { parseJsonTree, type Problem, type SourceRange, type ValueNode } from '../core/config';
+import { parseJsonTree, propertyWithKeyAt, propertyWithValueAt, type FoundProperty, type Problem, type SourceRange, type ValueNode } from '../core/config';
 import type { Analysis } from './analysis';
 import { DIAGNOSTIC_SOURCE, isLocal, readDocument, toDiagnostic } from './diagnostics';
-import { propertyWithKeyAt, propertyWithValueAt, type FoundProperty } from './locate';
 
 /** The file a fix edits: the analysed document, or the config.json it read. */
 interface Target {

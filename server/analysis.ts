@@ -5,8 +5,8 @@
  * completion, quick fixes, resolveProfile) all work from this one value. The text is parsed once
  * per version — and not at all when an edit only rewrites a number (see reuseTree) — and
  * analyze() never throws: a failure inside core becomes an 'internal-error' problem. A version
- * with errors still carries what hints need to stay (see hints.ts): the profile of its valid
- * keys, and the previous version's hints that still hold.
+ * with errors still carries the profile of its valid keys, so that hints can stay (hints.ts);
+ * the previous version's hints that still hold are kept by the workspace cache (workspace.ts).
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import {
@@ -14,7 +14,9 @@ import {
   isProfilePath,
   parseJsonTree,
   parseProfileOrConfig,
+  propertyAt,
   readProfileOrConfigTree,
+  type SourceRange,
   type ModelSpec,
   type ParsedTree,
   type Problem,
@@ -23,8 +25,6 @@ import {
   type ValueNode,
 } from '../core/config';
 import { checkProfile, estimate, type Estimate } from '../core/estimate';
-import { carryHints, type AnchoredHint } from './hints';
-import { propertyAt } from './locate';
 import { documentName, uriToPath } from './paths';
 import { describeError } from './safe';
 
@@ -62,8 +62,6 @@ export interface Analysis {
    * can be made at all (a syntax error; the model missing, invalid or in error).
    */
   partial: PartialProfile | null;
-  /** When this version has an error: the hints of the previous version that still hold (hints.ts carryHints); else []. */
-  carried: AnchoredHint[];
   /** Every problem core found (those of a referenced config carry `file`). */
   problems: Problem[];
   /** Absolute paths read while analysing (the profile's config.json). */
@@ -113,7 +111,6 @@ export function analyze(document: TextDocument, host: FileHost, previous?: Analy
     profile: null,
     estimate: null,
     partial: null,
-    carried: [],
     problems: [],
     reads: [],
     readTexts,
@@ -147,7 +144,6 @@ export function analyze(document: TextDocument, host: FileHost, previous?: Analy
       a.problems.push(...checkProfile(a.profile, a.estimate));
     } else {
       a.partial = readWithoutInvalidKeys(a, recording);
-      if (previous !== undefined && previous.file === a.file) a.carried = carryHints(previous, a);
     }
   } catch (err) {
     a.problems.push({
@@ -158,6 +154,23 @@ export function analyze(document: TextDocument, host: FileHost, previous?: Analy
     });
   }
   return a;
+}
+
+/**
+ * Value range of a model key (a JSON path as core records it, e.g. "num_key_value_heads") in
+ * this document: in a config.json, or in a profile whose model is written inline. Undefined
+ * when the model lives in another file or the key is absent.
+ */
+export function modelKeyRange(a: Analysis, path: string): SourceRange | undefined {
+  const model = a.model;
+  if (model === null) return undefined;
+  if (a.kind === 'profile' && a.profile?.modelPath !== null) return undefined;
+  return model.ranges[path] ?? model.ranges[`model.${path}`];
+}
+
+/** Value range of a profile key ("kv_cache.page_size") in this profile. */
+export function profileKeyRange(a: Analysis, path: string): SourceRange | undefined {
+  return a.kind === 'profile' ? a.profile?.ranges[path] : undefined;
 }
 
 /** Rounds of leaving keys out: a key left out can reveal one more (min > max -> "needs min"). */

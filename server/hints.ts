@@ -20,15 +20,15 @@
  *   enclosing it are untouched by the edit, moved up or down with them. A hint whose key, value
  *   or parent key was edited, removed or joined to another line goes; so does one whose key the
  *   first rule found invalid. Carried again on the next edit, so it lasts until the figure can be
- *   recomputed, and its tooltip says it is from an earlier version. A profile whose config.json
+ *   recomputed, and its tooltip says it is from an earlier version. The workspace cache
+ *   (workspace.ts) keeps each document's hints and carries them to its next version. A profile whose config.json
  *   is mid-edit (in another editor) keeps its hints that way too: its own text is untouched.
  */
 import { InlayHintKind, MarkupKind, type InlayHint, type Range } from 'vscode-languageserver';
-import type { ModelSpec, PropertyNode, SourceRange, ValueNode } from '../core/config';
+import { propertyWithValueAt, type ModelSpec, type PropertyNode, type SourceRange, type ValueNode } from '../core/config';
 import { attentionWorkspace, kvBytesForSequence } from '../core/estimate';
 import { formatBytes, formatCount, formatParams } from '../core/format';
-import { changedRegion, type Analysis } from './analysis';
-import { modelKeyRange, profileKeyRange, propertyWithValueAt } from './locate';
+import { changedRegion, modelKeyRange, profileKeyRange, type Analysis } from './analysis';
 import * as terms from './terms';
 
 /**
@@ -147,35 +147,30 @@ function weightsAnchor(a: Analysis): SourceRange | undefined {
   return modelKeyRange(a, 'model_type') ?? modelKeyRange(a, 'architectures');
 }
 
-/** Inlay hints of the analysed document that fall inside `range`. */
-export function inlayHints(a: Analysis, range: Range): InlayHint[] {
+/** The hints of `hints` (a document's, see documentHints) that fall inside `range`. */
+export function inlayHints(a: Analysis, hints: readonly AnchoredHint[], range: Range): InlayHint[] {
   const from = a.document.offsetAt(range.start);
   const to = a.document.offsetAt(range.end);
-  return documentHints(a).filter((h) => h.offset >= from && h.offset <= to).map((h) => h.hint);
+  return hints.filter((h) => h.offset >= from && h.offset <= to).map((h) => h.hint);
 }
-
-const memo = new WeakMap<Analysis, AnchoredHint[]>();
 
 /**
  * Every hint of the analysed document, in text order: computed from its profile, or from the
- * valid keys' profile when some have errors, plus those carried from the previous version
- * for keys that got none (see the top of this file). Computed once per analysis.
+ * valid keys' profile when some have errors, plus those of `carried` (carryHints: kept from the
+ * previous version; the workspace cache holds them) for keys that got none (see the top of this
+ * file).
  */
-export function documentHints(a: Analysis): AnchoredHint[] {
-  let hints = memo.get(a);
-  if (hints === undefined) {
-    hints = a.profile !== null && a.estimate !== null
-      ? computedHints(a, [])
-      : a.partial !== null
-        ? computedHints({ ...a, profile: a.partial.profile, model: a.partial.profile.model, estimate: a.partial.estimate }, a.partial.invalid)
-        : [];
-    if (a.carried.length > 0) {
-      const invalid = a.partial?.invalid ?? [];
-      const computed = new Set(hints.map((h) => h.path));
-      hints.push(...a.carried.filter((h) => !computed.has(h.path) && !invalid.some((p) => overlaps(p, h.path))));
-      hints.sort((x, y) => x.offset - y.offset);
-    }
-    memo.set(a, hints);
+export function documentHints(a: Analysis, carried: readonly AnchoredHint[] = []): AnchoredHint[] {
+  const hints = a.profile !== null && a.estimate !== null
+    ? computedHints(a, [])
+    : a.partial !== null
+      ? computedHints({ ...a, profile: a.partial.profile, model: a.partial.profile.model, estimate: a.partial.estimate }, a.partial.invalid)
+      : [];
+  if (carried.length > 0) {
+    const invalid = a.partial?.invalid ?? [];
+    const computed = new Set(hints.map((h) => h.path));
+    hints.push(...carried.filter((h) => !computed.has(h.path) && !invalid.some((p) => overlaps(p, h.path))));
+    hints.sort((x, y) => x.offset - y.offset);
   }
   return hints;
 }
@@ -183,14 +178,14 @@ export function documentHints(a: Analysis): AnchoredHint[] {
 const STALE_NOTE = '\n\n_From an earlier version of this file: this one has an error, so the figure is not recomputed._';
 
 /**
- * The hints of `previous` that still hold in `a`, the next analysed version of the same
- * document: those whose lines (AnchoredHint.lines) lie wholly before or after the one region
+ * The hints of `previous` (`previousHints`, its documentHints) that still hold in `a`, the next
+ * analysed version of the same document: those whose lines (AnchoredHint.lines) lie wholly before or after the one region
  * where the texts differ (analysis.ts changedRegion), and still start a line there, moved by
  * the length the edit added. The rule keeps a hint only next to the very text it was computed
  * for; a coarser region (several edits between two analysed versions) only drops more. Same
  * text (a profile re-read because the config.json it points at changed): every hint stays.
  */
-export function carryHints(previous: Analysis, a: Analysis): AnchoredHint[] {
+export function carryHints(previous: Analysis, previousHints: readonly AnchoredHint[], a: Analysis): AnchoredHint[] {
   const old = previous.text;
   const text = a.text;
   const { start, oldEnd, delta } = changedRegion(old, text);
@@ -204,7 +199,7 @@ export function carryHints(previous: Analysis, a: Analysis): AnchoredHint[] {
     return null;
   };
   const carried: AnchoredHint[] = [];
-  for (const h of documentHints(previous)) {
+  for (const h of previousHints) {
     const lines = h.lines.map(move);
     if (lines.some((r) => r === null)) continue;
     const offset = h.offset < start ? h.offset : h.offset + delta;

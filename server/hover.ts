@@ -5,9 +5,9 @@
  * in bold, then the estimate's notes (assumed dtype, sliding window, encoder, unsized pool).
  */
 import { MarkupKind, type Hover, type Position } from 'vscode-languageserver';
+import { propertyAt } from '../core/config';
 import type { Analysis } from './analysis';
 import { toRange } from './diagnostics';
-import { propertyAt } from './locate';
 import { schemaAt, schemaPathOf } from './schema';
 import { table, termRows, type TermId } from './terms';
 

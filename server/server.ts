@@ -130,8 +130,8 @@ export function startServer(connection: Connection): void {
 
   connection.languages.inlayHint.on((params, token) =>
     runSafe(log, token, 'inlayHint', [], () => {
-      const a = workspace.analysis(params.textDocument.uri);
-      return a === null ? [] : inlayHints(a, params.range);
+      const found = workspace.hints(params.textDocument.uri);
+      return found === null ? [] : inlayHints(found.analysis, found.hints, params.range);
     }),
   );
 

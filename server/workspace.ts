@@ -1,21 +1,33 @@
 /**
  * The server's view of the workspace: open documents (incremental sync), one cached Analysis per
- * document (its latest analysed version), and which files each analysis read, so that a profile is re-checked when the
- * config.json it points at changes on disk or in an open editor.
+ * document (its latest analysed version) with its inlay hints, and which files each analysis
+ * read, so that a profile is re-checked when the config.json it points at changes on disk or in
+ * an open editor. A version with an error keeps the previous version's hints that still hold
+ * (hints.ts carryHints): the cache is what remembers them.
  */
 import { readFileSync } from 'node:fs';
 import type { TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { analyze, type Analysis, type FileHost } from './analysis';
+import { carryHints, documentHints, type AnchoredHint } from './hints';
 import { uriToPath } from './paths';
 import type { ErrorLog } from './safe';
 
+/** A document's latest analysed version. */
+interface Cached {
+  analysis: Analysis;
+  /** The previous version's hints that still hold (carryHints), when this version has an error. */
+  carried: AnchoredHint[];
+  /** documentHints of this version, computed on the first request. */
+  hints?: AnchoredHint[];
+}
+
 export class Workspace {
-  private readonly cache = new Map<string, Analysis>();
+  private readonly cache = new Map<string, Cached>();
   /**
    * Documents whose cached analysis read a file that changed since. They are analysed again on
    * the next request, with the cached analysis as the previous version, so that their hints can
-   * stay while that file is mid-edit (hints.ts carryHints).
+   * stay while that file is mid-edit.
    */
   private readonly outdated = new Set<string>();
   /** Absolute path of a file read by an analysis -> URIs of the documents whose analysis read it. */
@@ -57,20 +69,37 @@ export class Workspace {
 
   /** The analysis of the open document `uri` at its current version; null when it is not open. */
   analysis(uri: string): Analysis | null {
+    return this.current(uri)?.analysis ?? null;
+  }
+
+  /** The inlay hints of the open document `uri` at its current version (hints.ts documentHints); null when it is not open. */
+  hints(uri: string): { analysis: Analysis; hints: AnchoredHint[] } | null {
+    const entry = this.current(uri);
+    if (entry === null) return null;
+    entry.hints ??= documentHints(entry.analysis, entry.carried);
+    return { analysis: entry.analysis, hints: entry.hints };
+  }
+
+  private current(uri: string): Cached | null {
     const doc = this.documents.get(uri);
     if (doc === undefined) return null;
     const cached = this.cache.get(uri);
-    if (cached !== undefined && cached.version === doc.version && !this.outdated.has(uri)) return cached;
-    const result = analyze(doc, this.fileHost(), cached);
+    if (cached !== undefined && cached.analysis.version === doc.version && !this.outdated.has(uri)) return cached;
+    const previous = cached?.analysis;
+    const result = analyze(doc, this.fileHost(), previous);
     this.outdated.delete(uri);
     for (const p of result.problems) if (p.code === 'internal-error') this.log.error(`${uri} v${doc.version}: ${p.message}`);
-    this.cache.set(uri, result);
+    const carried = result.profile === null && previous !== undefined && previous.file === result.file
+      ? carryHints(previous, cached!.hints ?? documentHints(previous, cached!.carried), result)
+      : [];
+    const entry: Cached = { analysis: result, carried };
+    this.cache.set(uri, entry);
     for (const path of result.reads) {
       let set = this.dependents.get(path);
       if (set === undefined) this.dependents.set(path, (set = new Set()));
       set.add(uri);
     }
-    return result;
+    return entry;
   }
 
   /** Reads other files: an open document's current text first, else the disk; null when unreadable. */

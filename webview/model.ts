@@ -3,10 +3,8 @@
  * A run being streamed is built up from `runStarted`, `case`, `poolSample` and `progress`
  * messages and replaced by the full RunResult on `runFinished`.
  */
-import type { Profile } from '../core/config/types';
-import type { Estimate } from '../core/estimate/types';
 import type { Environment, KernelCase, PoolResult, PoolSample, RunResult, RunStatus } from '../core/protocol/run';
-import type { RunListEntry, ToWebview } from '../core/protocol/webview';
+import type { Estimate, Profile, RunListEntry, ToWebview } from '../core/protocol/webview';
 
 export interface ViewRun {
   /** History id once saved; null while streaming. */

@@ -8,8 +8,10 @@ import { parseJsonTree, type ParsedTree } from './tree';
 export * from './types';
 export { offsetToLineColumn, formatProblem } from './positions';
 export { readModelConfig, readModelConfigTree, modelSpecFromTree } from './model';
-export { readProfile, readProfileTree, parseProfileText, readProfileOrConfig, readProfileOrConfigTree, parseProfileOrConfig, profileFromModelConfig, closestMatch, PROFILE_DEFAULTS, type ProfileHost } from './profile';
-export { parseJsonTree, parseYamlTree, nodeAtPath, getProperty, toPlain, type ValueNode, type PropertyNode, type ParsedTree } from './tree';
+export { readProfile, readProfileTree, parseProfileText, readProfileOrConfig, readProfileOrConfigTree, parseProfileOrConfig, type ProfileHost } from './profile';
+export { profileFromModelConfig, PROFILE_DEFAULTS } from './profileDefaults';
+export { closestMatch } from './suggest';
+export { parseJsonTree, parseYamlTree, nodeAtPath, getProperty, toPlain, propertyAt, propertyWithKeyAt, propertyWithValueAt, type ValueNode, type PropertyNode, type ParsedTree, type FoundProperty } from './tree';
 
 /** True for *.attn.yaml, *.attn.yml and *.attn.json. */
 export function isProfilePath(path: string): boolean {

@@ -221,3 +221,61 @@ function firstLine(message: string): string {
   const line = message.split('\n')[0] ?? message;
   return line.replace(/ at line \d+, column \d+:?$/, '');
 }
+
+/** A property found by offset (propertyAt and its kin), with where it sits. */
+export interface FoundProperty {
+  /** Keys (and array indices) from the root to this property, the property's key last. */
+  path: Array<string | number>;
+  property: PropertyNode;
+  /** The object that holds the property. */
+  parent: ValueNode;
+}
+
+function contains(r: SourceRange, offset: number): boolean {
+  return offset >= r.offset && offset <= r.offset + r.length;
+}
+
+/** The innermost property whose key or value contains `offset`. */
+export function propertyAt(root: ValueNode | null, offset: number): FoundProperty | null {
+  let found: FoundProperty | null = null;
+  const walk = (node: ValueNode, path: Array<string | number>): void => {
+    if (node.type === 'object') {
+      for (const p of node.properties ?? []) {
+        if (contains(p.keyRange, offset) || contains(p.value.range, offset)) {
+          found = { path: [...path, p.key], property: p, parent: node };
+          walk(p.value, [...path, p.key]);
+          return;
+        }
+      }
+    } else if (node.type === 'array') {
+      (node.items ?? []).forEach((item, i) => {
+        if (contains(item.range, offset)) walk(item, [...path, i]);
+      });
+    }
+  };
+  if (root !== null) walk(root, []);
+  return found;
+}
+
+/** The property whose key starts at `offset` (the anchor of unknown-key problems). */
+export function propertyWithKeyAt(root: ValueNode | null, offset: number): FoundProperty | null {
+  const found = propertyAt(root, offset);
+  return found !== null && found.property.keyRange.offset === offset ? found : null;
+}
+
+/** The outermost property whose value starts at `offset` (an inline model, not its first key). */
+export function propertyWithValueAt(root: ValueNode | null, offset: number): FoundProperty | null {
+  const walk = (node: ValueNode, path: Array<string | number>): FoundProperty | null => {
+    if (node.type === 'object') {
+      for (const p of node.properties ?? []) {
+        if (p.value.range.offset === offset) return { path: [...path, p.key], property: p, parent: node };
+        if (contains(p.value.range, offset)) return walk(p.value, [...path, p.key]);
+      }
+    } else if (node.type === 'array') {
+      const items = node.items ?? [];
+      for (let i = 0; i < items.length; i++) if (contains(items[i]!.range, offset)) return walk(items[i]!, [...path, i]);
+    }
+    return null;
+  };
+  return root === null ? null : walk(root, []);
+}

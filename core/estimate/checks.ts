@@ -9,7 +9,7 @@ import type { Problem, Profile, SourceRange } from '../config/types';
 import type { Estimate } from './types';
 
 /**
- * What the attention kernels accept (native/src/kernels.cc, native/cuda/include/attnscope_cuda.h).
+ * What the attention kernels accept (native/src/kernels/, native/cuda/include/attnscope_cuda.h).
  * CPU: any head_dim up to 512, any page_size, fp32 / fp16 / bf16. CUDA: compiled for head_dim 64
  * and 128, page_size 8..256, fp16 / bf16. Neither has an fp8 KV cache.
  */

@@ -7,6 +7,9 @@ import type { Estimate } from '../estimate/types';
 
 export const RUN_SCHEMA_VERSION = 1 as const;
 
+/** The tool's name as every run's `tool` field starts ("attnscope 0.1.0"). */
+export const TOOL_NAME = 'attnscope';
+
 export type KernelName = 'flash_fwd' | 'paged_decode' | 'reference';
 
 /** Shape of one case. Prefill: B, N_q = N_k = seqLen. Decode: B sequences of contextLen, one query each. */
@@ -164,7 +167,8 @@ export interface PoolResult {
 
 export type RunStatus = 'ok' | 'cancelled' | 'failed';
 
-export interface RunResult {
+/** The fields every run file opens with: a RunResult's and `npm run bench:kernels`' alike. */
+export interface RunHeader {
   schema: typeof RUN_SCHEMA_VERSION;
   /** "attnscope <version>". */
   tool: string;
@@ -172,12 +176,59 @@ export interface RunResult {
   createdAt: string;
   /** Display name: the profile or config file name. */
   name: string;
+}
+
+export interface RunResult extends RunHeader {
   profile: Profile;
   environment: Environment;
   estimate: Estimate;
   cases: KernelCase[];
   pool?: PoolResult;
   status: RunStatus;
-  /** Set when status is 'failed'. */
+  /** Set when status is 'failed' (or 'cancelled', by the extension: why it ended). */
   error?: string;
+}
+
+/**
+ * The header of a run file. `toolVersion` is the version of the program that made the run
+ * (the runner's TOOL_VERSION; the extension's package.json version for the runs it assembles).
+ */
+export function runHeader(name: string, toolVersion: string, createdAt: Date = new Date()): RunHeader {
+  return { schema: RUN_SCHEMA_VERSION, tool: `${TOOL_NAME} ${toolVersion}`, createdAt: createdAt.toISOString(), name };
+}
+
+/** What a run is made of; everything but the header fields. */
+export interface RunParts {
+  name: string;
+  toolVersion: string;
+  /** When the run started (default: now). */
+  createdAt?: Date;
+  profile: Profile;
+  environment: Environment;
+  estimate: Estimate;
+  /** Default: none yet (a bench pushes them as they finish; simulate has none). */
+  cases?: KernelCase[];
+  pool?: PoolResult;
+  /** Default 'ok'. */
+  status?: RunStatus;
+  error?: string;
+}
+
+/**
+ * The one constructor of a RunResult: `attnscope bench` (file and stdin), `attnscope simulate
+ * --json`, and the extension's run for a runner that ended without one all build it here, so a
+ * run file has the same fields, in the same order, whoever wrote it.
+ */
+export function createRun(parts: RunParts): RunResult {
+  const run: RunResult = {
+    ...runHeader(parts.name, parts.toolVersion, parts.createdAt),
+    profile: parts.profile,
+    environment: parts.environment,
+    estimate: parts.estimate,
+    cases: parts.cases ?? [],
+    ...(parts.pool ? { pool: parts.pool } : {}),
+    status: parts.status ?? 'ok',
+  };
+  if (parts.error !== undefined) run.error = parts.error;
+  return run;
 }

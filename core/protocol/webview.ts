@@ -1,10 +1,14 @@
 /**
  * Extension <-> dashboard webview messages. One union per direction with a `type`
- * discriminant. The webview imports only this folder of core/.
+ * discriminant. The webview imports only types from this folder of core/ (and core/format), so
+ * the Profile and Estimate its messages carry are named here too.
  */
 import type { Profile } from '../config/types';
 import type { Estimate } from '../estimate/types';
-import type { KernelCase, PoolSample, RunResult } from './run';
+import type { RunResult } from './run';
+import type { RunnerCaseEvent, RunnerPoolSampleEvent, RunnerProgressEvent } from './runner';
+
+export type { Estimate, Profile };
 
 /** Summary row of a saved run, for the history list. */
 export interface RunListEntry {
@@ -15,13 +19,14 @@ export interface RunListEntry {
   cases: number;
 }
 
+/** The runner's events the extension forwards to the page as they are (core/protocol/runner.ts). */
+export type ForwardedRunnerEvent = RunnerProgressEvent | RunnerCaseEvent | RunnerPoolSampleEvent;
+
 /** extension -> webview */
 export type ToWebview =
   | { type: 'init'; runs: RunListEntry[]; current: RunResult | null; currentId?: string | null }
   | { type: 'runStarted'; name: string; total: number; profile?: Profile; estimate?: Estimate }
-  | { type: 'progress'; done: number; total: number; message: string }
-  | { type: 'case'; case: KernelCase }
-  | { type: 'poolSample'; sample: PoolSample }
+  | ForwardedRunnerEvent
   | { type: 'runFinished'; run: RunResult; id?: string | null }
   | { type: 'runs'; runs: RunListEntry[] }
   | { type: 'showRun'; run: RunResult; id?: string | null }

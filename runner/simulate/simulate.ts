@@ -1,6 +1,6 @@
 /**
  * The paged KV-cache pool under a serving load (issue 5): requests from the profile's workload
- * or a trace, run through the native serving simulator (native/src/simulator.h: vLLM V1
+ * or a trace, run through the native serving simulator (native/src/pool/simulator.h: vLLM V1
  * continuous batching over the same C++ PageAllocator the decode kernels use), plus two
  * contiguous-allocation baselines over the same memory.
  *
@@ -20,7 +20,7 @@ import { offsetToLineColumn } from '../../core/config/positions';
 import type { Profile } from '../../core/config/types';
 import { DEFAULT_MAX_NUM_BATCHED_TOKENS, DEFAULT_MAX_NUM_SEQS, estimate, referenceSeqLen } from '../../core/estimate/index';
 import type { PoolBaseline, PoolResult, PoolSample, PoolSummary, StepTimeModel } from '../../core/protocol/run';
-import { runSimulationsInWorker, ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTotals } from '../../native/allocator';
+import { runSimulationsInWorker, ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTotals } from '../../native/simulator';
 import { formatCount } from '../../core/format';
 import { InputError } from '../errors';
 import { generateRequests, packRequests, type TraceRequest } from './workload';

@@ -16,7 +16,7 @@ import { EXIT_INTERNAL, EXIT_OK } from '../../core/protocol/runner';
 import type { SweepReport } from '../../core/protocol/sweep';
 import { checkOutputPath, EXIT_CANCELLED, parse, writeOutput } from '../args';
 import { CancelledError, InputError, UsageError } from '../errors';
-import { planProblem } from '../plan';
+import { benchPreflight } from '../preflight';
 import { Progress } from '../progress';
 import { indexedJobManifest, k8sResultsDir, ManifestError } from './k8s';
 import { parseShard, runSweepLocally, shardFromEnvironment, shardPoints, type Shard } from './local';
@@ -55,8 +55,8 @@ function prepare(file: string, set: string[], quick: boolean, backend: Backend):
   const plan = loadSweep(file, { set, benchOptions: { quick, backend } });
   if (plan.job !== 'simulate') {
     for (const p of plan.points) {
-      const problem = planProblem(p.profile, quick);
-      if (problem) throw new InputError(`sweep point ${p.label}: ${problem.message}`, file);
+      const { refusal } = benchPreflight(p.profile, quick);
+      if (refusal) throw new InputError(`sweep point ${p.label}: ${refusal.message}`, file);
     }
   }
   for (const n of plan.notes) process.stderr.write(`${n}\n`);

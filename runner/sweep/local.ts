@@ -11,11 +11,10 @@ import { join } from 'node:path';
 import type { RunResult } from '../../core/protocol/run';
 import { SWEEP_SCHEMA_VERSION, type SweepPointInfo, type SweepPointRun } from '../../core/protocol/sweep';
 import { writeFileAtomic } from '../atomic';
-import { describeMachine } from '../environment';
 import { InputError } from '../errors';
 import { environmentKey, pointFileName, readPointFile } from './results';
 import type { SweepPlan, SweepPoint } from './spec';
-import type { PointJob, WorkerMessage } from './worker';
+import { sweepEnvironment, type PointJob, type WorkerMessage } from './worker';
 
 /** Shard `index` of `count` (0 <= index < count). */
 export interface Shard {
@@ -94,7 +93,7 @@ export interface LocalSweepResult {
  *   (a reused --out); nothing is run then.
  */
 export async function runSweepLocally(plan: SweepPlan, opts: LocalSweepOptions): Promise<LocalSweepResult> {
-  const envKey = environmentKey(describeMachine());
+  const envKey = environmentKey(sweepEnvironment());
   const share = shardPoints(plan.points, opts.shard);
   const todo: SweepPoint[] = [];
   for (const p of share) {

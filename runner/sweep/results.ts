@@ -6,10 +6,10 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Environment, KernelCase, RunResult } from '../../core/protocol/run';
+import { TOOL_NAME, type Environment, type KernelCase, type RunResult } from '../../core/protocol/run';
 import { SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type SweepPointRun, type SweepReport, type SweepReportRow } from '../../core/protocol/sweep';
 import { InputError } from '../errors';
-import { TOOL_NAME, TOOL_VERSION } from '../version';
+import { TOOL_VERSION } from '../version';
 import { formatDuration } from '../../core/format';
 import { axisIndices, canonicalJson, pointId, pointLabel } from './spec';
 

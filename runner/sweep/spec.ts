@@ -21,11 +21,10 @@ import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import * as YAML from 'yaml';
 import { closestMatch, getProperty, isProfilePath, offsetToLineColumn, parseProfileText, readProfileTree, toPlain, type ParsedTree, type Problem, type Profile, type SourceRange, type ValueNode } from '../../core/config';
-import { estimate } from '../../core/estimate';
-import { checkProfile } from '../../core/estimate/checks';
 import type { SweepJob, SweepPointRef } from '../../core/protocol/sweep';
 import profileSchema from '../../schemas/attn-profile.schema.json';
 import { InputError, UsageError } from '../errors';
+import { deploymentNotes } from '../preflight';
 
 export const SWEEP_JOBS: readonly SweepJob[] = ['simulate', 'bench', 'both'];
 
@@ -391,7 +390,7 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
       throw at ? new InputError(message, at[1]!, Number(at[2]), Number(at[3])) : new InputError(message, file);
     }
     const profile = read.value;
-    const checks = checkProfile(profile, estimate(profile)).map((p) => (p.severity === 'error' ? { ...p, severity: 'warning' as const } : p));
+    const checks = deploymentNotes(profile);
     for (const p of [...read.problems, ...checks]) notes.add(`${locate(p)}: ${p.severity}: ${p.message}`);
     points.push({ id: pointId(values), index, values, label, profile });
   }

@@ -6,13 +6,13 @@
  */
 import type { Profile } from '../../core/config/types';
 import { estimate } from '../../core/estimate';
-import { RUN_SCHEMA_VERSION, type RunResult } from '../../core/protocol/run';
+import { createRun, type Environment, type RunResult } from '../../core/protocol/run';
 import type { SweepJob } from '../../core/protocol/sweep';
 import { runBench } from '../bench';
-import { describeMachine } from '../environment';
+import { describeGpu, describeMachine } from '../environment';
 import { CancelledError, InputError } from '../errors';
 import { simulatePool } from '../simulate';
-import { TOOL_NAME, TOOL_VERSION } from '../version';
+import { TOOL_VERSION } from '../version';
 
 /** Parent -> worker: the point to run. */
 export interface PointJob {
@@ -33,6 +33,15 @@ export type WorkerMessage =
   | { type: 'failed'; message: string };
 
 /**
+ * This machine as a sweep point records it, measured by nothing: describeMachine plus the GPU's
+ * identity (so that a sweep's environment key tells two GPUs apart even for simulations).
+ */
+export function sweepEnvironment(): Environment {
+  const gpu = describeGpu();
+  return { ...describeMachine(), ...(gpu ? { gpu } : {}) };
+}
+
+/**
  * Runs one point: the pool simulation (job 'simulate'), the kernel benchmark without the pool
  * ('bench'), or the benchmark with the pool ('both', as `attnscope bench` does for a profile
  * with a workload).
@@ -42,11 +51,9 @@ export type WorkerMessage =
 export async function runPoint(job: PointJob, signal: AbortSignal, onProgress: (fraction: number, message: string) => void): Promise<RunResult> {
   const { profile } = job;
   if (job.job === 'simulate') {
-    const environment = describeMachine();
-    const run = (status: RunResult['status'], pool?: RunResult['pool']): RunResult => ({
-      schema: RUN_SCHEMA_VERSION, tool: `${TOOL_NAME} ${TOOL_VERSION}`, createdAt: new Date().toISOString(), name: job.name,
-      profile, environment, estimate: estimate(profile), cases: [], ...(pool ? { pool } : {}), status,
-    });
+    const environment = sweepEnvironment();
+    const run = (status: RunResult['status'], pool?: RunResult['pool']): RunResult =>
+      createRun({ name: job.name, toolVersion: TOOL_VERSION, profile, environment, estimate: estimate(profile), status, ...(pool ? { pool } : {}) });
     try {
       return run('ok', await simulatePool(profile, { signal, onProgress: (p) => onProgress(p.fraction, `${Math.floor(100 * p.fraction)}% of ${p.requests} requests`) }));
     } catch (e) {

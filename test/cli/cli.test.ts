@@ -337,3 +337,67 @@ test('bench --events reports the pool simulation per percent, and SIGTERM mid-si
   // Cancelled mid-run: the simulation did not reach its end.
   assert.ok(!events.some((e) => e.type === 'progress' && e.message === 'page pool simulated'));
 });
+
+/** The keys of a run file, in order, as core/protocol/run.ts createRun writes them (DESIGN.md "Run JSON"). */
+const RUN_KEYS = ['schema', 'tool', 'createdAt', 'name', 'profile', 'environment', 'estimate', 'cases', 'pool', 'status'];
+
+/** `simulate --json` of a small profile over TINY_CONFIG: the run, and the resolved Profile the extension would send. */
+function simulatedRun(extra = ''): { dir: string; run: Record<string, any> } {
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const profile = join(dir, 'p.attn.yaml');
+  writeFileSync(profile, `model: ./config.json\nkv_cache: { num_pages: 400 }\nworkload: { requests: 50 }\n${extra}`);
+  const out = join(dir, 'sim.json');
+  const r = cli(['simulate', profile, '--json', out]);
+  assert.equal(r.code, 0, r.stderr);
+  return { dir, run: JSON.parse(readFileSync(out, 'utf8')) };
+}
+
+test('simulate --json writes a whole run: the header, profile, environment and estimate a bench run has, no cases, the pool', () => {
+  const { run } = simulatedRun();
+  assert.deepEqual(Object.keys(run), RUN_KEYS);
+  assert.equal(run.schema, 1);
+  assert.equal(run.tool, `attnscope ${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version}`);
+  assert.equal(run.name, 'p.attn.yaml');
+  assert.ok(!Number.isNaN(Date.parse(run.createdAt)));
+  // The machine as a bench run describes it, without the peaks no simulation measures.
+  assert.equal(run.environment.arch, process.arch);
+  assert.equal(run.environment.nodeVersion, process.version);
+  assert.ok(run.environment.cpuCores >= 1 && typeof run.environment.simd === 'string' && run.environment.cpuModel !== '');
+  assert.equal(run.environment.peaks, undefined);
+  // TINY_CONFIG at bf16: 2 layers × 2 KV heads × 64 × 2 (K, V) × 2 B = 1,024 bytes per token.
+  assert.equal(run.estimate.kvBytesPerToken, 1024);
+  assert.deepEqual(run.cases, []);
+  assert.equal(run.pool.summary.requests, 50);
+  assert.equal(run.status, 'ok');
+});
+
+test('bench on stdin meets the preflight of bench on a file: the same refusal, before any work (exit 2, one line)', () => {
+  const { run } = simulatedRun();
+  const profile = { ...run.profile, prefill: { ...run.profile.prefill, seqLens: [2147483648] } };
+  const r = cli(['bench', '-', '--events'], JSON.stringify(profile));
+  assert.equal(r.code, 2);
+  // The same words as the file door's refusal ('a prefill length whose buffers cannot fit ...'), placed at <stdin>.
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.match(r.stderr, /^<stdin>:1:1: prefill N=2147483648 needs .* lower it\n$/);
+  const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  assert.deepEqual(events, [{ type: 'error', message: r.stderr.slice('<stdin>:1:1: '.length).trim(), file: '<stdin>', line: 1, column: 1 }]);
+});
+
+test('bench on stdin gives the deployment notes of the same profile on a file, as log events', () => {
+  // 0.001 GiB of device memory cannot hold TINY_CONFIG's weights (~1.3 M parameters, 2.6 MB at bf16).
+  const { dir, run } = simulatedRun('device: { memory_gib: 0.001 }\nprefill: { seq_lens: [64] }\ndecode: { batch_sizes: [1], context_lens: [64] }\n');
+  const onFile = cli(['estimate', join(dir, 'p.attn.yaml')]);
+  assert.equal(onFile.code, 0, onFile.stderr);
+  const fileNotes = [...onFile.stderr.matchAll(/^.*p\.attn\.yaml:\d+:\d+: (warning|info): (.*)$/gm)].map((m) => `${m[1] === 'info' ? 'info' : 'warn'}: ${m[2]}`);
+  assert.ok(fileNotes.some((n) => /weights/.test(n)), onFile.stderr);
+  // The file door's notes: what reading found (torch_dtype float32 -> bf16 assumed; requests
+  // longer than max_model_len), which the editor shows as diagnostics of the file it resolves,
+  // then the deployment check (the weights against the device) that both doors give.
+  assert.equal(fileNotes.length, 3, onFile.stderr);
+  const checks = fileNotes.slice(2);
+  assert.match(checks[0]!, /^warn: weights .* exceed 0\.001 GiB/);
+  const r = cli(['bench', '-', '--events', '--quick'], JSON.stringify(run.profile));
+  assert.equal(r.code, 0, r.stderr);
+  const logs = r.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.type === 'log');
+  assert.deepEqual(logs.map((e) => `${e.level}: ${e.message.replace(/^<stdin>: (warning|info): /, '')}`), checks);
+});

@@ -32,7 +32,7 @@ class DeviceInfo(Structure):
 class FlashParams(Structure):
     _fields_ = [
         ("q", c_void_p), ("k", c_void_p), ("v", c_void_p), ("o", c_void_p), ("lse", c_void_p),
-        ("batch_size", c_int), ("seq_len_q", c_int), ("seq_len_k", c_int), ("num_heads", c_int),
+        ("batch", c_int), ("seqlen_q", c_int), ("seqlen_k", c_int), ("num_heads", c_int),
         ("num_kv_heads", c_int), ("head_dim", c_int), ("causal", c_int), ("window_left", c_int),
         ("softmax_scale", c_float), ("dtype", c_int),
     ]
@@ -42,7 +42,7 @@ class DecodeParams(Structure):
     _fields_ = [
         ("q", c_void_p), ("k_pool", c_void_p), ("v_pool", c_void_p), ("block_table", c_void_p),
         ("context_lens", c_void_p), ("o", c_void_p), ("lse", c_void_p), ("workspace", c_void_p),
-        ("batch_size", c_int), ("num_heads", c_int), ("num_kv_heads", c_int), ("head_dim", c_int),
+        ("batch", c_int), ("num_heads", c_int), ("num_kv_heads", c_int), ("head_dim", c_int),
         ("page_size", c_int), ("num_pages", c_int), ("max_pages_per_seq", c_int), ("max_context_len", c_int),
         ("partition_tokens", c_int), ("softmax_scale", c_float), ("dtype", c_int),
     ]

@@ -9,7 +9,7 @@ import { CancellationTokenSource, LSPErrorCodes, ResponseError } from 'vscode-la
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { parseProfileOrConfig } from '../../core/config';
 import { analyze, reuseTree, type FileHost } from '../../server/analysis';
-import { documentHints } from '../../server/hints';
+import { carryHints, documentHints } from '../../server/hints';
 import { runSafe } from '../../server/safe';
 import { fixture } from './harness';
 
@@ -83,7 +83,8 @@ test('any other edit parses again', () => {
 });
 
 /**
- * Hints kept from the previous version (server/hints.ts carryHints) at the edges of the rule:
+ * Hints kept from the previous version (server/hints.ts carryHints, as the workspace cache
+ * applies it) at the edges of the rule:
  * a hint stays only when its key's lines are untouched and still start a line.
  */
 test('carried hints: an edit on the hint line or one that joins it to the line above drops it; one on the next line does not', () => {
@@ -104,13 +105,14 @@ test('carried hints: an edit on the hint line or one that joins it to the line a
   ].join('\n');
   const uri = 'file:///w/carry.attn.yaml';
   const good = analyze(TextDocument.create(uri, 'yaml', 1, text), host);
-  const where = (a: ReturnType<typeof analyze>): string[] => documentHints(a).map((h) => `${h.hint.position.line}:${h.hint.position.character} ${h.path}`);
+  const at = (hints: ReturnType<typeof documentHints>): string[] => hints.map((h) => `${h.hint.position.line}:${h.hint.position.character} ${h.path}`);
+  const where = (a: ReturnType<typeof analyze>): string[] => at(documentHints(a));
   // Four hints: weights on model:, KV per token, page pool, prefill workspace (on the last line, no newline after it).
   assert.deepEqual(where(good), ['0:6 model', '4:24 model.num_key_value_heads', '9:15 kv_cache.page_size', '12:23 prefill.seq_lens']);
   const broken = (to: string): string[] => {
     const a = analyze(TextDocument.create(uri, 'yaml', 2, to), host, good);
     assert.equal(a.profile, null, 'the edit leaves an error');
-    return where(a);
+    return at(documentHints(a, carryHints(good, documentHints(good), a)));
   };
   // "]" typed at the end of the last line: its hint goes.
   assert.deepEqual(broken(`${text}]`), ['0:6 model', '4:24 model.num_key_value_heads', '9:15 kv_cache.page_size']);

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { readProfile } from '../../core/config/index';
-import { ServingSimulator, type ServingSimConfig, type SimLayout } from '../../native/allocator';
+import { ServingSimulator, type ServingSimConfig, type SimLayout } from '../../native/simulator';
 import { packRequests } from '../../runner/simulate/workload';
-import { stopSimulations } from '../../native/allocator';
+import { stopSimulations } from '../../native/simulator';
 import type { Profile } from '../../core/config/types';
 import {
   formatPoolSummary,
@@ -203,7 +203,7 @@ test('time integrals match the per-step samples (coasting requests are summed in
 });
 
 test('coasting gives the same run as serving every request every step, sample for sample', () => {
-  // Coasting (native/src/simulator.h) skips decoding requests between their events; coast:
+  // Coasting (native/src/pool/simulator.h) skips decoding requests between their events; coast:
   // false serves every running request every step, as vLLM's scheduler loop does. Small pools
   // (preemption, eviction), small token budgets (chunked prefill, steps where the budget runs
   // out), shared prefixes (cache hits) and every layout: totals and every sample must be equal.

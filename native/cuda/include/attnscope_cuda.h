@@ -77,9 +77,9 @@ typedef struct attnscope_cuda_flash_params {
   const void* v;   /* [B, N_k, H_kv, D] in dtype */
   void* o;         /* [B, N_q, H, D] in dtype, written */
   float* lse;      /* [B, H, N_q] fp32, written; may be NULL */
-  int batch_size;      /* B >= 1 */
-  int seq_len_q;       /* N_q >= 1 */
-  int seq_len_k;       /* N_k >= 1 */
+  int batch;      /* B >= 1 */
+  int seqlen_q;       /* N_q >= 1 */
+  int seqlen_k;       /* N_k >= 1 */
   int num_heads;       /* H >= 1 */
   int num_kv_heads;    /* H_kv >= 1, divides H */
   int head_dim;        /* D: 64 or 128 */
@@ -103,7 +103,7 @@ typedef struct attnscope_cuda_decode_params {
   void* o;                  /* [B, H, D] in dtype, written */
   float* lse;               /* [B, H] fp32, written; may be NULL */
   void* workspace;          /* attnscope_cuda_decode_workspace_bytes() bytes; NULL when that is 0 */
-  int batch_size;           /* B >= 1 */
+  int batch;           /* B >= 1 */
   int num_heads;            /* H */
   int num_kv_heads;         /* H_kv, divides H */
   int head_dim;             /* D: 64 or 128 */

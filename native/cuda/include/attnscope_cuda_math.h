@@ -1,6 +1,6 @@
 // The scalar logic of the CUDA kernels, kept apart from the tensor-core and memory plumbing so
 // that g++ compiles it too and the CPU test suite checks it against an fp64 reference
-// (native/src/cuda_host_checks.cc, test/native/cuda_host_math.test.ts):
+// (native/src/napi/cuda_math_checks.cc, test/native/cuda_host_math.test.ts):
 //   - block-table addressing of the paged KV pools,
 //   - which keys a query row / a query tile sees (causal bottom-right, sliding window) and
 //     which key tiles a query tile visits and must mask,

@@ -72,11 +72,11 @@ int check_common(int head_dim, int dtype, int num_heads, int num_kv_heads) {
 int check_flash(const attnscope_cuda_flash_params* p, bool need_pointers) {
   if (p == nullptr) return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "params is NULL");
   RETURN_IF_FAILED(check_common(p->head_dim, p->dtype, p->num_heads, p->num_kv_heads));
-  if (p->batch_size < 1 || p->seq_len_q < 1 || p->seq_len_k < 1) {
-    return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "batch_size %d, seq_len_q %d, seq_len_k %d must be >= 1",
-                p->batch_size, p->seq_len_q, p->seq_len_k);
+  if (p->batch < 1 || p->seqlen_q < 1 || p->seqlen_k < 1) {
+    return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "batch %d, seqlen_q %d, seqlen_k %d must be >= 1",
+                p->batch, p->seqlen_q, p->seqlen_k);
   }
-  if (p->seq_len_q > 65535 * 128 || p->num_heads > 65535 || p->batch_size > 65535) {
+  if (p->seqlen_q > 65535 * 128 || p->num_heads > 65535 || p->batch > 65535) {
     return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "shape exceeds the launch grid");
   }
   if (p->window_left < -1) return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "window_left %d < -1", p->window_left);
@@ -89,12 +89,12 @@ int check_flash(const attnscope_cuda_flash_params* p, bool need_pointers) {
 int check_decode(const attnscope_cuda_decode_params* p, bool need_pointers) {
   if (p == nullptr) return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "params is NULL");
   RETURN_IF_FAILED(check_common(p->head_dim, p->dtype, p->num_heads, p->num_kv_heads));
-  if (p->batch_size < 1 || p->batch_size > 65535 || p->page_size < 1 || p->num_pages < 1 ||
+  if (p->batch < 1 || p->batch > 65535 || p->page_size < 1 || p->num_pages < 1 ||
       p->max_pages_per_seq < 1 || p->max_context_len < 0 || p->partition_tokens < 0) {
     return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT,
-                "batch_size %d, page_size %d, num_pages %d, max_pages_per_seq %d must be >= 1 "
+                "batch %d, page_size %d, num_pages %d, max_pages_per_seq %d must be >= 1 "
                 "(max_context_len %d, partition_tokens %d >= 0)",
-                p->batch_size, p->page_size, p->num_pages, p->max_pages_per_seq, p->max_context_len,
+                p->batch, p->page_size, p->num_pages, p->max_pages_per_seq, p->max_context_len,
                 p->partition_tokens);
   }
   if (static_cast<int64_t>(p->max_context_len) > static_cast<int64_t>(p->max_pages_per_seq) * p->page_size) {
@@ -115,7 +115,7 @@ int decode_plan(const attnscope_cuda_decode_params* p, DecodeSplitPlan* plan) {
   const int group = p->num_heads / p->num_kv_heads;
   const int head_chunks = ceil_div(group, 8);
   // 4 waves of blocks: a decode block holds 128 threads and up to 255 registers each.
-  *plan = plan_decode_splits(p->batch_size * p->num_kv_heads * head_chunks, p->max_context_len, sms, 4,
+  *plan = plan_decode_splits(p->batch * p->num_kv_heads * head_chunks, p->max_context_len, sms, 4,
                              p->partition_tokens);
   return ATTNSCOPE_CUDA_OK;
 }
@@ -340,9 +340,9 @@ int attnscope_cuda_flash_fwd_host(const attnscope_cuda_flash_params* params, con
     return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "io.q, io.k, io.v and io.o must be host pointers");
   }
   attnscope_cuda_flash_params p = *params;
-  const size_t nq = static_cast<size_t>(p.batch_size) * p.seq_len_q * p.num_heads * p.head_dim;
-  const size_t nkv = static_cast<size_t>(p.batch_size) * p.seq_len_k * p.num_kv_heads * p.head_dim;
-  const size_t nlse = static_cast<size_t>(p.batch_size) * p.num_heads * p.seq_len_q;
+  const size_t nq = static_cast<size_t>(p.batch) * p.seqlen_q * p.num_heads * p.head_dim;
+  const size_t nkv = static_cast<size_t>(p.batch) * p.seqlen_k * p.num_kv_heads * p.head_dim;
+  const size_t nlse = static_cast<size_t>(p.batch) * p.num_heads * p.seqlen_q;
   DeviceBuffers buffers;
   void *q, *k, *v, *o, *lse, *staging;
   RETURN_IF_FAILED(buffers.alloc(&q, nq * 2, "q"));
@@ -382,7 +382,7 @@ int attnscope_cuda_paged_decode_host(const attnscope_cuda_decode_params* params,
   attnscope_cuda_decode_params p = *params;
   // The block table and lengths are checked here, on the host, so a bad entry can never make
   // the kernel read outside the pools.
-  for (int b = 0; b < p.batch_size; ++b) {
+  for (int b = 0; b < p.batch; ++b) {
     const int len = io->context_lens[b];
     if (len < 0 || len > p.max_context_len) {
       return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "context_lens[%d] = %d outside [0, max_context_len %d]", b, len,
@@ -396,9 +396,9 @@ int attnscope_cuda_paged_decode_host(const attnscope_cuda_decode_params* params,
       }
     }
   }
-  const size_t nq = static_cast<size_t>(p.batch_size) * p.num_heads * p.head_dim;
+  const size_t nq = static_cast<size_t>(p.batch) * p.num_heads * p.head_dim;
   const size_t npool = static_cast<size_t>(p.num_pages) * p.page_size * p.num_kv_heads * p.head_dim;
-  const size_t ntable = static_cast<size_t>(p.batch_size) * p.max_pages_per_seq;
+  const size_t ntable = static_cast<size_t>(p.batch) * p.max_pages_per_seq;
   size_t workspace_bytes = 0;
   RETURN_IF_FAILED(attnscope_cuda_decode_workspace_bytes(&p, &workspace_bytes));
   DeviceBuffers buffers;
@@ -407,9 +407,9 @@ int attnscope_cuda_paged_decode_host(const attnscope_cuda_decode_params* params,
   RETURN_IF_FAILED(buffers.alloc(&kp, npool * 2, "k_pool"));
   RETURN_IF_FAILED(buffers.alloc(&vp, npool * 2, "v_pool"));
   RETURN_IF_FAILED(buffers.alloc(&table, ntable * sizeof(int32_t), "block_table"));
-  RETURN_IF_FAILED(buffers.alloc(&lens, p.batch_size * sizeof(int32_t), "context_lens"));
+  RETURN_IF_FAILED(buffers.alloc(&lens, p.batch * sizeof(int32_t), "context_lens"));
   RETURN_IF_FAILED(buffers.alloc(&o, nq * 2, "o"));
-  RETURN_IF_FAILED(buffers.alloc(&lse, static_cast<size_t>(p.batch_size) * p.num_heads * sizeof(float), "lse"));
+  RETURN_IF_FAILED(buffers.alloc(&lse, static_cast<size_t>(p.batch) * p.num_heads * sizeof(float), "lse"));
   RETURN_IF_FAILED(buffers.alloc(&workspace, workspace_bytes, "workspace"));
   RETURN_IF_FAILED(buffers.alloc(&staging, nq * sizeof(float), "fp32 staging"));
   float* stage = static_cast<float*>(staging);
@@ -417,7 +417,7 @@ int attnscope_cuda_paged_decode_host(const attnscope_cuda_decode_params* params,
   RETURN_IF_CUDA(cudaMemcpy(kp, io->k_pool, npool * 2, cudaMemcpyHostToDevice));
   RETURN_IF_CUDA(cudaMemcpy(vp, io->v_pool, npool * 2, cudaMemcpyHostToDevice));
   RETURN_IF_CUDA(cudaMemcpy(table, io->block_table, ntable * sizeof(int32_t), cudaMemcpyHostToDevice));
-  RETURN_IF_CUDA(cudaMemcpy(lens, io->context_lens, p.batch_size * sizeof(int32_t), cudaMemcpyHostToDevice));
+  RETURN_IF_CUDA(cudaMemcpy(lens, io->context_lens, p.batch * sizeof(int32_t), cudaMemcpyHostToDevice));
   p.q = q;
   p.k_pool = kp;
   p.v_pool = vp;
@@ -433,7 +433,7 @@ int attnscope_cuda_paged_decode_host(const attnscope_cuda_decode_params* params,
   }
   RETURN_IF_FAILED(download_widened(o, io->o, stage, nq, p.dtype));
   if (io->lse != nullptr) {
-    RETURN_IF_CUDA(cudaMemcpy(io->lse, lse, static_cast<size_t>(p.batch_size) * p.num_heads * sizeof(float),
+    RETURN_IF_CUDA(cudaMemcpy(io->lse, lse, static_cast<size_t>(p.batch) * p.num_heads * sizeof(float),
                               cudaMemcpyDeviceToHost));
   }
   return ATTNSCOPE_CUDA_OK;

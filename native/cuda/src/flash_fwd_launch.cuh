@@ -17,7 +17,7 @@ cudaError_t launch_flash_fwd(const attnscope_cuda_flash_params& p, cudaStream_t 
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Traits::kSmemBytes);
     if (e != cudaSuccess) return e;
   }
-  const dim3 grid(ceil_div(p.seq_len_q, Traits::kBlockM), p.num_heads, p.batch_size);
+  const dim3 grid(ceil_div(p.seqlen_q, Traits::kBlockM), p.num_heads, p.batch);
   kernel<<<grid, Traits::kThreads, Traits::kSmemBytes, stream>>>(p);
   return cudaGetLastError();
 }

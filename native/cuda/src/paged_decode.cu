@@ -18,7 +18,7 @@ cudaError_t launch_typed(const attnscope_cuda_decode_params& p, int num_splits, 
   const int group = p.num_heads / p.num_kv_heads;
   const int width = group_width(group);
   const int head_chunks = ceil_div(group, width);
-  const dim3 grid(num_splits, p.num_kv_heads * head_chunks, p.batch_size);
+  const dim3 grid(num_splits, p.num_kv_heads * head_chunks, p.batch);
   switch (width) {
     case 1: paged_decode_kernel<D, 1, T><<<grid, kDecodeThreads, 0, stream>>>(p, num_splits, partition_tokens, head_chunks); break;
     case 2: paged_decode_kernel<D, 2, T><<<grid, kDecodeThreads, 0, stream>>>(p, num_splits, partition_tokens, head_chunks); break;
@@ -27,7 +27,7 @@ cudaError_t launch_typed(const attnscope_cuda_decode_params& p, int num_splits, 
   }
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess || num_splits == 1) return e;
-  paged_decode_merge_kernel<D, T><<<dim3(p.num_heads, p.batch_size), D, 0, stream>>>(p, num_splits, partition_tokens);
+  paged_decode_merge_kernel<D, T><<<dim3(p.num_heads, p.batch), D, 0, stream>>>(p, num_splits, partition_tokens);
   return cudaGetLastError();
 }
 
@@ -42,7 +42,7 @@ cudaError_t launch_dim(const attnscope_cuda_decode_params& p, int num_splits, in
 
 size_t paged_decode_workspace_bytes(const attnscope_cuda_decode_params& p, int num_splits) {
   if (num_splits <= 1) return 0;
-  return static_cast<size_t>(p.batch_size) * p.num_heads * num_splits * (p.head_dim + 1) * sizeof(float);
+  return static_cast<size_t>(p.batch) * p.num_heads * num_splits * (p.head_dim + 1) * sizeof(float);
 }
 
 cudaError_t launch_paged_decode(const attnscope_cuda_decode_params& p, int num_splits, int partition_tokens,

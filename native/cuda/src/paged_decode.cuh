@@ -150,7 +150,7 @@ __global__ void __launch_bounds__(kDecodeThreads)
       if (d == 0 && p.lse != nullptr) p.lse[bh] = softmax_lse(merged);
     } else {
       float* partial_lse = static_cast<float*>(p.workspace);
-      float* partial_o = partial_lse + static_cast<int64_t>(p.batch_size) * H * num_splits;
+      float* partial_o = partial_lse + static_cast<int64_t>(p.batch) * H * num_splits;
       partial_o[(bh * num_splits + split) * D + d] = out;
       if (d == 0) partial_lse[bh * num_splits + split] = softmax_lse(merged);
     }
@@ -166,7 +166,7 @@ __global__ void __launch_bounds__(D)
   const int64_t bh = static_cast<int64_t>(b) * p.num_heads + h;
   const float* partial_lse = static_cast<const float*>(p.workspace) + bh * num_splits;
   const float* partial_o = static_cast<const float*>(p.workspace) +
-                           static_cast<int64_t>(p.batch_size) * p.num_heads * num_splits + bh * num_splits * D;
+                           static_cast<int64_t>(p.batch) * p.num_heads * num_splits + bh * num_splits * D;
   const int used = ceil_div(p.context_lens[b], partition_tokens);
   const float lse = lse_merge(partial_lse, used, 1);
   float out = 0.f;

@@ -124,9 +124,9 @@ Errors check_flash(int B, int Nq, int Nk, int H, int Hkv, bool causal, int windo
   p.v = v.data();
   p.o = o.data();
   p.lse = lse.data();
-  p.batch_size = B;
-  p.seq_len_q = Nq;
-  p.seq_len_k = Nk;
+  p.batch = B;
+  p.seqlen_q = Nq;
+  p.seqlen_k = Nk;
   p.num_heads = H;
   p.num_kv_heads = Hkv;
   p.head_dim = D;
@@ -187,7 +187,7 @@ Errors check_decode(const std::vector<int>& lens, int page_size, int H, int Hkv,
   p.o = o.data();
   p.lse = lse.data();
   p.workspace = workspace.data();
-  p.batch_size = B;
+  p.batch = B;
   p.num_heads = H;
   p.num_kv_heads = Hkv;
   p.head_dim = D;

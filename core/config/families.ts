@@ -1,0 +1,91 @@
+/**
+ * What HuggingFace configs leave unsaid, by model family (`model_type`): the key aliases each
+ * family uses and the defaults its transformers config and modeling classes apply. Read by
+ * core/config/model.ts; tables only, no logic.
+ */
+import type { Dtype, ModelSpec } from './types';
+
+/** Key aliases, most common name first. Sources: transformers configuration_*.py of each family. */
+export const ALIASES = {
+  hiddenSize: ['hidden_size', 'n_embd', 'd_model', 'dim', 'model_dim'],
+  numLayers: ['num_hidden_layers', 'n_layer', 'num_layers', 'n_layers'],
+  numHeads: ['num_attention_heads', 'n_head', 'num_heads', 'n_heads'],
+  numKvHeads: ['num_key_value_heads', 'num_kv_heads', 'n_head_kv', 'n_kv_heads', 'multi_query_group_num'],
+  headDim: ['head_dim', 'd_kv', 'kv_channels'],
+  intermediateSize: ['intermediate_size', 'n_inner', 'ffn_dim', 'd_ff', 'hidden_dim', 'ffn_hidden_size'],
+  vocabSize: ['vocab_size', 'padded_vocab_size'],
+  maxPositionEmbeddings: ['max_position_embeddings', 'n_positions', 'max_seq_len', 'seq_length', 'n_ctx'],
+  numExperts: ['num_local_experts', 'num_experts', 'n_routed_experts', 'moe_num_experts'],
+  numExpertsPerTok: ['num_experts_per_tok', 'experts_per_token', 'num_experts_per_token', 'moe_topk'],
+  torchDtype: ['torch_dtype', 'dtype'],
+} as const;
+
+/** Encoder-only families: no autoregressive decoding, hence no KV cache. */
+export const ENCODER_TYPES = new Set([
+  'bert', 'roberta', 'xlm-roberta', 'distilbert', 'electra', 'albert', 'deberta', 'deberta-v2',
+  'mpnet', 'camembert', 'modernbert', 'ernie', 'nomic_bert', 'xlm-roberta-xl',
+]);
+/** Plain 2-matrix MLP (fc1, act, fc2) rather than gated SwiGLU/GeGLU. */
+export const PLAIN_MLP_TYPES = new Set([
+  'gpt2', 'gpt_bigcode', 'gpt_neo', 'gpt_neox', 'gptj', 'codegen', 'falcon', 'opt', 'bloom', 'mpt',
+  'phi', 'starcoder2', ...ENCODER_TYPES,
+]);
+PLAIN_MLP_TYPES.delete('modernbert');
+/** LayerNorm with bias (2·h parameters per norm) rather than RMSNorm. */
+export const LAYERNORM_TYPES = new Set([
+  'gpt2', 'gpt_bigcode', 'gpt_neo', 'gpt_neox', 'gptj', 'codegen', 'falcon', 'opt', 'bloom', 'phi',
+  'starcoder2', ...ENCODER_TYPES,
+]);
+/** Families whose linear layers carry biases by default (no attention_bias key in their configs). */
+export const BIASED_TYPES = new Set([
+  'gpt2', 'gpt_bigcode', 'gpt_neox', 'opt', 'bloom', 'phi', 'starcoder2', ...ENCODER_TYPES,
+]);
+/** Qwen2-family attention: q/k/v projections with bias, o_proj without (modeling_qwen2.py). */
+export const QKV_BIAS_TYPES = new Set(['qwen2', 'qwen2_moe', 'qwen2_vl', 'qwen2_5_vl']);
+/** Learned absolute position embeddings (wpe / position_embeddings). */
+export const LEARNED_POSITION_TYPES = new Set(['gpt2', 'gpt_bigcode', 'gpt_neo', 'opt', ...ENCODER_TYPES]);
+/**
+ * Families whose config class defaults tie_word_embeddings to false. Every other family keeps
+ * transformers' PretrainedConfig default, true (GPT-2, Gemma, Falcon, OPT, BLOOM, ...).
+ */
+export const UNTIED_BY_DEFAULT = new Set([
+  'llama', 'mistral', 'mixtral', 'qwen2', 'qwen2_moe', 'qwen3', 'qwen3_moe', 'deepseek_v2', 'deepseek_v3',
+  'gpt_oss', 'phi', 'phi3', 'phimoe', 'gpt_neox', 'olmo', 'olmo2', 'olmoe', 'granite', 'granitemoe',
+  'internlm2', 'exaone', 'nemotron', 'dbrx', 'jamba', 'minimax', 'glm', 'glm4', 'glm4_moe', 'hunyuan',
+  'gptj', 'llama4', 'llama4_text', 'qwen3_next',
+]);
+/** Families whose MLP width defaults to 4 · hidden_size when the key is absent or null (GPT-2 n_inner). */
+export const FOUR_H_MLP_TYPES = new Set(['gpt2', 'gpt_bigcode', 'gpt_neo', 'gptj', 'codegen', 'falcon', 'bloom']);
+/**
+ * Defaults of config classes whose published config.json files leave size keys out (the
+ * gemma-3 4B/12B/27B text_config names no head counts). Values: transformers
+ * Gemma3TextConfig.__init__.
+ */
+export const GEMMA3_TEXT_DEFAULTS = {
+  vocab_size: 262_208, hidden_size: 2304, intermediate_size: 9216, num_hidden_layers: 26,
+  num_attention_heads: 8, num_key_value_heads: 4, head_dim: 256, max_position_embeddings: 131_072,
+  sliding_window: 4096, sliding_window_pattern: 6,
+};
+export const FAMILY_DEFAULTS: Record<string, Record<string, number>> = {
+  gemma3_text: GEMMA3_TEXT_DEFAULTS,
+  gemma3: GEMMA3_TEXT_DEFAULTS,
+};
+export type LayerKind = ModelSpec['layerTypes'][number];
+/** layer_types values real configs use -> how the layer holds KV. */
+export const LAYER_KINDS: Record<string, LayerKind> = {
+  full_attention: 'full', attention: 'full', global_attention: 'full',
+  sliding_attention: 'sliding', chunked_attention: 'sliding', local_attention: 'sliding',
+  linear_attention: 'linear', mamba: 'linear', mamba2: 'linear', conv: 'linear', recurrent: 'linear',
+};
+/** Llama 4: chunked local attention on RoPE layers, MoE with one shared expert, dense layers of intermediate_size_mlp. */
+export const LLAMA4_TYPES = new Set(['llama4', 'llama4_text']);
+/** Pre- and post-norms around attention and MLP: 4 norms per layer. */
+export const FOUR_NORM_TYPES = new Set(['gemma2', 'gemma3', 'gemma3_text', 'olmo2']);
+/** Per-head q/k RMSNorm. */
+export const QK_NORM_TYPES = new Set(['qwen3', 'qwen3_moe', 'gemma3', 'gemma3_text']);
+
+export const DTYPE_NAMES: Record<string, Dtype> = {
+  float32: 'fp32', fp32: 'fp32', float: 'fp32',
+  float16: 'fp16', fp16: 'fp16', half: 'fp16',
+  bfloat16: 'bf16', bf16: 'bf16',
+};

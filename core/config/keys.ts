@@ -1,0 +1,131 @@
+/**
+ * KeyReader: reads a HuggingFace config's keys through their aliases, from text_config first
+ * and then the root, recording each value's source range and key and reporting every problem
+ * (wrong type, out of range, missing) as a value. Used by core/config/model.ts.
+ */
+import type { ModelSpec, Problem, SourceRange } from './types';
+import { getProperty, type PropertyNode, type ValueNode } from './tree';
+
+interface Found {
+  path: string;
+  prop: PropertyNode;
+}
+
+export interface NumOptions {
+  integer?: boolean;
+  /** Smallest allowed value (inclusive); default 1. */
+  min?: number;
+  /** Largest allowed value (inclusive); default 2^53 - 1. Per-layer and per-head loops need a real bound. */
+  max?: number;
+}
+
+/** Bounds far above any released model that keep per-layer and per-divisor loops small. */
+export const MAX_LAYERS = 100_000;
+export const MAX_HEADS = 1 << 20;
+
+/**
+ * Reads keys with aliases from one or two scopes (text_config first, then the root), records
+ * ranges and source keys, and collects problems.
+ */
+export class KeyReader {
+  readonly problems: Problem[] = [];
+  readonly ranges: Record<string, SourceRange> = {};
+  readonly sourceKeys: Partial<Record<keyof ModelSpec, string>> = {};
+  /** The family's config-class defaults for keys its published configs leave out. */
+  familyDefaults: Readonly<Record<string, number>> = {};
+  /** "key value" of each default taken from familyDefaults. */
+  readonly defaulted: string[] = [];
+
+  constructor(
+    private readonly scopes: ReadonlyArray<{ node: ValueNode; prefix: string }>,
+    private readonly anchor: SourceRange,
+  ) {}
+
+  /** First alias present (value not null) in the first scope that has one. */
+  find(keys: readonly string[]): Found | undefined {
+    for (const scope of this.scopes) {
+      for (const key of keys) {
+        const prop = getProperty(scope.node, key);
+        if (prop && prop.value.type !== 'null') {
+          const path = scope.prefix + key;
+          this.ranges[path] = prop.value.range;
+          return { path, prop };
+        }
+      }
+    }
+    return undefined;
+  }
+
+  problem(severity: Problem['severity'], code: string, message: string, range: SourceRange, data?: Record<string, unknown>): void {
+    this.problems.push(data ? { severity, code, message, range, data } : { severity, code, message, range });
+  }
+
+  missing(field: keyof ModelSpec | string, keys: readonly string[], why: string): void {
+    const names = keys.map((k) => `"${k}"`).join(' or ');
+    this.problem('error', 'missing-field', `missing ${names}: ${why}`, this.anchor, { key: keys[0], field });
+  }
+
+  /**
+   * A number under one of `keys`. Returns undefined when absent (or null) or invalid; invalid
+   * values are reported (wrong-type, invalid-value).
+   */
+  num(field: keyof ModelSpec | null, keys: readonly string[], opts: NumOptions = {}): number | undefined {
+    const found = this.find(keys);
+    if (!found) {
+      const fallback = this.familyDefaults[keys[0]!];
+      if (fallback !== undefined) this.defaulted.push(`${keys[0]} ${fallback}`);
+      return fallback;
+    }
+    const v = found.prop.value;
+    if (v.type !== 'number' || typeof v.value !== 'number') {
+      this.problem('error', 'wrong-type', `"${found.prop.key}" must be a number, not ${describe(v)}`, v.range, { key: found.path, expected: 'number' });
+      return undefined;
+    }
+    const integer = opts.integer ?? true;
+    const min = opts.min ?? 1;
+    if (integer && !Number.isInteger(v.value)) {
+      this.problem('error', 'invalid-value', `"${found.prop.key}" must be an integer, not ${v.value}`, v.range, { key: found.path });
+      return undefined;
+    }
+    if (v.value < min) {
+      this.problem('error', 'invalid-value', `"${found.prop.key}" must be at least ${min}, not ${v.value}`, v.range, { key: found.path });
+      return undefined;
+    }
+    const max = opts.max ?? Number.MAX_SAFE_INTEGER;
+    if (v.value > max) {
+      this.problem('error', 'invalid-value', `"${found.prop.key}" must be at most ${max}, not ${v.value}`, v.range, { key: found.path, limit: max });
+      return undefined;
+    }
+    if (field) this.sourceKeys[field] = found.path;
+    return v.value;
+  }
+
+  bool(keys: readonly string[]): boolean | undefined {
+    const found = this.find(keys);
+    if (!found) return undefined;
+    const v = found.prop.value;
+    if (v.type !== 'boolean') {
+      this.problem('error', 'wrong-type', `"${found.prop.key}" must be true or false, not ${describe(v)}`, v.range, { key: found.path, expected: 'boolean' });
+      return undefined;
+    }
+    return v.value as boolean;
+  }
+
+  str(keys: readonly string[]): string | undefined {
+    const found = this.find(keys);
+    if (!found) return undefined;
+    const v = found.prop.value;
+    if (v.type !== 'string') {
+      this.problem('error', 'wrong-type', `"${found.prop.key}" must be a string, not ${describe(v)}`, v.range, { key: found.path, expected: 'string' });
+      return undefined;
+    }
+    return v.value as string;
+  }
+}
+
+export function describe(v: ValueNode): string {
+  if (v.type === 'string') return `the string ${JSON.stringify(v.value)}`;
+  if (v.type === 'object') return 'an object';
+  if (v.type === 'array') return 'an array';
+  return `${v.type} ${String(v.value)}`;
+}

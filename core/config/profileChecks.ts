@@ -1,0 +1,98 @@
+/**
+ * The checks of a profile a JSON Schema cannot make: they need the model (tensor parallelism vs
+ * heads, lengths vs max_position_embeddings) or compare two keys (min ≤ max, num_pages vs
+ * memory_gib). Used by core/config/profile.ts after the schema and the model read cleanly.
+ */
+import { nearestPageSize } from '../estimate/checks';
+import { anchorOf } from './profileSchema';
+import type { LengthDist, Problem, Profile, SourceRange } from './types';
+import type { ValueNode } from './tree';
+
+/** Checks a schema cannot make: they need the model, or compare two keys. */
+export function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
+  const problems: Problem[] = [];
+  const m = profile.model;
+  const at = (path: string): SourceRange => profile.ranges[path] ?? anchorOf(root, path.split('.'));
+  const tp = profile.device.tensorParallelSize;
+  if (tp > 1 && m.numHeads % tp !== 0) {
+    problems.push({
+      severity: 'error', code: 'tp-not-divisible',
+      message: `tensor_parallel_size ${tp} does not divide the ${m.numHeads} attention heads: vLLM requires num_attention_heads % tensor_parallel_size == 0`,
+      range: at('device.tensor_parallel_size'), data: { numHeads: m.numHeads },
+    });
+  } else if (tp > 1 && !m.mla && m.numKvHeads % tp !== 0 && tp % m.numKvHeads !== 0) {
+    problems.push({
+      severity: 'error', code: 'tp-not-divisible',
+      message: `tensor_parallel_size ${tp} and the ${m.numKvHeads} KV heads must divide one another (vLLM shards or replicates KV heads)`,
+      range: at('device.tensor_parallel_size'), data: { numKvHeads: m.numKvHeads },
+    });
+  }
+  const ps = profile.kvCache.pageSize;
+  if ((ps & (ps - 1)) !== 0) {
+    problems.push({
+      severity: 'warning', code: 'page-size-unusual',
+      message: `page_size ${ps} is not a power of two: vLLM's kernels take 8, 16, 32 (and 64-256 with FlashAttention / FlashInfer)`,
+      range: at('kv_cache.page_size'), data: { suggestion: nearestPageSize(ps) },
+    });
+  }
+  if (typeof profile.kvCache.numPages === 'number' && typeof profile.kvCache.memoryGib === 'number') {
+    problems.push({
+      severity: 'warning', code: 'kv-budget-conflict',
+      message: 'both kv_cache.num_pages and kv_cache.memory_gib are set: num_pages wins; remove one',
+      range: at('kv_cache.memory_gib'),
+    });
+  }
+  if (profile.device.memoryGib === null && profile.kvCache.memoryGib === 'auto' && profile.kvCache.numPages === 'auto' && !m.isEncoder) {
+    problems.push({
+      severity: 'info', code: 'no-memory-budget',
+      message: 'device.memory_gib is not set, so the KV pool is not sized: set device.memory_gib (80 for an 80 GB GPU) or kv_cache.memory_gib',
+      range: profile.ranges['device'] ?? anchorOf(root, []),
+    });
+  }
+  const maxPos = m.maxPositionEmbeddings;
+  if (maxPos !== null) {
+    profile.prefill.seqLens.forEach((n, i) => {
+      if (n > maxPos) problems.push({ severity: 'warning', code: 'exceeds-max-position', message: `seq_len ${n} is longer than the model's max_position_embeddings ${maxPos}`, range: at(`prefill.seq_lens.${i}`), data: { limit: maxPos } });
+    });
+    profile.decode.contextLens.forEach((n, i) => {
+      if (n > maxPos) problems.push({ severity: 'warning', code: 'exceeds-max-position', message: `context_len ${n} is longer than the model's max_position_embeddings ${maxPos}`, range: at(`decode.context_lens.${i}`), data: { limit: maxPos } });
+    });
+    if (profile.workload && profile.ranges['workload.max_model_len'] && profile.workload.maxModelLen > maxPos) {
+      problems.push({ severity: 'warning', code: 'exceeds-max-position', message: `max_model_len ${profile.workload.maxModelLen} is longer than the model's max_position_embeddings ${maxPos}`, range: at('workload.max_model_len'), data: { limit: maxPos } });
+    }
+  }
+  if (m.isEncoder && profile.ranges['decode']) {
+    problems.push({ severity: 'warning', code: 'encoder-decode', message: `${m.modelType} is an encoder: it has no decode step and no KV cache, so decode cases are skipped`, range: anchorOf(root, ['decode']) });
+  }
+  const w = profile.workload;
+  if (w) {
+    for (const key of ['prompt_len', 'output_len'] as const) {
+      const d = key === 'prompt_len' ? w.promptLen : w.outputLen;
+      if (d.dist === 'uniform' && d.min > d.max) {
+        problems.push({ severity: 'error', code: 'invalid-value', message: `workload.${key}: min ${d.min} is greater than max ${d.max}`, range: at(`workload.${key}.min`) });
+      }
+      if (d.dist === 'lognormal' && d.median > d.max) {
+        problems.push({ severity: 'error', code: 'invalid-value', message: `workload.${key}: median ${d.median} is greater than max ${d.max}`, range: at(`workload.${key}.median`) });
+      }
+      if (d.dist === 'exponential' && d.mean > d.max) {
+        problems.push({ severity: 'warning', code: 'invalid-value', message: `workload.${key}: mean ${d.mean} is greater than max ${d.max}: most lengths get clipped`, range: at(`workload.${key}.mean`) });
+      }
+    }
+    const longest = maxOf(w.promptLen) + maxOf(w.outputLen);
+    if (longest > w.maxModelLen) {
+      problems.push({
+        severity: 'warning', code: 'exceeds-max-model-len',
+        message: `prompt_len max + output_len max = ${longest} exceeds max_model_len ${w.maxModelLen}: such requests are cut at max_model_len`,
+        range: profile.ranges['workload.max_model_len'] ?? anchorOf(root, ['workload']), data: { limit: w.maxModelLen },
+      });
+    }
+    if (w.prefixSharing && w.prefixSharing.prefixLen > maxOf(w.promptLen)) {
+      problems.push({ severity: 'warning', code: 'invalid-value', message: `prefix_len ${w.prefixSharing.prefixLen} is longer than the longest prompt ${maxOf(w.promptLen)}`, range: at('workload.prefix_sharing.prefix_len') });
+    }
+  }
+  return problems;
+}
+
+function maxOf(d: LengthDist): number {
+  return d.dist === 'fixed' ? d.value : d.max;
+}

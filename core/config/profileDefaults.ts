@@ -1,0 +1,81 @@
+/**
+ * What a profile gets for every key it leaves out, and the whole default profile of a bare
+ * config.json. Used by core/config/profile.ts.
+ */
+import type { DecodeSpec, DeviceSpec, Dtype, KvCacheSpec, ModelSpec, PrefillSpec, Profile, WorkloadSpec } from './types';
+
+/**
+ * Defaults of every optional profile key (the schema's `default` annotations say the same; a
+ * unit test keeps them equal). Prefill and decode are sized so the default CPU benchmark of an
+ * 8B-class model stays under a minute on 2 cores.
+ */
+export const PROFILE_DEFAULTS = {
+  dtype: 'bf16' as Dtype,
+  device: { backend: 'auto', memoryGib: null, gpuMemoryUtilization: 0.9, tensorParallelSize: 1 } satisfies DeviceSpec,
+  kvCache: { pageSize: 16, dtype: 'auto', numPages: 'auto', memoryGib: 'auto' } satisfies KvCacheSpec,
+  prefill: { batchSize: 1, seqLens: [512, 1024], causal: true } satisfies PrefillSpec,
+  decode: { batchSizes: [1, 8], contextLens: [1024, 4096] } satisfies DecodeSpec,
+  workload: {
+    requests: 1000,
+    arrivalRate: 8,
+    promptLen: { dist: 'lognormal', median: 512, sigma: 1, max: 4096 },
+    outputLen: { dist: 'uniform', min: 32, max: 512 },
+    maxNumSeqs: 256,
+    maxModelLen: 8192,
+    maxNumBatchedTokens: 8192,
+    seed: 0,
+  } satisfies WorkloadSpec,
+} as const;
+
+/**
+ * Default lengths that fit the model's context: those up to max_position_embeddings, or that
+ * length alone when every default is longer (GPT-2's 1024, BERT's 512).
+ */
+function fitLengths(lengths: readonly number[], model: ModelSpec): number[] {
+  const max = model.maxPositionEmbeddings;
+  if (max === null) return [...lengths];
+  const fit = lengths.filter((n) => n <= max);
+  return fit.length > 0 ? fit : [max];
+}
+
+/** Default prefill and decode cases for a model; an encoder has no decode step, so no decode cases. */
+export function defaultCases(model: ModelSpec): { prefill: PrefillSpec; decode: DecodeSpec } {
+  const D = PROFILE_DEFAULTS;
+  return {
+    prefill: { batchSize: D.prefill.batchSize, seqLens: fitLengths(D.prefill.seqLens, model), causal: model.isEncoder ? false : D.prefill.causal },
+    decode: model.isEncoder
+      ? { batchSizes: [], contextLens: [] }
+      : { batchSizes: [...D.decode.batchSizes], contextLens: fitLengths(D.decode.contextLens, model) },
+  };
+}
+
+/**
+ * The profile's dtype when it gives none: the config's torch_dtype, except that a float32
+ * checkpoint is served in half precision (vLLM's dtype "auto" downcasts float32; bf16 here, as
+ * Gemma-2 requires). Returns the dtype and, when it differs from the config, why.
+ */
+export function defaultDtype(model: ModelSpec): { dtype: Dtype; note?: string } {
+  if (model.torchDtype === null) return { dtype: PROFILE_DEFAULTS.dtype };
+  if (model.torchDtype === 'fp32') {
+    return { dtype: 'bf16', note: 'the config says torch_dtype float32; serving engines run such checkpoints in half precision, so bf16 is assumed (set `dtype: fp32` to size for float32)' };
+  }
+  return { dtype: model.torchDtype };
+}
+
+/**
+ * The default profile for a bare config.json (what `attnscope bench config.json` and the
+ * editor's code lens on a config use): PROFILE_DEFAULTS with the config's dtype.
+ */
+export function profileFromModelConfig(spec: ModelSpec, configPath: string | null): Profile {
+  return {
+    sourcePath: configPath,
+    model: spec,
+    modelPath: configPath,
+    dtype: defaultDtype(spec).dtype,
+    device: { ...PROFILE_DEFAULTS.device },
+    kvCache: { ...PROFILE_DEFAULTS.kvCache },
+    ...defaultCases(spec),
+    workload: null,
+    ranges: {},
+  };
+}

@@ -1,0 +1,191 @@
+/**
+ * A profile against schemas/attn-profile.schema.json: ajv validation, and every ajv error
+ * mapped to one Problem at the range of the offending key or value, with a "did you mean"
+ * where a typo is likely. Used by core/config/profile.ts.
+ */
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import profileSchema from '../../schemas/attn-profile.schema.json';
+import { closestMatch } from './suggest';
+import { getProperty, nodeAtPath, type ValueNode } from './tree';
+import type { Problem, SourceRange } from './types';
+
+let validator: ValidateFunction | null = null;
+export function validate(value: unknown): ErrorObject[] {
+  if (!validator) {
+    const ajv = new Ajv({ allErrors: true, verbose: true, discriminator: true, allowUnionTypes: true });
+    // Editor-only annotations VS Code reads from the same schema.
+    ajv.addVocabulary(['errorMessage', 'enumDescriptions', 'defaultSnippets', 'markdownDescription']);
+    validator = ajv.compile(profileSchema);
+  }
+  return validator(value) ? [] : [...(validator.errors ?? [])];
+}
+
+/** What users write for a dtype (torch and vLLM names) -> the profile's name. */
+const DTYPE_SYNONYMS: Record<string, string> = {
+  bfloat16: 'bf16', float16: 'fp16', half: 'fp16', float32: 'fp32', float: 'fp32',
+  fp8: 'fp8_e4m3', float8_e4m3fn: 'fp8_e4m3', fp8_e4m3fn: 'fp8_e4m3', e4m3: 'fp8_e4m3',
+};
+
+function pointerToPath(pointer: string): string[] {
+  if (pointer === '') return [];
+  return pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+function dotted(path: readonly string[]): string {
+  return path.length === 0 ? 'the profile' : path.map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : (i > 0 ? '.' : '') + s)).join('');
+}
+
+export function describeValue(node: ValueNode | undefined): string {
+  if (!node) return 'nothing';
+  if (node.type === 'string') return `the string ${JSON.stringify(node.value)}`;
+  if (node.type === 'object') return 'a mapping';
+  if (node.type === 'array') return 'a list';
+  if (node.type === 'null') return 'null';
+  return `${node.type} ${String(node.value)}`;
+}
+
+/** Where to point for a problem about an object's member: the key of the object in its parent, else its first character. */
+export function anchorOf(root: ValueNode, path: readonly string[]): SourceRange {
+  if (path.length > 0) {
+    const parent = nodeAtPath(root, path.slice(0, -1));
+    const prop = getProperty(parent, path[path.length - 1]!);
+    if (prop) return prop.keyRange;
+  }
+  const node = nodeAtPath(root, path) ?? root;
+  return { offset: node.range.offset, length: Math.min(1, node.range.length) };
+}
+
+/** ajv errors -> Problems at exact ranges, one per cause. */
+export function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[] {
+  const problems: Problem[] = [];
+  const seen = new Set<string>();
+  const add = (p: Problem) => {
+    const k = `${p.range.offset}:${p.range.length}:${p.code}`;
+    if (!seen.has(k)) {
+      seen.add(k);
+      problems.push(p);
+    }
+  };
+  // An anyOf with its own errorMessage speaks for all its branches.
+  const anyOfPaths = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
+  // A value of the wrong type needs no second message about its allowed values or bounds.
+  const typePaths = new Set(errors.filter((e) => e.keyword === 'type').map((e) => e.instancePath));
+  for (const e of errors) {
+    // Inside an inline model the model reader reports, with HF-specific messages.
+    if (e.instancePath.startsWith('/model/')) continue;
+    const path = pointerToPath(e.instancePath);
+    const where = dotted(path);
+    const node = nodeAtPath(root, path);
+    const range = node?.range ?? anchorOf(root, path);
+    if (anyOfPaths.has(e.instancePath) && e.keyword !== 'anyOf') continue;
+    if (typePaths.has(e.instancePath) && e.keyword !== 'type' && e.keyword !== 'anyOf') continue;
+    switch (e.keyword) {
+      case 'additionalProperties': {
+        const key = String((e.params as { additionalProperty: string }).additionalProperty);
+        const prop = getProperty(node, key);
+        const known = Object.keys((e.parentSchema as { properties?: Record<string, unknown> }).properties ?? {}).filter((k) => k !== '$schema');
+        const suggestion = closestMatch(key, known);
+        const inWhere = path.length === 0 ? '' : ` in ${where}`;
+        add({
+          severity: 'warning',
+          code: 'unknown-key',
+          message: suggestion
+            ? `unknown key "${key}"${inWhere}: did you mean "${suggestion}"?`
+            : `unknown key "${key}"${inWhere}: known keys are ${known.join(', ')}`,
+          range: prop?.keyRange ?? range,
+          data: suggestion ? { key, suggestion } : { key },
+        });
+        break;
+      }
+      case 'required': {
+        const missing = String((e.params as { missingProperty: string }).missingProperty);
+        add({
+          severity: 'error',
+          code: 'missing-field',
+          message: path.length === 0 && missing === 'model'
+            ? 'missing "model": give a path to a HuggingFace config.json, e.g. `model: ./llama-3.1-8b/config.json`'
+            : `${where} needs "${missing}"`,
+          range: anchorOf(root, path),
+          data: { key: [...path, missing].join('.') },
+        });
+        break;
+      }
+      case 'type': {
+        const expected = (e.params as { type: string | string[] }).type;
+        const list = Array.isArray(expected) ? expected.join(' or ') : expected;
+        const custom = (e.parentSchema as { errorMessage?: string }).errorMessage;
+        add({
+          severity: 'error',
+          code: 'wrong-type',
+          message: custom ? `${custom}, not ${describeValue(node)}` : `${where} must be ${article(list)}, not ${describeValue(node)}`,
+          range,
+          data: { key: path.join('.'), expected },
+        });
+        break;
+      }
+      case 'enum': {
+        const allowed = ((e.params as { allowedValues: unknown[] }).allowedValues).map(String);
+        const got = node?.value;
+        const synonym = typeof got === 'string' ? DTYPE_SYNONYMS[got.toLowerCase().replace(/^torch\./, '')] : undefined;
+        const suggestion = synonym && allowed.includes(synonym) ? synonym : typeof got === 'string' ? closestMatch(got, allowed) : undefined;
+        add({
+          severity: 'error',
+          code: 'invalid-value',
+          message: `${where} must be one of ${allowed.join(', ')}, not ${describeValue(node)}${suggestion ? `: did you mean "${suggestion}"?` : ''}`,
+          range,
+          data: suggestion ? { key: path.join('.'), allowed, suggestion } : { key: path.join('.'), allowed },
+        });
+        break;
+      }
+      case 'minimum':
+      case 'maximum':
+      case 'exclusiveMinimum':
+      case 'exclusiveMaximum': {
+        const { comparison, limit } = e.params as { comparison: string; limit: number };
+        add({
+          severity: 'error',
+          code: 'invalid-value',
+          message: `${where} must be ${comparison} ${limit}, not ${String(node?.value)}`,
+          range,
+          data: { key: path.join('.'), limit },
+        });
+        break;
+      }
+      case 'minItems':
+        add({ severity: 'error', code: 'invalid-value', message: `${where} needs at least one value`, range, data: { key: path.join('.') } });
+        break;
+      case 'anyOf': {
+        const custom = (e.parentSchema as { errorMessage?: string }).errorMessage ?? `${where} has an invalid value`;
+        add({ severity: 'error', code: 'invalid-value', message: `${custom}, not ${describeValue(node)}`, range, data: { key: path.join('.') } });
+        break;
+      }
+      case 'discriminator': {
+        const branches = ['fixed', 'uniform', 'lognormal', 'exponential'];
+        const distNode = getProperty(node, 'dist')?.value;
+        const got = distNode?.value;
+        const suggestion = typeof got === 'string' ? closestMatch(got, branches) : undefined;
+        add({
+          severity: 'error',
+          code: distNode ? 'invalid-value' : 'missing-field',
+          message: distNode
+            ? `${where}.dist must be one of ${branches.join(', ')}, not ${describeValue(distNode)}${suggestion ? `: did you mean "${suggestion}"?` : ''}`
+            : `${where} needs "dist": one of ${branches.join(', ')}`,
+          range: distNode?.range ?? anchorOf(root, path),
+          data: suggestion ? { key: `${path.join('.')}.dist`, suggestion } : { key: `${path.join('.')}.dist` },
+        });
+        break;
+      }
+      case 'oneOf':
+      case 'const':
+        // Covered by the discriminator error or by the branch's own errors.
+        break;
+      default:
+        add({ severity: 'error', code: 'invalid-value', message: `${where} ${e.message ?? 'is invalid'}`, range, data: { key: path.join('.') } });
+    }
+  }
+  return problems;
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}

@@ -1,0 +1,286 @@
+/**
+ * Typed wrapper of the native serving simulator (native/src/pool/simulator.h): vLLM V1
+ * continuous batching over the page allocator of native/allocator.ts, or a first-fit arena for
+ * the contiguous baselines; and a worker thread that runs the baselines off this thread.
+ *
+ * Bad arguments throw TypeError (wrong type) or RangeError (bad value) naming the argument.
+ */
+import { Worker } from 'node:worker_threads';
+import { INT32_MAX, intArg } from './args';
+import { addonPath, loadAddon } from './binding';
+
+/** Memory layout the serving simulator manages. */
+export type SimLayout = 'paged' | 'contiguous_max_model_len' | 'contiguous_prompt_plus_output';
+const SIM_LAYOUTS: SimLayout[] = ['paged', 'contiguous_max_model_len', 'contiguous_prompt_plus_output'];
+
+export interface ServingSimConfig {
+  layout: SimLayout;
+  /** The pool (every layout gets numPages · pageSize token slots). */
+  numPages: number;
+  pageSize: number;
+  /** Paged only. */
+  watermarkPages: number;
+  slidingWindow: number;
+  enablePrefixCaching: boolean;
+  maxNumSeqs: number;
+  maxNumBatchedTokens: number;
+  maxModelLen: number;
+  /** Step time = perStepS + perTokenS · tokens scheduled + perKvTokenS · KV tokens attended (seconds). */
+  perStepS: number;
+  perTokenS: number;
+  perKvTokenS: number;
+  /** Samples kept (downsampled by doubling the stride), >= 2. */
+  maxSamples: number;
+  /**
+   * false: every step serves the running requests one by one, as vLLM's scheduler loop does.
+   * Default true: decoding requests between events coast on a clock (native/src/pool/simulator.h),
+   * with the same results, much faster. For verification.
+   */
+  coast?: boolean;
+}
+
+/** Requests as parallel arrays, sorted by arrival. prefixStream −1: no shared prefix. */
+export interface ServingSimRequests {
+  arrivalS: Float64Array;
+  promptLen: Int32Array;
+  outputLen: Int32Array;
+  prefixStream: Float64Array;
+  prefixLen: Int32Array;
+}
+
+/** Integrals (`*Seconds`) are value · simulated seconds, summed over steps. */
+export interface ServingSimTotals {
+  requests: number;
+  completed: number;
+  rejected: number;
+  /** Admitted requests that memory refused at least once before. */
+  delayed: number;
+  preemptions: number;
+  steps: number;
+  generatedTokens: number;
+  /** End of the step in which the last request completed. */
+  simulatedSeconds: number;
+  usedPageSeconds: number;
+  reservedSlotSeconds: number;
+  tokenSlotSeconds: number;
+  /** Contiguous: free slots while the queue head was refused though enough slots were free (split into holes). */
+  externalFreeSlotSeconds: number;
+  runningSeconds: number;
+  peakPagesUsed: number;
+  peakReservedSlots: number;
+  peakRunning: number;
+  prefixQueryTokens: number;
+  prefixHitTokens: number;
+  done: boolean;
+}
+
+/** Fields of one packed sample in {@link ServingSimulator.samples}. */
+export const SIM_SAMPLE_FIELDS = [
+  't', 'pagesUsed', 'pagesCached', 'pagesFree', 'tokens', 'reservedSlots', 'running', 'waiting', 'preempted', 'prefixHitRate',
+] as const;
+
+interface RawSimulator {
+  run(maxSteps: number): boolean;
+  samples(): Float64Array;
+  totals(): ServingSimTotals;
+}
+
+/**
+ * Checks a simulator's config and requests as the addon needs them.
+ * @returns the layout's index in the addon. @throws TypeError / RangeError naming the bad field.
+ */
+function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests): number {
+  const layout = SIM_LAYOUTS.indexOf(config.layout);
+  if (layout < 0) throw new RangeError(`layout must be one of ${SIM_LAYOUTS.join(', ')}`);
+  intArg('numPages', config.numPages, 1, INT32_MAX);
+  intArg('pageSize', config.pageSize, 1, 1 << 20);
+  intArg('watermarkPages', config.watermarkPages, 0, config.numPages);
+  intArg('slidingWindow', config.slidingWindow, 0, INT32_MAX);
+  intArg('maxNumSeqs', config.maxNumSeqs, 1, INT32_MAX);
+  intArg('maxNumBatchedTokens', config.maxNumBatchedTokens, 1, INT32_MAX);
+  intArg('maxModelLen', config.maxModelLen, 1, INT32_MAX);
+  intArg('maxSamples', config.maxSamples, 2, INT32_MAX);
+  if (config.coast !== undefined && typeof config.coast !== 'boolean') throw new TypeError('coast must be a boolean');
+  for (const key of ['perStepS', 'perTokenS', 'perKvTokenS'] as const) {
+    const v = config[key];
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`${key} must be a finite number`);
+    if (v < 0) throw new RangeError(`${key} must be >= 0, got ${v}`);
+  }
+  const n = requests.arrivalS.length;
+  const arrays: Array<[keyof ServingSimRequests, new (n: number) => ArrayBufferView]> = [
+    ['arrivalS', Float64Array], ['promptLen', Int32Array], ['outputLen', Int32Array], ['prefixStream', Float64Array], ['prefixLen', Int32Array],
+  ];
+  for (const [key, type] of arrays) {
+    if (!(requests[key] instanceof type)) throw new TypeError(`requests.${key} must be a ${type.name}`);
+    if (requests[key].length !== n) throw new RangeError(`requests.${key} has ${requests[key].length} entries, arrivalS ${n}`);
+  }
+  // Synthetic token ids give each stream a distinct code below 2^31 (native/src/pool/simulator.cc).
+  if (n >= 2 ** 30) throw new RangeError(`requests: at most 2^30 − 1 requests, got ${n}`);
+  for (let i = 0; i < n; i++) {
+    const s = requests.prefixStream[i];
+    if (!Number.isInteger(s) || s < -1 || s >= 2 ** 30) throw new RangeError(`requests.prefixStream[${i}] must be −1 or an integer in [0, 2^30), got ${s}`);
+  }
+  return layout;
+}
+
+/**
+ * The serving simulator of native/src/pool/simulator.h: continuous batching over the same C++
+ * PageAllocator (or a first-fit contiguous arena, for the baselines), the whole step loop in
+ * C++. Run it in slices with {@link run} to report progress or stop early.
+ */
+export class ServingSimulator {
+  private readonly raw: RawSimulator;
+
+  /** @throws TypeError / RangeError naming the bad config field or array. */
+  constructor(config: ServingSimConfig, requests: ServingSimRequests) {
+    const layout = checkSimulation(config, requests);
+    const addon = loadAddon<{ ServingSimulator: new (...args: unknown[]) => RawSimulator }>();
+    this.raw = new addon.ServingSimulator(
+      { ...config, layout },
+      requests.arrivalS, requests.promptLen, requests.outputLen, requests.prefixStream, requests.prefixLen,
+    );
+  }
+
+  /** Runs up to maxSteps steps; true once every request completed or was rejected. */
+  run(maxSteps: number): boolean {
+    return this.raw.run(intArg('maxSteps', maxSteps, 1, Number.MAX_SAFE_INTEGER));
+  }
+
+  /** Samples so far, packed: SIM_SAMPLE_FIELDS.length numbers per sample. */
+  samples(): Float64Array {
+    return this.raw.samples();
+  }
+
+  totals(): ServingSimTotals {
+    return this.raw.totals();
+  }
+}
+
+/** Steps per slice on the worker: a contiguous step costs ~0.3–30 µs, so a stop is seen within milliseconds. */
+const WORKER_SLICE_STEPS = 1024;
+
+/**
+ * The simulation worker, plain JavaScript (it runs without the TypeScript loader). workerData:
+ * { addonPath }. Each message is a job { id, configs (layout as the addon's index), requests,
+ * stop: SharedArrayBuffer (Int32 0 = run, 1 = stop), sliceSteps }; it runs the configs one after
+ * the other, checking `stop` between slices, and answers { id, totals } (null when stopped) or
+ * { id, error }. Jobs run in the order they came.
+ */
+const SIM_WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { ServingSimulator } = require(workerData.addonPath);
+function runJob({ configs, requests: r, stop: stopBuffer, sliceSteps }) {
+  const stop = new Int32Array(stopBuffer);
+  const totals = [];
+  for (const config of configs) {
+    if (Atomics.load(stop, 0) !== 0) return null;
+    const sim = new ServingSimulator(config, r.arrivalS, r.promptLen, r.outputLen, r.prefixStream, r.prefixLen);
+    while (!sim.run(sliceSteps)) if (Atomics.load(stop, 0) !== 0) return null;
+    totals.push(sim.totals());
+  }
+  return totals;
+}
+parentPort.on('message', (job) => {
+  try {
+    parentPort.postMessage({ id: job.id, totals: runJob(job) });
+  } catch (error) {
+    parentPort.postMessage({ id: job.id, error });
+  }
+});
+`;
+
+interface WorkerJob {
+  resolve: (totals: ServingSimTotals[] | null) => void;
+  reject: (e: unknown) => void;
+  /** Int32 0 = run, 1 = stop, shared with the worker. */
+  stop: Int32Array;
+}
+
+interface SimulationWorker {
+  worker: Worker;
+  jobs: Map<number, WorkerJob>;
+  nextId: number;
+  /** Called when the last job has answered (or the worker failed). */
+  onIdle?: () => void;
+}
+
+let simulationWorker: SimulationWorker | null = null;
+
+/**
+ * The process's one simulation worker, started on first use and kept for the next jobs (a
+ * worker takes tens of milliseconds to start). It holds the process open only while it has jobs.
+ */
+function getSimulationWorker(): SimulationWorker {
+  if (simulationWorker) return simulationWorker;
+  const worker = new Worker(SIM_WORKER_SOURCE, { eval: true, execArgv: [], workerData: { addonPath: addonPath() } });
+  worker.unref();
+  const state: SimulationWorker = { worker, jobs: new Map(), nextId: 0 };
+  worker.on('message', (m: { id: number; totals?: ServingSimTotals[] | null; error?: unknown }) => {
+    const job = state.jobs.get(m.id);
+    state.jobs.delete(m.id);
+    if ('error' in m) job?.reject(m.error);
+    else job?.resolve(m.totals ?? null);
+    if (state.jobs.size === 0) {
+      worker.unref();
+      state.onIdle?.();
+    }
+  });
+  const fail = (e: unknown) => {
+    if (simulationWorker === state) simulationWorker = null;
+    for (const job of state.jobs.values()) job.reject(e);
+    state.jobs.clear();
+    state.onIdle?.();
+  };
+  worker.on('error', fail);
+  worker.on('exit', (code) => fail(new Error(`the simulation worker exited (code ${code})`)));
+  simulationWorker = state;
+  return state;
+}
+
+/**
+ * Runs simulations to the end, one after the other, on the simulation worker thread, so that
+ * they proceed beside work on this thread (the baselines beside the paged run), and stops them
+ * when `signal` aborts: the worker checks between slices of {@link WORKER_SLICE_STEPS} steps.
+ * (A native thread could not be stopped: joining it would block this thread until it ended.)
+ *
+ * @returns each config's totals, in order. The promise settles only once the worker has left
+ *   the job: after an abort no simulation of it is still running.
+ * @throws TypeError / RangeError naming the bad config field or array (before the job starts);
+ *   rejects with the signal's reason when aborted, or with the worker's error.
+ */
+export async function runSimulationsInWorker(configs: ServingSimConfig[], requests: ServingSimRequests, signal?: AbortSignal): Promise<ServingSimTotals[]> {
+  const raw = configs.map((config) => ({ ...config, layout: checkSimulation(config, requests) }));
+  signal?.throwIfAborted();
+  const w = getSimulationWorker();
+  const stop = new Int32Array(new SharedArrayBuffer(4));
+  const onAbort = () => Atomics.store(stop, 0, 1);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const totals = await new Promise<ServingSimTotals[] | null>((resolve, reject) => {
+      const id = w.nextId++;
+      w.jobs.set(id, { resolve, reject, stop });
+      w.worker.ref();
+      w.worker.postMessage({ id, configs: raw, requests, stop: stop.buffer, sliceSteps: WORKER_SLICE_STEPS });
+    });
+    signal?.throwIfAborted();
+    if (totals === null) throw new Error('the simulations were stopped (stopSimulations)');
+    return totals;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * Stops every job of the simulation worker (each rejects) and ends the worker; resolves once it
+ * has exited. Call it before process.exit() while simulations may run: a worker terminated in
+ * the middle of a simulator call aborts the whole process.
+ */
+export async function stopSimulations(): Promise<void> {
+  const w = simulationWorker;
+  if (!w) return;
+  simulationWorker = null;
+  for (const job of w.jobs.values()) Atomics.store(job.stop, 0, 1);
+  // Each job answers once it has left the simulator (within a slice).
+  if (w.jobs.size > 0) await new Promise<void>((resolve) => (w.onIdle = resolve));
+  await w.worker.terminate();
+}

@@ -1,0 +1,251 @@
+// FlashAttention forward on the CPU: tiles of (query heads of one KV group) x (queries), the
+// online softmax (running max m, sum l, rescale of the accumulator), masks and GQA; the inner
+// loops are KernelOps entries chosen per SIMD path (ops.h).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "kernels/internal.h"
+#include "kernels/ops.h"
+
+namespace attnscope {
+namespace detail {
+
+namespace {
+
+// Flash tiles. Rows of a task are (query heads of one KV group) x (queries of one tile), so the
+// K/V tile loaded once serves every head of the group (GQA without copying K/V).
+constexpr int kFlashRowsPerTask = 72;  // target rows (G * block_m) of S and O per task
+constexpr int kFlashBlockN = 64;       // keys per tile: S is rows x 64, K^T is D x 64
+static_assert(kFlashBlockN % 16 == 0, "key tile must be a whole number of 16-float vectors");
+
+}  // namespace
+
+Status check_flash(const FlashParams& p) {
+  if (!p.q || !p.k || !p.v || !p.o || !p.lse) return fail(Status::kInvalidArgument, "null tensor pointer");
+  if (!dtype_valid(p.dtype)) return fail(Status::kInvalidArgument, "unknown dtype");
+  if (p.batch < 1 || p.seqlen_q < 1 || p.seqlen_k < 1 || p.num_heads < 1 || p.num_kv_heads < 1)
+    return fail(Status::kInvalidArgument, "batch, seqlen_q, seqlen_k, num_heads, num_kv_heads must be >= 1");
+  if (p.num_heads % p.num_kv_heads != 0)
+    return fail(Status::kInvalidArgument, "num_heads must be a multiple of num_kv_heads");
+  if (p.head_dim < 1 || p.head_dim > kMaxHeadDim)
+    return fail(Status::kInvalidArgument, "head_dim must be in [1, 512]");
+  if (p.window < 0) return fail(Status::kInvalidArgument, "window must be >= 0");
+  return check_simd(p.simd);
+}
+
+namespace {
+
+// One worker's scratch for a flash task: Q (scaled), O accumulator, S/P tile, m, l.
+struct FlashScratch {
+  std::vector<float> buffer;
+  float *q, *acc, *s, *m, *l;
+  std::vector<int32_t> begin, end;  // visible columns of each row in the current key tile
+  std::vector<uint16_t> q_bf16, p_bf16;  // bf16 dot path: Q rows as given, P rounded to bf16
+  void init(int rows, int d, bool bf16_dot) {
+    begin.resize(rows);
+    end.resize(rows);
+    q_bf16.resize(bf16_dot ? size_t(rows) * d : 0);
+    p_bf16.resize(bf16_dot ? size_t(rows) * kFlashBlockN : 0);
+    const size_t sizes[] = {size_t(rows) * d, size_t(rows) * d, size_t(rows) * kFlashBlockN,
+                            size_t(rows), size_t(rows)};
+    size_t total = 0;
+    for (size_t n : sizes) total += (n + 15) / 16 * 16;
+    buffer.assign(total, 0.f);
+    float* cursor = buffer.data();
+    float** slots[] = {&q, &acc, &s, &m, &l};
+    for (int i = 0; i < 5; ++i) {
+      *slots[i] = cursor;
+      cursor += (sizes[i] + 15) / 16 * 16;
+    }
+  }
+};
+
+// K and V of one (batch, KV head), made ready once for all its query tiles. fp32 path: K^T
+// packed per key tile (zero-padded), V copied to contiguous fp32 rows (read in place, rows
+// H_kv * D apart often fall into the same L1 sets: 4 KiB apart for H_kv = 8, D = 128). bf16 dot path (ops.gemm_bf16): K^T and V
+// as bf16 pairs along the reduced dimension, zero-padded to whole tiles.
+struct HeadKV {
+  const float* kt;  // [num_key_tiles, head_dim, kFlashBlockN]
+  const float* v;   // [seqlen_k, head_dim] with row stride v_stride
+  int64_t v_stride;
+  const uint32_t* kt_pairs;  // [num_key_tiles, head_dim / 2, kFlashBlockN]: (K[j, 2p], K[j, 2p+1])
+  const uint32_t* v_pairs;   // [num_key_tiles, kFlashBlockN / 2, head_dim]: (V[2p, x], V[2p+1, x])
+};
+
+// bf16 pairs of one key tile (n <= kFlashBlockN rows of src, row stride in elements).
+void pack_bf16_pairs(const uint16_t* k, const uint16_t* v, int64_t k_stride, int64_t v_stride,
+                     int n, int d, uint32_t* kt_pairs, uint32_t* v_pairs) {
+  for (int pair = 0; pair < d / 2; ++pair) {
+    for (int j = 0; j < kFlashBlockN; ++j) {
+      const uint16_t* row = k + j * k_stride + 2 * pair;
+      kt_pairs[pair * kFlashBlockN + j] = j < n ? uint32_t(row[0]) | (uint32_t(row[1]) << 16) : 0u;
+    }
+  }
+  for (int pair = 0; pair < kFlashBlockN / 2; ++pair) {
+    const int j = 2 * pair;
+    for (int x = 0; x < d; ++x) {
+      const uint32_t lo = j < n ? v[j * v_stride + x] : 0u;
+      const uint32_t hi = j + 1 < n ? v[(j + 1) * v_stride + x] : 0u;
+      v_pairs[int64_t(pair) * d + x] = lo | (hi << 16);
+    }
+  }
+}
+
+// Grid: (query tile) of one (batch b, KV head hk); rows = the group's query heads x the tile.
+void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, int hk,
+                const HeadKV& kv, int64_t task, FlashScratch& sc) {
+  const int group = p.num_heads / p.num_kv_heads;
+  const int d = p.head_dim;
+  const int num_q_tiles = (p.seqlen_q + block_m - 1) / block_m;
+  // Heaviest (last, under a causal mask) query tiles first: better balance at the tail.
+  const int q_tile = num_q_tiles - 1 - static_cast<int>(task);
+  const int q0 = q_tile * block_m;
+  const int nq = std::min(block_m, p.seqlen_q - q0);
+  const int rows = group * nq;  // row r = gi * nq + qi: head hk * group + gi, query q0 + qi
+  const float scale = default_scale(p.softmax_scale, d);
+  const MaskGeometry mask{int64_t(p.seqlen_k) - p.seqlen_q, p.seqlen_k, p.is_causal, p.window};
+  const bool bf16_dot = kv.kt_pairs != nullptr;
+
+  for (int gi = 0; gi < group; ++gi) {
+    const int h = hk * group + gi;
+    const int64_t at = b * p.q_batch_stride + int64_t(q0) * p.q_row_stride + h * p.q_head_stride;
+    if (bf16_dot) {  // Q stays bf16; the scale is applied to the fp32 scores
+      const uint16_t* src = static_cast<const uint16_t*>(p.q) + at;
+      for (int qi = 0; qi < nq; ++qi)
+        std::copy(src + qi * p.q_row_stride, src + qi * p.q_row_stride + d,
+                  sc.q_bf16.data() + (int64_t(gi) * nq + qi) * d);
+    } else {
+      ops.load_rows(p.dtype, element_at(p.q, p.dtype, at), p.q_row_stride, nq, d, scale,
+                    sc.q + int64_t(gi) * nq * d, d);
+    }
+  }
+  std::fill(sc.acc, sc.acc + int64_t(rows) * d, 0.f);
+  std::fill(sc.m, sc.m + rows, kNegInf);
+  std::fill(sc.l, sc.l + rows, 0.f);
+
+  int64_t lo_first, hi_first, lo_last, hi_last;
+  mask.range(q0, &lo_first, &hi_first);
+  mask.range(q0 + nq - 1, &lo_last, &hi_last);
+  // Key tiles touching the union of the rows' visible ranges (lo and hi grow with i).
+  const int64_t tile_begin = lo_first / kFlashBlockN;
+  const int64_t tile_end = hi_last < lo_first ? tile_begin : hi_last / kFlashBlockN + 1;
+  for (int64_t tile = tile_begin; tile < tile_end; ++tile) {
+    const int64_t j0 = tile * kFlashBlockN;
+    const int n = static_cast<int>(std::min<int64_t>(kFlashBlockN, p.seqlen_k - j0));
+    if (bf16_dot) {
+      ops.gemm_bf16(rows, kFlashBlockN, d / 2, sc.q_bf16.data(), d,
+                    kv.kt_pairs + tile * (d / 2) * kFlashBlockN, kFlashBlockN, sc.s, kFlashBlockN, false);
+    } else {
+      ops.gemm(rows, kFlashBlockN, d, sc.q, d, kv.kt + tile * d * kFlashBlockN, kFlashBlockN, sc.s,
+               kFlashBlockN, false);
+    }
+
+    for (int r = 0; r < rows; ++r) {
+      int64_t lo, hi;
+      mask.range(q0 + r % nq, &lo, &hi);
+      sc.begin[r] = static_cast<int32_t>(std::max<int64_t>(lo - j0, 0));
+      sc.end[r] = static_cast<int32_t>(std::max<int64_t>(std::min<int64_t>(hi - j0 + 1, n), 0));
+    }
+    if (bf16_dot) {
+      ops.softmax_tile(rows, n, kFlashBlockN, scale, sc.s, kFlashBlockN, sc.begin.data(),
+                       sc.end.data(), sc.m, sc.l, sc.acc, d, d);
+      ops.to_bf16(sc.s, rows * kFlashBlockN, sc.p_bf16.data());
+      ops.gemm_bf16(rows, d, kFlashBlockN / 2, sc.p_bf16.data(), kFlashBlockN,
+                    kv.v_pairs + tile * (kFlashBlockN / 2) * d, d, sc.acc, d, true);
+    } else {
+      ops.softmax_tile(rows, n, n, 1.f, sc.s, kFlashBlockN, sc.begin.data(), sc.end.data(), sc.m,
+                       sc.l, sc.acc, d, d);
+      ops.gemm(rows, d, n, sc.s, kFlashBlockN, kv.v + j0 * kv.v_stride, kv.v_stride, sc.acc, d, true);
+    }
+  }
+
+  for (int r = 0; r < rows; ++r) {
+    const int gi = r / nq, qi = r % nq;
+    const int h = hk * group + gi;
+    const int64_t i = q0 + qi;
+    float* out = p.o + ((int64_t(b) * p.seqlen_q + i) * p.num_heads + h) * d;
+    float* lse = p.lse + (int64_t(b) * p.num_heads + h) * p.seqlen_q + i;
+    const float* acc = sc.acc + int64_t(r) * d;
+    if (sc.l[r] > 0.f) {
+      const float inv = 1.f / sc.l[r];
+      for (int x = 0; x < d; ++x) out[x] = acc[x] * inv;
+      *lse = sc.m[r] + std::log(sc.l[r]);
+    } else {  // fully masked row
+      std::fill(out, out + d, 0.f);
+      *lse = kNegInf;
+    }
+  }
+}
+
+}  // namespace
+
+// For each (batch, KV head): pack its K^T tiles and V rows (or bf16 pairs on the bf16 dot
+// path) in parallel, then run its query tiles in parallel. Packing costs
+// O(N_k D) against O(N_q N_k D) of attention.
+Status run_flash(const FlashParams& p) {
+  const KernelOps& ops = kernel_ops(resolve_simd_path(p.simd));
+  const int group = p.num_heads / p.num_kv_heads;
+  const int d = p.head_dim;
+  const bool bf16_dot = ops.gemm_bf16 != nullptr && p.dtype == DType::kBF16 && d % 2 == 0;
+  const int block_m = std::min(p.seqlen_q, std::max(1, kFlashRowsPerTask / group));
+  const int num_q_tiles = (p.seqlen_q + block_m - 1) / block_m;
+  const int num_k_tiles = (p.seqlen_k + kFlashBlockN - 1) / kFlashBlockN;
+  const int threads = worker_count(p.threads);
+  std::vector<FlashScratch> scratch(static_cast<size_t>(std::min(threads, num_q_tiles)));
+  for (FlashScratch& s : scratch) s.init(group * block_m, d, bf16_dot);
+  const size_t tile_elems = size_t(num_k_tiles) * d * kFlashBlockN;
+  std::vector<float> kt(bf16_dot ? 0 : tile_elems);
+  std::vector<float> v_f32(bf16_dot ? 0 : size_t(p.seqlen_k) * d);
+  std::vector<uint32_t> kt_pairs(bf16_dot ? tile_elems / 2 : 0), v_pairs(bf16_dot ? tile_elems / 2 : 0);
+
+  for (int b = 0; b < p.batch; ++b) {
+    for (int hk = 0; hk < p.num_kv_heads; ++hk) {
+      const void* k_head = element_at(p.k, p.dtype, b * p.k_batch_stride + hk * p.k_head_stride);
+      const void* v_head = element_at(p.v, p.dtype, b * p.v_batch_stride + hk * p.v_head_stride);
+      parallel_for(threads, num_k_tiles, [&](int64_t tile, int) {
+        const int64_t j0 = tile * kFlashBlockN;
+        const int n = static_cast<int>(std::min<int64_t>(kFlashBlockN, p.seqlen_k - j0));
+        if (bf16_dot) {
+          pack_bf16_pairs(static_cast<const uint16_t*>(k_head) + j0 * p.k_row_stride,
+                          static_cast<const uint16_t*>(v_head) + j0 * p.v_row_stride, p.k_row_stride,
+                          p.v_row_stride, n, d, kt_pairs.data() + tile * (d / 2) * kFlashBlockN,
+                          v_pairs.data() + tile * (kFlashBlockN / 2) * d);
+          return;
+        }
+        ops.pack_transposed(p.dtype, element_at(k_head, p.dtype, j0 * p.k_row_stride),
+                            p.k_row_stride, n, d, kt.data() + tile * d * kFlashBlockN, kFlashBlockN);
+        ops.load_rows(p.dtype, element_at(v_head, p.dtype, j0 * p.v_row_stride), p.v_row_stride, n,
+                      d, 1.f, v_f32.data() + j0 * d, d);
+      });
+      const HeadKV kv = bf16_dot ? HeadKV{nullptr, nullptr, 0, kt_pairs.data(), v_pairs.data()}
+                                 : HeadKV{kt.data(), v_f32.data(), d, nullptr, nullptr};
+      parallel_for(threads, num_q_tiles, [&](int64_t task, int worker) {
+        flash_task(p, ops, block_m, b, hk, kv, task, scratch[worker]);
+      });
+    }
+  }
+  return ok();
+}
+
+}  // namespace detail
+
+void set_contiguous_strides(FlashParams* p) {
+  const int64_t d = p->head_dim;
+  p->q_head_stride = d;
+  p->q_row_stride = p->num_heads * d;
+  p->q_batch_stride = int64_t(p->seqlen_q) * p->q_row_stride;
+  p->k_head_stride = p->v_head_stride = d;
+  p->k_row_stride = p->v_row_stride = p->num_kv_heads * d;
+  p->k_batch_stride = p->v_batch_stride = int64_t(p->seqlen_k) * p->k_row_stride;
+}
+
+Status flash_forward(const FlashParams& params) {
+  return detail::guarded([&] {
+    const Status s = detail::check_flash(params);
+    return s != Status::kOk ? s : detail::run_flash(params);
+  });
+}
+
+}  // namespace attnscope

@@ -1,0 +1,182 @@
+// AttnScope CPU attention kernels: FlashAttention forward, PagedAttention decode, the fp64
+// reference and the timing loop. Plain C++17: no N-API types, never throws; every entry point
+// returns a Status. Shapes are given in comments on every pointer; all tensors are row-major.
+//
+// Layering (as flash-attention's flash.h / static_switch.h): a Params struct -> a dispatcher that
+// turns runtime flags (dtype, SIMD path) into a table of per-ISA tile operations -> the tiled
+// kernel. The per-ISA operations live in simd/ops_<isa>.cc, each compiled with its own -m
+// flags and chosen at run time (cpu_features.h), so the shipped binary runs on any x86-64 and
+// on arm64 through the portable path.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace attnscope {
+
+enum class Status : int {
+  kOk = 0,
+  kInvalidArgument = 1,  // a size, stride or pointer that cannot be valid (see message)
+  kUnsupported = 2,      // the requested SIMD path or dtype is not available on this CPU
+  kOutOfMemory = 3,      // a scratch allocation failed
+};
+
+/** Element type of Q, K, V (and of K/V page pools). fp16 and bf16 are passed as uint16 bits. */
+enum class DType : int { kF32 = 0, kF16 = 1, kBF16 = 2 };
+
+/** Bytes of one element of `dtype`. */
+inline size_t dtype_bytes(DType dtype) { return dtype == DType::kF32 ? 4 : 2; }
+
+/**
+ * SIMD path of the tuned kernels. kAuto picks the best this CPU supports (or the one named by
+ * the environment variable ATTNSCOPE_SIMD = scalar|avx2|avx512|avx512bf16).
+ */
+enum class SimdPath : int { kAuto = 0, kScalar = 1, kAvx2 = 2, kAvx512 = 3, kAvx512Bf16 = 4 };
+
+/** "scalar", "avx2", "avx512", "avx512bf16" ("auto" for kAuto). */
+const char* simd_path_name(SimdPath path);
+
+/** Parses a name of simd_path_name(); returns false for an unknown name. */
+bool parse_simd_path(const char* name, SimdPath* out);
+
+/** Paths this CPU and build can run, best last (always starts with kScalar). */
+std::vector<SimdPath> supported_simd_paths();
+
+/**
+ * The CPU features behind the kernels' paths, by their /proc/cpuinfo names, in this order:
+ * avx2 fma when the CPU has the AVX2 path's set; avx512f avx512bw avx512vl avx512dq when it has
+ * the AVX-512 path's; avx512_bf16 with the AVX512-BF16 path; avx512_fp16 with the AVX-512 set;
+ * amx_bf16 with amx_tile; neon on aarch64.
+ */
+std::vector<std::string> simd_feature_names();
+
+/** Whether `path` can run here (kAuto always can). */
+bool simd_path_supported(SimdPath path);
+
+/** The path kAuto resolves to (honours ATTNSCOPE_SIMD when it names a supported path). */
+SimdPath resolve_simd_path(SimdPath requested);
+
+/**
+ * FlashAttention forward (Dao et al. 2022, Algorithm 1; FlashAttention-2 loop order: the outer
+ * loop over query tiles, the inner over key tiles).
+ *
+ * Masks, with p(i) = i + seqlen_k - seqlen_q the position of query i among the keys (causal
+ * aligned bottom-right, as flash-attn >= 2.1 and vLLM):
+ *   causal:      key j visible iff j <= p(i)
+ *   window W>0:  key j visible iff j >  p(i) - W  (with causal: the last W keys up to and
+ *                including p(i), as HF `sliding_window` and vLLM); no limit on the right
+ *                unless causal.
+ * A query that sees no key gets O = 0 and lse = -inf.
+ */
+struct FlashParams {
+  const void* q = nullptr;  // [batch, seqlen_q, num_heads, head_dim] (strides below), dtype
+  const void* k = nullptr;  // [batch, seqlen_k, num_kv_heads, head_dim], dtype
+  const void* v = nullptr;  // [batch, seqlen_k, num_kv_heads, head_dim], dtype
+  float* o = nullptr;       // [batch, seqlen_q, num_heads, head_dim] fp32, contiguous
+  float* lse = nullptr;     // [batch, num_heads, seqlen_q] fp32, natural log of sum(exp(scale*s))
+
+  DType dtype = DType::kF32;
+  int batch = 0;
+  int seqlen_q = 0;     // N_q
+  int seqlen_k = 0;     // N_k
+  int num_heads = 0;    // H (query heads)
+  int num_kv_heads = 0;  // H_kv; num_heads % num_kv_heads == 0 (GQA/MQA: heads h share h / (H/H_kv))
+  int head_dim = 0;     // D
+
+  // Strides in elements. Contiguous NHD: row = heads*D, batch = seqlen*heads*D, head = D.
+  int64_t q_batch_stride = 0, q_row_stride = 0, q_head_stride = 0;
+  int64_t k_batch_stride = 0, k_row_stride = 0, k_head_stride = 0;
+  int64_t v_batch_stride = 0, v_row_stride = 0, v_head_stride = 0;
+
+  float softmax_scale = 0.f;  // multiplies q.k; <= 0 means 1/sqrt(head_dim)
+  bool is_causal = false;
+  int window = 0;   // sliding window W in keys; 0 = none
+  int threads = 0;  // worker threads; 0 = hardware concurrency
+  SimdPath simd = SimdPath::kAuto;
+};
+
+/** Fills the NHD-contiguous strides of `p` from its shapes. */
+void set_contiguous_strides(FlashParams* p);
+
+/**
+ * PagedAttention decode (vLLM; FlashDecoding split-K): one query token per sequence attends
+ * to its context stored in pages. Slot s of logical page t of sequence b holds token
+ * t * page_size + s; only tokens < context_lens[b] are read. Long contexts are split into
+ * partitions whose partial (O, m, l) are merged through their lse.
+ */
+struct PagedDecodeParams {
+  const void* q = nullptr;        // [batch, num_heads, head_dim], dtype
+  const void* k_pages = nullptr;  // [num_pages, page_size, num_kv_heads, head_dim], kv_dtype
+  const void* v_pages = nullptr;  // [num_pages, page_size, num_kv_heads, head_dim], kv_dtype
+  const int32_t* block_table = nullptr;   // [batch, max_pages_per_seq], page indices
+  const int32_t* context_lens = nullptr;  // [batch], tokens of each sequence (>= 0)
+  float* o = nullptr;    // [batch, num_heads, head_dim] fp32
+  float* lse = nullptr;  // [batch, num_heads] fp32
+
+  DType dtype = DType::kF32;     // of q
+  DType kv_dtype = DType::kF32;  // of the page pools
+  int batch = 0;
+  int num_heads = 0;
+  int num_kv_heads = 0;
+  int head_dim = 0;
+  int num_pages = 0;
+  int page_size = 0;
+  int max_pages_per_seq = 0;
+
+  float softmax_scale = 0.f;  // <= 0 means 1/sqrt(head_dim)
+  int partition_tokens = 0;   // tokens per split-K partition (multiple of page_size); 0 = auto
+  int threads = 0;
+  SimdPath simd = SimdPath::kAuto;
+};
+
+/** fp64 reference that materializes S = scale * Q K^T per (batch, head); same masks as flash. */
+struct ReferenceParams {
+  const void* q = nullptr;  // [batch, seqlen_q, num_heads, head_dim] contiguous, dtype
+  const void* k = nullptr;  // [batch, seqlen_k, num_kv_heads, head_dim] contiguous, dtype
+  const void* v = nullptr;  // [batch, seqlen_k, num_kv_heads, head_dim] contiguous, dtype
+  double* o = nullptr;      // [batch, seqlen_q, num_heads, head_dim]
+  double* lse = nullptr;    // [batch, num_heads, seqlen_q]
+  DType dtype = DType::kF32;
+  int batch = 0, seqlen_q = 0, seqlen_k = 0, num_heads = 0, num_kv_heads = 0, head_dim = 0;
+  double softmax_scale = 0.0;  // <= 0 means 1/sqrt(head_dim)
+  bool is_causal = false;
+  int window = 0;
+};
+
+/** Error text of the last failed call on this thread (empty after success). */
+const char* last_error();
+
+Status flash_forward(const FlashParams& params);
+Status paged_decode(const PagedDecodeParams& params);
+Status reference_attention(const ReferenceParams& params);
+/** fp64 decode reference: gathers K/V through the block table, then the naive softmax. */
+Status reference_paged_decode(const PagedDecodeParams& params, double* o /* [batch, H, D] */,
+                              double* lse /* [batch, H] */);
+
+/**
+ * Timing loop: `warmup` untimed runs, then timed runs until at least min_reps runs and
+ * min_time_ms elapsed, stopping at max_reps runs or max_time_ms (whichever first, but never
+ * fewer than one timed run). Samples are steady_clock nanoseconds per run.
+ */
+struct TimingParams {
+  int warmup = 2;
+  int min_reps = 30;
+  int max_reps = 10000;
+  double min_time_ms = 1000.0;
+  double max_time_ms = 10000.0;
+};
+
+Status time_flash_forward(const FlashParams& params, const TimingParams& timing,
+                          std::vector<int64_t>* samples_ns);
+Status time_paged_decode(const PagedDecodeParams& params, const TimingParams& timing,
+                         std::vector<int64_t>* samples_ns);
+
+/** fp16 / bf16 bit patterns <-> fp32 (round to nearest even; NaN stays NaN). */
+float half_to_float(uint16_t bits);
+float bf16_to_float(uint16_t bits);
+uint16_t float_to_half(float value);
+uint16_t float_to_bf16(float value);
+
+}  // namespace attnscope

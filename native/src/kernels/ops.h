@@ -1,0 +1,81 @@
+// Tile operations the attention kernels are built from, one table per SIMD path. The tiled
+// drivers in flash_fwd.cc and paged_decode.cc (loop order, masks, online softmax, threads) are shared; only these
+// inner loops differ per ISA. Each table lives in a translation unit compiled with its own -m
+// flags (kernels/simd/ops_<isa>.cc) and is only called after cpu_features.h said the CPU
+// has that ISA. Those units must not instantiate inline templates shared with other units
+// (std::vector, std::function, ...): the linker could keep their AVX-512 copy for everyone.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/kernels.h"
+
+namespace attnscope {
+
+struct KernelOps {
+  SimdPath path;
+
+  // c[m, n] = (accumulate ? c[m, n] : 0) + sum_k a[m, k] * b[k, n].
+  // a: [m, k] row stride lda; b: [k, n] row stride ldb; c: [m, n] row stride ldc (fp32).
+  void (*gemm)(int m, int n, int k, const float* a, int64_t lda, const float* b, int64_t ldb,
+               float* c, int64_t ldc, bool accumulate);
+
+  // dst[r, c] = scale * float(src[r * src_stride + c]) for r < rows, c < cols.
+  // src: [rows, cols] of `dtype`, row stride src_stride elements; dst: row stride ld.
+  void (*load_rows)(DType dtype, const void* src, int64_t src_stride, int rows, int cols,
+                    float scale, float* dst, int64_t ld);
+
+  // dst[c, r] = float(src[r * src_stride + c]) for r < rows, and 0 for rows <= r < ld: a
+  // [rows, cols] tile stored transposed and zero-padded to ld columns (K^T tiles for gemm).
+  void (*pack_transposed)(DType dtype, const void* src, int64_t src_stride, int rows, int cols,
+                          float* dst, int64_t ld);
+
+  // One online-softmax step over a tile of scores (FlashAttention-2, Algorithm 1, lines 8-10),
+  // row by row: logits = scale * s[r, 0..n); columns outside [begin[r], end[r]) are masked.
+  // Updates the running max m[r] and sum l[r] (fp32), rescales acc[r, 0..d) by
+  // exp(m_old - m_new) and leaves P = exp(logit - m_new) in s[r, 0..n) (0 where masked) and 0
+  // in s[r, n..n_pad). A row with begin >= end keeps its state and gets P = 0.
+  // s: [rows, n_pad] stride lds; acc: [rows, d] stride ldacc; begin, end, m, l: [rows].
+  void (*softmax_tile)(int rows, int n, int n_pad, float scale, float* s, int64_t lds,
+                       const int32_t* begin, const int32_t* end, float* m, float* l, float* acc,
+                       int64_t ldacc, int d);
+
+  // s[g, t] = sum_d q[g, d] * k[t, d]: decode scores read straight from a page.
+  // q: [g, d] fp32 stride ldq; k: [t, d] of kv dtype, row stride ldk elements; s: stride lds.
+  void (*scores)(int g, int t, int d, const float* q, int64_t ldq, DType kv_dtype,
+                 const void* k, int64_t ldk, float* s, int64_t lds);
+
+  // acc[g, d] += sum_t p[g, t] * v[t, d]: decode value accumulation straight from a page.
+  // p: [g, t] stride ldp; v: [t, d] of kv dtype, row stride ldv; acc: [g, d] stride ldacc.
+  void (*accumulate_values)(int g, int t, int d, const float* p, int64_t ldp, DType kv_dtype,
+                            const void* v, int64_t ldv, float* acc, int64_t ldacc);
+
+  // bf16 dot-product GEMM with fp32 accumulation (AVX512-BF16 vdpbf16ps); null on paths
+  // without it. c[m, n] = (accumulate ? c : 0) + sum_{k < 2 kp} A[m, k] B[k, n], where
+  // a: [m, 2 kp] bf16 bits, row stride lda (bf16 elements, even);
+  // b: pairs [kp, n] of uint32 = (B[2p, j] low half, B[2p + 1, j] high half), row stride ldb.
+  void (*gemm_bf16)(int m, int n, int kp, const uint16_t* a, int64_t lda, const uint32_t* b,
+                    int64_t ldb, float* c, int64_t ldc, bool accumulate);
+
+  // dst[i] = bf16(src[i]) rounded to nearest even, i < n; null where gemm_bf16 is.
+  void (*to_bf16)(const float* src, int n, uint16_t* dst);
+
+  // Decode scores from bf16 pages (vdpbf16ps, fp32 accumulation); null where gemm_bf16 is.
+  // s[r, t] = sum_d (q_hi[r, d] + q_lo[r, d]) * k[t, d] for r < g (a multiple of 4), d a
+  // multiple of 32; q_lo null when q is exactly bf16. q_hi, q_lo: [g, d] bf16 bits, row stride
+  // d; k: [t, d] bf16 bits, row stride ldk; s: stride lds.
+  void (*scores_bf16)(int g, int t, int d, const uint16_t* q_hi, const uint16_t* q_lo,
+                      const uint16_t* k, int64_t ldk, float* s, int64_t lds);
+};
+
+const KernelOps& scalar_ops();
+#if defined(ATTNSCOPE_X86_PATHS)
+const KernelOps& avx2_ops();
+const KernelOps& avx512_ops();
+const KernelOps& avx512bf16_ops();
+#endif
+
+/** The table of a supported path (resolve kAuto first). */
+const KernelOps& kernel_ops(SimdPath path);
+
+}  // namespace attnscope

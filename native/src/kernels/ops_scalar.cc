@@ -1,0 +1,110 @@
+// Portable tile operations: plain loops the compiler vectorizes for the baseline ISA (SSE2 on
+// x86-64, NEON on arm64). The reference semantics of every KernelOps entry.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "kernels/ops.h"
+
+namespace attnscope {
+namespace {
+
+inline float load_element(DType dtype, const void* base, int64_t index) {
+  switch (dtype) {
+    case DType::kF16: return half_to_float(static_cast<const uint16_t*>(base)[index]);
+    case DType::kBF16: return bf16_to_float(static_cast<const uint16_t*>(base)[index]);
+    default: return static_cast<const float*>(base)[index];
+  }
+}
+
+void gemm(int m, int n, int k, const float* a, int64_t lda, const float* b, int64_t ldb,
+          float* c, int64_t ldc, bool accumulate) {
+  for (int i = 0; i < m; ++i) {
+    float* ci = c + i * ldc;
+    if (!accumulate) {
+      for (int j = 0; j < n; ++j) ci[j] = 0.f;
+    }
+    const float* ai = a + i * lda;
+    for (int p = 0; p < k; ++p) {
+      const float aip = ai[p];
+      const float* bp = b + p * ldb;
+      for (int j = 0; j < n; ++j) ci[j] += aip * bp[j];
+    }
+  }
+}
+
+void load_rows(DType dtype, const void* src, int64_t src_stride, int rows, int cols, float scale,
+               float* dst, int64_t ld) {
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < cols; ++c) dst[r * ld + c] = scale * load_element(dtype, src, r * src_stride + c);
+  }
+}
+
+void pack_transposed(DType dtype, const void* src, int64_t src_stride, int rows, int cols,
+                     float* dst, int64_t ld) {
+  for (int c = 0; c < cols; ++c) {
+    for (int r = 0; r < rows; ++r) dst[c * ld + r] = load_element(dtype, src, r * src_stride + c);
+    for (int r = rows; r < ld; ++r) dst[c * ld + r] = 0.f;
+  }
+}
+
+void softmax_tile(int rows, int n, int n_pad, float scale, float* s, int64_t lds,
+                  const int32_t* begin, const int32_t* end, float* m, float* l, float* acc,
+                  int64_t ldacc, int d) {
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  for (int r = 0; r < rows; ++r) {
+    float* row = s + r * lds;
+    const int a = begin[r], z = end[r];
+    if (a >= z) {
+      for (int j = 0; j < n_pad; ++j) row[j] = 0.f;
+      continue;
+    }
+    float best = kNegInf;
+    for (int j = a; j < z; ++j) best = std::max(best, scale * row[j]);
+    const float m_new = std::max(m[r], best);
+    const float alpha = std::exp(m[r] - m_new);  // 0 on the first visible tile (m = -inf)
+    float sum = 0.f;
+    for (int j = 0; j < n_pad; ++j) {
+      row[j] = (j >= a && j < z) ? std::exp(scale * row[j] - m_new) : 0.f;
+      sum += row[j];
+    }
+    l[r] = l[r] * alpha + sum;
+    if (alpha != 1.f) {
+      for (int x = 0; x < d; ++x) acc[r * ldacc + x] *= alpha;
+    }
+    m[r] = m_new;
+  }
+}
+
+void scores(int g, int t, int d, const float* q, int64_t ldq, DType kv_dtype, const void* k,
+            int64_t ldk, float* s, int64_t lds) {
+  for (int gi = 0; gi < g; ++gi) {
+    for (int ti = 0; ti < t; ++ti) {
+      float acc = 0.f;
+      for (int di = 0; di < d; ++di) acc += q[gi * ldq + di] * load_element(kv_dtype, k, ti * ldk + di);
+      s[gi * lds + ti] = acc;
+    }
+  }
+}
+
+void accumulate_values(int g, int t, int d, const float* p, int64_t ldp, DType kv_dtype,
+                       const void* v, int64_t ldv, float* acc, int64_t ldacc) {
+  for (int ti = 0; ti < t; ++ti) {
+    for (int gi = 0; gi < g; ++gi) {
+      const float w = p[gi * ldp + ti];
+      float* a = acc + gi * ldacc;
+      for (int di = 0; di < d; ++di) a[di] += w * load_element(kv_dtype, v, ti * ldv + di);
+    }
+  }
+}
+
+}  // namespace
+
+const KernelOps& scalar_ops() {
+  static const KernelOps ops{SimdPath::kScalar, gemm,   load_rows,        pack_transposed,
+                             softmax_tile,      scores, accumulate_values,
+                             nullptr,           nullptr,          nullptr};
+  return ops;
+}
+
+}  // namespace attnscope

@@ -1,0 +1,396 @@
+// The vectorized KernelOps, written once over a vector traits type V and included by each
+// per-ISA translation unit (kernels/simd/ops_<isa>.cc) with V = that ISA's traits.
+// Everything here has internal linkage (anonymous namespace), so the copies compiled with
+// different -m flags never meet in the linker.
+//
+// V provides: W (floats per vector), MR x NR (gemm register block: MR rows x NR vectors),
+// T, zero(), set1(f), load(p), store(p, x), fmadd(a, b, c), mul(a, b), max(a, b),
+// reduce_add(x), reduce_max(x), exp(x) (exp(-inf) = 0, NaN stays NaN), load_f16(p) and
+// load_bf16(p) (W half / bf16 values widened to fp32).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/ops.h"
+
+namespace attnscope {
+namespace {
+
+// Whether V has reduce16 / store4 (AVX-512 does; 8-lane AVX2 does not).
+template <typename V, typename = void>
+struct HasReduce16 {
+  static constexpr bool value = false;
+};
+template <typename V>
+struct HasReduce16<V, std::enable_if_t<V::kHasReduce16>> {
+  static constexpr bool value = true;
+};
+
+template <typename V>
+struct SimdOps {
+  using T = typename V::T;
+  static constexpr int W = V::W;
+  static_assert(V::MR >= 1 && V::NR >= 1 && V::MR * V::NR <= 32, "register block too large");
+
+  // ---- element loads ----
+  template <DType kD>
+  static T load_as_f32(const void* base, int64_t index) {
+    if constexpr (kD == DType::kF32) {
+      return V::load(static_cast<const float*>(base) + index);
+    } else if constexpr (kD == DType::kF16) {
+      return V::load_f16(static_cast<const uint16_t*>(base) + index);
+    } else {
+      return V::load_bf16(static_cast<const uint16_t*>(base) + index);
+    }
+  }
+
+  template <DType kD>
+  static float scalar_as_f32(const void* base, int64_t index) {
+    if constexpr (kD == DType::kF32) {
+      return static_cast<const float*>(base)[index];
+    } else if constexpr (kD == DType::kF16) {
+      return half_to_float(static_cast<const uint16_t*>(base)[index]);
+    } else {
+      return bf16_to_float(static_cast<const uint16_t*>(base)[index]);
+    }
+  }
+
+  // ---- gemm: an MR x NR register block, k-loop of broadcast FMAs ----
+  template <int M, int NV, bool kAccumulate>
+  static void micro(int k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
+                    int64_t ldc) {
+    T acc[M][NV];
+    for (int i = 0; i < M; ++i)
+      for (int v = 0; v < NV; ++v) acc[i][v] = kAccumulate ? V::load(c + i * ldc + v * W) : V::zero();
+    for (int p = 0; p < k; ++p) {
+      T bv[NV];
+      for (int v = 0; v < NV; ++v) bv[v] = V::load(b + p * ldb + v * W);
+      for (int i = 0; i < M; ++i) {
+        const T ai = V::set1(a[i * lda + p]);
+        for (int v = 0; v < NV; ++v) acc[i][v] = V::fmadd(ai, bv[v], acc[i][v]);
+      }
+    }
+    for (int i = 0; i < M; ++i)
+      for (int v = 0; v < NV; ++v) V::store(c + i * ldc + v * W, acc[i][v]);
+  }
+
+  template <int M, int NV>
+  static void micro_rows(int mr, bool accumulate, int k, const float* a, int64_t lda,
+                         const float* b, int64_t ldb, float* c, int64_t ldc) {
+    if constexpr (M > 0) {
+      if (mr == M) {
+        if (accumulate) {
+          micro<M, NV, true>(k, a, lda, b, ldb, c, ldc);
+        } else {
+          micro<M, NV, false>(k, a, lda, b, ldb, c, ldc);
+        }
+        return;
+      }
+      micro_rows<M - 1, NV>(mr, accumulate, k, a, lda, b, ldb, c, ldc);
+    }
+  }
+
+  template <int NV>
+  static void micro_cols(int nv, int mr, bool accumulate, int k, const float* a, int64_t lda,
+                         const float* b, int64_t ldb, float* c, int64_t ldc) {
+    if constexpr (NV > 0) {
+      if (nv == NV) {
+        micro_rows<V::MR, NV>(mr, accumulate, k, a, lda, b, ldb, c, ldc);
+        return;
+      }
+      micro_cols<NV - 1>(nv, mr, accumulate, k, a, lda, b, ldb, c, ldc);
+    }
+  }
+
+  static void gemm(int m, int n, int k, const float* a, int64_t lda, const float* b, int64_t ldb,
+                   float* c, int64_t ldc, bool accumulate) {
+    const int n_vec = n / W * W;
+    // Column blocks outer: the k x (NR W) panel of b stays in L1 while every row block uses it.
+    for (int j0 = 0; j0 < n_vec; j0 += V::NR * W) {
+      const int nv = (n_vec - j0) / W < V::NR ? (n_vec - j0) / W : V::NR;
+      for (int i0 = 0; i0 < m; i0 += V::MR) {
+        const int mr = m - i0 < V::MR ? m - i0 : V::MR;
+        micro_cols<V::NR>(nv, mr, accumulate, k, a + i0 * lda, lda, b + j0, ldb, c + i0 * ldc + j0, ldc);
+      }
+    }
+    for (int i = 0; i < m; ++i) {  // columns past the last whole vector
+      for (int j = n_vec; j < n; ++j) {
+        float sum = accumulate ? c[i * ldc + j] : 0.f;
+        for (int p = 0; p < k; ++p) sum += a[i * lda + p] * b[p * ldb + j];
+        c[i * ldc + j] = sum;
+      }
+    }
+  }
+
+  // ---- loads and packing ----
+  template <DType kD>
+  static void load_rows_t(const void* src, int64_t src_stride, int rows, int cols, float scale,
+                          float* dst, int64_t ld) {
+    const T s = V::set1(scale);
+    const int c_vec = cols / W * W;
+    for (int r = 0; r < rows; ++r) {
+      const int64_t row = r * src_stride;
+      for (int c = 0; c < c_vec; c += W) V::store(dst + r * ld + c, V::mul(s, load_as_f32<kD>(src, row + c)));
+      for (int c = c_vec; c < cols; ++c) dst[r * ld + c] = scale * scalar_as_f32<kD>(src, row + c);
+    }
+  }
+
+  static void load_rows(DType dtype, const void* src, int64_t src_stride, int rows, int cols,
+                        float scale, float* dst, int64_t ld) {
+    switch (dtype) {
+      case DType::kF16: return load_rows_t<DType::kF16>(src, src_stride, rows, cols, scale, dst, ld);
+      case DType::kBF16: return load_rows_t<DType::kBF16>(src, src_stride, rows, cols, scale, dst, ld);
+      default: return load_rows_t<DType::kF32>(src, src_stride, rows, cols, scale, dst, ld);
+    }
+  }
+
+  template <DType kD>
+  static void pack_transposed_t(const void* src, int64_t src_stride, int rows, int cols,
+                                float* dst, int64_t ld) {
+    // Widen W source rows at a time into a small row-major block, then write its columns.
+    constexpr int kBlock = 8;
+    alignas(64) float block[kBlock * W];
+    for (int c0 = 0; c0 < cols; c0 += W) {
+      const int cw = cols - c0 < W ? cols - c0 : W;
+      for (int r0 = 0; r0 < rows; r0 += kBlock) {
+        const int rn = rows - r0 < kBlock ? rows - r0 : kBlock;
+        for (int r = 0; r < rn; ++r) {
+          const int64_t at = (r0 + r) * src_stride + c0;
+          if (cw == W) {
+            V::store(block + r * W, load_as_f32<kD>(src, at));
+          } else {
+            for (int c = 0; c < cw; ++c) block[r * W + c] = scalar_as_f32<kD>(src, at + c);
+          }
+        }
+        for (int c = 0; c < cw; ++c)
+          for (int r = 0; r < rn; ++r) dst[(c0 + c) * ld + r0 + r] = block[r * W + c];
+      }
+      for (int c = 0; c < cw; ++c)
+        for (int r = rows; r < ld; ++r) dst[(c0 + c) * ld + r] = 0.f;
+    }
+  }
+
+  static void pack_transposed(DType dtype, const void* src, int64_t src_stride, int rows, int cols,
+                              float* dst, int64_t ld) {
+    switch (dtype) {
+      case DType::kF16: return pack_transposed_t<DType::kF16>(src, src_stride, rows, cols, dst, ld);
+      case DType::kBF16: return pack_transposed_t<DType::kBF16>(src, src_stride, rows, cols, dst, ld);
+      default: return pack_transposed_t<DType::kF32>(src, src_stride, rows, cols, dst, ld);
+    }
+  }
+
+  // ---- online softmax ----
+  static void softmax_tile(int rows, int n, int n_pad, float scale, float* s, int64_t lds,
+                           const int32_t* begin, const int32_t* end, float* m, float* l,
+                           float* acc, int64_t ldacc, int d) {
+    constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+    const int n_vec = n / W * W;
+    const T sv = V::set1(scale);
+    for (int r = 0; r < rows; ++r) {
+      float* row = s + r * lds;
+      const int a = begin[r], z = end[r];
+      if (a >= z) {
+        for (int j = 0; j < n_pad; ++j) row[j] = 0.f;
+        continue;
+      }
+      for (int j = 0; j < a; ++j) row[j] = kNegInf;
+      for (int j = z; j < n; ++j) row[j] = kNegInf;
+      T big = V::set1(kNegInf);
+      for (int j = 0; j < n_vec; j += W) {
+        const T x = V::mul(sv, V::load(row + j));
+        V::store(row + j, x);
+        big = V::max(big, x);
+      }
+      float best = V::reduce_max(big);
+      for (int j = n_vec; j < n; ++j) {
+        row[j] *= scale;
+        best = row[j] > best ? row[j] : best;
+      }
+      const float m_new = m[r] > best ? m[r] : best;
+      const float alpha = __builtin_expf(m[r] - m_new);  // libm: no inline shared across units
+      const T shift = V::set1(m_new);
+      T sum = V::zero();
+      for (int j = 0; j < n_vec; j += W) {
+        const T e = V::exp(V::sub(V::load(row + j), shift));
+        V::store(row + j, e);
+        sum = V::add(sum, e);
+      }
+      float total = V::reduce_add(sum);
+      for (int j = n_vec; j < n; ++j) {
+        row[j] = __builtin_expf(row[j] - m_new);
+        total += row[j];
+      }
+      for (int j = n; j < n_pad; ++j) row[j] = 0.f;
+      l[r] = l[r] * alpha + total;
+      if (alpha != 1.f) {
+        float* out = acc + r * ldacc;
+        const T av = V::set1(alpha);
+        const int d_vec = d / W * W;
+        for (int x = 0; x < d_vec; x += W) V::store(out + x, V::mul(av, V::load(out + x)));
+        for (int x = d_vec; x < d; ++x) out[x] *= alpha;
+      }
+      m[r] = m_new;
+    }
+  }
+
+  // ---- decode: scores and value accumulation straight from pages ----
+  // s[0..G, t0..t0+TT) for TT tokens at once: G x TT independent FMA chains hide the latency.
+  template <DType kD, int G, int TT>
+  static void scores_block(int t0, int d, const float* q, int64_t ldq, const void* k, int64_t ldk,
+                           float* s, int64_t lds) {
+    const int d_vec = d / W * W;
+    T acc[G][TT];
+    for (int g = 0; g < G; ++g)
+      for (int u = 0; u < TT; ++u) acc[g][u] = V::zero();
+    for (int x = 0; x < d_vec; x += W) {
+      T kv[TT];
+      for (int u = 0; u < TT; ++u) kv[u] = load_as_f32<kD>(k, (t0 + u) * ldk + x);
+      for (int g = 0; g < G; ++g) {
+        const T qv = V::load(q + g * ldq + x);
+        for (int u = 0; u < TT; ++u) acc[g][u] = V::fmadd(qv, kv[u], acc[g][u]);
+      }
+    }
+    for (int g = 0; g < G; ++g) {
+      for (int u = 0; u < TT; ++u) {
+        float dot = V::reduce_add(acc[g][u]);
+        for (int x = d_vec; x < d; ++x) dot += q[g * ldq + x] * scalar_as_f32<kD>(k, (t0 + u) * ldk + x);
+        s[g * lds + t0 + u] = dot;
+      }
+    }
+  }
+
+  // 4 query rows x 4 tokens with the sixteen dot products reduced together (V::reduce16):
+  // accumulator a[4j + b] = (row b, token j) lands in lane 4b + j, i.e. row b's four scores
+  // are block b of the result.
+  template <DType kD>
+  static void scores_4x4(int t0, int d, const float* q, int64_t ldq, const void* k, int64_t ldk,
+                         float* s, int64_t lds) {
+    T a[16];
+    for (int i = 0; i < 16; ++i) a[i] = V::zero();
+    for (int x = 0; x < d; x += W) {
+      T kv[4];
+      for (int j = 0; j < 4; ++j) kv[j] = load_as_f32<kD>(k, (t0 + j) * ldk + x);
+      for (int b = 0; b < 4; ++b) {
+        const T qv = V::load(q + b * ldq + x);
+        for (int j = 0; j < 4; ++j) a[4 * j + b] = V::fmadd(qv, kv[j], a[4 * j + b]);
+      }
+    }
+    const T sums = V::reduce16(a);
+    for (int b = 0; b < 4; ++b) V::store4(s + b * lds + t0, sums, b);
+  }
+
+  template <DType kD, int G>
+  static void scores_rows(int t, int d, const float* q, int64_t ldq, const void* k, int64_t ldk,
+                          float* s, int64_t lds) {
+    constexpr int kTT = G >= 4 ? 2 : 4;
+    int t0 = 0;
+    if constexpr (G == 4 && HasReduce16<V>::value) {
+      if (d % W == 0) {
+        for (; t0 + 4 <= t; t0 += 4) scores_4x4<kD>(t0, d, q, ldq, k, ldk, s, lds);
+      }
+    }
+    for (; t0 + kTT <= t; t0 += kTT) scores_block<kD, G, kTT>(t0, d, q, ldq, k, ldk, s, lds);
+    for (; t0 < t; ++t0) scores_block<kD, G, 1>(t0, d, q, ldq, k, ldk, s, lds);
+  }
+
+  template <DType kD>
+  static void scores_t(int g, int t, int d, const float* q, int64_t ldq, const void* k, int64_t ldk,
+                       float* s, int64_t lds) {
+    int g0 = 0;
+    for (; g0 + 4 <= g; g0 += 4) scores_rows<kD, 4>(t, d, q + g0 * ldq, ldq, k, ldk, s + g0 * lds, lds);
+    for (; g0 < g; ++g0) scores_rows<kD, 1>(t, d, q + g0 * ldq, ldq, k, ldk, s + g0 * lds, lds);
+  }
+
+  static void scores(int g, int t, int d, const float* q, int64_t ldq, DType kv_dtype, const void* k,
+                     int64_t ldk, float* s, int64_t lds) {
+    switch (kv_dtype) {
+      case DType::kF16: return scores_t<DType::kF16>(g, t, d, q, ldq, k, ldk, s, lds);
+      case DType::kBF16: return scores_t<DType::kBF16>(g, t, d, q, ldq, k, ldk, s, lds);
+      default: return scores_t<DType::kF32>(g, t, d, q, ldq, k, ldk, s, lds);
+    }
+  }
+
+  // acc[G rows, NV vectors from column x0] += sum_t p[g, t] v[t, x0 ..].
+  template <DType kD, int G, int NV>
+  static void values_block(int t, const float* p, int64_t ldp, const void* v, int64_t ldv, int x0,
+                           float* acc, int64_t ldacc) {
+    T a[G][NV];
+    for (int g = 0; g < G; ++g)
+      for (int j = 0; j < NV; ++j) a[g][j] = V::load(acc + g * ldacc + x0 + j * W);
+    for (int ti = 0; ti < t; ++ti) {
+      T vv[NV];
+      for (int j = 0; j < NV; ++j) vv[j] = load_as_f32<kD>(v, ti * ldv + x0 + j * W);
+      for (int g = 0; g < G; ++g) {
+        const T w = V::set1(p[g * ldp + ti]);
+        for (int j = 0; j < NV; ++j) a[g][j] = V::fmadd(w, vv[j], a[g][j]);
+      }
+    }
+    for (int g = 0; g < G; ++g)
+      for (int j = 0; j < NV; ++j) V::store(acc + g * ldacc + x0 + j * W, a[g][j]);
+  }
+
+  template <DType kD, int G>
+  static void values_rows(int t, int d, const float* p, int64_t ldp, const void* v, int64_t ldv,
+                          float* acc, int64_t ldacc) {
+    constexpr int kNV = V::NR;
+    const int d_vec = d / W * W;
+    int x = 0;
+    for (; x + kNV * W <= d_vec; x += kNV * W) values_block<kD, G, kNV>(t, p, ldp, v, ldv, x, acc, ldacc);
+    for (; x < d_vec; x += W) values_block<kD, G, 1>(t, p, ldp, v, ldv, x, acc, ldacc);
+    for (int g = 0; g < G; ++g)
+      for (int xs = d_vec; xs < d; ++xs) {
+        float sum = acc[g * ldacc + xs];
+        for (int ti = 0; ti < t; ++ti) sum += p[g * ldp + ti] * scalar_as_f32<kD>(v, ti * ldv + xs);
+        acc[g * ldacc + xs] = sum;
+      }
+  }
+
+  template <DType kD>
+  static void values_t(int g, int t, int d, const float* p, int64_t ldp, const void* v, int64_t ldv,
+                       float* acc, int64_t ldacc) {
+    constexpr int kG = V::MR >= 4 ? 4 : 2;
+    int g0 = 0;
+    for (; g0 + kG <= g; g0 += kG) values_rows<kD, kG>(t, d, p + g0 * ldp, ldp, v, ldv, acc + g0 * ldacc, ldacc);
+    for (; g0 < g; ++g0) values_rows<kD, 1>(t, d, p + g0 * ldp, ldp, v, ldv, acc + g0 * ldacc, ldacc);
+  }
+
+  static void accumulate_values(int g, int t, int d, const float* p, int64_t ldp, DType kv_dtype,
+                                const void* v, int64_t ldv, float* acc, int64_t ldacc) {
+    switch (kv_dtype) {
+      case DType::kF16: return values_t<DType::kF16>(g, t, d, p, ldp, v, ldv, acc, ldacc);
+      case DType::kBF16: return values_t<DType::kBF16>(g, t, d, p, ldp, v, ldv, acc, ldacc);
+      default: return values_t<DType::kF32>(g, t, d, p, ldp, v, ldv, acc, ldacc);
+    }
+  }
+
+  static KernelOps table(SimdPath path) {
+    return KernelOps{path,   gemm,          load_rows, pack_transposed, softmax_tile,
+                     scores, accumulate_values, nullptr,   nullptr, nullptr};
+  }
+};
+
+// exp(x) for a vector, Cephes expf: x = n ln2 + r, |r| <= ln2/2, exp(r) by a degree-6
+// polynomial (about 1 ulp), times 2^n. Inputs below -87.33 (also -inf) give exactly 0; NaN
+// stays NaN. V supplies the ISA primitives named below.
+template <typename V>
+inline typename V::T cephes_exp(typename V::T x) {
+  using T = typename V::T;
+  const T hi = V::set1(88.3762626647949f), lo = V::set1(-87.3365447505531f);
+  const T xc = V::max(V::min(x, hi), lo);
+  const T fx = V::round(V::mul(xc, V::set1(1.44269504088896341f)));
+  T r = V::fnmadd(fx, V::set1(0.693359375f), xc);
+  r = V::fnmadd(fx, V::set1(-2.12194440e-4f), r);
+  T y = V::set1(1.9875691500E-4f);
+  y = V::fmadd(y, r, V::set1(1.3981999507E-3f));
+  y = V::fmadd(y, r, V::set1(8.3334519073E-3f));
+  y = V::fmadd(y, r, V::set1(4.1665795894E-2f));
+  y = V::fmadd(y, r, V::set1(1.6666665459E-1f));
+  y = V::fmadd(y, r, V::set1(5.0000001201E-1f));
+  y = V::fmadd(y, V::mul(r, r), V::add(r, V::set1(1.f)));
+  return V::zero_below(V::scale_pow2(y, fx), x, lo);
+}
+
+}  // namespace
+}  // namespace attnscope

@@ -1,0 +1,272 @@
+// PagedAttention decode on the CPU: one query token per sequence over its block table, long
+// contexts split across partitions and merged through lse (FlashDecoding).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "kernels/internal.h"
+#include "kernels/ops.h"
+
+namespace attnscope {
+namespace detail {
+
+namespace {
+
+// Decode: tokens scored per softmax step (whole pages), and the smallest split-K partition.
+constexpr int kDecodeChunkTokens = 64;
+constexpr int kDecodeMinPartitionTokens = 256;
+constexpr int kDecodePrefetchPages = 2;  // pages requested ahead of the one being read
+
+}  // namespace
+
+Status check_paged(const PagedDecodeParams& p, bool needs_outputs) {
+  if (!p.q || !p.k_pages || !p.v_pages || !p.block_table || !p.context_lens ||
+      (needs_outputs && (!p.o || !p.lse)))
+    return fail(Status::kInvalidArgument, "null tensor pointer");
+  if (!dtype_valid(p.dtype) || !dtype_valid(p.kv_dtype)) return fail(Status::kInvalidArgument, "unknown dtype");
+  if (p.batch < 1 || p.num_heads < 1 || p.num_kv_heads < 1 || p.num_pages < 1 || p.page_size < 1 ||
+      p.max_pages_per_seq < 1)
+    return fail(Status::kInvalidArgument,
+                "batch, num_heads, num_kv_heads, num_pages, page_size, max_pages_per_seq must be >= 1");
+  if (p.num_heads % p.num_kv_heads != 0)
+    return fail(Status::kInvalidArgument, "num_heads must be a multiple of num_kv_heads");
+  if (p.head_dim < 1 || p.head_dim > kMaxHeadDim)
+    return fail(Status::kInvalidArgument, "head_dim must be in [1, 512]");
+  if (p.partition_tokens < 0 || p.partition_tokens % p.page_size != 0)
+    return fail(Status::kInvalidArgument, "partition_tokens must be a multiple of page_size");
+  for (int b = 0; b < p.batch; ++b) {
+    const int64_t len = p.context_lens[b];
+    if (len < 0 || len > int64_t(p.max_pages_per_seq) * p.page_size)
+      return fail(Status::kInvalidArgument, "context_lens[" + std::to_string(b) + "] = " +
+                                                std::to_string(len) + " is outside [0, max_pages_per_seq * page_size]");
+    const int64_t used = (len + p.page_size - 1) / p.page_size;
+    for (int64_t t = 0; t < used; ++t) {
+      const int32_t page = p.block_table[int64_t(b) * p.max_pages_per_seq + t];
+      if (page < 0 || page >= p.num_pages)
+        return fail(Status::kInvalidArgument, "block_table[" + std::to_string(b) + "][" +
+                                                  std::to_string(t) + "] = " + std::to_string(page) +
+                                                  " is outside the pool [0, num_pages)");
+    }
+  }
+  return check_simd(p.simd);
+}
+
+namespace {
+
+struct DecodePlan {
+  int partition_tokens;  // multiple of page_size
+  int num_partitions;
+  int chunk_tokens;      // multiple of page_size
+};
+
+DecodePlan plan_decode(const PagedDecodeParams& p, int threads) {
+  int max_len = 0;
+  for (int b = 0; b < p.batch; ++b) max_len = std::max(max_len, p.context_lens[b]);
+  const int ps = p.page_size;
+  DecodePlan plan;
+  plan.chunk_tokens = std::max(1, kDecodeChunkTokens / ps) * ps;
+  if (p.partition_tokens > 0) {
+    plan.partition_tokens = p.partition_tokens;
+  } else {
+    // Split K until there are about 4 tasks per worker, never below kDecodeMinPartitionTokens.
+    const int64_t wanted = (4 * int64_t(threads) + p.batch - 1) / p.batch;
+    const int64_t tokens = std::max<int64_t>(kDecodeMinPartitionTokens, (max_len + wanted - 1) / wanted);
+    plan.partition_tokens = static_cast<int>((tokens + ps - 1) / ps * ps);
+  }
+  plan.num_partitions = std::max(1, (max_len + plan.partition_tokens - 1) / plan.partition_tokens);
+  return plan;
+}
+
+struct DecodeScratch {
+  std::vector<float> q, acc, s, m, l;  // [H, D], [H, D], [H, chunk], [H], [H]
+  std::vector<uint16_t> q_hi, q_lo;    // [H, D] bf16 halves of q for ops.scores_bf16
+  std::vector<int32_t> begin, end;     // [H]: every score of a chunk is visible
+};
+
+// Asks for one page's slab [page_size, H_kv, D] of K and of V to be brought into L2: pages are
+// scattered through the pool, so the hardware prefetcher cannot guess the next one.
+inline void prefetch_page(const PagedDecodeParams& p, int32_t page) {
+  const int64_t bytes = int64_t(p.page_size) * p.num_kv_heads * p.head_dim * dtype_bytes(p.kv_dtype);
+  const char* k = static_cast<const char*>(element_at(p.k_pages, p.kv_dtype, 0)) + page * bytes;
+  const char* v = static_cast<const char*>(element_at(p.v_pages, p.kv_dtype, 0)) + page * bytes;
+  for (int64_t off = 0; off < bytes; off += 64) {
+    __builtin_prefetch(k + off, 0, 2);
+    __builtin_prefetch(v + off, 0, 2);
+  }
+}
+
+// Grid: (batch, partition). One task reads each page of its token range once, for every KV
+// head (a page slab is contiguous), and each K/V row serves the G query heads of its group.
+// Writes O/lse directly when there is one partition, otherwise the unnormalized accumulator
+// with its m and l for the lse merge.
+void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodePlan& plan,
+                 int64_t task, DecodeScratch& sc, float* part_acc, float* part_m, float* part_l) {
+  const int group = p.num_heads / p.num_kv_heads;
+  const int h = p.num_heads, d = p.head_dim, ps = p.page_size;
+  const int part = static_cast<int>(task % plan.num_partitions);
+  const int b = static_cast<int>(task / plan.num_partitions);
+  const int64_t len = p.context_lens[b];
+  const int64_t t_begin = int64_t(part) * plan.partition_tokens;
+  const int64_t t_end = std::min<int64_t>(len, t_begin + plan.partition_tokens);
+  const int64_t kv_row = int64_t(p.num_kv_heads) * d;  // elements between two slots of a page
+  const int32_t* table = p.block_table + int64_t(b) * p.max_pages_per_seq;
+  const int chunk = plan.chunk_tokens;
+
+  // q stays unscaled (a bf16 q is then exactly bf16 for the vdpbf16ps scores); the softmax
+  // step applies the scale to the scores.
+  const float scale = default_scale(p.softmax_scale, d);
+  ops.load_rows(p.dtype, element_at(p.q, p.dtype, int64_t(b) * h * d), d, h, d, 1.f, sc.q.data(), d);
+  // bf16 pages on a path with vdpbf16ps: q as bf16 hi + lo (lo dropped when q is bf16 already).
+  const bool bf16_scores = ops.scores_bf16 && p.kv_dtype == DType::kBF16 && group % 4 == 0 && d % 32 == 0;
+  const uint16_t* q_lo = nullptr;
+  if (bf16_scores) {
+    ops.to_bf16(sc.q.data(), h * d, sc.q_hi.data());
+    for (int i = 0; i < h * d; ++i) {  // residual q - float(hi), exact in fp32
+      const uint32_t bits = uint32_t(sc.q_hi[i]) << 16;
+      float hi;
+      std::memcpy(&hi, &bits, 4);
+      sc.s[i] = sc.q[i] - hi;
+    }
+    ops.to_bf16(sc.s.data(), h * d, sc.q_lo.data());
+    if (std::any_of(sc.q_lo.begin(), sc.q_lo.end(), [](uint16_t x) { return (x & 0x7fffu) != 0; })) q_lo = sc.q_lo.data();
+  }
+  std::fill(sc.acc.begin(), sc.acc.end(), 0.f);
+  std::fill(sc.m.begin(), sc.m.end(), kNegInf);
+  std::fill(sc.l.begin(), sc.l.end(), 0.f);
+
+  for (int i = 0; i < kDecodePrefetchPages; ++i) {
+    if (t_begin + int64_t(i) * ps < t_end) prefetch_page(p, table[t_begin / ps + i]);
+  }
+  for (int64_t t0 = t_begin; t0 < t_end; t0 += chunk) {
+    const int tn = static_cast<int>(std::min<int64_t>(chunk, t_end - t0));
+    for (int off = 0; off < tn; off += ps) {  // t0 is page-aligned: one page per step
+      const int64_t next = t0 + off + int64_t(kDecodePrefetchPages) * ps;
+      if (next < t_end) prefetch_page(p, table[next / ps]);
+      const int32_t page = table[(t0 + off) / ps];
+      const int count = std::min(ps, tn - off);
+      for (int hk = 0; hk < p.num_kv_heads; ++hk) {
+        const int64_t at = (int64_t(page) * ps * p.num_kv_heads + hk) * d;
+        float* s = sc.s.data() + int64_t(hk) * group * chunk + off;
+        if (bf16_scores) {
+          const int64_t qo = int64_t(hk) * group * d;
+          ops.scores_bf16(group, count, d, sc.q_hi.data() + qo, q_lo ? q_lo + qo : nullptr,
+                          static_cast<const uint16_t*>(p.k_pages) + at, kv_row, s, chunk);
+        } else {
+          ops.scores(group, count, d, sc.q.data() + int64_t(hk) * group * d, d, p.kv_dtype,
+                     element_at(p.k_pages, p.kv_dtype, at), kv_row, s, chunk);
+        }
+      }
+    }
+    std::fill(sc.end.begin(), sc.end.end(), tn);
+    ops.softmax_tile(h, tn, tn, scale, sc.s.data(), chunk, sc.begin.data(), sc.end.data(),
+                     sc.m.data(), sc.l.data(), sc.acc.data(), d, d);
+    for (int off = 0; off < tn; off += ps) {
+      const int32_t page = table[(t0 + off) / ps];
+      const int count = std::min(ps, tn - off);
+      for (int hk = 0; hk < p.num_kv_heads; ++hk) {
+        const int64_t at = (int64_t(page) * ps * p.num_kv_heads + hk) * d;
+        ops.accumulate_values(group, count, d, sc.s.data() + int64_t(hk) * group * chunk + off, chunk,
+                              p.kv_dtype, element_at(p.v_pages, p.kv_dtype, at), kv_row,
+                              sc.acc.data() + int64_t(hk) * group * d, d);
+      }
+    }
+  }
+
+  for (int row = 0; row < h; ++row) {
+    const int64_t bh = int64_t(b) * h + row;
+    const float* acc = sc.acc.data() + int64_t(row) * d;
+    if (plan.num_partitions > 1) {
+      const int64_t slot = bh * plan.num_partitions + part;
+      std::copy(acc, acc + d, part_acc + slot * d);
+      part_m[slot] = sc.m[row];
+      part_l[slot] = sc.l[row];
+      continue;
+    }
+    float* out = p.o + bh * d;
+    if (sc.l[row] > 0.f) {
+      const float inv = 1.f / sc.l[row];
+      for (int x = 0; x < d; ++x) out[x] = acc[x] * inv;
+      p.lse[bh] = sc.m[row] + std::log(sc.l[row]);
+    } else {
+      std::fill(out, out + d, 0.f);
+      p.lse[bh] = kNegInf;
+    }
+  }
+}
+
+}  // namespace
+
+// FlashDecoding merge of one (batch, head): O = sum_p acc_p e^{m_p - M} / sum_p l_p e^{m_p - M}.
+void merge_partitions(const PagedDecodeParams& p, int parts, int64_t bh, const float* part_acc,
+                      const float* part_m, const float* part_l) {
+  const int d = p.head_dim;
+  float* out = p.o + bh * d;
+  float big = kNegInf;
+  for (int i = 0; i < parts; ++i) big = std::max(big, part_m[bh * parts + i]);
+  std::fill(out, out + d, 0.f);
+  if (big == kNegInf) {
+    p.lse[bh] = kNegInf;
+    return;
+  }
+  float total = 0.f;
+  for (int i = 0; i < parts; ++i) {
+    const int64_t slot = bh * parts + i;
+    if (part_m[slot] == kNegInf) continue;
+    const float w = std::exp(part_m[slot] - big);
+    total += part_l[slot] * w;
+    const float* acc = part_acc + slot * d;
+    for (int x = 0; x < d; ++x) out[x] += w * acc[x];
+  }
+  const float inv = 1.f / total;
+  for (int x = 0; x < d; ++x) out[x] *= inv;
+  p.lse[bh] = big + std::log(total);
+}
+
+Status run_paged(const PagedDecodeParams& p) {
+  const KernelOps& ops = kernel_ops(resolve_simd_path(p.simd));
+  const int threads_wanted = worker_count(p.threads);
+  const DecodePlan plan = plan_decode(p, threads_wanted);
+  const int64_t tasks = int64_t(p.batch) * plan.num_partitions;
+  const int threads = static_cast<int>(std::min<int64_t>(threads_wanted, tasks));
+  const size_t hd = size_t(p.num_heads) * p.head_dim;
+  std::vector<DecodeScratch> scratch(threads);
+  for (DecodeScratch& s : scratch) {
+    s.q.resize(hd);
+    s.acc.resize(hd);
+    s.q_hi.resize(hd);
+    s.q_lo.resize(hd);
+    s.s.resize(std::max(hd, size_t(p.num_heads) * plan.chunk_tokens));  // also q's residual
+    s.m.resize(p.num_heads);
+    s.l.resize(p.num_heads);
+    s.begin.assign(p.num_heads, 0);
+    s.end.resize(p.num_heads);
+  }
+  std::vector<float> part_acc, part_m, part_l;
+  if (plan.num_partitions > 1) {
+    const size_t slots = size_t(p.batch) * p.num_heads * plan.num_partitions;
+    part_acc.resize(slots * p.head_dim);
+    part_m.resize(slots);
+    part_l.resize(slots);
+  }
+  parallel_for(threads, tasks, [&](int64_t task, int worker) {
+    decode_task(p, ops, plan, task, scratch[worker], part_acc.data(), part_m.data(), part_l.data());
+  });
+  if (plan.num_partitions > 1) {
+    parallel_for(threads, int64_t(p.batch) * p.num_heads, [&](int64_t bh, int) {
+      merge_partitions(p, plan.num_partitions, bh, part_acc.data(), part_m.data(), part_l.data());
+    });
+  }
+  return ok();
+}
+
+}  // namespace detail
+
+Status paged_decode(const PagedDecodeParams& params) {
+  return detail::guarded([&] {
+    const Status s = detail::check_paged(params);
+    return s != Status::kOk ? s : detail::run_paged(params);
+  });
+}
+
+}  // namespace attnscope

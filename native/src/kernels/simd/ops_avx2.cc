@@ -1,0 +1,63 @@
+// KernelOps for AVX2 + FMA + F16C. Compiled with -mavx2 -mfma -mf16c; only called when
+// cpu_features() reports AVX2 and FMA.
+#include <immintrin.h>
+
+#include "kernels/ops_simd.h"
+
+namespace attnscope {
+namespace {
+
+struct Avx2 {
+  using T = __m256;
+  static constexpr int W = 8;
+  static constexpr int MR = 4;  // 4 rows x 3 vectors = 12 accumulators of 16 ymm registers
+  static constexpr int NR = 3;
+  static T zero() { return _mm256_setzero_ps(); }
+  static T set1(float f) { return _mm256_set1_ps(f); }
+  static T load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, T x) { _mm256_storeu_ps(p, x); }
+  static T fmadd(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
+  static T fnmadd(T a, T b, T c) { return _mm256_fnmadd_ps(a, b, c); }
+  static T mul(T a, T b) { return _mm256_mul_ps(a, b); }
+  static T add(T a, T b) { return _mm256_add_ps(a, b); }
+  static T sub(T a, T b) { return _mm256_sub_ps(a, b); }
+  static T max(T a, T b) { return _mm256_max_ps(a, b); }
+  static T min(T a, T b) { return _mm256_min_ps(a, b); }
+  static T round(T x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  static T scale_pow2(T y, T n) {  // n in [-127, 128] after the clamp in cephes_exp
+    const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_mul_ps(y, _mm256_castsi256_ps(e));
+  }
+  static T zero_below(T value, T x, T limit) {
+    return _mm256_andnot_ps(_mm256_cmp_ps(x, limit, _CMP_LT_OQ), value);
+  }
+  static float reduce_add(T x) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+  }
+  static float reduce_max(T x) {
+    __m128 s = _mm_max_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_max_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+  }
+  static T exp(T x) { return cephes_exp<Avx2>(x); }
+  static T load_f16(const uint16_t* p) {
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  }
+  static T load_bf16(const uint16_t* p) {
+    const __m256i wide = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16));
+  }
+};
+
+}  // namespace
+
+const KernelOps& avx2_ops() {
+  static const KernelOps ops = SimdOps<Avx2>::table(SimdPath::kAvx2);
+  return ops;
+}
+
+}  // namespace attnscope

@@ -1,0 +1,69 @@
+// AVX-512 vector traits for SimdOps (ops_simd.h), shared by the AVX-512 and the
+// AVX512-BF16 units. Include only from units compiled with the AVX-512 flags.
+#pragma once
+
+#include <immintrin.h>
+
+#include "kernels/ops_simd.h"
+
+namespace attnscope {
+namespace {
+
+struct Avx512 {
+  using T = __m512;
+  static constexpr int W = 16;
+  static constexpr int MR = 6;  // 6 rows x 4 vectors = 24 accumulators of 32 zmm registers
+  static constexpr int NR = 4;
+  static T zero() { return _mm512_setzero_ps(); }
+  static T set1(float f) { return _mm512_set1_ps(f); }
+  static T load(const float* p) { return _mm512_loadu_ps(p); }
+  static void store(float* p, T x) { _mm512_storeu_ps(p, x); }
+  static T fmadd(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
+  static T fnmadd(T a, T b, T c) { return _mm512_fnmadd_ps(a, b, c); }
+  static T mul(T a, T b) { return _mm512_mul_ps(a, b); }
+  static T add(T a, T b) { return _mm512_add_ps(a, b); }
+  static T sub(T a, T b) { return _mm512_sub_ps(a, b); }
+  static T max(T a, T b) { return _mm512_max_ps(a, b); }
+  static T min(T a, T b) { return _mm512_min_ps(a, b); }
+  static T round(T x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  static T scale_pow2(T y, T n) { return _mm512_scalef_ps(y, n); }
+  static T zero_below(T value, T x, T limit) {
+    return _mm512_maskz_mov_ps(~_mm512_cmp_ps_mask(x, limit, _CMP_LT_OQ), value);
+  }
+  static float reduce_add(T x) { return _mm512_reduce_add_ps(x); }
+  // Sixteen horizontal sums at once (45 instructions instead of 16 x ~8): lane 4b + j of the
+  // result holds the sum of a[4j + b]. Four folding stages, each halving the partials.
+  static constexpr bool kHasReduce16 = true;
+  static T reduce16(const T* a) {
+    T v[8], u[4], r[2];
+    for (int i = 0; i < 8; ++i)  // blocks 0-1: a[2i], blocks 2-3: a[2i+1] (8 partials each)
+      v[i] = _mm512_add_ps(_mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+                           _mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+    for (int i = 0; i < 4; ++i)  // block b: a[4i + b] (4 partials each)
+      u[i] = _mm512_add_ps(_mm512_shuffle_f32x4(v[2 * i], v[2 * i + 1], _MM_SHUFFLE(2, 0, 2, 0)),
+                           _mm512_shuffle_f32x4(v[2 * i], v[2 * i + 1], _MM_SHUFFLE(3, 1, 3, 1)));
+    for (int i = 0; i < 2; ++i)  // block b: a[8i + b] in lanes 0, 2 and a[8i + 4 + b] in 1, 3
+      r[i] = _mm512_add_ps(_mm512_unpacklo_ps(u[2 * i], u[2 * i + 1]), _mm512_unpackhi_ps(u[2 * i], u[2 * i + 1]));
+    const __m512d lo = _mm512_unpacklo_pd(_mm512_castps_pd(r[0]), _mm512_castps_pd(r[1]));
+    const __m512d hi = _mm512_unpackhi_pd(_mm512_castps_pd(r[0]), _mm512_castps_pd(r[1]));
+    return _mm512_add_ps(_mm512_castpd_ps(lo), _mm512_castpd_ps(hi));
+  }
+  static void store4(float* p, T x, int block) {
+    _mm_storeu_ps(p, block == 0 ? _mm512_castps512_ps128(x)
+                     : block == 1 ? _mm512_extractf32x4_ps(x, 1)
+                     : block == 2 ? _mm512_extractf32x4_ps(x, 2)
+                                  : _mm512_extractf32x4_ps(x, 3));
+  }
+  static float reduce_max(T x) { return _mm512_reduce_max_ps(x); }
+  static T exp(T x) { return cephes_exp<Avx512>(x); }
+  static T load_f16(const uint16_t* p) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+  }
+  static T load_bf16(const uint16_t* p) {
+    const __m512i wide = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(wide, 16));
+  }
+};
+
+}  // namespace
+}  // namespace attnscope

@@ -1,0 +1,242 @@
+// N-API bridge of the CPU attention kernels. The JS arguments (already validated by
+// native/kernels.ts) are read into a plain Params struct and each operation is queued as one
+// napi_bridge::KernelWorker (napi/worker.h: pinned spec, off the JS thread, one error mapping).
+#include <napi.h>
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernels/cpu_features.h"
+#include "kernels/kernels.h"
+#include "kernels/threads.h"
+#include "napi/fields.h"
+#include "napi/worker.h"
+
+namespace {
+
+using attnscope::Status;
+
+using attnscope::napi_fields::array_field;
+using attnscope::napi_fields::decode_shape;
+using attnscope::napi_fields::DecodeShape;
+using attnscope::napi_fields::flash_shape;
+using attnscope::napi_fields::FlashShape;
+using attnscope::napi_fields::int_field;
+using attnscope::napi_fields::number_field;
+using attnscope::napi_bridge::JobResult;
+using attnscope::napi_bridge::Outcome;
+using attnscope::napi_bridge::queue;
+
+const void* input_field(const Napi::Object& spec, const char* name, attnscope::DType dtype) {
+  return dtype == attnscope::DType::kF32
+             ? static_cast<const void*>(array_field<float>(spec, name, napi_float32_array))
+             : static_cast<const void*>(array_field<uint16_t>(spec, name, napi_uint16_array));
+}
+
+attnscope::DType dtype_field(const Napi::Object& spec, const char* name) {
+  const int d = int_field(spec, name);
+  if (d < 0 || d > 2) throw Napi::RangeError::New(spec.Env(), std::string(name) + " is not a dtype code");
+  return static_cast<attnscope::DType>(d);
+}
+
+attnscope::SimdPath simd_field(const Napi::Object& spec) {
+  const Napi::Value v = spec.Get("simd");
+  if (!v.IsString()) throw Napi::TypeError::New(spec.Env(), "simd must be a string");
+  attnscope::SimdPath path;
+  if (!attnscope::parse_simd_path(v.As<Napi::String>().Utf8Value().c_str(), &path))
+    throw Napi::RangeError::New(spec.Env(), "simd names no SIMD path");
+  return path;
+}
+
+// The fields FlashParams and ReferenceParams share (same JS spec, see native/kernels.ts
+// flashSpec); each caller then sets its outputs (fp32 vs fp64) and anything of its own.
+template <typename P>
+void read_attention_fields(const Napi::Object& s, P* p) {
+  const FlashShape shape = flash_shape(s);
+  p->dtype = dtype_field(s, "dtype");
+  p->q = input_field(s, "q", p->dtype);
+  p->k = input_field(s, "k", p->dtype);
+  p->v = input_field(s, "v", p->dtype);
+  p->batch = shape.batch;
+  p->seqlen_q = shape.seqlen_q;
+  p->seqlen_k = shape.seqlen_k;
+  p->num_heads = shape.num_heads;
+  p->num_kv_heads = shape.num_kv_heads;
+  p->head_dim = shape.head_dim;
+  p->softmax_scale = static_cast<decltype(p->softmax_scale)>(shape.softmax_scale);
+  p->is_causal = shape.causal;
+  p->window = shape.window;
+}
+
+attnscope::FlashParams flash_params(const Napi::Object& s) {
+  attnscope::FlashParams p;
+  read_attention_fields(s, &p);
+  p.o = array_field<float>(s, "o", napi_float32_array);
+  p.lse = array_field<float>(s, "lse", napi_float32_array);
+  attnscope::set_contiguous_strides(&p);
+  p.threads = int_field(s, "threads");
+  p.simd = simd_field(s);
+  return p;
+}
+
+// with_outputs = false for the reference, which writes fp64 arrays of its own.
+attnscope::PagedDecodeParams paged_params(const Napi::Object& s, bool with_outputs = true) {
+  attnscope::PagedDecodeParams p;
+  p.dtype = dtype_field(s, "dtype");
+  p.kv_dtype = dtype_field(s, "kvDtype");
+  p.q = input_field(s, "q", p.dtype);
+  p.k_pages = input_field(s, "kPages", p.kv_dtype);
+  p.v_pages = input_field(s, "vPages", p.kv_dtype);
+  p.block_table = array_field<int32_t>(s, "blockTable", napi_int32_array);
+  p.context_lens = array_field<int32_t>(s, "contextLens", napi_int32_array);
+  if (with_outputs) {
+    p.o = array_field<float>(s, "o", napi_float32_array);
+    p.lse = array_field<float>(s, "lse", napi_float32_array);
+  }
+  const DecodeShape shape = decode_shape(s);
+  p.batch = shape.batch;
+  p.num_heads = shape.num_heads;
+  p.num_kv_heads = shape.num_kv_heads;
+  p.head_dim = shape.head_dim;
+  p.num_pages = shape.num_pages;
+  p.page_size = shape.page_size;
+  p.max_pages_per_seq = shape.max_pages_per_seq;
+  p.softmax_scale = static_cast<float>(shape.softmax_scale);
+  p.partition_tokens = shape.partition_tokens;
+  p.threads = int_field(s, "threads");
+  p.simd = simd_field(s);
+  return p;
+}
+
+attnscope::TimingParams timing_params(const Napi::Object& t) {
+  attnscope::TimingParams p;
+  p.warmup = int_field(t, "warmup");
+  p.min_reps = int_field(t, "minReps");
+  p.max_reps = int_field(t, "maxReps");
+  p.min_time_ms = number_field(t, "minTimeMs");
+  p.max_time_ms = number_field(t, "maxTimeMs");
+  return p;
+}
+
+// A kernel Status as the bridges' one outcome; reads last_error() on this (the worker) thread.
+JobResult job_result(Status status) {
+  if (status == Status::kOk) return {};
+  return {status == Status::kInvalidArgument ? Outcome::kInvalidArgument : Outcome::kFailed, attnscope::last_error()};
+}
+
+// Runs a timing entry point and hands its samples over as nanoseconds.
+template <typename Time>
+JobResult timed(std::vector<double>* out, Time time) {
+  std::vector<int64_t> samples;
+  const Status status = time(&samples);
+  out->assign(samples.begin(), samples.end());
+  return job_result(status);
+}
+
+Napi::Object spec_arg(const Napi::CallbackInfo& info, size_t index) {
+  if (info.Length() <= index || !info[index].IsObject()) throw Napi::TypeError::New(info.Env(), "expected an argument object");
+  return info[index].As<Napi::Object>();
+}
+
+Napi::Value FlashForward(const Napi::CallbackInfo& info) {
+  Napi::Object spec = spec_arg(info, 0);
+  const attnscope::FlashParams p = flash_params(spec);
+  return queue(info.Env(), spec, [p](std::vector<double>*) { return job_result(attnscope::flash_forward(p)); }, false);
+}
+
+Napi::Value PagedDecode(const Napi::CallbackInfo& info) {
+  Napi::Object spec = spec_arg(info, 0);
+  const attnscope::PagedDecodeParams p = paged_params(spec);
+  return queue(info.Env(), spec, [p](std::vector<double>*) { return job_result(attnscope::paged_decode(p)); }, false);
+}
+
+Napi::Value Reference(const Napi::CallbackInfo& info) {
+  Napi::Object s = spec_arg(info, 0);
+  attnscope::ReferenceParams p;
+  read_attention_fields(s, &p);
+  p.o = array_field<double>(s, "o", napi_float64_array);
+  p.lse = array_field<double>(s, "lse", napi_float64_array);
+  return queue(info.Env(), s, [p](std::vector<double>*) { return job_result(attnscope::reference_attention(p)); }, false);
+}
+
+Napi::Value ReferencePagedDecode(const Napi::CallbackInfo& info) {
+  Napi::Object s = spec_arg(info, 0);
+  attnscope::PagedDecodeParams p = paged_params(s, false);
+  double* o = array_field<double>(s, "refO", napi_float64_array);
+  double* lse = array_field<double>(s, "refLse", napi_float64_array);
+  return queue(info.Env(), s,
+               [p, o, lse](std::vector<double>*) { return job_result(attnscope::reference_paged_decode(p, o, lse)); }, false);
+}
+
+Napi::Value TimeFlashForward(const Napi::CallbackInfo& info) {
+  Napi::Object spec = spec_arg(info, 0);
+  const attnscope::FlashParams p = flash_params(spec);
+  const attnscope::TimingParams t = timing_params(spec_arg(info, 1));
+  return queue(info.Env(), spec,
+               [p, t](std::vector<double>* out) {
+                 return timed(out, [&](std::vector<int64_t>* s) { return attnscope::time_flash_forward(p, t, s); });
+               }, true);
+}
+
+Napi::Value TimePagedDecode(const Napi::CallbackInfo& info) {
+  Napi::Object spec = spec_arg(info, 0);
+  const attnscope::PagedDecodeParams p = paged_params(spec);
+  const attnscope::TimingParams t = timing_params(spec_arg(info, 1));
+  return queue(info.Env(), spec,
+               [p, t](std::vector<double>* out) {
+                 return timed(out, [&](std::vector<int64_t>* s) { return attnscope::time_paged_decode(p, t, s); });
+               }, true);
+}
+
+Napi::Value CpuInfo(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  Napi::Object out = Napi::Object::New(env);
+  out.Set("model", attnscope::cpu_features().model);
+  out.Set("cores", attnscope::hardware_threads());
+  out.Set("simd", attnscope::simd_path_name(attnscope::resolve_simd_path(attnscope::SimdPath::kAuto)));
+  Napi::Array paths = Napi::Array::New(env);
+  for (attnscope::SimdPath p : attnscope::supported_simd_paths())
+    paths.Set(paths.Length(), attnscope::simd_path_name(p));
+  out.Set("simdPaths", paths);
+  Napi::Array features = Napi::Array::New(env);
+  for (const std::string& n : attnscope::simd_feature_names()) features.Set(features.Length(), n);
+  out.Set("features", features);
+  return out;
+}
+
+Napi::Value HalfBits(const Napi::CallbackInfo& info) {
+  // (dtypeCode, Float32Array) -> Uint16Array, round to nearest even.
+  const int dtype = info[0].As<Napi::Number>().Int32Value();
+  Napi::Float32Array src = info[1].As<Napi::Float32Array>();
+  Napi::Uint16Array out = Napi::Uint16Array::New(info.Env(), src.ElementLength());
+  for (size_t i = 0; i < src.ElementLength(); ++i)
+    out[i] = dtype == 1 ? attnscope::float_to_half(src[i]) : attnscope::float_to_bf16(src[i]);
+  return out;
+}
+
+Napi::Value FromHalfBits(const Napi::CallbackInfo& info) {
+  const int dtype = info[0].As<Napi::Number>().Int32Value();
+  Napi::Uint16Array src = info[1].As<Napi::Uint16Array>();
+  Napi::Float32Array out = Napi::Float32Array::New(info.Env(), src.ElementLength());
+  for (size_t i = 0; i < src.ElementLength(); ++i)
+    out[i] = dtype == 1 ? attnscope::half_to_float(src[i]) : attnscope::bf16_to_float(src[i]);
+  return out;
+}
+
+}  // namespace
+
+Napi::Object InitKernels(Napi::Env env, Napi::Object exports) {
+  exports.Set("kernelsFlashForward", Napi::Function::New(env, FlashForward, "kernelsFlashForward"));
+  exports.Set("kernelsPagedDecode", Napi::Function::New(env, PagedDecode, "kernelsPagedDecode"));
+  exports.Set("kernelsReference", Napi::Function::New(env, Reference, "kernelsReference"));
+  exports.Set("kernelsReferencePagedDecode",
+              Napi::Function::New(env, ReferencePagedDecode, "kernelsReferencePagedDecode"));
+  exports.Set("kernelsTimeFlashForward", Napi::Function::New(env, TimeFlashForward, "kernelsTimeFlashForward"));
+  exports.Set("kernelsTimePagedDecode", Napi::Function::New(env, TimePagedDecode, "kernelsTimePagedDecode"));
+  exports.Set("kernelsCpuInfo", Napi::Function::New(env, CpuInfo, "kernelsCpuInfo"));
+  exports.Set("kernelsToHalfBits", Napi::Function::New(env, HalfBits, "kernelsToHalfBits"));
+  exports.Set("kernelsFromHalfBits", Napi::Function::New(env, FromHalfBits, "kernelsFromHalfBits"));
+  return exports;
+}

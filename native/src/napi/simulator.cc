@@ -1,0 +1,156 @@
+// N-API bridge for the serving simulator: class ServingSimulator. The whole step loop runs in
+// C++ (no N-API crossing per token); JS hands over the requests once, runs it in slices of
+// steps (so it can report progress and honour cancellation; the baselines run so on a worker
+// thread, native/allocator.ts), and reads samples and totals back.
+// Arguments are validated in native/allocator.ts; here only what could crash is checked.
+#include <napi.h>
+
+#include <memory>
+#include <string>
+
+#include "pool/simulator.h"
+
+namespace {
+
+using attnscope::ServingSimulator;
+using attnscope::SimConfig;
+using attnscope::SimRequest;
+
+// Fields of one packed sample, in order (see SimSample).
+constexpr uint32_t kSampleFields = 10;
+
+double Num(const Napi::Object& o, const char* key) {
+  Napi::Value v = o.Get(key);
+  if (!v.IsNumber()) throw Napi::TypeError::New(o.Env(), std::string("config.") + key + " must be a number");
+  return v.As<Napi::Number>().DoubleValue();
+}
+
+template <typename T>
+T ArrayArg(const Napi::CallbackInfo& info, size_t i, napi_typedarray_type type, size_t n, const char* name) {
+  const Napi::Value v = info[i];
+  if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != type)
+    throw Napi::TypeError::New(info.Env(), std::string(name) + " has the wrong typed-array type");
+  T a = v.As<T>();
+  if (a.ElementLength() != n) throw Napi::RangeError::New(info.Env(), std::string(name) + " length differs from arrivalS");
+  return a;
+}
+
+class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "ServingSimulator",
+                       {
+                           InstanceMethod("run", &ServingSimulatorWrap::Run),
+                           InstanceMethod("samples", &ServingSimulatorWrap::Samples),
+                           InstanceMethod("totals", &ServingSimulatorWrap::Totals),
+                       });
+  }
+
+  // new ServingSimulator(config, arrivalS: Float64Array, promptLen: Int32Array,
+  //                      outputLen: Int32Array, prefixStream: Float64Array, prefixLen: Int32Array)
+  explicit ServingSimulatorWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ServingSimulatorWrap>(info) {
+    Napi::Env env = info.Env();
+    if (!info[0].IsObject()) throw Napi::TypeError::New(env, "config must be an object");
+    const Napi::Object c = info[0].As<Napi::Object>();
+    SimConfig config;
+    config.layout = static_cast<attnscope::KvLayout>(static_cast<int32_t>(Num(c, "layout")));
+    config.allocator.num_pages = static_cast<int32_t>(Num(c, "numPages"));
+    config.allocator.page_size = static_cast<int32_t>(Num(c, "pageSize"));
+    config.allocator.watermark_pages = static_cast<int32_t>(Num(c, "watermarkPages"));
+    config.allocator.sliding_window = static_cast<int32_t>(Num(c, "slidingWindow"));
+    config.allocator.enable_prefix_caching = c.Get("enablePrefixCaching").ToBoolean().Value();
+    config.max_num_seqs = static_cast<int32_t>(Num(c, "maxNumSeqs"));
+    config.max_num_batched_tokens = static_cast<int32_t>(Num(c, "maxNumBatchedTokens"));
+    config.max_model_len = static_cast<int32_t>(Num(c, "maxModelLen"));
+    config.step.per_step_s = Num(c, "perStepS");
+    config.step.per_token_s = Num(c, "perTokenS");
+    config.step.per_kv_token_s = Num(c, "perKvTokenS");
+    config.max_samples = static_cast<int32_t>(Num(c, "maxSamples"));
+    if (c.Has("coast")) config.coast = c.Get("coast").ToBoolean().Value();
+    if (attnscope::PageAllocator::Validate(config.allocator) != attnscope::AllocStatus::kOk ||
+        config.layout < attnscope::KvLayout::kPaged || config.layout > attnscope::KvLayout::kContiguousPromptPlusOutput ||
+        config.max_num_seqs <= 0 || config.max_num_batched_tokens <= 0 || config.max_model_len <= 0)
+      throw Napi::RangeError::New(env, "ServingSimulator: invalid configuration");
+
+    if (!info[1].IsTypedArray()) throw Napi::TypeError::New(env, "arrivalS must be a Float64Array");
+    const size_t n = info[1].As<Napi::TypedArray>().ElementLength();
+    auto arrival = ArrayArg<Napi::Float64Array>(info, 1, napi_float64_array, n, "arrivalS");
+    auto prompt = ArrayArg<Napi::Int32Array>(info, 2, napi_int32_array, n, "promptLen");
+    auto output = ArrayArg<Napi::Int32Array>(info, 3, napi_int32_array, n, "outputLen");
+    auto stream = ArrayArg<Napi::Float64Array>(info, 4, napi_float64_array, n, "prefixStream");
+    auto plen = ArrayArg<Napi::Int32Array>(info, 5, napi_int32_array, n, "prefixLen");
+    std::vector<SimRequest> requests(n);
+    for (size_t i = 0; i < n; ++i) {
+      requests[i].arrival_s = arrival[i];
+      requests[i].prompt_len = prompt[i];
+      requests[i].output_len = output[i];
+      requests[i].prefix_stream = static_cast<int64_t>(stream[i]);
+      requests[i].prefix_len = plen[i];
+      if (i > 0 && requests[i].arrival_s < requests[i - 1].arrival_s)
+        throw Napi::RangeError::New(env, "arrivalS must be sorted ascending");
+    }
+    sim_ = std::make_unique<ServingSimulator>(config, std::move(requests));
+  }
+
+ private:
+  // run(maxSteps) -> true when finished
+  Napi::Value Run(const Napi::CallbackInfo& info) {
+    const int64_t steps = info[0].As<Napi::Number>().Int64Value();
+    return Napi::Boolean::New(info.Env(), sim_->Run(steps));
+  }
+
+  // samples() -> Float64Array [n · 10]: t, pagesUsed, pagesCached, pagesFree, tokens,
+  // reservedSlots, running, waiting, preempted, prefixHitRate
+  Napi::Value Samples(const Napi::CallbackInfo& info) {
+    const auto& s = sim_->samples();
+    Napi::Float64Array out = Napi::Float64Array::New(info.Env(), s.size() * kSampleFields);
+    double* d = out.Data();
+    for (const attnscope::SimSample& x : s) {
+      *d++ = x.t;
+      *d++ = x.pages_used;
+      *d++ = x.pages_cached;
+      *d++ = x.pages_free;
+      *d++ = static_cast<double>(x.tokens);
+      *d++ = static_cast<double>(x.reserved_slots);
+      *d++ = x.running;
+      *d++ = x.waiting;
+      *d++ = x.preempted;
+      *d++ = x.prefix_hit_rate;
+    }
+    return out;
+  }
+
+  Napi::Value Totals(const Napi::CallbackInfo& info) {
+    const attnscope::SimTotals& t = sim_->totals();
+    Napi::Object o = Napi::Object::New(info.Env());
+    o.Set("requests", static_cast<double>(t.requests));
+    o.Set("completed", static_cast<double>(t.completed));
+    o.Set("rejected", static_cast<double>(t.rejected));
+    o.Set("delayed", static_cast<double>(t.delayed));
+    o.Set("preemptions", static_cast<double>(t.preemptions));
+    o.Set("steps", static_cast<double>(t.steps));
+    o.Set("generatedTokens", static_cast<double>(t.generated_tokens));
+    o.Set("simulatedSeconds", t.simulated_seconds);
+    o.Set("usedPageSeconds", t.used_page_seconds);
+    o.Set("reservedSlotSeconds", t.reserved_slot_seconds);
+    o.Set("tokenSlotSeconds", t.token_slot_seconds);
+    o.Set("externalFreeSlotSeconds", t.external_free_slot_seconds);
+    o.Set("runningSeconds", t.running_seconds);
+    o.Set("peakPagesUsed", t.peak_pages_used);
+    o.Set("peakReservedSlots", static_cast<double>(t.peak_reserved_slots));
+    o.Set("peakRunning", t.peak_running);
+    o.Set("prefixQueryTokens", static_cast<double>(t.prefix_query_tokens));
+    o.Set("prefixHitTokens", static_cast<double>(t.prefix_hit_tokens));
+    o.Set("done", sim_->done());
+    return o;
+  }
+
+  std::unique_ptr<ServingSimulator> sim_;
+};
+
+}  // namespace
+
+Napi::Object InitSimulator(Napi::Env env, Napi::Object exports) {
+  exports.Set("ServingSimulator", ServingSimulatorWrap::Define(env));
+  return exports;
+}

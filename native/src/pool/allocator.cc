@@ -1,0 +1,401 @@
+// Paged KV-cache allocator; semantics in allocator.h.
+#include "pool/allocator.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace attnscope {
+
+const char* AllocStatusName(AllocStatus status) {
+  switch (status) {
+    case AllocStatus::kOk: return "ok";
+    case AllocStatus::kOutOfPages: return "out_of_pages";
+    case AllocStatus::kSequenceExists: return "sequence_exists";
+    case AllocStatus::kUnknownSequence: return "unknown_sequence";
+    case AllocStatus::kInvalidArgument: return "invalid_argument";
+  }
+  return "invalid_argument";
+}
+
+AllocStatus PageAllocator::Validate(const PageAllocatorConfig& c) {
+  if (c.num_pages <= 0 || c.page_size <= 0 || c.watermark_pages < 0 || c.watermark_pages > c.num_pages ||
+      c.sliding_window < 0)
+    return AllocStatus::kInvalidArgument;
+  return AllocStatus::kOk;
+}
+
+PageAllocator::PageAllocator(const PageAllocatorConfig& config)
+    : config_(config),
+      page_(config.page_size),
+      pages_(config.num_pages),
+      page_by_hash_(config.enable_prefix_caching ? static_cast<size_t>(config.num_pages) : 16) {
+  // Stack top = page 0, so a fresh pool hands out pages 0, 1, 2, ...
+  free_stack_.reserve(config.num_pages);
+  for (int32_t p = config.num_pages - 1; p >= 0; --p) free_stack_.push_back(p);
+}
+
+uint64_t PageAllocator::ChainHash(uint64_t parent, const int32_t* tokens, int32_t n) {
+  // Two independent multiply-xorshift lanes over 64-bit words (two token ids each), so the
+  // multiplications of a page overlap; then a 64-bit finalizer (splitmix64's).
+  uint64_t a = parent ^ (0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(n + 1));
+  uint64_t b = parent * 0xc2b2ae3d27d4eb4fULL + static_cast<uint64_t>(n);
+  const auto word = [tokens](int32_t i) {  // tokens i and i + 1 (one load; byte order is the host's)
+    uint64_t w;
+    std::memcpy(&w, tokens + i, sizeof w);
+    return w;
+  };
+  int32_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    a = (a ^ word(i)) * 0x9fb21c651e98df25ULL;
+    b = (b ^ word(i + 2)) * 0xff51afd7ed558ccdULL;
+    a ^= a >> 29;
+    b ^= b >> 32;
+  }
+  for (; i < n; ++i) {
+    a = (a ^ static_cast<uint32_t>(tokens[i])) * 0x100000001b3ULL;
+    a ^= a >> 31;
+  }
+  uint64_t h = a ^ (b * 0x94d049bb133111ebULL);
+  h ^= h >> 30;
+  h *= 0xbf58476d1ce4e5b9ULL;
+  h ^= h >> 27;
+  h *= 0x94d049bb133111ebULL;
+  h ^= h >> 31;
+  return h;
+}
+
+// ---- cached queue (intrusive doubly linked list, head = least recently released) ----
+
+void PageAllocator::QueuePushBack(int32_t page) {
+  pages_[page].prev = queue_tail_;
+  pages_[page].next = kNoPage;
+  if (queue_tail_ != kNoPage) pages_[queue_tail_].next = page;
+  else queue_head_ = page;
+  queue_tail_ = page;
+  ++cached_count_;
+}
+
+void PageAllocator::QueueRemove(int32_t page) {
+  const int32_t p = pages_[page].prev, n = pages_[page].next;
+  if (p != kNoPage) pages_[p].next = n;
+  else queue_head_ = n;
+  if (n != kNoPage) pages_[n].prev = p;
+  else queue_tail_ = p;
+  pages_[page].prev = pages_[page].next = kNoPage;
+  --cached_count_;
+}
+
+std::vector<int32_t> PageAllocator::CachedPages() const {
+  std::vector<int32_t> out;
+  out.reserve(cached_count_);
+  for (int32_t p = queue_head_; p != kNoPage; p = pages_[p].next) out.push_back(p);
+  return out;
+}
+
+// ---- page ownership ----
+
+int32_t PageAllocator::TakePage() {
+  int32_t page;
+  if (!free_stack_.empty()) {
+    page = free_stack_.back();
+    free_stack_.pop_back();
+  } else {
+    page = queue_head_;
+    QueueRemove(page);
+    page_by_hash_.Erase(pages_[page].hash);
+    pages_[page].hashed = 0;
+    ++evictions_;
+    // Evictions come in runs (a prefill takes many pages): fetch the next victim's hash-map
+    // slot (its record was fetched one eviction ago) and the record of the one after it.
+    const int32_t next = queue_head_;
+    if (next != kNoPage) {
+      page_by_hash_.Prefetch(pages_[next].hash);
+      if (pages_[next].next != kNoPage) __builtin_prefetch(&pages_[pages_[next].next]);
+    }
+  }
+  pages_[page].ref_count = 1;
+  pages_[page].filled = 0;
+  pages_[page].state = PageState::kHeld;
+  ++pages_used_;
+  return page;
+}
+
+void PageAllocator::Hold(int32_t page) {
+  if (pages_[page].ref_count++ == 0) {
+    QueueRemove(page);
+    pages_[page].state = PageState::kHeld;
+    ++pages_used_;
+    tokens_stored_ += pages_[page].filled;
+  }
+}
+
+void PageAllocator::Release(int32_t page) {
+  if (--pages_[page].ref_count > 0) return;
+  --pages_used_;
+  tokens_stored_ -= pages_[page].filled;
+  if (pages_[page].hashed) {
+    pages_[page].state = PageState::kCached;
+    QueuePushBack(page);
+  } else {
+    pages_[page].state = PageState::kFree;
+    free_stack_.push_back(page);
+  }
+}
+
+void PageAllocator::RegisterFull(Sequence& seq, int32_t page, const int32_t* page_tokens) {
+  const uint64_t h = ChainHash(seq.parent_hash, page_tokens, config_.page_size);
+  seq.parent_hash = h;
+  seq.partial_tokens.clear();
+  // The first page stored under a hash stays the cached one; an identical later page is
+  // simply not registered (it returns to the free stack when released).
+  if (!page_by_hash_.InsertIfAbsent(h, page)) return;
+  pages_[page].hash = h;
+  pages_[page].hashed = 1;
+}
+
+int64_t PageAllocator::WindowLimit(const Sequence& seq) const {
+  // vLLM SlidingWindowManager: the next query (position num_tokens) sees keys at positions
+  // >= num_tokens − W + 1; whole pages before that are never read again.
+  const int64_t w = config_.sliding_window;
+  if (w <= 0) return seq.first_live_page;
+  const int64_t keep_from = seq.num_tokens - w + 1;
+  return std::max<int64_t>(seq.first_live_page, keep_from > 0 ? page_.Div(keep_from) : 0);
+}
+
+void PageAllocator::ReleaseOutsideWindow(Sequence& seq) {
+  const int64_t limit = WindowLimit(seq);
+  for (; seq.first_live_page < limit; ++seq.first_live_page) {
+    int32_t& entry = seq.block_table[seq.first_live_page];
+    Release(entry);
+    entry = kNoPage;
+  }
+}
+
+// ---- sequences ----
+
+int32_t PageAllocator::NewSlot() {
+  if (!free_slots_.empty()) {
+    const int32_t s = free_slots_.back();
+    free_slots_.pop_back();
+    return s;
+  }
+  seqs_.emplace_back();
+  return static_cast<int32_t>(seqs_.size() - 1);
+}
+
+int64_t PageAllocator::PagesNeededAt(int32_t slot, int64_t n) const {
+  const Sequence& seq = seqs_[slot];
+  const int64_t ps = config_.page_size;
+  const int64_t in_last = page_.Mod(seq.num_tokens);
+  const int64_t room = in_last == 0 ? 0 : ps - in_last;
+  const int64_t new_pages = n > room ? page_.Div(n - room + ps - 1) : 0;
+  const bool cow = n > 0 && in_last != 0 && pages_[seq.block_table.back()].ref_count > 1;
+  return new_pages + (cow ? 1 : 0);
+}
+
+AllocStatus PageAllocator::AppendTo(Sequence& seq, const int32_t* tokens, int64_t n) {
+  if (n == 0) return AllocStatus::kOk;
+  const int32_t slot = static_cast<int32_t>(&seq - seqs_.data());
+  // Pages the window releases first (those this sequence alone holds) count as available.
+  int64_t released = 0;
+  for (int64_t lp = seq.first_live_page, limit = WindowLimit(seq); lp < limit; ++lp)
+    released += pages_[seq.block_table[lp]].ref_count == 1 ? 1 : 0;
+  if (PagesNeededAt(slot, n) > AvailablePages() + released) return AllocStatus::kOutOfPages;
+  ReleaseOutsideWindow(seq);
+  const int64_t ps = config_.page_size;
+  if (tokens == nullptr) {
+    seq.hashable = false;
+    seq.partial_tokens.clear();
+  }
+  const bool hashing = seq.hashable && config_.enable_prefix_caching;
+
+  // Copy-on-write of a shared partial last page.
+  int64_t pos = page_.Mod(seq.num_tokens);  // slots filled in the last page
+  if (pos != 0 && pages_[seq.block_table.back()].ref_count > 1) {
+    const int32_t old_page = seq.block_table.back();
+    const int32_t page = TakePage();
+    const size_t bytes = static_cast<size_t>(pos) * kv_.slot_bytes;
+    const size_t offset_new = static_cast<size_t>(page) * ps * kv_.slot_bytes;
+    const size_t offset_old = static_cast<size_t>(old_page) * ps * kv_.slot_bytes;
+    if (kv_.k != nullptr) std::memcpy(kv_.k + offset_new, kv_.k + offset_old, bytes);
+    if (kv_.v != nullptr) std::memcpy(kv_.v + offset_new, kv_.v + offset_old, bytes);
+    pages_[page].filled = static_cast<int32_t>(pos);
+    tokens_stored_ += pos;
+    Release(old_page);
+    seq.block_table.back() = page;
+    ++cow_copies_;
+  }
+
+  int64_t done = 0;
+  for (; done < n; pos = 0) {
+    if (pos == 0) seq.block_table.push_back(TakePage());
+    const int32_t page = seq.block_table.back();
+    const int64_t k = std::min<int64_t>(n - done, ps - pos);
+    pages_[page].filled += static_cast<int32_t>(k);
+    tokens_stored_ += k;
+    seq.num_tokens += k;
+    if (hashing) {
+      if (pos == 0 && k == ps) {
+        RegisterFull(seq, page, tokens + done);  // a whole page at once: hash in place
+      } else {
+        seq.partial_tokens.insert(seq.partial_tokens.end(), tokens + done, tokens + done + k);
+        if (pos + k == ps) RegisterFull(seq, page, seq.partial_tokens.data());
+      }
+    }
+    done += k;
+  }
+  logical_tokens_ += n;
+  return AllocStatus::kOk;
+}
+
+AllocStatus PageAllocator::Allocate(int64_t seq_id, const int32_t* tokens, int64_t num_tokens,
+                                    int64_t max_new_tokens, AllocateResult* result) {
+  if (num_tokens < 0) return AllocStatus::kInvalidArgument;
+  if (ids_.Find(static_cast<uint64_t>(seq_id)) != FlatMap64::kNotFound) return AllocStatus::kSequenceExists;
+  const int32_t ps = config_.page_size;
+
+  // Longest run of cached full pages, leaving at least one token to compute.
+  std::vector<int32_t>& hits = hit_scratch_;
+  hits.clear();
+  uint64_t parent = kRootHash;
+  int64_t hit_pages_free = 0;  // hits that currently sit in the cached queue
+  const bool lookup = config_.enable_prefix_caching && tokens != nullptr;
+  if (lookup && num_tokens > 0) {
+    const int64_t max_pages = (num_tokens - 1) / ps;
+    for (int64_t lp = 0; lp < max_pages; ++lp) {
+      const uint64_t h = ChainHash(parent, tokens + lp * ps, ps);
+      const int32_t page = page_by_hash_.Find(h);
+      if (page == FlatMap64::kNotFound) break;
+      hits.push_back(page);
+      if (pages_[page].ref_count == 0) ++hit_pages_free;
+      parent = h;
+    }
+  }
+  const int64_t cached = static_cast<int64_t>(hits.size()) * ps;
+  const int64_t rest = num_tokens - cached;
+  const int64_t fresh = max_new_tokens < 0 ? rest : std::min(rest, max_new_tokens);
+  const int64_t new_pages = (fresh + ps - 1) / ps;
+  if (static_cast<int64_t>(AvailablePages()) - hit_pages_free - new_pages < config_.watermark_pages)
+    return AllocStatus::kOutOfPages;
+
+  const int32_t slot = NewSlot();
+  Sequence& seq = seqs_[slot];
+  seq.id = seq_id;
+  seq.live = true;
+  seq.hashable = tokens != nullptr;
+  seq.num_tokens = cached;
+  seq.first_live_page = 0;
+  seq.parent_hash = parent;
+  seq.block_table.clear();
+  seq.partial_tokens.clear();
+  for (int32_t page : hits) {
+    Hold(page);
+    seq.block_table.push_back(page);
+  }
+  logical_tokens_ += cached;
+  ids_.InsertIfAbsent(static_cast<uint64_t>(seq_id), slot);  // checked absent above
+  if (lookup) {
+    prefix_query_tokens_ += num_tokens;
+    prefix_hit_tokens_ += cached;
+  }
+  AppendTo(seq, tokens == nullptr ? nullptr : tokens + cached, fresh);  // pages were checked above
+  if (result != nullptr) {
+    result->cached_tokens = cached;
+    result->stored_tokens = seq.num_tokens;
+  }
+  return AllocStatus::kOk;
+}
+
+AllocStatus PageAllocator::AppendAt(int32_t slot, const int32_t* tokens, int64_t n) {
+  if (n < 0) return AllocStatus::kInvalidArgument;
+  return AppendTo(seqs_[slot], tokens, n);
+}
+
+AllocStatus PageAllocator::Append(int64_t seq_id, const int32_t* tokens, int64_t n) {
+  const int32_t slot = Lookup(seq_id);
+  if (slot == FlatMap64::kNotFound) return AllocStatus::kUnknownSequence;
+  return AppendAt(slot, tokens, n);
+}
+
+AllocStatus PageAllocator::Fork(int64_t parent_id, int64_t child_id) {
+  const int32_t parent_slot = Lookup(parent_id);
+  if (parent_slot == FlatMap64::kNotFound) return AllocStatus::kUnknownSequence;
+  if (Lookup(child_id) != FlatMap64::kNotFound) return AllocStatus::kSequenceExists;
+  const int32_t slot = NewSlot();  // may move seqs_: index parent after this
+  const Sequence& parent = seqs_[parent_slot];
+  Sequence& child = seqs_[slot];
+  child.id = child_id;
+  child.live = true;
+  child.hashable = parent.hashable;
+  child.num_tokens = parent.num_tokens;
+  child.first_live_page = parent.first_live_page;
+  child.parent_hash = parent.parent_hash;
+  child.block_table = parent.block_table;
+  child.partial_tokens = parent.partial_tokens;
+  for (int32_t page : child.block_table)
+    if (page != kNoPage) ++pages_[page].ref_count;
+  logical_tokens_ += child.num_tokens;
+  ids_.InsertIfAbsent(static_cast<uint64_t>(child_id), slot);  // checked absent above
+  return AllocStatus::kOk;
+}
+
+AllocStatus PageAllocator::FreeAt(int32_t slot) {
+  Sequence& seq = seqs_[slot];
+  for (auto it = seq.block_table.rbegin(); it != seq.block_table.rend(); ++it)
+    if (*it != kNoPage) Release(*it);
+  logical_tokens_ -= seq.num_tokens;
+  ids_.Erase(static_cast<uint64_t>(seq.id));
+  seq.live = false;
+  seq.num_tokens = 0;
+  seq.block_table.clear();
+  seq.partial_tokens.clear();
+  free_slots_.push_back(slot);
+  return AllocStatus::kOk;
+}
+
+AllocStatus PageAllocator::Free(int64_t seq_id) {
+  const int32_t slot = Lookup(seq_id);
+  if (slot == FlatMap64::kNotFound) return AllocStatus::kUnknownSequence;
+  return FreeAt(slot);
+}
+
+const std::vector<int32_t>* PageAllocator::BlockTable(int64_t seq_id) const {
+  const int32_t slot = Lookup(seq_id);
+  return slot == FlatMap64::kNotFound ? nullptr : &seqs_[slot].block_table;
+}
+
+int64_t PageAllocator::NumTokens(int64_t seq_id) const {
+  const int32_t slot = Lookup(seq_id);
+  return slot == FlatMap64::kNotFound ? -1 : seqs_[slot].num_tokens;
+}
+
+std::vector<int64_t> PageAllocator::SequenceIds() const {
+  std::vector<int64_t> out;
+  for (const Sequence& s : seqs_)
+    if (s.live) out.push_back(s.id);
+  return out;
+}
+
+PageAllocatorStats PageAllocator::Stats() const {
+  PageAllocatorStats s;
+  s.num_pages = config_.num_pages;
+  s.page_size = config_.page_size;
+  s.pages_used = pages_used_;
+  s.pages_cached = cached_count_;
+  s.pages_free = static_cast<int32_t>(free_stack_.size());
+  s.num_sequences = static_cast<int32_t>(ids_.size());
+  s.tokens_stored = tokens_stored_;
+  s.logical_tokens = logical_tokens_;
+  const int64_t slots = static_cast<int64_t>(pages_used_) * config_.page_size;
+  s.internal_fragmentation = slots > 0 ? static_cast<double>(slots - tokens_stored_) / slots : 0.0;
+  s.occupancy = static_cast<double>(pages_used_) / config_.num_pages;
+  s.prefix_query_tokens = prefix_query_tokens_;
+  s.prefix_hit_tokens = prefix_hit_tokens_;
+  s.prefix_hit_rate =
+      prefix_query_tokens_ > 0 ? static_cast<double>(prefix_hit_tokens_) / prefix_query_tokens_ : 0.0;
+  s.cow_copies = cow_copies_;
+  s.evictions = evictions_;
+  return s;
+}
+
+}  // namespace attnscope

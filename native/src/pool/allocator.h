@@ -1,0 +1,243 @@
+// Paged KV-cache allocator (vLLM's block manager, V1 semantics): a pool of `num_pages` pages of
+// `page_size` token slots; each sequence owns a block table (logical page -> physical page).
+//
+// Page states (every page is in exactly one):
+//   free    ref_count 0, no hash          -> on the free stack
+//   cached  ref_count 0, registered hash  -> on the LRU evictable queue and in the hash map
+//   held    ref_count > 0 (maybe hashed)  -> in the block tables of ref_count sequences
+// A new page comes from the free stack first; only when it is empty is the least recently
+// released cached page evicted (its hash forgotten). So cached K/V survives as long as memory
+// allows, and every operation is O(1) per page touched.
+//
+// Prefix caching (vLLM "automatic prefix caching"): when a page becomes full, its hash is
+// hash(parent page's hash, the page's token ids), chained from a fixed root, and the page is
+// registered under it. A new sequence looks up its prompt's full pages in order and shares every
+// page found (ref_count + 1) instead of storing the tokens again. Hashes are 64-bit; a collision
+// (probability ~ pages² / 2^65) would share the wrong page.
+//
+// Copy-on-write: fork shares every page of the parent. The first append to a shared partial last
+// page copies its filled slots to a new page (moving K/V in the attached pool, when one is) and
+// writes there, so neither holder ever sees the other's new tokens.
+//
+// Sliding window (vLLM SlidingWindowManager): with `sliding_window` = W > 0, each append first
+// releases the pages whose positions all lie before num_tokens − W + 1 (the oldest key the next
+// query can see); their block-table entries become kNoPage. Release happens at the next append,
+// not at the end of this one, because the tokens just appended still have K/V to write.
+//
+// Watermark: a new sequence is admitted only if `watermark_pages` pages stay available
+// (free + cached) afterwards; appends to existing sequences may use them. This keeps room for
+// running sequences to grow before anyone must be preempted (vLLM V0 BlockSpaceManager).
+//
+// Errors are AllocStatus values; nothing throws. A failed call changes nothing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "pool/flat_map.h"
+
+namespace attnscope {
+
+enum class AllocStatus : int32_t {
+  kOk = 0,
+  // Not enough free + evictable pages (or the watermark would be crossed); nothing changed.
+  kOutOfPages = 1,
+  // allocate/fork with the id of a live sequence.
+  kSequenceExists = 2,
+  // The id names no live sequence.
+  kUnknownSequence = 3,
+  // A count or size out of range.
+  kInvalidArgument = 4,
+};
+
+// A stable lowercase name ("ok", "out_of_pages", ...) for the TypeScript side and messages.
+const char* AllocStatusName(AllocStatus status);
+
+struct PageAllocatorConfig {
+  int32_t num_pages = 0;        // pages in the pool, > 0
+  int32_t page_size = 16;       // token slots per page (vLLM block_size), > 0
+  int32_t watermark_pages = 0;  // pages a new sequence must leave available, >= 0
+  int32_t sliding_window = 0;   // tokens kept per sequence; 0 = all
+  bool enable_prefix_caching = false;
+};
+
+// x / page_size and x % page_size by multiplication, not division (Lemire, Kaser & Kurz, "Faster
+// remainder by direct computation", 2019), for 0 <= x < 2^32; larger x fall back to division.
+// The page arithmetic of every append and, in the simulator, of every running request per step.
+class PageDivisor {
+ public:
+  explicit PageDivisor(int32_t d) : d_(static_cast<uint32_t>(d)), m_(d > 1 ? UINT64_MAX / static_cast<uint32_t>(d) + 1 : 0) {}
+  int64_t Div(int64_t x) const {
+    if (static_cast<uint64_t>(x) >> 32) return x / d_;
+    return d_ > 1 ? static_cast<int64_t>((static_cast<__uint128_t>(m_) * static_cast<uint32_t>(x)) >> 64) : x;
+  }
+  int64_t Mod(int64_t x) const {
+    if (static_cast<uint64_t>(x) >> 32) return x % d_;
+    return d_ > 1 ? static_cast<int64_t>((static_cast<__uint128_t>(m_ * static_cast<uint32_t>(x)) * d_) >> 64) : 0;
+  }
+
+ private:
+  uint32_t d_;
+  uint64_t m_;
+};
+
+enum class PageState : uint8_t { kFree = 0, kCached = 1, kHeld = 2 };
+
+struct PageAllocatorStats {
+  int32_t num_pages = 0;
+  int32_t page_size = 0;
+  int32_t pages_used = 0;    // held: ref_count > 0
+  int32_t pages_cached = 0;  // ref_count 0 with a registered hash (evictable)
+  int32_t pages_free = 0;    // ref_count 0, no hash
+  int32_t num_sequences = 0;
+  // Filled slots of held pages; a page shared by several sequences counts once.
+  int64_t tokens_stored = 0;
+  // Sum of the sequences' lengths (a shared token counts once per sequence).
+  int64_t logical_tokens = 0;
+  // (pages_used · page_size − tokens_stored) / (pages_used · page_size); 0 when nothing is held.
+  double internal_fragmentation = 0;
+  // pages_used / num_pages.
+  double occupancy = 0;
+  // Prompt tokens looked up in the prefix cache, and how many of them were found.
+  int64_t prefix_query_tokens = 0;
+  int64_t prefix_hit_tokens = 0;
+  double prefix_hit_rate = 0;
+  int64_t cow_copies = 0;    // pages copied by copy-on-write
+  int64_t evictions = 0;     // cached pages whose hash was dropped to reuse the page
+};
+
+// Optional K/V storage that copy-on-write moves. Each pool is [num_pages, page_size, H_kv, D]
+// elements of any dtype; slot_bytes = H_kv · D · sizeof(element). Not owned.
+struct KvPoolView {
+  uint8_t* k = nullptr;
+  uint8_t* v = nullptr;
+  size_t slot_bytes = 0;
+};
+
+struct AllocateResult {
+  int64_t cached_tokens = 0;  // tokens found in the prefix cache (a multiple of page_size)
+  int64_t stored_tokens = 0;  // tokens the sequence holds after the call (cached + appended)
+};
+
+class PageAllocator {
+ public:
+  static constexpr int32_t kNoPage = -1;
+  static constexpr int32_t kNoSlot = -1;
+
+  // config must be valid (see Validate); the N-API bridge checks it first.
+  explicit PageAllocator(const PageAllocatorConfig& config);
+
+  // kOk or kInvalidArgument for a config the constructor must not receive.
+  static AllocStatus Validate(const PageAllocatorConfig& config);
+
+  // Creates sequence `seq_id`. With prefix caching and token ids, shares the longest run of
+  // cached full pages of tokens[0, num_tokens) — at most num_tokens − 1 tokens, so that at least
+  // one token is computed (it yields the next token's logits) — then appends up to
+  // `max_new_tokens` of the remaining prompt tokens (all when < 0), taking pages on demand.
+  // tokens: int32 [num_tokens] or nullptr (then nothing is looked up or cached for it).
+  // Respects the watermark. kSequenceExists for a live id (nothing changes, nothing leaks).
+  AllocStatus Allocate(int64_t seq_id, const int32_t* tokens, int64_t num_tokens, int64_t max_new_tokens,
+                       AllocateResult* result);
+
+  // Appends n tokens (ids in tokens[0, n), or nullptr) to a live sequence: copy-on-write of a
+  // shared partial last page, then new pages on demand; may use the watermark pages.
+  AllocStatus Append(int64_t seq_id, const int32_t* tokens, int64_t n);
+
+  // child shares all of parent's pages (ref_count + 1 each); no page is copied until one of
+  // them appends to a shared partial page.
+  AllocStatus Fork(int64_t parent_id, int64_t child_id);
+
+  // Releases every page of the sequence (ref_count − 1; the last holder returns it to the free
+  // stack, or to the cached queue when hashed), tail pages first so that they are evicted first.
+  AllocStatus Free(int64_t seq_id);
+
+  // Slot handles for hot loops (the simulator): valid from Allocate/Fork until Free.
+  int32_t Lookup(int64_t seq_id) const { return ids_.Find(static_cast<uint64_t>(seq_id)); }
+  AllocStatus AppendAt(int32_t slot, const int32_t* tokens, int64_t n);
+  AllocStatus FreeAt(int32_t slot);
+  int64_t NumTokensAt(int32_t slot) const { return seqs_[slot].num_tokens; }
+  // Pages a call AppendAt(slot, ·, n) would take (copy-on-write included).
+  int64_t PagesNeededAt(int32_t slot, int64_t n) const;
+
+  // Block table of a live sequence (kNoPage for pages released by the sliding window); nullptr
+  // when unknown. Valid until the next call that changes the sequence.
+  const std::vector<int32_t>* BlockTable(int64_t seq_id) const;
+  int64_t NumTokens(int64_t seq_id) const;  // -1 when unknown
+
+  // Pages a new page can come from right now: free + cached.
+  int32_t AvailablePages() const { return static_cast<int32_t>(free_stack_.size()) + cached_count_; }
+  PageAllocatorStats Stats() const;
+  const PageAllocatorConfig& config() const { return config_; }
+
+  // Introspection for invariant tests.
+  int32_t RefCount(int32_t page) const { return pages_[page].ref_count; }
+  PageState State(int32_t page) const { return pages_[page].state; }
+  int32_t Filled(int32_t page) const { return pages_[page].filled; }
+  // The free stack, bottom to top; the cached queue, least recently released first.
+  std::vector<int32_t> FreePages() const { return free_stack_; }
+  std::vector<int32_t> CachedPages() const;
+  std::vector<int64_t> SequenceIds() const;
+
+  // Attaches K/V pools copy-on-write moves (nullptr pointers detach).
+  void AttachKvPool(const KvPoolView& pool) { kv_ = pool; }
+
+  // The root of the hash chain and one link: hash(parent, page token ids).
+  static constexpr uint64_t kRootHash = 0x6a09e667f3bcc909ULL;
+  static uint64_t ChainHash(uint64_t parent, const int32_t* tokens, int32_t n);
+
+ private:
+  struct Sequence {
+    int64_t id = 0;
+    bool live = false;
+    bool hashable = false;       // every token id so far was given
+    int64_t num_tokens = 0;
+    int64_t first_live_page = 0; // pages before it were released by the sliding window
+    uint64_t parent_hash = kRootHash;
+    std::vector<int32_t> block_table;
+    std::vector<int32_t> partial_tokens;  // ids of the unfilled last page (hashable only)
+  };
+
+  int32_t TakePage();           // caller checked AvailablePages() > 0
+  void Release(int32_t page);   // ref_count − 1, to free stack or cached queue at 0
+  void Hold(int32_t page);      // a cache hit: ref_count + 1, leaving the cached queue at 0
+  void QueueRemove(int32_t page);
+  void QueuePushBack(int32_t page);
+  void RegisterFull(Sequence& seq, int32_t page, const int32_t* page_tokens);  // page_tokens: [page_size]
+  int64_t WindowLimit(const Sequence& seq) const;  // first logical page the window keeps
+  void ReleaseOutsideWindow(Sequence& seq);
+  AllocStatus AppendTo(Sequence& seq, const int32_t* tokens, int64_t n);
+  int32_t NewSlot();
+
+  PageAllocatorConfig config_;
+  PageDivisor page_;  // by config_.page_size
+  KvPoolView kv_;
+  // One 32-byte record per page: the fields an operation touches share a cache line.
+  struct PageMeta {
+    uint64_t hash = 0;        // registered hash (valid when hashed)
+    int32_t ref_count = 0;
+    int32_t filled = 0;       // slots written
+    int32_t prev = kNoPage;   // cached queue links
+    int32_t next = kNoPage;
+    PageState state = PageState::kFree;
+    uint8_t hashed = 0;
+  };
+  std::vector<PageMeta> pages_;
+  int32_t queue_head_ = kNoPage, queue_tail_ = kNoPage;
+  int32_t cached_count_ = 0;
+  std::vector<int32_t> free_stack_;
+  FlatMap64 page_by_hash_;
+  std::vector<Sequence> seqs_;
+  std::vector<int32_t> free_slots_;
+  std::vector<int32_t> hit_scratch_;
+  FlatMap64 ids_;
+  int32_t pages_used_ = 0;
+  int64_t tokens_stored_ = 0;
+  int64_t logical_tokens_ = 0;
+  int64_t prefix_query_tokens_ = 0;
+  int64_t prefix_hit_tokens_ = 0;
+  int64_t cow_copies_ = 0;
+  int64_t evictions_ = 0;
+};
+
+}  // namespace attnscope

@@ -1,0 +1,414 @@
+// Serving simulator; the model and its step are described in simulator.h.
+#include "pool/simulator.h"
+
+#include <algorithm>
+#include <cstddef>
+
+namespace attnscope {
+
+namespace {
+
+// Synthetic token ids: token pos of stream code c is (c · K + pos) mod 2^31 with K odd, so two
+// different codes (< 2^31) never give the same id at the same position. A prefix lookup
+// compares pages position by position from position 0, so only requests of the same stream
+// can ever share a page. Codes: 2 · prefix_stream for a shared prefix, 2 · id + 1 for a
+// request's own tokens.
+constexpr uint32_t kStreamMultiplier = 0x9e3779b1u;
+
+inline void FillStream(int32_t* out, uint64_t code, int64_t from, int64_t to) {
+  const uint32_t base = static_cast<uint32_t>(code) * kStreamMultiplier + static_cast<uint32_t>(from);
+  const uint32_t count = static_cast<uint32_t>(to - from);
+  for (uint32_t i = 0; i < count; ++i) out[i] = static_cast<int32_t>((base + i) & 0x7fffffffu);
+}
+
+}  // namespace
+
+// ---- first-fit arena ----
+
+FirstFitArena::FirstFitArena(int64_t slots) : free_(slots) {
+  if (slots > 0) holes_.emplace(0, slots);
+}
+
+int64_t FirstFitArena::Reserve(int64_t n) {
+  for (auto it = holes_.begin(); it != holes_.end(); ++it) {
+    if (it->second < n) continue;
+    const int64_t offset = it->first;
+    const int64_t rest = it->second - n;
+    holes_.erase(it);
+    if (rest > 0) holes_.emplace(offset + n, rest);
+    free_ -= n;
+    return offset;
+  }
+  return -1;
+}
+
+void FirstFitArena::Release(int64_t offset, int64_t n) {
+  free_ += n;
+  auto next = holes_.lower_bound(offset);
+  if (next != holes_.end() && offset + n == next->first) {
+    n += next->second;
+    next = holes_.erase(next);
+  }
+  if (next != holes_.begin()) {
+    auto prev = std::prev(next);
+    if (prev->first + prev->second == offset) {
+      prev->second += n;
+      return;
+    }
+  }
+  holes_.emplace(offset, n);
+}
+
+// ---- simulator ----
+
+ServingSimulator::ServingSimulator(const SimConfig& config, std::vector<SimRequest> requests)
+    : config_(config), requests_(std::move(requests)), state_(requests_.size()), page_(config.allocator.page_size) {
+  if (config_.layout == KvLayout::kPaged) {
+    allocator_ = std::make_unique<PageAllocator>(config_.allocator);
+    lazy_decode_ = config_.allocator.sliding_window == 0;
+    coast_ = config_.coast && lazy_decode_;
+    ring_ = std::min(config_.allocator.page_size, 4096);
+  } else {
+    arena_ = std::make_unique<FirstFitArena>(static_cast<int64_t>(config_.allocator.num_pages) *
+                                             config_.allocator.page_size);
+  }
+  if (!allocator_) {
+    coast_ = config_.coast;
+    ring_ = 64;
+  }
+  events_.resize(static_cast<size_t>(ring_));
+  totals_.requests = static_cast<int64_t>(requests_.size());
+  if (config_.max_samples < 2) config_.max_samples = 2;
+}
+
+bool ServingSimulator::CanEverFit(const SimRequest& r, int32_t output_len) const {
+  const int64_t ps = config_.allocator.page_size;
+  if (config_.layout == KvLayout::kPaged) {
+    const int64_t max_kv = static_cast<int64_t>(r.prompt_len) + output_len - 1;
+    return (max_kv + ps - 1) / ps <= config_.allocator.num_pages - config_.allocator.watermark_pages;
+  }
+  const int64_t need = config_.layout == KvLayout::kContiguousMaxModelLen
+                           ? config_.max_model_len
+                           : static_cast<int64_t>(r.prompt_len) + output_len;
+  return need <= static_cast<int64_t>(config_.allocator.num_pages) * ps;
+}
+
+void ServingSimulator::FillTokens(int32_t id, int64_t from, int64_t to) {
+  const SimRequest& r = requests_[id];
+  if (token_buf_.size() < static_cast<size_t>(to - from)) token_buf_.resize(static_cast<size_t>(to - from));
+  int32_t* out = token_buf_.data();
+  const int64_t shared_end = r.prefix_stream >= 0 ? std::min<int64_t>(std::max<int64_t>(r.prefix_len, from), to) : from;
+  FillStream(out, 2 * static_cast<uint64_t>(r.prefix_stream), from, shared_end);
+  FillStream(out + (shared_end - from), 2 * static_cast<uint64_t>(id) + 1, shared_end, to);
+}
+
+bool ServingSimulator::Admit(int32_t id, int64_t max_new, int64_t* cached) {
+  ReqState& s = state_[id];
+  *cached = 0;
+  if (allocator_) {
+    const bool ids = config_.allocator.enable_prefix_caching;
+    if (ids) FillTokens(id, 0, s.known);
+    AllocateResult r;
+    if (allocator_->Allocate(id, ids ? token_buf_.data() : nullptr, s.known, max_new, &r) != AllocStatus::kOk)
+      return false;
+    s.slot = allocator_->Lookup(id);
+    s.computed = static_cast<int32_t>(r.stored_tokens);
+    *cached = r.cached_tokens;
+    return true;
+  }
+  const int64_t offset = arena_->Reserve(s.reservation);
+  if (offset < 0) return false;
+  s.offset = offset;
+  s.computed = static_cast<int32_t>(std::min<int64_t>(s.known, max_new));
+  arena_reserved_ += s.reservation;
+  arena_tokens_ += s.computed;
+  return true;
+}
+
+bool ServingSimulator::Grow(int32_t id, int64_t n) {
+  ReqState& s = state_[id];
+  if (allocator_) {
+    if (lazy_decode_ && n == 1 && page_.Mod(s.computed) != 0) {
+      ++s.pending;  // room in the last page (never shared: the simulator does not fork)
+      ++pending_tokens_;
+      ++s.computed;
+      return true;
+    }
+    const bool ids = config_.allocator.enable_prefix_caching;
+    const int64_t from = s.computed - s.pending;
+    if (ids) FillTokens(id, from, s.computed + n);
+    if (allocator_->AppendAt(s.slot, ids ? token_buf_.data() : nullptr, s.pending + n) != AllocStatus::kOk) return false;
+    pending_tokens_ -= s.pending;
+    s.pending = 0;
+  } else {
+    arena_tokens_ += n;  // within the reservation by construction
+  }
+  s.computed += static_cast<int32_t>(n);
+  return true;
+}
+
+void ServingSimulator::ReleaseMemory(int32_t id) {
+  ReqState& s = state_[id];
+  if (allocator_) {
+    Grow(id, 0);  // hands over the pending decode tokens (they fit the last page) first
+    allocator_->FreeAt(s.slot);
+    s.slot = -1;
+  } else {
+    arena_->Release(s.offset, s.reservation);
+    arena_reserved_ -= s.reservation;
+    arena_tokens_ -= s.computed;
+    s.offset = -1;
+  }
+}
+
+void ServingSimulator::Preempt(int32_t id) {
+  ReleaseMemory(id);
+  ReqState& s = state_[id];
+  s.computed = 0;
+  s.preempted = true;
+  ++totals_.preemptions;
+  ++waiting_preempted_;
+  running_.erase(std::find(running_.begin(), running_.end(), id));
+  waiting_.push_front(id);
+}
+
+bool ServingSimulator::SampleDue(int64_t step) {
+  if (step % sample_stride_ != 0) return false;
+  if (static_cast<int32_t>(samples_.size()) >= config_.max_samples) {
+    // Keep every other sample and halve the rate from now on.
+    size_t w = 0;
+    for (size_t r = 0; r < samples_.size(); r += 2) samples_[w++] = samples_[r];
+    samples_.resize(w);
+    sample_stride_ *= 2;
+    return step % sample_stride_ == 0;
+  }
+  return true;
+}
+
+bool ServingSimulator::Step() {
+  // 1. Arrivals (and the jump over idle time).
+  if (running_.empty() && waiting_.empty()) {
+    if (next_arrival_ >= requests_.size()) return false;
+    now_ = std::max(now_, requests_[next_arrival_].arrival_s);
+  }
+  while (next_arrival_ < requests_.size() && requests_[next_arrival_].arrival_s <= now_) {
+    const int32_t id = static_cast<int32_t>(next_arrival_++);
+    const SimRequest& r = requests_[id];
+    ReqState& s = state_[id];
+    const int64_t room = static_cast<int64_t>(config_.max_model_len) - r.prompt_len;
+    s.output_len = static_cast<int32_t>(std::min<int64_t>(r.output_len, std::max<int64_t>(room, 0)));
+    if (r.prompt_len <= 0 || room <= 0 || s.output_len <= 0 || !CanEverFit(r, s.output_len)) {
+      ++totals_.rejected;
+      continue;
+    }
+    s.known = r.prompt_len;
+    s.reservation = config_.layout == KvLayout::kContiguousMaxModelLen ? config_.max_model_len : r.prompt_len + s.output_len;
+    waiting_.push_back(id);
+  }
+  if (running_.empty() && waiting_.empty()) return next_arrival_ < requests_.size();
+
+  // 2. Running requests, oldest admission first. Each scheduled request adds its tokens to
+  // the step's work and, once its prompt is in KV, emits its next token; those that emit their
+  // last finish after the step (5).
+  int64_t budget = config_.max_num_batched_tokens;
+  int64_t tokens_scheduled = 0, kv_tokens = 0;
+  finished_.clear();
+  const auto scheduled = [&](int32_t id, int64_t n) {
+    ReqState& s = state_[id];
+    tokens_scheduled += n;
+    budget -= n;
+    kv_tokens += s.computed;
+    if (s.computed < s.known) return;  // a prefill chunk that did not reach the end
+    ++s.generated;
+    ++s.known;
+    ++totals_.generated_tokens;
+    if (s.generated >= s.output_len) finished_.push_back(id);
+  };
+  bool preempted_now = false;
+  // Gives request `id` its tokens, preempting from the back while memory refuses; false when it
+  // preempted itself.
+  const auto run = [&](int32_t id) {
+    const int64_t n = std::min<int64_t>(state_[id].known - state_[id].computed, budget);
+    while (!Grow(id, n)) {
+      // Victim: the most recently admitted running request (vLLM V1 `running.pop()`), never one
+      // already scheduled this step.
+      const int32_t victim = running_.back();
+      if (state_[victim].coasting) Uncoast(victim);
+      Preempt(victim);
+      preempted_now = true;
+      if (victim == id) return false;
+    }
+    scheduled(id, n);
+    return true;
+  };
+  // Coasting: only the requests with something to do step explicitly (prefill chunks, and
+  // decode requests at an event), the rest take their token through the clock — unless the
+  // token budget cannot cover everyone, when the step runs request by request.
+  bool explicit_step = !coast_;
+  specials_.clear();
+  if (coast_) {
+    std::vector<int32_t>& due = events_[static_cast<size_t>(clock_ % ring_)];
+    for (const int32_t id : due) {
+      // Entries left by a request that stopped coasting, or one re-enrolled for the same step
+      // (listed twice), fail the check once the first is taken.
+      ReqState& s = state_[id];
+      if (!s.coasting || s.event != clock_) continue;
+      s.event = -1;
+      specials_.push_back(id);
+    }
+    due.clear();
+    int64_t demand = coast_count_;
+    for (const int32_t id : prefill_) demand += state_[id].known - state_[id].computed;
+    if (demand > budget) {
+      explicit_step = true;
+      for (const int32_t id : running_)
+        if (state_[id].coasting) Uncoast(id);
+    } else {
+      specials_.insert(specials_.end(), prefill_.begin(), prefill_.end());
+      std::sort(specials_.begin(), specials_.end(), [this](int32_t x, int32_t y) { return state_[x].order < state_[y].order; });
+      for (const int32_t id : specials_)
+        if (state_[id].coasting) Uncoast(id);
+    }
+  }
+  if (explicit_step) {
+    for (size_t i = 0; i < running_.size() && budget > 0;)
+      if (run(running_[i])) ++i;  // else running_[i] is now the next request
+  } else {
+    for (const int32_t id : specials_)
+      if (!state_[id].preempted) run(id);
+    // The coasting requests left: one decode token each.
+    tokens_scheduled += coast_count_;
+    budget -= coast_count_;
+    totals_.generated_tokens += coast_count_;
+  }
+
+  // 3. Waiting requests, unless this step preempted someone.
+  int64_t blocked_free_slots = 0;
+  if (!preempted_now) {
+    while (!waiting_.empty() && budget > 0 && static_cast<int32_t>(running_.size()) < config_.max_num_seqs) {
+      const int32_t id = waiting_.front();
+      ReqState& s = state_[id];
+      int64_t cached = 0;
+      if (!Admit(id, budget, &cached)) {
+        s.refused = true;
+        if (arena_ && arena_->free_slots() >= s.reservation) blocked_free_slots = arena_->free_slots();
+        break;
+      }
+      if (s.refused) ++totals_.delayed;
+      s.refused = false;  // counted once
+      if (s.preempted) {
+        s.preempted = false;
+        --waiting_preempted_;
+      }
+      waiting_.pop_front();
+      running_.push_back(id);
+      s.order = admissions_++;
+      if (coast_) specials_.push_back(id);  // enrolled after the step
+      scheduled(id, s.computed - cached);
+    }
+  }
+
+  // 4. Step time and the memory state it holds for.
+  if (coast_) {
+    ++clock_;  // the coasting requests' tokens of this step are in their lag from here on
+    kv_tokens += coast_computed_sum_ + CoastLag();
+  }
+  const StepTimeModel& m = config_.step;
+  const double dt = m.per_step_s + m.per_token_s * static_cast<double>(tokens_scheduled) +
+                    m.per_kv_token_s * static_cast<double>(kv_tokens);
+  SimSample sample;
+  sample.t = now_;
+  if (allocator_) {
+    const PageAllocatorStats st = allocator_->Stats();
+    sample.pages_used = st.pages_used;
+    sample.pages_cached = st.pages_cached;
+    sample.pages_free = st.pages_free;
+    sample.tokens = st.tokens_stored + pending_tokens_ + CoastLag();
+    sample.reserved_slots = static_cast<int64_t>(st.pages_used) * config_.allocator.page_size;
+    sample.prefix_hit_rate = st.prefix_hit_rate;
+    totals_.prefix_query_tokens = st.prefix_query_tokens;
+    totals_.prefix_hit_tokens = st.prefix_hit_tokens;
+  } else {
+    sample.tokens = arena_tokens_ + CoastLag();
+    sample.reserved_slots = arena_reserved_;
+  }
+  sample.running = static_cast<int32_t>(running_.size());
+  sample.waiting = static_cast<int32_t>(waiting_.size());
+  sample.preempted = waiting_preempted_;
+  totals_.used_page_seconds += sample.pages_used * dt;
+  totals_.reserved_slot_seconds += static_cast<double>(sample.reserved_slots) * dt;
+  totals_.token_slot_seconds += static_cast<double>(sample.tokens) * dt;
+  totals_.external_free_slot_seconds += static_cast<double>(blocked_free_slots) * dt;
+  totals_.running_seconds += sample.running * dt;
+  totals_.peak_pages_used = std::max(totals_.peak_pages_used, sample.pages_used);
+  totals_.peak_reserved_slots = std::max(totals_.peak_reserved_slots, sample.reserved_slots);
+  totals_.peak_running = std::max(totals_.peak_running, sample.running);
+  if (SampleDue(totals_.steps)) samples_.push_back(sample);
+  ++totals_.steps;
+  now_ += dt;
+
+  // 5. Completions free their memory.
+  for (const int32_t id : finished_) {
+    ReleaseMemory(id);
+    running_.erase(std::find(running_.begin(), running_.end(), id));
+    ++totals_.completed;
+    totals_.simulated_seconds = now_;
+  }
+
+  // 6. Requests that stepped explicitly coast again once they decode.
+  if (coast_) {
+    prefill_.clear();
+    for (const int32_t id : explicit_step ? running_ : specials_) {
+      const ReqState& s = state_[id];
+      if (s.preempted || s.coasting || s.generated >= s.output_len) continue;  // requeued, coasting, finished
+      if (s.known - s.computed == 1) Coast(id);
+      else prefill_.push_back(id);
+    }
+  }
+  return true;
+}
+
+void ServingSimulator::Coast(int32_t id) {
+  ReqState& s = state_[id];
+  s.coasting = true;
+  s.synced = clock_;
+  ++coast_count_;
+  coast_synced_sum_ += clock_;
+  coast_computed_sum_ += s.computed;
+  // Its next event, in steps from now (1 = the next step): its last token, its next page (the
+  // token after a full page), or the ring's horizon.
+  int64_t steps = std::min<int64_t>(s.output_len - s.generated, ring_);
+  if (allocator_) {
+    const int64_t in_page = page_.Mod(s.computed);
+    steps = std::min<int64_t>(steps, in_page == 0 ? 1 : config_.allocator.page_size - in_page + 1);
+  }
+  s.event = clock_ + steps - 1;
+  events_[static_cast<size_t>(s.event % ring_)].push_back(id);
+}
+
+void ServingSimulator::Uncoast(int32_t id) {
+  ReqState& s = state_[id];
+  const int64_t lag = clock_ - s.synced;
+  --coast_count_;
+  coast_synced_sum_ -= s.synced;
+  coast_computed_sum_ -= s.computed;
+  s.coasting = false;
+  s.computed += static_cast<int32_t>(lag);
+  s.known += static_cast<int32_t>(lag);
+  s.generated += static_cast<int32_t>(lag);
+  if (allocator_) {
+    s.pending += static_cast<int32_t>(lag);  // within the last page: the event comes first
+    pending_tokens_ += lag;
+  } else {
+    arena_tokens_ += lag;
+  }
+}
+
+bool ServingSimulator::Run(int64_t max_steps) {
+  for (int64_t i = 0; i < max_steps && !done_; ++i) {
+    if (!Step()) done_ = true;
+  }
+  return done_;
+}
+
+}  // namespace attnscope

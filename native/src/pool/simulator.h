@@ -1,0 +1,220 @@
+// Discrete-event serving simulator with continuous batching (vLLM V1 scheduler), driving the
+// same PageAllocator the decode kernels use — or, for the baselines, a first-fit arena of
+// contiguous per-sequence reservations over the same memory.
+//
+// One step (= one model forward pass):
+//   1. requests that arrived by now join the back of the waiting queue; with nothing running
+//      or waiting, time jumps to the next arrival;
+//   2. running requests, oldest first, get their next tokens: the rest of their prompt (chunked
+//      prefill, at most the step's remaining token budget max_num_batched_tokens) or 1 decode
+//      token. When the pool cannot hold them, the most recently admitted running request
+//      (vLLM V1 `running.pop()`; the most recently arrived unless a preempted request was
+//      re-admitted) is preempted by recompute — its pages freed, its computed tokens forgotten,
+//      back to the front of the waiting queue — until the allocation fits or the request
+//      preempted itself;
+//   3. if nobody was preempted, waiting requests are admitted in order while max_num_seqs,
+//      the token budget and the memory (watermark included) allow; a prefix-cache hit skips
+//      the cached tokens;
+//   4. the step lasts t = per_step_s + per_token_s · (tokens scheduled) + per_kv_token_s ·
+//      (context tokens the scheduled requests attend to, i.e. their KV length after the step);
+//      the memory state after the step's allocations holds for that time;
+//   5. a request whose KV length reaches its known length (prompt + generated) emits one output
+//      token; after output_len tokens it finishes and frees its memory. A request of prompt P
+//      and output O thus holds at most P + O − 1 tokens of KV (the last token is never fed back).
+// Speed, without changing any result:
+// - Pending decode tokens. A decode token that lands in the request's partly filled last page
+//   changes no page's state, so the paged run keeps it pending in the request and hands the
+//   allocator a page's worth at once: when the request needs its next page, and before it frees
+//   or is preempted (so that a full page is registered for prefix caching before release, as it
+//   would have been). Pages held, cached and free are the same at every step as with one append
+//   per token; the tokens stored are the allocator's plus the pending ones.
+// - Coasting. Between its events a decoding request only takes one token per step, so it
+//   "coasts" on a clock: its lengths are stored as of the step it joined (`synced`) and it is
+//   Σ-ed into aggregates (count, Σ synced, Σ computed) from which each step's tokens, attended
+//   KV and stored tokens follow in O(1). Its events — the step of its next page, of its last
+//   token, or at most `ring_` steps on — sit in a ring of buckets; a step runs explicitly, in
+//   admission order, only the requests at an event, those still in prefill and the admitted
+//   ones, so a step costs O(events), not O(running). When the token budget cannot cover every
+//   running request the step runs request by request, as vLLM's scheduler loop does. Preemption
+//   victims (always later in admission order than the request being served) are brought up to
+//   date first. The run equals the request-by-request one step for step.
+// Neither applies with a sliding window (its releases follow every token): those runs step
+// request by request.
+// A request is rejected on arrival when prompt_len >= max_model_len, or when it could never
+// fit the pool alone (its largest KV above pool minus watermark, or its reservation above the
+// arena); output_len is capped at max_model_len − prompt_len.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "pool/allocator.h"
+
+namespace attnscope {
+
+struct SimRequest {
+  double arrival_s = 0;      // arrival time, seconds; requests sorted by it
+  int32_t prompt_len = 0;    // tokens
+  int32_t output_len = 0;    // tokens to generate
+  int64_t prefix_stream = -1;  // requests with the same stream (>= 0) share token ids ...
+  int32_t prefix_len = 0;      // ... for their first prefix_len prompt tokens
+};
+
+enum class KvLayout : int32_t {
+  kPaged = 0,                      // the PageAllocator
+  kContiguousMaxModelLen = 1,      // reserve max_model_len slots per sequence
+  kContiguousPromptPlusOutput = 2, // reserve prompt_len + output_len slots per sequence
+};
+
+// Simulated seconds of one step: per_step_s + per_token_s · tokens + per_kv_token_s · kv_tokens.
+struct StepTimeModel {
+  double per_step_s = 0;
+  double per_token_s = 0;
+  double per_kv_token_s = 0;
+};
+
+struct SimConfig {
+  KvLayout layout = KvLayout::kPaged;
+  // The pool: num_pages · page_size slots for every layout; the rest applies to kPaged only.
+  PageAllocatorConfig allocator;
+  int32_t max_num_seqs = 256;
+  int32_t max_num_batched_tokens = 8192;
+  int32_t max_model_len = 8192;
+  StepTimeModel step;
+  int32_t max_samples = 2000;  // samples kept (downsampled by doubling the stride)
+  bool coast = true;           // false: every step request by request (the same results, slower)
+};
+
+struct SimSample {
+  double t = 0;              // step start, simulated seconds
+  int32_t pages_used = 0;    // paged: held pages; contiguous: 0
+  int32_t pages_cached = 0;
+  int32_t pages_free = 0;
+  int64_t tokens = 0;        // filled KV slots
+  int64_t reserved_slots = 0;  // paged: pages_used · page_size; contiguous: sum of reservations
+  int32_t running = 0;
+  int32_t waiting = 0;
+  int32_t preempted = 0;     // waiting requests that were preempted
+  double prefix_hit_rate = 0;
+};
+
+// Totals; the *_seconds fields are integrals over simulated time (value · seconds).
+struct SimTotals {
+  int64_t requests = 0;
+  int64_t completed = 0;
+  int64_t rejected = 0;
+  int64_t delayed = 0;       // admitted requests that memory refused at least once first
+  int64_t preemptions = 0;
+  int64_t steps = 0;
+  int64_t generated_tokens = 0;
+  double simulated_seconds = 0;  // end of the last step
+  double used_page_seconds = 0;
+  double reserved_slot_seconds = 0;
+  double token_slot_seconds = 0;
+  // Free slots while the head of the queue was refused although free slots >= its need.
+  double external_free_slot_seconds = 0;
+  double running_seconds = 0;
+  int32_t peak_pages_used = 0;
+  int64_t peak_reserved_slots = 0;
+  int32_t peak_running = 0;
+  int64_t prefix_query_tokens = 0;
+  int64_t prefix_hit_tokens = 0;
+};
+
+// First-fit arena of contiguous reservations (offsets in slots).
+class FirstFitArena {
+ public:
+  explicit FirstFitArena(int64_t slots);
+  // Offset of a new reservation of n slots, or -1 when no hole is large enough.
+  int64_t Reserve(int64_t n);
+  void Release(int64_t offset, int64_t n);
+  int64_t free_slots() const { return free_; }
+
+ private:
+  std::map<int64_t, int64_t> holes_;  // offset -> length, disjoint and never adjacent
+  int64_t free_;
+};
+
+class ServingSimulator {
+ public:
+  // config must be valid (PageAllocator::Validate and positive limits); requests sorted by arrival.
+  ServingSimulator(const SimConfig& config, std::vector<SimRequest> requests);
+
+  // Runs up to max_steps steps; true when every request completed or was rejected.
+  bool Run(int64_t max_steps);
+  bool done() const { return done_; }
+  const std::vector<SimSample>& samples() const { return samples_; }
+  const SimTotals& totals() const { return totals_; }
+
+ private:
+  // 40 bytes, the fields of the per-step loop first (lengths fit int32: at most max_model_len).
+  struct ReqState {
+    int32_t computed = 0;       // tokens in KV
+    int32_t known = 0;          // prompt + generated tokens
+    int32_t pending = 0;        // paged: decode tokens of `computed` not yet given to the allocator
+    int32_t generated = 0;
+    int32_t output_len = 0;     // after the max_model_len cap
+    int32_t slot = -1;          // allocator slot (paged) while it holds memory
+    int64_t offset = -1;        // arena offset (contiguous) while it holds memory
+    int32_t reservation = 0;    // arena slots (contiguous)
+    bool preempted = false;     // waiting for recompute
+    bool refused = false;       // memory refused it at least once
+    bool coasting = false;      // decoding on the clock: add clock_ − synced to the lengths
+    int64_t synced = 0;         // coasting: clock_ when the fields above were exact
+    int64_t event = 0;          // coasting: the clock_ of the step it must run explicitly
+    int64_t order = 0;          // admission number (running order)
+  };
+
+  bool Step();
+  bool CanEverFit(const SimRequest& r, int32_t output_len) const;
+  // Memory policy: paged allocator or arena. Return false when memory refuses.
+  bool Admit(int32_t id, int64_t max_new, int64_t* cached);
+  // n more tokens in KV; the paged run hands the allocator any pending decode tokens with them.
+  bool Grow(int32_t id, int64_t n);
+  void ReleaseMemory(int32_t id);
+  void FillTokens(int32_t id, int64_t from, int64_t to);
+  void Preempt(int32_t id);
+  // Enrolls a running decode request on the clock / brings it up to date and takes it off.
+  void Coast(int32_t id);
+  void Uncoast(int32_t id);
+  // Decode tokens the coasting requests hold beyond their fields: Σ (clock_ − synced).
+  int64_t CoastLag() const { return coast_count_ * clock_ - coast_synced_sum_; }
+  // True when step `step` is to be sampled (halves the kept samples when they are full).
+  bool SampleDue(int64_t step);
+
+  SimConfig config_;
+  std::vector<SimRequest> requests_;
+  std::vector<ReqState> state_;
+  std::unique_ptr<PageAllocator> allocator_;
+  std::unique_ptr<FirstFitArena> arena_;
+  int64_t arena_tokens_ = 0;    // contiguous: filled slots
+  int64_t arena_reserved_ = 0;  // contiguous: reserved slots
+  int64_t pending_tokens_ = 0;  // paged: sum of ReqState::pending
+  bool lazy_decode_ = false;    // paged without a sliding window: decode tokens batched per page
+  // Coasting (contiguous layouts, and paged without a sliding window): see the header comment.
+  bool coast_ = false;
+  int64_t clock_ = 0;           // steps run
+  int64_t coast_count_ = 0, coast_synced_sum_ = 0, coast_computed_sum_ = 0;
+  int32_t ring_ = 1;
+  std::vector<std::vector<int32_t>> events_;  // coasting requests by event % ring_
+  std::vector<int32_t> prefill_;   // running requests with prompt tokens left (not coasting)
+  std::vector<int32_t> specials_;  // requests that step explicitly this step
+  int64_t admissions_ = 0;
+  std::vector<int32_t> running_;   // admission order
+  std::deque<int32_t> waiting_;
+  int32_t waiting_preempted_ = 0;
+  size_t next_arrival_ = 0;
+  double now_ = 0;
+  bool done_ = false;
+  std::vector<int32_t> token_buf_;
+  std::vector<int32_t> finished_;  // requests that emitted their last token this step
+  PageDivisor page_;
+  std::vector<SimSample> samples_;
+  int64_t sample_stride_ = 1;
+  SimTotals totals_;
+};
+
+}  // namespace attnscope

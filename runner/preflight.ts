@@ -1,0 +1,41 @@
+/**
+ * What every command checks before any work, whichever door the profile came through (a file
+ * named on the command line, or `bench -` with a resolved Profile on stdin): the refusals that
+ * end a bench with exit 2 before anything is measured, and the deployment notes that inform
+ * but do not stop it.
+ */
+import type { Problem, Profile } from '../core/config/types';
+import { estimate } from '../core/estimate';
+import { checkProfile } from '../core/estimate/checks';
+import { planProblem } from './plan';
+
+/**
+ * Deployment checks (weights and pool vs the device, kernel limits: core/estimate/checks.ts)
+ * as notes: they inform but do not stop estimate, simulate or bench, since the numbers are
+ * the answer to "does it fit", so errors among them are reported as warnings.
+ */
+export function deploymentNotes(profile: Profile): Problem[] {
+  return checkProfile(profile, estimate(profile)).map((p) => (p.severity === 'error' ? { ...p, severity: 'warning' as const } : p));
+}
+
+export interface BenchPreflight {
+  /** Why the bench cannot run, at a profile key (runner/load.ts errorAt places it); null when it can. */
+  refusal: { key: string; message: string } | null;
+  /** The deployment notes; none with a refusal, which is one line. */
+  notes: Problem[];
+}
+
+/**
+ * The one preflight of `attnscope bench`, for both doors: an encoder has nothing to benchmark;
+ * a planned case past the CPU kernels' head_dim or this machine's memory is refused
+ * (runner/plan.ts planProblem); otherwise the deployment notes.
+ */
+export function benchPreflight(profile: Profile, quick: boolean): BenchPreflight {
+  if (profile.model.isEncoder) {
+    const message = `${profile.model.modelType} is an encoder: it has no KV cache and no causal decode to benchmark; try \`attnscope estimate\``;
+    return { refusal: { key: 'model', message }, notes: [] };
+  }
+  const tooBig = planProblem(profile, quick);
+  if (tooBig) return { refusal: tooBig, notes: [] };
+  return { refusal: null, notes: deploymentNotes(profile) };
+}
