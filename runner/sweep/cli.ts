@@ -56,7 +56,7 @@ function prepare(file: string, set: string[], quick: boolean, backend: Backend):
   if (plan.job !== 'simulate') {
     for (const p of plan.points) {
       const { refusal } = benchPreflight(p.profile, quick);
-      if (refusal) throw new InputError(`sweep point ${p.label}: ${refusal.message}`, file);
+      if (refusal) throw plan.errorAt(p, refusal.key, refusal.message);
     }
   }
   for (const n of plan.notes) process.stderr.write(`${n}\n`);

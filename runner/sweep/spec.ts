@@ -71,6 +71,11 @@ export interface SweepPlan {
   slurm: SlurmSettings;
   /** Warnings of the base profile and the points, deduplicated, as `file:line:col: warning: message`. */
   notes: string[];
+  /**
+   * The error for a problem of `point` at a profile key (e.g. "decode.context_lens"): at the
+   * key's nearest written parent in the file or the sweep block, or naming the `--set` argument.
+   */
+  errorAt(point: SweepPoint, key: string, message: string): Error;
 }
 
 export interface SweepOptions {
@@ -358,14 +363,19 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
     },
   };
   const notes = new Set<string>();
-  const locate = (p: Problem): string => {
-    if (p.file && p.file !== abs) {
-      const { line, column } = offsetToLineColumn(host.readFile(p.file) ?? '', p.range.offset);
-      return `${p.file}:${line}:${column}`;
-    }
-    if (p.range.offset > text.length) return `--set ${setArgs[p.range.offset - text.length - 1]}`;
-    const { line, column } = offsetToLineColumn(text, p.range.offset);
-    return `${file}:${line}:${column}`;
+  /** Where a range of a point's profile is: in another file (a model config), past the text (a --set argument), or in the profile. */
+  const whereOf = (range: SourceRange, inFile?: string): { file: string; line: number; column: number } | { setArg: string } => {
+    if (inFile && inFile !== abs) return { file: inFile, ...offsetToLineColumn(host.readFile(inFile) ?? '', range.offset) };
+    if (range.offset > text.length) return { setArg: setArgs[range.offset - text.length - 1]! };
+    return { file, ...offsetToLineColumn(text, range.offset) };
+  };
+  const errorAtRange = (range: SourceRange, message: string, inFile?: string): Error => {
+    const w = whereOf(range, inFile);
+    return 'setArg' in w ? new UsageError(`--set ${w.setArg}: ${message}`, false) : new InputError(message, w.file, w.line, w.column);
+  };
+  const noteOf = (p: Problem): string => {
+    const w = whereOf(p.range, p.file);
+    return `${'setArg' in w ? `--set ${w.setArg}` : `${w.file}:${w.line}:${w.column}`}: ${p.severity}: ${p.message}`;
   };
 
   const points: SweepPoint[] = [];
@@ -384,14 +394,11 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
     if (error || !read.value) {
       const p = error ?? read.problems[0];
       const message = `sweep point ${label}: ${p?.message ?? 'not a valid profile'}`;
-      if (!p) throw new InputError(message, file);
-      if (p.range.offset > text.length && !p.file) throw sweepError(file, text, { setArg: setArgs[p.range.offset - text.length - 1]! }, message);
-      const at = locate(p).match(/^(.*):(\d+):(\d+)$/);
-      throw at ? new InputError(message, at[1]!, Number(at[2]), Number(at[3])) : new InputError(message, file);
+      throw p ? errorAtRange(p.range, message, p.file) : new InputError(message, file);
     }
     const profile = read.value;
     const checks = deploymentNotes(profile);
-    for (const p of [...read.problems, ...checks]) notes.add(`${locate(p)}: ${p.severity}: ${p.message}`);
+    for (const p of [...read.problems, ...checks]) notes.add(noteOf(p));
     points.push({ id: pointId(values), index, values, label, profile });
   }
 
@@ -401,5 +408,13 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
     .map((m) => sha256(host.readFile(m) ?? ''));
   const base = toPlain({ ...root, properties: (root.properties ?? []).filter((p) => p.key !== 'sweep') });
   const sweepId = sha256(canonicalJson({ base, models: modelTexts, axes: plainAxes, job: block.job, options: block.job === 'simulate' ? {} : (opts.benchOptions ?? {}) })).slice(0, 16);
-  return { file, absFile: abs, name: basename(file), sweepId, job: block.job, axes: plainAxes, points, set: setArgs, slurm: block.slurm, notes: [...notes] };
+  const errorAt = (point: SweepPoint, key: string, message: string): Error => {
+    const msg = `sweep point ${point.label}: ${message}`;
+    for (const parts = key.split('.'); parts.length > 0; parts.pop()) {
+      const range = point.profile.ranges[parts.join('.')];
+      if (range) return errorAtRange(range, msg);
+    }
+    return new InputError(msg, file);
+  };
+  return { file, absFile: abs, name: basename(file), sweepId, job: block.job, axes: plainAxes, points, set: setArgs, slurm: block.slurm, notes: [...notes], errorAt };
 }

@@ -214,3 +214,15 @@ test('the Indexed Job: completionMode Indexed, one pod per shard, the shard coun
   assert.deepEqual(pod.volumes[1].persistentVolumeClaim, { claimName: 'sweeps' });
   assert.match(job.metadata.name, /^[a-z0-9-]{1,63}$/);
 });
+
+test('errorAt places a problem of one point at its value in the sweep block, or names its --set argument', () => {
+  // Line 6 is `    kv_cache.page_size: [8, 16]`: 16 starts at column 29.
+  const plan = loadSweep(workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16]\n`).file, { set: ['decode.context_lens=[[1024], [65536]]'] });
+  const e = plan.errorAt(plan.points[2]!, 'kv_cache.page_size', 'too big');
+  assert.ok(e instanceof InputError);
+  assert.equal(`${e.line}:${e.column}`, '6:29');
+  assert.equal(e.message, 'sweep point page_size=16 context_lens=[1024]: too big');
+  const set = plan.errorAt(plan.points[1]!, 'decode.context_lens', 'needs 9 GiB');
+  assert.ok(set instanceof UsageError);
+  assert.equal(set.message, '--set decode.context_lens=[[1024], [65536]]: sweep point page_size=8 context_lens=[65536]: needs 9 GiB');
+});
