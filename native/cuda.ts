@@ -6,7 +6,8 @@
  * The arguments are the CPU kernels' (FlashForwardArgs, PagedDecodeArgs, TimingOptions from
  * native/kernels.ts) so the runner switches backends by switching functions. The GPU path
  * takes fp16 / bf16 only (Uint16Array bit patterns, see toHalfBits), the page pools in the
- * dtype of q, and headDim 64 or 128; `threads` and `simd` are ignored. Outputs are fp32.
+ * dtype of q, and core/kernelLimits.json's head dims (64, 128) and page sizes (8..256); `threads`
+ * and `simd` are ignored. Outputs are fp32.
  *
  * Loading: the addon links no CUDA. cudaAvailable() first dlopen()s the NVIDIA driver
  * (libcuda.so.1) and asks for a device; only then does it load the library, from
@@ -15,6 +16,7 @@
  * Without a GPU everything else keeps working: cudaAvailable() says why, and the kernel
  * functions reject with an Error carrying that reason.
  */
+import { KERNEL_LIMITS } from '../core/kernelLimits';
 import { loadAddon, nativeFileCandidates } from './binding';
 import {
   checkTiming,
@@ -150,15 +152,16 @@ function requireCuda(): RawCuda {
   return loadAddon<RawCuda>();
 }
 
-const CUDA_HEAD_DIMS = [64, 128];
+const { headDims: CUDA_HEAD_DIMS, minPageSize, maxPageSize } = KERNEL_LIMITS.cuda;
 
 /**
- * Why the CUDA kernels cannot run a case of this dtype / page-pool dtype / head_dim, or
- * undefined when they can: they take fp16 or bf16, page pools in the dtype of q, and head_dim
- * 64 or 128. The runner asks before choosing the GPU for a case; the kernel functions reject
- * such arguments with this text as a RangeError.
+ * Why the CUDA kernels cannot run a case of this dtype / page-pool dtype / head_dim / page_size,
+ * or undefined when they can: they take fp16 or bf16, page pools in the dtype of q, and the
+ * head dims and page sizes of core/kernelLimits.json (64 or 128; 8..256). The runner asks
+ * before choosing the GPU for a case; the kernel functions reject such arguments with this text
+ * as a RangeError.
  */
-export function cudaUnsupportedReason(c: { dtype?: string; kvDtype?: string; headDim: number }): string | undefined {
+export function cudaUnsupportedReason(c: { dtype?: string; kvDtype?: string; headDim: number; pageSize?: number }): string | undefined {
   const dtype = c.dtype ?? 'fp32';
   if (dtype !== 'fp16' && dtype !== 'bf16') return `dtype: the CUDA backend runs fp16 and bf16, not ${dtype}`;
   if (c.kvDtype !== undefined && c.kvDtype !== dtype) {
@@ -167,10 +170,13 @@ export function cudaUnsupportedReason(c: { dtype?: string; kvDtype?: string; hea
   if (!CUDA_HEAD_DIMS.includes(c.headDim)) {
     return `headDim ${c.headDim} has no CUDA kernel (compiled: ${CUDA_HEAD_DIMS.join(', ')})`;
   }
+  if (c.pageSize !== undefined && (c.pageSize < minPageSize || c.pageSize > maxPageSize)) {
+    return `pageSize ${c.pageSize}: the CUDA decode kernel takes ${minPageSize} to ${maxPageSize} tokens per page`;
+  }
   return undefined;
 }
 
-function checkSupported(c: { dtype?: string; kvDtype?: string; headDim: number }): void {
+function checkSupported(c: { dtype?: string; kvDtype?: string; headDim: number; pageSize?: number }): void {
   const reason = cudaUnsupportedReason(c);
   if (reason !== undefined) throw new RangeError(reason);
 }
@@ -186,7 +192,7 @@ function cudaFlashSpec(args: FlashForwardArgs): FlashSpec {
 
 function cudaPagedSpec(args: PagedDecodeArgs): PagedSpec {
   const spec = pagedSpec(args);
-  checkSupported({ dtype: args.dtype, kvDtype: args.kvDtype, headDim: spec.headDim });
+  checkSupported({ dtype: args.dtype, kvDtype: args.kvDtype, headDim: spec.headDim, pageSize: spec.pageSize });
   if (spec.batch > 65535) throw new RangeError(`batch (${spec.batch}) must be <= 65535 (CUDA grid)`);
   return spec;
 }

@@ -11,6 +11,7 @@
  * Every function validates its arguments before anything reaches C++: TypeError for a wrong
  * type, RangeError for a bad size or value, each naming the argument.
  */
+import { KERNEL_LIMITS } from '../core/kernelLimits';
 import { loadAddon } from './binding';
 
 /** Element type of Q, K, V and the page pools. */
@@ -59,7 +60,7 @@ export interface FlashForwardArgs extends KernelOptions {
   numHeads: number;
   /** H_kv: key/value heads; numHeads % numKvHeads === 0 (GQA/MQA, K/V never copied). */
   numKvHeads: number;
-  /** D, at most 512. */
+  /** D, at most KERNEL_LIMITS.cpu.maxHeadDim (core/kernelLimits.json: 512). */
   headDim: number;
   /** Default false. */
   causal?: boolean;
@@ -163,7 +164,7 @@ const raw = (): RawKernels => loadAddon<RawKernels>();
 
 const DTYPE_CODES: Record<AttnDType, number> = { fp32: 0, fp16: 1, bf16: 2 };
 const SIMD_PATHS: readonly SimdPath[] = ['auto', 'scalar', 'avx2', 'avx512', 'avx512bf16'];
-const MAX_HEAD_DIM = 512;
+const MAX_HEAD_DIM = KERNEL_LIMITS.cpu.maxHeadDim;
 const MAX_DIM = 2 ** 31 - 1;
 
 function checkObject(name: string, value: unknown): asserts value is Record<string, unknown> {

@@ -143,7 +143,7 @@ const CUDA_BACKEND: KernelBackend = {
 
 /**
  * The backend a run uses: 'cuda' needs the CUDA library, a device, and cases the GPU kernels
- * take (fp16/bf16, head_dim 64 or 128) — else BackendError with the reason; 'auto' takes CUDA
+ * take (fp16/bf16, core/kernelLimits.json's head dims and page sizes) — else BackendError with the reason; 'auto' takes CUDA
  * when all of that holds, the CPU otherwise.
  */
 export function selectBackend(requested: 'auto' | 'cpu' | 'cuda', plan: PlannedCase[]): KernelBackend {
@@ -152,7 +152,8 @@ export function selectBackend(requested: 'auto' | 'cpu' | 'cuda', plan: PlannedC
   let why = cuda.available ? undefined : `the CUDA backend is not available: ${cuda.reason ?? 'unknown reason'}`;
   for (const c of plan) {
     if (why) break;
-    const unsupported = native.cudaUnsupportedReason({ dtype: c.dtype, kvDtype: c.kernel === 'paged_decode' ? c.kvDtype : undefined, headDim: c.shape.headDim });
+    const decode = c.kernel === 'paged_decode';
+    const unsupported = native.cudaUnsupportedReason({ dtype: c.dtype, kvDtype: decode ? c.kvDtype : undefined, headDim: c.shape.headDim, pageSize: decode ? c.shape.pageSize : undefined });
     if (unsupported) why = `the CUDA kernels cannot run ${describeCase(c)}: ${unsupported}`;
   }
   if (!why) return CUDA_BACKEND;

@@ -6,17 +6,10 @@
  * take. The language server shows them as diagnostics; the CLI can print them the same way.
  */
 import type { Problem, Profile, SourceRange } from '../config/types';
+import { KERNEL_LIMITS } from '../kernelLimits';
 import type { Estimate } from './types';
 
-/**
- * What the attention kernels accept (native/src/kernels/, native/cuda/include/attnscope_cuda.h).
- * CPU: any head_dim up to 512, any page_size, fp32 / fp16 / bf16. CUDA: compiled for head_dim 64
- * and 128, page_size 8..256, fp16 / bf16. Neither has an fp8 KV cache.
- */
-export const KERNEL_LIMITS = {
-  cpu: { maxHeadDim: 512, dtypes: ['fp32', 'fp16', 'bf16'] },
-  cuda: { headDims: [64, 128], minPageSize: 8, maxPageSize: 256, dtypes: ['fp16', 'bf16'] },
-} as const;
+export { KERNEL_LIMITS };
 
 const GIB = 1024 ** 3;
 

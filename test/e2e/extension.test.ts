@@ -16,7 +16,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { RunResult } from '../../core/protocol/run';
 import { checkPrerequisites, dashboardFrame, launchChromium, makeWorkspace, openFile, openWorkbench, runCommand, shots, startCodeServer, type CodeServer } from './harness';
 
-const FAKE_RUNNER = join(__dirname, '..', 'extension', 'fixtures', 'fake-runner.mjs');
+const FAKE_RUNNER = join(__dirname, '..', 'fixtures', 'fake-runner.mjs');
 
 /** A runner script that runs the fake runner in `mode` (runnerPath takes a path, not an env). */
 function fakeRunner(dir: string, mode: string): string {

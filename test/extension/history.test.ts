@@ -1,14 +1,15 @@
 /** Run history (extension/history.ts) and export (extension/exportRun.ts) on a temp folder. */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { RunResult } from '../../core/protocol/run';
 import { runToCsv } from '../../extension/exportRun';
 import { listRuns, loadRun, partialRun, runId, saveRun } from '../../extension/history';
+import { run as recorded } from '../fixtures/run';
 
-const run = JSON.parse(readFileSync(join(__dirname, '..', 'webview', 'fixtures', 'run.json'), 'utf8')) as RunResult;
+// The recorded run at a known time, so that its ids can be written out by hand.
+const run = { ...recorded, createdAt: '2026-11-29T13:40:12.345Z' };
 
 describe('run history', () => {
   it('names runs <yyyymmdd-hhmmss>-<name> in UTC, without the profile extension', () => {
@@ -22,12 +23,12 @@ describe('run history', () => {
     const idA = await saveRun(join(dir, 'runs'), older);
     const idB = await saveRun(join(dir, 'runs'), run);
     const idC = await saveRun(join(dir, 'runs'), run); // same second: gets a suffix, does not overwrite
-    assert.deepEqual([idA, idB, idC], ['20261129-100000-llama-3.1-8b.attn', '20261129-134012-llama-3.1-8b.attn', '20261129-134012-2-llama-3.1-8b.attn']);
+    assert.deepEqual([idA, idB, idC], ['20261129-100000-run.attn', '20261129-134012-run.attn', '20261129-134012-2-run.attn']);
     assert.deepEqual(readdirSync(join(dir, 'runs')).sort(), [`${idA}.json`, `${idB}.json`, `${idC}.json`].sort());
     writeFileSync(join(dir, 'runs', 'notes.json'), '{"not":"a run"}');
     const { runs, skipped } = await listRuns(join(dir, 'runs'));
     assert.deepEqual(runs.map((r) => r.id), [idC, idB, idA]);
-    assert.deepEqual(runs[0], { id: idC, name: run.name, createdAt: run.createdAt, status: 'ok', cases: 7 });
+    assert.deepEqual(runs[0], { id: idC, name: 'run.attn.yaml', createdAt: run.createdAt, status: 'ok', cases: run.cases.length });
     assert.deepEqual(skipped, ['notes.json']);
     assert.deepEqual(await loadRun(join(dir, 'runs'), idB), run);
   });
@@ -41,10 +42,10 @@ describe('run history', () => {
   });
 
   it('a partial run keeps the cases received and says why it ended', () => {
-    const p = partialRun({ name: 'x.attn.yaml', toolVersion: '0.1.0', profile: run.profile, estimate: run.estimate, cases: run.cases.slice(0, 2), status: 'failed', error: 'runner ended without a result (exit code 134)' });
+    const p = partialRun({ name: 'x.attn.yaml', toolVersion: '0.1.0', profile: run.profile, estimate: run.estimate, cases: run.cases.slice(0, 1), status: 'failed', error: 'runner ended without a result (exit code 134)' });
     assert.equal(p.schema, 1);
     assert.equal(p.status, 'failed');
-    assert.equal(p.cases.length, 2);
+    assert.equal(p.cases.length, 1);
     assert.equal(p.error, 'runner ended without a result (exit code 134)');
     assert.equal(p.tool, 'attnscope 0.1.0');
   });
@@ -60,8 +61,9 @@ describe('CSV export', () => {
     assert.equal(get('kernel'), 'flash_fwd');
     assert.equal(get('seq_len_q'), '512');
     assert.equal(get('median_ns'), String(run.cases[0]!.medianNs));
-    assert.equal(get('samples'), '30');
+    assert.equal(get('samples'), String(run.cases[0]!.samplesNs.length));
     assert.equal(get('kv_dtype'), '', 'prefill has no separate KV dtype');
-    assert.equal(lines[4]!.split(',')[header.indexOf('page_size')], '16');
+    assert.equal(run.cases[1]!.kernel, 'paged_decode');
+    assert.equal(lines[2]!.split(',')[header.indexOf('page_size')], '16');
   });
 });

@@ -4,15 +4,13 @@
  * SIGTERM), a crash reported with its last stderr lines, a bad-input error with its position.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { RunResult } from '../../core/protocol/run';
 import type { RunnerEvent } from '../../core/protocol/runner';
 import { parseEvent, RunnerProcess, runnerLaunch, type RunnerOutcome } from '../../extension/runnerProcess';
+import { run as recorded } from '../fixtures/run';
 
-const FAKE = join(__dirname, 'fixtures', 'fake-runner.mjs');
-const recorded = JSON.parse(readFileSync(join(__dirname, '..', 'webview', 'fixtures', 'run.json'), 'utf8')) as RunResult;
+const FAKE = join(__dirname, '..', 'fixtures', 'fake-runner.mjs');
 const profile = recorded.profile;
 
 function start(mode: string, onEvent: (e: RunnerEvent, proc: RunnerProcess) => void = () => undefined) {
@@ -57,7 +55,8 @@ describe('runner child process', () => {
     assert.equal(out.run?.status, 'ok');
     assert.equal(events.filter((e) => e.type === 'case').length, recorded.cases.length);
     assert.equal(events.filter((e) => e.type === 'poolSample').length, recorded.pool!.samples.length);
-    assert.deepEqual(events.filter((e) => e.type === 'progress').map((e) => (e as { done: number }).done), [0, 1, 2, 3, 4, 5, 6, 7]);
+    // The fake runner's progress: 0 before the first case, then one step per case.
+    assert.deepEqual(events.filter((e) => e.type === 'progress').map((e) => (e as { done: number }).done), recorded.cases.map((_, i) => i).concat(recorded.cases.length));
     assert.equal(events.at(-1)?.type, 'done');
     // The profile went in on stdin, the flags on the command line.
     assert.ok(logs.includes('fake-runner model: llama'), logs.join('\n'));
@@ -93,7 +92,7 @@ describe('runner child process', () => {
   it('bad input: the error event with file:line:col', async () => {
     const out = await start('badinput').done;
     assert.equal(out.exitCode, 2);
-    assert.equal(out.error, '/work/examples/llama-3.1-8b.attn.yaml:4:24: kv_cache.page_size must be a power of two');
+    assert.equal(out.error, `${profile.sourcePath}:4:24: kv_cache.page_size must be a power of two`);
   });
 
   it('a runner that cannot start is reported, not thrown', async () => {

@@ -105,6 +105,10 @@ test('GPU-only limits are RangeErrors naming the argument, GPU or not', async ()
   assert.match(cudaUnsupportedReason({ dtype: 'fp32', headDim: 128 }) ?? '', /fp16 and bf16, not fp32/);
   assert.match(cudaUnsupportedReason({ dtype: 'fp16', kvDtype: 'bf16', headDim: 64 }) ?? '', /kvDtype/);
   assert.match(cudaUnsupportedReason({ dtype: 'fp16', headDim: 80 }) ?? '', /headDim 80/);
+  // core/kernelLimits.json: the CUDA decode kernel takes 8..256 tokens per page.
+  assert.equal(cudaUnsupportedReason({ dtype: 'fp16', headDim: 64, pageSize: 8 }), undefined);
+  assert.match(cudaUnsupportedReason({ dtype: 'fp16', headDim: 64, pageSize: 4 }) ?? '', /pageSize 4: .* 8 to 256/);
+  assert.match(cudaUnsupportedReason({ dtype: 'fp16', headDim: 64, pageSize: 512 }) ?? '', /pageSize 512/);
   await assert.rejects(timeCudaCopy('1' as unknown as number), TypeError);
 });
 

@@ -1,6 +1,6 @@
 /**
  * The built dashboard (dist/webview, page from extension/dashboardHtml.ts) in headless
- * Chromium with a recorded run (fixtures/run.json): every chart carries the run's points,
+ * Chromium with the recorded run (test/fixtures/run.ts): every chart carries the run's points,
  * theme switches redraw in the new colours, the CSP blocks injected inline script, state
  * survives a reload, a streamed run updates live, compare flags only changes beyond the
  * spread, exports post the right requests. Screenshots go to test-results/webview/.
@@ -8,16 +8,35 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { KernelCase, RunResult } from '../../core/protocol/run';
+import { runId } from '../../extension/history';
+import { run } from '../fixtures/run';
 import { CHROMIUM, launchChromium, openDashboard, root, send, serveDashboard, setTheme, THEMES, waitForPosted, type DashboardServer } from './harness';
 
-const run = JSON.parse(readFileSync(join(__dirname, 'fixtures', 'run.json'), 'utf8')) as RunResult;
-const RUN_ID = '20261129-134012-llama-3.1-8b.attn';
+// What the page must show is worked out here from the recorded run's figures, by arithmetic of
+// its own (not the webview's formatters), so recording the run again needs no edit below.
+const RUN_ID = runId(run.createdAt, run.name);
 const shots = join(root, 'test-results', 'webview');
+const timed = run.cases.filter((c) => c.kernel !== 'reference');
+
+/** 96454977 ns -> "96.5 ms", 1134598 -> "1.13 ms", 190037 -> "190 µs": three significant digits (times under 1 s). */
+function threeDigits(ns: number): string {
+  const [v, unit] = ns >= 1e6 ? [ns / 1e6, 'ms'] : ns >= 1e3 ? [ns / 1e3, 'µs'] : [ns, 'ns'];
+  return `${Number(v.toPrecision(3))} ${unit}`;
+}
+
+/** 1.94e11 -> "194 GFLOP/s", 1.2e12 -> "1.2 TFLOP/s": SI prefix, three significant digits, no trailing zeros. */
+function si(value: number, unit: string): string {
+  const k = Math.min(4, Math.floor(Math.log10(value) / 3));
+  return `${Number((value / 1000 ** k).toPrecision(3))} ${['', 'k', 'M', 'G', 'T'][k]}${unit}`;
+}
+
+/** 0.99253 -> "99.3%". */
+const percent = (fraction: number): string => `${(100 * fraction).toFixed(1)}%`;
 
 /** Chart.js's own account of what it drew, from the canvas's aria-label: dataset label -> element count. */
 async function drawnPoints(page: Page, chart: string): Promise<Record<string, number>> {
@@ -74,24 +93,27 @@ describe('dashboard webview in Chromium', () => {
   });
 
   it('draws every timed case in the timings chart, with the fixture medians in its table', async () => {
-    const timed = run.cases.filter((c) => c.kernel !== 'reference');
-    assert.equal(timed.length, 7);
-    assert.deepEqual(await drawnPoints(page, 'timings'), { 'p10–p90': 7, median: 7 });
+    // test/fixtures/run.attn.yaml under --quick: its smallest prefill and decode shapes.
+    assert.equal(timed.length, 2);
+    assert.deepEqual(await drawnPoints(page, 'timings'), { 'p10–p90': 2, median: 2 });
     const rows = await tableRows(page, 'table-timings');
-    assert.deepEqual(rows.map((r) => r[0]), ['prefill B1 N512', 'prefill B1 N1024', 'prefill B1 N2048', 'decode B1 ctx1024 p16', 'decode B1 ctx4096 p16', 'decode B8 ctx1024 p16', 'decode B8 ctx4096 p16']);
-    // Fixture medians 1915798, 7082063, 27748810, 190037, 774841, 883592, 3567632 ns to 3 significant digits.
-    assert.deepEqual(rows.map((r) => r[1]), ['1.92 ms', '7.08 ms', '27.7 ms', '190 µs', '775 µs', '884 µs', '3.57 ms']);
+    assert.deepEqual(rows.map((r) => r[0]), ['prefill B1 N512', 'decode B1 ctx1024 p16']);
+    assert.deepEqual(rows.map((r) => r[1]), timed.map((c) => threeDigits(c.medianNs)));
     await page.screenshot({ path: join(shots, 'dark.png'), fullPage: true });
   });
 
   it('draws throughput, roofline with the measured ceilings, memory and both pool charts', async () => {
-    assert.deepEqual(await drawnPoints(page, 'throughput'), { 'GFLOP/s (prefill)': 7, 'GB/s (decode)': 7 });
-    // Two compute roofs (fp32 FMA 1.2 TFLOP/s, bf16 AMX 6 TFLOP/s), each bent at the 60 GB/s bandwidth ridge: 3 points.
+    assert.deepEqual(await drawnPoints(page, 'throughput'), { 'GFLOP/s (prefill)': timed.length, 'GB/s (decode)': timed.length });
+    // One roof per CPU compute peak the run measured, each bent at the read-bandwidth ridge: 3 points.
+    const peaks = run.environment.peaks as NonNullable<RunResult['environment']['peaks']>;
+    assert.ok(peaks.fp32FlopsPerSec && peaks.readBytesPerSec, 'the recorded run measured the fp32 peak and read bandwidth');
+    const roofs = ([['fp32 FMA peak', peaks.fp32FlopsPerSec], ['bf16 AMX peak', peaks.bf16AmxFlopsPerSec], ['bf16 AVX512-BF16 peak', peaks.avx512Bf16FlopsPerSec]] as const)
+      .filter(([, v]) => v)
+      .map(([name, v]) => [`${name} ${si(v!, 'FLOP/s')}`, 3]);
     assert.deepEqual(await drawnPoints(page, 'roofline'), {
-      'prefill (flash_fwd)': 3,
-      'decode (paged_decode)': 4,
-      'fp32 FMA peak 1.2 TFLOP/s': 3,
-      'bf16 AMX peak 6 TFLOP/s': 3,
+      'prefill (flash_fwd)': timed.filter((c) => c.kernel === 'flash_fwd').length,
+      'decode (paged_decode)': timed.filter((c) => c.kernel === 'paged_decode').length,
+      ...Object.fromEntries(roofs),
     });
     assert.deepEqual(await drawnPoints(page, 'memory'), { weights: 1, 'KV pool': 1, 'activations (peak)': 1, free: 1 });
     const memory = await tableRows(page, 'table-memory');
@@ -99,8 +121,8 @@ describe('dashboard webview in Chromium', () => {
       ['weights', String(run.estimate.weightsBytes)],
       ['KV pool', String(run.estimate.pool.budgetBytes)],
       ['activations (peak)', String(run.estimate.pool.activationPeakBytes)],
-      // 80 GiB − weights − KV pool − activations = the 10% gpu_memory_utilization reserve: 0.1 · 80 GiB = 8589934592 (± the utilisation's rounding).
-      ['free', String(80 * 1024 ** 3 - run.estimate.weightsBytes - run.estimate.pool.budgetBytes - run.estimate.pool.activationPeakBytes)],
+      // 80 GiB − weights − KV pool (2,048 pages × 2 MiB = 4 GiB) − activations.
+      ['free', String(80 * 1024 ** 3 - run.estimate.weightsBytes - 2048 * 2 * 1024 ** 2 - run.estimate.pool.activationPeakBytes)],
     ]);
     const n = run.pool!.samples.length;
     assert.deepEqual(await drawnPoints(page, 'poolTimeline'), {
@@ -113,7 +135,12 @@ describe('dashboard webview in Chromium', () => {
     });
     assert.deepEqual(await drawnPoints(page, 'poolBaselines'), { 'useful KV memory': 3, 'internal fragmentation': 3, 'external fragmentation': 3 });
     const baselines = await tableRows(page, 'table-poolBaselines');
-    assert.deepEqual(baselines.map((r) => r.slice(0, 2)), [['paged (page_size 16)', '92.8%'], ['contiguous, max_model_len', '8.7%'], ['contiguous, prompt+output', '61.0%']]);
+    const useful = (name: string) => run.pool!.baselines.find((b) => b.name === name)!.usefulTokenFraction;
+    assert.deepEqual(baselines.map((r) => r.slice(0, 2)), [
+      ['paged (page_size 16)', percent(run.pool!.summary.usefulTokenFraction)],
+      ['contiguous, max_model_len', percent(useful('contiguous_max_model_len'))],
+      ['contiguous, prompt+output', percent(useful('contiguous_prompt_plus_output'))],
+    ]);
   });
 
   it('redraws in the new colours when the theme changes (light, high contrast)', async () => {
@@ -165,7 +192,7 @@ describe('dashboard webview in Chromium', () => {
     await page.reload();
     await page.waitForFunction(() => document.querySelector('#chart-timings')?.getAttribute('aria-label')?.includes('points'));
     await setTheme(page, 'dark'); // VS Code sets the theme on every (re)load of a webview
-    assert.deepEqual(await drawnPoints(page, 'timings'), { 'p10–p90': 7, median: 7 });
+    assert.deepEqual(await drawnPoints(page, 'timings'), { 'p10–p90': timed.length, median: timed.length });
     assert.equal(await page.textContent('#run-title'), run.name);
   });
 
@@ -189,24 +216,26 @@ describe('dashboard webview in Chromium', () => {
   });
 
   it('compares two runs, flagging only changes beyond the p10–p90 spread', async () => {
-    const scale = (c: KernelCase, f: number): KernelCase => ({ ...c, medianNs: c.medianNs * f, p10Ns: c.p10Ns * f, p90Ns: c.p90Ns * f });
-    // Case 0 twice as slow (far beyond its ~6% spread); case 1 1% faster (inside it); the rest unchanged.
-    const b: RunResult = { ...run, createdAt: '2026-11-29T14:00:00.000Z', cases: run.cases.map((c, i) => (i === 0 ? scale(c, 2) : i === 1 ? scale(c, 0.99) : c)) };
+    const shift = (c: KernelCase, ns: number): KernelCase => ({ ...c, medianNs: c.medianNs + ns, p10Ns: c.p10Ns + ns, p90Ns: c.p90Ns + ns });
+    const spread = (c: KernelCase) => c.p90Ns - c.p10Ns;
+    // Case 0 slower by twice its p10–p90 spread (beyond it); case 1 faster by half its spread (inside it).
+    const slower = 2 * spread(run.cases[0]!);
+    const b: RunResult = { ...run, createdAt: '2099-01-01T00:00:00.000Z', cases: run.cases.map((c, i) => (i === 0 ? shift(c, slower) : i === 1 ? shift(c, -spread(c) / 2) : c)) };
     await send(page, { type: 'runs', runs: [
-      { id: '20261129-140000-b', name: 'b.attn.yaml', createdAt: '2026-11-29T14:00:00.000Z', status: 'ok', cases: 7 },
-      { id: RUN_ID, name: run.name, createdAt: run.createdAt, status: 'ok', cases: 7 },
+      { id: '20990101-000000-b', name: 'b.attn.yaml', createdAt: b.createdAt, status: 'ok', cases: b.cases.length },
+      { id: RUN_ID, name: run.name, createdAt: run.createdAt, status: 'ok', cases: run.cases.length },
     ] });
     // The pickers default to A = the older run, B = the newest; Compare asks the extension for both.
-    await page.waitForFunction(() => (document.querySelector('#compare-a') as HTMLElement & { value: string }).value === '20261129-134012-llama-3.1-8b.attn');
-    assert.equal(await page.$eval('#compare-b', (e) => (e as HTMLElement & { value: string }).value), '20261129-140000-b');
+    await page.waitForFunction((id) => (document.querySelector('#compare-a') as HTMLElement & { value: string }).value === id, RUN_ID);
+    assert.equal(await page.$eval('#compare-b', (e) => (e as HTMLElement & { value: string }).value), '20990101-000000-b');
     await page.locator('vscode-tab-header', { hasText: 'History' }).click();
     await page.click('#btn-compare');
-    assert.deepEqual((await waitForPosted(page, 'compareRuns')).at(-1), { type: 'compareRuns', a: RUN_ID, b: '20261129-140000-b' });
+    assert.deepEqual((await waitForPosted(page, 'compareRuns')).at(-1), { type: 'compareRuns', a: RUN_ID, b: '20990101-000000-b' });
     await send(page, { type: 'compare', a: run, b });
     await page.waitForSelector('vscode-table.table-compare');
     const rows = await tableRows(page, 'table-compare');
-    assert.deepEqual(rows.map((r) => r[6]), ['▲ slower', 'within noise', 'within noise', 'within noise', 'within noise', 'within noise', 'within noise']);
-    assert.equal(rows[0]![3], '+100.0%');
+    assert.deepEqual(rows.map((r) => r[6]), ['▲ slower', 'within noise']);
+    assert.equal(rows[0]![3], `+${(100 * slower / run.cases[0]!.medianNs).toFixed(1)}%`);
     await page.screenshot({ path: join(shots, 'compare.png'), fullPage: true });
   });
 });

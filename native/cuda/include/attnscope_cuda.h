@@ -107,7 +107,7 @@ typedef struct attnscope_cuda_decode_params {
   int num_heads;            /* H */
   int num_kv_heads;         /* H_kv, divides H */
   int head_dim;             /* D: 64 or 128 */
-  int page_size;            /* 8..256 token slots per page */
+  int page_size;            /* token slots per page, in core/kernelLimits.json's [cuda.minPageSize, cuda.maxPageSize] (8..256) */
   int num_pages;            /* pages in each pool (for bounds of the block table) */
   int max_pages_per_seq;    /* columns of the block table */
   int max_context_len;      /* >= every context_lens[b]; sizes the split-K partitions */

@@ -30,7 +30,7 @@ Status check_flash(const FlashParams& p) {
   if (p.num_heads % p.num_kv_heads != 0)
     return fail(Status::kInvalidArgument, "num_heads must be a multiple of num_kv_heads");
   if (p.head_dim < 1 || p.head_dim > kMaxHeadDim)
-    return fail(Status::kInvalidArgument, "head_dim must be in [1, 512]");
+    return fail(Status::kInvalidArgument, "head_dim must be in [1, " + std::to_string(kMaxHeadDim) + "]");
   if (p.window < 0) return fail(Status::kInvalidArgument, "window must be >= 0");
   return check_simd(p.simd);
 }

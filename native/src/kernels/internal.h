@@ -17,7 +17,11 @@ namespace attnscope {
 namespace detail {
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-constexpr int kMaxHeadDim = 512;
+// From core/kernelLimits.json (cpu.maxHeadDim), through binding.gyp's defines.
+#ifndef ATTNSCOPE_CPU_MAX_HEAD_DIM
+#error "ATTNSCOPE_CPU_MAX_HEAD_DIM is defined by binding.gyp from core/kernelLimits.json"
+#endif
+constexpr int kMaxHeadDim = ATTNSCOPE_CPU_MAX_HEAD_DIM;
 
 // Records `message` as last_error() and returns `status`.
 Status fail(Status status, const std::string& message);

@@ -32,7 +32,7 @@ Status check_paged(const PagedDecodeParams& p, bool needs_outputs) {
   if (p.num_heads % p.num_kv_heads != 0)
     return fail(Status::kInvalidArgument, "num_heads must be a multiple of num_kv_heads");
   if (p.head_dim < 1 || p.head_dim > kMaxHeadDim)
-    return fail(Status::kInvalidArgument, "head_dim must be in [1, 512]");
+    return fail(Status::kInvalidArgument, "head_dim must be in [1, " + std::to_string(kMaxHeadDim) + "]");
   if (p.partition_tokens < 0 || p.partition_tokens % p.page_size != 0)
     return fail(Status::kInvalidArgument, "partition_tokens must be a multiple of page_size");
   for (int b = 0; b < p.batch; ++b) {
