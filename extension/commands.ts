@@ -5,6 +5,7 @@
  */
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
+import { FILE_GLOBS, isConfigPath, isProfilePath } from '../core/config/fileKinds';
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
 import { Commands } from '../core/protocol/lsp';
@@ -17,11 +18,11 @@ import { listRuns, loadRun } from './history';
 
 type Factory = (ctx: Ctx) => (...args: unknown[]) => unknown;
 
-const PROFILE_GLOB = '**/{*.attn.yaml,*.attn.yml,*.attn.json,config.json,*.config.json}';
+/** Every profile and config name, as one findFiles glob. */
+const PROFILE_GLOB = `{${FILE_GLOBS.join(',')}}`;
 
 function isProfileOrConfig(uri: vscode.Uri): boolean {
-  const name = basename(uri.fsPath);
-  return /\.attn\.(ya?ml|json)$/.test(name) || name === 'config.json' || name.endsWith('.config.json');
+  return isProfilePath(uri.fsPath) || isConfigPath(uri.fsPath);
 }
 
 /** The file a command acts on: its argument (code lens, explorer), the active editor's, or one picked from the workspace. */

@@ -4,17 +4,14 @@
  */
 import * as vscode from 'vscode';
 import { LanguageClient, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import { FILE_GLOBS } from '../core/config/fileKinds';
 import { ResolveProfileRequest } from '../core/protocol/lsp';
 import { readSettings, type Settings } from './config';
 import { Dashboard, type DashboardHost } from './dashboard';
 import { StatusItem } from './status';
 
 /** Files the language server reads: profiles and HuggingFace configs. */
-export const DOCUMENT_SELECTOR = [
-  { scheme: 'file', pattern: '**/*.attn.{yaml,yml,json}' },
-  { scheme: 'file', pattern: '**/config.json' },
-  { scheme: 'file', pattern: '**/*.config.json' },
-];
+export const DOCUMENT_SELECTOR = FILE_GLOBS.map((pattern) => ({ scheme: 'file', pattern }));
 
 /** The benchmark in flight, as the context sees it (extension/benchmark.ts BenchmarkRun). */
 export interface ActiveRun {

@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import type { Profile } from '../core/config/types';
+import type { Backend, Profile } from '../core/config/types';
 import type { RunResult } from '../core/protocol/run';
 import type { RunnerEvent } from '../core/protocol/runner';
 
@@ -21,7 +21,7 @@ export interface RunnerLaunch {
 
 export interface RunnerOptions {
   quick: boolean;
-  backend: 'auto' | 'cpu' | 'cuda';
+  backend: Backend;
 }
 
 /**

@@ -4,13 +4,13 @@
  * run (core/protocol/run.ts). Events go to `emit` as they happen, so the CLI can print
  * progress and the extension can stream them to the dashboard.
  */
-import type { Dtype, Profile } from '../core/config/types';
+import type { Backend, Dtype, KernelBackendName, Profile } from '../core/config/types';
 import { estimate } from '../core/estimate';
 import { formatCount } from '../core/format';
 import { createRun, type CaseShape, type RunResult } from '../core/protocol/run';
 import type { RunnerEvent } from '../core/protocol/runner';
 import * as native from '../native';
-import { measureEnvironment, measureGpu } from './environment';
+import { cpuCasePath, measureEnvironment, measureGpu } from './environment';
 import { CancelledError } from './errors';
 import { randomUniform } from './inputs';
 import { summarizeCase } from './measure';
@@ -20,7 +20,7 @@ import { TOOL_VERSION } from './version';
 
 export interface BenchOptions {
   quick: boolean;
-  backend: 'auto' | 'cpu' | 'cuda';
+  backend: Backend;
   /** Display name of the run (file name). */
   name: string;
   signal?: AbortSignal;
@@ -118,7 +118,7 @@ function decodeArgs(shape: CaseShape, dtype: Dtype, kvDtype: Dtype, seed: number
 
 /** The kernels of one backend; both take the same arguments (native/kernels.ts shapes). */
 interface KernelBackend {
-  name: 'cpu' | 'cuda';
+  name: KernelBackendName;
   flashForward: typeof native.flashForward;
   pagedDecode: typeof native.pagedDecode;
   timeFlashForward: typeof native.timeFlashForward;
@@ -146,7 +146,7 @@ const CUDA_BACKEND: KernelBackend = {
  * take (fp16/bf16, core/kernelLimits.json's head dims and page sizes) — else BackendError with the reason; 'auto' takes CUDA
  * when all of that holds, the CPU otherwise.
  */
-export function selectBackend(requested: 'auto' | 'cpu' | 'cuda', plan: PlannedCase[]): KernelBackend {
+export function selectBackend(requested: Backend, plan: PlannedCase[]): KernelBackend {
   if (requested === 'cpu') return CPU_BACKEND;
   const cuda = native.cudaAvailable();
   let why = cuda.available ? undefined : `the CUDA backend is not available: ${cuda.reason ?? 'unknown reason'}`;
@@ -229,6 +229,7 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
           maxAbsErr: err.maxAbsErr,
           lseMaxAbsErr: err.lseMaxAbsErr,
           checkShape: c.checkShape,
+          ...(backend.name === 'cpu' ? cpuCasePath(c.kernel, c.kernel === 'paged_decode' ? c.kvDtype : c.dtype) : {}),
         },
         samplesNs,
         run.environment.peaks,

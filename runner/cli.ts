@@ -12,7 +12,7 @@
  * to stderr, results to stdout.
  */
 import { basename } from 'node:path';
-import type { Profile } from '../core/config/types';
+import { BACKENDS, isBackend, type Profile } from '../core/config/types';
 import { createRun, type PoolResult } from '../core/protocol/run';
 import { estimate } from '../core/estimate';
 import { formatCount } from '../core/format';
@@ -103,7 +103,7 @@ async function benchCommand(argv: string[]): Promise<number> {
   });
   const file = onePositional(positionals, 'bench');
   const backendFlag = values.backend as string | undefined;
-  if (backendFlag !== undefined && !['auto', 'cpu', 'cuda'].includes(backendFlag)) throw new UsageError(`--backend must be auto, cpu or cuda, got '${backendFlag}'`);
+  if (backendFlag !== undefined && !isBackend(backendFlag)) throw new UsageError(`--backend must be ${BACKENDS.join(', ').replace(/, (?=[^,]*$)/, ' or ')}, got '${backendFlag}'`);
   const events = values.events === true;
   const quick = values.quick === true;
   checkOutputPath(values.json as string | undefined, '--json');
@@ -132,7 +132,7 @@ async function benchCommand(argv: string[]): Promise<number> {
     else if (e.type === 'log' && !events) process.stderr.write(`${e.level}: ${e.message}\n`);
   };
   // The flag wins over the profile's device.backend.
-  const backend = (backendFlag ?? profile.device.backend) as 'auto' | 'cpu' | 'cuda';
+  const backend = backendFlag !== undefined && isBackend(backendFlag) ? backendFlag : profile.device.backend;
   const run = await runBench(profile, { quick, backend, name, signal: ac.signal, emit });
   progress.finish();
   if (values.json) writeOutput(values.json as string, `${JSON.stringify(run, null, 2)}\n`, '--json');

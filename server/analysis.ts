@@ -10,6 +10,7 @@
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import {
+  isConfigPath,
   isModelConfigFile,
   isProfilePath,
   parseJsonTree,
@@ -83,7 +84,7 @@ const EMPTY: ParsedTree = { root: null, problems: [] };
 
 function kindOf(name: string, text: string, parsedJson: () => ParsedTree): DocumentKind {
   if (isProfilePath(name)) return 'profile';
-  if (/config\.json$/i.test(name) && isModelConfigFile(name, text, parsedJson())) return 'config';
+  if (isConfigPath(name) && isModelConfigFile(name, text, parsedJson())) return 'config';
   return 'other';
 }
 

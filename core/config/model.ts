@@ -10,6 +10,7 @@ import {
   LAYER_KINDS, LAYERNORM_TYPES, LEARNED_POSITION_TYPES, LLAMA4_TYPES, PLAIN_MLP_TYPES, QK_NORM_TYPES,
   QKV_BIAS_TYPES, UNTIED_BY_DEFAULT, type LayerKind,
 } from './families';
+import { isConfigPath } from './fileKinds';
 import { describe, KeyReader, MAX_HEADS, MAX_LAYERS } from './keys';
 import { readQuantization } from './quantization';
 import { getProperty, parseJsonTree, type ParsedTree, type ValueNode } from './tree';
@@ -406,4 +407,18 @@ export function guarded<T>(read: () => ReadResult<T>): ReadResult<T> {
       problems: [{ severity: 'error', code: 'internal-error', message: `AttnScope failed to read this file (please report it): ${message}`, range: { offset: 0, length: 0 } }],
     };
   }
+}
+
+/**
+ * True when `path` is a config name (isConfigPath) and its text holds a top-level "model_type"
+ * or "architectures" key. Cheap: a syntax error still counts when the key is there, so the
+ * server can report it. `parsed`: the text's parseJsonTree result when the caller has it already.
+ */
+export function isModelConfigFile(path: string, text: string, parsed?: ParsedTree): boolean {
+  if (!isConfigPath(path)) return false;
+  const root = (parsed ?? parseJsonTree(text)).root;
+  if (root?.type === 'object') {
+    return (root.properties ?? []).some((p) => p.key === 'model_type' || p.key === 'architectures');
+  }
+  return /"(model_type|architectures)"\s*:/.test(text);
 }

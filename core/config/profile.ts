@@ -6,6 +6,7 @@
  * (profileChecks.ts) and fills defaults (profileDefaults.ts).
  */
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { isProfilePath } from './fileKinds';
 import { guarded, modelSpecFromTree, readModelConfig, readModelConfigTree } from './model';
 import { semanticProblems } from './profileChecks';
 import { defaultCases, defaultDtype, PROFILE_DEFAULTS, profileFromModelConfig } from './profileDefaults';
@@ -59,12 +60,12 @@ export function readProfileOrConfig(text: string, file: string, host: ProfileHos
 
 /** Parses a profile (see parseProfileText) or a config.json (strict JSON), as readProfileOrConfig does. */
 export function parseProfileOrConfig(text: string, file: string): ParsedTree {
-  return /\.attn\.(ya?ml|json)$/i.test(file) ? parseProfileText(text, file) : parseJsonTree(text);
+  return isProfilePath(file) ? parseProfileText(text, file) : parseJsonTree(text);
 }
 
 /** readProfileOrConfig on text already parsed by parseProfileOrConfig. */
 export function readProfileOrConfigTree(parsed: ParsedTree, file: string, host: ProfileHost): ReadResult<Profile> {
-  if (/\.attn\.(ya?ml|json)$/i.test(file)) return readProfileTree(parsed, file, host);
+  if (isProfilePath(file)) return readProfileTree(parsed, file, host);
   const read = readModelConfigTree(parsed, file);
   if (!read.value) return { value: null, problems: read.problems };
   const note = defaultDtype(read.value).note;

@@ -145,8 +145,23 @@ export interface ModelSpec {
   sourceKeys: Partial<Record<keyof ModelSpec, string>>;
 }
 
+/**
+ * The kernel backends a run can ask for: device.backend in a profile, `--backend`, the
+ * attnscope.backend setting (the schema's and package.json's enums list the same). 'auto' takes
+ * CUDA when a device is there and its kernels take every case, else the CPU.
+ */
+export const BACKENDS = ['auto', 'cpu', 'cuda'] as const;
+export type Backend = (typeof BACKENDS)[number];
+/** The backend a case ran on (a run result's KernelCase.backend). */
+export type KernelBackendName = Exclude<Backend, 'auto'>;
+
+/** True when `s` names a Backend. */
+export function isBackend(s: string): s is Backend {
+  return (BACKENDS as readonly string[]).includes(s);
+}
+
 export interface DeviceSpec {
-  backend: 'auto' | 'cpu' | 'cuda';
+  backend: Backend;
   /** Device memory in GiB; null = unknown (the estimate then needs kv_cache.memory_gib). */
   memoryGib: number | null;
   gpuMemoryUtilization: number;

@@ -12,6 +12,7 @@
 import { mkdirSync, readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
+import { BACKENDS, isBackend, type Backend } from '../../core/config/types';
 import { EXIT_INTERNAL, EXIT_OK } from '../../core/protocol/runner';
 import type { SweepReport } from '../../core/protocol/sweep';
 import { checkOutputPath, EXIT_CANCELLED, parse, writeOutput } from '../args';
@@ -25,12 +26,9 @@ import { cancelJob, sbatchScript, SlurmError, submitBatch, taskEnds, waitForJob 
 import { loadSweep, type SweepPlan } from './spec';
 import { runWorker } from './worker';
 
-const BACKENDS = ['auto', 'cpu', 'cuda'] as const;
-type Backend = (typeof BACKENDS)[number];
-
 function backendOf(v: unknown): Backend {
   if (v === undefined) return 'auto';
-  if (!BACKENDS.includes(v as Backend)) throw new UsageError(`--backend must be auto, cpu or cuda, got '${String(v)}'`);
+  if (!isBackend(String(v))) throw new UsageError(`--backend must be ${BACKENDS.join(', ')}, got '${String(v)}'`);
   return v as Backend;
 }
 

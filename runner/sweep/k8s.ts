@@ -7,6 +7,7 @@
  * is unchanged); results go to a PersistentVolumeClaim mounted at /results, from which
  * `attnscope merge` reads them once copied out (`kubectl cp`).
  */
+import type { Backend } from '../../core/config/types';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, sep } from 'node:path';
 import * as YAML from 'yaml';
@@ -29,7 +30,7 @@ export interface IndexedJobOptions {
   cpusPerTask?: number;
   namespace?: string;
   quick: boolean;
-  backend: 'auto' | 'cpu' | 'cuda';
+  backend: Backend;
 }
 
 /** Thrown when the profile cannot travel in a ConfigMap (a model config outside the profile's folder). */

@@ -5,6 +5,7 @@
  * so a second invocation resumes; `shard` runs only its share, so N machines split a sweep
  * with no coordination beyond the shared (or later merged) folder.
  */
+import type { Backend } from '../../core/config/types';
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -67,7 +68,7 @@ export interface LocalSweepOptions {
   jobs: number;
   shard: Shard | null;
   quick: boolean;
-  backend: 'auto' | 'cpu' | 'cuda';
+  backend: Backend;
   /** The CLI script the workers run (`<script> sweep --worker`): dist/runner.js. */
   runnerScript: string;
   signal: AbortSignal;

@@ -5,6 +5,7 @@
  * and `--wait` follows the job with squeue until no task is left, then merges.
  * Every Slurm command gets this process's environment (SLURM_CONF included).
  */
+import type { Backend } from '../../core/config/types';
 import { spawnSync } from 'node:child_process';
 import type { SweepPlan } from './spec';
 
@@ -23,7 +24,7 @@ export interface SlurmScriptOptions {
   /** The command that runs the CLI on a node: [node, dist/runner.js] (absolute paths). */
   cli: string[];
   quick: boolean;
-  backend: 'auto' | 'cpu' | 'cuda';
+  backend: Backend;
 }
 
 /** One word for bash: single-quoted unless it is plainly safe. */

@@ -4,7 +4,7 @@
  * {@link PointJob}, and gets {@link WorkerMessage}s back; SIGTERM cancels the point.
  * Direction of each message is in its name: ParentToWorker, WorkerToParent.
  */
-import type { Profile } from '../../core/config/types';
+import type { Backend, Profile } from '../../core/config/types';
 import { estimate } from '../../core/estimate';
 import { createRun, type Environment, type RunResult } from '../../core/protocol/run';
 import type { SweepJob } from '../../core/protocol/sweep';
@@ -23,7 +23,7 @@ export interface PointJob {
   /** Display name of the run: "<profile> [<label>]". */
   name: string;
   quick: boolean;
-  backend: 'auto' | 'cpu' | 'cuda';
+  backend: Backend;
 }
 
 /** Worker -> parent: how far the point is (fraction in [0, 1]), its run, or why it failed. */

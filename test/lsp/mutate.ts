@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { isProfilePath } from '../../core/config';
 
 const NASTY = ['{', '}', '[', ']', ':', ',', '"', "'", '\n', ' ', '-', '#', '\t', '&a', '*a', '!!str', '---', '\\', 'null', 'true', '0', '-1', '1e400', '-0', '3.5', '1e-9', '9007199254740993', 'NaN', 'Infinity', '\u{1F600}', '\u0000', '"head_dim": 0,', 'page_size: 0\n', 'model: ./missing/config.json\n', 'dtype: fp8_e4m3\n', '"num_key_value_heads": 7,', 'seq_lens: [1e12]\n', 'model: {}\n', 'backend: cpu\n'];
 const NUMBERS = ['0', '-1', '1', '3', '7', '1e308', '-1e308', '0.5', '4294967297', '1e21', '2.5e-324', '65536', '999999999999'];
@@ -71,7 +72,7 @@ export function seeds(fixtures: string): Seed[] {
     out.push({ uri: pathToFileURL(path).href, text: readFileSync(path, 'utf8') });
   }
   for (const name of readdirSync(fixtures).sort()) {
-    if (!/\.attn\.(ya?ml|json)$/.test(name)) continue;
+    if (!isProfilePath(name)) continue;
     const path = join(fixtures, name);
     out.push({ uri: pathToFileURL(path).href, text: readFileSync(path, 'utf8') });
   }

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  FILE_GLOBS,
+  isConfigPath,
   formatProblem,
   isModelConfigFile,
   isProfilePath,
@@ -249,7 +251,7 @@ test('quantization_config: fp8 for DeepSeek-V3, mxfp4 experts for gpt-oss', () =
   assert.equal(loadModel('Llama-3.1-8B').quantization, null);
 });
 
-test('isModelConfigFile / isProfilePath', () => {
+test('isModelConfigFile / isProfilePath / isConfigPath, and FILE_GLOBS name the same files', () => {
   assert.equal(isModelConfigFile('/a/config.json', '{"model_type": "llama"}'), true);
   assert.equal(isModelConfigFile('/a/llama.config.json', '{"architectures": []}'), true);
   assert.equal(isModelConfigFile('/a/config.json', '{"compilerOptions": {}}'), false);
@@ -259,6 +261,17 @@ test('isModelConfigFile / isProfilePath', () => {
   assert.equal(isProfilePath('/x/serve.attn.yml'), true);
   assert.equal(isProfilePath('/x/serve.attn.json'), true);
   assert.equal(isProfilePath('/x/serve.yaml'), false);
+  assert.equal(isProfilePath('/x/.attn.yaml'), false, 'a suffix alone is no name');
+  assert.equal(isConfigPath('/x/config.json'), true);
+  assert.equal(isConfigPath('C:\\x\\Llama.config.json'), true);
+  assert.equal(isConfigPath('/x/tsconfig.json'), false);
+  assert.equal(isConfigPath('/x/config.jsonc'), false);
+  // Each workspace glob, made concrete, is accepted by the predicates (and nothing else is listed).
+  assert.deepEqual(FILE_GLOBS, ['**/*.attn.yaml', '**/*.attn.yml', '**/*.attn.json', '**/config.json', '**/*.config.json']);
+  for (const glob of FILE_GLOBS) {
+    const name = glob.replace('**/', '/w/').replace('*', 'llama');
+    assert.ok(isProfilePath(name) || isConfigPath(name), name);
+  }
 });
 
 test('offsetToLineColumn is 1-based and handles CRLF; formatProblem is file:line:col', () => {

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import {
   PROFILE_DEFAULTS,
   closestMatch,
+  isProfilePath,
   formatProblem,
   offsetToLineColumn,
   profileFromModelConfig,
@@ -13,6 +14,7 @@ import {
   type Problem,
   type ProfileHost,
 } from '../../core/config/index';
+import { BACKENDS } from '../../core/config/types';
 import { checkProfile, estimate } from '../../core/estimate/index';
 import schema from '../../schemas/attn-profile.schema.json';
 import { fixtureText, loadModel } from './helpers';
@@ -269,6 +271,7 @@ test('schema defaults match PROFILE_DEFAULTS', () => {
   const props = schema.properties;
   const d = PROFILE_DEFAULTS;
   assert.equal(props.device.properties.backend.default, d.device.backend);
+  assert.deepEqual(props.device.properties.backend.enum, [...BACKENDS], 'the schema offers the backends core knows');
   assert.equal(props.device.properties.memory_gib.default, d.device.memoryGib);
   assert.equal(props.device.properties.gpu_memory_utilization.default, d.device.gpuMemoryUtilization);
   assert.equal(props.device.properties.tensor_parallel_size.default, d.device.tensorParallelSize);
@@ -315,7 +318,7 @@ test('the shipped examples read cleanly and estimate', () => {
       }
     },
   };
-  const names = readdirSync(examples).filter((f) => /\.attn\.(ya?ml|json)$/.test(f));
+  const names = readdirSync(examples).filter((f) => isProfilePath(f));
   assert.ok(names.includes('llama-3.1-8b.attn.yaml'));
   assert.ok(names.some((n) => n.endsWith('.attn.json')));
   for (const name of names) {
