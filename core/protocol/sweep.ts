@@ -3,12 +3,12 @@
  * `sweep` block), and the report `attnscope merge` builds from the points of any number of
  * machines, which the dashboard's sweep view draws. Schema version 1.
  */
+import type { SweepJob } from '../config/sweep';
 import type { Environment, RunResult } from './run';
 
-export const SWEEP_SCHEMA_VERSION = 1 as const;
+export type { SweepJob };
 
-/** What each point runs: the pool simulation, the kernel benchmark, or a benchmark that also simulates. */
-export type SweepJob = 'simulate' | 'bench' | 'both';
+export const SWEEP_SCHEMA_VERSION = 1 as const;
 
 /** One point of a sweep: the value of every axis, in axis order. */
 export interface SweepPointRef {

@@ -5,7 +5,7 @@
  * the shards to Slurm job arrays and Kubernetes Indexed Jobs; cli.ts holds the commands.
  */
 export { sweepCommand, mergeCommand, submitCommand } from './cli';
-export { loadSweep, parseSetArg, pointId, pointLabel, axisIndices, canonicalJson, type SweepPlan, type SweepPoint, type SweepAxis } from './spec';
+export { loadSweep, parseSetArg, pointId, canonicalJson, type SweepPlan, type SweepPoint } from './spec';
 export { mergeResults, formatReport, metricsOf, environmentKey, readPointFile, REPORT_FILE } from './results';
 export { runSweepLocally, shardPoints, shardFromEnvironment, parseShard, type Shard } from './local';
 export { sbatchScript, shellQuote } from './slurm';

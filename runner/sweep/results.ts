@@ -11,7 +11,8 @@ import { SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type Sweep
 import { InputError } from '../errors';
 import { TOOL_VERSION } from '../version';
 import { formatDuration } from '../../core/format';
-import { axisIndices, canonicalJson, pointId, pointLabel } from './spec';
+import { axisIndices, pointLabel } from '../../core/config';
+import { canonicalJson, pointId } from './spec';
 
 /** The report's file name inside a results folder (merge skips it when reading points). */
 export const REPORT_FILE = 'sweep-report.json';

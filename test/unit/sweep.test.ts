@@ -17,7 +17,8 @@ import { indexedJobManifest } from '../../runner/sweep/k8s';
 import { parseShard, shardFromEnvironment, shardPoints } from '../../runner/sweep/local';
 import { environmentKey, formatReport, mergeResults, pointFileName } from '../../runner/sweep/results';
 import { sbatchScript, shellQuote } from '../../runner/sweep/slurm';
-import { axisIndices, loadSweep, pointId, type SweepPlan } from '../../runner/sweep/spec';
+import { axisIndices } from '../../core/config';
+import { loadSweep, pointId, type SweepPlan } from '../../runner/sweep/spec';
 
 const TINY_CONFIG = JSON.stringify({
   model_type: 'llama', hidden_size: 256, num_attention_heads: 4, num_key_value_heads: 2, num_hidden_layers: 2,
