@@ -66,6 +66,12 @@ export interface SweepMetrics {
   throughputTokensPerSec?: number;
   /** Requests that could never be served. */
   rejected?: number;
+  /** p99 time to first token and time per output token of the simulated requests, seconds (modelled: the simulation's step-time clock). */
+  p99TtftS?: number;
+  p99TpotS?: number;
+  /** With an `slo` in the profile: fraction of requests meeting it, and those requests per simulated second. */
+  sloAttainment?: number;
+  goodputRequestsPerSec?: number;
   /** Median paged_decode time of the largest decode case / its batch size: measured ns per generated token. */
   decodeNsPerToken?: number;
   /** The decode case that figure comes from: "B=8 context=4096". */
@@ -100,4 +106,6 @@ export interface SweepReport {
   duplicates: Array<{ id: string; label: string; environmentKey: string; files: string[] }>;
   /** Each environment once, by key. */
   environments: Record<string, Environment>;
+  /** The best row under the report's rule (bestRow in runner/sweep/results.ts), or null when no row qualifies. */
+  best: { id: string; environmentKey: string; label: string; rule: string } | null;
 }

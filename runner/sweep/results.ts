@@ -91,6 +91,13 @@ export function metricsOf(run: RunResult): SweepMetrics {
     m.meanOccupancy = s.meanOccupancy;
     m.throughputTokensPerSec = s.throughputTokensPerSec;
     m.rejected = s.rejected;
+    const lat = run.pool.latency;
+    if (lat) {
+      m.p99TtftS = lat.ttft.p99;
+      m.p99TpotS = lat.tpot.p99;
+      if (lat.sloAttainment !== undefined) m.sloAttainment = lat.sloAttainment;
+      if (lat.goodputRequestsPerSec !== undefined) m.goodputRequestsPerSec = lat.goodputRequestsPerSec;
+    }
   }
   const dc = decodeCaseOf(run.cases ?? []);
   if (dc) {
@@ -111,6 +118,32 @@ export function pointsOfAxes(axes: Array<{ key: string; values: unknown[] }>): S
     out.push({ id: pointId(values), index, values, label: pointLabel(values) });
   }
   return out;
+}
+
+/** A row meets the profile's SLO when at least this fraction of its requests do (simulate's --slo-attainment default). */
+export const SLO_ATTAINMENT = 0.9;
+
+/**
+ * The best row and the rule that chose it. With an SLO: among rows where >= 90 % of requests
+ * meet it, the highest goodput. Without: among rows that rejected no request, the lowest
+ * measured decode time per token when the points were benchmarked, else the highest simulated
+ * output throughput. Null when no row qualifies.
+ */
+export function bestRow(rows: readonly SweepReportRow[]): { row: SweepReportRow; rule: string } | null {
+  const ok = rows.filter((r) => r.status === 'ok');
+  const pick = (cands: SweepReportRow[], score: (r: SweepReportRow) => number, rule: string) => {
+    const best = cands.reduce<SweepReportRow | null>((b, r) => (b === null || score(r) > score(b) ? r : b), null);
+    return best ? { row: best, rule } : null;
+  };
+  if (ok.some((r) => r.metrics.sloAttainment !== undefined)) {
+    return pick(ok.filter((r) => (r.metrics.sloAttainment ?? 0) >= SLO_ATTAINMENT), (r) => r.metrics.goodputRequestsPerSec ?? 0,
+      `highest goodput among points where >= ${100 * SLO_ATTAINMENT} % of requests meet the profile's SLO`);
+  }
+  const served = ok.filter((r) => (r.metrics.rejected ?? 0) === 0);
+  if (served.some((r) => r.metrics.decodeNsPerToken !== undefined)) {
+    return pick(served.filter((r) => r.metrics.decodeNsPerToken !== undefined), (r) => -r.metrics.decodeNsPerToken!, 'lowest measured decode time per token among points that reject no request');
+  }
+  return pick(served.filter((r) => r.metrics.throughputTokensPerSec !== undefined), (r) => r.metrics.throughputTokensPerSec!, 'highest simulated output throughput among points that reject no request');
 }
 
 export interface MergeOptions {
@@ -158,6 +191,7 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
           missing: [],
           duplicates: [],
           environments: {},
+          best: null,
         };
       } else if (s.sweepId !== report.sweepId) {
         throw new InputError(`holds a point of another sweep (${s.name}, sweep ${s.sweepId}) than the first one read (${report.name}, sweep ${report.sweepId}): merge each sweep on its own`, file);
@@ -183,6 +217,8 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
   report.rows.sort((a, b) => a.index - b.index || envOrder.indexOf(a.environmentKey) - envOrder.indexOf(b.environmentKey));
   const have = new Set(report.rows.map((r) => r.id));
   report.missing = pointsOfAxes(report.axes).filter((p) => !have.has(p.id) && (!opts.only || opts.only.has(p.id)));
+  const best = bestRow(report.rows);
+  report.best = best ? { id: best.row.id, environmentKey: best.row.environmentKey, label: best.row.label, rule: best.rule } : null;
   return report;
 }
 
@@ -199,6 +235,10 @@ const COLUMNS: Array<{ header: string; key: keyof SweepMetrics; show: (m: SweepM
   { header: 'occupancy', key: 'meanOccupancy', show: (m) => pct(m.meanOccupancy) },
   { header: 'tokens/s (sim)', key: 'throughputTokensPerSec', show: (m) => int(m.throughputTokensPerSec) },
   { header: 'rejected', key: 'rejected', show: (m) => int(m.rejected) },
+  { header: 'p99 TTFT', key: 'p99TtftS', show: (m) => (m.p99TtftS === undefined ? '-' : formatDuration(m.p99TtftS * 1e9)) },
+  { header: 'p99 TPOT', key: 'p99TpotS', show: (m) => (m.p99TpotS === undefined ? '-' : formatDuration(m.p99TpotS * 1e9)) },
+  { header: 'SLO met', key: 'sloAttainment', show: (m) => pct(m.sloAttainment) },
+  { header: 'goodput req/s', key: 'goodputRequestsPerSec', show: (m) => (m.goodputRequestsPerSec === undefined ? '-' : m.goodputRequestsPerSec.toPrecision(3)) },
   { header: 'decode/token', key: 'decodeNsPerToken', show: (m) => ns(m.decodeNsPerToken) },
 ];
 
@@ -243,6 +283,8 @@ export function formatReport(report: SweepReport): string {
     const env = multiEnv ? 'its env' : describeEnvironment(report.environments[envKeys[0]!]!);
     notes.push(`decode/token: measured paged_decode median on ${env} / batch size, at the largest decode case (${report.rows.find((r) => r.metrics.decodeCase)?.metrics.decodeCase ?? '-'})`);
   }
+  if (columns.some((c) => c.key === 'p99TtftS')) notes.push('p99 TTFT / TPOT, SLO met, goodput: modelled, on the simulation\'s step-time clock (runner/simulate/step-time.ts)');
+  if (report.best) lines.push('', `best: ${report.best.label}${multiEnv ? ` (env ${String.fromCharCode(65 + envKeys.indexOf(report.best.environmentKey))})` : ''} — ${report.best.rule}`);
   if (notes.length > 0) lines.push('', ...notes);
   return lines.join('\n');
 }
