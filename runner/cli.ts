@@ -6,6 +6,7 @@
  *   attnscope estimate <file> [--json]
  *   attnscope simulate <profile> [--trace FILE] [--json FILE] [--slo-ttft-ms MS] [--max-rate] ... (USAGE below)
  *   attnscope sweep | merge | submit     what-if grids (runner/sweep/cli.ts)
+ *   attnscope vllm-log <vllm.log> [--profile FILE] [--json]
  *
  * Exit 0 on success, 2 on bad input (one line `file:line:col: message` on stderr, no output
  * file written), 1 on an internal failure, 130 when cancelled (SIGINT/SIGTERM). Progress goes
@@ -34,6 +35,7 @@ import { benchPreflight, deploymentNotes } from './preflight';
 import { Progress } from './progress';
 import { formatEstimateOf, formatRun } from './table';
 import { TOOL_VERSION } from './version';
+import { vllmLogReport } from './vllmLog';
 
 const USAGE = `usage:
   attnscope bench <config.json | *.attn.yaml | *.attn.json> [--json FILE] [--quick] [--backend auto|cpu|cuda]
@@ -46,6 +48,7 @@ const USAGE = `usage:
   attnscope merge DIR... [--json FILE]
   attnscope submit --slurm <profile> [--set ...] [--tasks N] [--partition P] [--gpus-per-task G] [--cpus-per-task C] [--time T] [--out DIR] [--wait] [--poll S]
   attnscope submit --k8s <profile> --image IMAGE --pvc CLAIM [--set ...] [--tasks N] [--gpus-per-task G] [--cpus-per-task C] [--namespace NS] [--out DIR]
+  attnscope vllm-log <vllm.log> [--profile FILE] [--json]   (compare vLLM's start-up memory lines with the estimate)
   attnscope --version`;
 
 function onePositional(positionals: string[], command: string): string {
@@ -254,6 +257,15 @@ async function simulateCommand(argv: string[]): Promise<number> {
   return EXIT_OK;
 }
 
+async function vllmLogCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, { profile: { type: 'string' }, json: { type: 'boolean', default: false } });
+  const file = onePositional(positionals, 'vllm-log');
+  const { stdout, notes } = vllmLogReport(file, values.profile as string | undefined, values.json === true);
+  for (const n of notes) process.stderr.write(`${n}\n`);
+  process.stdout.write(stdout);
+  return EXIT_OK;
+}
+
 /** Runs the CLI with `argv` (without node and script); returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -271,6 +283,8 @@ export async function main(argv: string[]): Promise<number> {
         return await mergeCommand(rest);
       case 'submit':
         return await submitCommand(rest);
+      case 'vllm-log':
+        return await vllmLogCommand(rest);
       case '--version':
       case '-v':
         process.stdout.write(`attnscope ${TOOL_VERSION}\n`);

@@ -41,7 +41,8 @@ test('YAML: keys of kv_cache with documentation, minus those present', async () 
 
 test('YAML: top-level keys', async () => {
   const items = await complete('p.attn.yaml', 'model: ./configs/Llama-3.1-8B.config.json\n|\n');
-  assert.deepEqual(labels(items), ['$schema', 'dtype', 'device', 'kv_cache', 'prefill', 'decode', 'workload', 'slo', 'step_time', 'sweep']);
+  // Every top-level key of schemas/attn-profile.schema.json but the one present (model).
+  assert.deepEqual(labels(items), ['$schema', 'dtype', 'device', 'engine', 'kv_cache', 'prefill', 'decode', 'workload', 'slo', 'step_time', 'sweep']);
 });
 
 test('a typed space offers values after a key, never the key list (indenting stays quiet)', async () => {
