@@ -1,10 +1,11 @@
 /**
  * The extension's settings: one typed reader over the `attnscope.*` keys that package.json
  * declares ("contributes.configuration"). Nothing else reads `workspace.getConfiguration`.
- * Defaults here match the defaults declared in package.json.
+ * Defaults: extension/settingDefaults.ts, equal to package.json's.
  */
 import * as vscode from 'vscode';
 import { isBackend, type Backend } from '../core/config/types';
+import { SETTING_DEFAULTS } from './settingDefaults';
 
 export interface Settings {
   /** Kernel backend override (`--backend`); 'auto' leaves it to the profile's device.backend. */
@@ -23,17 +24,18 @@ export interface Settings {
 
 const SECTION = 'attnscope';
 
-/** Reads every setting, for `scope` (a document or folder) when given. */
+/** Reads every setting, for `scope` (a document or folder) when given; unset or empty ones get SETTING_DEFAULTS. */
 export function readSettings(scope?: vscode.ConfigurationScope): Settings {
   const c = vscode.workspace.getConfiguration(SECTION, scope);
-  const backend = c.get<string>('backend', 'auto');
+  const d: Settings = SETTING_DEFAULTS;
+  const backend = c.get<string>('backend', d.backend);
   return {
     backend: isBackend(backend) ? backend : 'auto',
-    historyFolder: c.get<string>('historyFolder', '.attnscope/runs') || '.attnscope/runs',
-    quickMode: c.get<boolean>('quickMode', false),
-    runnerPath: c.get<string>('runnerPath', '').trim(),
-    nodePath: c.get<string>('nodePath', '').trim(),
-    openDashboardOnRun: c.get<boolean>('openDashboardOnRun', true),
+    historyFolder: c.get<string>('historyFolder', d.historyFolder) || d.historyFolder,
+    quickMode: c.get<boolean>('quickMode', d.quickMode),
+    runnerPath: c.get<string>('runnerPath', d.runnerPath).trim(),
+    nodePath: c.get<string>('nodePath', d.nodePath).trim(),
+    openDashboardOnRun: c.get<boolean>('openDashboardOnRun', d.openDashboardOnRun),
   };
 }
 

@@ -51,6 +51,7 @@ export function loadAddon<T = Record<string, unknown>>(): T {
       throw new Error(
         `AttnScope native addon at ${p} failed to load: ${(e as Error).message}. ` +
           'Rebuild it for this Node.js with `npm run build:native` (needs g++ and python3).',
+        { cause: e },
       );
     }
   }

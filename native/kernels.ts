@@ -18,9 +18,10 @@ import { loadAddon } from './binding';
 export type AttnDType = 'fp32' | 'fp16' | 'bf16';
 
 /**
- * SIMD path of the CPU kernels. 'auto' = the best this CPU runs, or the one named by the
- * environment variable ATTNSCOPE_SIMD (scalar|avx2|avx512|avx512bf16) when it is supported.
- * 'avx512bf16' uses vdpbf16ps for bf16 inputs and is the AVX-512 path otherwise.
+ * SIMD path of the CPU kernels. 'auto' = the one named by the environment variable
+ * ATTNSCOPE_SIMD (scalar|avx2|avx512|avx512bf16) when this CPU supports it, else the fastest
+ * here for the kernel and operand dtype (CpuInfo.dispatch). 'avx512bf16' uses vdpbf16ps for
+ * bf16 inputs and is the AVX-512 path otherwise.
  */
 export type SimdPath = 'auto' | 'scalar' | 'avx2' | 'avx512' | 'avx512bf16';
 
@@ -146,6 +147,24 @@ export interface CpuInfo {
   simdPaths: Exclude<SimdPath, 'auto'>[];
   /** CPUID feature names present, e.g. avx512f, avx512_bf16, amx_bf16. */
   features: string[];
+  /** The path 'auto' takes per (kernel, operand dtype), chosen once per process. */
+  dispatch: DispatchChoice[];
+  /** How those choices were made, with the calibration figures when one ran. */
+  dispatchReason: string;
+}
+
+/**
+ * Unit that does a kernel's products, whose peak its FLOP rate is divided by: 'avx512-bf16'
+ * (vdpbf16ps), 'fp32-fma' (vector FMA on fp32; bf16 / fp16 widened first), 'scalar' (portable loops).
+ */
+export type ProductUnit = 'avx512-bf16' | 'fp32-fma' | 'scalar';
+
+/** What 'auto' runs for one kernel on one operand dtype (flash: Q/K/V; decode: the KV pages). */
+export interface DispatchChoice {
+  kernel: 'flash_fwd' | 'paged_decode';
+  dtype: AttnDType;
+  path: Exclude<SimdPath, 'auto'>;
+  unit: ProductUnit;
 }
 
 interface RawKernels {
@@ -476,6 +495,16 @@ export function cpuInfo(): CpuInfo {
     cpuInfoEnv = process.env.ATTNSCOPE_SIMD;
   }
   return cpuInfoCache;
+}
+
+/**
+ * What 'auto' runs for `kernel` on `dtype` operands (flash: Q/K/V; decode: the KV pages): the
+ * SIMD path and the unit whose peak the case's rate divides by (cpuInfo().dispatch).
+ */
+export function dispatchFor(kernel: DispatchChoice['kernel'], dtype: AttnDType): DispatchChoice {
+  const choice = cpuInfo().dispatch.find((c) => c.kernel === kernel && c.dtype === dtype);
+  if (!choice) throw new RangeError(`no dispatch entry for ${kernel} on ${dtype}`);
+  return choice;
 }
 
 function halfDtype(dtype: unknown): number {

@@ -10,7 +10,7 @@ import { formatCount } from '../core/format';
 import { createRun, type CaseShape, type RunResult } from '../core/protocol/run';
 import type { RunnerEvent } from '../core/protocol/runner';
 import * as native from '../native';
-import { measureEnvironment, measureGpu } from './environment';
+import { cpuCasePath, measureEnvironment, measureGpu } from './environment';
 import { CancelledError } from './errors';
 import { randomUniform } from './inputs';
 import { summarizeCase } from './measure';
@@ -229,6 +229,7 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
           maxAbsErr: err.maxAbsErr,
           lseMaxAbsErr: err.lseMaxAbsErr,
           checkShape: c.checkShape,
+          ...(backend.name === 'cpu' ? cpuCasePath(c.kernel, c.kernel === 'paged_decode' ? c.kvDtype : c.dtype) : {}),
         },
         samplesNs,
         run.environment.peaks,

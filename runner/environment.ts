@@ -3,11 +3,11 @@
  * do, measured in the same process as the cases, so two runs can be compared and every case's
  * fractionOfPeak has its ceiling beside it.
  */
-import { arch, platform, release } from 'node:os';
+import { arch, loadavg, platform, release } from 'node:os';
 
 import type { Environment } from '../core/protocol/run';
 import { cudaAvailable, timeCudaCopy } from '../native/cuda';
-import { cpuInfo } from '../native/kernels';
+import { cpuInfo, dispatchFor } from '../native/kernels';
 import { cpuFeatures, measurePeaks } from '../native/peaks';
 import { TOOL_VERSION } from './version';
 
@@ -24,14 +24,19 @@ export interface EnvironmentOptions {
  */
 export function describeMachine(threads = 0): Environment {
   const features = cpuFeatures();
+  const [load1, load5, load15] = loadavg() as [number, number, number];
+  const cpu = cpuInfo();
   return {
     os: `${platform()} ${release()}`,
     arch: arch(),
     cpuModel: features.model,
     cpuCores: features.logicalCores,
-    simd: cpuInfo().simd,
+    simd: cpu.simd,
     cpuFeatures: features.names,
     threads: threads || features.logicalCores,
+    simdDispatch: cpu.dispatch.map(({ kernel, dtype, path, unit }) => ({ kernel, dtype, path, unit })),
+    simdDispatchReason: cpu.dispatchReason,
+    loadAverage: [load1, load5, load15],
     nodeVersion: process.version,
     toolVersion: TOOL_VERSION,
   };
@@ -46,6 +51,16 @@ export async function measureEnvironment(opts: EnvironmentOptions = {}): Promise
   const machine = describeMachine(opts.threads);
   const peaks = await measurePeaks({ threads: machine.threads, durationMs: opts.peaksDurationMs ?? 1200 });
   return { ...machine, peaks };
+}
+
+/**
+ * The SIMD path and product unit the CPU kernels take for a case under 'auto' (flash: the
+ * Q/K/V dtype; decode: the KV dtype), for KernelCase.simdPath / productUnit. Dtypes the CPU
+ * kernels do not take count as fp32.
+ */
+export function cpuCasePath(kernel: 'flash_fwd' | 'paged_decode', dtype: string | undefined): { simdPath: string; productUnit: string } {
+  const { path, unit } = dispatchFor(kernel, dtype === 'fp16' || dtype === 'bf16' ? dtype : 'fp32');
+  return { simdPath: path, productUnit: unit };
 }
 
 /** GPU facts and ceilings: device info, tensor-core peak from clocks, measured copy bandwidth. */

@@ -59,25 +59,32 @@ export function sampleStats(samplesNs: readonly number[]): { medianNs: number; p
 }
 
 /**
- * The ceiling a case is held against: prefill is compute-bound (fp32 -> the FMA peak; bf16 /
- * fp16 -> the AMX peak where measured, else the AVX512-BF16 peak, else the FMA peak), decode is
- * bandwidth-bound (DRAM read bandwidth). Returns the ceiling in FLOP/s or B/s and its name, or
- * null when the run has no such peak.
+ * The ceiling a case is held against: decode is bandwidth-bound (DRAM read bandwidth); prefill
+ * is compute-bound, against the peak of the unit that did its products when `productUnit` says
+ * (CPU kernels: 'amx-bf16' -> AMX bf16 peak, 'avx512-bf16' -> AVX512-BF16 peak, 'fp32-fma' and
+ * 'scalar' -> fp32 FMA peak), else by dtype (fp32 -> the FMA peak; bf16 / fp16 -> the AMX peak
+ * where measured, else the AVX512-BF16 peak, else the FMA peak). Returns the ceiling in FLOP/s
+ * or B/s and its name, or null when the run has no such peak.
  */
 export function ceilingFor(
   kernel: KernelCase['kernel'],
   dtype: 'fp32' | 'fp16' | 'bf16',
   peaks: Environment['peaks'],
+  productUnit?: string,
 ): { value: number; unit: 'FLOP/s' | 'B/s'; name: string } | null {
   if (!peaks) return null;
   if (kernel === 'paged_decode') {
     return peaks.readBytesPerSec ? { value: peaks.readBytesPerSec, unit: 'B/s', name: 'DRAM read bandwidth' } : null;
   }
-  if (dtype !== 'fp32') {
-    if (peaks.bf16AmxFlopsPerSec) return { value: peaks.bf16AmxFlopsPerSec, unit: 'FLOP/s', name: 'AMX bf16 peak' };
-    if (peaks.avx512Bf16FlopsPerSec) return { value: peaks.avx512Bf16FlopsPerSec, unit: 'FLOP/s', name: 'AVX512-BF16 peak' };
-  }
-  return peaks.fp32FlopsPerSec ? { value: peaks.fp32FlopsPerSec, unit: 'FLOP/s', name: 'fp32 FMA peak' } : null;
+  const amx = peaks.bf16AmxFlopsPerSec ? { value: peaks.bf16AmxFlopsPerSec, unit: 'FLOP/s' as const, name: 'AMX bf16 peak' } : null;
+  const dot = peaks.avx512Bf16FlopsPerSec ? { value: peaks.avx512Bf16FlopsPerSec, unit: 'FLOP/s' as const, name: 'AVX512-BF16 peak' } : null;
+  const fma = peaks.fp32FlopsPerSec ? { value: peaks.fp32FlopsPerSec, unit: 'FLOP/s' as const, name: 'fp32 FMA peak' } : null;
+  // The unit that ran, where the case says (CPU kernels): its own peak.
+  if (productUnit === 'amx-bf16') return amx;
+  if (productUnit === 'avx512-bf16') return dot;
+  if (productUnit === 'fp32-fma' || productUnit === 'scalar') return fma;
+  if (dtype !== 'fp32') return amx ?? dot ?? fma;
+  return fma;
 }
 
 /**
@@ -85,7 +92,7 @@ export function ceilingFor(
  * GFLOP/s and GB/s (SI, = per ns), and the fraction of the ceilingFor() the case.
  */
 export function summarizeCase(
-  base: Pick<KernelCase, 'kernel' | 'backend' | 'shape' | 'dtype' | 'kvDtype' | 'maxAbsErr' | 'lseMaxAbsErr' | 'checkShape'>,
+  base: Pick<KernelCase, 'kernel' | 'backend' | 'shape' | 'dtype' | 'kvDtype' | 'maxAbsErr' | 'lseMaxAbsErr' | 'checkShape' | 'simdPath' | 'productUnit'>,
   samplesNs: number[],
   peaks: Environment['peaks'],
 ): KernelCase {
@@ -96,7 +103,7 @@ export function summarizeCase(
   const bytes = attentionBytes(base.shape, dtype, kvDtype);
   const gflops = flops / medianNs;
   const gbps = bytes / medianNs;
-  const ceiling = ceilingFor(base.kernel, dtype, peaks);
+  const ceiling = ceilingFor(base.kernel, dtype, peaks, base.productUnit);
   const achieved = ceiling?.unit === 'B/s' ? gbps * 1e9 : gflops * 1e9;
   return {
     ...base,
@@ -109,5 +116,6 @@ export function summarizeCase(
     gflops,
     gbps,
     fractionOfPeak: ceiling ? achieved / ceiling.value : null,
+    ...(ceiling ? { ceiling: ceiling.name } : {}),
   };
 }

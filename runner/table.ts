@@ -39,21 +39,32 @@ function sci(x: number | null): string {
   return x === 0 ? '0' : x.toExponential(1);
 }
 
-/** The kernel table: kernel, shape, dtype, median ms, p10–p90, GFLOP/s or GB/s, % of peak, max |err|, lse err. */
+/** "avx2 fp32-fma" for a CPU case (its SIMD path and product unit), the backend otherwise. */
+function pathText(c: KernelCase): string {
+  if (c.simdPath) return c.productUnit ? `${c.simdPath} ${c.productUnit}` : c.simdPath;
+  return c.backend;
+}
+
+/**
+ * The kernel table: kernel, shape, dtype, the path that ran, median ms, p10–p90, GFLOP/s or
+ * GB/s, % of the peak named in the next column (the peak of the unit that ran), max |err|, lse err.
+ */
 export function formatCases(cases: KernelCase[]): string {
-  const header = ['kernel', 'shape', 'dtype', 'median ms', 'p10-p90 ms', 'rate', '% peak', 'max |err|', 'lse err'];
+  const header = ['kernel', 'shape', 'dtype', 'path', 'median ms', 'p10-p90 ms', 'rate', '% of peak', 'peak', 'max |err|', 'lse err'];
   const rows = cases.map((c) => [
     c.kernel,
     shapeText(c),
     c.kernel === 'paged_decode' && c.kvDtype && c.kvDtype !== c.dtype ? `${c.dtype}/kv ${c.kvDtype}` : c.dtype,
+    pathText(c),
     ms(c.medianNs),
     `${ms(c.p10Ns)}-${ms(c.p90Ns)}`,
     c.kernel === 'paged_decode' ? `${rate(c.gbps)} GB/s` : `${rate(c.gflops)} GFLOP/s`,
     c.fractionOfPeak === null ? '-' : formatPercent(c.fractionOfPeak, 0),
+    c.fractionOfPeak === null ? '-' : (c.ceiling ?? '?'),
     sci(c.maxAbsErr),
     sci(c.lseMaxAbsErr),
   ]);
-  return renderTable(header, rows, [false, false, false, true, true, true, true, true, true]);
+  return renderTable(header, rows, [false, false, false, false, true, true, true, true, false, true, true]);
 }
 
 /** The memory estimate as labelled lines. */
@@ -108,6 +119,12 @@ export function formatRun(run: RunResult): string {
       p.readBytesPerSec ? `read ${formatRate(p.readBytesPerSec, 'B/s')}` : null,
     ].filter(Boolean);
     out.push(`${env.gpu ? `${env.gpu.name} (${env.gpu.smCount} SMs) · ` : ''}${env.cpuModel} · ${env.threads} threads · ${env.simd}${peaks.length ? ` · peaks: ${peaks.join(', ')}` : ''}`);
+    if (env.loadAverage) {
+      const [one, five] = env.loadAverage;
+      const busy = one > env.cpuCores ? ` (above ${env.cpuCores} CPUs: other processes competed, times are longer than on an idle machine)` : '';
+      out.push(`load average ${one.toFixed(2)} (1 min), ${five.toFixed(2)} (5 min) at the start${busy}`);
+    }
+    if (env.simdDispatchReason) out.push(`CPU kernels' paths: ${env.simdDispatchReason}`);
     out.push('');
   }
   out.push(formatEstimateOf(run.profile, run.estimate, run.name));

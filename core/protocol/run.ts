@@ -56,6 +56,12 @@ export interface KernelCase {
   lseMaxAbsErr: number | null;
   /** The reduced shape the correctness check ran on. */
   checkShape?: CaseShape;
+  /** CPU cases: the SIMD path that ran (scalar | avx2 | avx512 | avx512bf16). */
+  simdPath?: string;
+  /** CPU cases: the unit doing the products (avx512-bf16 | fp32-fma | scalar), whose peak fractionOfPeak divides by. */
+  productUnit?: string;
+  /** Name of the ceiling fractionOfPeak divides by ("fp32 FMA peak", "DRAM read bandwidth", ...). */
+  ceiling?: string;
 }
 
 /** What was measured about the machine, so that two runs can be compared. */
@@ -69,6 +75,12 @@ export interface Environment {
   /** CPU features that matter (avx512f, avx512_bf16, avx512_fp16, amx_bf16, ...). */
   cpuFeatures: string[];
   threads: number;
+  /** The SIMD path and product unit the CPU kernels take per (kernel, operand dtype), chosen once per process. */
+  simdDispatch?: Array<{ kernel: 'flash_fwd' | 'paged_decode'; dtype: 'fp32' | 'fp16' | 'bf16'; path: string; unit: string }>;
+  /** How simdDispatch was chosen (calibration figures, or ATTNSCOPE_SIMD). */
+  simdDispatchReason?: string;
+  /** 1, 5 and 15 minute load averages when the environment was measured (os.loadavg()). */
+  loadAverage?: [number, number, number];
   nodeVersion: string;
   toolVersion: string;
   gpu?: { name: string; smCount: number; memoryBytes: number; driver: string; runtime: string; clockMhz?: number; memClockMhz?: number };

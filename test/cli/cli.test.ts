@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { createInterface } from 'node:readline';
+import type { RunResult } from '../../core/protocol/run';
 
 const root = join(__dirname, '..', '..');
 const runner = join(root, 'dist', 'runner.js');
@@ -197,7 +198,7 @@ test('SIGTERM cancels a run: done with status cancelled, exit 130', async () => 
 test('<command> --help prints the usage (exit 0); an unknown option is named in one sentence (exit 2)', () => {
   const help = cli(['simulate', '--help']);
   assert.equal(help.code, 0);
-  assert.match(help.stdout, /^usage:\n(.*\n)*  attnscope simulate <profile> \[--trace FILE\] \[--json FILE\]/);
+  assert.match(help.stdout, /^usage:\n(.*\n)* {2}attnscope simulate <profile> \[--trace FILE\] \[--json FILE\]/);
   const bad = cli(['simulate', 'x.attn.yaml', '--frobnicate']);
   assert.equal(bad.code, 2);
   assert.equal(bad.stderr.split('\n')[0], "attnscope: Unknown option '--frobnicate'");
@@ -292,6 +293,7 @@ test('Ctrl-C on a terminal cancels simulate mid-run: the progress line goes, one
   assert.ok(typed, `no progress line on the terminal: ${JSON.stringify(text)}`);
   assert.equal(code, 130, text);
   // What stays on screen after the last erase of the progress line (ESC [2K): the one message.
+  // eslint-disable-next-line no-control-regex -- the terminal's escape sequences are what is read here
   const screen = text.slice(text.lastIndexOf('\x1b[2K')).replace(/\x1b\[\d*[A-Za-z]/g, '').trim();
   assert.match(screen, /^attnscope: simulate cancelled by SIGINT at \d+% of 300,000 requests; nothing written$/);
   assert.equal(existsSync(out), false);
@@ -342,7 +344,7 @@ test('bench --events reports the pool simulation per percent, and SIGTERM mid-si
 const RUN_KEYS = ['schema', 'tool', 'createdAt', 'name', 'profile', 'environment', 'estimate', 'cases', 'pool', 'status'];
 
 /** `simulate --json` of a small profile over TINY_CONFIG: the run, and the resolved Profile the extension would send. */
-function simulatedRun(extra = ''): { dir: string; run: Record<string, any> } {
+function simulatedRun(extra = ''): { dir: string; run: RunResult } {
   const { dir } = tmp('config.json', TINY_CONFIG);
   const profile = join(dir, 'p.attn.yaml');
   writeFileSync(profile, `model: ./config.json\nkv_cache: { num_pages: 400 }\nworkload: { requests: 50 }\n${extra}`);
@@ -367,7 +369,7 @@ test('simulate --json writes a whole run: the header, profile, environment and e
   // TINY_CONFIG at bf16: 2 layers × 2 KV heads × 64 × 2 (K, V) × 2 B = 1,024 bytes per token.
   assert.equal(run.estimate.kvBytesPerToken, 1024);
   assert.deepEqual(run.cases, []);
-  assert.equal(run.pool.summary.requests, 50);
+  assert.equal(run.pool!.summary.requests, 50);
   assert.equal(run.status, 'ok');
 });
 

@@ -17,8 +17,7 @@ function start(mode: string, onEvent: (e: RunnerEvent, proc: RunnerProcess) => v
   const events: RunnerEvent[] = [];
   const logs: string[] = [];
   const launch = { ...runnerLaunch(FAKE, process.execPath, { quick: true, backend: 'cpu' }), env: { ...process.env, FAKE_RUNNER_MODE: mode } };
-  let proc: RunnerProcess;
-  proc = new RunnerProcess(launch, profile, {
+  const proc: RunnerProcess = new RunnerProcess(launch, profile, {
     onEvent: (e) => {
       events.push(e);
       onEvent(e, proc);

@@ -10,6 +10,7 @@ import {
   type PagedDecodeArgs,
   type SimdPath,
   cpuInfo,
+  dispatchFor,
   flashForward,
   fromHalfBits,
   pagedDecode,
@@ -246,6 +247,35 @@ describe('cpuInfo', () => {
     assert.equal(info.features.includes('avx512dq'), avx512);
     assert.equal(info.features.includes('avx512_bf16'), bf16);
     assert.equal(info.model, cpuFeatures().model);
+  });
+
+  it('dispatches every (kernel, dtype) to a path this CPU runs, fp32 to the widest', () => {
+    const info = cpuInfo();
+    assert.equal(info.dispatch.length, 6);
+    const widest = info.simdPaths.at(-1) === 'avx512bf16' ? 'avx512' : info.simdPaths.at(-1);
+    for (const c of info.dispatch) {
+      assert.ok(info.simdPaths.includes(c.path), `${c.kernel}/${c.dtype} -> ${c.path}`);
+      // vdpbf16ps only does bf16 products: any other dtype is on the FMA path.
+      assert.equal(c.unit, c.path === 'scalar' ? 'scalar' : c.path === 'avx512bf16' && c.dtype === 'bf16' ? 'avx512-bf16' : 'fp32-fma');
+      if (c.dtype !== 'bf16') assert.equal(c.path, widest, `${c.kernel}/${c.dtype}`);
+    }
+    assert.equal(dispatchFor('flash_fwd', 'fp32').path, info.simd);
+    assert.ok(info.dispatchReason.length > 0);
+  });
+
+  it('ATTNSCOPE_SIMD overrides the choice for every kernel and dtype', () => {
+    const saved = process.env.ATTNSCOPE_SIMD;
+    process.env.ATTNSCOPE_SIMD = 'scalar';
+    try {
+      const info = cpuInfo();
+      assert.deepEqual(new Set(info.dispatch.map((c) => `${c.path}/${c.unit}`)), new Set(['scalar/scalar']));
+      assert.match(info.dispatchReason, /ATTNSCOPE_SIMD=scalar/);
+    } finally {
+      if (saved === undefined) delete process.env.ATTNSCOPE_SIMD;
+      else process.env.ATTNSCOPE_SIMD = saved;
+    }
+    // Read again once the variable is gone: the choice comes back.
+    if (saved === undefined) assert.equal(cpuInfo().simd, paths.at(-1) === 'avx512bf16' ? 'avx512' : paths.at(-1));
   });
 });
 

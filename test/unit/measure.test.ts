@@ -59,6 +59,26 @@ describe('ceilingFor and summarizeCase', () => {
     assert.equal(ceilingFor('flash_fwd', 'fp32', {}), null);
   });
 
+  it('holds a CPU case against the peak of the unit that ran, not the newest the CPU has', () => {
+    const amx = { ...peaks, bf16AmxFlopsPerSec: 4e12 };
+    // bf16 widened to fp32 on the FMA path (vdpbf16ps slower than FMA): the FMA peak, not AMX's.
+    assert.deepEqual(ceilingFor('flash_fwd', 'bf16', amx, 'fp32-fma'), { value: 4e11, unit: 'FLOP/s', name: 'fp32 FMA peak' });
+    assert.equal(ceilingFor('flash_fwd', 'bf16', amx, 'avx512-bf16')!.value, 8e11);
+    assert.equal(ceilingFor('flash_fwd', 'bf16', amx, 'amx-bf16')!.value, 4e12);
+    assert.equal(ceilingFor('flash_fwd', 'fp32', amx, 'scalar')!.value, 4e11);
+    assert.equal(ceilingFor('flash_fwd', 'bf16', peaks, 'amx-bf16'), null);
+    assert.equal(ceilingFor('paged_decode', 'bf16', amx, 'avx512-bf16')!.name, 'DRAM read bandwidth');
+    const c = summarizeCase(
+      { kernel: 'flash_fwd', backend: 'cpu', shape: shape({ seqLenQ: 1000, seqLenK: 1000, headDim: 50 }), dtype: 'bf16', maxAbsErr: 0, lseMaxAbsErr: 0, simdPath: 'avx2', productUnit: 'fp32-fma' },
+      [1e6],
+      amx,
+    );
+    // 2e8 FLOP in 1 ms = 2e11 FLOP/s of the 4e11 FMA peak (0.05 of the AMX peak would be wrong)
+    assert.equal(c.fractionOfPeak, 0.5);
+    assert.equal(c.ceiling, 'fp32 FMA peak');
+    assert.equal(c.simdPath, 'avx2');
+  });
+
   it('turns samples into GFLOP/s, GB/s and the fraction of the ceiling', () => {
     // N = 1000 non-causal, H = 1, D = 50: 4 · 1000 · 1000 · 50 = 2e8 FLOP in 1 ms -> 200 GFLOP/s = 0.5 of 4e11
     const c = summarizeCase(

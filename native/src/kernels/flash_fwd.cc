@@ -19,6 +19,10 @@ namespace {
 constexpr int kFlashRowsPerTask = 72;  // target rows (G * block_m) of S and O per task
 constexpr int kFlashBlockN = 64;       // keys per tile: S is rows x 64, K^T is D x 64
 static_assert(kFlashBlockN % 16 == 0, "key tile must be a whole number of 16-float vectors");
+static_assert(kFlashBlockN % 64 == 0, "key tile must be a whole number of B panels (16 or 64 floats)");
+
+// Row stride of the O accumulator: D rounded up to 16, the columns gemm_packed may write.
+int acc_stride(int d) { return (d + 15) / 16 * 16; }
 
 }  // namespace
 
@@ -44,11 +48,12 @@ struct FlashScratch {
   std::vector<int32_t> begin, end;  // visible columns of each row in the current key tile
   std::vector<uint16_t> q_bf16, p_bf16;  // bf16 dot path: Q rows as given, P rounded to bf16
   void init(int rows, int d, bool bf16_dot) {
+    const int ld_acc = acc_stride(d);
     begin.resize(rows);
     end.resize(rows);
     q_bf16.resize(bf16_dot ? size_t(rows) * d : 0);
     p_bf16.resize(bf16_dot ? size_t(rows) * kFlashBlockN : 0);
-    const size_t sizes[] = {size_t(rows) * d, size_t(rows) * d, size_t(rows) * kFlashBlockN,
+    const size_t sizes[] = {size_t(rows) * d, size_t(rows) * ld_acc, size_t(rows) * kFlashBlockN,
                             size_t(rows), size_t(rows)};
     size_t total = 0;
     for (size_t n : sizes) total += (n + 15) / 16 * 16;
@@ -63,13 +68,13 @@ struct FlashScratch {
 };
 
 // K and V of one (batch, KV head), made ready once for all its query tiles. fp32 path: K^T
-// packed per key tile (zero-padded), V copied to contiguous fp32 rows (read in place, rows
-// H_kv * D apart often fall into the same L1 sets: 4 KiB apart for H_kv = 8, D = 128). bf16 dot path (ops.gemm_bf16): K^T and V
-// as bf16 pairs along the reduced dimension, zero-padded to whole tiles.
+// and V of each key tile in fp32 B panels of gemm_packed (ops.h), zero-padded to whole tiles
+// and panels. bf16 dot path (ops.gemm_bf16): K^T and V as bf16 pairs along the reduced
+// dimension, zero-padded to whole tiles.
 struct HeadKV {
-  const float* kt;  // [num_key_tiles, head_dim, kFlashBlockN]
-  const float* v;   // [seqlen_k, head_dim] with row stride v_stride
-  int64_t v_stride;
+  const float* kt;  // [num_key_tiles, kFlashBlockN / P, head_dim, P] (P = ops.panel_width)
+  const float* v;   // [num_key_tiles, ceil(head_dim / P), kFlashBlockN, P]
+  int64_t v_tile;   // floats per key tile of v
   const uint32_t* kt_pairs;  // [num_key_tiles, head_dim / 2, kFlashBlockN]: (K[j, 2p], K[j, 2p+1])
   const uint32_t* v_pairs;   // [num_key_tiles, kFlashBlockN / 2, head_dim]: (V[2p, x], V[2p+1, x])
 };
@@ -121,7 +126,8 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
                     sc.q + int64_t(gi) * nq * d, d);
     }
   }
-  std::fill(sc.acc, sc.acc + int64_t(rows) * d, 0.f);
+  const int ld_acc = acc_stride(d);
+  std::fill(sc.acc, sc.acc + int64_t(rows) * ld_acc, 0.f);
   std::fill(sc.m, sc.m + rows, kNegInf);
   std::fill(sc.l, sc.l + rows, 0.f);
 
@@ -138,8 +144,8 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
       ops.gemm_bf16(rows, kFlashBlockN, d / 2, sc.q_bf16.data(), d,
                     kv.kt_pairs + tile * (d / 2) * kFlashBlockN, kFlashBlockN, sc.s, kFlashBlockN, false);
     } else {
-      ops.gemm(rows, kFlashBlockN, d, sc.q, d, kv.kt + tile * d * kFlashBlockN, kFlashBlockN, sc.s,
-               kFlashBlockN, false);
+      ops.gemm_packed(rows, kFlashBlockN, d, sc.q, d, kv.kt + tile * d * kFlashBlockN, sc.s,
+                      kFlashBlockN, false);
     }
 
     for (int r = 0; r < rows; ++r) {
@@ -150,14 +156,15 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
     }
     if (bf16_dot) {
       ops.softmax_tile(rows, n, kFlashBlockN, scale, sc.s, kFlashBlockN, sc.begin.data(),
-                       sc.end.data(), sc.m, sc.l, sc.acc, d, d);
+                       sc.end.data(), sc.m, sc.l, sc.acc, ld_acc, d);
       ops.to_bf16(sc.s, rows * kFlashBlockN, sc.p_bf16.data());
       ops.gemm_bf16(rows, d, kFlashBlockN / 2, sc.p_bf16.data(), kFlashBlockN,
-                    kv.v_pairs + tile * (kFlashBlockN / 2) * d, d, sc.acc, d, true);
-    } else {
-      ops.softmax_tile(rows, n, n, 1.f, sc.s, kFlashBlockN, sc.begin.data(), sc.end.data(), sc.m,
-                       sc.l, sc.acc, d, d);
-      ops.gemm(rows, d, n, sc.s, kFlashBlockN, kv.v + j0 * kv.v_stride, kv.v_stride, sc.acc, d, true);
+                    kv.v_pairs + tile * (kFlashBlockN / 2) * d, d, sc.acc, ld_acc, true);
+    } else {  // P is 0 past the tile's n keys, where V's panels are zero-padded
+      ops.softmax_tile(rows, n, kFlashBlockN, 1.f, sc.s, kFlashBlockN, sc.begin.data(),
+                       sc.end.data(), sc.m, sc.l, sc.acc, ld_acc, d);
+      ops.gemm_packed(rows, d, kFlashBlockN, sc.s, kFlashBlockN, kv.v + tile * kv.v_tile, sc.acc,
+                      ld_acc, true);
     }
   }
 
@@ -167,7 +174,7 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
     const int64_t i = q0 + qi;
     float* out = p.o + ((int64_t(b) * p.seqlen_q + i) * p.num_heads + h) * d;
     float* lse = p.lse + (int64_t(b) * p.num_heads + h) * p.seqlen_q + i;
-    const float* acc = sc.acc + int64_t(r) * d;
+    const float* acc = sc.acc + int64_t(r) * ld_acc;
     if (sc.l[r] > 0.f) {
       const float inv = 1.f / sc.l[r];
       for (int x = 0; x < d; ++x) out[x] = acc[x] * inv;
@@ -185,7 +192,7 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
 // path) in parallel, then run its query tiles in parallel. Packing costs
 // O(N_k D) against O(N_q N_k D) of attention.
 Status run_flash(const FlashParams& p) {
-  const KernelOps& ops = kernel_ops(resolve_simd_path(p.simd));
+  const KernelOps& ops = kernel_ops(dispatch_path(p.simd, KernelKind::kFlashFwd, p.dtype));
   const int group = p.num_heads / p.num_kv_heads;
   const int d = p.head_dim;
   const bool bf16_dot = ops.gemm_bf16 != nullptr && p.dtype == DType::kBF16 && d % 2 == 0;
@@ -196,8 +203,11 @@ Status run_flash(const FlashParams& p) {
   std::vector<FlashScratch> scratch(static_cast<size_t>(std::min(threads, num_q_tiles)));
   for (FlashScratch& s : scratch) s.init(group * block_m, d, bf16_dot);
   const size_t tile_elems = size_t(num_k_tiles) * d * kFlashBlockN;
+  // Zeroed once: the padding of the last key tile and panel, never written by the packing.
+  const int panel = ops.panel_width;
+  const int64_t v_tile = int64_t(kFlashBlockN) * ((d + panel - 1) / panel) * panel;
   std::vector<float> kt(bf16_dot ? 0 : tile_elems);
-  std::vector<float> v_f32(bf16_dot ? 0 : size_t(p.seqlen_k) * d);
+  std::vector<float> v_panels(bf16_dot ? 0 : size_t(num_k_tiles) * v_tile);
   std::vector<uint32_t> kt_pairs(bf16_dot ? tile_elems / 2 : 0), v_pairs(bf16_dot ? tile_elems / 2 : 0);
 
   for (int b = 0; b < p.batch; ++b) {
@@ -214,13 +224,13 @@ Status run_flash(const FlashParams& p) {
                           v_pairs.data() + tile * (kFlashBlockN / 2) * d);
           return;
         }
-        ops.pack_transposed(p.dtype, element_at(k_head, p.dtype, j0 * p.k_row_stride),
-                            p.k_row_stride, n, d, kt.data() + tile * d * kFlashBlockN, kFlashBlockN);
-        ops.load_rows(p.dtype, element_at(v_head, p.dtype, j0 * p.v_row_stride), p.v_row_stride, n,
-                      d, 1.f, v_f32.data() + j0 * d, d);
+        ops.pack_panels(p.dtype, element_at(k_head, p.dtype, j0 * p.k_row_stride), p.k_row_stride,
+                        d, n, true, d, kt.data() + tile * d * kFlashBlockN);
+        ops.pack_panels(p.dtype, element_at(v_head, p.dtype, j0 * p.v_row_stride), p.v_row_stride,
+                        n, d, false, kFlashBlockN, v_panels.data() + tile * v_tile);
       });
       const HeadKV kv = bf16_dot ? HeadKV{nullptr, nullptr, 0, kt_pairs.data(), v_pairs.data()}
-                                 : HeadKV{kt.data(), v_f32.data(), d, nullptr, nullptr};
+                                 : HeadKV{kt.data(), v_panels.data(), v_tile, nullptr, nullptr};
       parallel_for(threads, num_q_tiles, [&](int64_t task, int worker) {
         flash_task(p, ops, block_m, b, hk, kv, task, scratch[worker]);
       });

@@ -58,6 +58,33 @@ bool simd_path_supported(SimdPath path);
 /** The path kAuto resolves to (honours ATTNSCOPE_SIMD when it names a supported path). */
 SimdPath resolve_simd_path(SimdPath requested);
 
+/** The kernels whose SIMD path is chosen per operand dtype (dispatch_path). */
+enum class KernelKind : int { kFlashFwd = 0, kPagedDecode = 1 };
+
+/** "flash_fwd" or "paged_decode" (the Run JSON's kernel names). */
+const char* kernel_kind_name(KernelKind kernel);
+
+/**
+ * The path `requested` runs `kernel` on for `dtype` operands (flash: Q, K, V; decode: the KV
+ * pages): `requested` itself unless kAuto; else the path ATTNSCOPE_SIMD names where this CPU has
+ * it; else the fastest here, not the newest: fp32 and fp16 take the widest FMA path (fp16 is
+ * widened to fp32: rounding it to bf16 would drop three mantissa bits); bf16 takes avx512bf16
+ * (vdpbf16ps) only where a calibration on one thread measured vdpbf16ps at >= 1.2x the FLOP
+ * rate of the FMA loop, else the FMA path (bf16 widened to fp32 once per KV head, exactly).
+ * The calibration runs once per process (about 60 ms, on the first call that needs it).
+ */
+SimdPath dispatch_path(SimdPath requested, KernelKind kernel, DType dtype);
+
+/**
+ * The unit that does the products of `kernel` on `dtype` under the resolved `path`, so a
+ * benchmark can divide by that unit's peak: "avx512-bf16" (vdpbf16ps), "fp32-fma" (vector FMA
+ * on fp32, bf16 / fp16 widened first) or "scalar" (the portable loops).
+ */
+const char* product_unit(SimdPath path, KernelKind kernel, DType dtype);
+
+/** How dispatch_path chooses on this CPU, with the calibration figures when it ran; one sentence. */
+std::string dispatch_reason();
+
 /**
  * FlashAttention forward (Dao et al. 2022, Algorithm 1; FlashAttention-2 loop order: the outer
  * loop over query tiles, the inner over key tiles).

@@ -15,20 +15,30 @@ namespace attnscope {
 struct KernelOps {
   SimdPath path;
 
-  // c[m, n] = (accumulate ? c[m, n] : 0) + sum_k a[m, k] * b[k, n].
-  // a: [m, k] row stride lda; b: [k, n] row stride ldb; c: [m, n] row stride ldc (fp32).
-  void (*gemm)(int m, int n, int k, const float* a, int64_t lda, const float* b, int64_t ldb,
-               float* c, int64_t ldc, bool accumulate);
+  // Width in floats of one B panel of gemm_packed (the register block's columns, NR vectors).
+  int panel_width;
+
+  // c[m, n] = (accumulate ? c[m, n] : 0) + sum_k a[m, k] * B[k, n] with B in panels (pack_panels):
+  // every B row the register block reads is one contiguous run of panel_width floats, so the
+  // panel streams through L1 with no set conflicts (rows of K^T or V 256 B .. 4 KiB apart
+  // alias in L1 and ran the kernel at ~50% of the FMA peak). a: [m, k] row stride lda;
+  // b: [ceil(n / P), k, P] (P = panel_width); c: [m, ldc] fp32, ldc >= n rounded up to 16:
+  // columns [n, round_up(n, 16)) may be written with the product of B's zero padding.
+  void (*gemm_packed)(int m, int n, int k, const float* a, int64_t lda, const float* b, float* c,
+                      int64_t ldc, bool accumulate);
+
+  // Writes B[kk, c] for kk < k_rows, c < cols into panels of k rows (dst: [ceil(cols / P), k, P],
+  // element (kk, c) at dst[(c / P) k P + kk P + c % P]); other elements of dst keep their values
+  // (callers zero the buffer once: that is the padding). transposed: B[kk, c] =
+  // float(src[c * src_stride + kk]) (K^T from K rows: src [cols, k_rows]); else
+  // float(src[kk * src_stride + c]) (V rows: src [k_rows, cols]).
+  void (*pack_panels)(DType dtype, const void* src, int64_t src_stride, int k_rows, int cols,
+                      bool transposed, int k, float* dst);
 
   // dst[r, c] = scale * float(src[r * src_stride + c]) for r < rows, c < cols.
   // src: [rows, cols] of `dtype`, row stride src_stride elements; dst: row stride ld.
   void (*load_rows)(DType dtype, const void* src, int64_t src_stride, int rows, int cols,
                     float scale, float* dst, int64_t ld);
-
-  // dst[c, r] = float(src[r * src_stride + c]) for r < rows, and 0 for rows <= r < ld: a
-  // [rows, cols] tile stored transposed and zero-padded to ld columns (K^T tiles for gemm).
-  void (*pack_transposed)(DType dtype, const void* src, int64_t src_stride, int rows, int cols,
-                          float* dst, int64_t ld);
 
   // One online-softmax step over a tile of scores (FlashAttention-2, Algorithm 1, lines 8-10),
   // row by row: logits = scale * s[r, 0..n); columns outside [begin[r], end[r]) are masked.

@@ -17,18 +17,33 @@ inline float load_element(DType dtype, const void* base, int64_t index) {
   }
 }
 
-void gemm(int m, int n, int k, const float* a, int64_t lda, const float* b, int64_t ldb,
-          float* c, int64_t ldc, bool accumulate) {
+constexpr int kPanel = 16;  // panel width of gemm_packed / pack_panels
+
+void gemm_packed(int m, int n, int k, const float* a, int64_t lda, const float* b, float* c,
+                 int64_t ldc, bool accumulate) {
   for (int i = 0; i < m; ++i) {
     float* ci = c + i * ldc;
     if (!accumulate) {
       for (int j = 0; j < n; ++j) ci[j] = 0.f;
     }
     const float* ai = a + i * lda;
-    for (int p = 0; p < k; ++p) {
-      const float aip = ai[p];
-      const float* bp = b + p * ldb;
-      for (int j = 0; j < n; ++j) ci[j] += aip * bp[j];
+    for (int j0 = 0; j0 < n; j0 += kPanel) {
+      const float* panel = b + int64_t(j0 / kPanel) * k * kPanel;
+      const int width = std::min(kPanel, n - j0);
+      for (int p = 0; p < k; ++p) {
+        const float aip = ai[p];
+        for (int j = 0; j < width; ++j) ci[j0 + j] += aip * panel[p * kPanel + j];
+      }
+    }
+  }
+}
+
+void pack_panels(DType dtype, const void* src, int64_t src_stride, int k_rows, int cols,
+                 bool transposed, int k, float* dst) {
+  for (int kk = 0; kk < k_rows; ++kk) {
+    for (int c = 0; c < cols; ++c) {
+      const int64_t at = transposed ? c * src_stride + kk : kk * src_stride + c;
+      dst[int64_t(c / kPanel) * k * kPanel + kk * kPanel + c % kPanel] = load_element(dtype, src, at);
     }
   }
 }
@@ -37,14 +52,6 @@ void load_rows(DType dtype, const void* src, int64_t src_stride, int rows, int c
                float* dst, int64_t ld) {
   for (int r = 0; r < rows; ++r) {
     for (int c = 0; c < cols; ++c) dst[r * ld + c] = scale * load_element(dtype, src, r * src_stride + c);
-  }
-}
-
-void pack_transposed(DType dtype, const void* src, int64_t src_stride, int rows, int cols,
-                     float* dst, int64_t ld) {
-  for (int c = 0; c < cols; ++c) {
-    for (int r = 0; r < rows; ++r) dst[c * ld + r] = load_element(dtype, src, r * src_stride + c);
-    for (int r = rows; r < ld; ++r) dst[c * ld + r] = 0.f;
   }
 }
 
@@ -101,9 +108,9 @@ void accumulate_values(int g, int t, int d, const float* p, int64_t ldp, DType k
 }  // namespace
 
 const KernelOps& scalar_ops() {
-  static const KernelOps ops{SimdPath::kScalar, gemm,   load_rows,        pack_transposed,
-                             softmax_tile,      scores, accumulate_values,
-                             nullptr,           nullptr,          nullptr};
+  static const KernelOps ops{SimdPath::kScalar, kPanel,  gemm_packed,       pack_panels,
+                             load_rows,         softmax_tile, scores, accumulate_values,
+                             nullptr,           nullptr,      nullptr};
   return ops;
 }
 

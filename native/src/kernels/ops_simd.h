@@ -57,16 +57,17 @@ struct SimdOps {
     }
   }
 
-  // ---- gemm: an MR x NR register block, k-loop of broadcast FMAs ----
+  // ---- gemm over packed B panels: an MR x NR register block, k-loop of broadcast FMAs ----
+  static constexpr int P = V::NR * W;  // panel width in floats
+
   template <int M, int NV, bool kAccumulate>
-  static void micro(int k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
-                    int64_t ldc) {
+  static void micro(int k, const float* a, int64_t lda, const float* b, float* c, int64_t ldc) {
     T acc[M][NV];
     for (int i = 0; i < M; ++i)
       for (int v = 0; v < NV; ++v) acc[i][v] = kAccumulate ? V::load(c + i * ldc + v * W) : V::zero();
     for (int p = 0; p < k; ++p) {
       T bv[NV];
-      for (int v = 0; v < NV; ++v) bv[v] = V::load(b + p * ldb + v * W);
+      for (int v = 0; v < NV; ++v) bv[v] = V::load(b + p * P + v * W);
       for (int i = 0; i < M; ++i) {
         const T ai = V::set1(a[i * lda + p]);
         for (int v = 0; v < NV; ++v) acc[i][v] = V::fmadd(ai, bv[v], acc[i][v]);
@@ -78,48 +79,42 @@ struct SimdOps {
 
   template <int M, int NV>
   static void micro_rows(int mr, bool accumulate, int k, const float* a, int64_t lda,
-                         const float* b, int64_t ldb, float* c, int64_t ldc) {
+                         const float* b, float* c, int64_t ldc) {
     if constexpr (M > 0) {
       if (mr == M) {
         if (accumulate) {
-          micro<M, NV, true>(k, a, lda, b, ldb, c, ldc);
+          micro<M, NV, true>(k, a, lda, b, c, ldc);
         } else {
-          micro<M, NV, false>(k, a, lda, b, ldb, c, ldc);
+          micro<M, NV, false>(k, a, lda, b, c, ldc);
         }
         return;
       }
-      micro_rows<M - 1, NV>(mr, accumulate, k, a, lda, b, ldb, c, ldc);
+      micro_rows<M - 1, NV>(mr, accumulate, k, a, lda, b, c, ldc);
     }
   }
 
   template <int NV>
   static void micro_cols(int nv, int mr, bool accumulate, int k, const float* a, int64_t lda,
-                         const float* b, int64_t ldb, float* c, int64_t ldc) {
+                         const float* b, float* c, int64_t ldc) {
     if constexpr (NV > 0) {
       if (nv == NV) {
-        micro_rows<V::MR, NV>(mr, accumulate, k, a, lda, b, ldb, c, ldc);
+        micro_rows<V::MR, NV>(mr, accumulate, k, a, lda, b, c, ldc);
         return;
       }
-      micro_cols<NV - 1>(nv, mr, accumulate, k, a, lda, b, ldb, c, ldc);
+      micro_cols<NV - 1>(nv, mr, accumulate, k, a, lda, b, c, ldc);
     }
   }
 
-  static void gemm(int m, int n, int k, const float* a, int64_t lda, const float* b, int64_t ldb,
-                   float* c, int64_t ldc, bool accumulate) {
-    const int n_vec = n / W * W;
-    // Column blocks outer: the k x (NR W) panel of b stays in L1 while every row block uses it.
-    for (int j0 = 0; j0 < n_vec; j0 += V::NR * W) {
-      const int nv = (n_vec - j0) / W < V::NR ? (n_vec - j0) / W : V::NR;
+  static void gemm_packed(int m, int n, int k, const float* a, int64_t lda, const float* b,
+                          float* c, int64_t ldc, bool accumulate) {
+    // Panels outer: the k x P panel stays in L1 while every row block uses it.
+    for (int j0 = 0, panel = 0; j0 < n; j0 += P, ++panel) {
+      const int vectors = (n - j0 + W - 1) / W;
+      const int nv = vectors < V::NR ? vectors : V::NR;
+      const float* bp = b + int64_t(panel) * k * P;
       for (int i0 = 0; i0 < m; i0 += V::MR) {
         const int mr = m - i0 < V::MR ? m - i0 : V::MR;
-        micro_cols<V::NR>(nv, mr, accumulate, k, a + i0 * lda, lda, b + j0, ldb, c + i0 * ldc + j0, ldc);
-      }
-    }
-    for (int i = 0; i < m; ++i) {  // columns past the last whole vector
-      for (int j = n_vec; j < n; ++j) {
-        float sum = accumulate ? c[i * ldc + j] : 0.f;
-        for (int p = 0; p < k; ++p) sum += a[i * lda + p] * b[p * ldb + j];
-        c[i * ldc + j] = sum;
+        micro_cols<V::NR>(nv, mr, accumulate, k, a + i0 * lda, lda, bp, c + i0 * ldc + j0, ldc);
       }
     }
   }
@@ -147,37 +142,34 @@ struct SimdOps {
   }
 
   template <DType kD>
-  static void pack_transposed_t(const void* src, int64_t src_stride, int rows, int cols,
-                                float* dst, int64_t ld) {
-    // Widen W source rows at a time into a small row-major block, then write its columns.
-    constexpr int kBlock = 8;
-    alignas(64) float block[kBlock * W];
-    for (int c0 = 0; c0 < cols; c0 += W) {
-      const int cw = cols - c0 < W ? cols - c0 : W;
-      for (int r0 = 0; r0 < rows; r0 += kBlock) {
-        const int rn = rows - r0 < kBlock ? rows - r0 : kBlock;
-        for (int r = 0; r < rn; ++r) {
-          const int64_t at = (r0 + r) * src_stride + c0;
-          if (cw == W) {
-            V::store(block + r * W, load_as_f32<kD>(src, at));
-          } else {
-            for (int c = 0; c < cw; ++c) block[r * W + c] = scalar_as_f32<kD>(src, at + c);
-          }
-        }
-        for (int c = 0; c < cw; ++c)
-          for (int r = 0; r < rn; ++r) dst[(c0 + c) * ld + r0 + r] = block[r * W + c];
+  static void pack_panels_t(const void* src, int64_t src_stride, int k_rows, int cols,
+                            bool transposed, int k, float* dst) {
+    if (!transposed) {  // row kk of src -> row kk of every panel
+      const int c_vec = cols / W * W;
+      for (int kk = 0; kk < k_rows; ++kk) {
+        const int64_t row = kk * src_stride;
+        for (int c = 0; c < c_vec; c += W)
+          V::store(dst + int64_t(c / P) * k * P + kk * P + c % P, load_as_f32<kD>(src, row + c));
+        for (int c = c_vec; c < cols; ++c) dst[int64_t(c / P) * k * P + kk * P + c % P] = scalar_as_f32<kD>(src, row + c);
       }
-      for (int c = 0; c < cw; ++c)
-        for (int r = rows; r < ld; ++r) dst[(c0 + c) * ld + r] = 0.f;
+      return;
+    }
+    // Column c of B is row c of src: widen it, then scatter it down the panel (stride P).
+    constexpr int64_t kBytes = kD == DType::kF32 ? 4 : 2;
+    alignas(64) float row[ATTNSCOPE_CPU_MAX_HEAD_DIM];  // k_rows <= head_dim (binding.gyp define)
+    for (int c = 0; c < cols; ++c) {
+      load_rows_t<kD>(static_cast<const char*>(src) + c * src_stride * kBytes, 0, 1, k_rows, 1.f, row, 0);
+      float* out = dst + int64_t(c / P) * k * P + c % P;
+      for (int kk = 0; kk < k_rows; ++kk) out[kk * P] = row[kk];
     }
   }
 
-  static void pack_transposed(DType dtype, const void* src, int64_t src_stride, int rows, int cols,
-                              float* dst, int64_t ld) {
+  static void pack_panels(DType dtype, const void* src, int64_t src_stride, int k_rows, int cols,
+                          bool transposed, int k, float* dst) {
     switch (dtype) {
-      case DType::kF16: return pack_transposed_t<DType::kF16>(src, src_stride, rows, cols, dst, ld);
-      case DType::kBF16: return pack_transposed_t<DType::kBF16>(src, src_stride, rows, cols, dst, ld);
-      default: return pack_transposed_t<DType::kF32>(src, src_stride, rows, cols, dst, ld);
+      case DType::kF16: return pack_panels_t<DType::kF16>(src, src_stride, k_rows, cols, transposed, k, dst);
+      case DType::kBF16: return pack_panels_t<DType::kBF16>(src, src_stride, k_rows, cols, transposed, k, dst);
+      default: return pack_panels_t<DType::kF32>(src, src_stride, k_rows, cols, transposed, k, dst);
     }
   }
 
@@ -366,8 +358,8 @@ struct SimdOps {
   }
 
   static KernelOps table(SimdPath path) {
-    return KernelOps{path,   gemm,          load_rows, pack_transposed, softmax_tile,
-                     scores, accumulate_values, nullptr,   nullptr, nullptr};
+    return KernelOps{path,         P,      gemm_packed,       pack_panels, load_rows,
+                     softmax_tile, scores, accumulate_values, nullptr,     nullptr, nullptr};
   }
 };
 

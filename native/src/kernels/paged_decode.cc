@@ -224,7 +224,7 @@ void merge_partitions(const PagedDecodeParams& p, int parts, int64_t bh, const f
 }
 
 Status run_paged(const PagedDecodeParams& p) {
-  const KernelOps& ops = kernel_ops(resolve_simd_path(p.simd));
+  const KernelOps& ops = kernel_ops(dispatch_path(p.simd, KernelKind::kPagedDecode, p.kv_dtype));
   const int threads_wanted = worker_count(p.threads);
   const DecodePlan plan = plan_decode(p, threads_wanted);
   const int64_t tasks = int64_t(p.batch) * plan.num_partitions;

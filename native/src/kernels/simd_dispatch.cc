@@ -1,11 +1,14 @@
 // The choice of the kernels' SIMD path from the CPU's features (cpu_features.h).
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <utility>
 
 #include "kernels/cpu_features.h"
 #include "kernels/kernels.h"
 #include "kernels/ops.h"
+#include "peaks/peaks.h"
 
 namespace attnscope {
 namespace {
@@ -28,7 +31,90 @@ bool path_supported(SimdPath path) {
   }
 }
 
+// Whether vdpbf16ps beats the FMA path for bf16 on this CPU, measured once: the peaks' loops on
+// one thread, 30 ms each (Sapphire Rapids runs vdpbf16ps at a third of its fp32 FMA rate;
+// Zen 4 / Zen 5 above it). A 1.2x margin keeps a noisy window from flipping the choice.
+struct Bf16Calibration {
+  bool ran = false;
+  bool dot_wins = false;
+  double dot_flops = 0, fma_flops = 0;  // FLOP/s on one thread
+};
+
+constexpr double kDotMargin = 1.2;
+
+const Bf16Calibration& bf16_calibration() {
+  static Bf16Calibration c;
+  static std::once_flag once;
+  std::call_once(once, [] {
+#if defined(ATTNSCOPE_X86_PATHS)
+    if (!avx512bf16_path(cpu_features())) return;
+    const peaks::PeakParams params{1, 0.03};
+    const peaks::PeakResult dot = peaks::measure_avx512_bf16_peak(params);
+    const peaks::PeakResult fma = peaks::measure_fp32_fma_peak(params);
+    c.ran = dot.available && fma.available;
+    c.dot_flops = dot.value;
+    c.fma_flops = fma.value;
+    c.dot_wins = c.ran && dot.value >= kDotMargin * fma.value;
+#endif
+  });
+  return c;
+}
+
+std::string format_gflops(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f GFLOP/s", v / 1e9);
+  return buf;
+}
+
+// The best path for the operand dtype, ATTNSCOPE_SIMD aside.
+SimdPath fastest_path(DType dtype) {
+  const SimdPath best = supported_simd_paths().back();
+  if (best != SimdPath::kAvx512Bf16) return best;
+  return dtype == DType::kBF16 && bf16_calibration().dot_wins ? SimdPath::kAvx512Bf16 : SimdPath::kAvx512;
+}
+
+SimdPath env_path() {
+  const char* env = std::getenv("ATTNSCOPE_SIMD");
+  SimdPath from_env = SimdPath::kAuto;
+  if (env != nullptr && parse_simd_path(env, &from_env) && from_env != SimdPath::kAuto &&
+      path_supported(from_env)) {
+    return from_env;
+  }
+  return SimdPath::kAuto;
+}
+
 }  // namespace
+
+const char* kernel_kind_name(KernelKind kernel) {
+  return kernel == KernelKind::kFlashFwd ? "flash_fwd" : "paged_decode";
+}
+
+SimdPath dispatch_path(SimdPath requested, KernelKind kernel, DType dtype) {
+  (void)kernel;  // both kernels follow the same rule today; the choice is per kernel in the API
+  if (requested != SimdPath::kAuto) return requested;
+  const SimdPath from_env = env_path();
+  return from_env != SimdPath::kAuto ? from_env : fastest_path(dtype);
+}
+
+const char* product_unit(SimdPath path, KernelKind kernel, DType dtype) {
+  (void)kernel;
+  if (path == SimdPath::kScalar) return "scalar";
+  if (path == SimdPath::kAvx512Bf16 && dtype == DType::kBF16) return "avx512-bf16";
+  return "fp32-fma";
+}
+
+std::string dispatch_reason() {
+  if (env_path() != SimdPath::kAuto)
+    return std::string("ATTNSCOPE_SIMD=") + simd_path_name(env_path()) + " for every kernel and dtype";
+  if (supported_simd_paths().back() != SimdPath::kAvx512Bf16)
+    return std::string("the widest path this CPU has (") + simd_path_name(supported_simd_paths().back()) +
+           ") for every dtype; bf16 and fp16 are widened to fp32 (no AVX512-BF16)";
+  const Bf16Calibration& c = bf16_calibration();
+  if (!c.ran) return "avx512 for every dtype: the vdpbf16ps calibration could not run";
+  return std::string("bf16 on ") + (c.dot_wins ? "avx512bf16" : "avx512 (widened to fp32)") +
+         ": vdpbf16ps " + format_gflops(c.dot_flops) + " vs fp32 FMA " + format_gflops(c.fma_flops) +
+         " on one thread (vdpbf16ps taken from 1.2x); fp32 and fp16 on avx512";
+}
 
 std::vector<std::string> simd_feature_names() {
   const CpuFeatures& f = cpu_features();
@@ -77,14 +163,7 @@ std::vector<SimdPath> supported_simd_paths() {
 }
 
 SimdPath resolve_simd_path(SimdPath requested) {
-  if (requested != SimdPath::kAuto) return requested;
-  const char* env = std::getenv("ATTNSCOPE_SIMD");
-  SimdPath from_env = SimdPath::kAuto;
-  if (env != nullptr && parse_simd_path(env, &from_env) && from_env != SimdPath::kAuto &&
-      path_supported(from_env)) {
-    return from_env;
-  }
-  return supported_simd_paths().back();
+  return dispatch_path(requested, KernelKind::kFlashFwd, DType::kF32);
 }
 
 const KernelOps& kernel_ops(SimdPath path) {

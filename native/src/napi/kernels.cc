@@ -203,6 +203,21 @@ Napi::Value CpuInfo(const Napi::CallbackInfo& info) {
   Napi::Array features = Napi::Array::New(env);
   for (const std::string& n : attnscope::simd_feature_names()) features.Set(features.Length(), n);
   out.Set("features", features);
+  // dispatch: the path and product unit of each (kernel, operand dtype) under 'auto'.
+  Napi::Array dispatch = Napi::Array::New(env);
+  for (attnscope::KernelKind kernel : {attnscope::KernelKind::kFlashFwd, attnscope::KernelKind::kPagedDecode}) {
+    for (attnscope::DType dtype : {attnscope::DType::kF32, attnscope::DType::kF16, attnscope::DType::kBF16}) {
+      const attnscope::SimdPath path = attnscope::dispatch_path(attnscope::SimdPath::kAuto, kernel, dtype);
+      Napi::Object choice = Napi::Object::New(env);
+      choice.Set("kernel", attnscope::kernel_kind_name(kernel));
+      choice.Set("dtype", dtype == attnscope::DType::kF32 ? "fp32" : dtype == attnscope::DType::kF16 ? "fp16" : "bf16");
+      choice.Set("path", attnscope::simd_path_name(path));
+      choice.Set("unit", attnscope::product_unit(path, kernel, dtype));
+      dispatch.Set(dispatch.Length(), choice);
+    }
+  }
+  out.Set("dispatch", dispatch);
+  out.Set("dispatchReason", attnscope::dispatch_reason());
   return out;
 }
 

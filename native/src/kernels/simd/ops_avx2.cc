@@ -10,8 +10,10 @@ namespace {
 struct Avx2 {
   using T = __m256;
   static constexpr int W = 8;
-  static constexpr int MR = 4;  // 4 rows x 3 vectors = 12 accumulators of 16 ymm registers
-  static constexpr int NR = 3;
+  // 6 rows x 2 vectors = 12 accumulators of 16 ymm registers; 16-float panels tile the flash
+  // tiles (64 keys, D = 64 / 128) exactly, where 4 x 3 (24 floats) left a 2-vector remainder.
+  static constexpr int MR = 6;
+  static constexpr int NR = 2;
   static T zero() { return _mm256_setzero_ps(); }
   static T set1(float f) { return _mm256_set1_ps(f); }
   static T load(const float* p) { return _mm256_loadu_ps(p); }

@@ -1,0 +1,83 @@
+/**
+ * package.json (the extension manifest) and the code in step: the version the runner records,
+ * the contributed commands and the command table, the setting defaults and the settings
+ * reader's, and the files the extension activates on and offers commands for against the
+ * file-kind predicate (core/config/fileKinds.ts) the server and the extension share.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { minimatch } from 'minimatch';
+import { FILE_GLOBS, isConfigPath, isProfilePath } from '../../core/config/fileKinds';
+import { Commands } from '../../core/protocol/lsp';
+import { SETTING_DEFAULTS } from '../../extension/settingDefaults';
+import { TOOL_VERSION } from '../../runner/version';
+
+const root = join(__dirname, '..', '..');
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'));
+
+test('one version: package.json, its lock file, and what the runner writes into every run', () => {
+  assert.match(manifest.version, /^\d+\.\d+\.\d+$/);
+  assert.equal(lock.version, manifest.version);
+  assert.equal(lock.packages[''].version, manifest.version);
+  assert.equal(TOOL_VERSION, manifest.version);
+});
+
+test('the contributed commands are the command table, and menus name only those', () => {
+  const contributed: string[] = manifest.contributes.commands.map((c: { command: string }) => c.command);
+  assert.deepEqual([...contributed].sort(), Object.values(Commands).sort());
+  assert.equal(new Set(contributed).size, contributed.length, 'each command contributed once');
+  for (const [menu, items] of Object.entries(manifest.contributes.menus as Record<string, Array<{ command: string }>>)) {
+    for (const item of items) assert.ok(contributed.includes(item.command), `${menu} names ${item.command}, which is not contributed`);
+  }
+});
+
+test('every setting package.json declares has the settings reader\'s default, and the reader reads no other', () => {
+  const properties = manifest.contributes.configuration.properties as Record<string, { default: unknown; scope: string }>;
+  // attnscope.trace.server is read by vscode-languageclient itself (the client's id is 'attnscope').
+  const declared = Object.fromEntries(Object.entries(properties).filter(([key]) => key !== 'attnscope.trace.server').map(([key, p]) => [key.replace(/^attnscope\./, ''), p.default]));
+  assert.deepEqual(declared, { ...SETTING_DEFAULTS });
+  assert.equal(properties['attnscope.trace.server']?.default, 'off');
+  for (const key of manifest.capabilities.untrustedWorkspaces.restrictedConfigurations as string[]) {
+    assert.equal(properties[key]?.scope, 'machine', `${key}: a restricted setting that is not machine-scoped`);
+  }
+});
+
+/**
+ * Names on either side of the file-kind predicate (core/config/fileKinds.ts), which the server,
+ * the document selector and the file pickers use. Not here, because globs and the predicate
+ * part on them: upper-case names (the predicate takes any case, VS Code's globs are
+ * case-sensitive on Linux) and a bare suffix such as `.attn.yaml` (no profile to the predicate;
+ * `*` matches the empty stem).
+ */
+const NAMES = [
+  'llama.attn.yaml', 'serve/llama.attn.yml', 'a/b/qwen.attn.json', 'attn.yaml', 'llama.attn.yaml.bak', 'llama.yaml',
+  'config.json', 'models/llama/config.json', 'llama.config.json', 'x/gpt2.config.json', 'myconfig.json', 'config.jsonc', 'tsconfig.json', 'config.json.bak',
+];
+const isServed = (name: string) => isProfilePath(name) || isConfigPath(name);
+
+test('the extension activates on exactly the files the file-kind predicate accepts', () => {
+  const patterns = (manifest.activationEvents as string[]).filter((e) => e.startsWith('workspaceContains:')).map((e) => e.slice('workspaceContains:'.length));
+  assert.deepEqual(patterns, FILE_GLOBS, 'package.json activates on the globs of core/config/fileKinds.ts');
+  for (const name of NAMES) {
+    const activates = patterns.some((p) => minimatch(name, p, { dot: true }));
+    assert.equal(activates, isServed(name), `${name}: activation ${activates}, server ${isServed(name)}`);
+  }
+});
+
+test('the editor title and explorer offer the commands on exactly those files', () => {
+  const whens = Object.values(manifest.contributes.menus as Record<string, Array<{ command: string; when?: string }>>)
+    .flat()
+    .filter((m) => m.command === Commands.runBenchmark || m.command === Commands.showMemoryBreakdown)
+    .map((m) => /resourceFilename =~ \/(.*)\/ ?/.exec(m.when ?? '')?.[1]);
+  assert.ok(whens.length >= 2 && whens.every((w) => w !== undefined), 'each menu entry names its files by resourceFilename');
+  for (const when of new Set(whens)) {
+    const re = new RegExp(when!);
+    for (const name of NAMES) {
+      const base = name.split('/').pop()!;
+      assert.equal(re.test(base), isServed(name), `${name}: menu ${re.test(base)}, server ${isServed(name)}`);
+    }
+  }
+});
