@@ -53,6 +53,15 @@ class Timing(Structure):
                 ("min_time_ms", c_double), ("max_time_ms", c_double)]
 
 
+class FlashHostIO(Structure):
+    _fields_ = [("q", c_void_p), ("k", c_void_p), ("v", c_void_p), ("o", c_void_p), ("lse", c_void_p)]
+
+
+class DecodeHostIO(Structure):
+    _fields_ = [("q", c_void_p), ("k_pool", c_void_p), ("v_pool", c_void_p), ("block_table", c_void_p),
+                ("context_lens", c_void_p), ("o", c_void_p), ("lse", c_void_p)]
+
+
 class CudaError(RuntimeError):
     pass
 
@@ -73,6 +82,10 @@ class Library:
         lib.attnscope_cuda_time_flash_fwd.argtypes = [POINTER(FlashParams), POINTER(Timing), POINTER(c_float), POINTER(c_int)]
         lib.attnscope_cuda_time_paged_decode.argtypes = [POINTER(DecodeParams), POINTER(Timing), POINTER(c_float), POINTER(c_int)]
         lib.attnscope_cuda_time_copy.argtypes = [c_size_t, POINTER(Timing), POINTER(c_float), POINTER(c_int)]
+        lib.attnscope_cuda_flash_fwd_host.argtypes = [POINTER(FlashParams), POINTER(FlashHostIO), POINTER(Timing),
+                                                      POINTER(c_float), POINTER(c_int)]
+        lib.attnscope_cuda_paged_decode_host.argtypes = [POINTER(DecodeParams), POINTER(DecodeHostIO), POINTER(Timing),
+                                                         POINTER(c_float), POINTER(c_int)]
         version = lib.attnscope_cuda_abi_version()
         if version != ABI_VERSION:
             raise CudaError(f"{path} has C ABI version {version}, this script speaks {ABI_VERSION}")
@@ -127,3 +140,12 @@ class Library:
 
     def time_copy(self, nbytes, timing):
         return self._time(self.lib.attnscope_cuda_time_copy, c_size_t(nbytes), timing, "time copy")
+
+    def flash_fwd_host(self, p, io):
+        """The addon's entry point: host inputs (16-bit patterns), O widened to fp32 on the host; no timing."""
+        self._check(self.lib.attnscope_cuda_flash_fwd_host(ctypes.byref(p), ctypes.byref(io), None, None, None),
+                    "flash_fwd_host")
+
+    def paged_decode_host(self, p, io):
+        self._check(self.lib.attnscope_cuda_paged_decode_host(ctypes.byref(p), ctypes.byref(io), None, None, None),
+                    "paged_decode_host")

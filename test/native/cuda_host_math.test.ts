@@ -12,7 +12,7 @@ interface HostChecks {
   visibleKeys(row: number, nQ: number, nK: number, causal: boolean, windowLeft: number): [number, number];
   keyTiles(rowBegin: number, rowEnd: number, nQ: number, nK: number, causal: boolean, windowLeft: number,
     blockN: number): { tiles: number[]; fullyVisible: boolean[] };
-  planDecodeSplits(blocksPerSplit: number, maxContextLen: number, numSms: number, waves: number,
+  planDecodeSplits(blocksPerSplit: number, maxContextLen: number, blocksPerWave: number,
     requestedPartitionTokens: number): { numSplits: number; partitionTokens: number };
   decodePartition(split: number, partitionTokens: number, contextLen: number): [number, number];
   mergePartitions(lse: Float32Array, o: Float32Array, dv: number): { lse: number; o: Float32Array };
@@ -240,21 +240,26 @@ test('merging split-K partitions through lse gives the softmax of the whole row'
   assert.deepEqual(Array.from(empty.o), [0, 0]);
 });
 
-test('planDecodeSplits fills the device and never leaves a trailing partition empty', () => {
-  // 1 sequence x 8 KV heads on 132 SMs, 4 waves: ceil(528 / 8) = 66 splits wanted; partition
-  // ceil(32768 / 66) = 497 tokens rounded up to 32 -> 512; 32768 / 512 = 64 splits.
-  assert.deepEqual(checks.planDecodeSplits(8, 32768, 132, 4, 0), { numSplits: 64, partitionTokens: 512 });
-  // 256 sequences x 8 KV heads = 2048 blocks already: one partition.
-  assert.deepEqual(checks.planDecodeSplits(2048, 32768, 132, 4, 0), { numSplits: 1, partitionTokens: 32768 });
+test('planDecodeSplits runs whole waves of short partitions and never leaves a trailing partition empty', () => {
+  // A plan costs waves x partition tokens. 1 sequence x 8 KV heads, 512 blocks per wave (128 SMs
+  // x 4): 64 partitions of 512 tokens are one wave (cost 512); 128 of 256 are two (also 512),
+  // so the fewer; every count below 64 has longer partitions in its one wave.
+  assert.deepEqual(checks.planDecodeSplits(8, 32768, 512, 0), { numSplits: 64, partitionTokens: 512 });
+  // 256 sequences x 8 KV heads = 2048 blocks: at most ceil(2 * 528 / 2048) = 1 partition.
+  assert.deepEqual(checks.planDecodeSplits(2048, 32768, 528, 0), { numSplits: 1, partitionTokens: 32768 });
+  // 100 blocks per partition, 264 per wave (132 SMs x 2), at most ceil(528 / 100) = 6:
+  // 1: 1 wave x 65536, 2: 1 x 32768, 3: 2 x 21856, 4: 2 x 16384, 5: 2 x 13120 = 26240 (ceil(65536 / 5)
+  // = 13108 rounded up to 32), 6: 3 x 10944 = 32832 -> 5 partitions of 13120, not the fullest wave.
+  assert.deepEqual(checks.planDecodeSplits(100, 65536, 264, 0), { numSplits: 5, partitionTokens: 13120 });
   // Short context: at least 128 tokens per partition -> ceil(1000 / 128) = 8 partitions of 128.
-  assert.deepEqual(checks.planDecodeSplits(8, 1000, 132, 4, 0), { numSplits: 8, partitionTokens: 128 });
+  assert.deepEqual(checks.planDecodeSplits(8, 1000, 528, 0), { numSplits: 8, partitionTokens: 128 });
   // A requested partition length is kept: ceil(100 / 48) = 3 partitions.
-  assert.deepEqual(checks.planDecodeSplits(8, 100, 132, 4, 48), { numSplits: 3, partitionTokens: 48 });
+  assert.deepEqual(checks.planDecodeSplits(8, 100, 528, 48), { numSplits: 3, partitionTokens: 48 });
   const next = prng(5);
   for (let i = 0; i < 500; i++) {
     const ctx = 1 + Math.floor(next() * 40000);
     const requested = next() < 0.3 ? 16 * (1 + Math.floor(next() * 80)) : 0;
-    const plan = checks.planDecodeSplits(1 + Math.floor(next() * 300), ctx, 132, 4, requested);
+    const plan = checks.planDecodeSplits(1 + Math.floor(next() * 300), ctx, 132 * (1 + Math.floor(next() * 4)), requested);
     assert.ok(plan.numSplits * plan.partitionTokens >= ctx, `ctx ${ctx}: ${JSON.stringify(plan)} covers the context`);
     assert.ok((plan.numSplits - 1) * plan.partitionTokens < ctx, `ctx ${ctx}: ${JSON.stringify(plan)} has no empty tail`);
     if (requested > 0) assert.equal(plan.partitionTokens, requested);

@@ -85,7 +85,7 @@ typedef struct attnscope_cuda_flash_params {
   int head_dim;        /* D: 64 or 128 */
   int causal;          /* 0 or 1 */
   int window_left;     /* -1 = no window */
-  float softmax_scale; /* usually 1/sqrt(D) */
+  float softmax_scale; /* finite, > 0; usually 1/sqrt(D) */
   int dtype;           /* attnscope_cuda_dtype of q, k, v, o */
 } attnscope_cuda_flash_params;
 

@@ -172,20 +172,45 @@ struct DecodeSplitPlan {
 constexpr int kDecodeMinPartitionTokens = 128;
 constexpr int kDecodePartitionAlign = 32;
 
-// Enough partitions that the grid fills the device about `waves` times over (blocks_per_split
-// = blocks one partition per sequence already gives: batch * head groups), but none shorter
-// than kDecodeMinPartitionTokens, rounded to kDecodePartitionAlign tokens.
-// requested_partition_tokens > 0 fixes the partition length instead.
-ATTNSCOPE_HD DecodeSplitPlan plan_decode_splits(int blocks_per_split, int max_context_len, int num_sms, int waves,
+// Partitions per sequence chosen for whole waves: blocks_per_wave is the number of split blocks
+// the device runs at once (SMs x resident blocks per SM, from the occupancy API), and
+// blocks_per_split the blocks one partition per sequence gives (batch x KV heads x head
+// chunks). A block's time grows with its partition's tokens and the grid runs in whole waves,
+// so a plan costs waves x partition_tokens (the merge is small beside it). Among 1 ..
+// min(ceil(ctx / kDecodeMinPartitionTokens), ceil(2 * blocks_per_wave / blocks_per_split))
+// wanted partitions (none shorter than the minimum, at most two waves' worth), partitions
+// rounded up to kDecodePartitionAlign tokens, it takes the fewest whose cost is within
+// kDecodeWaveCostMargin of the least. requested_partition_tokens > 0 fixes the length.
+constexpr double kDecodeWaveCostMargin = 0.02;
+
+// waves x partition_tokens of a plan (see plan_decode_splits).
+ATTNSCOPE_HD int64_t decode_plan_cost(const DecodeSplitPlan& plan, int blocks_per_split, int blocks_per_wave) {
+  const int64_t blocks = static_cast<int64_t>(plan.num_splits) * blocks_per_split;
+  return (blocks + blocks_per_wave - 1) / blocks_per_wave * plan.partition_tokens;
+}
+
+ATTNSCOPE_HD DecodeSplitPlan plan_decode_splits(int blocks_per_split, int max_context_len, int blocks_per_wave,
                                                 int requested_partition_tokens) {
   const int ctx = max_int(max_context_len, 1);
   if (requested_partition_tokens > 0) {
     return DecodeSplitPlan{ceil_div(ctx, requested_partition_tokens), requested_partition_tokens};
   }
-  const int wanted = ceil_div(num_sms * waves, max_int(blocks_per_split, 1));
-  const int splits = max_int(1, min_int(wanted, ceil_div(ctx, kDecodeMinPartitionTokens)));
-  const int partition = ceil_div(ceil_div(ctx, splits), kDecodePartitionAlign) * kDecodePartitionAlign;
-  return DecodeSplitPlan{ceil_div(ctx, partition), partition};
+  const int per_split = max_int(blocks_per_split, 1), per_wave = max_int(blocks_per_wave, 1);
+  const int most = max_int(1, min_int(ceil_div(ctx, kDecodeMinPartitionTokens), ceil_div(2 * per_wave, per_split)));
+  auto plan_for = [ctx](int wanted) {
+    const int partition = ceil_div(ceil_div(ctx, wanted), kDecodePartitionAlign) * kDecodePartitionAlign;
+    return DecodeSplitPlan{ceil_div(ctx, partition), partition};
+  };
+  int64_t least = decode_plan_cost(plan_for(1), per_split, per_wave);
+  for (int wanted = 2; wanted <= most; ++wanted) {
+    const int64_t cost = decode_plan_cost(plan_for(wanted), per_split, per_wave);
+    least = cost < least ? cost : least;
+  }
+  for (int wanted = 1; wanted < most; ++wanted) {
+    const DecodeSplitPlan plan = plan_for(wanted);
+    if (decode_plan_cost(plan, per_split, per_wave) <= least * (1.0 + kDecodeWaveCostMargin)) return plan;
+  }
+  return plan_for(most);
 }
 
 // Tokens [begin, end) of partition `split` of a sequence of context_len tokens.

@@ -2,6 +2,7 @@
 // device info, CUDA-event timing and the host-memory entry points the addon uses.
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <string>
@@ -90,6 +91,10 @@ int check_flash(const attnscope_cuda_flash_params* p, bool need_pointers) {
     return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "shape exceeds the launch grid");
   }
   if (p->window_left < -1) return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "window_left %d < -1", p->window_left);
+  // The kernel takes the row max over raw scores and folds the scale into exp2's FMA.
+  if (!(p->softmax_scale > 0.f) || !std::isfinite(p->softmax_scale)) {
+    return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "softmax_scale %g must be finite and > 0", p->softmax_scale);
+  }
   if (need_pointers && (p->q == nullptr || p->k == nullptr || p->v == nullptr || p->o == nullptr)) {
     return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "q, k, v and o must be device pointers");
   }
@@ -123,15 +128,7 @@ int check_decode(const attnscope_cuda_decode_params* p, bool need_pointers) {
 }
 
 int decode_plan(const attnscope_cuda_decode_params* p, DecodeSplitPlan* plan) {
-  int device = 0, sms = 0;
-  RETURN_IF_CUDA(cudaGetDevice(&device));
-  RETURN_IF_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const int group = p->num_heads / p->num_kv_heads;
-  const int head_chunks = ceil_div(group, 8);
-  // 4 waves of blocks: a decode block holds 128 threads and up to 255 registers each.
-  *plan = plan_decode_splits(p->batch * p->num_kv_heads * head_chunks, p->max_context_len, sms, 4,
-                             p->partition_tokens);
-  return ATTNSCOPE_CUDA_OK;
+  return from_cuda(plan_paged_decode(*p, plan), "decode plan (device attributes, occupancy)");
 }
 
 int run_flash(const attnscope_cuda_flash_params* p, cudaStream_t stream) {

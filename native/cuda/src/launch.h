@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include "attnscope_cuda.h"
+#include "attnscope_cuda_math.h"
 
 namespace attnscope {
 namespace cuda {
@@ -18,6 +19,9 @@ cudaError_t launch_flash_fwd_hdim128(const attnscope_cuda_flash_params& p, cudaS
 cudaError_t launch_paged_decode(const attnscope_cuda_decode_params& p, int num_splits, int partition_tokens,
                                 cudaStream_t stream);
 size_t paged_decode_workspace_bytes(const attnscope_cuda_decode_params& p, int num_splits);
+// The split plan for p on the current device: whole waves of the split kernel instance p runs
+// (SMs x cudaOccupancyMaxActiveBlocksPerMultiprocessor), or p.partition_tokens when > 0.
+cudaError_t plan_paged_decode(const attnscope_cuda_decode_params& p, DecodeSplitPlan* plan);
 
 }  // namespace cuda
 }  // namespace attnscope

@@ -1,44 +1,28 @@
-// Launchers of the split-K paged decode kernels (paged_decode.cuh): runtime head_dim, dtype
-// and GQA group width -> template parameters.
+// GPU launcher of the split-K paged decode: the plan (plan_decode_splits() over the device's SM
+// count times the split kernel's resident blocks per SM) and the launches (paged_decode_launch.cuh).
 #include <cuda_runtime.h>
 
 #include "launch.h"
-#include "paged_decode.cuh"
+#include "paged_decode_launch.cuh"
+#include "stream_launch.cuh"
 
 namespace attnscope {
 namespace cuda {
-namespace {
 
-// Smallest compiled group width that holds a GQA group (chunks of 8 beyond that).
-int group_width(int group) { return group <= 1 ? 1 : group <= 2 ? 2 : group <= 4 ? 4 : 8; }
-
-template <int D, typename T>
-cudaError_t launch_typed(const attnscope_cuda_decode_params& p, int num_splits, int partition_tokens,
-                         cudaStream_t stream) {
-  const int group = p.num_heads / p.num_kv_heads;
-  const int width = group_width(group);
-  const int head_chunks = ceil_div(group, width);
-  const dim3 grid(num_splits, p.num_kv_heads * head_chunks, p.batch);
-  switch (width) {
-    case 1: paged_decode_kernel<D, 1, T><<<grid, kDecodeThreads, 0, stream>>>(p, num_splits, partition_tokens, head_chunks); break;
-    case 2: paged_decode_kernel<D, 2, T><<<grid, kDecodeThreads, 0, stream>>>(p, num_splits, partition_tokens, head_chunks); break;
-    case 4: paged_decode_kernel<D, 4, T><<<grid, kDecodeThreads, 0, stream>>>(p, num_splits, partition_tokens, head_chunks); break;
-    default: paged_decode_kernel<D, 8, T><<<grid, kDecodeThreads, 0, stream>>>(p, num_splits, partition_tokens, head_chunks); break;
+cudaError_t plan_paged_decode(const attnscope_cuda_decode_params& p, DecodeSplitPlan* plan) {
+  int device = 0, sms = 0, per_sm = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (e == cudaSuccess) {
+    e = with_decode_kernel(p, [&](auto kernel) {
+      return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kDecodeThreads, 0);
+    });
   }
-  cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess || num_splits == 1) return e;
-  paged_decode_merge_kernel<D, T><<<dim3(p.num_heads, p.batch), D, 0, stream>>>(p, num_splits, partition_tokens);
-  return cudaGetLastError();
+  if (e != cudaSuccess) return e;
+  *plan = plan_decode_splits(decode_blocks_per_split(p), p.max_context_len, sms * max_int(per_sm, 1),
+                             p.partition_tokens);
+  return cudaSuccess;
 }
-
-template <int D>
-cudaError_t launch_dim(const attnscope_cuda_decode_params& p, int num_splits, int partition_tokens,
-                       cudaStream_t stream) {
-  return p.dtype == ATTNSCOPE_CUDA_BF16 ? launch_typed<D, __nv_bfloat16>(p, num_splits, partition_tokens, stream)
-                                        : launch_typed<D, __half>(p, num_splits, partition_tokens, stream);
-}
-
-}  // namespace
 
 size_t paged_decode_workspace_bytes(const attnscope_cuda_decode_params& p, int num_splits) {
   if (num_splits <= 1) return 0;
@@ -47,8 +31,7 @@ size_t paged_decode_workspace_bytes(const attnscope_cuda_decode_params& p, int n
 
 cudaError_t launch_paged_decode(const attnscope_cuda_decode_params& p, int num_splits, int partition_tokens,
                                 cudaStream_t stream) {
-  return p.head_dim == 64 ? launch_dim<64>(p, num_splits, partition_tokens, stream)
-                          : launch_dim<128>(p, num_splits, partition_tokens, stream);
+  return dispatch_paged_decode(p, DecodeSplitPlan{num_splits, partition_tokens}, StreamLaunch{stream});
 }
 
 }  // namespace cuda

@@ -6,7 +6,8 @@
 // 16 bytes (8 elements) of a K or V row; a lane takes kDecodeUnroll consecutive tokens per step and
 // issues all their K and V loads before the first use. Each lane keeps its own online-softmax
 // state per head; the lanes merge in shared memory at the end.
-// Kernel 2 (only when a sequence has several partitions) merges the partitions through lse.
+// Kernel 2 (only when a sequence has several partitions) merges the partitions through lse; it
+// is launched as a programmatic dependent of kernel 1 (sm_90), so its launch overlaps kernel 1's tail.
 #pragma once
 
 #include "attnscope_cuda.h"
@@ -123,6 +124,10 @@ __global__ void __launch_bounds__(kDecodeThreads)
     }
   }
 
+  // The merge (a programmatic dependent launch) may start launching now; it still waits for
+  // this whole grid's writes (cudaGridDependencySynchronize).
+  grid_dependency_trigger();
+
   // Merge the lanes: every thread of a lane holds the same (m, l) and 8 of the D outputs.
 #pragma unroll
   for (int g = 0; g < kGroup; ++g) {
@@ -162,6 +167,7 @@ __global__ void __launch_bounds__(kDecodeThreads)
 template <int D, typename T>
 __global__ void __launch_bounds__(D)
     paged_decode_merge_kernel(const attnscope_cuda_decode_params p, int num_splits, int partition_tokens) {
+  grid_dependency_wait();  // launched as a programmatic dependent of the split kernel
   const int h = blockIdx.x, b = blockIdx.y, d = threadIdx.x;
   const int64_t bh = static_cast<int64_t>(b) * p.num_heads + h;
   const float* partial_lse = static_cast<const float*>(p.workspace) + bh * num_splits;

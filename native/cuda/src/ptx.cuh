@@ -1,4 +1,5 @@
-// Thin wrappers over the PTX the kernels use: cp.async (sm_80+), ldmatrix, mma.sync m16n8k16.
+// Thin wrappers over the PTX the kernels use: cp.async (sm_80+), ldmatrix, mma.sync m16n8k16,
+// ex2.approx.ftz, and shared-memory loads/stores by address.
 // Fragment layouts: PTX ISA, "Matrix Fragments for mma.m16n8k16" (g = lane / 4, t = lane % 4):
 //   A (16x16, row): a0 = (g, 2t..2t+1), a1 = (g+8, 2t..), a2 = (g, 2t+8..), a3 = (g+8, 2t+8..)
 //   B (16x8, col):  b0 = (k 2t..2t+1, n g), b1 = (k 2t+8.., n g)
@@ -69,6 +70,43 @@ __device__ __forceinline__ void mma_m16n8k16<__half>(float (&c)[4], const uint32
       "{%0, %1, %2, %3};\n"
       : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// 2^x, approximate (2 ulp), subnormal results flushed to zero: one MUFU.EX2 (PTX ISA, ex2).
+__device__ __forceinline__ float exp2_ftz(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// 4-byte store / 16-byte load of shared memory at a shared-window address (smem_addr()).
+__device__ __forceinline__ void st_shared_b32(uint32_t addr, uint32_t v) {
+  asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(v));
+}
+__device__ __forceinline__ uint4 ld_shared_b128(uint32_t addr) {
+  uint4 v;
+  asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(addr));
+  return v;
+}
+
+// Programmatic dependent launch (sm_90+; no-ops before): the primary kernel lets its dependent
+// start launching; the dependent waits for the primary grid's completion and memory.
+__device__ __forceinline__ void grid_dependency_trigger() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+}
+__device__ __forceinline__ void grid_dependency_wait() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+}
+
+// x, hidden from the optimiser: values derived from it are computed where they are used
+// instead of being hoisted or strength-reduced into registers that live across a loop.
+__device__ __forceinline__ uint32_t opaque_u32(uint32_t x) {
+  asm volatile("" : "+r"(x));
+  return x;
 }
 
 #endif  // ATTNSCOPE_CUDA_EMULATION

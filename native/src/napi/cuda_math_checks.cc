@@ -81,11 +81,11 @@ Napi::Value KeyTiles(const Napi::CallbackInfo& info) {
   return out;
 }
 
-// planDecodeSplits(blocksPerSplit, maxContextLen, numSms, waves, requestedPartitionTokens)
+// planDecodeSplits(blocksPerSplit, maxContextLen, blocksPerWave, requestedPartitionTokens)
 Napi::Value PlanDecodeSplits(const Napi::CallbackInfo& info) {
   const cm::DecodeSplitPlan p =
       cm::plan_decode_splits(IntArg(info, 0, "blocksPerSplit"), IntArg(info, 1, "maxContextLen"),
-                             IntArg(info, 2, "numSms"), IntArg(info, 3, "waves"), IntArg(info, 4, "requestedPartitionTokens"));
+                             IntArg(info, 2, "blocksPerWave"), IntArg(info, 3, "requestedPartitionTokens"));
   auto out = Napi::Object::New(info.Env());
   out.Set("numSplits", p.num_splits);
   out.Set("partitionTokens", p.partition_tokens);
@@ -240,7 +240,7 @@ Napi::Value EmulatePagedDecode(const Napi::CallbackInfo& info) {
     if (lens[b] < 0 || lens[b] > max_pages * page_size) throw Napi::RangeError::New(info.Env(), "contextLens out of range");
     max_ctx = cm::max_int(max_ctx, lens[b]);
   }
-  const cm::DecodeSplitPlan plan = cm::plan_decode_splits(1, max_ctx, 1, 1, requested);
+  const cm::DecodeSplitPlan plan = cm::plan_decode_splits(1, max_ctx, 1, requested);
   auto o = Napi::Float32Array::New(info.Env(), static_cast<size_t>(B) * H * D);
   auto lse = Napi::Float32Array::New(info.Env(), static_cast<size_t>(B) * H);
   std::vector<float> part_lse(plan.num_splits), part_o(static_cast<size_t>(plan.num_splits) * D);

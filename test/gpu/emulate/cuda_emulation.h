@@ -8,7 +8,9 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <mutex>
+#include <vector>
 
 #define __global__
 #define __device__
@@ -21,6 +23,10 @@
 
 struct uint3 {
   unsigned x, y, z;
+};
+struct dim3 {
+  unsigned x, y, z;
+  dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
 };
 struct uint4 {
   unsigned x, y, z, w;
@@ -69,6 +75,40 @@ struct Block {
 extern Block g_block;
 extern thread_local uint3 t_thread_idx;
 
+// One thread's cp.async state (PTX ISA, cp.async.commit_group / wait_group): copies issued
+// since the last commit, and the committed groups not yet waited for. A copy writes shared
+// memory only when a wait_group N leaves at most N newer groups pending, as the hardware
+// guarantees no sooner; copies nobody waits for never land.
+class CpAsyncQueue {
+ public:
+  struct Copy {
+    uint32_t dst;
+    const void* src;  // nullptr: zero-fill
+  };
+  void issue(uint32_t dst, const void* src, bool valid) { open_.push_back(Copy{dst, valid ? src : nullptr}); }
+  void commit() {
+    groups_.push_back(std::move(open_));
+    open_.clear();
+  }
+  void wait(int n) {
+    while (static_cast<int>(groups_.size()) > n) {
+      for (const Copy& c : groups_.front()) apply(c);
+      groups_.pop_front();
+    }
+  }
+  void reset() {
+    open_.clear();
+    groups_.clear();
+  }
+
+ private:
+  static void apply(const Copy& c);
+  std::vector<Copy> open_;
+  std::deque<std::vector<Copy>> groups_;
+};
+
+extern thread_local CpAsyncQueue t_cp_async;
+
 inline int lane() { return static_cast<int>(t_thread_idx.x % 32); }
 inline int warp() { return static_cast<int>(t_thread_idx.x / 32); }
 inline void warp_sync() { g_block.warp_barrier[warp()].wait(); }
@@ -80,6 +120,15 @@ inline void warp_sync() { g_block.warp_barrier[warp()].wait(); }
 #define gridDim (emu::g_block.grid_dim)
 
 inline void __syncthreads() { emu::g_block.block_barrier.wait(); }
+inline void __syncwarp() { emu::warp_sync(); }
+
+inline void emu::CpAsyncQueue::apply(const Copy& c) {
+  if (c.src != nullptr) {
+    std::memcpy(g_block.dynamic_smem + c.dst, c.src, 16);
+  } else {
+    std::memset(g_block.dynamic_smem + c.dst, 0, 16);
+  }
+}
 
 template <typename T>
 inline T __shfl_xor_sync(unsigned, T value, int mask) {

@@ -1,21 +1,26 @@
 // Runs the real CUDA kernel source (native/cuda/src/flash_fwd.cuh, paged_decode.cuh) on the CPU
 // under the emulation in this folder and compares it with an fp64 reference on small odd
 // shapes: it checks the index math (fragment layouts, swizzle, tiles, masks, pages, splits,
-// merges) where no GPU is at hand. It cannot check timing-dependent behaviour (cp.async
-// completes at once here) or speed. Build and run: test/gpu/emulate/run.sh.
+// merges) and the cp.async group accounting (a copy lands only at the wait_group that covers
+// it) where no GPU is at hand. Kernels, tile shapes and grids come from the same planners the
+// GPU launchers call (dispatch_flash_fwd, dispatch_paged_decode). It cannot check races
+// between threads of a block (they run between barriers in any order) or speed.
+// Build and run: test/gpu/emulate/run.sh [substring of the case names to run].
 #define ATTNSCOPE_CUDA_EMULATION 1
 
 #include <cstdio>
 #include <functional>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
-#include "flash_fwd.cuh"
-#include "paged_decode.cuh"
+#include "flash_fwd_launch.cuh"
+#include "paged_decode_launch.cuh"
 
 emu::Block emu::g_block;
 thread_local uint3 emu::t_thread_idx;
+thread_local emu::CpAsyncQueue emu::t_cp_async;
 
 namespace {
 
@@ -46,6 +51,17 @@ void run_grid(unsigned gx, unsigned gy, unsigned gz, int threads, size_t smem_by
     }
   }
 }
+
+// The Launch callback of dispatch_flash_fwd / dispatch_paged_decode: runs the planned kernel
+// instance over the planned grid, blocks one after another (which is also a valid order for a
+// programmatic dependent launch: the dependent kernel runs after the whole first grid).
+struct EmulatedLaunch {
+  template <typename Kernel, typename... Args>
+  int operator()(Kernel kernel, const LaunchShape& shape, Args... args) const {
+    run_grid(shape.grid.x, shape.grid.y, shape.grid.z, shape.threads, shape.smem_bytes, [&] { kernel(args...); });
+    return 0;
+  }
+};
 
 template <typename T>
 T to_t(float x);
@@ -111,7 +127,6 @@ void compare(double got, double ref, double& err) {
 
 template <typename T, int D>
 Errors check_flash(int B, int Nq, int Nk, int H, int Hkv, bool causal, int window_left, unsigned seed) {
-  using Traits = FlashFwdTraits<D, 128, 64, 4>;
   std::mt19937 gen(seed);
   auto q = random_tensor<T>(size_t(B) * Nq * H * D, gen);
   auto k = random_tensor<T>(size_t(B) * Nk * Hkv * D, gen);
@@ -133,8 +148,8 @@ Errors check_flash(int B, int Nq, int Nk, int H, int Hkv, bool causal, int windo
   p.causal = causal;
   p.window_left = window_left;
   p.softmax_scale = 1.f / std::sqrt(float(D));
-  run_grid(ceil_div(Nq, Traits::kBlockM), H, B, Traits::kThreads, Traits::kSmemBytes,
-           [&] { flash_fwd_kernel<Traits, T>(p); });
+  p.dtype = std::is_same<T, __nv_bfloat16>::value ? ATTNSCOPE_CUDA_BF16 : ATTNSCOPE_CUDA_FP16;
+  dispatch_flash_fwd<typename FlashFwdConfig<D>::Traits>(p, EmulatedLaunch{});
   Errors e;
   std::vector<double> ro;
   double rl;
@@ -176,9 +191,13 @@ Errors check_decode(const std::vector<int>& lens, int page_size, int H, int Hkv,
   auto q = random_tensor<T>(size_t(B) * H * D, gen);
   std::vector<T> o(q.size(), to_t<T>(NAN));
   std::vector<float> lse(size_t(B) * H, NAN);
-  const DecodeSplitPlan plan = plan_decode_splits(1, max_ctx, 1, 1, partition_tokens);
-  std::vector<float> workspace(size_t(B) * H * plan.num_splits * (D + 1), NAN);
   attnscope_cuda_decode_params p{};
+  p.batch = B;
+  p.num_heads = H;
+  p.num_kv_heads = Hkv;
+  // The GPU's planner, for a device that runs 6 split blocks at a time (partition_tokens 0 lets it choose).
+  const DecodeSplitPlan plan = plan_decode_splits(decode_blocks_per_split(p), max_ctx, 6, partition_tokens);
+  std::vector<float> workspace(size_t(B) * H * plan.num_splits * (D + 1), NAN);
   p.q = q.data();
   p.k_pool = kp.data();
   p.v_pool = vp.data();
@@ -187,9 +206,6 @@ Errors check_decode(const std::vector<int>& lens, int page_size, int H, int Hkv,
   p.o = o.data();
   p.lse = lse.data();
   p.workspace = workspace.data();
-  p.batch = B;
-  p.num_heads = H;
-  p.num_kv_heads = Hkv;
   p.head_dim = D;
   p.page_size = page_size;
   p.num_pages = num_pages;
@@ -197,21 +213,8 @@ Errors check_decode(const std::vector<int>& lens, int page_size, int H, int Hkv,
   p.max_context_len = max_ctx;
   p.partition_tokens = partition_tokens;
   p.softmax_scale = 1.f / std::sqrt(float(D));
-  const int group = H / Hkv;
-  const int width = group <= 1 ? 1 : group <= 2 ? 2 : group <= 4 ? 4 : 8;  // as paged_decode.cu
-  const int chunks = ceil_div(group, width);
-  auto kernel = [&](auto width_tag) {
-    constexpr int W = decltype(width_tag)::value;
-    run_grid(plan.num_splits, Hkv * chunks, B, kDecodeThreads, 0,
-             [&] { paged_decode_kernel<D, W, T>(p, plan.num_splits, plan.partition_tokens, chunks); });
-  };
-  if (width == 1) kernel(std::integral_constant<int, 1>{});
-  else if (width == 2) kernel(std::integral_constant<int, 2>{});
-  else if (width == 4) kernel(std::integral_constant<int, 4>{});
-  else kernel(std::integral_constant<int, 8>{});
-  if (plan.num_splits > 1) {
-    run_grid(H, B, 1, D, 0, [&] { paged_decode_merge_kernel<D, T>(p, plan.num_splits, plan.partition_tokens); });
-  }
+  p.dtype = std::is_same<T, __nv_bfloat16>::value ? ATTNSCOPE_CUDA_BF16 : ATTNSCOPE_CUDA_FP16;
+  dispatch_paged_decode(p, plan, EmulatedLaunch{});
   Errors e;
   std::vector<double> ro;
   double rl;
@@ -235,27 +238,46 @@ Errors check_decode(const std::vector<int>& lens, int page_size, int H, int Hkv,
 
 int failures = 0;
 
-void report(const char* what, const Errors& e, double tol) {
+void report(const std::string& what, const Errors& e, double tol) {
   const bool ok = e.o < tol && e.lse < 1e-3 && e.masked_ok;
-  std::printf("%-66s O err %.2e  lse err %.2e  %s\n", what, e.o, e.lse, ok ? "ok" : "FAIL");
+  std::printf("%-66s O err %.2e  lse err %.2e  %s\n", what.c_str(), e.o, e.lse, ok ? "ok" : "FAIL");
   if (!ok) ++failures;
 }
 
 }  // namespace
 
-int main() {
+// argv[1], when given, runs only the cases whose name contains it (test/gpu/emulate/mutate_waits.sh).
+int main(int argc, char** argv) {
+  const std::string filter = argc > 1 ? argv[1] : "";
   const double bf16_tol = 1.5e-2, fp16_tol = 3e-3;
-  report("flash bf16 D64  B1 Nq1   Nk1   H1/1  non-causal", check_flash<__nv_bfloat16, 64>(1, 1, 1, 1, 1, false, -1, 1), bf16_tol);
-  report("flash fp16 D64  B2 Nq77  Nk131 H2/1  causal", check_flash<__half, 64>(2, 77, 131, 2, 1, true, -1, 2), fp16_tol);
-  report("flash bf16 D128 B1 Nq200 Nk130 H2/1  causal (70 rows see nothing)", check_flash<__nv_bfloat16, 128>(1, 200, 130, 2, 1, true, -1, 3), bf16_tol);
-  report("flash fp16 D128 B1 Nq129 Nk257 H1/1  non-causal", check_flash<__half, 128>(1, 129, 257, 1, 1, false, -1, 4), fp16_tol);
-  report("flash bf16 D128 B1 Nq150 Nk190 H2/2  causal, window_left 32", check_flash<__nv_bfloat16, 128>(1, 150, 190, 2, 2, true, 32, 5), bf16_tol);
-  report("flash fp16 D64  B1 Nq40  Nk300 H1/1  non-causal, window_left 20", check_flash<__half, 64>(1, 40, 300, 1, 1, false, 20, 6), fp16_tol);
-  report("decode bf16 D128 page 16  lens 1,0,37,300  H8/2  one partition", check_decode<__nv_bfloat16, 128>({1, 0, 37, 300}, 16, 8, 2, 320, 7), bf16_tol);
-  report("decode bf16 D128 page 16  lens 1,0,37,300  H8/2  partitions of 64", check_decode<__nv_bfloat16, 128>({1, 0, 37, 300}, 16, 8, 2, 64, 8), bf16_tol);
-  report("decode fp16 D64  page 8   lens 513,9       H4/4  partitions of 96", check_decode<__half, 64>({513, 9}, 8, 4, 4, 96, 9), fp16_tol);
-  report("decode bf16 D128 page 256 lens 700,257     H16/2 partitions of 256", check_decode<__nv_bfloat16, 128>({700, 257}, 256, 16, 2, 256, 10), bf16_tol);
-  report("decode fp16 D64  page 5   lens 203         H12/1 partitions of 30", check_decode<__half, 64>({203}, 5, 12, 1, 30, 11), fp16_tol);
-  std::printf("%s: %d failure(s)\n", failures == 0 ? "PASS" : "FAIL", failures);
+  const struct {
+    const char* name;
+    std::function<Errors()> run;
+    double tol;
+  } cases[] = {
+      {"flash bf16 D64  B1 Nq1   Nk1   H1/1  non-causal", [] { return check_flash<__nv_bfloat16, 64>(1, 1, 1, 1, 1, false, -1, 1); }, bf16_tol},
+      {"flash fp16 D64  B2 Nq77  Nk131 H2/1  causal", [] { return check_flash<__half, 64>(2, 77, 131, 2, 1, true, -1, 2); }, fp16_tol},
+      {"flash bf16 D128 B1 Nq200 Nk130 H2/1  causal (70 rows see nothing)", [] { return check_flash<__nv_bfloat16, 128>(1, 200, 130, 2, 1, true, -1, 3); }, bf16_tol},
+      {"flash fp16 D128 B1 Nq129 Nk257 H1/1  non-causal", [] { return check_flash<__half, 128>(1, 129, 257, 1, 1, false, -1, 4); }, fp16_tol},
+      {"flash bf16 D128 B1 Nq150 Nk190 H2/2  causal, window_left 32", [] { return check_flash<__nv_bfloat16, 128>(1, 150, 190, 2, 2, true, 32, 5); }, bf16_tol},
+      {"flash fp16 D64  B1 Nq40  Nk300 H1/1  non-causal, window_left 20", [] { return check_flash<__half, 64>(1, 40, 300, 1, 1, false, 20, 6); }, fp16_tol},
+      {"decode bf16 D128 page 16  lens 1,0,37,300  H8/2  one partition", [] { return check_decode<__nv_bfloat16, 128>({1, 0, 37, 300}, 16, 8, 2, 320, 7); }, bf16_tol},
+      {"decode bf16 D128 page 16  lens 1,0,37,300  H8/2  partitions of 64", [] { return check_decode<__nv_bfloat16, 128>({1, 0, 37, 300}, 16, 8, 2, 64, 8); }, bf16_tol},
+      {"decode fp16 D64  page 8   lens 513,9       H4/4  partitions of 96", [] { return check_decode<__half, 64>({513, 9}, 8, 4, 4, 96, 9); }, fp16_tol},
+      {"decode bf16 D128 page 256 lens 700,257     H16/2 partitions of 256", [] { return check_decode<__nv_bfloat16, 128>({700, 257}, 256, 16, 2, 256, 10); }, bf16_tol},
+      {"decode fp16 D64  page 5   lens 203         H12/1 partitions of 30", [] { return check_decode<__half, 64>({203}, 5, 12, 1, 30, 11); }, fp16_tol},
+      {"decode fp16 D64  page 16  lens 1000,3      H8/1  planned partitions", [] { return check_decode<__half, 64>({1000, 3}, 16, 8, 1, 0, 12); }, fp16_tol},
+  };
+  int ran = 0;
+  for (const auto& c : cases) {
+    if (std::string(c.name).find(filter) == std::string::npos) continue;
+    report(c.name, c.run(), c.tol);
+    ++ran;
+  }
+  if (ran == 0) {
+    std::printf("FAIL: no case matches \"%s\"\n", filter.c_str());
+    return 2;
+  }
+  std::printf("%s: %d of %d case(s) failed\n", failures == 0 ? "PASS" : "FAIL", failures, ran);
   return failures == 0 ? 0 : 1;
 }

@@ -4,7 +4,9 @@
 // B: b0 = (k 2t..2t+1, n g), b1 = (k 2t+8.., n g); C: c0,c1 = (g, 2t..), c2,c3 = (g+8, 2t..))
 // and "ldmatrix" (lanes 8i..8i+7 address the rows of matrix i; lane l receives row l/4,
 // elements 2(l%4) and 2(l%4)+1, or with .trans the transposed matrix's).
-// Included by ptx.cuh inside namespace attnscope::cuda; cp.async copies at once.
+// Included by ptx.cuh inside namespace attnscope::cuda. cp.async copies land only at the
+// cp.async.wait_group that covers their group (cuda_emulation.h, CpAsyncQueue), so a wait
+// count one too high leaves a tile unwritten and the comparison with fp64 fails.
 
 #define ATTNSCOPE_DYNAMIC_SMEM(name) unsigned char* name = emu::g_block.dynamic_smem
 
@@ -12,16 +14,28 @@ inline uint32_t smem_addr(const void* p) {
   return static_cast<uint32_t>(static_cast<const unsigned char*>(p) - emu::g_block.dynamic_smem);
 }
 
-inline void cp_async_16(uint32_t dst, const void* src, bool valid) {
-  if (valid) {
-    std::memcpy(emu::g_block.dynamic_smem + dst, src, 16);
-  } else {
-    std::memset(emu::g_block.dynamic_smem + dst, 0, 16);
-  }
-}
-inline void cp_async_commit() {}
+inline void cp_async_16(uint32_t dst, const void* src, bool valid) { emu::t_cp_async.issue(dst, src, valid); }
+inline void cp_async_commit() { emu::t_cp_async.commit(); }
 template <int N>
-inline void cp_async_wait() {}
+inline void cp_async_wait() {
+  emu::t_cp_async.wait(N);
+}
+
+inline float exp2_ftz(float x) { return std::exp2(x); }
+inline uint32_t opaque_u32(uint32_t x) { return x; }
+// Grids run one after another here: a dependent grid always starts after the primary ended.
+inline void grid_dependency_trigger() {}
+inline void grid_dependency_wait() {}
+inline void st_shared_b32(uint32_t addr, uint32_t v) {
+  if (addr % 4 != 0) std::abort();
+  std::memcpy(emu::g_block.dynamic_smem + addr, &v, 4);
+}
+inline uint4 ld_shared_b128(uint32_t addr) {
+  if (addr % 16 != 0) std::abort();
+  uint4 v;
+  std::memcpy(&v, emu::g_block.dynamic_smem + addr, 16);
+  return v;
+}
 
 inline void emu_ldmatrix_x4(uint32_t (&r)[4], uint32_t addr, bool trans) {
   auto& slots = emu::g_block.slots[emu::warp()];

@@ -1,0 +1,69 @@
+// Launch planning of the split-K paged decode (paged_decode.cuh): runtime head_dim, dtype and
+// GQA group width -> kernel instances, the grid of each, the split plan. The GPU launcher
+// (paged_decode.cu) and the CPU emulation (test/gpu/emulate) both go through
+// dispatch_paged_decode(), so the emulation runs exactly the instances and grids the GPU gets.
+#pragma once
+
+#include "launch_shape.h"
+#include "paged_decode.cuh"
+
+namespace attnscope {
+namespace cuda {
+
+// Smallest compiled group width that holds a GQA group (chunks of 8 beyond that).
+inline int decode_group_width(int group) { return group <= 1 ? 1 : group <= 2 ? 2 : group <= 4 ? 4 : 8; }
+
+// Blocks one partition per sequence gives: batch x KV heads x head chunks.
+inline int decode_blocks_per_split(const attnscope_cuda_decode_params& p) {
+  const int group = p.num_heads / p.num_kv_heads;
+  return p.batch * p.num_kv_heads * ceil_div(group, decode_group_width(group));
+}
+
+// Calls fn(kernel) with the split kernel instance for p's head_dim, dtype and group width
+// (kernel: void(attnscope_cuda_decode_params, int num_splits, int partition_tokens, int head_chunks)).
+template <typename Fn>
+auto with_decode_kernel(const attnscope_cuda_decode_params& p, Fn&& fn) {
+  auto with_dim = [&](auto dim_tag, auto type_tag) {
+    constexpr int D = decltype(dim_tag)::value;
+    using T = decltype(type_tag);
+    switch (decode_group_width(p.num_heads / p.num_kv_heads)) {
+      case 1: return fn(paged_decode_kernel<D, 1, T>);
+      case 2: return fn(paged_decode_kernel<D, 2, T>);
+      case 4: return fn(paged_decode_kernel<D, 4, T>);
+      default: return fn(paged_decode_kernel<D, 8, T>);
+    }
+  };
+  auto with_type = [&](auto type_tag) {
+    return p.head_dim == 64 ? with_dim(std::integral_constant<int, 64>{}, type_tag)
+                            : with_dim(std::integral_constant<int, 128>{}, type_tag);
+  };
+  return p.dtype == ATTNSCOPE_CUDA_BF16 ? with_type(__nv_bfloat16{}) : with_type(__half{});
+}
+
+// Enqueues the split kernel over (num_splits, H_kv x head chunks, B) and, with several
+// partitions, the merge over (H, B). launch(kernel, shape, args...) returns a status where 0
+// is success; the first failure is returned.
+template <typename Launch>
+auto dispatch_paged_decode(const attnscope_cuda_decode_params& p, const DecodeSplitPlan& plan, Launch&& launch) {
+  const int group = p.num_heads / p.num_kv_heads;
+  const int head_chunks = ceil_div(group, decode_group_width(group));
+  const LaunchShape split_shape{dim3(plan.num_splits, p.num_kv_heads * head_chunks, p.batch), kDecodeThreads, 0,
+                                false};
+  auto status = with_decode_kernel(p, [&](auto kernel) {
+    return launch(kernel, split_shape, p, plan.num_splits, plan.partition_tokens, head_chunks);
+  });
+  if (status != decltype(status){} || plan.num_splits == 1) return status;
+  const LaunchShape merge_shape{dim3(p.num_heads, p.batch), p.head_dim, 0, true};
+  auto merge = [&](auto dim_tag, auto type_tag) {
+    return launch(paged_decode_merge_kernel<decltype(dim_tag)::value, decltype(type_tag)>, merge_shape, p,
+                  plan.num_splits, plan.partition_tokens);
+  };
+  auto merge_type = [&](auto type_tag) {
+    return p.head_dim == 64 ? merge(std::integral_constant<int, 64>{}, type_tag)
+                            : merge(std::integral_constant<int, 128>{}, type_tag);
+  };
+  return p.dtype == ATTNSCOPE_CUDA_BF16 ? merge_type(__nv_bfloat16{}) : merge_type(__half{});
+}
+
+}  // namespace cuda
+}  // namespace attnscope
