@@ -119,3 +119,21 @@ export function summarizeCase(
     ...(ceiling ? { ceiling: ceiling.name } : {}),
   };
 }
+
+/**
+ * The largest |a[i] − b[i]| (the correctness checks' max |error|): equal values count 0, so two
+ * −inf lse of fully masked rows agree; a NaN on either side makes the result NaN. The arrays
+ * must have one length.
+ */
+export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  if (a.length !== b.length) throw new RangeError(`maxAbsDiff: lengths ${a.length} and ${b.length} differ`);
+  let m = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x === y) continue;
+    const d = Math.abs(x - y);
+    if (!(d <= m)) m = d; // NaN propagates through !(d <= m)
+  }
+  return m;
+}

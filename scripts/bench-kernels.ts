@@ -38,7 +38,7 @@ import { writeFileAtomic } from '../runner/atomic';
 import { cpuCasePath, measureEnvironment } from '../runner/environment';
 import { randomUniform, shuffledPages, tiledBf16 } from '../runner/inputs';
 import { TOOL_VERSION } from '../runner/version';
-import { attentionFlops, ceilingFor, sampleStats, summarizeCase } from '../runner/measure';
+import { attentionFlops, ceilingFor, maxAbsDiff, sampleStats, summarizeCase } from '../runner/measure';
 import { CAUSAL_NOTE, DECODE_NOTE, loadOrtPeer, type OrtPeer } from '../runner/peers/onnxruntime';
 
 // ---------------------------------------------------------------------------------------------
@@ -152,17 +152,6 @@ const fmtRate = (x: number): string => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.to
 const fmtPct = (f: number | null): string => (f === null ? '-' : formatPercent(f, f < 0.1 ? 1 : 0));
 const fmtErr = (e: number | null): string => (e === null ? '-' : e.toExponential(1));
 const kLabel = (n: number): string => (n % 1024 === 0 ? `${n / 1024}k` : String(n));
-
-function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let m = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    if (x === y) continue; // includes -inf = -inf (fully masked rows)
-    m = Math.max(m, Math.abs(x - y));
-  }
-  return m;
-}
 
 function log(msg: string): void {
   process.stderr.write(`[bench:kernels] ${msg}\n`);

@@ -5,5 +5,6 @@
  */
 export { simulatePool, defaultStepTime, PoolConfigError, REFERENCE_ACCELERATOR, type PoolProgress, type SimulateOptions } from './simulate';
 export { readTrace, parseTrace, TraceError } from './trace';
-export { generateRequests, packRequests, sampleLength, Rng, type TraceRequest } from './workload';
+export { generateRequests, packRequests, sampleLength, type TraceRequest } from './workload';
+export { Rng } from '../random';
 export { formatPoolSummary } from './summary';

@@ -1,6 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
 import { profileFromModelConfig, type Profile } from '../../core/config/index';
 import {
   activationPeakBytes,
@@ -13,7 +12,7 @@ import {
   poolPages,
   weightsBytes,
 } from '../../core/estimate/index';
-import { FIXTURES, loadModel } from './helpers';
+import { configNames, loadModel } from './helpers';
 
 const MiB = 1024 ** 2;
 const GiB = 1024 ** 3;
@@ -47,7 +46,7 @@ const KV_BYTES_PER_TOKEN: Record<string, number> = {
 };
 
 test('the KV table covers every shipped config', () => {
-  const names = readdirSync(FIXTURES).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, '')).sort();
+  const names = configNames();
   assert.deepEqual(names, Object.keys(KV_BYTES_PER_TOKEN).sort());
 });
 
