@@ -28,6 +28,7 @@
         "src/napi/kernels.cc",
         "src/napi/peaks.cc",
         "src/napi/simulator.cc",
+        "src/kernels/amx_model.cc",
         "src/kernels/cpu_features.cc",
         "src/kernels/flash_fwd.cc",
         "src/kernels/half.cc",
@@ -56,7 +57,8 @@
       "conditions": [
         [ "target_arch=='x64'", {
           "defines": [ "ATTNSCOPE_X86_PATHS" ],
-          "dependencies": [ "attnscope_kernels_avx2", "attnscope_kernels_avx512", "attnscope_kernels_avx512bf16" ]
+          "dependencies": [ "attnscope_kernels_avx2", "attnscope_kernels_avx512", "attnscope_kernels_avx512bf16",
+                            "attnscope_kernels_amx" ]
         } ]
       ]
     }
@@ -87,6 +89,15 @@
           "cflags_cc": [ "-fPIC", "-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mavx512bf16", "-mfma", "-mf16c",
                          "-Wno-uninitialized", "-Wno-maybe-uninitialized" ],
           "xcode_settings": { "OTHER_CPLUSPLUSFLAGS": [ "-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mavx512bf16", "-mfma", "-mf16c" ] }
+        },
+        {
+          # Only gemm_bf16 on tiles; the rest of its table is the AVX512-BF16 one (ops_amx.cc).
+          "target_name": "attnscope_kernels_amx",
+          "type": "static_library",
+          "sources": [ "src/kernels/simd/ops_amx.cc" ],
+          "defines": [ "ATTNSCOPE_X86_PATHS" ],
+          "cflags_cc": [ "-fPIC", "-mamx-tile", "-mamx-bf16" ],
+          "xcode_settings": { "OTHER_CPLUSPLUSFLAGS": [ "-mamx-tile", "-mamx-bf16" ] }
         }
       ]
     } ]

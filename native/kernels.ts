@@ -19,11 +19,14 @@ export type AttnDType = 'fp32' | 'fp16' | 'bf16';
 
 /**
  * SIMD path of the CPU kernels. 'auto' = the one named by the environment variable
- * ATTNSCOPE_SIMD (scalar|avx2|avx512|avx512bf16) when this CPU supports it, else the fastest
- * here for the kernel and operand dtype (CpuInfo.dispatch). 'avx512bf16' uses vdpbf16ps for
- * bf16 inputs and is the AVX-512 path otherwise.
+ * ATTNSCOPE_SIMD (scalar|avx2|avx512|avx512bf16|amx) when this CPU supports it, else the
+ * fastest here for the kernel and operand dtype (CpuInfo.dispatch). 'avx512bf16' uses
+ * vdpbf16ps for bf16 inputs and is the AVX-512 path otherwise; 'amx' runs bf16 flash GEMMs on
+ * AMX tiles (head_dim a multiple of 32) and is 'avx512bf16' otherwise. 'amx-model' runs on any
+ * CPU: the portable path with the AMX tiling on a scalar model of the tile instructions, for
+ * tests (slow; never chosen by 'auto', not listed in CpuInfo.simdPaths).
  */
-export type SimdPath = 'auto' | 'scalar' | 'avx2' | 'avx512' | 'avx512bf16';
+export type SimdPath = 'auto' | 'scalar' | 'avx2' | 'avx512' | 'avx512bf16' | 'amx' | 'amx-model';
 
 /** An input tensor: Float32Array for fp32, Uint16Array of bit patterns for fp16 / bf16. */
 export type AttnTensor = Float32Array | Uint16Array;
@@ -154,10 +157,10 @@ export interface CpuInfo {
 }
 
 /**
- * Unit that does a kernel's products, whose peak its FLOP rate is divided by: 'avx512-bf16'
- * (vdpbf16ps), 'fp32-fma' (vector FMA on fp32; bf16 / fp16 widened first), 'scalar' (portable loops).
+ * Unit that does a kernel's products, whose peak its FLOP rate is divided by: 'amx-bf16'
+ * (TDPBF16PS), 'avx512-bf16' (vdpbf16ps), 'fp32-fma' (vector FMA on fp32; bf16 / fp16 widened first), 'scalar' (portable loops).
  */
-export type ProductUnit = 'avx512-bf16' | 'fp32-fma' | 'scalar';
+export type ProductUnit = 'amx-bf16' | 'avx512-bf16' | 'fp32-fma' | 'scalar';
 
 /** What 'auto' runs for one kernel on one operand dtype (flash: Q/K/V; decode: the KV pages). */
 export interface DispatchChoice {
@@ -182,7 +185,7 @@ interface RawKernels {
 const raw = (): RawKernels => loadAddon<RawKernels>();
 
 const DTYPE_CODES: Record<AttnDType, number> = { fp32: 0, fp16: 1, bf16: 2 };
-const SIMD_PATHS: readonly SimdPath[] = ['auto', 'scalar', 'avx2', 'avx512', 'avx512bf16'];
+const SIMD_PATHS: readonly SimdPath[] = ['auto', 'scalar', 'avx2', 'avx512', 'avx512bf16', 'amx', 'amx-model'];
 const MAX_HEAD_DIM = KERNEL_LIMITS.cpu.maxHeadDim;
 const MAX_DIM = 2 ** 31 - 1;
 
@@ -228,7 +231,7 @@ function checkSimd(value: unknown): SimdPath {
   if (!SIMD_PATHS.includes(value as SimdPath)) {
     throw new RangeError(`simd must be one of ${SIMD_PATHS.join(', ')}, got '${value}'`);
   }
-  if (value !== 'auto') {
+  if (value !== 'auto' && value !== 'amx-model') {
     const supported = cpuInfo().simdPaths;
     if (!supported.includes(value as Exclude<SimdPath, 'auto'>)) {
       throw new RangeError(`simd '${value}' is not supported on this CPU; supported: ${supported.join(', ')}`);

@@ -25,10 +25,15 @@ export interface ServingSimConfig {
   maxNumSeqs: number;
   maxNumBatchedTokens: number;
   maxModelLen: number;
-  /** Step time = perStepS + perTokenS · tokens scheduled + perKvTokenS · KV tokens attended (seconds). */
+  /**
+   * Step time (seconds), a roofline (native/src/pool/simulator.h StepTimeModel):
+   * perStepS + max(weightsS + perKvTokenS · KV tokens attended, perTokenS · tokens scheduled + perPairS · query-key pairs).
+   */
   perStepS: number;
-  perTokenS: number;
+  weightsS: number;
   perKvTokenS: number;
+  perTokenS: number;
+  perPairS: number;
   /** Samples kept (downsampled by doubling the stride), >= 2. */
   maxSamples: number;
   /**
@@ -39,13 +44,34 @@ export interface ServingSimConfig {
   coast?: boolean;
 }
 
-/** Requests as parallel arrays, sorted by arrival. prefixStream −1: no shared prefix. */
+/**
+ * Requests as parallel arrays [n], sorted by arrival, and their shared segments (SimSegment in
+ * native/src/pool/simulator.h): request i's are segmentStream/segmentEnd[segmentStart[i] ..
+ * segmentStart[i + 1]), consecutive runs of its leading prompt tokens [previous end, end) whose
+ * token ids are stream segmentStream's (an integer in [0, 2^30)); two requests share a token
+ * exactly where both have a segment of the same stream. Its tokens beyond the last are its own.
+ */
 export interface ServingSimRequests {
   arrivalS: Float64Array;
   promptLen: Int32Array;
   outputLen: Int32Array;
-  prefixStream: Float64Array;
-  prefixLen: Int32Array;
+  /** [n + 1], ascending, segmentStart[0] = 0, segmentStart[n] = number of segments. */
+  segmentStart: Int32Array;
+  segmentStream: Float64Array;
+  /** Ascending within a request, each in [1, its promptLen]. */
+  segmentEnd: Int32Array;
+}
+
+/** Per request (in the order given), simulated seconds; −1 where not reached (rejected requests). */
+export interface ServingSimTimes {
+  /** Start of the step that first admitted it. */
+  scheduledS: Float64Array;
+  /** End of the step that emitted its first output token. */
+  firstTokenS: Float64Array;
+  /** End of the step that emitted its last output token. */
+  finishS: Float64Array;
+  /** Output tokens generated (output_len capped at max_model_len − prompt_len); 0 if rejected. */
+  outputLen: Int32Array;
 }
 
 /** Integrals (`*Seconds`) are value · simulated seconds, summed over steps. */
@@ -56,6 +82,8 @@ export interface ServingSimTotals {
   /** Admitted requests that memory refused at least once before. */
   delayed: number;
   preemptions: number;
+  /** KV tokens the preemptions dropped (recomputed later, less the request's own cached pages). */
+  preemptedTokens: number;
   steps: number;
   generatedTokens: number;
   /** End of the step in which the last request completed. */
@@ -66,11 +94,19 @@ export interface ServingSimTotals {
   /** Contiguous: free slots while the queue head was refused though enough slots were free (split into holes). */
   externalFreeSlotSeconds: number;
   runningSeconds: number;
+  waitingSeconds: number;
+  peakWaiting: number;
   peakPagesUsed: number;
   peakReservedSlots: number;
   peakRunning: number;
   prefixQueryTokens: number;
   prefixHitTokens: number;
+  /** Hits inside the request's shared segments (sharing between requests). */
+  prefixSharedHitTokens: number;
+  /** Hits beyond them: a preempted request finding its own pages again. */
+  prefixOwnHitTokens: number;
+  /** Prompt tokens looked up at the requests' first admissions. */
+  firstAdmissionTokens: number;
   done: boolean;
 }
 
@@ -83,6 +119,7 @@ interface RawSimulator {
   run(maxSteps: number): boolean;
   samples(): Float64Array;
   totals(): ServingSimTotals;
+  times(): ServingSimTimes;
 }
 
 /**
@@ -101,24 +138,34 @@ function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests)
   intArg('maxModelLen', config.maxModelLen, 1, INT32_MAX);
   intArg('maxSamples', config.maxSamples, 2, INT32_MAX);
   if (config.coast !== undefined && typeof config.coast !== 'boolean') throw new TypeError('coast must be a boolean');
-  for (const key of ['perStepS', 'perTokenS', 'perKvTokenS'] as const) {
+  for (const key of ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perPairS'] as const) {
     const v = config[key];
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`${key} must be a finite number`);
     if (v < 0) throw new RangeError(`${key} must be >= 0, got ${v}`);
   }
   const n = requests.arrivalS.length;
-  const arrays: Array<[keyof ServingSimRequests, new (n: number) => ArrayBufferView]> = [
-    ['arrivalS', Float64Array], ['promptLen', Int32Array], ['outputLen', Int32Array], ['prefixStream', Float64Array], ['prefixLen', Int32Array],
+  const m = requests.segmentStream?.length;
+  const arrays: Array<[keyof ServingSimRequests, new (n: number) => ArrayBufferView, number, string]> = [
+    ['arrivalS', Float64Array, n, 'arrivalS'], ['promptLen', Int32Array, n, 'arrivalS'], ['outputLen', Int32Array, n, 'arrivalS'],
+    ['segmentStart', Int32Array, n + 1, 'arrivalS + 1'], ['segmentStream', Float64Array, m, 'segmentStream'], ['segmentEnd', Int32Array, m, 'segmentStream'],
   ];
-  for (const [key, type] of arrays) {
+  for (const [key, type, length, other] of arrays) {
     if (!(requests[key] instanceof type)) throw new TypeError(`requests.${key} must be a ${type.name}`);
-    if (requests[key].length !== n) throw new RangeError(`requests.${key} has ${requests[key].length} entries, arrivalS ${n}`);
+    if (requests[key].length !== length) throw new RangeError(`requests.${key} has ${requests[key].length} entries, ${other} ${length}`);
   }
   // Synthetic token ids give each stream a distinct code below 2^31 (native/src/pool/simulator.cc).
   if (n >= 2 ** 30) throw new RangeError(`requests: at most 2^30 − 1 requests, got ${n}`);
+  const { segmentStart: start, segmentStream: stream, segmentEnd: end } = requests;
+  if (start[0] !== 0 || start[n] !== m) throw new RangeError(`requests.segmentStart must start at 0 and end at ${m}, got ${start[0]} … ${start[n]}`);
   for (let i = 0; i < n; i++) {
-    const s = requests.prefixStream[i];
-    if (!Number.isInteger(s) || s < -1 || s >= 2 ** 30) throw new RangeError(`requests.prefixStream[${i}] must be −1 or an integer in [0, 2^30), got ${s}`);
+    if (start[i + 1] < start[i]) throw new RangeError(`requests.segmentStart must ascend, got ${start[i]} then ${start[i + 1]} at ${i}`);
+    let prev = 0;
+    for (let k = start[i]; k < start[i + 1]; k++) {
+      const s = stream[k];
+      if (!Number.isInteger(s) || s < 0 || s >= 2 ** 30) throw new RangeError(`requests.segmentStream[${k}] must be an integer in [0, 2^30), got ${s}`);
+      if (end[k] <= prev || end[k] > requests.promptLen[i]) throw new RangeError(`requests.segmentEnd[${k}] must be in (${prev}, promptLen ${requests.promptLen[i]}], got ${end[k]}`);
+      prev = end[k];
+    }
   }
   return layout;
 }
@@ -137,7 +184,7 @@ export class ServingSimulator {
     const addon = loadAddon<{ ServingSimulator: new (...args: unknown[]) => RawSimulator }>();
     this.raw = new addon.ServingSimulator(
       { ...config, layout },
-      requests.arrivalS, requests.promptLen, requests.outputLen, requests.prefixStream, requests.prefixLen,
+      requests.arrivalS, requests.promptLen, requests.outputLen, requests.segmentStart, requests.segmentStream, requests.segmentEnd,
     );
   }
 
@@ -153,6 +200,11 @@ export class ServingSimulator {
 
   totals(): ServingSimTotals {
     return this.raw.totals();
+  }
+
+  /** Each request's milestones so far (see {@link ServingSimTimes}). */
+  times(): ServingSimTimes {
+    return this.raw.times();
   }
 }
 
@@ -174,7 +226,7 @@ function runJob({ configs, requests: r, stop: stopBuffer, sliceSteps }) {
   const totals = [];
   for (const config of configs) {
     if (Atomics.load(stop, 0) !== 0) return null;
-    const sim = new ServingSimulator(config, r.arrivalS, r.promptLen, r.outputLen, r.prefixStream, r.prefixLen);
+    const sim = new ServingSimulator(config, r.arrivalS, r.promptLen, r.outputLen, r.segmentStart, r.segmentStream, r.segmentEnd);
     while (!sim.run(sliceSteps)) if (Atomics.load(stop, 0) !== 0) return null;
     totals.push(sim.totals());
   }

@@ -4,7 +4,7 @@
  *   attnscope bench <config.json | *.attn.yaml | *.attn.json> [--json FILE] [--quick] [--backend auto|cpu|cuda]
  *   attnscope bench - --events          resolved Profile JSON on stdin, NDJSON RunnerEvents on stdout
  *   attnscope estimate <file> [--json]
- *   attnscope simulate <profile> [--trace FILE] [--json FILE]
+ *   attnscope simulate <profile> [--trace FILE] [--json FILE] [--slo-ttft-ms MS] [--max-rate] ... (USAGE below)
  *
  * Exit 0 on success, 2 on bad input (one line `file:line:col: message` on stderr, no output
  * file written), 1 on an internal failure, 130 when cancelled (SIGINT/SIGTERM). Progress goes
@@ -13,9 +13,9 @@
 import { statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { BACKENDS, isBackend, type Profile } from '../core/config/types';
+import { BACKENDS, isBackend, type Profile, type StepTimeSpec } from '../core/config/types';
 import { createRun, type PoolResult } from '../core/protocol/run';
-import { estimate } from '../core/estimate';
+import { estimate, referenceSeqLen } from '../core/estimate';
 import { formatCount } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { stopSimulations } from '../native/simulator';
@@ -23,7 +23,12 @@ import { writeFileAtomic } from './atomic';
 import { describeMachine } from './environment';
 import { BackendError, runBench } from './bench';
 import { CancelledError, InputError, OutputError, UsageError } from './errors';
-import { formatPoolSummary, readTrace, simulatePool, type PoolProgress } from './simulate';
+import { formatPoolSummary, simulatePool, type PoolProgress } from './simulate';
+import { calibrateStepTime, formatCalibration } from './simulate/calibrate';
+import { searchCapacity } from './simulate/capacity';
+import { formatCapacity } from './simulate/latency-format';
+import { readSimulateFlags, SIMULATE_FLAGS } from './simulate/options';
+import { describeDropped, readTraceFile, readVllmResult } from './simulate/traces';
 import { loadProfile, type LoadedProfile } from './load';
 import { benchPreflight, deploymentNotes } from './preflight';
 import { Progress } from './progress';
@@ -36,7 +41,9 @@ const USAGE = `usage:
   attnscope bench <config.json | *.attn.yaml | *.attn.json> [--json FILE] [--quick] [--backend auto|cpu|cuda]
   attnscope bench - --events        (a resolved Profile as JSON on stdin; NDJSON events on stdout)
   attnscope estimate <file> [--json]
-  attnscope simulate <profile> [--trace FILE] [--json FILE]
+  attnscope simulate <profile> [--trace FILE [--trace-format F] [--trace-model M] [--trace-log-type T]]
+                     [--time-scale X] [--slo-ttft-ms MS] [--slo-tpot-ms MS] [--calibrate VLLM_RESULT.json]
+                     [--max-rate [--slo-attainment 0.9] [--rate-tolerance 0.02]] [--json FILE]
   attnscope --version`;
 
 /** `attnscope <command> --help`: the usage, exit 0. */
@@ -208,15 +215,43 @@ async function estimateCommand(argv: string[]): Promise<number> {
 }
 
 async function simulateCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parse(argv, { trace: { type: 'string' }, json: { type: 'string' } });
+  const { values, positionals } = parse(argv, SIMULATE_FLAGS);
   const file = onePositional(positionals, 'simulate');
-  checkOutputPath(values.json as string | undefined, '--json');
+  const flags = readSimulateFlags(values);
+  checkOutputPath(flags.json, '--json');
   const loaded = loadProfile(file);
   printNotes(loaded);
+  const profile = loaded.profile;
+  // The flags win over the profile's slo, bound by bound.
+  const slo = { ...profile.slo, ...flags.slo };
+  const hasSlo = slo.ttftMs !== undefined || slo.tpotMs !== undefined;
+  if (flags.maxRate && !hasSlo) throw new UsageError("--max-rate needs an SLO: --slo-ttft-ms and/or --slo-tpot-ms, or the profile's slo: { ttft_ms, tpot_ms }");
   // TraceError and PoolConfigError are InputErrors: file:line:col of the trace line or profile key.
-  const traceWarnings: string[] = [];
-  const trace = values.trace ? readTrace(values.trace as string, traceWarnings) : undefined;
-  for (const w of traceWarnings) process.stderr.write(`${w}\n`);
+  const warnings: string[] = [];
+  const trace = flags.trace
+    ? readTraceFile(flags.trace, { format: flags.traceFormat, maxModelLen: profile.workload?.maxModelLen ?? referenceSeqLen(profile), model: flags.traceModel, logType: flags.traceLogType, warnings })
+    : undefined;
+  for (const w of warnings) process.stderr.write(`${w}\n`);
+  if (trace) {
+    const dropped = Object.keys(trace.dropped).length > 0 ? `; dropped ${describeDropped(trace.dropped)}` : '';
+    process.stderr.write(`${flags.trace}: ${trace.format} trace (${trace.timeUnit}), ${formatCount(trace.count)} requests${dropped}\n`);
+    for (const n of trace.notes) process.stderr.write(`${flags.trace}: note: ${n}\n`);
+  }
+  let stepTime: StepTimeSpec | undefined;
+  let stepTimeSource: string | undefined;
+  const head: string[] = [];
+  if (flags.calibrate) {
+    let fit;
+    try {
+      fit = calibrateStepTime(profile, readVllmResult(flags.calibrate));
+    } catch (e) {
+      if (e instanceof RangeError) throw new InputError(e.message, flags.calibrate);
+      throw e;
+    }
+    stepTime = fit.spec;
+    stepTimeSource = `calibration from ${basename(flags.calibrate)}`;
+    head.push(...formatCalibration(fit, flags.calibrate), '');
+  }
   const ac = cancellation();
   // A terminal shows one line rewritten in place and erased at the end; piped stderr gets nothing.
   const progress = new Progress(process.stderr, false);
@@ -224,30 +259,49 @@ async function simulateCommand(argv: string[]): Promise<number> {
   let result: PoolResult;
   const createdAt = new Date();
   try {
-    // Building the requests and the simulators takes seconds at millions of requests: say so first.
-    const requests = trace?.length ?? loaded.profile.workload?.requests;
-    if (requests !== undefined) progress.update(0, 1, `simulating ${formatCount(requests)} requests: preparing`);
-    result = await simulatePool(loaded.profile, {
-      trace,
-      signal: ac.signal,
-      onProgress: (p) => {
-        last = p;
-        progress.update(p.fraction, 1, `simulating ${formatCount(p.requests)} requests: ${formatCount(p.finished)} done, ${formatCount(p.simulatedSeconds)} s of serving`);
-      },
-    });
+    if (flags.maxRate) {
+      progress.update(0, 1, 'capacity search: first rate');
+      const search = await searchCapacity(profile, {
+        slo,
+        attainment: flags.sloAttainment,
+        tolerance: flags.rateTolerance,
+        requests: trace?.requests,
+        simulate: { stepTime, stepTimeSource, signal: ac.signal },
+        onPoint: (p) => progress.update(0, 1, `capacity search: ${p.rate.toPrecision(4)} requests/s ${p.meets ? 'passes' : 'fails'}`),
+      });
+      result = search.result;
+    } else {
+      // Building the requests and the simulators takes seconds at millions of requests: say so first.
+      const requests = trace?.count ?? profile.workload?.requests;
+      if (requests !== undefined) progress.update(0, 1, `simulating ${formatCount(requests)} requests: preparing`);
+      result = await simulatePool(profile, {
+        requests: trace?.requests,
+        rateScale: flags.timeScale,
+        slo: hasSlo ? slo : undefined,
+        stepTime,
+        stepTimeSource,
+        signal: ac.signal,
+        onProgress: (p) => {
+          last = p;
+          progress.update(p.fraction, 1, `simulating ${formatCount(p.requests)} requests: ${formatCount(p.finished)} done, ${formatCount(p.simulatedSeconds)} s of serving`);
+        },
+      });
+    }
   } catch (e) {
     progress.clear();
+    if (e instanceof RangeError && flags.maxRate) throw new UsageError(e.message, false);
     if (!(e instanceof CancelledError)) throw e;
     const at = last ? ` at ${Math.floor(100 * last.fraction)}% of ${formatCount(last.requests)} requests` : '';
     process.stderr.write(`attnscope: simulate ${e.message}${at}; nothing written\n`);
     return EXIT_CANCELLED;
   }
   progress.clear();
-  if (values.json) {
-    const run = createRun({ name: basename(file), toolVersion: TOOL_VERSION, createdAt, profile: loaded.profile, environment: describeMachine(), estimate: estimate(loaded.profile), pool: result });
-    writeOutput(values.json as string, `${JSON.stringify(run, null, 2)}\n`, '--json');
+  if (flags.json) {
+    const run = createRun({ name: basename(file), toolVersion: TOOL_VERSION, createdAt, profile, environment: describeMachine(), estimate: estimate(profile), pool: result });
+    writeOutput(flags.json, `${JSON.stringify(run, null, 2)}\n`, '--json');
   }
-  process.stdout.write(`${formatPoolSummary(result)}\n`);
+  const body = result.capacity ? `${formatCapacity(result.capacity)}\n\nAt the highest passing rate:\n${formatPoolSummary(result)}` : formatPoolSummary(result);
+  process.stdout.write(`${[...head, body].join('\n')}\n`);
   return EXIT_OK;
 }
 

@@ -20,6 +20,25 @@ export interface ProfileHost {
   readFile(absPath: string): string | null;
 }
 
+/** The profile's `slo` and `step_time` sections (the schema has checked their values). */
+function sloAndStepTime(plain: Plain): Pick<Profile, 'slo' | 'stepTime'> {
+  const out: Pick<Profile, 'slo' | 'stepTime'> = {};
+  const slo = plain.slo as Plain | undefined;
+  if (slo && typeof slo === 'object') {
+    out.slo = {};
+    if (typeof slo.ttft_ms === 'number') out.slo.ttftMs = slo.ttft_ms;
+    if (typeof slo.tpot_ms === 'number') out.slo.tpotMs = slo.tpot_ms;
+  }
+  const st = plain.step_time as Plain | undefined;
+  if (st && typeof st === 'object') {
+    out.stepTime = {};
+    if (typeof st.compute_efficiency === 'number') out.stepTime.computeEfficiency = st.compute_efficiency;
+    if (typeof st.memory_efficiency === 'number') out.stepTime.memoryEfficiency = st.memory_efficiency;
+    if (typeof st.overhead_ms === 'number') out.stepTime.overheadMs = st.overhead_ms;
+  }
+  return out;
+}
+
 /** Every value's range, by dotted path ("kv_cache.page_size", "prefill.seq_lens.0"). */
 function collectRanges(node: ValueNode, prefix: string, out: Record<string, SourceRange>): void {
   if (prefix) out[prefix] = node.range;
@@ -219,6 +238,7 @@ function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: Profil
       memoryGib: (device.memory_gib as number | null | undefined) ?? D.device.memoryGib,
       gpuMemoryUtilization: (device.gpu_memory_utilization as number | undefined) ?? D.device.gpuMemoryUtilization,
       tensorParallelSize: (device.tensor_parallel_size as number | undefined) ?? D.device.tensorParallelSize,
+      ...(typeof device.gpu === 'string' ? { gpu: device.gpu } : {}),
     },
     kvCache: {
       pageSize: (kv.page_size as number | undefined) ?? D.kvCache.pageSize,
@@ -236,6 +256,7 @@ function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: Profil
       contextLens: (decode.context_lens as number[] | undefined) ?? cases.decode.contextLens,
     },
     workload,
+    ...sloAndStepTime(plain),
     ranges,
   };
   problems.push(...semanticProblems(root, profile));

@@ -166,6 +166,27 @@ export interface DeviceSpec {
   memoryGib: number | null;
   gpuMemoryUtilization: number;
   tensorParallelSize: number;
+  /** A row of core/estimate/gpus.ts GPUS for the step-time model; absent = DEFAULT_GPU. */
+  gpu?: string;
+}
+
+/** A latency service-level objective (profile `slo`); a request meets it when each given bound holds. */
+export interface SloSpec {
+  /** Time to first token bound, milliseconds. */
+  ttftMs?: number;
+  /** Time per output token bound (mean inter-token gap of the request), milliseconds. */
+  tpotMs?: number;
+}
+
+/**
+ * Efficiency factors of the step-time model (profile `step_time`, runner/simulate/step-time.ts):
+ * achieved fractions of the GPU's peaks and a fixed cost per step. Absent keys take the model's
+ * stated assumptions; `attnscope simulate --calibrate` fits all three.
+ */
+export interface StepTimeSpec {
+  computeEfficiency?: number;
+  memoryEfficiency?: number;
+  overheadMs?: number;
 }
 
 export interface KvCacheSpec {
@@ -223,6 +244,10 @@ export interface Profile {
   prefill: PrefillSpec;
   decode: DecodeSpec;
   workload: WorkloadSpec | null;
+  /** Absent: no SLO, so no goodput. */
+  slo?: SloSpec;
+  /** Absent: the step-time model's assumed efficiencies. */
+  stepTime?: StepTimeSpec;
   /** Where each profile key sits in the profile's text, by path ("kv_cache.page_size"). */
   ranges: Record<string, SourceRange>;
 }

@@ -2,6 +2,7 @@
  * The run result: what `attnscope bench --json FILE` writes, what the extension saves under
  * .attnscope/runs/, and what the dashboard draws (DESIGN.md "Run JSON"). Schema version 1.
  */
+import type { CapacityCurve, LatencySummary } from './latency';
 import type { Dtype, KernelBackendName, Profile } from '../config/types';
 import type { Estimate } from '../estimate/types';
 
@@ -135,7 +136,15 @@ export interface PoolSummary {
   /** Fraction of reserved KV memory holding real tokens, time-averaged. */
   usefulTokenFraction: number;
   preemptions: number;
+  /** KV tokens preemptions dropped, to be recomputed. */
+  preemptedTokens?: number;
+  /** Of those, found again in the prefix cache (the request's own pages, not yet evicted). */
+  preemptedTokensCached?: number;
+  /** Prefix-cache hits shared between requests / prompt tokens at first admission. */
   prefixHitRate: number;
+  /** Requests waiting for admission, time-averaged and at most. */
+  meanWaiting?: number;
+  peakWaiting?: number;
   /** Generated tokens per simulated second. */
   throughputTokensPerSec: number;
   /** Running sequences, time-averaged and at most. */
@@ -144,14 +153,23 @@ export interface PoolSummary {
 }
 
 /**
- * Simulated seconds of one serving step (one forward pass):
- * perStepS + perTokenS · tokens scheduled + perKvTokenS · KV tokens the scheduled sequences attend to.
+ * Modelled seconds of one serving step (one forward pass), a roofline
+ * (runner/simulate/step-time.ts): perStepS + max(weightsS + perKvTokenS · KV tokens attended,
+ * perTokenS · tokens scheduled + perPairS · query-key pairs attended).
  */
 export interface StepTimeModel {
   perStepS: number;
-  perTokenS: number;
+  weightsS: number;
   perKvTokenS: number;
-  /** Where the coefficients came from, in words. */
+  perTokenS: number;
+  perPairS: number;
+  /** The GPU row (core/estimate/gpus.ts) whose peaks the coefficients divide by. */
+  gpu?: string;
+  computeEfficiency?: number;
+  memoryEfficiency?: number;
+  /** Which of computeEfficiency, memoryEfficiency, overheadMs were assumed (not in the profile). */
+  assumed?: string[];
+  /** Where the coefficients come from, in words. */
   source: string;
 }
 
@@ -175,6 +193,10 @@ export interface PoolResult {
   numPages: number;
   /** The step-time model the simulated clock used. */
   stepTime?: StepTimeModel;
+  /** Per-request latency on that clock (modelled). */
+  latency?: LatencySummary;
+  /** The capacity search's walk (attnscope simulate --max-rate). */
+  capacity?: CapacityCurve;
 }
 
 export type RunStatus = 'ok' | 'cancelled' | 'failed';

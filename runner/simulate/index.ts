@@ -1,10 +1,16 @@
 /**
  * runner/simulate: the paged KV-cache pool under a serving load — `attnscope simulate`.
- * simulatePool (simulation + baselines), readTrace / parseTrace (JSONL traces),
- * generateRequests / packRequests (profile workloads, traces, packed for the simulator), formatPoolSummary (the CLI's table).
+ * simulatePool (simulation + baselines), parseTrace / parseTraceLine (attnscope JSONL),
+ * generateRequests / RequestPacker (profile workloads, traces, packed for the simulator), formatPoolSummary (the CLI table),
+ * readTraceFile (Azure, BurstGPT, Mooncake, vllm bench serve, attnscope JSONL), latencySummary, searchCapacity, calibrateStepTime.
  */
-export { simulatePool, defaultStepTime, PoolConfigError, REFERENCE_ACCELERATOR, type PoolProgress, type SimulateOptions } from './simulate';
-export { readTrace, parseTrace, TraceError } from './trace';
-export { generateRequests, packRequests, sampleLength, type TraceRequest } from './workload';
+export { simulatePool, PoolConfigError, type PoolProgress, type SimulateOptions } from './simulate';
+export { stepTimeModel, stepSeconds, stepWork, ASSUMED_STEP_TIME } from './step-time';
+export { latencySummary, latencyStats, quantile, meetsSlo } from './latency';
+export { parseTrace, parseTraceLine, TraceError } from './trace';
+export { generateRequests, packRequests, RequestPacker, scaleArrivals, sampleLength, type TraceRequest } from './workload';
 export { Rng } from '../random';
 export { formatPoolSummary } from './summary';
+export { readTraceFile, detectTraceFormat, readVllmResult, forEachLine, splitCsv, parseDatetimeSeconds, TRACE_FORMATS, type TraceFormat, type TraceRead } from './traces';
+export { searchCapacity, baseRate } from './capacity';
+export { calibrateStepTime, formatCalibration, type CalibrationFit } from './calibrate';

@@ -17,13 +17,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { offsetToLineColumn } from '../../core/config/positions';
-import type { Profile } from '../../core/config/types';
+import type { Profile, StepTimeSpec } from '../../core/config/types';
+import type { LatencySlo } from '../../core/protocol/latency';
 import { DEFAULT_MAX_NUM_BATCHED_TOKENS, DEFAULT_MAX_NUM_SEQS, estimate, referenceSeqLen } from '../../core/estimate/index';
 import type { PoolBaseline, PoolResult, PoolSample, PoolSummary, StepTimeModel } from '../../core/protocol/run';
 import { runSimulationsInWorker, ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTotals } from '../../native/simulator';
 import { formatCount } from '../../core/format';
 import { InputError } from '../errors';
-import { generateRequests, packRequests, type TraceRequest } from './workload';
+import { latencySummary } from './latency';
+import { stepTimeModel } from './step-time';
+import { generateRequests, packRequests, scaleArrivals, type TraceRequest } from './workload';
 
 /**
  * A profile that cannot be simulated, an InputError positioned at the profile key to change
@@ -60,6 +63,17 @@ function configError(profile: Profile, keys: string[], message: string): PoolCon
 export interface SimulateOptions {
   /** Requests to replay instead of generating them from profile.workload. */
   trace?: TraceRequest[];
+  /** The same, already packed (what the streaming trace readers give); wins over `trace`. */
+  requests?: ServingSimRequests;
+  /**
+   * Load multiplier, default 1: a workload's arrival_rate times this, or a trace's arrival times
+   * divided by it (2 = replayed at twice the rate).
+   */
+  rateScale?: number;
+  /** The SLO goodput is judged by; default the profile's `slo`. */
+  slo?: LatencySlo;
+  /** Run the contiguous baselines (default true); the capacity search leaves them out. */
+  baselines?: boolean;
   /** Pages in the pool; default kv_cache.num_pages, else the estimator's pool pages. */
   numPages?: number;
   /** Called once per kept sample, in time order, after the paged run. */
@@ -71,40 +85,19 @@ export interface SimulateOptions {
   onProgress?: (p: PoolProgress) => void;
   /** Checked between slices of steps (the event loop runs between them); an aborted run rejects with the signal's reason. */
   signal?: AbortSignal;
-  /** Override of the step-time coefficients (default {@link defaultStepTime}). */
-  stepTime?: Partial<Omit<StepTimeModel, 'source'>>;
+  /**
+   * The step-time model: efficiency factors (default the profile's step_time, runner/simulate/step-time.ts),
+   * or coefficients given outright (tests: hand-computable clocks).
+   */
+  stepTime?: StepTimeSpec | Partial<Pick<StepTimeModel, 'perStepS' | 'weightsS' | 'perKvTokenS' | 'perTokenS' | 'perPairS'>>;
+  /** Words for where stepTime's efficiencies come from (default "the profile" / "the caller"). */
+  stepTimeSource?: string;
   /** vLLM V1 enables automatic prefix caching by default; so do we. */
   enablePrefixCaching?: boolean;
   /** Fraction of the pool kept free for running sequences when admitting new ones (vLLM V0 default 0.01). */
   watermark?: number;
   /** Samples kept per run, default 2000. */
   maxSamples?: number;
-}
-
-/**
- * The reference accelerator of the default step-time model: NVIDIA H100 SXM, HBM3 at
- * 3.35 TB/s and 989 TFLOP/s dense bf16 (NVIDIA H100 datasheet).
- */
-export const REFERENCE_ACCELERATOR = { name: 'H100 SXM', memoryBytesPerSec: 3.35e12, flopsPerSec: 989e12 } as const;
-
-/**
- * Default step time from the profile's model, a roofline sum on {@link REFERENCE_ACCELERATOR}:
- * each step streams the weights once (perStepS = weights per GPU / bandwidth), each scheduled
- * token costs its matmuls (perTokenS = 2 · active params per GPU / FLOP/s), and each KV token
- * attended is read once (perKvTokenS = KV bytes per token per GPU / bandwidth). It ignores
- * overlap, kernel efficiency and scheduling overhead: simulated time is a lower bound, the
- * memory behaviour (what this simulation is for) does not depend on it except through arrivals.
- */
-export function defaultStepTime(profile: Profile): StepTimeModel {
-  const est = estimate(profile);
-  const tp = profile.device.tensorParallelSize;
-  const { memoryBytesPerSec: bw, flopsPerSec: flops, name } = REFERENCE_ACCELERATOR;
-  return {
-    perStepS: est.weightsBytes / tp / bw,
-    perTokenS: (2 * est.paramsActive) / tp / flops,
-    perKvTokenS: est.kvBytesPerToken / bw,
-    source: `${profile.model.modelType} roofline on the reference accelerator, ${name}: weights/bandwidth per step, 2·active params/FLOP/s per token, KV bytes/bandwidth per attended token`,
-  };
 }
 
 /** Pages of the pool: opts, then kv_cache.num_pages, then the estimate. */
@@ -227,16 +220,15 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   const numPages = poolPages(profile, opts.numPages);
   const pageSize = profile.kvCache.pageSize;
   const w = profile.workload;
+  const scale = opts.rateScale ?? 1;
   let packed: ServingSimRequests;
-  if (opts.trace) packed = packRequests(opts.trace);
-  else if (w) packed = generateRequests(w);
+  if (opts.requests) packed = scale === 1 ? opts.requests : scaleArrivals(opts.requests, scale);
+  else if (opts.trace) packed = scale === 1 ? packRequests(opts.trace) : scaleArrivals(packRequests(opts.trace), scale);
+  else if (w) packed = generateRequests(w, scale);
   else throw configError(profile, ['workload', 'model'], 'the profile has no workload: add a `workload:` section or give a trace (--trace FILE)');
   if (packed.arrivalS.length === 0) throw configError(profile, ['workload.requests', 'workload'], 'there are no requests to simulate');
 
-  const defaults = defaultStepTime(profile);
-  const stepTime: StepTimeModel = opts.stepTime
-    ? { ...defaults, ...opts.stepTime, source: 'given by the caller' }
-    : defaults;
+  const stepTime = resolveStepTime(profile, opts);
   const watermark = opts.watermark ?? 0.01;
   if (!(watermark >= 0 && watermark < 1)) throw new RangeError(`watermark must be in [0, 1), got ${watermark}`);
   const model = profile.model;
@@ -252,8 +244,10 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     maxNumBatchedTokens: w?.maxNumBatchedTokens ?? DEFAULT_MAX_NUM_BATCHED_TOKENS,
     maxModelLen: w?.maxModelLen ?? referenceSeqLen(profile),
     perStepS: stepTime.perStepS,
-    perTokenS: stepTime.perTokenS,
+    weightsS: stepTime.weightsS,
     perKvTokenS: stepTime.perKvTokenS,
+    perTokenS: stepTime.perTokenS,
+    perPairS: stepTime.perPairS,
     maxSamples: opts.maxSamples ?? 2000,
   };
 
@@ -268,7 +262,9 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   const forwardAbort = () => stopBaselines.abort(opts.signal!.reason);
   opts.signal?.addEventListener('abort', forwardAbort, { once: true });
   const baselineConfig: ServingSimConfig = { ...config, watermarkPages: 0, slidingWindow: 0, enablePrefixCaching: false, maxSamples: 2 };
-  const baselineRun = runSimulationsInWorker(BASELINES.map((layout) => ({ ...baselineConfig, layout })), packed, stopBaselines.signal);
+  const baselineRun = opts.baselines === false
+    ? Promise.resolve([])
+    : runSimulationsInWorker(BASELINES.map((layout) => ({ ...baselineConfig, layout })), packed, stopBaselines.signal);
   baselineRun.catch(() => undefined); // awaited below; an early failure must not count as unhandled meanwhile
   let paged: ServingSimulator;
   let t: ServingSimTotals;
@@ -298,15 +294,19 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     meanInternalFragmentation: t.reservedSlotSeconds > 0 ? 1 - t.tokenSlotSeconds / t.reservedSlotSeconds : 0,
     usefulTokenFraction: ratio(t.tokenSlotSeconds, t.reservedSlotSeconds),
     preemptions: t.preemptions,
-    prefixHitRate: ratio(t.prefixHitTokens, t.prefixQueryTokens),
+    preemptedTokens: t.preemptedTokens,
+    preemptedTokensCached: t.prefixOwnHitTokens,
+    prefixHitRate: ratio(t.prefixSharedHitTokens, t.firstAdmissionTokens),
+    meanWaiting: ratio(t.waitingSeconds, t.simulatedSeconds),
+    peakWaiting: t.peakWaiting,
     throughputTokensPerSec: ratio(t.generatedTokens, t.simulatedSeconds),
     meanConcurrency: ratio(t.runningSeconds, t.simulatedSeconds),
     peakConcurrency: t.peakRunning,
   };
 
   opts.signal?.throwIfAborted();
-  const baselines: PoolBaseline[] = BASELINES.map((name, i) => {
-    const b = baselineTotals[i];
+  const baselines: PoolBaseline[] = baselineTotals.map((b, i) => {
+    const name = BASELINES[i];
     const useful = ratio(b.tokenSlotSeconds, b.reservedSlotSeconds);
     return {
       name,
@@ -319,5 +319,25 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     };
   });
 
-  return { samples, summary, baselines, pageSize, numPages, stepTime };
+  const latency = latencySummary(packed, paged.times(), opts.slo ?? profile.slo);
+  return { samples, summary, baselines, pageSize, numPages, stepTime, latency };
+}
+
+/** The step-time model of a run: opts.stepTime's coefficients outright, else the roofline with its efficiencies. */
+function resolveStepTime(profile: Profile, opts: SimulateOptions): StepTimeModel {
+  const given = opts.stepTime;
+  const coefficients = ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perPairS'] as const;
+  if (given && coefficients.some((k) => k in given)) {
+    const c = given as Partial<Record<(typeof coefficients)[number], number>>;
+    return {
+      perStepS: c.perStepS ?? 0, weightsS: c.weightsS ?? 0, perKvTokenS: c.perKvTokenS ?? 0, perTokenS: c.perTokenS ?? 0, perPairS: c.perPairS ?? 0,
+      source: opts.stepTimeSource ?? 'coefficients given by the caller',
+    };
+  }
+  try {
+    return stepTimeModel(profile, (given as StepTimeSpec | undefined) ?? profile.stepTime, opts.stepTimeSource ?? (given ? 'the caller' : 'the profile'));
+  } catch (e) {
+    if (e instanceof RangeError) throw configError(profile, ['device.gpu', 'device'], e.message);
+    throw e;
+  }
 }

@@ -1,6 +1,7 @@
 /** Text summary of a pool simulation for `attnscope simulate` (stdout). */
 import { formatCount, formatPercent } from '../../core/format';
 import type { PoolResult } from '../../core/protocol/run';
+import { formatLatency } from './latency-format';
 
 const pct = (x: number): string => formatPercent(x);
 /** A mean count: 1 decimal, 3 significant digits below 10 (0.0431, not 0.0). */
@@ -35,7 +36,11 @@ export function formatPoolSummary(result: PoolResult): string {
   );
   if (result.stepTime) {
     const m = result.stepTime;
-    lines.push(`Step time: ${seconds(m.perStepS)} + ${seconds(m.perTokenS)}/token + ${seconds(m.perKvTokenS)}/KV token (${m.source})`);
+    lines.push(
+      `Step time (modelled): ${seconds(m.perStepS)} + max(${seconds(m.weightsS)} + ${seconds(m.perKvTokenS)}/KV token, ` +
+        `${seconds(m.perTokenS)}/token + ${seconds(m.perPairS)}/query-key pair)`,
+      `  ${m.source}`,
+    );
   }
   lines.push(
     `Requests: ${int(s.requests)} (completed ${int(s.completed)}, rejected ${int(s.rejected)}); ` +
@@ -62,12 +67,14 @@ export function formatPoolSummary(result: PoolResult): string {
   lines.push('');
   lines.push(
     `Paging: occupancy mean ${pct(s.meanOccupancy)}, peak ${pct(s.peakOccupancy)}; ` +
-      `preemptions ${int(s.preemptions)}; prefix-cache hit rate ${pct(s.prefixHitRate)}`,
+      `preemptions ${int(s.preemptions)}${s.preemptedTokens ? ` (${int(s.preemptedTokens)} KV tokens to recompute, ${int(s.preemptedTokensCached ?? 0)} of them found again in the cache)` : ''}`,
+    `Prefix cache: ${pct(s.prefixHitRate)} of prompt tokens shared between requests (hits at first admission / prompt tokens)`,
   );
   lines.push(
     'useful tokens = KV slots holding a token / slots reserved, time-averaged; internal frag = the rest: reserved, empty.',
     'external frag = free slots while the next request waited though enough were free in total (split into holes), / all slots.',
     'rejected/delayed = requests that could never fit, plus those that waited for memory. occupancy = pages held / pages in pool.',
   );
+  if (result.latency) lines.push('', ...formatLatency(result.latency, s.meanWaiting, s.peakWaiting, seconds));
   return lines.join('\n');
 }

@@ -198,7 +198,7 @@ test('SIGTERM cancels a run: done with status cancelled, exit 130', async () => 
 test('<command> --help prints the usage (exit 0); an unknown option is named in one sentence (exit 2)', () => {
   const help = cli(['simulate', '--help']);
   assert.equal(help.code, 0);
-  assert.match(help.stdout, /^usage:\n(.*\n)* {2}attnscope simulate <profile> \[--trace FILE\] \[--json FILE\]/);
+  assert.match(help.stdout, /^usage:\n(.*\n)* {2}attnscope simulate <profile> \[--trace FILE \[--trace-format F\]/);
   const bad = cli(['simulate', 'x.attn.yaml', '--frobnicate']);
   assert.equal(bad.code, 2);
   assert.equal(bad.stderr.split('\n')[0], "attnscope: Unknown option '--frobnicate'");
@@ -402,4 +402,28 @@ test('bench on stdin gives the deployment notes of the same profile on a file, a
   assert.equal(r.code, 0, r.stderr);
   const logs = r.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.type === 'log');
   assert.deepEqual(logs.map((e) => `${e.level}: ${e.message.replace(/^<stdin>: (warning|info): /, '')}`), checks);
+});
+
+test('simulate on a Mooncake trace prints latency, goodput and the queue; --max-rate prints the curve and the answer; bad flags are one line, exit 2', () => {
+  const profile = join(root, 'examples', 'llama-3.1-8b.attn.yaml');
+  const trace = join(root, 'test', 'unit', 'fixtures', 'traces', 'mooncake.jsonl');
+  const r = cli(['simulate', profile, '--trace', trace, '--slo-ttft-ms', '500', '--slo-tpot-ms', '50']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /mooncake trace \(timestamp, milliseconds\), 4 requests/);
+  assert.match(r.stdout, /^latency \(modelled, ms\) +mean +p50 +p90 +p99 +max$/m);
+  assert.match(r.stdout, /^TTFT +[\d.]+ /m);
+  assert.match(r.stdout, /^Goodput \(modelled\): [\d.]+ requests\/s meet TTFT <= 500 ms, TPOT <= 50 ms \(100\.0 % of all requests\)$/m);
+  assert.match(r.stdout, /^Queue: /m);
+  assert.match(r.stdout, /^Prefix cache: 48\.0 % of prompt tokens shared between requests/m);
+  const search = cli(['simulate', profile, '--trace', trace, '--slo-ttft-ms', '500', '--max-rate']);
+  assert.equal(search.code, 0, search.stderr);
+  assert.match(search.stdout, /^Capacity search \(modelled\): TTFT <= 500 ms for at least 90 % of requests; bisection to a relative tolerance of 2\.0 %$/m);
+  // Four requests never load the server: the search says so instead of a limit.
+  assert.match(search.stdout, /^Every rate tried meets the SLO, up to [\d.e+]+ requests\/s, where all requests arrive within one step/m);
+  const noSlo = cli(['simulate', profile, '--max-rate']);
+  assert.equal(noSlo.code, 2);
+  assert.match(noSlo.stderr.trim(), /^attnscope: --max-rate needs an SLO/);
+  const badFormat = cli(['simulate', profile, '--trace', trace, '--trace-format', 'sharegpt']);
+  assert.equal(badFormat.code, 2);
+  assert.match(badFormat.stderr, /^attnscope: --trace-format must be one of attnscope, azure, burstgpt, mooncake, vllm-bench, got 'sharegpt'/);
 });

@@ -260,7 +260,39 @@ describe('cpuInfo', () => {
   });
 });
 
-for (const simd of paths) {
+describe('flashForward bf16 on the AMX tiling (scalar tile model, any CPU)', () => {
+  // The tiles take head_dim in multiples of 32 and 16-row blocks: these cases have rows
+  // (group x queries) that are not multiples of 16, key tails, GQA, masks and windows.
+  const tiled = FLASH_CASES.filter((c) => c.headDim % 32 === 0);
+  for (const c of tiled) {
+    it(`bf16 ${c.name}: within P's bf16 rounding of the fp64 reference`, async () => {
+      const args = flashArgs(c, 'bf16', 'amx-model', 11000);
+      const [got, want, portable] = await Promise.all([
+        flashForward(args), referenceAttention(args), flashForward({ ...args, simd: 'scalar' }),
+      ]);
+      // |V| <= 1 here, so rounding P (in [0, 1]) to bf16, relative error 2^-9, moves O by at
+      // most 2^-9 (flash_fwd.cc); fp32 accumulation adds ~1e-6.
+      assert.ok(maxAbsDiff(got.o, want.o) <= 2 ** -9 + 1e-5, `max |O - O_ref| = ${maxAbsDiff(got.o, want.o)}`);
+      assert.ok(maxAbsDiff(got.lse, want.lse) <= 1e-4, `max |lse - lse_ref| = ${maxAbsDiff(got.lse, want.lse)}`);
+      // The tiles ran: the portable path keeps P in fp32, so the two differ (by P's rounding).
+      assert.ok(maxAbsDiff(got.o, portable.o) > 0, 'amx-model gave the portable fp32-P result: the tile path did not run');
+    });
+  }
+
+  const amxSkip = paths.includes('amx')
+    ? false
+    : `no AMX on this machine (${cpuInfo().model}; CPU features: ${cpuInfo().features.join(' ') || 'none'}); the tiling runs on the model above`;
+  it('real AMX tiles agree with the tile model within fp32 accumulation order', { skip: amxSkip }, async () => {
+    for (const c of tiled) {
+      const args = flashArgs(c, 'bf16', 'amx', 12000);
+      const [real, model] = await Promise.all([flashForward(args), flashForward({ ...args, simd: 'amx-model' })]);
+      assert.ok(maxAbsDiff(real.o, model.o) <= 1e-5, `${c.name}: max |O_amx - O_model| = ${maxAbsDiff(real.o, model.o)}`);
+    }
+  });
+});
+
+// Every path this CPU runs, and the AMX tiling on the scalar tile model (any CPU).
+for (const simd of [...paths, 'amx-model' as const]) {
   describe(`flashForward [${simd}]`, () => {
     for (const c of FLASH_CASES) {
       it(`fp32 ${c.name}`, async () => {

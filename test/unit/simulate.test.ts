@@ -17,7 +17,7 @@ import {
   generateRequests,
   parseTrace,
   PoolConfigError,
-  readTrace,
+  readTraceFile,
   simulatePool,
   TraceError,
   type SimulateOptions,
@@ -230,18 +230,19 @@ test('coasting gives the same run as serving every request every step, sample fo
         layout, pageSize, numPages, watermarkPages: rest.watermarkPages, slidingWindow: 0,
         enablePrefixCaching: rest.enablePrefixCaching, maxNumSeqs: rest.maxNumSeqs,
         maxNumBatchedTokens: rest.maxNumBatchedTokens, maxModelLen: 160,
-        perStepS: 0.01, perTokenS: 1e-4, perKvTokenS: 1e-5, maxSamples: 1_000_000,
+        perStepS: 0.01, weightsS: 0.004, perKvTokenS: 1e-5, perTokenS: 1e-4, perPairS: 2e-6, maxSamples: 1_000_000,
       };
       const packed = packRequests(requests);
       const run = (coast: boolean) => {
         const sim = new ServingSimulator({ ...config, coast }, packed);
         assert.equal(sim.run(10_000_000), true);
-        return { totals: sim.totals(), samples: [...sim.samples()] };
+        return { totals: sim.totals(), samples: [...sim.samples()], times: sim.times() };
       };
       const coasting = run(true);
       const stepwise = run(false);
       assert.deepEqual(coasting.totals, stepwise.totals);
       assert.deepEqual(coasting.samples, stepwise.samples);
+      assert.deepEqual(coasting.times, stepwise.times);
       assert.equal(coasting.totals.completed + coasting.totals.rejected, requests.length);
     }),
     { numRuns: 300 },
@@ -351,11 +352,15 @@ test('workloads are reproducible for a seed and follow their distributions', () 
   // Poisson at 10/s: the last of 4000 arrivals near 400 s, in order.
   assert.ok(Math.abs(a.arrivalS[3999] - 400) < 20, `last arrival ${a.arrivalS[3999]}`);
   assert.ok(a.arrivalS.every((t, i) => i === 0 || t >= a.arrivalS[i - 1]));
-  const shared = a.prefixStream.filter((s) => s >= 0);
+  // At most one segment per request: its group over prefix_len 50 tokens, capped by a shorter prompt.
+  const shared = [...a.segmentStream];
   assert.ok(Math.abs(shared.length / 4000 - 0.5) < 0.03);
   assert.deepEqual([...new Set(shared)].sort(), [0, 1, 2]);
-  // prefix_len 50, capped by a shorter prompt.
-  assert.ok(a.prefixLen.every((l, i) => (a.prefixStream[i] < 0 ? l === 0 : l === Math.min(50, a.promptLen[i]))));
+  for (let i = 0; i < 4000; i++) {
+    const k = a.segmentStart[i];
+    assert.ok(a.segmentStart[i + 1] - k <= 1);
+    if (a.segmentStart[i + 1] > k) assert.equal(a.segmentEnd[k], Math.min(50, a.promptLen[i]));
+  }
 });
 
 test('trace lines are read, and a bad line is an error naming file:line:column', () => {
@@ -397,9 +402,9 @@ test('trace lines are read, and a bad line is an error naming file:line:column',
   assert.match(cliLine(() => parseTrace('\n\n', 'e.jsonl')), /^e\.jsonl:1:1: the trace holds no requests/);
   const dir = mkdtempSync(join(tmpdir(), 'attnscope-trace-'));
   writeFileSync(join(dir, 'a.jsonl'), good);
-  assert.equal(readTrace(join(dir, 'a.jsonl')).length, 3);
-  assert.match(cliLine(() => readTrace(join(dir, 'missing.jsonl'))), /missing\.jsonl:1:1: cannot read the trace: no such file$/);
-  assert.match(cliLine(() => readTrace(dir)), /:1:1: cannot read the trace: it is a folder, not a file$/);
+  assert.equal(readTraceFile(join(dir, 'a.jsonl'), { maxModelLen: 8192 }).count, 3);
+  assert.match(cliLine(() => readTraceFile(join(dir, 'missing.jsonl'), { maxModelLen: 8192 })), /missing\.jsonl:1:1: cannot read the trace: no such file$/);
+  assert.match(cliLine(() => readTraceFile(dir, { maxModelLen: 8192, format: 'attnscope' })), /:1:1: cannot read the trace: it is a folder, not a file$/);
 });
 
 test('a profile without workload or pages says what to set, at the right place', async () => {

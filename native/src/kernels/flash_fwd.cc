@@ -47,7 +47,8 @@ struct FlashScratch {
   float *q, *acc, *s, *m, *l;
   std::vector<int32_t> begin, end;  // visible columns of each row in the current key tile
   std::vector<uint16_t> q_bf16, p_bf16;  // bf16 dot path: Q rows as given, P rounded to bf16
-  void init(int rows, int d, bool bf16_dot) {
+  void init(int rows_wanted, int d, bool bf16_dot) {
+    const int rows = (rows_wanted + 15) / 16 * 16;  // room for gemm_bf16's row padding (AMX: 16)
     const int ld_acc = acc_stride(d);
     begin.resize(rows);
     end.resize(rows);
@@ -99,6 +100,10 @@ void pack_bf16_pairs(const uint16_t* k, const uint16_t* v, int64_t k_stride, int
 }
 
 // Grid: (query tile) of one (batch b, KV head hk); rows = the group's query heads x the tile.
+// bf16 dot path (vdpbf16ps or AMX TDPBF16PS): Q K^T from the bf16 inputs as given; P is
+// rounded to bf16 only as the operand of P V (as flash-attn does on GPUs): P in [0, 1] rounds
+// with relative error <= 2^-9, so |O - O_exact| <= 2^-9 max_j |V_j| beyond fp32 rounding (the
+// weights sum to 1 after the division by l, which uses the unrounded fp32 P). Accumulation fp32.
 void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, int hk,
                 const HeadKV& kv, int64_t task, FlashScratch& sc) {
   const int group = p.num_heads / p.num_kv_heads;
@@ -112,6 +117,8 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
   const float scale = default_scale(p.softmax_scale, d);
   const MaskGeometry mask{int64_t(p.seqlen_k) - p.seqlen_q, p.seqlen_k, p.is_causal, p.window};
   const bool bf16_dot = kv.kt_pairs != nullptr;
+  // gemm_bf16 runs on whole row blocks (AMX tiles: 16); rows past `rows` are zero operands.
+  const int rows_mm = bf16_dot ? (rows + ops.gemm_bf16_rows - 1) / ops.gemm_bf16_rows * ops.gemm_bf16_rows : rows;
 
   for (int gi = 0; gi < group; ++gi) {
     const int h = hk * group + gi;
@@ -126,8 +133,9 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
                     sc.q + int64_t(gi) * nq * d, d);
     }
   }
+  if (bf16_dot) std::fill(sc.q_bf16.begin() + int64_t(rows) * d, sc.q_bf16.begin() + int64_t(rows_mm) * d, uint16_t(0));
   const int ld_acc = acc_stride(d);
-  std::fill(sc.acc, sc.acc + int64_t(rows) * ld_acc, 0.f);
+  std::fill(sc.acc, sc.acc + int64_t(rows_mm) * ld_acc, 0.f);
   std::fill(sc.m, sc.m + rows, kNegInf);
   std::fill(sc.l, sc.l + rows, 0.f);
 
@@ -141,7 +149,7 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
     const int64_t j0 = tile * kFlashBlockN;
     const int n = static_cast<int>(std::min<int64_t>(kFlashBlockN, p.seqlen_k - j0));
     if (bf16_dot) {
-      ops.gemm_bf16(rows, kFlashBlockN, d / 2, sc.q_bf16.data(), d,
+      ops.gemm_bf16(rows_mm, kFlashBlockN, d / 2, sc.q_bf16.data(), d,
                     kv.kt_pairs + tile * (d / 2) * kFlashBlockN, kFlashBlockN, sc.s, kFlashBlockN, false);
     } else {
       ops.gemm_packed(rows, kFlashBlockN, d, sc.q, d, kv.kt + tile * d * kFlashBlockN, sc.s,
@@ -158,7 +166,8 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
       ops.softmax_tile(rows, n, kFlashBlockN, scale, sc.s, kFlashBlockN, sc.begin.data(),
                        sc.end.data(), sc.m, sc.l, sc.acc, ld_acc, d);
       ops.to_bf16(sc.s, rows * kFlashBlockN, sc.p_bf16.data());
-      ops.gemm_bf16(rows, d, kFlashBlockN / 2, sc.p_bf16.data(), kFlashBlockN,
+      std::fill(sc.p_bf16.begin() + int64_t(rows) * kFlashBlockN, sc.p_bf16.begin() + int64_t(rows_mm) * kFlashBlockN, uint16_t(0));
+      ops.gemm_bf16(rows_mm, d, kFlashBlockN / 2, sc.p_bf16.data(), kFlashBlockN,
                     kv.v_pairs + tile * (kFlashBlockN / 2) * d, d, sc.acc, ld_acc, true);
     } else {  // P is 0 past the tile's n keys, where V's panels are zero-padded
       ops.softmax_tile(rows, n, kFlashBlockN, 1.f, sc.s, kFlashBlockN, sc.begin.data(),
@@ -195,7 +204,7 @@ Status run_flash(const FlashParams& p) {
   const KernelOps& ops = kernel_ops(dispatch_path(p.simd, KernelKind::kFlashFwd, p.dtype));
   const int group = p.num_heads / p.num_kv_heads;
   const int d = p.head_dim;
-  const bool bf16_dot = ops.gemm_bf16 != nullptr && p.dtype == DType::kBF16 && d % 2 == 0;
+  const bool bf16_dot = ops.gemm_bf16 != nullptr && p.dtype == DType::kBF16 && d % ops.gemm_bf16_k == 0;
   const int block_m = std::min(p.seqlen_q, std::max(1, kFlashRowsPerTask / group));
   const int num_q_tiles = (p.seqlen_q + block_m - 1) / block_m;
   const int num_k_tiles = (p.seqlen_k + kFlashBlockN - 1) / kFlashBlockN;

@@ -30,18 +30,22 @@ enum class DType : int { kF32 = 0, kF16 = 1, kBF16 = 2 };
 inline size_t dtype_bytes(DType dtype) { return dtype == DType::kF32 ? 4 : 2; }
 
 /**
- * SIMD path of the tuned kernels. kAuto picks the best this CPU supports (or the one named by
- * the environment variable ATTNSCOPE_SIMD = scalar|avx2|avx512|avx512bf16).
+ * SIMD path of the tuned kernels. kAuto picks the fastest this CPU supports per kernel and
+ * dtype (dispatch_path), or the one named by the environment variable ATTNSCOPE_SIMD =
+ * scalar|avx2|avx512|avx512bf16|amx. kAmx: bf16 flash GEMMs on AMX tiles, AVX512-BF16 otherwise.
+ * kAmxModel: the portable path with the AMX tiling run on a scalar model of the tile
+ * instructions (amx_model.cc), on any CPU: for tests, never chosen by kAuto.
  */
-enum class SimdPath : int { kAuto = 0, kScalar = 1, kAvx2 = 2, kAvx512 = 3, kAvx512Bf16 = 4 };
+enum class SimdPath : int { kAuto = 0, kScalar = 1, kAvx2 = 2, kAvx512 = 3, kAvx512Bf16 = 4, kAmx = 5, kAmxModel = 6 };
 
-/** "scalar", "avx2", "avx512", "avx512bf16" ("auto" for kAuto). */
+/** "scalar", "avx2", "avx512", "avx512bf16", "amx", "amx-model" ("auto" for kAuto). */
 const char* simd_path_name(SimdPath path);
 
 /** Parses a name of simd_path_name(); returns false for an unknown name. */
 bool parse_simd_path(const char* name, SimdPath* out);
 
-/** Paths this CPU and build can run, best last (always starts with kScalar). */
+/** Paths this CPU and build can run, best last (always starts with kScalar; kAmxModel, which
+ * runs everywhere, is not listed). */
 std::vector<SimdPath> supported_simd_paths();
 
 /**
@@ -52,7 +56,7 @@ std::vector<SimdPath> supported_simd_paths();
  */
 std::vector<std::string> simd_feature_names();
 
-/** Whether `path` can run here (kAuto always can). */
+/** Whether `path` can run here (kAuto and kAmxModel always can). */
 bool simd_path_supported(SimdPath path);
 
 /** The path kAuto resolves to (honours ATTNSCOPE_SIMD when it names a supported path). */

@@ -60,8 +60,8 @@ struct KernelOps {
   void (*accumulate_values)(int g, int t, int d, const float* p, int64_t ldp, DType kv_dtype,
                             const void* v, int64_t ldv, float* acc, int64_t ldacc);
 
-  // bf16 dot-product GEMM with fp32 accumulation (AVX512-BF16 vdpbf16ps); null on paths
-  // without it. c[m, n] = (accumulate ? c : 0) + sum_{k < 2 kp} A[m, k] B[k, n], where
+  // bf16 dot-product GEMM with fp32 accumulation (AVX512-BF16 vdpbf16ps, AMX TDPBF16PS, or
+  // the AMX tiling on the tile model); null on paths without it. c[m, n] = (accumulate ? c : 0) + sum_{k < 2 kp} A[m, k] B[k, n], where
   // a: [m, 2 kp] bf16 bits, row stride lda (bf16 elements, even);
   // b: pairs [kp, n] of uint32 = (B[2p, j] low half, B[2p + 1, j] high half), row stride ldb.
   void (*gemm_bf16)(int m, int n, int kp, const uint16_t* a, int64_t lda, const uint32_t* b,
@@ -70,12 +70,18 @@ struct KernelOps {
   // dst[i] = bf16(src[i]) rounded to nearest even, i < n; null where gemm_bf16 is.
   void (*to_bf16)(const float* src, int n, uint16_t* dst);
 
-  // Decode scores from bf16 pages (vdpbf16ps, fp32 accumulation); null where gemm_bf16 is.
+  // Decode scores from bf16 pages (vdpbf16ps, fp32 accumulation); null without AVX512-BF16.
   // s[r, t] = sum_d (q_hi[r, d] + q_lo[r, d]) * k[t, d] for r < g (a multiple of 4), d a
   // multiple of 32; q_lo null when q is exactly bf16. q_hi, q_lo: [g, d] bf16 bits, row stride
   // d; k: [t, d] bf16 bits, row stride ldk; s: stride lds.
   void (*scores_bf16)(int g, int t, int d, const uint16_t* q_hi, const uint16_t* q_lo,
                       const uint16_t* k, int64_t ldk, float* s, int64_t lds);
+
+  // What gemm_bf16 needs of its shapes: m a multiple of gemm_bf16_rows, n a multiple of 16 when
+  // gemm_bf16_rows > 1, and the reduced dimension (2 kp bf16) a multiple of gemm_bf16_k. AMX
+  // tiles: 16 rows and 32 bf16; vdpbf16ps: any m and pairs.
+  int gemm_bf16_rows = 1;
+  int gemm_bf16_k = 2;
 };
 
 const KernelOps& scalar_ops();
@@ -83,7 +89,9 @@ const KernelOps& scalar_ops();
 const KernelOps& avx2_ops();
 const KernelOps& avx512_ops();
 const KernelOps& avx512bf16_ops();
+const KernelOps& amx_ops();  // avx512bf16 with gemm_bf16 on AMX tiles (simd/ops_amx.cc)
 #endif
+const KernelOps& amx_model_ops();  // scalar with gemm_bf16 = the AMX tiling on TileModel
 
 /** The table of a supported path (resolve kAuto first). */
 const KernelOps& kernel_ops(SimdPath path);

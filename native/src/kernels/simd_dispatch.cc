@@ -17,15 +17,21 @@ namespace {
 bool avx2_path(const CpuFeatures& f) { return f.avx2 && f.fma; }
 bool avx512_path(const CpuFeatures& f) { return f.avx512f && f.avx512bw && f.avx512vl && f.avx512dq; }
 bool avx512bf16_path(const CpuFeatures& f) { return avx512_path(f) && f.avx512_bf16; }
+// AMX also needs Linux's per-process grant of tile data (asked once, here).
+bool amx_path(const CpuFeatures& f) {
+  return avx512bf16_path(f) && f.amx_tile && f.amx_bf16 && request_amx_permission().empty();
+}
 
 bool path_supported(SimdPath path) {
   const CpuFeatures& f = cpu_features();
   switch (path) {
     case SimdPath::kScalar: return true;
+    case SimdPath::kAmxModel: return true;
 #if defined(ATTNSCOPE_X86_PATHS)
     case SimdPath::kAvx2: return avx2_path(f);
     case SimdPath::kAvx512: return avx512_path(f);
     case SimdPath::kAvx512Bf16: return avx512bf16_path(f);
+    case SimdPath::kAmx: return amx_path(f);
 #endif
     default: (void)f; return false;
   }
@@ -66,11 +72,20 @@ std::string format_gflops(double v) {
   return buf;
 }
 
-// The best path for the operand dtype, ATTNSCOPE_SIMD aside.
-SimdPath fastest_path(DType dtype) {
-  const SimdPath best = supported_simd_paths().back();
-  if (best != SimdPath::kAvx512Bf16) return best;
-  return dtype == DType::kBF16 && bf16_calibration().dot_wins ? SimdPath::kAvx512Bf16 : SimdPath::kAvx512;
+bool has_path(SimdPath path) {
+  for (SimdPath p : supported_simd_paths())
+    if (p == path) return true;
+  return false;
+}
+
+// The fastest path for the kernel and operand dtype, ATTNSCOPE_SIMD aside: bf16 flash on AMX
+// tiles where granted; other bf16 on vdpbf16ps where it beat FMA; everything else on the
+// widest FMA path.
+SimdPath fastest_path(KernelKind kernel, DType dtype) {
+  if (!has_path(SimdPath::kAvx512)) return supported_simd_paths().back();
+  if (dtype != DType::kBF16) return SimdPath::kAvx512;
+  if (kernel == KernelKind::kFlashFwd && has_path(SimdPath::kAmx)) return SimdPath::kAmx;
+  return has_path(SimdPath::kAvx512Bf16) && bf16_calibration().dot_wins ? SimdPath::kAvx512Bf16 : SimdPath::kAvx512;
 }
 
 SimdPath env_path() {
@@ -90,17 +105,16 @@ const char* kernel_kind_name(KernelKind kernel) {
 }
 
 SimdPath dispatch_path(SimdPath requested, KernelKind kernel, DType dtype) {
-  (void)kernel;  // both kernels follow the same rule today; the choice is per kernel in the API
   if (requested != SimdPath::kAuto) return requested;
   const SimdPath from_env = env_path();
-  return from_env != SimdPath::kAuto ? from_env : fastest_path(dtype);
+  return from_env != SimdPath::kAuto ? from_env : fastest_path(kernel, dtype);
 }
 
 const char* product_unit(SimdPath path, KernelKind kernel, DType dtype) {
-  (void)kernel;
-  if (path == SimdPath::kScalar) return "scalar";
-  if (path == SimdPath::kAvx512Bf16 && dtype == DType::kBF16) return "avx512-bf16";
-  return "fp32-fma";
+  if (path == SimdPath::kScalar || path == SimdPath::kAmxModel) return "scalar";
+  if (dtype != DType::kBF16) return "fp32-fma";
+  if (path == SimdPath::kAmx) return kernel == KernelKind::kFlashFwd ? "amx-bf16" : "avx512-bf16";
+  return path == SimdPath::kAvx512Bf16 ? "avx512-bf16" : "fp32-fma";
 }
 
 std::string dispatch_reason() {
@@ -110,9 +124,11 @@ std::string dispatch_reason() {
     return std::string("the widest path this CPU has (") + simd_path_name(supported_simd_paths().back()) +
            ") for every dtype; bf16 and fp16 are widened to fp32 (no AVX512-BF16)";
   const Bf16Calibration& c = bf16_calibration();
-  if (!c.ran) return "avx512 for every dtype: the vdpbf16ps calibration could not run";
-  return std::string("bf16 on ") + (c.dot_wins ? "avx512bf16" : "avx512 (widened to fp32)") +
-         ": vdpbf16ps " + format_gflops(c.dot_flops) + " vs fp32 FMA " + format_gflops(c.fma_flops) +
+  const std::string amx = has_path(SimdPath::kAmx) ? "bf16 flash on amx tiles; " : "";
+  if (!c.ran) return amx + "avx512 for the rest: the vdpbf16ps calibration could not run";
+  return amx + (amx.empty() ? "bf16 on " : "bf16 decode on ") +
+         (c.dot_wins ? "avx512bf16" : "avx512 (widened to fp32)") + ": vdpbf16ps " +
+         format_gflops(c.dot_flops) + " vs fp32 FMA " + format_gflops(c.fma_flops) +
          " on one thread (vdpbf16ps taken from 1.2x); fp32 and fp16 on avx512";
 }
 
@@ -139,13 +155,15 @@ const char* simd_path_name(SimdPath path) {
     case SimdPath::kAvx2: return "avx2";
     case SimdPath::kAvx512: return "avx512";
     case SimdPath::kAvx512Bf16: return "avx512bf16";
+    case SimdPath::kAmx: return "amx";
+    case SimdPath::kAmxModel: return "amx-model";
   }
   return "unknown";
 }
 
 bool parse_simd_path(const char* name, SimdPath* out) {
   for (SimdPath p : {SimdPath::kAuto, SimdPath::kScalar, SimdPath::kAvx2, SimdPath::kAvx512,
-                     SimdPath::kAvx512Bf16}) {
+                     SimdPath::kAvx512Bf16, SimdPath::kAmx, SimdPath::kAmxModel}) {
     if (std::strcmp(name, simd_path_name(p)) == 0) {
       *out = p;
       return true;
@@ -156,7 +174,7 @@ bool parse_simd_path(const char* name, SimdPath* out) {
 
 std::vector<SimdPath> supported_simd_paths() {
   std::vector<SimdPath> out;
-  for (SimdPath p : {SimdPath::kScalar, SimdPath::kAvx2, SimdPath::kAvx512, SimdPath::kAvx512Bf16}) {
+  for (SimdPath p : {SimdPath::kScalar, SimdPath::kAvx2, SimdPath::kAvx512, SimdPath::kAvx512Bf16, SimdPath::kAmx}) {
     if (path_supported(p)) out.push_back(p);
   }
   return out;
@@ -172,7 +190,9 @@ const KernelOps& kernel_ops(SimdPath path) {
     case SimdPath::kAvx2: return avx2_ops();
     case SimdPath::kAvx512: return avx512_ops();
     case SimdPath::kAvx512Bf16: return avx512bf16_ops();
+    case SimdPath::kAmx: return amx_ops();
 #endif
+    case SimdPath::kAmxModel: return amx_model_ops();
     default: return scalar_ops();
   }
 }

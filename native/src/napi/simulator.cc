@@ -15,6 +15,7 @@ namespace {
 using attnscope::ServingSimulator;
 using attnscope::SimConfig;
 using attnscope::SimRequest;
+using attnscope::SimSegment;
 
 // Fields of one packed sample, in order (see SimSample).
 constexpr uint32_t kSampleFields = 10;
@@ -26,12 +27,12 @@ double Num(const Napi::Object& o, const char* key) {
 }
 
 template <typename T>
-T ArrayArg(const Napi::CallbackInfo& info, size_t i, napi_typedarray_type type, size_t n, const char* name) {
+T ArrayArg(const Napi::CallbackInfo& info, size_t i, napi_typedarray_type type, size_t n, const char* name, const char* other = "arrivalS") {
   const Napi::Value v = info[i];
   if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != type)
     throw Napi::TypeError::New(info.Env(), std::string(name) + " has the wrong typed-array type");
   T a = v.As<T>();
-  if (a.ElementLength() != n) throw Napi::RangeError::New(info.Env(), std::string(name) + " length differs from arrivalS");
+  if (a.ElementLength() != n) throw Napi::RangeError::New(info.Env(), std::string(name) + " length differs from " + other);
   return a;
 }
 
@@ -43,11 +44,14 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
                            InstanceMethod("run", &ServingSimulatorWrap::Run),
                            InstanceMethod("samples", &ServingSimulatorWrap::Samples),
                            InstanceMethod("totals", &ServingSimulatorWrap::Totals),
+                           InstanceMethod("times", &ServingSimulatorWrap::Times),
                        });
   }
 
-  // new ServingSimulator(config, arrivalS: Float64Array, promptLen: Int32Array,
-  //                      outputLen: Int32Array, prefixStream: Float64Array, prefixLen: Int32Array)
+  // new ServingSimulator(config, arrivalS: Float64Array [n], promptLen: Int32Array [n],
+  //                      outputLen: Int32Array [n], segmentStart: Int32Array [n + 1],
+  //                      segmentStream: Float64Array [m], segmentEnd: Int32Array [m])
+  // Request i's segments are [segmentStart[i], segmentStart[i + 1]).
   explicit ServingSimulatorWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ServingSimulatorWrap>(info) {
     Napi::Env env = info.Env();
     if (!info[0].IsObject()) throw Napi::TypeError::New(env, "config must be an object");
@@ -63,8 +67,10 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     config.max_num_batched_tokens = static_cast<int32_t>(Num(c, "maxNumBatchedTokens"));
     config.max_model_len = static_cast<int32_t>(Num(c, "maxModelLen"));
     config.step.per_step_s = Num(c, "perStepS");
-    config.step.per_token_s = Num(c, "perTokenS");
+    config.step.weights_s = Num(c, "weightsS");
     config.step.per_kv_token_s = Num(c, "perKvTokenS");
+    config.step.per_token_s = Num(c, "perTokenS");
+    config.step.per_pair_s = Num(c, "perPairS");
     config.max_samples = static_cast<int32_t>(Num(c, "maxSamples"));
     if (c.Has("coast")) config.coast = c.Get("coast").ToBoolean().Value();
     if (attnscope::PageAllocator::Validate(config.allocator) != attnscope::AllocStatus::kOk ||
@@ -77,19 +83,39 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     auto arrival = ArrayArg<Napi::Float64Array>(info, 1, napi_float64_array, n, "arrivalS");
     auto prompt = ArrayArg<Napi::Int32Array>(info, 2, napi_int32_array, n, "promptLen");
     auto output = ArrayArg<Napi::Int32Array>(info, 3, napi_int32_array, n, "outputLen");
-    auto stream = ArrayArg<Napi::Float64Array>(info, 4, napi_float64_array, n, "prefixStream");
-    auto plen = ArrayArg<Napi::Int32Array>(info, 5, napi_int32_array, n, "prefixLen");
+    auto start = ArrayArg<Napi::Int32Array>(info, 4, napi_int32_array, n + 1, "segmentStart", "arrivalS + 1");
+    if (!info[5].IsTypedArray()) throw Napi::TypeError::New(env, "segmentStream must be a Float64Array");
+    const size_t m = info[5].As<Napi::TypedArray>().ElementLength();
+    auto stream = ArrayArg<Napi::Float64Array>(info, 5, napi_float64_array, m, "segmentStream", "segmentStream");
+    auto end = ArrayArg<Napi::Int32Array>(info, 6, napi_int32_array, m, "segmentEnd", "segmentStream");
+    std::vector<SimSegment> segments(m);
+    for (size_t k = 0; k < m; ++k) {
+      segments[k].stream = static_cast<int64_t>(stream[k]);
+      segments[k].end = end[k];
+      if (segments[k].stream < 0 || segments[k].stream >= (int64_t{1} << 30))
+        throw Napi::RangeError::New(env, "segmentStream[" + std::to_string(k) + "] must be in [0, 2^30)");
+    }
+    if (start[0] != 0 || static_cast<size_t>(start[n]) != m)
+      throw Napi::RangeError::New(env, "segmentStart must start at 0 and end at segmentStream.length");
     std::vector<SimRequest> requests(n);
     for (size_t i = 0; i < n; ++i) {
       requests[i].arrival_s = arrival[i];
       requests[i].prompt_len = prompt[i];
       requests[i].output_len = output[i];
-      requests[i].prefix_stream = static_cast<int64_t>(stream[i]);
-      requests[i].prefix_len = plen[i];
+      requests[i].segment_begin = start[i];
+      requests[i].segment_count = start[i + 1] - start[i];
       if (i > 0 && requests[i].arrival_s < requests[i - 1].arrival_s)
         throw Napi::RangeError::New(env, "arrivalS must be sorted ascending");
+      if (requests[i].segment_count < 0) throw Napi::RangeError::New(env, "segmentStart must be ascending");
+      int32_t prev = 0;
+      for (int32_t k = 0; k < requests[i].segment_count; ++k) {
+        const int32_t e = segments[static_cast<size_t>(start[i] + k)].end;
+        if (e <= prev || e > requests[i].prompt_len)
+          throw Napi::RangeError::New(env, "segmentEnd of request " + std::to_string(i) + " must ascend within its prompt");
+        prev = e;
+      }
     }
-    sim_ = std::make_unique<ServingSimulator>(config, std::move(requests));
+    sim_ = std::make_unique<ServingSimulator>(config, std::move(requests), std::move(segments));
   }
 
  private:
@@ -128,6 +154,7 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     o.Set("rejected", static_cast<double>(t.rejected));
     o.Set("delayed", static_cast<double>(t.delayed));
     o.Set("preemptions", static_cast<double>(t.preemptions));
+    o.Set("preemptedTokens", static_cast<double>(t.preempted_tokens));
     o.Set("steps", static_cast<double>(t.steps));
     o.Set("generatedTokens", static_cast<double>(t.generated_tokens));
     o.Set("simulatedSeconds", t.simulated_seconds);
@@ -136,12 +163,40 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     o.Set("tokenSlotSeconds", t.token_slot_seconds);
     o.Set("externalFreeSlotSeconds", t.external_free_slot_seconds);
     o.Set("runningSeconds", t.running_seconds);
+    o.Set("waitingSeconds", t.waiting_seconds);
+    o.Set("peakWaiting", t.peak_waiting);
     o.Set("peakPagesUsed", t.peak_pages_used);
     o.Set("peakReservedSlots", static_cast<double>(t.peak_reserved_slots));
     o.Set("peakRunning", t.peak_running);
     o.Set("prefixQueryTokens", static_cast<double>(t.prefix_query_tokens));
     o.Set("prefixHitTokens", static_cast<double>(t.prefix_hit_tokens));
+    o.Set("prefixSharedHitTokens", static_cast<double>(t.prefix_shared_hit_tokens));
+    o.Set("prefixOwnHitTokens", static_cast<double>(t.prefix_own_hit_tokens));
+    o.Set("firstAdmissionTokens", static_cast<double>(t.first_admission_tokens));
     o.Set("done", sim_->done());
+    return o;
+  }
+
+  // times() -> { scheduledS, firstTokenS, finishS: Float64Array [n], outputLen: Int32Array [n] },
+  // per request in the order given; −1 for a milestone not reached.
+  Napi::Value Times(const Napi::CallbackInfo& info) {
+    const auto& t = sim_->times();
+    Napi::Env env = info.Env();
+    Napi::Float64Array scheduled = Napi::Float64Array::New(env, t.size());
+    Napi::Float64Array first = Napi::Float64Array::New(env, t.size());
+    Napi::Float64Array finish = Napi::Float64Array::New(env, t.size());
+    Napi::Int32Array output = Napi::Int32Array::New(env, t.size());
+    for (size_t i = 0; i < t.size(); ++i) {
+      scheduled[i] = t[i].scheduled_s;
+      first[i] = t[i].first_token_s;
+      finish[i] = t[i].finish_s;
+      output[i] = t[i].output_len;
+    }
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("scheduledS", scheduled);
+    o.Set("firstTokenS", first);
+    o.Set("finishS", finish);
+    o.Set("outputLen", output);
     return o;
   }
 

@@ -10,8 +10,8 @@
 #include <immintrin.h>
 
 #include <cstdint>
-#include <cstring>
 
+#include "kernels/amx_gemm.h"
 #include "peaks/loops.h"
 
 namespace attnscope {
@@ -144,28 +144,11 @@ ATTNSCOPE_TARGET("avx512f,avx512bf16") double bf16_dot_loop_avx512(uint64_t iter
   return static_cast<double>(iters) * 16 * 16 * 2 * 2;
 }
 
-namespace {
-// LDTILECFG operand (Intel SDM Vol. 1, 18.2.2): palette 1, per-tile bytes per row and rows.
-struct alignas(64) TileConfig {
-  uint8_t palette_id;
-  uint8_t start_row;
-  uint8_t reserved[14];
-  uint16_t colsb[16];
-  uint8_t rows[16];
-};
-static_assert(sizeof(TileConfig) == 64, "LDTILECFG reads exactly 64 bytes");
-}  // namespace
 
 ATTNSCOPE_TARGET("amx-tile,amx-bf16") double amx_bf16_loop(uint64_t iters) {
   // tmm0-3: C 16 x 16 fp32 (TDPBF16PS is an asm statement: never merged or removed); tmm4-5: A 16 rows x 32 bf16; tmm6-7: B 16 rows x 32 bf16
   // (VNNI-packed pairs). Every tile is 16 rows x 64 bytes.
-  TileConfig cfg;
-  std::memset(&cfg, 0, sizeof(cfg));
-  cfg.palette_id = 1;
-  for (int t = 0; t < 8; ++t) {
-    cfg.colsb[t] = 64;
-    cfg.rows[t] = 16;
-  }
+  const TileConfig cfg = full_tiles_config();
   alignas(64) uint16_t a_bits[16 * 32];
   alignas(64) uint16_t b_bits[16 * 32];
   for (int i = 0; i < 16 * 32; ++i) {

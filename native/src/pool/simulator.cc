@@ -10,9 +10,9 @@ namespace {
 
 // Synthetic token ids: token pos of stream code c is (c · K + pos) mod 2^31 with K odd, so two
 // different codes (< 2^31) never give the same id at the same position. A prefix lookup
-// compares pages position by position from position 0, so only requests of the same stream
-// can ever share a page. Codes: 2 · prefix_stream for a shared prefix, 2 · id + 1 for a
-// request's own tokens.
+// compares pages position by position from position 0, so only requests whose segments agree
+// up to a page's end can ever share it. Codes: 2 · stream for a shared segment, 2 · id + 1 for
+// a request's own tokens.
 constexpr uint32_t kStreamMultiplier = 0x9e3779b1u;
 
 inline void FillStream(int32_t* out, uint64_t code, int64_t from, int64_t to) {
@@ -61,8 +61,13 @@ void FirstFitArena::Release(int64_t offset, int64_t n) {
 
 // ---- simulator ----
 
-ServingSimulator::ServingSimulator(const SimConfig& config, std::vector<SimRequest> requests)
-    : config_(config), requests_(std::move(requests)), state_(requests_.size()), page_(config.allocator.page_size) {
+ServingSimulator::ServingSimulator(const SimConfig& config, std::vector<SimRequest> requests, std::vector<SimSegment> segments)
+    : config_(config),
+      requests_(std::move(requests)),
+      segments_(std::move(segments)),
+      state_(requests_.size()),
+      times_(requests_.size()),
+      page_(config.allocator.page_size) {
   if (config_.layout == KvLayout::kPaged) {
     allocator_ = std::make_unique<PageAllocator>(config_.allocator);
     lazy_decode_ = config_.allocator.sliding_window == 0;
@@ -93,13 +98,24 @@ bool ServingSimulator::CanEverFit(const SimRequest& r, int32_t output_len) const
   return need <= static_cast<int64_t>(config_.allocator.num_pages) * ps;
 }
 
+int32_t ServingSimulator::SharedEnd(int32_t id) const {
+  const SimRequest& r = requests_[id];
+  return r.segment_count > 0 ? segments_[static_cast<size_t>(r.segment_begin + r.segment_count - 1)].end : 0;
+}
+
 void ServingSimulator::FillTokens(int32_t id, int64_t from, int64_t to) {
   const SimRequest& r = requests_[id];
   if (token_buf_.size() < static_cast<size_t>(to - from)) token_buf_.resize(static_cast<size_t>(to - from));
   int32_t* out = token_buf_.data();
-  const int64_t shared_end = r.prefix_stream >= 0 ? std::min<int64_t>(std::max<int64_t>(r.prefix_len, from), to) : from;
-  FillStream(out, 2 * static_cast<uint64_t>(r.prefix_stream), from, shared_end);
-  FillStream(out + (shared_end - from), 2 * static_cast<uint64_t>(id) + 1, shared_end, to);
+  int64_t pos = from;
+  for (int32_t k = 0; k < r.segment_count && pos < to; ++k) {
+    const SimSegment& seg = segments_[static_cast<size_t>(r.segment_begin + k)];
+    if (seg.end <= pos) continue;
+    const int64_t end = std::min<int64_t>(seg.end, to);
+    FillStream(out + (pos - from), 2 * static_cast<uint64_t>(seg.stream), pos, end);
+    pos = end;
+  }
+  FillStream(out + (pos - from), 2 * static_cast<uint64_t>(id) + 1, pos, to);
 }
 
 bool ServingSimulator::Admit(int32_t id, int64_t max_new, int64_t* cached) {
@@ -114,6 +130,10 @@ bool ServingSimulator::Admit(int32_t id, int64_t max_new, int64_t* cached) {
     s.slot = allocator_->Lookup(id);
     s.computed = static_cast<int32_t>(r.stored_tokens);
     *cached = r.cached_tokens;
+    const int64_t shared = std::min<int64_t>(r.cached_tokens, SharedEnd(id));
+    totals_.prefix_shared_hit_tokens += shared;
+    totals_.prefix_own_hit_tokens += r.cached_tokens - shared;
+    if (!s.preempted) totals_.first_admission_tokens += s.known;
     return true;
   }
   const int64_t offset = arena_->Reserve(s.reservation);
@@ -164,6 +184,7 @@ void ServingSimulator::ReleaseMemory(int32_t id) {
 void ServingSimulator::Preempt(int32_t id) {
   ReleaseMemory(id);
   ReqState& s = state_[id];
+  totals_.preempted_tokens += s.computed;
   s.computed = 0;
   s.preempted = true;
   ++totals_.preemptions;
@@ -212,16 +233,22 @@ bool ServingSimulator::Step() {
   // last finish after the step (5).
   int64_t budget = config_.max_num_batched_tokens;
   int64_t tokens_scheduled = 0, kv_tokens = 0;
+  double pairs = 0;  // query-key pairs attended (a double: it grows as n² for long chunks)
   finished_.clear();
+  firsts_.clear();
+  // n tokens went into KV, which now holds s.computed.
   const auto scheduled = [&](int32_t id, int64_t n) {
     ReqState& s = state_[id];
     tokens_scheduled += n;
     budget -= n;
     kv_tokens += s.computed;
+    const double nd = static_cast<double>(n);
+    pairs += nd * static_cast<double>(s.computed - n) + nd * (nd + 1) / 2;
     if (s.computed < s.known) return;  // a prefill chunk that did not reach the end
     ++s.generated;
     ++s.known;
     ++totals_.generated_tokens;
+    if (s.generated == 1) firsts_.push_back(id);
     if (s.generated >= s.output_len) finished_.push_back(id);
   };
   bool preempted_now = false;
@@ -301,6 +328,7 @@ bool ServingSimulator::Step() {
         --waiting_preempted_;
       }
       waiting_.pop_front();
+      if (times_[id].scheduled_s < 0) times_[id].scheduled_s = now_;
       running_.push_back(id);
       s.order = admissions_++;
       if (coast_) specials_.push_back(id);  // enrolled after the step
@@ -311,11 +339,14 @@ bool ServingSimulator::Step() {
   // 4. Step time and the memory state it holds for.
   if (coast_) {
     ++clock_;  // the coasting requests' tokens of this step are in their lag from here on
-    kv_tokens += coast_computed_sum_ + CoastLag();
+    const int64_t coasting_kv = coast_computed_sum_ + CoastLag();
+    kv_tokens += coasting_kv;
+    pairs += static_cast<double>(coasting_kv);  // one query token each over its whole context
   }
   const StepTimeModel& m = config_.step;
-  const double dt = m.per_step_s + m.per_token_s * static_cast<double>(tokens_scheduled) +
-                    m.per_kv_token_s * static_cast<double>(kv_tokens);
+  const double memory_s = m.weights_s + m.per_kv_token_s * static_cast<double>(kv_tokens);
+  const double compute_s = m.per_token_s * static_cast<double>(tokens_scheduled) + m.per_pair_s * pairs;
+  const double dt = m.per_step_s + std::max(memory_s, compute_s);
   SimSample sample;
   sample.t = now_;
   if (allocator_) {
@@ -340,15 +371,20 @@ bool ServingSimulator::Step() {
   totals_.token_slot_seconds += static_cast<double>(sample.tokens) * dt;
   totals_.external_free_slot_seconds += static_cast<double>(blocked_free_slots) * dt;
   totals_.running_seconds += sample.running * dt;
+  totals_.waiting_seconds += sample.waiting * dt;
   totals_.peak_pages_used = std::max(totals_.peak_pages_used, sample.pages_used);
   totals_.peak_reserved_slots = std::max(totals_.peak_reserved_slots, sample.reserved_slots);
   totals_.peak_running = std::max(totals_.peak_running, sample.running);
+  totals_.peak_waiting = std::max(totals_.peak_waiting, sample.waiting);
   if (SampleDue(totals_.steps)) samples_.push_back(sample);
   ++totals_.steps;
   now_ += dt;
 
-  // 5. Completions free their memory.
+  // 5. Tokens reach the user at the end of the step; completions free their memory.
+  for (const int32_t id : firsts_) times_[id].first_token_s = now_;
   for (const int32_t id : finished_) {
+    times_[id].finish_s = now_;
+    times_[id].output_len = state_[id].output_len;
     ReleaseMemory(id);
     running_.erase(std::find(running_.begin(), running_.end(), id));
     ++totals_.completed;
@@ -361,7 +397,9 @@ bool ServingSimulator::Step() {
     for (const int32_t id : explicit_step ? running_ : specials_) {
       const ReqState& s = state_[id];
       if (s.preempted || s.coasting || s.generated >= s.output_len) continue;  // requeued, coasting, finished
-      if (s.known - s.computed == 1) Coast(id);
+      // A request one prompt token short of its first output token steps explicitly once more,
+      // so that its first token is seen (and timed) where it is emitted.
+      if (s.known - s.computed == 1 && s.generated > 0) Coast(id);
       else prefill_.push_back(id);
     }
   }

@@ -15,11 +15,13 @@
 //   3. if nobody was preempted, waiting requests are admitted in order while max_num_seqs,
 //      the token budget and the memory (watermark included) allow; a prefix-cache hit skips
 //      the cached tokens;
-//   4. the step lasts t = per_step_s + per_token_s · (tokens scheduled) + per_kv_token_s ·
-//      (context tokens the scheduled requests attend to, i.e. their KV length after the step);
-//      the memory state after the step's allocations holds for that time;
+//   4. the step lasts t = per_step_s + max(memory, compute) (StepTimeModel: a roofline with the
+//      step's tokens, the KV tokens its requests attend to and their query-key pairs); the
+//      memory state after the step's allocations holds for that time;
 //   5. a request whose KV length reaches its known length (prompt + generated) emits one output
-//      token; after output_len tokens it finishes and frees its memory. A request of prompt P
+//      token at the end of the step; after output_len tokens it finishes and frees its memory.
+//      Each request's times are kept (RequestTimes): first scheduled (start of the step that
+//      admitted it first), first token and last token (end of their steps). A request of prompt P
 //      and output O thus holds at most P + O − 1 tokens of KV (the last token is never fed back).
 // Speed, without changing any result:
 // - Pending decode tokens. A decode token that lands in the request's partly filled last page
@@ -55,12 +57,22 @@
 
 namespace attnscope {
 
+// A run of a request's leading prompt tokens whose token ids belong to a shared stream: two
+// requests hold the same token at a position exactly when both have a segment of the same
+// stream over it. A request's segments are consecutive, start at 0 and end in ascending order
+// (the first covers [0, end), the next [that end, its end), ...); its tokens beyond the last
+// are its own. One segment = a shared system prompt; a chain of them = Mooncake's hash_ids.
+struct SimSegment {
+  int64_t stream = 0;  // >= 0, < 2^30
+  int32_t end = 0;     // tokens, exclusive
+};
+
 struct SimRequest {
-  double arrival_s = 0;      // arrival time, seconds; requests sorted by it
-  int32_t prompt_len = 0;    // tokens
-  int32_t output_len = 0;    // tokens to generate
-  int64_t prefix_stream = -1;  // requests with the same stream (>= 0) share token ids ...
-  int32_t prefix_len = 0;      // ... for their first prefix_len prompt tokens
+  double arrival_s = 0;        // arrival time, seconds; requests sorted by it
+  int32_t prompt_len = 0;      // tokens
+  int32_t output_len = 0;      // tokens to generate
+  int32_t segment_begin = 0;   // its segments: segments[segment_begin, segment_begin + segment_count)
+  int32_t segment_count = 0;
 };
 
 enum class KvLayout : int32_t {
@@ -69,11 +81,26 @@ enum class KvLayout : int32_t {
   kContiguousPromptPlusOutput = 2, // reserve prompt_len + output_len slots per sequence
 };
 
-// Simulated seconds of one step: per_step_s + per_token_s · tokens + per_kv_token_s · kv_tokens.
+// Simulated seconds of one step, a roofline: per_step_s + max(memory, compute) with
+//   memory  = weights_s + per_kv_token_s · kv_tokens   (weights streamed once, each attended KV token read)
+//   compute = per_token_s · tokens + per_pair_s · pairs (linear layers per scheduled token,
+//             attention per query-key pair: a chunk of n tokens after c cached ones has
+//             n·c + n(n+1)/2 pairs, a decode token its context length).
+// The coefficients (seconds per unit) come from runner/simulate/step-time.ts.
 struct StepTimeModel {
   double per_step_s = 0;
-  double per_token_s = 0;
+  double weights_s = 0;
   double per_kv_token_s = 0;
+  double per_token_s = 0;
+  double per_pair_s = 0;
+};
+
+// When a request passed its milestones, simulated seconds; −1 until then (and for rejected ones).
+struct RequestTimes {
+  double scheduled_s = -1;    // start of the step that first admitted it (queueing delay = this − arrival)
+  double first_token_s = -1;  // end of the step that emitted its first output token
+  double finish_s = -1;       // end of the step that emitted its last output token
+  int32_t output_len = 0;     // tokens it generates (output_len after the max_model_len cap)
 };
 
 struct SimConfig {
@@ -98,7 +125,7 @@ struct SimSample {
   int32_t running = 0;
   int32_t waiting = 0;
   int32_t preempted = 0;     // waiting requests that were preempted
-  double prefix_hit_rate = 0;
+  double prefix_hit_rate = 0;  // prefix-cache hits among all tokens looked up so far (allocator's)
 };
 
 // Totals; the *_seconds fields are integrals over simulated time (value · seconds).
@@ -108,6 +135,7 @@ struct SimTotals {
   int64_t rejected = 0;
   int64_t delayed = 0;       // admitted requests that memory refused at least once first
   int64_t preemptions = 0;
+  int64_t preempted_tokens = 0;  // KV tokens that preemptions dropped, to be recomputed
   int64_t steps = 0;
   int64_t generated_tokens = 0;
   double simulated_seconds = 0;  // end of the last step
@@ -117,11 +145,19 @@ struct SimTotals {
   // Free slots while the head of the queue was refused although free slots >= its need.
   double external_free_slot_seconds = 0;
   double running_seconds = 0;
+  double waiting_seconds = 0;
   int32_t peak_pages_used = 0;
   int64_t peak_reserved_slots = 0;
   int32_t peak_running = 0;
+  int32_t peak_waiting = 0;
   int64_t prefix_query_tokens = 0;
   int64_t prefix_hit_tokens = 0;
+  // The hits split: inside the request's shared segments (pages another request wrote, or it
+  // wrote itself before a preemption), and beyond them (only its own pages, found again after a
+  // preemption). shared + own = prefix_hit_tokens.
+  int64_t prefix_shared_hit_tokens = 0;
+  int64_t prefix_own_hit_tokens = 0;
+  int64_t first_admission_tokens = 0;  // prompt tokens looked up at each request's first admission
 };
 
 // First-fit arena of contiguous reservations (offsets in slots).
@@ -140,14 +176,17 @@ class FirstFitArena {
 
 class ServingSimulator {
  public:
-  // config must be valid (PageAllocator::Validate and positive limits); requests sorted by arrival.
-  ServingSimulator(const SimConfig& config, std::vector<SimRequest> requests);
+  // config must be valid (PageAllocator::Validate and positive limits); requests sorted by
+  // arrival, their segments in `segments` as SimSegment says (ends <= prompt_len).
+  ServingSimulator(const SimConfig& config, std::vector<SimRequest> requests, std::vector<SimSegment> segments = {});
 
   // Runs up to max_steps steps; true when every request completed or was rejected.
   bool Run(int64_t max_steps);
   bool done() const { return done_; }
   const std::vector<SimSample>& samples() const { return samples_; }
   const SimTotals& totals() const { return totals_; }
+  // Per request, in the order given.
+  const std::vector<RequestTimes>& times() const { return times_; }
 
  private:
   // 40 bytes, the fields of the per-step loop first (lengths fit int32: at most max_model_len).
@@ -176,6 +215,8 @@ class ServingSimulator {
   bool Grow(int32_t id, int64_t n);
   void ReleaseMemory(int32_t id);
   void FillTokens(int32_t id, int64_t from, int64_t to);
+  // End of the request's last shared segment (0 without one).
+  int32_t SharedEnd(int32_t id) const;
   void Preempt(int32_t id);
   // Enrolls a running decode request on the clock / brings it up to date and takes it off.
   void Coast(int32_t id);
@@ -187,7 +228,9 @@ class ServingSimulator {
 
   SimConfig config_;
   std::vector<SimRequest> requests_;
+  std::vector<SimSegment> segments_;
   std::vector<ReqState> state_;
+  std::vector<RequestTimes> times_;
   std::unique_ptr<PageAllocator> allocator_;
   std::unique_ptr<FirstFitArena> arena_;
   int64_t arena_tokens_ = 0;    // contiguous: filled slots
@@ -211,6 +254,7 @@ class ServingSimulator {
   bool done_ = false;
   std::vector<int32_t> token_buf_;
   std::vector<int32_t> finished_;  // requests that emitted their last token this step
+  std::vector<int32_t> firsts_;    // requests that emitted their first token this step
   PageDivisor page_;
   std::vector<SimSample> samples_;
   int64_t sample_stride_ = 1;

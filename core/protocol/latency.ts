@@ -1,0 +1,83 @@
+/**
+ * Latency of a serving simulation (runner/simulate/latency.ts) and the capacity search's curve
+ * (runner/simulate/capacity.ts), as the run JSON and the dashboard carry them. Every time here
+ * is modelled: the simulator's clock advances by the step-time model (run.ts StepTimeModel),
+ * not by a measurement. Times in seconds.
+ */
+
+/** Mean and percentiles of one per-request quantity (nearest-rank percentiles), seconds. */
+export interface LatencyStats {
+  mean: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+/** The SLO a run was judged by; a bound left out is not checked. */
+export interface LatencySlo {
+  ttftMs?: number;
+  tpotMs?: number;
+}
+
+/** Points of an empirical CDF: value (seconds) and the fraction of requests at or below it. */
+export interface CdfPoint {
+  s: number;
+  fraction: number;
+}
+
+export interface LatencySummary {
+  /** Always 'modelled': the clock runs on the step-time model. */
+  kind: 'modelled';
+  /** Completed requests the statistics cover. */
+  requests: number;
+  /** Arrival to the start of the step that first admitted it. */
+  queue: LatencyStats;
+  /** Time to first token: arrival to the end of the step that emitted it. */
+  ttft: LatencyStats;
+  /** Time per output token: (last token − first token) / (output tokens − 1), requests with >= 2 output tokens. */
+  tpot: LatencyStats;
+  /** Arrival to the last token. */
+  e2e: LatencyStats;
+  /** Completed requests / simulated seconds (first arrival to the last completion). */
+  requestsPerSec: number;
+  /** Output tokens / simulated seconds. */
+  outputTokensPerSec: number;
+  slo?: LatencySlo;
+  /** Requests meeting the SLO per simulated second (set with an SLO). */
+  goodputRequestsPerSec?: number;
+  /** Fraction of all requests (rejected ones count as missing it) meeting the SLO. */
+  sloAttainment?: number;
+  /** Downsampled CDFs (<= 200 points each) for the dashboard. */
+  ttftCdf: CdfPoint[];
+  tpotCdf: CdfPoint[];
+}
+
+/** One simulation of the capacity search. */
+export interface CapacityPoint {
+  /** Arrival rate, requests/s (Poisson workloads), or the trace's mean rate after scaling. */
+  rate: number;
+  /** Trace time scale (1 = as recorded; 2 = twice the rate); for workloads rate / arrival_rate. */
+  scale: number;
+  p99TtftS: number;
+  p99TpotS: number;
+  goodputRequestsPerSec: number;
+  sloAttainment: number;
+  meets: boolean;
+}
+
+/** The bisection's walk, in the order run, and its answer. */
+export interface CapacityCurve {
+  kind: 'modelled';
+  slo: LatencySlo;
+  /** The fraction of requests that must meet the SLO for a rate to pass. */
+  attainmentTarget: number;
+  /** Relative tolerance on the rate: the search stops when hi / lo − 1 < this. */
+  tolerance: number;
+  points: CapacityPoint[];
+  /** Highest rate that passed (null when even the lowest tried failed). */
+  maxRate: number | null;
+  maxScale: number | null;
+  /** True when no rate failed: even with every request arriving at once the SLO holds (the load is too small to saturate). */
+  unbounded?: boolean;
+}

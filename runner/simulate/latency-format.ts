@@ -1,0 +1,59 @@
+/** The latency part of `attnscope simulate`'s text output, and the capacity search's curve. */
+import type { CapacityCurve, LatencySlo, LatencyStats, LatencySummary } from '../../core/protocol/latency';
+
+const ms = (s: number): string => (s * 1000 >= 100 ? (s * 1000).toFixed(0) : (s * 1000).toPrecision(3));
+const int = (x: number): string => Math.round(x).toLocaleString('en-US');
+const rate = (x: number): string => (x >= 100 ? int(x) : x.toPrecision(3));
+
+/** "TTFT <= 500 ms, TPOT <= 50 ms". */
+export function formatSlo(slo: LatencySlo): string {
+  const parts: string[] = [];
+  if (slo.ttftMs !== undefined) parts.push(`TTFT <= ${slo.ttftMs} ms`);
+  if (slo.tpotMs !== undefined) parts.push(`TPOT <= ${slo.tpotMs} ms`);
+  return parts.join(', ');
+}
+
+/**
+ * Lines: the percentile table (ms) of queueing delay, TTFT, TPOT and end-to-end; throughput,
+ * goodput, and the waiting queue. Every figure is labelled modelled (the simulator's clock).
+ */
+export function formatLatency(l: LatencySummary, meanWaiting: number | undefined, peakWaiting: number | undefined, seconds: (s: number) => string): string[] {
+  const header = ['latency (modelled, ms)', 'mean', 'p50', 'p90', 'p99', 'max'];
+  const row = (name: string, x: LatencyStats): string[] => [name, ms(x.mean), ms(x.p50), ms(x.p90), ms(x.p99), ms(x.max)];
+  const rows = [row('queueing delay', l.queue), row('TTFT', l.ttft), row('TPOT', l.tpot), row('end-to-end', l.e2e)];
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
+  const fmt = (r: string[]): string => r.map((x, c) => (c === 0 ? x.padEnd(widths[c]) : x.padStart(widths[c]))).join('  ');
+  const lines = [fmt(header), ...rows.map(fmt)];
+  lines.push(`Throughput (modelled): ${rate(l.requestsPerSec)} requests/s, ${int(l.outputTokensPerSec)} output tokens/s over ${int(l.requests)} completed requests`);
+  if (l.slo && l.goodputRequestsPerSec !== undefined) {
+    lines.push(`Goodput (modelled): ${rate(l.goodputRequestsPerSec)} requests/s meet ${formatSlo(l.slo)} (${(100 * (l.sloAttainment ?? 0)).toFixed(1)} % of all requests)`);
+  } else {
+    lines.push('Goodput: no SLO given (profile `slo: { ttft_ms, tpot_ms }`, or --slo-ttft-ms / --slo-tpot-ms)');
+  }
+  if (meanWaiting !== undefined) lines.push(`Queue: ${meanWaiting.toPrecision(3)} requests waiting on average, ${int(peakWaiting ?? 0)} at most; queueing delay p99 ${seconds(l.queue.p99)}`);
+  lines.push('TTFT = arrival to the first output token; TPOT = mean gap between later tokens; times run on the modelled step time.');
+  return lines;
+}
+
+/** The capacity search: one line per rate tried, in order, then the answer. */
+export function formatCapacity(c: CapacityCurve): string {
+  const header = ['rate (req/s)', 'time scale', 'p99 TTFT (ms)', 'p99 TPOT (ms)', 'goodput (req/s)', 'meets SLO', 'verdict'];
+  const rows = c.points.map((p) => [p.rate.toPrecision(4), p.scale.toPrecision(4), ms(p.p99TtftS), ms(p.p99TpotS), rate(p.goodputRequestsPerSec), `${(100 * p.sloAttainment).toFixed(1)} %`, p.meets ? 'pass' : 'fail']);
+  const widths = header.map((h, col) => Math.max(h.length, ...rows.map((r) => r[col].length)));
+  const fmt = (r: string[]): string => r.map((x, col) => x.padStart(widths[col])).join('  ');
+  const lines = [
+    `Capacity search (modelled): ${formatSlo(c.slo)} for at least ${(100 * c.attainmentTarget).toFixed(0)} % of requests; bisection to a relative tolerance of ${(100 * c.tolerance).toFixed(1)} %`,
+    fmt(header),
+    ...rows.map(fmt),
+  ];
+  if (c.unbounded) {
+    lines.push(`Every rate tried meets the SLO, up to ${c.maxRate!.toPrecision(4)} requests/s, where all requests arrive within one step: the load is too small to find the limit (a longer trace or more workload requests would).`);
+    return lines.join('\n');
+  }
+  lines.push(
+    c.maxRate === null
+      ? 'No rate tried meets the SLO: even the lowest load misses it (the step time alone is too long, or requests are rejected).'
+      : `Highest rate meeting the SLO: ${c.maxRate.toPrecision(4)} requests/s (time scale ${c.maxScale!.toPrecision(4)})`,
+  );
+  return lines.join('\n');
+}

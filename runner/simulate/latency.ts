@@ -1,0 +1,111 @@
+/**
+ * Per-request latency of a simulation from the simulator's clock (native ServingSimulator
+ * times()): queueing delay, TTFT, TPOT, end-to-end; throughput and goodput against an SLO.
+ * Definitions follow vLLM's `vllm bench serve` (vllm/benchmarks/serve.py): TTFT = arrival to
+ * first output token; TPOT = (e2e − TTFT) / (output tokens − 1) over requests with more than
+ * one output token; percentiles interpolate linearly between order statistics (numpy's
+ * default), so a simulated p99 compares with a benchmark's.
+ */
+import type { CdfPoint, LatencySlo, LatencyStats, LatencySummary } from '../../core/protocol/latency';
+import type { ServingSimRequests, ServingSimTimes } from '../../native/simulator';
+
+/** The q-quantile (q in [0, 1]) of ascending `sorted`, linear between order statistics; 0 when empty. */
+export function quantile(sorted: ArrayLike<number>, q: number): number {
+  const n = sorted.length;
+  if (n === 0) return 0;
+  const h = (n - 1) * q;
+  const lo = Math.floor(h);
+  const hi = Math.min(lo + 1, n - 1);
+  return sorted[lo] + (h - lo) * (sorted[hi] - sorted[lo]);
+}
+
+/** Mean, p50, p90, p99 and max of `values` (sorted in place). */
+export function latencyStats(values: Float64Array): LatencyStats {
+  values.sort();
+  let sum = 0;
+  for (const v of values) sum += v;
+  return {
+    mean: values.length > 0 ? sum / values.length : 0,
+    p50: quantile(values, 0.5),
+    p90: quantile(values, 0.9),
+    p99: quantile(values, 0.99),
+    max: values.length > 0 ? values[values.length - 1] : 0,
+  };
+}
+
+/** At most `points` points of the empirical CDF of ascending `sorted`, the last at fraction 1. */
+function cdf(sorted: Float64Array, points = 200): CdfPoint[] {
+  const n = sorted.length;
+  const out: CdfPoint[] = [];
+  if (n === 0) return out;
+  const step = Math.max(1, Math.ceil(n / points));
+  for (let i = step - 1; i < n; i += step) out.push({ s: sorted[i], fraction: (i + 1) / n });
+  if (out[out.length - 1].fraction < 1) out.push({ s: sorted[n - 1], fraction: 1 });
+  return out;
+}
+
+/** True when a request with these times meets every bound the SLO gives. */
+export function meetsSlo(slo: LatencySlo, ttftS: number, tpotS: number): boolean {
+  return (slo.ttftMs === undefined || ttftS * 1000 <= slo.ttftMs) && (slo.tpotMs === undefined || tpotS * 1000 <= slo.tpotMs);
+}
+
+/**
+ * The latency summary of a finished simulation.
+ * @param requests the simulated requests (arrivals in seconds), times their milestones, same order.
+ * @param slo when given (with at least one bound), goodput and attainment are set. A request
+ *   with one output token has no TPOT and meets the TPOT bound.
+ * Throughput and goodput divide by the serving span: first arrival to the last completion.
+ */
+export function latencySummary(requests: ServingSimRequests, times: ServingSimTimes, slo?: LatencySlo): LatencySummary {
+  const n = requests.arrivalS.length;
+  let done = 0;
+  let multi = 0;
+  for (let i = 0; i < n; i++) {
+    if (times.finishS[i] < 0) continue;
+    done++;
+    if (times.outputLen[i] > 1) multi++;
+  }
+  const queue = new Float64Array(done);
+  const ttft = new Float64Array(done);
+  const e2e = new Float64Array(done);
+  const tpot = new Float64Array(multi);
+  let tokens = 0;
+  let good = 0;
+  let last = 0;
+  const checkSlo = slo !== undefined && (slo.ttftMs !== undefined || slo.tpotMs !== undefined);
+  for (let i = 0, k = 0, m = 0; i < n; i++) {
+    const finish = times.finishS[i];
+    if (finish < 0) continue;
+    const arrival = requests.arrivalS[i];
+    const out = times.outputLen[i];
+    queue[k] = times.scheduledS[i] - arrival;
+    ttft[k] = times.firstTokenS[i] - arrival;
+    e2e[k] = finish - arrival;
+    const perToken = out > 1 ? (finish - times.firstTokenS[i]) / (out - 1) : 0;
+    if (out > 1) tpot[m++] = perToken;
+    if (checkSlo && meetsSlo(slo, ttft[k], perToken)) good++;
+    tokens += out;
+    last = Math.max(last, finish);
+    k++;
+  }
+  const span = n > 0 ? last - requests.arrivalS[0] : 0;
+  const rate = (x: number) => (span > 0 ? x / span : 0);
+  const summary: LatencySummary = {
+    kind: 'modelled',
+    requests: done,
+    queue: latencyStats(queue),
+    ttft: latencyStats(ttft),
+    tpot: latencyStats(tpot),
+    e2e: latencyStats(e2e),
+    requestsPerSec: rate(done),
+    outputTokensPerSec: rate(tokens),
+    ttftCdf: cdf(ttft),
+    tpotCdf: cdf(tpot),
+  };
+  if (checkSlo) {
+    summary.slo = { ...slo };
+    summary.goodputRequestsPerSec = rate(good);
+    summary.sloAttainment = n > 0 ? good / n : 0;
+  }
+  return summary;
+}

@@ -1,0 +1,74 @@
+/**
+ * The flags of `attnscope simulate` beyond the profile (README "CLI"), parsed and checked before
+ * any work: the trace and how to read it, the SLO, the capacity search, the calibration.
+ */
+import type { ParseArgsConfig } from 'node:util';
+import type { LatencySlo } from '../../core/protocol/latency';
+import { UsageError } from '../errors';
+import { TRACE_FORMATS, type TraceFormat } from './traces';
+
+/** node:util parseArgs options of `simulate`. */
+export const SIMULATE_FLAGS = {
+  trace: { type: 'string' },
+  'trace-format': { type: 'string' },
+  'trace-model': { type: 'string' },
+  'trace-log-type': { type: 'string' },
+  'time-scale': { type: 'string' },
+  json: { type: 'string' },
+  'slo-ttft-ms': { type: 'string' },
+  'slo-tpot-ms': { type: 'string' },
+  'max-rate': { type: 'boolean', default: false },
+  'rate-tolerance': { type: 'string' },
+  'slo-attainment': { type: 'string' },
+  calibrate: { type: 'string' },
+} as const satisfies NonNullable<ParseArgsConfig['options']>;
+
+export interface SimulateFlags {
+  trace?: string;
+  traceFormat?: TraceFormat;
+  traceModel?: string;
+  traceLogType?: string;
+  /** Load multiplier (2 = twice the rate). */
+  timeScale: number;
+  json?: string;
+  /** Bounds given on the command line (each wins over the profile's). */
+  slo: LatencySlo;
+  maxRate: boolean;
+  rateTolerance?: number;
+  sloAttainment?: number;
+  calibrate?: string;
+}
+
+/** @throws UsageError naming the flag and the bad value. */
+export function readSimulateFlags(values: Record<string, string | boolean | undefined>): SimulateFlags {
+  const str = (k: string) => values[k] as string | undefined;
+  const num = (k: string, ok: (x: number) => boolean, what: string): number | undefined => {
+    const v = str(k);
+    if (v === undefined) return undefined;
+    const x = Number(v);
+    if (v.trim() === '' || !ok(x)) throw new UsageError(`--${k} must be ${what}, got '${v}'`);
+    return x;
+  };
+  const positive = (x: number) => Number.isFinite(x) && x > 0;
+  const format = str('trace-format');
+  if (format !== undefined && !(TRACE_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--trace-format must be one of ${TRACE_FORMATS.join(', ')}, got '${format}'`);
+  const flags: SimulateFlags = {
+    trace: str('trace'),
+    traceFormat: format as TraceFormat | undefined,
+    traceModel: str('trace-model'),
+    traceLogType: str('trace-log-type'),
+    timeScale: num('time-scale', positive, 'a positive number (2 = replay at twice the rate)') ?? 1,
+    json: str('json'),
+    slo: {},
+    maxRate: values['max-rate'] === true,
+    rateTolerance: num('rate-tolerance', (x) => x > 0 && x < 1, 'a fraction in (0, 1), e.g. 0.02'),
+    sloAttainment: num('slo-attainment', (x) => x > 0 && x <= 1, 'a fraction in (0, 1], e.g. 0.9'),
+    calibrate: str('calibrate'),
+  };
+  const ttft = num('slo-ttft-ms', positive, 'a positive number of milliseconds');
+  const tpot = num('slo-tpot-ms', positive, 'a positive number of milliseconds');
+  if (ttft !== undefined) flags.slo.ttftMs = ttft;
+  if (tpot !== undefined) flags.slo.tpotMs = tpot;
+  for (const k of ['trace-format', 'trace-model', 'trace-log-type'] as const) if (str(k) !== undefined && flags.trace === undefined) throw new UsageError(`--${k} needs --trace FILE`);
+  return flags;
+}

@@ -1,0 +1,102 @@
+/**
+ * The step-time model of the serving simulation: how long one forward pass over a batch takes,
+ * modelled (never measured here) as a roofline on a named GPU (core/estimate/gpus.ts):
+ *
+ *   step = overhead + max(memory, compute)
+ *   memory  = (W + B_kv · K) / (BW · e_mem)        W = weight bytes per GPU, read once per step;
+ *                                                  B_kv = KV bytes per token per GPU, K = KV tokens
+ *                                                  the step's requests attend to
+ *   compute = (2 · P · T + 4 · L · H · D / tp · Q) / (F · e_comp)
+ *                                                  P = active parameters per GPU, T = tokens
+ *                                                  scheduled; Q = query-key pairs attended (QKᵀ and
+ *                                                  PV, 2 FLOPs per multiply-add each)
+ *
+ * BW and F are the GPU's published memory bandwidth and dense bf16 peak; e_mem, e_comp and the
+ * overhead come from the profile's `step_time`, else the assumptions below (reported as such),
+ * or from a calibration (calibrate.ts). It ignores communication under tensor parallelism,
+ * activations' memory traffic, the sampler and MoE expert imbalance.
+ */
+import type { Profile, StepTimeSpec } from '../../core/config/types';
+import { estimate } from '../../core/estimate/index';
+import { DEFAULT_GPU, gpuByName, GPUS, type GpuSpec } from '../../core/estimate/gpus';
+import type { StepTimeModel } from '../../core/protocol/run';
+
+/**
+ * What the model assumes when the profile's `step_time` leaves a factor out: typical achieved
+ * fractions of peak for serving engines (an assumption, not a measurement of this setup;
+ * calibrate to replace them).
+ */
+export const ASSUMED_STEP_TIME: Required<StepTimeSpec> = { computeEfficiency: 0.6, memoryEfficiency: 0.8, overheadMs: 0 };
+
+/** The per-step work a model's step costs at peak, before efficiencies: seconds per unit. */
+export interface StepWork {
+  gpu: GpuSpec;
+  /** Weight bytes per GPU / bandwidth. */
+  weightsS: number;
+  /** KV bytes per token per GPU / bandwidth. */
+  perKvTokenS: number;
+  /** 2 · active params per GPU / FLOP/s. */
+  perTokenS: number;
+  /** 4 · L · H · D / tp / FLOP/s. */
+  perPairS: number;
+}
+
+/** The GPU the profile names (device.gpu), else {@link DEFAULT_GPU}. @throws RangeError for a name not in the table. */
+export function profileGpu(profile: Profile): GpuSpec {
+  const name = profile.device.gpu ?? DEFAULT_GPU;
+  const gpu = gpuByName(name);
+  if (!gpu) throw new RangeError(`device.gpu '${name}' is not one of ${GPUS.map((g) => g.name).join(', ')}`);
+  return gpu;
+}
+
+/** The profile's model on its GPU at 100% of both peaks. */
+export function stepWork(profile: Profile): StepWork {
+  const gpu = profileGpu(profile);
+  const est = estimate(profile);
+  const m = profile.model;
+  const tp = profile.device.tensorParallelSize;
+  return {
+    gpu,
+    weightsS: est.weightsBytes / tp / gpu.memoryBytesPerSec,
+    perKvTokenS: est.kvBytesPerToken / gpu.memoryBytesPerSec,
+    perTokenS: (2 * est.paramsActive) / tp / gpu.bf16FlopsPerSec,
+    perPairS: (4 * m.numLayers * m.numHeads * m.headDim) / tp / gpu.bf16FlopsPerSec,
+  };
+}
+
+/**
+ * The model's coefficients for `profile` with efficiencies from `spec` (default: the profile's
+ * step_time), each missing one from {@link ASSUMED_STEP_TIME} and listed in `assumed`.
+ * @param how the source's wording for the efficiencies' origin (e.g. "calibrated from bench.json").
+ */
+export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined = profile.stepTime, how = 'the profile'): StepTimeModel {
+  const w = stepWork(profile);
+  const assumed = (Object.keys(ASSUMED_STEP_TIME) as Array<keyof StepTimeSpec>).filter((k) => spec?.[k] === undefined);
+  const e = { ...ASSUMED_STEP_TIME, ...Object.fromEntries(Object.entries(spec ?? {}).filter(([, v]) => v !== undefined)) } as Required<StepTimeSpec>;
+  const byName: Record<keyof StepTimeSpec, string> = { computeEfficiency: 'compute_efficiency', memoryEfficiency: 'memory_efficiency', overheadMs: 'overhead_ms' };
+  const parts = [
+    `${profile.model.modelType} on ${w.gpu.name} (${w.gpu.source})`,
+    `step = ${e.overheadMs} ms + max(weights + KV read at ${e.memoryEfficiency} × bandwidth, FLOPs at ${e.computeEfficiency} × bf16 peak)`,
+    assumed.length > 0 ? `assumed: ${assumed.map((k) => byName[k]).join(', ')}; the rest from ${how}` : `efficiencies from ${how}`,
+  ];
+  return {
+    perStepS: e.overheadMs / 1000,
+    weightsS: w.weightsS / e.memoryEfficiency,
+    perKvTokenS: w.perKvTokenS / e.memoryEfficiency,
+    perTokenS: w.perTokenS / e.computeEfficiency,
+    perPairS: w.perPairS / e.computeEfficiency,
+    gpu: w.gpu.name,
+    computeEfficiency: e.computeEfficiency,
+    memoryEfficiency: e.memoryEfficiency,
+    assumed: assumed.map((k) => byName[k]),
+    source: parts.join('; '),
+  };
+}
+
+/**
+ * One step's modelled seconds, the same formula as the simulator's (native/src/pool/simulator.h):
+ * tokens scheduled, KV tokens attended, query-key pairs attended.
+ */
+export function stepSeconds(m: Pick<StepTimeModel, 'perStepS' | 'weightsS' | 'perKvTokenS' | 'perTokenS' | 'perPairS'>, tokens: number, kvTokens: number, pairs: number): number {
+  return m.perStepS + Math.max(m.weightsS + m.perKvTokenS * kvTokens, m.perTokenS * tokens + m.perPairS * pairs);
+}

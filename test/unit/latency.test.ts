@@ -1,0 +1,113 @@
+// Latency on the simulator's clock: a one-request trace against the step-time formula computed
+// by hand, queueing / TTFT / TPOT / goodput of a two-request timeline, preemption's recompute
+// and the prefix-cache split, percentiles against numpy's definition.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { readProfile } from '../../core/config/index';
+import type { Profile } from '../../core/config/types';
+import { quantile, simulatePool, type SimulateOptions, type TraceRequest } from '../../runner/simulate/index';
+
+const EXAMPLES = resolve(import.meta.dirname, '../../examples');
+
+function profile(yaml: string): Profile {
+  const r = readProfile(`model: ./llama-3.1-8b/config.json\n${yaml}`, join(EXAMPLES, 'test.attn.yaml'), {
+    readFile: (p) => {
+      try {
+        return readFileSync(p, 'utf8');
+      } catch {
+        return null;
+      }
+    },
+  });
+  assert.ok(r.value, r.problems.map((p) => p.message).join('; '));
+  return r.value;
+}
+
+const UNIT_STEPS: SimulateOptions = { stepTime: { perStepS: 1 }, watermark: 0 };
+const req = (arrivalS: number, promptLen: number, outputLen: number, extra: Partial<TraceRequest> = {}): TraceRequest => ({ arrivalS, promptLen, outputLen, ...extra });
+const close = (a: number, b: number, what: string) => assert.ok(Math.abs(a - b) <= 1e-12 * Math.abs(b), `${what}: ${a} vs ${b}`);
+
+test('one request: TTFT and TPOT equal the step-time formula by hand', async () => {
+  // Llama-3.1-8B bf16 (model card: 8,030,261,248 parameters -> W = 16,060,522,496 B; KV per token
+  // = 32 layers · 8 KV heads · 128 · 2 (K, V) · 2 B = 131,072 B; L·H·D = 32 · 32 · 128 = 131,072)
+  // on an H100 SXM (datasheet: 989e12 FLOP/s dense bf16, 3.35e12 B/s) at compute efficiency 0.5,
+  // memory efficiency 0.8, 1 ms overhead. One request, prompt 1000, output 4, alone at t = 0:
+  // step 1 prefills 1000 tokens (KV 1000, 1000·1001/2 query-key pairs) and emits token 1:
+  //   memory  = (W + 131072 · 1000) / (3.35e12 · 0.8)                     = 6.0416 ms
+  //   compute = (2 · 8030261248 · 1000 + 4 · 131072 · 500500) / (989e12 · 0.5) = 33.009 ms
+  //   TTFT = 1 ms + max(...) = 34.009 ms (compute-bound)
+  // steps 2–4 decode one token each over KV 1001, 1002, 1003 (memory-bound: compute ~0.03 ms):
+  //   TPOT = 1 ms + (W + 131072 · 1002) / (3.35e12 · 0.8) = 7.0417 ms (the mean of the three)
+  const p = profile('device: { gpu: H100 SXM }\nstep_time: { compute_efficiency: 0.5, memory_efficiency: 0.8, overhead_ms: 1 }\nkv_cache: { page_size: 16, num_pages: 1000 }\nworkload: { max_num_batched_tokens: 8192 }\n');
+  const r = await simulatePool(p, { trace: [req(0, 1000, 4)] });
+  const W = 2 * 8030261248;
+  const bw = 3.35e12 * 0.8;
+  const flops = 989e12 * 0.5;
+  const ttft = 1e-3 + Math.max((W + 131072 * 1000) / bw, (2 * 8030261248 * 1000 + 4 * 131072 * 500500) / flops);
+  const decode = (kv: number) => 1e-3 + Math.max((W + 131072 * kv) / bw, (2 * 8030261248 + 4 * 131072 * kv) / flops);
+  const tpot = (decode(1001) + decode(1002) + decode(1003)) / 3;
+  assert.ok(Math.abs(ttft - 0.034009) < 1e-6 && Math.abs(tpot - 0.0070417) < 1e-7, 'the hand figures above');
+  const l = r.latency!;
+  assert.equal(l.kind, 'modelled');
+  close(l.ttft.p50, ttft, 'TTFT');
+  close(l.tpot.p50, tpot, 'TPOT');
+  close(l.e2e.p50, ttft + 3 * tpot, 'e2e');
+  assert.equal(l.queue.max, 0);
+  assert.deepEqual(r.stepTime!.assumed, []);
+  assert.equal(r.stepTime!.gpu, 'H100 SXM');
+});
+
+test('queueing delay, TTFT, TPOT, goodput and percentiles of a two-request timeline, by hand', async () => {
+  // One simulated second per step. A (prompt 6, output 3) at t = 0, B (prompt 3, output 2) at 0.5.
+  // step 1 (0–1): A prefills, token 1 at 1. step 2 (1–2): A token 2; B admitted at 1, prefills,
+  // token 1 at 2. step 3 (2–3): A token 3 and B token 2, both done at 3.
+  // A: queue 0, TTFT 1, TPOT (3 − 1)/2 = 1, e2e 3. B: queue 0.5, TTFT 1.5, TPOT 1, e2e 2.5.
+  // SLO TTFT <= 1200 ms: A only -> goodput 1 / 3 s, attainment 1/2. Throughput 2/3 req/s, 5/3 tok/s.
+  // TTFT p50 = 1.25, p90 = 1 + 0.9 · 0.5 = 1.45 (linear between the two order statistics).
+  const p = profile('kv_cache: { page_size: 4, num_pages: 10 }\nworkload: { max_model_len: 16 }\n');
+  const r = await simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 6, 3), req(0.5, 3, 2)], slo: { ttftMs: 1200 } });
+  const l = r.latency!;
+  assert.deepEqual([l.queue.mean, l.queue.max], [0.25, 0.5]);
+  assert.deepEqual([l.ttft.mean, l.ttft.p50, l.ttft.max], [1.25, 1.25, 1.5]);
+  close(l.ttft.p90, 1.45, 'TTFT p90');
+  assert.deepEqual([l.tpot.mean, l.tpot.max], [1, 1]);
+  assert.deepEqual([l.e2e.mean, l.e2e.max], [2.75, 3]);
+  assert.equal(l.requestsPerSec, 2 / 3);
+  assert.equal(l.outputTokensPerSec, 5 / 3);
+  assert.equal(l.goodputRequestsPerSec, 1 / 3);
+  assert.equal(l.sloAttainment, 0.5);
+  assert.deepEqual(l.ttftCdf, [{ s: 1, fraction: 0.5 }, { s: 1.5, fraction: 1 }]);
+  // No SLO: no goodput.
+  const none = await simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 6, 3)] });
+  assert.equal(none.latency!.goodputRequestsPerSec, undefined);
+});
+
+test('a preempted request recomputes its tokens and finds its own cached pages: not a shared hit', async () => {
+  // 5 pages of 1 token; A and B: prompt 2, output 3, no shared prefix, both at t = 0.
+  // step 1: both prefill (4 pages, 1 free), each emits token 1. step 2: A takes the free page;
+  // B needs one, none is free -> B preempts itself: its 2 KV tokens dropped (to recompute), its
+  // 2 full pages cached. step 3: A needs a page -> evicts B's tail page (tail pages first).
+  // A is done after step 3. step 4: B re-admitted with 3 known tokens finds its first page:
+  // 1 own hit, 0 shared. The shared-prefix hit rate stays 0.
+  const p = profile('kv_cache: { page_size: 1, num_pages: 5 }\nworkload: { max_model_len: 16 }\n');
+  const r = await simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 2, 3), req(0, 2, 3)] });
+  const s = r.summary;
+  assert.equal(s.preemptions, 1);
+  assert.equal(s.preemptedTokens, 2);
+  assert.equal(s.preemptedTokensCached, 1);
+  assert.equal(s.prefixHitRate, 0);
+  // The queue over time: B waits (preempted) in steps 2 and 3.
+  assert.deepEqual(r.samples.map((x) => [x.running, x.waiting, x.preempted]).slice(0, 4), [[2, 0, 0], [1, 1, 1], [1, 1, 1], [1, 0, 0]]);
+  assert.equal(s.peakWaiting, 1);
+});
+
+test('percentiles interpolate as numpy.percentile does', () => {
+  // numpy.percentile([1, 2, 3, 4], [50, 90, 99]) = [2.5, 3.7, 3.97]
+  const xs = [1, 2, 3, 4];
+  close(quantile(xs, 0.5), 2.5, 'p50');
+  close(quantile(xs, 0.9), 3.7, 'p90');
+  close(quantile(xs, 0.99), 3.97, 'p99');
+  assert.equal(quantile([], 0.5), 0);
+});

@@ -1,0 +1,149 @@
+// Trace readers on small files whose values are counted by hand (test/unit/fixtures/traces/):
+// format detection, time units, dropped rows, max_model_len warnings by file:line, Mooncake
+// hash_ids becoming page-level prefix hits at page_size 16, 32 and 48, the vllm bench serve
+// result, streaming across chunk boundaries, and errors naming file:line:col.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { readProfile } from '../../core/config/index';
+import type { Profile } from '../../core/config/types';
+import { detectTraceFormat, forEachLine, parseDatetimeSeconds, readTraceFile, simulatePool, splitCsv, TraceError } from '../../runner/simulate/index';
+
+const DIR = resolve(import.meta.dirname, 'fixtures/traces');
+const EXAMPLES = resolve(import.meta.dirname, '../../examples');
+const fixture = (name: string) => join(DIR, name);
+const tmp = mkdtempSync(join(tmpdir(), 'attnscope-traces-'));
+const write = (name: string, text: string) => {
+  writeFileSync(join(tmp, name), text);
+  return join(tmp, name);
+};
+const cliLine = (f: () => unknown): string => {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof TraceError) return e.format();
+    throw e;
+  }
+  return 'no error';
+};
+
+function profile(yaml: string): Profile {
+  const r = readProfile(`model: ./llama-3.1-8b/config.json\n${yaml}`, join(EXAMPLES, 'test.attn.yaml'), {
+    readFile: (p) => {
+      try {
+        return readFileSync(p, 'utf8');
+      } catch {
+        return null;
+      }
+    },
+  });
+  assert.ok(r.value, r.problems.map((p) => p.message).join('; '));
+  return r.value;
+}
+
+test('formats are detected from the header or the first line\'s keys', () => {
+  assert.equal(detectTraceFormat(fixture('azure-code.csv')), 'azure');
+  assert.equal(detectTraceFormat(fixture('burstgpt.csv')), 'burstgpt');
+  assert.equal(detectTraceFormat(fixture('mooncake.jsonl')), 'mooncake');
+  assert.equal(detectTraceFormat(write('own.jsonl', '{"arrival_s": 0, "prompt_len": 3, "output_len": 1}\n')), 'attnscope');
+  assert.equal(detectTraceFormat(write('bench.json', '{\n  "date": "20250101-000000",\n  "input_lens": [1]\n}\n')), 'vllm-bench');
+  assert.match(cliLine(() => detectTraceFormat(write('other.csv', 'a,b,c\n1,2,3\n'))), /other\.csv:1:1: unknown trace format: expected attnscope JSONL/);
+});
+
+test('Azure CSV: datetime stamps to seconds from the first, lengths, max_model_len warnings by line', () => {
+  // Rows at 18:15:46.6805900, :50.9951690, :51.25, :52.0, :52.5 -> 0, 4.314579, 4.56941, 5.31941, 5.81941 s.
+  // Line 5: prompt 9000 >= 8192 -> rejected; line 6: 7000 + 2000 > 8192 -> output clipped to 1192.
+  const warnings: string[] = [];
+  const r = readTraceFile(fixture('azure-code.csv'), { maxModelLen: 8192, warnings });
+  assert.equal(r.format, 'azure');
+  assert.equal(r.timeUnit, 'TIMESTAMP, datetime (UTC)');
+  assert.equal(r.count, 5);
+  [0, 4.314579, 4.56941, 5.31941, 5.81941].forEach((t, i) => assert.ok(Math.abs(r.requests.arrivalS[i] - t) < 1e-6, `arrival ${i}: ${r.requests.arrivalS[i]}`));
+  assert.deepEqual([...r.requests.promptLen], [4808, 3180, 110, 9000, 7000]);
+  assert.deepEqual([...r.requests.outputLen], [10, 8, 27, 4, 2000]);
+  assert.deepEqual(warnings, [
+    `${fixture('azure-code.csv')}:5:1: warning: prompt of 9000 tokens reaches max_model_len 8192: the request is rejected`,
+    `${fixture('azure-code.csv')}:6:1: warning: prompt 7000 + output 2000 tokens exceed max_model_len 8192: the output is clipped to 1192`,
+  ]);
+  assert.equal(parseDatetimeSeconds('2023-11-16 18:15:46.6805900'), Date.UTC(2023, 10, 16, 18, 15, 46) / 1000 + 0.68059);
+  assert.ok(Number.isNaN(parseDatetimeSeconds('16/11/2023 18:15')));
+  const bad = write('azure-bad.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46,12,3\nyesterday,5,5\n');
+  assert.equal(cliLine(() => readTraceFile(bad, { maxModelLen: 8192 })), `${bad}:3:1: TIMESTAMP must be a datetime like 2023-11-16 18:15:46.6805900, got "yesterday"`);
+  const badLen = write('azure-len.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46,12.5,3\n');
+  assert.equal(cliLine(() => readTraceFile(badLen, { maxModelLen: 8192 })), `${badLen}:2:21: ContextTokens must be an integer >= 1, got "12.5"`);
+});
+
+test('BurstGPT CSV: failed rows (0 response tokens) dropped and counted; Model and Log Type filters', () => {
+  // 5 rows: t 5 ChatGPT 472/18 conv; t 45 ChatGPT 0 response (failed); t 118 GPT-4 417/276 conv;
+  // t 131 ChatGPT 1360/115 API; t 160 ChatGPT 0 response (failed, API).
+  const all = readTraceFile(fixture('burstgpt.csv'), { maxModelLen: 8192 });
+  assert.equal(all.count, 3);
+  assert.deepEqual(all.dropped, { 'with 0 response tokens (failed requests)': 2 });
+  assert.deepEqual([...all.requests.arrivalS], [0, 113, 126]);
+  assert.deepEqual([...all.requests.promptLen], [472, 417, 1360]);
+  assert.deepEqual([...all.requests.outputLen], [18, 276, 115]);
+  const chatgpt = readTraceFile(fixture('burstgpt.csv'), { maxModelLen: 8192, model: 'ChatGPT' });
+  assert.equal(chatgpt.count, 2);
+  assert.deepEqual(chatgpt.dropped, { 'with 0 response tokens (failed requests)': 2, 'of another Model than ChatGPT': 1 });
+  assert.deepEqual([...chatgpt.requests.arrivalS], [0, 126]);
+  const conv = readTraceFile(fixture('burstgpt.csv'), { maxModelLen: 8192, logType: 'Conversation log' });
+  assert.equal(conv.count, 2);
+  assert.deepEqual(conv.dropped, { 'with 0 response tokens (failed requests)': 1, 'of another Log Type than Conversation log': 2 });
+  assert.match(cliLine(() => readTraceFile(fixture('burstgpt.csv'), { maxModelLen: 8192, model: 'Claude' })), /burstgpt\.csv:1:1: the burstgpt trace holds no requests \(dropped: 5 of another Model than Claude\)$/);
+});
+
+test('Mooncake JSONL: ms stamps, and shared leading hash_ids blocks become prefix-cache hits at page_size 16, 32 and 48', async () => {
+  // A (t 0): 1200 tokens, blocks [0, 1, 2]; B (1.5 s): 1100, [0, 1, 3]; C (3 s): 600, [0, 4]; D (4.5 s): 300, [5].
+  // Blocks are 512 tokens: B shares A's first 1024 tokens, C the first 512, D nothing. One
+  // simulated second per step: A runs from t = 0 to 10, so B (admitted at 2) and C (at 3) find A's
+  // full pages: at page_size 16 or 32 (dividing 512) all 1024 and 512 tokens hit; at 48,
+  // floor(1024 / 48) = 21 pages = 1008 and floor(512 / 48) = 10 pages = 480.
+  // Shared hit rate = hits / prompt tokens at first admission (1200 + 1100 + 600 + 300 = 3200).
+  const r = readTraceFile(fixture('mooncake.jsonl'), { maxModelLen: 8192 });
+  assert.equal(r.timeUnit, 'timestamp, milliseconds');
+  assert.deepEqual([...r.requests.arrivalS], [0, 1.5, 3, 4.5]);
+  assert.deepEqual([...r.requests.segmentStart], [0, 3, 6, 8, 9]);
+  assert.deepEqual([...r.requests.segmentEnd], [512, 1024, 1200, 512, 1024, 1100, 512, 600, 300]);
+  for (const [pageSize, hits] of [[16, 1536], [32, 1536], [48, 1488]]) {
+    const p = profile(`kv_cache: { page_size: ${pageSize}, num_pages: 1000 }\n`);
+    const sim = await simulatePool(p, { requests: r.requests, stepTime: { perStepS: 1 }, watermark: 0 });
+    assert.equal(sim.summary.prefixHitRate, hits / 3200, `page_size ${pageSize}`);
+    assert.equal(sim.summary.preemptions, 0);
+  }
+  // Without hash_ids nothing is shared.
+  const plain = write('mooncake-plain.jsonl', '{"timestamp": 0, "input_length": 1200, "output_length": 10}\n{"timestamp": 1500, "input_length": 1100, "output_length": 5}\n');
+  const none = await simulatePool(profile('kv_cache: { page_size: 16, num_pages: 1000 }\n'), { requests: readTraceFile(plain, { maxModelLen: 8192, format: 'mooncake' }).requests, stepTime: { perStepS: 1 } });
+  assert.equal(none.summary.prefixHitRate, 0);
+  const bad = write('mooncake-bad.jsonl', '{"timestamp": 0, "input_length": 10, "output_length": 1, "hash_ids": [0]}\n{"timestamp": 5, "input_length": -3, "output_length": 1}\n');
+  assert.equal(cliLine(() => readTraceFile(bad, { maxModelLen: 8192 })), `${bad}:2:1: "input_length" must be an integer >= 1, got -3`);
+});
+
+test('vllm bench serve result: start_times, failed requests dropped, or even spacing at request_rate', () => {
+  const withStarts = write('bench-a.json', JSON.stringify({ request_rate: 4, input_lens: [100, 200, 300], output_lens: [10, 20, 30], start_times: [1000.5, 1000.75, 1001.5], errors: ['', 'timeout', ''], ttfts: [0.1, 0, 0.2], itls: [[], [], []] }));
+  const a = readTraceFile(withStarts, { maxModelLen: 8192 });
+  assert.equal(a.format, 'vllm-bench');
+  assert.deepEqual([...a.requests.arrivalS], [0, 1]);
+  assert.deepEqual([...a.requests.promptLen], [100, 300]);
+  assert.deepEqual(a.dropped, { 'failed (errors non-empty)': 1 });
+  const spaced = write('bench-b.json', JSON.stringify({ request_rate: 4, max_concurrency: 8, input_lens: [100, 200, 300], output_lens: [10, 20, 30] }));
+  const b = readTraceFile(spaced, { maxModelLen: 8192 });
+  assert.deepEqual([...b.requests.arrivalS], [0, 0.25, 0.5]);
+  assert.deepEqual(b.notes, ['the result has no start_times: arrivals spaced evenly at its request_rate 4/s', 'the benchmark capped concurrency at 8 (max_concurrency); the replay does not']);
+  const summaryOnly = write('bench-c.json', JSON.stringify({ request_rate: 'inf', mean_ttft_ms: 12 }));
+  assert.match(cliLine(() => readTraceFile(summaryOnly, { maxModelLen: 8192, format: 'vllm-bench' })), /bench-c\.json:1:1: a vllm bench serve result needs per-request input_lens and output_lens: save it with --save-result --save-detailed/);
+});
+
+test('lines are streamed across chunk boundaries without losing or splitting one', () => {
+  // 3 MiB of lines with a multi-byte character, so that 1 MiB chunks cut inside lines.
+  const lines = Array.from({ length: 60_000 }, (_, i) => `${i},é${'x'.repeat(40)}`);
+  const path = write('long.csv', `${lines.join('\r\n')}\r\n`);
+  const seen: string[] = [];
+  forEachLine(path, (line, n) => {
+    if (line !== '') assert.equal(n, seen.length + 1);
+    seen.push(line);
+  });
+  assert.deepEqual(seen.filter((l) => l !== ''), lines);
+  assert.deepEqual(splitCsv('1,"a, ""b""",c'), ['1', 'a, "b"', 'c']);
+});
