@@ -22,6 +22,7 @@ import { formatBytes, formatDuration, formatPercent, formatRate } from '../core/
 import type { CaseShape, Environment, KernelCase } from '../core/protocol/run';
 import { runHeader, type RunHeader } from '../core/protocol/run';
 import {
+  cpuFeatures,
   flashForward,
   pagedDecode,
   referenceAttention,
@@ -32,8 +33,7 @@ import {
   type FlashForwardArgs,
   type PagedDecodeArgs,
   type TimingOptions,
-} from '../native/kernels';
-import { cpuFeatures } from '../native/peaks';
+} from '../native';
 import { writeFileAtomic } from '../runner/atomic';
 import { cpuCasePath, measureEnvironment } from '../runner/environment';
 import { randomUniform, shuffledPages, tiledBf16 } from '../runner/inputs';

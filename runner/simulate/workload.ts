@@ -3,7 +3,7 @@
  * reproducible) or from a trace (runner/simulate/trace.ts).
  */
 import type { LengthDist, WorkloadSpec } from '../../core/config/types';
-import type { ServingSimRequests } from '../../native/simulator';
+import type { ServingSimRequests } from '../../native';
 import { Rng } from '../random';
 
 /** One request, as a trace line gives it (JSONL keys arrival_s, prompt_len, output_len, prefix_id, prefix_len). */
