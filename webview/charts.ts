@@ -11,7 +11,8 @@ import { formatBytes, formatDuration, formatPercent, formatRate } from '../core/
 import type { ViewRun } from './model';
 import { withAlpha, type Palette } from './theme';
 
-export type ChartId = 'timings' | 'throughput' | 'roofline' | 'memory' | 'poolTimeline' | 'poolBaselines';
+/** Every chart of the run view; latency.ts draws latencyCdf, queue and capacity. */
+export type ChartId = 'timings' | 'throughput' | 'roofline' | 'memory' | 'poolTimeline' | 'poolBaselines' | 'latencyCdf' | 'queue' | 'capacity';
 
 export interface ChartTable {
   columns: string[];

@@ -19,6 +19,7 @@ import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import { Chart, registerables } from 'chart.js';
 import type { ToWebview } from '../core/protocol/webview';
 import { runCharts, type ChartId, type ChartSpec, type ChartTable } from './charts';
+import { capacityChart, latencyCdfChart, queueChart } from './latency';
 import { compareRuns } from './compare';
 import { formatDuration, formatPercent } from '../core/format';
 import { emptyModel, reduce, type DashboardModel, type ViewRun } from './model';
@@ -71,7 +72,7 @@ const environment = el('p', { id: 'run-environment', class: 'muted' });
 
 const chartGrid = el('div', { class: 'chart-grid' });
 const cards = new Map<ChartId, { card: HTMLElement; canvas: HTMLCanvasElement; empty: HTMLElement; data: HTMLElement }>();
-for (const id of ['timings', 'throughput', 'roofline', 'memory', 'poolTimeline', 'poolBaselines'] as ChartId[]) {
+for (const id of ['timings', 'throughput', 'roofline', 'memory', 'poolTimeline', 'poolBaselines', 'latencyCdf', 'queue', 'capacity'] as ChartId[]) {
   const canvas = el('canvas', { id: `chart-${id}`, role: 'img' });
   const empty = el('p', { class: 'empty' });
   const data = el('div', { class: 'chart-data' });
@@ -117,7 +118,7 @@ function describeChart(chart: Chart, spec: ChartSpec): string {
 }
 
 function renderCharts(run: ViewRun | null): void {
-  const specs = run ? runCharts(run, palette) : [];
+  const specs = run ? [...runCharts(run, palette), latencyCdfChart(run, palette), queueChart(run, palette), capacityChart(run, palette)] : [];
   for (const [id, card] of cards) {
     const spec = specs.find((s) => s.id === id);
     card.empty.textContent = spec ? (spec.empty === null ? '' : `${spec.title}: ${spec.empty}`) : 'No run yet: run a benchmark (AttnScope: Run attention benchmark) or open one from History.';

@@ -41,7 +41,8 @@ test('YAML: keys of kv_cache with documentation, minus those present', async () 
 
 test('YAML: top-level keys', async () => {
   const items = await complete('p.attn.yaml', 'model: ../../examples/llama-3.1-8b/config.json\n|\n');
-  assert.deepEqual(labels(items), ['$schema', 'dtype', 'device', 'kv_cache', 'prefill', 'decode', 'workload']);
+  // Every top-level key of schemas/attn-profile.schema.json but the one present (model).
+  assert.deepEqual(labels(items), ['$schema', 'dtype', 'device', 'kv_cache', 'prefill', 'decode', 'workload', 'slo', 'step_time']);
 });
 
 test('a typed space offers values after a key, never the key list (indenting stays quiet)', async () => {
@@ -57,7 +58,7 @@ test('YAML: enum values of kv_cache.dtype with their descriptions', async () => 
 
 test('YAML flow mapping: device backend values and device keys', async () => {
   assert.deepEqual(labels(await complete('p.attn.yaml', 'model: x\ndevice: { backend: c| }\n')), ['auto', 'cpu', 'cuda']);
-  assert.deepEqual(labels(await complete('p.attn.yaml', 'model: x\ndevice: { backend: cpu, | }\n')), ['memory_gib', 'gpu_memory_utilization', 'tensor_parallel_size']);
+  assert.deepEqual(labels(await complete('p.attn.yaml', 'model: x\ndevice: { backend: cpu, | }\n')), ['memory_gib', 'gpu_memory_utilization', 'tensor_parallel_size', 'gpu']);
 });
 
 test('YAML: workload length distributions', async () => {
@@ -67,7 +68,7 @@ test('YAML: workload length distributions', async () => {
 
 test('JSON: quoted keys and values', async () => {
   const keys = await complete('p.attn.json', '{\n  "model": "x",\n  "device": { "|" }\n}\n');
-  assert.deepEqual(labels(keys), ['backend', 'memory_gib', 'gpu_memory_utilization', 'tensor_parallel_size']);
+  assert.deepEqual(labels(keys), ['backend', 'memory_gib', 'gpu_memory_utilization', 'tensor_parallel_size', 'gpu']);
   assert.equal(keys[0]!.textEdit && 'newText' in keys[0]!.textEdit ? keys[0]!.textEdit.newText : undefined, '"backend": ');
   const values = await complete('p.attn.json', '{\n  "model": "x",\n  "dtype": "b|"\n}\n');
   assert.deepEqual(labels(values), ['fp32', 'fp16', 'bf16']);

@@ -141,6 +141,13 @@ describe('dashboard webview in Chromium', () => {
       ['contiguous, max_model_len', percent(useful('contiguous_max_model_len'))],
       ['contiguous, prompt+output', percent(useful('contiguous_prompt_plus_output'))],
     ]);
+    // The latency view: both CDFs as recorded, and the percentile table in ms.
+    const latency = run.pool!.latency!;
+    assert.deepEqual(await drawnPoints(page, 'latencyCdf'), { TTFT: latency.ttftCdf.length, TPOT: latency.tpotCdf.length });
+    const percentiles = await tableRows(page, 'table-latencyCdf');
+    assert.equal(percentiles[1]![0], 'TTFT');
+    assert.equal(Number(percentiles[1]![4]), Number((latency.ttft.p99 * 1000).toPrecision(3)));
+    assert.deepEqual(await drawnPoints(page, 'queue'), { running: n, waiting: n, 'waiting, preempted': n });
   });
 
   it('redraws in the new colours when the theme changes (light, high contrast)', async () => {
