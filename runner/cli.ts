@@ -5,6 +5,7 @@
  *   attnscope bench - --events          resolved Profile JSON on stdin, NDJSON RunnerEvents on stdout
  *   attnscope estimate <file> [--json]
  *   attnscope simulate <profile> [--trace FILE] [--json FILE] [--slo-ttft-ms MS] [--max-rate] ... (USAGE below)
+ *   attnscope vllm-log <vllm.log> [--profile FILE] [--json]
  *
  * Exit 0 on success, 2 on bad input (one line `file:line:col: message` on stderr, no output
  * file written), 1 on an internal failure, 130 when cancelled (SIGINT/SIGTERM). Progress goes
@@ -34,6 +35,7 @@ import { benchPreflight, deploymentNotes } from './preflight';
 import { Progress } from './progress';
 import { formatEstimateOf, formatRun } from './table';
 import { TOOL_VERSION } from './version';
+import { vllmLogReport } from './vllmLog';
 
 export const EXIT_CANCELLED = 130;
 
@@ -44,6 +46,7 @@ const USAGE = `usage:
   attnscope simulate <profile> [--trace FILE [--trace-format F] [--trace-model M] [--trace-log-type T]]
                      [--time-scale X] [--slo-ttft-ms MS] [--slo-tpot-ms MS] [--calibrate VLLM_RESULT.json]
                      [--max-rate [--slo-attainment 0.9] [--rate-tolerance 0.02]] [--json FILE]
+  attnscope vllm-log <vllm.log> [--profile FILE] [--json]   (compare vLLM's start-up memory lines with the estimate)
   attnscope --version`;
 
 /** `attnscope <command> --help`: the usage, exit 0. */
@@ -305,6 +308,15 @@ async function simulateCommand(argv: string[]): Promise<number> {
   return EXIT_OK;
 }
 
+async function vllmLogCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, { profile: { type: 'string' }, json: { type: 'boolean', default: false } });
+  const file = onePositional(positionals, 'vllm-log');
+  const { stdout, notes } = vllmLogReport(file, values.profile as string | undefined, values.json === true);
+  for (const n of notes) process.stderr.write(`${n}\n`);
+  process.stdout.write(stdout);
+  return EXIT_OK;
+}
+
 /** Runs the CLI with `argv` (without node and script); returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -316,6 +328,8 @@ export async function main(argv: string[]): Promise<number> {
         return await estimateCommand(rest);
       case 'simulate':
         return await simulateCommand(rest);
+      case 'vllm-log':
+        return await vllmLogCommand(rest);
       case '--version':
       case '-v':
         process.stdout.write(`attnscope ${TOOL_VERSION}\n`);

@@ -27,7 +27,7 @@
 import { InlayHintKind, MarkupKind, type InlayHint, type Range } from 'vscode-languageserver';
 import { propertyWithValueAt, type ModelSpec, type PropertyNode, type SourceRange, type ValueNode } from '../core/config';
 import { attentionWorkspace, kvBytesForSequence } from '../core/estimate';
-import { formatBytes, formatCount, formatParams } from '../core/format';
+import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import { changedRegion, modelKeyRange, profileKeyRange, type Analysis } from './analysis';
 import * as terms from './terms';
 
@@ -125,7 +125,7 @@ const WEIGHTS_KEYS = ['dtype', 'device.tensor_parallel_size'];
 /** Keys the KV-per-token figure depends on, besides the model. */
 const KV_KEYS = ['dtype', 'kv_cache.dtype', 'device.tensor_parallel_size'];
 /** Keys the KV budget (device memory minus weights and the activation peak) depends on, besides the model. */
-const BUDGET_KEYS = ['dtype', 'device', 'kv_cache.num_pages', 'kv_cache.memory_gib', 'workload.max_num_batched_tokens', 'workload.max_num_seqs'];
+const BUDGET_KEYS = ['dtype', 'device', 'engine', 'kv_cache.num_pages', 'kv_cache.memory_gib', 'workload.max_num_batched_tokens', 'workload.max_num_seqs'];
 /** Keys the page pool (pages, tokens, sequences that fit) depends on, besides the model. */
 const POOL_KEYS = [...KV_KEYS, ...BUDGET_KEYS, 'kv_cache'];
 
@@ -239,15 +239,15 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
     if (maxPosRange !== undefined && model.maxPositionEmbeddings !== null && valid(KV_KEYS)) {
       hints.push(anchoredHint(a, maxPosRange, seqKvLabel(a, model.maxPositionEmbeddings), terms.kvForSeqMarkdown(a, model.maxPositionEmbeddings)));
     }
-    const memory = profileKeyRange(a, 'device.memory_gib');
-    if (memory !== undefined && e.pool.budgetSource === 'device' && profile.device.memoryGib !== null && valid(BUDGET_KEYS)) {
-      const usable = profile.device.memoryGib * 1024 ** 3 * profile.device.gpuMemoryUtilization;
-      const label = `KV budget ${formatBytes(e.pool.budgetBytes)} = ${formatBytes(usable)} usable − weights ${formatBytes(e.weightsBytesPerGpu)} − activations ${formatBytes(e.pool.activationPeakBytes)}`;
+    const memory = profileKeyRange(a, 'device.memory_gib') ?? profileKeyRange(a, 'device.gpu');
+    if (memory !== undefined && e.pool.budgetSource === 'device' && valid(BUDGET_KEYS)) {
+      const reserve = e.pool.engineReserveBytes > 0 ? ` − engine ${formatBytes(e.pool.engineReserveBytes)}` : '';
+      const label = `KV budget ${formatBytes(e.pool.budgetBytes)} = ${formatBytes(e.pool.usableBytes)} usable − weights ${formatBytes(e.weightsBytesPerGpu)} − activations ${formatBytes(e.pool.activationPeakBytes)}${reserve}`;
       hints.push(anchoredHint(a, memory, label, terms.poolMarkdown(a)));
     }
     const page = profileKeyRange(a, 'kv_cache.page_size');
     if (page !== undefined && valid(POOL_KEYS)) {
-      const pool = e.pool.budgetSource === 'none' ? 'pool not sized: set device.memory_gib or kv_cache.memory_gib' : `${formatCount(e.pool.pages)} pages · ${formatCount(e.pool.tokens)} tokens`;
+      const pool = e.pool.budgetSource === 'none' ? 'pool not sized: set device.gpu, device.memory_gib or kv_cache.memory_gib' : `${formatCount(e.pool.pages)} pages · ${formatCount(e.pool.tokens)} tokens`;
       hints.push(anchoredHint(a, page, `page ${formatBytes(e.pageBytes)} · ${pool}`, terms.poolMarkdown(a)));
     }
     const contexts = profileKeyRange(a, 'decode.context_lens');
@@ -258,7 +258,7 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
     const maxModelLen = profileKeyRange(a, 'workload.max_model_len');
     if (maxModelLen !== undefined && profile.workload !== null && e.pool.budgetSource !== 'none' && valid(POOL_KEYS)) {
       const n = profile.workload.maxModelLen;
-      hints.push(anchoredHint(a, maxModelLen, `${seqKvLabel(a, n)} · ${formatCount(e.pool.maxConcurrency)} fit at once`, terms.concurrencyMarkdown(a)));
+      hints.push(anchoredHint(a, maxModelLen, `${seqKvLabel(a, n)} · ${formatConcurrency(e.pool.maxConcurrency)} (${formatCount(e.pool.sequencesAtOnce)} at once)`, terms.concurrencyMarkdown(a)));
     }
   }
 

@@ -229,8 +229,11 @@ export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
     parts.push(['weights', e.weightsBytes, p.series[0]!]);
     parts.push(['KV pool', e.pool.budgetBytes, p.series[2]!]);
     parts.push(['activations (peak)', e.pool.activationPeakBytes, p.series[1]!]);
+    // Runs recorded before engine reserves were modelled have no such field.
+    const reserve = e.pool.engineReserveBytes ?? 0;
+    if (reserve > 0) parts.push(['engine reserves', reserve, p.series[3] ?? p.muted]);
     if (deviceGib !== null) {
-      const free = deviceGib * GIB - e.weightsBytes - e.pool.budgetBytes - e.pool.activationPeakBytes;
+      const free = deviceGib * GIB - e.weightsBytes - e.pool.budgetBytes - e.pool.activationPeakBytes - reserve;
       parts.push(['free', Math.max(0, free), withAlpha(p.muted, 0.35)]);
     }
   }

@@ -234,14 +234,14 @@ test('--json under a file is refused before any work; a device is written in pla
 test('a prefill length whose buffers cannot fit is refused at seq_lens (exit 2, one line, no file)', () => {
   const { dir } = tmp('config.json', TINY_CONFIG);
   const profile = join(dir, 'p.attn.yaml');
-  // Q, K, V, O at N = 2^31 with 4 heads × 64: far beyond any machine's memory.
-  // Line 2 is "prefill: { seq_lens: [2147483648] }": the list starts at column 22.
-  writeFileSync(profile, 'model: ./config.json\nprefill: { seq_lens: [2147483648] }\n');
+  // Q, K, V, O at N = 2^30 with 4 heads × 64: far beyond any machine's memory (and within the
+  // schema's int32 bound). Line 2 is "prefill: { seq_lens: [1073741824] }": the list starts at column 22.
+  writeFileSync(profile, 'model: ./config.json\nprefill: { seq_lens: [1073741824] }\n');
   const out = join(dir, 'run.json');
   const r = cli(['bench', profile, '--json', out]);
   assert.equal(r.code, 2);
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-  assert.match(r.stderr, /p\.attn\.yaml:2:22: prefill N=2147483648 needs .* lower it/);
+  assert.match(r.stderr, /p\.attn\.yaml:2:22: prefill N=1073741824 needs .* lower it/);
   assert.equal(existsSync(out), false);
 });
 

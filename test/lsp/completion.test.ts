@@ -42,7 +42,7 @@ test('YAML: keys of kv_cache with documentation, minus those present', async () 
 test('YAML: top-level keys', async () => {
   const items = await complete('p.attn.yaml', 'model: ../../examples/llama-3.1-8b/config.json\n|\n');
   // Every top-level key of schemas/attn-profile.schema.json but the one present (model).
-  assert.deepEqual(labels(items), ['$schema', 'dtype', 'device', 'kv_cache', 'prefill', 'decode', 'workload', 'slo', 'step_time']);
+  assert.deepEqual(labels(items), ['$schema', 'dtype', 'device', 'engine', 'kv_cache', 'prefill', 'decode', 'workload', 'slo', 'step_time']);
 });
 
 test('a typed space offers values after a key, never the key list (indenting stays quiet)', async () => {

@@ -45,7 +45,7 @@ const WEIGHTS = 'weights 15 GiB · 8.03B params · KV 128 KiB/token';
 const PAGE = 'page 2 MiB · 1,952 pages · 31,232 tokens';
 const WORKSPACE = 'N=4,096: naive S+P 2 GiB vs flash 1.5 MiB per layer';
 const CONTEXT = 'KV 1 GiB/seq at 8,192';
-const MAX_MODEL_LEN = 'KV 1 GiB/seq at 8,192 · 3 fit at once';
+const MAX_MODEL_LEN = 'KV 1 GiB/seq at 8,192 · 3.81x (3 at once)';
 const MODEL = '../../examples/llama-3.1-8b/config.json';
 
 /** The fixture profile's hints, placed in `text`. */

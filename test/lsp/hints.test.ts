@@ -59,7 +59,7 @@ test('profile: page hint with the vLLM ground truth, workspace at the longest pr
   // The model lives in another file: weights and KV per token on the path.
   assert.equal(hintAfter(hints, f.text, '../../examples/llama-3.1-8b/config.json'), 'weights 15 GiB · 8.03B params · KV 128 KiB/token');
   // 8,192 tokens · 128 KiB = 1 GiB; floor(1,952 / (8,192 / 16)) = 3 sequences.
-  assert.equal(hintAfter(hints, f.text, 'max_model_len: 8192'), 'KV 1 GiB/seq at 8,192 · 3 fit at once');
+  assert.equal(hintAfter(hints, f.text, 'max_model_len: 8192'), 'KV 1 GiB/seq at 8,192 · 3.81x (3 at once)');
   await client.close(f.uri);
 });
 
@@ -151,11 +151,12 @@ test('a block value (inline model, YAML list) gets its hint on the key line', as
   await client.close(uri);
 });
 
-test('device memory: the KV budget left after weights and activations', async () => {
+test('device memory: the KV budget left after weights, activations and the engine\'s non-torch memory', async () => {
   const f = fixture('qwen2.5-7b.attn.json');
   await client.open(f.uri, f.text);
   const hint = hintAfter((await client.inlayHints(f.uri))!, f.text, '"memory_gib": 80');
   // 80 GiB · 0.9 = 72 GiB usable; Qwen2.5-7B: 7,615,616,512 parameters · 2 B = 14.2 GiB.
-  assert.match(hint, /^KV budget [\d.]+ GiB = 72 GiB usable − weights 14\.2 GiB − activations [\d.]+ (GiB|MiB)$/);
+  // Current vLLM's non-torch increase during profiling: 0.1 GiB = 102 MiB (core/estimate/reserve.ts).
+  assert.match(hint, /^KV budget [\d.]+ GiB = 72 GiB usable − weights 14\.2 GiB − activations [\d.]+ (GiB|MiB) − engine 102 MiB$/);
   await client.close(f.uri);
 });
