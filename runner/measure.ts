@@ -4,11 +4,10 @@
  * and the fraction of this machine's peak. Pure functions over core/protocol/run.ts types.
  */
 import type { CaseShape, Environment, KernelCase } from '../core/protocol/run';
+import { dtypeBytes } from '../core/estimate';
 
-/** Bytes of one element of Q/K/V/O or of the KV pages. */
-export function dtypeBytes(dtype: 'fp32' | 'fp16' | 'bf16' | 'fp8_e4m3'): number {
-  return dtype === 'fp32' ? 4 : dtype === 'fp8_e4m3' ? 1 : 2;
-}
+/** Bytes of one element of Q/K/V/O or of the KV pages: core/estimate's, the one table of dtype sizes. */
+export { dtypeBytes };
 
 /**
  * Keys each query sees, summed over the seqLenQ queries of one (batch, head), with the kernels'
