@@ -18,7 +18,7 @@ import { createRun, type PoolResult } from '../core/protocol/run';
 import { estimate, referenceSeqLen } from '../core/estimate';
 import { formatCount } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
-import { stopSimulations } from '../native/simulator';
+import { stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, parse, writeOutput } from './args';
 import { describeMachine } from './environment';
 import { BackendError, runBench } from './bench';

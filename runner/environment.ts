@@ -6,9 +6,7 @@
 import { arch, loadavg, platform, release } from 'node:os';
 
 import type { Environment } from '../core/protocol/run';
-import { cudaAvailable, timeCudaCopy } from '../native/cuda';
-import { cpuInfo, dispatchFor } from '../native/kernels';
-import { cpuFeatures, measurePeaks } from '../native/peaks';
+import { cpuFeatures, cpuInfo, cudaAvailable, dispatchFor, measurePeaks, timeCudaCopy } from '../native';
 import { TOOL_VERSION } from './version';
 
 export interface EnvironmentOptions {

@@ -22,8 +22,7 @@ import { runCharts, type ChartId, type ChartSpec, type ChartTable } from './char
 import { capacityChart, latencyCdfChart, queueChart } from './latency';
 import { compareRuns } from './compare';
 import { metricsOf as sweepMetricsOf, sweepAxisCharts, sweepTable } from './sweep';
-import { formatDuration } from '../core/format';
-import { formatPercent } from './format';
+import { formatDuration, formatPercent } from '../core/format';
 import { emptyModel, reduce, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';

@@ -10,7 +10,7 @@ import type { ChartConfiguration, ChartDataset } from 'chart.js';
 import { formatDuration } from '../core/format';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../core/protocol/sweep';
 import type { ChartTable } from './charts';
-import { formatPercent } from './format';
+import { formatPercent } from '../core/format';
 import { withAlpha, type Palette } from './theme';
 
 type MetricKey = Exclude<keyof SweepMetrics, 'decodeCase'>;
