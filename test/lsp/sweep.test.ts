@@ -15,7 +15,7 @@ after(async () => {
   assert.equal(await client.stop(), 0);
 });
 
-const BASE = 'model: ./configs/Llama-3.1-8B.config.json\ndevice: { memory_gib: 80 }\nworkload: { requests: 100 }\n';
+const BASE = 'model: ../../examples/llama-3.1-8b/config.json\ndevice: { memory_gib: 80 }\nworkload: { requests: 100 }\n';
 
 let n = 0;
 async function diagnostics(text: string): Promise<Diagnostic[]> {
