@@ -1,6 +1,7 @@
 /**
- * Number formatting shared by the CLI, the language server's hints and the dashboard, so a
- * figure reads the same everywhere. Bytes use IEC prefixes (KiB = 1024 B); rates use SI
+ * Number formatting shared by the CLI, the language server's hints, the dashboard and the
+ * scripts, so a figure reads the same everywhere (the one formatter of each: nothing else
+ * formats bytes, rates, percentages or durations). Bytes use IEC prefixes (KiB = 1024 B); rates use SI
  * prefixes (GFLOP/s = 10⁹ FLOP/s, GB/s = 10⁹ B/s), as DESIGN.md "Units" asks.
  */
 
@@ -87,4 +88,12 @@ export function formatDuration(ns: number): string {
   if (abs >= 1e6) return `${sig3(ns / 1e6)} ms`;
   if (abs >= 1e3) return `${sig3(ns / 1e3)} µs`;
   return `${sig3(ns)} ns`;
+}
+
+/**
+ * A fraction as a percentage with `digits` decimals (default 1): 0.4213 -> "42.1%",
+ * formatPercent(0.4213, 0) -> "42%". null, undefined or a non-finite value -> "—" (no figure).
+ */
+export function formatPercent(fraction: number | null | undefined, digits = 1): string {
+  return fraction === null || fraction === undefined || !Number.isFinite(fraction) ? '—' : `${(fraction * 100).toFixed(digits)}%`;
 }

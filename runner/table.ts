@@ -4,7 +4,7 @@
  */
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
-import { formatBytes, formatConcurrency, formatCount } from '../core/format';
+import { formatBytes, formatConcurrency, formatCount, formatPercent, formatRate } from '../core/format';
 import type { KernelCase, RunResult } from '../core/protocol/run';
 import { formatPoolSummary } from './simulate';
 
@@ -59,7 +59,7 @@ export function formatCases(cases: KernelCase[]): string {
     ms(c.medianNs),
     `${ms(c.p10Ns)}-${ms(c.p90Ns)}`,
     c.kernel === 'paged_decode' ? `${rate(c.gbps)} GB/s` : `${rate(c.gflops)} GFLOP/s`,
-    c.fractionOfPeak === null ? '-' : `${(c.fractionOfPeak * 100).toFixed(0)}%`,
+    c.fractionOfPeak === null ? '-' : formatPercent(c.fractionOfPeak, 0),
     c.fractionOfPeak === null ? '-' : (c.ceiling ?? '?'),
     sci(c.maxAbsErr),
     sci(c.lseMaxAbsErr),
@@ -128,12 +128,12 @@ export function formatRun(run: RunResult): string {
   if (env) {
     const p = env.peaks ?? {};
     const peaks = [
-      p.fp32FlopsPerSec ? `fp32 FMA ${(p.fp32FlopsPerSec / 1e9).toFixed(0)} GFLOP/s` : null,
-      p.bf16AmxFlopsPerSec ? `AMX bf16 ${(p.bf16AmxFlopsPerSec / 1e9).toFixed(0)} GFLOP/s` : null,
-      p.avx512Bf16FlopsPerSec ? `AVX512-BF16 ${(p.avx512Bf16FlopsPerSec / 1e9).toFixed(0)} GFLOP/s` : null,
-      p.gpuFlopsPerSec ? `GPU bf16 ${(p.gpuFlopsPerSec / 1e12).toFixed(0)} TFLOP/s` : null,
-      p.gpuCopyBytesPerSec ? `GPU copy ${(p.gpuCopyBytesPerSec / 1e9).toFixed(0)} GB/s` : null,
-      p.readBytesPerSec ? `read ${(p.readBytesPerSec / 1e9).toFixed(1)} GB/s` : null,
+      p.fp32FlopsPerSec ? `fp32 FMA ${formatRate(p.fp32FlopsPerSec, 'FLOP/s')}` : null,
+      p.bf16AmxFlopsPerSec ? `AMX bf16 ${formatRate(p.bf16AmxFlopsPerSec, 'FLOP/s')}` : null,
+      p.avx512Bf16FlopsPerSec ? `AVX512-BF16 ${formatRate(p.avx512Bf16FlopsPerSec, 'FLOP/s')}` : null,
+      p.gpuFlopsPerSec ? `GPU bf16 ${formatRate(p.gpuFlopsPerSec, 'FLOP/s')}` : null,
+      p.gpuCopyBytesPerSec ? `GPU copy ${formatRate(p.gpuCopyBytesPerSec, 'B/s')}` : null,
+      p.readBytesPerSec ? `read ${formatRate(p.readBytesPerSec, 'B/s')}` : null,
     ].filter(Boolean);
     out.push(`${env.gpu ? `${env.gpu.name} (${env.gpu.smCount} SMs) · ` : ''}${env.cpuModel} · ${env.threads} threads · ${env.simd}${peaks.length ? ` · peaks: ${peaks.join(', ')}` : ''}`);
     if (env.loadAverage) {

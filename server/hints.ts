@@ -25,7 +25,7 @@
  *   is mid-edit (in another editor) keeps its hints that way too: its own text is untouched.
  */
 import { InlayHintKind, MarkupKind, type InlayHint, type Range } from 'vscode-languageserver';
-import { propertyWithValueAt, type ModelSpec, type PropertyNode, type SourceRange, type ValueNode } from '../core/config';
+import { getProperty, propertyWithValueAt, type ModelSpec, type PropertyNode, type SourceRange, type ValueNode } from '../core/config';
 import { attentionWorkspace, kvBytesForSequence } from '../core/estimate';
 import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import { changedRegion, modelKeyRange, profileKeyRange, type Analysis } from './analysis';
@@ -166,6 +166,11 @@ export function documentHints(a: Analysis, carried: readonly AnchoredHint[] = []
     : a.partial !== null
       ? computedHints({ ...a, profile: a.partial.profile, model: a.partial.profile.model, estimate: a.partial.estimate }, a.partial.invalid)
       : [];
+  const sweep = sweepHint(a);
+  if (sweep !== null) {
+    hints.push(sweep);
+    hints.sort((x, y) => x.offset - y.offset);
+  }
   if (carried.length > 0) {
     const invalid = a.partial?.invalid ?? [];
     const computed = new Set(hints.map((h) => h.path));
@@ -173,6 +178,18 @@ export function documentHints(a: Analysis, carried: readonly AnchoredHint[] = []
     hints.sort((x, y) => x.offset - y.offset);
   }
   return hints;
+}
+
+/** After `sweep.axes`: how many points the grid expands to and what each runs (core/config/sweep.ts). */
+function sweepHint(a: Analysis): AnchoredHint | null {
+  const axes = getProperty(getProperty(a.tree, 'sweep')?.value, 'axes');
+  if (a.sweep === null || axes === undefined || a.sweep.points === 0) return null;
+  const sizes = (axes.value.properties ?? []).map((p) => p.value.items?.length ?? 0);
+  const product = sizes.length > 1 ? ` (${sizes.join(' × ')})` : '';
+  const what = { simulate: 'pool simulation', bench: 'kernel benchmark', both: 'benchmark + pool simulation' }[a.sweep.job];
+  return anchoredHint(a, axes.value.range, `${formatCount(a.sweep.points)} points${product} · ${a.sweep.job}`,
+    `**${formatCount(a.sweep.points)} sweep points**, the product of the axes' lengths${product}; each runs the ${what}.\n\n` +
+      '`attnscope sweep <profile> --jobs N` runs them here (resuming where a previous run stopped); `attnscope submit --slurm` as a Slurm job array; `attnscope merge` combines the results.');
 }
 
 const STALE_NOTE = '\n\n_From an earlier version of this file: this one has an error, so the figure is not recomputed._';

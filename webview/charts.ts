@@ -7,8 +7,7 @@
 import type { ChartConfiguration, ChartDataset } from 'chart.js';
 import type { KernelCase } from '../core/protocol/run';
 import { caseLabel } from './compare';
-import { formatBytes, formatDuration, formatRate } from '../core/format';
-import { formatPercent } from './format';
+import { formatBytes, formatDuration, formatPercent, formatRate } from '../core/format';
 import type { ViewRun } from './model';
 import { withAlpha, type Palette } from './theme';
 

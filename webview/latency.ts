@@ -7,7 +7,7 @@
  */
 import type { ChartConfiguration, ChartDataset } from 'chart.js';
 import type { LatencyStats } from '../core/protocol/latency';
-import { formatPercent } from './format';
+import { formatPercent } from '../core/format';
 import type { ViewRun } from './model';
 import type { ChartSpec } from './charts';
 import { withAlpha, type Palette } from './theme';

@@ -21,8 +21,8 @@ import type { ToWebview } from '../core/protocol/webview';
 import { runCharts, type ChartId, type ChartSpec, type ChartTable } from './charts';
 import { capacityChart, latencyCdfChart, queueChart } from './latency';
 import { compareRuns } from './compare';
-import { formatDuration } from '../core/format';
-import { formatPercent } from './format';
+import { metricsOf as sweepMetricsOf, sweepAxisCharts, sweepTable } from './sweep';
+import { formatDuration, formatPercent } from '../core/format';
 import { emptyModel, reduce, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
@@ -92,17 +92,32 @@ const compareButton = button('Compare', () => {
 }, { id: 'btn-compare' });
 const compareResult = el('div', { id: 'compare-result' });
 
-const tabs = el('vscode-tabs', { 'selected-index': tab === 'history' ? '1' : '0' },
+// The Sweep tab: a merged sweep report ("AttnScope: Open sweep results").
+const sweepMetric = el('vscode-single-select', { id: 'sweep-metric', 'aria-label': 'Figure to chart' }) as HTMLElement & { value: string };
+sweepMetric.addEventListener('change', () => {
+  sweepMetric.dataset.chosen = sweepMetric.value;
+  renderSweep();
+});
+const sweepSummary = el('p', { id: 'sweep-summary' });
+const sweepBest = el('p', { id: 'sweep-best' });
+const sweepCharts = el('div', { id: 'sweep-charts', class: 'chart-grid' });
+const sweepTableBox = el('div', { id: 'sweep-table' });
+const sweepCharted: Chart[] = [];
+const TABS: Array<PersistedState['tab']> = ['run', 'history', 'sweep'];
+
+const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.indexOf(tab))) },
   el('vscode-tab-header', { slot: 'header' }, 'Run'),
   el('vscode-tab-header', { slot: 'header' }, 'History'),
+  el('vscode-tab-header', { slot: 'header' }, 'Sweep'),
   el('vscode-tab-panel', {}, environment, chartGrid),
   el('vscode-tab-panel', {}, el('h2', {}, 'Saved runs'), historyList, el('h2', {}, 'Compare two runs'),
     el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
     el('p', { class: 'muted' }, 'Changes are flagged only when larger than the p10–p90 spread either run measured for that case.'),
     compareResult),
+  el('vscode-tab-panel', {}, sweepSummary, el('div', { class: 'compare-bar' }, el('label', {}, 'Figure ', sweepMetric)), sweepBest, sweepCharts, el('h2', {}, 'Every point'), sweepTableBox),
 );
 tabs.addEventListener('vsc-tabs-select', (e: Event) => {
-  tab = (e as CustomEvent<{ selectedIndex: number }>).detail.selectedIndex === 1 ? 'history' : 'run';
+  tab = TABS[(e as CustomEvent<{ selectedIndex: number }>).detail.selectedIndex] ?? 'run';
   persist();
 });
 
@@ -218,6 +233,34 @@ function renderCompare(): void {
   );
 }
 
+function renderSweep(): void {
+  for (const c of sweepCharted.splice(0)) c.destroy();
+  const report = model.sweep;
+  if (!report) {
+    sweepSummary.textContent = 'No sweep open: run `attnscope sweep <profile>` (or `attnscope merge DIR...`), then AttnScope: Open sweep results.';
+    sweepBest.textContent = '';
+    sweepCharts.replaceChildren();
+    sweepTableBox.replaceChildren();
+    sweepMetric.replaceChildren();
+    return;
+  }
+  const envs = Object.keys(report.environments).length;
+  sweepSummary.textContent = `${report.name} · sweep ${report.sweepId} · job ${report.job} · ${report.rows.length} results for ${report.total - report.missing.length} of ${report.total} points${envs > 1 ? ` on ${envs} kinds of machine` : ''}${report.missing.length > 0 ? ` · missing: ${report.missing.map((m) => m.label).join('; ')}` : ''}`;
+  sweepBest.textContent = report.best ? `Best point: ${report.best.label} — ${report.best.rule}.` : 'No point qualifies as best (every point rejected requests or missed the SLO).';
+  const metrics = sweepMetricsOf(report);
+  const chosen = metrics.find((m) => m.key === sweepMetric.dataset.chosen) ?? metrics[0];
+  sweepMetric.replaceChildren(...metrics.map((m) => el('vscode-option', m === chosen ? { value: m.key, selected: '' } : { value: m.key }, `${m.label} (${m.source})`)));
+  sweepCharts.replaceChildren();
+  if (chosen) {
+    for (const spec of sweepAxisCharts(report, chosen, palette)) {
+      const canvas = el('canvas', { role: 'img', 'aria-label': `${chosen.label} vs ${spec.axis}: ${spec.lines} lines`, 'data-axis': spec.axis });
+      sweepCharts.append(el('section', { class: 'card' }, el('div', { class: 'chart-box' }, canvas)));
+      sweepCharted.push(new Chart(canvas, spec.config));
+    }
+  }
+  sweepTableBox.replaceChildren(table(sweepTable(report), 'table-sweep'));
+}
+
 function persist(): void {
   saveState({ tab, model });
 }
@@ -228,6 +271,7 @@ function render(): void {
   renderHeader(model.current);
   renderCharts(model.current);
   renderHistory();
+  renderSweep();
   persist();
 }
 function scheduleRender(): void {
@@ -264,6 +308,10 @@ onMessage((msg: ToWebview) => {
     tab = 'history';
     tabs.setAttribute('selected-index', '1');
   }
+  if (msg.type === 'showSweep') {
+    tab = 'sweep';
+    tabs.setAttribute('selected-index', '2');
+  }
   if (msg.type === 'showRun' || msg.type === 'runStarted') {
     tab = 'run';
     tabs.setAttribute('selected-index', '0');
@@ -274,6 +322,7 @@ onMessage((msg: ToWebview) => {
 watchTheme(() => {
   palette = readPalette();
   renderCharts(model.current);
+  renderSweep();
 });
 
 render();

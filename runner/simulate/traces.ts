@@ -22,7 +22,7 @@
  * simulator) or whose prompt + output exceeds it (output clipped) are warned about by file:line.
  */
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
-import type { ServingSimRequests } from '../../native/simulator';
+import type { ServingSimRequests } from '../../native';
 import { parseTraceLine, TraceError } from './trace';
 import { RequestPacker, type TraceRequest } from './workload';
 

@@ -412,12 +412,12 @@ test('simulate on a Mooncake trace prints latency, goodput and the queue; --max-
   assert.match(r.stderr, /mooncake trace \(timestamp, milliseconds\), 4 requests/);
   assert.match(r.stdout, /^latency \(modelled, ms\) +mean +p50 +p90 +p99 +max$/m);
   assert.match(r.stdout, /^TTFT +[\d.]+ /m);
-  assert.match(r.stdout, /^Goodput \(modelled\): [\d.]+ requests\/s meet TTFT <= 500 ms, TPOT <= 50 ms \(100\.0 % of all requests\)$/m);
+  assert.match(r.stdout, /^Goodput \(modelled\): [\d.]+ requests\/s meet TTFT <= 500 ms, TPOT <= 50 ms \(100\.0% of all requests\)$/m);
   assert.match(r.stdout, /^Queue: /m);
-  assert.match(r.stdout, /^Prefix cache: 48\.0 % of prompt tokens shared between requests/m);
+  assert.match(r.stdout, /^Prefix cache: 48\.0% of prompt tokens shared between requests/m);
   const search = cli(['simulate', profile, '--trace', trace, '--slo-ttft-ms', '500', '--max-rate']);
   assert.equal(search.code, 0, search.stderr);
-  assert.match(search.stdout, /^Capacity search \(modelled\): TTFT <= 500 ms for at least 90 % of requests; bisection to a relative tolerance of 2\.0 %$/m);
+  assert.match(search.stdout, /^Capacity search \(modelled\): TTFT <= 500 ms for at least 90% of requests; bisection to a relative tolerance of 2\.0%$/m);
   // Four requests never load the server: the search says so instead of a limit.
   assert.match(search.stdout, /^Every rate tried meets the SLO, up to [\d.e+]+ requests\/s, where all requests arrive within one step/m);
   const noSlo = cli(['simulate', profile, '--max-rate']);

@@ -23,7 +23,7 @@ function hintAfter(hints: InlayHint[], text: string, needle: string, occurrence 
 }
 
 test('Llama-3.1-8B config.json: KV per token, weights, KV of one max-length sequence', async () => {
-  const f = fixture('configs/Llama-3.1-8B.config.json');
+  const f = fixture('../../examples/llama-3.1-8b/config.json');
   await client.open(f.uri, f.text);
   const hints = (await client.inlayHints(f.uri))!;
   // KV per token = L · 2 · H_kv · D · 2 B = 32 · 2 · 8 · 128 · 2 = 131,072 B = 128 KiB.
@@ -36,7 +36,7 @@ test('Llama-3.1-8B config.json: KV per token, weights, KV of one max-length sequ
 });
 
 test('hints follow an edit: 8 -> 4 KV heads halves KV per token', async () => {
-  const f = fixture('configs/Llama-3.1-8B.config.json');
+  const f = fixture('../../examples/llama-3.1-8b/config.json');
   await client.open(f.uri, f.text);
   const r = rangeOf(f.text, '8', f.text.slice(0, f.text.indexOf('"num_key_value_heads"')).split('8').length - 1);
   await client.change(f.uri, [{ range: r, text: '4' }]);
@@ -57,7 +57,7 @@ test('profile: page hint with the vLLM ground truth, workspace at the longest pr
   // flash m, l, lse = 3 · 1 · 32 · 4096 · 4 = 1,572,864 B = 1.5 MiB.
   assert.equal(hintAfter(hints, f.text, 'seq_lens: [1024, 4096]'), 'N=4,096: naive S+P 2 GiB vs flash 1.5 MiB per layer');
   // The model lives in another file: weights and KV per token on the path.
-  assert.equal(hintAfter(hints, f.text, './configs/Llama-3.1-8B.config.json'), 'weights 15 GiB · 8.03B params · KV 128 KiB/token');
+  assert.equal(hintAfter(hints, f.text, '../../examples/llama-3.1-8b/config.json'), 'weights 15 GiB · 8.03B params · KV 128 KiB/token');
   // 8,192 tokens · 128 KiB = 1 GiB; floor(1,952 / (8,192 / 16)) = 3 sequences.
   assert.equal(hintAfter(hints, f.text, 'max_model_len: 8192'), 'KV 1 GiB/seq at 8,192 · 3.81x (3 at once)');
   await client.close(f.uri);
@@ -93,7 +93,7 @@ test('hints inside the requested range only', async () => {
 });
 
 test('hover: the estimate table, with the terms the hovered key drives in bold', async () => {
-  const f = fixture('configs/Llama-3.1-8B.config.json');
+  const f = fixture('../../examples/llama-3.1-8b/config.json');
   await client.open(f.uri, f.text);
   const at = rangeOf(f.text, '"num_key_value_heads"');
   const hover = await client.hover(f.uri, { line: at.start.line, character: at.start.character + 3 });

@@ -1,6 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
 import { profileFromModelConfig, type Profile } from '../../core/config/index';
 import {
   activationPeakBytes,
@@ -14,7 +13,7 @@ import {
   weightsBytes,
 } from '../../core/estimate/index';
 import { formatConcurrency } from '../../core/format';
-import { FIXTURES, loadModel } from './helpers';
+import { configNames, loadModel } from './helpers';
 
 const MiB = 1024 ** 2;
 const GiB = 1024 ** 3;
@@ -48,7 +47,7 @@ const KV_BYTES_PER_TOKEN: Record<string, number> = {
 };
 
 test('the KV table covers every shipped config', () => {
-  const names = readdirSync(FIXTURES).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, '')).sort();
+  const names = configNames();
   assert.deepEqual(names, Object.keys(KV_BYTES_PER_TOKEN).sort());
 });
 

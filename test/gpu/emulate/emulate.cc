@@ -140,8 +140,8 @@ Errors check_flash(int B, int Nq, int Nk, int H, int Hkv, bool causal, int windo
   p.o = o.data();
   p.lse = lse.data();
   p.batch = B;
-  p.seqlen_q = Nq;
-  p.seqlen_k = Nk;
+  p.seq_len_q = Nq;
+  p.seq_len_k = Nk;
   p.num_heads = H;
   p.num_kv_heads = Hkv;
   p.head_dim = D;
