@@ -1,6 +1,7 @@
 /**
- * Number formatting shared by the CLI, the language server's hints and the dashboard, so a
- * figure reads the same everywhere. Bytes use IEC prefixes (KiB = 1024 B); rates use SI
+ * Number formatting shared by the CLI, the language server's hints, the dashboard and the
+ * scripts, so a figure reads the same everywhere (the one formatter of each: nothing else
+ * formats bytes, rates, percentages or durations). Bytes use IEC prefixes (KiB = 1024 B); rates use SI
  * prefixes (GFLOP/s = 10⁹ FLOP/s, GB/s = 10⁹ B/s), as DESIGN.md "Units" asks.
  */
 
@@ -45,11 +46,28 @@ export function formatCount(n: number): string {
   return sign + String(Math.round(Math.abs(n))).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
-/** A parameter count in short form: 8030261248 -> "8.03B", 124439808 -> "124M". */
+/**
+ * A parameter count in short form: 8030261248 -> "8.03B", 124439808 -> "124M", and a count that
+ * rounds up to the next unit is written in it: 999885952 -> "1B", not "1000M".
+ */
 export function formatParams(n: number): string {
   const units: Array<[number, string]> = [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'k']];
-  for (const [div, unit] of units) if (Math.abs(n) >= div) return `${sig3(n / div)}${unit}`;
-  return String(n);
+  for (let i = 0; i < units.length; i++) {
+    const [div, unit] = units[i]!;
+    if (Math.abs(n) >= div) return `${sig3(n / div)}${unit}`;
+    // Below this unit, but three significant digits of the next one down would read 1000.
+    const next = units[i + 1];
+    if (next && Math.abs(Number(sig3(n / next[0]))) >= 1000) return `${sig3(n / div)}${unit}`;
+  }
+  return Number(sig3(n)) >= 1000 ? `${sig3(n / 1e3)}k` : String(n);
+}
+
+/**
+ * vLLM's concurrency figure: two decimals and an "x", as its start-up log prints it
+ * ("Maximum concurrency for 8,192 tokens per request: 1.56x"). 1.5625 -> "1.56x", 0.8199 -> "0.82x".
+ */
+export function formatConcurrency(x: number): string {
+  return Number.isFinite(x) ? `${x.toFixed(2)}x` : String(x);
 }
 
 /**
@@ -70,4 +88,12 @@ export function formatDuration(ns: number): string {
   if (abs >= 1e6) return `${sig3(ns / 1e6)} ms`;
   if (abs >= 1e3) return `${sig3(ns / 1e3)} µs`;
   return `${sig3(ns)} ns`;
+}
+
+/**
+ * A fraction as a percentage with `digits` decimals (default 1): 0.4213 -> "42.1%",
+ * formatPercent(0.4213, 0) -> "42%". null, undefined or a non-finite value -> "—" (no figure).
+ */
+export function formatPercent(fraction: number | null | undefined, digits = 1): string {
+  return fraction === null || fraction === undefined || !Number.isFinite(fraction) ? '—' : `${(fraction * 100).toFixed(digits)}%`;
 }

@@ -10,6 +10,7 @@ import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
 import { Commands } from '../core/protocol/lsp';
 import type { RunResult } from '../core/protocol/run';
+import type { SweepReport } from '../core/protocol/sweep';
 import type { RunListEntry } from '../core/protocol/webview';
 import { BenchmarkRun } from './benchmark';
 import type { Ctx } from './ctx';
@@ -148,6 +149,43 @@ const exportRun: Factory = (ctx) => async () => {
   await exportRunTo(ctx, await loadRun(ctx.historyFolder().fsPath, picked[0]!.id), picked[0]!.id, format.format);
 };
 
+/**
+ * Opens a sweep's merged report (sweep-report.json, which `attnscope sweep`, `merge` and
+ * `submit --wait` write) in the dashboard's Sweep tab: the argument, or a file or results
+ * folder picked (default: the workspace's .attnscope/sweeps).
+ */
+const openSweepResults: Factory = (ctx) => async (arg) => {
+  let uri = arg instanceof vscode.Uri ? arg : undefined;
+  if (!uri) {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const picked = await vscode.window.showOpenDialog({
+      title: 'AttnScope: open a sweep report (sweep-report.json) or a results folder',
+      canSelectFiles: true,
+      canSelectFolders: true,
+      canSelectMany: false,
+      filters: { 'Sweep report': ['json'] },
+      ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, '.attnscope', 'sweeps') } : {}),
+    });
+    uri = picked?.[0];
+  }
+  if (!uri) return;
+  const stat = await vscode.workspace.fs.stat(uri);
+  const file = stat.type & vscode.FileType.Directory ? vscode.Uri.joinPath(uri, 'sweep-report.json') : uri;
+  let report: SweepReport;
+  try {
+    report = JSON.parse(new TextDecoder().decode(await vscode.workspace.fs.readFile(file))) as SweepReport;
+  } catch {
+    void vscode.window.showWarningMessage(`AttnScope: no readable sweep report at ${vscode.workspace.asRelativePath(file)}: run \`attnscope merge ${vscode.workspace.asRelativePath(uri)}\` first.`);
+    return;
+  }
+  if (report?.kind !== 'attnscope-sweep-report' || !Array.isArray(report.rows)) {
+    void vscode.window.showWarningMessage(`AttnScope: ${vscode.workspace.asRelativePath(file)} is not a sweep report (attnscope merge writes one).`);
+    return;
+  }
+  ctx.dashboard.show(false);
+  ctx.dashboard.post({ type: 'showSweep', report });
+};
+
 const showLog: Factory = (ctx) => () => ctx.log.show(true);
 
 const FACTORIES: Record<keyof typeof Commands, Factory> = {
@@ -158,6 +196,7 @@ const FACTORIES: Record<keyof typeof Commands, Factory> = {
   exportRun,
   cancelRun,
   showLog,
+  openSweepResults,
 };
 
 /** Registers every command of `Commands`; errors thrown by a handler are shown with the log button. */

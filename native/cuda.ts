@@ -199,8 +199,8 @@ function cudaPagedSpec(args: PagedDecodeArgs): PagedSpec {
 
 function flashOutputs(spec: FlashSpec) {
   return {
-    o: new Float32Array(spec.batch * spec.seqlenQ * spec.numHeads * spec.headDim),
-    lse: new Float32Array(spec.batch * spec.numHeads * spec.seqlenQ),
+    o: new Float32Array(spec.batch * spec.seqLenQ * spec.numHeads * spec.headDim),
+    lse: new Float32Array(spec.batch * spec.numHeads * spec.seqLenQ),
   };
 }
 

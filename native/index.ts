@@ -1,5 +1,6 @@
 /**
- * The typed entry to the native addon: every other folder imports native code through here.
+ * The typed entry to the native addon: every other folder (runner, scripts) imports native code
+ * through here; only tests reach a part's file directly.
  * Each export validates its arguments and throws TypeError (wrong type) or RangeError (bad
  * size or value) naming the argument before anything reaches C++.
  * One file per part: kernels (flash forward, paged decode, reference, timing), allocator

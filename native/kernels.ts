@@ -292,8 +292,8 @@ export interface FlashSpec {
   v: AttnTensor;
   dtype: number;
   batch: number;
-  seqlenQ: number;
-  seqlenK: number;
+  seqLenQ: number;
+  seqLenK: number;
   numHeads: number;
   numKvHeads: number;
   headDim: number;
@@ -324,8 +324,8 @@ export function flashSpec(args: unknown): FlashSpec {
     v: args.v as AttnTensor,
     dtype: DTYPE_CODES[dtype],
     batch,
-    seqlenQ: seqLenQ,
-    seqlenK: seqLenK,
+    seqLenQ,
+    seqLenK,
     numHeads,
     numKvHeads,
     headDim,
@@ -429,8 +429,8 @@ export function pagedSpec(args: unknown): PagedSpec {
  */
 export async function flashForward(args: FlashForwardArgs): Promise<AttentionOutput> {
   const spec = flashSpec(args);
-  const o = new Float32Array(spec.batch * spec.seqlenQ * spec.numHeads * spec.headDim);
-  const lse = new Float32Array(spec.batch * spec.numHeads * spec.seqlenQ);
+  const o = new Float32Array(spec.batch * spec.seqLenQ * spec.numHeads * spec.headDim);
+  const lse = new Float32Array(spec.batch * spec.numHeads * spec.seqLenQ);
   await raw().kernelsFlashForward({ ...spec, o, lse });
   return { o, lse };
 }
@@ -441,8 +441,8 @@ export async function flashForward(args: FlashForwardArgs): Promise<AttentionOut
  */
 export async function referenceAttention(args: FlashForwardArgs): Promise<ReferenceOutput> {
   const spec = flashSpec(args);
-  const o = new Float64Array(spec.batch * spec.seqlenQ * spec.numHeads * spec.headDim);
-  const lse = new Float64Array(spec.batch * spec.numHeads * spec.seqlenQ);
+  const o = new Float64Array(spec.batch * spec.seqLenQ * spec.numHeads * spec.headDim);
+  const lse = new Float64Array(spec.batch * spec.numHeads * spec.seqLenQ);
   await raw().kernelsReference({ ...spec, o, lse });
   return { o, lse };
 }
@@ -474,8 +474,8 @@ export async function referencePagedDecode(args: PagedDecodeArgs): Promise<Refer
 export async function timeFlashForward(args: FlashForwardArgs, timing?: TimingOptions): Promise<TimingResult> {
   const spec = flashSpec(args);
   const t = checkTiming(timing);
-  const o = new Float32Array(spec.batch * spec.seqlenQ * spec.numHeads * spec.headDim);
-  const lse = new Float32Array(spec.batch * spec.numHeads * spec.seqlenQ);
+  const o = new Float32Array(spec.batch * spec.seqLenQ * spec.numHeads * spec.headDim);
+  const lse = new Float32Array(spec.batch * spec.numHeads * spec.seqLenQ);
   return { samplesNs: await raw().kernelsTimeFlashForward({ ...spec, o, lse }, t) };
 }
 

@@ -12,8 +12,8 @@ import type { RunnerEvent } from '../core/protocol/runner';
 import * as native from '../native';
 import { cpuCasePath, measureEnvironment, measureGpu } from './environment';
 import { CancelledError } from './errors';
-import { randomUniform } from './inputs';
-import { summarizeCase } from './measure';
+import { randomInputs } from './inputs';
+import { maxAbsDiff, summarizeCase } from './measure';
 import { planCases, type PlannedCase } from './plan';
 import { PoolConfigError, simulatePool, type PoolProgress } from './simulate';
 import { TOOL_VERSION } from './version';
@@ -42,29 +42,12 @@ function timingFor(quick: boolean) {
     : { warmup: 1, minReps: 30, minTimeMs: 200, maxTimeMs: 2000 };
 }
 
-function inputs(dtype: Dtype, length: number, seed: number): Float32Array | Uint16Array {
-  const f = randomUniform(length, seed);
-  return dtype === 'fp32' ? f : native.toHalfBits(dtype, f);
-}
-
-function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let m = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    if (x === y) continue; // includes -inf == -inf for fully masked rows
-    const d = Math.abs(x - y);
-    if (!(d <= m)) m = d; // NaN propagates as NaN through !(d <= m)
-  }
-  return m;
-}
-
 function flashArgs(shape: CaseShape, dtype: Dtype, seed: number) {
   const { batchSize: b, seqLenQ: nq, seqLenK: nk, numHeads: h, numKvHeads: hkv, headDim: d } = shape;
   return {
-    q: inputs(dtype, b * nq * h * d, seed),
-    k: inputs(dtype, b * nk * hkv * d, seed + 1),
-    v: inputs(dtype, b * nk * hkv * d, seed + 2),
+    q: randomInputs(dtype, b * nq * h * d, seed),
+    k: randomInputs(dtype, b * nk * hkv * d, seed + 1),
+    v: randomInputs(dtype, b * nk * hkv * d, seed + 2),
     batch: b,
     seqLenQ: nq,
     seqLenK: nk,
@@ -99,9 +82,9 @@ function decodeArgs(shape: CaseShape, dtype: Dtype, kvDtype: Dtype, seed: number
   for (let s = 0; s < b; s++) blockTable.set(alloc.blockTable(s)!, s * pagesPerSeq);
   const poolLen = numPages * pageSize * hkv * d;
   return {
-    q: inputs(dtype, b * h * d, seed),
-    kPages: inputs(kvDtype, poolLen, seed + 1),
-    vPages: inputs(kvDtype, poolLen, seed + 2),
+    q: randomInputs(dtype, b * h * d, seed),
+    kPages: randomInputs(kvDtype, poolLen, seed + 1),
+    vPages: randomInputs(kvDtype, poolLen, seed + 2),
     blockTable,
     contextLens: new Int32Array(b).fill(ctx),
     batch: b,

@@ -5,21 +5,21 @@
  *   attnscope bench - --events          resolved Profile JSON on stdin, NDJSON RunnerEvents on stdout
  *   attnscope estimate <file> [--json]
  *   attnscope simulate <profile> [--trace FILE] [--json FILE] [--slo-ttft-ms MS] [--max-rate] ... (USAGE below)
+ *   attnscope sweep | merge | submit     what-if grids (runner/sweep/cli.ts)
+ *   attnscope vllm-log <vllm.log> [--profile FILE] [--json]
  *
  * Exit 0 on success, 2 on bad input (one line `file:line:col: message` on stderr, no output
  * file written), 1 on an internal failure, 130 when cancelled (SIGINT/SIGTERM). Progress goes
  * to stderr, results to stdout.
  */
-import { statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { basename } from 'node:path';
 import { BACKENDS, isBackend, type Profile, type StepTimeSpec } from '../core/config/types';
 import { createRun, type PoolResult } from '../core/protocol/run';
 import { estimate, referenceSeqLen } from '../core/estimate';
 import { formatCount } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
-import { stopSimulations } from '../native/simulator';
-import { writeFileAtomic } from './atomic';
+import { stopSimulations } from '../native';
+import { checkOutputPath, EXIT_CANCELLED, HelpRequest, parse, writeOutput } from './args';
 import { describeMachine } from './environment';
 import { BackendError, runBench } from './bench';
 import { CancelledError, InputError, OutputError, UsageError } from './errors';
@@ -29,13 +29,13 @@ import { searchCapacity } from './simulate/capacity';
 import { formatCapacity } from './simulate/latency-format';
 import { readSimulateFlags, SIMULATE_FLAGS } from './simulate/options';
 import { describeDropped, readTraceFile, readVllmResult } from './simulate/traces';
+import { mergeCommand, submitCommand, sweepCommand } from './sweep';
 import { loadProfile, type LoadedProfile } from './load';
 import { benchPreflight, deploymentNotes } from './preflight';
 import { Progress } from './progress';
 import { formatEstimateOf, formatRun } from './table';
 import { TOOL_VERSION } from './version';
-
-export const EXIT_CANCELLED = 130;
+import { vllmLogReport } from './vllmLog';
 
 const USAGE = `usage:
   attnscope bench <config.json | *.attn.yaml | *.attn.json> [--json FILE] [--quick] [--backend auto|cpu|cuda]
@@ -44,60 +44,12 @@ const USAGE = `usage:
   attnscope simulate <profile> [--trace FILE [--trace-format F] [--trace-model M] [--trace-log-type T]]
                      [--time-scale X] [--slo-ttft-ms MS] [--slo-tpot-ms MS] [--calibrate VLLM_RESULT.json]
                      [--max-rate [--slo-attainment 0.9] [--rate-tolerance 0.02]] [--json FILE]
+  attnscope sweep <profile> [--set key=v1,v2]... [--jobs N] [--shard i/N] [--out DIR] [--json FILE] [--quick] [--backend B]
+  attnscope merge DIR... [--json FILE]
+  attnscope submit --slurm <profile> [--set ...] [--tasks N] [--partition P] [--gpus-per-task G] [--cpus-per-task C] [--time T] [--out DIR] [--wait] [--poll S]
+  attnscope submit --k8s <profile> --image IMAGE --pvc CLAIM [--set ...] [--tasks N] [--gpus-per-task G] [--cpus-per-task C] [--namespace NS] [--out DIR]
+  attnscope vllm-log <vllm.log> [--profile FILE] [--json]   (compare vLLM's start-up memory lines with the estimate)
   attnscope --version`;
-
-/** `attnscope <command> --help`: the usage, exit 0. */
-class HelpRequest extends Error {}
-
-function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: O) {
-  if (argv.includes('--help') || argv.includes('-h')) throw new HelpRequest();
-  try {
-    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-  } catch (e) {
-    // Node's text ("Unknown option '--x'. To specify a positional argument starting with a '-',
-    // place it at the end of the command after '--', as in '-- \"--x\"") shortened to its first sentence.
-    throw new UsageError((e as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
-  }
-}
-
-/**
- * Refuses, before any work is done, an output path that can never be written: a folder, or a
- * path under a file. An existing file is replaced atomically; a device or pipe (/dev/stdout) is
- * written in place; missing folders are created.
- */
-function checkOutputPath(path: string | undefined, flag: string): void {
-  if (path === undefined) return;
-  if (path === '') throw new UsageError(`${flag} needs a file path`);
-  const stat = (p: string) => {
-    try {
-      return statSync(p);
-    } catch {
-      return undefined;
-    }
-  };
-  const target = stat(path);
-  if (target?.isDirectory()) throw new UsageError(`${flag} ${path} is a folder: give a file path, e.g. ${join(path, 'run.json')}`, false);
-  if (target) return;
-  for (let dir = dirname(resolve(path)); ; dir = dirname(dir)) {
-    const st = stat(dir);
-    if (st) {
-      if (!st.isDirectory()) throw new UsageError(`${flag} ${path}: ${dir} is a file, not a folder`, false);
-      return;
-    }
-    if (dirname(dir) === dir) return;
-  }
-}
-
-/** Writes a result file; a failure (disk full, no permission) is one line and exit 1. */
-function writeOutput(path: string, text: string, flag: string): void {
-  try {
-    writeFileAtomic(path, text);
-  } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    const why = err.code === 'ENOSPC' ? 'no space left on the device' : err.code === 'EACCES' || err.code === 'EPERM' ? 'permission denied' : err.message;
-    throw new OutputError(`${flag} ${path}: cannot write: ${why}`);
-  }
-}
 
 function onePositional(positionals: string[], command: string): string {
   if (positionals.length !== 1) throw new UsageError(`${command} takes exactly one file, got ${positionals.length}`);
@@ -305,6 +257,15 @@ async function simulateCommand(argv: string[]): Promise<number> {
   return EXIT_OK;
 }
 
+async function vllmLogCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, { profile: { type: 'string' }, json: { type: 'boolean', default: false } });
+  const file = onePositional(positionals, 'vllm-log');
+  const { stdout, notes } = vllmLogReport(file, values.profile as string | undefined, values.json === true);
+  for (const n of notes) process.stderr.write(`${n}\n`);
+  process.stdout.write(stdout);
+  return EXIT_OK;
+}
+
 /** Runs the CLI with `argv` (without node and script); returns the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -316,6 +277,14 @@ export async function main(argv: string[]): Promise<number> {
         return await estimateCommand(rest);
       case 'simulate':
         return await simulateCommand(rest);
+      case 'sweep':
+        return await sweepCommand(rest);
+      case 'merge':
+        return await mergeCommand(rest);
+      case 'submit':
+        return await submitCommand(rest);
+      case 'vllm-log':
+        return await vllmLogCommand(rest);
       case '--version':
       case '-v':
         process.stdout.write(`attnscope ${TOOL_VERSION}\n`);

@@ -6,9 +6,7 @@
 import { arch, loadavg, platform, release } from 'node:os';
 
 import type { Environment } from '../core/protocol/run';
-import { cudaAvailable, timeCudaCopy } from '../native/cuda';
-import { cpuInfo, dispatchFor } from '../native/kernels';
-import { cpuFeatures, measurePeaks } from '../native/peaks';
+import { cpuFeatures, cpuInfo, cudaAvailable, dispatchFor, measurePeaks, timeCudaCopy } from '../native';
 import { TOOL_VERSION } from './version';
 
 export interface EnvironmentOptions {
@@ -54,6 +52,25 @@ export async function measureEnvironment(opts: EnvironmentOptions = {}): Promise
 }
 
 /**
+ * The first CUDA device's identity (name, SMs, memory, driver, clocks), without measuring it;
+ * undefined when no CUDA device and library are present. Cheap: what a sweep's environment key
+ * needs to keep two GPUs' results apart.
+ */
+export function describeGpu(): Environment['gpu'] {
+  const dev = cudaAvailable().devices?.[0];
+  if (!dev) return undefined;
+  return {
+    name: dev.name,
+    smCount: dev.multiprocessorCount,
+    memoryBytes: dev.totalMemoryBytes,
+    driver: String(dev.driverVersion),
+    runtime: String(dev.runtimeVersion),
+    clockMhz: dev.smClockKHz / 1000,
+    memClockMhz: dev.memoryClockKHz / 1000,
+  };
+}
+
+/**
  * The SIMD path and product unit the CPU kernels take for a case under 'auto' (flash: the
  * Q/K/V dtype; decode: the KV dtype), for KernelCase.simdPath / productUnit. Dtypes the CPU
  * kernels do not take count as fp32.
@@ -70,15 +87,7 @@ export async function measureGpu(): Promise<Pick<Environment, 'gpu'> & { peaks: 
   const copy = await timeCudaCopy(bytes, { warmup: 2, minReps: 10, minTimeMs: 200, maxTimeMs: 2000 });
   const medianNs = [...copy.samplesNs].sort((a, b) => a - b)[copy.samplesNs.length >> 1]!;
   return {
-    gpu: {
-      name: dev.name,
-      smCount: dev.multiprocessorCount,
-      memoryBytes: dev.totalMemoryBytes,
-      driver: String(dev.driverVersion),
-      runtime: String(dev.runtimeVersion),
-      clockMhz: dev.smClockKHz / 1000,
-      memClockMhz: dev.memoryClockKHz / 1000,
-    },
+    gpu: describeGpu(),
     peaks: {
       ...(dev.peakDenseBf16FlopsPerS ? { gpuFlopsPerSec: dev.peakDenseBf16FlopsPerS } : {}),
       // A copy reads and writes every byte: traffic is 2 x bytes.

@@ -1,27 +1,23 @@
 import { toHalfBits } from '../native';
+import { Rng } from './random';
 
 /**
- * Deterministic random inputs for kernels: a seeded xorshift128+ stream, so a failing
- * correctness check can be reproduced from the run's seed.
+ * The inputs of every kernel run and check (runner, scripts, tests): deterministic, from the one
+ * seeded generator (runner/random.ts), so a failing correctness check reproduces from its seed.
  */
 
-/** Uniform floats in [-1, 1) from a 32-bit seed. */
-export function randomUniform(length: number, seed: number): Float32Array {
+/** `length` uniform floats in [lo, hi) (default [-1, 1)) from `seed`. */
+export function randomUniform(length: number, seed: number, lo = -1, hi = 1): Float32Array {
+  const rng = new Rng(seed);
   const out = new Float32Array(length);
-  let s0 = (seed ^ 0x9e3779b9) >>> 0 || 1;
-  let s1 = (Math.imul(seed, 0x85ebca6b) ^ 0xc2b2ae35) >>> 0 || 2;
-  for (let i = 0; i < length; i++) {
-    // xorshift64-style on two 32-bit words
-    let x = s0;
-    const y = s1;
-    s0 = y;
-    x ^= x << 23;
-    x ^= x >>> 17;
-    x ^= y ^ (y >>> 26);
-    s1 = x >>> 0;
-    out[i] = ((s0 + s1) >>> 0) / 2147483648 - 1;
-  }
+  for (let i = 0; i < length; i++) out[i] = lo + rng.next() * (hi - lo);
   return out;
+}
+
+/** randomUniform values in a kernel dtype: fp32 as they are, fp16 / bf16 as their bit patterns. */
+export function randomInputs(dtype: 'fp32' | 'fp16' | 'bf16', length: number, seed: number): Float32Array | Uint16Array {
+  const f = randomUniform(length, seed);
+  return dtype === 'fp32' ? f : toHalfBits(dtype, f);
 }
 
 /** `n` bf16 values: a random 1 Mi-value block repeated (memcpy speed for GiB-sized pools). */
@@ -37,9 +33,9 @@ export function tiledBf16(n: number, seed: number): Uint16Array {
 export function shuffledPages(n: number, seed: number): Int32Array {
   const p = new Int32Array(n);
   for (let i = 0; i < n; i++) p[i] = i;
-  const r = randomUniform(n, seed);
+  const r = randomUniform(n, seed, 0, 1);
   for (let i = n - 1; i > 0; i--) {
-    const j = Math.floor(((r[i]! + 1) / 2) * (i + 1));
+    const j = Math.floor(r[i]! * (i + 1));
     const t = p[i]!;
     p[i] = p[j]!;
     p[j] = t;

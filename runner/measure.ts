@@ -4,11 +4,10 @@
  * and the fraction of this machine's peak. Pure functions over core/protocol/run.ts types.
  */
 import type { CaseShape, Environment, KernelCase } from '../core/protocol/run';
+import { dtypeBytes } from '../core/estimate';
 
-/** Bytes of one element of Q/K/V/O or of the KV pages. */
-export function dtypeBytes(dtype: 'fp32' | 'fp16' | 'bf16' | 'fp8_e4m3'): number {
-  return dtype === 'fp32' ? 4 : dtype === 'fp8_e4m3' ? 1 : 2;
-}
+/** Bytes of one element of Q/K/V/O or of the KV pages: core/estimate's, the one table of dtype sizes. */
+export { dtypeBytes };
 
 /**
  * Keys each query sees, summed over the seqLenQ queries of one (batch, head), with the kernels'
@@ -118,4 +117,22 @@ export function summarizeCase(
     fractionOfPeak: ceiling ? achieved / ceiling.value : null,
     ...(ceiling ? { ceiling: ceiling.name } : {}),
   };
+}
+
+/**
+ * The largest |a[i] − b[i]| (the correctness checks' max |error|): equal values count 0, so two
+ * −inf lse of fully masked rows agree; a NaN on either side makes the result NaN. The arrays
+ * must have one length.
+ */
+export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  if (a.length !== b.length) throw new RangeError(`maxAbsDiff: lengths ${a.length} and ${b.length} differ`);
+  let m = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x === y) continue;
+    const d = Math.abs(x - y);
+    if (!(d <= m)) m = d; // NaN propagates through !(d <= m)
+  }
+  return m;
 }

@@ -4,7 +4,7 @@
  */
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
-import { formatBytes, formatCount } from '../core/format';
+import { formatBytes, formatConcurrency, formatCount, formatPercent, formatRate } from '../core/format';
 import type { KernelCase, RunResult } from '../core/protocol/run';
 import { formatPoolSummary } from './simulate';
 
@@ -59,7 +59,7 @@ export function formatCases(cases: KernelCase[]): string {
     ms(c.medianNs),
     `${ms(c.p10Ns)}-${ms(c.p90Ns)}`,
     c.kernel === 'paged_decode' ? `${rate(c.gbps)} GB/s` : `${rate(c.gflops)} GFLOP/s`,
-    c.fractionOfPeak === null ? '-' : `${(c.fractionOfPeak * 100).toFixed(0)}%`,
+    c.fractionOfPeak === null ? '-' : formatPercent(c.fractionOfPeak, 0),
     c.fractionOfPeak === null ? '-' : (c.ceiling ?? '?'),
     sci(c.maxAbsErr),
     sci(c.lseMaxAbsErr),
@@ -86,16 +86,33 @@ export function formatEstimate(e: Estimate, title: string, opts: { tensorParalle
     lines.push(`  KV per token      ${formatBytes(e.kvBytesPerToken)}${perGpu} (${formatCount(e.kvBytesPerToken)} B; ${formatBytes(e.kvBytesPerTokenPerLayer)} per layer)`);
     lines.push(`  page              ${formatBytes(e.pageBytes)}${perGpu} for all layers (${formatBytes(e.pageBytesPerLayer)} per layer)`);
     if (e.pool.budgetSource === 'none') {
-      lines.push('  KV pool           no budget: set device.memory_gib or kv_cache.memory_gib');
+      lines.push('  KV pool           no budget: set device.memory_gib, device.gpu or kv_cache.memory_gib');
     } else {
-      const act = e.pool.activationPeakBytes > 0 ? `, after ${formatBytes(e.pool.activationPeakBytes)} activation peak` : '';
-      lines.push(`  KV pool           ${formatBytes(e.pool.budgetBytes)}${perGpu} (${e.pool.budgetSource}${act}) = ${formatCount(e.pool.pages)} pages = ${formatCount(e.pool.tokens)} tokens`);
-      lines.push(`  max concurrency   ${formatCount(e.pool.maxConcurrency)} sequences of ${formatCount(e.pool.concurrencySeqLen)} tokens`);
+      lines.push(...budgetLines(e, perGpu));
+      lines.push(`  KV pool           ${formatCount(e.pool.pages)} pages = ${formatCount(e.pool.tokens)} tokens${perGpu}`);
+      lines.push(`  max concurrency   ${formatConcurrency(e.pool.maxConcurrency)} for ${formatCount(e.pool.concurrencySeqLen)} tokens per request (vLLM's figure: pages / ceil(N / page_size)); ${formatCount(e.pool.sequencesAtOnce)} whole sequence${e.pool.sequencesAtOnce === 1 ? '' : 's'} fit at once`);
     }
   }
   lines.push(`  attention at N=${formatCount(e.attention.seqLen)}: naive S+P ${formatBytes(e.attention.naiveBytes)} per layer vs flash ${formatBytes(e.attention.flashBytes)}`);
   for (const note of e.notes) lines.push(`  note: ${note}`);
   return lines.join('\n');
+}
+
+/**
+ * The KV budget, term by term: an explicit budget in one line; a device-derived one as vLLM's
+ * profiling subtracts it (usable memory, then every reserve term with its value and source,
+ * CUDA graphs listed even when not subtracted), then the result.
+ */
+function budgetLines(e: Estimate, perGpu: string): string[] {
+  const p = e.pool;
+  if (p.budgetSource === 'explicit') return [`  KV budget         ${formatBytes(p.budgetBytes)}${perGpu} (explicit: kv_cache.memory_gib or num_pages)`];
+  const lines = [`  KV budget         ${formatBytes(p.usableBytes)} usable${perGpu} = ${p.deviceSource} × gpu_memory_utilization ${p.gpuMemoryUtilization}`];
+  for (const t of p.reserve) {
+    const sign = t.subtracted ? '−' : ' ';
+    lines.push(`                    ${sign} ${`${t.label} ${formatBytes(t.bytes)}`.padEnd(28)} ${t.origin === 'profile' ? 'from the profile' : 'modelled'}: ${t.basis}${t.subtracted ? '' : ' (not subtracted)'}`);
+  }
+  lines.push(`                    = ${formatBytes(p.budgetBytes)}${perGpu} for the KV cache`);
+  return lines;
 }
 
 /** formatEstimate with the profile's tensor parallelism and the weights' quantization labelled. */
@@ -111,12 +128,12 @@ export function formatRun(run: RunResult): string {
   if (env) {
     const p = env.peaks ?? {};
     const peaks = [
-      p.fp32FlopsPerSec ? `fp32 FMA ${(p.fp32FlopsPerSec / 1e9).toFixed(0)} GFLOP/s` : null,
-      p.bf16AmxFlopsPerSec ? `AMX bf16 ${(p.bf16AmxFlopsPerSec / 1e9).toFixed(0)} GFLOP/s` : null,
-      p.avx512Bf16FlopsPerSec ? `AVX512-BF16 ${(p.avx512Bf16FlopsPerSec / 1e9).toFixed(0)} GFLOP/s` : null,
-      p.gpuFlopsPerSec ? `GPU bf16 ${(p.gpuFlopsPerSec / 1e12).toFixed(0)} TFLOP/s` : null,
-      p.gpuCopyBytesPerSec ? `GPU copy ${(p.gpuCopyBytesPerSec / 1e9).toFixed(0)} GB/s` : null,
-      p.readBytesPerSec ? `read ${(p.readBytesPerSec / 1e9).toFixed(1)} GB/s` : null,
+      p.fp32FlopsPerSec ? `fp32 FMA ${formatRate(p.fp32FlopsPerSec, 'FLOP/s')}` : null,
+      p.bf16AmxFlopsPerSec ? `AMX bf16 ${formatRate(p.bf16AmxFlopsPerSec, 'FLOP/s')}` : null,
+      p.avx512Bf16FlopsPerSec ? `AVX512-BF16 ${formatRate(p.avx512Bf16FlopsPerSec, 'FLOP/s')}` : null,
+      p.gpuFlopsPerSec ? `GPU bf16 ${formatRate(p.gpuFlopsPerSec, 'FLOP/s')}` : null,
+      p.gpuCopyBytesPerSec ? `GPU copy ${formatRate(p.gpuCopyBytesPerSec, 'B/s')}` : null,
+      p.readBytesPerSec ? `read ${formatRate(p.readBytesPerSec, 'B/s')}` : null,
     ].filter(Boolean);
     out.push(`${env.gpu ? `${env.gpu.name} (${env.gpu.smCount} SMs) · ` : ''}${env.cpuModel} · ${env.threads} threads · ${env.simd}${peaks.length ? ` · peaks: ${peaks.join(', ')}` : ''}`);
     if (env.loadAverage) {

@@ -15,8 +15,7 @@
  * --sequential stores each sequence's pages in order (block table = identity) instead of
  * scattered through the pool: the cost of the scatter (TLB misses, prefetcher).
  */
-import { pagedSpec, timePagedDecode, toHalfBits, type PagedDecodeArgs } from '../native/kernels';
-import { measureReadBandwidth } from '../native/peaks';
+import { measureReadBandwidth, pagedSpec, timePagedDecode, toHalfBits, type PagedDecodeArgs } from '../native';
 import { randomUniform, shuffledPages, tiledBf16 } from '../runner/inputs';
 
 const argv = process.argv.slice(2);

@@ -18,9 +18,11 @@
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 
+import { formatBytes, formatDuration, formatPercent, formatRate } from '../core/format';
 import type { CaseShape, Environment, KernelCase } from '../core/protocol/run';
 import { runHeader, type RunHeader } from '../core/protocol/run';
 import {
+  cpuFeatures,
   flashForward,
   pagedDecode,
   referenceAttention,
@@ -31,13 +33,12 @@ import {
   type FlashForwardArgs,
   type PagedDecodeArgs,
   type TimingOptions,
-} from '../native/kernels';
-import { cpuFeatures } from '../native/peaks';
+} from '../native';
 import { writeFileAtomic } from '../runner/atomic';
 import { cpuCasePath, measureEnvironment } from '../runner/environment';
 import { randomUniform, shuffledPages, tiledBf16 } from '../runner/inputs';
 import { TOOL_VERSION } from '../runner/version';
-import { attentionFlops, ceilingFor, sampleStats, summarizeCase } from '../runner/measure';
+import { attentionFlops, ceilingFor, maxAbsDiff, sampleStats, summarizeCase } from '../runner/measure';
 import { CAUSAL_NOTE, DECODE_NOTE, loadOrtPeer, type OrtPeer } from '../runner/peers/onnxruntime';
 
 // ---------------------------------------------------------------------------------------------
@@ -146,25 +147,11 @@ function timingFor(expectedSec: number): Required<TimingOptions> {
   return { warmup: expectedSec > 2 ? 0 : 1, minReps: reps, maxReps: reps, minTimeMs: 0, maxTimeMs: expectedSec * (reps + 1) * 1000 };
 }
 
-const fmtTime = (ns: number): string =>
-  ns >= 1e9 ? `${(ns / 1e9).toFixed(2)} s` : ns >= 1e6 ? `${(ns / 1e6).toFixed(ns >= 1e8 ? 0 : 2)} ms` : `${(ns / 1e3).toFixed(1)} µs`;
+/** A number in a GFLOP/s or GB/s column (the header names the unit). */
 const fmtRate = (x: number): string => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
-const fmtPct = (f: number | null): string => (f === null ? '-' : `${(f * 100).toFixed(f < 0.1 ? 1 : 0)}%`);
-const fmtSi = (x: number, unit: string): string =>
-  x >= 1e12 ? `${(x / 1e12).toFixed(2)} T${unit}` : x >= 1e9 ? `${(x / 1e9).toFixed(1)} G${unit}` : `${(x / 1e6).toFixed(1)} M${unit}`;
+const fmtPct = (f: number | null): string => (f === null ? '-' : formatPercent(f, f < 0.1 ? 1 : 0));
 const fmtErr = (e: number | null): string => (e === null ? '-' : e.toExponential(1));
 const kLabel = (n: number): string => (n % 1024 === 0 ? `${n / 1024}k` : String(n));
-
-function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let m = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    if (x === y) continue; // includes -inf = -inf (fully masked rows)
-    m = Math.max(m, Math.abs(x - y));
-  }
-  return m;
-}
 
 function log(msg: string): void {
   process.stderr.write(`[bench:kernels] ${msg}\n`);
@@ -247,7 +234,7 @@ async function main(): Promise<void> {
         const refBytes = n * n * 8;
         const refSec = expectSec('reference', flops)!;
         if (refBytes > 1 << 30) {
-          referenceSkip = `S would be ${fmtSi(refBytes, 'B')} fp64 per head and one run ~${refSec.toFixed(0)} s`;
+          referenceSkip = `S would be ${formatBytes(refBytes)} fp64 per head and one run ~${refSec.toFixed(0)} s`;
         } else if (refSec > MAX_REFERENCE_SECONDS) {
           referenceSkip = `~${refSec.toFixed(0)} s per run (naive fp64, one thread, ${fmtRate(rateFor('reference')! / 1e9)} GFLOP/s)`;
         } else {
@@ -352,7 +339,7 @@ async function main(): Promise<void> {
       const pagesPerSeq = ctx / PAGE;
       const numPages = batch * pagesPerSeq;
       const slot = PAGE * DHKV * DD;
-      log(`${label}: filling ${fmtSi(2 * numPages * slot * 2, 'B')} of bf16 pages ...`);
+      log(`${label}: filling ${formatBytes(2 * numPages * slot * 2)} of bf16 pages ...`);
       const kPages = tiledBf16(numPages * slot, 11 + batch);
       const vPages = tiledBf16(numPages * slot, 13 + batch);
       const blockTable = shuffledPages(numPages, 17 + ctx);
@@ -401,7 +388,7 @@ async function main(): Promise<void> {
       if (refSec > MAX_REFERENCE_SECONDS) {
         row.referenceSkip = `~${refSec.toFixed(0)} s per run (naive fp64, one thread)`;
       } else if (gatherBytes > 1 << 30) {
-        row.referenceSkip = `would gather ${fmtSi(gatherBytes, 'B')} of fp64 K/V per sequence`;
+        row.referenceSkip = `would gather ${formatBytes(gatherBytes)} of fp64 K/V per sequence`;
       } else {
         log(`${label}: naive reference (~${refSec.toFixed(1)} s) ...`);
         const samples: number[] = [];
@@ -459,8 +446,8 @@ function flopFraction(k: KernelCase, peaks: NonNullable<Environment['peaks']>): 
 function printReport(env: Environment, rows: Row[], notes: string[], targets: string[]): void {
   const p = env.peaks ?? {};
   const n = p.notes ?? {};
-  const peakLine = (name: string, v: number | undefined, unit: string, note: string | undefined) =>
-    `  ${name.padEnd(22)} ${v ? fmtSi(v, unit).padStart(13) : 'unavailable'.padStart(13)}  ${v ? note ?? '' : (note ?? '').replace(/^unavailable: /, '')}`;
+  const peakLine = (name: string, v: number | undefined, unit: 'FLOP/s' | 'B/s', note: string | undefined) =>
+    `  ${name.padEnd(22)} ${v ? formatRate(v, unit).padStart(13) : 'unavailable'.padStart(13)}  ${v ? note ?? '' : (note ?? '').replace(/^unavailable: /, '')}`;
   console.log(`\nAttnScope kernel benchmark — ${env.cpuModel}, ${env.cpuCores} CPUs, ${env.threads} threads, kernels' SIMD path: ${env.simd}`);
   if (env.loadAverage) console.log(`load average at the start: ${env.loadAverage.map((x) => x.toFixed(2)).join(', ')} (1, 5, 15 min) on ${env.cpuCores} CPUs`);
   if (env.simdDispatchReason) console.log(`paths: ${env.simdDispatchReason}`);
@@ -488,14 +475,14 @@ function printReport(env: Environment, rows: Row[], notes: string[], targets: st
       r.label,
       r.dtype,
       k?.simdPath ? `${k.simdPath} ${k.productUnit ?? ''}`.trim() : '-',
-      k ? fmtTime(k.medianNs) : r.kernelSkip ? `skip${mark(`${r.label} ${r.dtype}: ${r.kernelSkip}`)}` : '-',
+      k ? formatDuration(k.medianNs) : r.kernelSkip ? `skip${mark(`${r.label} ${r.dtype}: ${r.kernelSkip}`)}` : '-',
       k ? fmtRate(k.gflops) : '-',
       k ? fmtPct(flopFraction(k, p)) : '-',
       k ? fmtRate(k.gbps) : '-',
       k && bw ? fmtPct((k.gbps * 1e9) / bw) : '-',
-      r.reference ? fmtTime(r.reference.medianNs) : r.referenceSkip ? `skip${mark(`${r.label} reference: ${r.referenceSkip}`)}` : '-',
+      r.reference ? formatDuration(r.reference.medianNs) : r.referenceSkip ? `skip${mark(`${r.label} reference: ${r.referenceSkip}`)}` : '-',
       r.reference ? fmtRate(r.reference.gflops) : '-',
-      r.peer ? fmtTime(r.peer.medianNs) : r.peerSkip && r.dtype === 'fp32' ? `n/a${mark(`${r.label} onnxruntime: ${r.peerSkip}`)}` : '-',
+      r.peer ? formatDuration(r.peer.medianNs) : r.peerSkip && r.dtype === 'fp32' ? `n/a${mark(`${r.label} onnxruntime: ${r.peerSkip}`)}` : '-',
       r.peer ? fmtRate(r.peer.gflops) : '-',
       r.peer && k ? `${(r.peer.medianNs / k.medianNs).toFixed(2)}` : '-',
       k ? fmtErr(k.maxAbsErr) : '-',

@@ -2,7 +2,7 @@
  * npm run bench:lsp — how long the language server takes, after an edit, to publish the
  * diagnostics of the new version and answer the inlay-hint request that follows (what a user
  * waits for while typing; the server's debounce is set to 0 so only the work is timed).
- * Documents: every config in test/lsp/fixtures/configs, and a generated 2,000-line profile (YAML
+ * Documents: every config in test/fixtures/configs, and a generated 2,000-line profile (YAML
  * and JSON), also with an invalid value and with a syntax error elsewhere (hints computed from the
  * valid keys, or kept from the previous version). Each edit rewrites one number (a value the
  * estimate depends on). Prints the median,
@@ -15,7 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { LspClient, positionAt } from '../test/lsp/harness';
 
 const root = join(__dirname, '..');
-const configsDir = join(root, 'test', 'lsp', 'fixtures', 'configs');
+const configsDir = join(root, 'test', 'fixtures', 'configs');
 const editsArg = process.argv.indexOf('--edits');
 const EDITS = editsArg > 0 ? Number(process.argv[editsArg + 1]) : 40;
 const WARMUP = 5;

@@ -1,14 +1,17 @@
 /**
- * Speed of the pool simulation (issue 5: 100,000 requests in under 1 s).
- * Usage: npm run bench:simulate [-- PROFILE] [--requests N] [--repeat R]
+ * Speed of the pool simulation (issue 5: 100,000 requests in under 1 s; issue 12: a capacity
+ * search over a 10,000-request trace in under 5 s).
+ * Usage: npm run bench:simulate [-- PROFILE] [--requests N] [--repeat R] [--search-requests M]
  * Default: examples/llama-3.1-8b.attn.yaml with its workload stretched to 100,000 requests.
  * Prints wall and CPU time of each full simulatePool call (workload generation, the paged run,
  * both contiguous baselines) and requests per second; the figures to quote are the medians.
+ * Then times one capacity search (searchCapacity, SLO TTFT <= 1 s, TPOT <= 60 ms) over a
+ * 10,000-request trace: the profile's workload drawn at its seed, packed as a trace.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { readProfile } from '../core/config/index';
-import { simulatePool } from '../runner/simulate/index';
+import { generateRequests, searchCapacity, simulatePool } from '../runner/simulate/index';
 
 const args = process.argv.slice(2);
 const flag = (name: string, fallback: number): number => {
@@ -18,6 +21,7 @@ const flag = (name: string, fallback: number): number => {
 const file = resolve(args.find((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--')) ?? 'examples/llama-3.1-8b.attn.yaml');
 const requests = flag('--requests', 100_000);
 const repeat = flag('--repeat', 3);
+const searchRequests = flag('--search-requests', 10_000);
 
 const read = readProfile(readFileSync(file, 'utf8'), file, {
   readFile: (p) => {
@@ -57,6 +61,14 @@ async function main(): Promise<void> {
   console.log(`wall time: median ${median(times).toFixed(3)} s, min ${Math.min(...times).toFixed(3)} s over ${repeat} runs (workload, paged run, 2 baselines)`);
   console.log(`CPU time: median ${median(cpus).toFixed(3)} s, min ${Math.min(...cpus).toFixed(3)} s`);
   console.log(`throughput: ${Math.round(requests / median(times)).toLocaleString('en-US')} requests/s wall, ${Math.round(requests / median(cpus)).toLocaleString('en-US')} requests/s per CPU second`);
+
+  const trace = generateRequests({ ...profile.workload!, requests: searchRequests });
+  const t0 = process.hrtime.bigint();
+  const c0 = process.cpuUsage();
+  const { curve } = await searchCapacity(profile, { slo: { ttftMs: 1000, tpotMs: 60 }, requests: trace });
+  const cpu = process.cpuUsage(c0);
+  const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+  console.log(`capacity search over ${searchRequests.toLocaleString('en-US')} trace requests: ${curve.points.length} simulations, wall ${wall.toFixed(3)} s, CPU ${((cpu.user + cpu.system) / 1e6).toFixed(3)} s; highest rate meeting TTFT <= 1 s, TPOT <= 60 ms: ${curve.maxRate?.toPrecision(4) ?? 'none'} requests/s (modelled)`);
 }
 
 main().catch((e) => {

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs the test suites with node's own test runner (TypeScript through tsx).
 // Usage: node scripts/test.mjs [suite ...]   suites are folders of test/ (default: all but e2e,
-// which .ci/run calls on its own because it needs code-server installed first).
+// which needs code-server, and slurm, which needs Debian's slurm-wlm and munge and root: .ci/run
+// installs those and calls both on their own right after this).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync, existsSync } from 'node:fs';
 import { join, dirname } from 'node:path';
@@ -11,7 +12,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const requested = process.argv.slice(2);
 const suites = requested.length > 0
   ? requested
-  : readdirSync(join(root, 'test')).filter((d) => d !== 'e2e' && d !== 'gpu' && statSync(join(root, 'test', d)).isDirectory());
+  : readdirSync(join(root, 'test')).filter((d) => d !== 'e2e' && d !== 'gpu' && d !== 'slurm' && statSync(join(root, 'test', d)).isDirectory());
 
 function collect(dir) {
   const out = [];

@@ -165,14 +165,12 @@ const FIXES: Record<string, FixMaker> = {
     for (const h of nearest(divisors(hidden), heads, 1)) fixes.push({ title: `Set ${f.property.key} to ${h} (divides hidden_size ${hidden})`, edits: [replace(t, p.range, String(h))] });
     return fixes;
   },
+  // Only the key transformers ignores goes: removing multi_query would not make the model MHA
+  // in transformers (Falcon's default is true), so that is never offered.
   'multi-query-conflict': (t, p) => {
-    const fixes: Fix[] = [];
-    const mq = propertyOfValue(t, p.range);
-    if (mq !== null) fixes.push({ title: `Remove "${mq.property.key}"`, edits: [removeProperty(t, mq)] });
     const kvKey = p.data?.['key'];
     const kv = typeof kvKey === 'string' ? propertyAtPath(t, kvKey) : null;
-    if (kv !== null) fixes.push({ title: `Remove "${kv.property.key}"`, edits: [removeProperty(t, kv)] });
-    return fixes;
+    return kv !== null ? [{ title: `Remove "${kv.property.key}" (ignored: transformers uses 1 KV head)`, edits: [removeProperty(t, kv)] }] : [];
   },
   'unknown-key': (t, p) => {
     const f = propertyWithKeyAt(t.tree, p.range.offset);

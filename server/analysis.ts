@@ -17,6 +17,8 @@ import {
   parseProfileOrConfig,
   propertyAt,
   readProfileOrConfigTree,
+  sweepProblems,
+  type SweepJob,
   type SourceRange,
   type ModelSpec,
   type ParsedTree,
@@ -65,6 +67,8 @@ export interface Analysis {
   partial: PartialProfile | null;
   /** Every problem core found (those of a referenced config carry `file`). */
   problems: Problem[];
+  /** A profile's `sweep:` block: how many points it expands to and what each runs; null without one. */
+  sweep: { points: number; job: SweepJob } | null;
   /** Absolute paths read while analysing (the profile's config.json). */
   reads: string[];
   /** Text of each file read, by absolute path (positions of their problems). */
@@ -113,6 +117,7 @@ export function analyze(document: TextDocument, host: FileHost, previous?: Analy
     estimate: null,
     partial: null,
     problems: [],
+    sweep: null,
     reads: [],
     readTexts,
   };
@@ -145,6 +150,14 @@ export function analyze(document: TextDocument, host: FileHost, previous?: Analy
       a.problems.push(...checkProfile(a.profile, a.estimate));
     } else {
       a.partial = readWithoutInvalidKeys(a, recording);
+    }
+    if (a.kind === 'profile') {
+      // Every point re-reads the model config: read it once.
+      const once = new Map<string, string | null>();
+      const cached: FileHost = { readFile: (p) => (once.has(p) ? once.get(p)! : (once.set(p, recording.readFile(p)), once.get(p)!)) };
+      const sweep = sweepProblems(a.tree, a.file, cached);
+      a.problems.push(...sweep.problems);
+      a.sweep = sweep.block ? { points: sweep.points, job: sweep.block.job } : null;
     }
   } catch (err) {
     a.problems.push({

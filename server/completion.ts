@@ -7,7 +7,7 @@
  */
 import * as jsonc from 'jsonc-parser';
 import { CompletionItemKind, MarkupKind, type CompletionItem, type Position, type Range } from 'vscode-languageserver';
-import { nodeAtPath } from '../core/config';
+import { nodeAtPath, sweepAxisKeys } from '../core/config';
 import type { Analysis } from './analysis';
 import { describeSchema, enumValuesAt, keysAt, schemaAt, schemaPathOf } from './schema';
 
@@ -125,7 +125,11 @@ export function completion(a: Analysis, position: Position, trigger?: string): C
   if (ctx.mode === 'key') {
     const present = presentKeys(a, ctx.path);
     const typed = replaced.replace(/"/g, '');
-    return keysAt(schemaPathOf(kind, ctx.path))
+    // Under sweep.axes the keys are dotted profile paths, which the schema cannot list.
+    const keys = kind === 'profile' && ctx.path.length === 2 && ctx.path[0] === 'sweep' && ctx.path[1] === 'axes'
+      ? sweepAxisKeys().map((k) => ({ key: k.key, schema: { description: `Sweep axis: the values of \`${k.key}\` to try, as a list.${k.description ? `\n\n${k.description}` : ''}` } }))
+      : keysAt(schemaPathOf(kind, ctx.path));
+    return keys
       .filter((k) => !present.has(k.key) || k.key === typed)
       .map((k, i) => {
         const key = a.syntax === 'json' ? JSON.stringify(k.key) : k.key;

@@ -28,9 +28,9 @@
  *   is mid-edit (in another editor) keeps its hints that way too: its own text is untouched.
  */
 import type { InlayHint, Range } from 'vscode-languageserver';
-import { propertyWithValueAt, type ModelSpec, type PropertyNode, type SourceRange, type ValueNode } from '../core/config';
+import { getProperty, propertyWithValueAt, type ModelSpec, type PropertyNode, type SourceRange, type ValueNode } from '../core/config';
 import { attentionWorkspace, kvBytesForSequence } from '../core/estimate';
-import { formatBytes, formatCount, formatParams } from '../core/format';
+import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import { changedRegion, modelKeyRange, profileKeyRange, type Analysis } from './analysis';
 import { presentHints, type HintMode } from './hintView';
 import * as terms from './terms';
@@ -142,7 +142,7 @@ const WEIGHTS_KEYS = ['dtype', 'device.tensor_parallel_size'];
 /** Keys the KV-per-token figure depends on, besides the model. */
 const KV_KEYS = ['dtype', 'kv_cache.dtype', 'device.tensor_parallel_size'];
 /** Keys the KV budget (device memory minus weights and the activation peak) depends on, besides the model. */
-const BUDGET_KEYS = ['dtype', 'device', 'kv_cache.num_pages', 'kv_cache.memory_gib', 'workload.max_num_batched_tokens', 'workload.max_num_seqs'];
+const BUDGET_KEYS = ['dtype', 'device', 'engine', 'kv_cache.num_pages', 'kv_cache.memory_gib', 'workload.max_num_batched_tokens', 'workload.max_num_seqs'];
 /** Keys the page pool (pages, tokens, sequences that fit) depends on, besides the model. */
 const POOL_KEYS = [...KV_KEYS, ...BUDGET_KEYS, 'kv_cache'];
 
@@ -181,6 +181,11 @@ export function documentHints(a: Analysis, carried: readonly AnchoredHint[] = []
     : a.partial !== null
       ? computedHints({ ...a, profile: a.partial.profile, model: a.partial.profile.model, estimate: a.partial.estimate }, a.partial.invalid)
       : [];
+  const sweep = sweepHint(a);
+  if (sweep !== null) {
+    hints.push(sweep);
+    hints.sort((x, y) => x.offset - y.offset);
+  }
   if (carried.length > 0) {
     const invalid = a.partial?.invalid ?? [];
     const computed = new Set(hints.map((h) => h.path));
@@ -188,6 +193,18 @@ export function documentHints(a: Analysis, carried: readonly AnchoredHint[] = []
     hints.sort((x, y) => x.offset - y.offset);
   }
   return hints;
+}
+
+/** After `sweep.axes`: how many points the grid expands to and what each runs (core/config/sweep.ts). */
+function sweepHint(a: Analysis): AnchoredHint | null {
+  const axes = getProperty(getProperty(a.tree, 'sweep')?.value, 'axes');
+  if (a.sweep === null || axes === undefined || a.sweep.points === 0) return null;
+  const sizes = (axes.value.properties ?? []).map((p) => p.value.items?.length ?? 0);
+  const product = sizes.length > 1 ? ` (${sizes.join(' × ')})` : '';
+  const what = { simulate: 'pool simulation', bench: 'kernel benchmark', both: 'benchmark + pool simulation' }[a.sweep.job];
+  return anchoredHint(a, axes.value.range, [`${formatCount(a.sweep.points)} points${product}`, a.sweep.job],
+    `**${formatCount(a.sweep.points)} sweep points**, the product of the axes' lengths${product}; each runs the ${what}.\n\n` +
+      '`attnscope sweep <profile> --jobs N` runs them here (resuming where a previous run stopped); `attnscope submit --slurm` as a Slurm job array; `attnscope merge` combines the results.', false);
 }
 
 const STALE_NOTE = '\n\n_From an earlier version of this file: this one has an error, so the figure is not recomputed._';
@@ -253,15 +270,15 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
     if (maxPosRange !== undefined && model.maxPositionEmbeddings !== null && valid(KV_KEYS)) {
       hints.push(anchoredHint(a, maxPosRange, [seqKvLabel(a, model.maxPositionEmbeddings)], terms.kvForSeqMarkdown(a, model.maxPositionEmbeddings), false));
     }
-    const memory = profileKeyRange(a, 'device.memory_gib');
-    if (memory !== undefined && e.pool.budgetSource === 'device' && profile.device.memoryGib !== null && valid(BUDGET_KEYS)) {
-      const usable = profile.device.memoryGib * 1024 ** 3 * profile.device.gpuMemoryUtilization;
-      const parts = [`${formatBytes(e.pool.budgetBytes)} KV budget`, `= ${formatBytes(usable)} usable − weights ${formatBytes(e.weightsBytesPerGpu)} − activations ${formatBytes(e.pool.activationPeakBytes)}`];
+    const memory = profileKeyRange(a, 'device.memory_gib') ?? profileKeyRange(a, 'device.gpu');
+    if (memory !== undefined && e.pool.budgetSource === 'device' && valid(BUDGET_KEYS)) {
+      const reserve = e.pool.engineReserveBytes > 0 ? ` − engine ${formatBytes(e.pool.engineReserveBytes)}` : '';
+      const parts = [`${formatBytes(e.pool.budgetBytes)} KV budget`, `= ${formatBytes(e.pool.usableBytes)} usable − weights ${formatBytes(e.weightsBytesPerGpu)} − activations ${formatBytes(e.pool.activationPeakBytes)}${reserve}`];
       hints.push(anchoredHint(a, memory, parts, terms.poolMarkdown(a), true));
     }
     const page = profileKeyRange(a, 'kv_cache.page_size');
     if (page !== undefined && valid(POOL_KEYS)) {
-      const pool = e.pool.budgetSource === 'none' ? ['pool not sized', 'set device.memory_gib or kv_cache.memory_gib'] : [`${formatCount(e.pool.pages)} pages`, `${formatCount(e.pool.tokens)} tokens`];
+      const pool = e.pool.budgetSource === 'none' ? ['pool not sized', 'set device.gpu, device.memory_gib or kv_cache.memory_gib'] : [`${formatCount(e.pool.pages)} pages`, `${formatCount(e.pool.tokens)} tokens`];
       hints.push(anchoredHint(a, page, [`${formatBytes(e.pageBytes)}/page`, ...pool], terms.poolMarkdown(a), true));
     }
     const contexts = profileKeyRange(a, 'decode.context_lens');
@@ -272,7 +289,7 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
     const maxModelLen = profileKeyRange(a, 'workload.max_model_len');
     if (maxModelLen !== undefined && profile.workload !== null && e.pool.budgetSource !== 'none' && valid(POOL_KEYS)) {
       const n = profile.workload.maxModelLen;
-      hints.push(anchoredHint(a, maxModelLen, [seqKvLabel(a, n), `${formatCount(e.pool.maxConcurrency)} fit at once`], terms.concurrencyMarkdown(a), false));
+      hints.push(anchoredHint(a, maxModelLen, [seqKvLabel(a, n), `${formatConcurrency(e.pool.maxConcurrency)} (${formatCount(e.pool.sequencesAtOnce)} at once)`], terms.concurrencyMarkdown(a), false));
     }
   }
 

@@ -2,13 +2,16 @@
  * Hover over any key or value of a config or profile: the key's documentation from the schema,
  * then the estimate as a markdown table — each
  * term, its formula with this file's numbers, its value — with the terms the hovered key drives
- * in bold, then the estimate's notes (assumed dtype, sliding window, encoder, unsized pool).
+ * in bold, then the estimate's notes (assumed dtype, sliding window, encoder, unsized pool); on
+ * `workload` and `slo`, the latency of the last saved simulation of the file (lastSimulation.ts).
  */
 import { MarkupKind, type Hover, type Position } from 'vscode-languageserver';
 import { propertyAt } from '../core/config';
 import type { Analysis } from './analysis';
 import { toRange } from './diagnostics';
 import { schemaAt, schemaPathOf } from './schema';
+import { latencyMarkdown, lastSimulation } from './lastSimulation';
+import { uriToPath } from './paths';
 import { table, termRows, type TermId } from './terms';
 
 export function hover(a: Analysis, position: Position): Hover | null {
@@ -41,5 +44,10 @@ export function hover(a: Analysis, position: Position): Hover | null {
   ];
   if (e.notes.length > 0) lines.push('', ...e.notes.map((n) => `- ${n}`));
   lines.push('', 'Bytes in IEC units (1 KiB = 1024 B).');
+  // On workload and slo (and their keys): the latency of the last saved simulation of this file.
+  const section = found.path[0];
+  const path = section === 'workload' || section === 'slo' ? uriToPath(a.document.uri) : null;
+  const last = path === null ? null : lastSimulation(path);
+  if (last !== null) lines.push('', latencyMarkdown(last));
   return { contents: { kind: MarkupKind.Markdown, value: lines.join('\n') }, range };
 }

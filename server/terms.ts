@@ -5,7 +5,7 @@
  */
 import type { ModelSpec } from '../core/config';
 import { dtypeBytes, kvBytesForSequence, kvHeadsPerGpu, type AttentionWorkspace } from '../core/estimate';
-import { formatBytes, formatCount, formatParams } from '../core/format';
+import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import type { Analysis } from './analysis';
 
 export type TermId = 'params' | 'active' | 'weights' | 'kvLayer' | 'kvToken' | 'page' | 'budget' | 'pool' | 'concurrency' | 'naive' | 'flash';
@@ -91,38 +91,41 @@ export function termRows(a: Analysis): TermRow[] {
     value: bytesAndCount(e.pageBytes),
     keys: ['page_size', ...kvKeys],
   });
-  const gib = (x: number): string => `${x} GiB`;
   let budget: string;
   switch (e.pool.budgetSource) {
     case 'explicit':
       budget = typeof p.kvCache.numPages === 'number' ? `kv_cache.num_pages · page = ${formatCount(p.kvCache.numPages)} · ${formatBytes(e.pageBytes)}` : `kv_cache.memory_gib = ${String(p.kvCache.memoryGib)} GiB`;
       break;
-    case 'device':
-      budget = `memory_gib · gpu_memory_utilization − weights/GPU − activation peak = ${gib(p.device.memoryGib ?? 0)} · ${p.device.gpuMemoryUtilization} − ${formatBytes(e.weightsBytesPerGpu)} − ${formatBytes(e.pool.activationPeakBytes)} (one forward pass of max_num_batched_tokens + sampler logits, as vLLM profiles it)`;
+    case 'device': {
+      const terms = e.pool.reserve.filter((t) => t.subtracted).map((t) => `${t.label} ${formatBytes(t.bytes)} (${t.origin === 'profile' ? 'from the profile' : t.source})`);
+      const skipped = e.pool.reserve.filter((t) => !t.subtracted).map((t) => `${t.label}: ${t.source}`);
+      budget = `usable ${formatBytes(e.pool.usableBytes)} = ${e.pool.deviceSource} · gpu_memory_utilization ${p.device.gpuMemoryUtilization}; − ${terms.join('; − ')}${skipped.length ? `. Not subtracted: ${skipped.join('; ')}` : ''}`;
       break;
+    }
     default:
-      budget = 'not sized: set device.memory_gib or kv_cache.memory_gib';
+      budget = 'not sized: set device.gpu, device.memory_gib or kv_cache.memory_gib';
   }
   rows.push({
     id: 'budget',
     term: 'KV budget',
     formula: budget,
     value: e.pool.budgetSource === 'none' ? '—' : formatBytes(e.pool.budgetBytes),
-    keys: ['memory_gib', 'gpu_memory_utilization', 'num_pages', 'max_num_batched_tokens', 'max_num_seqs', 'tensor_parallel_size', 'dtype'],
+    keys: ['memory_gib', 'gpu', 'gpu_memory_utilization', 'num_pages', 'max_num_batched_tokens', 'max_num_seqs', 'tensor_parallel_size', 'dtype', 'vllm_version', 'non_torch_gib', 'nccl_gib', 'cuda_graph_gib', 'activation_gib'],
   });
+  const sized = e.pool.budgetSource !== 'none';
   rows.push({
     id: 'pool',
     term: 'Page pool',
     formula: `floor(budget / page) pages, · page_size tokens`,
-    value: `${formatCount(e.pool.pages)} pages · ${formatCount(e.pool.tokens)} tokens`,
-    keys: ['page_size', 'memory_gib', 'gpu_memory_utilization', 'num_pages', ...kvKeys],
+    value: sized ? `${formatCount(e.pool.pages)} pages · ${formatCount(e.pool.tokens)} tokens` : 'not sized (no budget)',
+    keys: ['page_size', 'memory_gib', 'gpu', 'gpu_memory_utilization', 'num_pages', ...kvKeys],
   });
   rows.push({
     id: 'concurrency',
     term: 'Max concurrency',
-    formula: `floor(pages / ceil(N / page_size)) at N = ${formatCount(e.pool.concurrencySeqLen)}`,
-    value: `${formatCount(e.pool.maxConcurrency)} sequences`,
-    keys: ['max_model_len', key(m, 'maxPositionEmbeddings', 'max_position_embeddings'), 'page_size', 'memory_gib'],
+    formula: `pages / ceil(N / page_size) at N = ${formatCount(e.pool.concurrencySeqLen)} (vLLM's "Maximum concurrency for N tokens per request"); floor of it = whole sequences at once`,
+    value: sized ? `${formatConcurrency(e.pool.maxConcurrency)} · ${formatCount(e.pool.sequencesAtOnce)} sequences at once` : 'not sized (no budget)',
+    keys: ['max_model_len', key(m, 'maxPositionEmbeddings', 'max_position_embeddings'), 'page_size', 'memory_gib', 'gpu'],
   });
   const w = e.attention;
   rows.push(...workspaceRows(a, w));

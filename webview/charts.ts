@@ -7,12 +7,12 @@
 import type { ChartConfiguration, ChartDataset } from 'chart.js';
 import type { KernelCase, PoolSample } from '../core/protocol/run';
 import { caseLabel } from './compare';
-import { formatBytes, formatCount, formatDuration, formatRate } from '../core/format';
-import { formatPercent } from './format';
+import { formatBytes, formatCount, formatDuration, formatPercent, formatRate } from '../core/format';
 import type { ViewRun } from './model';
 import { withAlpha, type Palette } from './theme';
 
-export type ChartId = 'timings' | 'throughput' | 'roofline' | 'memory' | 'poolTimeline' | 'poolBaselines';
+/** Every chart of the run view; latency.ts draws latencyCdf, queue and capacity. */
+export type ChartId = 'timings' | 'throughput' | 'roofline' | 'memory' | 'poolTimeline' | 'poolBaselines' | 'latencyCdf' | 'queue' | 'capacity';
 
 export interface ChartTable {
   columns: string[];
@@ -231,8 +231,11 @@ export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
     parts.push(['weights', e.weightsBytes, p.series[0]!]);
     parts.push(['KV pool', e.pool.budgetBytes, p.series[2]!]);
     parts.push(['activations (peak)', e.pool.activationPeakBytes, p.series[1]!]);
+    // Runs recorded before engine reserves were modelled have no such field.
+    const reserve = e.pool.engineReserveBytes ?? 0;
+    if (reserve > 0) parts.push(['engine reserves', reserve, p.series[3] ?? p.muted]);
     if (deviceGib !== null) {
-      const free = deviceGib * GIB - e.weightsBytes - e.pool.budgetBytes - e.pool.activationPeakBytes;
+      const free = deviceGib * GIB - e.weightsBytes - e.pool.budgetBytes - e.pool.activationPeakBytes - reserve;
       parts.push(['free', Math.max(0, free), withAlpha(p.muted, 0.35)]);
     }
   }
@@ -402,9 +405,9 @@ export function poolBaselinesChart(run: ViewRun, p: Palette): ChartSpec {
 }
 
 /** Every chart of the run view, in page order. */
-export const CHART_IDS: readonly ChartId[] = ['timings', 'throughput', 'roofline', 'memory', 'poolTimeline', 'poolBaselines'];
+export const CHART_IDS = ['timings', 'throughput', 'roofline', 'memory', 'poolTimeline', 'poolBaselines'] as const;
 
-const BUILDERS: Record<ChartId, (run: ViewRun, p: Palette) => ChartSpec> = {
+const BUILDERS: Record<'timings' | 'throughput' | 'roofline' | 'memory' | 'poolTimeline' | 'poolBaselines', (run: ViewRun, p: Palette) => ChartSpec> = {
   timings: timingsChart,
   throughput: throughputChart,
   roofline: rooflineChart,
@@ -414,7 +417,7 @@ const BUILDERS: Record<ChartId, (run: ViewRun, p: Palette) => ChartSpec> = {
 };
 
 /** Chart `id` of `run`. */
-export function runChart(id: ChartId, run: ViewRun, p: Palette): ChartSpec {
+export function runChart(id: (typeof CHART_IDS)[number], run: ViewRun, p: Palette): ChartSpec {
   return BUILDERS[id](run, p);
 }
 
@@ -435,5 +438,7 @@ export function chartInputs(id: ChartId, run: ViewRun): readonly unknown[] {
       return [run.poolSamples, run.pool, run.profile, run.status];
     case 'poolBaselines':
       return [run.pool, run.status];
+    default:
+      return [run];
   }
 }

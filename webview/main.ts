@@ -25,9 +25,10 @@ import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import { Chart, registerables } from 'chart.js';
 import type { ToWebview } from '../core/protocol/webview';
 import { CHART_IDS, chartInputs, runChart, type ChartId, type ChartSpec, type ChartTable } from './charts';
+import { capacityChart, latencyCdfChart, queueChart } from './latency';
 import { compareRuns } from './compare';
-import { formatDuration } from '../core/format';
-import { formatPercent } from './format';
+import { metricsOf as sweepMetricsOf, sweepAxisCharts, sweepTable } from './sweep';
+import { formatDuration, formatPercent } from '../core/format';
 import { emptyModel, reduce, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
@@ -93,7 +94,7 @@ interface Card {
   tabled: ChartSpec | null;
 }
 const cards = new Map<ChartId, Card>();
-for (const id of CHART_IDS) {
+for (const id of [...CHART_IDS, 'latencyCdf', 'queue', 'capacity'] as ChartId[]) {
   const canvas = el('canvas', { id: `chart-${id}`, role: 'img' });
   const empty = el('p', { class: 'empty' });
   const summary = el('p', { class: 'chart-summary', id: `summary-${id}` });
@@ -115,17 +116,32 @@ const compareButton = button('Compare', () => {
 }, { id: 'btn-compare' });
 const compareResult = el('div', { id: 'compare-result' });
 
-const tabs = el('vscode-tabs', { 'selected-index': tab === 'history' ? '1' : '0' },
+// The Sweep tab: a merged sweep report ("AttnScope: Open sweep results").
+const sweepMetric = el('vscode-single-select', { id: 'sweep-metric', 'aria-label': 'Figure to chart' }) as HTMLElement & { value: string };
+sweepMetric.addEventListener('change', () => {
+  sweepMetric.dataset.chosen = sweepMetric.value;
+  renderSweep();
+});
+const sweepSummary = el('p', { id: 'sweep-summary' });
+const sweepBest = el('p', { id: 'sweep-best' });
+const sweepCharts = el('div', { id: 'sweep-charts', class: 'chart-grid' });
+const sweepTableBox = el('div', { id: 'sweep-table' });
+const sweepCharted: Chart[] = [];
+const TABS: Array<PersistedState['tab']> = ['run', 'history', 'sweep'];
+
+const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.indexOf(tab))) },
   el('vscode-tab-header', { slot: 'header' }, 'Run'),
   el('vscode-tab-header', { slot: 'header' }, 'History'),
+  el('vscode-tab-header', { slot: 'header' }, 'Sweep'),
   el('vscode-tab-panel', {}, environment, chartGrid),
   el('vscode-tab-panel', {}, el('h2', {}, 'Saved runs'), historyList, el('h2', {}, 'Compare two runs'),
     el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
     el('p', { class: 'muted' }, 'Changes are flagged only when larger than the p10–p90 spread either run measured for that case.'),
     compareResult),
+  el('vscode-tab-panel', {}, sweepSummary, el('div', { class: 'compare-bar' }, el('label', {}, 'Figure ', sweepMetric)), sweepBest, sweepCharts, el('h2', {}, 'Every point'), sweepTableBox),
 );
 tabs.addEventListener('vsc-tabs-select', (e: Event) => {
-  tab = (e as CustomEvent<{ selectedIndex: number }>).detail.selectedIndex === 1 ? 'history' : 'run';
+  tab = TABS[(e as CustomEvent<{ selectedIndex: number }>).detail.selectedIndex] ?? 'run';
   persist();
 });
 
@@ -160,7 +176,7 @@ function stale(card: Card, run: ViewRun | null): boolean {
 function drawChart(card: Card, run: ViewRun | null): void {
   const id = card.id;
   card.drawn = { inputs: run ? chartInputs(id, run) : [], palette };
-  const spec = run ? runChart(id, run, palette) : null;
+  const spec = run ? (id === 'latencyCdf' ? latencyCdfChart(run, palette) : id === 'queue' ? queueChart(run, palette) : id === 'capacity' ? capacityChart(run, palette) : runChart(id, run, palette)) : null;
   card.spec = spec;
   card.empty.textContent = spec ? (spec.empty === null ? '' : `${spec.title}: ${spec.empty}`) : 'No run yet: run a benchmark (AttnScope: Run attention benchmark) or open one from History.';
   card.summary.textContent = spec?.summary ?? '';
@@ -278,6 +294,34 @@ function renderCompare(): void {
   );
 }
 
+function renderSweep(): void {
+  for (const c of sweepCharted.splice(0)) c.destroy();
+  const report = model.sweep;
+  if (!report) {
+    sweepSummary.textContent = 'No sweep open: run `attnscope sweep <profile>` (or `attnscope merge DIR...`), then AttnScope: Open sweep results.';
+    sweepBest.textContent = '';
+    sweepCharts.replaceChildren();
+    sweepTableBox.replaceChildren();
+    sweepMetric.replaceChildren();
+    return;
+  }
+  const envs = Object.keys(report.environments).length;
+  sweepSummary.textContent = `${report.name} · sweep ${report.sweepId} · job ${report.job} · ${report.rows.length} results for ${report.total - report.missing.length} of ${report.total} points${envs > 1 ? ` on ${envs} kinds of machine` : ''}${report.missing.length > 0 ? ` · missing: ${report.missing.map((m) => m.label).join('; ')}` : ''}`;
+  sweepBest.textContent = report.best ? `Best point: ${report.best.label} — ${report.best.rule}.` : 'No point qualifies as best (every point rejected requests or missed the SLO).';
+  const metrics = sweepMetricsOf(report);
+  const chosen = metrics.find((m) => m.key === sweepMetric.dataset.chosen) ?? metrics[0];
+  sweepMetric.replaceChildren(...metrics.map((m) => el('vscode-option', m === chosen ? { value: m.key, selected: '' } : { value: m.key }, `${m.label} (${m.source})`)));
+  sweepCharts.replaceChildren();
+  if (chosen) {
+    for (const spec of sweepAxisCharts(report, chosen, palette)) {
+      const canvas = el('canvas', { role: 'img', 'aria-label': `${chosen.label} vs ${spec.axis}: ${spec.lines} lines`, 'data-axis': spec.axis });
+      sweepCharts.append(el('section', { class: 'card' }, el('div', { class: 'chart-box' }, canvas)));
+      sweepCharted.push(new Chart(canvas, spec.config));
+    }
+  }
+  sweepTableBox.replaceChildren(table(sweepTable(report), 'table-sweep'));
+}
+
 /** Saves the state when the page is next idle (at most one save pending; each setState copies the whole model). */
 let persistQueued = false;
 function persist(): void {
@@ -297,6 +341,7 @@ let renderQueued = false;
 let chartsDrawnAt = -Infinity;
 let chartTimer: ReturnType<typeof setTimeout> | undefined;
 let historyDrawn: { runs: DashboardModel['runs']; compare: DashboardModel['compare'] } | null = null;
+let sweepDrawn: DashboardModel['sweep'] | undefined;
 
 function render(): void {
   renderQueued = false;
@@ -314,6 +359,10 @@ function render(): void {
   if (historyDrawn?.runs !== model.runs || historyDrawn.compare !== model.compare) {
     historyDrawn = { runs: model.runs, compare: model.compare };
     renderHistory();
+  }
+  if (sweepDrawn !== model.sweep) {
+    sweepDrawn = model.sweep;
+    renderSweep();
   }
   persist();
 }
@@ -352,6 +401,10 @@ onMessage((msg: ToWebview) => {
     tab = 'history';
     tabs.setAttribute('selected-index', '1');
   }
+  if (msg.type === 'showSweep') {
+    tab = 'sweep';
+    tabs.setAttribute('selected-index', '2');
+  }
   if (msg.type === 'showRun' || msg.type === 'runStarted') {
     tab = 'run';
     tabs.setAttribute('selected-index', '0');
@@ -364,6 +417,7 @@ onMessage((msg: ToWebview) => {
 watchTheme(() => {
   palette = readPalette();
   renderCharts(model.current);
+  renderSweep();
 });
 
 renderHeader(model.current);

@@ -4,6 +4,7 @@
  * messages and replaced by the full RunResult on `runFinished`.
  */
 import type { Environment, KernelCase, PoolResult, PoolSample, RunResult, RunStatus } from '../core/protocol/run';
+import type { SweepReport } from '../core/protocol/sweep';
 import type { Estimate, Profile, RunListEntry, ToWebview } from '../core/protocol/webview';
 
 export interface ViewRun {
@@ -33,9 +34,11 @@ export interface DashboardModel {
   runs: RunListEntry[];
   current: ViewRun | null;
   compare: CompareView | null;
+  /** The sweep report of the Sweep tab; null until one is opened. */
+  sweep: SweepReport | null;
 }
 
-export const emptyModel: DashboardModel = { runs: [], current: null, compare: null };
+export const emptyModel: DashboardModel = { runs: [], current: null, compare: null, sweep: null };
 
 /** The view of a finished (or saved) run. */
 export function viewOfRun(run: RunResult, id: string | null): ViewRun {
@@ -63,7 +66,7 @@ function streaming(model: DashboardModel): ViewRun | null {
 export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
   switch (msg.type) {
     case 'init':
-      return { runs: msg.runs, current: msg.current ? viewOfRun(msg.current, msg.currentId ?? null) : model.current, compare: model.compare };
+      return { runs: msg.runs, current: msg.current ? viewOfRun(msg.current, msg.currentId ?? null) : model.current, compare: model.compare, sweep: model.sweep ?? null };
     case 'runs':
       return { ...model, runs: msg.runs };
     case 'runStarted':
@@ -104,6 +107,8 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
       return { ...model, current: viewOfRun(msg.run, msg.id ?? null) };
     case 'compare':
       return { ...model, compare: { a: msg.a, b: msg.b } };
+    case 'showSweep':
+      return { ...model, sweep: msg.report };
     case 'showEstimate':
       return {
         ...model,

@@ -7,7 +7,7 @@ import type { DashboardModel } from './model';
 
 /** What survives a window reload (setState/getState; the panel serializer hands it back too). */
 export interface PersistedState {
-  tab: 'run' | 'history';
+  tab: 'run' | 'history' | 'sweep';
   model: DashboardModel;
 }
 

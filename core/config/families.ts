@@ -72,6 +72,20 @@ export const FAMILY_DEFAULTS: Record<string, Record<string, number>> = {
 };
 export type LayerKind = ModelSpec['layerTypes'][number];
 /** layer_types values real configs use -> how the layer holds KV. */
+/**
+ * Boolean keys whose config-class default is not false, by family: what transformers loads
+ * when a config.json leaves the key out. falcon: FalconConfig.__init__(multi_query=True,
+ * new_decoder_architecture=False), so a Falcon config without "multi_query" is MQA (1 KV head)
+ * and num_kv_heads only counts with new_decoder_architecture (falcon-40b/180b); the pre-port
+ * model types RefinedWebModel (falcon-7b) and RefinedWeb (falcon-40b, new architecture) read the
+ * same way.
+ */
+export const FAMILY_BOOL_DEFAULTS: Record<string, Record<string, boolean>> = {
+  falcon: { multi_query: true, new_decoder_architecture: false },
+  refinedwebmodel: { multi_query: true, new_decoder_architecture: false },
+  refinedweb: { multi_query: true, new_decoder_architecture: true },
+};
+
 export const LAYER_KINDS: Record<string, LayerKind> = {
   full_attention: 'full', attention: 'full', global_attention: 'full',
   sliding_attention: 'sliding', chunked_attention: 'sliding', local_attention: 'sliding',

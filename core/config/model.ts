@@ -6,7 +6,7 @@
  * quantization_config in quantization.ts.
  */
 import {
-  ALIASES, BIASED_TYPES, DTYPE_NAMES, ENCODER_TYPES, FAMILY_DEFAULTS, FOUR_H_MLP_TYPES, FOUR_NORM_TYPES,
+  ALIASES, BIASED_TYPES, DTYPE_NAMES, ENCODER_TYPES, FAMILY_BOOL_DEFAULTS, FAMILY_DEFAULTS, FOUR_H_MLP_TYPES, FOUR_NORM_TYPES,
   LAYER_KINDS, LAYERNORM_TYPES, LEARNED_POSITION_TYPES, LLAMA4_TYPES, PLAIN_MLP_TYPES, QK_NORM_TYPES,
   QKV_BIAS_TYPES, UNTIED_BY_DEFAULT, type LayerKind,
 } from './families';
@@ -80,23 +80,25 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   // Heads: num_key_value_heads, Falcon's multi_query / new_decoder_architecture.
   const kvFound = r.find(ALIASES.numKvHeads);
   const kvCount = r.num('numKvHeads', ALIASES.numKvHeads, { max: MAX_HEADS });
-  const multiQuery = r.bool(['multi_query']);
-  const newDecoderArch = r.bool(['new_decoder_architecture']);
+  const boolDefaults = FAMILY_BOOL_DEFAULTS[family] ?? {};
+  const multiQueryWritten = r.bool(['multi_query']);
+  const multiQuery = multiQueryWritten ?? boolDefaults['multi_query'];
+  const newDecoderArch = r.bool(['new_decoder_architecture']) ?? boolDefaults['new_decoder_architecture'];
   let numKvHeads = kvCount ?? numHeads;
-  if (multiQuery === true) {
-    if (kvCount !== undefined && kvCount !== 1 && newDecoderArch !== true) {
-      const mq = r.find(['multi_query']);
+  if (multiQuery === true && newDecoderArch !== true) {
+    if (kvCount !== undefined && kvCount !== 1) {
+      // Not a contradiction to fix: transformers ignores num_kv_heads here (stock falcon-7b
+      // configs carry both). Say so, at the ignored key; the only quick fix removes that key,
+      // which leaves what transformers loads unchanged.
+      const where = multiQueryWritten === true ? '"multi_query": true' : `"multi_query" (absent: ${family}'s default is true)`;
       r.problem(
-        'warning', 'multi-query-conflict',
-        `"multi_query": true contradicts "${kvFound?.prop.key ?? 'num_key_value_heads'}": ${kvCount}; transformers uses 1 KV head here (num_kv_heads only counts with "new_decoder_architecture": true). Remove one of the two.`,
-        mq?.prop.value.range ?? anchor, { key: kvFound?.path, kvHeads: kvCount },
+        'info', 'multi-query-conflict',
+        `"${kvFound?.prop.key ?? 'num_key_value_heads'}": ${kvCount} is ignored: with ${where} and no "new_decoder_architecture", transformers' Falcon uses 1 KV head (MQA)`,
+        kvFound?.prop.value.range ?? anchor, { key: kvFound?.path, kvHeads: kvCount },
       );
-      numKvHeads = 1;
-      r.sourceKeys.numKvHeads = 'multi_query';
-    } else if (kvCount === undefined) {
-      numKvHeads = 1;
-      r.sourceKeys.numKvHeads = 'multi_query';
     }
+    numKvHeads = 1;
+    r.sourceKeys.numKvHeads = multiQueryWritten === true ? 'multi_query' : r.sourceKeys.modelType;
   }
   if (numHeads !== undefined && numKvHeads !== undefined && numHeads % numKvHeads !== 0) {
     const at = r.find(ALIASES.numKvHeads) ?? r.find(['multi_query']);

@@ -198,6 +198,7 @@ function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: Profil
   if (problems.some((p) => p.severity === 'error') || !model) return { value: null, problems };
 
   const device = (plain.device ?? {}) as Plain;
+  const engine = (plain.engine ?? {}) as Plain;
   const kv = (plain.kv_cache ?? {}) as Plain;
   const prefill = (plain.prefill ?? {}) as Plain;
   const decode = (plain.decode ?? {}) as Plain;
@@ -256,6 +257,13 @@ function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: Profil
       contextLens: (decode.context_lens as number[] | undefined) ?? cases.decode.contextLens,
     },
     workload,
+    engine: {
+      vllmVersion: (engine.vllm_version as string | undefined) ?? D.engine.vllmVersion,
+      nonTorchGib: (engine.non_torch_gib as number | 'auto' | undefined) ?? D.engine.nonTorchGib,
+      ncclGib: (engine.nccl_gib as number | 'auto' | undefined) ?? D.engine.ncclGib,
+      cudaGraphGib: (engine.cuda_graph_gib as number | 'auto' | undefined) ?? D.engine.cudaGraphGib,
+      activationGib: (engine.activation_gib as number | 'auto' | undefined) ?? D.engine.activationGib,
+    },
     ...sloAndStepTime(plain),
     ranges,
   };

@@ -42,10 +42,10 @@ export function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
       range: at('kv_cache.memory_gib'),
     });
   }
-  if (profile.device.memoryGib === null && profile.kvCache.memoryGib === 'auto' && profile.kvCache.numPages === 'auto' && !m.isEncoder) {
+  if (profile.device.memoryGib === null && !profile.device.gpu && profile.kvCache.memoryGib === 'auto' && profile.kvCache.numPages === 'auto' && !m.isEncoder) {
     problems.push({
       severity: 'info', code: 'no-memory-budget',
-      message: 'device.memory_gib is not set, so the KV pool is not sized: set device.memory_gib (80 for an 80 GB GPU) or kv_cache.memory_gib',
+      message: 'neither device.memory_gib nor device.gpu is set, so the KV pool is not sized: set device.gpu ("A100 80GB", "H100 SXM", ...), device.memory_gib or kv_cache.memory_gib',
       range: profile.ranges['device'] ?? anchorOf(root, []),
     });
   }

@@ -2,7 +2,7 @@
  * What a profile gets for every key it leaves out, and the whole default profile of a bare
  * config.json. Used by core/config/profile.ts.
  */
-import type { DecodeSpec, DeviceSpec, Dtype, KvCacheSpec, ModelSpec, PrefillSpec, Profile, WorkloadSpec } from './types';
+import type { DecodeSpec, DeviceSpec, Dtype, EngineSpec, KvCacheSpec, ModelSpec, PrefillSpec, Profile, WorkloadSpec } from './types';
 
 /**
  * Defaults of every optional profile key (the schema's `default` annotations say the same; a
@@ -12,6 +12,7 @@ import type { DecodeSpec, DeviceSpec, Dtype, KvCacheSpec, ModelSpec, PrefillSpec
 export const PROFILE_DEFAULTS = {
   dtype: 'bf16' as Dtype,
   device: { backend: 'auto', memoryGib: null, gpuMemoryUtilization: 0.9, tensorParallelSize: 1 } satisfies DeviceSpec,
+  engine: { vllmVersion: null, nonTorchGib: 'auto', ncclGib: 'auto', cudaGraphGib: 'auto', activationGib: 'auto' } satisfies EngineSpec,
   kvCache: { pageSize: 16, dtype: 'auto', numPages: 'auto', memoryGib: 'auto' } satisfies KvCacheSpec,
   prefill: { batchSize: 1, seqLens: [512, 1024], causal: true } satisfies PrefillSpec,
   decode: { batchSizes: [1, 8], contextLens: [1024, 4096] } satisfies DecodeSpec,
@@ -76,6 +77,7 @@ export function profileFromModelConfig(spec: ModelSpec, configPath: string | nul
     kvCache: { ...PROFILE_DEFAULTS.kvCache },
     ...defaultCases(spec),
     workload: null,
+    engine: { ...PROFILE_DEFAULTS.engine },
     ranges: {},
   };
 }

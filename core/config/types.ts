@@ -162,11 +162,14 @@ export function isBackend(s: string): s is Backend {
 
 export interface DeviceSpec {
   backend: Backend;
-  /** Device memory in GiB; null = unknown (the estimate then needs kv_cache.memory_gib). */
+  /** Device memory in GiB; null = unknown (then device.gpu's memory, else kv_cache.memory_gib sizes the pool). */
   memoryGib: number | null;
   gpuMemoryUtilization: number;
   tensorParallelSize: number;
-  /** A row of core/estimate/gpus.ts GPUS for the step-time model; absent = DEFAULT_GPU. */
+  /**
+   * A row of core/estimate/gpus.ts GPUS, as written: its peaks drive the step-time model
+   * (absent = DEFAULT_GPU) and its CUDA memory sizes the KV pool when memory_gib is not set.
+   */
   gpu?: string;
 }
 
@@ -230,6 +233,24 @@ export interface WorkloadSpec {
   seed?: number;
 }
 
+/**
+ * What the serving engine keeps on each GPU besides weights and the KV cache (profile key
+ * `engine`). 'auto' takes the figure core/estimate/reserve.ts models for `vllmVersion`; a
+ * number of GiB overrides it.
+ */
+export interface EngineSpec {
+  /** The vLLM release whose memory profiling to follow ("0.2.5", "0.10.1"); null: the current one. */
+  vllmVersion: string | null;
+  /** Memory outside torch's allocator the engine's profiling counts (cuBLAS workspaces, allocator slack), GiB per GPU. */
+  nonTorchGib: number | 'auto';
+  /** NCCL / custom all-reduce buffers of a tensor-parallel rank, GiB per GPU (0 at tensor_parallel_size 1). */
+  ncclGib: number | 'auto';
+  /** CUDA graph memory subtracted from the KV budget, GiB per GPU ('auto': 0, vLLM captures graphs after sizing the pool). */
+  cudaGraphGib: number | 'auto';
+  /** The activation peak of the profiling forward pass, GiB per GPU ('auto': modelled from max_num_batched_tokens). */
+  activationGib: number | 'auto';
+}
+
 /** A resolved profile: defaults filled, model read. */
 export interface Profile {
   /** Absolute path of the profile (or config.json) this came from, when it came from a file. */
@@ -244,6 +265,8 @@ export interface Profile {
   prefill: PrefillSpec;
   decode: DecodeSpec;
   workload: WorkloadSpec | null;
+  /** Engine reserves; absent (a profile written before the key existed) = all 'auto'. */
+  engine?: EngineSpec;
   /** Absent: no SLO, so no goodput. */
   slo?: SloSpec;
   /** Absent: the step-time model's assumed efficiencies. */

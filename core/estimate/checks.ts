@@ -49,10 +49,11 @@ export function nearestPageSize(n: number): number {
 /** Device fit: weights, activation peak and an explicit KV budget against memory · utilization. */
 function fitProblems(profile: Profile, e: Estimate): Problem[] {
   const d = profile.device;
-  if (d.memoryGib === null) return [];
-  const usable = d.memoryGib * GIB * d.gpuMemoryUtilization;
-  const limit = `${d.memoryGib} GiB × ${d.gpuMemoryUtilization.toFixed(2)} = ${gib(usable)}`;
-  const at = profileKey(profile, 'device.memory_gib', 'device.gpu_memory_utilization', 'device');
+  if (e.pool.deviceMemoryBytes === 0) return [];
+  const usable = e.pool.deviceMemoryBytes * d.gpuMemoryUtilization;
+  const device = d.memoryGib !== null ? `${d.memoryGib} GiB` : `${gib(e.pool.deviceMemoryBytes)} (${d.gpu})`;
+  const limit = `${device} × ${d.gpuMemoryUtilization.toFixed(2)} = ${gib(usable)}`;
+  const at = profileKey(profile, 'device.memory_gib', 'device.gpu', 'device.gpu_memory_utilization', 'device');
   const tp = d.tensorParallelSize;
   const weights = tp > 1 ? `weights ${gib(e.weightsBytesPerGpu)} per GPU (${gib(e.weightsBytes)} ÷ ${tp})` : `weights ${gib(e.weightsBytes)}`;
   if (e.weightsBytesPerGpu > usable) {
@@ -60,7 +61,8 @@ function fitProblems(profile: Profile, e: Estimate): Problem[] {
   }
   const activation = e.pool.activationPeakBytes;
   if (e.pool.budgetSource === 'device' && e.hasKvCache && e.pool.pages === 0) {
-    return [{ severity: 'error', code: 'kv-pool-empty', message: `${weights} + activation peak ${gib(activation)} leave no room for a KV page in ${limit}`, range: at }];
+    const reserve = e.pool.engineReserveBytes > 0 ? ` + engine reserves ${gib(e.pool.engineReserveBytes)}` : '';
+    return [{ severity: 'error', code: 'kv-pool-empty', message: `${weights} + activation peak ${gib(activation)}${reserve} leave no room for a KV page in ${limit}`, range: at }];
   }
   if (e.pool.budgetSource === 'explicit' && e.weightsBytesPerGpu + e.pool.budgetBytes > usable) {
     const kvAt = profileKey(profile, typeof profile.kvCache.numPages === 'number' ? 'kv_cache.num_pages' : 'kv_cache.memory_gib');

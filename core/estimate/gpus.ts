@@ -1,10 +1,21 @@
 /**
- * Named GPUs for the serving simulation's step-time model (runner/simulate/step-time.ts),
- * chosen by the profile's `device.gpu`. Peaks are the vendor's published figures, copied from
- * the source each entry names: dense bf16 tensor-core FLOP/s (without 2:4 sparsity, which
- * datasheets print beside it at twice the figure) and memory bandwidth. They are ceilings, not
- * measurements; the model scales them by efficiency factors it reports.
+ * Named GPUs, chosen by the profile's `device.gpu`: the published peaks the serving
+ * simulation's step-time model uses (runner/simulate/step-time.ts), and the device memory a
+ * serving engine sees on each card, which sizes the KV pool when `device.memory_gib` is not
+ * written (core/estimate deviceMemory).
+ *
+ * Peaks are the vendor's published figures, copied from the source each entry names: dense
+ * bf16 tensor-core FLOP/s (without 2:4 sparsity, which datasheets print beside it at twice the
+ * figure) and memory bandwidth. They are ceilings, not measurements; the model scales them by
+ * efficiency factors it reports.
+ *
+ * Memory is what CUDA reports as the device's total (torch.cuda.mem_get_info()[1], which vLLM
+ * prints as `total_gpu_memory`), not the marketing capacity: an "80 GB" A100 reports 79.15 GiB.
+ * Rows without a public vLLM log of the card fall back to the board memory the datasheet prints
+ * (which CUDA reports a little less of) and say so.
  */
+
+const GIB = 1024 ** 3;
 
 export interface GpuSpec {
   /** The name `device.gpu` takes (the schema's enum lists these). */
@@ -15,8 +26,12 @@ export interface GpuSpec {
   memoryBytesPerSec: number;
   /** Memory on the board, bytes as the vendor prints them (80 GB = 80e9). */
   memoryBytes: number;
-  /** Where the figures are copied from. */
+  /** Total device memory as CUDA reports it (vLLM `total_gpu_memory`), GiB; null where no log of the card was found. */
+  cudaMemoryGib: number | null;
+  /** Where the peaks and board memory are copied from. */
   source: string;
+  /** Where cudaMemoryGib is copied from. */
+  memorySource: string;
 }
 
 /** Every named GPU, one row each. */
@@ -26,35 +41,63 @@ export const GPUS: readonly GpuSpec[] = [
     bf16FlopsPerSec: 989e12,
     memoryBytesPerSec: 3.35e12,
     memoryBytes: 80e9,
+    cudaMemoryGib: 79.22,
     source: 'NVIDIA H100 Tensor Core GPU datasheet (H100 SXM: BF16 Tensor Core 1,979 TFLOPS with sparsity, HBM3 3.35 TB/s)',
+    memorySource: 'vLLM PR #10511 and #12126 logs on an H100-80G: "total_gpu_memory 79.22GiB"',
   },
   {
     name: 'H200',
     bf16FlopsPerSec: 989e12,
     memoryBytesPerSec: 4.8e12,
     memoryBytes: 141e9,
+    cudaMemoryGib: 139.81,
     source: 'NVIDIA H200 Tensor Core GPU datasheet (H200 SXM: BF16 Tensor Core 1,979 TFLOPS with sparsity, HBM3e 4.8 TB/s, 141 GB)',
+    memorySource: 'vLLM log on an H200: "total_gpu_memory (139.81GiB) x gpu_memory_utilization (0.85) = 118.84GiB"',
   },
   {
     name: 'A100 80GB',
     bf16FlopsPerSec: 312e12,
     memoryBytesPerSec: 2.039e12,
     memoryBytes: 80e9,
+    cudaMemoryGib: 79.15,
     source: 'NVIDIA A100 Tensor Core GPU datasheet (A100 80GB SXM: BF16 Tensor Core 312 TFLOPS dense, HBM2e 2,039 GB/s)',
+    memorySource: 'vLLM start-up logs on A100 80GB: "total_gpu_memory (79.15GiB) x gpu_memory_utilization (0.90) = 71.23GiB"',
+  },
+  {
+    name: 'A100 40GB',
+    bf16FlopsPerSec: 312e12,
+    memoryBytesPerSec: 1.555e12,
+    memoryBytes: 40e9,
+    cudaMemoryGib: 39.49,
+    source: 'NVIDIA A100 Tensor Core GPU datasheet (A100 40GB SXM: BF16 Tensor Core 312 TFLOPS dense, HBM2 1,555 GB/s)',
+    memorySource: 'vLLM logs on A100 40GB: "total_gpu_memory (39.49GiB) x gpu_memory_utilization (0.90) = 35.55GiB" (39.39 to 39.56 across drivers)',
   },
   {
     name: 'L40S',
     bf16FlopsPerSec: 362.05e12,
     memoryBytesPerSec: 864e9,
     memoryBytes: 48e9,
+    cudaMemoryGib: null,
     source: 'NVIDIA L40S datasheet (BF16 Tensor Core 733 TFLOPS with sparsity, GDDR6 864 GB/s, 48 GB)',
+    memorySource: 'no vLLM log of this card at hand: the datasheet\'s 48 GB',
   },
   {
     name: 'RTX 4090',
     bf16FlopsPerSec: 165.2e12,
     memoryBytesPerSec: 1008e9,
     memoryBytes: 24e9,
+    cudaMemoryGib: null,
     source: 'NVIDIA Ada GPU Architecture whitepaper, Appendix A (GeForce RTX 4090: BF16 Tensor TFLOPS with FP32 accumulate 165.2 dense, GDDR6X 1,008 GB/s)',
+    memorySource: 'no vLLM log naming this card at hand: the whitepaper\'s 24 GB',
+  },
+  {
+    name: 'A10',
+    bf16FlopsPerSec: 125e12,
+    memoryBytesPerSec: 600e9,
+    memoryBytes: 24e9,
+    cudaMemoryGib: 22.07,
+    source: 'NVIDIA A10 Tensor Core GPU datasheet (BF16 Tensor Core 125 TFLOPS dense, 250 with sparsity; GDDR6 600 GB/s, 24 GB)',
+    memorySource: 'vLLM log on an OCI VM.GPU.A10 shape (oracle-samples/oci-data-science-ai-samples, AI Quick Actions troubleshooting): "total_gpu_memory (22.07GiB)"',
   },
 ];
 
@@ -64,4 +107,10 @@ export const DEFAULT_GPU = 'H100 SXM';
 /** The table row named `name` (exact, as the schema's enum), or undefined. */
 export function gpuByName(name: string): GpuSpec | undefined {
   return GPUS.find((g) => g.name === name);
+}
+
+/** Device memory of a card as a serving engine sees it: the CUDA total, else the board's, in bytes; with where it comes from. */
+export function gpuMemory(gpu: GpuSpec): { bytes: number; source: string } {
+  if (gpu.cudaMemoryGib !== null) return { bytes: Math.floor(gpu.cudaMemoryGib * GIB), source: `device.gpu ${gpu.name}, ${gpu.cudaMemoryGib} GiB as CUDA reports it` };
+  return { bytes: gpu.memoryBytes, source: `device.gpu ${gpu.name}, its ${gpu.memoryBytes / 1e9} GB board memory (CUDA reports a little less: set device.memory_gib to vLLM's total_gpu_memory)` };
 }

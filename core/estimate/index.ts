@@ -10,10 +10,14 @@
  */
 import type { Dtype, KvDtype, ModelSpec, MoeSpec, Profile } from '../config/types';
 import { formatBytes } from '../format';
+import { gpuByName, gpuMemory } from './gpus';
+import { DEFAULT_ENGINE, reserveTerms, subtractedBytes, type ReserveTerm } from './reserve';
 import type { AttentionWorkspace, Estimate, ParamBreakdown, PoolEstimate } from './types';
 
 export * from './types';
 export { checkProfile, nearestPageSize, KERNEL_LIMITS } from './checks';
+export { DEFAULT_GPU, GPUS, gpuByName, type GpuSpec } from './gpus';
+export { DEFAULT_ENGINE, engineEraName, parseVllmVersion, type ReserveKey, type ReserveTerm } from './reserve';
 
 const GIB = 1024 ** 3;
 
@@ -136,10 +140,34 @@ function attentionParams(model: ModelSpec): number {
 export interface ParamCounts {
   /** Every parameter of the checkpoint (the MTP / next-n module of DeepSeek-V3 excluded, as its card does). */
   total: number;
-  /** Parameters one token uses: total minus the routed experts it is not sent to. Embedding included. */
+  /**
+   * Active parameters as the family's model card counts them (MoE): total minus the routed
+   * experts a token is not sent to, minus the input-embedding lookup unless the family's card
+   * counts it (CARD_COUNTS_EMBEDDING). Dense models: total, as their cards quote.
+   */
   active: number;
+  /**
+   * The weights one token is multiplied by (what 2·N FLOPs per token counts): active routed
+   * experts, shared experts, dense layers, attention, norms and lm_head (the tied embedding
+   * matrix too, used as lm_head), without the embedding lookups. Dense models included.
+   */
+  activeCompute: number;
   breakdown: ParamBreakdown;
 }
+
+/**
+ * MoE families whose model cards count the input-embedding lookup in their active parameters.
+ * Every other family's active count leaves it out (a lookup multiplies nothing), as OpenAI's
+ * gpt-oss card (5.13B of 116.8B; 3.61B of 20.9B) and DeepSeek-V3's report (37B of 671B; 36.6B
+ * here, 37.6B with the embedding) do.
+ * - mixtral: Mistral AI, "Mixtral of experts" (2023-12-11): 12.9B active of 46.7B (12.88B here
+ *   with the embedding, 12.75B without);
+ * - qwen2_moe / qwen3_moe: the Qwen3-30B-A3B card: "30.5B in total and 3.3B activated",
+ *   "29.9B non-embedding" (3.35B here with the embedding, 3.04B without);
+ * - llama4 / llama4_text: Meta's Llama 4 Scout card: 17B active of 109B (17.17B here with the
+ *   embedding, 16.14B without).
+ */
+const CARD_COUNTS_EMBEDDING = new Set(['mixtral', 'qwen2_moe', 'qwen3_moe', 'llama4', 'llama4_text']);
 
 /**
  * Parameters of a model from its shapes (transformers modeling_<family>.py):
@@ -150,9 +178,9 @@ export interface ParamCounts {
  *   a router [h, E], shared experts;
  * - final norm (encoders: the embedding LayerNorm instead, same size), lm_head V·h unless
  *   tie_word_embeddings; encoders have the pooler (h² + h) instead of an lm_head.
- * Active = total − (E − k) experts per MoE layer: it includes the embedding, as the Mixtral
- * (12.9B) and Qwen3 (3.3B) cards count it; gpt-oss's card (5.13B) leaves the input embedding
- * out (active − breakdown.embedding).
+ * Active (MoE) = total − (E − k) experts per MoE layer − the embedding lookup, except for the
+ * families whose cards count it (CARD_COUNTS_EMBEDDING); activeCompute the same for every model
+ * without the lookup, the tied lm_head counted.
  */
 export function paramCounts(model: ModelSpec): ParamCounts {
   const h = model.hiddenSize;
@@ -181,9 +209,14 @@ export function paramCounts(model: ModelSpec): ParamCounts {
   const lmHead = model.isEncoder || model.tieWordEmbeddings ? 0 : model.vocabSize * h;
   const pooler = model.isEncoder ? h * h + h : 0;
   const total = embedding + attention + mlp + experts + sharedExperts + router + norms + lmHead + pooler;
+  const used = total - experts + expertsActive;
+  const tiedHead = !model.isEncoder && model.tieWordEmbeddings ? model.vocabSize * h : 0;
+  const activeCompute = used - embedding + tiedHead;
+  const countsEmbedding = CARD_COUNTS_EMBEDDING.has(model.modelType.toLowerCase());
   return {
     total,
-    active: total - experts + expertsActive,
+    active: moe === null ? total : countsEmbedding ? used : used - embedding,
+    activeCompute,
     breakdown: { embedding, attention, mlp, experts, expertsActive, sharedExperts, router, norms, lmHead, pooler },
   };
 }
@@ -220,8 +253,8 @@ export const DEFAULT_MAX_NUM_SEQS = 256;
  * - 3 · S · V · 4: the sampler's fp32 logits, probs and logprobs.
  * Not split by tensor parallelism (the sampler and residual stream are replicated). Checked
  * against vLLM's own log for Meta-Llama-3-8B on an H100 (PR #10511: "PyTorch activation peak
- * memory 1.26GiB"; this model: 1.21 GiB). vLLM's "non_torch_memory" (CUDA context, cuBLAS
- * workspace, NCCL: 0.2 to 1.8 GiB in its logs) is not modelled.
+ * memory 1.26GiB" at TP 1 and at TP 2; this model: 1.21 GiB). vLLM's non-torch memory and NCCL
+ * buffers are separate terms (reserve.ts).
  */
 export function activationPeakBytes(
   model: ModelSpec,
@@ -285,11 +318,24 @@ export function referenceSeqLen(profile: Profile): number {
 }
 
 /**
+ * Device memory per GPU a profile sizes for: device.memory_gib as written, else the CUDA total
+ * of device.gpu (core/estimate/gpus.ts), else 0 (unknown).
+ */
+export function deviceMemory(profile: Profile): { bytes: number; source: string } {
+  const d = profile.device;
+  if (d.memoryGib !== null) return { bytes: Math.floor(d.memoryGib * GIB), source: `device.memory_gib ${d.memoryGib}` };
+  const gpu = d.gpu ? gpuByName(d.gpu) : undefined;
+  if (gpu) return gpuMemory(gpu);
+  return { bytes: 0, source: '' };
+}
+
+/**
  * The full estimate of a profile (DESIGN.md "Estimate JSON").
  * `seqLen` (default: referenceSeqLen) is the length the attention workspace and the max
  * concurrency are computed at; `batchSize` (default: prefill.batch_size) the workspace's B.
- * Pool budget, in order: kv_cache.num_pages · pageBytes; kv_cache.memory_gib; device
- * memory_gib · gpu_memory_utilization − weights/tp − activation peak (vLLM); else none (0 pages).
+ * Pool budget, in order: kv_cache.num_pages · pageBytes; kv_cache.memory_gib; device memory
+ * (memory_gib, else device.gpu) · gpu_memory_utilization − weights/tp − activation peak −
+ * engine reserves (reserve.ts: non-torch, NCCL, CUDA graphs when counted); else none (0 pages).
  */
 export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: number } = {}): Estimate {
   const model = profile.model;
@@ -309,7 +355,11 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
 
   let budgetBytes = 0;
   let activation = 0;
+  let engineReserve = 0;
+  let reserve: ReserveTerm[] = [];
   let budgetSource: PoolEstimate['budgetSource'] = 'none';
+  const device = deviceMemory(profile);
+  const usable = Math.floor(device.bytes * profile.device.gpuMemoryUtilization);
   let pages: number;
   if (model.isEncoder) {
     pages = 0;
@@ -321,25 +371,29 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
     if (typeof profile.kvCache.memoryGib === 'number') {
       budgetBytes = Math.floor(profile.kvCache.memoryGib * GIB);
       budgetSource = 'explicit';
-    } else if (profile.device.memoryGib !== null) {
-      activation = activationPeakBytes(
-        model, dtype,
-        profile.workload?.maxNumBatchedTokens ?? DEFAULT_MAX_NUM_BATCHED_TOKENS,
-        profile.workload?.maxNumSeqs ?? DEFAULT_MAX_NUM_SEQS,
-      );
-      budgetBytes = Math.floor(profile.device.memoryGib * GIB * profile.device.gpuMemoryUtilization) - weightsPerGpu - activation;
+    } else if (device.bytes > 0) {
+      const batched = profile.workload?.maxNumBatchedTokens ?? DEFAULT_MAX_NUM_BATCHED_TOKENS;
+      const seqs = profile.workload?.maxNumSeqs ?? DEFAULT_MAX_NUM_SEQS;
+      reserve = reserveTerms(profile.engine ?? DEFAULT_ENGINE, tp, weightsPerGpu, {
+        bytes: activationPeakBytes(model, dtype, batched, seqs),
+        basis: `max_num_batched_tokens ${batched}, max_num_seqs ${seqs}`,
+        source: `modelled: one forward pass of max_num_batched_tokens ${batched} tokens plus the sampler over max_num_seqs ${seqs} rows, the tensors vLLM's profile_run peaks at (activationPeakBytes)`,
+      });
+      activation = reserve.find((t) => t.key === 'activation')!.bytes;
+      engineReserve = subtractedBytes(reserve) - weightsPerGpu - activation;
+      budgetBytes = usable - subtractedBytes(reserve);
       budgetSource = 'device';
       if (budgetBytes <= 0) {
-        notes.push(`weights (${formatBytes(weightsPerGpu)} per GPU) and activations (${formatBytes(activation)}) exceed ${profile.device.memoryGib} GiB · ${profile.device.gpuMemoryUtilization}: no room for a KV cache; raise tensor_parallel_size or memory`);
+        notes.push(`weights (${formatBytes(weightsPerGpu)} per GPU), activations (${formatBytes(activation)}) and engine reserves (${formatBytes(engineReserve)}) exceed ${formatBytes(device.bytes)} · ${profile.device.gpuMemoryUtilization}: no room for a KV cache; raise tensor_parallel_size or memory`);
         budgetBytes = Math.max(0, budgetBytes);
       }
     } else {
-      notes.push('no device memory_gib or kv_cache memory_gib: the pool is not sized');
+      notes.push('no device memory_gib, device.gpu or kv_cache memory_gib: the pool is not sized');
     }
     pages = poolPages(budgetBytes, pageBytes);
   }
   const pagesPerSeq = Math.ceil(seqLen / pageSize);
-  const maxConcurrency = pagesPerSeq > 0 && perToken > 0 ? Math.floor(pages / pagesPerSeq) : 0;
+  const maxConcurrency = pagesPerSeq > 0 && perToken > 0 ? pages / pagesPerSeq : 0;
   if (model.torchDtype !== null && model.torchDtype !== dtype) {
     notes.push(`the checkpoint is ${model.torchDtype}; weights and activations are sized in ${dtype}`);
   }
@@ -368,6 +422,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
     kvBytesForSeqLen: kvForSeq,
     paramsTotal: params.total,
     paramsActive: params.active,
+    paramsActiveCompute: params.activeCompute,
     params: params.breakdown,
     weightsBytes: weights,
     weightsBytesPerGpu: weightsPerGpu,
@@ -378,9 +433,16 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
       pages,
       tokens: pages * pageSize,
       maxConcurrency,
+      sequencesAtOnce: Math.floor(maxConcurrency),
       concurrencySeqLen: seqLen,
       activationPeakBytes: activation,
+      engineReserveBytes: engineReserve,
       budgetSource,
+      deviceMemoryBytes: device.bytes,
+      usableBytes: device.bytes > 0 ? usable : 0,
+      gpuMemoryUtilization: profile.device.gpuMemoryUtilization,
+      deviceSource: device.source,
+      reserve,
     },
     attention: attentionWorkspace(batchSize, model.numHeads, seqLen, seqLen, dtype),
     notes,

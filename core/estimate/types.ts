@@ -3,6 +3,7 @@
  * Bytes are integers; camelCase keys.
  */
 import type { AttentionKind, Dtype, KvDtype } from '../config/types';
+import type { ReserveTerm } from './reserve';
 
 export interface EstimateModel {
   numLayers: number;
@@ -17,20 +18,38 @@ export interface EstimateModel {
 }
 
 export interface PoolEstimate {
-  /** Bytes given to the KV pool (explicit memory_gib, or memory·utilization − weights − activation peak). */
+  /** Bytes given to the KV pool (explicit memory_gib or num_pages, or device memory · utilization − every subtracted reserve term). */
   budgetBytes: number;
   /** Pages that fit: floor(budgetBytes / pageBytes) = floor(budget / (page_size · KV bytes/token/layer) / L), vLLM's GPU blocks. */
   pages: number;
-  /** pages · page_size. */
+  /** pages · page_size (vLLM "GPU KV cache size: N tokens"). */
   tokens: number;
-  /** Sequences of the reference length (max_model_len, else max_position_embeddings) that fit at once. */
+  /**
+   * vLLM's "Maximum concurrency for N tokens per request: 1.56x": pages / ceil(N / page_size),
+   * unrounded (vllm/v1/core/kv_cache_utils.py get_max_concurrency_for_kv_cache_config); print it
+   * with formatConcurrency. 0 without a budget.
+   */
   maxConcurrency: number;
-  /** The reference length maxConcurrency is computed at. */
+  /** Whole sequences of concurrencySeqLen tokens that fit at once: floor(maxConcurrency). */
+  sequencesAtOnce: number;
+  /** The reference length maxConcurrency is computed at (max_model_len, else max_position_embeddings). */
   concurrencySeqLen: number;
-  /** Activation peak subtracted from the budget (0 when memory_gib is explicit); see its source in the estimator. */
+  /** Activation peak subtracted from the budget (0 unless the budget is device-derived). */
   activationPeakBytes: number;
-  /** Where the budget came from: 'explicit' kv_cache.memory_gib, 'device' memory · utilization − weights − activations. */
+  /** Engine reserves subtracted besides weights and activations (non-torch, NCCL, CUDA graphs when counted); 0 unless device-derived. */
+  engineReserveBytes: number;
+  /** Where the budget came from: 'explicit' kv_cache.memory_gib / num_pages, 'device' memory · utilization − reserve terms. */
   budgetSource: 'explicit' | 'device' | 'none';
+  /** Device memory per GPU the budget starts from (device.memory_gib, else device.gpu's CUDA total); 0 when unknown. */
+  deviceMemoryBytes: number;
+  /** floor(deviceMemoryBytes · gpu_memory_utilization): vLLM's "the current vLLM instance can use". */
+  usableBytes: number;
+  /** The gpu_memory_utilization usableBytes was computed with. */
+  gpuMemoryUtilization: number;
+  /** Where deviceMemoryBytes comes from ("device.memory_gib", "device.gpu A100 80GB, 79.15 GiB as CUDA reports it"); '' when unknown. */
+  deviceSource: string;
+  /** Every term a device-derived budget subtracts or could (CUDA graphs), with its source; [] otherwise. */
+  reserve: ReserveTerm[];
 }
 
 export interface AttentionWorkspace {
@@ -74,7 +93,10 @@ export interface Estimate {
   /** Bytes one sequence of attention.seqLen tokens really needs (sliding-window layers hold at most the window). */
   kvBytesForSeqLen: number;
   paramsTotal: number;
+  /** Active parameters as the family's model card counts them (MoE; dense: paramsTotal). */
   paramsActive: number;
+  /** Weights one token is multiplied by (no embedding lookups; tied lm_head counted): 2 · this = FLOPs per token outside attention. */
+  paramsActiveCompute: number;
   params: ParamBreakdown;
   /** All weights, every GPU together (quantized layers at their stored width). */
   weightsBytes: number;

@@ -18,6 +18,7 @@ export const Commands = {
   exportRun: 'attnscope.exportRun',
   cancelRun: 'attnscope.cancelRun',
   showLog: 'attnscope.showLog',
+  openSweepResults: 'attnscope.openSweepResults',
 } as const;
 
 /**

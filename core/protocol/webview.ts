@@ -6,6 +6,7 @@
 import type { Profile } from '../config/types';
 import type { Estimate } from '../estimate/types';
 import type { RunResult } from './run';
+import type { SweepReport } from './sweep';
 import type { RunnerCaseEvent, RunnerPoolSampleEvent, RunnerProgressEvent } from './runner';
 
 export type { Estimate, Profile };
@@ -39,7 +40,9 @@ export type ToWebview =
   | { type: 'showRun'; run: RunResult; id?: string | null }
   | { type: 'compare'; a: RunResult; b: RunResult }
   /** A profile's memory estimate without a run ("Show memory breakdown"). */
-  | { type: 'showEstimate'; name: string; profile: Profile; estimate: Estimate };
+  | { type: 'showEstimate'; name: string; profile: Profile; estimate: Estimate }
+  /** A merged sweep report ("Open sweep results"; core/protocol/sweep.ts). */
+  | { type: 'showSweep'; report: SweepReport };
 
 /** webview -> extension */
 export type FromWebview =

@@ -14,7 +14,7 @@
 import type { Profile } from '../../core/config/types';
 import type { CapacityCurve, CapacityPoint, LatencySlo } from '../../core/protocol/latency';
 import type { PoolResult } from '../../core/protocol/run';
-import type { ServingSimRequests } from '../../native/simulator';
+import type { ServingSimRequests } from '../../native';
 import { simulatePool, type SimulateOptions } from './simulate';
 
 export interface CapacityOptions {

@@ -8,7 +8,8 @@ export { simulatePool, PoolConfigError, type PoolProgress, type SimulateOptions 
 export { stepTimeModel, stepSeconds, stepWork, ASSUMED_STEP_TIME } from './step-time';
 export { latencySummary, latencyStats, quantile, meetsSlo } from './latency';
 export { parseTrace, parseTraceLine, TraceError } from './trace';
-export { generateRequests, packRequests, RequestPacker, scaleArrivals, sampleLength, Rng, type TraceRequest } from './workload';
+export { generateRequests, packRequests, RequestPacker, scaleArrivals, sampleLength, type TraceRequest } from './workload';
+export { Rng } from '../random';
 export { formatPoolSummary } from './summary';
 export { readTraceFile, detectTraceFormat, readVllmResult, forEachLine, splitCsv, parseDatetimeSeconds, TRACE_FORMATS, type TraceFormat, type TraceRead } from './traces';
 export { searchCapacity, baseRate } from './capacity';

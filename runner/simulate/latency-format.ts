@@ -1,4 +1,5 @@
 /** The latency part of `attnscope simulate`'s text output, and the capacity search's curve. */
+import { formatPercent } from '../../core/format';
 import type { CapacityCurve, LatencySlo, LatencyStats, LatencySummary } from '../../core/protocol/latency';
 
 const ms = (s: number): string => (s * 1000 >= 100 ? (s * 1000).toFixed(0) : (s * 1000).toPrecision(3));
@@ -26,7 +27,7 @@ export function formatLatency(l: LatencySummary, meanWaiting: number | undefined
   const lines = [fmt(header), ...rows.map(fmt)];
   lines.push(`Throughput (modelled): ${rate(l.requestsPerSec)} requests/s, ${int(l.outputTokensPerSec)} output tokens/s over ${int(l.requests)} completed requests`);
   if (l.slo && l.goodputRequestsPerSec !== undefined) {
-    lines.push(`Goodput (modelled): ${rate(l.goodputRequestsPerSec)} requests/s meet ${formatSlo(l.slo)} (${(100 * (l.sloAttainment ?? 0)).toFixed(1)} % of all requests)`);
+    lines.push(`Goodput (modelled): ${rate(l.goodputRequestsPerSec)} requests/s meet ${formatSlo(l.slo)} (${formatPercent(l.sloAttainment ?? 0)} of all requests)`);
   } else {
     lines.push('Goodput: no SLO given (profile `slo: { ttft_ms, tpot_ms }`, or --slo-ttft-ms / --slo-tpot-ms)');
   }
@@ -38,11 +39,11 @@ export function formatLatency(l: LatencySummary, meanWaiting: number | undefined
 /** The capacity search: one line per rate tried, in order, then the answer. */
 export function formatCapacity(c: CapacityCurve): string {
   const header = ['rate (req/s)', 'time scale', 'p99 TTFT (ms)', 'p99 TPOT (ms)', 'goodput (req/s)', 'meets SLO', 'verdict'];
-  const rows = c.points.map((p) => [p.rate.toPrecision(4), p.scale.toPrecision(4), ms(p.p99TtftS), ms(p.p99TpotS), rate(p.goodputRequestsPerSec), `${(100 * p.sloAttainment).toFixed(1)} %`, p.meets ? 'pass' : 'fail']);
+  const rows = c.points.map((p) => [p.rate.toPrecision(4), p.scale.toPrecision(4), ms(p.p99TtftS), ms(p.p99TpotS), rate(p.goodputRequestsPerSec), formatPercent(p.sloAttainment), p.meets ? 'pass' : 'fail']);
   const widths = header.map((h, col) => Math.max(h.length, ...rows.map((r) => r[col].length)));
   const fmt = (r: string[]): string => r.map((x, col) => x.padStart(widths[col])).join('  ');
   const lines = [
-    `Capacity search (modelled): ${formatSlo(c.slo)} for at least ${(100 * c.attainmentTarget).toFixed(0)} % of requests; bisection to a relative tolerance of ${(100 * c.tolerance).toFixed(1)} %`,
+    `Capacity search (modelled): ${formatSlo(c.slo)} for at least ${formatPercent(c.attainmentTarget, 0)} of requests; bisection to a relative tolerance of ${formatPercent(c.tolerance)}`,
     fmt(header),
     ...rows.map(fmt),
   ];

@@ -7,7 +7,7 @@
  * default), so a simulated p99 compares with a benchmark's.
  */
 import type { CdfPoint, LatencySlo, LatencyStats, LatencySummary } from '../../core/protocol/latency';
-import type { ServingSimRequests, ServingSimTimes } from '../../native/simulator';
+import type { ServingSimRequests, ServingSimTimes } from '../../native';
 
 /** The q-quantile (q in [0, 1]) of ascending `sorted`, linear between order statistics; 0 when empty. */
 export function quantile(sorted: ArrayLike<number>, q: number): number {

@@ -21,7 +21,7 @@ import type { Profile, StepTimeSpec } from '../../core/config/types';
 import type { LatencySlo } from '../../core/protocol/latency';
 import { DEFAULT_MAX_NUM_BATCHED_TOKENS, DEFAULT_MAX_NUM_SEQS, estimate, referenceSeqLen } from '../../core/estimate/index';
 import type { PoolBaseline, PoolResult, PoolSample, PoolSummary, StepTimeModel } from '../../core/protocol/run';
-import { runSimulationsInWorker, ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTotals } from '../../native/simulator';
+import { runSimulationsInWorker, ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTotals } from '../../native';
 import { formatCount } from '../../core/format';
 import { InputError } from '../errors';
 import { latencySummary } from './latency';

@@ -59,7 +59,7 @@ export function stepWork(profile: Profile): StepWork {
     gpu,
     weightsS: est.weightsBytes / tp / gpu.memoryBytesPerSec,
     perKvTokenS: est.kvBytesPerToken / gpu.memoryBytesPerSec,
-    perTokenS: (2 * est.paramsActive) / tp / gpu.bf16FlopsPerSec,
+    perTokenS: (2 * est.paramsActiveCompute) / tp / gpu.bf16FlopsPerSec,
     perPairS: (4 * m.numLayers * m.numHeads * m.headDim) / tp / gpu.bf16FlopsPerSec,
   };
 }

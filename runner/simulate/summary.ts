@@ -1,11 +1,12 @@
 /** Text summary of a pool simulation for `attnscope simulate` (stdout). */
+import { formatCount, formatPercent } from '../../core/format';
 import type { PoolResult } from '../../core/protocol/run';
 import { formatLatency } from './latency-format';
 
-const pct = (x: number): string => `${(100 * x).toFixed(1)} %`;
+const pct = (x: number): string => formatPercent(x);
 /** A mean count: 1 decimal, 3 significant digits below 10 (0.0431, not 0.0). */
 const mean = (x: number): string => (x > 0 && x < 10 ? x.toPrecision(3) : x.toFixed(1));
-const int = (x: number): string => Math.round(x).toLocaleString('en-US');
+const int = formatCount;
 
 /** Seconds with an SI prefix that keeps 3 significant digits (s, ms, µs, ns); whole seconds from 1,000 s. */
 function seconds(s: number): string {

@@ -22,7 +22,7 @@
  * simulator) or whose prompt + output exceeds it (output clipped) are warned about by file:line.
  */
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
-import type { ServingSimRequests } from '../../native/simulator';
+import type { ServingSimRequests } from '../../native';
 import { parseTraceLine, TraceError } from './trace';
 import { RequestPacker, type TraceRequest } from './workload';
 
@@ -69,7 +69,7 @@ export interface TraceRead {
 const CHUNK = 1 << 20;
 
 /**
- * Calls `fn(line, lineNo)` for each line of the file (1-based, "\r" stripped), reading 1 MiB at a
+ * Calls `fn(line, lineNo)` for each line of the file (1-based, "\r" and a leading BOM stripped), reading 1 MiB at a
  * time. @throws TraceError naming the file when it cannot be read.
  */
 export function forEachLine(path: string, fn: (line: string, lineNo: number) => void): void {
@@ -83,6 +83,11 @@ export function forEachLine(path: string, fn: (line: string, lineNo: number) => 
     const buf = Buffer.alloc(CHUNK);
     let rest = '';
     let lineNo = 0;
+    // "\r" of CRLF files and a UTF-8 byte-order mark before the first line go.
+    const emit = (line: string) => {
+      const text = line.endsWith('\r') ? line.slice(0, -1) : line;
+      fn(lineNo === 0 ? text.replace(/^\uFEFF/, '') : text, ++lineNo);
+    };
     for (;;) {
       let n: number;
       try {
@@ -99,9 +104,9 @@ export function forEachLine(path: string, fn: (line: string, lineNo: number) => 
       }
       const text = rest + buf.toString('utf8', 0, cut);
       rest = buf.toString('utf8', cut + 1, n);
-      for (const line of text.split('\n')) fn(line.endsWith('\r') ? line.slice(0, -1) : line, ++lineNo);
+      for (const line of text.split('\n')) emit(line);
     }
-    if (rest !== '') fn(rest.endsWith('\r') ? rest.slice(0, -1) : rest, ++lineNo);
+    if (rest !== '') emit(rest);
   } finally {
     closeSync(fd);
   }

@@ -3,7 +3,8 @@
  * reproducible) or from a trace (runner/simulate/trace.ts).
  */
 import type { LengthDist, WorkloadSpec } from '../../core/config/types';
-import type { ServingSimRequests } from '../../native/simulator';
+import type { ServingSimRequests } from '../../native';
+import { Rng } from '../random';
 
 /** One request, as a trace line gives it (JSONL keys arrival_s, prompt_len, output_len, prefix_id, prefix_len). */
 export interface TraceRequest {
@@ -27,53 +28,6 @@ export interface TraceRequest {
    */
   hashIds?: ArrayLike<number>;
   hashBlockTokens?: number;
-}
-
-/**
- * sfc32 (Chris Doty-Humphrey's Small Fast Counting generator, PractRand-clean), seeded through
- * splitmix32; 53-bit uniform doubles. Deterministic for a seed on every platform.
- */
-export class Rng {
-  private a: number;
-  private b: number;
-  private c: number;
-  private d = 1;
-
-  constructor(seed: number) {
-    let s = seed >>> 0;
-    const next = (): number => {
-      s = (s + 0x9e3779b9) | 0;
-      let z = s;
-      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
-      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
-      return (z ^ (z >>> 16)) >>> 0;
-    };
-    this.a = next();
-    this.b = next();
-    this.c = next();
-    for (let i = 0; i < 12; i++) this.u32();
-  }
-
-  u32(): number {
-    const t = (((this.a + this.b) | 0) + this.d) | 0;
-    this.d = (this.d + 1) | 0;
-    this.a = this.b ^ (this.b >>> 9);
-    this.b = (this.c + (this.c << 3)) | 0;
-    this.c = (this.c << 21) | (this.c >>> 11);
-    this.c = (this.c + t) | 0;
-    return t >>> 0;
-  }
-
-  /** Uniform in [0, 1). */
-  next(): number {
-    return ((this.u32() >>> 5) * 67108864 + (this.u32() >>> 6)) / 9007199254740992;
-  }
-
-  /** Standard normal (Box–Muller). */
-  normal(): number {
-    const u = 1 - this.next();
-    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.next());
-  }
 }
 
 /**

@@ -234,14 +234,14 @@ test('--json under a file is refused before any work; a device is written in pla
 test('a prefill length whose buffers cannot fit is refused at seq_lens (exit 2, one line, no file)', () => {
   const { dir } = tmp('config.json', TINY_CONFIG);
   const profile = join(dir, 'p.attn.yaml');
-  // Q, K, V, O at N = 2^31 with 4 heads × 64: far beyond any machine's memory.
-  // Line 2 is "prefill: { seq_lens: [2147483648] }": the list starts at column 22.
-  writeFileSync(profile, 'model: ./config.json\nprefill: { seq_lens: [2147483648] }\n');
+  // Q, K, V, O at N = 2^30 with 4 heads × 64: far beyond any machine's memory (and within the
+  // schema's int32 bound). Line 2 is "prefill: { seq_lens: [1073741824] }": the list starts at column 22.
+  writeFileSync(profile, 'model: ./config.json\nprefill: { seq_lens: [1073741824] }\n');
   const out = join(dir, 'run.json');
   const r = cli(['bench', profile, '--json', out]);
   assert.equal(r.code, 2);
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-  assert.match(r.stderr, /p\.attn\.yaml:2:22: prefill N=2147483648 needs .* lower it/);
+  assert.match(r.stderr, /p\.attn\.yaml:2:22: prefill N=1073741824 needs .* lower it/);
   assert.equal(existsSync(out), false);
 });
 
@@ -412,12 +412,12 @@ test('simulate on a Mooncake trace prints latency, goodput and the queue; --max-
   assert.match(r.stderr, /mooncake trace \(timestamp, milliseconds\), 4 requests/);
   assert.match(r.stdout, /^latency \(modelled, ms\) +mean +p50 +p90 +p99 +max$/m);
   assert.match(r.stdout, /^TTFT +[\d.]+ /m);
-  assert.match(r.stdout, /^Goodput \(modelled\): [\d.]+ requests\/s meet TTFT <= 500 ms, TPOT <= 50 ms \(100\.0 % of all requests\)$/m);
+  assert.match(r.stdout, /^Goodput \(modelled\): [\d.]+ requests\/s meet TTFT <= 500 ms, TPOT <= 50 ms \(100\.0% of all requests\)$/m);
   assert.match(r.stdout, /^Queue: /m);
-  assert.match(r.stdout, /^Prefix cache: 48\.0 % of prompt tokens shared between requests/m);
+  assert.match(r.stdout, /^Prefix cache: 48\.0% of prompt tokens shared between requests/m);
   const search = cli(['simulate', profile, '--trace', trace, '--slo-ttft-ms', '500', '--max-rate']);
   assert.equal(search.code, 0, search.stderr);
-  assert.match(search.stdout, /^Capacity search \(modelled\): TTFT <= 500 ms for at least 90 % of requests; bisection to a relative tolerance of 2\.0 %$/m);
+  assert.match(search.stdout, /^Capacity search \(modelled\): TTFT <= 500 ms for at least 90% of requests; bisection to a relative tolerance of 2\.0%$/m);
   // Four requests never load the server: the search says so instead of a limit.
   assert.match(search.stdout, /^Every rate tried meets the SLO, up to [\d.e+]+ requests\/s, where all requests arrive within one step/m);
   const noSlo = cli(['simulate', profile, '--max-rate']);

@@ -32,7 +32,7 @@ class DeviceInfo(Structure):
 class FlashParams(Structure):
     _fields_ = [
         ("q", c_void_p), ("k", c_void_p), ("v", c_void_p), ("o", c_void_p), ("lse", c_void_p),
-        ("batch", c_int), ("seqlen_q", c_int), ("seqlen_k", c_int), ("num_heads", c_int),
+        ("batch", c_int), ("seq_len_q", c_int), ("seq_len_k", c_int), ("num_heads", c_int),
         ("num_kv_heads", c_int), ("head_dim", c_int), ("causal", c_int), ("window_left", c_int),
         ("softmax_scale", c_float), ("dtype", c_int),
     ]

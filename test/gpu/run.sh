@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GPU checks of the CUDA backend, for one machine with an NVIDIA GPU (sized for an H200; every
-# step has a timeout and they add up to 470 s, under 8 minutes): build libattnscope_cuda.so
+# step has a timeout and they add up to 475 s, under 8 minutes): build libattnscope_cuda.so
 # (CMake + nvcc, this GPU's architecture), registers/spills per kernel (ptxas -v) and SASS
 # instruction counts (cuobjdump), then test/gpu/bench_cuda.py: correctness against fp64 on odd
 # shapes and the host-memory entry points, flash forward vs torch SDPA pinned to FLASH and to
@@ -23,8 +23,8 @@ QUICK=""
 [ "${1:-}" = "--quick" ] && QUICK="--quick"
 T0=$(date +%s)
 step() { echo "== [$(($(date +%s) - T0)) s] $*"; }
-# Per-step limits in seconds (sum 470): environment 20, configure 40, build 120, SASS 20,
-# device 20, bench 150, memcheck 40, racecheck 40, node 20.
+# Per-step limits in seconds (sum 475): environment 20, configure 40, build 150, SASS 20,
+# device 20, bench 140, memcheck 35, racecheck 35, node 15.
 
 # nvcc lives under /usr/local/cuda on most GPU machines without being on PATH.
 if ! command -v nvcc >/dev/null; then
@@ -57,7 +57,7 @@ if ! timeout 40 cmake -S native/cuda -B "$BUILD" $GEN -DCMAKE_BUILD_TYPE=Release
   tail -30 "$OUT/cmake.log"; echo "run.sh: cmake configure failed"; exit 2
 fi
 B0=$(date +%s)
-if ! timeout 120 cmake --build "$BUILD" --parallel "$(nproc)" >"$OUT/build.log" 2>&1; then
+if ! timeout 150 cmake --build "$BUILD" --parallel "$(nproc)" >"$OUT/build.log" 2>&1; then
   grep -E "error|Error" "$OUT/build.log" | head -30; echo "run.sh: CUDA build failed"; exit 2
 fi
 echo "built $BUILD/libattnscope_cuda.so in $(($(date +%s) - B0)) s (architectures $ARCH)"
@@ -115,29 +115,29 @@ fi
 
 step "kernels on the GPU (bench_cuda.py $QUICK)"
 STATUS=0
-PYTHONUNBUFFERED=1 timeout 150 python3 test/gpu/bench_cuda.py --lib "$BUILD/libattnscope_cuda.so" \
+PYTHONUNBUFFERED=1 timeout 140 python3 test/gpu/bench_cuda.py --lib "$BUILD/libattnscope_cuda.so" \
   --json "$OUT/gpu_results.json" $QUICK || STATUS=$?
-[ "$STATUS" = 124 ] && echo "run.sh: bench_cuda.py ran past its 150 s limit; partial results kept"
+[ "$STATUS" = 124 ] && echo "run.sh: bench_cuda.py ran past its 140 s limit; partial results kept"
 
 SANITIZER="$(tool compute-sanitizer)"
 for check in memcheck racecheck; do
   step "compute-sanitizer --tool $check (bench_cuda.py --sanitize: a few small cases)"
   if [ -z "$SANITIZER" ]; then echo "skipped: no compute-sanitizer on PATH or in $CUDA_BIN"; continue; fi
   S=0
-  PYTHONUNBUFFERED=1 timeout 40 "$SANITIZER" --tool "$check" --error-exitcode 9 python3 test/gpu/bench_cuda.py \
+  PYTHONUNBUFFERED=1 timeout 35 "$SANITIZER" --tool "$check" --error-exitcode 9 python3 test/gpu/bench_cuda.py \
     --lib "$BUILD/libattnscope_cuda.so" --json "$OUT/sanitize-$check.json" --sanitize \
     >"$OUT/sanitize-$check.log" 2>&1 || S=$?
   tail -4 "$OUT/sanitize-$check.log"
   case "$S" in
     0) echo "$check: no errors" ;;
-    124) echo "$check: ran past its 40 s limit (unfinished, not counted as a failure)" ;;
+    124) echo "$check: ran past its 35 s limit (unfinished, not counted as a failure)" ;;
     *) echo "run.sh: $check exit $S (see $OUT/sanitize-$check.log)"; [ "$STATUS" = 0 ] && STATUS=1 ;;
   esac
 done
 
 step "addon GPU tests (node)"
 if command -v node >/dev/null && [ -d node_modules ] && [ -f native/build/Release/attnscope_native.node ]; then
-  ATTNSCOPE_CUDA_LIB="$PWD/$BUILD/libattnscope_cuda.so" timeout 20 node --import tsx --test test/native/cuda.test.ts \
+  ATTNSCOPE_CUDA_LIB="$PWD/$BUILD/libattnscope_cuda.so" timeout 15 node --import tsx --test test/native/cuda.test.ts \
     || { echo "run.sh: addon GPU tests failed"; [ "$STATUS" = 0 ] && STATUS=1; }
 else
   echo "skipped: node, node_modules or the built addon is missing on this machine"

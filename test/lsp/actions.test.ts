@@ -4,6 +4,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readModelConfig } from '../../core/config/index';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { CodeAction, Diagnostic } from 'vscode-languageserver-protocol';
 import { LspClient, fixture, fixtureUri } from './harness';
@@ -42,11 +43,11 @@ async function fix(name: string, text: string, code: string, title: string): Pro
 }
 
 test('heads not divisible: the nearest divisor of the head count', async () => {
-  const text = fixture('configs/Llama-3.1-8B.config.json').text.replace('"num_key_value_heads": 8', '"num_key_value_heads": 7');
+  const text = fixture('../../examples/llama-3.1-8b/config.json').text.replace('"num_key_value_heads": 8', '"num_key_value_heads": 7');
   // Divisors of 32 nearest 7: 8 (distance 1), then 4 (distance 3).
   const { fixed, titles } = await fix('config.json', text, 'heads-not-divisible', 'Set num_key_value_heads to 8 (divides 32 heads)');
   assert.deepEqual(titles, ['Set num_key_value_heads to 8 (divides 32 heads)', 'Set num_key_value_heads to 4 (divides 32 heads)']);
-  assert.equal(fixed, fixture('configs/Llama-3.1-8B.config.json').text);
+  assert.equal(fixed, fixture('../../examples/llama-3.1-8b/config.json').text);
 });
 
 test('hidden size not divisible and no head_dim: add head_dim after the head count (JSON)', async () => {
@@ -68,48 +69,50 @@ test('hidden size not divisible in an inline YAML model: add head_dim on its own
 });
 
 test('unknown key: rename to the suggestion, or remove it (YAML block and flow, JSON)', async () => {
-  const yaml = 'model: ./configs/Llama-3.1-8B.config.json\nkv_cache:\n  page_sise: 32\n  dtype: auto\n';
+  const yaml = 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache:\n  page_sise: 32\n  dtype: auto\n';
   const renamed = await fix('p.attn.yaml', yaml, 'unknown-key', 'Rename to "page_size"');
   assert.equal(renamed.fixed, yaml.replace('page_sise', 'page_size'));
   const removed = await fix('p.attn.yaml', yaml, 'unknown-key', 'Remove "page_sise"');
-  assert.equal(removed.fixed, 'model: ./configs/Llama-3.1-8B.config.json\nkv_cache:\n  dtype: auto\n');
-  const flow = 'model: ./configs/Llama-3.1-8B.config.json\nkv_cache: { dtype: auto, colour: red }\n';
-  assert.equal((await fix('p.attn.yaml', flow, 'unknown-key', 'Remove "colour"')).fixed, 'model: ./configs/Llama-3.1-8B.config.json\nkv_cache: { dtype: auto }\n');
-  const json = '{\n  "model": "./configs/Llama-3.1-8B.config.json",\n  "colour": "red",\n  "dtype": "bf16"\n}\n';
-  assert.equal((await fix('p.attn.json', json, 'unknown-key', 'Remove "colour"')).fixed, '{\n  "model": "./configs/Llama-3.1-8B.config.json",\n  "dtype": "bf16"\n}\n');
-  const last = '{\n  "model": "./configs/Llama-3.1-8B.config.json",\n  "colour": "red"\n}\n';
-  assert.equal((await fix('p.attn.json', last, 'unknown-key', 'Remove "colour"')).fixed, '{\n  "model": "./configs/Llama-3.1-8B.config.json"\n}\n');
+  assert.equal(removed.fixed, 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache:\n  dtype: auto\n');
+  const flow = 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache: { dtype: auto, colour: red }\n';
+  assert.equal((await fix('p.attn.yaml', flow, 'unknown-key', 'Remove "colour"')).fixed, 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache: { dtype: auto }\n');
+  const json = '{\n  "model": "../../examples/llama-3.1-8b/config.json",\n  "colour": "red",\n  "dtype": "bf16"\n}\n';
+  assert.equal((await fix('p.attn.json', json, 'unknown-key', 'Remove "colour"')).fixed, '{\n  "model": "../../examples/llama-3.1-8b/config.json",\n  "dtype": "bf16"\n}\n');
+  const last = '{\n  "model": "../../examples/llama-3.1-8b/config.json",\n  "colour": "red"\n}\n';
+  assert.equal((await fix('p.attn.json', last, 'unknown-key', 'Remove "colour"')).fixed, '{\n  "model": "../../examples/llama-3.1-8b/config.json"\n}\n');
 });
 
 test('page_size the CUDA kernel does not take: the nearest supported page size', async () => {
-  const text = 'model: ./configs/Llama-3.1-8B.config.json\ndevice: { backend: cuda }\nkv_cache: { page_size: 1000 }\n';
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\ndevice: { backend: cuda }\nkv_cache: { page_size: 1000 }\n';
   // Powers of two in [8, 256] nearest 1000: 256.
   const { fixed } = await fix('p.attn.yaml', text, 'page-size-unsupported', 'Set page_size to 256');
   assert.ok(fixed.includes('page_size: 256'));
 });
 
 test('a page size that is not a power of two: the nearest power of two', async () => {
-  const text = 'model: ./configs/Llama-3.1-8B.config.json\nkv_cache: { page_size: 100 }\n';
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache: { page_size: 100 }\n';
   // |128 - 100| = 28 < |64 - 100| = 36.
   await fix('p.attn.yaml', text, 'page-size-unusual', 'Set page_size to 128');
 });
 
 test('misspelt enum value: the suggestion', async () => {
-  const text = '{ "model": "./configs/Llama-3.1-8B.config.json", "dtype": "bf61" }';
+  const text = '{ "model": "../../examples/llama-3.1-8b/config.json", "dtype": "bf61" }';
   const { fixed } = await fix('p.attn.json', text, 'invalid-value', 'Change to "bf16"');
-  assert.equal(fixed, '{ "model": "./configs/Llama-3.1-8B.config.json", "dtype": "bf16" }');
+  assert.equal(fixed, '{ "model": "../../examples/llama-3.1-8b/config.json", "dtype": "bf16" }');
 });
 
-test('multi_query contradicting num_kv_heads: remove either', async () => {
-  const text = '{\n  "model_type": "falcon",\n  "hidden_size": 4544,\n  "n_head": 71,\n  "n_layer": 32,\n  "vocab_size": 65024,\n  "multi_query": true,\n  "num_kv_heads": 8\n}\n';
-  const { fixed } = await fix('config.json', text, 'multi-query-conflict', 'Remove "multi_query"');
-  assert.equal(fixed, text.replace('  "multi_query": true,\n', ''));
-  const other = await fix('config.json', text, 'multi-query-conflict', 'Remove "num_kv_heads"');
-  assert.equal(other.fixed, text.replace(',\n  "num_kv_heads": 8', ''));
+test('Falcon multi_query beside num_kv_heads (stock falcon-7b-instruct): the only fix removes the ignored key, MQA either way', async () => {
+  // transformers FalconConfig: multi_query=True by default, num_kv_heads counts only with
+  // new_decoder_architecture. Removing "multi_query" would change nothing there, so it is not offered.
+  const text = '{\n  "model_type": "falcon",\n  "hidden_size": 4544,\n  "n_head": 71,\n  "n_layer": 32,\n  "vocab_size": 65024,\n  "multi_query": true,\n  "num_kv_heads": 71\n}\n';
+  const { fixed } = await fix('config.json', text, 'multi-query-conflict', 'Remove "num_kv_heads" (ignored: transformers uses 1 KV head)');
+  assert.equal(fixed, text.replace(',\n  "num_kv_heads": 71', ''));
+  assert.equal(readModelConfig(fixed).value!.numKvHeads, 1);
+  assert.equal(readModelConfig(text.replace('  "multi_query": true,\n', '')).value!.numKvHeads, 1);
 });
 
 test('fp8 KV cache on the CPU: back to the profile dtype', async () => {
-  const text = 'model: ./configs/Llama-3.1-8B.config.json\ndevice: { backend: cpu }\nkv_cache: { dtype: fp8_e4m3 }\n';
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\ndevice: { backend: cpu }\nkv_cache: { dtype: fp8_e4m3 }\n';
   await fix('p.attn.yaml', text, 'kv-dtype-estimate-only', 'Set dtype to auto');
 });
 
@@ -122,10 +125,10 @@ test('lengths beyond max_position_embeddings: cut to the limit', async () => {
 
 test('a stale diagnostic gets no fix', async () => {
   const uri = fixtureUri('stale.p.attn.yaml');
-  const text = 'model: ./configs/Llama-3.1-8B.config.json\nkv_cache: { colour: red }\n';
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache: { colour: red }\n';
   const [d] = await client.open(uri, text);
   assert.ok(d);
-  await client.change(uri, 'model: ./configs/Llama-3.1-8B.config.json\n');
+  await client.change(uri, 'model: ../../examples/llama-3.1-8b/config.json\n');
   assert.deepEqual(await client.codeActions(uri, d.range, [d]), []);
   await client.close(uri);
 });

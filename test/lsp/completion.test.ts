@@ -31,7 +31,7 @@ async function complete(name: string, textWithCursor: string, trigger?: string):
 const labels = (items: CompletionItem[]): string[] => items.map((i) => i.label);
 
 test('YAML: keys of kv_cache with documentation, minus those present', async () => {
-  const items = await complete('p.attn.yaml', 'model: ./configs/Llama-3.1-8B.config.json\nkv_cache:\n  dtype: auto\n  |\n');
+  const items = await complete('p.attn.yaml', 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache:\n  dtype: auto\n  |\n');
   assert.deepEqual(labels(items), ['page_size', 'num_pages', 'memory_gib']);
   const page = items[0]!;
   assert.match((page.documentation as MarkupContent).value, /Token slots per page \(vLLM --block-size\)/);
@@ -40,8 +40,9 @@ test('YAML: keys of kv_cache with documentation, minus those present', async () 
 });
 
 test('YAML: top-level keys', async () => {
-  const items = await complete('p.attn.yaml', 'model: ./configs/Llama-3.1-8B.config.json\n|\n');
-  assert.deepEqual(labels(items), ['$schema', 'dtype', 'device', 'kv_cache', 'prefill', 'decode', 'workload']);
+  const items = await complete('p.attn.yaml', 'model: ../../examples/llama-3.1-8b/config.json\n|\n');
+  // Every top-level key of schemas/attn-profile.schema.json but the one present (model).
+  assert.deepEqual(labels(items), ['$schema', 'dtype', 'device', 'engine', 'kv_cache', 'prefill', 'decode', 'workload', 'slo', 'step_time', 'sweep']);
 });
 
 test('a typed space offers values after a key, never the key list (indenting stays quiet)', async () => {
@@ -50,14 +51,14 @@ test('a typed space offers values after a key, never the key list (indenting sta
 });
 
 test('YAML: enum values of kv_cache.dtype with their descriptions', async () => {
-  const items = await complete('p.attn.yaml', 'model: ./configs/Llama-3.1-8B.config.json\nkv_cache:\n  dtype: |\n');
+  const items = await complete('p.attn.yaml', 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache:\n  dtype: |\n');
   assert.deepEqual(labels(items), ['auto', 'fp32', 'fp16', 'bf16', 'fp8_e4m3']);
   assert.equal(items[4]!.detail, '1 byte (vLLM fp8 / fp8_e4m3)');
 });
 
 test('YAML flow mapping: device backend values and device keys', async () => {
   assert.deepEqual(labels(await complete('p.attn.yaml', 'model: x\ndevice: { backend: c| }\n')), ['auto', 'cpu', 'cuda']);
-  assert.deepEqual(labels(await complete('p.attn.yaml', 'model: x\ndevice: { backend: cpu, | }\n')), ['memory_gib', 'gpu_memory_utilization', 'tensor_parallel_size']);
+  assert.deepEqual(labels(await complete('p.attn.yaml', 'model: x\ndevice: { backend: cpu, | }\n')), ['memory_gib', 'gpu_memory_utilization', 'tensor_parallel_size', 'gpu']);
 });
 
 test('YAML: workload length distributions', async () => {
@@ -67,7 +68,7 @@ test('YAML: workload length distributions', async () => {
 
 test('JSON: quoted keys and values', async () => {
   const keys = await complete('p.attn.json', '{\n  "model": "x",\n  "device": { "|" }\n}\n');
-  assert.deepEqual(labels(keys), ['backend', 'memory_gib', 'gpu_memory_utilization', 'tensor_parallel_size']);
+  assert.deepEqual(labels(keys), ['backend', 'memory_gib', 'gpu_memory_utilization', 'tensor_parallel_size', 'gpu']);
   assert.equal(keys[0]!.textEdit && 'newText' in keys[0]!.textEdit ? keys[0]!.textEdit.newText : undefined, '"backend": ');
   const values = await complete('p.attn.json', '{\n  "model": "x",\n  "dtype": "b|"\n}\n');
   assert.deepEqual(labels(values), ['fp32', 'fp16', 'bf16']);

@@ -9,10 +9,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { LspClient } from './harness';
-import { prng } from '../prng';
+import { uniformStream } from '../../runner/random';
 import { mutate, seeds } from './mutate';
 
-const fixtures = join(__dirname, 'fixtures');
+const fixtures = join(__dirname, '..', 'fixtures');
 const SEED = Number(process.env.ATTNSCOPE_FUZZ_SEED ?? 20261129);
 const COUNT = Number(process.env.ATTNSCOPE_FUZZ_COUNT ?? 10000);
 /** Documents edited at once (each its own sequence of versions). */
@@ -26,7 +26,7 @@ test(`fuzz: ${COUNT} mutated and truncated configs and profiles through a live s
 
   // Lane i sends documents i, i + LANES, ... from its own generator, so a seed replays exactly.
   async function lane(laneNo: number): Promise<void> {
-    const rand = prng(SEED * 31 + laneNo);
+    const rand = uniformStream(SEED * 31 + laneNo);
     for (let n = laneNo; n < COUNT; n += LANES) {
       const seed = corpus[Math.floor(rand() * corpus.length)]!;
       let text = seed.text;

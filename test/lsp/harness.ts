@@ -79,9 +79,9 @@ export interface ClientOptions {
   transport?: 'stdio' | 'ipc';
 }
 
-const fixturesDir = join(root, 'test', 'lsp', 'fixtures');
+const fixturesDir = join(root, 'test', 'fixtures');
 
-/** A fixture's URI and text (test/lsp/fixtures/<name>). */
+/** A fixture's URI and text (test/fixtures/<name>). */
 /** An inlay hint's label as one string (it may come as parts). */
 export function hintLabel(h: InlayHint): string {
   return typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join('');

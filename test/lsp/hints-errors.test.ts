@@ -63,8 +63,8 @@ const WEIGHTS = '15 GiB weights · 128 KiB KV/token';
 const PAGE = '2 MiB/page · 1,952 pages · 31,232 tokens';
 const WORKSPACE = '2 GiB S+P/layer vs 1.5 MiB flash · N=4,096';
 const CONTEXT = '1 GiB KV/seq at 8,192';
-const MAX_MODEL_LEN = '1 GiB KV/seq at 8,192 · 3 fit at once';
-const MODEL = './configs/Llama-3.1-8B.config.json';
+const MAX_MODEL_LEN = '1 GiB KV/seq at 8,192 · 3.81x (3 at once)';
+const MODEL = '../../examples/llama-3.1-8b/config.json';
 
 /** The fixture profile's hints, placed in `text`. */
 function fullPicture(text: string): string[] {
@@ -197,7 +197,7 @@ test('a YAML syntax error mid-edit keeps the previous hints on untouched lines o
 });
 
 test('a config.json whose edited value is invalid keeps the hints of its other keys', async () => {
-  const f = fixture('configs/Llama-3.1-8B.config.json');
+  const f = fixture('../../examples/llama-3.1-8b/config.json');
   const uri = fixtureUri('mid-edit.config.json');
   await client.open(uri, f.text);
   const original = picture((await client.inlayHints(uri))!);
@@ -228,7 +228,7 @@ test('a profile keeps its hints while the config.json it reads is mid-edit in an
   await client.open(uri, text);
   const good = [placed(text, MODEL, WEIGHTS), placedAtLineEnd(text, 'page_size: 16', PAGE)];
   assert.deepEqual(picture((await client.inlayHints(uri))!), good);
-  const config = fixture('configs/Llama-3.1-8B.config.json');
+  const config = fixture('../../examples/llama-3.1-8b/config.json');
   const opened = client.nextDiagnostics(uri);
   await client.open(config.uri, config.text);
   await opened;

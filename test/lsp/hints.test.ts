@@ -26,7 +26,7 @@ function hintAfter(hints: InlayHint[], text: string, needle: string, occurrence 
 }
 
 test('Llama-3.1-8B config.json: KV per token, weights, KV of one max-length sequence', async () => {
-  const f = fixture('configs/Llama-3.1-8B.config.json');
+  const f = fixture('../../examples/llama-3.1-8b/config.json');
   await client.open(f.uri, f.text);
   const hints = (await client.inlayHints(f.uri))!;
   // KV per token = L · 2 · H_kv · D · 2 B = 32 · 2 · 8 · 128 · 2 = 131,072 B = 128 KiB.
@@ -39,7 +39,7 @@ test('Llama-3.1-8B config.json: KV per token, weights, KV of one max-length sequ
 });
 
 test('hints follow an edit: 8 -> 4 KV heads halves KV per token', async () => {
-  const f = fixture('configs/Llama-3.1-8B.config.json');
+  const f = fixture('../../examples/llama-3.1-8b/config.json');
   await client.open(f.uri, f.text);
   const r = rangeOf(f.text, '8', f.text.slice(0, f.text.indexOf('"num_key_value_heads"')).split('8').length - 1);
   await client.change(f.uri, [{ range: r, text: '4' }]);
@@ -62,9 +62,9 @@ test('profile: page hint with the vLLM ground truth, workspace at the longest pr
   const line = rangeOf(f.text, 'seq_lens: [1024, 4096]').end.line;
   assert.deepEqual(hints.filter((h) => h.position.line === line).map((h) => [h.position.character, label(h)]), [[f.text.split('\n')[line]!.length, '2 GiB S+P/layer vs 1.5 MiB flash · N=4,096']]);
   // The model lives in another file: weights and KV per token on the path.
-  assert.equal(hintAfter(hints, f.text, './configs/Llama-3.1-8B.config.json'), '15 GiB weights · 128 KiB KV/token');
+  assert.equal(hintAfter(hints, f.text, '../../examples/llama-3.1-8b/config.json'), '15 GiB weights · 128 KiB KV/token');
   // 8,192 tokens · 128 KiB = 1 GiB; floor(1,952 / (8,192 / 16)) = 3 sequences.
-  assert.equal(hintAfter(hints, f.text, 'max_model_len: 8192'), '1 GiB KV/seq at 8,192 · 3 fit at once');
+  assert.equal(hintAfter(hints, f.text, 'max_model_len: 8192'), '1 GiB KV/seq at 8,192 · 3.81x (3 at once)');
   await client.close(f.uri);
 });
 
@@ -98,7 +98,7 @@ test('hints inside the requested range only', async () => {
 });
 
 test('hover: the estimate table, with the terms the hovered key drives in bold', async () => {
-  const f = fixture('configs/Llama-3.1-8B.config.json');
+  const f = fixture('../../examples/llama-3.1-8b/config.json');
   await client.open(f.uri, f.text);
   const at = rangeOf(f.text, '"num_key_value_heads"');
   const hover = await client.hover(f.uri, { line: at.start.line, character: at.start.character + 3 });
@@ -157,7 +157,7 @@ test('a block value (inline model, YAML list) gets its hint on the key line', as
   await client.close(uri);
 });
 
-test('device memory: the KV budget left after weights and activations', async () => {
+test('device memory: the KV budget left after weights, activations and the engine\'s non-torch memory', async () => {
   const f = fixture('qwen2.5-7b.attn.json');
   await client.open(f.uri, f.text);
   const hints = (await client.inlayHints(f.uri))!;
@@ -170,7 +170,7 @@ test('device memory: the KV budget left after weights and activations', async ()
   assert.match(hint, /^[\d.]+ GiB KV budget$/);
   // ...and in full at the top of the tooltip: 80 GiB · 0.9 = 72 GiB usable; Qwen2.5-7B: 7,615,616,512 parameters · 2 B = 14.2 GiB.
   const tooltip = (onLine[0]!.tooltip as MarkupContent).value;
-  assert.match(tooltip, new RegExp(`^\\*\\*${hint.replace(/[.]/g, '\\.')} · = 72 GiB usable − weights 14\\.2 GiB − activations [\\d.]+ (GiB|MiB)\\*\\*\\n`));
+  assert.match(tooltip, new RegExp(`^\\*\\*${hint.replace(/[.]/g, '\\.')} · = 72 GiB usable − weights 14\\.2 GiB − activations [\\d.]+ (GiB|MiB) − engine 102 MiB\\*\\*\\n`));
   await client.close(f.uri);
 });
 

@@ -50,7 +50,7 @@ test('runSafe turns a failure into the fallback and logs it', async () => {
   assert.match(l.messages[0]!, /^inlayHint failed: RangeError: boom/);
 });
 
-const host: FileHost = { readFile: (p) => (p.endsWith('Llama-3.1-8B.config.json') ? fixture('configs/Llama-3.1-8B.config.json').text : null) };
+const host: FileHost = { readFile: (p) => (p.endsWith('llama-3.1-8b/config.json') ? fixture('../../examples/llama-3.1-8b/config.json').text : null) };
 
 /** The document after replacing `from` (first match) by `to`, analysed with and without the previous analysis. */
 function edit(name: string, text: string, from: string, to: string): { reused: ReturnType<typeof reuseTree>; fresh: ReturnType<typeof parseProfileOrConfig> } {
@@ -67,7 +67,7 @@ test('a rewritten number reuses the tree, equal to a fresh parse (YAML and JSON)
     assert.ok(reused !== null, `${from} -> ${to} reused`);
     assert.deepEqual(reused, fresh, `${from} -> ${to}`);
   }
-  const json = fixture('configs/Llama-3.1-8B.config.json').text;
+  const json = fixture('../../examples/llama-3.1-8b/config.json').text;
   for (const [from, to] of [['"num_key_value_heads": 8', '"num_key_value_heads": 4'], ['"vocab_size": 128256', '"vocab_size": 1'], ['"rope_theta": 500000.0', '"rope_theta": 5e5']]) {
     const { reused, fresh } = edit('config.json', json, from!, to!);
     assert.ok(reused !== null, `${from} -> ${to} reused`);

@@ -68,6 +68,7 @@ export interface Seed {
 export function seeds(fixtures: string): Seed[] {
   const out: Seed[] = [];
   for (const name of readdirSync(join(fixtures, 'configs')).sort()) {
+    if (!name.endsWith('.config.json')) continue;
     const path = join(fixtures, 'configs', name);
     out.push({ uri: pathToFileURL(path).href, text: readFileSync(path, 'utf8') });
   }

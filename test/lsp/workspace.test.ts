@@ -18,7 +18,7 @@ let dir: string;
 before(async () => {
   client = await LspClient.start();
   dir = mkdtempSync(join(tmpdir(), 'attnscope-ws-'));
-  copyFileSync(fixture('configs/Llama-3.1-8B.config.json').path, join(dir, 'config.json'));
+  copyFileSync(fixture('../../examples/llama-3.1-8b/config.json').path, join(dir, 'config.json'));
 });
 after(async () => {
   assert.equal(await client.stop(), 0);
@@ -141,7 +141,7 @@ test('closing a document clears its diagnostics', async () => {
 test('the IPC transport (--node-ipc) serves the same answers', async () => {
   const ipc = await LspClient.start({ transport: 'ipc' });
   try {
-    const f = fixture('configs/Llama-3.1-8B.config.json');
+    const f = fixture('../../examples/llama-3.1-8b/config.json');
     await ipc.open(f.uri, f.text);
     assert.ok((await ipc.inlayHints(f.uri))!.map(label).includes('128 KiB KV/token'));
     assert.equal(await ipc.stop(), 0);

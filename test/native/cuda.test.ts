@@ -18,7 +18,8 @@ import {
   type PagedDecodeArgs,
 } from '../../native/index';
 import { referenceAttention, referencePagedDecode, toHalfBits, type FlashForwardArgs } from '../../native/kernels';
-import { prng } from '../prng';
+import { maxAbsDiff } from '../../runner/measure';
+import { uniformStream } from '../../runner/random';
 
 const root = join(__dirname, '..', '..');
 const builtLibrary = join(root, 'native', 'cuda', 'build', 'libattnscope_cuda.so');
@@ -34,7 +35,7 @@ function halfTensor(dtype: 'fp16' | 'bf16', n: number, next: () => number): Uint
 
 function flashArgs(dtype: 'fp16' | 'bf16', batch: number, seqLenQ: number, seqLenK: number, numHeads: number,
   numKvHeads: number, headDim: number, causal: boolean, window = 0, seed = 1): FlashForwardArgs {
-  const next = prng(seed);
+  const next = uniformStream(seed);
   return {
     dtype, batch, seqLenQ, seqLenK, numHeads, numKvHeads, headDim, causal, window,
     q: halfTensor(dtype, batch * seqLenQ * numHeads * headDim, next),
@@ -45,7 +46,7 @@ function flashArgs(dtype: 'fp16' | 'bf16', batch: number, seqLenQ: number, seqLe
 
 function decodeArgs(dtype: 'fp16' | 'bf16', contextLens: number[], pageSize: number, numHeads: number,
   numKvHeads: number, headDim: number, seed = 2): PagedDecodeArgs {
-  const next = prng(seed);
+  const next = uniformStream(seed);
   const batch = contextLens.length;
   const maxPagesPerSeq = Math.max(1, ...contextLens.map((l) => Math.ceil(l / pageSize)));
   const numPages = batch * maxPagesPerSeq + 1;
@@ -59,15 +60,6 @@ function decodeArgs(dtype: 'fp16' | 'bf16', contextLens: number[], pageSize: num
     blockTable: Int32Array.from({ length: batch * maxPagesPerSeq }, (_, i) => order[i]!),
     contextLens: Int32Array.from(contextLens),
   };
-}
-
-function maxAbsErr(got: Float32Array, ref: Float64Array): number {
-  let m = 0;
-  for (let i = 0; i < got.length; i++) {
-    if (got[i] === ref[i]) continue;
-    m = Math.max(m, Math.abs(got[i]! - ref[i]!));
-  }
-  return m;
 }
 
 test('cudaAvailable never throws and, without a GPU, names what is missing', { skip: noGpu }, () => {
@@ -90,7 +82,7 @@ test('without a GPU the kernel calls reject with the reason, after checking thei
 });
 
 test('GPU-only limits are RangeErrors naming the argument, GPU or not', async () => {
-  const next = prng(9);
+  const next = uniformStream(9);
   const fp32 = new Float32Array(1 * 3 * 2 * 64).map(() => next());
   await assert.rejects(
     cudaFlashForward({ q: fp32, k: fp32, v: fp32, batch: 1, seqLenQ: 3, seqLenK: 3, numHeads: 2, numKvHeads: 2, headDim: 64 }),
@@ -163,8 +155,8 @@ test('GPU flash forward matches the fp64 reference on odd shapes', { skip: gpu }
     const got = await cudaFlashForward(args);
     const ref = await referenceAttention(args);
     const where = `${dtype} B${B} Nq${Nq} Nk${Nk} H${H}/${Hkv} D${D} causal ${causal} window ${window}`;
-    assert.ok(maxAbsErr(got.o, ref.o) < TOL[dtype], `${where}: O error ${maxAbsErr(got.o, ref.o)}`);
-    assert.ok(maxAbsErr(got.lse, ref.lse) < 1e-3, `${where}: lse error ${maxAbsErr(got.lse, ref.lse)}`);
+    assert.ok(maxAbsDiff(got.o, ref.o) < TOL[dtype], `${where}: O error ${maxAbsDiff(got.o, ref.o)}`);
+    assert.ok(maxAbsDiff(got.lse, ref.lse) < 1e-3, `${where}: lse error ${maxAbsDiff(got.lse, ref.lse)}`);
   }
 });
 
@@ -181,8 +173,8 @@ test('GPU paged decode matches the fp64 reference (page sizes 8..256, empty and 
     for (const partitionTokens of [0, pageSize * 4]) {
       const got = await cudaPagedDecode({ ...args, partitionTokens });
       const where = `${dtype} lens ${lens} page ${pageSize} H${H}/${Hkv} D${D} partition ${partitionTokens}`;
-      assert.ok(maxAbsErr(got.o, ref.o) < TOL[dtype], `${where}: O error ${maxAbsErr(got.o, ref.o)}`);
-      assert.ok(maxAbsErr(got.lse, ref.lse) < 1e-3, `${where}: lse error ${maxAbsErr(got.lse, ref.lse)}`);
+      assert.ok(maxAbsDiff(got.o, ref.o) < TOL[dtype], `${where}: O error ${maxAbsDiff(got.o, ref.o)}`);
+      assert.ok(maxAbsDiff(got.lse, ref.lse) < 1e-3, `${where}: lse error ${maxAbsDiff(got.lse, ref.lse)}`);
     }
   }
 });

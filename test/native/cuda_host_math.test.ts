@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadAddon } from '../../native/binding';
-import { prng } from '../prng';
+import { maxAbsDiff } from '../../runner/measure';
+import { uniformStream } from '../../runner/random';
 
 interface HostChecks {
   pagedKvOffset(table: Int32Array, maxPagesPerSeq: number, seq: number, token: number, pageSize: number,
@@ -93,7 +94,7 @@ test('visibleKeys: causal aligned bottom-right and sliding window (hand cases)',
 });
 
 test('keyTiles visits exactly the key tiles holding a visible key, and flags the masked ones', () => {
-  const next = prng(7);
+  const next = uniformStream(7);
   let cases = 0;
   for (let iter = 0; iter < 300; iter++) {
     const nQ = 1 + Math.floor(next() * 90);
@@ -157,18 +158,8 @@ function referenceFlash(q: Float32Array, k: Float32Array, v: Float32Array, B: nu
   return { o, lse };
 }
 
-function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  assert.equal(a.length, b.length);
-  let m = 0;
-  for (let i = 0; i < a.length; i++) {
-    if (a[i] === b[i]) continue; // equal infinities
-    m = Math.max(m, Math.abs(a[i] - b[i]));
-  }
-  return m;
-}
-
 test('the flash kernel schedule (tiles, masks, online softmax) matches fp64 attention on odd shapes', () => {
-  const next = prng(11);
+  const next = uniformStream(11);
   const shapes = [
     // B, Nq, Nk, H, Hkv, D, causal, windowLeft, blockM, blockN
     [1, 37, 53, 2, 1, 8, true, -1, 16, 16],
@@ -214,7 +205,7 @@ test('lseAdd is exact at the extremes and never NaN', () => {
 });
 
 test('merging split-K partitions through lse gives the softmax of the whole row', () => {
-  const next = prng(3);
+  const next = uniformStream(3);
   const dv = 5;
   for (const bounds of [[0, 7, 19, 40], [0, 40], [0, 1, 2, 40], [0, 13, 13, 40]]) { // [0,13,13,..]: an empty partition
     const n = 40;
@@ -255,7 +246,7 @@ test('planDecodeSplits runs whole waves of short partitions and never leaves a t
   assert.deepEqual(checks.planDecodeSplits(8, 1000, 528, 0), { numSplits: 8, partitionTokens: 128 });
   // A requested partition length is kept: ceil(100 / 48) = 3 partitions.
   assert.deepEqual(checks.planDecodeSplits(8, 100, 528, 48), { numSplits: 3, partitionTokens: 48 });
-  const next = prng(5);
+  const next = uniformStream(5);
   for (let i = 0; i < 500; i++) {
     const ctx = 1 + Math.floor(next() * 40000);
     const requested = next() < 0.3 ? 16 * (1 + Math.floor(next() * 80)) : 0;
@@ -293,7 +284,7 @@ function referenceDecode(q: Float32Array, kPool: Float32Array, vPool: Float32Arr
 }
 
 test('the split-K paged decode order (pages, lanes, partitions, lse merge) matches fp64 attention', () => {
-  const next = prng(17);
+  const next = uniformStream(17);
   // pageSize, contextLens, partitionTokens, lanes, chunk (8 lanes x 4 tokens is the kernel at D = 128)
   const cases = [
     [16, [1, 0, 37, 300], 304, 8, 4], // one partition

@@ -21,27 +21,8 @@ import {
   toHalfBits,
 } from '../../native/kernels';
 import { cpuFeatures } from '../../native/peaks';
-import { prng } from '../prng';
-
-/** Deterministic uniform values in [lo, hi) (mulberry32). */
-function uniform(n: number, seed: number, lo = -1, hi = 1): Float32Array {
-  const next = prng(seed);
-  const out = new Float32Array(n);
-  for (let i = 0; i < n; i++) out[i] = lo + next() * (hi - lo);
-  return out;
-}
-
-function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  assert.equal(a.length, b.length);
-  let m = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!, y = b[i]!;
-    if (x === y) continue; // also -inf === -inf
-    const d = Math.abs(x - y);
-    if (!(d <= m)) m = d; // NaN propagates as NaN
-  }
-  return m;
-}
+import { maxAbsDiff } from '../../runner/measure';
+import { randomUniform } from '../../runner/inputs';
 
 function encode(dtype: AttnDType, values: Float32Array): Float32Array | Uint16Array {
   return dtype === 'fp32' ? values : toHalfBits(dtype, values);
@@ -85,9 +66,9 @@ function flashArgs(c: FlashCase, dtype: AttnDType, simd: SimdPath, seed: number)
     ...c,
     dtype,
     simd,
-    q: encode(dtype, uniform(qn, seed)),
-    k: encode(dtype, uniform(kn, seed + 1)),
-    v: encode(dtype, uniform(kn, seed + 2)),
+    q: encode(dtype, randomUniform(qn, seed)),
+    k: encode(dtype, randomUniform(kn, seed + 1)),
+    v: encode(dtype, randomUniform(kn, seed + 2)),
   };
 }
 
@@ -102,7 +83,7 @@ async function assertMatchesReference(args: FlashForwardArgs, tol: number): Prom
 // Pages of a pool given out in a scattered order, as an allocator does after some churn.
 function scatteredPages(numPages: number, seed: number): number[] {
   const order = Array.from({ length: numPages }, (_, i) => i);
-  const r = uniform(numPages, seed, 0, 1);
+  const r = randomUniform(numPages, seed, 0, 1);
   for (let i = numPages - 1; i > 0; i--) {
     const j = Math.floor(r[i]! * (i + 1));
     [order[i], order[j]] = [order[j]!, order[i]!];
@@ -150,8 +131,8 @@ function pagedSetup(opts: {
   const contiguousV: Float32Array[] = [];
   let next = 0;
   contextLens.forEach((len, b) => {
-    const k = uniform(len * row, seed + 10 + b);
-    const v = uniform(len * row, seed + 20 + b);
+    const k = randomUniform(len * row, seed + 10 + b);
+    const v = randomUniform(len * row, seed + 20 + b);
     contiguousK.push(k);
     contiguousV.push(v);
     for (let t = 0; t < len; t++) {
@@ -166,7 +147,7 @@ function pagedSetup(opts: {
   const qDtype: AttnDType = opts.kvDtype === 'fp32' ? 'fp32' : opts.kvDtype;
   return {
     args: {
-      q: encode(qDtype, uniform(batch * numHeads * headDim, seed + 99)),
+      q: encode(qDtype, randomUniform(batch * numHeads * headDim, seed + 99)),
       kPages: encode(opts.kvDtype, kPool),
       vPages: encode(opts.kvDtype, vPool),
       blockTable,
@@ -215,7 +196,7 @@ let longCase: { n: number; d: number; v: Float32Array; mean: Float64Array } | un
 function longUniform(): { n: number; d: number; v: Float32Array; mean: Float64Array } {
   if (longCase === undefined) {
     const n = 70000, d = 16;
-    const v = uniform(n * d, 79);
+    const v = randomUniform(n * d, 79);
     const mean = new Float64Array(d);
     for (let j = 0; j < n; j++) for (let x = 0; x < d; x++) mean[x]! += v[j * d + x]! / n;
     longCase = { n, d, v, mean };
@@ -350,9 +331,9 @@ for (const simd of [...paths, 'amx-model' as const]) {
       // q = 0 makes every score 0, so O is the mean of V over all keys and lse = ln(N_k);
       // top-left alignment would give O = V[0] and lse = 0.
       const n = 300, d = 64;
-      const v = uniform(n * d, 77);
+      const v = randomUniform(n * d, 77);
       const got = await flashForward({
-        q: new Float32Array(d), k: uniform(n * d, 78), v, batch: 1, seqLenQ: 1, seqLenK: n,
+        q: new Float32Array(d), k: randomUniform(n * d, 78), v, batch: 1, seqLenQ: 1, seqLenK: n,
         numHeads: 1, numKvHeads: 1, headDim: d, causal: true, simd,
       });
       const mean = new Float64Array(d);
@@ -393,7 +374,7 @@ for (const simd of [...paths, 'amx-model' as const]) {
         v.fill(2, (j * 2 + 1) * d, (j * 2 + 2) * d);
       }
       const got = await flashForward({
-        q: uniform(3 * 8 * d, 81), k: uniform(n * 2 * d, 82), v, batch: 1, seqLenQ: 3, seqLenK: n,
+        q: randomUniform(3 * 8 * d, 81), k: randomUniform(n * 2 * d, 82), v, batch: 1, seqLenQ: 3, seqLenK: n,
         numHeads: 8, numKvHeads: 2, headDim: d, causal: true, simd,
       });
       for (let i = 0; i < 3; i++) {
@@ -442,20 +423,20 @@ for (const simd of [...paths, 'amx-model' as const]) {
       const row = numKvHeads * headDim;
       const kPool = new Float32Array(numPages * pageSize * row);
       const vPool = new Float32Array(numPages * pageSize * row);
-      const aK = uniform(48 * row, 8001, 5, 9); // A's keys: large, so reading one changes O
-      const aV = uniform(48 * row, 8002, 50, 90);
+      const aK = randomUniform(48 * row, 8001, 5, 9); // A's keys: large, so reading one changes O
+      const aV = randomUniform(48 * row, 8002, 50, 90);
       [3, 9, 5].forEach((page, i) => {
         kPool.set(aK.subarray(i * 16 * row, (i + 1) * 16 * row), page * pageSize * row);
         vPool.set(aV.subarray(i * 16 * row, (i + 1) * 16 * row), page * pageSize * row);
       });
-      const bK = uniform(20 * row, 8003);
-      const bV = uniform(20 * row, 8004);
+      const bK = randomUniform(20 * row, 8003);
+      const bV = randomUniform(20 * row, 8004);
       [9, 5].forEach((page, i) => {
         const n = Math.min(16, 20 - i * 16);
         kPool.set(bK.subarray(i * 16 * row, (i * 16 + n) * row), page * pageSize * row);
         vPool.set(bV.subarray(i * 16 * row, (i * 16 + n) * row), page * pageSize * row);
       });
-      const q = uniform(numHeads * headDim, 8005, 0, 1);
+      const q = randomUniform(numHeads * headDim, 8005, 0, 1);
       const got = await pagedDecode({
         q, kPages: kPool, vPages: vPool, blockTable: Int32Array.from([9, 5, 3]), contextLens: Int32Array.from([20]),
         batch: 1, numHeads, numKvHeads, headDim, numPages, pageSize, maxPagesPerSeq: 3, simd,
@@ -557,7 +538,7 @@ describe('argument checks', () => {
 
 describe('timing loop', () => {
   const args: FlashForwardArgs = {
-    q: uniform(64 * 2 * 64, 1), k: uniform(64 * 2 * 64, 2), v: uniform(64 * 2 * 64, 3),
+    q: randomUniform(64 * 2 * 64, 1), k: randomUniform(64 * 2 * 64, 2), v: randomUniform(64 * 2 * 64, 3),
     batch: 1, seqLenQ: 64, seqLenK: 64, numHeads: 2, numKvHeads: 2, headDim: 64,
   };
   it('stops at minReps once minTimeMs has passed', async () => {

@@ -12,7 +12,8 @@ const EXAMPLES = resolve(import.meta.dirname, '../../examples');
 
 test('calibration recovers known efficiencies and overhead from a synthetic vllm bench serve file', () => {
   // Llama-3.1-8B bf16 on an H100 SXM, by hand from the model card and datasheet:
-  // W = 16,060,522,496 B, KV 131,072 B/token, 2·P = 16,060,522,496 FLOP/token,
+  // W = 16,060,522,496 B, KV 131,072 B/token, 2·P = 15,009,849,344 FLOP/token (P = the
+  // 8,030,261,248 parameters less the 525,336,576-row embedding lookup, which multiplies nothing),
   // attention 4·L·H·D = 524,288 FLOP per query-key pair; 3.35e12 B/s, 989e12 FLOP/s.
   // Truth: compute efficiency 0.45, memory efficiency 0.7, overhead 2 ms; one request at a time
   // (max_concurrency 1). A prompt of P tokens: TTFT = 2 ms + max(compute, memory) of one prefill
@@ -30,7 +31,7 @@ test('calibration recovers known efficiencies and overhead from a synthetic vllm
   const W = 16060522496;
   const bw = 3.35e12 * 0.7;
   const flops = 989e12 * 0.45;
-  const step = (tokens: number, kv: number, pairs: number) => 0.002 + Math.max((W + 131072 * kv) / bw, (16060522496 * tokens + 524288 * pairs) / flops);
+  const step = (tokens: number, kv: number, pairs: number) => 0.002 + Math.max((W + 131072 * kv) / bw, (15009849344 * tokens + 524288 * pairs) / flops);
   const inputLens = [128, 512, 1024, 2048, 3000, 4096, 300, 6000];
   const outputLens = [64, 32, 128, 16, 200, 8, 100, 50];
   const ttfts = inputLens.map((p) => step(p, p, (p * (p + 1)) / 2));

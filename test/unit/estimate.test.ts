@@ -1,6 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
 import { profileFromModelConfig, type Profile } from '../../core/config/index';
 import {
   activationPeakBytes,
@@ -13,7 +12,8 @@ import {
   poolPages,
   weightsBytes,
 } from '../../core/estimate/index';
-import { FIXTURES, loadModel } from './helpers';
+import { formatConcurrency } from '../../core/format';
+import { configNames, loadModel } from './helpers';
 
 const MiB = 1024 ** 2;
 const GiB = 1024 ** 3;
@@ -47,7 +47,7 @@ const KV_BYTES_PER_TOKEN: Record<string, number> = {
 };
 
 test('the KV table covers every shipped config', () => {
-  const names = readdirSync(FIXTURES).filter((f) => f.endsWith('.json')).map((f) => f.replace(/\.json$/, '')).sort();
+  const names = configNames();
   assert.deepEqual(names, Object.keys(KV_BYTES_PER_TOKEN).sort());
 });
 
@@ -111,8 +111,10 @@ test('vLLM ground truth: Llama-2-7B fp16 page of 16 tokens is 8 MiB', () => {
   assert.equal(e.pageBytes, 8 * MiB);
 });
 
-test('pool from device memory: 80 GiB · 0.9 − weights − activation peak', () => {
+test('pool from device memory: 80 GiB · 0.9 − weights − activation peak − non-torch memory', () => {
   const e = estimate(llamaProfile((p) => { p.device.memoryGib = 80; }));
+  // Current vLLM's non-torch increase during profiling: 0.1 GiB at tensor_parallel_size 1 (reserve.ts).
+  const nonTorch = Math.round(0.1 * GiB);
   const weights = 8_030_261_248 * 2;
   const activation = activationPeakBytes(loadModel('Llama-3.1-8B'), 'bf16');
   // 8192 tokens · 2 B · (2·4096 + max((32 + 16)·128 + 32·128, 3·14336 + 4096)) + 3 · 256 · 128256 · 4
@@ -120,11 +122,13 @@ test('pool from device memory: 80 GiB · 0.9 − weights − activation peak', (
   assert.equal(e.weightsBytes, weights);
   assert.equal(e.pool.budgetSource, 'device');
   assert.equal(e.pool.activationPeakBytes, activation);
-  assert.equal(e.pool.budgetBytes, Math.floor(80 * GiB * 0.9) - weights - activation);
+  assert.equal(e.pool.engineReserveBytes, nonTorch);
+  assert.equal(e.pool.budgetBytes, Math.floor(80 * GiB * 0.9) - weights - activation - nonTorch);
   assert.equal(e.pool.pages, Math.floor(e.pool.budgetBytes / (2 * MiB)));
-  // Max concurrency at max_position_embeddings 131072 = 8192 pages a sequence.
+  // Max concurrency at max_position_embeddings 131072 = 8192 pages a sequence, as vLLM divides.
   assert.equal(e.pool.concurrencySeqLen, 131_072);
-  assert.equal(e.pool.maxConcurrency, Math.floor(e.pool.pages / 8192));
+  assert.equal(e.pool.maxConcurrency, e.pool.pages / 8192);
+  assert.equal(e.pool.sequencesAtOnce, Math.floor(e.pool.pages / 8192));
 });
 
 test('activation peak and weights against vLLM\'s own profile of Meta-Llama-3-8B on an H100', () => {
@@ -160,10 +164,17 @@ test('weights that do not fit leave no pool, and a note says why', () => {
   assert.ok(estimate(tight).pool.pages > 0);
 });
 
-test('max concurrency counts whole pages per sequence', () => {
-  // 1952 pages; a 1000-token sequence needs ceil(1000 / 16) = 63 pages -> 30 sequences.
+test('max concurrency as vLLM divides (pages / pages per sequence), whole sequences beside it', () => {
+  // 1952 pages; a 1000-token sequence needs ceil(1000 / 16) = 63 pages: 1952 / 63 = 30.98x, 30 at once.
   const e = estimate(llamaProfile((p) => { p.kvCache.memoryGib = 3.8125; }), { seqLen: 1000 });
-  assert.equal(e.pool.maxConcurrency, 30);
+  assert.equal(e.pool.maxConcurrency, 1952 / 63);
+  assert.equal(formatConcurrency(e.pool.maxConcurrency), '30.98x');
+  assert.equal(e.pool.sequencesAtOnce, 30);
+  // vLLM's A10 log for Llama-3.1-8B: "# CUDA blocks: 2356", "Maximum concurrency for 131072 tokens
+  // per request: 0.29x" (2356 / 8192 = 0.2876): below one sequence, which a floor would hide.
+  const a10 = estimate(llamaProfile((p) => { p.kvCache.numPages = 2356; }), { seqLen: 131_072 });
+  assert.equal(formatConcurrency(a10.pool.maxConcurrency), '0.29x');
+  assert.equal(a10.pool.sequencesAtOnce, 0);
 });
 
 test('encoders have no KV cache: 0 bytes, 0 pages, a flag and a note', () => {
@@ -225,14 +236,28 @@ test('paramCounts gpt-oss-20b: 20,914,757,184 total; 3,608,307,264 active withou
   // norms 5760 -> 823,186,976 ×24 + embed, unembed 2 · 579,133,440 + 2880.
   const p = paramCounts(loadModel('gpt-oss-20b'));
   assert.equal(p.total, 20_914_757_184);
-  assert.equal(p.active - p.breakdown.embedding, 3_608_307_264);
+  assert.equal(p.active, 3_608_307_264);
+  // What a token multiplies by: the same (lm_head untied, so nothing to add back).
+  assert.equal(p.activeCompute, 3_608_307_264);
+});
+
+test('activeCompute leaves embedding lookups out and counts a tied lm_head: dense models too', () => {
+  // Llama-3.1-8B: 8,030,261,248 − the 525,336,576 lookup table (lm_head is separate).
+  assert.equal(paramCounts(loadModel('Llama-3.1-8B')).activeCompute, 8_030_261_248 - 525_336_576);
+  // GPT-2 ties lm_head to wte: the 38,597,376-entry matrix is multiplied once per token; the
+  // 786,432 learned positions are only looked up: 124,439,808 − 786,432.
+  assert.equal(paramCounts(loadModel('gpt2')).activeCompute, 124_439_808 - 786_432);
+  // Mixtral's card counts the embedding in its 12.9B; a token multiplies by 131,072,000 fewer.
+  const mx = paramCounts(loadModel('Mixtral-8x7B-v0.1'));
+  assert.equal(mx.active - mx.activeCompute, 131_072_000);
 });
 
 /**
- * Published counts. `active` includes the embedding (Mixtral's and Qwen's convention) except
- * where the card says otherwise. Each within 1% unless noted.
+ * Published counts, each within 1% unless noted. `active` follows each card's own convention
+ * (paramCounts' CARD_COUNTS_EMBEDDING): Mistral and Qwen count the embedding lookup, OpenAI and
+ * DeepSeek do not.
  */
-const PUBLISHED: Array<{ name: string; total: number; active?: number; activeTol?: number; activeExcludesEmbedding?: boolean; source: string }> = [
+const PUBLISHED: Array<{ name: string; total: number; active?: number; activeTol?: number; source: string }> = [
   { name: 'Llama-3.1-8B', total: 8.03e9, source: 'HF model page, safetensors: 8.03B params' },
   { name: 'Llama-3.1-70B', total: 70.6e9, source: 'HF model page, safetensors: 70.6B params' },
   { name: 'Llama-3.1-405B', total: 405e9, source: 'Llama 3.1 model card: 405B' },
@@ -246,11 +271,12 @@ const PUBLISHED: Array<{ name: string; total: number; active?: number; activeTol
   // Card: 30.5B total, 3.3B activated. Our exact active count is 3,353,032,704 (3.35B): the card
   // truncates, so active is held to 2%.
   { name: 'Qwen3-30B-A3B', total: 30.5e9, active: 3.3e9, activeTol: 0.02, source: 'Qwen3-30B-A3B model card' },
-  // Paper: 671B total, 37B activated; our 37.55B counts embedding and lm_head, the paper rounds: 2%.
+  // Paper: 671B total, 37B activated; our 36.63B leaves the 0.93B embedding lookup out (37.55B
+  // with it), the paper rounds to whole billions: 2%.
   { name: 'DeepSeek-V3', total: 671e9, active: 37e9, activeTol: 0.02, source: 'DeepSeek-V3 technical report, abstract' },
-  // gpt-oss model card, table 1: 116.83B total, 5.13B active (active leaves the input embedding out).
-  { name: 'gpt-oss-120b', total: 116.83e9, active: 5.13e9, activeExcludesEmbedding: true, source: 'gpt-oss model card (OpenAI, 2025), table 1' },
-  { name: 'gpt-oss-20b', total: 20.91e9, active: 3.61e9, activeExcludesEmbedding: true, source: 'gpt-oss model card (OpenAI, 2025), table 1' },
+  // gpt-oss model card, table 1: 116.83B total, 5.13B active (the input embedding left out).
+  { name: 'gpt-oss-120b', total: 116.83e9, active: 5.13e9, source: 'gpt-oss model card (OpenAI, 2025), table 1' },
+  { name: 'gpt-oss-20b', total: 20.91e9, active: 3.61e9, source: 'gpt-oss model card (OpenAI, 2025), table 1' },
   { name: 'gemma-2-9b', total: 9.24e9, source: 'HF model page, safetensors: 9.24B params' },
   { name: 'gpt2', total: 124e6, source: 'HF gpt2 model card: 124M parameters' },
   { name: 'gpt2-large', total: 774e6, source: 'HF gpt2-large model card: 774M parameters' },
@@ -263,8 +289,7 @@ for (const c of PUBLISHED) {
     const rel = (x: number, y: number) => Math.abs(x - y) / y;
     assert.ok(rel(p.total, c.total) < 0.01, `total ${p.total} vs ${c.total}`);
     if (c.active !== undefined) {
-      const active = c.activeExcludesEmbedding ? p.active - p.breakdown.embedding : p.active;
-      assert.ok(rel(active, c.active) < (c.activeTol ?? 0.01), `active ${active} vs ${c.active}`);
+      assert.ok(rel(p.active, c.active) < (c.activeTol ?? 0.01), `active ${p.active} vs ${c.active}`);
     } else {
       assert.equal(p.active, p.total);
     }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatBytes, formatCount, formatDuration, formatParams, formatRate } from '../../core/format';
+import { formatBytes, formatCount, formatDuration, formatParams, formatPercent, formatRate } from '../../core/format';
 
 test('formatBytes: IEC prefixes, three significant digits', () => {
   assert.equal(formatBytes(0), '0 B');
@@ -37,4 +37,13 @@ test('formatParams and formatDuration', () => {
   assert.equal(formatDuration(3_412_000), '3.41 ms');
   assert.equal(formatDuration(1_200_000_000), '1.2 s');
   assert.equal(formatDuration(450), '450 ns');
+});
+
+test('formatPercent: one decimal by default, the digits asked for, a dash for no figure', () => {
+  // 0.4213 · 100 = 42.13 -> "42.1%"; 7/8 = 87.5%; 2/3 to 0 decimals = 67%.
+  assert.equal(formatPercent(0.4213), '42.1%');
+  assert.equal(formatPercent(7 / 8), '87.5%');
+  assert.equal(formatPercent(2 / 3, 0), '67%');
+  assert.equal(formatPercent(null), '—');
+  assert.equal(formatPercent(Number.NaN), '—');
 });

@@ -148,17 +148,29 @@ test('Falcon: multi_query without a KV count -> MQA; new_decoder_architecture us
   assert.equal(f7.intermediateSize, 4 * 4544);
   const f40 = readModelConfig(JSON.stringify({ model_type: 'falcon', hidden_size: 8192, num_attention_heads: 128, num_kv_heads: 8, multi_query: true, new_decoder_architecture: true, num_hidden_layers: 60, vocab_size: 65024 })).value!;
   assert.equal(f40.numKvHeads, 8);
-  const old = readModelConfig(JSON.stringify({ model_type: 'falcon', hidden_size: 8192, n_head: 128, n_head_kv: 8, n_layer: 60, vocab_size: 65024 })).value!;
+  // Pre-port falcon-40b (model_type RefinedWeb): new_decoder_architecture by default, n_head_kv counts.
+  const old = readModelConfig(JSON.stringify({ model_type: 'RefinedWeb', hidden_size: 8192, n_head: 128, n_head_kv: 8, n_layer: 60, vocab_size: 65024 })).value!;
   assert.equal(old.numKvHeads, 8);
+  // model_type falcon without either flag: transformers' defaults (multi_query true, old
+  // architecture) load 1 KV head, whatever n_head_kv says.
+  assert.equal(readModelConfig(JSON.stringify({ model_type: 'falcon', hidden_size: 8192, n_head: 128, n_head_kv: 8, n_layer: 60, vocab_size: 65024 })).value!.numKvHeads, 1);
 });
 
-test('semantic problem: multi_query contradicting num_kv_heads is a warning at multi_query', () => {
+test('Falcon: multi_query defaults to true (transformers FalconConfig), num_kv_heads beside it is ignored, as information', () => {
   const text = '{"model_type": "falcon", "hidden_size": 4544, "num_attention_heads": 71, "num_hidden_layers": 2, "vocab_size": 10, "multi_query": true, "num_kv_heads": 71}';
   const r = readModelConfig(text);
   const p = only(r.problems, 'multi-query-conflict');
-  assert.equal(p.severity, 'warning');
-  assert.equal(p.range.offset, text.indexOf('true'));
+  assert.equal(p.severity, 'info');
+  assert.equal(p.range.offset, text.lastIndexOf('71'));
   assert.equal(r.value!.numKvHeads, 1);
+  // Without the key: still MQA, as transformers loads it (falcon-7b: 71 query heads, 1 KV head).
+  const bare = readModelConfig('{"model_type": "falcon", "hidden_size": 4544, "num_attention_heads": 71, "num_hidden_layers": 2, "vocab_size": 10}');
+  assert.equal(bare.value!.numKvHeads, 1);
+  assert.equal(bare.value!.attention, 'mqa');
+  // new_decoder_architecture (falcon-40b): num_kv_heads counts.
+  const big = readModelConfig('{"model_type": "falcon", "hidden_size": 8192, "num_attention_heads": 128, "num_hidden_layers": 2, "vocab_size": 10, "new_decoder_architecture": true, "num_kv_heads": 8}');
+  assert.equal(big.value!.numKvHeads, 8);
+  assert.equal(big.problems.some((q) => q.code === 'multi-query-conflict'), false);
 });
 
 const LLAMA = { model_type: 'llama', hidden_size: 4096, num_attention_heads: 32, num_key_value_heads: 8, num_hidden_layers: 4, vocab_size: 128, intermediate_size: 14336 };

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { GPUS } from '../../core/estimate/gpus';
 import {
   PROFILE_DEFAULTS,
   closestMatch,
@@ -58,6 +59,7 @@ test('a minimal profile gets every default, and the config dtype', () => {
   assert.equal(p.sourcePath, PROFILE);
   assert.equal(p.dtype, 'bf16');
   assert.deepEqual(p.device, { backend: 'auto', memoryGib: null, gpuMemoryUtilization: 0.9, tensorParallelSize: 1 });
+  assert.deepEqual(p.engine, { vllmVersion: null, nonTorchGib: 'auto', ncclGib: 'auto', cudaGraphGib: 'auto', activationGib: 'auto' });
   assert.deepEqual(p.kvCache, { pageSize: 16, dtype: 'auto', numPages: 'auto', memoryGib: 'auto' });
   assert.deepEqual(p.prefill, { batchSize: 1, seqLens: [512, 1024], causal: true });
   assert.deepEqual(p.decode, { batchSizes: [1, 8], contextLens: [1024, 4096] });
@@ -290,6 +292,23 @@ test('schema defaults match PROFILE_DEFAULTS', () => {
   assert.equal(props.workload.properties.max_model_len.default, d.workload.maxModelLen);
   assert.equal(props.workload.properties.max_num_batched_tokens.default, d.workload.maxNumBatchedTokens);
   assert.equal(props.workload.properties.seed.default, d.workload.seed);
+  for (const [key, field] of [['non_torch_gib', 'nonTorchGib'], ['nccl_gib', 'ncclGib'], ['cuda_graph_gib', 'cudaGraphGib'], ['activation_gib', 'activationGib']] as const) {
+    assert.equal(props.engine.properties[key].default, d.engine[field], key);
+  }
+  // device.gpu offers exactly the GPU table's names.
+  assert.deepEqual(props.device.properties.gpu.enum, GPUS.map((g) => g.name));
+});
+
+test('engine and device.gpu are read; a GPU name off the table is refused with the nearest name', () => {
+  const r = read('model: ./llama/config.json\ndevice: { gpu: A100 80GB, tensor_parallel_size: 1 }\nengine: { vllm_version: "0.2.5", nccl_gib: 2, cuda_graph_gib: 0.5 }\n');
+  assert.ok(r.value, JSON.stringify(r.problems));
+  assert.equal(r.value.device.gpu, 'A100 80GB');
+  assert.deepEqual(r.value.engine, { vllmVersion: '0.2.5', nonTorchGib: 'auto', ncclGib: 2, cudaGraphGib: 0.5, activationGib: 'auto' });
+  const bad = read('model: ./llama/config.json\ndevice: { gpu: A100 80G }\n');
+  const p = only(bad.problems, 'invalid-value');
+  assert.match(p.message, /did you mean "A100 80GB"/);
+  const neg = read('model: ./llama/config.json\nengine: { non_torch_gib: -1 }\n');
+  assert.equal(neg.value, null);
 });
 
 test('every schema property has a description (hover and completion show them)', () => {

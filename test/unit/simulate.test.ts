@@ -423,10 +423,10 @@ test('a profile without workload or pages says what to set, at the right place',
 test('the summary table shows paging beside both baselines', async () => {
   const p = profile('kv_cache: { page_size: 4, num_pages: 10 }\nworkload: { max_model_len: 16 }\n');
   const text = formatPoolSummary(await simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 6, 3), req(0, 3, 2)] }));
-  assert.match(text, /paged \(4-token pages\)\s+87\.5 %\s+12\.5 %/);
-  assert.match(text, /contiguous, max_model_len each\s+35\.0 %\s+65\.0 %\s+0\.0 %/);
-  assert.match(text, /contiguous, prompt \+ output each\s+75\.7 %/);
-  assert.match(text, /occupancy mean 26\.7 %, peak 30\.0 %/);
+  assert.match(text, /paged \(4-token pages\)\s+87\.5%\s+12\.5%/);
+  assert.match(text, /contiguous, max_model_len each\s+35\.0%\s+65\.0%\s+0\.0%/);
+  assert.match(text, /contiguous, prompt \+ output each\s+75\.7%/);
+  assert.match(text, /occupancy mean 26\.7%, peak 30\.0%/);
   // One second per step: 3 steps (the 6-token prompt and its 2 more tokens), then idle.
   assert.match(text, /; 3\.00 s of simulated serving;/);
 });

@@ -159,6 +159,13 @@ describe('dashboard webview in Chromium', () => {
       ['contiguous, max_model_len', percent(useful('contiguous_max_model_len'))],
       ['contiguous, prompt+output', percent(useful('contiguous_prompt_plus_output'))],
     ]);
+    // The latency view: both CDFs as recorded, and the percentile table in ms.
+    const latency = run.pool!.latency!;
+    assert.deepEqual(await drawnPoints(page, 'latencyCdf'), { TTFT: latency.ttftCdf.length, TPOT: latency.tpotCdf.length });
+    const percentiles = await tableRows(page, 'table-latencyCdf');
+    assert.equal(percentiles[1]![0], 'TTFT');
+    assert.equal(Number(percentiles[1]![4]), Number((latency.ttft.p99 * 1000).toPrecision(3)));
+    assert.deepEqual(await drawnPoints(page, 'queue'), { running: n, waiting: n, 'waiting, preempted': n });
   });
 
   it('redraws in the new colours when the theme changes (light, high contrast)', async () => {
@@ -223,6 +230,8 @@ describe('dashboard webview in Chromium', () => {
     await send(page, { type: 'poolSamples', samples: run.pool!.samples.slice(0, 2) });
     await send(page, { type: 'poolSamples', samples: run.pool!.samples.slice(2, 5) });
     await page.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('aria-label')?.includes('free: 5 points'));
+    // Charts redraw at most every 250 ms while a run streams: wait for the timings chart's second case too.
+    await page.waitForFunction(() => document.querySelector('#chart-timings')?.getAttribute('aria-label')?.includes('median: 2 points'));
     assert.match((await page.textContent('#summary-poolTimeline')) ?? '', /^so far: peak occupancy /);
     assert.deepEqual(await drawnPoints(page, 'timings'), { 'p10–p90': 2, median: 2 });
     assert.equal(await page.getAttribute('#run-progress', 'value'), String(2 / 3));

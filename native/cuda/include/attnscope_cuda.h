@@ -78,8 +78,8 @@ typedef struct attnscope_cuda_flash_params {
   void* o;         /* [B, N_q, H, D] in dtype, written */
   float* lse;      /* [B, H, N_q] fp32, written; may be NULL */
   int batch;      /* B >= 1 */
-  int seqlen_q;       /* N_q >= 1 */
-  int seqlen_k;       /* N_k >= 1 */
+  int seq_len_q;       /* N_q >= 1 */
+  int seq_len_k;       /* N_k >= 1 */
   int num_heads;       /* H >= 1 */
   int num_kv_heads;    /* H_kv >= 1, divides H */
   int head_dim;        /* D: 64 or 128 */

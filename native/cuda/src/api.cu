@@ -83,11 +83,11 @@ int check_common(int head_dim, int dtype, int num_heads, int num_kv_heads) {
 int check_flash(const attnscope_cuda_flash_params* p, bool need_pointers) {
   if (p == nullptr) return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "params is NULL");
   RETURN_IF_FAILED(check_common(p->head_dim, p->dtype, p->num_heads, p->num_kv_heads));
-  if (p->batch < 1 || p->seqlen_q < 1 || p->seqlen_k < 1) {
-    return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "batch %d, seqlen_q %d, seqlen_k %d must be >= 1",
-                p->batch, p->seqlen_q, p->seqlen_k);
+  if (p->batch < 1 || p->seq_len_q < 1 || p->seq_len_k < 1) {
+    return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "batch %d, seq_len_q %d, seq_len_k %d must be >= 1",
+                p->batch, p->seq_len_q, p->seq_len_k);
   }
-  if (p->seqlen_q > 65535 * 128 || p->num_heads > 65535 || p->batch > 65535) {
+  if (p->seq_len_q > 65535 * 128 || p->num_heads > 65535 || p->batch > 65535) {
     return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "shape exceeds the launch grid");
   }
   if (p->window_left < -1) return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "window_left %d < -1", p->window_left);
@@ -351,9 +351,9 @@ int attnscope_cuda_flash_fwd_host(const attnscope_cuda_flash_params* params, con
     return fail(ATTNSCOPE_CUDA_ERR_INVALID_ARGUMENT, "io.q, io.k, io.v and io.o must be host pointers");
   }
   attnscope_cuda_flash_params p = *params;
-  const size_t nq = static_cast<size_t>(p.batch) * p.seqlen_q * p.num_heads * p.head_dim;
-  const size_t nkv = static_cast<size_t>(p.batch) * p.seqlen_k * p.num_kv_heads * p.head_dim;
-  const size_t nlse = static_cast<size_t>(p.batch) * p.num_heads * p.seqlen_q;
+  const size_t nq = static_cast<size_t>(p.batch) * p.seq_len_q * p.num_heads * p.head_dim;
+  const size_t nkv = static_cast<size_t>(p.batch) * p.seq_len_k * p.num_kv_heads * p.head_dim;
+  const size_t nlse = static_cast<size_t>(p.batch) * p.num_heads * p.seq_len_q;
   DeviceBuffers buffers;
   void *q, *k, *v, *o, *lse, *staging;
   RETURN_IF_FAILED(buffers.alloc(&q, nq * 2, "q"));

@@ -171,7 +171,7 @@ __global__ void __launch_bounds__(Traits::kThreads) flash_fwd_kernel(const attns
   T* sK = sQ + Traits::kQElems;          // 2 buffers
   T* sV = sK + 2 * Traits::kKVElems;     // 2 buffers
 
-  const int Nq = p.seqlen_q, Nk = p.seqlen_k, H = p.num_heads, Hkv = p.num_kv_heads;
+  const int Nq = p.seq_len_q, Nk = p.seq_len_k, H = p.num_heads, Hkv = p.num_kv_heads;
   const bool causal = kMask == MaskKind::kCausal || (kMask == MaskKind::kLocal && p.causal != 0);
   const int window_left = kMask == MaskKind::kLocal ? p.window_left : -1;
   // Causal tiles near the bottom do the most work: launch them first.

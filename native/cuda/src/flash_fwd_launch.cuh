@@ -32,7 +32,7 @@ struct FlashFwdConfig<128> {
 // Grid of flash_fwd_kernel: (ceil(N_q / kBlockM), H, B).
 template <typename Traits>
 dim3 flash_fwd_grid(const attnscope_cuda_flash_params& p) {
-  return dim3(ceil_div(p.seqlen_q, Traits::kBlockM), p.num_heads, p.batch);
+  return dim3(ceil_div(p.seq_len_q, Traits::kBlockM), p.num_heads, p.batch);
 }
 
 // Picks the kernel instance for p (dtype, flash_mask_kind(p)) and returns

@@ -14,8 +14,8 @@ cudaError_t plan_paged_decode(const attnscope_cuda_decode_params& p, DecodeSplit
   cudaError_t e = cudaGetDevice(&device);
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   if (e == cudaSuccess) {
-    e = with_decode_kernel(p, [&](auto kernel) {
-      return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kDecodeThreads, 0);
+    e = with_decode_kernel(p, [&](auto kernel, int smem_bytes) {
+      return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kDecodeThreads, smem_bytes);
     });
   }
   if (e != cudaSuccess) return e;

@@ -2,10 +2,14 @@
 // paged_attention_v2 and FlashInfer's decode.cuh have the same two-kernel shape).
 // Kernel 1, one block per (partition, KV head x head chunk, sequence): the block's query heads
 // are the kGroup heads of one GQA group (or a chunk of it), so every K/V byte loaded from the
-// page pool serves all of them. Threads form token lanes of D / 8 threads, each thread holding
-// 16 bytes (8 elements) of a K or V row; a lane takes kDecodeUnroll consecutive tokens per step and
-// issues all their K and V loads before the first use. Each lane keeps its own online-softmax
-// state per head; the lanes merge in shared memory at the end.
+// page pool serves all of them. Threads form token lanes of D / 8 threads, each thread owning
+// 16 bytes (8 elements) of a K and a V row; a lane takes kDecodeUnroll consecutive tokens per
+// step. K/V go through a 2-stage cp.async pipeline in shared memory (step s + 1 is in flight
+// while step s is computed; each thread reads back only the chunks it copied, so no barrier is
+// needed between copy and use), and the partition's physical page numbers are staged in shared
+// memory a window of kDecodeWindowTokens ahead (the next window's block-table entries are loaded
+// into registers one window early), so no K/V load waits on a block-table load. Each lane keeps
+// its own online-softmax state per head; the lanes merge in shared memory at the end.
 // Kernel 2 (only when a sequence has several partitions) merges the partitions through lse; it
 // is launched as a programmatic dependent of kernel 1 (sm_90), so its launch overlaps kernel 1's tail.
 #pragma once
@@ -18,22 +22,65 @@ namespace attnscope {
 namespace cuda {
 
 constexpr int kDecodeThreads = 128;
-constexpr int kDecodeUnroll = 4;  // tokens per lane per step; page sizes that are multiples keep a step in one page
+constexpr int kDecodeUnroll = 4;           // tokens per lane per step
+constexpr int kDecodeWindowTokens = 256;   // tokens whose page numbers one shared-memory window holds
 
-// Grid: (num_splits, H_kv * head_chunks, B). Block: kDecodeThreads.
+// Dynamic shared memory of paged_decode_kernel<D, kGroup>: two pipeline stages of K and V
+// [kStepTokens][D] (after the loop, the same bytes hold the lanes' partial outputs), two windows
+// of page numbers, the lanes' (m, l).
+template <int D, int kGroup>
+struct DecodeSmem {
+  static constexpr int kThreadsPerToken = D / 8;
+  static constexpr int kLanes = kDecodeThreads / kThreadsPerToken;
+  static constexpr int kStepTokens = kLanes * kDecodeUnroll;
+  static constexpr int kWindowSteps = kDecodeWindowTokens / kStepTokens;
+  // A window of kDecodeWindowTokens tokens touches at most floor(255 / page_size) + 2 pages.
+  static constexpr int kWindowPages = kDecodeWindowTokens + 1;
+  static constexpr int kPagesPerThread = (kWindowPages + kDecodeThreads - 1) / kDecodeThreads;
+  static constexpr int kStageElems = kStepTokens * D;                // one of K or V, one stage
+  static constexpr int kStagesBytes = 2 * 2 * kStageElems * 2;       // {K, V} x 2 stages x 2 bytes
+  static constexpr int kAccBytes = kLanes * kGroup * D * 4;
+  static constexpr int kPagesOffset = kStagesBytes > kAccBytes ? kStagesBytes : kAccBytes;
+  static constexpr int kStatsOffset = kPagesOffset + ((2 * kWindowPages * 4 + 15) / 16) * 16;
+  static constexpr int kBytes = kStatsOffset + 2 * kLanes * kGroup * 4;
+  static_assert(D % 8 == 0 && kDecodeThreads % kThreadsPerToken == 0, "a token lane is whole 16-byte chunks");
+  static_assert(kThreadsPerToken <= 32, "a token lane stays inside one warp");
+  static_assert(kDecodeWindowTokens % kStepTokens == 0, "a step never straddles two page windows");
+  static_assert(kBytes <= 48 * 1024, "fits without opting in to more shared memory");
+};
+
+// One window of a partition's page numbers: logical pages [first, first + count) of the tokens
+// [begin + w * kDecodeWindowTokens, ...) that lie in the range.
+struct PageWindow {
+  int first;
+  int count;
+};
+
+ATTNSCOPE_HD PageWindow decode_page_window(KeyRange range, int w, int page_size) {
+  const int begin = range.begin + w * kDecodeWindowTokens;
+  const int end = min_int(begin + kDecodeWindowTokens, range.end);
+  if (begin >= end) return PageWindow{0, 0};
+  return PageWindow{begin / page_size, (end - 1) / page_size - begin / page_size + 1};
+}
+
+// Grid: (num_splits, H_kv * head_chunks, B). Block: kDecodeThreads. Dynamic shared memory:
+// DecodeSmem<D, kGroup>::kBytes.
 // q: [B, H, D]; k_pool/v_pool: [num_pages, page_size, H_kv, D]; block_table: [B, max_pages_per_seq];
 // o: [B, H, D] when num_splits == 1, else partial_lse [B, H, num_splits] and
 // partial_o [B, H, num_splits, D] in the fp32 workspace.
 template <int D, int kGroup, typename T>
 __global__ void __launch_bounds__(kDecodeThreads)
     paged_decode_kernel(const attnscope_cuda_decode_params p, int num_splits, int partition_tokens, int head_chunks) {
-  constexpr int kThreadsPerToken = D / 8;
-  constexpr int kLanes = kDecodeThreads / kThreadsPerToken;
-  static_assert(D % 8 == 0 && kDecodeThreads % kThreadsPerToken == 0, "a token lane is whole 16-byte chunks");
-  static_assert(kThreadsPerToken <= 32, "a token lane stays inside one warp");
-  __shared__ float s_m[kLanes][kGroup];
-  __shared__ float s_l[kLanes][kGroup];
-  __shared__ float s_acc[kLanes][kGroup][D];
+  using Smem = DecodeSmem<D, kGroup>;
+  constexpr int kLanes = Smem::kLanes, kThreadsPerToken = Smem::kThreadsPerToken;
+  constexpr int kStepTokens = Smem::kStepTokens, kWindowSteps = Smem::kWindowSteps;
+  ATTNSCOPE_DYNAMIC_SMEM(smem_raw);
+  T* sK = reinterpret_cast<T*>(smem_raw);                  // [2][kStepTokens][D]
+  T* sV = sK + 2 * Smem::kStageElems;                      // [2][kStepTokens][D]
+  float* s_acc = reinterpret_cast<float*>(smem_raw);       // [kLanes][kGroup][D], after the loop
+  int32_t* s_pages = reinterpret_cast<int32_t*>(smem_raw + Smem::kPagesOffset);  // [2][kWindowPages]
+  float* s_m = reinterpret_cast<float*>(smem_raw + Smem::kStatsOffset);         // [kLanes][kGroup]
+  float* s_l = s_m + kLanes * kGroup;
 
   const int split = blockIdx.x, b = blockIdx.z;
   const int hk = blockIdx.y / head_chunks, chunk = blockIdx.y % head_chunks;
@@ -47,6 +94,45 @@ __global__ void __launch_bounds__(kDecodeThreads)
   const T* q = static_cast<const T*>(p.q);
   const T* k_pool = static_cast<const T*>(p.k_pool);
   const T* v_pool = static_cast<const T*>(p.v_pool);
+  const int32_t* table = p.block_table + static_cast<int64_t>(b) * p.max_pages_per_seq;
+  const int page_size = p.page_size;
+
+  // Page window 0 straight into shared memory, window 1 into registers.
+  int32_t next_pages[Smem::kPagesPerThread];
+  {
+    const PageWindow w0 = decode_page_window(range, 0, page_size), w1 = decode_page_window(range, 1, page_size);
+#pragma unroll
+    for (int i = 0; i < Smem::kPagesPerThread; ++i) {
+      const int idx = threadIdx.x + i * kDecodeThreads;
+      if (idx < w0.count) s_pages[idx] = table[w0.first + idx];
+      next_pages[i] = idx < w1.count ? table[w1.first + idx] : 0;
+    }
+  }
+  __syncthreads();
+
+  // cp.async of step s's K and V chunks of this thread into stage s & 1 (zero-filled past the range).
+  const int n_steps = ceil_div(range.end - range.begin, kStepTokens);
+  auto issue_step = [&](int s) {
+    const int window = s / kWindowSteps;
+    const int first_page = decode_page_window(range, window, page_size).first;
+    const int32_t* pages = s_pages + (window & 1) * Smem::kWindowPages;
+    T* k_stage = sK + (s & 1) * Smem::kStageElems;
+    T* v_stage = sV + (s & 1) * Smem::kStageElems;
+#pragma unroll
+    for (int u = 0; u < kDecodeUnroll; ++u) {
+      const int slot = lane_id * kDecodeUnroll + u;
+      const int t = range.begin + s * kStepTokens + slot;
+      int64_t off = 0;
+      if (t < range.end) {
+        const int64_t page = pages[t / page_size - first_page];
+        off = ((page * page_size + t % page_size) * Hkv + hk) * D + sub * 8;
+      }
+      cp_async_16(smem_addr(k_stage + slot * D + sub * 8), k_pool + off, t < range.end);
+      cp_async_16(smem_addr(v_stage + slot * D + sub * 8), v_pool + off, t < range.end);
+    }
+  };
+  if (n_steps > 0) issue_step(0);
+  cp_async_commit();
 
   float qv[kGroup][8];
 #pragma unroll
@@ -57,10 +143,6 @@ __global__ void __launch_bounds__(kDecodeThreads)
   }
 
   const float scale2 = p.softmax_scale * kLog2e;
-  const int64_t token_stride = static_cast<int64_t>(Hkv) * D;
-  // A lane's kDecodeUnroll tokens start at a multiple of kDecodeUnroll, so they share a page when both the
-  // page and the partition are multiples of kDecodeUnroll tokens.
-  const bool step_in_one_page = p.page_size % kDecodeUnroll == 0 && partition_tokens % kDecodeUnroll == 0;
   SoftmaxState st[kGroup];
   float acc[kGroup][8];
 #pragma unroll
@@ -70,30 +152,35 @@ __global__ void __launch_bounds__(kDecodeThreads)
     for (int e = 0; e < 8; ++e) acc[g][e] = 0.f;
   }
 
-  // The loop bound is block-uniform (shuffles need whole warps); tokens past the end are masked.
-  for (int step0 = range.begin; step0 < range.end; step0 += kLanes * kDecodeUnroll) {
-    const int t0 = step0 + lane_id * kDecodeUnroll;
-    uint4 kr[kDecodeUnroll], vr[kDecodeUnroll];
-    const int64_t base =
-        t0 < range.end ? paged_kv_offset(p.block_table, p.max_pages_per_seq, b, t0, p.page_size, Hkv, D, hk) + sub * 8
-                       : 0;
+  // The loop bound is block-uniform (shuffles and barriers need every thread).
+  for (int s = 0; s < n_steps; ++s) {
+    if ((s + 1) % kWindowSteps == 0 && s + 1 < n_steps) {
+      // Step s + 1 opens a window: publish its page numbers (the buffer last served the window
+      // before this one, whose copies were all issued before the previous barrier), then fetch
+      // the window after it into registers.
+      const int next = (s + 1) / kWindowSteps;
+      int32_t* dst = s_pages + (next & 1) * Smem::kWindowPages;
+      const PageWindow after = decode_page_window(range, next + 1, page_size);
 #pragma unroll
-    for (int u = 0; u < kDecodeUnroll; ++u) {
-      kr[u] = vr[u] = make_uint4(0, 0, 0, 0);
-      if (t0 + u < range.end) {
-        const int64_t off =
-            step_in_one_page
-                ? base + u * token_stride
-                : paged_kv_offset(p.block_table, p.max_pages_per_seq, b, t0 + u, p.page_size, Hkv, D, hk) + sub * 8;
-        kr[u] = __ldg(reinterpret_cast<const uint4*>(k_pool + off));
-        vr[u] = __ldg(reinterpret_cast<const uint4*>(v_pool + off));
+      for (int i = 0; i < Smem::kPagesPerThread; ++i) {
+        const int idx = threadIdx.x + i * kDecodeThreads;
+        if (idx < Smem::kWindowPages) dst[idx] = next_pages[i];
+        next_pages[i] = idx < after.count ? table[after.first + idx] : 0;
       }
+      __syncthreads();
     }
-    float s[kDecodeUnroll][kGroup];
+    if (s + 1 < n_steps) issue_step(s + 1);
+    cp_async_commit();  // empty on the last step, so the wait below holds for every step
+    cp_async_wait<1>();  // step s landed; step s + 1 may be in flight
+
+    const int t0 = range.begin + s * kStepTokens + lane_id * kDecodeUnroll;
+    const T* k_stage = sK + (s & 1) * Smem::kStageElems + lane_id * kDecodeUnroll * D + sub * 8;
+    const T* v_stage = sV + (s & 1) * Smem::kStageElems + lane_id * kDecodeUnroll * D + sub * 8;
+    float sc[kDecodeUnroll][kGroup];
 #pragma unroll
     for (int u = 0; u < kDecodeUnroll; ++u) {
       float kf[8];
-      unpack8<T>(kr[u], kf);
+      unpack8<T>(ld_shared_b128(smem_addr(k_stage + u * D)), kf);
 #pragma unroll
       for (int g = 0; g < kGroup; ++g) {
         float dot = 0.f;
@@ -101,23 +188,26 @@ __global__ void __launch_bounds__(kDecodeThreads)
         for (int e = 0; e < 8; ++e) dot = fmaf(qv[g][e], kf[e], dot);
 #pragma unroll
         for (int off = kThreadsPerToken / 2; off > 0; off /= 2) dot += __shfl_xor_sync(0xffffffffu, dot, off);
-        s[u][g] = t0 + u < range.end ? dot * scale2 : -INFINITY;
+        sc[u][g] = t0 + u < range.end ? dot * scale2 : -INFINITY;
       }
     }
 #pragma unroll
     for (int g = 0; g < kGroup; ++g) {
       float step_max = -INFINITY;
 #pragma unroll
-      for (int u = 0; u < kDecodeUnroll; ++u) step_max = fmaxf(step_max, s[u][g]);
+      for (int u = 0; u < kDecodeUnroll; ++u) step_max = fmaxf(step_max, sc[u][g]);
       const float alpha = softmax_update_max(st[g], step_max);
 #pragma unroll
       for (int e = 0; e < 8; ++e) acc[g][e] *= alpha;
+    }
 #pragma unroll
-      for (int u = 0; u < kDecodeUnroll; ++u) {
-        const float pw = softmax_weight(s[u][g], st[g].m);
+    for (int u = 0; u < kDecodeUnroll; ++u) {
+      float vf[8];
+      unpack8<T>(ld_shared_b128(smem_addr(v_stage + u * D)), vf);
+#pragma unroll
+      for (int g = 0; g < kGroup; ++g) {
+        const float pw = softmax_weight(sc[u][g], st[g].m);
         st[g].l += pw;
-        float vf[8];
-        unpack8<T>(vr[u], vf);
 #pragma unroll
         for (int e = 0; e < 8; ++e) acc[g][e] = fmaf(pw, vf[e], acc[g][e]);
       }
@@ -128,25 +218,28 @@ __global__ void __launch_bounds__(kDecodeThreads)
   // this whole grid's writes (cudaGridDependencySynchronize).
   grid_dependency_trigger();
 
-  // Merge the lanes: every thread of a lane holds the same (m, l) and 8 of the D outputs.
+  // Merge the lanes: every thread of a lane holds the same (m, l) and 8 of the D outputs. The
+  // partial outputs reuse the stages' bytes: each thread waited for every group that held copies
+  // (only the last, empty one is pending), and the barrier puts every thread past its reads.
+  __syncthreads();
 #pragma unroll
   for (int g = 0; g < kGroup; ++g) {
     if (sub == 0) {
-      s_m[lane_id][g] = st[g].m;
-      s_l[lane_id][g] = st[g].l;
+      s_m[lane_id * kGroup + g] = st[g].m;
+      s_l[lane_id * kGroup + g] = st[g].l;
     }
 #pragma unroll
-    for (int e = 0; e < 8; ++e) s_acc[lane_id][g][sub * 8 + e] = acc[g][e];
+    for (int e = 0; e < 8; ++e) s_acc[(lane_id * kGroup + g) * D + sub * 8 + e] = acc[g][e];
   }
   __syncthreads();
   for (int idx = threadIdx.x; idx < n_heads * D; idx += kDecodeThreads) {
     const int g = idx / D, d = idx % D;
-    SoftmaxState merged{s_m[0][g], s_l[0][g]};
-    float out = s_acc[0][g][d];
+    SoftmaxState merged{s_m[g], s_l[g]};
+    float out = s_acc[g * D + d];
     for (int l = 1; l < kLanes; ++l) {
       float a0, a1;
-      softmax_merge(merged, SoftmaxState{s_m[l][g], s_l[l][g]}, a0, a1);
-      out = out * a0 + s_acc[l][g][d] * a1;
+      softmax_merge(merged, SoftmaxState{s_m[l * kGroup + g], s_l[l * kGroup + g]}, a0, a1);
+      out = out * a0 + s_acc[(l * kGroup + g) * D + d] * a1;
     }
     out *= softmax_inv_sum(merged);
     const int64_t bh = static_cast<int64_t>(b) * H + head0 + g;

@@ -19,18 +19,19 @@ inline int decode_blocks_per_split(const attnscope_cuda_decode_params& p) {
   return p.batch * p.num_kv_heads * ceil_div(group, decode_group_width(group));
 }
 
-// Calls fn(kernel) with the split kernel instance for p's head_dim, dtype and group width
-// (kernel: void(attnscope_cuda_decode_params, int num_splits, int partition_tokens, int head_chunks)).
+// Calls fn(kernel, dynamic_smem_bytes) with the split kernel instance for p's head_dim, dtype
+// and group width (kernel: void(attnscope_cuda_decode_params, int num_splits, int
+// partition_tokens, int head_chunks)).
 template <typename Fn>
 auto with_decode_kernel(const attnscope_cuda_decode_params& p, Fn&& fn) {
   auto with_dim = [&](auto dim_tag, auto type_tag) {
     constexpr int D = decltype(dim_tag)::value;
     using T = decltype(type_tag);
     switch (decode_group_width(p.num_heads / p.num_kv_heads)) {
-      case 1: return fn(paged_decode_kernel<D, 1, T>);
-      case 2: return fn(paged_decode_kernel<D, 2, T>);
-      case 4: return fn(paged_decode_kernel<D, 4, T>);
-      default: return fn(paged_decode_kernel<D, 8, T>);
+      case 1: return fn(paged_decode_kernel<D, 1, T>, DecodeSmem<D, 1>::kBytes);
+      case 2: return fn(paged_decode_kernel<D, 2, T>, DecodeSmem<D, 2>::kBytes);
+      case 4: return fn(paged_decode_kernel<D, 4, T>, DecodeSmem<D, 4>::kBytes);
+      default: return fn(paged_decode_kernel<D, 8, T>, DecodeSmem<D, 8>::kBytes);
     }
   };
   auto with_type = [&](auto type_tag) {
@@ -47,10 +48,10 @@ template <typename Launch>
 auto dispatch_paged_decode(const attnscope_cuda_decode_params& p, const DecodeSplitPlan& plan, Launch&& launch) {
   const int group = p.num_heads / p.num_kv_heads;
   const int head_chunks = ceil_div(group, decode_group_width(group));
-  const LaunchShape split_shape{dim3(plan.num_splits, p.num_kv_heads * head_chunks, p.batch), kDecodeThreads, 0,
-                                false};
-  auto status = with_decode_kernel(p, [&](auto kernel) {
-    return launch(kernel, split_shape, p, plan.num_splits, plan.partition_tokens, head_chunks);
+  const dim3 grid(plan.num_splits, p.num_kv_heads * head_chunks, p.batch);
+  auto status = with_decode_kernel(p, [&](auto kernel, int smem_bytes) {
+    return launch(kernel, LaunchShape{grid, kDecodeThreads, static_cast<size_t>(smem_bytes), false}, p,
+                  plan.num_splits, plan.partition_tokens, head_chunks);
   });
   if (status != decltype(status){} || plan.num_splits == 1) return status;
   const LaunchShape merge_shape{dim3(p.num_heads, p.batch), p.head_dim, 0, true};

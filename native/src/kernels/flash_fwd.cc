@@ -29,8 +29,8 @@ int acc_stride(int d) { return (d + 15) / 16 * 16; }
 Status check_flash(const FlashParams& p) {
   if (!p.q || !p.k || !p.v || !p.o || !p.lse) return fail(Status::kInvalidArgument, "null tensor pointer");
   if (!dtype_valid(p.dtype)) return fail(Status::kInvalidArgument, "unknown dtype");
-  if (p.batch < 1 || p.seqlen_q < 1 || p.seqlen_k < 1 || p.num_heads < 1 || p.num_kv_heads < 1)
-    return fail(Status::kInvalidArgument, "batch, seqlen_q, seqlen_k, num_heads, num_kv_heads must be >= 1");
+  if (p.batch < 1 || p.seq_len_q < 1 || p.seq_len_k < 1 || p.num_heads < 1 || p.num_kv_heads < 1)
+    return fail(Status::kInvalidArgument, "batch, seq_len_q, seq_len_k, num_heads, num_kv_heads must be >= 1");
   if (p.num_heads % p.num_kv_heads != 0)
     return fail(Status::kInvalidArgument, "num_heads must be a multiple of num_kv_heads");
   if (p.head_dim < 1 || p.head_dim > kMaxHeadDim)
@@ -108,14 +108,14 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
                 const HeadKV& kv, int64_t task, FlashScratch& sc) {
   const int group = p.num_heads / p.num_kv_heads;
   const int d = p.head_dim;
-  const int num_q_tiles = (p.seqlen_q + block_m - 1) / block_m;
+  const int num_q_tiles = (p.seq_len_q + block_m - 1) / block_m;
   // Heaviest (last, under a causal mask) query tiles first: better balance at the tail.
   const int q_tile = num_q_tiles - 1 - static_cast<int>(task);
   const int q0 = q_tile * block_m;
-  const int nq = std::min(block_m, p.seqlen_q - q0);
+  const int nq = std::min(block_m, p.seq_len_q - q0);
   const int rows = group * nq;  // row r = gi * nq + qi: head hk * group + gi, query q0 + qi
   const float scale = default_scale(p.softmax_scale, d);
-  const MaskGeometry mask{int64_t(p.seqlen_k) - p.seqlen_q, p.seqlen_k, p.is_causal, p.window};
+  const MaskGeometry mask{int64_t(p.seq_len_k) - p.seq_len_q, p.seq_len_k, p.is_causal, p.window};
   const bool bf16_dot = kv.kt_pairs != nullptr;
   // gemm_bf16 runs on whole row blocks (AMX tiles: 16); rows past `rows` are zero operands.
   const int rows_mm = bf16_dot ? (rows + ops.gemm_bf16_rows - 1) / ops.gemm_bf16_rows * ops.gemm_bf16_rows : rows;
@@ -147,7 +147,7 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
   const int64_t tile_end = hi_last < lo_first ? tile_begin : hi_last / kFlashBlockN + 1;
   for (int64_t tile = tile_begin; tile < tile_end; ++tile) {
     const int64_t j0 = tile * kFlashBlockN;
-    const int n = static_cast<int>(std::min<int64_t>(kFlashBlockN, p.seqlen_k - j0));
+    const int n = static_cast<int>(std::min<int64_t>(kFlashBlockN, p.seq_len_k - j0));
     if (bf16_dot) {
       ops.gemm_bf16(rows_mm, kFlashBlockN, d / 2, sc.q_bf16.data(), d,
                     kv.kt_pairs + tile * (d / 2) * kFlashBlockN, kFlashBlockN, sc.s, kFlashBlockN, false);
@@ -181,8 +181,8 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
     const int gi = r / nq, qi = r % nq;
     const int h = hk * group + gi;
     const int64_t i = q0 + qi;
-    float* out = p.o + ((int64_t(b) * p.seqlen_q + i) * p.num_heads + h) * d;
-    float* lse = p.lse + (int64_t(b) * p.num_heads + h) * p.seqlen_q + i;
+    float* out = p.o + ((int64_t(b) * p.seq_len_q + i) * p.num_heads + h) * d;
+    float* lse = p.lse + (int64_t(b) * p.num_heads + h) * p.seq_len_q + i;
     const float* acc = sc.acc + int64_t(r) * ld_acc;
     if (sc.l[r] > 0.f) {
       const float inv = 1.f / sc.l[r];
@@ -205,9 +205,9 @@ Status run_flash(const FlashParams& p) {
   const int group = p.num_heads / p.num_kv_heads;
   const int d = p.head_dim;
   const bool bf16_dot = ops.gemm_bf16 != nullptr && p.dtype == DType::kBF16 && d % ops.gemm_bf16_k == 0;
-  const int block_m = std::min(p.seqlen_q, std::max(1, kFlashRowsPerTask / group));
-  const int num_q_tiles = (p.seqlen_q + block_m - 1) / block_m;
-  const int num_k_tiles = (p.seqlen_k + kFlashBlockN - 1) / kFlashBlockN;
+  const int block_m = std::min(p.seq_len_q, std::max(1, kFlashRowsPerTask / group));
+  const int num_q_tiles = (p.seq_len_q + block_m - 1) / block_m;
+  const int num_k_tiles = (p.seq_len_k + kFlashBlockN - 1) / kFlashBlockN;
   const int threads = worker_count(p.threads);
   std::vector<FlashScratch> scratch(static_cast<size_t>(std::min(threads, num_q_tiles)));
   for (FlashScratch& s : scratch) s.init(group * block_m, d, bf16_dot);
@@ -225,7 +225,7 @@ Status run_flash(const FlashParams& p) {
       const void* v_head = element_at(p.v, p.dtype, b * p.v_batch_stride + hk * p.v_head_stride);
       parallel_for(threads, num_k_tiles, [&](int64_t tile, int) {
         const int64_t j0 = tile * kFlashBlockN;
-        const int n = static_cast<int>(std::min<int64_t>(kFlashBlockN, p.seqlen_k - j0));
+        const int n = static_cast<int>(std::min<int64_t>(kFlashBlockN, p.seq_len_k - j0));
         if (bf16_dot) {
           pack_bf16_pairs(static_cast<const uint16_t*>(k_head) + j0 * p.k_row_stride,
                           static_cast<const uint16_t*>(v_head) + j0 * p.v_row_stride, p.k_row_stride,
@@ -254,10 +254,10 @@ void set_contiguous_strides(FlashParams* p) {
   const int64_t d = p->head_dim;
   p->q_head_stride = d;
   p->q_row_stride = p->num_heads * d;
-  p->q_batch_stride = int64_t(p->seqlen_q) * p->q_row_stride;
+  p->q_batch_stride = int64_t(p->seq_len_q) * p->q_row_stride;
   p->k_head_stride = p->v_head_stride = d;
   p->k_row_stride = p->v_row_stride = p->num_kv_heads * d;
-  p->k_batch_stride = p->v_batch_stride = int64_t(p->seqlen_k) * p->k_row_stride;
+  p->k_batch_stride = p->v_batch_stride = int64_t(p->seq_len_k) * p->k_row_stride;
 }
 
 Status flash_forward(const FlashParams& params) {

@@ -48,13 +48,13 @@ inline int worker_count(int threads) { return threads > 0 ? threads : hardware_t
 
 // Visible keys [lo, hi] (inclusive) of query i; empty when lo > hi. See FlashParams.
 struct MaskGeometry {
-  int64_t offset;  // seqlen_k - seqlen_q: p(i) = i + offset
-  int seqlen_k;
+  int64_t offset;  // seq_len_k - seq_len_q: p(i) = i + offset
+  int seq_len_k;
   bool causal;
   int window;
   void range(int64_t i, int64_t* lo, int64_t* hi) const {
     const int64_t pos = i + offset;
-    *hi = causal ? std::min<int64_t>(pos, seqlen_k - 1) : seqlen_k - 1;
+    *hi = causal ? std::min<int64_t>(pos, seq_len_k - 1) : seq_len_k - 1;
     *lo = window > 0 ? std::max<int64_t>(0, pos - window + 1) : 0;
   }
 };

@@ -93,7 +93,7 @@ std::string dispatch_reason();
  * FlashAttention forward (Dao et al. 2022, Algorithm 1; FlashAttention-2 loop order: the outer
  * loop over query tiles, the inner over key tiles).
  *
- * Masks, with p(i) = i + seqlen_k - seqlen_q the position of query i among the keys (causal
+ * Masks, with p(i) = i + seq_len_k - seq_len_q the position of query i among the keys (causal
  * aligned bottom-right, as flash-attn >= 2.1 and vLLM):
  *   causal:      key j visible iff j <= p(i)
  *   window W>0:  key j visible iff j >  p(i) - W  (with causal: the last W keys up to and
@@ -102,16 +102,16 @@ std::string dispatch_reason();
  * A query that sees no key gets O = 0 and lse = -inf.
  */
 struct FlashParams {
-  const void* q = nullptr;  // [batch, seqlen_q, num_heads, head_dim] (strides below), dtype
-  const void* k = nullptr;  // [batch, seqlen_k, num_kv_heads, head_dim], dtype
-  const void* v = nullptr;  // [batch, seqlen_k, num_kv_heads, head_dim], dtype
-  float* o = nullptr;       // [batch, seqlen_q, num_heads, head_dim] fp32, contiguous
-  float* lse = nullptr;     // [batch, num_heads, seqlen_q] fp32, natural log of sum(exp(scale*s))
+  const void* q = nullptr;  // [batch, seq_len_q, num_heads, head_dim] (strides below), dtype
+  const void* k = nullptr;  // [batch, seq_len_k, num_kv_heads, head_dim], dtype
+  const void* v = nullptr;  // [batch, seq_len_k, num_kv_heads, head_dim], dtype
+  float* o = nullptr;       // [batch, seq_len_q, num_heads, head_dim] fp32, contiguous
+  float* lse = nullptr;     // [batch, num_heads, seq_len_q] fp32, natural log of sum(exp(scale*s))
 
   DType dtype = DType::kF32;
   int batch = 0;
-  int seqlen_q = 0;     // N_q
-  int seqlen_k = 0;     // N_k
+  int seq_len_q = 0;     // N_q
+  int seq_len_k = 0;     // N_k
   int num_heads = 0;    // H (query heads)
   int num_kv_heads = 0;  // H_kv; num_heads % num_kv_heads == 0 (GQA/MQA: heads h share h / (H/H_kv))
   int head_dim = 0;     // D
@@ -164,13 +164,13 @@ struct PagedDecodeParams {
 
 /** fp64 reference that materializes S = scale * Q K^T per (batch, head); same masks as flash. */
 struct ReferenceParams {
-  const void* q = nullptr;  // [batch, seqlen_q, num_heads, head_dim] contiguous, dtype
-  const void* k = nullptr;  // [batch, seqlen_k, num_kv_heads, head_dim] contiguous, dtype
-  const void* v = nullptr;  // [batch, seqlen_k, num_kv_heads, head_dim] contiguous, dtype
-  double* o = nullptr;      // [batch, seqlen_q, num_heads, head_dim]
-  double* lse = nullptr;    // [batch, num_heads, seqlen_q]
+  const void* q = nullptr;  // [batch, seq_len_q, num_heads, head_dim] contiguous, dtype
+  const void* k = nullptr;  // [batch, seq_len_k, num_kv_heads, head_dim] contiguous, dtype
+  const void* v = nullptr;  // [batch, seq_len_k, num_kv_heads, head_dim] contiguous, dtype
+  double* o = nullptr;      // [batch, seq_len_q, num_heads, head_dim]
+  double* lse = nullptr;    // [batch, num_heads, seq_len_q]
   DType dtype = DType::kF32;
-  int batch = 0, seqlen_q = 0, seqlen_k = 0, num_heads = 0, num_kv_heads = 0, head_dim = 0;
+  int batch = 0, seq_len_q = 0, seq_len_k = 0, num_heads = 0, num_kv_heads = 0, head_dim = 0;
   double softmax_scale = 0.0;  // <= 0 means 1/sqrt(head_dim)
   bool is_causal = false;
   int window = 0;

@@ -13,20 +13,20 @@ namespace detail {
 
 namespace {
 
-// One (batch, head): materializes S = scale * q k^T [seqlen_q, seqlen_k], masks, softmax, S V.
-// q: [seqlen_q, d], k and v: [seqlen_k, d] (fp64, contiguous). out: row stride out_stride.
-void naive_head(const double* q, const double* k, const double* v, int seqlen_q, int seqlen_k,
+// One (batch, head): materializes S = scale * q k^T [seq_len_q, seq_len_k], masks, softmax, S V.
+// q: [seq_len_q, d], k and v: [seq_len_k, d] (fp64, contiguous). out: row stride out_stride.
+void naive_head(const double* q, const double* k, const double* v, int seq_len_q, int seq_len_k,
                 int d, double scale, const MaskGeometry& mask, double* out, int64_t out_stride,
                 double* lse, int64_t lse_stride) {
-  std::vector<double> s(size_t(seqlen_q) * seqlen_k);
-  for (int i = 0; i < seqlen_q; ++i) {
-    for (int j = 0; j < seqlen_k; ++j) {
+  std::vector<double> s(size_t(seq_len_q) * seq_len_k);
+  for (int i = 0; i < seq_len_q; ++i) {
+    for (int j = 0; j < seq_len_k; ++j) {
       double dot = 0.0;
       for (int x = 0; x < d; ++x) dot += q[int64_t(i) * d + x] * k[int64_t(j) * d + x];
-      s[size_t(i) * seqlen_k + j] = scale * dot;
+      s[size_t(i) * seq_len_k + j] = scale * dot;
     }
   }
-  for (int i = 0; i < seqlen_q; ++i) {
+  for (int i = 0; i < seq_len_q; ++i) {
     int64_t lo, hi;
     mask.range(i, &lo, &hi);
     double* o = out + i * out_stride;
@@ -35,7 +35,7 @@ void naive_head(const double* q, const double* k, const double* v, int seqlen_q,
       lse[i * lse_stride] = -std::numeric_limits<double>::infinity();
       continue;
     }
-    const double* row = s.data() + size_t(i) * seqlen_k;
+    const double* row = s.data() + size_t(i) * seq_len_k;
     double big = -std::numeric_limits<double>::infinity();
     for (int64_t j = lo; j <= hi; ++j) big = std::max(big, row[j]);
     double total = 0.0;
@@ -52,7 +52,7 @@ void naive_head(const double* q, const double* k, const double* v, int seqlen_q,
 Status check_reference(const ReferenceParams& p) {
   if (!p.q || !p.k || !p.v || !p.o || !p.lse) return fail(Status::kInvalidArgument, "null tensor pointer");
   if (!dtype_valid(p.dtype)) return fail(Status::kInvalidArgument, "unknown dtype");
-  if (p.batch < 1 || p.seqlen_q < 1 || p.seqlen_k < 1 || p.num_heads < 1 || p.num_kv_heads < 1 ||
+  if (p.batch < 1 || p.seq_len_q < 1 || p.seq_len_k < 1 || p.num_heads < 1 || p.num_kv_heads < 1 ||
       p.head_dim < 1)
     return fail(Status::kInvalidArgument, "all sizes must be >= 1");
   if (p.num_heads % p.num_kv_heads != 0)
@@ -65,23 +65,23 @@ Status run_reference(const ReferenceParams& p) {
   const int group = p.num_heads / p.num_kv_heads;
   const int d = p.head_dim;
   const double scale = p.softmax_scale > 0 ? p.softmax_scale : 1.0 / std::sqrt(double(d));
-  const MaskGeometry mask{int64_t(p.seqlen_k) - p.seqlen_q, p.seqlen_k, p.is_causal, p.window};
+  const MaskGeometry mask{int64_t(p.seq_len_k) - p.seq_len_q, p.seq_len_k, p.is_causal, p.window};
   parallel_for(hardware_threads(), int64_t(p.batch) * p.num_heads, [&](int64_t bh, int) {
     const int b = static_cast<int>(bh / p.num_heads), h = static_cast<int>(bh % p.num_heads);
     const int hk = h / group;
-    std::vector<double> q(size_t(p.seqlen_q) * d), k(size_t(p.seqlen_k) * d), v(size_t(p.seqlen_k) * d);
-    for (int i = 0; i < p.seqlen_q; ++i)
+    std::vector<double> q(size_t(p.seq_len_q) * d), k(size_t(p.seq_len_k) * d), v(size_t(p.seq_len_k) * d);
+    for (int i = 0; i < p.seq_len_q; ++i)
       for (int x = 0; x < d; ++x)
-        q[size_t(i) * d + x] = load_double(p.dtype, p.q, ((int64_t(b) * p.seqlen_q + i) * p.num_heads + h) * d + x);
-    for (int j = 0; j < p.seqlen_k; ++j)
+        q[size_t(i) * d + x] = load_double(p.dtype, p.q, ((int64_t(b) * p.seq_len_q + i) * p.num_heads + h) * d + x);
+    for (int j = 0; j < p.seq_len_k; ++j)
       for (int x = 0; x < d; ++x) {
-        const int64_t at = ((int64_t(b) * p.seqlen_k + j) * p.num_kv_heads + hk) * d + x;
+        const int64_t at = ((int64_t(b) * p.seq_len_k + j) * p.num_kv_heads + hk) * d + x;
         k[size_t(j) * d + x] = load_double(p.dtype, p.k, at);
         v[size_t(j) * d + x] = load_double(p.dtype, p.v, at);
       }
-    naive_head(q.data(), k.data(), v.data(), p.seqlen_q, p.seqlen_k, d, scale, mask,
-               p.o + (int64_t(b) * p.seqlen_q * p.num_heads + h) * d, int64_t(p.num_heads) * d,
-               p.lse + (int64_t(b) * p.num_heads + h) * p.seqlen_q, 1);
+    naive_head(q.data(), k.data(), v.data(), p.seq_len_q, p.seq_len_k, d, scale, mask,
+               p.o + (int64_t(b) * p.seq_len_q * p.num_heads + h) * d, int64_t(p.num_heads) * d,
+               p.lse + (int64_t(b) * p.num_heads + h) * p.seq_len_q, 1);
   });
   return ok();
 }

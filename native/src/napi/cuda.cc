@@ -97,8 +97,8 @@ attnscope_cuda_flash_params flash_params(const Napi::Object& spec) {
   attnscope_cuda_flash_params p{};
   p.dtype = cuda_dtype(spec, "dtype");
   p.batch = shape.batch;
-  p.seqlen_q = shape.seqlen_q;
-  p.seqlen_k = shape.seqlen_k;
+  p.seq_len_q = shape.seq_len_q;
+  p.seq_len_k = shape.seq_len_k;
   p.num_heads = shape.num_heads;
   p.num_kv_heads = shape.num_kv_heads;
   p.head_dim = shape.head_dim;

@@ -41,14 +41,14 @@ T* array_field(const Napi::Object& spec, const char* name, napi_typedarray_type 
 
 /** The shape of a flash forward spec (FlashParams / ReferenceParams; the CUDA flash params). */
 struct FlashShape {
-  int batch, seqlen_q, seqlen_k, num_heads, num_kv_heads, head_dim;
+  int batch, seq_len_q, seq_len_k, num_heads, num_kv_heads, head_dim;
   bool causal;
   int window;            // > 0: the last `window` keys, own position included; 0: none
   double softmax_scale;  // <= 0: 1/sqrt(head_dim)
 };
 
 inline FlashShape flash_shape(const Napi::Object& s) {
-  return {int_field(s, "batch"),      int_field(s, "seqlenQ"),  int_field(s, "seqlenK"),
+  return {int_field(s, "batch"),      int_field(s, "seqLenQ"),  int_field(s, "seqLenK"),
           int_field(s, "numHeads"),   int_field(s, "numKvHeads"), int_field(s, "headDim"),
           bool_field(s, "causal"),    int_field(s, "window"),   number_field(s, "softmaxScale")};
 }

@@ -60,8 +60,8 @@ void read_attention_fields(const Napi::Object& s, P* p) {
   p->k = input_field(s, "k", p->dtype);
   p->v = input_field(s, "v", p->dtype);
   p->batch = shape.batch;
-  p->seqlen_q = shape.seqlen_q;
-  p->seqlen_k = shape.seqlen_k;
+  p->seq_len_q = shape.seq_len_q;
+  p->seq_len_k = shape.seq_len_k;
   p->num_heads = shape.num_heads;
   p->num_kv_heads = shape.num_kv_heads;
   p->head_dim = shape.head_dim;

@@ -140,8 +140,8 @@ Errors check_flash(int B, int Nq, int Nk, int H, int Hkv, bool causal, int windo
   p.o = o.data();
   p.lse = lse.data();
   p.batch = B;
-  p.seqlen_q = Nq;
-  p.seqlen_k = Nk;
+  p.seq_len_q = Nq;
+  p.seq_len_k = Nk;
   p.num_heads = H;
   p.num_kv_heads = Hkv;
   p.head_dim = D;
@@ -267,6 +267,7 @@ int main(int argc, char** argv) {
       {"decode bf16 D128 page 256 lens 700,257     H16/2 partitions of 256", [] { return check_decode<__nv_bfloat16, 128>({700, 257}, 256, 16, 2, 256, 10); }, bf16_tol},
       {"decode fp16 D64  page 5   lens 203         H12/1 partitions of 30", [] { return check_decode<__half, 64>({203}, 5, 12, 1, 30, 11); }, fp16_tol},
       {"decode fp16 D64  page 16  lens 1000,3      H8/1  planned partitions", [] { return check_decode<__half, 64>({1000, 3}, 16, 8, 1, 0, 12); }, fp16_tol},
+      {"decode fp16 D64  page 3   lens 1500        H4/2  partitions of 1024 (page windows)", [] { return check_decode<__half, 64>({1500}, 3, 4, 2, 1024, 13); }, fp16_tol},
   };
   int ran = 0;
   for (const auto& c : cases) {

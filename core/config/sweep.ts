@@ -1,0 +1,237 @@
+/**
+ * A profile's `sweep:` block (issue 13), read the way the rest of core/config reads: nothing
+ * throws, every problem comes back with a range. The CLI (runner/sweep) and the language server
+ * share it, so a sweep the editor shows clean is one `attnscope sweep` runs.
+ *
+ *   sweep:
+ *     job: simulate                    # simulate | bench | both (default simulate)
+ *     axes:
+ *       kv_cache.page_size: [8, 16, 32]
+ *       workload.max_num_seqs: [64, 256]
+ *     slurm: { partition: gpu, gpus_per_task: 1, time: "00:30:00", tasks: 3 }
+ *
+ * The schema (schemas/attn-profile.schema.json) checks the block's shape; this file checks what
+ * a schema cannot: that each axis key is a profile key, that axes do not overlap, and that
+ * every point — the profile with the axis values put in place — reads cleanly.
+ */
+import { readProfileTree, type ProfileHost } from './profile';
+import { keysAt, schemaAt } from './schemaWalk';
+import { closestMatch } from './suggest';
+import { getProperty, toPlain, type ValueNode } from './tree';
+import type { Problem, Profile, SourceRange } from './types';
+
+/** What each point runs: the pool simulation, the kernel benchmark, or a benchmark that also simulates. */
+export type SweepJob = 'simulate' | 'bench' | 'both';
+export const SWEEP_JOBS: readonly SweepJob[] = ['simulate', 'bench', 'both'];
+
+/** One axis: a dotted profile path and its values as value nodes (positions in the profile, or wherever the caller made them). */
+export interface SweepAxis {
+  key: string;
+  values: ValueNode[];
+  /** The key in the sweep block; null for an axis from elsewhere (the CLI's --set). */
+  keyRange: SourceRange | null;
+}
+
+/** `sweep.slurm`: scheduler settings (flags of `attnscope submit` override them). */
+export interface SlurmSettings {
+  partition?: string;
+  gpusPerTask?: number;
+  cpusPerTask?: number;
+  /** Time limit per task, as sbatch's --time takes it ("30", "00:30:00"). */
+  time?: string;
+  /** Array tasks (shards). */
+  tasks?: number;
+}
+
+export interface SweepBlock {
+  job: SweepJob;
+  axes: SweepAxis[];
+  slurm: SlurmSettings;
+}
+
+/** One point of a sweep, read. */
+export interface SweepPointProfile {
+  index: number;
+  /** Axis key -> plain value, in axis order. */
+  values: Record<string, unknown>;
+  profile: Profile;
+}
+
+/**
+ * Which value of each axis point `index` takes: the mixed-radix digits of `index` over the axis
+ * lengths `sizes`, first axis slowest, last fastest. The one expansion order of every sweep.
+ */
+export function axisIndices(index: number, sizes: readonly number[]): number[] {
+  const out = new Array<number>(sizes.length);
+  let rest = index;
+  for (let k = sizes.length - 1; k >= 0; k--) {
+    out[k] = rest % sizes[k]!;
+    rest = Math.floor(rest / sizes[k]!);
+  }
+  return out;
+}
+
+/** Points of a sweep: the product of the axis lengths (1 for no axes). */
+export function sweepSize(axes: ReadonlyArray<{ values: readonly unknown[] }>): number {
+  return axes.reduce((n, a) => n * a.values.length, 1);
+}
+
+/** "page_size=16 max_num_seqs=64": each key's last part, unless two axes share it. */
+export function pointLabel(values: Record<string, unknown>): string {
+  const keys = Object.keys(values);
+  const last = (k: string) => k.slice(k.lastIndexOf('.') + 1);
+  return keys
+    .map((k) => {
+      const short = keys.filter((o) => last(o) === last(k)).length > 1 ? k : last(k);
+      const v = values[k];
+      return `${short}=${typeof v === 'string' ? v : JSON.stringify(v)}`;
+    })
+    .join(' ');
+}
+
+/** Keys the schema knows under `path` (for "did you mean" and completion). */
+function knownKeys(path: readonly string[]): string[] {
+  return keysAt(path).map((k) => k.key).filter((k) => k !== '$schema' && k !== 'sweep');
+}
+
+/**
+ * Every dotted profile path a sweep axis can take, with the schema's description: the
+ * top-level keys and their members (model's inline HF keys, workload.prompt_len.median, ...).
+ * What completion offers under `sweep.axes`.
+ */
+export function sweepAxisKeys(): Array<{ key: string; description?: string }> {
+  const out: Array<{ key: string; description?: string }> = [];
+  const walk = (path: string[], depth: number) => {
+    for (const k of knownKeys(path)) {
+      const p = [...path, k];
+      out.push({ key: p.join('.'), description: schemaAt(p).find((n) => n.description)?.description });
+      if (depth < 2) walk(p, depth + 1);
+    }
+  };
+  walk([], 0);
+  return out;
+}
+
+/** The problem with an axis key, or null: not a profile key (with a suggestion), or `sweep` itself. */
+function axisKeyProblem(key: string, range: SourceRange): Problem | null {
+  const segs = key.split('.');
+  const bad = segs.findIndex((_, i) => schemaAt(segs.slice(0, i + 1)).length === 0);
+  if (segs[0] !== 'sweep' && !segs.includes('') && bad < 0) return null;
+  const parent = bad > 0 ? segs.slice(0, bad) : [];
+  const suggestion = bad >= 0 ? closestMatch(segs[bad]!, knownKeys(parent)) : undefined;
+  const detail = bad >= 0 ? `: unknown key "${segs[bad]}"${bad > 0 ? ` in ${parent.join('.')}` : ''}${suggestion ? `, did you mean "${suggestion}"?` : ''}` : '';
+  return {
+    severity: 'error', code: 'sweep-axis-unknown', message: `"${key}" is not a profile key to sweep${detail}`, range,
+    data: suggestion ? { key, suggestion: [...parent, suggestion].join('.') } : { key },
+  };
+}
+
+/**
+ * The meaning of `root`'s `sweep:` block, whose shape the schema has checked: its job, axes and
+ * Slurm settings, and the problems of its axes (unknown keys, overlapping axes) at their keys.
+ * Null block when the profile has none or it is not a mapping.
+ */
+export function readSweepBlock(root: ValueNode | null): { block: SweepBlock | null; problems: Problem[] } {
+  const node = getProperty(root, 'sweep')?.value;
+  if (!node || node.type !== 'object') return { block: null, problems: [] };
+  const axesNode = getProperty(node, 'axes')?.value;
+  const axes: SweepAxis[] = (axesNode?.type === 'object' ? (axesNode.properties ?? []) : [])
+    .filter((p) => p.value.type === 'array')
+    .map((p) => ({ key: p.key, values: p.value.items ?? [], keyRange: p.keyRange }));
+  const job = getProperty(node, 'job')?.value?.value;
+  const plain = (getProperty(node, 'slurm') ? toPlain(getProperty(node, 'slurm')!.value) : {}) as Record<string, unknown>;
+  const slurm: SlurmSettings = {};
+  if (typeof plain.partition === 'string') slurm.partition = plain.partition;
+  if (typeof plain.gpus_per_task === 'number') slurm.gpusPerTask = plain.gpus_per_task;
+  if (typeof plain.cpus_per_task === 'number') slurm.cpusPerTask = plain.cpus_per_task;
+  if (typeof plain.time === 'string' || typeof plain.time === 'number') slurm.time = String(plain.time);
+  if (typeof plain.tasks === 'number') slurm.tasks = plain.tasks;
+  const block: SweepBlock = { job: SWEEP_JOBS.includes(job as SweepJob) ? (job as SweepJob) : 'simulate', axes, slurm };
+  return { block, problems: axisProblems(axes, (a) => a.keyRange ?? node.range) };
+}
+
+/** Unknown axis keys and overlapping axes, each at `where(axis)`. */
+export function axisProblems(axes: readonly SweepAxis[], where: (a: SweepAxis) => SourceRange): Problem[] {
+  const problems: Problem[] = [];
+  for (const a of axes) {
+    const p = axisKeyProblem(a.key, where(a));
+    if (p) problems.push(p);
+    const overlap = axes.find((o) => o !== a && o.key.startsWith(`${a.key}.`));
+    if (overlap) problems.push({ severity: 'error', code: 'sweep-axes-overlap', message: `sweep axes ${a.key} and ${overlap.key} overlap: sweep one of them`, range: where(overlap) });
+  }
+  return problems;
+}
+
+/** The tree without `sweep`, with each (path, value node) put in place; missing mappings are created at `anchor`. */
+export function sweepPointTree(root: ValueNode, assignments: ReadonlyArray<{ key: string; value: ValueNode; anchor: SourceRange }>): ValueNode {
+  const out: ValueNode = { ...root, properties: (root.properties ?? []).filter((p) => p.key !== 'sweep') };
+  for (const { key, value, anchor } of assignments) {
+    const segs = key.split('.');
+    let node = out;
+    segs.forEach((seg, i) => {
+      const props = (node.properties ??= []);
+      const at = props.map((p) => p.key).lastIndexOf(seg);
+      if (i === segs.length - 1) {
+        if (at >= 0) props[at] = { ...props[at]!, value };
+        else props.push({ key: seg, keyRange: anchor, value });
+        return;
+      }
+      let child = at >= 0 ? props[at]!.value : undefined;
+      // Copy each mapping on the way down: the base tree is shared by every point.
+      child = child?.type === 'object' ? { ...child, properties: [...(child.properties ?? [])] } : { type: 'object', range: anchor, properties: [] };
+      if (at >= 0) props[at] = { ...props[at]!, value: child };
+      else props.push({ key: seg, keyRange: anchor, value: child });
+      node = child;
+    });
+  }
+  return out;
+}
+
+/**
+ * Reads point `index` of `axes` over the profile tree `root`: the profile with each axis value
+ * at its path, through the ordinary reader. Its problems keep their ranges (an axis value's
+ * problem lands on that value) and, when about the point, say which point.
+ */
+export function readSweepPoint(root: ValueNode, axes: readonly SweepAxis[], index: number, file: string, host: ProfileHost): { point: SweepPointProfile | null; label: string; problems: Problem[] } {
+  const digits = axisIndices(index, axes.map((a) => a.values.length));
+  const assignments = axes.map((a, k) => {
+    const value = a.values[digits[k]!]!;
+    return { key: a.key, value, anchor: a.keyRange ?? value.range };
+  });
+  const values: Record<string, unknown> = {};
+  for (const { key, value } of assignments) values[key] = toPlain(value);
+  const label = pointLabel(values);
+  const read = readProfileTree({ root: sweepPointTree(root, assignments), problems: [] }, file, host);
+  const problems = read.problems.map((p) => (p.severity === 'error' ? { ...p, message: `sweep point ${label}: ${p.message}` } : p));
+  return { point: read.value ? { index, values, profile: read.value } : null, label, problems };
+}
+
+/** At most this many points are read for the editor's diagnostics (the CLI reads them all). */
+export const SWEEP_POINTS_CHECKED = 256;
+
+/**
+ * The editor's problems of a profile's sweep: the block's own, then the errors of its points
+ * (each distinct message once, at its range), reading at most {@link SWEEP_POINTS_CHECKED}
+ * points (an info says so when there are more). Warnings of the points are left out: the
+ * profile's own reading already shows those of its base values.
+ */
+export function sweepProblems(root: ValueNode | null, file: string, host: ProfileHost): { block: SweepBlock | null; points: number; problems: Problem[] } {
+  const { block, problems } = readSweepBlock(root);
+  if (!block || !root || problems.some((p) => p.severity === 'error') || block.axes.length === 0) return { block, points: block ? sweepSize(block.axes) : 0, problems };
+  const total = sweepSize(block.axes);
+  const seen = new Set<string>();
+  for (let i = 0; i < Math.min(total, SWEEP_POINTS_CHECKED); i++) {
+    for (const p of readSweepPoint(root, block.axes, i, file, host).problems) {
+      if (p.severity !== 'error') continue;
+      const k = `${p.file ?? ''}:${p.range.offset}:${p.message.replace(/^sweep point [^:]*: /, '')}`;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      problems.push(p);
+    }
+  }
+  if (total > SWEEP_POINTS_CHECKED) {
+    const sweepNode = getProperty(root, 'sweep')!;
+    problems.push({ severity: 'info', code: 'sweep-partly-checked', message: `the sweep has ${total} points; the editor checks the first ${SWEEP_POINTS_CHECKED} (attnscope sweep checks all before it runs)`, range: sweepNode.keyRange });
+  }
+  return { block, points: total, problems };
+}

@@ -1,0 +1,136 @@
+/**
+ * What a serving engine subtracts from a device's memory before the rest becomes the KV pool,
+ * term by term, as vLLM's start-up profiling measures it:
+ *
+ *   KV budget = total_gpu_memory · gpu_memory_utilization − weights − activation peak
+ *               − non-torch memory − NCCL buffers (tensor parallel) − CUDA graphs (when counted)
+ *
+ * (vllm/v1/worker/gpu_worker.py determine_available_memory: requested_memory −
+ * non_kv_cache_memory, where non_kv_cache_memory = weights + torch peak increase + non-torch
+ * increase during the profiling run; the V0 worker.determine_num_available_blocks before it.)
+ * Which of these vLLM counted changed across releases; `vllmVersion` picks the release's way.
+ * Every term carries its source so a hover or the CLI can show where the figure comes from, and
+ * every term but the weights can be overridden in the profile's `engine:` block.
+ */
+import type { EngineSpec } from '../config/types';
+
+const GIB = 1024 ** 3;
+
+export type ReserveKey = 'weights' | 'activation' | 'nonTorch' | 'nccl' | 'cudaGraph';
+
+/** One term of the device budget. */
+export interface ReserveTerm {
+  key: ReserveKey;
+  /** The name vLLM's log uses for it ("model weights", "non_torch_memory", ...). */
+  label: string;
+  /** Bytes per GPU. */
+  bytes: number;
+  /** Whether the engine takes it out of the KV budget (CUDA graphs: not, by default). */
+  subtracted: boolean;
+  /** 'profile': engine.<key> in the profile; 'modelled': the formula or release figure below. */
+  origin: 'profile' | 'modelled';
+  /** A few words on what the figure rests on, for one line of CLI output ("vLLM >= 0.6.5 figure"). */
+  basis: string;
+  /** Where the figure or formula comes from, in full (hover, JSON). */
+  source: string;
+}
+
+/** How a vLLM release counted memory outside torch's allocator during its profiling run. */
+interface ProfilingEra {
+  /** First release of the era (inclusive). */
+  since: [number, number, number];
+  name: string;
+  /** The era in a few words, for one CLI line. */
+  short: string;
+  /** Non-torch bytes per GPU at tensor_parallel_size 1, and the extra a tensor-parallel rank adds. */
+  nonTorchGib: number;
+  ncclGib: number;
+  source: string;
+}
+
+/**
+ * The eras, oldest first. Figures are vLLM's own, from the pull requests that changed the
+ * profiling (page bytes: Llama-2-7B 16 · 524,288 B = 8 MiB, Llama-2-70B at TP 4: 16 · 81,920 B
+ * = 1.25 MiB per block):
+ * - before 0.2.5: only torch's peak allocation was counted; non-torch memory came out of the
+ *   1 − gpu_memory_utilization headroom (PR #2031: peak use 77.5 GB at TP 4 against a 72 GiB cap).
+ * - 0.2.5 (PR #2031, Dec 2023) to 0.6.4: peak = total − free after the profiling run, so the CUDA
+ *   context, cuBLAS workspaces and NCCL buffers all counted. PR #2031's own figures: Llama-2-7B
+ *   on one A100-80GB 7,449 -> 7,351 blocks (98 · 8 MiB = 0.77 GiB at TP 1); Llama-2-70B on
+ *   4 x A100-80GB 31,615 -> 20,865 blocks (10,750 · 1.25 MiB = 13.12 GiB, so 12.35 GiB more at TP 4).
+ * - 0.6.5 (PR #10511, #12126) and the V1 engine: only the non-torch *increase* during the
+ *   profiling run counts (the CUDA context and NCCL set up before the baseline snapshot stay in
+ *   the headroom). Logs print "non_torch_memory takes 0.01 to 0.35 GiB" at TP 1 (median of
+ *   eleven public logs: 0.10 GiB) and 0.11 GiB (TP 2, A100) / 0.20 GiB (TP 4, 24 GB cards,
+ *   PR #14447) with tensor parallelism: 0.1 GiB more per rank.
+ */
+const ERAS: readonly ProfilingEra[] = [
+  { since: [0, 0, 0], name: 'vLLM < 0.2.5 (torch peak only)', short: 'vLLM < 0.2.5: not counted', nonTorchGib: 0, ncclGib: 0, source: 'vLLM before PR #2031: torch.cuda.max_memory_allocated() only' },
+  { since: [0, 2, 5], name: 'vLLM 0.2.5 to 0.6.4 (total − free after profiling)', short: 'vLLM 0.2.5-0.6.4 figure, PR #2031', nonTorchGib: 0.77, ncclGib: 12.35, source: 'vLLM PR #2031: Llama-2-7B TP 1 7,449 -> 7,351 blocks (0.77 GiB); Llama-2-70B TP 4 31,615 -> 20,865 blocks (13.12 GiB)' },
+  { since: [0, 6, 5], name: 'vLLM >= 0.6.5 / V1 (non-torch increase during profiling)', short: 'vLLM >= 0.6.5 figure', nonTorchGib: 0.1, ncclGib: 0.1, source: 'vLLM PR #10511 / #12126 profiling; "non_torch_memory takes ..." in public logs: 0.10 GiB median at TP 1, +0.1 GiB per tensor-parallel rank' },
+];
+
+/** Parses "0.2.5" / "v0.10.1rc1" -> [0, 2, 5]; undefined when it is no version. */
+export function parseVllmVersion(text: string): [number, number, number] | undefined {
+  const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(text.trim());
+  if (!m) return undefined;
+  return [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)];
+}
+
+function eraOf(version: string | null): ProfilingEra {
+  const v = version === null ? undefined : parseVllmVersion(version);
+  if (v === undefined) return ERAS[ERAS.length - 1]!;
+  let era = ERAS[0]!;
+  for (const e of ERAS) {
+    const [a, b, c] = e.since;
+    if (v[0] > a || (v[0] === a && (v[1] > b || (v[1] === b && v[2] >= c)))) era = e;
+  }
+  return era;
+}
+
+/** The profile's engine block with every key 'auto' (a profile that has none). */
+export const DEFAULT_ENGINE: EngineSpec = { vllmVersion: null, nonTorchGib: 'auto', ncclGib: 'auto', cudaGraphGib: 'auto', activationGib: 'auto' };
+
+/** The name of the profiling era a profile's engine follows ("vLLM >= 0.6.5 / V1 ..."). */
+export function engineEraName(engine: EngineSpec = DEFAULT_ENGINE): string {
+  return eraOf(engine.vllmVersion).name;
+}
+
+/**
+ * The terms a device-derived budget subtracts, per GPU. `weightsBytesPerGpu` and the modelled
+ * `activationBytes` (activationPeakBytes) come from the estimate; the engine block may override
+ * every term but the weights.
+ */
+export function reserveTerms(
+  engine: EngineSpec = DEFAULT_ENGINE,
+  tensorParallelSize: number,
+  weightsBytesPerGpu: number,
+  activation: { bytes: number; basis: string; source: string },
+): ReserveTerm[] {
+  const era = eraOf(engine.vllmVersion);
+  const gib = (x: number): number => Math.round(x * GIB);
+  const term = (key: ReserveKey, label: string, set: number | 'auto', modelled: number, basis: string, source: string, subtracted = true): ReserveTerm =>
+    set === 'auto'
+      ? { key, label, bytes: modelled, subtracted, origin: 'modelled', basis, source }
+      : { key, label, bytes: gib(set), subtracted: true, origin: 'profile', basis: `engine.${snake(key)}_gib`, source: `engine.${snake(key)}_gib in the profile` };
+  const tp = tensorParallelSize > 1;
+  return [
+    { key: 'weights', label: 'model weights', bytes: weightsBytesPerGpu, subtracted: true, origin: 'modelled', basis: tp ? `parameters · bytes ÷ ${tensorParallelSize}` : 'parameters · bytes', source: 'parameters · bytes of their dtype (quantized layers at their stored width), ÷ tensor_parallel_size' },
+    term('activation', 'activation peak', engine.activationGib, activation.bytes, activation.basis, activation.source),
+    term('nonTorch', 'non-torch memory', engine.nonTorchGib, gib(era.nonTorchGib), era.short, `${era.name}: ${era.source}`),
+    term('nccl', 'NCCL buffers', engine.ncclGib, tp ? gib(era.ncclGib) : 0, tp ? era.short : 'tensor_parallel_size 1', tp ? `${era.name}: ${era.source}` : 'tensor_parallel_size 1: no collective buffers'),
+    term('cudaGraph', 'CUDA graphs', engine.cudaGraphGib, 0, 'captured after the pool is sized',
+      'vLLM captures CUDA graphs after the KV cache is allocated, out of the 1 − gpu_memory_utilization headroom ("Graph capturing finished in N secs, took X GiB"); set engine.cuda_graph_gib to subtract it (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS)', false),
+  ];
+}
+
+function snake(key: ReserveKey): string {
+  return key === 'nonTorch' ? 'non_torch' : key === 'cudaGraph' ? 'cuda_graph' : key;
+}
+
+/** Bytes of the subtracted terms. */
+export function subtractedBytes(terms: readonly ReserveTerm[]): number {
+  let n = 0;
+  for (const t of terms) if (t.subtracted) n += t.bytes;
+  return n;
+}

@@ -1,0 +1,111 @@
+/**
+ * Sweep results (issue 13): what `attnscope sweep` writes for each point (a run JSON with a
+ * `sweep` block), and the report `attnscope merge` builds from the points of any number of
+ * machines, which the dashboard's sweep view draws. Schema version 1.
+ */
+import type { SweepJob } from '../config/sweep';
+import type { Environment, RunResult } from './run';
+
+export type { SweepJob };
+
+export const SWEEP_SCHEMA_VERSION = 1 as const;
+
+/** One point of a sweep: the value of every axis, in axis order. */
+export interface SweepPointRef {
+  /**
+   * Stable id: the first 12 hex digits of SHA-256 over the canonical JSON of the point's
+   * `{axis key: value}` (keys sorted), so it does not change when axes are reordered or values
+   * are added to another axis.
+   */
+  id: string;
+  /** Position in the expansion order (first axis slowest, last fastest), from 0. */
+  index: number;
+  /** Axis key (dotted profile path, e.g. "kv_cache.page_size") -> value. */
+  values: Record<string, unknown>;
+  /** Short text for tables and charts: "page_size=16 max_num_seqs=64". */
+  label: string;
+}
+
+/** The `sweep` block of a point's run JSON. */
+export interface SweepPointInfo extends SweepPointRef {
+  schema: typeof SWEEP_SCHEMA_VERSION;
+  /** Identity of the sweep (base profile, model config, axes, job, options): 16 hex digits of SHA-256. */
+  sweepId: string;
+  /** The sweep's display name: the profile file name. */
+  name: string;
+  job: SweepJob;
+  /** Points in the whole sweep. */
+  total: number;
+  /** The axes in order with all their values, so a merge can list missing points. */
+  axes: Array<{ key: string; values: unknown[] }>;
+  /** environmentKey(run.environment): results of one point on two kinds of machine are kept apart. */
+  environmentKey: string;
+}
+
+/** A point's result file: a run (core/protocol/run.ts) with its place in the sweep. */
+export interface SweepPointRun extends RunResult {
+  sweep: SweepPointInfo;
+}
+
+/**
+ * Figures of one point, by metric name. Pool figures come from the point's simulation
+ * (runner/simulate), decode figures from its paged_decode cases (measured on the machine of
+ * `environmentKey`); a figure the point's job did not produce is absent.
+ */
+export interface SweepMetrics {
+  /** Mean internal fragmentation of the paged pool (allocated-but-unfilled slots / allocated slots), time-averaged. */
+  internalFragmentation?: number;
+  /** Prefix-cache hit tokens / prompt tokens looked up. */
+  prefixHitRate?: number;
+  preemptions?: number;
+  /** Pages in the simulated pool. */
+  poolPages?: number;
+  /** Pages in use / pages in pool, time-averaged. */
+  meanOccupancy?: number;
+  /** Generated tokens per simulated second. */
+  throughputTokensPerSec?: number;
+  /** Requests that could never be served. */
+  rejected?: number;
+  /** p99 time to first token and time per output token of the simulated requests, seconds (modelled: the simulation's step-time clock). */
+  p99TtftS?: number;
+  p99TpotS?: number;
+  /** With an `slo` in the profile: fraction of requests meeting it, and those requests per simulated second. */
+  sloAttainment?: number;
+  goodputRequestsPerSec?: number;
+  /** Median paged_decode time of the largest decode case / its batch size: measured ns per generated token. */
+  decodeNsPerToken?: number;
+  /** The decode case that figure comes from: "B=8 context=4096". */
+  decodeCase?: string;
+}
+
+/** One row of a report: a point measured on one kind of machine. */
+export interface SweepReportRow extends SweepPointRef {
+  environmentKey: string;
+  status: RunResult['status'];
+  metrics: SweepMetrics;
+  /** The file the row was read from. */
+  file: string;
+}
+
+/** `attnscope merge`'s output (also written by `sweep` and `submit --wait`). */
+export interface SweepReport {
+  schema: typeof SWEEP_SCHEMA_VERSION;
+  kind: 'attnscope-sweep-report';
+  tool: string;
+  createdAt: string;
+  sweepId: string;
+  name: string;
+  job: SweepJob;
+  axes: Array<{ key: string; values: unknown[] }>;
+  total: number;
+  /** In point order, then environment order. */
+  rows: SweepReportRow[];
+  /** Points no environment has a result for, in point order. */
+  missing: SweepPointRef[];
+  /** A point found more than once for the same environment: the files beyond the first (which the row uses). */
+  duplicates: Array<{ id: string; label: string; environmentKey: string; files: string[] }>;
+  /** Each environment once, by key. */
+  environments: Record<string, Environment>;
+  /** The best row under the report's rule (bestRow in runner/sweep/results.ts), or null when no row qualifies. */
+  best: { id: string; environmentKey: string; label: string; rule: string } | null;
+}

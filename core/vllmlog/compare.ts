@@ -1,0 +1,298 @@
+/**
+ * A vLLM start-up log against the estimate for the same model and settings, figure by figure,
+ * with every difference explained by the term it comes from.
+ *
+ * The settings the log states (device memory as vLLM measured it, gpu_memory_utilization,
+ * tensor_parallel_size, max_model_len, max_num_batched_tokens, max_num_seqs, kv_cache_dtype,
+ * block size, the release) replace the profile's for the comparison, and the result says which
+ * came from where. The KV budget's difference is then the sum of the term differences
+ * (usable memory − weights − activation peak − non-torch − CUDA graphs when vLLM counted them),
+ * and a second estimate that takes the log's own terms shows what is left: the rounding of the
+ * log's two-decimal GiB figures, or a different KV size per token (another model or dtype).
+ */
+import type { KvDtype, Profile } from '../config/types';
+import { estimate, type Estimate } from '../estimate';
+import { formatBytes, formatConcurrency, formatCount } from '../format';
+import type { LogFigure, VllmLog } from './parse';
+
+const GIB = 1024 ** 3;
+/** The log prints GiB with two decimals: each figure is exact to ±0.005 GiB. */
+const LOG_ROUNDING_BYTES = 0.005 * GIB;
+
+export interface ComparisonRow {
+  /** The term, in vLLM's words. */
+  term: string;
+  /** The log's figure, formatted, with the line it is on; null when the log does not print it. */
+  log: string | null;
+  logLine: number | null;
+  /** The estimate's figure, formatted. */
+  estimate: string;
+  /** Estimate − log, formatted with its sign; '' when either is absent or they agree. */
+  difference: string;
+  /** Why they differ (or why they agree), in a sentence. */
+  why: string;
+}
+
+export interface LogComparison {
+  rows: ComparisonRow[];
+  /** "gpu_memory_utilization 0.9 (line 4)", ... : the settings the log supplied. */
+  fromLog: string[];
+  /** Settings the log does not state, taken from the profile ("max_num_seqs 256 (profile default)"). */
+  fromProfile: string[];
+  /** The estimate compared (the profile with the log's settings). */
+  estimate: Estimate;
+  /** Pages the estimate gives when it takes the log's weights, activation, non-torch and graph figures. */
+  pagesWithLogTerms: number | null;
+  notes: string[];
+}
+
+/** Bytes as vLLM's log prints them, GiB with two decimals ("22.07 GiB"); below 0.01 GiB in IEC units. */
+function gib(bytes: number): string {
+  return Math.abs(bytes) >= 0.01 * GIB ? `${(bytes / GIB).toFixed(2)} GiB` : formatBytes(bytes);
+}
+
+function signed(bytes: number): string {
+  if (Math.abs(bytes) < 0.5) return '';
+  return `${bytes > 0 ? '+' : '−'}${gib(Math.abs(bytes))}`;
+}
+
+function signedCount(n: number): string {
+  return n === 0 ? '' : `${n > 0 ? '+' : '−'}${formatCount(Math.abs(n))}`;
+}
+
+function kvDtypeOf(name: string, fallback: KvDtype | 'auto'): KvDtype | 'auto' {
+  const n = name.toLowerCase();
+  if (n === 'auto') return 'auto';
+  if (n.startsWith('fp8') || n.includes('e4m3')) return 'fp8_e4m3';
+  if (n === 'bfloat16' || n === 'bf16') return 'bf16';
+  if (n === 'float16' || n === 'fp16' || n === 'half') return 'fp16';
+  if (n === 'float32' || n === 'fp32') return 'fp32';
+  return fallback;
+}
+
+/** The profile with every setting the log states; which came from where. */
+function applyLogSettings(profile: Profile, log: VllmLog): { profile: Profile; fromLog: string[]; fromProfile: string[] } {
+  const f = log.figures;
+  const s = log.settings;
+  const p: Profile = structuredClone(profile);
+  const engine = { ...(p.engine ?? { vllmVersion: null, nonTorchGib: 'auto', ncclGib: 'auto', cudaGraphGib: 'auto', activationGib: 'auto' }) };
+  const fromLog: string[] = [];
+  const fromProfile: string[] = [];
+  const at = (x: LogFigure<unknown>) => `line ${x.line}`;
+  if (f.totalGpuMemoryBytes) {
+    p.device.memoryGib = f.totalGpuMemoryBytes.value / GIB;
+    fromLog.push(`device memory ${gib(f.totalGpuMemoryBytes.value)} (total_gpu_memory, ${at(f.totalGpuMemoryBytes)})`);
+  } else {
+    fromProfile.push(p.device.memoryGib !== null ? `device.memory_gib ${p.device.memoryGib}` : p.device.gpu ? `device.gpu ${p.device.gpu}` : 'no device memory');
+  }
+  if (f.gpuMemoryUtilization && f.gpuMemoryUtilization.value > 0 && f.gpuMemoryUtilization.value <= 1) {
+    p.device.gpuMemoryUtilization = f.gpuMemoryUtilization.value;
+    fromLog.push(`gpu_memory_utilization ${f.gpuMemoryUtilization.value} (${at(f.gpuMemoryUtilization)})`);
+  } else {
+    fromProfile.push(`gpu_memory_utilization ${p.device.gpuMemoryUtilization}`);
+  }
+  const int = (x: LogFigure | undefined, ok: (v: number) => boolean = (v) => v >= 1 && v <= 2 ** 31 - 1) => (x && Number.isInteger(x.value) && ok(x.value) ? x : undefined);
+  const tp = int(s.tensorParallelSize, (v) => v >= 1 && v <= 1024);
+  if (tp) {
+    p.device.tensorParallelSize = tp.value;
+    fromLog.push(`tensor_parallel_size ${tp.value} (${at(tp)})`);
+  } else {
+    fromProfile.push(`tensor_parallel_size ${p.device.tensorParallelSize}`);
+  }
+  const w = p.workload ?? {
+    requests: 1, arrivalRate: 1, promptLen: { dist: 'fixed', value: 1 }, outputLen: { dist: 'fixed', value: 1 },
+    maxNumSeqs: 256, maxModelLen: p.model.maxPositionEmbeddings ?? 8192, maxNumBatchedTokens: 8192,
+  };
+  const len = int(s.maxModelLen) ?? int(f.concurrencySeqLen);
+  if (len) {
+    w.maxModelLen = len.value;
+    fromLog.push(`max_model_len ${formatCount(len.value)} (${at(len)})`);
+  } else {
+    fromProfile.push(`max_model_len ${formatCount(w.maxModelLen)}`);
+  }
+  const batched = int(s.maxNumBatchedTokens);
+  if (batched) {
+    w.maxNumBatchedTokens = batched.value;
+    fromLog.push(`max_num_batched_tokens ${formatCount(batched.value)} (${at(batched)})`);
+  } else {
+    fromProfile.push(`max_num_batched_tokens ${formatCount(w.maxNumBatchedTokens ?? 8192)}`);
+  }
+  const seqs = int(s.maxNumSeqs);
+  if (seqs) {
+    w.maxNumSeqs = seqs.value;
+    fromLog.push(`max_num_seqs ${seqs.value} (${at(seqs)})`);
+  } else {
+    fromProfile.push(`max_num_seqs ${w.maxNumSeqs}`);
+  }
+  p.workload = w;
+  if (s.kvCacheDtype) {
+    p.kvCache.dtype = kvDtypeOf(s.kvCacheDtype.value, p.kvCache.dtype);
+    fromLog.push(`kv_cache_dtype ${s.kvCacheDtype.value} (${at(s.kvCacheDtype)})`);
+  }
+  if (s.dtype) {
+    const d = kvDtypeOf(s.dtype.value, 'auto');
+    if (d !== 'auto' && d !== 'fp8_e4m3') {
+      p.dtype = d;
+      fromLog.push(`dtype ${s.dtype.value} (${at(s.dtype)})`);
+    }
+  }
+  const block = int(s.blockSize, (v) => v >= 1 && v <= 4096);
+  if (block) {
+    p.kvCache.pageSize = block.value;
+    fromLog.push(`block_size ${block.value} (${at(block)})`);
+  } else {
+    fromProfile.push(`page_size ${p.kvCache.pageSize}`);
+  }
+  if (s.version) {
+    engine.vllmVersion = s.version.value;
+    fromLog.push(`vLLM ${s.version.value} (${at(s.version)})`);
+  } else {
+    fromProfile.push(engine.vllmVersion ? `engine.vllm_version ${engine.vllmVersion}` : 'the current vLLM release (the log names none)');
+  }
+  p.engine = engine;
+  // The pool is sized from the device, as vLLM sizes it, not from an explicit budget.
+  p.kvCache.numPages = 'auto';
+  p.kvCache.memoryGib = 'auto';
+  return { profile: p, fromLog, fromProfile };
+}
+
+function term(e: Estimate, key: string): number {
+  return e.pool.reserve.find((t) => t.key === key)?.bytes ?? 0;
+}
+
+/**
+ * Compares a parsed log with the estimate of `profile` under the log's settings.
+ * The profile supplies the model (the log names it but holds no config) and every setting the
+ * log leaves out.
+ */
+export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
+  const { profile: p, fromLog, fromProfile } = applyLogSettings(profile, log);
+  const e = estimate(p, { seqLen: p.workload!.maxModelLen });
+  const f = log.figures;
+  const rows: ComparisonRow[] = [];
+  const notes: string[] = [];
+  const fmt = (x: LogFigure | undefined) => (x ? gib(x.value) : null);
+  const row = (t: string, logFig: LogFigure | undefined, est: number, why: string, logText = fmt(logFig)) => {
+    rows.push({ term: t, log: logText, logLine: logFig?.line ?? null, estimate: gib(est), difference: logFig ? signed(est - logFig.value) : '', why });
+  };
+
+  row('device memory (total_gpu_memory)', f.totalGpuMemoryBytes, e.pool.deviceMemoryBytes,
+    f.totalGpuMemoryBytes ? 'taken from the log' : `${e.pool.deviceSource || 'no device memory in the profile'}: the log prints none`);
+  row('usable (× gpu_memory_utilization)', f.usableBytes, e.pool.usableBytes,
+    f.usableBytes ? 'device memory × gpu_memory_utilization, both from the log (the log rounds to 0.01 GiB)' : 'device memory × gpu_memory_utilization');
+
+  const weights = e.weightsBytesPerGpu;
+  const wDiff = f.weightsBytes ? weights - f.weightsBytes.value : 0;
+  row('model weights', f.weightsBytes, weights, f.weightsBytes
+    ? Math.abs(wDiff) <= Math.max(LOG_ROUNDING_BYTES, 0.01 * f.weightsBytes.value)
+      ? `parameters · bytes per GPU (${formatCount(e.paramsTotal)} params, ${p.dtype}); within 1% of what vLLM allocated`
+      : `parameters · bytes per GPU (${formatCount(e.paramsTotal)} params, ${p.dtype}) differ from the tensors vLLM allocated: another checkpoint, dtype or quantization than the profile's model, or a vocabulary padded for tensor parallelism`
+    : 'parameters · bytes per GPU');
+
+  const act = e.pool.activationPeakBytes;
+  const actTerm = e.pool.reserve.find((t) => t.key === 'activation');
+  row('activation peak (PyTorch)', f.activationPeakBytes, act, actTerm
+    ? `${actTerm.origin === 'profile' ? 'engine.activation_gib in the profile' : `modelled at ${actTerm.basis}`}${f.activationPeakBytes ? '; vLLM measured its profiling forward pass (and, in V1, the sampler over max_num_seqs rows): set engine.activation_gib to the measured figure to size with it' : ''}`
+    : 'no device budget');
+
+  const nonTorch = term(e, 'nonTorch') + term(e, 'nccl');
+  const ntTerms = e.pool.reserve.filter((t) => t.key === 'nonTorch' || t.key === 'nccl');
+  row('non-torch memory (incl. NCCL)', f.nonTorchBytes, nonTorch, `${ntTerms.map((t) => `${t.label} ${gib(t.bytes)}: ${t.basis}`).join('; ')}${f.nonTorchBytes ? '; vLLM measured what grew outside torch during profiling' : ''}`);
+
+  const graphs = e.pool.reserve.find((t) => t.key === 'cudaGraph');
+  const graphBytes = graphs?.subtracted ? graphs.bytes : 0;
+  if (f.cudaGraphBytes) {
+    const counted = f.cudaGraphCounted === true;
+    rows.push({
+      term: 'CUDA graph memory',
+      log: `${gib(f.cudaGraphBytes.value)}${counted ? ' (subtracted)' : ' (after the pool)'}`,
+      logLine: f.cudaGraphBytes.line,
+      estimate: graphs?.subtracted ? `${gib(graphs.bytes)} (subtracted)` : 'not subtracted',
+      difference: counted ? signed(graphBytes - f.cudaGraphBytes.value) : '',
+      why: counted
+        ? 'this release estimates CUDA graph memory before sizing the pool and takes it out of the KV budget; set engine.cuda_graph_gib to the logged figure to do the same'
+        : 'captured after the KV cache is allocated, out of the 1 − gpu_memory_utilization headroom: it does not change the pool',
+    });
+  }
+
+  const kvDiff = f.kvCacheBytes ? e.pool.budgetBytes - f.kvCacheBytes.value : 0;
+  let kvWhy = 'usable − weights − activation peak − non-torch memory (− CUDA graphs when counted)';
+  if (f.kvCacheBytes) {
+    const parts: string[] = [];
+    const add = (name: string, d: number) => { if (Math.abs(d) >= 0.5 * 0.01 * GIB) parts.push(`${name} ${signed(d)}`); };
+    if (f.usableBytes) add('usable', e.pool.usableBytes - f.usableBytes.value);
+    if (f.weightsBytes) add('weights', -(weights - f.weightsBytes.value));
+    if (f.activationPeakBytes) add('activation peak', -(act - f.activationPeakBytes.value));
+    if (f.nonTorchBytes) add('non-torch', -(nonTorch - f.nonTorchBytes.value));
+    if (f.cudaGraphBytes && f.cudaGraphCounted) add('CUDA graphs', -(graphBytes - f.cudaGraphBytes.value));
+    kvWhy = Math.abs(kvDiff) < 0.01 * GIB
+      ? 'agrees (to the log\'s 0.01 GiB)'
+      : parts.length > 0
+        ? `the terms' differences make it up, each as it moves the budget: ${parts.join(', ')} (the log rounds each to 0.01 GiB)`
+        : 'the log gives no term to attribute the difference to';
+  }
+  row('KV cache memory', f.kvCacheBytes, e.pool.budgetBytes, kvWhy);
+
+  // KV bytes per token: the log's budget / tokens (or blocks · block size) against the model's.
+  const logTokens = f.kvCacheTokens?.value ?? (f.gpuBlocks ? f.gpuBlocks.value * p.kvCache.pageSize : undefined);
+  if (f.kvCacheBytes && logTokens && logTokens > 0) {
+    const implied = f.kvCacheBytes.value / logTokens;
+    const same = Math.abs(implied - e.kvBytesPerToken) <= (LOG_ROUNDING_BYTES / logTokens) + 1 + 0.02 * e.kvBytesPerToken;
+    rows.push({
+      term: 'KV bytes per token',
+      log: `${formatCount(Math.round(implied))} B (KV cache memory / tokens)`,
+      logLine: f.kvCacheBytes.line,
+      estimate: `${formatCount(e.kvBytesPerToken)} B`,
+      difference: same ? '' : signedCount(e.kvBytesPerToken - Math.round(implied)),
+      why: same
+        ? 'the same model, dtype and tensor parallelism (the log\'s budget is rounded to 0.01 GiB, and vLLM\'s pool is whole blocks)'
+        : `the log's pool holds another KV size per token: check the model (the profile's is ${profile.model.modelType}), kv_cache_dtype (${e.kvDtype}) and tensor_parallel_size (${p.device.tensorParallelSize})`,
+    });
+    if (!same) notes.push('KV bytes per token differ: the log is not of this profile\'s model and settings, so the block counts cannot agree');
+  }
+
+  // What the pool would be with the log's own terms: the residual is rounding or KV size.
+  let pagesWithLogTerms: number | null = null;
+  if (f.weightsBytes || f.activationPeakBytes || f.nonTorchBytes || f.kvCacheBytes) {
+    const q: Profile = structuredClone(p);
+    if (f.kvCacheBytes) {
+      q.kvCache.memoryGib = f.kvCacheBytes.value / GIB;
+    } else {
+      q.engine = { ...q.engine!, activationGib: f.activationPeakBytes ? f.activationPeakBytes.value / GIB : q.engine!.activationGib, nonTorchGib: f.nonTorchBytes ? f.nonTorchBytes.value / GIB : q.engine!.nonTorchGib, ncclGib: f.nonTorchBytes ? 0 : q.engine!.ncclGib };
+    }
+    pagesWithLogTerms = estimate(q).pool.pages;
+  }
+  const logBlocks = f.gpuBlocks?.value ?? (f.kvCacheTokens ? Math.floor(f.kvCacheTokens.value / p.kvCache.pageSize) : undefined);
+  const blocksLine = f.gpuBlocks?.line ?? f.kvCacheTokens?.line ?? null;
+  if (logBlocks !== undefined) {
+    const d = e.pool.pages - logBlocks;
+    const rel = logBlocks > 0 ? ` (${d < 0 ? '−' : '+'}${Math.abs(100 * d / logBlocks).toFixed(1)}%)` : '';
+    const pageWhy = `page = ${p.kvCache.pageSize} tokens · ${formatCount(e.kvBytesPerToken)} B = ${formatBytes(e.pageBytes)}`;
+    const residual = pagesWithLogTerms !== null ? `; with the log's ${f.kvCacheBytes ? 'KV cache memory' : 'terms'} the estimate gives ${formatCount(pagesWithLogTerms)} (${signedCount(pagesWithLogTerms - logBlocks) || 'the same'}: ${Math.abs(pagesWithLogTerms - logBlocks) <= Math.ceil(LOG_ROUNDING_BYTES / Math.max(1, e.pageBytes)) + 1 ? 'the log\'s 0.01 GiB rounding' : 'a different KV size per page'})` : '';
+    rows.push({
+      term: f.gpuBlocks ? 'GPU blocks' : 'GPU blocks (tokens / block size)',
+      log: formatCount(logBlocks),
+      logLine: blocksLine,
+      estimate: formatCount(e.pool.pages),
+      difference: d === 0 ? '' : `${signedCount(d)}${rel}`,
+      why: `floor(KV cache memory / page), ${pageWhy}${d !== 0 ? `: the KV cache memory difference ${signed(kvDiff) || '(none)'} in pages` : ''}${residual}`,
+    });
+  }
+  if (f.kvCacheTokens) {
+    rows.push({ term: 'KV cache size (tokens)', log: formatCount(f.kvCacheTokens.value), logLine: f.kvCacheTokens.line, estimate: formatCount(e.pool.tokens), difference: signedCount(e.pool.tokens - f.kvCacheTokens.value), why: 'blocks · block size' });
+  }
+  if (f.maxConcurrency) {
+    const est = formatConcurrency(e.pool.maxConcurrency);
+    rows.push({
+      term: `maximum concurrency for ${formatCount(e.pool.concurrencySeqLen)} tokens`,
+      log: `${formatConcurrency(f.maxConcurrency.value)}`,
+      logLine: f.maxConcurrency.line,
+      estimate: `${est} (${formatCount(e.pool.sequencesAtOnce)} whole sequences)`,
+      difference: est === formatConcurrency(f.maxConcurrency.value) ? '' : `${e.pool.maxConcurrency < f.maxConcurrency.value ? '−' : '+'}${formatConcurrency(Math.abs(e.pool.maxConcurrency - f.maxConcurrency.value))}`,
+      why: 'blocks / ceil(max_model_len / block size): follows the block difference',
+    });
+  }
+  if (rows.every((r) => r.log === null)) notes.push('no vLLM memory line was found in the log (weights, KV cache memory, GPU blocks, KV cache size, maximum concurrency)');
+  if (!f.totalGpuMemoryBytes && e.pool.deviceMemoryBytes === 0) notes.push('neither the log nor the profile gives the device memory, so the estimate sizes no pool: set device.gpu or device.memory_gib');
+  return { rows, fromLog, fromProfile, estimate: e, pagesWithLogTerms, notes };
+}

@@ -1,0 +1,264 @@
+/**
+ * Reads the start-up lines of a vLLM log (V0 and V1 engines, releases 0.2 to 0.19) into the
+ * figures its memory profiling printed: device memory, gpu_memory_utilization, weights,
+ * activation peak, non-torch memory, CUDA graph memory, the KV cache budget, GPU blocks, KV
+ * cache tokens and the maximum concurrency; and the settings it ran with where the log says
+ * them (release, model, dtype, max_model_len, tensor_parallel_size, max_num_batched_tokens,
+ * max_num_seqs, kv_cache_dtype, block size). Every figure keeps the 1-based line it came from.
+ *
+ * Line formats (vLLM's own, by the file that prints them):
+ * - V0 model_runner.py: "Loading model weights took 14.9888 GB" (GB there is 2^30 bytes).
+ * - V1 gpu_model_runner.py: "Model loading took 14.9889 GiB and 4.51 seconds" /
+ *   "Model loading took 14.99 GiB memory and 6.72 seconds".
+ * - V0 worker.py 0.6.4: "Memory profiling results: duration=.., total_gpu_memory=79.22GiB,
+ *   initial_memory_usage=.., peak_torch_memory=.., memory_usage_post_profile=..,
+ *   non_torch_memory=..GiB, kv_cache_size=3.81GiB, gpu_memory_utilization=0.90"; 0.6.5 the
+ *   same keys one per line ("total_gpu_memory\t79.22GiB", "model weights take\t14.96GiB",
+ *   "PyTorch activation peak memory\t1.26GiB", "available_kv_cache_memory\t53.29GiB").
+ * - V0 worker.py 0.7 to 0.10: "the current vLLM instance can use total_gpu_memory (22.07GiB) x
+ *   gpu_memory_utilization (0.90) = 19.86GiB" and "model weights take 14.99GiB;
+ *   non_torch_memory takes 0.05GiB; PyTorch activation peak memory takes 0.22GiB; the rest of
+ *   the memory reserved for KV Cache is 4.60GiB."
+ * - V0 executor_base.py / gpu_executor.py: "# GPU blocks: 2356, # CPU blocks: 2048" (also
+ *   "# CUDA blocks", "# cuda blocks", "# rocm blocks").
+ * - V1 gpu_worker.py: "Memory profiling takes 6.42 seconds. Total non KV cache memory: 16.51GiB;
+ *   torch peak memory increase: 1.21GiB; non-torch forward increase memory: 0.31GiB; weights
+ *   memory: 14.99GiB." and "Available KV cache memory: 54.68 GiB"; 0.11+: "Free memory on device
+ *   (78.5/79.19 GiB) on startup. Desired GPU memory utilization is (0.9, 71.27 GiB). Actual
+ *   usage is 14.99 GiB for weight, 1.21 GiB for peak activation, 0.31 GiB for non-torch memory,
+ *   and 0.52 GiB for CUDAGraph memory." (after capture, the pool sized without them);
+ *   "Estimated CUDA graph memory: 0.84 GiB total" (the profiler's estimate, taken out of the
+ *   budget: a v0.19 log's 58.11 GiB = 79.22 · 0.95 − 14.99 − 1.24 − 0.09 − 0.84).
+ * - V1 kv_cache_utils.py (and V0 executor_base.py): "GPU KV cache size: 447,776 tokens",
+ *   "Maximum concurrency for 8,192 tokens per request: 54.66x".
+ * - gpu_model_runner.py / model_runner.py: "Graph capturing finished in 5 secs, took 0.53 GiB".
+ * - llm_engine.py: "Initializing a V1 LLM engine (v0.10.1) with config: model='...',
+ *   dtype=torch.bfloat16, max_seq_len=8192, ..., tensor_parallel_size=1, ...,
+ *   kv_cache_dtype=auto, ..."; api_server: "vLLM API server version 0.6.3", "non-default args:
+ *   {'max_model_len': 8192, 'gpu_memory_utilization': 0.85, ...}"; scheduler / config:
+ *   "Chunked prefill is enabled with max_num_batched_tokens=2048."
+ */
+
+const GIB = 1024 ** 3;
+
+/** One figure read from the log. */
+export interface LogFigure<T = number> {
+  value: T;
+  /** 1-based line number. */
+  line: number;
+  /** The line's text (trimmed), for quoting. */
+  text: string;
+}
+
+/** The memory figures of a start-up; bytes are per GPU (vLLM profiles one worker). */
+export interface VllmLogFigures {
+  totalGpuMemoryBytes?: LogFigure;
+  gpuMemoryUtilization?: LogFigure;
+  /** total · utilization as vLLM printed it ("the current vLLM instance can use ..."). */
+  usableBytes?: LogFigure;
+  weightsBytes?: LogFigure;
+  activationPeakBytes?: LogFigure;
+  nonTorchBytes?: LogFigure;
+  cudaGraphBytes?: LogFigure;
+  /** Whether the KV budget had cudaGraphBytes taken out: true for the profiler's "Estimated CUDA graph memory" (counted before sizing the pool), false for "Graph capturing finished ..., took" and 0.11's "Actual usage ... CUDAGraph memory" (after it). */
+  cudaGraphCounted?: boolean;
+  kvCacheBytes?: LogFigure;
+  gpuBlocks?: LogFigure;
+  kvCacheTokens?: LogFigure;
+  maxConcurrency?: LogFigure;
+  /** The tokens per request the concurrency line is for (max_model_len). */
+  concurrencySeqLen?: LogFigure;
+}
+
+/** Settings the log states. */
+export interface VllmLogSettings {
+  version?: LogFigure<string>;
+  engine?: LogFigure<'V0' | 'V1'>;
+  model?: LogFigure<string>;
+  dtype?: LogFigure<string>;
+  maxModelLen?: LogFigure;
+  tensorParallelSize?: LogFigure;
+  maxNumBatchedTokens?: LogFigure;
+  maxNumSeqs?: LogFigure;
+  kvCacheDtype?: LogFigure<string>;
+  blockSize?: LogFigure;
+  enforceEager?: LogFigure<boolean>;
+}
+
+export interface VllmLog {
+  figures: VllmLogFigures;
+  settings: VllmLogSettings;
+  /** Lines that looked like vLLM memory lines but could not be read (malformed numbers). */
+  unread: Array<{ line: number; text: string }>;
+}
+
+const NUM = String.raw`(\d[\d,]*(?:\.\d+)?)`;
+
+function num(s: string): number {
+  return Number(s.replace(/,/g, ''));
+}
+
+function gib(s: string): number {
+  return Math.round(num(s) * GIB);
+}
+
+/** Strips the logger prefix ("(EngineCore_DP0 pid=1) INFO 02-06 03:33:32 [gpu_worker.py:356] "). */
+function body(line: string): string {
+  return line.replace(/^.*?\b(?:INFO|DEBUG|WARNING|ERROR)\b[^\]]*\]\s*/, '').trim();
+}
+
+interface Ctx {
+  figures: VllmLogFigures;
+  settings: VllmLogSettings;
+  /** A figure at the current line. */
+  fig<T>(value: T): LogFigure<T>;
+}
+
+/** Each rule: a pattern over the line without its logger prefix, and what it sets. */
+const RULES: ReadonlyArray<[RegExp, (m: RegExpMatchArray, c: Ctx) => void]> = [
+  [new RegExp(String.raw`Loading model weights took ${NUM} GB`), (m, c) => { c.figures.weightsBytes = c.fig(gib(m[1]!)); }],
+  [new RegExp(String.raw`Model loading took ${NUM} GiB`), (m, c) => { c.figures.weightsBytes = c.fig(gib(m[1]!)); }],
+  [new RegExp(String.raw`total_gpu_memory \(${NUM}\s*GiB\) x gpu_memory_utilization \(${NUM}\) = ${NUM}\s*GiB`), (m, c) => {
+    c.figures.totalGpuMemoryBytes = c.fig(gib(m[1]!));
+    c.figures.gpuMemoryUtilization = c.fig(num(m[2]!));
+    c.figures.usableBytes = c.fig(gib(m[3]!));
+  }],
+  [new RegExp(String.raw`model weights take\s*${NUM}\s*GiB`), (m, c) => { c.figures.weightsBytes = c.fig(gib(m[1]!)); }],
+  [new RegExp(String.raw`non_torch_memory(?: takes|[=\s:]+)\s*${NUM}\s*GiB`), (m, c) => { c.figures.nonTorchBytes = c.fig(gib(m[1]!)); }],
+  [new RegExp(String.raw`PyTorch activation peak memory(?: takes)?\s*${NUM}\s*GiB`), (m, c) => { c.figures.activationPeakBytes = c.fig(gib(m[1]!)); }],
+  [new RegExp(String.raw`(?:reserved for KV Cache is|available_kv_cache_memory[=\s:]+|kv_cache_size=|Available KV cache memory:)\s*${NUM}\s*GiB`), (m, c) => { c.figures.kvCacheBytes = c.fig(gib(m[1]!)); }],
+  [new RegExp(String.raw`(?:^|[\s,])total_gpu_memory[=\s:]+${NUM}\s*GiB`), (m, c) => { c.figures.totalGpuMemoryBytes ??= c.fig(gib(m[1]!)); }],
+  [new RegExp(String.raw`(?:^|[\s,])gpu_memory_utilization[=\s:]+${NUM}(?![\d.]*\s*GiB)`), (m, c) => { c.figures.gpuMemoryUtilization ??= c.fig(num(m[1]!)); }],
+  [new RegExp(String.raw`the current vLLM instance can use\s+${NUM}\s*GiB`), (m, c) => { c.figures.usableBytes = c.fig(gib(m[1]!)); }],
+  [new RegExp(String.raw`torch peak memory increase: ${NUM}\s*GiB`), (m, c) => { c.figures.activationPeakBytes = c.fig(gib(m[1]!)); }],
+  [new RegExp(String.raw`non-torch forward increase memory: ${NUM}\s*GiB`), (m, c) => { c.figures.nonTorchBytes = c.fig(gib(m[1]!)); }],
+  [new RegExp(String.raw`weights memory: ${NUM}\s*GiB`), (m, c) => { c.figures.weightsBytes = c.fig(gib(m[1]!)); }],
+  [new RegExp(String.raw`Free memory on device \(${NUM}/${NUM}\s*GiB\)`), (m, c) => { c.figures.totalGpuMemoryBytes = c.fig(gib(m[2]!)); }],
+  [new RegExp(String.raw`Desired GPU memory utilization is \(${NUM}, ${NUM}\s*GiB\)`), (m, c) => {
+    c.figures.gpuMemoryUtilization = c.fig(num(m[1]!));
+    c.figures.usableBytes = c.fig(gib(m[2]!));
+  }],
+  [new RegExp(String.raw`Actual usage is ${NUM}\s*GiB for weight, ${NUM}\s*GiB for peak activation, ${NUM}\s*GiB for non-torch memory(?:, and ${NUM}\s*GiB for CUDAGraph memory)?`), (m, c) => {
+    c.figures.weightsBytes = c.fig(gib(m[1]!));
+    c.figures.activationPeakBytes = c.fig(gib(m[2]!));
+    c.figures.nonTorchBytes = c.fig(gib(m[3]!));
+    // Printed after graph capture, with a --kv-cache-memory that would make room for them:
+    // the pool was sized without them.
+    if (m[4] !== undefined && c.figures.cudaGraphCounted !== true) {
+      c.figures.cudaGraphBytes = c.fig(gib(m[4]));
+      c.figures.cudaGraphCounted = false;
+    }
+  }],
+  [new RegExp(String.raw`Estimated CUDA graph memory: ${NUM}\s*GiB`), (m, c) => {
+    c.figures.cudaGraphBytes = c.fig(gib(m[1]!));
+    c.figures.cudaGraphCounted = true;
+  }],
+  [new RegExp(String.raw`Graph capturing finished in ${NUM} secs?, took ${NUM}\s*GiB`), (m, c) => {
+    if (c.figures.cudaGraphCounted === true) return;
+    c.figures.cudaGraphBytes = c.fig(gib(m[2]!));
+    c.figures.cudaGraphCounted = false;
+  }],
+  [new RegExp(String.raw`# (?:GPU|CUDA|cuda|gpu|rocm|ROCm|xpu|XPU|tpu|TPU|hpu|HPU|neuron|cpu) blocks: ${NUM}`), (m, c) => { c.figures.gpuBlocks = c.fig(num(m[1]!)); }],
+  [new RegExp(String.raw`GPU KV cache size: ${NUM} tokens`), (m, c) => { c.figures.kvCacheTokens = c.fig(num(m[1]!)); }],
+  [new RegExp(String.raw`Maximum concurrency for ${NUM} tokens per request: ${NUM}x`), (m, c) => {
+    c.figures.concurrencySeqLen = c.fig(num(m[1]!));
+    c.figures.maxConcurrency = c.fig(num(m[2]!));
+  }],
+  [/Initializing an? (?:(V[01]) )?LLM engine \(v?([\w.+-]+)\) with config: (.*)$/, (m, c) => {
+    if (m[1] === 'V0' || m[1] === 'V1') c.settings.engine = c.fig(m[1]);
+    c.settings.version = c.fig(m[2]!);
+    readConfigLine(m[3]!, c);
+  }],
+  [/vLLM API server version v?([\w.+-]+)/, (m, c) => { c.settings.version ??= c.fig(m[1]!); }],
+  // The start-up banner's ASCII art: "▄▄ ▄█ █ █ █ ▀▄▀ █ version 0.19.0".
+  [/[█▄▀].*\bversion v?(\d+\.\d+(?:\.\d+)?[\w.+-]*)\s*$/, (m, c) => { c.settings.version ??= c.fig(m[1]!); }],
+  [/non-default args: (\{.*\})/, (m, c) => { readArgsDict(m[1]!, c); }],
+  [new RegExp(String.raw`Chunked prefill is enabled with max_num_batched_tokens=${NUM}`), (m, c) => { c.settings.maxNumBatchedTokens = c.fig(num(m[1]!)); }],
+];
+
+/** V1's process and file names, in the logger prefix that `body` strips. */
+const V1_PREFIX = /\bEngineCore\b|\[(?:gpu_model_runner|gpu_worker|kv_cache_utils|core)\.py:\d+\]/;
+
+/**
+ * Parses a vLLM log. Never throws: text that is no vLLM log gives empty figures. When a figure
+ * appears more than once (one line per tensor-parallel worker, a restart), the last one wins.
+ */
+export function parseVllmLog(text: string): VllmLog {
+  const figures: VllmLogFigures = {};
+  const settings: VllmLogSettings = {};
+  const unread: VllmLog['unread'] = [];
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i]!;
+    // Generated tokens or base64 dumps: no start-up line is this long.
+    if (raw.length > 20_000) continue;
+    const line = body(raw);
+    if (line === '') continue;
+    const quoted = raw.trim().slice(0, 400);
+    const ctx: Ctx = { figures, settings, fig: (value) => ({ value, line: i + 1, text: quoted }) };
+    for (const [re, set] of RULES) {
+      const m = line.match(re);
+      if (m) set(m, ctx);
+    }
+    if (settings.engine === undefined && V1_PREFIX.test(raw)) settings.engine = ctx.fig('V1');
+  }
+  for (const key of Object.keys(figures) as Array<keyof VllmLogFigures>) {
+    const f = figures[key];
+    if (typeof f === 'object' && !Number.isFinite(f.value)) {
+      unread.push({ line: f.line, text: f.text });
+      delete figures[key];
+    }
+  }
+  return { figures, settings, unread };
+}
+
+/** "model='x', dtype=torch.bfloat16, max_seq_len=8192, tensor_parallel_size=1, ..." */
+function readConfigLine(config: string, c: Ctx): void {
+  const s = c.settings;
+  const fig = c.fig;
+  const str = (key: string): string | undefined => config.match(new RegExp(String.raw`\b${key}=(?:'([^']*)'|([^,\s]+))`))?.slice(1).find((x) => x !== undefined);
+  const model = str('model');
+  if (model !== undefined) s.model = fig(model);
+  const dtype = str('dtype');
+  if (dtype !== undefined) s.dtype = fig(dtype.replace(/^torch\./, ''));
+  const int = (key: string): number | undefined => {
+    const v = str(key);
+    return v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined;
+  };
+  const len = int('max_seq_len') ?? int('max_model_len');
+  if (len !== undefined) s.maxModelLen = fig(len);
+  const tp = int('tensor_parallel_size');
+  if (tp !== undefined) s.tensorParallelSize = fig(tp);
+  const kv = str('kv_cache_dtype');
+  if (kv !== undefined) s.kvCacheDtype = fig(kv);
+  const eager = str('enforce_eager');
+  if (eager === 'True' || eager === 'False') s.enforceEager = fig(eager === 'True');
+}
+
+/** "{'model_tag': 'x', 'max_model_len': 8192, 'gpu_memory_utilization': 0.65}" */
+function readArgsDict(dict: string, c: Ctx): void {
+  const s = c.settings;
+  const fig = c.fig;
+  const val = (key: string): string | undefined => dict.match(new RegExp(String.raw`'${key}':\s*('([^']*)'|[^,}]+)`))?.[1]?.replace(/^'|'$/g, '').trim();
+  const int = (key: string): number | undefined => {
+    const v = val(key);
+    return v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined;
+  };
+  const set = <K extends 'maxModelLen' | 'tensorParallelSize' | 'maxNumBatchedTokens' | 'maxNumSeqs' | 'blockSize'>(field: K, key: string) => {
+    const v = int(key);
+    if (v !== undefined) s[field] = fig(v);
+  };
+  set('maxModelLen', 'max_model_len');
+  set('tensorParallelSize', 'tensor_parallel_size');
+  set('maxNumBatchedTokens', 'max_num_batched_tokens');
+  set('maxNumSeqs', 'max_num_seqs');
+  set('blockSize', 'block_size');
+  const kv = val('kv_cache_dtype');
+  if (kv !== undefined) s.kvCacheDtype = fig(kv);
+  const model = val('model');
+  if (model !== undefined) s.model ??= fig(model);
+  const eager = val('enforce_eager');
+  if (eager === 'True' || eager === 'False') s.enforceEager = fig(eager === 'True');
+  const util = val('gpu_memory_utilization');
+  if (util !== undefined && Number.isFinite(Number(util))) c.figures.gpuMemoryUtilization ??= fig(Number(util));
+}

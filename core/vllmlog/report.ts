@@ -1,0 +1,72 @@
+/**
+ * A log comparison as text for the terminal (aligned columns) or Markdown for the editor, and
+ * a log read without a profile (its figures and the line each is on).
+ */
+import { formatConcurrency, formatCount } from '../format';
+import type { LogComparison } from './compare';
+import type { LogFigure, VllmLog, VllmLogFigures } from './parse';
+
+const LABELS: Array<[keyof VllmLogFigures, string, 'bytes' | 'count' | 'x' | 'ratio']> = [
+  ['totalGpuMemoryBytes', 'device memory (total_gpu_memory)', 'bytes'],
+  ['gpuMemoryUtilization', 'gpu_memory_utilization', 'ratio'],
+  ['usableBytes', 'usable', 'bytes'],
+  ['weightsBytes', 'model weights', 'bytes'],
+  ['activationPeakBytes', 'activation peak (PyTorch)', 'bytes'],
+  ['nonTorchBytes', 'non-torch memory', 'bytes'],
+  ['cudaGraphBytes', 'CUDA graph memory', 'bytes'],
+  ['kvCacheBytes', 'KV cache memory', 'bytes'],
+  ['gpuBlocks', 'GPU blocks', 'count'],
+  ['kvCacheTokens', 'KV cache size (tokens)', 'count'],
+  ['maxConcurrency', 'maximum concurrency', 'x'],
+];
+
+/** The figures a log printed, one per line with its line number; [] when it printed none. */
+export function logFigureLines(log: VllmLog): string[] {
+  const out: string[] = [];
+  for (const [key, label, kind] of LABELS) {
+    const f = log.figures[key] as LogFigure | undefined;
+    if (!f || typeof f !== 'object') continue;
+    const v = kind === 'bytes' ? `${(f.value / 1024 ** 3).toFixed(2)} GiB` : kind === 'count' ? formatCount(f.value) : kind === 'x' ? formatConcurrency(f.value) : String(f.value);
+    const extra = key === 'maxConcurrency' && log.figures.concurrencySeqLen ? ` for ${formatCount(log.figures.concurrencySeqLen.value)} tokens per request` : key === 'cudaGraphBytes' ? (log.figures.cudaGraphCounted ? ' (subtracted from the KV budget)' : ' (captured after the pool was sized)') : '';
+    out.push(`${label.padEnd(34)} ${v}${extra}  (line ${f.line})`);
+  }
+  const s = log.settings;
+  const set = [
+    s.version && `vLLM ${s.version.value}`, s.engine && `${s.engine.value} engine`, s.model && `model ${s.model.value}`, s.dtype && `dtype ${s.dtype.value}`,
+    s.maxModelLen && `max_model_len ${formatCount(s.maxModelLen.value)}`, s.tensorParallelSize && `tensor_parallel_size ${s.tensorParallelSize.value}`,
+    s.maxNumBatchedTokens && `max_num_batched_tokens ${formatCount(s.maxNumBatchedTokens.value)}`, s.maxNumSeqs && `max_num_seqs ${s.maxNumSeqs.value}`,
+    s.kvCacheDtype && `kv_cache_dtype ${s.kvCacheDtype.value}`,
+  ].filter(Boolean);
+  if (set.length > 0) out.push(`settings: ${set.join(', ')}`);
+  return out;
+}
+
+/** The comparison as aligned text columns: term, vLLM, estimate, difference, then why under each row. */
+export function formatComparisonText(c: LogComparison): string {
+  const head = ['term', 'vLLM log', 'estimate', 'difference'];
+  const cells = c.rows.map((r) => [r.term, r.log === null ? '—' : `${r.log}${r.logLine !== null ? ` [${r.logLine}]` : ''}`, r.estimate, r.difference || '=']);
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i]!.length)));
+  const line = (row: string[]) => row.map((x, i) => x.padEnd(widths[i]!)).join('  ').trimEnd();
+  const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  ')];
+  c.rows.forEach((r, i) => {
+    out.push(line(cells[i]!));
+    out.push(`    ${r.why}`);
+  });
+  out.push('', `settings from the log: ${c.fromLog.length ? c.fromLog.join(', ') : 'none'}`);
+  out.push(`settings from the profile: ${c.fromProfile.length ? c.fromProfile.join(', ') : 'none'}`);
+  for (const n of c.notes) out.push(`note: ${n}`);
+  return out.join('\n');
+}
+
+/** The comparison as a Markdown table (the editor's vLLM log view). */
+export function formatComparisonMarkdown(c: LogComparison, title: string): string {
+  const esc = (s: string) => s.replace(/\|/g, '\\|');
+  const out = [`# ${esc(title)}`, '', '| Term | vLLM log | Estimate | Difference | Why |', '|---|---|---|---|---|'];
+  for (const r of c.rows) {
+    out.push(`| ${esc(r.term)} | ${r.log === null ? '—' : `${esc(r.log)}${r.logLine !== null ? ` (line ${r.logLine})` : ''}`} | ${esc(r.estimate)} | ${esc(r.difference || '=')} | ${esc(r.why)} |`);
+  }
+  out.push('', `**Settings from the log:** ${c.fromLog.length ? c.fromLog.map(esc).join(', ') : 'none'}`, '');
+  out.push(`**Settings from the profile:** ${c.fromProfile.length ? c.fromProfile.map(esc).join(', ') : 'none'}`);
+  for (const n of c.notes) out.push('', `> ${esc(n)}`);
+  return `${out.join('\n')}\n`;
+}

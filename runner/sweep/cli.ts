@@ -1,0 +1,294 @@
+/**
+ * The sweep commands of `attnscope` (runner/cli.ts dispatches to them):
+ *
+ *   attnscope sweep <profile> [--set key=v1,v2]... [--jobs N] [--shard i/N] [--out DIR] [--json FILE] [--quick] [--backend B]
+ *   attnscope merge DIR... [--json FILE]
+ *   attnscope submit --slurm <profile> [--set ...] [--tasks N] [--partition P] [--gpus-per-task G] [--cpus-per-task C] [--time T] [--out DIR] [--wait] [--poll S]
+ *   attnscope submit --k8s <profile> --image IMAGE --pvc CLAIM [--set ...] [--tasks N] [--gpus-per-task G] [--cpus-per-task C] [--namespace NS] [--out DIR]
+ *
+ * Exit codes as every command: 0 done, 2 bad input before any work, 1 a point, task or
+ * scheduler command failed (or, after --wait, points are missing), 130 cancelled.
+ */
+import { mkdirSync, readdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
+import { BACKENDS, isBackend, type Backend } from '../../core/config/types';
+import { EXIT_INTERNAL, EXIT_OK } from '../../core/protocol/runner';
+import type { SweepReport } from '../../core/protocol/sweep';
+import { checkOutputPath, EXIT_CANCELLED, parse, writeOutput } from '../args';
+import { CancelledError, InputError, UsageError } from '../errors';
+import { benchPreflight } from '../preflight';
+import { Progress } from '../progress';
+import { indexedJobManifest, k8sResultsDir, ManifestError } from './k8s';
+import { parseShard, runSweepLocally, shardFromEnvironment, shardPoints, type Shard } from './local';
+import { formatReport, mergeResults, REPORT_FILE } from './results';
+import { cancelJob, sbatchScript, SlurmError, submitBatch, taskEnds, waitForJob } from './slurm';
+import { loadSweep, type SweepPlan } from './spec';
+import { runWorker } from './worker';
+
+function backendOf(v: unknown): Backend {
+  if (v === undefined) return 'auto';
+  if (!isBackend(String(v))) throw new UsageError(`--backend must be ${BACKENDS.join(', ')}, got '${String(v)}'`);
+  return v as Backend;
+}
+
+function wholeNumber(v: unknown, flag: string, min: number): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(String(v)) || Number(v) < min) throw new UsageError(`${flag} must be a whole number >= ${min}, got '${String(v)}'`, false);
+  return Number(v);
+}
+
+function oneProfile(positionals: string[], command: string): string {
+  if (positionals.length !== 1) throw new UsageError(`${command} takes exactly one profile, got ${positionals.length}`);
+  return positionals[0]!;
+}
+
+/** The sweep's default results folder: .attnscope/sweeps/<profile stem>-<sweep id>, so that running the same sweep again resumes it. */
+function defaultOutDir(plan: SweepPlan): string {
+  return join('.attnscope', 'sweeps', `${plan.name.replace(/\.attn\.(ya?ml|json)$/i, '')}-${plan.sweepId.slice(0, 8)}`);
+}
+
+/** Loads the sweep, prints its warnings once, and refuses benchmark points that cannot run here (exit 2 before any work). */
+function prepare(file: string, set: string[], quick: boolean, backend: Backend): SweepPlan {
+  const plan = loadSweep(file, { set, benchOptions: { quick, backend } });
+  if (plan.job !== 'simulate') {
+    for (const p of plan.points) {
+      const { refusal } = benchPreflight(p.profile, quick);
+      if (refusal) throw plan.errorAt(p, refusal.key, refusal.message);
+    }
+  }
+  for (const n of plan.notes) process.stderr.write(`${n}\n`);
+  return plan;
+}
+
+/** An AbortController aborted (reason: CancelledError) by the first SIGINT / SIGTERM; `dispose` removes the handlers. */
+function cancellation(): { signal: AbortSignal; dispose: () => void } {
+  const ac = new AbortController();
+  const onSignal = (s: NodeJS.Signals) => ac.abort(new CancelledError(s));
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    signal: ac.signal,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+/** The CLI a worker, a Slurm task or a pod runs: this Node and this script, absolute. */
+function thisCli(): string[] {
+  return [process.execPath, ...process.execArgv, resolve(process.argv[1]!)];
+}
+
+function writeReport(report: SweepReport, path: string): void {
+  writeOutput(path, `${JSON.stringify(report, null, 2)}\n`, '--json');
+}
+
+/** `attnscope sweep`. */
+export async function sweepCommand(argv: string[]): Promise<number> {
+  if (argv[0] === '--worker') return runWorker();
+  const { values, positionals } = parse(argv, {
+    set: { type: 'string', multiple: true },
+    jobs: { type: 'string' },
+    shard: { type: 'string' },
+    out: { type: 'string' },
+    json: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    backend: { type: 'string' },
+  });
+  const file = oneProfile(positionals, 'sweep');
+  const backend = backendOf(values.backend);
+  const quick = values.quick === true;
+  checkOutputPath(values.json as string | undefined, '--json');
+  let shard: Shard | null;
+  try {
+    shard = values.shard !== undefined ? parseShard(values.shard as string) : shardFromEnvironment(process.env);
+  } catch (e) {
+    throw new UsageError((e as Error).message, false);
+  }
+  const plan = prepare(file, (values.set as string[] | undefined) ?? [], quick, backend);
+  const benchmarks = plan.job !== 'simulate';
+  const jobs = wholeNumber(values.jobs, '--jobs', 1) ?? (benchmarks ? 1 : availableParallelism());
+  if (benchmarks && jobs > 1) process.stderr.write(`attnscope: warning: --jobs ${jobs} runs benchmarks side by side; they share this machine's cores and memory bandwidth, so their timings are lower than alone\n`);
+  const outDir = (values.out as string | undefined) ?? defaultOutDir(plan);
+  mkdirSync(outDir, { recursive: true });
+
+  const share = shardPoints(plan.points, shard);
+  const progress = new Progress(process.stderr, false);
+  const where = shard ? `shard ${shard.index}/${shard.count} (${share.length} of ${plan.points.length} points)` : `${plan.points.length} points`;
+  const { signal, dispose } = cancellation();
+  let result;
+  try {
+    result = await runSweepLocally(plan, {
+      outDir, jobs, shard, quick, backend, runnerScript: resolve(process.argv[1]!), signal,
+      onProgress: (done, total, running) =>
+        progress.update(done, total, `sweep ${plan.name}, ${where}: ${Math.floor(done)} done${running.length ? `; ${running.map((r) => `${r.label} ${Math.floor(100 * r.fraction)}%`).join(', ')}` : ''}`),
+      onPoint: (p, outcome) => {
+        progress.clear();
+        if ('error' in outcome) process.stderr.write(`attnscope: sweep point ${p.label} failed: ${outcome.error}\n`);
+        else if (process.stderr.isTTY !== true) process.stderr.write(`point ${p.label}: ${outcome.file}\n`);
+      },
+    });
+  } finally {
+    dispose();
+    progress.clear();
+  }
+  if (result.cancelled) {
+    process.stderr.write(`attnscope: sweep cancelled; ${result.resumed + result.written} of ${share.length} points are in ${outDir}: run the same command again to resume\n`);
+    return EXIT_CANCELLED;
+  }
+  if (result.resumed > 0) process.stderr.write(`resumed: ${result.resumed} of ${share.length} points were already in ${outDir}\n`);
+  const report = mergeResults([outDir], shard ? { only: new Set(share.map((p) => p.id)) } : {});
+  // A shard's report would be partial: the whole one comes from `attnscope merge`.
+  if (!shard || values.json) writeReport(report, (values.json as string | undefined) ?? join(outDir, REPORT_FILE));
+  process.stdout.write(`${formatReport(report)}\n`);
+  if (shard) process.stdout.write(`\n${where} done in ${outDir}; merge all shards with: attnscope merge ${outDir}\n`);
+  return result.failed.length > 0 ? EXIT_INTERNAL : EXIT_OK;
+}
+
+/** `attnscope merge`. */
+export async function mergeCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, { json: { type: 'string' } });
+  if (positionals.length === 0) throw new UsageError('merge takes one or more results folders');
+  checkOutputPath(values.json as string | undefined, '--json');
+  const report = mergeResults(positionals, { onSkip: (f, why) => process.stderr.write(`${f}:1:1: warning: skipped: ${why}\n`) });
+  writeReport(report, (values.json as string | undefined) ?? join(positionals[0]!, REPORT_FILE));
+  process.stdout.write(`${formatReport(report)}\n`);
+  return EXIT_OK;
+}
+
+/** Point files in `dir` (names only: `<12 hex>-<8 hex>.json`). */
+function countPointFiles(dir: string): number {
+  try {
+    return readdirSync(dir).filter((n) => /^[0-9a-f]{12}-[0-9a-f]{8}\.json$/.test(n)).length;
+  } catch {
+    return 0;
+  }
+}
+
+/** `attnscope submit`. */
+export async function submitCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parse(argv, {
+    slurm: { type: 'boolean', default: false },
+    k8s: { type: 'boolean', default: false },
+    set: { type: 'string', multiple: true },
+    tasks: { type: 'string' },
+    partition: { type: 'string' },
+    'gpus-per-task': { type: 'string' },
+    'cpus-per-task': { type: 'string' },
+    time: { type: 'string' },
+    out: { type: 'string' },
+    wait: { type: 'boolean', default: false },
+    poll: { type: 'string' },
+    image: { type: 'string' },
+    pvc: { type: 'string' },
+    namespace: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    backend: { type: 'string' },
+  });
+  if (values.slurm === values.k8s) throw new UsageError('submit needs exactly one of --slurm or --k8s');
+  const file = oneProfile(positionals, 'submit');
+  const backend = backendOf(values.backend);
+  const quick = values.quick === true;
+  const gpusFlag = wholeNumber(values['gpus-per-task'], '--gpus-per-task', 0);
+  const cpusFlag = wholeNumber(values['cpus-per-task'], '--cpus-per-task', 1);
+  const tasksFlag = wholeNumber(values.tasks, '--tasks', 1);
+  const pollS = values.poll !== undefined ? Number(values.poll) : 5;
+  if (!(pollS > 0)) throw new UsageError(`--poll must be a number of seconds > 0, got '${String(values.poll)}'`, false);
+  if (values.k8s && values.wait) throw new UsageError('--wait follows a Slurm job; for the Kubernetes Job use: kubectl wait --for=condition=complete job/<name>', false);
+  if (values.k8s && (!values.image || !values.pvc)) throw new UsageError('submit --k8s needs --image (with attnscope on its PATH) and --pvc (the claim the results go to)', false);
+  const plan = prepare(file, (values.set as string[] | undefined) ?? [], quick, backend);
+  const s = plan.slurm;
+  const tasks = Math.min(tasksFlag ?? s.tasks ?? Math.min(plan.points.length, 32), plan.points.length);
+  const outDir = resolve((values.out as string | undefined) ?? defaultOutDir(plan));
+  mkdirSync(outDir, { recursive: true });
+
+  if (values.k8s) {
+    let manifest: string;
+    try {
+      manifest = indexedJobManifest(plan, {
+        image: values.image as string, tasks, pvc: values.pvc as string, quick, backend,
+        gpusPerTask: gpusFlag ?? s.gpusPerTask, cpusPerTask: cpusFlag ?? s.cpusPerTask, namespace: values.namespace as string | undefined,
+      });
+    } catch (e) {
+      if (e instanceof ManifestError) throw new InputError(e.message, file);
+      throw e;
+    }
+    const path = join(outDir, 'sweep-job.yaml');
+    writeOutput(path, manifest, '--out');
+    process.stdout.write(
+      `Wrote the Indexed Job for ${plan.points.length} points in ${tasks} pods: ${path}\n` +
+        `  kubectl apply -f ${path}\n` +
+        `  then copy ${k8sResultsDir(plan)} off the volume and run: attnscope merge <that folder>\n`,
+    );
+    return EXIT_OK;
+  }
+
+  const script = sbatchScript(plan, {
+    tasks, outDir, workDir: process.cwd(), cli: thisCli(), quick, backend,
+    partition: (values.partition as string | undefined) ?? s.partition,
+    gpusPerTask: gpusFlag ?? s.gpusPerTask,
+    cpusPerTask: cpusFlag ?? s.cpusPerTask,
+    time: (values.time as string | undefined) ?? s.time,
+  });
+  const scriptPath = join(outDir, 'sweep.sbatch');
+  writeOutput(scriptPath, script, '--out');
+  let jobId: string;
+  try {
+    jobId = submitBatch(scriptPath);
+  } catch (e) {
+    if (!(e instanceof SlurmError)) throw e;
+    process.stderr.write(`attnscope: ${e.message}\n`);
+    return EXIT_INTERNAL;
+  }
+  process.stdout.write(`Submitted Slurm job ${jobId}: ${tasks} array tasks for ${plan.points.length} points; results in ${outDir}\n`);
+  if (!values.wait) {
+    process.stdout.write(`  follow it with: squeue -j ${jobId}; then: attnscope merge ${outDir}\n`);
+    return EXIT_OK;
+  }
+
+  const progress = new Progress(process.stderr);
+  const { signal, dispose } = cancellation();
+  try {
+    let lastLine = '';
+    await waitForJob(jobId, {
+      pollMs: pollS * 1000,
+      signal,
+      onPoll: (states) => {
+        const queued = [...states.entries()].map(([state, n]) => `${n} ${state.toLowerCase()}`).join(', ') || 'none queued';
+        const done = countPointFiles(outDir);
+        const line = `Slurm job ${jobId}: ${done} of ${plan.points.length} points written; tasks: ${queued}`;
+        // Plain (non-terminal) output gets a line only when something changed.
+        if (process.stderr.isTTY === true || line !== lastLine) progress.update(done, plan.points.length, line);
+        lastLine = line;
+      },
+    });
+  } catch (e) {
+    progress.finish();
+    if (e instanceof SlurmError) {
+      process.stderr.write(`attnscope: ${e.message}\n`);
+      return EXIT_INTERNAL;
+    }
+    if (!signal.aborted) throw e;
+    cancelJob(jobId);
+    process.stderr.write(`attnscope: cancelled Slurm job ${jobId}; finished points stay in ${outDir} (submit again to run the rest)\n`);
+    return EXIT_CANCELLED;
+  } finally {
+    dispose();
+  }
+  progress.finish();
+  const failedTasks = taskEnds(jobId).filter((t) => t.state !== 'COMPLETED');
+  for (const t of failedTasks) process.stderr.write(`attnscope: Slurm task ${jobId}_${t.task} ended ${t.state} (exit ${t.exitCode}); its log: ${join(outDir, `slurm-${jobId}_${t.task}.out`)}\n`);
+  let report: SweepReport;
+  try {
+    report = mergeResults([outDir]);
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    process.stderr.write(`attnscope: Slurm job ${jobId} wrote no results: ${e.message}; see ${join(outDir, `slurm-${jobId}_*.out`)}\n`);
+    return EXIT_INTERNAL;
+  }
+  writeReport(report, join(outDir, REPORT_FILE));
+  process.stdout.write(`${formatReport(report)}\n`);
+  return failedTasks.length > 0 || report.missing.length > 0 ? EXIT_INTERNAL : EXIT_OK;
+}

@@ -1,0 +1,192 @@
+/**
+ * Runs a sweep's points on this machine: up to `jobs` child processes at a time (one per point,
+ * runner/sweep/worker.ts), each result written atomically as `<point id>-<environment key>.json`
+ * in the results folder the moment it arrives. A point whose file is already there is skipped,
+ * so a second invocation resumes; `shard` runs only its share, so N machines split a sweep
+ * with no coordination beyond the shared (or later merged) folder.
+ */
+import type { Backend } from '../../core/config/types';
+import { fork, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RunResult } from '../../core/protocol/run';
+import { SWEEP_SCHEMA_VERSION, type SweepPointInfo, type SweepPointRun } from '../../core/protocol/sweep';
+import { writeFileAtomic } from '../atomic';
+import { InputError } from '../errors';
+import { environmentKey, pointFileName, readPointFile } from './results';
+import type { SweepPlan, SweepPoint } from './spec';
+import { sweepEnvironment, type PointJob, type WorkerMessage } from './worker';
+
+/** Shard `index` of `count` (0 <= index < count). */
+export interface Shard {
+  index: number;
+  count: number;
+}
+
+/** The points of shard `shard`: every count-th point from index (round robin, so each shard gets a spread of the axes). */
+export function shardPoints<T extends { index: number }>(points: readonly T[], shard: Shard | null): T[] {
+  return shard ? points.filter((p) => p.index % shard.count === shard.index) : [...points];
+}
+
+/**
+ * The shard from the environment a scheduler sets, or null: a Slurm array task
+ * (SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN of SLURM_ARRAY_TASK_COUNT), else a Kubernetes
+ * Indexed Job pod (JOB_COMPLETION_INDEX of ATTNSCOPE_SHARD_COUNT, which the manifest that
+ * `attnscope submit --k8s` writes sets to `completions`).
+ * @throws Error naming the variable when the values do not make a shard.
+ */
+export function shardFromEnvironment(env: NodeJS.ProcessEnv): Shard | null {
+  const int = (name: string): number => {
+    const v = env[name];
+    if (v === undefined || !/^\d+$/.test(v.trim())) throw new Error(`${name}=${v ?? ''} is not a whole number`);
+    return Number(v);
+  };
+  let shard: Shard | null = null;
+  if (env.SLURM_ARRAY_TASK_ID !== undefined) {
+    const min = env.SLURM_ARRAY_TASK_MIN !== undefined ? int('SLURM_ARRAY_TASK_MIN') : 0;
+    shard = { index: int('SLURM_ARRAY_TASK_ID') - min, count: int('SLURM_ARRAY_TASK_COUNT') };
+  } else if (env.JOB_COMPLETION_INDEX !== undefined) {
+    if (env.ATTNSCOPE_SHARD_COUNT === undefined) throw new Error('JOB_COMPLETION_INDEX is set but ATTNSCOPE_SHARD_COUNT (the Job\'s completions) is not: set it, or give --shard i/N');
+    shard = { index: int('JOB_COMPLETION_INDEX'), count: int('ATTNSCOPE_SHARD_COUNT') };
+  }
+  if (shard && !(shard.count >= 1 && shard.index >= 0 && shard.index < shard.count)) throw new Error(`shard ${shard.index}/${shard.count} from the environment is not in 0..${shard.count - 1}`);
+  return shard;
+}
+
+/** Parses `--shard i/N` (0 <= i < N). @throws Error in words. */
+export function parseShard(text: string): Shard {
+  const m = /^(\d+)\/(\d+)$/.exec(text.trim());
+  if (!m) throw new Error(`--shard ${text}: expected i/N, e.g. 0/3 (shards count from 0)`);
+  const shard = { index: Number(m[1]), count: Number(m[2]) };
+  if (shard.count < 1 || shard.index >= shard.count) throw new Error(`--shard ${text}: i must be in 0..N-1`);
+  return shard;
+}
+
+export interface LocalSweepOptions {
+  outDir: string;
+  /** Child processes at a time (>= 1). */
+  jobs: number;
+  shard: Shard | null;
+  quick: boolean;
+  backend: Backend;
+  /** The CLI script the workers run (`<script> sweep --worker`): dist/runner.js. */
+  runnerScript: string;
+  signal: AbortSignal;
+  /** Progress of the whole share: points done (fractional while points run) of `total`. */
+  onProgress?: (done: number, total: number, running: Array<{ label: string; fraction: number }>) => void;
+  /** A point finished: written to `file`, or failed with `error`. */
+  onPoint?: (point: SweepPoint, outcome: { file: string } | { error: string }) => void;
+}
+
+export interface LocalSweepResult {
+  /** Points of this share already in the folder (skipped). */
+  resumed: number;
+  /** Points run and written now. */
+  written: number;
+  failed: Array<{ point: SweepPoint; error: string }>;
+  cancelled: boolean;
+  environmentKey: string;
+}
+
+/**
+ * Runs the share of `plan` that is not in `opts.outDir` yet.
+ * @throws InputError when the folder holds a result of another sweep under a point's file name
+ *   (a reused --out); nothing is run then.
+ */
+export async function runSweepLocally(plan: SweepPlan, opts: LocalSweepOptions): Promise<LocalSweepResult> {
+  const envKey = environmentKey(sweepEnvironment());
+  const share = shardPoints(plan.points, opts.shard);
+  const todo: SweepPoint[] = [];
+  for (const p of share) {
+    const file = join(opts.outDir, pointFileName(p.id, envKey));
+    if (!existsSync(file)) {
+      todo.push(p);
+      continue;
+    }
+    const prior = readPointFile(file);
+    if (typeof prior !== 'string' && prior.sweep.sweepId !== plan.sweepId) {
+      throw new InputError(`holds a result of another sweep (${prior.sweep.name}, sweep ${prior.sweep.sweepId}), not of ${plan.name} (sweep ${plan.sweepId}): give another --out or remove that folder`, file);
+    }
+    if (typeof prior === 'string' || prior.status !== 'ok') todo.push(p);
+  }
+  const result: LocalSweepResult = { resumed: share.length - todo.length, written: 0, failed: [], cancelled: false, environmentKey: envKey };
+  const running = new Map<SweepPoint, { child: ChildProcess; fraction: number }>();
+  const report = () =>
+    opts.onProgress?.(
+      result.resumed + result.written + result.failed.length + [...running.values()].reduce((s, r) => s + r.fraction, 0),
+      share.length,
+      [...running.entries()].map(([p, r]) => ({ label: p.label, fraction: r.fraction })),
+    );
+  const onAbort = () => {
+    result.cancelled = true;
+    for (const { child } of running.values()) child.kill('SIGTERM');
+  };
+  opts.signal.addEventListener('abort', onAbort, { once: true });
+
+  const info = (p: SweepPoint): SweepPointInfo => ({
+    schema: SWEEP_SCHEMA_VERSION, sweepId: plan.sweepId, name: plan.name, job: plan.job, total: plan.points.length, axes: plan.axes,
+    id: p.id, index: p.index, values: p.values, label: p.label, environmentKey: envKey,
+  });
+
+  /** Runs one point in a child; resolves with its run, or rejects with why it failed. */
+  const runChild = (p: SweepPoint): Promise<RunResult> =>
+    new Promise((resolve, reject) => {
+      const child = fork(opts.runnerScript, ['sweep', '--worker'], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+      running.set(p, { child, fraction: 0 });
+      let stderr = '';
+      child.stderr!.on('data', (d: Buffer) => {
+        stderr = (stderr + d.toString('utf8')).slice(-2000);
+      });
+      let outcome: RunResult | string | undefined;
+      child.on('message', (m: WorkerMessage) => {
+        if (m.type === 'progress') {
+          running.get(p)!.fraction = m.fraction;
+          report();
+        } else if (m.type === 'done') outcome = m.run;
+        else outcome = m.message;
+      });
+      child.on('error', (e) => {
+        outcome ??= `could not start a worker: ${e.message}`;
+      });
+      child.on('close', (code, signal) => {
+        running.delete(p);
+        if (outcome !== undefined && typeof outcome !== 'string') resolve(outcome);
+        else {
+          const why = typeof outcome === 'string' ? outcome : `the worker exited with ${signal ?? `code ${code}`}${stderr.trim() ? `: ${stderr.trim().split('\n').slice(-3).join(' | ')}` : ''}`;
+          reject(new Error(why));
+        }
+      });
+      const job: PointJob = { type: 'point', profile: p.profile, job: plan.job, name: `${plan.name} [${p.label}]`, quick: opts.quick, backend: opts.backend };
+      child.send(job);
+    });
+
+  let next = 0;
+  const slot = async (): Promise<void> => {
+    while (next < todo.length && !opts.signal.aborted) {
+      const p = todo[next++]!;
+      try {
+        const run = await runChild(p);
+        if (run.status === 'cancelled') continue;
+        const file = join(opts.outDir, pointFileName(p.id, envKey));
+        const out: SweepPointRun = { ...run, sweep: info(p) };
+        writeFileAtomic(file, `${JSON.stringify(out, null, 2)}\n`);
+        result.written++;
+        opts.onPoint?.(p, { file });
+      } catch (e) {
+        if (opts.signal.aborted) continue;
+        const error = (e as Error).message;
+        result.failed.push({ point: p, error });
+        opts.onPoint?.(p, { error });
+      }
+      report();
+    }
+  };
+  report();
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.jobs, todo.length)) }, slot));
+  } finally {
+    opts.signal.removeEventListener('abort', onAbort);
+  }
+  result.cancelled = opts.signal.aborted;
+  return result;
+}

@@ -1,0 +1,290 @@
+/**
+ * Sweep results on disk: one run JSON per point and environment (`<point id>-<environment
+ * key>.json` in the results folder, written atomically), and the report `attnscope merge`
+ * builds from the folders of any number of machines (core/protocol/sweep.ts).
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { TOOL_NAME, type Environment, type KernelCase, type RunResult } from '../../core/protocol/run';
+import { SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type SweepPointRun, type SweepReport, type SweepReportRow } from '../../core/protocol/sweep';
+import { InputError } from '../errors';
+import { TOOL_VERSION } from '../version';
+import { formatDuration } from '../../core/format';
+import { axisIndices, pointLabel } from '../../core/config';
+import { canonicalJson, pointId } from './spec';
+
+/** The report's file name inside a results folder (merge skips it when reading points). */
+export const REPORT_FILE = 'sweep-report.json';
+
+/**
+ * What makes two machines give different measurements: architecture, CPU model and cores,
+ * GPU model and memory. 8 hex digits of SHA-256 over those; host names and versions are left
+ * out, so identical nodes of a cluster share a key.
+ */
+export function environmentKey(env: Environment): string {
+  const gpu = env.gpu ? { name: env.gpu.name, memoryBytes: env.gpu.memoryBytes } : null;
+  return createHash('sha256').update(canonicalJson({ arch: env.arch, cpuModel: env.cpuModel, cpuCores: env.cpuCores, gpu })).digest('hex').slice(0, 8);
+}
+
+/** "Intel Xeon ... (2 cores)" or "NVIDIA H200 · Intel Xeon ... (16 cores)": one environment in words. */
+export function describeEnvironment(env: Environment): string {
+  const cpu = `${env.cpuModel} (${env.cpuCores} cores, ${env.arch})`;
+  return env.gpu ? `${env.gpu.name} · ${cpu}` : cpu;
+}
+
+/** A point's result file name: one per point and environment, so two kinds of machine never overwrite each other. */
+export function pointFileName(id: string, envKey: string): string {
+  return `${id}-${envKey}.json`;
+}
+
+/** The point run in `path`, or why it is not one ('not-json', 'not-a-point' — e.g. a report or another run). */
+export function readPointFile(path: string): SweepPointRun | 'not-json' | 'not-a-point' {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return 'not-json';
+  }
+  const v = value as Partial<SweepPointRun> | null;
+  const s = v?.sweep;
+  if (!v || typeof v !== 'object' || !s || s.schema !== SWEEP_SCHEMA_VERSION || typeof s.sweepId !== 'string' || typeof s.id !== 'string' || !Array.isArray(s.axes) || !v.environment) return 'not-a-point';
+  return v as SweepPointRun;
+}
+
+/** Every *.json under `dir` (sub-folders included, dot-files and the report left out), sorted. */
+export function listResultFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      if (name.startsWith('.')) continue;
+      const p = join(d, name);
+      const st = statSync(p);
+      if (st.isDirectory()) walk(p);
+      else if (name.endsWith('.json') && name !== REPORT_FILE) out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** The decode case a point's decode figure comes from: the one with most sequences, then the longest context. */
+function decodeCaseOf(cases: KernelCase[]): KernelCase | undefined {
+  return cases
+    .filter((c) => c.kernel === 'paged_decode')
+    .sort((a, b) => b.shape.batchSize - a.shape.batchSize || b.shape.seqLenK - a.shape.seqLenK)[0];
+}
+
+/**
+ * A point's figures: the pool simulation's summary (internal fragmentation, prefix-cache hit
+ * rate, preemptions, pool pages, occupancy, throughput, rejected) and, for a benchmark, the
+ * measured paged_decode time per generated token (median ns of one decode step / batch size).
+ */
+export function metricsOf(run: RunResult): SweepMetrics {
+  const m: SweepMetrics = {};
+  const s = run.pool?.summary;
+  if (run.pool && s) {
+    m.internalFragmentation = s.meanInternalFragmentation;
+    m.prefixHitRate = s.prefixHitRate;
+    m.preemptions = s.preemptions;
+    m.poolPages = run.pool.numPages;
+    m.meanOccupancy = s.meanOccupancy;
+    m.throughputTokensPerSec = s.throughputTokensPerSec;
+    m.rejected = s.rejected;
+    const lat = run.pool.latency;
+    if (lat) {
+      m.p99TtftS = lat.ttft.p99;
+      m.p99TpotS = lat.tpot.p99;
+      if (lat.sloAttainment !== undefined) m.sloAttainment = lat.sloAttainment;
+      if (lat.goodputRequestsPerSec !== undefined) m.goodputRequestsPerSec = lat.goodputRequestsPerSec;
+    }
+  }
+  const dc = decodeCaseOf(run.cases ?? []);
+  if (dc) {
+    m.decodeNsPerToken = dc.medianNs / dc.shape.batchSize;
+    m.decodeCase = `B=${dc.shape.batchSize} context=${dc.shape.seqLenK}`;
+  }
+  return m;
+}
+
+/** Every point of a sweep from its axes, in index order (the expansion of spec.ts: first axis slowest). */
+export function pointsOfAxes(axes: Array<{ key: string; values: unknown[] }>): SweepPointRef[] {
+  const total = axes.reduce((n, a) => n * a.values.length, 1);
+  const out: SweepPointRef[] = [];
+  const sizes = axes.map((a) => a.values.length);
+  for (let index = 0; index < total; index++) {
+    const digits = axisIndices(index, sizes);
+    const values = Object.fromEntries(axes.map((a, k) => [a.key, a.values[digits[k]!]]));
+    out.push({ id: pointId(values), index, values, label: pointLabel(values) });
+  }
+  return out;
+}
+
+/** A row meets the profile's SLO when at least this fraction of its requests do (simulate's --slo-attainment default). */
+export const SLO_ATTAINMENT = 0.9;
+
+/**
+ * The best row and the rule that chose it. With an SLO: among rows where >= 90 % of requests
+ * meet it, the highest goodput. Without: among rows that rejected no request, the lowest
+ * measured decode time per token when the points were benchmarked, else the highest simulated
+ * output throughput. Null when no row qualifies.
+ */
+export function bestRow(rows: readonly SweepReportRow[]): { row: SweepReportRow; rule: string } | null {
+  const ok = rows.filter((r) => r.status === 'ok');
+  const pick = (cands: SweepReportRow[], score: (r: SweepReportRow) => number, rule: string) => {
+    const best = cands.reduce<SweepReportRow | null>((b, r) => (b === null || score(r) > score(b) ? r : b), null);
+    return best ? { row: best, rule } : null;
+  };
+  if (ok.some((r) => r.metrics.sloAttainment !== undefined)) {
+    return pick(ok.filter((r) => (r.metrics.sloAttainment ?? 0) >= SLO_ATTAINMENT), (r) => r.metrics.goodputRequestsPerSec ?? 0,
+      `highest goodput among points where >= ${100 * SLO_ATTAINMENT} % of requests meet the profile's SLO`);
+  }
+  const served = ok.filter((r) => (r.metrics.rejected ?? 0) === 0);
+  if (served.some((r) => r.metrics.decodeNsPerToken !== undefined)) {
+    return pick(served.filter((r) => r.metrics.decodeNsPerToken !== undefined), (r) => -r.metrics.decodeNsPerToken!, 'lowest measured decode time per token among points that reject no request');
+  }
+  return pick(served.filter((r) => r.metrics.throughputTokensPerSec !== undefined), (r) => r.metrics.throughputTokensPerSec!, 'highest simulated output throughput among points that reject no request');
+}
+
+export interface MergeOptions {
+  /** Called for a file that is skipped (not JSON, not a sweep point), with the reason. */
+  onSkip?: (file: string, why: string) => void;
+  /** Only these point ids (a shard's), when given. */
+  only?: ReadonlySet<string>;
+}
+
+/**
+ * Merges the point files of `dirs` into one report. The first point file found fixes the sweep.
+ * @throws InputError for a folder that cannot be read, a point of a different sweep (naming
+ *   both), or no point files at all.
+ */
+export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepReport {
+  let report: SweepReport | null = null;
+  const seen = new Map<string, SweepReportRow>();
+  for (const dir of dirs) {
+    let files: string[];
+    try {
+      files = listResultFiles(dir);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      throw new InputError(code === 'ENOENT' ? 'no such folder' : code === 'ENOTDIR' ? 'is a file: give the results folder' : (e as Error).message, dir);
+    }
+    for (const file of files) {
+      const point = readPointFile(file);
+      if (point === 'not-json' || point === 'not-a-point') {
+        opts.onSkip?.(file, point === 'not-json' ? 'not JSON' : 'not a sweep point result');
+        continue;
+      }
+      const s = point.sweep;
+      if (!report) {
+        report = {
+          schema: SWEEP_SCHEMA_VERSION,
+          kind: 'attnscope-sweep-report',
+          tool: `${TOOL_NAME} ${TOOL_VERSION}`,
+          createdAt: new Date().toISOString(),
+          sweepId: s.sweepId,
+          name: s.name,
+          job: s.job,
+          axes: s.axes,
+          total: s.total,
+          rows: [],
+          missing: [],
+          duplicates: [],
+          environments: {},
+          best: null,
+        };
+      } else if (s.sweepId !== report.sweepId) {
+        throw new InputError(`holds a point of another sweep (${s.name}, sweep ${s.sweepId}) than the first one read (${report.name}, sweep ${report.sweepId}): merge each sweep on its own`, file);
+      }
+      if (opts.only && !opts.only.has(s.id)) continue;
+      const envKey = s.environmentKey;
+      const key = `${s.id}/${envKey}`;
+      const first = seen.get(key);
+      if (first) {
+        const dup = report.duplicates.find((d) => d.id === s.id && d.environmentKey === envKey);
+        if (dup) dup.files.push(file);
+        else report.duplicates.push({ id: s.id, label: s.label, environmentKey: envKey, files: [file] });
+        continue;
+      }
+      report.environments[envKey] ??= point.environment;
+      const row: SweepReportRow = { id: s.id, index: s.index, values: s.values, label: s.label, environmentKey: envKey, status: point.status, metrics: metricsOf(point), file };
+      seen.set(key, row);
+      report.rows.push(row);
+    }
+  }
+  if (!report) throw new InputError(`no sweep point results in ${dirs.join(', ')}`, dirs[0] ?? '.');
+  const envOrder = Object.keys(report.environments);
+  report.rows.sort((a, b) => a.index - b.index || envOrder.indexOf(a.environmentKey) - envOrder.indexOf(b.environmentKey));
+  const have = new Set(report.rows.map((r) => r.id));
+  report.missing = pointsOfAxes(report.axes).filter((p) => !have.has(p.id) && (!opts.only || opts.only.has(p.id)));
+  const best = bestRow(report.rows);
+  report.best = best ? { id: best.row.id, environmentKey: best.row.environmentKey, label: best.row.label, rule: best.rule } : null;
+  return report;
+}
+
+const pct = (x: number | undefined): string => (x === undefined ? '-' : `${(100 * x).toFixed(1)} %`);
+const int = (x: number | undefined): string => (x === undefined ? '-' : Math.round(x).toLocaleString('en-US'));
+const ns = (x: number | undefined): string => (x === undefined ? '-' : formatDuration(x));
+
+/** The metric columns of the table, in order: header, how a row shows it. */
+const COLUMNS: Array<{ header: string; key: keyof SweepMetrics; show: (m: SweepMetrics) => string }> = [
+  { header: 'internal frag', key: 'internalFragmentation', show: (m) => pct(m.internalFragmentation) },
+  { header: 'prefix hits', key: 'prefixHitRate', show: (m) => pct(m.prefixHitRate) },
+  { header: 'preemptions', key: 'preemptions', show: (m) => int(m.preemptions) },
+  { header: 'pool pages', key: 'poolPages', show: (m) => int(m.poolPages) },
+  { header: 'occupancy', key: 'meanOccupancy', show: (m) => pct(m.meanOccupancy) },
+  { header: 'tokens/s (sim)', key: 'throughputTokensPerSec', show: (m) => int(m.throughputTokensPerSec) },
+  { header: 'rejected', key: 'rejected', show: (m) => int(m.rejected) },
+  { header: 'p99 TTFT', key: 'p99TtftS', show: (m) => (m.p99TtftS === undefined ? '-' : formatDuration(m.p99TtftS * 1e9)) },
+  { header: 'p99 TPOT', key: 'p99TpotS', show: (m) => (m.p99TpotS === undefined ? '-' : formatDuration(m.p99TpotS * 1e9)) },
+  { header: 'SLO met', key: 'sloAttainment', show: (m) => pct(m.sloAttainment) },
+  { header: 'goodput req/s', key: 'goodputRequestsPerSec', show: (m) => (m.goodputRequestsPerSec === undefined ? '-' : m.goodputRequestsPerSec.toPrecision(3)) },
+  { header: 'decode/token', key: 'decodeNsPerToken', show: (m) => ns(m.decodeNsPerToken) },
+];
+
+/**
+ * The report as text: one row per point and environment (axis values, then each figure some
+ * row has), a legend of the environments when there are several, the missing and duplicated
+ * points, and where the figures come from.
+ */
+export function formatReport(report: SweepReport): string {
+  const last = (k: string) => k.slice(k.lastIndexOf('.') + 1);
+  const axisHeaders = report.axes.map((a) => (report.axes.filter((o) => last(o.key) === last(a.key)).length > 1 ? a.key : last(a.key)));
+  const columns = COLUMNS.filter((c) => report.rows.some((r) => r.metrics[c.key] !== undefined));
+  const envKeys = Object.keys(report.environments);
+  const multiEnv = envKeys.length > 1;
+  const header = [...axisHeaders, ...(multiEnv ? ['env'] : []), ...columns.map((c) => c.header), ...(report.rows.some((r) => r.status !== 'ok') ? ['status'] : [])];
+  const rows = report.rows.map((r) => [
+    ...report.axes.map((a) => {
+      const v = r.values[a.key];
+      return typeof v === 'string' ? v : JSON.stringify(v);
+    }),
+    ...(multiEnv ? [String.fromCharCode(65 + envKeys.indexOf(r.environmentKey))] : []),
+    ...columns.map((c) => c.show(r.metrics)),
+    ...(header.at(-1) === 'status' ? [r.status] : []),
+  ]);
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
+  const fmt = (r: string[]) => r.map((x, c) => (c < report.axes.length ? x.padEnd(widths[c]!) : x.padStart(widths[c]!))).join('  ').trimEnd();
+  const lines = [
+    `Sweep ${report.name} (${report.sweepId}, job ${report.job}): ${report.rows.length} results for ${report.total - report.missing.length} of ${report.total} points`,
+    '',
+    fmt(header),
+    ...rows.map(fmt),
+  ];
+  if (multiEnv) {
+    lines.push('');
+    envKeys.forEach((k, i) => lines.push(`env ${String.fromCharCode(65 + i)} (${k}): ${describeEnvironment(report.environments[k]!)}`));
+  }
+  if (report.missing.length > 0) lines.push('', `missing ${report.missing.length} point${report.missing.length > 1 ? 's' : ''}: ${report.missing.map((p) => p.label).join('; ')}`);
+  for (const d of report.duplicates) lines.push(`duplicate: ${d.label} (env ${d.environmentKey}) also in ${d.files.join(', ')}; the first file is used`);
+  const notes: string[] = [];
+  if (columns.some((c) => c.key !== 'decodeNsPerToken')) notes.push('pool figures: the page-pool simulation of each point (runner/simulate; vLLM V1 scheduling), time-averaged');
+  if (columns.some((c) => c.key === 'decodeNsPerToken')) {
+    const env = multiEnv ? 'its env' : describeEnvironment(report.environments[envKeys[0]!]!);
+    notes.push(`decode/token: measured paged_decode median on ${env} / batch size, at the largest decode case (${report.rows.find((r) => r.metrics.decodeCase)?.metrics.decodeCase ?? '-'})`);
+  }
+  if (columns.some((c) => c.key === 'p99TtftS')) notes.push('p99 TTFT / TPOT, SLO met, goodput: modelled, on the simulation\'s step-time clock (runner/simulate/step-time.ts)');
+  if (report.best) lines.push('', `best: ${report.best.label}${multiEnv ? ` (env ${String.fromCharCode(65 + envKeys.indexOf(report.best.environmentKey))})` : ''} — ${report.best.rule}`);
+  if (notes.length > 0) lines.push('', ...notes);
+  return lines.join('\n');
+}

@@ -1,0 +1,171 @@
+/**
+ * `attnscope submit --slurm`: a sweep as one Slurm job array. Slurm schedules; each array task
+ * runs `attnscope sweep` on its shard (SLURM_ARRAY_TASK_ID of SLURM_ARRAY_TASK_COUNT) into a
+ * results folder every node sees (a shared file system, as on any cluster's home or scratch),
+ * and `--wait` follows the job with squeue until no task is left, then merges.
+ * Every Slurm command gets this process's environment (SLURM_CONF included).
+ */
+import type { Backend } from '../../core/config/types';
+import { spawnSync } from 'node:child_process';
+import type { SweepPlan } from './spec';
+
+export interface SlurmScriptOptions {
+  /** Array tasks, one shard each (>= 1). */
+  tasks: number;
+  partition?: string;
+  gpusPerTask?: number;
+  cpusPerTask?: number;
+  /** Time limit per task, as sbatch's --time takes it. */
+  time?: string;
+  /** Absolute results folder (shared by the nodes); task logs go there too. */
+  outDir: string;
+  /** Folder the tasks start in (absolute). */
+  workDir: string;
+  /** The command that runs the CLI on a node: [node, dist/runner.js] (absolute paths). */
+  cli: string[];
+  quick: boolean;
+  backend: Backend;
+}
+
+/** One word for bash: single-quoted unless it is plainly safe. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The sweep CLI of one shard, as argv: `<cli> sweep <profile> --out DIR [--set ...] [--quick]
+ * [--backend B]`; the shard itself comes from the scheduler's environment.
+ */
+export function shardCommand(plan: SweepPlan, cli: string[], profilePath: string, outDir: string, opts: { quick: boolean; backend: string; jobs?: string }): string[] {
+  return [
+    ...cli,
+    'sweep',
+    profilePath,
+    '--out',
+    outDir,
+    ...(opts.jobs ? ['--jobs', opts.jobs] : []),
+    ...plan.set.flatMap((s) => ['--set', s]),
+    ...(opts.quick ? ['--quick'] : []),
+    ...(opts.backend !== 'auto' ? ['--backend', opts.backend] : []),
+  ];
+}
+
+/**
+ * The sbatch script of the sweep: an array of `tasks` tasks (0..tasks-1), one CPU count of
+ * workers per task, task logs `slurm-<job>_<task>.out` in the results folder.
+ */
+export function sbatchScript(plan: SweepPlan, opts: SlurmScriptOptions): string {
+  const stem = plan.name.replace(/\.attn\.(ya?ml|json)$/i, '');
+  const directives = [
+    `--job-name=attnscope-${stem}`,
+    `--array=0-${opts.tasks - 1}`,
+    '--ntasks=1',
+    `--output=${opts.outDir}/slurm-%A_%a.out`,
+    `--chdir=${opts.workDir}`,
+    ...(opts.partition ? [`--partition=${opts.partition}`] : []),
+    ...(opts.cpusPerTask ? [`--cpus-per-task=${opts.cpusPerTask}`] : []),
+    ...(opts.gpusPerTask ? [`--gpus-per-task=${opts.gpusPerTask}`] : []),
+    ...(opts.time ? [`--time=${opts.time}`] : []),
+  ];
+  const cmd = shardCommand(plan, opts.cli, plan.absFile, opts.outDir, { quick: opts.quick, backend: opts.backend, jobs: '${SLURM_CPUS_PER_TASK:-1}' });
+  const words = cmd.map((w) => (w === '${SLURM_CPUS_PER_TASK:-1}' ? `"${w}"` : shellQuote(w)));
+  return [
+    '#!/bin/bash',
+    `# attnscope sweep ${plan.name} (sweep ${plan.sweepId}): ${plan.points.length} points in ${opts.tasks} array tasks.`,
+    '# Written by `attnscope submit --slurm`; each task runs its shard (SLURM_ARRAY_TASK_ID of SLURM_ARRAY_TASK_COUNT).',
+    ...directives.map((d) => `#SBATCH ${shellQuote(d)}`),
+    'set -euo pipefail',
+    `exec ${words.join(' ')}`,
+    '',
+  ].join('\n');
+}
+
+/** A Slurm command that could not run or failed: its words and output, for one line on stderr. */
+export class SlurmError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SlurmError';
+  }
+}
+
+function slurm(cmd: string, args: string[]): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 60_000 });
+  if (r.error) {
+    const code = (r.error as NodeJS.ErrnoException).code;
+    throw new SlurmError(code === 'ENOENT' ? `${cmd} is not on the PATH: run this on a Slurm login node (or install slurm-client)` : `${cmd}: ${r.error.message}`);
+  }
+  return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Submits `scriptPath` with `sbatch --parsable`; returns the job id. @throws SlurmError with sbatch's message. */
+export function submitBatch(scriptPath: string): string {
+  const r = slurm('sbatch', ['--parsable', scriptPath]);
+  const id = r.stdout.trim().split(';')[0] ?? '';
+  if (r.code !== 0 || !/^\d+$/.test(id)) throw new SlurmError(`sbatch failed (exit ${r.code}): ${(r.stderr || r.stdout).trim() || 'no output'}`);
+  return id;
+}
+
+/** Array tasks of `jobId` still in the queue, by state (PENDING, RUNNING, COMPLETING, ...). */
+export function queuedTasks(jobId: string): Map<string, number> {
+  const r = slurm('squeue', ['-h', '-r', '-j', jobId, '-o', '%T']);
+  const states = new Map<string, number>();
+  // A job that has left the controller's memory: squeue says so and exits 1; nothing is queued.
+  if (r.code !== 0) {
+    if (/Invalid job id/i.test(r.stderr)) return states;
+    throw new SlurmError(`squeue failed (exit ${r.code}): ${r.stderr.trim()}`);
+  }
+  for (const line of r.stdout.split('\n')) {
+    const s = line.trim();
+    if (s) states.set(s, (states.get(s) ?? 0) + 1);
+  }
+  return states;
+}
+
+/** How each array task of a finished job ended, from `scontrol show job` (kept by slurmctld for MinJobAge, 300 s by default). */
+export interface TaskEnd {
+  task: number;
+  state: string;
+  exitCode: string;
+}
+
+/** The ends of `jobId`'s array tasks, by task id; empty when slurmctld no longer has the job. */
+export function taskEnds(jobId: string): TaskEnd[] {
+  const r = slurm('scontrol', ['-o', 'show', 'job', jobId]);
+  if (r.code !== 0) return [];
+  const out: TaskEnd[] = [];
+  for (const line of r.stdout.split('\n')) {
+    const task = /\bArrayTaskId=(\d+)\b/.exec(line);
+    const state = /\bJobState=(\S+)/.exec(line);
+    const exit = /\bExitCode=(\S+)/.exec(line);
+    if (task && state) out.push({ task: Number(task[1]), state: state[1]!, exitCode: exit?.[1] ?? '?' });
+  }
+  return out.sort((a, b) => a.task - b.task);
+}
+
+/** Cancels the job (every array task). */
+export function cancelJob(jobId: string): void {
+  slurm('scancel', [jobId]);
+}
+
+/**
+ * Polls squeue every `pollMs` until none of `jobId`'s tasks is queued (pending, running or
+ * completing), calling `onPoll` with the counts by state after each look.
+ * @throws the signal's reason when aborted (the caller cancels the job); SlurmError when squeue fails.
+ */
+export async function waitForJob(jobId: string, opts: { pollMs: number; signal: AbortSignal; onPoll?: (states: Map<string, number>) => void }): Promise<void> {
+  for (;;) {
+    opts.signal.throwIfAborted();
+    const states = queuedTasks(jobId);
+    opts.onPoll?.(states);
+    if (states.size === 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, opts.pollMs);
+      function done() {
+        clearTimeout(timer);
+        opts.signal.removeEventListener('abort', done);
+        resolve();
+      }
+      opts.signal.addEventListener('abort', done, { once: true });
+    });
+  }
+}

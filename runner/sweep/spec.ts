@@ -1,0 +1,222 @@
+/**
+ * A sweep on the command line (issue 13): a profile's `sweep:` block (read by
+ * core/config/sweep.ts, which the language server shares) plus the CLI's `--set key=v1,v2`,
+ * expanded into points, each a full resolved Profile read exactly as if the user had written
+ * that value into the file. Every problem becomes one positioned error before any work: at the
+ * value in the file, or naming the `--set` argument.
+ *
+ * Points are the Cartesian product of the axes, first axis slowest, last fastest (the order
+ * written, `--set` axes after the file's; a `--set` of an axis the file has replaces its values
+ * in place).
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import * as YAML from 'yaml';
+import {
+  axisProblems, getProperty, isProfilePath, offsetToLineColumn, parseProfileText, readProfileTree, readSweepBlock, readSweepPoint, sweepSize, toPlain,
+  type Problem, type SlurmSettings, type SourceRange, type SweepAxis, type SweepJob, type ValueNode,
+} from '../../core/config';
+import type { SweepPointRef } from '../../core/protocol/sweep';
+import { InputError, UsageError } from '../errors';
+import { deploymentNotes } from '../preflight';
+import type { Profile } from '../../core/config/types';
+
+/** Most points one sweep may expand to: beyond it a typo (an axis of 10,000 values) would start a day of work. */
+export const MAX_SWEEP_POINTS = 100_000;
+
+/** A point: its place in the sweep and the profile it runs. */
+export interface SweepPoint extends SweepPointRef {
+  profile: Profile;
+}
+
+/** An expanded sweep, ready to run or to submit. */
+export interface SweepPlan {
+  /** The profile as the user typed it, and its absolute path. */
+  file: string;
+  absFile: string;
+  /** Display name: the profile's file name. */
+  name: string;
+  sweepId: string;
+  job: SweepJob;
+  axes: Array<{ key: string; values: unknown[] }>;
+  points: SweepPoint[];
+  /** The `--set` arguments as given (the scheduler scripts pass them on unchanged). */
+  set: string[];
+  slurm: SlurmSettings;
+  /** Warnings of the base profile and the points, deduplicated, as `file:line:col: warning: message`. */
+  notes: string[];
+  /**
+   * The error for a problem of `point` at a profile key (e.g. "decode.context_lens"): at the
+   * key's nearest written parent in the file or the sweep block, or naming the `--set` argument.
+   */
+  errorAt(point: SweepPoint, key: string, message: string): Error;
+}
+
+export interface SweepOptions {
+  /** `--set key=v1,v2` arguments, in order. */
+  set?: string[];
+  /** Benchmark options (--quick, --backend): part of the sweep's identity when its job benchmarks, since they change the figures. */
+  benchOptions?: Record<string, unknown>;
+}
+
+/** JSON with object keys sorted at every level: equal values give equal text. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** The stable id of a point: 12 hex digits of SHA-256 over its canonical `{key: value}`. */
+export function pointId(values: Record<string, unknown>): string {
+  return sha256(canonicalJson(values)).slice(0, 12);
+}
+
+/** A YAML scalar's value node: `16` a number, `fp8_e4m3` a string, `true` a boolean. */
+function nodeOf(value: unknown, range: SourceRange): ValueNode {
+  if (Array.isArray(value)) return { type: 'array', range, items: value.map((v) => nodeOf(v, range)) };
+  if (value !== null && typeof value === 'object') {
+    return { type: 'object', range, properties: Object.entries(value).map(([key, v]) => ({ key, keyRange: range, value: nodeOf(v, range) })) };
+  }
+  if (value === null || value === undefined) return { type: 'null', range, value: null };
+  const t = typeof value;
+  return { type: t === 'number' || t === 'boolean' ? t : 'string', range, value: t === 'number' || t === 'boolean' ? (value as number | boolean) : String(value) } as ValueNode;
+}
+
+/**
+ * Parses `key=v1,v2` (or `key=[...]`, a YAML flow sequence, for values holding commas) into an
+ * axis whose value nodes sit at `virtualOffset` (past the end of the profile's text, so that a
+ * problem found in them is told apart from the file's own).
+ * @throws UsageError naming the argument.
+ */
+export function parseSetArg(arg: string, virtualOffset: number): SweepAxis {
+  const eq = arg.indexOf('=');
+  if (eq <= 0) throw new UsageError(`--set ${arg}: expected key=value[,value...], e.g. --set kv_cache.page_size=8,16,32`, false);
+  const key = arg.slice(0, eq).trim();
+  const text = arg.slice(eq + 1).trim();
+  if (text === '') throw new UsageError(`--set ${arg}: no values after '='`, false);
+  const range = { offset: virtualOffset, length: 0 };
+  let values: unknown[];
+  try {
+    if (text.startsWith('[')) {
+      const parsed: unknown = YAML.parse(text);
+      if (!Array.isArray(parsed) || parsed.length === 0) throw new Error('a [..] list needs at least one value');
+      values = parsed;
+    } else {
+      values = text.split(',').map((v) => (v.trim() === '' ? (() => { throw new Error('an empty value between commas'); })() : YAML.parse(v.trim()) as unknown));
+    }
+  } catch (e) {
+    throw new UsageError(`--set ${arg}: ${(e as Error).message.split('\n')[0]}`, false);
+  }
+  return { key, values: values.map((v) => nodeOf(v, range)), keyRange: null };
+}
+
+/**
+ * Reads a profile with a sweep (`sweep:` block and/or `--set`) into its points.
+ * @param file the profile as the user typed it (messages repeat it).
+ * @throws InputError (file:line:col) for a bad profile, sweep block or point value; UsageError
+ *   for a bad `--set` or a sweep with no axes; each before any work is done.
+ */
+export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
+  const abs = resolve(file);
+  if (!isProfilePath(abs)) throw new InputError('a sweep needs a profile (*.attn.yaml, *.attn.yml or *.attn.json): its `sweep:` block or --set values apply to it', file);
+  let text: string;
+  try {
+    text = readFileSync(abs, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new InputError(code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder, not a file' : (e as Error).message, file);
+  }
+  const texts = new Map<string, string | null>();
+  const host = {
+    readFile(p: string): string | null {
+      if (!texts.has(p)) {
+        try {
+          texts.set(p, readFileSync(p, 'utf8'));
+        } catch {
+          texts.set(p, null);
+        }
+      }
+      return texts.get(p)!;
+    },
+  };
+  const setArgs = opts.set ?? [];
+  /** Where a range is: in another file (a model config), past the text (a --set argument: see below), or in the profile. */
+  const whereOf = (range: SourceRange, inFile?: string): { file: string; line: number; column: number } | { setArg: string } => {
+    if (inFile && inFile !== abs) return { file: inFile, ...offsetToLineColumn(host.readFile(inFile) ?? '', range.offset) };
+    if (range.offset > text.length) return { setArg: setArgs[range.offset - text.length - 1]! };
+    return { file, ...offsetToLineColumn(text, range.offset) };
+  };
+  const errorAtRange = (range: SourceRange, message: string, inFile?: string): Error => {
+    const w = whereOf(range, inFile);
+    return 'setArg' in w ? new UsageError(`--set ${w.setArg}: ${message}`, false) : new InputError(message, w.file, w.line, w.column);
+  };
+  const noteOf = (p: Problem): string => {
+    const w = whereOf(p.range, p.file);
+    return `${'setArg' in w ? `--set ${w.setArg}` : `${w.file}:${w.line}:${w.column}`}: ${p.severity}: ${p.message}`;
+  };
+
+  const parsed = parseProfileText(text, abs);
+  const syntax = parsed.problems.find((p) => p.severity === 'error');
+  if (syntax) throw errorAtRange(syntax.range, syntax.message);
+  const root = parsed.root;
+  if (!root || root.type !== 'object') throw errorAtRange({ offset: 0, length: 0 }, 'a profile is a mapping of keys (model, dtype, device, kv_cache, ...)');
+
+  // The sweep block's shape is the schema's: its errors come from reading the profile as written.
+  const sweepProp = getProperty(root, 'sweep');
+  if (sweepProp) {
+    const start = sweepProp.keyRange.offset;
+    const end = sweepProp.value.range.offset + sweepProp.value.range.length;
+    const inBlock = readProfileTree(parsed, abs, host).problems.find((p) => p.severity === 'error' && !p.file && p.range.offset >= start && p.range.offset <= end);
+    if (inBlock) throw errorAtRange(inBlock.range, inBlock.message);
+  }
+  const block = readSweepBlock(root).block ?? { axes: [], job: 'simulate' as SweepJob, slurm: {} };
+  // Virtual offsets past the text: set argument i's values sit at text.length + 1 + i.
+  const setAxes = setArgs.map((arg, i) => parseSetArg(arg, text.length + 1 + i));
+  const axes = [...block.axes];
+  for (const s of setAxes) {
+    const at = axes.findIndex((a) => a.key === s.key);
+    if (at >= 0) axes[at] = s;
+    else axes.push(s);
+  }
+  if (axes.length === 0) throw new UsageError(`${file} has no sweep: add a \`sweep:\` block with axes, or give --set key=v1,v2`, false);
+  const axisAt = (a: SweepAxis): SourceRange => a.keyRange ?? a.values[0]!.range;
+  const axisError = axisProblems(axes, axisAt)[0];
+  if (axisError) throw errorAtRange(axisError.range, axisError.message);
+  const total = sweepSize(axes);
+  if (total > MAX_SWEEP_POINTS) throw errorAtRange(axisAt(axes[0]!), `the sweep has ${total} points, more than ${MAX_SWEEP_POINTS}: split it`);
+
+  const notes = new Set<string>();
+  const points: SweepPoint[] = [];
+  for (let index = 0; index < total; index++) {
+    const read = readSweepPoint(root, axes, index, abs, host);
+    const error = read.problems.find((p) => p.severity === 'error');
+    if (error || !read.point) throw error ? errorAtRange(error.range, error.message, error.file) : new InputError(`sweep point ${read.label}: not a valid profile`, file);
+    const { values, profile } = read.point;
+    for (const p of [...read.problems, ...deploymentNotes(profile)]) notes.add(noteOf(p));
+    points.push({ id: pointId(values), index, values, label: read.label, profile });
+  }
+
+  const plainAxes = axes.map((a) => ({ key: a.key, values: a.values.map(toPlain) }));
+  const modelTexts = [...new Set(points.map((p) => p.profile.modelPath).filter((m): m is string => m !== null))]
+    .sort()
+    .map((m) => sha256(host.readFile(m) ?? ''));
+  const base = toPlain({ ...root, properties: (root.properties ?? []).filter((p) => p.key !== 'sweep') });
+  const sweepId = sha256(canonicalJson({ base, models: modelTexts, axes: plainAxes, job: block.job, options: block.job === 'simulate' ? {} : (opts.benchOptions ?? {}) })).slice(0, 16);
+  const errorAt = (point: SweepPoint, key: string, message: string): Error => {
+    const msg = `sweep point ${point.label}: ${message}`;
+    for (const parts = key.split('.'); parts.length > 0; parts.pop()) {
+      const range = point.profile.ranges[parts.join('.')];
+      if (range) return errorAtRange(range, msg);
+    }
+    return new InputError(msg, file);
+  };
+  return { file, absFile: abs, name: basename(file), sweepId, job: block.job, axes: plainAxes, points, set: setArgs, slurm: block.slurm, notes: [...notes], errorAt };
+}

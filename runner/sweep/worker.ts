@@ -1,0 +1,109 @@
+/**
+ * The child side of `attnscope sweep`: one process per point (a native crash costs that point,
+ * not the sweep). The parent forks `attnscope sweep --worker` with an IPC channel, sends one
+ * {@link PointJob}, and gets {@link WorkerMessage}s back; SIGTERM cancels the point.
+ * Direction of each message is in its name: ParentToWorker, WorkerToParent.
+ */
+import type { Backend, Profile } from '../../core/config/types';
+import { estimate } from '../../core/estimate';
+import { createRun, type Environment, type RunResult } from '../../core/protocol/run';
+import type { SweepJob } from '../../core/protocol/sweep';
+import { runBench } from '../bench';
+import { describeGpu, describeMachine } from '../environment';
+import { CancelledError, InputError } from '../errors';
+import { simulatePool } from '../simulate';
+import { TOOL_VERSION } from '../version';
+
+/** Parent -> worker: the point to run. */
+export interface PointJob {
+  type: 'point';
+  /** The point's resolved profile. */
+  profile: Profile;
+  job: SweepJob;
+  /** Display name of the run: "<profile> [<label>]". */
+  name: string;
+  quick: boolean;
+  backend: Backend;
+}
+
+/** Worker -> parent: how far the point is (fraction in [0, 1]), its run, or why it failed. */
+export type WorkerMessage =
+  | { type: 'progress'; fraction: number; message: string }
+  | { type: 'done'; run: RunResult }
+  | { type: 'failed'; message: string };
+
+/**
+ * This machine as a sweep point records it, measured by nothing: describeMachine plus the GPU's
+ * identity (so that a sweep's environment key tells two GPUs apart even for simulations).
+ */
+export function sweepEnvironment(): Environment {
+  const gpu = describeGpu();
+  return { ...describeMachine(), ...(gpu ? { gpu } : {}) };
+}
+
+/**
+ * Runs one point: the pool simulation (job 'simulate'), the kernel benchmark without the pool
+ * ('bench'), or the benchmark with the pool ('both', as `attnscope bench` does for a profile
+ * with a workload).
+ * @returns the run; status 'cancelled' when `signal` fired.
+ * @throws what the simulation or benchmark throws (PoolConfigError for a pool that cannot be simulated).
+ */
+export async function runPoint(job: PointJob, signal: AbortSignal, onProgress: (fraction: number, message: string) => void): Promise<RunResult> {
+  const { profile } = job;
+  if (job.job === 'simulate') {
+    const environment = sweepEnvironment();
+    const run = (status: RunResult['status'], pool?: RunResult['pool']): RunResult =>
+      createRun({ name: job.name, toolVersion: TOOL_VERSION, profile, environment, estimate: estimate(profile), status, ...(pool ? { pool } : {}) });
+    try {
+      return run('ok', await simulatePool(profile, { signal, onProgress: (p) => onProgress(p.fraction, `${Math.floor(100 * p.fraction)}% of ${p.requests} requests`) }));
+    } catch (e) {
+      if (e instanceof CancelledError || signal.aborted) return run('cancelled');
+      throw e;
+    }
+  }
+  const benched: Profile = job.job === 'bench' ? { ...profile, workload: null } : profile;
+  return runBench(benched, {
+    quick: job.quick,
+    backend: job.backend,
+    name: job.name,
+    signal,
+    emit: (e) => {
+      if (e.type === 'progress') onProgress(e.total > 0 ? e.done / e.total : 0, e.message);
+    },
+  });
+}
+
+/** The worker process: waits for its job on the IPC channel, runs it, reports, exits. */
+export function runWorker(): Promise<number> {
+  const send = (m: WorkerMessage) => new Promise<void>((resolve) => (process.send ? process.send(m, undefined, {}, () => resolve()) : resolve()));
+  if (!process.send) {
+    process.stderr.write('attnscope: sweep --worker is started by `attnscope sweep` (it needs an IPC channel)\n');
+    return Promise.resolve(2);
+  }
+  const ac = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => ac.abort(new CancelledError(signal));
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  return new Promise<number>((resolve) => {
+    process.once('message', (job: PointJob) => {
+      let last = -1;
+      runPoint(job, ac.signal, (fraction, message) => {
+        // At most one message per percent: the parent redraws one line.
+        const pct = Math.floor(100 * fraction);
+        if (pct > last) {
+          last = pct;
+          void send({ type: 'progress', fraction, message });
+        }
+      })
+        .then(async (run) => {
+          await send({ type: 'done', run });
+          resolve(run.status === 'cancelled' ? 130 : 0);
+        })
+        .catch(async (e: Error) => {
+          await send({ type: 'failed', message: e instanceof InputError ? e.format() : e.message });
+          resolve(1);
+        })
+        .finally(() => process.disconnect?.());
+    });
+  });
+}

@@ -1,0 +1,201 @@
+/**
+ * `attnscope sweep`, `merge` and `submit --k8s` as a user runs them: the built dist/runner.js in
+ * child processes. Shards run as separate processes must merge into exactly the unsharded
+ * sweep (the simulations are deterministic); a second invocation resumes; Ctrl-C leaves only
+ * whole point files; bad input is one line and exit 2 before any work.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { test } from 'node:test';
+import * as YAML from 'yaml';
+import type { SweepPointRun, SweepReport } from '../../core/protocol/sweep';
+
+const root = join(__dirname, '..', '..');
+const runner = join(root, 'dist', 'runner.js');
+
+function cli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+  const r = spawnSync(process.execPath, [runner, ...args], { encoding: 'utf8', timeout: 300_000, cwd: opts.cwd, env: { ...process.env, ...opts.env } });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** 2 layers × 2 KV heads × head_dim 64 × 2 (K and V) × 2 bytes (bf16) = 1,024 KV bytes per token. */
+const TINY_CONFIG = JSON.stringify({
+  model_type: 'llama', hidden_size: 256, num_attention_heads: 4, num_key_value_heads: 2, num_hidden_layers: 2,
+  intermediate_size: 512, vocab_size: 1000, max_position_embeddings: 4096, torch_dtype: 'bfloat16',
+});
+
+/** 6 points; a 64 MiB KV budget; a trace whose requests share 256-token prefixes. */
+const PROFILE = `model: ./tiny/config.json
+kv_cache: { memory_gib: 0.0625 }
+workload:
+  requests: 400
+  arrival_rate: 50
+  prompt_len: { dist: lognormal, median: 400, sigma: 0.5, max: 2048 }
+  output_len: { dist: uniform, min: 16, max: 128 }
+  prefix_sharing: { groups: 4, prefix_len: 256, fraction: 0.5 }
+  max_model_len: 4096
+  seed: 7
+sweep:
+  axes:
+    kv_cache.page_size: [1, 16, 64]
+    workload.max_num_seqs: [4, 16]
+`;
+
+function workspace(profile = PROFILE): { dir: string; file: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'attnscope-sweep-cli-'));
+  mkdirSync(join(dir, 'tiny'));
+  writeFileSync(join(dir, 'tiny', 'config.json'), TINY_CONFIG);
+  writeFileSync(join(dir, 'grid.attn.yaml'), profile);
+  return { dir, file: join(dir, 'grid.attn.yaml') };
+}
+
+/** What must be equal between two runs of one sweep: every row but the file it came from. */
+function comparable(report: SweepReport) {
+  return { sweepId: report.sweepId, total: report.total, missing: report.missing, rows: report.rows.map(({ file: _file, ...row }) => row) };
+}
+
+const readReport = (path: string): SweepReport => JSON.parse(readFileSync(path, 'utf8')) as SweepReport;
+
+let local: { dir: string; out: string; report: SweepReport } | undefined;
+/** The unsharded sweep, run once with 2 workers and shared by the tests below. */
+function localSweep() {
+  if (local) return local;
+  const { dir, file } = workspace();
+  const out = join(dir, 'local');
+  const r = cli(['sweep', file, '--jobs', '2', '--out', out]);
+  assert.equal(r.code, 0, r.stderr);
+  local = { dir, out, report: readReport(join(out, 'sweep-report.json')) };
+  return local;
+}
+
+test('sweep writes one whole run JSON per point, and the figures follow the hand calculation', () => {
+  const { out, report } = localSweep();
+  const files = readdirSync(out).filter((n) => n !== 'sweep-report.json');
+  assert.equal(files.length, 6);
+  assert.ok(files.every((n) => /^[0-9a-f]{12}-[0-9a-f]{8}\.json$/.test(n)), files.join(' '));
+  assert.equal(report.rows.length, 6);
+  assert.deepEqual(report.missing, []);
+  const row = (ps: number, seqs: number) => report.rows.find((r) => r.values['kv_cache.page_size'] === ps && r.values['workload.max_num_seqs'] === seqs)!;
+  // Pool pages = 64 MiB / (page_size × 1,024 B per token): 65,536 / 4,096 / 1,024 pages.
+  assert.deepEqual([1, 16, 64].map((ps) => row(ps, 4).metrics.poolPages), [65536, 4096, 1024]);
+  // One-token pages are never partly filled: no internal waste; bigger pages waste their tail.
+  assert.equal(row(1, 16).metrics.internalFragmentation, 0);
+  assert.ok(row(16, 16).metrics.internalFragmentation! > 0 && row(64, 16).metrics.internalFragmentation! > row(16, 16).metrics.internalFragmentation!);
+  // Shared 256-token prefixes hit the prefix cache at every page size.
+  assert.ok(report.rows.every((r) => r.metrics.prefixHitRate! > 0));
+  const point = JSON.parse(readFileSync(row(16, 4).file, 'utf8')) as SweepPointRun;
+  assert.equal(point.status, 'ok');
+  assert.equal(point.profile.kvCache.pageSize, 16);
+  assert.equal(point.profile.workload!.maxNumSeqs, 4);
+  assert.equal(point.sweep.total, 6);
+  assert.ok(point.environment.cpuModel.length > 0);
+});
+
+test('a second invocation resumes: nothing is run again, the files stay as they were', () => {
+  const { dir, out } = localSweep();
+  const before = readdirSync(out).filter((n) => n !== 'sweep-report.json').map((n) => [n, statSync(join(out, n)).mtimeMs]);
+  const r = cli(['sweep', join(dir, 'grid.attn.yaml'), '--out', out]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /resumed: 6 of 6 points were already in/);
+  assert.deepEqual(before.map(([n]) => [n, statSync(join(out, n as string)).mtimeMs]), before);
+});
+
+test('shards run as separate processes (--shard and SLURM_ARRAY_TASK_ID) merge into exactly the unsharded sweep', () => {
+  const { dir, report } = localSweep();
+  const file = join(dir, 'grid.attn.yaml');
+  const shardDirs = [0, 1, 2].map((i) => join(dir, `shard-${i}`));
+  const r0 = cli(['sweep', file, '--shard', '0/3', '--out', shardDirs[0]!]);
+  assert.equal(r0.code, 0, r0.stderr);
+  assert.match(r0.stdout, /shard 0\/3 \(2 of 6 points\) done/);
+  for (const i of [1, 2]) {
+    const r = cli(['sweep', file, '--out', shardDirs[i]!], { env: { SLURM_ARRAY_TASK_ID: String(i), SLURM_ARRAY_TASK_COUNT: '3' } });
+    assert.equal(r.code, 0, r.stderr);
+  }
+  // A shard writes no report: only the merge of all of them is whole.
+  assert.equal(existsSync(join(shardDirs[0]!, 'sweep-report.json')), false);
+  const partial = cli(['merge', shardDirs[0]!, shardDirs[1]!, '--json', join(dir, 'partial.json')]);
+  assert.equal(partial.code, 0, partial.stderr);
+  assert.equal(readReport(join(dir, 'partial.json')).missing.length, 2);
+  assert.match(partial.stdout, /missing 2 points: /);
+  const m = cli(['merge', ...shardDirs, '--json', join(dir, 'merged.json')]);
+  assert.equal(m.code, 0, m.stderr);
+  assert.deepEqual(comparable(readReport(join(dir, 'merged.json'))), comparable(report));
+  assert.match(m.stdout, /6 results for 6 of 6 points/);
+});
+
+test('merge refuses the results of a different sweep', () => {
+  const { dir, out } = localSweep();
+  const other = workspace(PROFILE.replace('seed: 7', 'seed: 8'));
+  const r = cli(['sweep', other.file, '--set', 'kv_cache.page_size=16', '--out', join(other.dir, 'o')]);
+  assert.equal(r.code, 0, r.stderr);
+  const m = cli(['merge', out, join(other.dir, 'o'), '--json', join(dir, 'never.json')]);
+  assert.equal(m.code, 2);
+  assert.match(m.stderr.trim(), /^.*\.json:1:1: holds a point of another sweep/);
+  assert.equal(existsSync(join(dir, 'never.json')), false);
+});
+
+test('bad input: one line, exit 2, nothing written', () => {
+  const { dir, file } = workspace();
+  const out = join(dir, 'never');
+  const r = cli(['sweep', file, '--set', 'kv_cache.page_size=0', '--out', out]);
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.match(r.stderr, /^attnscope: --set kv_cache\.page_size=0: sweep point page_size=0 max_num_seqs=4: kv_cache\.page_size must be >= 1/);
+  assert.equal(existsSync(out), false);
+  const shard = cli(['sweep', file, '--shard', '3/3', '--out', out]);
+  assert.equal(shard.code, 2);
+  assert.match(shard.stderr, /--shard 3\/3: i must be in 0\.\.N-1/);
+});
+
+test('Ctrl-C stops the workers, exits 130 and leaves only whole point files', async () => {
+  // The first point is quick; the other two simulate 400,000 requests each (many seconds).
+  const { dir, file } = workspace(PROFILE.replace(/sweep:[\s\S]*$/, 'sweep:\n  axes:\n    workload.requests: [50, 400000, 400001]\n'));
+  const out = join(dir, 'out');
+  const child = spawn(process.execPath, [runner, 'sweep', file, '--jobs', '3', '--out', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  const firstPoint = new Promise<void>((resolve) => {
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      if (/^point requests=50: /m.test(stderr)) resolve();
+    });
+  });
+  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  await firstPoint;
+  child.kill('SIGINT');
+  assert.equal(await exit, 130, stderr);
+  assert.match(stderr, /sweep cancelled; 1 of 3 points are in .*: run the same command again to resume/);
+  const files = readdirSync(out);
+  assert.equal(files.length, 1, files.join(' '));
+  assert.equal((JSON.parse(readFileSync(join(out, files[0]!), 'utf8')) as SweepPointRun).sweep.values['workload.requests'], 50);
+});
+
+test('submit --k8s: the Indexed Job\'s pods, run here as processes with its files and environment, merge into the local sweep', () => {
+  const { dir, report } = localSweep();
+  const r = cli(['submit', '--k8s', join(dir, 'grid.attn.yaml'), '--image', 'attnscope:test', '--pvc', 'results', '--tasks', '3', '--out', join(dir, 'k8s')]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /kubectl apply -f /);
+  const [configMap, job] = YAML.parseAllDocuments(readFileSync(join(dir, 'k8s', 'sweep-job.yaml'), 'utf8')).map((d) => d.toJS());
+  assert.equal(job.spec.completionMode, 'Indexed');
+  // Lay the mounts out as a pod sees them: the ConfigMap's items under /sweep, the claim at /results.
+  const pod = join(dir, 'pod');
+  const mount = (p: string) => p.replace(/^\/sweep/, join(pod, 'sweep')).replace(/^\/results/, join(pod, 'results'));
+  const spec = job.spec.template.spec;
+  for (const item of spec.volumes[0].configMap.items as Array<{ key: string; path: string }>) {
+    mkdirSync(dirname(join(pod, 'sweep', item.path)), { recursive: true });
+    writeFileSync(join(pod, 'sweep', item.path), configMap.data[item.key]);
+  }
+  const c = spec.containers[0];
+  assert.equal(c.command[0], 'attnscope');
+  for (let index = 0; index < job.spec.completions; index++) {
+    const env = Object.fromEntries((c.env as Array<{ name: string; value: string }>).map((e) => [e.name, e.value]));
+    const p = cli(c.command.slice(1).map(mount), { cwd: mount(c.workingDir), env: { ...env, JOB_COMPLETION_INDEX: String(index) } });
+    assert.equal(p.code, 0, p.stderr);
+  }
+  const resultsDir = mount(c.command[c.command.indexOf('--out') + 1]);
+  const m = cli(['merge', resultsDir]);
+  assert.equal(m.code, 0, m.stderr);
+  assert.deepEqual(comparable(readReport(join(resultsDir, 'sweep-report.json'))), comparable(report));
+});

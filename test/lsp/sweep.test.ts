@@ -1,0 +1,90 @@
+/**
+ * The `sweep:` block in the editor (issue 13), through a real LSP client: diagnostics at the
+ * axis key or the point value that is wrong, completion of axis keys, and the points hint.
+ */
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DiagnosticSeverity, type CompletionItem, type CompletionList, type Diagnostic } from 'vscode-languageserver-protocol';
+import { LspClient, fixtureUri, hintLabel, positionAt, rangeOf } from './harness';
+
+let client: LspClient;
+before(async () => {
+  client = await LspClient.start();
+});
+after(async () => {
+  assert.equal(await client.stop(), 0);
+});
+
+const BASE = 'model: ../../examples/llama-3.1-8b/config.json\ndevice: { memory_gib: 80 }\nworkload: { requests: 100 }\n';
+
+let n = 0;
+async function diagnostics(text: string): Promise<Diagnostic[]> {
+  const uri = fixtureUri(`sweep-${n++}.attn.yaml`);
+  const diags = await client.open(uri, text);
+  await client.close(uri);
+  return diags;
+}
+
+test('a clean sweep has no errors and no "unknown key" warning', async () => {
+  const diags = await diagnostics(`${BASE}sweep:\n  job: both\n  axes:\n    kv_cache.page_size: [8, 16, 32]\n    workload.max_num_seqs: [64, 256]\n`);
+  assert.deepEqual(diags.filter((d) => d.severity !== DiagnosticSeverity.Information).map((d) => d.message), []);
+});
+
+test('an unknown axis key: an error at the key, with the suggestion', async () => {
+  const text = `${BASE}sweep:\n  axes:\n    kv_cache.page_sise: [8, 16]\n`;
+  const d = (await diagnostics(text)).find((x) => x.code === 'sweep-axis-unknown');
+  assert.ok(d, 'no sweep-axis-unknown');
+  assert.equal(d.severity, DiagnosticSeverity.Error);
+  assert.deepEqual(d.range, rangeOf(text, 'kv_cache.page_sise'));
+  assert.match(String(d.message), /unknown key "page_sise" in kv_cache, did you mean "page_size"\?/);
+});
+
+test('a point value the profile does not take: an error at that value, naming the point', async () => {
+  const text = `${BASE}sweep:\n  axes:\n    kv_cache.page_size: [16, 0]\n    kv_cache.dtype: [bf16, fp9]\n`;
+  const diags = (await diagnostics(text)).filter((d) => d.severity === DiagnosticSeverity.Error);
+  const zero = diags.find((d) => /page_size must be >= 1/.test(String(d.message)));
+  assert.ok(zero, JSON.stringify(diags.map((d) => d.message)));
+  assert.deepEqual(zero.range.start, rangeOf(text, '0]').start);
+  assert.match(String(zero.message), /^sweep point page_size=0 dtype=bf16: /);
+  const fp9 = diags.find((d) => /kv_cache\.dtype must be one of/.test(String(d.message)));
+  assert.ok(fp9);
+  assert.deepEqual(fp9.range.start, rangeOf(text, 'fp9').start);
+  // One diagnostic per wrong value, not one per point that holds it.
+  assert.equal(diags.filter((d) => /page_size must be >= 1/.test(String(d.message))).length, 1);
+});
+
+test('the block\'s shape is the schema\'s: a job that does not exist', async () => {
+  const text = `${BASE}sweep:\n  job: benchmark\n  axes: { kv_cache.page_size: [8] }\n`;
+  const d = (await diagnostics(text)).find((x) => /sweep\.job must be one of simulate, bench, both/.test(String(x.message)));
+  assert.ok(d);
+  assert.deepEqual(d.range, rangeOf(text, 'benchmark'));
+});
+
+test('completion under sweep.axes offers dotted profile keys with their documentation', async () => {
+  const textWithCursor = `${BASE}sweep:\n  axes:\n    |\n`;
+  const offset = textWithCursor.indexOf('|');
+  const text = textWithCursor.replace('|', '');
+  const uri = fixtureUri(`sweep-complete-${n++}.attn.yaml`);
+  await client.open(uri, text);
+  const result = (await client.completion(uri, positionAt(text, offset))) as CompletionItem[] | CompletionList | null;
+  await client.close(uri);
+  const items = Array.isArray(result) ? result : (result?.items ?? []);
+  const labels = items.map((i) => i.label);
+  for (const key of ['kv_cache.page_size', 'workload.max_num_seqs', 'kv_cache.dtype', 'device.memory_gib', 'workload.prompt_len.median']) assert.ok(labels.includes(key), `${key} in ${labels.join(', ')}`);
+  assert.ok(!labels.some((l) => l.startsWith('sweep')), 'no sweep.* axis');
+  const page = items.find((i) => i.label === 'kv_cache.page_size')!;
+  assert.match(JSON.stringify(page.documentation), /Token slots per page/);
+});
+
+test('the points hint after axes: the product of the axis lengths and the job', async () => {
+  const text = `${BASE}sweep:\n  job: bench\n  axes:\n    kv_cache.page_size: [8, 16, 32]\n    workload.max_num_seqs: [64, 256]\n`;
+  const uri = fixtureUri(`sweep-hint-${n++}.attn.yaml`);
+  await client.open(uri, text);
+  const hints = (await client.inlayHints(uri))!;
+  await client.close(uri);
+  const at = rangeOf(text, '  axes:').end;
+  const found = hints.filter((h) => h.position.line === at.line && h.position.character === at.character);
+  assert.equal(found.length, 1, JSON.stringify(hints.map((h) => [h.position, hintLabel(h)])));
+  // 3 page sizes × 2 max_num_seqs = 6 points.
+  assert.equal(hintLabel(found[0]!), '6 points (3 × 2) · bench');
+});

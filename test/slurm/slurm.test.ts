@@ -1,0 +1,82 @@
+/**
+ * `attnscope submit --slurm --wait` against a real Slurm (test/slurm/cluster.ts): a 6-point sweep
+ * as a 3-task job array must come back merged with every point, equal to the same sweep run
+ * locally (the simulations are deterministic). When the daemons cannot start, this fails with
+ * the reason: a scheduler test that cannot run must not pass.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import type { SweepReport } from '../../core/protocol/sweep';
+import { missingPrerequisite, startCluster, type Cluster } from './cluster';
+
+const runner = join(__dirname, '..', '..', 'dist', 'runner.js');
+
+const TINY_CONFIG = JSON.stringify({
+  model_type: 'llama', hidden_size: 256, num_attention_heads: 4, num_key_value_heads: 2, num_hidden_layers: 2,
+  intermediate_size: 512, vocab_size: 1000, max_position_embeddings: 4096, torch_dtype: 'bfloat16',
+});
+
+const PROFILE = `model: ./tiny/config.json
+kv_cache: { memory_gib: 0.0625 }
+workload:
+  requests: 300
+  arrival_rate: 50
+  prompt_len: { dist: lognormal, median: 400, sigma: 0.5, max: 2048 }
+  output_len: { dist: uniform, min: 16, max: 128 }
+  prefix_sharing: { groups: 4, prefix_len: 256, fraction: 0.5 }
+  max_model_len: 4096
+sweep:
+  axes:
+    kv_cache.page_size: [1, 8, 16, 32, 64, 256]
+`;
+
+let cluster: Cluster | undefined;
+after(async () => {
+  await cluster?.stop();
+});
+
+const comparable = (r: SweepReport) => ({ sweepId: r.sweepId, total: r.total, missing: r.missing, rows: r.rows.map(({ file: _f, ...row }) => row) });
+
+test('a 6-point sweep as a 3-task Slurm array: every point, merged, equal to the local run', { timeout: 180_000 }, async () => {
+  const missing = missingPrerequisite();
+  assert.equal(missing, null, `the Slurm test cannot run: ${missing}`);
+  cluster = await startCluster();
+
+  const work = mkdtempSync(join(tmpdir(), 'attnscope-slurm-sweep-'));
+  mkdirSync(join(work, 'tiny'));
+  writeFileSync(join(work, 'tiny', 'config.json'), TINY_CONFIG);
+  const profile = join(work, 'pages.attn.yaml');
+  writeFileSync(profile, PROFILE);
+  try {
+    const local = spawnSync(process.execPath, [runner, 'sweep', profile, '--out', join(work, 'local')], { encoding: 'utf8', timeout: 120_000 });
+    assert.equal(local.status, 0, local.stderr);
+
+    const out = join(work, 'slurm');
+    const submit = spawn(process.execPath, [runner, 'submit', '--slurm', profile, '--tasks', '3', '--wait', '--poll', '0.5', '--out', out], { cwd: work, env: cluster.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    submit.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    submit.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => submit.on('close', resolve));
+    assert.equal(code, 0, `submit exited ${code}\n${stdout}\n${stderr}`);
+    const jobId = /Submitted Slurm job (\d+): 3 array tasks for 6 points/.exec(stdout)?.[1];
+    assert.ok(jobId, stdout);
+    // Each of the three array tasks ran (its log is there) and the script is what was submitted.
+    for (const task of [0, 1, 2]) assert.ok(existsSync(join(out, `slurm-${jobId}_${task}.out`)), `no log of task ${task}`);
+    assert.match(readFileSync(join(out, 'sweep.sbatch'), 'utf8'), /^#SBATCH --array=0-2$/m);
+
+    const merged = JSON.parse(readFileSync(join(out, 'sweep-report.json'), 'utf8')) as SweepReport;
+    const localReport = JSON.parse(readFileSync(join(work, 'local', 'sweep-report.json'), 'utf8')) as SweepReport;
+    assert.equal(merged.rows.length, 6);
+    assert.deepEqual(merged.missing, []);
+    assert.deepEqual(merged.rows.map((r) => r.values['kv_cache.page_size']), [1, 8, 16, 32, 64, 256]);
+    assert.deepEqual(comparable(merged), comparable(localReport));
+    assert.match(stdout, /6 results for 6 of 6 points/);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+});

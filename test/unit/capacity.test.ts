@@ -1,0 +1,35 @@
+// The capacity search on a load whose limit is known by hand: it brackets the limit within its
+// tolerance, and every rate it calls passing really passes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { readProfile } from '../../core/config/index';
+import { packRequests, searchCapacity } from '../../runner/simulate/index';
+
+const EXAMPLES = resolve(import.meta.dirname, '../../examples');
+
+test('the highest rate meeting a TTFT bound is found within the tolerance of the hand-computed limit', async () => {
+  // 200 requests (prompt 1, output 1) arriving every 20 ms (50/s); one at a time (max_num_seqs 1),
+  // each one 10 ms step. At a gap g >= 10 ms nobody waits: TTFT = 10 ms. At g < 10 ms the server
+  // stays busy from t = 0, request i starts at 10·i ms and TTFT_i = 10 + i·(10 − g) ms, largest
+  // at i = 199. TTFT <= 15 ms for every request (attainment 1) holds while
+  // g >= 10 − 5/199 ms, i.e. up to r* = 1000 / (10 − 5/199) = 100.2519 requests/s.
+  const r = readProfile('model: ./llama-3.1-8b/config.json\nkv_cache: { page_size: 16, num_pages: 100 }\nworkload: { max_num_seqs: 1 }\n', join(EXAMPLES, 'x.attn.yaml'), {
+    readFile: (p) => {
+      try {
+        return readFileSync(p, 'utf8');
+      } catch {
+        return null;
+      }
+    },
+  });
+  const requests = packRequests(Array.from({ length: 200 }, (_, i) => ({ arrivalS: i * 0.02, promptLen: 1, outputLen: 1 })));
+  const tolerance = 0.01;
+  const { curve } = await searchCapacity(r.value!, { slo: { ttftMs: 15 }, attainment: 1, tolerance, requests, simulate: { stepTime: { perStepS: 0.01 } } });
+  const limit = 1000 / (10 - 5 / 199);
+  assert.equal(curve.points[0]!.rate, 50);
+  assert.ok(curve.maxRate! <= limit && curve.maxRate! * (1 + tolerance) > limit, `max rate ${curve.maxRate} vs ${limit}`);
+  for (const p of curve.points) assert.equal(p.meets, p.rate <= limit, `rate ${p.rate}`);
+  assert.equal(curve.unbounded, false);
+});

@@ -1,0 +1,229 @@
+/**
+ * Sweeps (issue 13): expansion into points with stable ids, --set, errors at the right place,
+ * shards, merging (missing, duplicates, another sweep, environments kept apart), and the shapes
+ * of the Slurm script and the Kubernetes Indexed Job.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import * as YAML from 'yaml';
+import type { Environment } from '../../core/protocol/run';
+import type { SweepPointRun } from '../../core/protocol/sweep';
+import { InputError, UsageError } from '../../runner/errors';
+import { indexedJobManifest } from '../../runner/sweep/k8s';
+import { parseShard, shardFromEnvironment, shardPoints } from '../../runner/sweep/local';
+import { environmentKey, formatReport, mergeResults, pointFileName } from '../../runner/sweep/results';
+import { sbatchScript, shellQuote } from '../../runner/sweep/slurm';
+import { axisIndices } from '../../core/config';
+import { loadSweep, pointId, type SweepPlan } from '../../runner/sweep/spec';
+
+const TINY_CONFIG = JSON.stringify({
+  model_type: 'llama', hidden_size: 256, num_attention_heads: 4, num_key_value_heads: 2, num_hidden_layers: 2,
+  intermediate_size: 512, vocab_size: 1000, max_position_embeddings: 4096, torch_dtype: 'bfloat16',
+});
+
+/** A folder with tiny/config.json and `name` holding `profile`. */
+function workspace(profile: string, name = 'p.attn.yaml'): { dir: string; file: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'attnscope-sweep-'));
+  mkdirSync(join(dir, 'tiny'));
+  writeFileSync(join(dir, 'tiny', 'config.json'), TINY_CONFIG);
+  writeFileSync(join(dir, name), profile);
+  return { dir, file: join(dir, name) };
+}
+
+const BASE = `model: ./tiny/config.json
+kv_cache: { num_pages: 512 }
+workload: { requests: 50, max_num_seqs: 8, max_model_len: 2048 }
+`;
+
+const sha12 = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 12);
+
+test('a sweep block expands to the Cartesian product, first axis slowest, each point a real profile', () => {
+  const { file } = workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16, 32]\n    workload.max_num_seqs: [4, 64]\n`);
+  const plan = loadSweep(file);
+  assert.equal(plan.points.length, 6);
+  assert.deepEqual(plan.points.map((p) => [p.profile.kvCache.pageSize, p.profile.workload!.maxNumSeqs]), [[8, 4], [8, 64], [16, 4], [16, 64], [32, 4], [32, 64]]);
+  // The rest of the profile is untouched in every point.
+  assert.ok(plan.points.every((p) => p.profile.kvCache.numPages === 512 && p.profile.workload!.requests === 50));
+  assert.equal(plan.points[3]!.label, 'page_size=16 max_num_seqs=64');
+  assert.equal(plan.job, 'simulate');
+});
+
+test('point ids: SHA-256 of the canonical {key: value}, the same whatever the axis order or the other values', () => {
+  // Independent computation: keys sorted, compact JSON.
+  assert.equal(pointId({ 'kv_cache.page_size': 16, 'workload.max_num_seqs': 64 }), sha12('{"kv_cache.page_size":16,"workload.max_num_seqs":64}'));
+  const a = loadSweep(workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16]\n    workload.max_num_seqs: [4, 64]\n`).file);
+  const b = loadSweep(workspace(`${BASE}sweep:\n  axes:\n    workload.max_num_seqs: [64, 4, 128]\n    kv_cache.page_size: [16, 8]\n`).file);
+  const idOf = (plan: SweepPlan, ps: number, seqs: number) => plan.points.find((p) => p.profile.kvCache.pageSize === ps && p.profile.workload!.maxNumSeqs === seqs)!.id;
+  assert.equal(idOf(a, 16, 64), idOf(b, 16, 64));
+  assert.equal(idOf(a, 8, 4), idOf(b, 8, 4));
+  assert.notEqual(idOf(a, 8, 4), idOf(a, 16, 4));
+  // Different axes make a different sweep.
+  assert.notEqual(a.sweepId, b.sweepId);
+  assert.equal(a.sweepId, loadSweep(workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16]\n    workload.max_num_seqs: [4, 64]\n`).file).sweepId);
+});
+
+test('axisIndices is mixed radix over the axis lengths', () => {
+  // 23 = 1·(3·4) + 2·4 + 3 over lengths [2, 3, 4].
+  assert.deepEqual(axisIndices(23, [2, 3, 4]), [1, 2, 3]);
+  assert.deepEqual(axisIndices(0, [2, 3, 4]), [0, 0, 0]);
+});
+
+test('--set adds axes after the file\'s, replaces an axis in place, and parses YAML scalars and flow lists', () => {
+  const { file } = workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16]\n    workload.max_num_seqs: [4]\n`);
+  const plan = loadSweep(file, { set: ['kv_cache.dtype=fp16,bf16', 'kv_cache.page_size=32,64,128', 'workload.prompt_len=[{dist: fixed, value: 100}]'] });
+  assert.deepEqual(plan.axes.map((a) => a.key), ['kv_cache.page_size', 'workload.max_num_seqs', 'kv_cache.dtype', 'workload.prompt_len']);
+  assert.equal(plan.points.length, 3 * 1 * 2 * 1);
+  assert.deepEqual(plan.points.map((p) => p.profile.kvCache.pageSize), [32, 32, 64, 64, 128, 128]);
+  assert.deepEqual(plan.points.slice(0, 2).map((p) => p.profile.kvCache.dtype), ['fp16', 'bf16']);
+  assert.deepEqual(plan.points[0]!.profile.workload!.promptLen, { dist: 'fixed', value: 100 });
+  // A profile with no sweep block takes --set alone; a key the profile does not write is created.
+  const bare = loadSweep(workspace(BASE).file, { set: ['device.memory_gib=16,32'] });
+  assert.deepEqual(bare.points.map((p) => p.profile.device.memoryGib), [16, 32]);
+});
+
+test('a bad value in the sweep block is reported at that value (file:line:col), before any work', () => {
+  // Line 6 is `    kv_cache.page_size: [8, 0]`: 4 spaces, 18-character key, ': [8, ' — the 0 is at column 29.
+  const { file } = workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 0]\n`);
+  assert.throws(() => loadSweep(file), (e: unknown) => {
+    assert.ok(e instanceof InputError);
+    assert.equal(`${e.line}:${e.column}`, '6:29');
+    assert.match(e.message, /^sweep point page_size=0: kv_cache\.page_size must be >= 1/);
+    return true;
+  });
+});
+
+test('a bad --set value names the argument; an unknown axis key suggests the right one', () => {
+  const { file } = workspace(BASE);
+  assert.throws(() => loadSweep(file, { set: ['kv_cache.page_size=8,abc'] }), (e: unknown) => e instanceof UsageError && /^--set kv_cache\.page_size=8,abc: sweep point page_size=abc: kv_cache\.page_size must be an integer/.test(e.message));
+  assert.throws(() => loadSweep(file, { set: ['kv_cache.page_sise=8'] }), (e: unknown) => e instanceof UsageError && /unknown key "page_sise" in kv_cache, did you mean "page_size"\?/.test(e.message));
+  assert.throws(() => loadSweep(file, { set: ['kv_cache.page_size'] }), (e: unknown) => e instanceof UsageError && /expected key=value/.test(e.message));
+  // In the file: at the key (line 6, column 5).
+  const typo = workspace(`${BASE}sweep:\n  axes:\n    workload.max_num_seq: [1]\n`).file;
+  assert.throws(() => loadSweep(typo), (e: unknown) => e instanceof InputError && e.line === 6 && e.column === 5 && /did you mean "max_num_seqs"/.test(e.message));
+  // Overlapping axes and no axes at all.
+  assert.throws(() => loadSweep(file, { set: ['kv_cache={page_size: 8}', 'kv_cache.page_size=16'] }), (e: unknown) => e instanceof UsageError && /overlap/.test(e.message));
+  assert.throws(() => loadSweep(file), (e: unknown) => e instanceof UsageError && /has no sweep/.test(e.message));
+  const badJob = workspace(`${BASE}sweep:\n  job: benchmark\n  axes: { kv_cache.page_size: [8] }\n`).file;
+  assert.throws(() => loadSweep(badJob), (e: unknown) => e instanceof InputError && e.line === 5 && /sweep\.job must be one of simulate, bench, both/.test(e.message));
+});
+
+test('shards: round robin over the point index; --shard and the schedulers\' variables', () => {
+  const points = Array.from({ length: 7 }, (_, index) => ({ index }));
+  assert.deepEqual(shardPoints(points, { index: 1, count: 3 }).map((p) => p.index), [1, 4]);
+  // Every point in exactly one shard.
+  const all = [0, 1, 2].flatMap((i) => shardPoints(points, { index: i, count: 3 }).map((p) => p.index)).sort();
+  assert.deepEqual(all, [0, 1, 2, 3, 4, 5, 6]);
+  assert.deepEqual(parseShard('2/3'), { index: 2, count: 3 });
+  assert.throws(() => parseShard('3/3'), /0\.\.N-1/);
+  // sbatch --array=1-3 numbers tasks from 1: the shard counts from SLURM_ARRAY_TASK_MIN.
+  assert.deepEqual(shardFromEnvironment({ SLURM_ARRAY_TASK_ID: '3', SLURM_ARRAY_TASK_MIN: '1', SLURM_ARRAY_TASK_COUNT: '3' }), { index: 2, count: 3 });
+  assert.deepEqual(shardFromEnvironment({ JOB_COMPLETION_INDEX: '4', ATTNSCOPE_SHARD_COUNT: '5' }), { index: 4, count: 5 });
+  assert.throws(() => shardFromEnvironment({ JOB_COMPLETION_INDEX: '0' }), /ATTNSCOPE_SHARD_COUNT/);
+  assert.equal(shardFromEnvironment({}), null);
+});
+
+const ENV_A: Environment = { os: 'linux', arch: 'x64', cpuModel: 'CPU A', cpuCores: 8, simd: 'avx2', cpuFeatures: [], threads: 8, nodeVersion: 'v22', toolVersion: '0.1.0' };
+const ENV_B: Environment = { ...ENV_A, gpu: { name: 'NVIDIA H200', smCount: 132, memoryBytes: 150e9, driver: '1', runtime: '1' } };
+
+/** Writes point files of `plan` as `sweep` would, with a fake pool summary whose pool pages = 1000 + index. */
+function writePoint(dir: string, plan: SweepPlan, index: number, env: Environment, sweepId = plan.sweepId): string {
+  const p = plan.points[index]!;
+  const envKey = environmentKey(env);
+  const run = {
+    schema: 1, tool: 't', createdAt: '', name: 'x', profile: p.profile, environment: env, estimate: {}, cases: [], status: 'ok',
+    pool: { numPages: 1000 + index, pageSize: p.profile.kvCache.pageSize, samples: [], baselines: [], summary: { meanInternalFragmentation: 0.25, prefixHitRate: 0.5, preemptions: index, meanOccupancy: 0.5, throughputTokensPerSec: 10, rejected: 0 } },
+    sweep: { schema: 1, sweepId, name: plan.name, job: plan.job, total: plan.points.length, axes: plan.axes, id: p.id, index: p.index, values: p.values, label: p.label, environmentKey: envKey },
+  } as unknown as SweepPointRun;
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, pointFileName(p.id, envKey));
+  writeFileSync(file, JSON.stringify(run));
+  return file;
+}
+
+test('merge: rows in point order, missing and duplicated points listed, environments kept apart', () => {
+  const plan = loadSweep(workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16, 32, 64]\n`).file);
+  const root = mkdtempSync(join(tmpdir(), 'attnscope-merge-'));
+  writePoint(join(root, 'm1'), plan, 2, ENV_A);
+  writePoint(join(root, 'm1'), plan, 0, ENV_A);
+  writePoint(join(root, 'm2'), plan, 0, ENV_A); // the same point and machine kind again: a duplicate
+  writePoint(join(root, 'm2'), plan, 0, ENV_B); // the same point on a GPU machine: a second row
+  writeFileSync(join(root, 'm2', 'notes.json'), '{"hello": 1}');
+  const skipped: string[] = [];
+  const r = mergeResults([join(root, 'm1'), join(root, 'm2')], { onSkip: (f) => skipped.push(f) });
+  assert.deepEqual(r.rows.map((row) => [row.index, row.environmentKey]), [[0, environmentKey(ENV_A)], [0, environmentKey(ENV_B)], [2, environmentKey(ENV_A)]]);
+  assert.deepEqual(r.missing.map((p) => p.label), ['page_size=16', 'page_size=64']);
+  assert.equal(r.duplicates.length, 1);
+  assert.equal(r.duplicates[0]!.environmentKey, environmentKey(ENV_A));
+  assert.deepEqual(skipped, [join(root, 'm2', 'notes.json')]);
+  assert.equal(r.rows[2]!.metrics.poolPages, 1002);
+  assert.equal(Object.keys(r.environments).length, 2);
+  const text = formatReport(r);
+  assert.match(text, /env B \([0-9a-f]{8}\): NVIDIA H200 · CPU A \(8 cores, x64\)/);
+  assert.match(text, /missing 2 points: page_size=16; page_size=64/);
+});
+
+test('merge refuses a point of another sweep, naming the file', () => {
+  const plan = loadSweep(workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16]\n`).file);
+  const dir = mkdtempSync(join(tmpdir(), 'attnscope-merge-'));
+  writePoint(join(dir, 'a'), plan, 0, ENV_A);
+  const other = writePoint(join(dir, 'b'), plan, 1, ENV_A, '0123456789abcdef');
+  assert.throws(() => mergeResults([join(dir, 'a'), join(dir, 'b')]), (e: unknown) => e instanceof InputError && e.file === other && /another sweep .*0123456789abcdef/.test(e.message));
+  assert.throws(() => mergeResults([join(dir, 'nothing-here')]), (e: unknown) => e instanceof InputError && /no such folder/.test(e.message));
+});
+
+test('the sbatch script: an array of one task per shard, the directives asked for, the sweep command quoted', () => {
+  const { file } = workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16, 32, 64, 128, 256]\n`, "it's.attn.yaml");
+  const plan = loadSweep(file, { set: ['kv_cache.dtype=fp16,bf16'] });
+  const s = sbatchScript(plan, { tasks: 3, outDir: '/scratch/out', workDir: '/home/u', cli: ['/usr/bin/node', '/opt/attnscope/dist/runner.js'], quick: false, backend: 'cuda', partition: 'gpu', gpusPerTask: 1, time: '00:30:00' });
+  const directives = s.split('\n').filter((l) => l.startsWith('#SBATCH ')).map((l) => l.slice(8));
+  assert.deepEqual(directives, ["'--job-name=attnscope-it'\\''s'", '--array=0-2', '--ntasks=1', '--output=/scratch/out/slurm-%A_%a.out', '--chdir=/home/u', '--partition=gpu', '--gpus-per-task=1', '--time=00:30:00']);
+  const exec = s.split('\n').find((l) => l.startsWith('exec '))!;
+  assert.equal(exec, `exec /usr/bin/node /opt/attnscope/dist/runner.js sweep ${shellQuote(file)} --out /scratch/out --jobs "\${SLURM_CPUS_PER_TASK:-1}" --set kv_cache.dtype=fp16,bf16 --backend cuda`);
+  assert.equal(shellQuote("it's"), `'it'\\''s'`);
+  assert.ok(s.startsWith('#!/bin/bash\n'));
+});
+
+test('the Indexed Job: completionMode Indexed, one pod per shard, the shard count in the environment, profile and model in a ConfigMap, results on the claim', () => {
+  const profile = `${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16, 32, 64, 128, 256]\n`;
+  const { file } = workspace(profile);
+  const plan = loadSweep(file, { set: ['workload.max_num_seqs=4,8'] });
+  const docs = YAML.parseAllDocuments(indexedJobManifest(plan, { image: 'ghcr.io/me/attnscope:1', tasks: 4, pvc: 'sweeps', gpusPerTask: 1, cpusPerTask: 2, quick: false, backend: 'auto' })).map((d) => d.toJS());
+  assert.equal(docs.length, 2);
+  const [cm, job] = docs;
+  assert.equal(cm.kind, 'ConfigMap');
+  assert.equal(cm.data.profile, profile);
+  assert.equal(cm.data['model-0'], TINY_CONFIG);
+  assert.equal(job.apiVersion, 'batch/v1');
+  assert.equal(job.kind, 'Job');
+  assert.equal(job.spec.completionMode, 'Indexed');
+  assert.equal(job.spec.completions, 4);
+  assert.equal(job.spec.parallelism, 4);
+  const pod = job.spec.template.spec;
+  assert.equal(pod.restartPolicy, 'Never');
+  const c = pod.containers[0];
+  assert.equal(c.image, 'ghcr.io/me/attnscope:1');
+  assert.deepEqual(c.command, ['attnscope', 'sweep', '/sweep/p.attn.yaml', '--out', `/results/attnscope-p-${plan.sweepId.slice(0, 8)}`, '--jobs', '2', '--set', 'workload.max_num_seqs=4,8']);
+  assert.deepEqual(c.env, [{ name: 'ATTNSCOPE_SHARD_COUNT', value: '4' }]);
+  assert.deepEqual(c.resources, { requests: { cpu: '2' }, limits: { 'nvidia.com/gpu': 1 } });
+  assert.deepEqual(c.volumeMounts.map((m: { mountPath: string }) => m.mountPath), ['/sweep', '/results']);
+  // The ConfigMap's files land where the profile's relative `model:` path expects them.
+  assert.deepEqual(pod.volumes[0].configMap.items, [{ key: 'profile', path: 'p.attn.yaml' }, { key: 'model-0', path: 'tiny/config.json' }]);
+  assert.deepEqual(pod.volumes[1].persistentVolumeClaim, { claimName: 'sweeps' });
+  assert.match(job.metadata.name, /^[a-z0-9-]{1,63}$/);
+});
+
+test('errorAt places a problem of one point at its value in the sweep block, or names its --set argument', () => {
+  // Line 6 is `    kv_cache.page_size: [8, 16]`: 16 starts at column 29.
+  const plan = loadSweep(workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16]\n`).file, { set: ['decode.context_lens=[[1024], [65536]]'] });
+  const e = plan.errorAt(plan.points[2]!, 'kv_cache.page_size', 'too big');
+  assert.ok(e instanceof InputError);
+  assert.equal(`${e.line}:${e.column}`, '6:29');
+  assert.equal(e.message, 'sweep point page_size=16 context_lens=[1024]: too big');
+  const set = plan.errorAt(plan.points[1]!, 'decode.context_lens', 'needs 9 GiB');
+  assert.ok(set instanceof UsageError);
+  assert.equal(set.message, '--set decode.context_lens=[[1024], [65536]]: sweep point page_size=8 context_lens=[65536]: needs 9 GiB');
+});

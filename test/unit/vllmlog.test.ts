@@ -1,0 +1,135 @@
+/**
+ * core/vllmlog on vLLM start-up logs (test/unit/fixtures/vllm-logs/README.md says which are
+ * verbatim public logs and which were written from vLLM's line formats). Expected figures are
+ * the logs' own numbers.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { profileFromModelConfig } from '../../core/config/index';
+import { compareVllmLog, formatComparisonMarkdown, formatComparisonText, parseVllmLog } from '../../core/vllmlog/index';
+import { loadModel } from './helpers';
+
+const GiB = 1024 ** 3;
+const LOGS = join(import.meta.dirname, 'fixtures', 'vllm-logs');
+const read = (name: string) => parseVllmLog(readFileSync(join(LOGS, name), 'utf8'));
+const gib = (x: number | undefined) => (x === undefined ? undefined : Math.round((x / GiB) * 100) / 100);
+
+test('V0 0.7-0.10 lines (A10, Llama-3.1-8B): every figure and the line it is on', () => {
+  const { figures: f } = read('a10-llama-3.1-8b-v0.log');
+  assert.equal(gib(f.totalGpuMemoryBytes?.value), 22.07);
+  assert.equal(f.gpuMemoryUtilization?.value, 0.9);
+  assert.equal(gib(f.usableBytes?.value), 19.86);
+  // "model weights take 14.99GiB" (line 4) wins over "Loading model weights took 14.9888 GB" (line 1).
+  assert.equal(gib(f.weightsBytes?.value), 14.99);
+  assert.equal(f.weightsBytes?.line, 4);
+  assert.equal(gib(f.nonTorchBytes?.value), 0.05);
+  assert.equal(gib(f.activationPeakBytes?.value), 0.22);
+  assert.equal(gib(f.kvCacheBytes?.value), 4.6);
+  assert.equal(f.gpuBlocks?.value, 2356);
+  assert.equal(f.gpuBlocks?.line, 5);
+  assert.equal(f.maxConcurrency?.value, 0.29);
+  assert.equal(f.concurrencySeqLen?.value, 131_072);
+});
+
+test('V0 0.6.5 one key per line (PR #10511, H100) and V0 0.6.4 one line (constructed)', () => {
+  const a = read('h100-meta-llama-3-8b-v0.6.5.log').figures;
+  assert.equal(gib(a.totalGpuMemoryBytes?.value), 79.22);
+  assert.equal(a.gpuMemoryUtilization?.value, 0.9);
+  assert.equal(gib(a.usableBytes?.value), 71.29);
+  assert.equal(gib(a.weightsBytes?.value), 14.96);
+  assert.equal(gib(a.nonTorchBytes?.value), 1.79);
+  assert.equal(gib(a.activationPeakBytes?.value), 1.26);
+  assert.equal(gib(a.kvCacheBytes?.value), 53.29);
+  const b = read('constructed-v0.6.4-llama-3.1-8b.log');
+  assert.equal(gib(b.figures.totalGpuMemoryBytes?.value), 21.98);
+  assert.equal(gib(b.figures.kvCacheBytes?.value), 3.81);
+  assert.equal(gib(b.figures.nonTorchBytes?.value), 0.39);
+  assert.equal(b.figures.gpuMemoryUtilization?.value, 0.9);
+  assert.equal(b.figures.gpuBlocks?.value, 1952);
+  assert.equal(gib(b.figures.cudaGraphBytes?.value), 0.53);
+  assert.equal(b.figures.cudaGraphCounted, false);
+  assert.equal(b.settings.version?.value, '0.6.4');
+  assert.equal(b.settings.model?.value, 'meta-llama/Llama-3.1-8B-Instruct');
+  assert.equal(b.settings.dtype?.value, 'bfloat16');
+  assert.equal(b.settings.maxModelLen?.value, 8192);
+  assert.equal(b.settings.tensorParallelSize?.value, 1);
+});
+
+test('V1 lines: "Model loading took", "Available KV cache memory", KV cache tokens with separators, concurrency', () => {
+  const { figures: f, settings } = read('v1-llama-3.1-8b-eager.log');
+  assert.equal(gib(f.weightsBytes?.value), 14.99);
+  assert.equal(gib(f.kvCacheBytes?.value), 19.28);
+  assert.equal(f.kvCacheTokens?.value, 157_936);
+  assert.equal(f.maxConcurrency?.value, 1.2);
+  assert.equal(f.concurrencySeqLen?.value, 131_072);
+  assert.equal(settings.engine?.value, 'V1');
+  const q = read('constructed-v0.11-qwen2.5-7b.log');
+  assert.equal(q.settings.version?.value, '0.11.0');
+  assert.equal(q.settings.maxModelLen?.value, 32_768);
+  assert.equal(q.settings.maxNumSeqs?.value, 256);
+  assert.equal(q.figures.gpuMemoryUtilization?.value, 0.9);
+  assert.equal(gib(q.figures.totalGpuMemoryBytes?.value), 79.19);
+  assert.equal(gib(q.figures.usableBytes?.value), 71.27);
+  assert.equal(gib(q.figures.cudaGraphBytes?.value), 0.4);
+  // Printed after capture: the pool was sized without the graphs.
+  assert.equal(q.figures.cudaGraphCounted, false);
+});
+
+test('no vLLM line, binary noise, huge lines: empty figures, no exception', () => {
+  assert.deepEqual(parseVllmLog('hello\nworld').figures, {});
+  assert.deepEqual(parseVllmLog('\u0000\u0001# GPU blocks: \n' + 'x'.repeat(50_000)).figures, {});
+  assert.deepEqual(parseVllmLog('# GPU blocks: 99999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999').figures.gpuBlocks?.value === Infinity, false);
+});
+
+test('the A10 log against Llama-3.1-8B: the KV size per token agrees, the activation term carries the block difference', () => {
+  // The log states device memory, utilization and max_model_len; the profile names the model and
+  // leaves max_num_batched_tokens at its default 8192 (modelled activation 1.21 GiB).
+  const c = compareVllmLog(read('a10-llama-3.1-8b-v0.log'), profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
+  const row = (t: RegExp) => c.rows.find((r) => t.test(r.term))!;
+  assert.equal(row(/^device memory/).difference, '');
+  assert.equal(row(/KV bytes per token/).difference, '', row(/KV bytes per token/).why);
+  assert.match(row(/activation/).difference, /^\+0\.99 GiB$/);
+  // The budget's −1.01 GiB is the activation's −0.99 plus non-torch −0.05 plus weights +0.03.
+  assert.match(row(/KV cache memory/).why, /activation peak −0\.99 GiB/);
+  // With the log's KV cache memory the pages agree to the log's rounding: 4.60 GiB / 2 MiB = 2355.
+  assert.equal(c.pagesWithLogTerms, 2355);
+  assert.ok(c.fromLog.some((s) => /gpu_memory_utilization 0\.9 \(line 3\)/.test(s)), c.fromLog.join());
+  assert.ok(c.fromProfile.some((s) => /max_num_batched_tokens 8,192/.test(s)), c.fromProfile.join());
+  // Stating the log's activation in the profile brings the estimate within 5% of its 2356 blocks.
+  const p = profileFromModelConfig(loadModel('Llama-3.1-8B'), null);
+  p.engine = { vllmVersion: null, nonTorchGib: 'auto', ncclGib: 'auto', cudaGraphGib: 'auto', activationGib: 0.22 };
+  const stated = compareVllmLog(read('a10-llama-3.1-8b-v0.log'), p);
+  assert.ok(Math.abs(stated.estimate.pool.pages - 2356) / 2356 < 0.05, String(stated.estimate.pool.pages));
+  // Concurrency as vLLM prints it, from the pages.
+  assert.equal(row(/maximum concurrency/).log, '0.29x');
+});
+
+test('the constructed 0.11 log against Qwen2.5-7B: blocks, tokens and concurrency from the log\'s terms agree exactly', () => {
+  const c = compareVllmLog(read('constructed-v0.11-qwen2.5-7b.log'), profileFromModelConfig(loadModel('Qwen2.5-7B'), null));
+  // 55.48 GiB / (16 · 57,344 B) = 64,927 blocks.
+  assert.equal(c.pagesWithLogTerms, 64_927);
+  const row = (t: RegExp) => c.rows.find((r) => t.test(r.term))!;
+  assert.equal(row(/KV bytes per token/).difference, '');
+  assert.match(row(/CUDA graph/).why, /after the KV cache is allocated/);
+  assert.ok(c.fromLog.some((s) => /vLLM 0\.11\.0/.test(s)));
+  // The release's non-torch figure (0.1 GiB) against the log's 0.11.
+  assert.match(row(/non-torch/).difference, /^−0\.01 GiB$/);
+});
+
+test('a log of another model: the KV size per token disagrees and a note says the blocks cannot agree', () => {
+  const c = compareVllmLog(read('constructed-v0.11-qwen2.5-7b.log'), profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
+  assert.notEqual(c.rows.find((r) => /KV bytes per token/.test(r.term))!.difference, '');
+  assert.ok(c.notes.some((n) => /not of this profile's model/.test(n)));
+});
+
+test('text and Markdown reports carry every row, its line and why', () => {
+  const c = compareVllmLog(read('a10-llama-3.1-8b-v0.log'), profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
+  const text = formatComparisonText(c);
+  assert.match(text, /GPU blocks\s+2,356 \[5\]/);
+  assert.match(text, /settings from the log: /);
+  const md = formatComparisonMarkdown(c, 'a10.log');
+  assert.match(md, /^# a10\.log/);
+  assert.equal(md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| Term')).length, c.rows.length);
+});

@@ -1,0 +1,138 @@
+/**
+ * The dashboard's latency view: the CDFs of TTFT and TPOT with the SLO's bounds as vertical
+ * lines (its table: the percentile table of queueing delay, TTFT, TPOT and end-to-end), the
+ * requests running / waiting / waiting after a preemption over simulated time, and the
+ * capacity search's curve (rate vs p99 TTFT and p99 TPOT, SLO bounds as horizontal lines). Every
+ * figure is modelled: the simulator's clock runs on its step-time model. Times in ms.
+ */
+import type { ChartConfiguration, ChartDataset } from 'chart.js';
+import type { LatencyStats } from '../core/protocol/latency';
+import { formatPercent } from '../core/format';
+import type { ViewRun } from './model';
+import type { ChartSpec } from './charts';
+import { withAlpha, type Palette } from './theme';
+
+const ms = (s: number): string => (s * 1000 >= 100 ? (s * 1000).toFixed(0) : (s * 1000).toPrecision(3));
+
+/** Chart.js options shared with charts.ts's look: theme colours and fonts. */
+function options(p: Palette, title: string, scales: Record<string, unknown>): ChartConfiguration['options'] {
+  const font = { family: p.fontFamily, size: p.fontSize };
+  return {
+    responsive: true,
+    maintainAspectRatio: false,
+    animation: false,
+    color: p.foreground,
+    borderColor: p.grid,
+    font,
+    plugins: {
+      title: { display: true, text: title, color: p.foreground, font: { ...font, size: p.fontSize + 1, weight: 'bold' } },
+      legend: { labels: { color: p.foreground, font } },
+      tooltip: { enabled: true },
+    },
+    scales,
+  } as ChartConfiguration['options'];
+}
+
+function axis(p: Palette, title: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    title: { display: true, text: title, color: p.foreground, font: { family: p.fontFamily, size: p.fontSize } },
+    ticks: { color: p.foreground, font: { family: p.fontFamily, size: p.fontSize - 1 } },
+    grid: { color: p.grid },
+    border: { color: p.grid },
+    ...extra,
+  };
+}
+
+/** CDFs of TTFT and TPOT (ms, log axis) with the SLO bounds; the table is the percentile table. */
+export function latencyCdfChart(run: ViewRun, p: Palette): ChartSpec {
+  const l = run.pool?.latency;
+  const line = (label: string, data: Array<{ x: number; y: number }>, color: string, dash?: number[]) => ({
+    type: 'line' as const, label, data, borderColor: color, backgroundColor: withAlpha(color, 0.3), borderWidth: p.lineWidth, borderDash: dash, pointRadius: 0, stepped: dash === undefined, fill: false,
+  });
+  const datasets = l
+    ? [
+        line('TTFT', l.ttftCdf.map((c) => ({ x: c.s * 1000, y: c.fraction })), p.series[0]!),
+        line('TPOT', l.tpotCdf.map((c) => ({ x: c.s * 1000, y: c.fraction })), p.series[1]!),
+      ]
+    : [];
+  if (l?.slo?.ttftMs !== undefined) datasets.push(line(`SLO TTFT ${l.slo.ttftMs} ms`, [{ x: l.slo.ttftMs, y: 0 }, { x: l.slo.ttftMs, y: 1 }], p.series[0]!, [6, 4]));
+  if (l?.slo?.tpotMs !== undefined) datasets.push(line(`SLO TPOT ${l.slo.tpotMs} ms`, [{ x: l.slo.tpotMs, y: 0 }, { x: l.slo.tpotMs, y: 1 }], p.series[1]!, [6, 4]));
+  const config: ChartConfiguration = {
+    type: 'line',
+    data: { datasets } as ChartConfiguration['data'],
+    options: options(p, 'Latency CDF (modelled)', {
+      x: axis(p, 'ms (log)', { type: 'logarithmic' }),
+      y: axis(p, 'fraction of requests', { min: 0, max: 1 }),
+    }),
+  };
+  const row = (name: string, x: LatencyStats) => [name, ms(x.mean), ms(x.p50), ms(x.p90), ms(x.p99), ms(x.max)];
+  const rows = l ? [row('queueing delay', l.queue), row('TTFT', l.ttft), row('TPOT', l.tpot), row('end-to-end', l.e2e)] : [];
+  if (l) {
+    const good = l.goodputRequestsPerSec !== undefined ? `goodput ${l.goodputRequestsPerSec.toPrecision(3)} req/s (${formatPercent(l.sloAttainment ?? 0)} meet the SLO)` : 'no SLO';
+    rows.push([`throughput ${l.requestsPerSec.toPrecision(3)} req/s, ${Math.round(l.outputTokensPerSec)} tok/s; ${good}`, '', '', '', '', '']);
+  }
+  return {
+    id: 'latencyCdf',
+    title: 'Latency',
+    empty: l ? null : run.status === 'running' ? 'Latency comes when the simulation ends.' : 'This run has no latency (a pool simulation of this version records it).',
+    config,
+    table: { columns: ['modelled, ms', 'mean', 'p50', 'p90', 'p99', 'max'], rows },
+  };
+}
+
+/** The capacity search's walk: rate vs p99 TTFT and p99 TPOT (ms), SLO bounds as dashed lines. */
+export function capacityChart(run: ViewRun, p: Palette): ChartSpec {
+  const c = run.pool?.capacity;
+  const points = c ? [...c.points].sort((a, b) => a.rate - b.rate) : [];
+  const series = (label: string, key: 'p99TtftS' | 'p99TpotS', color: string) => ({
+    type: 'line' as const, label, data: points.map((x) => ({ x: x.rate, y: x[key] * 1000 })), borderColor: color, backgroundColor: color, borderWidth: p.lineWidth, pointRadius: 3, fill: false,
+  });
+  type Dataset = ChartDataset<'line', Array<{ x: number; y: number }>>;
+  const datasets: Dataset[] = c ? [series('p99 TTFT', 'p99TtftS', p.series[0]!), series('p99 TPOT', 'p99TpotS', p.series[1]!)] : [];
+  const span = points.length > 0 ? [points[0]!.rate, points[points.length - 1]!.rate] : [0, 1];
+  const bound = (label: string, y: number, color: string): Dataset => ({ type: 'line', label, data: span.map((x) => ({ x, y })), borderColor: color, borderDash: [6, 4], borderWidth: p.lineWidth, pointRadius: 0, fill: false });
+  if (c?.slo.ttftMs !== undefined) datasets.push(bound(`SLO TTFT ${c.slo.ttftMs} ms`, c.slo.ttftMs, p.series[0]!));
+  if (c?.slo.tpotMs !== undefined) datasets.push(bound(`SLO TPOT ${c.slo.tpotMs} ms`, c.slo.tpotMs, p.series[1]!));
+  const title = c?.maxRate != null ? `Capacity (modelled): highest rate meeting the SLO ${c.maxRate.toPrecision(4)} req/s` : 'Capacity (modelled)';
+  const config: ChartConfiguration = {
+    type: 'line',
+    data: { datasets } as ChartConfiguration['data'],
+    options: options(p, title, {
+      x: axis(p, 'arrival rate (requests/s)', { type: 'linear' }),
+      y: axis(p, 'p99 ms (log)', { type: 'logarithmic' }),
+    }),
+  };
+  return {
+    id: 'capacity',
+    title: 'Capacity',
+    empty: c ? null : 'No capacity search in this run (attnscope simulate --max-rate --json FILE records one).',
+    config,
+    table: {
+      columns: ['rate (req/s)', 'time scale', 'p99 TTFT (ms)', 'p99 TPOT (ms)', 'meets SLO', 'verdict'],
+      rows: (c?.points ?? []).map((x) => [x.rate.toPrecision(4), x.scale.toPrecision(4), ms(x.p99TtftS), ms(x.p99TpotS), formatPercent(x.sloAttainment), x.meets ? 'pass' : 'fail']),
+    },
+  };
+}
+
+/** Requests running, waiting, and waiting after a preemption, over simulated time (the pool samples). */
+export function queueChart(run: ViewRun, p: Palette): ChartSpec {
+  const samples = run.poolSamples;
+  const series = (label: string, key: 'running' | 'waiting' | 'preempted', color: string) => ({
+    type: 'line' as const, label, data: samples.map((s) => ({ x: s.t, y: s[key] })), borderColor: color, backgroundColor: color, borderWidth: p.lineWidth, pointRadius: 0, stepped: true, fill: false,
+  });
+  const config: ChartConfiguration = {
+    type: 'line',
+    data: { datasets: [series('running', 'running', p.series[2]!), series('waiting', 'waiting', p.series[4]!), series('waiting, preempted', 'preempted', p.series[5]!)] } as ChartConfiguration['data'],
+    options: options(p, 'Requests running and waiting (modelled time)', {
+      x: axis(p, 'simulated time (s)', { type: 'linear' }),
+      y: axis(p, 'requests', { beginAtZero: true }),
+    }),
+  };
+  return {
+    id: 'queue',
+    title: 'Queue',
+    empty: samples.length === 0 ? (run.status === 'running' ? 'Waiting for the pool simulation…' : 'This run has no pool simulation (add a workload to the profile).') : null,
+    config,
+    table: { columns: ['t (s)', 'running', 'waiting', 'of them preempted'], rows: samples.map((s) => [s.t.toFixed(2), String(s.running), String(s.waiting), String(s.preempted)]) },
+  };
+}
