@@ -26,8 +26,6 @@ function launchFor(ctx: Ctx, source: vscode.Uri): ReturnType<typeof runnerLaunch
 export class BenchmarkRun {
   private process: RunnerProcess | null = null;
   private readonly cases: KernelCase[] = [];
-  /** The run the dashboard was sent on the runner's `done` event. */
-  private shown: RunResult | null = null;
 
   private constructor(
     private readonly ctx: Ctx,
@@ -106,7 +104,7 @@ export class BenchmarkRun {
         ctx.dashboard.post(e);
         break;
       case 'poolSample':
-        ctx.dashboard.post({ type: 'poolSamples', samples: [e.sample] });
+        ctx.dashboard.post(e);
         break;
       case 'log':
         ctx.log[e.level](`[runner] ${e.message}`);
@@ -115,9 +113,6 @@ export class BenchmarkRun {
         ctx.log.error(`[runner] ${e.message}`);
         break;
       case 'done':
-        // Shown at once: the runner exits right after, and saving follows (runSaved gives the id).
-        this.shown = e.run;
-        ctx.dashboard.post({ type: 'runFinished', run: e.run, id: null });
         break;
     }
   }
@@ -148,8 +143,7 @@ export class BenchmarkRun {
     } catch (err) {
       ctx.log.error(`run ${name}: could not save to ${folder.fsPath}: ${err instanceof Error ? err.message : String(err)}`);
     }
-    if (run !== this.shown) ctx.dashboard.post({ type: 'runFinished', run, id });
-    else if (id !== null) ctx.dashboard.post({ type: 'runSaved', id });
+    ctx.dashboard.post({ type: 'runFinished', run, id });
     await ctx.dashboard.refreshRuns();
 
     if (crashed) {
