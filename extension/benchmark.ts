@@ -26,6 +26,8 @@ function launchFor(ctx: Ctx, source: vscode.Uri): ReturnType<typeof runnerLaunch
 export class BenchmarkRun {
   private process: RunnerProcess | null = null;
   private readonly cases: KernelCase[] = [];
+  /** The run the dashboard was sent on the runner's `done` event. */
+  private shown: RunResult | null = null;
 
   private constructor(
     private readonly ctx: Ctx,
@@ -104,7 +106,7 @@ export class BenchmarkRun {
         ctx.dashboard.post(e);
         break;
       case 'poolSample':
-        ctx.dashboard.post(e);
+        ctx.dashboard.post({ type: 'poolSamples', samples: [e.sample] });
         break;
       case 'log':
         ctx.log[e.level](`[runner] ${e.message}`);
@@ -113,6 +115,9 @@ export class BenchmarkRun {
         ctx.log.error(`[runner] ${e.message}`);
         break;
       case 'done':
+        // Shown at once: the runner exits right after, and saving follows (runSaved gives the id).
+        this.shown = e.run;
+        ctx.dashboard.post({ type: 'runFinished', run: e.run, id: null });
         break;
     }
   }
@@ -143,7 +148,8 @@ export class BenchmarkRun {
     } catch (err) {
       ctx.log.error(`run ${name}: could not save to ${folder.fsPath}: ${err instanceof Error ? err.message : String(err)}`);
     }
-    ctx.dashboard.post({ type: 'runFinished', run, id });
+    if (run !== this.shown) ctx.dashboard.post({ type: 'runFinished', run, id });
+    else if (id !== null) ctx.dashboard.post({ type: 'runSaved', id });
     await ctx.dashboard.refreshRuns();
 
     if (crashed) {

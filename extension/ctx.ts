@@ -61,6 +61,8 @@ export class Ctx implements vscode.Disposable, DashboardHost {
       documentSelector: DOCUMENT_SELECTOR,
       outputChannel: this.log,
       traceOutputChannel: this.log,
+      // The server reads attnscope.hints from these (workspace/didChangeConfiguration on every change).
+      synchronize: { configurationSection: 'attnscope' },
     };
     const client = new LanguageClient('attnscope', 'AttnScope', serverOptions, clientOptions);
     this.client = client;

@@ -1,7 +1,8 @@
 /**
  * Hosts the dashboard webview: one panel, revived after a window reload by a serializer;
- * messages queued until the page says `ready`; requests from the page (open, compare,
- * export, PNG) answered here.
+ * messages queued until the page says `ready`; pool samples and progress batched (StreamBatcher)
+ * so the page redraws at a bounded rate whatever the runner's event rate; requests from the
+ * page (open, compare, export, PNG) answered here.
  */
 import { writeFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
@@ -11,6 +12,7 @@ import type { FromWebview, ToWebview } from '../core/protocol/webview';
 import { dashboardHtml, makeNonce } from './dashboardHtml';
 import { runToCsv, runToJson } from './exportRun';
 import { listRuns, loadRun } from './history';
+import { StreamBatcher } from './streamBatcher';
 
 export const DASHBOARD_VIEW_TYPE = 'attnscope.dashboard';
 
@@ -37,9 +39,11 @@ export class Dashboard implements vscode.Disposable {
   /** Messages of the run streaming now, replayed to a page that opens or reloads mid-run. */
   private live: ToWebview[] = [];
   private readonly disposables: vscode.Disposable[] = [];
+  private readonly batcher = new StreamBatcher((msg) => this.deliver(msg));
 
   constructor(private readonly host: DashboardHost) {
     this.disposables.push(
+      { dispose: () => this.batcher.dispose() },
       vscode.window.registerWebviewPanelSerializer(DASHBOARD_VIEW_TYPE, {
         deserializeWebviewPanel: async (panel) => this.attach(panel),
       }),
@@ -65,11 +69,19 @@ export class Dashboard implements vscode.Disposable {
     return this.panel !== null;
   }
 
-  /** Sends `msg` now, or when the page is ready. Stream messages are kept only while a panel exists. */
+  /**
+   * Sends `msg` now, or when the page is ready; `poolSamples` and `progress` within ~100 ms of
+   * each other go as one message (StreamBatcher), always before the next other message.
+   */
   post(msg: ToWebview): void {
+    this.batcher.post(msg);
+  }
+
+  private deliver(msg: ToWebview): void {
     if (msg.type === 'runFinished' || msg.type === 'showRun') this.current = { run: msg.run, id: msg.id ?? null };
+    if (msg.type === 'runSaved' && this.current) this.current = { ...this.current, id: msg.id };
     if (msg.type === 'runStarted') this.live = [msg];
-    else if (msg.type === 'case' || msg.type === 'poolSample' || msg.type === 'progress') this.live.push(msg);
+    else if (msg.type === 'case' || msg.type === 'poolSamples' || msg.type === 'progress') this.live.push(msg);
     else if (msg.type === 'runFinished') this.live = [];
     if (!this.panel) return;
     if (this.ready) void this.panel.webview.postMessage(msg);

@@ -2,13 +2,16 @@
  * Inlay hints: the memory each key costs, written right after its value and recomputed on every
  * edit (the client re-pulls hints after a change; the server asks it to when a file a profile
  * reads changes). Every number comes from core's Estimate or core/estimate functions, every
- * figure is formatted by core/format (IEC bytes, thousands separators):
- *   num_key_value_heads / head_dim  ->  KV 128 KiB/token
- *   kv_cache.page_size              ->  page 2 MiB · 1,952 pages · 31,232 tokens
- *   model (profile) / model_type    ->  weights 15 GiB · 8.03B params (and active for MoE)
+ * figure is formatted by core/format (IEC bytes, thousands separators). Each label is parts,
+ * figure first, cut to VS Code's default hint length by hintView.ts (the rest in the tooltip):
+ *   num_key_value_heads / head_dim  ->  128 KiB KV/token                          (key figure)
+ *   kv_cache.page_size              ->  2 MiB/page · 1,952 pages · 31,232 tokens  (key figure)
+ *   model (profile) / model_type    ->  15 GiB weights · 8.03B params (and active for MoE) (key)
+ *   device.memory_gib               ->  57.6 GiB KV budget (usable − weights − activations in the tooltip) (key)
  *   prefill.seq_lens                ->  naive S+P vs flash workspace at the longest length
- *   device.memory_gib               ->  KV budget = usable memory − weights − activation peak
  *   decode.context_lens, max_position_embeddings, workload.max_model_len -> KV of one sequence
+ * A value followed by more on its line (a flow mapping `{ a: 1, b: 2 }`, a one-line JSON file)
+ * gets its hint at the end of the line.
  *
  * While the file has an error (users are mid-edit most of the time), hints do not vanish:
  * - Some keys invalid, the rest still a profile (analysis.ts readWithoutInvalidKeys): every hint
@@ -24,22 +27,35 @@
  *   (workspace.ts) keeps each document's hints and carries them to its next version. A profile whose config.json
  *   is mid-edit (in another editor) keeps its hints that way too: its own text is untouched.
  */
-import { InlayHintKind, MarkupKind, type InlayHint, type Range } from 'vscode-languageserver';
+import type { InlayHint, Range } from 'vscode-languageserver';
 import { getProperty, propertyWithValueAt, type ModelSpec, type PropertyNode, type SourceRange, type ValueNode } from '../core/config';
 import { attentionWorkspace, kvBytesForSequence } from '../core/estimate';
 import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import { changedRegion, modelKeyRange, profileKeyRange, type Analysis } from './analysis';
+import { presentHints, type HintMode } from './hintView';
 import * as terms from './terms';
 
+/** After a value, up to the end of its line: blanks and commas, then a comment or nothing — the hint stays after the value. */
+const REST_KEEPS_HINT = /^[ \t,]*(?:#|\/\/|\r?$)/;
+
 /**
- * Where a hint for the value at `at` goes: after a value on its key's line; after `key:` when the
- * value is a block that starts on the next line (an inline model, a YAML list), so the hint reads
- * on the key's line rather than at the start of the next key.
+ * Where a hint for the value at `at` goes: after a value on its key's line; at the end of the
+ * line when more follows the value there (inside a flow mapping), so the hint does not push the
+ * rest of the line aside; after `key:` when the value is a block that starts on the next line (an
+ * inline model, a YAML list), so the hint reads on the key's line rather than at the start of the
+ * next key.
  */
 function anchorOffset(a: Analysis, at: SourceRange): number {
   const text = a.text;
   let end = at.offset + at.length;
   while (end > at.offset && /\s/.test(text[end - 1]!)) end--;
+  const nl = text.indexOf('\n', end);
+  const rest = text.slice(end, nl < 0 ? text.length : nl);
+  if (!REST_KEEPS_HINT.test(rest)) {
+    let lineEnd = nl < 0 ? text.length : nl;
+    while (lineEnd > end && /\s/.test(text[lineEnd - 1]!)) lineEnd--;
+    return lineEnd;
+  }
   const found = propertyWithValueAt(a.tree, at.offset);
   if (found !== null) {
     const keyEnd = found.property.keyRange.offset + found.property.keyRange.length;
@@ -53,9 +69,14 @@ function anchorOffset(a: Analysis, at: SourceRange): number {
 
 /** One hint of one document version, with what it stands on. */
 export interface AnchoredHint {
-  hint: InlayHint;
-  /** Offset of hint.position in the version's text. */
+  /** Offset of the hint in the version's text. */
   offset: number;
+  /** The label's parts, figure first (hintView.ts fitLabel joins those that fit). */
+  parts: string[];
+  /** Markdown: where the figure comes from. */
+  tooltip: string;
+  /** One of the key figures (shown when `attnscope.hints` is 'key'). */
+  key: boolean;
   /** Dotted path of the key the hint belongs to ("kv_cache.page_size", "model.num_key_value_heads"). */
   path: string;
   /**
@@ -93,7 +114,7 @@ function propertiesOnPath(root: ValueNode | null, path: ReadonlyArray<string | n
   return out;
 }
 
-function anchoredHint(a: Analysis, at: SourceRange, label: string, tooltip: string): AnchoredHint {
+function anchoredHint(a: Analysis, at: SourceRange, parts: string[], tooltip: string, key: boolean): AnchoredHint {
   const offset = anchorOffset(a, at);
   const found = propertyWithValueAt(a.tree, at.offset);
   const chain = found === null ? [] : propertiesOnPath(a.tree, found.path);
@@ -101,14 +122,10 @@ function anchoredHint(a: Analysis, at: SourceRange, label: string, tooltip: stri
   const lines = [own === undefined ? lineSpan(a.text, at.offset, at.offset + at.length) : lineSpan(a.text, own.keyRange.offset, own.value.range.offset + own.value.range.length)];
   for (const p of chain) lines.push(lineSpan(a.text, p.keyRange.offset, p.keyRange.offset + p.keyRange.length));
   return {
-    hint: {
-      position: a.document.positionAt(offset),
-      label,
-      kind: InlayHintKind.Type,
-      paddingLeft: true,
-      tooltip: { kind: MarkupKind.Markdown, value: tooltip },
-    },
     offset,
+    parts,
+    tooltip,
+    key,
     path: found === null ? `@${at.offset}` : found.path.join('.'),
     lines,
     stale: false,
@@ -147,11 +164,9 @@ function weightsAnchor(a: Analysis): SourceRange | undefined {
   return modelKeyRange(a, 'model_type') ?? modelKeyRange(a, 'architectures');
 }
 
-/** The hints of `hints` (a document's, see documentHints) that fall inside `range`. */
-export function inlayHints(a: Analysis, hints: readonly AnchoredHint[], range: Range): InlayHint[] {
-  const from = a.document.offsetAt(range.start);
-  const to = a.document.offsetAt(range.end);
-  return hints.filter((h) => h.offset >= from && h.offset <= to).map((h) => h.hint);
+/** The inlay hints of `hints` (a document's, see documentHints) that fall inside `range`, as `mode` asks (hintView.ts). */
+export function inlayHints(a: Analysis, hints: readonly AnchoredHint[], range: Range, mode: HintMode = 'all'): InlayHint[] {
+  return presentHints(a, hints, range, mode);
 }
 
 /**
@@ -187,9 +202,9 @@ function sweepHint(a: Analysis): AnchoredHint | null {
   const sizes = (axes.value.properties ?? []).map((p) => p.value.items?.length ?? 0);
   const product = sizes.length > 1 ? ` (${sizes.join(' × ')})` : '';
   const what = { simulate: 'pool simulation', bench: 'kernel benchmark', both: 'benchmark + pool simulation' }[a.sweep.job];
-  return anchoredHint(a, axes.value.range, `${formatCount(a.sweep.points)} points${product} · ${a.sweep.job}`,
+  return anchoredHint(a, axes.value.range, [`${formatCount(a.sweep.points)} points${product}`, a.sweep.job],
     `**${formatCount(a.sweep.points)} sweep points**, the product of the axes' lengths${product}; each runs the ${what}.\n\n` +
-      '`attnscope sweep <profile> --jobs N` runs them here (resuming where a previous run stopped); `attnscope submit --slurm` as a Slurm job array; `attnscope merge` combines the results.');
+      '`attnscope sweep <profile> --jobs N` runs them here (resuming where a previous run stopped); `attnscope submit --slurm` as a Slurm job array; `attnscope merge` combines the results.', false);
 }
 
 const STALE_NOTE = '\n\n_From an earlier version of this file: this one has an error, so the figure is not recomputed._';
@@ -220,8 +235,8 @@ export function carryHints(previous: Analysis, previousHints: readonly AnchoredH
     const lines = h.lines.map(move);
     if (lines.some((r) => r === null)) continue;
     const offset = h.offset < start ? h.offset : h.offset + delta;
-    const tooltip = h.stale || typeof h.hint.tooltip !== 'object' ? h.hint.tooltip : { ...h.hint.tooltip, value: h.hint.tooltip.value + STALE_NOTE };
-    carried.push({ ...h, hint: { ...h.hint, position: a.document.positionAt(offset), tooltip }, offset, lines: lines as SourceRange[], stale: true });
+    const tooltip = h.stale ? h.tooltip : h.tooltip + STALE_NOTE;
+    carried.push({ ...h, tooltip, offset, lines: lines as SourceRange[], stale: true });
   }
   return carried;
 }
@@ -237,45 +252,44 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
   if (e === null || profile === null || model === null) return [];
   const hints: AnchoredHint[] = [];
   const valid = (keys: readonly string[]): boolean => !invalid.some((p) => keys.some((k) => overlaps(p, k)));
-  const kvLabel = e.hasKvCache ? `KV ${formatBytes(e.kvBytesPerToken)}/token` : 'no KV cache (encoder)';
+  const kvLabel = e.hasKvCache ? `${formatBytes(e.kvBytesPerToken)} KV/token` : 'no KV cache (encoder)';
   const modelIsHere = a.kind === 'config' || profile.modelPath === null;
 
   const weights = weightsAnchor(a);
   if (weights !== undefined && valid(modelIsHere ? WEIGHTS_KEYS : [...WEIGHTS_KEYS, ...KV_KEYS])) {
-    let label = `weights ${formatBytes(e.weightsBytes)} · ${formatParams(e.paramsTotal)} params`;
-    if (model.moe !== null) label += `, ${formatParams(e.paramsActive)} active`;
-    if (profile.device.tensorParallelSize > 1) label += ` · ${formatBytes(e.weightsBytesPerGpu)}/GPU`;
-    if (!modelIsHere) label += ` · ${kvLabel}`;
-    hints.push(anchoredHint(a, weights, label, terms.weightsMarkdown(a)));
+    const parts = [`${formatBytes(e.weightsBytes)} weights`, `${formatParams(e.paramsTotal)} params${model.moe !== null ? `, ${formatParams(e.paramsActive)} active` : ''}`];
+    if (profile.device.tensorParallelSize > 1) parts.push(`${formatBytes(e.weightsBytesPerGpu)}/GPU`);
+    if (!modelIsHere) parts.splice(1, 0, kvLabel);
+    hints.push(anchoredHint(a, weights, parts, terms.weightsMarkdown(a), true));
   }
-  if (modelIsHere && valid(KV_KEYS)) for (const at of kvAnchors(a, model)) hints.push(anchoredHint(a, at, kvLabel, terms.kvMarkdown(a)));
+  if (modelIsHere && valid(KV_KEYS)) for (const at of kvAnchors(a, model)) hints.push(anchoredHint(a, at, [kvLabel], terms.kvMarkdown(a), true));
 
   if (e.hasKvCache) {
     const maxPos = model.sourceKeys.maxPositionEmbeddings;
     const maxPosRange = modelIsHere && maxPos !== undefined ? modelKeyRange(a, maxPos) : undefined;
     if (maxPosRange !== undefined && model.maxPositionEmbeddings !== null && valid(KV_KEYS)) {
-      hints.push(anchoredHint(a, maxPosRange, seqKvLabel(a, model.maxPositionEmbeddings), terms.kvForSeqMarkdown(a, model.maxPositionEmbeddings)));
+      hints.push(anchoredHint(a, maxPosRange, [seqKvLabel(a, model.maxPositionEmbeddings)], terms.kvForSeqMarkdown(a, model.maxPositionEmbeddings), false));
     }
     const memory = profileKeyRange(a, 'device.memory_gib') ?? profileKeyRange(a, 'device.gpu');
     if (memory !== undefined && e.pool.budgetSource === 'device' && valid(BUDGET_KEYS)) {
       const reserve = e.pool.engineReserveBytes > 0 ? ` − engine ${formatBytes(e.pool.engineReserveBytes)}` : '';
-      const label = `KV budget ${formatBytes(e.pool.budgetBytes)} = ${formatBytes(e.pool.usableBytes)} usable − weights ${formatBytes(e.weightsBytesPerGpu)} − activations ${formatBytes(e.pool.activationPeakBytes)}${reserve}`;
-      hints.push(anchoredHint(a, memory, label, terms.poolMarkdown(a)));
+      const parts = [`${formatBytes(e.pool.budgetBytes)} KV budget`, `= ${formatBytes(e.pool.usableBytes)} usable − weights ${formatBytes(e.weightsBytesPerGpu)} − activations ${formatBytes(e.pool.activationPeakBytes)}${reserve}`];
+      hints.push(anchoredHint(a, memory, parts, terms.poolMarkdown(a), true));
     }
     const page = profileKeyRange(a, 'kv_cache.page_size');
     if (page !== undefined && valid(POOL_KEYS)) {
-      const pool = e.pool.budgetSource === 'none' ? 'pool not sized: set device.gpu, device.memory_gib or kv_cache.memory_gib' : `${formatCount(e.pool.pages)} pages · ${formatCount(e.pool.tokens)} tokens`;
-      hints.push(anchoredHint(a, page, `page ${formatBytes(e.pageBytes)} · ${pool}`, terms.poolMarkdown(a)));
+      const pool = e.pool.budgetSource === 'none' ? ['pool not sized', 'set device.gpu, device.memory_gib or kv_cache.memory_gib'] : [`${formatCount(e.pool.pages)} pages`, `${formatCount(e.pool.tokens)} tokens`];
+      hints.push(anchoredHint(a, page, [`${formatBytes(e.pageBytes)}/page`, ...pool], terms.poolMarkdown(a), true));
     }
     const contexts = profileKeyRange(a, 'decode.context_lens');
     if (contexts !== undefined && profile.decode.contextLens.length > 0 && valid(KV_KEYS)) {
       const n = Math.max(...profile.decode.contextLens);
-      hints.push(anchoredHint(a, contexts, seqKvLabel(a, n), terms.kvForSeqMarkdown(a, n)));
+      hints.push(anchoredHint(a, contexts, [seqKvLabel(a, n)], terms.kvForSeqMarkdown(a, n), false));
     }
     const maxModelLen = profileKeyRange(a, 'workload.max_model_len');
     if (maxModelLen !== undefined && profile.workload !== null && e.pool.budgetSource !== 'none' && valid(POOL_KEYS)) {
       const n = profile.workload.maxModelLen;
-      hints.push(anchoredHint(a, maxModelLen, `${seqKvLabel(a, n)} · ${formatConcurrency(e.pool.maxConcurrency)} (${formatCount(e.pool.sequencesAtOnce)} at once)`, terms.concurrencyMarkdown(a)));
+      hints.push(anchoredHint(a, maxModelLen, [seqKvLabel(a, n), `${formatConcurrency(e.pool.maxConcurrency)} (${formatCount(e.pool.sequencesAtOnce)} at once)`], terms.concurrencyMarkdown(a), false));
     }
   }
 
@@ -283,7 +297,7 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
   if (seqLens !== undefined && profile.prefill.seqLens.length > 0 && valid(['dtype', 'prefill.batch_size'])) {
     const n = Math.max(...profile.prefill.seqLens);
     const w = attentionWorkspace(profile.prefill.batchSize, model.numHeads, n, n, profile.dtype);
-    hints.push(anchoredHint(a, seqLens, `N=${formatCount(n)}: naive S+P ${formatBytes(w.naiveBytes)} vs flash ${formatBytes(w.flashBytes)} per layer`, terms.workspaceMarkdown(a, w)));
+    hints.push(anchoredHint(a, seqLens, [`${formatBytes(w.naiveBytes)} S+P/layer vs ${formatBytes(w.flashBytes)} flash`, `N=${formatCount(n)}`], terms.workspaceMarkdown(a, w), false));
   }
   return hints.sort((x, y) => x.offset - y.offset);
 }
@@ -291,5 +305,5 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
 function seqKvLabel(a: Analysis, n: number): string {
   const p = a.profile!;
   const bytes = kvBytesForSequence(p.model, n, a.estimate!.kvDtype, p.device.tensorParallelSize);
-  return `KV ${formatBytes(bytes)}/seq at ${formatCount(n)}`;
+  return `${formatBytes(bytes)} KV/seq at ${formatCount(n)}`;
 }

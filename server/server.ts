@@ -20,6 +20,7 @@ import { completion, COMPLETION_TRIGGERS } from './completion';
 import { toDiagnostics } from './diagnostics';
 import { hover } from './hover';
 import { inlayHints } from './hints';
+import { hintMode, type HintMode } from './hintView';
 import { codeLenses } from './lenses';
 import { uriToPath } from './paths';
 import { resolveProfile } from './resolve';
@@ -31,6 +32,8 @@ import { Workspace } from './workspace';
 export interface ServerOptions {
   /** Quiet time after an edit before diagnostics are computed, ms (default 150; tests and the bench use 0). */
   validationDelayMs?: number;
+  /** Which inlay hints show, for clients that send no `attnscope` settings (hintView.ts HintMode). */
+  hints?: string;
 }
 
 const DEFAULT_VALIDATION_DELAY_MS = 150;
@@ -47,6 +50,8 @@ export function startServer(connection: Connection): void {
   const log = connection.console;
   const workspace = new Workspace(documents, log);
   let capabilities: ClientCapabilities = {};
+  /** The `attnscope.hints` setting: from initializationOptions, then the client's `attnscope` settings. */
+  let hints: HintMode = 'all';
 
   const scheduler = new ValidationScheduler(
     connection,
@@ -73,6 +78,7 @@ export function startServer(connection: Connection): void {
     const options = (params.initializationOptions ?? {}) as ServerOptions;
     const delay = options.validationDelayMs;
     if (typeof delay === 'number' && Number.isFinite(delay) && delay >= 0) scheduler.delayMs = delay;
+    if (options.hints !== undefined) hints = hintMode(options.hints);
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
@@ -86,7 +92,24 @@ export function startServer(connection: Connection): void {
     };
   });
 
+  /** Applies the client's `attnscope` settings (pushed, or pulled when the push carries none); re-pulls hints when they changed. */
+  async function applySettings(pushed: unknown): Promise<void> {
+    let section = (pushed as { attnscope?: { hints?: unknown } } | null | undefined)?.attnscope;
+    if (section === undefined && capabilities.workspace?.configuration) {
+      section = ((await connection.workspace.getConfiguration('attnscope')) ?? undefined) as { hints?: unknown } | undefined;
+    }
+    if (section === undefined || section === null) return;
+    const next = hintMode(section.hints);
+    if (next === hints) return;
+    hints = next;
+    if (capabilities.workspace?.inlayHint?.refreshSupport) await connection.languages.inlayHint.refresh();
+  }
+  connection.onDidChangeConfiguration((params) =>
+    guard(log, 'didChangeConfiguration', () => void applySettings(params.settings).catch((err: unknown) => log.error(`Could not read the settings: ${String(err)}`))),
+  );
+
   connection.onInitialized(() => {
+    void applySettings(undefined).catch((err: unknown) => log.error(`Could not read the settings: ${String(err)}`));
     if (capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration) {
       void connection.client
         .register(DidChangeWatchedFilesNotification.type, { watchers: WATCHED_GLOBS.map((globPattern) => ({ globPattern })) })
@@ -131,7 +154,7 @@ export function startServer(connection: Connection): void {
   connection.languages.inlayHint.on((params, token) =>
     runSafe(log, token, 'inlayHint', [], () => {
       const found = workspace.hints(params.textDocument.uri);
-      return found === null ? [] : inlayHints(found.analysis, found.hints, params.range);
+      return found === null ? [] : inlayHints(found.analysis, found.hints, params.range, hints);
     }),
   );
 

@@ -5,9 +5,9 @@
  * memory in GiB (IEC).
  */
 import type { ChartConfiguration, ChartDataset } from 'chart.js';
-import type { KernelCase } from '../core/protocol/run';
+import type { KernelCase, PoolSample } from '../core/protocol/run';
 import { caseLabel } from './compare';
-import { formatBytes, formatDuration, formatPercent, formatRate } from '../core/format';
+import { formatBytes, formatCount, formatDuration, formatPercent, formatRate } from '../core/format';
 import type { ViewRun } from './model';
 import { withAlpha, type Palette } from './theme';
 
@@ -24,6 +24,8 @@ export interface ChartSpec {
   title: string;
   /** Why the chart is empty, when it is. */
   empty: string | null;
+  /** One line printed above the chart (the pool run's summary), if any. */
+  summary?: string | null;
   config: ChartConfiguration;
   table: ChartTable;
 }
@@ -269,49 +271,98 @@ function poolPageSize(run: ViewRun): number | null {
   return run.pool?.pageSize ?? run.profile?.kvCache.pageSize ?? null;
 }
 
+/** A stacked area of the pool timeline. */
+function poolArea(p: Palette, label: string, data: Array<{ x: number; y: number }>, color: string, alpha: number, dash: number[] = []): ChartDataset<'line', Array<{ x: number; y: number }>> {
+  return { type: 'line', label, data, yAxisID: 'y', stack: 'pages', fill: true, backgroundColor: withAlpha(color, alpha), borderColor: color, borderWidth: p.lineWidth, borderDash: dash, pointRadius: 0, order: 1, normalized: true };
+}
+
 /**
- * Page-pool timeline, stacked pages: holding tokens (ceil of filled slots / page size is not
- * known per sequence, so tokens / page_size) / internal waste (used − that) / cached / free;
- * internal fragmentation (%) and cumulative preemptions on the right axes.
+ * The pool's summary in one line: peak and mean occupancy (held pages / pool), preemptions, the
+ * prefix-cache hit rate; from the run's PoolSummary, or from the samples while the run streams.
+ */
+export function poolSummaryLine(run: ViewRun): string | null {
+  const s = run.pool?.summary;
+  if (s) {
+    const parts = [`peak occupancy ${formatPercent(s.peakOccupancy)} (mean ${formatPercent(s.meanOccupancy)})`, `${formatCount(s.preemptions)} preemption${s.preemptions === 1 ? '' : 's'}`, `prefix-cache hit rate ${formatPercent(s.prefixHitRate)}`];
+    parts.push(`${formatCount(s.completed)} of ${formatCount(s.requests)} requests completed${s.rejected ? `, ${formatCount(s.rejected)} rejected` : ''}`);
+    return parts.join(' · ');
+  }
+  const samples = run.poolSamples;
+  if (samples.length === 0) return null;
+  const last = samples[samples.length - 1]!;
+  const pool = last.pagesUsed + last.pagesCached + last.pagesFree;
+  const peak = Math.max(...samples.map((x) => x.pagesUsed));
+  return `so far: peak occupancy ${formatPercent(pool > 0 ? peak / pool : 0)} · ${formatCount(last.preempted)} preempted now · prefix-cache hit rate ${formatPercent(last.prefixHitRate)}`;
+}
+
+/** Most samples the pool chart draws (its table lists them all): enough for a chart's width in pixels, and one draw of the page stays short. */
+export const POOL_CHART_MAX_POINTS = 400;
+
+/**
+ * At most `max` of `samples`, the same for every series (the areas stack sample by sample): the
+ * first and the last, and of each run of consecutive samples the one holding the most pages, so
+ * the peak occupancy is drawn.
+ */
+export function thinSamples(samples: readonly PoolSample[], max = POOL_CHART_MAX_POINTS): readonly PoolSample[] {
+  if (samples.length <= max) return samples;
+  const out: PoolSample[] = [samples[0]!];
+  const inner = max - 2;
+  const step = (samples.length - 2) / inner;
+  for (let b = 0; b < inner; b++) {
+    let best = samples[1 + Math.floor(b * step)]!;
+    for (let i = 1 + Math.floor(b * step); i < 1 + Math.floor((b + 1) * step); i++) if (samples[i]!.pagesUsed > best.pagesUsed) best = samples[i]!;
+    out.push(best);
+  }
+  out.push(samples[samples.length - 1]!);
+  return out;
+}
+
+/**
+ * Page-pool timeline, stacked pages that add up to the pool: held pages split into the pages'
+ * worth of tokens they hold (tokens / page_size) and internal waste (held − that); then the pages
+ * free for allocation, split as vLLM counts them into cached (no holder, kept for the prefix
+ * cache, evicted LRU when a page is needed) and free (no holder, no hash). Held pages are drawn
+ * solid, free ones faint, so a pool at 2% occupancy looks empty whatever the cache keeps.
+ * Internal fragmentation (%) on the right axis, drawn over the areas; preemptions (cumulative)
+ * on a second right axis. A series that is zero throughout is left out (with its axis). Over
+ * POOL_CHART_MAX_POINTS samples, thinSamples picks those drawn.
  */
 export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
   const samples = run.poolSamples;
+  const drawn = thinSamples(samples);
   const pageSize = poolPageSize(run) ?? 1;
-  const full = samples.map((s) => ({ x: s.t, y: s.tokens / pageSize }));
-  const waste = samples.map((s) => ({ x: s.t, y: Math.max(0, s.pagesUsed - s.tokens / pageSize) }));
-  const area = (label: string, data: Array<{ x: number; y: number }>, color: string): ChartDataset<'line', Array<{ x: number; y: number }>> => ({
-    type: 'line', label, data, yAxisID: 'y', stack: 'pages', fill: true, backgroundColor: withAlpha(color, 0.55), borderColor: color, borderWidth: p.lineWidth, pointRadius: 0,
-  });
+  const xy = (f: (s: PoolSample) => number): Array<{ x: number; y: number }> => drawn.map((s) => ({ x: s.t, y: f(s) }));
+  const any = (f: (s: PoolSample) => number): boolean => samples.some((s) => f(s) !== 0);
+  const waste = (s: PoolSample): number => Math.max(0, s.pagesUsed - s.tokens / pageSize);
+  const datasets: ChartDataset[] = [poolArea(p, 'held: pages of tokens', xy((s) => s.tokens / pageSize), p.series[0]!, 0.7)];
+  if (any(waste)) datasets.push(poolArea(p, 'held: internal waste', xy(waste), p.series[4]!, 0.7));
+  if (any((s) => s.pagesCached)) datasets.push(poolArea(p, 'cached (evictable: free for allocation)', xy((s) => s.pagesCached), p.series[3]!, 0.18, [4, 3]));
+  datasets.push(poolArea(p, 'free', xy((s) => s.pagesFree), p.muted, 0.1));
+  const frag = any((s) => s.internalFragmentation);
+  if (frag) datasets.push({ type: 'line', label: 'internal fragmentation (%)', data: xy((s) => s.internalFragmentation * 100), yAxisID: 'yPct', borderColor: p.series[5], borderWidth: p.lineWidth + 0.5, borderDash: [4, 3], pointRadius: 0, fill: false, order: 0, normalized: true });
+  const preempted = any((s) => s.preempted);
+  if (preempted) datasets.push({ type: 'line', label: 'preempted (waiting to recompute)', data: xy((s) => s.preempted), yAxisID: 'yCount', stepped: true, borderColor: p.series[1], borderWidth: p.lineWidth + 0.5, pointRadius: 0, fill: false, order: 0, normalized: true });
+  const numPages = run.pool?.numPages ?? (samples.length > 0 ? samples[0]!.pagesUsed + samples[0]!.pagesCached + samples[0]!.pagesFree : undefined);
+  const scales: Record<string, unknown> = {
+    x: axis(p, 'simulated time (s)', { type: 'linear' }),
+    y: axis(p, numPages !== undefined ? `pages (pool: ${formatCount(numPages)})` : 'pages', { stacked: true, beginAtZero: true, ...(numPages !== undefined ? { max: numPages } : {}) }),
+  };
+  if (frag) scales['yPct'] = axis(p, 'fragmentation %', { position: 'right', min: 0, max: 100, grid: { drawOnChartArea: false, color: p.grid } });
+  if (preempted) scales['yCount'] = axis(p, 'preempted', { position: 'right', beginAtZero: true, ticks: { precision: 0, color: p.foreground }, grid: { drawOnChartArea: false, color: p.grid } });
   const config: ChartConfiguration = {
     type: 'line',
-    data: {
-      datasets: [
-        area('pages holding tokens', full, p.series[0]!),
-        area('internal waste', waste, p.series[4]!),
-        area('cached (prefix)', samples.map((s) => ({ x: s.t, y: s.pagesCached })), p.series[3]!),
-        area('free', samples.map((s) => ({ x: s.t, y: s.pagesFree })), p.muted),
-        { type: 'line', label: 'internal fragmentation (%)', data: samples.map((s) => ({ x: s.t, y: s.internalFragmentation * 100 })), yAxisID: 'yPct', borderColor: p.series[5], borderWidth: p.lineWidth, borderDash: [4, 3], pointRadius: 0, fill: false },
-        { type: 'line', label: 'preemptions (cumulative)', data: samples.map((s) => ({ x: s.t, y: s.preempted })), yAxisID: 'yCount', stepped: true, borderColor: p.series[1], borderWidth: p.lineWidth, pointRadius: 0, fill: false },
-      ],
-    } as ChartConfiguration['data'],
-    options: {
-      ...baseOptions(p, 'KV page pool over simulated time'),
-      scales: {
-        x: axis(p, 'simulated time (s)', { type: 'linear' }),
-        y: axis(p, 'pages', { stacked: true, beginAtZero: true }),
-        yPct: axis(p, 'fragmentation %', { position: 'right', min: 0, max: 100, grid: { drawOnChartArea: false, color: p.grid } }),
-        yCount: axis(p, 'preemptions', { position: 'right', beginAtZero: true, grid: { drawOnChartArea: false, color: p.grid } }),
-      },
-    } as ChartConfiguration['options'],
+    data: { datasets } as ChartConfiguration['data'],
+    options: { ...baseOptions(p, 'KV page pool over simulated time (held pages solid; cached and free pages are free for allocation)'), scales } as ChartConfiguration['options'],
   };
   return {
     id: 'poolTimeline',
     title: 'Page pool',
     empty: samples.length === 0 ? (run.status === 'running' ? 'Waiting for the pool simulation…' : 'This run has no pool simulation (add a workload to the profile).') : null,
+    summary: poolSummaryLine(run),
     config,
     table: {
-      columns: ['t (s)', 'pages used', 'cached', 'free', 'tokens', 'internal frag.', 'running', 'waiting', 'preempted'],
-      rows: samples.map((s) => [s.t.toFixed(2), String(s.pagesUsed), String(s.pagesCached), String(s.pagesFree), String(s.tokens), formatPercent(s.internalFragmentation), String(s.running), String(s.waiting), String(s.preempted)]),
+      columns: ['t (s)', 'held', 'cached', 'free', 'free for allocation', 'tokens', 'internal frag.', 'running', 'waiting', 'preempted'],
+      rows: samples.map((s) => [s.t.toFixed(2), String(s.pagesUsed), String(s.pagesCached), String(s.pagesFree), String(s.pagesCached + s.pagesFree), String(s.tokens), formatPercent(s.internalFragmentation), String(s.running), String(s.waiting), String(s.preempted)]),
     },
   };
 }
@@ -354,6 +405,40 @@ export function poolBaselinesChart(run: ViewRun, p: Palette): ChartSpec {
 }
 
 /** Every chart of the run view, in page order. */
-export function runCharts(run: ViewRun, p: Palette): ChartSpec[] {
-  return [timingsChart(run, p), throughputChart(run, p), rooflineChart(run, p), memoryChart(run, p), poolTimelineChart(run, p), poolBaselinesChart(run, p)];
+export const CHART_IDS = ['timings', 'throughput', 'roofline', 'memory', 'poolTimeline', 'poolBaselines'] as const;
+
+const BUILDERS: Record<'timings' | 'throughput' | 'roofline' | 'memory' | 'poolTimeline' | 'poolBaselines', (run: ViewRun, p: Palette) => ChartSpec> = {
+  timings: timingsChart,
+  throughput: throughputChart,
+  roofline: rooflineChart,
+  memory: memoryChart,
+  poolTimeline: poolTimelineChart,
+  poolBaselines: poolBaselinesChart,
+};
+
+/** Chart `id` of `run`. */
+export function runChart(id: (typeof CHART_IDS)[number], run: ViewRun, p: Palette): ChartSpec {
+  return BUILDERS[id](run, p);
+}
+
+/**
+ * What chart `id` is drawn from: the parts of the run it reads (the model replaces a part, never
+ * mutates it, so an unchanged reference means an unchanged chart). The page redraws a chart only
+ * when one of these changed.
+ */
+export function chartInputs(id: ChartId, run: ViewRun): readonly unknown[] {
+  switch (id) {
+    case 'timings':
+    case 'throughput':
+    case 'roofline':
+      return [run.cases, run.environment, run.status];
+    case 'memory':
+      return [run.estimate, run.profile];
+    case 'poolTimeline':
+      return [run.poolSamples, run.pool, run.profile, run.status];
+    case 'poolBaselines':
+      return [run.pool, run.status];
+    default:
+      return [run];
+  }
 }

@@ -2,6 +2,12 @@
  * Dashboard entry (bundled to dist/webview/main.js). Renders the current run's charts, the
  * run history and comparisons from extension messages; redraws on theme change; keeps its
  * state across reloads; never loads anything remote.
+ *
+ * Bounded work whatever the message rate (the page shares the workbench's main thread in
+ * code-server): messages only update the model and mark what changed; one animation frame
+ * draws the header, the charts whose inputs changed (charts.ts chartInputs) at most every
+ * CHART_INTERVAL_MS while a run streams, the history only when the run list changed, a chart's
+ * data table only while its "Data" is open; the state is saved when the page is idle.
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-tabs/index.js';
@@ -18,7 +24,7 @@ import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import { Chart, registerables } from 'chart.js';
 import type { ToWebview } from '../core/protocol/webview';
-import { runCharts, type ChartId, type ChartSpec, type ChartTable } from './charts';
+import { CHART_IDS, chartInputs, runChart, type ChartId, type ChartSpec, type ChartTable } from './charts';
 import { capacityChart, latencyCdfChart, queueChart } from './latency';
 import { compareRuns } from './compare';
 import { metricsOf as sweepMetricsOf, sweepAxisCharts, sweepTable } from './sweep';
@@ -72,15 +78,33 @@ const exportPng = button('Export PNG', () => exportChartsPng(), { id: 'btn-expor
 const environment = el('p', { id: 'run-environment', class: 'muted' });
 
 const chartGrid = el('div', { class: 'chart-grid' });
-const cards = new Map<ChartId, { card: HTMLElement; canvas: HTMLCanvasElement; empty: HTMLElement; data: HTMLElement }>();
-for (const id of ['timings', 'throughput', 'roofline', 'memory', 'poolTimeline', 'poolBaselines', 'latencyCdf', 'queue', 'capacity'] as ChartId[]) {
+interface Card {
+  id: ChartId;
+  card: HTMLElement;
+  canvas: HTMLCanvasElement;
+  empty: HTMLElement;
+  summary: HTMLElement;
+  details: HTMLDetailsElement;
+  data: HTMLElement;
+  /** The spec drawn last (its table is built when "Data" opens). */
+  spec: ChartSpec | null;
+  /** chartInputs of the run drawn last, and the palette; null: draw on the next frame. */
+  drawn: { inputs: readonly unknown[]; palette: Palette } | null;
+  /** The spec whose table is in `data`. */
+  tabled: ChartSpec | null;
+}
+const cards = new Map<ChartId, Card>();
+for (const id of [...CHART_IDS, 'latencyCdf', 'queue', 'capacity'] as ChartId[]) {
   const canvas = el('canvas', { id: `chart-${id}`, role: 'img' });
   const empty = el('p', { class: 'empty' });
+  const summary = el('p', { class: 'chart-summary', id: `summary-${id}` });
   const data = el('div', { class: 'chart-data' });
   const details = el('details', {}, el('summary', {}, 'Data'), data);
-  const card = el('section', { class: `card card-${id}`, 'data-chart': id }, el('div', { class: 'chart-box' }, canvas), empty, details);
+  const card = el('section', { class: `card card-${id}`, 'data-chart': id }, summary, el('div', { class: 'chart-box' }, canvas), empty, details);
+  const entry: Card = { id, card, canvas, empty, summary, details, data, spec: null, drawn: null, tabled: null };
+  details.addEventListener('toggle', () => fillTable(entry, id));
   chartGrid.append(card);
-  cards.set(id, { card, canvas, empty, data });
+  cards.set(id, entry);
 }
 
 const historyList = el('div', { id: 'history-list' });
@@ -133,31 +157,68 @@ function describeChart(chart: Chart, spec: ChartSpec): string {
   return `${spec.config.options?.plugins?.title?.text ?? spec.title} — ${parts.join('; ')}`;
 }
 
-function renderCharts(run: ViewRun | null): void {
-  const specs = run ? [...runCharts(run, palette), latencyCdfChart(run, palette), queueChart(run, palette), capacityChart(run, palette)] : [];
-  for (const [id, card] of cards) {
-    const spec = specs.find((s) => s.id === id);
-    card.empty.textContent = spec ? (spec.empty === null ? '' : `${spec.title}: ${spec.empty}`) : 'No run yet: run a benchmark (AttnScope: Run attention benchmark) or open one from History.';
-    // Chart.js sets the canvas's display inline, so emptiness hides the chart's box through the card's class.
-    card.card.classList.toggle('is-empty', !spec || spec.empty !== null);
-    card.data.replaceChildren(spec ? table(spec.table, `table-${id}`) : '');
-    let chart = charts.get(id);
-    if (!spec) {
-      chart?.destroy();
-      charts.delete(id);
-      continue;
-    }
-    if (chart) {
-      chart.data = spec.config.data;
-      chart.options = spec.config.options ?? {};
-      chart.update('none');
-    } else {
-      chart = new Chart(card.canvas, spec.config);
-      charts.set(id, chart);
-    }
-    card.canvas.setAttribute('aria-label', describeChart(chart, spec));
-    card.canvas.dataset.theme = palette.kind;
+/** The data table under a chart, built only while its "Data" is open (a pool run has ~1,000 rows). */
+function fillTable(card: Card, id: ChartId): void {
+  if (!card.details.open || card.tabled === card.spec) return;
+  card.tabled = card.spec;
+  card.data.replaceChildren(card.spec ? table(card.spec.table, `table-${id}`) : '');
+}
+
+const sameInputs = (a: readonly unknown[], b: readonly unknown[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** True when chart `id` must be drawn again for `run` (its inputs or the palette changed). */
+function stale(card: Card, run: ViewRun | null): boolean {
+  const inputs = run ? chartInputs(card.id, run) : [];
+  return !card.drawn || card.drawn.palette !== palette || !sameInputs(card.drawn.inputs, inputs) || (run !== null) !== (card.spec !== null);
+}
+
+/** Draws chart `id` of `run` now. */
+function drawChart(card: Card, run: ViewRun | null): void {
+  const id = card.id;
+  card.drawn = { inputs: run ? chartInputs(id, run) : [], palette };
+  const spec = run ? (id === 'latencyCdf' ? latencyCdfChart(run, palette) : id === 'queue' ? queueChart(run, palette) : id === 'capacity' ? capacityChart(run, palette) : runChart(id, run, palette)) : null;
+  card.spec = spec;
+  card.empty.textContent = spec ? (spec.empty === null ? '' : `${spec.title}: ${spec.empty}`) : 'No run yet: run a benchmark (AttnScope: Run attention benchmark) or open one from History.';
+  card.summary.textContent = spec?.summary ?? '';
+  // Chart.js sets the canvas's display inline, so emptiness hides the chart's box through the card's class.
+  card.card.classList.toggle('is-empty', !spec || spec.empty !== null);
+  fillTable(card, id);
+  let chart = charts.get(id);
+  if (!spec) {
+    chart?.destroy();
+    charts.delete(id);
+    return;
   }
+  // An empty chart's box is hidden: it is not drawn until it has something to show.
+  if (spec.empty !== null) return;
+  if (chart) {
+    chart.data = spec.config.data;
+    chart.options = spec.config.options ?? {};
+    chart.update('none');
+  } else {
+    chart = new Chart(card.canvas, spec.config);
+    charts.set(id, chart);
+  }
+  card.canvas.setAttribute('aria-label', describeChart(chart, spec));
+  card.canvas.dataset.theme = palette.kind;
+}
+
+/** Charts waiting to be drawn, each in a task of its own (one chart's drawing is the longest the page blocks). */
+let chartQueue: Card[] = [];
+let chartTask: ReturnType<typeof setTimeout> | undefined;
+
+/** Queues the charts whose inputs or palette changed since they were drawn. */
+function renderCharts(run: ViewRun | null): void {
+  chartQueue = [...cards.values()].filter((c) => stale(c, run));
+  if (chartQueue.length > 0) chartTask ??= setTimeout(drawQueued, 0);
+}
+
+function drawQueued(): void {
+  chartTask = undefined;
+  const card = chartQueue.shift();
+  if (card === undefined) return;
+  if (stale(card, model.current)) drawChart(card, model.current);
+  if (chartQueue.length > 0) chartTask = setTimeout(drawQueued, 0);
 }
 
 function renderHeader(run: ViewRun | null): void {
@@ -261,23 +322,55 @@ function renderSweep(): void {
   sweepTableBox.replaceChildren(table(sweepTable(report), 'table-sweep'));
 }
 
+/** Saves the state when the page is next idle (at most one save pending; each setState copies the whole model). */
+let persistQueued = false;
 function persist(): void {
-  saveState({ tab, model });
+  if (persistQueued) return;
+  persistQueued = true;
+  const save = (): void => {
+    persistQueued = false;
+    saveState({ tab, model });
+  };
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(save, { timeout: 2000 });
+  else setTimeout(save, 500);
 }
 
+/** Least time between two chart redraws while a run streams, ms (the header follows every frame). */
+const CHART_INTERVAL_MS = 250;
 let renderQueued = false;
+let chartsDrawnAt = -Infinity;
+let chartTimer: ReturnType<typeof setTimeout> | undefined;
+let historyDrawn: { runs: DashboardModel['runs']; compare: DashboardModel['compare'] } | null = null;
+let sweepDrawn: DashboardModel['sweep'] | undefined;
+
 function render(): void {
   renderQueued = false;
-  renderHeader(model.current);
-  renderCharts(model.current);
-  renderHistory();
-  renderSweep();
+  const run = model.current;
+  const wait = chartsDrawnAt + CHART_INTERVAL_MS - performance.now();
+  if (run?.status !== 'running' || wait <= 0) {
+    renderCharts(run);
+    chartsDrawnAt = performance.now();
+  } else {
+    chartTimer ??= setTimeout(() => {
+      chartTimer = undefined;
+      scheduleRender();
+    }, wait);
+  }
+  if (historyDrawn?.runs !== model.runs || historyDrawn.compare !== model.compare) {
+    historyDrawn = { runs: model.runs, compare: model.compare };
+    renderHistory();
+  }
+  if (sweepDrawn !== model.sweep) {
+    sweepDrawn = model.sweep;
+    renderSweep();
+  }
   persist();
 }
+/** Draws the rest after the next paint (a frame, then a task), so that the header's change shows first. */
 function scheduleRender(): void {
   if (renderQueued) return;
   renderQueued = true;
-  requestAnimationFrame(render);
+  requestAnimationFrame(() => setTimeout(render, 0));
 }
 
 /** All visible charts of the run view, stacked into one PNG on the theme's background. */
@@ -316,6 +409,8 @@ onMessage((msg: ToWebview) => {
     tab = 'run';
     tabs.setAttribute('selected-index', '0');
   }
+  // The header (status, progress) at once: a few text nodes; the charts follow after it is painted.
+  renderHeader(model.current);
   scheduleRender();
 });
 
@@ -325,5 +420,6 @@ watchTheme(() => {
   renderSweep();
 });
 
+renderHeader(model.current);
 render();
 post({ type: 'ready' });

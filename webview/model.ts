@@ -1,6 +1,6 @@
 /**
  * What the dashboard shows, and how each extension message changes it. Pure: no DOM.
- * A run being streamed is built up from `runStarted`, `case`, `poolSample` and `progress`
+ * A run being streamed is built up from `runStarted`, `case`, `poolSamples` and `progress`
  * messages and replaced by the full RunResult on `runFinished`.
  */
 import type { Environment, KernelCase, PoolResult, PoolSample, RunResult, RunStatus } from '../core/protocol/run';
@@ -95,12 +95,14 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
       const run = streaming(model);
       return run ? { ...model, current: { ...run, cases: [...run.cases, msg.case] } } : model;
     }
-    case 'poolSample': {
+    case 'poolSamples': {
       const run = streaming(model);
-      return run ? { ...model, current: { ...run, poolSamples: [...run.poolSamples, msg.sample] } } : model;
+      return run ? { ...model, current: { ...run, poolSamples: run.poolSamples.concat(msg.samples) } } : model;
     }
     case 'runFinished':
       return { ...model, current: viewOfRun(msg.run, msg.id ?? null) };
+    case 'runSaved':
+      return model.current && model.current.status !== 'running' && model.current.status !== 'estimate' && model.current.id === null ? { ...model, current: { ...model.current, id: msg.id } } : model;
     case 'showRun':
       return { ...model, current: viewOfRun(msg.run, msg.id ?? null) };
     case 'compare':

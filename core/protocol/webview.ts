@@ -20,15 +20,22 @@ export interface RunListEntry {
   cases: number;
 }
 
-/** The runner's events the extension forwards to the page as they are (core/protocol/runner.ts). */
-export type ForwardedRunnerEvent = RunnerProgressEvent | RunnerCaseEvent | RunnerPoolSampleEvent;
+/**
+ * The runner's events the extension forwards to the page as they are (core/protocol/runner.ts);
+ * its `poolSample` events go batched, as `poolSamples`.
+ */
+export type ForwardedRunnerEvent = RunnerProgressEvent | RunnerCaseEvent;
 
 /** extension -> webview */
 export type ToWebview =
   | { type: 'init'; runs: RunListEntry[]; current: RunResult | null; currentId?: string | null }
   | { type: 'runStarted'; name: string; total: number; profile?: Profile; estimate?: Estimate }
   | ForwardedRunnerEvent
+  /** The runner's pool samples in simulated-time order, batched by the extension (at most ~10 messages a second whatever the runner's rate). */
+  | { type: 'poolSamples'; samples: RunnerPoolSampleEvent['sample'][] }
   | { type: 'runFinished'; run: RunResult; id?: string | null }
+  /** The run shown last (runFinished) was saved as history entry `id`. */
+  | { type: 'runSaved'; id: string }
   | { type: 'runs'; runs: RunListEntry[] }
   | { type: 'showRun'; run: RunResult; id?: string | null }
   | { type: 'compare'; a: RunResult; b: RunResult }

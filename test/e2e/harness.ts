@@ -30,11 +30,12 @@ export function checkPrerequisites(): void {
   if (missing.length > 0) throw new Error(`e2e setup incomplete, missing:\n  ${missing.join('\n  ')}`);
 }
 
-/** A workspace in a temp folder: test/e2e/workspace plus examples/llama-3.1-8b/config.json. */
+/** A workspace in a temp folder: test/e2e/workspace, examples/llama-3.1-8b/config.json, and every shipped example under examples/. */
 export function makeWorkspace(): string {
   const dir = mkdtempSync(join(tmpdir(), 'attnscope-e2e-ws-'));
   cpSync(join(__dirname, 'workspace'), dir, { recursive: true });
   cpSync(join(root, 'examples', 'llama-3.1-8b'), join(dir, 'llama-3.1-8b'), { recursive: true });
+  cpSync(join(root, 'examples'), join(dir, 'examples'), { recursive: true });
   return dir;
 }
 

@@ -49,7 +49,7 @@ import {
 } from 'vscode-languageserver-protocol/node';
 import { ResolveProfileRequest } from '../../core/protocol/lsp';
 
-const root = join(__dirname, '..', '..');
+export const root = join(__dirname, '..', '..');
 let bundlePath: Promise<string> | null = null;
 
 /** Bundles server/main.ts once per test process into a temporary dist/server.js equivalent. */
@@ -277,6 +277,11 @@ export class LspClient {
   async close(uri: string): Promise<void> {
     this.versions.delete(uri);
     await this.connection.sendNotification(DidCloseTextDocumentNotification.type, { textDocument: { uri } });
+  }
+
+  /** Sends the client's settings as VS Code's client does for `synchronize.configurationSection` (workspace/didChangeConfiguration). */
+  async changeSettings(settings: Record<string, unknown>): Promise<void> {
+    await this.connection.sendNotification('workspace/didChangeConfiguration', { settings });
   }
 
   async filesChanged(changes: FileEvent[]): Promise<void> {

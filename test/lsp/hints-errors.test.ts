@@ -32,6 +32,24 @@ function placed(text: string, needle: string, hintLabel: string): string {
   return `${at.line}:${at.character} ${hintLabel}`;
 }
 
+/** "line:character label" for a hint at the end of the line of `needle` (inside a flow mapping: `prefill: { ..., seq_lens: [..], ... }`). */
+function placedAtLineEnd(text: string, needle: string, hintLabel: string): string {
+  const line = rangeOf(text, needle).end.line;
+  return `${line}:${text.split('\n')[line]!.length} ${hintLabel}`;
+}
+
+/**
+ * A picture entry as shown when carried from an earlier version: "(stale)" after the label's
+ * first part, then parts dropped from the end while the label passes 43 characters.
+ */
+function stale(entry: string): string {
+  const [, pos, label] = /^(\d+:\d+ )(.*)$/.exec(entry)!;
+  const parts = label!.split(' · ');
+  parts[0] += ' (stale)';
+  while (parts.length > 1 && parts.join(' · ').length > 43) parts.pop();
+  return pos + parts.join(' · ');
+}
+
 function errors(diags: Diagnostic[]): Diagnostic[] {
   return diags.filter((d) => d.severity === DiagnosticSeverity.Error);
 }
@@ -41,11 +59,11 @@ function errors(diags: Diagnostic[]): Diagnostic[] {
 // page 16 · 128 KiB = 2 MiB, floor(3.8125 GiB / 2 MiB) = 1,952 pages = 31,232 tokens;
 // N = 4096: naive 2 · 32 · 4096² · 2 B = 2 GiB, flash 3 · 32 · 4096 · 4 B = 1.5 MiB;
 // KV of 8,192 tokens = 8,192 · 128 KiB = 1 GiB; floor(1,952 / (8,192 / 16)) = 3 sequences.
-const WEIGHTS = 'weights 15 GiB · 8.03B params · KV 128 KiB/token';
-const PAGE = 'page 2 MiB · 1,952 pages · 31,232 tokens';
-const WORKSPACE = 'N=4,096: naive S+P 2 GiB vs flash 1.5 MiB per layer';
-const CONTEXT = 'KV 1 GiB/seq at 8,192';
-const MAX_MODEL_LEN = 'KV 1 GiB/seq at 8,192 · 3.81x (3 at once)';
+const WEIGHTS = '15 GiB weights · 128 KiB KV/token';
+const PAGE = '2 MiB/page · 1,952 pages · 31,232 tokens';
+const WORKSPACE = '2 GiB S+P/layer vs 1.5 MiB flash · N=4,096';
+const CONTEXT = '1 GiB KV/seq at 8,192';
+const MAX_MODEL_LEN = '1 GiB KV/seq at 8,192 · 3.81x (3 at once)';
 const MODEL = '../../examples/llama-3.1-8b/config.json';
 
 /** The fixture profile's hints, placed in `text`. */
@@ -53,7 +71,7 @@ function fullPicture(text: string): string[] {
   return [
     placed(text, MODEL, WEIGHTS),
     placed(text, 'page_size: 16', PAGE),
-    placed(text, 'seq_lens: [1024, 4096]', WORKSPACE),
+    placedAtLineEnd(text, 'seq_lens: [1024, 4096]', WORKSPACE),
     placed(text, 'context_lens: [1024, 8192]', CONTEXT),
     placed(text, 'max_model_len: 8192', MAX_MODEL_LEN),
   ].sort((x, y) => Number(x.split(':')[0]) - Number(y.split(':')[0]));
@@ -95,7 +113,7 @@ test('an invalid page_size: its hint and the hints that depend on it go, the ind
   // sequence's KV do not depend on page_size.
   assert.deepEqual(picture((await client.inlayHints(uri))!), [
     placed(text, MODEL, WEIGHTS),
-    placed(text, 'seq_lens: [1024, 4096]', WORKSPACE),
+    placedAtLineEnd(text, 'seq_lens: [1024, 4096]', WORKSPACE),
     placed(text, 'context_lens: [1024, 8192]', CONTEXT),
   ]);
   await client.close(uri);
@@ -113,7 +131,7 @@ test('an invalid dtype, after a valid version: computed hints drop, the last goo
   const text = f.text.replace('dtype: bf16', 'dtype: bf1');
   assert.deepEqual(diags.map((d) => [d.code, d.range.start]), [['invalid-value', at.start]]);
   const hints = (await client.inlayHints(uri))!;
-  assert.deepEqual(picture(hints), fullPicture(text));
+  assert.deepEqual(picture(hints), fullPicture(text).map(stale));
   for (const h of hints) assert.match((h.tooltip as MarkupContent).value, /From an earlier version of this file/);
   await client.close(uri);
 });
@@ -131,12 +149,13 @@ test('a YAML syntax error mid-edit keeps the previous hints on untouched lines o
   assert.ok(diags.length > 0 && diags.every((d) => d.code === 'yaml-syntax'), JSON.stringify(diags));
   assert.ok(diags.some((d) => d.range.start.line >= brace.line), JSON.stringify(diags));
   // The workspace hint's line changed: gone. The others: same figures, same places.
+  // The workspace hint's line changed: gone. The others: same figures, same places, marked stale.
   const unchanged = (t: string): string[] => [
     placed(t, MODEL, WEIGHTS),
     placed(t, 'page_size: 16', PAGE),
     placed(t, 'context_lens: [1024, 8192]', CONTEXT),
     placed(t, 'max_model_len: 8192', MAX_MODEL_LEN),
-  ];
+  ].map(stale);
   assert.deepEqual(picture((await client.inlayHints(uri))!), unchanged(text));
 
   // 2. Still broken, a comment line typed at the top: every kept hint moves down one line.
@@ -154,14 +173,14 @@ test('a YAML syntax error mid-edit keeps the previous hints on untouched lines o
     placed(text, MODEL, WEIGHTS),
     placed(text, 'context_lens: [1024, 8192]', CONTEXT),
     placed(text, 'max_model_len: 8192', MAX_MODEL_LEN),
-  ]);
+  ].map(stale));
 
   // 4. Still broken, the key enclosing context_lens renamed: context_lens is no longer
   // decode.context_lens, so its hint goes too.
   const decode = rangeOf(text, 'decode:');
   await client.change(uri, [{ range: decode, text: 'decod:' }]);
   text = text.replace('decode:', 'decod:');
-  assert.deepEqual(picture((await client.inlayHints(uri))!), [placed(text, MODEL, WEIGHTS), placed(text, 'max_model_len: 8192', MAX_MODEL_LEN)]);
+  assert.deepEqual(picture((await client.inlayHints(uri))!), [placed(text, MODEL, WEIGHTS), placed(text, 'max_model_len: 8192', MAX_MODEL_LEN)].map(stale));
 
   // 5. Fixed: hints computed again (the profile now has default decode cases and no page_size
   // key; an unknown key "decod" is only a warning). The pool is the same: page_size defaults to 16.
@@ -170,7 +189,7 @@ test('a YAML syntax error mid-edit keeps the previous hints on untouched lines o
   assert.deepEqual(diags, []);
   assert.deepEqual(picture((await client.inlayHints(uri))!), [
     placed(fixedText, MODEL, WEIGHTS),
-    placed(fixedText, 'seq_lens: [1024, 4096]', WORKSPACE),
+    placedAtLineEnd(fixedText, 'seq_lens: [1024, 4096]', WORKSPACE),
     placed(fixedText, 'context_lens: [1024, 8192]', CONTEXT),
     placed(fixedText, 'max_model_len: 8192', MAX_MODEL_LEN),
   ]);
@@ -184,22 +203,22 @@ test('a config.json whose edited value is invalid keeps the hints of its other k
   const original = picture((await client.inlayHints(uri))!);
   // KV per token on num_key_value_heads, weights on model_type, KV of one 131,072-token sequence (16 GiB).
   assert.deepEqual(original, [
-    placed(f.text, '"max_position_embeddings": 131072', 'KV 16 GiB/seq at 131,072'),
-    placed(f.text, '"model_type": "llama"', 'weights 15 GiB · 8.03B params'),
-    placed(f.text, '"num_key_value_heads": 8', 'KV 128 KiB/token'),
+    placed(f.text, '"max_position_embeddings": 131072', '16 GiB KV/seq at 131,072'),
+    placed(f.text, '"model_type": "llama"', '15 GiB weights · 8.03B params'),
+    placed(f.text, '"num_key_value_heads": 8', '128 KiB KV/token'),
   ].sort((x, y) => Number(x.split(':')[0]) - Number(y.split(':')[0])));
   // A comma deleted (a JSON syntax error on a line without a hint): all three stay.
   const broken = f.text.replace('"hidden_size": 4096,', '"hidden_size": 4096');
   let diags = errors(await client.change(uri, broken));
   assert.deepEqual(diags.map((d) => [d.code, d.range.start]), [['json-syntax', rangeOf(broken, '"initializer_range"').start]]);
-  assert.deepEqual(picture((await client.inlayHints(uri))!), original);
+  assert.deepEqual(picture((await client.inlayHints(uri))!), original.map(stale));
   // Comma back, then 8 -> 0 KV heads: no model can be read, so nothing is computed; the hint of
   // the edited line goes, the two others stay.
   await client.change(uri, f.text);
   const text = f.text.replace('"num_key_value_heads": 8', '"num_key_value_heads": 0');
   diags = errors(await client.change(uri, text));
   assert.ok(diags.some((d) => d.range.start.line === rangeOf(text, '"num_key_value_heads": 0').start.line), JSON.stringify(diags));
-  assert.deepEqual(picture((await client.inlayHints(uri))!), original.filter((h) => !h.endsWith('KiB/token')));
+  assert.deepEqual(picture((await client.inlayHints(uri))!), original.filter((h) => !h.endsWith('KiB KV/token')).map(stale));
   await client.close(uri);
 });
 
@@ -207,7 +226,7 @@ test('a profile keeps its hints while the config.json it reads is mid-edit in an
   const uri = freshUri();
   const text = `model: ${MODEL}\nkv_cache: { page_size: 16, memory_gib: 3.8125 }\n`;
   await client.open(uri, text);
-  const good = [placed(text, MODEL, WEIGHTS), placed(text, 'page_size: 16', PAGE)];
+  const good = [placed(text, MODEL, WEIGHTS), placedAtLineEnd(text, 'page_size: 16', PAGE)];
   assert.deepEqual(picture((await client.inlayHints(uri))!), good);
   const config = fixture('../../examples/llama-3.1-8b/config.json');
   const opened = client.nextDiagnostics(uri);
@@ -218,7 +237,7 @@ test('a profile keeps its hints while the config.json it reads is mid-edit in an
   await client.change(config.uri, config.text.replace('"num_key_value_heads": 8', '"num_key_value_heads": 0'));
   assert.ok((await broken).diagnostics.some((d) => d.code === 'model-config-invalid'));
   const kept = (await client.inlayHints(uri))!;
-  assert.deepEqual(picture(kept), good);
+  assert.deepEqual(picture(kept), good.map(stale));
   for (const h of kept) assert.match((h.tooltip as MarkupContent).value, /From an earlier version of this file/);
   // 4 KV heads: recomputed. 32 · 2 · 4 · 128 · 2 B = 64 KiB per token; page 16 · 64 KiB = 1 MiB;
   // floor(3.8125 GiB / 1 MiB) = 3,904 pages = 62,464 tokens; weights lose 32 · 2 · 4096 · 4 · 128
@@ -227,8 +246,8 @@ test('a profile keeps its hints while the config.json it reads is mid-edit in an
   await client.change(config.uri, config.text.replace('"num_key_value_heads": 8', '"num_key_value_heads": 4'));
   assert.deepEqual((await fixed).diagnostics, []);
   assert.deepEqual(picture((await client.inlayHints(uri))!), [
-    placed(text, MODEL, 'weights 14.7 GiB · 7.9B params · KV 64 KiB/token'),
-    placed(text, 'page_size: 16', 'page 1 MiB · 3,904 pages · 62,464 tokens'),
+    placed(text, MODEL, '14.7 GiB weights · 64 KiB KV/token'),
+    placedAtLineEnd(text, 'page_size: 16', '1 MiB/page · 3,904 pages · 62,464 tokens'),
   ]);
   await client.close(config.uri);
   await client.close(uri);

@@ -3,8 +3,11 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { InlayHint, MarkupContent } from 'vscode-languageserver-protocol';
-import { LspClient, fixture, fixtureUri, hintLabel as label, positionAt, rangeOf } from './harness';
+import { LspClient, fixture, fixtureUri, hintLabel as label, positionAt, rangeOf, root } from './harness';
 
 let client: LspClient;
 before(async () => {
@@ -27,11 +30,11 @@ test('Llama-3.1-8B config.json: KV per token, weights, KV of one max-length sequ
   await client.open(f.uri, f.text);
   const hints = (await client.inlayHints(f.uri))!;
   // KV per token = L · 2 · H_kv · D · 2 B = 32 · 2 · 8 · 128 · 2 = 131,072 B = 128 KiB.
-  assert.equal(hintAfter(hints, f.text, '"num_key_value_heads": 8'), 'KV 128 KiB/token');
+  assert.equal(hintAfter(hints, f.text, '"num_key_value_heads": 8'), '128 KiB KV/token');
   // Parameters 8,030,261,248 (model card: 8.03B) · 2 B (bf16) = 16,060,522,496 B = 14.96 GiB -> "15 GiB" (3 digits).
-  assert.equal(hintAfter(hints, f.text, '"model_type": "llama"'), 'weights 15 GiB · 8.03B params');
+  assert.equal(hintAfter(hints, f.text, '"model_type": "llama"'), '15 GiB weights · 8.03B params');
   // 131,072 tokens · 131,072 B = 16 GiB.
-  assert.equal(hintAfter(hints, f.text, '"max_position_embeddings": 131072'), 'KV 16 GiB/seq at 131,072');
+  assert.equal(hintAfter(hints, f.text, '"max_position_embeddings": 131072'), '16 GiB KV/seq at 131,072');
   await client.close(f.uri);
 });
 
@@ -42,7 +45,7 @@ test('hints follow an edit: 8 -> 4 KV heads halves KV per token', async () => {
   await client.change(f.uri, [{ range: r, text: '4' }]);
   const text = f.text.replace('"num_key_value_heads": 8', '"num_key_value_heads": 4');
   // 32 · 2 · 4 · 128 · 2 = 65,536 B = 64 KiB.
-  assert.equal(hintAfter((await client.inlayHints(f.uri))!, text, '"num_key_value_heads": 4'), 'KV 64 KiB/token');
+  assert.equal(hintAfter((await client.inlayHints(f.uri))!, text, '"num_key_value_heads": 4'), '64 KiB KV/token');
   await client.close(f.uri);
 });
 
@@ -52,14 +55,16 @@ test('profile: page hint with the vLLM ground truth, workspace at the longest pr
   const hints = (await client.inlayHints(f.uri))!;
   // Page = 16 · 131,072 B = 2 MiB; pool = floor(3.8125 GiB / 2 MiB) = floor(4,093,640,704 / 2,097,152)
   // = 1,952 pages (vLLM logged "GPU blocks: 1952"); 1,952 · 16 = 31,232 tokens.
-  assert.equal(hintAfter(hints, f.text, 'page_size: 16'), 'page 2 MiB · 1,952 pages · 31,232 tokens');
+  assert.equal(hintAfter(hints, f.text, 'page_size: 16'), '2 MiB/page · 1,952 pages · 31,232 tokens');
   // N = 4096, B = 1, H = 32, bf16: naive S+P = 2 · 1 · 32 · 4096² · 2 = 2 GiB;
   // flash m, l, lse = 3 · 1 · 32 · 4096 · 4 = 1,572,864 B = 1.5 MiB.
-  assert.equal(hintAfter(hints, f.text, 'seq_lens: [1024, 4096]'), 'N=4,096: naive S+P 2 GiB vs flash 1.5 MiB per layer');
+  // (seq_lens sits in a flow mapping, `prefill: { ... }`: its hint is at the end of that line.)
+  const line = rangeOf(f.text, 'seq_lens: [1024, 4096]').end.line;
+  assert.deepEqual(hints.filter((h) => h.position.line === line).map((h) => [h.position.character, label(h)]), [[f.text.split('\n')[line]!.length, '2 GiB S+P/layer vs 1.5 MiB flash · N=4,096']]);
   // The model lives in another file: weights and KV per token on the path.
-  assert.equal(hintAfter(hints, f.text, '../../examples/llama-3.1-8b/config.json'), 'weights 15 GiB · 8.03B params · KV 128 KiB/token');
+  assert.equal(hintAfter(hints, f.text, '../../examples/llama-3.1-8b/config.json'), '15 GiB weights · 128 KiB KV/token');
   // 8,192 tokens · 128 KiB = 1 GiB; floor(1,952 / (8,192 / 16)) = 3 sequences.
-  assert.equal(hintAfter(hints, f.text, 'max_model_len: 8192'), 'KV 1 GiB/seq at 8,192 · 3.81x (3 at once)');
+  assert.equal(hintAfter(hints, f.text, 'max_model_len: 8192'), '1 GiB KV/seq at 8,192 · 3.81x (3 at once)');
   await client.close(f.uri);
 });
 
@@ -67,12 +72,12 @@ test('MoE weights give total and active parameters; MLA gives the latent KV size
   const mixtral = fixture('configs/Mixtral-8x7B-v0.1.config.json');
   await client.open(mixtral.uri, mixtral.text);
   // Model card: 46.7B parameters, 12.9B active; 46,702,792,704 · 2 B = 86.99 GiB -> "87 GiB".
-  assert.equal(hintAfter((await client.inlayHints(mixtral.uri))!, mixtral.text, '"model_type": "mixtral"'), 'weights 87 GiB · 46.7B params, 12.9B active');
+  assert.equal(hintAfter((await client.inlayHints(mixtral.uri))!, mixtral.text, '"model_type": "mixtral"'), '87 GiB weights · 46.7B params, 12.9B active');
   await client.close(mixtral.uri);
   const ds = fixture('configs/DeepSeek-V3.config.json');
   await client.open(ds.uri, ds.text);
   // 61 layers · (512 + 64) · 2 B = 70,272 B = 68.6 KiB (no K/V factor 2 for MLA).
-  assert.equal(hintAfter((await client.inlayHints(ds.uri))!, ds.text, '"kv_lora_rank": 512'), 'KV 68.6 KiB/token');
+  assert.equal(hintAfter((await client.inlayHints(ds.uri))!, ds.text, '"kv_lora_rank": 512'), '68.6 KiB KV/token');
   await client.close(ds.uri);
 });
 
@@ -88,7 +93,7 @@ test('hints inside the requested range only', async () => {
   await client.open(f.uri, f.text);
   const line = rangeOf(f.text, 'page_size: 16').start.line;
   const hints = (await client.inlayHints(f.uri, { start: { line, character: 0 }, end: { line: line + 1, character: 0 } }))!;
-  assert.deepEqual(hints.map(label), ['page 2 MiB · 1,952 pages · 31,232 tokens']);
+  assert.deepEqual(hints.map(label), ['2 MiB/page · 1,952 pages · 31,232 tokens']);
   await client.close(f.uri);
 });
 
@@ -144,19 +149,84 @@ test('a block value (inline model, YAML list) gets its hint on the key line', as
   await client.open(uri, text);
   const hints = (await client.inlayHints(uri))!;
   // Same shapes as Llama-3.1-8B: 8.03B parameters, 15 GiB in bf16.
-  assert.equal(hintAfter(hints, text, 'model:'), 'weights 15 GiB · 8.03B params');
+  assert.equal(hintAfter(hints, text, 'model:'), '15 GiB weights · 8.03B params');
   // N = 2048: naive 2 · 1 · 32 · 2048² · 2 = 512 MiB; flash 3 · 1 · 32 · 2048 · 4 = 768 KiB.
-  assert.equal(hintAfter(hints, text, 'seq_lens:'), 'N=2,048: naive S+P 512 MiB vs flash 768 KiB per layer');
-  assert.equal(hintAfter(hints, text, 'num_key_value_heads: 8'), 'KV 128 KiB/token');
+  // (" · N=2,048" would make 44 characters: it goes to the tooltip.)
+  assert.equal(hintAfter(hints, text, 'seq_lens:'), '512 MiB S+P/layer vs 768 KiB flash');
+  assert.equal(hintAfter(hints, text, 'num_key_value_heads: 8'), '128 KiB KV/token');
   await client.close(uri);
 });
 
 test('device memory: the KV budget left after weights, activations and the engine\'s non-torch memory', async () => {
   const f = fixture('qwen2.5-7b.attn.json');
   await client.open(f.uri, f.text);
-  const hint = hintAfter((await client.inlayHints(f.uri))!, f.text, '"memory_gib": 80');
-  // 80 GiB · 0.9 = 72 GiB usable; Qwen2.5-7B: 7,615,616,512 parameters · 2 B = 14.2 GiB.
-  // Current vLLM's non-torch increase during profiling: 0.1 GiB = 102 MiB (core/estimate/reserve.ts).
-  assert.match(hint, /^KV budget [\d.]+ GiB = 72 GiB usable − weights 14\.2 GiB − activations [\d.]+ (GiB|MiB) − engine 102 MiB$/);
+  const hints = (await client.inlayHints(f.uri))!;
+  // "device": { ... "memory_gib": 80, ... } on one line: the hint is at its end.
+  const at = rangeOf(f.text, '"memory_gib": 80').end;
+  const onLine = hints.filter((h) => h.position.line === at.line);
+  assert.deepEqual(onLine.map((h) => h.position.character), [f.text.split('\n')[at.line]!.length]);
+  const hint = label(onLine[0]!);
+  // The figure alone in the label (the decomposition would pass VS Code's 43 characters)...
+  assert.match(hint, /^[\d.]+ GiB KV budget$/);
+  // ...and in full at the top of the tooltip: 80 GiB · 0.9 = 72 GiB usable; Qwen2.5-7B: 7,615,616,512 parameters · 2 B = 14.2 GiB.
+  const tooltip = (onLine[0]!.tooltip as MarkupContent).value;
+  assert.match(tooltip, new RegExp(`^\\*\\*${hint.replace(/[.]/g, '\\.')} · = 72 GiB usable − weights 14\\.2 GiB − activations [\\d.]+ (GiB|MiB) − engine 102 MiB\\*\\*\\n`));
+  await client.close(f.uri);
+});
+
+test('every hint of the shipped examples fits VS Code\'s default inlay-hint length (43), figure first', async () => {
+  const examples = join(root, 'examples');
+  const files = readdirSync(examples, { recursive: true, encoding: 'utf8' }).filter((n) => /(\.attn\.(ya?ml|json)|config\.json)$/.test(n)).sort();
+  assert.ok(files.length >= 6, `the examples: ${files.join(', ')}`);
+  let count = 0;
+  for (const name of files) {
+    const path = join(examples, name);
+    const uri = pathToFileURL(path).href;
+    await client.open(uri, readFileSync(path, 'utf8'));
+    const labels = (await client.inlayHints(uri))!.map(label);
+    assert.ok(labels.length > 0, `${name} has hints`);
+    for (const l of labels) {
+      assert.ok(l.length <= 43, `${name}: "${l}" is ${l.length} characters (VS Code cuts at 43)`);
+      assert.match(l, /^(\d|no KV)/, `${name}: "${l}" starts with its figure`);
+    }
+    count += labels.length;
+    await client.close(uri);
+  }
+  assert.ok(count >= 15, `${count} hints checked`);
+});
+
+test('hints inside a flow mapping sit at the end of its line, one per line', async () => {
+  // The Llama-3.1-8B shapes as one flow mapping: the KV hint would otherwise sit after "8," and push the rest of the line right.
+  const text = [
+    'model: { model_type: llama, hidden_size: 4096, num_attention_heads: 32, num_key_value_heads: 8, num_hidden_layers: 32, vocab_size: 128256, intermediate_size: 14336 }',
+    'kv_cache: { page_size: 16, memory_gib: 3.8125 }',
+    '',
+  ].join('\n');
+  const uri = fixtureUri('flow.attn.yaml');
+  await client.open(uri, text);
+  const hints = (await client.inlayHints(uri))!;
+  const lines = text.split('\n');
+  assert.deepEqual(hints.map((h) => [h.position.line, h.position.character]), [[0, lines[0]!.length], [1, lines[1]!.length]]);
+  // Line 0: weights (on model:) and KV per token (on num_key_value_heads) as one label, each figure first; both in the tooltip.
+  assert.equal(label(hints[0]!), '15 GiB weights · 128 KiB KV/token');
+  const tip = (hints[0]!.tooltip as MarkupContent).value;
+  assert.ok(tip.includes('**15 GiB weights · 8.03B params**') && tip.includes('**128 KiB KV/token**'), tip);
+  // Line 1: same pool as the fixture profile (floor(3.8125 GiB / 2 MiB) = 1,952 pages).
+  assert.equal(label(hints[1]!), '2 MiB/page · 1,952 pages · 31,232 tokens');
+  await client.close(uri);
+});
+
+test('attnscope.hints: key figures only, or none; the client\'s settings are applied as they change', async () => {
+  const f = fixture('llama-3.1-8b.attn.yaml');
+  await client.open(f.uri, f.text);
+  const all = (await client.inlayHints(f.uri))!.map(label);
+  assert.equal(all.length, 5);
+  await client.changeSettings({ attnscope: { hints: 'key' } });
+  // Key figures: weights + KV on the model line, the page pool; not the workspace or per-sequence KV.
+  assert.deepEqual((await client.inlayHints(f.uri))!.map(label), ['15 GiB weights · 128 KiB KV/token', '2 MiB/page · 1,952 pages · 31,232 tokens']);
+  await client.changeSettings({ attnscope: { hints: 'off' } });
+  assert.deepEqual(await client.inlayHints(f.uri), []);
+  await client.changeSettings({ attnscope: { hints: 'all' } });
+  assert.deepEqual((await client.inlayHints(f.uri))!.map(label), all);
   await client.close(f.uri);
 });

@@ -105,14 +105,15 @@ test('carried hints: an edit on the hint line or one that joins it to the line a
   ].join('\n');
   const uri = 'file:///w/carry.attn.yaml';
   const good = analyze(TextDocument.create(uri, 'yaml', 1, text), host);
-  const at = (hints: ReturnType<typeof documentHints>): string[] => hints.map((h) => `${h.hint.position.line}:${h.hint.position.character} ${h.path}`);
-  const where = (a: ReturnType<typeof analyze>): string[] => at(documentHints(a));
+  const at = (a: ReturnType<typeof analyze>, hints: ReturnType<typeof documentHints>): string[] =>
+    hints.map((h) => `${a.document.positionAt(h.offset).line}:${a.document.positionAt(h.offset).character} ${h.path}`);
+  const where = (a: ReturnType<typeof analyze>): string[] => at(a, documentHints(a));
   // Four hints: weights on model:, KV per token, page pool, prefill workspace (on the last line, no newline after it).
   assert.deepEqual(where(good), ['0:6 model', '4:24 model.num_key_value_heads', '9:15 kv_cache.page_size', '12:23 prefill.seq_lens']);
   const broken = (to: string): string[] => {
     const a = analyze(TextDocument.create(uri, 'yaml', 2, to), host, good);
     assert.equal(a.profile, null, 'the edit leaves an error');
-    return at(documentHints(a, carryHints(good, documentHints(good), a)));
+    return at(a, documentHints(a, carryHints(good, documentHints(good), a)));
   };
   // "]" typed at the end of the last line: its hint goes.
   assert.deepEqual(broken(`${text}]`), ['0:6 model', '4:24 model.num_key_value_heads', '9:15 kv_cache.page_size']);

@@ -50,8 +50,11 @@ async function drawnPoints(page: Page, chart: string): Promise<Record<string, nu
   return out;
 }
 
-/** Cell texts of a data table under a chart (or any vscode-table with that class). */
+/** Cell texts of a data table under a chart (its "Data" opened first: the page builds it only then) or any vscode-table with that class. */
 async function tableRows(page: Page, cls: string): Promise<string[][]> {
+  const chart = /^table-(\w+)$/.exec(cls)?.[1];
+  if (chart) await page.$eval(`section[data-chart="${chart}"] details`, (d) => ((d as HTMLDetailsElement).open = true)).catch(() => undefined);
+  await page.waitForSelector(`vscode-table.${cls}`, { state: 'attached' });
   return page.$$eval(`vscode-table.${cls} vscode-table-row`, (rows) => rows.map((r) => [...r.querySelectorAll('vscode-table-cell')].map((c) => c.textContent ?? '')));
 }
 
@@ -124,15 +127,30 @@ describe('dashboard webview in Chromium', () => {
       // 80 GiB − weights − KV pool (2,048 pages × 2 MiB = 4 GiB) − activations.
       ['free', String(80 * 1024 ** 3 - run.estimate.weightsBytes - 2048 * 2 * 1024 ** 2 - run.estimate.pool.activationPeakBytes)],
     ]);
-    const n = run.pool!.samples.length;
+    const pool = run.pool!;
+    const n = pool.samples.length;
+    // The recorded run has no preemptions: that series (and its axis) is left out. Over 400 samples, 400 are drawn.
+    assert.ok(n > 400 && pool.samples.every((s) => s.preempted === 0) && pool.samples.some((s) => s.pagesCached > 0));
     assert.deepEqual(await drawnPoints(page, 'poolTimeline'), {
-      'pages holding tokens': n,
-      'internal waste': n,
-      'cached (prefix)': n,
-      free: n,
-      'internal fragmentation (%)': n,
-      'preemptions (cumulative)': n,
+      'held: pages of tokens': 400,
+      'held: internal waste': 400,
+      'cached (evictable: free for allocation)': 400,
+      free: 400,
+      'internal fragmentation (%)': 400,
     });
+    // The run's summary above the chart, percentages to one decimal.
+    const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
+    const sum = pool.summary;
+    assert.equal(await page.textContent('#summary-poolTimeline'), `peak occupancy ${pct(sum.peakOccupancy)} (mean ${pct(sum.meanOccupancy)}) · ${sum.preemptions} preemptions · prefix-cache hit rate ${pct(sum.prefixHitRate)} · ${sum.completed} of ${sum.requests} requests completed`);
+    // Cached pages are free for allocation (vLLM's count): free + cached = pool (2,048 pages) − held, in every sample.
+    const rows = await tableRows(page, 'table-poolTimeline');
+    assert.equal(rows.length, n, 'the table lists every sample');
+    const pool0 = rows;
+    for (const [t, held, cached, free, forAllocation] of pool0) {
+      assert.equal(Number(cached) + Number(free), Number(forAllocation), `t=${t}`);
+      assert.equal(Number(forAllocation), 2048 - Number(held), `t=${t}: free for allocation = 2,048 − ${held} held`);
+    }
+    await page.locator('section[data-chart="poolTimeline"]').screenshot({ path: join(shots, 'pool-timeline.png') });
     assert.deepEqual(await drawnPoints(page, 'poolBaselines'), { 'useful KV memory': 3, 'internal fragmentation': 3, 'external fragmentation': 3 });
     const baselines = await tableRows(page, 'table-poolBaselines');
     const useful = (name: string) => run.pool!.baselines.find((b) => b.name === name)!.usefulTokenFraction;
@@ -209,8 +227,12 @@ describe('dashboard webview in Chromium', () => {
       await send(page, { type: 'case', case: c });
       await send(page, { type: 'progress', done: i + 1, total: 3, message: 'case' });
     }
-    for (const s of run.pool!.samples.slice(0, 5)) await send(page, { type: 'poolSample', sample: s });
+    await send(page, { type: 'poolSamples', samples: run.pool!.samples.slice(0, 2) });
+    await send(page, { type: 'poolSamples', samples: run.pool!.samples.slice(2, 5) });
     await page.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('aria-label')?.includes('free: 5 points'));
+    // Charts redraw at most every 250 ms while a run streams: wait for the timings chart's second case too.
+    await page.waitForFunction(() => document.querySelector('#chart-timings')?.getAttribute('aria-label')?.includes('median: 2 points'));
+    assert.match((await page.textContent('#summary-poolTimeline')) ?? '', /^so far: peak occupancy /);
     assert.deepEqual(await drawnPoints(page, 'timings'), { 'p10–p90': 2, median: 2 });
     assert.equal(await page.getAttribute('#run-progress', 'value'), String(2 / 3));
     assert.equal(await page.getAttribute('#btn-cancel', 'disabled'), null, 'Cancel is enabled while running');

@@ -1,0 +1,92 @@
+/**
+ * How the computed hints (hints.ts AnchoredHint) are shown: labels that fit VS Code's default
+ * inlay-hint length with the figure first (what does not fit goes to the tooltip), the user's
+ * choice of which hints show (the `attnscope.hints` setting), and one hint per line (hints of a
+ * flow mapping `{ a: 1, b: 2 }` are gathered at the end of its line instead of each pushing the
+ * rest of the line to the right).
+ */
+import { InlayHintKind, MarkupKind, type InlayHint, type Range } from 'vscode-languageserver';
+import type { Analysis } from './analysis';
+
+/**
+ * VS Code's default `editor.inlayHints.maximumLength`: longer labels are cut with "…". Every
+ * label fits it, whatever the editor (a label is a summary; the tooltip has the rest).
+ */
+export const MAX_HINT_LENGTH = 43;
+
+/** Which hints show: every one, the key figures only (KV per token, weights, the KV budget and the page pool), or none. */
+export type HintMode = 'all' | 'key' | 'off';
+
+export const HINT_MODES: readonly HintMode[] = ['all', 'key', 'off'];
+
+const SEPARATOR = ' · ';
+
+/**
+ * The label of a hint from its parts, most important first: the first part always, then each
+ * following one while the label stays within `max` characters. `dropped`: the parts left out.
+ */
+export function fitLabel(parts: readonly string[], max = MAX_HINT_LENGTH): { label: string; dropped: string[] } {
+  let label = parts[0] ?? '';
+  let i = 1;
+  for (; i < parts.length && label.length + SEPARATOR.length + parts[i]!.length <= max; i++) label += SEPARATOR + parts[i];
+  return { label, dropped: parts.slice(i) };
+}
+
+/** What presentHints needs of a computed hint. */
+export interface ShownHint {
+  /** Offset of the hint in the document's text. */
+  offset: number;
+  /** The label's parts, figure first (fitLabel). */
+  parts: readonly string[];
+  /** Markdown explanation (the tooltip below the full label). */
+  tooltip: string;
+  /** One of the key figures (shown in 'key' mode). */
+  key: boolean;
+  /** Carried from an earlier version of a file that now has an error. */
+  stale: boolean;
+}
+
+const STALE_MARK = ' (stale)';
+
+/** One inlay hint from hints that share a line (usually one). */
+function toInlayHint(a: Analysis, group: readonly ShownHint[]): InlayHint {
+  const offset = Math.max(...group.map((h) => h.offset));
+  const stale = group.some((h) => h.stale);
+  const parts = group.length === 1 ? [...group[0]!.parts] : group.map((h) => h.parts[0]!);
+  if (stale) parts[0] += STALE_MARK;
+  const { label, dropped } = fitLabel(parts);
+  const full = (h: ShownHint): string => `**${h.parts.join(SEPARATOR)}**\n\n${h.tooltip}`;
+  const tooltip = group.length === 1 && dropped.length === 0 ? group[0]!.tooltip : group.map(full).join('\n\n---\n\n');
+  return { position: a.document.positionAt(offset), label, kind: InlayHintKind.Type, paddingLeft: true, tooltip: { kind: MarkupKind.Markdown, value: tooltip } };
+}
+
+/**
+ * The inlay hints of `hints` (one document's, in text order) inside `range`, as `mode` asks:
+ * hints on the same line become one, at the largest of their offsets, its label the first part
+ * of each; a hint from an earlier version says "(stale)" in its label.
+ */
+export function presentHints(a: Analysis, hints: readonly ShownHint[], range: Range, mode: HintMode): InlayHint[] {
+  if (mode === 'off') return [];
+  const from = a.document.offsetAt(range.start);
+  const to = a.document.offsetAt(range.end);
+  const byLine = new Map<number, ShownHint[]>();
+  for (const h of hints) {
+    if (mode === 'key' && !h.key) continue;
+    const line = a.document.positionAt(h.offset).line;
+    const group = byLine.get(line);
+    if (group) group.push(h);
+    else byLine.set(line, [h]);
+  }
+  const out: InlayHint[] = [];
+  for (const group of byLine.values()) {
+    const hint = toInlayHint(a, group);
+    const offset = a.document.offsetAt(hint.position);
+    if (offset >= from && offset <= to) out.push(hint);
+  }
+  return out;
+}
+
+/** The mode a client setting asks for; 'all' for anything else (absent, misspelt). */
+export function hintMode(value: unknown): HintMode {
+  return HINT_MODES.includes(value as HintMode) ? (value as HintMode) : 'all';
+}
