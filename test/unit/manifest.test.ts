@@ -12,6 +12,7 @@ import { minimatch } from 'minimatch';
 import { FILE_GLOBS, isConfigPath, isProfilePath } from '../../core/config/fileKinds';
 import { Commands } from '../../core/protocol/lsp';
 import { SETTING_DEFAULTS } from '../../extension/settingDefaults';
+import { HINT_MODES, hintMode } from '../../server/hintView';
 import { TOOL_VERSION } from '../../runner/version';
 
 const root = join(__dirname, '..', '..');
@@ -36,10 +37,14 @@ test('the contributed commands are the command table, and menus name only those'
 
 test('every setting package.json declares has the settings reader\'s default, and the reader reads no other', () => {
   const properties = manifest.contributes.configuration.properties as Record<string, { default: unknown; scope: string }>;
-  // attnscope.trace.server is read by vscode-languageclient itself (the client's id is 'attnscope').
-  const declared = Object.fromEntries(Object.entries(properties).filter(([key]) => key !== 'attnscope.trace.server').map(([key, p]) => [key.replace(/^attnscope\./, ''), p.default]));
+  // attnscope.trace.server is read by vscode-languageclient itself (the client's id is 'attnscope');
+  // attnscope.hints by the language server (server/hintView.ts hintMode), through the client's synchronised section.
+  const readElsewhere = new Set(['attnscope.trace.server', 'attnscope.hints']);
+  const declared = Object.fromEntries(Object.entries(properties).filter(([key]) => !readElsewhere.has(key)).map(([key, p]) => [key.replace(/^attnscope\./, ''), p.default]));
   assert.deepEqual(declared, { ...SETTING_DEFAULTS });
   assert.equal(properties['attnscope.trace.server']?.default, 'off');
+  assert.equal(properties['attnscope.hints']?.default, hintMode(undefined), 'the server\'s default hint mode is the declared one');
+  assert.deepEqual((properties['attnscope.hints'] as unknown as { enum: string[] }).enum, [...HINT_MODES]);
   for (const key of manifest.capabilities.untrustedWorkspaces.restrictedConfigurations as string[]) {
     assert.equal(properties[key]?.scope, 'machine', `${key}: a restricted setting that is not machine-scoped`);
   }
