@@ -1,10 +1,10 @@
-// Runs the real CUDA kernel source (native/cuda/src/flash_fwd.cuh, paged_decode.cuh) on the CPU
-// under the emulation in this folder and compares it with an fp64 reference on small odd
-// shapes: it checks the index math (fragment layouts, swizzle, tiles, masks, pages, splits,
-// merges) and the cp.async group accounting (a copy lands only at the wait_group that covers
-// it) where no GPU is at hand. Kernels, tile shapes and grids come from the same planners the
-// GPU launchers call (dispatch_flash_fwd, dispatch_paged_decode). It cannot check races
-// between threads of a block (they run between barriers in any order) or speed.
+// Runs the real CUDA kernel source (native/cuda/src/flash_fwd.cuh, paged_decode.cuh,
+// paged_decode_mma.cuh) on the CPU under the emulation in this folder and compares it with an
+// fp64 reference on small odd shapes: it checks the index math (fragment layouts, swizzle,
+// tiles, masks, pages, splits, merges) and the cp.async group accounting (a copy lands only at
+// the wait_group that covers it) where no GPU is at hand. Kernels, tile shapes and grids come
+// from the same planners the GPU launchers call (dispatch_flash_fwd, dispatch_paged_decode). It
+// cannot check races between threads of a block (they run between barriers in any order) or speed.
 // Build and run: test/gpu/emulate/run.sh [substring of the case names to run].
 #define ATTNSCOPE_CUDA_EMULATION 1
 
