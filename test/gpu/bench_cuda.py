@@ -6,7 +6,8 @@
    N in {1k, 4k, 16k} (head_dim 128, and 4k at 64), causal and not; ours is checked against
    both outputs at every shape (target: >= 1.0x SDPA's speed);
 3. paged decode bandwidth against the measured device copy bandwidth, only on shapes whose K/V
-   working set is >= 4x L2, GQA groups 1, 4 and 8, page pools rotated (target: >= 85%).
+   working set is >= 4x L2, GQA groups 1, 4 (CUDA cores) and 8 (tensor cores), page pools
+   rotated (target: >= 85%).
 Ours and torch's kernels are timed by one method (bench_timing.DeviceTimer: CUDA graph of n
 launches per event pair, L2 flushed before each sample, median of 10 samples).
 Writes one JSON document (rewritten after each section, so a timeout keeps what finished).
@@ -152,17 +153,19 @@ FLASH_CASES = [
     ("fp16", 1, 300, 700, 4, 1, 64, False, 100),
 ]
 DECODE_CASES = [
-    # dtype, lens, page_size, H, Hkv, D
+    # dtype, lens, page_size, H, Hkv, D. GQA groups <= 4 run on CUDA cores, larger on tensor cores.
     ("bf16", [1, 0, 37, 1000], 16, 8, 2, 128),
     ("fp16", [513, 64, 9], 8, 4, 4, 64),
     ("bf16", [5000, 255, 256, 257], 256, 32, 8, 128),
-    ("fp16", [3000], 32, 12, 1, 64),
-    ("bf16", [20000, 1], 64, 64, 8, 128),
+    ("fp16", [3000], 32, 12, 1, 64),  # group 12: tensor cores, 4 zero rows
+    ("bf16", [20000, 1], 64, 64, 8, 128),  # group 8: tensor cores
     ("fp16", [999, 1001], 10, 16, 2, 128),  # page size not a multiple of 4 (the unroll), within 8..256 (core/kernelLimits.json)
     ("bf16", [4100, 33], 16, 16, 16, 128),  # GQA group 1
+    ("fp16", [777, 3, 0], 8, 40, 8, 128),  # group 5: the smallest on tensor cores
+    ("bf16", [2500, 129], 32, 32, 1, 64),  # group 32: two 16-head chunks
 ]
 SANITIZE_FLASH = [0, 1, 4, 8]
-SANITIZE_DECODE = [0, 1]
+SANITIZE_DECODE = [0, 1, 3]  # CUDA cores (groups 4 and 1) and tensor cores (group 12)
 
 
 def check_host_entry_points(torch, lib, out):
