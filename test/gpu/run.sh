@@ -20,7 +20,8 @@
 # build.log, ptxas.txt, sass.txt.gz, sass_counts.{txt,json}, host_checks.log, gpu_results.json
 # (bench_cuda.py), sanitize-{memcheck,racecheck}.{log,json}, node.log. Build files stay in
 # native/cuda/build/run-sh.
-# Usage: test/gpu/run.sh [--quick]   (--limits: print the step limits and their total, then stop)
+# Usage: test/gpu/run.sh [--quick]   (--limits: print the step limits and their total, then stop;
+#        ATTNSCOPE_GPU_LIMIT_SCALE=k: every limit times k, for a dry run on a slow machine)
 # Exit: 0 every step ran and passed; 1 a check failed; 2 the build failed (or nvcc/cmake missing);
 #       3 no CUDA device (after the build); 4 all that ran passed but a GPU step was skipped
 #       (python3, torch or a CUDA tool missing: summary.txt says which).
@@ -37,6 +38,10 @@ if [ "${1:-}" = "--limits" ]; then  # print them and stop (no GPU, nothing writt
   exit 0
 fi
 if [ "$TOTAL" -ge 480 ]; then echo "run.sh: the step limits add up to $TOTAL s, not under 8 minutes"; exit 2; fi
+# ATTNSCOPE_GPU_LIMIT_SCALE=k multiplies every limit, for a dry run on a slow or loaded machine
+# without a GPU; the 8-minute check above is on the limits as set.
+SCALE="${ATTNSCOPE_GPU_LIMIT_SCALE:-1}"
+for s in "${!LIMITS[@]}"; do LIMITS[$s]=$((LIMITS[$s] * SCALE)); done
 QUICK=""
 [ "${1:-}" = "--quick" ] && QUICK="--quick"
 
@@ -86,7 +91,13 @@ if ! command -v nvcc >/dev/null; then
   done
 fi
 CUDA_BIN="$(dirname "$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)")"
-tool() { command -v "$1" 2>/dev/null || { [ -x "$CUDA_BIN/$1" ] && echo "$CUDA_BIN/$1"; }; }
+# A CUDA tool: on PATH, beside nvcc, or in /usr/local/cuda*/bin (nvcc may be a wrapper elsewhere).
+CUDA_DIRS="$CUDA_BIN /usr/local/cuda/bin $(echo /usr/local/cuda-*/bin)"
+tool() {
+  command -v "$1" 2>/dev/null && return 0
+  for dir in $CUDA_DIRS; do [ -x "$dir/$1" ] && { echo "$dir/$1"; return 0; }; done
+  return 0
+}
 
 step environment
 PY="$(command -v python3 || true)"
@@ -160,7 +171,7 @@ fi
 step sass "instruction counts per kernel and main loop: HMMA, local loads/stores"
 CUOBJDUMP="$(tool cuobjdump)"
 if [ -z "$CUOBJDUMP" ]; then
-  skip sass "no cuobjdump on PATH or in $CUDA_BIN"
+  skip sass "no cuobjdump on PATH or in $CUDA_DIRS"
 elif [ -z "$PY" ]; then
   skip sass "no python3"
 else
@@ -222,7 +233,7 @@ fi
 SANITIZER="$(tool compute-sanitizer)"
 for check in memcheck racecheck; do
   step "$check" "compute-sanitizer on bench_cuda.py --sanitize (a few small cases)"
-  if [ -z "$SANITIZER" ]; then skip "$check" "no compute-sanitizer on PATH or in $CUDA_BIN"; continue; fi
+  if [ -z "$SANITIZER" ]; then skip "$check" "no compute-sanitizer on PATH or in $CUDA_DIRS"; continue; fi
   if [ -z "$TORCH" ]; then skip "$check" "no python3 with a torch that sees the GPU"; continue; fi
   run_limited "$check" "$SANITIZER" --tool "$check" --error-exitcode 9 "$PY" test/gpu/bench_cuda.py \
     --lib "$LIB" --json "$OUT/sanitize-$check.json" --sanitize >"$OUT/sanitize-$check.log" 2>&1

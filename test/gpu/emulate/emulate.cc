@@ -1,10 +1,10 @@
-// Runs the real CUDA kernel source (native/cuda/src/flash_fwd.cuh, paged_decode.cuh) on the CPU
-// under the emulation in this folder and compares it with an fp64 reference on small odd
-// shapes: it checks the index math (fragment layouts, swizzle, tiles, masks, pages, splits,
-// merges) and the cp.async group accounting (a copy lands only at the wait_group that covers
-// it) where no GPU is at hand. Kernels, tile shapes and grids come from the same planners the
-// GPU launchers call (dispatch_flash_fwd, dispatch_paged_decode). It cannot check races
-// between threads of a block (they run between barriers in any order) or speed.
+// Runs the real CUDA kernel source (native/cuda/src/flash_fwd.cuh, paged_decode.cuh,
+// paged_decode_mma.cuh) on the CPU under the emulation in this folder and compares it with an
+// fp64 reference on small odd shapes: it checks the index math (fragment layouts, swizzle,
+// tiles, masks, pages, splits, merges) and the cp.async group accounting (a copy lands only at
+// the wait_group that covers it) where no GPU is at hand. Kernels, tile shapes and grids come
+// from the same planners the GPU launchers call (dispatch_flash_fwd, dispatch_paged_decode). It
+// cannot check races between threads of a block (they run between barriers in any order) or speed.
 // Build and run: test/gpu/emulate/run.sh [substring of the case names to run].
 #define ATTNSCOPE_CUDA_EMULATION 1
 
@@ -114,6 +114,7 @@ void reference_row(const T* q, const std::vector<const T*>& keys, const std::vec
 struct Errors {
   double o = 0, lse = 0;
   bool masked_ok = true;
+  bool tensor_cores = false;  // decode: the dispatch chose paged_decode_mma_kernel
 };
 
 void compare(double got, double ref, double& err) {
@@ -216,6 +217,9 @@ Errors check_decode(const std::vector<int>& lens, int page_size, int H, int Hkv,
   p.dtype = std::is_same<T, __nv_bfloat16>::value ? ATTNSCOPE_CUDA_BF16 : ATTNSCOPE_CUDA_FP16;
   dispatch_paged_decode(p, plan, EmulatedLaunch{});
   Errors e;
+  e.tensor_cores = with_decode_kernel(p, [](auto kernel, int) {
+    return reinterpret_cast<const void*>(kernel) == reinterpret_cast<const void*>(&paged_decode_mma_kernel<D, T>);
+  });
   std::vector<double> ro;
   double rl;
   for (int b = 0; b < B; ++b)
@@ -238,9 +242,13 @@ Errors check_decode(const std::vector<int>& lens, int page_size, int H, int Hkv,
 
 int failures = 0;
 
+// A decode case named "decode mma ..." must have run on tensor cores, any other on CUDA cores.
 void report(const std::string& what, const Errors& e, double tol) {
-  const bool ok = e.o < tol && e.lse < 1e-3 && e.masked_ok;
-  std::printf("%-66s O err %.2e  lse err %.2e  %s\n", what.c_str(), e.o, e.lse, ok ? "ok" : "FAIL");
+  const bool is_decode = what.rfind("decode", 0) == 0;
+  const bool path_ok = !is_decode || e.tensor_cores == (what.rfind("decode mma", 0) == 0);
+  const bool ok = e.o < tol && e.lse < 1e-3 && e.masked_ok && path_ok;
+  std::printf("%-66s O err %.2e  lse err %.2e  %s%s\n", what.c_str(), e.o, e.lse, ok ? "ok" : "FAIL",
+              path_ok ? "" : " (ran on the other decode path)");
   if (!ok) ++failures;
 }
 
