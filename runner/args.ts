@@ -2,10 +2,10 @@
  * Command-line plumbing shared by every `attnscope` command: option parsing with one-sentence
  * errors, output paths refused before any work (never creating folders), atomic result files, the exit codes.
  */
-import { closeSync, openSync, rmSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { writeFileAtomic } from './atomic';
+import { outputTarget, writeFileAtomic } from './atomic';
 import { OutputError, UsageError } from './errors';
 
 /** Exit code of a command cancelled by SIGINT / SIGTERM (128 + SIGINT). */
@@ -16,8 +16,20 @@ export class HelpRequest extends Error {}
 
 export function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: O) {
   if (argv.includes('--help') || argv.includes('-h')) throw new HelpRequest();
+  // A negative number after an option that takes a value is that value (`--time-scale -2`), so
+  // that the option's own check can say "must be > 0" instead of Node's "ambiguous" message.
+  const args = argv.flatMap((a, i) => {
+    const name = a.startsWith('--') && !a.includes('=') ? a.slice(2) : undefined;
+    if (name !== undefined && options[name]?.type === 'string' && /^-(\d|\.\d)/.test(argv[i + 1] ?? '')) return [`${a}=${argv[i + 1]}`];
+    if (i > 0 && /^-(\d|\.\d)/.test(a)) {
+      const prev = argv[i - 1]!;
+      const p = prev.startsWith('--') && !prev.includes('=') ? prev.slice(2) : undefined;
+      if (p !== undefined && options[p]?.type === 'string') return [];
+    }
+    return [a];
+  });
   try {
-    return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (e) {
     // Node's text ("Unknown option '--x'. To specify a positional argument starting with a '-',
     // place it at the end of the command after '--', as in '-- \"--x\"") shortened to its first sentence.
@@ -45,7 +57,8 @@ function writeFailure(e: unknown): string {
  */
 export function checkOutputPath(path: string | undefined, flag: string): void {
   if (path === undefined) return;
-  if (path === '') throw new UsageError(`${flag} needs a file path`);
+  if (path === '') throw new UsageError(`${flag} needs a file path`, false);
+  if (path === '-') throw new UsageError(`${flag} - : '-' is not a file here; give a file path (the run's table goes to stdout)`, false);
   const stat = (p: string) => {
     try {
       return statSync(p);
@@ -56,16 +69,20 @@ export function checkOutputPath(path: string | undefined, flag: string): void {
   const refuse = (why: string) => new UsageError(`${flag} ${path}: ${why}`, false);
   const target = stat(path);
   if (target?.isDirectory()) throw new UsageError(`${flag} ${path} is a folder: give a file path, e.g. ${join(path, 'run.json')}`, false);
-  if (target && !target.isFile()) {
-    // A device or pipe: written in place, so it must open for writing.
+  const out = outputTarget(path);
+  if (out.inPlace) {
+    // A device or pipe, written in place: checked with access(2), never opened (opening a
+    // FIFO for writing blocks until a reader comes).
     try {
-      closeSync(openSync(path, 'a'));
+      accessSync(out.path, constants.W_OK);
     } catch (e) {
       throw refuse(`cannot write: ${writeFailure(e)}`);
     }
     return;
   }
-  const dir = dirname(resolve(path));
+  // A symbolic link is followed: its target's folder is the one that must exist.
+  const dir = dirname(out.path);
+  const shown = out.path === resolve(path) ? dirname(path) : dir;
   const st = stat(dir);
   if (!st) {
     for (let up = dirname(dir); dirname(up) !== up; up = dirname(up)) {
@@ -73,7 +90,7 @@ export function checkOutputPath(path: string | undefined, flag: string): void {
       if (above && !above.isDirectory()) throw refuse(`${up} is a file, not a folder`);
       if (above) break;
     }
-    throw refuse(`the folder ${dirname(path)} does not exist (it is not created for you: mkdir -p ${dirname(path)} first)`);
+    throw refuse(`the folder ${shown} does not exist (it is not created for you: mkdir -p ${shown} first)`);
   }
   if (!st.isDirectory()) throw refuse(`${dir} is a file, not a folder`);
   // The result is written to a temporary file in that folder and renamed over the target.
@@ -84,6 +101,36 @@ export function checkOutputPath(path: string | undefined, flag: string): void {
     throw refuse(`cannot write in ${dir}: ${writeFailure(e)}`);
   }
   rmSync(probe, { force: true });
+}
+
+/**
+ * Refuses, before any work, an output folder (sweep/submit `--out`) that cannot be made: the
+ * folder itself is created if missing (it is the run's own folder), but its parent must exist,
+ * as for `--json` (a typo in a path is not silently turned into a tree of folders).
+ * @throws UsageError (exit 2, one line) naming the flag, the path and the reason.
+ */
+export function checkOutputDir(path: string, flag: string): void {
+  if (path === '') throw new UsageError(`${flag} needs a folder path`, false);
+  const refuse = (why: string) => new UsageError(`${flag} ${path}: ${why}`, false);
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    st = undefined;
+  }
+  if (st) {
+    if (!st.isDirectory()) throw refuse('is a file, not a folder');
+    return;
+  }
+  const parent = dirname(resolve(path));
+  let pst;
+  try {
+    pst = statSync(parent);
+  } catch {
+    pst = undefined;
+  }
+  if (!pst) throw refuse(`the folder ${dirname(path)} does not exist (only the last folder is created for you: mkdir -p ${dirname(path)} first)`);
+  if (!pst.isDirectory()) throw refuse(`${parent} is a file, not a folder`);
 }
 
 /** Writes a result file; a failure (disk full, no permission) is one line and exit 1. */

@@ -53,6 +53,17 @@ const USAGE = `usage:
   attnscope vllm-log <vllm.log> [--profile FILE] [--json]   (compare vLLM's start-up memory lines with the estimate)
   attnscope --version`;
 
+/** `attnscope <command> --help`: USAGE's lines for that command (with their continuation lines); undefined for an unknown command. */
+function commandUsage(command: string): string | undefined {
+  const lines: string[] = [];
+  let inside = false;
+  for (const line of USAGE.split('\n').slice(1)) {
+    if (line.startsWith('  attnscope ')) inside = line.startsWith(`  attnscope ${command} `);
+    if (inside) lines.push(line);
+  }
+  return lines.length > 0 ? `usage:\n${lines.join('\n')}` : undefined;
+}
+
 /**
  * Where a command writes: the process's stdout and stderr, or (the CLI fuzz test) streams that
  * collect what `main` would print. Progress draws in place only when `stderr.isTTY`.
@@ -215,6 +226,8 @@ function printNotes(loaded: LoadedProfile, io: CliIo, trace = false): void {
 
 async function estimateCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false } });
+  // `estimate f --json x.json`: --json is a flag here (the estimate is small, stdout carries it).
+  if (values.json && positionals.length === 2) throw new UsageError(`estimate --json prints JSON to stdout; to a file: attnscope estimate ${positionals[0]} --json > ${positionals[1]}`, false);
   const file = onePositional(positionals, 'estimate');
   const loaded = loadProfile(file);
   printNotes(loaded, io);
@@ -378,12 +391,14 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
       return EXIT_BAD_INPUT;
     }
     if (e instanceof UsageError) {
-      io.stderr.write(e.showUsage ? `attnscope: ${e.message}\n${USAGE}\n` : `attnscope: ${e.message}\n`);
+      // One line, as every argument error: the usage is one --help away.
+      const known = command !== undefined && commandUsage(command) !== undefined;
+      io.stderr.write(e.showUsage ? `attnscope: ${e.message} (see attnscope ${known ? `${command} ` : ''}--help)\n` : `attnscope: ${e.message}\n`);
       return EXIT_BAD_INPUT;
     }
     if (e instanceof CancelledError) return EXIT_CANCELLED;
     if (e instanceof HelpRequest) {
-      io.stdout.write(`${USAGE}\n`);
+      io.stdout.write(`${(command !== undefined && commandUsage(command)) || USAGE}\n`);
       return EXIT_OK;
     }
     if (e instanceof OutputError) {

@@ -15,7 +15,7 @@ import { join, resolve } from 'node:path';
 import { BACKENDS, isBackend, type Backend } from '../../core/config/types';
 import { EXIT_INTERNAL, EXIT_OK } from '../../core/protocol/runner';
 import type { SweepReport } from '../../core/protocol/sweep';
-import { checkOutputPath, EXIT_CANCELLED, parse, writeOutput } from '../args';
+import { checkOutputDir, checkOutputPath, EXIT_CANCELLED, parse, writeOutput } from '../args';
 import { CancelledError, InputError, UsageError } from '../errors';
 import { benchPreflight } from '../preflight';
 import { Progress } from '../progress';
@@ -101,6 +101,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   const backend = backendOf(values.backend);
   const quick = values.quick === true;
   checkOutputPath(values.json as string | undefined, '--json');
+  if (values.out !== undefined) checkOutputDir(values.out as string, '--out');
   let shard: Shard | null;
   try {
     shard = values.shard !== undefined ? parseShard(values.shard as string) : shardFromEnvironment(process.env);
@@ -198,6 +199,7 @@ export async function submitCommand(argv: string[]): Promise<number> {
   if (!(pollS > 0)) throw new UsageError(`--poll must be a number of seconds > 0, got '${String(values.poll)}'`, false);
   if (values.k8s && values.wait) throw new UsageError('--wait follows a Slurm job; for the Kubernetes Job use: kubectl wait --for=condition=complete job/<name>', false);
   if (values.k8s && (!values.image || !values.pvc)) throw new UsageError('submit --k8s needs --image (with attnscope on its PATH) and --pvc (the claim the results go to)', false);
+  if (values.out !== undefined) checkOutputDir(values.out as string, '--out');
   const plan = prepare(file, (values.set as string[] | undefined) ?? [], quick, backend);
   const s = plan.slurm;
   const tasks = Math.min(tasksFlag ?? s.tasks ?? Math.min(plan.points.length, 32), plan.points.length);

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, createReadStream, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
@@ -205,7 +205,28 @@ test('<command> --help prints the usage (exit 0); an unknown option is named in 
   assert.match(help.stdout, /^usage:\n(.*\n)* {2}attnscope simulate <profile> \[--trace FILE \[--trace-format F\]/);
   const bad = cli(['simulate', 'x.attn.yaml', '--frobnicate']);
   assert.equal(bad.code, 2);
-  assert.equal(bad.stderr.split('\n')[0], "attnscope: Unknown option '--frobnicate'");
+  assert.equal(bad.stderr, "attnscope: Unknown option '--frobnicate' (see attnscope simulate --help)\n");
+  // Each command's --help is its own usage, not every command's.
+  const est = cli(['estimate', '--help']);
+  assert.equal(est.code, 0);
+  assert.equal(est.stdout, 'usage:\n  attnscope estimate <file> [--json]\n');
+  const sw = cli(['sweep', '-h']);
+  assert.match(sw.stdout, /^usage:\n {2}attnscope sweep <profile>/);
+  assert.doesNotMatch(sw.stdout, /attnscope (bench|simulate|merge) /);
+});
+
+test('argument errors are one line (exit 2); a negative number reaches its option\'s own check', () => {
+  for (const [args, line] of [
+    [['simulate', 'x.attn.yaml', '--time-scale', '-2'], "attnscope: --time-scale must be a positive number (2 = replay at twice the rate), got '-2'"],
+    [['simulate', 'x.attn.yaml', '--slo-ttft-ms', '-5'], "attnscope: --slo-ttft-ms must be a positive number of milliseconds, got '-5'"],
+    [['estimate', 'f.json', '--json', 'x.json'], 'attnscope: estimate --json prints JSON to stdout; to a file: attnscope estimate f.json --json > x.json'],
+    [['frobnicate'], "attnscope: unknown command 'frobnicate' (see attnscope --help)"],
+  ] as const) {
+    const r = cli([...args]);
+    assert.equal(r.code, 2, args.join(' '));
+    assert.equal(r.stderr.trim().replace(/ \(see attnscope [a-z-]* ?--help\)$/, ''), line.replace(/ \(see attnscope [a-z-]* ?--help\)$/, ''), args.join(' '));
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  }
 });
 
 test('--json naming a folder is refused before any work (exit 2, one line)', () => {
@@ -507,4 +528,69 @@ test('simulate --calibrate RUN.json measures the attention coefficients from CUD
   const refused = cli(['simulate', profile, '--calibrate', cpu.file]);
   assert.equal(refused.code, 2);
   assert.equal(refused.stderr.trim(), `${cpu.file}:1:1: cpu.json has no CUDA kernel timings (its 2 cases ran on the cpu backend (AMD EPYC)); the step-time model is for H100 SXM: benchmark on that GPU (attnscope bench --backend cuda --json FILE)`);
+});
+
+test('--json through a symbolic link writes the link\'s target and keeps the link', () => {
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const profile = join(dir, 'p.attn.yaml');
+  writeFileSync(profile, 'model: ./config.json\nkv_cache: { num_pages: 400 }\nworkload: { requests: 5 }\n');
+  mkdirSync(join(dir, 'runs'));
+  const link = join(dir, 'latest.json');
+  symlinkSync(join('runs', 'sim.json'), link); // dangling until the run writes it
+  let r = cli(['simulate', profile, '--json', link]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(lstatSync(link).isSymbolicLink(), 'the link was replaced by a file');
+  assert.equal(JSON.parse(readFileSync(join(dir, 'runs', 'sim.json'), 'utf8')).name, 'p.attn.yaml');
+  // Again, now that the target exists: rewritten through the link, the link kept.
+  r = cli(['simulate', profile, '--json', link]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(lstatSync(link).isSymbolicLink());
+  // A link into a missing folder is refused before any work, naming the target's folder.
+  const bad = join(dir, 'bad.json');
+  symlinkSync(join(dir, 'nowhere', 'x.json'), bad);
+  r = cli(['simulate', profile, '--json', bad]);
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr.trim(), `attnscope: --json ${bad}: the folder ${join(dir, 'nowhere')} does not exist (it is not created for you: mkdir -p ${join(dir, 'nowhere')} first)`);
+});
+
+test('--json to a FIFO is not opened by the up-front check: the run writes into it once', async () => {
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const profile = join(dir, 'p.attn.yaml');
+  writeFileSync(profile, 'model: ./config.json\nkv_cache: { num_pages: 400 }\nworkload: { requests: 5 }\n');
+  const fifo = join(dir, 'out.fifo');
+  if (spawnSync('mkfifo', [fifo]).status !== 0) return; // no mkfifo: nothing to test
+  const child = spawn(process.execPath, [runner, 'simulate', profile, '--json', fifo], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const killer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  // The reader waits from the start: a check that opened and closed the FIFO would hand it an
+  // empty read (EOF) and leave the real write blocked with no reader.
+  let text = '';
+  for await (const chunk of createReadStream(fifo, 'utf8')) text += chunk;
+  const code = await new Promise((done) => child.on('close', done));
+  clearTimeout(killer);
+  assert.equal(code, 0);
+  assert.equal(JSON.parse(text).name, 'p.attn.yaml');
+  assert.ok(!lstatSync(fifo).isFile(), 'the FIFO was replaced by a file');
+});
+
+test('--json - is refused (exit 2, one line) and no file named - is written', () => {
+  const { dir, file } = tmp('config.json', TINY_CONFIG);
+  const r = spawnSync(process.execPath, [runner, 'bench', file, '--quick', '--json', '-'], { encoding: 'utf8', cwd: dir });
+  assert.equal(r.status, 2);
+  assert.equal(r.stderr.trim().split('\n').length, 1);
+  assert.match(r.stderr, /^attnscope: --json - : '-' is not a file/);
+  assert.ok(!existsSync(join(dir, '-')));
+});
+
+test('sweep --out in a missing folder is refused before any work, as --json is; the --out folder itself is created', () => {
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const profile = join(dir, 'p.attn.yaml');
+  writeFileSync(profile, 'model: ./config.json\nkv_cache: { num_pages: 400 }\nworkload: { requests: 5 }\n');
+  const out = join(dir, 'no', 'sw');
+  let r = cli(['sweep', profile, '--set', 'kv_cache.page_size=8,16', '--out', out]);
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr.trim(), `attnscope: --out ${out}: the folder ${join(dir, 'no')} does not exist (only the last folder is created for you: mkdir -p ${join(dir, 'no')} first)`);
+  assert.ok(!existsSync(join(dir, 'no')));
+  r = cli(['sweep', profile, '--set', 'kv_cache.page_size=8,16', '--out', join(dir, 'sw')]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(existsSync(join(dir, 'sw')));
 });

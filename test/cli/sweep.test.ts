@@ -150,6 +150,15 @@ test('bad input: one line, exit 2, nothing written', () => {
   assert.match(shard.stderr, /--shard 3\/3: i must be in 0\.\.N-1/);
 });
 
+test('a value repeated in a --set axis is refused (exit 2, one line naming the argument), before any point runs', () => {
+  const { dir, file } = workspace();
+  const out = join(dir, 'never');
+  const r = cli(['sweep', file, '--set', 'kv_cache.page_size=8,8', '--out', out]);
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr, 'attnscope: --set kv_cache.page_size=8,8: the sweep axis kv_cache.page_size repeats the value 8: each value runs once, drop the repeat\n');
+  assert.equal(existsSync(out), false);
+});
+
 test('Ctrl-C stops the workers, exits 130 and leaves only whole point files', async () => {
   // The first point is quick; the other two simulate 400,000 requests each (many seconds).
   const { dir, file } = workspace(PROFILE.replace(/sweep:[\s\S]*$/, 'sweep:\n  axes:\n    workload.requests: [50, 400000, 400001]\n'));
