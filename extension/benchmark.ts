@@ -117,6 +117,7 @@ export class BenchmarkRun {
       case 'done':
         // Shown at once: the runner exits right after, and saving follows (runSaved gives the id).
         this.shown = e.run;
+        ctx.status.setLastRunEnvironment(e.run.environment);
         ctx.dashboard.post({ type: 'runFinished', run: e.run, id: null });
         break;
     }
