@@ -19,12 +19,11 @@ namespace {
 using attnscope::Status;
 
 using attnscope::napi_fields::array_field;
-using attnscope::napi_fields::decode_shape;
-using attnscope::napi_fields::DecodeShape;
-using attnscope::napi_fields::flash_shape;
 using attnscope::napi_fields::FlashShape;
 using attnscope::napi_fields::int_field;
 using attnscope::napi_fields::number_field;
+using attnscope::napi_fields::read_decode_shape;
+using attnscope::napi_fields::read_flash_shape;
 using attnscope::napi_bridge::JobResult;
 using attnscope::napi_bridge::Outcome;
 using attnscope::napi_bridge::queue;
@@ -54,17 +53,11 @@ attnscope::SimdPath simd_field(const Napi::Object& spec) {
 // flashSpec); each caller then sets its outputs (fp32 vs fp64) and anything of its own.
 template <typename P>
 void read_attention_fields(const Napi::Object& s, P* p) {
-  const FlashShape shape = flash_shape(s);
+  const FlashShape shape = read_flash_shape(s, p);
   p->dtype = dtype_field(s, "dtype");
   p->q = input_field(s, "q", p->dtype);
   p->k = input_field(s, "k", p->dtype);
   p->v = input_field(s, "v", p->dtype);
-  p->batch = shape.batch;
-  p->seq_len_q = shape.seq_len_q;
-  p->seq_len_k = shape.seq_len_k;
-  p->num_heads = shape.num_heads;
-  p->num_kv_heads = shape.num_kv_heads;
-  p->head_dim = shape.head_dim;
   p->softmax_scale = static_cast<decltype(p->softmax_scale)>(shape.softmax_scale);
   p->is_causal = shape.causal;
   p->window = shape.window;
@@ -95,16 +88,7 @@ attnscope::PagedDecodeParams paged_params(const Napi::Object& s, bool with_outpu
     p.o = array_field<float>(s, "o", napi_float32_array);
     p.lse = array_field<float>(s, "lse", napi_float32_array);
   }
-  const DecodeShape shape = decode_shape(s);
-  p.batch = shape.batch;
-  p.num_heads = shape.num_heads;
-  p.num_kv_heads = shape.num_kv_heads;
-  p.head_dim = shape.head_dim;
-  p.num_pages = shape.num_pages;
-  p.page_size = shape.page_size;
-  p.max_pages_per_seq = shape.max_pages_per_seq;
-  p.softmax_scale = static_cast<float>(shape.softmax_scale);
-  p.partition_tokens = shape.partition_tokens;
+  p.softmax_scale = static_cast<float>(read_decode_shape(s, &p).softmax_scale);
   p.threads = int_field(s, "threads");
   p.simd = simd_field(s);
   return p;
