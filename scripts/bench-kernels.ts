@@ -19,7 +19,7 @@
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 
-import { formatBytes, formatDuration, formatPercent, formatRate } from '../core/format';
+import { formatBytes, formatDuration, formatPercent, formatRate, formatSignificant } from '../core/format';
 import type { CaseShape, Environment, KernelCase } from '../core/protocol/run';
 import { runHeader, type RunHeader } from '../core/protocol/run';
 import {
@@ -152,7 +152,6 @@ function timingFor(expectedSec: number): Required<TimingOptions> {
 }
 
 /** A number in a GFLOP/s or GB/s column (the header names the unit). */
-const fmtRate = (x: number): string => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
 const fmtPct = (f: number | null): string => (f === null ? '-' : formatPercent(f, f < 0.1 ? 1 : 0));
 const fmtErr = (e: number | null): string => (e === null ? '-' : e.toExponential(1));
 const kLabel = (n: number): string => (n % 1024 === 0 ? `${n / 1024}k` : String(n));
@@ -240,7 +239,7 @@ async function main(): Promise<void> {
         if (refBytes > 1 << 30) {
           referenceSkip = `S would be ${formatBytes(refBytes)} fp64 per head and one run ~${refSec.toFixed(0)} s`;
         } else if (refSec > MAX_REFERENCE_SECONDS) {
-          referenceSkip = `~${refSec.toFixed(0)} s per run (naive fp64, one thread, ${fmtRate(rateFor('reference')! / 1e9)} GFLOP/s)`;
+          referenceSkip = `~${refSec.toFixed(0)} s per run (naive fp64, one thread, ${formatSignificant(rateFor('reference')! / 1e9)} GFLOP/s)`;
         } else {
           log(`${label}: naive reference (~${refSec.toFixed(1)} s) ...`);
           const samples: number[] = [];
@@ -271,7 +270,7 @@ async function main(): Promise<void> {
           const lseMaxAbsErr = maxAbsDiff(out.lse, refOut.lse);
           const est = expectSec(key, flops)!;
           if (est > MAX_SECONDS_PER_RUN) {
-            row.kernelSkip = `~${est.toFixed(0)} s per run at ${fmtRate(rateFor(key)! / 1e9)} GFLOP/s (limit ${MAX_SECONDS_PER_RUN} s)`;
+            row.kernelSkip = `~${est.toFixed(0)} s per run at ${formatSignificant(rateFor(key)! / 1e9)} GFLOP/s (limit ${MAX_SECONDS_PER_RUN} s)`;
             skipped.push({ what: 'kernel', kernel: 'flash_fwd', shape, dtype, reason: row.kernelSkip });
           } else {
             log(`${label} ${dtype} (~${est.toFixed(2)} s per run) ...`);
@@ -294,7 +293,7 @@ async function main(): Promise<void> {
           const peerOut = await ort.run({ ...mha, seqLenQ: checkN, seqLenK: checkN }, c32);
           const predicted = expectSec(peerKey, flops);
           if (predicted !== null && predicted > MAX_SECONDS_PER_RUN) {
-            row.peerSkip = `~${predicted.toFixed(0)} s per run at the ${fmtRate(rateFor(peerKey)! / 1e9)} GFLOP/s it reached on the previous causal=${causal} shape (limit ${MAX_SECONDS_PER_RUN} s)`;
+            row.peerSkip = `~${predicted.toFixed(0)} s per run at the ${formatSignificant(rateFor(peerKey)! / 1e9)} GFLOP/s it reached on the previous causal=${causal} shape (limit ${MAX_SECONDS_PER_RUN} s)`;
             skipped.push({ what: 'peer', kernel: 'flash_fwd', shape, dtype, reason: row.peerSkip });
             continue;
           }
@@ -373,7 +372,7 @@ async function main(): Promise<void> {
       const flops = attentionFlops(shape);
       const est = expectSec('paged_decode', flops)!;
       if (est > MAX_SECONDS_PER_RUN) {
-        row.kernelSkip = `~${est.toFixed(0)} s per run at ${fmtRate(rateFor('paged_decode')! / 1e9)} GFLOP/s (limit ${MAX_SECONDS_PER_RUN} s)`;
+        row.kernelSkip = `~${est.toFixed(0)} s per run at ${formatSignificant(rateFor('paged_decode')! / 1e9)} GFLOP/s (limit ${MAX_SECONDS_PER_RUN} s)`;
         skipped.push({ what: 'kernel', kernel: 'paged_decode', shape, dtype: 'bf16', reason: row.kernelSkip });
       } else {
         log(`${label} (~${est < 0.01 ? est.toExponential(1) : est.toFixed(2)} s per run) ...`);
@@ -484,14 +483,14 @@ function printReport(env: Environment, rows: Row[], notes: string[], targets: st
       r.dtype,
       k?.simdPath ? `${k.simdPath} ${k.productUnit ?? ''}`.trim() : '-',
       k ? formatDuration(k.medianNs) : r.kernelSkip ? `skip${mark(`${r.label} ${r.dtype}: ${r.kernelSkip}`)}` : '-',
-      k ? fmtRate(k.gflops) : '-',
+      k ? formatSignificant(k.gflops) : '-',
       k ? fmtPct(flopFraction(k, p)) : '-',
-      k ? fmtRate(k.gbps) : '-',
+      k ? formatSignificant(k.gbps) : '-',
       k && bw ? fmtPct((k.gbps * 1e9) / bw) : '-',
       r.reference ? formatDuration(r.reference.medianNs) : r.referenceSkip ? `skip${mark(`${r.label} reference: ${r.referenceSkip}`)}` : '-',
-      r.reference ? fmtRate(r.reference.gflops) : '-',
+      r.reference ? formatSignificant(r.reference.gflops) : '-',
       r.peer ? formatDuration(r.peer.medianNs) : r.peerSkip && r.dtype === 'fp32' ? `n/a${mark(`${r.label} onnxruntime: ${r.peerSkip}`)}` : '-',
-      r.peer ? fmtRate(r.peer.gflops) : '-',
+      r.peer ? formatSignificant(r.peer.gflops) : '-',
       r.peer && k ? `${(r.peer.medianNs / k.medianNs).toFixed(2)}` : '-',
       k ? fmtErr(k.maxAbsErr) : '-',
     ];

@@ -436,7 +436,8 @@ EMSCRIPTEN_KEEPALIVE void attnscope_alloc_attach_kv_pool(attnscope::PageAllocato
 /**
  * config: [layout, numPages, pageSize, watermarkPages, slidingWindow, enablePrefixCaching,
  * maxNumSeqs, maxNumBatchedTokens, maxModelLen, perStepS, weightsS, perKvTokenS, perTokenS,
- * perPairS, maxSamples, coast] (coast: 0, 1, or -1 for the default). Columns as SimColumns.
+ * perPairS, maxSamples, coast, privateTails] (the last two: 0, 1, or -1 for the default).
+ * Columns as SimColumns.
  * Null with the reason in attnscope_error() when the input is refused.
  */
 EMSCRIPTEN_KEEPALIVE attnscope::ServingSimulator* attnscope_sim_new(const double* c, int n, const double* arrival,
@@ -460,6 +461,7 @@ EMSCRIPTEN_KEEPALIVE attnscope::ServingSimulator* attnscope_sim_new(const double
   config.step.per_pair_s = c[13];
   config.max_samples = static_cast<int32_t>(c[14]);
   if (c[15] >= 0) config.coast = c[15] != 0;
+  if (c[16] >= 0) config.private_tails = c[16] != 0;
   if (!attnscope::SimConfigValid(config)) {
     g_error = "ServingSimulator: invalid configuration";
     return nullptr;

@@ -6,7 +6,7 @@
    N in {1k, 4k, 16k} (head_dim 128, and 4k at 64), causal and not; ours is checked against
    both outputs at every shape (target: >= 1.0x SDPA's speed);
 3. paged decode bandwidth against the measured device copy bandwidth, only on shapes whose K/V
-   working set is >= 4x L2, GQA groups 1, 4 (CUDA cores) and 8 (tensor cores), page pools
+   working set is >= 4x L2, GQA groups 1, 4 (CUDA cores), 5 and 8 (tensor cores), page pools
    rotated (target: >= 85%).
 Ours and torch's kernels are timed by one method (bench_timing.DeviceTimer: CUDA graph of n
 launches per event pair, L2 flushed before each sample, median of 10 samples).

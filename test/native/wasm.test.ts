@@ -71,6 +71,7 @@ describe('the WebAssembly build against the native addon', { skip }, () => {
   const cases: Array<[string, Record<string, unknown>]> = [
     ['paged, prefix caching, a pool small enough to preempt', { ...baseConfig, layout: 0, numPages: 600 }],
     ['paged, request by request (coast: false)', { ...baseConfig, layout: 0, numPages: 600, coast: false }],
+    ['paged, every full page hashed (privateTails: false)', { ...baseConfig, layout: 0, numPages: 600, privateTails: false }],
     ['paged with a sliding window', { ...baseConfig, layout: 0, slidingWindow: 512, enablePrefixCaching: false }],
     ['contiguous, max_model_len each', { ...baseConfig, layout: 1 }],
     ['contiguous, prompt + output each', { ...baseConfig, layout: 2 }],

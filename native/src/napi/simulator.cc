@@ -70,6 +70,7 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     config.step.per_pair_s = Num(c, "perPairS");
     config.max_samples = static_cast<int32_t>(Num(c, "maxSamples"));
     if (c.Has("coast")) config.coast = c.Get("coast").ToBoolean().Value();
+    if (c.Has("privateTails")) config.private_tails = c.Get("privateTails").ToBoolean().Value();
     if (!attnscope::SimConfigValid(config)) throw Napi::RangeError::New(env, "ServingSimulator: invalid configuration");
 
     if (!info[1].IsTypedArray()) throw Napi::TypeError::New(env, "arrivalS must be a Float64Array");
