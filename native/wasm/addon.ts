@@ -226,6 +226,11 @@ export function kernelsCpuInfo(): object {
   return json(fn('cpu_info')());
 }
 
+/** A page pool's memory: a plain ArrayBuffer (no huge pages: the module's heap is its own). */
+export function kernelsAllocatePagePool(bytes: number): { buffer: ArrayBuffer; hugePages: boolean; external: boolean } {
+  return { buffer: new ArrayBuffer(bytes), hugePages: false, external: false };
+}
+
 export function kernelsToHalfBits(dtype: number, values: Float32Array): Uint16Array {
   const out = new Uint16Array(values.length);
   withScratch((s) => {

@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import { offsetToLineColumn } from '../../core/config/positions';
 import type { Profile, StepTimeSpec } from '../../core/config/types';
 import type { LatencySlo } from '../../core/protocol/latency';
-import { DEFAULT_MAX_NUM_BATCHED_TOKENS, DEFAULT_MAX_NUM_SEQS, estimate, referenceSeqLen } from '../../core/estimate/index';
+import { DEFAULT_MAX_NUM_SEQS, estimate, maxNumBatchedTokensOf, referenceSeqLen } from '../../core/estimate/index';
 import type { PoolBaseline, PoolResult, PoolSample, PoolSummary, StepTimeModel } from '../../core/protocol/run';
 import { runSimulationsInWorker, ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTotals } from '../../native';
 import { formatCount } from '../../core/format';
@@ -241,7 +241,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     slidingWindow: allSliding ? model.slidingWindow! : 0,
     enablePrefixCaching: opts.enablePrefixCaching ?? true,
     maxNumSeqs: w?.maxNumSeqs ?? DEFAULT_MAX_NUM_SEQS,
-    maxNumBatchedTokens: w?.maxNumBatchedTokens ?? DEFAULT_MAX_NUM_BATCHED_TOKENS,
+    maxNumBatchedTokens: maxNumBatchedTokensOf(profile),
     maxModelLen: w?.maxModelLen ?? referenceSeqLen(profile),
     perStepS: stepTime.perStepS,
     weightsS: stepTime.weightsS,
