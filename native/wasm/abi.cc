@@ -31,6 +31,7 @@ using attnscope::Status;
 // ---- results handed back to JS ----
 std::string g_text;               // last JSON / message
 std::vector<double> g_doubles;    // last array of numbers (timing samples, ids, sim samples)
+std::vector<double> g_cpu;        // CPU time (ns) of each run of the last timing
 std::vector<int32_t> g_ints;      // last int32 array (block table, page lists)
 std::string g_error;              // last error of an allocator / simulator constructor
 
@@ -141,8 +142,9 @@ attnscope::TimingParams timing(int warmup, int min_reps, int max_reps, double mi
   return t;
 }
 
-int timed(Status status, const std::vector<int64_t>& samples) {
+int timed(Status status, const std::vector<int64_t>& samples, const std::vector<int64_t>& cpu) {
   g_doubles.assign(samples.begin(), samples.end());
+  g_cpu.assign(cpu.begin(), cpu.end());
   return static_cast<int>(status);
 }
 
@@ -157,6 +159,8 @@ EMSCRIPTEN_KEEPALIVE const double* attnscope_doubles() { return g_doubles.data()
 EMSCRIPTEN_KEEPALIVE int attnscope_doubles_size() { return static_cast<int>(g_doubles.size()); }
 EMSCRIPTEN_KEEPALIVE const int32_t* attnscope_ints() { return g_ints.data(); }
 EMSCRIPTEN_KEEPALIVE int attnscope_ints_size() { return static_cast<int>(g_ints.size()); }
+/** CPU time (ns) of each run of the last timing call, as many as its samples. */
+EMSCRIPTEN_KEEPALIVE const double* attnscope_cpu_samples() { return g_cpu.data(); }
 
 /** setenv / unsetenv (value null) inside the module: ATTNSCOPE_SIMD, which dispatch reads. */
 EMSCRIPTEN_KEEPALIVE void attnscope_setenv(const char* name, const char* value) {
@@ -180,17 +184,17 @@ EMSCRIPTEN_KEEPALIVE int attnscope_flash_forward(int dtype, const void* q, const
       attnscope::flash_forward(flash(dtype, q, k, v, o, lse, batch, sq, sk, h, hkv, d, scale, causal, window, threads, simd)));
 }
 
-/** Samples (ns) in attnscope_doubles(). */
+/** Samples (ns) in attnscope_doubles(), their CPU times in attnscope_cpu_samples(). */
 EMSCRIPTEN_KEEPALIVE int attnscope_time_flash_forward(int dtype, const void* q, const void* k, const void* v, float* o,
                                                       float* lse, int batch, int sq, int sk, int h, int hkv, int d,
                                                       double scale, int causal, int window, int threads, int simd,
                                                       int warmup, int min_reps, int max_reps, double min_ms,
                                                       double max_ms) {
-  std::vector<int64_t> samples;
+  std::vector<int64_t> samples, cpu;
   const Status s = attnscope::time_flash_forward(
       flash(dtype, q, k, v, o, lse, batch, sq, sk, h, hkv, d, scale, causal, window, threads, simd),
-      timing(warmup, min_reps, max_reps, min_ms, max_ms), &samples);
-  return timed(s, samples);
+      timing(warmup, min_reps, max_reps, min_ms, max_ms), &samples, &cpu);
+  return timed(s, samples, cpu);
 }
 
 EMSCRIPTEN_KEEPALIVE int attnscope_reference(int dtype, const void* q, const void* k, const void* v, double* o,
@@ -229,12 +233,12 @@ EMSCRIPTEN_KEEPALIVE int attnscope_time_paged_decode(int dtype, int kv_dtype, co
                                                      int page_size, int max_pages, double scale, int partition,
                                                      int threads, int simd, int warmup, int min_reps, int max_reps,
                                                      double min_ms, double max_ms) {
-  std::vector<int64_t> samples;
+  std::vector<int64_t> samples, cpu;
   const Status s = attnscope::time_paged_decode(
       paged(dtype, kv_dtype, q, kp, vp, bt, cl, o, lse, batch, h, hkv, d, num_pages, page_size, max_pages, scale,
             partition, threads, simd),
-      timing(warmup, min_reps, max_reps, min_ms, max_ms), &samples);
-  return timed(s, samples);
+      timing(warmup, min_reps, max_reps, min_ms, max_ms), &samples, &cpu);
+  return timed(s, samples, cpu);
 }
 
 EMSCRIPTEN_KEEPALIVE int attnscope_reference_paged_decode(int dtype, int kv_dtype, const void* q, const void* kp,

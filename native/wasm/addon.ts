@@ -103,6 +103,21 @@ function doubles(): Float64Array {
   return new Float64Array(core.HEAPU8.slice(p, p + fn('doubles_size')() * 8).buffer);
 }
 
+/**
+ * The last timing call's samples (ns), with each run's CPU time written into the spec's
+ * optional `cpuNs` Float64Array (as many as fit), as the addon does.
+ */
+function timedSamples(spec: Spec): number[] {
+  const samples = Array.from(doubles());
+  const cpuNs = spec.cpuNs;
+  if (cpuNs instanceof Float64Array) {
+    const p = fn('cpu_samples')() >>> 0;
+    const n = Math.min(samples.length, cpuNs.length);
+    cpuNs.set(new Float64Array(core.HEAPU8.slice(p, p + n * 8).buffer));
+  }
+  return samples;
+}
+
 /** The heap's last int32 array (abi.cc attnscope_ints), copied. */
 function ints(): Int32Array {
   const p = fn('ints')() >>> 0;
@@ -153,7 +168,7 @@ function flashCall(spec: Spec, kind: 'run' | 'time' | 'reference', timing?: Spec
     if (kind === 'reference') settle(fn('reference')(...common));
     else if (kind === 'run') settle(fn('flash_forward')(...common, spec.threads as number, simdCode(s, spec.simd)));
     else settle(fn('time_flash_forward')(...common, spec.threads as number, simdCode(s, spec.simd), ...timingArgs(timing!)));
-    if (kind === 'time') return Array.from(doubles());
+    if (kind === 'time') return timedSamples(spec);
     copyOut(po, o);
     copyOut(plse, lse);
     return undefined;
@@ -176,7 +191,7 @@ function pagedCall(spec: Spec, kind: 'run' | 'time' | 'reference', timing?: Spec
     if (kind === 'reference') settle(fn('reference_paged_decode')(...inputs, ...shape));
     else if (kind === 'run') settle(fn('paged_decode')(...inputs, ...shape, ...run));
     else settle(fn('time_paged_decode')(...inputs, ...shape, ...run, ...timingArgs(timing!)));
-    if (kind === 'time') return Array.from(doubles());
+    if (kind === 'time') return timedSamples(spec);
     copyOut(po, o);
     copyOut(plse, lse);
     return undefined;
