@@ -87,9 +87,10 @@ export interface SimulateOptions {
   signal?: AbortSignal;
   /**
    * The step-time model: efficiency factors (default the profile's step_time, runner/simulate/step-time.ts),
-   * or coefficients given outright (tests: hand-computable clocks).
+   * coefficients given outright (tests: hand-computable clocks), or a whole model with its
+   * `source` (a calibration from kernel timings, calibrate-kernels.ts), used as it is.
    */
-  stepTime?: StepTimeSpec | Partial<Pick<StepTimeModel, 'perStepS' | 'weightsS' | 'perKvTokenS' | 'perTokenS' | 'perPairS'>>;
+  stepTime?: StepTimeSpec | Partial<Pick<StepTimeModel, 'perStepS' | 'weightsS' | 'perKvTokenS' | 'perTokenS' | 'perPairS'>> | StepTimeModel;
   /** Words for where stepTime's efficiencies come from (default "the profile" / "the caller"). */
   stepTimeSource?: string;
   /** vLLM V1 enables automatic prefix caching by default; so do we. */
@@ -326,6 +327,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
 /** The step-time model of a run: opts.stepTime's coefficients outright, else the roofline with its efficiencies. */
 function resolveStepTime(profile: Profile, opts: SimulateOptions): StepTimeModel {
   const given = opts.stepTime;
+  if (given && 'source' in given) return given;
   const coefficients = ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perPairS'] as const;
   if (given && coefficients.some((k) => k in given)) {
     const c = given as Partial<Record<(typeof coefficients)[number], number>>;
