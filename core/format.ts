@@ -39,6 +39,22 @@ export function formatBytes(bytes: number): string {
   return `${i === 0 ? String(Math.round(v)) : sig3(v)} ${IEC[i]}`;
 }
 
+/**
+ * Bytes as vLLM's start-up log prints them, GiB with two decimals: 23698419712 -> "22.07 GiB";
+ * below 0.01 GiB in IEC units (formatBytes), so small terms do not read "0.00 GiB".
+ */
+export function formatGib(bytes: number): string {
+  return Number.isFinite(bytes) && Math.abs(bytes) >= 0.01 * 2 ** 30 ? `${(bytes / 2 ** 30).toFixed(2)} GiB` : formatBytes(bytes);
+}
+
+/**
+ * A plain number to three significant digits, for table columns whose unit is in the header:
+ * 123.4 -> "123", 12.34 -> "12.3", 1.234 -> "1.23", 0.5 -> "0.5".
+ */
+export function formatSignificant(x: number): string {
+  return Number.isFinite(x) ? sig3(x) : String(x);
+}
+
 /** An integer count with thousands separators: 1952 -> "1,952", 8030261248 -> "8,030,261,248". */
 export function formatCount(n: number): string {
   if (!Number.isFinite(n)) return String(n);

@@ -228,8 +228,10 @@ export async function cudaFlashForward(args: FlashForwardArgs): Promise<Attentio
 
 /**
  * PagedAttention decode on the GPU: split-K partitions merged through lse (FlashDecoding), the
- * heads of a GQA group sharing every K/V load. Same arguments as pagedDecode (partitionTokens
- * 0 = chosen from the device's SM count); O fp32 [batch, numHeads, headDim], lse [batch, numHeads].
+ * heads of a GQA group sharing every K/V load (groups of up to 4 heads on CUDA cores, larger ones
+ * on tensor cores as the rows of mma.sync). Same arguments as pagedDecode (partitionTokens 0 =
+ * chosen from the device's occupancy, in whole waves); O fp32 [batch, numHeads, headDim], lse
+ * [batch, numHeads].
  * @throws (rejects) as cudaFlashForward.
  */
 export async function cudaPagedDecode(args: PagedDecodeArgs): Promise<AttentionOutput> {

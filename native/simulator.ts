@@ -42,6 +42,12 @@ export interface ServingSimConfig {
    * with the same results, much faster. For verification.
    */
   coast?: boolean;
+  /**
+   * false: with prefix caching, every full page is hashed and registered as it fills. Default
+   * true: a request's pages beyond its shared segments are registered only if it is preempted
+   * (native/src/pool/simulator.h "Private tails"), with the same results, faster. For verification.
+   */
+  privateTails?: boolean;
 }
 
 /**
@@ -138,6 +144,7 @@ function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests)
   intArg('maxModelLen', config.maxModelLen, 1, INT32_MAX);
   intArg('maxSamples', config.maxSamples, 2, INT32_MAX);
   if (config.coast !== undefined && typeof config.coast !== 'boolean') throw new TypeError('coast must be a boolean');
+  if (config.privateTails !== undefined && typeof config.privateTails !== 'boolean') throw new TypeError('privateTails must be a boolean');
   for (const key of ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perPairS'] as const) {
     const v = config[key];
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`${key} must be a finite number`);

@@ -1,8 +1,8 @@
 /**
  * Command-line plumbing shared by every `attnscope` command: option parsing with one-sentence
- * errors, output paths refused before any work, atomic result files, the exit codes.
+ * errors, output paths refused before any work (never creating folders), atomic result files, the exit codes.
  */
-import { statSync } from 'node:fs';
+import { closeSync, openSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { writeFileAtomic } from './atomic';
@@ -25,10 +25,23 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: s
   }
 }
 
+/** Why a write failed, in words (errno code -> phrase). */
+function writeFailure(e: unknown): string {
+  const err = e as NodeJS.ErrnoException;
+  if (err.code === 'ENOSPC') return 'no space left on the device';
+  if (err.code === 'EACCES' || err.code === 'EPERM') return 'permission denied';
+  if (err.code === 'EROFS') return 'read-only file system';
+  return err.message;
+}
+
 /**
- * Refuses, before any work is done, an output path that can never be written: a folder, or a
- * path under a file. An existing file is replaced atomically; a device or pipe (/dev/stdout) is
- * written in place; missing folders are created.
+ * Refuses, before any work is done, an output path that cannot be written: a folder; a path
+ * under a file; a folder that does not exist (it is not created: a typo in a path would
+ * otherwise leave a run in a folder nobody looks in; say `mkdir -p` first); a folder or file
+ * this process may not write (found by creating and removing a probe file beside the target,
+ * so that read-only mounts and root's limits count too). An existing file is replaced
+ * atomically; a device or pipe (/dev/stdout) is written in place.
+ * @throws UsageError (exit 2, one line) naming the flag, the path and the reason.
  */
 export function checkOutputPath(path: string | undefined, flag: string): void {
   if (path === undefined) return;
@@ -40,17 +53,37 @@ export function checkOutputPath(path: string | undefined, flag: string): void {
       return undefined;
     }
   };
+  const refuse = (why: string) => new UsageError(`${flag} ${path}: ${why}`, false);
   const target = stat(path);
   if (target?.isDirectory()) throw new UsageError(`${flag} ${path} is a folder: give a file path, e.g. ${join(path, 'run.json')}`, false);
-  if (target) return;
-  for (let dir = dirname(resolve(path)); ; dir = dirname(dir)) {
-    const st = stat(dir);
-    if (st) {
-      if (!st.isDirectory()) throw new UsageError(`${flag} ${path}: ${dir} is a file, not a folder`, false);
-      return;
+  if (target && !target.isFile()) {
+    // A device or pipe: written in place, so it must open for writing.
+    try {
+      closeSync(openSync(path, 'a'));
+    } catch (e) {
+      throw refuse(`cannot write: ${writeFailure(e)}`);
     }
-    if (dirname(dir) === dir) return;
+    return;
   }
+  const dir = dirname(resolve(path));
+  const st = stat(dir);
+  if (!st) {
+    for (let up = dirname(dir); dirname(up) !== up; up = dirname(up)) {
+      const above = stat(up);
+      if (above && !above.isDirectory()) throw refuse(`${up} is a file, not a folder`);
+      if (above) break;
+    }
+    throw refuse(`the folder ${dirname(path)} does not exist (it is not created for you: mkdir -p ${dirname(path)} first)`);
+  }
+  if (!st.isDirectory()) throw refuse(`${dir} is a file, not a folder`);
+  // The result is written to a temporary file in that folder and renamed over the target.
+  const probe = join(dir, `.attnscope-probe-${process.pid}-${Date.now()}`);
+  try {
+    closeSync(openSync(probe, 'wx'));
+  } catch (e) {
+    throw refuse(`cannot write in ${dir}: ${writeFailure(e)}`);
+  }
+  rmSync(probe, { force: true });
 }
 
 /** Writes a result file; a failure (disk full, no permission) is one line and exit 1. */
@@ -58,9 +91,7 @@ export function writeOutput(path: string, text: string, flag: string): void {
   try {
     writeFileAtomic(path, text);
   } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    const why = err.code === 'ENOSPC' ? 'no space left on the device' : err.code === 'EACCES' || err.code === 'EPERM' ? 'permission denied' : err.message;
-    throw new OutputError(`${flag} ${path}: cannot write: ${why}`);
+    throw new OutputError(`${flag} ${path}: cannot write: ${writeFailure(e)}`);
   }
 }
 

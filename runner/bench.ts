@@ -14,7 +14,7 @@ import { cpuCasePath, measureEnvironment, measureGpu } from './environment';
 import { CancelledError } from './errors';
 import { randomInputs } from './inputs';
 import { maxAbsDiff, summarizeCase } from './measure';
-import { planCases, type PlannedCase } from './plan';
+import { planCases, quickShortening, type PlannedCase } from './plan';
 import { PoolConfigError, simulatePool, type PoolProgress } from './simulate';
 import { TOOL_VERSION } from './version';
 
@@ -188,7 +188,7 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
     environment.gpu = gpu.gpu;
     environment.peaks = { ...environment.peaks, ...gpu.peaks };
   }
-  const run = createRun({ name: opts.name, toolVersion: TOOL_VERSION, createdAt, profile, environment, estimate: estimate(profile) });
+  const run = createRun({ name: opts.name, toolVersion: TOOL_VERSION, createdAt, profile, environment, estimate: estimate(profile), ...(opts.quick ? { quick: { shortened: quickShortening(profile) } } : {}) });
   try {
     throwIfAborted(opts.signal);
     let done = 1;

@@ -1,7 +1,7 @@
 /**
  * `attnscope` — the headless front door of the runner (DESIGN.md "Commands").
  *
- *   attnscope bench <config.json | *.attn.yaml | *.attn.json> [--json FILE] [--quick] [--backend auto|cpu|cuda]
+ *   attnscope bench <config.json | *.attn.yaml | *.attn.json> [--json FILE] [--quick] [--backend auto|cpu|cuda] [--dry-run]
  *   attnscope bench - --events          resolved Profile JSON on stdin, NDJSON RunnerEvents on stdout
  *   attnscope estimate <file> [--json]
  *   attnscope simulate <profile> [--trace FILE] [--json FILE] [--slo-ttft-ms MS] [--max-rate] ... (USAGE below)
@@ -13,7 +13,7 @@
  * to stderr, results to stdout.
  */
 import { basename } from 'node:path';
-import { BACKENDS, isBackend, type Profile, type StepTimeSpec } from '../core/config/types';
+import { BACKENDS, isBackend, type Problem, type Profile, type StepTimeSpec } from '../core/config/types';
 import { createRun, type PoolResult } from '../core/protocol/run';
 import { estimate, referenceSeqLen } from '../core/estimate';
 import { formatCount } from '../core/format';
@@ -21,7 +21,8 @@ import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../cor
 import { stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, parse, writeOutput } from './args';
 import { describeMachine } from './environment';
-import { BackendError, runBench } from './bench';
+import { BackendError, describeCase, runBench, selectBackend } from './bench';
+import { planCases, quickShortening } from './plan';
 import { CancelledError, InputError, OutputError, UsageError } from './errors';
 import { formatPoolSummary, simulatePool, type PoolProgress } from './simulate';
 import { calibrateStepTime, formatCalibration } from './simulate/calibrate';
@@ -38,7 +39,7 @@ import { TOOL_VERSION } from './version';
 import { vllmLogReport } from './vllmLog';
 
 const USAGE = `usage:
-  attnscope bench <config.json | *.attn.yaml | *.attn.json> [--json FILE] [--quick] [--backend auto|cpu|cuda]
+  attnscope bench <config.json | *.attn.yaml | *.attn.json> [--json FILE] [--quick] [--backend auto|cpu|cuda] [--dry-run]
   attnscope bench - --events        (a resolved Profile as JSON on stdin; NDJSON events on stdout)
   attnscope estimate <file> [--json]
   attnscope simulate <profile> [--trace FILE [--trace-format F] [--trace-model M] [--trace-log-type T]]
@@ -51,6 +52,17 @@ const USAGE = `usage:
   attnscope vllm-log <vllm.log> [--profile FILE] [--json]   (compare vLLM's start-up memory lines with the estimate)
   attnscope --version`;
 
+/**
+ * Where a command writes: the process's stdout and stderr, or (the CLI fuzz test) streams that
+ * collect what `main` would print. Progress draws in place only when `stderr.isTTY`.
+ */
+export interface CliIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
+const PROCESS_IO: CliIo = { stdout: process.stdout, stderr: process.stderr };
+
 function onePositional(positionals: string[], command: string): string {
   if (positionals.length !== 1) throw new UsageError(`${command} takes exactly one file, got ${positionals.length}`);
   return positionals[0]!;
@@ -59,9 +71,10 @@ function onePositional(positionals: string[], command: string): string {
 /**
  * Aborts on the first SIGINT/SIGTERM (the reason: a CancelledError naming it); a second one
  * exits at once, once the simulation worker has left its slice (exiting in the middle of one
- * would abort the process).
+ * would abort the process). `dispose` removes the handlers when the command ends, so that
+ * `main` can run many times in one process.
  */
-function cancellation(): AbortController {
+function cancellation(): AbortController & { dispose(): void } {
   const ac = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
     if (ac.signal.aborted) void stopSimulations().finally(() => process.exit(EXIT_CANCELLED));
@@ -69,7 +82,12 @@ function cancellation(): AbortController {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  return ac;
+  return Object.assign(ac, {
+    dispose() {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  });
 }
 
 async function readStdin(): Promise<string> {
@@ -104,20 +122,23 @@ function profileFromStdin(text: string): LoadedProfile {
   };
 }
 
-async function benchCommand(argv: string[]): Promise<number> {
+async function benchCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(argv, {
     json: { type: 'string' },
     quick: { type: 'boolean', default: false },
     backend: { type: 'string' },
     events: { type: 'boolean', default: false },
+    'dry-run': { type: 'boolean', default: false },
   });
   const file = onePositional(positionals, 'bench');
+  const dryRun = values['dry-run'] === true;
   const backendFlag = values.backend as string | undefined;
   if (backendFlag !== undefined && !isBackend(backendFlag)) throw new UsageError(`--backend must be ${BACKENDS.join(', ').replace(/, (?=[^,]*$)/, ' or ')}, got '${backendFlag}'`);
   const events = values.events === true;
   const quick = values.quick === true;
+  if (dryRun && (values.json !== undefined || events)) throw new UsageError(`--dry-run measures nothing, so it writes no run: drop ${values.json !== undefined ? '--json' : '--events'}`, false);
   checkOutputPath(values.json as string | undefined, '--json');
-  const emitLine = (e: RunnerEvent) => process.stdout.write(`${JSON.stringify(e)}\n`);
+  const emitLine = (e: RunnerEvent) => io.stdout.write(`${JSON.stringify(e)}\n`);
 
   // Both doors, the file named and the resolved Profile on stdin, meet the same preflight.
   const loaded = file === '-' ? profileFromStdin(await readStdin()) : loadProfile(file);
@@ -131,48 +152,83 @@ async function benchCommand(argv: string[]): Promise<number> {
   }
   for (const note of [...loaded.problems, ...preflight.notes]) {
     if (events) emitLine({ type: 'log', level: note.severity === 'info' ? 'info' : 'warn', message: loaded.format(note) });
-    else process.stderr.write(`${loaded.format(note)}\n`);
+    else io.stderr.write(`${loaded.format(note)}\n`);
+  }
+
+  const shortened = quick ? quickShortening(profile) : [];
+  if (shortened.length > 0) {
+    const line = `--quick ran ${shortened.join(', ')}`;
+    if (events) emitLine({ type: 'log', level: 'info', message: line });
+    else io.stderr.write(`${line}\n`);
+  }
+  // The flag wins over the profile's device.backend.
+  const backend = backendFlag !== undefined && isBackend(backendFlag) ? backendFlag : profile.device.backend;
+  if (dryRun) {
+    const plan = planCases(profile, { quick });
+    const chosen = selectBackend(backend, plan).name;
+    io.stdout.write(`${[`dry run: ${plan.length} cases on ${chosen}${profile.workload ? ` and a page-pool simulation of ${formatCount(profile.workload.requests)} requests` : ''}; nothing measured`, ...plan.map((c) => `  ${describeCase(c)}`)].join('\n')}\n`);
+    return EXIT_OK;
   }
 
   const ac = cancellation();
-  const progress = new Progress(process.stderr);
+  const progress = new Progress(io.stderr);
   const emit = (e: RunnerEvent) => {
     if (events) emitLine(e);
     if (e.type === 'progress') progress.update(e.done, e.total, e.message);
-    else if (e.type === 'log' && !events) process.stderr.write(`${e.level}: ${e.message}\n`);
+    else if (e.type === 'log' && !events) io.stderr.write(`${e.level}: ${e.message}\n`);
   };
-  // The flag wins over the profile's device.backend.
-  const backend = backendFlag !== undefined && isBackend(backendFlag) ? backendFlag : profile.device.backend;
-  const run = await runBench(profile, { quick, backend, name, signal: ac.signal, emit });
+  let run;
+  try {
+    run = await runBench(profile, { quick, backend, name, signal: ac.signal, emit });
+  } finally {
+    ac.dispose();
+  }
   progress.finish();
   if (values.json) writeOutput(values.json as string, `${JSON.stringify(run, null, 2)}\n`, '--json');
   if (events) emitLine({ type: 'done', run });
-  else process.stdout.write(`${formatRun(run)}\n`);
+  else io.stdout.write(`${formatRun(run)}\n`);
   return run.status === 'cancelled' ? EXIT_CANCELLED : EXIT_OK;
 }
 
-/** The problems found reading the file, then the deployment notes, one line each on stderr. */
-function printNotes(loaded: LoadedProfile): void {
-  for (const note of [...loaded.problems, ...deploymentNotes(loaded.profile)]) process.stderr.write(`${loaded.format(note)}\n`);
+/** The workload keys a trace replaces: under --trace, problems at them are about nothing used. */
+const TRACE_REPLACES = ['workload.requests', 'workload.arrival_rate', 'workload.prompt_len', 'workload.output_len', 'workload.prefix_sharing', 'workload.seed'];
+
+function unusedUnderTrace(profile: Profile, problem: Problem): boolean {
+  if (problem.code === 'exceeds-max-model-len') return true;
+  if (problem.file !== undefined) return false; // a problem of the model's config.json
+  const at = problem.range.offset;
+  return TRACE_REPLACES.some((k) => {
+    const r = profile.ranges[k];
+    return r !== undefined && at >= r.offset && at <= r.offset + r.length;
+  });
 }
 
-async function estimateCommand(argv: string[]): Promise<number> {
+/**
+ * The problems found reading the file, then the deployment notes, one line each on stderr;
+ * `trace`: a trace replaces the workload's distributions, so nothing is said about them.
+ */
+function printNotes(loaded: LoadedProfile, io: CliIo, trace = false): void {
+  const problems = trace ? loaded.problems.filter((p) => !unusedUnderTrace(loaded.profile, p)) : loaded.problems;
+  for (const note of [...problems, ...deploymentNotes(loaded.profile)]) io.stderr.write(`${loaded.format(note)}\n`);
+}
+
+async function estimateCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false } });
   const file = onePositional(positionals, 'estimate');
   const loaded = loadProfile(file);
-  printNotes(loaded);
+  printNotes(loaded, io);
   const est = estimate(loaded.profile);
-  process.stdout.write(values.json ? `${JSON.stringify(est, null, 2)}\n` : `${formatEstimateOf(loaded.profile, est, basename(file))}\n`);
+  io.stdout.write(values.json ? `${JSON.stringify(est, null, 2)}\n` : `${formatEstimateOf(loaded.profile, est, basename(file))}\n`);
   return EXIT_OK;
 }
 
-async function simulateCommand(argv: string[]): Promise<number> {
+async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(argv, SIMULATE_FLAGS);
   const file = onePositional(positionals, 'simulate');
   const flags = readSimulateFlags(values);
   checkOutputPath(flags.json, '--json');
   const loaded = loadProfile(file);
-  printNotes(loaded);
+  printNotes(loaded, io, flags.trace !== undefined);
   const profile = loaded.profile;
   // The flags win over the profile's slo, bound by bound.
   const slo = { ...profile.slo, ...flags.slo };
@@ -183,11 +239,11 @@ async function simulateCommand(argv: string[]): Promise<number> {
   const trace = flags.trace
     ? readTraceFile(flags.trace, { format: flags.traceFormat, maxModelLen: profile.workload?.maxModelLen ?? referenceSeqLen(profile), model: flags.traceModel, logType: flags.traceLogType, warnings })
     : undefined;
-  for (const w of warnings) process.stderr.write(`${w}\n`);
+  for (const w of warnings) io.stderr.write(`${w}\n`);
   if (trace) {
     const dropped = Object.keys(trace.dropped).length > 0 ? `; dropped ${describeDropped(trace.dropped)}` : '';
-    process.stderr.write(`${flags.trace}: ${trace.format} trace (${trace.timeUnit}), ${formatCount(trace.count)} requests${dropped}\n`);
-    for (const n of trace.notes) process.stderr.write(`${flags.trace}: note: ${n}\n`);
+    io.stderr.write(`${flags.trace}: ${trace.format} trace (${trace.timeUnit}), ${formatCount(trace.count)} requests${dropped}\n`);
+    for (const n of trace.notes) io.stderr.write(`${flags.trace}: note: ${n}\n`);
   }
   let stepTime: StepTimeSpec | undefined;
   let stepTimeSource: string | undefined;
@@ -206,7 +262,7 @@ async function simulateCommand(argv: string[]): Promise<number> {
   }
   const ac = cancellation();
   // A terminal shows one line rewritten in place and erased at the end; piped stderr gets nothing.
-  const progress = new Progress(process.stderr, false);
+  const progress = new Progress(io.stderr, false);
   let last: PoolProgress | undefined;
   let result: PoolResult;
   const createdAt = new Date();
@@ -241,42 +297,44 @@ async function simulateCommand(argv: string[]): Promise<number> {
     }
   } catch (e) {
     progress.clear();
+    ac.dispose();
     if (e instanceof RangeError && flags.maxRate) throw new UsageError(e.message, false);
     if (!(e instanceof CancelledError)) throw e;
     const at = last ? ` at ${Math.floor(100 * last.fraction)}% of ${formatCount(last.requests)} requests` : '';
-    process.stderr.write(`attnscope: simulate ${e.message}${at}; nothing written\n`);
+    io.stderr.write(`attnscope: simulate ${e.message}${at}; nothing written\n`);
     return EXIT_CANCELLED;
   }
   progress.clear();
+  ac.dispose();
   if (flags.json) {
     const run = createRun({ name: basename(file), toolVersion: TOOL_VERSION, createdAt, profile, environment: describeMachine(), estimate: estimate(profile), pool: result });
     writeOutput(flags.json, `${JSON.stringify(run, null, 2)}\n`, '--json');
   }
   const body = result.capacity ? `${formatCapacity(result.capacity)}\n\nAt the highest passing rate:\n${formatPoolSummary(result)}` : formatPoolSummary(result);
-  process.stdout.write(`${[...head, body].join('\n')}\n`);
+  io.stdout.write(`${[...head, body].join('\n')}\n`);
   return EXIT_OK;
 }
 
-async function vllmLogCommand(argv: string[]): Promise<number> {
+async function vllmLogCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(argv, { profile: { type: 'string' }, json: { type: 'boolean', default: false } });
   const file = onePositional(positionals, 'vllm-log');
   const { stdout, notes } = vllmLogReport(file, values.profile as string | undefined, values.json === true);
-  for (const n of notes) process.stderr.write(`${n}\n`);
-  process.stdout.write(stdout);
+  for (const n of notes) io.stderr.write(`${n}\n`);
+  io.stdout.write(stdout);
   return EXIT_OK;
 }
 
 /** Runs the CLI with `argv` (without node and script); returns the exit code. */
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
       case 'bench':
-        return await benchCommand(rest);
+        return await benchCommand(rest, io);
       case 'estimate':
-        return await estimateCommand(rest);
+        return await estimateCommand(rest, io);
       case 'simulate':
-        return await simulateCommand(rest);
+        return await simulateCommand(rest, io);
       case 'sweep':
         return await sweepCommand(rest);
       case 'merge':
@@ -284,42 +342,42 @@ export async function main(argv: string[]): Promise<number> {
       case 'submit':
         return await submitCommand(rest);
       case 'vllm-log':
-        return await vllmLogCommand(rest);
+        return await vllmLogCommand(rest, io);
       case '--version':
       case '-v':
-        process.stdout.write(`attnscope ${TOOL_VERSION}\n`);
+        io.stdout.write(`attnscope ${TOOL_VERSION}\n`);
         return EXIT_OK;
       case '--help':
       case '-h':
       case 'help':
-        process.stdout.write(`${USAGE}\n`);
+        io.stdout.write(`${USAGE}\n`);
         return EXIT_OK;
       default:
         throw new UsageError(command ? `unknown command '${command}'` : 'no command given');
     }
   } catch (e) {
     if (e instanceof InputError) {
-      process.stderr.write(`${e.format()}\n`);
+      io.stderr.write(`${e.format()}\n`);
       return EXIT_BAD_INPUT;
     }
     if (e instanceof BackendError) {
-      process.stderr.write(`attnscope: ${e.message}\n`);
+      io.stderr.write(`attnscope: ${e.message}\n`);
       return EXIT_BAD_INPUT;
     }
     if (e instanceof UsageError) {
-      process.stderr.write(e.showUsage ? `attnscope: ${e.message}\n${USAGE}\n` : `attnscope: ${e.message}\n`);
+      io.stderr.write(e.showUsage ? `attnscope: ${e.message}\n${USAGE}\n` : `attnscope: ${e.message}\n`);
       return EXIT_BAD_INPUT;
     }
     if (e instanceof CancelledError) return EXIT_CANCELLED;
     if (e instanceof HelpRequest) {
-      process.stdout.write(`${USAGE}\n`);
+      io.stdout.write(`${USAGE}\n`);
       return EXIT_OK;
     }
     if (e instanceof OutputError) {
-      process.stderr.write(`attnscope: ${e.message}\n`);
+      io.stderr.write(`attnscope: ${e.message}\n`);
       return EXIT_INTERNAL;
     }
-    process.stderr.write(`attnscope: internal error: ${(e as Error).stack ?? String(e)}\n`);
+    io.stderr.write(`attnscope: internal error: ${(e as Error).stack ?? String(e)}\n`);
     return EXIT_INTERNAL;
   }
 }

@@ -68,6 +68,42 @@ function kernelKvDtype(profile: Profile): Dtype {
   return kv === 'auto' || kv === 'fp8_e4m3' ? profile.dtype : kv;
 }
 
+/** Quick mode's longest prefill and decode context: a quick run takes seconds. */
+export const QUICK_MAX_SEQ_LEN = 512;
+export const QUICK_MAX_CONTEXT_LEN = 1024;
+
+const ascending = (xs: number[]) => [...new Set(xs)].sort((a, b) => a - b);
+
+/**
+ * The lengths and batch sizes a run takes: the profile's, distinct and ascending; `quick` keeps
+ * the smallest of each, the lengths capped at QUICK_MAX_SEQ_LEN / QUICK_MAX_CONTEXT_LEN.
+ */
+function caseAxes(profile: Profile, quick: boolean): { seqLens: number[]; batchSizes: number[]; contextLens: number[] } {
+  const seqLens = ascending(profile.prefill.seqLens);
+  const batchSizes = ascending(profile.decode.batchSizes);
+  const contextLens = ascending(profile.decode.contextLens);
+  if (!quick) return { seqLens, batchSizes, contextLens };
+  return {
+    seqLens: seqLens.slice(0, 1).map((n) => Math.min(n, QUICK_MAX_SEQ_LEN)),
+    batchSizes: batchSizes.slice(0, 1),
+    contextLens: contextLens.slice(0, 1).map((n) => Math.min(n, QUICK_MAX_CONTEXT_LEN)),
+  };
+}
+
+/**
+ * What `--quick` changed of the profile's cases, one entry per list it shortened
+ * ("prefill.seq_lens [1024, 4096] -> [512]"); empty when the profile's cases are already quick.
+ */
+export function quickShortening(profile: Profile): string[] {
+  const quick = caseAxes(profile, true);
+  const lists: Array<[string, number[], number[]]> = [
+    ['prefill.seq_lens', profile.prefill.seqLens, quick.seqLens],
+    ['decode.batch_sizes', profile.decode.batchSizes, quick.batchSizes],
+    ['decode.context_lens', profile.decode.contextLens, quick.contextLens],
+  ];
+  return lists.filter(([, from, to]) => from.length !== to.length || from.some((n, i) => n !== to[i])).map(([key, from, to]) => `${key} [${from.join(', ')}] -> [${to.join(', ')}]`);
+}
+
 /** Cases in run order: prefill lengths ascending, then decode shapes ascending by work. */
 export function planCases(profile: Profile, opts: PlanOptions): PlannedCase[] {
   const { h, prefillHkv, prefillD, decodeHkv, decodeD } = modelHeads(profile);
@@ -75,8 +111,7 @@ export function planCases(profile: Profile, opts: PlanOptions): PlannedCase[] {
   const kvDtype = kernelKvDtype(profile);
   const cases: PlannedCase[] = [];
 
-  let seqLens = [...new Set(profile.prefill.seqLens)].sort((a, b) => a - b);
-  if (opts.quick) seqLens = seqLens.slice(0, 1).map((n) => Math.min(n, 512));
+  const { seqLens, batchSizes, contextLens } = caseAxes(profile, opts.quick);
   const prefillCheck = checkHeads(h, prefillHkv);
   for (const window of prefillWindows(profile)) {
     for (const n of seqLens) {
@@ -103,12 +138,6 @@ export function planCases(profile: Profile, opts: PlanOptions): PlannedCase[] {
     }
   }
 
-  let batchSizes = [...new Set(profile.decode.batchSizes)].sort((a, b) => a - b);
-  let contextLens = [...new Set(profile.decode.contextLens)].sort((a, b) => a - b);
-  if (opts.quick) {
-    batchSizes = batchSizes.slice(0, 1);
-    contextLens = contextLens.slice(0, 1).map((n) => Math.min(n, 1024));
-  }
   const pageSize = profile.kvCache.pageSize;
   const decodeCheck = checkHeads(h, decodeHkv);
   for (const b of batchSizes) {

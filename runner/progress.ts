@@ -10,7 +10,7 @@ export class Progress {
   private readonly tty: boolean;
 
   constructor(
-    private readonly out: NodeJS.WriteStream,
+    private readonly out: NodeJS.WritableStream & { isTTY?: boolean },
     private readonly plainLines = true,
   ) {
     this.tty = out.isTTY === true;

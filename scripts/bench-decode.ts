@@ -4,7 +4,7 @@
  * issue 6 (batch 1 and 16, context 32k, page 16, bf16 Q and KV, H = 32, H_kv = 8, D = 128).
  *
  *   npx tsx scripts/bench-decode.ts [--base OLD.node] [--rounds N] [--ctx TOKENS] [--threads N]
- *                                    [--sequential]
+ *                                    [--sequential] [--js-pools]
  *
  * --base loads a second build of the addon (e.g. a copy of main's attnscope_native.node) and
  * times it interleaved with this tree's build, round by round, so both see the same load on a
@@ -13,9 +13,10 @@
  * the fraction is of the read bandwidth measured in the same run. A small --ctx with
  * --threads 1 shows the in-cache rate of one core (instruction-bound, not DRAM-bound).
  * --sequential stores each sequence's pages in order (block table = identity) instead of
- * scattered through the pool: the cost of the scatter (TLB misses, prefetcher).
+ * scattered through the pool: the cost of the scatter (TLB misses, prefetcher). --js-pools
+ * keeps the K/V pools in plain JS arrays (4 KiB pages) instead of native huge-page memory.
  */
-import { measureReadBandwidth, pagedSpec, timePagedDecode, toHalfBits, type PagedDecodeArgs } from '../native';
+import { allocateKvPages, measureReadBandwidth, pagedSpec, timePagedDecode, toHalfBits, type PagedDecodeArgs } from '../native';
 import { randomUniform, shuffledPages, tiledBf16 } from '../runner/inputs';
 
 const argv = process.argv.slice(2);
@@ -25,6 +26,7 @@ function flag(name: string): string | undefined {
 }
 const basePath = flag('--base');
 const sequential = argv.includes('--sequential');
+const jsPools = argv.includes('--js-pools');
 const rounds = Number(flag('--rounds') ?? 5);
 const ctx = Number(flag('--ctx') ?? 32768);
 const threads = flag('--threads') === undefined ? undefined : Number(flag('--threads'));
@@ -45,6 +47,14 @@ if (basePath) {
   };
 }
 
+/** A bf16 K or V pool of n values: native huge-page memory (allocateKvPages) unless --js-pools. */
+function pool(n: number, seed: number): Uint16Array {
+  if (jsPools) return tiledBf16(n, seed);
+  const p = allocateKvPages('bf16', n);
+  p.data.set(tiledBf16(n, seed));
+  return p.data;
+}
+
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
@@ -59,7 +69,7 @@ async function main(): Promise<void> {
     const slot = PAGE * HKV * D;
     const args: PagedDecodeArgs = {
       q: toHalfBits('bf16', randomUniform(batch * H * D, 19)),
-      kPages: tiledBf16(numPages * slot, 11 + batch), vPages: tiledBf16(numPages * slot, 13 + batch),
+      kPages: pool(numPages * slot, 11 + batch), vPages: pool(numPages * slot, 13 + batch),
       blockTable: sequential ? Int32Array.from({ length: numPages }, (_, i) => i) : shuffledPages(numPages, 17 + ctx), contextLens: new Int32Array(batch).fill(ctx),
       dtype: 'bf16', kvDtype: 'bf16', batch, numHeads: H, numKvHeads: HKV, headDim: D, numPages,
       pageSize: PAGE, maxPagesPerSeq: pagesPerSeq, ...(threads === undefined ? {} : { threads }),

@@ -146,14 +146,18 @@ const BUDGET_KEYS = ['dtype', 'device', 'engine', 'kv_cache.num_pages', 'kv_cach
 /** Keys the page pool (pages, tokens, sequences that fit) depends on, besides the model. */
 const POOL_KEYS = [...KV_KEYS, ...BUDGET_KEYS, 'kv_cache'];
 
-/** Where the KV-per-token hint goes: after num_key_value_heads and an explicit head_dim (MLA: kv_lora_rank), else after the head count. */
+/**
+ * Where the KV-per-token hint goes, once: after num_key_value_heads, else an explicit head_dim
+ * (MLA: kv_lora_rank), else the head count. One figure on one key (gpt-oss writes both
+ * num_key_value_heads and head_dim: the same "KV/token" twice read as two figures).
+ */
 function kvAnchors(a: Analysis, model: ModelSpec): SourceRange[] {
   const fields = model.mla ? ['kv_lora_rank'] : [model.sourceKeys.numKvHeads, model.headDimExplicit ? model.sourceKeys.headDim : undefined];
   const anchors = fields.flatMap((path) => {
     const r = path === undefined ? undefined : modelKeyRange(a, path);
     return r === undefined ? [] : [r];
   });
-  if (anchors.length > 0) return anchors;
+  if (anchors.length > 0) return anchors.slice(0, 1);
   const heads = model.sourceKeys.numHeads === undefined ? undefined : modelKeyRange(a, model.sourceKeys.numHeads);
   return heads === undefined ? [] : [heads];
 }

@@ -56,6 +56,21 @@ export class KeyReader {
     return undefined;
   }
 
+  /** find() with the root first: for keys where the top level speaks for the whole checkpoint (torch_dtype). */
+  findRootFirst(keys: readonly string[]): Found | undefined {
+    for (const scope of [...this.scopes].reverse()) {
+      for (const key of keys) {
+        const prop = getProperty(scope.node, key);
+        if (prop && prop.value.type !== 'null') {
+          const path = scope.prefix + key;
+          this.ranges[path] = prop.value.range;
+          return { path, prop };
+        }
+      }
+    }
+    return undefined;
+  }
+
   problem(severity: Problem['severity'], code: string, message: string, range: SourceRange, data?: Record<string, unknown>): void {
     this.problems.push(data ? { severity, code, message, range, data } : { severity, code, message, range });
   }

@@ -13,6 +13,7 @@ import {
 import { isConfigPath } from './fileKinds';
 import { describe, KeyReader, MAX_HEADS, MAX_LAYERS } from './keys';
 import { readQuantization } from './quantization';
+import { readVisionTower } from './vision';
 import { getProperty, parseJsonTree, type ParsedTree, type ValueNode } from './tree';
 import type { AttentionKind, Dtype, MlaSpec, ModelSpec, MoeSpec, ReadResult, SourceRange } from './types';
 
@@ -301,7 +302,8 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
 
   // dtype of the published weights.
   let torchDtype: Dtype | null = null;
-  const dtypeFound = r.find(ALIASES.torchDtype);
+  // The top level speaks for the checkpoint; text_config's may differ (gemma-3-12b-it: float32 there, bfloat16 above).
+  const dtypeFound = r.findRootFirst(ALIASES.torchDtype);
   if (dtypeFound) {
     const v = dtypeFound.prop.value;
     const name = typeof v.value === 'string' ? v.value.replace(/^torch\./, '').toLowerCase() : '';
@@ -357,10 +359,17 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     typeVocabSize,
     quantization,
     torchDtype,
+    vision: readVisionTower(root, rootModelType(root), hiddenSize),
     ranges: r.ranges,
     sourceKeys: r.sourceKeys,
   };
   return { value: spec, problems: r.problems };
+}
+
+/** The top level's model_type, lower case ("gemma3", "llava"): the multimodal family, where text_config names the text one. */
+function rootModelType(root: ValueNode): string {
+  const v = getProperty(root, 'model_type')?.value;
+  return v?.type === 'string' ? String(v.value).toLowerCase() : '';
 }
 
 function divisors(n: number): number[] {

@@ -78,12 +78,15 @@ export function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
         problems.push({ severity: 'warning', code: 'invalid-value', message: `workload.${key}: mean ${d.mean} is greater than max ${d.max}: most lengths get clipped`, range: at(`workload.${key}.mean`) });
       }
     }
+    // Only about what the user wrote: defaults they never saw (a model whose max_model_len
+    // defaults below the default prompt lengths, e.g. GPT-2's 1024) are not theirs to fix.
+    const written = ['workload.max_model_len', 'workload.prompt_len', 'workload.output_len'].find((k) => profile.ranges[k]);
     const longest = maxOf(w.promptLen) + maxOf(w.outputLen);
-    if (longest > w.maxModelLen) {
+    if (written && longest > w.maxModelLen) {
       problems.push({
         severity: 'warning', code: 'exceeds-max-model-len',
         message: `prompt_len max + output_len max = ${longest} exceeds max_model_len ${w.maxModelLen}: such requests are cut at max_model_len`,
-        range: profile.ranges['workload.max_model_len'] ?? anchorOf(root, ['workload']), data: { limit: w.maxModelLen },
+        range: profile.ranges[written]!, data: { limit: w.maxModelLen },
       });
     }
     if (w.prefixSharing && w.prefixSharing.prefixLen > maxOf(w.promptLen)) {

@@ -46,6 +46,18 @@ export interface MlaSpec {
 }
 
 /** Mixture of experts, as the config states it. */
+/** The vision tower of a multimodal config (core/config/vision.ts). */
+export interface VisionTower {
+  /** vision_config.model_type ("siglip_vision_model", "clip_vision_model", ...). */
+  modelType: string;
+  /** Parameters of the vision encoder; null when this tower is not counted. */
+  params: number | null;
+  /** Parameters of the projector into the text model; null when not counted. */
+  projectorParams: number | null;
+  /** What is counted and what is not, in one sentence (hover, CLI, estimate notes). */
+  note: string;
+}
+
 export interface MoeSpec {
   /** Routed experts per MoE layer (num_local_experts | num_experts | n_routed_experts). */
   numExperts: number;
@@ -133,8 +145,14 @@ export interface ModelSpec {
   typeVocabSize: number;
   /** quantization_config of the published weights; null for plain 16/32-bit checkpoints. */
   quantization: QuantizationSpec | null;
-  /** torch_dtype / dtype of the published weights, mapped; null when absent or unknown. */
+  /**
+   * torch_dtype / dtype of the published weights, mapped; null when absent or unknown. A
+   * multimodal config's top-level one wins over text_config's (gemma-3-12b-it: bfloat16 at the
+   * top, float32 in text_config; transformers loads the checkpoint in the top-level dtype).
+   */
   torchDtype: Dtype | null;
+  /** A multimodal config's vision tower (vision_config); null or absent for text-only configs (and runs saved before it was read). */
+  vision?: VisionTower | null;
   /**
    * Where each recognised key's value sits in the source, by its JSON path as written
    * ("num_key_value_heads", "n_head", "text_config.head_dim"). For a model written inline in a

@@ -9,7 +9,7 @@
  * and transformers' modeling files for parameter shapes.
  */
 import type { Dtype, KvDtype, ModelSpec, MoeSpec, Profile } from '../config/types';
-import { formatBytes } from '../format';
+import { formatBytes, formatParams } from '../format';
 import { gpuByName, gpuMemory } from './gpus';
 import { DEFAULT_ENGINE, reserveTerms, subtractedBytes, type ReserveTerm } from './reserve';
 import type { AttentionWorkspace, Estimate, ParamBreakdown, PoolEstimate } from './types';
@@ -208,16 +208,19 @@ export function paramCounts(model: ModelSpec): ParamCounts {
   const norms = L * model.normsPerLayer * normParams(model) + normParams(model);
   const lmHead = model.isEncoder || model.tieWordEmbeddings ? 0 : model.vocabSize * h;
   const pooler = model.isEncoder ? h * h + h : 0;
-  const total = embedding + attention + mlp + experts + sharedExperts + router + norms + lmHead + pooler;
+  // The vision tower runs once per image, not per token: in the total (and the card's active
+  // count, gemma-3-12b-it's 12.2B), not in the per-token compute.
+  const vision = (model.vision?.params ?? 0) + (model.vision?.projectorParams ?? 0);
+  const total = embedding + attention + mlp + experts + sharedExperts + router + norms + lmHead + pooler + vision;
   const used = total - experts + expertsActive;
   const tiedHead = !model.isEncoder && model.tieWordEmbeddings ? model.vocabSize * h : 0;
-  const activeCompute = used - embedding + tiedHead;
+  const activeCompute = used - embedding + tiedHead - vision;
   const countsEmbedding = CARD_COUNTS_EMBEDDING.has(model.modelType.toLowerCase());
   return {
     total,
     active: moe === null ? total : countsEmbedding ? used : used - embedding,
     activeCompute,
-    breakdown: { embedding, attention, mlp, experts, expertsActive, sharedExperts, router, norms, lmHead, pooler },
+    breakdown: { embedding, attention, mlp, experts, expertsActive, sharedExperts, router, norms, lmHead, pooler, vision },
   };
 }
 
@@ -398,6 +401,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
     notes.push(`the checkpoint is ${model.torchDtype}; weights and activations are sized in ${dtype}`);
   }
   if (model.isEncoder) notes.push(`${model.modelType} is an encoder: no KV cache, so no pages`);
+  if (model.vision) notes.push(params.breakdown.vision ? `${model.vision.note}: ${formatParams(params.breakdown.vision)} of the ${formatParams(params.total)} parameters` : model.vision.note);
   const kvForSeq = kvBytesForSequence(model, seqLen, kvDtype, tp);
   if (model.slidingWindow !== null && kvForSeq < perToken * seqLen) {
     notes.push(`sliding-window layers keep at most ${model.slidingWindow} tokens: a ${seqLen}-token sequence needs ${formatBytes(kvForSeq)}, not the ${formatBytes(perToken * seqLen)} a pool that charges every layer reserves`);

@@ -80,6 +80,8 @@ export interface ParamBreakdown {
   lmHead: number;
   /** Encoders' pooler (h² + h); 0 for decoders. */
   pooler: number;
+  /** A multimodal config's vision encoder and its projector into the text model, where counted (ModelSpec.vision); else 0 (absent in runs saved before it was counted). */
+  vision?: number;
 }
 
 export interface Estimate {

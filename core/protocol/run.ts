@@ -218,6 +218,8 @@ export interface RunResult extends RunHeader {
   estimate: Estimate;
   cases: KernelCase[];
   pool?: PoolResult;
+  /** `bench --quick`: what it shortened of the profile's cases ("prefill.seq_lens [1024, 4096] -> [512]"; empty when nothing). */
+  quick?: { shortened: string[] };
   status: RunStatus;
   /** Set when status is 'failed' (or 'cancelled', by the extension: why it ended). */
   error?: string;
@@ -243,6 +245,8 @@ export interface RunParts {
   /** Default: none yet (a bench pushes them as they finish; simulate has none). */
   cases?: KernelCase[];
   pool?: PoolResult;
+  /** `bench --quick`: what it shortened (RunResult.quick). */
+  quick?: { shortened: string[] };
   /** Default 'ok'. */
   status?: RunStatus;
   error?: string;
@@ -261,6 +265,7 @@ export function createRun(parts: RunParts): RunResult {
     estimate: parts.estimate,
     cases: parts.cases ?? [],
     ...(parts.pool ? { pool: parts.pool } : {}),
+    ...(parts.quick ? { quick: parts.quick } : {}),
     status: parts.status ?? 'ok',
   };
   if (parts.error !== undefined) run.error = parts.error;

@@ -12,7 +12,7 @@
  */
 import type { KvDtype, Profile } from '../config/types';
 import { estimate, type Estimate } from '../estimate';
-import { formatBytes, formatConcurrency, formatCount } from '../format';
+import { formatBytes, formatConcurrency, formatCount, formatGib } from '../format';
 import type { LogFigure, VllmLog } from './parse';
 
 const GIB = 1024 ** 3;
@@ -46,14 +46,10 @@ export interface LogComparison {
   notes: string[];
 }
 
-/** Bytes as vLLM's log prints them, GiB with two decimals ("22.07 GiB"); below 0.01 GiB in IEC units. */
-function gib(bytes: number): string {
-  return Math.abs(bytes) >= 0.01 * GIB ? `${(bytes / GIB).toFixed(2)} GiB` : formatBytes(bytes);
-}
 
 function signed(bytes: number): string {
   if (Math.abs(bytes) < 0.5) return '';
-  return `${bytes > 0 ? '+' : '−'}${gib(Math.abs(bytes))}`;
+  return `${bytes > 0 ? '+' : '−'}${formatGib(Math.abs(bytes))}`;
 }
 
 function signedCount(n: number): string {
@@ -81,7 +77,7 @@ function applyLogSettings(profile: Profile, log: VllmLog): { profile: Profile; f
   const at = (x: LogFigure<unknown>) => `line ${x.line}`;
   if (f.totalGpuMemoryBytes) {
     p.device.memoryGib = f.totalGpuMemoryBytes.value / GIB;
-    fromLog.push(`device memory ${gib(f.totalGpuMemoryBytes.value)} (total_gpu_memory, ${at(f.totalGpuMemoryBytes)})`);
+    fromLog.push(`device memory ${formatGib(f.totalGpuMemoryBytes.value)} (total_gpu_memory, ${at(f.totalGpuMemoryBytes)})`);
   } else {
     fromProfile.push(p.device.memoryGib !== null ? `device.memory_gib ${p.device.memoryGib}` : p.device.gpu ? `device.gpu ${p.device.gpu}` : 'no device memory');
   }
@@ -171,9 +167,9 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   const f = log.figures;
   const rows: ComparisonRow[] = [];
   const notes: string[] = [];
-  const fmt = (x: LogFigure | undefined) => (x ? gib(x.value) : null);
+  const fmt = (x: LogFigure | undefined) => (x ? formatGib(x.value) : null);
   const row = (t: string, logFig: LogFigure | undefined, est: number, why: string, logText = fmt(logFig)) => {
-    rows.push({ term: t, log: logText, logLine: logFig?.line ?? null, estimate: gib(est), difference: logFig ? signed(est - logFig.value) : '', why });
+    rows.push({ term: t, log: logText, logLine: logFig?.line ?? null, estimate: formatGib(est), difference: logFig ? signed(est - logFig.value) : '', why });
   };
 
   row('device memory (total_gpu_memory)', f.totalGpuMemoryBytes, e.pool.deviceMemoryBytes,
@@ -197,7 +193,7 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
 
   const nonTorch = term(e, 'nonTorch') + term(e, 'nccl');
   const ntTerms = e.pool.reserve.filter((t) => t.key === 'nonTorch' || t.key === 'nccl');
-  row('non-torch memory (incl. NCCL)', f.nonTorchBytes, nonTorch, `${ntTerms.map((t) => `${t.label} ${gib(t.bytes)}: ${t.basis}`).join('; ')}${f.nonTorchBytes ? '; vLLM measured what grew outside torch during profiling' : ''}`);
+  row('non-torch memory (incl. NCCL)', f.nonTorchBytes, nonTorch, `${ntTerms.map((t) => `${t.label} ${formatGib(t.bytes)}: ${t.basis}`).join('; ')}${f.nonTorchBytes ? '; vLLM measured what grew outside torch during profiling' : ''}`);
 
   const graphs = e.pool.reserve.find((t) => t.key === 'cudaGraph');
   const graphBytes = graphs?.subtracted ? graphs.bytes : 0;
@@ -205,9 +201,9 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
     const counted = f.cudaGraphCounted === true;
     rows.push({
       term: 'CUDA graph memory',
-      log: `${gib(f.cudaGraphBytes.value)}${counted ? ' (subtracted)' : ' (after the pool)'}`,
+      log: `${formatGib(f.cudaGraphBytes.value)}${counted ? ' (subtracted)' : ' (after the pool)'}`,
       logLine: f.cudaGraphBytes.line,
-      estimate: graphs?.subtracted ? `${gib(graphs.bytes)} (subtracted)` : 'not subtracted',
+      estimate: graphs?.subtracted ? `${formatGib(graphs.bytes)} (subtracted)` : 'not subtracted',
       difference: counted ? signed(graphBytes - f.cudaGraphBytes.value) : '',
       why: counted
         ? 'this release estimates CUDA graph memory before sizing the pool and takes it out of the KV budget; set engine.cuda_graph_gib to the logged figure to do the same'

@@ -51,9 +51,11 @@ export interface OrtPeer {
   run(shape: MhaShape, inputs: MhaInputs): Promise<Float32Array>;
   /**
    * Wall time of `warmup` untimed then timed session runs until minReps and minTimeMs are both
-   * met, or maxTimeMs has passed (at least one timed run); nanoseconds per run.
+   * met, or maxTimeMs has passed (at least one timed run); nanoseconds per run. cpuNs: the
+   * process CPU time (user + system, all threads: process.cpuUsage) of the same runs, as our
+   * kernels' TimingResult.cpuNs.
    */
-  time(shape: MhaShape, inputs: MhaInputs, timing: PeerTiming): Promise<number[]>;
+  time(shape: MhaShape, inputs: MhaInputs, timing: PeerTiming): Promise<{ samplesNs: number[]; cpuNs: number[] }>;
   /** Releases every session. */
   close(): Promise<void>;
 }
@@ -134,6 +136,9 @@ class OrtMhaPeer implements OrtPeer {
           intraOpNumThreads: this.threads,
           interOpNumThreads: 1,
           graphOptimizationLevel: 'all',
+          // Idle intra-op threads sleep instead of spinning (ORT's default spins), so the
+          // process CPU time of a run is the peer's work, as it is for our kernels' pool.
+          extra: { session: { intra_op: { allow_spinning: '0' } } },
         }),
       );
       this.sessions.set(key, s);
@@ -162,19 +167,23 @@ class OrtMhaPeer implements OrtPeer {
     return out.output!.data as Float32Array;
   }
 
-  async time(shape: MhaShape, inputs: MhaInputs, timing: PeerTiming): Promise<number[]> {
+  async time(shape: MhaShape, inputs: MhaInputs, timing: PeerTiming): Promise<{ samplesNs: number[]; cpuNs: number[] }> {
     const session = await this.session(shape);
     const feeds = this.feeds(shape, inputs);
     for (let i = 0; i < timing.warmup; i++) await session.run(feeds);
-    const samples: number[] = [];
+    const samplesNs: number[] = [];
+    const cpuNs: number[] = [];
     const start = process.hrtime.bigint();
     const elapsedMs = () => Number(process.hrtime.bigint() - start) / 1e6;
     do {
+      const c0 = process.cpuUsage();
       const t0 = process.hrtime.bigint();
       await session.run(feeds);
-      samples.push(Number(process.hrtime.bigint() - t0));
-    } while ((samples.length < timing.minReps || elapsedMs() < timing.minTimeMs) && elapsedMs() < timing.maxTimeMs);
-    return samples;
+      samplesNs.push(Number(process.hrtime.bigint() - t0));
+      const c = process.cpuUsage(c0);
+      cpuNs.push((c.user + c.system) * 1000);
+    } while ((samplesNs.length < timing.minReps || elapsedMs() < timing.minTimeMs) && elapsedMs() < timing.maxTimeMs);
+    return { samplesNs, cpuNs };
   }
 
   async close(): Promise<void> {

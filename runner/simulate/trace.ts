@@ -8,6 +8,13 @@ import { closestMatch, getProperty, parseJsonTree, type ValueNode } from '../../
 import { InputError } from '../errors';
 import type { TraceRequest } from './workload';
 
+/**
+ * The largest token count a trace may carry: the simulator keeps lengths as int32, as vLLM
+ * does (and as the profile schema bounds max_model_len). Larger values are refused at their
+ * line before any work, not wrapped.
+ */
+export const MAX_TRACE_TOKENS = 2 ** 31 - 1;
+
 /** The keys of a trace line. */
 export const TRACE_KEYS = ['arrival_s', 'prompt_len', 'output_len', 'prefix_id', 'prefix_len'] as const;
 
@@ -58,6 +65,7 @@ export function parseTraceLine(text: string, file: string, lineNo: number, unkno
     if (typeof v !== 'number' || !Number.isFinite(v)) return fail(node.range.offset, `"${key}" must be a number, got ${node.type === 'object' || node.type === 'array' ? `an ${node.type}` : JSON.stringify(v)}`);
     if (integer && !Number.isInteger(v)) return fail(node.range.offset, `"${key}" must be an integer, got ${v}`);
     if (v < min) return fail(node.range.offset, `"${key}" must be >= ${min}, got ${v}`);
+    if (integer && v > MAX_TRACE_TOKENS) return fail(node.range.offset, `"${key}" must be <= ${MAX_TRACE_TOKENS}, got ${v}`);
     return v;
   };
   const r: TraceRequest = {

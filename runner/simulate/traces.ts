@@ -23,7 +23,7 @@
  */
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import type { ServingSimRequests } from '../../native';
-import { parseTraceLine, TraceError } from './trace';
+import { MAX_TRACE_TOKENS, parseTraceLine, TraceError } from './trace';
 import { RequestPacker, type TraceRequest } from './workload';
 
 export type TraceFormat = 'attnscope' | 'azure' | 'burstgpt' | 'mooncake' | 'vllm-bench';
@@ -264,10 +264,12 @@ function lengthWarnings(path: string, maxModelLen: number, warnings: string[]) {
   };
 }
 
-/** A positive integer from a trace field, else a TraceError at that line and column. */
-function count(text: string | number | undefined, what: string, path: string, line: number, column: number, min = 1): number {
-  const v = typeof text === 'number' ? text : text === undefined || text.trim() === '' ? NaN : Number(text);
-  if (!Number.isInteger(v) || v < min) throw new TraceError(path, line, column, `${what} must be an integer >= ${min}, got ${text === undefined ? 'nothing' : JSON.stringify(text)}`);
+/** A token count from a trace field (an integer in [min, MAX_TRACE_TOKENS]), else a TraceError at that line and column. */
+function count(text: unknown, what: string, path: string, line: number, column: number, min = 1): number {
+  const v = typeof text === 'number' ? text : typeof text === 'string' && text.trim() !== '' ? Number(text) : NaN;
+  if (!Number.isInteger(v) || v < min || v > MAX_TRACE_TOKENS) {
+    throw new TraceError(path, line, column, `${what} must be an integer from ${min} to ${MAX_TRACE_TOKENS}, got ${text === undefined ? 'nothing' : JSON.stringify(text)}`);
+  }
   return v;
 }
 
@@ -325,8 +327,8 @@ function readMooncake(path: string, add: (r: TraceRequest, where: string) => voi
     const t = v.timestamp;
     if (typeof t !== 'number' || !Number.isFinite(t)) throw new TraceError(path, n, 1, `"timestamp" must be a number of milliseconds, got ${JSON.stringify(t)}`);
     if (v.output_length === 0) return drop('with output_length 0');
-    const promptLen = count(v.input_length as number, '"input_length"', path, n, 1);
-    const outputLen = count(v.output_length as number, '"output_length"', path, n, 1);
+    const promptLen = count(v.input_length, '"input_length"', path, n, 1);
+    const outputLen = count(v.output_length, '"output_length"', path, n, 1);
     const ids = v.hash_ids;
     if (ids !== undefined && !(Array.isArray(ids) && ids.every((x) => typeof x === 'number' || typeof x === 'string'))) {
       throw new TraceError(path, n, 1, '"hash_ids" must be an array of block ids');
@@ -353,6 +355,7 @@ function readVllmBench(path: string, add: (r: TraceRequest, where: string) => vo
       continue;
     }
     const arrivalS = start ? start[i] : Number.isFinite(doc.requestRate) && doc.requestRate > 0 ? i / doc.requestRate : 0;
+    if (typeof arrivalS !== 'number' || !Number.isFinite(arrivalS)) throw new TraceError(path, 1, 1, `start_times[${i}] must be a number of seconds, got ${JSON.stringify(arrivalS) ?? 'nothing'}`);
     if (doc.outputLens[i] === 0) {
       drop('with output_lens 0');
       continue;

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, lstatSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
@@ -128,6 +128,7 @@ test('bench --quick on a small fp32 model: both kernels timed, errors within 1e-
   const { dir } = tmp('config.json', TINY_CONFIG);
   const file = join(dir, 'tiny.attn.yaml');
   writeFileSync(file, 'model: ./config.json\ndtype: fp32\nprefill: { seq_lens: [200] }\ndecode: { batch_sizes: [3], context_lens: [333] }\n');
+  mkdirSync(join(dir, 'runs'));
   const out = join(dir, 'runs', 'run.json');
   const r = cli(['bench', file, '--quick', '--json', out]);
   assert.equal(r.code, 0, r.stderr);
@@ -148,6 +149,9 @@ test('bench --quick on a small fp32 model: both kernels timed, errors within 1e-
     assert.equal(c.shape.headDim, 64);
   }
   assert.ok(run.environment.cpuCores >= 1);
+  // Its cases are already quick-sized (200 <= 512, one batch size, 333 <= 1024): nothing shortened, and said so.
+  assert.deepEqual(run.quick, { shortened: [] });
+  assert.doesNotMatch(r.stderr, /--quick ran/);
 });
 
 test('events mode: a resolved profile on stdin gives NDJSON progress, cases and done', async () => {
@@ -210,6 +214,23 @@ test('--json naming a folder is refused before any work (exit 2, one line)', () 
   assert.equal(r.code, 2);
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
   assert.match(r.stderr, /--json .* is a folder/);
+});
+
+test('--json in a missing folder or an unwritable one is refused before any work (exit 2, one line); no folder is created', () => {
+  const { dir, file } = tmp('config.json', TINY_CONFIG);
+  const missing = join(dir, 'runs', 'today', 'run.json');
+  const r = cli(['bench', file, '--json', missing]);
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr.trim(), `attnscope: --json ${missing}: the folder ${join(dir, 'runs', 'today')} does not exist (it is not created for you: mkdir -p ${join(dir, 'runs', 'today')} first)`);
+  assert.equal(r.stdout, '', 'no kernel ran');
+  assert.equal(existsSync(join(dir, 'runs')), false, 'no folder was created');
+  // /sys refuses new files even to root (sysfs: EACCES, or EROFS where mounted read-only), so
+  // this holds whoever runs the test; a permission check alone would pass for root.
+  if (existsSync('/sys/kernel')) {
+    const sys = cli(['simulate', join(root, 'examples', 'llama-3.1-8b.attn.yaml'), '--json', '/sys/attnscope-run.json']);
+    assert.equal(sys.code, 2);
+    assert.match(sys.stderr.trim(), /^attnscope: --json \/sys\/attnscope-run\.json: cannot write in \/sys: (permission denied|read-only file system)$/);
+  }
 });
 
 test('--json under a file is refused before any work; a device is written in place, never replaced', () => {
@@ -392,11 +413,13 @@ test('bench on stdin gives the deployment notes of the same profile on a file, a
   assert.equal(onFile.code, 0, onFile.stderr);
   const fileNotes = [...onFile.stderr.matchAll(/^.*p\.attn\.yaml:\d+:\d+: (warning|info): (.*)$/gm)].map((m) => `${m[1] === 'info' ? 'info' : 'warn'}: ${m[2]}`);
   assert.ok(fileNotes.some((n) => /weights/.test(n)), onFile.stderr);
-  // The file door's notes: what reading found (torch_dtype float32 -> bf16 assumed; requests
-  // longer than max_model_len), which the editor shows as diagnostics of the file it resolves,
-  // then the deployment check (the weights against the device) that both doors give.
-  assert.equal(fileNotes.length, 3, onFile.stderr);
-  const checks = fileNotes.slice(2);
+  // The file door's notes: what reading found (torch_dtype float32 -> bf16 assumed), which the
+  // editor shows as diagnostics of the file it resolves, then the deployment check (the weights
+  // against the device) that both doors give. The default prompt and output lengths (4096 + 512)
+  // pass the default max_model_len (4096, the config's max_position_embeddings), but the profile
+  // writes none of them, so nothing is said about it.
+  assert.equal(fileNotes.length, 2, onFile.stderr);
+  const checks = fileNotes.slice(1);
   assert.match(checks[0]!, /^warn: weights .* exceed 0\.001 GiB/);
   const r = cli(['bench', '-', '--events', '--quick'], JSON.stringify(run.profile));
   assert.equal(r.code, 0, r.stderr);
@@ -426,4 +449,34 @@ test('simulate on a Mooncake trace prints latency, goodput and the queue; --max-
   const badFormat = cli(['simulate', profile, '--trace', trace, '--trace-format', 'sharegpt']);
   assert.equal(badFormat.code, 2);
   assert.match(badFormat.stderr, /^attnscope: --trace-format must be one of attnscope, azure, burstgpt, mooncake, vllm-bench, got 'sharegpt'/);
+});
+
+test('simulate --trace says nothing about the workload distributions it replaces; without --trace the written ones are warned about', () => {
+  const profile = `model: ${JSON.stringify(llamaConfig)}\ndtype: bf16\nkv_cache: { num_pages: 4096 }\nworkload:\n  max_model_len: 2048\n  prompt_len: { dist: fixed, value: 4000 }\n  requests: 5\n`;
+  const { dir, file } = tmp('w.attn.yaml', profile);
+  const trace = join(dir, 't.jsonl');
+  writeFileSync(trace, '{"arrival_s": 0, "prompt_len": 100, "output_len": 10}\n{"arrival_s": 0.5, "prompt_len": 200, "output_len": 20}\n');
+  const withTrace = cli(['simulate', file, '--trace', trace]);
+  assert.equal(withTrace.code, 0, withTrace.stderr);
+  assert.doesNotMatch(withTrace.stderr, /warning/, withTrace.stderr);
+  const without = cli(['simulate', file]);
+  assert.equal(without.code, 0, without.stderr);
+  // 4000 (fixed prompt) + 512 (default output_len max) = 4512 > 2048, at the line the user wrote (5).
+  assert.match(without.stderr, new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:5:\\d+: warning: prompt_len max \\+ output_len max = 4512 exceeds max_model_len 2048`));
+});
+
+test('bench --dry-run plans and preflights without measuring; --quick says what it shortened', () => {
+  const profile = join(root, 'examples', 'llama-3.1-8b.attn.yaml');
+  const r = cli(['bench', profile, '--quick', '--dry-run', '--backend', 'cpu']);
+  assert.equal(r.code, 0, r.stderr);
+  // examples/llama-3.1-8b.attn.yaml: seq_lens [512, 1024], batch_sizes [1, 8], context_lens [1024, 4096].
+  assert.match(r.stderr, /^--quick ran prefill\.seq_lens \[512, 1024\] -> \[512\], decode\.batch_sizes \[1, 8\] -> \[1\], decode\.context_lens \[1024, 4096\] -> \[1024\]$/m);
+  assert.equal(r.stdout, 'dry run: 2 cases on cpu and a page-pool simulation of 2,000 requests; nothing measured\n  flash_fwd B=1 N=512 H=32/8 D=128 causal bf16\n  paged_decode B=1 ctx=1024 H=32/8 D=128 page=16 bf16\n');
+  const full = cli(['bench', profile, '--dry-run', '--backend', 'cpu']);
+  assert.equal(full.code, 0, full.stderr);
+  assert.doesNotMatch(full.stderr, /--quick/);
+  assert.equal(full.stdout.split('\n')[0], 'dry run: 6 cases on cpu and a page-pool simulation of 2,000 requests; nothing measured');
+  const both = cli(['bench', profile, '--dry-run', '--json', join(tmpdir(), 'x.json')]);
+  assert.equal(both.code, 2);
+  assert.equal(both.stderr.trim(), 'attnscope: --dry-run measures nothing, so it writes no run: drop --json');
 });

@@ -6,7 +6,8 @@
    N in {1k, 4k, 16k} (head_dim 128, and 4k at 64), causal and not; ours is checked against
    both outputs at every shape (target: >= 1.0x SDPA's speed);
 3. paged decode bandwidth against the measured device copy bandwidth, only on shapes whose K/V
-   working set is >= 4x L2, GQA groups 1, 4 and 8, page pools rotated (target: >= 85%).
+   working set is >= 4x L2, GQA groups 1, 4 (CUDA cores), 5 and 8 (tensor cores), page pools
+   rotated (target: >= 85%).
 Ours and torch's kernels are timed by one method (bench_timing.DeviceTimer: CUDA graph of n
 launches per event pair, L2 flushed before each sample, median of 10 samples).
 Writes one JSON document (rewritten after each section, so a timeout keeps what finished).
@@ -152,17 +153,19 @@ FLASH_CASES = [
     ("fp16", 1, 300, 700, 4, 1, 64, False, 100),
 ]
 DECODE_CASES = [
-    # dtype, lens, page_size, H, Hkv, D
+    # dtype, lens, page_size, H, Hkv, D. GQA groups <= 4 run on CUDA cores, larger on tensor cores.
     ("bf16", [1, 0, 37, 1000], 16, 8, 2, 128),
     ("fp16", [513, 64, 9], 8, 4, 4, 64),
     ("bf16", [5000, 255, 256, 257], 256, 32, 8, 128),
-    ("fp16", [3000], 32, 12, 1, 64),
-    ("bf16", [20000, 1], 64, 64, 8, 128),
+    ("fp16", [3000], 32, 12, 1, 64),  # group 12: tensor cores, 4 zero rows
+    ("bf16", [20000, 1], 64, 64, 8, 128),  # group 8: tensor cores
     ("fp16", [999, 1001], 10, 16, 2, 128),  # page size not a multiple of 4 (the unroll), within 8..256 (core/kernelLimits.json)
     ("bf16", [4100, 33], 16, 16, 16, 128),  # GQA group 1
+    ("fp16", [777, 3, 0], 8, 40, 8, 128),  # group 5: the smallest on tensor cores
+    ("bf16", [2500, 129], 32, 32, 1, 64),  # group 32: two 16-head chunks
 ]
 SANITIZE_FLASH = [0, 1, 4, 8]
-SANITIZE_DECODE = [0, 1]
+SANITIZE_DECODE = [0, 1, 3]  # CUDA cores (groups 4 and 1) and tensor cores (group 12)
 
 
 def check_host_entry_points(torch, lib, out):
@@ -185,21 +188,23 @@ def check_host_entry_points(torch, lib, out):
     out.append({"kernel": "flash_fwd_host", "maxAbsDiffVsDevice": diff, "ok": diff == 0.0})
     log(f"flash_fwd_host vs flash_fwd: max |diff| {diff:.1e} {'ok' if diff == 0.0 else 'FAIL'}")
 
-    params, t = make_decode(torch, lib, "bf16", [1, 0, 37, 1000], 16, 8, 2, 128, 64, seed=3)
-    lib.paged_decode(params[0], stream(torch))
-    torch.cuda.synchronize()
-    names = ("q", "k_pool", "v_pool")
-    host = [t[n].cpu().contiguous().view(torch.int16) for n in names] + [t["table"].cpu(), t["lens"].cpu()]
-    o_host = torch.empty(t["o"].shape, dtype=torch.float32)
-    lse_host = torch.empty(t["lse"].shape, dtype=torch.float32)
-    lib.paged_decode_host(params[0], DecodeHostIO(*(x.data_ptr() for x in host), o_host.data_ptr(), lse_host.data_ptr()))
-    ref_lse = t["lse"].cpu()
-    finite = torch.isfinite(ref_lse)
-    diff = (o_host - t["o"].float().cpu()).abs().max().item()
-    diff = max(diff, (lse_host[finite] - ref_lse[finite]).abs().max().item())
-    ok = diff == 0.0 and bool(torch.equal(torch.isneginf(lse_host), torch.isneginf(ref_lse)))
-    out.append({"kernel": "paged_decode_host", "maxAbsDiffVsDevice": diff, "ok": ok})
-    log(f"paged_decode_host vs paged_decode: max |diff| {diff:.1e} {'ok' if ok else 'FAIL'}")
+    for H, Hkv in ((8, 2), (16, 2)):  # GQA group 4 on CUDA cores, group 8 on tensor cores
+        params, t = make_decode(torch, lib, "bf16", [1, 0, 37, 1000], 16, H, Hkv, 128, 64, seed=3)
+        lib.paged_decode(params[0], stream(torch))
+        torch.cuda.synchronize()
+        names = ("q", "k_pool", "v_pool")
+        host = [t[n].cpu().contiguous().view(torch.int16) for n in names] + [t["table"].cpu(), t["lens"].cpu()]
+        o_host = torch.empty(t["o"].shape, dtype=torch.float32)
+        lse_host = torch.empty(t["lse"].shape, dtype=torch.float32)
+        lib.paged_decode_host(params[0], DecodeHostIO(*(x.data_ptr() for x in host), o_host.data_ptr(),
+                                                      lse_host.data_ptr()))
+        ref_lse = t["lse"].cpu()
+        finite = torch.isfinite(ref_lse)
+        diff = (o_host - t["o"].float().cpu()).abs().max().item()
+        diff = max(diff, (lse_host[finite] - ref_lse[finite]).abs().max().item())
+        ok = diff == 0.0 and bool(torch.equal(torch.isneginf(lse_host), torch.isneginf(ref_lse)))
+        out.append({"kernel": "paged_decode_host", "heads": [H, Hkv], "maxAbsDiffVsDevice": diff, "ok": ok})
+        log(f"paged_decode_host vs paged_decode H{H}/{Hkv}: max |diff| {diff:.1e} {'ok' if ok else 'FAIL'}")
 
 
 def check_correctness(torch, lib, results, sanitize=False):

@@ -38,6 +38,16 @@ test('Llama-3.1-8B config.json: KV per token, weights, KV of one max-length sequ
   await client.close(f.uri);
 });
 
+test('gpt-oss-20b config.json writes num_key_value_heads and head_dim: the KV-per-token hint is on one key only', async () => {
+  const f = fixture('../../examples/gpt-oss-20b/config.json');
+  await client.open(f.uri, f.text);
+  const hints = (await client.inlayHints(f.uri))!;
+  // gpt-oss-20b: 24 layers · 2 · 8 KV heads · 64 · 2 B = 49,152 B = 48 KiB, as the hint after num_key_value_heads.
+  assert.equal(hintAfter(hints, f.text, '"num_key_value_heads": 8'), '48 KiB KV/token');
+  assert.equal(hints.filter((h) => label(h).endsWith('KV/token')).length, 1, JSON.stringify(hints.map(label)));
+  await client.close(f.uri);
+});
+
 test('hints follow an edit: 8 -> 4 KV heads halves KV per token', async () => {
   const f = fixture('../../examples/llama-3.1-8b/config.json');
   await client.open(f.uri, f.text);

@@ -1,8 +1,10 @@
-// The GPU machine's scripts (test/gpu/*.py), checked where no GPU is: every file compiles, the
-// planning and SASS-counting logic passes its own tests (test/gpu/test_bench_plan.py), and the
-// benchmark says "no usable CUDA device" (exit 2, in its JSON) instead of failing otherwise.
-// Skipped where python3 is missing; the last check also where the CUDA library is not built or
-// a GPU is present (then test/gpu/run.sh runs the real thing).
+// The GPU machine's scripts (test/gpu/*.py, run.sh), checked where no GPU is: every file
+// compiles, the planning and SASS-counting logic passes its own tests (test/gpu/test_bench_plan.py),
+// the library's host-memory entry points (the addon's) refuse bad arguments before any device
+// work (test/gpu/test_host_checks.py), and the benchmark says "no usable CUDA device" (exit 2, in
+// its JSON) instead of failing otherwise. Skipped where python3 is missing; the library checks
+// also where it is not built, the last one also where a GPU is present (then test/gpu/run.sh
+// runs the real thing).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -29,6 +31,19 @@ test('every GPU script compiles', { skip: noPython }, () => {
   assert.equal(r.status, 0, r.stderr);
 });
 
+test('run.sh parses, and its step limits add up to under 8 minutes', () => {
+  const script = join(gpuDir, 'run.sh');
+  assert.equal(spawnSync('bash', ['-n', script], { encoding: 'utf8' }).status, 0);
+  const r = spawnSync('bash', [script, '--limits'], { encoding: 'utf8', timeout: 10_000 });
+  assert.equal(r.status, 0, r.stderr);
+  const lines = r.stdout.trim().split('\n').map((l) => l.split(' '));
+  const total = Number(lines.pop()![1]);
+  const steps = new Map(lines.map(([name, s]) => [name!, Number(s)]));
+  for (const name of ['build', 'device', 'host_checks', 'bench', 'memcheck', 'racecheck']) assert.ok(steps.get(name)! > 0, name);
+  assert.equal([...steps.values()].reduce((a, b) => a + b, 0), total);
+  assert.ok(total < 8 * 60, `${total} s`);
+});
+
 test('the planning and SASS-count logic passes its tests', { skip: noPython }, () => {
   const r = py(['test_bench_plan.py']);
   assert.equal(r.status, 0, r.stderr);
@@ -37,6 +52,12 @@ test('the planning and SASS-count logic passes its tests', { skip: noPython }, (
 });
 
 const noLibrary = !existsSync(library) ? 'the CUDA library is not built (no nvcc)' : false;
+test('the host-memory entry points refuse bad arguments, naming them, GPU or not', { skip: noPython || noLibrary }, () => {
+  const r = py(['test_host_checks.py', library]);
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  assert.match(r.stderr, /Ran 4 tests/);
+});
+
 test('without a GPU the benchmark exits 2 and says why in its JSON', {
   skip: noPython || noLibrary || (cudaAvailable().available ? 'a CUDA device is present' : false),
 }, () => {

@@ -9,6 +9,7 @@ import {
   type FlashForwardArgs,
   type PagedDecodeArgs,
   type SimdPath,
+  allocateKvPages,
   cpuInfo,
   dispatchFor,
   flashForward,
@@ -557,6 +558,22 @@ describe('timing loop', () => {
     });
     const t = await timePagedDecode(s.args, { warmup: 0, minReps: 2, maxReps: 2, minTimeMs: 0 });
     assert.equal(t.samplesNs.length, 2);
+    assert.equal(t.cpuNs?.length, 2);
+  });
+  it('gives the process CPU time of each run beside its wall time', async () => {
+    // Runs of ~5 ms on one thread: std::clock counts them in 1 us steps, so a CPU time of 0 or a
+    // copy of the wall time from a wrong buffer would show. A one-thread run cannot use more CPU
+    // than wall time (plus the clock's step and the pool's idle helpers, which sleep).
+    const big: FlashForwardArgs = {
+      ...args, seqLenQ: 256, seqLenK: 256,
+      q: randomUniform(256 * 2 * 64, 4), k: randomUniform(256 * 2 * 64, 5), v: randomUniform(256 * 2 * 64, 6), threads: 1,
+    };
+    const t = await timeFlashForward(big, { warmup: 0, minReps: 3, maxReps: 3, minTimeMs: 0 });
+    assert.equal(t.cpuNs?.length, 3);
+    t.cpuNs!.forEach((c, i) => {
+      assert.ok(c > 0, `run ${i}: CPU time ${c}`);
+      assert.ok(c <= t.samplesNs[i]! * 1.05 + 2e5, `run ${i}: CPU ${c} ns > wall ${t.samplesNs[i]} ns on one thread`);
+    });
   });
   it('runs off the JS thread: the event loop turns while a kernel runs', async () => {
     let turned = false;
@@ -566,6 +583,32 @@ describe('timing loop', () => {
     });
     await running;
     assert.ok(turned, 'setImmediate did not run while the kernel was timing for 150 ms');
+  });
+});
+
+describe('allocateKvPages', () => {
+  it('gives zero-filled native pools that decode reads as it reads JS arrays', async () => {
+    const s = pagedSetup({
+      contextLens: [37, 300], numHeads: 8, numKvHeads: 2, headDim: 64, pageSize: 16,
+      numPages: 64, kvDtype: 'bf16', simd: 'auto', seed: 6100,
+    });
+    const k = allocateKvPages('bf16', s.args.kPages.length);
+    const v = allocateKvPages('bf16', s.args.vPages.length);
+    assert.equal(k.data.length, s.args.kPages.length);
+    assert.ok(k.data.every((x) => x === 0), 'a fresh pool is zero-filled');
+    assert.equal(typeof k.hugePages, 'boolean');
+    k.data.set(s.args.kPages);
+    v.data.set(s.args.vPages);
+    const [fromJs, fromPool] = await Promise.all([pagedDecode(s.args), pagedDecode({ ...s.args, kPages: k.data, vPages: v.data })]);
+    assert.deepEqual(fromPool.o, fromJs.o);
+    assert.deepEqual(fromPool.lse, fromJs.lse);
+    assert.ok(allocateKvPages('fp32', 3).data instanceof Float32Array);
+  });
+  it('rejects a bad dtype or size, naming the argument', () => {
+    assert.throws(() => allocateKvPages('int8' as 'bf16', 4), /TypeError: dtype must be/);
+    assert.throws(() => allocateKvPages('bf16', 0), /RangeError: elements must be an integer >= 1, got 0/);
+    assert.throws(() => allocateKvPages('bf16', 1.5), /RangeError: elements/);
+    assert.throws(() => allocateKvPages('bf16', '4' as unknown as number), /TypeError: elements must be a number/);
   });
 });
 

@@ -78,14 +78,22 @@ describe('fp32 FMA peak', () => {
 describe('bf16 peaks', () => {
   it('AVX512-BF16: at most 2 vdpbf16ps per cycle, and 0.4x to 2.3x the fp32 FMA peak', async (t) => {
     // One thread each: a single thread finds a free core on a loaded machine far more often.
-    const bf16 = await measureAvx512Bf16Peak({ threads: 1, durationMs: 150 });
+    let bf16 = await measureAvx512Bf16Peak({ threads: 1, durationMs: 150 });
     if (!cpuFeatures().names.includes('avx512_bf16')) {
       assert.equal(bf16.available, false);
       assert.match(bf16.reason, /avx512_bf16|x86-64/);
       t.skip('no AVX512-BF16 on this CPU: checked that it says so');
       return;
     }
-    const fp32 = await measureFp32FmaPeak({ threads: 1, durationMs: 150 });
+    // Best of three alternating windows each: on a shared machine one window of either loop
+    // can lose the core to another process, which moved the ratio to 2.5 in a single pair.
+    let fp32 = await measureFp32FmaPeak({ threads: 1, durationMs: 150 });
+    for (let i = 0; i < 2; i++) {
+      const b = await measureAvx512Bf16Peak({ threads: 1, durationMs: 150 });
+      const f = await measureFp32FmaPeak({ threads: 1, durationMs: 150 });
+      if (b.value > bf16.value) bf16 = b;
+      if (f.value > fp32.value) fp32 = f;
+    }
     const hz = await measureCoreClockHz({ durationMs: 100 });
     assert.ok(bf16.available && fp32.available);
     // vdpbf16ps zmm: 16 lanes x 2 pairs x 2 FLOP = 64 FLOP; no core issues more than two per

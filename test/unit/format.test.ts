@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatBytes, formatCount, formatDuration, formatParams, formatPercent, formatRate } from '../../core/format';
+import { formatBytes, formatCount, formatDuration, formatGib, formatParams, formatPercent, formatRate, formatSignificant } from '../../core/format';
 
 test('formatBytes: IEC prefixes, three significant digits', () => {
   assert.equal(formatBytes(0), '0 B');
@@ -46,4 +46,15 @@ test('formatPercent: one decimal by default, the digits asked for, a dash for no
   assert.equal(formatPercent(2 / 3, 0), '67%');
   assert.equal(formatPercent(null), '—');
   assert.equal(formatPercent(Number.NaN), '—');
+});
+
+test('formatGib prints GiB as vLLM\'s log does (two decimals), small terms in IEC units; formatSignificant keeps three digits', () => {
+  // Llama-3.1-8B bf16 weights: 16,060,522,496 B / 2^30 = 14.957... GiB (vLLM prints two decimals).
+  assert.equal(formatGib(16_060_522_496), '14.96 GiB');
+  assert.equal(formatGib(3.8125 * 2 ** 30), '3.81 GiB');
+  assert.equal(formatGib(5 * 2 ** 20), '5 MiB'); // 0.0049 GiB would print as "0.00 GiB"
+  assert.equal(formatSignificant(123.4), '123');
+  assert.equal(formatSignificant(12.34), '12.3');
+  assert.equal(formatSignificant(1.234), '1.23');
+  assert.equal(formatSignificant(Infinity), 'Infinity');
 });

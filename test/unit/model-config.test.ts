@@ -387,3 +387,54 @@ test('quantization_config of common checkpoint formats: AWQ, compressed-tensors,
   assert.deepEqual(q({ quant_method: 'compressed-tensors', config_groups: { group_0: { targets: ['Linear'], weights: { num_bits: 8, type: 'float', strategy: 'channel' } } } }), { method: 'compressed-tensors', bitsPerWeight: 8, scope: 'all' });
   assert.deepEqual(q({ quant_method: 'bitsandbytes', load_in_4bit: true }), { method: 'bitsandbytes', bitsPerWeight: 4.5, scope: 'all' });
 });
+
+/** google/gemma-3-12b-it's config.json, keys as published (text_config's torch_dtype as the issue's copy had it). */
+const GEMMA3_12B_IT = {
+  architectures: ['Gemma3ForConditionalGeneration'], boi_token_index: 255999, eoi_token_index: 256000, eos_token_id: [1, 106],
+  image_token_index: 262144, initializer_range: 0.02, mm_tokens_per_image: 256, model_type: 'gemma3',
+  text_config: {
+    hidden_size: 3840, intermediate_size: 15360, model_type: 'gemma3_text', num_attention_heads: 16, num_hidden_layers: 48,
+    num_key_value_heads: 8, rope_scaling: { factor: 8.0, rope_type: 'linear' }, sliding_window: 1024, torch_dtype: 'float32',
+  },
+  torch_dtype: 'bfloat16', transformers_version: '4.50.0.dev0',
+  vision_config: {
+    hidden_size: 1152, image_size: 896, intermediate_size: 4304, model_type: 'siglip_vision_model', num_attention_heads: 16,
+    num_hidden_layers: 27, patch_size: 14, vision_use_head: false,
+  },
+};
+
+test('gemma-3-12b-it: the top-level torch_dtype wins, and the SigLIP tower and projector are counted (12,187,325,040, the card\'s 12.2B)', () => {
+  const m = readModelConfig(JSON.stringify(GEMMA3_12B_IT, null, 2)).value!;
+  // transformers loads the checkpoint in the top-level dtype; text_config's float32 is the text class's serialization.
+  assert.equal(m.torchDtype, 'bf16');
+  assert.equal(m.sourceKeys.torchDtype, 'torch_dtype');
+  const p = paramCounts(m);
+  // SigLIP-So400m by hand (modeling_siglip.py; h 1152, i 4304, 27 layers, patch 14, image 896 -> 64² = 4096 patches):
+  //   patch conv 3·14²·1152 + 1152 = 678,528; positions 4096·1152 = 4,718,592;
+  //   per layer 4h² + 2hi + 9h + i = 5,308,416 + 9,916,416 + 10,368 + 4,304 = 15,239,504, ×27 = 411,466,608;
+  //   post LayerNorm 2,304; no head (vision_use_head false): 416,866,032 — the Gemma 3 report's "417M" vision encoder.
+  assert.equal(m.vision!.params, 416_866_032);
+  // Gemma3MultiModalProjector: mm_input_projection_weight 1152·3840 + mm_soft_emb_norm 1152.
+  assert.equal(m.vision!.projectorParams, 4_424_832);
+  // Text (Gemma3TextConfig defaults: vocab 262,208, head_dim 256): embedding 1,006,878,720 (tied);
+  // per layer q 15,728,640 + k, v 7,864,320 each + o 15,728,640 + MLP 3·3840·15360 = 176,947,200
+  // + 4 norms 15,360 + q/k norms 512 = 224,148,992, ×48 = 10,759,151,616 (the report's 10,759M
+  // non-embedding); final norm 3,840. With the tower: 12,187,325,040, the safetensors total the
+  // model card rounds to 12.2B.
+  assert.equal(p.total, 12_187_325_040);
+  assert.equal(p.breakdown.vision, 416_866_032 + 4_424_832);
+  assert.equal(p.active, p.total);
+  // Per-token compute leaves the tower out (it runs once per image).
+  assert.equal(p.activeCompute, p.total - p.breakdown.vision! - p.breakdown.embedding + p.breakdown.embedding);
+  assert.match(m.vision!.note, /^the SigLIP vision tower \(27 layers, hidden 1152, patch 14 at 896 px\) and its projector into the text model are counted$/);
+});
+
+test('a vision tower whose shapes are not modelled is said to be left out, and changes no count', () => {
+  const cfg = { ...GEMMA3_12B_IT, model_type: 'llama4', vision_config: { model_type: 'llama4_vision_model', hidden_size: 1408, num_hidden_layers: 34 } };
+  const m = readModelConfig(JSON.stringify(cfg)).value!;
+  assert.equal(m.vision!.params, null);
+  assert.equal(m.vision!.note, "the vision tower (llama4_vision_model) is not counted (its shapes are not modelled here): parameters and weights are the text model's");
+  assert.equal(paramCounts(m).breakdown.vision, 0);
+  // A text-only config has no tower at all.
+  assert.equal(readModelConfig(fixtureText('Llama-3.1-8B')).value!.vision, null);
+});

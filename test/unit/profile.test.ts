@@ -252,6 +252,21 @@ test('semantic: workload min > max, and requests longer than max_model_len', () 
   assert.equal(r.value, null);
 });
 
+test('exceeds-max-model-len only about what the user wrote: not on defaults alone', () => {
+  // GPT-2: n_positions 1024, so max_model_len defaults to 1024 while the default prompt_len
+  // (lognormal, max 4096) and output_len (uniform, max 512) reach 4608. None of it written: quiet.
+  const files = { [join(DIR, 'gpt2/config.json')]: fixtureText('gpt2') };
+  const quiet = read('model: ./gpt2/config.json\nworkload: { requests: 10 }\n', files);
+  assert.equal(quiet.problems.filter((p) => p.code === 'exceeds-max-model-len').length, 0);
+  assert.equal(quiet.value!.workload!.maxModelLen, 1024);
+  // The user writes a prompt length: the warning is theirs, at what they wrote (4096 + 512 default output max).
+  const text = 'model: ./gpt2/config.json\nworkload:\n  prompt_len: { dist: uniform, min: 10, max: 4096 }\n';
+  const said = read(text, files);
+  const p = only(said.problems, 'exceeds-max-model-len');
+  assert.equal(p.message, 'prompt_len max + output_len max = 4608 exceeds max_model_len 1024: such requests are cut at max_model_len');
+  assert.equal(at(text, p), '{ dist: uniform, min: 10, max: 4096 }');
+});
+
 test('semantic: decode cases on an encoder', () => {
   const files = { [join(DIR, 'bert/config.json')]: fixtureText('bert-base-uncased') };
   const text = 'model: ./bert/config.json\ndecode: { batch_sizes: [1] }\n';

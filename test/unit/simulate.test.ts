@@ -202,9 +202,10 @@ test('time integrals match the per-step samples (coasting requests are summed in
   );
 });
 
-test('coasting gives the same run as serving every request every step, sample for sample', () => {
+test('coasting and private tails give the same run as serving every request every step and hashing every page, sample for sample', () => {
   // Coasting (native/src/pool/simulator.h) skips decoding requests between their events; coast:
-  // false serves every running request every step, as vLLM's scheduler loop does. Small pools
+  // false serves every running request every step, as vLLM's scheduler loop does; privateTails:
+  // false hashes and registers every full page as it fills, as vLLM does. Small pools
   // (preemption, eviction), small token budgets (chunked prefill, steps where the budget runs
   // out), shared prefixes (cache hits) and every layout: totals and every sample must be equal.
   const request = fc.record({
@@ -212,6 +213,7 @@ test('coasting gives the same run as serving every request every step, sample fo
     promptLen: fc.integer({ min: 1, max: 90 }),
     outputLen: fc.integer({ min: 1, max: 70 }),
     prefixId: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }),
+    prefixLen: fc.option(fc.integer({ min: 1, max: 90 }), { nil: undefined }),
   });
   const setup = fc.record({
     requests: fc.array(request, { minLength: 1, maxLength: 40 }),
@@ -233,16 +235,19 @@ test('coasting gives the same run as serving every request every step, sample fo
         perStepS: 0.01, weightsS: 0.004, perKvTokenS: 1e-5, perTokenS: 1e-4, perPairS: 2e-6, maxSamples: 1_000_000,
       };
       const packed = packRequests(requests);
-      const run = (coast: boolean) => {
-        const sim = new ServingSimulator({ ...config, coast }, packed);
+      const run = (coast: boolean, privateTails = true) => {
+        const sim = new ServingSimulator({ ...config, coast, privateTails }, packed);
         assert.equal(sim.run(10_000_000), true);
         return { totals: sim.totals(), samples: [...sim.samples()], times: sim.times() };
       };
       const coasting = run(true);
       const stepwise = run(false);
-      assert.deepEqual(coasting.totals, stepwise.totals);
-      assert.deepEqual(coasting.samples, stepwise.samples);
-      assert.deepEqual(coasting.times, stepwise.times);
+      const hashingAll = run(true, false);
+      for (const other of [stepwise, hashingAll]) {
+        assert.deepEqual(coasting.totals, other.totals);
+        assert.deepEqual(coasting.samples, other.samples);
+        assert.deepEqual(coasting.times, other.times);
+      }
       assert.equal(coasting.totals.completed + coasting.totals.rejected, requests.length);
     }),
     { numRuns: 300 },

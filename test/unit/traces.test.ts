@@ -72,7 +72,7 @@ test('Azure CSV: datetime stamps to seconds from the first, lengths, max_model_l
   const bad = write('azure-bad.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46,12,3\nyesterday,5,5\n');
   assert.equal(cliLine(() => readTraceFile(bad, { maxModelLen: 8192 })), `${bad}:3:1: TIMESTAMP must be a datetime like 2023-11-16 18:15:46.6805900, got "yesterday"`);
   const badLen = write('azure-len.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46,12.5,3\n');
-  assert.equal(cliLine(() => readTraceFile(badLen, { maxModelLen: 8192 })), `${badLen}:2:21: ContextTokens must be an integer >= 1, got "12.5"`);
+  assert.equal(cliLine(() => readTraceFile(badLen, { maxModelLen: 8192 })), `${badLen}:2:21: ContextTokens must be an integer from 1 to 2147483647, got "12.5"`);
 });
 
 test('BurstGPT CSV: failed rows (0 response tokens) dropped and counted; Model and Log Type filters', () => {
@@ -117,7 +117,7 @@ test('Mooncake JSONL: ms stamps, and shared leading hash_ids blocks become prefi
   const none = await simulatePool(profile('kv_cache: { page_size: 16, num_pages: 1000 }\n'), { requests: readTraceFile(plain, { maxModelLen: 8192, format: 'mooncake' }).requests, stepTime: { perStepS: 1 } });
   assert.equal(none.summary.prefixHitRate, 0);
   const bad = write('mooncake-bad.jsonl', '{"timestamp": 0, "input_length": 10, "output_length": 1, "hash_ids": [0]}\n{"timestamp": 5, "input_length": -3, "output_length": 1}\n');
-  assert.equal(cliLine(() => readTraceFile(bad, { maxModelLen: 8192 })), `${bad}:2:1: "input_length" must be an integer >= 1, got -3`);
+  assert.equal(cliLine(() => readTraceFile(bad, { maxModelLen: 8192 })), `${bad}:2:1: "input_length" must be an integer from 1 to 2147483647, got -3`);
 });
 
 test('vllm bench serve result: start_times, failed requests dropped, or even spacing at request_rate', () => {
@@ -146,4 +146,18 @@ test('lines are streamed across chunk boundaries without losing or splitting one
   });
   assert.deepEqual(seen.filter((l) => l !== ''), lines);
   assert.deepEqual(splitCsv('1,"a, ""b""",c'), ['1', 'a, "b"', 'c']);
+});
+
+test('every integer a trace carries is bounded by int32 (vLLM keeps token counts as int32) and refused at its line before any work', () => {
+  // 2^31 = 2,147,483,648 is one past the largest int32; each reader names the field and its line.
+  const csv = write('big.csv', 'Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n5,ChatGPT,2147483648,18,1,Conversation log\n');
+  assert.equal(cliLine(() => readTraceFile(csv, { maxModelLen: 8192 })), `${csv}:2:11: Request tokens must be an integer from 1 to 2147483647, got "2147483648"`);
+  const moon = write('big.jsonl', '{"timestamp": 0, "input_length": 12, "output_length": 1e12, "hash_ids": [0]}\n');
+  assert.equal(cliLine(() => readTraceFile(moon, { maxModelLen: 8192 })), `${moon}:1:1: "output_length" must be an integer from 1 to 2147483647, got 1000000000000`);
+  const ours = write('big-ours.jsonl', '{"arrival_s": 0, "prompt_len": 5, "output_len": 1, "prefix_len": 4294967297}\n');
+  assert.equal(cliLine(() => readTraceFile(ours, { maxModelLen: 8192 })), `${ours}:1:66: "prefix_len" must be <= 2147483647, got 4294967297`);
+  const bench = write('big-bench.json', JSON.stringify({ input_lens: [100, 2 ** 31], output_lens: [10, 20] }));
+  assert.equal(cliLine(() => readTraceFile(bench, { maxModelLen: 8192 })), `${bench}:1:1: input_lens[1] must be an integer from 1 to 2147483647, got 2147483648`);
+  const starts = write('bad-starts.json', JSON.stringify({ input_lens: [100, 200], output_lens: [10, 20], start_times: [0, 'soon'] }));
+  assert.equal(cliLine(() => readTraceFile(starts, { maxModelLen: 8192, format: 'vllm-bench' })), `${starts}:1:1: start_times[1] must be a number of seconds, got "soon"`);
 });

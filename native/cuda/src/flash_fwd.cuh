@@ -10,7 +10,7 @@
 
 #include "attnscope_cuda.h"
 #include "attnscope_cuda_math.h"
-#include "ptx.cuh"
+#include "mma_tile.cuh"
 
 namespace attnscope {
 namespace cuda {
@@ -34,31 +34,6 @@ struct FlashFwdTraits {
   static_assert(kBlockN % 16 == 0, "P V consumes keys 16 at a time");
   static_assert(kHeadDim % 64 == 0, "the XOR swizzle needs >= 8 chunks of 16 bytes per row");
   static_assert(kNTilesS % 2 == 0 && kNTilesO % 2 == 0, "ldmatrix.x4 loads two n8 tiles");
-};
-
-// Index (in elements) of (row, 16-byte chunk) of a [rows][kHeadDim] tile, with the chunk XORed
-// by row % 8 so that the 8 rows one ldmatrix phase reads hit 8 different bank groups.
-template <int kHeadDim>
-__device__ __forceinline__ int swizzle(int row, int chunk) {
-  return row * kHeadDim + ((chunk ^ (row & 7)) << 3);
-}
-
-// One lane's ldmatrix addresses into a swizzled tile, for rows row_lane + (compile-time multiple
-// of 8) and chunks 2 * c + chunk_lane (chunk_lane in {0, 1}): as the row's low 3 bits are the
-// lane's, swizzle() becomes row_bytes + ((y ^ 2c) << 4) with y = chunk_lane ^ (row_lane & 7),
-// one XOR with a constant per address instead of a register per (row, chunk) pair.
-template <int kHeadDim>
-struct LdmatrixLane {
-  uint32_t row_bytes;  // byte offset of the lane's row 0 in the tile
-  uint32_t y16;        // (chunk_lane ^ (row_lane & 7)) << 4
-
-  __device__ __forceinline__ LdmatrixLane(int row_lane, int chunk_lane)
-      : row_bytes(static_cast<uint32_t>(row_lane * kHeadDim * 2)),
-        y16(static_cast<uint32_t>((chunk_lane ^ (row_lane & 7)) << 4)) {}
-  // Shared address of (row_lane + row8, 2 * c + chunk_lane) in the tile at `tile` (row8 % 8 == 0).
-  __device__ __forceinline__ uint32_t at(uint32_t tile, int row8, int c) const {
-    return tile + row_bytes + static_cast<uint32_t>(row8 * kHeadDim * 2) + (y16 ^ static_cast<uint32_t>(c << 5));
-  }
 };
 
 // Copies rows [row0, row0 + kRows) of a [n_rows, ., row_stride] tensor (head already applied

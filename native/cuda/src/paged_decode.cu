@@ -15,6 +15,8 @@ cudaError_t plan_paged_decode(const attnscope_cuda_decode_params& p, DecodeSplit
   if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   if (e == cudaSuccess) {
     e = with_decode_kernel(p, [&](auto kernel, int smem_bytes) {
+      const cudaError_t opt_in = allow_dynamic_smem(kernel, static_cast<size_t>(smem_bytes));
+      if (opt_in != cudaSuccess) return opt_in;
       return cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kDecodeThreads, smem_bytes);
     });
   }

@@ -6,12 +6,20 @@
 
 #include "launch_shape.h"
 #include "paged_decode.cuh"
+#include "paged_decode_mma.cuh"
 
 namespace attnscope {
 namespace cuda {
 
-// Smallest compiled group width that holds a GQA group (chunks of 8 beyond that).
-inline int decode_group_width(int group) { return group <= 1 ? 1 : group <= 2 ? 2 : group <= 4 ? 4 : 8; }
+// Dispatch rule. A GQA group of up to kDecodeMaxCudaCoreGroup query heads per KV head runs on
+// CUDA cores (paged_decode_kernel, instances for 1, 2 and 4 heads: each thread keeps a score
+// and 8 accumulators per head, so registers grow with the group); a larger group runs on
+// tensor cores (paged_decode_mma_kernel): its heads are the 16 M rows of mma.sync, in chunks
+// of 16 beyond that. Returns the query heads one block takes.
+constexpr int kDecodeMaxCudaCoreGroup = 4;
+inline int decode_group_width(int group) {
+  return group <= 1 ? 1 : group <= 2 ? 2 : group <= kDecodeMaxCudaCoreGroup ? 4 : kDecodeMmaRows;
+}
 
 // Blocks one partition per sequence gives: batch x KV heads x head chunks.
 inline int decode_blocks_per_split(const attnscope_cuda_decode_params& p) {
@@ -20,7 +28,7 @@ inline int decode_blocks_per_split(const attnscope_cuda_decode_params& p) {
 }
 
 // Calls fn(kernel, dynamic_smem_bytes) with the split kernel instance for p's head_dim, dtype
-// and group width (kernel: void(attnscope_cuda_decode_params, int num_splits, int
+// and group width (decode_group_width) (kernel: void(attnscope_cuda_decode_params, int num_splits, int
 // partition_tokens, int head_chunks)).
 template <typename Fn>
 auto with_decode_kernel(const attnscope_cuda_decode_params& p, Fn&& fn) {
@@ -31,7 +39,7 @@ auto with_decode_kernel(const attnscope_cuda_decode_params& p, Fn&& fn) {
       case 1: return fn(paged_decode_kernel<D, 1, T>, DecodeSmem<D, 1>::kBytes);
       case 2: return fn(paged_decode_kernel<D, 2, T>, DecodeSmem<D, 2>::kBytes);
       case 4: return fn(paged_decode_kernel<D, 4, T>, DecodeSmem<D, 4>::kBytes);
-      default: return fn(paged_decode_kernel<D, 8, T>, DecodeSmem<D, 8>::kBytes);
+      default: return fn(paged_decode_mma_kernel<D, T>, DecodeMmaSmem<D>::kBytes);
     }
   };
   auto with_type = [&](auto type_tag) {

@@ -11,17 +11,22 @@
 namespace attnscope {
 namespace cuda {
 
+// Opts kernel in to smem_bytes of dynamic shared memory when that is over the 48 KiB default
+// (needed before launching it and before asking the occupancy API about it).
+template <typename... Params>
+cudaError_t allow_dynamic_smem(void (*kernel)(Params...), size_t smem_bytes) {
+  if (smem_bytes <= 48 * 1024) return cudaSuccess;
+  return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_bytes));
+}
+
 struct StreamLaunch {
   cudaStream_t stream;
 
   // Returns the launch status.
   template <typename... Params, typename... Args>
   cudaError_t operator()(void (*kernel)(Params...), const LaunchShape& shape, Args... args) const {
-    if (shape.smem_bytes > 48 * 1024) {
-      const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                 static_cast<int>(shape.smem_bytes));
-      if (e != cudaSuccess) return e;
-    }
+    const cudaError_t e = allow_dynamic_smem(kernel, shape.smem_bytes);
+    if (e != cudaSuccess) return e;
     cudaLaunchConfig_t config = {};
     config.gridDim = shape.grid;
     config.blockDim = dim3(shape.threads);

@@ -80,6 +80,26 @@ struct HeadKV {
   const uint32_t* v_pairs;   // [num_key_tiles, kFlashBlockN / 2, head_dim]: (V[2p, x], V[2p+1, x])
 };
 
+// The packed K^T / V of one (batch, KV head), kept per calling thread between calls: fresh
+// buffers of a few MiB were mapped, faulted in page by page and zeroed on every call, which
+// cost 15-25% of a one-thread N = 2k-4k run (perf, cpu-clock). Grows to the largest call.
+struct PackedKV {
+  std::vector<float> kt, v_panels;
+  std::vector<uint32_t> kt_pairs, v_pairs;
+};
+
+PackedKV& packed_kv() {
+  thread_local PackedKV packed;
+  return packed;
+}
+
+// At least `count` elements of `buffer` (contents unspecified).
+template <typename T>
+T* grow(std::vector<T>* buffer, size_t count) {
+  if (buffer->size() < count) buffer->resize(count);
+  return buffer->data();
+}
+
 // bf16 pairs of one key tile (n <= kFlashBlockN rows of src, row stride in elements).
 void pack_bf16_pairs(const uint16_t* k, const uint16_t* v, int64_t k_stride, int64_t v_stride,
                      int n, int d, uint32_t* kt_pairs, uint32_t* v_pairs) {
@@ -212,12 +232,29 @@ Status run_flash(const FlashParams& p) {
   std::vector<FlashScratch> scratch(static_cast<size_t>(std::min(threads, num_q_tiles)));
   for (FlashScratch& s : scratch) s.init(group * block_m, d, bf16_dot);
   const size_t tile_elems = size_t(num_k_tiles) * d * kFlashBlockN;
-  // Zeroed once: the padding of the last key tile and panel, never written by the packing.
   const int panel = ops.panel_width;
   const int64_t v_tile = int64_t(kFlashBlockN) * ((d + panel - 1) / panel) * panel;
-  std::vector<float> kt(bf16_dot ? 0 : tile_elems);
-  std::vector<float> v_panels(bf16_dot ? 0 : size_t(num_k_tiles) * v_tile);
-  std::vector<uint32_t> kt_pairs(bf16_dot ? tile_elems / 2 : 0), v_pairs(bf16_dot ? tile_elems / 2 : 0);
+  PackedKV& packed = packed_kv();
+  float* kt = nullptr;
+  float* v_panels = nullptr;
+  uint32_t* kt_pairs = nullptr;
+  uint32_t* v_pairs = nullptr;
+  if (bf16_dot) {  // pack_bf16_pairs writes every element, padding included
+    kt_pairs = grow(&packed.kt_pairs, tile_elems / 2);
+    v_pairs = grow(&packed.v_pairs, tile_elems / 2);
+  } else {
+    // The padding the packing never writes (keys past N_k in the last tile; V columns past D
+    // in the last panel) must be zero: the buffers hold the previous call's panels.
+    kt = grow(&packed.kt, tile_elems);
+    v_panels = grow(&packed.v_panels, size_t(num_k_tiles) * v_tile);
+    const int64_t last = num_k_tiles - 1;
+    if (p.seq_len_k % kFlashBlockN != 0) std::fill(kt + last * d * kFlashBlockN, kt + tile_elems, 0.f);
+    if (d % panel != 0) {
+      std::fill(v_panels, v_panels + num_k_tiles * v_tile, 0.f);
+    } else if (p.seq_len_k % kFlashBlockN != 0) {
+      std::fill(v_panels + last * v_tile, v_panels + num_k_tiles * v_tile, 0.f);
+    }
+  }
 
   for (int b = 0; b < p.batch; ++b) {
     for (int hk = 0; hk < p.num_kv_heads; ++hk) {
@@ -229,17 +266,17 @@ Status run_flash(const FlashParams& p) {
         if (bf16_dot) {
           pack_bf16_pairs(static_cast<const uint16_t*>(k_head) + j0 * p.k_row_stride,
                           static_cast<const uint16_t*>(v_head) + j0 * p.v_row_stride, p.k_row_stride,
-                          p.v_row_stride, n, d, kt_pairs.data() + tile * (d / 2) * kFlashBlockN,
-                          v_pairs.data() + tile * (kFlashBlockN / 2) * d);
+                          p.v_row_stride, n, d, kt_pairs + tile * (d / 2) * kFlashBlockN,
+                          v_pairs + tile * (kFlashBlockN / 2) * d);
           return;
         }
         ops.pack_panels(p.dtype, element_at(k_head, p.dtype, j0 * p.k_row_stride), p.k_row_stride,
-                        d, n, true, d, kt.data() + tile * d * kFlashBlockN);
+                        d, n, true, d, kt + tile * d * kFlashBlockN);
         ops.pack_panels(p.dtype, element_at(v_head, p.dtype, j0 * p.v_row_stride), p.v_row_stride,
-                        n, d, false, kFlashBlockN, v_panels.data() + tile * v_tile);
+                        n, d, false, kFlashBlockN, v_panels + tile * v_tile);
       });
-      const HeadKV kv = bf16_dot ? HeadKV{nullptr, nullptr, 0, kt_pairs.data(), v_pairs.data()}
-                                 : HeadKV{kt.data(), v_panels.data(), v_tile, nullptr, nullptr};
+      const HeadKV kv = bf16_dot ? HeadKV{nullptr, nullptr, 0, kt_pairs, v_pairs}
+                                 : HeadKV{kt, v_panels, v_tile, nullptr, nullptr};
       parallel_for(threads, num_q_tiles, [&](int64_t task, int worker) {
         flash_task(p, ops, block_m, b, hk, kv, task, scratch[worker]);
       });

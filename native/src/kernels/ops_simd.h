@@ -269,7 +269,7 @@ struct SimdOps {
         for (int j = 0; j < 4; ++j) a[4 * j + b] = V::fmadd(qv, kv[j], a[4 * j + b]);
       }
     }
-    const T sums = V::reduce16(a);
+    const T sums = V::reduce16(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]);
     for (int b = 0; b < 4; ++b) V::store4(s + b * lds + t0, sums, b);
   }
 
@@ -383,6 +383,29 @@ inline typename V::T cephes_exp(typename V::T x) {
   y = V::fmadd(y, V::mul(r, r), V::add(r, V::set1(1.f)));
   return V::zero_below(V::scale_pow2(y, fx), x, lo);
 }
+
+// What every vector traits type of SimdOps has in common, written once over GCC / Clang vector
+// extensions (x86's __m256 and __m512 are such vectors, and convert to and from T implicitly):
+// element-wise arithmetic, broadcast, unaligned load / store and exp. Derived (CRTP) adds the
+// ISA's intrinsics: fmadd, fnmadd, max, min, round, scale_pow2, zero_below, the reductions and
+// the fp16 / bf16 loads.
+template <typename Derived, int kLanes>
+struct VectorBase {
+  typedef float T __attribute__((vector_size(kLanes * sizeof(float))));
+  static constexpr int W = kLanes;
+  static T zero() { return T{}; }
+  static T set1(float f) { return T{} + f; }
+  static T load(const float* p) {
+    T x;
+    __builtin_memcpy(&x, p, sizeof x);  // one unaligned vector load
+    return x;
+  }
+  static void store(float* p, T x) { __builtin_memcpy(p, &x, sizeof x); }
+  static T mul(T a, T b) { return a * b; }
+  static T add(T a, T b) { return a + b; }
+  static T sub(T a, T b) { return a - b; }
+  static T exp(T x) { return cephes_exp<Derived>(x); }
+};
 
 }  // namespace
 }  // namespace attnscope

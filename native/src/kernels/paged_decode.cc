@@ -2,8 +2,13 @@
 // contexts split across partitions and merged through lse (FlashDecoding).
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "kernels/internal.h"
 #include "kernels/ops.h"
@@ -16,7 +21,7 @@ namespace {
 // Decode: tokens scored per softmax step (whole pages), and the smallest split-K partition.
 constexpr int kDecodeChunkTokens = 64;
 constexpr int kDecodeMinPartitionTokens = 256;
-constexpr int kDecodePrefetchPages = 2;  // pages requested ahead of the one being read
+constexpr int kDecodePrefetchPages = 2;  // pages ahead whose K rows are requested
 
 }  // namespace
 
@@ -84,16 +89,16 @@ struct DecodeScratch {
   std::vector<int32_t> begin, end;     // [H]: every score of a chunk is visible
 };
 
-// Asks for one page's slab [page_size, H_kv, D] of K and of V to be brought into L2: pages are
-// scattered through the pool, so the hardware prefetcher cannot guess the next one.
-inline void prefetch_page(const PagedDecodeParams& p, int32_t page) {
-  const int64_t bytes = int64_t(p.page_size) * p.num_kv_heads * p.head_dim * dtype_bytes(p.kv_dtype);
-  const char* k = static_cast<const char*>(element_at(p.k_pages, p.kv_dtype, 0)) + page * bytes;
-  const char* v = static_cast<const char*>(element_at(p.v_pages, p.kv_dtype, 0)) + page * bytes;
-  for (int64_t off = 0; off < bytes; off += 64) {
-    __builtin_prefetch(k + off, 0, 2);
-    __builtin_prefetch(v + off, 0, 2);
-  }
+// Asks for `rows` rows of `row_bytes` bytes, `stride` bytes apart, to be brought into L2: pages
+// are scattered through the pool, so the hardware prefetcher cannot guess the next one.
+// Measured on a Zen 5 core (32k context, one thread, CPU time): one (page, KV head) slab per
+// step, spread over the steps, was 1.25x faster than asking for whole pages at once (1024
+// prefetches per page in a burst, which also cost ~13% of the in-cache time); the distance
+// (1, 2, 4 or 8 pages) made no difference beyond the noise.
+inline void prefetch_rows(const void* base, int rows, int64_t row_bytes, int64_t stride) {
+  const char* p = static_cast<const char*>(base);
+  for (int r = 0; r < rows; ++r)
+    for (int64_t off = 0; off < row_bytes; off += 64) __builtin_prefetch(p + r * stride + off, 0, 2);
 }
 
 // Grid: (batch, partition). One task reads each page of its token range once, for every KV
@@ -135,18 +140,30 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
   std::fill(sc.m.begin(), sc.m.end(), kNegInf);
   std::fill(sc.l.begin(), sc.l.end(), 0.f);
 
+  const int64_t row_bytes = int64_t(d) * dtype_bytes(p.kv_dtype);
+  const int64_t row_stride_bytes = kv_row * dtype_bytes(p.kv_dtype);
   for (int i = 0; i < kDecodePrefetchPages; ++i) {
-    if (t_begin + int64_t(i) * ps < t_end) prefetch_page(p, table[t_begin / ps + i]);
+    const int64_t t = t_begin + int64_t(i) * ps;
+    if (t >= t_end) break;
+    for (int hk = 0; hk < p.num_kv_heads; ++hk)
+      prefetch_rows(element_at(p.k_pages, p.kv_dtype, (int64_t(table[t / ps]) * ps * p.num_kv_heads + hk) * d),
+                    ps, row_bytes, row_stride_bytes);
   }
   for (int64_t t0 = t_begin; t0 < t_end; t0 += chunk) {
     const int tn = static_cast<int>(std::min<int64_t>(chunk, t_end - t0));
     for (int off = 0; off < tn; off += ps) {  // t0 is page-aligned: one page per step
       const int64_t next = t0 + off + int64_t(kDecodePrefetchPages) * ps;
-      if (next < t_end) prefetch_page(p, table[next / ps]);
       const int32_t page = table[(t0 + off) / ps];
+      const int32_t next_page = next < t_end ? table[next / ps] : -1;
       const int count = std::min(ps, tn - off);
       for (int hk = 0; hk < p.num_kv_heads; ++hk) {
         const int64_t at = (int64_t(page) * ps * p.num_kv_heads + hk) * d;
+        // This head's V rows of this page (read after the chunk's softmax) and its K rows of the
+        // page kDecodePrefetchPages ahead, spread over the heads' steps.
+        prefetch_rows(element_at(p.v_pages, p.kv_dtype, at), count, row_bytes, row_stride_bytes);
+        if (next_page >= 0)
+          prefetch_rows(element_at(p.k_pages, p.kv_dtype, (int64_t(next_page) * ps * p.num_kv_heads + hk) * d),
+                        ps, row_bytes, row_stride_bytes);
         float* s = sc.s.data() + int64_t(hk) * group * chunk + off;
         if (bf16_scores) {
           const int64_t qo = int64_t(hk) * group * d;
@@ -261,6 +278,29 @@ Status run_paged(const PagedDecodeParams& p) {
 }
 
 }  // namespace detail
+
+constexpr size_t kHugePage = size_t(2) << 20;
+
+bool advise_huge_pages(void* data, size_t bytes) {
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + kHugePage - 1) / kHugePage * kHugePage;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + bytes) / kHugePage * kHugePage;
+  if (end <= begin) return false;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  return madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE) == 0;
+#else
+  return false;
+#endif
+}
+
+void* allocate_page_pool(size_t bytes, bool* huge) {
+  const size_t size = (std::max<size_t>(bytes, 1) + kHugePage - 1) / kHugePage * kHugePage;
+  void* pool = std::aligned_alloc(kHugePage, size);
+  *huge = pool != nullptr && advise_huge_pages(pool, size);  // before the first touch below
+  if (pool != nullptr) std::memset(pool, 0, size);
+  return pool;
+}
+
+void free_page_pool(void* pool) { std::free(pool); }
 
 Status paged_decode(const PagedDecodeParams& params) {
   return detail::guarded([&] {

@@ -1,6 +1,7 @@
 // The timing loop: warm-up, then samples until both the minimum count and time are reached or
 // either maximum is (TimingParams).
 #include <chrono>
+#include <ctime>
 #include <vector>
 
 #include "kernels/internal.h"
@@ -9,21 +10,28 @@ namespace attnscope {
 namespace detail {
 namespace {
 
+// Process CPU time in ns (std::clock: every thread of the process; 1 us steps on glibc).
+int64_t process_cpu_ns() { return static_cast<int64_t>(std::clock()) * (1000000000 / CLOCKS_PER_SEC); }
+
 template <typename Run>
-Status time_loop(const TimingParams& t, std::vector<int64_t>* samples, Run run) {
+Status time_loop(const TimingParams& t, std::vector<int64_t>* samples, std::vector<int64_t>* cpu, Run run) {
   using Clock = std::chrono::steady_clock;
   samples->clear();
+  if (cpu) cpu->clear();
   for (int i = 0; i < t.warmup; ++i) {
     const Status s = run();
     if (s != Status::kOk) return s;
   }
   const auto start = Clock::now();
   for (;;) {
+    const int64_t c0 = process_cpu_ns();
     const auto t0 = Clock::now();
     const Status s = run();
     const auto t1 = Clock::now();
+    const int64_t c1 = process_cpu_ns();
     if (s != Status::kOk) return s;
     samples->push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
+    if (cpu) cpu->push_back(c1 - c0);
     const double elapsed_ms = std::chrono::duration<double, std::milli>(t1 - start).count();
     const int reps = static_cast<int>(samples->size());
     if (reps >= t.max_reps || elapsed_ms >= t.max_time_ms) break;
@@ -36,20 +44,20 @@ Status time_loop(const TimingParams& t, std::vector<int64_t>* samples, Run run) 
 }  // namespace detail
 
 Status time_flash_forward(const FlashParams& params, const TimingParams& timing,
-                          std::vector<int64_t>* samples_ns) {
+                          std::vector<int64_t>* samples_ns, std::vector<int64_t>* cpu_ns) {
   return detail::guarded([&] {
     const Status s = detail::check_flash(params);
     if (s != Status::kOk) return s;
-    return detail::time_loop(timing, samples_ns, [&] { return detail::run_flash(params); });
+    return detail::time_loop(timing, samples_ns, cpu_ns, [&] { return detail::run_flash(params); });
   });
 }
 
 Status time_paged_decode(const PagedDecodeParams& params, const TimingParams& timing,
-                         std::vector<int64_t>* samples_ns) {
+                         std::vector<int64_t>* samples_ns, std::vector<int64_t>* cpu_ns) {
   return detail::guarded([&] {
     const Status s = detail::check_paged(params);
     if (s != Status::kOk) return s;
-    return detail::time_loop(timing, samples_ns, [&] { return detail::run_paged(params); });
+    return detail::time_loop(timing, samples_ns, cpu_ns, [&] { return detail::run_paged(params); });
   });
 }
 

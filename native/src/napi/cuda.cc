@@ -27,12 +27,12 @@ constexpr int kSpecFp16 = 1;
 constexpr int kSpecBf16 = 2;
 
 using attnscope::napi_fields::array_field;
+using attnscope::napi_fields::DecodeShape;
+using attnscope::napi_fields::FlashShape;
 using attnscope::napi_fields::int_field;
 using attnscope::napi_fields::number_field;
-using attnscope::napi_fields::decode_shape;
-using attnscope::napi_fields::DecodeShape;
-using attnscope::napi_fields::flash_shape;
-using attnscope::napi_fields::FlashShape;
+using attnscope::napi_fields::read_decode_shape;
+using attnscope::napi_fields::read_flash_shape;
 namespace napi_bridge = attnscope::napi_bridge;
 using napi_bridge::JobResult;
 using napi_bridge::Outcome;
@@ -93,15 +93,9 @@ napi_bridge::Job cuda_job(const attnscope_cuda_timing* timing, Call call) {
 }
 
 attnscope_cuda_flash_params flash_params(const Napi::Object& spec) {
-  const FlashShape shape = flash_shape(spec);
   attnscope_cuda_flash_params p{};
+  const FlashShape shape = read_flash_shape(spec, &p);
   p.dtype = cuda_dtype(spec, "dtype");
-  p.batch = shape.batch;
-  p.seq_len_q = shape.seq_len_q;
-  p.seq_len_k = shape.seq_len_k;
-  p.num_heads = shape.num_heads;
-  p.num_kv_heads = shape.num_kv_heads;
-  p.head_dim = shape.head_dim;
   p.causal = shape.causal ? 1 : 0;
   p.window_left = shape.window > 0 ? shape.window - 1 : -1;  // the last W keys, own position included
   p.softmax_scale = softmax_scale(shape.softmax_scale, p.head_dim);
@@ -109,20 +103,12 @@ attnscope_cuda_flash_params flash_params(const Napi::Object& spec) {
 }
 
 attnscope_cuda_decode_params decode_params(const Napi::Object& spec, const int32_t* context_lens) {
-  const DecodeShape shape = decode_shape(spec);
   attnscope_cuda_decode_params p{};
+  const DecodeShape shape = read_decode_shape(spec, &p);
   p.dtype = cuda_dtype(spec, "dtype");
   if (cuda_dtype(spec, "kvDtype") != p.dtype) {
     throw Napi::RangeError::New(spec.Env(), "kvDtype: the CUDA backend needs the page pools in the dtype of q");
   }
-  p.batch = shape.batch;
-  p.num_heads = shape.num_heads;
-  p.num_kv_heads = shape.num_kv_heads;
-  p.head_dim = shape.head_dim;
-  p.page_size = shape.page_size;
-  p.num_pages = shape.num_pages;
-  p.max_pages_per_seq = shape.max_pages_per_seq;
-  p.partition_tokens = shape.partition_tokens;
   p.softmax_scale = softmax_scale(shape.softmax_scale, p.head_dim);
   p.max_context_len = 0;
   for (int b = 0; b < p.batch; ++b) p.max_context_len = std::max(p.max_context_len, context_lens[b]);
@@ -190,31 +176,45 @@ Napi::Value CudaSetDevice(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-attnscope_cuda_timing* optional_timing(const Napi::CallbackInfo& info, size_t i, attnscope_cuda_timing* storage) {
-  return info.Length() > i && read_timing(info[i], storage) ? storage : nullptr;
-}
-
 Napi::Object spec_arg(const Napi::CallbackInfo& info) {
   if (!info[0].IsObject()) throw Napi::TypeError::New(info.Env(), "spec must be an object");
   return info[0].As<Napi::Object>();
+}
+
+// The 2-byte elements (fp16 / bf16 bits) of input `name` of a spec.
+const uint16_t* half_field(const Napi::Object& spec, const char* name) {
+  return array_field<uint16_t>(spec, name, napi_uint16_array);
+}
+
+// A host-memory entry point of the library (CudaApi::flash_fwd_host, paged_decode_host).
+template <typename Params, typename Io>
+using HostEntry = int (*loader::CudaApi::*)(const Params*, const Io*, const attnscope_cuda_timing*, float*, int*);
+
+// The one way the kernel bridges call the library: io gets spec's fp32 outputs o and lse, and
+// entry(p, io) is queued on a worker, timed when info[1] is a timing object. Returns the
+// worker's promise (samples in ns when timed).
+template <typename Params, typename Io>
+Napi::Value queue_host_call(const Napi::CallbackInfo& info, const Napi::Object& spec, const Params& p, Io io,
+                            HostEntry<Params, Io> entry) {
+  io.o = array_field<float>(spec, "o", napi_float32_array);
+  io.lse = array_field<float>(spec, "lse", napi_float32_array);
+  attnscope_cuda_timing storage;
+  const attnscope_cuda_timing* timing = info.Length() > 1 && read_timing(info[1], &storage) ? &storage : nullptr;
+  auto call = [p, io, entry](const loader::CudaApi& api, const attnscope_cuda_timing* tm, float* s, int* n) {
+    return (api.*entry)(&p, &io, tm, s, n);
+  };
+  return queue(info.Env(), spec, cuda_job(timing, call), timing != nullptr);
 }
 
 // cudaFlashForward(spec, timing?) -> Promise<number[] | undefined>: writes spec.o, spec.lse.
 Napi::Value CudaFlashForward(const Napi::CallbackInfo& info) {
   require_api(info.Env());
   const Napi::Object spec = spec_arg(info);
-  const attnscope_cuda_flash_params p = flash_params(spec);
   attnscope_cuda_flash_host_io io{};
-  io.q = array_field<uint16_t>(spec, "q", napi_uint16_array);
-  io.k = array_field<uint16_t>(spec, "k", napi_uint16_array);
-  io.v = array_field<uint16_t>(spec, "v", napi_uint16_array);
-  io.o = array_field<float>(spec, "o", napi_float32_array);
-  io.lse = array_field<float>(spec, "lse", napi_float32_array);
-  attnscope_cuda_timing t;
-  const attnscope_cuda_timing* timing = optional_timing(info, 1, &t);
-  return queue(info.Env(), spec, cuda_job(timing, [p, io](const loader::CudaApi& api, const attnscope_cuda_timing* tm, float* s, int* n) {
-                 return api.flash_fwd_host(&p, &io, tm, s, n);
-               }), timing != nullptr);
+  io.q = half_field(spec, "q");
+  io.k = half_field(spec, "k");
+  io.v = half_field(spec, "v");
+  return queue_host_call(info, spec, flash_params(spec), io, &loader::CudaApi::flash_fwd_host);
 }
 
 // cudaPagedDecode(spec, timing?) -> Promise<number[] | undefined>: writes spec.o, spec.lse.
@@ -222,19 +222,12 @@ Napi::Value CudaPagedDecode(const Napi::CallbackInfo& info) {
   require_api(info.Env());
   const Napi::Object spec = spec_arg(info);
   attnscope_cuda_decode_host_io io{};
-  io.q = array_field<uint16_t>(spec, "q", napi_uint16_array);
-  io.k_pool = array_field<uint16_t>(spec, "kPages", napi_uint16_array);
-  io.v_pool = array_field<uint16_t>(spec, "vPages", napi_uint16_array);
+  io.q = half_field(spec, "q");
+  io.k_pool = half_field(spec, "kPages");
+  io.v_pool = half_field(spec, "vPages");
   io.block_table = array_field<int32_t>(spec, "blockTable", napi_int32_array);
   io.context_lens = array_field<int32_t>(spec, "contextLens", napi_int32_array);
-  io.o = array_field<float>(spec, "o", napi_float32_array);
-  io.lse = array_field<float>(spec, "lse", napi_float32_array);
-  const attnscope_cuda_decode_params p = decode_params(spec, io.context_lens);
-  attnscope_cuda_timing t;
-  const attnscope_cuda_timing* timing = optional_timing(info, 1, &t);
-  return queue(info.Env(), spec, cuda_job(timing, [p, io](const loader::CudaApi& api, const attnscope_cuda_timing* tm, float* s, int* n) {
-                 return api.paged_decode_host(&p, &io, tm, s, n);
-               }), timing != nullptr);
+  return queue_host_call(info, spec, decode_params(spec, io.context_lens), io, &loader::CudaApi::paged_decode_host);
 }
 
 // cudaTimeCopy(bytes, timing) -> Promise<number[]>: device-to-device copy times in ns.

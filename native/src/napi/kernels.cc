@@ -19,12 +19,11 @@ namespace {
 using attnscope::Status;
 
 using attnscope::napi_fields::array_field;
-using attnscope::napi_fields::decode_shape;
-using attnscope::napi_fields::DecodeShape;
-using attnscope::napi_fields::flash_shape;
 using attnscope::napi_fields::FlashShape;
 using attnscope::napi_fields::int_field;
 using attnscope::napi_fields::number_field;
+using attnscope::napi_fields::read_decode_shape;
+using attnscope::napi_fields::read_flash_shape;
 using attnscope::napi_bridge::JobResult;
 using attnscope::napi_bridge::Outcome;
 using attnscope::napi_bridge::queue;
@@ -54,17 +53,11 @@ attnscope::SimdPath simd_field(const Napi::Object& spec) {
 // flashSpec); each caller then sets its outputs (fp32 vs fp64) and anything of its own.
 template <typename P>
 void read_attention_fields(const Napi::Object& s, P* p) {
-  const FlashShape shape = flash_shape(s);
+  const FlashShape shape = read_flash_shape(s, p);
   p->dtype = dtype_field(s, "dtype");
   p->q = input_field(s, "q", p->dtype);
   p->k = input_field(s, "k", p->dtype);
   p->v = input_field(s, "v", p->dtype);
-  p->batch = shape.batch;
-  p->seq_len_q = shape.seq_len_q;
-  p->seq_len_k = shape.seq_len_k;
-  p->num_heads = shape.num_heads;
-  p->num_kv_heads = shape.num_kv_heads;
-  p->head_dim = shape.head_dim;
   p->softmax_scale = static_cast<decltype(p->softmax_scale)>(shape.softmax_scale);
   p->is_causal = shape.causal;
   p->window = shape.window;
@@ -95,16 +88,7 @@ attnscope::PagedDecodeParams paged_params(const Napi::Object& s, bool with_outpu
     p.o = array_field<float>(s, "o", napi_float32_array);
     p.lse = array_field<float>(s, "lse", napi_float32_array);
   }
-  const DecodeShape shape = decode_shape(s);
-  p.batch = shape.batch;
-  p.num_heads = shape.num_heads;
-  p.num_kv_heads = shape.num_kv_heads;
-  p.head_dim = shape.head_dim;
-  p.num_pages = shape.num_pages;
-  p.page_size = shape.page_size;
-  p.max_pages_per_seq = shape.max_pages_per_seq;
-  p.softmax_scale = static_cast<float>(shape.softmax_scale);
-  p.partition_tokens = shape.partition_tokens;
+  p.softmax_scale = static_cast<float>(read_decode_shape(s, &p).softmax_scale);
   p.threads = int_field(s, "threads");
   p.simd = simd_field(s);
   return p;
@@ -126,12 +110,29 @@ JobResult job_result(Status status) {
   return {status == Status::kInvalidArgument ? Outcome::kInvalidArgument : Outcome::kFailed, attnscope::last_error()};
 }
 
-// Runs a timing entry point and hands its samples over as nanoseconds.
+// The optional `cpuNs` Float64Array of a timing spec: where the CPU time of each run goes.
+struct CpuSamples {
+  double* data = nullptr;
+  size_t length = 0;
+};
+
+CpuSamples cpu_samples_field(const Napi::Object& s) {
+  if (!s.Has("cpuNs") || s.Get("cpuNs").IsUndefined()) return {};
+  const Napi::Value v = s.Get("cpuNs");
+  if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != napi_float64_array)
+    throw Napi::TypeError::New(s.Env(), "cpuNs must be a Float64Array");
+  Napi::Float64Array a = v.As<Napi::Float64Array>();
+  return {a.Data(), a.ElementLength()};
+}
+
+// Runs a timing entry point and hands its samples over as nanoseconds; the process CPU time of
+// run i goes to cpu.data[i] while i < cpu.length (the spec pins the array until the promise settles).
 template <typename Time>
-JobResult timed(std::vector<double>* out, Time time) {
-  std::vector<int64_t> samples;
-  const Status status = time(&samples);
+JobResult timed(std::vector<double>* out, CpuSamples cpu, Time time) {
+  std::vector<int64_t> samples, cpu_ns;
+  const Status status = time(&samples, &cpu_ns);
   out->assign(samples.begin(), samples.end());
+  for (size_t i = 0; i < cpu_ns.size() && i < cpu.length; ++i) cpu.data[i] = static_cast<double>(cpu_ns[i]);
   return job_result(status);
 }
 
@@ -174,9 +175,12 @@ Napi::Value TimeFlashForward(const Napi::CallbackInfo& info) {
   Napi::Object spec = spec_arg(info, 0);
   const attnscope::FlashParams p = flash_params(spec);
   const attnscope::TimingParams t = timing_params(spec_arg(info, 1));
+  const CpuSamples cpu = cpu_samples_field(spec);
   return queue(info.Env(), spec,
-               [p, t](std::vector<double>* out) {
-                 return timed(out, [&](std::vector<int64_t>* s) { return attnscope::time_flash_forward(p, t, s); });
+               [p, t, cpu](std::vector<double>* out) {
+                 return timed(out, cpu, [&](std::vector<int64_t>* s, std::vector<int64_t>* c) {
+                   return attnscope::time_flash_forward(p, t, s, c);
+                 });
                }, true);
 }
 
@@ -184,10 +188,45 @@ Napi::Value TimePagedDecode(const Napi::CallbackInfo& info) {
   Napi::Object spec = spec_arg(info, 0);
   const attnscope::PagedDecodeParams p = paged_params(spec);
   const attnscope::TimingParams t = timing_params(spec_arg(info, 1));
+  const CpuSamples cpu = cpu_samples_field(spec);
   return queue(info.Env(), spec,
-               [p, t](std::vector<double>* out) {
-                 return timed(out, [&](std::vector<int64_t>* s) { return attnscope::time_paged_decode(p, t, s); });
+               [p, t, cpu](std::vector<double>* out) {
+                 return timed(out, cpu, [&](std::vector<int64_t>* s, std::vector<int64_t>* c) {
+                   return attnscope::time_paged_decode(p, t, s, c);
+                 });
                }, true);
+}
+
+// kernelsAllocatePagePool(bytes) -> { buffer, hugePages, external }: an ArrayBuffer over
+// allocate_page_pool's memory, freed when the buffer is collected. Where the runtime forbids
+// external buffers (Electron's V8 sandbox) it falls back to a plain ArrayBuffer, with the huge
+// page advice on its 2 MiB-aligned interior.
+Napi::Value AllocatePagePool(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsNumber()) throw Napi::TypeError::New(env, "bytes must be a number");
+  const double bytes = info[0].As<Napi::Number>().DoubleValue();
+  if (!(bytes >= 1 && bytes <= 9007199254740991.0 && bytes == static_cast<double>(static_cast<int64_t>(bytes))))
+    throw Napi::RangeError::New(env, "bytes must be an integer >= 1");
+  const size_t size = static_cast<size_t>(bytes);
+  Napi::Object out = Napi::Object::New(env);
+  bool huge = false;
+  void* pool = attnscope::allocate_page_pool(size, &huge);
+  if (pool == nullptr) throw Napi::RangeError::New(env, "out of memory for a page pool of " + std::to_string(size) + " bytes");
+  napi_value buffer = nullptr;
+  const napi_status st = napi_create_external_arraybuffer(
+      env, pool, size, [](napi_env, void* data, void*) { attnscope::free_page_pool(data); }, nullptr, &buffer);
+  if (st == napi_ok) {
+    out.Set("buffer", Napi::Value(env, buffer));
+    out.Set("hugePages", huge);
+    out.Set("external", true);
+    return out;
+  }
+  attnscope::free_page_pool(pool);
+  Napi::ArrayBuffer plain = Napi::ArrayBuffer::New(env, size);
+  out.Set("buffer", plain);
+  out.Set("hugePages", attnscope::advise_huge_pages(plain.Data(), size));
+  out.Set("external", false);
+  return out;
 }
 
 Napi::Value CpuInfo(const Napi::CallbackInfo& info) {
@@ -251,6 +290,7 @@ Napi::Object InitKernels(Napi::Env env, Napi::Object exports) {
   exports.Set("kernelsTimeFlashForward", Napi::Function::New(env, TimeFlashForward, "kernelsTimeFlashForward"));
   exports.Set("kernelsTimePagedDecode", Napi::Function::New(env, TimePagedDecode, "kernelsTimePagedDecode"));
   exports.Set("kernelsCpuInfo", Napi::Function::New(env, CpuInfo, "kernelsCpuInfo"));
+  exports.Set("kernelsAllocatePagePool", Napi::Function::New(env, AllocatePagePool, "kernelsAllocatePagePool"));
   exports.Set("kernelsToHalfBits", Napi::Function::New(env, HalfBits, "kernelsToHalfBits"));
   exports.Set("kernelsFromHalfBits", Napi::Function::New(env, FromHalfBits, "kernelsFromHalfBits"));
   return exports;

@@ -73,6 +73,7 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     config.step.per_pair_s = Num(c, "perPairS");
     config.max_samples = static_cast<int32_t>(Num(c, "maxSamples"));
     if (c.Has("coast")) config.coast = c.Get("coast").ToBoolean().Value();
+    if (c.Has("privateTails")) config.private_tails = c.Get("privateTails").ToBoolean().Value();
     if (attnscope::PageAllocator::Validate(config.allocator) != attnscope::AllocStatus::kOk ||
         config.layout < attnscope::KvLayout::kPaged || config.layout > attnscope::KvLayout::kContiguousPromptPlusOutput ||
         config.max_num_seqs <= 0 || config.max_num_batched_tokens <= 0 || config.max_model_len <= 0)

@@ -38,41 +38,48 @@ ATTNSCOPE_TARGET("avx512f") double sum_lanes(__m512i v) {
 }
 }  // namespace
 
-ATTNSCOPE_TARGET("avx512f") double fma_loop_avx512(uint64_t iters) {
-  const __m512 m = _mm512_set1_ps(1.0f - 0x1p-20f);
-  const __m512 c = _mm512_set1_ps(0x1p-20f);
-  __m512 a0 = _mm512_set1_ps(0.50f), a1 = _mm512_set1_ps(0.51f), a2 = _mm512_set1_ps(0.52f);
-  __m512 a3 = _mm512_set1_ps(0.53f), a4 = _mm512_set1_ps(0.54f), a5 = _mm512_set1_ps(0.55f);
-  __m512 a6 = _mm512_set1_ps(0.56f), a7 = _mm512_set1_ps(0.57f), a8 = _mm512_set1_ps(0.58f);
-  __m512 a9 = _mm512_set1_ps(0.59f), a10 = _mm512_set1_ps(0.60f), a11 = _mm512_set1_ps(0.61f);
-  __m512 a12 = _mm512_set1_ps(0.62f), a13 = _mm512_set1_ps(0.63f), a14 = _mm512_set1_ps(0.64f);
-  __m512 a15 = _mm512_set1_ps(0.65f);
-  for (uint64_t i = 0; i < iters; ++i) {
-    a0 = _mm512_fmadd_ps(a0, m, c);
-    a1 = _mm512_fmadd_ps(a1, m, c);
-    a2 = _mm512_fmadd_ps(a2, m, c);
-    a3 = _mm512_fmadd_ps(a3, m, c);
-    a4 = _mm512_fmadd_ps(a4, m, c);
-    a5 = _mm512_fmadd_ps(a5, m, c);
-    a6 = _mm512_fmadd_ps(a6, m, c);
-    a7 = _mm512_fmadd_ps(a7, m, c);
-    a8 = _mm512_fmadd_ps(a8, m, c);
-    a9 = _mm512_fmadd_ps(a9, m, c);
-    a10 = _mm512_fmadd_ps(a10, m, c);
-    a11 = _mm512_fmadd_ps(a11, m, c);
-    a12 = _mm512_fmadd_ps(a12, m, c);
-    a13 = _mm512_fmadd_ps(a13, m, c);
-    a14 = _mm512_fmadd_ps(a14, m, c);
-    a15 = _mm512_fmadd_ps(a15, m, c);
+// One step of a zmm chain: c <- c * m + k (vfmadd; converges to 1.0, see the top).
+struct FmaStep {
+  static constexpr double kFlops = 16 * 2;  // 16 lanes x (multiply + add)
+  __m512 m, k;
+  ATTNSCOPE_TARGET("avx512f") FmaStep() : m(_mm512_set1_ps(1.0f - 0x1p-20f)), k(_mm512_set1_ps(0x1p-20f)) {}
+  ATTNSCOPE_TARGET("avx512f") __m512 operator()(__m512 c) const { return _mm512_fmadd_ps(c, m, k); }
+};
+
+// One step of a zmm chain: c += a.even * b.even + a.odd * b.odd per fp32 lane (vdpbf16ps);
+// 1.0 x 2^-20 keeps c small.
+struct Bf16DotStep {
+  static constexpr double kFlops = 16 * 2 * 2;  // 16 lanes x 2 pairs x (multiply + add)
+  __m512bh a, b;
+  ATTNSCOPE_TARGET("avx512f,avx512bf16") Bf16DotStep()
+      : a(_mm512_cvtne2ps_pbh(_mm512_set1_ps(1.0f), _mm512_set1_ps(1.0f))),
+        b(_mm512_cvtne2ps_pbh(_mm512_set1_ps(0x1p-20f), _mm512_set1_ps(0x1p-20f))) {}
+  ATTNSCOPE_TARGET("avx512f,avx512bf16") __m512 operator()(__m512 c) const { return _mm512_dpbf16_ps(c, a, b); }
+};
+
+// The zmm compute loops: 16 independent chains c <- step(c), summed at the end so that none is
+// dead. Distinct starting values: identical chains could be merged into one by the compiler.
+// Its target includes avx512bf16 for Bf16DotStep; the FmaStep instance holds only AVX-512F
+// instructions (a compiler emits no vdpbf16ps it is not asked for), so it runs on any AVX-512 CPU.
+template <typename Step>
+ATTNSCOPE_TARGET("avx512f,avx512bf16") double zmm_chains(uint64_t iters) {
+  const Step step;
+  __m512 c[16];
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; ++i) c[i] = _mm512_set1_ps(0.5f + 0.01f * i);
+  for (uint64_t n = 0; n < iters; ++n) {
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; ++i) c[i] = step(c[i]);
   }
-  const __m512 s = _mm512_add_ps(
-      _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
-                    _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7))),
-      _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11)),
-                    _mm512_add_ps(_mm512_add_ps(a12, a13), _mm512_add_ps(a14, a15))));
-  consume(sum_lanes(s));
-  return static_cast<double>(iters) * 16 * 16 * 2;
+#pragma GCC unroll 8
+  for (int w = 8; w >= 1; w /= 2)
+#pragma GCC unroll 8
+    for (int i = 0; i < w; ++i) c[i] = _mm512_add_ps(c[i], c[i + w]);
+  consume(sum_lanes(c[0]));
+  return static_cast<double>(iters) * 16 * Step::kFlops;
 }
+
+ATTNSCOPE_TARGET("avx512f") double fma_loop_avx512(uint64_t iters) { return zmm_chains<FmaStep>(iters); }
 
 ATTNSCOPE_TARGET("avx2,fma") double fma_loop_avx2(uint64_t iters) {
   const __m256 m = _mm256_set1_ps(1.0f - 0x1p-20f);
@@ -107,43 +114,8 @@ ATTNSCOPE_TARGET("avx2,fma") double fma_loop_avx2(uint64_t iters) {
 }
 
 ATTNSCOPE_TARGET("avx512f,avx512bf16") double bf16_dot_loop_avx512(uint64_t iters) {
-  // acc += a.even * b.even + a.odd * b.odd per fp32 lane; 1.0 x 2^-20 keeps acc small.
-  const __m512bh a = _mm512_cvtne2ps_pbh(_mm512_set1_ps(1.0f), _mm512_set1_ps(1.0f));
-  const __m512bh b = _mm512_cvtne2ps_pbh(_mm512_set1_ps(0x1p-20f), _mm512_set1_ps(0x1p-20f));
-  // Distinct starting values: identical chains would be merged into one by the compiler.
-  __m512 c0 = _mm512_set1_ps(0.0f), c1 = _mm512_set1_ps(1.0f), c2 = _mm512_set1_ps(2.0f);
-  __m512 c3 = _mm512_set1_ps(3.0f), c4 = _mm512_set1_ps(4.0f), c5 = _mm512_set1_ps(5.0f);
-  __m512 c6 = _mm512_set1_ps(6.0f), c7 = _mm512_set1_ps(7.0f), c8 = _mm512_set1_ps(8.0f);
-  __m512 c9 = _mm512_set1_ps(9.0f), c10 = _mm512_set1_ps(10.0f), c11 = _mm512_set1_ps(11.0f);
-  __m512 c12 = _mm512_set1_ps(12.0f), c13 = _mm512_set1_ps(13.0f), c14 = _mm512_set1_ps(14.0f);
-  __m512 c15 = _mm512_set1_ps(15.0f);
-  for (uint64_t i = 0; i < iters; ++i) {
-    c0 = _mm512_dpbf16_ps(c0, a, b);
-    c1 = _mm512_dpbf16_ps(c1, a, b);
-    c2 = _mm512_dpbf16_ps(c2, a, b);
-    c3 = _mm512_dpbf16_ps(c3, a, b);
-    c4 = _mm512_dpbf16_ps(c4, a, b);
-    c5 = _mm512_dpbf16_ps(c5, a, b);
-    c6 = _mm512_dpbf16_ps(c6, a, b);
-    c7 = _mm512_dpbf16_ps(c7, a, b);
-    c8 = _mm512_dpbf16_ps(c8, a, b);
-    c9 = _mm512_dpbf16_ps(c9, a, b);
-    c10 = _mm512_dpbf16_ps(c10, a, b);
-    c11 = _mm512_dpbf16_ps(c11, a, b);
-    c12 = _mm512_dpbf16_ps(c12, a, b);
-    c13 = _mm512_dpbf16_ps(c13, a, b);
-    c14 = _mm512_dpbf16_ps(c14, a, b);
-    c15 = _mm512_dpbf16_ps(c15, a, b);
-  }
-  const __m512 s = _mm512_add_ps(
-      _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(c0, c1), _mm512_add_ps(c2, c3)),
-                    _mm512_add_ps(_mm512_add_ps(c4, c5), _mm512_add_ps(c6, c7))),
-      _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(c8, c9), _mm512_add_ps(c10, c11)),
-                    _mm512_add_ps(_mm512_add_ps(c12, c13), _mm512_add_ps(c14, c15))));
-  consume(sum_lanes(s));
-  return static_cast<double>(iters) * 16 * 16 * 2 * 2;
+  return zmm_chains<Bf16DotStep>(iters);
 }
-
 
 ATTNSCOPE_TARGET("amx-tile,amx-bf16") double amx_bf16_loop(uint64_t iters) {
   // tmm0-3: C 16 x 16 fp32 (TDPBF16PS is an asm statement: never merged or removed); tmm4-5: A 16 rows x 32 bf16; tmm6-7: B 16 rows x 32 bf16

@@ -102,14 +102,15 @@ int32_t PageAllocator::TakePage() {
   } else {
     page = queue_head_;
     QueueRemove(page);
-    page_by_hash_.Erase(pages_[page].hash);
+    if (pages_[page].in_map) page_by_hash_.Erase(pages_[page].hash);
     pages_[page].hashed = 0;
+    pages_[page].in_map = 0;
     ++evictions_;
     // Evictions come in runs (a prefill takes many pages): fetch the next victim's hash-map
     // slot (its record was fetched one eviction ago) and the record of the one after it.
     const int32_t next = queue_head_;
     if (next != kNoPage) {
-      page_by_hash_.Prefetch(pages_[next].hash);
+      if (pages_[next].in_map) page_by_hash_.Prefetch(pages_[next].hash);
       if (pages_[next].next != kNoPage) __builtin_prefetch(&pages_[pages_[next].next]);
     }
   }
@@ -151,8 +152,18 @@ void PageAllocator::RegisterFull(Sequence& seq, int32_t page, const int32_t* pag
   if (!page_by_hash_.InsertIfAbsent(h, page)) return;
   pages_[page].hash = h;
   pages_[page].hashed = 1;
+  pages_[page].in_map = 1;
 }
 
+void PageAllocator::Publish(Sequence& seq, const int32_t* tokens) {
+  const int32_t ps = config_.page_size;
+  const int64_t full = page_.Div(seq.num_tokens);
+  for (int64_t lp = seq.private_page; lp < full; ++lp) {
+    const int32_t page = seq.block_table[static_cast<size_t>(lp)];
+    pages_[page].hashed = 0;  // as RegisterFull found it
+    RegisterFull(seq, page, tokens + lp * ps);
+  }
+}
 int64_t PageAllocator::WindowLimit(const Sequence& seq) const {
   // vLLM SlidingWindowManager: the next query (position num_tokens) sees keys at positions
   // >= num_tokens − W + 1; whole pages before that are never read again.
@@ -234,7 +245,9 @@ AllocStatus PageAllocator::AppendTo(Sequence& seq, const int32_t* tokens, int64_
     pages_[page].filled += static_cast<int32_t>(k);
     tokens_stored_ += k;
     seq.num_tokens += k;
-    if (hashing) {
+    if (hashing && static_cast<int64_t>(seq.block_table.size()) > seq.private_page) {
+      if (pos + k == ps) pages_[page].hashed = 1;  // a private page: registered when published
+    } else if (hashing) {
       if (pos == 0 && k == ps) {
         RegisterFull(seq, page, tokens + done);  // a whole page at once: hash in place
       } else {
@@ -249,7 +262,7 @@ AllocStatus PageAllocator::AppendTo(Sequence& seq, const int32_t* tokens, int64_
 }
 
 AllocStatus PageAllocator::Allocate(int64_t seq_id, const int32_t* tokens, int64_t num_tokens,
-                                    int64_t max_new_tokens, AllocateResult* result) {
+                                    int64_t max_new_tokens, AllocateResult* result, int64_t private_from) {
   if (num_tokens < 0) return AllocStatus::kInvalidArgument;
   if (ids_.Find(static_cast<uint64_t>(seq_id)) != FlatMap64::kNotFound) return AllocStatus::kSequenceExists;
   const int32_t ps = config_.page_size;
@@ -260,8 +273,11 @@ AllocStatus PageAllocator::Allocate(int64_t seq_id, const int32_t* tokens, int64
   uint64_t parent = kRootHash;
   int64_t hit_pages_free = 0;  // hits that currently sit in the cached queue
   const bool lookup = config_.enable_prefix_caching && tokens != nullptr;
+  // No other sequence holds a private page's tokens, so none is in the map to be found.
+  const int64_t private_page =
+      lookup && private_from >= 0 && config_.sliding_window == 0 ? private_from / ps : kNoPrivatePage;
   if (lookup && num_tokens > 0) {
-    const int64_t max_pages = (num_tokens - 1) / ps;
+    const int64_t max_pages = std::min<int64_t>((num_tokens - 1) / ps, private_page);
     for (int64_t lp = 0; lp < max_pages; ++lp) {
       const uint64_t h = ChainHash(parent, tokens + lp * ps, ps);
       const int32_t page = page_by_hash_.Find(h);
@@ -281,6 +297,7 @@ AllocStatus PageAllocator::Allocate(int64_t seq_id, const int32_t* tokens, int64
   const int32_t slot = NewSlot();
   Sequence& seq = seqs_[slot];
   seq.id = seq_id;
+  seq.private_page = private_page;
   seq.live = true;
   seq.hashable = tokens != nullptr;
   seq.num_tokens = cached;
@@ -330,6 +347,7 @@ AllocStatus PageAllocator::Fork(int64_t parent_id, int64_t child_id) {
   child.num_tokens = parent.num_tokens;
   child.first_live_page = parent.first_live_page;
   child.parent_hash = parent.parent_hash;
+  child.private_page = parent.private_page;  // the parent's promise covers its copy
   child.block_table = parent.block_table;
   child.partial_tokens = parent.partial_tokens;
   for (int32_t page : child.block_table)
@@ -339,13 +357,23 @@ AllocStatus PageAllocator::Fork(int64_t parent_id, int64_t child_id) {
   return AllocStatus::kOk;
 }
 
-AllocStatus PageAllocator::FreeAt(int32_t slot) {
+AllocStatus PageAllocator::FreeAt(int32_t slot, const int32_t* tokens) {
   Sequence& seq = seqs_[slot];
-  for (auto it = seq.block_table.rbegin(); it != seq.block_table.rend(); ++it)
-    if (*it != kNoPage) Release(*it);
+  if (tokens != nullptr && seq.private_page != kNoPrivatePage) Publish(seq, tokens);
+  // The page records are scattered over the pool: fetch a few ahead of the releases.
+  constexpr size_t kAhead = 8;
+  const int32_t* table = seq.block_table.data();
+  const size_t count = seq.block_table.size();
+  for (size_t i = 0; i < std::min(count, kAhead); ++i)
+    if (table[count - 1 - i] != kNoPage) __builtin_prefetch(&pages_[table[count - 1 - i]]);
+  for (size_t i = count; i-- > 0;) {
+    if (i >= kAhead && table[i - kAhead] != kNoPage) __builtin_prefetch(&pages_[table[i - kAhead]]);
+    if (table[i] != kNoPage) Release(table[i]);
+  }
   logical_tokens_ -= seq.num_tokens;
   ids_.Erase(static_cast<uint64_t>(seq.id));
   seq.live = false;
+  seq.private_page = kNoPrivatePage;
   seq.num_tokens = 0;
   seq.block_table.clear();
   seq.partial_tokens.clear();

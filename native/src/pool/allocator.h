@@ -15,6 +15,16 @@
 // page found (ref_count + 1) instead of storing the tokens again. Hashes are 64-bit; a collision
 // (probability ~ pages² / 2^65) would share the wrong page.
 //
+// Private tails (a speed-up for callers that know it, the serving simulator): a sequence may be
+// created with `private_from`, a promise that no other sequence will ever hold its token ids at
+// positions >= private_from. Its pages from the one holding that position on (its private pages)
+// can then be found only by the sequence itself after it is freed, so they are not hashed or
+// put in the hash map as they fill: they are marked cached-on-release as registration would mark
+// them, and their tokens are not read. A free given the sequence's tokens (when the same tokens
+// may look its pages up again) registers them first as a sequence without private_from would
+// have, so every later call sees the same state either way; a private page evicted unregistered
+// just leaves the queue.
+//
 // Copy-on-write: fork shares every page of the parent. The first append to a shared partial last
 // page copies its filled slots to a new page (moving K/V in the attached pool, when one is) and
 // writes there, so neither holder ever sees the other's new tokens.
@@ -33,6 +43,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <climits>
 #include <vector>
 
 #include "pool/flat_map.h"
@@ -137,8 +148,11 @@ class PageAllocator {
   // `max_new_tokens` of the remaining prompt tokens (all when < 0), taking pages on demand.
   // tokens: int32 [num_tokens] or nullptr (then nothing is looked up or cached for it).
   // Respects the watermark. kSequenceExists for a live id (nothing changes, nothing leaks).
+  // private_from >= 0 (with prefix caching, tokens given and no sliding window; else ignored):
+  // the sequence's tokens at positions >= private_from are private (see "Private tails"); then
+  // tokens, here and in later appends, need hold ids only below the first private page.
   AllocStatus Allocate(int64_t seq_id, const int32_t* tokens, int64_t num_tokens, int64_t max_new_tokens,
-                       AllocateResult* result);
+                       AllocateResult* result, int64_t private_from = -1);
 
   // Appends n tokens (ids in tokens[0, n), or nullptr) to a live sequence: copy-on-write of a
   // shared partial last page, then new pages on demand; may use the watermark pages.
@@ -155,7 +169,10 @@ class PageAllocator {
   // Slot handles for hot loops (the simulator): valid from Allocate/Fork until Free.
   int32_t Lookup(int64_t seq_id) const { return ids_.Find(static_cast<uint64_t>(seq_id)); }
   AllocStatus AppendAt(int32_t slot, const int32_t* tokens, int64_t n);
-  AllocStatus FreeAt(int32_t slot);
+  // tokens (all the sequence's ids, [NumTokensAt(slot)], or nullptr): with a private tail, its
+  // full private pages are registered first, as they would have been without private_from, so
+  // that the same tokens can find them again.
+  AllocStatus FreeAt(int32_t slot, const int32_t* tokens = nullptr);
   int64_t NumTokensAt(int32_t slot) const { return seqs_[slot].num_tokens; }
   // Pages a call AppendAt(slot, ·, n) would take (copy-on-write included).
   int64_t PagesNeededAt(int32_t slot, int64_t n) const;
@@ -187,13 +204,15 @@ class PageAllocator {
   static uint64_t ChainHash(uint64_t parent, const int32_t* tokens, int32_t n);
 
  private:
+  static constexpr int64_t kNoPrivatePage = INT64_MAX;
   struct Sequence {
     int64_t id = 0;
+    int64_t private_page = kNoPrivatePage;  // first logical page of its private tail
     bool live = false;
     bool hashable = false;       // every token id so far was given
     int64_t num_tokens = 0;
     int64_t first_live_page = 0; // pages before it were released by the sliding window
-    uint64_t parent_hash = kRootHash;
+    uint64_t parent_hash = kRootHash;  // hash of its last registered page (private pages excluded)
     std::vector<int32_t> block_table;
     std::vector<int32_t> partial_tokens;  // ids of the unfilled last page (hashable only)
   };
@@ -204,6 +223,7 @@ class PageAllocator {
   void QueueRemove(int32_t page);
   void QueuePushBack(int32_t page);
   void RegisterFull(Sequence& seq, int32_t page, const int32_t* page_tokens);  // page_tokens: [page_size]
+  void Publish(Sequence& seq, const int32_t* tokens);  // registers the private full pages (FreeAt)
   int64_t WindowLimit(const Sequence& seq) const;  // first logical page the window keeps
   void ReleaseOutsideWindow(Sequence& seq);
   AllocStatus AppendTo(Sequence& seq, const int32_t* tokens, int64_t n);
@@ -214,13 +234,14 @@ class PageAllocator {
   KvPoolView kv_;
   // One 32-byte record per page: the fields an operation touches share a cache line.
   struct PageMeta {
-    uint64_t hash = 0;        // registered hash (valid when hashed)
+    uint64_t hash = 0;        // registered hash (valid when in_map)
     int32_t ref_count = 0;
     int32_t filled = 0;       // slots written
     int32_t prev = kNoPage;   // cached queue links
     int32_t next = kNoPage;
     PageState state = PageState::kFree;
-    uint8_t hashed = 0;
+    uint8_t hashed = 0;       // registered: to the cached queue when released
+    uint8_t in_map = 0;       // its hash is in page_by_hash_ (hashed, and not a private page)
   };
   std::vector<PageMeta> pages_;
   int32_t queue_head_ = kNoPage, queue_tail_ = kNoPage;

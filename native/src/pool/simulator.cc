@@ -71,6 +71,7 @@ ServingSimulator::ServingSimulator(const SimConfig& config, std::vector<SimReque
   if (config_.layout == KvLayout::kPaged) {
     allocator_ = std::make_unique<PageAllocator>(config_.allocator);
     lazy_decode_ = config_.allocator.sliding_window == 0;
+    private_tails_ = config_.private_tails && config_.allocator.enable_prefix_caching && lazy_decode_;
     coast_ = config_.coast && lazy_decode_;
     ring_ = std::min(config_.allocator.page_size, 4096);
   } else {
@@ -103,9 +104,11 @@ int32_t ServingSimulator::SharedEnd(int32_t id) const {
   return r.segment_count > 0 ? segments_[static_cast<size_t>(r.segment_begin + r.segment_count - 1)].end : 0;
 }
 
-void ServingSimulator::FillTokens(int32_t id, int64_t from, int64_t to) {
+void ServingSimulator::FillTokens(int32_t id, int64_t from, int64_t to, int64_t limit) {
   const SimRequest& r = requests_[id];
   if (token_buf_.size() < static_cast<size_t>(to - from)) token_buf_.resize(static_cast<size_t>(to - from));
+  to = std::min(to, limit);
+  if (to <= from) return;
   int32_t* out = token_buf_.data();
   int64_t pos = from;
   for (int32_t k = 0; k < r.segment_count && pos < to; ++k) {
@@ -118,14 +121,19 @@ void ServingSimulator::FillTokens(int32_t id, int64_t from, int64_t to) {
   FillStream(out + (pos - from), 2 * static_cast<uint64_t>(id) + 1, pos, to);
 }
 
+int64_t ServingSimulator::PrivateFrom(int32_t id) const {
+  return private_tails_ && !state_[id].requeued ? SharedEnd(id) : -1;
+}
+
 bool ServingSimulator::Admit(int32_t id, int64_t max_new, int64_t* cached) {
   ReqState& s = state_[id];
   *cached = 0;
   if (allocator_) {
     const bool ids = config_.allocator.enable_prefix_caching;
-    if (ids) FillTokens(id, 0, s.known);
+    const int64_t private_from = PrivateFrom(id);
+    if (ids) FillTokens(id, 0, s.known, private_from < 0 ? INT64_MAX : private_from);
     AllocateResult r;
-    if (allocator_->Allocate(id, ids ? token_buf_.data() : nullptr, s.known, max_new, &r) != AllocStatus::kOk)
+    if (allocator_->Allocate(id, ids ? token_buf_.data() : nullptr, s.known, max_new, &r, private_from) != AllocStatus::kOk)
       return false;
     s.slot = allocator_->Lookup(id);
     s.computed = static_cast<int32_t>(r.stored_tokens);
@@ -156,7 +164,8 @@ bool ServingSimulator::Grow(int32_t id, int64_t n) {
     }
     const bool ids = config_.allocator.enable_prefix_caching;
     const int64_t from = s.computed - s.pending;
-    if (ids) FillTokens(id, from, s.computed + n);
+    const int64_t private_from = PrivateFrom(id);
+    if (ids) FillTokens(id, from, s.computed + n, private_from < 0 ? INT64_MAX : private_from);
     if (allocator_->AppendAt(s.slot, ids ? token_buf_.data() : nullptr, s.pending + n) != AllocStatus::kOk) return false;
     pending_tokens_ -= s.pending;
     s.pending = 0;
@@ -167,11 +176,12 @@ bool ServingSimulator::Grow(int32_t id, int64_t n) {
   return true;
 }
 
-void ServingSimulator::ReleaseMemory(int32_t id) {
+void ServingSimulator::ReleaseMemory(int32_t id, bool publish) {
   ReqState& s = state_[id];
   if (allocator_) {
     Grow(id, 0);  // hands over the pending decode tokens (they fit the last page) first
-    allocator_->FreeAt(s.slot);
+    if (publish) FillTokens(id, 0, s.computed);
+    allocator_->FreeAt(s.slot, publish ? token_buf_.data() : nullptr);
     s.slot = -1;
   } else {
     arena_->Release(s.offset, s.reservation);
@@ -182,8 +192,11 @@ void ServingSimulator::ReleaseMemory(int32_t id) {
 }
 
 void ServingSimulator::Preempt(int32_t id) {
-  ReleaseMemory(id);
+  // Its pages may be found again on re-admission: release them registered (its private tail
+  // too), and admit it without a private tail from now on.
+  ReleaseMemory(id, /*publish=*/PrivateFrom(id) >= 0);
   ReqState& s = state_[id];
+  s.requeued = true;
   totals_.preempted_tokens += s.computed;
   s.computed = 0;
   s.preempted = true;

@@ -40,13 +40,19 @@
 //   running request the step runs request by request, as vLLM's scheduler loop does. Preemption
 //   victims (always later in admission order than the request being served) are brought up to
 //   date first. The run equals the request-by-request one step for step.
-// Neither applies with a sliding window (its releases follow every token): those runs step
+// - Private tails. A request's tokens beyond its last shared segment are its own (no other
+//   request has them), so with prefix caching its pages from there on go to the allocator as a
+//   private tail (PageAllocator "Private tails"): not hashed as they fill, published only when
+//   the request is preempted (it may find them again); a request once preempted is admitted
+//   without one (its own pages may still be cached).
+// None applies with a sliding window (its releases follow every token): those runs step
 // request by request.
 // A request is rejected on arrival when prompt_len >= max_model_len, or when it could never
 // fit the pool alone (its largest KV above pool minus watermark, or its reservation above the
 // arena); output_len is capped at max_model_len − prompt_len.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -113,6 +119,7 @@ struct SimConfig {
   StepTimeModel step;
   int32_t max_samples = 2000;  // samples kept (downsampled by doubling the stride)
   bool coast = true;           // false: every step request by request (the same results, slower)
+  bool private_tails = true;   // false: every full page hashed as it fills (the same results, slower)
 };
 
 struct SimSample {
@@ -189,7 +196,7 @@ class ServingSimulator {
   const std::vector<RequestTimes>& times() const { return times_; }
 
  private:
-  // 40 bytes, the fields of the per-step loop first (lengths fit int32: at most max_model_len).
+  // The fields of the per-step loop first (lengths fit int32: at most max_model_len).
   struct ReqState {
     int32_t computed = 0;       // tokens in KV
     int32_t known = 0;          // prompt + generated tokens
@@ -202,6 +209,7 @@ class ServingSimulator {
     bool preempted = false;     // waiting for recompute
     bool refused = false;       // memory refused it at least once
     bool coasting = false;      // decoding on the clock: add clock_ − synced to the lengths
+    bool requeued = false;      // preempted at least once: admitted without a private tail
     int64_t synced = 0;         // coasting: clock_ when the fields above were exact
     int64_t event = 0;          // coasting: the clock_ of the step it must run explicitly
     int64_t order = 0;          // admission number (running order)
@@ -213,8 +221,12 @@ class ServingSimulator {
   bool Admit(int32_t id, int64_t max_new, int64_t* cached);
   // n more tokens in KV; the paged run hands the allocator any pending decode tokens with them.
   bool Grow(int32_t id, int64_t n);
-  void ReleaseMemory(int32_t id);
-  void FillTokens(int32_t id, int64_t from, int64_t to);
+  // publish: with its private tail registered first (PageAllocator::FreeAt).
+  void ReleaseMemory(int32_t id, bool publish = false);
+  // Token ids of positions [from, min(to, limit)) into token_buf_[0, ...), sized for [from, to).
+  void FillTokens(int32_t id, int64_t from, int64_t to, int64_t limit = INT64_MAX);
+  // Where the request's private tail starts (its shared end), or −1 when it gets none.
+  int64_t PrivateFrom(int32_t id) const;
   // End of the request's last shared segment (0 without one).
   int32_t SharedEnd(int32_t id) const;
   void Preempt(int32_t id);
@@ -237,6 +249,7 @@ class ServingSimulator {
   int64_t arena_reserved_ = 0;  // contiguous: reserved slots
   int64_t pending_tokens_ = 0;  // paged: sum of ReqState::pending
   bool lazy_decode_ = false;    // paged without a sliding window: decode tokens batched per page
+  bool private_tails_ = false;  // paged with prefix caching, no sliding window
   // Coasting (contiguous layouts, and paged without a sliding window): see the header comment.
   bool coast_ = false;
   int64_t clock_ = 0;           // steps run

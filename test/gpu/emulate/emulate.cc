@@ -1,10 +1,10 @@
-// Runs the real CUDA kernel source (native/cuda/src/flash_fwd.cuh, paged_decode.cuh) on the CPU
-// under the emulation in this folder and compares it with an fp64 reference on small odd
-// shapes: it checks the index math (fragment layouts, swizzle, tiles, masks, pages, splits,
-// merges) and the cp.async group accounting (a copy lands only at the wait_group that covers
-// it) where no GPU is at hand. Kernels, tile shapes and grids come from the same planners the
-// GPU launchers call (dispatch_flash_fwd, dispatch_paged_decode). It cannot check races
-// between threads of a block (they run between barriers in any order) or speed.
+// Runs the real CUDA kernel source (native/cuda/src/flash_fwd.cuh, paged_decode.cuh,
+// paged_decode_mma.cuh) on the CPU under the emulation in this folder and compares it with an
+// fp64 reference on small odd shapes: it checks the index math (fragment layouts, swizzle,
+// tiles, masks, pages, splits, merges) and the cp.async group accounting (a copy lands only at
+// the wait_group that covers it) where no GPU is at hand. Kernels, tile shapes and grids come
+// from the same planners the GPU launchers call (dispatch_flash_fwd, dispatch_paged_decode). It
+// cannot check races between threads of a block (they run between barriers in any order) or speed.
 // Build and run: test/gpu/emulate/run.sh [substring of the case names to run].
 #define ATTNSCOPE_CUDA_EMULATION 1
 
@@ -114,6 +114,7 @@ void reference_row(const T* q, const std::vector<const T*>& keys, const std::vec
 struct Errors {
   double o = 0, lse = 0;
   bool masked_ok = true;
+  bool tensor_cores = false;  // decode: the dispatch chose paged_decode_mma_kernel
 };
 
 void compare(double got, double ref, double& err) {
@@ -216,6 +217,9 @@ Errors check_decode(const std::vector<int>& lens, int page_size, int H, int Hkv,
   p.dtype = std::is_same<T, __nv_bfloat16>::value ? ATTNSCOPE_CUDA_BF16 : ATTNSCOPE_CUDA_FP16;
   dispatch_paged_decode(p, plan, EmulatedLaunch{});
   Errors e;
+  e.tensor_cores = with_decode_kernel(p, [](auto kernel, int) {
+    return reinterpret_cast<const void*>(kernel) == reinterpret_cast<const void*>(&paged_decode_mma_kernel<D, T>);
+  });
   std::vector<double> ro;
   double rl;
   for (int b = 0; b < B; ++b)
@@ -238,9 +242,13 @@ Errors check_decode(const std::vector<int>& lens, int page_size, int H, int Hkv,
 
 int failures = 0;
 
+// A decode case named "decode mma ..." must have run on tensor cores, any other on CUDA cores.
 void report(const std::string& what, const Errors& e, double tol) {
-  const bool ok = e.o < tol && e.lse < 1e-3 && e.masked_ok;
-  std::printf("%-66s O err %.2e  lse err %.2e  %s\n", what.c_str(), e.o, e.lse, ok ? "ok" : "FAIL");
+  const bool is_decode = what.rfind("decode", 0) == 0;
+  const bool path_ok = !is_decode || e.tensor_cores == (what.rfind("decode mma", 0) == 0);
+  const bool ok = e.o < tol && e.lse < 1e-3 && e.masked_ok && path_ok;
+  std::printf("%-66s O err %.2e  lse err %.2e  %s%s\n", what.c_str(), e.o, e.lse, ok ? "ok" : "FAIL",
+              path_ok ? "" : " (ran on the other decode path)");
   if (!ok) ++failures;
 }
 
@@ -261,13 +269,19 @@ int main(int argc, char** argv) {
       {"flash fp16 D128 B1 Nq129 Nk257 H1/1  non-causal", [] { return check_flash<__half, 128>(1, 129, 257, 1, 1, false, -1, 4); }, fp16_tol},
       {"flash bf16 D128 B1 Nq150 Nk190 H2/2  causal, window_left 32", [] { return check_flash<__nv_bfloat16, 128>(1, 150, 190, 2, 2, true, 32, 5); }, bf16_tol},
       {"flash fp16 D64  B1 Nq40  Nk300 H1/1  non-causal, window_left 20", [] { return check_flash<__half, 64>(1, 40, 300, 1, 1, false, 20, 6); }, fp16_tol},
+      // CUDA cores (GQA group <= 4).
       {"decode bf16 D128 page 16  lens 1,0,37,300  H8/2  one partition", [] { return check_decode<__nv_bfloat16, 128>({1, 0, 37, 300}, 16, 8, 2, 320, 7); }, bf16_tol},
       {"decode bf16 D128 page 16  lens 1,0,37,300  H8/2  partitions of 64", [] { return check_decode<__nv_bfloat16, 128>({1, 0, 37, 300}, 16, 8, 2, 64, 8); }, bf16_tol},
       {"decode fp16 D64  page 8   lens 513,9       H4/4  partitions of 96", [] { return check_decode<__half, 64>({513, 9}, 8, 4, 4, 96, 9); }, fp16_tol},
-      {"decode bf16 D128 page 256 lens 700,257     H16/2 partitions of 256", [] { return check_decode<__nv_bfloat16, 128>({700, 257}, 256, 16, 2, 256, 10); }, bf16_tol},
-      {"decode fp16 D64  page 5   lens 203         H12/1 partitions of 30", [] { return check_decode<__half, 64>({203}, 5, 12, 1, 30, 11); }, fp16_tol},
-      {"decode fp16 D64  page 16  lens 1000,3      H8/1  planned partitions", [] { return check_decode<__half, 64>({1000, 3}, 16, 8, 1, 0, 12); }, fp16_tol},
       {"decode fp16 D64  page 3   lens 1500        H4/2  partitions of 1024 (page windows)", [] { return check_decode<__half, 64>({1500}, 3, 4, 2, 1024, 13); }, fp16_tol},
+      // Tensor cores (group > 4): heads as the MMA's 16 rows, zero rows past the group, chunks of 16.
+      {"decode mma bf16 D128 page 256 lens 700,257   H16/2 partitions of 256", [] { return check_decode<__nv_bfloat16, 128>({700, 257}, 256, 16, 2, 256, 10); }, bf16_tol},
+      {"decode mma fp16 D64  page 5   lens 203       H12/1 partitions of 30", [] { return check_decode<__half, 64>({203}, 5, 12, 1, 30, 11); }, fp16_tol},
+      {"decode mma fp16 D64  page 16  lens 1000,3    H8/1  planned partitions", [] { return check_decode<__half, 64>({1000, 3}, 16, 8, 1, 0, 12); }, fp16_tol},
+      {"decode mma bf16 D128 page 16  lens 0,1,77,600 H16/1 partitions of 200", [] { return check_decode<__nv_bfloat16, 128>({0, 1, 77, 600}, 16, 16, 1, 200, 14); }, bf16_tol},
+      {"decode mma fp16 D64  page 7   lens 1100      H32/1 one partition (page windows, 2 chunks)", [] { return check_decode<__half, 64>({1100}, 7, 32, 1, 1100, 15); }, fp16_tol},
+      {"decode mma fp16 D128 page 8   lens 333,45    H10/2 partitions of 96 (group 5)", [] { return check_decode<__half, 128>({333, 45}, 8, 10, 2, 96, 16); }, fp16_tol},
+      {"decode mma bf16 D64  page 32  lens 2000,1    H56/8 planned partitions (group 7)", [] { return check_decode<__nv_bfloat16, 64>({2000, 1}, 32, 56, 8, 0, 17); }, bf16_tol},
   };
   int ran = 0;
   for (const auto& c : cases) {

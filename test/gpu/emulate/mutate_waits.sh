@@ -12,7 +12,8 @@ survivors=0
 for file in native/cuda/src/*.cuh; do
   case "$(basename "$file")" in
     flash_fwd.cuh) cases="Nk257" ;;          # 2 query tiles x 9 key tiles
-    paged_decode.cuh) cases="partitions of 64" ;;  # several steps, several partitions
+    paged_decode.cuh) cases="partitions of 64" ;;  # several steps, several partitions (CUDA cores)
+    paged_decode_mma.cuh) cases="H16/1" ;;         # tensor cores: several steps, several partitions
     *) cases="" ;;
   esac
   count=$( (grep -o 'cp_async_wait<[0-9]*>' "$file" || true) | wc -l)

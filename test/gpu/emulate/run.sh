@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the CPU emulation of the CUDA kernels (emulate.cc): the kernels' real source
 # on g++, one thread per CUDA thread, against an fp64 reference. No GPU, no nvcc needed; about
-# a minute on 2 cores. Usage: test/gpu/emulate/run.sh [case-name substring]
+# 2 minutes on 2 busy cores. Usage: test/gpu/emulate/run.sh [case-name substring]
 # $ATTNSCOPE_CUDA_SRC replaces native/cuda/src (mutate_waits.sh points it at a mutated copy).
 # Exit 0 when every case run matches; 1 when one does not; 2 when no case matches.
 set -eu -o pipefail

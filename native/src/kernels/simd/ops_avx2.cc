@@ -7,22 +7,13 @@
 namespace attnscope {
 namespace {
 
-struct Avx2 {
-  using T = __m256;
-  static constexpr int W = 8;
+struct Avx2 : VectorBase<Avx2, 8> {
   // 6 rows x 2 vectors = 12 accumulators of 16 ymm registers; 16-float panels tile the flash
   // tiles (64 keys, D = 64 / 128) exactly, where 4 x 3 (24 floats) left a 2-vector remainder.
   static constexpr int MR = 6;
   static constexpr int NR = 2;
-  static T zero() { return _mm256_setzero_ps(); }
-  static T set1(float f) { return _mm256_set1_ps(f); }
-  static T load(const float* p) { return _mm256_loadu_ps(p); }
-  static void store(float* p, T x) { _mm256_storeu_ps(p, x); }
   static T fmadd(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
   static T fnmadd(T a, T b, T c) { return _mm256_fnmadd_ps(a, b, c); }
-  static T mul(T a, T b) { return _mm256_mul_ps(a, b); }
-  static T add(T a, T b) { return _mm256_add_ps(a, b); }
-  static T sub(T a, T b) { return _mm256_sub_ps(a, b); }
   static T max(T a, T b) { return _mm256_max_ps(a, b); }
   static T min(T a, T b) { return _mm256_min_ps(a, b); }
   static T round(T x) { return _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
@@ -45,7 +36,6 @@ struct Avx2 {
     s = _mm_max_ss(s, _mm_movehdup_ps(s));
     return _mm_cvtss_f32(s);
   }
-  static T exp(T x) { return cephes_exp<Avx2>(x); }
   static T load_f16(const uint16_t* p) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
   }

@@ -9,20 +9,11 @@
 namespace attnscope {
 namespace {
 
-struct Avx512 {
-  using T = __m512;
-  static constexpr int W = 16;
+struct Avx512 : VectorBase<Avx512, 16> {
   static constexpr int MR = 6;  // 6 rows x 4 vectors = 24 accumulators of 32 zmm registers
   static constexpr int NR = 4;
-  static T zero() { return _mm512_setzero_ps(); }
-  static T set1(float f) { return _mm512_set1_ps(f); }
-  static T load(const float* p) { return _mm512_loadu_ps(p); }
-  static void store(float* p, T x) { _mm512_storeu_ps(p, x); }
   static T fmadd(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
   static T fnmadd(T a, T b, T c) { return _mm512_fnmadd_ps(a, b, c); }
-  static T mul(T a, T b) { return _mm512_mul_ps(a, b); }
-  static T add(T a, T b) { return _mm512_add_ps(a, b); }
-  static T sub(T a, T b) { return _mm512_sub_ps(a, b); }
   static T max(T a, T b) { return _mm512_max_ps(a, b); }
   static T min(T a, T b) { return _mm512_min_ps(a, b); }
   static T round(T x) { return _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
@@ -34,7 +25,11 @@ struct Avx512 {
   // Sixteen horizontal sums at once (45 instructions instead of 16 x ~8): lane 4b + j of the
   // result holds the sum of a[4j + b]. Four folding stages, each halving the partials.
   static constexpr bool kHasReduce16 = true;
-  static T reduce16(const T* a) {
+  // The sixteen are taken by value: a pointer to the caller's accumulators kept them in memory
+  // (GCC spilled every vdpbf16ps / vfmadd result of the decode scores to the stack).
+  static T reduce16(T a0, T a1, T a2, T a3, T a4, T a5, T a6, T a7, T a8, T a9, T a10, T a11,
+                    T a12, T a13, T a14, T a15) {
+    const T a[16] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15};
     T v[8], u[4], r[2];
     for (int i = 0; i < 8; ++i)  // blocks 0-1: a[2i], blocks 2-3: a[2i+1] (8 partials each)
       v[i] = _mm512_add_ps(_mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], _MM_SHUFFLE(1, 0, 1, 0)),
@@ -55,7 +50,6 @@ struct Avx512 {
                                   : _mm512_extractf32x4_ps(x, 3));
   }
   static float reduce_max(T x) { return _mm512_reduce_max_ps(x); }
-  static T exp(T x) { return cephes_exp<Avx512>(x); }
   static T load_f16(const uint16_t* p) {
     return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
   }

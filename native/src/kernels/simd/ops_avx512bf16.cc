@@ -113,21 +113,27 @@ using Ops = SimdOps<Avx512>;
 template <bool kLo>
 void scores_bf16_4x4(int t0, int d, const uint16_t* qh, const uint16_t* ql, const uint16_t* k,
                      int64_t ldk, float* s, int64_t lds) {
+  // The first step of d starts the sums from zero in registers: a zeroing loop over a[] was
+  // turned into a memset (rep stos), which kept a[] in memory.
   __m512 a[16];
-  for (int i = 0; i < 16; ++i) a[i] = _mm512_setzero_ps();
+  const __m512 zero = _mm512_setzero_ps();
   for (int x = 0; x < d; x += 32) {
     __m512bh kv[4];
+#pragma GCC unroll 4
     for (int j = 0; j < 4; ++j) kv[j] = (__m512bh)_mm512_loadu_si512(k + (t0 + j) * ldk + x);
+#pragma GCC unroll 4
     for (int b = 0; b < 4; ++b) {
       const __m512bh hi = (__m512bh)_mm512_loadu_si512(qh + b * d + x);
-      for (int j = 0; j < 4; ++j) a[4 * j + b] = _mm512_dpbf16_ps(a[4 * j + b], hi, kv[j]);
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; ++j) a[4 * j + b] = _mm512_dpbf16_ps(x == 0 ? zero : a[4 * j + b], hi, kv[j]);
       if constexpr (kLo) {
         const __m512bh lo = (__m512bh)_mm512_loadu_si512(ql + b * d + x);
+#pragma GCC unroll 4
         for (int j = 0; j < 4; ++j) a[4 * j + b] = _mm512_dpbf16_ps(a[4 * j + b], lo, kv[j]);
       }
     }
   }
-  const __m512 sums = Avx512::reduce16(a);
+  const __m512 sums = Avx512::reduce16(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]);
   for (int b = 0; b < 4; ++b) Avx512::store4(s + b * lds + t0, sums, b);
 }
 
