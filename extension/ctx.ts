@@ -42,19 +42,12 @@ export class Ctx implements vscode.Disposable, DashboardHost {
     this.disposables.push(vscode.workspace.onDidChangeConfiguration((e) => affectsSettings(e) && this.logSettings('changed')));
   }
 
-  private loggedSettings: Partial<Settings> = {};
-
   /**
    * Logs the settings in force (window scope), one line each, `setting attnscope.<key> = <JSON
-   * value> (<why>)`: all of them at start, then those that changed.
+   * value> (<why>)`: all of them at start and on every change of one, so the last lines say all.
    */
   private logSettings(why: string): void {
-    const now = readSettings();
-    for (const [key, value] of Object.entries(now) as Array<[keyof Settings, Settings[keyof Settings]]>) {
-      if (this.loggedSettings[key] === value) continue;
-      this.log.info(`setting attnscope.${key} = ${JSON.stringify(value)} (${why})`);
-    }
-    this.loggedSettings = now;
+    for (const [key, value] of Object.entries(readSettings())) this.log.info(`setting attnscope.${key} = ${JSON.stringify(value)} (${why})`);
   }
 
   get extensionUri(): vscode.Uri {
