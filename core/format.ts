@@ -96,10 +96,15 @@ export function formatRate(perSecond: number, unit: 'FLOP/s' | 'B/s'): string {
   return `${sig3(v)} ${SI[i]}${unit}`;
 }
 
-/** A duration given in nanoseconds, in the largest unit that keeps it >= 1: "812 µs", "3.41 ms", "1.2 s". */
+/**
+ * A duration given in nanoseconds, in the largest unit that keeps it >= 1, 3 significant digits:
+ * "812 µs", "3.41 ms", "1.2 s"; whole seconds from 1,000 s ("3,384 s"); 0 -> "0 s".
+ */
 export function formatDuration(ns: number): string {
   if (!Number.isFinite(ns)) return String(ns);
   const abs = Math.abs(ns);
+  if (abs === 0) return '0 s';
+  if (abs >= 1e12) return `${formatCount(Math.round(ns / 1e9))} s`;
   if (abs >= 1e9) return `${sig3(ns / 1e9)} s`;
   if (abs >= 1e6) return `${sig3(ns / 1e6)} ms`;
   if (abs >= 1e3) return `${sig3(ns / 1e3)} µs`;

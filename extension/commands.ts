@@ -16,6 +16,7 @@ import { BenchmarkRun } from './benchmark';
 import type { Ctx } from './ctx';
 import { exportRunTo } from './dashboard';
 import { listRuns, loadRun } from './history';
+import { checkVllmLog } from './vllmLog';
 
 type Factory = (ctx: Ctx) => (...args: unknown[]) => unknown;
 
@@ -197,6 +198,7 @@ const FACTORIES: Record<keyof typeof Commands, Factory> = {
   cancelRun,
   showLog,
   openSweepResults,
+  checkVllmLog,
 };
 
 /** Registers every command of `Commands`; errors thrown by a handler are shown with the log button. */

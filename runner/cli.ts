@@ -14,7 +14,7 @@
  */
 import { basename } from 'node:path';
 import { BACKENDS, isBackend, type Problem, type Profile, type StepTimeSpec } from '../core/config/types';
-import { createRun, type PoolResult } from '../core/protocol/run';
+import { createRun, type PoolResult, type StepTimeModel } from '../core/protocol/run';
 import { estimate, referenceSeqLen } from '../core/estimate';
 import { formatCount } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
@@ -26,6 +26,7 @@ import { planCases, quickShortening } from './plan';
 import { CancelledError, InputError, OutputError, UsageError } from './errors';
 import { formatPoolSummary, simulatePool, type PoolProgress } from './simulate';
 import { calibrateStepTime, formatCalibration } from './simulate/calibrate';
+import { calibrateFromKernels, formatKernelCalibration, KernelCalibrationError, readKernelRun } from './simulate/calibrate-kernels';
 import { searchCapacity } from './simulate/capacity';
 import { formatCapacity } from './simulate/latency-format';
 import { readSimulateFlags, SIMULATE_FLAGS } from './simulate/options';
@@ -43,7 +44,7 @@ const USAGE = `usage:
   attnscope bench - --events        (a resolved Profile as JSON on stdin; NDJSON events on stdout)
   attnscope estimate <file> [--json]
   attnscope simulate <profile> [--trace FILE [--trace-format F] [--trace-model M] [--trace-log-type T]]
-                     [--time-scale X] [--slo-ttft-ms MS] [--slo-tpot-ms MS] [--calibrate VLLM_RESULT.json]
+                     [--time-scale X] [--slo-ttft-ms MS] [--slo-tpot-ms MS] [--calibrate VLLM_RESULT.json | RUN.json]
                      [--max-rate [--slo-attainment 0.9] [--rate-tolerance 0.02]] [--json FILE]
   attnscope sweep <profile> [--set key=v1,v2]... [--jobs N] [--shard i/N] [--out DIR] [--json FILE] [--quick] [--backend B]
   attnscope merge DIR... [--json FILE]
@@ -245,10 +246,22 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
     io.stderr.write(`${flags.trace}: ${trace.format} trace (${trace.timeUnit}), ${formatCount(trace.count)} requests${dropped}\n`);
     for (const n of trace.notes) io.stderr.write(`${flags.trace}: note: ${n}\n`);
   }
-  let stepTime: StepTimeSpec | undefined;
+  let stepTime: StepTimeSpec | StepTimeModel | undefined;
   let stepTimeSource: string | undefined;
   const head: string[] = [];
-  if (flags.calibrate) {
+  // --calibrate: this tool's own CUDA kernel timings (a bench run JSON) or a vllm bench serve result.
+  const kernelRun = flags.calibrate ? readKernelRun(flags.calibrate) : null;
+  if (flags.calibrate && kernelRun) {
+    let model: StepTimeModel;
+    try {
+      model = calibrateFromKernels(profile, kernelRun, basename(flags.calibrate));
+    } catch (e) {
+      if (e instanceof KernelCalibrationError) throw new InputError(e.message, flags.calibrate);
+      throw e;
+    }
+    stepTime = model;
+    head.push(...formatKernelCalibration(model, flags.calibrate), '');
+  } else if (flags.calibrate) {
     let fit;
     try {
       fit = calibrateStepTime(profile, readVllmResult(flags.calibrate));

@@ -222,7 +222,8 @@ function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: Profil
       outputLen: lengthDist(w.output_len, { ...D.workload.outputLen }),
       maxNumSeqs: (w.max_num_seqs as number | undefined) ?? D.workload.maxNumSeqs,
       maxModelLen,
-      maxNumBatchedTokens: (w.max_num_batched_tokens as number | undefined) ?? D.workload.maxNumBatchedTokens,
+      // Not written: vLLM's default for the device (core/estimate maxNumBatchedTokensOf).
+      ...(w.max_num_batched_tokens !== undefined ? { maxNumBatchedTokens: w.max_num_batched_tokens as number } : {}),
       seed: (w.seed as number | undefined) ?? D.workload.seed,
     };
     const ps = w.prefix_sharing as Plain | undefined;

@@ -23,7 +23,6 @@ export const PROFILE_DEFAULTS = {
     outputLen: { dist: 'uniform', min: 32, max: 512 },
     maxNumSeqs: 256,
     maxModelLen: 8192,
-    maxNumBatchedTokens: 8192,
     seed: 0,
   } satisfies WorkloadSpec,
 } as const;

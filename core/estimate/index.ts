@@ -238,26 +238,47 @@ export function weightsBytes(model: ModelSpec, dtype: Dtype, params: ParamCounts
   return Math.ceil(quantized * q.bitsPerWeight / 8) + (params.total - quantized) * bytes;
 }
 
-/** vLLM V1's default max_num_batched_tokens (chunked prefill; LLM class on GPUs < 70 GiB). */
+/** vLLM V1's default max_num_batched_tokens for `vllm serve` on a GPU of >= 70 GiB (and where the device is unknown). */
 export const DEFAULT_MAX_NUM_BATCHED_TOKENS = 8192;
+/** ... and on a smaller GPU (24 GB, 48 GB cards). */
+export const SMALL_GPU_MAX_NUM_BATCHED_TOKENS = 2048;
+
+/**
+ * The max_num_batched_tokens vLLM V1 picks when it is not set, for `vllm serve` (the OpenAI API
+ * server, how a model is deployed), by the device's memory (vllm/engine/arg_utils.py
+ * _set_default_args: >= 70 GiB -> 8192, else 2048; V0 used 2048 once chunked prefill was on, which
+ * it turned on by default for max_model_len > 32K). 8192 where the device is unknown (0 bytes).
+ */
+export function defaultMaxNumBatchedTokens(deviceBytes: number): number {
+  return deviceBytes > 0 && deviceBytes < 70 * GIB ? SMALL_GPU_MAX_NUM_BATCHED_TOKENS : DEFAULT_MAX_NUM_BATCHED_TOKENS;
+}
+
+/** The max_num_batched_tokens a profile runs with: its workload's, else vLLM's default for its device. */
+export function maxNumBatchedTokensOf(profile: Profile): number {
+  return profile.workload?.maxNumBatchedTokens ?? defaultMaxNumBatchedTokens(deviceMemory(profile).bytes);
+}
 /** vLLM's default max_num_seqs. */
 export const DEFAULT_MAX_NUM_SEQS = 256;
 
 /**
  * The activation peak vLLM subtracts before sizing its pool. vLLM measures it: one dummy
  * forward pass of max_num_batched_tokens tokens, then the sampler over max_num_seqs rows,
- * reading torch's peak allocation (gpu_worker.determine_available_memory -> profile_run). We
- * model the tensors alive at the widest point of one layer plus the sampler's:
- *   T · bytes · (2h + max(attn, mlp)) + 3 · S · V · 4
+ * reading torch's peak allocation (gpu_worker.determine_available_memory -> profile_run:
+ * `_dummy_run(max_num_tokens)`, then `_dummy_sampler_run(hidden_states)`). The two phases do not
+ * overlap: the forward pass frees each layer's intermediates before the next, and only its output
+ * hidden states live on into the sampler. So the peak is the larger of
+ *   forward: T · bytes · (2h + max(attn, mlp))      sampler: T · bytes · h + 3 · S · V · 4
  * - T = max_num_batched_tokens, S = max_num_seqs, 2h = the residual and the normed hidden state;
  * - attn = (H + 2·H_kv)·D (q, k, v) + H·D (attention output);
  * - mlp = gate/up output 2i + activation i + down output h for a gated MLP (i + i + h plain);
  *   MoE layers (vLLM fused_moe's caches): k·(2·i_e + i_e + h) + shared experts' 3·i_s + h;
  * - 3 · S · V · 4: the sampler's fp32 logits, probs and logprobs.
  * Not split by tensor parallelism (the sampler and residual stream are replicated). Checked
- * against vLLM's own log for Meta-Llama-3-8B on an H100 (PR #10511: "PyTorch activation peak
- * memory 1.26GiB" at TP 1 and at TP 2; this model: 1.21 GiB). vLLM's non-torch memory and NCCL
- * buffers are separate terms (reserve.ts).
+ * against vLLM's own logs: Meta-Llama-3-8B on an H100 at T 8192 (PR #10511: "PyTorch activation
+ * peak memory 1.26GiB"; this model: 0.84 GiB, the forward phase) and Llama-3.1-8B on an A10 at
+ * T 2048 (vLLM's default there; "PyTorch activation peak memory takes 0.22GiB"; this model:
+ * 0.38 GiB, the sampler phase); both KV budgets land within 5% (test/unit/reserve.test.ts).
+ * vLLM's non-torch memory and NCCL buffers are separate terms (reserve.ts).
  */
 export function activationPeakBytes(
   model: ModelSpec,
@@ -276,9 +297,10 @@ export function activationPeakBytes(
     const hasDense = m.firstDenseLayers > 0 || m.mlpOnlyLayers.length > 0 || m.layerFrequency > 1;
     mlpWidth = hasDense ? Math.max(mlpWidth, moeWidth) : moeWidth;
   }
-  const tokens = maxNumBatchedTokens * dtypeBytes(dtype) * (2 * h + Math.max(attnWidth, mlpWidth));
-  const sampler = model.isEncoder ? 0 : 3 * maxNumSeqs * model.vocabSize * 4;
-  return tokens + sampler;
+  const b = dtypeBytes(dtype);
+  const forward = maxNumBatchedTokens * b * (2 * h + Math.max(attnWidth, mlpWidth));
+  const sampler = model.isEncoder ? 0 : maxNumBatchedTokens * b * h + 3 * maxNumSeqs * model.vocabSize * 4;
+  return Math.max(forward, sampler);
 }
 
 /**
@@ -375,12 +397,14 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
       budgetBytes = Math.floor(profile.kvCache.memoryGib * GIB);
       budgetSource = 'explicit';
     } else if (device.bytes > 0) {
-      const batched = profile.workload?.maxNumBatchedTokens ?? DEFAULT_MAX_NUM_BATCHED_TOKENS;
+      const written = profile.workload?.maxNumBatchedTokens !== undefined;
+      const batched = maxNumBatchedTokensOf(profile);
       const seqs = profile.workload?.maxNumSeqs ?? DEFAULT_MAX_NUM_SEQS;
+      const batchedFrom = written ? '' : ` (vLLM's default on a ${device.bytes >= 70 * GIB ? '>=' : '<'} 70 GiB GPU)`;
       reserve = reserveTerms(profile.engine ?? DEFAULT_ENGINE, tp, weightsPerGpu, {
         bytes: activationPeakBytes(model, dtype, batched, seqs),
-        basis: `max_num_batched_tokens ${batched}, max_num_seqs ${seqs}`,
-        source: `modelled: one forward pass of max_num_batched_tokens ${batched} tokens plus the sampler over max_num_seqs ${seqs} rows, the tensors vLLM's profile_run peaks at (activationPeakBytes)`,
+        basis: `max_num_batched_tokens ${batched}${batchedFrom}, max_num_seqs ${seqs}`,
+        source: `modelled: the larger of one forward pass of max_num_batched_tokens ${batched} tokens${batchedFrom} and the sampler over max_num_seqs ${seqs} rows, the two phases of vLLM's profile_run (activationPeakBytes)`,
       });
       activation = reserve.find((t) => t.key === 'activation')!.bytes;
       engineReserve = subtractedBytes(reserve) - weightsPerGpu - activation;

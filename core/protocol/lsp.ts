@@ -19,6 +19,7 @@ export const Commands = {
   cancelRun: 'attnscope.cancelRun',
   showLog: 'attnscope.showLog',
   openSweepResults: 'attnscope.openSweepResults',
+  checkVllmLog: 'attnscope.checkVllmLog',
 } as const;
 
 /**

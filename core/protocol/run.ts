@@ -169,8 +169,28 @@ export interface StepTimeModel {
   memoryEfficiency?: number;
   /** Which of computeEfficiency, memoryEfficiency, overheadMs were assumed (not in the profile). */
   assumed?: string[];
+  /**
+   * Coefficients measured from this tool's CUDA kernel timings (simulate --calibrate RUN.json,
+   * runner/simulate/calibrate-kernels.ts); the other coefficients stay modelled.
+   */
+  measured?: MeasuredCoefficient[];
   /** Where the coefficients come from, in words. */
   source: string;
+}
+
+/** A step-time coefficient derived from kernel timings: t = fixedS + x / rate over the kernel's cases. */
+export interface MeasuredCoefficient {
+  coefficient: 'perPairS' | 'perKvTokenS';
+  kernel: 'flash_fwd' | 'paged_decode';
+  /** Marginal FLOP/s (flash_fwd) or bytes/s read (paged_decode). */
+  rate: number;
+  /** rate / the GPU's published dense bf16 peak or memory bandwidth. */
+  efficiency: number;
+  /** Seconds per kernel call the rate does not explain (not used by the model). */
+  fixedS: number;
+  cases: number;
+  /** |fit − measured| / measured over the cases. */
+  error: { mean: number; max: number };
 }
 
 export interface PoolBaseline {

@@ -11,7 +11,7 @@
  * log's two-decimal GiB figures, or a different KV size per token (another model or dtype).
  */
 import type { KvDtype, Profile } from '../config/types';
-import { estimate, type Estimate } from '../estimate';
+import { estimate, maxNumBatchedTokensOf, type Estimate } from '../estimate';
 import { formatBytes, formatConcurrency, formatCount, formatGib } from '../format';
 import type { LogFigure, VllmLog } from './parse';
 
@@ -97,7 +97,7 @@ function applyLogSettings(profile: Profile, log: VllmLog): { profile: Profile; f
   }
   const w = p.workload ?? {
     requests: 1, arrivalRate: 1, promptLen: { dist: 'fixed', value: 1 }, outputLen: { dist: 'fixed', value: 1 },
-    maxNumSeqs: 256, maxModelLen: p.model.maxPositionEmbeddings ?? 8192, maxNumBatchedTokens: 8192,
+    maxNumSeqs: 256, maxModelLen: p.model.maxPositionEmbeddings ?? 8192,
   };
   const len = int(s.maxModelLen) ?? int(f.concurrencySeqLen);
   if (len) {
@@ -111,7 +111,7 @@ function applyLogSettings(profile: Profile, log: VllmLog): { profile: Profile; f
     w.maxNumBatchedTokens = batched.value;
     fromLog.push(`max_num_batched_tokens ${formatCount(batched.value)} (${at(batched)})`);
   } else {
-    fromProfile.push(`max_num_batched_tokens ${formatCount(w.maxNumBatchedTokens ?? 8192)}`);
+    fromProfile.push(w.maxNumBatchedTokens !== undefined ? `max_num_batched_tokens ${formatCount(w.maxNumBatchedTokens)}` : `max_num_batched_tokens ${formatCount(maxNumBatchedTokensOf({ ...p, workload: w }))} (vLLM's default for this device)`);
   }
   const seqs = int(s.maxNumSeqs);
   if (seqs) {

@@ -1,9 +1,9 @@
 /** The latency part of `attnscope simulate`'s text output, and the capacity search's curve. */
-import { formatPercent } from '../../core/format';
+import { formatCount, formatDuration, formatPercent } from '../../core/format';
 import type { CapacityCurve, LatencySlo, LatencyStats, LatencySummary } from '../../core/protocol/latency';
 
 const ms = (s: number): string => (s * 1000 >= 100 ? (s * 1000).toFixed(0) : (s * 1000).toPrecision(3));
-const int = (x: number): string => Math.round(x).toLocaleString('en-US');
+const int = formatCount;
 const rate = (x: number): string => (x >= 100 ? int(x) : x.toPrecision(3));
 
 /** "TTFT <= 500 ms, TPOT <= 50 ms". */
@@ -18,7 +18,7 @@ export function formatSlo(slo: LatencySlo): string {
  * Lines: the percentile table (ms) of queueing delay, TTFT, TPOT and end-to-end; throughput,
  * goodput, and the waiting queue. Every figure is labelled modelled (the simulator's clock).
  */
-export function formatLatency(l: LatencySummary, meanWaiting: number | undefined, peakWaiting: number | undefined, seconds: (s: number) => string): string[] {
+export function formatLatency(l: LatencySummary, meanWaiting: number | undefined, peakWaiting: number | undefined): string[] {
   const header = ['latency (modelled, ms)', 'mean', 'p50', 'p90', 'p99', 'max'];
   const row = (name: string, x: LatencyStats): string[] => [name, ms(x.mean), ms(x.p50), ms(x.p90), ms(x.p99), ms(x.max)];
   const rows = [row('queueing delay', l.queue), row('TTFT', l.ttft), row('TPOT', l.tpot), row('end-to-end', l.e2e)];
@@ -31,7 +31,7 @@ export function formatLatency(l: LatencySummary, meanWaiting: number | undefined
   } else {
     lines.push('Goodput: no SLO given (profile `slo: { ttft_ms, tpot_ms }`, or --slo-ttft-ms / --slo-tpot-ms)');
   }
-  if (meanWaiting !== undefined) lines.push(`Queue: ${meanWaiting.toPrecision(3)} requests waiting on average, ${int(peakWaiting ?? 0)} at most; queueing delay p99 ${seconds(l.queue.p99)}`);
+  if (meanWaiting !== undefined) lines.push(`Queue: ${meanWaiting.toPrecision(3)} requests waiting on average, ${int(peakWaiting ?? 0)} at most; queueing delay p99 ${formatDuration(l.queue.p99 * 1e9)}`);
   lines.push('TTFT = arrival to the first output token; TPOT = mean gap between later tokens; times run on the modelled step time.');
   return lines;
 }

@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import { offsetToLineColumn } from '../../core/config/positions';
 import type { Profile, StepTimeSpec } from '../../core/config/types';
 import type { LatencySlo } from '../../core/protocol/latency';
-import { DEFAULT_MAX_NUM_BATCHED_TOKENS, DEFAULT_MAX_NUM_SEQS, estimate, referenceSeqLen } from '../../core/estimate/index';
+import { DEFAULT_MAX_NUM_SEQS, estimate, maxNumBatchedTokensOf, referenceSeqLen } from '../../core/estimate/index';
 import type { PoolBaseline, PoolResult, PoolSample, PoolSummary, StepTimeModel } from '../../core/protocol/run';
 import { runSimulationsInWorker, ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTotals } from '../../native';
 import { formatCount } from '../../core/format';
@@ -87,9 +87,10 @@ export interface SimulateOptions {
   signal?: AbortSignal;
   /**
    * The step-time model: efficiency factors (default the profile's step_time, runner/simulate/step-time.ts),
-   * or coefficients given outright (tests: hand-computable clocks).
+   * coefficients given outright (tests: hand-computable clocks), or a whole model with its
+   * `source` (a calibration from kernel timings, calibrate-kernels.ts), used as it is.
    */
-  stepTime?: StepTimeSpec | Partial<Pick<StepTimeModel, 'perStepS' | 'weightsS' | 'perKvTokenS' | 'perTokenS' | 'perPairS'>>;
+  stepTime?: StepTimeSpec | Partial<Pick<StepTimeModel, 'perStepS' | 'weightsS' | 'perKvTokenS' | 'perTokenS' | 'perPairS'>> | StepTimeModel;
   /** Words for where stepTime's efficiencies come from (default "the profile" / "the caller"). */
   stepTimeSource?: string;
   /** vLLM V1 enables automatic prefix caching by default; so do we. */
@@ -241,7 +242,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     slidingWindow: allSliding ? model.slidingWindow! : 0,
     enablePrefixCaching: opts.enablePrefixCaching ?? true,
     maxNumSeqs: w?.maxNumSeqs ?? DEFAULT_MAX_NUM_SEQS,
-    maxNumBatchedTokens: w?.maxNumBatchedTokens ?? DEFAULT_MAX_NUM_BATCHED_TOKENS,
+    maxNumBatchedTokens: maxNumBatchedTokensOf(profile),
     maxModelLen: w?.maxModelLen ?? referenceSeqLen(profile),
     perStepS: stepTime.perStepS,
     weightsS: stepTime.weightsS,
@@ -326,6 +327,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
 /** The step-time model of a run: opts.stepTime's coefficients outright, else the roofline with its efficiencies. */
 function resolveStepTime(profile: Profile, opts: SimulateOptions): StepTimeModel {
   const given = opts.stepTime;
+  if (given && 'source' in given) return given;
   const coefficients = ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perPairS'] as const;
   if (given && coefficients.some((k) => k in given)) {
     const c = given as Partial<Record<(typeof coefficients)[number], number>>;

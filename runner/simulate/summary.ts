@@ -1,5 +1,5 @@
 /** Text summary of a pool simulation for `attnscope simulate` (stdout). */
-import { formatCount, formatPercent } from '../../core/format';
+import { formatCount, formatDuration, formatPercent } from '../../core/format';
 import type { PoolResult } from '../../core/protocol/run';
 import { formatLatency } from './latency-format';
 
@@ -8,14 +8,8 @@ const pct = (x: number): string => formatPercent(x);
 const mean = (x: number): string => (x > 0 && x < 10 ? x.toPrecision(3) : x.toFixed(1));
 const int = formatCount;
 
-/** Seconds with an SI prefix that keeps 3 significant digits (s, ms, µs, ns); whole seconds from 1,000 s. */
-function seconds(s: number): string {
-  if (s === 0) return '0 s';
-  if (s >= 1000) return `${int(s)} s`;
-  const units: Array<[number, string]> = [[1, 's'], [1e-3, 'ms'], [1e-6, 'µs'], [1e-9, 'ns']];
-  for (const [scale, unit] of units) if (s >= scale) return `${(s / scale).toPrecision(3)} ${unit}`;
-  return `${(s / 1e-9).toPrecision(3)} ns`;
-}
+/** Seconds as core/format writes durations. */
+const seconds = (s: number): string => formatDuration(s * 1e9);
 
 const BASELINE_LABEL: Record<string, string> = {
   contiguous_max_model_len: 'contiguous, max_model_len each',
@@ -36,8 +30,9 @@ export function formatPoolSummary(result: PoolResult): string {
   );
   if (result.stepTime) {
     const m = result.stepTime;
+    const measured = m.measured && m.measured.length > 0 ? `; ${m.measured.map((c) => c.coefficient).join(', ')} measured` : '';
     lines.push(
-      `Step time (modelled): ${seconds(m.perStepS)} + max(${seconds(m.weightsS)} + ${seconds(m.perKvTokenS)}/KV token, ` +
+      `Step time (modelled${measured}): ${seconds(m.perStepS)} + max(${seconds(m.weightsS)} + ${seconds(m.perKvTokenS)}/KV token, ` +
         `${seconds(m.perTokenS)}/token + ${seconds(m.perPairS)}/query-key pair)`,
       `  ${m.source}`,
     );
@@ -75,6 +70,6 @@ export function formatPoolSummary(result: PoolResult): string {
     'external frag = free slots while the next request waited though enough were free in total (split into holes), / all slots.',
     'rejected/delayed = requests that could never fit, plus those that waited for memory. occupancy = pages held / pages in pool.',
   );
-  if (result.latency) lines.push('', ...formatLatency(result.latency, s.meanWaiting, s.peakWaiting, seconds));
+  if (result.latency) lines.push('', ...formatLatency(result.latency, s.meanWaiting, s.peakWaiting));
   return lines.join('\n');
 }

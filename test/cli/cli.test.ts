@@ -480,3 +480,31 @@ test('bench --dry-run plans and preflights without measuring; --quick says what 
   assert.equal(both.code, 2);
   assert.equal(both.stderr.trim(), 'attnscope: --dry-run measures nothing, so it writes no run: drop --json');
 });
+
+test('simulate --calibrate RUN.json measures the attention coefficients from CUDA kernel timings and labels them; a CPU run is refused, exit 2', () => {
+  const profile = join(root, 'examples', 'llama-3.1-8b.attn.yaml'); // device.gpu unset: H100 SXM
+  // paged_decode at 0.6 × 3.35e12 B/s (2.01 TB/s) after 4 µs a call, by construction.
+  const decode = (bytes: number, backend: string) => ({
+    kernel: 'paged_decode', backend, shape: {}, dtype: 'bf16', samplesNs: [], medianNs: 4000 + (bytes / 2.01e12) * 1e9, p10Ns: 0, p90Ns: 0,
+    flops: 0, bytes, gflops: 0, gbps: 0, fractionOfPeak: null, maxAbsErr: 0, lseMaxAbsErr: null,
+  });
+  const run = (backend: string) => JSON.stringify({
+    schema: 1, tool: 'attnscope 0.1.0', createdAt: '', name: 'x', profile: null, status: 'ok',
+    environment: { cpuModel: 'AMD EPYC', gpu: { name: 'NVIDIA H100 80GB HBM3' } }, cases: [decode(33554432, backend), decode(2147483648, backend)],
+  });
+  const { dir, file } = tmp('run.json', run('cuda'));
+  const out = join(dir, 'sim.json');
+  const r = cli(['simulate', profile, '--calibrate', file, '--json', out]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^ {2}measured perKvTokenS: paged_decode 2\.01 TB\/s = 60\.0% of the published bandwidth over 2 cases \(fit error mean 0\.0%, max 0\.0%\)$/m);
+  assert.match(r.stdout, /^ {2}modelled perStepS, weightsS, perTokenS, perPairS: /m);
+  assert.match(r.stdout, /^Step time \(modelled; perKvTokenS measured\): /m);
+  const saved = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
+  assert.equal(saved.pool?.stepTime?.measured?.[0].coefficient, 'perKvTokenS');
+  // 131,072 KV bytes per token (Llama-3.1-8B bf16: 32 layers × 8 heads × 128 × 2 × 2 B) / 2.01e12 B/s.
+  assert.ok(Math.abs(saved.pool!.stepTime!.perKvTokenS / (131072 / 2.01e12) - 1) < 1e-9);
+  const cpu = tmp('cpu.json', run('cpu'));
+  const refused = cli(['simulate', profile, '--calibrate', cpu.file]);
+  assert.equal(refused.code, 2);
+  assert.equal(refused.stderr.trim(), `${cpu.file}:1:1: cpu.json has no CUDA kernel timings (its 2 cases ran on the cpu backend (AMD EPYC)); the step-time model is for H100 SXM: benchmark on that GPU (attnscope bench --backend cuda --json FILE)`);
+});

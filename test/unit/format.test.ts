@@ -37,6 +37,9 @@ test('formatParams and formatDuration', () => {
   assert.equal(formatDuration(3_412_000), '3.41 ms');
   assert.equal(formatDuration(1_200_000_000), '1.2 s');
   assert.equal(formatDuration(450), '450 ns');
+  assert.equal(formatDuration(0), '0 s');
+  assert.equal(formatDuration(3_383.93e9), '3,384 s');
+  assert.equal(formatDuration(999.4e9), '999 s');
 });
 
 test('formatPercent: one decimal by default, the digits asked for, a dash for no figure', () => {

@@ -11,7 +11,7 @@ import { loadModel } from './helpers';
 
 const GiB = 1024 ** 3;
 
-function profile(name: string, opts: { gpu: string; tp?: number; util?: number; engine?: Partial<EngineSpec>; batched: number; seqs?: number; maxModelLen: number }): Profile {
+function profile(name: string, opts: { gpu: string; tp?: number; util?: number; engine?: Partial<EngineSpec>; batched?: number; seqs?: number; maxModelLen: number }): Profile {
   const p = profileFromModelConfig(loadModel(name), null);
   p.device.gpu = opts.gpu;
   p.device.tensorParallelSize = opts.tp ?? 1;
@@ -19,7 +19,7 @@ function profile(name: string, opts: { gpu: string; tp?: number; util?: number; 
   p.engine = { vllmVersion: null, nonTorchGib: 'auto', ncclGib: 'auto', cudaGraphGib: 'auto', activationGib: 'auto', ...opts.engine };
   p.workload = {
     requests: 1, arrivalRate: 1, promptLen: { dist: 'fixed', value: 1 }, outputLen: { dist: 'fixed', value: 1 },
-    maxNumSeqs: opts.seqs ?? 256, maxModelLen: opts.maxModelLen, maxNumBatchedTokens: opts.batched,
+    maxNumSeqs: opts.seqs ?? 256, maxModelLen: opts.maxModelLen, ...(opts.batched !== undefined ? { maxNumBatchedTokens: opts.batched } : {}),
   };
   return p;
 }
@@ -97,9 +97,34 @@ test('every reserve term is overridable and says where it comes from; CUDA graph
 test('the activation peak grows with max_num_batched_tokens, as vLLM\'s profiling forward pass does', () => {
   const small = estimate(profile('Llama-3.1-8B', { gpu: 'A10', batched: 2048, maxModelLen: 131_072 }));
   const large = estimate(profile('Llama-3.1-8B', { gpu: 'A10', batched: 8192, maxModelLen: 131_072 }));
-  // 6144 more tokens · 2 B · (2·4096 + 3·14336 + 4096) = 679,477,248 B more.
-  assert.equal(large.pool.activationPeakBytes - small.pool.activationPeakBytes, 6144 * 2 * (8192 + 3 * 14_336 + 4096));
+  // 2048 tokens: the sampler phase, 2048 · 2 · 4096 + 3 · 256 · 128256 · 4 = 410,779,648 B
+  // (the forward phase, 2048 · 2 · 55,296 = 226,492,416, is smaller);
+  // 8192 tokens: the forward phase, 8192 · 2 · (2·4096 + 3·14336 + 4096) = 905,969,664 B.
+  assert.equal(small.pool.activationPeakBytes, 2048 * 2 * 4096 + 3 * 256 * 128_256 * 4);
+  assert.equal(large.pool.activationPeakBytes, 8192 * 2 * (8192 + 3 * 14_336 + 4096));
   assert.ok(large.pool.pages < small.pool.pages);
+});
+
+/*
+ * Llama-3.1-8B on a 24 GB card (test/unit/fixtures/vllm-logs/a10-llama-3.1-8b-v0.log, an OCI A10,
+ * vLLM V0, March 2025): total_gpu_memory 22.07 GiB x 0.90 = 19.86 GiB; weights 14.99 GiB,
+ * non_torch 0.05 GiB, activation 0.22 GiB, KV cache 4.60 GiB; "# CUDA blocks: 2356";
+ * max_model_len 131072 (the model's), nothing else set. vLLM ran with max_num_batched_tokens
+ * 2048, its default below 70 GiB (chunked prefill, on by default past 32K tokens). A profile that
+ * names the card and writes no max_num_batched_tokens gets the same default and lands within 5%
+ * of the log's blocks, with no engine override; with the old fixed 8192 it was 8% short.
+ */
+test('Llama-3.1-8B on an A10 (24 GB): vLLM\'s default max_num_batched_tokens for the card, 2,356 blocks within 5% without overrides', () => {
+  const e = estimate(profile('Llama-3.1-8B', { gpu: 'A10', maxModelLen: 131_072 }));
+  const activation = e.pool.reserve.find((t) => t.key === 'activation')!;
+  assert.match(activation.basis, /^max_num_batched_tokens 2048 \(vLLM's default on a < 70 GiB GPU\), max_num_seqs 256$/);
+  within(e.pool.pages, 2356, 0.05, 'A10 blocks');
+  within(e.pool.budgetBytes / GiB, 4.6, 0.05, 'A10 KV budget GiB');
+  // Writing the old 8192 gives the 8% shortfall back: the term follows what the profile says.
+  const at8192 = estimate(profile('Llama-3.1-8B', { gpu: 'A10', batched: 8192, maxModelLen: 131_072 }));
+  assert.ok(at8192.pool.pages < 0.93 * 2356, String(at8192.pool.pages));
+  // The H100 point (>= 70 GiB) keeps 8192, vLLM's default there.
+  assert.match(estimate(profile('Meta-Llama-3-8B', { gpu: 'H100 SXM', maxModelLen: 8192 })).pool.reserve.find((t) => t.key === 'activation')!.basis, /^max_num_batched_tokens 8192 \(vLLM's default on a >= 70 GiB GPU\)/);
 });
 
 test('device.gpu sizes the pool when memory_gib is absent; memory_gib wins when both are set', () => {

@@ -1,0 +1,86 @@
+/**
+ * "AttnScope: Check vLLM log": the editor's door to what `attnscope vllm-log` does. The log is
+ * the active editor's text when it holds a vLLM start-up memory line (a pasted log, unsaved
+ * counts), else a file picked; the model is a profile or config.json of the workspace, picked
+ * (resolved by the language server, so unsaved edits count), or none (the figures alone). The
+ * term-by-term comparison (core/vllmlog) opens as a Markdown preview.
+ */
+import { basename } from 'node:path';
+import * as vscode from 'vscode';
+import { FILE_GLOBS } from '../core/config/fileKinds';
+import { compareVllmLog, formatComparisonMarkdown, logFigureLines, parseVllmLog, type VllmLog } from '../core/vllmlog';
+import type { Ctx } from './ctx';
+
+/** The log to check and where it came from (for the title), or undefined when the user gave none. */
+async function pickLog(): Promise<{ log: VllmLog; name: string } | undefined> {
+  const editor = vscode.window.activeTextEditor;
+  if (editor) {
+    const log = parseVllmLog(editor.document.getText());
+    if (Object.keys(log.figures).length > 0) return { log, name: basename(editor.document.uri.path) };
+  }
+  const picked = await vscode.window.showOpenDialog({
+    title: 'AttnScope: pick a vLLM start-up log (or paste one into an editor first)',
+    canSelectMany: false,
+    filters: { 'Logs': ['log', 'txt', 'out'], 'All files': ['*'] },
+  });
+  const uri = picked?.[0];
+  if (!uri) return undefined;
+  const log = parseVllmLog(new TextDecoder().decode(await vscode.workspace.fs.readFile(uri)));
+  if (Object.keys(log.figures).length === 0) {
+    void vscode.window.showWarningMessage(`AttnScope: ${basename(uri.path)} holds no vLLM start-up memory line (weights loaded, KV cache memory, GPU blocks, KV cache size, maximum concurrency).`);
+    return undefined;
+  }
+  return { log, name: basename(uri.path) };
+}
+
+/** A profile or config.json of the workspace to compare with, null for "the figures alone", undefined when dismissed. */
+async function pickModel(): Promise<vscode.Uri | null | undefined> {
+  const files = await vscode.workspace.findFiles(`{${FILE_GLOBS.join(',')}}`, '**/{node_modules,.git,.attnscope}/**', 200);
+  files.sort((a, b) => a.fsPath.localeCompare(b.fsPath));
+  const none = { label: 'No profile: list the log\'s figures', uri: null };
+  const picked = await vscode.window.showQuickPick(
+    [...files.map((uri) => ({ label: basename(uri.fsPath), description: vscode.workspace.asRelativePath(uri, false), uri })), none],
+    { title: 'AttnScope: the profile or config.json of the model the log is from', matchOnDescription: true },
+  );
+  return picked === undefined ? undefined : picked.uri;
+}
+
+/** Markdown of the figures alone, each with its line. */
+function figuresMarkdown(log: VllmLog, name: string): string {
+  return [`# vLLM log ${name}`, '', ...logFigureLines(log).map((l) => `- ${l}`), '', 'Pick a profile or the model\'s config.json to compare each figure with the estimate.', ''].join('\n');
+}
+
+/** The command's handler (registered in commands.ts). */
+export const checkVllmLog = (ctx: Ctx) => async (): Promise<void> => {
+  const source = await pickLog();
+  if (!source) return;
+  const model = await pickModel();
+  if (model === undefined) return;
+  let markdown: string;
+  if (model === null) {
+    markdown = figuresMarkdown(source.log, source.name);
+  } else {
+    const server = ctx.server();
+    if ('whyNot' in server) {
+      void vscode.window.showWarningMessage(`AttnScope cannot check the log: ${server.whyNot}.`);
+      return;
+    }
+    await vscode.workspace.openTextDocument(model); // the server resolves open documents
+    const resolved = await ctx.resolveProfile(server.client, model);
+    if (!resolved.profile) {
+      const first = resolved.problems.find((p) => p.severity === 'error') ?? resolved.problems[0];
+      void vscode.window.showErrorMessage(`AttnScope cannot read ${basename(model.fsPath)}: ${first?.message ?? 'it does not describe a model'}`);
+      return;
+    }
+    markdown = formatComparisonMarkdown(compareVllmLog(source.log, resolved.profile), `vLLM log ${source.name} against ${basename(model.fsPath)}`);
+  }
+  // A file the preview can show, in the extension's own storage (nothing written to the workspace).
+  const file = vscode.Uri.joinPath(ctx.extension.globalStorageUri, 'vllm-log-check.md');
+  await vscode.workspace.fs.createDirectory(ctx.extension.globalStorageUri);
+  await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(markdown));
+  try {
+    await vscode.commands.executeCommand('markdown.showPreview', file);
+  } catch {
+    await vscode.window.showTextDocument(file); // no Markdown preview here: the text itself
+  }
+};
