@@ -62,6 +62,11 @@ export function formatCount(n: number): string {
   return sign + String(Math.round(Math.abs(n))).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
+/** A count and its noun, pluralised in English: (1, 'request') -> "1 request", (1952, 'request') -> "1,952 requests"; `plural` for irregular nouns. */
+export function formatCountOf(n: number, noun: string, plural = `${noun}s`): string {
+  return `${formatCount(n)} ${n === 1 ? noun : plural}`;
+}
+
 /**
  * A parameter count in short form: 8030261248 -> "8.03B", 124439808 -> "124M", and a count that
  * rounds up to the next unit is written in it: 999885952 -> "1B", not "1000M".

@@ -12,6 +12,7 @@
  * file written), 1 on an internal failure, 130 when cancelled (SIGINT/SIGTERM). Progress goes
  * to stderr, results to stdout.
  */
+import { accessSync, constants, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { BACKENDS, isBackend, type Problem, type Profile, type StepTimeSpec } from '../core/config/types';
 import { createRun, type PoolResult, type StepTimeModel } from '../core/protocol/run';
@@ -224,6 +225,19 @@ function printNotes(loaded: LoadedProfile, io: CliIo, trace = false): void {
   for (const note of [...problems, ...deploymentNotes(loaded.profile)]) io.stderr.write(`${loaded.format(note)}\n`);
 }
 
+/** Refuses a --calibrate file that cannot be read, naming it as the calibration file. @throws InputError (exit 2) at file:1:1. */
+function checkCalibrationFile(path: string): void {
+  try {
+    if (statSync(path).isDirectory()) throw new InputError('cannot read the calibration file: it is a folder, not a file', path);
+    accessSync(path, constants.R_OK);
+  } catch (e) {
+    if (e instanceof InputError) throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
+    throw new InputError(`cannot read the calibration file: ${why}`, path);
+  }
+}
+
 async function estimateCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false } });
   // `estimate f --json x.json`: --json is a flag here (the estimate is small, stdout carries it).
@@ -263,6 +277,7 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
   let stepTimeSource: string | undefined;
   const head: string[] = [];
   // --calibrate: this tool's own CUDA kernel timings (a bench run JSON) or a vllm bench serve result.
+  if (flags.calibrate) checkCalibrationFile(flags.calibrate);
   const kernelRun = flags.calibrate ? readKernelRun(flags.calibrate) : null;
   if (flags.calibrate && kernelRun) {
     let model: StepTimeModel;

@@ -1,5 +1,5 @@
 /** The latency part of `attnscope simulate`'s text output, and the capacity search's curve. */
-import { formatCount, formatDuration, formatPercent } from '../../core/format';
+import { formatCount, formatCountOf, formatDuration, formatPercent } from '../../core/format';
 import type { CapacityCurve, LatencySlo, LatencyStats, LatencySummary } from '../../core/protocol/latency';
 
 const ms = (s: number): string => (s * 1000 >= 100 ? (s * 1000).toFixed(0) : (s * 1000).toPrecision(3));
@@ -25,7 +25,7 @@ export function formatLatency(l: LatencySummary, meanWaiting: number | undefined
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
   const fmt = (r: string[]): string => r.map((x, c) => (c === 0 ? x.padEnd(widths[c]) : x.padStart(widths[c]))).join('  ');
   const lines = [fmt(header), ...rows.map(fmt)];
-  lines.push(`Throughput (modelled): ${rate(l.requestsPerSec)} requests/s, ${int(l.outputTokensPerSec)} output tokens/s over ${int(l.requests)} completed requests`);
+  lines.push(`Throughput (modelled): ${rate(l.requestsPerSec)} requests/s, ${int(l.outputTokensPerSec)} output tokens/s over ${formatCountOf(l.requests, 'completed request')}`);
   if (l.slo && l.goodputRequestsPerSec !== undefined) {
     lines.push(`Goodput (modelled): ${rate(l.goodputRequestsPerSec)} requests/s meet ${formatSlo(l.slo)} (${formatPercent(l.sloAttainment ?? 0)} of all requests)`);
   } else {

@@ -10,7 +10,7 @@ import { TOOL_NAME, type Environment, type KernelCase, type RunResult } from '..
 import { SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type SweepPointRun, type SweepReport, type SweepReportRow } from '../../core/protocol/sweep';
 import { InputError } from '../errors';
 import { TOOL_VERSION } from '../version';
-import { formatDuration } from '../../core/format';
+import { formatCountOf, formatDuration } from '../../core/format';
 import { axisIndices, pointLabel } from '../../core/config';
 import { canonicalJson, pointId } from './spec';
 
@@ -266,7 +266,7 @@ export function formatReport(report: SweepReport): string {
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
   const fmt = (r: string[]) => r.map((x, c) => (c < report.axes.length ? x.padEnd(widths[c]!) : x.padStart(widths[c]!))).join('  ').trimEnd();
   const lines = [
-    `Sweep ${report.name} (${report.sweepId}, job ${report.job}): ${report.rows.length} results for ${report.total - report.missing.length} of ${report.total} points`,
+    `Sweep ${report.name} (${report.sweepId}, job ${report.job}): ${formatCountOf(report.rows.length, 'result')} for ${report.total - report.missing.length} of ${formatCountOf(report.total, 'point')}`,
     '',
     fmt(header),
     ...rows.map(fmt),

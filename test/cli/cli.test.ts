@@ -594,3 +594,13 @@ test('sweep --out in a missing folder is refused before any work, as --json is; 
   assert.equal(r.code, 0, r.stderr);
   assert.ok(existsSync(join(dir, 'sw')));
 });
+
+test('--calibrate naming a missing file: exit 2 at the file, named as the calibration file', () => {
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const profile = join(dir, 'p.attn.yaml');
+  writeFileSync(profile, 'model: ./config.json\nkv_cache: { num_pages: 400 }\nworkload: { requests: 5 }\n');
+  const missing = join(dir, 'nowhere.json');
+  const r = cli(['simulate', profile, '--calibrate', missing]);
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr, `${missing}:1:1: cannot read the calibration file: no such file\n`);
+});

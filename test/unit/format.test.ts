@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatBytes, formatCount, formatDuration, formatGib, formatParams, formatPercent, formatRate, formatSignificant } from '../../core/format';
+import { formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatParams, formatPercent, formatRate, formatSignificant } from '../../core/format';
 
 test('formatBytes: IEC prefixes, three significant digits', () => {
   assert.equal(formatBytes(0), '0 B');
@@ -60,4 +60,11 @@ test('formatGib prints GiB as vLLM\'s log does (two decimals), small terms in IE
   assert.equal(formatSignificant(12.34), '12.3');
   assert.equal(formatSignificant(1.234), '1.23');
   assert.equal(formatSignificant(Infinity), 'Infinity');
+});
+
+test('formatCountOf: singular for exactly one, plural otherwise, irregular plurals given', () => {
+  assert.equal(formatCountOf(1, 'request'), '1 request');
+  assert.equal(formatCountOf(0, 'result'), '0 results');
+  assert.equal(formatCountOf(1952, 'point'), '1,952 points');
+  assert.equal(formatCountOf(2, 'axis', 'axes'), '2 axes');
 });
