@@ -7,16 +7,12 @@
  */
 import type { Problem, Profile, SourceRange } from '../config/types';
 import { KERNEL_LIMITS } from '../kernelLimits';
+import { formatGib } from '../format';
 import type { Estimate } from './types';
 
 export { KERNEL_LIMITS };
 
-const GIB = 1024 ** 3;
 
-/** GiB with one decimal, as the device-fit messages name them ("140.0 GiB"). */
-function gib(bytes: number): string {
-  return `${(bytes / GIB).toFixed(1)} GiB`;
-}
 
 /** Where a model key is: in the profile (inline model), in the config.json it points at (`file`), or the `model` value. */
 function modelKey(profile: Profile, key: string | undefined): { range: SourceRange; file?: string } {
@@ -51,22 +47,22 @@ function fitProblems(profile: Profile, e: Estimate): Problem[] {
   const d = profile.device;
   if (e.pool.deviceMemoryBytes === 0) return [];
   const usable = e.pool.deviceMemoryBytes * d.gpuMemoryUtilization;
-  const device = d.memoryGib !== null ? `${d.memoryGib} GiB` : `${gib(e.pool.deviceMemoryBytes)} (${d.gpu})`;
-  const limit = `${device} × ${d.gpuMemoryUtilization.toFixed(2)} = ${gib(usable)}`;
+  const device = d.memoryGib !== null ? `${d.memoryGib} GiB` : `${formatGib(e.pool.deviceMemoryBytes)} (${d.gpu})`;
+  const limit = `${device} × ${d.gpuMemoryUtilization.toFixed(2)} = ${formatGib(usable)}`;
   const at = profileKey(profile, 'device.memory_gib', 'device.gpu', 'device.gpu_memory_utilization', 'device');
   const tp = d.tensorParallelSize;
-  const weights = tp > 1 ? `weights ${gib(e.weightsBytesPerGpu)} per GPU (${gib(e.weightsBytes)} ÷ ${tp})` : `weights ${gib(e.weightsBytes)}`;
+  const weights = tp > 1 ? `weights ${formatGib(e.weightsBytesPerGpu)} per GPU (${formatGib(e.weightsBytes)} ÷ ${tp})` : `weights ${formatGib(e.weightsBytes)}`;
   if (e.weightsBytesPerGpu > usable) {
     return [{ severity: 'error', code: 'weights-exceed-device', message: `${weights} exceed ${limit}: raise device.tensor_parallel_size or memory_gib`, range: at, data: { weightsBytes: e.weightsBytesPerGpu, usableBytes: Math.floor(usable) } }];
   }
   const activation = e.pool.activationPeakBytes;
   if (e.pool.budgetSource === 'device' && e.hasKvCache && e.pool.pages === 0) {
-    const reserve = e.pool.engineReserveBytes > 0 ? ` + engine reserves ${gib(e.pool.engineReserveBytes)}` : '';
-    return [{ severity: 'error', code: 'kv-pool-empty', message: `${weights} + activation peak ${gib(activation)}${reserve} leave no room for a KV page in ${limit}`, range: at }];
+    const reserve = e.pool.engineReserveBytes > 0 ? ` + engine reserves ${formatGib(e.pool.engineReserveBytes)}` : '';
+    return [{ severity: 'error', code: 'kv-pool-empty', message: `${weights} + activation peak ${formatGib(activation)}${reserve} leave no room for a KV page in ${limit}`, range: at }];
   }
   if (e.pool.budgetSource === 'explicit' && e.weightsBytesPerGpu + e.pool.budgetBytes > usable) {
     const kvAt = profileKey(profile, typeof profile.kvCache.numPages === 'number' ? 'kv_cache.num_pages' : 'kv_cache.memory_gib');
-    return [{ severity: 'warning', code: 'kv-budget-exceeds-device', message: `KV budget ${gib(e.pool.budgetBytes)} + ${weights} exceed ${limit}`, range: kvAt }];
+    return [{ severity: 'warning', code: 'kv-budget-exceeds-device', message: `KV budget ${formatGib(e.pool.budgetBytes)} + ${weights} exceed ${limit}`, range: kvAt }];
   }
   return [];
 }

@@ -2,7 +2,7 @@
  * A log comparison as text for the terminal (aligned columns) or Markdown for the editor, and
  * a log read without a profile (its figures and the line each is on).
  */
-import { formatConcurrency, formatCount } from '../format';
+import { formatConcurrency, formatCount, formatGib } from '../format';
 import type { LogComparison } from './compare';
 import type { LogFigure, VllmLog, VllmLogFigures } from './parse';
 
@@ -26,7 +26,7 @@ export function logFigureLines(log: VllmLog): string[] {
   for (const [key, label, kind] of LABELS) {
     const f = log.figures[key] as LogFigure | undefined;
     if (!f || typeof f !== 'object') continue;
-    const v = kind === 'bytes' ? `${(f.value / 1024 ** 3).toFixed(2)} GiB` : kind === 'count' ? formatCount(f.value) : kind === 'x' ? formatConcurrency(f.value) : String(f.value);
+    const v = kind === 'bytes' ? formatGib(f.value) : kind === 'count' ? formatCount(f.value) : kind === 'x' ? formatConcurrency(f.value) : String(f.value);
     const extra = key === 'maxConcurrency' && log.figures.concurrencySeqLen ? ` for ${formatCount(log.figures.concurrencySeqLen.value)} tokens per request` : key === 'cudaGraphBytes' ? (log.figures.cudaGraphCounted ? ' (subtracted from the KV budget)' : ' (captured after the pool was sized)') : '';
     out.push(`${label.padEnd(34)} ${v}${extra}  (line ${f.line})`);
   }

@@ -22,6 +22,7 @@
  * simulator) or whose prompt + output exceeds it (output clipped) are warned about by file:line.
  */
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { formatCount } from '../../core/format';
 import type { ServingSimRequests } from '../../native';
 import { MAX_TRACE_TOKENS, parseTraceLine, TraceError } from './trace';
 import { RequestPacker, type TraceRequest } from './workload';
@@ -251,7 +252,7 @@ export function readTraceFile(path: string, opts: TraceReadOptions): TraceRead {
 
 /** "12 with 0 response tokens (failed), 3 of another model". */
 export function describeDropped(dropped: Record<string, number>): string {
-  return Object.entries(dropped).map(([why, n]) => `${n.toLocaleString('en-US')} ${why}`).join(', ');
+  return Object.entries(dropped).map(([why, n]) => `${formatCount(n)} ${why}`).join(', ');
 }
 
 /** The max_model_len warnings: the first three of each kind by file:line, then one count. */
@@ -267,8 +268,8 @@ function lengthWarnings(path: string, maxModelLen: number, warnings: string[]) {
       }
     },
     finish() {
-      if (rejected > 3) warnings.push(`${path}:1:1: warning: ${rejected.toLocaleString('en-US')} requests in all reach max_model_len ${maxModelLen} and are rejected`);
-      if (clipped > 3) warnings.push(`${path}:1:1: warning: ${clipped.toLocaleString('en-US')} requests in all have their output clipped to max_model_len ${maxModelLen}`);
+      if (rejected > 3) warnings.push(`${path}:1:1: warning: ${formatCount(rejected)} requests in all reach max_model_len ${maxModelLen} and are rejected`);
+      if (clipped > 3) warnings.push(`${path}:1:1: warning: ${formatCount(clipped)} requests in all have their output clipped to max_model_len ${maxModelLen}`);
     },
   };
 }

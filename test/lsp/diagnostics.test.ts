@@ -123,7 +123,7 @@ test('weights that do not fit the device name the numbers', async () => {
   const d = only(await check('p.attn.yaml', text), 'weights-exceed-device');
   assert.equal(d.severity, DiagnosticSeverity.Error);
   assert.deepEqual(d.range, rangeOf(text, '80'));
-  assert.match(d.message, /^weights 128\.5 GiB exceed 80 GiB × 0\.90 = 72\.0 GiB/);
+  assert.match(d.message, /^weights 128\.48 GiB exceed 80 GiB × 0\.90 = 72\.00 GiB/);
 });
 
 test('prefill lengths beyond max_position_embeddings: on the offending element', async () => {

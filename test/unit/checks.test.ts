@@ -15,11 +15,11 @@ function codes(p: Profile): string[] {
 }
 
 test('weights that exceed the device are an error naming both numbers', () => {
-  // Llama-3.1-70B bf16: 70,553,706,496 · 2 B = 131.4 GiB > 80 GiB · 0.9 = 72 GiB.
+  // Llama-3.1-70B bf16: 70,553,706,496 · 2 B = 131.42 GiB > 80 GiB · 0.9 = 72 GiB (two decimals, as vLLM prints GiB).
   const p = profile('Llama-3.1-70B', (x) => { x.device.memoryGib = 80; });
   const [problem] = checkProfile(p, estimate(p));
   assert.equal(problem!.code, 'weights-exceed-device');
-  assert.match(problem!.message, /weights 131\.4 GiB exceed 80 GiB × 0\.90 = 72\.0 GiB/);
+  assert.match(problem!.message, /weights 131\.42 GiB exceed 80 GiB × 0\.90 = 72\.00 GiB/);
   // Split over 2 GPUs: 65.7 GiB each fits, and leaves room for pages.
   assert.deepEqual(codes(profile('Llama-3.1-70B', (x) => { x.device.memoryGib = 80; x.device.tensorParallelSize = 2; })), []);
 });

@@ -317,3 +317,10 @@ test('weights bytes follow quantization_config: DeepSeek-V3 fp8 linears, gpt-oss
   assert.ok(weightsBytes(oss, 'bf16') < 65 * GiB);
   assert.equal(weightsBytes(loadModel('Llama-3.1-8B'), 'fp32'), 8_030_261_248 * 4);
 });
+
+test('notes write their counts through core/format (thousands separators), as every other figure', () => {
+  // gemma-2-9b: sliding_window 4096 on alternate layers, max_position_embeddings 8192.
+  const e = estimate(profileFromModelConfig(loadModel('gemma-2-9b'), null));
+  const note = e.notes.find((n) => n.startsWith('sliding-window layers'));
+  assert.match(note ?? '', /^sliding-window layers keep at most 4,096 tokens: a 8,192-token sequence needs /);
+});
