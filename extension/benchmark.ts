@@ -3,14 +3,15 @@
  * process -> progress notification with Cancel, status item and dashboard fed live -> the run
  * saved to history, also when it was cancelled or the runner crashed.
  */
-import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
 import type { KernelCase, RunResult } from '../core/protocol/run';
-import type { RunnerEvent } from '../core/protocol/runner';
+import { EXIT_BAD_INPUT, type RunnerEvent } from '../core/protocol/runner';
 import type { Ctx } from './ctx';
 import { partialRun, saveRun } from './history';
+import { refusalOf, type Refusal } from './refusal';
+import { runName } from './runName';
 import { RunnerProcess, runnerLaunch, type RunnerOutcome } from './runnerProcess';
 
 /** The runner to spawn: the runnerPath setting, else the bundled dist/runner.js under Node. */
@@ -42,7 +43,7 @@ export class BenchmarkRun {
    * runner ends. Resolves with the saved run (null if it could not be saved).
    */
   static async start(ctx: Ctx, source: vscode.Uri, profile: Profile, estimate: Estimate): Promise<RunResult | null> {
-    const run = new BenchmarkRun(ctx, source, basename(source.fsPath), profile, estimate);
+    const run = new BenchmarkRun(ctx, source, runName(profile, source.fsPath, ctx.settings(source).quickMode ? 'quick' : 'full'), profile, estimate);
     ctx.activeRun = run;
     await vscode.commands.executeCommand('setContext', 'attnscope.running', true);
     try {
@@ -116,17 +117,44 @@ export class BenchmarkRun {
         break;
       case 'done':
         // Shown at once: the runner exits right after, and saving follows (runSaved gives the id).
-        this.shown = e.run;
-        ctx.dashboard.post({ type: 'runFinished', run: e.run, id: null });
+        this.shown = { ...e.run, name: this.name };
+        ctx.dashboard.post({ type: 'runFinished', run: this.shown, id: null });
         break;
     }
+  }
+
+  /**
+   * A run the runner refused before any work: nothing is saved (it is no failed run), the
+   * dashboard shows the reason, and the error says what to change, with a button that goes there.
+   */
+  private refused(r: Refusal): void {
+    const { ctx, name } = this;
+    ctx.log.warn(`run ${name}: refused: ${r.reason}`);
+    ctx.dashboard.post({ type: 'runRefused', reason: r.reason });
+    const go = r.setting ? 'Open setting' : r.profileKey ? `Open ${r.profileKey}` : undefined;
+    void vscode.window.showErrorMessage(`AttnScope: ${name} was not run: ${r.reason}`, ...(go ? [go] : [])).then(async (choice) => {
+      if (!choice) return;
+      if (r.setting) {
+        await vscode.commands.executeCommand('workbench.action.openSettings', r.setting);
+        return;
+      }
+      const at = r.profileKey ? this.profile.ranges[r.profileKey] : undefined;
+      const doc = await vscode.workspace.openTextDocument(this.source);
+      const editor = await vscode.window.showTextDocument(doc);
+      if (at) editor.selection = new vscode.Selection(doc.positionAt(at.offset), doc.positionAt(at.offset + at.length));
+    });
   }
 
   private async finish(outcome: RunnerOutcome): Promise<RunResult | null> {
     const { ctx, name } = this;
     const how = outcome.signal ? `killed by ${outcome.signal}` : `exit code ${outcome.exitCode}`;
     ctx.log.info(`run ${name}: runner ended (${how})${outcome.cancelled ? ' after cancel' : ''}`);
-    let run = outcome.run;
+    if (!outcome.cancelled && outcome.run === null && outcome.exitCode === EXIT_BAD_INPUT) {
+      this.refused(refusalOf(outcome, this.profile, ctx.settings(this.source).backend));
+      return null;
+    }
+    // The runner names a run after its file; the editor's name says the model, profile and mode.
+    let run: RunResult | null = outcome.run === null ? null : this.shown && outcome.run.createdAt === this.shown.createdAt ? this.shown : { ...outcome.run, name };
     const crashed = !outcome.cancelled && (run === null || run.status === 'failed' || outcome.exitCode !== 0);
     if (!run) {
       run = partialRun({
@@ -158,9 +186,10 @@ export class BenchmarkRun {
     } else if (run.status === 'cancelled') {
       void vscode.window.showInformationMessage(`AttnScope: benchmark of ${name} cancelled after ${run.cases.length} case(s); the partial run is saved.`);
     } else {
-      void vscode.window.showInformationMessage(`AttnScope: benchmark of ${name} finished: ${run.cases.length} case(s).`, 'Open dashboard').then((c) => {
-        if (c) ctx.dashboard.show(false);
-      });
+      const message = `AttnScope: benchmark of ${name} finished: ${run.cases.length} case(s).`;
+      // No "Open dashboard" when it is open already.
+      if (ctx.dashboard.isOpen) void vscode.window.showInformationMessage(message);
+      else void vscode.window.showInformationMessage(message, 'Open dashboard').then((c) => c && ctx.dashboard.show(false));
     }
     return id === null ? null : run;
   }

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { LanguageClient, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { FILE_GLOBS } from '../core/config/fileKinds';
 import { ResolveProfileRequest } from '../core/protocol/lsp';
-import { readSettings, type Settings } from './config';
+import { affectsSettings, readSettings, type Settings } from './config';
 import { Dashboard, type DashboardHost } from './dashboard';
 import { StatusItem } from './status';
 
@@ -36,6 +36,18 @@ export class Ctx implements vscode.Disposable, DashboardHost {
     this.status = new StatusItem();
     this.dashboard = new Dashboard(this);
     this.disposables.push(this.log, this.status, this.dashboard);
+    // What is in force, in the log: what a user reads when a run did not do what they set (and
+    // what the e2e harness waits for after it changes a setting).
+    this.logSettings('at start');
+    this.disposables.push(vscode.workspace.onDidChangeConfiguration((e) => affectsSettings(e) && this.logSettings('changed')));
+  }
+
+  /**
+   * Logs the settings in force (window scope), one line each, `setting attnscope.<key> = <JSON
+   * value> (<why>)`: all of them at start and on every change of one, so the last lines say all.
+   */
+  private logSettings(why: string): void {
+    for (const [key, value] of Object.entries(readSettings())) this.log.info(`setting attnscope.${key} = ${JSON.stringify(value)} (${why})`);
   }
 
   get extensionUri(): vscode.Uri {
@@ -63,6 +75,8 @@ export class Ctx implements vscode.Disposable, DashboardHost {
       traceOutputChannel: this.log,
       // The server reads attnscope.hints from these (workspace/didChangeConfiguration on every change).
       synchronize: { configurationSection: 'attnscope' },
+      // This client implements the attnscope.* commands, so code lenses may name them (server/lenses.ts).
+      initializationOptions: { clientCommands: true },
     };
     const client = new LanguageClient('attnscope', 'AttnScope', serverOptions, clientOptions);
     this.client = client;

@@ -79,6 +79,12 @@ export class Dashboard implements vscode.Disposable {
 
   private deliver(msg: ToWebview): void {
     if (msg.type === 'runFinished' || msg.type === 'showRun') this.current = { run: msg.run, id: msg.id ?? null };
+    if (msg.type === 'runFinished' && this.ready && msg.run.pool) {
+      // The page has this run's samples from the stream: send the finish without them (the page
+      // checks the count and keeps its own); `current` keeps the whole run for a page that reloads.
+      const streamed = this.live.reduce((n, m) => n + (m.type === 'poolSamples' ? m.samples.length : 0), 0);
+      if (streamed > 0 && streamed === msg.run.pool.samples.length) msg = { ...msg, run: { ...msg.run, pool: { ...msg.run.pool, samples: [] } }, streamedSamples: streamed };
+    }
     if (msg.type === 'runSaved' && this.current) this.current = { ...this.current, id: msg.id };
     if (msg.type === 'runStarted') this.live = [msg];
     else if (msg.type === 'case' || msg.type === 'poolSamples' || msg.type === 'progress') this.live.push(msg);

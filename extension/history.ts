@@ -20,7 +20,7 @@ export function runId(createdAt: string, name: string): string {
   const t = Number.isNaN(d.getTime()) ? new Date() : d;
   const p = (n: number, w = 2): string => String(n).padStart(w, '0');
   const stamp = `${p(t.getUTCFullYear(), 4)}${p(t.getUTCMonth() + 1)}${p(t.getUTCDate())}-${p(t.getUTCHours())}${p(t.getUTCMinutes())}${p(t.getUTCSeconds())}`;
-  const safe = name.replace(/\.(ya?ml|json)$/i, '').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 80) || 'run';
+  const safe = name.replace(/\.(ya?ml|json)(?=$| )/gi, '').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[._]+/, '').slice(0, 80) || 'run';
   return `${stamp}-${safe}`;
 }
 

@@ -9,14 +9,15 @@
  * --base loads a second build of the addon (e.g. a copy of main's attnscope_native.node) and
  * times it interleaved with this tree's build, round by round, so both see the same load on a
  * shared machine. GB/s counts the K and V bytes read once: 2 · batch · ctx · H_kv · D · 2 B.
- * Prints medians over rounds (and the fastest run: on a loaded machine the least disturbed);
+ * Prints medians over rounds (and the fastest run: on a loaded machine the least disturbed) and
+ * this build's rate from process CPU time / threads (what the threads reached while they ran);
  * the fraction is of the read bandwidth measured in the same run. A small --ctx with
  * --threads 1 shows the in-cache rate of one core (instruction-bound, not DRAM-bound).
  * --sequential stores each sequence's pages in order (block table = identity) instead of
  * scattered through the pool: the cost of the scatter (TLB misses, prefetcher). --js-pools
  * keeps the K/V pools in plain JS arrays (4 KiB pages) instead of native huge-page memory.
  */
-import { allocateKvPages, measureReadBandwidth, pagedSpec, timePagedDecode, toHalfBits, type PagedDecodeArgs } from '../native';
+import { allocateKvPages, cpuInfo, measureReadBandwidth, pagedSpec, timePagedDecode, toHalfBits, type PagedDecodeArgs } from '../native';
 import { randomUniform, shuffledPages, tiledBf16 } from '../runner/inputs';
 
 const argv = process.argv.slice(2);
@@ -34,7 +35,6 @@ const H = 32, HKV = 8, D = 128, PAGE = 16;
 const timing = { warmup: 1, minReps: 3, maxReps: 50, minTimeMs: 300, maxTimeMs: 3000 };
 
 type TimeFn = (args: PagedDecodeArgs) => Promise<number[]>;
-const current: TimeFn = async (args) => (await timePagedDecode(args, timing)).samplesNs;
 let base: TimeFn | undefined;
 if (basePath) {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -75,12 +75,14 @@ async function main(): Promise<void> {
       pageSize: PAGE, maxPagesPerSeq: pagesPerSeq, ...(threads === undefined ? {} : { threads }),
     };
     const bytes = 2 * batch * ctx * HKV * D * 2;
-    const cur: number[] = [], old: number[] = [];
+    const cur: number[] = [], old: number[] = [], curCpu: number[] = [];
     let curMin = Infinity, oldMin = Infinity;
     for (let r = 0; r < rounds; r++) {
       bwSamples.push((await measureReadBandwidth({ durationMs: 300, ...(threads === undefined ? {} : { threads }) })).value);
-      const c = await current(args);
+      const t = await timePagedDecode(args, timing);
+      const c = t.samplesNs;
       cur.push(median(c));
+      if (t.cpuNs && t.cpuNs.length > 0) curCpu.push(median(t.cpuNs));
       curMin = Math.min(curMin, ...c);
       if (base) {
         const o = await base(args);
@@ -94,6 +96,12 @@ async function main(): Promise<void> {
       `  ${name.padEnd(8)} ${(median(xs) / 1e6).toFixed(2).padStart(8)} ms  ${gbs(median(xs)).toFixed(1).padStart(6)} GB/s  ${((100 * gbs(median(xs)) * 1e9) / bw).toFixed(0).padStart(3)}% of read BW  (fastest run ${gbs(best).toFixed(1)} GB/s, ${((100 * gbs(best) * 1e9) / bw).toFixed(0)}%)`;
     console.log(`decode B=${batch} ctx=${ctx} p${PAGE} bf16 (H=${H}, H_kv=${HKV}, D=${D}); read BW ${(bw / 1e9).toFixed(1)} GB/s (median so far)`);
     console.log(line('current', cur, curMin));
+    if (curCpu.length > 0) {
+      // Process CPU time / threads in place of wall time: the rate while the threads ran.
+      const used = threads ?? cpuInfo().cores;
+      const perThread = median(curCpu) / used;
+      console.log(`  current  CPU time ${(median(curCpu) / 1e6).toFixed(2)} ms on ${used} threads: ${gbs(perThread).toFixed(1)} GB/s, ${((100 * gbs(perThread) * 1e9) / bw).toFixed(0)}% of read BW`);
+    }
     if (base) console.log(line('base', old, oldMin));
   }
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the browser tests need, idempotently, outside the repository:
 #   - Debian packages: chromium (test/webview and test/e2e drive it with playwright-core),
+#     neovim (test/lsp/neovim.test.ts: its built-in LSP client, 0.5 or later, drives the server),
 #     ripgrep and the headers code-server's native modules build against;
 #   - code-server 4.100.3 (= VS Code 1.100.3, the last line that runs on Node 20) into
 #     $ATTNSCOPE_E2E_CACHE (default ~/.cache/attnscope-e2e), following
@@ -14,7 +15,7 @@ CODE_SERVER_VERSION=4.100.3
 CACHE="${ATTNSCOPE_E2E_CACHE:-$HOME/.cache/attnscope-e2e}"
 DIR="$CACHE/code-server-$CODE_SERVER_VERSION"
 ENTRY="$DIR/node_modules/code-server/out/node/entry.js"
-APT_PACKAGES=(chromium ripgrep libkrb5-dev libxkbfile-dev libsecret-1-dev pkg-config)
+APT_PACKAGES=(chromium neovim ripgrep libkrb5-dev libxkbfile-dev libsecret-1-dev pkg-config)
 
 step() { echo "[e2e-setup] $*" >&2; }
 fail() { echo "[e2e-setup] FAILED: $*" >&2; exit 1; }
@@ -32,6 +33,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 [ -x /usr/bin/chromium ] || fail "/usr/bin/chromium missing after apt install"
 command -v rg >/dev/null || fail "ripgrep (rg) missing after apt install"
+[ -x /usr/bin/nvim ] || fail "/usr/bin/nvim missing after apt install"
+/usr/bin/nvim --headless --clean -c 'lua if not (vim.lsp and vim.lsp.start_client) then vim.cmd("cquit 3") end' -c 'qa!' </dev/null >/dev/null 2>&1 \
+  || fail "$(/usr/bin/nvim --version | head -1) has no built-in LSP client (vim.lsp.start_client): Neovim 0.5 or later is needed"
 
 if [ -f "$DIR/.complete" ] && [ -f "$ENTRY" ]; then
   step "code-server $CODE_SERVER_VERSION cached in $DIR"

@@ -4,7 +4,8 @@
  * the nearest supported page_size, a missing head_dim, a misspelt or unknown key, an enum value
  * core suggests, a length cut to the model's limit. A problem in the config.json a profile points
  * at is fixed in that file. Diagnostics the client sends are matched to the current analysis by
- * code and range, so a stale diagnostic gets no (possibly wrong) edit.
+ * the problem key in their `data`, else by code, message and overlapping range, so a stale
+ * diagnostic gets no (possibly wrong) edit.
  */
 import {
   CodeActionKind,
@@ -16,7 +17,7 @@ import {
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { parseJsonTree, propertyWithKeyAt, propertyWithValueAt, type FoundProperty, type Problem, type SourceRange, type ValueNode } from '../core/config';
 import type { Analysis } from './analysis';
-import { DIAGNOSTIC_SOURCE, isLocal, readDocument, toDiagnostic } from './diagnostics';
+import { DIAGNOSTIC_SOURCE, isLocal, problemKey, readDocument, toDiagnostic } from './diagnostics';
 
 /** The file a fix edits: the analysed document, or the config.json it read. */
 interface Target {
@@ -202,19 +203,32 @@ function suggestionFix(t: Target, p: Problem): Fix[] {
   return list.slice(0, 2).map((v) => ({ title: `Set ${name} to ${literal(t, v)}`, edits: [replace(t, p.range, literal(t, v))] }));
 }
 
-function sameRange(a: Range, b: Range): boolean {
-  return a.start.line === b.start.line && a.start.character === b.start.character && a.end.line === b.end.line && a.end.character === b.end.character;
+function before(a: Range['start'], b: Range['start']): boolean {
+  return a.line < b.line || (a.line === b.line && a.character <= b.character);
 }
 
-/** Quick fixes for the diagnostics in `params.context` that still match the analysis. */
+/** True when ranges `a` and `b` share a position (touching counts: an empty range at a problem's edge). */
+function overlaps(a: Range, b: Range): boolean {
+  return before(a.start, b.end) && before(b.start, a.end);
+}
+
+/**
+ * Quick fixes for the diagnostics in `params.context` that still match the analysis: by the
+ * problem key in the diagnostic's `data` (diagnostics.ts problemKey), else by code, message and
+ * an overlapping range — never by exact range, which clients that count columns otherwise
+ * (Neovim: UTF-8 bytes) do not hand back as sent.
+ */
 export function codeActions(a: Analysis, params: CodeActionParams): CodeAction[] {
   const only = params.context.only;
   if (only !== undefined && !only.some((k) => CodeActionKind.QuickFix.startsWith(k))) return [];
   const actions: CodeAction[] = [];
-  const current = a.problems.map((p) => ({ problem: p, diagnostic: toDiagnostic(a, p, {}) }));
+  const current = a.problems.map((p) => ({ problem: p, key: problemKey(p), diagnostic: toDiagnostic(a, p, {}) }));
   for (const d of params.context.diagnostics) {
     if (d.source !== DIAGNOSTIC_SOURCE) continue;
-    const problem = current.find((c) => c.problem.code === d.code && sameRange(c.diagnostic.range, d.range) && c.diagnostic.message === d.message)?.problem;
+    const key = (d.data as { key?: unknown } | undefined)?.key;
+    const problem = (typeof key === 'string'
+      ? current.find((c) => c.key === key)
+      : current.find((c) => c.problem.code === d.code && c.diagnostic.message === d.message && overlaps(c.diagnostic.range, d.range)))?.problem;
     if (problem === undefined) continue;
     const t = targetOf(a, problem);
     if (t === null) continue;

@@ -11,6 +11,7 @@ import {
   type DiagnosticRelatedInformation,
   type Range,
 } from 'vscode-languageserver';
+import { existsSync } from 'node:fs';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Problem, Severity, SourceRange } from '../core/config';
 import type { Analysis } from './analysis';
@@ -62,8 +63,18 @@ function anchorOfForeign(a: Analysis): SourceRange {
   return a.profile?.ranges['model'] ?? a.tree?.properties?.find((p) => p.key === 'model')?.value.range ?? { offset: 0, length: 0 };
 }
 
+/**
+ * A problem's key within its document version: code, file and source range. Sent in the
+ * diagnostic's `data.key` and read back by code actions, because clients hand diagnostics back
+ * in their own columns (Neovim 0.7 in UTF-8 bytes where LSP counts UTF-16), so an exact range
+ * cannot identify the problem.
+ */
+export function problemKey(p: Problem): string {
+  return `${p.code}@${p.file ?? ''}:${p.range.offset}+${p.range.length}`;
+}
+
 export function toDiagnostic(a: Analysis, p: Problem, capabilities: ClientCapabilities): Diagnostic {
-  const base = { severity: SEVERITY[p.severity], code: p.code, source: DIAGNOSTIC_SOURCE, data: p.data };
+  const base = { severity: SEVERITY[p.severity], code: p.code, source: DIAGNOSTIC_SOURCE, data: { ...p.data, key: problemKey(p) } };
   if (isLocal(a, p)) return { ...base, range: toRange(a, p.range), message: p.message };
   const file = p.file!;
   const where = foreignRange(a, file, p.range);
@@ -75,7 +86,26 @@ export function toDiagnostic(a: Analysis, p: Problem, capabilities: ClientCapabi
   return { ...base, range: toRange(a, anchorOfForeign(a)), message: `${prefix}: ${p.message}`, relatedInformation: related };
 }
 
-/** All diagnostics of the analysed document. */
+/**
+ * True when this machine may have an NVIDIA GPU: the driver's /proc entry or device node exists
+ * (the server loads no native code, so it does not ask CUDA). Read once.
+ */
+let nvidiaPresent: boolean | undefined;
+export function mayHaveNvidiaGpu(): boolean {
+  nvidiaPresent ??= existsSync('/proc/driver/nvidia/version') || existsSync('/dev/nvidiactl') || process.platform === 'win32';
+  return nvidiaPresent;
+}
+
+/**
+ * Whether problem `p` is worth showing here: the info that a case would run on the CPU rather
+ * than CUDA ('head-dim-unsupported' as info, under device.backend auto) applies only on a machine
+ * that has a GPU; without one every case runs on the CPU anyway, and it was noise on most configs.
+ */
+export function applies(p: Problem): boolean {
+  return !(p.severity === 'info' && p.code === 'head-dim-unsupported' && !mayHaveNvidiaGpu());
+}
+
+/** All diagnostics of the analysed document (the problems that apply on this machine). */
 export function toDiagnostics(a: Analysis, capabilities: ClientCapabilities): Diagnostic[] {
-  return a.problems.map((p) => toDiagnostic(a, p, capabilities));
+  return a.problems.filter(applies).map((p) => toDiagnostic(a, p, capabilities));
 }

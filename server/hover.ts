@@ -1,5 +1,6 @@
 /**
- * Hover over any key or value of a config or profile: the key's documentation from the schema,
+ * Hover over any key or value of a config or profile: the key's own figure first (the term it
+ * drives, e.g. KV per token on num_key_value_heads), the key's documentation from the schema,
  * then the estimate as a markdown table — each
  * term, its formula with this file's numbers, its value — with the terms the hovered key drives
  * in bold, then the estimate's notes (assumed dtype, sliding window, encoder, unsized pool); on
@@ -13,6 +14,9 @@ import { schemaAt, schemaPathOf } from './schema';
 import { latencyMarkdown, lastSimulation } from './lastSimulation';
 import { uriToPath } from './paths';
 import { table, termRows, type TermId } from './terms';
+
+/** Which driven term leads a key's hover: the most specific figure the key changes. */
+const LEAD_ORDER: TermId[] = ['kvToken', 'page', 'pool', 'concurrency', 'budget', 'flash', 'naive', 'kvLayer', 'weights', 'active', 'params'];
 
 export function hover(a: Analysis, position: Position): Hover | null {
   if (a.kind === 'other') return null;
@@ -34,7 +38,11 @@ export function hover(a: Analysis, position: Position): Hover | null {
   const driven = new Set<TermId>(rows.filter((r) => r.keys.some((k) => keys.has(k))).map((r) => r.id));
   const e = a.estimate;
   const drivenNames = rows.filter((r) => driven.has(r.id)).map((r) => r.term);
+  // The key's own figure first, in the first lines a hover shows without scrolling: KV per
+  // token on num_key_value_heads / head_dim, the page on page_size, the pool on the budget's keys...
+  const lead = key === 'model' ? rows.find((r) => r.id === 'kvToken') : LEAD_ORDER.map((id) => rows.find((r) => r.id === id && driven.has(id))).find((r) => r !== undefined);
   const lines = [
+    ...(lead ? [`**${lead.term}: ${lead.value}**`, ''] : []),
     ...heading,
     `**AttnScope estimate** — ${e.model.attention.toUpperCase()}, weights in ${e.model.dtype}, KV cache in ${e.kvDtype}`,
     '',

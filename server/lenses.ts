@@ -1,15 +1,35 @@
 /**
- * Code lenses at the top of every model config and profile: "Run attention benchmark" and
- * "Show memory breakdown". The extension implements both commands (ids in core/protocol/lsp.ts);
- * each receives the document URI.
+ * Code lenses at the top of every model config and profile. A client that implements the
+ * extension's commands (the VS Code extension says so with `clientCommands` in its
+ * initializationOptions; ids in core/protocol/lsp.ts) gets "Run attention benchmark" and "Show
+ * memory breakdown", each with the document URI. Any other client (Neovim, Helix, ...) gets one
+ * lens whose command the server runs itself through workspace/executeCommand (SERVER_COMMANDS):
+ * the memory summary, shown with window/showMessage — never a command the client cannot run.
  */
 import type { CodeLens } from 'vscode-languageserver';
+import { formatBytes, formatCount } from '../core/format';
 import { Commands } from '../core/protocol/lsp';
 import type { Analysis } from './analysis';
 
-export function codeLenses(a: Analysis): CodeLens[] {
+/** Commands the server executes (workspace/executeCommand); arguments: [document URI]. */
+export const SERVER_COMMANDS = { showEstimate: 'attnscope.server.showEstimate' } as const;
+
+/** One line of the memory estimate: weights, KV per token, pool pages and tokens, vLLM's max concurrency; null without an estimate. */
+export function estimateSummary(a: Analysis): string | null {
+  const e = a.estimate;
+  if (e === null) return null;
+  const parts = [`${formatBytes(e.weightsBytes)} weights`, `${formatBytes(e.kvBytesPerToken)} KV/token`];
+  if (e.pool.pages > 0) parts.push(`${formatCount(e.pool.pages)} pages (${formatCount(e.pool.tokens)} tokens)`, `max concurrency ${e.pool.maxConcurrency.toFixed(2)}x`);
+  return parts.join(' · ');
+}
+
+export function codeLenses(a: Analysis, clientCommands: boolean): CodeLens[] {
   if (a.kind === 'other') return [];
   const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
+  if (!clientCommands) {
+    const summary = estimateSummary(a);
+    return summary === null ? [] : [{ range, command: { title: `AttnScope: ${summary}`, command: SERVER_COMMANDS.showEstimate, arguments: [a.uri] } }];
+  }
   return [
     { range, command: { title: 'Run attention benchmark', command: Commands.runBenchmark, arguments: [a.uri] } },
     { range, command: { title: 'Show memory breakdown', command: Commands.showMemoryBreakdown, arguments: [a.uri] } },

@@ -7,6 +7,8 @@
 import {
   CodeActionKind,
   DidChangeWatchedFilesNotification,
+  MessageType,
+  ShowMessageNotification,
   TextDocumentSyncKind,
   TextDocuments,
   type ClientCapabilities,
@@ -21,10 +23,11 @@ import { toDiagnostics } from './diagnostics';
 import { hover } from './hover';
 import { inlayHints } from './hints';
 import { hintMode, type HintMode } from './hintView';
-import { codeLenses } from './lenses';
+import { codeLenses, estimateSummary, SERVER_COMMANDS } from './lenses';
 import { uriToPath } from './paths';
 import { resolveProfile } from './resolve';
 import { guard, runSafe } from './safe';
+import { ReadWatcher } from './readWatcher';
 import { ValidationScheduler } from './validation';
 import { Workspace } from './workspace';
 
@@ -34,6 +37,8 @@ export interface ServerOptions {
   validationDelayMs?: number;
   /** Which inlay hints show, for clients that send no `attnscope` settings (hintView.ts HintMode). */
   hints?: string;
+  /** The client implements the extension's commands (core/protocol/lsp.ts Commands): its code lenses may name them (lenses.ts). */
+  clientCommands?: boolean;
 }
 
 const DEFAULT_VALIDATION_DELAY_MS = 150;
@@ -52,6 +57,10 @@ export function startServer(connection: Connection): void {
   let capabilities: ClientCapabilities = {};
   /** The `attnscope.hints` setting: from initializationOptions, then the client's `attnscope` settings. */
   let hints: HintMode = 'all';
+  /** initializationOptions.clientCommands. */
+  let clientCommands = false;
+  /** Watches the files analyses read when the client does not watch files for the server. */
+  let watcher: ReadWatcher | null = null;
 
   const scheduler = new ValidationScheduler(
     connection,
@@ -79,6 +88,7 @@ export function startServer(connection: Connection): void {
     const delay = options.validationDelayMs;
     if (typeof delay === 'number' && Number.isFinite(delay) && delay >= 0) scheduler.delayMs = delay;
     if (options.hints !== undefined) hints = hintMode(options.hints);
+    clientCommands = options.clientCommands === true;
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
@@ -87,6 +97,7 @@ export function startServer(connection: Connection): void {
         codeLensProvider: { resolveProvider: false },
         completionProvider: { triggerCharacters: COMPLETION_TRIGGERS, resolveProvider: false },
         codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix], resolveProvider: false },
+        executeCommandProvider: { commands: Object.values(SERVER_COMMANDS) },
       },
       serverInfo: { name: 'attnscope-language-server', version: '0.1.0' },
     };
@@ -114,6 +125,11 @@ export function startServer(connection: Connection): void {
       void connection.client
         .register(DidChangeWatchedFilesNotification.type, { watchers: WATCHED_GLOBS.map((globPattern) => ({ globPattern })) })
         .catch((err: unknown) => log.error(`Could not watch files: ${String(err)}`));
+    } else {
+      // A client that watches no files for us (Neovim 0.7): a profile would stay stale when its
+      // config.json changes on disk. Watch what the analyses read ourselves.
+      watcher = new ReadWatcher((path) => guard(log, 'file changed on disk', () => recheckDependents(workspace.fileChanged(path))));
+      workspace.onRead = (path) => watcher?.watch(path);
     }
   });
 
@@ -161,7 +177,7 @@ export function startServer(connection: Connection): void {
   connection.onCodeLens((params, token) =>
     runSafe(log, token, 'codeLens', [], () => {
       const a = workspace.analysis(params.textDocument.uri);
-      return a === null ? [] : codeLenses(a);
+      return a === null ? [] : codeLenses(a, clientCommands);
     }),
   );
 
@@ -189,7 +205,22 @@ export function startServer(connection: Connection): void {
     ),
   );
 
-  connection.onShutdown(() => scheduler.dispose());
+  connection.onExecuteCommand((params, token) =>
+    runSafe(log, token, 'executeCommand', null, () => {
+      if (params.command !== SERVER_COMMANDS.showEstimate) return null;
+      const uri = String(params.arguments?.[0] ?? '');
+      const a = workspace.analysis(uri);
+      const summary = a === null ? null : estimateSummary(a);
+      // A notification (window/showMessage), not the request showInformationMessage sends: nothing to answer.
+      void connection.sendNotification(ShowMessageNotification.type, { type: MessageType.Info, message: summary === null ? `AttnScope: no estimate for ${uri} (open it, and see its diagnostics)` : `AttnScope: ${summary}` });
+      return a?.estimate ?? null;
+    }),
+  );
+
+  connection.onShutdown(() => {
+    scheduler.dispose();
+    watcher?.dispose();
+  });
 
   documents.listen(connection);
   connection.listen();

@@ -35,6 +35,9 @@ export class Workspace {
   /** Open documents by absolute path (their unsaved text wins over the disk). */
   private readonly openByPath = new Map<string, string>();
 
+  /** Called with every file an analysis read (server.ts watches them when the client does not). */
+  onRead: ((absPath: string) => void) | null = null;
+
   constructor(
     private readonly documents: TextDocuments<TextDocument>,
     private readonly log: ErrorLog,
@@ -95,6 +98,7 @@ export class Workspace {
     const entry: Cached = { analysis: result, carried };
     this.cache.set(uri, entry);
     for (const path of result.reads) {
+      this.onRead?.(path);
       let set = this.dependents.get(path);
       if (set === undefined) this.dependents.set(path, (set = new Set()));
       set.add(uri);

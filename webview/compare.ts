@@ -54,3 +54,25 @@ export function compareRuns(a: RunResult, b: RunResult): CaseComparison[] {
   }
   return out;
 }
+
+/**
+ * Why two runs are not of the same model, or null when they are: the architecture fields that
+ * size attention (model_type, layers, query and KV heads, head_dim, hidden size) and the Q/K/V
+ * dtype. Cases of different models share shapes only by chance; the dashboard says so above a
+ * comparison of such runs.
+ */
+export function modelDifference(a: RunResult, b: RunResult): string | null {
+  const ma = a.profile.model;
+  const mb = b.profile.model;
+  const fields: Array<[string, unknown, unknown]> = [
+    ['model_type', ma.modelType, mb.modelType],
+    ['num_hidden_layers', ma.numLayers, mb.numLayers],
+    ['num_attention_heads', ma.numHeads, mb.numHeads],
+    ['num_key_value_heads', ma.numKvHeads, mb.numKvHeads],
+    ['head_dim', ma.headDim, mb.headDim],
+    ['hidden_size', ma.hiddenSize, mb.hiddenSize],
+    ['dtype', a.profile.dtype, b.profile.dtype],
+  ];
+  const differ = fields.filter(([, x, y]) => x !== y).map(([k, x, y]) => `${k} ${String(x)} vs ${String(y)}`);
+  return differ.length === 0 ? null : `These runs are of different models (${differ.join(', ')}): only cases of the same shape are compared, and their times say nothing about one model against the other.`;
+}

@@ -13,20 +13,14 @@ import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-tabs/index.js';
 import '@vscode-elements/elements/dist/vscode-tab-header/index.js';
 import '@vscode-elements/elements/dist/vscode-tab-panel/index.js';
-import '@vscode-elements/elements/dist/vscode-table/index.js';
-import '@vscode-elements/elements/dist/vscode-table-header/index.js';
-import '@vscode-elements/elements/dist/vscode-table-header-cell/index.js';
-import '@vscode-elements/elements/dist/vscode-table-body/index.js';
-import '@vscode-elements/elements/dist/vscode-table-row/index.js';
-import '@vscode-elements/elements/dist/vscode-table-cell/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import { Chart, registerables } from 'chart.js';
 import type { ToWebview } from '../core/protocol/webview';
-import { CHART_IDS, chartInputs, runChart, type ChartId, type ChartSpec, type ChartTable } from './charts';
+import { CHART_IDS, chartInputs, runChart, type ChartId, type ChartSpec } from './charts';
 import { capacityChart, latencyCdfChart, queueChart } from './latency';
-import { compareRuns } from './compare';
+import { compareRuns, modelDifference } from './compare';
 import { metricsOf as sweepMetricsOf, sweepAxisCharts, sweepTable } from './sweep';
 import { formatDuration, formatPercent } from '../core/format';
 import { emptyModel, reduce, type DashboardModel, type ViewRun } from './model';
@@ -58,10 +52,14 @@ function button(label: string, onClick: () => void, attrs: Record<string, string
   return b;
 }
 
-function table(t: ChartTable, className = ''): HTMLElement {
-  const header = el('vscode-table-header', { slot: 'header' }, ...t.columns.map((c) => el('vscode-table-header-cell', {}, c)));
-  const body = el('vscode-table-body', { slot: 'body' }, ...t.rows.map((r) => el('vscode-table-row', {}, ...r.map((c) => el('vscode-table-cell', {}, c)))));
-  return el('vscode-table', { zebra: '', 'bordered-columns': '', class: className, 'data-rows': String(t.rows.length) }, header, body);
+/**
+ * A data table as plain HTML: a pool run's table has ~2,000 rows, which as vscode-table elements
+ * (a custom element with its own shadow root per cell) took the page 20 s to lay out.
+ */
+function table(t: { columns: string[]; rows: Array<Array<Node | string>> }, className = '', rowAttrs: (i: number) => Record<string, string> = () => ({})): HTMLElement {
+  const head = el('thead', {}, el('tr', {}, ...t.columns.map((c) => el('th', {}, c))));
+  const body = el('tbody', {}, ...t.rows.map((r, i) => el('tr', rowAttrs(i), ...r.map((c) => el('td', {}, c)))));
+  return el('table', { class: `data-table ${className}`.trim(), 'data-rows': String(t.rows.length) }, head, body);
 }
 
 // ---- static layout ------------------------------------------------------------------------
@@ -240,22 +238,18 @@ function renderHeader(run: ViewRun | null): void {
     ? `${p ? `${Math.floor(p.done)}/${p.total} · ${p.message}` : 'starting…'}`
     : env
       ? `${env.cpuModel} · ${env.cpuCores} cores · ${env.simd}${env.gpu ? ` · ${env.gpu.name}` : ''} · ${run?.createdAt ?? ''}${run?.error ? ` · ${run.error}` : ''}`
-      : '';
+      : (run?.error ?? '');
+  environment.classList.toggle('error', run?.status === 'refused' || run?.status === 'failed');
 }
 
 function renderHistory(): void {
   if (model.runs.length === 0) {
     historyList.replaceChildren(el('p', { class: 'empty' }, 'No saved runs yet in this workspace.'));
   } else {
-    const header = el('vscode-table-header', { slot: 'header' }, ...['time', 'name', 'status', 'cases', ''].map((c) => el('vscode-table-header-cell', {}, c)));
-    const rows = model.runs.map((r) =>
-      el('vscode-table-row', { 'data-run': r.id },
-        el('vscode-table-cell', {}, new Date(r.createdAt).toLocaleString()),
-        el('vscode-table-cell', {}, r.name),
-        el('vscode-table-cell', {}, r.status),
-        el('vscode-table-cell', {}, String(r.cases)),
-        el('vscode-table-cell', {}, button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '' }))));
-    historyList.replaceChildren(el('vscode-table', { zebra: '', class: 'table-history', 'data-rows': String(rows.length) }, header, el('vscode-table-body', { slot: 'body' }, ...rows)));
+    historyList.replaceChildren(table({
+      columns: ['time', 'name', 'status', 'cases', ''],
+      rows: model.runs.map((r) => [new Date(r.createdAt).toLocaleString(), r.name, r.status, String(r.cases), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '' })]),
+    }, 'table-history', (i) => ({ 'data-run': model.runs[i]!.id })));
   }
   // Until the user picks: A = the previous run (baseline), B = the newest. The choice is marked on the option
   // (`selected`), which the element reads when its options change; setting `value` first would be lost.
@@ -277,7 +271,9 @@ function renderCompare(): void {
   const rows = compareRuns(cmp.a, cmp.b);
   const flagged = rows.filter((r) => r.verdict === 'faster' || r.verdict === 'slower').length;
   const verdictText = { faster: '▼ faster', slower: '▲ slower', same: 'within noise', 'only-a': 'only in A', 'only-b': 'only in B' } as const;
+  const differ = modelDifference(cmp.a, cmp.b);
   compareResult.replaceChildren(
+    ...(differ ? [el('p', { class: 'warning', id: 'compare-warning' }, differ)] : []),
     el('p', {}, `${cmp.a.name} (${cmp.a.createdAt}) → ${cmp.b.name} (${cmp.b.createdAt}): ${flagged} of ${rows.length} cases changed beyond their spread.`),
     table({
       columns: ['case', 'A median', 'B median', 'change', 'A p10–p90', 'B p10–p90', 'verdict'],

@@ -12,8 +12,8 @@ export interface ViewRun {
   id: string | null;
   name: string;
   createdAt: string | null;
-  /** 'estimate': a profile's memory estimate shown without a run. */
-  status: RunStatus | 'running' | 'estimate';
+  /** 'estimate': a profile's memory estimate shown without a run; 'refused': the runner refused it (error says why). */
+  status: RunStatus | 'running' | 'estimate' | 'refused';
   error: string | null;
   profile: Profile | null;
   estimate: Estimate | null;
@@ -99,8 +99,17 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
       const run = streaming(model);
       return run ? { ...model, current: { ...run, poolSamples: run.poolSamples.concat(msg.samples) } } : model;
     }
-    case 'runFinished':
+    case 'runFinished': {
+      const streamed = streaming(model);
+      if (msg.streamedSamples !== undefined && msg.run.pool && streamed && streamed.poolSamples.length === msg.streamedSamples) {
+        return { ...model, current: viewOfRun({ ...msg.run, pool: { ...msg.run.pool, samples: streamed.poolSamples } }, msg.id ?? null) };
+      }
       return { ...model, current: viewOfRun(msg.run, msg.id ?? null) };
+    }
+    case 'runRefused': {
+      const run = streaming(model);
+      return run ? { ...model, current: { ...run, status: 'refused', error: msg.reason, progress: null } } : model;
+    }
     case 'runSaved':
       return model.current && model.current.status !== 'running' && model.current.status !== 'estimate' && model.current.id === null ? { ...model, current: { ...model.current, id: msg.id } } : model;
     case 'showRun':

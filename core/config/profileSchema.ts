@@ -114,12 +114,18 @@ export function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[
         const expected = (e.params as { type: string | string[] }).type;
         const list = Array.isArray(expected) ? expected.join(' or ') : expected;
         const custom = (e.parentSchema as { errorMessage?: string }).errorMessage;
+        // A key with a fixed set of values names them whatever was written (`dtype: null` too).
+        const allowed = (e.parentSchema as { enum?: unknown[] }).enum?.map(String);
         add({
           severity: 'error',
           code: 'wrong-type',
-          message: custom ? `${custom}, not ${describeValue(node)}` : `${where} must be ${article(list)}, not ${describeValue(node)}`,
+          message: custom
+            ? `${custom}, not ${describeValue(node)}`
+            : allowed
+              ? `${where} must be one of ${allowed.join(', ')}, not ${describeValue(node)}`
+              : `${where} must be ${article(list)}, not ${describeValue(node)}`,
           range,
-          data: { key: path.join('.'), expected },
+          data: allowed ? { key: path.join('.'), expected, allowed } : { key: path.join('.'), expected },
         });
         break;
       }

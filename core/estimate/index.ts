@@ -245,17 +245,20 @@ export const SMALL_GPU_MAX_NUM_BATCHED_TOKENS = 2048;
 
 /**
  * The max_num_batched_tokens vLLM V1 picks when it is not set, for `vllm serve` (the OpenAI API
- * server, how a model is deployed), by the device's memory (vllm/engine/arg_utils.py
- * _set_default_args: >= 70 GiB -> 8192, else 2048; V0 used 2048 once chunked prefill was on, which
- * it turned on by default for max_model_len > 32K). 8192 where the device is unknown (0 bytes).
+ * server, how a model is deployed), by the device's memory and name (vllm/engine/arg_utils.py
+ * EngineArgs.get_batch_defaults: >= 70 GiB and "a100" not in the device name -> 8192, else 2048;
+ * the A100 exclusion is vLLM PR #17885, "large max_num_batched_tokens reduces A100 throughput").
+ * V0 used 2048 once chunked prefill was on, which it turned on by default for max_model_len > 32K.
+ * 8192 where the device is unknown (0 bytes). `gpuName`: the profile's device.gpu, if any.
  */
-export function defaultMaxNumBatchedTokens(deviceBytes: number): number {
+export function defaultMaxNumBatchedTokens(deviceBytes: number, gpuName?: string | null): number {
+  if (gpuName && /a100/i.test(gpuName)) return SMALL_GPU_MAX_NUM_BATCHED_TOKENS;
   return deviceBytes > 0 && deviceBytes < 70 * GIB ? SMALL_GPU_MAX_NUM_BATCHED_TOKENS : DEFAULT_MAX_NUM_BATCHED_TOKENS;
 }
 
 /** The max_num_batched_tokens a profile runs with: its workload's, else vLLM's default for its device. */
 export function maxNumBatchedTokensOf(profile: Profile): number {
-  return profile.workload?.maxNumBatchedTokens ?? defaultMaxNumBatchedTokens(deviceMemory(profile).bytes);
+  return profile.workload?.maxNumBatchedTokens ?? defaultMaxNumBatchedTokens(deviceMemory(profile).bytes, profile.device.gpu);
 }
 /** vLLM's default max_num_seqs. */
 export const DEFAULT_MAX_NUM_SEQS = 256;
@@ -400,7 +403,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
       const written = profile.workload?.maxNumBatchedTokens !== undefined;
       const batched = maxNumBatchedTokensOf(profile);
       const seqs = profile.workload?.maxNumSeqs ?? DEFAULT_MAX_NUM_SEQS;
-      const batchedFrom = written ? '' : ` (vLLM's default on a ${device.bytes >= 70 * GIB ? '>=' : '<'} 70 GiB GPU)`;
+      const batchedFrom = written ? '' : ` (vLLM's default on ${batched === SMALL_GPU_MAX_NUM_BATCHED_TOKENS ? (device.bytes >= 70 * GIB ? 'an A100' : 'a < 70 GiB GPU') : 'a >= 70 GiB GPU'})`;
       reserve = reserveTerms(profile.engine ?? DEFAULT_ENGINE, tp, weightsPerGpu, {
         bytes: activationPeakBytes(model, dtype, batched, seqs),
         basis: `max_num_batched_tokens ${batched}${batchedFrom}, max_num_seqs ${seqs}`,

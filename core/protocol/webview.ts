@@ -33,7 +33,17 @@ export type ToWebview =
   | ForwardedRunnerEvent
   /** The runner's pool samples in simulated-time order, batched by the extension (at most ~10 messages a second whatever the runner's rate). */
   | { type: 'poolSamples'; samples: RunnerPoolSampleEvent['sample'][] }
-  | { type: 'runFinished'; run: RunResult; id?: string | null }
+  /**
+   * `streamedSamples`: the run's pool.samples were left out because the page has them already
+   * from this run's `poolSamples` messages (that many): the finish of a run with a workload
+   * carries ~50 KB instead of ~350 KB through the workbench's main thread.
+   */
+  | { type: 'runFinished'; run: RunResult; id?: string | null; streamedSamples?: number }
+  /**
+   * The runner refused the run before any work (exit 2: the backend cannot run here, a case past
+   * the kernels' limits); `reason` says what to change in the editor's terms. Not saved in history.
+   */
+  | { type: 'runRefused'; reason: string }
   /** The run shown last (runFinished) was saved as history entry `id`. */
   | { type: 'runSaved'; id: string }
   | { type: 'runs'; runs: RunListEntry[] }

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { RunResult } from '../../core/protocol/run';
-import { checkPrerequisites, dashboardFrame, launchChromium, makeWorkspace, openFile, openWorkbench, runCommand, shots, startCodeServer, type CodeServer } from './harness';
+import { checkPrerequisites, dashboardFrame, launchChromium, makeWorkspace, niceOf, openFile, openWorkbench, runCommand, settingsInForce, shots, startCodeServer, type CodeServer } from './harness';
 
 const FAKE_RUNNER = join(__dirname, '..', 'fixtures', 'fake-runner.mjs');
 
@@ -27,21 +27,34 @@ function fakeRunner(dir: string, mode: string): string {
 }
 
 /**
- * A runner script that runs the bundled dist/runner.js as its child and appends the time
- * (Date.now(), ms) the runner process exited to `exitLog`: the clock the page's times are
- * compared against (same machine, same clock).
+ * A runner script that runs the bundled dist/runner.js as its child (with no CUDA device visible,
+ * so a CUDA run is refused on any machine), passes its stdout through
+ * and appends two times (Date.now(), ms) to `timeLog`: `done T` when the runner's `done` event
+ * line went to the extension, `exit T` when the runner process exited. The clock the page's times
+ * are compared against (same machine, same clock).
  */
-function timedRunner(dir: string, exitLog: string): string {
+function timedRunner(dir: string, timeLog: string): string {
   const file = join(dir, 'timed-runner.mjs');
   writeFileSync(file, [
     "import { spawn } from 'node:child_process';",
     "import { appendFileSync } from 'node:fs';",
-    `const child = spawn(process.execPath, [${JSON.stringify(join(__dirname, '..', '..', 'dist', 'runner.js'))}, ...process.argv.slice(2)], { stdio: 'inherit' });`,
+    "import { createInterface } from 'node:readline';",
+    `const child = spawn(process.execPath, [${JSON.stringify(join(__dirname, '..', '..', 'dist', 'runner.js'))}, ...process.argv.slice(2)], { stdio: ['inherit', 'pipe', 'inherit'], env: { ...process.env, CUDA_VISIBLE_DEVICES: '' } });`,
     "for (const sig of ['SIGTERM', 'SIGINT']) process.on(sig, () => child.kill(sig));",
-    `child.on('exit', (code, signal) => { appendFileSync(${JSON.stringify(exitLog)}, Date.now() + '\\n'); process.exit(code ?? (signal ? 1 : 0)); });`,
+    'const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });',
+    `lines.on('line', (line) => { process.stdout.write(line + '\\n'); if (line.startsWith('{"type":"done"')) appendFileSync(${JSON.stringify(timeLog)}, 'done ' + Date.now() + '\\n'); });`,
+    "const closed = new Promise((r) => lines.on('close', r));",
+    `child.on('exit', async (code, signal) => { appendFileSync(${JSON.stringify(timeLog)}, 'exit ' + Date.now() + '\\n'); await closed; process.exit(code ?? (signal ? 1 : 0)); });`,
     '',
   ].join('\n'));
   return file;
+}
+
+/** The first `done` and `exit` times timedRunner logged. */
+function runnerTimes(timeLog: string): { doneAt: number; exitedAt: number } {
+  const lines = readFileSync(timeLog, 'utf8').trim().split('\n');
+  const first = (kind: string): number => Number(lines.find((l) => l.startsWith(`${kind} `))?.slice(kind.length + 1));
+  return { doneAt: first('done'), exitedAt: first('exit') };
 }
 
 /** Main-thread stalls seen by the workbench page: each long task's start (Date.now() clock) and length, ms. */
@@ -89,13 +102,15 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
   let page: Page;
   let ws: string;
   let exitLog: string;
+  let settings: Record<string, unknown>;
 
   before(async () => {
     checkPrerequisites();
     mkdirSync(shots, { recursive: true });
     ws = makeWorkspace();
     exitLog = join(ws, 'runner-exits.log');
-    server = await startCodeServer({ settings: { 'attnscope.quickMode': true, 'attnscope.runnerPath': timedRunner(ws, exitLog) }, trust: false, log: join(shots, 'code-server.log') });
+    settings = { 'attnscope.quickMode': true, 'attnscope.runnerPath': timedRunner(ws, exitLog) };
+    server = await startCodeServer({ settings, trust: false, log: join(shots, 'code-server.log') });
     browser = await launchChromium();
     page = await openWorkbench(browser, server, ws);
   });
@@ -109,6 +124,7 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
 
   it('shows inlay hints on a real config.json', async () => {
     await openFile(page, 'llama-3.1-8b/config.json', 'num_key_value_heads');
+    await settingsInForce(page, settings); // the extension is active, with quick mode and the timed runner
     // Llama-3.1-8B: 2 (K,V) · 8 KV heads · head_dim 128 · 2 bytes (bf16) · 32 layers = 131072 B = 128 KiB per token.
     await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: '128 KiB KV/token' }).first().waitFor({ timeout: 60_000 });
     await page.screenshot({ path: join(shots, '01-config-hints.png') });
@@ -157,32 +173,37 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     });
     await watchStalls(page);
     await runCommand(page, 'AttnScope: Run attention benchmark');
-    await notification(page, 'AttnScope: benchmarking e2e.attn.yaml', 60_000);
+    await notification(page, 'AttnScope: benchmarking llama-3.1-8b · e2e.attn.yaml · quick', 60_000);
     await page.screenshot({ path: join(shots, '03-running.png') });
-    await notification(page, /benchmark of e2e\.attn\.yaml finished: \d+ case/, 300_000);
+    await notification(page, /benchmark of llama-3\.1-8b · e2e\.attn\.yaml · quick finished: \d+ case/, 300_000);
     await frame.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'ok');
     // The last work of a finished run: the history list re-read and drawn with this run.
-    await frame.waitForSelector('vscode-table.table-history[data-rows="1"]', { state: 'attached' });
+    await frame.waitForSelector('table.table-history[data-rows="1"]', { state: 'attached' });
     const { finishedAt, arrivedAt } = await frame.evaluate(() => {
       const w = window as unknown as { __finishedAt?: number; __resultArrivedAt?: number };
       return { finishedAt: w.__finishedAt, arrivedAt: w.__resultArrivedAt };
     });
-    const exitedAt = Number(readFileSync(exitLog, 'utf8').trim().split('\n')[0]);
+    const { doneAt, exitedAt } = runnerTimes(exitLog);
     const stalls = await page.evaluate(() => (window as unknown as { __stalls: Stalls }).__stalls);
-    const tasks = stalls.longTasks.map((t) => `${t.ms} ms at ${t.at - exitedAt >= 0 ? '+' : ''}${t.at - exitedAt}`).join(', ');
+    const tasks = stalls.longTasks.map((t) => `${t.ms} ms at ${t.at - doneAt >= 0 ? '+' : ''}${t.at - doneAt}`).join(', ');
     const run0 = savedRuns(ws)[0]!;
-    console.log(`[e2e] pool samples ${run0.pool?.samples.length ?? 0}; finish shown ${finishedAt! - exitedAt} ms after the runner's exit (the result reached the page after ${arrivedAt! - exitedAt} ms); long tasks (start relative to the runner's exit) [${tasks}]; max 20 ms-timer lateness ${stalls.maxTimerLateMs} ms; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs`);
-    assert.ok(finishedAt !== undefined && exitedAt > 0, 'both ends of the finish latency were recorded');
-    // The limits (issue 17: finish shown < 0.5 s after the runner's exit, no task over 200 ms) hold
-    // on a machine with a CPU per runnable process; with more (CI here shares 2 CPUs among many
-    // jobs) every process gets proportionally less CPU, so they scale with load average / CPUs.
+    console.log(`[e2e] pool samples ${run0.pool?.samples.length ?? 0}; finish shown ${finishedAt! - doneAt} ms after the runner's done event, ${finishedAt! - exitedAt} ms after its exit (the result reached the page ${arrivedAt! - doneAt} ms after the done event); long tasks (start relative to the done event) [${tasks}]; max 20 ms-timer lateness ${stalls.maxTimerLateMs} ms; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs; code-server at nice ${niceOf(server.pid)}`);
+    assert.ok(finishedAt !== undefined && arrivedAt !== undefined && doneAt > 0 && exitedAt > 0, 'every end of the finish latency was recorded');
+    // Issue 17's bounds. The page's own part, from the finish message's arrival to the finish on
+    // screen, is held to 500 ms as it is. The whole path from the runner's done event also crosses
+    // the extension host, code-server and its websocket: with the editor's processes ahead of the
+    // machine's other jobs (harness EDITOR_NICE) it is held to 500 ms only where the machine has a
+    // CPU per runnable process; above that (CI here: 2 CPUs at load 10-20) the bound scales with
+    // load average / CPUs and the figures above say how far from 500 ms it was.
+    assert.ok(finishedAt! - arrivedAt! < 500, `the page showed the finish ${finishedAt! - arrivedAt!} ms after the message arrived (limit 500 ms)`);
     const slowdown = Math.max(1, loadavg()[0]! / cpus().length);
     const scaled = (ms: number): string => `limit ${ms} ms${slowdown > 1 ? ` × ${slowdown.toFixed(1)} for the machine's load = ${Math.round(ms * slowdown)} ms` : ''}`;
-    assert.ok(finishedAt! - exitedAt < 500 * slowdown, `the dashboard showed the run finished ${finishedAt! - exitedAt} ms after the runner exited (${scaled(500)})`);
+    assert.ok(finishedAt! - doneAt < 500 * slowdown, `the dashboard showed the run finished ${finishedAt! - doneAt} ms after the runner's done event (${scaled(500)})`);
     assert.ok((run0.pool?.samples.length ?? 0) > 500, 'the run streamed a pool simulation (the load under test)');
-    // The end of the run: from 1 s before the runner's exit (the pool simulation streams its
-    // samples in its last ~0.3 s) until the history shows the run.
-    const endOfRun = stalls.longTasks.filter((t) => t.at + t.ms >= exitedAt - 1000);
+    // The end of the run: from 1 s before the done event (the pool simulation streams its samples
+    // in its last ~0.3 s) until the history shows the run. Long tasks are wall time: a task the
+    // OS took the CPU from counts whole, so this bound scales with the load too.
+    const endOfRun = stalls.longTasks.filter((t) => t.at + t.ms >= doneAt - 1000);
     const worst = Math.max(0, ...endOfRun.map((t) => t.ms));
     assert.ok(worst < 200 * slowdown, `the workbench's main thread stalled ${worst} ms in one task at the end of the run (${scaled(200)}): [${tasks}]`);
     const label = (await frame.getAttribute('#chart-timings', 'aria-label')) ?? '';
@@ -213,12 +234,14 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
 
   it('cancels a real run from the progress notification and records it as cancelled', async () => {
     // Full (not quick) mode: each case takes >= 1 s, so the run is still going when Cancel is clicked.
-    server.writeSettings({ 'attnscope.quickMode': false, 'attnscope.openDashboardOnRun': false });
+    const full = { 'attnscope.quickMode': false, 'attnscope.openDashboardOnRun': false };
+    server.writeSettings(full);
+    await settingsInForce(page, full);
     await openFile(page, 'e2e.attn.yaml', 'dtpye');
     await runCommand(page, 'AttnScope: Run attention benchmark');
-    const toast = await notification(page, 'AttnScope: benchmarking e2e.attn.yaml', 60_000);
+    const toast = await notification(page, 'AttnScope: benchmarking llama-3.1-8b · e2e.attn.yaml · full', 60_000);
     await toast.locator('.monaco-button', { hasText: 'Cancel' }).click();
-    await notification(page, /benchmark of e2e\.attn\.yaml cancelled after \d+ case/, 30_000);
+    await notification(page, /benchmark of llama-3\.1-8b · e2e\.attn\.yaml · full cancelled after \d+ case/, 30_000);
     const runs = savedRuns(ws);
     assert.equal(runs.length, 2);
     assert.equal(runs.at(-1)!.status, 'cancelled');
@@ -226,7 +249,9 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
   });
 
   it('reports a crashing runner with its last log lines and stays usable', async () => {
-    server.writeSettings({ 'attnscope.quickMode': true, 'attnscope.runnerPath': fakeRunner(ws, 'crash'), 'attnscope.openDashboardOnRun': false });
+    const crash = { 'attnscope.quickMode': true, 'attnscope.runnerPath': fakeRunner(ws, 'crash'), 'attnscope.openDashboardOnRun': false };
+    server.writeSettings(crash);
+    await settingsInForce(page, crash);
     await openFile(page, 'e2e.attn.yaml', 'dtpye');
     await runCommand(page, 'AttnScope: Run attention benchmark');
     const toast = await notification(page, 'the benchmark runner failed (exit code 134)', 60_000);
@@ -242,6 +267,25 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     await page.screenshot({ path: join(shots, '07-memory-after-crash.png') });
   });
 
+  it('refuses a CUDA run without a GPU in the editor\'s terms, records nothing and shows why in the dashboard', async () => {
+    const real = { 'attnscope.quickMode': true, 'attnscope.runnerPath': settings['attnscope.runnerPath'], 'attnscope.openDashboardOnRun': true };
+    server.writeSettings(real);
+    await settingsInForce(page, real);
+    const before = savedRuns(ws).length;
+    await openFile(page, 'cuda.attn.yaml', 'backend: cuda');
+    await runCommand(page, 'AttnScope: Run attention benchmark');
+    const toast = await notification(page, 'llama-3.1-8b · cuda.attn.yaml · quick was not run', 60_000);
+    const text = (await toast.textContent()) ?? '';
+    // The profile asked for CUDA (the setting is 'auto'): the fix is named as the profile key, not a CLI flag.
+    assert.match(text, /device\.backend is cuda: set it to auto \(or cpu\)/);
+    assert.doesNotMatch(text, /--backend/);
+    const frame = await dashboardFrame(page);
+    await frame.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'refused');
+    assert.match((await frame.textContent('#run-environment')) ?? '', /CUDA[^]*device\.backend is cuda/);
+    await page.screenshot({ path: join(shots, '07b-refused.png') });
+    assert.equal(savedRuns(ws).length, before, 'a refused run is not saved in history');
+  });
+
   it('compares two saved runs picked from the command palette', async () => {
     await runCommand(page, 'AttnScope: Compare runs');
     const rows = page.locator('.quick-input-list .monaco-list-row');
@@ -251,9 +295,9 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     await rows.nth(2).click();
     await page.locator('.quick-input-widget .monaco-button', { hasText: 'OK' }).click();
     const frame = await dashboardFrame(page);
-    const table = frame.locator('vscode-table.table-compare');
+    const table = frame.locator('table.table-compare');
     await table.waitFor({ timeout: 30_000 });
-    assert.ok((await table.locator('vscode-table-row').count()) > 0);
+    assert.ok((await table.locator('tbody tr').count()) > 0);
     await page.screenshot({ path: join(shots, '08-compare.png') });
   });
 });

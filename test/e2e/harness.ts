@@ -5,7 +5,7 @@
  * Every missing piece is a thrown error naming the fix: the suite fails, never skips.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +30,33 @@ export function checkPrerequisites(): void {
   if (missing.length > 0) throw new Error(`e2e setup incomplete, missing:\n  ${missing.join('\n  ')}`);
 }
 
+/**
+ * The niceness the editor's processes (code-server with its extension host and language server,
+ * Chromium) run at: ahead of everything else on the machine. The timing test measures the
+ * editor's own work against fixed bounds (a 200 ms task, 0.5 s to show a finish); on a machine
+ * shared by other jobs (CI here: 2 CPUs at load 10-15) a process at the default priority waits
+ * for a CPU most of the time, and the wait would be counted as the editor's. Raising their
+ * priority (root, or CAP_SYS_NICE) gives them the CPU a user's editor has; the runner, a child
+ * of the extension host, runs at the same priority. Where that is not allowed they run at the
+ * default and `niceOf` says so in the test's report.
+ */
+export const EDITOR_NICE = -15;
+
+/** The niceness of process `pid` (field 19 of /proc/PID/stat), or null when it cannot be read. */
+export function niceOf(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  } catch {
+    return null;
+  }
+}
+
+/** `command args` under `nice -n EDITOR_NICE` when /usr/bin/nice exists (nice runs it at the default when it may not raise priority). */
+function prioritized(command: string, args: string[]): [string, string[]] {
+  return existsSync('/usr/bin/nice') ? ['/usr/bin/nice', ['-n', String(EDITOR_NICE), command, ...args]] : [command, args];
+}
+
 /** A workspace in a temp folder: test/e2e/workspace, examples/llama-3.1-8b/config.json, and every shipped example under examples/. */
 export function makeWorkspace(): string {
   const dir = mkdtempSync(join(tmpdir(), 'attnscope-e2e-ws-'));
@@ -52,10 +79,12 @@ async function freePort(): Promise<number> {
 
 export interface CodeServer {
   url: string;
+  /** code-server's process id (its extension hosts are its children). */
+  pid: number;
   userDataDir: string;
   /** Copies the extension's log (the AttnScope output channel) to `dest`, when it exists. */
   saveExtensionLog(dest: string): void;
-  /** Rewrites User/settings.json (code-server picks the change up while running). */
+  /** Rewrites User/settings.json and Machine/settings.json (the test then waits for settingsInForce). */
   writeSettings(settings: Record<string, unknown>): void;
   stop(): Promise<void>;
 }
@@ -83,7 +112,8 @@ export async function startCodeServer(opts: { settings: Record<string, unknown>;
     throw new Error(`code-server --install-extension ${VSIX} failed (exit ${install.status}):\n${install.stdout}\n${install.stderr}`);
   }
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [CODE_SERVER, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', ...dirs], {
+  const [command, args] = prioritized(process.execPath, [CODE_SERVER, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', ...dirs]);
+  const child: ChildProcess = spawn(command, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
     env: { ...process.env, VSCODE_AGENT_FOLDER: join(base, 'agent') },
@@ -109,11 +139,12 @@ export async function startCodeServer(opts: { settings: Record<string, unknown>;
   });
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
     userDataDir,
     writeSettings,
     saveExtensionLog: (dest) => {
-      const logs = readdirSync(join(userDataDir, 'logs'), { recursive: true, encoding: 'utf8' }).filter((f) => /AttnScope\.log$/.test(f));
-      if (logs.length > 0) copyFileSync(join(userDataDir, 'logs', logs.sort().at(-1)!), dest);
+      const log = extensionLogPath(userDataDir);
+      if (log) copyFileSync(log, dest);
     },
     stop: async () => {
       if (child.exitCode !== null) return;
@@ -126,9 +157,22 @@ export async function startCodeServer(opts: { settings: Record<string, unknown>;
   };
 }
 
+/** Debian Chromium, headless, started at EDITOR_NICE through a wrapper script (playwright takes one executable path). */
+/** The newest AttnScope output-channel log under `userDataDir`'s logs (a reload starts a new one), or null. */
+function extensionLogPath(userDataDir: string): string | null {
+  const dir = join(userDataDir, 'logs');
+  if (!existsSync(dir)) return null;
+  const logs = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => /AttnScope\.log$/.test(f));
+  return logs.length > 0 ? join(dir, logs.sort().at(-1)!) : null;
+}
+
 export async function launchChromium(): Promise<Browser> {
+  const wrapper = join(mkdtempSync(join(tmpdir(), 'attnscope-e2e-chromium-')), 'chromium');
+  const [command, args] = prioritized(CHROMIUM, []);
+  writeFileSync(wrapper, `#!/bin/sh\nexec ${[command, ...args].map((a) => `'${a}'`).join(' ')} "$@"\n`);
+  chmodSync(wrapper, 0o755);
   return chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: wrapper,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
@@ -137,7 +181,8 @@ export async function launchChromium(): Promise<Browser> {
 /** Opens the workbench on `folder` and waits for it. */
 export async function openWorkbench(browser: Browser, server: CodeServer, folder: string): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-  await page.goto(`${server.url}/?folder=${encodeURIComponent(folder)}`);
+  // A loaded CI machine took over 30 s (the default) to serve the workbench once.
+  await page.goto(`${server.url}/?folder=${encodeURIComponent(folder)}`, { timeout: 120_000 });
   await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
   return page;
 }
@@ -155,6 +200,35 @@ async function openQuickInput(page: Page, key: string) {
       await page.keyboard.press('Escape');
     }
   }
+}
+
+/**
+ * Resolves once the extension's log (the AttnScope output channel, opened with "AttnScope: Show
+ * log") shows, for every `attnscope.*` key of `settings`, a last `setting attnscope.<key> = <JSON>`
+ * line (extension/ctx.ts logSettings) with that value: the proof that a settings file changed on
+ * disk reached the extension host before a test relies on it. Then hides the panel again.
+ * Rejects after `timeoutMs` naming what the extension last logged.
+ */
+export async function settingsInForce(page: Page, settings: Record<string, unknown>, timeoutMs = 60_000): Promise<void> {
+  const want = Object.entries(settings).filter(([k]) => k.startsWith('attnscope.')).map(([k, v]) => [k, JSON.stringify(v)] as const);
+  await runCommand(page, 'AttnScope: Show log');
+  const logged = (): Promise<Record<string, string>> =>
+    page.evaluate(() => {
+      const last: Record<string, string> = {};
+      for (const line of document.querySelectorAll('.panel .view-line')) {
+        const m = /setting (attnscope\.\w+) = (.*) \((?:at start|changed)\)/.exec((line.textContent ?? '').replace(/\u00a0/g, ' '));
+        if (m) last[m[1]!] = m[2]!;
+      }
+      return last;
+    });
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const last = await logged();
+    if (want.every(([k, v]) => last[k] === v)) break;
+    if (Date.now() > deadline) throw new Error(`settings not in force after ${timeoutMs} ms: want ${JSON.stringify(Object.fromEntries(want))}, the extension last logged ${JSON.stringify(last)}`);
+    await page.waitForTimeout(250); // the output view has no event to wait on but its redraw
+  }
+  await runCommand(page, 'View: Hide Panel').catch(() => page.keyboard.press('Escape'));
 }
 
 /** Runs a command by its palette title (F1, type, Enter on the matching row). */

@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver-protocol';
 import { LspClient, fixture, fixtureUri, rangeOf } from './harness';
+import { mayHaveNvidiaGpu } from '../../server/diagnostics';
 
 let client: LspClient;
 before(async () => {
@@ -180,5 +181,20 @@ test('a problem inside the referenced config shows on the model path with its fi
     assert.deepEqual(d.relatedInformation?.[0]?.location, { uri: config.uri, range: where });
   } finally {
     await client.close(config.uri);
+  }
+});
+
+test('the CPU-instead-of-CUDA info shows only on a machine that may have a GPU (device.backend auto)', async () => {
+  const text = [
+    'model: { model_type: llama, hidden_size: 3072, num_attention_heads: 32, num_key_value_heads: 8, head_dim: 96, num_hidden_layers: 4, vocab_size: 1000, intermediate_size: 8192 }',
+    'device: { backend: auto }',
+    '',
+  ].join('\n');
+  const head = (await check('p.attn.yaml', text)).filter((d) => d.code === 'head-dim-unsupported');
+  if (mayHaveNvidiaGpu()) {
+    assert.equal(head.length, 1);
+    assert.equal(head[0]!.severity, DiagnosticSeverity.Information);
+  } else {
+    assert.deepEqual(head, [], 'no GPU here: every case runs on the CPU anyway');
   }
 });

@@ -77,6 +77,8 @@ export interface ClientOptions {
   validationDelayMs?: number;
   /** How the server is started: `--stdio` (default) or `--node-ipc` (as VS Code's client may). */
   transport?: 'stdio' | 'ipc';
+  /** initializationOptions.clientCommands: the client runs the extension's commands (default true, as the VS Code extension). */
+  clientCommands?: boolean;
 }
 
 const fixturesDir = join(root, 'test', 'fixtures');
@@ -189,7 +191,7 @@ export class LspClient {
       processId: process.pid,
       rootUri: null,
       workspaceFolders: null,
-      initializationOptions: { validationDelayMs: options.validationDelayMs ?? 0 },
+      initializationOptions: { validationDelayMs: options.validationDelayMs ?? 0, clientCommands: options.clientCommands ?? true },
       capabilities: {
         workspace: { didChangeWatchedFiles: { dynamicRegistration: true }, inlayHint: { refreshSupport: true } },
         textDocument: {

@@ -116,7 +116,9 @@ test('hover: the estimate table, with the terms the hovered key drives in bold',
   const md = (hover.contents as MarkupContent).value;
   assert.equal((hover.contents as MarkupContent).kind, 'markdown');
   assert.deepEqual(hover.range, at);
-  assert.ok(md.startsWith('`num_key_value_heads`: KV heads H_kv: GQA when fewer than H, MQA when 1. Default: H.\n'), md);
+  // Its own figure first (issue: the KV figure sat below the fold under the parameters):
+  // Llama-3.1-8B bf16, 2 · 8 · 128 · 2 B · 32 layers = 131,072 B per token.
+  assert.ok(md.startsWith('**KV per token: 128 KiB (131,072 B)**\n\n`num_key_value_heads`: KV heads H_kv: GQA when fewer than H, MQA when 1. Default: H.\n'), md);
   assert.match(md, /`num_key_value_heads` drives: Parameters, Weights, KV per token per layer, KV per token, Page \(all layers\), Page pool\./);
   // Each term: formula with the numbers, value.
   assert.ok(md.includes('| **KV per token per layer** | 2 (K, V) · H_kv · head_dim · bytes = 2 · 8 · 128 · 2 (bf16) | **4 KiB (4,096 B)** |'), md);
@@ -132,6 +134,8 @@ test('hover on a profile key: page_size drives page and pool', async () => {
   await client.open(f.uri, f.text);
   const hover = await client.hover(f.uri, positionAt(f.text, f.text.indexOf('page_size') + 2));
   const md = (hover!.contents as MarkupContent).value;
+  // 2 MiB per page (16 tokens · 128 KiB) leads.
+  assert.ok(md.startsWith('**Page (all layers): 2 MiB (2,097,152 B)**\n'), md);
   assert.ok(md.includes('| **Page pool** | floor(budget / page) pages, · page_size tokens | **1,952 pages · 31,232 tokens** |'), md);
   assert.ok(md.includes('| KV budget | kv_cache.memory_gib = 3.8125 GiB | 3.81 GiB |'), md);
   // Nothing to say away from keys.

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KernelCase } from '../../core/protocol/run';
-import { caseLabel, compareRuns } from '../../webview/compare';
+import { caseLabel, compareRuns, modelDifference } from '../../webview/compare';
 import { run } from '../fixtures/run';
 
 // The recorded run's prefill case (test/fixtures/run.attn.yaml --quick: B=1, N=512) and decode
@@ -44,5 +44,16 @@ describe('compareRuns', () => {
 
   it('labels decode cases with batch, context and page size', () => {
     assert.equal(caseLabel(decode), 'decode B1 ctx1024 p16');
+  });
+});
+
+describe('modelDifference', () => {
+  it('is null for two runs of one model and names each field two models differ in', () => {
+    assert.equal(modelDifference(run, { ...run, cases: [] }), null);
+    // The recorded run is Llama-3.1-8B (32 layers, 8 KV heads); a Llama-2-7B-like run: 32 KV heads (MHA).
+    const mha = { ...run, profile: { ...run.profile, model: { ...run.profile.model, numKvHeads: 32 } } };
+    const why = modelDifference(run, mha);
+    assert.match(why ?? '', /different models \(num_key_value_heads 8 vs 32\)/);
+    assert.match(modelDifference(run, { ...run, profile: { ...run.profile, dtype: 'fp16' } }) ?? '', /dtype bf16 vs fp16/);
   });
 });

@@ -50,12 +50,12 @@ async function drawnPoints(page: Page, chart: string): Promise<Record<string, nu
   return out;
 }
 
-/** Cell texts of a data table under a chart (its "Data" opened first: the page builds it only then) or any vscode-table with that class. */
+/** Cell texts of a data table under a chart (its "Data" opened first: the page builds it only then) or any data table with that class. */
 async function tableRows(page: Page, cls: string): Promise<string[][]> {
   const chart = /^table-(\w+)$/.exec(cls)?.[1];
   if (chart) await page.$eval(`section[data-chart="${chart}"] details`, (d) => ((d as HTMLDetailsElement).open = true)).catch(() => undefined);
-  await page.waitForSelector(`vscode-table.${cls}`, { state: 'attached' });
-  return page.$$eval(`vscode-table.${cls} vscode-table-row`, (rows) => rows.map((r) => [...r.querySelectorAll('vscode-table-cell')].map((c) => c.textContent ?? '')));
+  await page.waitForSelector(`table.${cls}`, { state: 'attached' });
+  return page.$$eval(`table.${cls} tbody tr`, (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((c) => c.textContent ?? '')));
 }
 
 /** How many canvas pixels have exactly colour `hex`. */
@@ -261,7 +261,7 @@ describe('dashboard webview in Chromium', () => {
     await page.click('#btn-compare');
     assert.deepEqual((await waitForPosted(page, 'compareRuns')).at(-1), { type: 'compareRuns', a: RUN_ID, b: '20990101-000000-b' });
     await send(page, { type: 'compare', a: run, b });
-    await page.waitForSelector('vscode-table.table-compare');
+    await page.waitForSelector('table.table-compare');
     const rows = await tableRows(page, 'table-compare');
     assert.deepEqual(rows.map((r) => r[6]), ['▲ slower', 'within noise']);
     assert.equal(rows[0]![3], `+${(100 * slower / run.cases[0]!.medianNs).toFixed(1)}%`);

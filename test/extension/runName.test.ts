@@ -1,0 +1,63 @@
+/** Run names (extension/runName.ts) and refusals in the editor's terms (extension/refusal.ts). */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { runId } from '../../extension/history';
+import { refusalOf } from '../../extension/refusal';
+import { modelLabel, runName } from '../../extension/runName';
+import { run } from '../fixtures/run';
+
+const model = run.profile.model;
+
+describe('run names', () => {
+  it('name the model by _name_or_path, else X.config.json, else the folder; an inline model by model_type', () => {
+    // Llama-2-7b-hf's config.json as the hub serves it carries "_name_or_path": "meta-llama/Llama-2-7b-hf".
+    assert.equal(modelLabel({ modelPath: '/w/ckpt/config.json', model }, '{"_name_or_path": "meta-llama/Llama-2-7b-hf"}'), 'Llama-2-7b-hf');
+    assert.equal(modelLabel({ modelPath: '/w/ckpt/config.json', model }, '{"_name_or_path": "/data/ckpts/my-model/"}'), 'my-model');
+    assert.equal(modelLabel({ modelPath: '/w/ckpt/config.json', model }, '{"_name_or_path": ""}'), 'ckpt');
+    assert.equal(modelLabel({ modelPath: '/w/configs/qwen2-7b.config.json', model }, '{}'), 'qwen2-7b');
+    assert.equal(modelLabel({ modelPath: null, model }), 'llama');
+  });
+
+  it('read _name_or_path from the config file when no text is given', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'attnscope-name-'));
+    mkdirSync(join(dir, 'm'));
+    writeFileSync(join(dir, 'm', 'config.json'), '{"_name_or_path": "mistralai/Mistral-7B-v0.1", "model_type": "mistral"}');
+    assert.equal(modelLabel({ modelPath: join(dir, 'm', 'config.json'), model }), 'Mistral-7B-v0.1');
+    assert.equal(modelLabel({ modelPath: join(dir, 'missing', 'config.json'), model }), 'missing');
+  });
+
+  it('are model · profile · mode, without the profile when the run is of the config itself; ids keep all three', () => {
+    const p = { modelPath: '/w/llama-3.1-8b/config.json', model };
+    assert.equal(runName(p, '/w/serve.attn.yaml', 'quick', '{}'), 'llama-3.1-8b · serve.attn.yaml · quick');
+    assert.equal(runName(p, '/w/llama-3.1-8b/config.json', 'full', '{}'), 'llama-3.1-8b · full');
+    // Four runs of four config.json files used to be four rows called "config.json".
+    assert.notEqual(runName({ modelPath: '/w/a/config.json', model }, '/w/a/config.json', 'full', '{}'), runName({ modelPath: '/w/b/config.json', model }, '/w/b/config.json', 'full', '{}'));
+    assert.equal(runId('2026-12-01T10:00:00Z', 'llama-3.1-8b · serve.attn.yaml · quick'), '20261201-100000-llama-3.1-8b_serve.attn_quick');
+  });
+});
+
+describe('refused runs', () => {
+  // The runner's words for a CUDA profile on a machine without the driver (runner/bench.ts selectBackend, CLI exit 2).
+  const cudaRefusal = { error: null, logTail: ['attnscope: the CUDA backend is not available: no NVIDIA driver: libcuda.so.1 could not be loaded; install the NVIDIA driver to use the CUDA backend. Use --backend cpu'] };
+
+  it('name the profile key when the profile asked for CUDA, never the CLI flag', () => {
+    const r = refusalOf(cudaRefusal, { device: { ...run.profile.device, backend: 'cuda' } }, 'auto');
+    assert.equal(r.profileKey, 'device.backend');
+    assert.equal(r.reason, "the CUDA backend is not available: no NVIDIA driver: libcuda.so.1 could not be loaded; install the NVIDIA driver to use the CUDA backend. The profile's device.backend is cuda: set it to auto (or cpu).");
+  });
+
+  it('name the setting when attnscope.backend asked for CUDA (the setting wins over the profile)', () => {
+    const r = refusalOf(cudaRefusal, { device: { ...run.profile.device, backend: 'auto' } }, 'cuda');
+    assert.equal(r.setting, 'attnscope.backend');
+    assert.match(r.reason, /The setting "attnscope\.backend" asks for cuda: set it to "auto" \(or "cpu"\)\.$/);
+    assert.doesNotMatch(r.reason, /--backend/);
+  });
+
+  it('pass a preflight refusal (an error event placed in the profile) through as it is', () => {
+    const error = '/w/p.attn.yaml:4:13: head_dim 1024 exceeds the CPU kernels\' limit 512';
+    assert.deepEqual(refusalOf({ error, logTail: [] }, run.profile, 'auto'), { reason: error });
+  });
+});
