@@ -118,6 +118,7 @@ export class BenchmarkRun {
       case 'done':
         // Shown at once: the runner exits right after, and saving follows (runSaved gives the id).
         this.shown = { ...e.run, name: this.name };
+        ctx.status.setLastRunEnvironment(e.run.environment);
         ctx.dashboard.post({ type: 'runFinished', run: this.shown, id: null });
         break;
     }

@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { Commands } from '../core/protocol/lsp';
+import type { Environment } from '../core/protocol/run';
 
 export type ServerState = { kind: 'starting' } | { kind: 'ready' } | { kind: 'stopped'; reason: string } | { kind: 'failed'; reason: string };
 
@@ -18,6 +19,7 @@ export class StatusItem implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
   private server: ServerState = { kind: 'starting' };
   private run: RunState | null = null;
+  private kernels: string | null = null;
 
   constructor() {
     this.item = vscode.window.createStatusBarItem('attnscope.status', vscode.StatusBarAlignment.Left, 0);
@@ -33,6 +35,18 @@ export class StatusItem implements vscode.Disposable {
 
   setRun(run: RunState | null): void {
     this.run = run;
+    this.refresh();
+  }
+
+  /**
+   * Notes which build ran the last run's CPU kernels (Environment.nativeBuild): the native addon,
+   * or the WebAssembly module and why; shown in the tooltip.
+   */
+  setLastRunEnvironment(env: Environment | undefined): void {
+    if (!env?.nativeBuild) return;
+    this.kernels = env.nativeBuild === 'wasm'
+      ? `Last run's CPU kernels: WebAssembly module, one thread, ${env.simd} (${env.nativeBuildReason ?? 'ATTNSCOPE_BACKEND=wasm'})`
+      : `Last run's CPU kernels: native addon, ${env.simd}, ${env.threads} threads`;
     this.refresh();
   }
 
@@ -56,7 +70,9 @@ export class StatusItem implements vscode.Disposable {
         case 'ready':
           item.text = '$(pulse) AttnScope';
           item.command = Commands.openDashboard;
-          tooltip.appendMarkdown(`Language server running.\n\n[Open dashboard](command:${Commands.openDashboard}) · [Show log](command:${Commands.showLog})`);
+          tooltip.appendMarkdown('Language server running.\n\n');
+          if (this.kernels) tooltip.appendText(`${this.kernels}\n\n`);
+          tooltip.appendMarkdown(`[Open dashboard](command:${Commands.openDashboard}) · [Show log](command:${Commands.showLog})`);
           break;
         case 'stopped':
         case 'failed':

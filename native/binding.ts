@@ -1,16 +1,34 @@
 /**
- * Loads the compiled addon (native/build/Release/attnscope_native.node). Only native/*.ts
- * import this; everything else goes through native/index.ts, which validates arguments.
+ * The one loader of the native part. Only native/*.ts import this; everything else goes through
+ * native/index.ts, which validates arguments.
  *
- * Looked up, in order: $ATTNSCOPE_NATIVE (a path to the .node file), then
- * native/build/Release/ found by walking up from this file (works from sources under tsx and
- * from the bundles in dist/).
- * @throws Error naming every path tried and the command that builds the addon.
+ * Two builds of the same C++ (DESIGN.md "native/"), tried in this order:
+ * 1. the native addon, native/build/Release/attnscope_native.node (node-gyp; every SIMD path of
+ *    this CPU, threads, the CUDA loader), or the file $ATTNSCOPE_NATIVE names;
+ * 2. the WebAssembly module, native/wasm/build/attnscope_wasm.js (em++; scalar and SIMD128, one
+ *    thread, no CUDA), or the file $ATTNSCOPE_WASM names: what runs where no addon was built
+ *    for the platform (macOS, Windows, arm64) or where it cannot load (another Node ABI).
+ * ATTNSCOPE_BACKEND=wasm loads only the WebAssembly module, =native only the addon (tests, the
+ * e2e's hidden addon); unset or 'auto' tries both. Each is looked for in native/ found by
+ * walking up from this file (sources under tsx, bundles in dist/, an installed extension).
+ * @throws Error naming every file tried and why each failed, and how to build them.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 export const ADDON_FILE = 'attnscope_native.node';
+export const WASM_FILE = 'attnscope_wasm.js';
+
+/** Which build of the native part is loaded. */
+export type NativeBuild = 'native' | 'wasm';
+
+/** The loaded build: which, its file, and why the native addon was not used when it was not. */
+export interface LoadedBuild {
+  build: NativeBuild;
+  path: string;
+  /** Set when the WebAssembly module runs although ATTNSCOPE_BACKEND did not ask for it. */
+  fallbackReason?: string;
+}
 
 /**
  * Where a built file of native/ may be: `override` (an environment variable's path) first, then
@@ -31,38 +49,70 @@ export function nativeFileCandidates(override: string | undefined, ...rel: strin
   return out.filter((p, i) => out.indexOf(p) === i);
 }
 
-const candidates = (): string[] => nativeFileCandidates(process.env.ATTNSCOPE_NATIVE, 'build', 'Release', ADDON_FILE);
+const BUILDS: Record<NativeBuild, { name: string; candidates: () => string[]; howToBuild: string }> = {
+  native: {
+    name: 'native addon',
+    candidates: () => nativeFileCandidates(process.env.ATTNSCOPE_NATIVE, 'build', 'Release', ADDON_FILE),
+    howToBuild: '`npm run build:native` builds it (needs g++, make and python3)',
+  },
+  wasm: {
+    name: 'WebAssembly module',
+    candidates: () => nativeFileCandidates(process.env.ATTNSCOPE_WASM, 'wasm', 'build', WASM_FILE),
+    howToBuild: '`npm run build:wasm` builds it (needs Emscripten: apt-get install emscripten)',
+  },
+};
 
-let cached: unknown;
-let cachedPath: string | undefined;
-
-/** The raw addon module; typed views of it live in native/kernels.ts and native/allocator.ts. */
-export function loadAddon<T = Record<string, unknown>>(): T {
-  if (cached !== undefined) return cached as T;
-  const tried = candidates();
-  for (const p of tried) {
-    if (!existsSync(p)) continue;
-    try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      cached = require(p);
-      cachedPath = p;
-      return cached as T;
-    } catch (e) {
-      throw new Error(
-        `AttnScope native addon at ${p} failed to load: ${(e as Error).message}. ` +
-          'Rebuild it for this Node.js with `npm run build:native` (needs g++ and python3).',
-        { cause: e },
-      );
-    }
-  }
-  throw new Error(
-    `AttnScope native addon not found (tried ${tried.join(', ')}). ` +
-      'Build it with `npm run build:native` (needs g++, make and python3), or set ATTNSCOPE_NATIVE to the .node file.',
-  );
+/** The builds ATTNSCOPE_BACKEND allows, in the order they are tried. @throws RangeError for another value. */
+export function buildOrder(): NativeBuild[] {
+  const forced = process.env.ATTNSCOPE_BACKEND ?? '';
+  if (forced === '' || forced === 'auto') return ['native', 'wasm'];
+  if (forced === 'native' || forced === 'wasm') return [forced];
+  throw new RangeError(`ATTNSCOPE_BACKEND must be auto, native or wasm, got '${forced}'`);
 }
 
-/** The .node file {@link loadAddon} loads, for a worker thread to load it too. @throws as loadAddon. */
-export function addonPath(): string {
+let cached: unknown;
+let loaded: LoadedBuild | undefined;
+
+/** Requires the first file of `build` that exists; the module, or why none loaded. */
+function tryBuild(build: NativeBuild): { module: unknown; path: string } | { why: string } {
+  const { name, candidates, howToBuild } = BUILDS[build];
+  const tried = candidates();
+  for (const path of tried) {
+    if (!existsSync(path)) continue;
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      return { module: require(path), path };
+    } catch (e) {
+      return { why: `the ${name} at ${path} failed to load: ${(e as Error).message}` };
+    }
+  }
+  return { why: `no ${name} found (tried ${tried.join(', ')}; ${howToBuild})` };
+}
+
+/** The raw module of the loaded build; typed views of it live in native/kernels.ts and the other parts. */
+export function loadAddon<T = Record<string, unknown>>(): T {
+  if (cached !== undefined) return cached as T;
+  const failures: string[] = [];
+  for (const build of buildOrder()) {
+    const r = tryBuild(build);
+    if ('why' in r) {
+      failures.push(r.why);
+      continue;
+    }
+    cached = r.module;
+    loaded = { build, path: r.path, ...(failures.length > 0 ? { fallbackReason: failures.join('; ') } : {}) };
+    return cached as T;
+  }
+  throw new Error(`AttnScope could not load its native part: ${failures.join('; ')}.`);
+}
+
+/** Which build {@link loadAddon} loaded (loading it first). @throws as loadAddon. */
+export function loadedBuild(): LoadedBuild {
   loadAddon();
-  return cachedPath!;
+  return loaded!;
+}
+
+/** The file {@link loadAddon} loads (the .node or the WebAssembly bundle), for a worker thread to load it too. @throws as loadAddon. */
+export function addonPath(): string {
+  return loadedBuild().path;
 }

@@ -12,21 +12,22 @@
  * type, RangeError for a bad size or value, each naming the argument.
  */
 import { KERNEL_LIMITS } from '../core/kernelLimits';
-import { loadAddon } from './binding';
+import { loadAddon, loadedBuild, type NativeBuild } from './binding';
 
 /** Element type of Q, K, V and the page pools. */
 export type AttnDType = 'fp32' | 'fp16' | 'bf16';
 
 /**
  * SIMD path of the CPU kernels. 'auto' = the one named by the environment variable
- * ATTNSCOPE_SIMD (scalar|avx2|avx512|avx512bf16|amx) when this CPU supports it, else the
+ * ATTNSCOPE_SIMD (scalar|avx2|avx512|avx512bf16|amx|simd128) when this CPU supports it, else the
  * fastest here for the kernel and operand dtype (CpuInfo.dispatch). 'avx512bf16' uses
  * vdpbf16ps for bf16 inputs and is the AVX-512 path otherwise; 'amx' runs bf16 flash GEMMs on
  * AMX tiles (head_dim a multiple of 32) and is 'avx512bf16' otherwise. 'amx-model' runs on any
  * CPU: the portable path with the AMX tiling on a scalar model of the tile instructions, for
- * tests (slow; never chosen by 'auto', not listed in CpuInfo.simdPaths).
+ * tests (slow; never chosen by 'auto', not listed in CpuInfo.simdPaths). 'simd128' is
+ * WebAssembly SIMD128, the WebAssembly build's path (4 fp32 lanes, multiply + add).
  */
-export type SimdPath = 'auto' | 'scalar' | 'avx2' | 'avx512' | 'avx512bf16' | 'amx' | 'amx-model';
+export type SimdPath = 'auto' | 'scalar' | 'avx2' | 'avx512' | 'avx512bf16' | 'amx' | 'amx-model' | 'simd128';
 
 /** An input tensor: Float32Array for fp32, Uint16Array of bit patterns for fp16 / bf16. */
 export type AttnTensor = Float32Array | Uint16Array;
@@ -170,6 +171,10 @@ export interface CpuInfo {
   dispatch: DispatchChoice[];
   /** How those choices were made, with the calibration figures when one ran. */
   dispatchReason: string;
+  /** Which build runs the kernels: the native addon, or the WebAssembly module (one thread). */
+  build: NativeBuild;
+  /** Why the WebAssembly module runs: ATTNSCOPE_BACKEND, or why the native addon did not load. */
+  buildReason?: string;
 }
 
 /**
@@ -193,7 +198,7 @@ interface RawKernels {
   kernelsReferencePagedDecode(spec: object): Promise<void>;
   kernelsTimeFlashForward(spec: object, timing: object): Promise<number[]>;
   kernelsTimePagedDecode(spec: object, timing: object): Promise<number[]>;
-  kernelsCpuInfo(): CpuInfo;
+  kernelsCpuInfo(): Omit<CpuInfo, 'build' | 'buildReason'>;
   kernelsAllocatePagePool(bytes: number): { buffer: ArrayBuffer; hugePages: boolean; external: boolean };
   kernelsToHalfBits(dtype: number, values: Float32Array): Uint16Array;
   kernelsFromHalfBits(dtype: number, bits: Uint16Array): Float32Array;
@@ -202,7 +207,7 @@ interface RawKernels {
 const raw = (): RawKernels => loadAddon<RawKernels>();
 
 const DTYPE_CODES: Record<AttnDType, number> = { fp32: 0, fp16: 1, bf16: 2 };
-const SIMD_PATHS: readonly SimdPath[] = ['auto', 'scalar', 'avx2', 'avx512', 'avx512bf16', 'amx', 'amx-model'];
+const SIMD_PATHS: readonly SimdPath[] = ['auto', 'scalar', 'avx2', 'avx512', 'avx512bf16', 'amx', 'amx-model', 'simd128'];
 const MAX_HEAD_DIM = KERNEL_LIMITS.cpu.maxHeadDim;
 const MAX_DIM = 2 ** 31 - 1;
 
@@ -539,10 +544,15 @@ export function allocateKvPages(dtype: AttnDType, elements: number): KvPages {
 let cpuInfoCache: CpuInfo | undefined;
 let cpuInfoEnv: string | undefined;  // ATTNSCOPE_SIMD when cpuInfoCache was read
 
-/** This CPU: model, logical cores, SIMD path in use and all runnable paths, CPUID features. */
+/**
+ * This CPU: model, logical cores, SIMD path in use and all runnable paths, CPUID features, and
+ * the build that runs the kernels (native addon or WebAssembly, native/binding.ts).
+ */
 export function cpuInfo(): CpuInfo {
   if (cpuInfoCache === undefined || process.env.ATTNSCOPE_SIMD !== cpuInfoEnv) {
-    cpuInfoCache = raw().kernelsCpuInfo();
+    const { build, fallbackReason } = loadedBuild();
+    const buildReason = build === 'native' ? undefined : fallbackReason ?? 'ATTNSCOPE_BACKEND=wasm';
+    cpuInfoCache = { ...raw().kernelsCpuInfo(), build, ...(buildReason ? { buildReason } : {}) };
     cpuInfoEnv = process.env.ATTNSCOPE_SIMD;
   }
   return cpuInfoCache;

@@ -319,8 +319,10 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
   }
   progress.clear();
   ac.dispose();
+  const machine = describeMachine();
+  if (machine.nativeBuild === 'wasm') head.push(`Simulated by the WebAssembly module (${machine.nativeBuildReason ?? 'ATTNSCOPE_BACKEND=wasm'})`, '');
   if (flags.json) {
-    const run = createRun({ name: basename(file), toolVersion: TOOL_VERSION, createdAt, profile, environment: describeMachine(), estimate: estimate(profile), pool: result });
+    const run = createRun({ name: basename(file), toolVersion: TOOL_VERSION, createdAt, profile, environment: machine, estimate: estimate(profile), pool: result });
     writeOutput(flags.json, `${JSON.stringify(run, null, 2)}\n`, '--json');
   }
   const body = result.capacity ? `${formatCapacity(result.capacity)}\n\nAt the highest passing rate:\n${formatPoolSummary(result)}` : formatPoolSummary(result);

@@ -3,7 +3,7 @@
  * do, measured in the same process as the cases, so two runs can be compared and every case's
  * fractionOfPeak has its ceiling beside it.
  */
-import { arch, loadavg, platform, release } from 'node:os';
+import { arch, availableParallelism, loadavg, platform, release } from 'node:os';
 
 import type { Environment } from '../core/protocol/run';
 import { cpuFeatures, cpuInfo, cudaAvailable, dispatchFor, measurePeaks, timeCudaCopy } from '../native';
@@ -28,12 +28,15 @@ export function describeMachine(threads = 0): Environment {
     os: `${platform()} ${release()}`,
     arch: arch(),
     cpuModel: features.model,
-    cpuCores: features.logicalCores,
+    // The WebAssembly build runs one thread; the machine still has its cores (load average).
+    cpuCores: cpu.build === 'wasm' ? availableParallelism() : features.logicalCores,
     simd: cpu.simd,
     cpuFeatures: features.names,
     threads: threads || features.logicalCores,
     simdDispatch: cpu.dispatch.map(({ kernel, dtype, path, unit }) => ({ kernel, dtype, path, unit })),
     simdDispatchReason: cpu.dispatchReason,
+    nativeBuild: cpu.build,
+    ...(cpu.buildReason ? { nativeBuildReason: cpu.buildReason } : {}),
     loadAverage: [load1, load5, load15],
     nodeVersion: process.version,
     toolVersion: TOOL_VERSION,

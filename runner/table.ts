@@ -135,13 +135,14 @@ export function formatRun(run: RunResult): string {
       p.gpuCopyBytesPerSec ? `GPU copy ${formatRate(p.gpuCopyBytesPerSec, 'B/s')}` : null,
       p.readBytesPerSec ? `read ${formatRate(p.readBytesPerSec, 'B/s')}` : null,
     ].filter(Boolean);
-    out.push(`${env.gpu ? `${env.gpu.name} (${env.gpu.smCount} SMs) · ` : ''}${env.cpuModel} · ${env.threads} threads · ${env.simd}${peaks.length ? ` · peaks: ${peaks.join(', ')}` : ''}`);
+    out.push(`${env.gpu ? `${env.gpu.name} (${env.gpu.smCount} SMs) · ` : ''}${env.cpuModel} · ${env.threads} threads · ${env.simd}${env.nativeBuild === 'wasm' ? ' (WebAssembly)' : ''}${peaks.length ? ` · peaks: ${peaks.join(', ')}` : ''}`);
     if (env.loadAverage) {
       const [one, five] = env.loadAverage;
       const busy = one > env.cpuCores ? ` (above ${env.cpuCores} CPUs: other processes competed, times are longer than on an idle machine)` : '';
       out.push(`load average ${one.toFixed(2)} (1 min), ${five.toFixed(2)} (5 min) at the start${busy}`);
     }
     if (env.simdDispatchReason) out.push(`CPU kernels' paths: ${env.simdDispatchReason}`);
+    if (env.nativeBuild === 'wasm') out.push(`CPU kernels, allocator and simulator: WebAssembly module, one thread (${env.nativeBuildReason ?? 'ATTNSCOPE_BACKEND=wasm'})`);
     out.push('');
   }
   out.push(formatEstimateOf(run.profile, run.estimate, run.name));

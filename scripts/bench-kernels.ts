@@ -10,7 +10,8 @@
  * Each case prints median time, GFLOP/s with the fraction of the FLOP ceiling, GB/s with the
  * fraction of read bandwidth, the naive fp64 reference at the same shape (or why it was
  * skipped), onnxruntime-node's MultiHeadAttention (fp32) as an outside peer (or why not), and
- * max |O − O_ref| on a reduced shape. --quick runs only N = 1k and context 4k (a smoke test).
+ * max |O − O_ref| on a reduced shape. Then the WebAssembly build beside the native addon on small
+ * shapes, with the ratio (scripts/bench-wasm.ts). --quick runs only N = 1k and context 4k (a smoke test).
  * --json FILE writes the run (environment with peaks, KernelCase per case, peer figures,
  * skipped figures with reasons) atomically. Exit 0 when every case ran, 1 on an error, 2 on
  * bad arguments.
@@ -41,6 +42,7 @@ import { randomUniform, shuffledPages, tiledBf16 } from '../runner/inputs';
 import { TOOL_VERSION } from '../runner/version';
 import { attentionFlops, ceilingFor, maxAbsDiff, sampleStats, summarizeCase } from '../runner/measure';
 import { CAUSAL_NOTE, DECODE_NOTE, loadOrtPeer, type OrtPeer } from '../runner/peers/onnxruntime';
+import { compareWasm, formatWasmComparison, type WasmComparison } from './bench-wasm';
 
 // ---------------------------------------------------------------------------------------------
 // Result shape
@@ -102,6 +104,8 @@ export interface KernelBenchResult extends RunHeader {
   cpuTime: CpuTimeFigure[];
   skipped: SkippedFigure[];
   notes: string[];
+  /** The WebAssembly build on small shapes beside the native addon (scripts/bench-wasm.ts), or why not measured. */
+  wasm: WasmComparison | { notMeasured: string };
   /** Issues 6 and 18's targets on this run: "met (...)" or "MISSED by N points (...)", one per target. */
   targets: string[];
   status: 'ok' | 'failed';
@@ -465,6 +469,9 @@ async function main(): Promise<void> {
   const cpuTime = cpuFigures(rows, threads);
   const targets = checkTargets(rows, cpuTime);
   printReport(environment, rows, notes, targets, cpuTime);
+  log('the WebAssembly build beside native ...');
+  const wasm = await compareWasm(threads);
+  console.log(`\n${formatWasmComparison(wasm, threads)}`);
   const result: KernelBenchResult = {
     ...runHeader('bench:kernels', TOOL_VERSION, new Date(started)),
     name: 'bench:kernels',
@@ -474,6 +481,7 @@ async function main(): Promise<void> {
     cpuTime,
     skipped,
     notes,
+    wasm: typeof wasm === 'string' ? { notMeasured: wasm } : wasm,
     targets,
     status: 'ok',
     wallSeconds: (Date.now() - started) / 1000,

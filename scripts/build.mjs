@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // Builds what a user needs: the native addon (node-gyp), the CUDA library when nvcc exists
-// (CMake), and the esbuild bundles in dist/. Flags: --native, --bundles (both when none).
+// (CMake), the WebAssembly module when em++ exists (Emscripten), and the esbuild bundles in
+// dist/. Flags: --native, --wasm, --bundles (all three when none).
 // Exits non-zero with the failing step named; never downloads anything.
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, cpSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, cpSync, readFileSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
@@ -11,7 +13,7 @@ import { createRequire } from 'node:module';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const args = new Set(process.argv.slice(2));
-const all = !args.has('--native') && !args.has('--bundles');
+const all = !args.has('--native') && !args.has('--wasm') && !args.has('--bundles');
 
 function run(step, cmd, cmdArgs, opts = {}) {
   process.stderr.write(`[build] ${step}\n`);
@@ -33,6 +35,88 @@ if (all || args.has('--native')) {
   if (existsSync(join(root, 'native', 'cuda', 'CMakeLists.txt'))) {
     run('CUDA library', process.execPath, [join(root, 'native', 'cuda', 'build.mjs')]);
   }
+}
+
+if (all || args.has('--wasm')) await buildWasm();
+
+/** Where `cmd` is on PATH, or undefined. */
+function onPath(cmd) {
+  for (const dir of (process.env.PATH ?? '').split(':')) {
+    if (dir && existsSync(join(dir, cmd))) return join(dir, cmd);
+  }
+  return undefined;
+}
+
+/**
+ * The WebAssembly build of the native part (native/wasm/, DESIGN.md "native/"): the portable
+ * sources of binding.gyp's addon target (every src/*.cc but the N-API bridges, the CUDA loader
+ * and the x86 SIMD units) plus the SIMD128 ops and the C ABI, compiled by em++ in parallel and
+ * linked into native/wasm/build/attnscope_core.{js,wasm}; then native/wasm/addon.ts bundled
+ * beside them as attnscope_wasm.js, the file native/binding.ts loads. Skipped with one line
+ * without em++ (a package built elsewhere ships these files).
+ */
+async function buildWasm() {
+  const emxx = onPath('em++');
+  if (!emxx) {
+    process.stderr.write('[build] WebAssembly module skipped: em++ not on PATH (Debian: apt-get install emscripten)\n');
+    return;
+  }
+  process.stderr.write('[build] WebAssembly module (em++)\n');
+  const native = join(root, 'native');
+  const out = join(native, 'wasm', 'build');
+  mkdirSync(join(out, 'obj'), { recursive: true });
+  const gyp = readFileSync(join(native, 'binding.gyp'), 'utf8');
+  const portable = [...gyp.matchAll(/"(src\/[^"]+\.cc)"/g)].map((m) => m[1])
+    .filter((src) => !/^src\/(napi|cuda_host|kernels\/simd)\//.test(src));
+  const sources = [...new Set(portable), 'src/kernels/simd/ops_simd128.cc', 'wasm/abi.cc'];
+  const maxHeadDim = JSON.parse(readFileSync(join(root, 'core', 'kernelLimits.json'), 'utf8')).cpu.maxHeadDim;
+  // Debian's em++ runs its JS optimizer with /usr/bin/node, which finds Debian's acorn only here.
+  const env = { ...process.env, NODE_PATH: [process.env.NODE_PATH, '/usr/share/nodejs'].filter(Boolean).join(':') };
+  const cflags = ['-O3', '-std=c++17', '-msimd128', '-fvisibility=hidden', '-Isrc', `-DATTNSCOPE_CPU_MAX_HEAD_DIM=${maxHeadDim}`];
+  const objects = sources.map((src) => join(out, 'obj', src.replace(/[/.]/g, '_') + '.o'));
+  // An object is rebuilt when it, its dependency list (-MMD) or any file on that list is missing
+  // or newer; npm ci starts without objects, so it builds all.
+  const upToDate = (i) => {
+    const dep = objects[i].replace(/\.o$/, '.d');
+    if (!existsSync(objects[i]) || !existsSync(dep)) return false;
+    const built = statSync(objects[i]).mtimeMs;
+    const files = readFileSync(dep, 'utf8').replace(/\\\n/g, ' ').split(':').slice(1).join(':').trim().split(/\s+/);
+    return files.every((f) => { const p = join(native, f); return existsSync(p) && statSync(p).mtimeMs <= built; });
+  };
+  const compile = (i) => new Promise((resolve) => {
+    if (upToDate(i)) return resolve(null);
+    const child = spawn(emxx, [...cflags, '-MMD', '-c', sources[i], '-o', objects[i]], { cwd: native, env, stdio: 'inherit' });
+    child.on('close', (code) => resolve(code === 0 ? null : sources[i]));
+  });
+  const failed = [];
+  let next = 0;
+  const workers = Array.from({ length: Math.min(availableParallelism(), sources.length) }, async () => {
+    while (next < sources.length) {
+      const bad = await compile(next++);
+      if (bad) failed.push(bad);
+    }
+  });
+  await Promise.all(workers);
+  if (failed.length > 0) {
+    process.stderr.write(`[build] WebAssembly module failed: em++ could not compile ${failed.join(', ')}.\n`);
+    process.exit(1);
+  }
+  run('WebAssembly module: link', emxx, [
+    ...objects, '-O3', '-o', join(out, 'attnscope_core.js'),
+    // A factory that instantiates synchronously from the bytes the adapter reads (3.1.6 would
+    // fetch() the file by path under Node >= 18), for Node only, with a heap that grows to 4 GiB.
+    '-sMODULARIZE=1', '-sEXPORT_NAME=createAttnScopeCore', '-sENVIRONMENT=node', '-sWASM_ASYNC_COMPILATION=0',
+    '-sALLOW_MEMORY_GROWTH=1', '-sMAXIMUM_MEMORY=4GB',
+    // No process-wide handlers: the module lives inside the runner and the extension host.
+    '-sNODEJS_CATCH_EXIT=0', '-sNODEJS_CATCH_REJECTION=0',
+    '-sEXPORTED_FUNCTIONS=_malloc,_free', '-sEXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,lengthBytesUTF8',
+  ], { cwd: native, env });
+  const esbuild = await import('esbuild');
+  await esbuild.build({
+    entryPoints: [join(native, 'wasm', 'addon.ts')], outfile: join(out, 'attnscope_wasm.js'), absWorkingDir: root,
+    bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning',
+  });
+  process.stderr.write('[build] WebAssembly module in native/wasm/build/\n');
 }
 
 if (all || args.has('--bundles')) {

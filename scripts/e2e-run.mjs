@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run test:e2e`: the editor end-to-end suite. Installs (or finds in its cache) Chromium
-// and code-server 4.100.3 via scripts/e2e-setup.sh, packages the .vsix (npm run package),
+// and code-server 4.100.3 via scripts/e2e-setup.sh, packages both .vsix (npm run package: this
+// platform's and the universal one, which test/e2e/wasm.test.ts installs),
 // then runs test/e2e with node's test runner. Any failing step fails the run (exit 1):
 // an e2e that cannot set itself up is a failed test, never a skip.
 import { spawnSync } from 'node:child_process';
@@ -24,6 +25,11 @@ step('package: npm run package', 'npm', ['run', 'package']);
 const r = spawnSync(process.execPath, [join(root, 'scripts', 'test.mjs'), 'e2e'], {
   cwd: root,
   stdio: 'inherit',
-  env: { ...process.env, ATTNSCOPE_CODE_SERVER: entry, ATTNSCOPE_VSIX: join(root, 'attnscope.vsix') },
+  env: {
+    ...process.env,
+    ATTNSCOPE_CODE_SERVER: entry,
+    ATTNSCOPE_VSIX: join(root, `attnscope-${process.platform}-${process.arch}.vsix`),
+    ATTNSCOPE_VSIX_UNIVERSAL: join(root, 'attnscope-universal.vsix'),
+  },
 });
 process.exit(r.status ?? 1);

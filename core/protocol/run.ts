@@ -80,6 +80,10 @@ export interface Environment {
   simdDispatch?: Array<{ kernel: 'flash_fwd' | 'paged_decode'; dtype: 'fp32' | 'fp16' | 'bf16'; path: string; unit: string }>;
   /** How simdDispatch was chosen (calibration figures, or ATTNSCOPE_SIMD). */
   simdDispatchReason?: string;
+  /** Build of the CPU kernels, allocator and simulator: the native addon, or the WebAssembly module (one thread). */
+  nativeBuild?: 'native' | 'wasm';
+  /** Why the WebAssembly module ran: ATTNSCOPE_BACKEND=wasm, or why the native addon did not load. */
+  nativeBuildReason?: string;
   /** 1, 5 and 15 minute load averages when the environment was measured (os.loadavg()). */
   loadAverage?: [number, number, number];
   nodeVersion: string;

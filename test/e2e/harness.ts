@@ -1,6 +1,6 @@
 /**
  * Real VS Code for the end-to-end test: code-server 4.100.3 (VS Code 1.100.3, installed by
- * scripts/e2e-setup.sh into ~/.cache/attnscope-e2e) with the packaged attnscope.vsix
+ * scripts/e2e-setup.sh into ~/.cache/attnscope-e2e) with a packaged .vsix (this platform's, or the universal one)
  * installed into a fresh user-data and extensions folder, driven through Debian Chromium.
  * Every missing piece is a thrown error naming the fix: the suite fails, never skips.
  */
@@ -16,7 +16,8 @@ export const shots = join(root, 'test-results', 'e2e');
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CACHE = process.env.ATTNSCOPE_E2E_CACHE ?? join(process.env.HOME ?? tmpdir(), '.cache', 'attnscope-e2e');
 export const CODE_SERVER = process.env.ATTNSCOPE_CODE_SERVER ?? join(CACHE, 'code-server-4.100.3', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
-export const VSIX = process.env.ATTNSCOPE_VSIX ?? join(root, 'attnscope.vsix');
+/** This platform's package (scripts/package.mjs: attnscope-<platform>-<arch>.vsix). */
+export const VSIX = process.env.ATTNSCOPE_VSIX ?? join(root, `attnscope-${process.platform}-${process.arch}.vsix`);
 
 /** Throws unless code-server, Chromium, the .vsix and the bundles it must contain exist. */
 export function checkPrerequisites(): void {
@@ -90,10 +91,11 @@ export interface CodeServer {
 }
 
 /**
- * Installs the .vsix into fresh dirs and starts code-server on a free port. `settings` go to
+ * Installs the .vsix (`vsix`, default this platform's VSIX) into fresh dirs and starts code-server on a free port. `settings` go to
  * User/settings.json before start; `trust: false` keeps workspace trust on (the trust dialog appears).
  */
-export async function startCodeServer(opts: { settings: Record<string, unknown>; trust: boolean; log: string }): Promise<CodeServer> {
+export async function startCodeServer(opts: { settings: Record<string, unknown>; trust: boolean; log: string; vsix?: string }): Promise<CodeServer> {
+  const vsix = opts.vsix ?? VSIX;
   const base = mkdtempSync(join(tmpdir(), 'attnscope-e2e-vscode-'));
   const userDataDir = join(base, 'user-data');
   const extensionsDir = join(base, 'extensions');
@@ -107,9 +109,9 @@ export async function startCodeServer(opts: { settings: Record<string, unknown>;
   };
   writeSettings(opts.settings);
   const dirs = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
-  const install = spawnSync(process.execPath, [CODE_SERVER, ...dirs, '--install-extension', VSIX], { encoding: 'utf8', timeout: 120_000 });
+  const install = spawnSync(process.execPath, [CODE_SERVER, ...dirs, '--install-extension', vsix], { encoding: 'utf8', timeout: 120_000 });
   if (install.status !== 0 || !/was successfully installed/.test(install.stdout + install.stderr)) {
-    throw new Error(`code-server --install-extension ${VSIX} failed (exit ${install.status}):\n${install.stdout}\n${install.stderr}`);
+    throw new Error(`code-server --install-extension ${vsix} failed (exit ${install.status}):\n${install.stdout}\n${install.stderr}`);
   }
   const port = await freePort();
   const [command, args] = prioritized(process.execPath, [CODE_SERVER, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', ...dirs]);

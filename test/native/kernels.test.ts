@@ -2,6 +2,7 @@
 // any kernel, against that value) on every SIMD path this machine runs.
 import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { describe, it } from 'node:test';
 
 import {
@@ -218,7 +219,8 @@ describe('cpuInfo', () => {
   // paths need all the extensions their -m flags assume (binding.gyp).
   const cpuinfo = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '';
   const flagsLine = cpuinfo.split('\n').find((l) => l.startsWith('flags'));
-  it('offers the x86 paths /proc/cpuinfo allows and the peaks\' CPU model', { skip: process.arch !== 'x64' || !flagsLine }, () => {
+  const wasm = cpuInfo().build === 'wasm';
+  it('offers the x86 paths /proc/cpuinfo allows and the peaks\' CPU model', { skip: process.arch !== 'x64' || !flagsLine || wasm }, () => {
     const flags = new Set(flagsLine!.slice(flagsLine!.indexOf(':') + 1).trim().split(/\s+/));
     const avx2 = flags.has('avx2') && flags.has('fma');
     const avx512 = ['avx512f', 'avx512bw', 'avx512vl', 'avx512dq'].every((f) => flags.has(f));
@@ -229,6 +231,19 @@ describe('cpuInfo', () => {
     assert.equal(info.features.includes('avx512dq'), avx512);
     assert.equal(info.features.includes('avx512_bf16'), bf16);
     assert.equal(info.model, cpuFeatures().model);
+  });
+
+  // ATTNSCOPE_BACKEND=wasm (npm test runs this file that way too): WebAssembly has no CPUID;
+  // the build offers scalar and SIMD128, one thread, and names the host's CPU as Node does.
+  it('in the WebAssembly build: scalar and simd128, one core, the host CPU\'s name, and why it runs', { skip: !wasm }, () => {
+    const info = cpuInfo();
+    assert.deepEqual(info.simdPaths, ['scalar', 'simd128']);
+    assert.equal(info.simd, 'simd128');
+    assert.equal(info.cores, 1);
+    assert.deepEqual(info.features, ['simd128']);
+    assert.equal(info.model, cpus()[0]!.model.trim());
+    assert.ok(info.dispatch.every((c) => c.path === 'simd128' && c.unit === 'fp32-fma'));
+    assert.match(info.buildReason ?? '', /ATTNSCOPE_BACKEND=wasm|native addon/);
   });
 
   it('dispatches every (kernel, dtype) to a path this CPU runs, fp32 to the widest', () => {
@@ -575,7 +590,7 @@ describe('timing loop', () => {
       assert.ok(c <= t.samplesNs[i]! * 1.05 + 2e5, `run ${i}: CPU ${c} ns > wall ${t.samplesNs[i]} ns on one thread`);
     });
   });
-  it('runs off the JS thread: the event loop turns while a kernel runs', async () => {
+  it('runs off the JS thread: the event loop turns while a kernel runs', { skip: cpuInfo().build === 'wasm' ? 'the WebAssembly build runs kernels on the calling thread' : false }, async () => {
     let turned = false;
     const running = timeFlashForward(args, { warmup: 0, minReps: 1, maxReps: 1000, minTimeMs: 150 });
     setImmediate(() => {

@@ -2,6 +2,7 @@
 // positions: Intel SDM Vol. 2A, CPUID leaves 01H and 07H, and Vol. 1 section 13.3 (XCR0 state
 // components); AMX permission: Linux Documentation/arch/x86/xstate.rst.
 #include "kernels/cpu_features.h"
+#include "kernels/threads.h"
 
 #include <cerrno>
 #include <cstdint>
@@ -13,6 +14,10 @@
 
 #if defined(__x86_64__)
 #include <cpuid.h>
+#endif
+#if defined(__EMSCRIPTEN__)
+#include <emscripten.h>
+#include <cstdlib>
 #endif
 #if defined(__linux__)
 #include <sched.h>
@@ -48,6 +53,25 @@ std::string cpuid_brand() {
 }
 #endif
 
+#if defined(__EMSCRIPTEN__)
+// Node's os.cpus()[0].model, "" when the host has none (a browser).
+EM_JS(char*, host_cpu_model_js, (), {
+  let model = "";
+  try { model = require('os').cpus()[0].model.trim(); } catch (e) {}
+  const size = lengthBytesUTF8(model) + 1;
+  const out = _malloc(size);
+  stringToUTF8(model, out, size);
+  return out;
+});
+
+std::string host_cpu_model() {
+  char* s = host_cpu_model_js();
+  std::string model(s);
+  std::free(s);
+  return model;
+}
+#endif
+
 /** The first "model name" (x86) or "Model" (arm boards) value of /proc/cpuinfo; "" if none. */
 std::string proc_cpuinfo_model() {
   std::ifstream cpuinfo("/proc/cpuinfo");
@@ -64,6 +88,7 @@ std::string proc_cpuinfo_model() {
 }
 
 int affinity_cpus() {
+  if (!kThreadsBuilt) return 1;
 #if defined(__linux__)
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof(set), &set) == 0) {
@@ -114,6 +139,12 @@ CpuFeatures detect() {
   f.model = cpuid_brand();
 #elif defined(__aarch64__)
   f.neon = true;
+#elif defined(__wasm_simd128__)
+  f.simd128 = true;
+#endif
+#if defined(__EMSCRIPTEN__)
+  // WebAssembly sees no CPUID and no /proc: the host (Node) names the CPU.
+  f.model = host_cpu_model();
 #endif
   if (f.model.empty()) f.model = proc_cpuinfo_model();
   if (f.model.empty()) f.model = "unknown CPU";
@@ -122,7 +153,7 @@ CpuFeatures detect() {
       {f.avx2, "avx2"},           {f.fma, "fma"},           {f.avx512f, "avx512f"},
       {f.avx512bw, "avx512bw"},   {f.avx512vl, "avx512vl"}, {f.avx512_bf16, "avx512_bf16"},
       {f.avx512_fp16, "avx512_fp16"}, {f.amx_tile, "amx_tile"}, {f.amx_bf16, "amx_bf16"},
-      {f.amx_int8, "amx_int8"},   {f.neon, "neon"},
+      {f.amx_int8, "amx_int8"},   {f.neon, "neon"},         {f.simd128, "simd128"},
   };
   for (const auto& [present, name] : named) {
     if (present) f.names.emplace_back(name);

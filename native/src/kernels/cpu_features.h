@@ -29,12 +29,13 @@ struct CpuFeatures {
   bool amx_int8 = false;     // CPUID.7.0:EDX[25]
   bool amx_os_state = false; // XCR0 bits 17-18 (XTILECFG, XTILEDATA) enabled by the OS
   bool neon = false;         // aarch64 Advanced SIMD (always present there)
+  bool simd128 = false;      // WebAssembly SIMD128 (the WebAssembly build, native/wasm/, is compiled with it)
   std::string vendor;        // "GenuineIntel", "AuthenticAMD", ... ("" when unknown)
   std::string model;         // brand string, e.g. "AMD EPYC 9B45"; "unknown CPU" when unreadable
   int logical_cores = 1;     // CPUs this process may run on (affinity mask)
   /**
    * Present features by their /proc/cpuinfo names, from: avx2, fma, avx512f, avx512bw,
-   * avx512vl, avx512_bf16, avx512_fp16, amx_tile, amx_bf16, amx_int8, neon (the peaks' list).
+   * avx512vl, avx512_bf16, avx512_fp16, amx_tile, amx_bf16, amx_int8, neon, simd128 (the peaks' list).
    */
   std::vector<std::string> names;
 };

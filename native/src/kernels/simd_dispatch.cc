@@ -33,6 +33,9 @@ bool path_supported(SimdPath path) {
     case SimdPath::kAvx512Bf16: return avx512bf16_path(f);
     case SimdPath::kAmx: return amx_path(f);
 #endif
+#if defined(__wasm_simd128__)
+    case SimdPath::kSimd128: return true;
+#endif
     default: (void)f; return false;
   }
 }
@@ -139,7 +142,7 @@ std::vector<std::string> simd_feature_names() {
       {avx2, "avx2"},         {avx2, "fma"},          {avx512, "avx512f"},
       {avx512, "avx512bw"},   {avx512, "avx512vl"},   {avx512, "avx512dq"},
       {avx512bf16_path(f), "avx512_bf16"},  {avx512 && f.avx512_fp16, "avx512_fp16"},
-      {f.amx_tile && f.amx_bf16, "amx_bf16"}, {f.neon, "neon"},
+      {f.amx_tile && f.amx_bf16, "amx_bf16"}, {f.neon, "neon"}, {f.simd128, "simd128"},
   };
   std::vector<std::string> names;
   for (const auto& [present, name] : named) {
@@ -157,13 +160,14 @@ const char* simd_path_name(SimdPath path) {
     case SimdPath::kAvx512Bf16: return "avx512bf16";
     case SimdPath::kAmx: return "amx";
     case SimdPath::kAmxModel: return "amx-model";
+    case SimdPath::kSimd128: return "simd128";
   }
   return "unknown";
 }
 
 bool parse_simd_path(const char* name, SimdPath* out) {
   for (SimdPath p : {SimdPath::kAuto, SimdPath::kScalar, SimdPath::kAvx2, SimdPath::kAvx512,
-                     SimdPath::kAvx512Bf16, SimdPath::kAmx, SimdPath::kAmxModel}) {
+                     SimdPath::kAvx512Bf16, SimdPath::kAmx, SimdPath::kAmxModel, SimdPath::kSimd128}) {
     if (std::strcmp(name, simd_path_name(p)) == 0) {
       *out = p;
       return true;
@@ -174,7 +178,8 @@ bool parse_simd_path(const char* name, SimdPath* out) {
 
 std::vector<SimdPath> supported_simd_paths() {
   std::vector<SimdPath> out;
-  for (SimdPath p : {SimdPath::kScalar, SimdPath::kAvx2, SimdPath::kAvx512, SimdPath::kAvx512Bf16, SimdPath::kAmx}) {
+  for (SimdPath p : {SimdPath::kScalar, SimdPath::kSimd128, SimdPath::kAvx2, SimdPath::kAvx512, SimdPath::kAvx512Bf16,
+                     SimdPath::kAmx}) {
     if (path_supported(p)) out.push_back(p);
   }
   return out;
@@ -191,6 +196,9 @@ const KernelOps& kernel_ops(SimdPath path) {
     case SimdPath::kAvx512: return avx512_ops();
     case SimdPath::kAvx512Bf16: return avx512bf16_ops();
     case SimdPath::kAmx: return amx_ops();
+#endif
+#if defined(__wasm_simd128__)
+    case SimdPath::kSimd128: return simd128_ops();
 #endif
     case SimdPath::kAmxModel: return amx_model_ops();
     default: return scalar_ops();

@@ -38,7 +38,7 @@ class ThreadPool {
 
   void run(int threads, int64_t num_tasks, const std::function<void(int64_t, int)>& fn) {
     std::lock_guard<std::mutex> job_lock(job_mutex_);
-    const int active = static_cast<int>(std::min<int64_t>(std::max(threads, 1), num_tasks));
+    const int active = kThreadsBuilt ? static_cast<int>(std::min<int64_t>(std::max(threads, 1), num_tasks)) : 1;
     if (active <= 1) {
       for (int64_t t = 0; t < num_tasks; ++t) fn(t, 0);
       return;

@@ -7,6 +7,16 @@
 
 namespace attnscope {
 
+/**
+ * Whether this build can start threads: false in the single-threaded WebAssembly build
+ * (native/wasm/, no pthreads), where every parallel_for and peak loop runs on the caller.
+ */
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+constexpr bool kThreadsBuilt = false;
+#else
+constexpr bool kThreadsBuilt = true;
+#endif
+
 /** CPUs this process may run on (>= 1): its affinity mask, as Node's availableParallelism(). */
 int hardware_threads();
 

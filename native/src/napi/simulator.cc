@@ -17,9 +17,6 @@ using attnscope::SimConfig;
 using attnscope::SimRequest;
 using attnscope::SimSegment;
 
-// Fields of one packed sample, in order (see SimSample).
-constexpr uint32_t kSampleFields = 10;
-
 double Num(const Napi::Object& o, const char* key) {
   Napi::Value v = o.Get(key);
   if (!v.IsNumber()) throw Napi::TypeError::New(o.Env(), std::string("config.") + key + " must be a number");
@@ -74,10 +71,7 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     config.max_samples = static_cast<int32_t>(Num(c, "maxSamples"));
     if (c.Has("coast")) config.coast = c.Get("coast").ToBoolean().Value();
     if (c.Has("privateTails")) config.private_tails = c.Get("privateTails").ToBoolean().Value();
-    if (attnscope::PageAllocator::Validate(config.allocator) != attnscope::AllocStatus::kOk ||
-        config.layout < attnscope::KvLayout::kPaged || config.layout > attnscope::KvLayout::kContiguousPromptPlusOutput ||
-        config.max_num_seqs <= 0 || config.max_num_batched_tokens <= 0 || config.max_model_len <= 0)
-      throw Napi::RangeError::New(env, "ServingSimulator: invalid configuration");
+    if (!attnscope::SimConfigValid(config)) throw Napi::RangeError::New(env, "ServingSimulator: invalid configuration");
 
     if (!info[1].IsTypedArray()) throw Napi::TypeError::New(env, "arrivalS must be a Float64Array");
     const size_t n = info[1].As<Napi::TypedArray>().ElementLength();
@@ -89,33 +83,12 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     const size_t m = info[5].As<Napi::TypedArray>().ElementLength();
     auto stream = ArrayArg<Napi::Float64Array>(info, 5, napi_float64_array, m, "segmentStream", "segmentStream");
     auto end = ArrayArg<Napi::Int32Array>(info, 6, napi_int32_array, m, "segmentEnd", "segmentStream");
-    std::vector<SimSegment> segments(m);
-    for (size_t k = 0; k < m; ++k) {
-      segments[k].stream = static_cast<int64_t>(stream[k]);
-      segments[k].end = end[k];
-      if (segments[k].stream < 0 || segments[k].stream >= (int64_t{1} << 30))
-        throw Napi::RangeError::New(env, "segmentStream[" + std::to_string(k) + "] must be in [0, 2^30)");
-    }
-    if (start[0] != 0 || static_cast<size_t>(start[n]) != m)
-      throw Napi::RangeError::New(env, "segmentStart must start at 0 and end at segmentStream.length");
-    std::vector<SimRequest> requests(n);
-    for (size_t i = 0; i < n; ++i) {
-      requests[i].arrival_s = arrival[i];
-      requests[i].prompt_len = prompt[i];
-      requests[i].output_len = output[i];
-      requests[i].segment_begin = start[i];
-      requests[i].segment_count = start[i + 1] - start[i];
-      if (i > 0 && requests[i].arrival_s < requests[i - 1].arrival_s)
-        throw Napi::RangeError::New(env, "arrivalS must be sorted ascending");
-      if (requests[i].segment_count < 0) throw Napi::RangeError::New(env, "segmentStart must be ascending");
-      int32_t prev = 0;
-      for (int32_t k = 0; k < requests[i].segment_count; ++k) {
-        const int32_t e = segments[static_cast<size_t>(start[i] + k)].end;
-        if (e <= prev || e > requests[i].prompt_len)
-          throw Napi::RangeError::New(env, "segmentEnd of request " + std::to_string(i) + " must ascend within its prompt");
-        prev = e;
-      }
-    }
+    const attnscope::SimColumns columns{n, arrival.Data(), prompt.Data(), output.Data(), start.Data(),
+                                        m, stream.Data(), end.Data()};
+    std::vector<SimRequest> requests;
+    std::vector<SimSegment> segments;
+    const std::string error = attnscope::BuildSimInput(columns, &requests, &segments);
+    if (!error.empty()) throw Napi::RangeError::New(env, error);
     sim_ = std::make_unique<ServingSimulator>(config, std::move(requests), std::move(segments));
   }
 
@@ -130,20 +103,8 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
   // reservedSlots, running, waiting, preempted, prefixHitRate
   Napi::Value Samples(const Napi::CallbackInfo& info) {
     const auto& s = sim_->samples();
-    Napi::Float64Array out = Napi::Float64Array::New(info.Env(), s.size() * kSampleFields);
-    double* d = out.Data();
-    for (const attnscope::SimSample& x : s) {
-      *d++ = x.t;
-      *d++ = x.pages_used;
-      *d++ = x.pages_cached;
-      *d++ = x.pages_free;
-      *d++ = static_cast<double>(x.tokens);
-      *d++ = static_cast<double>(x.reserved_slots);
-      *d++ = x.running;
-      *d++ = x.waiting;
-      *d++ = x.preempted;
-      *d++ = x.prefix_hit_rate;
-    }
+    Napi::Float64Array out = Napi::Float64Array::New(info.Env(), s.size() * attnscope::kSimSampleFields);
+    attnscope::PackSimSamples(s, out.Data());
     return out;
   }
 

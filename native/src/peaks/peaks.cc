@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "kernels/cpu_features.h"
+#include "kernels/threads.h"
 #include "peaks/peaks.h"
 #include "peaks/loops.h"
 
@@ -38,6 +39,7 @@ double seconds_since(Clock::time_point t0) {
 }
 
 int resolve_threads(int requested) {
+  if (!kThreadsBuilt) return 1;
   return requested > 0 ? requested : cpu_features().logical_cores;
 }
 
@@ -54,6 +56,11 @@ double thread_cpu_seconds() {
 // (see the method above).
 template <typename Body>
 double run_together(int threads, const Body& body) {
+  if (!kThreadsBuilt) {  // one thread (resolve_threads): the caller runs the body
+    const Clock::time_point t0 = Clock::now();
+    body(0);
+    return seconds_since(t0);
+  }
   std::atomic<bool> go{false};
   std::vector<Clock::time_point> ends(threads);
   std::vector<double> cpu(threads, -1);
@@ -145,7 +152,7 @@ uint64_t last_level_cache_bytes() {
   const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
   if (l2 > 0) return static_cast<uint64_t>(l2);
 #endif
-  return uint64_t{32} << 20;
+  return 0;  // unknown (WebAssembly, other OSes)
 }
 
 uint64_t available_memory_bytes() {
@@ -232,11 +239,12 @@ PeakResult measure_read_bandwidth(const PeakParams& params, uint64_t buffer_byte
   PeakResult r;
   r.isa = isa;
   r.threads = resolve_threads(params.threads);
-  const uint64_t llc = last_level_cache_bytes();
+  const uint64_t llc_read = last_level_cache_bytes();
+  const uint64_t llc = llc_read > 0 ? llc_read : uint64_t{32} << 20;
   constexpr uint64_t kMiB = uint64_t{1} << 20;
   // A guest of a big host often reports the whole socket's L3 (e.g. 508 MiB to a 2-CPU VM
   // whose cores reach 32 MiB of it); no real CPU has more than 16 MiB of L3 per core.
-  const bool llc_is_host_total = llc / static_cast<uint64_t>(f.logical_cores) > 16 * kMiB;
+  const bool llc_is_host_total = llc_read / static_cast<uint64_t>(f.logical_cores) > 16 * kMiB;
   uint64_t bytes = buffer_bytes;
   if (bytes == 0) {
     bytes = llc_is_host_total ? 256 * kMiB : std::min(std::max(256 * kMiB, 2 * llc), 512 * kMiB);
@@ -283,7 +291,7 @@ PeakResult measure_read_bandwidth(const PeakParams& params, uint64_t buffer_byte
   if (!r.available) r.reason = "the timed passes measured no time";
   r.seconds = seconds_since(start);
   r.method = "sum of a " + std::to_string(bytes / kMiB) + " MiB buffer (last-level cache " +
-             std::to_string(llc / kMiB) + " MiB" +
+             (llc_read > 0 ? std::to_string(llc / kMiB) + " MiB" : std::string("unknown here")) +
              (llc_is_host_total ? ", more than 16 MiB per CPU: the host's, not this machine's" : "") +
              ") with plain " + load + " on " + std::to_string(r.threads) + " threads, one slice each; best of " +
              std::to_string(passes) + " full passes";

@@ -13,8 +13,15 @@ namespace attnscope {
 namespace peaks {
 
 void consume(double value) {
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+  // Without threads an atomic is a plain store to a variable nobody reads, which the optimizer
+  // drops, and with it the loop that computed the value; a volatile store stays.
+  static volatile double sink = 0;
+  sink = value;
+#else
   static std::atomic<double> sink{0};
   sink.store(value, std::memory_order_relaxed);
+#endif
 }
 
 const char* portable_isa_name() {

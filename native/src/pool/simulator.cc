@@ -462,4 +462,57 @@ bool ServingSimulator::Run(int64_t max_steps) {
   return done_;
 }
 
+bool SimConfigValid(const SimConfig& config) {
+  return PageAllocator::Validate(config.allocator) == AllocStatus::kOk && config.layout >= KvLayout::kPaged &&
+         config.layout <= KvLayout::kContiguousPromptPlusOutput && config.max_num_seqs > 0 &&
+         config.max_num_batched_tokens > 0 && config.max_model_len > 0;
+}
+
+std::string BuildSimInput(const SimColumns& in, std::vector<SimRequest>* requests, std::vector<SimSegment>* segments) {
+  segments->assign(in.m, SimSegment{});
+  for (size_t k = 0; k < in.m; ++k) {
+    const double stream = in.segment_stream[k];
+    if (!(stream >= 0 && stream < double(int64_t{1} << 30)))
+      return "segmentStream[" + std::to_string(k) + "] must be in [0, 2^30)";
+    (*segments)[k].stream = static_cast<int64_t>(stream);
+    (*segments)[k].end = in.segment_end[k];
+  }
+  if (in.segment_start[0] != 0 || static_cast<size_t>(in.segment_start[in.n]) != in.m)
+    return "segmentStart must start at 0 and end at segmentStream.length";
+  requests->assign(in.n, SimRequest{});
+  for (size_t i = 0; i < in.n; ++i) {
+    SimRequest& r = (*requests)[i];
+    r.arrival_s = in.arrival_s[i];
+    r.prompt_len = in.prompt_len[i];
+    r.output_len = in.output_len[i];
+    r.segment_begin = in.segment_start[i];
+    r.segment_count = in.segment_start[i + 1] - in.segment_start[i];
+    if (i > 0 && r.arrival_s < (*requests)[i - 1].arrival_s) return "arrivalS must be sorted ascending";
+    if (r.segment_count < 0) return "segmentStart must be ascending";
+    int32_t prev = 0;
+    for (int32_t k = 0; k < r.segment_count; ++k) {
+      const int32_t e = (*segments)[static_cast<size_t>(r.segment_begin + k)].end;
+      if (e <= prev || e > r.prompt_len)
+        return "segmentEnd of request " + std::to_string(i) + " must ascend within its prompt";
+      prev = e;
+    }
+  }
+  return "";
+}
+
+void PackSimSamples(const std::vector<SimSample>& samples, double* d) {
+  for (const SimSample& x : samples) {
+    *d++ = x.t;
+    *d++ = x.pages_used;
+    *d++ = x.pages_cached;
+    *d++ = x.pages_free;
+    *d++ = static_cast<double>(x.tokens);
+    *d++ = static_cast<double>(x.reserved_slots);
+    *d++ = x.running;
+    *d++ = x.waiting;
+    *d++ = x.preempted;
+    *d++ = x.prefix_hit_rate;
+  }
+}
+
 }  // namespace attnscope

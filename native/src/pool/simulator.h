@@ -57,6 +57,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "pool/allocator.h"
@@ -180,6 +181,33 @@ class FirstFitArena {
   std::map<int64_t, int64_t> holes_;  // offset -> length, disjoint and never adjacent
   int64_t free_;
 };
+
+// A simulation's input as the bridges receive it (napi/simulator.cc, wasm/abi.cc): columns
+// of n requests and m segments; request i's segments are [segment_start[i], segment_start[i + 1]).
+struct SimColumns {
+  size_t n = 0;                       // requests
+  const double* arrival_s = nullptr;  // [n], ascending
+  const int32_t* prompt_len = nullptr;   // [n]
+  const int32_t* output_len = nullptr;   // [n]
+  const int32_t* segment_start = nullptr;  // [n + 1], 0 .. m, ascending
+  size_t m = 0;                       // segments
+  const double* segment_stream = nullptr;  // [m], integers in [0, 2^30)
+  const int32_t* segment_end = nullptr;    // [m], ascending within a request, <= its prompt_len
+};
+
+// Whether `config` is one ServingSimulator accepts (a valid pool, a known layout, positive
+// limits).
+bool SimConfigValid(const SimConfig& config);
+
+// Builds the requests and segments of `in`; returns "" or what is wrong with them (the field
+// and index), leaving the outputs unspecified. Checks only what the simulator relies on.
+std::string BuildSimInput(const SimColumns& in, std::vector<SimRequest>* requests, std::vector<SimSegment>* segments);
+
+// The samples as rows of kSimSampleFields doubles, in SimSample's order (t, pages_used,
+// pages_cached, pages_free, tokens, reserved_slots, running, waiting, preempted,
+// prefix_hit_rate); out: [samples.size() · kSimSampleFields].
+constexpr size_t kSimSampleFields = 10;
+void PackSimSamples(const std::vector<SimSample>& samples, double* out);
 
 class ServingSimulator {
  public:

@@ -1,0 +1,101 @@
+/**
+ * The WebAssembly build beside the native addon, for `npm run bench:kernels`: the same kernels
+ * on the same inputs in the same process, the native addon (the build this process loaded) on
+ * one thread and on the run's threads, the WebAssembly module (loaded by its file, a second
+ * instance) on its one thread, and the WebAssembly FMA peak (its portable mul + add loop) that
+ * its rate is judged against. Small shapes only (flash N = 1k, decode context 4k): WebAssembly
+ * runs them in about a second. Figures: wall-time medians of the C++ timing loops.
+ */
+import { existsSync } from 'node:fs';
+
+import { flashSpec, loadedBuild, nativeFileCandidates, pagedSpec, timeFlashForward, timePagedDecode, toHalfBits, WASM_FILE } from '../native';
+import type { FlashForwardArgs, PagedDecodeArgs, TimingOptions } from '../native';
+import { randomUniform, shuffledPages } from '../runner/inputs';
+import { attentionFlops, sampleStats } from '../runner/measure';
+
+/** One case timed on both builds. */
+export interface WasmCase {
+  label: string;
+  dtype: string;
+  /** Median ns: native on 1 thread, native on the run's threads, WebAssembly (1 thread). */
+  nativeOneNs: number;
+  nativeNs: number;
+  wasmNs: number;
+  /** wasmNs / nativeOneNs: how much slower WebAssembly is, thread for thread. */
+  slowdown: number;
+  /** FLOP/s of the WebAssembly case over the WebAssembly FMA peak of this run. */
+  fractionOfWasmPeak: number;
+}
+
+export interface WasmComparison {
+  /** FLOP/s of the WebAssembly module's FMA loop (one thread), measured in this run. */
+  wasmFmaPeak: number;
+  cases: WasmCase[];
+}
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type RawModule = any;
+
+const TIMING: Required<TimingOptions> = { warmup: 1, minReps: 3, maxReps: 1000, minTimeMs: 500, maxTimeMs: 5000 };
+
+/**
+ * Times the comparison cases on `threads` native threads (the run's), or returns why not (this
+ * process already runs on WebAssembly; no module built).
+ */
+export async function compareWasm(threads: number): Promise<WasmComparison | string> {
+  if (loadedBuild().build === 'wasm') return 'this run loaded the WebAssembly module itself (nothing native to compare with)';
+  const file = nativeFileCandidates(process.env.ATTNSCOPE_WASM, 'wasm', 'build', WASM_FILE).find((p) => existsSync(p));
+  if (!file) return 'no WebAssembly module built (npm run build:wasm, needs em++)';
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const wasm: RawModule = require(file);
+  const peak: number = (await wasm.measurePeak('fp32_fma', 1, 500, 0)).value;
+  const cases: WasmCase[] = [];
+  const measure = async (label: string, dtype: string, flops: number, wasmSamples: Promise<number[]>,
+    native: (threads: number) => Promise<{ samplesNs: number[] }>): Promise<void> => {
+    const wasmNs = sampleStats(await wasmSamples).medianNs;
+    const nativeOneNs = sampleStats((await native(1)).samplesNs).medianNs;
+    const nativeNs = sampleStats((await native(threads)).samplesNs).medianNs;
+    cases.push({ label, dtype, nativeOneNs, nativeNs, wasmNs, slowdown: wasmNs / nativeOneNs, fractionOfWasmPeak: flops / (wasmNs * 1e-9) / peak });
+  };
+  const H = 8, n = 1024, d = 128;
+  const q = randomUniform(n * H * d, 11), k = randomUniform(n * H * d, 12), v = randomUniform(n * H * d, 13);
+  for (const dtype of ['fp32', 'bf16'] as const) {
+    for (const causal of [false, true]) {
+      const data = dtype === 'fp32' ? { q, k, v } : { q: toHalfBits('bf16', q), k: toHalfBits('bf16', k), v: toHalfBits('bf16', v) };
+      const args: FlashForwardArgs = { ...data, dtype, batch: 1, seqLenQ: n, seqLenK: n, numHeads: H, numKvHeads: H, headDim: d, causal };
+      const flops = attentionFlops({ batchSize: 1, numHeads: H, numKvHeads: H, headDim: d, seqLenQ: n, seqLenK: n, causal, slidingWindow: null });
+      const spec = { ...flashSpec(args), o: new Float32Array(n * H * d), lse: new Float32Array(H * n), threads: 1 };
+      await measure(`flash N=1k D=${d}${causal ? ' causal' : ''}`, dtype, flops, wasm.kernelsTimeFlashForward(spec, TIMING),
+        (t) => timeFlashForward({ ...args, threads: t }, TIMING));
+    }
+  }
+  // Decode: Llama-3-8B's heads (H = 32, H_kv = 8, D = 128), context 4k, bf16 pages in shuffled
+  // order; 4 FLOP per (head, token, d): q·k and p·v.
+  const [DH, DHKV, ctx, ps] = [32, 8, 4096, 16];
+  const pages = ctx / ps;
+  const kv = (seed: number) => toHalfBits('bf16', randomUniform(pages * ps * DHKV * d, seed));
+  const decode: PagedDecodeArgs = {
+    q: toHalfBits('bf16', randomUniform(DH * d, 14)), kPages: kv(15), vPages: kv(16), blockTable: shuffledPages(pages, 17),
+    contextLens: Int32Array.of(ctx), dtype: 'bf16', batch: 1, numHeads: DH, numKvHeads: DHKV, headDim: d, numPages: pages,
+    pageSize: ps, maxPagesPerSeq: pages,
+  };
+  const decodeSpec = { ...pagedSpec(decode), o: new Float32Array(DH * d), lse: new Float32Array(DH), threads: 1 };
+  await measure('decode B=1 ctx=4k H=32/8 page=16', 'bf16', 4 * DH * ctx * d, wasm.kernelsTimePagedDecode(decodeSpec, TIMING),
+    (t) => timePagedDecode({ ...decode, threads: t }, TIMING));
+  return { wasmFmaPeak: peak, cases };
+}
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+/** The comparison as a table, or the one line saying why there is none. */
+export function formatWasmComparison(c: WasmComparison | string, threads: number): string {
+  if (typeof c === 'string') return `WebAssembly beside native: not measured, ${c}`;
+  const head = ['case', 'dtype', 'native 1 thr ms', `native ${threads} thr ms`, 'wasm ms', 'wasm / native 1 thr', 'wasm % of its FMA peak'];
+  const rows = c.cases.map((x) => [x.label, x.dtype, (x.nativeOneNs / 1e6).toFixed(2), (x.nativeNs / 1e6).toFixed(2), (x.wasmNs / 1e6).toFixed(2),
+    `${x.slowdown.toFixed(1)}x`, `${(100 * x.fractionOfWasmPeak).toFixed(0)}%`]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  return [
+    `WebAssembly beside native (same run, same inputs; medians of the C++ timing loops; WebAssembly on 1 thread, simd128; its FMA peak ${(c.wasmFmaPeak / 1e9).toFixed(1)} GFLOP/s, 4-lane mul + add, measured now):`,
+    line(head), line(head.map((h) => '-'.repeat(h.length))), ...rows.map(line),
+  ].join('\n');
+}
