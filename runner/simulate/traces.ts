@@ -140,12 +140,20 @@ function firstLine(path: string): string {
   }
 }
 
-/** Splits a CSV line (RFC 4180 quotes; these traces rarely need them). */
-export function splitCsv(line: string): string[] {
-  if (!line.includes('"')) return line.split(',');
+/**
+ * Splits a CSV line (RFC 4180 quotes; these traces rarely need them). `columns`, when given,
+ * receives each cell's 1-based column in the line (its opening quote, if quoted), for errors.
+ */
+export function splitCsv(line: string, columns?: number[]): string[] {
+  if (!line.includes('"')) {
+    const cells = line.split(',');
+    if (columns) for (let k = 0, at = 1; k < cells.length; at += cells[k++].length + 1) columns.push(at);
+    return cells;
+  }
   const out: string[] = [];
   let cur = '';
   let quoted = false;
+  columns?.push(1);
   for (let i = 0; i < line.length; i++) {
     const c = line[i];
     if (quoted) {
@@ -158,6 +166,7 @@ export function splitCsv(line: string): string[] {
     else if (c === ',') {
       out.push(cur);
       cur = '';
+      columns?.push(i + 2);
     } else cur += c;
   }
   out.push(cur);
@@ -297,13 +306,8 @@ function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOpti
       return;
     }
     if (line.trim() === '') return;
-    const cells = splitCsv(line);
-    // Column of each cell, 1-based, for errors.
     offsets = [];
-    for (let k = 0, at = 1; k < cells.length; k++) {
-      offsets.push(at);
-      at += cells[k].length + 1;
-    }
+    const cells = splitCsv(line, offsets);
     const cell = (k: number) => cells[index[k]];
     const col = (k: number) => offsets[index[k]] ?? 1;
     if (format === 'burstgpt') {

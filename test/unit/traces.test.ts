@@ -155,6 +155,13 @@ test('lines are streamed across chunk boundaries without losing or splitting one
   });
   assert.deepEqual(seen.filter((l) => l !== ''), lines);
   assert.deepEqual(splitCsv('1,"a, ""b""",c'), ['1', 'a, "b"', 'c']);
+  // Each cell's column (1-based), quoted or not: 1,"a, ""b""",c has cells at 1, 3 and 14 (the closing quote is column 12, its comma 13).
+  const columns: number[] = [];
+  splitCsv('1,"a, ""b""",c', columns);
+  assert.deepEqual(columns, [1, 3, 14]);
+  const plain: number[] = [];
+  splitCsv('12,,345', plain);
+  assert.deepEqual(plain, [1, 4, 5]);
 });
 
 test('every integer a trace carries is bounded by int32 (vLLM keeps token counts as int32) and refused at its line before any work', () => {
