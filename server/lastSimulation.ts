@@ -71,7 +71,7 @@ const ms = (s: number): string => (s * 1000 >= 100 ? (s * 1000).toFixed(0) : (s 
 /** The hover's markdown: percentile table, throughput, goodput and, when searched, the highest rate. */
 export function latencyMarkdown(last: LastSimulation): string {
   const l = last.latency;
-  const row = (name: string, x: LatencyStats) => `| ${name} | ${ms(x.mean)} | ${ms(x.p50)} | ${ms(x.p90)} | ${ms(x.p99)} |`;
+  const row = (name: string, x: LatencyStats | null) => (x ? `| ${name} | ${ms(x.mean)} | ${ms(x.p50)} | ${ms(x.p90)} | ${ms(x.p99)} |` : `| ${name} | n/a | n/a | n/a | n/a |`);
   const lines = [
     `**Last simulation** (${last.createdAt}, modelled on the step-time model) — ${l.requests.toLocaleString('en-US')} requests`,
     '',
@@ -81,6 +81,7 @@ export function latencyMarkdown(last: LastSimulation): string {
     row('TTFT', l.ttft),
     row('TPOT', l.tpot),
     row('end-to-end', l.e2e),
+    ...[...new Set(Object.values(l.unmeasured ?? {}))].map((why) => `\nn/a: ${why}.`),
     '',
     `Throughput ${l.requestsPerSec.toPrecision(3)} requests/s, ${Math.round(l.outputTokensPerSec).toLocaleString('en-US')} output tokens/s.`,
   ];

@@ -65,7 +65,7 @@ export function latencyCdfChart(run: ViewRun, p: Palette): ChartSpec {
       y: axis(p, 'fraction of requests', { min: 0, max: 1 }),
     }),
   };
-  const row = (name: string, x: LatencyStats) => [name, ms(x.mean), ms(x.p50), ms(x.p90), ms(x.p99), ms(x.max)];
+  const row = (name: string, x: LatencyStats | null) => (x ? [name, ms(x.mean), ms(x.p50), ms(x.p90), ms(x.p99), ms(x.max)] : [name, 'n/a', 'n/a', 'n/a', 'n/a', 'n/a']);
   const rows = l ? [row('queueing delay', l.queue), row('TTFT', l.ttft), row('TPOT', l.tpot), row('end-to-end', l.e2e)] : [];
   if (l) {
     const good = l.goodputRequestsPerSec !== undefined ? `goodput ${l.goodputRequestsPerSec.toPrecision(3)} req/s (${formatPercent(l.sloAttainment ?? 0)} meet the SLO)` : 'no SLO';
@@ -85,7 +85,7 @@ export function capacityChart(run: ViewRun, p: Palette): ChartSpec {
   const c = run.pool?.capacity;
   const points = c ? [...c.points].sort((a, b) => a.rate - b.rate) : [];
   const series = (label: string, key: 'p99TtftS' | 'p99TpotS', color: string) => ({
-    type: 'line' as const, label, data: points.map((x) => ({ x: x.rate, y: x[key] * 1000 })), borderColor: color, backgroundColor: color, borderWidth: p.lineWidth, pointRadius: 3, fill: false,
+    type: 'line' as const, label, data: points.flatMap((x) => { const y = x[key]; return y === null ? [] : [{ x: x.rate, y: y * 1000 }]; }), borderColor: color, backgroundColor: color, borderWidth: p.lineWidth, pointRadius: 3, fill: false,
   });
   type Dataset = ChartDataset<'line', Array<{ x: number; y: number }>>;
   const datasets: Dataset[] = c ? [series('p99 TTFT', 'p99TtftS', p.series[0]!), series('p99 TPOT', 'p99TpotS', p.series[1]!)] : [];
@@ -109,7 +109,7 @@ export function capacityChart(run: ViewRun, p: Palette): ChartSpec {
     config,
     table: {
       columns: ['rate (req/s)', 'time scale', 'p99 TTFT (ms)', 'p99 TPOT (ms)', 'meets SLO', 'verdict'],
-      rows: (c?.points ?? []).map((x) => [x.rate.toPrecision(4), x.scale.toPrecision(4), ms(x.p99TtftS), ms(x.p99TpotS), formatPercent(x.sloAttainment), x.meets ? 'pass' : 'fail']),
+      rows: (c?.points ?? []).map((x) => [x.rate.toPrecision(4), x.scale.toPrecision(4), x.p99TtftS === null ? 'n/a' : ms(x.p99TtftS), x.p99TpotS === null ? 'n/a' : ms(x.p99TpotS), formatPercent(x.sloAttainment), x.meets ? 'pass' : 'fail']),
     },
   };
 }

@@ -85,7 +85,13 @@ export function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
     if (written && longest > w.maxModelLen) {
       problems.push({
         severity: 'warning', code: 'exceeds-max-model-len',
-        message: `prompt_len max + output_len max = ${longest} exceeds max_model_len ${w.maxModelLen}: such requests are cut at max_model_len`,
+        // What the simulator does: a prompt reaching max_model_len is rejected; a shorter one has its output clipped.
+        message:
+          minOf(w.promptLen) >= w.maxModelLen
+            ? `every prompt (prompt_len min ${minOf(w.promptLen)}) reaches max_model_len ${w.maxModelLen}: all requests are rejected`
+            : maxOf(w.promptLen) >= w.maxModelLen
+              ? `prompt_len max ${maxOf(w.promptLen)} reaches max_model_len ${w.maxModelLen}: such prompts are rejected, and shorter ones whose prompt + output (max ${longest}) exceeds it have their output clipped`
+              : `prompt_len max + output_len max = ${longest} exceeds max_model_len ${w.maxModelLen}: such requests have their output clipped at max_model_len`,
         range: profile.ranges[written]!, data: { limit: w.maxModelLen },
       });
     }
@@ -94,6 +100,11 @@ export function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
     }
   }
   return problems;
+}
+
+/** The shortest length a distribution can draw (lognormal and exponential draws are at least 1 token). */
+function minOf(d: LengthDist): number {
+  return d.dist === 'fixed' ? d.value : d.dist === 'uniform' ? d.min : 1;
 }
 
 function maxOf(d: LengthDist): number {

@@ -31,14 +31,19 @@ export interface LatencySummary {
   kind: 'modelled';
   /** Completed requests the statistics cover. */
   requests: number;
-  /** Arrival to the start of the step that first admitted it. */
-  queue: LatencyStats;
-  /** Time to first token: arrival to the end of the step that emitted it. */
-  ttft: LatencyStats;
-  /** Time per output token: (last token − first token) / (output tokens − 1), requests with >= 2 output tokens. */
-  tpot: LatencyStats;
-  /** Arrival to the last token. */
-  e2e: LatencyStats;
+  /** Arrival to the start of the step that first admitted it; null when no request completed (see `unmeasured`). */
+  queue: LatencyStats | null;
+  /** Time to first token: arrival to the end of the step that emitted it; null when no request completed. */
+  ttft: LatencyStats | null;
+  /**
+   * Time per output token: (last token − first token) / (output tokens − 1), requests with >= 2 output tokens;
+   * null when no completed request has two (TPOT is undefined with one output token).
+   */
+  tpot: LatencyStats | null;
+  /** Arrival to the last token; null when no request completed. */
+  e2e: LatencyStats | null;
+  /** Why a statistic above is null, in words ("no request completed: all 20 were rejected"). */
+  unmeasured?: Partial<Record<'queue' | 'ttft' | 'tpot' | 'e2e', string>>;
   /** Completed requests / simulated seconds (first arrival to the last completion). */
   requestsPerSec: number;
   /** Output tokens / simulated seconds. */
@@ -59,8 +64,9 @@ export interface CapacityPoint {
   rate: number;
   /** Trace time scale (1 = as recorded; 2 = twice the rate); for workloads rate / arrival_rate. */
   scale: number;
-  p99TtftS: number;
-  p99TpotS: number;
+  /** Null when no request of the point completed (TTFT) or none had two output tokens (TPOT). */
+  p99TtftS: number | null;
+  p99TpotS: number | null;
   goodputRequestsPerSec: number;
   sloAttainment: number;
   meets: boolean;

@@ -68,8 +68,8 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
     const point: CapacityPoint = {
       rate: rate0 * scale,
       scale,
-      p99TtftS: l.ttft.p99,
-      p99TpotS: l.tpot.p99,
+      p99TtftS: l.ttft?.p99 ?? null,
+      p99TpotS: l.tpot?.p99 ?? null,
       goodputRequestsPerSec: l.goodputRequestsPerSec ?? 0,
       sloAttainment: l.sloAttainment ?? 0,
       meets: (l.sloAttainment ?? 0) >= attainment,

@@ -20,18 +20,26 @@ export function formatSlo(slo: LatencySlo): string {
  */
 export function formatLatency(l: LatencySummary, meanWaiting: number | undefined, peakWaiting: number | undefined): string[] {
   const header = ['latency (modelled, ms)', 'mean', 'p50', 'p90', 'p99', 'max'];
-  const row = (name: string, x: LatencyStats): string[] => [name, ms(x.mean), ms(x.p50), ms(x.p90), ms(x.p99), ms(x.max)];
+  const row = (name: string, x: LatencyStats | null): string[] => (x ? [name, ms(x.mean), ms(x.p50), ms(x.p90), ms(x.p99), ms(x.max)] : [name, 'n/a', 'n/a', 'n/a', 'n/a', 'n/a']);
   const rows = [row('queueing delay', l.queue), row('TTFT', l.ttft), row('TPOT', l.tpot), row('end-to-end', l.e2e)];
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
   const fmt = (r: string[]): string => r.map((x, c) => (c === 0 ? x.padEnd(widths[c]) : x.padStart(widths[c]))).join('  ');
   const lines = [fmt(header), ...rows.map(fmt)];
+  // One line per distinct reason: "n/a: TTFT, TPOT, …: no request completed: all 20 were rejected".
+  const reasons = new Map<string, string[]>();
+  const names = { queue: 'queueing delay', ttft: 'TTFT', tpot: 'TPOT', e2e: 'end-to-end' } as const;
+  for (const k of ['queue', 'ttft', 'tpot', 'e2e'] as const) {
+    const why = l.unmeasured?.[k];
+    if (why) reasons.set(why, [...(reasons.get(why) ?? []), names[k]]);
+  }
+  for (const [why, which] of reasons) lines.push(`n/a (${which.join(', ')}): ${why}`);
   lines.push(`Throughput (modelled): ${rate(l.requestsPerSec)} requests/s, ${int(l.outputTokensPerSec)} output tokens/s over ${formatCountOf(l.requests, 'completed request')}`);
   if (l.slo && l.goodputRequestsPerSec !== undefined) {
     lines.push(`Goodput (modelled): ${rate(l.goodputRequestsPerSec)} requests/s meet ${formatSlo(l.slo)} (${formatPercent(l.sloAttainment ?? 0)} of all requests)`);
   } else {
     lines.push('Goodput: no SLO given (profile `slo: { ttft_ms, tpot_ms }`, or --slo-ttft-ms / --slo-tpot-ms)');
   }
-  if (meanWaiting !== undefined) lines.push(`Queue: ${meanWaiting.toPrecision(3)} requests waiting on average, ${int(peakWaiting ?? 0)} at most; queueing delay p99 ${formatDuration(l.queue.p99 * 1e9)}`);
+  if (meanWaiting !== undefined) lines.push(`Queue: ${meanWaiting.toPrecision(3)} requests waiting on average, ${int(peakWaiting ?? 0)} at most; queueing delay p99 ${l.queue ? formatDuration(l.queue.p99 * 1e9) : 'n/a'}`);
   lines.push('TTFT = arrival to the first output token; TPOT = mean gap between later tokens; times run on the modelled step time.');
   return lines;
 }
@@ -39,7 +47,7 @@ export function formatLatency(l: LatencySummary, meanWaiting: number | undefined
 /** The capacity search: one line per rate tried, in order, then the answer. */
 export function formatCapacity(c: CapacityCurve): string {
   const header = ['rate (req/s)', 'time scale', 'p99 TTFT (ms)', 'p99 TPOT (ms)', 'goodput (req/s)', 'meets SLO', 'verdict'];
-  const rows = c.points.map((p) => [p.rate.toPrecision(4), p.scale.toPrecision(4), ms(p.p99TtftS), ms(p.p99TpotS), rate(p.goodputRequestsPerSec), formatPercent(p.sloAttainment), p.meets ? 'pass' : 'fail']);
+  const rows = c.points.map((p) => [p.rate.toPrecision(4), p.scale.toPrecision(4), p.p99TtftS === null ? 'n/a' : ms(p.p99TtftS), p.p99TpotS === null ? 'n/a' : ms(p.p99TpotS), rate(p.goodputRequestsPerSec), formatPercent(p.sloAttainment), p.meets ? 'pass' : 'fail']);
   const widths = header.map((h, col) => Math.max(h.length, ...rows.map((r) => r[col].length)));
   const fmt = (r: string[]): string => r.map((x, col) => x.padStart(widths[col])).join('  ');
   const lines = [

@@ -90,13 +90,22 @@ export function latencySummary(requests: ServingSimRequests, times: ServingSimTi
   }
   const span = n > 0 ? last - requests.arrivalS[0] : 0;
   const rate = (x: number) => (span > 0 ? x / span : 0);
+  // Nothing to measure is null with the reason, never 0 s (which reads as "instant").
+  const unmeasured: NonNullable<LatencySummary['unmeasured']> = {};
+  if (done === 0) {
+    const why = n === 0 ? 'no requests' : `no request completed: all ${n.toLocaleString('en-US')} were rejected`;
+    unmeasured.queue = unmeasured.ttft = unmeasured.e2e = unmeasured.tpot = why;
+  } else if (multi === 0) {
+    unmeasured.tpot = 'no completed request has more than one output token (TPOT is undefined with one)';
+  }
   const summary: LatencySummary = {
     kind: 'modelled',
     requests: done,
-    queue: latencyStats(queue),
-    ttft: latencyStats(ttft),
-    tpot: latencyStats(tpot),
-    e2e: latencyStats(e2e),
+    queue: done > 0 ? latencyStats(queue) : null,
+    ttft: done > 0 ? latencyStats(ttft) : null,
+    tpot: multi > 0 ? latencyStats(tpot) : null,
+    e2e: done > 0 ? latencyStats(e2e) : null,
+    ...(Object.keys(unmeasured).length > 0 ? { unmeasured } : {}),
     requestsPerSec: rate(done),
     outputTokensPerSec: rate(tokens),
     ttftCdf: cdf(ttft),

@@ -140,12 +140,20 @@ function firstLine(path: string): string {
   }
 }
 
-/** Splits a CSV line (RFC 4180 quotes; these traces rarely need them). */
-export function splitCsv(line: string): string[] {
-  if (!line.includes('"')) return line.split(',');
+/**
+ * Splits a CSV line (RFC 4180 quotes; these traces rarely need them). `columns`, when given,
+ * receives each cell's 1-based column in the line (its opening quote, if quoted), for errors.
+ */
+export function splitCsv(line: string, columns?: number[]): string[] {
+  if (!line.includes('"')) {
+    const cells = line.split(',');
+    if (columns) for (let k = 0, at = 1; k < cells.length; at += cells[k++].length + 1) columns.push(at);
+    return cells;
+  }
   const out: string[] = [];
   let cur = '';
   let quoted = false;
+  columns?.push(1);
   for (let i = 0; i < line.length; i++) {
     const c = line[i];
     if (quoted) {
@@ -158,6 +166,7 @@ export function splitCsv(line: string): string[] {
     else if (c === ',') {
       out.push(cur);
       cur = '';
+      columns?.push(i + 2);
     } else cur += c;
   }
   out.push(cur);
@@ -197,11 +206,19 @@ export function detectTraceFormat(path: string): TraceFormat {
   );
 }
 
-/** Seconds since the epoch of "YYYY-MM-DD HH:MM:SS[.fraction]" (UTC; any number of fraction digits), or NaN. */
+/**
+ * Seconds since the epoch of "YYYY-MM-DD HH:MM:SS[.fraction]" (UTC; any number of fraction digits), or NaN,
+ * also for an impossible calendar date or time (month 13, February 30, hour 24, minute 60, second 60):
+ * each field is checked against its range instead of letting Date.UTC roll it over into the next day.
+ */
 export function parseDatetimeSeconds(text: string): number {
   const m = /^\s*(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(\.\d+)?\s*(Z|[+-]00:?00)?\s*$/.exec(text);
   if (!m) return NaN;
-  const whole = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +m[6]) / 1000;
+  const [year, month, day, hour, minute, second] = [+m[1], +m[2], +m[3], +m[4], +m[5], +m[6]];
+  // Day 0 of the next month is the last day of this one (Gregorian leap years included).
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return NaN;
+  const whole = Date.UTC(year, month - 1, day, hour, minute, second) / 1000;
   return whole + (m[7] ? Number(`0${m[7]}`) : 0);
 }
 
@@ -289,13 +306,8 @@ function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOpti
       return;
     }
     if (line.trim() === '') return;
-    const cells = splitCsv(line);
-    // Column of each cell, 1-based, for errors.
     offsets = [];
-    for (let k = 0, at = 1; k < cells.length; k++) {
-      offsets.push(at);
-      at += cells[k].length + 1;
-    }
+    const cells = splitCsv(line, offsets);
     const cell = (k: number) => cells[index[k]];
     const col = (k: number) => offsets[index[k]] ?? 1;
     if (format === 'burstgpt') {
@@ -308,7 +320,7 @@ function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOpti
       add({ arrivalS: t, promptLen: count(cell(1), 'Request tokens', path, n, col(1)), outputLen: count(cell(2), 'Response tokens', path, n, col(2)) }, `${n}`);
     } else {
       const t = parseDatetimeSeconds(cell(0) ?? '');
-      if (!Number.isFinite(t)) throw new TraceError(path, n, col(0), `TIMESTAMP must be a datetime like 2023-11-16 18:15:46.6805900, got ${JSON.stringify(cell(0))}`);
+      if (!Number.isFinite(t)) throw new TraceError(path, n, col(0), `TIMESTAMP must be a valid datetime like 2023-11-16 18:15:46.6805900 (month 1-12, a day the month has, hour 0-23, minute and second 0-59), got ${JSON.stringify(cell(0))}`);
       if (Number(cell(2)) === 0) return drop('with 0 GeneratedTokens');
       add({ arrivalS: t, promptLen: count(cell(1), 'ContextTokens', path, n, col(1)), outputLen: count(cell(2), 'GeneratedTokens', path, n, col(2)) }, `${n}`);
     }

@@ -93,8 +93,8 @@ export function metricsOf(run: RunResult): SweepMetrics {
     m.rejected = s.rejected;
     const lat = run.pool.latency;
     if (lat) {
-      m.p99TtftS = lat.ttft.p99;
-      m.p99TpotS = lat.tpot.p99;
+      if (lat.ttft) m.p99TtftS = lat.ttft.p99;
+      if (lat.tpot) m.p99TpotS = lat.tpot.p99;
       if (lat.sloAttainment !== undefined) m.sloAttainment = lat.sloAttainment;
       if (lat.goodputRequestsPerSec !== undefined) m.goodputRequestsPerSec = lat.goodputRequestsPerSec;
     }

@@ -482,8 +482,11 @@ test('simulate --trace says nothing about the workload distributions it replaces
   assert.doesNotMatch(withTrace.stderr, /warning/, withTrace.stderr);
   const without = cli(['simulate', file]);
   assert.equal(without.code, 0, without.stderr);
-  // 4000 (fixed prompt) + 512 (default output_len max) = 4512 > 2048, at the line the user wrote (5).
-  assert.match(without.stderr, new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:5:\\d+: warning: prompt_len max \\+ output_len max = 4512 exceeds max_model_len 2048`));
+  // Every prompt is 4000 tokens (fixed) >= max_model_len 2048: all rejected, said at the line the user wrote (5).
+  assert.match(without.stderr, new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:5:\\d+: warning: every prompt \\(prompt_len min 4000\\) reaches max_model_len 2048: all requests are rejected`));
+  // ...and the latency table has nothing to measure: n/a with the reason, not 0.00.
+  assert.match(without.stdout, /^TTFT\s+n\/a\s+n\/a\s+n\/a\s+n\/a\s+n\/a$/m);
+  assert.match(without.stdout, /^n\/a \(queueing delay, TTFT, TPOT, end-to-end\): no request completed: all 5 were rejected$/m);
 });
 
 test('bench --dry-run plans and preflights without measuring; --quick says what it shortened', () => {

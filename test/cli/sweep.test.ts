@@ -6,12 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import * as YAML from 'yaml';
 import type { SweepPointRun, SweepReport } from '../../core/protocol/sweep';
+import { comparable, sweepWorkspace } from '../fixtures/sweep';
 
 const root = join(__dirname, '..', '..');
 const runner = join(root, 'dist', 'runner.js');
@@ -20,12 +20,6 @@ function cli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {
   const r = spawnSync(process.execPath, [runner, ...args], { encoding: 'utf8', timeout: 300_000, cwd: opts.cwd, env: { ...process.env, ...opts.env } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
-
-/** 2 layers × 2 KV heads × head_dim 64 × 2 (K and V) × 2 bytes (bf16) = 1,024 KV bytes per token. */
-const TINY_CONFIG = JSON.stringify({
-  model_type: 'llama', hidden_size: 256, num_attention_heads: 4, num_key_value_heads: 2, num_hidden_layers: 2,
-  intermediate_size: 512, vocab_size: 1000, max_position_embeddings: 4096, torch_dtype: 'bfloat16',
-});
 
 /** 6 points; a 64 MiB KV budget; a trace whose requests share 256-token prefixes. */
 const PROFILE = `model: ./tiny/config.json
@@ -45,16 +39,7 @@ sweep:
 `;
 
 function workspace(profile = PROFILE): { dir: string; file: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'attnscope-sweep-cli-'));
-  mkdirSync(join(dir, 'tiny'));
-  writeFileSync(join(dir, 'tiny', 'config.json'), TINY_CONFIG);
-  writeFileSync(join(dir, 'grid.attn.yaml'), profile);
-  return { dir, file: join(dir, 'grid.attn.yaml') };
-}
-
-/** What must be equal between two runs of one sweep: every row but the file it came from. */
-function comparable(report: SweepReport) {
-  return { sweepId: report.sweepId, total: report.total, missing: report.missing, rows: report.rows.map(({ file: _file, ...row }) => row) };
+  return sweepWorkspace(profile, 'grid.attn.yaml', 'attnscope-sweep-cli-');
 }
 
 const readReport = (path: string): SweepReport => JSON.parse(readFileSync(path, 'utf8')) as SweepReport;

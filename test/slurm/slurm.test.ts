@@ -6,19 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { SweepReport } from '../../core/protocol/sweep';
+import { comparable, sweepWorkspace } from '../fixtures/sweep';
 import { missingPrerequisite, startCluster, type Cluster } from './cluster';
 
 const runner = join(__dirname, '..', '..', 'dist', 'runner.js');
-
-const TINY_CONFIG = JSON.stringify({
-  model_type: 'llama', hidden_size: 256, num_attention_heads: 4, num_key_value_heads: 2, num_hidden_layers: 2,
-  intermediate_size: 512, vocab_size: 1000, max_position_embeddings: 4096, torch_dtype: 'bfloat16',
-});
 
 const PROFILE = `model: ./tiny/config.json
 kv_cache: { memory_gib: 0.0625 }
@@ -39,18 +34,12 @@ after(async () => {
   await cluster?.stop();
 });
 
-const comparable = (r: SweepReport) => ({ sweepId: r.sweepId, total: r.total, missing: r.missing, rows: r.rows.map(({ file: _f, ...row }) => row) });
-
 test('a 6-point sweep as a 3-task Slurm array: every point, merged, equal to the local run', { timeout: 180_000 }, async () => {
   const missing = missingPrerequisite();
   assert.equal(missing, null, `the Slurm test cannot run: ${missing}`);
   cluster = await startCluster();
 
-  const work = mkdtempSync(join(tmpdir(), 'attnscope-slurm-sweep-'));
-  mkdirSync(join(work, 'tiny'));
-  writeFileSync(join(work, 'tiny', 'config.json'), TINY_CONFIG);
-  const profile = join(work, 'pages.attn.yaml');
-  writeFileSync(profile, PROFILE);
+  const { dir: work, file: profile } = sweepWorkspace(PROFILE, 'pages.attn.yaml', 'attnscope-slurm-sweep-');
   try {
     const local = spawnSync(process.execPath, [runner, 'sweep', profile, '--out', join(work, 'local')], { encoding: 'utf8', timeout: 120_000 });
     assert.equal(local.status, 0, local.stderr);

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { readProfile } from '../../core/config/index';
 import type { Profile } from '../../core/config/types';
 import { quantile, simulatePool, type SimulateOptions, type TraceRequest } from '../../runner/simulate/index';
+import { formatLatency } from '../../runner/simulate/latency-format';
 
 const EXAMPLES = resolve(import.meta.dirname, '../../examples');
 
@@ -52,10 +53,10 @@ test('one request: TTFT and TPOT equal the step-time formula by hand', async () 
   assert.ok(Math.abs(ttft - 0.031884) < 1e-6 && Math.abs(tpot - 0.0070417) < 1e-7, 'the hand figures above');
   const l = r.latency!;
   assert.equal(l.kind, 'modelled');
-  close(l.ttft.p50, ttft, 'TTFT');
-  close(l.tpot.p50, tpot, 'TPOT');
-  close(l.e2e.p50, ttft + 3 * tpot, 'e2e');
-  assert.equal(l.queue.max, 0);
+  close(l.ttft!.p50, ttft, 'TTFT');
+  close(l.tpot!.p50, tpot, 'TPOT');
+  close(l.e2e!.p50, ttft + 3 * tpot, 'e2e');
+  assert.equal(l.queue!.max, 0);
   assert.deepEqual(r.stepTime!.assumed, []);
   assert.equal(r.stepTime!.gpu, 'H100 SXM');
 });
@@ -70,11 +71,11 @@ test('queueing delay, TTFT, TPOT, goodput and percentiles of a two-request timel
   const p = profile('kv_cache: { page_size: 4, num_pages: 10 }\nworkload: { max_model_len: 16 }\n');
   const r = await simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 6, 3), req(0.5, 3, 2)], slo: { ttftMs: 1200 } });
   const l = r.latency!;
-  assert.deepEqual([l.queue.mean, l.queue.max], [0.25, 0.5]);
-  assert.deepEqual([l.ttft.mean, l.ttft.p50, l.ttft.max], [1.25, 1.25, 1.5]);
-  close(l.ttft.p90, 1.45, 'TTFT p90');
-  assert.deepEqual([l.tpot.mean, l.tpot.max], [1, 1]);
-  assert.deepEqual([l.e2e.mean, l.e2e.max], [2.75, 3]);
+  assert.deepEqual([l.queue!.mean, l.queue!.max], [0.25, 0.5]);
+  assert.deepEqual([l.ttft!.mean, l.ttft!.p50, l.ttft!.max], [1.25, 1.25, 1.5]);
+  close(l.ttft!.p90, 1.45, 'TTFT p90');
+  assert.deepEqual([l.tpot!.mean, l.tpot!.max], [1, 1]);
+  assert.deepEqual([l.e2e!.mean, l.e2e!.max], [2.75, 3]);
   assert.equal(l.requestsPerSec, 2 / 3);
   assert.equal(l.outputTokensPerSec, 5 / 3);
   assert.equal(l.goodputRequestsPerSec, 1 / 3);
@@ -111,4 +112,22 @@ test('percentiles interpolate as numpy.percentile does', () => {
   close(quantile(xs, 0.9), 3.7, 'p90');
   close(quantile(xs, 0.99), 3.97, 'p99');
   assert.equal(quantile([], 0.5), 0);
+});
+
+test('nothing to measure is n/a with the reason, never 0 s: all rejected, or one output token (no TPOT)', async () => {
+  // max_model_len 16: prompts of 20 tokens reach it, so both requests are rejected and none completes.
+  const p = profile('kv_cache: { page_size: 4, num_pages: 10 }\nworkload: { max_model_len: 16 }\n');
+  const none = (await simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 20, 3), req(1, 20, 3)] })).latency!;
+  assert.deepEqual([none.requests, none.queue, none.ttft, none.tpot, none.e2e], [0, null, null, null, null]);
+  assert.equal(none.unmeasured?.ttft, 'no request completed: all 2 were rejected');
+  const text = formatLatency(none, undefined, undefined);
+  assert.match(text[2]!, /^TTFT\s+n\/a\s+n\/a\s+n\/a\s+n\/a\s+n\/a$/);
+  assert.ok(text.includes('n/a (queueing delay, TTFT, TPOT, end-to-end): no request completed: all 2 were rejected'), text.join('\n'));
+  assert.equal(JSON.parse(JSON.stringify(none)).ttft, null);
+  // One request with output_len 1: TTFT = 1 step (prefill emits the token); TPOT is undefined.
+  const one = (await simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 6, 1)] })).latency!;
+  assert.equal(one.ttft!.p50, 1);
+  assert.equal(one.tpot, null);
+  assert.deepEqual(one.unmeasured, { tpot: 'no completed request has more than one output token (TPOT is undefined with one)' });
+  assert.match(formatLatency(one, undefined, undefined)[3]!, /^TPOT\s+n\/a\s+n\/a/);
 });

@@ -263,8 +263,14 @@ test('exceeds-max-model-len only about what the user wrote: not on defaults alon
   const text = 'model: ./gpt2/config.json\nworkload:\n  prompt_len: { dist: uniform, min: 10, max: 4096 }\n';
   const said = read(text, files);
   const p = only(said.problems, 'exceeds-max-model-len');
-  assert.equal(p.message, 'prompt_len max + output_len max = 4608 exceeds max_model_len 1024: such requests are cut at max_model_len');
+  assert.equal(p.message, 'prompt_len max 4096 reaches max_model_len 1024: such prompts are rejected, and shorter ones whose prompt + output (max 4608) exceeds it have their output clipped');
   assert.equal(at(text, p), '{ dist: uniform, min: 10, max: 4096 }');
+  // The warning says what happens: every prompt (uniform from 100) reaches max_model_len 50 -> all rejected;
+  // prompts of at most 100 + outputs of at most 512 under max_model_len 1024 -> only clipped.
+  const all = only(read('model: ./gpt2/config.json\nworkload:\n  prompt_len: { dist: uniform, min: 100, max: 200 }\n  max_model_len: 50\n', files).problems, 'exceeds-max-model-len');
+  assert.equal(all.message, 'every prompt (prompt_len min 100) reaches max_model_len 50: all requests are rejected');
+  const clip = only(read('model: ./gpt2/config.json\nworkload:\n  prompt_len: { dist: fixed, value: 600 }\n', files).problems, 'exceeds-max-model-len');
+  assert.equal(clip.message, 'prompt_len max + output_len max = 1112 exceeds max_model_len 1024: such requests have their output clipped at max_model_len');
 });
 
 test('semantic: decode cases on an encoder', () => {

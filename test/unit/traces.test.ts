@@ -70,7 +70,16 @@ test('Azure CSV: datetime stamps to seconds from the first, lengths, max_model_l
   assert.equal(parseDatetimeSeconds('2023-11-16 18:15:46.6805900'), Date.UTC(2023, 10, 16, 18, 15, 46) / 1000 + 0.68059);
   assert.ok(Number.isNaN(parseDatetimeSeconds('16/11/2023 18:15')));
   const bad = write('azure-bad.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46,12,3\nyesterday,5,5\n');
-  assert.equal(cliLine(() => readTraceFile(bad, { maxModelLen: 8192 })), `${bad}:3:1: TIMESTAMP must be a datetime like 2023-11-16 18:15:46.6805900, got "yesterday"`);
+  assert.equal(cliLine(() => readTraceFile(bad, { maxModelLen: 8192 })), `${bad}:3:1: TIMESTAMP must be a valid datetime like 2023-11-16 18:15:46.6805900 (month 1-12, a day the month has, hour 0-23, minute and second 0-59), got "yesterday"`);
+  // Impossible calendar fields are refused, not rolled over by Date.UTC (February 30 would be March 2,
+  // 86,401 s after 2023-02-28 23:59:59). 2024 is a leap year: February 29 exists there only.
+  for (const stamp of ['2023-02-30 00:00:00.0', '2023-02-29 00:00:00', '2023-11-16 18:99:00.0', '2023-11-16 25:00:00', '2023-11-16 18:61:00', '2023-11-16 18:00:60', '2023-13-01 00:00:00', '2023-04-31 00:00:00', '2023-00-10 00:00:00']) {
+    assert.ok(Number.isNaN(parseDatetimeSeconds(stamp)), stamp);
+  }
+  assert.equal(parseDatetimeSeconds('2024-02-29 23:59:59'), Date.UTC(2024, 1, 29, 23, 59, 59) / 1000);
+  assert.equal(parseDatetimeSeconds('2023-12-31 23:59:59'), Date.UTC(2023, 11, 31, 23, 59, 59) / 1000);
+  const feb30 = write('azure-feb30.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-02-28 23:59:59.0,12,3\n2023-02-30 00:00:00.0,5,5\n');
+  assert.match(cliLine(() => readTraceFile(feb30, { maxModelLen: 8192 })), new RegExp(`^${feb30.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3:1: TIMESTAMP must be a valid datetime .*got "2023-02-30 00:00:00.0"$`));
   const badLen = write('azure-len.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46,12.5,3\n');
   assert.equal(cliLine(() => readTraceFile(badLen, { maxModelLen: 8192 })), `${badLen}:2:21: ContextTokens must be an integer from 1 to 2147483647, got "12.5"`);
 });
@@ -146,6 +155,13 @@ test('lines are streamed across chunk boundaries without losing or splitting one
   });
   assert.deepEqual(seen.filter((l) => l !== ''), lines);
   assert.deepEqual(splitCsv('1,"a, ""b""",c'), ['1', 'a, "b"', 'c']);
+  // Each cell's column (1-based), quoted or not: 1,"a, ""b""",c has cells at 1, 3 and 14 (the closing quote is column 12, its comma 13).
+  const columns: number[] = [];
+  splitCsv('1,"a, ""b""",c', columns);
+  assert.deepEqual(columns, [1, 3, 14]);
+  const plain: number[] = [];
+  splitCsv('12,,345', plain);
+  assert.deepEqual(plain, [1, 4, 5]);
 });
 
 test('every integer a trace carries is bounded by int32 (vLLM keeps token counts as int32) and refused at its line before any work', () => {

@@ -164,7 +164,7 @@ describe('dashboard webview in Chromium', () => {
     assert.deepEqual(await drawnPoints(page, 'latencyCdf'), { TTFT: latency.ttftCdf.length, TPOT: latency.tpotCdf.length });
     const percentiles = await tableRows(page, 'table-latencyCdf');
     assert.equal(percentiles[1]![0], 'TTFT');
-    assert.equal(Number(percentiles[1]![4]), Number((latency.ttft.p99 * 1000).toPrecision(3)));
+    assert.equal(Number(percentiles[1]![4]), Number((latency.ttft!.p99 * 1000).toPrecision(3)));
     assert.deepEqual(await drawnPoints(page, 'queue'), { running: n, waiting: n, 'waiting, preempted': n });
   });
 
