@@ -176,6 +176,7 @@ test('submit --k8s: the Indexed Job\'s pods, run here as processes with its file
   // Lay the mounts out as a pod sees them: the ConfigMap's items under /sweep, the claim at /results.
   const pod = join(dir, 'pod');
   const mount = (p: string) => p.replace(/^\/sweep/, join(pod, 'sweep')).replace(/^\/results/, join(pod, 'results'));
+  mkdirSync(join(pod, 'results'), { recursive: true }); // the claim's mount point exists in a pod
   const spec = job.spec.template.spec;
   for (const item of spec.volumes[0].configMap.items as Array<{ key: string; path: string }>) {
     mkdirSync(dirname(join(pod, 'sweep', item.path)), { recursive: true });
