@@ -58,6 +58,25 @@ function axis(p: Palette, title: string, extra: Record<string, unknown> = {}): R
   };
 }
 
+/**
+ * Tick labels of a log axis: only the powers of ten, compact ("0.1", "1", "10", "1k", "10k"), so
+ * neighbours never overlap at the default width (chart.js printed "700.00 1,000.00").
+ */
+export function logTick(value: number | string): string {
+  const v = Number(value);
+  if (!(v > 0)) return '';
+  const k = Math.log10(v);
+  if (Math.abs(k - Math.round(k)) > 1e-9) return '';
+  if (v >= 1e3) return `${Number((v / 1e3 ** Math.floor(Math.log10(v) / 3)).toPrecision(3))}${['', 'k', 'M', 'G', 'T', 'P'][Math.floor(Math.log10(v) / 3)] ?? ''}`;
+  return String(Number(v.toPrecision(1)));
+}
+
+/** Options of a logarithmic axis with logTick labels. */
+function logAxis(p: Palette, title: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const base = axis(p, title, { type: 'logarithmic', ...extra });
+  return { ...base, ticks: { ...(base['ticks'] as object), autoSkip: true, maxRotation: 0, callback: logTick } };
+}
+
 function timedCases(run: ViewRun): KernelCase[] {
   return run.cases.filter((c) => c.kernel !== 'reference');
 }
@@ -99,7 +118,7 @@ export function timingsChart(run: ViewRun, p: Palette): ChartSpec {
     } as ChartConfiguration['data'],
     options: {
       ...baseOptions(p, 'Kernel time per shape (median, p10–p90)'),
-      scales: { x: axis(p, 'case'), y: axis(p, 'time per call (ms, log)', { type: 'logarithmic' }) },
+      scales: { x: axis(p, 'case', { ticks: { color: p.foreground, autoSkip: true, maxRotation: 0 } }), y: logAxis(p, 'time per call (ms, log)') },
     } as ChartConfiguration['options'],
   };
   return {
@@ -133,7 +152,7 @@ export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
       ...baseOptions(p, 'Achieved throughput (fraction of this machine’s peak in the tooltip)'),
       plugins: {
         ...baseOptions(p, 'Achieved throughput (fraction of this machine’s peak in the tooltip)').plugins,
-        tooltip: { callbacks: { footer: (items: Array<{ dataIndex: number }>) => `${formatPercent(fractions[items[0]?.dataIndex ?? 0])} of peak` } },
+        tooltip: { callbacks: { footer: (items: Array<{ dataIndex: number }>) => `${formatPercent(fractions[items[0]?.dataIndex ?? 0])} of ${cases[items[0]?.dataIndex ?? 0]?.ceiling ?? 'peak'}` } },
       },
       scales: {
         x: axis(p, 'case'),
@@ -148,8 +167,8 @@ export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
     empty: cases.length === 0 ? 'No timed cases yet.' : null,
     config,
     table: {
-      columns: ['case', 'achieved', 'fraction of peak'],
-      rows: cases.map((c) => [caseLabel(c), isDecode(c) ? formatRate(c.gbps * 1e9, 'B/s') : formatRate(c.gflops * 1e9, 'FLOP/s'), formatPercent(c.fractionOfPeak)]),
+      columns: ['case', 'achieved', 'fraction of peak', 'peak'],
+      rows: cases.map((c) => [caseLabel(c), isDecode(c) ? formatRate(c.gbps * 1e9, 'B/s') : formatRate(c.gflops * 1e9, 'FLOP/s'), formatPercent(c.fractionOfPeak), c.ceiling ?? 'peak']),
     },
   };
 }
@@ -205,8 +224,8 @@ export function rooflineChart(run: ViewRun, p: Palette): ChartSpec {
     options: {
       ...baseOptions(p, bytesPerSec || compute.length ? 'Roofline (this machine’s measured ceilings)' : 'Roofline (no measured peaks in this run)'),
       scales: {
-        x: axis(p, 'arithmetic intensity (FLOP/byte, log)', { type: 'logarithmic', min: xMin, max: xMax }),
-        y: axis(p, 'GFLOP/s (log)', { type: 'logarithmic' }),
+        x: logAxis(p, 'arithmetic intensity (FLOP/byte, log)', { min: xMin, max: xMax }),
+        y: logAxis(p, 'GFLOP/s (log)'),
       },
     } as ChartConfiguration['options'],
   };

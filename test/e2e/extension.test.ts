@@ -191,9 +191,9 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     assert.ok(finishedAt !== undefined && arrivedAt !== undefined && doneAt > 0 && exitedAt > 0, 'every end of the finish latency was recorded');
     // Issue 17's bounds. The page's own part, from the finish message's arrival to the finish on
     // screen, is held to 500 ms as it is. The whole path from the runner's done event also crosses
-    // the extension host, code-server and its websocket: with the editor's processes ahead of the
-    // machine's other jobs (harness EDITOR_NICE) it is held to 500 ms only where the machine has a
-    // CPU per runnable process; above that (CI here: 2 CPUs at load 10-20) the bound scales with
+    // the extension host, code-server and its websocket: it is held to 500 ms only where the
+    // machine has a CPU per runnable process (raising the editor's priority with nice -15 did not
+    // bring it down at load 17-20); above that (CI here: 2 CPUs at load 10-20) the bound scales with
     // load average / CPUs and the figures above say how far from 500 ms it was.
     assert.ok(finishedAt! - arrivedAt! < 500, `the page showed the finish ${finishedAt! - arrivedAt!} ms after the message arrived (limit 500 ms)`);
     const slowdown = Math.max(1, loadavg()[0]! / cpus().length);

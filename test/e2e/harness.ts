@@ -5,7 +5,7 @@
  * Every missing piece is a thrown error naming the fix: the suite fails, never skips.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,18 +31,6 @@ export function checkPrerequisites(): void {
   if (missing.length > 0) throw new Error(`e2e setup incomplete, missing:\n  ${missing.join('\n  ')}`);
 }
 
-/**
- * The niceness the editor's processes (code-server with its extension host and language server,
- * Chromium) run at: ahead of everything else on the machine. The timing test measures the
- * editor's own work against fixed bounds (a 200 ms task, 0.5 s to show a finish); on a machine
- * shared by other jobs (CI here: 2 CPUs at load 10-15) a process at the default priority waits
- * for a CPU most of the time, and the wait would be counted as the editor's. Raising their
- * priority (root, or CAP_SYS_NICE) gives them the CPU a user's editor has; the runner, a child
- * of the extension host, runs at the same priority. Where that is not allowed they run at the
- * default and `niceOf` says so in the test's report.
- */
-export const EDITOR_NICE = -15;
-
 /** The niceness of process `pid` (field 19 of /proc/PID/stat), or null when it cannot be read. */
 export function niceOf(pid: number): number | null {
   try {
@@ -51,11 +39,6 @@ export function niceOf(pid: number): number | null {
   } catch {
     return null;
   }
-}
-
-/** `command args` under `nice -n EDITOR_NICE` when /usr/bin/nice exists (nice runs it at the default when it may not raise priority). */
-function prioritized(command: string, args: string[]): [string, string[]] {
-  return existsSync('/usr/bin/nice') ? ['/usr/bin/nice', ['-n', String(EDITOR_NICE), command, ...args]] : [command, args];
 }
 
 /** A workspace in a temp folder: test/e2e/workspace, examples/llama-3.1-8b/config.json, and every shipped example under examples/. */
@@ -114,8 +97,7 @@ export async function startCodeServer(opts: { settings: Record<string, unknown>;
     throw new Error(`code-server --install-extension ${vsix} failed (exit ${install.status}):\n${install.stdout}\n${install.stderr}`);
   }
   const port = await freePort();
-  const [command, args] = prioritized(process.execPath, [CODE_SERVER, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', ...dirs]);
-  const child: ChildProcess = spawn(command, args, {
+  const child: ChildProcess = spawn(process.execPath, [CODE_SERVER, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', ...dirs], {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
     env: { ...process.env, VSCODE_AGENT_FOLDER: join(base, 'agent') },
@@ -159,7 +141,6 @@ export async function startCodeServer(opts: { settings: Record<string, unknown>;
   };
 }
 
-/** Debian Chromium, headless, started at EDITOR_NICE through a wrapper script (playwright takes one executable path). */
 /** The newest AttnScope output-channel log under `userDataDir`'s logs (a reload starts a new one), or null. */
 function extensionLogPath(userDataDir: string): string | null {
   const dir = join(userDataDir, 'logs');
@@ -169,12 +150,8 @@ function extensionLogPath(userDataDir: string): string | null {
 }
 
 export async function launchChromium(): Promise<Browser> {
-  const wrapper = join(mkdtempSync(join(tmpdir(), 'attnscope-e2e-chromium-')), 'chromium');
-  const [command, args] = prioritized(CHROMIUM, []);
-  writeFileSync(wrapper, `#!/bin/sh\nexec ${[command, ...args].map((a) => `'${a}'`).join(' ')} "$@"\n`);
-  chmodSync(wrapper, 0o755);
   return chromium.launch({
-    executablePath: wrapper,
+    executablePath: CHROMIUM,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });

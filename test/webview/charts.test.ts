@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { PoolSample } from '../../core/protocol/run';
-import { poolTimelineChart, thinSamples } from '../../webview/charts';
+import { logTick, poolTimelineChart, thinSamples } from '../../webview/charts';
 import { viewOfRun } from '../../webview/model';
 import type { Palette } from '../../webview/theme';
 import { run } from '../fixtures/run';
@@ -33,5 +33,11 @@ describe('pool chart', () => {
     assert.deepEqual(Object.keys(spec.config.options!.scales!), ['x', 'y', 'yPct']);
     // The pool, 100 pages, from the samples (held + cached + free) while the run has no PoolResult yet.
     assert.equal((spec.config.options!.scales!['y'] as { max: number }).max, 100);
+  });
+});
+
+describe('logTick', () => {
+  it('labels only powers of ten, compactly (chart.js printed "700.00 1,000.00" side by side)', () => {
+    assert.deepEqual([0.1, 0.3, 1, 7, 10, 700, 1000, 30000, 1e6].map(logTick), ['0.1', '', '1', '', '10', '', '1k', '', '1M']);
   });
 });
