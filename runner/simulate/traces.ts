@@ -232,6 +232,10 @@ export function parseDatetimeSeconds(text: string): number {
  */
 export function readTraceFile(path: string, opts: TraceReadOptions): TraceRead {
   const format = opts.format ?? detectTraceFormat(path);
+  // The Model / Log Type filters exist only in BurstGPT: on another trace they would filter nothing, silently.
+  if (format !== 'burstgpt' && (opts.model !== undefined || opts.logType !== undefined)) {
+    throw new TraceError(path, 1, 1, `--trace-model and --trace-log-type filter BurstGPT traces only; this is a ${format} trace`);
+  }
   const warnings = opts.warnings ?? [];
   const packer = new RequestPacker();
   const dropped: Record<string, number> = {};
