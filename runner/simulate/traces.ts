@@ -234,7 +234,7 @@ export function readTraceFile(path: string, opts: TraceReadOptions): TraceRead {
   const format = opts.format ?? detectTraceFormat(path);
   // The Model / Log Type filters exist only in BurstGPT: on another trace they would filter nothing, silently.
   if (format !== 'burstgpt' && (opts.model !== undefined || opts.logType !== undefined)) {
-    throw new TraceError(path, 1, 1, `--trace-model and --trace-log-type filter BurstGPT traces only; this is a ${format} trace`);
+    throw new TraceError(path, 1, 1, `--trace-model and --trace-log-type filter BurstGPT traces only; this trace is ${format}`);
   }
   const warnings = opts.warnings ?? [];
   const packer = new RequestPacker();

@@ -143,7 +143,7 @@ test('vllm bench serve result: start_times, failed requests dropped, or even spa
   const summaryOnly = write('bench-c.json', JSON.stringify({ request_rate: 'inf', mean_ttft_ms: 12 }));
   assert.match(cliLine(() => readTraceFile(summaryOnly, { maxModelLen: 8192, format: 'vllm-bench' })), /bench-c\.json:1:1: a vllm bench serve result needs per-request input_lens and output_lens: save it with --save-result --save-detailed/);
   // The BurstGPT filters on another format are refused, not silently ignored.
-  assert.equal(cliLine(() => readTraceFile(withStarts, { maxModelLen: 8192, model: 'GPT-4' })), `${withStarts}:1:1: --trace-model and --trace-log-type filter BurstGPT traces only; this is a vllm-bench trace`);
+  assert.equal(cliLine(() => readTraceFile(withStarts, { maxModelLen: 8192, model: 'GPT-4' })), `${withStarts}:1:1: --trace-model and --trace-log-type filter BurstGPT traces only; this trace is vllm-bench`);
   // The label says what the arrivals came from: start_times, or request_rate when there are none.
   assert.equal(a.timeUnit, 'start_times, seconds');
   assert.equal(b.timeUnit, 'no start_times: arrivals from request_rate');
