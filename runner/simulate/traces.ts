@@ -22,6 +22,7 @@
  * simulator) or whose prompt + output exceeds it (output clipped) are warned about by file:line.
  */
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import * as jsonc from 'jsonc-parser';
 import { formatCount } from '../../core/format';
 import type { ServingSimRequests } from '../../native';
 import { MAX_TRACE_TOKENS, parseTraceLine, TraceError } from './trace';
@@ -231,6 +232,10 @@ export function parseDatetimeSeconds(text: string): number {
  */
 export function readTraceFile(path: string, opts: TraceReadOptions): TraceRead {
   const format = opts.format ?? detectTraceFormat(path);
+  // The Model / Log Type filters exist only in BurstGPT: on another trace they would filter nothing, silently.
+  if (format !== 'burstgpt' && (opts.model !== undefined || opts.logType !== undefined)) {
+    throw new TraceError(path, 1, 1, `--trace-model and --trace-log-type filter BurstGPT traces only; this trace is ${format}`);
+  }
   const warnings = opts.warnings ?? [];
   const packer = new RequestPacker();
   const dropped: Record<string, number> = {};
@@ -241,7 +246,8 @@ export function readTraceFile(path: string, opts: TraceReadOptions): TraceRead {
     limits.check(r, where);
     packer.add(r);
   };
-  if (format === 'vllm-bench') readVllmBench(path, add, drop, notes);
+  let hasStartTimes = true;
+  if (format === 'vllm-bench') hasStartTimes = readVllmBench(path, add, drop, notes);
   else if (format === 'attnscope') {
     const unknown = new Set<string>();
     forEachLine(path, (line, n) => {
@@ -255,7 +261,7 @@ export function readTraceFile(path: string, opts: TraceReadOptions): TraceRead {
   const requests = packer.pack();
   const t0 = requests.arrivalS[0];
   if (t0 !== 0) for (let i = 0; i < requests.arrivalS.length; i++) requests.arrivalS[i] -= t0;
-  return { requests, format, timeUnit: TRACE_TIME_UNITS[format], count: packer.length, dropped, notes };
+  return { requests, format, timeUnit: format === 'vllm-bench' && !hasStartTimes ? 'no start_times: arrivals from request_rate' : TRACE_TIME_UNITS[format], count: packer.length, dropped, notes };
 }
 
 /** "12 with 0 response tokens (failed), 3 of another model". */
@@ -350,7 +356,8 @@ function readMooncake(path: string, add: (r: TraceRequest, where: string) => voi
   });
 }
 
-function readVllmBench(path: string, add: (r: TraceRequest, where: string) => void, drop: (why: string) => void, notes: string[]): void {
+/** Adds the result's requests; true when their arrivals came from start_times. */
+function readVllmBench(path: string, add: (r: TraceRequest, where: string) => void, drop: (why: string) => void, notes: string[]): boolean {
   const doc = readVllmResult(path);
   const n = doc.inputLens.length;
   const start = doc.startTimes;
@@ -375,6 +382,18 @@ function readVllmBench(path: string, add: (r: TraceRequest, where: string) => vo
     }
     add({ arrivalS, promptLen: count(doc.inputLens[i], `input_lens[${i}]`, path, 1, 1), outputLen: count(doc.outputLens[i], `output_lens[${i}]`, path, 1, 1) }, `1`);
   }
+  return start !== null;
+}
+
+/** 1-based line and column (in UTF-16 code units) of `offset` in `text`. */
+function lineColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let start = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    start = i + 1;
+  }
+  return { line, column: offset - start + 1 };
 }
 
 /** The per-request arrays of a `vllm bench serve --save-result --save-detailed` JSON. */
@@ -403,12 +422,14 @@ export function readVllmResult(path: string): VllmBenchResult {
   } catch (e) {
     throw unreadable(path, e);
   }
-  let v: Record<string, unknown>;
-  try {
-    v = JSON.parse(text) as Record<string, unknown>;
-  } catch (e) {
-    throw new TraceError(path, 1, 1, `not JSON: ${(e as Error).message}`);
+  // jsonc-parser reports errors by offset; the CLI line wants line:col of the first one.
+  const errors: jsonc.ParseError[] = [];
+  const v = jsonc.parse(text, errors, { allowTrailingComma: false, disallowComments: true }) as Record<string, unknown>;
+  if (errors.length > 0) {
+    const { line, column } = lineColumn(text, errors[0].offset);
+    throw new TraceError(path, line, column, `not JSON: ${jsonc.printParseErrorCode(errors[0].error)}`);
   }
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new TraceError(path, 1, 1, 'a vllm bench serve result is a JSON object');
   const nums = (key: string): number[] | null => (Array.isArray(v[key]) ? (v[key] as number[]) : null);
   const inputLens = nums('input_lens');
   const outputLens = nums('output_lens');

@@ -131,3 +131,10 @@ test('calibration from kernel timings refuses a CPU run and a run on another GPU
   ];
   for (const [name, row] of rows) assert.equal(gpuRowForDevice(name), row, name);
 });
+
+test('the step-time line writes fitted floats to three significant digits (core/format), not 16', () => {
+  // A least-squares fit gives values like these; the line must read 3.03 ms, 0.644 ×, 0.5 ×.
+  const m = stepTimeModel(llamaOnH100(), { overheadMs: 3.0313509092327635, memoryEfficiency: 0.6437993716103817, computeEfficiency: 0.5 }, 'calibrated from bench.json');
+  assert.match(m.source, /; step = 3\.03 ms \+ max\(weights \+ KV read at 0\.644 × bandwidth, FLOPs at 0\.5 × bf16 peak\); efficiencies from calibrated from bench\.json$/);
+  assert.equal(m.perStepS, 3.0313509092327635 / 1000, 'the model itself keeps the full value');
+});

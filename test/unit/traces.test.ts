@@ -142,6 +142,15 @@ test('vllm bench serve result: start_times, failed requests dropped, or even spa
   assert.deepEqual(b.notes, ['the result has no start_times: arrivals spaced evenly at its request_rate 4/s', 'the benchmark capped concurrency at 8 (max_concurrency); the replay does not']);
   const summaryOnly = write('bench-c.json', JSON.stringify({ request_rate: 'inf', mean_ttft_ms: 12 }));
   assert.match(cliLine(() => readTraceFile(summaryOnly, { maxModelLen: 8192, format: 'vllm-bench' })), /bench-c\.json:1:1: a vllm bench serve result needs per-request input_lens and output_lens: save it with --save-result --save-detailed/);
+  // The BurstGPT filters on another format are refused, not silently ignored.
+  assert.equal(cliLine(() => readTraceFile(withStarts, { maxModelLen: 8192, model: 'GPT-4' })), `${withStarts}:1:1: --trace-model and --trace-log-type filter BurstGPT traces only; this trace is vllm-bench`);
+  // The label says what the arrivals came from: start_times, or request_rate when there are none.
+  assert.equal(a.timeUnit, 'start_times, seconds');
+  assert.equal(b.timeUnit, 'no start_times: arrivals from request_rate');
+  // A syntax error is reported where it is: line 4, column 3 (the missing comma before "output_lens"),
+  // not 1:1 with a character offset.
+  const broken = write('bench-d.json', '{\n  "request_rate": 4,\n  "input_lens": [1, 2]\n  "output_lens": [3, 4]\n}\n');
+  assert.equal(cliLine(() => readTraceFile(broken, { maxModelLen: 8192, format: 'vllm-bench' })), `${broken}:4:3: not JSON: CommaExpected`);
 });
 
 test('lines are streamed across chunk boundaries without losing or splitting one', () => {
