@@ -585,9 +585,14 @@ describe('timing loop', () => {
     };
     const t = await timeFlashForward(big, { warmup: 0, minReps: 3, maxReps: 3, minTimeMs: 0 });
     assert.equal(t.cpuNs?.length, 3);
+    // On WebAssembly the kernel runs on the JS thread and the process's CPU time also counts V8's
+    // background compiler threads (the module's tier-up), so there a run can show more CPU than wall
+    // time (3.5 ms against 1.2 ms seen in CI); the bound holds for the native build's worker thread.
+    const wasm = cpuInfo().build === 'wasm';
     t.cpuNs!.forEach((c, i) => {
       assert.ok(c > 0, `run ${i}: CPU time ${c}`);
-      assert.ok(c <= t.samplesNs[i]! * 1.05 + 2e5, `run ${i}: CPU ${c} ns > wall ${t.samplesNs[i]} ns on one thread`);
+      assert.notEqual(c, t.samplesNs[i], `run ${i}: CPU time equals the wall time (copied from the wrong buffer?)`);
+      if (!wasm) assert.ok(c <= t.samplesNs[i]! * 1.05 + 2e5, `run ${i}: CPU ${c} ns > wall ${t.samplesNs[i]} ns on one thread`);
     });
   });
   it('runs off the JS thread: the event loop turns while a kernel runs', { skip: cpuInfo().build === 'wasm' ? 'the WebAssembly build runs kernels on the calling thread' : false }, async () => {
