@@ -318,9 +318,17 @@ function renderSweep(): void {
   sweepTableBox.replaceChildren(table(sweepTable(report), 'table-sweep'));
 }
 
-/** Saves the state when the page is next idle (at most one save pending; each setState copies the whole model). */
+/**
+ * Saves the state: while a run streams, when the page is next idle (at most one save pending; each
+ * setState copies the whole model); otherwise at once, so that a reload right after a run finishes
+ * restores the finished run and not a "running" one saved before it.
+ */
 let persistQueued = false;
 function persist(): void {
+  if (model.current?.status !== 'running') {
+    saveState({ tab, model });
+    return;
+  }
   if (persistQueued) return;
   persistQueued = true;
   const save = (): void => {

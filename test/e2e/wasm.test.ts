@@ -44,7 +44,7 @@ describe('AttnScope from the universal package (WebAssembly, no native addon)', 
   it('runs a benchmark and its pool simulation through WebAssembly and says so', async () => {
     await openFile(page, 'e2e.attn.yaml', 'dtpye');
     await runCommand(page, 'AttnScope: Run attention benchmark');
-    await page.locator('.notification-toast', { hasText: /benchmark of e2e\.attn\.yaml finished: \d+ case/ }).first().waitFor({ timeout: 420_000 });
+    await page.locator('.notification-toast', { hasText: /benchmark of llama-3\.1-8b · e2e\.attn\.yaml · quick finished: \d+ case/ }).first().waitFor({ timeout: 420_000 });
     const dir = join(ws, '.attnscope', 'runs');
     const runs = readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as RunResult);
     assert.equal(runs.length, 1);
