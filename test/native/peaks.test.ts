@@ -82,7 +82,7 @@ describe('fp32 FMA peak', () => {
 });
 
 describe('bf16 peaks', () => {
-  it('AVX512-BF16: at most 2 vdpbf16ps per cycle, and 0.4x to 2.3x the fp32 FMA peak', async (t) => {
+  it('AVX512-BF16: at most 2 vdpbf16ps per cycle, and 0.4x to 2.6x the fp32 FMA peak', async (t) => {
     // One thread each: a single thread finds a free core on a loaded machine far more often.
     let bf16 = await measureAvx512Bf16Peak({ threads: 1, durationMs: 150 });
     if (!cpuFeatures().names.includes('avx512_bf16')) {
@@ -105,8 +105,11 @@ describe('bf16 peaks', () => {
     // vdpbf16ps zmm: 16 lanes x 2 pairs x 2 FLOP = 64 FLOP; no core issues more than two per
     // cycle (a loop whose chains the compiler merged would count 16x and fail here).
     assert.ok(bf16.value / hz <= 128 * 1.15, `${(bf16.value / hz).toFixed(1)} FLOP/cycle > 128`);
+    // vdpbf16ps does twice an FMA's FLOP at the same issue rate at best (2.0x on Zen 5), so 2.6
+    // leaves 30% for a window the fp32 loop lost to another process (2.35 seen in CI on Zen 5);
+    // a merged-chain loop would show 16x.
     const ratio = bf16.value / fp32.value;
-    assert.ok(ratio >= 0.4 && ratio <= 2.3, `bf16 / fp32 = ${ratio.toFixed(2)}`);
+    assert.ok(ratio >= 0.4 && ratio <= 2.6, `bf16 / fp32 = ${ratio.toFixed(2)}`);
   });
 
   it('AMX: unavailable with the reason when CPUID lacks it, else above the fp32 FMA peak', async () => {
