@@ -328,9 +328,12 @@ function renderSweep(): void {
 }
 
 /**
- * Saves the state: while a run streams, when the page is next idle (at most one save pending; each
- * setState copies the whole model); otherwise at once, so that a reload right after a run finishes
- * restores the finished run and not a "running" one saved before it.
+ * Saves the state after each change of the model: while a run streams, when the page is next idle
+ * (at most one save pending; each setState copies the whole model); otherwise at once, in the
+ * task that changed it. A window reload right after a run finishes must restore the finished run:
+ * when every save waited for an idle callback (up to 2 s on the workbench's busy thread), a
+ * reload in that window restored the last "running" state, and the restored dashboard never
+ * showed the finish (the extension host that restarts with the window has no run to send).
  */
 let persistQueued = false;
 function persist(): void {
@@ -377,7 +380,6 @@ function render(): void {
     sweepDrawn = model.sweep;
     renderSweep();
   }
-  persist();
 }
 /** Draws the rest after the next paint (a frame, then a task), so that the header's change shows first. */
 function scheduleRender(): void {
@@ -437,6 +439,8 @@ onMessage((msg: ToWebview) => {
   }
   // The header (status, progress) at once: a few text nodes; the charts follow after it is painted.
   renderHeader(model.current);
+  // Saved here, not after the drawing: a window reloaded once the finish shows must find it saved.
+  persist();
   scheduleRender();
 });
 

@@ -239,8 +239,22 @@ describe('dashboard webview in Chromium', () => {
     await page.screenshot({ path: join(shots, 'streaming.png'), fullPage: true });
     await page.click('#btn-cancel');
     await waitForPosted(page, 'cancelRun');
-    await send(page, { type: 'runFinished', run: { ...run, name: 'streaming.attn.yaml', status: 'cancelled', cases: run.cases.slice(0, 2) }, id: null });
+    // The finish is saved in the task that shows it: when the status changes, the persisted state
+    // (what a window reload restores) already has it. (Saved after the drawing or when idle, a
+    // reload of the workbench right after the finish showed restored the "running" state.)
+    const saved = await page.evaluate((finish) => new Promise<string | undefined>((resolve) => {
+      const status = document.querySelector('#run-status')!;
+      new MutationObserver((_, observer) => {
+        if (status.textContent !== 'cancelled') return;
+        observer.disconnect();
+        resolve((JSON.parse(sessionStorage.getItem('vscode-state') ?? '{}') as { model?: { current?: { status?: string } } }).model?.current?.status);
+      }).observe(status, { childList: true, characterData: true, subtree: true });
+      window.postMessage(finish, '*');
+    }), { type: 'runFinished', run: { ...run, name: 'streaming.attn.yaml', status: 'cancelled', cases: run.cases.slice(0, 2) }, id: null });
+    assert.equal(saved, 'cancelled', 'the state saved when the finish shows');
+    await page.reload();
     await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'cancelled');
+    await setTheme(page, 'dark');
     assert.notEqual(await page.getAttribute('#btn-cancel', 'disabled'), null);
   });
 
