@@ -95,7 +95,7 @@ function kernelProblems(profile: Profile, e: Estimate): Problem[] {
   const kvAt = profileKey(profile, 'kv_cache.dtype', 'kv_cache');
   if (e.kvDtype === 'fp8_e4m3' && e.hasKvCache) {
     const where = backend === 'cpu' ? 'the CPU kernels have' : backend === 'cuda' ? 'the CUDA kernels have' : 'neither the CPU nor the CUDA kernels have';
-    problems.push({ severity: 'warning', code: 'kv-dtype-estimate-only', message: `kv_cache.dtype fp8_e4m3: ${where} an fp8 KV cache, so this is an estimate only (1 byte per element); the benchmark runs the KV cache in ${profile.dtype}`, range: kvAt, data: { suggestion: 'auto' } });
+    problems.push({ severity: 'warning', code: 'kv-dtype-estimate-only', message: `kv_cache.dtype fp8 (e4m3): ${where} an fp8 KV cache, so this is an estimate only (1 byte per element); the benchmark runs the KV cache in ${profile.dtype}`, range: kvAt, data: { suggestion: 'auto' } });
   }
   if (backend === 'cuda' && !(KERNEL_LIMITS.cuda.dtypes as readonly string[]).includes(profile.dtype)) {
     problems.push({ severity: 'warning', code: 'dtype-unsupported', message: `dtype ${profile.dtype}: the CUDA kernels run ${KERNEL_LIMITS.cuda.dtypes.join(' and ')}`, range: profileKey(profile, 'dtype', 'model'), data: { suggestion: 'bf16' } });
