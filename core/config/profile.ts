@@ -230,9 +230,9 @@ function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: Profil
       arrivalRate: (w.arrival_rate as number | undefined) ?? D.workload.arrivalRate,
       promptLen: lengthDist(w.prompt_len, { ...D.workload.promptLen }),
       outputLen: lengthDist(w.output_len, { ...D.workload.outputLen }),
-      maxNumSeqs: (w.max_num_seqs as number | undefined) ?? D.workload.maxNumSeqs,
       maxModelLen,
-      // Not written: vLLM's default for the device (core/estimate maxNumBatchedTokensOf).
+      // Not written: vLLM's defaults for the device (core/estimate maxNumSeqsOf, maxNumBatchedTokensOf).
+      ...(w.max_num_seqs !== undefined ? { maxNumSeqs: w.max_num_seqs as number } : {}),
       ...(w.max_num_batched_tokens !== undefined ? { maxNumBatchedTokens: w.max_num_batched_tokens as number } : {}),
       seed: (w.seed as number | undefined) ?? D.workload.seed,
     };

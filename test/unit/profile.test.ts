@@ -309,7 +309,10 @@ test('schema defaults match PROFILE_DEFAULTS', () => {
   assert.deepEqual(props.decode.properties.context_lens.default, d.decode.contextLens);
   assert.equal(props.workload.properties.requests.default, d.workload.requests);
   assert.equal(props.workload.properties.arrival_rate.default, d.workload.arrivalRate);
-  assert.equal(props.workload.properties.max_num_seqs.default, d.workload.maxNumSeqs);
+  // max_num_seqs neither (vLLM's arg_utils.py get_batch_defaults: 1024 on >= 70 GiB but not an A100, else 256).
+  assert.equal('default' in props.workload.properties.max_num_seqs, false);
+  assert.equal('maxNumSeqs' in d.workload, false);
+  assert.match(props.workload.properties.max_num_seqs.description, /1024 on a GPU of 70 GiB or more that is not an A100 .*256 otherwise/);
   assert.equal(props.workload.properties.max_model_len.default, d.workload.maxModelLen);
   // max_num_batched_tokens has no one default: vLLM's depends on the device (defaultMaxNumBatchedTokens), and the schema says so.
   assert.equal('default' in props.workload.properties.max_num_batched_tokens, false);
