@@ -233,50 +233,54 @@ interface RoofLabels {
  * the slope, rotated to it. Roofs are labelled here and not in the legend, which at the
  * dashboard's default width took five rows and left ~70 px of plot.
  */
-function roofLabelPlugin(p: Palette): Plugin {
-  return {
-    id: 'attnscopeRoofLabels',
-    afterDatasetsDraw(chart) {
-      const { ctx, chartArea: area } = chart;
-      const x = chart.scales['x']!;
-      const y = chart.scales['y']!;
-      ctx.save();
-      ctx.font = `${p.fontSize - 1}px ${p.fontFamily}`;
-      ctx.lineJoin = 'round';
-      const write = (text: string, px: number, py: number, colour: string, align: CanvasTextAlign, angle = 0): void => {
-        ctx.save();
-        ctx.translate(px, py);
-        ctx.rotate(angle);
-        ctx.textAlign = align;
-        ctx.textBaseline = 'bottom';
-        ctx.strokeStyle = p.background;
-        ctx.lineWidth = 3;
-        ctx.strokeText(text, 0, -3);
-        ctx.fillStyle = colour;
-        ctx.fillText(text, 0, -3);
-        ctx.restore();
-      };
-      chart.data.datasets.forEach((ds, i) => {
-        const roof = (ds as { roof?: RoofLabels }).roof;
-        if (!roof || !chart.isDatasetVisible(i)) return;
-        const pts = ds.data as Array<{ x: number; y: number }>;
-        const colour = String(ds.borderColor);
-        if (roof.compute) {
-          const last = pts[pts.length - 1]!;
-          write(roof.compute, Math.min(area.right, x.getPixelForValue(last.x)) - 4, y.getPixelForValue(last.y), colour, 'right');
-        }
-        if (roof.bandwidth && pts.length >= 2) {
-          const [a, b] = [pts[0]!, pts[1]!];
-          const [ax, ay, bx, by] = [x.getPixelForValue(a.x), y.getPixelForValue(a.y), x.getPixelForValue(b.x), y.getPixelForValue(b.y)];
-          // A quarter of the way up the slope's visible part, clear of the axis.
-          const t = 0.25;
-          write(roof.bandwidth, Math.max(area.left + 8, ax + t * (bx - ax)), ay + t * (by - ay), colour, 'left', Math.atan2(by - ay, bx - ax));
-        }
-      });
-      ctx.restore();
-    },
-  };
+/** The roof-label plugin's options (options.plugins.attnscopeRoofLabels), so a theme change reaches a chart already drawn. */
+interface RoofLabelOptions {
+  background: string;
+  font: string;
 }
+
+const roofLabelPlugin: Plugin = {
+  id: 'attnscopeRoofLabels',
+  afterDatasetsDraw(chart, _args, options: RoofLabelOptions) {
+    const { ctx, chartArea: area } = chart;
+    const x = chart.scales['x']!;
+    const y = chart.scales['y']!;
+    ctx.save();
+    ctx.font = options.font;
+    ctx.lineJoin = 'round';
+    const write = (text: string, px: number, py: number, colour: string, align: CanvasTextAlign, angle = 0): void => {
+      ctx.save();
+      ctx.translate(px, py);
+      ctx.rotate(angle);
+      ctx.textAlign = align;
+      ctx.textBaseline = 'bottom';
+      ctx.strokeStyle = options.background;
+      ctx.lineWidth = 3;
+      ctx.strokeText(text, 0, -3);
+      ctx.fillStyle = colour;
+      ctx.fillText(text, 0, -3);
+      ctx.restore();
+    };
+    chart.data.datasets.forEach((ds, i) => {
+      const roof = (ds as { roof?: RoofLabels }).roof;
+      if (!roof || !chart.isDatasetVisible(i)) return;
+      const pts = ds.data as Array<{ x: number; y: number }>;
+      const colour = String(ds.borderColor);
+      if (roof.compute) {
+        const last = pts[pts.length - 1]!;
+        write(roof.compute, Math.min(area.right, x.getPixelForValue(last.x)) - 4, y.getPixelForValue(last.y), colour, 'right');
+      }
+      if (roof.bandwidth && pts.length >= 2) {
+        const [a, b] = [pts[0]!, pts[1]!];
+        const [ax, ay, bx, by] = [x.getPixelForValue(a.x), y.getPixelForValue(a.y), x.getPixelForValue(b.x), y.getPixelForValue(b.y)];
+        // A quarter of the way up the slope's visible part, clear of the axis.
+        const t = 0.25;
+        write(roof.bandwidth, Math.max(area.left + 8, ax + t * (bx - ax)), ay + t * (by - ay), colour, 'left', Math.atan2(by - ay, bx - ax));
+      }
+    });
+    ctx.restore();
+  },
+};
 
 /**
  * Roofline: arithmetic intensity (FLOP/byte) vs achieved GFLOP/s, log–log, with the machine's
@@ -317,6 +321,7 @@ export function rooflineChart(run: ViewRun, p: Palette): ChartSpec {
       ...base,
       plugins: {
         ...base.plugins,
+        attnscopeRoofLabels: { background: p.background, font: `${p.fontSize - 1}px ${p.fontFamily}` } satisfies RoofLabelOptions,
         legend: {
           position: 'bottom',
           labels: { ...base.plugins!.legend!.labels, usePointStyle: true, boxHeight: 8, filter: (item: { datasetIndex?: number }, data: { datasets: Array<{ roof?: RoofLabels }> }) => !data.datasets[item.datasetIndex ?? 0]?.roof },
@@ -328,7 +333,7 @@ export function rooflineChart(run: ViewRun, p: Palette): ChartSpec {
         y: logAxis(p, 'GFLOP/s (log)', { max: 3 * Math.max(1, ...points.map((q) => q.y), ...roofs.flatMap((r) => r.data.map((d) => d.y))) }),
       },
     } as ChartConfiguration['options'],
-    plugins: [roofLabelPlugin(p)],
+    plugins: [roofLabelPlugin],
   };
   return {
     id: 'roofline',
