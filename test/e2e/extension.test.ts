@@ -292,6 +292,16 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     assert.match(label, new RegExp(`median: ${timed} points`), `the timings chart draws the saved run's ${timed} cases: ${label}`);
     assert.equal(run.profile.kvCache.pageSize, 16);
     await page.screenshot({ path: join(shots, '04-dashboard.png') });
+    // The pool chart as drawn in the workbench, and its table: cached and free pages (both free
+    // for allocation, as vLLM counts them) add up to the pool minus the held pages in every sample.
+    const poolCard = frame.locator('section[data-chart="poolTimeline"]');
+    await poolCard.locator('details').evaluate((d) => ((d as HTMLDetailsElement).open = true));
+    await frame.waitForSelector('table.table-poolTimeline', { state: 'attached' });
+    const poolRows = await frame.$$eval('table.table-poolTimeline tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((c) => Number(c.textContent))));
+    assert.equal(poolRows.length, run.pool!.samples.length);
+    for (const [t, held, cached, free] of poolRows) assert.equal(cached! + free!, run.pool!.numPages - held!, `t=${t}: cached + free = ${run.pool!.numPages} − ${held} held`);
+    await poolCard.locator('details').evaluate((d) => ((d as HTMLDetailsElement).open = false));
+    await poolCard.screenshot({ path: join(shots, '04c-pool-chart.png') });
   });
 
   // The page saves its state at once when a run is not streaming (webview/main.ts persist): a
