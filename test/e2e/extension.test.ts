@@ -129,23 +129,50 @@ function processTree(root: number): number[] {
   return out;
 }
 
+/** Processes of the two trees that the finish does not pass through: the runner, the language server, code-server's pty host and file watcher, Chromium's GPU process and zygotes. */
+const OFF_PATH = /runner|dist\/server\.js|ptyHost|fileWatcher|watcherService|--type=(gpu-process|zygote|utility --utility-sub-type=(?!network))/;
+
+/** The command line of `pid`, arguments joined by spaces ('' when it cannot be read). */
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+  } catch {
+    return '';
+  }
+}
+
 /**
- * Polls, every 20 ms from now until stopped, the summed run-queue delay of the main threads the
- * finish passes through: code-server's processes (its server, the extension host) and the
- * browser's (Chromium's browser, network and renderer processes, this test's children). A
- * sample is [Date.now(), ns]; delayBetween(a, b) interpolates the growth over [a, b].
+ * Polls, every 20 ms from now until stopped, the run-queue delay of the main threads of the
+ * processes the finish passes through: code-server's (its server, the extension host) and the
+ * browser's (Chromium's browser, network service and renderers, this test's children), not
+ * those OFF_PATH names. A sum over processes: where several wait at once it counts each. The series is
+ * cumulative, each process counted by its growth between polls (a process that exits, such as
+ * the runner, takes its total with it: its last reading stays counted). A sample is
+ * [Date.now(), ns]; delayBetween(a, b) interpolates the growth over [a, b].
  */
 function watchRunQueue(codeServerPid: number): { stop(): void; delayBetween(a: number, b: number): number } {
   const samples: Array<[number, number]> = [];
-  let pids = [...processTree(codeServerPid), ...processTree(process.pid).filter((p) => p !== process.pid)];
+  const last = new Map<number, number>();
+  let total = 0;
+  const onPath = (): number[] => [...processTree(codeServerPid), ...processTree(process.pid)].filter((pid) => pid !== process.pid && !OFF_PATH.test(cmdline(pid)));
+  let pids = onPath();
   let polls = 0;
-  const timer = setInterval(() => {
-    if (++polls % 50 === 0) pids = [...processTree(codeServerPid), ...processTree(process.pid).filter((p) => p !== process.pid)];
-    samples.push([Date.now(), pids.reduce((sum, pid) => sum + runQueueDelayNs(pid), 0)]);
-  }, 20);
+  const poll = (): void => {
+    if (++polls % 50 === 0) pids = onPath();
+    for (const pid of pids) {
+      const ns = runQueueDelayNs(pid);
+      if (ns === 0) continue;
+      const before = last.get(pid);
+      if (before !== undefined && ns > before) total += ns - before;
+      last.set(pid, ns);
+    }
+    samples.push([Date.now(), total]);
+  };
+  poll();
+  const timer = setInterval(poll, 20);
   const at = (t: number): number => {
     const i = samples.findIndex(([ts]) => ts >= t);
-    if (i <= 0) return samples[Math.max(0, i === -1 ? samples.length - 1 : 0)]?.[1] ?? 0;
+    if (i <= 0) return samples[i === -1 ? samples.length - 1 : 0]![1];
     const [[t0, v0], [t1, v1]] = [samples[i - 1]!, samples[i]!];
     return v0 + ((v1 - v0) * (t - t0)) / Math.max(1, t1 - t0);
   };
