@@ -17,8 +17,8 @@
  * scattered through the pool: the cost of the scatter (TLB misses, prefetcher). --js-pools
  * keeps the K/V pools in plain JS arrays (4 KiB pages) instead of native huge-page memory.
  */
-import { allocateKvPages, cpuInfo, measureReadBandwidth, pagedSpec, timePagedDecode, toHalfBits, type PagedDecodeArgs } from '../native';
-import { randomUniform, shuffledPages, tiledBf16 } from '../runner/inputs';
+import { cpuInfo, measureReadBandwidth, pagedSpec, timePagedDecode, toHalfBits, type PagedDecodeArgs } from '../native';
+import { fillTiled, randomKvPages, randomUniform, shuffledPages } from '../runner/inputs';
 
 const argv = process.argv.slice(2);
 function flag(name: string): string | undefined {
@@ -49,10 +49,10 @@ if (basePath) {
 
 /** A bf16 K or V pool of n values: native huge-page memory (allocateKvPages) unless --js-pools. */
 function pool(n: number, seed: number): Uint16Array {
-  if (jsPools) return tiledBf16(n, seed);
-  const p = allocateKvPages('bf16', n);
-  p.data.set(tiledBf16(n, seed));
-  return p.data;
+  if (!jsPools) return randomKvPages('bf16', n, seed).data;
+  const plain = new Uint16Array(n);
+  fillTiled(plain, 'bf16', seed);
+  return plain;
 }
 
 function median(xs: number[]): number {

@@ -24,7 +24,7 @@ import {
 } from '../../native/kernels';
 import { cpuFeatures } from '../../native/peaks';
 import { maxAbsDiff } from '../../runner/measure';
-import { randomUniform } from '../../runner/inputs';
+import { randomInputs, randomKvPages, randomUniform } from '../../runner/inputs';
 
 function encode(dtype: AttnDType, values: Float32Array): Float32Array | Uint16Array {
   return dtype === 'fp32' ? values : toHalfBits(dtype, values);
@@ -629,6 +629,19 @@ describe('allocateKvPages', () => {
     assert.deepEqual(fromPool.o, fromJs.o);
     assert.deepEqual(fromPool.lse, fromJs.lse);
     assert.ok(allocateKvPages('fp32', 3).data instanceof Float32Array);
+  });
+  it('randomKvPages: randomInputs for the first 2^20 values, then that block repeated', () => {
+    const n = (1 << 20) * 2 + 5;
+    const pool = randomKvPages('bf16', n, 77);
+    assert.equal(pool.data.length, n);
+    const block = randomInputs('bf16', 1 << 20, 77);
+    assert.deepEqual(pool.data.subarray(0, 1 << 20), block);
+    for (const i of [0, 1, 12345, (1 << 20) - 1]) {
+      assert.equal(pool.data[(1 << 20) + i], block[i]);
+      if (i < 5) assert.equal(pool.data[(2 << 20) + i], block[i]);
+    }
+    const small = randomKvPages('fp32', 100, 3).data;  // shorter than one block: randomInputs itself
+    assert.deepEqual(small, randomInputs('fp32', 100, 3));
   });
   it('rejects a bad dtype or size, naming the argument', () => {
     assert.throws(() => allocateKvPages('int8' as 'bf16', 4), /TypeError: dtype must be/);
