@@ -476,6 +476,29 @@ for (const simd of [...paths, 'amx-model' as const]) {
       assert.ok(Number.isFinite(got.lse[2]!));
     });
 
+    // The bf16 pages' fused step (AVX512-BF16: groups of 4 rows, blocks of 16 tokens, token
+    // pairs) at its edges: 1-3 tokens left in a block, an odd tail, pages of 5 / 8 / 32 tokens,
+    // head_dim 32 and 96 (a 32-column block alone), groups of 4, 8 and 12, q in fp32 (bf16 hi + lo)
+    // or bf16; unfilled slots hold NaN / 1e30, so reading one fails the comparison.
+    const bf16Cases = [
+      { pageSize: 5, group: 4, headDim: 64, qFp32: false },
+      { pageSize: 8, group: 4, headDim: 96, qFp32: true },
+      { pageSize: 16, group: 12, headDim: 32, qFp32: false },
+      { pageSize: 32, group: 8, headDim: 128, qFp32: true },
+    ];
+    for (const c of bf16Cases) {
+      it(`bf16 pages of ${c.pageSize} tokens, group ${c.group}, head_dim ${c.headDim}, ${c.qFp32 ? 'fp32' : 'bf16'} q: within bf16 rounding`, async () => {
+        const s = pagedSetup({
+          contextLens: [1, 3, 18, 37, 300], numHeads: 2 * c.group, numKvHeads: 2, headDim: c.headDim, pageSize: c.pageSize,
+          numPages: Math.ceil(400 / c.pageSize) + 10, kvDtype: 'bf16', simd, seed: 11000 + c.pageSize,
+        });
+        const args = c.qFp32 ? { ...s.args, dtype: 'fp32' as const, q: randomUniform(5 * 2 * c.group * c.headDim, 11099) } : s.args;
+        const [got, want] = await Promise.all([pagedDecode(args), referencePagedDecode(args)]);
+        assert.ok(maxAbsDiff(got.o, want.o) <= HALF_TOL.bf16, `O error ${maxAbsDiff(got.o, want.o)}`);
+        assert.ok(maxAbsDiff(got.lse, want.lse) <= HALF_TOL.bf16 * 4, `lse error ${maxAbsDiff(got.lse, want.lse)}`);
+      });
+    }
+
     for (const kvDtype of ['bf16', 'fp16'] as const) {
       it(`${kvDtype} page pools, GQA H/H_kv = 8, long context split`, async () => {
         const s = pagedSetup({

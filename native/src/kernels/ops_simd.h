@@ -359,7 +359,7 @@ struct SimdOps {
 
   static KernelOps table(SimdPath path) {
     return KernelOps{path,         P,      gemm_packed,       pack_panels, load_rows,
-                     softmax_tile, scores, accumulate_values, nullptr,     nullptr, nullptr};
+                     softmax_tile, scores, accumulate_values, nullptr,     nullptr, nullptr, nullptr};
   }
 };
 
