@@ -65,14 +65,15 @@ struct SimdOps {
     T acc[M][NV];
     for (int i = 0; i < M; ++i)
       for (int v = 0; v < NV; ++v) acc[i][v] = kAccumulate ? V::load(c + i * ldc + v * W) : V::zero();
-    for (int p = 0; p < k; ++p) {
+    int p = 0;
+    do {  // k >= 1 (gemm_packed): with a for loop GCC kept acc[][] on the stack around it
       T bv[NV];
       for (int v = 0; v < NV; ++v) bv[v] = V::load(b + p * P + v * W);
       for (int i = 0; i < M; ++i) {
         const T ai = V::set1(a[i * lda + p]);
         for (int v = 0; v < NV; ++v) acc[i][v] = V::fmadd(ai, bv[v], acc[i][v]);
       }
-    }
+    } while (++p < k);
     for (int i = 0; i < M; ++i)
       for (int v = 0; v < NV; ++v) V::store(c + i * ldc + v * W, acc[i][v]);
   }

@@ -15,14 +15,15 @@ void micro_bf16(int kp, const uint32_t* a, int64_t lda32, const uint32_t* b, int
   __m512 acc[M][NV];
   for (int i = 0; i < M; ++i)
     for (int v = 0; v < NV; ++v) acc[i][v] = kAccumulate ? _mm512_loadu_ps(c + i * ldc + v * 16) : _mm512_setzero_ps();
-  for (int p = 0; p < kp; ++p) {
+  int p = 0;
+  do {  // kp >= 1 (gemm_bf16): with a for loop GCC kept acc[][] on the stack around it
     __m512bh bv[NV];
     for (int v = 0; v < NV; ++v) bv[v] = (__m512bh)_mm512_loadu_si512(b + p * ldb + v * 16);
     for (int i = 0; i < M; ++i) {
       const __m512bh ai = (__m512bh)_mm512_set1_epi32(static_cast<int>(a[i * lda32 + p]));
       for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_dpbf16_ps(acc[i][v], ai, bv[v]);
     }
-  }
+  } while (++p < kp);
   for (int i = 0; i < M; ++i)
     for (int v = 0; v < NV; ++v) _mm512_storeu_ps(c + i * ldc + v * 16, acc[i][v]);
 }
