@@ -18,12 +18,14 @@
 #include "kernels/cpu_features.h"
 #include "kernels/kernels.h"
 #include "kernels/threads.h"
+#include "napi/params.h"
 #include "peaks/peaks.h"
 #include "pool/allocator.h"
 #include "pool/simulator.h"
 
 namespace {
 
+namespace bridge = attnscope::bridge;
 using attnscope::DType;
 using attnscope::SimdPath;
 using attnscope::Status;
@@ -78,68 +80,25 @@ const char* text(std::string s) {
 
 SimdPath simd_arg(int code) { return static_cast<SimdPath>(code); }
 
-attnscope::FlashParams flash(int dtype, const void* q, const void* k, const void* v, float* o, float* lse, int batch,
-                             int seq_len_q, int seq_len_k, int num_heads, int num_kv_heads, int head_dim, double scale,
-                             int causal, int window, int threads, int simd) {
-  attnscope::FlashParams p;
-  p.dtype = static_cast<DType>(dtype);
-  p.q = q;
-  p.k = k;
-  p.v = v;
-  p.o = o;
-  p.lse = lse;
-  p.batch = batch;
-  p.seq_len_q = seq_len_q;
-  p.seq_len_k = seq_len_k;
-  p.num_heads = num_heads;
-  p.num_kv_heads = num_kv_heads;
-  p.head_dim = head_dim;
-  p.softmax_scale = static_cast<float>(scale);
-  p.is_causal = causal != 0;
-  p.window = window;
-  p.threads = threads;
-  p.simd = simd_arg(simd);
-  attnscope::set_contiguous_strides(&p);
-  return p;
+// The C arguments of a flash / decode call as the shared shapes and inputs (napi/params.h builds
+// the params from them, for the addon's bridges too).
+bridge::FlashShape flash_shape(int batch, int seq_len_q, int seq_len_k, int num_heads, int num_kv_heads, int head_dim,
+                               double scale, int causal, int window) {
+  return {batch, seq_len_q, seq_len_k, num_heads, num_kv_heads, head_dim, causal != 0, window, scale};
 }
 
-attnscope::PagedDecodeParams paged(int dtype, int kv_dtype, const void* q, const void* k_pages, const void* v_pages,
-                                   const int32_t* block_table, const int32_t* context_lens, float* o, float* lse,
-                                   int batch, int num_heads, int num_kv_heads, int head_dim, int num_pages,
-                                   int page_size, int max_pages_per_seq, double scale, int partition_tokens,
-                                   int threads, int simd) {
-  attnscope::PagedDecodeParams p;
-  p.dtype = static_cast<DType>(dtype);
-  p.kv_dtype = static_cast<DType>(kv_dtype);
-  p.q = q;
-  p.k_pages = k_pages;
-  p.v_pages = v_pages;
-  p.block_table = block_table;
-  p.context_lens = context_lens;
-  p.o = o;
-  p.lse = lse;
-  p.batch = batch;
-  p.num_heads = num_heads;
-  p.num_kv_heads = num_kv_heads;
-  p.head_dim = head_dim;
-  p.num_pages = num_pages;
-  p.page_size = page_size;
-  p.max_pages_per_seq = max_pages_per_seq;
-  p.softmax_scale = static_cast<float>(scale);
-  p.partition_tokens = partition_tokens;
-  p.threads = threads;
-  p.simd = simd_arg(simd);
-  return p;
+bridge::AttentionInputs attention_inputs(int dtype, const void* q, const void* k, const void* v) {
+  return {static_cast<DType>(dtype), q, k, v};
 }
 
-attnscope::TimingParams timing(int warmup, int min_reps, int max_reps, double min_ms, double max_ms) {
-  attnscope::TimingParams t;
-  t.warmup = warmup;
-  t.min_reps = min_reps;
-  t.max_reps = max_reps;
-  t.min_time_ms = min_ms;
-  t.max_time_ms = max_ms;
-  return t;
+bridge::DecodeShape decode_shape(int batch, int num_heads, int num_kv_heads, int head_dim, int num_pages, int page_size,
+                                 int max_pages_per_seq, double scale, int partition_tokens) {
+  return {batch, num_heads, num_kv_heads, head_dim, page_size, num_pages, max_pages_per_seq, partition_tokens, scale};
+}
+
+bridge::DecodeInputs decode_inputs(int dtype, int kv_dtype, const void* q, const void* k_pages, const void* v_pages,
+                                   const int32_t* block_table, const int32_t* context_lens) {
+  return {static_cast<DType>(dtype), static_cast<DType>(kv_dtype), q, k_pages, v_pages, block_table, context_lens};
 }
 
 int timed(Status status, const std::vector<int64_t>& samples, const std::vector<int64_t>& cpu) {
@@ -180,8 +139,9 @@ EMSCRIPTEN_KEEPALIVE int attnscope_simd_code(const char* name) {
 EMSCRIPTEN_KEEPALIVE int attnscope_flash_forward(int dtype, const void* q, const void* k, const void* v, float* o,
                                                  float* lse, int batch, int sq, int sk, int h, int hkv, int d,
                                                  double scale, int causal, int window, int threads, int simd) {
-  return static_cast<int>(
-      attnscope::flash_forward(flash(dtype, q, k, v, o, lse, batch, sq, sk, h, hkv, d, scale, causal, window, threads, simd)));
+  return static_cast<int>(attnscope::flash_forward(bridge::flash_params(
+      flash_shape(batch, sq, sk, h, hkv, d, scale, causal, window), attention_inputs(dtype, q, k, v), o, lse, threads,
+      simd_arg(simd))));
 }
 
 /** Samples (ns) in attnscope_doubles(), their CPU times in attnscope_cpu_samples(). */
@@ -192,39 +152,26 @@ EMSCRIPTEN_KEEPALIVE int attnscope_time_flash_forward(int dtype, const void* q, 
                                                       double max_ms) {
   std::vector<int64_t> samples, cpu;
   const Status s = attnscope::time_flash_forward(
-      flash(dtype, q, k, v, o, lse, batch, sq, sk, h, hkv, d, scale, causal, window, threads, simd),
-      timing(warmup, min_reps, max_reps, min_ms, max_ms), &samples, &cpu);
+      bridge::flash_params(flash_shape(batch, sq, sk, h, hkv, d, scale, causal, window), attention_inputs(dtype, q, k, v),
+                           o, lse, threads, simd_arg(simd)),
+      bridge::timing_params(warmup, min_reps, max_reps, min_ms, max_ms), &samples, &cpu);
   return timed(s, samples, cpu);
 }
 
 EMSCRIPTEN_KEEPALIVE int attnscope_reference(int dtype, const void* q, const void* k, const void* v, double* o,
                                              double* lse, int batch, int sq, int sk, int h, int hkv, int d,
                                              double scale, int causal, int window) {
-  attnscope::ReferenceParams p;
-  p.dtype = static_cast<DType>(dtype);
-  p.q = q;
-  p.k = k;
-  p.v = v;
-  p.o = o;
-  p.lse = lse;
-  p.batch = batch;
-  p.seq_len_q = sq;
-  p.seq_len_k = sk;
-  p.num_heads = h;
-  p.num_kv_heads = hkv;
-  p.head_dim = d;
-  p.softmax_scale = scale;
-  p.is_causal = causal != 0;
-  p.window = window;
-  return static_cast<int>(attnscope::reference_attention(p));
+  return static_cast<int>(attnscope::reference_attention(bridge::reference_params(
+      flash_shape(batch, sq, sk, h, hkv, d, scale, causal, window), attention_inputs(dtype, q, k, v), o, lse)));
 }
 
 EMSCRIPTEN_KEEPALIVE int attnscope_paged_decode(int dtype, int kv_dtype, const void* q, const void* kp, const void* vp,
                                                 const int32_t* bt, const int32_t* cl, float* o, float* lse, int batch,
                                                 int h, int hkv, int d, int num_pages, int page_size, int max_pages,
                                                 double scale, int partition, int threads, int simd) {
-  return static_cast<int>(attnscope::paged_decode(paged(dtype, kv_dtype, q, kp, vp, bt, cl, o, lse, batch, h, hkv, d,
-                                                        num_pages, page_size, max_pages, scale, partition, threads, simd)));
+  return static_cast<int>(attnscope::paged_decode(
+      bridge::decode_params(decode_shape(batch, h, hkv, d, num_pages, page_size, max_pages, scale, partition),
+                            decode_inputs(dtype, kv_dtype, q, kp, vp, bt, cl), o, lse, threads, simd_arg(simd))));
 }
 
 EMSCRIPTEN_KEEPALIVE int attnscope_time_paged_decode(int dtype, int kv_dtype, const void* q, const void* kp,
@@ -235,9 +182,9 @@ EMSCRIPTEN_KEEPALIVE int attnscope_time_paged_decode(int dtype, int kv_dtype, co
                                                      double min_ms, double max_ms) {
   std::vector<int64_t> samples, cpu;
   const Status s = attnscope::time_paged_decode(
-      paged(dtype, kv_dtype, q, kp, vp, bt, cl, o, lse, batch, h, hkv, d, num_pages, page_size, max_pages, scale,
-            partition, threads, simd),
-      timing(warmup, min_reps, max_reps, min_ms, max_ms), &samples, &cpu);
+      bridge::decode_params(decode_shape(batch, h, hkv, d, num_pages, page_size, max_pages, scale, partition),
+                            decode_inputs(dtype, kv_dtype, q, kp, vp, bt, cl), o, lse, threads, simd_arg(simd)),
+      bridge::timing_params(warmup, min_reps, max_reps, min_ms, max_ms), &samples, &cpu);
   return timed(s, samples, cpu);
 }
 
@@ -245,8 +192,9 @@ EMSCRIPTEN_KEEPALIVE int attnscope_reference_paged_decode(int dtype, int kv_dtyp
                                                           const void* vp, const int32_t* bt, const int32_t* cl,
                                                           double* o, double* lse, int batch, int h, int hkv, int d,
                                                           int num_pages, int page_size, int max_pages, double scale) {
-  const attnscope::PagedDecodeParams p = paged(dtype, kv_dtype, q, kp, vp, bt, cl, nullptr, nullptr, batch, h, hkv, d,
-                                               num_pages, page_size, max_pages, scale, 0, 0, 0);
+  const attnscope::PagedDecodeParams p =
+      bridge::decode_params(decode_shape(batch, h, hkv, d, num_pages, page_size, max_pages, scale, 0),
+                            decode_inputs(dtype, kv_dtype, q, kp, vp, bt, cl), nullptr, nullptr, 0, SimdPath::kAuto);
   return static_cast<int>(attnscope::reference_paged_decode(p, o, lse));
 }
 

@@ -8,6 +8,8 @@
 
 #include <string>
 
+#include "napi/params.h"
+
 namespace attnscope {
 namespace napi_fields {
 
@@ -39,18 +41,10 @@ T* array_field(const Napi::Object& spec, const char* name, napi_typedarray_type 
   return reinterpret_cast<T*>(static_cast<char*>(a.ArrayBuffer().Data()) + a.ByteOffset());
 }
 
-// The shapes below are read once per call into any params struct that spells them alike: the
-// CPU kernels' FlashParams / ReferenceParams / PagedDecodeParams and the CUDA library's
-// attnscope_cuda_flash_params / attnscope_cuda_decode_params. What each spells its own way
-// (mask, softmax scale, dtype) the caller sets from the returned shape.
-
-/** The shape of a flash forward spec (FlashParams / ReferenceParams; the CUDA flash params). */
-struct FlashShape {
-  int batch, seq_len_q, seq_len_k, num_heads, num_kv_heads, head_dim;
-  bool causal;
-  int window;            // > 0: the last `window` keys, own position included; 0: none
-  double softmax_scale;  // <= 0: 1/sqrt(head_dim)
-};
+// The shapes (params.h, shared with wasm/abi.cc) are read once per call; read_*_shape also sets
+// the sizes of any params struct that spells them alike (params.h set_*_sizes).
+using bridge::DecodeShape;
+using bridge::FlashShape;
 
 inline FlashShape flash_shape(const Napi::Object& s) {
   return {int_field(s, "batch"),      int_field(s, "seqLenQ"),  int_field(s, "seqLenK"),
@@ -58,26 +52,13 @@ inline FlashShape flash_shape(const Napi::Object& s) {
           bool_field(s, "causal"),    int_field(s, "window"),   number_field(s, "softmaxScale")};
 }
 
-// Reads spec's flash shape and sets p's batch, seq_len_q, seq_len_k, num_heads, num_kv_heads and
-// head_dim from it; returns the shape for the rest.
+// Reads spec's flash shape and sets p's sizes from it; returns the shape for the rest.
 template <typename P>
 FlashShape read_flash_shape(const Napi::Object& spec, P* p) {
   const FlashShape shape = flash_shape(spec);
-  p->batch = shape.batch;
-  p->seq_len_q = shape.seq_len_q;
-  p->seq_len_k = shape.seq_len_k;
-  p->num_heads = shape.num_heads;
-  p->num_kv_heads = shape.num_kv_heads;
-  p->head_dim = shape.head_dim;
+  bridge::set_flash_sizes(shape, p);
   return shape;
 }
-
-/** The shape of a paged decode spec (PagedDecodeParams; the CUDA decode params). */
-struct DecodeShape {
-  int batch, num_heads, num_kv_heads, head_dim, page_size, num_pages, max_pages_per_seq;
-  int partition_tokens;  // 0: the kernel plans the split
-  double softmax_scale;  // <= 0: 1/sqrt(head_dim)
-};
 
 inline DecodeShape decode_shape(const Napi::Object& s) {
   return {int_field(s, "batch"),    int_field(s, "numHeads"),       int_field(s, "numKvHeads"),
@@ -85,19 +66,11 @@ inline DecodeShape decode_shape(const Napi::Object& s) {
           int_field(s, "maxPagesPerSeq"), int_field(s, "partitionTokens"), number_field(s, "softmaxScale")};
 }
 
-// Reads spec's decode shape and sets p's batch, num_heads, num_kv_heads, head_dim, page_size,
-// num_pages, max_pages_per_seq and partition_tokens from it; returns the shape for the rest.
+// Reads spec's decode shape and sets p's sizes from it; returns the shape for the rest.
 template <typename P>
 DecodeShape read_decode_shape(const Napi::Object& spec, P* p) {
   const DecodeShape shape = decode_shape(spec);
-  p->batch = shape.batch;
-  p->num_heads = shape.num_heads;
-  p->num_kv_heads = shape.num_kv_heads;
-  p->head_dim = shape.head_dim;
-  p->page_size = shape.page_size;
-  p->num_pages = shape.num_pages;
-  p->max_pages_per_seq = shape.max_pages_per_seq;
-  p->partition_tokens = shape.partition_tokens;
+  bridge::set_decode_sizes(shape, p);
   return shape;
 }
 

@@ -19,11 +19,10 @@ namespace {
 using attnscope::Status;
 
 using attnscope::napi_fields::array_field;
-using attnscope::napi_fields::FlashShape;
+using attnscope::napi_fields::decode_shape;
+using attnscope::napi_fields::flash_shape;
 using attnscope::napi_fields::int_field;
 using attnscope::napi_fields::number_field;
-using attnscope::napi_fields::read_decode_shape;
-using attnscope::napi_fields::read_flash_shape;
 using attnscope::napi_bridge::JobResult;
 using attnscope::napi_bridge::Outcome;
 using attnscope::napi_bridge::queue;
@@ -49,59 +48,36 @@ attnscope::SimdPath simd_field(const Napi::Object& spec) {
   return path;
 }
 
-// The fields FlashParams and ReferenceParams share (same JS spec, see native/kernels.ts
-// flashSpec); each caller then sets its outputs (fp32 vs fp64) and anything of its own.
-template <typename P>
-void read_attention_fields(const Napi::Object& s, P* p) {
-  const FlashShape shape = read_flash_shape(s, p);
-  p->dtype = dtype_field(s, "dtype");
-  p->q = input_field(s, "q", p->dtype);
-  p->k = input_field(s, "k", p->dtype);
-  p->v = input_field(s, "v", p->dtype);
-  p->softmax_scale = static_cast<decltype(p->softmax_scale)>(shape.softmax_scale);
-  p->is_causal = shape.causal;
-  p->window = shape.window;
+// q, k, v of a flash spec (native/kernels.ts flashSpec), in its dtype.
+attnscope::bridge::AttentionInputs attention_inputs(const Napi::Object& s) {
+  const attnscope::DType dtype = dtype_field(s, "dtype");
+  return {dtype, input_field(s, "q", dtype), input_field(s, "k", dtype), input_field(s, "v", dtype)};
 }
 
 attnscope::FlashParams flash_params(const Napi::Object& s) {
-  attnscope::FlashParams p;
-  read_attention_fields(s, &p);
-  p.o = array_field<float>(s, "o", napi_float32_array);
-  p.lse = array_field<float>(s, "lse", napi_float32_array);
-  attnscope::set_contiguous_strides(&p);
-  p.threads = int_field(s, "threads");
-  p.simd = simd_field(s);
-  return p;
+  return attnscope::bridge::flash_params(flash_shape(s), attention_inputs(s), array_field<float>(s, "o", napi_float32_array),
+                                         array_field<float>(s, "lse", napi_float32_array), int_field(s, "threads"),
+                                         simd_field(s));
 }
 
 // with_outputs = false for the reference, which writes fp64 arrays of its own.
 attnscope::PagedDecodeParams paged_params(const Napi::Object& s, bool with_outputs = true) {
-  attnscope::PagedDecodeParams p;
-  p.dtype = dtype_field(s, "dtype");
-  p.kv_dtype = dtype_field(s, "kvDtype");
-  p.q = input_field(s, "q", p.dtype);
-  p.k_pages = input_field(s, "kPages", p.kv_dtype);
-  p.v_pages = input_field(s, "vPages", p.kv_dtype);
-  p.block_table = array_field<int32_t>(s, "blockTable", napi_int32_array);
-  p.context_lens = array_field<int32_t>(s, "contextLens", napi_int32_array);
-  if (with_outputs) {
-    p.o = array_field<float>(s, "o", napi_float32_array);
-    p.lse = array_field<float>(s, "lse", napi_float32_array);
-  }
-  p.softmax_scale = static_cast<float>(read_decode_shape(s, &p).softmax_scale);
-  p.threads = int_field(s, "threads");
-  p.simd = simd_field(s);
-  return p;
+  const attnscope::DType dtype = dtype_field(s, "dtype"), kv_dtype = dtype_field(s, "kvDtype");
+  const attnscope::bridge::DecodeInputs in{dtype,
+                                           kv_dtype,
+                                           input_field(s, "q", dtype),
+                                           input_field(s, "kPages", kv_dtype),
+                                           input_field(s, "vPages", kv_dtype),
+                                           array_field<int32_t>(s, "blockTable", napi_int32_array),
+                                           array_field<int32_t>(s, "contextLens", napi_int32_array)};
+  float* o = with_outputs ? array_field<float>(s, "o", napi_float32_array) : nullptr;
+  float* lse = with_outputs ? array_field<float>(s, "lse", napi_float32_array) : nullptr;
+  return attnscope::bridge::decode_params(decode_shape(s), in, o, lse, int_field(s, "threads"), simd_field(s));
 }
 
 attnscope::TimingParams timing_params(const Napi::Object& t) {
-  attnscope::TimingParams p;
-  p.warmup = int_field(t, "warmup");
-  p.min_reps = int_field(t, "minReps");
-  p.max_reps = int_field(t, "maxReps");
-  p.min_time_ms = number_field(t, "minTimeMs");
-  p.max_time_ms = number_field(t, "maxTimeMs");
-  return p;
+  return attnscope::bridge::timing_params(int_field(t, "warmup"), int_field(t, "minReps"), int_field(t, "maxReps"),
+                                          number_field(t, "minTimeMs"), number_field(t, "maxTimeMs"));
 }
 
 // A kernel Status as the bridges' one outcome; reads last_error() on this (the worker) thread.
@@ -155,10 +131,9 @@ Napi::Value PagedDecode(const Napi::CallbackInfo& info) {
 
 Napi::Value Reference(const Napi::CallbackInfo& info) {
   Napi::Object s = spec_arg(info, 0);
-  attnscope::ReferenceParams p;
-  read_attention_fields(s, &p);
-  p.o = array_field<double>(s, "o", napi_float64_array);
-  p.lse = array_field<double>(s, "lse", napi_float64_array);
+  const attnscope::ReferenceParams p =
+      attnscope::bridge::reference_params(flash_shape(s), attention_inputs(s), array_field<double>(s, "o", napi_float64_array),
+                                          array_field<double>(s, "lse", napi_float64_array));
   return queue(info.Env(), s, [p](std::vector<double>*) { return job_result(attnscope::reference_attention(p)); }, false);
 }
 
