@@ -183,7 +183,8 @@ export class BenchmarkRun {
 
     if (crashed) {
       const tail = outcome.logTail.slice(-5).join('\n');
-      void ctx.showError(`AttnScope: the benchmark runner failed (${how}).${tail ? `\n${tail}` : ''}`);
+      const what = run.status === 'failed' && outcome.run === null && outcome.exitCode === 0 ? `ended without a result (${how})` : `failed (${how})`;
+      void ctx.showError(`AttnScope: the benchmark runner ${what}.${tail ? `\n${tail}` : ''}`);
     } else if (run.status === 'cancelled') {
       void vscode.window.showInformationMessage(`AttnScope: benchmark of ${name} cancelled after ${run.cases.length} case(s); the partial run is saved.`);
     } else {

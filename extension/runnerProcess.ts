@@ -93,8 +93,11 @@ export class RunnerProcess {
         if (line.trim() === '') return;
         const event = parseEvent(line);
         if (!event) {
-          remember(line);
-          listener.onLog(line);
+          // An event line that does not parse was cut or garbled on its way: say so in a line a
+          // notification can show, not the (up to megabytes of) JSON itself.
+          const shown = line.startsWith('{"type":') ? unreadableEvent(line) : line;
+          remember(shown);
+          listener.onLog(shown);
           return;
         }
         if (event.type === 'done') run = event.run;
@@ -153,6 +156,12 @@ export class RunnerProcess {
       if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
     }, killAfterMs);
   }
+}
+
+/** What the log and notifications say about an event line that is not valid JSON. */
+export function unreadableEvent(line: string): string {
+  const type = /^\{"type":"([a-zA-Z]+)"/.exec(line)?.[1] ?? 'unknown';
+  return `(a ${type} event the runner wrote could not be read: ${line.length} characters of JSON, cut or garbled)`;
 }
 
 /** A RunnerEvent from one NDJSON line, or null when the line is not one. */

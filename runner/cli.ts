@@ -16,7 +16,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { BACKENDS, isBackend, type Problem, type Profile, type StepTimeSpec } from '../core/config/types';
 import { createRun, type PoolResult, type StepTimeModel } from '../core/protocol/run';
-import { estimate, referenceSeqLen } from '../core/estimate';
+import { batchLimitsText, estimate, referenceSeqLen } from '../core/estimate';
 import { formatCount } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { stopSimulations } from '../native';
@@ -349,6 +349,7 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
   ac.dispose();
   const machine = describeMachine();
   if (machine.nativeBuild === 'wasm') head.push(`Simulated by the WebAssembly module (${machine.nativeBuildReason ?? 'ATTNSCOPE_BACKEND=wasm'})`, '');
+  head.push(`Scheduler limits: ${batchLimitsText(profile)}`);
   if (flags.json) {
     const run = createRun({ name: basename(file), toolVersion: TOOL_VERSION, createdAt, profile, environment: machine, estimate: estimate(profile), pool: result });
     writeOutput(flags.json, `${JSON.stringify(run, null, 2)}\n`, '--json');

@@ -303,7 +303,7 @@ function renderSweep(): void {
   }
   const envs = Object.keys(report.environments).length;
   sweepSummary.textContent = `${report.name} · sweep ${report.sweepId} · job ${report.job} · ${report.rows.length} results for ${report.total - report.missing.length} of ${report.total} points${envs > 1 ? ` on ${envs} kinds of machine` : ''}${report.missing.length > 0 ? ` · missing: ${report.missing.map((m) => m.label).join('; ')}` : ''}`;
-  sweepBest.textContent = report.best ? `Best point: ${report.best.label} — ${report.best.rule}.` : 'No point qualifies as best (every point rejected requests or missed the SLO).';
+  sweepBest.textContent = report.best ? `Best point: ${report.best.label} — ${report.best.rule}${report.best.tie ? `; ${report.best.tie}` : ''}.` : 'No point qualifies as best (every point rejected requests or missed the SLO).';
   const metrics = sweepMetricsOf(report);
   const chosen = metrics.find((m) => m.key === sweepMetric.dataset.chosen) ?? metrics[0];
   sweepMetric.replaceChildren(...metrics.map((m) => el('vscode-option', m === chosen ? { value: m.key, selected: '' } : { value: m.key }, `${m.label} (${m.source})`)));

@@ -39,6 +39,16 @@ function sloAndStepTime(plain: Plain): Pick<Profile, 'slo' | 'stepTime'> {
   return out;
 }
 
+/**
+ * kv_cache.dtype as the profile names it: vLLM's `--kv-cache-dtype fp8` is read as fp8_e4m3,
+ * 1 byte per element (vllm/config/cache.py: CacheDType lists "fp8" beside "fp8_e4m3", and
+ * CacheConfig.cache_dtype's doc says "CUDA 11.8+ supports fp8 (=fp8_e4m3) and fp8_e5m2. ROCm
+ * (AMD GPU) supports fp8 (=fp8_e4m3)").
+ */
+export function kvCacheDtype(written: string | undefined): KvCacheSpec['dtype'] | undefined {
+  return written === 'fp8' ? 'fp8_e4m3' : (written as KvCacheSpec['dtype'] | undefined);
+}
+
 /** Every value's range, by dotted path ("kv_cache.page_size", "prefill.seq_lens.0"). */
 function collectRanges(node: ValueNode, prefix: string, out: Record<string, SourceRange>): void {
   if (prefix) out[prefix] = node.range;
@@ -220,9 +230,9 @@ function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: Profil
       arrivalRate: (w.arrival_rate as number | undefined) ?? D.workload.arrivalRate,
       promptLen: lengthDist(w.prompt_len, { ...D.workload.promptLen }),
       outputLen: lengthDist(w.output_len, { ...D.workload.outputLen }),
-      maxNumSeqs: (w.max_num_seqs as number | undefined) ?? D.workload.maxNumSeqs,
       maxModelLen,
-      // Not written: vLLM's default for the device (core/estimate maxNumBatchedTokensOf).
+      // Not written: vLLM's defaults for the device (core/estimate maxNumSeqsOf, maxNumBatchedTokensOf).
+      ...(w.max_num_seqs !== undefined ? { maxNumSeqs: w.max_num_seqs as number } : {}),
       ...(w.max_num_batched_tokens !== undefined ? { maxNumBatchedTokens: w.max_num_batched_tokens as number } : {}),
       seed: (w.seed as number | undefined) ?? D.workload.seed,
     };
@@ -244,7 +254,7 @@ function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: Profil
     },
     kvCache: {
       pageSize: (kv.page_size as number | undefined) ?? D.kvCache.pageSize,
-      dtype: (kv.dtype as KvCacheSpec['dtype'] | undefined) ?? D.kvCache.dtype,
+      dtype: kvCacheDtype(kv.dtype as string | undefined) ?? D.kvCache.dtype,
       numPages: (kv.num_pages as KvCacheSpec['numPages'] | undefined) ?? D.kvCache.numPages,
       memoryGib: (kv.memory_gib as KvCacheSpec['memoryGib'] | undefined) ?? D.kvCache.memoryGib,
     },

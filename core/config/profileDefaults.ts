@@ -21,7 +21,6 @@ export const PROFILE_DEFAULTS = {
     arrivalRate: 8,
     promptLen: { dist: 'lognormal', median: 512, sigma: 1, max: 4096 },
     outputLen: { dist: 'uniform', min: 32, max: 512 },
-    maxNumSeqs: 256,
     maxModelLen: 8192,
     seed: 0,
   } satisfies WorkloadSpec,

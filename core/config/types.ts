@@ -243,8 +243,10 @@ export interface WorkloadSpec {
   arrivalRate: number;
   promptLen: LengthDist;
   outputLen: LengthDist;
-  maxNumSeqs: number;
+  /** Absent: vLLM's default for the device (core/estimate maxNumSeqsOf). */
+  maxNumSeqs?: number;
   maxModelLen: number;
+  /** Absent: vLLM's default for the device (core/estimate maxNumBatchedTokensOf). */
   maxNumBatchedTokens?: number;
   /** Optional prefix sharing: requests fall into groups that share a common prompt prefix. */
   prefixSharing?: { groups: number; prefixLen: number; fraction: number };

@@ -7,7 +7,7 @@
  */
 import type { Problem, Profile, SourceRange } from '../config/types';
 import { KERNEL_LIMITS } from '../kernelLimits';
-import { formatGib } from '../format';
+import { formatCount, formatGib } from '../format';
 import type { Estimate } from './types';
 
 export { KERNEL_LIMITS };
@@ -95,7 +95,7 @@ function kernelProblems(profile: Profile, e: Estimate): Problem[] {
   const kvAt = profileKey(profile, 'kv_cache.dtype', 'kv_cache');
   if (e.kvDtype === 'fp8_e4m3' && e.hasKvCache) {
     const where = backend === 'cpu' ? 'the CPU kernels have' : backend === 'cuda' ? 'the CUDA kernels have' : 'neither the CPU nor the CUDA kernels have';
-    problems.push({ severity: 'warning', code: 'kv-dtype-estimate-only', message: `kv_cache.dtype fp8_e4m3: ${where} an fp8 KV cache, so this is an estimate only (1 byte per element); the benchmark runs the KV cache in ${profile.dtype}`, range: kvAt, data: { suggestion: 'auto' } });
+    problems.push({ severity: 'warning', code: 'kv-dtype-estimate-only', message: `kv_cache.dtype fp8 (e4m3): ${where} an fp8 KV cache, so this is an estimate only (1 byte per element); the benchmark runs the KV cache in ${profile.dtype}`, range: kvAt, data: { suggestion: 'auto' } });
   }
   if (backend === 'cuda' && !(KERNEL_LIMITS.cuda.dtypes as readonly string[]).includes(profile.dtype)) {
     problems.push({ severity: 'warning', code: 'dtype-unsupported', message: `dtype ${profile.dtype}: the CUDA kernels run ${KERNEL_LIMITS.cuda.dtypes.join(' and ')}`, range: profileKey(profile, 'dtype', 'model'), data: { suggestion: 'bf16' } });
@@ -103,12 +103,56 @@ function kernelProblems(profile: Profile, e: Estimate): Problem[] {
   return problems;
 }
 
-/** A pool that cannot hold one sequence of max_model_len: vLLM refuses to start. */
+/**
+ * A pool that cannot hold one sequence of max_model_len: vLLM refuses to start ("To serve at
+ * least one request with the models's max seq len (N), (X GiB KV cache is needed, which is
+ * larger than the available KV cache memory (Y GiB). Based on the available memory, the
+ * estimated maximum model length is M. Try increasing `gpu_memory_utilization` or decreasing
+ * `max_model_len`": vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory, which needs
+ * ceil(N / block_size) blocks). N is workload.max_model_len, else vLLM's default, the model's
+ * max_position_embeddings (the estimate's concurrencySeqLen). The message says how much one
+ * sequence needs and which key to change: the explicit budget (num_pages, memory_gib), the
+ * device (memory_gib or gpu_memory_utilization, with the value that would fit), or max_model_len.
+ */
 function concurrencyProblems(profile: Profile, e: Estimate): Problem[] {
   const w = profile.workload;
-  if (w === null || !e.hasKvCache || e.pool.budgetSource === 'none' || e.pool.pages === 0) return [];
-  if (e.pool.tokens >= w.maxModelLen) return [];
-  return [{ severity: 'warning', code: 'pool-below-max-model-len', message: `the KV pool holds ${e.pool.tokens} tokens (${e.pool.pages} pages of ${profile.kvCache.pageSize}), fewer than one max_model_len ${w.maxModelLen} sequence: lower max_model_len or give the KV cache more memory`, range: profileKey(profile, 'workload.max_model_len', 'workload') }];
+  const p = e.pool;
+  if (!e.hasKvCache || p.budgetSource === 'none' || (p.budgetSource === 'device' && p.pages === 0)) return [];
+  const n = w?.maxModelLen ?? p.concurrencySeqLen;
+  if (p.tokens >= n) return [];
+  const ps = profile.kvCache.pageSize;
+  const pagesNeeded = Math.ceil(n / ps);
+  const needed = pagesNeeded * e.pageBytes;
+  const missing = needed - p.budgetBytes;
+  const d = profile.device;
+  const fixes: string[] = [];
+  let at: SourceRange;
+  if (typeof profile.kvCache.numPages === 'number') {
+    fixes.push(`set kv_cache.num_pages to at least ${formatCount(pagesNeeded)}`);
+    at = profileKey(profile, 'kv_cache.num_pages');
+  } else if (p.budgetSource === 'explicit') {
+    fixes.push(`set kv_cache.memory_gib to at least ${Math.ceil((needed / 2 ** 30) * 100) / 100}`);
+    at = profileKey(profile, 'kv_cache.memory_gib');
+  } else {
+    const util = d.gpuMemoryUtilization + missing / p.deviceMemoryBytes;
+    if (util <= 1) fixes.push(`raise device.gpu_memory_utilization to ${(Math.ceil(util * 100) / 100).toFixed(2)}`);
+    if (d.memoryGib !== null) fixes.push(`raise device.memory_gib to ${Math.ceil(d.memoryGib + missing / d.gpuMemoryUtilization / 2 ** 30)}`);
+    else fixes.push('pick a larger device.gpu');
+    if (e.model.attention !== 'mla' && d.tensorParallelSize < e.model.numKvHeads) fixes.push('raise device.tensor_parallel_size');
+    at = profileKey(profile, 'device.memory_gib', 'device.gpu', 'device.gpu_memory_utilization', 'device');
+  }
+  const fitLen = Math.floor(p.tokens / ps) * ps;
+  const nFrom = w ? 'workload.max_model_len' : "vLLM's default max_model_len, the model's max_position_embeddings";
+  if (fitLen > 0) fixes.push(`${w ? 'lower' : 'set'} workload.max_model_len to at most ${formatCount(fitLen)}`);
+  if (w && profile.ranges['workload.max_model_len']) at = profileKey(profile, 'workload.max_model_len');
+  const budget = p.budgetSource === 'device' ? `the ${formatGib(p.budgetBytes)} the device leaves for the KV cache` : `the KV budget of ${formatGib(p.budgetBytes)}`;
+  return [{
+    severity: 'warning',
+    code: 'pool-below-max-model-len',
+    message: `the KV pool holds ${formatCount(p.tokens)} tokens (${formatCount(p.pages)} pages of ${ps}), fewer than one max_model_len sequence (${formatCount(n)} tokens: ${nFrom}), so vLLM would refuse to start. One sequence needs ${formatGib(needed)} of KV cache (${formatCount(pagesNeeded)} pages), ${formatGib(missing)} more than ${budget}: ${fixes.join(', or ')}`,
+    range: at,
+    data: { neededBytes: needed, missingBytes: missing, pagesNeeded, maxModelLenThatFits: fitLen },
+  }];
 }
 
 /** Every problem of `profile` that its estimate or the kernels' limits reveal, in file order of kind. */

@@ -240,28 +240,60 @@ export function weightsBytes(model: ModelSpec, dtype: Dtype, params: ParamCounts
 
 /** vLLM V1's default max_num_batched_tokens for `vllm serve` on a GPU of >= 70 GiB (and where the device is unknown). */
 export const DEFAULT_MAX_NUM_BATCHED_TOKENS = 8192;
-/** ... and on a smaller GPU (24 GB, 48 GB cards). */
+/** ... and on a smaller GPU (24 GB, 48 GB cards) or an A100. */
 export const SMALL_GPU_MAX_NUM_BATCHED_TOKENS = 2048;
+/** vLLM V1's default max_num_seqs for `vllm serve` on a GPU of >= 70 GiB that is not an A100 (and where the device is unknown). */
+export const DEFAULT_MAX_NUM_SEQS = 1024;
+/** ... and on a smaller GPU or an A100. */
+export const SMALL_GPU_MAX_NUM_SEQS = 256;
+
+/** vLLM's `vllm serve` batch defaults for a device, and which of its two cases applied, in words. */
+export interface BatchDefaults {
+  maxNumBatchedTokens: number;
+  maxNumSeqs: number;
+  /** "a >= 70 GiB GPU", "an A100", "a < 70 GiB GPU" or "no device given: taken as a >= 70 GiB GPU". */
+  device: string;
+}
 
 /**
- * The max_num_batched_tokens vLLM V1 picks when it is not set, for `vllm serve` (the OpenAI API
- * server, how a model is deployed), by the device's memory and name (vllm/engine/arg_utils.py
- * EngineArgs.get_batch_defaults: >= 70 GiB and "a100" not in the device name -> 8192, else 2048;
- * the A100 exclusion is vLLM PR #17885, "large max_num_batched_tokens reduces A100 throughput").
- * V0 used 2048 once chunked prefill was on, which it turned on by default for max_model_len > 32K.
- * 8192 where the device is unknown (0 bytes). `gpuName`: the profile's device.gpu, if any.
+ * The max_num_batched_tokens and max_num_seqs vLLM V1 picks when they are not set, for `vllm
+ * serve` (the OpenAI API server, how a model is deployed), by the device's memory and name
+ * (vllm/engine/arg_utils.py EngineArgs.get_batch_defaults: device memory >= 70 GiB and "a100"
+ * not in the device name -> 8192 tokens and 1024 sequences, else 2048 and 256; the A100
+ * exclusion is vLLM PR #17885, "large max_num_batched_tokens reduces A100 throughput"). V0 used
+ * 2048 tokens once chunked prefill was on, which it turned on by default for max_model_len > 32K,
+ * and 256 sequences. Where the device is unknown (0 bytes) the large defaults, as on the H100 the
+ * step-time model then assumes. `gpuName`: the profile's device.gpu, if any.
  */
-export function defaultMaxNumBatchedTokens(deviceBytes: number, gpuName?: string | null): number {
-  if (gpuName && /a100/i.test(gpuName)) return SMALL_GPU_MAX_NUM_BATCHED_TOKENS;
-  return deviceBytes > 0 && deviceBytes < 70 * GIB ? SMALL_GPU_MAX_NUM_BATCHED_TOKENS : DEFAULT_MAX_NUM_BATCHED_TOKENS;
+export function batchDefaults(deviceBytes: number, gpuName?: string | null): BatchDefaults {
+  if (gpuName && /a100/i.test(gpuName)) return { maxNumBatchedTokens: SMALL_GPU_MAX_NUM_BATCHED_TOKENS, maxNumSeqs: SMALL_GPU_MAX_NUM_SEQS, device: 'an A100' };
+  if (deviceBytes > 0 && deviceBytes < 70 * GIB) return { maxNumBatchedTokens: SMALL_GPU_MAX_NUM_BATCHED_TOKENS, maxNumSeqs: SMALL_GPU_MAX_NUM_SEQS, device: 'a < 70 GiB GPU' };
+  return { maxNumBatchedTokens: DEFAULT_MAX_NUM_BATCHED_TOKENS, maxNumSeqs: DEFAULT_MAX_NUM_SEQS, device: deviceBytes > 0 ? 'a >= 70 GiB GPU' : 'no device given: taken as a >= 70 GiB GPU' };
 }
 
 /** The max_num_batched_tokens a profile runs with: its workload's, else vLLM's default for its device. */
 export function maxNumBatchedTokensOf(profile: Profile): number {
-  return profile.workload?.maxNumBatchedTokens ?? defaultMaxNumBatchedTokens(deviceMemory(profile).bytes, profile.device.gpu);
+  return profile.workload?.maxNumBatchedTokens ?? batchDefaults(deviceMemory(profile).bytes, profile.device.gpu).maxNumBatchedTokens;
 }
-/** vLLM's default max_num_seqs. */
-export const DEFAULT_MAX_NUM_SEQS = 256;
+
+/**
+ * The max_num_seqs a profile runs with: its workload's, else vLLM's default for its device,
+ * capped at max_num_batched_tokens as vLLM caps a defaulted one
+ * (EngineArgs._set_default_max_num_seqs_and_batched_tokens_args: min(max_num_seqs, max_num_batched_tokens)).
+ */
+export function maxNumSeqsOf(profile: Profile): number {
+  return profile.workload?.maxNumSeqs ?? Math.min(batchDefaults(deviceMemory(profile).bytes, profile.device.gpu).maxNumSeqs, maxNumBatchedTokensOf(profile));
+}
+
+/**
+ * "max_num_batched_tokens 8192 (vLLM's default on a >= 70 GiB GPU), max_num_seqs 256": the two
+ * batch limits a profile runs with, each a default said to be one, with the device case it is for.
+ */
+export function batchLimitsText(profile: Profile): string {
+  const w = profile.workload;
+  const why = ` (vLLM's default on ${batchDefaults(deviceMemory(profile).bytes, profile.device.gpu).device})`;
+  return `max_num_batched_tokens ${maxNumBatchedTokensOf(profile)}${w?.maxNumBatchedTokens === undefined ? why : ''}, max_num_seqs ${maxNumSeqsOf(profile)}${w?.maxNumSeqs === undefined ? why : ''}`;
+}
 
 /**
  * The activation peak vLLM subtracts before sizing its pool. vLLM measures it: one dummy
@@ -400,14 +432,12 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
       budgetBytes = Math.floor(profile.kvCache.memoryGib * GIB);
       budgetSource = 'explicit';
     } else if (device.bytes > 0) {
-      const written = profile.workload?.maxNumBatchedTokens !== undefined;
       const batched = maxNumBatchedTokensOf(profile);
-      const seqs = profile.workload?.maxNumSeqs ?? DEFAULT_MAX_NUM_SEQS;
-      const batchedFrom = written ? '' : ` (vLLM's default on ${batched === SMALL_GPU_MAX_NUM_BATCHED_TOKENS ? (device.bytes >= 70 * GIB ? 'an A100' : 'a < 70 GiB GPU') : 'a >= 70 GiB GPU'})`;
+      const seqs = maxNumSeqsOf(profile);
       reserve = reserveTerms(profile.engine ?? DEFAULT_ENGINE, tp, weightsPerGpu, {
         bytes: activationPeakBytes(model, dtype, batched, seqs),
-        basis: `max_num_batched_tokens ${batched}${batchedFrom}, max_num_seqs ${seqs}`,
-        source: `modelled: the larger of one forward pass of max_num_batched_tokens ${batched} tokens${batchedFrom} and the sampler over max_num_seqs ${seqs} rows, the two phases of vLLM's profile_run (activationPeakBytes)`,
+        basis: batchLimitsText(profile),
+        source: `modelled: the larger of one forward pass of max_num_batched_tokens tokens and the sampler over max_num_seqs rows (${batchLimitsText(profile)}), the two phases of vLLM's profile_run (activationPeakBytes)`,
       });
       activation = reserve.find((t) => t.key === 'activation')!.bytes;
       engineReserve = subtractedBytes(reserve) - weightsPerGpu - activation;

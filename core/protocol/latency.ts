@@ -5,7 +5,7 @@
  * not by a measurement. Times in seconds.
  */
 
-/** Mean and percentiles of one per-request quantity (nearest-rank percentiles), seconds. */
+/** Mean and percentiles of one per-request quantity, seconds; percentiles interpolate linearly between order statistics (numpy's default, as `vllm bench serve`). */
 export interface LatencyStats {
   mean: number;
   p50: number;

@@ -74,6 +74,9 @@ export interface SweepMetrics {
   goodputRequestsPerSec?: number;
   /** Median paged_decode time of the largest decode case / its batch size: measured ns per generated token. */
   decodeNsPerToken?: number;
+  /** That case's p10 and p90 / its batch size: the spread the measurement itself showed (ns per token). */
+  decodeP10NsPerToken?: number;
+  decodeP90NsPerToken?: number;
   /** The decode case that figure comes from: "B=8 context=4096". */
   decodeCase?: string;
 }
@@ -106,6 +109,11 @@ export interface SweepReport {
   duplicates: Array<{ id: string; label: string; environmentKey: string; files: string[] }>;
   /** Each environment once, by key. */
   environments: Record<string, Environment>;
-  /** The best row under the report's rule (bestRow in runner/sweep/results.ts), or null when no row qualifies. */
-  best: { id: string; environmentKey: string; label: string; rule: string } | null;
+  /**
+   * The best row under the report's rule (bestRow in runner/sweep/results.ts), or null when no
+   * row qualifies. `tiedWith`: the other qualifying rows the figure cannot tell from it (a
+   * measured decode time within either point's p10–p90 spread; a modelled figure equal), and
+   * `tie` says so in a sentence; absent when the best is clear.
+   */
+  best: { id: string; environmentKey: string; label: string; rule: string; tiedWith?: Array<{ id: string; environmentKey: string; label: string }>; tie?: string } | null;
 }

@@ -10,8 +10,8 @@
  * and a second estimate that takes the log's own terms shows what is left: the rounding of the
  * log's two-decimal GiB figures, or a different KV size per token (another model or dtype).
  */
-import type { KvDtype, Profile } from '../config/types';
-import { estimate, maxNumBatchedTokensOf, type Estimate } from '../estimate';
+import type { KvDtype, Profile, WorkloadSpec } from '../config/types';
+import { batchDefaults, deviceMemory, estimate, maxNumBatchedTokensOf, maxNumSeqsOf, type Estimate } from '../estimate';
 import { formatBytes, formatConcurrency, formatCount, formatGib } from '../format';
 import type { LogFigure, VllmLog } from './parse';
 
@@ -95,9 +95,10 @@ function applyLogSettings(profile: Profile, log: VllmLog): { profile: Profile; f
   } else {
     fromProfile.push(`tensor_parallel_size ${p.device.tensorParallelSize}`);
   }
-  const w = p.workload ?? {
+  const defaultWhy = `vLLM's default on ${batchDefaults(deviceMemory(p).bytes, p.device.gpu).device}`;
+  const w: WorkloadSpec = p.workload ?? {
     requests: 1, arrivalRate: 1, promptLen: { dist: 'fixed', value: 1 }, outputLen: { dist: 'fixed', value: 1 },
-    maxNumSeqs: 256, maxModelLen: p.model.maxPositionEmbeddings ?? 8192,
+    maxModelLen: p.model.maxPositionEmbeddings ?? 8192,
   };
   const len = int(s.maxModelLen) ?? int(f.concurrencySeqLen);
   if (len) {
@@ -111,14 +112,14 @@ function applyLogSettings(profile: Profile, log: VllmLog): { profile: Profile; f
     w.maxNumBatchedTokens = batched.value;
     fromLog.push(`max_num_batched_tokens ${formatCount(batched.value)} (${at(batched)})`);
   } else {
-    fromProfile.push(w.maxNumBatchedTokens !== undefined ? `max_num_batched_tokens ${formatCount(w.maxNumBatchedTokens)}` : `max_num_batched_tokens ${formatCount(maxNumBatchedTokensOf({ ...p, workload: w }))} (vLLM's default for this device)`);
+    fromProfile.push(w.maxNumBatchedTokens !== undefined ? `max_num_batched_tokens ${formatCount(w.maxNumBatchedTokens)}` : `max_num_batched_tokens ${formatCount(maxNumBatchedTokensOf({ ...p, workload: w }))} (${defaultWhy})`);
   }
   const seqs = int(s.maxNumSeqs);
   if (seqs) {
     w.maxNumSeqs = seqs.value;
     fromLog.push(`max_num_seqs ${seqs.value} (${at(seqs)})`);
   } else {
-    fromProfile.push(`max_num_seqs ${w.maxNumSeqs}`);
+    fromProfile.push(w.maxNumSeqs !== undefined ? `max_num_seqs ${w.maxNumSeqs}` : `max_num_seqs ${formatCount(maxNumSeqsOf({ ...p, workload: w }))} (${defaultWhy})`);
   }
   p.workload = w;
   if (s.kvCacheDtype) {

@@ -11,6 +11,7 @@ export { parseTrace, parseTraceLine, TraceError } from './trace';
 export { generateRequests, packRequests, RequestPacker, scaleArrivals, sampleLength, type TraceRequest } from './workload';
 export { Rng } from '../random';
 export { formatPoolSummary } from './summary';
-export { readTraceFile, detectTraceFormat, readVllmResult, forEachLine, splitCsv, parseDatetimeSeconds, TRACE_FORMATS, type TraceFormat, type TraceRead } from './traces';
+export { forEachLine, scanLines, splitCsv } from './lines';
+export { readTraceFile, detectTraceFormat, readVllmResult, parseDatetimeSeconds, TRACE_FORMATS, type TraceFormat, type TraceRead } from './traces';
 export { searchCapacity, baseRate } from './capacity';
 export { calibrateStepTime, formatCalibration, type CalibrationFit } from './calibrate';

@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import { offsetToLineColumn } from '../../core/config/positions';
 import type { Profile, StepTimeSpec } from '../../core/config/types';
 import type { LatencySlo } from '../../core/protocol/latency';
-import { DEFAULT_MAX_NUM_SEQS, estimate, maxNumBatchedTokensOf, referenceSeqLen } from '../../core/estimate/index';
+import { estimate, maxNumBatchedTokensOf, maxNumSeqsOf, referenceSeqLen } from '../../core/estimate/index';
 import type { PoolBaseline, PoolResult, PoolSample, PoolSummary, StepTimeModel } from '../../core/protocol/run';
 import { runSimulationsInWorker, ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTotals } from '../../native';
 import { formatCount } from '../../core/format';
@@ -203,7 +203,8 @@ function unpackSamples(packed: Float64Array): PoolSample[] {
  * Simulates the profile's KV pool under its workload (or `opts.trace`) with paging and with
  * two contiguous baselines over the same memory.
  *
- * Limits: workload.max_num_seqs, max_num_batched_tokens (default 8192), max_model_len (default
+ * Limits: max_num_seqs and max_num_batched_tokens (default: vLLM's for the device, core/estimate
+ * batchDefaults), max_model_len (default
  * the model's max_position_embeddings); a trace without a workload uses those defaults.
  * Sliding-window release applies when every layer slides (vLLM charges every layer for every
  * token, so one full-attention layer keeps all pages).
@@ -241,7 +242,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     watermarkPages: Math.floor(watermark * numPages),
     slidingWindow: allSliding ? model.slidingWindow! : 0,
     enablePrefixCaching: opts.enablePrefixCaching ?? true,
-    maxNumSeqs: w?.maxNumSeqs ?? DEFAULT_MAX_NUM_SEQS,
+    maxNumSeqs: maxNumSeqsOf(profile),
     maxNumBatchedTokens: maxNumBatchedTokensOf(profile),
     maxModelLen: w?.maxModelLen ?? referenceSeqLen(profile),
     perStepS: stepTime.perStepS,

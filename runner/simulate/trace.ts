@@ -2,9 +2,10 @@
  * attnscope's own JSONL request traces (one of the formats traces.ts reads): one JSON object per line,
  *   {"arrival_s": 0.25, "prompt_len": 812, "output_len": 128, "prefix_id": "sys-a", "prefix_len": 300}
  * prefix_id (string or integer) and prefix_len are optional (see TraceRequest); other keys are
- * ignored with a warning; blank lines are skipped. Lines need not be sorted by arrival_s.
+ * ignored with a warning; blank lines are skipped. Lines need not be sorted by arrival_s (the
+ * readers warn and sort them, traces.ts).
  */
-import { closestMatch, getProperty, parseJsonTree, type ValueNode } from '../../core/config/index';
+import { closestMatch, getProperty, nodeAtPath, parseJsonTree, type ValueNode } from '../../core/config/index';
 import { InputError } from '../errors';
 import type { TraceRequest } from './workload';
 
@@ -34,7 +35,7 @@ export class TraceError extends InputError {
  * @param unknown keys already warned about (each unknown key is warned about once, at its first line).
  * @throws TraceError at a bad line: JSON syntax, a non-object line, a missing or mistyped field
  *   (arrival_s finite >= 0; prompt_len, output_len integers >= 1; prefix_id a string or integer;
- *   prefix_len an integer >= 0).
+ *   prefix_len an integer from 0 to prompt_len, above 0 only with a prefix_id).
  */
 export function parseTraceLine(text: string, file: string, lineNo: number, unknown: Set<string>, warnings: string[]): TraceRequest | null {
   const line = text.replace(/\r$/, '');
@@ -80,22 +81,92 @@ export function parseTraceLine(text: string, file: string, lineNo: number, unkno
     r.prefixId = v as string | number;
   }
   const plen = number('prefix_len', true, 0, false);
-  if (plen !== undefined) r.prefixLen = plen;
+  if (plen !== undefined) {
+    const at = field('prefix_len')!.range.offset;
+    if (plen > r.promptLen) fail(at, `"prefix_len" ${plen} exceeds "prompt_len" ${r.promptLen}: a request shares at most its whole prompt`);
+    if (plen > 0 && r.prefixId === undefined) fail(at, '"prefix_len" needs a "prefix_id": the requests that share those tokens have the same prefix_id');
+    r.prefixLen = plen;
+  }
   return r;
+}
+
+/** The request of a parsed line when every field is present, of its type and in range, else null (then parseTraceLine says what is wrong). */
+function plainRequest(v: Record<string, unknown>, unknown: Set<string>): TraceRequest | null {
+  for (const k in v) if (!(TRACE_KEYS as readonly string[]).includes(k) && !unknown.has(k)) return null;
+  const { arrival_s: t, prompt_len: p, output_len: o, prefix_id: id, prefix_len: len } = v;
+  const tokens = (x: unknown, min: number): x is number => typeof x === 'number' && Number.isInteger(x) && x >= min && x <= MAX_TRACE_TOKENS;
+  if (typeof t !== 'number' || !(t >= 0) || !Number.isFinite(t) || !tokens(p, 1) || !tokens(o, 1)) return null;
+  const r: TraceRequest = { arrivalS: t, promptLen: p, outputLen: o };
+  if (id !== undefined && id !== null) {
+    if (typeof id !== 'string' && !(typeof id === 'number' && Number.isInteger(id))) return null;
+    r.prefixId = id;
+  }
+  if (len !== undefined) {
+    if (!tokens(len, 0) || len > p || (len > 0 && r.prefixId === undefined)) return null;
+    r.prefixLen = len;
+  }
+  return r;
+}
+
+/**
+ * Reads the lines of one attnscope JSONL trace in order, with the checks that span lines: every
+ * line of one prefix_id gives the same prefix_len, or none of them gives one (each then shares its
+ * whole prompt). A well-formed line is read with JSON.parse; any other goes through the source
+ * tree (parseTraceLine), which reports the column.
+ */
+export class JsonlTraceReader {
+  private readonly unknown = new Set<string>();
+  private readonly prefixes = new Map<string, { len: number | undefined; line: number }>();
+
+  constructor(
+    private readonly file: string,
+    private readonly warnings: string[],
+  ) {}
+
+  /**
+   * The request on line `lineNo`, or null for a blank line.
+   * @throws TraceError as parseTraceLine, or when its prefix_len differs from an earlier line's of the same prefix_id.
+   */
+  line(text: string, lineNo: number): TraceRequest | null {
+    let r: TraceRequest | null = null;
+    if (text.trim() === '') return null;
+    try {
+      const v = JSON.parse(text) as unknown;
+      if (v && typeof v === 'object' && !Array.isArray(v)) r = plainRequest(v as Record<string, unknown>, this.unknown);
+    } catch {
+      r = null;
+    }
+    r ??= parseTraceLine(text, this.file, lineNo, this.unknown, this.warnings);
+    if (r?.prefixId !== undefined) {
+      const key = `${typeof r.prefixId}:${r.prefixId}`;
+      const first = this.prefixes.get(key);
+      if (!first) this.prefixes.set(key, { len: r.prefixLen, line: lineNo });
+      else if (first.len !== r.prefixLen) {
+        const { root } = parseJsonTree(text);
+        const at = nodeAtPath(root, [r.prefixLen !== undefined ? 'prefix_len' : 'prefix_id'])?.range.offset ?? 0;
+        const said = (len: number | undefined) => (len === undefined ? 'no prefix_len' : `prefix_len ${len}`);
+        throw new TraceError(
+          this.file, lineNo, at + 1,
+          `prefix_id ${JSON.stringify(r.prefixId)} has ${said(first.len)} on line ${first.line}, ${said(r.prefixLen)} here: give every line of one prefix_id the same prefix_len (or none, to share each whole prompt)`,
+        );
+      }
+    }
+    return r;
+  }
 }
 
 /**
  * Parses JSONL trace text. `file` names it in errors and warnings.
  * @param warnings receives `file:line:column: warning: …` for the first line with each unknown
  *   key (it is ignored).
- * @throws TraceError at the first bad line ({@link parseTraceLine}), or for a trace without requests.
+ * @throws TraceError at the first bad line ({@link JsonlTraceReader}), or for a trace without requests.
  */
 export function parseTrace(text: string, file: string, warnings: string[] = []): TraceRequest[] {
   const out: TraceRequest[] = [];
-  const unknown = new Set<string>();
+  const reader = new JsonlTraceReader(file, warnings);
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
-    const r = parseTraceLine(lines[i], file, i + 1, unknown, warnings);
+    const r = reader.line(lines[i].replace(/\r$/, ''), i + 1);
     if (r) out.push(r);
   }
   if (out.length === 0) throw new TraceError(file, 1, 1, 'the trace holds no requests (one JSON object per line expected)');

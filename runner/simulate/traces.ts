@@ -16,16 +16,19 @@
  * - `vllm bench serve --save-result --save-detailed` JSON: `input_lens`, `output_lens`, and
  *   `start_times` (seconds) when present; failed requests (`errors` non-empty) are dropped.
  *
- * Every reader but the vLLM one (a JSON document of a few MB) streams the file in 1 MiB chunks:
- * the memory it holds is the packed requests (RequestPacker), not the text. Arrivals are shifted
- * so that the first is at 0 s. Requests whose prompt reaches max_model_len (rejected by the
- * simulator) or whose prompt + output exceeds it (output clipped) are warned about by file:line.
+ * Every reader but the vLLM one (a JSON document of a few MB) streams the file in 1 MiB chunks
+ * (lines.ts): the memory it holds is the packed requests (RequestPacker, ~20 bytes each), not
+ * the text. Requests out of arrival order are warned about (the first at its file:line:col,
+ * then a count) and replayed sorted by arrival, stably. Arrivals are shifted so that the first
+ * is at 0 s. Requests whose prompt reaches max_model_len (rejected by the simulator) or whose
+ * prompt + output exceeds it (output clipped) are warned about by file:line.
  */
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import * as jsonc from 'jsonc-parser';
-import { formatCount } from '../../core/format';
+import { formatCount, formatSignificant } from '../../core/format';
 import type { ServingSimRequests } from '../../native';
-import { MAX_TRACE_TOKENS, parseTraceLine, TraceError } from './trace';
+import { DatetimeBytes, estimateLines, firstLine, forEachLine, parseDecimal, parseDigits, scanLines, splitCsv, splitCsvBytes, unreadable } from './lines';
+import { JsonlTraceReader, MAX_TRACE_TOKENS, TraceError } from './trace';
 import { RequestPacker, type TraceRequest } from './workload';
 
 export type TraceFormat = 'attnscope' | 'azure' | 'burstgpt' | 'mooncake' | 'vllm-bench';
@@ -66,112 +69,6 @@ export interface TraceRead {
   dropped: Record<string, number>;
   /** What the reader assumed, in words (e.g. no start_times in a vLLM result). */
   notes: string[];
-}
-
-const CHUNK = 1 << 20;
-
-/**
- * Calls `fn(line, lineNo)` for each line of the file (1-based, "\r" and a leading BOM stripped), reading 1 MiB at a
- * time. @throws TraceError naming the file when it cannot be read.
- */
-export function forEachLine(path: string, fn: (line: string, lineNo: number) => void): void {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (e) {
-    throw unreadable(path, e);
-  }
-  try {
-    const buf = Buffer.alloc(CHUNK);
-    let rest = '';
-    let lineNo = 0;
-    // "\r" of CRLF files and a UTF-8 byte-order mark before the first line go.
-    const emit = (line: string) => {
-      const text = line.endsWith('\r') ? line.slice(0, -1) : line;
-      fn(lineNo === 0 ? text.replace(/^\uFEFF/, '') : text, ++lineNo);
-    };
-    for (;;) {
-      let n: number;
-      try {
-        n = readSync(fd, buf, 0, CHUNK, null);
-      } catch (e) {
-        throw unreadable(path, e);
-      }
-      if (n === 0) break;
-      // Cut at the last newline in bytes, so that no UTF-8 sequence is split.
-      const cut = buf.lastIndexOf(10, n - 1);
-      if (cut < 0) {
-        rest += buf.toString('utf8', 0, n);
-        continue;
-      }
-      const text = rest + buf.toString('utf8', 0, cut);
-      rest = buf.toString('utf8', cut + 1, n);
-      for (const line of text.split('\n')) emit(line);
-    }
-    if (rest !== '') emit(rest);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function unreadable(path: string, e: unknown): TraceError {
-  const code = (e as NodeJS.ErrnoException).code;
-  const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder, not a file' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
-  return new TraceError(path, 1, 1, `cannot read the trace: ${why}`);
-}
-
-/** The first line of the file (at most 64 KiB of it). */
-function firstLine(path: string): string {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (e) {
-    throw unreadable(path, e);
-  }
-  try {
-    const buf = Buffer.alloc(1 << 16);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    const text = buf.toString('utf8', 0, n).replace(/^\uFEFF/, '');
-    const nl = text.indexOf('\n');
-    return (nl < 0 ? text : text.slice(0, nl)).replace(/\r$/, '');
-  } catch (e) {
-    throw unreadable(path, e);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * Splits a CSV line (RFC 4180 quotes; these traces rarely need them). `columns`, when given,
- * receives each cell's 1-based column in the line (its opening quote, if quoted), for errors.
- */
-export function splitCsv(line: string, columns?: number[]): string[] {
-  if (!line.includes('"')) {
-    const cells = line.split(',');
-    if (columns) for (let k = 0, at = 1; k < cells.length; at += cells[k++].length + 1) columns.push(at);
-    return cells;
-  }
-  const out: string[] = [];
-  let cur = '';
-  let quoted = false;
-  columns?.push(1);
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i];
-    if (quoted) {
-      if (c === '"' && line[i + 1] === '"') {
-        cur += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cur += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      out.push(cur);
-      cur = '';
-      columns?.push(i + 2);
-    } else cur += c;
-  }
-  out.push(cur);
-  return out;
 }
 
 /**
@@ -224,11 +121,72 @@ export function parseDatetimeSeconds(text: string): number {
 }
 
 /**
+ * Where the readers put their requests: the packer, with the checks that look across lines
+ * (max_model_len, arrival order) and their warnings.
+ */
+class TraceSink {
+  readonly packer: RequestPacker;
+  private rejected = 0;
+  private clipped = 0;
+
+  constructor(
+    private readonly path: string,
+    private readonly maxModelLen: number,
+    private readonly warnings: string[],
+    expected: number,
+  ) {
+    this.packer = new RequestPacker(expected);
+  }
+
+  /** True when a request arriving at `arrivalS` comes before the last one added (the caller then adds it with its column, {@link add}). */
+  late(arrivalS: number): boolean {
+    return arrivalS < this.packer.lastArrival();
+  }
+
+  /** A request without shared prefix, known to be in order ({@link late} false): the CSV readers' fast path. */
+  addInOrder(arrivalS: number, promptLen: number, outputLen: number, line: number): void {
+    if (promptLen + outputLen > this.maxModelLen) this.limits(promptLen, outputLen, line);
+    this.packer.addPlain(arrivalS, promptLen, outputLen);
+  }
+
+  /** A request read at `line`; `column` is that of its arrival time, for the order warning. */
+  add(r: TraceRequest, line: number, column: number): void {
+    if (this.late(r.arrivalS) && this.packer.outOfOrder === 0) {
+      const gap = this.packer.lastArrival() - r.arrivalS;
+      this.warnings.push(
+        `${this.path}:${line}:${column}: warning: this request arrives ${formatSignificant(gap)} s before the one read before it: ` +
+          'the trace is replayed in arrival order (sorted, stably: equal times keep the file\'s order)',
+      );
+    }
+    if (r.promptLen + r.outputLen > this.maxModelLen) this.limits(r.promptLen, r.outputLen, line);
+    this.packer.add(r);
+  }
+
+  private limits(promptLen: number, outputLen: number, line: number): void {
+    const { path, maxModelLen } = this;
+    if (promptLen >= maxModelLen) {
+      if (++this.rejected <= 3) this.warnings.push(`${path}:${line}:1: warning: prompt of ${promptLen} tokens reaches max_model_len ${maxModelLen}: the request is rejected`);
+    } else if (++this.clipped <= 3) {
+      this.warnings.push(`${path}:${line}:1: warning: prompt ${promptLen} + output ${outputLen} tokens exceed max_model_len ${maxModelLen}: the output is clipped to ${maxModelLen - promptLen}`);
+    }
+  }
+
+  /** The counts past the first warnings. */
+  finish(): void {
+    const { path, maxModelLen, rejected, clipped } = this;
+    const late = this.packer.outOfOrder;
+    if (late > 1) this.warnings.push(`${path}:1:1: warning: ${formatCount(late)} requests in all arrive before the one read before them; all are replayed in arrival order`);
+    if (rejected > 3) this.warnings.push(`${path}:1:1: warning: ${formatCount(rejected)} requests in all reach max_model_len ${maxModelLen} and are rejected`);
+    if (clipped > 3) this.warnings.push(`${path}:1:1: warning: ${formatCount(clipped)} requests in all have their output clipped to max_model_len ${maxModelLen}`);
+  }
+}
+
+/**
  * Reads a trace file of any known format (detected unless opts.format says), packed for the
- * simulator with arrivals from 0 s.
+ * simulator in arrival order with arrivals from 0 s.
  * @throws TraceError (`file:line:col: reason`) for an unreadable file, an unknown format, a bad
- *   row (missing column, a length that is not a positive integer, a stamp that does not parse),
- *   or a trace without requests.
+ *   row (missing column, a length that is not a positive integer, a stamp that does not parse,
+ *   inconsistent prefixes, Mooncake hash_ids that are not block ids), or a trace without requests.
  */
 export function readTraceFile(path: string, opts: TraceReadOptions): TraceRead {
   const format = opts.format ?? detectTraceFormat(path);
@@ -237,31 +195,28 @@ export function readTraceFile(path: string, opts: TraceReadOptions): TraceRead {
     throw new TraceError(path, 1, 1, `--trace-model and --trace-log-type filter BurstGPT traces only; this trace is ${format}`);
   }
   const warnings = opts.warnings ?? [];
-  const packer = new RequestPacker();
+  // Columns sized from the file's line count (one request a line), so that they need not grow.
+  const sink = new TraceSink(path, opts.maxModelLen, warnings, format === 'vllm-bench' ? 1024 : estimateLines(path));
   const dropped: Record<string, number> = {};
   const notes: string[] = [];
   const drop = (why: string) => (dropped[why] = (dropped[why] ?? 0) + 1);
-  const limits = lengthWarnings(path, opts.maxModelLen, warnings);
-  const add = (r: TraceRequest, where: string) => {
-    limits.check(r, where);
-    packer.add(r);
-  };
   let hasStartTimes = true;
-  if (format === 'vllm-bench') hasStartTimes = readVllmBench(path, add, drop, notes);
+  if (format === 'vllm-bench') hasStartTimes = readVllmBench(path, sink, drop, notes);
   else if (format === 'attnscope') {
-    const unknown = new Set<string>();
+    const reader = new JsonlTraceReader(path, warnings);
     forEachLine(path, (line, n) => {
-      const r = parseTraceLine(line, path, n, unknown, warnings);
-      if (r) add(r, `${n}`);
+      const r = reader.line(line, n);
+      if (r) sink.add(r, n, sink.late(r.arrivalS) ? jsonColumn(line, ['arrival_s']) : 1);
     });
-  } else if (format === 'mooncake') readMooncake(path, add, drop);
-  else readCsv(path, format, opts, add, drop);
-  limits.finish();
-  if (packer.length === 0) throw new TraceError(path, 1, 1, `the ${format} trace holds no requests${Object.keys(dropped).length > 0 ? ` (dropped: ${describeDropped(dropped)})` : ''}`);
-  const requests = packer.pack();
+  } else if (format === 'mooncake') readMooncake(path, sink, drop, warnings);
+  else readCsv(path, format, opts, sink, drop);
+  sink.finish();
+  const count = sink.packer.length;
+  if (count === 0) throw new TraceError(path, 1, 1, `the ${format} trace holds no requests${Object.keys(dropped).length > 0 ? ` (dropped: ${describeDropped(dropped)})` : ''}`);
+  const requests = sink.packer.pack();
   const t0 = requests.arrivalS[0];
   if (t0 !== 0) for (let i = 0; i < requests.arrivalS.length; i++) requests.arrivalS[i] -= t0;
-  return { requests, format, timeUnit: format === 'vllm-bench' && !hasStartTimes ? 'no start_times: arrivals from request_rate' : TRACE_TIME_UNITS[format], count: packer.length, dropped, notes };
+  return { requests, format, timeUnit: format === 'vllm-bench' && !hasStartTimes ? 'no start_times: arrivals from request_rate' : TRACE_TIME_UNITS[format], count, dropped, notes };
 }
 
 /** "12 with 0 response tokens (failed), 3 of another model". */
@@ -269,23 +224,10 @@ export function describeDropped(dropped: Record<string, number>): string {
   return Object.entries(dropped).map(([why, n]) => `${formatCount(n)} ${why}`).join(', ');
 }
 
-/** The max_model_len warnings: the first three of each kind by file:line, then one count. */
-function lengthWarnings(path: string, maxModelLen: number, warnings: string[]) {
-  let rejected = 0;
-  let clipped = 0;
-  return {
-    check(r: TraceRequest, where: string) {
-      if (r.promptLen >= maxModelLen) {
-        if (++rejected <= 3) warnings.push(`${path}:${where}:1: warning: prompt of ${r.promptLen} tokens reaches max_model_len ${maxModelLen}: the request is rejected`);
-      } else if (r.promptLen + r.outputLen > maxModelLen) {
-        if (++clipped <= 3) warnings.push(`${path}:${where}:1: warning: prompt ${r.promptLen} + output ${r.outputLen} tokens exceed max_model_len ${maxModelLen}: the output is clipped to ${maxModelLen - r.promptLen}`);
-      }
-    },
-    finish() {
-      if (rejected > 3) warnings.push(`${path}:1:1: warning: ${formatCount(rejected)} requests in all reach max_model_len ${maxModelLen} and are rejected`);
-      if (clipped > 3) warnings.push(`${path}:1:1: warning: ${formatCount(clipped)} requests in all have their output clipped to max_model_len ${maxModelLen}`);
-    },
-  };
+/** The 1-based column of the value at `at` (keys and indices) in a JSON line, 1 when it is not there. Parses the line again: for warnings and errors only. */
+function jsonColumn(line: string, at: (string | number)[]): number {
+  const node = jsonc.findNodeAtLocation(jsonc.parseTree(line) ?? { type: 'null', offset: 0, length: 0 }, at);
+  return (node?.offset ?? 0) + 1;
 }
 
 /** A token count from a trace field (an integer in [min, MAX_TRACE_TOKENS]), else a TraceError at that line and column. */
@@ -297,43 +239,79 @@ function count(text: unknown, what: string, path: string, line: number, column: 
   return v;
 }
 
-function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOptions, add: (r: TraceRequest, where: string) => void, drop: (why: string) => void): void {
+/** Whether buf[s, e), spaces around it trimmed, is `want`'s bytes. */
+function cellIs(buf: Buffer, s: number, e: number, want: Buffer): boolean {
+  while (s < e && buf[s] === 32) s++;
+  while (e > s && buf[e - 1] === 32) e--;
+  return e - s === want.length && buf.compare(want, 0, want.length, s, e) === 0;
+}
+
+/**
+ * Azure and BurstGPT rows. A row of plain cells (no quotes, digits, the usual datetime shape, in
+ * arrival order) is read from its bytes; any other goes through {@link splitCsv} and Number, which
+ * gives the same values, drops what is dropped and reports errors at their column.
+ */
+function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOptions, sink: TraceSink, drop: (why: string) => void): void {
   const columns = format === 'azure' ? ['TIMESTAMP', 'ContextTokens', 'GeneratedTokens'] : ['Timestamp', 'Request tokens', 'Response tokens', 'Model', 'Log Type'];
   let index: number[] = [];
-  let offsets: number[] = [];
-  forEachLine(path, (raw, n) => {
-    const line = n === 1 ? raw.replace(/^\uFEFF/, '') : raw;
-    if (n === 1) {
-      const header = splitCsv(line).map((h) => h.trim());
-      index = columns.map((c) => header.indexOf(c));
-      const required = format === 'azure' ? 3 : 3;
-      const missing = columns.slice(0, required).filter((_, k) => index[k] < 0);
-      if (missing.length > 0) throw new TraceError(path, 1, 1, `the ${format} header lacks ${missing.join(', ')}`);
-      return;
-    }
+  let starts = new Int32Array(0);
+  let ends = new Int32Array(0);
+  const datetime = new DatetimeBytes();
+  const model = opts.model === undefined ? null : Buffer.from(opts.model);
+  const logType = opts.logType === undefined ? null : Buffer.from(opts.logType);
+  const slow = (line: string, n: number) => {
     if (line.trim() === '') return;
-    offsets = [];
+    const offsets: number[] = [];
     const cells = splitCsv(line, offsets);
     const cell = (k: number) => cells[index[k]];
     const col = (k: number) => offsets[index[k]] ?? 1;
+    let t: number;
     if (format === 'burstgpt') {
       if (opts.model !== undefined && cell(3)?.trim() !== opts.model) return drop(`of another Model than ${opts.model}`);
       if (opts.logType !== undefined && cell(4)?.trim() !== opts.logType) return drop(`of another Log Type than ${opts.logType}`);
       if (Number(cell(2)) === 0) return drop('with 0 response tokens (failed requests)');
-      const t = Number(cell(0));
+      t = Number(cell(0));
       if (!Number.isFinite(t)) throw new TraceError(path, n, col(0), `Timestamp must be a number of seconds, got ${JSON.stringify(cell(0))}`);
       if (Number(cell(1)) === 0) return drop('with 0 request tokens');
-      add({ arrivalS: t, promptLen: count(cell(1), 'Request tokens', path, n, col(1)), outputLen: count(cell(2), 'Response tokens', path, n, col(2)) }, `${n}`);
+      sink.add({ arrivalS: t, promptLen: count(cell(1), 'Request tokens', path, n, col(1)), outputLen: count(cell(2), 'Response tokens', path, n, col(2)) }, n, col(0));
     } else {
-      const t = parseDatetimeSeconds(cell(0) ?? '');
+      t = parseDatetimeSeconds(cell(0) ?? '');
       if (!Number.isFinite(t)) throw new TraceError(path, n, col(0), `TIMESTAMP must be a valid datetime like 2023-11-16 18:15:46.6805900 (month 1-12, a day the month has, hour 0-23, minute and second 0-59), got ${JSON.stringify(cell(0))}`);
       if (Number(cell(2)) === 0) return drop('with 0 GeneratedTokens');
-      add({ arrivalS: t, promptLen: count(cell(1), 'ContextTokens', path, n, col(1)), outputLen: count(cell(2), 'GeneratedTokens', path, n, col(2)) }, `${n}`);
+      sink.add({ arrivalS: t, promptLen: count(cell(1), 'ContextTokens', path, n, col(1)), outputLen: count(cell(2), 'GeneratedTokens', path, n, col(2)) }, n, col(0));
     }
+  };
+  scanLines(path, (buf, s, e, n) => {
+    if (n === 1) {
+      const header = splitCsv(buf.toString('utf8', s, e)).map((h) => h.trim());
+      index = columns.map((c) => header.indexOf(c));
+      const missing = columns.slice(0, 3).filter((_, k) => index[k] < 0);
+      if (missing.length > 0) throw new TraceError(path, 1, 1, `the ${format} header lacks ${missing.join(', ')}`);
+      starts = new Int32Array(Math.max(...index) + 1);
+      ends = new Int32Array(starts.length);
+      return;
+    }
+    if (splitCsvBytes(buf, s, e, starts, ends) >= starts.length) {
+      const [it, ip, io, im, il] = index;
+      const keep = format === 'azure' || ((model === null || (im >= 0 && cellIs(buf, starts[im], ends[im], model))) && (logType === null || (il >= 0 && cellIs(buf, starts[il], ends[il], logType))));
+      const t = format === 'azure' ? datetime.read(buf, starts[it], ends[it]) : parseDecimal(buf, starts[it], ends[it]);
+      const p = parseDigits(buf, starts[ip], ends[ip]);
+      const o = parseDigits(buf, starts[io], ends[io]);
+      if (keep && Number.isFinite(t) && p >= 1 && p <= MAX_TRACE_TOKENS && o >= 1 && o <= MAX_TRACE_TOKENS && !sink.late(t)) {
+        sink.addInOrder(t, p, o, n);
+        return;
+      }
+    }
+    slow(buf.toString('utf8', s, e), n);
   });
 }
 
-function readMooncake(path: string, add: (r: TraceRequest, where: string) => void, drop: (why: string) => void): void {
+/**
+ * Mooncake rows: a JSON object per line. hash_ids must be integer block ids >= 0; ids beyond the
+ * ceil(input_length / 512) blocks the prompt covers are warned about and ignored.
+ */
+function readMooncake(path: string, sink: TraceSink, drop: (why: string) => void, warnings: string[]): void {
+  let extraBlocks = 0;
   forEachLine(path, (line, n) => {
     if (line.trim() === '') return;
     let v: Record<string, unknown>;
@@ -343,21 +321,36 @@ function readMooncake(path: string, add: (r: TraceRequest, where: string) => voi
       throw new TraceError(path, n, 1, `not JSON: ${(e as Error).message}`);
     }
     if (!v || typeof v !== 'object' || Array.isArray(v)) throw new TraceError(path, n, 1, 'each line must be a JSON object {"timestamp", "input_length", "output_length", "hash_ids"}');
+    const at = (...key: (string | number)[]) => jsonColumn(line, key);
     const t = v.timestamp;
-    if (typeof t !== 'number' || !Number.isFinite(t)) throw new TraceError(path, n, 1, `"timestamp" must be a number of milliseconds, got ${JSON.stringify(t)}`);
+    if (typeof t !== 'number' || !Number.isFinite(t)) throw new TraceError(path, n, at('timestamp'), `"timestamp" must be a number of milliseconds, got ${JSON.stringify(t) ?? 'nothing'}`);
     if (v.output_length === 0) return drop('with output_length 0');
-    const promptLen = count(v.input_length, '"input_length"', path, n, 1);
-    const outputLen = count(v.output_length, '"output_length"', path, n, 1);
+    const promptLen = typeof v.input_length === 'number' && Number.isInteger(v.input_length) && v.input_length >= 1 && v.input_length <= MAX_TRACE_TOKENS ? v.input_length : count(v.input_length, '"input_length"', path, n, at('input_length'));
+    const outputLen = typeof v.output_length === 'number' && Number.isInteger(v.output_length) && v.output_length >= 1 && v.output_length <= MAX_TRACE_TOKENS ? v.output_length : count(v.output_length, '"output_length"', path, n, at('output_length'));
     const ids = v.hash_ids;
-    if (ids !== undefined && !(Array.isArray(ids) && ids.every((x) => typeof x === 'number' || typeof x === 'string'))) {
-      throw new TraceError(path, n, 1, '"hash_ids" must be an array of block ids');
+    if (ids !== undefined) {
+      if (!Array.isArray(ids)) throw new TraceError(path, n, at('hash_ids'), `"hash_ids" must be an array of block ids, got ${JSON.stringify(ids)}`);
+      for (let k = 0; k < ids.length; k++) {
+        const id = ids[k] as unknown;
+        if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0) {
+          throw new TraceError(path, n, at('hash_ids', k), `hash_ids[${k}] must be a block id (an integer >= 0), got ${JSON.stringify(id)}`);
+        }
+      }
+      const blocks = Math.ceil(promptLen / MOONCAKE_BLOCK_TOKENS);
+      if (ids.length > blocks && ++extraBlocks <= 3) {
+        warnings.push(
+          `${path}:${n}:${at('hash_ids', blocks)}: warning: ${ids.length} hash_ids for input_length ${promptLen}, which fills ${blocks} block${blocks === 1 ? '' : 's'} of ${MOONCAKE_BLOCK_TOKENS} tokens: the ${ids.length - blocks} beyond are ignored`,
+        );
+      }
     }
-    add({ arrivalS: t / 1000, promptLen, outputLen, hashIds: ids as number[] | undefined, hashBlockTokens: MOONCAKE_BLOCK_TOKENS }, `${n}`);
+    const r: TraceRequest = { arrivalS: t / 1000, promptLen, outputLen, hashIds: ids as number[] | undefined, hashBlockTokens: MOONCAKE_BLOCK_TOKENS };
+    sink.add(r, n, sink.late(r.arrivalS) ? at('timestamp') : 1);
   });
+  if (extraBlocks > 3) warnings.push(`${path}:1:1: warning: ${formatCount(extraBlocks)} requests in all have more hash_ids than their input_length fills; the extra ids are ignored`);
 }
 
 /** Adds the result's requests; true when their arrivals came from start_times. */
-function readVllmBench(path: string, add: (r: TraceRequest, where: string) => void, drop: (why: string) => void, notes: string[]): boolean {
+function readVllmBench(path: string, sink: TraceSink, drop: (why: string) => void, notes: string[]): boolean {
   const doc = readVllmResult(path);
   const n = doc.inputLens.length;
   const start = doc.startTimes;
@@ -380,7 +373,7 @@ function readVllmBench(path: string, add: (r: TraceRequest, where: string) => vo
       drop('with output_lens 0');
       continue;
     }
-    add({ arrivalS, promptLen: count(doc.inputLens[i], `input_lens[${i}]`, path, 1, 1), outputLen: count(doc.outputLens[i], `output_lens[${i}]`, path, 1, 1) }, `1`);
+    sink.add({ arrivalS, promptLen: count(doc.inputLens[i], `input_lens[${i}]`, path, 1, 1), outputLen: count(doc.outputLens[i], `output_lens[${i}]`, path, 1, 1) }, 1, 1);
   }
   return start !== null;
 }

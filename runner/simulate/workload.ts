@@ -100,56 +100,94 @@ export function generateRequests(w: WorkloadSpec, rateScale = 1): ServingSimRequ
   return { arrivalS, promptLen, outputLen, segmentStart, segmentStream: stream.slice(0, m), segmentEnd: end.slice(0, m) };
 }
 
-/** A growable typed array (doubling). */
-class Grow<T extends Float64Array | Int32Array> {
-  data: T;
+/**
+ * A growable column of numbers. Given a good estimate of its final length (a trace reader's,
+ * from the file's size), it never grows and `take` hands out a view of it: the column's memory
+ * is its length plus the estimate's slack, with no copy at the end.
+ */
+class Column<T extends Float64Array | Int32Array> {
+  private data: T;
   length = 0;
-  constructor(private readonly make: (n: number) => T) {
-    this.data = make(1024);
+  constructor(
+    private readonly make: (n: number) => T,
+    capacity: number,
+  ) {
+    this.data = make(Math.max(16, capacity));
   }
   push(x: number): void {
     if (this.length === this.data.length) {
-      const next = this.make(this.data.length * 2);
+      const next = this.make(Math.ceil(this.data.length * 1.5));
       next.set(this.data);
       this.data = next;
     }
     this.data[this.length++] = x;
   }
-  view(): T {
-    return this.data.subarray(0, this.length) as T;
+  /** The last value pushed (the column must not be empty). */
+  last(): number {
+    return this.data[this.length - 1];
+  }
+  /** The values: a view when they fill at least 3/4 of the column, else an exact copy. The column is empty after. */
+  take(): T {
+    const out = (this.length * 4 >= this.data.length * 3 ? this.data.subarray(0, this.length) : this.data.slice(0, this.length)) as T;
+    this.data = this.make(16);
+    this.length = 0;
+    return out;
   }
 }
 
 /**
  * Collects trace requests one at a time into typed arrays (a reader of a multi-GB trace holds
- * no request objects) and packs them for the simulator. Shared prefixes become segments: equal
- * prefixIds share one stream over their first prefixLen tokens; each entry of hashIds (a block
- * of hashBlockTokens tokens, Mooncake's chained block hashes) is a stream of its own, so two
- * requests share exactly their common leading blocks.
+ * no request objects: 20 bytes per request without shared prefixes, 12 more per segment) and
+ * packs them for the simulator. Shared prefixes become segments: equal prefixIds share one
+ * stream over their first prefixLen tokens; each entry of hashIds (a block of hashBlockTokens
+ * tokens, Mooncake's chained block hashes) is a stream of its own, so two requests share
+ * exactly their common leading blocks.
  */
 export class RequestPacker {
-  private readonly arrival = new Grow((n) => new Float64Array(n));
-  private readonly prompt = new Grow((n) => new Int32Array(n));
-  private readonly output = new Grow((n) => new Int32Array(n));
-  private readonly start = new Grow((n) => new Int32Array(n));
-  private readonly stream = new Grow((n) => new Float64Array(n));
-  private readonly end = new Grow((n) => new Int32Array(n));
+  private readonly arrival: Column<Float64Array>;
+  private readonly prompt: Column<Int32Array>;
+  private readonly output: Column<Int32Array>;
+  private readonly start: Column<Int32Array>;
+  private readonly stream: Column<Float64Array>;
+  private readonly end: Column<Int32Array>;
   private readonly prefixStreams = new Map<string, number>();
   private readonly blockStreams = new Map<number | string, number>();
   private streams = 0;
-  private sorted = true;
+  /** Requests that arrive before the request added just before them. */
+  outOfOrder = 0;
+
+  /** @param expected the number of requests expected (the columns' first size; more still fit), @param segments of segments. */
+  constructor(expected = 1024, segments = 1024) {
+    const f64 = (n: number) => new Float64Array(n);
+    const i32 = (n: number) => new Int32Array(n);
+    this.arrival = new Column(f64, expected);
+    this.prompt = new Column(i32, expected);
+    this.output = new Column(i32, expected);
+    this.start = new Column(i32, expected + 1);
+    this.stream = new Column(f64, segments);
+    this.end = new Column(i32, segments);
+  }
 
   get length(): number {
     return this.arrival.length;
   }
 
-  add(r: TraceRequest): void {
-    const n = this.arrival.length;
-    if (n > 0 && r.arrivalS < this.arrival.data[n - 1]) this.sorted = false;
-    this.arrival.push(r.arrivalS);
-    this.prompt.push(r.promptLen);
-    this.output.push(r.outputLen);
+  /** The arrival time of the last request added (NaN when none). */
+  lastArrival(): number {
+    return this.arrival.length > 0 ? this.arrival.last() : NaN;
+  }
+
+  /** A request without a shared prefix (the fast path of the CSV readers). */
+  addPlain(arrivalS: number, promptLen: number, outputLen: number): void {
+    if (this.arrival.length > 0 && arrivalS < this.arrival.last()) this.outOfOrder++;
+    this.arrival.push(arrivalS);
+    this.prompt.push(promptLen);
+    this.output.push(outputLen);
     this.start.push(this.stream.length);
+  }
+
+  add(r: TraceRequest): void {
+    this.addPlain(r.arrivalS, r.promptLen, r.outputLen);
     if (r.hashIds && r.hashIds.length > 0) {
       const bt = r.hashBlockTokens ?? 512;
       for (let k = 0; k < r.hashIds.length && k * bt < r.promptLen; k++) {
@@ -172,48 +210,59 @@ export class RequestPacker {
     if (this.streams >= 2 ** 30) throw new RangeError('the trace has more than 2^30 distinct prefixes or blocks');
   }
 
-  /** The requests sorted by arrival (stable), segments with them. */
+  /**
+   * The requests sorted by arrival (stable: equal times keep the order they were added in),
+   * segments with them: the columns themselves when they were in order, else sorted copies (a
+   * 4-byte order per request, then each column copied once). The packer is empty after.
+   */
   pack(): ServingSimRequests {
     const n = this.arrival.length;
     this.start.push(this.stream.length);
     const packed: ServingSimRequests = {
-      arrivalS: this.arrival.view().slice(),
-      promptLen: this.prompt.view().slice(),
-      outputLen: this.output.view().slice(),
-      segmentStart: this.start.view().slice(),
-      segmentStream: this.stream.view().slice(),
-      segmentEnd: this.end.view().slice(),
+      arrivalS: this.arrival.take(),
+      promptLen: this.prompt.take(),
+      outputLen: this.output.take(),
+      segmentStart: this.start.take(),
+      segmentStream: this.stream.take(),
+      segmentEnd: this.end.take(),
     };
-    this.start.length--;
-    if (this.sorted) return packed;
-    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => packed.arrivalS[a] - packed.arrivalS[b] || a - b);
-    const out: ServingSimRequests = {
-      arrivalS: new Float64Array(n),
-      promptLen: new Int32Array(n),
-      outputLen: new Int32Array(n),
-      segmentStart: new Int32Array(n + 1),
-      segmentStream: new Float64Array(packed.segmentStream.length),
-      segmentEnd: new Int32Array(packed.segmentEnd.length),
+    if (this.outOfOrder === 0) return packed;
+    const a = packed.arrivalS;
+    const order = new Uint32Array(n);
+    for (let i = 0; i < n; i++) order[i] = i;
+    order.sort((x, y) => a[x] - a[y] || x - y);
+    const permute = <T extends Float64Array | Int32Array>(col: T, make: (n: number) => T): T => {
+      const out = make(n);
+      for (let i = 0; i < n; i++) out[i] = col[order[i]];
+      return out;
     };
+    const starts = packed.segmentStart;
+    const stream = new Float64Array(packed.segmentStream.length);
+    const end = new Int32Array(packed.segmentEnd.length);
+    const segmentStart = new Int32Array(n + 1);
     let m = 0;
-    order.forEach((src, i) => {
-      out.arrivalS[i] = packed.arrivalS[src];
-      out.promptLen[i] = packed.promptLen[src];
-      out.outputLen[i] = packed.outputLen[src];
-      out.segmentStart[i] = m;
-      for (let k = packed.segmentStart[src]; k < packed.segmentStart[src + 1]; k++) {
-        out.segmentStream[m] = packed.segmentStream[k];
-        out.segmentEnd[m++] = packed.segmentEnd[k];
+    for (let i = 0; i < n; i++) {
+      segmentStart[i] = m;
+      for (let k = starts[order[i]]; k < starts[order[i] + 1]; k++) {
+        stream[m] = packed.segmentStream[k];
+        end[m++] = packed.segmentEnd[k];
       }
-    });
-    out.segmentStart[n] = m;
-    return out;
+    }
+    segmentStart[n] = m;
+    return {
+      arrivalS: permute(a, (k) => new Float64Array(k)),
+      promptLen: permute(packed.promptLen, (k) => new Int32Array(k)),
+      outputLen: permute(packed.outputLen, (k) => new Int32Array(k)),
+      segmentStart,
+      segmentStream: stream,
+      segmentEnd: end,
+    };
   }
 }
 
 /** Trace requests packed for the simulator (see {@link RequestPacker}). */
 export function packRequests(requests: TraceRequest[]): ServingSimRequests {
-  const packer = new RequestPacker();
+  const packer = new RequestPacker(requests.length);
   for (const r of requests) packer.add(r);
   return packer.pack();
 }

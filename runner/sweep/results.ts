@@ -10,7 +10,7 @@ import { TOOL_NAME, type Environment, type KernelCase, type RunResult } from '..
 import { SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type SweepPointRun, type SweepReport, type SweepReportRow } from '../../core/protocol/sweep';
 import { InputError } from '../errors';
 import { TOOL_VERSION } from '../version';
-import { formatCountOf, formatDuration } from '../../core/format';
+import { formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant } from '../../core/format';
 import { axisIndices, pointLabel } from '../../core/config';
 import { canonicalJson, pointId } from './spec';
 
@@ -102,6 +102,8 @@ export function metricsOf(run: RunResult): SweepMetrics {
   const dc = decodeCaseOf(run.cases ?? []);
   if (dc) {
     m.decodeNsPerToken = dc.medianNs / dc.shape.batchSize;
+    m.decodeP10NsPerToken = dc.p10Ns / dc.shape.batchSize;
+    m.decodeP90NsPerToken = dc.p90Ns / dc.shape.batchSize;
     m.decodeCase = `B=${dc.shape.batchSize} context=${dc.shape.seqLenK}`;
   }
   return m;
@@ -123,27 +125,56 @@ export function pointsOfAxes(axes: Array<{ key: string; values: unknown[] }>): S
 /** A row meets the profile's SLO when at least this fraction of its requests do (simulate's --slo-attainment default). */
 export const SLO_ATTAINMENT = 0.9;
 
+/** The best row, the rule that chose it, and the rows it is tied with (see {@link SweepReport.best}). */
+export interface BestRow {
+  row: SweepReportRow;
+  rule: string;
+  tiedWith: SweepReportRow[];
+  /** Why they are tied, in a sentence; '' when the best is clear. */
+  tie: string;
+}
+
+/**
+ * Whether two measured decode times per token are within the measurements' own noise: the
+ * difference of the medians is no larger than the wider of the two p10–p90 spreads (the rule
+ * the dashboard's run comparison uses, webview/compare.ts). A row without its spread (a point
+ * file from before the spread was kept) counts as spread 0.
+ */
+function decodeWithinNoise(a: SweepMetrics, b: SweepMetrics): boolean {
+  const spread = (m: SweepMetrics) => (m.decodeP90NsPerToken ?? m.decodeNsPerToken!) - (m.decodeP10NsPerToken ?? m.decodeNsPerToken!);
+  return Math.abs(a.decodeNsPerToken! - b.decodeNsPerToken!) <= Math.max(spread(a), spread(b));
+}
+
 /**
  * The best row and the rule that chose it. With an SLO: among rows where >= 90 % of requests
  * meet it, the highest goodput. Without: among rows that rejected no request, the lowest
  * measured decode time per token when the points were benchmarked, else the highest simulated
- * output throughput. Null when no row qualifies.
+ * output throughput. Null when no row qualifies. The rows the figure cannot tell from the best
+ * come with it: a measured decode time within the noise (decodeWithinNoise), a modelled
+ * goodput or throughput exactly equal (the simulation is deterministic: no noise to allow).
  */
-export function bestRow(rows: readonly SweepReportRow[]): { row: SweepReportRow; rule: string } | null {
+export function bestRow(rows: readonly SweepReportRow[]): BestRow | null {
   const ok = rows.filter((r) => r.status === 'ok');
-  const pick = (cands: SweepReportRow[], score: (r: SweepReportRow) => number, rule: string) => {
+  const pick = (cands: SweepReportRow[], score: (r: SweepReportRow) => number, rule: string, tied: (a: SweepReportRow, b: SweepReportRow) => boolean, tieWords: string) => {
     const best = cands.reduce<SweepReportRow | null>((b, r) => (b === null || score(r) > score(b) ? r : b), null);
-    return best ? { row: best, rule } : null;
+    if (!best) return null;
+    const tiedWith = cands.filter((r) => r !== best && tied(best, r));
+    const tie = tiedWith.length === 0 ? '' : `tied with ${tiedWith.map((r) => r.label).join(', ')}: ${tieWords}`;
+    return { row: best, rule, tiedWith, tie };
   };
+  const equal = (f: (r: SweepReportRow) => number) => (a: SweepReportRow, b: SweepReportRow) => f(a) === f(b);
   if (ok.some((r) => r.metrics.sloAttainment !== undefined)) {
-    return pick(ok.filter((r) => (r.metrics.sloAttainment ?? 0) >= SLO_ATTAINMENT), (r) => r.metrics.goodputRequestsPerSec ?? 0,
-      `highest goodput among points where >= ${100 * SLO_ATTAINMENT} % of requests meet the profile's SLO`);
+    const goodput = (r: SweepReportRow) => r.metrics.goodputRequestsPerSec ?? 0;
+    return pick(ok.filter((r) => (r.metrics.sloAttainment ?? 0) >= SLO_ATTAINMENT), goodput,
+      `highest goodput among points where >= ${formatPercent(SLO_ATTAINMENT, 0)} of requests meet the profile's SLO`, equal(goodput), 'the same simulated goodput');
   }
   const served = ok.filter((r) => (r.metrics.rejected ?? 0) === 0);
   if (served.some((r) => r.metrics.decodeNsPerToken !== undefined)) {
-    return pick(served.filter((r) => r.metrics.decodeNsPerToken !== undefined), (r) => -r.metrics.decodeNsPerToken!, 'lowest measured decode time per token among points that reject no request');
+    return pick(served.filter((r) => r.metrics.decodeNsPerToken !== undefined), (r) => -r.metrics.decodeNsPerToken!, 'lowest measured decode time per token among points that reject no request',
+      (a, b) => decodeWithinNoise(a.metrics, b.metrics), 'tied within measurement noise (the medians differ by no more than the wider p10–p90 spread of the two), so any of them may be the fastest');
   }
-  return pick(served.filter((r) => r.metrics.throughputTokensPerSec !== undefined), (r) => r.metrics.throughputTokensPerSec!, 'highest simulated output throughput among points that reject no request');
+  const throughput = (r: SweepReportRow) => r.metrics.throughputTokensPerSec!;
+  return pick(served.filter((r) => r.metrics.throughputTokensPerSec !== undefined), throughput, 'highest simulated output throughput among points that reject no request', equal(throughput), 'the same simulated throughput');
 }
 
 export interface MergeOptions {
@@ -218,12 +249,13 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
   const have = new Set(report.rows.map((r) => r.id));
   report.missing = pointsOfAxes(report.axes).filter((p) => !have.has(p.id) && (!opts.only || opts.only.has(p.id)));
   const best = bestRow(report.rows);
-  report.best = best ? { id: best.row.id, environmentKey: best.row.environmentKey, label: best.row.label, rule: best.rule } : null;
+  const ref = (r: SweepReportRow) => ({ id: r.id, environmentKey: r.environmentKey, label: r.label });
+  report.best = best ? { ...ref(best.row), rule: best.rule, ...(best.tie ? { tiedWith: best.tiedWith.map(ref), tie: best.tie } : {}) } : null;
   return report;
 }
 
-const pct = (x: number | undefined): string => (x === undefined ? '-' : `${(100 * x).toFixed(1)} %`);
-const int = (x: number | undefined): string => (x === undefined ? '-' : Math.round(x).toLocaleString('en-US'));
+const pct = (x: number | undefined): string => (x === undefined ? '-' : formatPercent(x));
+const int = (x: number | undefined): string => (x === undefined ? '-' : formatCount(x));
 const ns = (x: number | undefined): string => (x === undefined ? '-' : formatDuration(x));
 
 /** The metric columns of the table, in order: header, how a row shows it. */
@@ -238,7 +270,7 @@ const COLUMNS: Array<{ header: string; key: keyof SweepMetrics; show: (m: SweepM
   { header: 'p99 TTFT', key: 'p99TtftS', show: (m) => (m.p99TtftS === undefined ? '-' : formatDuration(m.p99TtftS * 1e9)) },
   { header: 'p99 TPOT', key: 'p99TpotS', show: (m) => (m.p99TpotS === undefined ? '-' : formatDuration(m.p99TpotS * 1e9)) },
   { header: 'SLO met', key: 'sloAttainment', show: (m) => pct(m.sloAttainment) },
-  { header: 'goodput req/s', key: 'goodputRequestsPerSec', show: (m) => (m.goodputRequestsPerSec === undefined ? '-' : m.goodputRequestsPerSec.toPrecision(3)) },
+  { header: 'goodput req/s', key: 'goodputRequestsPerSec', show: (m) => (m.goodputRequestsPerSec === undefined ? '-' : formatSignificant(m.goodputRequestsPerSec)) },
   { header: 'decode/token', key: 'decodeNsPerToken', show: (m) => ns(m.decodeNsPerToken) },
 ];
 
@@ -284,7 +316,10 @@ export function formatReport(report: SweepReport): string {
     notes.push(`decode/token: measured paged_decode median on ${env} / batch size, at the largest decode case (${report.rows.find((r) => r.metrics.decodeCase)?.metrics.decodeCase ?? '-'})`);
   }
   if (columns.some((c) => c.key === 'p99TtftS')) notes.push('p99 TTFT / TPOT, SLO met, goodput: modelled, on the simulation\'s step-time clock (runner/simulate/step-time.ts)');
-  if (report.best) lines.push('', `best: ${report.best.label}${multiEnv ? ` (env ${String.fromCharCode(65 + envKeys.indexOf(report.best.environmentKey))})` : ''} — ${report.best.rule}`);
+  if (report.best) {
+    lines.push('', `best: ${report.best.label}${multiEnv ? ` (env ${String.fromCharCode(65 + envKeys.indexOf(report.best.environmentKey))})` : ''} — ${report.best.rule}`);
+    if (report.best.tie) lines.push(`      ${report.best.tie}`);
+  }
   if (notes.length > 0) lines.push('', ...notes);
   return lines.join('\n');
 }

@@ -57,6 +57,15 @@ test('estimate prints a readable breakdown', () => {
   assert.match(r.stdout, /page\s+2 MiB for all layers/);
 });
 
+test("kv_cache.dtype fp8 (vLLM's --kv-cache-dtype alias of fp8_e4m3) is accepted: 1 byte per element", () => {
+  const { dir } = tmp('p.attn.yaml', `model: ${JSON.stringify(llamaConfig)}\nkv_cache: { dtype: fp8 }\n`);
+  const r = cli(['estimate', join(dir, 'p.attn.yaml'), '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  // 32 layers × 8 KV heads × 128 head_dim × 2 (K and V) × 1 byte = 65,536, as fp8_e4m3
+  assert.equal(JSON.parse(r.stdout).kvBytesPerToken, 65_536);
+  assert.equal(JSON.parse(r.stdout).kvDtype, 'fp8_e4m3');
+});
+
 test('malformed JSON: exit 2, file:line:col of the syntax error, no --json output', () => {
   // Line 3 is `  "hidden_size": 4096,,`: the first comma is column 22, the stray second one column 23.
   const { dir, file } = tmp('config.json', '{\n  "model_type": "llama",\n  "hidden_size": 4096,,\n  "num_attention_heads": 32\n}\n');

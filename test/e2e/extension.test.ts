@@ -44,7 +44,9 @@ function timedRunner(dir: string, timeLog: string): string {
     'const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });',
     `lines.on('line', (line) => { process.stdout.write(line + '\\n'); if (line.startsWith('{"type":"done"')) appendFileSync(${JSON.stringify(timeLog)}, 'done ' + Date.now() + '\\n'); });`,
     "const closed = new Promise((r) => lines.on('close', r));",
-    `child.on('exit', async (code, signal) => { appendFileSync(${JSON.stringify(timeLog)}, 'exit ' + Date.now() + '\\n'); await closed; process.exit(code ?? (signal ? 1 : 0)); });`,
+    // process.exit() would drop stdout writes still queued for a pipe the editor reads slowly (a
+    // 314 kB done line arrived cut in CI); setting exitCode lets Node exit once they are flushed.
+    `child.on('exit', async (code, signal) => { appendFileSync(${JSON.stringify(timeLog)}, 'exit ' + Date.now() + '\\n'); await closed; process.exitCode = code ?? (signal ? 1 : 0); });`,
     '',
   ].join('\n'));
   return file;

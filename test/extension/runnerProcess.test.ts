@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { RunnerEvent } from '../../core/protocol/runner';
-import { parseEvent, RunnerProcess, runnerLaunch, type RunnerOutcome } from '../../extension/runnerProcess';
+import { parseEvent, RunnerProcess, runnerLaunch, unreadableEvent, type RunnerOutcome } from '../../extension/runnerProcess';
 import { run as recorded } from '../fixtures/run';
 
 const FAKE = join(__dirname, '..', 'fixtures', 'fake-runner.mjs');
@@ -44,6 +44,13 @@ describe('runner child process', () => {
     assert.equal(parseEvent('{"type":"other"}'), null);
     assert.equal(parseEvent('progress 1/2'), null);
     assert.equal(parseEvent('42'), null);
+  });
+
+  it('names a cut event line by its type and length instead of repeating it', () => {
+    // A done line cut after 40 of its characters (a pipe closed early): 40 characters, type done.
+    const cut = '{"type":"done","run":{"schema":1,"tool":';
+    assert.equal(parseEvent(cut), null);
+    assert.equal(unreadableEvent(cut), '(a done event the runner wrote could not be read: 40 characters of JSON, cut or garbled)');
   });
 
   it('streams progress, cases and pool samples, and returns the done run', async () => {

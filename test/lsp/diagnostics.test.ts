@@ -160,6 +160,14 @@ test('an fp8 KV cache on the CPU backend is an estimate only', async () => {
   assert.match(d.message, /CPU kernels .* estimate only/);
 });
 
+test("kv_cache.dtype fp8 (vLLM's alias of fp8_e4m3) is no error: the same estimate-only warning, at fp8", async () => {
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\ndevice: { backend: cpu }\nkv_cache: { dtype: fp8 }\n';
+  const diags = await check('p.attn.yaml', text);
+  assert.deepEqual(diags.filter((x) => x.severity === DiagnosticSeverity.Error), []);
+  const d = only(diags, 'kv-dtype-estimate-only');
+  assert.deepEqual(d.range, rangeOf(text, 'fp8'));
+});
+
 test('a model path that does not exist: on the path', async () => {
   const text = '{\n  "model": "./configs/no-such-model/config.json"\n}\n';
   const d = only(await check('p.attn.json', text), 'model-not-found');

@@ -38,7 +38,8 @@ test('a profile is re-checked when its config.json changes on disk', async () =>
   const configPath = join(dir, 'config.json');
   const original = readFileSync(configPath, 'utf8');
   const text = 'model: ./config.json\nkv_cache: { page_size: 16, memory_gib: 3.8125 }\n';
-  assert.deepEqual(await client.open(uri, text), []);
+  // 3.8125 GiB holds 31,232 tokens, less than one sequence of max_position_embeddings 131,072 (16 GiB): warned.
+  assert.deepEqual((await client.open(uri, text)).map((d) => d.code), ['pool-below-max-model-len']);
   assert.ok((await client.inlayHints(uri))!.map(label).includes('15 GiB weights · 128 KiB KV/token'));
   try {
     writeFileSync(configPath, original.replace('"num_key_value_heads": 8', '"num_key_value_heads": 6'));
@@ -52,7 +53,8 @@ test('a profile is re-checked when its config.json changes on disk', async () =>
     writeFileSync(configPath, original.replace('"num_key_value_heads": 8', '"num_key_value_heads": 4'));
     const fixed = client.nextDiagnostics(uri);
     await client.filesChanged([{ uri: pathToFileURL(configPath).href, type: FileChangeType.Changed }]);
-    assert.deepEqual((await fixed).diagnostics, []);
+    // 62,464 tokens: still less than one 131,072-token sequence (8 GiB at 64 KiB per token).
+    assert.deepEqual((await fixed).diagnostics.map((d) => d.code), ['pool-below-max-model-len']);
     // 32 · 2 · 4 · 128 · 2 = 65,536 B = 64 KiB per token; page = 16 · 64 KiB = 1 MiB;
     // floor(3.8125 GiB / 1 MiB) = 3,904 pages = 62,464 tokens. Weights: 4 fewer KV heads drop
     // 32 layers · 2 (k, v) · 4096 · 4 · 128 = 134,217,728 parameters: 7,896,043,520 (7.9B) · 2 B = 14.7 GiB.
@@ -69,7 +71,7 @@ test('a profile is re-checked when its config.json changes in an editor (unsaved
   const uri = pathToFileURL(join(dir, 'editor.attn.yaml')).href;
   const configUri = pathToFileURL(join(dir, 'config.json')).href;
   const config = readFileSync(join(dir, 'config.json'), 'utf8');
-  assert.deepEqual(await client.open(uri, 'model: ./config.json\nkv_cache: { memory_gib: 4 }\n'), []);
+  assert.deepEqual(await client.open(uri, 'model: ./config.json\nkv_cache: { memory_gib: 16 }\n'), []);
   // Opening the config in an editor re-checks the profile once (same text, same result).
   const opened = client.nextDiagnostics(uri);
   await client.open(configUri, config);
@@ -155,7 +157,7 @@ test('typing fast: with the default debounce only the last version is checked', 
   try {
     const uri = pathToFileURL(join(dir, 'typing.attn.yaml')).href;
     const next = slow.nextDiagnostics(uri);
-    const text = (size: number): string => `model: ./config.json\nkv_cache: { page_size: ${size}, memory_gib: 4 }\n`;
+    const text = (size: number): string => `model: ./config.json\nkv_cache: { page_size: ${size}, memory_gib: 16 }\n`;
     slow.sendOpen(uri, text(1000));
     for (const size of [16, 160, 16]) slow.sendChange(uri, text(size));
     // Versions 1-3 were superseded within the 150 ms debounce window: the first publish is version 4's.

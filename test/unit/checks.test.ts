@@ -20,8 +20,10 @@ test('weights that exceed the device are an error naming both numbers', () => {
   const [problem] = checkProfile(p, estimate(p));
   assert.equal(problem!.code, 'weights-exceed-device');
   assert.match(problem!.message, /weights 131\.42 GiB exceed 80 GiB × 0\.90 = 72\.00 GiB/);
-  // Split over 2 GPUs: 65.7 GiB each fits, and leaves room for pages.
-  assert.deepEqual(codes(profile('Llama-3.1-70B', (x) => { x.device.memoryGib = 80; x.device.tensorParallelSize = 2; })), []);
+  // Split over 2 GPUs: 65.7 GiB each fits, and leaves room for pages (not for one 131,072-token
+  // sequence, vLLM's default max_model_len for this config: the next test's check).
+  assert.deepEqual(codes(profile('Llama-3.1-70B', (x) => { x.device.memoryGib = 80; x.device.tensorParallelSize = 2; })), ['pool-below-max-model-len']);
+  assert.deepEqual(codes(profile('Llama-3.1-70B', (x) => { x.device.memoryGib = 80; x.device.tensorParallelSize = 2; x.workload = { requests: 1, arrivalRate: 1, promptLen: { dist: 'fixed', value: 10 }, outputLen: { dist: 'fixed', value: 10 }, maxNumSeqs: 1, maxModelLen: 8192 }; })), []);
 });
 
 test('weights that fit but leave no page: kv-pool-empty', () => {
@@ -55,6 +57,29 @@ test('a pool smaller than one max_model_len sequence', () => {
     x.workload = { requests: 1, arrivalRate: 1, promptLen: { dist: 'fixed', value: 10 }, outputLen: { dist: 'fixed', value: 10 }, maxNumSeqs: 1, maxModelLen: 8192 };
   });
   assert.deepEqual(codes(p), ['pool-below-max-model-len']);
+});
+
+test('a budget below one sequence of the default max_model_len warns with what one needs and the key to change', () => {
+  // Llama-3.1-8B, no workload: max_model_len defaults to max_position_embeddings 131,072. One
+  // sequence: 131,072 / 16 = 8,192 pages of 16 · 131,072 B = 2 MiB, 16 GiB. kv_cache.memory_gib 4
+  // holds 2,048 pages = 32,768 tokens: 12 GiB short.
+  const p = profile('Llama-3.1-8B', (x) => { x.kvCache.memoryGib = 4; });
+  const [problem] = checkProfile(p, estimate(p));
+  assert.equal(problem!.code, 'pool-below-max-model-len');
+  assert.equal(problem!.severity, 'warning');
+  assert.match(problem!.message, /holds 32,768 tokens \(2,048 pages of 16\), fewer than one max_model_len sequence \(131,072 tokens: vLLM's default/);
+  assert.match(problem!.message, /One sequence needs 16\.00 GiB of KV cache \(8,192 pages\), 12\.00 GiB more than the KV budget of 4\.00 GiB: set kv_cache\.memory_gib to at least 16, or set workload\.max_model_len to at most 32,768$/);
+  // A device budget: 24 GiB · 0.9 leaves 6.16 GiB (the estimate's terms); 16 − 6.16 = 9.84 GiB more
+  // usable memory is 9.84 / 0.9 = 10.93 GiB more device memory: memory_gib 24 + 10.93 -> 35.
+  const dev = profile('Llama-3.1-8B', (x) => { x.device.memoryGib = 24; });
+  const [d] = checkProfile(dev, estimate(dev));
+  assert.equal(d!.code, 'pool-below-max-model-len');
+  assert.match(d!.message, /9\.84 GiB more than the 6\.16 GiB the device leaves for the KV cache: raise device\.memory_gib to 35, /);
+  // Enough for one sequence: no warning.
+  assert.deepEqual(codes(profile('Llama-3.1-8B', (x) => { x.kvCache.memoryGib = 16; })), []);
+  // An explicit budget too small for even one page still says what one sequence needs.
+  const tiny = profile('Llama-3.1-8B', (x) => { x.kvCache.memoryGib = 0.001; });
+  assert.match(checkProfile(tiny, estimate(tiny))[0]!.message, /holds 0 tokens \(0 pages of 16\).* set kv_cache\.memory_gib to at least 16$/);
 });
 
 test('nearestPageSize: powers of two in the CUDA kernel range', () => {

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { profileFromModelConfig, type Profile } from '../../core/config/index';
 import {
   activationPeakBytes,
+  maxNumBatchedTokensOf,
+  maxNumSeqsOf,
   attentionWorkspace,
   estimate,
   kvBytesForSequence,
@@ -116,12 +118,13 @@ test('pool from device memory: 80 GiB · 0.9 − weights − activation peak −
   // Current vLLM's non-torch increase during profiling: 0.1 GiB at tensor_parallel_size 1 (reserve.ts).
   const nonTorch = Math.round(0.1 * GiB);
   const weights = 8_030_261_248 * 2;
-  const activation = activationPeakBytes(loadModel('Llama-3.1-8B'), 'bf16');
-  // 80 GiB: vLLM's default max_num_batched_tokens 8192 (>= 70 GiB). The larger of the forward
-  // phase, 8192 tokens · 2 B · (2·4096 + max((32 + 16)·128 + 32·128, 3·14336 + 4096)) = 905,969,664,
-  // and the sampler phase, 8192 · 2 · 4096 + 3 · 256 · 128256 · 4 = 461,111,296.
-  assert.equal(activation, 8192 * 2 * (8192 + 47_104));
-  assert.ok(activation > 8192 * 2 * 4096 + 3 * 256 * 128_256 * 4);
+  const activation = activationPeakBytes(loadModel('Llama-3.1-8B'), 'bf16', 8192, 1024);
+  // 80 GiB: vLLM's defaults on a >= 70 GiB GPU that is not an A100, max_num_batched_tokens 8192 and
+  // max_num_seqs 1024 (arg_utils.py get_batch_defaults). The larger of the forward phase, 8192
+  // tokens · 2 B · (2·4096 + max((32 + 16)·128 + 32·128, 3·14336 + 4096)) = 905,969,664, and the
+  // sampler phase over 1024 rows, 8192 · 2 · 4096 + 3 · 1024 · 128256 · 4 = 1,643,118,592.
+  assert.equal(activation, 1_643_118_592);
+  assert.ok(e.pool.reserve.some((t) => t.key === 'activation' && /max_num_batched_tokens 8192 \(vLLM's default on a >= 70 GiB GPU\), max_num_seqs 1024 \(vLLM's default on a >= 70 GiB GPU\)/.test(t.basis)));
   assert.equal(e.weightsBytes, weights);
   assert.equal(e.pool.budgetSource, 'device');
   assert.equal(e.pool.activationPeakBytes, activation);
@@ -147,6 +150,25 @@ test('activation peak and weights against vLLM\'s own profile of Meta-Llama-3-8B
   assert.equal(activationPeakBytes(m, 'bf16', 8192, 256), 905_969_664);
   const activation = activationPeakBytes(m, 'bf16', 8192, 256) / GiB;
   assert.ok(Math.abs(activation - 1.26) < 0.01 * 53.29, `activation ${activation.toFixed(3)} GiB`);
+});
+
+test("max_num_seqs and max_num_batched_tokens default as vLLM's get_batch_defaults picks them for the device", () => {
+  // vllm/engine/arg_utils.py EngineArgs.get_batch_defaults, `vllm serve` (OPENAI_API_SERVER):
+  // device memory >= 70 GiB and "a100" not in the name -> 8192 tokens, 1024 sequences; else 2048, 256.
+  const on = (change: (p: Profile) => void) => { const p = llamaProfile(change); return [maxNumBatchedTokensOf(p), maxNumSeqsOf(p)]; };
+  assert.deepEqual(on((p) => { p.device.gpu = 'H100 SXM'; }), [8192, 1024]); // 80e9 B = 74.5 GiB
+  assert.deepEqual(on((p) => { p.device.gpu = 'H200'; }), [8192, 1024]);
+  assert.deepEqual(on((p) => { p.device.gpu = 'A100 80GB'; }), [2048, 256]); // >= 70 GiB, but an A100 (PR #17885)
+  assert.deepEqual(on((p) => { p.device.gpu = 'L40S'; }), [2048, 256]); // 48e9 B = 44.7 GiB
+  assert.deepEqual(on((p) => { p.device.memoryGib = 24; }), [2048, 256]);
+  assert.deepEqual(on((p) => { p.device.memoryGib = 80; }), [8192, 1024]);
+  // No device: taken as the H100 the step-time model assumes.
+  assert.deepEqual(on(() => {}), [8192, 1024]);
+  // A defaulted max_num_seqs is capped at max_num_batched_tokens (min(max_num_seqs, max_num_batched_tokens)).
+  const wl = { requests: 1, arrivalRate: 1, promptLen: { dist: 'fixed' as const, value: 1 }, outputLen: { dist: 'fixed' as const, value: 1 }, maxModelLen: 8192 };
+  assert.deepEqual(on((p) => { p.device.gpu = 'H100 SXM'; p.workload = { ...wl, maxNumBatchedTokens: 512 }; }), [512, 512]);
+  // Written values win.
+  assert.deepEqual(on((p) => { p.device.gpu = 'H100 SXM'; p.workload = { ...wl, maxNumSeqs: 64 }; }), [8192, 64]);
 });
 
 test('explicit num_pages wins; no memory at all sizes nothing and says so', () => {

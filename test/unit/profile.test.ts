@@ -122,11 +122,11 @@ test('wrong type: error at the value, value null', () => {
 });
 
 test('enum and range errors: did-you-mean for dtype, bounds for numbers, anyOf said once', () => {
-  const text = 'model: ./llama/config.json\nkv_cache:\n  dtype: fp8\n  num_pages: 0\ndevice:\n  gpu_memory_utilization: 1.5\n';
+  const text = 'model: ./llama/config.json\nkv_cache:\n  dtype: fp8_e4m2\n  num_pages: 0\ndevice:\n  gpu_memory_utilization: 1.5\n';
   const r = read(text);
   const byValue = Object.fromEntries(r.problems.filter((p) => p.code === 'invalid-value').map((p) => [at(text, p), p.message]));
-  assert.deepEqual(Object.keys(byValue).sort(), ['0', '1.5', 'fp8']);
-  assert.match(byValue['fp8']!, /did you mean "fp8_e4m3"/);
+  assert.deepEqual(Object.keys(byValue).sort(), ['0', '1.5', 'fp8_e4m2']);
+  assert.match(byValue['fp8_e4m2']!, /did you mean "fp8_e4m3"/);
   assert.match(byValue['1.5']!, /must be <= 1/);
   assert.match(byValue['0']!, /num_pages must be "auto" or a whole number/);
 });
@@ -309,7 +309,10 @@ test('schema defaults match PROFILE_DEFAULTS', () => {
   assert.deepEqual(props.decode.properties.context_lens.default, d.decode.contextLens);
   assert.equal(props.workload.properties.requests.default, d.workload.requests);
   assert.equal(props.workload.properties.arrival_rate.default, d.workload.arrivalRate);
-  assert.equal(props.workload.properties.max_num_seqs.default, d.workload.maxNumSeqs);
+  // max_num_seqs neither (vLLM's arg_utils.py get_batch_defaults: 1024 on >= 70 GiB but not an A100, else 256).
+  assert.equal('default' in props.workload.properties.max_num_seqs, false);
+  assert.equal('maxNumSeqs' in d.workload, false);
+  assert.match(props.workload.properties.max_num_seqs.description, /1024 on a GPU of 70 GiB or more that is not an A100 .*256 otherwise/);
   assert.equal(props.workload.properties.max_model_len.default, d.workload.maxModelLen);
   // max_num_batched_tokens has no one default: vLLM's depends on the device (defaultMaxNumBatchedTokens), and the schema says so.
   assert.equal('default' in props.workload.properties.max_num_batched_tokens, false);
@@ -455,6 +458,12 @@ test('default cases fit the model: lengths within its context; an encoder gets n
   const r = read('model: ./gpt2/config.json\n', files);
   assert.deepEqual(r.value!.decode.contextLens, [1024]);
   assert.equal(r.problems.filter((p) => p.code === 'exceeds-max-position').length, 0);
+});
+
+test("kv_cache.dtype fp8, vLLM's alias of fp8_e4m3 (CacheConfig.cache_dtype: \"fp8 (=fp8_e4m3)\"), reads as fp8_e4m3", () => {
+  const r = read('model: ./llama/config.json\nkv_cache: { dtype: fp8 }\n');
+  assert.deepEqual(r.problems.filter((p) => p.severity === 'error'), []);
+  assert.equal(r.value!.kvCache.dtype, 'fp8_e4m3');
 });
 
 test('dtype synonyms suggest the profile name: bfloat16 -> bf16, float8_e4m3fn -> fp8_e4m3', () => {

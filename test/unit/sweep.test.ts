@@ -15,7 +15,8 @@ import type { SweepPointRun } from '../../core/protocol/sweep';
 import { InputError, UsageError } from '../../runner/errors';
 import { indexedJobManifest } from '../../runner/sweep/k8s';
 import { parseShard, shardFromEnvironment, shardPoints } from '../../runner/sweep/local';
-import { environmentKey, formatReport, mergeResults, pointFileName } from '../../runner/sweep/results';
+import { bestRow, environmentKey, formatReport, mergeResults, pointFileName } from '../../runner/sweep/results';
+import type { SweepMetrics, SweepReportRow } from '../../core/protocol/sweep';
 import { sbatchScript, shellQuote } from '../../runner/sweep/slurm';
 import { axisIndices } from '../../core/config';
 import { loadSweep, pointId, type SweepPlan } from '../../runner/sweep/spec';
@@ -164,6 +165,45 @@ test('merge: rows in point order, missing and duplicated points listed, environm
   const text = formatReport(r);
   assert.match(text, /env B \([0-9a-f]{8}\): NVIDIA H200 · CPU A \(8 cores, x64\)/);
   assert.match(text, /missing 2 points: page_size=16; page_size=64/);
+});
+
+/** A report row of page size `ps` with these figures. */
+const row = (ps: number, metrics: SweepMetrics): SweepReportRow => ({ id: `p${ps}`, index: ps, values: { 'kv_cache.page_size': ps }, label: `page_size=${ps}`, environmentKey: 'e', status: 'ok', metrics, file: `p${ps}.json` });
+
+test('best point: a decode time within the runs\' own p10–p90 spread is a tie, and the report says so', () => {
+  // page_size=16: median 1.00 ms, p10–p90 0.90–1.20 ms (spread 0.30 ms); page_size=32: 1.10 ms,
+  // p10–p90 1.05–1.15 ms (spread 0.10 ms). |1.10 − 1.00| = 0.10 ms <= 0.30 ms: tied. page_size=8:
+  // 1.50 ms, spread 0.05 ms: 0.50 ms apart, beyond both spreads, not tied.
+  const ms = (x: number) => x * 1e6;
+  const rows = [
+    row(8, { decodeNsPerToken: ms(1.5), decodeP10NsPerToken: ms(1.48), decodeP90NsPerToken: ms(1.53), rejected: 0 }),
+    row(16, { decodeNsPerToken: ms(1.0), decodeP10NsPerToken: ms(0.9), decodeP90NsPerToken: ms(1.2), rejected: 0 }),
+    row(32, { decodeNsPerToken: ms(1.1), decodeP10NsPerToken: ms(1.05), decodeP90NsPerToken: ms(1.15), rejected: 0 }),
+  ];
+  const best = bestRow(rows)!;
+  assert.equal(best.row.label, 'page_size=16');
+  assert.deepEqual(best.tiedWith.map((r) => r.label), ['page_size=32']);
+  assert.match(best.tie, /^tied with page_size=32: tied within measurement noise/);
+  // Spreads of 0.05 ms each: 0.10 ms apart is beyond them, so page_size=16 is the clear best.
+  const tight = bestRow([row(16, { decodeNsPerToken: ms(1.0), decodeP10NsPerToken: ms(0.98), decodeP90NsPerToken: ms(1.03), rejected: 0 }), row(32, { decodeNsPerToken: ms(1.1), decodeP10NsPerToken: ms(1.08), decodeP90NsPerToken: ms(1.13), rejected: 0 })])!;
+  assert.deepEqual(tight.tiedWith, []);
+  assert.equal(tight.tie, '');
+  // Simulated throughput is deterministic: only an equal figure ties (7,752 tokens/s at every page size).
+  const sim = bestRow([row(8, { throughputTokensPerSec: 7752, rejected: 0 }), row(16, { throughputTokensPerSec: 7752, rejected: 0 }), row(32, { throughputTokensPerSec: 7751, rejected: 0 })])!;
+  assert.equal(sim.row.label, 'page_size=8');
+  assert.match(sim.tie, /^tied with page_size=16: the same simulated throughput$/);
+});
+
+test('the report table formats its figures as core/format does: percentages, counts with separators, the tie under the best', () => {
+  const plan = loadSweep(workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16]\n`).file);
+  const dir = mkdtempSync(join(tmpdir(), 'attnscope-merge-'));
+  writePoint(dir, plan, 0, ENV_A);
+  writePoint(dir, plan, 1, ENV_A);
+  const text = formatReport(mergeResults([dir]));
+  // writePoint's figures: fragmentation 0.25 -> "25.0%", pool pages 1000 + index -> "1,001".
+  assert.match(text, /^16 +25\.0% +50\.0% +1 +1,001 +50\.0% +10 +0$/m);
+  // Both points simulate 10 tokens/s: page_size=8 is named, and the tie beside it.
+  assert.match(text, /best: page_size=8 — highest simulated output throughput .*\n +tied with page_size=16: the same simulated throughput/);
 });
 
 test('merge refuses a point of another sweep, naming the file', () => {

@@ -3,12 +3,14 @@
 // hash_ids becoming page-level prefix hits at page_size 16, 32 and 48, the vllm bench serve
 // result, streaming across chunk boundaries, and errors naming file:line:col.
 import { test } from 'node:test';
+import fc from 'fast-check';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { readProfile } from '../../core/config/index';
 import type { Profile } from '../../core/config/types';
+import { DatetimeBytes, parseDecimal, parseDigits } from '../../runner/simulate/lines';
 import { detectTraceFormat, forEachLine, parseDatetimeSeconds, readTraceFile, simulatePool, splitCsv, TraceError } from '../../runner/simulate/index';
 
 const DIR = resolve(__dirname, 'fixtures/traces');
@@ -126,7 +128,8 @@ test('Mooncake JSONL: ms stamps, and shared leading hash_ids blocks become prefi
   const none = await simulatePool(profile('kv_cache: { page_size: 16, num_pages: 1000 }\n'), { requests: readTraceFile(plain, { maxModelLen: 8192, format: 'mooncake' }).requests, stepTime: { perStepS: 1 } });
   assert.equal(none.summary.prefixHitRate, 0);
   const bad = write('mooncake-bad.jsonl', '{"timestamp": 0, "input_length": 10, "output_length": 1, "hash_ids": [0]}\n{"timestamp": 5, "input_length": -3, "output_length": 1}\n');
-  assert.equal(cliLine(() => readTraceFile(bad, { maxModelLen: 8192 })), `${bad}:2:1: "input_length" must be an integer from 1 to 2147483647, got -3`);
+  // Column 34: `{"timestamp": 5, ` is 17 characters, `"input_length": ` 16 more, so -3 starts at the 34th.
+  assert.equal(cliLine(() => readTraceFile(bad, { maxModelLen: 8192 })), `${bad}:2:34: "input_length" must be an integer from 1 to 2147483647, got -3`);
 });
 
 test('vllm bench serve result: start_times, failed requests dropped, or even spacing at request_rate', () => {
@@ -178,11 +181,150 @@ test('every integer a trace carries is bounded by int32 (vLLM keeps token counts
   const csv = write('big.csv', 'Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n5,ChatGPT,2147483648,18,1,Conversation log\n');
   assert.equal(cliLine(() => readTraceFile(csv, { maxModelLen: 8192 })), `${csv}:2:11: Request tokens must be an integer from 1 to 2147483647, got "2147483648"`);
   const moon = write('big.jsonl', '{"timestamp": 0, "input_length": 12, "output_length": 1e12, "hash_ids": [0]}\n');
-  assert.equal(cliLine(() => readTraceFile(moon, { maxModelLen: 8192 })), `${moon}:1:1: "output_length" must be an integer from 1 to 2147483647, got 1000000000000`);
+  // Column 55: 17 characters of timestamp, 20 of `"input_length": 12, `, 17 of `"output_length": `.
+  assert.equal(cliLine(() => readTraceFile(moon, { maxModelLen: 8192 })), `${moon}:1:55: "output_length" must be an integer from 1 to 2147483647, got 1000000000000`);
   const ours = write('big-ours.jsonl', '{"arrival_s": 0, "prompt_len": 5, "output_len": 1, "prefix_len": 4294967297}\n');
   assert.equal(cliLine(() => readTraceFile(ours, { maxModelLen: 8192 })), `${ours}:1:66: "prefix_len" must be <= 2147483647, got 4294967297`);
   const bench = write('big-bench.json', JSON.stringify({ input_lens: [100, 2 ** 31], output_lens: [10, 20] }));
   assert.equal(cliLine(() => readTraceFile(bench, { maxModelLen: 8192 })), `${bench}:1:1: input_lens[1] must be an integer from 1 to 2147483647, got 2147483648`);
   const starts = write('bad-starts.json', JSON.stringify({ input_lens: [100, 200], output_lens: [10, 20], start_times: [0, 'soon'] }));
   assert.equal(cliLine(() => readTraceFile(starts, { maxModelLen: 8192, format: 'vllm-bench' })), `${starts}:1:1: start_times[1] must be a number of seconds, got "soon"`);
+});
+
+test('attnscope JSONL prefixes are consistent: one prefix_len per prefix_id, within the prompt, and only with a prefix_id', () => {
+  const ok = write('prefix-ok.jsonl', [
+    '{"arrival_s": 0, "prompt_len": 10, "output_len": 1, "prefix_id": "s", "prefix_len": 4}',
+    '{"arrival_s": 1, "prompt_len": 6, "output_len": 1, "prefix_id": "s", "prefix_len": 4}',
+    '{"arrival_s": 2, "prompt_len": 8, "output_len": 1, "prefix_id": "t"}',
+    '{"arrival_s": 3, "prompt_len": 9, "output_len": 1, "prefix_id": "t"}',
+    '{"arrival_s": 4, "prompt_len": 9, "output_len": 1, "prefix_id": null, "prefix_len": 0}',
+  ].join('\n'));
+  const r = readTraceFile(ok, { maxModelLen: 8192 });
+  // "s" is one stream over 4 tokens for both; "t" (no prefix_len) shares each whole prompt; the last line shares nothing.
+  assert.deepEqual([...r.requests.segmentStart], [0, 1, 2, 3, 4, 4]);
+  assert.deepEqual([...r.requests.segmentStream], [0, 0, 1, 1]);
+  assert.deepEqual([...r.requests.segmentEnd], [4, 4, 8, 9]);
+  // Line 3 gives "s" 5 tokens where line 1 gave 4: refused at line 3's prefix_len (column 85:
+  // `{"arrival_s": 2, "prompt_len": 10, "output_len": 1, "prefix_id": "s", "prefix_len": ` is 1 + 16 + 18 + 17 + 18 + 14 = 84 characters).
+  const line3 = '{"arrival_s": 2, "prompt_len": 10, "output_len": 1, "prefix_id": "s", "prefix_len": 5}';
+  const differ = write('prefix-differ.jsonl', `{"arrival_s": 0, "prompt_len": 10, "output_len": 1, "prefix_id": "s", "prefix_len": 4}\n{"arrival_s": 1, "prompt_len": 3, "output_len": 1}\n${line3}\n`);
+  assert.equal(line3.indexOf('5}') + 1, 85);
+  assert.equal(cliLine(() => readTraceFile(differ, { maxModelLen: 8192 })), `${differ}:3:85: prefix_id "s" has prefix_len 4 on line 1, prefix_len 5 here: give every line of one prefix_id the same prefix_len (or none, to share each whole prompt)`);
+  // One line of 7 with prefix_len, one without: refused at the second's prefix_id (column 65: 1 + 16 + 17 + 17 + 13 characters before it).
+  const mixed = write('prefix-mixed.jsonl', '{"arrival_s": 0, "prompt_len": 10, "output_len": 1, "prefix_id": 7, "prefix_len": 4}\n{"arrival_s": 1, "prompt_len": 9, "output_len": 1, "prefix_id": 7}\n');
+  assert.equal(cliLine(() => readTraceFile(mixed, { maxModelLen: 8192 })), `${mixed}:2:65: prefix_id 7 has prefix_len 4 on line 1, no prefix_len here: give every line of one prefix_id the same prefix_len (or none, to share each whole prompt)`);
+  // prefix_len 12 > prompt_len 10: column 85 (84 characters before it, as on line 3 above).
+  const longer = write('prefix-long.jsonl', '{"arrival_s": 0, "prompt_len": 10, "output_len": 1, "prefix_id": "s", "prefix_len": 12}\n');
+  assert.equal(cliLine(() => readTraceFile(longer, { maxModelLen: 8192 })), `${longer}:1:85: "prefix_len" 12 exceeds "prompt_len" 10: a request shares at most its whole prompt`);
+  // prefix_len without prefix_id: column 67 (`{"arrival_s": 0, "prompt_len": 10, "output_len": 1, "prefix_len": ` is 66 characters).
+  const orphan = write('prefix-orphan.jsonl', '{"arrival_s": 0, "prompt_len": 10, "output_len": 1}\n{"arrival_s": 0, "prompt_len": 10, "output_len": 1, "prefix_len": 4}\n');
+  assert.equal(cliLine(() => readTraceFile(orphan, { maxModelLen: 8192 })), `${orphan}:2:67: "prefix_len" needs a "prefix_id": the requests that share those tokens have the same prefix_id`);
+});
+
+test('Mooncake hash_ids must be block ids (integers >= 0); ids beyond the blocks input_length fills are warned about and ignored', () => {
+  // `{"timestamp": 0, "input_length": 600, "output_length": 1, "hash_ids": [` is 71 characters: element 0 at column 72, element 1 at 75.
+  const head = '{"timestamp": 0, "input_length": 600, "output_length": 1, "hash_ids": [';
+  assert.equal(head.length, 71);
+  for (const [ids, column, got] of [['0, -1', 75, '-1'], ['0, 1.5', 75, '1.5'], ['"a", 1', 72, '"a"']] as const) {
+    const f = write('moon-ids.jsonl', `${head}${ids}]}\n`);
+    assert.equal(cliLine(() => readTraceFile(f, { maxModelLen: 8192 })), `${f}:1:${column}: hash_ids[${ids.startsWith('"') ? 0 : 1}] must be a block id (an integer >= 0), got ${got}`);
+  }
+  const notArray = write('moon-obj.jsonl', '{"timestamp": 0, "input_length": 600, "output_length": 1, "hash_ids": 3}\n');
+  assert.equal(cliLine(() => readTraceFile(notArray, { maxModelLen: 8192 })), `${notArray}:1:71: "hash_ids" must be an array of block ids, got 3`);
+  // 600 tokens fill ceil(600 / 512) = 2 blocks: a third id (column 78) is warned about and ignored;
+  // 1024 tokens fill exactly 2, so 2 ids draw no warning.
+  const warnings: string[] = [];
+  const extra = write('moon-extra.jsonl', `${head}0, 1, 2]}\n{"timestamp": 10, "input_length": 1024, "output_length": 1, "hash_ids": [0, 1]}\n`);
+  const r = readTraceFile(extra, { maxModelLen: 8192, warnings });
+  assert.deepEqual(warnings, [`${extra}:1:78: warning: 3 hash_ids for input_length 600, which fills 2 blocks of 512 tokens: the 1 beyond are ignored`]);
+  assert.deepEqual([...r.requests.segmentStart], [0, 2, 4]);
+  assert.deepEqual([...r.requests.segmentEnd], [512, 600, 512, 1024]);
+});
+
+test('out-of-order arrivals are warned about at the first such line and a count, and replayed sorted, stably, in every format', () => {
+  // Arrivals 5, 3, 3, 9, 1 s (or the same stamps in each format's unit): line 3 (the second row) is
+  // the first early one, 2 s before the 5 s row; the first 3 s row and the 1 s row are early: 2 in all
+  // (the second 3 s row is not before the first). Sorted, stably: 1, 3, 3, 5, 9 with prompts 50, 20, 30, 10, 40.
+  const rows: [number, number][] = [[5, 10], [3, 20], [3, 30], [9, 40], [1, 50]];
+  const files = {
+    attnscope: ['', ...rows.map(([t, p]) => `{"arrival_s": ${t}, "prompt_len": ${p}, "output_len": 1}`)],
+    azure: ['TIMESTAMP,ContextTokens,GeneratedTokens', ...rows.map(([t, p]) => `2023-11-16 18:00:0${t}.0000000,${p},1`)],
+    burstgpt: ['Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type', ...rows.map(([t, p]) => `${t},ChatGPT,${p},1,${p + 1},API log`)],
+    mooncake: ['', ...rows.map(([t, p]) => `{"timestamp": ${t * 1000}, "input_length": ${p}, "output_length": 1}`)],
+  };
+  // The arrival's column on line 3: 15 in the JSON lines ("arrival_s": is 14 characters with the brace), 15 for Mooncake's
+  // `{"timestamp": `, 1 in both CSVs.
+  const columns = { attnscope: 15, azure: 1, burstgpt: 1, mooncake: 15 };
+  for (const [format, lines] of Object.entries(files)) {
+    // The JSONL files start with a blank line, so that their second row is line 3 as in the CSVs.
+    const f = write(`late-${format}.txt`, `${lines.join('\n')}\n`);
+    const warnings: string[] = [];
+    const r = readTraceFile(f, { maxModelLen: 8192, warnings, format: format as 'azure' });
+    assert.deepEqual(warnings, [
+      `${f}:3:${columns[format as keyof typeof columns]}: warning: this request arrives 2 s before the one read before it: the trace is replayed in arrival order (sorted, stably: equal times keep the file's order)`,
+      `${f}:1:1: warning: 2 requests in all arrive before the one read before them; all are replayed in arrival order`,
+    ], format);
+    assert.deepEqual([...r.requests.arrivalS], [0, 2, 2, 4, 8], format);
+    assert.deepEqual([...r.requests.promptLen], [50, 20, 30, 10, 40], format);
+  }
+  // vllm bench serve: start_times out of order, located at the document (1:1).
+  const bench = write('late-bench.json', JSON.stringify({ input_lens: rows.map(([, p]) => p), output_lens: rows.map(() => 1), start_times: rows.map(([t]) => t) }));
+  const warnings: string[] = [];
+  assert.deepEqual([...readTraceFile(bench, { maxModelLen: 8192, warnings }).requests.promptLen], [50, 20, 30, 10, 40]);
+  assert.equal(warnings[0], `${bench}:1:1: warning: this request arrives 2 s before the one read before it: the trace is replayed in arrival order (sorted, stably: equal times keep the file's order)`);
+});
+
+test('the byte-level CSV path reads the same values as the string path (quotes, spaces, other stamp shapes)', () => {
+  // The same three requests written plainly and in ways only the string path reads: quoted cells,
+  // a "T" separator, a trailing "Z", a 19-digit fraction, spaces around a number.
+  const plain = write('azure-plain.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,4808,10\n2023-11-16 18:15:50.9951690,3180,8\n2023-11-17 00:00:00,110,27\n');
+  const odd = write('azure-odd.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens\n"2023-11-16 18:15:46.6805900","4808",10\n2023-11-16T18:15:50.9951690000000000000Z, 3180 ,8\n2023-11-17 00:00:00.,110,27\n');
+  const a = readTraceFile(plain, { maxModelLen: 8192 });
+  assert.deepEqual([...a.requests.promptLen], [4808, 3180, 110]);
+  // 18:15:46.68059 to 18:15:50.995169 is 4.314579 s; to midnight 20,653.31941 s.
+  // (Epoch seconds near 1.7e9 are kept to about 2.4e-7 s, one double's step there.)
+  assert.ok(Math.abs(a.requests.arrivalS[1] - 4.314579) < 1e-6 && Math.abs(a.requests.arrivalS[2] - 20653.31941) < 1e-6, `${[...a.requests.arrivalS]}`);
+  // "2023-11-17 00:00:00." (a point without digits) is not the usual shape: the string path refuses it at its line.
+  assert.match(cliLine(() => readTraceFile(odd, { maxModelLen: 8192 })), /azure-odd\.csv:4:1: TIMESTAMP must be a valid datetime/);
+  const odd2 = write('azure-odd2.csv', readFileSync(odd, 'utf8').replace('00:00:00.,', '00:00:00,'));
+  const b = readTraceFile(odd2, { maxModelLen: 8192 });
+  assert.deepEqual([...b.requests.promptLen], [...a.requests.promptLen]);
+  assert.deepEqual([...b.requests.arrivalS], [...a.requests.arrivalS]);
+});
+
+test('the byte parsers give bit for bit what the string path gives: parseDatetimeSeconds, Number', () => {
+  const stamp = fc.record({
+    y: fc.integer({ min: 1970, max: 2100 }), mo: fc.integer({ min: 0, max: 13 }), d: fc.integer({ min: 0, max: 32 }),
+    h: fc.integer({ min: 0, max: 25 }), mi: fc.integer({ min: 0, max: 61 }), s: fc.integer({ min: 0, max: 61 }),
+    frac: fc.option(fc.stringMatching(/^[0-9]{1,16}$/), { nil: undefined }),
+  });
+  const pad = (x: number) => String(x).padStart(2, '0');
+  fc.assert(
+    fc.property(stamp, ({ y, mo, d, h, mi, s, frac }) => {
+      const text = `${y}-${pad(mo)}-${pad(d)} ${pad(h)}:${pad(mi)}:${pad(s)}${frac === undefined ? '' : `.${frac}`}`;
+      const fast = new DatetimeBytes().read(Buffer.from(text), 0, text.length);
+      const slow = parseDatetimeSeconds(text);
+      // The byte path declines (NaN) what the string path reads only for fractions over 15 digits.
+      if (Number.isNaN(fast) && frac !== undefined && frac.length > 15) return true;
+      return Object.is(fast, slow);
+    }),
+    { numRuns: 3000 },
+  );
+  fc.assert(
+    fc.property(fc.stringMatching(/^[0-9]{1,9}(\.[0-9]{1,6})?$/), (text) => Object.is(parseDecimal(Buffer.from(text), 0, text.length), Number(text))),
+    { numRuns: 3000 },
+  );
+  const bytes = (t: string) => Buffer.from(t);
+  assert.ok(Number.isNaN(parseDecimal(bytes('1e3'), 0, 3)) && Number.isNaN(parseDecimal(bytes('5.'), 0, 2)) && Number.isNaN(parseDecimal(bytes(''), 0, 0)));
+  assert.equal(parseDigits(bytes('2147483647'), 0, 10), 2147483647);
+  assert.equal(parseDigits(bytes('12a'), 0, 3), -1);
+  assert.equal(parseDigits(bytes('12345678901'), 0, 11), -1);
+});
+
+test('a line longer than the 1 MiB read buffer is read whole', () => {
+  const long = `{"arrival_s": 0, "prompt_len": 5, "output_len": 1, "pad": "${'x'.repeat(2_500_000)}"}`;
+  const path = write('long-line.jsonl', `${long}\n{"arrival_s": 1, "prompt_len": 6, "output_len": 1}`);
+  const lengths: number[] = [];
+  forEachLine(path, (line) => lengths.push(line.length));
+  assert.deepEqual(lengths, [long.length, 50]);
 });

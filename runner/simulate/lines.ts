@@ -1,0 +1,279 @@
+/**
+ * Reading trace files line by line in constant memory, and the byte-level parsers the CSV
+ * readers use on their common rows (traces.ts): a row that is anything but plain digits, commas
+ * and a datetime of the usual shape goes to the string-level path, which gives the same values
+ * and reports errors with their column.
+ *
+ * Why our own reader and not csv-parse: csv-parse's streaming API is asynchronous (a Node
+ * Transform stream) and it builds a string per cell; the readers here run synchronously before
+ * the simulation, parse numbers straight from the bytes and decode no string on a well-formed
+ * row (DESIGN.md "Traces" has the measured figures).
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { TraceError } from './trace';
+
+const CHUNK = 1 << 20;
+
+/** The TraceError for a file that cannot be opened or read (at 1:1). */
+export function unreadable(path: string, e: unknown): TraceError {
+  const code = (e as NodeJS.ErrnoException).code;
+  const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder, not a file' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
+  return new TraceError(path, 1, 1, `cannot read the trace: ${why}`);
+}
+
+/**
+ * Calls `fn(buf, start, end, lineNo)` for each line of the file: the line is buf[start, end)
+ * (bytes; a trailing "\r" and a leading UTF-8 byte-order mark excluded), lineNo 1-based. The file
+ * is read 1 MiB at a time into one buffer (doubled only for a line longer than it), so memory
+ * stays constant; `buf` is valid only during the call.
+ * @throws TraceError naming the file when it cannot be read.
+ */
+export function scanLines(path: string, fn: (buf: Buffer, start: number, end: number, lineNo: number) => void): void {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (e) {
+    throw unreadable(path, e);
+  }
+  try {
+    let buf = Buffer.allocUnsafe(CHUNK);
+    let have = 0;
+    let lineNo = 0;
+    let first = true;
+    for (;;) {
+      if (have === buf.length) {
+        const bigger = Buffer.allocUnsafe(buf.length * 2);
+        buf.copy(bigger, 0, 0, have);
+        buf = bigger;
+      }
+      let n: number;
+      try {
+        n = readSync(fd, buf, have, buf.length - have, null);
+      } catch (e) {
+        throw unreadable(path, e);
+      }
+      const end = have + n;
+      let s = 0;
+      if (first) {
+        if (end < 3 && n > 0) {
+          have = end;
+          continue;
+        }
+        first = false;
+        if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) s = 3;
+      }
+      const view = buf.subarray(0, end);
+      for (let nl = view.indexOf(10, s); nl >= 0; nl = view.indexOf(10, s)) {
+        fn(buf, s, nl > s && buf[nl - 1] === 13 ? nl - 1 : nl, ++lineNo);
+        s = nl + 1;
+      }
+      if (n === 0) {
+        if (s < end) fn(buf, s, buf[end - 1] === 13 ? end - 1 : end, ++lineNo);
+        return;
+      }
+      buf.copy(buf, 0, s, end);
+      have = end - s;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** {@link scanLines} with each line decoded as UTF-8. */
+export function forEachLine(path: string, fn: (line: string, lineNo: number) => void): void {
+  scanLines(path, (buf, s, e, n) => fn(buf.toString('utf8', s, e), n));
+}
+
+/** The first line of the file (at most 64 KiB of it), without a byte-order mark or "\r". */
+export function firstLine(path: string): string {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (e) {
+    throw unreadable(path, e);
+  }
+  try {
+    const buf = Buffer.alloc(1 << 16);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    const text = buf.toString('utf8', 0, n).replace(/^\uFEFF/, '');
+    const nl = text.indexOf('\n');
+    return (nl < 0 ? text : text.slice(0, nl)).replace(/\r$/, '');
+  } catch (e) {
+    throw unreadable(path, e);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * About how many lines the file holds, for sizing the columns a reader fills: its size over the
+ * mean line length of its first 64 KiB, plus 5 % (exact for a smaller file; 1024 for a pipe or
+ * an empty sample).
+ */
+export function estimateLines(path: string): number {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (e) {
+    throw unreadable(path, e);
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const buf = Buffer.alloc(Math.min(1 << 16, size));
+    const n = buf.length > 0 ? readSync(fd, buf, 0, buf.length, 0) : 0;
+    let lines = 0;
+    for (let i = buf.indexOf(10); i >= 0 && i < n; i = buf.indexOf(10, i + 1)) lines++;
+    if (n === size) return lines + 1;
+    return lines > 0 ? Math.ceil((size / n) * lines * 1.05) + 16 : 1024;
+  } catch (e) {
+    throw unreadable(path, e);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Splits a CSV line (RFC 4180 quotes; these traces rarely need them). `columns`, when given,
+ * receives each cell's 1-based column in the line (its opening quote, if quoted), for errors.
+ */
+export function splitCsv(line: string, columns?: number[]): string[] {
+  if (!line.includes('"')) {
+    const cells = line.split(',');
+    if (columns) for (let k = 0, at = 1; k < cells.length; at += cells[k++].length + 1) columns.push(at);
+    return cells;
+  }
+  const out: string[] = [];
+  let cur = '';
+  let quoted = false;
+  columns?.push(1);
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (quoted) {
+      if (c === '"' && line[i + 1] === '"') {
+        cur += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else cur += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      out.push(cur);
+      cur = '';
+      columns?.push(i + 2);
+    } else cur += c;
+  }
+  out.push(cur);
+  return out;
+}
+
+/**
+ * Cell boundaries of an unquoted CSV line buf[s, e) into `starts` / `ends` (the first
+ * `starts.length` cells); the number of cells, or -1 when the line holds a quote (then the
+ * string path splits it).
+ */
+export function splitCsvBytes(buf: Buffer, s: number, e: number, starts: Int32Array, ends: Int32Array): number {
+  let cells = 0;
+  let at = s;
+  for (let i = s; i < e; i++) {
+    const c = buf[i];
+    if (c === 44) {
+      if (cells < starts.length) {
+        starts[cells] = at;
+        ends[cells] = i;
+      }
+      cells++;
+      at = i + 1;
+    } else if (c === 34) return -1;
+  }
+  if (cells < starts.length) {
+    starts[cells] = at;
+    ends[cells] = e;
+  }
+  return cells + 1;
+}
+
+/** The integer of plain decimal digits buf[s, e) (1 to 10 digits), else -1. */
+export function parseDigits(buf: Buffer, s: number, e: number): number {
+  if (e <= s || e - s > 10) return -1;
+  let v = 0;
+  for (let i = s; i < e; i++) {
+    const d = buf[i] - 48;
+    if (d < 0 || d > 9) return -1;
+    v = v * 10 + d;
+  }
+  return v;
+}
+
+const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
+
+/**
+ * The number written buf[s, e) as `digits[.digits]` (at most 15 digits in all), else NaN.
+ * Bit-identical to Number() of the text: the digits form an exact integer below 2^53 and the
+ * power of ten is exact, so the one division rounds the decimal value correctly, as Number does.
+ */
+export function parseDecimal(buf: Buffer, s: number, e: number): number {
+  let v = 0;
+  let digits = 0;
+  let point = -1;
+  for (let i = s; i < e; i++) {
+    const c = buf[i];
+    if (c === 46 && point < 0) point = i;
+    else {
+      const d = c - 48;
+      if (d < 0 || d > 9) return NaN;
+      v = v * 10 + d;
+      digits++;
+    }
+  }
+  if (digits === 0 || digits > 15 || point === e - 1) return NaN;
+  return point < 0 ? v : v / POW10[e - 1 - point];
+}
+
+/** The number of the two decimal digits at buf[at], else -1. */
+function twoDigits(buf: Buffer, at: number): number {
+  const a = buf[at] - 48;
+  const b = buf[at + 1] - 48;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
+}
+
+/**
+ * Reads "YYYY-MM-DD HH:MM:SS[.fraction]" datetimes (UTC) from bytes, remembering the last day so
+ * that a trace's many stamps of one day cost no date arithmetic. `read` gives the same value as
+ * parseDatetimeSeconds (traces.ts) on the text: whole seconds from Date.UTC plus the fraction
+ * (at most 15 digits, divided by its power of ten: correctly rounded, as Number("0.…")), or NaN
+ * for any other shape or an impossible field, which the caller then hands to the string path.
+ */
+export class DatetimeBytes {
+  private day = -1;
+  private dayS = 0;
+
+  read(buf: Buffer, s: number, e: number): number {
+    const len = e - s;
+    if (len < 19 || buf[s + 4] !== 45 || buf[s + 7] !== 45 || (buf[s + 10] !== 32 && buf[s + 10] !== 84) || buf[s + 13] !== 58 || buf[s + 16] !== 58) return NaN;
+    const century = twoDigits(buf, s);
+    const yy = twoDigits(buf, s + 2);
+    const year = century * 100 + yy;
+    const month = twoDigits(buf, s + 5);
+    const date = twoDigits(buf, s + 8);
+    const hour = twoDigits(buf, s + 11);
+    const minute = twoDigits(buf, s + 14);
+    const second = twoDigits(buf, s + 17);
+    if (century < 0 || yy < 0 || month < 0 || date < 0 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59) return NaN;
+    const key = year * 10000 + month * 100 + date;
+    if (key !== this.day) {
+      const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+      if (month < 1 || month > 12 || date < 1 || date > daysInMonth) return NaN;
+      this.day = key;
+      this.dayS = Date.UTC(year, month - 1, date) / 1000;
+    }
+    const whole = this.dayS + hour * 3600 + minute * 60 + second;
+    if (len === 19) return whole;
+    if (buf[s + 19] !== 46 || len === 20 || len > 35) return NaN;
+    let frac = 0;
+    for (let i = s + 20; i < e; i++) {
+      const d = buf[i] - 48;
+      if (d < 0 || d > 9) return NaN;
+      frac = frac * 10 + d;
+    }
+    return whole + frac / POW10[len - 20];
+  }
+}
