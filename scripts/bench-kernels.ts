@@ -23,7 +23,6 @@ import { formatBytes, formatDuration, formatPercent, formatRate, formatSignifica
 import type { CaseShape, Environment, KernelCase } from '../core/protocol/run';
 import { runHeader, type RunHeader } from '../core/protocol/run';
 import {
-  allocateKvPages,
   cpuFeatures,
   flashForward,
   pagedDecode,
@@ -38,7 +37,7 @@ import {
 } from '../native';
 import { writeFileAtomic } from '../runner/atomic';
 import { cpuCasePath, measureEnvironment } from '../runner/environment';
-import { randomUniform, shuffledPages, tiledBf16 } from '../runner/inputs';
+import { randomKvPages, randomUniform, shuffledPages } from '../runner/inputs';
 import { TOOL_VERSION } from '../runner/version';
 import { attentionFlops, ceilingFor, maxAbsDiff, sampleStats, summarizeCase } from '../runner/measure';
 import { CAUSAL_NOTE, DECODE_NOTE, loadOrtPeer, type OrtPeer } from '../runner/peers/onnxruntime';
@@ -379,11 +378,9 @@ async function main(): Promise<void> {
       const numPages = batch * pagesPerSeq;
       const slot = PAGE * DHKV * DD;
       log(`${label}: filling ${formatBytes(2 * numPages * slot * 2)} of bf16 pages ...`);
-      // Native pools with huge pages asked for (allocateKvPages), filled from the seeded tiles.
-      const kPool = allocateKvPages('bf16', numPages * slot);
-      const vPool = allocateKvPages('bf16', numPages * slot);
-      kPool.data.set(tiledBf16(numPages * slot, 11 + batch));
-      vPool.data.set(tiledBf16(numPages * slot, 13 + batch));
+      // Native pools with huge pages asked for (randomKvPages), filled from the seeded tiles.
+      const kPool = randomKvPages('bf16', numPages * slot, 11 + batch);
+      const vPool = randomKvPages('bf16', numPages * slot, 13 + batch);
       const kPages = kPool.data;
       const vPages = vPool.data;
       hugePools.push(kPool.hugePages && vPool.hugePages);
