@@ -606,12 +606,12 @@ describe('timing loop', () => {
     // scheduler tick (up to 4 ms at once; CI saw 1.87 ms CPU against 0.36 ms wall). A single run is
     // therefore not bounded by its wall time, but the median of nine is: most runs carry no jitter.
     // A CPU time of 0, a copy of the wall time from the wrong buffer, or one in us instead of ns
-    // (1000x too small) would show.
+    // (1000x too small) would show. No time limit but the nine runs (under qemu a run takes seconds).
     const big: FlashForwardArgs = {
       ...args, seqLenQ: 256, seqLenK: 256,
       q: randomUniform(256 * 2 * 64, 4), k: randomUniform(256 * 2 * 64, 5), v: randomUniform(256 * 2 * 64, 6), threads: 1,
     };
-    const t = await timeFlashForward(big, { warmup: 1, minReps: 9, maxReps: 9, minTimeMs: 0 });
+    const t = await timeFlashForward(big, { warmup: 1, minReps: 9, maxReps: 9, minTimeMs: 0, maxTimeMs: 600000 });
     assert.equal(t.cpuNs?.length, 9);
     t.cpuNs!.forEach((c, i) => {
       assert.ok(c > 0, `run ${i}: CPU time ${c}`);
