@@ -6,7 +6,7 @@
   # require(). Headers sit beside their code and are included from src/ ("kernels/ops.h").
   # The shipped build uses no -march=native. SIMD paths live in src/kernels/simd/, one static
   # library per ISA compiled with that ISA's flags, chosen at run time (kernels/cpu_features.h,
-  # kernels/ops.h). On other architectures (arm64) only the portable path builds.
+  # kernels/ops.h). On arm64 the NEON path (always present there) is compiled into the addon.
   "target_defaults": {
     "include_dirs": [ "src", "cuda/include" ],
     # The kernels' limits come from core/kernelLimits.json, which TypeScript reads too; found
@@ -60,6 +60,10 @@
           "defines": [ "ATTNSCOPE_X86_PATHS" ],
           "dependencies": [ "attnscope_kernels_avx2", "attnscope_kernels_avx512", "attnscope_kernels_avx512bf16",
                             "attnscope_kernels_amx" ]
+        } ],
+        # NEON is in the AArch64 base ISA: no flags, no separate library.
+        [ "target_arch=='arm64'", {
+          "sources": [ "src/kernels/simd/ops_neon.cc" ]
         } ]
       ]
     }

@@ -19,15 +19,16 @@ export type AttnDType = 'fp32' | 'fp16' | 'bf16';
 
 /**
  * SIMD path of the CPU kernels. 'auto' = the one named by the environment variable
- * ATTNSCOPE_SIMD (scalar|avx2|avx512|avx512bf16|amx|simd128) when this CPU supports it, else the
+ * ATTNSCOPE_SIMD (scalar|avx2|avx512|avx512bf16|amx|simd128|neon) when this CPU supports it, else the
  * fastest here for the kernel and operand dtype (CpuInfo.dispatch). 'avx512bf16' uses
  * vdpbf16ps for bf16 inputs and is the AVX-512 path otherwise; 'amx' runs bf16 flash GEMMs on
  * AMX tiles (head_dim a multiple of 32) and is 'avx512bf16' otherwise. 'amx-model' runs on any
  * CPU: the portable path with the AMX tiling on a scalar model of the tile instructions, for
  * tests (slow; never chosen by 'auto', not listed in CpuInfo.simdPaths). 'simd128' is
- * WebAssembly SIMD128, the WebAssembly build's path (4 fp32 lanes, multiply + add).
+ * WebAssembly SIMD128, the WebAssembly build's path (4 fp32 lanes, multiply + add); 'neon'
+ * is AArch64 NEON, the linux-arm64 build's path (4 fp32 lanes, fused multiply-add).
  */
-export type SimdPath = 'auto' | 'scalar' | 'avx2' | 'avx512' | 'avx512bf16' | 'amx' | 'amx-model' | 'simd128';
+export type SimdPath = 'auto' | 'scalar' | 'avx2' | 'avx512' | 'avx512bf16' | 'amx' | 'amx-model' | 'simd128' | 'neon';
 
 /** An input tensor: Float32Array for fp32, Uint16Array of bit patterns for fp16 / bf16. */
 export type AttnTensor = Float32Array | Uint16Array;
@@ -207,7 +208,7 @@ interface RawKernels {
 const raw = (): RawKernels => loadAddon<RawKernels>();
 
 const DTYPE_CODES: Record<AttnDType, number> = { fp32: 0, fp16: 1, bf16: 2 };
-const SIMD_PATHS: readonly SimdPath[] = ['auto', 'scalar', 'avx2', 'avx512', 'avx512bf16', 'amx', 'amx-model', 'simd128'];
+const SIMD_PATHS: readonly SimdPath[] = ['auto', 'scalar', 'avx2', 'avx512', 'avx512bf16', 'amx', 'amx-model', 'simd128', 'neon'];
 const MAX_HEAD_DIM = KERNEL_LIMITS.cpu.maxHeadDim;
 const MAX_DIM = 2 ** 31 - 1;
 

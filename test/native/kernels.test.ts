@@ -246,6 +246,17 @@ describe('cpuInfo', () => {
     assert.match(info.buildReason ?? '', /ATTNSCOPE_BACKEND=wasm|native addon/);
   });
 
+  // AArch64 has NEON in its base ISA (the arm64 build compiles simd/ops_neon.cc in): the build
+  // offers scalar and neon and sends every kernel and dtype to neon, on its FMA unit.
+  it('in the linux-arm64 build: scalar and neon, every kernel and dtype on neon', { skip: process.arch !== 'arm64' || wasm }, () => {
+    const info = cpuInfo();
+    assert.deepEqual(info.simdPaths, ['scalar', 'neon']);
+    assert.equal(info.simd, 'neon');
+    assert.ok(info.features.includes('neon'));
+    assert.equal(info.dispatch.length, 6);
+    assert.ok(info.dispatch.every((c) => c.path === 'neon' && c.unit === 'fp32-fma'));
+  });
+
   it('dispatches every (kernel, dtype) to a path this CPU runs, fp32 to the widest', () => {
     const info = cpuInfo();
     assert.equal(info.dispatch.length, 6);

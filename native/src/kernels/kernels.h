@@ -32,15 +32,16 @@ inline size_t dtype_bytes(DType dtype) { return dtype == DType::kF32 ? 4 : 2; }
 /**
  * SIMD path of the tuned kernels. kAuto picks the fastest this CPU supports per kernel and
  * dtype (dispatch_path), or the one named by the environment variable ATTNSCOPE_SIMD =
- * scalar|avx2|avx512|avx512bf16|amx|simd128. kAmx: bf16 flash GEMMs on AMX tiles, AVX512-BF16 otherwise.
+ * scalar|avx2|avx512|avx512bf16|amx|simd128|neon. kAmx: bf16 flash GEMMs on AMX tiles, AVX512-BF16 otherwise.
  * kAmxModel: the portable path with the AMX tiling run on a scalar model of the tile
  * instructions (amx_model.cc), on any CPU: for tests, never chosen by kAuto.
  */
-enum class SimdPath : int { kAuto = 0, kScalar = 1, kAvx2 = 2, kAvx512 = 3, kAvx512Bf16 = 4, kAmx = 5, kAmxModel = 6, kSimd128 = 7 };
+enum class SimdPath : int { kAuto = 0, kScalar = 1, kAvx2 = 2, kAvx512 = 3, kAvx512Bf16 = 4, kAmx = 5, kAmxModel = 6, kSimd128 = 7, kNeon = 8 };
 // kSimd128: WebAssembly SIMD128 (4 fp32 lanes, multiply + add: no FMA), the WebAssembly build's
 // (native/wasm/) only path besides kScalar.
+// kNeon: AArch64 NEON (4 fp32 lanes, fused multiply-add), the arm64 build's path besides kScalar.
 
-/** "scalar", "avx2", "avx512", "avx512bf16", "amx", "amx-model", "simd128" ("auto" for kAuto). */
+/** "scalar", "avx2", "avx512", "avx512bf16", "amx", "amx-model", "simd128", "neon" ("auto" for kAuto). */
 const char* simd_path_name(SimdPath path);
 
 /** Parses a name of simd_path_name(); returns false for an unknown name. */

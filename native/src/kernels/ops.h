@@ -106,6 +106,9 @@ const KernelOps& amx_ops();  // avx512bf16 with gemm_bf16 on AMX tiles (simd/ops
 #if defined(__wasm_simd128__)
 const KernelOps& simd128_ops();  // WebAssembly SIMD128 (simd/ops_simd128.cc)
 #endif
+#if defined(__aarch64__)
+const KernelOps& neon_ops();  // AArch64 NEON (simd/ops_neon.cc)
+#endif
 const KernelOps& amx_model_ops();  // scalar with gemm_bf16 = the AMX tiling on TileModel
 
 /** The table of a supported path (resolve kAuto first). */

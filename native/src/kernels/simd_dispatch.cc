@@ -36,6 +36,9 @@ bool path_supported(SimdPath path) {
 #if defined(__wasm_simd128__)
     case SimdPath::kSimd128: return true;
 #endif
+#if defined(__aarch64__)
+    case SimdPath::kNeon: return f.neon;
+#endif
     default: (void)f; return false;
   }
 }
@@ -161,13 +164,14 @@ const char* simd_path_name(SimdPath path) {
     case SimdPath::kAmx: return "amx";
     case SimdPath::kAmxModel: return "amx-model";
     case SimdPath::kSimd128: return "simd128";
+    case SimdPath::kNeon: return "neon";
   }
   return "unknown";
 }
 
 bool parse_simd_path(const char* name, SimdPath* out) {
   for (SimdPath p : {SimdPath::kAuto, SimdPath::kScalar, SimdPath::kAvx2, SimdPath::kAvx512,
-                     SimdPath::kAvx512Bf16, SimdPath::kAmx, SimdPath::kAmxModel, SimdPath::kSimd128}) {
+                     SimdPath::kAvx512Bf16, SimdPath::kAmx, SimdPath::kAmxModel, SimdPath::kSimd128, SimdPath::kNeon}) {
     if (std::strcmp(name, simd_path_name(p)) == 0) {
       *out = p;
       return true;
@@ -178,7 +182,7 @@ bool parse_simd_path(const char* name, SimdPath* out) {
 
 std::vector<SimdPath> supported_simd_paths() {
   std::vector<SimdPath> out;
-  for (SimdPath p : {SimdPath::kScalar, SimdPath::kSimd128, SimdPath::kAvx2, SimdPath::kAvx512, SimdPath::kAvx512Bf16,
+  for (SimdPath p : {SimdPath::kScalar, SimdPath::kSimd128, SimdPath::kNeon, SimdPath::kAvx2, SimdPath::kAvx512, SimdPath::kAvx512Bf16,
                      SimdPath::kAmx}) {
     if (path_supported(p)) out.push_back(p);
   }
@@ -199,6 +203,9 @@ const KernelOps& kernel_ops(SimdPath path) {
 #endif
 #if defined(__wasm_simd128__)
     case SimdPath::kSimd128: return simd128_ops();
+#endif
+#if defined(__aarch64__)
+    case SimdPath::kNeon: return neon_ops();
 #endif
     case SimdPath::kAmxModel: return amx_model_ops();
     default: return scalar_ops();
