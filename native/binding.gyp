@@ -9,8 +9,9 @@
   # kernels/ops.h). On other architectures (arm64) only the portable path builds.
   "target_defaults": {
     "include_dirs": [ "src", "cuda/include" ],
-    # The kernels' limits come from core/kernelLimits.json, which TypeScript reads too.
-    "defines": [ "ATTNSCOPE_CPU_MAX_HEAD_DIM=<!(node -p \"require('../core/kernelLimits.json').cpu.maxHeadDim\")" ],
+    # The kernels' limits come from core/kernelLimits.json, which TypeScript reads too; found
+    # from this file's real path, so that a cross build's folder linking to it finds it too.
+    "defines": [ "ATTNSCOPE_CPU_MAX_HEAD_DIM=<!(node -p \"require(require('fs').realpathSync('binding.gyp') + '/../../core/kernelLimits.json').cpu.maxHeadDim\")" ],
     # -fvisibility=hidden: the addon exports only its N-API entry point, so calls between our
     # own functions are direct and inlinable (with -fPIC and default visibility every call to a
     # global function goes through the PLT and is never inlined: the simulator ran 2x slower).

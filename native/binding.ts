@@ -4,13 +4,17 @@
  *
  * Two builds of the same C++ (DESIGN.md "native/"), tried in this order:
  * 1. the native addon, native/build/Release/attnscope_native.node (node-gyp; every SIMD path of
- *    this CPU, threads, the CUDA loader), or the file $ATTNSCOPE_NATIVE names;
+ *    this CPU, threads, the CUDA loader), or the file $ATTNSCOPE_NATIVE names, then the one built
+ *    elsewhere for this platform, native/prebuilds/<platform>-<arch>/attnscope_native.node (the
+ *    linux-arm64 package's, cross-compiled: scripts/build.mjs --linux-arm64);
  * 2. the WebAssembly module, native/wasm/build/attnscope_wasm.js (em++; scalar and SIMD128, one
  *    thread, no CUDA), or the file $ATTNSCOPE_WASM names: what runs where no addon was built
  *    for the platform (macOS, Windows, arm64) or where it cannot load (another Node ABI).
  * ATTNSCOPE_BACKEND=wasm loads only the WebAssembly module, =native only the addon (tests, the
  * e2e's hidden addon); unset or 'auto' tries both. Each is looked for in native/ found by
- * walking up from this file (sources under tsx, bundles in dist/, an installed extension).
+ * walking up from this file (sources under tsx, bundles in dist/, an installed extension); a
+ * file that exists but fails to load (another architecture, another Node ABI) is passed over for
+ * the next.
  * @throws Error naming every file tried and why each failed, and how to build them.
  */
 import { existsSync } from 'node:fs';
@@ -52,7 +56,8 @@ export function nativeFileCandidates(override: string | undefined, ...rel: strin
 const BUILDS: Record<NativeBuild, { name: string; candidates: () => string[]; howToBuild: string }> = {
   native: {
     name: 'native addon',
-    candidates: () => nativeFileCandidates(process.env.ATTNSCOPE_NATIVE, 'build', 'Release', ADDON_FILE),
+    candidates: () => [...nativeFileCandidates(process.env.ATTNSCOPE_NATIVE, 'build', 'Release', ADDON_FILE),
+      ...nativeFileCandidates(undefined, 'prebuilds', `${process.platform}-${process.arch}`, ADDON_FILE)],
     howToBuild: '`npm run build:native` builds it (needs g++, make and python3)',
   },
   wasm: {
@@ -73,20 +78,21 @@ export function buildOrder(): NativeBuild[] {
 let cached: unknown;
 let loaded: LoadedBuild | undefined;
 
-/** Requires the first file of `build` that exists; the module, or why none loaded. */
+/** Requires the first file of `build` that exists and loads; the module, or why none loaded. */
 function tryBuild(build: NativeBuild): { module: unknown; path: string } | { why: string } {
   const { name, candidates, howToBuild } = BUILDS[build];
   const tried = candidates();
+  const failed: string[] = [];
   for (const path of tried) {
     if (!existsSync(path)) continue;
     try {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       return { module: require(path), path };
     } catch (e) {
-      return { why: `the ${name} at ${path} failed to load: ${(e as Error).message}` };
+      failed.push(`the ${name} at ${path} failed to load: ${(e as Error).message}`);
     }
   }
-  return { why: `no ${name} found (tried ${tried.join(', ')}; ${howToBuild})` };
+  return { why: failed.length > 0 ? failed.join('; ') : `no ${name} found (tried ${tried.join(', ')}; ${howToBuild})` };
 }
 
 /** The raw module of the loaded build; typed views of it live in native/kernels.ts and the other parts. */

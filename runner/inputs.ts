@@ -1,4 +1,4 @@
-import { toHalfBits } from '../native';
+import { allocateKvPages, toHalfBits, type KvPages } from '../native';
 import { Rng } from './random';
 
 /**
@@ -20,13 +20,29 @@ export function randomInputs(dtype: 'fp32' | 'fp16' | 'bf16', length: number, se
   return dtype === 'fp32' ? f : toHalfBits(dtype, f);
 }
 
-/** `n` bf16 values: a random 1 Mi-value block repeated (memcpy speed for GiB-sized pools). */
-export function tiledBf16(n: number, seed: number): Uint16Array {
-  const block = toHalfBits('bf16', randomUniform(Math.min(n, 1 << 20), seed));
-  const out = new Uint16Array(n);
-  out.set(block.subarray(0, Math.min(n, block.length)));
+/**
+ * Fills `out` with randomInputs(dtype, min(out.length, 2^20), seed) repeated: memcpy speed for
+ * GiB-sized K/V pools (the first 2^20 values equal randomInputs' own).
+ * out: Float32Array for fp32, Uint16Array of fp16 / bf16 bits otherwise.
+ */
+export function fillTiled(out: Float32Array | Uint16Array, dtype: 'fp32' | 'fp16' | 'bf16', seed: number): void {
+  const n = out.length;
+  const block = randomInputs(dtype, Math.min(n, 1 << 20), seed);
+  out.set(block);
   for (let filled = block.length; filled < n; filled *= 2) out.copyWithin(filled, 0, Math.min(filled, n - filled));
-  return out;
+}
+
+/**
+ * A K or V page pool of `n` values for decode runs: native memory (allocateKvPages: 2 MiB
+ * aligned, transparent huge pages where Linux takes the advice) filled by fillTiled, so
+ * `bench` and `bench:kernels` time decode over the same kind of memory.
+ */
+export function randomKvPages(dtype: 'fp16' | 'bf16', n: number, seed: number): KvPages<Uint16Array>;
+export function randomKvPages(dtype: 'fp32' | 'fp16' | 'bf16', n: number, seed: number): KvPages;
+export function randomKvPages(dtype: 'fp32' | 'fp16' | 'bf16', n: number, seed: number): KvPages {
+  const pool = allocateKvPages(dtype, n);
+  fillTiled(pool.data, dtype, seed);
+  return pool;
 }
 
 /** Fisher–Yates permutation of [0, n) from a seed: pages scattered as in a long-running pool. */

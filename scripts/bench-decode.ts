@@ -17,8 +17,8 @@
  * scattered through the pool: the cost of the scatter (TLB misses, prefetcher). --js-pools
  * keeps the K/V pools in plain JS arrays (4 KiB pages) instead of native huge-page memory.
  */
-import { allocateKvPages, cpuInfo, measureReadBandwidth, pagedSpec, timePagedDecode, toHalfBits, type PagedDecodeArgs } from '../native';
-import { randomUniform, shuffledPages, tiledBf16 } from '../runner/inputs';
+import { cpuInfo, measureReadBandwidth, pagedSpec, timePagedDecode, toHalfBits, type PagedDecodeArgs } from '../native';
+import { fillTiled, randomKvPages, randomUniform, shuffledPages } from '../runner/inputs';
 
 const argv = process.argv.slice(2);
 function flag(name: string): string | undefined {
@@ -34,7 +34,8 @@ const threads = flag('--threads') === undefined ? undefined : Number(flag('--thr
 const H = 32, HKV = 8, D = 128, PAGE = 16;
 const timing = { warmup: 1, minReps: 3, maxReps: 50, minTimeMs: 300, maxTimeMs: 3000 };
 
-type TimeFn = (args: PagedDecodeArgs) => Promise<number[]>;
+/** Wall time and process CPU time (ns) of each run. */
+type TimeFn = (args: PagedDecodeArgs) => Promise<{ samplesNs: number[]; cpuNs: number[] }>;
 let base: TimeFn | undefined;
 if (basePath) {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -43,16 +44,18 @@ if (basePath) {
     const spec = pagedSpec(args);
     const o = new Float32Array(spec.batch * spec.numHeads * spec.headDim);
     const lse = new Float32Array(spec.batch * spec.numHeads);
-    return addon.kernelsTimePagedDecode({ ...spec, o, lse }, timing);
+    const cpuNs = new Float64Array(timing.maxReps);
+    const samplesNs = await addon.kernelsTimePagedDecode({ ...spec, o, lse, cpuNs }, timing);
+    return { samplesNs, cpuNs: Array.from(cpuNs.subarray(0, samplesNs.length)) };
   };
 }
 
 /** A bf16 K or V pool of n values: native huge-page memory (allocateKvPages) unless --js-pools. */
 function pool(n: number, seed: number): Uint16Array {
-  if (jsPools) return tiledBf16(n, seed);
-  const p = allocateKvPages('bf16', n);
-  p.data.set(tiledBf16(n, seed));
-  return p.data;
+  if (!jsPools) return randomKvPages('bf16', n, seed).data;
+  const plain = new Uint16Array(n);
+  fillTiled(plain, 'bf16', seed);
+  return plain;
 }
 
 function median(xs: number[]): number {
@@ -75,7 +78,7 @@ async function main(): Promise<void> {
       pageSize: PAGE, maxPagesPerSeq: pagesPerSeq, ...(threads === undefined ? {} : { threads }),
     };
     const bytes = 2 * batch * ctx * HKV * D * 2;
-    const cur: number[] = [], old: number[] = [], curCpu: number[] = [];
+    const cur: number[] = [], old: number[] = [], curCpu: number[] = [], oldCpu: number[] = [];
     let curMin = Infinity, oldMin = Infinity;
     for (let r = 0; r < rounds; r++) {
       bwSamples.push((await measureReadBandwidth({ durationMs: 300, ...(threads === undefined ? {} : { threads }) })).value);
@@ -86,8 +89,9 @@ async function main(): Promise<void> {
       curMin = Math.min(curMin, ...c);
       if (base) {
         const o = await base(args);
-        old.push(median(o));
-        oldMin = Math.min(oldMin, ...o);
+        old.push(median(o.samplesNs));
+        if (o.cpuNs.some((x) => x > 0)) oldCpu.push(median(o.cpuNs));
+        oldMin = Math.min(oldMin, ...o.samplesNs);
       }
     }
     const bw = median(bwSamples);
@@ -96,13 +100,15 @@ async function main(): Promise<void> {
       `  ${name.padEnd(8)} ${(median(xs) / 1e6).toFixed(2).padStart(8)} ms  ${gbs(median(xs)).toFixed(1).padStart(6)} GB/s  ${((100 * gbs(median(xs)) * 1e9) / bw).toFixed(0).padStart(3)}% of read BW  (fastest run ${gbs(best).toFixed(1)} GB/s, ${((100 * gbs(best) * 1e9) / bw).toFixed(0)}%)`;
     console.log(`decode B=${batch} ctx=${ctx} p${PAGE} bf16 (H=${H}, H_kv=${HKV}, D=${D}); read BW ${(bw / 1e9).toFixed(1)} GB/s (median so far)`);
     console.log(line('current', cur, curMin));
-    if (curCpu.length > 0) {
-      // Process CPU time / threads in place of wall time: the rate while the threads ran.
-      const used = threads ?? cpuInfo().cores;
-      const perThread = median(curCpu) / used;
-      console.log(`  current  CPU time ${(median(curCpu) / 1e6).toFixed(2)} ms on ${used} threads: ${gbs(perThread).toFixed(1)} GB/s, ${((100 * gbs(perThread) * 1e9) / bw).toFixed(0)}% of read BW`);
-    }
+    // Process CPU time / threads in place of wall time: the rate while the threads ran.
+    const used = threads ?? cpuInfo().cores;
+    const cpuLine = (name: string, xs: number[]) => {
+      const perThread = median(xs) / used;
+      console.log(`  ${name.padEnd(8)} CPU time ${(median(xs) / 1e6).toFixed(2)} ms on ${used} threads: ${gbs(perThread).toFixed(1)} GB/s, ${((100 * gbs(perThread) * 1e9) / bw).toFixed(0)}% of read BW`);
+    };
+    if (curCpu.length > 0) cpuLine('current', curCpu);
     if (base) console.log(line('base', old, oldMin));
+    if (oldCpu.length > 0) cpuLine('base', oldCpu);
   }
 }
 

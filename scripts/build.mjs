@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // Builds what a user needs: the native addon (node-gyp), the CUDA library when nvcc exists
 // (CMake), the WebAssembly module when em++ exists (Emscripten), and the esbuild bundles in
-// dist/. Flags: --native, --wasm, --bundles (all three when none).
+// dist/. Flags: --native, --wasm, --bundles (all three when none); --linux-arm64 (only when asked:
+// for packaging) cross-compiles the native addon for linux-arm64 with Debian's aarch64 toolchain.
 // Exits non-zero with the failing step named; never downloads anything.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, cpSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, cpSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +14,7 @@ import { createRequire } from 'node:module';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const args = new Set(process.argv.slice(2));
-const all = !args.has('--native') && !args.has('--wasm') && !args.has('--bundles');
+const all = !args.has('--native') && !args.has('--wasm') && !args.has('--bundles') && !args.has('--linux-arm64');
 
 function run(step, cmd, cmdArgs, opts = {}) {
   process.stderr.write(`[build] ${step}\n`);
@@ -25,19 +26,55 @@ function run(step, cmd, cmdArgs, opts = {}) {
 }
 
 if (all || args.has('--native')) {
-  const nodeGyp = require.resolve('node-gyp/bin/node-gyp.js');
-  const gypArgs = [nodeGyp, 'rebuild', '--directory', 'native', '--jobs', 'max'];
-  // Build against this Node's own headers when it ships them (Debian's nodejs, official
-  // tarballs): node-gyp would otherwise download them, and installs must not download.
-  const prefix = dirname(dirname(process.execPath));
-  if (!process.env.npm_config_nodedir && existsSync(join(prefix, 'include', 'node', 'node.h'))) gypArgs.push(`--nodedir=${prefix}`);
-  run('native addon (node-gyp)', process.execPath, gypArgs);
+  run('native addon (node-gyp)', process.execPath, nodeGypRebuild('native'));
   if (existsSync(join(root, 'native', 'cuda', 'CMakeLists.txt'))) {
     run('CUDA library', process.execPath, [join(root, 'native', 'cuda', 'build.mjs')]);
   }
 }
 
 if (all || args.has('--wasm')) await buildWasm();
+if (args.has('--linux-arm64')) buildLinuxArm64();
+
+/**
+ * The native addon for linux-arm64 (the linux-arm64 .vsix, scripts/package.mjs), cross-compiled
+ * by node-gyp from the same binding.gyp with Debian's aarch64-linux-gnu-g++ (scripts/arm64-setup.sh
+ * installs it): binding.gyp's portable path, as on any non-x64 target. N-API's headers are the
+ * same on every architecture, so this Node's own headers serve. node-gyp always builds into
+ * build/ beside binding.gyp, so it runs in native/build-linux-arm64/, whose binding.gyp, src and
+ * cuda link to native/'s (the native/build/ of this machine stays as it is); the addon is then
+ * copied to native/prebuilds/linux-arm64/, where native/binding.ts looks on that platform.
+ * Exits 1 naming the missing compiler.
+ */
+function buildLinuxArm64() {
+  const cxx = 'aarch64-linux-gnu-g++';
+  if (!onPath(cxx)) {
+    process.stderr.write(`[build] linux-arm64 addon: ${cxx} not on PATH (bash scripts/arm64-setup.sh installs it)\n`);
+    process.exit(1);
+  }
+  const native = join(root, 'native');
+  const stage = join(native, 'build-linux-arm64');
+  mkdirSync(stage, { recursive: true });
+  for (const name of ['binding.gyp', 'src', 'cuda']) {
+    const link = join(stage, name);
+    if (!existsSync(link)) symlinkSync(join('..', name), link);
+  }
+  const env = { ...process.env, CC: 'aarch64-linux-gnu-gcc', CXX: cxx, LINK: cxx, AR: 'aarch64-linux-gnu-ar' };
+  run('linux-arm64 addon (node-gyp, aarch64-linux-gnu-g++)', process.execPath, nodeGypRebuild(stage, '--arch=arm64'), { env });
+  const out = join(native, 'prebuilds', 'linux-arm64');
+  mkdirSync(out, { recursive: true });
+  cpSync(join(stage, 'build', 'Release', 'attnscope_native.node'), join(out, 'attnscope_native.node'));
+  process.stderr.write('[build] linux-arm64 addon in native/prebuilds/linux-arm64/\n');
+}
+
+/** node-gyp's arguments to rebuild the addon of `dir` (its binding.gyp), with `extra` flags. */
+function nodeGypRebuild(dir, ...extra) {
+  const args = [require.resolve('node-gyp/bin/node-gyp.js'), 'rebuild', '--directory', dir, '--jobs', 'max', ...extra];
+  // Build against this Node's own headers when it ships them (Debian's nodejs, official
+  // tarballs): node-gyp would otherwise download them, and installs must not download.
+  const prefix = dirname(dirname(process.execPath));
+  if (!process.env.npm_config_nodedir && existsSync(join(prefix, 'include', 'node', 'node.h'))) args.push(`--nodedir=${prefix}`);
+  return args;
+}
 
 /** Where `cmd` is on PATH, or undefined. */
 function onPath(cmd) {

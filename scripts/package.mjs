@@ -1,14 +1,20 @@
 #!/usr/bin/env node
-// `npm run package`: the two .vsix files, from what `npm install` built (nothing is compiled on
-// the user's machine):
+// `npm run package`: the .vsix files, from what was built (nothing is compiled on the user's
+// machine):
 //   attnscope-<platform>-<arch>.vsix (vsce --target, e.g. linux-x64): the native addon, the CUDA
 //     library when nvcc built it, and the WebAssembly module: what VS Code installs on this
 //     platform;
+//   attnscope-linux-arm64.vsix (vsce --target linux-arm64), only where the cross-compiled addon
+//     (npm run build:linux-arm64) passed its tests under qemu (the test suite arm64 records the
+//     sha-256 of the file it tested in native/prebuilds/linux-arm64/tested.json): that addon and
+//     the WebAssembly module, no CUDA library; one line says why it was left out otherwise;
 //   attnscope-universal.vsix (no --target): the WebAssembly module only, no addon, no CUDA
 //     library: what VS Code installs on every platform without a package of its own.
-// .vscodeignore is the one allow-list; the universal package drops its native/build and
-// native/cuda/build lines. Exits 1 naming what is missing.
+// .vscodeignore is the one allow-list; each package keeps the lines of what it ships (native/build
+// and native/cuda/build for this platform, native/prebuilds/<target> for a cross-compiled one).
+// Exits 1 naming what is missing.
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -47,15 +53,41 @@ function vscePackage(out, extra) {
   }
 }
 
-vscePackage(PLATFORM_VSIX, ['--target', TARGET]);
-const allow = readFileSync(join(root, '.vscodeignore'), 'utf8')
-  .split('\n')
-  .filter((line) => !/^!native\/(cuda\/)?build\//.test(line));
-const dir = mkdtempSync(join(tmpdir(), 'attnscope-package-'));
-try {
-  const ignoreFile = join(dir, 'vscodeignore-universal');
-  writeFileSync(ignoreFile, allow.join('\n'));
-  vscePackage(UNIVERSAL_VSIX, ['--ignoreFile', ignoreFile]);
-} finally {
-  rmSync(dir, { recursive: true, force: true });
+const allowList = readFileSync(join(root, '.vscodeignore'), 'utf8').split('\n');
+const isBuildLine = (line) => /^!native\/(cuda\/)?build\//.test(line);
+const isPrebuildLine = (line) => line.startsWith('!native/prebuilds/');
+
+/** vsce package with `.vscodeignore` rewritten by `lines` (the allow-list's lines in, its lines out). */
+function packageWith(out, extra, lines) {
+  const dir = mkdtempSync(join(tmpdir(), 'attnscope-package-'));
+  try {
+    const ignoreFile = join(dir, 'vscodeignore');
+    writeFileSync(ignoreFile, lines(allowList).join('\n'));
+    vscePackage(out, [...extra, '--ignoreFile', ignoreFile]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
+
+packageWith(PLATFORM_VSIX, ['--target', TARGET], (lines) => lines.filter((l) => !isPrebuildLine(l)));
+
+/** Why the cross-compiled linux-arm64 addon is not packaged, or undefined when it is to be. */
+function arm64Refusal() {
+  if (TARGET === 'linux-arm64') return 'this machine is linux-arm64 (its own package above)';
+  const addon = join(root, 'native', 'prebuilds', 'linux-arm64', 'attnscope_native.node');
+  if (!existsSync(addon)) return 'no cross-compiled addon (npm run build:linux-arm64)';
+  const record = join(dirname(addon), 'tested.json');
+  const sha256 = createHash('sha256').update(readFileSync(addon)).digest('hex');
+  const tested = existsSync(record) ? JSON.parse(readFileSync(record, 'utf8')) : undefined;
+  if (tested?.sha256 !== sha256) return 'the addon has not passed its tests under qemu (node scripts/test.mjs arm64)';
+  return undefined;
+}
+
+const arm64Why = arm64Refusal();
+if (arm64Why) process.stderr.write(`[package] attnscope-linux-arm64.vsix left out: ${arm64Why}\n`);
+else {
+  packageWith(join(root, 'attnscope-linux-arm64.vsix'), ['--target', 'linux-arm64'], (lines) =>
+    lines.filter((l) => !isBuildLine(l)).map((l) => (isPrebuildLine(l) ? '!native/prebuilds/linux-arm64/attnscope_native.node' : l)));
+}
+
+packageWith(UNIVERSAL_VSIX, [], (lines) => lines.filter((l) => !isBuildLine(l) && !isPrebuildLine(l)));

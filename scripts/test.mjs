@@ -4,22 +4,32 @@
 // which needs code-server, and slurm, which needs Debian's slurm-wlm and munge and root: .ci/run
 // installs those and calls both on their own right after this), and `wasm`: the kernel,
 // allocator, peaks and simulator files again with ATTNSCOPE_BACKEND=wasm, against the
-// WebAssembly build (in the default run when that build exists).
+// WebAssembly build (in the default run when that build exists), and `arm64`: the same files but
+// peaks against the cross-compiled linux-arm64 addon (npm run build:linux-arm64), run by Debian's arm64
+// Node under qemu-aarch64 (scripts/arm64-setup.sh; in the default run when both exist).
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync, existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, statSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const requested = process.argv.slice(2);
 // The files that hold a build to the reference and property tests, run again on WebAssembly.
 const WASM_FILES = ['native/kernels', 'native/allocator', 'native/peaks', 'unit/simulate', 'unit/latency', 'unit/traces']
   .map((f) => join(root, 'test', `${f}.test.ts`));
+// The same on the linux-arm64 addon but peaks: qemu's emulated rates are no machine's limits.
+const ARM64_FILES = WASM_FILES.filter((f) => !f.endsWith('peaks.test.ts'));
 const wasmBuilt = existsSync(join(root, 'native', 'wasm', 'build', 'attnscope_wasm.js'));
+const arm64Addon = join(root, 'native', 'prebuilds', 'linux-arm64', 'attnscope_native.node');
+const arm64Root = process.env.ATTNSCOPE_ARM64_ROOT ?? join(homedir(), '.cache', 'attnscope-arm64', 'root');
+const arm64Ready = existsSync(arm64Addon) && existsSync(join(arm64Root, '.complete'));
 const suites = requested.length > 0
   ? requested
   : [...readdirSync(join(root, 'test')).filter((d) => d !== 'e2e' && d !== 'gpu' && d !== 'slurm' && statSync(join(root, 'test', d)).isDirectory()),
-    ...(wasmBuilt ? ['wasm'] : [])];
+    ...(wasmBuilt ? ['wasm'] : []), ...(arm64Ready ? ['arm64'] : [])];
 
 function collect(dir) {
   const out = [];
@@ -33,8 +43,9 @@ function collect(dir) {
 
 const files = [];
 const wasmRun = suites.includes('wasm');
+const arm64Run = suites.includes('arm64');
 for (const s of suites) {
-  if (s === 'wasm') continue;
+  if (s === 'wasm' || s === 'arm64') continue;
   const dir = join(root, 'test', s);
   if (!existsSync(dir)) {
     console.error(`test: no suite test/${s}`);
@@ -42,12 +53,16 @@ for (const s of suites) {
   }
   files.push(...collect(dir));
 }
-if (files.length === 0 && !wasmRun) {
+if (files.length === 0 && !wasmRun && !arm64Run) {
   console.error('test: no test files found');
   process.exit(1);
 }
 if (wasmRun && !wasmBuilt) {
   console.error('test: suite wasm needs the WebAssembly build (npm run build:wasm, with em++ on PATH)');
+  process.exit(2);
+}
+if (arm64Run && !arm64Ready) {
+  console.error(`test: suite arm64 needs ${arm64Addon} (npm run build:linux-arm64) and the arm64 Node in ${arm64Root} (bash scripts/arm64-setup.sh)`);
   process.exit(2);
 }
 // No --test-force-exit: on Node 20-24 it can drop the tail of a file's results before the parent
@@ -75,4 +90,29 @@ if (wasmRun) {
   console.error('test: the kernel, allocator, peaks and simulator files again on the WebAssembly build (ATTNSCOPE_BACKEND=wasm)');
 }
 const wasmStatus = wasmRun ? runFiles(WASM_FILES, { ATTNSCOPE_BACKEND: 'wasm' }) : 0;
-process.exit(status || wasmStatus);
+
+/**
+ * The same files against the linux-arm64 addon: Debian's arm64 Node under qemu-aarch64, each file
+ * run directly (node:test then runs it in that process: `node --test` would spawn a child by the
+ * arm64 node's path, which this kernel cannot exec). tsx's esbuild is this machine's binary, which
+ * qemu hands to the kernel to run natively. A pass records the addon's sha-256 in tested.json
+ * beside it, the record scripts/package.mjs checks before it packages that addon.
+ */
+function runArm64() {
+  const hostEsbuild = createRequire(import.meta.url).resolve(`@esbuild/${process.platform}-${process.arch}/bin/esbuild`);
+  const env = { ...process.env, ATTNSCOPE_BACKEND: 'native', ATTNSCOPE_NATIVE: arm64Addon, ESBUILD_BINARY_PATH: hostEsbuild };
+  let failed = 0;
+  for (const file of ARM64_FILES) {
+    console.error(`test: ${file.slice(root.length + 1)} on the linux-arm64 addon (arm64 Node under qemu-aarch64)`);
+    const r = spawnSync('qemu-aarch64', ['-L', arm64Root, join(arm64Root, 'usr', 'bin', 'node'), '--import', 'tsx', file], {
+      cwd: root, stdio: 'inherit', timeout: WATCHDOG_MS, killSignal: 'SIGKILL', env,
+    });
+    if (r.status !== 0) failed++;
+  }
+  if (failed > 0) return 1;
+  const sha256 = createHash('sha256').update(readFileSync(arm64Addon)).digest('hex');
+  writeFileSync(join(dirname(arm64Addon), 'tested.json'), JSON.stringify({ sha256, files: ARM64_FILES.map((f) => f.slice(root.length + 1)) }, null, 2) + '\n');
+  return 0;
+}
+const arm64Status = arm64Run ? runArm64() : 0;
+process.exit(status || wasmStatus || arm64Status);

@@ -16,6 +16,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 
 /** The em++ module's exports this adapter uses (abi.cc; heap views from Emscripten). */
 interface Core {
@@ -30,8 +31,18 @@ interface Core {
 
 type CoreFactory = (options: { wasmBinary: Uint8Array }) => Core;
 
-/** The module, instantiated synchronously (built with WASM_ASYNC_COMPILATION=0). */
+/**
+ * The module, instantiated synchronously (built with WASM_ASYNC_COMPILATION=0), its functions
+ * compiled by V8's optimizing tier (TurboFan) from their first call: V8 first runs WebAssembly
+ * through Liftoff, its baseline compiler, and moves a function up only after it has run for a
+ * while, in a background compile. Paged decode ran 3.5x slower on Liftoff (bf16, context 4k: 21
+ * against 6 ms CPU a call), and a benchmark's 20-60 ms calls stayed on it for their first 10-15
+ * calls, longer on a loaded machine, so the timing loop measured mostly baseline code. The flag
+ * is process-wide; the processes that load this module are ours (the runner, its worker, tests):
+ * the extension host runs the runner as a child process.
+ */
 function instantiate(): Core {
+  setFlagsFromString('--no-liftoff');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const factory = require(join(__dirname, 'attnscope_core.js')) as CoreFactory;
   // Passing the binary keeps Emscripten 3.1.6 from fetch()ing it by path under Node >= 18.

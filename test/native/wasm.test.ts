@@ -8,7 +8,7 @@
 // is a failure, not a skip.
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -177,6 +177,27 @@ describe('the loader', () => {
     assert.match(r.stderr, /could not load its native part: no native addon found \(tried [^)]*attnscope_native\.node/);
     assert.match(r.stderr, /no WebAssembly module found \(tried [^)]*attnscope_wasm\.js/);
     assert.match(r.stderr, /npm run build:native/);
+  });
+
+  it('an addon that fails to load is passed over for the platform\'s prebuilt one (native/prebuilds/<platform>-<arch>)', { skip: existsSync(nativeFile) && existsSync(bundle) ? false : 'needs the native addon and dist/runner.js' }, () => {
+    // Its own folder: no WebAssembly module beside it, so a run can only be the prebuilt addon's.
+    const own = mkdtempSync(join(tmpdir(), 'attnscope-prebuilt-'));
+    try {
+      cpSync(bundle, join(own, 'dist', 'runner.js'));
+      // An addon of another architecture fails to load as this does (not an ELF of this machine).
+      mkdirSync(join(own, 'native', 'build', 'Release'), { recursive: true });
+      writeFileSync(join(own, 'native', 'build', 'Release', ADDON_FILE), 'not a shared object');
+      cpSync(nativeFile, join(own, 'native', 'prebuilds', `${process.platform}-${process.arch}`, ADDON_FILE));
+      const json = join(own, 'run.json');
+      const r = spawnSync(process.execPath, [join(own, 'dist', 'runner.js'), 'simulate', profile, '--json', json], {
+        cwd: root, env: { ...process.env, ATTNSCOPE_BACKEND: '', ATTNSCOPE_NATIVE: '', ATTNSCOPE_WASM: '' }, encoding: 'utf8',
+      });
+      assert.equal(r.status, 0, r.stderr);
+      assert.doesNotMatch(r.stdout, /WebAssembly/);
+      assert.equal(JSON.parse(readFileSync(json, 'utf8')).environment.nativeBuild, 'native');
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 
   it('with the native addon hidden the CLI simulates through WebAssembly and says why', { skip: existsSync(wasmFile) && existsSync(bundle) ? false : 'needs the WebAssembly module and dist/runner.js' }, () => {

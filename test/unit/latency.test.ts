@@ -10,7 +10,7 @@ import type { Profile } from '../../core/config/types';
 import { quantile, simulatePool, type SimulateOptions, type TraceRequest } from '../../runner/simulate/index';
 import { formatLatency } from '../../runner/simulate/latency-format';
 
-const EXAMPLES = resolve(import.meta.dirname, '../../examples');
+const EXAMPLES = resolve(__dirname, '../../examples');
 
 function profile(yaml: string): Profile {
   const r = readProfile(`model: ./llama-3.1-8b/config.json\n${yaml}`, join(EXAMPLES, 'test.attn.yaml'), {

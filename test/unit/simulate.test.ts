@@ -24,7 +24,7 @@ import {
   type TraceRequest,
 } from '../../runner/simulate/index';
 
-const EXAMPLES = resolve(import.meta.dirname, '../../examples');
+const EXAMPLES = resolve(__dirname, '../../examples');
 
 /** A profile over the shipped Llama-3.1-8B config with the given YAML sections. */
 function profile(yaml: string): Profile {

@@ -13,8 +13,8 @@ import type { Profile } from '../../core/config/types';
 import { DatetimeBytes, parseDecimal, parseDigits } from '../../runner/simulate/lines';
 import { detectTraceFormat, forEachLine, parseDatetimeSeconds, readTraceFile, simulatePool, splitCsv, TraceError } from '../../runner/simulate/index';
 
-const DIR = resolve(import.meta.dirname, 'fixtures/traces');
-const EXAMPLES = resolve(import.meta.dirname, '../../examples');
+const DIR = resolve(__dirname, 'fixtures/traces');
+const EXAMPLES = resolve(__dirname, '../../examples');
 const fixture = (name: string) => join(DIR, name);
 const tmp = mkdtempSync(join(tmpdir(), 'attnscope-traces-'));
 const write = (name: string, text: string) => {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <new>
 #include <vector>
 
 #include "kernels/internal.h"
@@ -83,24 +84,44 @@ struct HeadKV {
   const uint32_t* v_pairs;   // [num_key_tiles, kFlashBlockN / 2, head_dim]: (V[2p, x], V[2p+1, x])
 };
 
+// A grow-only buffer in allocate_page_pool's memory (2 MiB aligned, transparent huge pages
+// asked for): a query tile sweeps every K/V tile of its head, 8 MiB of packed K^T and 8 MiB
+// of V at N = 16k, D = 128, more 4 KiB pages than the L2 TLB holds.
+template <typename T>
+class HugeBuffer {
+ public:
+  HugeBuffer() = default;
+  HugeBuffer(const HugeBuffer&) = delete;
+  HugeBuffer& operator=(const HugeBuffer&) = delete;
+  ~HugeBuffer() { free_page_pool(data_); }
+  // At least `count` elements (contents unspecified); throws std::bad_alloc.
+  T* grow(size_t count) {
+    if (count > capacity_) {
+      free_page_pool(data_);
+      bool huge = false;
+      data_ = static_cast<T*>(allocate_page_pool(count * sizeof(T), &huge));
+      capacity_ = data_ != nullptr ? count : 0;
+      if (data_ == nullptr) throw std::bad_alloc();
+    }
+    return data_;
+  }
+
+ private:
+  T* data_ = nullptr;
+  size_t capacity_ = 0;
+};
+
 // The packed K^T / V of one (batch, KV head), kept per calling thread between calls: fresh
 // buffers of a few MiB were mapped, faulted in page by page and zeroed on every call, which
 // cost 15-25% of a one-thread N = 2k-4k run (perf, cpu-clock). Grows to the largest call.
 struct PackedKV {
-  std::vector<float> kt, v_panels;
-  std::vector<uint32_t> kt_pairs, v_pairs;
+  HugeBuffer<float> kt, v_panels;
+  HugeBuffer<uint32_t> kt_pairs, v_pairs;
 };
 
 PackedKV& packed_kv() {
   thread_local PackedKV packed;
   return packed;
-}
-
-// At least `count` elements of `buffer` (contents unspecified).
-template <typename T>
-T* grow(std::vector<T>* buffer, size_t count) {
-  if (buffer->size() < count) buffer->resize(count);
-  return buffer->data();
 }
 
 // bf16 pairs of one key tile (n <= kFlashBlockN rows of src, row stride in elements).
@@ -243,13 +264,13 @@ Status run_flash(const FlashParams& p) {
   uint32_t* kt_pairs = nullptr;
   uint32_t* v_pairs = nullptr;
   if (bf16_dot) {  // pack_bf16_pairs writes every element, padding included
-    kt_pairs = grow(&packed.kt_pairs, tile_elems / 2);
-    v_pairs = grow(&packed.v_pairs, tile_elems / 2);
+    kt_pairs = packed.kt_pairs.grow(tile_elems / 2);
+    v_pairs = packed.v_pairs.grow(tile_elems / 2);
   } else {
     // The padding the packing never writes (keys past N_k in the last tile; V columns past D
     // in the last panel) must be zero: the buffers hold the previous call's panels.
-    kt = grow(&packed.kt, tile_elems);
-    v_panels = grow(&packed.v_panels, size_t(num_k_tiles) * v_tile);
+    kt = packed.kt.grow(tile_elems);
+    v_panels = packed.v_panels.grow(size_t(num_k_tiles) * v_tile);
     const int64_t last = num_k_tiles - 1;
     if (p.seq_len_k % kFlashBlockN != 0) std::fill(kt + last * d * kFlashBlockN, kt + tile_elems, 0.f);
     if (d % panel != 0) {

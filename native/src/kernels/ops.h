@@ -70,12 +70,24 @@ struct KernelOps {
   // dst[i] = bf16(src[i]) rounded to nearest even, i < n; null where gemm_bf16 is.
   void (*to_bf16)(const float* src, int n, uint16_t* dst);
 
-  // Decode scores from bf16 pages (vdpbf16ps, fp32 accumulation); null without AVX512-BF16.
-  // s[r, t] = sum_d (q_hi[r, d] + q_lo[r, d]) * k[t, d] for r < g (a multiple of 4), d a
-  // multiple of 32; q_lo null when q is exactly bf16. q_hi, q_lo: [g, d] bf16 bits, row stride
-  // d; k: [t, d] bf16 bits, row stride ldk; s: stride lds.
-  void (*scores_bf16)(int g, int t, int d, const uint16_t* q_hi, const uint16_t* q_lo,
-                      const uint16_t* k, int64_t ldk, float* s, int64_t lds);
+  // One decode step over a page of bf16 K and V with vdpbf16ps, fused (null without
+  // AVX512-BF16): for g query rows (a multiple of 4) of one KV head and t tokens of the page,
+  // s[r, j] = scale (q_hi[r] + q_lo[r]) . k[j], then the online-softmax step on m[r], l[r]
+  // and acc[r] (FlashAttention-2, Algorithm 1, lines 8-10; m = -inf, l = 0, acc = 0 before the
+  // first page) with acc[r] += sum_j bf16(P[r, j]) v[j]: P rounded to bf16 only as the operand
+  // of P V, as flash-attn does (relative error <= 2^-9 per weight, so |O - O_exact| <=
+  // 2^-9 max_j |v_j| beyond fp32 rounding; l sums the fp32 P), fp32 accumulation.
+  // d a multiple of 32; q_hi, q_lo: [g, d] bf16 bits, row stride d, q_lo null when q is
+  // exactly bf16; k, v: [t, d] bf16 bits, row stride ldkv (rows past t are never read);
+  // m, l: [g]; acc: [g, d] stride ldacc in the value order: within each 32 columns, position
+  // 16h + 4L + j holds column 8L + 4h + j (V rows are paired by in-lane unpacks, which are
+  // cheaper than a cross-lane permute into column order; decode_bf16_columns restores it).
+  void (*decode_page_bf16)(int g, int t, int d, float scale, const uint16_t* q_hi,
+                           const uint16_t* q_lo, const uint16_t* k, const uint16_t* v,
+                           int64_t ldkv, float* m, float* l, float* acc, int64_t ldacc);
+
+  // acc[r, 0..d) of decode_page_bf16 from the value order to column order, r < rows.
+  void (*decode_bf16_columns)(int rows, int d, float* acc, int64_t ldacc);
 
   // What gemm_bf16 needs of its shapes: m a multiple of gemm_bf16_rows, n a multiple of 16 when
   // gemm_bf16_rows > 1, and the reduced dimension (2 kp bf16) a multiple of gemm_bf16_k. AMX

@@ -110,7 +110,7 @@ void accumulate_values(int g, int t, int d, const float* p, int64_t ldp, DType k
 const KernelOps& scalar_ops() {
   static const KernelOps ops{SimdPath::kScalar, kPanel,  gemm_packed,       pack_panels,
                              load_rows,         softmax_tile, scores, accumulate_values,
-                             nullptr,           nullptr,      nullptr};
+                             nullptr,           nullptr,      nullptr,  nullptr};
   return ops;
 }
 

@@ -65,14 +65,15 @@ struct SimdOps {
     T acc[M][NV];
     for (int i = 0; i < M; ++i)
       for (int v = 0; v < NV; ++v) acc[i][v] = kAccumulate ? V::load(c + i * ldc + v * W) : V::zero();
-    for (int p = 0; p < k; ++p) {
+    int p = 0;
+    do {  // k >= 1 (gemm_packed): with a for loop GCC kept acc[][] on the stack around it
       T bv[NV];
       for (int v = 0; v < NV; ++v) bv[v] = V::load(b + p * P + v * W);
       for (int i = 0; i < M; ++i) {
         const T ai = V::set1(a[i * lda + p]);
         for (int v = 0; v < NV; ++v) acc[i][v] = V::fmadd(ai, bv[v], acc[i][v]);
       }
-    }
+    } while (++p < k);
     for (int i = 0; i < M; ++i)
       for (int v = 0; v < NV; ++v) V::store(c + i * ldc + v * W, acc[i][v]);
   }
@@ -359,7 +360,7 @@ struct SimdOps {
 
   static KernelOps table(SimdPath path) {
     return KernelOps{path,         P,      gemm_packed,       pack_panels, load_rows,
-                     softmax_tile, scores, accumulate_values, nullptr,     nullptr, nullptr};
+                     softmax_tile, scores, accumulate_values, nullptr,     nullptr, nullptr, nullptr};
   }
 };
 
@@ -394,7 +395,11 @@ struct VectorBase {
   typedef float T __attribute__((vector_size(kLanes * sizeof(float))));
   static constexpr int W = kLanes;
   static T zero() { return T{}; }
-  static T set1(float f) { return T{} + f; }
+  // f - (+0) is f for every f, so this folds to one broadcast (from memory: a load-port
+  // vbroadcastss, or an FMA's {1to16} operand). `T{} + f` cannot fold (0 + -0 is +0): it cost
+  // a vaddss and a register broadcast on an FP pipe per call, 12 extra FP uops per 24 FMAs in
+  // the gemm micro-kernel.
+  static T set1(float f) { return f - T{}; }
   static T load(const float* p) {
     T x;
     __builtin_memcpy(&x, p, sizeof x);  // one unaligned vector load

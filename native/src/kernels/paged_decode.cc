@@ -85,7 +85,7 @@ DecodePlan plan_decode(const PagedDecodeParams& p, int threads) {
 
 struct DecodeScratch {
   std::vector<float> q, acc, s, m, l;  // [H, D], [H, D], [H, chunk], [H], [H]
-  std::vector<uint16_t> q_hi, q_lo;    // [H, D] bf16 halves of q for ops.scores_bf16
+  std::vector<uint16_t> q_hi, q_lo;    // [H, D] bf16 halves of q for ops.decode_page_bf16
   std::vector<int32_t> begin, end;     // [H]: every score of a chunk is visible
 };
 
@@ -123,9 +123,9 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
   const float scale = default_scale(p.softmax_scale, d);
   ops.load_rows(p.dtype, element_at(p.q, p.dtype, int64_t(b) * h * d), d, h, d, 1.f, sc.q.data(), d);
   // bf16 pages on a path with vdpbf16ps: q as bf16 hi + lo (lo dropped when q is bf16 already).
-  const bool bf16_scores = ops.scores_bf16 && p.kv_dtype == DType::kBF16 && group % 4 == 0 && d % 32 == 0;
+  const bool fused_bf16 = ops.decode_page_bf16 && p.kv_dtype == DType::kBF16 && group % 4 == 0 && d % 32 == 0;
   const uint16_t* q_lo = nullptr;
-  if (bf16_scores) {
+  if (fused_bf16) {
     ops.to_bf16(sc.q.data(), h * d, sc.q_hi.data());
     for (int i = 0; i < h * d; ++i) {  // residual q - float(hi), exact in fp32
       const uint32_t bits = uint32_t(sc.q_hi[i]) << 16;
@@ -142,49 +142,60 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
 
   const int64_t row_bytes = int64_t(d) * dtype_bytes(p.kv_dtype);
   const int64_t row_stride_bytes = kv_row * dtype_bytes(p.kv_dtype);
+  // The (page, KV head) slab of token t's page in a pool.
+  auto slab = [&](const void* pool, int64_t t, int hk) {
+    return element_at(pool, p.kv_dtype, (int64_t(table[t / ps]) * ps * p.num_kv_heads + hk) * d);
+  };
   for (int i = 0; i < kDecodePrefetchPages; ++i) {
     const int64_t t = t_begin + int64_t(i) * ps;
     if (t >= t_end) break;
-    for (int hk = 0; hk < p.num_kv_heads; ++hk)
-      prefetch_rows(element_at(p.k_pages, p.kv_dtype, (int64_t(table[t / ps]) * ps * p.num_kv_heads + hk) * d),
-                    ps, row_bytes, row_stride_bytes);
+    for (int hk = 0; hk < p.num_kv_heads; ++hk) {
+      prefetch_rows(slab(p.k_pages, t, hk), ps, row_bytes, row_stride_bytes);
+      if (fused_bf16) prefetch_rows(slab(p.v_pages, t, hk), ps, row_bytes, row_stride_bytes);
+    }
   }
-  for (int64_t t0 = t_begin; t0 < t_end; t0 += chunk) {
+  if (fused_bf16) {
+    // One fused step per (page, KV head); K and V of the page kDecodePrefetchPages ahead are
+    // requested one head's slab per step.
+    for (int64_t t0 = t_begin; t0 < t_end; t0 += ps) {
+      const int64_t next = t0 + int64_t(kDecodePrefetchPages) * ps;
+      const int count = static_cast<int>(std::min<int64_t>(ps, t_end - t0));
+      for (int hk = 0; hk < p.num_kv_heads; ++hk) {
+        if (next < t_end) {
+          prefetch_rows(slab(p.k_pages, next, hk), ps, row_bytes, row_stride_bytes);
+          prefetch_rows(slab(p.v_pages, next, hk), ps, row_bytes, row_stride_bytes);
+        }
+        const int64_t qo = int64_t(hk) * group * d;
+        ops.decode_page_bf16(group, count, d, scale, sc.q_hi.data() + qo, q_lo ? q_lo + qo : nullptr,
+                             static_cast<const uint16_t*>(slab(p.k_pages, t0, hk)),
+                             static_cast<const uint16_t*>(slab(p.v_pages, t0, hk)), kv_row,
+                             sc.m.data() + hk * group, sc.l.data() + hk * group, sc.acc.data() + qo, d);
+      }
+    }
+    ops.decode_bf16_columns(h, d, sc.acc.data(), d);
+  }
+  for (int64_t t0 = t_begin; !fused_bf16 && t0 < t_end; t0 += chunk) {
     const int tn = static_cast<int>(std::min<int64_t>(chunk, t_end - t0));
     for (int off = 0; off < tn; off += ps) {  // t0 is page-aligned: one page per step
       const int64_t next = t0 + off + int64_t(kDecodePrefetchPages) * ps;
-      const int32_t page = table[(t0 + off) / ps];
-      const int32_t next_page = next < t_end ? table[next / ps] : -1;
       const int count = std::min(ps, tn - off);
       for (int hk = 0; hk < p.num_kv_heads; ++hk) {
-        const int64_t at = (int64_t(page) * ps * p.num_kv_heads + hk) * d;
         // This head's V rows of this page (read after the chunk's softmax) and its K rows of the
         // page kDecodePrefetchPages ahead, spread over the heads' steps.
-        prefetch_rows(element_at(p.v_pages, p.kv_dtype, at), count, row_bytes, row_stride_bytes);
-        if (next_page >= 0)
-          prefetch_rows(element_at(p.k_pages, p.kv_dtype, (int64_t(next_page) * ps * p.num_kv_heads + hk) * d),
-                        ps, row_bytes, row_stride_bytes);
-        float* s = sc.s.data() + int64_t(hk) * group * chunk + off;
-        if (bf16_scores) {
-          const int64_t qo = int64_t(hk) * group * d;
-          ops.scores_bf16(group, count, d, sc.q_hi.data() + qo, q_lo ? q_lo + qo : nullptr,
-                          static_cast<const uint16_t*>(p.k_pages) + at, kv_row, s, chunk);
-        } else {
-          ops.scores(group, count, d, sc.q.data() + int64_t(hk) * group * d, d, p.kv_dtype,
-                     element_at(p.k_pages, p.kv_dtype, at), kv_row, s, chunk);
-        }
+        prefetch_rows(slab(p.v_pages, t0 + off, hk), count, row_bytes, row_stride_bytes);
+        if (next < t_end) prefetch_rows(slab(p.k_pages, next, hk), ps, row_bytes, row_stride_bytes);
+        ops.scores(group, count, d, sc.q.data() + int64_t(hk) * group * d, d, p.kv_dtype,
+                   slab(p.k_pages, t0 + off, hk), kv_row, sc.s.data() + int64_t(hk) * group * chunk + off, chunk);
       }
     }
     std::fill(sc.end.begin(), sc.end.end(), tn);
     ops.softmax_tile(h, tn, tn, scale, sc.s.data(), chunk, sc.begin.data(), sc.end.data(),
                      sc.m.data(), sc.l.data(), sc.acc.data(), d, d);
     for (int off = 0; off < tn; off += ps) {
-      const int32_t page = table[(t0 + off) / ps];
       const int count = std::min(ps, tn - off);
       for (int hk = 0; hk < p.num_kv_heads; ++hk) {
-        const int64_t at = (int64_t(page) * ps * p.num_kv_heads + hk) * d;
         ops.accumulate_values(group, count, d, sc.s.data() + int64_t(hk) * group * chunk + off, chunk,
-                              p.kv_dtype, element_at(p.v_pages, p.kv_dtype, at), kv_row,
+                              p.kv_dtype, slab(p.v_pages, t0 + off, hk), kv_row,
                               sc.acc.data() + int64_t(hk) * group * d, d);
       }
     }

@@ -1,6 +1,6 @@
 // KernelOps for AVX-512 with AVX512-BF16: the AVX-512 table plus vdpbf16ps GEMMs, used by the
 // flash kernel for bf16 inputs (Q K^T and P V, P rounded to bf16 as flash-attn does on GPUs).
-// Decode reads bf16 pages the same way (scores_bf16, values_bf16).
+// Decode reads bf16 pages the same way, scores, softmax and P V fused per page (decode_page_bf16).
 // Compiled with the AVX-512 flags and -mavx512bf16; only called when CPUID reports AVX512_BF16.
 #include "kernels/simd/ops_avx512.h"
 
@@ -15,14 +15,15 @@ void micro_bf16(int kp, const uint32_t* a, int64_t lda32, const uint32_t* b, int
   __m512 acc[M][NV];
   for (int i = 0; i < M; ++i)
     for (int v = 0; v < NV; ++v) acc[i][v] = kAccumulate ? _mm512_loadu_ps(c + i * ldc + v * 16) : _mm512_setzero_ps();
-  for (int p = 0; p < kp; ++p) {
+  int p = 0;
+  do {  // kp >= 1 (gemm_bf16): with a for loop GCC kept acc[][] on the stack around it
     __m512bh bv[NV];
     for (int v = 0; v < NV; ++v) bv[v] = (__m512bh)_mm512_loadu_si512(b + p * ldb + v * 16);
     for (int i = 0; i < M; ++i) {
       const __m512bh ai = (__m512bh)_mm512_set1_epi32(static_cast<int>(a[i * lda32 + p]));
       for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_dpbf16_ps(acc[i][v], ai, bv[v]);
     }
-  }
+  } while (++p < kp);
   for (int i = 0; i < M; ++i)
     for (int v = 0; v < NV; ++v) _mm512_storeu_ps(c + i * ldc + v * 16, acc[i][v]);
 }
@@ -102,17 +103,18 @@ void to_bf16(const float* src, int n, uint16_t* dst) {
   }
 }
 
-// ---- decode straight from bf16 pages with vdpbf16ps (32 multiply-adds per instruction, no
-// widening of K or V) ----
+// ---- decode straight from bf16 pages: one fused step per (page, KV head) with vdpbf16ps
+// (32 multiply-adds per instruction, no widening of K or V) ----
 
-using Ops = SimdOps<Avx512>;
-
-// s[b, t0 + j] for 4 query rows b x 4 tokens j: accumulator a[4j + b] sums q_b . k_j over d in
-// 16 lanes (pairs of d), reduced together by Avx512::reduce16. kLo adds the low bf16 half of q
-// (q = hi + lo, so an fp32 q keeps ~16 bits; a bf16 q has lo = 0 and skips it).
-template <bool kLo>
-void scores_bf16_4x4(int t0, int d, const uint16_t* qh, const uint16_t* ql, const uint16_t* k,
-                     int64_t ldk, float* s, int64_t lds) {
+// The scores of 4 query rows x 4 tokens k[0..n) (n <= 4), as one vector in "block layout":
+// lane 4b + j = row b, token j (128-bit block b = row b), -inf for j >= n. Accumulator a[4j + b]
+// sums q_b . k_j over d in 16 lanes (pairs of d), reduced together by Avx512::reduce16. kLo
+// adds the low bf16 half of q (q = hi + lo, so an fp32 q keeps ~16 bits; a bf16 q has lo = 0
+// and skips it). kPartial: n < 4, rows of k past n are not read (they may be another
+// sequence's stale slots, or past the page).
+template <bool kLo, bool kPartial>
+inline __m512 scores_4x4(int n, int d, const uint16_t* qh, const uint16_t* ql, const uint16_t* k,
+                         int64_t ldk) {
   // The first step of d starts the sums from zero in registers: a zeroing loop over a[] was
   // turned into a memset (rep stos), which kept a[] in memory.
   __m512 a[16];
@@ -120,7 +122,8 @@ void scores_bf16_4x4(int t0, int d, const uint16_t* qh, const uint16_t* ql, cons
   for (int x = 0; x < d; x += 32) {
     __m512bh kv[4];
 #pragma GCC unroll 4
-    for (int j = 0; j < 4; ++j) kv[j] = (__m512bh)_mm512_loadu_si512(k + (t0 + j) * ldk + x);
+    for (int j = 0; j < 4; ++j)
+      kv[j] = !kPartial || j < n ? (__m512bh)_mm512_loadu_si512(k + j * ldk + x) : (__m512bh)_mm512_setzero_si512();
 #pragma GCC unroll 4
     for (int b = 0; b < 4; ++b) {
       const __m512bh hi = (__m512bh)_mm512_loadu_si512(qh + b * d + x);
@@ -134,63 +137,41 @@ void scores_bf16_4x4(int t0, int d, const uint16_t* qh, const uint16_t* ql, cons
     }
   }
   const __m512 sums = Avx512::reduce16(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11], a[12], a[13], a[14], a[15]);
-  for (int b = 0; b < 4; ++b) Avx512::store4(s + b * lds + t0, sums, b);
+  if constexpr (!kPartial) return sums;
+  const __mmask16 past = __mmask16(((0xfu << n) & 0xfu) * 0x1111u);  // lanes 4b + j, j >= n
+  return _mm512_mask_mov_ps(sums, past, _mm512_set1_ps(-__builtin_inff()));
 }
 
-// KernelOps::scores_bf16: 4 query rows x 4 tokens per step, the last t % 4 tokens one by one.
-void scores_bf16(int g, int t, int d, const uint16_t* qh, const uint16_t* ql, const uint16_t* k,
-                 int64_t ldk, float* s, int64_t lds) {
-  for (int g0 = 0; g0 < g; g0 += 4) {
-    const uint16_t* h = qh + g0 * d;
-    const uint16_t* l = ql ? ql + g0 * d : nullptr;
-    float* sg = s + g0 * lds;
-    int t0 = 0;
-    for (; t0 + 4 <= t; t0 += 4) {
-      if (l) {
-        scores_bf16_4x4<true>(t0, d, h, l, k, ldk, sg, lds);
-      } else {
-        scores_bf16_4x4<false>(t0, d, h, l, k, ldk, sg, lds);
-      }
-    }
-    for (; t0 < t; ++t0) {
-      for (int b = 0; b < 4; ++b) {
-        __m512 a = _mm512_setzero_ps();
-        for (int x = 0; x < d; x += 32) {
-          const __m512bh kv = (__m512bh)_mm512_loadu_si512(k + t0 * ldk + x);
-          a = _mm512_dpbf16_ps(a, (__m512bh)_mm512_loadu_si512(h + b * d + x), kv);
-          if (l) a = _mm512_dpbf16_ps(a, (__m512bh)_mm512_loadu_si512(l + b * d + x), kv);
-        }
-        sg[b * lds + t0] = _mm512_reduce_add_ps(a);
-      }
-    }
-  }
-}
-
-// acc[4 rows, 16 NV columns from x0] += sum_t p[b, t] v[t, x0 ..] over token pairs: V rows t and
-// t + 1 interleaved by vpermt2w into (v[t, x], v[t + 1, x]) pairs, dotted with the bf16 pair
-// (p[b, t], p[b, t + 1]). pp[b][i]: that pair for tokens 2i, 2i + 1 (0 past the last token).
+// acc[4 rows, NV vectors from x0] (+)= sum_t P[b, t] v[t, x0 ..] over the token pairs of a
+// 16-token block: V rows 2i and 2i + 1 interleaved by vpunpcklwd / vpunpckhwd (in-lane, so the
+// columns land in the value order of decode_page_bf16), dotted with the bf16 pair
+// (P[b, 2i], P[b, 2i + 1]) = pairs[8 (i / 2) + 2b + i % 2]. Rows of acc scaled by alpha's block
+// b first when `rescale`. Rows of v past tn are not read.
 template <int NV>
-void values_bf16_4rows(int tn, const uint32_t (*pp)[16], const uint16_t* v, int64_t ldv, int x0,
-                       float* acc, int64_t ldacc) {
+inline void values_16(int tn, const uint32_t* pairs, const uint16_t* v, int64_t ldv, int x0,
+                      float* acc, int64_t ldacc, bool rescale, __m512 alpha) {
   static_assert(NV % 2 == 0, "two output vectors per 32 bf16 of a row");
-  alignas(64) static constexpr uint16_t kLo[32] = {0, 32, 1, 33, 2, 34, 3, 35, 4, 36, 5, 37, 6, 38, 7, 39,
-                                                   8, 40, 9, 41, 10, 42, 11, 43, 12, 44, 13, 45, 14, 46, 15, 47};
-  const __m512i lo_idx = _mm512_load_si512(kLo);
-  const __m512i hi_idx = _mm512_add_epi16(lo_idx, _mm512_set1_epi16(16));
   __m512 a[4][NV];
   for (int b = 0; b < 4; ++b)
     for (int j = 0; j < NV; ++j) a[b][j] = _mm512_loadu_ps(acc + b * ldacc + x0 + 16 * j);
+  if (rescale) {
+    for (int b = 0; b < 4; ++b) {
+      const __m512 ab = _mm512_permutexvar_ps(_mm512_set1_epi32(4 * b), alpha);
+      for (int j = 0; j < NV; ++j) a[b][j] = _mm512_mul_ps(a[b][j], ab);
+    }
+  }
   for (int i = 0; 2 * i < tn; ++i) {
     const uint16_t* r0 = v + int64_t(2 * i) * ldv + x0;
     __m512i w[NV];
     for (int c = 0; c < NV / 2; ++c) {
       const __m512i x = _mm512_loadu_si512(r0 + 32 * c);
       const __m512i y = 2 * i + 1 < tn ? _mm512_loadu_si512(r0 + ldv + 32 * c) : _mm512_setzero_si512();
-      w[2 * c] = _mm512_permutex2var_epi16(x, lo_idx, y);
-      w[2 * c + 1] = _mm512_permutex2var_epi16(x, hi_idx, y);
+      w[2 * c] = _mm512_unpacklo_epi16(x, y);
+      w[2 * c + 1] = _mm512_unpackhi_epi16(x, y);
     }
+    const uint32_t* pi = pairs + 8 * (i / 2) + i % 2;
     for (int b = 0; b < 4; ++b) {
-      const __m512bh pb = (__m512bh)_mm512_set1_epi32(static_cast<int>(pp[b][i]));
+      const __m512bh pb = (__m512bh)_mm512_set1_epi32(static_cast<int>(pi[2 * b]));
       for (int j = 0; j < NV; ++j) a[b][j] = _mm512_dpbf16_ps(a[b][j], pb, (__m512bh)w[j]);
     }
   }
@@ -198,29 +179,79 @@ void values_bf16_4rows(int tn, const uint32_t (*pp)[16], const uint16_t* v, int6
     for (int j = 0; j < NV; ++j) _mm512_storeu_ps(acc + b * ldacc + x0 + 16 * j, a[b][j]);
 }
 
-// KernelOps::accumulate_values for bf16 pages: P rounded to bf16 (as the flash bf16 path and
-// flash-attn on GPUs do; error below one bf16 ulp of |V|), fp32 accumulation.
-void values_bf16(int g, int t, int d, const float* p, int64_t ldp, DType kv_dtype, const void* v,
-                 int64_t ldv, float* acc, int64_t ldacc) {
-  if (kv_dtype != DType::kBF16 || g % 4 != 0 || d % 32 != 0)
-    return Ops::accumulate_values(g, t, d, p, ldp, kv_dtype, v, ldv, acc, ldacc);
-  const uint16_t* vb = static_cast<const uint16_t*>(v);
-  alignas(64) uint32_t pp[4][16];
+// One online-softmax step of 4 rows over tn <= 16 tokens, all in registers (block layout).
+template <bool kLo>
+void decode_block16(int tn, int d, float scale, const uint16_t* qh, const uint16_t* ql,
+                    const uint16_t* k, const uint16_t* v, int64_t ldkv, float* m, float* l,
+                    float* acc, int64_t ldacc) {
+  __m512 s[4];
+  for (int q = 0; q < 4; ++q) {
+    const int n = tn - 4 * q;
+    const uint16_t* kq = k + int64_t(4 * q) * ldkv;
+    s[q] = n >= 4 ? scores_4x4<kLo, false>(4, d, qh, ql, kq, ldkv)
+           : n > 0 ? scores_4x4<kLo, true>(n, d, qh, ql, kq, ldkv)
+                   : _mm512_set1_ps(-__builtin_inff());
+  }
+  // FlashAttention-2 Algorithm 1, lines 8-10, for rows b = blocks b: running max, P, sum, and
+  // the rescale of acc by exp(m_old - m_new) (folded into values_16's load of acc).
+  const __m512 sv = _mm512_set1_ps(scale);
+  for (int q = 0; q < 4; ++q) s[q] = _mm512_mul_ps(s[q], sv);
+  __m512 big = _mm512_max_ps(_mm512_max_ps(s[0], s[1]), _mm512_max_ps(s[2], s[3]));
+  big = _mm512_max_ps(big, _mm512_permute_ps(big, 0xb1));
+  big = _mm512_max_ps(big, _mm512_permute_ps(big, 0x4e));  // every lane of block b: row b's max
+  const __m512i row_of_lane = _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0);
+  const __m512i first_of_row = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 12, 8, 4, 0);
+  const __m512 m_old = _mm512_permutexvar_ps(row_of_lane, _mm512_castps128_ps512(_mm_loadu_ps(m)));
+  const __m512 m_new = _mm512_max_ps(m_old, big);  // finite: each row sees tn >= 1 finite scores
+  const __m512 alpha = Avx512::exp(_mm512_sub_ps(m_old, m_new));  // 0 on the first block
+  __m512 p[4];
+  for (int q = 0; q < 4; ++q) p[q] = Avx512::exp(_mm512_sub_ps(s[q], m_new));  // 0 where masked
+  __m512 sum = _mm512_add_ps(_mm512_add_ps(p[0], p[1]), _mm512_add_ps(p[2], p[3]));
+  sum = _mm512_add_ps(sum, _mm512_permute_ps(sum, 0xb1));
+  sum = _mm512_add_ps(sum, _mm512_permute_ps(sum, 0x4e));
+  const __m128 alpha4 = _mm512_castps512_ps128(_mm512_permutexvar_ps(first_of_row, alpha));
+  const __m128 sum4 = _mm512_castps512_ps128(_mm512_permutexvar_ps(first_of_row, sum));
+  _mm_storeu_ps(l, _mm_fmadd_ps(_mm_loadu_ps(l), alpha4, sum4));
+  _mm_storeu_ps(m, _mm512_castps512_ps128(_mm512_permutexvar_ps(first_of_row, m_new)));
+  const bool rescale = _mm512_cmp_ps_mask(alpha, _mm512_set1_ps(1.f), _CMP_NEQ_UQ) != 0;
+  // P rounded to bf16 as the operand of P V: word 8q + 2b + h = (P[b, 4q + 2h], P[b, 4q + 2h + 1]).
+  alignas(64) uint32_t pairs[32];
+  _mm512_store_si512(pairs, (__m512i)_mm512_cvtne2ps_pbh(p[1], p[0]));
+  _mm512_store_si512(pairs + 16, (__m512i)_mm512_cvtne2ps_pbh(p[3], p[2]));
+  int x = 0;
+  for (; x + 64 <= d; x += 64) values_16<4>(tn, pairs, v, ldkv, x, acc, ldacc, rescale, alpha);
+  if (x < d) values_16<2>(tn, pairs, v, ldkv, x, acc, ldacc, rescale, alpha);
+}
+
+// KernelOps::decode_page_bf16.
+void decode_page_bf16(int g, int t, int d, float scale, const uint16_t* q_hi, const uint16_t* q_lo,
+                      const uint16_t* k, const uint16_t* v, int64_t ldkv, float* m, float* l,
+                      float* acc, int64_t ldacc) {
   for (int g0 = 0; g0 < g; g0 += 4) {
-    for (int tb = 0; tb < t; tb += 32) {
-      const int tn = t - tb < 32 ? t - tb : 32;
-      for (int b = 0; b < 4; ++b) {  // bf16 of tokens 2i, 2i + 1 side by side = pair i
-        const float* row = p + (g0 + b) * ldp + tb;
-        const __mmask16 k0 = tn >= 16 ? __mmask16(0xffff) : __mmask16((1u << tn) - 1);
-        const __mmask16 k1 = tn >= 32 ? __mmask16(0xffff) : tn <= 16 ? __mmask16(0) : __mmask16((1u << (tn - 16)) - 1);
-        const __m512bh both = _mm512_cvtne2ps_pbh(_mm512_maskz_loadu_ps(k1, row + 16), _mm512_maskz_loadu_ps(k0, row));
-        _mm512_store_si512(pp[b], (__m512i)both);
+    for (int t0 = 0; t0 < t; t0 += 16) {
+      const int tn = t - t0 < 16 ? t - t0 : 16;
+      const uint16_t* kt = k + int64_t(t0) * ldkv;
+      const uint16_t* vt = v + int64_t(t0) * ldkv;
+      if (q_lo) {
+        decode_block16<true>(tn, d, scale, q_hi + g0 * d, q_lo + g0 * d, kt, vt, ldkv, m + g0, l + g0, acc + g0 * ldacc, ldacc);
+      } else {
+        decode_block16<false>(tn, d, scale, q_hi + g0 * d, nullptr, kt, vt, ldkv, m + g0, l + g0, acc + g0 * ldacc, ldacc);
       }
-      const uint16_t* vt = vb + int64_t(tb) * ldv;
-      float* at = acc + g0 * ldacc;
-      int x = 0;
-      for (; x + 64 <= d; x += 64) values_bf16_4rows<4>(tn, pp, vt, ldv, x, at, ldacc);
-      if (x < d) values_bf16_4rows<2>(tn, pp, vt, ldv, x, at, ldacc);
+    }
+  }
+}
+
+// KernelOps::decode_bf16_columns: position 16h + 4L + j of each 32 columns back to column
+// 8L + 4h + j.
+void decode_bf16_columns(int rows, int d, float* acc, int64_t ldacc) {
+  const __m512i first = _mm512_set_epi32(23, 22, 21, 20, 7, 6, 5, 4, 19, 18, 17, 16, 3, 2, 1, 0);
+  const __m512i second = _mm512_set_epi32(31, 30, 29, 28, 15, 14, 13, 12, 27, 26, 25, 24, 11, 10, 9, 8);
+  for (int r = 0; r < rows; ++r) {
+    float* row = acc + r * ldacc;
+    for (int x = 0; x < d; x += 32) {
+      const __m512 lo = _mm512_loadu_ps(row + x), hi = _mm512_loadu_ps(row + x + 16);
+      _mm512_storeu_ps(row + x, _mm512_permutex2var_ps(lo, first, hi));
+      _mm512_storeu_ps(row + x + 16, _mm512_permutex2var_ps(lo, second, hi));
     }
   }
 }
@@ -232,8 +263,8 @@ const KernelOps& avx512bf16_ops() {
     KernelOps table = SimdOps<Avx512>::table(SimdPath::kAvx512Bf16);
     table.gemm_bf16 = gemm_bf16;
     table.to_bf16 = to_bf16;
-    table.scores_bf16 = scores_bf16;
-    table.accumulate_values = values_bf16;
+    table.decode_page_bf16 = decode_page_bf16;
+    table.decode_bf16_columns = decode_bf16_columns;
     return table;
   }();
   return ops;
