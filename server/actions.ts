@@ -2,7 +2,7 @@
  * Quick fixes for the problems core and the server report. Each fix is a WorkspaceEdit that
  * removes the cause, so the diagnostic clears on the next check: a valid divisor for KV heads,
  * the nearest supported page_size, a missing head_dim, a misspelt or unknown key, an enum value
- * core suggests, a length cut to the model's limit. A problem in the config.json a profile points
+ * core suggests, a length cut to the model's limit, a `model:` path changed to a config on disk. A problem in the config.json a profile points
  * at is fixed in that file. Diagnostics the client sends are matched to the current analysis by
  * the problem key in their `data`, else by code, message and overlapping range, so a stale
  * diagnostic gets no (possibly wrong) edit.
@@ -18,6 +18,8 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { parseJsonTree, propertyWithKeyAt, propertyWithValueAt, type FoundProperty, type Problem, type SourceRange, type ValueNode } from '../core/config';
 import type { Analysis } from './analysis';
 import { DIAGNOSTIC_SOURCE, isLocal, problemKey, readDocument, toDiagnostic } from './diagnostics';
+import { closestModelConfigs, modelConfigsNear } from './modelPaths';
+import { uriToPath } from './paths';
 
 /** The file a fix edits: the analysed document, or the config.json it read. */
 interface Target {
@@ -188,6 +190,13 @@ const FIXES: Record<string, FixMaker> = {
   'invalid-value': (t, p) => {
     const suggestion = p.data?.['suggestion'];
     return suggestion === undefined ? [] : [{ title: `Change to ${JSON.stringify(suggestion)}`, edits: [replace(t, p.range, literal(t, suggestion))] }];
+  },
+  // A `model:` path that does not resolve: the model configs near the profile most like it.
+  'model-not-found': (t, p) => {
+    const profile = uriToPath(t.uri);
+    if (profile === null) return [];
+    const written = t.text.slice(p.range.offset, p.range.offset + p.range.length).replace(/^["']|["']$/g, '');
+    return closestModelConfigs(written, modelConfigsNear(profile)).map((path) => ({ title: `Change to ${path}`, edits: [replace(t, p.range, literal(t, path))] }));
   },
   'exceeds-max-position': (t, p) => {
     const limit = Number(p.data?.['limit']);

@@ -9,10 +9,11 @@ import * as jsonc from 'jsonc-parser';
 import { CompletionItemKind, MarkupKind, type CompletionItem, type Position, type Range } from 'vscode-languageserver';
 import { nodeAtPath, sweepAxisKeys } from '../core/config';
 import type { Analysis } from './analysis';
+import { modelConfigLabel, modelConfigsNear } from './modelPaths';
 import { describeSchema, enumValuesAt, keysAt, schemaAt, schemaPathOf } from './schema';
 
-/** Characters after which the client should ask for completion on its own. */
-export const COMPLETION_TRIGGERS = ['"', ':', ' '];
+/** Characters after which the client should ask for completion on its own ('/': the next folder of a `model:` path). */
+export const COMPLETION_TRIGGERS = ['"', ':', ' ', '/'];
 
 type Path = Array<string | number>;
 
@@ -118,6 +119,8 @@ function literal(a: Analysis, value: unknown, replacingQuoted: boolean): string 
  */
 export function completion(a: Analysis, position: Position, trigger?: string): CompletionItem[] {
   if (a.kind === 'other') return [];
+  const modelPaths = modelPathCompletion(a, position);
+  if (modelPaths !== null) return modelPaths;
   const kind = a.kind;
   const ctx = a.syntax === 'json' ? jsonContext(a, a.document.offsetAt(position)) : yamlContext(a, position);
   if (ctx === null || (trigger === ' ' && ctx.mode === 'key')) return [];
@@ -156,6 +159,53 @@ export function completion(a: Analysis, position: Position, trigger?: string): C
       sortText: String(i).padStart(3, '0'),
       filterText: text,
       textEdit: { range: ctx.replace, newText: text },
+    };
+  });
+}
+
+/**
+ * The value of a profile's top-level `model:` under the cursor, as the range a completion
+ * replaces (the whole path written so far, quotes included) and whether it is quoted; null
+ * elsewhere (an inline `model:` mapping included).
+ */
+function modelValueAt(a: Analysis, position: Position): { replace: Range; quote: string } | null {
+  const text = a.document.getText();
+  const offset = a.document.offsetAt(position);
+  if (a.syntax === 'json') {
+    const loc = jsonc.getLocation(text, offset);
+    if (loc.isAtPropertyKey || loc.path.length !== 1 || loc.path[0] !== 'model') return null;
+    const node = loc.previousNode;
+    if (node !== undefined && node.type !== 'string') return null;
+    const start = node?.offset ?? offset;
+    const end = node ? node.offset + node.length : offset;
+    return { replace: { start: a.document.positionAt(start), end: a.document.positionAt(end) }, quote: '"' };
+  }
+  const line = text.split(/\r?\n|\r/)[position.line] ?? '';
+  const m = /^model:(\s*)(["']?)([^"'#{}[\]]*)(["']?)\s*$/.exec(line);
+  if (!m) return null;
+  const start = 'model:'.length + m[1]!.length;
+  if (position.character < start || (m[1] === '' && position.character === start && m[3] === '')) return null;
+  const end = start + m[2]!.length + m[3]!.length + m[4]!.length;
+  return { replace: { start: { line: position.line, character: start }, end: { line: position.line, character: end } }, quote: m[2]! };
+}
+
+/**
+ * Completion of `model:` in a profile: the model configs near it (modelPaths.modelConfigsNear),
+ * relative to the profile, nearest first; null when the cursor is not on that value.
+ */
+function modelPathCompletion(a: Analysis, position: Position): CompletionItem[] | null {
+  if (a.kind !== 'profile' || a.path === null) return null;
+  const at = modelValueAt(a, position);
+  if (at === null) return null;
+  return modelConfigsNear(a.path).map((path, i) => {
+    const newText = at.quote === '' ? path : `${at.quote}${path}${at.quote}`;
+    return {
+      label: path,
+      kind: CompletionItemKind.File,
+      detail: `model config (${modelConfigLabel(path)})`,
+      sortText: String(i).padStart(4, '0'),
+      filterText: newText,
+      textEdit: { range: at.replace, newText },
     };
   });
 }

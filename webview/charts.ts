@@ -4,10 +4,10 @@
  * exact values and for screen readers). Units: times in ms, rates in GFLOP/s and GB/s (SI),
  * memory in GiB (IEC).
  */
-import type { ChartConfiguration, ChartDataset } from 'chart.js';
+import type { ChartConfiguration, ChartDataset, Plugin } from 'chart.js';
 import type { KernelCase, PoolSample } from '../core/protocol/run';
 import { caseLabel } from './compare';
-import { formatBytes, formatCount, formatDuration, formatPercent, formatRate } from '../core/format';
+import { formatBytes, formatCount, formatDuration, formatParams, formatPercent, formatRate } from '../core/format';
 import type { ViewRun } from './model';
 import { withAlpha, type Palette } from './theme';
 
@@ -26,6 +26,8 @@ export interface ChartSpec {
   empty: string | null;
   /** One line printed above the chart (the pool run's summary), if any. */
   summary?: string | null;
+  /** The chart's height in px when it is not the default 300 (a row per case). */
+  height?: number;
   config: ChartConfiguration;
   table: ChartTable;
 }
@@ -81,7 +83,16 @@ function timedCases(run: ViewRun): KernelCase[] {
   return run.cases.filter((c) => c.kernel !== 'reference');
 }
 
-/** Median per shape with the p10–p90 range as a floating bar; log time axis. */
+/** Height of a chart with one row per case (the timings and throughput bars), px: 300 up to 8 cases, 28 px a case beyond. */
+export function caseChartHeight(cases: number): number {
+  return Math.max(300, 76 + 28 * cases);
+}
+
+/**
+ * Median per shape with the p10–p90 range as a floating bar; one row per case, its label on the
+ * left (readable at any count: side by side under the bars they crowded the dashboard's
+ * default width), time on a log axis.
+ */
 export function timingsChart(run: ViewRun, p: Palette): ChartSpec {
   const cases = timedCases(run);
   const labels = cases.map(caseLabel);
@@ -98,7 +109,7 @@ export function timingsChart(run: ViewRun, p: Palette): ChartSpec {
           backgroundColor: withAlpha(p.series[0]!, 0.35),
           borderColor: p.series[0],
           borderWidth: p.lineWidth,
-          barPercentage: 0.5,
+          barPercentage: 0.6,
           minBarLength: 3,
           order: 1, // drawn first: the median marker stays on top
         } as ChartDataset<'bar', [number, number][]>,
@@ -108,7 +119,8 @@ export function timingsChart(run: ViewRun, p: Palette): ChartSpec {
           data: cases.map((c) => ms(c.medianNs)),
           showLine: false,
           pointStyle: 'line',
-          pointRadius: 14,
+          pointRotation: 90,
+          pointRadius: 9,
           pointBorderWidth: p.lineWidth + 1.5,
           borderColor: p.series[1],
           backgroundColor: p.series[1],
@@ -118,13 +130,15 @@ export function timingsChart(run: ViewRun, p: Palette): ChartSpec {
     } as ChartConfiguration['data'],
     options: {
       ...baseOptions(p, 'Kernel time per shape (median, p10–p90)'),
-      scales: { x: axis(p, 'case', { ticks: { color: p.foreground, autoSkip: true, maxRotation: 0 } }), y: logAxis(p, 'time per call (ms, log)') },
+      indexAxis: 'y',
+      scales: { y: axis(p, '', { ticks: { color: p.foreground, autoSkip: false, font: { family: p.fontFamily, size: p.fontSize - 1 } } }), x: logAxis(p, 'time per call (ms, log)') },
     } as ChartConfiguration['options'],
   };
   return {
     id: 'timings',
     title: 'Kernel timings',
     empty: cases.length === 0 ? (run.status === 'running' ? 'Waiting for the first case…' : 'This run has no timed cases.') : null,
+    height: caseChartHeight(cases.length),
     config,
     table: {
       columns: ['case', 'median', 'p10', 'p90', 'samples', 'max |err|'],
@@ -133,31 +147,39 @@ export function timingsChart(run: ViewRun, p: Palette): ChartSpec {
   };
 }
 
-/** Achieved GFLOP/s (prefill, left axis) and GB/s (decode, right axis); fraction of peak in the tooltip and table. */
+/**
+ * Achieved GFLOP/s (prefill, bottom axis) and GB/s (decode, top axis), one row per case; the
+ * fraction of the ceiling each case is held against (KernelCase.ceiling, named in the title, the
+ * tooltip and the table) beside it.
+ */
 export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
   const cases = timedCases(run);
   const labels = cases.map(caseLabel);
   const isDecode = (c: KernelCase): boolean => c.kernel === 'paged_decode';
   const fractions = cases.map((c) => c.fractionOfPeak);
+  const ceilingOf = (decode: boolean): string | null => cases.find((c) => isDecode(c) === decode)?.ceiling ?? null;
+  const against = [['prefill', ceilingOf(false)], ['decode', ceilingOf(true)]].filter(([, c]) => c !== null).map(([k, c]) => `${c} (${k})`);
+  const base = baseOptions(p, 'Achieved throughput');
   const config: ChartConfiguration = {
     type: 'bar',
     data: {
       labels,
       datasets: [
-        { label: 'GFLOP/s (prefill)', data: cases.map((c) => (isDecode(c) ? null : c.gflops)), yAxisID: 'yFlops', backgroundColor: withAlpha(p.series[0]!, 0.7), borderColor: p.series[0], borderWidth: p.lineWidth },
-        { label: 'GB/s (decode)', data: cases.map((c) => (isDecode(c) ? c.gbps : null)), yAxisID: 'yBytes', backgroundColor: withAlpha(p.series[2]!, 0.7), borderColor: p.series[2], borderWidth: p.lineWidth },
+        { label: 'GFLOP/s (prefill)', data: cases.map((c) => (isDecode(c) ? null : c.gflops)), xAxisID: 'xFlops', backgroundColor: withAlpha(p.series[0]!, 0.7), borderColor: p.series[0], borderWidth: p.lineWidth, grouped: false, barPercentage: 0.6 },
+        { label: 'GB/s (decode)', data: cases.map((c) => (isDecode(c) ? c.gbps : null)), xAxisID: 'xBytes', backgroundColor: withAlpha(p.series[2]!, 0.7), borderColor: p.series[2], borderWidth: p.lineWidth, grouped: false, barPercentage: 0.6 },
       ],
     } as ChartConfiguration['data'],
     options: {
-      ...baseOptions(p, 'Achieved throughput (fraction of this machine’s peak in the tooltip)'),
+      ...base,
+      indexAxis: 'y',
       plugins: {
-        ...baseOptions(p, 'Achieved throughput (fraction of this machine’s peak in the tooltip)').plugins,
+        ...base.plugins,
         tooltip: { callbacks: { footer: (items: Array<{ dataIndex: number }>) => `${formatPercent(fractions[items[0]?.dataIndex ?? 0])} of ${cases[items[0]?.dataIndex ?? 0]?.ceiling ?? 'peak'}` } },
       },
       scales: {
-        x: axis(p, 'case'),
-        yFlops: axis(p, 'GFLOP/s', { type: 'linear', position: 'left', beginAtZero: true }),
-        yBytes: axis(p, 'GB/s', { type: 'linear', position: 'right', beginAtZero: true, grid: { drawOnChartArea: false, color: p.grid } }),
+        y: axis(p, '', { ticks: { color: p.foreground, autoSkip: false, font: { family: p.fontFamily, size: p.fontSize - 1 } } }),
+        xFlops: axis(p, 'GFLOP/s (prefill)', { type: 'linear', position: 'bottom', beginAtZero: true }),
+        xBytes: axis(p, 'GB/s (decode)', { type: 'linear', position: 'top', beginAtZero: true, grid: { drawOnChartArea: false, color: p.grid } }),
       },
     } as ChartConfiguration['options'],
   };
@@ -165,6 +187,8 @@ export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
     id: 'throughput',
     title: 'Throughput',
     empty: cases.length === 0 ? 'No timed cases yet.' : null,
+    summary: against.length > 0 ? `Fraction of peak (tooltip, table) against this machine's measured ${against.join('; ')}.` : null,
+    height: caseChartHeight(cases.length),
     config,
     table: {
       columns: ['case', 'achieved', 'fraction of peak', 'peak'],
@@ -193,7 +217,76 @@ export function ceilings(run: ViewRun): { compute: Ceiling[]; bytesPerSec: numbe
   return { compute, bytesPerSec: peaks?.readBytesPerSec ?? null };
 }
 
-/** Roofline: arithmetic intensity (FLOP/byte) vs achieved GFLOP/s, log–log, with the machine's roofs. */
+/**
+ * What a roof line of the roofline chart carries besides its points: the label drawn on the
+ * plot at the flat part's right end (`compute`), and the label drawn along the sloped part
+ * (`bandwidth`, the memory roof; on the first roof only, as every roof shares that slope).
+ */
+interface RoofLabels {
+  compute: string | null;
+  bandwidth: string | null;
+}
+
+/**
+ * Chart.js plugin that writes each roof's labels on the plot, in the roof's colour with a halo
+ * of the background: the compute peak above the flat part, right-aligned; the bandwidth along
+ * the slope, rotated to it. Roofs are labelled here and not in the legend, which at the
+ * dashboard's default width took five rows and left ~70 px of plot.
+ */
+/** The roof-label plugin's options (options.plugins.attnscopeRoofLabels), so a theme change reaches a chart already drawn. */
+interface RoofLabelOptions {
+  background: string;
+  font: string;
+}
+
+const roofLabelPlugin: Plugin = {
+  id: 'attnscopeRoofLabels',
+  afterDatasetsDraw(chart, _args, options: RoofLabelOptions) {
+    const { ctx, chartArea: area } = chart;
+    const x = chart.scales['x']!;
+    const y = chart.scales['y']!;
+    ctx.save();
+    ctx.font = options.font;
+    ctx.lineJoin = 'round';
+    const write = (text: string, px: number, py: number, colour: string, align: CanvasTextAlign, angle = 0): void => {
+      ctx.save();
+      ctx.translate(px, py);
+      ctx.rotate(angle);
+      ctx.textAlign = align;
+      ctx.textBaseline = 'bottom';
+      ctx.strokeStyle = options.background;
+      ctx.lineWidth = 3;
+      ctx.strokeText(text, 0, -3);
+      ctx.fillStyle = colour;
+      ctx.fillText(text, 0, -3);
+      ctx.restore();
+    };
+    chart.data.datasets.forEach((ds, i) => {
+      const roof = (ds as { roof?: RoofLabels }).roof;
+      if (!roof || !chart.isDatasetVisible(i)) return;
+      const pts = ds.data as Array<{ x: number; y: number }>;
+      const colour = String(ds.borderColor);
+      if (roof.compute) {
+        const last = pts[pts.length - 1]!;
+        write(roof.compute, Math.min(area.right, x.getPixelForValue(last.x)) - 4, y.getPixelForValue(last.y), colour, 'right');
+      }
+      if (roof.bandwidth && pts.length >= 2) {
+        const [a, b] = [pts[0]!, pts[1]!];
+        const [ax, ay, bx, by] = [x.getPixelForValue(a.x), y.getPixelForValue(a.y), x.getPixelForValue(b.x), y.getPixelForValue(b.y)];
+        // A quarter of the way up the slope's visible part, clear of the axis.
+        const t = 0.25;
+        write(roof.bandwidth, Math.max(area.left + 8, ax + t * (bx - ax)), ay + t * (by - ay), colour, 'left', Math.atan2(by - ay, bx - ax));
+      }
+    });
+    ctx.restore();
+  },
+};
+
+/**
+ * Roofline: arithmetic intensity (FLOP/byte) vs achieved GFLOP/s, log–log, with the machine's
+ * measured roofs (Williams, Waterman, Patterson, CACM 2009: attainable = min(peak, intensity ×
+ * bandwidth)), each labelled on the plot; the legend lists only the two kinds of point.
+ */
 export function rooflineChart(run: ViewRun, p: Palette): ChartSpec {
   const cases = timedCases(run).filter((c) => c.bytes > 0 && c.flops > 0);
   const points = cases.map((c) => ({ x: c.flops / c.bytes, y: c.gflops, label: caseLabel(c), decode: c.kernel === 'paged_decode' }));
@@ -201,17 +294,20 @@ export function rooflineChart(run: ViewRun, p: Palette): ChartSpec {
   const xs = points.map((q) => q.x);
   const xMin = Math.min(0.1, ...xs) / 2;
   const xMax = Math.max(1000, ...xs) * 2;
-  const roofs: ChartDataset<'line', Array<{ x: number; y: number }>>[] = [];
+  const bandwidthLabel = bytesPerSec ? `read bandwidth ${formatRate(bytesPerSec, 'B/s')}` : null;
+  const roofs: Array<ChartDataset<'line', Array<{ x: number; y: number }>> & { roof: RoofLabels }> = [];
   compute.forEach((ceil, i) => {
     const peakG = ceil.flopsPerSec / 1e9;
     const line = bytesPerSec
       ? [{ x: xMin, y: (xMin * bytesPerSec) / 1e9 }, { x: ceil.flopsPerSec / bytesPerSec, y: peakG }, { x: xMax, y: peakG }]
       : [{ x: xMin, y: peakG }, { x: xMax, y: peakG }];
-    roofs.push({ type: 'line', label: `${ceil.label} ${formatRate(ceil.flopsPerSec, 'FLOP/s')}`, data: line, borderColor: p.series[4 + (i % 2)], borderWidth: p.lineWidth, borderDash: i === 0 ? [] : [6, 4], pointRadius: 0, fill: false });
+    const label = `${ceil.label} ${formatRate(ceil.flopsPerSec, 'FLOP/s')}`;
+    roofs.push({ type: 'line', label, roof: { compute: label, bandwidth: i === 0 && bytesPerSec ? bandwidthLabel : null }, data: line, borderColor: p.series[4 + (i % 2)], borderWidth: p.lineWidth, borderDash: i === 0 ? [] : [6, 4], pointRadius: 0, fill: false });
   });
   if (compute.length === 0 && bytesPerSec) {
-    roofs.push({ type: 'line', label: `read bandwidth ${formatRate(bytesPerSec, 'B/s')}`, data: [{ x: xMin, y: (xMin * bytesPerSec) / 1e9 }, { x: xMax, y: (xMax * bytesPerSec) / 1e9 }], borderColor: p.series[4], borderWidth: p.lineWidth, pointRadius: 0, fill: false });
+    roofs.push({ type: 'line', label: bandwidthLabel!, roof: { compute: null, bandwidth: bandwidthLabel }, data: [{ x: xMin, y: (xMin * bytesPerSec) / 1e9 }, { x: xMax, y: (xMax * bytesPerSec) / 1e9 }], borderColor: p.series[4], borderWidth: p.lineWidth, pointRadius: 0, fill: false });
   }
+  const base = baseOptions(p, bytesPerSec || compute.length ? 'Roofline (roofs: this machine’s measured peaks)' : 'Roofline (no measured peaks in this run)');
   const config: ChartConfiguration = {
     type: 'scatter',
     data: {
@@ -222,12 +318,22 @@ export function rooflineChart(run: ViewRun, p: Palette): ChartSpec {
       ],
     } as ChartConfiguration['data'],
     options: {
-      ...baseOptions(p, bytesPerSec || compute.length ? 'Roofline (this machine’s measured ceilings)' : 'Roofline (no measured peaks in this run)'),
+      ...base,
+      plugins: {
+        ...base.plugins,
+        attnscopeRoofLabels: { background: p.background, font: `${p.fontSize - 1}px ${p.fontFamily}` } satisfies RoofLabelOptions,
+        legend: {
+          position: 'bottom',
+          labels: { ...base.plugins!.legend!.labels, usePointStyle: true, boxHeight: 8, filter: (item: { datasetIndex?: number }, data: { datasets: Array<{ roof?: RoofLabels }> }) => !data.datasets[item.datasetIndex ?? 0]?.roof },
+        },
+      },
       scales: {
         x: logAxis(p, 'arithmetic intensity (FLOP/byte, log)', { min: xMin, max: xMax }),
-        y: logAxis(p, 'GFLOP/s (log)'),
+        // Room above the highest roof for its label.
+        y: logAxis(p, 'GFLOP/s (log)', { max: 3 * Math.max(1, ...points.map((q) => q.y), ...roofs.flatMap((r) => r.data.map((d) => d.y))) }),
       },
     } as ChartConfiguration['options'],
+    plugins: [roofLabelPlugin],
   };
   return {
     id: 'roofline',
@@ -236,53 +342,88 @@ export function rooflineChart(run: ViewRun, p: Palette): ChartSpec {
     config,
     table: {
       columns: ['case', 'FLOP/byte', 'GFLOP/s'],
-      rows: points.map((q) => [q.label, q.x.toPrecision(3), q.y.toPrecision(4)]),
+      rows: [
+        ...points.map((q) => [q.label, q.x.toPrecision(3), q.y.toPrecision(4)]),
+        ...compute.map((c) => [`roof: ${c.label}`, '', (c.flopsPerSec / 1e9).toPrecision(4)]),
+        ...(bytesPerSec ? [[`roof: read bandwidth (${formatRate(bytesPerSec, 'B/s')})`, '', '']] : []),
+      ],
     },
   };
 }
 
-/** Device memory split: weights / KV pool / activation peak / free, in GiB (one stacked bar). */
+/**
+ * Device memory split: weights / KV pool / activation peak / engine reserves / free, in GiB (one
+ * stacked bar). When the pool is not sized (a bare config.json: no device memory, GPU or KV
+ * budget), two bars instead, weights and the KV cache of one sequence of attention.seqLen tokens,
+ * with the estimate's own note on what to set above them.
+ */
 export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
   const e = run.estimate;
   const deviceGib = run.profile?.device.memoryGib ?? null;
+  const unsized = e !== null && e.pool.budgetSource === 'none';
   const parts: Array<[string, number, string]> = [];
-  if (e) {
-    parts.push(['weights', e.weightsBytes, p.series[0]!]);
-    parts.push(['KV pool', e.pool.budgetBytes, p.series[2]!]);
-    parts.push(['activations (peak)', e.pool.activationPeakBytes, p.series[1]!]);
-    // Runs recorded before engine reserves were modelled have no such field.
-    const reserve = e.pool.engineReserveBytes ?? 0;
-    if (reserve > 0) parts.push(['engine reserves', reserve, p.series[3] ?? p.muted]);
-    if (deviceGib !== null) {
-      const free = deviceGib * GIB - e.weightsBytes - e.pool.budgetBytes - e.pool.activationPeakBytes - reserve;
-      parts.push(['free', Math.max(0, free), withAlpha(p.muted, 0.35)]);
+  let labels: string[] = [deviceGib !== null ? `device ${deviceGib} GiB` : 'memory'];
+  let datasets: ChartDataset<'bar', Array<number | null>>[];
+  let summary: string | null = null;
+  if (e && unsized) {
+    const seq = e.attention.seqLen;
+    labels = ['weights', `KV, ${formatCount(seq)} tokens`];
+    parts.push(['weights', e.weightsBytes, p.series[0]!], [`KV cache of one ${formatCount(seq)}-token sequence`, e.kvBytesForSeqLen, p.series[2]!]);
+    datasets = parts.map(([label, bytes, color], i) => ({ label, data: i === 0 ? [bytes / GIB, null] : [null, bytes / GIB], backgroundColor: color, borderColor: p.foreground, borderWidth: p.kind.startsWith('high') ? 2 : 0, grouped: false }));
+    summary = [`${formatBytes(e.weightsBytes)} weights (${formatParams(e.paramsTotal)} parameters)`, `${formatBytes(e.kvBytesPerToken)} KV per token`, ...e.notes].join(' · ');
+  } else {
+    if (e) {
+      parts.push(['weights', e.weightsBytes, p.series[0]!]);
+      parts.push(['KV pool', e.pool.budgetBytes, p.series[2]!]);
+      parts.push(['activations (peak)', e.pool.activationPeakBytes, p.series[1]!]);
+      // Runs recorded before engine reserves were modelled have no such field.
+      const reserve = e.pool.engineReserveBytes ?? 0;
+      if (reserve > 0) parts.push(['engine reserves', reserve, p.series[3] ?? p.muted]);
+      if (deviceGib !== null) {
+        const free = deviceGib * GIB - e.weightsBytes - e.pool.budgetBytes - e.pool.activationPeakBytes - reserve;
+        parts.push(['free', Math.max(0, free), withAlpha(p.muted, 0.35)]);
+      }
     }
+    datasets = parts.map(([label, bytes, color]) => ({ label, data: [bytes / GIB], backgroundColor: color, borderColor: p.foreground, borderWidth: p.kind.startsWith('high') ? 2 : 0 }));
   }
+  const base = baseOptions(p, unsized ? 'Memory (estimate; the KV pool is not sized)' : 'Memory breakdown (estimate)');
   const config: ChartConfiguration = {
     type: 'bar',
-    data: {
-      labels: [deviceGib !== null ? `device ${deviceGib} GiB` : 'memory'],
-      datasets: parts.map(([label, bytes, color]) => ({ label, data: [bytes / GIB], backgroundColor: color, borderColor: p.foreground, borderWidth: p.kind.startsWith('high') ? 2 : 0 })),
-    },
+    data: { labels, datasets } as ChartConfiguration['data'],
     options: {
-      ...baseOptions(p, 'Memory breakdown (estimate)'),
+      ...base,
+      plugins: { ...base.plugins, legend: { ...base.plugins!.legend, display: !unsized } },
       indexAxis: 'y',
       scales: { x: axis(p, 'GiB', { stacked: true, beginAtZero: true }), y: axis(p, '', { stacked: true }) },
     } as ChartConfiguration['options'],
   };
+  const paramRows = e ? Object.entries(e.params ?? {}).filter(([, n]) => n > 0).map(([part, n]) => [`parameters: ${part}`, String(n), formatParams(n)]) : [];
   return {
     id: 'memory',
     title: 'Memory',
     empty: e ? null : 'No estimate for this run.',
+    summary,
+    height: unsized ? 180 : undefined,
     config,
     table: {
       columns: ['part', 'bytes', 'size'],
       rows: [
         ...parts.map(([label, bytes]) => [label, String(Math.round(bytes)), formatBytes(bytes)]),
         ...(e ? [['KV per token (all layers)', String(e.kvBytesPerToken), formatBytes(e.kvBytesPerToken)], ['pool pages', String(e.pool.pages), `${e.pool.tokens} tokens`]] : []),
+        ...paramRows,
       ],
     },
   };
+}
+
+/**
+ * The time axis of the charts drawn from pool samples: 0 to the last sample's time (chart.js
+ * rounded a run ending at 100.4 s up to an axis ending at 120 s of nothing), no tick at the end.
+ */
+export function simulatedTimeAxis(p: Palette, samples: readonly PoolSample[]): Record<string, unknown> {
+  const span = samples.length > 0 ? { min: Math.min(0, samples[0]!.t), max: samples[samples.length - 1]!.t } : {};
+  const base = axis(p, 'simulated time (s)', { type: 'linear', ...span });
+  return { ...base, ticks: { ...(base['ticks'] as object), includeBounds: false } };
 }
 
 /** Page size for converting token counts to pages: the pool's, else the profile's. */
@@ -340,8 +481,9 @@ export function thinSamples(samples: readonly PoolSample[], max = POOL_CHART_MAX
  * Page-pool timeline, stacked pages that add up to the pool: held pages split into the pages'
  * worth of tokens they hold (tokens / page_size) and internal waste (held − that); then the pages
  * free for allocation, split as vLLM counts them into cached (no holder, kept for the prefix
- * cache, evicted LRU when a page is needed) and free (no holder, no hash). Held pages are drawn
- * solid, free ones faint, so a pool at 2% occupancy looks empty whatever the cache keeps.
+ * cache, evicted LRU when a page is needed) and free (no holder, no hash). Held pages are filled,
+ * the pages free for allocation are not (a dashed line marks where the cached ones end), so a
+ * pool at 2% occupancy looks empty whatever the cache keeps. The time axis spans the samples.
  * Internal fragmentation (%) on the right axis, drawn over the areas; preemptions (cumulative)
  * on a second right axis. A series that is zero throughout is left out (with its axis). Over
  * POOL_CHART_MAX_POINTS samples, thinSamples picks those drawn.
@@ -355,15 +497,17 @@ export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
   const waste = (s: PoolSample): number => Math.max(0, s.pagesUsed - s.tokens / pageSize);
   const datasets: ChartDataset[] = [poolArea(p, 'held: pages of tokens', xy((s) => s.tokens / pageSize), p.series[0]!, 0.7)];
   if (any(waste)) datasets.push(poolArea(p, 'held: internal waste', xy(waste), p.series[4]!, 0.7));
-  if (any((s) => s.pagesCached)) datasets.push(poolArea(p, 'cached (evictable: free for allocation)', xy((s) => s.pagesCached), p.series[3]!, 0.18, [4, 3]));
-  datasets.push(poolArea(p, 'free', xy((s) => s.pagesFree), p.muted, 0.1));
+  // Cached and free pages are both free for allocation: left unfilled, so the pool looks as full
+  // as it is held; the dashed line stacked on the held pages is where the cached pages end.
+  if (any((s) => s.pagesCached)) datasets.push({ ...poolArea(p, 'cached (evictable, free for allocation): up to the dashed line', xy((s) => s.pagesCached), p.series[3]!, 0, [5, 4]), fill: false, borderWidth: p.lineWidth + 0.5 });
+  datasets.push({ ...poolArea(p, 'free', xy((s) => s.pagesFree), p.muted, 0), fill: false, borderWidth: 0 });
   const frag = any((s) => s.internalFragmentation);
   if (frag) datasets.push({ type: 'line', label: 'internal fragmentation (%)', data: xy((s) => s.internalFragmentation * 100), yAxisID: 'yPct', borderColor: p.series[5], borderWidth: p.lineWidth + 0.5, borderDash: [4, 3], pointRadius: 0, fill: false, order: 0, normalized: true });
   const preempted = any((s) => s.preempted);
   if (preempted) datasets.push({ type: 'line', label: 'preempted (waiting to recompute)', data: xy((s) => s.preempted), yAxisID: 'yCount', stepped: true, borderColor: p.series[1], borderWidth: p.lineWidth + 0.5, pointRadius: 0, fill: false, order: 0, normalized: true });
   const numPages = run.pool?.numPages ?? (samples.length > 0 ? samples[0]!.pagesUsed + samples[0]!.pagesCached + samples[0]!.pagesFree : undefined);
   const scales: Record<string, unknown> = {
-    x: axis(p, 'simulated time (s)', { type: 'linear' }),
+    x: simulatedTimeAxis(p, samples),
     y: axis(p, numPages !== undefined ? `pages (pool: ${formatCount(numPages)})` : 'pages', { stacked: true, beginAtZero: true, ...(numPages !== undefined ? { max: numPages } : {}) }),
   };
   if (frag) scales['yPct'] = axis(p, 'fragmentation %', { position: 'right', min: 0, max: 100, grid: { drawOnChartArea: false, color: p.grid } });
@@ -371,7 +515,12 @@ export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
   const config: ChartConfiguration = {
     type: 'line',
     data: { datasets } as ChartConfiguration['data'],
-    options: { ...baseOptions(p, 'KV page pool over simulated time (held pages solid; cached and free pages are free for allocation)'), scales } as ChartConfiguration['options'],
+    options: {
+      ...baseOptions(p, 'KV page pool over simulated time (held pages solid; cached and free pages are free for allocation)'),
+      // One tooltip for all series at the time under the pointer: held, cached and free add up to the pool.
+      interaction: { mode: 'index', intersect: false },
+      scales,
+    } as ChartConfiguration['options'],
   };
   return {
     id: 'poolTimeline',
@@ -421,6 +570,18 @@ export function poolBaselinesChart(run: ViewRun, p: Palette): ChartSpec {
       rows: rows.map((r) => [r.name, formatPercent(r.useful), formatPercent(r.internal), formatPercent(r.external), r.peak === null ? '' : String(r.peak)]),
     },
   };
+}
+
+/**
+ * What the exported PNG says about itself, drawn at its top: the run's name, then the model, the
+ * machine and the date (an image pasted into a report carries no other context).
+ */
+export function pngCaption(run: ViewRun): [string, string] {
+  const model = run.profile ? `${run.profile.model.architectures[0] ?? run.profile.model.modelType}${run.profile.modelPath ? ` (${run.profile.modelPath.split(/[\\/]/).slice(-2).join('/')})` : ''}` : null;
+  const env = run.environment;
+  const machine = env ? `${env.cpuModel}, ${env.cpuCores} cores, ${env.simd}${env.gpu ? `, ${env.gpu.name}` : ''}` : null;
+  const date = run.createdAt ?? new Date().toISOString();
+  return [run.name, [model && `model ${model}`, machine && `machine ${machine}`, date].filter(Boolean).join(' · ')];
 }
 
 /** Every chart of the run view, in page order. */

@@ -9,7 +9,7 @@ import type { ChartConfiguration, ChartDataset } from 'chart.js';
 import type { LatencyStats } from '../core/protocol/latency';
 import { formatPercent } from '../core/format';
 import type { ViewRun } from './model';
-import type { ChartSpec } from './charts';
+import { simulatedTimeAxis, type ChartSpec } from './charts';
 import { withAlpha, type Palette } from './theme';
 
 const ms = (s: number): string => (s * 1000 >= 100 ? (s * 1000).toFixed(0) : (s * 1000).toPrecision(3));
@@ -124,7 +124,7 @@ export function queueChart(run: ViewRun, p: Palette): ChartSpec {
     type: 'line',
     data: { datasets: [series('running', 'running', p.series[2]!), series('waiting', 'waiting', p.series[4]!), series('waiting, preempted', 'preempted', p.series[5]!)] } as ChartConfiguration['data'],
     options: options(p, 'Requests running and waiting (modelled time)', {
-      x: axis(p, 'simulated time (s)', { type: 'linear' }),
+      x: simulatedTimeAxis(p, samples),
       y: axis(p, 'requests', { beginAtZero: true }),
     }),
   };

@@ -18,7 +18,7 @@ import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import { Chart, registerables } from 'chart.js';
 import type { ToWebview } from '../core/protocol/webview';
-import { CHART_IDS, chartInputs, runChart, type ChartId, type ChartSpec } from './charts';
+import { CHART_IDS, chartInputs, pngCaption, runChart, type ChartId, type ChartSpec } from './charts';
 import { capacityChart, latencyCdfChart, queueChart } from './latency';
 import { compareRuns, modelDifference } from './compare';
 import { metricsOf as sweepMetricsOf, sweepAxisCharts, sweepTable } from './sweep';
@@ -79,6 +79,8 @@ const chartGrid = el('div', { class: 'chart-grid' });
 interface Card {
   id: ChartId;
   card: HTMLElement;
+  /** The chart's box, sized from ChartSpec.height. */
+  box: HTMLElement;
   canvas: HTMLCanvasElement;
   empty: HTMLElement;
   summary: HTMLElement;
@@ -98,8 +100,9 @@ for (const id of [...CHART_IDS, 'latencyCdf', 'queue', 'capacity'] as ChartId[])
   const summary = el('p', { class: 'chart-summary', id: `summary-${id}` });
   const data = el('div', { class: 'chart-data' });
   const details = el('details', {}, el('summary', {}, 'Data'), data);
-  const card = el('section', { class: `card card-${id}`, 'data-chart': id }, summary, el('div', { class: 'chart-box' }, canvas), empty, details);
-  const entry: Card = { id, card, canvas, empty, summary, details, data, spec: null, drawn: null, tabled: null };
+  const box = el('div', { class: 'chart-box' }, canvas);
+  const card = el('section', { class: `card card-${id}`, 'data-chart': id }, summary, box, empty, details);
+  const entry: Card = { id, card, box, canvas, empty, summary, details, data, spec: null, drawn: null, tabled: null };
   details.addEventListener('toggle', () => fillTable(entry, id));
   chartGrid.append(card);
   cards.set(id, entry);
@@ -180,6 +183,8 @@ function drawChart(card: Card, run: ViewRun | null): void {
   card.summary.textContent = spec?.summary ?? '';
   // Chart.js sets the canvas's display inline, so emptiness hides the chart's box through the card's class.
   card.card.classList.toggle('is-empty', !spec || spec.empty !== null);
+  const height = `${spec?.height ?? 300}px`;
+  if (card.box.style.height !== height) card.box.style.height = height;
   fillTable(card, id);
   let chart = charts.get(id);
   if (!spec) {
@@ -228,6 +233,10 @@ function renderHeader(run: ViewRun | null): void {
   progress.setAttribute('value', p && p.total > 0 ? String(p.done / p.total) : '0');
   progress.title = p ? `${Math.floor(p.done)}/${p.total} ${p.message}` : '';
   const running = run?.status === 'running';
+  chartGrid.classList.toggle('running', running);
+  // A memory estimate (Show memory breakdown) is no run: its page is the memory card alone (CSS),
+  // not a grid of "no timed cases" placeholders.
+  chartGrid.classList.toggle('estimate', run?.status === 'estimate');
   runButton.toggleAttribute('disabled', running);
   cancelButton.toggleAttribute('disabled', !running);
   exportJson.toggleAttribute('disabled', !run?.id);
@@ -319,9 +328,12 @@ function renderSweep(): void {
 }
 
 /**
- * Saves the state: while a run streams, when the page is next idle (at most one save pending; each
- * setState copies the whole model); otherwise at once, so that a reload right after a run finishes
- * restores the finished run and not a "running" one saved before it.
+ * Saves the state after each change of the model: while a run streams, when the page is next idle
+ * (at most one save pending; each setState copies the whole model); otherwise at once, in the
+ * task that changed it. A window reload right after a run finishes must restore the finished run:
+ * when every save waited for an idle callback (up to 2 s on the workbench's busy thread), a
+ * reload in that window restored the last "running" state, and the restored dashboard never
+ * showed the finish (the extension host that restarts with the window has no run to send).
  */
 let persistQueued = false;
 function persist(): void {
@@ -368,7 +380,6 @@ function render(): void {
     sweepDrawn = model.sweep;
     renderSweep();
   }
-  persist();
 }
 /** Draws the rest after the next paint (a frame, then a task), so that the header's change shows first. */
 function scheduleRender(): void {
@@ -377,21 +388,34 @@ function scheduleRender(): void {
   requestAnimationFrame(() => setTimeout(render, 0));
 }
 
-/** All visible charts of the run view, stacked into one PNG on the theme's background. */
+/** All visible charts of the run view, stacked into one PNG on the theme's background, under a caption (pngCaption). */
 function exportChartsPng(): void {
   const run = model.current;
   if (!run) return;
-  const visible = [...charts.entries()].filter(([id]) => !cards.get(id)!.card.classList.contains('is-empty')).map(([, c]) => c.canvas);
+  const visible = [...charts.entries()].filter(([id]) => !cards.get(id)!.card.classList.contains('is-empty') && cards.get(id)!.card.offsetParent !== null).map(([, c]) => c.canvas);
   if (visible.length === 0) return;
+  const scale = window.devicePixelRatio || 1;
+  const [line1, line2] = pngCaption(run);
+  const pad = Math.round(12 * scale);
+  const size1 = Math.round((palette.fontSize + 3) * scale);
+  const size2 = Math.round(palette.fontSize * scale);
+  const captionHeight = pad + size1 + Math.round(6 * scale) + size2 + pad;
   const width = Math.max(...visible.map((c) => c.width));
-  const height = visible.reduce((h, c) => h + c.height, 0);
+  const height = captionHeight + visible.reduce((h, c) => h + c.height, 0);
   const out = document.createElement('canvas');
   out.width = width;
   out.height = height;
   const ctx = out.getContext('2d')!;
   ctx.fillStyle = palette.background;
   ctx.fillRect(0, 0, width, height);
-  let y = 0;
+  ctx.fillStyle = palette.foreground;
+  ctx.textBaseline = 'top';
+  ctx.font = `600 ${size1}px ${palette.fontFamily}`;
+  ctx.fillText(line1, pad, pad, width - 2 * pad);
+  ctx.fillStyle = palette.muted;
+  ctx.font = `${size2}px ${palette.fontFamily}`;
+  ctx.fillText(line2, pad, pad + size1 + Math.round(6 * scale), width - 2 * pad);
+  let y = captionHeight;
   for (const c of visible) {
     ctx.drawImage(c, 0, y);
     y += c.height;
@@ -415,6 +439,8 @@ onMessage((msg: ToWebview) => {
   }
   // The header (status, progress) at once: a few text nodes; the charts follow after it is painted.
   renderHeader(model.current);
+  // Saved here, not after the drawing: a window reloaded once the finish shows must find it saved.
+  persist();
   scheduleRender();
 });
 

@@ -620,7 +620,10 @@ describe('timing loop', () => {
     const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const cpu = median(t.cpuNs!);
     const wall = median(t.samplesNs);
-    assert.ok(cpu <= wall * 1.1 + 2e5, `median CPU ${cpu} ns > median wall ${wall} ns on one thread`);
+    // On WebAssembly the kernel runs on the JS thread and the process total also counts V8's
+    // compiler threads, busy for many runs after the first call (3.5 ms CPU against 1.2 ms wall
+    // seen in CI): the upper bound holds for the native build's worker thread only.
+    if (cpuInfo().build !== 'wasm') assert.ok(cpu <= wall * 1.1 + 2e5, `median CPU ${cpu} ns > median wall ${wall} ns on one thread`);
     // Even at a load of 20 on 2 cores a runnable thread gets more than 1/20 of a core.
     assert.ok(cpu >= wall / 20, `median CPU ${cpu} ns < 1/20 of median wall ${wall} ns (wrong unit?)`);
   });

@@ -72,12 +72,17 @@ describe('fp32 FMA peak', () => {
   });
 
   it('on all cores is at most cores x the one-core peak (threads that did not overlap are not summed)', async () => {
-    // No lower bound: on a shared machine other processes may hold every core but one.
+    // No lower bound: on a shared machine other processes may hold every core but one. The
+    // one-core peak is measured before and after the all-core one and the higher counts, as for
+    // the clock above: a loaded machine reads a peak low, never high (one low one-core reading
+    // failed this bound at load 15).
     const cores = buildCores;
-    const one = await measureFp32FmaPeak({ threads: 1, durationMs: 120 });
+    const before = await measureFp32FmaPeak({ threads: 1, durationMs: 120 });
     const all = await measureFp32FmaPeak({ durationMs: 200 });
+    const after = await measureFp32FmaPeak({ threads: 1, durationMs: 120 });
+    const one = Math.max(before.value, after.value);
     assert.equal(all.threads, cores);
-    assert.ok(all.value <= cores * one.value * 1.25, `${all.value} > ${cores} x ${one.value}`);
+    assert.ok(all.value <= cores * one * 1.25, `${all.value} > ${cores} x ${one}`);
   });
 });
 

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { PoolSample } from '../../core/protocol/run';
-import { logTick, poolTimelineChart, thinSamples } from '../../webview/charts';
+import type { Estimate } from '../../core/protocol/webview';
+import { logTick, memoryChart, pngCaption, poolTimelineChart, rooflineChart, thinSamples } from '../../webview/charts';
 import { viewOfRun } from '../../webview/model';
 import type { Palette } from '../../webview/theme';
 import { run } from '../fixtures/run';
@@ -33,6 +34,45 @@ describe('pool chart', () => {
     assert.deepEqual(Object.keys(spec.config.options!.scales!), ['x', 'y', 'yPct']);
     // The pool, 100 pages, from the samples (held + cached + free) while the run has no PoolResult yet.
     assert.equal((spec.config.options!.scales!['y'] as { max: number }).max, 100);
+    // The time axis ends at the last sample (chart.js's own rounding ran it to the next "nice" value).
+    assert.deepEqual([(spec.config.options!.scales!['x'] as { min: number }).min, (spec.config.options!.scales!['x'] as { max: number }).max], [0, 9]);
+  });
+
+  it('fills only held pages: cached and free pages (free for allocation) are unfilled', () => {
+    const samples = Array.from({ length: 10 }, (_, i) => ({ ...sample(i, 10), pagesCached: 50, pagesFree: 40, tokens: 150 }));
+    const spec = poolTimelineChart({ ...viewOfRun(run, null), pool: null, poolSamples: samples }, palette);
+    const fills = Object.fromEntries((spec.config.data.datasets as Array<{ label: string; fill: unknown }>).map((d) => [d.label, d.fill]));
+    assert.deepEqual(fills, { 'held: pages of tokens': true, 'held: internal waste': true, 'cached (evictable, free for allocation): up to the dashed line': false, free: false });
+  });
+});
+
+describe('roofline', () => {
+  it('keeps the roofs out of the legend (they are labelled on the plot) and names each one', () => {
+    const spec = rooflineChart(viewOfRun(run, null), palette);
+    const datasets = spec.config.data.datasets as Array<{ label: string; roof?: { compute: string | null; bandwidth: string | null } }>;
+    const filter = (spec.config.options!.plugins!.legend!.labels as { filter: (item: { datasetIndex: number }, data: { datasets: unknown[] }) => boolean }).filter;
+    assert.deepEqual(datasets.filter((_, i) => filter({ datasetIndex: i }, { datasets })).map((d) => d.label), ['prefill (flash_fwd)', 'decode (paged_decode)']);
+    // The recorded run measured fp32 FMA 191.8 GFLOP/s and read bandwidth 33.4 GB/s: one roof, its flat part and its slope labelled.
+    assert.deepEqual(datasets.filter((d) => d.roof).map((d) => d.roof), [{ compute: 'fp32 FMA peak 192 GFLOP/s', bandwidth: 'read bandwidth 33.4 GB/s' }]);
+  });
+});
+
+describe('memory chart', () => {
+  it('on a bare config.json (no device, so no pool) shows the weights and one sequence of KV, with the note on what to set', () => {
+    // Llama-3.1-8B without a profile: 8,030,261,248 bf16 parameters; KV 128 KiB/token, 131,072 tokens = 16 GiB.
+    const estimate = { ...run.estimate, kvBytesPerToken: 131072, kvBytesForSeqLen: 131072 * 131072, attention: { ...run.estimate.attention, seqLen: 131072 }, pool: { ...run.estimate.pool, budgetSource: 'none', pages: 0, budgetBytes: 0 }, notes: ['no device memory_gib, device.gpu or kv_cache memory_gib: the pool is not sized'] } as Estimate;
+    const spec = memoryChart({ ...viewOfRun(run, null), status: 'estimate', estimate, profile: { ...run.profile, device: { ...run.profile.device, memoryGib: null } } }, palette);
+    assert.deepEqual(spec.config.data.labels, ['weights', 'KV, 131,072 tokens']);
+    assert.deepEqual(spec.table.rows.slice(0, 2).map((r) => r.slice(0, 2)), [['weights', String(run.estimate.weightsBytes)], ['KV cache of one 131,072-token sequence', String(16 * 1024 ** 3)]]);
+    assert.match(spec.summary ?? '', /128 KiB KV per token · no device memory_gib, device\.gpu or kv_cache memory_gib: the pool is not sized$/);
+  });
+});
+
+describe('PNG caption', () => {
+  it('names the run, the model, the machine and the date', () => {
+    const [title, line] = pngCaption(viewOfRun(run, null));
+    assert.equal(title, run.name);
+    assert.equal(line, `model LlamaForCausalLM${run.profile.modelPath ? ` (${run.profile.modelPath.split('/').slice(-2).join('/')})` : ''} · machine ${run.environment.cpuModel}, ${run.environment.cpuCores} cores, ${run.environment.simd} · ${run.createdAt}`);
   });
 });
 

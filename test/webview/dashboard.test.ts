@@ -134,7 +134,7 @@ describe('dashboard webview in Chromium', () => {
     assert.deepEqual(await drawnPoints(page, 'poolTimeline'), {
       'held: pages of tokens': 400,
       'held: internal waste': 400,
-      'cached (evictable: free for allocation)': 400,
+      'cached (evictable, free for allocation): up to the dashed line': 400,
       free: 400,
       'internal fragmentation (%)': 400,
     });
@@ -239,8 +239,22 @@ describe('dashboard webview in Chromium', () => {
     await page.screenshot({ path: join(shots, 'streaming.png'), fullPage: true });
     await page.click('#btn-cancel');
     await waitForPosted(page, 'cancelRun');
-    await send(page, { type: 'runFinished', run: { ...run, name: 'streaming.attn.yaml', status: 'cancelled', cases: run.cases.slice(0, 2) }, id: null });
+    // The finish is saved in the task that shows it: when the status changes, the persisted state
+    // (what a window reload restores) already has it. (Saved after the drawing or when idle, a
+    // reload of the workbench right after the finish showed restored the "running" state.)
+    const saved = await page.evaluate((finish) => new Promise<string | undefined>((resolve) => {
+      const status = document.querySelector('#run-status')!;
+      new MutationObserver((_, observer) => {
+        if (status.textContent !== 'cancelled') return;
+        observer.disconnect();
+        resolve((JSON.parse(sessionStorage.getItem('vscode-state') ?? '{}') as { model?: { current?: { status?: string } } }).model?.current?.status);
+      }).observe(status, { childList: true, characterData: true, subtree: true });
+      window.postMessage(finish, '*');
+    }), { type: 'runFinished', run: { ...run, name: 'streaming.attn.yaml', status: 'cancelled', cases: run.cases.slice(0, 2) }, id: null });
+    assert.equal(saved, 'cancelled', 'the state saved when the finish shows');
+    await page.reload();
     await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'cancelled');
+    await setTheme(page, 'dark');
     assert.notEqual(await page.getAttribute('#btn-cancel', 'disabled'), null);
   });
 
@@ -266,5 +280,47 @@ describe('dashboard webview in Chromium', () => {
     assert.deepEqual(rows.map((r) => r[6]), ['▲ slower', 'within noise']);
     assert.equal(rows[0]![3], `+${(100 * slower / run.cases[0]!.medianNs).toFixed(1)}%`);
     await page.screenshot({ path: join(shots, 'compare.png'), fullPage: true });
+  });
+
+  it('lays the cards out without a half-empty row: a card alone in its row takes all of it, charts with nothing to show go last', async () => {
+    await page.locator('vscode-tab-header', { hasText: 'Run' }).click();
+    await send(page, { type: 'showRun', run, id: RUN_ID });
+    await page.waitForFunction(() => document.querySelector('#chart-queue')?.getAttribute('aria-label')?.includes('points'));
+    const boxes = await page.$$eval('.chart-grid > section.card', (cards) => cards.map((c) => {
+      const r = c.getBoundingClientRect();
+      return { id: (c as HTMLElement).dataset.chart!, top: Math.round(r.top), width: Math.round(r.width), empty: c.classList.contains('is-empty') };
+    }));
+    const gridWidth = await page.$eval('.chart-grid', (g) => Math.round(g.getBoundingClientRect().width));
+    const rows = new Map<number, typeof boxes>();
+    for (const b of boxes) rows.set(b.top, [...(rows.get(b.top) ?? []), b]);
+    for (const row of rows.values()) {
+      if (row.length === 1) assert.ok(row[0]!.width >= gridWidth - 2, `${row[0]!.id} is alone in its row and ${row[0]!.width} of ${gridWidth} px wide`);
+    }
+    // The recorded run has no capacity search: that card is the last, below every chart.
+    const capacity = boxes.find((b) => b.id === 'capacity')!;
+    assert.ok(capacity.empty && boxes.every((b) => b.empty || b.top < capacity.top), JSON.stringify(boxes));
+  });
+
+  it('exports a PNG captioned with the run, model, machine and date above the charts', async () => {
+    const before = await page.evaluate(() => (window as unknown as { __posted: Array<{ type: string }> }).__posted.filter((m) => m.type === 'savePng').length);
+    await page.click('#btn-export-png');
+    const png = ((await waitForPosted(page, 'savePng', before + 1)) as Array<{ dataUrl: string }>).at(-1)!;
+    const bytes = Buffer.from(png.dataUrl.slice('data:image/png;base64,'.length), 'base64');
+    // IHDR: width and height, big-endian, at bytes 16 and 20 of a PNG.
+    const height = bytes.readUInt32BE(20);
+    const charts = await page.$$eval('.chart-grid > section.card:not(.is-empty) canvas', (cs) => cs.reduce((h, c) => h + (c as HTMLCanvasElement).height, 0));
+    assert.ok(height > charts + 30, `the PNG (${height} px high) has room for its caption above the charts (${charts} px)`);
+  });
+
+  it('shows a bare config.json\'s memory estimate alone, without empty run placeholders', async () => {
+    // Llama-3.1-8B with no profile: no device, so no pool; 128 KiB KV/token · 131,072 tokens = 16 GiB for one sequence.
+    const estimate = { ...run.estimate, kvBytesPerToken: 131072, kvBytesForSeqLen: 131072 * 131072, attention: { ...run.estimate.attention, seqLen: 131072 }, pool: { ...run.estimate.pool, budgetSource: 'none', pages: 0, budgetBytes: 0 }, notes: ['no device memory_gib, device.gpu or kv_cache memory_gib: the pool is not sized'] };
+    await send(page, { type: 'showEstimate', name: 'config.json', profile: { ...run.profile, device: { ...run.profile.device, memoryGib: null } }, estimate });
+    await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'estimate');
+    await page.waitForFunction(() => document.querySelector('#chart-memory')?.getAttribute('aria-label')?.includes('KV cache of one 131,072-token sequence'));
+    const visible = await page.$$eval('.chart-grid > section.card', (cards) => cards.filter((c) => (c as HTMLElement).offsetParent !== null).map((c) => (c as HTMLElement).dataset.chart));
+    assert.deepEqual(visible, ['memory']);
+    assert.match((await page.textContent('#summary-memory')) ?? '', /the pool is not sized/);
+    await page.screenshot({ path: join(shots, 'estimate-bare-config.png'), fullPage: true });
   });
 });

@@ -61,6 +61,7 @@
 #include <vector>
 
 #include "pool/allocator.h"
+#include "pool/huge_pages.h"
 
 namespace attnscope {
 
@@ -221,7 +222,7 @@ class ServingSimulator {
   const std::vector<SimSample>& samples() const { return samples_; }
   const SimTotals& totals() const { return totals_; }
   // Per request, in the order given.
-  const std::vector<RequestTimes>& times() const { return times_; }
+  const HugeVector<RequestTimes>& times() const { return times_; }
 
  private:
   // The fields of the per-step loop first (lengths fit int32: at most max_model_len).
@@ -269,8 +270,8 @@ class ServingSimulator {
   SimConfig config_;
   std::vector<SimRequest> requests_;
   std::vector<SimSegment> segments_;
-  std::vector<ReqState> state_;
-  std::vector<RequestTimes> times_;
+  HugeVector<ReqState> state_;
+  HugeVector<RequestTimes> times_;
   std::unique_ptr<PageAllocator> allocator_;
   std::unique_ptr<FirstFitArena> arena_;
   int64_t arena_tokens_ = 0;    // contiguous: filled slots

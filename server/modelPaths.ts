@@ -1,0 +1,119 @@
+/**
+ * The model configs a profile's `model:` can point at: HuggingFace config.json files (or
+ * *.config.json) on disk near the profile, for the completion of `model:` and the quick fix of a
+ * path that does not resolve. Paths are given as the profile writes them: relative to its folder,
+ * with forward slashes, starting with ./ or ../.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative, sep } from 'node:path';
+import { isConfigPath, isModelConfigFile } from '../core/config';
+
+/** Folders never searched: dependencies, VCS data, our own run history, any hidden folder. */
+const SKIP_DIR = /^(\.|node_modules$|__pycache__$)/;
+/** How deep below each search root configs are looked for (examples/llama-3.1-8b/config.json is 2). */
+const MAX_DEPTH = 4;
+/** Most configs listed: a folder of checkpoints must not turn completion into a disk scan. */
+const MAX_CONFIGS = 200;
+/** Most directory entries read in one search. */
+const MAX_ENTRIES = 20_000;
+
+/**
+ * Model configs under the profile's folder and its parent folder (depth MAX_DEPTH), as paths
+ * relative to the profile's folder ("./llama-3.1-8b/config.json", "../models/x/config.json"),
+ * nearest first (fewest "..", then fewest folders, then by name). A file counts when
+ * isModelConfigFile accepts its name and text (it has model_type or architectures).
+ */
+export function modelConfigsNear(profileFile: string): string[] {
+  const from = dirname(profileFile);
+  const found = new Set<string>();
+  let entries = 0;
+  const walk = (dir: string, depth: number): void => {
+    if (found.size >= MAX_CONFIGS || entries >= MAX_ENTRIES) return;
+    let names: string[];
+    try {
+      names = readdirSync(dir).sort();
+    } catch {
+      return;
+    }
+    entries += names.length;
+    for (const name of names) {
+      const path = join(dir, name);
+      let isDir: boolean;
+      try {
+        isDir = statSync(path).isDirectory();
+      } catch {
+        continue;
+      }
+      if (isDir) {
+        if (depth < MAX_DEPTH && !SKIP_DIR.test(name)) walk(path, depth + 1);
+      } else if (isConfigPath(name) && found.size < MAX_CONFIGS) {
+        try {
+          if (isModelConfigFile(path, readFileSync(path, 'utf8'))) found.add(path);
+        } catch {
+          // unreadable: not offered
+        }
+      }
+    }
+  };
+  walk(from, 0);
+  // The parent's other folders (a profile in profiles/ pointing at ../models/...); the profile's own folder is done.
+  const parent = dirname(from);
+  if (parent !== from) {
+    try {
+      for (const name of readdirSync(parent).sort()) {
+        const path = join(parent, name);
+        if (path === from || SKIP_DIR.test(name)) continue;
+        try {
+          if (statSync(path).isDirectory()) walk(path, 1);
+          else if (isConfigPath(name) && isModelConfigFile(path, readFileSync(path, 'utf8'))) found.add(path);
+        } catch {
+          // vanished or unreadable
+        }
+      }
+    } catch {
+      // unreadable parent
+    }
+  }
+  const rel = [...found].map((p) => profileRelative(from, p));
+  const ups = (p: string): number => p.split('/').filter((s) => s === '..').length;
+  return rel.sort((a, b) => ups(a) - ups(b) || a.split('/').length - b.split('/').length || a.localeCompare(b));
+}
+
+/** `path` relative to `from` as a profile writes it: forward slashes, ./ or ../ first. */
+function profileRelative(from: string, path: string): string {
+  const r = relative(from, path).split(sep).join('/');
+  return r.startsWith('../') ? r : `./${r}`;
+}
+
+/** Levenshtein distance of `a` and `b` (case-insensitive). */
+function distance(a: string, b: string): number {
+  const [s, t] = [a.toLowerCase(), b.toLowerCase()];
+  let prev = Array.from({ length: t.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= s.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= t.length; j++) cur.push(Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (s[i - 1] === t[j - 1] ? 0 : 1)));
+    prev = cur;
+  }
+  return prev[t.length]!;
+}
+
+/**
+ * The `count` candidates (modelConfigsNear's form) most like the path the user wrote: by edit
+ * distance of the folder and file names the path names (a folder given without /config.json
+ * is compared with the candidate's folder), ties in candidate order.
+ */
+export function closestModelConfigs(written: string, candidates: readonly string[], count = 3): string[] {
+  const want = written.replace(/\\/g, '/').replace(/\/+$/, '');
+  const wantTail = /\.json$/i.test(want) ? want : `${want}/config.json`;
+  const key = (p: string): string => p.split('/').filter((s) => s !== '.' && s !== '..').slice(-2).join('/');
+  return candidates
+    .map((c, i) => ({ c, i, d: distance(key(wantTail), key(c)) }))
+    .sort((x, y) => x.d - y.d || x.i - y.i)
+    .slice(0, count)
+    .map((x) => x.c);
+}
+
+/** The name the completion list shows for a candidate: its folder and file ("llama-3.1-8b/config.json"). */
+export function modelConfigLabel(candidate: string): string {
+  return `${basename(dirname(candidate))}/${basename(candidate)}`;
+}
