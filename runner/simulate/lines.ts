@@ -84,33 +84,11 @@ export function forEachLine(path: string, fn: (line: string, lineNo: number) => 
   scanLines(path, (buf, s, e, n) => fn(buf.toString('utf8', s, e), n));
 }
 
-/** The first line of the file (at most 64 KiB of it), without a byte-order mark or "\r". */
-export function firstLine(path: string): string {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (e) {
-    throw unreadable(path, e);
-  }
-  try {
-    const buf = Buffer.alloc(1 << 16);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    const text = buf.toString('utf8', 0, n).replace(/^\uFEFF/, '');
-    const nl = text.indexOf('\n');
-    return (nl < 0 ? text : text.slice(0, nl)).replace(/\r$/, '');
-  } catch (e) {
-    throw unreadable(path, e);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /**
- * About how many lines the file holds, for sizing the columns a reader fills: its size over the
- * mean line length of its first 64 KiB, plus 5 % (exact for a smaller file; 1024 for a pipe or
- * an empty sample).
+ * The file's first 64 KiB (fewer bytes for a smaller file) and its size in bytes.
+ * @throws TraceError naming the file when it cannot be read.
  */
-export function estimateLines(path: string): number {
+function readHead(path: string): { head: Buffer; size: number } {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -119,17 +97,35 @@ export function estimateLines(path: string): number {
   }
   try {
     const size = fstatSync(fd).size;
-    const buf = Buffer.alloc(Math.min(1 << 16, size));
-    const n = buf.length > 0 ? readSync(fd, buf, 0, buf.length, 0) : 0;
-    let lines = 0;
-    for (let i = buf.indexOf(10); i >= 0 && i < n; i = buf.indexOf(10, i + 1)) lines++;
-    if (n === size) return lines + 1;
-    return lines > 0 ? Math.ceil((size / n) * lines * 1.05) + 16 : 1024;
+    const buf = Buffer.alloc(1 << 16);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return { head: buf.subarray(0, n), size };
   } catch (e) {
     throw unreadable(path, e);
   } finally {
     closeSync(fd);
   }
+}
+
+/** The first line of the file (at most 64 KiB of it), without a byte-order mark or "\r". */
+export function firstLine(path: string): string {
+  const text = readHead(path).head.toString('utf8').replace(/^\uFEFF/, '');
+  const nl = text.indexOf('\n');
+  return (nl < 0 ? text : text.slice(0, nl)).replace(/\r$/, '');
+}
+
+/**
+ * About how many lines the file holds, for sizing the columns a reader fills: its size over the
+ * mean line length of its first 64 KiB, plus 5 % (exact for a smaller file; 1024 for a pipe or
+ * an empty sample).
+ */
+export function estimateLines(path: string): number {
+  const { head, size } = readHead(path);
+  const n = head.length;
+  let lines = 0;
+  for (let i = head.indexOf(10); i >= 0; i = head.indexOf(10, i + 1)) lines++;
+  if (n === size) return lines + 1;
+  return lines > 0 ? Math.ceil((size / n) * lines * 1.05) + 16 : 1024;
 }
 
 /**
