@@ -7,7 +7,7 @@
  * fp8 KV cache.
  */
 import limits from './kernelLimits.json';
-import type { Dtype } from './config/types';
+import type { Dtype, MlaSpec } from './config/types';
 
 export interface KernelLimits {
   cpu: { maxHeadDim: number; dtypes: readonly Dtype[] };
@@ -18,3 +18,22 @@ export const KERNEL_LIMITS: KernelLimits = {
   cpu: { maxHeadDim: limits.cpu.maxHeadDim, dtypes: limits.cpu.dtypes as Dtype[] },
   cuda: { ...limits.cuda, dtypes: limits.cuda.dtypes as Dtype[] },
 };
+
+/**
+ * The head_dim MLA decode is benchmarked at, and what that substitutes, in a sentence. MLA decode
+ * in the weight-absorbed form (FlashMLA, vLLM's MLA backends) attends from every query head to
+ * one shared latent: q·k over kv_lora_rank + qk_rope_head_dim dims (DeepSeek-V3: 512 + 64 = 576),
+ * the output over kv_lora_rank (512). The paged decode kernels take one head_dim for K and V, at
+ * most cpu.maxHeadDim (512), so it runs as MQA at head_dim min(kv_lora_rank, 512): the rope
+ * part's share of the q·k FLOPs and of the K bytes read is left out, and the output is exact.
+ */
+export function mlaDecodeHeadDim(mla: MlaSpec): { headDim: number; note: string } {
+  const qk = mla.kvLoraRank + mla.qkRopeHeadDim;
+  const headDim = Math.min(mla.kvLoraRank, KERNEL_LIMITS.cpu.maxHeadDim);
+  const left = qk - headDim;
+  const share = `${Math.round((100 * left) / qk)}%`;
+  return {
+    headDim,
+    note: `MLA decode is benchmarked at head_dim ${headDim}, not ${qk}: the model attends over its latent with q·k in ${qk} dims (kv_lora_rank ${mla.kvLoraRank} + qk_rope_head_dim ${mla.qkRopeHeadDim}) and v in ${mla.kvLoraRank}, while the paged decode kernels take one head_dim for K and V (at most ${KERNEL_LIMITS.cpu.maxHeadDim} on the CPU), so ${left} of the ${qk} q·k dims (${share} of its FLOPs and of the K bytes read) are left out`,
+  };
+}

@@ -8,7 +8,7 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { FILE_GLOBS } from '../core/config/fileKinds';
-import { compareVllmLog, formatComparisonMarkdown, logFigureLines, parseVllmLog, type VllmLog } from '../core/vllmlog';
+import { compareVllmLog, formatComparisonMarkdown, logFigureLines, parseVllmLog, UNREAD_WHY, type VllmLog } from '../core/vllmlog';
 import type { Ctx } from './ctx';
 
 /** The log to check and where it came from (for the title), or undefined when the user gave none. */
@@ -17,6 +17,11 @@ async function pickLog(): Promise<{ log: VllmLog; name: string } | undefined> {
   if (editor) {
     const log = parseVllmLog(editor.document.getText());
     if (Object.keys(log.figures).length > 0) return { log, name: basename(editor.document.uri.path) };
+    // Memory lines, none readable (a log cut short, garbled when pasted): say which, not "pick a file".
+    if (log.unread.length > 0) {
+      void vscode.window.showWarningMessage(unreadMessage(basename(editor.document.uri.path), log));
+      return undefined;
+    }
   }
   const picked = await vscode.window.showOpenDialog({
     title: 'AttnScope: pick a vLLM start-up log (or paste one into an editor first)',
@@ -27,10 +32,17 @@ async function pickLog(): Promise<{ log: VllmLog; name: string } | undefined> {
   if (!uri) return undefined;
   const log = parseVllmLog(new TextDecoder().decode(await vscode.workspace.fs.readFile(uri)));
   if (Object.keys(log.figures).length === 0) {
-    void vscode.window.showWarningMessage(`AttnScope: ${basename(uri.path)} holds no vLLM start-up memory line (weights loaded, KV cache memory, GPU blocks, KV cache size, maximum concurrency).`);
+    void vscode.window.showWarningMessage(log.unread.length > 0 ? unreadMessage(basename(uri.path), log) : `AttnScope: ${basename(uri.path)} holds no vLLM start-up memory line (weights loaded, KV cache memory, GPU blocks, KV cache size, maximum concurrency).`);
     return undefined;
   }
   return { log, name: basename(uri.path) };
+}
+
+/** For a log none of whose memory lines could be read: which line, and how many more. */
+function unreadMessage(name: string, log: VllmLog): string {
+  const first = log.unread[0]!;
+  const more = log.unread.length > 1 ? ` (and ${log.unread.length - 1} more)` : '';
+  return `AttnScope: no vLLM memory line of ${name} could be read. Line ${first.line}${more}: ${UNREAD_WHY}: ${first.text.slice(0, 200)}`;
 }
 
 /** A profile or config.json of the workspace to compare with, null for "the figures alone", undefined when dismissed. */

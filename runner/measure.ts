@@ -62,16 +62,23 @@ export function sampleStats(samplesNs: readonly number[]): { medianNs: number; p
  * is compute-bound, against the peak of the unit that did its products when `productUnit` says
  * (CPU kernels: 'amx-bf16' -> AMX bf16 peak, 'avx512-bf16' -> AVX512-BF16 peak, 'fp32-fma' and
  * 'scalar' -> fp32 FMA peak), else by dtype (fp32 -> the FMA peak; bf16 / fp16 -> the AMX peak
- * where measured, else the AVX512-BF16 peak, else the FMA peak). Returns the ceiling in FLOP/s
- * or B/s and its name, or null when the run has no such peak.
+ * where measured, else the AVX512-BF16 peak, else the FMA peak). A case of the CUDA `backend` is
+ * held against the GPU's: decode against its copy bandwidth (measured in the run), prefill
+ * against its dense bf16 tensor-core peak (from its SM count and clock: computed, not measured).
+ * Returns the ceiling in FLOP/s or B/s and its name, or null when the run has no such peak.
  */
 export function ceilingFor(
   kernel: KernelCase['kernel'],
   dtype: 'fp32' | 'fp16' | 'bf16',
   peaks: Environment['peaks'],
   productUnit?: string,
+  backend?: string,
 ): { value: number; unit: 'FLOP/s' | 'B/s'; name: string } | null {
   if (!peaks) return null;
+  if (backend === 'cuda') {
+    if (kernel === 'paged_decode') return peaks.gpuCopyBytesPerSec ? { value: peaks.gpuCopyBytesPerSec, unit: 'B/s', name: 'GPU copy bandwidth' } : null;
+    return peaks.gpuFlopsPerSec ? { value: peaks.gpuFlopsPerSec, unit: 'FLOP/s', name: 'GPU bf16 peak (from clocks)' } : null;
+  }
   if (kernel === 'paged_decode') {
     return peaks.readBytesPerSec ? { value: peaks.readBytesPerSec, unit: 'B/s', name: 'DRAM read bandwidth' } : null;
   }
@@ -102,7 +109,7 @@ export function summarizeCase(
   const bytes = attentionBytes(base.shape, dtype, kvDtype);
   const gflops = flops / medianNs;
   const gbps = bytes / medianNs;
-  const ceiling = ceilingFor(base.kernel, dtype, peaks, base.productUnit);
+  const ceiling = ceilingFor(base.kernel, dtype, peaks, base.productUnit, base.backend);
   const achieved = ceiling?.unit === 'B/s' ? gbps * 1e9 : gflops * 1e9;
   return {
     ...base,

@@ -7,6 +7,7 @@
 import { totalmem } from 'node:os';
 import type { Dtype, Profile } from '../core/config/types';
 import { KERNEL_LIMITS } from '../core/estimate/checks';
+import { mlaDecodeHeadDim } from '../core/kernelLimits';
 import { formatBytes } from '../core/format';
 import type { CaseShape, KernelName } from '../core/protocol/run';
 
@@ -39,13 +40,13 @@ function checkHeads(numHeads: number, numKvHeads: number): { h: number; hkv: num
  * The attention shapes a model runs. Prefill: MLA models decompress the latent and run
  * multi-head attention with the qk head dim (nope + rope), as vLLM's MLA prefill does. Decode:
  * MLA attends from every query head to the one shared latent (the weight-absorbed form, as
- * FlashMLA), so it runs as MQA with head_dim = kv_lora_rank (the rope part, 64 of 576 dims, is
- * left out: the CPU kernels take head_dim <= 512).
+ * FlashMLA), so it runs as MQA at mlaDecodeHeadDim (core/kernelLimits.ts: kv_lora_rank, the rope
+ * part left out, which the CPU kernels' head_dim <= 512 cannot hold; its note says so in runs).
  */
 function modelHeads(profile: Profile): { h: number; prefillHkv: number; prefillD: number; decodeHkv: number; decodeD: number } {
   const m = profile.model;
   if (m.mla) {
-    return { h: m.numHeads, prefillHkv: m.numHeads, prefillD: m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim, decodeHkv: 1, decodeD: Math.min(m.mla.kvLoraRank, 512) };
+    return { h: m.numHeads, prefillHkv: m.numHeads, prefillD: m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim, decodeHkv: 1, decodeD: mlaDecodeHeadDim(m.mla).headDim };
   }
   return { h: m.numHeads, prefillHkv: m.numKvHeads, prefillD: m.headDim, decodeHkv: m.numKvHeads, decodeD: m.headDim };
 }

@@ -6,6 +6,8 @@ import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
 import { formatBytes, formatConcurrency, formatCount, formatPercent, formatRate } from '../core/format';
 import type { KernelCase, RunResult } from '../core/protocol/run';
+import { mlaDecodeHeadDim } from '../core/kernelLimits';
+import { ceilingFor } from './measure';
 import { formatPoolSummary } from './simulate';
 
 /** Left-aligns text columns and right-aligns numeric ones (those whose header starts with a space marker). */
@@ -65,6 +67,29 @@ export function formatCases(cases: KernelCase[]): string {
     sci(c.lseMaxAbsErr),
   ]);
   return renderTable(header, rows, [false, false, false, false, true, true, true, true, false, true, true]);
+}
+
+/**
+ * What the kernel table's figures are, the line above it: measured in this run (where), the rate
+ * and what it divides (modelled FLOPs or bytes of the shape), and each peak its "% of peak"
+ * divides by with its value, measured in the same run (the GPU's FLOP peak is computed from its
+ * clocks, and says so). Empty for a run with no cases.
+ */
+export function casesCaption(run: Pick<RunResult, 'cases' | 'environment'>): string {
+  if (run.cases.length === 0) return '';
+  const env = run.environment;
+  const where = run.cases.some((c) => c.backend === 'cuda') && env?.gpu ? env.gpu.name : `this CPU${env ? ` (${env.cpuModel}, ${env.threads} threads)` : ''}`;
+  const peaks = new Map<string, string>();
+  for (const c of run.cases) {
+    const dtype = c.dtype === 'fp16' || c.dtype === 'bf16' ? c.dtype : 'fp32';
+    const ceiling = ceilingFor(c.kernel, dtype, env?.peaks, c.productUnit, c.backend);
+    // Every CPU peak and the GPU's copy bandwidth are measured by this run; the GPU's FLOP peak is not.
+    if (ceiling) peaks.set(ceiling.name, `${formatRate(ceiling.value, ceiling.unit)}${/from clocks/.test(ceiling.name) ? ', computed' : ', measured in this run'}`);
+  }
+  const against = peaks.size > 0
+    ? `% of peak: rate / the peak named beside it (${[...peaks].map(([name, value]) => `${name} ${value}`).join('; ')})`
+    : '% of peak: no peak was measured in this run';
+  return `Kernel timings, measured on ${where}: median and p10-p90 of each case's samples; rate: FLOPs (4·B·H·N_q·N_k·D over the mask) or bytes (K + V + Q + O) of the shape / median; ${against}`;
 }
 
 /** The memory estimate as labelled lines. */
@@ -147,7 +172,11 @@ export function formatRun(run: RunResult): string {
   }
   out.push(formatEstimateOf(run.profile, run.estimate, run.name));
   out.push('');
+  const caption = casesCaption(run);
+  if (caption) out.push(caption);
   out.push(formatCases(run.cases));
+  const mla = run.profile.model.mla;
+  if (mla && run.cases.some((c) => c.kernel === 'paged_decode')) out.push(`note: ${mlaDecodeHeadDim(mla).note}`);
   if (run.pool) out.push('', formatPoolSummary(run.pool));
   if (run.status !== 'ok') out.push(`\nrun ${run.status}${run.error ? `: ${run.error}` : ''}`);
   return out.join('\n');

@@ -5,7 +5,7 @@
  * Without a profile it lists the figures and the line each is on.
  */
 import { readFileSync } from 'node:fs';
-import { compareVllmLog, formatComparisonText, logFigureLines, parseVllmLog } from '../core/vllmlog';
+import { compareVllmLog, formatComparisonText, logFigureLines, parseVllmLog, UNREAD_LINE, UNREAD_WHY } from '../core/vllmlog';
 import { InputError } from './errors';
 import { loadProfile } from './load';
 
@@ -25,21 +25,27 @@ function readLog(file: string): string {
 }
 
 /**
- * The command's output (stdout text) for `file` and an optional profile path; notes for stderr.
- * @throws InputError when the log is unreadable or holds no vLLM memory line, or the profile is bad.
+ * The command's output (stdout text) for `file` and an optional profile path; notes for stderr:
+ * first each line of the log that could not be read (`file:line:1: warning: ...`), then the
+ * profile's problems.
+ * @throws InputError when the log is unreadable or holds no vLLM memory line that could be read
+ *   (at the first line that could not be, if any), or the profile is bad.
  */
 export function vllmLogReport(file: string, profilePath: string | undefined, json: boolean): { stdout: string; notes: string[] } {
   const log = parseVllmLog(readLog(file));
-  const found = logFigureLines(log);
+  const unread = log.unread.map((u) => `${file}:${u.line}:1: warning: ${UNREAD_LINE}: ${u.text}`);
   if (Object.keys(log.figures).length === 0) {
+    const first = log.unread[0];
+    if (first) throw new InputError(`no vLLM start-up memory line could be read: ${UNREAD_WHY}${log.unread.length > 1 ? ` (and ${log.unread.length - 1} more)` : ''}: ${first.text}`, file, first.line);
     throw new InputError('no vLLM start-up memory line found (weights loaded, KV cache memory, GPU blocks, KV cache size, maximum concurrency)', file);
   }
   if (profilePath === undefined) {
-    const text = [...found, '', 'give --profile <profile or config.json of this model> to compare each figure with the estimate'].join('\n');
-    return { stdout: json ? `${JSON.stringify(log, null, 2)}\n` : `${text}\n`, notes: [] };
+    const figures = logFigureLines({ ...log, unread: [] });
+    const text = [...figures, '', 'give --profile <profile or config.json of this model> to compare each figure with the estimate'].join('\n');
+    return { stdout: json ? `${JSON.stringify(log, null, 2)}\n` : `${text}\n`, notes: unread };
   }
   const loaded = loadProfile(profilePath);
   const comparison = compareVllmLog(log, loaded.profile);
-  const notes = loaded.problems.map((p) => loaded.format(p));
+  const notes = [...unread, ...loaded.problems.map((p) => loaded.format(p))];
   return { stdout: json ? `${JSON.stringify({ log, comparison }, null, 2)}\n` : `${formatComparisonText(comparison)}\n`, notes };
 }

@@ -495,14 +495,14 @@ export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
   const xy = (f: (s: PoolSample) => number): Array<{ x: number; y: number }> => drawn.map((s) => ({ x: s.t, y: f(s) }));
   const any = (f: (s: PoolSample) => number): boolean => samples.some((s) => f(s) !== 0);
   const waste = (s: PoolSample): number => Math.max(0, s.pagesUsed - s.tokens / pageSize);
-  const datasets: ChartDataset[] = [poolArea(p, 'held: pages of tokens', xy((s) => s.tokens / pageSize), p.series[0]!, 0.7)];
+  const datasets: ChartDataset[] = [poolArea(p, 'held: tokens', xy((s) => s.tokens / pageSize), p.series[0]!, 0.7)];
   if (any(waste)) datasets.push(poolArea(p, 'held: internal waste', xy(waste), p.series[4]!, 0.7));
   // Cached and free pages are both free for allocation: left unfilled, so the pool looks as full
   // as it is held; the dashed line stacked on the held pages is where the cached pages end.
-  if (any((s) => s.pagesCached)) datasets.push({ ...poolArea(p, 'cached (evictable, free for allocation): up to the dashed line', xy((s) => s.pagesCached), p.series[3]!, 0, [5, 4]), fill: false, borderWidth: p.lineWidth + 0.5 });
+  if (any((s) => s.pagesCached)) datasets.push({ ...poolArea(p, 'cached (evictable): to the dashed line', xy((s) => s.pagesCached), p.series[3]!, 0, [5, 4]), fill: false, borderWidth: p.lineWidth + 0.5 });
   datasets.push({ ...poolArea(p, 'free', xy((s) => s.pagesFree), p.muted, 0), fill: false, borderWidth: 0 });
   const frag = any((s) => s.internalFragmentation);
-  if (frag) datasets.push({ type: 'line', label: 'internal fragmentation (%)', data: xy((s) => s.internalFragmentation * 100), yAxisID: 'yPct', borderColor: p.series[5], borderWidth: p.lineWidth + 0.5, borderDash: [4, 3], pointRadius: 0, fill: false, order: 0, normalized: true });
+  if (frag) datasets.push({ type: 'line', label: 'fragmentation %', data: xy((s) => s.internalFragmentation * 100), yAxisID: 'yPct', borderColor: p.series[5], borderWidth: p.lineWidth + 0.5, borderDash: [4, 3], pointRadius: 0, fill: false, order: 0, normalized: true });
   const preempted = any((s) => s.preempted);
   if (preempted) datasets.push({ type: 'line', label: 'preempted (waiting to recompute)', data: xy((s) => s.preempted), yAxisID: 'yCount', stepped: true, borderColor: p.series[1], borderWidth: p.lineWidth + 0.5, pointRadius: 0, fill: false, order: 0, normalized: true });
   const numPages = run.pool?.numPages ?? (samples.length > 0 ? samples[0]!.pagesUsed + samples[0]!.pagesCached + samples[0]!.pagesFree : undefined);
@@ -516,7 +516,7 @@ export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
     type: 'line',
     data: { datasets } as ChartConfiguration['data'],
     options: {
-      ...baseOptions(p, 'KV page pool over simulated time (held pages solid; cached and free pages are free for allocation)'),
+      ...baseOptions(p, 'KV page pool (held pages filled; cached and free pages are free for allocation)'),
       // One tooltip for all series at the time under the pointer: held, cached and free add up to the pool.
       interaction: { mode: 'index', intersect: false },
       scales,
@@ -527,6 +527,8 @@ export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
     title: 'Page pool',
     empty: samples.length === 0 ? (run.status === 'running' ? 'Waiting for the pool simulation…' : 'This run has no pool simulation (add a workload to the profile).') : null,
     summary: poolSummaryLine(run),
+    // Room for the plot under a legend that wraps at the dashboard's default width.
+    height: 360,
     config,
     table: {
       columns: ['t (s)', 'held', 'cached', 'free', 'free for allocation', 'tokens', 'internal frag.', 'running', 'waiting', 'preempted'],

@@ -150,7 +150,10 @@ export function readSweepBlock(root: ValueNode | null): { block: SweepBlock | nu
   return { block, problems: axisProblems(axes, (a) => a.keyRange ?? node.range) };
 }
 
-/** Unknown axis keys and overlapping axes, each at `where(axis)`. */
+/**
+ * Unknown axis keys and overlapping axes, each at `where(axis)`; a value an axis repeats (the
+ * same point twice: one point id, run once and counted once) at the repeat's own range.
+ */
 export function axisProblems(axes: readonly SweepAxis[], where: (a: SweepAxis) => SourceRange): Problem[] {
   const problems: Problem[] = [];
   for (const a of axes) {
@@ -158,6 +161,14 @@ export function axisProblems(axes: readonly SweepAxis[], where: (a: SweepAxis) =
     if (p) problems.push(p);
     const overlap = axes.find((o) => o !== a && o.key.startsWith(`${a.key}.`));
     if (overlap) problems.push({ severity: 'error', code: 'sweep-axes-overlap', message: `sweep axes ${a.key} and ${overlap.key} overlap: sweep one of them`, range: where(overlap) });
+    const seen = new Set<string>();
+    for (const v of a.values) {
+      const value = JSON.stringify(toPlain(v));
+      if (seen.has(value)) {
+        problems.push({ severity: 'error', code: 'sweep-axis-repeat', message: `the sweep axis ${a.key} repeats the value ${value}: each value runs once, drop the repeat`, range: v.range, data: { key: a.key } });
+      }
+      seen.add(value);
+    }
   }
   return problems;
 }

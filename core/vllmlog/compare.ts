@@ -44,6 +44,8 @@ export interface LogComparison {
   /** Pages the estimate gives when it takes the log's weights, activation, non-torch and graph figures. */
   pagesWithLogTerms: number | null;
   notes: string[];
+  /** The log's lines that could not be read (VllmLog.unread): their figures are not compared. */
+  unread: VllmLog['unread'];
 }
 
 
@@ -291,5 +293,5 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   }
   if (rows.every((r) => r.log === null)) notes.push('no vLLM memory line was found in the log (weights, KV cache memory, GPU blocks, KV cache size, maximum concurrency)');
   if (!f.totalGpuMemoryBytes && e.pool.deviceMemoryBytes === 0) notes.push('neither the log nor the profile gives the device memory, so the estimate sizes no pool: set device.gpu or device.memory_gib');
-  return { rows, fromLog, fromProfile, estimate: e, pagesWithLogTerms, notes };
+  return { rows, fromLog, fromProfile, estimate: e, pagesWithLogTerms, notes, unread: log.unread };
 }

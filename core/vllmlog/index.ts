@@ -4,4 +4,4 @@
  */
 export { parseVllmLog, type LogFigure, type VllmLog, type VllmLogFigures, type VllmLogSettings } from './parse';
 export { compareVllmLog, type ComparisonRow, type LogComparison } from './compare';
-export { formatComparisonMarkdown, formatComparisonText, logFigureLines } from './report';
+export { formatComparisonMarkdown, formatComparisonText, logFigureLines, UNREAD_LINE, UNREAD_WHY, unreadLines } from './report';

@@ -88,7 +88,11 @@ export interface VllmLogSettings {
 export interface VllmLog {
   figures: VllmLogFigures;
   settings: VllmLogSettings;
-  /** Lines that looked like vLLM memory lines but could not be read (malformed numbers). */
+  /**
+   * Lines that look like vLLM memory lines (they carry one of {@link MEMORY_LINE_CUES}) but that
+   * no line format reads — cut short or garbled — or whose number is not finite; in line order.
+   * Their figures are left out, and the readers say which lines they could not read.
+   */
   unread: Array<{ line: number; text: string }>;
 }
 
@@ -176,6 +180,20 @@ const RULES: ReadonlyArray<[RegExp, (m: RegExpMatchArray, c: Ctx) => void]> = [
   [new RegExp(String.raw`Chunked prefill is enabled with max_num_batched_tokens=${NUM}`), (m, c) => { c.settings.maxNumBatchedTokens = c.fig(num(m[1]!)); }],
 ];
 
+/**
+ * The words that open each memory line RULES reads, without its numbers: a line that has one but
+ * that no rule reads was cut short or garbled ("GPU KV cache size: 157,9", "Maximum concurrency
+ * for 131,072 tokens per request: 1.").
+ */
+export const MEMORY_LINE_CUES: readonly RegExp[] = [
+  /Loading model weights took \S/, /Model loading took \S/, /model weights take\b/, /total_gpu_memory\b/,
+  /non_torch_memory\b/, /PyTorch activation peak memory\b/, /reserved for KV Cache is\b/, /available_kv_cache_memory\b/,
+  /kv_cache_size=/, /Available KV cache memory:/, /the current vLLM instance can use\b/, /torch peak memory increase:/,
+  /non-torch forward increase memory:/, /weights memory:/, /Free memory on device \(/, /Desired GPU memory utilization is \(/,
+  /Actual usage is \S/, /Estimated CUDA graph memory:/, /Graph capturing finished in .*\btook\b/, /# \w+ blocks:/,
+  /GPU KV cache size:/, /Maximum concurrency for\b/,
+];
+
 /** V1's process and file names, in the logger prefix that `body` strips. */
 const V1_PREFIX = /\bEngineCore\b|\[(?:gpu_model_runner|gpu_worker|kv_cache_utils|core)\.py:\d+\]/;
 
@@ -196,19 +214,25 @@ export function parseVllmLog(text: string): VllmLog {
     if (line === '') continue;
     const quoted = raw.trim().slice(0, 400);
     const ctx: Ctx = { figures, settings, fig: (value) => ({ value, line: i + 1, text: quoted }) };
+    let read = false;
     for (const [re, set] of RULES) {
       const m = line.match(re);
-      if (m) set(m, ctx);
+      if (m) {
+        set(m, ctx);
+        read = true;
+      }
     }
+    if (!read && MEMORY_LINE_CUES.some((cue) => cue.test(line))) unread.push({ line: i + 1, text: quoted });
     if (settings.engine === undefined && V1_PREFIX.test(raw)) settings.engine = ctx.fig('V1');
   }
   for (const key of Object.keys(figures) as Array<keyof VllmLogFigures>) {
     const f = figures[key];
     if (typeof f === 'object' && !Number.isFinite(f.value)) {
-      unread.push({ line: f.line, text: f.text });
+      if (!unread.some((u) => u.line === f.line)) unread.push({ line: f.line, text: f.text });
       delete figures[key];
     }
   }
+  unread.sort((a, b) => a.line - b.line);
   return { figures, settings, unread };
 }
 

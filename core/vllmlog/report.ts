@@ -20,6 +20,16 @@ const LABELS: Array<[keyof VllmLogFigures, string, 'bytes' | 'count' | 'x' | 'ra
   ['maxConcurrency', 'maximum concurrency', 'x'],
 ];
 
+/** Why a line is in VllmLog.unread, for messages that name the line themselves. */
+export const UNREAD_WHY = 'could not read this vLLM memory line (cut short or garbled?)';
+/** The same, where the other lines' figures were read. */
+export const UNREAD_LINE = `${UNREAD_WHY}: its figure is left out`;
+
+/** "line 12: could not read ...: <the line>", one per line of the log that could not be read. */
+export function unreadLines(log: VllmLog): string[] {
+  return log.unread.map((u) => `line ${u.line}: ${UNREAD_LINE}: ${u.text}`);
+}
+
 /** The figures a log printed, one per line with its line number; [] when it printed none. */
 export function logFigureLines(log: VllmLog): string[] {
   const out: string[] = [];
@@ -38,6 +48,7 @@ export function logFigureLines(log: VllmLog): string[] {
     s.kvCacheDtype && `kv_cache_dtype ${s.kvCacheDtype.value}`,
   ].filter(Boolean);
   if (set.length > 0) out.push(`settings: ${set.join(', ')}`);
+  out.push(...unreadLines(log));
   return out;
 }
 
@@ -68,5 +79,6 @@ export function formatComparisonMarkdown(c: LogComparison, title: string): strin
   out.push('', `**Settings from the log:** ${c.fromLog.length ? c.fromLog.map(esc).join(', ') : 'none'}`, '');
   out.push(`**Settings from the profile:** ${c.fromProfile.length ? c.fromProfile.map(esc).join(', ') : 'none'}`);
   for (const n of c.notes) out.push('', `> ${esc(n)}`);
+  for (const u of c.unread) out.push('', `> **Line ${u.line}**: ${UNREAD_LINE}: \`${u.text.replace(/`/g, "'")}\``);
   return `${out.join('\n')}\n`;
 }

@@ -190,19 +190,6 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   const axisAt = (a: SweepAxis): SourceRange => a.keyRange ?? a.values[0]!.range;
   const axisError = axisProblems(axes, axisAt)[0];
   if (axisError) throw errorAtRange(axisError.range, axisError.message);
-  // A value repeated in one axis would run the same point twice (and count it once).
-  for (const a of axes) {
-    const seen = new Set<string>();
-    for (const v of a.values) {
-      const key = JSON.stringify(toPlain(v));
-      if (seen.has(key)) {
-        const message = `the sweep axis ${a.key} repeats the value ${key}: each value runs once, drop the repeat`;
-        if (a.keyRange) throw errorAtRange(v.range, message);
-        throw new UsageError(`--set ${setArgs[setAxes.indexOf(a)] ?? a.key}: ${message}`, false);
-      }
-      seen.add(key);
-    }
-  }
   const total = sweepSize(axes);
   if (total > MAX_SWEEP_POINTS) throw errorAtRange(axisAt(axes[0]!), `the sweep has ${total} points, more than ${MAX_SWEEP_POINTS}: split it`);
 

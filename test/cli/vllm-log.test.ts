@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -52,4 +52,24 @@ test('vllm-log bad input: a missing file, a file with no vLLM line, a bad profil
   const r = cli(['vllm-log', empty]);
   assert.equal(r.stderr.trim().split('\n').length, 1);
   assert.match(r.stderr, /other\.log:1:1: no vLLM start-up memory line found/);
+});
+
+test('vllm-log on a log cut short: the figures it could read, and a warning at each line it could not (file:line:1); none readable: exit 2 at the line', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'attnscope-vllmlog-'));
+  const file = join(dir, 'cut.log');
+  // The A10 log's first five lines and its sixth, "Maximum concurrency for 131072 tokens per request: 0.29x", cut after "0.".
+  const text = readFileSync(log, 'utf8').split('\n');
+  assert.match(text[5]!, /Maximum concurrency for .*: 0\.29x/);
+  writeFileSync(file, [...text.slice(0, 5), text[5]!.replace(/0\.29x.*$/, '0.')].join('\n'));
+  const r = cli(['vllm-log', file, '--profile', llamaConfig]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /GPU blocks\s+2,356 \[5\]/);
+  assert.match(r.stderr, new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:6:1: warning: could not read this vLLM memory line \\(cut short or garbled\\?\\): its figure is left out: .*Maximum concurrency`, 'm'));
+  // Only a garbled line: nothing to compare, exit 2 at that line.
+  const only = join(dir, 'only.log');
+  writeFileSync(only, 'INFO 03-01 10:00:00 [kv_cache_utils.py:1] some line\nINFO 03-01 10:00:01 [kv_cache_utils.py:2] GPU KV cache size: 447,7\n');
+  const bad = cli(['vllm-log', only]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /only\.log:2:1: no vLLM start-up memory line could be read: could not read this vLLM memory line \(cut short or garbled\?\): .*GPU KV cache size: 447,7/);
+  assert.equal(bad.stderr.trim().split('\n').length, 1);
 });

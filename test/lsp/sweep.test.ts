@@ -39,6 +39,15 @@ test('an unknown axis key: an error at the key, with the suggestion', async () =
   assert.match(String(d.message), /unknown key "page_sise" in kv_cache, did you mean "page_size"\?/);
 });
 
+test('a value an axis repeats: an error at the repeat (the second 16), as attnscope sweep refuses it', async () => {
+  const text = `${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16, 32, 16]\n`;
+  const d = (await diagnostics(text)).filter((x) => x.code === 'sweep-axis-repeat');
+  assert.equal(d.length, 1, JSON.stringify(d));
+  assert.equal(d[0]!.severity, DiagnosticSeverity.Error);
+  assert.deepEqual(d[0]!.range, rangeOf(text, '16', 1));
+  assert.match(String(d[0]!.message), /the sweep axis kv_cache\.page_size repeats the value 16/);
+});
+
 test('a point value the profile does not take: an error at that value, naming the point', async () => {
   const text = `${BASE}sweep:\n  axes:\n    kv_cache.page_size: [16, 0]\n    kv_cache.dtype: [bf16, fp9]\n`;
   const diags = (await diagnostics(text)).filter((d) => d.severity === DiagnosticSeverity.Error);

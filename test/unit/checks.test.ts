@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { profileFromModelConfig, type Problem, type Profile } from '../../core/config/index';
 import { checkProfile, estimate, nearestPageSize } from '../../core/estimate/index';
 import { loadModel } from './helpers';
+import { planCases } from '../../runner/plan';
 
 function profile(name: string, change: (p: Profile) => void = () => {}): Profile {
   const p = profileFromModelConfig(loadModel(name), `/m/${name}/config.json`);
@@ -80,6 +81,23 @@ test('a budget below one sequence of the default max_model_len warns with what o
   // An explicit budget too small for even one page still says what one sequence needs.
   const tiny = profile('Llama-3.1-8B', (x) => { x.kvCache.memoryGib = 0.001; });
   assert.match(checkProfile(tiny, estimate(tiny))[0]!.message, /holds 0 tokens \(0 pages of 16\).* set kv_cache\.memory_gib to at least 16$/);
+});
+
+test('DeepSeek-V3 (MLA) decode: benchmarked at head_dim 512, and an info says what was substituted for 576 and why', () => {
+  // The config: kv_lora_rank 512, qk_rope_head_dim 64, so q·k runs over 576 dims in FlashMLA's
+  // absorbed decode and v over 512; the kernels take one head_dim <= 512 for K and V.
+  const p = profile('DeepSeek-V3');
+  const decode = planCases(p, { quick: true }).filter((c) => c.kernel === 'paged_decode');
+  assert.deepEqual(decode.map((c) => [c.shape.headDim, c.shape.numKvHeads]), [[512, 1]]);
+  const info = checkProfile(p, estimate(p)).find((x) => x.code === 'mla-decode-head-dim')!;
+  assert.equal(info.severity, 'info');
+  // At kv_lora_rank in the config.json.
+  assert.equal(info.file, '/m/DeepSeek-V3/config.json');
+  assert.deepEqual(info.range, p.model.ranges['kv_lora_rank']);
+  // 64 of 576 dims = 11.1%.
+  assert.match(info.message, /^MLA decode is benchmarked at head_dim 512, not 576: .*kv_lora_rank 512 \+ qk_rope_head_dim 64.* 64 of the 576 q·k dims \(11% of its FLOPs and of the K bytes read\) are left out$/);
+  // Not an MLA model: no such note.
+  assert.equal(checkProfile(profile('Llama-3.1-8B'), estimate(profile('Llama-3.1-8B'))).some((x) => x.code === 'mla-decode-head-dim'), false);
 });
 
 test('nearestPageSize: powers of two in the CUDA kernel range', () => {

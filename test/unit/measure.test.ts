@@ -1,6 +1,6 @@
 // Case work and timing summaries of the benchmark method, against hand-counted values.
 import { strict as assert } from 'node:assert';
-import { describe, it } from 'node:test';
+import { describe, it, test } from 'node:test';
 
 import type { CaseShape } from '../../core/protocol/run';
 import { attentionBytes, attentionFlops, ceilingFor, sampleStats, summarizeCase, visibleKeyPairs } from '../../runner/measure';
@@ -94,4 +94,12 @@ describe('ceilingFor and summarizeCase', () => {
     assert.equal(c.bytes, 800_000);
     assert.equal(c.gbps, 0.8);
   });
+});
+
+test('a CUDA case is held against the GPU\'s peaks, never the CPU\'s', () => {
+  const peaks = { fp32FlopsPerSec: 4e11, readBytesPerSec: 5e10, gpuFlopsPerSec: 9.89e14, gpuCopyBytesPerSec: 4e12 };
+  assert.deepEqual(ceilingFor('flash_fwd', 'bf16', peaks, undefined, 'cuda'), { value: 9.89e14, unit: 'FLOP/s', name: 'GPU bf16 peak (from clocks)' });
+  assert.deepEqual(ceilingFor('paged_decode', 'bf16', peaks, undefined, 'cuda'), { value: 4e12, unit: 'B/s', name: 'GPU copy bandwidth' });
+  // A run without the GPU's figures has no ceiling for it (not the CPU's FMA peak).
+  assert.equal(ceilingFor('flash_fwd', 'bf16', { fp32FlopsPerSec: 4e11 }, undefined, 'cuda'), null);
 });

@@ -5,10 +5,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { profileFromModelConfig } from '../../core/config/index';
 import { compareVllmLog, formatComparisonMarkdown, formatComparisonText, parseVllmLog } from '../../core/vllmlog/index';
+import { MEMORY_LINE_CUES } from '../../core/vllmlog/parse';
 import { loadModel } from './helpers';
 
 const GiB = 1024 ** 3;
@@ -138,4 +139,46 @@ test('text and Markdown reports carry every row, its line and why', () => {
   const md = formatComparisonMarkdown(c, 'a10.log');
   assert.match(md, /^# a10\.log/);
   assert.equal(md.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| Term')).length, c.rows.length);
+});
+
+test('a memory line cut short or garbled is named by its line and never throws; the other figures are read', () => {
+  // v1-llama-3.1-8b-eager.log, line 5 "GPU KV cache size: 157,936 tokens" cut to "...: 157,9" and
+  // line 6 "Maximum concurrency for 131,072 tokens per request: 1.20x" cut to "...: 1.".
+  const lines = readFileSync(join(LOGS, 'v1-llama-3.1-8b-eager.log'), 'utf8').split('\n');
+  assert.match(lines[4]!, /GPU KV cache size: 157,936 tokens$/);
+  lines[4] = lines[4]!.replace(/157,936 tokens$/, '157,9');
+  lines[5] = lines[5]!.replace(/1\.20x$/, '1.');
+  const log = parseVllmLog(lines.join('\n'));
+  assert.deepEqual(log.unread.map((u) => u.line), [5, 6]);
+  assert.equal(log.figures.kvCacheTokens, undefined);
+  assert.equal(log.figures.maxConcurrency, undefined);
+  assert.equal(gib(log.figures.kvCacheBytes?.value), 19.28); // line 4, untouched
+  const md = formatComparisonMarkdown(compareVllmLog(log, profileFromModelConfig(loadModel('Llama-3.1-8B'), null)), 't');
+  assert.match(md, /\*\*Line 5\*\*: could not read this vLLM memory line \(cut short or garbled\?\)/);
+  assert.match(md, /\*\*Line 6\*\*/);
+});
+
+test('every cut of every memory line of every log: no throw, no NaN or undefined shown, and the line is read or named as unread', () => {
+  const profile = profileFromModelConfig(loadModel('Llama-3.1-8B'), null);
+  for (const name of readdirSync(LOGS).filter((f) => f.endsWith('.log'))) {
+    const lines = readFileSync(join(LOGS, name), 'utf8').split('\n');
+    const full = parseVllmLog(lines.join('\n'));
+    const memoryLines = new Set(Object.values(full.figures).flatMap((f) => (typeof f === 'object' ? [f.line] : [])));
+    for (const n of memoryLines) {
+      const line = lines[n - 1]!;
+      for (let cut = 0; cut < line.length; cut += 2) {
+        const cutLines = [...lines];
+        cutLines[n - 1] = line.slice(0, cut);
+        const log = parseVllmLog(cutLines.join('\n'));
+        const c = compareVllmLog(log, profile);
+        const out = formatComparisonText(c) + formatComparisonMarkdown(c, name);
+        assert.doesNotMatch(out, /NaN|undefined/, `${name}:${n} cut at ${cut}`);
+        const read = Object.values(log.figures).some((f) => typeof f === 'object' && f.line === n);
+        const named = log.unread.some((u) => u.line === n);
+        // A cut before the line's memory words leaves no memory line to read or name.
+        const cue = MEMORY_LINE_CUES.some((re) => re.test(cutLines[n - 1]!));
+        assert.ok(read || named || !cue, `${name}:${n} cut at ${cut}: ${JSON.stringify(cutLines[n - 1])} neither read nor named`);
+      }
+    }
+  }
 });

@@ -30,7 +30,7 @@ describe('pool chart', () => {
     const spec = poolTimelineChart({ ...viewOfRun(run, null), pool: null, poolSamples: samples }, palette);
     const labels = (spec.config.data.datasets as Array<{ label: string }>).map((d) => d.label);
     // tokens = 16 · pagesUsed: no internal waste either.
-    assert.deepEqual(labels, ['held: pages of tokens', 'free', 'internal fragmentation (%)']);
+    assert.deepEqual(labels, ['held: tokens', 'free', 'fragmentation %']);
     assert.deepEqual(Object.keys(spec.config.options!.scales!), ['x', 'y', 'yPct']);
     // The pool, 100 pages, from the samples (held + cached + free) while the run has no PoolResult yet.
     assert.equal((spec.config.options!.scales!['y'] as { max: number }).max, 100);
@@ -42,7 +42,7 @@ describe('pool chart', () => {
     const samples = Array.from({ length: 10 }, (_, i) => ({ ...sample(i, 10), pagesCached: 50, pagesFree: 40, tokens: 150 }));
     const spec = poolTimelineChart({ ...viewOfRun(run, null), pool: null, poolSamples: samples }, palette);
     const fills = Object.fromEntries((spec.config.data.datasets as Array<{ label: string; fill: unknown }>).map((d) => [d.label, d.fill]));
-    assert.deepEqual(fills, { 'held: pages of tokens': true, 'held: internal waste': true, 'cached (evictable, free for allocation): up to the dashed line': false, free: false });
+    assert.deepEqual(fills, { 'held: tokens': true, 'held: internal waste': true, 'cached (evictable): to the dashed line': false, free: false });
   });
 });
 

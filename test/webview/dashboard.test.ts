@@ -132,11 +132,11 @@ describe('dashboard webview in Chromium', () => {
     // The recorded run has no preemptions: that series (and its axis) is left out. Over 400 samples, 400 are drawn.
     assert.ok(n > 400 && pool.samples.every((s) => s.preempted === 0) && pool.samples.some((s) => s.pagesCached > 0));
     assert.deepEqual(await drawnPoints(page, 'poolTimeline'), {
-      'held: pages of tokens': 400,
+      'held: tokens': 400,
       'held: internal waste': 400,
-      'cached (evictable, free for allocation): up to the dashed line': 400,
+      'cached (evictable): to the dashed line': 400,
       free: 400,
-      'internal fragmentation (%)': 400,
+      'fragmentation %': 400,
     });
     // The run's summary above the chart, percentages to one decimal.
     const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
