@@ -17,7 +17,7 @@ import { basename } from 'node:path';
 import { BACKENDS, isBackend, type Problem, type Profile, type StepTimeSpec } from '../core/config/types';
 import { createRun, type PoolResult, type StepTimeModel } from '../core/protocol/run';
 import { batchLimitsText, estimate, referenceSeqLen } from '../core/estimate';
-import { formatCount } from '../core/format';
+import { formatCount, formatCountOf } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, parse, writeOutput } from './args';
@@ -179,7 +179,7 @@ async function benchCommand(argv: string[], io: CliIo): Promise<number> {
   if (dryRun) {
     const plan = planCases(profile, { quick });
     const chosen = selectBackend(backend, plan).name;
-    io.stdout.write(`${[`dry run: ${plan.length} cases on ${chosen}${profile.workload ? ` and a page-pool simulation of ${formatCount(profile.workload.requests)} requests` : ''}; nothing measured`, ...plan.map((c) => `  ${describeCase(c)}`)].join('\n')}\n`);
+    io.stdout.write(`${[`dry run: ${plan.length} cases on ${chosen}${profile.workload ? ` and a page-pool simulation of ${formatCountOf(profile.workload.requests, 'request')}` : ''}; nothing measured`, ...plan.map((c) => `  ${describeCase(c)}`)].join('\n')}\n`);
     return EXIT_OK;
   }
 
@@ -322,7 +322,7 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
     } else {
       // Building the requests and the simulators takes seconds at millions of requests: say so first.
       const requests = trace?.count ?? profile.workload?.requests;
-      if (requests !== undefined) progress.update(0, 1, `simulating ${formatCount(requests)} requests: preparing`);
+      if (requests !== undefined) progress.update(0, 1, `simulating ${formatCountOf(requests, 'request')}: preparing`);
       result = await simulatePool(profile, {
         requests: trace?.requests,
         rateScale: flags.timeScale,
@@ -332,7 +332,7 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
         signal: ac.signal,
         onProgress: (p) => {
           last = p;
-          progress.update(p.fraction, 1, `simulating ${formatCount(p.requests)} requests: ${formatCount(p.finished)} done, ${formatCount(p.simulatedSeconds)} s of serving`);
+          progress.update(p.fraction, 1, `simulating ${formatCountOf(p.requests, 'request')}: ${formatCount(p.finished)} done, ${formatCount(p.simulatedSeconds)} s of serving`);
         },
       });
     }
@@ -341,7 +341,7 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
     ac.dispose();
     if (e instanceof RangeError && flags.maxRate) throw new UsageError(e.message, false);
     if (!(e instanceof CancelledError)) throw e;
-    const at = last ? ` at ${Math.floor(100 * last.fraction)}% of ${formatCount(last.requests)} requests` : '';
+    const at = last ? ` at ${Math.floor(100 * last.fraction)}% of ${formatCountOf(last.requests, 'request')}` : '';
     io.stderr.write(`attnscope: simulate ${e.message}${at}; nothing written\n`);
     return EXIT_CANCELLED;
   }

@@ -37,9 +37,11 @@ export function formatPoolSummary(result: PoolResult): string {
       `  ${m.source}`,
     );
   }
+  // With a latency section its throughput line is the one figure (over first arrival to last
+  // completion); this one, over the whole simulated span, would differ in the last digits.
   lines.push(
     `Requests: ${int(s.requests)} (completed ${int(s.completed)}, rejected ${int(s.rejected)}); ` +
-      `${seconds(s.simulatedSeconds)} of simulated serving; ${int(s.throughputTokensPerSec)} output tokens/s`,
+      `${seconds(s.simulatedSeconds)} of simulated serving${result.latency ? '' : `; ${int(s.throughputTokensPerSec)} output tokens/s`}`,
   );
   lines.push('');
   const header = ['allocation', 'useful tokens', 'internal frag', 'external frag', 'mean running', 'peak running', 'rejected/delayed'];

@@ -138,3 +138,18 @@ test('the step-time line writes fitted floats to three significant digits (core/
   assert.match(m.source, /; step = 3\.03 ms \+ max\(weights \+ KV read at 0\.644 × bandwidth, FLOPs at 0\.5 × bf16 peak\); efficiencies from calibrated from bench\.json$/);
   assert.equal(m.perStepS, 3.0313509092327635 / 1000, 'the model itself keeps the full value');
 });
+
+test('a fit that misses its own timings by more than half on average is refused, not used', () => {
+  // Three requests whose TTFT grows 10 ms per 100 prompt tokens and whose 10 ms inter-token gap
+  // does not change with the context: the H100 model's decode step for an 8B model reads 16 GB of
+  // weights, 4.8 ms at the datasheet's 3.35 TB/s, so any efficiency that fits these TTFTs (tens of
+  // ms of prefill for 100-300 tokens, about 2.5% of peak) predicts decode steps over 100 ms: the
+  // TPOT error alone is over 10x (a newcomer saw 1,520%).
+  const dir = mkdtempSync(join(tmpdir(), 'attnscope-calibrate-'));
+  const file = join(dir, 'bench.json');
+  writeFileSync(file, JSON.stringify({
+    backend: 'vllm', request_rate: 'inf', input_lens: [100, 200, 300], output_lens: [10, 20, 30],
+    start_times: [0, 0.1, 0.2], ttfts: [0.01, 0.02, 0.03], itls: [[0.01], [0.01], [0.01]], errors: ['', '', ''],
+  }));
+  assert.throws(() => calibrateStepTime(llamaOnH100(), readVllmResult(file)), /RangeError: the step-time model fitted to these 3 requests misses their own timings \(mean error TTFT [\d.]+%, TPOT [\d.]+%; at most 50% is accepted\)/);
+});

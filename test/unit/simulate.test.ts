@@ -433,5 +433,8 @@ test('the summary table shows paging beside both baselines', async () => {
   assert.match(text, /contiguous, prompt \+ output each\s+75\.7%/);
   assert.match(text, /occupancy mean 26\.7%, peak 30\.0%/);
   // One second per step: 3 steps (the 6-token prompt and its 2 more tokens), then idle.
-  assert.match(text, /; 3 s of simulated serving;/);
+  assert.match(text, /; 3 s of simulated serving\n/);
+  // One output-throughput figure, the latency section's (over first arrival to last completion);
+  // two figures over different spans differed in the last digits (1,278 vs 1,279 output tokens/s).
+  assert.equal(text.match(/output tokens\/s/g)?.length, 1, text);
 });
