@@ -171,14 +171,18 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   const rows: ComparisonRow[] = [];
   const notes: string[] = [];
   const fmt = (x: LogFigure | undefined) => (x ? formatGib(x.value) : null);
-  const row = (t: string, logFig: LogFigure | undefined, est: number, why: string, logText = fmt(logFig)) => {
-    rows.push({ term: t, log: logText, logLine: logFig?.line ?? null, estimate: formatGib(est), difference: logFig ? signed(est - logFig.value) : '', why });
+  // Neither the log nor the profile gives the device's memory: the estimate sizes no pool, and its
+  // pool figures are unknown ('—'), not 0 (a note says what to set).
+  const noPool = e.pool.budgetSource === 'none';
+  const row = (t: string, logFig: LogFigure | undefined, est: number, why: string, logText = fmt(logFig), sized = true) => {
+    const known = sized || !noPool;
+    rows.push({ term: t, log: logText, logLine: logFig?.line ?? null, estimate: known ? formatGib(est) : '—', difference: logFig && known ? signed(est - logFig.value) : '', why });
   };
 
   row('device memory (total_gpu_memory)', f.totalGpuMemoryBytes, e.pool.deviceMemoryBytes,
-    f.totalGpuMemoryBytes ? 'taken from the log' : `${e.pool.deviceSource || 'no device memory in the profile'}: the log prints none`);
+    f.totalGpuMemoryBytes ? 'taken from the log' : `${e.pool.deviceSource || 'no device memory in the profile'}: the log prints none`, undefined, false);
   row('usable (× gpu_memory_utilization)', f.usableBytes, e.pool.usableBytes,
-    f.usableBytes ? 'device memory × gpu_memory_utilization, both from the log (the log rounds to 0.01 GiB)' : 'device memory × gpu_memory_utilization');
+    f.usableBytes ? 'device memory × gpu_memory_utilization, both from the log (the log rounds to 0.01 GiB)' : 'device memory × gpu_memory_utilization', undefined, false);
 
   const weights = e.weightsBytesPerGpu;
   const wDiff = f.weightsBytes ? weights - f.weightsBytes.value : 0;
@@ -192,11 +196,11 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   const actTerm = e.pool.reserve.find((t) => t.key === 'activation');
   row('activation peak (PyTorch)', f.activationPeakBytes, act, actTerm
     ? `${actTerm.origin === 'profile' ? 'engine.activation_gib in the profile' : `modelled at ${actTerm.basis}`}${f.activationPeakBytes ? '; vLLM measured its profiling forward pass (and, in V1, the sampler over max_num_seqs rows): set engine.activation_gib to the measured figure to size with it' : ''}`
-    : 'no device budget');
+    : 'no device budget', undefined, false);
 
   const nonTorch = term(e, 'nonTorch') + term(e, 'nccl');
   const ntTerms = e.pool.reserve.filter((t) => t.key === 'nonTorch' || t.key === 'nccl');
-  row('non-torch memory (incl. NCCL)', f.nonTorchBytes, nonTorch, `${ntTerms.map((t) => `${t.label} ${formatGib(t.bytes)}: ${t.basis}`).join('; ')}${f.nonTorchBytes ? '; vLLM measured what grew outside torch during profiling' : ''}`);
+  row('non-torch memory (incl. NCCL)', f.nonTorchBytes, nonTorch, ntTerms.length === 0 ? 'no device budget' : `${ntTerms.map((t) => `${t.label} ${formatGib(t.bytes)}: ${t.basis}`).join('; ')}${f.nonTorchBytes ? '; vLLM measured what grew outside torch during profiling' : ''}`, undefined, false);
 
   const graphs = e.pool.reserve.find((t) => t.key === 'cudaGraph');
   const graphBytes = graphs?.subtracted ? graphs.bytes : 0;
@@ -216,21 +220,33 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
 
   const kvDiff = f.kvCacheBytes ? e.pool.budgetBytes - f.kvCacheBytes.value : 0;
   let kvWhy = 'usable − weights − activation peak − non-torch memory (− CUDA graphs when counted)';
-  if (f.kvCacheBytes) {
+  if (f.kvCacheBytes && noPool) {
+    kvWhy = 'no pool is sized without the device memory (see the note)';
+  } else if (f.kvCacheBytes) {
     const parts: string[] = [];
-    const add = (name: string, d: number) => { if (Math.abs(d) >= 0.5 * 0.01 * GIB) parts.push(`${name} ${signed(d)}`); };
+    let explained = 0;
+    const add = (name: string, d: number) => {
+      explained += d;
+      if (Math.abs(d) >= 0.5 * 0.01 * GIB) parts.push(`${name} ${signed(d)}`);
+    };
     if (f.usableBytes) add('usable', e.pool.usableBytes - f.usableBytes.value);
     if (f.weightsBytes) add('weights', -(weights - f.weightsBytes.value));
     if (f.activationPeakBytes) add('activation peak', -(act - f.activationPeakBytes.value));
     if (f.nonTorchBytes) add('non-torch', -(nonTorch - f.nonTorchBytes.value));
     if (f.cudaGraphBytes && f.cudaGraphCounted) add('CUDA graphs', -(graphBytes - f.cudaGraphBytes.value));
+    // What the printed terms do not explain lies in the ones the log leaves out: without the
+    // device memory in the log, the estimate's usable memory is the profile's assumption.
+    const rest = kvDiff - explained;
+    const unexplained = Math.abs(rest) >= 0.01 * GIB
+      ? `${parts.length > 0 ? '; ' : ''}${signed(rest)} ${parts.length > 0 ? 'more ' : ''}lies in terms the log does not print${f.usableBytes ? '' : `: it gives no device memory, so the estimate's usable memory is the profile's (${e.pool.deviceSource || 'none'} × gpu_memory_utilization); set device.memory_gib to this GPU's to compare the rest`}`
+      : '';
     kvWhy = Math.abs(kvDiff) < 0.01 * GIB
       ? 'agrees (to the log\'s 0.01 GiB)'
       : parts.length > 0
-        ? `the terms' differences make it up, each as it moves the budget: ${parts.join(', ')} (the log rounds each to 0.01 GiB)`
-        : 'the log gives no term to attribute the difference to';
+        ? `the terms' differences account for ${signed(explained)}, each as it moves the budget: ${parts.join(', ')} (the log rounds each to 0.01 GiB)${unexplained}`
+        : unexplained || 'the log gives no term to attribute the difference to';
   }
-  row('KV cache memory', f.kvCacheBytes, e.pool.budgetBytes, kvWhy);
+  row('KV cache memory', f.kvCacheBytes, e.pool.budgetBytes, kvWhy, undefined, false);
 
   // KV bytes per token: the log's budget / tokens (or blocks · block size) against the model's.
   const logTokens = f.kvCacheTokens?.value ?? (f.gpuBlocks ? f.gpuBlocks.value * p.kvCache.pageSize : undefined);
@@ -263,7 +279,9 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   }
   const logBlocks = f.gpuBlocks?.value ?? (f.kvCacheTokens ? Math.floor(f.kvCacheTokens.value / p.kvCache.pageSize) : undefined);
   const blocksLine = f.gpuBlocks?.line ?? f.kvCacheTokens?.line ?? null;
-  if (logBlocks !== undefined) {
+  if (logBlocks !== undefined && noPool) {
+    rows.push({ term: f.gpuBlocks ? 'GPU blocks' : 'GPU blocks (tokens / block size)', log: formatCount(logBlocks), logLine: blocksLine, estimate: '—', difference: '', why: `no pool is sized without the device memory${pagesWithLogTerms !== null ? `; with the log's ${f.kvCacheBytes ? 'KV cache memory' : 'terms'} the estimate gives ${formatCount(pagesWithLogTerms)}` : ''}` });
+  } else if (logBlocks !== undefined) {
     const d = e.pool.pages - logBlocks;
     const rel = logBlocks > 0 ? ` (${d < 0 ? '−' : '+'}${Math.abs(100 * d / logBlocks).toFixed(1)}%)` : '';
     const pageWhy = `page = ${p.kvCache.pageSize} tokens · ${formatCount(e.kvBytesPerToken)} B = ${formatBytes(e.pageBytes)}`;
@@ -277,10 +295,10 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
       why: `floor(KV cache memory / page), ${pageWhy}${d !== 0 ? `: the KV cache memory difference ${signed(kvDiff) || '(none)'} in pages` : ''}${residual}`,
     });
   }
-  if (f.kvCacheTokens) {
+  if (f.kvCacheTokens && !noPool) {
     rows.push({ term: 'KV cache size (tokens)', log: formatCount(f.kvCacheTokens.value), logLine: f.kvCacheTokens.line, estimate: formatCount(e.pool.tokens), difference: signedCount(e.pool.tokens - f.kvCacheTokens.value), why: 'blocks · block size' });
   }
-  if (f.maxConcurrency) {
+  if (f.maxConcurrency && !noPool) {
     const est = formatConcurrency(e.pool.maxConcurrency);
     rows.push({
       term: `maximum concurrency for ${formatCount(e.pool.concurrencySeqLen)} tokens`,

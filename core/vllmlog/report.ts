@@ -3,7 +3,7 @@
  * a log read without a profile (its figures and the line each is on).
  */
 import { formatConcurrency, formatCount, formatGib } from '../format';
-import type { LogComparison } from './compare';
+import type { ComparisonRow, LogComparison } from './compare';
 import type { LogFigure, VllmLog, VllmLogFigures } from './parse';
 
 const LABELS: Array<[keyof VllmLogFigures, string, 'bytes' | 'count' | 'x' | 'ratio']> = [
@@ -53,9 +53,15 @@ export function logFigureLines(log: VllmLog): string[] {
 }
 
 /** The comparison as aligned text columns: term, vLLM, estimate, difference, then why under each row. */
+/** A row's difference cell: '=' only where both sides are known and agree; '—' where one is unknown. */
+function difference(r: ComparisonRow): string {
+  if (r.difference) return r.difference;
+  return r.log === null || r.estimate === '—' ? '—' : '=';
+}
+
 export function formatComparisonText(c: LogComparison): string {
   const head = ['term', 'vLLM log', 'estimate', 'difference'];
-  const cells = c.rows.map((r) => [r.term, r.log === null ? '—' : `${r.log}${r.logLine !== null ? ` [${r.logLine}]` : ''}`, r.estimate, r.difference || '=']);
+  const cells = c.rows.map((r) => [r.term, r.log === null ? '—' : `${r.log}${r.logLine !== null ? ` [${r.logLine}]` : ''}`, r.estimate, difference(r)]);
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i]!.length)));
   const line = (row: string[]) => row.map((x, i) => x.padEnd(widths[i]!)).join('  ').trimEnd();
   const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  ')];
@@ -74,7 +80,7 @@ export function formatComparisonMarkdown(c: LogComparison, title: string): strin
   const esc = (s: string) => s.replace(/\|/g, '\\|');
   const out = [`# ${esc(title)}`, '', '| Term | vLLM log | Estimate | Difference | Why |', '|---|---|---|---|---|'];
   for (const r of c.rows) {
-    out.push(`| ${esc(r.term)} | ${r.log === null ? '—' : `${esc(r.log)}${r.logLine !== null ? ` (line ${r.logLine})` : ''}`} | ${esc(r.estimate)} | ${esc(r.difference || '=')} | ${esc(r.why)} |`);
+    out.push(`| ${esc(r.term)} | ${r.log === null ? '—' : `${esc(r.log)}${r.logLine !== null ? ` (line ${r.logLine})` : ''}`} | ${esc(r.estimate)} | ${esc(difference(r))} | ${esc(r.why)} |`);
   }
   out.push('', `**Settings from the log:** ${c.fromLog.length ? c.fromLog.map(esc).join(', ') : 'none'}`, '');
   out.push(`**Settings from the profile:** ${c.fromProfile.length ? c.fromProfile.map(esc).join(', ') : 'none'}`);

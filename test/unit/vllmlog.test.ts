@@ -182,3 +182,26 @@ test('every cut of every memory line of every log: no throw, no NaN or undefined
     }
   }
 });
+
+test('figures the log does not print are unknown, not equal; the KV gap the printed terms leave is put on the device memory the log does not give', () => {
+  // The V1 eager log (line 3: weights 14.99 GiB, line 4: KV cache 19.28 GiB, 157,936 tokens)
+  // against Llama-3.1-8B on an assumed 80 GiB device: the log prints no device, usable,
+  // activation or non-torch figure, so those rows' differences are '—'. Weights explain +0.03 GiB
+  // of the KV difference (14.96 estimated vs 14.99 logged); the rest is the profile's device.
+  const withDevice = profileFromModelConfig(loadModel('Llama-3.1-8B'), null);
+  withDevice.device.memoryGib = 80;
+  const c = compareVllmLog(read('v1-llama-3.1-8b-eager.log'), withDevice);
+  const text = formatComparisonText(c);
+  for (const term of ['device memory \\(total_gpu_memory\\)', 'usable \\(× gpu_memory_utilization\\)', 'activation peak \\(PyTorch\\)', 'non-torch memory \\(incl\\. NCCL\\)']) {
+    assert.match(text, new RegExp(`^${term}\\s+—\\s+\\S+ GiB\\s+—$`, 'm'), `${term} in\n${text}`);
+  }
+  const kv = c.rows.find((r) => r.term === 'KV cache memory')!;
+  assert.match(kv.why, /account for \+0\.03 GiB.*; \+\d+\.\d\d GiB more lies in terms the log does not print: it gives no device memory/);
+  // Without any device memory no pool is sized: the pool rows are unknown, never 0 B or −100%.
+  const bare = compareVllmLog(read('v1-llama-3.1-8b-eager.log'), profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
+  const blocks = bare.rows.find((r) => r.term.startsWith('GPU blocks'))!;
+  assert.equal(blocks.estimate, '—');
+  assert.equal(bare.rows.find((r) => r.term === 'KV cache memory')!.estimate, '—');
+  assert.ok(!bare.rows.some((r) => r.estimate === '0 B' || /−100/.test(r.difference)), formatComparisonText(bare));
+  assert.ok(bare.notes.some((n) => /sizes no pool/.test(n)));
+});
