@@ -59,7 +59,9 @@ export function formatSignificant(x: number): string {
 export function formatCount(n: number): string {
   if (!Number.isFinite(n)) return String(n);
   const sign = n < 0 ? '-' : '';
-  return sign + String(Math.round(Math.abs(n))).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  // String() writes 1e21 and above in exponent form, which the grouping below would garble.
+  const digits = Math.abs(n) >= 1e21 ? BigInt(Math.round(Math.abs(n))).toString() : String(Math.round(Math.abs(n)));
+  return sign + digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 /** A count and its noun, pluralised in English: (1, 'request') -> "1 request", (1952, 'request') -> "1,952 requests"; `plural` for irregular nouns. */

@@ -22,6 +22,12 @@ export interface NumOptions {
 /** Bounds far above any released model that keep per-layer and per-divisor loops small. */
 export const MAX_LAYERS = 100_000;
 export const MAX_HEADS = 1 << 20;
+/**
+ * hidden_size, intermediate_size, vocab_size and head_dim: 64x the largest released (vocab
+ * 262,144, intermediate 53,248), and small enough that one layer's parameters (a few width²
+ * matrices, 2^48 each) stay exact integers below 2^53.
+ */
+export const MAX_WIDTH = 1 << 24;
 
 /**
  * Reads keys with aliases from one or two scopes (text_config first, then the root), records

@@ -11,7 +11,7 @@ import {
   QKV_BIAS_TYPES, UNTIED_BY_DEFAULT, type LayerKind,
 } from './families';
 import { isConfigPath } from './fileKinds';
-import { describe, KeyReader, MAX_HEADS, MAX_LAYERS } from './keys';
+import { describe, KeyReader, MAX_HEADS, MAX_LAYERS, MAX_WIDTH } from './keys';
 import { readQuantization } from './quantization';
 import { readVisionTower } from './vision';
 import { getProperty, parseJsonTree, type ParsedTree, type ValueNode } from './tree';
@@ -64,10 +64,10 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   if (isEncoder) r.sourceKeys.isEncoder = r.sourceKeys.modelType;
 
   // Required sizes.
-  const hiddenSize = r.num('hiddenSize', [...ALIASES.hiddenSize, 'n_embed']);
+  const hiddenSize = r.num('hiddenSize', [...ALIASES.hiddenSize, 'n_embed'], { max: MAX_WIDTH });
   const numLayers = r.num('numLayers', ALIASES.numLayers, { max: MAX_LAYERS });
   const numHeads = r.num('numHeads', ALIASES.numHeads, { max: MAX_HEADS });
-  const vocabSize = r.num('vocabSize', ALIASES.vocabSize);
+  const vocabSize = r.num('vocabSize', ALIASES.vocabSize, { max: MAX_WIDTH });
   const required: Array<[unknown, keyof ModelSpec, readonly string[], string]> = [
     [hiddenSize, 'hiddenSize', ALIASES.hiddenSize, 'the model width sizes every projection'],
     [numLayers, 'numLayers', ALIASES.numLayers, 'the layer count multiplies KV cache and weights'],
@@ -127,7 +127,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   }
 
   // head_dim: explicit, MLA's q·k width, or hidden / heads.
-  const explicitHeadDim = r.num('headDim', ALIASES.headDim);
+  const explicitHeadDim = r.num('headDim', ALIASES.headDim, { max: MAX_WIDTH });
   let headDim: number | undefined = explicitHeadDim;
   if (mla) {
     headDim = mla.qkNopeHeadDim + mla.qkRopeHeadDim;
@@ -240,8 +240,8 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   // MLP and MoE.
   const llama4 = LLAMA4_TYPES.has(family);
   // Llama 4 names the expert width intermediate_size and the dense MLP intermediate_size_mlp.
-  const interFound = r.num('intermediateSize', llama4 ? ['intermediate_size_mlp', ...ALIASES.intermediateSize] : ALIASES.intermediateSize);
-  const moeInter = r.num(null, llama4 ? ['intermediate_size'] : ['moe_intermediate_size']);
+  const interFound = r.num('intermediateSize', llama4 ? ['intermediate_size_mlp', ...ALIASES.intermediateSize] : ALIASES.intermediateSize, { max: MAX_WIDTH });
+  const moeInter = r.num(null, llama4 ? ['intermediate_size'] : ['moe_intermediate_size'], { max: MAX_WIDTH });
   const numExperts = r.num(null, ALIASES.numExperts, { min: 0 });
   let moe: MoeSpec | null = null;
   if (numExperts !== undefined && numExperts > 0) {

@@ -19,6 +19,8 @@ test('formatCount: thousands separators', () => {
   assert.equal(formatCount(999), '999');
   assert.equal(formatCount(8_030_261_248), '8,030,261,248');
   assert.equal(formatCount(-12345), '-12,345');
+  // 2^70 = 1,180,591,620,717,411,303,424 (exact in a double): String() would write 1.1805916207174113e+21.
+  assert.equal(formatCount(2 ** 70), '1,180,591,620,717,411,303,424');
 });
 
 test('formatRate: SI prefixes', () => {

@@ -438,3 +438,13 @@ test('a vision tower whose shapes are not modelled is said to be left out, and c
   // A text-only config has no tower at all.
   assert.equal(readModelConfig(fixtureText('Llama-3.1-8B')).value!.vision, null);
 });
+
+test('widths far beyond any model are refused at their value: hidden_size 2^52 (a newcomer saw 3.56e33 parameters)', () => {
+  // Llama-3.1-8B with hidden_size 2^52 = 4,503,599,627,370,496: above MAX_WIDTH 2^24 = 16,777,216.
+  const text = fixtureText('Llama-3.1-8B').replace('"hidden_size": 4096', '"hidden_size": 4503599627370496');
+  assert.notEqual(text, fixtureText('Llama-3.1-8B'));
+  const p = only(readModelConfig(text).problems, 'invalid-value');
+  assert.equal(p.severity, 'error');
+  assert.equal(p.message, '"hidden_size" must be at most 16777216, not 4503599627370496');
+  assert.equal(at(text, p), '4503599627370496');
+});
