@@ -78,6 +78,18 @@ export function loadProfile(file: string): LoadedProfile {
     return `${display(at.file)}:${at.line}:${at.column}: ${p.severity}: ${p.message}`;
   };
   const errorAt = (key: string, message: string): InputError => {
+    // "model.<config key>": at that key in the model's config.json (this file, for a bare config),
+    // else at the profile's model key.
+    if (key.startsWith('model.')) {
+      const range = profile.model.ranges[key.slice('model.'.length)];
+      const path = profile.modelPath ?? abs;
+      const src = path === abs ? text : (texts.get(path) ?? readText(path));
+      if (range && src !== null) {
+        const { line, column } = offsetToLineColumn(src, range.offset);
+        return new InputError(message, display(path), line, column);
+      }
+      key = 'model';
+    }
     for (const parts = key.split('.'); parts.length > 0; parts.pop()) {
       const range = profile.ranges[parts.join('.')];
       if (range) {

@@ -194,7 +194,7 @@ export function caseMemoryLimit(): number {
 export function planProblem(profile: Profile, quick: boolean, memoryLimit = caseMemoryLimit()): { key: string; message: string } | null {
   for (const c of planCases(profile, { quick })) {
     if (c.shape.headDim > KERNEL_LIMITS.cpu.maxHeadDim) {
-      return { key: 'model', message: `head_dim ${c.shape.headDim} is larger than the CPU kernels take (at most ${KERNEL_LIMITS.cpu.maxHeadDim})` };
+      return { key: 'model.head_dim', message: `head_dim ${c.shape.headDim} is larger than the CPU kernels take (at most ${KERNEL_LIMITS.cpu.maxHeadDim})` };
     }
     const bytes = caseBytes(c);
     const s = c.shape;

@@ -616,3 +616,22 @@ test('--calibrate naming a missing file: exit 2 at the file, named as the calibr
   assert.equal(r.code, 2);
   assert.equal(r.stderr.trim().split('\n').at(-1), `${missing}:1:1: cannot read the calibration file: no such file`);
 });
+
+test('bench refuses a head_dim the CPU kernels do not take at the config\'s head_dim key, as estimate warns there, for a bare config and a profile', () => {
+  // Llama-3.1-8B's config with "head_dim": 1024 added as its last key (above the CPU limit, 512).
+  const config = JSON.parse(readFileSync(llamaConfig, 'utf8')) as Record<string, unknown>;
+  config.head_dim = 1024;
+  const text = JSON.stringify(config, null, 2);
+  const { dir, file } = tmp('config.json', text);
+  const lines = text.split('\n');
+  const line = lines.findIndex((l) => l.includes('"head_dim"')) + 1;
+  const column = lines[line - 1]!.indexOf('1024') + 1;
+  const bare = cli(['bench', file, '--dry-run', '--backend', 'cpu']);
+  assert.equal(bare.code, 2);
+  assert.equal(bare.stderr.trim(), `${file}:${line}:${column}: head_dim 1024 is larger than the CPU kernels take (at most 512)`);
+  const profile = join(dir, 'p.attn.yaml');
+  writeFileSync(profile, 'model: ./config.json\n');
+  const viaProfile = cli(['bench', profile, '--dry-run', '--backend', 'cpu']);
+  assert.equal(viaProfile.code, 2);
+  assert.equal(viaProfile.stderr.trim(), `${file}:${line}:${column}: head_dim 1024 is larger than the CPU kernels take (at most 512)`);
+});
