@@ -208,6 +208,9 @@ export async function settingsInForce(page: Page, settings: Record<string, unkno
     await page.waitForTimeout(250); // the output view has no event to wait on but its redraw
   }
   await runCommand(page, 'View: Hide Panel').catch(() => page.keyboard.press('Escape'));
+  // The command moves focus when it runs, after the palette has closed: a Quick Open opened before
+  // then closes under the next step (seen in CI as "element is not visible" on its input).
+  await page.locator('.part.panel').waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => undefined);
 }
 
 /** Runs a command by its palette title (F1, type, Enter on the matching row). */
@@ -221,10 +224,18 @@ export async function runCommand(page: Page, title: string): Promise<void> {
 /** Opens a workspace file through Quick Open and waits until its editor is the active one. */
 export async function openFile(page: Page, relPath: string, expectText: string): Promise<void> {
   const name = relPath.split('/').at(-1)!;
-  const input = await openQuickInput(page, 'Control+P');
-  await input.fill(relPath);
-  // Enter only once the focused row is the file: right after typing it can still be "recently opened".
-  await page.locator(`.quick-input-list .monaco-list-row.focused[aria-label^="${name}"]`).first().waitFor({ timeout: 30_000 });
+  for (let attempt = 1; ; attempt++) {
+    const input = await openQuickInput(page, 'Control+P');
+    try {
+      await input.fill(relPath, { timeout: 10_000 });
+      // Enter only once the focused row is the file: right after typing it can still be "recently opened".
+      await page.locator(`.quick-input-list .monaco-list-row.focused[aria-label^="${name}"]`).first().waitFor({ timeout: 30_000 });
+      break;
+    } catch (err) {
+      // Quick Open closes when focus moves (a command still finishing): open it again.
+      if (attempt === 3) throw err;
+    }
+  }
   await page.keyboard.press('Enter');
   await page.locator('.editor-group-container.active .tab.active', { hasText: name }).first().waitFor({ timeout: 30_000 });
   await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: expectText }).first().waitFor({ timeout: 30_000 });
