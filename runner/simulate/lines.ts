@@ -21,6 +21,15 @@ export function unreadable(path: string, e: unknown): TraceError {
   return new TraceError(path, 1, 1, `cannot read the trace: ${why}`);
 }
 
+/** The file opened for reading. @throws TraceError naming the file when it cannot be opened. */
+function openTrace(path: string): number {
+  try {
+    return openSync(path, 'r');
+  } catch (e) {
+    throw unreadable(path, e);
+  }
+}
+
 /**
  * Calls `fn(buf, start, end, lineNo)` for each line of the file: the line is buf[start, end)
  * (bytes; a trailing "\r" and a leading UTF-8 byte-order mark excluded), lineNo 1-based. The file
@@ -29,12 +38,7 @@ export function unreadable(path: string, e: unknown): TraceError {
  * @throws TraceError naming the file when it cannot be read.
  */
 export function scanLines(path: string, fn: (buf: Buffer, start: number, end: number, lineNo: number) => void): void {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (e) {
-    throw unreadable(path, e);
-  }
+  const fd = openTrace(path);
   try {
     let buf = Buffer.allocUnsafe(CHUNK);
     let have = 0;
@@ -89,12 +93,7 @@ export function forEachLine(path: string, fn: (line: string, lineNo: number) => 
  * @throws TraceError naming the file when it cannot be read.
  */
 function readHead(path: string): { head: Buffer; size: number } {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (e) {
-    throw unreadable(path, e);
-  }
+  const fd = openTrace(path);
   try {
     const size = fstatSync(fd).size;
     const buf = Buffer.alloc(1 << 16);
