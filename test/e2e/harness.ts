@@ -68,6 +68,8 @@ export interface CodeServer {
   userDataDir: string;
   /** Copies the extension's log (the AttnScope output channel) to `dest`, when it exists. */
   saveExtensionLog(dest: string): void;
+  /** The newest extension log's text (a window reload starts a new one), '' when there is none yet. */
+  extensionLog(): string;
   /** Rewrites User/settings.json and Machine/settings.json (the test then waits for settingsInForce). */
   writeSettings(settings: Record<string, unknown>): void;
   stop(): Promise<void>;
@@ -129,6 +131,10 @@ export async function startCodeServer(opts: { settings: Record<string, unknown>;
     saveExtensionLog: (dest) => {
       const log = extensionLogPath(userDataDir);
       if (log) copyFileSync(log, dest);
+    },
+    extensionLog: () => {
+      const log = extensionLogPath(userDataDir);
+      return log ? readFileSync(log, 'utf8') : '';
     },
     stop: async () => {
       if (child.exitCode !== null) return;
