@@ -383,7 +383,7 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     // Shown by the new extension host from its record, not by the page's saved state alone (which
     // held the finished run only when the workbench's flush came before the reload).
     const [runId] = readdirSync(join(ws, '.attnscope', 'runs')).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length));
-    assert.match(server.extensionLog(), new RegExp(`dashboard: showing ${runId}, the run shown before the window reloaded`));
+    await server.extensionLogLine(new RegExp(`dashboard: showing ${runId}, the run shown before the window reloaded`));
     console.log(`[e2e] reload: the workbench had saved the dashboard's state as ${saved} before it; the finished run shown ${Date.now() - reloadedAt} ms after the reload`);
     await page.screenshot({ path: join(shots, '04b-dashboard-after-reload.png') });
   });
