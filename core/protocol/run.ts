@@ -63,7 +63,16 @@ export interface KernelCase {
   productUnit?: string;
   /** Name of the ceiling fractionOfPeak divides by ("fp32 FMA peak", "DRAM read bandwidth", ...). */
   ceiling?: string;
+  /**
+   * Decode: where each sequence's pages lie in the pool. 'consecutive': one run of pages per
+   * sequence, as PageAllocator (like vLLM's free-block queue) hands them to prompts prefilled on
+   * a fresh pool; 'scattered': a random permutation of the whole pool (a long-running pool).
+   */
+  pageOrder?: PageOrder;
 }
+
+/** Block-table orders a decode case is timed with (KernelCase.pageOrder). */
+export type PageOrder = 'consecutive' | 'scattered';
 
 /** What was measured about the machine, so that two runs can be compared. */
 export interface Environment {
