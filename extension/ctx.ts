@@ -54,6 +54,10 @@ export class Ctx implements vscode.Disposable, DashboardHost {
     return this.extension.extensionUri;
   }
 
+  get storageUri(): vscode.Uri | undefined {
+    return this.extension.storageUri;
+  }
+
   get version(): string {
     return (this.extension.extension.packageJSON as { version?: string }).version ?? '0.0.0';
   }

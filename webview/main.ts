@@ -353,10 +353,10 @@ function renderSweep(): void {
 /**
  * Saves the state after each change of the model: while a run streams, when the page is next idle
  * (at most one save pending; each setState copies the whole model); otherwise at once, in the
- * task that changed it. A window reload right after a run finishes must restore the finished run:
- * when every save waited for an idle callback (up to 2 s on the workbench's busy thread), a
- * reload in that window restored the last "running" state, and the restored dashboard never
- * showed the finish (the extension host that restarts with the window has no run to send).
+ * task that changed it. A browser workbench writes this state to disk only on its own 5-s flush,
+ * so a window reloaded right after a run finishes may restore an older state (even "running"):
+ * the extension sends the run it showed in `init` then (extension/shownRun.ts), and `init`'s run
+ * replaces the restored one.
  */
 let persistQueued = false;
 function persist(): void {
