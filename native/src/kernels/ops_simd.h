@@ -175,56 +175,77 @@ struct SimdOps {
   }
 
   // ---- online softmax ----
+  // Rows in groups of W: pass 1 masks, scales (skipped when scale is 1: the fp32 path folds
+  // the scale into Q) and takes each row's max; the W rescale factors alpha = exp(m - m_new)
+  // are then one vector exp (a libm expf per row and key tile was 3 % of a 2-thread N = 1k,
+  // D = 64 run, perf cpu-clock); pass 2 writes P = exp(s - m_new), sums it into l and rescales
+  // the row's accumulator.
   static void softmax_tile(int rows, int n, int n_pad, float scale, float* s, int64_t lds,
                            const int32_t* begin, const int32_t* end, float* m, float* l,
                            float* acc, int64_t ldacc, int d) {
     constexpr float kNegInf = -std::numeric_limits<float>::infinity();
     const int n_vec = n / W * W;
     const T sv = V::set1(scale);
-    for (int r = 0; r < rows; ++r) {
-      float* row = s + r * lds;
-      const int a = begin[r], z = end[r];
-      if (a >= z) {
-        for (int j = 0; j < n_pad; ++j) row[j] = 0.f;
-        continue;
+    for (int r0 = 0; r0 < rows; r0 += W) {
+      const int rn = rows - r0 < W ? rows - r0 : W;
+      alignas(64) float m_old[W], m_new[W], alpha[W];
+      for (int i = 0; i < W; ++i) m_old[i] = m_new[i] = 0.f;  // alpha 1 where no key is visible
+      for (int i = 0; i < rn; ++i) {
+        const int r = r0 + i;
+        float* row = s + r * lds;
+        const int a = begin[r], z = end[r];
+        if (a >= z) {
+          for (int j = 0; j < n_pad; ++j) row[j] = 0.f;
+          continue;
+        }
+        for (int j = 0; j < a; ++j) row[j] = kNegInf;
+        for (int j = z; j < n; ++j) row[j] = kNegInf;
+        T big = V::set1(kNegInf);
+        if (scale == 1.f) {
+          for (int j = 0; j < n_vec; j += W) big = V::max(big, V::load(row + j));
+        } else {
+          for (int j = 0; j < n_vec; j += W) {
+            const T x = V::mul(sv, V::load(row + j));
+            V::store(row + j, x);
+            big = V::max(big, x);
+          }
+        }
+        float best = V::reduce_max(big);
+        for (int j = n_vec; j < n; ++j) {
+          row[j] *= scale;
+          best = row[j] > best ? row[j] : best;
+        }
+        m_old[i] = m[r];
+        m_new[i] = m[r] > best ? m[r] : best;
       }
-      for (int j = 0; j < a; ++j) row[j] = kNegInf;
-      for (int j = z; j < n; ++j) row[j] = kNegInf;
-      T big = V::set1(kNegInf);
-      for (int j = 0; j < n_vec; j += W) {
-        const T x = V::mul(sv, V::load(row + j));
-        V::store(row + j, x);
-        big = V::max(big, x);
+      V::store(alpha, V::exp(V::sub(V::load(m_old), V::load(m_new))));
+      for (int i = 0; i < rn; ++i) {
+        const int r = r0 + i;
+        if (begin[r] >= end[r]) continue;
+        float* row = s + r * lds;
+        const T shift = V::set1(m_new[i]);
+        T sum = V::zero();
+        for (int j = 0; j < n_vec; j += W) {  // s <= m_new: the exponent is <= 0 (or -inf, NaN)
+          const T e = V::exp_nonpositive(V::sub(V::load(row + j), shift));
+          V::store(row + j, e);
+          sum = V::add(sum, e);
+        }
+        float total = V::reduce_add(sum);
+        for (int j = n_vec; j < n; ++j) {
+          row[j] = __builtin_expf(row[j] - m_new[i]);  // libm: no inline shared across units
+          total += row[j];
+        }
+        for (int j = n; j < n_pad; ++j) row[j] = 0.f;
+        l[r] = l[r] * alpha[i] + total;
+        if (alpha[i] != 1.f) {
+          float* out = acc + r * ldacc;
+          const T av = V::set1(alpha[i]);
+          const int d_vec = d / W * W;
+          for (int x = 0; x < d_vec; x += W) V::store(out + x, V::mul(av, V::load(out + x)));
+          for (int x = d_vec; x < d; ++x) out[x] *= alpha[i];
+        }
+        m[r] = m_new[i];
       }
-      float best = V::reduce_max(big);
-      for (int j = n_vec; j < n; ++j) {
-        row[j] *= scale;
-        best = row[j] > best ? row[j] : best;
-      }
-      const float m_new = m[r] > best ? m[r] : best;
-      const float alpha = __builtin_expf(m[r] - m_new);  // libm: no inline shared across units
-      const T shift = V::set1(m_new);
-      T sum = V::zero();
-      for (int j = 0; j < n_vec; j += W) {
-        const T e = V::exp(V::sub(V::load(row + j), shift));
-        V::store(row + j, e);
-        sum = V::add(sum, e);
-      }
-      float total = V::reduce_add(sum);
-      for (int j = n_vec; j < n; ++j) {
-        row[j] = __builtin_expf(row[j] - m_new);
-        total += row[j];
-      }
-      for (int j = n; j < n_pad; ++j) row[j] = 0.f;
-      l[r] = l[r] * alpha + total;
-      if (alpha != 1.f) {
-        float* out = acc + r * ldacc;
-        const T av = V::set1(alpha);
-        const int d_vec = d / W * W;
-        for (int x = 0; x < d_vec; x += W) V::store(out + x, V::mul(av, V::load(out + x)));
-        for (int x = d_vec; x < d; ++x) out[x] *= alpha;
-      }
-      m[r] = m_new;
     }
   }
 
@@ -364,14 +385,12 @@ struct SimdOps {
   }
 };
 
-// exp(x) for a vector, Cephes expf: x = n ln2 + r, |r| <= ln2/2, exp(r) by a degree-6
-// polynomial (about 1 ulp), times 2^n. Inputs below -87.33 (also -inf) give exactly 0; NaN
-// stays NaN. V supplies the ISA primitives named below.
+// Cephes expf's core: x = n ln2 + r, |r| <= ln2/2, exp(r) by a degree-6 polynomial (about
+// 1 ulp), times 2^n through V::scale_pow2. x must be clamped by the caller to where its
+// scale_pow2 is exact (cephes_exp: [-87.34, 88.38]); -inf would give NaN.
 template <typename V>
-inline typename V::T cephes_exp(typename V::T x) {
+inline typename V::T cephes_exp_reduced(typename V::T xc) {
   using T = typename V::T;
-  const T hi = V::set1(88.3762626647949f), lo = V::set1(-87.3365447505531f);
-  const T xc = V::max(V::min(x, hi), lo);
   const T fx = V::round(V::mul(xc, V::set1(1.44269504088896341f)));
   T r = V::fnmadd(fx, V::set1(0.693359375f), xc);
   r = V::fnmadd(fx, V::set1(-2.12194440e-4f), r);
@@ -382,7 +401,17 @@ inline typename V::T cephes_exp(typename V::T x) {
   y = V::fmadd(y, r, V::set1(1.6666665459E-1f));
   y = V::fmadd(y, r, V::set1(5.0000001201E-1f));
   y = V::fmadd(y, V::mul(r, r), V::add(r, V::set1(1.f)));
-  return V::zero_below(V::scale_pow2(y, fx), x, lo);
+  return V::scale_pow2(y, fx);
+}
+
+// exp(x) for a vector (Cephes expf, cephes_exp_reduced). Inputs below -87.33 (also -inf) give
+// exactly 0; NaN stays NaN. V supplies the ISA primitives named below.
+template <typename V>
+inline typename V::T cephes_exp(typename V::T x) {
+  using T = typename V::T;
+  const T hi = V::set1(88.3762626647949f), lo = V::set1(-87.3365447505531f);
+  const T xc = V::max(V::min(x, hi), lo);
+  return V::zero_below(cephes_exp_reduced<V>(xc), x, lo);
 }
 
 // What every vector traits type of SimdOps has in common, written once over GCC / Clang vector
@@ -410,6 +439,8 @@ struct VectorBase {
   static T add(T a, T b) { return a + b; }
   static T sub(T a, T b) { return a - b; }
   static T exp(T x) { return cephes_exp<Derived>(x); }
+  // exp(x) for x <= 0, -inf or NaN (softmax_tile's s - m_new); an ISA may supply a cheaper one.
+  static T exp_nonpositive(T x) { return Derived::exp(x); }
 };
 
 }  // namespace
