@@ -175,77 +175,66 @@ struct SimdOps {
   }
 
   // ---- online softmax ----
-  // Rows in groups of W: pass 1 masks, scales (skipped when scale is 1: the fp32 path folds
-  // the scale into Q) and takes each row's max; the W rescale factors alpha = exp(m - m_new)
-  // are then one vector exp (a libm expf per row and key tile was 3 % of a 2-thread N = 1k,
-  // D = 64 run, perf cpu-clock); pass 2 writes P = exp(s - m_new), sums it into l and rescales
-  // the row's accumulator.
+  // Per row: masks, scale (skipped when it is 1: the fp32 path folds it into Q), max, then
+  // P = exp(s - m_new), l and the accumulator's rescale by alpha = exp(m - m_new), computed
+  // only when the max moved (alpha = 1 otherwise; after the first key tiles most rows keep
+  // their max). A libm expf per row and key tile was 3 % of a 2-thread N = 1k, D = 64 run
+  // (perf cpu-clock); a vector exp of 16 rows' alphas cost more, in the store-to-load
+  // forwarding stall of reading its lanes back.
   static void softmax_tile(int rows, int n, int n_pad, float scale, float* s, int64_t lds,
                            const int32_t* begin, const int32_t* end, float* m, float* l,
                            float* acc, int64_t ldacc, int d) {
     constexpr float kNegInf = -std::numeric_limits<float>::infinity();
     const int n_vec = n / W * W;
     const T sv = V::set1(scale);
-    for (int r0 = 0; r0 < rows; r0 += W) {
-      const int rn = rows - r0 < W ? rows - r0 : W;
-      alignas(64) float m_old[W], m_new[W], alpha[W];
-      for (int i = 0; i < W; ++i) m_old[i] = m_new[i] = 0.f;  // alpha 1 where no key is visible
-      for (int i = 0; i < rn; ++i) {
-        const int r = r0 + i;
-        float* row = s + r * lds;
-        const int a = begin[r], z = end[r];
-        if (a >= z) {
-          for (int j = 0; j < n_pad; ++j) row[j] = 0.f;
-          continue;
-        }
-        for (int j = 0; j < a; ++j) row[j] = kNegInf;
-        for (int j = z; j < n; ++j) row[j] = kNegInf;
-        T big = V::set1(kNegInf);
-        if (scale == 1.f) {
-          for (int j = 0; j < n_vec; j += W) big = V::max(big, V::load(row + j));
-        } else {
-          for (int j = 0; j < n_vec; j += W) {
-            const T x = V::mul(sv, V::load(row + j));
-            V::store(row + j, x);
-            big = V::max(big, x);
-          }
-        }
-        float best = V::reduce_max(big);
-        for (int j = n_vec; j < n; ++j) {
-          row[j] *= scale;
-          best = row[j] > best ? row[j] : best;
-        }
-        m_old[i] = m[r];
-        m_new[i] = m[r] > best ? m[r] : best;
+    for (int r = 0; r < rows; ++r) {
+      float* row = s + r * lds;
+      const int a = begin[r], z = end[r];
+      if (a >= z) {
+        for (int j = 0; j < n_pad; ++j) row[j] = 0.f;
+        continue;
       }
-      V::store(alpha, V::exp(V::sub(V::load(m_old), V::load(m_new))));
-      for (int i = 0; i < rn; ++i) {
-        const int r = r0 + i;
-        if (begin[r] >= end[r]) continue;
-        float* row = s + r * lds;
-        const T shift = V::set1(m_new[i]);
-        T sum = V::zero();
-        for (int j = 0; j < n_vec; j += W) {  // s <= m_new: the exponent is <= 0 (or -inf, NaN)
-          const T e = V::exp_nonpositive(V::sub(V::load(row + j), shift));
-          V::store(row + j, e);
-          sum = V::add(sum, e);
+      for (int j = 0; j < a; ++j) row[j] = kNegInf;
+      for (int j = z; j < n; ++j) row[j] = kNegInf;
+      T big = V::set1(kNegInf);
+      if (scale == 1.f) {
+        for (int j = 0; j < n_vec; j += W) big = V::max(big, V::load(row + j));
+      } else {
+        for (int j = 0; j < n_vec; j += W) {
+          const T x = V::mul(sv, V::load(row + j));
+          V::store(row + j, x);
+          big = V::max(big, x);
         }
-        float total = V::reduce_add(sum);
-        for (int j = n_vec; j < n; ++j) {
-          row[j] = __builtin_expf(row[j] - m_new[i]);  // libm: no inline shared across units
-          total += row[j];
-        }
-        for (int j = n; j < n_pad; ++j) row[j] = 0.f;
-        l[r] = l[r] * alpha[i] + total;
-        if (alpha[i] != 1.f) {
-          float* out = acc + r * ldacc;
-          const T av = V::set1(alpha[i]);
-          const int d_vec = d / W * W;
-          for (int x = 0; x < d_vec; x += W) V::store(out + x, V::mul(av, V::load(out + x)));
-          for (int x = d_vec; x < d; ++x) out[x] *= alpha[i];
-        }
-        m[r] = m_new[i];
       }
+      float best = V::reduce_max(big);
+      for (int j = n_vec; j < n; ++j) {
+        row[j] *= scale;
+        best = row[j] > best ? row[j] : best;
+      }
+      const float m_new = m[r] > best ? m[r] : best;
+      const float alpha = m_new == m[r] ? 1.f : __builtin_expf(m[r] - m_new);  // libm: no inline shared across units
+      const T shift = V::set1(m_new);
+      T sum = V::zero();
+      for (int j = 0; j < n_vec; j += W) {  // s <= m_new: the exponent is <= 0 (or -inf, NaN)
+        const T e = V::exp_nonpositive(V::sub(V::load(row + j), shift));
+        V::store(row + j, e);
+        sum = V::add(sum, e);
+      }
+      float total = V::reduce_add(sum);
+      for (int j = n_vec; j < n; ++j) {
+        row[j] = __builtin_expf(row[j] - m_new);
+        total += row[j];
+      }
+      for (int j = n; j < n_pad; ++j) row[j] = 0.f;
+      l[r] = l[r] * alpha + total;
+      if (alpha != 1.f) {
+        float* out = acc + r * ldacc;
+        const T av = V::set1(alpha);
+        const int d_vec = d / W * W;
+        for (int x = 0; x < d_vec; x += W) V::store(out + x, V::mul(av, V::load(out + x)));
+        for (int x = d_vec; x < d; ++x) out[x] *= alpha;
+      }
+      m[r] = m_new;
     }
   }
 
