@@ -20,6 +20,24 @@ export const KERNEL_LIMITS: KernelLimits = {
 };
 
 /**
+ * The head_dim MLA prefill is benchmarked at, and (when v_head_dim differs) what that
+ * substitutes, in a sentence. MLA prefill decompresses the latent and runs multi-head attention
+ * (vLLM's MLA prefill path): q·k over qk_nope_head_dim + qk_rope_head_dim dims (DeepSeek-V3:
+ * 128 + 64 = 192), P·V over v_head_dim (128). The flash kernels take one head_dim for Q, K and V,
+ * so V runs at the q·k width: P·V does qk / v_head_dim times the model's FLOPs and V bytes (1.5x
+ * for DeepSeek-V3), and the timings include that extra work. `note` is null when the widths match.
+ */
+export function mlaPrefillHeadDim(mla: MlaSpec): { headDim: number; note: string | null } {
+  const headDim = mla.qkNopeHeadDim + mla.qkRopeHeadDim;
+  if (mla.vHeadDim === headDim) return { headDim, note: null };
+  const ratio = Number((headDim / mla.vHeadDim).toPrecision(3));
+  return {
+    headDim,
+    note: `MLA prefill is benchmarked with V at head_dim ${headDim}, not v_head_dim ${mla.vHeadDim}: the model's q·k runs over ${headDim} dims (qk_nope_head_dim ${mla.qkNopeHeadDim} + qk_rope_head_dim ${mla.qkRopeHeadDim}) and P·V over ${mla.vHeadDim}, while the flash kernels take one head_dim for K and V, so P·V does ${ratio}x the model's FLOPs and V bytes (the timings include them)`,
+  };
+}
+
+/**
  * The head_dim MLA decode is benchmarked at, and what that substitutes, in a sentence. MLA decode
  * in the weight-absorbed form (FlashMLA, vLLM's MLA backends) attends from every query head to
  * one shared latent: q·k over kv_lora_rank + qk_rope_head_dim dims (DeepSeek-V3: 512 + 64 = 576),

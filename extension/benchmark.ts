@@ -1,12 +1,16 @@
 /**
- * One benchmark run from the editor: resolved Profile (from the server) -> runner child
+ * One run from the editor, a benchmark (`attnscope bench`) or a serving simulation (`attnscope
+ * simulate`, the pool simulation alone): resolved Profile (from the server) -> runner child
  * process -> progress notification with Cancel, status item and dashboard fed live -> the run
- * saved to history, also when it was cancelled or the runner crashed.
+ * saved to history, also when a benchmark was cancelled or the runner crashed. A run the runner
+ * refuses is not saved; nor is a cancelled simulation (it has nothing to show before its end, as
+ * `attnscope simulate` writes nothing when cancelled).
  */
 import * as vscode from 'vscode';
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
-import type { KernelCase, RunResult } from '../core/protocol/run';
+import { formatCount, formatPercent } from '../core/format';
+import type { KernelCase, RunKind, RunResult } from '../core/protocol/run';
 import { EXIT_BAD_INPUT, type RunnerEvent } from '../core/protocol/runner';
 import type { Ctx } from './ctx';
 import { partialRun, saveRun } from './history';
@@ -15,13 +19,23 @@ import { runName } from './runName';
 import { RunnerProcess, runnerLaunch, type RunnerOutcome } from './runnerProcess';
 
 /** The runner to spawn: the runnerPath setting, else the bundled dist/runner.js under Node. */
-function launchFor(ctx: Ctx, source: vscode.Uri): ReturnType<typeof runnerLaunch> {
+function launchFor(ctx: Ctx, source: vscode.Uri, job: RunKind): ReturnType<typeof runnerLaunch> {
   const s = ctx.settings(source);
   const runner = s.runnerPath || vscode.Uri.joinPath(ctx.extension.extensionUri, 'dist', 'runner.js').fsPath;
   // In desktop VS Code the host is Electron, whose ABI the native addon is not built for: use `node` on PATH there.
   const node = s.nodePath || (process.versions['electron'] ? 'node' : process.execPath);
   const folder = vscode.workspace.getWorkspaceFolder(source);
-  return { ...runnerLaunch(runner, node, { quick: s.quickMode, backend: s.backend }), cwd: folder?.uri.fsPath };
+  return { ...runnerLaunch(runner, node, { job, quick: s.quickMode, backend: s.backend }), cwd: folder?.uri.fsPath };
+}
+
+/** What the finish toast says of a simulation: the pool's summary and the modelled latency. */
+function simulationSummary(run: RunResult): string {
+  const s = run.pool?.summary;
+  if (!s) return 'no pool result';
+  const parts = [`peak occupancy ${formatPercent(s.peakOccupancy)}`, `${formatCount(s.preemptions)} preemption${s.preemptions === 1 ? '' : 's'}`, `prefix-cache hit rate ${formatPercent(s.prefixHitRate)}`];
+  const ttft = run.pool?.latency?.ttft;
+  if (ttft && ttft.p99 !== null) parts.push(`p99 TTFT ${formatCount(Math.round(ttft.p99 * 1000))} ms (modelled)`);
+  return parts.join(', ');
 }
 
 export class BenchmarkRun {
@@ -33,17 +47,19 @@ export class BenchmarkRun {
   private constructor(
     private readonly ctx: Ctx,
     readonly source: vscode.Uri,
+    readonly job: RunKind,
     readonly name: string,
     private readonly profile: Profile,
     private readonly estimate: Estimate,
   ) {}
 
   /**
-   * Runs the benchmark of `source` with its resolved `profile`, showing progress until the
-   * runner ends. Resolves with the saved run (null if it could not be saved).
+   * Runs `job` (a benchmark or a serving simulation) of `source` with its resolved `profile`,
+   * showing progress until the runner ends. Resolves with the saved run (null if none was saved).
    */
-  static async start(ctx: Ctx, source: vscode.Uri, profile: Profile, estimate: Estimate): Promise<RunResult | null> {
-    const run = new BenchmarkRun(ctx, source, runName(profile, source.fsPath, ctx.settings(source).quickMode ? 'quick' : 'full'), profile, estimate);
+  static async start(ctx: Ctx, source: vscode.Uri, job: RunKind, profile: Profile, estimate: Estimate): Promise<RunResult | null> {
+    const mode = job === 'simulate' ? 'simulation' : ctx.settings(source).quickMode ? 'quick' : 'full';
+    const run = new BenchmarkRun(ctx, source, job, runName(profile, source.fsPath, mode), profile, estimate);
     ctx.activeRun = run;
     await vscode.commands.executeCommand('setContext', 'attnscope.running', true);
     try {
@@ -64,15 +80,15 @@ export class BenchmarkRun {
   }
 
   private async execute(): Promise<RunResult | null> {
-    const { ctx, name } = this;
-    const launch = launchFor(ctx, this.source);
+    const { ctx, name, job } = this;
+    const launch = launchFor(ctx, this.source, job);
     ctx.log.info(`run ${name}: ${launch.command} ${launch.args.join(' ')}`);
     if (ctx.settings(this.source).openDashboardOnRun) ctx.dashboard.show(true);
-    ctx.dashboard.post({ type: 'runStarted', name, total: 0, profile: this.profile, estimate: this.estimate });
+    ctx.dashboard.post({ type: 'runStarted', name, total: 0, kind: job, profile: this.profile, estimate: this.estimate });
     ctx.status.setRun({ name, done: 0, total: 0 });
 
     const outcome = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `AttnScope: benchmarking ${name}`, cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: `AttnScope: ${job === 'simulate' ? 'simulating' : 'benchmarking'} ${name}`, cancellable: true },
       (progress, token) =>
         new Promise<RunnerOutcome>((resolve) => {
           let reported = 0;
@@ -146,6 +162,11 @@ export class BenchmarkRun {
     });
   }
 
+  /** The run of a runner that ended without one: what was received, cancelled or failed. */
+  private unsaved(status: 'cancelled' | 'failed', error: string): RunResult {
+    return partialRun({ name: this.name, kind: this.job, toolVersion: this.ctx.version, profile: this.profile, estimate: this.estimate, cases: this.cases, status, error });
+  }
+
   private async finish(outcome: RunnerOutcome): Promise<RunResult | null> {
     const { ctx, name } = this;
     const how = outcome.signal ? `killed by ${outcome.signal}` : `exit code ${outcome.exitCode}`;
@@ -154,20 +175,17 @@ export class BenchmarkRun {
       this.refused(refusalOf(outcome, this.profile, ctx.settings(this.source).backend));
       return null;
     }
+    if (outcome.cancelled && outcome.run === null && this.job === 'simulate') {
+      // A simulation has nothing to show before its end: nothing saved, as on the command line.
+      ctx.log.info(`run ${name}: simulation cancelled; nothing saved`);
+      ctx.dashboard.post({ type: 'runFinished', run: this.unsaved('cancelled', 'cancelled: a simulation is saved only when it ends'), id: null });
+      void vscode.window.showInformationMessage(`AttnScope: simulation of ${name} cancelled; nothing saved.`);
+      return null;
+    }
     // The runner names a run after its file; the editor's name says the model, profile and mode.
     let run: RunResult | null = outcome.run === null ? null : this.shown && outcome.run.createdAt === this.shown.createdAt ? this.shown : { ...outcome.run, name };
     const crashed = !outcome.cancelled && (run === null || run.status === 'failed' || outcome.exitCode !== 0);
-    if (!run) {
-      run = partialRun({
-        name,
-        toolVersion: ctx.version,
-        profile: this.profile,
-        estimate: this.estimate,
-        cases: this.cases,
-        status: outcome.cancelled ? 'cancelled' : 'failed',
-        error: outcome.cancelled ? 'cancelled' : outcome.error ?? `runner ended without a result (${how})`,
-      });
-    }
+    if (!run) run = this.unsaved(outcome.cancelled ? 'cancelled' : 'failed', outcome.cancelled ? 'cancelled' : outcome.error ?? `runner ended without a result (${how})`);
 
     let id: string | null = null;
     const folder = ctx.historyFolder(this.source);
@@ -184,11 +202,11 @@ export class BenchmarkRun {
     if (crashed) {
       const tail = outcome.logTail.slice(-5).join('\n');
       const what = run.status === 'failed' && outcome.run === null && outcome.exitCode === 0 ? `ended without a result (${how})` : `failed (${how})`;
-      void ctx.showError(`AttnScope: the benchmark runner ${what}.${tail ? `\n${tail}` : ''}`);
+      void ctx.showError(`AttnScope: the ${this.job === 'simulate' ? 'simulation' : 'benchmark'} runner ${what}.${tail ? `\n${tail}` : ''}`);
     } else if (run.status === 'cancelled') {
       void vscode.window.showInformationMessage(`AttnScope: benchmark of ${name} cancelled after ${run.cases.length} case(s); the partial run is saved.`);
     } else {
-      const message = `AttnScope: benchmark of ${name} finished: ${run.cases.length} case(s).`;
+      const message = this.job === 'simulate' ? `AttnScope: simulation of ${name} finished: ${simulationSummary(run)}.` : `AttnScope: benchmark of ${name} finished: ${run.cases.length} case(s).`;
       // No "Open dashboard" when it is open already.
       if (ctx.dashboard.isOpen) void vscode.window.showInformationMessage(message);
       else void vscode.window.showInformationMessage(message, 'Open dashboard').then((c) => c && ctx.dashboard.show(false));

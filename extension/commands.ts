@@ -9,7 +9,7 @@ import { FILE_GLOBS, isConfigPath, isProfilePath } from '../core/config/fileKind
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
 import { Commands } from '../core/protocol/lsp';
-import type { RunResult } from '../core/protocol/run';
+import type { RunKind, RunResult } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
 import type { RunListEntry } from '../core/protocol/webview';
 import { BenchmarkRun } from './benchmark';
@@ -70,10 +70,10 @@ async function resolve(ctx: Ctx, uri: vscode.Uri, purpose: string): Promise<{ pr
 async function pickRuns(ctx: Ctx, title: string, many: boolean): Promise<RunListEntry[] | undefined> {
   const { runs } = await listRuns(ctx.historyFolder().fsPath);
   if (runs.length < (many ? 2 : 1)) {
-    void vscode.window.showInformationMessage(`AttnScope: ${many ? 'comparing needs two saved runs' : 'no saved runs yet'} in ${vscode.workspace.asRelativePath(ctx.historyFolder())}; run a benchmark first.`);
+    void vscode.window.showInformationMessage(`AttnScope: ${many ? 'comparing needs two saved runs' : 'no saved runs yet'} in ${vscode.workspace.asRelativePath(ctx.historyFolder())}; run a benchmark or a simulation first.`);
     return undefined;
   }
-  const items = runs.map((r) => ({ label: r.name, description: `${new Date(r.createdAt).toLocaleString()} · ${r.status} · ${r.cases} cases`, run: r }));
+  const items = runs.map((r) => ({ label: r.name, description: `${new Date(r.createdAt).toLocaleString()} · ${r.status} · ${r.kind === 'simulate' ? 'simulation, no kernels timed' : `${r.cases} cases`}`, run: r }));
   if (!many) {
     const one = await vscode.window.showQuickPick(items, { title });
     return one ? [one.run] : undefined;
@@ -88,30 +88,46 @@ async function pickRuns(ctx: Ctx, title: string, many: boolean): Promise<RunList
   return picked.map((p) => p.run).sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1));
 }
 
-const runBenchmark: Factory = (ctx) => async (arg) => {
+/**
+ * Starts `job` on the file of `arg` (or the active / a picked one): refused in untrusted
+ * workspaces (native code) and while another run is in flight; a simulation needs a `workload`.
+ */
+async function startRun(ctx: Ctx, arg: unknown, job: RunKind): Promise<void> {
+  const verb = job === 'simulate' ? 'simulate' : 'benchmark';
   if (!vscode.workspace.isTrusted) {
     const choice = await vscode.window.showWarningMessage(
-      'AttnScope runs benchmarks (native code) only in trusted workspaces. Validation and hints keep working here.',
+      `AttnScope runs ${job === 'simulate' ? 'serving simulations' : 'benchmarks'} (native code) only in trusted workspaces. Validation and hints keep working here.`,
       'Manage Workspace Trust',
     );
     if (choice) await vscode.commands.executeCommand('workbench.trust.manage');
     return;
   }
   if (ctx.activeRun) {
-    const choice = await vscode.window.showWarningMessage(`AttnScope: a benchmark of ${ctx.activeRun.name} is already running.`, 'Cancel it');
+    const choice = await vscode.window.showWarningMessage(`AttnScope: ${ctx.activeRun.name} is already running.`, 'Cancel it');
     if (choice) ctx.activeRun?.cancel();
     return;
   }
-  const uri = await targetFile(arg, 'benchmark');
+  const uri = await targetFile(arg, verb);
   if (!uri) return;
-  const resolved = await resolve(ctx, uri, 'benchmark');
+  const resolved = await resolve(ctx, uri, verb);
   if (!resolved) return;
-  await BenchmarkRun.start(ctx, uri, resolved.profile, resolved.estimate);
-};
+  if (job === 'simulate' && resolved.profile.workload === null) {
+    void vscode.window.showWarningMessage(
+      `AttnScope: ${basename(uri.fsPath)} has no workload to simulate: add a \`workload:\` block to a profile (requests, arrival_rate, prompt_len, output_len, max_num_seqs, max_model_len).`,
+    );
+    return;
+  }
+  await BenchmarkRun.start(ctx, uri, job, resolved.profile, resolved.estimate);
+}
+
+const runBenchmark: Factory = (ctx) => (arg) => startRun(ctx, arg, 'bench');
+
+/** The serving simulation alone (`attnscope simulate`): the pool, latency and goodput on the modelled step time, no kernel timed. */
+const runSimulation: Factory = (ctx) => (arg) => startRun(ctx, arg, 'simulate');
 
 const cancelRun: Factory = (ctx) => () => {
   if (!ctx.activeRun) {
-    void vscode.window.showInformationMessage('AttnScope: no benchmark is running.');
+    void vscode.window.showInformationMessage('AttnScope: nothing is running.');
     return;
   }
   ctx.activeRun.cancel();
@@ -191,6 +207,7 @@ const showLog: Factory = (ctx) => () => ctx.log.show(true);
 
 const FACTORIES: Record<keyof typeof Commands, Factory> = {
   runBenchmark,
+  runSimulation,
   openDashboard,
   showMemoryBreakdown,
   compareRuns,

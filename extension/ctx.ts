@@ -13,11 +13,11 @@ import { StatusItem } from './status';
 /** Files the language server reads: profiles and HuggingFace configs. */
 export const DOCUMENT_SELECTOR = FILE_GLOBS.map((pattern) => ({ scheme: 'file', pattern }));
 
-/** The benchmark in flight, as the context sees it (extension/benchmark.ts BenchmarkRun). */
+/** The benchmark or simulation in flight, as the context sees it (extension/benchmark.ts BenchmarkRun). */
 export interface ActiveRun {
   /** Display name: the profile or config file name. */
   readonly name: string;
-  /** Ends the runner (SIGTERM, then SIGKILL); the partial run is still saved. */
+  /** Ends the runner (SIGTERM, then SIGKILL); a benchmark's partial run is still saved. */
   cancel(): void;
 }
 
@@ -25,7 +25,7 @@ export class Ctx implements vscode.Disposable, DashboardHost {
   readonly log: vscode.LogOutputChannel;
   readonly status: StatusItem;
   readonly dashboard: Dashboard;
-  /** The benchmark in flight; at most one. */
+  /** The benchmark or simulation in flight; at most one. */
   activeRun: ActiveRun | null = null;
   private client: LanguageClient | null = null;
   private serverError: string | null = null;
@@ -52,6 +52,10 @@ export class Ctx implements vscode.Disposable, DashboardHost {
 
   get extensionUri(): vscode.Uri {
     return this.extension.extensionUri;
+  }
+
+  get storageUri(): vscode.Uri | undefined {
+    return this.extension.storageUri;
   }
 
   get version(): string {

@@ -12,6 +12,7 @@ import type { FromWebview, ToWebview } from '../core/protocol/webview';
 import { dashboardHtml, makeNonce } from './dashboardHtml';
 import { runToCsv, runToJson } from './exportRun';
 import { listRuns, loadRun } from './history';
+import { ShownRunStore } from './shownRun';
 import { StreamBatcher } from './streamBatcher';
 
 export const DASHBOARD_VIEW_TYPE = 'attnscope.dashboard';
@@ -26,6 +27,8 @@ export interface DashboardHost {
   readonly log: vscode.LogOutputChannel;
   /** The folder runs are saved in (the history folder setting of the first workspace folder). */
   historyFolder(): vscode.Uri;
+  /** The extension's storage folder for this workspace (ExtensionContext.storageUri); undefined without a workspace. */
+  readonly storageUri: vscode.Uri | undefined;
   /** Logs `message` and shows it with an "Open log" button. */
   showError(message: string): Promise<void>;
 }
@@ -34,14 +37,22 @@ export class Dashboard implements vscode.Disposable {
   private panel: vscode.WebviewPanel | null = null;
   private ready = false;
   private queue: ToWebview[] = [];
-  /** The run shown last, sent again when the page (re)loads. */
+  /**
+   * The finished run shown last, sent again when the page (re)loads; null after a refusal or a
+   * memory estimate (the page's own state shows those). Its history id is kept on disk
+   * (ShownRunStore) for the extension host that starts with a reloaded window.
+   */
   private current: { run: RunResult; id: string | null } | null = null;
+  private readonly shownRun: ShownRunStore | null;
+  /** False until the first `ready` of this extension host has read the id the previous one kept. */
+  private shownRunLoaded = false;
   /** Messages of the run streaming now, replayed to a page that opens or reloads mid-run. */
   private live: ToWebview[] = [];
   private readonly disposables: vscode.Disposable[] = [];
   private readonly batcher = new StreamBatcher((msg) => this.deliver(msg));
 
   constructor(private readonly host: DashboardHost) {
+    this.shownRun = host.storageUri ? new ShownRunStore(host.storageUri.fsPath) : null;
     this.disposables.push(
       { dispose: () => this.batcher.dispose() },
       vscode.window.registerWebviewPanelSerializer(DASHBOARD_VIEW_TYPE, {
@@ -78,7 +89,9 @@ export class Dashboard implements vscode.Disposable {
   }
 
   private deliver(msg: ToWebview): void {
+    const shownBefore = this.current?.id ?? null;
     if (msg.type === 'runFinished' || msg.type === 'showRun') this.current = { run: msg.run, id: msg.id ?? null };
+    if (msg.type === 'runRefused' || msg.type === 'showEstimate') this.current = null;
     if (msg.type === 'runFinished' && this.ready && msg.run.pool) {
       // The page has this run's samples from the stream: send the finish without them (the page
       // checks the count and keeps its own); `current` keeps the whole run for a page that reloads.
@@ -86,12 +99,37 @@ export class Dashboard implements vscode.Disposable {
       if (streamed > 0 && streamed === msg.run.pool.samples.length) msg = { ...msg, run: { ...msg.run, pool: { ...msg.run.pool, samples: [] } }, streamedSamples: streamed };
     }
     if (msg.type === 'runSaved' && this.current) this.current = { ...this.current, id: msg.id };
+    if ((this.current?.id ?? null) !== shownBefore) this.rememberShown();
     if (msg.type === 'runStarted') this.live = [msg];
     else if (msg.type === 'case' || msg.type === 'poolSamples' || msg.type === 'progress') this.live.push(msg);
     else if (msg.type === 'runFinished') this.live = [];
     if (!this.panel) return;
     if (this.ready) void this.panel.webview.postMessage(msg);
     else this.queue.push(msg);
+  }
+
+  /** Writes the shown run's id for the next extension host (ShownRunStore). */
+  private rememberShown(): void {
+    this.shownRunLoaded = true; // what this host shows from now on supersedes what the last one kept
+    void this.shownRun?.save(this.current?.id ?? null, (err) => this.host.log.warn(`could not record the run the dashboard shows: ${err instanceof Error ? err.message : String(err)}`));
+  }
+
+  /**
+   * Once per extension host, before the first `init`: the run the previous host's dashboard
+   * showed (a window reload restarts the host, and the page's saved state may predate the run's
+   * finish: ShownRunStore says why). A run no longer in history is not shown.
+   */
+  private async loadShown(folder: string): Promise<void> {
+    if (this.shownRunLoaded) return;
+    this.shownRunLoaded = true;
+    const id = await this.shownRun?.load();
+    if (!id || this.current) return;
+    try {
+      this.current = { run: await loadRun(folder, id), id };
+      this.host.log.info(`dashboard: showing ${id}, the run shown before the window reloaded`);
+    } catch (err) {
+      this.host.log.info(`dashboard: the run shown before the window reloaded (${id}) is no longer in history: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   /** Sends the history list again (after a run was saved). */
@@ -132,6 +170,7 @@ export class Dashboard implements vscode.Disposable {
     const folder = this.host.historyFolder().fsPath;
     switch (msg.type) {
       case 'ready': {
+        await this.loadShown(folder);
         const { runs } = await listRuns(folder);
         // Everything queued before `ready` is either in `live` (the stream so far) or superseded by init.
         const replay = [...this.live, ...this.queue.filter((m) => m.type === 'compare' || m.type === 'showEstimate')];

@@ -9,7 +9,7 @@ import { arch, cpus, platform, release } from 'node:os';
 import { join } from 'node:path';
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
-import { createRun, RUN_SCHEMA_VERSION, type Environment, type KernelCase, type RunResult, type RunStatus } from '../core/protocol/run';
+import { createRun, RUN_SCHEMA_VERSION, runKind, type Environment, type KernelCase, type RunKind, type RunResult, type RunStatus } from '../core/protocol/run';
 import type { RunListEntry } from '../core/protocol/webview';
 
 const ID_PATTERN = /^[0-9]{8}-[0-9]{6}(?:-[0-9]+)?-[A-Za-z0-9._-]+$/;
@@ -60,7 +60,7 @@ export async function listRuns(folder: string): Promise<{ runs: RunListEntry[]; 
     const id = name.slice(0, -'.json'.length);
     try {
       const run = await loadRun(folder, id);
-      runs.push({ id, name: run.name, createdAt: run.createdAt, status: run.status, cases: run.cases.length });
+      runs.push({ id, name: run.name, createdAt: run.createdAt, status: run.status, cases: run.cases.length, kind: runKind(run) });
     } catch {
       skipped.push(name);
     }
@@ -102,6 +102,7 @@ export function hostEnvironment(toolVersion: string): Environment {
  */
 export function partialRun(args: {
   name: string;
+  kind: RunKind;
   toolVersion: string;
   profile: Profile;
   estimate: Estimate;

@@ -34,11 +34,11 @@ export function modelLabel(profile: Pick<Profile, 'modelPath' | 'model'>, config
   return basename(dirname(path)) || file;
 }
 
-/** Quick (`--quick`: few repetitions, the smallest shapes) or full. */
-export type RunMode = 'quick' | 'full';
+/** A benchmark quick (`--quick`: few repetitions, the smallest shapes) or full; or a serving simulation (`attnscope simulate`, no kernels timed). */
+export type RunMode = 'quick' | 'full' | 'simulation';
 
 /**
- * "model · profile file · mode"; the profile file is left out when the run is of the config.json
+ * "model · profile file · mode" ("Llama-2-7b-hf · serve.attn.yaml · simulation"); the profile file is left out when the run is of the config.json
  * itself (the model's name already says which). `source`: the file the run was started on.
  */
 export function runName(profile: Pick<Profile, 'modelPath' | 'model'>, source: string, mode: RunMode, configText?: string): string {

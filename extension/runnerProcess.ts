@@ -1,5 +1,5 @@
 /**
- * The runner as a child process: `node dist/runner.js bench - --events` with the resolved
+ * The runner as a child process: `node dist/runner.js bench - --events` (or `simulate - --events`) with the resolved
  * Profile as JSON on stdin, NDJSON RunnerEvents on stdout (core/protocol/runner.ts), human
  * progress on stderr. The runner never runs inside the extension host, so a native crash
  * cannot take the editor down. No `vscode` import: tests drive this with a fake runner.
@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Backend, Profile } from '../core/config/types';
-import type { RunResult } from '../core/protocol/run';
+import type { RunKind, RunResult } from '../core/protocol/run';
 import type { RunnerEvent } from '../core/protocol/runner';
 
 /** How to start the runner. */
@@ -20,18 +20,24 @@ export interface RunnerLaunch {
 }
 
 export interface RunnerOptions {
+  /** bench: time the kernels (and simulate the pool when the profile has a workload); simulate: the pool simulation alone. */
+  job: RunKind;
   quick: boolean;
   backend: Backend;
 }
 
 /**
- * The command line for a runner: `bench - --events [--backend cpu|cuda] [--quick]`. `runnerPath` ending in .js/.mjs/.cjs runs under `node`;
- * anything else is executed directly with the same arguments.
+ * The command line for a runner: `bench - --events [--backend cpu|cuda] [--quick]`, or
+ * `simulate - --events` (no kernel runs: the backend and quick settings do not apply).
+ * `runnerPath` ending in .js/.mjs/.cjs runs under `node`; anything else is executed directly
+ * with the same arguments.
  */
 export function runnerLaunch(runnerPath: string, node: string, opts: RunnerOptions): RunnerLaunch {
-  const args = ['bench', '-', '--events'];
-  if (opts.backend !== 'auto') args.push('--backend', opts.backend); // 'auto': the profile's device.backend decides
-  if (opts.quick) args.push('--quick');
+  const args = [opts.job, '-', '--events'];
+  if (opts.job === 'bench') {
+    if (opts.backend !== 'auto') args.push('--backend', opts.backend); // 'auto': the profile's device.backend decides
+    if (opts.quick) args.push('--quick');
+  }
   if (/\.[cm]?js$/.test(runnerPath)) return { command: node, args: [runnerPath, ...args] };
   return { command: runnerPath, args };
 }

@@ -190,7 +190,7 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
     environment.gpu = gpu.gpu;
     environment.peaks = { ...environment.peaks, ...gpu.peaks };
   }
-  const run = createRun({ name: opts.name, toolVersion: TOOL_VERSION, createdAt, profile, environment, estimate: estimate(profile), ...(opts.quick ? { quick: { shortened: quickShortening(profile) } } : {}) });
+  const run = createRun({ name: opts.name, kind: 'bench', toolVersion: TOOL_VERSION, createdAt, profile, environment, estimate: estimate(profile), ...(opts.quick ? { quick: { shortened: quickShortening(profile) } } : {}) });
   try {
     throwIfAborted(opts.signal);
     let done = 1;

@@ -5,6 +5,7 @@
  *   attnscope bench - --events          resolved Profile JSON on stdin, NDJSON RunnerEvents on stdout
  *   attnscope estimate <file> [--json]
  *   attnscope simulate <profile> [--trace FILE] [--json FILE] [--slo-ttft-ms MS] [--max-rate] ... (USAGE below)
+ *   attnscope simulate - --events       the same for a resolved Profile on stdin, NDJSON RunnerEvents on stdout
  *   attnscope sweep | merge | submit     what-if grids (runner/sweep/cli.ts)
  *   attnscope vllm-log <vllm.log> [--profile FILE] [--json]
  *
@@ -15,7 +16,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { BACKENDS, isBackend, type Problem, type Profile, type StepTimeSpec } from '../core/config/types';
-import { createRun, type PoolResult, type StepTimeModel } from '../core/protocol/run';
+import { createRun, type PoolResult, type PoolSample, type StepTimeModel } from '../core/protocol/run';
 import { batchLimitsText, estimate, referenceSeqLen } from '../core/estimate';
 import { formatCount, formatCountOf } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
@@ -30,7 +31,7 @@ import { calibrateStepTime, formatCalibration } from './simulate/calibrate';
 import { calibrateFromKernels, formatKernelCalibration, KernelCalibrationError, readKernelRun } from './simulate/calibrate-kernels';
 import { searchCapacity } from './simulate/capacity';
 import { formatCapacity } from './simulate/latency-format';
-import { readSimulateFlags, SIMULATE_FLAGS } from './simulate/options';
+import { readSimulateFlags, SIMULATE_FLAGS, type SimulateFlags } from './simulate/options';
 import { describeDropped, readTraceFile, readVllmResult } from './simulate/traces';
 import { mergeCommand, submitCommand, sweepCommand } from './sweep';
 import { loadProfile, type LoadedProfile } from './load';
@@ -47,6 +48,7 @@ const USAGE = `usage:
   attnscope simulate <profile> [--trace FILE [--trace-format F] [--trace-model M] [--trace-log-type T]]
                      [--time-scale X] [--slo-ttft-ms MS] [--slo-tpot-ms MS] [--calibrate VLLM_RESULT.json | RUN.json]
                      [--max-rate [--slo-attainment 0.9] [--rate-tolerance 0.02]] [--json FILE]
+  attnscope simulate - --events     (a resolved Profile as JSON on stdin; NDJSON events on stdout)
   attnscope sweep <profile> [--set key=v1,v2]... [--jobs N] [--shard i/N] [--out DIR] [--json FILE] [--quick] [--backend B]
   attnscope merge DIR... [--json FILE]
   attnscope submit --slurm <profile> [--set ...] [--tasks N] [--partition P] [--gpus-per-task G] [--cpus-per-task C] [--time T] [--out DIR] [--wait] [--poll S]
@@ -220,9 +222,14 @@ function unusedUnderTrace(profile: Profile, problem: Problem): boolean {
  * The problems found reading the file, then the deployment notes, one line each on stderr;
  * `trace`: a trace replaces the workload's distributions, so nothing is said about them.
  */
-function printNotes(loaded: LoadedProfile, io: CliIo, trace = false): void {
+function printNotes(loaded: LoadedProfile, write: (line: string, level: 'info' | 'warn') => void, trace = false): void {
   const problems = trace ? loaded.problems.filter((p) => !unusedUnderTrace(loaded.profile, p)) : loaded.problems;
-  for (const note of [...problems, ...deploymentNotes(loaded.profile)]) io.stderr.write(`${loaded.format(note)}\n`);
+  for (const note of [...problems, ...deploymentNotes(loaded.profile)]) write(loaded.format(note), note.severity === 'info' ? 'info' : 'warn');
+}
+
+/** A line for the user: on stderr, or under --events a `log` event. */
+function lineWriter(io: CliIo, events: boolean): (line: string, level?: 'info' | 'warn') => void {
+  return (line, level = 'info') => (events ? io.stdout.write(`${JSON.stringify({ type: 'log', level, message: line } satisfies RunnerEvent)}\n`) : io.stderr.write(`${line}\n`));
 }
 
 /** Refuses a --calibrate file that cannot be read, naming it as the calibration file. @throws InputError (exit 2) at file:1:1. */
@@ -244,19 +251,37 @@ async function estimateCommand(argv: string[], io: CliIo): Promise<number> {
   if (values.json && positionals.length === 2) throw new UsageError(`estimate --json prints JSON to stdout; to a file: attnscope estimate ${positionals[0]} --json > ${positionals[1]}`, false);
   const file = onePositional(positionals, 'estimate');
   const loaded = loadProfile(file);
-  printNotes(loaded, io);
+  printNotes(loaded, lineWriter(io, false));
   const est = estimate(loaded.profile);
   io.stdout.write(values.json ? `${JSON.stringify(est, null, 2)}\n` : `${formatEstimateOf(loaded.profile, est, basename(file))}\n`);
   return EXIT_OK;
 }
 
+/**
+ * `attnscope simulate <profile | -> [flags]`. Under --events (the editor's "Run serving
+ * simulation", a resolved Profile on stdin as for bench): notes and the step-time model as `log`
+ * events, `progress` in percent, the pool's `poolSample`s, then `done` with the run (kind
+ * 'simulate'); bad input is an `error` event before the exit 2; a cancel writes nothing (exit 130).
+ */
 async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(argv, SIMULATE_FLAGS);
   const file = onePositional(positionals, 'simulate');
   const flags = readSimulateFlags(values);
   checkOutputPath(flags.json, '--json');
-  const loaded = loadProfile(file);
-  printNotes(loaded, io, flags.trace !== undefined);
+  const emitLine = (e: RunnerEvent) => io.stdout.write(`${JSON.stringify(e)}\n`);
+  try {
+    return await simulateProfile(file, file === '-' ? profileFromStdin(await readStdin()) : loadProfile(file), flags, io);
+  } catch (e) {
+    if (flags.events && e instanceof InputError) emitLine({ type: 'error', message: e.message, file: e.file, line: e.line, column: e.column });
+    throw e;
+  }
+}
+
+async function simulateProfile(file: string, loaded: LoadedProfile, flags: SimulateFlags, io: CliIo): Promise<number> {
+  const events = flags.events;
+  const say = lineWriter(io, events);
+  const emitLine = (e: RunnerEvent) => io.stdout.write(`${JSON.stringify(e)}\n`);
+  printNotes(loaded, say, flags.trace !== undefined);
   const profile = loaded.profile;
   // The flags win over the profile's slo, bound by bound.
   const slo = { ...profile.slo, ...flags.slo };
@@ -267,11 +292,11 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
   const trace = flags.trace
     ? readTraceFile(flags.trace, { format: flags.traceFormat, maxModelLen: profile.workload?.maxModelLen ?? referenceSeqLen(profile), model: flags.traceModel, logType: flags.traceLogType, warnings })
     : undefined;
-  for (const w of warnings) io.stderr.write(`${w}\n`);
+  for (const w of warnings) say(w, 'warn');
   if (trace) {
     const dropped = Object.keys(trace.dropped).length > 0 ? `; dropped ${describeDropped(trace.dropped)}` : '';
-    io.stderr.write(`${flags.trace}: ${trace.format} trace (${trace.timeUnit}), ${formatCount(trace.count)} requests${dropped}\n`);
-    for (const n of trace.notes) io.stderr.write(`${flags.trace}: note: ${n}\n`);
+    say(`${flags.trace}: ${trace.format} trace (${trace.timeUnit}), ${formatCount(trace.count)} requests${dropped}`);
+    for (const n of trace.notes) say(`${flags.trace}: note: ${n}`);
   }
   let stepTime: StepTimeSpec | StepTimeModel | undefined;
   let stepTimeSource: string | undefined;
@@ -303,7 +328,19 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
   }
   const ac = cancellation();
   // A terminal shows one line rewritten in place and erased at the end; piped stderr gets nothing.
-  const progress = new Progress(io.stderr, false);
+  // Under --events: a progress event per percent.
+  const terminal = new Progress(io.stderr, false);
+  let shownPct = -1;
+  const progress = {
+    update(fraction: number, _total: number, message: string): void {
+      if (!events) return terminal.update(fraction, 1, message);
+      const pct = Math.floor(100 * fraction);
+      if (pct <= shownPct && fraction > 0) return;
+      shownPct = pct;
+      emitLine({ type: 'progress', done: pct, total: 100, message });
+    },
+    clear: (): void => terminal.clear(),
+  };
   let last: PoolProgress | undefined;
   let result: PoolResult;
   const createdAt = new Date();
@@ -330,6 +367,7 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
         stepTime,
         stepTimeSource,
         signal: ac.signal,
+        ...(events ? { onSample: (sample: PoolSample) => emitLine({ type: 'poolSample', sample }) } : {}),
         onProgress: (p) => {
           last = p;
           progress.update(p.fraction, 1, `simulating ${formatCountOf(p.requests, 'request')}: ${formatCount(p.finished)} done, ${formatCount(p.simulatedSeconds)} s of serving`);
@@ -350,9 +388,13 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
   const machine = describeMachine();
   if (machine.nativeBuild === 'wasm') head.push(`Simulated by the WebAssembly module (${machine.nativeBuildReason ?? 'ATTNSCOPE_BACKEND=wasm'})`, '');
   head.push(`Scheduler limits: ${batchLimitsText(profile)}`);
-  if (flags.json) {
-    const run = createRun({ name: basename(file), toolVersion: TOOL_VERSION, createdAt, profile, environment: machine, estimate: estimate(profile), pool: result });
-    writeOutput(flags.json, `${JSON.stringify(run, null, 2)}\n`, '--json');
+  const name = file !== '-' ? basename(file) : profile.sourcePath ? basename(profile.sourcePath) : 'stdin';
+  const run = flags.json || events ? createRun({ name, kind: 'simulate', toolVersion: TOOL_VERSION, createdAt, profile, environment: machine, estimate: estimate(profile), pool: result }) : null;
+  if (flags.json) writeOutput(flags.json, `${JSON.stringify(run, null, 2)}\n`, '--json');
+  if (events) {
+    for (const line of head) if (line !== '') say(line);
+    emitLine({ type: 'done', run: run! });
+    return EXIT_OK;
   }
   const body = result.capacity ? `${formatCapacity(result.capacity)}\n\nAt the highest passing rate:\n${formatPoolSummary(result)}` : formatPoolSummary(result);
   io.stdout.write(`${[...head, body].join('\n')}\n`);

@@ -98,7 +98,7 @@ export function ceilingFor(
  * GFLOP/s and GB/s (SI, = per ns), and the fraction of the ceilingFor() the case.
  */
 export function summarizeCase(
-  base: Pick<KernelCase, 'kernel' | 'backend' | 'shape' | 'dtype' | 'kvDtype' | 'maxAbsErr' | 'lseMaxAbsErr' | 'checkShape' | 'simdPath' | 'productUnit'>,
+  base: Pick<KernelCase, 'kernel' | 'backend' | 'shape' | 'dtype' | 'kvDtype' | 'maxAbsErr' | 'lseMaxAbsErr' | 'checkShape' | 'simdPath' | 'productUnit' | 'pageOrder'>,
   samplesNs: number[],
   peaks: Environment['peaks'],
 ): KernelCase {

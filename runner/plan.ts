@@ -7,7 +7,7 @@
 import { totalmem } from 'node:os';
 import type { Dtype, Profile } from '../core/config/types';
 import { KERNEL_LIMITS } from '../core/estimate/checks';
-import { mlaDecodeHeadDim } from '../core/kernelLimits';
+import { mlaDecodeHeadDim, mlaPrefillHeadDim } from '../core/kernelLimits';
 import { formatBytes } from '../core/format';
 import type { CaseShape, KernelName } from '../core/protocol/run';
 
@@ -38,7 +38,8 @@ function checkHeads(numHeads: number, numKvHeads: number): { h: number; hkv: num
 
 /**
  * The attention shapes a model runs. Prefill: MLA models decompress the latent and run
- * multi-head attention with the qk head dim (nope + rope), as vLLM's MLA prefill does. Decode:
+ * multi-head attention with the qk head dim (nope + rope), as vLLM's MLA prefill does, V at that
+ * width too (mlaPrefillHeadDim: the kernels take one head_dim; its note says so in runs). Decode:
  * MLA attends from every query head to the one shared latent (the weight-absorbed form, as
  * FlashMLA), so it runs as MQA at mlaDecodeHeadDim (core/kernelLimits.ts: kv_lora_rank, the rope
  * part left out, which the CPU kernels' head_dim <= 512 cannot hold; its note says so in runs).
@@ -46,7 +47,7 @@ function checkHeads(numHeads: number, numKvHeads: number): { h: number; hkv: num
 function modelHeads(profile: Profile): { h: number; prefillHkv: number; prefillD: number; decodeHkv: number; decodeD: number } {
   const m = profile.model;
   if (m.mla) {
-    return { h: m.numHeads, prefillHkv: m.numHeads, prefillD: m.mla.qkNopeHeadDim + m.mla.qkRopeHeadDim, decodeHkv: 1, decodeD: mlaDecodeHeadDim(m.mla).headDim };
+    return { h: m.numHeads, prefillHkv: m.numHeads, prefillD: mlaPrefillHeadDim(m.mla).headDim, decodeHkv: 1, decodeD: mlaDecodeHeadDim(m.mla).headDim };
   }
   return { h: m.numHeads, prefillHkv: m.numKvHeads, prefillD: m.headDim, decodeHkv: m.numKvHeads, decodeD: m.headDim };
 }

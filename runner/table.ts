@@ -6,7 +6,7 @@ import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
 import { formatBytes, formatConcurrency, formatCount, formatPercent, formatRate } from '../core/format';
 import type { KernelCase, RunResult } from '../core/protocol/run';
-import { mlaDecodeHeadDim } from '../core/kernelLimits';
+import { mlaDecodeHeadDim, mlaPrefillHeadDim } from '../core/kernelLimits';
 import { ceilingFor } from './measure';
 import { formatPoolSummary } from './simulate';
 
@@ -176,6 +176,8 @@ export function formatRun(run: RunResult): string {
   if (caption) out.push(caption);
   out.push(formatCases(run.cases));
   const mla = run.profile.model.mla;
+  const prefillNote = mla ? mlaPrefillHeadDim(mla).note : null;
+  if (prefillNote && run.cases.some((c) => c.kernel === 'flash_fwd')) out.push(`note: ${prefillNote}`);
   if (mla && run.cases.some((c) => c.kernel === 'paged_decode')) out.push(`note: ${mlaDecodeHeadDim(mla).note}`);
   if (run.pool) out.push('', formatPoolSummary(run.pool));
   if (run.status !== 'ok') out.push(`\nrun ${run.status}${run.error ? `: ${run.error}` : ''}`);

@@ -6,7 +6,10 @@
  *   flash forward: N ∈ {1k, 4k, 16k}, D ∈ {64, 128}, causal and not, fp32 and bf16 (B = 1,
  *     H = H_kv = 8, so onnxruntime's MultiHeadAttention runs the same problem);
  *   paged decode: batch ∈ {1, 16}, context ∈ {4k, 32k}, page 16, bf16 Q and KV (H = 32,
- *     H_kv = 8, D = 128: Llama-3-8B's attention), pages in shuffled order.
+ *     H_kv = 8, D = 128: Llama-3-8B's attention), each with two block tables: pages
+ *     consecutive (as PageAllocator hands them to prompts prefilled on a fresh pool) and
+ *     scattered (a random permutation of the pool). On this kind of machine the order alone
+ *     moves the rate by a quarter or more: the hardware prefetcher restarts at every jump.
  * Each case prints median time, GFLOP/s with the fraction of the FLOP ceiling, GB/s with the
  * fraction of read bandwidth, the naive fp64 reference at the same shape (or why it was
  * skipped), onnxruntime-node's MultiHeadAttention (fp32) as an outside peer (or why not), and
@@ -16,14 +19,16 @@
  * skipped figures with reasons) atomically. Exit 0 when every case ran, 1 on an error, 2 on
  * bad arguments.
  */
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 
 import { formatBytes, formatDuration, formatPercent, formatRate, formatSignificant } from '../core/format';
-import type { CaseShape, Environment, KernelCase } from '../core/protocol/run';
+import type { CaseShape, Environment, KernelCase, PageOrder } from '../core/protocol/run';
 import { runHeader, type RunHeader } from '../core/protocol/run';
 import {
   cpuFeatures,
+  PageAllocator,
   flashForward,
   pagedDecode,
   referenceAttention,
@@ -174,6 +179,32 @@ function timingFor(expectedSec: number): Required<TimingOptions> {
 const fmtPct = (f: number | null): string => (f === null ? '-' : formatPercent(f, f < 0.1 ? 1 : 0));
 const fmtErr = (e: number | null): string => (e === null ? '-' : e.toExponential(1));
 const kLabel = (n: number): string => (n % 1024 === 0 ? `${n / 1024}k` : String(n));
+
+/** The decode cases' block-table orders (KernelCase.pageOrder). */
+const PAGE_ORDERS: readonly PageOrder[] = ['consecutive', 'scattered'];
+
+/**
+ * Block tables [batch, ctx / pageSize] of `batch` prompts of ctx tokens each prefilled on a fresh
+ * pool of numPages pages, as PageAllocator hands them out (one run of pages per sequence).
+ */
+function freshPoolTables(batch: number, ctx: number, numPages: number, pageSize: number): Int32Array {
+  const allocator = new PageAllocator({ numPages, pageSize });
+  for (let s = 0; s < batch; s++) {
+    const r = allocator.allocate(s, ctx);
+    if (r.status !== 'ok') throw new Error(`PageAllocator refused sequence ${s}: ${r.status}`);
+  }
+  return allocator.batchTables([...Array(batch).keys()]).blockTable;
+}
+
+/** This process's transparent huge pages in bytes (AnonHugePages of /proc/self/smaps_rollup); null off Linux. */
+function anonHugePagesBytes(): number | null {
+  try {
+    const m = /^AnonHugePages:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/smaps_rollup', 'utf8'));
+    return m ? Number(m[1]) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
 
 function log(msg: string): void {
   process.stderr.write(`[bench:kernels] ${msg}\n`);
@@ -363,6 +394,7 @@ async function main(): Promise<void> {
 
   // ---- paged decode --------------------------------------------------------------------------
   const hugePools: boolean[] = [];
+  let hugeTaken: { poolBytes: number; taken: number } | null = null;
   const DH = 32;
   const DHKV = 8;
   const DD = 128;
@@ -371,87 +403,100 @@ async function main(): Promise<void> {
   for (const batch of [1, 16]) {
     for (const ctx of contexts) {
       const shape: CaseShape = { batchSize: batch, numHeads: DH, numKvHeads: DHKV, headDim: DD, seqLenQ: 1, seqLenK: ctx, causal: false, slidingWindow: null, pageSize: PAGE };
-      const label = `decode B=${batch} ctx=${kLabel(ctx)} p${PAGE}`;
-      const row: Row = { label, dtype: 'bf16/bf16', peerSkip: 'see note: no decode peer' };
-      rows.push(row);
       const pagesPerSeq = ctx / PAGE;
       const numPages = batch * pagesPerSeq;
       const slot = PAGE * DHKV * DD;
-      log(`${label}: filling ${formatBytes(2 * numPages * slot * 2)} of bf16 pages ...`);
+      const poolBytes = 2 * numPages * slot * 2;
+      log(`decode B=${batch} ctx=${kLabel(ctx)}: filling ${formatBytes(poolBytes)} of bf16 pages ...`);
       // Native pools with huge pages asked for (randomKvPages), filled from the seeded tiles.
       const kPool = randomKvPages('bf16', numPages * slot, 11 + batch);
       const vPool = randomKvPages('bf16', numPages * slot, 13 + batch);
       const kPages = kPool.data;
       const vPages = vPool.data;
       hugePools.push(kPool.hugePages && vPool.hugePages);
-      const blockTable = shuffledPages(numPages, 17 + ctx);
+      const taken = anonHugePagesBytes();
+      if (taken !== null && (hugeTaken === null || poolBytes > hugeTaken.poolBytes)) hugeTaken = { poolBytes, taken };
       const contextLens = new Int32Array(batch).fill(ctx);
       const q = toHalfBits('bf16', randomUniform(batch * DH * DD, 19));
-      const args: PagedDecodeArgs = {
-        q, kPages, vPages, blockTable, contextLens, dtype: 'bf16', kvDtype: 'bf16',
-        batch, numHeads: DH, numKvHeads: DHKV, headDim: DD, numPages, pageSize: PAGE, maxPagesPerSeq: pagesPerSeq, threads,
-      };
-      // Check on a reduced shape: 2 sequences of an odd length over the first pages.
-      const checkCtx = 1003;
-      const checkBatch = Math.min(batch, 2);
-      const checkArgs: PagedDecodeArgs = {
-        ...args,
-        q: q.subarray(0, checkBatch * DH * DD),
-        batch: checkBatch,
-        blockTable: blockTable.subarray(0, checkBatch * pagesPerSeq),
-        contextLens: new Int32Array(checkBatch).fill(checkCtx),
-      };
-      const checkShape: CaseShape = { ...shape, batchSize: checkBatch, seqLenK: checkCtx };
-      const ref = await referencePagedDecode(checkArgs);
-      const tCheck0 = process.hrtime.bigint();
-      const out = await pagedDecode(checkArgs);
-      sawRate('paged_decode', attentionFlops(checkShape), Number(process.hrtime.bigint() - tCheck0), false);
-      const maxAbsErr = maxAbsDiff(out.o, ref.o);
-      const lseMaxAbsErr = maxAbsDiff(out.lse, ref.lse);
-      const flops = attentionFlops(shape);
-      const est = expectSec('paged_decode', flops)!;
-      if (est > MAX_SECONDS_PER_RUN) {
-        row.kernelSkip = `~${est.toFixed(0)} s per run at ${formatSignificant(rateFor('paged_decode')! / 1e9)} GFLOP/s (limit ${MAX_SECONDS_PER_RUN} s)`;
-        skipped.push({ what: 'kernel', kernel: 'paged_decode', shape, dtype: 'bf16', reason: row.kernelSkip });
-      } else {
-        log(`${label} (~${est < 0.01 ? est.toExponential(1) : est.toFixed(2)} s per run) ...`);
-        const timing = await timePagedDecode(args, timingFor(est));
-        row.kernelCpuNs = cpuMedian(timing.cpuNs);
-        row.kernel = summarizeCase({ kernel: 'paged_decode', backend: 'cpu', shape, dtype: 'bf16', kvDtype: 'bf16', maxAbsErr, lseMaxAbsErr, checkShape, ...cpuCasePath('paged_decode', 'bf16') }, timing.samplesNs, peaks);
-        sawRate('paged_decode', flops, row.kernel.medianNs);
-        cases.push(row.kernel);
-      }
-
-      // Naive reference: gathers every sequence's K/V in fp64, one thread.
-      const t0 = process.hrtime.bigint();
-      await referencePagedDecode(checkArgs);
-      const refRate = attentionFlops(checkShape) / (Number(process.hrtime.bigint() - t0) * 1e-9);
-      const refSec = attentionFlops(shape) / refRate;
-      const gatherBytes = 2 * ctx * DHKV * DD * 8;
-      if (refSec > MAX_REFERENCE_SECONDS) {
-        row.referenceSkip = `~${refSec.toFixed(0)} s per run (naive fp64, one thread)`;
-      } else if (gatherBytes > 1 << 30) {
-        row.referenceSkip = `would gather ${formatBytes(gatherBytes)} of fp64 K/V per sequence`;
-      } else {
-        log(`${label}: naive reference (~${refSec.toFixed(1)} s) ...`);
-        const samples: number[] = [];
-        for (let i = 0; i < (refSec > 2 ? 1 : 3); i++) {
-          const t1 = process.hrtime.bigint();
-          await referencePagedDecode(args);
-          samples.push(Number(process.hrtime.bigint() - t1));
+      for (const pageOrder of PAGE_ORDERS) {
+        const label = `decode B=${batch} ctx=${kLabel(ctx)} p${PAGE} ${pageOrder}`;
+        const row: Row = { label, dtype: 'bf16/bf16', peerSkip: 'see note: no decode peer' };
+        rows.push(row);
+        const blockTable = pageOrder === 'scattered' ? shuffledPages(numPages, 17 + ctx) : freshPoolTables(batch, ctx, numPages, PAGE);
+        const args: PagedDecodeArgs = {
+          q, kPages, vPages, blockTable, contextLens, dtype: 'bf16', kvDtype: 'bf16',
+          batch, numHeads: DH, numKvHeads: DHKV, headDim: DD, numPages, pageSize: PAGE, maxPagesPerSeq: pagesPerSeq, threads,
+        };
+        // Check on a reduced shape: 2 sequences of an odd length over the first pages.
+        const checkCtx = 1003;
+        const checkBatch = Math.min(batch, 2);
+        const checkArgs: PagedDecodeArgs = {
+          ...args,
+          q: q.subarray(0, checkBatch * DH * DD),
+          batch: checkBatch,
+          blockTable: blockTable.subarray(0, checkBatch * pagesPerSeq),
+          contextLens: new Int32Array(checkBatch).fill(checkCtx),
+        };
+        const checkShape: CaseShape = { ...shape, batchSize: checkBatch, seqLenK: checkCtx };
+        const ref = await referencePagedDecode(checkArgs);
+        const tCheck0 = process.hrtime.bigint();
+        const out = await pagedDecode(checkArgs);
+        sawRate('paged_decode', attentionFlops(checkShape), Number(process.hrtime.bigint() - tCheck0), false);
+        const maxAbsErr = maxAbsDiff(out.o, ref.o);
+        const lseMaxAbsErr = maxAbsDiff(out.lse, ref.lse);
+        const flops = attentionFlops(shape);
+        const est = expectSec('paged_decode', flops)!;
+        if (est > MAX_SECONDS_PER_RUN) {
+          row.kernelSkip = `~${est.toFixed(0)} s per run at ${formatSignificant(rateFor('paged_decode')! / 1e9)} GFLOP/s (limit ${MAX_SECONDS_PER_RUN} s)`;
+          skipped.push({ what: 'kernel', kernel: 'paged_decode', shape, dtype: 'bf16', reason: row.kernelSkip });
+        } else {
+          log(`${label} (~${est < 0.01 ? est.toExponential(1) : est.toFixed(2)} s per run) ...`);
+          const timing = await timePagedDecode(args, timingFor(est));
+          row.kernelCpuNs = cpuMedian(timing.cpuNs);
+          row.kernel = summarizeCase({ kernel: 'paged_decode', backend: 'cpu', shape, dtype: 'bf16', kvDtype: 'bf16', maxAbsErr, lseMaxAbsErr, checkShape, pageOrder, ...cpuCasePath('paged_decode', 'bf16') }, timing.samplesNs, peaks);
+          sawRate('paged_decode', flops, row.kernel.medianNs);
+          cases.push(row.kernel);
         }
-        row.reference = summarizeCase({ kernel: 'reference', backend: 'cpu', shape, dtype: 'bf16', kvDtype: 'bf16', maxAbsErr: 0, lseMaxAbsErr: 0 }, samples, peaks);
-        cases.push(row.reference);
+
+        skipped.push({ what: 'peer', kernel: 'paged_decode', shape, dtype: 'bf16', reason: DECODE_NOTE });
+        // Naive reference (gathers every sequence's K/V in fp64, one thread): once per shape.
+        if (pageOrder !== 'scattered') continue;
+        const t0 = process.hrtime.bigint();
+        await referencePagedDecode(checkArgs);
+        const refRate = attentionFlops(checkShape) / (Number(process.hrtime.bigint() - t0) * 1e-9);
+        const refSec = attentionFlops(shape) / refRate;
+        const gatherBytes = 2 * ctx * DHKV * DD * 8;
+        if (refSec > MAX_REFERENCE_SECONDS) {
+          row.referenceSkip = `~${refSec.toFixed(0)} s per run (naive fp64, one thread)`;
+        } else if (gatherBytes > 1 << 30) {
+          row.referenceSkip = `would gather ${formatBytes(gatherBytes)} of fp64 K/V per sequence`;
+        } else {
+          log(`${label}: naive reference (~${refSec.toFixed(1)} s) ...`);
+          const samples: number[] = [];
+          for (let i = 0; i < (refSec > 2 ? 1 : 3); i++) {
+            const t1 = process.hrtime.bigint();
+            await referencePagedDecode(args);
+            samples.push(Number(process.hrtime.bigint() - t1));
+          }
+          row.reference = summarizeCase({ kernel: 'reference', backend: 'cpu', shape, dtype: 'bf16', kvDtype: 'bf16', maxAbsErr: 0, lseMaxAbsErr: 0 }, samples, peaks);
+          cases.push(row.reference);
+        }
+        if (row.referenceSkip) skipped.push({ what: 'reference', kernel: 'reference', shape, dtype: 'bf16', reason: row.referenceSkip });
       }
-      if (row.referenceSkip) skipped.push({ what: 'reference', kernel: 'reference', shape, dtype: 'bf16', reason: row.referenceSkip });
-      skipped.push({ what: 'peer', kernel: 'paged_decode', shape, dtype: 'bf16', reason: DECODE_NOTE });
     }
   }
   if (hugePools.length > 0) {
+    const held = hugeTaken
+      ? `; with the largest pools (${formatBytes(hugeTaken.poolBytes)}) filled, the process held ${formatBytes(hugeTaken.taken)} of AnonHugePages (/proc/self/smaps_rollup)`
+      : '';
     notes.push(
-      hugePools.every(Boolean)
+      (hugePools.every(Boolean)
         ? 'decode K/V page pools: native memory with transparent huge pages (madvise taken)'
-        : 'decode K/V page pools: native memory, but the OS did not take the huge-page advice (4 KiB pages: a TLB miss per page step)',
+        : 'decode K/V page pools: native memory, but the OS did not take the huge-page advice (4 KiB pages: a TLB miss per page step)') + held,
+    );
+    notes.push(
+      'decode page orders: consecutive = the block tables PageAllocator gives prompts prefilled on a fresh pool (one run of pages per sequence, as vLLM\'s free-block queue hands them out); ' +
+        'scattered = a random permutation of the whole pool (a long-running pool), every page step a jump to an unrelated 32 KiB page',
     );
   }
   await ort?.close();
@@ -546,7 +591,7 @@ function printReport(env: Environment, rows: Row[], notes: string[], targets: st
   console.log('ref = naive fp64 reference (one thread) at the same shape; ORT = onnxruntime MultiHeadAttention fp32, same threads; x = ORT time / ours.');
   console.log(`cpu% = %peak (flash) or %BW (decode) from the median process CPU time / ${env.threads} threads instead of wall time; x cpu = ORT CPU time / ours.\n`);
   const head = ['case', 'dtype', 'path', 'median', 'GFLOP/s', '%peak', 'GB/s', '%BW', 'cpu%', 'ref', 'ref GF/s', 'ORT', 'ORT GF/s', 'x ORT', 'x cpu', 'max|err|'];
-  const widths = [26, 9, 22, 9, 8, 6, 7, 6, 6, 9, 8, 9, 8, 6, 6, 8];
+  const widths = [35, 9, 22, 9, 8, 6, 7, 6, 6, 9, 8, 9, 8, 6, 6, 8];
   const line = (cells: string[]) => cells.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' ');
   console.log(line(head));
   const bw = p.readBytesPerSec ?? null;
@@ -626,7 +671,7 @@ function checkTargets(rows: Row[], cpuTime: CpuTimeFigure[]): string[] {
     out.push(`${what} on ${bf16?.kernel?.simdPath ?? '?'} ${unit ?? ''} no slower than fp32 (fp32 time / bf16 time): ${ratio(wall)} by wall time; ${ratio(cpu)} by CPU time`);
   }
   const decode32k = rows.filter((r) => r.kernel?.kernel === 'paged_decode' && r.kernel.shape.seqLenK === 32768);
-  for (const r of decode32k) out.push(verdict(`decode B=${r.kernel!.shape.batchSize} ctx=32k vs DRAM read bandwidth`, r, 0.8));
+  for (const r of decode32k) out.push(verdict(`decode B=${r.kernel!.shape.batchSize} ctx=32k ${r.kernel!.pageOrder ?? ''} vs DRAM read bandwidth`, r, 0.8));
   if (decode32k.length === 0) out.push(verdict('decode ctx=32k vs DRAM read bandwidth', undefined, 0.8));
   const raced = rows.filter((r) => r.kernel && r.peer);
   const against = (by: string, slower: Row[], times: (r: Row) => number) =>

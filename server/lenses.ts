@@ -1,12 +1,14 @@
 /**
  * Code lenses at the top of every model config and profile. A client that implements the
  * extension's commands (the VS Code extension says so with `clientCommands` in its
- * initializationOptions; ids in core/protocol/lsp.ts) gets "Run attention benchmark" and "Show
- * memory breakdown", each with the document URI. Any other client (Neovim, Helix, ...) gets one
+ * initializationOptions; ids in core/protocol/lsp.ts) gets "Run attention benchmark", "Run
+ * serving simulation" (profiles with a `workload:` key) and "Show memory breakdown", each with
+ * the document URI. Any other client (Neovim, Helix, ...) gets one
  * lens whose command the server runs itself through workspace/executeCommand (SERVER_COMMANDS):
  * the memory summary, shown with window/showMessage — never a command the client cannot run.
  */
 import type { CodeLens } from 'vscode-languageserver';
+import { getProperty } from '../core/config';
 import { formatBytes, formatCount } from '../core/format';
 import { Commands } from '../core/protocol/lsp';
 import type { Analysis } from './analysis';
@@ -23,6 +25,11 @@ export function estimateSummary(a: Analysis): string | null {
   return parts.join(' · ');
 }
 
+/** A profile that writes a `workload:` key (valid or not: the lens stays put while it is edited; the command says what is wrong). */
+function hasWorkload(a: Analysis): boolean {
+  return a.kind === 'profile' && getProperty(a.tree, 'workload') !== undefined;
+}
+
 export function codeLenses(a: Analysis, clientCommands: boolean): CodeLens[] {
   if (a.kind === 'other') return [];
   const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
@@ -32,6 +39,7 @@ export function codeLenses(a: Analysis, clientCommands: boolean): CodeLens[] {
   }
   return [
     { range, command: { title: 'Run attention benchmark', command: Commands.runBenchmark, arguments: [a.uri] } },
+    ...(hasWorkload(a) ? [{ range, command: { title: 'Run serving simulation', command: Commands.runSimulation, arguments: [a.uri] } }] : []),
     { range, command: { title: 'Show memory breakdown', command: Commands.showMemoryBreakdown, arguments: [a.uri] } },
   ];
 }

@@ -500,7 +500,10 @@ export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
   // Cached and free pages are both free for allocation: left unfilled, so the pool looks as full
   // as it is held; the dashed line stacked on the held pages is where the cached pages end.
   if (any((s) => s.pagesCached)) datasets.push({ ...poolArea(p, 'cached (evictable): to the dashed line', xy((s) => s.pagesCached), p.series[3]!, 0, [5, 4]), fill: false, borderWidth: p.lineWidth + 0.5 });
-  datasets.push({ ...poolArea(p, 'free', xy((s) => s.pagesFree), p.muted, 0), fill: false, borderWidth: 0 });
+  // Free pages are the blank between the stack and the pool's top: no line, no fill. Its legend
+  // swatch is an outlined, unfilled box (chart.js draws the box from the dataset's border), the
+  // way the pages are drawn; a border of 0 left the legend item with no swatch at all.
+  datasets.push({ ...poolArea(p, 'free', xy((s) => s.pagesFree), p.muted, 0), fill: false, showLine: false, borderWidth: p.lineWidth });
   const frag = any((s) => s.internalFragmentation);
   if (frag) datasets.push({ type: 'line', label: 'fragmentation %', data: xy((s) => s.internalFragmentation * 100), yAxisID: 'yPct', borderColor: p.series[5], borderWidth: p.lineWidth + 0.5, borderDash: [4, 3], pointRadius: 0, fill: false, order: 0, normalized: true });
   const preempted = any((s) => s.preempted);

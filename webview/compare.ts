@@ -4,6 +4,7 @@
  * p10–p90 spread either run measured for that case. Pure.
  */
 import type { KernelCase, RunResult } from '../core/protocol/run';
+import { formatCount, formatPercent } from '../core/format';
 
 export interface CaseComparison {
   key: string;
@@ -75,4 +76,58 @@ export function modelDifference(a: RunResult, b: RunResult): string | null {
   ];
   const differ = fields.filter(([, x, y]) => x !== y).map(([k, x, y]) => `${k} ${String(x)} vs ${String(y)}`);
   return differ.length === 0 ? null : `These runs are of different models (${differ.join(', ')}): only cases of the same shape are compared, and their times say nothing about one model against the other.`;
+}
+
+/**
+ * What two runs of different kinds share: a serving simulation (`attnscope simulate`) timed no
+ * kernel, so only the pool simulations compare. Null when both are benchmarks; else the sentence
+ * the dashboard shows above the comparison (or instead of it when there is nothing in common).
+ */
+export function kindDifference(a: RunResult, b: RunResult): string | null {
+  const simA = a.kind === 'simulate';
+  const simB = b.kind === 'simulate';
+  if (!simA && !simB) return null;
+  const which = simA && simB ? 'Both runs are serving simulations' : `${simA ? 'A' : 'B'} is a serving simulation`;
+  if (!a.pool || !b.pool) return `${which} (no kernel timed) and ${a.pool ? 'B' : 'A'} has no pool simulation (its profile had no workload): nothing to compare.`;
+  return simA && simB ? `${which}: their pools and modelled latency are compared below.` : `${which} (no kernel timed): only the pool simulations and their modelled latency are compared below.`;
+}
+
+/** One figure of two runs' pool simulations. */
+export interface PoolFigure {
+  label: string;
+  a: string;
+  b: string;
+  /** (b − a) / a, when both are numbers and a ≠ 0. */
+  relativeChange: number | null;
+}
+
+/**
+ * The pool simulations of two runs side by side: occupancy, preemptions, prefix-cache hit rate,
+ * requests served, modelled TTFT / TPOT percentiles, throughput and goodput. Null unless both
+ * runs have one. The latency figures are modelled (each run's step-time model).
+ */
+export function comparePools(a: RunResult, b: RunResult): PoolFigure[] | null {
+  if (!a.pool || !b.pool) return null;
+  const pa = a.pool;
+  const pb = b.pool;
+  const rows: PoolFigure[] = [];
+  const add = (label: string, x: number | null | undefined, y: number | null | undefined, show: (v: number) => string): void => {
+    const num = (v: number | null | undefined): v is number => typeof v === 'number' && Number.isFinite(v);
+    rows.push({ label, a: num(x) ? show(x) : 'n/a', b: num(y) ? show(y) : 'n/a', relativeChange: num(x) && num(y) && x !== 0 ? (y - x) / x : null });
+  };
+  const ms = (s: number): string => `${formatCount(Math.round(s * 1000 * 10) / 10)} ms`;
+  add('pool pages', pa.numPages, pb.numPages, formatCount);
+  add('peak occupancy', pa.summary.peakOccupancy, pb.summary.peakOccupancy, (v) => formatPercent(v));
+  add('mean occupancy', pa.summary.meanOccupancy, pb.summary.meanOccupancy, (v) => formatPercent(v));
+  add('preemptions', pa.summary.preemptions, pb.summary.preemptions, formatCount);
+  add('prefix-cache hit rate', pa.summary.prefixHitRate, pb.summary.prefixHitRate, (v) => formatPercent(v));
+  add('requests completed', pa.summary.completed, pb.summary.completed, formatCount);
+  add('requests rejected', pa.summary.rejected, pb.summary.rejected, formatCount);
+  add('TTFT p50 (modelled)', pa.latency?.ttft?.p50, pb.latency?.ttft?.p50, ms);
+  add('TTFT p99 (modelled)', pa.latency?.ttft?.p99, pb.latency?.ttft?.p99, ms);
+  add('TPOT p50 (modelled)', pa.latency?.tpot?.p50, pb.latency?.tpot?.p50, ms);
+  add('TPOT p99 (modelled)', pa.latency?.tpot?.p99, pb.latency?.tpot?.p99, ms);
+  add('output tokens/s (modelled)', pa.latency?.outputTokensPerSec, pb.latency?.outputTokensPerSec, (v) => formatCount(Math.round(v)));
+  add('goodput req/s (modelled)', pa.latency?.goodputRequestsPerSec, pb.latency?.goodputRequestsPerSec, (v) => v.toPrecision(3));
+  return rows;
 }

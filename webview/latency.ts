@@ -6,7 +6,7 @@
  * figure is modelled: the simulator's clock runs on its step-time model. Times in ms.
  */
 import type { ChartConfiguration, ChartDataset } from 'chart.js';
-import type { LatencyStats } from '../core/protocol/latency';
+import type { LatencyStats, LatencySummary } from '../core/protocol/latency';
 import { formatPercent } from '../core/format';
 import type { ViewRun } from './model';
 import { simulatedTimeAxis, type ChartSpec } from './charts';
@@ -43,6 +43,27 @@ function axis(p: Palette, title: string, extra: Record<string, unknown> = {}): R
   };
 }
 
+/** The latency in one line above its chart: TTFT and TPOT p50 / p99, throughput, goodput (all modelled). */
+export function latencySummaryLine(l: LatencySummary): string {
+  const pair = (name: string, x: LatencyStats | null) => (x ? `${name} p50 ${ms(x.p50)} ms, p99 ${ms(x.p99)} ms` : `${name} n/a`);
+  const good = l.goodputRequestsPerSec !== undefined ? `goodput ${l.goodputRequestsPerSec.toPrecision(3)} req/s (${formatPercent(l.sloAttainment ?? 0)} meet the SLO)` : 'goodput: no SLO (profile slo: { ttft_ms, tpot_ms })';
+  return `modelled: ${pair('TTFT', l.ttft)} · ${pair('TPOT', l.tpot)} · ${l.requestsPerSec.toPrecision(3)} req/s · ${good}`;
+}
+
+/**
+ * What the run's times are, in one line under its header: a serving simulation timed no kernel
+ * (its step times are modelled: which roofline on which GPU, from the run's StepTimeModel); a
+ * benchmark's kernel timings are measured and its pool simulation's step times modelled. Null
+ * for a benchmark without a pool simulation (nothing modelled) and for an estimate.
+ */
+export function stepTimeNote(run: ViewRun): string | null {
+  const model = run.pool?.stepTime;
+  const how = model ? `modelled, not measured: ${model.source}` : 'modelled, not measured (the model is named when the simulation ends)';
+  if (run.kind === 'simulate') return `Serving simulation: no kernel was timed; step times, latency and throughput are ${how}.`;
+  if (run.status === 'estimate' || !model) return null;
+  return `Kernel timings are measured on this machine; the pool simulation's step times are ${how}.`;
+}
+
 /** CDFs of TTFT and TPOT (ms, log axis) with the SLO bounds; the table is the percentile table. */
 export function latencyCdfChart(run: ViewRun, p: Palette): ChartSpec {
   const l = run.pool?.latency;
@@ -74,6 +95,7 @@ export function latencyCdfChart(run: ViewRun, p: Palette): ChartSpec {
   return {
     id: 'latencyCdf',
     title: 'Latency',
+    summary: l ? latencySummaryLine(l) : null,
     empty: l ? null : run.status === 'running' ? 'Latency comes when the simulation ends.' : 'This run has no latency (a pool simulation of this version records it).',
     config,
     table: { columns: ['modelled, ms', 'mean', 'p50', 'p90', 'p99', 'max'], rows },

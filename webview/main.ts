@@ -19,8 +19,8 @@ import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import { Chart, registerables } from 'chart.js';
 import type { ToWebview } from '../core/protocol/webview';
 import { CHART_IDS, chartInputs, pngCaption, runChart, type ChartId, type ChartSpec } from './charts';
-import { capacityChart, latencyCdfChart, queueChart } from './latency';
-import { compareRuns, modelDifference } from './compare';
+import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './latency';
+import { comparePools, compareRuns, kindDifference, modelDifference } from './compare';
 import { metricsOf as sweepMetricsOf, sweepAxisCharts, sweepTable } from './sweep';
 import { formatDuration, formatPercent } from '../core/format';
 import { emptyModel, reduce, type DashboardModel, type ViewRun } from './model';
@@ -74,6 +74,7 @@ const exportJson = button('Export JSON', () => model.current?.id && post({ type:
 const exportCsv = button('Export CSV', () => model.current?.id && post({ type: 'export', id: model.current.id, format: 'csv' }), { id: 'btn-export-csv', secondary: '' });
 const exportPng = button('Export PNG', () => exportChartsPng(), { id: 'btn-export-png', secondary: '' });
 const environment = el('p', { id: 'run-environment', class: 'muted' });
+const stepTime = el('p', { id: 'run-step-time', class: 'muted' });
 
 const chartGrid = el('div', { class: 'chart-grid' });
 interface Card {
@@ -134,7 +135,7 @@ const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.index
   el('vscode-tab-header', { slot: 'header' }, 'Run'),
   el('vscode-tab-header', { slot: 'header' }, 'History'),
   el('vscode-tab-header', { slot: 'header' }, 'Sweep'),
-  el('vscode-tab-panel', {}, environment, chartGrid),
+  el('vscode-tab-panel', {}, environment, stepTime, chartGrid),
   el('vscode-tab-panel', {}, el('h2', {}, 'Saved runs'), historyList, el('h2', {}, 'Compare two runs'),
     el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
     el('p', { class: 'muted' }, 'Changes are flagged only when larger than the p10–p90 spread either run measured for that case.'),
@@ -237,11 +238,16 @@ function renderHeader(run: ViewRun | null): void {
   // A memory estimate (Show memory breakdown) is no run: its page is the memory card alone (CSS),
   // not a grid of "no timed cases" placeholders.
   chartGrid.classList.toggle('estimate', run?.status === 'estimate');
+  // A serving simulation times no kernel: no kernel cards (CSS), and the note says its times are modelled.
+  chartGrid.classList.toggle('simulation', run?.kind === 'simulate');
+  const note = run ? stepTimeNote(run) : null;
+  stepTime.textContent = note ?? '';
+  stepTime.hidden = note === null;
   runButton.toggleAttribute('disabled', running);
   cancelButton.toggleAttribute('disabled', !running);
   exportJson.toggleAttribute('disabled', !run?.id);
   exportCsv.toggleAttribute('disabled', !run?.id);
-  exportPng.toggleAttribute('disabled', !run || run.cases.length === 0);
+  exportPng.toggleAttribute('disabled', !run || (run.cases.length === 0 && run.poolSamples.length === 0));
   const env = run?.environment;
   environment.textContent = running
     ? `${p ? `${Math.floor(p.done)}/${p.total} · ${p.message}` : 'starting…'}`
@@ -257,7 +263,7 @@ function renderHistory(): void {
   } else {
     historyList.replaceChildren(table({
       columns: ['time', 'name', 'status', 'cases', ''],
-      rows: model.runs.map((r) => [new Date(r.createdAt).toLocaleString(), r.name, r.status, String(r.cases), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '' })]),
+      rows: model.runs.map((r) => [new Date(r.createdAt).toLocaleString(), r.name, r.status, r.kind === 'simulate' ? 'simulation' : String(r.cases), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '' })]),
     }, 'table-history', (i) => ({ 'data-run': model.runs[i]!.id })));
   }
   // Until the user picks: A = the previous run (baseline), B = the newest. The choice is marked on the option
@@ -277,26 +283,43 @@ function renderCompare(): void {
     compareResult.replaceChildren();
     return;
   }
-  const rows = compareRuns(cmp.a, cmp.b);
-  const flagged = rows.filter((r) => r.verdict === 'faster' || r.verdict === 'slower').length;
   const verdictText = { faster: '▼ faster', slower: '▲ slower', same: 'within noise', 'only-a': 'only in A', 'only-b': 'only in B' } as const;
   const differ = modelDifference(cmp.a, cmp.b);
-  compareResult.replaceChildren(
-    ...(differ ? [el('p', { class: 'warning', id: 'compare-warning' }, differ)] : []),
-    el('p', {}, `${cmp.a.name} (${cmp.a.createdAt}) → ${cmp.b.name} (${cmp.b.createdAt}): ${flagged} of ${rows.length} cases changed beyond their spread.`),
-    table({
-      columns: ['case', 'A median', 'B median', 'change', 'A p10–p90', 'B p10–p90', 'verdict'],
-      rows: rows.map((r) => [
-        r.label,
-        r.a ? formatDuration(r.a.medianNs) : '',
-        r.b ? formatDuration(r.b.medianNs) : '',
-        r.relativeChange === null ? '' : `${r.relativeChange >= 0 ? '+' : ''}${formatPercent(r.relativeChange)}`,
-        r.a ? `${formatDuration(r.a.p10Ns)}–${formatDuration(r.a.p90Ns)}` : '',
-        r.b ? `${formatDuration(r.b.p10Ns)}–${formatDuration(r.b.p90Ns)}` : '',
-        verdictText[r.verdict],
-      ]),
-    }, 'table-compare'),
-  );
+  // A serving simulation timed no kernel: only the pool simulations compare (or nothing does).
+  const kinds = kindDifference(cmp.a, cmp.b);
+  const pools = comparePools(cmp.a, cmp.b);
+  const parts: HTMLElement[] = [];
+  if (differ) parts.push(el('p', { class: 'warning', id: 'compare-warning' }, differ));
+  if (kinds) parts.push(el('p', { class: pools ? 'note' : 'warning', id: 'compare-kinds' }, kinds));
+  if (!kinds) {
+    const rows = compareRuns(cmp.a, cmp.b);
+    const flagged = rows.filter((r) => r.verdict === 'faster' || r.verdict === 'slower').length;
+    parts.push(
+      el('p', {}, `${cmp.a.name} (${cmp.a.createdAt}) → ${cmp.b.name} (${cmp.b.createdAt}): ${flagged} of ${rows.length} cases changed beyond their spread.`),
+      table({
+        columns: ['case', 'A median', 'B median', 'change', 'A p10–p90', 'B p10–p90', 'verdict'],
+        rows: rows.map((r) => [
+          r.label,
+          r.a ? formatDuration(r.a.medianNs) : '',
+          r.b ? formatDuration(r.b.medianNs) : '',
+          r.relativeChange === null ? '' : `${r.relativeChange >= 0 ? '+' : ''}${formatPercent(r.relativeChange)}`,
+          r.a ? `${formatDuration(r.a.p10Ns)}–${formatDuration(r.a.p90Ns)}` : '',
+          r.b ? `${formatDuration(r.b.p10Ns)}–${formatDuration(r.b.p90Ns)}` : '',
+          verdictText[r.verdict],
+        ]),
+      }, 'table-compare'),
+    );
+  }
+  if (pools) {
+    parts.push(
+      el('h3', {}, `Pool simulations: ${cmp.a.name} → ${cmp.b.name}`),
+      table({
+        columns: ['figure', 'A', 'B', 'change'],
+        rows: pools.map((r) => [r.label, r.a, r.b, r.relativeChange === null ? '' : `${r.relativeChange >= 0 ? '+' : ''}${formatPercent(r.relativeChange)}`]),
+      }, 'table-compare-pool'),
+    );
+  }
+  compareResult.replaceChildren(...parts);
 }
 
 function renderSweep(): void {
@@ -330,10 +353,10 @@ function renderSweep(): void {
 /**
  * Saves the state after each change of the model: while a run streams, when the page is next idle
  * (at most one save pending; each setState copies the whole model); otherwise at once, in the
- * task that changed it. A window reload right after a run finishes must restore the finished run:
- * when every save waited for an idle callback (up to 2 s on the workbench's busy thread), a
- * reload in that window restored the last "running" state, and the restored dashboard never
- * showed the finish (the extension host that restarts with the window has no run to send).
+ * task that changed it. A browser workbench writes this state to disk only on its own 5-s flush,
+ * so a window reloaded right after a run finishes may restore an older state (even "running"):
+ * the extension sends the run it showed in `init` then (extension/shownRun.ts), and `init`'s run
+ * replaces the restored one.
  */
 let persistQueued = false;
 function persist(): void {

@@ -3,7 +3,7 @@
  * A run being streamed is built up from `runStarted`, `case`, `poolSamples` and `progress`
  * messages and replaced by the full RunResult on `runFinished`.
  */
-import type { Environment, KernelCase, PoolResult, PoolSample, RunResult, RunStatus } from '../core/protocol/run';
+import type { Environment, KernelCase, PoolResult, PoolSample, RunKind, RunResult, RunStatus } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
 import type { Estimate, Profile, RunListEntry, ToWebview } from '../core/protocol/webview';
 
@@ -11,6 +11,8 @@ export interface ViewRun {
   /** History id once saved; null while streaming. */
   id: string | null;
   name: string;
+  /** bench: kernels timed (and the pool simulated with a workload); simulate: the pool simulation alone. Absent in states saved before: bench. */
+  kind?: RunKind;
   createdAt: string | null;
   /** 'estimate': a profile's memory estimate shown without a run; 'refused': the runner refused it (error says why). */
   status: RunStatus | 'running' | 'estimate' | 'refused';
@@ -45,6 +47,7 @@ export function viewOfRun(run: RunResult, id: string | null): ViewRun {
   return {
     id,
     name: run.name,
+    kind: run.kind ?? 'bench',
     createdAt: run.createdAt,
     status: run.status,
     error: run.error ?? null,
@@ -75,6 +78,7 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
         current: {
           id: null,
           name: msg.name,
+          kind: msg.kind ?? 'bench',
           createdAt: null,
           status: 'running',
           error: null,

@@ -6,7 +6,7 @@
  * take. The language server shows them as diagnostics; the CLI can print them the same way.
  */
 import type { Problem, Profile, SourceRange } from '../config/types';
-import { KERNEL_LIMITS, mlaDecodeHeadDim } from '../kernelLimits';
+import { KERNEL_LIMITS, mlaDecodeHeadDim, mlaPrefillHeadDim } from '../kernelLimits';
 import { formatCount, formatGib } from '../format';
 import type { Estimate } from './types';
 
@@ -91,6 +91,10 @@ function kernelProblems(profile: Profile, e: Estimate): Problem[] {
   if (backend === 'cuda' && (ps < minPageSize || ps > maxPageSize)) {
     const suggestion = nearestPageSize(ps);
     problems.push({ severity: 'error', code: 'page-size-unsupported', message: `page_size ${ps} is not supported by the CUDA decode kernel, which takes ${minPageSize} to ${maxPageSize} tokens per page: try ${suggestion}`, range: profileKey(profile, 'kv_cache.page_size', 'kv_cache'), data: { suggestion, min: minPageSize, max: maxPageSize } });
+  }
+  const prefillNote = m.mla ? mlaPrefillHeadDim(m.mla).note : null;
+  if (prefillNote && profile.prefill.seqLens.length > 0) {
+    problems.push({ severity: 'info', code: 'mla-prefill-head-dim', message: prefillNote, ...modelKey(profile, 'v_head_dim'), data: { headDim: mlaPrefillHeadDim(m.mla!).headDim } });
   }
   if (m.mla && !m.isEncoder && profile.decode.batchSizes.length > 0) {
     problems.push({ severity: 'info', code: 'mla-decode-head-dim', message: mlaDecodeHeadDim(m.mla).note, ...modelKey(profile, 'kv_lora_rank'), data: { headDim: mlaDecodeHeadDim(m.mla).headDim } });

@@ -8,10 +8,12 @@ import type { Estimate } from '../estimate/types';
 /**
  * Command ids contributed by the extension (package.json "contributes.commands"). The server's
  * code lenses on profiles and config.json files name runBenchmark and showMemoryBreakdown with one
- * argument: the document's URI (a string); the extension resolves it with ResolveProfileRequest.
+ * argument: the document's URI (a string), and runSimulation on profiles with a `workload`; the
+ * extension resolves the URI with ResolveProfileRequest.
  */
 export const Commands = {
   runBenchmark: 'attnscope.runBenchmark',
+  runSimulation: 'attnscope.runSimulation',
   openDashboard: 'attnscope.openDashboard',
   showMemoryBreakdown: 'attnscope.showMemoryBreakdown',
   compareRuns: 'attnscope.compareRuns',

@@ -63,7 +63,16 @@ export interface KernelCase {
   productUnit?: string;
   /** Name of the ceiling fractionOfPeak divides by ("fp32 FMA peak", "DRAM read bandwidth", ...). */
   ceiling?: string;
+  /**
+   * Decode: where each sequence's pages lie in the pool. 'consecutive': one run of pages per
+   * sequence, as PageAllocator (like vLLM's free-block queue) hands them to prompts prefilled on
+   * a fresh pool; 'scattered': a random permutation of the whole pool (a long-running pool).
+   */
+  pageOrder?: PageOrder;
 }
+
+/** Block-table orders a decode case is timed with (KernelCase.pageOrder). */
+export type PageOrder = 'consecutive' | 'scattered';
 
 /** What was measured about the machine, so that two runs can be compared. */
 export interface Environment {
@@ -225,6 +234,18 @@ export interface PoolResult {
 
 export type RunStatus = 'ok' | 'cancelled' | 'failed';
 
+/**
+ * What made a run: `attnscope bench` (kernel cases timed on this machine, and the pool simulation
+ * when the profile has a workload) or `attnscope simulate` (the pool simulation alone: no kernel
+ * cases, every time on its modelled step-time clock). Absent in runs saved before the field: bench.
+ */
+export type RunKind = 'bench' | 'simulate';
+
+/** The kind of `run` (RunResult.kind; absent: bench). */
+export function runKind(run: Pick<RunResult, 'kind'>): RunKind {
+  return run.kind ?? 'bench';
+}
+
 /** The fields every run file opens with: a RunResult's and `npm run bench:kernels`' alike. */
 export interface RunHeader {
   schema: typeof RUN_SCHEMA_VERSION;
@@ -237,6 +258,8 @@ export interface RunHeader {
 }
 
 export interface RunResult extends RunHeader {
+  /** What made it (RunKind; absent: bench). */
+  kind?: RunKind;
   profile: Profile;
   environment: Environment;
   estimate: Estimate;
@@ -260,6 +283,8 @@ export function runHeader(name: string, toolVersion: string, createdAt: Date = n
 /** What a run is made of; everything but the header fields. */
 export interface RunParts {
   name: string;
+  /** Default: none written (read as bench). */
+  kind?: RunKind;
   toolVersion: string;
   /** When the run started (default: now). */
   createdAt?: Date;
@@ -284,6 +309,7 @@ export interface RunParts {
 export function createRun(parts: RunParts): RunResult {
   const run: RunResult = {
     ...runHeader(parts.name, parts.toolVersion, parts.createdAt),
+    ...(parts.kind ? { kind: parts.kind } : {}),
     profile: parts.profile,
     environment: parts.environment,
     estimate: parts.estimate,

@@ -5,7 +5,7 @@
  */
 import type { Profile } from '../config/types';
 import type { Estimate } from '../estimate/types';
-import type { RunResult } from './run';
+import type { RunKind, RunResult } from './run';
 import type { SweepReport } from './sweep';
 import type { RunnerCaseEvent, RunnerPoolSampleEvent, RunnerProgressEvent } from './runner';
 
@@ -18,6 +18,8 @@ export interface RunListEntry {
   createdAt: string;
   status: RunResult['status'];
   cases: number;
+  /** What made it (RunResult.kind; absent: bench). */
+  kind?: RunKind;
 }
 
 /**
@@ -29,7 +31,7 @@ export type ForwardedRunnerEvent = RunnerProgressEvent | RunnerCaseEvent;
 /** extension -> webview */
 export type ToWebview =
   | { type: 'init'; runs: RunListEntry[]; current: RunResult | null; currentId?: string | null }
-  | { type: 'runStarted'; name: string; total: number; profile?: Profile; estimate?: Estimate }
+  | { type: 'runStarted'; name: string; total: number; kind?: RunKind; profile?: Profile; estimate?: Estimate }
   | ForwardedRunnerEvent
   /** The runner's pool samples in simulated-time order, batched by the extension (at most ~10 messages a second whatever the runner's rate). */
   | { type: 'poolSamples'; samples: RunnerPoolSampleEvent['sample'][] }

@@ -58,6 +58,9 @@ function signedCount(n: number): string {
   return n === 0 ? '' : `${n > 0 ? '+' : '−'}${formatCount(Math.abs(n))}`;
 }
 
+/** vLLM V0's EngineArgs.max_num_seqs default (vllm/engine/arg_utils.py, 0.2 to 0.10), whatever the device. */
+export const V0_MAX_NUM_SEQS = 256;
+
 function kvDtypeOf(name: string, fallback: KvDtype | 'auto'): KvDtype | 'auto' {
   const n = name.toLowerCase();
   if (n === 'auto') return 'auto';
@@ -120,6 +123,10 @@ function applyLogSettings(profile: Profile, log: VllmLog): { profile: Profile; f
   if (seqs) {
     w.maxNumSeqs = seqs.value;
     fromLog.push(`max_num_seqs ${seqs.value} (${at(seqs)})`);
+  } else if (w.maxNumSeqs === undefined && s.engine?.value === 'V0') {
+    // V0's EngineArgs.max_num_seqs was 256 on every device; the device-sized defaults came with V1.
+    w.maxNumSeqs = V0_MAX_NUM_SEQS;
+    fromProfile.push(`max_num_seqs ${V0_MAX_NUM_SEQS} (vLLM V0's default; the log is from the V0 engine, ${at(s.engine)})`);
   } else {
     fromProfile.push(w.maxNumSeqs !== undefined ? `max_num_seqs ${w.maxNumSeqs}` : `max_num_seqs ${formatCount(maxNumSeqsOf({ ...p, workload: w }))} (${defaultWhy})`);
   }

@@ -196,6 +196,11 @@ export const MEMORY_LINE_CUES: readonly RegExp[] = [
 
 /** V1's process and file names, in the logger prefix that `body` strips. */
 const V1_PREFIX = /\bEngineCore\b|\[(?:gpu_model_runner|gpu_worker|kv_cache_utils|core)\.py:\d+\]/;
+/**
+ * V0's file names in the same prefix ("worker.py:243]" in 0.6, "[worker.py:243]" from 0.7; V1's
+ * are gpu_worker.py and gpu_model_runner.py, which the leading space or bracket tells apart).
+ */
+const V0_PREFIX = /(?:^|[\s[])(?:worker|model_runner|executor_base|gpu_executor)\.py:\d+\]/;
 
 /**
  * Parses a vLLM log. Never throws: text that is no vLLM log gives empty figures. When a figure
@@ -224,6 +229,7 @@ export function parseVllmLog(text: string): VllmLog {
     }
     if (!read && MEMORY_LINE_CUES.some((cue) => cue.test(line))) unread.push({ line: i + 1, text: quoted });
     if (settings.engine === undefined && V1_PREFIX.test(raw)) settings.engine = ctx.fig('V1');
+    else if (settings.engine === undefined && V0_PREFIX.test(raw)) settings.engine = ctx.fig('V0');
   }
   for (const key of Object.keys(figures) as Array<keyof VllmLogFigures>) {
     const f = figures[key];

@@ -21,6 +21,7 @@ export const SIMULATE_FLAGS = {
   'rate-tolerance': { type: 'string' },
   'slo-attainment': { type: 'string' },
   calibrate: { type: 'string' },
+  events: { type: 'boolean', default: false },
 } as const satisfies NonNullable<ParseArgsConfig['options']>;
 
 export interface SimulateFlags {
@@ -37,6 +38,8 @@ export interface SimulateFlags {
   rateTolerance?: number;
   sloAttainment?: number;
   calibrate?: string;
+  /** NDJSON RunnerEvents on stdout instead of the text summary (the editor's "Run serving simulation"). */
+  events: boolean;
 }
 
 /** @throws UsageError naming the flag and the bad value. */
@@ -64,6 +67,7 @@ export function readSimulateFlags(values: Record<string, string | boolean | unde
     rateTolerance: num('rate-tolerance', (x) => x > 0 && x < 1, 'a fraction in (0, 1), e.g. 0.02'),
     sloAttainment: num('slo-attainment', (x) => x > 0 && x <= 1, 'a fraction in (0, 1], e.g. 0.9'),
     calibrate: str('calibrate'),
+    events: values['events'] === true,
   };
   const ttft = num('slo-ttft-ms', positive, 'a positive number of milliseconds');
   const tpot = num('slo-tpot-ms', positive, 'a positive number of milliseconds');

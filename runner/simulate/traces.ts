@@ -121,6 +121,14 @@ export function parseDatetimeSeconds(text: string): number {
 }
 
 /**
+ * The longest trace replayed, first to last arrival, in seconds: 1e9 s (about 32 years). Simulated
+ * time is a float64 count of seconds; at 1e9 s its spacing (ulp) is 1.2e-7 s, fine enough for
+ * step times of microseconds, while at 1e18 s it is 128 s and a 6 ms step adds nothing (TTFTs
+ * came out 0).
+ */
+export const MAX_TRACE_SPAN_S = 1e9;
+
+/**
  * Where the readers put their requests: the packer, with the checks that look across lines
  * (max_model_len, arrival order) and their warnings.
  */
@@ -128,6 +136,10 @@ class TraceSink {
   readonly packer: RequestPacker;
   private rejected = 0;
   private clipped = 0;
+  /** The earliest and latest arrivals read, and the line of the latest, for {@link MAX_TRACE_SPAN_S}. */
+  private first = Infinity;
+  private last = -Infinity;
+  private lastLine = 1;
 
   constructor(
     private readonly path: string,
@@ -145,6 +157,7 @@ class TraceSink {
 
   /** A request without shared prefix, known to be in order ({@link late} false): the CSV readers' fast path. */
   addInOrder(arrivalS: number, promptLen: number, outputLen: number, line: number): void {
+    this.span(arrivalS, line);
     if (promptLen + outputLen > this.maxModelLen) this.limits(promptLen, outputLen, line);
     this.packer.addPlain(arrivalS, promptLen, outputLen);
   }
@@ -158,8 +171,17 @@ class TraceSink {
           'the trace is replayed in arrival order (sorted, stably: equal times keep the file\'s order)',
       );
     }
+    this.span(r.arrivalS, line);
     if (r.promptLen + r.outputLen > this.maxModelLen) this.limits(r.promptLen, r.outputLen, line);
     this.packer.add(r);
+  }
+
+  private span(arrivalS: number, line: number): void {
+    if (arrivalS < this.first) this.first = arrivalS;
+    if (arrivalS > this.last) {
+      this.last = arrivalS;
+      this.lastLine = line;
+    }
   }
 
   private limits(promptLen: number, outputLen: number, line: number): void {
@@ -171,9 +193,21 @@ class TraceSink {
     }
   }
 
-  /** The counts past the first warnings. */
+  /**
+   * The counts past the first warnings.
+   * @throws TraceError at the latest request's line when the trace spans more than {@link MAX_TRACE_SPAN_S}.
+   */
   finish(): void {
     const { path, maxModelLen, rejected, clipped } = this;
+    if (this.last - this.first > MAX_TRACE_SPAN_S) {
+      throw new TraceError(
+        path,
+        this.lastLine,
+        1,
+        `this request arrives ${formatCount(this.last - this.first)} s after the first one: a trace may span at most ${formatCount(MAX_TRACE_SPAN_S)} s (about 32 years; ` +
+          'the simulator keeps time in float64 seconds, which resolve its microsecond steps only that far). Check the time unit of the arrival column',
+      );
+    }
     const late = this.packer.outOfOrder;
     if (late > 1) this.warnings.push(`${path}:1:1: warning: ${formatCount(late)} requests in all arrive before the one read before them; all are replayed in arrival order`);
     if (rejected > 3) this.warnings.push(`${path}:1:1: warning: ${formatCount(rejected)} requests in all reach max_model_len ${maxModelLen} and are rejected`);

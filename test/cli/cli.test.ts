@@ -392,7 +392,7 @@ test('bench --events reports the pool simulation per percent, and SIGTERM mid-si
 });
 
 /** The keys of a run file, in order, as core/protocol/run.ts createRun writes them (DESIGN.md "Run JSON"). */
-const RUN_KEYS = ['schema', 'tool', 'createdAt', 'name', 'profile', 'environment', 'estimate', 'cases', 'pool', 'status'];
+const RUN_KEYS = ['schema', 'tool', 'createdAt', 'name', 'kind', 'profile', 'environment', 'estimate', 'cases', 'pool', 'status'];
 
 /** `simulate --json` of a small profile over TINY_CONFIG: the run, and the resolved Profile the extension would send. */
 function simulatedRun(extra = ''): { dir: string; run: RunResult } {
@@ -422,6 +422,62 @@ test('simulate --json writes a whole run: the header, profile, environment and e
   assert.deepEqual(run.cases, []);
   assert.equal(run.pool!.summary.requests, 50);
   assert.equal(run.status, 'ok');
+  assert.equal(run.kind, 'simulate');
+});
+
+test("simulate - --events (the editor's Run serving simulation): the file door's simulation from stdin, as progress, pool samples and done", () => {
+  const { run: onFile } = simulatedRun();
+  const r = cli(['simulate', '-', '--events'], JSON.stringify(onFile.profile));
+  assert.equal(r.code, 0, r.stderr);
+  const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  const done = events.at(-1);
+  assert.equal(done.type, 'done');
+  assert.equal(done.run.kind, 'simulate');
+  assert.deepEqual(done.run.cases, []);
+  // The same profile and seed give the same simulation by either door.
+  assert.deepEqual(done.run.pool.summary, onFile.pool!.summary);
+  assert.deepEqual(done.run.pool.latency, onFile.pool!.latency);
+  // Every sample streamed once, in order, before done.
+  assert.deepEqual(events.filter((e) => e.type === 'poolSample').map((e) => e.sample), done.run.pool.samples);
+  // Progress in percent of the requests finished, ending at 100.
+  const progress = events.filter((e) => e.type === 'progress');
+  assert.ok(progress.every((e) => e.total === 100 && e.done >= 0 && e.done <= 100));
+  assert.equal(progress.at(-1).done, 100);
+  assert.match(progress.at(-1).message, /^simulating 50 requests: 50 done/);
+  // Nothing for a terminal: no text summary among the events, no progress line on stderr.
+  assert.ok(events.every((e) => ['progress', 'poolSample', 'log', 'done'].includes(e.type)), r.stdout.slice(0, 200));
+  assert.doesNotMatch(r.stderr, /simulating/);
+});
+
+test('simulate - --events: bad input is an error event and exit 2; SIGTERM mid-run ends it with exit 130 and no done', async () => {
+  const { run: onFile } = simulatedRun();
+  // No device memory and no KV budget: no pool to simulate, the refusal the CLI gives on a file, here as an event.
+  const bad = cli(['simulate', '-', '--events'], JSON.stringify({ ...onFile.profile, kvCache: { ...onFile.profile.kvCache, numPages: 'auto', memoryGib: 'auto' }, device: { ...onFile.profile.device, memoryGib: null, gpu: undefined } }));
+  assert.equal(bad.code, 2, bad.stderr);
+  const events = bad.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(events.at(-1).type, 'error');
+  assert.match(events.at(-1).message, /the KV pool has no pages/);
+  // Placed at the profile's key (device.memory_gib's range; the ranges of a resolved Profile are the editor's text).
+  const { file, line, column, message } = events.at(-1);
+  assert.match(file, /p\.attn\.yaml$/);
+  assert.equal(bad.stderr.trim(), `${file}:${line}:${column}: ${message}`);
+
+  const { profile } = longSimulation();
+  const child = spawn(process.execPath, [runner, 'simulate', profile, '--events'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const seen: Array<{ type: string; done?: number }> = [];
+  let signalled = false;
+  for await (const line of createInterface({ input: child.stdout })) {
+    const e = JSON.parse(line);
+    seen.push(e);
+    if (!signalled && e.type === 'progress' && e.done > 0) {
+      signalled = true;
+      child.kill('SIGTERM');
+    }
+  }
+  const code = await new Promise<number | null>((res) => child.on('close', (c) => res(c)));
+  assert.ok(signalled, 'no progress event past 0%');
+  assert.equal(code, 130);
+  assert.ok(!seen.some((e) => e.type === 'done'), 'a cancelled simulation writes nothing');
 });
 
 test('bench on stdin meets the preflight of bench on a file: the same refusal, before any work (exit 2, one line)', () => {

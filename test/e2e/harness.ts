@@ -68,6 +68,12 @@ export interface CodeServer {
   userDataDir: string;
   /** Copies the extension's log (the AttnScope output channel) to `dest`, when it exists. */
   saveExtensionLog(dest: string): void;
+  /**
+   * Resolves with the first line of the newest extension log (a window reload starts a new one)
+   * that matches `pattern`; rejects after `timeoutMs`. The log service writes the file behind the
+   * extension (a line logged before the page showed its effect was not in the file yet then).
+   */
+  extensionLogLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
   /** Rewrites User/settings.json and Machine/settings.json (the test then waits for settingsInForce). */
   writeSettings(settings: Record<string, unknown>): void;
   stop(): Promise<void>;
@@ -129,6 +135,16 @@ export async function startCodeServer(opts: { settings: Record<string, unknown>;
     saveExtensionLog: (dest) => {
       const log = extensionLogPath(userDataDir);
       if (log) copyFileSync(log, dest);
+    },
+    extensionLogLine: async (pattern, timeoutMs = 30_000) => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const log = extensionLogPath(userDataDir);
+        const line = log ? readFileSync(log, 'utf8').split('\n').find((l) => pattern.test(l)) : undefined;
+        if (line) return line;
+        if (Date.now() > deadline) throw new Error(`no line matching ${pattern} in the extension log ${log ?? '(none yet)'} after ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 250)); // the file has no event to wait on in this process but its change
+      }
     },
     stop: async () => {
       if (child.exitCode !== null) return;

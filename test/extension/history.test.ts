@@ -28,7 +28,7 @@ describe('run history', () => {
     writeFileSync(join(dir, 'runs', 'notes.json'), '{"not":"a run"}');
     const { runs, skipped } = await listRuns(join(dir, 'runs'));
     assert.deepEqual(runs.map((r) => r.id), [idC, idB, idA]);
-    assert.deepEqual(runs[0], { id: idC, name: 'run.attn.yaml', createdAt: run.createdAt, status: 'ok', cases: run.cases.length });
+    assert.deepEqual(runs[0], { id: idC, name: 'run.attn.yaml', createdAt: run.createdAt, status: 'ok', cases: run.cases.length, kind: 'bench' }); // the recorded run predates RunResult.kind: a benchmark
     assert.deepEqual(skipped, ['notes.json']);
     assert.deepEqual(await loadRun(join(dir, 'runs'), idB), run);
   });
@@ -42,7 +42,7 @@ describe('run history', () => {
   });
 
   it('a partial run keeps the cases received and says why it ended', () => {
-    const p = partialRun({ name: 'x.attn.yaml', toolVersion: '0.1.0', profile: run.profile, estimate: run.estimate, cases: run.cases.slice(0, 1), status: 'failed', error: 'runner ended without a result (exit code 134)' });
+    const p = partialRun({ name: 'x.attn.yaml', kind: 'bench', toolVersion: '0.1.0', profile: run.profile, estimate: run.estimate, cases: run.cases.slice(0, 1), status: 'failed', error: 'runner ended without a result (exit code 134)' });
     assert.equal(p.schema, 1);
     assert.equal(p.status, 'failed');
     assert.equal(p.cases.length, 1);

@@ -16,7 +16,7 @@ const profile = recorded.profile;
 function start(mode: string, onEvent: (e: RunnerEvent, proc: RunnerProcess) => void = () => undefined) {
   const events: RunnerEvent[] = [];
   const logs: string[] = [];
-  const launch = { ...runnerLaunch(FAKE, process.execPath, { quick: true, backend: 'cpu' }), env: { ...process.env, FAKE_RUNNER_MODE: mode } };
+  const launch = { ...runnerLaunch(FAKE, process.execPath, { job: 'bench', quick: true, backend: 'cpu' }), env: { ...process.env, FAKE_RUNNER_MODE: mode } };
   const proc: RunnerProcess = new RunnerProcess(launch, profile, {
     onEvent: (e) => {
       events.push(e);
@@ -28,14 +28,19 @@ function start(mode: string, onEvent: (e: RunnerEvent, proc: RunnerProcess) => v
 }
 
 describe('runner child process', () => {
-  it('builds the command line: node runner.js bench - --events, backend only when not auto, quick', () => {
-    assert.deepEqual(runnerLaunch('/x/dist/runner.js', '/usr/bin/node', { quick: true, backend: 'cuda' }), {
+  it('builds the command line: node runner.js bench - --events, backend only when not auto, quick; simulate - --events without either', () => {
+    assert.deepEqual(runnerLaunch('/x/dist/runner.js', '/usr/bin/node', { job: 'bench', quick: true, backend: 'cuda' }), {
       command: '/usr/bin/node',
       args: ['/x/dist/runner.js', 'bench', '-', '--events', '--backend', 'cuda', '--quick'],
     });
-    assert.deepEqual(runnerLaunch('/opt/attnscope', 'node', { quick: false, backend: 'auto' }), {
+    assert.deepEqual(runnerLaunch('/opt/attnscope', 'node', { job: 'bench', quick: false, backend: 'auto' }), {
       command: '/opt/attnscope',
       args: ['bench', '-', '--events'],
+    });
+    // A simulation times no kernel: the backend and quick settings do not reach it.
+    assert.deepEqual(runnerLaunch('/x/dist/runner.js', '/usr/bin/node', { job: 'simulate', quick: true, backend: 'cuda' }), {
+      command: '/usr/bin/node',
+      args: ['/x/dist/runner.js', 'simulate', '-', '--events'],
     });
   });
 

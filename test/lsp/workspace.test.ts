@@ -113,19 +113,27 @@ test('a config.json resolves to the default profile around it', async () => {
   assert.equal(r.profile?.modelPath, f.path);
 });
 
-test('code lenses: run the benchmark and show the memory breakdown, on profiles and configs only', async () => {
+test('code lenses: run the benchmark and show the memory breakdown, on profiles and configs only; run the simulation on profiles with a workload', async () => {
   for (const f of [fixture('llama-3.1-8b.attn.yaml'), fixture('configs/gpt2.config.json')]) {
     await client.open(f.uri, f.text);
     const lenses = (await client.codeLenses(f.uri))!;
+    // The profile writes a workload (its max_model_len hint is in hints.test.ts); a config.json has none.
+    const simulate = f.path.endsWith('.attn.yaml') ? [['Run serving simulation', Commands.runSimulation, [f.uri]]] : [];
     assert.deepEqual(
       lenses.map((l) => [l.command?.title, l.command?.command, l.command?.arguments]),
       [
         ['Run attention benchmark', Commands.runBenchmark, [f.uri]],
+        ...simulate,
         ['Show memory breakdown', Commands.showMemoryBreakdown, [f.uri]],
       ],
     );
     await client.close(f.uri);
   }
+  // A profile without a workload: no simulation lens.
+  const bare = pathToFileURL(join(dir, 'bare.attn.yaml')).href;
+  await client.open(bare, 'model: ../../examples/llama-3.1-8b/config.json\n');
+  assert.deepEqual((await client.codeLenses(bare))!.map((l) => l.command?.command), [Commands.runBenchmark, Commands.showMemoryBreakdown]);
+  await client.close(bare);
   const other = pathToFileURL(join(dir, 'package.json')).href;
   await client.open(other, '{ "name": "x" }');
   assert.deepEqual(await client.codeLenses(other), []);

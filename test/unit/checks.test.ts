@@ -100,6 +100,20 @@ test('DeepSeek-V3 (MLA) decode: benchmarked at head_dim 512, and an info says wh
   assert.equal(checkProfile(profile('Llama-3.1-8B'), estimate(profile('Llama-3.1-8B'))).some((x) => x.code === 'mla-decode-head-dim'), false);
 });
 
+test('DeepSeek-V3 (MLA) prefill: V runs at the q·k head_dim 192, and an info at v_head_dim says so', () => {
+  // The config: qk_nope_head_dim 128 + qk_rope_head_dim 64 = 192 for q·k; v_head_dim 128. The flash
+  // kernels take one head_dim, so P·V runs at 192: 192 / 128 = 1.5x its FLOPs and V bytes.
+  const p = profile('DeepSeek-V3');
+  const prefill = planCases(p, { quick: true }).filter((c) => c.kernel === 'flash_fwd');
+  assert.deepEqual(prefill.map((c) => [c.shape.headDim, c.shape.numKvHeads]), [[192, 128]]);
+  const info = checkProfile(p, estimate(p)).find((x) => x.code === 'mla-prefill-head-dim')!;
+  assert.equal(info.severity, 'info');
+  assert.ok(p.model.ranges['v_head_dim'], 'the config has v_head_dim');
+  assert.deepEqual(info.range, p.model.ranges['v_head_dim']);
+  assert.match(info.message, /^MLA prefill is benchmarked with V at head_dim 192, not v_head_dim 128: .* P·V does 1\.5x the model's FLOPs and V bytes/);
+  assert.equal(checkProfile(profile('Llama-3.1-8B'), estimate(profile('Llama-3.1-8B'))).some((x) => x.code === 'mla-prefill-head-dim'), false);
+});
+
 test('nearestPageSize: powers of two in the CUDA kernel range', () => {
   assert.equal(nearestPageSize(24), 16);
   assert.equal(nearestPageSize(100), 128);

@@ -56,6 +56,19 @@ test('V0 0.6.5 one key per line (PR #10511, H100) and V0 0.6.4 one line (constru
   assert.equal(b.settings.dtype?.value, 'bfloat16');
   assert.equal(b.settings.maxModelLen?.value, 8192);
   assert.equal(b.settings.tensorParallelSize?.value, 1);
+  // Both are V0 logs: "worker.py:243]" is V0's worker (V1's is gpu_worker.py).
+  assert.equal(read('h100-meta-llama-3-8b-v0.6.5.log').settings.engine?.value, 'V0');
+  assert.equal(b.settings.engine?.value, 'V0');
+});
+
+test('a V0 log on an 80 GiB H100 runs with V0\'s max_num_seqs 256, not V1\'s 1024 for that device', () => {
+  // vLLM V0's EngineArgs.max_num_seqs was 256 on every device (arg_utils.py up to 0.10); V1's
+  // get_batch_defaults gives 1024 on a >= 70 GiB GPU. The H100 log (0.6.5, 79.22 GiB) states no max_num_seqs.
+  const c = compareVllmLog(read('h100-meta-llama-3-8b-v0.6.5.log'), profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
+  assert.ok(c.fromProfile.includes('max_num_seqs 256 (vLLM V0\'s default; the log is from the V0 engine, line 1)'), c.fromProfile.join(' | '));
+  // A V1 log with no max_num_seqs keeps the device default.
+  const v1 = compareVllmLog(read('v1-llama-3.1-8b-eager.log'), profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
+  assert.ok(!v1.fromProfile.some((x) => /V0/.test(x)), v1.fromProfile.join(' | '));
 });
 
 test('V1 lines: "Model loading took", "Available KV cache memory", KV cache tokens with separators, concurrency', () => {
@@ -100,10 +113,11 @@ test('the A10 log against Llama-3.1-8B: the KV size per token agrees, the activa
   // With the log's KV cache memory the pages agree to the log's rounding: 4.60 GiB / 2 MiB = 2355.
   assert.equal(c.pagesWithLogTerms, 2355);
   assert.ok(c.fromLog.some((s) => /gpu_memory_utilization 0\.9 \(line 3\)/.test(s)), c.fromLog.join());
-  // Neither batch limit is in the log: vLLM's defaults for a 22.07 GiB card (arg_utils.py
-  // get_batch_defaults, below 70 GiB: 2048 tokens, 256 sequences), each said to be one.
+  // Neither batch limit is in the log: max_num_batched_tokens is vLLM's default for a 22.07 GiB card
+  // (arg_utils.py get_batch_defaults, below 70 GiB: 2048 tokens); max_num_seqs is V0's 256 (the
+  // log's "worker.py" lines are V0's), each said to be a default.
   assert.ok(c.fromProfile.some((s) => /max_num_batched_tokens 2,048 \(vLLM's default on a < 70 GiB GPU\)/.test(s)), c.fromProfile.join());
-  assert.ok(c.fromProfile.some((s) => /max_num_seqs 256 \(vLLM's default on a < 70 GiB GPU\)/.test(s)), c.fromProfile.join());
+  assert.ok(c.fromProfile.some((s) => /^max_num_seqs 256 \(vLLM V0's default; the log is from the V0 engine, line \d+\)$/.test(s)), c.fromProfile.join());
   // Stating the log's activation in the profile brings the estimate within 5% of its 2356 blocks.
   const p = profileFromModelConfig(loadModel('Llama-3.1-8B'), null);
   p.engine = { vllmVersion: null, nonTorchGib: 'auto', ncclGib: 'auto', cudaGraphGib: 'auto', activationGib: 0.22 };

@@ -1,6 +1,7 @@
 /** The pool chart's pure parts (webview/charts.ts): which samples are drawn, which series show. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { BasePlatform, Chart, registerables, type ChartConfiguration, type LegendItem } from 'chart.js';
 import type { PoolSample } from '../../core/protocol/run';
 import type { Estimate } from '../../core/protocol/webview';
 import { logTick, memoryChart, pngCaption, poolTimelineChart, rooflineChart, thinSamples } from '../../webview/charts';
@@ -43,6 +44,56 @@ describe('pool chart', () => {
     const spec = poolTimelineChart({ ...viewOfRun(run, null), pool: null, poolSamples: samples }, palette);
     const fills = Object.fromEntries((spec.config.data.datasets as Array<{ label: string; fill: unknown }>).map((d) => [d.label, d.fill]));
     assert.deepEqual(fills, { 'held: tokens': true, 'held: internal waste': true, 'cached (evictable): to the dashed line': false, free: false });
+  });
+});
+
+/**
+ * The legend chart.js itself builds for `config` (its legend plugin, its dataset style
+ * resolution), on a canvas that draws nothing: Node has no canvas, and the page's bundle does not
+ * expose its Chart instances.
+ */
+function legendOf(config: ChartConfiguration): LegendItem[] {
+  Chart.register(...registerables);
+  const noop = (): undefined => undefined;
+  const canvas = { width: 800, height: 360, style: {}, getContext: (): unknown => ctx };
+  const ctx: unknown = new Proxy({} as Record<PropertyKey, unknown>, {
+    get: (t, k) => (k in t ? t[k] : k === 'canvas' ? canvas : k === 'length' ? undefined : k === 'measureText' ? () => ({ width: 10 }) : k === 'getLineDash' ? () => [] : noop),
+    set: (t, k, v) => ((t[k] = v), true),
+  });
+  class Offscreen extends BasePlatform {
+    override acquireContext(c: { getContext(kind: string): unknown }): CanvasRenderingContext2D {
+      return c.getContext('2d') as CanvasRenderingContext2D;
+    }
+  }
+  const chart = new Chart(canvas as unknown as HTMLCanvasElement, { ...config, platform: Offscreen, options: { ...config.options, responsive: false } } as ChartConfiguration);
+  const items = chart.legend!.legendItems!;
+  chart.destroy();
+  return items;
+}
+
+/** Alpha of a colour chart.js was given ('#rrggbb' opaque, 'rgba(r, g, b, a)', 'transparent'). */
+function alpha(colour: unknown): number {
+  if (typeof colour !== 'string' || colour === 'transparent') return 0;
+  const m = /^rgba\([^)]*,\s*([\d.]+)\)$/.exec(colour);
+  return m ? Number(m[1]) : 1;
+}
+
+describe('pool chart legend', () => {
+  it('gives every item a visible swatch; "free" an outlined, unfilled box as its pages are drawn', () => {
+    const samples = Array.from({ length: 10 }, (_, i) => ({ ...sample(i, 10), pagesCached: 50, pagesFree: 40, tokens: 150, internalFragmentation: 0.06, preempted: i % 2 }));
+    const spec = poolTimelineChart({ ...viewOfRun(run, null), pool: null, poolSamples: samples }, palette);
+    const items = legendOf(spec.config);
+    assert.deepEqual(items.map((i) => i.text).sort(), ['held: tokens', 'held: internal waste', 'cached (evictable): to the dashed line', 'free', 'fragmentation %', 'preempted (waiting to recompute)'].sort());
+    // chart.js fills the box with fillStyle and strokes it only when lineWidth > 0: a swatch shows
+    // when one of the two is visible. Before, "free" had neither (border 0, no fill).
+    for (const item of items) assert.ok(alpha(item.fillStyle) > 0 || ((item.lineWidth ?? 0) > 0 && alpha(item.strokeStyle) > 0), `${item.text}: a visible swatch`);
+    const free = items.find((i) => i.text === 'free')!;
+    assert.equal(alpha(free.fillStyle), 0, 'free: unfilled, as drawn');
+    assert.ok(free.lineWidth! > 0 && alpha(free.strokeStyle) === 1, 'free: an outlined box');
+    assert.equal(free.strokeStyle, palette.muted);
+    // ... and nothing drawn for it on the plot: no line along the pool's top, no fill.
+    const dataset = (spec.config.data.datasets as Array<{ label: string; showLine?: boolean; fill: unknown }>).find((d) => d.label === 'free')!;
+    assert.deepEqual([dataset.showLine, dataset.fill], [false, false]);
   });
 });
 

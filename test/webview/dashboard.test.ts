@@ -282,6 +282,61 @@ describe('dashboard webview in Chromium', () => {
     await page.screenshot({ path: join(shots, 'compare.png'), fullPage: true });
   });
 
+  it('shows a serving simulation: pool, its summary and the modelled latency, no kernel card, the step-time model named', async () => {
+    await page.locator('vscode-tab-header', { hasText: 'Run' }).click();
+    // What `attnscope simulate` writes: the recorded run's pool simulation, no kernel case.
+    const sim: RunResult = { ...run, kind: 'simulate', cases: [], name: 'llama · run.attn.yaml · simulation' };
+    await send(page, { type: 'showRun', run: sim, id: null });
+    await page.waitForFunction(() => document.querySelector('#run-title')?.textContent?.endsWith('simulation'));
+    await page.waitForFunction(() => document.querySelector('#chart-latencyCdf')?.getAttribute('aria-label')?.includes('points'));
+    const visible = async (id: string) => page.$eval(`section[data-chart="${id}"]`, (c) => (c as HTMLElement).offsetParent !== null);
+    for (const id of ['timings', 'throughput', 'roofline']) assert.equal(await visible(id), false, `${id}: no kernel card for a simulation`);
+    for (const id of ['poolTimeline', 'latencyCdf', 'memory']) assert.equal(await visible(id), true, `${id} shows`);
+    // 1,839 samples, thinned to the chart's 400 points.
+    assert.equal((await drawnPoints(page, 'poolTimeline'))['free'], Math.min(400, run.pool!.samples.length));
+    // The summary above the pool: the recorded peak occupancy 0.5908203125 (1,210 of 2,048 pages), no preemption, no prefix hit.
+    assert.equal(await page.textContent('#summary-poolTimeline'), `peak occupancy ${percent(run.pool!.summary.peakOccupancy)} (mean ${percent(run.pool!.summary.meanOccupancy)}) · 0 preemptions · prefix-cache hit rate 0.0% · 400 of 400 requests completed`);
+    // The latency above its chart, in ms from the recorded seconds.
+    const l = run.pool!.latency!;
+    const msText = (s: number) => (s * 1000 >= 100 ? (s * 1000).toFixed(0) : (s * 1000).toPrecision(3));
+    const latency = (await page.textContent('#summary-latencyCdf')) ?? '';
+    assert.ok(latency.startsWith(`modelled: TTFT p50 ${msText(l.ttft!.p50)} ms, p99 ${msText(l.ttft!.p99)} ms · TPOT p50 ${msText(l.tpot!.p50)} ms, p99 ${msText(l.tpot!.p99)} ms`), latency);
+    assert.match(latency, /goodput/);
+    // Its times are said to be modelled, on which GPU and roofline.
+    const note = (await page.textContent('#run-step-time')) ?? '';
+    assert.ok(note.startsWith('Serving simulation: no kernel was timed; step times, latency and throughput are modelled, not measured: '), note);
+    assert.ok(note.includes(run.pool!.stepTime!.source), note);
+    assert.match(note, /H100 SXM/);
+    assert.equal(await page.getAttribute('#btn-export-png', 'disabled'), null, 'a simulation exports its charts too');
+    await page.screenshot({ path: join(shots, 'simulation.png'), fullPage: true });
+    // A benchmark's note: its kernels measured, its pool's step times modelled.
+    await send(page, { type: 'showRun', run, id: RUN_ID });
+    await page.waitForFunction(() => document.querySelector('#run-step-time')?.textContent?.startsWith('Kernel timings are measured on this machine'));
+    assert.equal(await visible('timings'), true);
+  });
+
+  it('compares a simulation with a benchmark by their pool simulations only; with no pool on one side, says there is nothing to compare', async () => {
+    await page.locator('vscode-tab-header', { hasText: 'History' }).click();
+    // B: the same profile simulated with twice the pool's peak (an edited copy), no kernel case.
+    const sim: RunResult = { ...run, kind: 'simulate', cases: [], createdAt: '2099-01-02T00:00:00.000Z', pool: { ...run.pool!, summary: { ...run.pool!.summary, peakOccupancy: 2 * run.pool!.summary.peakOccupancy / 4, preemptions: 3 } } };
+    await send(page, { type: 'compare', a: run, b: sim });
+    await page.waitForSelector('table.table-compare-pool');
+    assert.equal(await page.textContent('#compare-kinds'), 'B is a serving simulation (no kernel timed): only the pool simulations and their modelled latency are compared below.');
+    assert.equal(await page.$('table.table-compare'), null, 'no kernel table: B timed no kernel');
+    const rows = await tableRows(page, 'table-compare-pool');
+    const byLabel = Object.fromEntries(rows.map((r) => [r[0], r.slice(1)]));
+    // 0.5908 -> 0.2954: −50.0%; preemptions 0 -> 3 (no relative change from 0).
+    assert.deepEqual(byLabel['peak occupancy'], [percent(run.pool!.summary.peakOccupancy), percent(run.pool!.summary.peakOccupancy / 2), '-50.0%']);
+    assert.deepEqual(byLabel['preemptions'], ['0', '3', '']);
+    assert.deepEqual(byLabel['TTFT p99 (modelled)']!.slice(0, 2).map((x) => x.endsWith(' ms')), [true, true]);
+    // A benchmark without a pool against a simulation: nothing in common.
+    const { pool: _pool, ...noPool } = run;
+    await send(page, { type: 'compare', a: noPool as RunResult, b: sim });
+    await page.waitForFunction(() => document.querySelector('#compare-kinds')?.textContent?.endsWith('nothing to compare.'));
+    assert.equal(await page.$('table.table-compare-pool'), null);
+    assert.equal(await page.$('table.table-compare'), null);
+  });
+
   it('lays the cards out without a half-empty row: a card alone in its row takes all of it, charts with nothing to show go last', async () => {
     await page.locator('vscode-tab-header', { hasText: 'Run' }).click();
     await send(page, { type: 'showRun', run, id: RUN_ID });

@@ -1,0 +1,47 @@
+/** ShownRunStore (extension/shownRun.ts): the id a new extension host reads is the one the last host saved last. */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { ShownRunStore } from '../../extension/shownRun';
+
+const folder = (): string => join(mkdtempSync(join(tmpdir(), 'attnscope-shown-')), 'workspaceStorage', 'attnscope');
+
+describe('ShownRunStore', () => {
+  it('gives a new store on the same folder (the next extension host) the id saved last', async () => {
+    const dir = folder();
+    const host1 = new ShownRunStore(dir);
+    // A finish as the dashboard records it: the run shown unsaved (null), then its id once saved,
+    // without awaiting in between (the reload may come at any point after).
+    void host1.save('20261202-055400-llama-3.1-8b_e2e.attn_quick');
+    void host1.save(null);
+    await host1.save('20261202-060100-llama-3.1-8b_e2e.attn_quick');
+    assert.equal(await new ShownRunStore(dir).load(), '20261202-060100-llama-3.1-8b_e2e.attn_quick');
+    assert.deepEqual(readdirSync(dir), ['dashboard.json'], 'no temp file left');
+  });
+
+  it('keeps null (a refusal or an estimate shown last), and reads nothing before the first save', async () => {
+    const dir = folder();
+    assert.equal(await new ShownRunStore(dir).load(), null);
+    const store = new ShownRunStore(dir);
+    await store.save('20261202-055400-a');
+    await store.save(null);
+    assert.equal(await new ShownRunStore(dir).load(), null);
+  });
+
+  it('reads a file it did not write as no id, and reports a write it cannot do', async () => {
+    const dir = folder();
+    const store = new ShownRunStore(dir);
+    await store.save('x');
+    for (const junk of ['{', 'null', '{"shownRunId": 3}', '[]']) {
+      writeFileSync(join(dir, 'dashboard.json'), junk);
+      assert.equal(await new ShownRunStore(dir).load(), null, junk);
+    }
+    // A folder under a file cannot be created: the error goes to onError, the promise resolves.
+    const errors: unknown[] = [];
+    await new ShownRunStore(join(dir, 'dashboard.json', 'sub')).save('y', (e) => errors.push(e));
+    assert.equal(errors.length, 1);
+    assert.match(String((errors[0] as NodeJS.ErrnoException).code), /ENOTDIR|EEXIST/);
+  });
+});
