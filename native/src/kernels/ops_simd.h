@@ -5,7 +5,8 @@
 //
 // V provides: W (floats per vector), MR x NR (gemm register block: MR rows x NR vectors),
 // T, zero(), set1(f), load(p), store(p, x), fmadd(a, b, c), mul(a, b), max(a, b),
-// reduce_add(x), reduce_max(x), exp(x) (exp(-inf) = 0, NaN stays NaN), load_f16(p) and
+// reduce_add(x), reduce_max(x), exp(x) (exp(-inf) = 0, NaN stays NaN), exp_nonpositive(x) (exp for
+// x <= 0, -inf or NaN; may equal exp), load_f16(p) and
 // load_bf16(p) (W half / bf16 values widened to fp32).
 #pragma once
 
