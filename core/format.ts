@@ -5,6 +5,8 @@
  * prefixes (GFLOP/s = 10⁹ FLOP/s, GB/s = 10⁹ B/s), as DESIGN.md "Units" asks.
  */
 
+import type { PoolResult } from './protocol/run';
+
 const IEC = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
 const SI = ['', 'k', 'M', 'G', 'T', 'P', 'E'];
 
@@ -124,4 +126,17 @@ export function formatDuration(ns: number): string {
  */
 export function formatPercent(fraction: number | null | undefined, digits = 1): string {
   return fraction === null || fraction === undefined || !Number.isFinite(fraction) ? '—' : `${(fraction * 100).toFixed(digits)}%`;
+}
+
+/**
+ * A serving simulation's outcome in one line (the editor's finish toast, the language server's
+ * message to other clients): peak occupancy, preemptions, prefix-cache hit rate, and the p99 TTFT
+ * on the modelled step time when the run has latency.
+ */
+export function formatPoolOutcome(pool: PoolResult): string {
+  const s = pool.summary;
+  const parts = [`peak occupancy ${formatPercent(s.peakOccupancy)}`, `${formatCount(s.preemptions)} preemption${s.preemptions === 1 ? '' : 's'}`, `prefix-cache hit rate ${formatPercent(s.prefixHitRate)}`];
+  const ttft = pool.latency?.ttft;
+  if (ttft) parts.push(`p99 TTFT ${formatCount(Math.round(ttft.p99 * 1000))} ms (modelled)`);
+  return parts.join(', ');
 }

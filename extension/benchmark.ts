@@ -9,7 +9,7 @@
 import * as vscode from 'vscode';
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
-import { formatCount, formatPercent } from '../core/format';
+import { formatPoolOutcome } from '../core/format';
 import type { KernelCase, RunKind, RunResult } from '../core/protocol/run';
 import { EXIT_BAD_INPUT, type RunnerEvent } from '../core/protocol/runner';
 import type { Ctx } from './ctx';
@@ -26,16 +26,6 @@ function launchFor(ctx: Ctx, source: vscode.Uri, job: RunKind): ReturnType<typeo
   const node = s.nodePath || (process.versions['electron'] ? 'node' : process.execPath);
   const folder = vscode.workspace.getWorkspaceFolder(source);
   return { ...runnerLaunch(runner, node, { job, quick: s.quickMode, backend: s.backend }), cwd: folder?.uri.fsPath };
-}
-
-/** What the finish toast says of a simulation: the pool's summary and the modelled latency. */
-function simulationSummary(run: RunResult): string {
-  const s = run.pool?.summary;
-  if (!s) return 'no pool result';
-  const parts = [`peak occupancy ${formatPercent(s.peakOccupancy)}`, `${formatCount(s.preemptions)} preemption${s.preemptions === 1 ? '' : 's'}`, `prefix-cache hit rate ${formatPercent(s.prefixHitRate)}`];
-  const ttft = run.pool?.latency?.ttft;
-  if (ttft && ttft.p99 !== null) parts.push(`p99 TTFT ${formatCount(Math.round(ttft.p99 * 1000))} ms (modelled)`);
-  return parts.join(', ');
 }
 
 export class BenchmarkRun {
@@ -206,7 +196,7 @@ export class BenchmarkRun {
     } else if (run.status === 'cancelled') {
       void vscode.window.showInformationMessage(`AttnScope: benchmark of ${name} cancelled after ${run.cases.length} case(s); the partial run is saved.`);
     } else {
-      const message = this.job === 'simulate' ? `AttnScope: simulation of ${name} finished: ${simulationSummary(run)}.` : `AttnScope: benchmark of ${name} finished: ${run.cases.length} case(s).`;
+      const message = this.job === 'simulate' ? `AttnScope: simulation of ${name} finished: ${run.pool ? formatPoolOutcome(run.pool) : 'no pool result'}.` : `AttnScope: benchmark of ${name} finished: ${run.cases.length} case(s).`;
       // No "Open dashboard" when it is open already.
       if (ctx.dashboard.isOpen) void vscode.window.showInformationMessage(message);
       else void vscode.window.showInformationMessage(message, 'Open dashboard').then((c) => c && ctx.dashboard.show(false));

@@ -5,6 +5,7 @@
  * flow mapping `{ a: 1, b: 2 }` are gathered at the end of its line instead of each pushing the
  * rest of the line to the right).
  */
+import { dirname, relative } from 'node:path';
 import { InlayHintKind, MarkupKind, type InlayHint, type Range } from 'vscode-languageserver';
 import type { Analysis } from './analysis';
 
@@ -46,24 +47,37 @@ export interface ShownHint {
   stale: boolean;
 }
 
-const STALE_MARK = ' (stale)';
+/** Leads the label of a hint kept from an earlier version: seen before the figure, one character and a space of the 43. */
+export const STALE_MARK = '⚠ ';
+
+/**
+ * The tooltip's note on a stale hint: which error of this version keeps the figure from being
+ * recomputed, by its line (or its file, when it is in the config.json the profile reads).
+ */
+export function staleNote(a: Analysis): string {
+  const error = a.problems.find((p) => p.severity === 'error');
+  const where = error === undefined ? '' : error.file !== undefined && error.file !== a.file ? ` in ${relative(dirname(a.file), error.file)}` : ` at line ${a.document.positionAt(error.range.offset).line + 1}`;
+  const what = error === undefined ? 'an error' : `an error${where}: ${error.message}`;
+  return `⚠ **Stale**: from an earlier version of this file. This version has ${what}; the figure is recomputed once it is fixed.`;
+}
 
 /** One inlay hint from hints that share a line (usually one). */
 function toInlayHint(a: Analysis, group: readonly ShownHint[]): InlayHint {
   const offset = Math.max(...group.map((h) => h.offset));
   const stale = group.some((h) => h.stale);
   const parts = group.length === 1 ? [...group[0]!.parts] : group.map((h) => h.parts[0]!);
-  if (stale) parts[0] += STALE_MARK;
+  if (stale) parts[0] = STALE_MARK + parts[0];
   const { label, dropped } = fitLabel(parts);
   const full = (h: ShownHint): string => `**${h.parts.join(SEPARATOR)}**\n\n${h.tooltip}`;
-  const tooltip = group.length === 1 && dropped.length === 0 ? group[0]!.tooltip : group.map(full).join('\n\n---\n\n');
+  const body = group.length === 1 && dropped.length === 0 ? group[0]!.tooltip : group.map(full).join('\n\n---\n\n');
+  const tooltip = stale ? `${staleNote(a)}\n\n${body}` : body;
   return { position: a.document.positionAt(offset), label, kind: InlayHintKind.Type, paddingLeft: true, tooltip: { kind: MarkupKind.Markdown, value: tooltip } };
 }
 
 /**
  * The inlay hints of `hints` (one document's, in text order) inside `range`, as `mode` asks:
  * hints on the same line become one, at the largest of their offsets, its label the first part
- * of each; a hint from an earlier version says "(stale)" in its label.
+ * of each; a hint from an earlier version leads with "⚠" and its tooltip names the error that keeps it stale (staleNote).
  */
 export function presentHints(a: Analysis, hints: readonly ShownHint[], range: Range, mode: HintMode): InlayHint[] {
   if (mode === 'off') return [];

@@ -23,7 +23,7 @@
  *   enclosing it are untouched by the edit, moved up or down with them. A hint whose key, value
  *   or parent key was edited, removed or joined to another line goes; so does one whose key the
  *   first rule found invalid. Carried again on the next edit, so it lasts until the figure can be
- *   recomputed, and its tooltip says it is from an earlier version. The workspace cache
+ *   recomputed; its label leads with "⚠" and its tooltip names the error (hintView.ts staleNote). The workspace cache
  *   (workspace.ts) keeps each document's hints and carries them to its next version. A profile whose config.json
  *   is mid-edit (in another editor) keeps its hints that way too: its own text is untouched.
  */
@@ -211,8 +211,6 @@ function sweepHint(a: Analysis): AnchoredHint | null {
       '`attnscope sweep <profile> --jobs N` runs them here (resuming where a previous run stopped); `attnscope submit --slurm` as a Slurm job array; `attnscope merge` combines the results.', false);
 }
 
-const STALE_NOTE = '\n\n_From an earlier version of this file: this one has an error, so the figure is not recomputed._';
-
 /**
  * The hints of `previous` (`previousHints`, its documentHints) that still hold in `a`, the next
  * analysed version of the same document: those whose lines (AnchoredHint.lines) lie wholly before or after the one region
@@ -239,8 +237,7 @@ export function carryHints(previous: Analysis, previousHints: readonly AnchoredH
     const lines = h.lines.map(move);
     if (lines.some((r) => r === null)) continue;
     const offset = h.offset < start ? h.offset : h.offset + delta;
-    const tooltip = h.stale ? h.tooltip : h.tooltip + STALE_NOTE;
-    carried.push({ ...h, tooltip, offset, lines: lines as SourceRange[], stale: true });
+    carried.push({ ...h, offset, lines: lines as SourceRange[], stale: true });
   }
   return carried;
 }

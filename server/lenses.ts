@@ -14,7 +14,7 @@ import { Commands } from '../core/protocol/lsp';
 import type { Analysis } from './analysis';
 
 /** Commands the server executes (workspace/executeCommand); arguments: [document URI]. */
-export const SERVER_COMMANDS = { showEstimate: 'attnscope.server.showEstimate' } as const;
+export const SERVER_COMMANDS = { showEstimate: 'attnscope.server.showEstimate', simulate: 'attnscope.server.simulate' } as const;
 
 /** One line of the memory estimate: weights, KV per token, pool pages and tokens, vLLM's max concurrency; null without an estimate. */
 export function estimateSummary(a: Analysis): string | null {
@@ -35,7 +35,10 @@ export function codeLenses(a: Analysis, clientCommands: boolean): CodeLens[] {
   const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
   if (!clientCommands) {
     const summary = estimateSummary(a);
-    return summary === null ? [] : [{ range, command: { title: `AttnScope: ${summary}`, command: SERVER_COMMANDS.showEstimate, arguments: [a.uri] } }];
+    return [
+      ...(summary === null ? [] : [{ range, command: { title: `AttnScope: ${summary}`, command: SERVER_COMMANDS.showEstimate, arguments: [a.uri] } }]),
+      ...(hasWorkload(a) ? [{ range, command: { title: 'AttnScope: run serving simulation', command: SERVER_COMMANDS.simulate, arguments: [a.uri] } }] : []),
+    ];
   }
   return [
     { range, command: { title: 'Run attention benchmark', command: Commands.runBenchmark, arguments: [a.uri] } },

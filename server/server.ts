@@ -11,11 +11,14 @@ import {
   ShowMessageNotification,
   TextDocumentSyncKind,
   TextDocuments,
+  type CancellationToken,
   type ClientCapabilities,
   type Connection,
   type InitializeResult,
 } from 'vscode-languageserver';
+import { basename, join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
+import type { PoolResult } from '../core/protocol/run';
 import { ResolveProfileRequest } from '../core/protocol/lsp';
 import { codeActions } from './actions';
 import { completion, COMPLETION_TRIGGERS } from './completion';
@@ -28,6 +31,7 @@ import { uriToPath } from './paths';
 import { resolveProfile } from './resolve';
 import { guard, runSafe } from './safe';
 import { ReadWatcher } from './readWatcher';
+import { simulateProfile } from './simulate';
 import { ValidationScheduler } from './validation';
 import { Workspace } from './workspace';
 
@@ -39,6 +43,8 @@ export interface ServerOptions {
   hints?: string;
   /** The client implements the extension's commands (core/protocol/lsp.ts Commands): its code lenses may name them (lenses.ts). */
   clientCommands?: boolean;
+  /** The runner the server's simulate command starts (default: runner.js beside this server's bundle). */
+  runnerPath?: string;
 }
 
 const DEFAULT_VALIDATION_DELAY_MS = 150;
@@ -59,6 +65,8 @@ export function startServer(connection: Connection): void {
   let hints: HintMode = 'all';
   /** initializationOptions.clientCommands. */
   let clientCommands = false;
+  /** initializationOptions.runnerPath, else the bundled runner beside dist/server.js. */
+  let runnerPath = join(__dirname, 'runner.js');
   /** Watches the files analyses read when the client does not watch files for the server. */
   let watcher: ReadWatcher | null = null;
 
@@ -89,6 +97,7 @@ export function startServer(connection: Connection): void {
     if (typeof delay === 'number' && Number.isFinite(delay) && delay >= 0) scheduler.delayMs = delay;
     if (options.hints !== undefined) hints = hintMode(options.hints);
     clientCommands = options.clientCommands === true;
+    if (typeof options.runnerPath === 'string' && options.runnerPath !== '') runnerPath = options.runnerPath;
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
@@ -205,8 +214,9 @@ export function startServer(connection: Connection): void {
     ),
   );
 
-  connection.onExecuteCommand((params, token) =>
-    runSafe(log, token, 'executeCommand', null, () => {
+  connection.onExecuteCommand((params, token) => {
+    if (params.command === SERVER_COMMANDS.simulate) return simulateCommand(String(params.arguments?.[0] ?? ''), token);
+    return runSafe(log, token, 'executeCommand', null, () => {
       if (params.command !== SERVER_COMMANDS.showEstimate) return null;
       const uri = String(params.arguments?.[0] ?? '');
       const a = workspace.analysis(uri);
@@ -214,8 +224,31 @@ export function startServer(connection: Connection): void {
       // A notification (window/showMessage), not the request showInformationMessage sends: nothing to answer.
       void connection.sendNotification(ShowMessageNotification.type, { type: MessageType.Info, message: summary === null ? `AttnScope: no estimate for ${uri} (open it, and see its diagnostics)` : `AttnScope: ${summary}` });
       return a?.estimate ?? null;
-    }),
-  );
+    });
+  });
+
+  /**
+   * SERVER_COMMANDS.simulate: the document's serving simulation by the runner (server/simulate.ts),
+   * with work-done progress when the client has it; answers the run's pool (null when it did not
+   * finish) and says the outcome with window/showMessage.
+   */
+  async function simulateCommand(uri: string, token: CancellationToken): Promise<PoolResult | null> {
+    const say = (type: MessageType, message: string): void => void connection.sendNotification(ShowMessageNotification.type, { type, message });
+    const a = workspace.analysis(uri);
+    if (a === null || a.profile === null) {
+      say(MessageType.Error, `AttnScope: cannot simulate ${uri}: ${a?.problems.find((p) => p.severity === 'error')?.message ?? 'open it, and see its diagnostics'}`);
+      return null;
+    }
+    if (a.profile.workload === null) {
+      say(MessageType.Warning, `AttnScope: ${uri} has no workload to simulate: add a workload: block (requests, arrival_rate, prompt_len, output_len).`);
+      return null;
+    }
+    const progress = capabilities.window?.workDoneProgress ? await connection.window.createWorkDoneProgress().catch(() => null) : null;
+    const name = a.path === null ? a.file : basename(a.path);
+    const result = await simulateProfile(runnerPath, a.profile, name, token, progress);
+    say(result.ok ? MessageType.Info : MessageType.Warning, result.message);
+    return result.pool;
+  }
 
   connection.onShutdown(() => {
     scheduler.dispose();

@@ -268,6 +268,24 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     await page.screenshot({ path: join(shots, '01b-example-hints.png') });
   });
 
+  it('checks JSON profiles against the schema the extension contributes: no "Unable to load schema", its enums enforced', async () => {
+    // The shipped JSON example carries no $schema path (one relative to the repository broke once
+    // the file was copied: "Unable to load schema"); VS Code's JSON service takes the schema from
+    // the extension's jsonValidation. A copy with a dtype the schema's enum refuses proves it is in force.
+    const bad = readFileSync(join(ws, 'examples', 'qwen3-30b-a3b.attn.json'), 'utf8').replace('"model": "./qwen3-30b-a3b/config.json"', '"model": "./examples/qwen3-30b-a3b/config.json"').replace('"dtype": "bf16"', '"dtype": "bf17"');
+    assert.match(bad, /"dtype": "bf17"/);
+    writeFileSync(join(ws, 'schema-check.attn.json'), bad);
+    await openFile(page, 'examples/qwen3-30b-a3b.attn.json', 'model');
+    await openFile(page, 'schema-check.attn.json', 'bf17');
+    await page.keyboard.press('Control+Shift+M');
+    // vscode-json-languageservice's enum message (ours says "dtype must be ...").
+    await page.locator('.markers-panel', { hasText: 'Value is not accepted. Valid values: "fp32", "fp16", "bf16"' }).first().waitFor({ timeout: 60_000 });
+    const markers = (await page.locator('.markers-panel').first().textContent()) ?? '';
+    assert.doesNotMatch(markers, /Unable to load schema/);
+    await page.screenshot({ path: join(shots, '01c-json-schema.png') });
+    await runCommand(page, 'View: Hide Panel');
+  });
+
   it('shows hints and the planted diagnostic on a profile', async () => {
     await openFile(page, 'e2e.attn.yaml', 'dtpye');
     // page 16 tokens · 128 KiB/token = 2 MiB per page (all layers).
@@ -455,6 +473,29 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     await table.waitFor({ timeout: 30_000 });
     assert.ok((await table.locator('tbody tr').count()) > 0);
     await page.screenshot({ path: join(shots, '08-compare.png') });
+  });
+
+  it('runs a serving simulation from its code lens: the pool, its summary and the modelled latency, no kernel timed, saved as a simulation', async () => {
+    const before = savedRuns(ws).length;
+    await openFile(page, 'e2e.attn.yaml', 'dtpye');
+    const lens = page.locator('.editor-group-container.active .codelens-decoration a', { hasText: 'Run serving simulation' }).first();
+    await lens.waitFor({ timeout: 60_000 });
+    await lens.click();
+    const frame = await dashboardFrame(page);
+    await frame.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'llama-3.1-8b · e2e.attn.yaml · simulation' && document.querySelector('#run-status')?.textContent === 'ok', undefined, { timeout: 120_000 });
+    await notification(page, /simulation of llama-3\.1-8b · e2e\.attn\.yaml · simulation finished: peak occupancy [\d.]+%, \d+ preemptions?, prefix-cache hit rate/);
+    assert.match((await frame.textContent('#run-step-time')) ?? '', /^Serving simulation: no kernel was timed; step times, latency and throughput are modelled, not measured: llama on H100 SXM/);
+    assert.match((await frame.textContent('#summary-poolTimeline')) ?? '', /^peak occupancy [\d.]+% \(mean [\d.]+%\) · \d+ preemptions? · prefix-cache hit rate [\d.]+% · 200 of 200 requests completed$/);
+    assert.match((await frame.textContent('#summary-latencyCdf')) ?? '', /^modelled: TTFT p50 [\d.]+ ms, p99 [\d.]+ ms · TPOT p50 [\d.]+ ms, p99 [\d.]+ ms/);
+    assert.equal(await frame.$eval('section[data-chart="timings"]', (c) => (c as HTMLElement).offsetParent !== null), false, 'no kernel card');
+    await page.screenshot({ path: join(shots, '09-simulation.png') });
+    const runs = savedRuns(ws);
+    assert.equal(runs.length, before + 1);
+    const saved = runs.find((r) => r.name === 'llama-3.1-8b · e2e.attn.yaml · simulation')!;
+    assert.equal(saved.kind, 'simulate');
+    assert.deepEqual(saved.cases, []);
+    // e2e.attn.yaml's workload: 200 requests, all served.
+    assert.equal(saved.pool!.summary.requests, 200);
   });
 });
 

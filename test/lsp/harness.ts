@@ -13,6 +13,7 @@ import { build } from 'esbuild';
 import {
   CodeActionRequest,
   CodeLensRequest,
+  ExecuteCommandRequest,
   CompletionRequest,
   DidChangeTextDocumentNotification,
   DidChangeWatchedFilesNotification,
@@ -122,10 +123,12 @@ export interface ServerCalls {
   registrations: string[];
   /** window/logMessage messages of type Error. */
   errors: string[];
+  /** window/showMessage messages, in order. */
+  shown: Array<{ type: number; message: string }>;
 }
 
 export class LspClient {
-  readonly calls: ServerCalls = { inlayHintRefresh: 0, registrations: [], errors: [] };
+  readonly calls: ServerCalls = { inlayHintRefresh: 0, registrations: [], errors: [], shown: [] };
   private readonly versions = new Map<string, number>();
   private readonly published = new Map<string, Diagnostic[]>();
   private readonly waiters = new Map<string, Array<{ resolve: (d: Diagnostic[]) => void; reject: (e: Error) => void }>>();
@@ -161,6 +164,9 @@ export class LspClient {
     connection.onNotification('window/logMessage', (p: { type: number; message: string }) => {
       if (p.type === 1) this.calls.errors.push(p.message);
     });
+    connection.onNotification('window/showMessage', (p: { type: number; message: string }) => {
+      this.calls.shown.push(p);
+    });
     connection.onRequest(RegistrationRequest.type, (p) => {
       for (const r of p.registrations) {
         this.calls.registrations.push(r.method);
@@ -191,7 +197,8 @@ export class LspClient {
       processId: process.pid,
       rootUri: null,
       workspaceFolders: null,
-      initializationOptions: { validationDelayMs: options.validationDelayMs ?? 0, clientCommands: options.clientCommands ?? true },
+      // The bundle lives in a temporary folder: the server's simulate command is pointed at the built runner.
+      initializationOptions: { validationDelayMs: options.validationDelayMs ?? 0, clientCommands: options.clientCommands ?? true, runnerPath: join(root, 'dist', 'runner.js') },
       capabilities: {
         workspace: { didChangeWatchedFiles: { dynamicRegistration: true }, inlayHint: { refreshSupport: true } },
         textDocument: {
@@ -296,6 +303,11 @@ export class LspClient {
 
   hover(uri: string, position: Position): Promise<Hover | null> {
     return this.connection.sendRequest(HoverRequest.type, { textDocument: { uri }, position });
+  }
+
+  /** workspace/executeCommand. */
+  executeCommand(command: string, args: unknown[]): Promise<unknown> {
+    return this.connection.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
   }
 
   codeLenses(uri: string): Promise<CodeLens[] | null> {

@@ -39,13 +39,13 @@ function placedAtLineEnd(text: string, needle: string, hintLabel: string): strin
 }
 
 /**
- * A picture entry as shown when carried from an earlier version: "(stale)" after the label's
+ * A picture entry as shown when carried from an earlier version: "⚠ " before the label's
  * first part, then parts dropped from the end while the label passes 43 characters.
  */
 function stale(entry: string): string {
   const [, pos, label] = /^(\d+:\d+ )(.*)$/.exec(entry)!;
   const parts = label!.split(' · ');
-  parts[0] += ' (stale)';
+  parts[0] = `⚠ ${parts[0]}`;
   while (parts.length > 1 && parts.join(' · ').length > 43) parts.pop();
   return pos + parts.join(' · ');
 }
@@ -132,7 +132,10 @@ test('an invalid dtype, after a valid version: computed hints drop, the last goo
   assert.deepEqual(diags.map((d) => [d.code, d.range.start]), [['invalid-value', at.start]]);
   const hints = (await client.inlayHints(uri))!;
   assert.deepEqual(picture(hints), fullPicture(text).map(stale));
-  for (const h of hints) assert.match((h.tooltip as MarkupContent).value, /From an earlier version of this file/);
+  // The tooltip names the error that keeps them stale, by its line (dtype is on the fixture's line ${at.start.line + 1}).
+  const line = at.start.line + 1;
+  for (const h of hints) assert.ok((h.tooltip as MarkupContent).value.startsWith(`⚠ **Stale**: from an earlier version of this file. This version has an error at line ${line}: ${diags[0]!.message}; the figure is recomputed once it is fixed.`), (h.tooltip as MarkupContent).value);
+  for (const h of hints) assert.ok(label(h).length <= 43, label(h));
   await client.close(uri);
 });
 
@@ -238,7 +241,8 @@ test('a profile keeps its hints while the config.json it reads is mid-edit in an
   assert.ok((await broken).diagnostics.some((d) => d.code === 'model-config-invalid'));
   const kept = (await client.inlayHints(uri))!;
   assert.deepEqual(picture(kept), good.map(stale));
-  for (const h of kept) assert.match((h.tooltip as MarkupContent).value, /From an earlier version of this file/);
+  // The error is in the config.json, named relative to the profile's folder.
+  for (const h of kept) assert.match((h.tooltip as MarkupContent).value, /^⚠ \*\*Stale\*\*: from an earlier version of this file\. This version has an error in \.\.\/\.\.\/examples\/llama-3\.1-8b\/config\.json: /);
   // 4 KV heads: recomputed. 32 · 2 · 4 · 128 · 2 B = 64 KiB per token; page 16 · 64 KiB = 1 MiB;
   // floor(3.8125 GiB / 1 MiB) = 3,904 pages = 62,464 tokens; weights lose 32 · 2 · 4096 · 4 · 128
   // = 134,217,728 parameters: 7,896,043,520 (7.9B) · 2 B = 14.7 GiB.

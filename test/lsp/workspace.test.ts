@@ -5,6 +5,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { PoolResult } from '../../core/protocol/run';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -138,6 +139,34 @@ test('code lenses: run the benchmark and show the memory breakdown, on profiles 
   await client.open(other, '{ "name": "x" }');
   assert.deepEqual(await client.codeLenses(other), []);
   await client.close(other);
+});
+
+test('a client without the extension\'s commands gets lenses the server runs: the estimate, and on a profile with a workload the serving simulation, which the server runs by the runner', async () => {
+  const other = await LspClient.start({ clientCommands: false });
+  try {
+    const f = fixture('llama-3.1-8b.attn.yaml');
+    await other.open(f.uri, f.text);
+    const lenses = (await other.codeLenses(f.uri))!;
+    assert.deepEqual(lenses.map((l) => l.command?.command), ['attnscope.server.showEstimate', 'attnscope.server.simulate']);
+    assert.equal(lenses[1]!.command!.title, 'AttnScope: run serving simulation');
+    const pool = (await other.executeCommand('attnscope.server.simulate', [f.uri])) as PoolResult | null;
+    // The profile's workload, every request served (the same figures `attnscope simulate` prints for it).
+    const requests = Number(/requests: (\d+)/.exec(f.text)![1]);
+    assert.equal(pool?.summary.requests, requests);
+    assert.equal(pool.summary.completed + pool.summary.rejected, requests);
+    assert.ok(pool.latency?.ttft !== null && pool.latency?.ttft !== undefined);
+    const said = other.calls.shown.at(-1)!;
+    assert.equal(said.type, 3, 'an Info message');
+    assert.match(said.message, /^AttnScope: simulation of llama-3\.1-8b\.attn\.yaml finished: peak occupancy [\d.]+%, \d+ preemptions?, prefix-cache hit rate [\d.]+%, p99 TTFT [\d,]+ ms \(modelled\)\.$/);
+    // A config.json has no workload: no simulation lens, and the command says why.
+    const config = fixture('configs/gpt2.config.json');
+    await other.open(config.uri, config.text);
+    assert.deepEqual((await other.codeLenses(config.uri))!.map((l) => l.command?.command), ['attnscope.server.showEstimate']);
+    assert.equal(await other.executeCommand('attnscope.server.simulate', [config.uri]), null);
+    assert.match(other.calls.shown.at(-1)!.message, /has no workload to simulate/);
+  } finally {
+    assert.equal(await other.stop(), 0);
+  }
 });
 
 test('closing a document clears its diagnostics', async () => {
