@@ -7,8 +7,10 @@
  *                                    [--sequential] [--js-pools]
  *
  * --base loads a second build of the addon (e.g. a copy of main's attnscope_native.node) and
- * times it interleaved with this tree's build, round by round, so both see the same load on a
- * shared machine. GB/s counts the K and V bytes read once: 2 · batch · ctx · H_kv · D · 2 B.
+ * times it interleaved with this tree's build, one run of each in turn, so both see the same
+ * moment of a shared machine, and prints the median of each pair's CPU-time ratio: at load 10
+ * on 2 vCPUs an A/A run (one build against a copy of itself) stayed within ±10 % this way,
+ * where medians of whole timing loops taken one after the other differed by 20 %. GB/s counts the K and V bytes read once: 2 · batch · ctx · H_kv · D · 2 B.
  * Prints medians over rounds (and the fastest run: on a loaded machine the least disturbed) and
  * this build's rate from process CPU time / threads (what the threads reached while they ran);
  * the fraction is of the read bandwidth measured in the same run. A small --ctx with
@@ -33,19 +35,23 @@ const ctx = Number(flag('--ctx') ?? 32768);
 const threads = flag('--threads') === undefined ? undefined : Number(flag('--threads'));
 const H = 32, HKV = 8, D = 128, PAGE = 16;
 const timing = { warmup: 1, minReps: 3, maxReps: 50, minTimeMs: 300, maxTimeMs: 3000 };
+/** One timed run: the A/B pairs with --base. */
+const single = { warmup: 0, minReps: 1, maxReps: 1, minTimeMs: 0, maxTimeMs: 60_000 };
+/** Pairs per round with --base (after one untimed pair). */
+const PAIRS = 8;
 
 /** Wall time and process CPU time (ns) of each run. */
-type TimeFn = (args: PagedDecodeArgs) => Promise<{ samplesNs: number[]; cpuNs: number[] }>;
+type TimeFn = (args: PagedDecodeArgs, t: typeof timing) => Promise<{ samplesNs: number[]; cpuNs: number[] }>;
 let base: TimeFn | undefined;
 if (basePath) {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const addon = require(basePath) as { kernelsTimePagedDecode(spec: object, t: object): Promise<number[]> };
-  base = async (args) => {
+  base = async (args, t) => {
     const spec = pagedSpec(args);
     const o = new Float32Array(spec.batch * spec.numHeads * spec.headDim);
     const lse = new Float32Array(spec.batch * spec.numHeads);
-    const cpuNs = new Float64Array(timing.maxReps);
-    const samplesNs = await addon.kernelsTimePagedDecode({ ...spec, o, lse, cpuNs }, timing);
+    const cpuNs = new Float64Array(t.maxReps);
+    const samplesNs = await addon.kernelsTimePagedDecode({ ...spec, o, lse, cpuNs }, t);
     return { samplesNs, cpuNs: Array.from(cpuNs.subarray(0, samplesNs.length)) };
   };
 }
@@ -79,20 +85,30 @@ async function main(): Promise<void> {
     };
     const bytes = 2 * batch * ctx * HKV * D * 2;
     const cur: number[] = [], old: number[] = [], curCpu: number[] = [], oldCpu: number[] = [];
+    const ratios: number[] = []; // base CPU time / current CPU time, per pair
     let curMin = Infinity, oldMin = Infinity;
     for (let r = 0; r < rounds; r++) {
       bwSamples.push((await measureReadBandwidth({ durationMs: 300, ...(threads === undefined ? {} : { threads }) })).value);
+      if (base) {
+        for (let i = 0; i <= PAIRS; i++) {
+          const t = await timePagedDecode(args, single);
+          const o = await base(args, single);
+          if (i === 0) continue; // untimed pair: both builds' code and the pool's first pages warm
+          cur.push(t.samplesNs[0]!);
+          old.push(o.samplesNs[0]!);
+          curCpu.push(t.cpuNs![0]!);
+          oldCpu.push(o.cpuNs[0]!);
+          ratios.push(o.cpuNs[0]! / t.cpuNs![0]!);
+          curMin = Math.min(curMin, t.samplesNs[0]!);
+          oldMin = Math.min(oldMin, o.samplesNs[0]!);
+        }
+        continue;
+      }
       const t = await timePagedDecode(args, timing);
       const c = t.samplesNs;
       cur.push(median(c));
       if (t.cpuNs && t.cpuNs.length > 0) curCpu.push(median(t.cpuNs));
       curMin = Math.min(curMin, ...c);
-      if (base) {
-        const o = await base(args);
-        old.push(median(o.samplesNs));
-        if (o.cpuNs.some((x) => x > 0)) oldCpu.push(median(o.cpuNs));
-        oldMin = Math.min(oldMin, ...o.samplesNs);
-      }
     }
     const bw = median(bwSamples);
     const gbs = (ns: number) => bytes / ns;
@@ -109,6 +125,11 @@ async function main(): Promise<void> {
     if (curCpu.length > 0) cpuLine('current', curCpu);
     if (base) console.log(line('base', old, oldMin));
     if (oldCpu.length > 0) cpuLine('base', oldCpu);
+    if (ratios.length > 0) {
+      const sorted = [...ratios].sort((a, b) => a - b);
+      const at = (f: number) => sorted[Math.min(sorted.length - 1, Math.floor(f * sorted.length))]!.toFixed(2);
+      console.log(`  paired   base CPU time / current CPU time: median ${median(ratios).toFixed(2)} over ${ratios.length} pairs (p10 ${at(0.1)}, p90 ${at(0.9)}; > 1: current is faster)`);
+    }
   }
 }
 
