@@ -124,6 +124,16 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     if (qkRope !== undefined && qkNope !== undefined && vHead !== undefined) {
       mla = { kvLoraRank, qLoraRank: qLora ?? null, qkRopeHeadDim: qkRope, qkNopeHeadDim: qkNope, vHeadDim: vHead };
     }
+  } else {
+    // The other MLA sizes without the latent rank: not plain GQA, and the KV cache cannot be sized.
+    const other = r.find(['qk_rope_head_dim', 'qk_nope_head_dim']);
+    if (other && !r.find(['kv_lora_rank'])) {
+      r.problem(
+        'error', 'missing-field',
+        `missing "kv_lora_rank": "${other.prop.key}" is a key of MLA (DeepSeek-V2/V3 latent attention), whose KV cache per token is kv_lora_rank + qk_rope_head_dim; without it this would be read as plain attention`,
+        other.prop.keyRange, { key: 'kv_lora_rank', field: 'kvLoraRank' },
+      );
+    }
   }
 
   // head_dim: explicit, MLA's q·k width, or hidden / heads.
@@ -398,7 +408,7 @@ export function readModelConfigTree(parsed: ParsedTree, file?: string): ReadResu
   } else {
     const read = guarded(() => modelSpecFromTree(parsed.root!));
     problems.push(...read.problems);
-    if (parsed.problems.length === 0) value = read.value;
+    if (!parsed.problems.some((p) => p.severity === 'error')) value = read.value;
   }
   if (file !== undefined) for (const p of problems) p.file = file;
   return { value, problems };

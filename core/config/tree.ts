@@ -86,7 +86,13 @@ const JSON_ERROR_TEXT: Record<string, string> = {
   InvalidCharacter: 'invalid character in string',
 };
 
-function fromJsonc(node: jsonc.Node): ValueNode {
+/** A short form of a scalar for messages ("8192", "\"bf16\""); containers give "". */
+function shown(node: ValueNode): string {
+  return node.type === 'object' || node.type === 'array' ? '' : ` (${JSON.stringify(node.value)})`;
+}
+
+/** Converts a jsonc-parser tree; a key written twice in one object adds a warning at the second. */
+function fromJsonc(node: jsonc.Node, problems: Problem[]): ValueNode {
   const range = { offset: node.offset, length: node.length };
   switch (node.type) {
     case 'object': {
@@ -95,14 +101,24 @@ function fromJsonc(node: jsonc.Node): ValueNode {
         const [keyNode, valueNode] = prop.children ?? [];
         if (!keyNode) continue;
         const value: ValueNode = valueNode
-          ? fromJsonc(valueNode)
+          ? fromJsonc(valueNode, problems)
           : { type: 'null', value: null, range: { offset: prop.offset + prop.length, length: 0 } };
-        properties.push({ key: String(keyNode.value), keyRange: { offset: keyNode.offset, length: keyNode.length }, value });
+        const key = String(keyNode.value);
+        const keyRange = { offset: keyNode.offset, length: keyNode.length };
+        if (properties.some((p) => p.key === key)) {
+          problems.push({
+            severity: 'warning',
+            code: 'duplicate-key',
+            message: `${key} is given twice; the last one${shown(value)} is used, as Python's json does`,
+            range: keyRange,
+          });
+        }
+        properties.push({ key, keyRange, value });
       }
       return { type: 'object', range, properties };
     }
     case 'array':
-      return { type: 'array', range, items: (node.children ?? []).map(fromJsonc) };
+      return { type: 'array', range, items: (node.children ?? []).map((c) => fromJsonc(c, problems)) };
     case 'string':
     case 'number':
     case 'boolean':
@@ -114,24 +130,73 @@ function fromJsonc(node: jsonc.Node): ValueNode {
 }
 
 /**
+ * Deepest nesting of objects and arrays read. Python's json (what transformers loads
+ * config.json with) stops at its recursion limit, 1,000 by default; jsonc-parser recurses
+ * without a limit and overflows the stack near 10,000 levels.
+ */
+export const MAX_NESTING = 1000;
+
+/** The bracket where nesting passes MAX_NESTING, or null. Scans tokens (no recursion). */
+function tooDeep(text: string): SourceRange | null {
+  let brackets = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b || c === 0x5b) brackets++;
+  }
+  if (brackets <= MAX_NESTING) return null;
+  // jsonc-parser's SyntaxKind, a const enum (not importable under isolatedModules):
+  // 1 `{`, 2 `}`, 3 `[`, 4 `]`, 17 end of file.
+  const scanner = jsonc.createScanner(text, true);
+  let depth = 0;
+  for (let t = scanner.scan(); t !== 17; t = scanner.scan()) {
+    if (t === 1 || t === 3) {
+      if (++depth > MAX_NESTING) return { offset: scanner.getTokenOffset(), length: 1 };
+    } else if ((t === 2 || t === 4) && depth > 0) depth--;
+  }
+  return null;
+}
+
+/**
  * Parses JSON (strict: comments and trailing commas are syntax errors, as in HF's loader;
  * pass `allowComments` for .jsonc-style profiles). Never throws; jsonc-parser recovers, so a
- * partial tree usually comes back alongside the errors.
+ * partial tree usually comes back alongside the errors. Nesting deeper than MAX_NESTING is an
+ * error at the bracket that passes it (null root). Warnings: a UTF-8 byte-order mark (read past,
+ * offsets unchanged), a key written twice in one object (at the second; the last one wins).
  */
 export function parseJsonTree(text: string, opts: { allowComments?: boolean } = {}): ParsedTree {
+  const deep = tooDeep(text);
+  if (deep) {
+    return {
+      root: null,
+      problems: [{ severity: 'error', code: 'json-nesting', message: `JSON nested more than ${MAX_NESTING.toLocaleString('en-US')} levels deep (Python's json stops there too)`, range: deep }],
+    };
+  }
+  const problems: Problem[] = [];
+  if (text.charCodeAt(0) === 0xfeff) {
+    // A space in its place keeps every offset after it right.
+    text = ' ' + text.slice(1);
+    problems.push({
+      severity: 'warning',
+      code: 'json-bom',
+      message: 'the file starts with a UTF-8 byte-order mark: read past here, but Python\'s json.loads (transformers\' loader) refuses it ("Unexpected UTF-8 BOM"): save the file without it',
+      range: { offset: 0, length: 1 },
+    });
+  }
   const errors: jsonc.ParseError[] = [];
   const root = jsonc.parseTree(text, errors, {
     disallowComments: !opts.allowComments,
     allowTrailingComma: false,
     allowEmptyContent: false,
   });
-  const problems: Problem[] = errors.map((e) => ({
-    severity: 'error',
-    code: 'json-syntax',
-    message: `JSON syntax error: ${JSON_ERROR_TEXT[jsonc.printParseErrorCode(e.error)] ?? jsonc.printParseErrorCode(e.error)}`,
-    range: { offset: e.offset, length: e.length },
-  }));
-  return { root: root ? fromJsonc(root) : null, problems };
+  for (const e of errors) {
+    problems.push({
+      severity: 'error',
+      code: 'json-syntax',
+      message: `JSON syntax error: ${JSON_ERROR_TEXT[jsonc.printParseErrorCode(e.error)] ?? jsonc.printParseErrorCode(e.error)}`,
+      range: { offset: e.offset, length: e.length },
+    });
+  }
+  return { root: root ? fromJsonc(root, problems) : null, problems };
 }
 
 function yamlRange(node: { range?: YAML.Range | null | undefined }, fallback: number): SourceRange {
@@ -249,7 +314,10 @@ export function parseYamlTree(text: string): ParsedTree {
       problems.push({
         severity: 'error',
         code: 'yaml-syntax',
-        message: `YAML syntax error: ${firstLine(e.message)}`,
+        // yaml composes nested nodes recursively: deep enough nesting overflows its stack there.
+        message: /Maximum call stack size exceeded/.test(e.message)
+          ? 'YAML nested too deeply: the parser ran out of stack here'
+          : `YAML syntax error: ${firstLine(e.message)}`,
         range: clampRange(e.pos[0], e.pos[1], text.length),
       });
     }

@@ -106,11 +106,19 @@ function readHead(path: string): { head: Buffer; size: number } {
   }
 }
 
-/** The first line of the file (at most 64 KiB of it), without a byte-order mark or "\r". */
-export function firstLine(path: string): string {
-  const text = readHead(path).head.toString('utf8').replace(/^\uFEFF/, '');
-  const nl = text.indexOf('\n');
-  return (nl < 0 ? text : text.slice(0, nl)).replace(/\r$/, '');
+/**
+ * The first line of the file that is not blank (within its first 64 KiB), without a byte-order
+ * mark or "\r", and its 1-based line number; null when the file is empty or only blank lines.
+ */
+export function firstLine(path: string): { text: string; line: number } | null {
+  const { head, size } = readHead(path);
+  const lines = head.toString('utf8').replace(/^\uFEFF/, '').split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const text = lines[i]!.replace(/\r$/, '');
+    if (text.trim() !== '') return { text, line: i + 1 };
+  }
+  // More than 64 KiB of blank lines: not a trace this reads; say so at the first line.
+  return head.length < size ? { text: '', line: 1 } : null;
 }
 
 /**

@@ -44,7 +44,8 @@ export function parseTraceLine(text: string, file: string, lineNo: number, unkno
     throw new TraceError(file, lineNo, offset + 1, reason);
   };
   const { root, problems } = parseJsonTree(line);
-  if (problems.length > 0) fail(problems[0].range.offset, problems[0].message);
+  const error = problems.find((p) => p.severity === 'error');
+  if (error) fail(error.range.offset, error.message);
   if (!root || root.type !== 'object') fail(root?.range.offset ?? 0, 'each line must be a JSON object {"arrival_s", "prompt_len", "output_len"}');
   const obj = root as ValueNode;
   for (const prop of obj.properties ?? []) {

@@ -72,13 +72,15 @@ export interface TraceRead {
 }
 
 /**
- * The format of a trace file from its first line: a CSV header names Azure or BurstGPT columns;
+ * The format of a trace file from its first line that is not blank: a CSV header names Azure or BurstGPT columns;
  * a JSON line's keys name Mooncake, attnscope or a one-line vLLM result; a line that opens a
  * JSON document but is not one is a (pretty-printed) vLLM result.
- * @throws TraceError at 1:1 when nothing matches, listing the formats.
+ * @throws TraceError at that line when nothing matches, listing the formats; at 1:1 for an empty file.
  */
 export function detectTraceFormat(path: string): TraceFormat {
-  const line = firstLine(path).trim();
+  const first = firstLine(path);
+  if (first === null) throw new TraceError(path, 1, 1, 'the trace is empty (or only blank lines): no requests to replay');
+  const line = first.text.trim();
   if (line.startsWith('{') || line.startsWith('[')) {
     let keys: string[] | null = null;
     try {
@@ -98,7 +100,7 @@ export function detectTraceFormat(path: string): TraceFormat {
     if (header.includes('Request tokens') && header.includes('Response tokens')) return 'burstgpt';
   }
   throw new TraceError(
-    path, 1, 1,
+    path, first.line, 1,
     'unknown trace format: expected attnscope JSONL (arrival_s, prompt_len, output_len), an Azure LLM inference CSV (TIMESTAMP,ContextTokens,GeneratedTokens), ' +
       'a BurstGPT CSV (Timestamp,Model,Request tokens,Response tokens,...), Mooncake JSONL (timestamp, input_length, output_length, hash_ids) or a vllm bench serve result JSON (input_lens, output_lens)',
   );

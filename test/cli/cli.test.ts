@@ -692,7 +692,7 @@ test('bench refuses a head_dim the CPU kernels do not take at the config\'s head
   assert.equal(viaProfile.stderr.trim(), `${file}:${line}:${column}: head_dim 1024 is larger than the CPU kernels take (at most 512)`);
 });
 
-test('YAML aliases expanding without bound, and an alias inside the node it names: exit 2, one line at the alias', { timeout: 120_000 }, () => {
+test('YAML aliases expanding without bound, an alias inside the node it names, JSON nested 100,000 deep: exit 2, one line at the place', { timeout: 120_000 }, () => {
   // Nine aliases of nine aliases, eight levels: 43 million leaves if expanded. The expansion
   // passes 10,000 nodes at the first *d (line 5, column 8; counted in test/lsp/diagnostics).
   const bomb =
@@ -702,12 +702,14 @@ test('YAML aliases expanding without bound, and an alias inside the node it name
       .map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdefg'[i]}`).join(',')}]\n`)
       .join('') +
     `model: ${JSON.stringify(llamaConfig)}\n`;
-  const cases: Array<[string, string, RegExp]> = [
-    [bomb, ':5:8: ', /YAML aliases expand to more than 10,000 nodes/],
-    ['x: &a\n  y: *a\nmodel: ./x.json\n', ':2:6: ', /the alias \*a refers to the node that contains it/],
+  const cases: Array<[string, string, string, RegExp]> = [
+    ['p.attn.yaml', bomb, ':5:8: ', /YAML aliases expand to more than 10,000 nodes/],
+    ['p.attn.yaml', 'x: &a\n  y: *a\nmodel: ./x.json\n', ':2:6: ', /the alias \*a refers to the node that contains it/],
+    // 100,000 levels; the object is level 1, so the 1,000th `[` (column 7 + 999) passes 1,000.
+    ['config.json', '{"a": ' + '['.repeat(100_000) + ']'.repeat(100_000) + '}', ':1:1006: ', /JSON nested more than 1,000 levels deep/],
   ];
-  for (const [text, at, message] of cases) {
-    const { file } = tmp('p.attn.yaml', text);
+  for (const [name, text, at, message] of cases) {
+    const { file } = tmp(name, text);
     const r = cli(['estimate', file]);
     assert.equal(r.code, 2, r.stderr);
     const lines = r.stderr.trim().split('\n');

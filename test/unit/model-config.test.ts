@@ -448,3 +448,50 @@ test('widths far beyond any model are refused at their value: hidden_size 2^52 (
   assert.equal(p.message, '"hidden_size" must be at most 16777216, not 4503599627370496');
   assert.equal(at(text, p), '4503599627370496');
 });
+
+test('a key written twice: a warning at the second key naming the value used (the last, as json.loads keeps)', () => {
+  const text = '{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, "num_hidden_layers": 2, "vocab_size": 10, "intermediate_size": 64, "hidden_size": 8192}';
+  const r = readModelConfig(text);
+  const p = only(r.problems, 'duplicate-key');
+  assert.equal(p.severity, 'warning');
+  assert.equal(p.range.offset, text.lastIndexOf('"hidden_size"'));
+  assert.equal(p.message, "hidden_size is given twice; the last one (8192) is used, as Python's json does");
+  // json.loads('{"a": 1, "a": 2}') == {"a": 2}
+  assert.equal(r.value!.hiddenSize, 8192);
+});
+
+test('a UTF-8 byte-order mark: read past with a warning at it; later positions stay right', () => {
+  const text = '\uFEFF{"model_type": "llama", "hidden_size": "wide", "num_attention_heads": 32, "num_hidden_layers": 2, "vocab_size": 10}';
+  const r = readModelConfig(text);
+  const bom = only(r.problems, 'json-bom');
+  assert.equal(bom.severity, 'warning');
+  assert.deepEqual(bom.range, { offset: 0, length: 1 });
+  assert.match(bom.message, /byte-order mark/);
+  // The wrong-type error sits on "wide" in the text as written, BOM included.
+  assert.equal(at(text, r.problems.find((p) => p.severity === 'error')!), '"wide"');
+  const ok = readModelConfig('\uFEFF' + JSON.stringify(LLAMA));
+  assert.equal(ok.value!.hiddenSize, 4096);
+});
+
+test('JSON nested past 1,000 levels: one error at the 1,001st bracket, no stack overflow; 1,000 levels read', () => {
+  const text = '{"a": ' + '['.repeat(100_000) + ']'.repeat(100_000) + '}';
+  const r = readModelConfig(text);
+  assert.equal(r.value, null);
+  const p = only(r.problems, 'json-nesting');
+  // The object is level 1, so the 1,000th `[` is level 1,001: offset 6 + 999.
+  assert.equal(p.range.offset, 6 + 999);
+  assert.match(p.message, /nested more than 1,000 levels deep/);
+  const fine = readModelConfig('{"a": ' + '['.repeat(999) + ']'.repeat(999) + ', ' + JSON.stringify(LLAMA).slice(1));
+  assert.deepEqual(fine.problems.filter((q) => q.code === 'json-nesting'), []);
+  assert.equal(fine.value!.hiddenSize, 4096);
+});
+
+test('MLA sizes without kv_lora_rank: an error naming the missing key at the MLA key, not plain GQA', () => {
+  const text = JSON.stringify({ ...LLAMA, model_type: 'deepseek_v3', qk_rope_head_dim: 64 });
+  const r = readModelConfig(text);
+  assert.equal(r.value, null);
+  const p = r.problems.find((q) => q.code === 'missing-field')!;
+  assert.equal(p.severity, 'error');
+  assert.equal(at(text, p), '"qk_rope_head_dim"');
+  assert.match(p.message, /missing "kv_lora_rank"/);
+});

@@ -54,6 +54,14 @@ test('formats are detected from the header or the first line\'s keys', () => {
   assert.match(cliLine(() => detectTraceFormat(write('other.csv', 'a,b,c\n1,2,3\n'))), /other\.csv:1:1: unknown trace format: expected attnscope JSONL/);
 });
 
+test('trace detection reads the first line that is not blank; an empty trace says it is empty', () => {
+  assert.equal(detectTraceFormat(write('blank-first.jsonl', '\n\r\n  \n{"arrival_s": 0, "prompt_len": 3, "output_len": 1}\n')), 'attnscope');
+  assert.match(cliLine(() => detectTraceFormat(write('blank-other.csv', '\n\na,b,c\n'))), /blank-other\.csv:3:1: unknown trace format/);
+  for (const text of ['', '\n\n  \n']) {
+    assert.match(cliLine(() => detectTraceFormat(write('empty.jsonl', text))), /empty\.jsonl:1:1: the trace is empty/);
+  }
+});
+
 test('Azure CSV: datetime stamps to seconds from the first, lengths, max_model_len warnings by line', () => {
   // Rows at 18:15:46.6805900, :50.9951690, :51.25, :52.0, :52.5 -> 0, 4.314579, 4.56941, 5.31941, 5.81941 s.
   // Line 5: prompt 9000 >= 8192 -> rejected; line 6: 7000 + 2000 > 8192 -> output clipped to 1192.
