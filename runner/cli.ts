@@ -26,7 +26,7 @@ import { describeMachine } from './environment';
 import { BackendError, describeCase, runBench, selectBackend } from './bench';
 import { planCases, quickShortening } from './plan';
 import { CancelledError, InputError, OutputError, UsageError } from './errors';
-import { formatPoolSummary, simulatePool, type PoolProgress } from './simulate';
+import { ArrivalSpanError, formatPoolSummary, simulatePool, type PoolProgress } from './simulate';
 import { calibrateStepTime, formatCalibration } from './simulate/calibrate';
 import { calibrateFromKernels, formatKernelCalibration, KernelCalibrationError, readKernelRun } from './simulate/calibrate-kernels';
 import { searchCapacity } from './simulate/capacity';
@@ -377,6 +377,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   } catch (e) {
     progress.clear();
     ac.dispose();
+    if (e instanceof ArrivalSpanError && !flags.maxRate) throw new UsageError(`--time-scale ${flags.timeScale}: ${e.message}; use a larger --time-scale`, false);
     if (e instanceof RangeError && flags.maxRate) throw new UsageError(e.message, false);
     if (!(e instanceof CancelledError)) throw e;
     const at = last ? ` at ${Math.floor(100 * last.fraction)}% of ${formatCountOf(last.requests, 'request')}` : '';
