@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, createReadStream, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, createReadStream, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
@@ -574,6 +574,28 @@ test('--time-scale cannot stretch the arrivals past the 1e9 s span the simulator
   assert.equal(generated.stdout, '');
   // A scale that keeps the span within 1e9 s still runs: 46 s / 1e-7 = 4.6e8 s.
   assert.equal(cli(['simulate', file, '--trace', trace, '--time-scale', '1e-7']).code, 0);
+});
+
+test('--json /dev/stdout: stdout holds the JSON alone, redirected to a file or piped; the table goes to stderr', () => {
+  const profile = `model: ${JSON.stringify(llamaConfig)}\ndtype: bf16\nkv_cache: { num_pages: 4096 }\nworkload:\n  requests: 20\n`;
+  const { dir, file } = tmp('w.attn.yaml', profile);
+  // `> out.json`: the shell's redirect is fd 1 of the child; opening /dev/stdout anew would write at offset 0 over the table.
+  const out = join(dir, 'out.json');
+  const fd = openSync(out, 'w');
+  const r = spawnSync(process.execPath, [runner, 'simulate', file, '--json', '/dev/stdout'], { stdio: ['ignore', fd, 'pipe'], encoding: 'utf8', timeout: 120_000 });
+  closeSync(fd);
+  assert.equal(r.status, 0, r.stderr);
+  const run = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
+  assert.equal(run.kind, 'simulate');
+  assert.match(r.stderr, /^TTFT\s/m);
+  for (const name of ['/dev/fd/1', '/proc/self/fd/1']) {
+    const piped = cli(['simulate', file, '--json', name]);
+    assert.equal(piped.code, 0, piped.stderr);
+    assert.equal((JSON.parse(piped.stdout) as RunResult).kind, 'simulate', name);
+  }
+  const events = cli(['simulate', file, '--json', '/dev/stdout', '--events']);
+  assert.equal(events.code, 2);
+  assert.equal(events.stderr.trim(), 'attnscope: --json /dev/stdout: --events writes its events to stdout; give --json a file');
 });
 
 test('bench --dry-run plans and preflights without measuring; --quick says what it shortened', () => {

@@ -193,4 +193,9 @@ test('submit --k8s: the Indexed Job\'s pods, run here as processes with its file
   const m = cli(['merge', resultsDir]);
   assert.equal(m.code, 0, m.stderr);
   assert.deepEqual(comparable(readReport(join(resultsDir, 'sweep-report.json'))), comparable(report));
+  // --json /dev/stdout: stdout is the report alone (the table goes to stderr).
+  const toStdout = cli(['merge', resultsDir, '--json', '/dev/stdout']);
+  assert.equal(toStdout.code, 0, toStdout.stderr);
+  assert.deepEqual(comparable(JSON.parse(toStdout.stdout) as SweepReport), comparable(report));
+  assert.match(toStdout.stderr, /page_size/);
 });
