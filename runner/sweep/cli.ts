@@ -19,7 +19,7 @@ import { checkOutputDir, checkOutputPath, EXIT_CANCELLED, namesStdout, parse, wr
 import { CancelledError, InputError, UsageError } from '../errors';
 import { benchPreflight } from '../preflight';
 import { Progress } from '../progress';
-import { indexedJobManifest, k8sResultsDir, ManifestError } from './k8s';
+import { indexedJobManifest, k8sNameProblem, k8sResultsDir, ManifestError } from './k8s';
 import { parseShard, runSweepLocally, shardFromEnvironment, shardPoints, type Shard } from './local';
 import { formatReport, mergeResults, REPORT_FILE } from './results';
 import { cancelJob, sbatchScript, SlurmError, submitBatch, taskEnds, waitForJob } from './slurm';
@@ -201,6 +201,10 @@ export async function submitCommand(argv: string[]): Promise<number> {
   if (!(pollS > 0)) throw new UsageError(`--poll must be a number of seconds > 0, got '${String(values.poll)}'`, false);
   if (values.k8s && values.wait) throw new UsageError('--wait follows a Slurm job; for the Kubernetes Job use: kubectl wait --for=condition=complete job/<name>', false);
   if (values.k8s && (!values.image || !values.pvc)) throw new UsageError('submit --k8s needs --image (with attnscope on its PATH) and --pvc (the claim the results go to)', false);
+  if (values.k8s) {
+    const bad = k8sNameProblem({ image: values.image as string, pvc: values.pvc as string, namespace: values.namespace as string | undefined });
+    if (bad) throw new UsageError(`${bad[0]} ${JSON.stringify(values[bad[0].slice(2) as 'image' | 'pvc' | 'namespace'])}: ${bad[1]}`, false);
+  }
   if (values.out !== undefined) checkOutputDir(values.out as string, '--out');
   const plan = prepare(file, (values.set as string[] | undefined) ?? [], quick, backend);
   const s = plan.slurm;
