@@ -86,6 +86,12 @@ const JSON_ERROR_TEXT: Record<string, string> = {
   InvalidCharacter: 'invalid character in string',
 };
 
+/** A jsonc-parser error code in words ("',' expected"), for `file:line:col: ...` messages. */
+export function jsonErrorText(code: jsonc.ParseErrorCode): string {
+  const name = jsonc.printParseErrorCode(code);
+  return JSON_ERROR_TEXT[name] ?? name;
+}
+
 function fromJsonc(node: jsonc.Node): ValueNode {
   const range = { offset: node.offset, length: node.length };
   switch (node.type) {
@@ -128,7 +134,7 @@ export function parseJsonTree(text: string, opts: { allowComments?: boolean } = 
   const problems: Problem[] = errors.map((e) => ({
     severity: 'error',
     code: 'json-syntax',
-    message: `JSON syntax error: ${JSON_ERROR_TEXT[jsonc.printParseErrorCode(e.error)] ?? jsonc.printParseErrorCode(e.error)}`,
+    message: `JSON syntax error: ${jsonErrorText(e.error)}`,
     range: { offset: e.offset, length: e.length },
   }));
   return { root: root ? fromJsonc(root) : null, problems };

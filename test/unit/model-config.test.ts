@@ -448,3 +448,11 @@ test('widths far beyond any model are refused at their value: hidden_size 2^52 (
   assert.equal(p.message, '"hidden_size" must be at most 16777216, not 4503599627370496');
   assert.equal(at(text, p), '4503599627370496');
 });
+
+test('a config that is JSON null, a number or an array is named once: "not null", not "not null null"', () => {
+  for (const [text, what] of [['null', 'null'], ['42', 'number 42'], ['[1]', 'an array']] as const) {
+    const r = readModelConfig(text);
+    assert.equal(r.value, null);
+    assert.equal(r.problems[0]?.message, `a model config must be a JSON object of HuggingFace keys, not ${what}`, text);
+  }
+});
