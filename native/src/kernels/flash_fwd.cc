@@ -21,9 +21,27 @@ namespace {
 // serves twice the rows; one thread at N = 4k, D = 128 ran 1.06x faster on a Zen 5 core (CPU
 // time, best of 3 alternating runs; 288 gained less than the noise).
 constexpr int kFlashRowsPerTask = 144;
-constexpr int kFlashBlockN = 64;       // keys per tile: S is rows x 64, K^T is D x 64
-static_assert(kFlashBlockN % 16 == 0, "key tile must be a whole number of 16-float vectors");
-static_assert(kFlashBlockN % 64 == 0, "key tile must be a whole number of B panels (16 or 64 floats)");
+// Keys per tile (S is rows x tile, K^T is D x tile): 64 on the bf16 dot paths, 128 on fp32,
+// where a row's per-tile softmax work (two reductions, the max check, l) and the P V
+// micro-kernels' loads and stores of the accumulator are spread over twice the keys: one
+// thread at N = 4k and 16k, D = 64 ran 1.05x and 1.06x faster on a Zen 5 core (CPU time,
+// median of interleaved runs; D = 128 unchanged).
+constexpr int kFlashBlockN = 64;
+constexpr int kFlashBlockNFp32 = 128;
+static_assert(kFlashBlockN % 64 == 0 && kFlashBlockNFp32 % 64 == 0,
+              "key tile must be a whole number of B panels (16 or 64 floats)");
+
+// Queries per tile: at most kFlashRowsPerTask rows (group x queries) per task, the tile count
+// rounded up to a multiple of the threads and the queries spread evenly over the tiles. Tasks
+// without a causal mask are equal work, so a count that the threads do not divide leaves
+// threads idle at the end of each KV head's job: at N = 1k, 8 tiles (7 x 144 + 16 queries)
+// on 2 threads ran as 4 + 3.1 tiles (11 % over the even split); now 8 x 128.
+int query_tile_rows(int seq_len_q, int group, int threads) {
+  const int most = std::max(1, kFlashRowsPerTask / group);
+  int tiles = (seq_len_q + most - 1) / most;
+  if (threads > 1) tiles = std::min(seq_len_q, (tiles + threads - 1) / threads * threads);
+  return (seq_len_q + tiles - 1) / tiles;
+}
 
 // Row stride of the O accumulator: D rounded up to 16, the columns gemm_packed may write.
 int acc_stride(int d) { return (d + 15) / 16 * 16; }
@@ -58,7 +76,7 @@ struct FlashScratch {
     end.resize(rows);
     q_bf16.resize(bf16_dot ? size_t(rows) * d : 0);
     p_bf16.resize(bf16_dot ? size_t(rows) * kFlashBlockN : 0);
-    const size_t sizes[] = {size_t(rows) * d, size_t(rows) * ld_acc, size_t(rows) * kFlashBlockN,
+    const size_t sizes[] = {size_t(rows) * d, size_t(rows) * ld_acc, size_t(rows) * kFlashBlockNFp32,
                             size_t(rows), size_t(rows)};
     size_t total = 0;
     for (size_t n : sizes) total += (n + 15) / 16 * 16;
@@ -77,8 +95,9 @@ struct FlashScratch {
 // and panels. bf16 dot path (ops.gemm_bf16): K^T and V as bf16 pairs along the reduced
 // dimension, zero-padded to whole tiles.
 struct HeadKV {
-  const float* kt;  // [num_key_tiles, kFlashBlockN / P, head_dim, P] (P = ops.panel_width)
-  const float* v;   // [num_key_tiles, ceil(head_dim / P), kFlashBlockN, P]
+  int block_n;      // keys per tile: kFlashBlockNFp32 (fp32 panels) or kFlashBlockN (bf16 pairs)
+  const float* kt;  // [num_key_tiles, block_n / P, head_dim, P] (P = ops.panel_width)
+  const float* v;   // [num_key_tiles, ceil(head_dim / P), block_n, P]
   int64_t v_tile;   // floats per key tile of v
   const uint32_t* kt_pairs;  // [num_key_tiles, head_dim / 2, kFlashBlockN]: (K[j, 2p], K[j, 2p+1])
   const uint32_t* v_pairs;   // [num_key_tiles, kFlashBlockN / 2, head_dim]: (V[2p, x], V[2p+1, x])
@@ -187,17 +206,27 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
   mask.range(q0, &lo_first, &hi_first);
   mask.range(q0 + nq - 1, &lo_last, &hi_last);
   // Key tiles touching the union of the rows' visible ranges (lo and hi grow with i).
-  const int64_t tile_begin = lo_first / kFlashBlockN;
-  const int64_t tile_end = hi_last < lo_first ? tile_begin : hi_last / kFlashBlockN + 1;
+  const int bn = kv.block_n;
+  const int64_t tile_begin = lo_first / bn;
+  const int64_t tile_end = hi_last < lo_first ? tile_begin : hi_last / bn + 1;
   for (int64_t tile = tile_begin; tile < tile_end; ++tile) {
-    const int64_t j0 = tile * kFlashBlockN;
-    const int n = static_cast<int>(std::min<int64_t>(kFlashBlockN, p.seq_len_k - j0));
+    const int64_t j0 = tile * bn;
+    const int n = static_cast<int>(std::min<int64_t>(bn, p.seq_len_k - j0));
+    if (tile + 1 == tile_end) {
+      // The O rows this task writes at the end, into L2 while the last tile computes: written
+      // cold (O is N x H x D, larger than L2 beyond N = 1k), their store misses were 5 % of a
+      // one-thread N = 4k, D = 64 run (perf cpu-clock on the output loop).
+      for (int r = 0; r < rows; ++r) {
+        const char* out = reinterpret_cast<const char*>(
+            p.o + ((int64_t(b) * p.seq_len_q + q0 + r % nq) * p.num_heads + hk * group + r / nq) * d);
+        for (int64_t byte = 0; byte < int64_t(d) * 4; byte += 64) __builtin_prefetch(out + byte, 1, 2);
+      }
+    }
     if (bf16_dot) {
-      ops.gemm_bf16(rows_mm, kFlashBlockN, d / 2, sc.q_bf16.data(), d,
-                    kv.kt_pairs + tile * (d / 2) * kFlashBlockN, kFlashBlockN, sc.s, kFlashBlockN, false);
+      ops.gemm_bf16(rows_mm, bn, d / 2, sc.q_bf16.data(), d,
+                    kv.kt_pairs + tile * (d / 2) * bn, bn, sc.s, bn, false);
     } else {
-      ops.gemm_packed(rows, kFlashBlockN, d, sc.q, d, kv.kt + tile * d * kFlashBlockN, sc.s,
-                      kFlashBlockN, false);
+      ops.gemm_packed(rows, bn, d, sc.q, d, kv.kt + tile * d * bn, sc.s, bn, false);
     }
 
     for (int r = 0; r < rows; ++r) {
@@ -207,16 +236,16 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
       sc.end[r] = static_cast<int32_t>(std::max<int64_t>(std::min<int64_t>(hi - j0 + 1, n), 0));
     }
     if (bf16_dot) {
-      ops.softmax_tile(rows, n, kFlashBlockN, scale, sc.s, kFlashBlockN, sc.begin.data(),
+      ops.softmax_tile(rows, n, bn, scale, sc.s, bn, sc.begin.data(),
                        sc.end.data(), sc.m, sc.l, sc.acc, ld_acc, d);
-      ops.to_bf16(sc.s, rows * kFlashBlockN, sc.p_bf16.data());
-      std::fill(sc.p_bf16.begin() + int64_t(rows) * kFlashBlockN, sc.p_bf16.begin() + int64_t(rows_mm) * kFlashBlockN, uint16_t(0));
-      ops.gemm_bf16(rows_mm, d, kFlashBlockN / 2, sc.p_bf16.data(), kFlashBlockN,
-                    kv.v_pairs + tile * (kFlashBlockN / 2) * d, d, sc.acc, ld_acc, true);
+      ops.to_bf16(sc.s, rows * bn, sc.p_bf16.data());
+      std::fill(sc.p_bf16.begin() + int64_t(rows) * bn, sc.p_bf16.begin() + int64_t(rows_mm) * bn, uint16_t(0));
+      ops.gemm_bf16(rows_mm, d, bn / 2, sc.p_bf16.data(), bn,
+                    kv.v_pairs + tile * (bn / 2) * d, d, sc.acc, ld_acc, true);
     } else {  // P is 0 past the tile's n keys, where V's panels are zero-padded
-      ops.softmax_tile(rows, n, kFlashBlockN, 1.f, sc.s, kFlashBlockN, sc.begin.data(),
+      ops.softmax_tile(rows, n, bn, 1.f, sc.s, bn, sc.begin.data(),
                        sc.end.data(), sc.m, sc.l, sc.acc, ld_acc, d);
-      ops.gemm_packed(rows, d, kFlashBlockN, sc.s, kFlashBlockN, kv.v + tile * kv.v_tile, sc.acc,
+      ops.gemm_packed(rows, d, bn, sc.s, bn, kv.v + tile * kv.v_tile, sc.acc,
                       ld_acc, true);
     }
   }
@@ -249,15 +278,16 @@ Status run_flash(const FlashParams& p) {
   const int group = p.num_heads / p.num_kv_heads;
   const int d = p.head_dim;
   const bool bf16_dot = ops.gemm_bf16 != nullptr && p.dtype == DType::kBF16 && d % ops.gemm_bf16_k == 0;
-  const int block_m = std::min(p.seq_len_q, std::max(1, kFlashRowsPerTask / group));
-  const int num_q_tiles = (p.seq_len_q + block_m - 1) / block_m;
-  const int num_k_tiles = (p.seq_len_k + kFlashBlockN - 1) / kFlashBlockN;
   const int threads = worker_count(p.threads);
+  const int block_m = query_tile_rows(p.seq_len_q, group, threads);
+  const int num_q_tiles = (p.seq_len_q + block_m - 1) / block_m;
+  const int bn = bf16_dot ? kFlashBlockN : kFlashBlockNFp32;
+  const int num_k_tiles = (p.seq_len_k + bn - 1) / bn;
   std::vector<FlashScratch> scratch(static_cast<size_t>(std::min(threads, num_q_tiles)));
   for (FlashScratch& s : scratch) s.init(group * block_m, d, bf16_dot);
-  const size_t tile_elems = size_t(num_k_tiles) * d * kFlashBlockN;
+  const size_t tile_elems = size_t(num_k_tiles) * d * bn;
   const int panel = ops.panel_width;
-  const int64_t v_tile = int64_t(kFlashBlockN) * ((d + panel - 1) / panel) * panel;
+  const int64_t v_tile = int64_t(bn) * ((d + panel - 1) / panel) * panel;
   PackedKV& packed = packed_kv();
   float* kt = nullptr;
   float* v_panels = nullptr;
@@ -272,10 +302,10 @@ Status run_flash(const FlashParams& p) {
     kt = packed.kt.grow(tile_elems);
     v_panels = packed.v_panels.grow(size_t(num_k_tiles) * v_tile);
     const int64_t last = num_k_tiles - 1;
-    if (p.seq_len_k % kFlashBlockN != 0) std::fill(kt + last * d * kFlashBlockN, kt + tile_elems, 0.f);
+    if (p.seq_len_k % bn != 0) std::fill(kt + last * d * bn, kt + tile_elems, 0.f);
     if (d % panel != 0) {
       std::fill(v_panels, v_panels + num_k_tiles * v_tile, 0.f);
-    } else if (p.seq_len_k % kFlashBlockN != 0) {
+    } else if (p.seq_len_k % bn != 0) {
       std::fill(v_panels + last * v_tile, v_panels + num_k_tiles * v_tile, 0.f);
     }
   }
@@ -285,22 +315,22 @@ Status run_flash(const FlashParams& p) {
       const void* k_head = element_at(p.k, p.dtype, b * p.k_batch_stride + hk * p.k_head_stride);
       const void* v_head = element_at(p.v, p.dtype, b * p.v_batch_stride + hk * p.v_head_stride);
       parallel_for(threads, num_k_tiles, [&](int64_t tile, int) {
-        const int64_t j0 = tile * kFlashBlockN;
-        const int n = static_cast<int>(std::min<int64_t>(kFlashBlockN, p.seq_len_k - j0));
+        const int64_t j0 = tile * bn;
+        const int n = static_cast<int>(std::min<int64_t>(bn, p.seq_len_k - j0));
         if (bf16_dot) {
           pack_bf16_pairs(static_cast<const uint16_t*>(k_head) + j0 * p.k_row_stride,
                           static_cast<const uint16_t*>(v_head) + j0 * p.v_row_stride, p.k_row_stride,
-                          p.v_row_stride, n, d, kt_pairs + tile * (d / 2) * kFlashBlockN,
-                          v_pairs + tile * (kFlashBlockN / 2) * d);
+                          p.v_row_stride, n, d, kt_pairs + tile * (d / 2) * bn,
+                          v_pairs + tile * (bn / 2) * d);
           return;
         }
         ops.pack_panels(p.dtype, element_at(k_head, p.dtype, j0 * p.k_row_stride), p.k_row_stride,
-                        d, n, true, d, kt + tile * d * kFlashBlockN);
+                        d, n, true, d, kt + tile * d * bn);
         ops.pack_panels(p.dtype, element_at(v_head, p.dtype, j0 * p.v_row_stride), p.v_row_stride,
-                        n, d, false, kFlashBlockN, v_panels + tile * v_tile);
+                        n, d, false, bn, v_panels + tile * v_tile);
       });
-      const HeadKV kv = bf16_dot ? HeadKV{nullptr, nullptr, 0, kt_pairs, v_pairs}
-                                 : HeadKV{kt, v_panels, v_tile, nullptr, nullptr};
+      const HeadKV kv = bf16_dot ? HeadKV{bn, nullptr, nullptr, 0, kt_pairs, v_pairs}
+                                 : HeadKV{bn, kt, v_panels, v_tile, nullptr, nullptr};
       parallel_for(threads, num_q_tiles, [&](int64_t task, int worker) {
         flash_task(p, ops, block_m, b, hk, kv, task, scratch[worker]);
       });

@@ -5,7 +5,8 @@
 //
 // V provides: W (floats per vector), MR x NR (gemm register block: MR rows x NR vectors),
 // T, zero(), set1(f), load(p), store(p, x), fmadd(a, b, c), mul(a, b), max(a, b),
-// reduce_add(x), reduce_max(x), exp(x) (exp(-inf) = 0, NaN stays NaN), load_f16(p) and
+// reduce_add(x), reduce_max(x), exp(x) (exp(-inf) = 0, NaN stays NaN), exp_nonpositive(x) (exp for
+// x <= 0, -inf or NaN; may equal exp), load_f16(p) and
 // load_bf16(p) (W half / bf16 values widened to fp32).
 #pragma once
 
@@ -175,6 +176,12 @@ struct SimdOps {
   }
 
   // ---- online softmax ----
+  // Per row: masks, scale (skipped when it is 1: the fp32 path folds it into Q), max, then
+  // P = exp(s - m_new), l and the accumulator's rescale by alpha = exp(m - m_new), computed
+  // only when the max moved (alpha = 1 otherwise; after the first key tiles most rows keep
+  // their max). A libm expf per row and key tile was 3 % of a 2-thread N = 1k, D = 64 run
+  // (perf cpu-clock); a vector exp of 16 rows' alphas cost more, in the store-to-load
+  // forwarding stall of reading its lanes back.
   static void softmax_tile(int rows, int n, int n_pad, float scale, float* s, int64_t lds,
                            const int32_t* begin, const int32_t* end, float* m, float* l,
                            float* acc, int64_t ldacc, int d) {
@@ -191,10 +198,14 @@ struct SimdOps {
       for (int j = 0; j < a; ++j) row[j] = kNegInf;
       for (int j = z; j < n; ++j) row[j] = kNegInf;
       T big = V::set1(kNegInf);
-      for (int j = 0; j < n_vec; j += W) {
-        const T x = V::mul(sv, V::load(row + j));
-        V::store(row + j, x);
-        big = V::max(big, x);
+      if (scale == 1.f) {
+        for (int j = 0; j < n_vec; j += W) big = V::max(big, V::load(row + j));
+      } else {
+        for (int j = 0; j < n_vec; j += W) {
+          const T x = V::mul(sv, V::load(row + j));
+          V::store(row + j, x);
+          big = V::max(big, x);
+        }
       }
       float best = V::reduce_max(big);
       for (int j = n_vec; j < n; ++j) {
@@ -202,11 +213,11 @@ struct SimdOps {
         best = row[j] > best ? row[j] : best;
       }
       const float m_new = m[r] > best ? m[r] : best;
-      const float alpha = __builtin_expf(m[r] - m_new);  // libm: no inline shared across units
+      const float alpha = m_new == m[r] ? 1.f : __builtin_expf(m[r] - m_new);  // libm: no inline shared across units
       const T shift = V::set1(m_new);
       T sum = V::zero();
-      for (int j = 0; j < n_vec; j += W) {
-        const T e = V::exp(V::sub(V::load(row + j), shift));
+      for (int j = 0; j < n_vec; j += W) {  // s <= m_new: the exponent is <= 0 (or -inf, NaN)
+        const T e = V::exp_nonpositive(V::sub(V::load(row + j), shift));
         V::store(row + j, e);
         sum = V::add(sum, e);
       }
@@ -364,14 +375,12 @@ struct SimdOps {
   }
 };
 
-// exp(x) for a vector, Cephes expf: x = n ln2 + r, |r| <= ln2/2, exp(r) by a degree-6
-// polynomial (about 1 ulp), times 2^n. Inputs below -87.33 (also -inf) give exactly 0; NaN
-// stays NaN. V supplies the ISA primitives named below.
+// Cephes expf's core: x = n ln2 + r, |r| <= ln2/2, exp(r) by a degree-6 polynomial (about
+// 1 ulp), times 2^n through V::scale_pow2. x must be clamped by the caller to where its
+// scale_pow2 is exact (cephes_exp: [-87.34, 88.38]); -inf would give NaN.
 template <typename V>
-inline typename V::T cephes_exp(typename V::T x) {
+inline typename V::T cephes_exp_reduced(typename V::T xc) {
   using T = typename V::T;
-  const T hi = V::set1(88.3762626647949f), lo = V::set1(-87.3365447505531f);
-  const T xc = V::max(V::min(x, hi), lo);
   const T fx = V::round(V::mul(xc, V::set1(1.44269504088896341f)));
   T r = V::fnmadd(fx, V::set1(0.693359375f), xc);
   r = V::fnmadd(fx, V::set1(-2.12194440e-4f), r);
@@ -382,7 +391,17 @@ inline typename V::T cephes_exp(typename V::T x) {
   y = V::fmadd(y, r, V::set1(1.6666665459E-1f));
   y = V::fmadd(y, r, V::set1(5.0000001201E-1f));
   y = V::fmadd(y, V::mul(r, r), V::add(r, V::set1(1.f)));
-  return V::zero_below(V::scale_pow2(y, fx), x, lo);
+  return V::scale_pow2(y, fx);
+}
+
+// exp(x) for a vector (Cephes expf, cephes_exp_reduced). Inputs below -87.33 (also -inf) give
+// exactly 0; NaN stays NaN. V supplies the ISA primitives named below.
+template <typename V>
+inline typename V::T cephes_exp(typename V::T x) {
+  using T = typename V::T;
+  const T hi = V::set1(88.3762626647949f), lo = V::set1(-87.3365447505531f);
+  const T xc = V::max(V::min(x, hi), lo);
+  return V::zero_below(cephes_exp_reduced<V>(xc), x, lo);
 }
 
 // What every vector traits type of SimdOps has in common, written once over GCC / Clang vector
@@ -410,6 +429,8 @@ struct VectorBase {
   static T add(T a, T b) { return a + b; }
   static T sub(T a, T b) { return a - b; }
   static T exp(T x) { return cephes_exp<Derived>(x); }
+  // exp(x) for x <= 0, -inf or NaN (softmax_tile's s - m_new); an ISA may supply a cheaper one.
+  static T exp_nonpositive(T x) { return Derived::exp(x); }
 };
 
 }  // namespace

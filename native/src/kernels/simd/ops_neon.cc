@@ -41,6 +41,7 @@ struct Neon {
   static float reduce_add(T x) { return vaddvq_f32(x); }
   static float reduce_max(T x) { return vmaxvq_f32(x); }
   static T exp(T x) { return cephes_exp<Neon>(x); }
+  static T exp_nonpositive(T x) { return exp(x); }
   static T load_f16(const uint16_t* p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
   static T load_bf16(const uint16_t* p) {
     return vreinterpretq_f32_u32(vshlq_n_u32(vmovl_u16(vld1_u16(p)), 16));

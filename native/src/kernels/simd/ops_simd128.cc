@@ -46,6 +46,7 @@ struct Simd128 {
     return wasm_f32x4_extract_lane(wasm_f32x4_pmax(s, wasm_i32x4_shuffle(s, s, 1, 0, 3, 2)), 0);
   }
   static T exp(T x) { return cephes_exp<Simd128>(x); }
+  static T exp_nonpositive(T x) { return exp(x); }
   static T load_f16(const uint16_t* p) {
     const v128_t h = wasm_u32x4_load16x4(p);
     const v128_t bits = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x7fff)), 13);
