@@ -352,8 +352,8 @@ export function rooflineChart(run: ViewRun, p: Palette): ChartSpec {
 }
 
 /**
- * Device memory split: weights / KV pool / activation peak / engine reserves / free, in GiB (one
- * stacked bar). When the pool is not sized (a bare config.json: no device memory, GPU or KV
+ * One device's memory split: weights (its 1/tp share under tensor parallelism) / KV pool /
+ * activation peak / engine reserves / free, in GiB (one stacked bar). When the pool is not sized (a bare config.json: no device memory, GPU or KV
  * budget), two bars instead, weights and the KV cache of one sequence of attention.seqLen tokens,
  * with the estimate's own note on what to set above them.
  */
@@ -362,7 +362,8 @@ export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
   const deviceGib = run.profile?.device.memoryGib ?? null;
   const unsized = e !== null && e.pool.budgetSource === 'none';
   const parts: Array<[string, number, string]> = [];
-  let labels: string[] = [deviceGib !== null ? `device ${deviceGib} GiB` : 'memory'];
+  const gpus = run.profile?.device.tensorParallelSize ?? 1;
+  let labels: string[] = [deviceGib !== null ? `device ${deviceGib} GiB${gpus > 1 ? ` (each of ${gpus})` : ''}` : gpus > 1 ? `one of ${gpus} GPUs` : 'memory'];
   let datasets: ChartDataset<'bar', Array<number | null>>[];
   let summary: string | null = null;
   if (e && unsized) {
@@ -373,14 +374,17 @@ export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
     summary = [`${formatBytes(e.weightsBytes)} weights (${formatParams(e.paramsTotal)} parameters)`, `${formatBytes(e.kvBytesPerToken)} KV per token`, ...e.notes].join(' · ');
   } else {
     if (e) {
-      parts.push(['weights', e.weightsBytes, p.series[0]!]);
+      // One GPU's memory: under tensor parallelism each holds 1/tp of the weights (the pool and
+      // activations are per GPU already). Runs recorded before the per-GPU figure: the total.
+      const tp = run.profile?.device.tensorParallelSize ?? 1;
+      parts.push([tp > 1 ? `weights (1/${tp} per GPU)` : 'weights', e.weightsBytesPerGpu ?? e.weightsBytes, p.series[0]!]);
       parts.push(['KV pool', e.pool.budgetBytes, p.series[2]!]);
       parts.push(['activations (peak)', e.pool.activationPeakBytes, p.series[1]!]);
       // Runs recorded before engine reserves were modelled have no such field.
       const reserve = e.pool.engineReserveBytes ?? 0;
       if (reserve > 0) parts.push(['engine reserves', reserve, p.series[3] ?? p.muted]);
       if (deviceGib !== null) {
-        const free = deviceGib * GIB - e.weightsBytes - e.pool.budgetBytes - e.pool.activationPeakBytes - reserve;
+        const free = deviceGib * GIB - (e.weightsBytesPerGpu ?? e.weightsBytes) - e.pool.budgetBytes - e.pool.activationPeakBytes - reserve;
         parts.push(['free', Math.max(0, free), withAlpha(p.muted, 0.35)]);
       }
     }

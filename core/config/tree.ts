@@ -140,47 +140,104 @@ function yamlRange(node: { range?: YAML.Range | null | undefined }, fallback: nu
   return { offset: r[0], length: Math.max(0, r[1] - r[0]) };
 }
 
-function fromYaml(doc: YAML.Document, node: unknown, fallback: number): ValueNode {
-  if (YAML.isAlias(node)) {
-    const target = node.resolve(doc);
-    const resolved = fromYaml(doc, target, fallback);
-    return { ...resolved, range: yamlRange(node, fallback) };
+/**
+ * Most nodes that aliases may expand to in one YAML document. A profile is a few hundred
+ * nodes; nine aliases of nine aliases eight deep ("billion laughs") would be 43 million,
+ * which hangs the CLI and the language server. The yaml library bounds its own toJS the
+ * same way (its maxAliasCount option).
+ */
+export const MAX_ALIAS_NODES = 10_000;
+
+/** A refusal found while converting a YAML document: where, and what to say. */
+class YamlRefusal extends Error {
+  constructor(
+    message: string,
+    readonly range: SourceRange,
+  ) {
+    super(message);
   }
-  if (YAML.isMap(node)) {
-    const properties: PropertyNode[] = [];
-    const range = yamlRange(node, fallback);
-    for (const pair of node.items) {
-      const keyNode = pair.key;
-      const key = YAML.isScalar(keyNode) ? String(keyNode.value) : String(keyNode);
-      const keyRange = YAML.isNode(keyNode) ? yamlRange(keyNode, range.offset) : { offset: range.offset, length: 0 };
-      const valueFallback = keyRange.offset + keyRange.length;
-      const value: ValueNode =
-        pair.value == null
-          ? { type: 'null', value: null, range: { offset: valueFallback, length: 0 } }
-          : fromYaml(doc, pair.value, valueFallback);
-      properties.push({ key, keyRange, value });
+}
+
+/**
+ * Converts a composed yaml document to a ValueNode tree, expanding aliases. Throws YamlRefusal
+ * when an alias refers to a node that contains it (the tree would be infinite) or when
+ * aliases expand to more than MAX_ALIAS_NODES nodes.
+ */
+function yamlToTree(doc: YAML.Document, contents: unknown): ValueNode {
+  /** Containers being converted now (the ancestors of the current node, aliases followed). */
+  const open = new Set<unknown>();
+  const targets = new Map<YAML.Alias, unknown>();
+  let aliasDepth = 0;
+  let aliasNodes = 0;
+  let outerAlias: SourceRange | null = null;
+
+  const convert = (node: unknown, fallback: number): ValueNode => {
+    if (aliasDepth > 0 && ++aliasNodes > MAX_ALIAS_NODES) {
+      throw new YamlRefusal(
+        `YAML aliases expand to more than ${MAX_ALIAS_NODES.toLocaleString('en-US')} nodes; write the values out instead of aliasing aliases`,
+        outerAlias!,
+      );
     }
-    return { type: 'object', range, properties };
-  }
-  if (YAML.isSeq(node)) {
-    const range = yamlRange(node, fallback);
-    return { type: 'array', range, items: node.items.map((item) => fromYaml(doc, item, range.offset)) };
-  }
-  if (YAML.isScalar(node)) {
-    const range = yamlRange(node, fallback);
-    const v = node.value;
-    if (v === null || v === undefined) return { type: 'null', range, value: null };
-    if (typeof v === 'number') return { type: 'number', range, value: v };
-    if (typeof v === 'boolean') return { type: 'boolean', range, value: v };
-    if (typeof v === 'bigint') return { type: 'number', range, value: Number(v) };
-    return { type: 'string', range, value: String(v) };
-  }
-  return { type: 'null', range: { offset: fallback, length: 0 }, value: null };
+    if (YAML.isAlias(node)) {
+      const range = yamlRange(node, fallback);
+      let target = targets.get(node);
+      if (target === undefined) {
+        target = node.resolve(doc) ?? null;
+        targets.set(node, target);
+      }
+      if (open.has(target)) {
+        throw new YamlRefusal(`the alias *${node.source} refers to the node that contains it; the value would be infinite`, range);
+      }
+      if (aliasDepth === 0) outerAlias = range;
+      aliasDepth++;
+      const resolved = convert(target, fallback);
+      aliasDepth--;
+      return { ...resolved, range };
+    }
+    if (YAML.isMap(node)) {
+      open.add(node);
+      const properties: PropertyNode[] = [];
+      const range = yamlRange(node, fallback);
+      for (const pair of node.items) {
+        const keyNode = pair.key;
+        const key = YAML.isScalar(keyNode) ? String(keyNode.value) : String(keyNode);
+        const keyRange = YAML.isNode(keyNode) ? yamlRange(keyNode, range.offset) : { offset: range.offset, length: 0 };
+        const valueFallback = keyRange.offset + keyRange.length;
+        const value: ValueNode =
+          pair.value == null
+            ? { type: 'null', value: null, range: { offset: valueFallback, length: 0 } }
+            : convert(pair.value, valueFallback);
+        properties.push({ key, keyRange, value });
+      }
+      open.delete(node);
+      return { type: 'object', range, properties };
+    }
+    if (YAML.isSeq(node)) {
+      open.add(node);
+      const range = yamlRange(node, fallback);
+      const items = node.items.map((item) => convert(item, range.offset));
+      open.delete(node);
+      return { type: 'array', range, items };
+    }
+    if (YAML.isScalar(node)) {
+      const range = yamlRange(node, fallback);
+      const v = node.value;
+      if (v === null || v === undefined) return { type: 'null', range, value: null };
+      if (typeof v === 'number') return { type: 'number', range, value: v };
+      if (typeof v === 'boolean') return { type: 'boolean', range, value: v };
+      if (typeof v === 'bigint') return { type: 'number', range, value: Number(v) };
+      return { type: 'string', range, value: String(v) };
+    }
+    return { type: 'null', range: { offset: fallback, length: 0 }, value: null };
+  };
+  return convert(contents, 0);
 }
 
 /**
  * Parses YAML 1.2 (core schema: `yes` stays a string, `0x10` is a number). Syntax errors and
- * a second document become problems; duplicate keys are errors, as yaml reports them.
+ * a second document become problems; duplicate keys are errors, as yaml reports them. Aliases
+ * are expanded; one that refers to the node containing it, or aliases expanding to more than
+ * MAX_ALIAS_NODES nodes, give an error at the alias and a null root (nothing else is read).
  */
 export function parseYamlTree(text: string): ParsedTree {
   const problems: Problem[] = [];
@@ -208,7 +265,13 @@ export function parseYamlTree(text: string): ParsedTree {
     });
   }
   if (!doc || doc.contents == null) return { root: null, problems };
-  return { root: fromYaml(doc, doc.contents, 0), problems };
+  try {
+    return { root: yamlToTree(doc, doc.contents), problems };
+  } catch (e) {
+    if (!(e instanceof YamlRefusal)) throw e;
+    problems.push({ severity: 'error', code: 'yaml-alias', message: e.message, range: e.range });
+    return { root: null, problems };
+  }
 }
 
 /** yaml may point one past the end of the text (an unexpected end); keep ranges inside it. */

@@ -691,3 +691,28 @@ test('bench refuses a head_dim the CPU kernels do not take at the config\'s head
   assert.equal(viaProfile.code, 2);
   assert.equal(viaProfile.stderr.trim(), `${file}:${line}:${column}: head_dim 1024 is larger than the CPU kernels take (at most 512)`);
 });
+
+test('YAML aliases expanding without bound, and an alias inside the node it names: exit 2, one line at the alias', { timeout: 120_000 }, () => {
+  // Nine aliases of nine aliases, eight levels: 43 million leaves if expanded. The expansion
+  // passes 10,000 nodes at the first *d (line 5, column 8; counted in test/lsp/diagnostics).
+  const bomb =
+    'a: &a [x,x,x,x,x,x,x,x,x]\n' +
+    'bcdefgh'
+      .split('')
+      .map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdefg'[i]}`).join(',')}]\n`)
+      .join('') +
+    `model: ${JSON.stringify(llamaConfig)}\n`;
+  const cases: Array<[string, string, RegExp]> = [
+    [bomb, ':5:8: ', /YAML aliases expand to more than 10,000 nodes/],
+    ['x: &a\n  y: *a\nmodel: ./x.json\n', ':2:6: ', /the alias \*a refers to the node that contains it/],
+  ];
+  for (const [text, at, message] of cases) {
+    const { file } = tmp('p.attn.yaml', text);
+    const r = cli(['estimate', file]);
+    assert.equal(r.code, 2, r.stderr);
+    const lines = r.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, r.stderr);
+    assert.ok(lines[0]!.startsWith(file + at), lines[0]);
+    assert.match(lines[0]!, message);
+  }
+});

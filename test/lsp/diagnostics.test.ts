@@ -206,3 +206,33 @@ test('the CPU-instead-of-CUDA info shows only on a machine that may have a GPU (
     assert.deepEqual(head, [], 'no GPU here: every case runs on the CPU anyway');
   }
 });
+
+/** Nine aliases of nine aliases, eight levels ("billion laughs"): 9^8 = 43 million leaves if expanded. */
+const ALIAS_BOMB =
+  'a: &a [x,x,x,x,x,x,x,x,x]\n' +
+  'bcdefgh'
+    .split('')
+    .map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdefg'[i]}`).join(',')}]\n`)
+    .join('') +
+  'model: ../../examples/llama-3.1-8b/config.json\n';
+
+test('YAML aliases that expand without bound: an error at the alias, and the server answers the next document', { timeout: 60_000 }, async () => {
+  const d = only(await check('p.attn.yaml', ALIAS_BOMB), 'yaml-alias');
+  assert.equal(d.severity, DiagnosticSeverity.Error);
+  // a: 10 nodes; each *a in b 10 (90 in all); each *b in c 1 + 9 × (1 + 10) = 100 (900); each *c
+  // in d 1 + 9 × (1 + 100) = 910 (8,190; 9,180 so far); the first *d in e adds 1 + 9 × (1 + 910)
+  // = 8,200 and passes 10,000: the error sits on that alias, line 5 column 8.
+  assert.deepEqual(d.range, rangeOf(ALIAS_BOMB, '*d'));
+  assert.match(d.message, /aliases expand to more than 10,000 nodes/);
+  const f = fixture('llama-3.1-8b.attn.yaml');
+  const next = await client.open(f.uri, f.text);
+  await client.close(f.uri);
+  assert.deepEqual(next.filter((x) => x.severity === DiagnosticSeverity.Error), []);
+});
+
+test('a YAML alias inside the node it names: an error at the alias, not an internal error', { timeout: 60_000 }, async () => {
+  const text = 'x: &a\n  y: *a\nmodel: ../../examples/llama-3.1-8b/config.json\n';
+  const d = only(await check('p.attn.yaml', text), 'yaml-alias');
+  assert.deepEqual(d.range, rangeOf(text, '*a'));
+  assert.match(d.message, /\*a refers to the node that contains it/);
+});

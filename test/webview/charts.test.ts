@@ -109,6 +109,19 @@ describe('roofline', () => {
 });
 
 describe('memory chart', () => {
+  it('draws one GPU under tensor parallelism: its 1/tp of the weights, and what is free of its memory', () => {
+    // DeepSeek-V3 on 8 × 141 GiB: 627 GiB of weights are 78.4 GiB per GPU; a bar of the total ran to 700 GiB on a 141 GiB device.
+    const tp = 8;
+    const estimate = { ...run.estimate, weightsBytesPerGpu: run.estimate.weightsBytes / tp };
+    const profile = { ...run.profile, device: { ...run.profile.device, memoryGib: 80, tensorParallelSize: tp } };
+    const spec = memoryChart({ ...viewOfRun(run, null), estimate, profile }, palette);
+    const rows = Object.fromEntries(spec.table.rows.map((r) => [r[0], Number(r[1])]));
+    assert.equal(rows[`weights (1/${tp} per GPU)`], Math.round(run.estimate.weightsBytes / tp));
+    const reserve = run.estimate.pool.engineReserveBytes ?? 0;
+    assert.equal(rows['free'], Math.round(Math.max(0, 80 * 1024 ** 3 - run.estimate.weightsBytes / tp - run.estimate.pool.budgetBytes - run.estimate.pool.activationPeakBytes - reserve)));
+    assert.deepEqual(spec.config.data.labels, [`device 80 GiB (each of ${tp})`]);
+  });
+
   it('on a bare config.json (no device, so no pool) shows the weights and one sequence of KV, with the note on what to set', () => {
     // Llama-3.1-8B without a profile: 8,030,261,248 bf16 parameters; KV 128 KiB/token, 131,072 tokens = 16 GiB.
     const estimate = { ...run.estimate, kvBytesPerToken: 131072, kvBytesForSeqLen: 131072 * 131072, attention: { ...run.estimate.attention, seqLen: 131072 }, pool: { ...run.estimate.pool, budgetSource: 'none', pages: 0, budgetBytes: 0 }, notes: ['no device memory_gib, device.gpu or kv_cache memory_gib: the pool is not sized'] } as Estimate;
