@@ -1,10 +1,10 @@
 /**
- * Comparing two runs case by case. A change is flagged only when it is larger than the runs'
- * own noise: |median_b − median_a| > max(p90_a − p10_a, p90_b − p10_b), i.e. wider than the
- * p10–p90 spread either run measured for that case. Pure.
+ * Comparing two runs case by case. A change is flagged only when it is beyond the runs' own
+ * noise: neither median inside the other's p10–p90 range (core/noise.ts withinNoise). Pure.
  */
 import type { KernelCase, RunResult } from '../core/protocol/run';
 import { formatCount, formatPercent } from '../core/format';
+import { withinNoise } from '../core/noise';
 
 export interface CaseComparison {
   key: string;
@@ -13,7 +13,7 @@ export interface CaseComparison {
   b: KernelCase | null;
   /** (median_b − median_a) / median_a; null when either side is missing. */
   relativeChange: number | null;
-  /** Larger than both runs' p10–p90 spread: 'faster' | 'slower'; 'same' within noise. */
+  /** Beyond the runs' noise (withinNoise false): 'faster' | 'slower'; 'same' within it. */
   verdict: 'faster' | 'slower' | 'same' | 'only-a' | 'only-b';
 }
 
@@ -45,8 +45,8 @@ export function compareRuns(a: RunResult, b: RunResult): CaseComparison[] {
       continue;
     }
     const delta = cb.medianNs - ca.medianNs;
-    const noise = Math.max(ca.p90Ns - ca.p10Ns, cb.p90Ns - cb.p10Ns);
-    const verdict = Math.abs(delta) > noise ? (delta < 0 ? 'faster' : 'slower') : 'same';
+    const same = withinNoise({ median: ca.medianNs, p10: ca.p10Ns, p90: ca.p90Ns }, { median: cb.medianNs, p10: cb.p10Ns, p90: cb.p90Ns });
+    const verdict = same ? 'same' : delta < 0 ? 'faster' : 'slower';
     out.push({ key, label: caseLabel(ca), a: ca, b: cb, relativeChange: ca.medianNs > 0 ? delta / ca.medianNs : null, verdict });
   }
   for (const cb of b.cases) {

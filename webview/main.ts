@@ -138,7 +138,7 @@ const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.index
   el('vscode-tab-panel', {}, environment, stepTime, chartGrid),
   el('vscode-tab-panel', {}, el('h2', {}, 'Saved runs'), historyList, el('h2', {}, 'Compare two runs'),
     el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
-    el('p', { class: 'muted' }, 'Changes are flagged only when larger than the p10–p90 spread either run measured for that case.'),
+    el('p', { class: 'muted' }, 'Changes are flagged only when neither median lies inside the other run\'s p10–p90 range for that case.'),
     compareResult),
   el('vscode-tab-panel', {}, sweepSummary, el('div', { class: 'compare-bar' }, el('label', {}, 'Figure ', sweepMetric)), sweepBest, sweepCharts, el('h2', {}, 'Every point'), sweepTableBox),
 );

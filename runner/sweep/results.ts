@@ -11,6 +11,7 @@ import { SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type Sweep
 import { InputError } from '../errors';
 import { TOOL_VERSION } from '../version';
 import { formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant } from '../../core/format';
+import { withinNoise, type TimingSpread } from '../../core/noise';
 import { axisIndices, pointLabel } from '../../core/config';
 import { canonicalJson, pointId } from './spec';
 
@@ -134,15 +135,10 @@ export interface BestRow {
   tie: string;
 }
 
-/**
- * Whether two measured decode times per token are within the measurements' own noise: the
- * difference of the medians is no larger than the wider of the two p10–p90 spreads (the rule
- * the dashboard's run comparison uses, webview/compare.ts). A row without its spread (a point
- * file from before the spread was kept) counts as spread 0.
- */
-function decodeWithinNoise(a: SweepMetrics, b: SweepMetrics): boolean {
-  const spread = (m: SweepMetrics) => (m.decodeP90NsPerToken ?? m.decodeNsPerToken!) - (m.decodeP10NsPerToken ?? m.decodeNsPerToken!);
-  return Math.abs(a.decodeNsPerToken! - b.decodeNsPerToken!) <= Math.max(spread(a), spread(b));
+/** A row's measured decode time per token with its spread (a point file from before the spread was kept: p10 = p90 = median). */
+function decodeSpread(m: SweepMetrics): TimingSpread {
+  const median = m.decodeNsPerToken!;
+  return { median, p10: m.decodeP10NsPerToken ?? median, p90: m.decodeP90NsPerToken ?? median };
 }
 
 /**
@@ -150,7 +146,7 @@ function decodeWithinNoise(a: SweepMetrics, b: SweepMetrics): boolean {
  * meet it, the highest goodput. Without: among rows that rejected no request, the lowest
  * measured decode time per token when the points were benchmarked, else the highest simulated
  * output throughput. Null when no row qualifies. The rows the figure cannot tell from the best
- * come with it: a measured decode time within the noise (decodeWithinNoise), a modelled
+ * come with it: a measured decode time within the noise (core/noise.ts withinNoise), a modelled
  * goodput or throughput exactly equal (the simulation is deterministic: no noise to allow).
  */
 export function bestRow(rows: readonly SweepReportRow[]): BestRow | null {
@@ -171,7 +167,7 @@ export function bestRow(rows: readonly SweepReportRow[]): BestRow | null {
   const served = ok.filter((r) => (r.metrics.rejected ?? 0) === 0);
   if (served.some((r) => r.metrics.decodeNsPerToken !== undefined)) {
     return pick(served.filter((r) => r.metrics.decodeNsPerToken !== undefined), (r) => -r.metrics.decodeNsPerToken!, 'lowest measured decode time per token among points that reject no request',
-      (a, b) => decodeWithinNoise(a.metrics, b.metrics), 'tied within measurement noise (the medians differ by no more than the wider p10–p90 spread of the two), so any of them may be the fastest');
+      (a, b) => withinNoise(decodeSpread(a.metrics), decodeSpread(b.metrics)), 'tied within measurement noise (a median inside the other\'s p10–p90 range), so any of them may be the fastest');
   }
   const throughput = (r: SweepReportRow) => r.metrics.throughputTokensPerSec!;
   return pick(served.filter((r) => r.metrics.throughputTokensPerSec !== undefined), throughput, 'highest simulated output throughput among points that reject no request', equal(throughput), 'the same simulated throughput');

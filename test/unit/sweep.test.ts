@@ -170,10 +170,9 @@ test('merge: rows in point order, missing and duplicated points listed, environm
 /** A report row of page size `ps` with these figures. */
 const row = (ps: number, metrics: SweepMetrics): SweepReportRow => ({ id: `p${ps}`, index: ps, values: { 'kv_cache.page_size': ps }, label: `page_size=${ps}`, environmentKey: 'e', status: 'ok', metrics, file: `p${ps}.json` });
 
-test('best point: a decode time within the runs\' own p10–p90 spread is a tie, and the report says so', () => {
-  // page_size=16: median 1.00 ms, p10–p90 0.90–1.20 ms (spread 0.30 ms); page_size=32: 1.10 ms,
-  // p10–p90 1.05–1.15 ms (spread 0.10 ms). |1.10 − 1.00| = 0.10 ms <= 0.30 ms: tied. page_size=8:
-  // 1.50 ms, spread 0.05 ms: 0.50 ms apart, beyond both spreads, not tied.
+test('best point: a decode time whose median lies inside the other\'s p10–p90 range is a tie, and the report says so', () => {
+  // page_size=16: median 1.00 ms, p10–p90 0.90–1.20 ms; page_size=32: 1.10 ms, p10–p90 1.05–1.15 ms.
+  // 1.10 lies inside 0.90–1.20: tied. page_size=8: 1.50 ms (1.48–1.53): outside both, not tied.
   const ms = (x: number) => x * 1e6;
   const rows = [
     row(8, { decodeNsPerToken: ms(1.5), decodeP10NsPerToken: ms(1.48), decodeP90NsPerToken: ms(1.53), rejected: 0 }),
@@ -184,10 +183,16 @@ test('best point: a decode time within the runs\' own p10–p90 spread is a tie,
   assert.equal(best.row.label, 'page_size=16');
   assert.deepEqual(best.tiedWith.map((r) => r.label), ['page_size=32']);
   assert.match(best.tie, /^tied with page_size=32: tied within measurement noise/);
-  // Spreads of 0.05 ms each: 0.10 ms apart is beyond them, so page_size=16 is the clear best.
+  // Tight ranges: 1.10 is outside 0.98–1.03 and 1.00 outside 1.08–1.13, so page_size=16 is the clear best.
   const tight = bestRow([row(16, { decodeNsPerToken: ms(1.0), decodeP10NsPerToken: ms(0.98), decodeP90NsPerToken: ms(1.03), rejected: 0 }), row(32, { decodeNsPerToken: ms(1.1), decodeP10NsPerToken: ms(1.08), decodeP90NsPerToken: ms(1.13), rejected: 0 })])!;
   assert.deepEqual(tight.tiedWith, []);
   assert.equal(tight.tie, '');
+  // A newcomer's loaded run of examples/page-size.attn.yaml: page_size=1 at 3.89 ms per token
+  // (p10–p90 2.05–5.62), page_size=8 at 0.584 (0.29–1.01). The medians differ by 3.3 ms, within
+  // page_size=1's 3.57 ms spread (the old rule called them tied), but neither median is in the other's range.
+  const loaded = bestRow([row(1, { decodeNsPerToken: ms(3.89), decodeP10NsPerToken: ms(2.05), decodeP90NsPerToken: ms(5.62), rejected: 0 }), row(8, { decodeNsPerToken: ms(0.584), decodeP10NsPerToken: ms(0.29), decodeP90NsPerToken: ms(1.01), rejected: 0 })])!;
+  assert.equal(loaded.row.label, 'page_size=8');
+  assert.deepEqual(loaded.tiedWith, []);
   // Simulated throughput is deterministic: only an equal figure ties (7,752 tokens/s at every page size).
   const sim = bestRow([row(8, { throughputTokensPerSec: 7752, rejected: 0 }), row(16, { throughputTokensPerSec: 7752, rejected: 0 }), row(32, { throughputTokensPerSec: 7751, rejected: 0 })])!;
   assert.equal(sim.row.label, 'page_size=8');

@@ -15,16 +15,17 @@ function withTimes(c: KernelCase, median: number, p10: number, p90: number): Ker
 }
 
 describe('compareRuns', () => {
-  it('flags a change just beyond the wider spread and not one just inside it', () => {
-    const c0 = withTimes(prefill, 1_000_000, 950_000, 1_050_000); // spread 100,000 ns
-    const spread = 100_000;
-    const inside = { ...run, cases: [withTimes(c0, c0.medianNs + spread, c0.p10Ns + spread, c0.p90Ns + spread)] };
-    const beyond = { ...run, cases: [withTimes(c0, c0.medianNs + spread + 1, c0.p10Ns + spread, c0.p90Ns + spread)] };
+  it('flags a change whose median is outside the other run\'s p10–p90 range, and not one inside it', () => {
+    const c0 = withTimes(prefill, 1_000_000, 950_000, 1_050_000);
     const a = { ...run, cases: [c0] };
+    // B's median at A's p90: inside A's range, the same.
+    const inside = { ...run, cases: [withTimes(c0, 1_050_000, 1_040_000, 1_060_000)] };
     assert.equal(compareRuns(a, inside)[0]!.verdict, 'same');
+    // One ns beyond A's p90, and A's median below B's p10: slower.
+    const beyond = { ...run, cases: [withTimes(c0, 1_050_001, 1_040_000, 1_060_000)] };
     assert.equal(compareRuns(a, beyond)[0]!.verdict, 'slower');
-    // A noisier B widens the threshold: 200000 ns faster, but B's own spread is 400000.
-    const noisyFaster = { ...run, cases: [withTimes(c0, c0.medianNs - 200000, c0.medianNs - 400000, c0.medianNs)] };
+    // A noisier B: 200,000 ns faster, but A's median lies inside B's own range 600,000–1,000,000.
+    const noisyFaster = { ...run, cases: [withTimes(c0, 800_000, 600_000, 1_000_000)] };
     assert.equal(compareRuns(a, noisyFaster)[0]!.verdict, 'same');
     const clearlyFaster = { ...run, cases: [withTimes(c0, 500_000, 490_000, 510_000)] };
     const r = compareRuns(a, clearlyFaster)[0]!;
