@@ -58,7 +58,7 @@ function writeFailure(e: unknown): string {
 export function checkOutputPath(path: string | undefined, flag: string): void {
   if (path === undefined) return;
   if (path === '') throw new UsageError(`${flag} needs a file path`, false);
-  if (path === '-') throw new UsageError(`${flag} - : '-' is not a file here; give a file path (the run's table goes to stdout)`, false);
+  if (path === '-') throw new UsageError(`${flag} - : '-' is not a file here; give a file path, or /dev/stdout for the JSON alone on stdout`, false);
   const stat = (p: string) => {
     try {
       return statSync(p);
@@ -133,8 +133,28 @@ export function checkOutputDir(path: string, flag: string): void {
   if (!pst.isDirectory()) throw refuse(`${parent} is a file, not a folder`);
 }
 
-/** Writes a result file; a failure (disk full, no permission) is one line and exit 1. */
-export function writeOutput(path: string, text: string, flag: string): void {
+/** The names of this process's standard output an output flag may give (README "CLI"). */
+const STDOUT_NAMES = ['/dev/stdout', '/dev/fd/1', '/proc/self/fd/1'];
+
+/**
+ * True when `path` names standard output (/dev/stdout, /dev/fd/1, /proc/self/fd/1). Such output
+ * is written through the process's stdout stream, never by opening the path: opened anew, a
+ * redirected stdout is written from offset 0 and overwrites what went through fd 1 (`> file`).
+ * The command then sends its human table to stderr, so that stdout holds the JSON alone.
+ */
+export function namesStdout(path: string | undefined): boolean {
+  return path !== undefined && STDOUT_NAMES.includes(path);
+}
+
+/**
+ * Writes a result file (through `stdout` when the path {@link namesStdout}); a failure (disk
+ * full, no permission) is one line and exit 1.
+ */
+export function writeOutput(path: string, text: string, flag: string, stdout: NodeJS.WritableStream = process.stdout): void {
+  if (namesStdout(path)) {
+    stdout.write(text);
+    return;
+  }
   try {
     writeFileAtomic(path, text);
   } catch (e) {

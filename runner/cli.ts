@@ -21,12 +21,12 @@ import { batchLimitsText, estimate, referenceSeqLen } from '../core/estimate';
 import { formatCount, formatCountOf } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { stopSimulations } from '../native';
-import { checkOutputPath, EXIT_CANCELLED, HelpRequest, parse, writeOutput } from './args';
+import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, writeOutput } from './args';
 import { describeMachine } from './environment';
 import { BackendError, describeCase, runBench, selectBackend } from './bench';
 import { planCases, quickShortening } from './plan';
 import { CancelledError, InputError, OutputError, UsageError } from './errors';
-import { formatPoolSummary, simulatePool, type PoolProgress } from './simulate';
+import { ArrivalSpanError, formatPoolSummary, simulatePool, type PoolProgress } from './simulate';
 import { calibrateStepTime, formatCalibration } from './simulate/calibrate';
 import { calibrateFromKernels, formatKernelCalibration, KernelCalibrationError, readKernelRun } from './simulate/calibrate-kernels';
 import { searchCapacity } from './simulate/capacity';
@@ -153,6 +153,7 @@ async function benchCommand(argv: string[], io: CliIo): Promise<number> {
   const quick = values.quick === true;
   if (dryRun && (values.json !== undefined || events)) throw new UsageError(`--dry-run measures nothing, so it writes no run: drop ${values.json !== undefined ? '--json' : '--events'}`, false);
   checkOutputPath(values.json as string | undefined, '--json');
+  checkStdoutFree(values.json as string | undefined, events);
   const emitLine = (e: RunnerEvent) => io.stdout.write(`${JSON.stringify(e)}\n`);
 
   // Both doors, the file named and the resolved Profile on stdin, meet the same preflight.
@@ -199,9 +200,9 @@ async function benchCommand(argv: string[], io: CliIo): Promise<number> {
     ac.dispose();
   }
   progress.finish();
-  if (values.json) writeOutput(values.json as string, `${JSON.stringify(run, null, 2)}\n`, '--json');
+  if (values.json) writeOutput(values.json as string, `${JSON.stringify(run, null, 2)}\n`, '--json', io.stdout);
   if (events) emitLine({ type: 'done', run });
-  else io.stdout.write(`${formatRun(run)}\n`);
+  else (namesStdout(values.json as string | undefined) ? io.stderr : io.stdout).write(`${formatRun(run)}\n`);
   return run.status === 'cancelled' ? EXIT_CANCELLED : EXIT_OK;
 }
 
@@ -230,6 +231,11 @@ function printNotes(loaded: LoadedProfile, write: (line: string, level: 'info' |
 /** A line for the user: on stderr, or under --events a `log` event. */
 function lineWriter(io: CliIo, events: boolean): (line: string, level?: 'info' | 'warn') => void {
   return (line, level = 'info') => (events ? io.stdout.write(`${JSON.stringify({ type: 'log', level, message: line } satisfies RunnerEvent)}\n`) : io.stderr.write(`${line}\n`));
+}
+
+/** Refuses --json naming standard output beside --events, whose NDJSON stream is stdout. @throws UsageError (exit 2). */
+function checkStdoutFree(json: string | undefined, events: boolean): void {
+  if (events && namesStdout(json)) throw new UsageError(`--json ${json}: --events writes its events to stdout; give --json a file`, false);
 }
 
 /** Refuses a --calibrate file that cannot be read, naming it as the calibration file. @throws InputError (exit 2) at file:1:1. */
@@ -268,6 +274,7 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
   const file = onePositional(positionals, 'simulate');
   const flags = readSimulateFlags(values);
   checkOutputPath(flags.json, '--json');
+  checkStdoutFree(flags.json, flags.events);
   const emitLine = (e: RunnerEvent) => io.stdout.write(`${JSON.stringify(e)}\n`);
   try {
     return await simulateProfile(file, file === '-' ? profileFromStdin(await readStdin()) : loadProfile(file), flags, io);
@@ -377,6 +384,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   } catch (e) {
     progress.clear();
     ac.dispose();
+    if (e instanceof ArrivalSpanError && !flags.maxRate) throw new UsageError(`--time-scale ${flags.timeScale}: ${e.message}; use a larger --time-scale`, false);
     if (e instanceof RangeError && flags.maxRate) throw new UsageError(e.message, false);
     if (!(e instanceof CancelledError)) throw e;
     const at = last ? ` at ${Math.floor(100 * last.fraction)}% of ${formatCountOf(last.requests, 'request')}` : '';
@@ -390,14 +398,15 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   head.push(`Scheduler limits: ${batchLimitsText(profile)}`);
   const name = file !== '-' ? basename(file) : profile.sourcePath ? basename(profile.sourcePath) : 'stdin';
   const run = flags.json || events ? createRun({ name, kind: 'simulate', toolVersion: TOOL_VERSION, createdAt, profile, environment: machine, estimate: estimate(profile), pool: result }) : null;
-  if (flags.json) writeOutput(flags.json, `${JSON.stringify(run, null, 2)}\n`, '--json');
+  if (flags.json) writeOutput(flags.json, `${JSON.stringify(run, null, 2)}\n`, '--json', io.stdout);
   if (events) {
     for (const line of head) if (line !== '') say(line);
     emitLine({ type: 'done', run: run! });
     return EXIT_OK;
   }
   const body = result.capacity ? `${formatCapacity(result.capacity)}\n\nAt the highest passing rate:\n${formatPoolSummary(result)}` : formatPoolSummary(result);
-  io.stdout.write(`${[...head, body].join('\n')}\n`);
+  // --json /dev/stdout: stdout holds the JSON alone, the table goes to stderr.
+  (namesStdout(flags.json) ? io.stderr : io.stdout).write(`${[...head, body].join('\n')}\n`);
   return EXIT_OK;
 }
 

@@ -148,5 +148,6 @@ export function describe(v: ValueNode): string {
   if (v.type === 'string') return `the string ${JSON.stringify(v.value)}`;
   if (v.type === 'object') return 'an object';
   if (v.type === 'array') return 'an array';
+  if (v.type === 'null') return 'null';
   return `${v.type} ${String(v.value)}`;
 }

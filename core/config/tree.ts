@@ -86,6 +86,12 @@ const JSON_ERROR_TEXT: Record<string, string> = {
   InvalidCharacter: 'invalid character in string',
 };
 
+/** A jsonc-parser error code in words ("',' expected"), for `file:line:col: ...` messages. */
+export function jsonErrorText(code: jsonc.ParseErrorCode): string {
+  const name = jsonc.printParseErrorCode(code);
+  return JSON_ERROR_TEXT[name] ?? name;
+}
+
 /** A short form of a scalar for messages ("8192", "\"bf16\""); containers give "". */
 function shown(node: ValueNode): string {
   return node.type === 'object' || node.type === 'array' ? '' : ` (${JSON.stringify(node.value)})`;
@@ -192,7 +198,7 @@ export function parseJsonTree(text: string, opts: { allowComments?: boolean } = 
     problems.push({
       severity: 'error',
       code: 'json-syntax',
-      message: `JSON syntax error: ${JSON_ERROR_TEXT[jsonc.printParseErrorCode(e.error)] ?? jsonc.printParseErrorCode(e.error)}`,
+      message: `JSON syntax error: ${jsonErrorText(e.error)}`,
       range: { offset: e.offset, length: e.length },
     });
   }

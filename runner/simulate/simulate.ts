@@ -26,6 +26,7 @@ import { formatCount } from '../../core/format';
 import { InputError } from '../errors';
 import { latencySummary } from './latency';
 import { stepTimeModel } from './step-time';
+import { MAX_TRACE_SPAN_S } from './traces';
 import { generateRequests, packRequests, scaleArrivals, type TraceRequest } from './workload';
 
 /**
@@ -58,6 +59,24 @@ function configError(profile: Profile, keys: string[], message: string): PoolCon
   }
   const { line, column } = offsetToLineColumn(text, profile.ranges[key].offset);
   return new PoolConfigError(keys[0], message, file, line, column);
+}
+
+/**
+ * Arrivals that, once scaled by `rateScale`, span more than {@link MAX_TRACE_SPAN_S} seconds
+ * (first to last): the simulator's float64 clock would no longer resolve its steps. The CLI
+ * names --time-scale; `spanS` is the scaled span in seconds.
+ */
+export class ArrivalSpanError extends RangeError {
+  constructor(
+    readonly spanS: number,
+    readonly rateScale: number,
+  ) {
+    super(
+      `the arrivals would span ${formatCount(spanS)} s once scaled: the simulator replays at most ${formatCount(MAX_TRACE_SPAN_S)} s ` +
+        '(about 32 years; its float64 clock resolves microsecond steps only that far)',
+    );
+    this.name = 'ArrivalSpanError';
+  }
 }
 
 export interface SimulateOptions {
@@ -229,6 +248,14 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   else if (w) packed = generateRequests(w, scale);
   else throw configError(profile, ['workload', 'model'], 'the profile has no workload: add a `workload:` section or give a trace (--trace FILE)');
   if (packed.arrivalS.length === 0) throw configError(profile, ['workload.requests', 'workload'], 'there are no requests to simulate');
+  const spanS = packed.arrivalS[packed.arrivalS.length - 1] - packed.arrivalS[0];
+  if (spanS > MAX_TRACE_SPAN_S) {
+    // A trace read unscaled was checked by its reader; an unscaled workload is the profile's arrival_rate.
+    if (scale === 1 && !opts.requests && !opts.trace) {
+      throw configError(profile, ['workload.arrival_rate', 'workload'], `the ${formatCount(packed.arrivalS.length)} requests arrive over ${formatCount(spanS)} s: the simulator replays at most ${formatCount(MAX_TRACE_SPAN_S)} s (about 32 years); raise arrival_rate`);
+    }
+    throw new ArrivalSpanError(spanS, scale);
+  }
 
   const stepTime = resolveStepTime(profile, opts);
   const watermark = opts.watermark ?? 0.01;

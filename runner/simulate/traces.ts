@@ -25,6 +25,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as jsonc from 'jsonc-parser';
+import { jsonErrorText } from '../../core/config/tree';
 import { formatCount, formatSignificant } from '../../core/format';
 import type { ServingSimRequests } from '../../native';
 import { DatetimeBytes, estimateLines, firstLine, forEachLine, parseDecimal, parseDigits, scanLines, splitCsv, splitCsvBytes, unreadable } from './lines';
@@ -456,7 +457,9 @@ export function readVllmResult(path: string): VllmBenchResult {
   const v = jsonc.parse(text, errors, { allowTrailingComma: false, disallowComments: true }) as Record<string, unknown>;
   if (errors.length > 0) {
     const { line, column } = lineColumn(text, errors[0].offset);
-    throw new TraceError(path, line, column, `not JSON: ${jsonc.printParseErrorCode(errors[0].error)}`);
+    // A second value after the first is most likely a JSON-lines file (a trace, not a result).
+    const more = jsonc.printParseErrorCode(errors[0].error) === 'EndOfFileExpected' ? ': a vllm bench serve result is one JSON object, and another value follows it here (a JSON-lines trace goes to --trace)' : '';
+    throw new TraceError(path, line, column, `not JSON: ${jsonErrorText(errors[0].error)}${more}`);
   }
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw new TraceError(path, 1, 1, 'a vllm bench serve result is a JSON object');
   const nums = (key: string): number[] | null => (Array.isArray(v[key]) ? (v[key] as number[]) : null);

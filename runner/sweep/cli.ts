@@ -15,11 +15,11 @@ import { join, resolve } from 'node:path';
 import { BACKENDS, isBackend, type Backend } from '../../core/config/types';
 import { EXIT_INTERNAL, EXIT_OK } from '../../core/protocol/runner';
 import type { SweepReport } from '../../core/protocol/sweep';
-import { checkOutputDir, checkOutputPath, EXIT_CANCELLED, parse, writeOutput } from '../args';
+import { checkOutputDir, checkOutputPath, EXIT_CANCELLED, namesStdout, parse, writeOutput } from '../args';
 import { CancelledError, InputError, UsageError } from '../errors';
 import { benchPreflight } from '../preflight';
 import { Progress } from '../progress';
-import { indexedJobManifest, k8sResultsDir, ManifestError } from './k8s';
+import { indexedJobManifest, k8sNameProblem, k8sResultsDir, ManifestError } from './k8s';
 import { parseShard, runSweepLocally, shardFromEnvironment, shardPoints, type Shard } from './local';
 import { formatReport, mergeResults, REPORT_FILE } from './results';
 import { cancelJob, sbatchScript, SlurmError, submitBatch, taskEnds, waitForJob } from './slurm';
@@ -143,8 +143,10 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   const report = mergeResults([outDir], shard ? { only: new Set(share.map((p) => p.id)) } : {});
   // A shard's report would be partial: the whole one comes from `attnscope merge`.
   if (!shard || values.json) writeReport(report, (values.json as string | undefined) ?? join(outDir, REPORT_FILE));
-  process.stdout.write(`${formatReport(report)}\n`);
-  if (shard) process.stdout.write(`\n${where} done in ${outDir}; merge all shards with: attnscope merge ${outDir}\n`);
+  // --json /dev/stdout: stdout holds the JSON alone, the table goes to stderr.
+  const table = namesStdout(values.json as string | undefined) ? process.stderr : process.stdout;
+  table.write(`${formatReport(report)}\n`);
+  if (shard) table.write(`\n${where} done in ${outDir}; merge all shards with: attnscope merge ${outDir}\n`);
   return result.failed.length > 0 ? EXIT_INTERNAL : EXIT_OK;
 }
 
@@ -155,7 +157,7 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   checkOutputPath(values.json as string | undefined, '--json');
   const report = mergeResults(positionals, { onSkip: (f, why) => process.stderr.write(`${f}:1:1: warning: skipped: ${why}\n`) });
   writeReport(report, (values.json as string | undefined) ?? join(positionals[0]!, REPORT_FILE));
-  process.stdout.write(`${formatReport(report)}\n`);
+  (namesStdout(values.json as string | undefined) ? process.stderr : process.stdout).write(`${formatReport(report)}\n`);
   return EXIT_OK;
 }
 
@@ -199,6 +201,10 @@ export async function submitCommand(argv: string[]): Promise<number> {
   if (!(pollS > 0)) throw new UsageError(`--poll must be a number of seconds > 0, got '${String(values.poll)}'`, false);
   if (values.k8s && values.wait) throw new UsageError('--wait follows a Slurm job; for the Kubernetes Job use: kubectl wait --for=condition=complete job/<name>', false);
   if (values.k8s && (!values.image || !values.pvc)) throw new UsageError('submit --k8s needs --image (with attnscope on its PATH) and --pvc (the claim the results go to)', false);
+  if (values.k8s) {
+    const bad = k8sNameProblem({ image: values.image as string, pvc: values.pvc as string, namespace: values.namespace as string | undefined });
+    if (bad) throw new UsageError(`${bad[0]} ${JSON.stringify(values[bad[0].slice(2) as 'image' | 'pvc' | 'namespace'])}: ${bad[1]}`, false);
+  }
   if (values.out !== undefined) checkOutputDir(values.out as string, '--out');
   const plan = prepare(file, (values.set as string[] | undefined) ?? [], quick, backend);
   const s = plan.slurm;

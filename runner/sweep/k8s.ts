@@ -33,6 +33,39 @@ export interface IndexedJobOptions {
   backend: Backend;
 }
 
+// The grammar of github.com/distribution/reference (reference.go), which Docker, containerd and
+// the kubelet parse image names with: [domain[:port]/]path[:tag][@algorithm:hex].
+const DOMAIN_COMPONENT = '(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)';
+const PATH_COMPONENT = '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*';
+const IMAGE_REFERENCE = new RegExp(
+  `^(?:${DOMAIN_COMPONENT}(?:\\.${DOMAIN_COMPONENT})*(?::[0-9]+)?/)?${PATH_COMPONENT}(?:/${PATH_COMPONENT})*` +
+    '(?::[\\w][\\w.-]{0,127})?(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?$',
+);
+/** Kubernetes' DNS-1123 subdomain (IsDNS1123Subdomain): lowercase alphanumerics, '-' and '.', at most 253 characters. */
+const DNS1123_SUBDOMAIN = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*$/;
+/** Kubernetes' DNS-1123 label (IsDNS1123Label), a namespace's name: at most 63 characters, no '.'. */
+const DNS1123_LABEL = /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?$/;
+
+/**
+ * Why `image`, `pvc` or `namespace` would not be accepted by Kubernetes, as `[flag, reason]`, or
+ * null when all are valid: an image reference ([registry[:port]/]name[:tag][@sha256:digest], the
+ * repository name at most 255 characters), a claim name (DNS-1123 subdomain) and a namespace
+ * (DNS-1123 label).
+ */
+export function k8sNameProblem(opts: Pick<IndexedJobOptions, 'image' | 'pvc' | 'namespace'>): [string, string] | null {
+  const name = opts.image.replace(/@.*$/, '').replace(/:[\w][\w.-]*$/, '');
+  if (!IMAGE_REFERENCE.test(opts.image) || name.length > 255) {
+    return ['--image', 'not an image reference: [registry[:port]/]name[:tag][@sha256:digest], the name in lowercase letters, digits and . _ - / (e.g. ghcr.io/acme/attnscope:0.1.0)'];
+  }
+  if (!DNS1123_SUBDOMAIN.test(opts.pvc) || opts.pvc.length > 253) {
+    return ['--pvc', "not a PersistentVolumeClaim name: lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters (DNS-1123 subdomain)"];
+  }
+  if (opts.namespace !== undefined && (!DNS1123_LABEL.test(opts.namespace) || opts.namespace.length > 63)) {
+    return ['--namespace', "not a namespace name: lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters (DNS-1123 label)"];
+  }
+  return null;
+}
+
 /** Thrown when the profile cannot travel in a ConfigMap (a model config outside the profile's folder). */
 export class ManifestError extends Error {
   constructor(message: string) {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, createReadStream, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, createReadStream, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
@@ -552,6 +552,50 @@ test('simulate --trace says nothing about the workload distributions it replaces
   // ...and the latency table has nothing to measure: n/a with the reason, not 0.00.
   assert.match(without.stdout, /^TTFT\s+n\/a\s+n\/a\s+n\/a\s+n\/a\s+n\/a$/m);
   assert.match(without.stdout, /^n\/a \(queueing delay, TTFT, TPOT, end-to-end\): no request completed: all 5 were rejected$/m);
+});
+
+test('--time-scale cannot stretch the arrivals past the 1e9 s span the simulator resolves: exit 2 naming the flag, for a trace and for the workload', () => {
+  const profile = `model: ${JSON.stringify(llamaConfig)}\ndtype: bf16\nkv_cache: { num_pages: 4096 }\nworkload:\n  requests: 5\n  arrival_rate: 1\n`;
+  const { dir, file } = tmp('w.attn.yaml', profile);
+  const trace = join(dir, 't.jsonl');
+  // Last arrival 46 s after the first: at --time-scale 1e-16 that is 46 / 1e-16 = 4.6e17 s, past 1e9 s.
+  writeFileSync(trace, '{"arrival_s": 0, "prompt_len": 100, "output_len": 10}\n{"arrival_s": 46, "prompt_len": 200, "output_len": 20}\n');
+  const traced = cli(['simulate', file, '--trace', trace, '--time-scale', '1e-16']);
+  assert.equal(traced.code, 2, traced.stdout);
+  // The trace's summary line, then the refusal: one line.
+  const lines = traced.stderr.trim().split('\n');
+  assert.equal(lines.length, 2, traced.stderr);
+  assert.match(lines[1], /^attnscope: --time-scale 1e-16: the arrivals would span 460,000,000,000,000,000 s once scaled: the simulator replays at most 1,000,000,000 s/);
+  assert.equal(traced.stdout, '');
+  // The workload: 5 requests at 1 request/s scaled to 1e-16 request/s span about 4 gaps of 1e16 s.
+  const generated = cli(['simulate', file, '--time-scale', '1e-16']);
+  assert.equal(generated.code, 2, generated.stdout);
+  assert.match(generated.stderr.trim(), /^attnscope: --time-scale 1e-16: the arrivals would span [\d,]+ s once scaled/);
+  assert.equal(generated.stdout, '');
+  // A scale that keeps the span within 1e9 s still runs: 46 s / 1e-7 = 4.6e8 s.
+  assert.equal(cli(['simulate', file, '--trace', trace, '--time-scale', '1e-7']).code, 0);
+});
+
+test('--json /dev/stdout: stdout holds the JSON alone, redirected to a file or piped; the table goes to stderr', () => {
+  const profile = `model: ${JSON.stringify(llamaConfig)}\ndtype: bf16\nkv_cache: { num_pages: 4096 }\nworkload:\n  requests: 20\n`;
+  const { dir, file } = tmp('w.attn.yaml', profile);
+  // `> out.json`: the shell's redirect is fd 1 of the child; opening /dev/stdout anew would write at offset 0 over the table.
+  const out = join(dir, 'out.json');
+  const fd = openSync(out, 'w');
+  const r = spawnSync(process.execPath, [runner, 'simulate', file, '--json', '/dev/stdout'], { stdio: ['ignore', fd, 'pipe'], encoding: 'utf8', timeout: 120_000 });
+  closeSync(fd);
+  assert.equal(r.status, 0, r.stderr);
+  const run = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
+  assert.equal(run.kind, 'simulate');
+  assert.match(r.stderr, /^TTFT\s/m);
+  for (const name of ['/dev/fd/1', '/proc/self/fd/1']) {
+    const piped = cli(['simulate', file, '--json', name]);
+    assert.equal(piped.code, 0, piped.stderr);
+    assert.equal((JSON.parse(piped.stdout) as RunResult).kind, 'simulate', name);
+  }
+  const events = cli(['simulate', file, '--json', '/dev/stdout', '--events']);
+  assert.equal(events.code, 2);
+  assert.equal(events.stderr.trim(), 'attnscope: --json /dev/stdout: --events writes its events to stdout; give --json a file');
 });
 
 test('bench --dry-run plans and preflights without measuring; --quick says what it shortened', () => {

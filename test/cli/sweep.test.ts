@@ -193,4 +193,28 @@ test('submit --k8s: the Indexed Job\'s pods, run here as processes with its file
   const m = cli(['merge', resultsDir]);
   assert.equal(m.code, 0, m.stderr);
   assert.deepEqual(comparable(readReport(join(resultsDir, 'sweep-report.json'))), comparable(report));
+  // --json /dev/stdout: stdout is the report alone (the table goes to stderr).
+  const toStdout = cli(['merge', resultsDir, '--json', '/dev/stdout']);
+  assert.equal(toStdout.code, 0, toStdout.stderr);
+  assert.deepEqual(comparable(JSON.parse(toStdout.stdout) as SweepReport), comparable(report));
+  assert.match(toStdout.stderr, /page_size/);
+});
+
+test('submit --k8s refuses an --image that is no image reference, a --pvc or --namespace Kubernetes would not take: exit 2 naming the flag, no manifest', () => {
+  const { dir, file } = workspace();
+  for (const [flags, line] of [
+    [['--image', 'foo bar;rm -rf /', '--pvc', 'results'], /^attnscope: --image "foo bar;rm -rf \/": not an image reference: /],
+    [['--image', 'ghcr.io/acme/attnscope:0.1.0', '--pvc', 'My Claim'], /^attnscope: --pvc "My Claim": not a PersistentVolumeClaim name: .*\(DNS-1123 subdomain\)$/],
+    [['--image', 'attnscope', '--pvc', 'results', '--namespace', 'ml.team'], /^attnscope: --namespace "ml.team": not a namespace name: .*\(DNS-1123 label\)$/],
+  ] as const) {
+    const out = join(dir, 'k8s-bad');
+    const r = cli(['submit', '--k8s', file, ...flags, '--out', out]);
+    assert.equal(r.code, 2, flags.join(' '));
+    assert.match(r.stderr.trim(), line);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.ok(!existsSync(join(out, 'sweep-job.yaml')));
+  }
+  // Valid references with a registry port, a path and a digest pass.
+  const ok = cli(['submit', '--k8s', file, '--image', `localhost:5000/acme/attnscope@sha256:${'0'.repeat(64)}`, '--pvc', 'sweep-results.v1', '--namespace', 'ml-team', '--out', join(dir, 'k8s-ok')]);
+  assert.equal(ok.code, 0, ok.stderr);
 });

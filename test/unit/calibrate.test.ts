@@ -153,3 +153,27 @@ test('a fit that misses its own timings by more than half on average is refused,
   }));
   assert.throws(() => calibrateStepTime(llamaOnH100(), readVllmResult(file)), /RangeError: the step-time model fitted to these 3 requests misses their own timings \(mean error TTFT [\d.]+%, TPOT [\d.]+%; at most 50% is accepted\)/);
 });
+
+test('timings that shrink as the modelled work grows are refused for what they are: a factor <= 0 named with its value, not "do not vary enough in length"', () => {
+  // Six requests of 100-4,000 prompt tokens one at a time whose TTFT falls 0.1 ms per prompt
+  // token (0.49 s at 100, 0.1 s at 4,000) while prefill FLOPs grow with the prompt: the least
+  // squares compute factor has to come out negative. The lengths vary plenty (a newcomer's
+  // 200-request result was told they did not).
+  const inputLens = [100, 1000, 2000, 3000, 4000, 500];
+  const outputLens = [20, 50, 100, 200, 300, 30];
+  const dir = mkdtempSync(join(tmpdir(), 'attnscope-calibrate-'));
+  const file = join(dir, 'bench.json');
+  writeFileSync(file, JSON.stringify({
+    backend: 'vllm', request_rate: 'inf', max_concurrency: 1, input_lens: inputLens, output_lens: outputLens,
+    ttfts: inputLens.map((p) => 0.5 - 0.0001 * p), itls: outputLens.map((o) => Array.from({ length: o - 1 }, () => 0.02)), errors: inputLens.map(() => ''),
+  }));
+  assert.throws(
+    () => calibrateStepTime(llamaOnH100(), readVllmResult(file)),
+    (e: Error) => {
+      assert.match(e.message, /^the timings do not follow the step-time model: the fitted compute factor \(1 \/ compute_efficiency\) came out -[\d.]+, not > 0/);
+      assert.match(e.message, /set step_time in the profile instead$/);
+      assert.doesNotMatch(e.message, /vary enough/);
+      return true;
+    },
+  );
+});

@@ -495,3 +495,11 @@ test('MLA sizes without kv_lora_rank: an error naming the missing key at the MLA
   assert.equal(at(text, p), '"qk_rope_head_dim"');
   assert.match(p.message, /missing "kv_lora_rank"/);
 });
+
+test('a config that is JSON null, a number or an array is named once: "not null", not "not null null"', () => {
+  for (const [text, what] of [['null', 'null'], ['42', 'number 42'], ['[1]', 'an array']] as const) {
+    const r = readModelConfig(text);
+    assert.equal(r.value, null);
+    assert.equal(r.problems[0]?.message, `a model config must be a JSON object of HuggingFace keys, not ${what}`, text);
+  }
+});

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { readProfile } from '../../core/config/index';
 import type { Profile } from '../../core/config/types';
 import { DatetimeBytes, parseDecimal, parseDigits } from '../../runner/simulate/lines';
-import { detectTraceFormat, forEachLine, parseDatetimeSeconds, readTraceFile, simulatePool, splitCsv, TraceError } from '../../runner/simulate/index';
+import { detectTraceFormat, forEachLine, parseDatetimeSeconds, readTraceFile, readVllmResult, simulatePool, splitCsv, TraceError } from '../../runner/simulate/index';
 
 const DIR = resolve(__dirname, 'fixtures/traces');
 const EXAMPLES = resolve(__dirname, '../../examples');
@@ -161,7 +161,10 @@ test('vllm bench serve result: start_times, failed requests dropped, or even spa
   // A syntax error is reported where it is: line 4, column 3 (the missing comma before "output_lens"),
   // not 1:1 with a character offset.
   const broken = write('bench-d.json', '{\n  "request_rate": 4,\n  "input_lens": [1, 2]\n  "output_lens": [3, 4]\n}\n');
-  assert.equal(cliLine(() => readTraceFile(broken, { maxModelLen: 8192, format: 'vllm-bench' })), `${broken}:4:3: not JSON: CommaExpected`);
+  assert.equal(cliLine(() => readTraceFile(broken, { maxModelLen: 8192, format: 'vllm-bench' })), `${broken}:4:3: not JSON: ',' expected`);
+  // JSON lines given as a result (--calibrate x.jsonl): the second line's value is named as such, in words.
+  const lines = write('bench-e.jsonl', '{"arrival_s": 0, "prompt_len": 10, "output_len": 5}\n{"arrival_s": 1, "prompt_len": 10, "output_len": 5}\n');
+  assert.equal(cliLine(() => readVllmResult(lines)), `${lines}:2:1: not JSON: end of file expected: a vllm bench serve result is one JSON object, and another value follows it here (a JSON-lines trace goes to --trace)`);
 });
 
 test('lines are streamed across chunk boundaries without losing or splitting one', () => {

@@ -212,16 +212,6 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
   for (int64_t tile = tile_begin; tile < tile_end; ++tile) {
     const int64_t j0 = tile * bn;
     const int n = static_cast<int>(std::min<int64_t>(bn, p.seq_len_k - j0));
-    if (tile + 1 == tile_end) {
-      // The O rows this task writes at the end, into L2 while the last tile computes: written
-      // cold (O is N x H x D, larger than L2 beyond N = 1k), their store misses were 5 % of a
-      // one-thread N = 4k, D = 64 run (perf cpu-clock on the output loop).
-      for (int r = 0; r < rows; ++r) {
-        const char* out = reinterpret_cast<const char*>(
-            p.o + ((int64_t(b) * p.seq_len_q + q0 + r % nq) * p.num_heads + hk * group + r / nq) * d);
-        for (int64_t byte = 0; byte < int64_t(d) * 4; byte += 64) __builtin_prefetch(out + byte, 1, 2);
-      }
-    }
     if (bf16_dot) {
       ops.gemm_bf16(rows_mm, bn, d / 2, sc.q_bf16.data(), d,
                     kv.kt_pairs + tile * (d / 2) * bn, bn, sc.s, bn, false);
