@@ -72,6 +72,15 @@ export function formatCountOf(n: number, noun: string, plural = `${noun}s`): str
 }
 
 /**
+ * The indefinite article for a number written by {@link formatCount}, as it is read aloud: "an"
+ * before eight…, eleven and eighteen (8,192 "an 8,192-token", 11,000, 18), else "a" (1,024, 180).
+ */
+export function indefiniteArticle(count: string): 'a' | 'an' {
+  const lead = count.split(',')[0]!;
+  return lead.startsWith('8') || lead === '11' || lead === '18' ? 'an' : 'a';
+}
+
+/**
  * A parameter count in short form: 8030261248 -> "8.03B", 124439808 -> "124M", and a count that
  * rounds up to the next unit is written in it: 999885952 -> "1B", not "1000M".
  */

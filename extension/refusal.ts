@@ -32,7 +32,8 @@ export function refusalOf(outcome: Pick<RunnerOutcome, 'error' | 'logTail'>, pro
   const raw = runnerReason(outcome);
   const m = /^(.*?)\.? Use --backend (\w+)\.?$/s.exec(raw);
   if (!m) return { reason: raw };
-  const why = m[1]!;
+  // The CLI names the flag the setting became ("--backend cuda: ..."): the setting is named below instead.
+  const why = m[1]!.replace(/^--backend \w+: /, '');
   const other = m[2]!;
   if (settingBackend !== 'auto') {
     return { reason: `${why}. The setting "attnscope.backend" asks for ${settingBackend}: set it to "auto" (or "${other}").`, setting: 'attnscope.backend' };

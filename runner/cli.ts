@@ -179,9 +179,16 @@ async function benchCommand(argv: string[], io: CliIo): Promise<number> {
   }
   // The flag wins over the profile's device.backend.
   const backend = backendFlag !== undefined && isBackend(backendFlag) ? backendFlag : profile.device.backend;
+  // A backend that cannot run, asked for by --backend: the refusal names the flag, as every flag error does.
+  const namingFlag = (e: unknown): unknown => (e instanceof BackendError && backendFlag !== undefined ? new BackendError(`--backend ${backendFlag}: ${e.message}`) : e);
   if (dryRun) {
     const plan = planCases(profile, { quick });
-    const chosen = selectBackend(backend, plan).name;
+    let chosen: string;
+    try {
+      chosen = selectBackend(backend, plan).name;
+    } catch (e) {
+      throw namingFlag(e);
+    }
     io.stdout.write(`${[`dry run: ${plan.length} cases on ${chosen}${profile.workload ? ` and a page-pool simulation of ${formatCountOf(profile.workload.requests, 'request')}` : ''}; nothing measured`, ...plan.map((c) => `  ${describeCase(c)}`)].join('\n')}\n`);
     return EXIT_OK;
   }
@@ -195,7 +202,9 @@ async function benchCommand(argv: string[], io: CliIo): Promise<number> {
   };
   let run;
   try {
-    run = await runBench(profile, { quick, backend, name, signal: ac.signal, emit });
+    run = await runBench(profile, { quick, backend, name, signal: ac.signal, emit }).catch((e: unknown) => {
+      throw namingFlag(e);
+    });
   } finally {
     ac.dispose();
   }
@@ -302,7 +311,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   for (const w of warnings) say(w, 'warn');
   if (trace) {
     const dropped = Object.keys(trace.dropped).length > 0 ? `; dropped ${describeDropped(trace.dropped)}` : '';
-    say(`${flags.trace}: ${trace.format} trace (${trace.timeUnit}), ${formatCount(trace.count)} requests${dropped}`);
+    say(`${flags.trace}: ${trace.format} trace (${trace.timeUnit}), ${formatCountOf(trace.count, 'request')}${dropped}`);
     for (const n of trace.notes) say(`${flags.trace}: note: ${n}`);
   }
   let stepTime: StepTimeSpec | StepTimeModel | undefined;

@@ -4,7 +4,7 @@
  */
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
-import { formatBytes, formatConcurrency, formatCount, formatPercent, formatRate } from '../core/format';
+import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate } from '../core/format';
 import type { KernelCase, RunResult } from '../core/protocol/run';
 import { mlaDecodeHeadDim, mlaPrefillHeadDim } from '../core/kernelLimits';
 import { ceilingFor } from './measure';
@@ -115,7 +115,7 @@ export function formatEstimate(e: Estimate, title: string, opts: { tensorParalle
     } else {
       lines.push(...budgetLines(e, perGpu));
       lines.push(`  KV pool           ${formatCount(e.pool.pages)} pages = ${formatCount(e.pool.tokens)} tokens${perGpu}`);
-      lines.push(`  max concurrency   ${formatConcurrency(e.pool.maxConcurrency)} for ${formatCount(e.pool.concurrencySeqLen)} tokens per request (vLLM's figure: pages / ceil(N / page_size)); ${formatCount(e.pool.sequencesAtOnce)} whole sequence${e.pool.sequencesAtOnce === 1 ? '' : 's'} fit at once`);
+      lines.push(`  max concurrency   ${formatConcurrency(e.pool.maxConcurrency)} for ${formatCount(e.pool.concurrencySeqLen)} tokens per request (vLLM's figure: pages / ceil(N / page_size)); ${formatCountOf(e.pool.sequencesAtOnce, 'whole sequence fits', 'whole sequences fit')} at once`);
     }
   }
   lines.push(`  attention at N=${formatCount(e.attention.seqLen)}: naive S+P ${formatBytes(e.attention.naiveBytes)} per layer vs flash ${formatBytes(e.attention.flashBytes)}`);

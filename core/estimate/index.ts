@@ -9,7 +9,7 @@
  * and transformers' modeling files for parameter shapes.
  */
 import type { Dtype, KvDtype, ModelSpec, MoeSpec, Profile } from '../config/types';
-import { formatBytes, formatCount, formatParams } from '../format';
+import { formatBytes, formatCount, formatParams, indefiniteArticle } from '../format';
 import { gpuByName, gpuMemory } from './gpus';
 import { DEFAULT_ENGINE, reserveTerms, subtractedBytes, type ReserveTerm } from './reserve';
 import type { AttentionWorkspace, Estimate, ParamBreakdown, PoolEstimate } from './types';
@@ -461,7 +461,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   if (model.vision) notes.push(params.breakdown.vision ? `${model.vision.note}: ${formatParams(params.breakdown.vision)} of the ${formatParams(params.total)} parameters` : model.vision.note);
   const kvForSeq = kvBytesForSequence(model, seqLen, kvDtype, tp);
   if (model.slidingWindow !== null && kvForSeq < perToken * seqLen) {
-    notes.push(`sliding-window layers keep at most ${formatCount(model.slidingWindow)} tokens: a ${formatCount(seqLen)}-token sequence needs ${formatBytes(kvForSeq)}, not the ${formatBytes(perToken * seqLen)} a pool that charges every layer reserves`);
+    notes.push(`sliding-window layers keep at most ${formatCount(model.slidingWindow)} tokens: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token sequence needs ${formatBytes(kvForSeq)}, not the ${formatBytes(perToken * seqLen)} a pool that charges every layer reserves`);
   }
 
   return {

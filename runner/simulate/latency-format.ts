@@ -33,7 +33,7 @@ export function formatLatency(l: LatencySummary, meanWaiting: number | undefined
     if (why) reasons.set(why, [...(reasons.get(why) ?? []), names[k]]);
   }
   for (const [why, which] of reasons) lines.push(`n/a (${which.join(', ')}): ${why}`);
-  lines.push(`Throughput (modelled): ${rate(l.requestsPerSec)} requests/s, ${int(l.outputTokensPerSec)} output tokens/s over ${formatCountOf(l.requests, 'completed request')}`);
+  lines.push(`Throughput (modelled): ${rate(l.requestsPerSec)} requests/s, ${rate(l.outputTokensPerSec)} output tokens/s over ${formatCountOf(l.requests, 'completed request')}`);
   if (l.slo && l.goodputRequestsPerSec !== undefined) {
     lines.push(`Goodput (modelled): ${rate(l.goodputRequestsPerSec)} requests/s meet ${formatSlo(l.slo)} (${formatPercent(l.sloAttainment ?? 0)} of all requests)`);
   } else {

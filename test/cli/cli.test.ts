@@ -598,6 +598,34 @@ test('--json /dev/stdout: stdout holds the JSON alone, redirected to a file or p
   assert.equal(events.stderr.trim(), 'attnscope: --json /dev/stdout: --events writes its events to stdout; give --json a file');
 });
 
+test('--backend cuda that cannot run is refused as every flag error is: "attnscope: --backend cuda: ..." (fp32: no CUDA kernel takes it, with a driver or without)', () => {
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const profile = join(dir, 'p.attn.yaml');
+  writeFileSync(profile, 'model: ./config.json\ndtype: fp32\n');
+  const r = cli(['bench', profile, '--backend', 'cuda', '--dry-run']);
+  assert.equal(r.code, 2, r.stdout);
+  assert.match(r.stderr, /^attnscope: --backend cuda: the CUDA (backend is not available|kernels cannot run)/m);
+});
+
+test('estimate: "1 whole sequence fits at once" in the singular', () => {
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const profile = join(dir, 'one.attn.yaml');
+  // max_position_embeddings 4,096 in 16-token pages: 256 pages per sequence; 300 pages hold one (1.17x).
+  writeFileSync(profile, 'model: ./config.json\nkv_cache: { num_pages: 300, page_size: 16 }\n');
+  const r = cli(['estimate', profile]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /max concurrency\s+1\.17x for 4,096 tokens per request .*; 1 whole sequence fits at once$/m);
+});
+
+test('a one-request trace is "1 request", not "1 requests"', () => {
+  const { dir, file } = tmp('w.attn.yaml', `model: ${JSON.stringify(llamaConfig)}\ndtype: bf16\nkv_cache: { num_pages: 4096 }\n`);
+  const trace = join(dir, 't.jsonl');
+  writeFileSync(trace, '{"arrival_s": 0, "prompt_len": 100, "output_len": 10}\n');
+  const r = cli(['simulate', file, '--trace', trace]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /: attnscope trace \(arrival_s, seconds\), 1 request$/m);
+});
+
 test('bench --dry-run plans and preflights without measuring; --quick says what it shortened', () => {
   const profile = join(root, 'examples', 'llama-3.1-8b.attn.yaml');
   const r = cli(['bench', profile, '--quick', '--dry-run', '--backend', 'cpu']);

@@ -54,6 +54,10 @@ describe('refused runs', () => {
     assert.equal(r.setting, 'attnscope.backend');
     assert.match(r.reason, /The setting "attnscope\.backend" asks for cuda: set it to "auto" \(or "cpu"\)\.$/);
     assert.doesNotMatch(r.reason, /--backend/);
+    // The setting reaches the CLI as --backend cuda, whose refusal names that flag first: the editor names the setting alone.
+    const flagged = { error: null, logTail: [cudaRefusal.logTail[0]!.replace('attnscope: ', 'attnscope: --backend cuda: ')] };
+    const f = refusalOf(flagged, { device: { ...run.profile.device, backend: 'auto' } }, 'cuda');
+    assert.equal(f.reason, r.reason);
   });
 
   it('pass a preflight refusal (an error event placed in the profile) through as it is', () => {

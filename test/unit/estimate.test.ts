@@ -344,5 +344,5 @@ test('notes write their counts through core/format (thousands separators), as ev
   // gemma-2-9b: sliding_window 4096 on alternate layers, max_position_embeddings 8192.
   const e = estimate(profileFromModelConfig(loadModel('gemma-2-9b'), null));
   const note = e.notes.find((n) => n.startsWith('sliding-window layers'));
-  assert.match(note ?? '', /^sliding-window layers keep at most 4,096 tokens: a 8,192-token sequence needs /);
+  assert.match(note ?? '', /^sliding-window layers keep at most 4,096 tokens: an 8,192-token sequence needs /);
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatParams, formatPercent, formatRate, formatSignificant } from '../../core/format';
+import { formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatParams, formatPercent, formatRate, formatSignificant, indefiniteArticle } from '../../core/format';
 
 test('formatBytes: IEC prefixes, three significant digits', () => {
   assert.equal(formatBytes(0), '0 B');
@@ -69,4 +69,10 @@ test('formatCountOf: singular for exactly one, plural otherwise, irregular plura
   assert.equal(formatCountOf(0, 'result'), '0 results');
   assert.equal(formatCountOf(1952, 'point'), '1,952 points');
   assert.equal(formatCountOf(2, 'axis', 'axes'), '2 axes');
+});
+
+test('the article before a count is the one it is read aloud with: an 8,192, an 11,000, an 18, a 1,024, a 180', () => {
+  for (const [n, article] of [[8192, 'an'], [8, 'an'], [80, 'an'], [11000, 'an'], [18, 'an'], [1024, 'a'], [180, 'a'], [110, 'a'], [4096, 'a'], [1, 'a']] as const) {
+    assert.equal(indefiniteArticle(formatCount(n)), article, String(n));
+  }
 });

@@ -438,3 +438,11 @@ test('the summary table shows paging beside both baselines', async () => {
   // two figures over different spans differed in the last digits (1,278 vs 1,279 output tokens/s).
   assert.equal(text.match(/output tokens\/s/g)?.length, 1, text);
 });
+
+test('a tiny throughput is written in significant digits for requests and output tokens alike, not "0 output tokens/s"', async () => {
+  const p = profile('kv_cache: { page_size: 4, num_pages: 10 }\nworkload: { max_model_len: 16 }\n');
+  // Two requests 1e8 s apart, one second per step: 2 requests and 3 + 2 = 5 output tokens over
+  // 1e8 s and the last request's 2 steps: 2.00e-8 requests/s, 5.00e-8 output tokens/s.
+  const text = formatPoolSummary(await simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 6, 3), req(1e8, 3, 2)] }));
+  assert.match(text, /Throughput \(modelled\): 2\.00e-8 requests\/s, 5\.00e-8 output tokens\/s over 2 completed requests/, text);
+});
