@@ -55,3 +55,13 @@ export function mlaDecodeHeadDim(mla: MlaSpec): { headDim: number; note: string 
     note: `MLA decode is benchmarked at head_dim ${headDim}, not ${qk}: the model attends over its latent with q·k in ${qk} dims (kv_lora_rank ${mla.kvLoraRank} + qk_rope_head_dim ${mla.qkRopeHeadDim}) and v in ${mla.kvLoraRank}, while the paged decode kernels take one head_dim for K and V (at most ${KERNEL_LIMITS.cpu.maxHeadDim} on the CPU), so ${left} of the ${qk} q·k dims (${share} of its FLOPs and of the K bytes read) are left out`,
   };
 }
+
+/**
+ * What the kernels leave out of a model with attention logit soft-capping (Gemma-2's
+ * attn_logit_softcapping, 50): the model computes cap · tanh(q·k / cap) for every query-key
+ * pair before the softmax; the flash and paged decode kernels here do not, so their timings
+ * lack that tanh per pair (vLLM's FlashAttention and FlashInfer backends apply it).
+ */
+export function softcapNote(cap: number): string {
+  return `the model soft-caps its attention logits (attn_logit_softcapping ${cap}: cap · tanh(q·k / cap) before the softmax); the kernels here time attention without it, so the timings leave out one tanh per query-key pair`;
+}

@@ -24,7 +24,7 @@ import { stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, writeOutput } from './args';
 import { describeMachine } from './environment';
 import { BackendError, describeCase, runBench, selectBackend } from './bench';
-import { planCases, quickShortening } from './plan';
+import { planCases, quickShortening, windowCoverage } from './plan';
 import { CancelledError, InputError, OutputError, UsageError } from './errors';
 import { ArrivalSpanError, formatPoolSummary, simulatePool, type PoolProgress } from './simulate';
 import { calibrateStepTime, formatCalibration } from './simulate/calibrate';
@@ -174,6 +174,12 @@ async function benchCommand(argv: string[], io: CliIo): Promise<number> {
   const shortened = quick ? quickShortening(profile) : [];
   if (shortened.length > 0) {
     const line = `--quick ran ${shortened.join(', ')}`;
+    if (events) emitLine({ type: 'log', level: 'info', message: line });
+    else io.stderr.write(`${line}\n`);
+  }
+  const covered = windowCoverage(profile, quick);
+  if (covered) {
+    const line = `note: ${covered}`;
     if (events) emitLine({ type: 'log', level: 'info', message: line });
     else io.stderr.write(`${line}\n`);
   }

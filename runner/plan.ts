@@ -8,7 +8,7 @@ import { totalmem } from 'node:os';
 import type { Dtype, Profile } from '../core/config/types';
 import { KERNEL_LIMITS } from '../core/estimate/checks';
 import { mlaDecodeHeadDim, mlaPrefillHeadDim } from '../core/kernelLimits';
-import { formatBytes } from '../core/format';
+import { formatBytes, formatCount } from '../core/format';
 import type { CaseShape, KernelName } from '../core/protocol/run';
 
 export interface PlannedCase {
@@ -64,6 +64,20 @@ function prefillWindows(profile: Profile): Array<number | null> {
   return out;
 }
 
+/**
+ * The prefill lengths the model's sliding window covers whole (N <= sliding_window: the window
+ * hides no key), as a note, or null: those lengths are benchmarked as full attention, once (a
+ * model with full layers too has that case already). `quick` as planCases.
+ */
+export function windowCoverage(profile: Profile, quick: boolean): string | null {
+  const w = profile.model.slidingWindow;
+  if (w === null || !prefillWindows(profile).includes(w)) return null;
+  const covered = caseAxes(profile, quick).seqLens.filter((n) => n <= w);
+  if (covered.length === 0) return null;
+  const lengths = covered.map((n) => formatCount(n)).join(', ');
+  return `the sliding window (${formatCount(w)} tokens) covers prefill N = ${lengths} whole, where sliding-window attention is full attention: ${covered.length === 1 ? 'that length is' : 'those lengths are'} benchmarked once, as full attention, not again under a window label`;
+}
+
 /** KV dtype the kernels run with: fp8 KV is estimate-only on CPU, so decode then runs in the Q dtype. */
 function kernelKvDtype(profile: Profile): Dtype {
   const kv = profile.kvCache.dtype;
@@ -115,8 +129,14 @@ export function planCases(profile: Profile, opts: PlanOptions): PlannedCase[] {
 
   const { seqLens, batchSizes, contextLens } = caseAxes(profile, opts.quick);
   const prefillCheck = checkHeads(h, prefillHkv);
-  for (const window of prefillWindows(profile)) {
+  const windows = prefillWindows(profile);
+  for (const w of windows) {
     for (const n of seqLens) {
+      // A window of at least N keys hides none (kernels.h: key j visible iff j > i − W): full
+      // attention, planned once (see windowCoverage).
+      const covers = w !== null && n <= w;
+      if (covers && windows.includes(null)) continue;
+      const window = covers ? null : w;
       const shape: CaseShape = {
         batchSize: profile.prefill.batchSize,
         numHeads: h,

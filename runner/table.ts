@@ -6,7 +6,7 @@ import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
 import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate } from '../core/format';
 import type { KernelCase, RunResult } from '../core/protocol/run';
-import { mlaDecodeHeadDim, mlaPrefillHeadDim } from '../core/kernelLimits';
+import { mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../core/kernelLimits';
 import { ceilingFor } from './measure';
 import { formatPoolSummary } from './simulate';
 
@@ -179,6 +179,8 @@ export function formatRun(run: RunResult): string {
   const prefillNote = mla ? mlaPrefillHeadDim(mla).note : null;
   if (prefillNote && run.cases.some((c) => c.kernel === 'flash_fwd')) out.push(`note: ${prefillNote}`);
   if (mla && run.cases.some((c) => c.kernel === 'paged_decode')) out.push(`note: ${mlaDecodeHeadDim(mla).note}`);
+  const softcap = run.profile.model.attnLogitSoftcapping;
+  if (softcap && run.cases.length > 0) out.push(`note: ${softcapNote(softcap)}`);
   if (run.pool) out.push('', formatPoolSummary(run.pool));
   if (run.status !== 'ok') out.push(`\nrun ${run.status}${run.error ? `: ${run.error}` : ''}`);
   return out.join('\n');

@@ -337,6 +337,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     return { value: null, problems: r.problems };
   }
 
+  const softcap = r.num('attnLogitSoftcapping', ['attn_logit_softcapping'], { integer: false, min: 0 });
   const attention: AttentionKind = mla ? 'mla' : numKvHeads === numHeads ? 'mha' : numKvHeads === 1 ? 'mqa' : 'gqa';
   const spec: ModelSpec = {
     modelType,
@@ -365,6 +366,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     normsPerLayer: FOUR_NORM_TYPES.has(family) ? 4 : 2,
     qkNorm: QK_NORM_TYPES.has(family),
     attentionSinks: family === 'gpt_oss',
+    ...(softcap ? { attnLogitSoftcapping: softcap } : {}),
     positionEmbeddingRows,
     typeVocabSize,
     quantization,

@@ -139,6 +139,11 @@ export interface ModelSpec {
   qkNorm: boolean;
   /** Learned sink logit per query head (gpt-oss): H parameters per layer. */
   attentionSinks: boolean;
+  /**
+   * attn_logit_softcapping (Gemma-2: 50): attention logits become cap · tanh(logits / cap) before
+   * the softmax. Absent when the config has none (and in runs saved before it was read).
+   */
+  attnLogitSoftcapping?: number;
   /** Rows of a learned absolute position embedding (GPT-2 n_positions, BERT); 0 with rotary positions. */
   positionEmbeddingRows: number;
   /** BERT token type (segment) embedding rows (type_vocab_size); 0 for decoders. */

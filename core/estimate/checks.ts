@@ -6,7 +6,7 @@
  * take. The language server shows them as diagnostics; the CLI can print them the same way.
  */
 import type { Problem, Profile, SourceRange } from '../config/types';
-import { KERNEL_LIMITS, mlaDecodeHeadDim, mlaPrefillHeadDim } from '../kernelLimits';
+import { KERNEL_LIMITS, mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../kernelLimits';
 import { formatCount, formatGib } from '../format';
 import type { Estimate } from './types';
 
@@ -98,6 +98,9 @@ function kernelProblems(profile: Profile, e: Estimate): Problem[] {
   }
   if (m.mla && !m.isEncoder && profile.decode.batchSizes.length > 0) {
     problems.push({ severity: 'info', code: 'mla-decode-head-dim', message: mlaDecodeHeadDim(m.mla).note, ...modelKey(profile, 'kv_lora_rank'), data: { headDim: mlaDecodeHeadDim(m.mla).headDim } });
+  }
+  if (m.attnLogitSoftcapping && (profile.prefill.seqLens.length > 0 || profile.decode.batchSizes.length > 0)) {
+    problems.push({ severity: 'info', code: 'attn-logit-softcapping', message: softcapNote(m.attnLogitSoftcapping), ...modelKey(profile, m.sourceKeys.attnLogitSoftcapping), data: { cap: m.attnLogitSoftcapping } });
   }
   const kvAt = profileKey(profile, 'kv_cache.dtype', 'kv_cache');
   if (e.kvDtype === 'fp8_e4m3' && e.hasKvCache) {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { profileFromModelConfig, type Problem, type Profile } from '../../core/config/index';
 import { checkProfile, estimate, nearestPageSize } from '../../core/estimate/index';
 import { loadModel } from './helpers';
-import { planCases } from '../../runner/plan';
+import { planCases, windowCoverage } from '../../runner/plan';
 
 function profile(name: string, change: (p: Profile) => void = () => {}): Profile {
   const p = profileFromModelConfig(loadModel(name), `/m/${name}/config.json`);
@@ -37,15 +37,16 @@ test('an explicit KV budget beyond the device is a warning', () => {
 });
 
 test('kernel limits: head_dim 256 has no CUDA kernel (info on auto, error on cuda); page size and dtype on cuda', () => {
-  assert.deepEqual(codes(profile('gemma-2-9b')), ['head-dim-unsupported']);
+  assert.deepEqual(codes(profile('gemma-2-9b')), ['head-dim-unsupported', 'attn-logit-softcapping']);
   const onCuda = profile('gemma-2-9b', (x) => { x.device.backend = 'cuda'; x.kvCache.pageSize = 4; x.dtype = 'fp32'; });
   const problems = checkProfile(onCuda, estimate(onCuda));
   assert.deepEqual(problems.map((p) => [p.code, p.severity]), [
     ['head-dim-unsupported', 'error'],
     ['page-size-unsupported', 'error'],
+    ['attn-logit-softcapping', 'info'],
     ['dtype-unsupported', 'warning'],
   ]);
-  assert.deepEqual(codes(profile('gemma-2-9b', (x) => { x.device.backend = 'cpu'; })), []);
+  assert.deepEqual(codes(profile('gemma-2-9b', (x) => { x.device.backend = 'cpu'; })), ['attn-logit-softcapping']);
 });
 
 test('an fp8 KV cache is estimate-only: the kernels have none', () => {
@@ -119,4 +120,31 @@ test('nearestPageSize: powers of two in the CUDA kernel range', () => {
   assert.equal(nearestPageSize(100), 128);
   assert.equal(nearestPageSize(1000), 256);
   assert.equal(nearestPageSize(1), 8);
+});
+
+test('Gemma-2 soft-caps its attention logits (attn_logit_softcapping 50): an info at that key says the kernels time attention without it', () => {
+  const p = profile('gemma-2-9b');
+  assert.equal(p.model.attnLogitSoftcapping, 50);
+  const info = checkProfile(p, estimate(p)).find((x) => x.code === 'attn-logit-softcapping')!;
+  assert.equal(info.severity, 'info');
+  assert.equal(info.file, '/m/gemma-2-9b/config.json');
+  assert.deepEqual(info.range, p.model.ranges['attn_logit_softcapping']);
+  assert.match(info.message, /^the model soft-caps its attention logits \(attn_logit_softcapping 50: cap · tanh\(q·k \/ cap\) before the softmax\); the kernels here time attention without it/);
+  // Llama has no soft-capping: no such note.
+  assert.equal(profile('Llama-3.1-8B').model.attnLogitSoftcapping, undefined);
+  assert.equal(codes(profile('Llama-3.1-8B')).includes('attn-logit-softcapping'), false);
+});
+
+test('a sliding window that covers the whole prefill sequence is not planned again under its label (Gemma-2: window 4,096 at N = 512, 1,024)', () => {
+  // Gemma-2 alternates full and 4,096-token sliding layers: with N <= 4,096 every key is within the window (j > i − W for all j >= 0).
+  const p = profile('gemma-2-9b', (x) => { x.prefill.seqLens = [512, 1024, 8192]; });
+  const prefill = planCases(p, { quick: false }).filter((c) => c.kernel === 'flash_fwd');
+  assert.deepEqual(prefill.map((c) => [c.shape.seqLenQ, c.shape.slidingWindow]), [[512, null], [1024, null], [8192, null], [8192, 4096]]);
+  assert.match(windowCoverage(p, false)!, /^the sliding window \(4,096 tokens\) covers prefill N = 512, 1,024 whole/);
+  // A model whose every layer slides (no full case of its own): N <= W runs once, as full attention; N > W under the window.
+  const allSliding = profile('gemma-2-9b', (x) => { x.prefill.seqLens = [512, 8192]; x.model = { ...x.model, layerTypes: x.model.layerTypes.map(() => 'sliding' as const) }; });
+  assert.deepEqual(planCases(allSliding, { quick: false }).filter((c) => c.kernel === 'flash_fwd').map((c) => [c.shape.seqLenQ, c.shape.slidingWindow]), [[512, null], [8192, 4096]]);
+  // No length within the window: nothing to say.
+  assert.equal(windowCoverage(profile('gemma-2-9b', (x) => { x.prefill.seqLens = [8192]; }), false), null);
+  assert.equal(windowCoverage(profile('Llama-3.1-8B'), false), null);
 });
