@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { createInterface } from 'node:readline';
 import type { RunResult } from '../../core/protocol/run';
+import { aliasBomb } from '../fixtures/yaml';
 
 const root = join(__dirname, '..', '..');
 const runner = join(root, 'dist', 'runner.js');
@@ -765,15 +766,9 @@ test('bench refuses a head_dim the CPU kernels do not take at the config\'s head
 });
 
 test('YAML aliases expanding without bound, an alias inside the node it names, JSON nested 100,000 deep: exit 2, one line at the place', { timeout: 120_000 }, () => {
-  // Nine aliases of nine aliases, eight levels: 43 million leaves if expanded. The expansion
-  // passes 10,000 nodes at the first *d (line 5, column 8; counted in test/lsp/diagnostics).
-  const bomb =
-    'a: &a [x,x,x,x,x,x,x,x,x]\n' +
-    'bcdefgh'
-      .split('')
-      .map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdefg'[i]}`).join(',')}]\n`)
-      .join('') +
-    `model: ${JSON.stringify(llamaConfig)}\n`;
+  // test/fixtures/yaml.ts: 43 million leaves if expanded; the expansion passes 10,000 nodes at the
+  // first *d (line 5, column 8; counted in test/lsp/diagnostics).
+  const bomb = aliasBomb(JSON.stringify(llamaConfig));
   const cases: Array<[string, string, string, RegExp]> = [
     ['p.attn.yaml', bomb, ':5:8: ', /YAML aliases expand to more than 10,000 nodes/],
     ['p.attn.yaml', 'x: &a\n  y: *a\nmodel: ./x.json\n', ':2:6: ', /the alias \*a refers to the node that contains it/],

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver-protocol';
 import { LspClient, fixture, fixtureUri, rangeOf } from './harness';
 import { mayHaveNvidiaGpu } from '../../server/diagnostics';
+import { aliasBomb } from '../fixtures/yaml';
 
 let client: LspClient;
 before(async () => {
@@ -207,14 +208,8 @@ test('the CPU-instead-of-CUDA info shows only on a machine that may have a GPU (
   }
 });
 
-/** Nine aliases of nine aliases, eight levels ("billion laughs"): 9^8 = 43 million leaves if expanded. */
-const ALIAS_BOMB =
-  'a: &a [x,x,x,x,x,x,x,x,x]\n' +
-  'bcdefgh'
-    .split('')
-    .map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdefg'[i]}`).join(',')}]\n`)
-    .join('') +
-  'model: ../../examples/llama-3.1-8b/config.json\n';
+/** The alias bomb (test/fixtures/yaml.ts) naming the shipped Llama config. */
+const ALIAS_BOMB = aliasBomb('../../examples/llama-3.1-8b/config.json');
 
 test('YAML aliases that expand without bound: an error at the alias, and the server answers the next document', { timeout: 60_000 }, async () => {
   const d = only(await check('p.attn.yaml', ALIAS_BOMB), 'yaml-alias');
