@@ -16,7 +16,7 @@ import type { Ctx } from './ctx';
 import { partialRun, saveRun } from './history';
 import { refusalOf, type Refusal } from './refusal';
 import { runName } from './runName';
-import { RunnerProcess, runnerLaunch, type RunnerOutcome } from './runnerProcess';
+import { RunnerProcess, runnerLaunch, type RunnerOutcome } from '../core/runnerProcess';
 
 /** The runner to spawn: the runnerPath setting, else the bundled dist/runner.js under Node. */
 function launchFor(ctx: Ctx, source: vscode.Uri, job: RunKind): ReturnType<typeof runnerLaunch> {

@@ -5,7 +5,7 @@
  * `device.backend`, so the reason names the one that asked for it. No `vscode` import.
  */
 import type { Backend, Profile } from '../core/config/types';
-import type { RunnerOutcome } from './runnerProcess';
+import type { RunnerOutcome } from '../core/runnerProcess';
 
 export interface Refusal {
   /** What is wrong and what to change, one sentence or two. */

@@ -1,5 +1,5 @@
 /**
- * The runner child process (extension/runnerProcess.ts) against the fake runner: events in
+ * The runner child process (core/runnerProcess.ts) against the fake runner: events in
  * order, cancel through SIGTERM (graceful `done` cancelled) and SIGKILL (runner ignores
  * SIGTERM), a crash reported with its last stderr lines, a bad-input error with its position.
  */
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { RunnerEvent } from '../../core/protocol/runner';
-import { parseEvent, RunnerProcess, runnerLaunch, unreadableEvent, type RunnerOutcome } from '../../extension/runnerProcess';
+import { parseEvent, RunnerProcess, runnerLaunch, unreadableEvent, type RunnerOutcome } from '../../core/runnerProcess';
 import { run as recorded } from '../fixtures/run';
 
 const FAKE = join(__dirname, '..', 'fixtures', 'fake-runner.mjs');

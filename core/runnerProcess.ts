@@ -6,9 +6,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import type { Backend, Profile } from '../core/config/types';
-import type { RunKind, RunResult } from '../core/protocol/run';
-import type { RunnerEvent } from '../core/protocol/runner';
+import type { Backend, Profile } from './config/types';
+import type { RunKind, RunResult } from './protocol/run';
+import type { RunnerEvent } from './protocol/runner';
 
 /** How to start the runner. */
 export interface RunnerLaunch {
