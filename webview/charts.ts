@@ -5,7 +5,7 @@
  * memory in GiB (IEC).
  */
 import type { ChartConfiguration, ChartDataset, Plugin } from 'chart.js';
-import type { KernelCase, PoolSample } from '../core/protocol/run';
+import { isMemoryBound, type KernelCase, type PoolSample } from '../core/protocol/run';
 import { caseLabel } from './compare';
 import { formatBytes, formatCount, formatDuration, formatParams, formatPercent, formatRate } from '../core/format';
 import type { ViewRun } from './model';
@@ -148,25 +148,24 @@ export function timingsChart(run: ViewRun, p: Palette): ChartSpec {
 }
 
 /**
- * Achieved GFLOP/s (prefill, bottom axis) and GB/s (decode, top axis), one row per case; the
- * fraction of the ceiling each case is held against (KernelCase.ceiling, named in the title, the
- * tooltip and the table) beside it.
+ * Achieved GFLOP/s (compute-bound cases, bottom axis: prefill, MLA decode on a CPU) and GB/s
+ * (memory-bound cases, top axis: GQA decode), one row per case, each in the unit of the roof it is
+ * held against (KernelCase.bound); the fraction of that roof (KernelCase.ceiling, named in the
+ * summary, the tooltip and the table) beside it.
  */
 export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
   const cases = timedCases(run);
   const labels = cases.map(caseLabel);
-  const isDecode = (c: KernelCase): boolean => c.kernel === 'paged_decode';
   const fractions = cases.map((c) => c.fractionOfPeak);
-  const ceilingOf = (decode: boolean): string | null => cases.find((c) => isDecode(c) === decode)?.ceiling ?? null;
-  const against = [['prefill', ceilingOf(false)], ['decode', ceilingOf(true)]].filter(([, c]) => c !== null).map(([k, c]) => `${c} (${k})`);
+  const against = [...new Set(cases.map((c) => (c.ceiling ? `${c.ceiling} (${isMemoryBound(c) ? 'memory' : 'compute'}-bound)` : null)).filter((c) => c !== null))];
   const base = baseOptions(p, 'Achieved throughput');
   const config: ChartConfiguration = {
     type: 'bar',
     data: {
       labels,
       datasets: [
-        { label: 'GFLOP/s (prefill)', data: cases.map((c) => (isDecode(c) ? null : c.gflops)), xAxisID: 'xFlops', backgroundColor: withAlpha(p.series[0]!, 0.7), borderColor: p.series[0], borderWidth: p.lineWidth, grouped: false, barPercentage: 0.6 },
-        { label: 'GB/s (decode)', data: cases.map((c) => (isDecode(c) ? c.gbps : null)), xAxisID: 'xBytes', backgroundColor: withAlpha(p.series[2]!, 0.7), borderColor: p.series[2], borderWidth: p.lineWidth, grouped: false, barPercentage: 0.6 },
+        { label: 'GFLOP/s (compute-bound)', data: cases.map((c) => (isMemoryBound(c) ? null : c.gflops)), xAxisID: 'xFlops', backgroundColor: withAlpha(p.series[0]!, 0.7), borderColor: p.series[0], borderWidth: p.lineWidth, grouped: false, barPercentage: 0.6 },
+        { label: 'GB/s (memory-bound)', data: cases.map((c) => (isMemoryBound(c) ? c.gbps : null)), xAxisID: 'xBytes', backgroundColor: withAlpha(p.series[2]!, 0.7), borderColor: p.series[2], borderWidth: p.lineWidth, grouped: false, barPercentage: 0.6 },
       ],
     } as ChartConfiguration['data'],
     options: {
@@ -178,8 +177,8 @@ export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
       },
       scales: {
         y: axis(p, '', { ticks: { color: p.foreground, autoSkip: false, font: { family: p.fontFamily, size: p.fontSize - 1 } } }),
-        xFlops: axis(p, 'GFLOP/s (prefill)', { type: 'linear', position: 'bottom', beginAtZero: true }),
-        xBytes: axis(p, 'GB/s (decode)', { type: 'linear', position: 'top', beginAtZero: true, grid: { drawOnChartArea: false, color: p.grid } }),
+        xFlops: axis(p, 'GFLOP/s (compute-bound)', { type: 'linear', position: 'bottom', beginAtZero: true }),
+        xBytes: axis(p, 'GB/s (memory-bound)', { type: 'linear', position: 'top', beginAtZero: true, grid: { drawOnChartArea: false, color: p.grid } }),
       },
     } as ChartConfiguration['options'],
   };
@@ -192,7 +191,7 @@ export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
     config,
     table: {
       columns: ['case', 'achieved', 'fraction of peak', 'peak'],
-      rows: cases.map((c) => [caseLabel(c), isDecode(c) ? formatRate(c.gbps * 1e9, 'B/s') : formatRate(c.gflops * 1e9, 'FLOP/s'), formatPercent(c.fractionOfPeak), c.ceiling ?? 'peak']),
+      rows: cases.map((c) => [caseLabel(c), isMemoryBound(c) ? formatRate(c.gbps * 1e9, 'B/s') : formatRate(c.gflops * 1e9, 'FLOP/s'), formatPercent(c.fractionOfPeak), c.ceiling ?? 'peak']),
     },
   };
 }
