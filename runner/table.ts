@@ -4,8 +4,8 @@
  */
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
-import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate, formatSignificant } from '../core/format';
-import { isMemoryBound, type KernelCase, type RunResult } from '../core/protocol/run';
+import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate, formatSignificant, isMemoryBound } from '../core/format';
+import type { KernelCase, RunResult } from '../core/protocol/run';
 import { mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../core/kernelLimits';
 import { ceilingFor, computeCeiling } from './measure';
 import { formatPoolSummary } from './simulate';

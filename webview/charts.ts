@@ -5,9 +5,9 @@
  * memory in GiB (IEC).
  */
 import type { ChartConfiguration, ChartDataset, Plugin } from 'chart.js';
-import { isMemoryBound, type KernelCase, type PoolSample } from '../core/protocol/run';
+import type { KernelCase, PoolSample } from '../core/protocol/run';
 import { caseLabel } from './compare';
-import { formatBytes, formatCount, formatDuration, formatParams, formatPercent, formatRate } from '../core/format';
+import { formatBytes, formatCount, formatDuration, formatParams, formatPercent, formatRate, isMemoryBound } from '../core/format';
 import type { ViewRun } from './model';
 import { withAlpha, type Palette } from './theme';
 

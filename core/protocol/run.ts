@@ -83,14 +83,6 @@ export interface KernelCase {
   pageOrder?: PageOrder;
 }
 
-/**
- * Whether a case's fractionOfPeak divides its bytes (memory-bound: its rate is GB/s) rather than
- * its FLOPs (GFLOP/s): KernelCase.bound, or by kernel (decode) for a run saved before it existed.
- */
-export function isMemoryBound(c: Pick<KernelCase, 'bound' | 'kernel'>): boolean {
-  return c.bound ? c.bound === 'memory' : c.kernel === 'paged_decode';
-}
-
 /** Block-table orders a decode case is timed with (KernelCase.pageOrder). */
 export type PageOrder = 'consecutive' | 'scattered';
 
