@@ -7,7 +7,7 @@
 import type { ChartConfiguration, ChartDataset, Plugin } from 'chart.js';
 import type { KernelCase, PoolSample } from '../core/protocol/run';
 import { caseLabel } from './compare';
-import { formatBytes, formatCount, formatDuration, formatParams, formatPercent, formatRate, isMemoryBound } from '../core/format';
+import { formatBytes, formatCount, formatDuration, formatGib, formatParams, formatPercent, formatRate, isMemoryBound } from '../core/format';
 import type { ViewRun } from './model';
 import { withAlpha, type Palette } from './theme';
 
@@ -351,6 +351,21 @@ export function rooflineChart(run: ViewRun, p: Palette): ChartSpec {
 }
 
 /**
+ * The device the memory bar is of: its label (device.gpu's name, else "device", with its memory:
+ * device.memory_gib as written, else device.gpu's CUDA total from the estimate), its bytes (null
+ * when unknown) and where they come from (Estimate pool.deviceSource, '' when unknown).
+ */
+function deviceOf(run: ViewRun): { label: string; bytes: number | null; source: string } {
+  const d = run.profile?.device;
+  const name = d?.gpu ?? 'device';
+  if (d && d.memoryGib !== null) return { label: `${name} ${d.memoryGib} GiB`, bytes: d.memoryGib * GIB, source: run.estimate?.pool.deviceSource || `device.memory_gib ${d.memoryGib}` };
+  const bytes = run.estimate?.pool.deviceMemoryBytes ?? 0;
+  if (bytes > 0) return { label: `${name} ${formatGib(bytes)}`, bytes, source: run.estimate!.pool.deviceSource };
+  const gpus = d?.tensorParallelSize ?? 1;
+  return { label: d?.gpu ?? (gpus > 1 ? `one of ${gpus} GPUs` : 'memory'), bytes: null, source: '' };
+}
+
+/**
  * One device's memory split: weights (its 1/tp share under tensor parallelism) / KV pool /
  * activation peak / engine reserves / free, in GiB (one stacked bar). When the pool is not sized (a bare config.json: no device memory, GPU or KV
  * budget), two bars instead, weights and the KV cache of one sequence of attention.seqLen tokens,
@@ -358,13 +373,13 @@ export function rooflineChart(run: ViewRun, p: Palette): ChartSpec {
  */
 export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
   const e = run.estimate;
-  const deviceGib = run.profile?.device.memoryGib ?? null;
   const unsized = e !== null && e.pool.budgetSource === 'none';
   const parts: Array<[string, number, string]> = [];
   const gpus = run.profile?.device.tensorParallelSize ?? 1;
-  let labels: string[] = [deviceGib !== null ? `device ${deviceGib} GiB${gpus > 1 ? ` (each of ${gpus})` : ''}` : gpus > 1 ? `one of ${gpus} GPUs` : 'memory'];
+  const device = deviceOf(run);
+  let labels: string[] = [`${device.label}${gpus > 1 && device.bytes !== null ? ` (each of ${gpus})` : ''}`];
   let datasets: ChartDataset<'bar', Array<number | null>>[];
-  let summary: string | null = null;
+  let summary: string | null = device.source ? `Device memory: ${device.source}.` : null;
   if (e && unsized) {
     const seq = e.attention.seqLen;
     labels = ['weights', `KV, ${formatCount(seq)} tokens`];
@@ -382,8 +397,8 @@ export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
       // Runs recorded before engine reserves were modelled have no such field.
       const reserve = e.pool.engineReserveBytes ?? 0;
       if (reserve > 0) parts.push(['engine reserves', reserve, p.series[3] ?? p.muted]);
-      if (deviceGib !== null) {
-        const free = deviceGib * GIB - (e.weightsBytesPerGpu ?? e.weightsBytes) - e.pool.budgetBytes - e.pool.activationPeakBytes - reserve;
+      if (device.bytes !== null) {
+        const free = device.bytes - (e.weightsBytesPerGpu ?? e.weightsBytes) - e.pool.budgetBytes - e.pool.activationPeakBytes - reserve;
         parts.push(['free', Math.max(0, free), withAlpha(p.muted, 0.35)]);
       }
     }
