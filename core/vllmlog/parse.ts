@@ -90,8 +90,9 @@ export interface VllmLog {
   settings: VllmLogSettings;
   /**
    * Lines that look like vLLM memory lines (they carry one of {@link MEMORY_LINE_CUES}) but that
-   * no line format reads — cut short or garbled — or whose number is not finite; in line order.
-   * Their figures are left out, and the readers say which lines they could not read.
+   * no line format reads, or whose last clause none reads — cut short or garbled — or whose number
+   * is not finite; in line order. Those figures are left out (the line's clauses that were read
+   * keep theirs), and the readers say which lines they could not read.
    */
   unread: Array<{ line: number; text: string }>;
 }
@@ -181,18 +182,29 @@ const RULES: ReadonlyArray<[RegExp, (m: RegExpMatchArray, c: Ctx) => void]> = [
 ];
 
 /**
- * The words that open each memory line RULES reads, without its numbers: a line that has one but
- * that no rule reads was cut short or garbled ("GPU KV cache size: 157,9", "Maximum concurrency
- * for 131,072 tokens per request: 1.").
+ * The words that open each memory line (or clause) RULES reads, without its numbers: a line that
+ * has one that no rule reads, or one after the last clause a rule read, was cut short or garbled
+ * ("GPU KV cache size: 157,9", "Maximum concurrency for 131,072 tokens per request: 1.", "model
+ * weights take 14.99GiB; ... the rest of the memory reserved for KV Cache is 54."). V0's
+ * "# CPU blocks" (swap space) is no figure read here.
  */
 export const MEMORY_LINE_CUES: readonly RegExp[] = [
   /Loading model weights took \S/, /Model loading took \S/, /model weights take\b/, /total_gpu_memory\b/,
   /non_torch_memory\b/, /PyTorch activation peak memory\b/, /reserved for KV Cache is\b/, /available_kv_cache_memory\b/,
   /kv_cache_size=/, /Available KV cache memory:/, /the current vLLM instance can use\b/, /torch peak memory increase:/,
   /non-torch forward increase memory:/, /weights memory:/, /Free memory on device \(/, /Desired GPU memory utilization is \(/,
-  /Actual usage is \S/, /Estimated CUDA graph memory:/, /Graph capturing finished in .*\btook\b/, /# \w+ blocks:/,
+  /Actual usage is \S/, /Estimated CUDA graph memory:/, /Graph capturing finished in .*\btook\b/, /# (?!CPU )\w+ blocks:/,
   /GPU KV cache size:/, /Maximum concurrency for\b/,
 ];
+
+const CUES_ALL = MEMORY_LINE_CUES.map((cue) => new RegExp(cue.source, 'g'));
+
+/** Where the last memory cue of `line` starts, -1 when it has none. */
+function lastCueAt(line: string): number {
+  let at = -1;
+  for (const cue of CUES_ALL) for (const m of line.matchAll(cue)) at = Math.max(at, m.index);
+  return at;
+}
 
 /** V1's process and file names, in the logger prefix that `body` strips. */
 const V1_PREFIX = /\bEngineCore\b|\[(?:gpu_model_runner|gpu_worker|kv_cache_utils|core)\.py:\d+\]/;
@@ -219,15 +231,18 @@ export function parseVllmLog(text: string): VllmLog {
     if (line === '') continue;
     const quoted = raw.trim().slice(0, 400);
     const ctx: Ctx = { figures, settings, fig: (value) => ({ value, line: i + 1, text: quoted }) };
-    let read = false;
+    // Where the last rule that read this line ends: a memory cue after it opens a clause no rule
+    // read (a line of several clauses cut inside its last: "...; reserved for KV Cache is 54.").
+    let readTo = -1;
     for (const [re, set] of RULES) {
       const m = line.match(re);
       if (m) {
         set(m, ctx);
-        read = true;
+        readTo = Math.max(readTo, (m.index ?? 0) + m[0].length);
       }
     }
-    if (!read && MEMORY_LINE_CUES.some((cue) => cue.test(line))) unread.push({ line: i + 1, text: quoted });
+    const cueAt = lastCueAt(line);
+    if (cueAt >= 0 && cueAt >= readTo) unread.push({ line: i + 1, text: quoted });
     if (settings.engine === undefined && V1_PREFIX.test(raw)) settings.engine = ctx.fig('V1');
     else if (settings.engine === undefined && V0_PREFIX.test(raw)) settings.engine = ctx.fig('V0');
   }

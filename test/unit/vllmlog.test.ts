@@ -172,6 +172,19 @@ test('a memory line cut short or garbled is named by its line and never throws; 
   assert.match(md, /\*\*Line 6\*\*/);
 });
 
+test('a line of several clauses cut inside its last is named, its earlier figures kept', () => {
+  // vLLM 0.7-0.10 worker.py prints weights, non-torch, activation and KV in one line; cut at "KV Cache is 54.":
+  const head = 'INFO 05-10 12:00:40 [worker.py:222] ';
+  const log = parseVllmLog(`${head}model weights take 14.99GiB; non_torch_memory takes 0.14GiB; PyTorch activation peak memory takes 1.19GiB; the rest of the memory reserved for KV Cache is 54.`);
+  assert.deepEqual(log.unread.map((u) => u.line), [1]);
+  assert.equal(log.figures.kvCacheBytes, undefined);
+  assert.equal(gib(log.figures.weightsBytes?.value), 14.99);
+  assert.equal(gib(log.figures.activationPeakBytes?.value), 1.19);
+  // Whole, it is read and not named; V0's "# CPU blocks" (swap) beside "# GPU blocks" is no unread figure.
+  assert.deepEqual(parseVllmLog(`${head}model weights take 14.99GiB; non_torch_memory takes 0.14GiB; PyTorch activation peak memory takes 1.19GiB; the rest of the memory reserved for KV Cache is 54.68GiB.`).unread, []);
+  assert.deepEqual(parseVllmLog('INFO 05-10 12:00:41 [executor_base.py:111] # cuda blocks: 27987, # CPU blocks: 2048').unread, []);
+});
+
 test('every cut of every memory line of every log: no throw, no NaN or undefined shown, and the line is read or named as unread', () => {
   const profile = profileFromModelConfig(loadModel('Llama-3.1-8B'), null);
   for (const name of readdirSync(LOGS).filter((f) => f.endsWith('.log'))) {
@@ -192,6 +205,18 @@ test('every cut of every memory line of every log: no throw, no NaN or undefined
         // A cut before the line's memory words leaves no memory line to read or name.
         const cue = MEMORY_LINE_CUES.some((re) => re.test(cutLines[n - 1]!));
         assert.ok(read || named || !cue, `${name}:${n} cut at ${cut}: ${JSON.stringify(cutLines[n - 1])} neither read nor named`);
+        // A line of several clauses ("model weights take ..; non_torch_memory takes ..; ..") cut in a
+        // later one keeps the earlier figures; the one it lost must be named once the cut clause
+        // shows its memory words (before them the line reads as a whole line of fewer clauses).
+        const cutText = cutLines[n - 1]!;
+        const lastClause = cutText.includes(';') ? cutText.slice(cutText.lastIndexOf(';') + 1) : '';
+        const lost = (Object.keys(full.figures) as Array<keyof typeof full.figures>).filter((k) => {
+          const f = full.figures[k];
+          const g = log.figures[k];
+          return typeof f === 'object' && f.line === n && !(typeof g === 'object' && g.line === n);
+        });
+        const clauseCut = MEMORY_LINE_CUES.some((re) => re.test(lastClause)) && Object.keys(parseVllmLog(lastClause).figures).length === 0;
+        assert.ok(lost.length === 0 || named || !clauseCut, `${name}:${n} cut at ${cut}: ${JSON.stringify(cutLines[n - 1])} lost ${lost.join(', ')} unnamed`);
       }
     }
   }
