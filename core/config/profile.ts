@@ -129,9 +129,21 @@ function readModelPath(
     problems.push({
       severity: 'error',
       code: 'model-not-found',
-      message: `cannot read the model config "${raw}" (looked for ${abs}${path !== abs ? ` and ${path}` : ''}): check the path, relative to this profile`,
+      message: `cannot read the model config "${raw}" (${path !== abs ? `read neither ${abs} nor ${path}` : `looked for ${abs}`}): check the path, relative to this profile`,
       range: value.range,
       data: { path: abs },
+    });
+    return { spec: null, path: null };
+  }
+  // A profile (or other YAML) named as the model would be reported as a JSON syntax error in
+  // that file: name the mistake at `model:` instead.
+  if (isProfilePath(path) || /\.ya?ml$/i.test(path)) {
+    problems.push({
+      severity: 'error',
+      code: 'model-not-found',
+      message: `model must name a HuggingFace config.json (or a folder holding one), not ${isProfilePath(path) ? 'a profile' : 'a YAML file'}: "${raw}" is ${path === profileFile ? 'this profile itself' : isProfilePath(path) ? 'a profile (profiles do not nest)' : 'YAML'}`,
+      range: value.range,
+      data: { path },
     });
     return { spec: null, path: null };
   }

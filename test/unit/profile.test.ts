@@ -153,6 +153,21 @@ test('missing model path: error at the model value; a folder resolves to its con
   assert.equal(folder.value!.modelPath, join(DIR, 'llama/config.json'));
 });
 
+test('model: naming a profile (itself or another) or a YAML file is an error at the model value, not a JSON syntax error in that file', () => {
+  const self = 'model: ./serve.attn.yaml\n';
+  const r = read(self, { ...LLAMA_FILES, [PROFILE]: self });
+  const p = only(r.problems, 'model-not-found');
+  assert.equal(at(self, p), './serve.attn.yaml');
+  assert.equal(p.message, 'model must name a HuggingFace config.json (or a folder holding one), not a profile: "./serve.attn.yaml" is this profile itself');
+  assert.equal(r.problems.some((q) => /JSON syntax error/.test(q.message)), false, JSON.stringify(r.problems));
+  const other = 'model: ./base.attn.json\n';
+  assert.match(only(read(other, { [join(DIR, 'base.attn.json')]: '{"model": "./llama"}' }).problems, 'model-not-found').message, /not a profile: "\.\/base\.attn\.json" is a profile \(profiles do not nest\)$/);
+  const yaml = 'model: ./llama.yaml\n';
+  assert.match(only(read(yaml, { [join(DIR, 'llama.yaml')]: 'hidden_size: 4096\n' }).problems, 'model-not-found').message, /not a YAML file: "\.\/llama\.yaml" is YAML$/);
+  // A folder without config.json: both paths tried are named.
+  assert.match(only(read('model: ./empty\n').problems, 'model-not-found').message, new RegExp(`read neither ${join(DIR, 'empty')} nor ${join(DIR, 'empty/config.json')}\\)`));
+});
+
 test('the host is asked for the model file, so unsaved editor text wins', () => {
   const h = host({ [join(DIR, 'llama/config.json')]: JSON.stringify({ ...JSON.parse(fixtureText('Llama-3.1-8B')), num_key_value_heads: 4 }) });
   const r = readProfile('model: ./llama/config.json', PROFILE, h);
