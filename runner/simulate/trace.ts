@@ -31,6 +31,16 @@ export class TraceError extends InputError {
 }
 
 /**
+ * A JSON value as a message quotes it: JSON.stringify, except a number beyond float64 (1e400,
+ * which JSON.parse reads as Infinity and JSON.stringify writes as null): then as written, when
+ * `written` gives the source text, with why it is refused.
+ */
+export function jsonValueText(v: unknown, written?: string): string {
+  if (typeof v === 'number' && !Number.isFinite(v)) return `${written ? `${written}, a number` : 'a number'} beyond the 64-bit float range (±1.8e308)`;
+  return JSON.stringify(v) ?? 'nothing';
+}
+
+/**
  * One line of an attnscope JSONL trace (1-based `lineNo` in `file`), or null for a blank line.
  * @param unknown keys already warned about (each unknown key is warned about once, at its first line).
  * @throws TraceError at a bad line: JSON syntax, a non-object line, a missing or mistyped field
@@ -64,7 +74,10 @@ export function parseTraceLine(text: string, file: string, lineNo: number, unkno
       return undefined;
     }
     const v = node.value as unknown;
-    if (typeof v !== 'number' || !Number.isFinite(v)) return fail(node.range.offset, `"${key}" must be a number, got ${node.type === 'object' || node.type === 'array' ? `an ${node.type}` : JSON.stringify(v)}`);
+    if (typeof v !== 'number' || !Number.isFinite(v)) {
+      const written = line.slice(node.range.offset, node.range.offset + node.range.length);
+      return fail(node.range.offset, `"${key}" must be a number, got ${node.type === 'object' || node.type === 'array' ? `an ${node.type}` : jsonValueText(v, written)}`);
+    }
     if (integer && !Number.isInteger(v)) return fail(node.range.offset, `"${key}" must be an integer, got ${v}`);
     if (v < min) return fail(node.range.offset, `"${key}" must be >= ${min}, got ${v}`);
     if (integer && v > MAX_TRACE_TOKENS) return fail(node.range.offset, `"${key}" must be <= ${MAX_TRACE_TOKENS}, got ${v}`);

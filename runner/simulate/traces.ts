@@ -29,7 +29,7 @@ import { jsonErrorText } from '../../core/config/tree';
 import { formatCount, formatSignificant } from '../../core/format';
 import type { ServingSimRequests } from '../../native';
 import { DatetimeBytes, estimateLines, firstLine, forEachLine, parseDecimal, parseDigits, scanLines, splitCsv, splitCsvBytes, unreadable } from './lines';
-import { JsonlTraceReader, MAX_TRACE_TOKENS, TraceError } from './trace';
+import { JsonlTraceReader, jsonValueText, MAX_TRACE_TOKENS, TraceError } from './trace';
 import { RequestPacker, type TraceRequest } from './workload';
 
 export type TraceFormat = 'attnscope' | 'azure' | 'burstgpt' | 'mooncake' | 'vllm-bench';
@@ -365,7 +365,7 @@ function readMooncake(path: string, sink: TraceSink, drop: (why: string) => void
     if (!v || typeof v !== 'object' || Array.isArray(v)) throw new TraceError(path, n, 1, 'each line must be a JSON object {"timestamp", "input_length", "output_length", "hash_ids"}');
     const at = (...key: (string | number)[]) => jsonColumn(line, key);
     const t = v.timestamp;
-    if (typeof t !== 'number' || !Number.isFinite(t)) throw new TraceError(path, n, at('timestamp'), `"timestamp" must be a number of milliseconds, got ${JSON.stringify(t) ?? 'nothing'}`);
+    if (typeof t !== 'number' || !Number.isFinite(t)) throw new TraceError(path, n, at('timestamp'), `"timestamp" must be a number of milliseconds, got ${jsonValueText(t)}`);
     if (v.output_length === 0) return drop('with output_length 0');
     const promptLen = typeof v.input_length === 'number' && Number.isInteger(v.input_length) && v.input_length >= 1 && v.input_length <= MAX_TRACE_TOKENS ? v.input_length : count(v.input_length, '"input_length"', path, n, at('input_length'));
     const outputLen = typeof v.output_length === 'number' && Number.isInteger(v.output_length) && v.output_length >= 1 && v.output_length <= MAX_TRACE_TOKENS ? v.output_length : count(v.output_length, '"output_length"', path, n, at('output_length'));

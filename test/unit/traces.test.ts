@@ -82,6 +82,13 @@ test('Azure and BurstGPT CSVs with blank lines before the header are read, and r
   assert.equal(cliLine(() => readTraceFile(noCol, { maxModelLen: 8192, format: 'burstgpt' })), `${noCol}:3:1: the burstgpt header lacks Response tokens`);
 });
 
+test('a number beyond float64 (1e400, which JSON.parse makes Infinity) is quoted as written, not as null', () => {
+  const own = write('inf.jsonl', '{"arrival_s": 1e400, "prompt_len": 100, "output_len": 10}\n');
+  assert.equal(cliLine(() => readTraceFile(own, { maxModelLen: 8192 })), `${own}:1:15: "arrival_s" must be a number, got 1e400, a number beyond the 64-bit float range (±1.8e308)`);
+  const moon = write('inf-moon.jsonl', '{"timestamp": -1e999, "input_length": 100, "output_length": 10, "hash_ids": [0]}\n');
+  assert.equal(cliLine(() => readTraceFile(moon, { maxModelLen: 8192 })), `${moon}:1:15: "timestamp" must be a number of milliseconds, got a number beyond the 64-bit float range (±1.8e308)`);
+});
+
 test('Azure CSV: datetime stamps to seconds from the first, lengths, max_model_len warnings by line', () => {
   // Rows at 18:15:46.6805900, :50.9951690, :51.25, :52.0, :52.5 -> 0, 4.314579, 4.56941, 5.31941, 5.81941 s.
   // Line 5: prompt 9000 >= 8192 -> rejected; line 6: 7000 + 2000 > 8192 -> output clipped to 1192.
