@@ -398,9 +398,9 @@ function readVllmBench(path: string, sink: TraceSink, drop: (why: string) => voi
   const start = doc.startTimes;
   if (!start) {
     notes.push(
-      Number.isFinite(doc.requestRate) && doc.requestRate > 0
+      doc.requestRate !== null && Number.isFinite(doc.requestRate) && doc.requestRate > 0
         ? `the result has no start_times: arrivals spaced evenly at its request_rate ${doc.requestRate}/s`
-        : 'the result has no start_times and request_rate inf: every request arrives at 0 s',
+        : `the result has no start_times and ${doc.requestRate === null ? 'no request_rate' : 'request_rate inf'}: every request arrives at 0 s`,
     );
   }
   if (doc.maxConcurrency !== null) notes.push(`the benchmark capped concurrency at ${doc.maxConcurrency} (max_concurrency); the replay does not`);
@@ -409,7 +409,7 @@ function readVllmBench(path: string, sink: TraceSink, drop: (why: string) => voi
       drop('failed (errors non-empty)');
       continue;
     }
-    const arrivalS = start ? start[i] : Number.isFinite(doc.requestRate) && doc.requestRate > 0 ? i / doc.requestRate : 0;
+    const arrivalS = start ? start[i] : doc.requestRate !== null && Number.isFinite(doc.requestRate) && doc.requestRate > 0 ? i / doc.requestRate : 0;
     if (typeof arrivalS !== 'number' || !Number.isFinite(arrivalS)) throw new TraceError(path, 1, 1, `start_times[${i}] must be a number of seconds, got ${JSON.stringify(arrivalS) ?? 'nothing'}`);
     if (doc.outputLens[i] === 0) {
       drop('with output_lens 0');
@@ -441,8 +441,8 @@ export interface VllmBenchResult {
   itls: number[][] | null;
   startTimes: number[] | null;
   errors: string[] | null;
-  /** requests/s; Infinity when the benchmark sent everything at once. */
-  requestRate: number;
+  /** requests/s; Infinity when the benchmark sent everything at once ("inf"); null when the result has none. */
+  requestRate: number | null;
   maxConcurrency: number | null;
 }
 
@@ -485,7 +485,7 @@ export function readVllmResult(path: string): VllmBenchResult {
     itls: sameLength('itls', Array.isArray(v.itls) ? (v.itls as number[][]) : null) as number[][] | null,
     startTimes: sameLength('start_times', nums('start_times')) as number[] | null,
     errors: sameLength('errors', Array.isArray(v.errors) ? (v.errors as string[]) : null) as string[] | null,
-    requestRate: typeof rr === 'number' ? rr : rr === 'inf' || rr === 'Infinity' || rr === undefined || rr === null ? Infinity : Number(rr),
+    requestRate: typeof rr === 'number' ? rr : rr === 'inf' || rr === 'Infinity' ? Infinity : rr === undefined || rr === null ? null : Number(rr),
     maxConcurrency: typeof v.max_concurrency === 'number' ? v.max_concurrency : null,
   };
 }

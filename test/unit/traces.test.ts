@@ -178,6 +178,12 @@ test('vllm bench serve result: start_times, failed requests dropped, or even spa
   const b = readTraceFile(spaced, { maxModelLen: 8192 });
   assert.deepEqual([...b.requests.arrivalS], [0, 0.25, 0.5]);
   assert.deepEqual(b.notes, ['the result has no start_times: arrivals spaced evenly at its request_rate 4/s', 'the benchmark capped concurrency at 8 (max_concurrency); the replay does not']);
+  // No start_times and no request_rate, or request_rate "inf": all at 0 s, the note saying which.
+  const noRate = readTraceFile(write('bench-norate.json', JSON.stringify({ input_lens: [100, 200], output_lens: [10, 20] })), { maxModelLen: 8192 });
+  assert.deepEqual([...noRate.requests.arrivalS], [0, 0]);
+  assert.deepEqual(noRate.notes, ['the result has no start_times and no request_rate: every request arrives at 0 s']);
+  const inf = readTraceFile(write('bench-inf.json', JSON.stringify({ request_rate: 'inf', input_lens: [100, 200], output_lens: [10, 20] })), { maxModelLen: 8192 });
+  assert.deepEqual(inf.notes, ['the result has no start_times and request_rate inf: every request arrives at 0 s']);
   const summaryOnly = write('bench-c.json', JSON.stringify({ request_rate: 'inf', mean_ttft_ms: 12 }));
   assert.match(cliLine(() => readTraceFile(summaryOnly, { maxModelLen: 8192, format: 'vllm-bench' })), /bench-c\.json:1:1: a vllm bench serve result needs per-request input_lens and output_lens: save it with --save-result --save-detailed/);
   // The BurstGPT filters on another format are refused, not silently ignored.
