@@ -20,7 +20,7 @@ import type { Profile, StepTimeSpec } from '../../core/config/types';
 import { estimate } from '../../core/estimate/index';
 import { DEFAULT_GPU, gpuByName, GPUS, type GpuSpec } from '../../core/estimate/gpus';
 import type { StepTimeModel } from '../../core/protocol/run';
-import { formatSignificant } from '../../core/format';
+import { formatRate, formatSignificant } from '../../core/format';
 
 /**
  * What the model assumes when the profile's `step_time` leaves a factor out: typical achieved
@@ -76,7 +76,8 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
   const e = { ...ASSUMED_STEP_TIME, ...Object.fromEntries(Object.entries(spec ?? {}).filter(([, v]) => v !== undefined)) } as Required<StepTimeSpec>;
   const byName: Record<keyof StepTimeSpec, string> = { computeEfficiency: 'compute_efficiency', memoryEfficiency: 'memory_efficiency', overheadMs: 'overhead_ms' };
   const parts = [
-    `${profile.model.modelType} on ${w.gpu.name} (${w.gpu.source})`,
+    // The figures the model divides by, as used (dense bf16: the H100's datasheet prints twice it, with sparsity), then where they are copied from.
+    `${profile.model.modelType} on ${w.gpu.name}: bf16 ${formatRate(w.gpu.bf16FlopsPerSec, 'FLOP/s')} dense, memory ${formatRate(w.gpu.memoryBytesPerSec, 'B/s')}, from the ${w.gpu.source}`,
     // Calibrated values are least-squares floats: three significant digits, as core/format writes figures.
     `step = ${formatSignificant(e.overheadMs)} ms + max(weights + KV read at ${formatSignificant(e.memoryEfficiency)} × bandwidth, FLOPs at ${formatSignificant(e.computeEfficiency)} × bf16 peak)`,
     assumed.length > 0 ? `assumed: ${assumed.map((k) => byName[k]).join(', ')}; the rest from ${how}` : `efficiencies from ${how}`,

@@ -137,6 +137,9 @@ test('the step-time line writes fitted floats to three significant digits (core/
   const m = stepTimeModel(llamaOnH100(), { overheadMs: 3.0313509092327635, memoryEfficiency: 0.6437993716103817, computeEfficiency: 0.5 }, 'calibrated from bench.json');
   assert.match(m.source, /; step = 3\.03 ms \+ max\(weights \+ KV read at 0\.644 × bandwidth, FLOPs at 0\.5 × bf16 peak\); efficiencies from calibrated from bench\.json$/);
   assert.equal(m.perStepS, 3.0313509092327635 / 1000, 'the model itself keeps the full value');
+  // The peaks it divides by, as used: the H100 SXM's dense bf16 989 TFLOP/s (its datasheet prints
+  // 1,979 with sparsity) and 3.35 TB/s, then the source; one level of parentheses.
+  assert.match(m.source, /^llama on H100 SXM: bf16 989 TFLOP\/s dense, memory 3\.35 TB\/s, from the NVIDIA H100 Tensor Core GPU datasheet \(H100 SXM: BF16 Tensor Core 1,979 TFLOPS with sparsity, HBM3 3\.35 TB\/s\); step = /);
 });
 
 test('a fit that misses its own timings by more than half on average is refused, not used', () => {
