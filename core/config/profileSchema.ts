@@ -116,6 +116,10 @@ export function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[
         const custom = (e.parentSchema as { errorMessage?: string }).errorMessage;
         // A key with a fixed set of values names them whatever was written (`dtype: null` too).
         const allowed = (e.parentSchema as { enum?: unknown[] }).enum?.map(String);
+        // A length distribution given as a plain number: say how a fixed length is written.
+        const fixed = node?.type === 'number' && path[0] === 'workload' && /^(prompt|output)_len$/.test(path[1] ?? '') && path.length === 2
+          ? `: write { dist: fixed, value: ${String(node.value)} } for a fixed length (or uniform, lognormal, exponential)`
+          : '';
         add({
           severity: 'error',
           code: 'wrong-type',
@@ -123,7 +127,7 @@ export function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[
             ? `${custom}, not ${describeValue(node)}`
             : allowed
               ? `${where} must be one of ${allowed.join(', ')}, not ${describeValue(node)}`
-              : `${where} must be ${article(list)}, not ${describeValue(node)}`,
+              : `${where} must be ${article(list)}, not ${describeValue(node)}${fixed}`,
           range,
           data: allowed ? { key: path.join('.'), expected, allowed } : { key: path.join('.'), expected },
         });
@@ -161,8 +165,9 @@ export function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[
         add({ severity: 'error', code: 'invalid-value', message: `${where} needs at least one value`, range, data: { key: path.join('.') } });
         break;
       case 'anyOf': {
-        const custom = (e.parentSchema as { errorMessage?: string }).errorMessage ?? `${where} has an invalid value`;
-        add({ severity: 'error', code: 'invalid-value', message: `${custom}, not ${describeValue(node)}`, range, data: { key: path.join('.') } });
+        // The schema's errorMessage says what the value must be; the key's full path leads it.
+        const custom = (e.parentSchema as { errorMessage?: string }).errorMessage;
+        add({ severity: 'error', code: 'invalid-value', message: `${where} ${custom ?? 'has an invalid value'}, not ${describeValue(node)}`, range, data: { key: path.join('.') } });
         break;
       }
       case 'discriminator': {

@@ -128,7 +128,19 @@ test('enum and range errors: did-you-mean for dtype, bounds for numbers, anyOf s
   assert.deepEqual(Object.keys(byValue).sort(), ['0', '1.5', 'fp8_e4m2']);
   assert.match(byValue['fp8_e4m2']!, /did you mean "fp8_e4m3"/);
   assert.match(byValue['1.5']!, /must be <= 1/);
-  assert.match(byValue['0']!, /num_pages must be "auto" or a whole number/);
+  assert.match(byValue['0']!, /^kv_cache\.num_pages must be "auto" or a whole number of pages \(at least 1\), not number 0$/);
+  // Every "auto or a number" key says its full path (the engine's too, which said no key at all).
+  const more = 'model: ./llama/config.json\nkv_cache: { memory_gib: 0 }\nengine: { nccl_gib: -1 }\n';
+  const msgs = read(more).problems.filter((p) => p.code === 'invalid-value').map((p) => p.message);
+  assert.ok(msgs.some((m) => /^kv_cache\.memory_gib must be "auto" or a number of GiB above 0/.test(m)), JSON.stringify(msgs));
+  assert.ok(msgs.some((m) => /^engine\.nccl_gib must be "auto" or a number of GiB from 0/.test(m)), JSON.stringify(msgs));
+});
+
+test('a length distribution written as a plain number says how to write a fixed length', () => {
+  const text = 'model: ./llama/config.json\nworkload: { requests: 10, arrival_rate: 1, prompt_len: 100, output_len: { dist: fixed, value: 10 } }\n';
+  const p = only(read(text).problems, 'wrong-type');
+  assert.equal(at(text, p), '100');
+  assert.equal(p.message, 'workload.prompt_len must be an object, not number 100: write { dist: fixed, value: 100 } for a fixed length (or uniform, lognormal, exponential)');
 });
 
 test('workload length distributions: a bad dist names the choices', () => {
