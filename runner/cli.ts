@@ -16,6 +16,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { BACKENDS, isBackend, type Problem, type Profile, type StepTimeSpec } from '../core/config/types';
+import { resolvedProfileProblems } from '../core/config/resolvedProfile';
 import { createRun, type PoolResult, type PoolSample, type StepTimeModel } from '../core/protocol/run';
 import { batchLimitsText, estimate, referenceSeqLen } from '../core/estimate';
 import { formatCount, formatCountOf } from '../core/format';
@@ -129,6 +130,9 @@ function profileFromStdin(text: string): LoadedProfile {
   if (!p || typeof p !== 'object' || !p.model || !p.prefill || !p.decode || !p.kvCache || !p.device) {
     throw new InputError('stdin must hold a resolved Profile (model, dtype, device, kvCache, prefill, decode)', STDIN);
   }
+  // The limits a profile file meets (its schema, the config reader's), before any work.
+  const problems = resolvedProfileProblems(p);
+  if (problems.length > 0) throw new InputError(`the resolved Profile on stdin: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`, STDIN);
   return {
     profile: p as Profile,
     problems: [],
@@ -157,7 +161,14 @@ async function benchCommand(argv: string[], io: CliIo): Promise<number> {
   const emitLine = (e: RunnerEvent) => io.stdout.write(`${JSON.stringify(e)}\n`);
 
   // Both doors, the file named and the resolved Profile on stdin, meet the same preflight.
-  const loaded = file === '-' ? profileFromStdin(await readStdin()) : loadProfile(file);
+  let loaded: LoadedProfile;
+  try {
+    loaded = file === '-' ? profileFromStdin(await readStdin()) : loadProfile(file);
+  } catch (e) {
+    // As simulate: an --events reader gets the refusal as an event too.
+    if (events && e instanceof InputError) emitLine({ type: 'error', message: e.message, file: e.file, line: e.line, column: e.column });
+    throw e;
+  }
   const { profile } = loaded;
   const name = file !== '-' ? basename(file) : profile.sourcePath ? basename(profile.sourcePath) : 'stdin';
   const preflight = benchPreflight(profile, quick);

@@ -9,6 +9,7 @@ export { offsetToLineColumn, formatProblem } from './positions';
 export { readModelConfig, readModelConfigTree, modelSpecFromTree, isModelConfigFile } from './model';
 export { readProfile, readProfileTree, parseProfileText, readProfileOrConfig, readProfileOrConfigTree, parseProfileOrConfig, type ProfileHost } from './profile';
 export { profileFromModelConfig, PROFILE_DEFAULTS } from './profileDefaults';
+export { resolvedProfileProblems } from './resolvedProfile';
 export { closestMatch } from './suggest';
 export { readSweepBlock, readSweepPoint, sweepProblems, sweepAxisKeys, sweepPointTree, sweepSize, axisIndices, axisProblems, pointLabel, SWEEP_JOBS, SWEEP_POINTS_CHECKED, type SweepJob, type SweepAxis, type SweepBlock, type SlurmSettings, type SweepPointProfile } from './sweep';
 export { parseJsonTree, parseYamlTree, nodeAtPath, getProperty, toPlain, propertyAt, propertyWithKeyAt, propertyWithValueAt, type ValueNode, type PropertyNode, type ParsedTree, type FoundProperty } from './tree';

@@ -483,14 +483,39 @@ test('simulate - --events: bad input is an error event and exit 2; SIGTERM mid-r
 
 test('bench on stdin meets the preflight of bench on a file: the same refusal, before any work (exit 2, one line)', () => {
   const { run } = simulatedRun();
-  const profile = { ...run.profile, prefill: { ...run.profile.prefill, seqLens: [2147483648] } };
+  // 2^31 − 1: the schema's largest length, so the preflight, not the schema, refuses it.
+  const profile = { ...run.profile, prefill: { ...run.profile.prefill, seqLens: [2147483647] } };
   const r = cli(['bench', '-', '--events'], JSON.stringify(profile));
   assert.equal(r.code, 2);
   // The same words as the file door's refusal ('a prefill length whose buffers cannot fit ...'), placed at <stdin>.
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-  assert.match(r.stderr, /^<stdin>:1:1: prefill N=2147483648 needs .* lower it\n$/);
+  assert.match(r.stderr, /^<stdin>:1:1: prefill N=2147483647 needs .* lower it\n$/);
   const events = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
   assert.deepEqual(events, [{ type: 'error', message: r.stderr.slice('<stdin>:1:1: '.length).trim(), file: '<stdin>', line: 1, column: 1 }]);
+});
+
+test('a resolved Profile on stdin meets the limits of a profile file: one line naming the profile key, an error event, exit 2, never a stack trace', () => {
+  const { run } = simulatedRun();
+  const p = run.profile;
+  // Each: a value the file door's schema or config reader refuses, and the key the refusal names.
+  const bad: Array<[string, unknown, RegExp]> = [
+    ['kvCache', { ...p.kvCache, pageSize: 'x' }, /kv_cache\.page_size must be an integer, not the string "x"/],
+    ['workload', { ...p.workload, requests: 1e12 }, /workload\.requests must be <= 10000000, not 1000000000000/],
+    ['workload', { ...p.workload, maxNumSeqs: 0 }, /workload\.max_num_seqs must be >= 1, not 0/],
+    ['workload', { ...p.workload, arrivalRate: -5 }, /workload\.arrival_rate must be > 0, not -5/],
+    ['model', { ...p.model, numLayers: 0 }, /model\.numLayers must be an integer from 1 to 100000, not 0/],
+    ['model', { ...p.model, numKvHeads: 3 }, new RegExp(`model\\.numHeads ${p.model.numHeads} must be a multiple of model\\.numKvHeads 3`)],
+  ];
+  for (const cmd of ['simulate', 'bench']) {
+    for (const [section, value, message] of bad) {
+      const r = cli([cmd, '-', '--events'], JSON.stringify({ ...p, [section]: value }));
+      assert.equal(r.code, 2, `${cmd} ${section}: ${r.stderr}`);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.match(r.stderr, /^<stdin>:1:1: the resolved Profile on stdin: /);
+      assert.match(r.stderr, message);
+      assert.equal(JSON.parse(r.stdout.trim() || '{}').type, 'error', `${cmd} ${section}: stdout ${JSON.stringify(r.stdout)}`);
+    }
+  }
 });
 
 test('bench on stdin gives the deployment notes of the same profile on a file, as log events', () => {

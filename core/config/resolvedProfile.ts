@@ -1,0 +1,84 @@
+/**
+ * Checks of a resolved Profile that arrives without its text: the runner's stdin door
+ * (`attnscope bench - --events`, `attnscope simulate - --events`), where the editor sends the
+ * Profile its language server read. The values a profile file sets are put back under their
+ * profile keys (kv_cache.page_size, workload.max_num_seqs, ...) and validated against the same
+ * JSON Schema as a file (profileSchema.ts), so a file and stdin meet one set of limits; the
+ * model's sizes, which a file gets from its config.json reader, are checked here against that
+ * reader's limits (keys.ts).
+ */
+import { MAX_HEADS, MAX_LAYERS, MAX_WIDTH } from './keys';
+import { schemaProblems, validate } from './profileSchema';
+import { parseJsonTree } from './tree';
+
+type Loose = Record<string, unknown> | undefined;
+
+/** The object at `key` of `v`, or undefined when it is not an object. */
+function part(v: unknown, key: string): Loose {
+  const x = v && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
+  return x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined;
+}
+
+/** The Profile's file-settable values under their profile keys; anything missing stays missing, for the schema to name. */
+function profileKeys(p: Record<string, unknown>): Record<string, unknown> {
+  const device = part(p, 'device');
+  const kv = part(p, 'kvCache');
+  const prefill = part(p, 'prefill');
+  const decode = part(p, 'decode');
+  const w = p.workload === null ? undefined : part(p, 'workload');
+  const engine = part(p, 'engine');
+  const slo = part(p, 'slo');
+  const st = part(p, 'stepTime');
+  const share = part(w, 'prefixSharing');
+  return {
+    model: 'resolved',
+    dtype: p.dtype,
+    device: device && { backend: device.backend, memory_gib: device.memoryGib, gpu_memory_utilization: device.gpuMemoryUtilization, tensor_parallel_size: device.tensorParallelSize, gpu: device.gpu },
+    kv_cache: kv && { page_size: kv.pageSize, dtype: kv.dtype, num_pages: kv.numPages, memory_gib: kv.memoryGib },
+    prefill: prefill && { batch_size: prefill.batchSize, seq_lens: prefill.seqLens, causal: prefill.causal },
+    decode: decode && { batch_sizes: decode.batchSizes, context_lens: decode.contextLens },
+    workload: w && {
+      requests: w.requests,
+      arrival_rate: w.arrivalRate,
+      // LengthDist's fields are named as the profile's (dist, value, min, max, median, sigma, mean).
+      prompt_len: w.promptLen,
+      output_len: w.outputLen,
+      max_num_seqs: w.maxNumSeqs,
+      max_model_len: w.maxModelLen,
+      max_num_batched_tokens: w.maxNumBatchedTokens,
+      prefix_sharing: share ? { groups: share.groups, prefix_len: share.prefixLen, fraction: share.fraction } : w.prefixSharing,
+      seed: w.seed,
+    },
+    engine: engine && { vllm_version: engine.vllmVersion ?? undefined, non_torch_gib: engine.nonTorchGib, nccl_gib: engine.ncclGib, cuda_graph_gib: engine.cudaGraphGib, activation_gib: engine.activationGib },
+    slo: slo && { ttft_ms: slo.ttftMs, tpot_ms: slo.tpotMs },
+    step_time: st && { compute_efficiency: st.computeEfficiency, memory_efficiency: st.memoryEfficiency, overhead_ms: st.overheadMs },
+  };
+}
+
+/** The model's sizes every reader of a Profile relies on: whole numbers within the config reader's limits, H a multiple of H_kv. */
+function modelProblems(m: Loose): string[] {
+  if (m === undefined) return ['model must be the resolved model (numLayers, numHeads, numKvHeads, headDim, ...)'];
+  const out: string[] = [];
+  const sizes: Array<[string, number]> = [['numLayers', MAX_LAYERS], ['numHeads', MAX_HEADS], ['numKvHeads', MAX_HEADS], ['headDim', MAX_WIDTH], ['hiddenSize', MAX_WIDTH], ['vocabSize', MAX_WIDTH]];
+  for (const [key, max] of sizes) {
+    const v = m[key];
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > max) out.push(`model.${key} must be an integer from 1 to ${max}, not ${JSON.stringify(v) ?? 'nothing'}`);
+  }
+  const { numHeads: h, numKvHeads: hkv } = m as { numHeads: unknown; numKvHeads: unknown };
+  if (out.length === 0 && (h as number) % (hkv as number) !== 0) out.push(`model.numHeads ${String(h)} must be a multiple of model.numKvHeads ${String(hkv)} (each KV head serves a whole group of query heads)`);
+  return out;
+}
+
+/**
+ * What is wrong with a resolved Profile received as JSON, in words naming each key by its
+ * profile path ("kv_cache.page_size must be an integer, not the string \"x\""); [] when it is
+ * usable. Never throws.
+ */
+export function resolvedProfileProblems(value: unknown): string[] {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return ['a resolved Profile is a JSON object (model, dtype, device, kvCache, prefill, decode)'];
+  const p = value as Record<string, unknown>;
+  const keys = profileKeys(p);
+  const { root } = parseJsonTree(JSON.stringify(keys));
+  const schema = root ? schemaProblems(root, validate(JSON.parse(JSON.stringify(keys)))).filter((x) => x.severity === 'error').map((x) => x.message) : [];
+  return [...modelProblems(part(p, 'model')), ...schema];
+}
