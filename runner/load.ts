@@ -6,9 +6,10 @@
  * (`file:line:col: warning: ...`), so the CLI can print them and the deployment checks
  * (runner/preflight.ts) alike.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { offsetToLineColumn, readProfileOrConfig } from '../core/config';
+import { formatBytes } from '../core/format';
 import type { Problem, Profile } from '../core/config/types';
 import { InputError } from './errors';
 
@@ -23,9 +24,35 @@ export interface LoadedProfile {
   errorAt(key: string, message: string): InputError;
 }
 
-function readText(path: string): string | null {
+/** The largest profile or config.json read: 512 MiB, about V8's longest string (a 200 MB config.json reads in seconds). */
+const MAX_TEXT_BYTES = 512 * 2 ** 20;
+
+/**
+ * The text of a profile or config.json. A device (/dev/zero, /dev/urandom: endless) or a file
+ * over MAX_TEXT_BYTES is refused before reading, where readFileSync would read forever or run out
+ * of memory; a pipe is read (process substitution, `<(...)`).
+ * @throws Error whose message says why, after the path ("is a folder, not a file", "no such file", ...).
+ */
+function readTextFile(path: string): string {
+  let st;
+  try {
+    st = statSync(path);
+  } catch (e) {
+    throw new Error((e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message);
+  }
+  if (st.isDirectory()) throw new Error('is a folder, not a file');
+  if (!st.isFile() && !st.isFIFO()) throw new Error('is not a regular file (a device or socket), so not a profile or config.json');
+  if (st.size > MAX_TEXT_BYTES) throw new Error(`is ${formatBytes(st.size)}: more than a profile or config.json can be (at most ${formatBytes(MAX_TEXT_BYTES)})`);
   try {
     return readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new Error((e as Error).message);
+  }
+}
+
+function readText(path: string): string | null {
+  try {
+    return readTextFile(path);
   } catch {
     return null;
   }
@@ -46,11 +73,9 @@ export function loadProfile(file: string): LoadedProfile {
   const abs = resolve(file);
   let text: string;
   try {
-    text = readFileSync(abs, 'utf8');
+    text = readTextFile(abs);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder, not a file' : (e as Error).message;
-    throw new InputError(why, file);
+    throw new InputError((e as Error).message, file);
   }
   const texts = new Map<string, string>();
   const host = {

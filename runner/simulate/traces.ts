@@ -5,7 +5,7 @@
  * - attnscope JSONL: {"arrival_s", "prompt_len", "output_len", "prefix_id"?, "prefix_len"?} (trace.ts); seconds.
  * - Azure LLM inference traces (Azure/AzurePublicDataset, AzureLLMInferenceTrace_{code,conv}):
  *   CSV `TIMESTAMP,ContextTokens,GeneratedTokens`, TIMESTAMP a datetime
- *   ("2023-11-16 18:15:46.6805900", read as UTC).
+ *   ("2023-11-16 18:15:46.6805900", read as UTC; a ±HH:MM offset, as the 2024 traces' +00:00, is applied).
  * - BurstGPT (HPMLL/BurstGPT): CSV `Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type`,
  *   Timestamp in seconds from the trace's start; rows with 0 response tokens (failed requests)
  *   are dropped and counted; optional Model and Log Type filters.
@@ -108,18 +108,22 @@ export function detectTraceFormat(path: string): TraceFormat {
 }
 
 /**
- * Seconds since the epoch of "YYYY-MM-DD HH:MM:SS[.fraction]" (UTC; any number of fraction digits), or NaN,
+ * Seconds since the epoch of "YYYY-MM-DD HH:MM:SS[.fraction][Z|±HH:MM]" (UTC unless an offset says
+ * otherwise; any number of fraction digits), or NaN,
  * also for an impossible calendar date or time (month 13, February 30, hour 24, minute 60, second 60):
  * each field is checked against its range instead of letting Date.UTC roll it over into the next day.
  */
 export function parseDatetimeSeconds(text: string): number {
-  const m = /^\s*(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(\.\d+)?\s*(Z|[+-]00:?00)?\s*$/.exec(text);
+  const m = /^\s*(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(\.\d+)?\s*(Z|([+-])(\d{2}):?(\d{2}))?\s*$/.exec(text);
   if (!m) return NaN;
   const [year, month, day, hour, minute, second] = [+m[1], +m[2], +m[3], +m[4], +m[5], +m[6]];
   // Day 0 of the next month is the last day of this one (Gregorian leap years included).
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) return NaN;
-  const whole = Date.UTC(year, month - 1, day, hour, minute, second) / 1000;
+  // A UTC offset (ISO 8601 ±HH:MM, at most ±23:59) is taken off: 02:00+02:00 is 00:00 UTC.
+  const offsetS = m[9] ? (m[9] === '-' ? -1 : 1) * (+m[10] * 3600 + +m[11] * 60) : 0;
+  if (m[9] && (+m[10] > 23 || +m[11] > 59)) return NaN;
+  const whole = Date.UTC(year, month - 1, day, hour, minute, second) / 1000 - offsetS;
   return whole + (m[7] ? Number(`0${m[7]}`) : 0);
 }
 
@@ -313,7 +317,7 @@ function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOpti
       sink.add({ arrivalS: t, promptLen: count(cell(1), 'Request tokens', path, n, col(1)), outputLen: count(cell(2), 'Response tokens', path, n, col(2)) }, n, col(0));
     } else {
       t = parseDatetimeSeconds(cell(0) ?? '');
-      if (!Number.isFinite(t)) throw new TraceError(path, n, col(0), `TIMESTAMP must be a valid datetime like 2023-11-16 18:15:46.6805900 (month 1-12, a day the month has, hour 0-23, minute and second 0-59), got ${JSON.stringify(cell(0))}`);
+      if (!Number.isFinite(t)) throw new TraceError(path, n, col(0), `TIMESTAMP must be a valid datetime like 2023-11-16 18:15:46.6805900 (month 1-12, a day the month has, hour 0-23, minute and second 0-59; an offset Z or ±HH:MM), got ${JSON.stringify(cell(0))}`);
       if (Number(cell(2)) === 0) return drop('with 0 GeneratedTokens');
       sink.add({ arrivalS: t, promptLen: count(cell(1), 'ContextTokens', path, n, col(1)), outputLen: count(cell(2), 'GeneratedTokens', path, n, col(2)) }, n, col(0));
     }

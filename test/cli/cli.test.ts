@@ -120,6 +120,17 @@ test('a file that does not exist: exit 2', () => {
   assert.match(r.stderr, /^\/no\/such\/config\.json:1:1: no such file/);
 });
 
+test('an endless device (/dev/zero) is refused before reading, not read forever: exit 2', () => {
+  const r = cli(['estimate', '/dev/zero']);
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr, '/dev/zero:1:1: is not a regular file (a device or socket), so not a profile or config.json\n');
+  // As a profile's model: the model config cannot be read, said at the model value.
+  const { file } = tmp('p.attn.yaml', 'model: /dev/zero\n');
+  const m = cli(['estimate', file]);
+  assert.equal(m.code, 2);
+  assert.match(m.stderr, /p\.attn\.yaml:1:8: cannot read the model config "\/dev\/zero"/);
+});
+
 test('an encoder is refused by bench with the reason', () => {
   const { file } = tmp('config.json', JSON.stringify({ model_type: 'bert', architectures: ['BertForMaskedLM'], hidden_size: 768, num_attention_heads: 12, num_hidden_layers: 12, intermediate_size: 3072, vocab_size: 30522, max_position_embeddings: 512 }));
   const r = cli(['bench', file, '--quick']);

@@ -67,7 +67,7 @@ test('Azure and BurstGPT CSVs with blank lines before the header are read, and r
   const azure = write('azure-blank.csv', '\n\r\n   \nTIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.0,12,3\n2023-11-16 18:15:48.5,9000,4\nyesterday,5,5\n');
   assert.equal(detectTraceFormat(azure), 'azure');
   // Line 7's bad stamp is reported at 7:1, line 6's rejected prompt at 6:1 (hand-counted).
-  assert.equal(cliLine(() => readTraceFile(azure, { maxModelLen: 8192 })), `${azure}:7:1: TIMESTAMP must be a valid datetime like 2023-11-16 18:15:46.6805900 (month 1-12, a day the month has, hour 0-23, minute and second 0-59), got "yesterday"`);
+  assert.equal(cliLine(() => readTraceFile(azure, { maxModelLen: 8192 })), `${azure}:7:1: TIMESTAMP must be a valid datetime like 2023-11-16 18:15:46.6805900 (month 1-12, a day the month has, hour 0-23, minute and second 0-59; an offset Z or ±HH:MM), got "yesterday"`);
   const good = write('azure-blank-good.csv', readFileSync(azure, 'utf8').replace('yesterday,5,5\n', ''));
   const warnings: string[] = [];
   const r = readTraceFile(good, { maxModelLen: 8192, warnings });
@@ -107,13 +107,18 @@ test('Azure CSV: datetime stamps to seconds from the first, lengths, max_model_l
   assert.equal(parseDatetimeSeconds('2023-11-16 18:15:46.6805900'), Date.UTC(2023, 10, 16, 18, 15, 46) / 1000 + 0.68059);
   assert.ok(Number.isNaN(parseDatetimeSeconds('16/11/2023 18:15')));
   const bad = write('azure-bad.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46,12,3\nyesterday,5,5\n');
-  assert.equal(cliLine(() => readTraceFile(bad, { maxModelLen: 8192 })), `${bad}:3:1: TIMESTAMP must be a valid datetime like 2023-11-16 18:15:46.6805900 (month 1-12, a day the month has, hour 0-23, minute and second 0-59), got "yesterday"`);
+  assert.equal(cliLine(() => readTraceFile(bad, { maxModelLen: 8192 })), `${bad}:3:1: TIMESTAMP must be a valid datetime like 2023-11-16 18:15:46.6805900 (month 1-12, a day the month has, hour 0-23, minute and second 0-59; an offset Z or ±HH:MM), got "yesterday"`);
   // Impossible calendar fields are refused, not rolled over by Date.UTC (February 30 would be March 2,
   // 86,401 s after 2023-02-28 23:59:59). 2024 is a leap year: February 29 exists there only.
   for (const stamp of ['2023-02-30 00:00:00.0', '2023-02-29 00:00:00', '2023-11-16 18:99:00.0', '2023-11-16 25:00:00', '2023-11-16 18:61:00', '2023-11-16 18:00:60', '2023-13-01 00:00:00', '2023-04-31 00:00:00', '2023-00-10 00:00:00']) {
     assert.ok(Number.isNaN(parseDatetimeSeconds(stamp)), stamp);
   }
   assert.equal(parseDatetimeSeconds('2024-02-29 23:59:59'), Date.UTC(2024, 1, 29, 23, 59, 59) / 1000);
+  // A UTC offset is taken off: 02:00 at +02:00 is 00:00 UTC; 23:30 at -01:00 is 00:30 UTC the next day.
+  assert.equal(parseDatetimeSeconds('2024-05-10 02:00:00.000000+02:00'), Date.UTC(2024, 4, 10, 0, 0, 0) / 1000);
+  assert.equal(parseDatetimeSeconds('2024-05-09T23:30:00-0100'), Date.UTC(2024, 4, 10, 0, 30, 0) / 1000);
+  assert.equal(parseDatetimeSeconds('2024-05-10 00:00:00.009930+00:00'), Date.UTC(2024, 4, 10) / 1000 + 0.00993);
+  assert.ok(Number.isNaN(parseDatetimeSeconds('2024-05-10 00:00:00+24:00')));
   assert.equal(parseDatetimeSeconds('2023-12-31 23:59:59'), Date.UTC(2023, 11, 31, 23, 59, 59) / 1000);
   const feb30 = write('azure-feb30.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-02-28 23:59:59.0,12,3\n2023-02-30 00:00:00.0,5,5\n');
   assert.match(cliLine(() => readTraceFile(feb30, { maxModelLen: 8192 })), new RegExp(`^${feb30.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3:1: TIMESTAMP must be a valid datetime .*got "2023-02-30 00:00:00.0"$`));
