@@ -66,13 +66,16 @@ export function isMemoryBound(c: Pick<KernelCase, 'bound' | 'kernel'>): boolean 
   return c.bound ? c.bound === 'memory' : c.kernel === 'paged_decode';
 }
 
-/** An integer count with thousands separators: 1952 -> "1,952", 8030261248 -> "8,030,261,248". */
+/**
+ * An integer count with thousands separators: 1952 -> "1,952", 8030261248 -> "8,030,261,248".
+ * Beyond 2^53 a float64 count is no longer exact (its last digits are rounding), so it is written
+ * to three significant digits: 1759239785677848600 -> "1.76e18".
+ */
 export function formatCount(n: number): string {
   if (!Number.isFinite(n)) return String(n);
+  if (Math.abs(n) > 2 ** 53) return n.toExponential(2).replace('e+', 'e');
   const sign = n < 0 ? '-' : '';
-  // String() writes 1e21 and above in exponent form, which the grouping below would garble.
-  const digits = Math.abs(n) >= 1e21 ? BigInt(Math.round(Math.abs(n))).toString() : String(Math.round(Math.abs(n)));
-  return sign + digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return sign + String(Math.round(Math.abs(n))).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 /** A count and its noun, pluralised in English: (1, 'request') -> "1 request", (1952, 'request') -> "1,952 requests"; `plural` for irregular nouns. */

@@ -19,8 +19,13 @@ test('formatCount: thousands separators', () => {
   assert.equal(formatCount(999), '999');
   assert.equal(formatCount(8_030_261_248), '8,030,261,248');
   assert.equal(formatCount(-12345), '-12,345');
-  // 2^70 = 1,180,591,620,717,411,303,424 (exact in a double): String() would write 1.1805916207174113e+21.
-  assert.equal(formatCount(2 ** 70), '1,180,591,620,717,411,303,424');
+  // Up to 2^53 every integer is exact in a double; beyond, digits would be rounding shown as exact:
+  // L·(4h² + 3h·i + 2h) + 2·V·h + h for 100,000 layers of hidden 2^20 is 1,759,239,785,677,848,576
+  // (Python integers), which float64 makes ...600. Three significant digits, as a 300-digit span would be too.
+  assert.equal(formatCount(2 ** 53), '9,007,199,254,740,992');
+  assert.equal(formatCount(1_759_239_785_677_848_576), '1.76e18');
+  assert.equal(formatCount(2 ** 70), '1.18e21');
+  assert.equal(formatCount(-2.466e304), '-2.47e304');
 });
 
 test('formatRate: SI prefixes', () => {
