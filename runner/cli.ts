@@ -430,7 +430,8 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
     emitLine({ type: 'done', run: run! });
     return EXIT_OK;
   }
-  const body = result.capacity ? `${formatCapacity(result.capacity)}\n\nAt the highest passing rate:\n${formatPoolSummary(result)}` : formatPoolSummary(result);
+  const at = result.capacity?.maxRate === null ? 'At the lowest rate tried, which misses the SLO too:' : 'At the highest passing rate:';
+  const body = result.capacity ? `${formatCapacity(result.capacity)}\n\n${at}\n${formatPoolSummary(result)}` : formatPoolSummary(result);
   // --json /dev/stdout: stdout holds the JSON alone, the table goes to stderr.
   (namesStdout(flags.json) ? io.stderr : io.stdout).write(`${[...head, body].join('\n')}\n`);
   return EXIT_OK;

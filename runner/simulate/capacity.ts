@@ -4,7 +4,8 @@
  * times it, or a trace's arrival times divided by it (simulatePool's rateScale). A rate passes
  * when at least `attainment` of all requests meet every SLO bound (rejected ones miss it).
  *
- * Walk: from scale 1, double while passing (or halve while failing) to bracket the boundary,
+ * Walk: from scale 1, double while passing (or halve while failing, until halving no longer
+ * changes the p99s: then no rate passes) to bracket the boundary,
  * then bisect geometrically until hi / lo − 1 < tolerance. The answer is the highest passing
  * rate tried: the true boundary lies in [answer, answer · (1 + tolerance)). Every rate tried is
  * kept (the curve: rate vs p99 TTFT, p99 TPOT). It assumes attainment falls as the load rises
@@ -83,6 +84,7 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
 
   let lo: number | null = null;
   let hi: number | null = null;
+  const same = (a: number | null, b: number | null) => (a === null || b === null ? a === b : Math.abs(a - b) <= 1e-3 * Math.max(a, b));
   // Once the scaled trace's arrivals all fall inside one step, a higher rate changes nothing.
   const saturated = (scale: number) => {
     const floor = last!.stepTime ? last!.stepTime.perStepS + last!.stepTime.weightsS : 0;
@@ -107,6 +109,10 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
     for (let k = 1; k <= MAX_DOUBLINGS && lo === null; k++) {
       if (await run(2 ** -k)) lo = 2 ** -k;
       else hi = 2 ** -k;
+      // Halving the load changed neither p99 (to 0.1%): what misses the SLO is the step time of
+      // one request alone, which no lower rate shortens; stop rather than halve on to 2^-20.
+      const [prev, cur] = points.slice(-2);
+      if (lo === null && prev && cur && same(prev.p99TtftS, cur.p99TtftS) && same(prev.p99TpotS, cur.p99TpotS)) break;
     }
   }
   if (lo !== null && hi !== null) {

@@ -61,7 +61,7 @@ export function formatCapacity(c: CapacityCurve): string {
   }
   lines.push(
     c.maxRate === null
-      ? 'No rate tried meets the SLO: even the lowest load misses it (the step time alone is too long, or requests are rejected).'
+      ? 'No rate tried meets the SLO: even the lowest load misses it (the step time alone is too long, or requests are rejected); the search stops once halving the rate no longer changes the p99s.'
       : `Highest rate meeting the SLO: ${c.maxRate.toPrecision(4)} requests/s (time scale ${c.maxScale!.toPrecision(4)})`,
   );
   return lines.join('\n');

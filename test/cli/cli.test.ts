@@ -566,6 +566,14 @@ test('simulate on a Mooncake trace prints latency, goodput and the queue; --max-
   assert.match(search.stdout, /^Capacity search \(modelled\): TTFT <= 500 ms for at least 90% of requests; bisection to a relative tolerance of 2\.0%$/m);
   // Four requests never load the server: the search says so instead of a limit.
   assert.match(search.stdout, /^Every rate tried meets the SLO, up to [\d.e+]+ requests\/s, where all requests arrive within one step/m);
+  // A TTFT bound below one prefill step: no rate passes, the summary under it says it is of the
+  // lowest rate tried (not "the highest passing rate"), and the halving stops once the p99s stop falling.
+  const none = cli(['simulate', profile, '--trace', trace, '--slo-ttft-ms', '0.001', '--max-rate']);
+  assert.equal(none.code, 0, none.stderr);
+  assert.match(none.stdout, /^No rate tried meets the SLO: even the lowest load misses it/m);
+  assert.match(none.stdout, /^At the lowest rate tried, which misses the SLO too:$/m);
+  assert.doesNotMatch(none.stdout, /highest passing rate/);
+  assert.ok(none.stdout.split('\n').filter((l) => /\bfail$/.test(l)).length < 21, none.stdout);
   const noSlo = cli(['simulate', profile, '--max-rate']);
   assert.equal(noSlo.code, 2);
   assert.match(noSlo.stderr.trim(), /^attnscope: --max-rate needs an SLO/);

@@ -33,3 +33,23 @@ test('the highest rate meeting a TTFT bound is found within the tolerance of the
   for (const p of curve.points) assert.equal(p.meets, p.rate <= limit, `rate ${p.rate}`);
   assert.equal(curve.unbounded, false);
 });
+
+test('an SLO below one step alone: the halving stops once the p99s stop falling, and no rate is called passing', async () => {
+  // Same load, TTFT bound 5 ms under a 10 ms step: at 50/s nobody waits already (gap 20 ms >=
+  // 10 ms), so TTFT is 10 ms at 50/s, 25/s, ...: the first halving changes nothing, and the search
+  // stops there (it used to halve 20 times, to 50 · 2^-20 requests/s).
+  const r = readProfile('model: ./llama-3.1-8b/config.json\nkv_cache: { page_size: 16, num_pages: 100 }\nworkload: { max_num_seqs: 1 }\n', join(EXAMPLES, 'x.attn.yaml'), {
+    readFile: (p) => {
+      try {
+        return readFileSync(p, 'utf8');
+      } catch {
+        return null;
+      }
+    },
+  });
+  const requests = packRequests(Array.from({ length: 200 }, (_, i) => ({ arrivalS: i * 0.02, promptLen: 1, outputLen: 1 })));
+  const { curve } = await searchCapacity(r.value!, { slo: { ttftMs: 5 }, attainment: 1, requests, simulate: { stepTime: { perStepS: 0.01 } } });
+  assert.deepEqual(curve.points.map((p) => [p.rate, p.meets]), [[50, false], [25, false]]);
+  for (const p of curve.points) assert.ok(Math.abs(p.p99TtftS! - 0.01) < 1e-12, String(p.p99TtftS));
+  assert.equal(curve.maxRate, null);
+});
