@@ -122,8 +122,8 @@ export function formatEstimate(e: Estimate, title: string, opts: { tensorParalle
       lines.push('  KV pool           no budget: set device.memory_gib, device.gpu or kv_cache.memory_gib');
     } else {
       lines.push(...budgetLines(e, perGpu));
-      lines.push(`  KV pool           ${formatCount(e.pool.pages)} pages = ${formatCount(e.pool.tokens)} tokens${perGpu}`);
-      lines.push(`  max concurrency   ${formatConcurrency(e.pool.maxConcurrency)} for ${formatCount(e.pool.concurrencySeqLen)} tokens per request (vLLM's figure: pages / ceil(N / page_size)); ${formatCountOf(e.pool.sequencesAtOnce, 'whole sequence fits', 'whole sequences fit')} at once`);
+      lines.push(`  KV pool           ${formatCountOf(e.pool.pages, 'page')} = ${formatCountOf(e.pool.tokens, 'token')}${perGpu}`);
+      lines.push(`  max concurrency   ${formatConcurrency(e.pool.maxConcurrency)} for ${formatCountOf(e.pool.concurrencySeqLen, 'token')} per request (vLLM's figure: pages / ceil(N / page_size)); ${formatCountOf(e.pool.sequencesAtOnce, 'whole sequence fits', 'whole sequences fit')} at once`);
     }
   }
   lines.push(`  attention at N=${formatCount(e.attention.seqLen)}: naive S+P ${formatBytes(e.attention.naiveBytes)} per layer vs flash ${formatBytes(e.attention.flashBytes)}`);

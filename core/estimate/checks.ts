@@ -7,7 +7,7 @@
  */
 import type { Problem, Profile, SourceRange } from '../config/types';
 import { KERNEL_LIMITS, mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../kernelLimits';
-import { formatCount, formatGib } from '../format';
+import { formatCount, formatCountOf, formatGib } from '../format';
 import type { Estimate } from './types';
 
 export { KERNEL_LIMITS };
@@ -159,7 +159,7 @@ function concurrencyProblems(profile: Profile, e: Estimate): Problem[] {
   return [{
     severity: 'warning',
     code: 'pool-below-max-model-len',
-    message: `the KV pool holds ${formatCount(p.tokens)} tokens (${formatCount(p.pages)} pages of ${ps}), fewer than one max_model_len sequence (${formatCount(n)} tokens: ${nFrom}), so vLLM would refuse to start. One sequence needs ${formatGib(needed)} of KV cache (${formatCount(pagesNeeded)} pages), ${formatGib(missing)} more than ${budget}: ${fixes.join(', or ')}`,
+    message: `the KV pool holds ${formatCountOf(p.tokens, 'token')} (${formatCountOf(p.pages, 'page')} of ${ps}), fewer than one max_model_len sequence (${formatCountOf(n, 'token')}: ${nFrom}), so vLLM would refuse to start. One sequence needs ${formatGib(needed)} of KV cache (${formatCountOf(pagesNeeded, 'page')}), ${formatGib(missing)} more than ${budget}: ${fixes.join(', or ')}`,
     range: at,
     data: { neededBytes: needed, missingBytes: missing, pagesNeeded, maxModelLenThatFits: fitLen },
   }];

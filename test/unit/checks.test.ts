@@ -4,6 +4,7 @@ import { profileFromModelConfig, type Problem, type Profile } from '../../core/c
 import { checkProfile, estimate, nearestPageSize } from '../../core/estimate/index';
 import { loadModel } from './helpers';
 import { planCases, windowCoverage } from '../../runner/plan';
+import { formatEstimateOf } from '../../runner/table';
 
 function profile(name: string, change: (p: Profile) => void = () => {}): Profile {
   const p = profileFromModelConfig(loadModel(name), `/m/${name}/config.json`);
@@ -150,4 +151,14 @@ test('a sliding window that covers the whole prefill sequence is not planned aga
   // No length within the window: nothing to say.
   assert.equal(windowCoverage(profile('gemma-2-9b', (x) => { x.prefill.seqLens = [8192]; }), false), null);
   assert.equal(windowCoverage(profile('Llama-3.1-8B'), false), null);
+});
+
+test('one page is "1 page", one token "1 token": in the pool warning and the estimate lines', () => {
+  // kv_cache.num_pages 1 at page_size 16: 16 tokens, far below one max_model_len sequence.
+  const p = profile('Llama-3.1-8B', (x) => { x.kvCache.numPages = 1; });
+  const e = estimate(p);
+  assert.match(checkProfile(p, e)[0]!.message, /^the KV pool holds 16 tokens \(1 page of 16\), /);
+  assert.match(formatEstimateOf(p, e, 't'), /^ {2}KV pool {11}1 page = 16 tokens$/m);
+  const one = estimate(p, { seqLen: 1 });
+  assert.match(formatEstimateOf(p, one, 't'), / for 1 token per request /);
 });
