@@ -74,5 +74,7 @@ export function readSimulateFlags(values: Record<string, string | boolean | unde
   if (ttft !== undefined) flags.slo.ttftMs = ttft;
   if (tpot !== undefined) flags.slo.tpotMs = tpot;
   for (const k of ['trace-format', 'trace-model', 'trace-log-type'] as const) if (str(k) !== undefined && flags.trace === undefined) throw new UsageError(`--${k} needs --trace FILE`);
+  // Settings of the capacity search, which would otherwise be read and do nothing.
+  for (const k of ['slo-attainment', 'rate-tolerance'] as const) if (str(k) !== undefined && !flags.maxRate) throw new UsageError(`--${k} sets the capacity search: it needs --max-rate`);
   return flags;
 }
