@@ -384,7 +384,8 @@ function rootModelType(root: ValueNode): string {
   return v?.type === 'string' ? String(v.value).toLowerCase() : '';
 }
 
-function divisors(n: number): number[] {
+/** The divisors of a positive integer n, ascending (1 and n included). */
+export function divisors(n: number): number[] {
   const out: number[] = [];
   for (let d = 1; d <= n; d++) if (n % d === 0) out.push(d);
   return out;

@@ -4,6 +4,7 @@
  * memory_gib). Used by core/config/profile.ts after the schema and the model read cleanly.
  */
 import { nearestPageSize } from '../estimate/checks';
+import { divisors } from './model';
 import { anchorOf } from './profileSchema';
 import type { LengthDist, Problem, Profile, SourceRange } from './types';
 import type { ValueNode } from './tree';
@@ -14,16 +15,19 @@ export function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
   const m = profile.model;
   const at = (path: string): SourceRange => profile.ranges[path] ?? anchorOf(root, path.split('.'));
   const tp = profile.device.tensorParallelSize;
+  // The sizes vLLM accepts for this model: divisors of the query heads that the KV heads divide or are divided by.
+  const fits = (t: number) => m.numHeads % t === 0 && (m.mla || m.numKvHeads % t === 0 || t % m.numKvHeads === 0);
+  const sizes = () => `tensor_parallel_size values that fit: ${divisors(m.numHeads).filter(fits).join(', ')}`;
   if (tp > 1 && m.numHeads % tp !== 0) {
     problems.push({
       severity: 'error', code: 'tp-not-divisible',
-      message: `tensor_parallel_size ${tp} does not divide the ${m.numHeads} attention heads: vLLM requires num_attention_heads % tensor_parallel_size == 0`,
+      message: `tensor_parallel_size ${tp} does not divide the ${m.numHeads} attention heads: vLLM requires num_attention_heads % tensor_parallel_size == 0 (${sizes()})`,
       range: at('device.tensor_parallel_size'), data: { numHeads: m.numHeads },
     });
   } else if (tp > 1 && !m.mla && m.numKvHeads % tp !== 0 && tp % m.numKvHeads !== 0) {
     problems.push({
       severity: 'error', code: 'tp-not-divisible',
-      message: `tensor_parallel_size ${tp} and the ${m.numKvHeads} KV heads must divide one another (vLLM shards or replicates KV heads)`,
+      message: `tensor_parallel_size ${tp} and the ${m.numKvHeads} KV heads must divide one another (vLLM shards or replicates KV heads; ${sizes()})`,
       range: at('device.tensor_parallel_size'), data: { numKvHeads: m.numKvHeads },
     });
   }

@@ -252,6 +252,8 @@ test('semantic: tensor parallelism must divide the heads', () => {
   const text = 'model: ./llama/config.json\ndevice:\n  tensor_parallel_size: 3\n';
   const p = only(read(text).problems, 'tp-not-divisible');
   assert.equal(at(text, p), '3');
+  // Llama-3.1-8B: 32 heads, 8 KV heads; every divisor of 32 either divides 8 or is divided by it.
+  assert.match(p.message, /\(tensor_parallel_size values that fit: 1, 2, 4, 8, 16, 32\)$/);
   assert.ok(read('model: ./llama/config.json\ndevice:\n  tensor_parallel_size: 4\n').value);
 });
 
