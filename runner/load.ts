@@ -38,7 +38,7 @@ function readTextFile(path: string): string {
   try {
     st = statSync(path);
   } catch (e) {
-    throw new Error((e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message);
+    throw new Error((e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message, { cause: e });
   }
   if (st.isDirectory()) throw new Error('is a folder, not a file');
   if (!st.isFile() && !st.isFIFO()) throw new Error('is not a regular file (a device or socket), so not a profile or config.json');
@@ -46,7 +46,7 @@ function readTextFile(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (e) {
-    throw new Error((e as Error).message);
+    throw new Error((e as Error).message, { cause: e });
   }
 }
 
