@@ -290,7 +290,8 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   let intermediateSize = interFound ?? moe?.expertIntermediateSize;
   if (intermediateSize === undefined && hiddenSize !== undefined) {
     intermediateSize = 4 * hiddenSize;
-    if (!FOUR_H_MLP_TYPES.has(family)) {
+    // A key that is there but invalid has its own error already: no second message calling it missing.
+    if (!FOUR_H_MLP_TYPES.has(family) && !r.find(llama4 ? ['intermediate_size_mlp', ...ALIASES.intermediateSize] : ALIASES.intermediateSize)) {
       r.problem('warning', 'missing-field', `no "intermediate_size": assuming 4 · hidden_size = ${intermediateSize} for parameter counts`, anchor, { key: 'intermediate_size' });
     }
   }

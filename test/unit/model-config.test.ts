@@ -503,3 +503,13 @@ test('a config that is JSON null, a number or an array is named once: "not null"
     assert.equal(r.problems[0]?.message, `a model config must be a JSON object of HuggingFace keys, not ${what}`, text);
   }
 });
+
+test('a wrong-typed intermediate_size gets its error only, not also "no intermediate_size"', () => {
+  const r = readModelConfig(JSON.stringify({ model_type: 'llama', hidden_size: 64, num_attention_heads: 4, num_hidden_layers: 1, vocab_size: 10, intermediate_size: 'big' }));
+  const messages = r.problems.map((p) => p.message);
+  assert.ok(messages.some((m) => /"intermediate_size" must be a number, not the string "big"/.test(m)), JSON.stringify(messages));
+  assert.ok(!messages.some((m) => /no "intermediate_size"/.test(m)), JSON.stringify(messages));
+  // Absent, the assumption is still said.
+  const absent = readModelConfig(JSON.stringify({ model_type: 'llama', hidden_size: 64, num_attention_heads: 4, num_hidden_layers: 1, vocab_size: 10 }));
+  assert.ok(absent.problems.some((p) => /no "intermediate_size": assuming 4 · hidden_size = 256/.test(p.message)));
+});
