@@ -138,10 +138,12 @@ export function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[
         const got = node?.value;
         const synonym = typeof got === 'string' ? DTYPE_SYNONYMS[got.toLowerCase().replace(/^torch\./, '')] : undefined;
         const suggestion = synonym && allowed.includes(synonym) ? synonym : typeof got === 'string' ? closestMatch(got, allowed) : undefined;
+        // fp8 asked of the weights' dtype: only the KV cache has an fp8 dtype here.
+        const kvOnly = !suggestion && where === 'dtype' && synonym === 'fp8_e4m3' ? ': fp8 is modelled for the KV cache only (kv_cache.dtype: fp8); the weights\' dtype is one of these' : '';
         add({
           severity: 'error',
           code: 'invalid-value',
-          message: `${where} must be one of ${allowed.join(', ')}, not ${describeValue(node)}${suggestion ? `: did you mean "${suggestion}"?` : ''}`,
+          message: `${where} must be one of ${allowed.join(', ')}, not ${describeValue(node)}${suggestion ? `: did you mean "${suggestion}"?` : kvOnly}`,
           range,
           data: suggestion ? { key: path.join('.'), allowed, suggestion } : { key: path.join('.'), allowed },
         });

@@ -29,5 +29,6 @@ export function closestMatch(word: string, candidates: readonly string[]): strin
       best = c;
     }
   }
-  return best !== undefined && bestDist <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
+  // Within a typo's reach, and keeping at least two of the word's letters: "foo" is not a typo of "slo".
+  return best !== undefined && bestDist <= Math.max(2, Math.floor(word.length / 3)) && bestDist <= word.length - 2 ? best : undefined;
 }

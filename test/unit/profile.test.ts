@@ -424,6 +424,12 @@ test('closestMatch: typos and prefixes, nothing for unrelated words', () => {
   assert.equal(closestMatch('fp8', ['auto', 'fp32', 'fp16', 'bf16', 'fp8_e4m3']), 'fp8_e4m3');
   assert.equal(closestMatch('memory', ['backend', 'memory_gib']), 'memory_gib');
   assert.equal(closestMatch('qqqqqq', ['backend', 'memory_gib']), undefined);
+  // Two of three letters replaced is no typo: "foo" is not "slo", "fp8" not "fp32".
+  assert.equal(closestMatch('foo', ['slo', 'dtype', 'model']), undefined);
+  assert.equal(closestMatch('fp8', ['fp32', 'fp16', 'bf16']), undefined);
+  assert.equal(closestMatch('bf17', ['fp32', 'fp16', 'bf16']), 'bf16');
+  const fp8 = 'model: ./llama/config.json\ndtype: fp8\n';
+  assert.equal(only(read(fp8).problems, 'invalid-value').message, 'dtype must be one of fp32, fp16, bf16, not the string "fp8": fp8 is modelled for the KV cache only (kv_cache.dtype: fp8); the weights\' dtype is one of these');
 });
 
 test('readProfileOrConfig: a bare config.json gets the default profile; a profile is read as one', () => {
