@@ -72,6 +72,14 @@ test('num_attention_heads not divisible by num_key_value_heads: on the KV heads 
   assert.match(d.message, /32 attention heads .* 7 KV heads.*divisors: 1, 2, 4, 8, 16, 32/);
 });
 
+test('a hand-written config.json without model_type or architectures still gets its diagnostics when opened', async () => {
+  const text = '{"num_hidden_layers": 32, "num_attention_heads": 32,\n "hidden_size": 4096, "num_key_value_heads": 7,\n "vocab_size": 1000, "intermediate_size": "big"\n}\n';
+  const diags = await check('config.json', text);
+  only(diags, 'heads-not-divisible');
+  assert.ok(diags.some((d) => /"intermediate_size" must be a number, not the string "big"/.test(d.message)), JSON.stringify(diags.map((d) => d.message)));
+  assert.ok(!diags.some((d) => /no "intermediate_size"/.test(d.message)), JSON.stringify(diags.map((d) => d.message)));
+});
+
 test('hidden_size not divisible by the heads and no head_dim: on the head count', async () => {
   // GPT-2: n_embd 768, n_head 12 -> 10 heads leave 76.8 dims per head.
   const text = fixture('configs/gpt2.config.json').text.replace('"n_head": 12', '"n_head": 10');
