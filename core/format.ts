@@ -5,7 +5,7 @@
  * prefixes (GFLOP/s = 10⁹ FLOP/s, GB/s = 10⁹ B/s), as DESIGN.md "Units" asks.
  */
 
-import type { PoolResult } from './protocol/run';
+import type { KernelCase, PoolResult } from './protocol/run';
 
 const IEC = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
 const SI = ['', 'k', 'M', 'G', 'T', 'P', 'E'];
@@ -55,6 +55,15 @@ export function formatGib(bytes: number): string {
  */
 export function formatSignificant(x: number): string {
   return Number.isFinite(x) ? sig3(x) : String(x);
+}
+
+/**
+ * Whether a case's fractionOfPeak divides its bytes (memory-bound: its rate is GB/s) rather than
+ * its FLOPs (GFLOP/s), so which rate the terminal table and the dashboard show for it:
+ * KernelCase.bound, or by kernel (decode) for a run saved before it existed.
+ */
+export function isMemoryBound(c: Pick<KernelCase, 'bound' | 'kernel'>): boolean {
+  return c.bound ? c.bound === 'memory' : c.kernel === 'paged_decode';
 }
 
 /** An integer count with thousands separators: 1952 -> "1,952", 8030261248 -> "8,030,261,248". */

@@ -43,7 +43,9 @@ export function mlaPrefillHeadDim(mla: MlaSpec): { headDim: number; note: string
  * one shared latent: q·k over kv_lora_rank + qk_rope_head_dim dims (DeepSeek-V3: 512 + 64 = 576),
  * the output over kv_lora_rank (512). The paged decode kernels take one head_dim for K and V, at
  * most cpu.maxHeadDim (512), so it runs as MQA at head_dim min(kv_lora_rank, 512): the rope
- * part's share of the q·k FLOPs and of the K bytes read is left out, and the output is exact.
+ * part's share of the q·k FLOPs is left out, and the output is exact. The kernels read K and V
+ * apart where the model reads its latent once; a run's bytes count the model's latent
+ * (runner/measure.ts attentionBytes), so its rate is the model's effective bandwidth.
  */
 export function mlaDecodeHeadDim(mla: MlaSpec): { headDim: number; note: string } {
   const qk = mla.kvLoraRank + mla.qkRopeHeadDim;
@@ -52,7 +54,7 @@ export function mlaDecodeHeadDim(mla: MlaSpec): { headDim: number; note: string 
   const share = `${Math.round((100 * left) / qk)}%`;
   return {
     headDim,
-    note: `MLA decode is benchmarked at head_dim ${headDim}, not ${qk}: the model attends over its latent with q·k in ${qk} dims (kv_lora_rank ${mla.kvLoraRank} + qk_rope_head_dim ${mla.qkRopeHeadDim}) and v in ${mla.kvLoraRank}, while the paged decode kernels take one head_dim for K and V (at most ${KERNEL_LIMITS.cpu.maxHeadDim} on the CPU), so ${left} of the ${qk} q·k dims (${share} of its FLOPs and of the K bytes read) are left out`,
+    note: `MLA decode is benchmarked at head_dim ${headDim}, not ${qk}: the model attends over its latent with q·k in ${qk} dims (kv_lora_rank ${mla.kvLoraRank} + qk_rope_head_dim ${mla.qkRopeHeadDim}) and v in ${mla.kvLoraRank}, while the paged decode kernels take one head_dim for K and V (at most ${KERNEL_LIMITS.cpu.maxHeadDim} on the CPU), so ${left} of the ${qk} q·k dims (${share} of its FLOPs) are left out; the kernels also read K and V apart (2 × ${headDim} values a token), where the model reads its ${qk}-value latent once: the rate counts the latent's bytes, the model's`,
   };
 }
 

@@ -18,6 +18,7 @@ const CSV_COLUMNS: Array<[string, (c: KernelCase) => string | number | boolean |
   ['causal', (c) => c.shape.causal],
   ['sliding_window', (c) => c.shape.slidingWindow],
   ['page_size', (c) => c.shape.pageSize],
+  ['mla_latent_dim', (c) => c.shape.mlaLatentDim],
   ['samples', (c) => c.samplesNs.length],
   ['median_ns', (c) => c.medianNs],
   ['p10_ns', (c) => c.p10Ns],
@@ -27,6 +28,8 @@ const CSV_COLUMNS: Array<[string, (c: KernelCase) => string | number | boolean |
   ['gflop_per_s', (c) => c.gflops],
   ['gb_per_s', (c) => c.gbps],
   ['fraction_of_peak', (c) => c.fractionOfPeak],
+  ['peak', (c) => c.ceiling],
+  ['bound', (c) => c.bound],
   ['max_abs_err', (c) => c.maxAbsErr],
   ['lse_max_abs_err', (c) => c.lseMaxAbsErr],
 ];

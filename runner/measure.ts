@@ -37,13 +37,17 @@ export function attentionFlops(shape: CaseShape): number {
 /**
  * Bytes a case must move at least once. Prefill: Q + K + V in `dtype`, O in fp32 (the kernels'
  * output). Decode: the K and V of every context token (kvDtype) + Q (dtype) + O (fp32); pages
- * are read once however many query heads share them (GQA).
+ * are read once however many query heads share them (GQA). MLA decode (`shape.mlaLatentDim`
+ * set): K and V are one latent per token, read once, so the KV term is the latent's
+ * mlaLatentDim (kv_lora_rank + qk_rope_head_dim) elements per token, not K + V at head_dim;
+ * the bytes the model must read, as FlashMLA counts its bandwidth (the kernels here, taking K and
+ * V apart, read more, so the rate is the model's effective bandwidth).
  */
 export function attentionBytes(shape: CaseShape, dtype: 'fp32' | 'fp16' | 'bf16', kvDtype = dtype): number {
   const { batchSize: b, numHeads: h, numKvHeads: hkv, headDim: d, seqLenQ: nq, seqLenK: nk } = shape;
   const q = b * nq * h * d * dtypeBytes(dtype);
   const o = b * nq * h * d * 4;
-  const kv = 2 * b * nk * hkv * d * dtypeBytes(kvDtype);
+  const kv = (shape.mlaLatentDim ? b * nk * shape.mlaLatentDim : 2 * b * nk * hkv * d) * dtypeBytes(kvDtype);
   return q + kv + o;
 }
 
@@ -57,31 +61,24 @@ export function sampleStats(samplesNs: readonly number[]): { medianNs: number; p
   return { medianNs, p10Ns: at(0.1), p90Ns: at(0.9) };
 }
 
+/** A roof of the roofline: a peak in FLOP/s or B/s and its name ("fp32 FMA peak", "DRAM read bandwidth"). */
+export interface Ceiling {
+  value: number;
+  unit: 'FLOP/s' | 'B/s';
+  name: string;
+}
+
 /**
- * The ceiling a case is held against: decode is bandwidth-bound (DRAM read bandwidth); prefill
- * is compute-bound, against the peak of the unit that did its products when `productUnit` says
- * (CPU kernels: 'amx-bf16' -> AMX bf16 peak, 'avx512-bf16' -> AVX512-BF16 peak, 'fp32-fma' and
- * 'scalar' -> fp32 FMA peak), else by dtype (fp32 -> the FMA peak; bf16 / fp16 -> the AMX peak
- * where measured, else the AVX512-BF16 peak, else the FMA peak). A case of the CUDA `backend` is
- * held against the GPU's: decode against its copy bandwidth (measured in the run), prefill
- * against its dense bf16 tensor-core peak (from its SM count and clock: computed, not measured).
- * Returns the ceiling in FLOP/s or B/s and its name, or null when the run has no such peak.
+ * The compute peak of the unit that does a case's products: on the CPU, the one `productUnit`
+ * says ('amx-bf16' -> AMX bf16 peak, 'avx512-bf16' -> AVX512-BF16 peak, 'fp32-fma' and 'scalar'
+ * -> fp32 FMA peak), else by dtype (fp32 -> the FMA peak; bf16 / fp16 -> the AMX peak where
+ * measured, else the AVX512-BF16 peak, else the FMA peak). The CUDA `backend`: the GPU's dense
+ * bf16 tensor-core peak (from its SM count and clock: computed, not measured). Null when the run
+ * has no such peak.
  */
-export function ceilingFor(
-  kernel: KernelCase['kernel'],
-  dtype: 'fp32' | 'fp16' | 'bf16',
-  peaks: Environment['peaks'],
-  productUnit?: string,
-  backend?: string,
-): { value: number; unit: 'FLOP/s' | 'B/s'; name: string } | null {
+export function computeCeiling(dtype: 'fp32' | 'fp16' | 'bf16', peaks: Environment['peaks'], productUnit?: string, backend?: string): Ceiling | null {
   if (!peaks) return null;
-  if (backend === 'cuda') {
-    if (kernel === 'paged_decode') return peaks.gpuCopyBytesPerSec ? { value: peaks.gpuCopyBytesPerSec, unit: 'B/s', name: 'GPU copy bandwidth' } : null;
-    return peaks.gpuFlopsPerSec ? { value: peaks.gpuFlopsPerSec, unit: 'FLOP/s', name: 'GPU bf16 peak (from clocks)' } : null;
-  }
-  if (kernel === 'paged_decode') {
-    return peaks.readBytesPerSec ? { value: peaks.readBytesPerSec, unit: 'B/s', name: 'DRAM read bandwidth' } : null;
-  }
+  if (backend === 'cuda') return peaks.gpuFlopsPerSec ? { value: peaks.gpuFlopsPerSec, unit: 'FLOP/s', name: 'GPU bf16 peak (from clocks)' } : null;
   const amx = peaks.bf16AmxFlopsPerSec ? { value: peaks.bf16AmxFlopsPerSec, unit: 'FLOP/s' as const, name: 'AMX bf16 peak' } : null;
   const dot = peaks.avx512Bf16FlopsPerSec ? { value: peaks.avx512Bf16FlopsPerSec, unit: 'FLOP/s' as const, name: 'AVX512-BF16 peak' } : null;
   const fma = peaks.fp32FlopsPerSec ? { value: peaks.fp32FlopsPerSec, unit: 'FLOP/s' as const, name: 'fp32 FMA peak' } : null;
@@ -93,9 +90,45 @@ export function ceilingFor(
   return fma;
 }
 
+/** The memory roof: the CPU's DRAM read bandwidth, or the GPU's copy bandwidth for the CUDA `backend` (both measured in the run); null when absent. */
+export function bandwidthCeiling(peaks: Environment['peaks'], backend?: string): Ceiling | null {
+  if (backend === 'cuda') return peaks?.gpuCopyBytesPerSec ? { value: peaks.gpuCopyBytesPerSec, unit: 'B/s', name: 'GPU copy bandwidth' } : null;
+  return peaks?.readBytesPerSec ? { value: peaks.readBytesPerSec, unit: 'B/s', name: 'DRAM read bandwidth' } : null;
+}
+
+/**
+ * The roof that bounds a case, by the roofline (Williams, Waterman, Patterson, CACM 2009:
+ * attainable = min(compute peak, intensity × bandwidth)): the compute peak
+ * ({@link computeCeiling}) when the case's arithmetic intensity (FLOP per byte moved) is at or
+ * above the ridge point (compute peak / bandwidth), else the bandwidth ({@link bandwidthCeiling}).
+ * So GQA decode (a few FLOP per byte) is held against bandwidth and prefill against compute,
+ * while MLA decode, 128 query heads on one latent (~100 FLOP per byte), is held against compute
+ * on a CPU whose ridge lies below that. With only one roof known the ridge is unknown: decode
+ * then takes the bandwidth, prefill the compute peak, if known. `bound` says which roof it is;
+ * `ridge` is the ridge point in FLOP/byte, null when unknown. Null when the run has neither roof.
+ */
+export function ceilingFor(
+  kernel: KernelCase['kernel'],
+  intensity: number,
+  dtype: 'fp32' | 'fp16' | 'bf16',
+  peaks: Environment['peaks'],
+  productUnit?: string,
+  backend?: string,
+): (Ceiling & { bound: 'compute' | 'memory'; ridge: number | null }) | null {
+  const compute = computeCeiling(dtype, peaks, productUnit, backend);
+  const memory = bandwidthCeiling(peaks, backend);
+  if (compute && memory) {
+    const ridge = compute.value / memory.value;
+    return intensity >= ridge ? { ...compute, bound: 'compute', ridge } : { ...memory, bound: 'memory', ridge };
+  }
+  if (kernel === 'paged_decode') return memory ? { ...memory, bound: 'memory', ridge: null } : null;
+  return compute ? { ...compute, bound: 'compute', ridge: null } : null;
+}
+
 /**
  * Builds a KernelCase from timed samples: FLOPs and bytes from the shape, median / p10 / p90,
- * GFLOP/s and GB/s (SI, = per ns), and the fraction of the ceilingFor() the case.
+ * GFLOP/s and GB/s (SI, = per ns), and the fraction of the roof that bounds the case
+ * ({@link ceilingFor}: GFLOP/s of the compute peak, or GB/s of the bandwidth), named with its bound.
  */
 export function summarizeCase(
   base: Pick<KernelCase, 'kernel' | 'backend' | 'shape' | 'dtype' | 'kvDtype' | 'maxAbsErr' | 'lseMaxAbsErr' | 'checkShape' | 'simdPath' | 'productUnit' | 'pageOrder'>,
@@ -109,8 +142,8 @@ export function summarizeCase(
   const bytes = attentionBytes(base.shape, dtype, kvDtype);
   const gflops = flops / medianNs;
   const gbps = bytes / medianNs;
-  const ceiling = ceilingFor(base.kernel, dtype, peaks, base.productUnit, base.backend);
-  const achieved = ceiling?.unit === 'B/s' ? gbps * 1e9 : gflops * 1e9;
+  const ceiling = ceilingFor(base.kernel, flops / bytes, dtype, peaks, base.productUnit, base.backend);
+  const achieved = ceiling?.bound === 'memory' ? gbps * 1e9 : gflops * 1e9;
   return {
     ...base,
     samplesNs,
@@ -122,7 +155,7 @@ export function summarizeCase(
     gflops,
     gbps,
     fractionOfPeak: ceiling ? achieved / ceiling.value : null,
-    ...(ceiling ? { ceiling: ceiling.name } : {}),
+    ...(ceiling ? { ceiling: ceiling.name, bound: ceiling.bound } : {}),
   };
 }
 

@@ -42,12 +42,14 @@ function checkHeads(numHeads: number, numKvHeads: number): { h: number; hkv: num
  * width too (mlaPrefillHeadDim: the kernels take one head_dim; its note says so in runs). Decode:
  * MLA attends from every query head to the one shared latent (the weight-absorbed form, as
  * FlashMLA), so it runs as MQA at mlaDecodeHeadDim (core/kernelLimits.ts: kv_lora_rank, the rope
- * part left out, which the CPU kernels' head_dim <= 512 cannot hold; its note says so in runs).
+ * part left out, which the CPU kernels' head_dim <= 512 cannot hold; its note says so in runs),
+ * its shape carrying the latent width (kv_lora_rank + qk_rope_head_dim) its bytes are counted at.
  */
-function modelHeads(profile: Profile): { h: number; prefillHkv: number; prefillD: number; decodeHkv: number; decodeD: number } {
+function modelHeads(profile: Profile): { h: number; prefillHkv: number; prefillD: number; decodeHkv: number; decodeD: number; mlaLatentDim?: number } {
   const m = profile.model;
   if (m.mla) {
-    return { h: m.numHeads, prefillHkv: m.numHeads, prefillD: mlaPrefillHeadDim(m.mla).headDim, decodeHkv: 1, decodeD: mlaDecodeHeadDim(m.mla).headDim };
+    const mlaLatentDim = m.mla.kvLoraRank + m.mla.qkRopeHeadDim;
+    return { h: m.numHeads, prefillHkv: m.numHeads, prefillD: mlaPrefillHeadDim(m.mla).headDim, decodeHkv: 1, decodeD: mlaDecodeHeadDim(m.mla).headDim, mlaLatentDim };
   }
   return { h: m.numHeads, prefillHkv: m.numKvHeads, prefillD: m.headDim, decodeHkv: m.numKvHeads, decodeD: m.headDim };
 }
@@ -122,7 +124,7 @@ export function quickShortening(profile: Profile): string[] {
 
 /** Cases in run order: prefill lengths ascending, then decode shapes ascending by work. */
 export function planCases(profile: Profile, opts: PlanOptions): PlannedCase[] {
-  const { h, prefillHkv, prefillD, decodeHkv, decodeD } = modelHeads(profile);
+  const { h, prefillHkv, prefillD, decodeHkv, decodeD, mlaLatentDim } = modelHeads(profile);
   const dtype = profile.dtype;
   const kvDtype = kernelKvDtype(profile);
   const cases: PlannedCase[] = [];
@@ -175,6 +177,8 @@ export function planCases(profile: Profile, opts: PlanOptions): PlannedCase[] {
         // The decode kernel reads the whole context; sliding layers would read less.
         slidingWindow: null,
         pageSize,
+        // The model reads one latent per token for K and V: the bytes count it once (attentionBytes).
+        ...(mlaLatentDim ? { mlaLatentDim } : {}),
       };
       const checkCtx = Math.min(ctx, 4 * CHECK_MAX_SEQ) - 3; // a partial last page
       cases.push({

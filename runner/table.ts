@@ -4,10 +4,10 @@
  */
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
-import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate } from '../core/format';
+import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate, formatSignificant, isMemoryBound } from '../core/format';
 import type { KernelCase, RunResult } from '../core/protocol/run';
 import { mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../core/kernelLimits';
-import { ceilingFor } from './measure';
+import { ceilingFor, computeCeiling } from './measure';
 import { formatPoolSummary } from './simulate';
 
 /** Left-aligns text columns and right-aligns numeric ones (those whose header starts with a space marker). */
@@ -48,8 +48,9 @@ function pathText(c: KernelCase): string {
 }
 
 /**
- * The kernel table: kernel, shape, dtype, the path that ran, median ms, p10–p90, GFLOP/s or
- * GB/s, % of the peak named in the next column (the peak of the unit that ran), max |err|, lse err.
+ * The kernel table: kernel, shape, dtype, the path that ran, median ms, p10–p90, the rate of
+ * the roof that bounds the case (GFLOP/s for a compute-bound one, GB/s for a memory-bound one),
+ * % of that roof, the roof with which bound it is, max |err|, lse err.
  */
 export function formatCases(cases: KernelCase[]): string {
   const header = ['kernel', 'shape', 'dtype', 'path', 'median ms', 'p10-p90 ms', 'rate', '% of peak', 'peak', 'max |err|', 'lse err'];
@@ -60,9 +61,9 @@ export function formatCases(cases: KernelCase[]): string {
     pathText(c),
     ms(c.medianNs),
     `${ms(c.p10Ns)}-${ms(c.p90Ns)}`,
-    c.kernel === 'paged_decode' ? `${rate(c.gbps)} GB/s` : `${rate(c.gflops)} GFLOP/s`,
+    isMemoryBound(c) ? `${rate(c.gbps)} GB/s` : `${rate(c.gflops)} GFLOP/s`,
     c.fractionOfPeak === null ? '-' : formatPercent(c.fractionOfPeak, 0),
-    c.fractionOfPeak === null ? '-' : (c.ceiling ?? '?'),
+    c.fractionOfPeak === null ? '-' : `${c.ceiling ?? '?'}${c.bound ? ` (${c.bound}-bound)` : ''}`,
     sci(c.maxAbsErr),
     sci(c.lseMaxAbsErr),
   ]);
@@ -71,25 +72,32 @@ export function formatCases(cases: KernelCase[]): string {
 
 /**
  * What the kernel table's figures are, the line above it: measured in this run (where), the rate
- * and what it divides (modelled FLOPs or bytes of the shape), and each peak its "% of peak"
- * divides by with its value, measured in the same run (the GPU's FLOP peak is computed from its
- * clocks, and says so). Empty for a run with no cases.
+ * and what it divides (modelled FLOPs or bytes of the shape), how each case's roof is chosen
+ * (the roofline's ridge point), and each peak a "% of peak" divides by with its value, measured
+ * in the same run (the GPU's FLOP peak is computed from its clocks, and says so). Empty for a
+ * run with no cases.
  */
 export function casesCaption(run: Pick<RunResult, 'cases' | 'environment'>): string {
   if (run.cases.length === 0) return '';
   const env = run.environment;
   const where = run.cases.some((c) => c.backend === 'cuda') && env?.gpu ? env.gpu.name : `this CPU${env ? ` (${env.cpuModel}, ${env.threads} threads)` : ''}`;
   const peaks = new Map<string, string>();
+  const ridges = new Map<string, string>();
   for (const c of run.cases) {
     const dtype = c.dtype === 'fp16' || c.dtype === 'bf16' ? c.dtype : 'fp32';
-    const ceiling = ceilingFor(c.kernel, dtype, env?.peaks, c.productUnit, c.backend);
+    const ceiling = ceilingFor(c.kernel, c.flops / c.bytes, dtype, env?.peaks, c.productUnit, c.backend);
+    if (!ceiling) continue;
     // Every CPU peak and the GPU's copy bandwidth are measured by this run; the GPU's FLOP peak is not.
-    if (ceiling) peaks.set(ceiling.name, `${formatRate(ceiling.value, ceiling.unit)}${/from clocks/.test(ceiling.name) ? ', computed' : ', measured in this run'}`);
+    peaks.set(ceiling.name, `${formatRate(ceiling.value, ceiling.unit)}${/from clocks/.test(ceiling.name) ? ', computed' : ', measured in this run'}`);
+    const compute = computeCeiling(dtype, env?.peaks, c.productUnit, c.backend);
+    if (ceiling.ridge !== null && compute) ridges.set(compute.name, `${compute.name}: ${formatSignificant(ceiling.ridge)} FLOP/byte`);
   }
+  const ridge = ridges.size > 0 ? ` (${[...ridges.values()].join('; ')})` : '';
   const against = peaks.size > 0
-    ? `% of peak: rate / the peak named beside it (${[...peaks].map(([name, value]) => `${name} ${value}`).join('; ')})`
+    ? `% of peak: rate / the roof that bounds the case (roofline): its compute peak where its FLOP/byte reaches the ridge point, peak / bandwidth${ridge}, else the bandwidth; each named beside it (${[...peaks].map(([name, value]) => `${name} ${value}`).join('; ')})`
     : '% of peak: no peak was measured in this run';
-  return `Kernel timings, measured on ${where}: median and p10-p90 of each case's samples; rate: FLOPs (4·B·H·N_q·N_k·D over the mask) or bytes (K + V + Q + O) of the shape / median; ${against}`;
+  const mla = run.cases.some((c) => c.shape.mlaLatentDim) ? '; MLA decode: the latent, kv_lora_rank + qk_rope_head_dim, read once, + Q + O' : '';
+  return `Kernel timings, measured on ${where}: median and p10-p90 of each case's samples; rate: FLOPs (4·B·H·N_q·N_k·D over the mask) or bytes (K + V + Q + O${mla}) of the shape / median; ${against}`;
 }
 
 /** The memory estimate as labelled lines. */

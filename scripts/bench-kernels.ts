@@ -44,7 +44,7 @@ import { writeFileAtomic } from '../runner/atomic';
 import { cpuCasePath, measureEnvironment } from '../runner/environment';
 import { randomKvPages, randomUniform, shuffledPages } from '../runner/inputs';
 import { TOOL_VERSION } from '../runner/version';
-import { attentionFlops, ceilingFor, maxAbsDiff, sampleStats, summarizeCase } from '../runner/measure';
+import { attentionFlops, computeCeiling, maxAbsDiff, sampleStats, summarizeCase } from '../runner/measure';
 import { CAUSAL_NOTE, DECODE_NOTE, loadOrtPeer, type OrtPeer } from '../runner/peers/onnxruntime';
 import { compareWasm, formatWasmComparison, type WasmComparison } from './bench-wasm';
 
@@ -74,8 +74,9 @@ export interface PeerCase {
 /**
  * A row's figures from process CPU time (TimingResult.cpuNs, median over the runs): what the
  * threads reached while they ran, which a loaded machine's wall time hides. kernelFraction is
- * the row's %peak (flash: of the FLOP peak of its unit; decode: of DRAM read bandwidth) with
- * the median wall time replaced by median CPU time / threads.
+ * the row's fraction of the roof that bounds it (KernelCase.ceiling: the FLOP peak of its unit,
+ * or DRAM read bandwidth for a row below the ridge point, as Llama decode is) with the median
+ * wall time replaced by median CPU time / threads.
  */
 export interface CpuTimeFigure {
   case: string;
@@ -371,7 +372,7 @@ async function main(): Promise<void> {
           }
           sawRate(peerKey, flops, sampleStats(samples).medianNs);
           const st = sampleStats(samples);
-          const ceiling = ceilingFor('flash_fwd', 'fp32', peaks);
+          const ceiling = computeCeiling('fp32', peaks);
           row.peer = {
             peer: ort.name,
             op: 'com.microsoft.MultiHeadAttention',
@@ -569,7 +570,7 @@ function cpuFigures(rows: Row[], threads: number): CpuTimeFigure[] {
  * productUnit; decode too: how far from compute-bound).
  */
 function flopFraction(k: KernelCase, peaks: NonNullable<Environment['peaks']>): number | null {
-  const c = ceilingFor('flash_fwd', k.dtype === 'bf16' || k.dtype === 'fp16' ? k.dtype : 'fp32', peaks, k.productUnit);
+  const c = computeCeiling(k.dtype === 'bf16' || k.dtype === 'fp16' ? k.dtype : 'fp32', peaks, k.productUnit);
   return c ? (k.gflops * 1e9) / c.value : null;
 }
 
@@ -589,7 +590,7 @@ function printReport(env: Environment, rows: Row[], notes: string[], targets: st
   console.log(peakLine('DRAM read', p.readBytesPerSec, 'B/s', n.readBytesPerSec));
   console.log('path = SIMD path and the unit doing the products; %peak = of that unit\'s peak above (fp32-fma and scalar: fp32 FMA; avx512-bf16: AVX512-BF16; amx-bf16: AMX); %BW = of DRAM read.');
   console.log('ref = naive fp64 reference (one thread) at the same shape; ORT = onnxruntime MultiHeadAttention fp32, same threads; x = ORT time / ours.');
-  console.log(`cpu% = %peak (flash) or %BW (decode) from the median process CPU time / ${env.threads} threads instead of wall time; x cpu = ORT CPU time / ours.\n`);
+  console.log(`cpu% = the fraction of the roof that bounds the row (%peak where its FLOP/byte is at or above the ridge point peak / bandwidth, as flash; else %BW, as decode) from the median process CPU time / ${env.threads} threads instead of wall time; x cpu = ORT CPU time / ours.\n`);
   const head = ['case', 'dtype', 'path', 'median', 'GFLOP/s', '%peak', 'GB/s', '%BW', 'cpu%', 'ref', 'ref GF/s', 'ORT', 'ORT GF/s', 'x ORT', 'x cpu', 'max|err|'];
   const widths = [35, 9, 22, 9, 8, 6, 7, 6, 6, 9, 8, 9, 8, 6, 6, 8];
   const line = (cells: string[]) => cells.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' ');
@@ -671,7 +672,7 @@ function checkTargets(rows: Row[], cpuTime: CpuTimeFigure[]): string[] {
     out.push(`${what} on ${bf16?.kernel?.simdPath ?? '?'} ${unit ?? ''} no slower than fp32 (fp32 time / bf16 time): ${ratio(wall)} by wall time; ${ratio(cpu)} by CPU time`);
   }
   const decode32k = rows.filter((r) => r.kernel?.kernel === 'paged_decode' && r.kernel.shape.seqLenK === 32768);
-  for (const r of decode32k) out.push(verdict(`decode B=${r.kernel!.shape.batchSize} ctx=32k ${r.kernel!.pageOrder ?? ''} vs DRAM read bandwidth`, r, 0.8));
+  for (const r of decode32k) out.push(verdict(`decode B=${r.kernel!.shape.batchSize} ctx=32k ${r.kernel!.pageOrder ?? ''} vs ${r.kernel!.ceiling ?? 'DRAM read bandwidth'}`, r, 0.8));
   if (decode32k.length === 0) out.push(verdict('decode ctx=32k vs DRAM read bandwidth', undefined, 0.8));
   const raced = rows.filter((r) => r.kernel && r.peer);
   const against = (by: string, slower: Row[], times: (r: Row) => number) =>

@@ -7,7 +7,7 @@
 import type { ChartConfiguration, ChartDataset, Plugin } from 'chart.js';
 import type { KernelCase, PoolSample } from '../core/protocol/run';
 import { caseLabel } from './compare';
-import { formatBytes, formatCount, formatDuration, formatParams, formatPercent, formatRate } from '../core/format';
+import { formatBytes, formatCount, formatDuration, formatGib, formatParams, formatPercent, formatRate, isMemoryBound } from '../core/format';
 import type { ViewRun } from './model';
 import { withAlpha, type Palette } from './theme';
 
@@ -148,25 +148,24 @@ export function timingsChart(run: ViewRun, p: Palette): ChartSpec {
 }
 
 /**
- * Achieved GFLOP/s (prefill, bottom axis) and GB/s (decode, top axis), one row per case; the
- * fraction of the ceiling each case is held against (KernelCase.ceiling, named in the title, the
- * tooltip and the table) beside it.
+ * Achieved GFLOP/s (compute-bound cases, bottom axis: prefill, MLA decode on a CPU) and GB/s
+ * (memory-bound cases, top axis: GQA decode), one row per case, each in the unit of the roof it is
+ * held against (KernelCase.bound); the fraction of that roof (KernelCase.ceiling, named in the
+ * summary, the tooltip and the table) beside it.
  */
 export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
   const cases = timedCases(run);
   const labels = cases.map(caseLabel);
-  const isDecode = (c: KernelCase): boolean => c.kernel === 'paged_decode';
   const fractions = cases.map((c) => c.fractionOfPeak);
-  const ceilingOf = (decode: boolean): string | null => cases.find((c) => isDecode(c) === decode)?.ceiling ?? null;
-  const against = [['prefill', ceilingOf(false)], ['decode', ceilingOf(true)]].filter(([, c]) => c !== null).map(([k, c]) => `${c} (${k})`);
+  const against = [...new Set(cases.map((c) => (c.ceiling ? `${c.ceiling} (${isMemoryBound(c) ? 'memory' : 'compute'}-bound)` : null)).filter((c) => c !== null))];
   const base = baseOptions(p, 'Achieved throughput');
   const config: ChartConfiguration = {
     type: 'bar',
     data: {
       labels,
       datasets: [
-        { label: 'GFLOP/s (prefill)', data: cases.map((c) => (isDecode(c) ? null : c.gflops)), xAxisID: 'xFlops', backgroundColor: withAlpha(p.series[0]!, 0.7), borderColor: p.series[0], borderWidth: p.lineWidth, grouped: false, barPercentage: 0.6 },
-        { label: 'GB/s (decode)', data: cases.map((c) => (isDecode(c) ? c.gbps : null)), xAxisID: 'xBytes', backgroundColor: withAlpha(p.series[2]!, 0.7), borderColor: p.series[2], borderWidth: p.lineWidth, grouped: false, barPercentage: 0.6 },
+        { label: 'GFLOP/s (compute-bound)', data: cases.map((c) => (isMemoryBound(c) ? null : c.gflops)), xAxisID: 'xFlops', backgroundColor: withAlpha(p.series[0]!, 0.7), borderColor: p.series[0], borderWidth: p.lineWidth, grouped: false, barPercentage: 0.6 },
+        { label: 'GB/s (memory-bound)', data: cases.map((c) => (isMemoryBound(c) ? c.gbps : null)), xAxisID: 'xBytes', backgroundColor: withAlpha(p.series[2]!, 0.7), borderColor: p.series[2], borderWidth: p.lineWidth, grouped: false, barPercentage: 0.6 },
       ],
     } as ChartConfiguration['data'],
     options: {
@@ -178,8 +177,8 @@ export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
       },
       scales: {
         y: axis(p, '', { ticks: { color: p.foreground, autoSkip: false, font: { family: p.fontFamily, size: p.fontSize - 1 } } }),
-        xFlops: axis(p, 'GFLOP/s (prefill)', { type: 'linear', position: 'bottom', beginAtZero: true }),
-        xBytes: axis(p, 'GB/s (decode)', { type: 'linear', position: 'top', beginAtZero: true, grid: { drawOnChartArea: false, color: p.grid } }),
+        xFlops: axis(p, 'GFLOP/s (compute-bound)', { type: 'linear', position: 'bottom', beginAtZero: true }),
+        xBytes: axis(p, 'GB/s (memory-bound)', { type: 'linear', position: 'top', beginAtZero: true, grid: { drawOnChartArea: false, color: p.grid } }),
       },
     } as ChartConfiguration['options'],
   };
@@ -192,7 +191,7 @@ export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
     config,
     table: {
       columns: ['case', 'achieved', 'fraction of peak', 'peak'],
-      rows: cases.map((c) => [caseLabel(c), isDecode(c) ? formatRate(c.gbps * 1e9, 'B/s') : formatRate(c.gflops * 1e9, 'FLOP/s'), formatPercent(c.fractionOfPeak), c.ceiling ?? 'peak']),
+      rows: cases.map((c) => [caseLabel(c), isMemoryBound(c) ? formatRate(c.gbps * 1e9, 'B/s') : formatRate(c.gflops * 1e9, 'FLOP/s'), formatPercent(c.fractionOfPeak), c.ceiling ?? 'peak']),
     },
   };
 }
@@ -352,6 +351,21 @@ export function rooflineChart(run: ViewRun, p: Palette): ChartSpec {
 }
 
 /**
+ * The device the memory bar is of: its label (device.gpu's name, else "device", with its memory:
+ * device.memory_gib as written, else device.gpu's CUDA total from the estimate), its bytes (null
+ * when unknown) and where they come from (Estimate pool.deviceSource, '' when unknown).
+ */
+function deviceOf(run: ViewRun): { label: string; bytes: number | null; source: string } {
+  const d = run.profile?.device;
+  const name = d?.gpu ?? 'device';
+  if (d && d.memoryGib !== null) return { label: `${name} ${d.memoryGib} GiB`, bytes: d.memoryGib * GIB, source: run.estimate?.pool.deviceSource || `device.memory_gib ${d.memoryGib}` };
+  const bytes = run.estimate?.pool.deviceMemoryBytes ?? 0;
+  if (bytes > 0) return { label: `${name} ${formatGib(bytes)}`, bytes, source: run.estimate!.pool.deviceSource };
+  const gpus = d?.tensorParallelSize ?? 1;
+  return { label: d?.gpu ?? (gpus > 1 ? `one of ${gpus} GPUs` : 'memory'), bytes: null, source: '' };
+}
+
+/**
  * One device's memory split: weights (its 1/tp share under tensor parallelism) / KV pool /
  * activation peak / engine reserves / free, in GiB (one stacked bar). When the pool is not sized (a bare config.json: no device memory, GPU or KV
  * budget), two bars instead, weights and the KV cache of one sequence of attention.seqLen tokens,
@@ -359,13 +373,13 @@ export function rooflineChart(run: ViewRun, p: Palette): ChartSpec {
  */
 export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
   const e = run.estimate;
-  const deviceGib = run.profile?.device.memoryGib ?? null;
   const unsized = e !== null && e.pool.budgetSource === 'none';
   const parts: Array<[string, number, string]> = [];
   const gpus = run.profile?.device.tensorParallelSize ?? 1;
-  let labels: string[] = [deviceGib !== null ? `device ${deviceGib} GiB${gpus > 1 ? ` (each of ${gpus})` : ''}` : gpus > 1 ? `one of ${gpus} GPUs` : 'memory'];
+  const device = deviceOf(run);
+  let labels: string[] = [`${device.label}${gpus > 1 && device.bytes !== null ? ` (each of ${gpus})` : ''}`];
   let datasets: ChartDataset<'bar', Array<number | null>>[];
-  let summary: string | null = null;
+  let summary: string | null = device.source ? `Device memory: ${device.source}.` : null;
   if (e && unsized) {
     const seq = e.attention.seqLen;
     labels = ['weights', `KV, ${formatCount(seq)} tokens`];
@@ -383,8 +397,8 @@ export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
       // Runs recorded before engine reserves were modelled have no such field.
       const reserve = e.pool.engineReserveBytes ?? 0;
       if (reserve > 0) parts.push(['engine reserves', reserve, p.series[3] ?? p.muted]);
-      if (deviceGib !== null) {
-        const free = deviceGib * GIB - (e.weightsBytesPerGpu ?? e.weightsBytes) - e.pool.budgetBytes - e.pool.activationPeakBytes - reserve;
+      if (device.bytes !== null) {
+        const free = device.bytes - (e.weightsBytesPerGpu ?? e.weightsBytes) - e.pool.budgetBytes - e.pool.activationPeakBytes - reserve;
         parts.push(['free', Math.max(0, free), withAlpha(p.muted, 0.35)]);
       }
     }

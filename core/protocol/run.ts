@@ -27,6 +27,12 @@ export interface CaseShape {
   slidingWindow: number | null;
   /** Decode only: tokens per page. */
   pageSize?: number;
+  /**
+   * MLA decode only: the latent each token stores, kv_lora_rank + qk_rope_head_dim elements
+   * (DeepSeek-V3: 512 + 64 = 576), which K and V both are and which is read once; the kernels run
+   * it as MQA at headDim (mlaDecodeHeadDim), the bytes count the latent (runner/measure.ts attentionBytes).
+   */
+  mlaLatentDim?: number;
 }
 
 export interface KernelCase {
@@ -43,13 +49,17 @@ export interface KernelCase {
   p90Ns: number;
   /** 4 · B · H · N_q · N_k_eff · D (N_k_eff from causal / window geometry). */
   flops: number;
-  /** Decode: K + V bytes read + Q + O; prefill: Q + K + V + O. */
+  /** Decode: K + V bytes read (MLA: the latent, once) + Q + O; prefill: Q + K + V + O. */
   bytes: number;
   /** flops / medianNs (= GFLOP/s, SI). */
   gflops: number;
   /** bytes / medianNs (= GB/s, SI). */
   gbps: number;
-  /** Achieved / this machine's peak: FLOP/s peak for prefill, read bandwidth for decode; null when unknown. */
+  /**
+   * Achieved / the roof that bounds the case on this machine (roofline: its compute peak where
+   * flops / bytes is at or above the ridge point, else the read bandwidth; `ceiling` names it,
+   * `bound` says which); null when unknown.
+   */
   fractionOfPeak: number | null;
   /** Max |O − O_ref| against the fp64 reference on a reduced shape of this case. */
   maxAbsErr: number;
@@ -63,6 +73,8 @@ export interface KernelCase {
   productUnit?: string;
   /** Name of the ceiling fractionOfPeak divides by ("fp32 FMA peak", "DRAM read bandwidth", ...). */
   ceiling?: string;
+  /** Which roof `ceiling` is: 'compute' (fractionOfPeak from gflops) or 'memory' (from gbps). */
+  bound?: 'compute' | 'memory';
   /**
    * Decode: where each sequence's pages lie in the pool. 'consecutive': one run of pages per
    * sequence, as PageAllocator (like vLLM's free-block queue) hands them to prompts prefilled on

@@ -318,12 +318,17 @@ function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOpti
       sink.add({ arrivalS: t, promptLen: count(cell(1), 'ContextTokens', path, n, col(1)), outputLen: count(cell(2), 'GeneratedTokens', path, n, col(2)) }, n, col(0));
     }
   };
+  // The header is the first line that is not blank, as in detectTraceFormat (firstLine).
+  let headerRead = false;
   scanLines(path, (buf, s, e, n) => {
-    if (n === 1) {
-      const header = splitCsv(buf.toString('utf8', s, e)).map((h) => h.trim());
+    if (!headerRead) {
+      const text = buf.toString('utf8', s, e);
+      if (text.trim() === '') return;
+      headerRead = true;
+      const header = splitCsv(text).map((h) => h.trim());
       index = columns.map((c) => header.indexOf(c));
       const missing = columns.slice(0, 3).filter((_, k) => index[k] < 0);
-      if (missing.length > 0) throw new TraceError(path, 1, 1, `the ${format} header lacks ${missing.join(', ')}`);
+      if (missing.length > 0) throw new TraceError(path, n, 1, `the ${format} header lacks ${missing.join(', ')}`);
       starts = new Int32Array(Math.max(...index) + 1);
       ends = new Int32Array(starts.length);
       return;

@@ -65,5 +65,7 @@ describe('CSV export', () => {
     assert.equal(get('kv_dtype'), '', 'prefill has no separate KV dtype');
     assert.equal(run.cases[1]!.kernel, 'paged_decode');
     assert.equal(lines[2]!.split(',')[header.indexOf('page_size')], '16');
+    // The roof fraction_of_peak divides by, as the run names it.
+    assert.equal(get('peak'), run.cases[0]!.ceiling);
   });
 });

@@ -96,7 +96,10 @@ test('DeepSeek-V3 (MLA) decode: benchmarked at head_dim 512, and an info says wh
   assert.equal(info.file, '/m/DeepSeek-V3/config.json');
   assert.deepEqual(info.range, p.model.ranges['kv_lora_rank']);
   // 64 of 576 dims = 11.1%.
-  assert.match(info.message, /^MLA decode is benchmarked at head_dim 512, not 576: .*kv_lora_rank 512 \+ qk_rope_head_dim 64.* 64 of the 576 q·k dims \(11% of its FLOPs and of the K bytes read\) are left out$/);
+  assert.match(info.message, /^MLA decode is benchmarked at head_dim 512, not 576: .*kv_lora_rank 512 \+ qk_rope_head_dim 64.* 64 of the 576 q·k dims \(11% of its FLOPs\) are left out; the kernels also read K and V apart \(2 × 512 values a token\), where the model reads its 576-value latent once: the rate counts the latent's bytes, the model's$/);
+  // The decode shape carries the latent its bytes are counted at: kv_lora_rank 512 + qk_rope_head_dim 64.
+  assert.deepEqual(decode.map((c) => c.shape.mlaLatentDim), [576]);
+  assert.equal(planCases(profile('Llama-3.1-8B'), { quick: true }).find((c) => c.kernel === 'paged_decode')!.shape.mlaLatentDim, undefined);
   // Not an MLA model: no such note.
   assert.equal(checkProfile(profile('Llama-3.1-8B'), estimate(profile('Llama-3.1-8B'))).some((x) => x.code === 'mla-decode-head-dim'), false);
 });

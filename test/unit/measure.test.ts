@@ -3,7 +3,7 @@ import { strict as assert } from 'node:assert';
 import { describe, it, test } from 'node:test';
 
 import type { CaseShape } from '../../core/protocol/run';
-import { attentionBytes, attentionFlops, ceilingFor, sampleStats, summarizeCase, visibleKeyPairs } from '../../runner/measure';
+import { attentionBytes, attentionFlops, ceilingFor, computeCeiling, sampleStats, summarizeCase, visibleKeyPairs } from '../../runner/measure';
 
 const shape = (over: Partial<CaseShape>): CaseShape => ({
   batchSize: 1, numHeads: 1, numKvHeads: 1, headDim: 1, seqLenQ: 4, seqLenK: 4, causal: false, slidingWindow: null, ...over,
@@ -52,22 +52,28 @@ describe('ceilingFor and summarizeCase', () => {
   const peaks = { fp32FlopsPerSec: 4e11, avx512Bf16FlopsPerSec: 8e11, readBytesPerSec: 5e10 };
 
   it('holds fp32 against the FMA peak, bf16 against AMX else AVX512-BF16, decode against read bandwidth', () => {
-    assert.equal(ceilingFor('flash_fwd', 'fp32', peaks)!.value, 4e11);
-    assert.equal(ceilingFor('flash_fwd', 'bf16', peaks)!.value, 8e11);
-    assert.equal(ceilingFor('flash_fwd', 'bf16', { ...peaks, bf16AmxFlopsPerSec: 4e12 })!.value, 4e12);
-    assert.equal(ceilingFor('paged_decode', 'bf16', peaks)!.value, 5e10);
-    assert.equal(ceilingFor('flash_fwd', 'fp32', {}), null);
+    assert.equal(computeCeiling('fp32', peaks)!.value, 4e11);
+    assert.equal(computeCeiling('bf16', peaks)!.value, 8e11);
+    assert.equal(computeCeiling('bf16', { ...peaks, bf16AmxFlopsPerSec: 4e12 })!.value, 4e12);
+    // Llama-3-8B decode, bf16: 4 · 32 · 128 FLOP per token over 2 · 8 · 128 · 2 bytes = 8 FLOP/byte,
+    // below the ridge 8e11 / 5e10 = 16: the bandwidth bounds it.
+    assert.deepEqual(ceilingFor('paged_decode', 8, 'bf16', peaks), { value: 5e10, unit: 'B/s', name: 'DRAM read bandwidth', bound: 'memory', ridge: 16 });
+    assert.equal(computeCeiling('fp32', {}), null);
+    assert.equal(ceilingFor('flash_fwd', 100, 'fp32', {}), null);
+    // Only one roof known: no ridge; prefill takes the compute peak, decode the bandwidth, or none.
+    assert.deepEqual(ceilingFor('flash_fwd', 0.5, 'fp32', { fp32FlopsPerSec: 4e11 }), { value: 4e11, unit: 'FLOP/s', name: 'fp32 FMA peak', bound: 'compute', ridge: null });
+    assert.equal(ceilingFor('paged_decode', 500, 'fp32', { fp32FlopsPerSec: 4e11 }), null);
   });
 
   it('holds a CPU case against the peak of the unit that ran, not the newest the CPU has', () => {
     const amx = { ...peaks, bf16AmxFlopsPerSec: 4e12 };
     // bf16 widened to fp32 on the FMA path (vdpbf16ps slower than FMA): the FMA peak, not AMX's.
-    assert.deepEqual(ceilingFor('flash_fwd', 'bf16', amx, 'fp32-fma'), { value: 4e11, unit: 'FLOP/s', name: 'fp32 FMA peak' });
-    assert.equal(ceilingFor('flash_fwd', 'bf16', amx, 'avx512-bf16')!.value, 8e11);
-    assert.equal(ceilingFor('flash_fwd', 'bf16', amx, 'amx-bf16')!.value, 4e12);
-    assert.equal(ceilingFor('flash_fwd', 'fp32', amx, 'scalar')!.value, 4e11);
-    assert.equal(ceilingFor('flash_fwd', 'bf16', peaks, 'amx-bf16'), null);
-    assert.equal(ceilingFor('paged_decode', 'bf16', amx, 'avx512-bf16')!.name, 'DRAM read bandwidth');
+    assert.deepEqual(computeCeiling('bf16', amx, 'fp32-fma'), { value: 4e11, unit: 'FLOP/s', name: 'fp32 FMA peak' });
+    assert.equal(computeCeiling('bf16', amx, 'avx512-bf16')!.value, 8e11);
+    assert.equal(computeCeiling('bf16', amx, 'amx-bf16')!.value, 4e12);
+    assert.equal(computeCeiling('fp32', amx, 'scalar')!.value, 4e11);
+    assert.equal(computeCeiling('bf16', peaks, 'amx-bf16'), null);
+    assert.equal(ceilingFor('paged_decode', 8, 'bf16', amx, 'avx512-bf16')!.name, 'DRAM read bandwidth');
     const c = summarizeCase(
       { kernel: 'flash_fwd', backend: 'cpu', shape: shape({ seqLenQ: 1000, seqLenK: 1000, headDim: 50 }), dtype: 'bf16', maxAbsErr: 0, lseMaxAbsErr: 0, simdPath: 'avx2', productUnit: 'fp32-fma' },
       [1e6],
@@ -98,8 +104,31 @@ describe('ceilingFor and summarizeCase', () => {
 
 test('a CUDA case is held against the GPU\'s peaks, never the CPU\'s', () => {
   const peaks = { fp32FlopsPerSec: 4e11, readBytesPerSec: 5e10, gpuFlopsPerSec: 9.89e14, gpuCopyBytesPerSec: 4e12 };
-  assert.deepEqual(ceilingFor('flash_fwd', 'bf16', peaks, undefined, 'cuda'), { value: 9.89e14, unit: 'FLOP/s', name: 'GPU bf16 peak (from clocks)' });
-  assert.deepEqual(ceilingFor('paged_decode', 'bf16', peaks, undefined, 'cuda'), { value: 4e12, unit: 'B/s', name: 'GPU copy bandwidth' });
+  // Ridge 9.89e14 / 4e12 = 247.25 FLOP/byte: prefill at 1000 above it, decode at 8 below.
+  assert.deepEqual(ceilingFor('flash_fwd', 1000, 'bf16', peaks, undefined, 'cuda'), { value: 9.89e14, unit: 'FLOP/s', name: 'GPU bf16 peak (from clocks)', bound: 'compute', ridge: 247.25 });
+  assert.deepEqual(ceilingFor('paged_decode', 8, 'bf16', peaks, undefined, 'cuda'), { value: 4e12, unit: 'B/s', name: 'GPU copy bandwidth', bound: 'memory', ridge: 247.25 });
   // A run without the GPU's figures has no ceiling for it (not the CPU's FMA peak).
-  assert.equal(ceilingFor('flash_fwd', 'bf16', { fp32FlopsPerSec: 4e11 }, undefined, 'cuda'), null);
+  assert.equal(ceilingFor('flash_fwd', 1000, 'bf16', { fp32FlopsPerSec: 4e11 }, undefined, 'cuda'), null);
+});
+
+test('MLA decode: the latent counted once, and held against the roof its FLOP/byte reaches (compute on a CPU, bandwidth on an H200-like GPU)', () => {
+  // DeepSeek-V3 decode, B = 1, 4096 tokens of context, bf16: 128 query heads on one latent of
+  // kv_lora_rank 512 + qk_rope_head_dim 64 = 576, run as MQA at head_dim 512.
+  const s = shape({ numHeads: 128, numKvHeads: 1, headDim: 512, seqLenQ: 1, seqLenK: 4096, causal: true, pageSize: 64, mlaLatentDim: 576 });
+  // Latent 4096 · 576 · 2 = 4,718,592; Q 128 · 512 · 2 = 131,072; O 128 · 512 · 4 = 262,144.
+  // (K and V apart at head_dim 512 would be 2 · 4096 · 512 · 2 = 8,388,608 for the KV term.)
+  assert.equal(attentionBytes(s, 'bf16', 'bf16'), 5_111_808);
+  // 4 · 128 · 4096 · 512 = 1,073,741,824 FLOP: 210 FLOP/byte.
+  assert.equal(attentionFlops(s), 1_073_741_824);
+  const cpu = { fp32FlopsPerSec: 4e11, avx512Bf16FlopsPerSec: 8e11, readBytesPerSec: 5e10 };
+  // CPU ridge 8e11 / 5e10 = 16 FLOP/byte < 210: compute-bound. 4 ms -> 268.435456 GFLOP/s of 800.
+  const c = summarizeCase({ kernel: 'paged_decode', backend: 'cpu', shape: s, dtype: 'bf16', kvDtype: 'bf16', maxAbsErr: 0, lseMaxAbsErr: null, productUnit: 'avx512-bf16' }, [4e6], cpu);
+  assert.equal(c.bound, 'compute');
+  assert.equal(c.ceiling, 'AVX512-BF16 peak');
+  assert.ok(Math.abs(c.fractionOfPeak! - 0.33554432) < 1e-12, String(c.fractionOfPeak));
+  // GPU ridge 9.89e14 / 4e12 = 247 > 210: the copy bandwidth bounds it. 5,111,808 B in 2 µs = 2.555904 TB/s of 4.
+  const g = summarizeCase({ kernel: 'paged_decode', backend: 'cuda', shape: s, dtype: 'bf16', kvDtype: 'bf16', maxAbsErr: 0, lseMaxAbsErr: null }, [2000], { gpuFlopsPerSec: 9.89e14, gpuCopyBytesPerSec: 4e12 });
+  assert.equal(g.bound, 'memory');
+  assert.equal(g.ceiling, 'GPU copy bandwidth');
+  assert.ok(Math.abs(g.fractionOfPeak! - 0.638976) < 1e-12, String(g.fractionOfPeak));
 });

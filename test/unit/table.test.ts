@@ -9,7 +9,7 @@ import type { Environment } from '../../core/protocol/run';
 const base: KernelCase = {
   kernel: 'flash_fwd', backend: 'cpu', dtype: 'bf16',
   shape: { batchSize: 1, numHeads: 8, numKvHeads: 8, headDim: 128, seqLenQ: 4096, seqLenK: 4096, causal: false, slidingWindow: null },
-  samplesNs: [1e6], medianNs: 1e6, p10Ns: 1e6, p90Ns: 1e6, flops: 2e8, bytes: 0, gflops: 200, gbps: 0,
+  samplesNs: [1e6], medianNs: 1e6, p10Ns: 1e6, p90Ns: 1e6, flops: 2e8, bytes: 1e5, gflops: 200, gbps: 0.1,
   fractionOfPeak: 0.5, maxAbsErr: 0, lseMaxAbsErr: 0,
 };
 
@@ -24,17 +24,34 @@ describe('formatCases', () => {
     assert.match(cpu!, /avx2 fp32-fma .* 50% +fp32 FMA peak/);
     assert.match(cuda!, /cuda .* - +- /);
   });
+
+  it('shows a compute-bound decode row (MLA: 128 heads on one latent) in GFLOP/s against the compute peak, saying so', () => {
+    const mla: KernelCase = {
+      ...base, kernel: 'paged_decode', kvDtype: 'bf16', simdPath: 'avx512bf16', productUnit: 'avx512-bf16',
+      shape: { batchSize: 1, numHeads: 128, numKvHeads: 1, headDim: 512, seqLenQ: 1, seqLenK: 4096, causal: true, slidingWindow: null, pageSize: 64, mlaLatentDim: 576 },
+      gflops: 268, gbps: 1.28, fractionOfPeak: 0.335, ceiling: 'AVX512-BF16 peak', bound: 'compute',
+    };
+    const gqa: KernelCase = { ...mla, shape: { ...mla.shape, numHeads: 32, numKvHeads: 8, headDim: 128, mlaLatentDim: undefined }, gbps: 20, fractionOfPeak: 0.5, ceiling: 'DRAM read bandwidth', bound: 'memory' };
+    const [, , m, g] = formatCases([mla, gqa]).split('\n');
+    assert.match(m!, / 268 GFLOP\/s +34% +AVX512-BF16 peak \(compute-bound\)/);
+    assert.match(g!, / 20\.0 GB\/s +50% +DRAM read bandwidth \(memory-bound\)/);
+  });
 });
 
 describe('casesCaption', () => {
   const env: Environment = { os: 'linux', arch: 'x64', cpuModel: 'AMD EPYC', cpuCores: 2, simd: 'avx512', cpuFeatures: [], threads: 2, nodeVersion: 'v22', toolVersion: '0.1.0', peaks: { fp32FlopsPerSec: 1.5e11, readBytesPerSec: 4e10 } };
-  const decode: KernelCase = { ...base, kernel: 'paged_decode', simdPath: 'avx512', productUnit: 'fp32-fma', gbps: 20, fractionOfPeak: 0.5, ceiling: 'DRAM read bandwidth' };
+  // 2e8 FLOP over 1e8 bytes: 2 FLOP/byte, below the ridge 1.5e11 / 4e10 = 3.75.
+  const decode: KernelCase = { ...base, kernel: 'paged_decode', simdPath: 'avx512', productUnit: 'fp32-fma', bytes: 1e8, gbps: 20, fractionOfPeak: 0.5, ceiling: 'DRAM read bandwidth', bound: 'memory' };
 
   it('says the figures are measured, where, and each peak its % divides by with its value', () => {
     const text = casesCaption({ cases: [{ ...base, productUnit: 'fp32-fma', ceiling: 'fp32 FMA peak' }, decode], environment: env });
     assert.match(text, /^Kernel timings, measured on this CPU \(AMD EPYC, 2 threads\)/);
     // The run's own peaks, as measured: 1.5e11 FLOP/s and 4e10 B/s.
-    assert.match(text, /% of peak: rate \/ the peak named beside it \(fp32 FMA peak 150 GFLOP\/s, measured in this run; DRAM read bandwidth 40 GB\/s, measured in this run\)$/);
+    assert.match(text, /% of peak: rate \/ the roof that bounds the case \(roofline\): its compute peak where its FLOP\/byte reaches the ridge point, peak \/ bandwidth \(fp32 FMA peak: 3\.75 FLOP\/byte\), else the bandwidth; each named beside it \(fp32 FMA peak 150 GFLOP\/s, measured in this run; DRAM read bandwidth 40 GB\/s, measured in this run\)$/);
+    assert.match(text, /bytes \(K \+ V \+ Q \+ O\) of the shape/);
+    // An MLA decode case: the caption says its bytes are the latent read once.
+    const mla = casesCaption({ cases: [{ ...decode, shape: { ...decode.shape, mlaLatentDim: 576 } }], environment: env });
+    assert.match(mla, /bytes \(K \+ V \+ Q \+ O; MLA decode: the latent, kv_lora_rank \+ qk_rope_head_dim, read once, \+ Q \+ O\) of the shape/);
   });
 
   it('holds a CUDA case against the GPU, its FLOP peak said to be computed, not the CPU\'s', () => {

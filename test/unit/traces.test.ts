@@ -62,6 +62,26 @@ test('trace detection reads the first line that is not blank; an empty trace say
   }
 });
 
+test('Azure and BurstGPT CSVs with blank lines before the header are read, and rows keep their file line numbers', () => {
+  // Three blank lines (one CRLF, one of spaces) push the header to line 4, the rows to lines 5-7.
+  const azure = write('azure-blank.csv', '\n\r\n   \nTIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.0,12,3\n2023-11-16 18:15:48.5,9000,4\nyesterday,5,5\n');
+  assert.equal(detectTraceFormat(azure), 'azure');
+  // Line 7's bad stamp is reported at 7:1, line 6's rejected prompt at 6:1 (hand-counted).
+  assert.equal(cliLine(() => readTraceFile(azure, { maxModelLen: 8192 })), `${azure}:7:1: TIMESTAMP must be a valid datetime like 2023-11-16 18:15:46.6805900 (month 1-12, a day the month has, hour 0-23, minute and second 0-59), got "yesterday"`);
+  const good = write('azure-blank-good.csv', readFileSync(azure, 'utf8').replace('yesterday,5,5\n', ''));
+  const warnings: string[] = [];
+  const r = readTraceFile(good, { maxModelLen: 8192, warnings });
+  assert.deepEqual([...r.requests.arrivalS], [0, 2.5]);
+  assert.deepEqual([...r.requests.promptLen], [12, 9000]);
+  assert.deepEqual(warnings, [`${good}:6:1: warning: prompt of 9000 tokens reaches max_model_len 8192: the request is rejected`]);
+  const burst = write('burst-blank.csv', '\n\nTimestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n5,ChatGPT,472,18,490,Conversation log\n7,ChatGPT,x,1,2,API log\n');
+  assert.equal(detectTraceFormat(burst), 'burstgpt');
+  assert.equal(cliLine(() => readTraceFile(burst, { maxModelLen: 8192 })), `${burst}:5:11: Request tokens must be an integer from 1 to 2147483647, got "x"`);
+  // A header lacking a column is reported at its own line (3), with the format forced past detection.
+  const noCol = write('burst-nocol.csv', '\n\nTimestamp,Model,Request tokens\n5,ChatGPT,472\n');
+  assert.equal(cliLine(() => readTraceFile(noCol, { maxModelLen: 8192, format: 'burstgpt' })), `${noCol}:3:1: the burstgpt header lacks Response tokens`);
+});
+
 test('Azure CSV: datetime stamps to seconds from the first, lengths, max_model_len warnings by line', () => {
   // Rows at 18:15:46.6805900, :50.9951690, :51.25, :52.0, :52.5 -> 0, 4.314579, 4.56941, 5.31941, 5.81941 s.
   // Line 5: prompt 9000 >= 8192 -> rejected; line 6: 7000 + 2000 > 8192 -> output clipped to 1192.

@@ -122,6 +122,24 @@ describe('memory chart', () => {
     assert.deepEqual(spec.config.data.labels, [`device 80 GiB (each of ${tp})`]);
   });
 
+  it('names the GPU of device.gpu without memory_gib, with its CUDA total and where that came from, and what is free of it', () => {
+    // device.gpu A100 80GB: CUDA reports 79.15 GiB (core/estimate/gpus.ts, from vLLM's log on that card).
+    const deviceMemoryBytes = Math.floor(79.15 * 1024 ** 3);
+    const deviceSource = 'device.gpu A100 80GB, 79.15 GiB as CUDA reports it';
+    const estimate = { ...run.estimate, pool: { ...run.estimate.pool, deviceMemoryBytes, deviceSource } };
+    const profile = { ...run.profile, device: { ...run.profile.device, memoryGib: null, gpu: 'A100 80GB' } };
+    const spec = memoryChart({ ...viewOfRun(run, null), estimate, profile }, palette);
+    assert.deepEqual(spec.config.data.labels, ['A100 80GB 79.15 GiB']);
+    assert.equal(spec.summary, `Device memory: ${deviceSource}.`);
+    const rows = Object.fromEntries(spec.table.rows.map((r) => [r[0], Number(r[1])]));
+    const reserve = run.estimate.pool.engineReserveBytes ?? 0;
+    assert.equal(rows['free'], Math.round(Math.max(0, deviceMemoryBytes - run.estimate.weightsBytes - run.estimate.pool.budgetBytes - run.estimate.pool.activationPeakBytes - reserve)));
+    // A GPU name the estimate could not size: the name alone, no free part.
+    const unknown = memoryChart({ ...viewOfRun(run, null), estimate: { ...run.estimate, pool: { ...run.estimate.pool, deviceMemoryBytes: 0, deviceSource: '' } }, profile }, palette);
+    assert.deepEqual(unknown.config.data.labels, ['A100 80GB']);
+    assert.equal(unknown.table.rows.some((r) => r[0] === 'free'), false);
+  });
+
   it('on a bare config.json (no device, so no pool) shows the weights and one sequence of KV, with the note on what to set', () => {
     // Llama-3.1-8B without a profile: 8,030,261,248 bf16 parameters; KV 128 KiB/token, 131,072 tokens = 16 GiB.
     const estimate = { ...run.estimate, kvBytesPerToken: 131072, kvBytesForSeqLen: 131072 * 131072, attention: { ...run.estimate.attention, seqLen: 131072 }, pool: { ...run.estimate.pool, budgetSource: 'none', pages: 0, budgetBytes: 0 }, notes: ['no device memory_gib, device.gpu or kv_cache memory_gib: the pool is not sized'] } as Estimate;

@@ -106,7 +106,7 @@ describe('dashboard webview in Chromium', () => {
   });
 
   it('draws throughput, roofline with the measured ceilings, memory and both pool charts', async () => {
-    assert.deepEqual(await drawnPoints(page, 'throughput'), { 'GFLOP/s (prefill)': timed.length, 'GB/s (decode)': timed.length });
+    assert.deepEqual(await drawnPoints(page, 'throughput'), { 'GFLOP/s (compute-bound)': timed.length, 'GB/s (memory-bound)': timed.length });
     // One roof per CPU compute peak the run measured, each bent at the read-bandwidth ridge: 3 points.
     const peaks = run.environment.peaks as NonNullable<RunResult['environment']['peaks']>;
     assert.ok(peaks.fp32FlopsPerSec && peaks.readBytesPerSec, 'the recorded run measured the fp32 peak and read bandwidth');
