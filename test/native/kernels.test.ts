@@ -59,6 +59,9 @@ const FLASH_CASES: FlashCase[] = [
   { name: 'sliding window 37, causal, D=80', batch: 1, seqLenQ: 200, seqLenK: 200, numHeads: 8, numKvHeads: 8, headDim: 80, causal: true, window: 37 },
   { name: 'sliding window 16, not causal, N_q < N_k', batch: 1, seqLenQ: 50, seqLenK: 90, numHeads: 2, numKvHeads: 1, headDim: 64, causal: false, window: 16 },
   { name: 'one query over 300 keys (decode shape), causal', batch: 1, seqLenQ: 1, seqLenK: 300, numHeads: 4, numKvHeads: 1, headDim: 128, causal: true },
+  // A KV head's packed K^T and V, 9088 x 128 fp32 each = 9.3 MB, exceed one job's 8 MiB
+  // (flash_fwd.cc kJobPackedBytes): each head is a job of its own, in the same buffers.
+  { name: 'two KV heads of 9001 keys, one job each, causal N_q=3', batch: 1, seqLenQ: 3, seqLenK: 9001, numHeads: 4, numKvHeads: 2, headDim: 128, causal: true },
 ];
 
 function flashArgs(c: FlashCase, dtype: AttnDType, simd: SimdPath, seed: number): FlashForwardArgs {

@@ -29,6 +29,16 @@ struct HasReduce16<V, std::enable_if_t<V::kHasReduce16>> {
   static constexpr bool value = true;
 };
 
+// Whether V has transpose(T r[W]) (a W x W in-register transpose; AVX-512 does).
+template <typename V, typename = void>
+struct HasTranspose {
+  static constexpr bool value = false;
+};
+template <typename V>
+struct HasTranspose<V, std::enable_if_t<V::kHasTranspose>> {
+  static constexpr bool value = true;
+};
+
 template <typename V>
 struct SimdOps {
   using T = typename V::T;
@@ -158,8 +168,23 @@ struct SimdOps {
     }
     // Column c of B is row c of src: widen it, then scatter it down the panel (stride P).
     constexpr int64_t kBytes = kD == DType::kF32 ? 4 : 2;
+    int c_done = 0;
+    if constexpr (HasTranspose<V>::value) {  // W columns x W rows at a time, in registers
+      const int k_vec = k_rows / W * W;
+      for (; c_done + W <= cols; c_done += W) {
+        float* out = dst + int64_t(c_done / P) * k * P + c_done % P;  // P is a multiple of W
+        for (int kk = 0; kk < k_vec; kk += W) {
+          T r[W];
+          for (int i = 0; i < W; ++i) r[i] = load_as_f32<kD>(src, (c_done + i) * src_stride + kk);
+          V::transpose(r);
+          for (int i = 0; i < W; ++i) V::store(out + int64_t(kk + i) * P, r[i]);
+        }
+        for (int i = 0; i < W; ++i)
+          for (int kk = k_vec; kk < k_rows; ++kk) out[kk * P + i] = scalar_as_f32<kD>(src, (c_done + i) * src_stride + kk);
+      }
+    }
     alignas(64) float row[ATTNSCOPE_CPU_MAX_HEAD_DIM];  // k_rows <= head_dim (binding.gyp define)
-    for (int c = 0; c < cols; ++c) {
+    for (int c = c_done; c < cols; ++c) {
       load_rows_t<kD>(static_cast<const char*>(src) + c * src_stride * kBytes, 0, 1, k_rows, 1.f, row, 0);
       float* out = dst + int64_t(c / P) * k * P + c % P;
       for (int kk = 0; kk < k_rows; ++kk) out[kk * P] = row[kk];
@@ -181,7 +206,9 @@ struct SimdOps {
   // only when the max moved (alpha = 1 otherwise; after the first key tiles most rows keep
   // their max). A libm expf per row and key tile was 3 % of a 2-thread N = 1k, D = 64 run
   // (perf cpu-clock); a vector exp of 16 rows' alphas cost more, in the store-to-load
-  // forwarding stall of reading its lanes back.
+  // forwarding stall of reading its lanes back. Only the vectors holding [begin, end) are
+  // read and exponentiated; the rest of the row is written 0 (on the causal diagonal, half
+  // the row; flash_fwd.cc leaves those columns uncomputed).
   static void softmax_tile(int rows, int n, int n_pad, float scale, float* s, int64_t lds,
                            const int32_t* begin, const int32_t* end, float* m, float* l,
                            float* acc, int64_t ldacc, int d) {
@@ -195,20 +222,26 @@ struct SimdOps {
         for (int j = 0; j < n_pad; ++j) row[j] = 0.f;
         continue;
       }
-      for (int j = 0; j < a; ++j) row[j] = kNegInf;
-      for (int j = z; j < n; ++j) row[j] = kNegInf;
+      // Vectors [lo, hv) and scalars [ts, z) (the tail past n_vec) cover [a, z); masked
+      // columns among them are set to -inf, whose exp is 0.
+      const int lo = a / W * W;
+      const int hv = z >= n_vec ? n_vec : (z + W - 1) / W * W;
+      const int ts = lo > n_vec ? lo : n_vec;
+      for (int j = 0; j < lo; ++j) row[j] = 0.f;
+      for (int j = lo; j < a; ++j) row[j] = kNegInf;
+      for (int j = z; j < hv; ++j) row[j] = kNegInf;
       T big = V::set1(kNegInf);
       if (scale == 1.f) {
-        for (int j = 0; j < n_vec; j += W) big = V::max(big, V::load(row + j));
+        for (int j = lo; j < hv; j += W) big = V::max(big, V::load(row + j));
       } else {
-        for (int j = 0; j < n_vec; j += W) {
+        for (int j = lo; j < hv; j += W) {
           const T x = V::mul(sv, V::load(row + j));
           V::store(row + j, x);
           big = V::max(big, x);
         }
       }
       float best = V::reduce_max(big);
-      for (int j = n_vec; j < n; ++j) {
+      for (int j = ts; j < z; ++j) {
         row[j] *= scale;
         best = row[j] > best ? row[j] : best;
       }
@@ -216,17 +249,17 @@ struct SimdOps {
       const float alpha = m_new == m[r] ? 1.f : __builtin_expf(m[r] - m_new);  // libm: no inline shared across units
       const T shift = V::set1(m_new);
       T sum = V::zero();
-      for (int j = 0; j < n_vec; j += W) {  // s <= m_new: the exponent is <= 0 (or -inf, NaN)
+      for (int j = lo; j < hv; j += W) {  // s <= m_new: the exponent is <= 0 (or -inf, NaN)
         const T e = V::exp_nonpositive(V::sub(V::load(row + j), shift));
         V::store(row + j, e);
         sum = V::add(sum, e);
       }
       float total = V::reduce_add(sum);
-      for (int j = n_vec; j < n; ++j) {
+      for (int j = ts; j < z; ++j) {
         row[j] = __builtin_expf(row[j] - m_new);
         total += row[j];
       }
-      for (int j = n; j < n_pad; ++j) row[j] = 0.f;
+      for (int j = hv > z ? hv : z; j < n_pad; ++j) row[j] = 0.f;
       l[r] = l[r] * alpha + total;
       if (alpha != 1.f) {
         float* out = acc + r * ldacc;

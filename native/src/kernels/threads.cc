@@ -17,14 +17,6 @@ namespace {
 // flash, repetitions of the timing loop) then start without a futex wake-up (tens of us).
 constexpr int kSpinPolls = 2000;
 
-inline void relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
-}
-
 class ThreadPool {
  public:
   ~ThreadPool() {
@@ -55,7 +47,7 @@ class ThreadPool {
     }
     wake_.notify_all();
     drain(0);
-    for (int i = 0; i < kSpinPolls && pending_helpers_.load() != 0; ++i) relax();
+    for (int i = 0; i < kSpinPolls && pending_helpers_.load() != 0; ++i) cpu_relax();
     std::unique_lock<std::mutex> lock(mutex_);
     done_.wait(lock, [&] { return pending_helpers_.load() == 0; });
     fn_ = nullptr;
@@ -80,7 +72,7 @@ class ThreadPool {
   void loop(int index) {
     uint64_t seen = 0;
     for (;;) {
-      for (int i = 0; i < kSpinPolls && generation_.load() == seen && !stopping_.load(); ++i) relax();
+      for (int i = 0; i < kSpinPolls && generation_.load() == seen && !stopping_.load(); ++i) cpu_relax();
       {
         std::unique_lock<std::mutex> lock(mutex_);
         wake_.wait(lock, [&] { return stopping_.load() || generation_.load() != seen; });

@@ -17,6 +17,15 @@ constexpr bool kThreadsBuilt = false;
 constexpr bool kThreadsBuilt = true;
 #endif
 
+/** A spin-wait hint to the CPU (x86 pause, AArch64 yield): one poll of a busy-wait loop. */
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
 /** CPUs this process may run on (>= 1): its affinity mask, as Node's availableParallelism(). */
 int hardware_threads();
 
