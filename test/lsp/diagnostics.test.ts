@@ -76,8 +76,9 @@ test('a hand-written config.json without model_type or architectures still gets 
   const text = '{"num_hidden_layers": 32, "num_attention_heads": 32,\n "hidden_size": 4096, "num_key_value_heads": 7,\n "vocab_size": 1000, "intermediate_size": "big"\n}\n';
   const diags = await check('config.json', text);
   only(diags, 'heads-not-divisible');
-  assert.ok(diags.some((d) => /"intermediate_size" must be a number, not the string "big"/.test(d.message)), JSON.stringify(diags.map((d) => d.message)));
-  assert.ok(!diags.some((d) => /no "intermediate_size"/.test(d.message)), JSON.stringify(diags.map((d) => d.message)));
+  const messages = diags.map((d) => (typeof d.message === 'string' ? d.message : d.message.value));
+  assert.ok(messages.some((m) => /"intermediate_size" must be a number, not the string "big"/.test(m)), JSON.stringify(messages));
+  assert.ok(!messages.some((m) => /no "intermediate_size"/.test(m)), JSON.stringify(messages));
 });
 
 test('hidden_size not divisible by the heads and no head_dim: on the head count', async () => {
