@@ -217,7 +217,7 @@ function log(msg: string): void {
 // ---------------------------------------------------------------------------------------------
 // The run
 
-interface Row {
+export interface Row {
   label: string;
   dtype: string;
   kernel?: KernelCase;
@@ -661,7 +661,7 @@ function printReport(env: Environment, rows: Row[], notes: string[], targets: st
  * from wall time and from CPU time (cpuTime; on a loaded machine the wall figure is the
  * machine's, the CPU one the kernel's).
  */
-function checkTargets(rows: Row[], cpuTime: CpuTimeFigure[]): string[] {
+export function checkTargets(rows: Row[], cpuTime: CpuTimeFigure[]): string[] {
   const out: string[] = [];
   const judge = (achieved: number | null | undefined, goal: number): string =>
     achieved === null || achieved === undefined
@@ -690,7 +690,8 @@ function checkTargets(rows: Row[], cpuTime: CpuTimeFigure[]): string[] {
     if (unit === 'amx-bf16' || unit === 'avx512-bf16') out.push(verdict(`${what} vs ${bf16!.kernel!.ceiling ?? 'its peak'}`, bf16, 0.25));
     const wall = bf16?.kernel && fp32?.kernel ? fp32.kernel.medianNs / bf16.kernel.medianNs : null;
     const cpu = bf16?.kernelCpuNs && fp32?.kernelCpuNs ? fp32.kernelCpuNs / bf16.kernelCpuNs : null;
-    out.push(`${what} on ${bf16?.kernel?.simdPath ?? '?'} ${unit ?? ''} no slower than fp32 (fp32 time / bf16 time): ${ratio(wall)} by wall time; ${ratio(cpu)} by CPU time`);
+    const path = bf16?.kernel ? ` on ${[bf16.kernel.simdPath, unit].filter(Boolean).join(' ')}` : '';
+    out.push(`${what}${path} no slower than fp32 (fp32 time / bf16 time): ${ratio(wall)} by wall time; ${ratio(cpu)} by CPU time`);
   }
   const decode32k = rows.filter((r) => r.kernel?.kernel === 'paged_decode' && r.kernel.shape.seqLenK === 32768);
   for (const r of decode32k) {
@@ -713,7 +714,7 @@ function checkTargets(rows: Row[], cpuTime: CpuTimeFigure[]): string[] {
   return out;
 }
 
-main().catch((e: unknown) => {
+if (require.main === module) main().catch((e: unknown) => {
   process.stderr.write(`bench:kernels: ${(e as Error).stack ?? String(e)}\n`);
   process.exit(1);
 });
