@@ -238,6 +238,17 @@ export function weightsBytes(model: ModelSpec, dtype: Dtype, params: ParamCounts
   return Math.ceil(quantized * q.bitsPerWeight / 8) + (params.total - quantized) * bytes;
 }
 
+/**
+ * Bytes of the routed experts' weights alone (all MoE layers, every GPU together): the part of
+ * {@link weightsBytes} a step reads only for the experts its tokens are routed to. 0 for dense
+ * models. Quantized at the checkpoint's width when quantization_config covers the experts.
+ */
+export function routedExpertBytes(model: ModelSpec, dtype: Dtype, params: ParamCounts = paramCounts(model)): number {
+  const experts = params.breakdown.experts;
+  if (experts === 0) return 0;
+  return model.quantization ? Math.ceil(experts * model.quantization.bitsPerWeight / 8) : experts * dtypeBytes(dtype);
+}
+
 /** vLLM V1's default max_num_batched_tokens for `vllm serve` on a GPU of >= 70 GiB (and where the device is unknown). */
 export const DEFAULT_MAX_NUM_BATCHED_TOKENS = 8192;
 /** ... and on a smaller GPU (24 GB, 48 GB cards) or an A100. */
@@ -443,6 +454,15 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
       engineReserve = subtractedBytes(reserve) - weightsPerGpu - activation;
       budgetBytes = usable - subtractedBytes(reserve);
       budgetSource = 'device';
+      // A one-data-point figure (vLLM 0.2.5-0.6.4's NCCL term) does not decide alone that there
+      // is no KV cache: it is left out, and the note says the pool is then an upper bound.
+      const guess = reserve.find((t) => t.oneDataPoint && t.subtracted && t.bytes > 0);
+      if (guess && budgetBytes <= 0 && budgetBytes + guess.bytes > 0) {
+        reserve = reserve.map((t) => (t === guess ? { ...t, subtracted: false, basis: `${t.basis}; left out: it alone would leave no KV cache` } : t));
+        engineReserve -= guess.bytes;
+        budgetBytes += guess.bytes;
+        notes.push(`the ${formatBytes(guess.bytes)} NCCL-buffers figure of vLLM 0.2.5-0.6.4 (${guess.basis.replace(/; left out.*/, '')}) would leave no room for a KV cache, so it is left out: the KV pool is an upper bound, uncertain by up to that much; set engine.nccl_gib to what this setup's log shows`);
+      }
       if (budgetBytes <= 0) {
         notes.push(`weights (${formatBytes(weightsPerGpu)} per GPU), activations (${formatBytes(activation)}) and engine reserves (${formatBytes(engineReserve)}) exceed ${formatBytes(device.bytes)} · ${profile.device.gpuMemoryUtilization}: no room for a KV cache; raise tensor_parallel_size or memory`);
         budgetBytes = Math.max(0, budgetBytes);

@@ -26,3 +26,14 @@ test('bench:lsp names a config without a layer count instead of crashing on null
   writeFileSync(join(dir, 'nolayers.config.json'), '{"hidden_size": 8}');
   assert.throws(() => configDocs(dir), /nolayers\.config\.json: no num_hidden_layers or n_layer/);
 });
+
+test('bench:kernels targets: a case that did not run (--quick) says not measured, with no "on ?" placeholder', async () => {
+  const { checkTargets } = await import('../../scripts/bench-kernels');
+  const lines = checkTargets([], []);
+  const bf16 = lines.filter((l) => l.startsWith('flash bf16 N=4k D=128'));
+  assert.deepEqual(bf16, [
+    'flash bf16 N=4k D=128 no slower than fp32 (fp32 time / bf16 time): not measured by wall time; not measured by CPU time',
+    'flash bf16 N=4k D=128 causal no slower than fp32 (fp32 time / bf16 time): not measured by wall time; not measured by CPU time',
+  ]);
+  for (const l of lines) assert.doesNotMatch(l, /\?/, l);
+});

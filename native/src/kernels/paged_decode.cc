@@ -12,6 +12,7 @@
 
 #include "kernels/internal.h"
 #include "kernels/ops.h"
+#include "peaks/peaks.h"
 
 namespace attnscope {
 namespace detail {
@@ -282,6 +283,32 @@ Status run_paged(const PagedDecodeParams& p) {
       merge_partitions(p, plan.num_partitions, bh, part_acc.data(), part_m.data(), part_l.data());
     });
   }
+  return ok();
+}
+
+// Each task of run_paged's grid reads its pages' K and V rows, page by page in block-table
+// order, with the read-bandwidth peak's loop (peaks::read_bytes): the same bytes in the same
+// order and split over the same threads, with no arithmetic and no software prefetch.
+Status run_paged_read(const PagedDecodeParams& p) {
+  const int threads_wanted = worker_count(p.threads);
+  const DecodePlan plan = plan_decode(p, threads_wanted);
+  const int64_t tasks = int64_t(p.batch) * plan.num_partitions;
+  const int threads = static_cast<int>(std::min<int64_t>(threads_wanted, tasks));
+  const int ps = p.page_size;
+  const int64_t row_bytes = int64_t(p.num_kv_heads) * p.head_dim * dtype_bytes(p.kv_dtype);
+  parallel_for(threads, tasks, [&](int64_t task, int) {
+    const int part = static_cast<int>(task % plan.num_partitions);
+    const int b = static_cast<int>(task / plan.num_partitions);
+    const int64_t t_begin = int64_t(part) * plan.partition_tokens;
+    const int64_t t_end = std::min<int64_t>(p.context_lens[b], t_begin + plan.partition_tokens);
+    const int32_t* table = p.block_table + int64_t(b) * p.max_pages_per_seq;
+    for (int64_t t0 = t_begin; t0 < t_end; t0 += ps) {
+      const int64_t page_offset = int64_t(table[t0 / ps]) * ps * row_bytes;
+      const size_t bytes = static_cast<size_t>(std::min<int64_t>(ps, t_end - t0) * row_bytes);
+      peaks::read_bytes(static_cast<const char*>(p.k_pages) + page_offset, bytes);
+      peaks::read_bytes(static_cast<const char*>(p.v_pages) + page_offset, bytes);
+    }
+  });
   return ok();
 }
 
