@@ -386,7 +386,8 @@ function rootModelType(root: ValueNode): string {
   return v?.type === 'string' ? String(v.value).toLowerCase() : '';
 }
 
-function divisors(n: number): number[] {
+/** The divisors of a positive integer n, ascending (1 and n included). */
+export function divisors(n: number): number[] {
   const out: number[] = [];
   for (let d = 1; d <= n; d++) if (n % d === 0) out.push(d);
   return out;
@@ -436,14 +437,17 @@ export function guarded<T>(read: () => ReadResult<T>): ReadResult<T> {
 
 /**
  * True when `path` is a config name (isConfigPath) and its text holds a top-level "model_type"
- * or "architectures" key. Cheap: a syntax error still counts when the key is there, so the
- * server can report it. `parsed`: the text's parseJsonTree result when the caller has it already.
+ * or "architectures" key, or both "num_attention_heads" and "hidden_size" (a hand-written
+ * config without the first two: other tools' config.json files carry neither pair). Cheap: a
+ * syntax error still counts when the keys are there, so the server can report it. `parsed`:
+ * the text's parseJsonTree result when the caller has it already.
  */
 export function isModelConfigFile(path: string, text: string, parsed?: ParsedTree): boolean {
   if (!isConfigPath(path)) return false;
   const root = (parsed ?? parseJsonTree(text)).root;
   if (root?.type === 'object') {
-    return (root.properties ?? []).some((p) => p.key === 'model_type' || p.key === 'architectures');
+    const keys = (root.properties ?? []).map((p) => p.key);
+    return keys.includes('model_type') || keys.includes('architectures') || (keys.includes('num_attention_heads') && keys.includes('hidden_size'));
   }
-  return /"(model_type|architectures)"\s*:/.test(text);
+  return /"(model_type|architectures)"\s*:/.test(text) || (/"num_attention_heads"\s*:/.test(text) && /"hidden_size"\s*:/.test(text));
 }

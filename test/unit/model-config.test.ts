@@ -267,6 +267,9 @@ test('isModelConfigFile / isProfilePath / isConfigPath, and FILE_GLOBS name the 
   assert.equal(isModelConfigFile('/a/config.json', '{"model_type": "llama"}'), true);
   assert.equal(isModelConfigFile('/a/llama.config.json', '{"architectures": []}'), true);
   assert.equal(isModelConfigFile('/a/config.json', '{"compilerOptions": {}}'), false);
+  // Hand-written, without model_type or architectures: the core HF pair still marks it.
+  assert.equal(isModelConfigFile('/a/config.json', '{"num_hidden_layers": 32, "num_attention_heads": 32, "hidden_size": 4096}'), true);
+  assert.equal(isModelConfigFile('/a/config.json', '{"hidden_size": 4096}'), false);
   assert.equal(isModelConfigFile('/a/tsconfig.json', '{"model_type": "llama"}'), false);
   assert.equal(isModelConfigFile('C:\\m\\config.json', '{"model_type": "llama",,}'), true);
   assert.equal(isProfilePath('/x/serve.attn.yaml'), true);
