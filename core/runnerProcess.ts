@@ -5,6 +5,8 @@
  * cannot take the editor down. No `vscode` import: tests drive this with a fake runner.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { delimiter, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Backend, Profile } from './config/types';
 import type { RunKind, RunResult } from './protocol/run';
@@ -40,6 +42,42 @@ export function runnerLaunch(runnerPath: string, node: string, opts: RunnerOptio
   }
   if (/\.[cm]?js$/.test(runnerPath)) return { command: node, args: [runnerPath, ...args] };
   return { command: runnerPath, args };
+}
+
+/** `path` is an existing file (not a folder). */
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Why the runner cannot start with the user's attnscope.runnerPath / attnscope.nodePath (empty:
+ * the bundled runner, the default Node; not checked), as one sentence that names the setting,
+ * its value and what to do; null when both resolve. Relative paths resolve against `cwd` (the
+ * runner's working folder, as spawn resolves them). runnerPath must be an existing file;
+ * nodePath, used only for a .js/.mjs/.cjs runner, an existing file when it holds a path
+ * separator, else a command found on `PATH` (with `PATHEXT` on Windows), as spawn looks it up.
+ * Checked before spawning: a missing file otherwise surfaces as the tail of Node's
+ * MODULE_NOT_FOUND dump or an ENOENT spawn error.
+ */
+export function launchSettingsProblem(settings: { runnerPath: string; nodePath: string }, cwd?: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  const { runnerPath, nodePath } = settings;
+  if (runnerPath && !isFile(resolve(cwd ?? process.cwd(), runnerPath))) {
+    return `attnscope.runnerPath "${runnerPath}" is not a file: fix it in your user settings, or clear it to use the bundled runner`;
+  }
+  const usesNode = !runnerPath || /\.[cm]?js$/.test(runnerPath);
+  if (!nodePath || !usesNode) return null;
+  if (/[\\/]/.test(nodePath)) {
+    if (isFile(resolve(cwd ?? process.cwd(), nodePath))) return null;
+    return `attnscope.nodePath "${nodePath}" is not a file: fix it in your user settings, or clear it to use the default Node`;
+  }
+  const exts = process.platform === 'win32' ? ['', ...(env['PATHEXT'] ?? '.EXE;.CMD;.BAT').split(';')] : [''];
+  const dirs = (env['PATH'] ?? '').split(delimiter).filter(Boolean);
+  if (dirs.some((d) => exts.some((e) => isFile(join(d, nodePath + e))))) return null;
+  return `attnscope.nodePath "${nodePath}" is no command on PATH: give the Node executable's full path in your user settings, or clear it to use the default Node`;
 }
 
 /** How a runner process ended. */

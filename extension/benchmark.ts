@@ -16,7 +16,7 @@ import type { Ctx } from './ctx';
 import { partialRun, saveRun } from './history';
 import { refusalOf, type Refusal } from './refusal';
 import { runName } from './runName';
-import { RunnerProcess, runnerLaunch, type RunnerOutcome } from '../core/runnerProcess';
+import { launchSettingsProblem, RunnerProcess, runnerLaunch, type RunnerOutcome } from '../core/runnerProcess';
 
 /** The runner to spawn: the runnerPath setting, else the bundled dist/runner.js under Node. */
 function launchFor(ctx: Ctx, source: vscode.Uri, job: RunKind): ReturnType<typeof runnerLaunch> {
@@ -48,6 +48,15 @@ export class BenchmarkRun {
    * showing progress until the runner ends. Resolves with the saved run (null if none was saved).
    */
   static async start(ctx: Ctx, source: vscode.Uri, job: RunKind, profile: Profile, estimate: Estimate): Promise<RunResult | null> {
+    const problem = launchSettingsProblem(ctx.settings(source), vscode.workspace.getWorkspaceFolder(source)?.uri.fsPath);
+    if (problem) {
+      ctx.log.error(`run not started: ${problem}`);
+      const open = 'Open settings';
+      void vscode.window.showErrorMessage(`AttnScope: ${problem}.`, open).then((pick) => {
+        if (pick === open) void vscode.commands.executeCommand('workbench.action.openSettings', 'attnscope.runnerPath attnscope.nodePath');
+      });
+      return null;
+    }
     const mode = job === 'simulate' ? 'simulation' : ctx.settings(source).quickMode ? 'quick' : 'full';
     const run = new BenchmarkRun(ctx, source, job, runName(profile, source.fsPath, mode), profile, estimate);
     ctx.activeRun = run;

@@ -199,6 +199,8 @@ interface RawKernels {
   kernelsReferencePagedDecode(spec: object): Promise<void>;
   kernelsTimeFlashForward(spec: object, timing: object): Promise<number[]>;
   kernelsTimePagedDecode(spec: object, timing: object): Promise<number[]>;
+  /** Native addon only: the WebAssembly build has no counterpart. */
+  kernelsTimePagedRead?(spec: object, timing: object): Promise<number[]>;
   kernelsCpuInfo(): Omit<CpuInfo, 'build' | 'buildReason'>;
   kernelsAllocatePagePool(bytes: number): { buffer: ArrayBuffer; hugePages: boolean; external: boolean };
   kernelsToHalfBits(dtype: number, values: Float32Array): Uint16Array;
@@ -509,6 +511,24 @@ export async function timePagedDecode(args: PagedDecodeArgs, timing?: TimingOpti
   const o = new Float32Array(spec.batch * spec.numHeads * spec.headDim);
   const lse = new Float32Array(spec.batch * spec.numHeads);
   return timed((cpuNs) => raw().kernelsTimePagedDecode({ ...spec, o, lse, cpuNs }, t), t.maxReps);
+}
+
+/**
+ * Times paged decode's memory traffic alone (C++ time_paged_read): every task of the kernel's
+ * grid reads the K and V rows of its pages in block-table order with the read-bandwidth peak's
+ * loop, over the same threads, and computes nothing. Its rate is what the page size and the
+ * block-table order allow the kernel, beside the peak's one sequential pass; bytes read per run:
+ * 2 (K and V) x sum(context_lens) x num_kv_heads x head_dim x the KV dtype's bytes.
+ * @throws the errors of pagedDecode; Error in the WebAssembly build, which has no such loop.
+ */
+export async function timePagedRead(args: PagedDecodeArgs, timing?: TimingOptions): Promise<TimingResult> {
+  const spec = pagedSpec(args);
+  const t = checkTiming(timing);
+  const addon = raw();
+  if (!addon.kernelsTimePagedRead) throw new Error('timePagedRead needs the native addon: the WebAssembly build has no page-read loop');
+  const o = new Float32Array(spec.batch * spec.numHeads * spec.headDim); // checked like decode's, never written
+  const lse = new Float32Array(spec.batch * spec.numHeads);
+  return timed((cpuNs) => addon.kernelsTimePagedRead!({ ...spec, o, lse, cpuNs }, t), t.maxReps);
 }
 
 /** K or V page-pool memory from allocateKvPages. */

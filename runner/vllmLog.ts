@@ -46,6 +46,9 @@ export function vllmLogReport(file: string, profilePath: string | undefined, jso
   }
   const loaded = loadProfile(profilePath);
   const comparison = compareVllmLog(log, loaded.profile);
-  const notes = [...unread, ...loaded.problems.map((p) => loaded.format(p))];
+  // The log's total_gpu_memory sizes the pool (compareVllmLog applies the log's settings), so the
+  // profile's "no device memory" info would be wrong here.
+  const problems = log.figures.totalGpuMemoryBytes ? loaded.problems.filter((p) => p.code !== 'no-memory-budget') : loaded.problems;
+  const notes = [...unread, ...problems.map((p) => loaded.format(p))];
   return { stdout: json ? `${JSON.stringify({ log, comparison }, null, 2)}\n` : `${formatComparisonText(comparison)}\n`, notes };
 }

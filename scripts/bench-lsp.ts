@@ -54,7 +54,7 @@ export function generatedProfile(lines: number, syntax: 'yaml' | 'json'): string
   return out.join('\n') + '\n';
 }
 
-interface Doc {
+export interface Doc {
   name: string;
   uri: string;
   text: string;
@@ -89,15 +89,26 @@ async function timeDoc(client: LspClient, doc: Doc): Promise<number[]> {
   return samples.sort((a, b) => a - b);
 }
 
-async function main(): Promise<void> {
-  const docs: Doc[] = readdirSync(configsDir)
+/**
+ * One benchmark document per HuggingFace config in `dir` (files named *.config.json; the folder
+ * also holds a README.md), each edited by rewriting its layer count (num_hidden_layers or n_layer).
+ * Throws naming the file when a config has no layer count.
+ */
+export function configDocs(dir: string): Doc[] {
+  return readdirSync(dir)
+    .filter((name) => name.endsWith('.config.json'))
     .sort()
     .map((name) => {
-      const text = readFileSync(join(configsDir, name), 'utf8');
+      const text = readFileSync(join(dir, name), 'utf8');
       const key = /"(?:num_hidden_layers|n_layer)"\s*:\s*(\d+)/;
-      const layers = key.exec(text)![1]!;
+      const layers = key.exec(text)?.[1];
+      if (layers === undefined) throw new Error(`${join(dir, name)}: no num_hidden_layers or n_layer to edit`);
       return { name, uri: `file:///bench/${name}`, text, key, values: [layers, String(Number(layers) + 1)] as [string, string] };
     });
+}
+
+async function main(): Promise<void> {
+  const docs = configDocs(configsDir);
   for (const syntax of ['yaml', 'json'] as const) {
     const text = generatedProfile(2000, syntax);
     docs.push({

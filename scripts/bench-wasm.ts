@@ -2,8 +2,8 @@
  * The WebAssembly build beside the native addon, for `npm run bench:kernels`: the same kernels
  * on the same inputs in the same process, the native addon (the build this process loaded) on
  * one thread and on the run's threads, the WebAssembly module (loaded by its file, a second
- * instance) on its one thread, and the WebAssembly FMA peak (its portable mul + add loop) that
- * its rate is judged against. Small shapes only (flash N = 1k, decode context 4k): WebAssembly
+ * instance) on its one thread, and the WebAssembly FMA peak (its portable mul + add loop, timed by
+ * process CPU time as the cases are) that its rate is judged against. Small shapes only (flash N = 1k, decode context 4k): WebAssembly
  * runs them in about a second. Figures: medians of the C++ timing loops, wall time and process
  * CPU time. The ratio is judged by CPU time: on a loaded machine a 20-60 ms WebAssembly call is
  * preempted while a 1 ms native call mostly is not, which inflates the wall-time ratio (the 73x
@@ -113,7 +113,7 @@ export function formatWasmComparison(c: WasmComparison | string, threads: number
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
   return [
-    `WebAssembly beside native (same run, same inputs; medians of the C++ timing loops, wall and process CPU time; WebAssembly on 1 thread, simd128, TurboFan; its FMA peak ${(c.wasmFmaPeak / 1e9).toFixed(1)} GFLOP/s, 4-lane mul + add, measured now):`,
+    `WebAssembly beside native (same run, same inputs; medians of the C++ timing loops, wall and process CPU time; WebAssembly on 1 thread, simd128, TurboFan; its FMA peak ${(c.wasmFmaPeak / 1e9).toFixed(1)} GFLOP/s, 12 chains of 4-lane mul + add, best window by process CPU time as the cases, measured now):`,
     line(head), line(head.map((h) => '-'.repeat(h.length))), ...rows.map(line),
   ].join('\n');
 }

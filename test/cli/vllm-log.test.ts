@@ -31,6 +31,16 @@ test('vllm-log LOG --profile config.json: every figure beside the estimate, the 
   assert.match(r.stdout, /settings from the log: device memory 22\.07 GiB/);
 });
 
+test('vllm-log --profile with no device: the log\'s total_gpu_memory sizes the pool, so no "device.memory_gib not set" info', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'attnscope-vllmlog-'));
+  const profile = join(dir, 'nodevice.attn.yaml');
+  writeFileSync(profile, `model: ${JSON.stringify(llamaConfig)}\n`);
+  const r = cli(['vllm-log', log, '--profile', profile]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /settings from the log: device memory 22\.07 GiB/);
+  assert.doesNotMatch(r.stderr, /neither device\.memory_gib nor device\.gpu/);
+});
+
 test('vllm-log without a profile lists the figures; --json gives them with their lines', () => {
   const r = cli(['vllm-log', log]);
   assert.equal(r.code, 0, r.stderr);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { RunnerEvent } from '../../core/protocol/runner';
-import { parseEvent, RunnerProcess, runnerLaunch, unreadableEvent, type RunnerOutcome } from '../../core/runnerProcess';
+import { launchSettingsProblem, parseEvent, RunnerProcess, runnerLaunch, unreadableEvent, type RunnerOutcome } from '../../core/runnerProcess';
 import { run as recorded } from '../fixtures/run';
 
 const FAKE = join(__dirname, '..', 'fixtures', 'fake-runner.mjs');
@@ -113,5 +113,40 @@ describe('runner child process', () => {
     const out = await proc.done;
     assert.equal(out.run, null);
     assert.match(out.error ?? '', /could not start \/nonexistent\/attnscope: .*ENOENT/);
+  });
+});
+
+describe('launchSettingsProblem', () => {
+  it('accepts the defaults and an existing runner file', () => {
+    assert.equal(launchSettingsProblem({ runnerPath: '', nodePath: '' }), null);
+    assert.equal(launchSettingsProblem({ runnerPath: FAKE, nodePath: process.execPath }), null);
+  });
+
+  it('names attnscope.runnerPath, its value and the way out when the file is missing or a folder', () => {
+    assert.equal(
+      launchSettingsProblem({ runnerPath: '/nonexistent/runner.js', nodePath: '' }),
+      'attnscope.runnerPath "/nonexistent/runner.js" is not a file: fix it in your user settings, or clear it to use the bundled runner',
+    );
+    assert.match(launchSettingsProblem({ runnerPath: __dirname, nodePath: '' })!, /^attnscope\.runnerPath ".*" is not a file/);
+  });
+
+  it('resolves a relative runnerPath against the runner\'s working folder', () => {
+    assert.equal(launchSettingsProblem({ runnerPath: 'fake-runner.mjs', nodePath: '' }, join(__dirname, '..', 'fixtures')), null);
+    assert.notEqual(launchSettingsProblem({ runnerPath: 'fake-runner.mjs', nodePath: '' }, __dirname), null);
+  });
+
+  it('checks nodePath as a file when it is a path, else as a command on PATH', () => {
+    assert.equal(
+      launchSettingsProblem({ runnerPath: '', nodePath: '/nonexistent/bin/node' }),
+      'attnscope.nodePath "/nonexistent/bin/node" is not a file: fix it in your user settings, or clear it to use the default Node',
+    );
+    const binDir = join(process.execPath, '..');
+    const name = process.execPath.slice(binDir.length + 1);
+    assert.equal(launchSettingsProblem({ runnerPath: '', nodePath: name }, undefined, { PATH: binDir }), null);
+    assert.match(launchSettingsProblem({ runnerPath: '', nodePath: name }, undefined, { PATH: '/nonexistent' })!, /^attnscope\.nodePath ".*" is no command on PATH/);
+  });
+
+  it('leaves nodePath alone when the runner is an executable (Node does not start it)', () => {
+    assert.equal(launchSettingsProblem({ runnerPath: process.execPath, nodePath: '/nonexistent/bin/node' }), null);
   });
 });

@@ -20,6 +20,7 @@ import {
   referencePagedDecode,
   timeFlashForward,
   timePagedDecode,
+  timePagedRead,
   toHalfBits,
 } from '../../native/kernels';
 import { cpuFeatures } from '../../native/peaks';
@@ -611,6 +612,19 @@ describe('timing loop', () => {
     const t = await timePagedDecode(s.args, { warmup: 0, minReps: 2, maxReps: 2, minTimeMs: 0 });
     assert.equal(t.samplesNs.length, 2);
     assert.equal(t.cpuNs?.length, 2);
+  });
+  it("times decode's page reads alone, behind decode's argument checks", { skip: cpuInfo().build === 'wasm' ? 'the WebAssembly build has no page-read loop' : false }, async () => {
+    // 100 tokens over pages of 16 (the last page partly used, 100 * 64 * 4 B = 25,600 B of K, a
+    // multiple of neither 256 nor the page): the loop's unaligned edges are read byte by byte.
+    const s = pagedSetup({
+      contextLens: [100], numHeads: 2, numKvHeads: 1, headDim: 64, pageSize: 16, numPages: 8,
+      kvDtype: 'fp32', simd: 'auto', seed: 1, partitionTokens: 32,
+    });
+    const t = await timePagedRead(s.args, { warmup: 0, minReps: 3, maxReps: 3, minTimeMs: 0 });
+    assert.equal(t.samplesNs.length, 3);
+    assert.ok(t.samplesNs.every((x) => Number.isInteger(x) && x > 0));
+    const bad = { ...s.args, blockTable: Int32Array.from(s.args.blockTable).fill(8, 0, 1) };
+    await assert.rejects(timePagedRead(bad), RangeError);
   });
   it('gives the process CPU time of each run beside its wall time', async () => {
     // Runs of a few ms on one thread (256 x 256, D=64: 2 * 2 * 256 * 256 * 64 * 2 = 33.6 MFLOP per

@@ -71,6 +71,8 @@ Status check_flash(const FlashParams& p);
 Status run_flash(const FlashParams& p);
 Status check_paged(const PagedDecodeParams& p, bool needs_outputs = true);
 Status run_paged(const PagedDecodeParams& p);
+// The memory traffic of run_paged alone (time_paged_read).
+Status run_paged_read(const PagedDecodeParams& p);
 
 // Runs body(), turning a failed scratch allocation into kOutOfMemory.
 template <typename Body>

@@ -224,6 +224,15 @@ Status time_flash_forward(const FlashParams& params, const TimingParams& timing,
                           std::vector<int64_t>* samples_ns, std::vector<int64_t>* cpu_ns = nullptr);
 Status time_paged_decode(const PagedDecodeParams& params, const TimingParams& timing,
                          std::vector<int64_t>* samples_ns, std::vector<int64_t>* cpu_ns = nullptr);
+/**
+ * The same timing of paged decode's memory traffic alone: every task of the kernel's grid
+ * (batch x split-K partitions, over the same threads) reads the K and V rows of its pages in
+ * block-table order with the read-bandwidth peak's loop, and nothing else. Its rate is what the
+ * page size and block-table order allow the kernel, beside the peak's sequential pass. Same
+ * errors as paged_decode; o and lse are not written.
+ */
+Status time_paged_read(const PagedDecodeParams& params, const TimingParams& timing,
+                       std::vector<int64_t>* samples_ns, std::vector<int64_t>* cpu_ns = nullptr);
 
 /** fp16 / bf16 bit patterns <-> fp32 (round to nearest even; NaN stays NaN). */
 float half_to_float(uint16_t bits);

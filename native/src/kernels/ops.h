@@ -71,20 +71,24 @@ struct KernelOps {
   void (*to_bf16)(const float* src, int n, uint16_t* dst);
 
   // One decode step over a page of bf16 K and V with vdpbf16ps, fused (null without
-  // AVX512-BF16): for g query rows (a multiple of 4) of one KV head and t tokens of the page,
+  // AVX512-BF16): for each of the hkv KV heads of the page, its g query rows (g a multiple of
+  // 4; row r of head hk is row hk g + r of q, m, l and acc) and t tokens of the page,
   // s[r, j] = scale (q_hi[r] + q_lo[r]) . k[j], then the online-softmax step on m[r], l[r]
   // and acc[r] (FlashAttention-2, Algorithm 1, lines 8-10; m = -inf, l = 0, acc = 0 before the
   // first page) with acc[r] += sum_j bf16(P[r, j]) v[j]: P rounded to bf16 only as the operand
   // of P V, as flash-attn does (relative error <= 2^-9 per weight, so |O - O_exact| <=
   // 2^-9 max_j |v_j| beyond fp32 rounding; l sums the fp32 P), fp32 accumulation.
-  // d a multiple of 32; q_hi, q_lo: [g, d] bf16 bits, row stride d, q_lo null when q is
-  // exactly bf16; k, v: [t, d] bf16 bits, row stride ldkv (rows past t are never read);
-  // m, l: [g]; acc: [g, d] stride ldacc in the value order: within each 32 columns, position
+  // d a multiple of 32; q_hi, q_lo: [hkv g, d] bf16 bits, row stride d, q_lo null when q is
+  // exactly bf16; k, v: the page's [t, hkv, d] bf16 bits, row stride ldkv >= hkv d (rows past
+  // t are never read); next_k, next_v (or null): the page whose lines are prefetched into L2
+  // beside the loads of the same lines of this one (prefetches never fault); m, l: [hkv g];
+  // acc: [hkv g, d] stride ldacc in the value order: within each 32 columns, position
   // 16h + 4L + j holds column 8L + 4h + j (V rows are paired by in-lane unpacks, which are
   // cheaper than a cross-lane permute into column order; decode_bf16_columns restores it).
-  void (*decode_page_bf16)(int g, int t, int d, float scale, const uint16_t* q_hi,
+  void (*decode_page_bf16)(int hkv, int g, int t, int d, float scale, const uint16_t* q_hi,
                            const uint16_t* q_lo, const uint16_t* k, const uint16_t* v,
-                           int64_t ldkv, float* m, float* l, float* acc, int64_t ldacc);
+                           int64_t ldkv, const uint16_t* next_k, const uint16_t* next_v, float* m,
+                           float* l, float* acc, int64_t ldacc);
 
   // acc[r, 0..d) of decode_page_bf16 from the value order to column order, r < rows.
   void (*decode_bf16_columns)(int rows, int d, float* acc, int64_t ldacc);

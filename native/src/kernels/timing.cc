@@ -75,4 +75,13 @@ Status time_paged_decode(const PagedDecodeParams& params, const TimingParams& ti
   });
 }
 
+Status time_paged_read(const PagedDecodeParams& params, const TimingParams& timing,
+                       std::vector<int64_t>* samples_ns, std::vector<int64_t>* cpu_ns) {
+  return detail::guarded([&] {
+    const Status s = detail::check_paged(params);
+    if (s != Status::kOk) return s;
+    return detail::time_loop(timing, samples_ns, cpu_ns, [&] { return detail::run_paged_read(params); });
+  });
+}
+
 }  // namespace attnscope

@@ -159,18 +159,23 @@ Napi::Value TimeFlashForward(const Napi::CallbackInfo& info) {
                }, true);
 }
 
-Napi::Value TimePagedDecode(const Napi::CallbackInfo& info) {
+using PagedTimer = attnscope::Status (*)(const attnscope::PagedDecodeParams&, const attnscope::TimingParams&,
+                                         std::vector<int64_t>*, std::vector<int64_t>*);
+
+// kernelsTimePagedDecode / kernelsTimePagedRead(spec, timing): one paged spec, one timer.
+Napi::Value time_paged(const Napi::CallbackInfo& info, PagedTimer time) {
   Napi::Object spec = spec_arg(info, 0);
   const attnscope::PagedDecodeParams p = paged_params(spec);
   const attnscope::TimingParams t = timing_params(spec_arg(info, 1));
   const CpuSamples cpu = cpu_samples_field(spec);
   return queue(info.Env(), spec,
-               [p, t, cpu](std::vector<double>* out) {
-                 return timed(out, cpu, [&](std::vector<int64_t>* s, std::vector<int64_t>* c) {
-                   return attnscope::time_paged_decode(p, t, s, c);
-                 });
+               [p, t, cpu, time](std::vector<double>* out) {
+                 return timed(out, cpu, [&](std::vector<int64_t>* s, std::vector<int64_t>* c) { return time(p, t, s, c); });
                }, true);
 }
+
+Napi::Value TimePagedDecode(const Napi::CallbackInfo& info) { return time_paged(info, attnscope::time_paged_decode); }
+Napi::Value TimePagedRead(const Napi::CallbackInfo& info) { return time_paged(info, attnscope::time_paged_read); }
 
 // kernelsAllocatePagePool(bytes) -> { buffer, hugePages, external }: an ArrayBuffer over
 // allocate_page_pool's memory, freed when the buffer is collected. Where the runtime forbids
@@ -264,6 +269,7 @@ Napi::Object InitKernels(Napi::Env env, Napi::Object exports) {
               Napi::Function::New(env, ReferencePagedDecode, "kernelsReferencePagedDecode"));
   exports.Set("kernelsTimeFlashForward", Napi::Function::New(env, TimeFlashForward, "kernelsTimeFlashForward"));
   exports.Set("kernelsTimePagedDecode", Napi::Function::New(env, TimePagedDecode, "kernelsTimePagedDecode"));
+  exports.Set("kernelsTimePagedRead", Napi::Function::New(env, TimePagedRead, "kernelsTimePagedRead"));
   exports.Set("kernelsCpuInfo", Napi::Function::New(env, CpuInfo, "kernelsCpuInfo"));
   exports.Set("kernelsAllocatePagePool", Napi::Function::New(env, AllocatePagePool, "kernelsAllocatePagePool"));
   exports.Set("kernelsToHalfBits", Napi::Function::New(env, HalfBits, "kernelsToHalfBits"));

@@ -9,6 +9,7 @@
 // the shipped binary needs no -march=native and arm64 builds the portable loops only.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -50,6 +51,13 @@ PeakResult measure_amx_bf16_peak(const PeakParams& params);
  * memory; first-touching more costs seconds in VMs.
  */
 PeakResult measure_read_bandwidth(const PeakParams& params, uint64_t buffer_bytes = 0);
+
+/**
+ * Sums `bytes` at `data` (any alignment and length) with the read loop measure_read_bandwidth
+ * uses on this CPU (its 64-byte aligned middle; the edges byte by byte), so that a pattern of
+ * reads can be timed against that peak with the same loads. Returns the bytes read.
+ */
+double read_bytes(const void* data, size_t bytes);
 
 /**
  * Core clock estimate for sanity checks: a chain of dependent 1-cycle integer adds timed on the

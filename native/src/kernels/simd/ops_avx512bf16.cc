@@ -111,10 +111,12 @@ void to_bf16(const float* src, int n, uint16_t* dst) {
 // sums q_b . k_j over d in 16 lanes (pairs of d), reduced together by Avx512::reduce16. kLo
 // adds the low bf16 half of q (q = hi + lo, so an fp32 q keeps ~16 bits; a bf16 q has lo = 0
 // and skips it). kPartial: n < 4, rows of k past n are not read (they may be another
-// sequence's stale slots, or past the page).
+// sequence's stale slots, or past the page). pf (or null): the same rows of the next page's
+// slab, each line requested (prefetcht1) beside the load of this page's line, so that the
+// next page's misses are spread through the work instead of queued in a burst.
 template <bool kLo, bool kPartial>
 inline __m512 scores_4x4(int n, int d, const uint16_t* qh, const uint16_t* ql, const uint16_t* k,
-                         int64_t ldk) {
+                         int64_t ldk, const uint16_t* pf) {
   // The first step of d starts the sums from zero in registers: a zeroing loop over a[] was
   // turned into a memset (rep stos), which kept a[] in memory.
   __m512 a[16];
@@ -122,8 +124,10 @@ inline __m512 scores_4x4(int n, int d, const uint16_t* qh, const uint16_t* ql, c
   for (int x = 0; x < d; x += 32) {
     __m512bh kv[4];
 #pragma GCC unroll 4
-    for (int j = 0; j < 4; ++j)
+    for (int j = 0; j < 4; ++j) {
       kv[j] = !kPartial || j < n ? (__m512bh)_mm512_loadu_si512(k + j * ldk + x) : (__m512bh)_mm512_setzero_si512();
+      if (pf) _mm_prefetch(reinterpret_cast<const char*>(pf + j * ldk + x), _MM_HINT_T1);
+    }
 #pragma GCC unroll 4
     for (int b = 0; b < 4; ++b) {
       const __m512bh hi = (__m512bh)_mm512_loadu_si512(qh + b * d + x);
@@ -146,10 +150,11 @@ inline __m512 scores_4x4(int n, int d, const uint16_t* qh, const uint16_t* ql, c
 // 16-token block: V rows 2i and 2i + 1 interleaved by vpunpcklwd / vpunpckhwd (in-lane, so the
 // columns land in the value order of decode_page_bf16), dotted with the bf16 pair
 // (P[b, 2i], P[b, 2i + 1]) = pairs[8 (i / 2) + 2b + i % 2]. Rows of acc scaled by alpha's block
-// b first when `rescale`. Rows of v past tn are not read.
+// b first when `rescale`. Rows of v past tn are not read. pf (or null): the next page's slab,
+// whose same lines are requested beside these loads, as in scores_4x4.
 template <int NV>
 inline void values_16(int tn, const uint32_t* pairs, const uint16_t* v, int64_t ldv, int x0,
-                      float* acc, int64_t ldacc, bool rescale, __m512 alpha) {
+                      float* acc, int64_t ldacc, bool rescale, __m512 alpha, const uint16_t* pf) {
   static_assert(NV % 2 == 0, "two output vectors per 32 bf16 of a row");
   __m512 a[4][NV];
   for (int b = 0; b < 4; ++b)
@@ -164,6 +169,11 @@ inline void values_16(int tn, const uint32_t* pairs, const uint16_t* v, int64_t 
     const uint16_t* r0 = v + int64_t(2 * i) * ldv + x0;
     __m512i w[NV];
     for (int c = 0; c < NV / 2; ++c) {
+      if (pf) {
+        const uint16_t* p0 = pf + int64_t(2 * i) * ldv + x0 + 32 * c;
+        _mm_prefetch(reinterpret_cast<const char*>(p0), _MM_HINT_T1);
+        _mm_prefetch(reinterpret_cast<const char*>(p0 + ldv), _MM_HINT_T1);
+      }
       const __m512i x = _mm512_loadu_si512(r0 + 32 * c);
       const __m512i y = 2 * i + 1 < tn ? _mm512_loadu_si512(r0 + ldv + 32 * c) : _mm512_setzero_si512();
       w[2 * c] = _mm512_unpacklo_epi16(x, y);
@@ -179,21 +189,26 @@ inline void values_16(int tn, const uint32_t* pairs, const uint16_t* v, int64_t 
     for (int j = 0; j < NV; ++j) _mm512_storeu_ps(acc + b * ldacc + x0 + 16 * j, a[b][j]);
 }
 
-// One online-softmax step of 4 rows over tn <= 16 tokens, all in registers (block layout).
+// The scores of 4 query rows x tn <= 16 tokens in block layout, 4 vectors: s[q] lane 4b + j =
+// row b, token 4q + j (-inf past tn).
 template <bool kLo>
-void decode_block16(int tn, int d, float scale, const uint16_t* qh, const uint16_t* ql,
-                    const uint16_t* k, const uint16_t* v, int64_t ldkv, float* m, float* l,
-                    float* acc, int64_t ldacc) {
-  __m512 s[4];
+inline void scores_4x16(int tn, int d, const uint16_t* qh, const uint16_t* ql, const uint16_t* k,
+                        int64_t ldkv, __m512* s, const uint16_t* pf) {
   for (int q = 0; q < 4; ++q) {
     const int n = tn - 4 * q;
     const uint16_t* kq = k + int64_t(4 * q) * ldkv;
-    s[q] = n >= 4 ? scores_4x4<kLo, false>(4, d, qh, ql, kq, ldkv)
-           : n > 0 ? scores_4x4<kLo, true>(n, d, qh, ql, kq, ldkv)
+    const uint16_t* pq = pf ? pf + int64_t(4 * q) * ldkv : nullptr;
+    s[q] = n >= 4 ? scores_4x4<kLo, false>(4, d, qh, ql, kq, ldkv, pq)
+           : n > 0 ? scores_4x4<kLo, true>(n, d, qh, ql, kq, ldkv, pq)
                    : _mm512_set1_ps(-__builtin_inff());
   }
-  // FlashAttention-2 Algorithm 1, lines 8-10, for rows b = blocks b: running max, P, sum, and
-  // the rescale of acc by exp(m_old - m_new) (folded into values_16's load of acc).
+}
+
+// FlashAttention-2 Algorithm 1, lines 8-10, for the 4 rows of s (block layout): running max m,
+// P, sum l, and alpha = exp(m_old - m_new) in block b of the returned vector (the rescale of acc,
+// folded into values_16's load of acc). P rounded to bf16 as the operand of P V: word 8q + 2b + h
+// of pairs = (P[b, 4q + 2h], P[b, 4q + 2h + 1]). *rescale: some alpha differs from 1.
+inline __m512 softmax_4x16(float scale, __m512* s, float* m, float* l, uint32_t* pairs, bool* rescale) {
   const __m512 sv = _mm512_set1_ps(scale);
   for (int q = 0; q < 4; ++q) s[q] = _mm512_mul_ps(s[q], sv);
   __m512 big = _mm512_max_ps(_mm512_max_ps(s[0], s[1]), _mm512_max_ps(s[2], s[3]));
@@ -213,31 +228,61 @@ void decode_block16(int tn, int d, float scale, const uint16_t* qh, const uint16
   const __m128 sum4 = _mm512_castps512_ps128(_mm512_permutexvar_ps(first_of_row, sum));
   _mm_storeu_ps(l, _mm_fmadd_ps(_mm_loadu_ps(l), alpha4, sum4));
   _mm_storeu_ps(m, _mm512_castps512_ps128(_mm512_permutexvar_ps(first_of_row, m_new)));
-  const bool rescale = _mm512_cmp_ps_mask(alpha, _mm512_set1_ps(1.f), _CMP_NEQ_UQ) != 0;
-  // P rounded to bf16 as the operand of P V: word 8q + 2b + h = (P[b, 4q + 2h], P[b, 4q + 2h + 1]).
-  alignas(64) uint32_t pairs[32];
+  *rescale = _mm512_cmp_ps_mask(alpha, _mm512_set1_ps(1.f), _CMP_NEQ_UQ) != 0;
   _mm512_store_si512(pairs, (__m512i)_mm512_cvtne2ps_pbh(p[1], p[0]));
   _mm512_store_si512(pairs + 16, (__m512i)_mm512_cvtne2ps_pbh(p[3], p[2]));
-  int x = 0;
-  for (; x + 64 <= d; x += 64) values_16<4>(tn, pairs, v, ldkv, x, acc, ldacc, rescale, alpha);
-  if (x < d) values_16<2>(tn, pairs, v, ldkv, x, acc, ldacc, rescale, alpha);
+  return alpha;
 }
 
-// KernelOps::decode_page_bf16.
-void decode_page_bf16(int g, int t, int d, float scale, const uint16_t* q_hi, const uint16_t* q_lo,
-                      const uint16_t* k, const uint16_t* v, int64_t ldkv, float* m, float* l,
-                      float* acc, int64_t ldacc) {
-  for (int g0 = 0; g0 < g; g0 += 4) {
-    for (int t0 = 0; t0 < t; t0 += 16) {
-      const int tn = t - t0 < 16 ? t - t0 : 16;
-      const uint16_t* kt = k + int64_t(t0) * ldkv;
-      const uint16_t* vt = v + int64_t(t0) * ldkv;
-      if (q_lo) {
-        decode_block16<true>(tn, d, scale, q_hi + g0 * d, q_lo + g0 * d, kt, vt, ldkv, m + g0, l + g0, acc + g0 * ldacc, ldacc);
-      } else {
-        decode_block16<false>(tn, d, scale, q_hi + g0 * d, nullptr, kt, vt, ldkv, m + g0, l + g0, acc + g0 * ldacc, ldacc);
+// KernelOps::decode_page_bf16: the (4 rows, 16 tokens) blocks of every KV head of the page run
+// phase by phase (all scores, then all softmax steps, then all P V), so that the blocks'
+// dependency chains (dot products, then their reduction, then exp, then P V) overlap in the
+// out-of-order window instead of running one after the other.
+template <bool kLo>
+void decode_page_bf16_t(int hkv, int g, int t, int d, float scale, const uint16_t* q_hi, const uint16_t* q_lo,
+                        const uint16_t* k, const uint16_t* v, int64_t ldkv, const uint16_t* next_k,
+                        const uint16_t* next_v, float* m, float* l, float* acc, int64_t ldacc) {
+  constexpr int kUnits = 8;  // (KV head, 4 query rows) blocks per phase
+  const int quads = g / 4, units = hkv * quads;
+  for (int t0 = 0; t0 < t; t0 += 16) {
+    const int tn = t - t0 < 16 ? t - t0 : 16;
+    for (int u0 = 0; u0 < units; u0 += kUnits) {
+      const int un = units - u0 < kUnits ? units - u0 : kUnits;
+      __m512 s[kUnits][4];
+      alignas(64) uint32_t pairs[kUnits][32];
+      __m512 alpha[kUnits];
+      bool rescale[kUnits];
+      for (int i = 0; i < un; ++i) {
+        const int hk = (u0 + i) / quads, row = hk * g + (u0 + i) % quads * 4;
+        const int64_t at = int64_t(t0) * ldkv + int64_t(hk) * d;  // this block's first row
+        // The next page's K once per KV head (the head's first row quad), V likewise below.
+        const uint16_t* pf = next_k && row % g == 0 ? next_k + at : nullptr;
+        scores_4x16<kLo>(tn, d, q_hi + int64_t(row) * d, kLo ? q_lo + int64_t(row) * d : nullptr, k + at, ldkv, s[i], pf);
+      }
+      for (int i = 0; i < un; ++i) {
+        const int hk = (u0 + i) / quads, row = hk * g + (u0 + i) % quads * 4;
+        alpha[i] = softmax_4x16(scale, s[i], m + row, l + row, pairs[i], &rescale[i]);
+      }
+      for (int i = 0; i < un; ++i) {
+        const int hk = (u0 + i) / quads, row = hk * g + (u0 + i) % quads * 4;
+        const int64_t at = int64_t(t0) * ldkv + int64_t(hk) * d;
+        const uint16_t* pf = next_v && row % g == 0 ? next_v + at : nullptr;
+        float* a = acc + int64_t(row) * ldacc;
+        int x = 0;
+        for (; x + 64 <= d; x += 64) values_16<4>(tn, pairs[i], v + at, ldkv, x, a, ldacc, rescale[i], alpha[i], pf);
+        if (x < d) values_16<2>(tn, pairs[i], v + at, ldkv, x, a, ldacc, rescale[i], alpha[i], pf);
       }
     }
+  }
+}
+
+void decode_page_bf16(int hkv, int g, int t, int d, float scale, const uint16_t* q_hi, const uint16_t* q_lo,
+                      const uint16_t* k, const uint16_t* v, int64_t ldkv, const uint16_t* next_k,
+                      const uint16_t* next_v, float* m, float* l, float* acc, int64_t ldacc) {
+  if (q_lo) {
+    decode_page_bf16_t<true>(hkv, g, t, d, scale, q_hi, q_lo, k, v, ldkv, next_k, next_v, m, l, acc, ldacc);
+  } else {
+    decode_page_bf16_t<false>(hkv, g, t, d, scale, q_hi, q_lo, k, v, ldkv, next_k, next_v, m, l, acc, ldacc);
   }
 }
 
