@@ -44,7 +44,8 @@ export function mlaPrefillHeadDim(mla: MlaSpec): { headDim: number; note: string
  * the output over kv_lora_rank (512). The paged decode kernels take one head_dim for K and V, at
  * most cpu.maxHeadDim (512), so it runs as MQA at head_dim min(kv_lora_rank, 512): the rope
  * part's share of the q·k FLOPs is left out, and the output is exact. The kernels read K and V
- * apart where the model reads its latent once; a run's bytes count the model's latent
+ * as two copies of the kv_lora_rank latent (2 · 512 values a token) where the model reads its
+ * 576-value latent once (1.78× the model's bytes); a run's bytes count the model's latent
  * (runner/measure.ts attentionBytes), so its rate is the model's effective bandwidth.
  */
 export function mlaDecodeHeadDim(mla: MlaSpec): { headDim: number; note: string } {
@@ -54,7 +55,7 @@ export function mlaDecodeHeadDim(mla: MlaSpec): { headDim: number; note: string 
   const share = `${Math.round((100 * left) / qk)}%`;
   return {
     headDim,
-    note: `MLA decode is benchmarked at head_dim ${headDim}, not ${qk}: the model attends over its latent with q·k in ${qk} dims (kv_lora_rank ${mla.kvLoraRank} + qk_rope_head_dim ${mla.qkRopeHeadDim}) and v in ${mla.kvLoraRank}, while the paged decode kernels take one head_dim for K and V (at most ${KERNEL_LIMITS.cpu.maxHeadDim} on the CPU), so ${left} of the ${qk} q·k dims (${share} of its FLOPs) are left out; the kernels also read K and V apart (2 × ${headDim} values a token), where the model reads its ${qk}-value latent once: the rate counts the latent's bytes, the model's`,
+    note: `MLA decode is benchmarked at head_dim ${headDim}, not ${qk}: the model attends over its latent with q·k in ${qk} dims (kv_lora_rank ${mla.kvLoraRank} + qk_rope_head_dim ${mla.qkRopeHeadDim}) and v in ${mla.kvLoraRank}, while the paged decode kernels take one head_dim for K and V (at most ${KERNEL_LIMITS.cpu.maxHeadDim} on the CPU), so ${left} of the ${qk} q·k dims (${share} of its FLOPs) are left out; and the kernels read K and V as two copies of the ${headDim}-dim latent, ${(2 * headDim).toLocaleString('en-US')} values a token against the ${qk}-value latent the model reads once (${(2 * headDim / qk).toFixed(2)}× its bytes), so the case reads more bytes than the model, not fewer: its rate counts the model's ${qk} values a token`,
   };
 }
 

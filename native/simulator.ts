@@ -27,10 +27,17 @@ export interface ServingSimConfig {
   maxModelLen: number;
   /**
    * Step time (seconds), a roofline (native/src/pool/simulator.h StepTimeModel):
-   * perStepS + max(weightsS + perKvTokenS · KV tokens attended, perTokenS · tokens scheduled + perPairS · query-key pairs).
+   * perStepS + max(weightsS + expertWeightsS · (1 − (1 − k/E)^tokens) + perKvTokenS · KV tokens attended,
+   * perTokenS · tokens scheduled + perPairS · query-key pairs).
    */
   perStepS: number;
+  /** Every weight but the routed experts' (dense models: all). */
   weightsS: number;
+  /** MoE: all routed experts' weights; a step reads the share its tokens touch (uniform routing assumed). Default 0. */
+  expertWeightsS?: number;
+  /** MoE: routed experts per layer E and experts per token k (num_experts, num_experts_per_tok); default 0 (dense). */
+  numExperts?: number;
+  numExpertsPerTok?: number;
   perKvTokenS: number;
   perTokenS: number;
   perPairS: number;
@@ -150,6 +157,13 @@ function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests)
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`${key} must be a finite number`);
     if (v < 0) throw new RangeError(`${key} must be >= 0, got ${v}`);
   }
+  if (config.expertWeightsS !== undefined) {
+    if (typeof config.expertWeightsS !== 'number' || !Number.isFinite(config.expertWeightsS)) throw new TypeError('expertWeightsS must be a finite number');
+    if (config.expertWeightsS < 0) throw new RangeError(`expertWeightsS must be >= 0, got ${config.expertWeightsS}`);
+  }
+  const experts = config.numExperts ?? 0;
+  intArg('numExperts', experts, 0, INT32_MAX);
+  intArg('numExpertsPerTok', config.numExpertsPerTok ?? 0, experts > 0 ? 1 : 0, experts);
   const n = requests.arrivalS.length;
   const m = requests.segmentStream?.length;
   const arrays: Array<[keyof ServingSimRequests, new (n: number) => ArrayBufferView, number, string]> = [

@@ -1,8 +1,9 @@
 /**
  * Problems -> LSP diagnostics. A problem of this document maps its offsets straight to
  * positions. A problem that lies in another file (the config.json a profile points at) is shown
- * on the profile's `model` value, prefixed with `file:line:col`, with related information that
- * jumps to the exact place in that file.
+ * on the profile's `model` value, prefixed with that file's path relative to the profile, with
+ * related information that jumps to the exact place in that file (clients without related
+ * information get `file:line:col` in the message instead).
  */
 import {
   DiagnosticSeverity,
@@ -12,6 +13,7 @@ import {
   type Range,
 } from 'vscode-languageserver';
 import { existsSync } from 'node:fs';
+import { dirname, isAbsolute, relative as relativePath, sep } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Problem, Severity, SourceRange } from '../core/config';
 import type { Analysis } from './analysis';
@@ -78,11 +80,15 @@ export function toDiagnostic(a: Analysis, p: Problem, capabilities: ClientCapabi
   if (isLocal(a, p)) return { ...base, range: toRange(a, p.range), message: p.message };
   const file = p.file!;
   const where = foreignRange(a, file, p.range);
-  const prefix = where === null ? file : `${file}:${where.start.line + 1}:${where.start.character + 1}`;
+  // The file as the profile names it (relative to the profile's folder), not the absolute path.
+  const relative = relativePath(dirname(a.file), file);
+  const name = relative !== '' && !isAbsolute(relative) ? relative.split(sep).join('/') : file;
   const related: DiagnosticRelatedInformation[] | undefined =
     where !== null && capabilities.textDocument?.publishDiagnostics?.relatedInformation
       ? [{ location: { uri: pathToUri(file), range: where }, message: p.message }]
       : undefined;
+  // The related information already shows the line and column (and jumps there); without it the message says them.
+  const prefix = related !== undefined || where === null ? name : `${name}:${where.start.line + 1}:${where.start.character + 1}`;
   return { ...base, range: toRange(a, anchorOfForeign(a)), message: `${prefix}: ${p.message}`, relatedInformation: related };
 }
 

@@ -290,7 +290,9 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   let intermediateSize = interFound ?? moe?.expertIntermediateSize;
   if (intermediateSize === undefined && hiddenSize !== undefined) {
     intermediateSize = 4 * hiddenSize;
-    if (!FOUR_H_MLP_TYPES.has(family)) {
+    // Present but invalid: its error already stands at the value; "no intermediate_size" would contradict it.
+    const present = r.find(llama4 ? ['intermediate_size_mlp', ...ALIASES.intermediateSize] : ALIASES.intermediateSize) !== undefined;
+    if (!FOUR_H_MLP_TYPES.has(family) && !present) {
       r.problem('warning', 'missing-field', `no "intermediate_size": assuming 4 · hidden_size = ${intermediateSize} for parameter counts`, anchor, { key: 'intermediate_size' });
     }
   }

@@ -238,6 +238,17 @@ export function weightsBytes(model: ModelSpec, dtype: Dtype, params: ParamCounts
   return Math.ceil(quantized * q.bitsPerWeight / 8) + (params.total - quantized) * bytes;
 }
 
+/**
+ * Bytes of the routed experts' weights alone (all MoE layers, every GPU together): the part of
+ * {@link weightsBytes} a step reads only for the experts its tokens are routed to. 0 for dense
+ * models. Quantized at the checkpoint's width when quantization_config covers the experts.
+ */
+export function routedExpertBytes(model: ModelSpec, dtype: Dtype, params: ParamCounts = paramCounts(model)): number {
+  const experts = params.breakdown.experts;
+  if (experts === 0) return 0;
+  return model.quantization ? Math.ceil(experts * model.quantization.bitsPerWeight / 8) : experts * dtypeBytes(dtype);
+}
+
 /** vLLM V1's default max_num_batched_tokens for `vllm serve` on a GPU of >= 70 GiB (and where the device is unknown). */
 export const DEFAULT_MAX_NUM_BATCHED_TOKENS = 8192;
 /** ... and on a smaller GPU (24 GB, 48 GB cards) or an A100. */

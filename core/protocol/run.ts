@@ -179,12 +179,22 @@ export interface PoolSummary {
 
 /**
  * Modelled seconds of one serving step (one forward pass), a roofline
- * (runner/simulate/step-time.ts): perStepS + max(weightsS + perKvTokenS · KV tokens attended,
- * perTokenS · tokens scheduled + perPairS · query-key pairs attended).
+ * (runner/simulate/step-time.ts): perStepS + max(weightsS + expertWeightsS · (1 − (1 − k/E)^T)
+ * + perKvTokenS · KV tokens attended, perTokenS · T tokens scheduled + perPairS · query-key pairs
+ * attended).
  */
 export interface StepTimeModel {
   perStepS: number;
+  /** Weights read every step: all but the routed experts' (dense models: all). */
   weightsS: number;
+  /**
+   * MoE: all routed experts' weights; a step of T tokens reads the expected share
+   * 1 − (1 − k/E)^T of them, uniform routing assumed (modelled). Absent for dense models.
+   */
+  expertWeightsS?: number;
+  /** MoE: routed experts per layer E (num_experts) and experts per token k (num_experts_per_tok). */
+  numExperts?: number;
+  numExpertsPerTok?: number;
   perKvTokenS: number;
   perTokenS: number;
   perPairS: number;

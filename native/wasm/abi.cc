@@ -388,7 +388,8 @@ EMSCRIPTEN_KEEPALIVE void attnscope_alloc_attach_kv_pool(attnscope::PageAllocato
 /**
  * config: [layout, numPages, pageSize, watermarkPages, slidingWindow, enablePrefixCaching,
  * maxNumSeqs, maxNumBatchedTokens, maxModelLen, perStepS, weightsS, perKvTokenS, perTokenS,
- * perPairS, maxSamples, coast, privateTails] (the last two: 0, 1, or -1 for the default).
+ * perPairS, maxSamples, coast, privateTails, expertWeightsS, numExperts, numExpertsPerTok] (coast and
+ * privateTails: 0, 1, or -1 for the default; the last three 0 for a dense model).
  * Columns as SimColumns.
  * Null with the reason in attnscope_error() when the input is refused.
  */
@@ -414,6 +415,9 @@ EMSCRIPTEN_KEEPALIVE attnscope::ServingSimulator* attnscope_sim_new(const double
   config.max_samples = static_cast<int32_t>(c[14]);
   if (c[15] >= 0) config.coast = c[15] != 0;
   if (c[16] >= 0) config.private_tails = c[16] != 0;
+  config.step.expert_weights_s = c[17];
+  config.step.num_experts = static_cast<int32_t>(c[18]);
+  config.step.num_experts_per_tok = static_cast<int32_t>(c[19]);
   if (!attnscope::SimConfigValid(config)) {
     g_error = "ServingSimulator: invalid configuration";
     return nullptr;

@@ -20,7 +20,7 @@
  */
 import { formatCountOf, formatPercent, formatSignificant } from '../../core/format';
 import type { Profile, StepTimeSpec } from '../../core/config/types';
-import { stepWork } from './step-time';
+import { stepWork, weightReadSeconds } from './step-time';
 import type { VllmBenchResult } from './traces';
 
 export interface CalibrationFit {
@@ -109,10 +109,10 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult): Cal
     const tokens = r.p + others;
     const kv = r.p + others * meanContext;
     const pairs = (r.p * (r.p + 1)) / 2 + others * meanContext;
-    obs.push({ compute: work.perTokenS * tokens + work.perPairS * pairs, memory: work.weightsS + work.perKvTokenS * kv, measured: r.ttft, kind: 'ttft' });
+    obs.push({ compute: work.perTokenS * tokens + work.perPairS * pairs, memory: weightReadSeconds(work, tokens) + work.perKvTokenS * kv, measured: r.ttft, kind: 'ttft' });
     if (r.tpot !== null && r.tpot > 0) {
       const ctx = r.p + r.o / 2 + others * meanContext;
-      obs.push({ compute: work.perTokenS * concurrency + work.perPairS * ctx, memory: work.weightsS + work.perKvTokenS * ctx, measured: r.tpot, kind: 'tpot' });
+      obs.push({ compute: work.perTokenS * concurrency + work.perPairS * ctx, memory: weightReadSeconds(work, concurrency) + work.perKvTokenS * ctx, measured: r.tpot, kind: 'tpot' });
     }
   }
 

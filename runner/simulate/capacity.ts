@@ -16,6 +16,7 @@ import type { CapacityCurve, CapacityPoint, LatencySlo } from '../../core/protoc
 import type { PoolResult } from '../../core/protocol/run';
 import type { ServingSimRequests } from '../../native';
 import { simulatePool, type SimulateOptions } from './simulate';
+import { weightReadSeconds } from './step-time';
 
 export interface CapacityOptions {
   slo: LatencySlo;
@@ -85,7 +86,7 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
   let hi: number | null = null;
   // Once the scaled trace's arrivals all fall inside one step, a higher rate changes nothing.
   const saturated = (scale: number) => {
-    const floor = last!.stepTime ? last!.stepTime.perStepS + last!.stepTime.weightsS : 0;
+    const floor = last!.stepTime ? last!.stepTime.perStepS + weightReadSeconds(last!.stepTime, 1) : 0;
     const a = opts.requests?.arrivalS;
     const span = a ? a[a.length - 1] - a[0] : (profile.workload?.requests ?? 0) / (rate0 * scale);
     return span / scale <= floor || (a === undefined && span <= floor);

@@ -109,7 +109,7 @@ export interface SimulateOptions {
    * coefficients given outright (tests: hand-computable clocks), or a whole model with its
    * `source` (a calibration from kernel timings, calibrate-kernels.ts), used as it is.
    */
-  stepTime?: StepTimeSpec | Partial<Pick<StepTimeModel, 'perStepS' | 'weightsS' | 'perKvTokenS' | 'perTokenS' | 'perPairS'>> | StepTimeModel;
+  stepTime?: StepTimeSpec | Partial<Pick<StepTimeModel, 'perStepS' | 'weightsS' | 'perKvTokenS' | 'perTokenS' | 'perPairS' | 'expertWeightsS' | 'numExperts' | 'numExpertsPerTok'>> | StepTimeModel;
   /** Words for where stepTime's efficiencies come from (default "the profile" / "the caller"). */
   stepTimeSource?: string;
   /** vLLM V1 enables automatic prefix caching by default; so do we. */
@@ -274,6 +274,9 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     maxModelLen: w?.maxModelLen ?? referenceSeqLen(profile),
     perStepS: stepTime.perStepS,
     weightsS: stepTime.weightsS,
+    expertWeightsS: stepTime.expertWeightsS ?? 0,
+    numExperts: stepTime.numExperts ?? 0,
+    numExpertsPerTok: stepTime.numExpertsPerTok ?? 0,
     perKvTokenS: stepTime.perKvTokenS,
     perTokenS: stepTime.perTokenS,
     perPairS: stepTime.perPairS,
@@ -359,8 +362,10 @@ function resolveStepTime(profile: Profile, opts: SimulateOptions): StepTimeModel
   const coefficients = ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perPairS'] as const;
   if (given && coefficients.some((k) => k in given)) {
     const c = given as Partial<Record<(typeof coefficients)[number], number>>;
+    const m = given as Partial<Pick<StepTimeModel, 'expertWeightsS' | 'numExperts' | 'numExpertsPerTok'>>;
     return {
       perStepS: c.perStepS ?? 0, weightsS: c.weightsS ?? 0, perKvTokenS: c.perKvTokenS ?? 0, perTokenS: c.perTokenS ?? 0, perPairS: c.perPairS ?? 0,
+      ...(m.numExperts ? { expertWeightsS: m.expertWeightsS ?? 0, numExperts: m.numExperts, numExpertsPerTok: m.numExpertsPerTok ?? 0 } : {}),
       source: opts.stepTimeSource ?? 'coefficients given by the caller',
     };
   }

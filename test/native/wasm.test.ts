@@ -75,6 +75,7 @@ describe('the WebAssembly build against the native addon', { skip }, () => {
     ['paged with a sliding window', { ...baseConfig, layout: 0, slidingWindow: 512, enablePrefixCaching: false }],
     ['contiguous, max_model_len each', { ...baseConfig, layout: 1 }],
     ['contiguous, prompt + output each', { ...baseConfig, layout: 2 }],
+    ['paged, MoE: the routed experts read in the share a step touches', { ...baseConfig, layout: 0, expertWeightsS: 2e-2, numExperts: 64, numExpertsPerTok: 4 }],
   ];
   for (const [name, config] of cases) {
     it(`the simulator gives the same run sample for sample: ${name}`, () => {

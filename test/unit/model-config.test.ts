@@ -503,3 +503,12 @@ test('a config that is JSON null, a number or an array is named once: "not null"
     assert.equal(r.problems[0]?.message, `a model config must be a JSON object of HuggingFace keys, not ${what}`, text);
   }
 });
+
+test('a wrong-typed intermediate_size gets its type error, not also "no intermediate_size"', () => {
+  const text = '{"model_type": "llama", "num_hidden_layers": 32, "num_attention_heads": 32, "hidden_size": 4096, "vocab_size": 1000, "intermediate_size": "big"}';
+  const r = readModelConfig(text);
+  assert.deepEqual(r.problems.map((p) => p.message), ['"intermediate_size" must be a number, not the string "big"']);
+  // Absent: the warning still says what is assumed (4 · 4096 = 16384).
+  const absent = readModelConfig(text.replace(', "intermediate_size": "big"', ''));
+  assert.deepEqual(absent.problems.map((p) => p.message), ['no "intermediate_size": assuming 4 · hidden_size = 16384 for parameter counts']);
+});

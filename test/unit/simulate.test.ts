@@ -224,6 +224,7 @@ test('coasting and private tails give the same run as serving every request ever
     maxNumSeqs: fc.integer({ min: 1, max: 12 }),
     maxNumBatchedTokens: fc.integer({ min: 8, max: 200 }),
     enablePrefixCaching: fc.boolean(),
+    moe: fc.boolean(),
   });
   fc.assert(
     fc.property(setup, ({ requests, layout, pageSize, ...rest }) => {
@@ -233,6 +234,7 @@ test('coasting and private tails give the same run as serving every request ever
         enablePrefixCaching: rest.enablePrefixCaching, maxNumSeqs: rest.maxNumSeqs,
         maxNumBatchedTokens: rest.maxNumBatchedTokens, maxModelLen: 160,
         perStepS: 0.01, weightsS: 0.004, perKvTokenS: 1e-5, perTokenS: 1e-4, perPairS: 2e-6, maxSamples: 1_000_000,
+        ...(rest.moe ? { expertWeightsS: 0.02, numExperts: 16, numExpertsPerTok: 2 } : {}),
       };
       const packed = packRequests(requests);
       const run = (coast: boolean, privateTails = true) => {
@@ -252,6 +254,25 @@ test('coasting and private tails give the same run as serving every request ever
     }),
     { numRuns: 300 },
   );
+});
+
+test('MoE step time: a step of n tokens reads the dense weights and the expected share 1 − (1 − k/E)^n of the routed experts', () => {
+  // By hand: one request at 0 s, prompt 2, output 3; dense weights 1 ms, all routed experts
+  // 10 ms, E = 4, k = 1, nothing else costs. Prefill step (2 tokens): 1 − (3/4)^2 = 0.4375 of
+  // the experts → 1 + 4.375 = 5.375 ms, the first token. Two decode steps of 1 token:
+  // 1 + 10 · 1/4 = 3.5 ms each → last token at 12.375 ms. (All experts every step: 11, 33 ms;
+  // k/E of them every step: 3.5, 10.5 ms.)
+  const config: ServingSimConfig = {
+    layout: 'paged', pageSize: 16, numPages: 10, watermarkPages: 0, slidingWindow: 0, enablePrefixCaching: false,
+    maxNumSeqs: 4, maxNumBatchedTokens: 64, maxModelLen: 160, maxSamples: 100,
+    perStepS: 0, weightsS: 0.001, expertWeightsS: 0.01, numExperts: 4, numExpertsPerTok: 1, perKvTokenS: 0, perTokenS: 0, perPairS: 0,
+  };
+  const sim = new ServingSimulator(config, packRequests([{ arrivalS: 0, promptLen: 2, outputLen: 3 }]));
+  assert.equal(sim.run(1000), true);
+  const t = sim.times();
+  assert.ok(Math.abs(t.firstTokenS[0]! - 0.005375) < 1e-12, `first token ${t.firstTokenS[0]}`);
+  assert.ok(Math.abs(t.finishS[0]! - 0.012375) < 1e-12, `finish ${t.finishS[0]}`);
+  assert.throws(() => new ServingSimulator({ ...config, numExpertsPerTok: 5 }, packRequests([{ arrivalS: 0, promptLen: 2, outputLen: 3 }])), RangeError);
 });
 
 test('samples are downsampled to at most maxSamples, in time order, and reach onSample', async () => {

@@ -65,6 +65,9 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     config.max_model_len = static_cast<int32_t>(Num(c, "maxModelLen"));
     config.step.per_step_s = Num(c, "perStepS");
     config.step.weights_s = Num(c, "weightsS");
+    if (c.Has("expertWeightsS")) config.step.expert_weights_s = Num(c, "expertWeightsS");
+    if (c.Has("numExperts")) config.step.num_experts = static_cast<int32_t>(Num(c, "numExperts"));
+    if (c.Has("numExpertsPerTok")) config.step.num_experts_per_tok = static_cast<int32_t>(Num(c, "numExpertsPerTok"));
     config.step.per_kv_token_s = Num(c, "perKvTokenS");
     config.step.per_token_s = Num(c, "perTokenS");
     config.step.per_pair_s = Num(c, "perPairS");

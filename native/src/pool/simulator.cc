@@ -2,6 +2,7 @@
 #include "pool/simulator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 
 namespace attnscope {
@@ -357,7 +358,8 @@ bool ServingSimulator::Step() {
     pairs += static_cast<double>(coasting_kv);  // one query token each over its whole context
   }
   const StepTimeModel& m = config_.step;
-  const double memory_s = m.weights_s + m.per_kv_token_s * static_cast<double>(kv_tokens);
+  const double memory_s = m.weights_s + m.expert_weights_s * ExpertShareRead(m, tokens_scheduled) +
+                          m.per_kv_token_s * static_cast<double>(kv_tokens);
   const double compute_s = m.per_token_s * static_cast<double>(tokens_scheduled) + m.per_pair_s * pairs;
   const double dt = m.per_step_s + std::max(memory_s, compute_s);
   SimSample sample;
@@ -462,10 +464,19 @@ bool ServingSimulator::Run(int64_t max_steps) {
   return done_;
 }
 
+double ExpertShareRead(const StepTimeModel& m, int64_t tokens) {
+  if (m.num_experts <= 0 || tokens <= 0) return 0;
+  const double miss = 1.0 - static_cast<double>(m.num_experts_per_tok) / static_cast<double>(m.num_experts);
+  return 1.0 - std::pow(miss, static_cast<double>(tokens));
+}
+
 bool SimConfigValid(const SimConfig& config) {
+  const StepTimeModel& m = config.step;
+  const bool moe_ok = m.num_experts == 0 ? m.num_experts_per_tok == 0
+                                         : m.num_experts > 0 && m.num_experts_per_tok >= 1 && m.num_experts_per_tok <= m.num_experts;
   return PageAllocator::Validate(config.allocator) == AllocStatus::kOk && config.layout >= KvLayout::kPaged &&
          config.layout <= KvLayout::kContiguousPromptPlusOutput && config.max_num_seqs > 0 &&
-         config.max_num_batched_tokens > 0 && config.max_model_len > 0;
+         config.max_num_batched_tokens > 0 && config.max_model_len > 0 && moe_ok;
 }
 
 std::string BuildSimInput(const SimColumns& in, std::vector<SimRequest>* requests, std::vector<SimSegment>* segments) {

@@ -90,14 +90,20 @@ enum class KvLayout : int32_t {
 };
 
 // Simulated seconds of one step, a roofline: per_step_s + max(memory, compute) with
-//   memory  = weights_s + per_kv_token_s · kv_tokens   (weights streamed once, each attended KV token read)
+//   memory  = weights_s + expert_weights_s · (1 − (1 − k/E)^tokens) + per_kv_token_s · kv_tokens
+//             (weights streamed once, each attended KV token read; MoE: the routed experts' weights
+//             read are modelled as the expected share of the E experts the step's tokens touch,
+//             k of E each, under uniform routing; dense models: expert_weights_s = 0)
 //   compute = per_token_s · tokens + per_pair_s · pairs (linear layers per scheduled token,
 //             attention per query-key pair: a chunk of n tokens after c cached ones has
 //             n·c + n(n+1)/2 pairs, a decode token its context length).
 // The coefficients (seconds per unit) come from runner/simulate/step-time.ts.
 struct StepTimeModel {
   double per_step_s = 0;
-  double weights_s = 0;
+  double weights_s = 0;         // every weight but the routed experts'
+  double expert_weights_s = 0;  // all routed experts' weights
+  int32_t num_experts = 0;      // E, routed experts per MoE layer (0: dense)
+  int32_t num_experts_per_tok = 0;  // k
   double per_kv_token_s = 0;
   double per_token_s = 0;
   double per_pair_s = 0;
@@ -198,6 +204,11 @@ struct SimColumns {
 
 // Whether `config` is one ServingSimulator accepts (a valid pool, a known layout, positive
 // limits).
+// The expected share of the routed experts' weights a step of `tokens` tokens reads, uniform
+// routing assumed: each token picks k of E experts, so an expert is missed by all with
+// probability (1 − k/E)^tokens and E · (1 − (1 − k/E)^tokens) experts are touched. 0 for dense.
+double ExpertShareRead(const StepTimeModel& m, int64_t tokens);
+
 bool SimConfigValid(const SimConfig& config);
 
 // Builds the requests and segments of `in`; returns "" or what is wrong with them (the field
