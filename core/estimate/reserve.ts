@@ -33,6 +33,12 @@ export interface ReserveTerm {
   basis: string;
   /** Where the figure or formula comes from, in full (hover, JSON). */
   source: string;
+  /**
+   * The figure rests on one measurement of one model at one tensor_parallel_size and is not
+   * scaled to this one (vLLM 0.2.5-0.6.4's NCCL term): the estimate leaves it out rather than
+   * let it alone leave no room for a KV cache (core/estimate/index.ts).
+   */
+  oneDataPoint?: boolean;
 }
 
 /** How a vLLM release counted memory outside torch's allocator during its profiling run. */
@@ -45,6 +51,10 @@ interface ProfilingEra {
   /** Non-torch bytes per GPU at tensor_parallel_size 1, and the extra a tensor-parallel rank adds. */
   nonTorchGib: number;
   ncclGib: number;
+  /** ncclGib is one measured data point, not scaled by model or tensor_parallel_size. */
+  ncclOneDataPoint?: boolean;
+  /** The NCCL figure's basis in a few words, where it differs from `short`. */
+  ncclShort?: string;
   source: string;
 }
 
@@ -58,6 +68,11 @@ interface ProfilingEra {
  *   context, cuBLAS workspaces and NCCL buffers all counted. PR #2031's own figures: Llama-2-7B
  *   on one A100-80GB 7,449 -> 7,351 blocks (98 · 8 MiB = 0.77 GiB at TP 1); Llama-2-70B on
  *   4 x A100-80GB 31,615 -> 20,865 blocks (10,750 · 1.25 MiB = 13.12 GiB, so 12.35 GiB more at TP 4).
+ *   That 12.35 GiB is one data point (one model, TP 4, the torch of Dec 2023) and more than NCCL's
+ *   buffers: issue #2248 traces much of such TP > 1 growth to activation blocks NCCL's
+ *   record_stream kept from reuse before torch 2.1.2 / TORCH_NCCL_AVOID_RECORD_STREAMS (vLLM
+ *   0.2.7). Nothing public scales it by model or TP, so it is applied as measured, said to be one
+ *   data point, and left out where it alone would leave no KV cache.
  * - 0.6.5 (PR #10511, #12126) and the V1 engine: only the non-torch *increase* during the
  *   profiling run counts (the CUDA context and NCCL set up before the baseline snapshot stay in
  *   the headroom). Logs print "non_torch_memory takes 0.01 to 0.35 GiB" at TP 1 (median of
@@ -66,7 +81,7 @@ interface ProfilingEra {
  */
 const ERAS: readonly ProfilingEra[] = [
   { since: [0, 0, 0], name: 'vLLM < 0.2.5 (torch peak only)', short: 'vLLM < 0.2.5: not counted', nonTorchGib: 0, ncclGib: 0, source: 'vLLM before PR #2031: torch.cuda.max_memory_allocated() only' },
-  { since: [0, 2, 5], name: 'vLLM 0.2.5 to 0.6.4 (total − free after profiling)', short: 'vLLM 0.2.5-0.6.4 figure, PR #2031', nonTorchGib: 0.77, ncclGib: 12.35, source: 'vLLM PR #2031: Llama-2-7B TP 1 7,449 -> 7,351 blocks (0.77 GiB); Llama-2-70B TP 4 31,615 -> 20,865 blocks (13.12 GiB)' },
+  { since: [0, 2, 5], name: 'vLLM 0.2.5 to 0.6.4 (total − free after profiling)', short: 'vLLM 0.2.5-0.6.4 figure, PR #2031', nonTorchGib: 0.77, ncclGib: 12.35, ncclOneDataPoint: true, ncclShort: 'one data point: vLLM PR #2031, Llama-2-70B at TP 4 on A100-80GB, not scaled to this model or TP', source: 'vLLM PR #2031: Llama-2-7B TP 1 7,449 -> 7,351 blocks (0.77 GiB); Llama-2-70B TP 4 31,615 -> 20,865 blocks (13.12 GiB)' },
   { since: [0, 6, 5], name: 'vLLM >= 0.6.5 / V1 (non-torch increase during profiling)', short: 'vLLM >= 0.6.5 figure', nonTorchGib: 0.1, ncclGib: 0.1, source: 'vLLM PR #10511 / #12126 profiling; "non_torch_memory takes ..." in public logs: 0.10 GiB median at TP 1, +0.1 GiB per tensor-parallel rank' },
 ];
 
@@ -118,7 +133,10 @@ export function reserveTerms(
     { key: 'weights', label: 'model weights', bytes: weightsBytesPerGpu, subtracted: true, origin: 'modelled', basis: tp ? `parameters · bytes ÷ ${tensorParallelSize}` : 'parameters · bytes', source: 'parameters · bytes of their dtype (quantized layers at their stored width), ÷ tensor_parallel_size' },
     term('activation', 'activation peak', engine.activationGib, activation.bytes, activation.basis, activation.source),
     term('nonTorch', 'non-torch memory', engine.nonTorchGib, gib(era.nonTorchGib), era.short, `${era.name}: ${era.source}`),
-    term('nccl', 'NCCL buffers', engine.ncclGib, tp ? gib(era.ncclGib) : 0, tp ? era.short : 'tensor_parallel_size 1', tp ? `${era.name}: ${era.source}` : 'tensor_parallel_size 1: no collective buffers'),
+    {
+      ...term('nccl', 'NCCL buffers', engine.ncclGib, tp ? gib(era.ncclGib) : 0, tp ? era.ncclShort ?? era.short : 'tensor_parallel_size 1', tp ? `${era.name}: ${era.source}` : 'tensor_parallel_size 1: no collective buffers'),
+      ...(tp && engine.ncclGib === 'auto' && era.ncclOneDataPoint ? { oneDataPoint: true } : {}),
+    },
     term('cudaGraph', 'CUDA graphs', engine.cudaGraphGib, 0, 'captured after the pool is sized',
       'vLLM captures CUDA graphs after the KV cache is allocated, out of the 1 − gpu_memory_utilization headroom ("Graph capturing finished in N secs, took X GiB"); set engine.cuda_graph_gib to subtract it (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS)', false),
   ];

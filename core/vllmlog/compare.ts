@@ -163,7 +163,8 @@ function applyLogSettings(profile: Profile, log: VllmLog): { profile: Profile; f
 }
 
 function term(e: Estimate, key: string): number {
-  return e.pool.reserve.find((t) => t.key === key)?.bytes ?? 0;
+  const t = e.pool.reserve.find((x) => x.key === key);
+  return t?.subtracted ? t.bytes : 0;
 }
 
 /**

@@ -52,6 +52,32 @@ test('Llama-2-70B on 4 x A100-80GB at 0.9: 31,615 blocks before vLLM PR #2031, 2
   assert.ok(nccl.subtracted && nccl.bytes > 12 * GiB && /#2031/.test(nccl.source), JSON.stringify(nccl));
 });
 
+test('vLLM 0.2.5-0.6.4 NCCL term: one data point (PR #2031), said so, and left out where it alone would leave no KV cache', () => {
+  // Llama-3.1-70B on 2 x A100-80GB at 0.9, vLLM 0.6.4 (a deployment that ran: the newcomer's log
+  // shape gives 1,552 blocks). By hand: usable floor(floor(79.15 GiB) · 0.9) = 71.24 GiB; weights
+  // 70,553,706,496 params · 2 B / 2 = 70,553,706,496 B = 65.71 GiB per GPU; non-torch 0.77 GiB; so
+  // weights + non-torch alone leave 4.76 GiB, less the modelled activation peak (< 2 GiB here):
+  // some GiB, whereas also taking the 12.35 GiB NCCL figure would leave −7.6 GiB, no KV cache.
+  const e = estimate(profile('Llama-3.1-70B', { gpu: 'A100 80GB', tp: 2, engine: { vllmVersion: '0.6.4' }, maxModelLen: 8192 }));
+  const t = (key: string) => e.pool.reserve.find((x) => x.key === key)!;
+  assert.equal(e.weightsBytesPerGpu, 70_553_706_496);
+  const nccl = t('nccl');
+  assert.equal(nccl.oneDataPoint, true);
+  assert.equal(nccl.subtracted, false);
+  assert.match(nccl.basis, /one data point: vLLM PR #2031, Llama-2-70B at TP 4.*not scaled.*left out/);
+  assert.ok(t('activation').bytes < 2 * GiB);
+  assert.equal(e.pool.budgetBytes, e.pool.usableBytes - 70_553_706_496 - t('activation').bytes - Math.round(0.77 * GiB));
+  assert.ok(e.pool.budgetBytes > 2.5 * GiB && e.pool.pages > 0, `${e.pool.budgetBytes / GiB} GiB`);
+  assert.ok(e.notes.some((n) => /NCCL-buffers figure .*one data point.*left out: the KV pool is an upper bound/.test(n)), e.notes.join('\n'));
+  // Where the pool has room even with it (the PR's own Llama-2-70B at TP 4), it is subtracted, still named one data point.
+  const pr = estimate(profile('Llama-2-70b-hf', { gpu: 'A100 80GB', tp: 4, engine: { vllmVersion: '0.2.5' }, batched: 4096, maxModelLen: 4096 }));
+  const prNccl = pr.pool.reserve.find((x) => x.key === 'nccl')!;
+  assert.ok(prNccl.subtracted && prNccl.oneDataPoint && /one data point/.test(prNccl.basis));
+  // An engine.nccl_gib in the profile is the user's figure: subtracted as given, even to no pool.
+  const set = estimate(profile('Llama-3.1-70B', { gpu: 'A100 80GB', tp: 2, engine: { vllmVersion: '0.6.4', ncclGib: 12.35 }, maxModelLen: 8192 }));
+  assert.equal(set.pool.pages, 0);
+});
+
 test('Llama-2-7B on one A100-80GB at 0.9: 7,449 blocks before vLLM PR #2031, 7,351 after (within 5%)', () => {
   const before = estimate(profile('Llama-2-7b-hf', { gpu: 'A100 80GB', engine: { vllmVersion: '0.2.4' }, batched: 4096, maxModelLen: 4096 }));
   within(before.pool.pages, 7449, 0.05, 'torch peak only');
