@@ -68,7 +68,8 @@ async function resolve(ctx: Ctx, uri: vscode.Uri, purpose: string): Promise<{ pr
 }
 
 async function pickRuns(ctx: Ctx, title: string, many: boolean): Promise<RunListEntry[] | undefined> {
-  const { runs } = await listRuns(ctx.historyFolder().fsPath);
+  const { runs, skipped } = await listRuns(ctx.historyFolder().fsPath);
+  for (const s of skipped) ctx.log.warn(`history: skipped ${s}`);
   if (runs.length < (many ? 2 : 1)) {
     void vscode.window.showInformationMessage(`AttnScope: ${many ? 'comparing needs two saved runs' : 'no saved runs yet'} in ${vscode.workspace.asRelativePath(ctx.historyFolder())}; run a benchmark or a simulation first.`);
     return undefined;
