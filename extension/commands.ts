@@ -16,6 +16,7 @@ import { BenchmarkRun } from './benchmark';
 import type { Ctx } from './ctx';
 import { exportRunTo } from './dashboard';
 import { listRuns, loadRun } from './history';
+import { readSweepReport, sweepReportsIn, type SweepReportEntry } from './sweepReports';
 import { checkVllmLog } from './vllmLog';
 
 type Factory = (ctx: Ctx) => (...args: unknown[]) => unknown;
@@ -68,7 +69,8 @@ async function resolve(ctx: Ctx, uri: vscode.Uri, purpose: string): Promise<{ pr
 }
 
 async function pickRuns(ctx: Ctx, title: string, many: boolean): Promise<RunListEntry[] | undefined> {
-  const { runs } = await listRuns(ctx.historyFolder().fsPath);
+  const { runs, skipped } = await listRuns(ctx.historyFolder().fsPath);
+  for (const s of skipped) ctx.log.warn(`history: skipped ${s}`);
   if (runs.length < (many ? 2 : 1)) {
     void vscode.window.showInformationMessage(`AttnScope: ${many ? 'comparing needs two saved runs' : 'no saved runs yet'} in ${vscode.workspace.asRelativePath(ctx.historyFolder())}; run a benchmark or a simulation first.`);
     return undefined;
@@ -168,39 +170,68 @@ const exportRun: Factory = (ctx) => async () => {
 
 /**
  * Opens a sweep's merged report (sweep-report.json, which `attnscope sweep`, `merge` and
- * `submit --wait` write) in the dashboard's Sweep tab: the argument, or a file or results
- * folder picked (default: the workspace's .attnscope/sweeps).
+ * `submit --wait` write) in the dashboard's Sweep tab: the argument, else the sweeps under the
+ * workspace's .attnscope/sweeps (one: opened; several: picked by name and points), else a file
+ * or results folder picked. A folder without a report of its own opens the reports of its
+ * subfolders the same way (`attnscope sweep` writes each one level down).
  */
 const openSweepResults: Factory = (ctx) => async (arg) => {
+  const show = (report: SweepReport): void => {
+    ctx.dashboard.show(false);
+    ctx.dashboard.post({ type: 'showSweep', report });
+  };
+  /** One report: it; several: the user's pick (or Browse); none: undefined. */
+  const choose = async (entries: SweepReportEntry[], browse: boolean): Promise<SweepReportEntry | 'browse' | undefined> => {
+    if (entries.length === 1) return entries[0];
+    const items: Array<vscode.QuickPickItem & { entry?: SweepReportEntry }> = entries.map((e) => ({
+      label: e.label,
+      description: `${e.points} ${e.points === 1 ? 'point' : 'points'} · ${new Date(e.createdAt).toLocaleString()}`,
+      entry: e,
+    }));
+    if (browse) items.push({ label: 'Browse…', description: 'another report or results folder' });
+    const picked = await vscode.window.showQuickPick(items, { title: 'AttnScope: open sweep results' });
+    return picked === undefined ? undefined : (picked.entry ?? 'browse');
+  };
   let uri = arg instanceof vscode.Uri ? arg : undefined;
+  const workspace = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const defaultFolder = workspace ? vscode.Uri.joinPath(workspace, '.attnscope', 'sweeps') : undefined;
+  if (!uri && defaultFolder) {
+    const entries = await sweepReportsIn(defaultFolder.fsPath);
+    if (entries.length > 0) {
+      const chosen = await choose(entries, true);
+      if (chosen === undefined) return;
+      if (chosen !== 'browse') return show(chosen.report);
+    }
+  }
   if (!uri) {
-    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     const picked = await vscode.window.showOpenDialog({
       title: 'AttnScope: open a sweep report (sweep-report.json) or a results folder',
       canSelectFiles: true,
       canSelectFolders: true,
       canSelectMany: false,
       filters: { 'Sweep report': ['json'] },
-      ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, '.attnscope', 'sweeps') } : {}),
+      ...(defaultFolder ? { defaultUri: defaultFolder } : {}),
     });
     uri = picked?.[0];
   }
   if (!uri) return;
   const stat = await vscode.workspace.fs.stat(uri);
-  const file = stat.type & vscode.FileType.Directory ? vscode.Uri.joinPath(uri, 'sweep-report.json') : uri;
-  let report: SweepReport;
-  try {
-    report = JSON.parse(new TextDecoder().decode(await vscode.workspace.fs.readFile(file))) as SweepReport;
-  } catch {
-    void vscode.window.showWarningMessage(`AttnScope: no readable sweep report at ${vscode.workspace.asRelativePath(file)}: run \`attnscope merge ${vscode.workspace.asRelativePath(uri)}\` first.`);
+  if (stat.type & vscode.FileType.Directory) {
+    const entries = await sweepReportsIn(uri.fsPath);
+    if (entries.length === 0) {
+      void vscode.window.showWarningMessage(`AttnScope: no readable sweep report in ${vscode.workspace.asRelativePath(uri)} or its subfolders: run \`attnscope merge ${vscode.workspace.asRelativePath(uri)}\` first.`);
+      return;
+    }
+    const chosen = await choose(entries, false);
+    if (chosen !== undefined && chosen !== 'browse') show(chosen.report);
     return;
   }
-  if (report?.kind !== 'attnscope-sweep-report' || !Array.isArray(report.rows)) {
-    void vscode.window.showWarningMessage(`AttnScope: ${vscode.workspace.asRelativePath(file)} is not a sweep report (attnscope merge writes one).`);
+  const report = await readSweepReport(uri.fsPath);
+  if (!report) {
+    void vscode.window.showWarningMessage(`AttnScope: ${vscode.workspace.asRelativePath(uri)} is not a readable sweep report (attnscope merge writes one).`);
     return;
   }
-  ctx.dashboard.show(false);
-  ctx.dashboard.post({ type: 'showSweep', report });
+  show(report);
 };
 
 const showLog: Factory = (ctx) => () => ctx.log.show(true);

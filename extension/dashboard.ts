@@ -135,8 +135,8 @@ export class Dashboard implements vscode.Disposable {
   /** Sends the history list again (after a run was saved). */
   async refreshRuns(): Promise<void> {
     if (!this.panel) return;
-    const { runs } = await listRuns(this.host.historyFolder().fsPath);
-    this.post({ type: 'runs', runs });
+    const { runs, skipped } = await listRuns(this.host.historyFolder().fsPath);
+    this.post({ type: 'runs', runs, skipped });
   }
 
   private attach(panel: vscode.WebviewPanel): void {
@@ -171,12 +171,12 @@ export class Dashboard implements vscode.Disposable {
     switch (msg.type) {
       case 'ready': {
         await this.loadShown(folder);
-        const { runs } = await listRuns(folder);
+        const { runs, skipped } = await listRuns(folder);
         // Everything queued before `ready` is either in `live` (the stream so far) or superseded by init.
         const replay = [...this.live, ...this.queue.filter((m) => m.type === 'compare' || m.type === 'showEstimate')];
         this.queue = [];
         this.ready = true;
-        void this.panel?.webview.postMessage({ type: 'init', runs, current: this.current?.run ?? null, currentId: this.current?.id ?? null } satisfies ToWebview);
+        void this.panel?.webview.postMessage({ type: 'init', runs, skipped, current: this.current?.run ?? null, currentId: this.current?.id ?? null } satisfies ToWebview);
         for (const m of replay) void this.panel?.webview.postMessage(m);
         return;
       }

@@ -45,7 +45,21 @@ export async function saveRun(folder: string, run: RunResult): Promise<string> {
   return id;
 }
 
-/** Saved runs, newest first. Files that are not readable runs are skipped (and named in `skipped`). */
+/**
+ * Why a file of the history folder is no run, in a few words: `loadRun`'s error (a name that is
+ * no run id, JSON that does not parse, JSON that is no schema-1 run, a read error).
+ */
+function skipReason(err: unknown): string {
+  if (err instanceof RangeError) return 'not named as AttnScope names runs (<yyyymmdd-hhmmss>-<name>.json)';
+  if (err instanceof SyntaxError) return `not JSON (${err.message})`;
+  if (err instanceof TypeError) return `not an AttnScope run (schema ${RUN_SCHEMA_VERSION} with a name and cases)`;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Saved runs, newest first. Files that are not readable runs are skipped, each named in
+ * `skipped` as `<file>: <why>` (shown as a note under the history list).
+ */
 export async function listRuns(folder: string): Promise<{ runs: RunListEntry[]; skipped: string[] }> {
   let names: string[];
   try {
@@ -61,8 +75,8 @@ export async function listRuns(folder: string): Promise<{ runs: RunListEntry[]; 
     try {
       const run = await loadRun(folder, id);
       runs.push({ id, name: run.name, createdAt: run.createdAt, status: run.status, cases: run.cases.length, kind: runKind(run) });
-    } catch {
-      skipped.push(name);
+    } catch (err) {
+      skipped.push(`${name}: ${skipReason(err)}`);
     }
   }
   const suffix = (id: string): number => Number(/^[0-9]{8}-[0-9]{6}-([0-9]+)-/.exec(id)?.[1] ?? 1);

@@ -21,12 +21,10 @@
  */
 import { cpuInfo, measureReadBandwidth, pagedSpec, timePagedDecode, toHalfBits, type PagedDecodeArgs } from '../native';
 import { fillTiled, randomKvPages, randomUniform, shuffledPages } from '../runner/inputs';
+import { flag as flagOf, loadBaseAddon, median } from './ab';
 
 const argv = process.argv.slice(2);
-function flag(name: string): string | undefined {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
-}
+const flag = (name: string) => flagOf(argv, name);
 const basePath = flag('--base');
 const sequential = argv.includes('--sequential');
 const jsPools = argv.includes('--js-pools');
@@ -44,8 +42,7 @@ const PAIRS = 8;
 type TimeFn = (args: PagedDecodeArgs, t: typeof timing) => Promise<{ samplesNs: number[]; cpuNs: number[] }>;
 let base: TimeFn | undefined;
 if (basePath) {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const addon = require(basePath) as { kernelsTimePagedDecode(spec: object, t: object): Promise<number[]> };
+  const addon = loadBaseAddon<{ kernelsTimePagedDecode(spec: object, t: object): Promise<number[]> }>(basePath);
   base = async (args, t) => {
     const spec = pagedSpec(args);
     const o = new Float32Array(spec.batch * spec.numHeads * spec.headDim);
@@ -64,10 +61,6 @@ function pool(n: number, seed: number): Uint16Array {
   return plain;
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
 
 
 async function main(): Promise<void> {

@@ -18,12 +18,10 @@
 import { flashForward, flashSpec, measureFp32FmaPeak, timeFlashForward, toHalfBits, type FlashForwardArgs, type TimingOptions } from '../native';
 import { randomUniform } from '../runner/inputs';
 import { attentionFlops } from '../runner/measure';
+import { flag as flagOf, loadBaseAddon, median } from './ab';
 
 const argv = process.argv.slice(2);
-function flag(name: string): string | undefined {
-  const i = argv.indexOf(name);
-  return i >= 0 ? argv[i + 1] : undefined;
-}
+const flag = (name: string) => flagOf(argv, name);
 const basePath = flag('--base');
 const pairs = Number(flag('--pairs') ?? 7);
 const reps = Number(flag('--reps') ?? 5);
@@ -39,10 +37,6 @@ const block: Required<TimingOptions> = { warmup: 1, minReps: reps, maxReps: reps
 type Timed = { wall: number; cpu: number };
 type TimeFn = (args: FlashForwardArgs) => Promise<Timed>;
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
 
 const current: TimeFn = async (args) => {
   const t = await timeFlashForward(args, block);
@@ -50,8 +44,7 @@ const current: TimeFn = async (args) => {
 };
 let base: TimeFn | undefined;
 if (basePath) {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const addon = require(basePath) as { kernelsTimeFlashForward(spec: object, t: object): Promise<number[]> };
+  const addon = loadBaseAddon<{ kernelsTimeFlashForward(spec: object, t: object): Promise<number[]> }>(basePath);
   base = async (args) => {
     const spec = flashSpec(args);
     const o = new Float32Array(spec.batch * spec.seqLenQ * spec.numHeads * spec.headDim);
@@ -63,42 +56,42 @@ if (basePath) {
 }
 
 async function main(): Promise<void> {
-const peak0 = (await measureFp32FmaPeak({ threads, durationMs: 500 })).value;
-const maxN = Math.max(...shapes.map((s) => s.n));
-const qAll = randomUniform(maxN * H * 128, 1), kAll = randomUniform(maxN * H * 128, 2), vAll = randomUniform(maxN * H * 128, 3);
-const rows: Array<{ label: string; flops: number; cur: Timed[]; old: Timed[] }> = [];
-for (const s of shapes) {
-  const len = s.n * H * s.d;
-  const f32 = { q: qAll.subarray(0, len), k: kAll.subarray(0, len), v: vAll.subarray(0, len) };
-  const data = dtype === 'fp32' ? f32 : { q: toHalfBits('bf16', f32.q), k: toHalfBits('bf16', f32.k), v: toHalfBits('bf16', f32.v) };
-  const args: FlashForwardArgs = { batch: 1, numHeads: H, numKvHeads: H, headDim: s.d, seqLenQ: s.n, seqLenK: s.n, causal: s.causal, threads, dtype, ...data };
-  await flashForward(args);
-  const flops = attentionFlops({ batchSize: 1, numHeads: H, numKvHeads: H, headDim: s.d, seqLenQ: s.n, seqLenK: s.n, causal: s.causal, slidingWindow: null });
-  const row = { label: s.label, flops, cur: [] as Timed[], old: [] as Timed[] };
-  for (let i = 0; i < pairs; i++) {
-    row.cur.push(await current(args));
-    if (base) row.old.push(await base(args));
+  const peak0 = (await measureFp32FmaPeak({ threads, durationMs: 500 })).value;
+  const maxN = Math.max(...shapes.map((s) => s.n));
+  const qAll = randomUniform(maxN * H * 128, 1), kAll = randomUniform(maxN * H * 128, 2), vAll = randomUniform(maxN * H * 128, 3);
+  const rows: Array<{ label: string; flops: number; cur: Timed[]; old: Timed[] }> = [];
+  for (const s of shapes) {
+    const len = s.n * H * s.d;
+    const f32 = { q: qAll.subarray(0, len), k: kAll.subarray(0, len), v: vAll.subarray(0, len) };
+    const data = dtype === 'fp32' ? f32 : { q: toHalfBits('bf16', f32.q), k: toHalfBits('bf16', f32.k), v: toHalfBits('bf16', f32.v) };
+    const args: FlashForwardArgs = { batch: 1, numHeads: H, numKvHeads: H, headDim: s.d, seqLenQ: s.n, seqLenK: s.n, causal: s.causal, threads, dtype, ...data };
+    await flashForward(args);
+    const flops = attentionFlops({ batchSize: 1, numHeads: H, numKvHeads: H, headDim: s.d, seqLenQ: s.n, seqLenK: s.n, causal: s.causal, slidingWindow: null });
+    const row = { label: s.label, flops, cur: [] as Timed[], old: [] as Timed[] };
+    for (let i = 0; i < pairs; i++) {
+      row.cur.push(await current(args));
+      if (base) row.old.push(await base(args));
+    }
+    rows.push(row);
   }
-  rows.push(row);
-}
-const peak = Math.max(peak0, (await measureFp32FmaPeak({ threads, durationMs: 500 })).value);
+  const peak = Math.max(peak0, (await measureFp32FmaPeak({ threads, durationMs: 500 })).value);
 
-console.log(`flash ${dtype} B=1 H=H_kv=${H}, ${threads} threads; fp32 FMA peak ${(peak / 1e9).toFixed(0)} GFLOP/s (same run); ${pairs} pairs x ${reps} runs`);
-const pct = (flops: number, ns: number) => `${((100 * flops) / (ns * 1e-9) / peak).toFixed(1)}%`;
-for (const r of rows) {
-  const fmt = (name: string, xs: Timed[]) => {
-    const wall = median(xs.map((x) => x.wall)), cpu = median(xs.map((x) => x.cpu));
-    return `  ${name.padEnd(7)} wall ${(wall / 1e6).toFixed(3)} ms ${pct(r.flops, wall).padStart(6)} peak | CPU ${(cpu / 1e6).toFixed(3)} ms ${pct(r.flops, cpu / threads).padStart(6)} peak (CPU/threads)`;
-  };
-  console.log(`${r.label}`);
-  console.log(fmt('current', r.cur));
-  if (base) {
-    console.log(fmt('base', r.old));
-    const rc = r.cur.map((c, i) => r.old[i]!.cpu / c.cpu), rw = r.cur.map((c, i) => r.old[i]!.wall / c.wall);
-    const range = (xs: number[]) => `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}`;
-    console.log(`  paired base/current: CPU ${median(rc).toFixed(3)} (${range(rc)}), wall ${median(rw).toFixed(3)} (${range(rw)})`);
+  console.log(`flash ${dtype} B=1 H=H_kv=${H}, ${threads} threads; fp32 FMA peak ${(peak / 1e9).toFixed(0)} GFLOP/s (same run); ${pairs} pairs x ${reps} runs`);
+  const pct = (flops: number, ns: number) => `${((100 * flops) / (ns * 1e-9) / peak).toFixed(1)}%`;
+  for (const r of rows) {
+    const fmt = (name: string, xs: Timed[]) => {
+      const wall = median(xs.map((x) => x.wall)), cpu = median(xs.map((x) => x.cpu));
+      return `  ${name.padEnd(7)} wall ${(wall / 1e6).toFixed(3)} ms ${pct(r.flops, wall).padStart(6)} peak | CPU ${(cpu / 1e6).toFixed(3)} ms ${pct(r.flops, cpu / threads).padStart(6)} peak (CPU/threads)`;
+    };
+    console.log(`${r.label}`);
+    console.log(fmt('current', r.cur));
+    if (base) {
+      console.log(fmt('base', r.old));
+      const rc = r.cur.map((c, i) => r.old[i]!.cpu / c.cpu), rw = r.cur.map((c, i) => r.old[i]!.wall / c.wall);
+      const range = (xs: number[]) => `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}`;
+      console.log(`  paired base/current: CPU ${median(rc).toFixed(3)} (${range(rc)}), wall ${median(rw).toFixed(3)} (${range(rw)})`);
+    }
   }
-}
 }
 
 void main();

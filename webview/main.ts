@@ -23,7 +23,7 @@ import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './late
 import { comparePools, compareRuns, kindDifference, modelDifference } from './compare';
 import { metricsOf as sweepMetricsOf, sweepAxisCharts, sweepTable } from './sweep';
 import { formatDuration, formatPercent } from '../core/format';
-import { emptyModel, reduce, type DashboardModel, type ViewRun } from './model';
+import { emptyModel, reduce, skippedNote, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
 
@@ -258,6 +258,7 @@ function renderHeader(run: ViewRun | null): void {
 }
 
 function renderHistory(): void {
+  const note = skippedNote(model.skippedRuns);
   if (model.runs.length === 0) {
     historyList.replaceChildren(el('p', { class: 'empty' }, 'No saved runs yet in this workspace.'));
   } else {
@@ -266,6 +267,7 @@ function renderHistory(): void {
       rows: model.runs.map((r) => [new Date(r.createdAt).toLocaleString(), r.name, r.status, r.kind === 'simulate' ? 'simulation' : String(r.cases), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '' })]),
     }, 'table-history', (i) => ({ 'data-run': model.runs[i]!.id })));
   }
+  if (note) historyList.append(el('p', { class: 'note', id: 'history-skipped' }, note));
   // Until the user picks: A = the previous run (baseline), B = the newest. The choice is marked on the option
   // (`selected`), which the element reads when its options change; setting `value` first would be lost.
   for (const [select, fallback] of [[selectA, model.runs[1]?.id], [selectB, model.runs[0]?.id]] as const) {

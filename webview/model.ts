@@ -34,13 +34,24 @@ export interface CompareView {
 
 export interface DashboardModel {
   runs: RunListEntry[];
+  /** Files of the history folder that are no readable run, each `<file>: <why>`. */
+  skippedRuns: string[];
   current: ViewRun | null;
   compare: CompareView | null;
   /** The sweep report of the Sweep tab; null until one is opened. */
   sweep: SweepReport | null;
 }
 
-export const emptyModel: DashboardModel = { runs: [], current: null, compare: null, sweep: null };
+export const emptyModel: DashboardModel = { runs: [], skippedRuns: [], current: null, compare: null, sweep: null };
+
+/**
+ * The one-line note under the history list about files of the history folder that are no
+ * readable run (each `<file>: <why>`), or null when none was skipped.
+ */
+export function skippedNote(skipped: readonly string[] | undefined): string | null {
+  if (!skipped || skipped.length === 0) return null;
+  return `${skipped.length} ${skipped.length === 1 ? 'file' : 'files'} in the history folder skipped: ${skipped.join('; ')}`;
+}
 
 /** The view of a finished (or saved) run. */
 export function viewOfRun(run: RunResult, id: string | null): ViewRun {
@@ -69,9 +80,9 @@ function streaming(model: DashboardModel): ViewRun | null {
 export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
   switch (msg.type) {
     case 'init':
-      return { runs: msg.runs, current: msg.current ? viewOfRun(msg.current, msg.currentId ?? null) : model.current, compare: model.compare, sweep: model.sweep ?? null };
+      return { runs: msg.runs, skippedRuns: msg.skipped ?? [], current: msg.current ? viewOfRun(msg.current, msg.currentId ?? null) : model.current, compare: model.compare, sweep: model.sweep ?? null };
     case 'runs':
-      return { ...model, runs: msg.runs };
+      return { ...model, runs: msg.runs, skippedRuns: msg.skipped ?? [] };
     case 'runStarted':
       return {
         ...model,

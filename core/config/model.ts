@@ -437,17 +437,22 @@ export function guarded<T>(read: () => ReadResult<T>): ReadResult<T> {
 
 /**
  * True when `path` is a config name (isConfigPath) and its text holds a top-level "model_type"
- * or "architectures" key, or both "num_attention_heads" and "hidden_size" (a hand-written
- * config without the first two: other tools' config.json files carry neither pair). Cheap: a
- * syntax error still counts when the keys are there, so the server can report it. `parsed`:
- * the text's parseJsonTree result when the caller has it already.
+ * or "architectures" key, or, for a hand-written config without either, a layer count
+ * (num_hidden_layers and its aliases) beside a hidden size or a head count: the keys a profile's
+ * `model:` needs, so such a file gets the same diagnostics open as through a profile (including
+ * the one saying it lacks model_type). Cheap: a syntax error still counts when the keys are
+ * there, so the server can report it. `parsed`: the text's parseJsonTree result when the caller
+ * has it already.
  */
 export function isModelConfigFile(path: string, text: string, parsed?: ParsedTree): boolean {
   if (!isConfigPath(path)) return false;
   const root = (parsed ?? parseJsonTree(text)).root;
+  const shape = (has: (key: string) => boolean): boolean =>
+    has('model_type') || has('architectures') ||
+    (ALIASES.numLayers.some(has) && [...ALIASES.hiddenSize, ...ALIASES.numHeads].some(has));
   if (root?.type === 'object') {
-    const keys = (root.properties ?? []).map((p) => p.key);
-    return keys.includes('model_type') || keys.includes('architectures') || (keys.includes('num_attention_heads') && keys.includes('hidden_size'));
+    const keys = new Set((root.properties ?? []).map((p) => p.key));
+    return shape((k) => keys.has(k));
   }
-  return /"(model_type|architectures)"\s*:/.test(text) || (/"num_attention_heads"\s*:/.test(text) && /"hidden_size"\s*:/.test(text));
+  return shape((k) => new RegExp(`"${k}"\\s*:`).test(text));
 }

@@ -394,7 +394,7 @@ export function referenceSeqLen(profile: Profile): number {
  */
 export function deviceMemory(profile: Profile): { bytes: number; source: string } {
   const d = profile.device;
-  if (d.memoryGib !== null) return { bytes: Math.floor(d.memoryGib * GIB), source: `device.memory_gib ${d.memoryGib}` };
+  if (d.memoryGib !== null) return { bytes: Math.floor(d.memoryGib * GIB), source: `device.memory_gib ${Number(d.memoryGib.toPrecision(10))}` };
   const gpu = d.gpu ? gpuByName(d.gpu) : undefined;
   if (gpu) return gpuMemory(gpu);
   return { bytes: 0, source: '' };

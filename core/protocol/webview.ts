@@ -30,7 +30,8 @@ export type ForwardedRunnerEvent = RunnerProgressEvent | RunnerCaseEvent;
 
 /** extension -> webview */
 export type ToWebview =
-  | { type: 'init'; runs: RunListEntry[]; current: RunResult | null; currentId?: string | null }
+  /** `skipped`: files of the history folder that are no readable run, each `<file>: <why>`. */
+  | { type: 'init'; runs: RunListEntry[]; skipped?: string[]; current: RunResult | null; currentId?: string | null }
   | { type: 'runStarted'; name: string; total: number; kind?: RunKind; profile?: Profile; estimate?: Estimate }
   | ForwardedRunnerEvent
   /** The runner's pool samples in simulated-time order, batched by the extension (at most ~10 messages a second whatever the runner's rate). */
@@ -48,7 +49,7 @@ export type ToWebview =
   | { type: 'runRefused'; reason: string }
   /** The run shown last (runFinished) was saved as history entry `id`. */
   | { type: 'runSaved'; id: string }
-  | { type: 'runs'; runs: RunListEntry[] }
+  | { type: 'runs'; runs: RunListEntry[]; skipped?: string[] }
   | { type: 'showRun'; run: RunResult; id?: string | null }
   | { type: 'compare'; a: RunResult; b: RunResult }
   /** A profile's memory estimate without a run ("Show memory breakdown"). */

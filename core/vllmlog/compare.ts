@@ -246,7 +246,7 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
     // device memory in the log, the estimate's usable memory is the profile's assumption.
     const rest = kvDiff - explained;
     const unexplained = Math.abs(rest) >= 0.01 * GIB
-      ? `${parts.length > 0 ? '; ' : ''}${signed(rest)} ${parts.length > 0 ? 'more ' : ''}lies in terms the log does not print${f.usableBytes ? '' : `: it gives no device memory, so the estimate's usable memory is the profile's (${e.pool.deviceSource || 'none'} × gpu_memory_utilization); set device.memory_gib to this GPU's to compare the rest`}`
+      ? `${parts.length > 0 ? '; ' : ''}${signed(rest)} ${parts.length > 0 ? 'more ' : ''}lies in terms the log does not print${f.usableBytes || f.totalGpuMemoryBytes ? '' : `: it gives no device memory, so the estimate's usable memory is the profile's (${e.pool.deviceSource || 'none'} × gpu_memory_utilization); set device.memory_gib to this GPU's to compare the rest`}`
       : '';
     kvWhy = Math.abs(kvDiff) < 0.01 * GIB
       ? 'agrees (to the log\'s 0.01 GiB)'

@@ -26,10 +26,17 @@ describe('run history', () => {
     assert.deepEqual([idA, idB, idC], ['20261129-100000-run.attn', '20261129-134012-run.attn', '20261129-134012-2-run.attn']);
     assert.deepEqual(readdirSync(join(dir, 'runs')).sort(), [`${idA}.json`, `${idB}.json`, `${idC}.json`].sort());
     writeFileSync(join(dir, 'runs', 'notes.json'), '{"not":"a run"}');
+    writeFileSync(join(dir, 'runs', '20261129-100000-cut.json'), '{"schema": 1, "na');
+    writeFileSync(join(dir, 'runs', '20261129-100000-other.json'), '{"schema": 1, "name": "x"}');
     const { runs, skipped } = await listRuns(join(dir, 'runs'));
     assert.deepEqual(runs.map((r) => r.id), [idC, idB, idA]);
     assert.deepEqual(runs[0], { id: idC, name: 'run.attn.yaml', createdAt: run.createdAt, status: 'ok', cases: run.cases.length, kind: 'bench' }); // the recorded run predates RunResult.kind: a benchmark
-    assert.deepEqual(skipped, ['notes.json']);
+    // Each skipped file with why, in the folder's order.
+    assert.deepEqual(skipped.sort(), [
+      `20261129-100000-cut.json: not JSON (${(() => { try { JSON.parse('{"schema": 1, "na'); } catch (e) { return (e as Error).message; } })()})`,
+      '20261129-100000-other.json: not an AttnScope run (schema 1 with a name and cases)',
+      'notes.json: not named as AttnScope names runs (<yyyymmdd-hhmmss>-<name>.json)',
+    ]);
     assert.deepEqual(await loadRun(join(dir, 'runs'), idB), run);
   });
 

@@ -54,6 +54,17 @@ test('JSON syntax error in a config.json: at the token where the comma is missin
   assert.match(d.message, /',' expected/);
 });
 
+test('a hand-written config.json without model_type or architectures: checked when opened, as through a profile', async () => {
+  // The CLI reports the KV-head error of this file; opened alone it used to get no diagnostic at all.
+  const text = '{"num_hidden_layers": 32, "num_attention_heads": 32,\n "hidden_size": 4096, "num_key_value_heads": 7,\n "vocab_size": 1000, "intermediate_size": "big"\n}\n';
+  const diags = await check('config.json', text);
+  assert.equal(only(diags, 'heads-not-divisible').severity, DiagnosticSeverity.Error);
+  assert.deepEqual(only(diags, 'wrong-type').range, rangeOf(text, '"big"'));
+  assert.match(only(diags, 'not-a-model-config').message, /^no "model_type" or "architectures"/);
+  // A config.json of something else (no layer count beside a width or head count) stays unchecked.
+  assert.deepEqual(await check('config.json', '{"port": 8080, "num_layers": 3}'), []);
+});
+
 test('YAML syntax error in a profile: at the misaligned key', async () => {
   const text = 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache:\n  page_size: 16\n dtype: auto\n';
   const d = only(await check('p.attn.yaml', text), 'yaml-syntax');

@@ -267,9 +267,10 @@ test('isModelConfigFile / isProfilePath / isConfigPath, and FILE_GLOBS name the 
   assert.equal(isModelConfigFile('/a/config.json', '{"model_type": "llama"}'), true);
   assert.equal(isModelConfigFile('/a/llama.config.json', '{"architectures": []}'), true);
   assert.equal(isModelConfigFile('/a/config.json', '{"compilerOptions": {}}'), false);
-  // Hand-written, without model_type or architectures: the core HF pair still marks it.
-  assert.equal(isModelConfigFile('/a/config.json', '{"num_hidden_layers": 32, "num_attention_heads": 32, "hidden_size": 4096}'), true);
-  assert.equal(isModelConfigFile('/a/config.json', '{"hidden_size": 4096}'), false);
+  // Hand-written, without model_type: a layer count beside a hidden size or head count makes it one.
+  assert.equal(isModelConfigFile('/a/config.json', '{"num_hidden_layers": 2, "hidden_size": 64}'), true);
+  assert.equal(isModelConfigFile('/a/config.json', '{"n_layer": 2, "n_head": 4,}'), true);
+  assert.equal(isModelConfigFile('/a/config.json', '{"num_layers": 3, "port": 80}'), false);
   assert.equal(isModelConfigFile('/a/tsconfig.json', '{"model_type": "llama"}'), false);
   assert.equal(isModelConfigFile('C:\\m\\config.json', '{"model_type": "llama",,}'), true);
   assert.equal(isProfilePath('/x/serve.attn.yaml'), true);

@@ -244,3 +244,14 @@ test('figures the log does not print are unknown, not equal; the KV gap the prin
   assert.ok(!bare.rows.some((r) => r.estimate === '0 B' || /−100/.test(r.difference)), formatComparisonText(bare));
   assert.ok(bare.notes.some((n) => /sizes no pool/.test(n)));
 });
+
+test('a log that gives total_gpu_memory but no usable figure: the KV gap is not put on a device memory the log does give, and that memory reads as the log rounds it', () => {
+  // constructed-v0.6.4 line 5: total_gpu_memory=21.98GiB (no "can use" line). 21.98 GiB in bytes
+  // back in GiB is 21.980000000447035, which the source used to print as such.
+  const c = compareVllmLog(read('constructed-v0.6.4-llama-3.1-8b.log'), profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
+  const text = formatComparisonText(c);
+  const kv = c.rows.find((r) => r.term === 'KV cache memory')!;
+  assert.doesNotMatch(kv.why, /gives no device memory/);
+  assert.doesNotMatch(text, /21\.98000/);
+  assert.match(text, /device memory 21\.98 GiB \(total_gpu_memory, line 5\)/);
+});

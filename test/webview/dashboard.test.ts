@@ -282,6 +282,15 @@ describe('dashboard webview in Chromium', () => {
     await page.screenshot({ path: join(shots, 'compare.png'), fullPage: true });
   });
 
+  it('names the files of the history folder it skipped, and why, under the list', async () => {
+    const runs = [{ id: RUN_ID, name: run.name, createdAt: run.createdAt, status: 'ok' as const, cases: run.cases.length }];
+    await send(page, { type: 'runs', runs, skipped: ['zz-junk.json: not named as AttnScope names runs (<yyyymmdd-hhmmss>-<name>.json)'] });
+    await page.waitForSelector('#history-skipped');
+    assert.equal(await page.textContent('#history-skipped'), '1 file in the history folder skipped: zz-junk.json: not named as AttnScope names runs (<yyyymmdd-hhmmss>-<name>.json)');
+    await send(page, { type: 'runs', runs, skipped: [] });
+    await page.waitForSelector('#history-skipped', { state: 'detached' });
+  });
+
   it('shows a serving simulation: pool, its summary and the modelled latency, no kernel card, the step-time model named', async () => {
     await page.locator('vscode-tab-header', { hasText: 'Run' }).click();
     // What `attnscope simulate` writes: the recorded run's pool simulation, no kernel case.

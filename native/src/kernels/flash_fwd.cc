@@ -308,7 +308,7 @@ constexpr size_t kJobPackedBytes = size_t(8) << 20;
 
 // Jobs of (batch, KV head) pairs: each packs its heads' K^T tiles and V rows (or bf16 pairs on
 // the bf16 dot path) in parallel, then runs their query tiles in parallel, in one
-// parallel_for: a query task waits (spins) only until its own head is packed, and all packing
+// parallel_for: a query task waits only until its own head is packed, and all packing
 // tasks are handed out before any query task. Packing costs O(N_k D) against O(N_q N_k D)
 // of attention.
 Status run_flash(const FlashParams& p) {
@@ -391,7 +391,7 @@ Status run_flash(const FlashParams& p) {
       const int64_t u = task - pack_tasks;
       const int slot = static_cast<int>(p.is_causal ? u % count : u / num_q_tiles);
       const int64_t rank = p.is_causal ? u / count : u % num_q_tiles;
-      while (tiles_packed[slot].load(std::memory_order_acquire) < num_k_tiles) cpu_relax();
+      wait_at_least(tiles_packed[slot], num_k_tiles);
       const int64_t bh = first + slot;
       flash_task(p, ops, block_m, static_cast<int>(bh / p.num_kv_heads), static_cast<int>(bh % p.num_kv_heads),
                  head_kv(slot), rank, scratch[worker]);

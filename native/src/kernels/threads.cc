@@ -108,6 +108,16 @@ ThreadPool& pool() {
 
 }  // namespace
 
+void wait_at_least(const std::atomic<int>& counter, int target) {
+  for (int polls = 0; counter.load(std::memory_order_acquire) < target; ++polls) {
+    if (polls < kSpinPolls) {
+      cpu_relax();
+    } else {
+      std::this_thread::yield();
+    }
+  }
+}
+
 int hardware_threads() { return cpu_features().logical_cores; }
 
 void parallel_for(int threads, int64_t num_tasks, const std::function<void(int64_t, int)>& fn) {

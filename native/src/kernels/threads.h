@@ -2,6 +2,7 @@
 // at a time (calls from several AsyncWorkers queue up), so timings never overlap each other.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 
@@ -25,6 +26,13 @@ inline void cpu_relax() {
   asm volatile("yield");
 #endif
 }
+
+/**
+ * Returns once counter >= target (acquire): polls with cpu_relax, then yields the CPU between
+ * polls, so that on an oversubscribed machine a waiting worker gives its core to the
+ * descheduled worker it waits for. Only for waits on tasks already handed out (parallel_for).
+ */
+void wait_at_least(const std::atomic<int>& counter, int target);
 
 /** CPUs this process may run on (>= 1): its affinity mask, as Node's availableParallelism(). */
 int hardware_threads();

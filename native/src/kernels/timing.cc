@@ -54,34 +54,35 @@ Status time_loop(const TimingParams& t, std::vector<int64_t>* samples, std::vect
   return ok();
 }
 
+// Checks once, then times `run` (time_flash_forward, time_paged_decode, time_paged_read).
+template <typename Params, typename Check, typename Run>
+Status time_checked(const Params& params, Check check, Run run, const TimingParams& t,
+                    std::vector<int64_t>* samples, std::vector<int64_t>* cpu) {
+  return guarded([&] {
+    const Status s = check(params);
+    if (s != Status::kOk) return s;
+    return time_loop(t, samples, cpu, [&] { return run(params); });
+  });
+}
+
 }  // namespace
 }  // namespace detail
 
 Status time_flash_forward(const FlashParams& params, const TimingParams& timing,
                           std::vector<int64_t>* samples_ns, std::vector<int64_t>* cpu_ns) {
-  return detail::guarded([&] {
-    const Status s = detail::check_flash(params);
-    if (s != Status::kOk) return s;
-    return detail::time_loop(timing, samples_ns, cpu_ns, [&] { return detail::run_flash(params); });
-  });
+  return detail::time_checked(params, detail::check_flash, detail::run_flash, timing, samples_ns, cpu_ns);
 }
 
 Status time_paged_decode(const PagedDecodeParams& params, const TimingParams& timing,
                          std::vector<int64_t>* samples_ns, std::vector<int64_t>* cpu_ns) {
-  return detail::guarded([&] {
-    const Status s = detail::check_paged(params);
-    if (s != Status::kOk) return s;
-    return detail::time_loop(timing, samples_ns, cpu_ns, [&] { return detail::run_paged(params); });
-  });
+  const auto check = [](const PagedDecodeParams& p) { return detail::check_paged(p); };
+  return detail::time_checked(params, check, detail::run_paged, timing, samples_ns, cpu_ns);
 }
 
 Status time_paged_read(const PagedDecodeParams& params, const TimingParams& timing,
                        std::vector<int64_t>* samples_ns, std::vector<int64_t>* cpu_ns) {
-  return detail::guarded([&] {
-    const Status s = detail::check_paged(params);
-    if (s != Status::kOk) return s;
-    return detail::time_loop(timing, samples_ns, cpu_ns, [&] { return detail::run_paged_read(params); });
-  });
+  const auto check = [](const PagedDecodeParams& p) { return detail::check_paged(p); };
+  return detail::time_checked(params, check, detail::run_paged_read, timing, samples_ns, cpu_ns);
 }
 
 }  // namespace attnscope

@@ -1,0 +1,54 @@
+/**
+ * The sweep reports in a results folder, for "Open sweep results": `attnscope sweep` writes each
+ * sweep's report one level below the default folder (.attnscope/sweeps/<name>-<hash>/
+ * sweep-report.json), `attnscope merge <folder>` into the folder itself. No `vscode` import.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { SweepReport } from '../core/protocol/sweep';
+
+/** One readable sweep report. */
+export interface SweepReportEntry {
+  /** Absolute path of the sweep-report.json. */
+  file: string;
+  /** The report's name (its profile's file name) and its folder, e.g. `page-size.attn.yaml (page-size-d4cf7d4c)`. */
+  label: string;
+  /** Rows (points × environments) the report holds. */
+  points: number;
+  /** The report's createdAt (ISO 8601). */
+  createdAt: string;
+  report: SweepReport;
+}
+
+/** The sweep report in `file`, or null when it is missing, not JSON or not a sweep report. */
+export async function readSweepReport(file: string): Promise<SweepReport | null> {
+  try {
+    const report = JSON.parse(await readFile(file, 'utf8')) as SweepReport;
+    return report?.kind === 'attnscope-sweep-report' && Array.isArray(report.rows) ? report : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The readable sweep reports in `folder`: its own sweep-report.json, else those of its
+ * subfolders (one level down), newest first. Empty when the folder does not exist.
+ */
+export async function sweepReportsIn(folder: string): Promise<SweepReportEntry[]> {
+  const entry = async (dir: string, name: string): Promise<SweepReportEntry | null> => {
+    const file = join(dir, 'sweep-report.json');
+    const report = await readSweepReport(file);
+    return report && { file, label: `${report.name} (${name})`, points: report.rows.length, createdAt: report.createdAt, report };
+  };
+  const own = await entry(folder, '.');
+  if (own) return [own];
+  let names: string[];
+  try {
+    if (!(await stat(folder)).isDirectory()) return [];
+    names = await readdir(folder);
+  } catch {
+    return [];
+  }
+  const found = await Promise.all(names.filter((n) => !n.startsWith('.')).sort().map((n) => entry(join(folder, n), n)));
+  return found.filter((e): e is SweepReportEntry => e !== null).sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+}
