@@ -184,7 +184,7 @@ async function benchCommand(argv: string[], io: CliIo): Promise<number> {
 
   const shortened = quick ? quickShortening(profile) : [];
   if (shortened.length > 0) {
-    const line = `--quick ran ${shortened.join(', ')}`;
+    const line = `--quick shortened ${shortened.join(', ')}`;
     if (events) emitLine({ type: 'log', level: 'info', message: line });
     else io.stderr.write(`${line}\n`);
   }

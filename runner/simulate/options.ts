@@ -48,8 +48,11 @@ export function readSimulateFlags(values: Record<string, string | boolean | unde
   const num = (k: string, ok: (x: number) => boolean, what: string): number | undefined => {
     const v = str(k);
     if (v === undefined) return undefined;
+    // Decimal only, as a profile writes numbers (Number() would also read "0x10" and " 5").
+    if (!/^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(v)) throw new UsageError(`--${k} must be ${what}, got '${v}'`);
     const x = Number(v);
-    if (v.trim() === '' || !ok(x)) throw new UsageError(`--${k} must be ${what}, got '${v}'`);
+    if (!Number.isFinite(x)) throw new UsageError(`--${k} ${v} is beyond the 64-bit float range (±1.8e308): it must be ${what}`);
+    if (!ok(x)) throw new UsageError(`--${k} must be ${what}, got '${v}'`);
     return x;
   };
   const positive = (x: number) => Number.isFinite(x) && x > 0;

@@ -370,6 +370,8 @@ function readMooncake(path: string, sink: TraceSink, drop: (why: string) => void
     const at = (...key: (string | number)[]) => jsonColumn(line, key);
     const t = v.timestamp;
     if (typeof t !== 'number' || !Number.isFinite(t)) throw new TraceError(path, n, at('timestamp'), `"timestamp" must be a number of milliseconds, got ${jsonValueText(t)}`);
+    // As attnscope's arrival_s: milliseconds from the trace's start, so never before it.
+    if (t < 0) throw new TraceError(path, n, at('timestamp'), `"timestamp" must be >= 0 (milliseconds from the trace's start), got ${t}`);
     if (v.output_length === 0) return drop('with output_length 0');
     const promptLen = typeof v.input_length === 'number' && Number.isInteger(v.input_length) && v.input_length >= 1 && v.input_length <= MAX_TRACE_TOKENS ? v.input_length : count(v.input_length, '"input_length"', path, n, at('input_length'));
     const outputLen = typeof v.output_length === 'number' && Number.isInteger(v.output_length) && v.output_length >= 1 && v.output_length <= MAX_TRACE_TOKENS ? v.output_length : count(v.output_length, '"output_length"', path, n, at('output_length'));

@@ -172,7 +172,7 @@ test('bench --quick on a small fp32 model: both kernels timed, errors within 1e-
   assert.ok(run.environment.cpuCores >= 1);
   // Its cases are already quick-sized (200 <= 512, one batch size, 333 <= 1024): nothing shortened, and said so.
   assert.deepEqual(run.quick, { shortened: [] });
-  assert.doesNotMatch(r.stderr, /--quick ran/);
+  assert.doesNotMatch(r.stderr, /--quick shortened/);
 });
 
 test('events mode: a resolved profile on stdin gives NDJSON progress, cases and done', async () => {
@@ -574,6 +574,12 @@ test('simulate on a Mooncake trace prints latency, goodput and the queue; --max-
   assert.match(none.stdout, /^At the lowest rate tried, which misses the SLO too:$/m);
   assert.doesNotMatch(none.stdout, /highest passing rate/);
   assert.ok(none.stdout.split('\n').filter((l) => /\bfail$/.test(l)).length < 21, none.stdout);
+  // Numbers as a profile writes them: no hex, no padding; an overflow says so.
+  for (const [value, message] of [['0x10', /^attnscope: --slo-ttft-ms must be a positive number of milliseconds, got '0x10'/], [' 5', /must be a positive number of milliseconds, got ' 5'/], ['1e400', /^attnscope: --slo-ttft-ms 1e400 is beyond the 64-bit float range/]] as const) {
+    const bad = cli(['simulate', profile, '--slo-ttft-ms', value]);
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, message);
+  }
   for (const flag of ['--slo-attainment', '--rate-tolerance']) {
     const alone = cli(['simulate', profile, flag, '0.5']);
     assert.equal(alone.code, 2);
@@ -682,7 +688,7 @@ test('bench --dry-run plans and preflights without measuring; --quick says what 
   const r = cli(['bench', profile, '--quick', '--dry-run', '--backend', 'cpu']);
   assert.equal(r.code, 0, r.stderr);
   // examples/llama-3.1-8b.attn.yaml: seq_lens [512, 1024], batch_sizes [1, 8], context_lens [1024, 4096].
-  assert.match(r.stderr, /^--quick ran prefill\.seq_lens \[512, 1024\] -> \[512\], decode\.batch_sizes \[1, 8\] -> \[1\], decode\.context_lens \[1024, 4096\] -> \[1024\]$/m);
+  assert.match(r.stderr, /^--quick shortened prefill\.seq_lens \[512, 1024\] -> \[512\], decode\.batch_sizes \[1, 8\] -> \[1\], decode\.context_lens \[1024, 4096\] -> \[1024\]$/m);
   assert.equal(r.stdout, 'dry run: 2 cases on cpu and a page-pool simulation of 2,000 requests; nothing measured\n  flash_fwd B=1 N=512 H=32/8 D=128 causal bf16\n  paged_decode B=1 ctx=1024 H=32/8 D=128 page=16 bf16\n');
   const full = cli(['bench', profile, '--dry-run', '--backend', 'cpu']);
   assert.equal(full.code, 0, full.stderr);

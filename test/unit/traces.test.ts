@@ -82,6 +82,13 @@ test('Azure and BurstGPT CSVs with blank lines before the header are read, and r
   assert.equal(cliLine(() => readTraceFile(noCol, { maxModelLen: 8192, format: 'burstgpt' })), `${noCol}:3:1: the burstgpt header lacks Response tokens`);
 });
 
+test('a Mooncake timestamp below 0 is refused, as an attnscope arrival_s below 0 is', () => {
+  const moon = write('neg-moon.jsonl', '{"timestamp": -5, "input_length": 100, "output_length": 10, "hash_ids": [0]}\n');
+  assert.equal(cliLine(() => readTraceFile(moon, { maxModelLen: 8192 })), `${moon}:1:15: "timestamp" must be >= 0 (milliseconds from the trace's start), got -5`);
+  const own = write('neg-own.jsonl', '{"arrival_s": -3, "prompt_len": 100, "output_len": 10}\n');
+  assert.equal(cliLine(() => readTraceFile(own, { maxModelLen: 8192 })), `${own}:1:15: "arrival_s" must be >= 0, got -3`);
+});
+
 test('a number beyond float64 (1e400, which JSON.parse makes Infinity) is quoted as written, not as null', () => {
   const own = write('inf.jsonl', '{"arrival_s": 1e400, "prompt_len": 100, "output_len": 10}\n');
   assert.equal(cliLine(() => readTraceFile(own, { maxModelLen: 8192 })), `${own}:1:15: "arrival_s" must be a number, got 1e400, a number beyond the 64-bit float range (±1.8e308)`);
