@@ -2,29 +2,19 @@
 // the model's formula with known efficiencies and overhead is fitted back to them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { readProfile } from '../../core/config/index';
+import { join } from 'node:path';
 import type { Environment, KernelCase } from '../../core/protocol/run';
 import { calibrateStepTime, readVllmResult } from '../../runner/simulate/index';
 import { calibrateFromKernels, gpuRowForDevice } from '../../runner/simulate/calibrate-kernels';
 import { stepTimeModel } from '../../runner/simulate/step-time';
+import { exampleProfile } from '../fixtures/profile';
 
-const EXAMPLES = resolve(import.meta.dirname, '../../examples');
 
 /** Llama-3.1-8B (examples/) with device.gpu H100 SXM and no step_time (the assumed efficiencies). */
 function llamaOnH100() {
-  const r = readProfile('model: ./llama-3.1-8b/config.json\ndevice: { gpu: H100 SXM }\n', join(EXAMPLES, 'x.attn.yaml'), {
-    readFile: (p) => {
-      try {
-        return readFileSync(p, 'utf8');
-      } catch {
-        return null;
-      }
-    },
-  });
-  return r.value!;
+  return exampleProfile('model: ./llama-3.1-8b/config.json\ndevice: { gpu: H100 SXM }\n');
 }
 
 const ENVIRONMENT: Environment = { os: 'linux', arch: 'x64', cpuModel: 'AMD EPYC', cpuCores: 2, simd: 'avx2', cpuFeatures: [], threads: 2, nodeVersion: 'v20', toolVersion: '0.1.0' };

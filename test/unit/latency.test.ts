@@ -3,27 +3,14 @@
 // and the prefix-cache split, percentiles against numpy's definition.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { readProfile } from '../../core/config/index';
 import type { Profile } from '../../core/config/types';
 import { quantile, simulatePool, type SimulateOptions, type TraceRequest } from '../../runner/simulate/index';
 import { formatLatency } from '../../runner/simulate/latency-format';
+import { exampleProfile } from '../fixtures/profile';
 
-const EXAMPLES = resolve(__dirname, '../../examples');
 
 function profile(yaml: string): Profile {
-  const r = readProfile(`model: ./llama-3.1-8b/config.json\n${yaml}`, join(EXAMPLES, 'test.attn.yaml'), {
-    readFile: (p) => {
-      try {
-        return readFileSync(p, 'utf8');
-      } catch {
-        return null;
-      }
-    },
-  });
-  assert.ok(r.value, r.problems.map((p) => p.message).join('; '));
-  return r.value;
+  return exampleProfile(`model: ./llama-3.1-8b/config.json\n${yaml}`);
 }
 
 const UNIT_STEPS: SimulateOptions = { stepTime: { perStepS: 1 }, watermark: 0 };

@@ -12,6 +12,7 @@ import { ServingSimulator, type ServingSimConfig, type SimLayout } from '../../n
 import { packRequests } from '../../runner/simulate/workload';
 import { stopSimulations } from '../../native/simulator';
 import type { Profile } from '../../core/config/types';
+import { exampleProfile } from '../fixtures/profile';
 import {
   formatPoolSummary,
   generateRequests,
@@ -28,18 +29,7 @@ const EXAMPLES = resolve(__dirname, '../../examples');
 
 /** A profile over the shipped Llama-3.1-8B config with the given YAML sections. */
 function profile(yaml: string): Profile {
-  const file = join(EXAMPLES, 'test.attn.yaml');
-  const r = readProfile(`model: ./llama-3.1-8b/config.json\n${yaml}`, file, {
-    readFile: (p) => {
-      try {
-        return readFileSync(p, 'utf8');
-      } catch {
-        return null;
-      }
-    },
-  });
-  assert.ok(r.value, r.problems.map((p) => p.message).join('; '));
-  return r.value;
+  return exampleProfile(`model: ./llama-3.1-8b/config.json\n${yaml}`);
 }
 
 /** One simulated second per step, no watermark: timelines become hand-computable. */

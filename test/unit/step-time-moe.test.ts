@@ -2,24 +2,12 @@
 // expected share a step's tokens touch under uniform routing (runner/simulate/step-time.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { readProfile } from '../../core/config/index';
 import { expertShareRead, stepSeconds, stepTimeModel, weightReadSeconds } from '../../runner/simulate/step-time';
+import { exampleProfile } from '../fixtures/profile';
 
-const EXAMPLES = resolve(import.meta.dirname, '../../examples');
 
 function profileOf(model: string) {
-  const r = readProfile(`model: ./${model}/config.json\ndevice: { gpu: H100 SXM }\n`, join(EXAMPLES, 'x.attn.yaml'), {
-    readFile: (p) => {
-      try {
-        return readFileSync(p, 'utf8');
-      } catch {
-        return null;
-      }
-    },
-  });
-  return r.value!;
+  return exampleProfile(`model: ./${model}/config.json\ndevice: { gpu: H100 SXM }\n`);
 }
 
 test('MoE step: dense weights every step, routed experts in the share E · (1 − (1 − k/E)^n) of n tokens (Qwen3-30B-A3B, H100 SXM)', () => {

@@ -8,13 +8,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { readProfile } from '../../core/config/index';
 import type { Profile } from '../../core/config/types';
 import { DatetimeBytes, parseDecimal, parseDigits } from '../../runner/simulate/lines';
 import { detectTraceFormat, forEachLine, parseDatetimeSeconds, readTraceFile, readVllmResult, simulatePool, splitCsv, TraceError } from '../../runner/simulate/index';
+import { exampleProfile } from '../fixtures/profile';
 
 const DIR = resolve(__dirname, 'fixtures/traces');
-const EXAMPLES = resolve(__dirname, '../../examples');
 const fixture = (name: string) => join(DIR, name);
 const tmp = mkdtempSync(join(tmpdir(), 'attnscope-traces-'));
 const write = (name: string, text: string) => {
@@ -32,17 +31,7 @@ const cliLine = (f: () => unknown): string => {
 };
 
 function profile(yaml: string): Profile {
-  const r = readProfile(`model: ./llama-3.1-8b/config.json\n${yaml}`, join(EXAMPLES, 'test.attn.yaml'), {
-    readFile: (p) => {
-      try {
-        return readFileSync(p, 'utf8');
-      } catch {
-        return null;
-      }
-    },
-  });
-  assert.ok(r.value, r.problems.map((p) => p.message).join('; '));
-  return r.value;
+  return exampleProfile(`model: ./llama-3.1-8b/config.json\n${yaml}`);
 }
 
 test('formats are detected from the header or the first line\'s keys', () => {
