@@ -106,6 +106,21 @@ export function readProfileOrConfigTree(parsed: ParsedTree, file: string, host: 
   return { value: profileFromModelConfig(read.value, file), problems };
 }
 
+/**
+ * What to do about a `model:` that names no readable file: AttnScope reads local files only, so a
+ * URL, a HuggingFace repo id (what vLLM's --model takes) or a ~ path (never expanded) get their
+ * own advice; anything else is a path to check.
+ */
+function unreadModelHint(raw: string): string {
+  const v = raw.trim();
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(v)) return 'URLs are not fetched (AttnScope reads local files only): download the config.json and give its path, relative to this profile';
+  if (v.startsWith('~')) return '~ is not expanded: give a path relative to this profile, or an absolute one';
+  if (/^[\w.-]+\/[\w.-]+$/.test(v) && !v.startsWith('.') && !/\.json$/i.test(v)) {
+    return `if "${v}" is a HuggingFace repo id: AttnScope reads local files only, so download its config.json (huggingface-cli download ${v} config.json --local-dir ./${v.split('/')[1]}) and set model: ./${v.split('/')[1]}/config.json`;
+  }
+  return 'check the path, relative to this profile';
+}
+
 /** Resolves `model:` given as a path: relative to the profile; a folder means its config.json. */
 function readModelPath(
   value: ValueNode,
@@ -129,7 +144,7 @@ function readModelPath(
     problems.push({
       severity: 'error',
       code: 'model-not-found',
-      message: `cannot read the model config "${raw}" (${path !== abs ? `read neither ${abs} nor ${path}` : `looked for ${abs}`}): check the path, relative to this profile`,
+      message: `cannot read the model config "${raw}" (${path !== abs ? `read neither ${abs} nor ${path}` : `looked for ${abs}`}): ${unreadModelHint(raw)}`,
       range: value.range,
       data: { path: abs },
     });

@@ -97,11 +97,25 @@ function slurm(cmd: string, args: string[]): { code: number; stdout: string; std
   return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr };
 }
 
+/**
+ * sbatch's complaint on one line: its last error line (the fatal one, after the causes it
+ * logs first), with a hint where it never reached a controller.
+ */
+export function sbatchReason(output: string): string {
+  const lines = output.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  if (lines.length === 0) return 'no output';
+  const last = lines[lines.length - 1]!.replace(/^sbatch: (?:fatal|error): /, '');
+  const noController = lines.some((l) => /configuration source|Unable to contact slurm controller|fetch_config|Connection refused/i.test(l));
+  return noController
+    ? `${last}: no Slurm controller answered (is slurmctld running? \`scontrol ping\` tells; on one machine, bash scripts/slurm-setup.sh sets one up)`
+    : last;
+}
+
 /** Submits `scriptPath` with `sbatch --parsable`; returns the job id. @throws SlurmError with sbatch's message. */
 export function submitBatch(scriptPath: string): string {
   const r = slurm('sbatch', ['--parsable', scriptPath]);
   const id = r.stdout.trim().split(';')[0] ?? '';
-  if (r.code !== 0 || !/^\d+$/.test(id)) throw new SlurmError(`sbatch failed (exit ${r.code}): ${(r.stderr || r.stdout).trim() || 'no output'}`);
+  if (r.code !== 0 || !/^\d+$/.test(id)) throw new SlurmError(`sbatch failed (exit ${r.code}): ${sbatchReason(r.stderr || r.stdout)}`);
   return id;
 }
 

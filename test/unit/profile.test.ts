@@ -165,6 +165,16 @@ test('missing model path: error at the model value; a folder resolves to its con
   assert.equal(folder.value!.modelPath, join(DIR, 'llama/config.json'));
 });
 
+test('a model: that is a repo id, a URL or a ~ path (none read) says what AttnScope reads instead', () => {
+  const advice = (model: string) => only(read(`model: ${model}\n`).problems, 'model-not-found').message;
+  assert.match(advice('meta-llama/Llama-3.1-8B'), /HuggingFace repo id: AttnScope reads local files only, so download its config\.json \(huggingface-cli download meta-llama\/Llama-3\.1-8B config\.json --local-dir \.\/Llama-3\.1-8B\) and set model: \.\/Llama-3\.1-8B\/config\.json$/);
+  assert.match(advice('https://huggingface.co/meta-llama/Llama-3.1-8B/resolve/main/config.json'), /URLs are not fetched/);
+  assert.match(advice('~/llama/config.json'), /~ is not expanded/);
+  // A relative path that reads like org/name but starts with ./ is a path, not a repo id.
+  assert.match(advice('./nope/config.json'), /check the path, relative to this profile$/);
+  assert.match(advice('nope/config.json'), /check the path, relative to this profile$/);
+});
+
 test('model: naming a profile (itself or another) or a YAML file is an error at the model value, not a JSON syntax error in that file', () => {
   const self = 'model: ./serve.attn.yaml\n';
   const r = read(self, { ...LLAMA_FILES, [PROFILE]: self });

@@ -17,7 +17,7 @@ import { indexedJobManifest } from '../../runner/sweep/k8s';
 import { parseShard, shardFromEnvironment, shardPoints } from '../../runner/sweep/local';
 import { bestRow, environmentKey, formatReport, mergeResults, pointFileName } from '../../runner/sweep/results';
 import type { SweepMetrics, SweepReportRow } from '../../core/protocol/sweep';
-import { sbatchScript, shellQuote } from '../../runner/sweep/slurm';
+import { sbatchScript, shellQuote, sbatchReason } from '../../runner/sweep/slurm';
 import { axisIndices } from '../../core/config';
 import { loadSweep, pointId, type SweepPlan } from '../../runner/sweep/spec';
 
@@ -271,4 +271,20 @@ test('errorAt places a problem of one point at its value in the sweep block, or 
   const set = plan.errorAt(plan.points[1]!, 'decode.context_lens', 'needs 9 GiB');
   assert.ok(set instanceof UsageError);
   assert.equal(set.message, '--set decode.context_lens=[[1024], [65536]]: sweep point page_size=8 context_lens=[65536]: needs 9 GiB');
+});
+
+test('sbatch that reaches no controller: its fatal line, once, with what to check', () => {
+  // sbatch 22.05 on a node with no slurm.conf and no DNS SRV record (four lines, exit 1).
+  const out = [
+    'sbatch: error: resolve_ctls_from_dns_srv: res_nsearch error: Unknown host',
+    'sbatch: error: fetch_config: DNS SRV lookup failed',
+    'sbatch: error: _establish_config_source: failed to fetch config',
+    'sbatch: fatal: Could not establish a configuration source',
+  ].join('\n');
+  const reason = sbatchReason(out);
+  assert.equal(reason.split('\n').length, 1);
+  assert.match(reason, /^Could not establish a configuration source: no Slurm controller answered \(is slurmctld running\? `scontrol ping` tells/);
+  // Any other refusal: its last line as sbatch wrote it, without the prefix.
+  assert.equal(sbatchReason('sbatch: error: Batch job submission failed: Invalid partition name specified\n'), 'Batch job submission failed: Invalid partition name specified');
+  assert.equal(sbatchReason('  \n'), 'no output');
 });
