@@ -60,13 +60,35 @@ Status check_paged(const PagedDecodeParams& p, bool needs_outputs) {
 
 namespace {
 
+// The grid (batch x split-K partitions) and its threads: run_paged and run_paged_read share it,
+// so that the page-read timing reads the kernel's bytes in the kernel's order and split.
 struct DecodePlan {
   int partition_tokens;  // multiple of page_size
   int num_partitions;
   int chunk_tokens;      // multiple of page_size
+  int64_t tasks;         // batch x num_partitions
+  int threads;           // workers, at most tasks
 };
 
-DecodePlan plan_decode(const PagedDecodeParams& p, int threads) {
+// Tokens [t_begin, t_end) of sequence b, whose block-table row is `table`: one task's range.
+struct DecodeRange {
+  int b, part;
+  int64_t t_begin, t_end;
+  const int32_t* table;
+};
+
+DecodeRange decode_range(const PagedDecodeParams& p, const DecodePlan& plan, int64_t task) {
+  DecodeRange r;
+  r.part = static_cast<int>(task % plan.num_partitions);
+  r.b = static_cast<int>(task / plan.num_partitions);
+  r.t_begin = int64_t(r.part) * plan.partition_tokens;
+  r.t_end = std::min<int64_t>(p.context_lens[r.b], r.t_begin + plan.partition_tokens);
+  r.table = p.block_table + int64_t(r.b) * p.max_pages_per_seq;
+  return r;
+}
+
+DecodePlan plan_decode(const PagedDecodeParams& p) {
+  const int threads = worker_count(p.threads);
   int max_len = 0;
   for (int b = 0; b < p.batch; ++b) max_len = std::max(max_len, p.context_lens[b]);
   const int ps = p.page_size;
@@ -81,6 +103,8 @@ DecodePlan plan_decode(const PagedDecodeParams& p, int threads) {
     plan.partition_tokens = static_cast<int>((tokens + ps - 1) / ps * ps);
   }
   plan.num_partitions = std::max(1, (max_len + plan.partition_tokens - 1) / plan.partition_tokens);
+  plan.tasks = int64_t(p.batch) * plan.num_partitions;
+  plan.threads = static_cast<int>(std::min<int64_t>(threads, plan.tasks));
   return plan;
 }
 
@@ -112,13 +136,11 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
                  int64_t task, DecodeScratch& sc, float* part_acc, float* part_m, float* part_l) {
   const int group = p.num_heads / p.num_kv_heads;
   const int h = p.num_heads, d = p.head_dim, ps = p.page_size;
-  const int part = static_cast<int>(task % plan.num_partitions);
-  const int b = static_cast<int>(task / plan.num_partitions);
-  const int64_t len = p.context_lens[b];
-  const int64_t t_begin = int64_t(part) * plan.partition_tokens;
-  const int64_t t_end = std::min<int64_t>(len, t_begin + plan.partition_tokens);
+  const DecodeRange range = decode_range(p, plan, task);
+  const int part = range.part, b = range.b;
+  const int64_t t_begin = range.t_begin, t_end = range.t_end;
   const int64_t kv_row = int64_t(p.num_kv_heads) * d;  // elements between two slots of a page
-  const int32_t* table = p.block_table + int64_t(b) * p.max_pages_per_seq;
+  const int32_t* table = range.table;
   const int chunk = plan.chunk_tokens;
 
   // q stays unscaled (a bf16 q is then exactly bf16 for the vdpbf16ps scores); the softmax
@@ -251,10 +273,9 @@ void merge_partitions(const PagedDecodeParams& p, int parts, int64_t bh, const f
 
 Status run_paged(const PagedDecodeParams& p) {
   const KernelOps& ops = kernel_ops(dispatch_path(p.simd, KernelKind::kPagedDecode, p.kv_dtype));
-  const int threads_wanted = worker_count(p.threads);
-  const DecodePlan plan = plan_decode(p, threads_wanted);
-  const int64_t tasks = int64_t(p.batch) * plan.num_partitions;
-  const int threads = static_cast<int>(std::min<int64_t>(threads_wanted, tasks));
+  const DecodePlan plan = plan_decode(p);
+  const int64_t tasks = plan.tasks;
+  const int threads = plan.threads;
   const size_t hd = size_t(p.num_heads) * p.head_dim;
   std::vector<DecodeScratch> scratch(threads);
   for (DecodeScratch& s : scratch) {
@@ -290,21 +311,14 @@ Status run_paged(const PagedDecodeParams& p) {
 // order, with the read-bandwidth peak's loop (peaks::read_bytes): the same bytes in the same
 // order and split over the same threads, with no arithmetic and no software prefetch.
 Status run_paged_read(const PagedDecodeParams& p) {
-  const int threads_wanted = worker_count(p.threads);
-  const DecodePlan plan = plan_decode(p, threads_wanted);
-  const int64_t tasks = int64_t(p.batch) * plan.num_partitions;
-  const int threads = static_cast<int>(std::min<int64_t>(threads_wanted, tasks));
+  const DecodePlan plan = plan_decode(p);
   const int ps = p.page_size;
   const int64_t row_bytes = int64_t(p.num_kv_heads) * p.head_dim * dtype_bytes(p.kv_dtype);
-  parallel_for(threads, tasks, [&](int64_t task, int) {
-    const int part = static_cast<int>(task % plan.num_partitions);
-    const int b = static_cast<int>(task / plan.num_partitions);
-    const int64_t t_begin = int64_t(part) * plan.partition_tokens;
-    const int64_t t_end = std::min<int64_t>(p.context_lens[b], t_begin + plan.partition_tokens);
-    const int32_t* table = p.block_table + int64_t(b) * p.max_pages_per_seq;
-    for (int64_t t0 = t_begin; t0 < t_end; t0 += ps) {
-      const int64_t page_offset = int64_t(table[t0 / ps]) * ps * row_bytes;
-      const size_t bytes = static_cast<size_t>(std::min<int64_t>(ps, t_end - t0) * row_bytes);
+  parallel_for(plan.threads, plan.tasks, [&](int64_t task, int) {
+    const DecodeRange r = decode_range(p, plan, task);
+    for (int64_t t0 = r.t_begin; t0 < r.t_end; t0 += ps) {
+      const int64_t page_offset = int64_t(r.table[t0 / ps]) * ps * row_bytes;
+      const size_t bytes = static_cast<size_t>(std::min<int64_t>(ps, r.t_end - t0) * row_bytes);
       peaks::read_bytes(static_cast<const char*>(p.k_pages) + page_offset, bytes);
       peaks::read_bytes(static_cast<const char*>(p.v_pages) + page_offset, bytes);
     }
