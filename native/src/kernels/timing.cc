@@ -4,6 +4,7 @@
 #include <ctime>
 #include <vector>
 
+#include "kernels/cpu_time.h"
 #include "kernels/internal.h"
 
 #if defined(__EMSCRIPTEN__)
@@ -11,21 +12,19 @@
 #endif
 
 namespace attnscope {
-namespace detail {
-namespace {
 
 #if defined(__EMSCRIPTEN__)
-// Process CPU time from the host (Node's process.cpuUsage(), user + system, 1 us steps):
-// Emscripten's std::clock counts wall milliseconds.
 EM_JS(double, host_cpu_us, (), {
   const u = process.cpuUsage();
   return u.user + u.system;
 });
 int64_t process_cpu_ns() { return static_cast<int64_t>(host_cpu_us()) * 1000; }
 #else
-// Process CPU time in ns (std::clock: every thread of the process; 1 us steps on glibc).
 int64_t process_cpu_ns() { return static_cast<int64_t>(std::clock()) * (1000000000 / CLOCKS_PER_SEC); }
 #endif
+
+namespace detail {
+namespace {
 
 template <typename Run>
 Status time_loop(const TimingParams& t, std::vector<int64_t>* samples, std::vector<int64_t>* cpu, Run run) {

@@ -19,13 +19,11 @@
 #include <vector>
 
 #include "kernels/cpu_features.h"
+#include "kernels/cpu_time.h"
 #include "kernels/threads.h"
 #include "peaks/peaks.h"
 #include "peaks/loops.h"
 
-#if defined(__EMSCRIPTEN__)
-#include <emscripten.h>
-#endif
 #if defined(__linux__)
 #include <sys/mman.h>
 #include <unistd.h>
@@ -46,19 +44,11 @@ int resolve_threads(int requested) {
   return requested > 0 ? requested : cpu_features().logical_cores;
 }
 
-#if defined(__EMSCRIPTEN__)
-// Process CPU time from the host (Node's process.cpuUsage(), user + system, 1 us steps):
-// Emscripten's clocks count wall time, so a window preempted by other processes would lower
-// the peak while the kernels are judged by CPU time (kernels/timing.cc).
-EM_JS(double, host_peak_cpu_us, (), {
-  const u = process.cpuUsage();
-  return u.user + u.system;
-});
-#endif
-
 double thread_cpu_seconds() {
 #if defined(__EMSCRIPTEN__)
-  return host_peak_cpu_us() * 1e-6;
+  // One thread, so the process's CPU time: Emscripten's clocks count wall time, so a window
+  // preempted by other processes would lower the peak while the kernels are judged by CPU time.
+  return process_cpu_ns() * 1e-9;
 #elif defined(CLOCK_THREAD_CPUTIME_ID)
   timespec ts;
   if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) return ts.tv_sec + ts.tv_nsec * 1e-9;
