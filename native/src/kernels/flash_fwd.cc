@@ -256,11 +256,16 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
     // keys [a, z) (P is 0 elsewhere; softmax_tile writes the columns it does not read). On a
     // causal diagonal tile of 128 x 128 this computes 59 % of the products (counted).
     const int panel = ops.panel_width;
+    // The columns [a, z) rows [r0, r1) of a chunk see between them (a >= z: none).
+    const auto visible = [&](int r0, int r1, int* a, int* z) {
+      *a = *std::min_element(sc.begin.begin() + r0, sc.begin.begin() + r1);
+      *z = *std::max_element(sc.end.begin() + r0, sc.end.begin() + r1);
+      return *a < *z;
+    };
     for (int r0 = 0; r0 < rows; r0 += kMaskChunkRows) {
       const int r1 = std::min(rows, r0 + kMaskChunkRows);
-      const int a = *std::min_element(sc.begin.begin() + r0, sc.begin.begin() + r1);
-      const int z = *std::max_element(sc.end.begin() + r0, sc.end.begin() + r1);
-      if (a >= z) continue;
+      int a, z;
+      if (!visible(r0, r1, &a, &z)) continue;
       const int a_panel = a / panel * panel;
       ops.gemm_packed(r1 - r0, z - a_panel, d, sc.q + int64_t(r0) * d, d, kt + int64_t(a_panel) * d,
                       sc.s + int64_t(r0) * bn + a_panel, bn, false);
@@ -269,9 +274,8 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
                      sc.acc, ld_acc, d);
     for (int r0 = 0; r0 < rows; r0 += kMaskChunkRows) {
       const int r1 = std::min(rows, r0 + kMaskChunkRows);
-      const int a = *std::min_element(sc.begin.begin() + r0, sc.begin.begin() + r1);
-      const int z = *std::max_element(sc.end.begin() + r0, sc.end.begin() + r1);
-      if (a >= z) continue;
+      int a, z;
+      if (!visible(r0, r1, &a, &z)) continue;
       for (int x0 = 0; x0 < d; x0 += panel)  // one V panel (columns x0 .. x0 + panel) at a time
         ops.gemm_packed(r1 - r0, std::min(panel, d - x0), z - a, sc.s + int64_t(r0) * bn + a, bn,
                         v + int64_t(x0) * bn + int64_t(a) * panel, sc.acc + int64_t(r0) * ld_acc + x0,
