@@ -77,8 +77,9 @@ function modelProblems(m: Loose): string[] {
 export function resolvedProfileProblems(value: unknown): string[] {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return ['a resolved Profile is a JSON object (model, dtype, device, kvCache, prefill, decode)'];
   const p = value as Record<string, unknown>;
-  const keys = profileKeys(p);
-  const { root } = parseJsonTree(JSON.stringify(keys));
-  const schema = root ? schemaProblems(root, validate(JSON.parse(JSON.stringify(keys)))).filter((x) => x.severity === 'error').map((x) => x.message) : [];
+  // As JSON text once: the tree gives the schema's messages their keys, the parsed value (absent keys dropped) is what the schema sees.
+  const text = JSON.stringify(profileKeys(p));
+  const { root } = parseJsonTree(text);
+  const schema = root ? schemaProblems(root, validate(JSON.parse(text))).filter((x) => x.severity === 'error').map((x) => x.message) : [];
   return [...modelProblems(part(p, 'model')), ...schema];
 }
