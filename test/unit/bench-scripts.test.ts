@@ -2,10 +2,10 @@
 // test/fixtures/configs, a folder that also holds a README.md (which has no layer count).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { configDocs } from '../../scripts/bench-lsp';
+import { tempDir } from '../fixtures/tmp';
 
 const CONFIGS = resolve(import.meta.dirname, '../fixtures/configs');
 
@@ -22,7 +22,7 @@ test('bench:lsp takes every *.config.json of the fixtures and nothing else', () 
 });
 
 test('bench:lsp names a config without a layer count instead of crashing on null', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-lsp-'));
+  const dir = tempDir('bench-lsp-');
   writeFileSync(join(dir, 'nolayers.config.json'), '{"hidden_size": 8}');
   assert.throws(() => configDocs(dir), /nolayers\.config\.json: no num_hidden_layers or n_layer/);
 });
