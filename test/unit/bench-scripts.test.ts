@@ -37,3 +37,18 @@ test('bench:kernels targets: a case that did not run (--quick) says not measured
   ]);
   for (const l of lines) assert.doesNotMatch(l, /\?/, l);
 });
+
+test('bench:kernels decode bounds: where the kernel lies between max(read, arithmetic) and read + arithmetic', async () => {
+  const { decodeBounds } = await import('../../scripts/bench-kernels');
+  // A 64 KiB page read alone in 2 µs (32.768 GB/s), its arithmetic in L2 1 µs (65.536 GB/s):
+  // one after the other 3 µs (21.845 GB/s), fully overlapped 2 µs. A kernel taking 2.5 µs hides
+  // half the arithmetic: overlap (2.5 - 2) / (3 - 2) = 0.5.
+  const b = decodeBounds(65536, 2000, 1000, 2500);
+  assert.equal(b.readGBps, 32.768);
+  assert.equal(b.computeGBps, 65.536);
+  assert.ok(Math.abs(b.serialGBps - 65536 / 3000) < 1e-12);
+  assert.equal(b.kernelGBps, 26.2144);
+  assert.equal(b.overlap, 0.5);
+  assert.equal(decodeBounds(65536, 2000, 1000, 3000).overlap, 1); // none hidden
+  assert.equal(decodeBounds(65536, 2000, 1000, 2000).overlap, 0); // all hidden
+});
