@@ -36,19 +36,39 @@ struct Avx512 : VectorBase<Avx512, 16> {
   // (GCC spilled every vdpbf16ps / vfmadd result of the decode scores to the stack).
   static T reduce16(T a0, T a1, T a2, T a3, T a4, T a5, T a6, T a7, T a8, T a9, T a10, T a11,
                     T a12, T a13, T a14, T a15) {
+    return fold16([](T x, T y) { return _mm512_add_ps(x, y); }, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9,
+                  a10, a11, a12, a13, a14, a15);
+  }
+  // The same with max: lane 4b + j holds the largest lane of a[4j + b].
+  static T reduce16_max(T a0, T a1, T a2, T a3, T a4, T a5, T a6, T a7, T a8, T a9, T a10, T a11,
+                        T a12, T a13, T a14, T a15) {
+    return fold16([](T x, T y) { return _mm512_max_ps(x, y); }, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9,
+                  a10, a11, a12, a13, a14, a15);
+  }
+  template <typename Op>
+  static T fold16(Op op, T a0, T a1, T a2, T a3, T a4, T a5, T a6, T a7, T a8, T a9, T a10, T a11,
+                  T a12, T a13, T a14, T a15) {
     const T a[16] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15};
     T v[8], u[4], r[2];
     for (int i = 0; i < 8; ++i)  // blocks 0-1: a[2i], blocks 2-3: a[2i+1] (8 partials each)
-      v[i] = _mm512_add_ps(_mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], _MM_SHUFFLE(1, 0, 1, 0)),
-                           _mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+      v[i] = op(_mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+                _mm512_shuffle_f32x4(a[2 * i], a[2 * i + 1], _MM_SHUFFLE(3, 2, 3, 2)));
     for (int i = 0; i < 4; ++i)  // block b: a[4i + b] (4 partials each)
-      u[i] = _mm512_add_ps(_mm512_shuffle_f32x4(v[2 * i], v[2 * i + 1], _MM_SHUFFLE(2, 0, 2, 0)),
-                           _mm512_shuffle_f32x4(v[2 * i], v[2 * i + 1], _MM_SHUFFLE(3, 1, 3, 1)));
+      u[i] = op(_mm512_shuffle_f32x4(v[2 * i], v[2 * i + 1], _MM_SHUFFLE(2, 0, 2, 0)),
+                _mm512_shuffle_f32x4(v[2 * i], v[2 * i + 1], _MM_SHUFFLE(3, 1, 3, 1)));
     for (int i = 0; i < 2; ++i)  // block b: a[8i + b] in lanes 0, 2 and a[8i + 4 + b] in 1, 3
-      r[i] = _mm512_add_ps(_mm512_unpacklo_ps(u[2 * i], u[2 * i + 1]), _mm512_unpackhi_ps(u[2 * i], u[2 * i + 1]));
+      r[i] = op(_mm512_unpacklo_ps(u[2 * i], u[2 * i + 1]), _mm512_unpackhi_ps(u[2 * i], u[2 * i + 1]));
     const __m512d lo = _mm512_unpacklo_pd(_mm512_castps_pd(r[0]), _mm512_castps_pd(r[1]));
     const __m512d hi = _mm512_unpackhi_pd(_mm512_castps_pd(r[0]), _mm512_castps_pd(r[1]));
-    return _mm512_add_ps(_mm512_castpd_ps(lo), _mm512_castpd_ps(hi));
+    return op(_mm512_castpd_ps(lo), _mm512_castpd_ps(hi));
+  }
+  // Lane i of x in every lane (one vpermps).
+  static T broadcast_lane(T x, int i) { return _mm512_permutexvar_ps(_mm512_set1_epi32(i), x); }
+  // Bit i set where lane i of a and b differ (or either is NaN).
+  static unsigned lanes_differ(T a, T b) { return _mm512_cmp_ps_mask(a, b, _CMP_NEQ_UQ); }
+  // if_equal where the lanes of a and b are equal, else x.
+  static T select_equal(T a, T b, T if_equal, T x) {
+    return _mm512_mask_mov_ps(x, _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ), if_equal);
   }
   static void store4(float* p, T x, int block) {
     _mm_storeu_ps(p, block == 0 ? _mm512_castps512_ps128(x)
