@@ -6,17 +6,17 @@
 // are checked against the recorded timings by hand formulas, not by the fitting code.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { KernelCase, RunResult } from '../../core/protocol/run';
 import { run as recorded } from '../fixtures/run';
+import { tempDir } from '../fixtures/tmp';
 
 const root = join(__dirname, '..', '..');
 const runner = join(root, 'dist', 'runner.js');
 const profile = join(root, 'test', 'fixtures', 'run.attn.yaml'); // Llama-3.1-8B bf16; device.gpu unset: H100 SXM
-const dir = mkdtempSync(join(tmpdir(), 'attnscope-calibrate-'));
+const dir = tempDir('attnscope-calibrate-');
 
 function cli(args: string[]) {
   const r = spawnSync(process.execPath, [runner, ...args], { encoding: 'utf8', timeout: 120_000 });

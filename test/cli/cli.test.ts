@@ -4,13 +4,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, createReadStream, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, createReadStream, existsSync, lstatSync, mkdirSync, openSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { createInterface } from 'node:readline';
 import type { RunResult } from '../../core/protocol/run';
 import { aliasBomb } from '../fixtures/yaml';
+import { tempDir } from '../fixtures/tmp';
 
 const root = join(__dirname, '..', '..');
 const runner = join(root, 'dist', 'runner.js');
@@ -22,7 +23,7 @@ function cli(args: string[], input?: string) {
 }
 
 function tmp(name: string, text: string): { dir: string; file: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'attnscope-cli-'));
+  const dir = tempDir('attnscope-cli-');
   const file = join(dir, name);
   writeFileSync(file, text);
   return { dir, file };

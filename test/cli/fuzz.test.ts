@@ -10,8 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { main, type CliIo } from '../../runner/cli';
@@ -19,6 +18,7 @@ import type { LengthDist } from '../../core/config/types';
 import { loadProfile } from '../../runner/load';
 import { uniformStream } from '../../runner/random';
 import { mutate } from '../lsp/mutate';
+import { tempDir } from '../fixtures/tmp';
 
 const root = join(__dirname, '..', '..');
 const runner = join(root, 'dist', 'runner.js');
@@ -108,7 +108,7 @@ const STACK = /^\s+at .+(:\d+:\d+\)?|\(native\))$/m;
 
 test(`CLI fuzz: ${COUNT} mutated configs, profiles and traces through estimate, bench --dry-run and simulate`, { timeout: 600_000 }, async () => {
   const seeds = corpus();
-  const dir = mkdtempSync(join(tmpdir(), 'attnscope-fuzz-'));
+  const dir = tempDir('attnscope-fuzz-');
   const traceProfile = join(dir, 'trace.attn.yaml');
   writeFileSync(traceProfile, TRACE_PROFILE);
   const rand = uniformStream(SEED);
@@ -157,7 +157,6 @@ test(`CLI fuzz: ${COUNT} mutated configs, profiles and traces through estimate, 
     }
   } finally {
     process.off('unhandledRejection', onUnhandled);
-    rmSync(dir, { recursive: true, force: true });
   }
   assert.deepEqual(failures, []);
   assert.deepEqual(unhandled, [], 'no promise rejected unhandled');

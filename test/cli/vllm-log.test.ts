@@ -4,10 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { tempDir } from '../fixtures/tmp';
 
 const root = join(__dirname, '..', '..');
 const runner = join(root, 'dist', 'runner.js');
@@ -32,7 +32,7 @@ test('vllm-log LOG --profile config.json: every figure beside the estimate, the 
 });
 
 test('vllm-log --profile with no device: the log\'s total_gpu_memory sizes the pool, so no "device.memory_gib not set" info', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'attnscope-vllmlog-'));
+  const dir = tempDir('attnscope-vllmlog-');
   const profile = join(dir, 'nodevice.attn.yaml');
   writeFileSync(profile, `model: ${JSON.stringify(llamaConfig)}\n`);
   const r = cli(['vllm-log', log, '--profile', profile]);
@@ -51,7 +51,7 @@ test('vllm-log without a profile lists the figures; --json gives them with their
 });
 
 test('vllm-log bad input: a missing file, a file with no vLLM line, a bad profile: exit 2, one line each', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'attnscope-vllmlog-'));
+  const dir = tempDir('attnscope-vllmlog-');
   const empty = join(dir, 'other.log');
   writeFileSync(empty, 'nothing from vLLM here\n');
   for (const args of [['vllm-log', join(dir, 'missing.log')], ['vllm-log', empty], ['vllm-log', log, '--profile', join(dir, 'nope.attn.yaml')], ['vllm-log'], ['vllm-log', log, '--bogus']]) {
@@ -65,7 +65,7 @@ test('vllm-log bad input: a missing file, a file with no vLLM line, a bad profil
 });
 
 test('vllm-log on a log cut short: the figures it could read, and a warning at each line it could not (file:line:1); none readable: exit 2 at the line', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'attnscope-vllmlog-'));
+  const dir = tempDir('attnscope-vllmlog-');
   const file = join(dir, 'cut.log');
   // The A10 log's first five lines and its sixth, "Maximum concurrency for 131072 tokens per request: 0.29x", cut after "0.".
   const text = readFileSync(log, 'utf8').split('\n');

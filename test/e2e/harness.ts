@@ -5,11 +5,12 @@
  * Every missing piece is a thrown error naming the fix: the suite fails, never skips.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import { tempDir } from '../fixtures/tmp';
 
 export const root = join(__dirname, '..', '..');
 export const shots = join(root, 'test-results', 'e2e');
@@ -43,7 +44,7 @@ export function niceOf(pid: number): number | null {
 
 /** A workspace in a temp folder: test/e2e/workspace, examples/llama-3.1-8b/config.json, and every shipped example under examples/. */
 export function makeWorkspace(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'attnscope-e2e-ws-'));
+  const dir = tempDir('attnscope-e2e-ws-');
   cpSync(join(__dirname, 'workspace'), dir, { recursive: true });
   cpSync(join(root, 'examples', 'llama-3.1-8b'), join(dir, 'llama-3.1-8b'), { recursive: true });
   cpSync(join(root, 'examples'), join(dir, 'examples'), { recursive: true });
@@ -85,7 +86,7 @@ export interface CodeServer {
  */
 export async function startCodeServer(opts: { settings: Record<string, unknown>; trust: boolean; log: string; vsix?: string }): Promise<CodeServer> {
   const vsix = opts.vsix ?? VSIX;
-  const base = mkdtempSync(join(tmpdir(), 'attnscope-e2e-vscode-'));
+  const base = tempDir('attnscope-e2e-vscode-');
   const userDataDir = join(base, 'user-data');
   const extensionsDir = join(base, 'extensions');
   mkdirSync(join(userDataDir, 'User'), { recursive: true });

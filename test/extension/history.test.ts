@@ -1,12 +1,13 @@
 /** Run history (extension/history.ts) and export (extension/exportRun.ts) on a temp folder. */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runToCsv } from '../../extension/exportRun';
 import { listRuns, loadRun, partialRun, runId, saveRun } from '../../extension/history';
 import { run as recorded } from '../fixtures/run';
+import { tempDir } from '../fixtures/tmp';
 
 // The recorded run at a known time, so that its ids can be written out by hand.
 const run = { ...recorded, createdAt: '2026-11-29T13:40:12.345Z' };
@@ -18,7 +19,7 @@ describe('run history', () => {
   });
 
   it('saves atomically (no temp file left), lists newest first, loads back equal', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'attnscope-history-'));
+    const dir = tempDir('attnscope-history-');
     const older = { ...run, createdAt: '2026-11-29T10:00:00.000Z' };
     const idA = await saveRun(join(dir, 'runs'), older);
     const idB = await saveRun(join(dir, 'runs'), run);

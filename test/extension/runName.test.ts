@@ -1,13 +1,13 @@
 /** Run names (extension/runName.ts) and refusals in the editor's terms (extension/refusal.ts). */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runId } from '../../extension/history';
 import { refusalOf } from '../../extension/refusal';
 import { modelLabel, runName } from '../../extension/runName';
 import { run } from '../fixtures/run';
+import { tempDir } from '../fixtures/tmp';
 
 const model = run.profile.model;
 
@@ -22,7 +22,7 @@ describe('run names', () => {
   });
 
   it('read _name_or_path from the config file when no text is given', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'attnscope-name-'));
+    const dir = tempDir('attnscope-name-');
     mkdirSync(join(dir, 'm'));
     writeFileSync(join(dir, 'm', 'config.json'), '{"_name_or_path": "mistralai/Mistral-7B-v0.1", "model_type": "mistral"}');
     assert.equal(modelLabel({ modelPath: join(dir, 'm', 'config.json'), model }), 'Mistral-7B-v0.1');

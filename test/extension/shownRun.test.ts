@@ -1,12 +1,12 @@
 /** ShownRunStore (extension/shownRun.ts): the id a new extension host reads is the one the last host saved last. */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ShownRunStore } from '../../extension/shownRun';
+import { tempDir } from '../fixtures/tmp';
 
-const folder = (): string => join(mkdtempSync(join(tmpdir(), 'attnscope-shown-')), 'workspaceStorage', 'attnscope');
+const folder = (): string => join(tempDir('attnscope-shown-'), 'workspaceStorage', 'attnscope');
 
 describe('ShownRunStore', () => {
   it('gives a new store on the same folder (the next extension host) the id saved last', async () => {

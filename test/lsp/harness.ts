@@ -5,8 +5,7 @@
  * awaited by document version (the server publishes the version it checked): no sleeps.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -49,6 +48,7 @@ import {
   type TextDocumentContentChangeEvent,
 } from 'vscode-languageserver-protocol/node';
 import { ResolveProfileRequest } from '../../core/protocol/lsp';
+import { tempDir } from '../fixtures/tmp';
 
 export const root = join(__dirname, '..', '..');
 let bundlePath: Promise<string> | null = null;
@@ -56,7 +56,7 @@ let bundlePath: Promise<string> | null = null;
 /** Bundles server/main.ts once per test process into a temporary dist/server.js equivalent. */
 export function serverBundle(): Promise<string> {
   bundlePath ??= (async () => {
-    const out = join(mkdtempSync(join(tmpdir(), 'attnscope-lsp-')), 'server.js');
+    const out = join(tempDir('attnscope-lsp-'), 'server.js');
     await build({
       entryPoints: [join(root, 'server', 'main.ts')],
       outfile: out,

@@ -6,13 +6,13 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { CodeAction, CompletionItem, CompletionList } from 'vscode-languageserver-protocol';
 import { LspClient, positionAt, root } from './harness';
+import { tempDir } from '../fixtures/tmp';
 
 let client: LspClient;
 let ws: string;
@@ -21,7 +21,7 @@ const LLAMA = join(root, 'examples', 'llama-3.1-8b', 'config.json');
 before(async () => {
   // ws/profiles/*.attn.yaml and ws/profiles/local/config.json; ws/models/{llama-3.1-8b,qwen3}/config.json;
   // ws/models/tokenizer/config.json is no model config; ws/node_modules/x/config.json is a dependency's.
-  ws = mkdtempSync(join(tmpdir(), 'attnscope-model-path-'));
+  ws = tempDir('attnscope-model-path-');
   for (const dir of ['profiles/local', 'models/llama-3.1-8b', 'models/qwen3', 'models/tokenizer', 'node_modules/x']) mkdirSync(join(ws, dir), { recursive: true });
   for (const dir of ['profiles/local', 'models/llama-3.1-8b', 'models/qwen3', 'node_modules/x']) copyFileSync(LLAMA, join(ws, dir, 'config.json'));
   writeFileSync(join(ws, 'models/tokenizer/config.json'), '{"do_lower_case": true}');
@@ -29,7 +29,6 @@ before(async () => {
 });
 after(async () => {
   assert.equal(await client.stop(), 0);
-  rmSync(ws, { recursive: true, force: true });
 });
 
 let n = 0;

@@ -10,11 +10,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import { root } from './harness';
+import { tempDir } from '../fixtures/tmp';
 
 const NVIM = process.env.NVIM_PATH ?? '/usr/bin/nvim';
 const server = join(root, 'dist', 'server.js');
@@ -55,7 +55,7 @@ let seen: Seen;
 before(() => {
   assert.ok(existsSync(NVIM), `Neovim not found at ${NVIM}: run scripts/e2e-setup.sh (apt-get install neovim)`);
   assert.ok(existsSync(server), `${server} missing: npm run build:bundles`);
-  dir = mkdtempSync(join(tmpdir(), 'attnscope-nvim-'));
+  dir = tempDir('attnscope-nvim-');
   mkdirSync(join(dir, 'm'));
   copyFileSync(join(root, 'examples', 'llama-3.1-8b', 'config.json'), join(dir, 'm', 'config.json'));
   writeFileSync(join(dir, 'p.attn.yaml'), PROFILE);
@@ -69,10 +69,6 @@ before(() => {
   assert.ok(existsSync(outFile), `nvim wrote no result (exit ${r.status ?? r.signal}):\n${r.stdout}\n${r.stderr}`);
   seen = JSON.parse(readFileSync(outFile, 'utf8')) as Seen;
   assert.equal(seen.error, undefined, `the driver failed after steps [${seen.steps.join(', ')}]: ${seen.error}`);
-});
-
-after(() => {
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 test('Neovim is a version with the built-in LSP client (0.5 or later)', () => {

@@ -6,24 +6,23 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PoolResult } from '../../core/protocol/run';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { FileChangeType, type InlayHint } from 'vscode-languageserver-protocol';
 import { Commands } from '../../core/protocol/lsp';
 import { LspClient, fixture } from './harness';
+import { tempDir } from '../fixtures/tmp';
 
 let client: LspClient;
 let dir: string;
 before(async () => {
   client = await LspClient.start();
-  dir = mkdtempSync(join(tmpdir(), 'attnscope-ws-'));
+  dir = tempDir('attnscope-ws-');
   copyFileSync(fixture('../../examples/llama-3.1-8b/config.json').path, join(dir, 'config.json'));
 });
 after(async () => {
   assert.equal(await client.stop(), 0);
-  rmSync(dir, { recursive: true, force: true });
 });
 
 const label = (h: InlayHint): string => (typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join(''));

@@ -8,10 +8,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cudaAvailable } from '../../native/index';
+import { tempDir } from '../fixtures/tmp';
 
 const root = join(__dirname, '..', '..');
 const gpuDir = join(root, 'test', 'gpu');
@@ -61,15 +61,11 @@ test('the host-memory entry points refuse bad arguments, naming them, GPU or not
 test('without a GPU the benchmark exits 2 and says why in its JSON', {
   skip: noPython || noLibrary || (cudaAvailable().available ? 'a CUDA device is present' : false),
 }, () => {
-  const dir = mkdtempSync(join(tmpdir(), 'attnscope-bench-'));
-  try {
-    const json = join(dir, 'out.json');
-    const r = py(['bench_cuda.py', '--lib', library, '--json', json]);
-    assert.equal(r.status, 2, r.stdout + r.stderr);
-    const out = JSON.parse(readFileSync(json, 'utf8')) as { status: string; error: string };
-    assert.equal(out.status, 'failed');
-    assert.match(out.error, /^no usable CUDA device: /);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const dir = tempDir('attnscope-bench-');
+  const json = join(dir, 'out.json');
+  const r = py(['bench_cuda.py', '--lib', library, '--json', json]);
+  assert.equal(r.status, 2, r.stdout + r.stderr);
+  const out = JSON.parse(readFileSync(json, 'utf8')) as { status: string; error: string };
+  assert.equal(out.status, 'failed');
+  assert.match(out.error, /^no usable CUDA device: /);
 });

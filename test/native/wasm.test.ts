@@ -8,15 +8,15 @@
 // is a failure, not a skip.
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 
 import { ADDON_FILE, WASM_FILE } from '../../native/binding';
 import { uniformStream } from '../../runner/random';
 import { randomUniform } from '../../runner/inputs';
 import { maxAbsDiff } from '../../runner/measure';
+import { tempDir } from '../fixtures/tmp';
 
 const root = join(__dirname, '..', '..');
 const nativeFile = join(root, 'native', 'build', 'Release', ADDON_FILE);
@@ -163,8 +163,7 @@ describe('the loader', () => {
 
   // A copy of the CLI bundle in a folder of its own: the loader's walk up from dist/ finds only
   // what is copied beside it (as an installed extension: <ext>/dist, <ext>/native/...).
-  const dir = mkdtempSync(join(tmpdir(), 'attnscope-loader-'));
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir('attnscope-loader-');
   const cli = (args: string[]) => spawnSync(process.execPath, [join(dir, 'dist', 'runner.js'), ...args], {
     cwd: root, env: { ...process.env, ATTNSCOPE_BACKEND: '', ATTNSCOPE_NATIVE: '', ATTNSCOPE_WASM: '' }, encoding: 'utf8',
   });
@@ -182,23 +181,19 @@ describe('the loader', () => {
 
   it('an addon that fails to load is passed over for the platform\'s prebuilt one (native/prebuilds/<platform>-<arch>)', { skip: existsSync(nativeFile) && existsSync(bundle) ? false : 'needs the native addon and dist/runner.js' }, () => {
     // Its own folder: no WebAssembly module beside it, so a run can only be the prebuilt addon's.
-    const own = mkdtempSync(join(tmpdir(), 'attnscope-prebuilt-'));
-    try {
-      cpSync(bundle, join(own, 'dist', 'runner.js'));
-      // An addon of another architecture fails to load as this does (not an ELF of this machine).
-      mkdirSync(join(own, 'native', 'build', 'Release'), { recursive: true });
-      writeFileSync(join(own, 'native', 'build', 'Release', ADDON_FILE), 'not a shared object');
-      cpSync(nativeFile, join(own, 'native', 'prebuilds', `${process.platform}-${process.arch}`, ADDON_FILE));
-      const json = join(own, 'run.json');
-      const r = spawnSync(process.execPath, [join(own, 'dist', 'runner.js'), 'simulate', profile, '--json', json], {
-        cwd: root, env: { ...process.env, ATTNSCOPE_BACKEND: '', ATTNSCOPE_NATIVE: '', ATTNSCOPE_WASM: '' }, encoding: 'utf8',
-      });
-      assert.equal(r.status, 0, r.stderr);
-      assert.doesNotMatch(r.stdout, /WebAssembly/);
-      assert.equal(JSON.parse(readFileSync(json, 'utf8')).environment.nativeBuild, 'native');
-    } finally {
-      rmSync(own, { recursive: true, force: true });
-    }
+    const own = tempDir('attnscope-prebuilt-');
+    cpSync(bundle, join(own, 'dist', 'runner.js'));
+    // An addon of another architecture fails to load as this does (not an ELF of this machine).
+    mkdirSync(join(own, 'native', 'build', 'Release'), { recursive: true });
+    writeFileSync(join(own, 'native', 'build', 'Release', ADDON_FILE), 'not a shared object');
+    cpSync(nativeFile, join(own, 'native', 'prebuilds', `${process.platform}-${process.arch}`, ADDON_FILE));
+    const json = join(own, 'run.json');
+    const r = spawnSync(process.execPath, [join(own, 'dist', 'runner.js'), 'simulate', profile, '--json', json], {
+      cwd: root, env: { ...process.env, ATTNSCOPE_BACKEND: '', ATTNSCOPE_NATIVE: '', ATTNSCOPE_WASM: '' }, encoding: 'utf8',
+    });
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stdout, /WebAssembly/);
+    assert.equal(JSON.parse(readFileSync(json, 'utf8')).environment.nativeBuild, 'native');
   });
 
   it('with the native addon hidden the CLI simulates through WebAssembly and says why', { skip: existsSync(wasmFile) && existsSync(bundle) ? false : 'needs the WebAssembly module and dist/runner.js' }, () => {

@@ -6,10 +6,11 @@
  * the folder. Needs root (slurmd runs jobs as their user).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { hostname, totalmem, cpus, tmpdir, userInfo } from 'node:os';
+import { hostname, totalmem, cpus, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { tempDir } from '../fixtures/tmp';
 
 export interface Cluster {
   /** The folder holding everything (slurm.conf, state, logs). */
@@ -72,7 +73,7 @@ async function until(check: () => boolean, ms: number): Promise<boolean> {
  *   (whatever did start is stopped first).
  */
 export async function startCluster(): Promise<Cluster> {
-  const dir = mkdtempSync(join(tmpdir(), 'attnscope-slurm-'));
+  const dir = tempDir('attnscope-slurm-');
   chmodSync(dir, 0o755); // munged must traverse to its socket folder
   const munge = join(dir, 'munge'); // key, log, seed: the munge user's alone
   const mungeRun = join(dir, 'munge-run'); // the socket: reachable by everyone

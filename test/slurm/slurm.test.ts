@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { SweepReport } from '../../core/protocol/sweep';
@@ -40,32 +40,28 @@ test('a 6-point sweep as a 3-task Slurm array: every point, merged, equal to the
   cluster = await startCluster();
 
   const { dir: work, file: profile } = sweepWorkspace(PROFILE, 'pages.attn.yaml', 'attnscope-slurm-sweep-');
-  try {
-    const local = spawnSync(process.execPath, [runner, 'sweep', profile, '--out', join(work, 'local')], { encoding: 'utf8', timeout: 120_000 });
-    assert.equal(local.status, 0, local.stderr);
+  const local = spawnSync(process.execPath, [runner, 'sweep', profile, '--out', join(work, 'local')], { encoding: 'utf8', timeout: 120_000 });
+  assert.equal(local.status, 0, local.stderr);
 
-    const out = join(work, 'slurm');
-    const submit = spawn(process.execPath, [runner, 'submit', '--slurm', profile, '--tasks', '3', '--wait', '--poll', '0.5', '--out', out], { cwd: work, env: cluster.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    submit.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    submit.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const code = await new Promise<number | null>((resolve) => submit.on('close', resolve));
-    assert.equal(code, 0, `submit exited ${code}\n${stdout}\n${stderr}`);
-    const jobId = /Submitted Slurm job (\d+): 3 array tasks for 6 points/.exec(stdout)?.[1];
-    assert.ok(jobId, stdout);
-    // Each of the three array tasks ran (its log is there) and the script is what was submitted.
-    for (const task of [0, 1, 2]) assert.ok(existsSync(join(out, `slurm-${jobId}_${task}.out`)), `no log of task ${task}`);
-    assert.match(readFileSync(join(out, 'sweep.sbatch'), 'utf8'), /^#SBATCH --array=0-2$/m);
+  const out = join(work, 'slurm');
+  const submit = spawn(process.execPath, [runner, 'submit', '--slurm', profile, '--tasks', '3', '--wait', '--poll', '0.5', '--out', out], { cwd: work, env: cluster.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  submit.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  submit.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((resolve) => submit.on('close', resolve));
+  assert.equal(code, 0, `submit exited ${code}\n${stdout}\n${stderr}`);
+  const jobId = /Submitted Slurm job (\d+): 3 array tasks for 6 points/.exec(stdout)?.[1];
+  assert.ok(jobId, stdout);
+  // Each of the three array tasks ran (its log is there) and the script is what was submitted.
+  for (const task of [0, 1, 2]) assert.ok(existsSync(join(out, `slurm-${jobId}_${task}.out`)), `no log of task ${task}`);
+  assert.match(readFileSync(join(out, 'sweep.sbatch'), 'utf8'), /^#SBATCH --array=0-2$/m);
 
-    const merged = JSON.parse(readFileSync(join(out, 'sweep-report.json'), 'utf8')) as SweepReport;
-    const localReport = JSON.parse(readFileSync(join(work, 'local', 'sweep-report.json'), 'utf8')) as SweepReport;
-    assert.equal(merged.rows.length, 6);
-    assert.deepEqual(merged.missing, []);
-    assert.deepEqual(merged.rows.map((r) => r.values['kv_cache.page_size']), [1, 8, 16, 32, 64, 256]);
-    assert.deepEqual(comparable(merged), comparable(localReport));
-    assert.match(stdout, /6 results for 6 of 6 points/);
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  const merged = JSON.parse(readFileSync(join(out, 'sweep-report.json'), 'utf8')) as SweepReport;
+  const localReport = JSON.parse(readFileSync(join(work, 'local', 'sweep-report.json'), 'utf8')) as SweepReport;
+  assert.equal(merged.rows.length, 6);
+  assert.deepEqual(merged.missing, []);
+  assert.deepEqual(merged.rows.map((r) => r.values['kv_cache.page_size']), [1, 8, 16, 32, 64, 256]);
+  assert.deepEqual(comparable(merged), comparable(localReport));
+  assert.match(stdout, /6 results for 6 of 6 points/);
 });

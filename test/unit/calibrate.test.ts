@@ -2,14 +2,14 @@
 // the model's formula with known efficiencies and overhead is fitted back to them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Environment, KernelCase } from '../../core/protocol/run';
 import { calibrateStepTime, readVllmResult } from '../../runner/simulate/index';
 import { calibrateFromKernels, gpuRowForDevice } from '../../runner/simulate/calibrate-kernels';
 import { stepTimeModel } from '../../runner/simulate/step-time';
 import { exampleProfile } from '../fixtures/profile';
+import { tempDir } from '../fixtures/tmp';
 
 
 /** Llama-3.1-8B (examples/) with device.gpu H100 SXM and no step_time (the assumed efficiencies). */
@@ -36,7 +36,7 @@ test('calibration recovers known efficiencies and overhead from a synthetic vllm
   const outputLens = [64, 32, 128, 16, 200, 8, 100, 50];
   const ttfts = inputLens.map((p) => step(p, p, (p * (p + 1)) / 2));
   const itls = inputLens.map((p, k) => Array.from({ length: outputLens[k] - 1 }, (_, i) => step(1, p + i + 1, p + i + 1)));
-  const dir = mkdtempSync(join(tmpdir(), 'attnscope-calibrate-'));
+  const dir = tempDir('attnscope-calibrate-');
   const file = join(dir, 'bench.json');
   writeFileSync(file, JSON.stringify({ backend: 'vllm', request_rate: 'inf', max_concurrency: 1, input_lens: inputLens, output_lens: outputLens, ttfts, itls, errors: inputLens.map(() => '') }));
   const fit = calibrateStepTime(profile, readVllmResult(file));
@@ -138,7 +138,7 @@ test('a fit that misses its own timings by more than half on average is refused,
   // weights, 4.8 ms at the datasheet's 3.35 TB/s, so any efficiency that fits these TTFTs (tens of
   // ms of prefill for 100-300 tokens, about 2.5% of peak) predicts decode steps over 100 ms: the
   // TPOT error alone is over 10x (a newcomer saw 1,520%).
-  const dir = mkdtempSync(join(tmpdir(), 'attnscope-calibrate-'));
+  const dir = tempDir('attnscope-calibrate-');
   const file = join(dir, 'bench.json');
   writeFileSync(file, JSON.stringify({
     backend: 'vllm', request_rate: 'inf', input_lens: [100, 200, 300], output_lens: [10, 20, 30],
@@ -154,7 +154,7 @@ test('timings that shrink as the modelled work grows are refused for what they a
   // 200-request result was told they did not).
   const inputLens = [100, 1000, 2000, 3000, 4000, 500];
   const outputLens = [20, 50, 100, 200, 300, 30];
-  const dir = mkdtempSync(join(tmpdir(), 'attnscope-calibrate-'));
+  const dir = tempDir('attnscope-calibrate-');
   const file = join(dir, 'bench.json');
   writeFileSync(file, JSON.stringify({
     backend: 'vllm', request_rate: 'inf', max_concurrency: 1, input_lens: inputLens, output_lens: outputLens,

@@ -2,16 +2,16 @@
 // found in .attnscope/runs above the profile; other profiles' runs and unreadable files skipped.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { latencyMarkdown, lastSimulation } from '../../server/lastSimulation';
+import { tempDir } from '../fixtures/tmp';
 
 const stats = (s: number) => ({ mean: s, p50: s, p90: s, p99: s, max: s });
 const latency = (ttft: number) => ({ kind: 'modelled', requests: 10, queue: stats(0), ttft: stats(ttft), tpot: stats(0.02), e2e: stats(1), requestsPerSec: 2.5, outputTokensPerSec: 400, slo: { ttftMs: 500 }, goodputRequestsPerSec: 2, sloAttainment: 0.8, ttftCdf: [], tpotCdf: [] });
 
 test('the newest saved run of this profile gives the hover its latency table', () => {
-  const root = mkdtempSync(join(tmpdir(), 'attnscope-last-'));
+  const root = tempDir('attnscope-last-');
   const runs = join(root, '.attnscope', 'runs');
   mkdirSync(runs, { recursive: true });
   mkdirSync(join(root, 'profiles'));

@@ -3,8 +3,7 @@
 // trace errors with positions, and the summary table.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { readProfile } from '../../core/config/index';
@@ -24,6 +23,7 @@ import {
   type SimulateOptions,
   type TraceRequest,
 } from '../../runner/simulate/index';
+import { tempDir } from '../fixtures/tmp';
 
 const EXAMPLES = resolve(__dirname, '../../examples');
 
@@ -416,7 +416,7 @@ test('trace lines are read, and a bad line is an error naming file:line:column',
     't.jsonl:1:15: "arrival_s" must be a number, got "soon"',
   );
   assert.match(cliLine(() => parseTrace('\n\n', 'e.jsonl')), /^e\.jsonl:1:1: the trace holds no requests/);
-  const dir = mkdtempSync(join(tmpdir(), 'attnscope-trace-'));
+  const dir = tempDir('attnscope-trace-');
   writeFileSync(join(dir, 'a.jsonl'), good);
   assert.equal(readTraceFile(join(dir, 'a.jsonl'), { maxModelLen: 8192 }).count, 3);
   assert.match(cliLine(() => readTraceFile(join(dir, 'missing.jsonl'), { maxModelLen: 8192 })), /missing\.jsonl:1:1: cannot read the trace: no such file$/);
@@ -426,7 +426,7 @@ test('trace lines are read, and a bad line is an error naming file:line:column',
 test('a profile without workload or pages says what to set, at the right place', async () => {
   await assert.rejects(simulatePool(profile('kv_cache: { num_pages: 10 }\n')), (e: unknown) => e instanceof PoolConfigError && e.key === 'workload');
   // A profile on disk: the error points at its kv_cache value (line 3, column 11).
-  const dir = mkdtempSync(join(tmpdir(), 'attnscope-profile-'));
+  const dir = tempDir('attnscope-profile-');
   const file = join(dir, 'p.attn.yaml');
   writeFileSync(file, `model: ${join(EXAMPLES, 'llama-3.1-8b', 'config.json')}\nworkload: { requests: 3 }\nkv_cache: { page_size: 16 }\n`);
   const r = readProfile(readFileSync(file, 'utf8'), file, { readFile: (p) => readFileSync(p, 'utf8') });

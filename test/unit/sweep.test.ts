@@ -5,8 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import * as YAML from 'yaml';
@@ -20,6 +19,7 @@ import type { SweepMetrics, SweepReportRow } from '../../core/protocol/sweep';
 import { sbatchScript, shellQuote, sbatchReason } from '../../runner/sweep/slurm';
 import { axisIndices } from '../../core/config';
 import { loadSweep, pointId, type SweepPlan } from '../../runner/sweep/spec';
+import { tempDir } from '../fixtures/tmp';
 
 const TINY_CONFIG = JSON.stringify({
   model_type: 'llama', hidden_size: 256, num_attention_heads: 4, num_key_value_heads: 2, num_hidden_layers: 2,
@@ -28,7 +28,7 @@ const TINY_CONFIG = JSON.stringify({
 
 /** A folder with tiny/config.json and `name` holding `profile`. */
 function workspace(profile: string, name = 'p.attn.yaml'): { dir: string; file: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'attnscope-sweep-'));
+  const dir = tempDir('attnscope-sweep-');
   mkdirSync(join(dir, 'tiny'));
   writeFileSync(join(dir, 'tiny', 'config.json'), TINY_CONFIG);
   writeFileSync(join(dir, name), profile);
@@ -147,7 +147,7 @@ function writePoint(dir: string, plan: SweepPlan, index: number, env: Environmen
 
 test('merge: rows in point order, missing and duplicated points listed, environments kept apart', () => {
   const plan = loadSweep(workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16, 32, 64]\n`).file);
-  const root = mkdtempSync(join(tmpdir(), 'attnscope-merge-'));
+  const root = tempDir('attnscope-merge-');
   writePoint(join(root, 'm1'), plan, 2, ENV_A);
   writePoint(join(root, 'm1'), plan, 0, ENV_A);
   writePoint(join(root, 'm2'), plan, 0, ENV_A); // the same point and machine kind again: a duplicate
@@ -201,7 +201,7 @@ test('best point: a decode time whose median lies inside the other\'s p10–p90 
 
 test('the report table formats its figures as core/format does: percentages, counts with separators, the tie under the best', () => {
   const plan = loadSweep(workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16]\n`).file);
-  const dir = mkdtempSync(join(tmpdir(), 'attnscope-merge-'));
+  const dir = tempDir('attnscope-merge-');
   writePoint(dir, plan, 0, ENV_A);
   writePoint(dir, plan, 1, ENV_A);
   const text = formatReport(mergeResults([dir]));
@@ -213,7 +213,7 @@ test('the report table formats its figures as core/format does: percentages, cou
 
 test('merge refuses a point of another sweep, naming the file', () => {
   const plan = loadSweep(workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16]\n`).file);
-  const dir = mkdtempSync(join(tmpdir(), 'attnscope-merge-'));
+  const dir = tempDir('attnscope-merge-');
   writePoint(join(dir, 'a'), plan, 0, ENV_A);
   const other = writePoint(join(dir, 'b'), plan, 1, ENV_A, '0123456789abcdef');
   assert.throws(() => mergeResults([join(dir, 'a'), join(dir, 'b')]), (e: unknown) => e instanceof InputError && e.file === other && /another sweep .*0123456789abcdef/.test(e.message));

@@ -5,17 +5,17 @@
 import { test } from 'node:test';
 import fc from 'fast-check';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Profile } from '../../core/config/types';
 import { DatetimeBytes, parseDecimal, parseDigits } from '../../runner/simulate/lines';
 import { detectTraceFormat, forEachLine, parseDatetimeSeconds, readTraceFile, readVllmResult, simulatePool, splitCsv, TraceError } from '../../runner/simulate/index';
 import { exampleProfile } from '../fixtures/profile';
+import { tempDir } from '../fixtures/tmp';
 
 const DIR = resolve(__dirname, 'fixtures/traces');
 const fixture = (name: string) => join(DIR, name);
-const tmp = mkdtempSync(join(tmpdir(), 'attnscope-traces-'));
+const tmp = tempDir('attnscope-traces-');
 const write = (name: string, text: string) => {
   writeFileSync(join(tmp, name), text);
   return join(tmp, name);

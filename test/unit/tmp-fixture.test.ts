@@ -1,0 +1,47 @@
+// test/fixtures/tmp.ts: the folders tempDir makes are gone once the process that made them
+// ends, whether it ends normally, by process.exit or by an uncaught error, and nothing else in
+// the temp folder is touched. Each case runs in a child process whose TMPDIR is a folder of its
+// own, so what is left there afterwards is exactly what the child left.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '../fixtures/tmp';
+
+const fixture = join(__dirname, '..', 'fixtures', 'tmp.ts');
+
+/** Runs `end` in a child after it made two folders (one with a read-only subfolder) and a bystander file. */
+function runChild(end: string): { tmp: string; made: string[]; status: number | null; stderr: string } {
+  const tmp = tempDir('attnscope-tmpcheck-');
+  writeFileSync(join(tmp, 'bystander.txt'), 'not the fixture\'s');
+  const script = `
+    const { tempDir } = require(${JSON.stringify(fixture)});
+    const fs = require('node:fs');
+    const a = tempDir('attnscope-a-'), b = tempDir('attnscope-b-');
+    fs.mkdirSync(a + '/sub'); fs.writeFileSync(a + '/sub/f', 'x'); fs.chmodSync(a + '/sub', 0o500);
+    fs.writeFileSync(b + '/run.json', '{}');
+    console.log(JSON.stringify([a, b].filter((d) => fs.existsSync(d))));
+    ${end}`;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { env: { ...process.env, TMPDIR: tmp }, encoding: 'utf8' });
+  return { tmp, made: JSON.parse(r.stdout.trim().split('\n')[0] ?? '[]') as string[], status: r.status, stderr: r.stderr };
+}
+
+for (const [how, end, status] of [
+  ['ends normally', '', 0],
+  ['calls process.exit(3)', 'process.exit(3);', 3],
+  ['throws', 'throw new Error("boom");', 1],
+] as const) {
+  test(`tempDir's folders are removed when the process ${how}; the rest of TMPDIR stays`, () => {
+    const r = runChild(end);
+    assert.equal(r.status, status, r.stderr);
+    // Both were made, in TMPDIR, and existed while the process ran.
+    assert.equal(r.made.length, 2, r.stderr);
+    for (const dir of r.made) assert.ok(dir.startsWith(join(r.tmp, 'attnscope-')), dir);
+    assert.ok(r.made.every((dir) => !existsSync(dir)));
+    // Only the fixture's own folders went (tsx keeps its cache, tsx-<uid>, in TMPDIR too).
+    const left = readdirSync(r.tmp);
+    assert.deepEqual(left.filter((name) => name.startsWith('attnscope-')), []);
+    assert.ok(left.includes('bystander.txt'), left.join(', '));
+  });
+}
