@@ -15,7 +15,7 @@ import { CancelledError } from './errors';
 import { randomInputs, randomKvPages } from './inputs';
 import { maxAbsDiff, summarizeCase } from './measure';
 import { planCases, quickShortening, type PlannedCase } from './plan';
-import { PoolConfigError, simulatePool, type PoolProgress } from './simulate';
+import { PoolConfigError, poolSizeProblem, simulatePool, type PoolProgress } from './simulate';
 import { TOOL_VERSION } from './version';
 
 export interface BenchOptions {
@@ -173,14 +173,15 @@ async function timeCase(backend: KernelBackend, c: PlannedCase, quick: boolean, 
 }
 
 /**
- * Runs every planned case of `profile`.
+ * Runs every planned case of `profile`, then, for a workload, the page-pool simulation: not
+ * when the pool cannot be sized (poolSizeProblem; the preflight's warning says so before any work).
  * @returns the run; status 'cancelled' when `signal` fired (cases finished so far are kept).
  */
 export async function runBench(profile: Profile, opts: BenchOptions): Promise<RunResult> {
   const plan = planCases(profile, { quick: opts.quick });
   const backend = selectBackend(opts.backend, plan);
-  const simulate = profile.workload !== null;
-  const total = plan.length + 1 + (simulate ? 1 : 0);
+  const workload = poolSizeProblem(profile) === null ? profile.workload : null;
+  const total = plan.length + 1 + (workload ? 1 : 0);
   const createdAt = new Date();
   opts.emit({ type: 'progress', done: 0, total, message: 'measuring this machine (FMA peak, bandwidth)' });
   // A cancel while the peaks are measured is seen by the first throwIfAborted below.
@@ -224,8 +225,8 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
       opts.emit({ type: 'case', case: kc });
       opts.emit({ type: 'progress', done, total, message: `${label}: ${(kc.medianNs / 1e6).toFixed(3)} ms` });
     }
-    if (profile.workload) {
-      const requests = formatCount(profile.workload.requests);
+    if (workload) {
+      const requests = formatCount(workload.requests);
       opts.emit({ type: 'progress', done, total, message: `page pool: simulating ${requests} requests` });
       // One event per percent: `done` moves through the step (fractional), the message says how far.
       let shownPct = 0;

@@ -206,7 +206,8 @@ async function benchCommand(argv: string[], io: CliIo): Promise<number> {
     } catch (e) {
       throw namingFlag(e);
     }
-    io.stdout.write(`${[`dry run: ${plan.length} cases on ${chosen}${profile.workload ? ` and a page-pool simulation of ${formatCountOf(profile.workload.requests, 'request')}` : ''}; nothing measured`, ...plan.map((c) => `  ${describeCase(c)}`)].join('\n')}\n`);
+    const pool = !profile.workload ? '' : preflight.poolSkipped ? '; the page-pool simulation is skipped (the warning above)' : ` and a page-pool simulation of ${formatCountOf(profile.workload.requests, 'request')}`;
+    io.stdout.write(`${[`dry run: ${plan.length} cases on ${chosen}${pool}; nothing measured`, ...plan.map((c) => `  ${describeCase(c)}`)].join('\n')}\n`);
     return EXIT_OK;
   }
 

@@ -8,6 +8,7 @@ import type { Problem, Profile } from '../core/config/types';
 import { estimate } from '../core/estimate';
 import { checkProfile } from '../core/estimate/checks';
 import { planProblem } from './plan';
+import { poolSizeProblem } from './simulate';
 
 /**
  * Deployment checks (weights and pool vs the device, kernel limits: core/estimate/checks.ts)
@@ -23,19 +24,37 @@ export interface BenchPreflight {
   refusal: { key: string; message: string } | null;
   /** The deployment notes; none with a refusal, which is one line. */
   notes: Problem[];
+  /**
+   * Why the workload's page-pool simulation is skipped (the kernels are still timed), or null:
+   * the pool cannot be sized (runner/simulate poolSizeProblem; `simulate` refuses the profile for
+   * it). Also among the notes, as a warning at the key to change.
+   */
+  poolSkipped: string | null;
 }
 
 /**
  * The one preflight of `attnscope bench`, for both doors: an encoder has nothing to benchmark;
  * a planned case past the CPU kernels' head_dim or this machine's memory is refused
- * (runner/plan.ts planProblem); otherwise the deployment notes.
+ * (runner/plan.ts planProblem); otherwise the deployment notes, and for a workload whose pool
+ * cannot be sized a warning that its simulation is skipped.
  */
 export function benchPreflight(profile: Profile, quick: boolean): BenchPreflight {
   if (profile.model.isEncoder) {
     const message = `${profile.model.modelType} is an encoder: it has no KV cache and no causal decode to benchmark; try \`attnscope estimate\``;
-    return { refusal: { key: 'model', message }, notes: [] };
+    return { refusal: { key: 'model', message }, notes: [], poolSkipped: null };
   }
   const tooBig = planProblem(profile, quick);
-  if (tooBig) return { refusal: tooBig, notes: [] };
-  return { refusal: null, notes: deploymentNotes(profile) };
+  if (tooBig) return { refusal: tooBig, notes: [], poolSkipped: null };
+  const notes = deploymentNotes(profile);
+  const pool = profile.workload ? poolSizeProblem(profile) : null;
+  if (pool) {
+    const key = pool.keys.find((k) => profile.ranges[k] !== undefined);
+    notes.push({
+      severity: 'warning',
+      code: 'pool-skipped',
+      message: `the page-pool simulation of the workload is skipped: ${pool.message}`,
+      range: key !== undefined ? profile.ranges[key] : { offset: 0, length: 0 },
+    });
+  }
+  return { refusal: null, notes, poolSkipped: pool?.message ?? null };
 }

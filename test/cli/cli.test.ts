@@ -700,6 +700,31 @@ test('bench --dry-run plans and preflights without measuring; --quick says what 
   assert.equal(both.stderr.trim(), 'attnscope: --dry-run measures nothing, so it writes no run: drop --json');
 });
 
+test('bench of a workload whose pool has no pages: the dry run and the run both say the simulation is skipped, once, at the key simulate refuses', () => {
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const profile = join(dir, 'p.attn.yaml');
+  // 0.001 GiB × 0.9 cannot hold TINY_CONFIG's weights (~1.3 M parameters, 2.6 MB at bf16): no KV
+  // budget, no pages. Line 2 is "device: { memory_gib: 0.001 }": the value starts at column 23.
+  writeFileSync(profile, 'model: ./config.json\ndevice: { memory_gib: 0.001 }\nprefill: { seq_lens: [64] }\ndecode: { batch_sizes: [1], context_lens: [64] }\nworkload: { requests: 10 }\n');
+  const refused = cli(['simulate', profile]);
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /p\.attn\.yaml:2:23: the KV pool has no pages/);
+  const skipped = /^.*p\.attn\.yaml:2:23: warning: the page-pool simulation of the workload is skipped: the KV pool has no pages: set kv_cache\.num_pages/;
+  const dry = cli(['bench', profile, '--dry-run', '--backend', 'cpu']);
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.equal(dry.stdout.split('\n')[0], 'dry run: 2 cases on cpu; the page-pool simulation is skipped (the warning above); nothing measured');
+  assert.match(dry.stderr, new RegExp(skipped.source, 'm'));
+  const out = join(dir, 'run.json');
+  const r = cli(['bench', profile, '--quick', '--backend', 'cpu', '--json', out]);
+  assert.equal(r.code, 0, r.stderr);
+  // Said once, before the work, in the file:line:col form; the kernels are timed, no pool is recorded.
+  assert.equal(r.stderr.split('\n').filter((l) => /skipped/.test(l)).length, 1, r.stderr);
+  assert.match(r.stderr, new RegExp(skipped.source, 'm'));
+  const run = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
+  assert.equal(run.cases.length, 2);
+  assert.equal(run.pool, undefined);
+});
+
 test('simulate --calibrate RUN.json measures the attention coefficients from CUDA kernel timings and labels them; a CPU run is refused, exit 2', () => {
   const profile = join(root, 'examples', 'llama-3.1-8b.attn.yaml'); // device.gpu unset: H100 SXM
   // paged_decode at 0.6 × 3.35e12 B/s (2.01 TB/s) after 4 µs a call, by construction.

@@ -86,6 +86,24 @@ test('dtype defaults: the config torch_dtype (Llama-2 fp16); float32 checkpoints
   assert.equal(fp32.problems.filter((p) => p.code === 'dtype-assumed').length, 0);
 });
 
+test('dtype defaults: a config with no torch_dtype (GPT-2, a float32 checkpoint) assumes bf16 and says why, in a profile and as a bare config', () => {
+  const gpt2 = fixtureText('gpt2');
+  assert.doesNotMatch(gpt2, /torch_dtype|"dtype"/);
+  const text = 'model: ./gpt2/config.json';
+  const p = read(text, { [join(DIR, 'gpt2/config.json')]: gpt2 });
+  assert.equal(p.value!.dtype, 'bf16');
+  const info = only(p.problems, 'dtype-assumed');
+  assert.equal(info.severity, 'info');
+  assert.equal(info.message, 'the config names no torch_dtype, which transformers and vLLM read as float32; serving engines run such checkpoints in half precision, so bf16 is assumed (set `dtype: fp32` to size for float32)');
+  assert.equal(at(text, info), './gpt2/config.json');
+  // A bare config: the note at 1:1 of the config, which has no torch_dtype key to point at.
+  const bare = readProfileOrConfig(gpt2, join(DIR, 'gpt2/config.json'), host({}));
+  const note = only(bare.problems, 'dtype-assumed');
+  assert.deepEqual([note.file, note.range.offset, note.message], [join(DIR, 'gpt2/config.json'), 0, info.message]);
+  // An explicit dtype is taken as written, without the note.
+  assert.equal(read(`${text}\ndtype: fp32`, { [join(DIR, 'gpt2/config.json')]: gpt2 }).problems.filter((q) => q.code === 'dtype-assumed').length, 0);
+});
+
 test('unknown key: warning with "did you mean" at the exact key (YAML)', () => {
   const text = 'model: ./llama/config.json\nkv_cache:\n  pagesize: 32\n';
   const r = read(text);

@@ -214,8 +214,20 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
   const int bn = kv.block_n;
   const int64_t tile_begin = lo_first / bn;
   const int64_t tile_end = hi_last < lo_first ? tile_begin : hi_last / bn + 1;
+  // O's rows are written once, at the end, into lines no cache holds (8 KiB apart at H = 8, D =
+  // 64): asked for with write intent a share per key tile, they arrive while the tiles compute.
+  const auto out_row = [&](int r) {
+    return p.o + ((int64_t(b) * p.seq_len_q + q0 + r % nq) * p.num_heads + hk * group + r / nq) * d;
+  };
+  const int64_t prefetch_step = (rows + (tile_end - tile_begin) - 1) / std::max<int64_t>(1, tile_end - tile_begin);
   for (int64_t tile = tile_begin; tile < tile_end; ++tile) {
     const int64_t j0 = tile * bn;
+    const int64_t pr0 = (tile - tile_begin) * prefetch_step;
+    for (int64_t r = pr0; r < std::min<int64_t>(rows, pr0 + prefetch_step); ++r) {
+      const float* out = out_row(static_cast<int>(r));
+      for (int x = 0; x < d; x += 16) __builtin_prefetch(out + x, 1, 3);
+      __builtin_prefetch(out + d - 1, 1, 3);  // a row need not start on a line
+    }
     const int n = static_cast<int>(std::min<int64_t>(bn, p.seq_len_k - j0));
     // Every row sees the whole tile when the last row's first key and the first row's last
     // key bound it (lo and hi grow with the query); else the mask cuts it (causal diagonal,
@@ -287,7 +299,7 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
     const int gi = r / nq, qi = r % nq;
     const int h = hk * group + gi;
     const int64_t i = q0 + qi;
-    float* out = p.o + ((int64_t(b) * p.seq_len_q + i) * p.num_heads + h) * d;
+    float* out = out_row(r);
     float* lse = p.lse + (int64_t(b) * p.num_heads + h) * p.seq_len_q + i;
     const float* acc = sc.acc + int64_t(r) * ld_acc;
     if (sc.l[r] > 0.f) {
