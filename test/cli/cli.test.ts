@@ -706,9 +706,10 @@ test('bench of a workload whose pool has no pages: the dry run and the run both 
   // 0.001 GiB × 0.9 cannot hold TINY_CONFIG's weights (~1.3 M parameters, 2.6 MB at bf16): no KV
   // budget, no pages. Line 2 is "device: { memory_gib: 0.001 }": the value starts at column 23.
   writeFileSync(profile, 'model: ./config.json\ndevice: { memory_gib: 0.001 }\nprefill: { seq_lens: [64] }\ndecode: { batch_sizes: [1], context_lens: [64] }\nworkload: { requests: 10 }\n');
-  const refused = cli(['simulate', profile]);
-  assert.equal(refused.code, 2);
-  assert.match(refused.stderr, /p\.attn\.yaml:2:23: the KV pool has no pages/);
+  // Run from its folder, the refusal names the profile as typed, as the warnings before it do.
+  const refused = spawnSync(process.execPath, [runner, 'simulate', 'p.attn.yaml'], { cwd: dir, encoding: 'utf8' });
+  assert.equal(refused.status, 2);
+  assert.equal(refused.stderr.trim().split('\n').at(-1), 'p.attn.yaml:2:23: the KV pool has no pages: set kv_cache.num_pages or kv_cache.memory_gib, or device.memory_gib large enough for the weights');
   const skipped = /^.*p\.attn\.yaml:2:23: warning: the page-pool simulation of the workload is skipped: the KV pool has no pages: set kv_cache\.num_pages/;
   const dry = cli(['bench', profile, '--dry-run', '--backend', 'cpu']);
   assert.equal(dry.code, 0, dry.stderr);
