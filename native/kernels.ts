@@ -205,6 +205,7 @@ interface RawKernels {
   kernelsAllocatePagePool(bytes: number): { buffer: ArrayBuffer; hugePages: boolean; external: boolean };
   kernelsToHalfBits(dtype: number, values: Float32Array): Uint16Array;
   kernelsFromHalfBits(dtype: number, bits: Uint16Array): Float32Array;
+  kernelsExitNow(code: number): never;
 }
 
 const raw = (): RawKernels => loadAddon<RawKernels>();
@@ -560,6 +561,20 @@ export function allocateKvPages(dtype: AttnDType, elements: number): KvPages {
   const { buffer, hugePages, external } = raw().kernelsAllocatePagePool(elements * bytesPer);
   const data = dtype === 'fp32' ? new Float32Array(buffer, 0, elements) : new Uint16Array(buffer, 0, elements);
   return { data, hugePages, external };
+}
+
+/**
+ * Ends the process now with exit status `code` (an integer 0-255), without waiting for kernel
+ * calls in flight. process.exit() does wait: Node's exit joins libuv's thread pool
+ * (uv_library_shutdown), where a kernel call runs to its end in native code, minutes for one
+ * flash sample at N = 131072 on a CPU. What is written stays written (Node writes files, pipes
+ * and terminals synchronously on Linux); 'exit' listeners do not run. The WebAssembly build
+ * runs its kernels on the calling thread, so none is in flight: it calls process.exit.
+ * @throws RangeError when `code` is not an integer in [0, 255].
+ */
+export function exitNow(code: number): never {
+  if (!Number.isInteger(code) || code < 0 || code > 255) throw new RangeError(`code must be an integer in [0, 255], got ${code}`);
+  return raw().kernelsExitNow(code);
 }
 
 let cpuInfoCache: CpuInfo | undefined;

@@ -32,6 +32,30 @@ function throwIfAborted(signal?: AbortSignal): void {
 }
 
 /**
+ * `job`, or a CancelledError as soon as `signal` aborts. A kernel call runs to its end in native
+ * code (one flash sample at N = 131072 takes minutes on a CPU), so a cancel does not wait for it:
+ * the run ends cancelled at once, and the CLI exits without the call (runner/cli.ts).
+ */
+function unlessAborted<T>(job: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return job;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new CancelledError());
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    job.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
+/**
  * Timing budget per case (DESIGN.md: >= 30 samples or >= 1 s): the C++ loop runs until 30
  * samples and 200 ms, or stops at 2 s — so a case slower than 67 ms still gets >= 1 s.
  * Quick mode: 10 samples, 0.5 s at most.
@@ -199,10 +223,9 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
     for (const c of plan) {
       const label = describeCase(c);
       opts.emit({ type: 'progress', done, total, message: `${label}: correctness check` });
-      const err = await checkCase(backend, c, seed);
-      throwIfAborted(opts.signal);
+      const err = await unlessAborted(checkCase(backend, c, seed), opts.signal);
       opts.emit({ type: 'progress', done, total, message: `${label}: timing` });
-      const samplesNs = await timeCase(backend, c, opts.quick, seed);
+      const samplesNs = await unlessAborted(timeCase(backend, c, opts.quick, seed), opts.signal);
       throwIfAborted(opts.signal);
       seed += 7;
       const kc = summarizeCase(

@@ -21,7 +21,7 @@ import { createRun, type PoolResult, type PoolSample, type StepTimeModel } from 
 import { batchLimitsText, estimate, referenceSeqLen } from '../core/estimate';
 import { formatCount, formatCountOf } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
-import { stopSimulations } from '../native';
+import { exitNow, stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, writeOutput } from './args';
 import { describeMachine } from './environment';
 import { BackendError, describeCase, runBench, selectBackend } from './bench';
@@ -93,7 +93,7 @@ function onePositional(positionals: string[], command: string): string {
 function cancellation(): AbortController & { dispose(): void } {
   const ac = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
-    if (ac.signal.aborted) void stopSimulations().finally(() => process.exit(EXIT_CANCELLED));
+    if (ac.signal.aborted) void stopSimulations().finally(() => exitNow(EXIT_CANCELLED));
     else ac.abort(new CancelledError(signal));
   };
   process.on('SIGINT', onSignal);
@@ -512,6 +512,9 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
 if (require.main === module) {
   main(process.argv.slice(2)).then(
     (code) => {
+      // Cancelled: what was to be written is; a kernel call a cancelled bench left running in
+      // native code (minutes at long prefills) must not keep the process alive.
+      if (code === EXIT_CANCELLED) exitNow(code);
       process.exitCode = code;
     },
     (e) => {

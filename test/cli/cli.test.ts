@@ -221,6 +221,38 @@ test('SIGTERM cancels a run: done with status cancelled, exit 130', async () => 
   assert.equal(done.run!.status, 'cancelled');
 });
 
+test('Ctrl-C during a kernel call that takes minutes ends bench at once: exit 130, the run written as cancelled', { timeout: 300_000 }, async () => {
+  // Llama-3.1-8B's attention (32 query heads, 8 KV heads, head_dim 128) at N = 65,536, causal:
+  // 4 · 32 · 65,536² · 128 / 2 = 3.5e13 FLOP in one call, 2 to 4 minutes on a 2-core AVX-512 CPU
+  // (N = 16,384 took 12.4 s here, and the time grows as N²). Cancelled mid-call, bench used to
+  // wait for the call (and a second Ctrl-C hung in exit, joining the busy kernel threads).
+  const { dir } = tmp('config.json', JSON.stringify({ ...JSON.parse(TINY_CONFIG), hidden_size: 4096, num_attention_heads: 32, num_key_value_heads: 8, max_position_embeddings: 65536 }));
+  const profile = join(dir, 'p.attn.yaml');
+  writeFileSync(profile, 'model: ./config.json\nprefill: { seq_lens: [65536] }\ndecode: { batch_sizes: [1], context_lens: [64] }\n');
+  const out = join(dir, 'run.json');
+  const child = spawn(process.execPath, [runner, 'bench', profile, '--backend', 'cpu', '--json', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  let signalledAt = 0;
+  // A hang guard, not a speed target: the call alone takes minutes, the exit after the signal seconds.
+  let guard: NodeJS.Timeout | undefined;
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    if (signalledAt === 0 && /N=65536 .*: timing/.test(stderr)) {
+      signalledAt = Date.now();
+      child.kill('SIGINT');
+      guard = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    }
+  });
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((res) => child.on('close', (c, s) => res([c, s])));
+  clearTimeout(guard);
+  assert.ok(signalledAt > 0, stderr);
+  assert.equal(signal, null, `killed ${Math.round((Date.now() - signalledAt) / 1000)} s after Ctrl-C: bench waited for the kernel call\n${stderr}`);
+  assert.equal(code, 130, stderr);
+  const run = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
+  assert.equal(run.status, 'cancelled');
+  assert.ok(!run.cases.some((c) => c.kernel === 'flash_fwd' && c.shape.seqLenQ === 65536), 'the cancelled case is not recorded');
+});
+
 test('<command> --help prints the usage (exit 0); an unknown option is named in one sentence (exit 2)', () => {
   const help = cli(['simulate', '--help']);
   assert.equal(help.code, 0);

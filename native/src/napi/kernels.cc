@@ -3,6 +3,8 @@
 // napi_bridge::KernelWorker (napi/worker.h: pinned spec, off the JS thread, one error mapping).
 #include <napi.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <utility>
@@ -259,6 +261,14 @@ Napi::Value FromHalfBits(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// kernelsExitNow(code): ends the process without exit()'s cleanup, which joins libuv's thread
+// pool and so waits for a kernel call still running there (native/kernels.ts exitNow).
+Napi::Value ExitNow(const Napi::CallbackInfo& info) {
+  const int code = info[0].As<Napi::Number>().Int32Value();
+  std::fflush(nullptr);
+  std::_Exit(code);
+}
+
 }  // namespace
 
 Napi::Object InitKernels(Napi::Env env, Napi::Object exports) {
@@ -274,5 +284,6 @@ Napi::Object InitKernels(Napi::Env env, Napi::Object exports) {
   exports.Set("kernelsAllocatePagePool", Napi::Function::New(env, AllocatePagePool, "kernelsAllocatePagePool"));
   exports.Set("kernelsToHalfBits", Napi::Function::New(env, HalfBits, "kernelsToHalfBits"));
   exports.Set("kernelsFromHalfBits", Napi::Function::New(env, FromHalfBits, "kernelsFromHalfBits"));
+  exports.Set("kernelsExitNow", Napi::Function::New(env, ExitNow, "kernelsExitNow"));
   return exports;
 }
