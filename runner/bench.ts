@@ -6,14 +6,14 @@
  */
 import type { Backend, Dtype, KernelBackendName, Profile } from '../core/config/types';
 import { estimate } from '../core/estimate';
-import { formatCount } from '../core/format';
-import { createRun, type CaseShape, type RunResult } from '../core/protocol/run';
+import { formatBytes, formatCount, formatDuration, formatRate } from '../core/format';
+import { createRun, type CaseShape, type Environment, type RunResult } from '../core/protocol/run';
 import type { RunnerEvent } from '../core/protocol/runner';
 import * as native from '../native';
 import { cpuCasePath, measureEnvironment, measureGpu } from './environment';
 import { CancelledError } from './errors';
 import { randomInputs, randomKvPages } from './inputs';
-import { maxAbsDiff, summarizeCase } from './measure';
+import { attentionBytes, attentionFlops, ceilingFor, maxAbsDiff, summarizeCase } from './measure';
 import { planCases, quickShortening, type PlannedCase } from './plan';
 import { PoolConfigError, poolSizeProblem, simulatePool, type PoolProgress } from './simulate';
 import { TOOL_VERSION } from './version';
@@ -196,6 +196,33 @@ async function timeCase(backend: KernelBackend, c: PlannedCase, quick: boolean, 
   return (await backend.timePagedDecode(decodeArgs(c.shape, c.dtype, c.kvDtype, seed), timing)).samplesNs;
 }
 
+/** One call of a case past this many seconds at the machine's roof is said before it runs. */
+export const SLOW_CALL_S = 60;
+
+/**
+ * A line for each planned case one call of which takes at least {@link SLOW_CALL_S} on this
+ * backend: the time at the roof that bounds it (runner/measure.ts ceilingFor over the run's
+ * measured `peaks`: FLOPs over the compute peak, or bytes over the bandwidth), a lower bound,
+ * since no kernel passes its roof. Timing runs each case at least once after its check, so such
+ * a case holds the run for that long (Llama-3.1-8B's prefill at N = 131,072: 1.4e14 FLOP).
+ */
+export function slowCaseNotes(plan: readonly PlannedCase[], backend: KernelBackendName, peaks: Environment['peaks']): string[] {
+  const notes: string[] = [];
+  for (const c of plan) {
+    const kvDtype = c.kernel === 'paged_decode' ? c.kvDtype : c.dtype;
+    const flops = attentionFlops(c.shape);
+    const bytes = attentionBytes(c.shape, c.dtype, kvDtype);
+    const unit = backend === 'cpu' ? cpuCasePath(c.kernel, kvDtype).productUnit : undefined;
+    const roof = ceilingFor(c.kernel, flops / bytes, c.dtype, peaks, unit, backend);
+    if (!roof) continue;
+    const seconds = roof.unit === 'FLOP/s' ? flops / roof.value : bytes / roof.value;
+    if (seconds < SLOW_CALL_S) continue;
+    const work = roof.unit === 'FLOP/s' ? `${flops.toExponential(1).replace('e+', 'e')} FLOP` : formatBytes(bytes);
+    notes.push(`${describeCase(c)}: one call takes at least ${formatDuration(seconds * 1e9)} here (${work} at the ${roof.name}, ${formatRate(roof.value, roof.unit)}), and timing runs it at least once; Ctrl-C stops the run`);
+  }
+  return notes;
+}
+
 /**
  * Runs every planned case of `profile`, then, for a workload, the page-pool simulation: not
  * when the pool cannot be sized (poolSizeProblem; the preflight's warning says so before any work).
@@ -218,6 +245,7 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
   const run = createRun({ name: opts.name, kind: 'bench', toolVersion: TOOL_VERSION, createdAt, profile, environment, estimate: estimate(profile), ...(opts.quick ? { quick: { shortened: quickShortening(profile) } } : {}) });
   try {
     throwIfAborted(opts.signal);
+    for (const message of slowCaseNotes(plan, backend.name, environment.peaks)) opts.emit({ type: 'log', level: 'warn', message });
     let done = 1;
     let seed = 1234;
     for (const c of plan) {
