@@ -26,7 +26,7 @@
 import { readFileSync } from 'node:fs';
 import * as jsonc from 'jsonc-parser';
 import { jsonErrorText } from '../../core/config/tree';
-import { formatCount, formatSignificant } from '../../core/format';
+import { formatCount, formatCountOf, formatSignificant } from '../../core/format';
 import type { ServingSimRequests } from '../../native';
 import { DatetimeBytes, estimateLines, firstLine, forEachLine, parseDecimal, parseDigits, scanLines, splitCsv, splitCsvBytes, unreadable } from './lines';
 import { JsonlTraceReader, jsonValueText, MAX_TRACE_TOKENS, TraceError } from './trace';
@@ -250,7 +250,7 @@ export function readTraceFile(path: string, opts: TraceReadOptions): TraceRead {
       if (r) sink.add(r, n, sink.late(r.arrivalS) ? jsonColumn(line, ['arrival_s']) : 1);
     });
   } else if (format === 'mooncake') readMooncake(path, sink, drop, warnings);
-  else readCsv(path, format, opts, sink, drop);
+  else readCsv(path, format, opts, sink, drop, warnings);
   sink.finish();
   const count = sink.packer.length;
   if (count === 0) throw new TraceError(path, 1, 1, `the ${format} trace holds no requests${Object.keys(dropped).length > 0 ? ` (dropped: ${describeDropped(dropped)})` : ''}`);
@@ -289,11 +289,20 @@ function cellIs(buf: Buffer, s: number, e: number, want: Buffer): boolean {
 
 /**
  * Azure and BurstGPT rows. A row of plain cells (no quotes, digits, the usual datetime shape, in
- * arrival order) is read from its bytes; any other goes through {@link splitCsv} and Number, which
- * gives the same values, drops what is dropped and reports errors at their column.
+ * arrival order, no more cells than the header) is read from its bytes; any other goes through
+ * {@link splitCsv} and Number, which gives the same values, drops what is dropped and reports
+ * errors at their column. What is read past is said in `warnings`: a header column the format
+ * does not have (as an attnscope trace's unknown key is), a row with more cells than the header
+ * (the first three at their first extra cell, then how many in all); a row that lacks a column
+ * read is an error at its end.
  */
-function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOptions, sink: TraceSink, drop: (why: string) => void): void {
+function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOptions, sink: TraceSink, drop: (why: string) => void, warnings: string[]): void {
   const columns = format === 'azure' ? ['TIMESTAMP', 'ContextTokens', 'GeneratedTokens'] : ['Timestamp', 'Request tokens', 'Response tokens', 'Model', 'Log Type'];
+  // BurstGPT's release also has Total tokens (request + response), which nothing needs.
+  const known = format === 'azure' ? columns : ['Timestamp', 'Model', 'Request tokens', 'Response tokens', 'Total tokens', 'Log Type'];
+  /** Cells of the header: a row with more has cells under no column. */
+  let width = 0;
+  let wideRows = 0;
   let index: number[] = [];
   let starts = new Int32Array(0);
   let ends = new Int32Array(0);
@@ -306,6 +315,12 @@ function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOpti
     const cells = splitCsv(line, offsets);
     const cell = (k: number) => cells[index[k]];
     const col = (k: number) => offsets[index[k]] ?? 1;
+    const lacking = columns.slice(0, 3).filter((_, k) => index[k] >= cells.length);
+    if (lacking.length > 0) throw new TraceError(path, n, line.length + 1, `the row has ${formatCountOf(cells.length, 'cell')}, the header ${width}: no ${lacking.join(', ')}`);
+    if (cells.length > width && ++wideRows <= 3) {
+      const extra = cells.length - width;
+      warnings.push(`${path}:${n}:${offsets[width]}: warning: the row has ${formatCountOf(cells.length, 'cell')}, the header ${width}: the last ${extra === 1 ? 'is' : `${extra} are`} ignored`);
+    }
     let t: number;
     if (format === 'burstgpt') {
       if (opts.model !== undefined && cell(3)?.trim() !== opts.model) return drop(`of another Model than ${opts.model}`);
@@ -329,15 +344,21 @@ function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOpti
       const text = buf.toString('utf8', s, e);
       if (text.trim() === '') return;
       headerRead = true;
-      const header = splitCsv(text).map((h) => h.trim());
+      const offsets: number[] = [];
+      const header = splitCsv(text, offsets).map((h) => h.trim());
       index = columns.map((c) => header.indexOf(c));
       const missing = columns.slice(0, 3).filter((_, k) => index[k] < 0);
       if (missing.length > 0) throw new TraceError(path, n, 1, `the ${format} header lacks ${missing.join(', ')}`);
+      width = header.length;
+      header.forEach((h, k) => {
+        if (!known.includes(h)) warnings.push(`${path}:${n}:${offsets[k]}: warning: unknown column ${JSON.stringify(h)} ignored (${format === 'azure' ? 'an Azure' : 'a BurstGPT'} trace has ${known.join(', ')})`);
+      });
       starts = new Int32Array(Math.max(...index) + 1);
       ends = new Int32Array(starts.length);
       return;
     }
-    if (splitCsvBytes(buf, s, e, starts, ends) >= starts.length) {
+    const cells = splitCsvBytes(buf, s, e, starts, ends);
+    if (cells >= starts.length && cells <= width) {
       const [it, ip, io, im, il] = index;
       const keep = format === 'azure' || ((model === null || (im >= 0 && cellIs(buf, starts[im], ends[im], model))) && (logType === null || (il >= 0 && cellIs(buf, starts[il], ends[il], logType))));
       const t = format === 'azure' ? datetime.read(buf, starts[it], ends[it]) : parseDecimal(buf, starts[it], ends[it]);
@@ -350,6 +371,7 @@ function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOpti
     }
     slow(buf.toString('utf8', s, e), n);
   });
+  if (wideRows > 3) warnings.push(`${path}:1:1: warning: ${formatCount(wideRows)} rows in all have more cells than the header; the cells past it are ignored`);
 }
 
 /**

@@ -19,6 +19,7 @@ import { checkOutputDir, checkOutputPath, EXIT_CANCELLED, namesStdout, parse, wr
 import { CancelledError, InputError, UsageError } from '../errors';
 import { benchPreflight } from '../preflight';
 import { Progress } from '../progress';
+import { poolSizeProblem } from '../simulate';
 import { indexedJobManifest, k8sNameProblem, k8sResultsDir, ManifestError } from './k8s';
 import { parseShard, runSweepLocally, shardFromEnvironment, shardPoints, type Shard } from './local';
 import { formatReport, mergeResults, REPORT_FILE } from './results';
@@ -48,13 +49,25 @@ function defaultOutDir(plan: SweepPlan): string {
   return join('.attnscope', 'sweeps', `${plan.name.replace(/\.attn\.(ya?ml|json)$/i, '')}-${plan.sweepId.slice(0, 8)}`);
 }
 
-/** Loads the sweep, prints its warnings once, and refuses benchmark points that cannot run here (exit 2 before any work). */
+/**
+ * Loads the sweep, prints its warnings once, and refuses before any work (exit 2) a point that
+ * cannot run: a benchmark past this machine (benchPreflight), or a pool that cannot be sized for
+ * a job that simulates it (poolSizeProblem, what `simulate` refuses). The pool's refusal is placed
+ * at an axis value among the keys to change when there is one (the point differs from the others
+ * by its axis values), else at the first such key the profile writes.
+ */
 function prepare(file: string, set: string[], quick: boolean, backend: Backend): SweepPlan {
   const plan = loadSweep(file, { set, benchOptions: { quick, backend } });
-  if (plan.job !== 'simulate') {
-    for (const p of plan.points) {
+  const axisKeys = new Set(plan.axes.map((a) => a.key));
+  for (const p of plan.points) {
+    if (plan.job !== 'simulate') {
       const { refusal } = benchPreflight(p.profile, quick);
       if (refusal) throw plan.errorAt(p, refusal.key, refusal.message);
+    }
+    const pool = plan.job !== 'bench' ? poolSizeProblem(p.profile) : null;
+    if (pool) {
+      const key = pool.keys.find((k) => axisKeys.has(k)) ?? pool.keys.find((k) => p.profile.ranges[k] !== undefined) ?? pool.keys[0]!;
+      throw plan.errorAt(p, key, pool.message);
     }
   }
   for (const n of plan.notes) process.stderr.write(`${n}\n`);

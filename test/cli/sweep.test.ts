@@ -135,6 +135,23 @@ test('bad input: one line, exit 2, nothing written', () => {
   assert.match(shard.stderr, /--shard 3\/3: i must be in 0\.\.N-1/);
 });
 
+test('a point whose KV pool has no pages is refused before any point runs (exit 2), at its axis value or naming the --set argument', () => {
+  // 0.001 GiB × 0.9 cannot hold the tiny model's weights (~1.3 M parameters, 2.6 MB at bf16): no
+  // KV budget, no pages, which `simulate` refuses; the 1-GiB point alone would run.
+  const { dir, file } = workspace('model: ./tiny/config.json\nworkload: { requests: 10 }\nsweep:\n  axes:\n    device.memory_gib: [1, 0.001]\n');
+  const out = join(dir, 'never');
+  const r = cli(['sweep', file, '--out', out]);
+  assert.equal(r.code, 2, r.stderr);
+  // Line 5 is "    device.memory_gib: [1, 0.001]": 0.001 starts at column 28.
+  assert.match(r.stderr, /^.*grid\.attn\.yaml:5:28: sweep point memory_gib=0\.001: the KV pool has no pages: set kv_cache\.num_pages/m);
+  assert.equal(existsSync(out), false);
+  const set = cli(['sweep', file, '--set', 'device.memory_gib=0.001,1', '--out', out]);
+  assert.equal(set.code, 2, set.stderr);
+  assert.equal(set.stderr.split('\n').filter((l) => /no pages/.test(l)).length, 1, set.stderr);
+  assert.match(set.stderr, /^attnscope: --set device\.memory_gib=0\.001,1: sweep point memory_gib=0\.001: the KV pool has no pages/m);
+  assert.equal(existsSync(out), false);
+});
+
 test('a value repeated in a --set axis is refused (exit 2, one line naming the argument), before any point runs', () => {
   const { dir, file } = workspace();
   const out = join(dir, 'never');

@@ -98,6 +98,9 @@ export async function startCodeServer(opts: { settings: Record<string, unknown>;
     writeFileSync(join(userDataDir, 'Machine', 'settings.json'), JSON.stringify(all, null, 2));
   };
   writeSettings(opts.settings);
+  const runtimeDir = join(base, 'run');
+  mkdirSync(runtimeDir, { mode: 0o700 });
+  mkdirSync(join(base, 'tmp'));
   const dirs = ['--user-data-dir', userDataDir, '--extensions-dir', extensionsDir];
   const install = spawnSync(process.execPath, [CODE_SERVER, ...dirs, '--install-extension', vsix], { encoding: 'utf8', timeout: 120_000 });
   if (install.status !== 0 || !/was successfully installed/.test(install.stdout + install.stderr)) {
@@ -107,7 +110,9 @@ export async function startCodeServer(opts: { settings: Record<string, unknown>;
   const child: ChildProcess = spawn(process.execPath, [CODE_SERVER, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', ...dirs], {
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
-    env: { ...process.env, VSCODE_AGENT_FOLDER: join(base, 'agent') },
+    // Its sockets (vscode-ipc-*.sock, the git extension's vscode-git-*.sock) and temp files go
+    // to XDG_RUNTIME_DIR and TMPDIR: inside `base`, removed with it, not left in /tmp.
+    env: { ...process.env, VSCODE_AGENT_FOLDER: join(base, 'agent'), XDG_RUNTIME_DIR: runtimeDir, TMPDIR: join(base, 'tmp') },
   });
   let output = '';
   const logFile = opts.log;

@@ -493,13 +493,18 @@ for (const simd of [...paths, 'amx-model' as const]) {
 
     // The bf16 pages' fused step (AVX512-BF16: groups of 4 rows, blocks of 16 tokens, token
     // pairs) at its edges: 1-3 tokens left in a block, an odd tail, pages of 5 / 8 / 32 tokens,
-    // head_dim 32 and 96 (a 32-column block alone), groups of 4, 8 and 12, q in fp32 (bf16 hi + lo)
-    // or bf16; unfilled slots hold NaN / 1e30, so reading one fails the comparison.
+    // head_dim 32 and 96 (a 32-column block alone), groups of 4, 8 and 12 and groups padded with
+    // zero q rows to 4 or 8 (2: gemma-2, 3, 7: Qwen2.5-7B), q in fp32 (bf16 hi + lo) or bf16;
+    // unfilled slots hold NaN / 1e30, so reading one fails the comparison, and so does an output
+    // taken from a padded row or from another head's row.
     const bf16Cases = [
       { pageSize: 5, group: 4, headDim: 64, qFp32: false },
       { pageSize: 8, group: 4, headDim: 96, qFp32: true },
       { pageSize: 16, group: 12, headDim: 32, qFp32: false },
       { pageSize: 32, group: 8, headDim: 128, qFp32: true },
+      { pageSize: 16, group: 2, headDim: 128, qFp32: false },
+      { pageSize: 8, group: 3, headDim: 64, qFp32: true },
+      { pageSize: 16, group: 7, headDim: 128, qFp32: true },
     ];
     for (const c of bf16Cases) {
       it(`bf16 pages of ${c.pageSize} tokens, group ${c.group}, head_dim ${c.headDim}, ${c.qFp32 ? 'fp32' : 'bf16'} q: within bf16 rounding`, async () => {

@@ -122,6 +122,36 @@ test('Azure CSV: datetime stamps to seconds from the first, lengths, max_model_l
   assert.equal(cliLine(() => readTraceFile(badLen, { maxModelLen: 8192 })), `${badLen}:2:21: ContextTokens must be an integer from 1 to 2147483647, got "12.5"`);
 });
 
+test('CSV cells past what is read are warned about: a header column the format lacks, rows wider than the header; a row lacking a column is an error at its end', () => {
+  // "TIMESTAMP,ContextTokens,GeneratedTokens," is 40 characters: Note starts at column 41.
+  // Row 3 "2023-11-16 18:15:47,375,45,x,more": "x" at 28, "more" (the 5th cell, past the header's 4) at 30.
+  const noted = write('azure-note.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens,Note\n2023-11-16 18:15:46,374,44,a\n2023-11-16 18:15:47,375,45,x,more\n');
+  const warnings: string[] = [];
+  const r = readTraceFile(noted, { maxModelLen: 8192, warnings });
+  // Each row's lengths are its own, whatever follows them.
+  assert.deepEqual([[...r.requests.promptLen], [...r.requests.outputLen]], [[374, 375], [44, 45]]);
+  assert.deepEqual(warnings, [
+    `${noted}:1:41: warning: unknown column "Note" ignored (an Azure trace has TIMESTAMP, ContextTokens, GeneratedTokens)`,
+    `${noted}:3:30: warning: the row has 5 cells, the header 4: the last is ignored`,
+  ]);
+  // Five rows one cell wider than the 3-cell header ("extra" at column 25 of "2023-11-16 18:15:4N,3,2,extra"):
+  // the first three at their line, then the count.
+  const wide = write('azure-wide.csv', `TIMESTAMP,ContextTokens,GeneratedTokens\n${[0, 1, 2, 3, 4].map((k) => `2023-11-16 18:15:4${k},3,2,extra`).join('\n')}\n`);
+  const wideWarnings: string[] = [];
+  assert.equal(readTraceFile(wide, { maxModelLen: 8192, warnings: wideWarnings }).count, 5);
+  assert.deepEqual(wideWarnings, [
+    ...[2, 3, 4].map((n) => `${wide}:${n}:25: warning: the row has 4 cells, the header 3: the last is ignored`),
+    `${wide}:1:1: warning: 5 rows in all have more cells than the header; the cells past it are ignored`,
+  ]);
+  // BurstGPT's own columns (its release has Total tokens, which nothing needs) draw no warning.
+  const burst: string[] = [];
+  readTraceFile(fixture('burstgpt.csv'), { maxModelLen: 8192, warnings: burst });
+  assert.deepEqual(burst, []);
+  // "2023-11-16 18:15:46,374" is 23 characters: the missing GeneratedTokens is placed after it.
+  const short = write('azure-short.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46,374\n');
+  assert.equal(cliLine(() => readTraceFile(short, { maxModelLen: 8192 })), `${short}:2:24: the row has 2 cells, the header 3: no GeneratedTokens`);
+});
+
 test('BurstGPT CSV: failed rows (0 response tokens) dropped and counted; Model and Log Type filters', () => {
   // 5 rows: t 5 ChatGPT 472/18 conv; t 45 ChatGPT 0 response (failed); t 118 GPT-4 417/276 conv;
   // t 131 ChatGPT 1360/115 API; t 160 ChatGPT 0 response (failed, API).
