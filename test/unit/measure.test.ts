@@ -135,7 +135,7 @@ test('MLA decode: the latent counted once, and held against the roof its FLOP/by
 
 test('slowCaseNotes: a case one call of which takes a minute or more at the roof is named with that time, the others not', async () => {
   const { slowCaseNotes } = await import('../../runner/bench');
-  const shape = (n: number): CaseShape => ({ batchSize: 1, seqLenQ: n, seqLenK: n, numHeads: 32, numKvHeads: 8, headDim: 128, causal: true, slidingWindow: null, pageSize: null });
+  const shape = (n: number): CaseShape => ({ batchSize: 1, seqLenQ: n, seqLenK: n, numHeads: 32, numKvHeads: 8, headDim: 128, causal: true, slidingWindow: null });
   const flash = (n: number) => ({ kernel: 'flash_fwd' as const, shape: shape(n), dtype: 'bf16' as const, kvDtype: 'bf16' as const, checkShape: shape(64) });
   // Llama-3.1-8B's prefill at N = 131,072, causal: 131,072 · 131,073 / 2 = 8,590,000,128 visible
   // pairs, 4 · 32 · 128 · that = 1.407e14 FLOP; on a GPU of 1 TFLOP/s (1 TB/s copy: far above the
