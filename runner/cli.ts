@@ -177,7 +177,7 @@ async function benchCommand(argv: string[], io: CliIo): Promise<number> {
     if (events) emitLine({ type: 'error', message: err.message, file: err.file, line: err.line, column: err.column });
     throw err;
   }
-  for (const note of [...loaded.problems, ...preflight.notes]) {
+  for (const note of capRepeats([...loaded.problems, ...preflight.notes])) {
     if (events) emitLine({ type: 'log', level: note.severity === 'info' ? 'info' : 'warn', message: loaded.format(note) });
     else io.stderr.write(`${loaded.format(note)}\n`);
   }
@@ -252,7 +252,31 @@ function unusedUnderTrace(profile: Profile, problem: Problem): boolean {
  */
 function printNotes(loaded: LoadedProfile, write: (line: string, level: 'info' | 'warn') => void, trace = false): void {
   const problems = trace ? loaded.problems.filter((p) => !unusedUnderTrace(loaded.profile, p)) : loaded.problems;
-  for (const note of [...problems, ...deploymentNotes(loaded.profile)]) write(loaded.format(note), note.severity === 'info' ? 'info' : 'warn');
+  for (const note of capRepeats([...problems, ...deploymentNotes(loaded.profile)])) write(loaded.format(note), note.severity === 'info' ? 'info' : 'warn');
+}
+
+/** Notes of one kind (code) shown one by one before the rest are counted in one line. */
+const SHOWN_PER_KIND = 3;
+
+/**
+ * `notes` with at most {@link SHOWN_PER_KIND} of each kind (its code and its message but for the
+ * numbers in it), in order; the next of a kind becomes one note at its place saying how many more
+ * there are (as traces count their warnings past the first three): a profile listing 3,000
+ * seq_lens past the model's context printed 964 lines.
+ */
+function capRepeats(notes: readonly Problem[]): Problem[] {
+  const kind = (n: Problem): string => `${n.code} ${n.message.replace(/\d[\d,.]*/g, '#')}`;
+  const total = new Map<string, number>();
+  for (const n of notes) total.set(kind(n), (total.get(kind(n)) ?? 0) + 1);
+  const seen = new Map<string, number>();
+  const out: Problem[] = [];
+  for (const n of notes) {
+    const k = (seen.get(kind(n)) ?? 0) + 1;
+    seen.set(kind(n), k);
+    if (k <= SHOWN_PER_KIND) out.push(n);
+    else if (k === SHOWN_PER_KIND + 1) out.push({ ...n, message: `${formatCount(total.get(kind(n))! - SHOWN_PER_KIND)} more like the last from here on, not shown one by one` });
+  }
+  return out;
 }
 
 /** A line for the user: on stderr, or under --events a `log` event. */

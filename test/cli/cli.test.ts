@@ -221,6 +221,24 @@ test('SIGTERM cancels a run: done with status cancelled, exit 130', async () => 
   assert.equal(done.run!.status, 'cancelled');
 });
 
+test('warnings of one kind: three one by one, then one line counting the rest; another kind is shown apart', () => {
+  const { dir } = tmp('config.json', TINY_CONFIG); // max_position_embeddings 4096
+  const profile = join(dir, 'p.attn.yaml');
+  // Line 2: "prefill: { seq_lens: [" is 22 characters: the values start at columns 23, 29, 35, 41, 47.
+  // Line 3: "decode: { batch_sizes: [1], context_lens: [" is 43 characters: 5000 at column 44.
+  writeFileSync(profile, 'model: ./config.json\nprefill: { seq_lens: [5000, 6000, 7000, 8000, 9000] }\ndecode: { batch_sizes: [1], context_lens: [5000] }\n');
+  const r = cli(['estimate', profile]);
+  assert.equal(r.code, 0, r.stderr);
+  const lines = r.stderr.split('\n').filter((l) => /max_position_embeddings|more like/.test(l)).map((l) => l.slice(l.indexOf('p.attn.yaml')));
+  assert.deepEqual(lines, [
+    "p.attn.yaml:2:23: warning: seq_len 5000 is longer than the model's max_position_embeddings 4096",
+    "p.attn.yaml:2:29: warning: seq_len 6000 is longer than the model's max_position_embeddings 4096",
+    "p.attn.yaml:2:35: warning: seq_len 7000 is longer than the model's max_position_embeddings 4096",
+    'p.attn.yaml:2:41: warning: 2 more like the last from here on, not shown one by one',
+    "p.attn.yaml:3:44: warning: context_len 5000 is longer than the model's max_position_embeddings 4096",
+  ]);
+});
+
 test('Ctrl-C during a kernel call that takes minutes ends bench at once: exit 130, the run written as cancelled', { timeout: 300_000 }, async () => {
   // Llama-3.1-8B's attention (32 query heads, 8 KV heads, head_dim 128) at N = 65,536, causal:
   // 4 · 32 · 65,536² · 128 / 2 = 3.5e13 FLOP in one call, 2 to 4 minutes on a 2-core AVX-512 CPU
