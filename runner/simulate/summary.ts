@@ -1,5 +1,5 @@
 /** Text summary of a pool simulation for `attnscope simulate` (stdout). */
-import { formatCount, formatDuration, formatPercent } from '../../core/format';
+import { formatCount, formatCountOf, formatDuration, formatPercent } from '../../core/format';
 import type { PoolResult } from '../../core/protocol/run';
 import { formatLatency } from './latency-format';
 
@@ -26,7 +26,7 @@ export function formatPoolSummary(result: PoolResult): string {
   const s = result.summary;
   const lines: string[] = [];
   lines.push(
-    `KV pool: ${int(result.numPages)} pages × ${result.pageSize} tokens = ${int(result.numPages * result.pageSize)} token slots`,
+    `KV pool: ${formatCountOf(result.numPages, 'page')} × ${formatCountOf(result.pageSize, 'token')} = ${formatCountOf(result.numPages * result.pageSize, 'token slot')}`,
   );
   if (result.stepTime) {
     const m = result.stepTime;

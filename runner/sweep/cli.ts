@@ -35,7 +35,7 @@ function backendOf(v: unknown): Backend {
 
 function wholeNumber(v: unknown, flag: string, min: number): number | undefined {
   if (v === undefined) return undefined;
-  if (!/^\d+$/.test(String(v)) || Number(v) < min) throw new UsageError(`${flag} must be a whole number >= ${min}, got '${String(v)}'`, false);
+  if (!/^\d+$/.test(String(v)) || Number(v) < min) throw new UsageError(`${flag} must be a whole number >= ${min} in digits, got '${String(v)}'`, false);
   return Number(v);
 }
 

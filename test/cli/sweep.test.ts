@@ -130,6 +130,10 @@ test('bad input: one line, exit 2, nothing written', () => {
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
   assert.match(r.stderr, /^attnscope: --set kv_cache\.page_size=0: sweep point page_size=0 max_num_seqs=4: kv_cache\.page_size must be >= 1/);
   assert.equal(existsSync(out), false);
+  // 1e9 is a whole number, but not written in digits, as the flag wants.
+  const jobs = cli(['sweep', file, '--jobs', '1e9', '--out', out]);
+  assert.equal(jobs.code, 2);
+  assert.equal(jobs.stderr, "attnscope: --jobs must be a whole number >= 1 in digits, got '1e9'\n");
   const shard = cli(['sweep', file, '--shard', '3/3', '--out', out]);
   assert.equal(shard.code, 2);
   assert.match(shard.stderr, /--shard 3\/3: i must be in 0\.\.N-1/);
