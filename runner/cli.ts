@@ -15,6 +15,9 @@
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { basename } from 'node:path';
+import * as jsonc from 'jsonc-parser';
+import { offsetToLineColumn } from '../core/config/positions';
+import { jsonErrorText } from '../core/config/tree';
 import { BACKENDS, isBackend, type Problem, type Profile, type StepTimeSpec } from '../core/config/types';
 import { resolvedProfileProblems } from '../core/config/resolvedProfile';
 import { createRun, type PoolResult, type PoolSample, type StepTimeModel } from '../core/protocol/run';
@@ -124,7 +127,13 @@ function profileFromStdin(text: string): LoadedProfile {
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw new InputError(`stdin is not JSON: ${(e as Error).message}`, STDIN);
+    // jsonc-parser's words and place, on one line (V8's message quotes the input, newlines and all).
+    const errors: jsonc.ParseError[] = [];
+    jsonc.parse(text, errors, { disallowComments: true, allowTrailingComma: false });
+    const first = errors[0];
+    if (!first) throw new InputError(`stdin is not JSON: ${(e as Error).message.split('\n')[0]}`, STDIN);
+    const at = offsetToLineColumn(text, first.offset);
+    throw new InputError(`stdin is not JSON: ${jsonErrorText(first.error)} at line ${at.line}, column ${at.column}`, STDIN);
   }
   const p = value as Partial<Profile> | null;
   if (!p || typeof p !== 'object' || !p.model || !p.prefill || !p.decode || !p.kvCache || !p.device) {

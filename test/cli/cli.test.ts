@@ -197,6 +197,10 @@ test('events mode: garbage on stdin is bad input (exit 2)', () => {
   const r = cli(['bench', '-', '--events'], '{"model": 1');
   assert.equal(r.code, 2);
   assert.match(r.stderr, /^<stdin>:1:1: stdin is not JSON/);
+  // One line, however the input is cut: V8's own message quoted it, newline and all.
+  const garbage = cli(['simulate', '-', '--events'], 'garbage\n');
+  assert.equal(garbage.code, 2);
+  assert.equal(garbage.stderr, '<stdin>:1:1: stdin is not JSON: invalid symbol at line 1, column 1\n');
 });
 
 test('SIGTERM cancels a run: done with status cancelled, exit 130', async () => {
