@@ -7,13 +7,13 @@
 import type { Backend, Dtype, KernelBackendName, Profile } from '../core/config/types';
 import { estimate } from '../core/estimate';
 import { formatCount } from '../core/format';
-import { createRun, type CaseShape, type RunResult } from '../core/protocol/run';
+import { createRun, type CaseShape, type Environment, type RunResult } from '../core/protocol/run';
 import type { RunnerEvent } from '../core/protocol/runner';
 import * as native from '../native';
 import { cpuCasePath, measureEnvironment, measureGpu } from './environment';
 import { CancelledError } from './errors';
 import { randomInputs, randomKvPages } from './inputs';
-import { maxAbsDiff, summarizeCase } from './measure';
+import { attentionBytes, attentionFlops, ceilingFor, maxAbsDiff, summarizeCase } from './measure';
 import { planCases, quickShortening, type PlannedCase } from './plan';
 import { PoolConfigError, poolSizeProblem, simulatePool, type PoolProgress } from './simulate';
 import { TOOL_VERSION } from './version';
@@ -36,18 +36,28 @@ function throwIfAborted(signal?: AbortSignal): void {
  * samples and 200 ms, or stops at 2 s — so a case slower than 67 ms still gets >= 1 s.
  * Quick mode: 10 samples, 0.5 s at most.
  */
+/** Runs estimated at least this long (ns) are announced with their length on the progress line. */
+const LONG_RUN_NS = 10e9;
+
 function timingFor(quick: boolean) {
   return quick
     ? { warmup: 1, minReps: 10, minTimeMs: 100, maxTimeMs: 500 }
     : { warmup: 1, minReps: 30, minTimeMs: 200, maxTimeMs: 2000 };
 }
 
-function flashArgs(shape: CaseShape, dtype: Dtype, seed: number) {
+/**
+ * Flash inputs from `values`: randomInputs for the check (every key distinct, so a tile read at
+ * the wrong offset shows), tiledValues for the timed runs, whose values do not change the time.
+ */
+/** Timed runs' inputs: randomKvPages' native memory, tiled (see there: Ctrl-C stays prompt). */
+const tiledValues = (dtype: Dtype, length: number, seed: number) => randomKvPages(dtype, length, seed).data;
+
+function flashArgs(shape: CaseShape, dtype: Dtype, seed: number, values: typeof randomInputs = randomInputs) {
   const { batchSize: b, seqLenQ: nq, seqLenK: nk, numHeads: h, numKvHeads: hkv, headDim: d } = shape;
   return {
-    q: randomInputs(dtype, b * nq * h * d, seed),
-    k: randomInputs(dtype, b * nk * hkv * d, seed + 1),
-    v: randomInputs(dtype, b * nk * hkv * d, seed + 2),
+    q: values(dtype, b * nq * h * d, seed),
+    k: values(dtype, b * nk * hkv * d, seed + 1),
+    v: values(dtype, b * nk * hkv * d, seed + 2),
     batch: b,
     seqLenQ: nq,
     seqLenK: nk,
@@ -166,9 +176,42 @@ async function checkCase(backend: KernelBackend, c: PlannedCase, seed: number): 
   return { maxAbsErr: maxAbsDiff(got.o, ref.o), lseMaxAbsErr: maxAbsDiff(got.lse, ref.lse) };
 }
 
-async function timeCase(backend: KernelBackend, c: PlannedCase, quick: boolean, seed: number): Promise<number[]> {
-  const timing = timingFor(quick);
-  if (c.kernel === 'flash_fwd') return (await backend.timeFlashForward(flashArgs(c.shape, c.dtype, seed), timing)).samplesNs;
+/**
+ * The fraction of its roof a case's estimate assumes: the CPU kernels reach 50-74 % of the FMA
+ * or AVX512-BF16 peak from N = 1k up and 42-61 % of the read bandwidth in decode (bench:kernels
+ * on Zen 5, DESIGN.md), so a run takes at most about twice its roofline time.
+ */
+const ESTIMATE_FRACTION = 0.5;
+
+/**
+ * One run of the case's full shape (ns), modelled: its FLOPs (or, below the ridge point, its
+ * bytes) over ESTIMATE_FRACTION of the roof the run's measured peaks give it (ceilingFor);
+ * null when the run has no peaks.
+ */
+export function estimateRunNs(c: Pick<PlannedCase, 'kernel' | 'shape' | 'dtype' | 'kvDtype'>, peaks: Environment['peaks'], backend: KernelBackendName): { ns: number; roof: string } | null {
+  const flops = attentionFlops(c.shape);
+  const bytes = attentionBytes(c.shape, c.dtype, c.kvDtype);
+  const unit = backend === 'cpu' ? cpuCasePath(c.kernel, c.kernel === 'paged_decode' ? c.kvDtype : c.dtype).productUnit : undefined;
+  const roof = ceilingFor(c.kernel, flops / bytes, c.dtype, peaks, unit, backend);
+  if (!roof) return null;
+  return { ns: ((roof.bound === 'memory' ? bytes : flops) / (ESTIMATE_FRACTION * roof.value)) * 1e9, roof: roof.name };
+}
+
+/** "about 12 min" / "about 40 s": a run's estimated length for the progress line. */
+function aboutDuration(ns: number): string {
+  const s = ns / 1e9;
+  return s >= 120 ? `about ${Math.round(s / 60)} min` : `about ${Math.round(s)} s`;
+}
+
+/**
+ * Times the case's full shape. A case whose one run is estimated past the loop's time budget
+ * gets no warm-up run (the loop then stops after its first sample): at N = 128k a run takes
+ * minutes, and a warm-up would double them.
+ */
+async function timeCase(backend: KernelBackend, c: PlannedCase, quick: boolean, seed: number, estimateNs: number): Promise<number[]> {
+  const budget = timingFor(quick);
+  const timing = estimateNs > budget.maxTimeMs * 1e6 ? { ...budget, warmup: 0 } : budget;
+  if (c.kernel === 'flash_fwd') return (await backend.timeFlashForward(flashArgs(c.shape, c.dtype, seed, tiledValues), timing)).samplesNs;
   return (await backend.timePagedDecode(decodeArgs(c.shape, c.dtype, c.kvDtype, seed), timing)).samplesNs;
 }
 
@@ -201,8 +244,11 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
       opts.emit({ type: 'progress', done, total, message: `${label}: correctness check` });
       const err = await checkCase(backend, c, seed);
       throwIfAborted(opts.signal);
-      opts.emit({ type: 'progress', done, total, message: `${label}: timing` });
-      const samplesNs = await timeCase(backend, c, opts.quick, seed);
+      const est = estimateRunNs(c, run.environment.peaks, backend.name);
+      // A long run says so, and how to stop it: one 128k-token prefill on a CPU takes minutes.
+      const long = est && est.ns >= LONG_RUN_NS ? ` (one run ${aboutDuration(est.ns)} at half the ${est.roof}; Ctrl-C stops it)` : '';
+      opts.emit({ type: 'progress', done, total, message: `${label}: timing${long}` });
+      const samplesNs = await timeCase(backend, c, opts.quick, seed, est?.ns ?? 0);
       throwIfAborted(opts.signal);
       seed += 7;
       const kc = summarizeCase(

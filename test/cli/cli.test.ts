@@ -221,6 +221,34 @@ test('SIGTERM cancels a run: done with status cancelled, exit 130', async () => 
   assert.equal(done.run!.status, 'cancelled');
 });
 
+test('Ctrl-C stops a prefill whose one run takes minutes: the kernel call in flight is cancelled, exit 130', { timeout: 120_000 }, async () => {
+  // Llama-3.1-8B's prefill at N = 65,536 (causal bf16): 4 · 32 · 65536² · 128 / 2 = 3.5e13 FLOP
+  // per run, minutes on a CPU. Without the native cancel the runner only looked at the signal
+  // between kernel calls, so it went on for the run, its warm-up and its samples (a newcomer
+  // waited 11 min at N = 128k, through SIGINT and SIGTERM): this test would hit its timeout.
+  const { dir, file } = tmp('long.attn.yaml', 'model: ./llama.config.json\ndtype: bf16\nprefill: { batch_size: 1, seq_lens: [65536], causal: true }\ndecode: { batch_sizes: [1], context_lens: [64] }\n');
+  copyFileSync(llamaConfig, join(dir, 'llama.config.json'));
+  const child = spawn(process.execPath, [runner, 'bench', file, '--events'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const events: Array<{ type: string; message?: string; run?: { status: string } }> = [];
+  let signalled = false;
+  for await (const line of createInterface({ input: child.stdout })) {
+    const e = JSON.parse(line);
+    events.push(e);
+    // The timing step of the long case says how long one run takes and how to stop it; the
+    // signal goes as it starts (the event, not a sleep, drives the test).
+    if (!signalled && e.type === 'progress' && /N=65536 .*: timing/.test(e.message)) {
+      assert.match(e.message, /: timing \(one run about \d+ (min|s) at half the (AVX512-BF16|AMX bf16|fp32 FMA) peak; Ctrl-C stops it\)$/);
+      signalled = true;
+      child.kill('SIGINT');
+    }
+  }
+  const code = await new Promise<number | null>((res) => child.on('close', (c) => res(c)));
+  assert.ok(signalled, 'the long case reached its timing step');
+  assert.equal(code, 130);
+  assert.equal(events.at(-1)!.type, 'done');
+  assert.equal(events.at(-1)!.run!.status, 'cancelled');
+});
+
 test('<command> --help prints the usage (exit 0); an unknown option is named in one sentence (exit 2)', () => {
   const help = cli(['simulate', '--help']);
   assert.equal(help.code, 0);
