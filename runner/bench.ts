@@ -6,7 +6,7 @@
  */
 import type { Backend, Dtype, KernelBackendName, Profile } from '../core/config/types';
 import { estimate } from '../core/estimate';
-import { formatCount } from '../core/format';
+import { formatBytes, formatCount, formatDuration, formatRate } from '../core/format';
 import { createRun, type CaseShape, type Environment, type RunResult } from '../core/protocol/run';
 import type { RunnerEvent } from '../core/protocol/runner';
 import * as native from '../native';
@@ -36,9 +36,6 @@ function throwIfAborted(signal?: AbortSignal): void {
  * samples and 200 ms, or stops at 2 s — so a case slower than 67 ms still gets >= 1 s.
  * Quick mode: 10 samples, 0.5 s at most.
  */
-/** Runs estimated at least this long (ns) are announced with their length on the progress line. */
-const LONG_RUN_NS = 10e9;
-
 function timingFor(quick: boolean) {
   return quick
     ? { warmup: 1, minReps: 10, minTimeMs: 100, maxTimeMs: 500 }
@@ -177,42 +174,52 @@ async function checkCase(backend: KernelBackend, c: PlannedCase, seed: number): 
 }
 
 /**
- * The fraction of its roof a case's estimate assumes: the CPU kernels reach 50-74 % of the FMA
- * or AVX512-BF16 peak from N = 1k up and 42-61 % of the read bandwidth in decode (bench:kernels
- * on Zen 5, DESIGN.md), so a run takes at most about twice its roofline time.
+ * Times the case's full shape. A case whose one call takes longer than the loop's time budget
+ * even at its roof (roofSeconds, a lower bound) gets no warm-up call: the loop then stops after
+ * its first sample, and at N = 128k a warm-up would double minutes of work.
  */
-const ESTIMATE_FRACTION = 0.5;
-
-/**
- * One run of the case's full shape (ns), modelled: its FLOPs (or, below the ridge point, its
- * bytes) over ESTIMATE_FRACTION of the roof the run's measured peaks give it (ceilingFor);
- * null when the run has no peaks.
- */
-export function estimateRunNs(c: Pick<PlannedCase, 'kernel' | 'shape' | 'dtype' | 'kvDtype'>, peaks: Environment['peaks'], backend: KernelBackendName): { ns: number; roof: string } | null {
-  const flops = attentionFlops(c.shape);
-  const bytes = attentionBytes(c.shape, c.dtype, c.kvDtype);
-  const unit = backend === 'cpu' ? cpuCasePath(c.kernel, c.kernel === 'paged_decode' ? c.kvDtype : c.dtype).productUnit : undefined;
-  const roof = ceilingFor(c.kernel, flops / bytes, c.dtype, peaks, unit, backend);
-  if (!roof) return null;
-  return { ns: ((roof.bound === 'memory' ? bytes : flops) / (ESTIMATE_FRACTION * roof.value)) * 1e9, roof: roof.name };
-}
-
-/** "about 12 min" / "about 40 s": a run's estimated length for the progress line. */
-function aboutDuration(ns: number): string {
-  const s = ns / 1e9;
-  return s >= 120 ? `about ${Math.round(s / 60)} min` : `about ${Math.round(s)} s`;
-}
-
-/**
- * Times the case's full shape. A case whose one run is estimated past the loop's time budget
- * gets no warm-up run (the loop then stops after its first sample): at N = 128k a run takes
- * minutes, and a warm-up would double them.
- */
-async function timeCase(backend: KernelBackend, c: PlannedCase, quick: boolean, seed: number, estimateNs: number): Promise<number[]> {
+async function timeCase(backend: KernelBackend, c: PlannedCase, quick: boolean, seed: number, peaks: Environment['peaks']): Promise<number[]> {
   const budget = timingFor(quick);
-  const timing = estimateNs > budget.maxTimeMs * 1e6 ? { ...budget, warmup: 0 } : budget;
+  const roof = roofSeconds(c, backend.name, peaks);
+  const timing = roof && roof.seconds * 1e3 > budget.maxTimeMs ? { ...budget, warmup: 0 } : budget;
   if (c.kernel === 'flash_fwd') return (await backend.timeFlashForward(flashArgs(c.shape, c.dtype, seed, tiledValues), timing)).samplesNs;
   return (await backend.timePagedDecode(decodeArgs(c.shape, c.dtype, c.kvDtype, seed), timing)).samplesNs;
+}
+
+/** One call of a case past this many seconds at the machine's roof is said before it runs. */
+export const SLOW_CALL_S = 60;
+
+/**
+ * One call of the case at the roof that bounds it on this backend (runner/measure.ts ceilingFor
+ * over the run's measured `peaks`): FLOPs over the compute peak, or bytes over the bandwidth. A
+ * lower bound, since no kernel passes its roof; null when the run has no such peak.
+ */
+export function roofSeconds(c: Pick<PlannedCase, 'kernel' | 'shape' | 'dtype' | 'kvDtype'>, backend: KernelBackendName, peaks: Environment['peaks']) {
+  const kvDtype = c.kernel === 'paged_decode' ? c.kvDtype : c.dtype;
+  const flops = attentionFlops(c.shape);
+  const bytes = attentionBytes(c.shape, c.dtype, kvDtype);
+  const unit = backend === 'cpu' ? cpuCasePath(c.kernel, kvDtype).productUnit : undefined;
+  const roof = ceilingFor(c.kernel, flops / bytes, c.dtype, peaks, unit, backend);
+  if (!roof) return null;
+  return { seconds: roof.unit === 'FLOP/s' ? flops / roof.value : bytes / roof.value, flops, bytes, roof };
+}
+
+/**
+ * A line for each planned case one call of which takes at least {@link SLOW_CALL_S} on this
+ * backend: the time at the roof that bounds it (runner/measure.ts ceilingFor over the run's
+ * measured `peaks`: FLOPs over the compute peak, or bytes over the bandwidth), a lower bound,
+ * since no kernel passes its roof. Timing runs each case at least once after its check, so such
+ * a case holds the run for that long (Llama-3.1-8B's prefill at N = 131,072: 1.4e14 FLOP).
+ */
+export function slowCaseNotes(plan: readonly PlannedCase[], backend: KernelBackendName, peaks: Environment['peaks']): string[] {
+  const notes: string[] = [];
+  for (const c of plan) {
+    const r = roofSeconds(c, backend, peaks);
+    if (!r || r.seconds < SLOW_CALL_S) continue;
+    const work = r.roof.unit === 'FLOP/s' ? `${r.flops.toExponential(1).replace('e+', 'e')} FLOP` : formatBytes(r.bytes);
+    notes.push(`${describeCase(c)}: one call takes at least ${formatDuration(r.seconds * 1e9)} here (${work} at the ${r.roof.name}, ${formatRate(r.roof.value, r.roof.unit)}), and timing runs it at least once; Ctrl-C stops the run`);
+  }
+  return notes;
 }
 
 /**
@@ -237,6 +244,7 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
   const run = createRun({ name: opts.name, kind: 'bench', toolVersion: TOOL_VERSION, createdAt, profile, environment, estimate: estimate(profile), ...(opts.quick ? { quick: { shortened: quickShortening(profile) } } : {}) });
   try {
     throwIfAborted(opts.signal);
+    for (const message of slowCaseNotes(plan, backend.name, environment.peaks)) opts.emit({ type: 'log', level: 'warn', message });
     let done = 1;
     let seed = 1234;
     for (const c of plan) {
@@ -244,11 +252,8 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
       opts.emit({ type: 'progress', done, total, message: `${label}: correctness check` });
       const err = await checkCase(backend, c, seed);
       throwIfAborted(opts.signal);
-      const est = estimateRunNs(c, run.environment.peaks, backend.name);
-      // A long run says so, and how to stop it: one 128k-token prefill on a CPU takes minutes.
-      const long = est && est.ns >= LONG_RUN_NS ? ` (one run ${aboutDuration(est.ns)} at half the ${est.roof}; Ctrl-C stops it)` : '';
-      opts.emit({ type: 'progress', done, total, message: `${label}: timing${long}` });
-      const samplesNs = await timeCase(backend, c, opts.quick, seed, est?.ns ?? 0);
+      opts.emit({ type: 'progress', done, total, message: `${label}: timing` });
+      const samplesNs = await timeCase(backend, c, opts.quick, seed, environment.peaks);
       throwIfAborted(opts.signal);
       seed += 7;
       const kc = summarizeCase(

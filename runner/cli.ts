@@ -27,7 +27,7 @@ import { describeMachine } from './environment';
 import { BackendError, describeCase, runBench, selectBackend } from './bench';
 import { planCases, quickShortening, windowCoverage } from './plan';
 import { CancelledError, InputError, OutputError, UsageError } from './errors';
-import { ArrivalSpanError, formatPoolSummary, simulatePool, type PoolProgress } from './simulate';
+import { ArrivalSpanError, formatPoolSummary, PoolConfigError, simulatePool, type PoolProgress } from './simulate';
 import { calibrateStepTime, formatCalibration } from './simulate/calibrate';
 import { calibrateFromKernels, formatKernelCalibration, KernelCalibrationError, readKernelRun } from './simulate/calibrate-kernels';
 import { searchCapacity } from './simulate/capacity';
@@ -413,6 +413,8 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   } catch (e) {
     progress.clear();
     ac.dispose();
+    // The simulator places its refusal in the profile's absolute path: say it as the user typed it, as every other line does.
+    if (e instanceof PoolConfigError && file !== '-' && e.file === profile.sourcePath) throw new PoolConfigError(e.key, e.message, file, e.line, e.column);
     if (e instanceof ArrivalSpanError && !flags.maxRate) throw new UsageError(`--time-scale ${flags.timeScale}: ${e.message}; use a larger --time-scale`, false);
     if (e instanceof RangeError && flags.maxRate) throw new UsageError(e.message, false);
     if (!(e instanceof CancelledError)) throw e;

@@ -214,7 +214,7 @@ void flash_task(const FlashParams& p, const KernelOps& ops, int block_m, int b, 
   const int bn = kv.block_n;
   const int64_t tile_begin = lo_first / bn;
   const int64_t tile_end = hi_last < lo_first ? tile_begin : hi_last / bn + 1;
-  // O's rows are written once, at the end, into lines no cache holds (8 KiB apart at H = 8, D =
+  // O's rows are written once, at the end, into lines no cache holds (2 KiB apart at H = 8, D =
   // 64): asked for with write intent a share per key tile, they arrive while the tiles compute.
   const auto out_row = [&](int r) {
     return p.o + ((int64_t(b) * p.seq_len_q + q0 + r % nq) * p.num_heads + hk * group + r / nq) * d;
