@@ -112,6 +112,11 @@ export function loadAddon<T = Record<string, unknown>>(): T {
   throw new Error(`AttnScope could not load its native part: ${failures.join('; ')}.`);
 }
 
+/** The raw module if {@link loadAddon} has loaded it already, else undefined (never loads it). */
+export function addonIfLoaded<T = Record<string, unknown>>(): T | undefined {
+  return cached as T | undefined;
+}
+
 /** Which build {@link loadAddon} loaded (loading it first). @throws as loadAddon. */
 export function loadedBuild(): LoadedBuild {
   loadAddon();

@@ -12,7 +12,7 @@
  * type, RangeError for a bad size or value, each naming the argument.
  */
 import { KERNEL_LIMITS } from '../core/kernelLimits';
-import { loadAddon, loadedBuild, type NativeBuild } from './binding';
+import { addonIfLoaded, loadAddon, loadedBuild, type NativeBuild } from './binding';
 
 /** Element type of Q, K, V and the page pools. */
 export type AttnDType = 'fp32' | 'fp16' | 'bf16';
@@ -202,13 +202,26 @@ interface RawKernels {
   /** Native addon only: the WebAssembly build has no counterpart. */
   kernelsTimePagedRead?(spec: object, timing: object): Promise<number[]>;
   kernelsCpuInfo(): Omit<CpuInfo, 'build' | 'buildReason'>;
+  /** Absent in the WebAssembly build (one thread: its calls block the JS thread anyway). */
+  kernelsCancel?(): void;
   kernelsAllocatePagePool(bytes: number): { buffer: ArrayBuffer; hugePages: boolean; external: boolean };
   kernelsToHalfBits(dtype: number, values: Float32Array): Uint16Array;
   kernelsFromHalfBits(dtype: number, bits: Uint16Array): Float32Array;
-  kernelsExitNow(code: number): never;
 }
 
 const raw = (): RawKernels => loadAddon<RawKernels>();
+
+/**
+ * Stops the CPU kernel calls in flight (flashForward, pagedDecode, the references and the
+ * timing loops) within one task, a query tile of one head or one decode partition: their
+ * promises reject with Error('cancelled'). A call started afterwards runs normally. For a
+ * SIGINT/SIGTERM handler: a timing loop over a 128k-token prefill can hold the process for
+ * hours, and Node does not exit while a thread-pool job runs. Does nothing when the native part
+ * is not loaded or is the WebAssembly build.
+ */
+export function cancelKernels(): void {
+  addonIfLoaded<RawKernels>()?.kernelsCancel?.();
+}
 
 const DTYPE_CODES: Record<AttnDType, number> = { fp32: 0, fp16: 1, bf16: 2 };
 const SIMD_PATHS: readonly SimdPath[] = ['auto', 'scalar', 'avx2', 'avx512', 'avx512bf16', 'amx', 'amx-model', 'simd128', 'neon'];
@@ -561,20 +574,6 @@ export function allocateKvPages(dtype: AttnDType, elements: number): KvPages {
   const { buffer, hugePages, external } = raw().kernelsAllocatePagePool(elements * bytesPer);
   const data = dtype === 'fp32' ? new Float32Array(buffer, 0, elements) : new Uint16Array(buffer, 0, elements);
   return { data, hugePages, external };
-}
-
-/**
- * Ends the process now with exit status `code` (an integer 0-255), without waiting for kernel
- * calls in flight. process.exit() does wait: Node's exit joins libuv's thread pool
- * (uv_library_shutdown), where a kernel call runs to its end in native code, minutes for one
- * flash sample at N = 131072 on a CPU. What is written stays written (Node writes files, pipes
- * and terminals synchronously on Linux); 'exit' listeners do not run. The WebAssembly build
- * runs its kernels on the calling thread, so none is in flight: it calls process.exit.
- * @throws RangeError when `code` is not an integer in [0, 255].
- */
-export function exitNow(code: number): never {
-  if (!Number.isInteger(code) || code < 0 || code > 255) throw new RangeError(`code must be an integer in [0, 255], got ${code}`);
-  return raw().kernelsExitNow(code);
 }
 
 let cpuInfoCache: CpuInfo | undefined;

@@ -32,30 +32,6 @@ function throwIfAborted(signal?: AbortSignal): void {
 }
 
 /**
- * `job`, or a CancelledError as soon as `signal` aborts. A kernel call runs to its end in native
- * code (one flash sample at N = 131072 takes minutes on a CPU), so a cancel does not wait for it:
- * the run ends cancelled at once, and the CLI exits without the call (runner/cli.ts).
- */
-function unlessAborted<T>(job: Promise<T>, signal?: AbortSignal): Promise<T> {
-  if (!signal) return job;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(new CancelledError());
-    if (signal.aborted) return onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    job.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(err);
-      },
-    );
-  });
-}
-
-/**
  * Timing budget per case (DESIGN.md: >= 30 samples or >= 1 s): the C++ loop runs until 30
  * samples and 200 ms, or stops at 2 s — so a case slower than 67 ms still gets >= 1 s.
  * Quick mode: 10 samples, 0.5 s at most.
@@ -66,12 +42,19 @@ function timingFor(quick: boolean) {
     : { warmup: 1, minReps: 30, minTimeMs: 200, maxTimeMs: 2000 };
 }
 
-function flashArgs(shape: CaseShape, dtype: Dtype, seed: number) {
+/**
+ * Flash inputs from `values`: randomInputs for the check (every key distinct, so a tile read at
+ * the wrong offset shows), tiledValues for the timed runs, whose values do not change the time.
+ */
+/** Timed runs' inputs: randomKvPages' native memory, tiled (see there: Ctrl-C stays prompt). */
+const tiledValues = (dtype: Dtype, length: number, seed: number) => randomKvPages(dtype, length, seed).data;
+
+function flashArgs(shape: CaseShape, dtype: Dtype, seed: number, values: typeof randomInputs = randomInputs) {
   const { batchSize: b, seqLenQ: nq, seqLenK: nk, numHeads: h, numKvHeads: hkv, headDim: d } = shape;
   return {
-    q: randomInputs(dtype, b * nq * h * d, seed),
-    k: randomInputs(dtype, b * nk * hkv * d, seed + 1),
-    v: randomInputs(dtype, b * nk * hkv * d, seed + 2),
+    q: values(dtype, b * nq * h * d, seed),
+    k: values(dtype, b * nk * hkv * d, seed + 1),
+    v: values(dtype, b * nk * hkv * d, seed + 2),
     batch: b,
     seqLenQ: nq,
     seqLenK: nk,
@@ -190,14 +173,36 @@ async function checkCase(backend: KernelBackend, c: PlannedCase, seed: number): 
   return { maxAbsErr: maxAbsDiff(got.o, ref.o), lseMaxAbsErr: maxAbsDiff(got.lse, ref.lse) };
 }
 
-async function timeCase(backend: KernelBackend, c: PlannedCase, quick: boolean, seed: number): Promise<number[]> {
-  const timing = timingFor(quick);
-  if (c.kernel === 'flash_fwd') return (await backend.timeFlashForward(flashArgs(c.shape, c.dtype, seed), timing)).samplesNs;
+/**
+ * Times the case's full shape. A case whose one call takes longer than the loop's time budget
+ * even at its roof (roofSeconds, a lower bound) gets no warm-up call: the loop then stops after
+ * its first sample, and at N = 128k a warm-up would double minutes of work.
+ */
+async function timeCase(backend: KernelBackend, c: PlannedCase, quick: boolean, seed: number, peaks: Environment['peaks']): Promise<number[]> {
+  const budget = timingFor(quick);
+  const roof = roofSeconds(c, backend.name, peaks);
+  const timing = roof && roof.seconds * 1e3 > budget.maxTimeMs ? { ...budget, warmup: 0 } : budget;
+  if (c.kernel === 'flash_fwd') return (await backend.timeFlashForward(flashArgs(c.shape, c.dtype, seed, tiledValues), timing)).samplesNs;
   return (await backend.timePagedDecode(decodeArgs(c.shape, c.dtype, c.kvDtype, seed), timing)).samplesNs;
 }
 
 /** One call of a case past this many seconds at the machine's roof is said before it runs. */
 export const SLOW_CALL_S = 60;
+
+/**
+ * One call of the case at the roof that bounds it on this backend (runner/measure.ts ceilingFor
+ * over the run's measured `peaks`): FLOPs over the compute peak, or bytes over the bandwidth. A
+ * lower bound, since no kernel passes its roof; null when the run has no such peak.
+ */
+export function roofSeconds(c: Pick<PlannedCase, 'kernel' | 'shape' | 'dtype' | 'kvDtype'>, backend: KernelBackendName, peaks: Environment['peaks']) {
+  const kvDtype = c.kernel === 'paged_decode' ? c.kvDtype : c.dtype;
+  const flops = attentionFlops(c.shape);
+  const bytes = attentionBytes(c.shape, c.dtype, kvDtype);
+  const unit = backend === 'cpu' ? cpuCasePath(c.kernel, kvDtype).productUnit : undefined;
+  const roof = ceilingFor(c.kernel, flops / bytes, c.dtype, peaks, unit, backend);
+  if (!roof) return null;
+  return { seconds: roof.unit === 'FLOP/s' ? flops / roof.value : bytes / roof.value, flops, bytes, roof };
+}
 
 /**
  * A line for each planned case one call of which takes at least {@link SLOW_CALL_S} on this
@@ -209,16 +214,10 @@ export const SLOW_CALL_S = 60;
 export function slowCaseNotes(plan: readonly PlannedCase[], backend: KernelBackendName, peaks: Environment['peaks']): string[] {
   const notes: string[] = [];
   for (const c of plan) {
-    const kvDtype = c.kernel === 'paged_decode' ? c.kvDtype : c.dtype;
-    const flops = attentionFlops(c.shape);
-    const bytes = attentionBytes(c.shape, c.dtype, kvDtype);
-    const unit = backend === 'cpu' ? cpuCasePath(c.kernel, kvDtype).productUnit : undefined;
-    const roof = ceilingFor(c.kernel, flops / bytes, c.dtype, peaks, unit, backend);
-    if (!roof) continue;
-    const seconds = roof.unit === 'FLOP/s' ? flops / roof.value : bytes / roof.value;
-    if (seconds < SLOW_CALL_S) continue;
-    const work = roof.unit === 'FLOP/s' ? `${flops.toExponential(1).replace('e+', 'e')} FLOP` : formatBytes(bytes);
-    notes.push(`${describeCase(c)}: one call takes at least ${formatDuration(seconds * 1e9)} here (${work} at the ${roof.name}, ${formatRate(roof.value, roof.unit)}), and timing runs it at least once; Ctrl-C stops the run`);
+    const r = roofSeconds(c, backend, peaks);
+    if (!r || r.seconds < SLOW_CALL_S) continue;
+    const work = r.roof.unit === 'FLOP/s' ? `${r.flops.toExponential(1).replace('e+', 'e')} FLOP` : formatBytes(r.bytes);
+    notes.push(`${describeCase(c)}: one call takes at least ${formatDuration(r.seconds * 1e9)} here (${work} at the ${r.roof.name}, ${formatRate(r.roof.value, r.roof.unit)}), and timing runs it at least once; Ctrl-C stops the run`);
   }
   return notes;
 }
@@ -251,9 +250,10 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
     for (const c of plan) {
       const label = describeCase(c);
       opts.emit({ type: 'progress', done, total, message: `${label}: correctness check` });
-      const err = await unlessAborted(checkCase(backend, c, seed), opts.signal);
+      const err = await checkCase(backend, c, seed);
+      throwIfAborted(opts.signal);
       opts.emit({ type: 'progress', done, total, message: `${label}: timing` });
-      const samplesNs = await unlessAborted(timeCase(backend, c, opts.quick, seed), opts.signal);
+      const samplesNs = await timeCase(backend, c, opts.quick, seed, environment.peaks);
       throwIfAborted(opts.signal);
       seed += 7;
       const kc = summarizeCase(

@@ -24,7 +24,7 @@ import { createRun, type PoolResult, type PoolSample, type StepTimeModel } from 
 import { batchLimitsText, estimate, referenceSeqLen } from '../core/estimate';
 import { formatCount, formatCountOf } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
-import { exitNow, stopSimulations } from '../native';
+import { cancelKernels, stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, writeOutput } from './args';
 import { describeMachine } from './environment';
 import { BackendError, describeCase, runBench, selectBackend } from './bench';
@@ -88,15 +88,17 @@ function onePositional(positionals: string[], command: string): string {
 }
 
 /**
- * Aborts on the first SIGINT/SIGTERM (the reason: a CancelledError naming it); a second one
- * exits at once, once the simulation worker has left its slice (exiting in the middle of one
- * would abort the process). `dispose` removes the handlers when the command ends, so that
- * `main` can run many times in one process.
+ * Aborts on the first SIGINT/SIGTERM (the reason: a CancelledError naming it) and stops the CPU
+ * kernel call in flight (cancelKernels: a timing loop can otherwise hold the process for hours,
+ * and Node does not exit while it runs); a second one exits at once, once the simulation worker
+ * has left its slice (exiting in the middle of one would abort the process). `dispose` removes
+ * the handlers when the command ends, so that `main` can run many times in one process.
  */
 function cancellation(): AbortController & { dispose(): void } {
   const ac = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
-    if (ac.signal.aborted) void stopSimulations().finally(() => exitNow(EXIT_CANCELLED));
+    cancelKernels();
+    if (ac.signal.aborted) void stopSimulations().finally(() => process.exit(EXIT_CANCELLED));
     else ac.abort(new CancelledError(signal));
   };
   process.on('SIGINT', onSignal);
@@ -545,9 +547,6 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
 if (require.main === module) {
   main(process.argv.slice(2)).then(
     (code) => {
-      // Cancelled: what was to be written is; a kernel call a cancelled bench left running in
-      // native code (minutes at long prefills) must not keep the process alive.
-      if (code === EXIT_CANCELLED) exitNow(code);
       process.exitCode = code;
     },
     (e) => {

@@ -231,11 +231,6 @@ export function kernelsReference(spec: Spec): Promise<void> {
   return promised(() => void flashCall(spec, 'reference'));
 }
 
-/** No kernel call is ever in flight here (they run on the calling thread): process.exit does. */
-export function kernelsExitNow(code: number): never {
-  process.exit(code);
-}
-
 export function kernelsTimeFlashForward(spec: Spec, timing: Spec): Promise<number[]> {
   return promised(() => flashCall(spec, 'time', timing)!);
 }

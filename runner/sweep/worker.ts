@@ -8,6 +8,7 @@ import type { Backend, Profile } from '../../core/config/types';
 import { estimate } from '../../core/estimate';
 import { createRun, type Environment, type RunResult } from '../../core/protocol/run';
 import type { SweepJob } from '../../core/protocol/sweep';
+import { cancelKernels } from '../../native';
 import { runBench } from '../bench';
 import { describeGpu, describeMachine } from '../environment';
 import { CancelledError, InputError } from '../errors';
@@ -81,7 +82,11 @@ export function runWorker(): Promise<number> {
     return Promise.resolve(2);
   }
   const ac = new AbortController();
-  const onSignal = (signal: NodeJS.Signals) => ac.abort(new CancelledError(signal));
+  // cancelKernels: a bench point's kernel call in flight stops within one task, not at its end.
+  const onSignal = (signal: NodeJS.Signals) => {
+    cancelKernels();
+    ac.abort(new CancelledError(signal));
+  };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   return new Promise<number>((resolve) => {

@@ -11,6 +11,7 @@ import {
   type PagedDecodeArgs,
   type SimdPath,
   allocateKvPages,
+  cancelKernels,
   cpuInfo,
   dispatchFor,
   flashForward,
@@ -608,6 +609,17 @@ describe('timing loop', () => {
   it('stops at maxReps before minTimeMs', async () => {
     const t = await timeFlashForward(args, { warmup: 0, minReps: 1, maxReps: 4, minTimeMs: 1e9, maxTimeMs: 1e9 });
     assert.equal(t.samplesNs.length, 4);
+  });
+  it('cancelKernels stops a timing loop that would run for ten minutes, and the next call runs', { skip: cpuInfo().build === 'wasm' ? 'the WebAssembly build runs on the JS thread: nothing can call cancelKernels while it runs' : false, timeout: 120_000 }, async () => {
+    // Without the cancel this loop takes samples until minTimeMs = 10 min have passed: the
+    // test would hit its 2 min timeout. The request is made while the call is queued or
+    // running; the loop stops within one sample (64 x 64 here) and the promise rejects.
+    const forever = timeFlashForward(args, { warmup: 0, minReps: 1, maxReps: 65536, minTimeMs: 600_000, maxTimeMs: 600_000 });
+    cancelKernels();
+    await assert.rejects(forever, /^Error: cancelled$/);
+    // A call started afterwards is not cancelled, and its result is right.
+    const [got, want] = await Promise.all([flashForward(args), referenceAttention(args)]);
+    assert.ok(maxAbsDiff(got.o, want.o) <= FP32_TOL);
   });
   it('times paged decode too', async () => {
     const s = pagedSetup({

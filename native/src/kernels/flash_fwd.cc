@@ -407,6 +407,8 @@ Status run_flash(const FlashParams& p) {
       const int64_t u = task - pack_tasks;
       const int slot = static_cast<int>(p.is_causal ? u % count : u / num_q_tiles);
       const int64_t rank = p.is_causal ? u / count : u % num_q_tiles;
+      // Packing tasks always run (query tasks wait on them); query tiles stop on a cancel.
+      if (kernels_cancelled()) return;
       wait_at_least(tiles_packed[slot], num_k_tiles);
       const int64_t bh = first + slot;
       flash_task(p, ops, block_m, static_cast<int>(bh / p.num_kv_heads), static_cast<int>(bh % p.num_kv_heads),

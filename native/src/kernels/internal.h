@@ -74,11 +74,18 @@ Status run_paged(const PagedDecodeParams& p);
 // The memory traffic of run_paged alone (time_paged_read).
 Status run_paged_read(const PagedDecodeParams& p);
 
-// Runs body(), turning a failed scratch allocation into kOutOfMemory.
+// Whether cancel_kernels() was asked (kernels test it before each task; relaxed: a task more
+// or less is fine).
+bool kernels_cancelled();
+
+// Runs body(), turning a failed scratch allocation into kOutOfMemory and a body that returned
+// while cancel_kernels() was asked into kCancelled (its outputs may lack skipped tasks).
 template <typename Body>
 Status guarded(Body body) {
   try {
-    return body();
+    const Status s = body();
+    if (s == Status::kOk && kernels_cancelled()) return fail(Status::kCancelled, "cancelled");
+    return s;
   } catch (const std::bad_alloc&) {
     return fail(Status::kOutOfMemory, "out of memory for kernel scratch");
   }

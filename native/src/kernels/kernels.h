@@ -21,7 +21,20 @@ enum class Status : int {
   kInvalidArgument = 1,  // a size, stride or pointer that cannot be valid (see message)
   kUnsupported = 2,      // the requested SIMD path or dtype is not available on this CPU
   kOutOfMemory = 3,      // a scratch allocation failed
+  kCancelled = 4,        // cancel_kernels() was called while the call ran: its outputs are incomplete
 };
+
+/**
+ * Asks the CPU kernel calls in flight to stop early: flash skips the query tiles it has not
+ * started, decode the partitions, the references the heads, and the timing loops take no
+ * further sample; each such call returns kCancelled within one task (a query tile of one head:
+ * a fraction of a second even at N = 128k). One atomic store: callable from any thread, a
+ * signal handler's included. The request stays until clear_kernel_cancel().
+ */
+void cancel_kernels();
+
+/** Withdraws a cancel_kernels() request, so that calls started after it run to the end. */
+void clear_kernel_cancel();
 
 /** Element type of Q, K, V (and of K/V page pools). fp16 and bf16 are passed as uint16 bits. */
 enum class DType : int { kF32 = 0, kF16 = 1, kBF16 = 2 };

@@ -322,9 +322,9 @@ Status run_paged(const PagedDecodeParams& p) {
     part_l.resize(slots);
   }
   parallel_for(threads, tasks, [&](int64_t task, int worker) {
-    decode_task(p, ops, plan, task, scratch[worker], part_acc.data(), part_m.data(), part_l.data());
+    if (!kernels_cancelled()) decode_task(p, ops, plan, task, scratch[worker], part_acc.data(), part_m.data(), part_l.data());
   });
-  if (plan.num_partitions > 1) {
+  if (plan.num_partitions > 1 && !kernels_cancelled()) {
     parallel_for(threads, int64_t(p.batch) * p.num_heads, [&](int64_t bh, int) {
       merge_partitions(p, plan.num_partitions, bh, part_acc.data(), part_m.data(), part_l.data());
     });

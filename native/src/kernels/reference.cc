@@ -67,6 +67,7 @@ Status run_reference(const ReferenceParams& p) {
   const double scale = p.softmax_scale > 0 ? p.softmax_scale : 1.0 / std::sqrt(double(d));
   const MaskGeometry mask{int64_t(p.seq_len_k) - p.seq_len_q, p.seq_len_k, p.is_causal, p.window};
   parallel_for(hardware_threads(), int64_t(p.batch) * p.num_heads, [&](int64_t bh, int) {
+    if (kernels_cancelled()) return;
     const int b = static_cast<int>(bh / p.num_heads), h = static_cast<int>(bh % p.num_heads);
     const int hk = h / group;
     std::vector<double> q(size_t(p.seq_len_q) * d), k(size_t(p.seq_len_k) * d), v(size_t(p.seq_len_k) * d);
@@ -91,6 +92,7 @@ Status run_reference_paged(const PagedDecodeParams& p, double* o, double* lse) {
   const int d = p.head_dim, ps = p.page_size;
   const double scale = p.softmax_scale > 0 ? p.softmax_scale : 1.0 / std::sqrt(double(d));
   parallel_for(hardware_threads(), int64_t(p.batch) * p.num_heads, [&](int64_t bh, int) {
+    if (kernels_cancelled()) return;
     const int b = static_cast<int>(bh / p.num_heads), h = static_cast<int>(bh % p.num_heads);
     const int hk = h / group;
     const int len = p.context_lens[b];

@@ -2,6 +2,7 @@
 #include "kernels/threads.h"
 
 #include "kernels/cpu_features.h"
+#include "kernels/internal.h"
 
 #include <algorithm>
 #include <atomic>
@@ -119,6 +120,18 @@ void wait_at_least(const std::atomic<int>& counter, int target) {
 }
 
 int hardware_threads() { return cpu_features().logical_cores; }
+
+namespace {
+std::atomic<bool> g_cancel{false};
+}  // namespace
+
+void cancel_kernels() { g_cancel.store(true, std::memory_order_relaxed); }
+
+void clear_kernel_cancel() { g_cancel.store(false, std::memory_order_relaxed); }
+
+namespace detail {
+bool kernels_cancelled() { return g_cancel.load(std::memory_order_relaxed); }
+}  // namespace detail
 
 void parallel_for(int threads, int64_t num_tasks, const std::function<void(int64_t, int)>& fn) {
   if (num_tasks <= 0) return;

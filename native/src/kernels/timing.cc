@@ -34,6 +34,7 @@ Status time_loop(const TimingParams& t, std::vector<int64_t>* samples, std::vect
   for (int i = 0; i < t.warmup; ++i) {
     const Status s = run();
     if (s != Status::kOk) return s;
+    if (kernels_cancelled()) return ok();  // guarded() reports kCancelled
   }
   const auto start = Clock::now();
   for (;;) {
@@ -45,6 +46,7 @@ Status time_loop(const TimingParams& t, std::vector<int64_t>* samples, std::vect
     if (s != Status::kOk) return s;
     samples->push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
     if (cpu) cpu->push_back(c1 - c0);
+    if (kernels_cancelled()) break;  // guarded() reports kCancelled
     const double elapsed_ms = std::chrono::duration<double, std::milli>(t1 - start).count();
     const int reps = static_cast<int>(samples->size());
     if (reps >= t.max_reps || elapsed_ms >= t.max_time_ms) break;

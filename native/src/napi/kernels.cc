@@ -3,8 +3,6 @@
 // napi_bridge::KernelWorker (napi/worker.h: pinned spec, off the JS thread, one error mapping).
 #include <napi.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <string>
 #include <utility>
@@ -27,7 +25,13 @@ using attnscope::napi_fields::int_field;
 using attnscope::napi_fields::number_field;
 using attnscope::napi_bridge::JobResult;
 using attnscope::napi_bridge::Outcome;
-using attnscope::napi_bridge::queue;
+
+// Queues a CPU kernel job: a cancel_kernels() request left from an earlier call is withdrawn
+// first (on the JS thread, where kernelsCancel also runs, so a cancel after this call is kept).
+Napi::Value queue_kernel(Napi::Env env, const Napi::Object& pinned, attnscope::napi_bridge::Job job, bool timed) {
+  attnscope::clear_kernel_cancel();
+  return attnscope::napi_bridge::queue(env, pinned, std::move(job), timed);
+}
 
 const void* input_field(const Napi::Object& spec, const char* name, attnscope::DType dtype) {
   return dtype == attnscope::DType::kF32
@@ -119,16 +123,22 @@ Napi::Object spec_arg(const Napi::CallbackInfo& info, size_t index) {
   return info[index].As<Napi::Object>();
 }
 
+// kernelsCancel(): cancel_kernels(); the CPU kernel promises in flight reject with "cancelled".
+Napi::Value Cancel(const Napi::CallbackInfo& info) {
+  attnscope::cancel_kernels();
+  return info.Env().Undefined();
+}
+
 Napi::Value FlashForward(const Napi::CallbackInfo& info) {
   Napi::Object spec = spec_arg(info, 0);
   const attnscope::FlashParams p = flash_params(spec);
-  return queue(info.Env(), spec, [p](std::vector<double>*) { return job_result(attnscope::flash_forward(p)); }, false);
+  return queue_kernel(info.Env(), spec, [p](std::vector<double>*) { return job_result(attnscope::flash_forward(p)); }, false);
 }
 
 Napi::Value PagedDecode(const Napi::CallbackInfo& info) {
   Napi::Object spec = spec_arg(info, 0);
   const attnscope::PagedDecodeParams p = paged_params(spec);
-  return queue(info.Env(), spec, [p](std::vector<double>*) { return job_result(attnscope::paged_decode(p)); }, false);
+  return queue_kernel(info.Env(), spec, [p](std::vector<double>*) { return job_result(attnscope::paged_decode(p)); }, false);
 }
 
 Napi::Value Reference(const Napi::CallbackInfo& info) {
@@ -136,7 +146,7 @@ Napi::Value Reference(const Napi::CallbackInfo& info) {
   const attnscope::ReferenceParams p =
       attnscope::bridge::reference_params(flash_shape(s), attention_inputs(s), array_field<double>(s, "o", napi_float64_array),
                                           array_field<double>(s, "lse", napi_float64_array));
-  return queue(info.Env(), s, [p](std::vector<double>*) { return job_result(attnscope::reference_attention(p)); }, false);
+  return queue_kernel(info.Env(), s, [p](std::vector<double>*) { return job_result(attnscope::reference_attention(p)); }, false);
 }
 
 Napi::Value ReferencePagedDecode(const Napi::CallbackInfo& info) {
@@ -144,7 +154,7 @@ Napi::Value ReferencePagedDecode(const Napi::CallbackInfo& info) {
   attnscope::PagedDecodeParams p = paged_params(s, false);
   double* o = array_field<double>(s, "refO", napi_float64_array);
   double* lse = array_field<double>(s, "refLse", napi_float64_array);
-  return queue(info.Env(), s,
+  return queue_kernel(info.Env(), s,
                [p, o, lse](std::vector<double>*) { return job_result(attnscope::reference_paged_decode(p, o, lse)); }, false);
 }
 
@@ -153,7 +163,7 @@ Napi::Value TimeFlashForward(const Napi::CallbackInfo& info) {
   const attnscope::FlashParams p = flash_params(spec);
   const attnscope::TimingParams t = timing_params(spec_arg(info, 1));
   const CpuSamples cpu = cpu_samples_field(spec);
-  return queue(info.Env(), spec,
+  return queue_kernel(info.Env(), spec,
                [p, t, cpu](std::vector<double>* out) {
                  return timed(out, cpu, [&](std::vector<int64_t>* s, std::vector<int64_t>* c) {
                    return attnscope::time_flash_forward(p, t, s, c);
@@ -170,7 +180,7 @@ Napi::Value time_paged(const Napi::CallbackInfo& info, PagedTimer time) {
   const attnscope::PagedDecodeParams p = paged_params(spec);
   const attnscope::TimingParams t = timing_params(spec_arg(info, 1));
   const CpuSamples cpu = cpu_samples_field(spec);
-  return queue(info.Env(), spec,
+  return queue_kernel(info.Env(), spec,
                [p, t, cpu, time](std::vector<double>* out) {
                  return timed(out, cpu, [&](std::vector<int64_t>* s, std::vector<int64_t>* c) { return time(p, t, s, c); });
                }, true);
@@ -261,14 +271,6 @@ Napi::Value FromHalfBits(const Napi::CallbackInfo& info) {
   return out;
 }
 
-// kernelsExitNow(code): ends the process without exit()'s cleanup, which joins libuv's thread
-// pool and so waits for a kernel call still running there (native/kernels.ts exitNow).
-Napi::Value ExitNow(const Napi::CallbackInfo& info) {
-  const int code = info[0].As<Napi::Number>().Int32Value();
-  std::fflush(nullptr);
-  std::_Exit(code);
-}
-
 }  // namespace
 
 Napi::Object InitKernels(Napi::Env env, Napi::Object exports) {
@@ -280,10 +282,10 @@ Napi::Object InitKernels(Napi::Env env, Napi::Object exports) {
   exports.Set("kernelsTimeFlashForward", Napi::Function::New(env, TimeFlashForward, "kernelsTimeFlashForward"));
   exports.Set("kernelsTimePagedDecode", Napi::Function::New(env, TimePagedDecode, "kernelsTimePagedDecode"));
   exports.Set("kernelsTimePagedRead", Napi::Function::New(env, TimePagedRead, "kernelsTimePagedRead"));
+  exports.Set("kernelsCancel", Napi::Function::New(env, Cancel, "kernelsCancel"));
   exports.Set("kernelsCpuInfo", Napi::Function::New(env, CpuInfo, "kernelsCpuInfo"));
   exports.Set("kernelsAllocatePagePool", Napi::Function::New(env, AllocatePagePool, "kernelsAllocatePagePool"));
   exports.Set("kernelsToHalfBits", Napi::Function::New(env, HalfBits, "kernelsToHalfBits"));
   exports.Set("kernelsFromHalfBits", Napi::Function::New(env, FromHalfBits, "kernelsFromHalfBits"));
-  exports.Set("kernelsExitNow", Napi::Function::New(env, ExitNow, "kernelsExitNow"));
   return exports;
 }
