@@ -42,13 +42,13 @@ function timingFor(quick: boolean) {
     : { warmup: 1, minReps: 30, minTimeMs: 200, maxTimeMs: 2000 };
 }
 
+/** Timed runs' inputs: randomKvPages' native memory, tiled (see there: Ctrl-C stays prompt). */
+const tiledValues = (dtype: Dtype, length: number, seed: number) => randomKvPages(dtype, length, seed).data;
+
 /**
  * Flash inputs from `values`: randomInputs for the check (every key distinct, so a tile read at
  * the wrong offset shows), tiledValues for the timed runs, whose values do not change the time.
  */
-/** Timed runs' inputs: randomKvPages' native memory, tiled (see there: Ctrl-C stays prompt). */
-const tiledValues = (dtype: Dtype, length: number, seed: number) => randomKvPages(dtype, length, seed).data;
-
 function flashArgs(shape: CaseShape, dtype: Dtype, seed: number, values: typeof randomInputs = randomInputs) {
   const { batchSize: b, seqLenQ: nq, seqLenK: nk, numHeads: h, numKvHeads: hkv, headDim: d } = shape;
   return {
