@@ -404,6 +404,22 @@ export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
     }
     datasets = parts.map(([label, bytes, color]) => ({ label, data: [bytes / GIB], backgroundColor: color, borderColor: p.foreground, borderWidth: p.kind.startsWith('high') ? 2 : 0 }));
   }
+  // Parts that need more than the device (DeepSeek-V3's 627 GiB of weights on 80 GiB): the bar
+  // runs past it, so the device's capacity is drawn as a line across it and the summary says so.
+  const needed = parts.filter(([label]) => label !== 'free').reduce((sum, [, bytes]) => sum + bytes, 0);
+  const overGib = !unsized && device.bytes !== null && needed > device.bytes ? device.bytes / GIB : null;
+  if (overGib !== null) {
+    const over = `These parts need ${formatGib(needed)}, ${(needed / device.bytes!).toFixed(1)}x the device's ${formatGib(device.bytes!)} (the line): they do not fit.`;
+    summary = summary ? `${summary} ${over}` : over;
+  }
+  const atDevice = (value: number | undefined) => overGib !== null && value !== undefined && Math.abs(value - overGib) < 1e-9;
+  const deviceLine = overGib === null ? {} : {
+    afterBuildTicks: (scale: { ticks: Array<{ value: number }> }) => {
+      if (!scale.ticks.some((t) => atDevice(t.value))) scale.ticks = [...scale.ticks, { value: overGib }].sort((a, b) => a.value - b.value);
+    },
+    // z > 0: the grid is drawn over the bars (chart.js draws it under them by default), so the line crosses the bar.
+    grid: { z: 1, color: (ctx: { tick?: { value: number } }) => (atDevice(ctx.tick?.value) ? p.foreground : p.grid), lineWidth: (ctx: { tick?: { value: number } }) => (atDevice(ctx.tick?.value) ? 2 * p.lineWidth + 1 : p.lineWidth) },
+  };
   const base = baseOptions(p, unsized ? 'Memory (estimate; the KV pool is not sized)' : 'Memory breakdown (estimate)');
   const config: ChartConfiguration = {
     type: 'bar',
@@ -412,7 +428,7 @@ export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
       ...base,
       plugins: { ...base.plugins, legend: { ...base.plugins!.legend, display: !unsized } },
       indexAxis: 'y',
-      scales: { x: axis(p, 'GiB', { stacked: true, beginAtZero: true }), y: axis(p, '', { stacked: true }) },
+      scales: { x: axis(p, 'GiB', { stacked: true, beginAtZero: true, ...deviceLine }), y: axis(p, '', { stacked: true }) },
     } as ChartConfiguration['options'],
   };
   const paramRows = e ? Object.entries(e.params ?? {}).filter(([, n]) => n > 0).map(([part, n]) => [`parameters: ${part}`, String(n), formatParams(n)]) : [];

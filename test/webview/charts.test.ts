@@ -122,6 +122,26 @@ describe('memory chart', () => {
     assert.deepEqual(spec.config.data.labels, [`device 80 GiB (each of ${tp})`]);
   });
 
+  it('a model larger than the device: its capacity is a line across the bar, and the summary says the parts do not fit', () => {
+    // DeepSeek-V3 (run.estimate's weights stand in) on one 80 GiB device: the weights alone pass it.
+    const estimate = { ...run.estimate, weightsBytes: 627 * 1024 ** 3, weightsBytesPerGpu: 627 * 1024 ** 3 };
+    const profile = { ...run.profile, device: { ...run.profile.device, memoryGib: 80, tensorParallelSize: 1 } };
+    const spec = memoryChart({ ...viewOfRun(run, null), estimate, profile }, palette);
+    const need = 627 * 1024 ** 3 + run.estimate.pool.budgetBytes + run.estimate.pool.activationPeakBytes + (run.estimate.pool.engineReserveBytes ?? 0);
+    assert.match(spec.summary ?? '', new RegExp(`These parts need ${(need / 1024 ** 3).toFixed(2)} GiB, ${(need / (80 * 1024 ** 3)).toFixed(1)}x the device's 80\\.00 GiB \\(the line\\): they do not fit\\.$`));
+    const x = (spec.config.options as { scales: { x: { afterBuildTicks: (s: { ticks: Array<{ value: number }> }) => void; grid: { color: (c: { tick?: { value: number } }) => string } } } }).scales.x;
+    // chart.js's ticks for 0-700 GiB: 0, 100, ... 700; the device's 80 joins them, drawn in the foreground colour.
+    const scale = { ticks: [0, 100, 200, 300, 400, 500, 600, 700].map((value) => ({ value })) };
+    x.afterBuildTicks(scale);
+    assert.deepEqual(scale.ticks.map((t) => t.value), [0, 80, 100, 200, 300, 400, 500, 600, 700]);
+    assert.equal(x.grid.color({ tick: { value: 80 } }), palette.foreground);
+    assert.equal(x.grid.color({ tick: { value: 100 } }), palette.grid);
+    // A model that fits: no line, no such sentence (the bar ends at the device, its free part shown).
+    const fits = memoryChart({ ...viewOfRun(run, null), profile }, palette);
+    assert.doesNotMatch(fits.summary ?? '', /do not fit/);
+    assert.equal((fits.config.options as { scales: { x: { afterBuildTicks?: unknown } } }).scales.x.afterBuildTicks, undefined);
+  });
+
   it('names the GPU of device.gpu without memory_gib, with its CUDA total and where that came from, and what is free of it', () => {
     // device.gpu A100 80GB: CUDA reports 79.15 GiB (core/estimate/gpus.ts, from vLLM's log on that card).
     const deviceMemoryBytes = Math.floor(79.15 * 1024 ** 3);

@@ -387,4 +387,13 @@ describe('dashboard webview in Chromium', () => {
     assert.match((await page.textContent('#summary-memory')) ?? '', /the pool is not sized/);
     await page.screenshot({ path: join(shots, 'estimate-bare-config.png'), fullPage: true });
   });
+
+  it('draws the device\'s capacity across the memory bar of a model larger than the device, and says it does not fit', async () => {
+    // DeepSeek-V3's 627 GiB of weights on one 80 GiB device (a newcomer saw a 627 GiB bar labelled "device 80 GiB" and no mark at 80).
+    const estimate = { ...run.estimate, weightsBytes: 627 * 1024 ** 3, weightsBytesPerGpu: 627 * 1024 ** 3 };
+    await send(page, { type: 'showEstimate', name: 'ds.attn.yaml', profile: { ...run.profile, device: { ...run.profile.device, memoryGib: 80, tensorParallelSize: 1 } }, estimate });
+    await page.waitForFunction(() => (document.querySelector('#summary-memory')?.textContent ?? '').includes('they do not fit'));
+    assert.match((await page.textContent('#summary-memory')) ?? '', /These parts need \d+\.\d\d GiB, \d+\.\dx the device's 80\.00 GiB \(the line\): they do not fit\./);
+    await page.screenshot({ path: join(shots, 'estimate-over-device.png'), fullPage: true });
+  });
 });
