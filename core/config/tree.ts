@@ -195,10 +195,13 @@ export function parseJsonTree(text: string, opts: { allowComments?: boolean } = 
     allowEmptyContent: false,
   });
   for (const e of errors) {
+    // Python's json.dump writes a float NaN or infinity as the bare word, which JSON has not.
+    const word = /^-?(?:NaN|Infinity)\b/.exec(text.slice(e.offset, e.offset + 10))?.[0];
+    const why = word !== undefined ? `${word} is not JSON (Python's json.dump writes it for a float ${word === 'NaN' ? 'NaN' : 'infinity'}): write a number` : jsonErrorText(e.error);
     problems.push({
       severity: 'error',
       code: 'json-syntax',
-      message: `JSON syntax error: ${jsonErrorText(e.error)}`,
+      message: `JSON syntax error: ${why}`,
       range: { offset: e.offset, length: e.length },
     });
   }

@@ -516,3 +516,14 @@ test('a wrong-typed intermediate_size gets its type error, not also "no intermed
   const absent = readModelConfig(text.replace(', "intermediate_size": "big"', ''));
   assert.deepEqual(absent.problems.map((p) => p.message), ['no "intermediate_size": assuming 4 · hidden_size = 16384 for parameter counts']);
 });
+
+test('a config holding NaN or Infinity (Python json.dump\'s words for float NaN and inf) is told so at the word, not "invalid symbol"', async () => {
+  const { parseJsonTree } = await import('../../core/config/tree');
+  for (const [text, word, kind] of [['{"hidden_size": NaN}', 'NaN', 'NaN'], ['{"hidden_size": -Infinity}', '-Infinity', 'infinity']] as const) {
+    const [p] = parseJsonTree(text).problems;
+    assert.equal(p!.message, `JSON syntax error: ${word} is not JSON (Python's json.dump writes it for a float ${kind}): write a number`);
+    assert.equal(p!.range.offset, text.indexOf(word));
+  }
+  // Other bad words keep jsonc-parser's words.
+  assert.equal(parseJsonTree('{"hidden_size": nope}').problems[0]!.message, 'JSON syntax error: invalid symbol');
+});
