@@ -201,14 +201,6 @@ struct SimdOps {
   }
 
   // ---- online softmax ----
-  // Per row: masks, scale (skipped when it is 1: the fp32 path folds it into Q), max, then
-  // P = exp(s - m_new), l and the accumulator's rescale by alpha = exp(m - m_new), computed
-  // only when the max moved (alpha = 1 otherwise; after the first key tiles most rows keep
-  // their max). A libm expf per row and key tile was 3 % of a 2-thread N = 1k, D = 64 run
-  // (perf cpu-clock); a vector exp of 16 rows' alphas cost more, in the store-to-load
-  // forwarding stall of reading its lanes back. Only the vectors holding [begin, end) are
-  // read and exponentiated; the rest of the row is written 0 (on the causal diagonal, half
-  // the row; flash_fwd.cc leaves those columns uncomputed).
   // softmax_tile on 16 rows at once, for n and n_pad multiples of W = 16 and scale > 0
   // (AVX-512: V::reduce16 and friends). The per-row path spends most of a row's time in the
   // latency of its two horizontal reductions and of the scalar alpha and its branch, between
@@ -273,6 +265,15 @@ struct SimdOps {
     }
   }
 
+  // softmax_tile, per row: masks, scale (skipped when it is 1: the fp32 path folds it into
+  // Q), max, then P = exp(s - m_new), l and the accumulator's rescale by alpha =
+  // exp(m - m_new), computed only when the max moved (alpha = 1 otherwise; after the first key tiles most rows keep
+  // their max). A libm expf per row and key tile was 3 % of a 2-thread N = 1k, D = 64 run
+  // (perf cpu-clock); a vector exp of 16 rows' alphas cost more, in the store-to-load
+  // forwarding stall of reading its lanes back. Only the vectors holding [begin, end) are
+  // read and exponentiated; the rest of the row is written 0 (on the causal diagonal, half
+  // the row; flash_fwd.cc leaves those columns uncomputed).
+  // Rows run 16 at a time through softmax_rows16 where V has reduce16 and the shapes allow.
   static void softmax_tile(int rows, int n, int n_pad, float scale, float* s, int64_t lds,
                            const int32_t* begin, const int32_t* end, float* m, float* l,
                            float* acc, int64_t ldacc, int d) {
