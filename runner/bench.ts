@@ -242,6 +242,10 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
     environment.peaks = { ...environment.peaks, ...gpu.peaks };
   }
   const run = createRun({ name: opts.name, kind: 'bench', toolVersion: TOOL_VERSION, createdAt, profile, environment, estimate: estimate(profile), ...(opts.quick ? { quick: { shortened: quickShortening(profile) } } : {}) });
+  // A cancel stops the kernel call in flight within one task (cancelKernels), not at its end:
+  // one run of a 128k-token prefill takes minutes on a CPU, and Node does not exit while it runs.
+  const stopKernels = () => native.cancelKernels();
+  opts.signal?.addEventListener('abort', stopKernels, { once: true });
   try {
     throwIfAborted(opts.signal);
     for (const message of slowCaseNotes(plan, backend.name, environment.peaks)) opts.emit({ type: 'log', level: 'warn', message });
@@ -300,6 +304,8 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
   } catch (e) {
     if (e instanceof CancelledError || opts.signal?.aborted) run.status = 'cancelled';
     else throw e;
+  } finally {
+    opts.signal?.removeEventListener('abort', stopKernels);
   }
   return run;
 }

@@ -24,7 +24,7 @@ import { createRun, type PoolResult, type PoolSample, type StepTimeModel } from 
 import { batchLimitsText, estimate, referenceSeqLen } from '../core/estimate';
 import { formatCount, formatCountOf } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
-import { cancelKernels, stopSimulations } from '../native';
+import { stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, writeOutput } from './args';
 import { describeMachine } from './environment';
 import { BackendError, describeCase, runBench, selectBackend } from './bench';
@@ -88,16 +88,14 @@ function onePositional(positionals: string[], command: string): string {
 }
 
 /**
- * Aborts on the first SIGINT/SIGTERM (the reason: a CancelledError naming it) and stops the CPU
- * kernel call in flight (cancelKernels: a timing loop can otherwise hold the process for hours,
- * and Node does not exit while it runs); a second one exits at once, once the simulation worker
+ * Aborts on the first SIGINT/SIGTERM (the reason: a CancelledError naming it; a bench stops its
+ * kernel call in flight on it, runBench); a second one exits at once, once the simulation worker
  * has left its slice (exiting in the middle of one would abort the process). `dispose` removes
  * the handlers when the command ends, so that `main` can run many times in one process.
  */
 function cancellation(): AbortController & { dispose(): void } {
   const ac = new AbortController();
   const onSignal = (signal: NodeJS.Signals) => {
-    cancelKernels();
     if (ac.signal.aborted) void stopSimulations().finally(() => process.exit(EXIT_CANCELLED));
     else ac.abort(new CancelledError(signal));
   };

@@ -8,7 +8,6 @@ import type { Backend, Profile } from '../../core/config/types';
 import { estimate } from '../../core/estimate';
 import { createRun, type Environment, type RunResult } from '../../core/protocol/run';
 import type { SweepJob } from '../../core/protocol/sweep';
-import { cancelKernels } from '../../native';
 import { runBench } from '../bench';
 import { describeGpu, describeMachine } from '../environment';
 import { CancelledError, InputError } from '../errors';
@@ -82,11 +81,7 @@ export function runWorker(): Promise<number> {
     return Promise.resolve(2);
   }
   const ac = new AbortController();
-  // cancelKernels: a bench point's kernel call in flight stops within one task, not at its end.
-  const onSignal = (signal: NodeJS.Signals) => {
-    cancelKernels();
-    ac.abort(new CancelledError(signal));
-  };
+  const onSignal = (signal: NodeJS.Signals) => ac.abort(new CancelledError(signal));
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
   return new Promise<number>((resolve) => {
