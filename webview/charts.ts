@@ -380,6 +380,7 @@ export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
   let labels: string[] = [`${device.label}${gpus > 1 && device.bytes !== null ? ` (each of ${gpus})` : ''}`];
   let datasets: ChartDataset<'bar', Array<number | null>>[];
   let summary: string | null = device.source ? `Device memory: ${device.source}.` : null;
+  let needed = 0; // bytes of the parts on the device (sized pool): what `free` is left of
   if (e && unsized) {
     const seq = e.attention.seqLen;
     labels = ['weights', `KV, ${formatCount(seq)} tokens`];
@@ -397,17 +398,14 @@ export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
       // Runs recorded before engine reserves were modelled have no such field.
       const reserve = e.pool.engineReserveBytes ?? 0;
       if (reserve > 0) parts.push(['engine reserves', reserve, p.series[3] ?? p.muted]);
-      if (device.bytes !== null) {
-        const free = device.bytes - (e.weightsBytesPerGpu ?? e.weightsBytes) - e.pool.budgetBytes - e.pool.activationPeakBytes - reserve;
-        parts.push(['free', Math.max(0, free), withAlpha(p.muted, 0.35)]);
-      }
+      needed = parts.reduce((sum, [, bytes]) => sum + bytes, 0);
+      if (device.bytes !== null) parts.push(['free', Math.max(0, device.bytes - needed), withAlpha(p.muted, 0.35)]);
     }
     datasets = parts.map(([label, bytes, color]) => ({ label, data: [bytes / GIB], backgroundColor: color, borderColor: p.foreground, borderWidth: p.kind.startsWith('high') ? 2 : 0 }));
   }
   // Parts that need more than the device (DeepSeek-V3's 627 GiB of weights on 80 GiB): the bar
   // runs past it, so the device's capacity is drawn as a line across it and the summary says so.
-  const needed = parts.filter(([label]) => label !== 'free').reduce((sum, [, bytes]) => sum + bytes, 0);
-  const overGib = !unsized && device.bytes !== null && needed > device.bytes ? device.bytes / GIB : null;
+  const overGib = device.bytes !== null && needed > device.bytes ? device.bytes / GIB : null;
   if (overGib !== null) {
     const over = `These parts need ${formatGib(needed)}, ${(needed / device.bytes!).toFixed(1)}x the device's ${formatGib(device.bytes!)} (the line): they do not fit.`;
     summary = summary ? `${summary} ${over}` : over;
