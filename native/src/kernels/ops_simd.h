@@ -39,6 +39,16 @@ struct HasTranspose<V, std::enable_if_t<V::kHasTranspose>> {
   static constexpr bool value = true;
 };
 
+// Whether V has reduce8 (8 vectors to one of their 8 sums; 8-lane AVX2 does).
+template <typename V, typename = void>
+struct HasReduce8 {
+  static constexpr bool value = false;
+};
+template <typename V>
+struct HasReduce8<V, std::enable_if_t<V::kHasReduce8>> {
+  static constexpr bool value = true;
+};
+
 template <typename V>
 struct SimdOps {
   using T = typename V::T;
@@ -390,6 +400,29 @@ struct SimdOps {
     for (int b = 0; b < 4; ++b) V::store4(s + b * lds + t0, sums, b);
   }
 
+  // 4 query rows x 2 tokens with the eight dot products reduced together (V::reduce8):
+  // accumulator a[2b + j] = (row b, token j) lands in lane 2b + j.
+  template <DType kD>
+  static void scores_4x2(int t0, int d, const float* q, int64_t ldq, const void* k, int64_t ldk,
+                         float* s, int64_t lds) {
+    T a[8];
+    for (int i = 0; i < 8; ++i) a[i] = V::zero();
+    for (int x = 0; x < d; x += W) {
+      const T k0 = load_as_f32<kD>(k, t0 * ldk + x), k1 = load_as_f32<kD>(k, (t0 + 1) * ldk + x);
+      for (int b = 0; b < 4; ++b) {
+        const T qv = V::load(q + b * ldq + x);
+        a[2 * b] = V::fmadd(qv, k0, a[2 * b]);
+        a[2 * b + 1] = V::fmadd(qv, k1, a[2 * b + 1]);
+      }
+    }
+    alignas(64) float sums[8];
+    V::store(sums, V::reduce8(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]));
+    for (int b = 0; b < 4; ++b) {
+      s[b * lds + t0] = sums[2 * b];
+      s[b * lds + t0 + 1] = sums[2 * b + 1];
+    }
+  }
+
   template <DType kD, int G>
   static void scores_rows(int t, int d, const float* q, int64_t ldq, const void* k, int64_t ldk,
                           float* s, int64_t lds) {
@@ -398,6 +431,11 @@ struct SimdOps {
     if constexpr (G == 4 && HasReduce16<V>::value) {
       if (d % W == 0) {
         for (; t0 + 4 <= t; t0 += 4) scores_4x4<kD>(t0, d, q, ldq, k, ldk, s, lds);
+      }
+    }
+    if constexpr (G == 4 && HasReduce8<V>::value) {
+      if (d % W == 0) {
+        for (; t0 + 2 <= t; t0 += 2) scores_4x2<kD>(t0, d, q, ldq, k, ldk, s, lds);
       }
     }
     for (; t0 + kTT <= t; t0 += kTT) scores_block<kD, G, kTT>(t0, d, q, ldq, k, ldk, s, lds);

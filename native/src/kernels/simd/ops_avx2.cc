@@ -30,6 +30,14 @@ struct Avx2 : VectorBase<Avx2, 8> {
     s = _mm_add_ss(s, _mm_movehdup_ps(s));
     return _mm_cvtss_f32(s);
   }
+  static constexpr bool kHasReduce8 = true;
+  // Lane i = the sum of a_i's 8 lanes: three rounds of vhaddps, then the two 128-bit halves
+  // added (9 instructions for 8 sums, where reduce_add takes 6 for one).
+  static T reduce8(T a0, T a1, T a2, T a3, T a4, T a5, T a6, T a7) {
+    const __m256 h0 = _mm256_hadd_ps(_mm256_hadd_ps(a0, a1), _mm256_hadd_ps(a2, a3));  // a0..a3 per half
+    const __m256 h1 = _mm256_hadd_ps(_mm256_hadd_ps(a4, a5), _mm256_hadd_ps(a6, a7));  // a4..a7 per half
+    return _mm256_add_ps(_mm256_permute2f128_ps(h0, h1, 0x20), _mm256_permute2f128_ps(h0, h1, 0x31));
+  }
   static float reduce_max(T x) {
     __m128 s = _mm_max_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
     s = _mm_max_ps(s, _mm_movehl_ps(s, s));
