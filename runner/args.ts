@@ -46,8 +46,39 @@ function writeFailure(e: unknown): string {
   return err.message;
 }
 
+/** A file a run reads, for {@link checkOutputPath}: its path and what it is to the run, e.g. 'the profile', 'the trace (--trace)'. */
+export interface RunInput {
+  path: string;
+  what: string;
+}
+
 /**
- * Refuses, before any work is done, an output path that cannot be written: a folder; a path
+ * The input among `inputs` that `path` would overwrite: the same regular file (device and inode,
+ * so a symbolic or hard link to it counts too), or undefined. A path that does not exist yet, or
+ * is not a regular file (a device, a pipe: written in place, replacing nothing), is none.
+ */
+function inputAt(path: string, inputs: readonly RunInput[]): RunInput | undefined {
+  let out;
+  try {
+    out = statSync(path);
+  } catch {
+    return undefined;
+  }
+  if (!out.isFile()) return undefined;
+  return inputs.find((input) => {
+    try {
+      const st = statSync(input.path);
+      return st.dev === out.dev && st.ino === out.ino;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * Refuses, before any work is done, an output path that would overwrite one of the run's own
+ * `inputs` (its profile, the model's config.json, a trace: `--json profile.attn.yaml` typed by
+ * mistake replaced the profile with the run); an output path that cannot be written: a folder; a path
  * under a file; a folder that does not exist (it is not created: a typo in a path would
  * otherwise leave a run in a folder nobody looks in; say `mkdir -p` first); a folder or file
  * this process may not write (found by creating and removing a probe file beside the target,
@@ -55,10 +86,12 @@ function writeFailure(e: unknown): string {
  * atomically; a device or pipe (/dev/stdout) is written in place.
  * @throws UsageError (exit 2, one line) naming the flag, the path and the reason.
  */
-export function checkOutputPath(path: string | undefined, flag: string): void {
+export function checkOutputPath(path: string | undefined, flag: string, inputs: readonly RunInput[] = []): void {
   if (path === undefined) return;
   if (path === '') throw new UsageError(`${flag} needs a file path`, false);
   if (path === '-') throw new UsageError(`${flag} - : '-' is not a file here; give a file path, or /dev/stdout for the JSON alone on stdout`, false);
+  const input = inputAt(path, inputs);
+  if (input) throw new UsageError(`${flag} ${path}: is ${input.what} this run reads${resolve(input.path) === resolve(path) ? '' : ` (${input.path})`}; give another file`, false);
   const stat = (p: string) => {
     try {
       return statSync(p);

@@ -38,7 +38,7 @@ import { formatCapacity } from './simulate/latency-format';
 import { readSimulateFlags, SIMULATE_FLAGS, type SimulateFlags } from './simulate/options';
 import { describeDropped, readTraceFile, readVllmResult } from './simulate/traces';
 import { mergeCommand, submitCommand, sweepCommand } from './sweep';
-import { loadProfile, type LoadedProfile } from './load';
+import { loadProfile, profileInputs, type LoadedProfile } from './load';
 import { benchPreflight, deploymentNotes } from './preflight';
 import { Progress } from './progress';
 import { formatEstimateOf, formatRun } from './table';
@@ -165,7 +165,6 @@ async function benchCommand(argv: string[], io: CliIo): Promise<number> {
   const events = values.events === true;
   const quick = values.quick === true;
   if (dryRun && (values.json !== undefined || events)) throw new UsageError(`--dry-run measures nothing, so it writes no run: drop ${values.json !== undefined ? '--json' : '--events'}`, false);
-  checkOutputPath(values.json as string | undefined, '--json');
   checkStdoutFree(values.json as string | undefined, events);
   const emitLine = (e: RunnerEvent) => io.stdout.write(`${JSON.stringify(e)}\n`);
 
@@ -179,6 +178,7 @@ async function benchCommand(argv: string[], io: CliIo): Promise<number> {
     throw e;
   }
   const { profile } = loaded;
+  checkOutputPath(values.json as string | undefined, '--json', profileInputs(file, profile));
   const name = file !== '-' ? basename(file) : profile.sourcePath ? basename(profile.sourcePath) : 'stdin';
   const preflight = benchPreflight(profile, quick);
   if (preflight.refusal) {
@@ -333,7 +333,6 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(argv, SIMULATE_FLAGS);
   const file = onePositional(positionals, 'simulate');
   const flags = readSimulateFlags(values);
-  checkOutputPath(flags.json, '--json');
   checkStdoutFree(flags.json, flags.events);
   const emitLine = (e: RunnerEvent) => io.stdout.write(`${JSON.stringify(e)}\n`);
   try {
@@ -348,8 +347,13 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   const events = flags.events;
   const say = lineWriter(io, events);
   const emitLine = (e: RunnerEvent) => io.stdout.write(`${JSON.stringify(e)}\n`);
-  printNotes(loaded, say, flags.trace !== undefined);
   const profile = loaded.profile;
+  checkOutputPath(flags.json, '--json', [
+    ...profileInputs(file, profile),
+    ...(flags.trace !== undefined ? [{ path: flags.trace, what: 'the trace (--trace)' }] : []),
+    ...(flags.calibrate !== undefined ? [{ path: flags.calibrate, what: 'the calibration file (--calibrate)' }] : []),
+  ]);
+  printNotes(loaded, say, flags.trace !== undefined);
   // The flags win over the profile's slo, bound by bound.
   const slo = { ...profile.slo, ...flags.slo };
   const hasSlo = slo.ttftMs !== undefined || slo.tpotMs !== undefined;

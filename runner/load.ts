@@ -11,6 +11,7 @@ import { resolve } from 'node:path';
 import { offsetToLineColumn, readProfileOrConfig } from '../core/config';
 import { formatBytes } from '../core/format';
 import type { Problem, Profile } from '../core/config/types';
+import type { RunInput } from './args';
 import { InputError } from './errors';
 
 /** A resolved Profile and how to point into the text it came from; `attnscope bench -` builds one for stdin too. */
@@ -125,4 +126,17 @@ export function loadProfile(file: string): LoadedProfile {
     return new InputError(message, file);
   };
   return { profile, problems, format, errorAt };
+}
+
+/**
+ * The files a run of `profile` reads, for checkOutputPath: the profile named on the command line
+ * (`file`; for `-`, the resolved Profile's own file, which the editor has open) and the model's config.json.
+ */
+export function profileInputs(file: string, profile: Profile): RunInput[] {
+  const source = file !== '-' ? file : profile.sourcePath;
+  const isConfig = source !== null && profile.modelPath !== null && resolve(source) === profile.modelPath;
+  return [
+    ...(source !== null ? [{ path: source, what: isConfig ? "the model's config.json" : 'the profile' }] : []),
+    ...(profile.modelPath !== null && !isConfig ? [{ path: profile.modelPath, what: "the model's config.json (the profile's model:)" }] : []),
+  ];
 }

@@ -15,14 +15,14 @@ import { join, resolve } from 'node:path';
 import { BACKENDS, isBackend, type Backend } from '../../core/config/types';
 import { EXIT_INTERNAL, EXIT_OK } from '../../core/protocol/runner';
 import type { SweepReport } from '../../core/protocol/sweep';
-import { checkOutputDir, checkOutputPath, EXIT_CANCELLED, namesStdout, parse, writeOutput } from '../args';
+import { checkOutputDir, checkOutputPath, EXIT_CANCELLED, namesStdout, parse, writeOutput, type RunInput } from '../args';
 import { CancelledError, InputError, UsageError } from '../errors';
 import { benchPreflight } from '../preflight';
 import { Progress } from '../progress';
 import { poolSizeProblem } from '../simulate';
 import { indexedJobManifest, k8sNameProblem, k8sResultsDir, ManifestError } from './k8s';
 import { parseShard, runSweepLocally, shardFromEnvironment, shardPoints, type Shard } from './local';
-import { formatReport, mergeResults, REPORT_FILE } from './results';
+import { formatReport, listResultFiles, mergeResults, REPORT_FILE } from './results';
 import { cancelJob, sbatchScript, SlurmError, submitBatch, taskEnds, waitForJob } from './slurm';
 import { loadSweep, type SweepPlan } from './spec';
 import { runWorker } from './worker';
@@ -98,6 +98,23 @@ function writeReport(report: SweepReport, path: string): void {
   writeOutput(path, `${JSON.stringify(report, null, 2)}\n`, '--json');
 }
 
+/** The files a sweep reads, for checkOutputPath: its profile and the config.json of each model its points name. */
+function sweepInputs(plan: SweepPlan): RunInput[] {
+  const models = new Set(plan.points.map((p) => p.profile.modelPath).filter((m): m is string => m !== null && m !== plan.absFile));
+  return [{ path: plan.file, what: plan.points[0]?.profile.modelPath === plan.absFile ? "the model's config.json" : 'the profile' }, ...[...models].map((m) => ({ path: m, what: "a model's config.json" }))];
+}
+
+/** The point files already in results folders (a sweep resumes from them, merge reads them), for checkOutputPath; none for a folder that cannot be listed. */
+function resultInputs(dirs: string[]): RunInput[] {
+  return dirs.flatMap((dir) => {
+    try {
+      return listResultFiles(dir).map((path) => ({ path, what: 'a sweep point result' }));
+    } catch {
+      return [];
+    }
+  });
+}
+
 /** `attnscope sweep`. */
 export async function sweepCommand(argv: string[]): Promise<number> {
   if (argv[0] === '--worker') return runWorker();
@@ -113,7 +130,6 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   const file = oneProfile(positionals, 'sweep');
   const backend = backendOf(values.backend);
   const quick = values.quick === true;
-  checkOutputPath(values.json as string | undefined, '--json');
   if (values.out !== undefined) checkOutputDir(values.out as string, '--out');
   let shard: Shard | null;
   try {
@@ -126,6 +142,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   const jobs = wholeNumber(values.jobs, '--jobs', 1) ?? (benchmarks ? 1 : availableParallelism());
   if (benchmarks && jobs > 1) process.stderr.write(`attnscope: warning: --jobs ${jobs} runs benchmarks side by side; they share this machine's cores and memory bandwidth, so their timings are lower than alone\n`);
   const outDir = (values.out as string | undefined) ?? defaultOutDir(plan);
+  checkOutputPath(values.json as string | undefined, '--json', [...sweepInputs(plan), ...resultInputs([outDir])]);
   mkdirSync(outDir, { recursive: true });
 
   const share = shardPoints(plan.points, shard);
@@ -167,7 +184,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
 export async function mergeCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, { json: { type: 'string' } });
   if (positionals.length === 0) throw new UsageError('merge takes one or more results folders');
-  checkOutputPath(values.json as string | undefined, '--json');
+  checkOutputPath(values.json as string | undefined, '--json', resultInputs(positionals));
   const report = mergeResults(positionals, { onSkip: (f, why) => process.stderr.write(`${f}:1:1: warning: skipped: ${why}\n`) });
   writeReport(report, (values.json as string | undefined) ?? join(positionals[0]!, REPORT_FILE));
   (namesStdout(values.json as string | undefined) ? process.stderr : process.stdout).write(`${formatReport(report)}\n`);

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, createReadStream, existsSync, lstatSync, mkdirSync, openSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, createReadStream, existsSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
@@ -347,6 +347,49 @@ test('--json under a file is refused before any work; a device is written in pla
     assert.equal(full.stderr.trim().split('\n').at(-1), `attnscope: --json ${link}: cannot write: no space left on the device`);
     assert.ok(lstatSync(link).isSymbolicLink());
   }
+});
+
+test('--json naming a file the run reads (profile, model config, trace, calibration; through a link too) is refused before any work: exit 2, one line, the file unchanged', () => {
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const profile = join(dir, 'p.attn.yaml');
+  const profileText = 'model: ./config.json\nkv_cache: { num_pages: 400 }\nworkload: { requests: 50 }\n';
+  writeFileSync(profile, profileText);
+  const trace = join(dir, 't.jsonl');
+  const traceText = '{"arrival_s": 0, "prompt_len": 100, "output_len": 10}\n';
+  writeFileSync(trace, traceText);
+  const calibration = join(dir, 'vllm.json');
+  writeFileSync(calibration, '{}\n');
+  const hard = join(dir, 'hard.json');
+  linkSync(trace, hard);
+  const soft = join(dir, 'soft.json');
+  symlinkSync('p.attn.yaml', soft);
+  const config = join(dir, 'config.json');
+  for (const [args, line] of [
+    [['simulate', profile, '--json', profile], `attnscope: --json ${profile}: is the profile this run reads; give another file`],
+    [['bench', profile, '--quick', '--json', profile], `attnscope: --json ${profile}: is the profile this run reads; give another file`],
+    [['bench', config, '--quick', '--json', config], `attnscope: --json ${config}: is the model's config.json this run reads; give another file`],
+    [['simulate', profile, '--json', config], `attnscope: --json ${config}: is the model's config.json (the profile's model:) this run reads; give another file`],
+    [['simulate', profile, '--trace', trace, '--json', trace], `attnscope: --json ${trace}: is the trace (--trace) this run reads; give another file`],
+    [['simulate', profile, '--calibrate', calibration, '--json', calibration], `attnscope: --json ${calibration}: is the calibration file (--calibrate) this run reads; give another file`],
+    // A hard link is the trace under another name (same device and inode); a symbolic link leads to the profile.
+    [['simulate', profile, '--trace', trace, '--json', hard], `attnscope: --json ${hard}: is the trace (--trace) this run reads (${trace}); give another file`],
+    [['simulate', profile, '--json', soft], `attnscope: --json ${soft}: is the profile this run reads (${profile}); give another file`],
+  ] as const) {
+    const r = cli([...args]);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.equal(r.stderr, `${line}\n`, args.join(' '));
+    assert.equal(r.stdout, '', 'no work done');
+  }
+  assert.equal(readFileSync(profile, 'utf8'), profileText);
+  assert.equal(readFileSync(config, 'utf8'), TINY_CONFIG);
+  assert.equal(readFileSync(trace, 'utf8'), traceText);
+  assert.equal(readFileSync(calibration, 'utf8'), '{}\n');
+  assert.ok(lstatSync(soft).isSymbolicLink());
+  // The editor's door: the resolved Profile on stdin names its file, which --json must not replace either.
+  const { run } = simulatedRun();
+  const events = cli(['simulate', '-', '--events', '--json', run.profile!.sourcePath!], JSON.stringify(run.profile));
+  assert.equal(events.code, 2, events.stderr);
+  assert.match(events.stderr, /: is the profile this run reads; give another file$/m);
 });
 
 test('a prefill length whose buffers cannot fit is refused at seq_lens (exit 2, one line, no file)', () => {

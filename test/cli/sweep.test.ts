@@ -122,6 +122,27 @@ test('merge refuses the results of a different sweep', () => {
   assert.equal(existsSync(join(dir, 'never.json')), false);
 });
 
+test('--json naming a file the sweep or merge reads (the profile, the model config, a point result) is refused before any work: exit 2, one line, the file unchanged', () => {
+  const { dir, out } = localSweep();
+  const file = join(dir, 'grid.attn.yaml');
+  const config = join(dir, 'tiny', 'config.json');
+  const point = join(out, readdirSync(out).filter((n) => n !== 'sweep-report.json').sort()[0]!);
+  const before = [file, config, point].map((f) => readFileSync(f, 'utf8'));
+  for (const [args, json, what] of [
+    [['sweep', file, '--out', join(dir, 'never')], file, 'the profile'],
+    [['sweep', file, '--out', join(dir, 'never')], config, "a model's config.json"],
+    [['sweep', file, '--out', out], point, 'a sweep point result'],
+    [['merge', out], point, 'a sweep point result'],
+  ] as const) {
+    const r = cli([...args, '--json', json]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stderr, `attnscope: --json ${json}: is ${what} this run reads; give another file\n`);
+    assert.equal(r.stdout, '');
+  }
+  assert.equal(existsSync(join(dir, 'never')), false);
+  assert.deepEqual([file, config, point].map((f) => readFileSync(f, 'utf8')), before);
+});
+
 test('bad input: one line, exit 2, nothing written', () => {
   const { dir, file } = workspace();
   const out = join(dir, 'never');
