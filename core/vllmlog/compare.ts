@@ -5,7 +5,9 @@
  * The settings the log states (device memory as vLLM measured it, gpu_memory_utilization,
  * tensor_parallel_size, max_model_len, max_num_batched_tokens, max_num_seqs, kv_cache_dtype,
  * block size, the release) replace the profile's for the comparison, and the result says which
- * came from where. The KV budget's difference is then the sum of the term differences
+ * came from where. The pool is sized by estimate() as `attnscope estimate` sizes it: a profile's
+ * kv_cache.memory_gib / num_pages is the KV budget (the device terms then size nothing and read
+ * '—'); otherwise the device does, and the KV budget's difference is the sum of the term differences
  * (usable memory − weights − activation peak − non-torch − CUDA graphs when vLLM counted them),
  * and a second estimate that takes the log's own terms shows what is left: the rounding of the
  * log's two-decimal GiB figures, or a different KV size per token (another model or dtype).
@@ -156,10 +158,18 @@ function applyLogSettings(profile: Profile, log: VllmLog): { profile: Profile; f
     fromProfile.push(engine.vllmVersion ? `engine.vllm_version ${engine.vllmVersion}` : 'the current vLLM release (the log names none)');
   }
   p.engine = engine;
-  // The pool is sized from the device, as vLLM sizes it, not from an explicit budget.
-  p.kvCache.numPages = 'auto';
-  p.kvCache.memoryGib = 'auto';
+  // An explicit KV budget in the profile sizes the pool here as it does in `estimate` (one
+  // implementation: core/estimate's estimate()); the device terms then size nothing.
+  const budget = explicitBudgetText(p);
+  if (budget) fromProfile.push(`${budget} (the KV budget: it sizes the pool, as in estimate)`);
   return { profile: p, fromLog, fromProfile };
+}
+
+/** "kv_cache.memory_gib 3.8125" / "kv_cache.num_pages 1,952": the profile's explicit KV budget; null when the device sizes it. */
+function explicitBudgetText(p: Profile): string | null {
+  if (typeof p.kvCache.numPages === 'number') return `kv_cache.num_pages ${formatCount(p.kvCache.numPages)}`;
+  if (typeof p.kvCache.memoryGib === 'number') return `kv_cache.memory_gib ${p.kvCache.memoryGib}`;
+  return null;
 }
 
 function term(e: Estimate, key: string): number {
@@ -179,18 +189,22 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   const rows: ComparisonRow[] = [];
   const notes: string[] = [];
   const fmt = (x: LogFigure | undefined) => (x ? formatGib(x.value) : null);
-  // Neither the log nor the profile gives the device's memory: the estimate sizes no pool, and its
-  // pool figures are unknown ('—'), not 0 (a note says what to set).
+  // Neither the log nor the profile gives the device's memory nor a KV budget: the estimate sizes
+  // no pool, and its pool figures are unknown ('—'), not 0 (a note says what to set).
   const noPool = e.pool.budgetSource === 'none';
-  const row = (t: string, logFig: LogFigure | undefined, est: number, why: string, logText = fmt(logFig), sized = true) => {
-    const known = sized || !noPool;
+  // The profile's kv_cache.memory_gib / num_pages is the budget: the device terms size nothing.
+  const explicit = e.pool.budgetSource === 'explicit' ? explicitBudgetText(p) : null;
+  const deviceKnown = e.pool.deviceMemoryBytes > 0;
+  /** known: whether the estimate has this figure ('—' otherwise, never 0). */
+  const row = (t: string, logFig: LogFigure | undefined, est: number, why: string, logText = fmt(logFig), known = true) => {
     rows.push({ term: t, log: logText, logLine: logFig?.line ?? null, estimate: known ? formatGib(est) : '—', difference: logFig && known ? signed(est - logFig.value) : '', why });
   };
+  const notModelled = `not modelled: the profile's ${explicit} is the KV budget`;
 
   row('device memory (total_gpu_memory)', f.totalGpuMemoryBytes, e.pool.deviceMemoryBytes,
-    f.totalGpuMemoryBytes ? 'taken from the log' : `${e.pool.deviceSource || 'no device memory in the profile'}: the log prints none`, undefined, false);
+    f.totalGpuMemoryBytes ? 'taken from the log' : `${e.pool.deviceSource || 'no device memory in the profile'}: the log prints none`, undefined, deviceKnown);
   row('usable (× gpu_memory_utilization)', f.usableBytes, e.pool.usableBytes,
-    f.usableBytes ? 'device memory × gpu_memory_utilization, both from the log (the log rounds to 0.01 GiB)' : 'device memory × gpu_memory_utilization', undefined, false);
+    f.usableBytes ? 'device memory × gpu_memory_utilization, both from the log (the log rounds to 0.01 GiB)' : 'device memory × gpu_memory_utilization', undefined, deviceKnown);
 
   const weights = e.weightsBytesPerGpu;
   const wDiff = f.weightsBytes ? weights - f.weightsBytes.value : 0;
@@ -204,11 +218,11 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   const actTerm = e.pool.reserve.find((t) => t.key === 'activation');
   row('activation peak (PyTorch)', f.activationPeakBytes, act, actTerm
     ? `${actTerm.origin === 'profile' ? 'engine.activation_gib in the profile' : `modelled at ${actTerm.basis}`}${f.activationPeakBytes ? '; vLLM measured its profiling forward pass (and, in V1, the sampler over max_num_seqs rows): set engine.activation_gib to the measured figure to size with it' : ''}`
-    : 'no device budget', undefined, false);
+    : explicit ? notModelled : 'no device budget', undefined, actTerm !== undefined);
 
   const nonTorch = term(e, 'nonTorch') + term(e, 'nccl');
   const ntTerms = e.pool.reserve.filter((t) => t.key === 'nonTorch' || t.key === 'nccl');
-  row('non-torch memory (incl. NCCL)', f.nonTorchBytes, nonTorch, ntTerms.length === 0 ? 'no device budget' : `${ntTerms.map((t) => `${t.label} ${formatGib(t.bytes)}: ${t.basis}`).join('; ')}${f.nonTorchBytes ? '; vLLM measured what grew outside torch during profiling' : ''}`, undefined, false);
+  row('non-torch memory (incl. NCCL)', f.nonTorchBytes, nonTorch, ntTerms.length === 0 ? explicit ? notModelled : 'no device budget' : `${ntTerms.map((t) => `${t.label} ${formatGib(t.bytes)}: ${t.basis}`).join('; ')}${f.nonTorchBytes ? '; vLLM measured what grew outside torch during profiling' : ''}`, undefined, e.pool.budgetSource === 'device');
 
   const graphs = e.pool.reserve.find((t) => t.key === 'cudaGraph');
   const graphBytes = graphs?.subtracted ? graphs.bytes : 0;
@@ -228,7 +242,9 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
 
   const kvDiff = f.kvCacheBytes ? e.pool.budgetBytes - f.kvCacheBytes.value : 0;
   let kvWhy = 'usable − weights − activation peak − non-torch memory (− CUDA graphs when counted)';
-  if (f.kvCacheBytes && noPool) {
+  if (explicit) {
+    kvWhy = `${explicit} in the profile (its KV budget, as estimate sizes it)${f.kvCacheBytes ? Math.abs(kvDiff) <= LOG_ROUNDING_BYTES ? '; agrees to the log\'s 0.01 GiB' : '; the log\'s pool had another budget: compare without kv_cache.memory_gib / num_pages to size it from the device as vLLM did' : ''}`;
+  } else if (f.kvCacheBytes && noPool) {
     kvWhy = 'no pool is sized without the device memory (see the note)';
   } else if (f.kvCacheBytes) {
     const parts: string[] = [];
@@ -254,7 +270,10 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
         ? `the terms' differences account for ${signed(explained)}, each as it moves the budget: ${parts.join(', ')} (the log rounds each to 0.01 GiB)${unexplained}`
         : unexplained || 'the log gives no term to attribute the difference to';
   }
-  row('KV cache memory', f.kvCacheBytes, e.pool.budgetBytes, kvWhy, undefined, false);
+  row('KV cache memory', f.kvCacheBytes, e.pool.budgetBytes, kvWhy, undefined, !noPool);
+  // Within the log's two-decimal rounding the budgets agree: no difference shown.
+  const kvRow = rows[rows.length - 1]!;
+  if (explicit && f.kvCacheBytes && Math.abs(kvDiff) <= LOG_ROUNDING_BYTES) kvRow.difference = '';
 
   // KV bytes per token: the log's budget / tokens (or blocks · block size) against the model's.
   const logTokens = f.kvCacheTokens?.value ?? (f.gpuBlocks ? f.gpuBlocks.value * p.kvCache.pageSize : undefined);
@@ -276,9 +295,12 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
 
   // What the pool would be with the log's own terms: the residual is rounding or KV size.
   let pagesWithLogTerms: number | null = null;
-  if (f.weightsBytes || f.activationPeakBytes || f.nonTorchBytes || f.kvCacheBytes) {
+  // The log's weights, activation and non-torch figures move the pool only where the device sizes
+  // it: with the profile's explicit budget, or no device memory, only its KV cache memory does.
+  if (f.kvCacheBytes || (e.pool.budgetSource === 'device' && (f.weightsBytes || f.activationPeakBytes || f.nonTorchBytes))) {
     const q: Profile = structuredClone(p);
     if (f.kvCacheBytes) {
+      q.kvCache.numPages = 'auto';
       q.kvCache.memoryGib = f.kvCacheBytes.value / GIB;
     } else {
       q.engine = { ...q.engine!, activationGib: f.activationPeakBytes ? f.activationPeakBytes.value / GIB : q.engine!.activationGib, nonTorchGib: f.nonTorchBytes ? f.nonTorchBytes.value / GIB : q.engine!.nonTorchGib, ncclGib: f.nonTorchBytes ? 0 : q.engine!.ncclGib };
@@ -318,6 +340,6 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
     });
   }
   if (rows.every((r) => r.log === null)) notes.push('no vLLM memory line was found in the log (weights, KV cache memory, GPU blocks, KV cache size, maximum concurrency)');
-  if (!f.totalGpuMemoryBytes && e.pool.deviceMemoryBytes === 0) notes.push('neither the log nor the profile gives the device memory, so the estimate sizes no pool: set device.gpu or device.memory_gib');
+  if (noPool && e.hasKvCache) notes.push('neither the log nor the profile gives the device memory or a KV budget, so the estimate sizes no pool: set device.gpu, device.memory_gib or kv_cache.memory_gib');
   return { rows, fromLog, fromProfile, estimate: e, pagesWithLogTerms, notes, unread: log.unread };
 }

@@ -83,3 +83,24 @@ test('vllm-log on a log cut short: the figures it could read, and a warning at e
   assert.match(bad.stderr, /only\.log:2:1: no vLLM start-up memory line could be read: could not read this vLLM memory line \(cut short or garbled\?\): .*GPU KV cache size: 447,7/);
   assert.equal(bad.stderr.trim().split('\n').length, 1);
 });
+
+test('vllm-log --profile with kv_cache.memory_gib: the pool is sized from it, as estimate sizes it (ground truth 3.8125 GiB = 1,952 blocks)', () => {
+  // /work/shared/data/hf-configs/README.md: Llama-3.1-8B bf16, page_size 16, 3.8125 GiB holds
+  // 1952 pages (3.8125 GiB / (16 · 131,072 B) = 1952); vLLM printed "# GPU blocks: 1952".
+  const dir = tempDir('attnscope-vllmlog-');
+  const profile = join(dir, 'gt8b.attn.yaml');
+  writeFileSync(profile, `model: ${JSON.stringify(llamaConfig)}\ndtype: bf16\nkv_cache: { page_size: 16, memory_gib: 3.8125 }\n`);
+  const gt = join(dir, 'gt.log');
+  writeFileSync(gt, [
+    'INFO 08-01 10:00:00 llm_engine.py:100] Initializing an LLM engine (v0.5.3) with config: model=meta-llama/Llama-3.1-8B, dtype=torch.bfloat16, max_seq_len=8192, tensor_parallel_size=1, kv_cache_dtype=auto',
+    'INFO 08-01 10:00:10 model_runner.py:680] Loading model weights took 14.9888 GB',
+    'INFO 08-01 10:00:12 gpu_executor.py:102] # GPU blocks: 1952, # CPU blocks: 2048',
+  ].join('\n'));
+  const est = cli(['estimate', profile]);
+  assert.match(est.stdout, /KV pool\s+1,952 pages/);
+  const r = cli(['vllm-log', gt, '--profile', profile]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^GPU blocks\s+1,952 \[3\]\s+1,952\s+=$/m);
+  assert.match(r.stdout, /settings from the profile: .*kv_cache\.memory_gib 3\.8125/);
+  assert.doesNotMatch(r.stdout, /sizes no pool|gives 0/);
+});

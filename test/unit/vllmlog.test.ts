@@ -255,3 +255,36 @@ test('a log that gives total_gpu_memory but no usable figure: the KV gap is not 
   assert.doesNotMatch(text, /21\.98000/);
   assert.match(text, /device memory 21\.98 GiB \(total_gpu_memory, line 5\)/);
 });
+
+test('a profile with an explicit KV budget sizes the pool as estimate does: the ground truth 3.8125 GiB is the log\'s 1,952 blocks', () => {
+  // /work/shared/data/hf-configs/README.md ground truth: Llama-3.1-8B bf16, page_size 16, a KV
+  // budget of 3.8125 GiB holds 1952 pages (vLLM printed "kv_cache_size=3.81GiB", "GPU blocks: 1952").
+  // By hand: one page = 16 tokens · 131,072 B = 2 MiB; 3.8125 GiB / 2 MiB = 3.8125 · 512 = 1952.
+  // The log gives no device memory; the profile's kv_cache.memory_gib gives the budget.
+  const log = parseVllmLog([
+    'INFO 08-01 10:00:00 llm_engine.py:100] Initializing an LLM engine (v0.5.3) with config: model=meta-llama/Llama-3.1-8B, dtype=torch.bfloat16, max_seq_len=8192, tensor_parallel_size=1, kv_cache_dtype=auto',
+    'INFO 08-01 10:00:12 gpu_executor.py:102] # GPU blocks: 1952, # CPU blocks: 2048',
+    'INFO 08-01 10:00:12 worker.py:200] kv_cache_size=3.81GiB',
+  ].join('\n'));
+  const p = profileFromModelConfig(loadModel('Llama-3.1-8B'), null);
+  p.kvCache.memoryGib = 3.8125;
+  const c = compareVllmLog(log, p);
+  const row = (t: RegExp) => c.rows.find((r) => t.test(r.term))!;
+  const blocks = row(/^GPU blocks/);
+  assert.equal(blocks.estimate, '1,952', formatComparisonText(c));
+  assert.equal(blocks.difference, '');
+  assert.equal(c.estimate.pool.budgetSource, 'explicit');
+  // The log's 3.81 GiB is the profile's 3.8125 rounded to 0.01 GiB: they agree to the log's rounding.
+  const kv = row(/^KV cache memory$/);
+  assert.equal(kv.estimate, '3.81 GiB');
+  assert.equal(kv.difference, '');
+  assert.match(kv.why, /kv_cache\.memory_gib 3\.8125 in the profile/);
+  assert.ok(c.fromProfile.some((s) => /^kv_cache\.memory_gib 3\.8125/.test(s)), c.fromProfile.join());
+  assert.ok(!c.notes.some((n) => /sizes no pool/.test(n)), c.notes.join('\n'));
+  // The device terms size nothing here, and no device is known: unknown, not 0.
+  for (const t of [/^device memory/, /^usable/, /^activation/, /^non-torch/]) assert.equal(row(t).estimate, '—', row(t).term);
+  // kv_cache.num_pages is the same kind of budget: 1952 pages are 1952 blocks.
+  const q = profileFromModelConfig(loadModel('Llama-3.1-8B'), null);
+  q.kvCache.numPages = 1952;
+  assert.equal(compareVllmLog(log, q).rows.find((r) => /^GPU blocks/.test(r.term))!.estimate, '1,952');
+});
