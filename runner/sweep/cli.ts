@@ -22,7 +22,7 @@ import { Progress } from '../progress';
 import { poolSizeProblem } from '../simulate';
 import { indexedJobManifest, k8sNameProblem, k8sResultsDir, ManifestError } from './k8s';
 import { parseShard, runSweepLocally, shardFromEnvironment, shardPoints, type Shard } from './local';
-import { formatReport, listResultFiles, mergeResults, REPORT_FILE } from './results';
+import { checkReportFile, formatReport, listResultFiles, mergeResults, REPORT_FILE } from './results';
 import { cancelJob, sbatchScript, SlurmError, submitBatch, taskEnds, waitForJob } from './slurm';
 import { loadSweep, type SweepPlan } from './spec';
 import { runWorker } from './worker';
@@ -143,6 +143,8 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   if (benchmarks && jobs > 1) process.stderr.write(`attnscope: warning: --jobs ${jobs} runs benchmarks side by side; they share this machine's cores and memory bandwidth, so their timings are lower than alone\n`);
   const outDir = (values.out as string | undefined) ?? defaultOutDir(plan);
   checkOutputPath(values.json as string | undefined, '--json', [...sweepInputs(plan), ...resultInputs([outDir])]);
+  // A shard writes no report unless --json names one; the whole sweep writes it beside its points.
+  if (!shard && values.json === undefined) checkReportFile(join(outDir, REPORT_FILE), plan);
   mkdirSync(outDir, { recursive: true });
 
   const share = shardPoints(plan.points, shard);

@@ -4,13 +4,13 @@
  * builds from the folders of any number of machines (core/protocol/sweep.ts).
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { TOOL_NAME, type Environment, type KernelCase, type RunResult } from '../../core/protocol/run';
 import { SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type SweepPointRun, type SweepReport, type SweepReportRow } from '../../core/protocol/sweep';
 import { InputError } from '../errors';
 import { TOOL_VERSION } from '../version';
-import { formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant } from '../../core/format';
+import { formatBytes, formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
 import { axisIndices, pointLabel } from '../../core/config';
 import { canonicalJson, pointId } from './spec';
@@ -37,6 +37,74 @@ export function describeEnvironment(env: Environment): string {
 /** A point's result file name: one per point and environment, so two kinds of machine never overwrite each other. */
 export function pointFileName(id: string, envKey: string): string {
   return `${id}-${envKey}.json`;
+}
+
+/**
+ * The text of a file in a results folder, or why it was not read: anything but a regular file
+ * after following links (a FIFO would block the read, /dev/zero never ends), a link that leads
+ * nowhere or round in a loop, or a file over `maxBytes`, which is not read at all.
+ */
+export function readResultText(path: string, maxBytes: number): string | { why: string } {
+  let st;
+  try {
+    st = statSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return { why: code === 'ELOOP' ? 'a symbolic link loop' : code === 'ENOENT' ? 'a symbolic link to nothing' : `cannot be read: ${(e as Error).message}` };
+  }
+  if (st.isDirectory()) return { why: 'a folder' };
+  if (!st.isFile()) return { why: `not a regular file (${st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : 'a device'})` };
+  if (st.size > maxBytes) return { why: `${formatBytes(st.size)}, more than a result file is (at most ${formatBytes(maxBytes)})` };
+  let fd: number | undefined;
+  try {
+    // O_NONBLOCK: a FIFO put in its place since the stat is not waited on.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    if (!fstatSync(fd).isFile()) return { why: 'not a regular file' };
+    const buf = Buffer.alloc(maxBytes + 1);
+    let n = 0;
+    for (let got; n < buf.length && (got = readSync(fd, buf, n, buf.length - n, null)) > 0; ) n += got;
+    if (n > maxBytes) return { why: `more than a result file is (at most ${formatBytes(maxBytes)})` };
+    return buf.toString('utf8', 0, n);
+  } catch (e) {
+    return { why: `cannot be read: ${(e as Error).message}` };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * The most a report file (sweep-report.json) is read to tell whose it is: 512 MiB, about V8's
+ * longest string (a row is ~1 KB, so some 500,000 points).
+ */
+const MAX_REPORT_BYTES = 512 * 2 ** 20;
+
+/**
+ * Refuses, before any work, a sweep-report.json at `path` that the sweep `plan` would write over
+ * and that is not its own: another sweep's report (a reused --out; a fixed folder holding another
+ * sweep's results is refused, as its point files are) or a file that is no AttnScope sweep report.
+ * A report of this sweep is replaced: the new one merges the same points and more.
+ * @throws InputError at the file, saying what it holds.
+ */
+export function checkReportFile(path: string, plan: { name: string; sweepId: string }): void {
+  let exists = true;
+  try {
+    lstatSync(path);
+  } catch {
+    exists = false;
+  }
+  if (!exists) return;
+  const text = readResultText(path, MAX_REPORT_BYTES);
+  const refuse = (what: string) => new InputError(`${what}: ${plan.name} would write its report over it; give another --out or move that file`, path);
+  if (typeof text !== 'string') throw refuse(`is ${text.why}, not a sweep report`);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw refuse('is not JSON, so not a sweep report');
+  }
+  const r = value as Partial<SweepReport> | null;
+  if (!r || typeof r !== 'object' || r.kind !== 'attnscope-sweep-report' || typeof r.sweepId !== 'string') throw refuse('is not an AttnScope sweep report');
+  if (r.sweepId !== plan.sweepId) throw refuse(`holds the report of another sweep (${String(r.name)}, sweep ${r.sweepId}), not of ${plan.name} (sweep ${plan.sweepId})`);
 }
 
 /** The point run in `path`, or why it is not one ('not-json', 'not-a-point' — e.g. a report or another run). */

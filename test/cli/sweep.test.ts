@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import * as YAML from 'yaml';
@@ -141,6 +141,38 @@ test('--json naming a file the sweep or merge reads (the profile, the model conf
   }
   assert.equal(existsSync(join(dir, 'never')), false);
   assert.deepEqual([file, config, point].map((f) => readFileSync(f, 'utf8')), before);
+});
+
+test('sweep --out holding a sweep-report.json that is not this sweep\'s (another sweep\'s, not AttnScope\'s, a device) is refused before any point runs: exit 2, one line, the file unchanged', () => {
+  const { dir, report } = localSweep();
+  const file = join(dir, 'grid.attn.yaml');
+  const mine = '{"mine":"important report"}\n';
+  const foreign = join(dir, 'foreign');
+  mkdirSync(foreign);
+  writeFileSync(join(foreign, 'sweep-report.json'), mine);
+  const other = join(dir, 'other');
+  mkdirSync(other);
+  const otherReport = readFileSync(join(localSweep().out, 'sweep-report.json'), 'utf8');
+  writeFileSync(join(other, 'sweep-report.json'), otherReport);
+  const device = join(dir, 'device');
+  mkdirSync(device);
+  symlinkSync('/dev/zero', join(device, 'sweep-report.json'));
+  // --set page_size=8 makes another sweep than the local one (its axes differ, so does its id).
+  const set = ['--set', 'kv_cache.page_size=8'];
+  for (const [out, line] of [
+    [foreign, /^.*foreign\/sweep-report\.json:1:1: is not an AttnScope sweep report: grid\.attn\.yaml would write its report over it; give another --out or move that file$/],
+    [other, new RegExp(`^.*other/sweep-report\\.json:1:1: holds the report of another sweep \\(grid\\.attn\\.yaml, sweep ${report.sweepId}\\), not of grid\\.attn\\.yaml \\(sweep [0-9a-f]{16}\\): grid\\.attn\\.yaml would write its report over it; give another --out or move that file$`)],
+    [device, /^.*device\/sweep-report\.json:1:1: is not a regular file \(a device\), not a sweep report: /],
+  ] as const) {
+    const r = cli(['sweep', file, ...set, '--out', out]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr.trim(), line);
+    assert.deepEqual(readdirSync(out), ['sweep-report.json'], 'no point ran');
+  }
+  assert.equal(readFileSync(join(foreign, 'sweep-report.json'), 'utf8'), mine);
+  assert.equal(readFileSync(join(other, 'sweep-report.json'), 'utf8'), otherReport);
+  assert.ok(lstatSync(join(device, 'sweep-report.json')).isSymbolicLink());
 });
 
 test('bad input: one line, exit 2, nothing written', () => {
