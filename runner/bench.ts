@@ -14,7 +14,7 @@ import { cpuCasePath, measureEnvironment, measureGpu } from './environment';
 import { CancelledError } from './errors';
 import { randomInputs, randomKvPages } from './inputs';
 import { attentionBytes, attentionFlops, ceilingFor, maxAbsDiff, summarizeCase } from './measure';
-import { planCases, quickShortening, type PlannedCase } from './plan';
+import { planCases, quickShortening, timingBudget, type PlannedCase } from './plan';
 import { PoolConfigError, poolSizeProblem, simulatePool, type PoolProgress } from './simulate';
 import { TOOL_VERSION } from './version';
 
@@ -29,17 +29,6 @@ export interface BenchOptions {
 
 function throwIfAborted(signal?: AbortSignal): void {
   if (signal?.aborted) throw new CancelledError();
-}
-
-/**
- * Timing budget per case (DESIGN.md: >= 30 samples or >= 1 s): the C++ loop runs until 30
- * samples and 200 ms, or stops at 2 s — so a case slower than 67 ms still gets >= 1 s.
- * Quick mode: 10 samples, 0.5 s at most.
- */
-function timingFor(quick: boolean) {
-  return quick
-    ? { warmup: 1, minReps: 10, minTimeMs: 100, maxTimeMs: 500 }
-    : { warmup: 1, minReps: 30, minTimeMs: 200, maxTimeMs: 2000 };
 }
 
 /** Timed runs' inputs: randomKvPages' native memory, tiled (see there: Ctrl-C stays prompt). */
@@ -179,7 +168,7 @@ async function checkCase(backend: KernelBackend, c: PlannedCase, seed: number): 
  * its first sample, and at N = 128k a warm-up would double minutes of work.
  */
 async function timeCase(backend: KernelBackend, c: PlannedCase, quick: boolean, seed: number, peaks: Environment['peaks']): Promise<number[]> {
-  const budget = timingFor(quick);
+  const budget = timingBudget(quick);
   const roof = roofSeconds(c, backend.name, peaks);
   const timing = roof && roof.seconds * 1e3 > budget.maxTimeMs ? { ...budget, warmup: 0 } : budget;
   if (c.kernel === 'flash_fwd') return (await backend.timeFlashForward(flashArgs(c.shape, c.dtype, seed, tiledValues), timing)).samplesNs;

@@ -108,9 +108,35 @@ function caseAxes(profile: Profile, quick: boolean): { seqLens: number[]; batchS
   };
 }
 
+/** The C++ timing loop's budget per case: warm-up calls, then samples until minReps and minTimeMs, or stop at maxTimeMs. */
+export interface TimingBudget {
+  warmup: number;
+  minReps: number;
+  minTimeMs: number;
+  maxTimeMs: number;
+}
+
 /**
- * What `--quick` changed of the profile's cases, one entry per list it shortened
- * ("prefill.seq_lens [1024, 4096] -> [512]"); empty when the profile's cases are already quick.
+ * Timing budget per case (DESIGN.md: >= 30 samples or >= 1 s): the C++ loop runs until 30
+ * samples and 200 ms, or stops at 2 s — so a case slower than 67 ms still gets >= 1 s.
+ * Quick mode: 10 samples and 100 ms, 0.5 s at most (quickShortening says so).
+ */
+export function timingBudget(quick: boolean): TimingBudget {
+  return quick
+    ? { warmup: 1, minReps: 10, minTimeMs: 100, maxTimeMs: 500 }
+    : { warmup: 1, minReps: 30, minTimeMs: 200, maxTimeMs: 2000 };
+}
+
+/** "until 30 samples and 0.2 s, at most 2 s": a timing budget in words. */
+export function timingBudgetText(b: TimingBudget): string {
+  return `until ${b.minReps} samples and ${b.minTimeMs / 1000} s, at most ${b.maxTimeMs / 1000} s`;
+}
+
+/**
+ * What `--quick` changed, one entry per list of the profile's cases it shortened
+ * ("prefill.seq_lens [1024, 4096] -> [512]"; none when they are already quick), and always the
+ * timing budget per case, which --quick cuts whatever the cases
+ * ("timing per case until 30 samples and 0.2 s, at most 2 s -> until 10 samples and 0.1 s, at most 0.5 s").
  */
 export function quickShortening(profile: Profile): string[] {
   const quick = caseAxes(profile, true);
@@ -119,7 +145,8 @@ export function quickShortening(profile: Profile): string[] {
     ['decode.batch_sizes', profile.decode.batchSizes, quick.batchSizes],
     ['decode.context_lens', profile.decode.contextLens, quick.contextLens],
   ];
-  return lists.filter(([, from, to]) => from.length !== to.length || from.some((n, i) => n !== to[i])).map(([key, from, to]) => `${key} [${from.join(', ')}] -> [${to.join(', ')}]`);
+  const cases = lists.filter(([, from, to]) => from.length !== to.length || from.some((n, i) => n !== to[i])).map(([key, from, to]) => `${key} [${from.join(', ')}] -> [${to.join(', ')}]`);
+  return [...cases, `timing per case ${timingBudgetText(timingBudget(false))} -> ${timingBudgetText(timingBudget(true))}`];
 }
 
 /** Cases in run order: prefill lengths ascending, then decode shapes ascending by work. */

@@ -8,6 +8,7 @@ import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPerce
 import type { KernelCase, RunResult } from '../core/protocol/run';
 import { mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../core/kernelLimits';
 import { ceilingFor, computeCeiling } from './measure';
+import { timingBudget, timingBudgetText } from './plan';
 import { formatPoolSummary } from './simulate';
 
 /** Left-aligns text columns and right-aligns numeric ones (those whose header starts with a space marker). */
@@ -77,7 +78,7 @@ export function formatCases(cases: KernelCase[]): string {
  * in the same run (the GPU's FLOP peak is computed from its clocks, and says so). Empty for a
  * run with no cases.
  */
-export function casesCaption(run: Pick<RunResult, 'cases' | 'environment'>): string {
+export function casesCaption(run: Pick<RunResult, 'cases' | 'environment' | 'quick'>): string {
   if (run.cases.length === 0) return '';
   const env = run.environment;
   const where = run.cases.some((c) => c.backend === 'cuda') && env?.gpu ? env.gpu.name : `this CPU${env ? ` (${env.cpuModel}, ${env.threads} threads)` : ''}`;
@@ -97,7 +98,9 @@ export function casesCaption(run: Pick<RunResult, 'cases' | 'environment'>): str
     ? `% of peak: rate / the roof that bounds the case (roofline): its compute peak where its FLOP/byte reaches the ridge point, peak / bandwidth${ridge}, else the bandwidth; each named beside it (${[...peaks].map(([name, value]) => `${name} ${value}`).join('; ')})`
     : '% of peak: no peak was measured in this run';
   const mla = run.cases.some((c) => c.shape.mlaLatentDim) ? '; MLA decode: the latent, kv_lora_rank + qk_rope_head_dim, read once, + Q + O' : '';
-  return `Kernel timings, measured on ${where}: median and p10-p90 of each case's samples; rate: FLOPs (4·B·H·N_q·N_k·D over the mask) or bytes (K + V + Q + O${mla}) of the shape / median; ${against}`;
+  // A --quick run's cases had the shorter timing budget: said where the figures are read.
+  const samples = run.quick ? ` (--quick: each case timed ${timingBudgetText(timingBudget(true))}, not ${timingBudgetText(timingBudget(false))})` : '';
+  return `Kernel timings, measured on ${where}: median and p10-p90 of each case's samples${samples}; rate: FLOPs (4·B·H·N_q·N_k·D over the mask) or bytes (K + V + Q + O${mla}) of the shape / median; ${against}`;
 }
 
 /** The memory estimate as labelled lines. */

@@ -287,7 +287,11 @@ export interface RunResult extends RunHeader {
   estimate: Estimate;
   cases: KernelCase[];
   pool?: PoolResult;
-  /** `bench --quick`: what it shortened of the profile's cases ("prefill.seq_lens [1024, 4096] -> [512]"; empty when nothing). */
+  /**
+   * `bench --quick`: what it shortened: the profile's case lists ("prefill.seq_lens [1024, 4096] -> [512]",
+   * none when already quick), and last, always, the timing budget per case
+   * ("timing per case until 30 samples and 0.2 s, at most 2 s -> until 10 samples and 0.1 s, at most 0.5 s").
+   */
   quick?: { shortened: string[] };
   status: RunStatus;
   /** Set when status is 'failed' (or 'cancelled', by the extension: why it ended). */

@@ -171,9 +171,13 @@ test('bench --quick on a small fp32 model: both kernels timed, errors within 1e-
     assert.equal(c.shape.headDim, 64);
   }
   assert.ok(run.environment.cpuCores >= 1);
-  // Its cases are already quick-sized (200 <= 512, one batch size, 333 <= 1024): nothing shortened, and said so.
-  assert.deepEqual(run.quick, { shortened: [] });
-  assert.doesNotMatch(r.stderr, /--quick shortened/);
+  // Its cases are already quick-sized (200 <= 512, one batch size, 333 <= 1024): no case list is
+  // shortened, but --quick still cuts each case's timing from the full budget (30 samples and
+  // 0.2 s, at most 2 s: runner/plan.ts timingBudget) to 10 samples and 0.1 s, at most 0.5 s, and says so.
+  const timing = 'timing per case until 30 samples and 0.2 s, at most 2 s -> until 10 samples and 0.1 s, at most 0.5 s';
+  assert.deepEqual(run.quick, { shortened: [timing] });
+  assert.match(r.stderr, new RegExp(`^--quick shortened ${timing.replace(/[.]/g, '\\.')}$`, 'm'));
+  assert.match(r.stdout, /samples \(--quick: each case timed until 10 samples and 0\.1 s, at most 0\.5 s, not until 30 samples and 0\.2 s, at most 2 s\)/);
 });
 
 test('events mode: a resolved profile on stdin gives NDJSON progress, cases and done', async () => {
@@ -645,7 +649,8 @@ test('bench on stdin gives the deployment notes of the same profile on a file, a
   const r = cli(['bench', '-', '--events', '--quick'], JSON.stringify(run.profile));
   assert.equal(r.code, 0, r.stderr);
   const logs = r.stdout.trim().split('\n').map((l) => JSON.parse(l)).filter((e) => e.type === 'log');
-  assert.deepEqual(logs.map((e) => `${e.level}: ${e.message.replace(/^<stdin>: (warning|info): /, '')}`), checks);
+  // ... and --quick's own line: it cuts each case's timing budget (runner/plan.ts quickShortening).
+  assert.deepEqual(logs.map((e) => `${e.level}: ${e.message.replace(/^<stdin>: (warning|info): /, '')}`), [...checks, 'info: --quick shortened timing per case until 30 samples and 0.2 s, at most 2 s -> until 10 samples and 0.1 s, at most 0.5 s']);
 });
 
 test('simulate on a Mooncake trace prints latency, goodput and the queue; --max-rate prints the curve and the answer; bad flags are one line, exit 2', () => {
@@ -786,7 +791,7 @@ test('bench --dry-run plans and preflights without measuring; --quick says what 
   const r = cli(['bench', profile, '--quick', '--dry-run', '--backend', 'cpu']);
   assert.equal(r.code, 0, r.stderr);
   // examples/llama-3.1-8b.attn.yaml: seq_lens [512, 1024], batch_sizes [1, 8], context_lens [1024, 4096].
-  assert.match(r.stderr, /^--quick shortened prefill\.seq_lens \[512, 1024\] -> \[512\], decode\.batch_sizes \[1, 8\] -> \[1\], decode\.context_lens \[1024, 4096\] -> \[1024\]$/m);
+  assert.match(r.stderr, /^--quick shortened prefill\.seq_lens \[512, 1024\] -> \[512\], decode\.batch_sizes \[1, 8\] -> \[1\], decode\.context_lens \[1024, 4096\] -> \[1024\], timing per case until 30 samples and 0\.2 s, at most 2 s -> until 10 samples and 0\.1 s, at most 0\.5 s$/m);
   assert.equal(r.stdout, 'dry run: 2 cases on cpu and a page-pool simulation of 2,000 requests; nothing measured\n  flash_fwd B=1 N=512 H=32/8 D=128 causal bf16\n  paged_decode B=1 ctx=1024 H=32/8 D=128 page=16 bf16\n');
   const full = cli(['bench', profile, '--dry-run', '--backend', 'cpu']);
   assert.equal(full.code, 0, full.stderr);
