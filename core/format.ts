@@ -132,13 +132,33 @@ export function formatRate(perSecond: number, unit: 'FLOP/s' | 'B/s'): string {
  */
 export function formatDuration(ns: number): string {
   if (!Number.isFinite(ns)) return String(ns);
+  return ns === 0 ? '0 s' : formatDurationIn(ns, durationUnit(ns));
+}
+
+/** A unit formatDuration writes durations in. */
+export type DurationUnit = 's' | 'ms' | 'µs' | 'ns';
+
+const NS_PER: Record<DurationUnit, number> = { s: 1e9, ms: 1e6, µs: 1e3, ns: 1 };
+
+/**
+ * The unit formatDuration writes `ns` nanoseconds in: the largest one of s, ms, µs, ns that `|ns|`
+ * reaches (4.37e6 -> "ms"; 0 -> "ns"). A set of durations shown together (a table column and its
+ * chart's axis) takes the unit of its largest one, so every value reads in one unit.
+ */
+export function durationUnit(ns: number): DurationUnit {
   const abs = Math.abs(ns);
-  if (abs === 0) return '0 s';
-  if (abs >= 1e12) return `${formatCount(Math.round(ns / 1e9))} s`;
-  if (abs >= 1e9) return `${sig3(ns / 1e9)} s`;
-  if (abs >= 1e6) return `${sig3(ns / 1e6)} ms`;
-  if (abs >= 1e3) return `${sig3(ns / 1e3)} µs`;
-  return `${sig3(ns)} ns`;
+  return abs >= 1e9 ? 's' : abs >= 1e6 ? 'ms' : abs >= 1e3 ? 'µs' : 'ns';
+}
+
+/**
+ * `ns` nanoseconds in `unit`, three significant digits (thousands grouped from 1,000 up):
+ * formatDurationIn(4.5e6, 'ms') -> "4.5 ms", formatDurationIn(4.5e5, 'ms') -> "0.45 ms",
+ * formatDurationIn(2e12, 's') -> "2,000 s". A non-finite value is written as String does.
+ */
+export function formatDurationIn(ns: number, unit: DurationUnit): string {
+  if (!Number.isFinite(ns)) return String(ns);
+  const v = ns / NS_PER[unit];
+  return `${Math.abs(v) >= 1000 ? formatCount(Math.round(v)) : sig3(v)} ${unit}`;
 }
 
 /**

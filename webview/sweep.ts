@@ -7,38 +7,78 @@
  * machine.
  */
 import type { ChartConfiguration, ChartDataset } from 'chart.js';
-import { formatDuration } from '../core/format';
+import { durationUnit, formatCount, formatDurationIn, formatPercent, formatSignificant } from '../core/format';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../core/protocol/sweep';
 import type { ChartTable } from './charts';
-import { formatPercent } from '../core/format';
 import { withAlpha, type Palette } from './theme';
 
 type MetricKey = Exclude<keyof SweepMetrics, 'decodeCase'>;
 
-/** A figure the view can chart: its label, how a value reads, and where it comes from. */
+/**
+ * A figure the view can chart: its label, what its values are, and where it comes from. `kind`
+ * decides how a value reads (metricScale), the same in the table and on the chart's axis:
+ * 'ns' / 's' durations (in the unit of the largest value shown), 'fraction' as a percentage,
+ * 'count' whole numbers, 'rate' three significant digits in `unit`.
+ */
 export interface SweepMetric {
   key: MetricKey;
   label: string;
-  show: (v: number) => string;
+  kind: 'ns' | 's' | 'fraction' | 'count' | 'rate';
+  /** The unit of a 'count' or 'rate' figure, for the axis title ("tokens/s"); none for a plain count. */
+  unit?: string;
   source: 'modelled' | 'measured';
 }
 
-const count = (v: number) => Math.round(v).toLocaleString('en-US');
-const seconds = (v: number) => formatDuration(v * 1e9);
-
 export const SWEEP_METRICS: readonly SweepMetric[] = [
-  { key: 'internalFragmentation', label: 'internal fragmentation', show: formatPercent, source: 'modelled' },
-  { key: 'prefixHitRate', label: 'prefix-cache hit rate', show: formatPercent, source: 'modelled' },
-  { key: 'preemptions', label: 'preemptions', show: count, source: 'modelled' },
-  { key: 'poolPages', label: 'pool pages', show: count, source: 'modelled' },
-  { key: 'meanOccupancy', label: 'occupancy (mean)', show: formatPercent, source: 'modelled' },
-  { key: 'throughputTokensPerSec', label: 'output tokens/s (simulated)', show: count, source: 'modelled' },
-  { key: 'p99TtftS', label: 'p99 TTFT', show: seconds, source: 'modelled' },
-  { key: 'p99TpotS', label: 'p99 TPOT', show: seconds, source: 'modelled' },
-  { key: 'sloAttainment', label: 'requests meeting the SLO', show: formatPercent, source: 'modelled' },
-  { key: 'goodputRequestsPerSec', label: 'goodput (requests/s)', show: (v) => v.toPrecision(3), source: 'modelled' },
-  { key: 'decodeNsPerToken', label: 'decode time per token', show: formatDuration, source: 'measured' },
+  { key: 'internalFragmentation', label: 'internal fragmentation', kind: 'fraction', source: 'modelled' },
+  { key: 'prefixHitRate', label: 'prefix-cache hit rate', kind: 'fraction', source: 'modelled' },
+  { key: 'preemptions', label: 'preemptions', kind: 'count', source: 'modelled' },
+  { key: 'poolPages', label: 'pool pages', kind: 'count', unit: 'pages', source: 'modelled' },
+  { key: 'meanOccupancy', label: 'occupancy (mean)', kind: 'fraction', source: 'modelled' },
+  { key: 'throughputTokensPerSec', label: 'output throughput', kind: 'rate', unit: 'tokens/s', source: 'modelled' },
+  { key: 'p99TtftS', label: 'p99 TTFT', kind: 's', source: 'modelled' },
+  { key: 'p99TpotS', label: 'p99 TPOT', kind: 's', source: 'modelled' },
+  { key: 'sloAttainment', label: 'requests meeting the SLO', kind: 'fraction', source: 'modelled' },
+  { key: 'goodputRequestsPerSec', label: 'goodput', kind: 'rate', unit: 'requests/s', source: 'modelled' },
+  { key: 'decodeNsPerToken', label: 'decode time per token', kind: 'ns', source: 'measured' },
 ];
+
+/** How a figure reads over the values shown together (a table column and its charts' y axis). */
+export interface MetricScale {
+  /** The unit for the axis title ("ms", "%", "tokens/s"); undefined for a plain count. */
+  unit: string | undefined;
+  /** One value as the table cell and the axis tick write it: "4.37 ms", "9.3%", "1,024". */
+  show: (v: number) => string;
+}
+
+/**
+ * The one way `metric` reads for `values` (a sweep's rows): durations all in the unit of the
+ * largest (a column from 0.9 to 7.2 ms reads "0.9 ms" … "7.2 ms", not "900 µs"), fractions as
+ * percentages, counts with thousands grouped. The table's cells and the chart's y ticks (a
+ * chart.js tick callback) both call `show`, so the axis cannot disagree with the table.
+ */
+export function metricScale(metric: SweepMetric, values: readonly number[]): MetricScale {
+  const finite = values.filter(Number.isFinite);
+  switch (metric.kind) {
+    case 'ns':
+    case 's': {
+      const toNs = metric.kind === 's' ? 1e9 : 1;
+      const unit = durationUnit(Math.max(0, ...finite.map((v) => Math.abs(v * toNs))));
+      return { unit, show: (v) => formatDurationIn(v * toNs, unit) };
+    }
+    case 'fraction':
+      return { unit: '%', show: (v) => formatPercent(v) };
+    case 'count':
+      return { unit: metric.unit, show: (v) => formatCount(v) };
+    case 'rate':
+      return { unit: metric.unit, show: (v) => (Math.abs(v) >= 1000 ? formatCount(v) : formatSignificant(v)) };
+  }
+}
+
+/** `metric`'s scale over every row of `report` that has it. */
+export function reportScale(report: SweepReport, metric: SweepMetric): MetricScale {
+  return metricScale(metric, report.rows.flatMap((r) => (r.metrics[metric.key] === undefined ? [] : [r.metrics[metric.key] as number])));
+}
 
 /** The figures some row of `report` has, in SWEEP_METRICS order. */
 export function metricsOf(report: SweepReport): SweepMetric[] {
@@ -84,7 +124,8 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
       };
     });
     const font = { family: p.fontFamily, size: p.fontSize };
-    const scale = (title: string) => ({ title: { display: true, text: title, color: p.foreground, font }, ticks: { color: p.foreground, font }, grid: { color: p.grid } });
+    const { unit, show } = reportScale(report, metric);
+    const title = (text: string) => ({ display: true, text, color: p.foreground, font });
     return {
       axis: axis.key,
       lines: datasets.length,
@@ -99,7 +140,10 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
             title: { display: true, text: `${metric.label} vs ${axis.key} (${metric.source})`, color: p.foreground, font: { ...font, weight: 'bold' } },
             legend: { display: datasets.length > 1, labels: { color: p.foreground, font } },
           },
-          scales: { x: scale(axis.key), y: scale(metric.label) },
+          scales: {
+            x: { title: title(axis.key), ticks: { color: p.foreground, font }, grid: { color: p.grid } },
+            y: { title: title(unit ? `${metric.label} (${unit})` : metric.label), ticks: { color: p.foreground, font, callback: (v) => show(Number(v)) }, grid: { color: p.grid } },
+          },
         },
       },
     };
@@ -110,13 +154,14 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
 export function sweepTable(report: SweepReport): ChartTable {
   const metrics = metricsOf(report);
   const multiEnv = Object.keys(report.environments).length > 1;
+  const shows = metrics.map((m) => reportScale(report, m).show);
   return {
     columns: ['', ...report.axes.map((a) => a.key), ...(multiEnv ? ['env'] : []), ...metrics.map((m) => m.label), 'status'],
     rows: report.rows.map((r) => [
       report.best && report.best.id === r.id && report.best.environmentKey === r.environmentKey ? '★' : '',
       ...report.axes.map((a) => text(r.values[a.key])),
       ...(multiEnv ? [envLetter(report, r.environmentKey)] : []),
-      ...metrics.map((m) => (r.metrics[m.key] === undefined ? '' : m.show(r.metrics[m.key] as number))),
+      ...metrics.map((m, i) => (r.metrics[m.key] === undefined ? '' : shows[i]!(r.metrics[m.key] as number))),
       r.status,
     ]),
   };

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import type { SweepReport, SweepReportRow } from '../../core/protocol/sweep';
 import { metricsOf, sweepAxisCharts, sweepTable, SWEEP_METRICS } from '../../webview/sweep';
 import type { Palette } from '../../webview/theme';
+import { formatDuration, formatDurationIn } from '../../core/format';
 
 const palette: Palette = { kind: 'dark', foreground: '#fff', muted: '#aaa', background: '#000', grid: '#333', series: ['#00f', '#f80', '#0f0'], fontFamily: 'x', fontSize: 12, lineWidth: 2 };
 
@@ -47,4 +48,37 @@ test('the table: every row, the best starred, only the figures the rows have', (
   assert.deepEqual(t.rows[0]!.slice(0, 3), ['★', '8', '4']);
   assert.equal(t.rows.filter((r) => r[0] === '★').length, 1);
   assert.equal(t.rows[4]![4], '128');
+});
+
+test('the y axis reads in the table\'s units: one show for both, the unit in the axis title', () => {
+  // The page-size sweep newcomerB charted: decode 4.37-7.24 ms per token (stored in ns), p99 TTFT
+  // 68.6 s (stored in s), fragmentation 0-9.3% (stored as a fraction). The axis drew 4,000,000,
+  // 68 and 0.1 with no unit while the table said "4.37 ms", "68.6 s" and "9.3%".
+  const timed = (ps: number, ns: number, ttft: number, frag: number): SweepReportRow => ({ ...row(ps, 4, frag), metrics: { decodeNsPerToken: ns, p99TtftS: ttft, internalFragmentation: frag } });
+  const r: SweepReport = { ...report, axes: [{ key: 'kv_cache.page_size', values: [1, 16] }], rows: [timed(1, 7_240_000, 68.6, 0), timed(16, 874_000, 70.1, 0.093)], missing: [], best: null };
+  const metric = (k: string) => SWEEP_METRICS.find((m) => m.key === k)!;
+  const y = (k: string) => sweepAxisCharts(r, metric(k), palette)[0]!.config.options!.scales!.y as { title: { text: string }; ticks: { callback: (v: number) => string } };
+  const decode = y('decodeNsPerToken');
+  assert.equal(decode.title.text, 'decode time per token (ms)');
+  // 4,000,000 ns is a tick chart.js would pick: 4 ms; 874,000 ns reads in the column's unit, ms.
+  assert.equal(decode.ticks.callback(4_000_000), '4 ms');
+  const t = sweepTable(r);
+  const col = (label: string) => t.columns.indexOf(label);
+  assert.deepEqual(t.rows.map((row) => row[col('decode time per token')]), ['7.24 ms', '0.874 ms']);
+  const ttft = y('p99TtftS');
+  assert.equal(ttft.title.text, 'p99 TTFT (s)');
+  assert.equal(ttft.ticks.callback(68), '68 s');
+  assert.deepEqual(t.rows.map((row) => row[col('p99 TTFT')]), ['68.6 s', '70.1 s']);
+  const frag = y('internalFragmentation');
+  assert.equal(frag.title.text, 'internal fragmentation (%)');
+  assert.equal(frag.ticks.callback(0.1), '10.0%');
+  assert.deepEqual(t.rows.map((row) => row[col('internal fragmentation')]), ['0.0%', '9.3%']);
+  assert.deepEqual(metricsOf(r).map((m) => m.label), ['internal fragmentation', 'p99 TTFT', 'decode time per token']);
+});
+
+test('durations in a forced unit: thousands grouped, small ones below 1', () => {
+  assert.equal(formatDurationIn(4.5e5, 'ms'), '0.45 ms');
+  assert.equal(formatDurationIn(2e12, 's'), '2,000 s');
+  assert.equal(formatDuration(3.41e6), '3.41 ms');
+  assert.equal(formatDuration(3_384e9), '3,384 s');
 });
