@@ -492,13 +492,14 @@ for (const simd of [...paths, 'amx-model' as const]) {
       assert.ok(Number.isFinite(got.lse[2]!));
     });
 
-    // The bf16 pages' fused step (AVX512-BF16: groups of 4 rows, blocks of 16 tokens, token
-    // pairs) at its edges: 1-3 tokens left in a block, an odd tail, pages of 5 / 8 / 32 tokens,
-    // head_dim 32 and 96 (a 32-column block alone), groups of 4, 8 and 12 and groups padded with
-    // zero q rows to 4 or 8 (2: gemma-2, 3, 7: Qwen2.5-7B), q in fp32 (bf16 hi + lo) or bf16;
-    // unfilled slots hold NaN / 1e30, so reading one fails the comparison, and so does an output
-    // taken from a padded row or from another head's row.
-    const bf16Cases = [
+    // The fused page steps at their edges. AVX512-BF16 (bf16 pages): groups of 4 rows, blocks of
+    // 16 tokens, token pairs; AVX2 (bf16 and fp16 pages): blocks of 4 rows (the last one group
+    // mod 4 rows) x 2 tokens for the scores, 4 rows x 16 columns for P V. 1-3 tokens left in a
+    // block, an odd tail, pages of 5 / 8 / 32 tokens, head_dim 32, 96 and 256, groups of 2, 3,
+    // 4, 7 (Qwen2.5-7B), 8 and 12, and group 1 (MHA: the per-head path), q in fp32 or bf16 /
+    // fp16, split-K partitions; unfilled slots hold NaN / 1e30, so reading one fails the
+    // comparison, and so does an output taken from a padded row or from another head's row.
+    const fusedCases = [
       { pageSize: 5, group: 4, headDim: 64, qFp32: false },
       { pageSize: 8, group: 4, headDim: 96, qFp32: true },
       { pageSize: 16, group: 12, headDim: 32, qFp32: false },
@@ -506,17 +507,26 @@ for (const simd of [...paths, 'amx-model' as const]) {
       { pageSize: 16, group: 2, headDim: 128, qFp32: false },
       { pageSize: 8, group: 3, headDim: 64, qFp32: true },
       { pageSize: 16, group: 7, headDim: 128, qFp32: true },
+      { pageSize: 16, group: 1, headDim: 64, qFp32: false },
+      { pageSize: 16, group: 8, headDim: 256, qFp32: false, partitionTokens: 48 },
+      { pageSize: 16, group: 4, headDim: 128, qFp32: false, kvDtype: 'fp16' as const },
+      { pageSize: 8, group: 7, headDim: 256, qFp32: true, kvDtype: 'fp16' as const, partitionTokens: 64 },
+      { pageSize: 5, group: 3, headDim: 64, qFp32: false, kvDtype: 'fp16' as const },
+      { pageSize: 16, group: 2, headDim: 32, qFp32: true, kvDtype: 'fp16' as const, partitionTokens: 16 },
     ];
-    for (const c of bf16Cases) {
-      it(`bf16 pages of ${c.pageSize} tokens, group ${c.group}, head_dim ${c.headDim}, ${c.qFp32 ? 'fp32' : 'bf16'} q: within bf16 rounding`, async () => {
+    for (const c of fusedCases) {
+      const kvDtype = c.kvDtype ?? 'bf16';
+      const split = c.partitionTokens === undefined ? '' : `, partitions of ${c.partitionTokens} tokens`;
+      it(`${kvDtype} pages of ${c.pageSize} tokens, group ${c.group}, head_dim ${c.headDim}, ${c.qFp32 ? 'fp32' : kvDtype} q${split}: within ${kvDtype} rounding`, async () => {
         const s = pagedSetup({
           contextLens: [1, 3, 18, 37, 300], numHeads: 2 * c.group, numKvHeads: 2, headDim: c.headDim, pageSize: c.pageSize,
-          numPages: Math.ceil(400 / c.pageSize) + 10, kvDtype: 'bf16', simd, seed: 11000 + c.pageSize,
+          numPages: Math.ceil(400 / c.pageSize) + 10, kvDtype, simd, seed: 11000 + c.pageSize,
+          ...(c.partitionTokens === undefined ? {} : { partitionTokens: c.partitionTokens }),
         });
         const args = c.qFp32 ? { ...s.args, dtype: 'fp32' as const, q: randomUniform(5 * 2 * c.group * c.headDim, 11099) } : s.args;
         const [got, want] = await Promise.all([pagedDecode(args), referencePagedDecode(args)]);
-        assert.ok(maxAbsDiff(got.o, want.o) <= HALF_TOL.bf16, `O error ${maxAbsDiff(got.o, want.o)}`);
-        assert.ok(maxAbsDiff(got.lse, want.lse) <= HALF_TOL.bf16 * 4, `lse error ${maxAbsDiff(got.lse, want.lse)}`);
+        assert.ok(maxAbsDiff(got.o, want.o) <= HALF_TOL[kvDtype], `O error ${maxAbsDiff(got.o, want.o)}`);
+        assert.ok(maxAbsDiff(got.lse, want.lse) <= HALF_TOL[kvDtype] * 4, `lse error ${maxAbsDiff(got.lse, want.lse)}`);
       });
     }
 

@@ -93,6 +93,20 @@ struct KernelOps {
   // acc[r, 0..d) of decode_page_bf16 from the value order to column order, r < rows.
   void (*decode_bf16_columns)(int rows, int d, float* acc, int64_t ldacc);
 
+  // One decode step over a page of bf16 or fp16 K and V (kv_dtype) in fp32 arithmetic, fused
+  // (null where the path has none; AVX2: halves widened 8 at a time, FMA): for each of the hkv
+  // KV heads of the page, its g >= 1 query rows (row r of head hk is row hk g + r of q, m, l
+  // and acc) and t tokens, s[r, j] = scale q[r] . k[j], then the online-softmax step on m[r],
+  // l[r] and acc[r] (FlashAttention-2, Algorithm 1, lines 8-10; m = -inf, l = 0, acc = 0
+  // before the first page) with acc[r] += sum_j P[r, j] v[j], P in fp32. d a multiple of 8;
+  // q: [hkv g, d] fp32, row stride d; k, v: the page's [t, hkv, d] halves, row stride ldkv >=
+  // hkv d (rows past t are never read); next_k, next_v (or null): the page whose lines are
+  // prefetched into L2 beside the loads of the same lines of this one; m, l: [hkv g]; acc:
+  // [hkv g, d] stride ldacc, in column order.
+  void (*decode_page)(DType kv_dtype, int hkv, int g, int t, int d, float scale, const float* q,
+                      const void* k, const void* v, int64_t ldkv, const void* next_k,
+                      const void* next_v, float* m, float* l, float* acc, int64_t ldacc) = nullptr;
+
   // What gemm_bf16 needs of its shapes: m a multiple of gemm_bf16_rows, n a multiple of 16 when
   // gemm_bf16_rows > 1, and the reduced dimension (2 kp bf16) a multiple of gemm_bf16_k. AMX
   // tiles: 16 rows and 32 bf16; vdpbf16ps: any m and pairs.
