@@ -7,13 +7,13 @@
  */
 import type { Backend } from '../../core/config/types';
 import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunResult } from '../../core/protocol/run';
 import { SWEEP_SCHEMA_VERSION, type SweepPointInfo, type SweepPointRun } from '../../core/protocol/sweep';
 import { writeFileAtomic } from '../atomic';
 import { InputError } from '../errors';
-import { environmentKey, pointFileName, readPointFile } from './results';
+import { environmentKey, isNotAPoint, notRegularFile, pointFileName, readPointFile } from './results';
 import type { SweepPlan, SweepPoint } from './spec';
 import { sweepEnvironment, type PointJob, type WorkerMessage } from './worker';
 
@@ -99,15 +99,25 @@ export async function runSweepLocally(plan: SweepPlan, opts: LocalSweepOptions):
   const todo: SweepPoint[] = [];
   for (const p of share) {
     const file = join(opts.outDir, pointFileName(p.id, envKey));
-    if (!existsSync(file)) {
+    let there = true;
+    try {
+      lstatSync(file);
+    } catch {
+      there = false;
+    }
+    // A link to nothing is followed when the result is written, as --json follows one.
+    const irregular = there ? notRegularFile(file) : null;
+    if (!there || irregular?.why === 'a symbolic link to nothing') {
       todo.push(p);
       continue;
     }
+    // The point's result would be written through it: into a FIFO (blocking with no reader), a device, a loop.
+    if (irregular) throw new InputError(`is ${irregular.why}, where the result of point ${p.label} is written: remove it or give another --out`, file);
     const prior = readPointFile(file);
-    if (typeof prior !== 'string' && prior.sweep.sweepId !== plan.sweepId) {
+    if (!isNotAPoint(prior) && prior.sweep.sweepId !== plan.sweepId) {
       throw new InputError(`holds a result of another sweep (${prior.sweep.name}, sweep ${prior.sweep.sweepId}), not of ${plan.name} (sweep ${plan.sweepId}): give another --out or remove that folder`, file);
     }
-    if (typeof prior === 'string' || prior.status !== 'ok') todo.push(p);
+    if (isNotAPoint(prior) || prior.status !== 'ok') todo.push(p);
   }
   const result: LocalSweepResult = { resumed: share.length - todo.length, written: 0, failed: [], cancelled: false, environmentKey: envKey };
   const running = new Map<SweepPoint, { child: ChildProcess; fraction: number }>();

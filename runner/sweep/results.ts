@@ -4,7 +4,7 @@
  * builds from the folders of any number of machines (core/protocol/sweep.ts).
  */
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { TOOL_NAME, type Environment, type KernelCase, type RunResult } from '../../core/protocol/run';
 import { SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type SweepPointRun, type SweepReport, type SweepReportRow } from '../../core/protocol/sweep';
@@ -40,11 +40,10 @@ export function pointFileName(id: string, envKey: string): string {
 }
 
 /**
- * The text of a file in a results folder, or why it was not read: anything but a regular file
- * after following links (a FIFO would block the read, /dev/zero never ends), a link that leads
- * nowhere or round in a loop, or a file over `maxBytes`, which is not read at all.
+ * Why `path` is no regular file after following links (a FIFO would block a read, /dev/zero never
+ * ends, a link may lead nowhere or round in a loop), or null for a regular file.
  */
-export function readResultText(path: string, maxBytes: number): string | { why: string } {
+export function notRegularFile(path: string): NotAPoint | null {
   let st;
   try {
     st = statSync(path);
@@ -52,18 +51,30 @@ export function readResultText(path: string, maxBytes: number): string | { why: 
     const code = (e as NodeJS.ErrnoException).code;
     return { why: code === 'ELOOP' ? 'a symbolic link loop' : code === 'ENOENT' ? 'a symbolic link to nothing' : `cannot be read: ${(e as Error).message}` };
   }
-  if (st.isDirectory()) return { why: 'a folder' };
-  if (!st.isFile()) return { why: `not a regular file (${st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : 'a device'})` };
-  if (st.size > maxBytes) return { why: `${formatBytes(st.size)}, more than a result file is (at most ${formatBytes(maxBytes)})` };
+  if (st.isFile()) return null;
+  return { why: st.isDirectory() ? 'a folder' : `not a regular file (${st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : 'a device'})` };
+}
+
+/**
+ * The text of a file in a results folder, or why it was not read: anything but a regular file
+ * ({@link notRegularFile}), or a file over `maxBytes`, which is not read at all.
+ */
+export function readResultText(path: string, maxBytes: number): string | NotAPoint {
+  const irregular = notRegularFile(path);
+  if (irregular) return irregular;
   let fd: number | undefined;
   try {
     // O_NONBLOCK: a FIFO put in its place since the stat is not waited on.
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    if (!fstatSync(fd).isFile()) return { why: 'not a regular file' };
-    const buf = Buffer.alloc(maxBytes + 1);
+    const opened = fstatSync(fd);
+    if (!opened.isFile()) return { why: 'not a regular file' };
+    if (opened.size > maxBytes) return { why: `${formatCountOf(opened.size, 'byte')}, past the ${formatBytes(maxBytes)} such a file is at most` };
+    // One byte past the size the file has (or past the cap): a file grown past the cap since is caught too.
+    const buf = Buffer.allocUnsafe(Math.min(opened.size, maxBytes) + 1);
     let n = 0;
     for (let got; n < buf.length && (got = readSync(fd, buf, n, buf.length - n, null)) > 0; ) n += got;
-    if (n > maxBytes) return { why: `more than a result file is (at most ${formatBytes(maxBytes)})` };
+    if (n > maxBytes) return { why: `past the ${formatBytes(maxBytes)} such a file is at most` };
+    // Grown since the fstat (being written by someone else): what was read, which will not parse.
     return buf.toString('utf8', 0, n);
   } catch (e) {
     return { why: `cannot be read: ${(e as Error).message}` };
@@ -107,29 +118,66 @@ export function checkReportFile(path: string, plan: { name: string; sweepId: str
   if (r.sweepId !== plan.sweepId) throw refuse(`holds the report of another sweep (${String(r.name)}, sweep ${r.sweepId}), not of ${plan.name} (sweep ${plan.sweepId})`);
 }
 
-/** The point run in `path`, or why it is not one ('not-json', 'not-a-point' — e.g. a report or another run). */
-export function readPointFile(path: string): SweepPointRun | 'not-json' | 'not-a-point' {
+/**
+ * The most of a point file that is read: 64 MiB. A point file is one run JSON: its profile, the
+ * machine, at most 2,000 pool samples (simulatePool's maxSamples) and, for a benchmark, at most
+ * 10,000 timing samples per case (the timing loop's maxReps), a few MB for a bench of tens of
+ * cases; a bigger *.json in a results folder is something else, and is skipped unread.
+ */
+export const MAX_POINT_BYTES = 64 * 2 ** 20;
+
+/** Why a file in a results folder holds no point run, in words ('not JSON', 'a FIFO, not a regular file', ...). */
+export interface NotAPoint {
+  why: string;
+}
+
+/** Whether readPointFile found no point run. */
+export function isNotAPoint(r: SweepPointRun | NotAPoint): r is NotAPoint {
+  return 'why' in r;
+}
+
+/**
+ * The point run in `path`, or why it is not one: not a regular file, over {@link MAX_POINT_BYTES}
+ * (readResultText: neither is read), not JSON, or JSON of something else (a report, another run).
+ */
+export function readPointFile(path: string): SweepPointRun | NotAPoint {
+  const text = readResultText(path, MAX_POINT_BYTES);
+  if (typeof text !== 'string') return text;
   let value: unknown;
   try {
-    value = JSON.parse(readFileSync(path, 'utf8'));
+    value = JSON.parse(text);
   } catch {
-    return 'not-json';
+    return { why: 'not JSON' };
   }
   const v = value as Partial<SweepPointRun> | null;
   const s = v?.sweep;
-  if (!v || typeof v !== 'object' || !s || s.schema !== SWEEP_SCHEMA_VERSION || typeof s.sweepId !== 'string' || typeof s.id !== 'string' || !Array.isArray(s.axes) || !v.environment) return 'not-a-point';
+  if (!v || typeof v !== 'object' || !s || s.schema !== SWEEP_SCHEMA_VERSION || typeof s.sweepId !== 'string' || typeof s.id !== 'string' || !Array.isArray(s.axes) || !v.environment) return { why: 'not a sweep point result' };
   return v as SweepPointRun;
 }
 
-/** Every *.json under `dir` (sub-folders included, dot-files and the report left out), sorted. */
+/**
+ * Every *.json under `dir` (sub-folders included, each once however many links lead to it;
+ * dot-files and the report left out), sorted. An entry whose links cannot be followed (a loop,
+ * a link to nothing) is listed as it is, for readPointFile to say why it is skipped.
+ * @throws the fs error when `dir` itself cannot be read.
+ */
 export function listResultFiles(dir: string): string[] {
   const out: string[] = [];
+  const walked = new Set<string>();
   const walk = (d: string) => {
+    const st = statSync(d);
+    if (walked.has(`${st.dev}:${st.ino}`)) return;
+    walked.add(`${st.dev}:${st.ino}`);
     for (const name of readdirSync(d).sort()) {
       if (name.startsWith('.')) continue;
       const p = join(d, name);
-      const st = statSync(p);
-      if (st.isDirectory()) walk(p);
+      let entry;
+      try {
+        entry = statSync(p);
+      } catch {
+        entry = undefined;
+      }
+      if (entry?.isDirectory()) walk(p);
       else if (name.endsWith('.json') && name !== REPORT_FILE) out.push(p);
     }
   };
@@ -242,7 +290,7 @@ export function bestRow(rows: readonly SweepReportRow[]): BestRow | null {
 }
 
 export interface MergeOptions {
-  /** Called for a file that is skipped (not JSON, not a sweep point), with the reason. */
+  /** Called for a file that is skipped (not a regular file, too big, not JSON, not a sweep point), with the reason. */
   onSkip?: (file: string, why: string) => void;
   /** Only these point ids (a shard's), when given. */
   only?: ReadonlySet<string>;
@@ -266,8 +314,8 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
     }
     for (const file of files) {
       const point = readPointFile(file);
-      if (point === 'not-json' || point === 'not-a-point') {
-        opts.onSkip?.(file, point === 'not-json' ? 'not JSON' : 'not a sweep point result');
+      if (isNotAPoint(point)) {
+        opts.onSkip?.(file, point.why);
         continue;
       }
       const s = point.sweep;

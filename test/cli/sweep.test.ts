@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import * as YAML from 'yaml';
@@ -173,6 +173,43 @@ test('sweep --out holding a sweep-report.json that is not this sweep\'s (another
   assert.equal(readFileSync(join(foreign, 'sweep-report.json'), 'utf8'), mine);
   assert.equal(readFileSync(join(other, 'sweep-report.json'), 'utf8'), otherReport);
   assert.ok(lstatSync(join(device, 'sweep-report.json')).isSymbolicLink());
+});
+
+test('merge and a resumed sweep skip, with a warning, a *.json that is no regular file (a FIFO, /dev/zero, a link loop) or is past the point-file cap, instead of hanging on it; a point file in a FIFO\'s place is refused', () => {
+  const { dir, out, report } = localSweep();
+  const file = join(dir, 'grid.attn.yaml');
+  const copy = join(dir, 'odd');
+  mkdirSync(copy);
+  for (const n of readdirSync(out).filter((n) => n !== 'sweep-report.json')) copyFileSync(join(out, n), join(copy, n));
+  assert.equal(spawnSync('mkfifo', [join(copy, 'aa.json')]).status, 0);
+  symlinkSync('/dev/zero', join(copy, 'zz-zero.json'));
+  symlinkSync('loop.json', join(copy, 'loop.json'));
+  symlinkSync('.', join(copy, 'again')); // the folder itself once more: walked once
+  // 64 MiB + 1 byte (sparse): past MAX_POINT_BYTES, skipped without being read.
+  const big = openSync(join(copy, 'big.json'), 'w');
+  ftruncateSync(big, 64 * 2 ** 20 + 1);
+  closeSync(big);
+  const m = cli(['merge', copy, '--json', join(dir, 'odd.json')]);
+  assert.equal(m.code, 0, m.stderr);
+  assert.deepEqual(m.stderr.trim().split('\n').sort(), [
+    `${join(copy, 'aa.json')}:1:1: warning: skipped: not a regular file (a FIFO)`,
+    `${join(copy, 'big.json')}:1:1: warning: skipped: 67,108,865 bytes, past the 64 MiB such a file is at most`,
+    `${join(copy, 'loop.json')}:1:1: warning: skipped: a symbolic link loop`,
+    `${join(copy, 'zz-zero.json')}:1:1: warning: skipped: not a regular file (a device)`,
+  ]);
+  assert.deepEqual(comparable(readReport(join(dir, 'odd.json'))), comparable(report));
+  // The same sweep resumed in that folder: its merge reads past them too.
+  const r = cli(['sweep', file, '--out', copy]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /resumed: 6 of 6 points were already in/);
+  // A FIFO under a point's own file name: the point's result would be written into it (blocking with no reader).
+  const point = readdirSync(out).filter((n) => n !== 'sweep-report.json').sort()[0]!;
+  const fifoDir = join(dir, 'fifo');
+  mkdirSync(fifoDir);
+  assert.equal(spawnSync('mkfifo', [join(fifoDir, point)]).status, 0);
+  const f = cli(['sweep', file, '--out', fifoDir]);
+  assert.equal(f.code, 2, f.stderr);
+  assert.match(f.stderr, new RegExp(`^${join(fifoDir, point).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:1:1: is not a regular file \\(a FIFO\\), where the result of point .* is written: remove it or give another --out\n$`));
 });
 
 test('bad input: one line, exit 2, nothing written', () => {
