@@ -3,7 +3,7 @@
  * extension's commands (the VS Code extension says so with `clientCommands` in its
  * initializationOptions; ids in core/protocol/lsp.ts) gets "Run attention benchmark", "Run
  * serving simulation" (profiles with a `workload:` key) and "Show memory breakdown", each with
- * the document URI. Any other client (Neovim, Helix, ...) gets one
+ * the document URI; no benchmark lens for an encoder (bert), which `attnscope bench` refuses. Any other client (Neovim, Helix, ...) gets one
  * lens whose command the server runs itself through workspace/executeCommand (SERVER_COMMANDS):
  * the memory summary, shown with window/showMessage — never a command the client cannot run.
  */
@@ -40,8 +40,10 @@ export function codeLenses(a: Analysis, clientCommands: boolean): CodeLens[] {
       ...(hasWorkload(a) ? [{ range, command: { title: 'AttnScope: run serving simulation', command: SERVER_COMMANDS.simulate, arguments: [a.uri] } }] : []),
     ];
   }
+  // An encoder has no causal decode and no KV cache: `attnscope bench` refuses it (runner/preflight.ts), so no lens offers it.
+  const encoder = (a.profile?.model ?? a.model)?.isEncoder === true;
   return [
-    { range, command: { title: 'Run attention benchmark', command: Commands.runBenchmark, arguments: [a.uri] } },
+    ...(encoder ? [] : [{ range, command: { title: 'Run attention benchmark', command: Commands.runBenchmark, arguments: [a.uri] } }]),
     ...(hasWorkload(a) ? [{ range, command: { title: 'Run serving simulation', command: Commands.runSimulation, arguments: [a.uri] } }] : []),
     { range, command: { title: 'Show memory breakdown', command: Commands.showMemoryBreakdown, arguments: [a.uri] } },
   ];

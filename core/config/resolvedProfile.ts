@@ -19,6 +19,8 @@ function part(v: unknown, key: string): Loose {
   return x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined;
 }
 
+const isEmptyList = (v: unknown): boolean => Array.isArray(v) && v.length === 0;
+
 /** The Profile's file-settable values under their profile keys; anything missing stays missing, for the schema to name. */
 function profileKeys(p: Record<string, unknown>): Record<string, unknown> {
   const device = part(p, 'device');
@@ -36,7 +38,8 @@ function profileKeys(p: Record<string, unknown>): Record<string, unknown> {
     device: device && { backend: device.backend, memory_gib: device.memoryGib, gpu_memory_utilization: device.gpuMemoryUtilization, tensor_parallel_size: device.tensorParallelSize, gpu: device.gpu },
     kv_cache: kv && { page_size: kv.pageSize, dtype: kv.dtype, num_pages: kv.numPages, memory_gib: kv.memoryGib },
     prefill: prefill && { batch_size: prefill.batchSize, seq_lens: prefill.seqLens, causal: prefill.causal },
-    decode: decode && { batch_sizes: decode.batchSizes, context_lens: decode.contextLens },
+    // An encoder resolves to no decode cases (profileDefaults.ts defaultCases): no decode key, as a file with none.
+    decode: decode && !(part(p, 'model')?.isEncoder === true && isEmptyList(decode.batchSizes) && isEmptyList(decode.contextLens)) ? { batch_sizes: decode.batchSizes, context_lens: decode.contextLens } : undefined,
     workload: w && {
       requests: w.requests,
       arrival_rate: w.arrivalRate,

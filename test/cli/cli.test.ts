@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { createInterface } from 'node:readline';
 import type { RunResult } from '../../core/protocol/run';
+import { readProfileOrConfig } from '../../core/config/profile';
 import { aliasBomb } from '../fixtures/yaml';
 import { tempDir } from '../fixtures/tmp';
 
@@ -137,6 +138,15 @@ test('an encoder is refused by bench with the reason', () => {
   const r = cli(['bench', file, '--quick']);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /encoder/);
+  // The editor's door: the Profile its language server resolved from the same config.json (no
+  // decode cases: an encoder has none) meets the same refusal, not the stdin checks' 'decode.batch_sizes
+  // needs at least one value' about keys the user never wrote.
+  const read = readProfileOrConfig(readFileSync(file, 'utf8'), file, { readFile: (f) => readFileSync(f, 'utf8') });
+  assert.deepEqual(read.value!.decode, { batchSizes: [], contextLens: [] });
+  const s = cli(['bench', '-', '--events'], JSON.stringify(read.value));
+  assert.equal(s.code, 2);
+  assert.equal(s.stderr, '<stdin>:1:1: bert is an encoder: it has no KV cache and no causal decode to benchmark; try `attnscope estimate`\n');
+  assert.match(JSON.parse(s.stdout).message, /^bert is an encoder: /);
 });
 
 test('unknown command and bad flag: exit 2 with usage', () => {

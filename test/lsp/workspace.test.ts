@@ -134,6 +134,11 @@ test('code lenses: run the benchmark and show the memory breakdown, on profiles 
   await client.open(bare, 'model: ../../examples/llama-3.1-8b/config.json\n');
   assert.deepEqual((await client.codeLenses(bare))!.map((l) => l.command?.command), [Commands.runBenchmark, Commands.showMemoryBreakdown]);
   await client.close(bare);
+  // An encoder (bert): nothing to benchmark (`attnscope bench` refuses it), so only the memory breakdown.
+  const bert = fixture('configs/bert-base-uncased.config.json');
+  await client.open(bert.uri, bert.text);
+  assert.deepEqual((await client.codeLenses(bert.uri))!.map((l) => l.command?.command), [Commands.showMemoryBreakdown]);
+  await client.close(bert.uri);
   const other = pathToFileURL(join(dir, 'package.json')).href;
   await client.open(other, '{ "name": "x" }');
   assert.deepEqual(await client.codeLenses(other), []);
