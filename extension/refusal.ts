@@ -29,7 +29,9 @@ function runnerReason(outcome: Pick<RunnerOutcome, 'error' | 'logTail'>): string
  * 'auto' (the setting wins over the profile), else the profile's device.backend.
  */
 export function refusalOf(outcome: Pick<RunnerOutcome, 'error' | 'logTail'>, profile: Pick<Profile, 'device'>, settingBackend: Backend): Refusal {
-  const raw = runnerReason(outcome);
+  // A missing native part lists every file it looked for (up to 8 per build): the toast keeps what
+  // is missing and how to build it; the runner's line, paths and all, is in the log.
+  const raw = runnerReason(outcome).replace(/ \(tried [^)]*\)/g, '');
   const m = /^(.*?)\.? Use --backend (\w+)\.?$/s.exec(raw);
   if (!m) return { reason: raw };
   // The CLI names the flag the setting became ("--backend cuda: ..."): the setting is named below instead.

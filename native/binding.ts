@@ -15,7 +15,7 @@
  * walking up from this file (sources under tsx, bundles in dist/, an installed extension); a
  * file that exists but fails to load (another architecture, another Node ABI) is passed over for
  * the next.
- * @throws Error naming every file tried and why each failed, and how to build them.
+ * @throws NativeMissingError naming every file tried and why each failed, and how to build them.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -75,6 +75,18 @@ export function buildOrder(): NativeBuild[] {
   throw new RangeError(`ATTNSCOPE_BACKEND must be auto, native or wasm, got '${forced}'`);
 }
 
+/**
+ * Neither build of the native part loads here (a package built without a compiler or Emscripten,
+ * a platform without prebuilds): the message says what is missing, how to build it, and every
+ * file tried. The CLI reports it as a case that cannot run here (one line, exit 2), not a crash.
+ */
+export class NativeMissingError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NativeMissingError';
+  }
+}
+
 let cached: unknown;
 let loaded: LoadedBuild | undefined;
 
@@ -92,7 +104,7 @@ function tryBuild(build: NativeBuild): { module: unknown; path: string } | { why
       failed.push(`the ${name} at ${path} failed to load: ${(e as Error).message}`);
     }
   }
-  return { why: failed.length > 0 ? failed.join('; ') : `no ${name} found (tried ${tried.join(', ')}; ${howToBuild})` };
+  return { why: failed.length > 0 ? failed.join('; ') : `no ${name} found: ${howToBuild} (tried ${tried.join(', ')})` };
 }
 
 /** The raw module of the loaded build; typed views of it live in native/kernels.ts and the other parts. */
@@ -109,7 +121,7 @@ export function loadAddon<T = Record<string, unknown>>(): T {
     loaded = { build, path: r.path, ...(failures.length > 0 ? { fallbackReason: failures.join('; ') } : {}) };
     return cached as T;
   }
-  throw new Error(`AttnScope could not load its native part: ${failures.join('; ')}.`);
+  throw new NativeMissingError(`AttnScope has no kernels for this machine: ${failures.join('; ')}.`);
 }
 
 /** The raw module if {@link loadAddon} has loaded it already, else undefined (never loads it). */

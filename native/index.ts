@@ -6,7 +6,7 @@
  * One file per part: kernels (flash forward, paged decode, reference, timing), allocator
  * (page pool), peaks (machine ceilings), cuda (the optional GPU library).
  */
-export { loadAddon, loadedBuild, nativeFileCandidates, WASM_FILE, type LoadedBuild, type NativeBuild } from './binding';
+export { loadAddon, loadedBuild, nativeFileCandidates, NativeMissingError, WASM_FILE, type LoadedBuild, type NativeBuild } from './binding';
 export * from './kernels';
 export * from './allocator';
 export * from './simulator';

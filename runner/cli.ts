@@ -24,7 +24,7 @@ import { createRun, type PoolResult, type PoolSample, type StepTimeModel } from 
 import { batchLimitsText, estimate, referenceSeqLen } from '../core/estimate';
 import { formatCount, formatCountOf } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
-import { stopSimulations } from '../native';
+import { NativeMissingError, stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, writeOutput } from './args';
 import { describeMachine } from './environment';
 import { BackendError, describeCase, runBench, selectBackend } from './bench';
@@ -522,7 +522,8 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
       io.stderr.write(`${e.format()}\n`);
       return EXIT_BAD_INPUT;
     }
-    if (e instanceof BackendError) {
+    // Kernels that cannot run here (no such GPU; neither the native addon nor the WebAssembly module): one line, exit 2.
+    if (e instanceof BackendError || e instanceof NativeMissingError) {
       io.stderr.write(`attnscope: ${e.message}\n`);
       return EXIT_BAD_INPUT;
     }

@@ -53,7 +53,7 @@ describe('AttnScope from the universal package (WebAssembly, no native addon)', 
     const env = run.environment!;
     assert.equal(env.nativeBuild, 'wasm');
     // The package has no addon: the loader says it looked for one and found none.
-    assert.match(env.nativeBuildReason ?? '', /no native addon found \(tried .*attnscope_native\.node/);
+    assert.match(env.nativeBuildReason ?? '', /no native addon found: .*\(tried .*attnscope_native\.node/);
     assert.equal(env.simd, 'simd128');
     assert.equal(env.threads, 1);
     const timed = run.cases.filter((c) => c.kernel !== 'reference');

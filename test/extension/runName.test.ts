@@ -60,6 +60,14 @@ describe('refused runs', () => {
     assert.equal(f.reason, r.reason);
   });
 
+  it('a missing native part: what is missing and how to build it, without the files tried (those are in the log)', () => {
+    // The runner's line with neither build present (native/binding.ts NativeMissingError), two paths each for short.
+    const line = 'attnscope: AttnScope has no kernels for this machine: no native addon found: `npm run build:native` builds it (needs g++, make and python3) (tried /x/native/build/Release/attnscope_native.node, /x/build/Release/attnscope_native.node); no WebAssembly module found: `npm run build:wasm` builds it (needs Emscripten: apt-get install emscripten) (tried /x/native/wasm/build/attnscope_wasm.js, /x/wasm/build/attnscope_wasm.js).';
+    assert.deepEqual(refusalOf({ error: null, logTail: ['[  0%] measuring this machine', line] }, run.profile, 'auto'), {
+      reason: 'AttnScope has no kernels for this machine: no native addon found: `npm run build:native` builds it (needs g++, make and python3); no WebAssembly module found: `npm run build:wasm` builds it (needs Emscripten: apt-get install emscripten).',
+    });
+  });
+
   it('pass a preflight refusal (an error event placed in the profile) through as it is', () => {
     const error = '/w/p.attn.yaml:4:13: head_dim 1024 exceeds the CPU kernels\' limit 512';
     assert.deepEqual(refusalOf({ error, logTail: [] }, run.profile, 'auto'), { reason: error });
