@@ -39,7 +39,8 @@ struct HasTranspose<V, std::enable_if_t<V::kHasTranspose>> {
   static constexpr bool value = true;
 };
 
-// Whether V has reduce8 (8 vectors to one of their 8 sums; 8-lane AVX2 does).
+// Whether V has reduce8 / reduce8_max (8 vectors to their 8 sums / maxima, lane i reducing
+// vector i; 8-lane AVX2 does).
 template <typename V, typename = void>
 struct HasReduce8 {
   static constexpr bool value = false;
@@ -211,21 +212,40 @@ struct SimdOps {
   }
 
   // ---- online softmax ----
-  // softmax_tile on 16 rows at once, for n and n_pad multiples of W = 16 and scale > 0
-  // (AVX-512: V::reduce16 and friends). The per-row path spends most of a row's time in the
-  // latency of its two horizontal reductions and of the scalar alpha and its branch, between
-  // which the row's exponentials cannot start; here the 16 rows' maxima and sums are reduced
-  // together (lane i = row i), m, l and alpha are vectors, and the 16 rows' exp passes are
-  // independent of one another. P = exp(scale s - m_new) is one FMA from the raw score
+  // Lane i of the result: the sum (kMax: the largest lane) of part[i], for W rows at once.
+  // AVX-512: argument 4j + b of reduce16 lands in lane 4b + j, so row 4b + j is passed there.
+  template <bool kMax>
+  [[gnu::always_inline]] static T reduce_rows(const T (&part)[W]) {
+    if constexpr (HasReduce16<V>::value) {
+      if constexpr (kMax) {
+        return V::reduce16_max(part[0], part[4], part[8], part[12], part[1], part[5], part[9], part[13],
+                               part[2], part[6], part[10], part[14], part[3], part[7], part[11], part[15]);
+      } else {
+        return V::reduce16(part[0], part[4], part[8], part[12], part[1], part[5], part[9], part[13],
+                           part[2], part[6], part[10], part[14], part[3], part[7], part[11], part[15]);
+      }
+    } else if constexpr (kMax) {
+      return V::reduce8_max(part[0], part[1], part[2], part[3], part[4], part[5], part[6], part[7]);
+    } else {
+      return V::reduce8(part[0], part[1], part[2], part[3], part[4], part[5], part[6], part[7]);
+    }
+  }
+
+  // softmax_tile on W rows at once (AVX-512: 16 rows, V::reduce16; AVX2: 8 rows, V::reduce8),
+  // for n and n_pad multiples of W and scale > 0. The per-row path spends most of a row's time
+  // in the latency of its two horizontal reductions and of the scalar alpha and its branch,
+  // between which the row's exponentials cannot start; here the W rows' maxima and sums are
+  // reduced together (lane i = row i), m, l and alpha are vectors, and the W rows' exp passes
+  // are independent of one another. P = exp(scale s - m_new) is one FMA from the raw score
   // (scale > 0, so max(scale s) = scale max(s) exactly; scale = 1 gives exp(s - m_new) as
   // before).
-  static void softmax_rows16(int n, int n_pad, float scale, float* s, int64_t lds,
-                             const int32_t* begin, const int32_t* end, float* m, float* l,
-                             float* acc, int64_t ldacc, int d) {
+  static void softmax_rows(int n, int n_pad, float scale, float* s, int64_t lds,
+                           const int32_t* begin, const int32_t* end, float* m, float* l,
+                           float* acc, int64_t ldacc, int d) {
     constexpr float kNegInf = -std::numeric_limits<float>::infinity();
     const T neg_inf = V::set1(kNegInf);
-    T part[16];
-    for (int i = 0; i < 16; ++i) {
+    T part[W];
+    for (int i = 0; i < W; ++i) {
       float* row = s + i * lds;
       const int a = begin[i], z = end[i];
       part[i] = neg_inf;
@@ -235,14 +255,12 @@ struct SimdOps {
       for (int j = z; j < hv; ++j) row[j] = kNegInf;
       for (int j = lo; j < hv; j += W) part[i] = V::max(part[i], V::load(row + j));
     }
-    // Argument 4j + b of reduce16 lands in lane 4b + j: pass row 4b + j there.
-    const T row_max = V::reduce16_max(part[0], part[4], part[8], part[12], part[1], part[5], part[9], part[13],
-                                      part[2], part[6], part[10], part[14], part[3], part[7], part[11], part[15]);
+    const T row_max = reduce_rows<true>(part);
     const T m_old = V::load(m);
     const T m_new = V::max(m_old, V::mul(V::set1(scale), row_max));
     const T neg_m = V::sub(V::zero(), m_new);
     const T sv = V::set1(scale);
-    for (int i = 0; i < 16; ++i) {
+    for (int i = 0; i < W; ++i) {
       float* row = s + i * lds;
       const int a = begin[i], z = end[i];
       part[i] = V::zero();
@@ -256,15 +274,14 @@ struct SimdOps {
       }
       for (int j = hv; j < n_pad; j += W) V::store(row + j, V::zero());
     }
-    const T total = V::reduce16(part[0], part[4], part[8], part[12], part[1], part[5], part[9], part[13],
-                                part[2], part[6], part[10], part[14], part[3], part[7], part[11], part[15]);
+    const T total = reduce_rows<false>(part);
     // alpha = exp(m_old - m_new), exactly 1 where the max did not move (also m = -inf on both
     // sides: a row that has seen no key yet).
     const T alpha = V::select_equal(m_old, m_new, V::set1(1.f), V::exp_nonpositive(V::sub(m_old, m_new)));
     V::store(m, m_new);
     V::store(l, V::fmadd(V::load(l), alpha, total));
     const int d_vec = d / W * W;
-    float alpha_lanes[16];
+    float alpha_lanes[W];
     if (d_vec < d) V::store(alpha_lanes, alpha);
     for (unsigned moved = V::lanes_differ(m_old, m_new); moved != 0; moved &= moved - 1) {
       const int i = __builtin_ctz(moved);
@@ -283,7 +300,8 @@ struct SimdOps {
   // forwarding stall of reading its lanes back. Only the vectors holding [begin, end) are
   // read and exponentiated; the rest of the row is written 0 (on the causal diagonal, half
   // the row; flash_fwd.cc leaves those columns uncomputed).
-  // Rows run 16 at a time through softmax_rows16 where V has reduce16 and the shapes allow.
+  // Rows run W at a time through softmax_rows where V has reduce16 or reduce8 and the shapes
+  // allow.
   static void softmax_tile(int rows, int n, int n_pad, float scale, float* s, int64_t lds,
                            const int32_t* begin, const int32_t* end, float* m, float* l,
                            float* acc, int64_t ldacc, int d) {
@@ -291,10 +309,10 @@ struct SimdOps {
     const int n_vec = n / W * W;
     const T sv = V::set1(scale);
     int r = 0;
-    if constexpr (HasReduce16<V>::value) {
+    if constexpr (HasReduce16<V>::value || HasReduce8<V>::value) {
       if (n % W == 0 && n_pad % W == 0 && scale > 0.f) {
-        for (; r + 16 <= rows; r += 16)
-          softmax_rows16(n, n_pad, scale, s + r * lds, lds, begin + r, end + r, m + r, l + r, acc + r * ldacc, ldacc, d);
+        for (; r + W <= rows; r += W)
+          softmax_rows(n, n_pad, scale, s + r * lds, lds, begin + r, end + r, m + r, l + r, acc + r * ldacc, ldacc, d);
       }
     }
     for (; r < rows; ++r) {

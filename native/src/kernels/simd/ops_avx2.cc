@@ -24,6 +24,49 @@ struct Avx2 : VectorBase<Avx2, 8> {
   static T zero_below(T value, T x, T limit) {
     return _mm256_andnot_ps(_mm256_cmp_ps(x, limit, _CMP_LT_OQ), value);
   }
+  // exp(x) for x <= 0, -inf or NaN, as 2^t with t = x log2(e): n = round(t), 2^(t - n) by the
+  // degree-6 polynomial on [-1/2, 1/2] of the AVX-512 traits (ops_avx512.h, whose
+  // exp_nonpositive has the fit and its error: 7.9e-8 relative in fp32 Horner), times 2^n built
+  // in the exponent bits (scale_pow2). AVX2 has no vscalef: t is clamped at -127, where
+  // n + 127 = 0 makes 2^n the bit pattern 0, so x <= -88.03 (and -inf) give exactly 0 (past
+  // -87.3 the result would be subnormal; flushed instead). NaN stays NaN (vmaxps returns its
+  // second operand when one is NaN; vcvtps2dq of NaN gives 2^n = 1.0). x = 0 gives exactly 1.
+  // 12 instructions where cephes_exp's clamps, Cody-Waite reduction and zeroing take 19.
+  static T exp_nonpositive(T x) {
+    const T t = _mm256_max_ps(set1(-127.f), _mm256_mul_ps(x, set1(1.44269504088896341f)));
+    const T n = round(t);
+    const T f = _mm256_sub_ps(t, n);
+    T y = set1(1.5353361959569156e-04f);
+    y = fmadd(y, f, set1(1.3398875016719103e-03f));
+    y = fmadd(y, f, set1(9.6184369176626205e-03f));
+    y = fmadd(y, f, set1(5.5503323674201965e-02f));
+    y = fmadd(y, f, set1(2.4022647738456726e-01f));
+    y = fmadd(y, f, set1(6.9314718246459961e-01f));
+    y = fmadd(y, f, set1(1.f));
+    return scale_pow2(y, n);
+  }
+  // Lane i = the largest of a_i's 8 lanes (softmax_rows: 8 rows' maxima at once; reduce8, below,
+  // gives the sums). No vhmaxps: three folding stages (unpack ps, unpack pd, 128-bit halves),
+  // 14 shuffles and 7 vmaxps where eight reduce_max take 8 x 5 instructions in serial chains.
+  static T reduce8_max(T a0, T a1, T a2, T a3, T a4, T a5, T a6, T a7) {
+    const T a[8] = {a0, a1, a2, a3, a4, a5, a6, a7};
+    T u[4], v[2];
+    for (int i = 0; i < 4; ++i)  // per 128-bit half: a[2i] lanes (0|2, 1|3) in 0, 2; a[2i+1] in 1, 3
+      u[i] = _mm256_max_ps(_mm256_unpacklo_ps(a[2 * i], a[2 * i + 1]), _mm256_unpackhi_ps(a[2 * i], a[2 * i + 1]));
+    for (int i = 0; i < 2; ++i) {  // per half: lane j holds half of a[4i + j] reduced
+      const __m256d x = _mm256_castps_pd(u[2 * i]), y = _mm256_castps_pd(u[2 * i + 1]);
+      v[i] = _mm256_max_ps(_mm256_castpd_ps(_mm256_unpacklo_pd(x, y)), _mm256_castpd_ps(_mm256_unpackhi_pd(x, y)));
+    }
+    return _mm256_max_ps(_mm256_permute2f128_ps(v[0], v[1], 0x20), _mm256_permute2f128_ps(v[0], v[1], 0x31));
+  }
+  // Lane i of x in every lane (one vpermps).
+  static T broadcast_lane(T x, int i) { return _mm256_permutevar8x32_ps(x, _mm256_set1_epi32(i)); }
+  // Bit i set where lane i of a and b differ (or either is NaN).
+  static unsigned lanes_differ(T a, T b) { return unsigned(_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_NEQ_UQ))); }
+  // if_equal where the lanes of a and b are equal, else x.
+  static T select_equal(T a, T b, T if_equal, T x) {
+    return _mm256_blendv_ps(x, if_equal, _mm256_cmp_ps(a, b, _CMP_EQ_OQ));
+  }
   static float reduce_add(T x) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
