@@ -59,6 +59,9 @@ const FLASH_CASES: FlashCase[] = [
   { name: 'GQA H/H_kv=4, causal, N_q=33 < N_k=150, D=128', batch: 2, seqLenQ: 33, seqLenK: 150, numHeads: 8, numKvHeads: 2, headDim: 128, causal: true },
   { name: 'GQA, not causal, N_q=70 > N_k=45', batch: 1, seqLenQ: 70, seqLenK: 45, numHeads: 4, numKvHeads: 1, headDim: 64, causal: false },
   { name: 'sliding window 37, causal, D=80', batch: 1, seqLenQ: 200, seqLenK: 200, numHeads: 8, numKvHeads: 8, headDim: 80, causal: true, window: 37 },
+  // D = 36 is no multiple of 8 or 16: K^T packing's register transposes (8 x 8 AVX2, 16 x 16
+  // AVX-512) leave rows to the scalar remainder, and the accumulator's rescale a scalar tail.
+  { name: 'head_dim 36, causal, N=71', batch: 1, seqLenQ: 71, seqLenK: 71, numHeads: 3, numKvHeads: 1, headDim: 36, causal: true },
   { name: 'sliding window 16, not causal, N_q < N_k', batch: 1, seqLenQ: 50, seqLenK: 90, numHeads: 2, numKvHeads: 1, headDim: 64, causal: false, window: 16 },
   { name: 'one query over 300 keys (decode shape), causal', batch: 1, seqLenQ: 1, seqLenK: 300, numHeads: 4, numKvHeads: 1, headDim: 128, causal: true },
   // A KV head's packed K^T and V, 9088 x 128 fp32 each = 9.3 MB, exceed one job's 8 MiB

@@ -29,7 +29,7 @@ struct HasReduce16<V, std::enable_if_t<V::kHasReduce16>> {
   static constexpr bool value = true;
 };
 
-// Whether V has transpose(T r[W]) (a W x W in-register transpose; AVX-512 does).
+// Whether V has transpose(T r[W]) (a W x W in-register transpose; AVX-512 and AVX2 do).
 template <typename V, typename = void>
 struct HasTranspose {
   static constexpr bool value = false;

@@ -67,6 +67,27 @@ struct Avx2 : VectorBase<Avx2, 8> {
   static T select_equal(T a, T b, T if_equal, T x) {
     return _mm256_blendv_ps(x, if_equal, _mm256_cmp_ps(a, b, _CMP_EQ_OQ));
   }
+  // r[i][j] <- r[j][i] (8 x 8) in 24 shuffles: rows interleaved in pairs (unpack ps), then in
+  // fours (shuffle ps), then the 128-bit halves swapped across (vperm2f128). Used by
+  // pack_panels for K^T, which otherwise stores one float at a time.
+  static constexpr bool kHasTranspose = true;
+  static void transpose(T* r) {
+    T t[8], u[8];
+    for (int i = 0; i < 4; ++i) {  // t[2i], t[2i+1]: rows 2i, 2i+1 interleaved (lanes 0-1 | 2-3 per half)
+      t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+      t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+    }
+    for (int g = 0; g < 2; ++g) {  // u[4g + c]: column c (+4 in the high half) of rows 4g .. 4g + 3
+      u[4 * g] = _mm256_shuffle_ps(t[4 * g], t[4 * g + 2], _MM_SHUFFLE(1, 0, 1, 0));
+      u[4 * g + 1] = _mm256_shuffle_ps(t[4 * g], t[4 * g + 2], _MM_SHUFFLE(3, 2, 3, 2));
+      u[4 * g + 2] = _mm256_shuffle_ps(t[4 * g + 1], t[4 * g + 3], _MM_SHUFFLE(1, 0, 1, 0));
+      u[4 * g + 3] = _mm256_shuffle_ps(t[4 * g + 1], t[4 * g + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (int c = 0; c < 4; ++c) {
+      r[c] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x20);
+      r[4 + c] = _mm256_permute2f128_ps(u[c], u[4 + c], 0x31);
+    }
+  }
   static float reduce_add(T x) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps(x, 1));
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
