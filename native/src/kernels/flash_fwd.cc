@@ -355,7 +355,8 @@ Status run_flash(const FlashParams& p) {
   const int per_job = static_cast<int>(std::min<int64_t>(kv_heads, std::max<size_t>(1, kJobPackedBytes / head_bytes)));
 
   std::vector<FlashScratch>& scratch = flash_scratch();
-  const size_t workers = static_cast<size_t>(std::min<int64_t>(threads, int64_t(per_job) * (num_k_tiles + num_q_tiles)));
+  const size_t workers =
+      static_cast<size_t>(std::min<int64_t>(threads, int64_t(per_job) * (num_k_tiles + num_q_tiles)));
   if (scratch.size() < workers) scratch.resize(workers);
   for (size_t w = 0; w < workers; ++w) scratch[w].init(group * block_m, d, bf16_dot);
   PackedKV& packed = packed_kv();

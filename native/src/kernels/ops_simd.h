@@ -7,7 +7,9 @@
 // T, zero(), set1(f), load(p), store(p, x), fmadd(a, b, c), mul(a, b), max(a, b),
 // reduce_add(x), reduce_max(x), exp(x) (exp(-inf) = 0, NaN stays NaN), exp_nonpositive(x) (exp for
 // x <= 0, -inf or NaN; may equal exp), load_f16(p) and
-// load_bf16(p) (W half / bf16 values widened to fp32).
+// load_bf16(p) (W half / bf16 values widened to fp32). Optional: reduce16 (AVX-512) or reduce8
+// (AVX2) with broadcast_lane, lanes_differ and select_equal (softmax_rows: W rows at once), and
+// transpose (W x W, K^T packing).
 #pragma once
 
 #include <cstdint>

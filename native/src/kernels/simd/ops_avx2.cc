@@ -62,7 +62,9 @@ struct Avx2 : VectorBase<Avx2, 8> {
   // Lane i of x in every lane (one vpermps).
   static T broadcast_lane(T x, int i) { return _mm256_permutevar8x32_ps(x, _mm256_set1_epi32(i)); }
   // Bit i set where lane i of a and b differ (or either is NaN).
-  static unsigned lanes_differ(T a, T b) { return unsigned(_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_NEQ_UQ))); }
+  static unsigned lanes_differ(T a, T b) {
+    return unsigned(_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_NEQ_UQ)));
+  }
   // if_equal where the lanes of a and b are equal, else x.
   static T select_equal(T a, T b, T if_equal, T x) {
     return _mm256_blendv_ps(x, if_equal, _mm256_cmp_ps(a, b, _CMP_EQ_OQ));
