@@ -120,13 +120,14 @@ export function formatEstimate(e: Estimate, title: string, opts: { tensorParalle
     lines.push('  KV cache          none: an encoder keeps no KV cache');
   } else {
     lines.push(`  KV per token      ${formatBytes(e.kvBytesPerToken)}${perGpu} (${formatCount(e.kvBytesPerToken)} B; ${formatBytes(e.kvBytesPerTokenPerLayer)} per layer)`);
-    lines.push(`  page              ${formatBytes(e.pageBytes)}${perGpu} for all layers (${formatBytes(e.pageBytesPerLayer)} per layer)`);
+    const hybrid = e.pool.layout.kind === 'hybrid';
+    lines.push(`  page              ${formatBytes(e.pageBytes)}${perGpu} ${hybrid ? `per block, ${e.pool.layout.groupSize} layers of one KV-cache group` : 'for all layers'} (${formatBytes(e.pageBytesPerLayer)} per layer)`);
     if (e.pool.budgetSource === 'none') {
       lines.push('  KV pool           no budget: set device.memory_gib, device.gpu or kv_cache.memory_gib');
     } else {
       lines.push(...budgetLines(e, perGpu));
       lines.push(`  KV pool           ${formatCountOf(e.pool.pages, 'page')} = ${formatCountOf(e.pool.tokens, 'token')}${perGpu}`);
-      lines.push(`  max concurrency   ${formatConcurrency(e.pool.maxConcurrency)} for ${formatCountOf(e.pool.concurrencySeqLen, 'token')} per request (vLLM's figure: pages / ceil(N / page_size)); ${formatCountOf(e.pool.sequencesAtOnce, 'whole sequence fits', 'whole sequences fit')} at once`);
+      lines.push(`  max concurrency   ${formatConcurrency(e.pool.maxConcurrency)} for ${formatCountOf(e.pool.concurrencySeqLen, 'token')} per request (vLLM's figure: pages / ${hybrid ? `${formatCount(e.pool.blocksPerSeq)} blocks a request reserves across its KV-cache groups` : 'ceil(N / page_size)'}); ${formatCountOf(e.pool.sequencesAtOnce, 'whole sequence fits', 'whole sequences fit')} at once`);
     }
   }
   lines.push(`  attention at N=${formatCount(e.attention.seqLen)}: naive S+P ${formatBytes(e.attention.naiveBytes)} per layer vs flash ${formatBytes(e.attention.flashBytes)}`);

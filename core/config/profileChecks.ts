@@ -4,6 +4,7 @@
  * memory_gib). Used by core/config/profile.ts after the schema and the model read cleanly.
  */
 import { nearestPageSize } from '../estimate/checks';
+import { formatCount } from '../format';
 import { divisors } from './model';
 import { anchorOf } from './profileSchema';
 import type { LengthDist, Problem, Profile, SourceRange } from './types';
@@ -15,8 +16,20 @@ export function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
   const m = profile.model;
   const at = (path: string): SourceRange => profile.ranges[path] ?? anchorOf(root, path.split('.'));
   const tp = profile.device.tensorParallelSize;
-  // The sizes vLLM accepts for this model: divisors of the query heads that the KV heads divide or are divided by.
-  const fits = (t: number) => m.numHeads % t === 0 && (m.mla || m.numKvHeads % t === 0 || t % m.numKvHeads === 0);
+  // The MLP widths tensor parallelism splits: a dense MLP's intermediate_size (vLLM's
+  // MergedColumnParallelLinear / RowParallelLinear: divide(intermediate_size, tp) asserts it
+  // divides), the routed experts' and shared experts' widths for MoE layers (FusedMoE shards
+  // each expert's intermediate size the same way). The vocabulary needs nothing: vLLM pads it
+  // (VocabParallelEmbedding, to a multiple of 64 per GPU).
+  const moe = m.moe;
+  const hasDense = moe === null || moe.firstDenseLayers > 0 || moe.mlpOnlyLayers.length > 0 || moe.layerFrequency > 1;
+  const widths: Array<[string, number]> = [];
+  if (hasDense && m.intermediateSize > 0) widths.push(['intermediate_size', m.intermediateSize]);
+  if (moe) widths.push(['the experts\' intermediate size (moe_intermediate_size)', moe.expertIntermediateSize]);
+  if (moe && moe.numSharedExperts > 0) widths.push(['the shared experts\' intermediate size', moe.sharedExpertIntermediateSize]);
+  // The sizes vLLM accepts for this model: divisors of the query heads that the KV heads divide
+  // or are divided by, and that divide every MLP width.
+  const fits = (t: number) => m.numHeads % t === 0 && (m.mla || m.numKvHeads % t === 0 || t % m.numKvHeads === 0) && widths.every(([, n]) => n % t === 0);
   const sizes = () => `tensor_parallel_size values that fit: ${divisors(m.numHeads).filter(fits).join(', ')}`;
   if (tp > 1 && m.numHeads % tp !== 0) {
     problems.push({
@@ -29,6 +42,14 @@ export function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
       severity: 'error', code: 'tp-not-divisible',
       message: `tensor_parallel_size ${tp} and the ${m.numKvHeads} KV heads must divide one another (vLLM shards or replicates KV heads; ${sizes()})`,
       range: at('device.tensor_parallel_size'), data: { numKvHeads: m.numKvHeads },
+    });
+  }
+  const split = tp > 1 ? widths.find(([, n]) => n % tp !== 0) : undefined;
+  if (split && !problems.some((p) => p.code === 'tp-not-divisible')) {
+    problems.push({
+      severity: 'error', code: 'tp-not-divisible',
+      message: `tensor_parallel_size ${tp} does not divide ${split[0]} ${formatCount(split[1])}: vLLM splits the MLP across GPUs and requires it to divide evenly (${sizes()})`,
+      range: at('device.tensor_parallel_size'), data: { intermediateSize: split[1] },
     });
   }
   const ps = profile.kvCache.pageSize;

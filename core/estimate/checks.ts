@@ -8,6 +8,7 @@
 import type { Problem, Profile, SourceRange } from '../config/types';
 import { KERNEL_LIMITS, mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../kernelLimits';
 import { formatCount, formatCountOf, formatGib } from '../format';
+import { blocksPerRequest } from './layout';
 import type { Estimate } from './types';
 
 export { KERNEL_LIMITS };
@@ -119,7 +120,8 @@ function kernelProblems(profile: Profile, e: Estimate): Problem[] {
  * larger than the available KV cache memory (Y GiB). Based on the available memory, the
  * estimated maximum model length is M. Try increasing `gpu_memory_utilization` or decreasing
  * `max_model_len`": vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory, which needs
- * ceil(N / block_size) blocks). N is workload.max_model_len, else vLLM's default, the model's
+ * ceil(N / block_size) blocks; with the hybrid KV-cache manager, Σ of every layer spec's
+ * max_memory_usage_bytes, blocksPerRequest). N is workload.max_model_len, else vLLM's default, the model's
  * max_position_embeddings (the estimate's concurrencySeqLen). The message says how much one
  * sequence needs and which key to change: the explicit budget (num_pages, memory_gib), the
  * device (memory_gib or gpu_memory_utilization, with the value that would fit), or max_model_len.
@@ -129,10 +131,13 @@ function concurrencyProblems(profile: Profile, e: Estimate): Problem[] {
   const p = e.pool;
   if (!e.hasKvCache || p.budgetSource === 'none' || (p.budgetSource === 'device' && p.pages === 0)) return [];
   const n = w?.maxModelLen ?? p.concurrencySeqLen;
-  if (p.tokens >= n) return [];
   const ps = profile.kvCache.pageSize;
-  const pagesNeeded = Math.ceil(n / ps);
-  const needed = pagesNeeded * e.pageBytes;
+  // vLLM refuses when one request's reservation exceeds the budget; for a uniform pool that is
+  // p.tokens < n exactly (floor(budget / pageBytes) < ceil(n / page_size)).
+  const neededFor = (len: number): number => blocksPerRequest(p.layout, len, ps) * e.pageBytes;
+  if (neededFor(n) <= p.budgetBytes) return [];
+  const pagesNeeded = blocksPerRequest(p.layout, n, ps);
+  const needed = neededFor(n);
   const missing = needed - p.budgetBytes;
   const d = profile.device;
   const fixes: string[] = [];
@@ -151,7 +156,16 @@ function concurrencyProblems(profile: Profile, e: Estimate): Problem[] {
     if (e.model.attention !== 'mla' && d.tensorParallelSize < e.model.numKvHeads) fixes.push('raise device.tensor_parallel_size');
     at = profileKey(profile, 'device.memory_gib', 'device.gpu', 'device.gpu_memory_utilization', 'device');
   }
-  const fitLen = Math.floor(p.tokens / ps) * ps;
+  // The longest max_model_len whose reservation fits (vLLM's estimate_max_model_len, a binary search).
+  let fitLen = 0;
+  for (let lo = 1, hi = n - 1; lo <= hi;) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (neededFor(mid) <= p.budgetBytes) {
+      fitLen = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  if (p.layout.kind === 'uniform') fitLen = Math.floor(fitLen / ps) * ps;
   const nFrom = w ? 'workload.max_model_len' : "vLLM's default max_model_len, the model's max_position_embeddings";
   if (fitLen > 0) fixes.push(`${w ? 'lower' : 'set'} workload.max_model_len to at most ${formatCount(fitLen)}`);
   if (w && profile.ranges['workload.max_model_len']) at = profileKey(profile, 'workload.max_model_len');
@@ -159,7 +173,9 @@ function concurrencyProblems(profile: Profile, e: Estimate): Problem[] {
   return [{
     severity: 'warning',
     code: 'pool-below-max-model-len',
-    message: `the KV pool holds ${formatCountOf(p.tokens, 'token')} (${formatCountOf(p.pages, 'page')} of ${ps}), fewer than one max_model_len sequence (${formatCountOf(n, 'token')}: ${nFrom}), so vLLM would refuse to start. One sequence needs ${formatGib(needed)} of KV cache (${formatCountOf(pagesNeeded, 'page')}), ${formatGib(missing)} more than ${budget}: ${fixes.join(', or ')}`,
+    message: p.layout.kind === 'hybrid'
+      ? `one max_model_len sequence (${formatCountOf(n, 'token')}: ${nFrom}) needs ${formatGib(needed)} of KV cache (${formatCountOf(pagesNeeded, 'block')} of ${ps} tokens: ${p.layout.basis}), ${formatGib(missing)} more than ${budget}, so vLLM would refuse to start: ${fixes.join(', or ')}`
+      : `the KV pool holds ${formatCountOf(p.tokens, 'token')} (${formatCountOf(p.pages, 'page')} of ${ps}), fewer than one max_model_len sequence (${formatCountOf(n, 'token')}: ${nFrom}), so vLLM would refuse to start. One sequence needs ${formatGib(needed)} of KV cache (${formatCountOf(pagesNeeded, 'page')}), ${formatGib(missing)} more than ${budget}: ${fixes.join(', or ')}`,
     range: at,
     data: { neededBytes: needed, missingBytes: missing, pagesNeeded, maxModelLenThatFits: fitLen },
   }];

@@ -11,13 +11,15 @@
 import type { Dtype, KvDtype, ModelSpec, MoeSpec, Profile } from '../config/types';
 import { formatBytes, formatCount, formatParams, indefiniteArticle } from '../format';
 import { gpuByName, gpuMemory } from './gpus';
-import { DEFAULT_ENGINE, reserveTerms, subtractedBytes, type ReserveTerm } from './reserve';
-import type { AttentionWorkspace, Estimate, ParamBreakdown, PoolEstimate } from './types';
+import { DEFAULT_ENGINE, reserveTerms, subtractedBytes, vllmAtLeast, type ReserveTerm } from './reserve';
+import { blocksPerRequest, poolTokens } from './layout';
+import type { AttentionWorkspace, Estimate, KvPoolLayout, ParamBreakdown, PoolEstimate } from './types';
 
 export * from './types';
+export { blocksPerRequest, poolTokens } from './layout';
 export { checkProfile, nearestPageSize, KERNEL_LIMITS } from './checks';
 export { DEFAULT_GPU, GPUS, gpuByName, type GpuSpec } from './gpus';
-export { DEFAULT_ENGINE, engineEraName, parseVllmVersion, type ReserveKey, type ReserveTerm } from './reserve';
+export { DEFAULT_ENGINE, engineEraName, parseVllmVersion, vllmAtLeast, type ReserveKey, type ReserveTerm } from './reserve';
 
 const GIB = 1024 ** 3;
 
@@ -92,6 +94,60 @@ export function kvBytesForSequence(model: ModelSpec, seqLen: number, kvDtype: Kv
     tokens += kind === 'sliding' && model.slidingWindow !== null ? Math.min(seqLen, model.slidingWindow) : seqLen;
   }
   return tokens * perLayer;
+}
+
+/**
+ * First vLLM release whose V1 engine sizes the KV pool per layer type (the hybrid KV-cache
+ * manager, vLLM RFC #11382): a model with both full-attention and sliding-window layers gets one
+ * KV-cache group per layer type, and a sliding-window group holds at most the window plus the
+ * tokens in flight. The v0.9.0 API of vllm/v1/kv_cache_interface.py already documents
+ * FullAttentionSpec.sliding_window as the fallback "when hybrid allocator is disabled", and the
+ * v0.9.0 release notes list the Hybrid Memory Allocator PRs (#17394 ... #18593). Before it
+ * (V0, and V1 up to 0.8.x: PR #14097 "for models with global attention + sliding window
+ * attention, still regard as global-attention-only model in kv cache manager") every layer is
+ * charged for every token.
+ */
+export const HYBRID_KV_MANAGER_SINCE: readonly [number, number, number] = [0, 9, 0];
+
+/**
+ * The pool layout vLLM gives `model` (see {@link KvPoolLayout}). Hybrid only for a model with
+ * both full-attention and sliding-window layers (no linear-attention layers), on vLLM >=
+ * {@link HYBRID_KV_MANAGER_SINCE} (engine.vllm_version; none given: the current release). Llama 4's
+ * chunked local attention keeps the uniform layout here (vLLM sizes it with
+ * ChunkedLocalAttentionSpec since a later release; not modelled).
+ */
+export function kvPoolLayout(model: ModelSpec, kvDtype: KvDtype, tensorParallelSize: number, pageSize: number, vllmVersion: string | null, maxNumBatchedTokens: number): KvPoolLayout {
+  const perLayer = kvBytesPerTokenPerLayer(model, kvDtype, tensorParallelSize);
+  let full = 0;
+  let sliding = 0;
+  let linear = 0;
+  for (const kind of model.layerTypes) {
+    if (kind === 'full') full++;
+    else if (kind === 'sliding') sliding++;
+    else linear++;
+  }
+  const chunked = /attention_chunk_size$/.test(model.sourceKeys.slidingWindow ?? '');
+  const mixed = full > 0 && sliding > 0 && linear === 0 && model.slidingWindow !== null && !chunked && !model.isEncoder;
+  if (!mixed || !vllmAtLeast(vllmVersion, HYBRID_KV_MANAGER_SINCE)) {
+    const layers = full + sliding;
+    const why = !mixed
+      ? 'one KV-cache group: every layer holds every token'
+      : `vLLM < ${HYBRID_KV_MANAGER_SINCE.join('.')} (engine.vllm_version ${vllmVersion}): sliding-window layers are charged like full ones, one block id covers every layer`;
+    return { kind: 'uniform', groupSize: layers, fullGroups: 1, slidingGroups: 0, window: 0, maxNumBatchedTokens: 0, blockBytes: layers * pageSize * perLayer, basis: why };
+  }
+  const lo = Math.min(full, sliding);
+  const hi = Math.max(full, sliding);
+  const groupSize = hi < lo * 1.5 ? hi : lo;
+  return {
+    kind: 'hybrid',
+    groupSize,
+    fullGroups: Math.ceil(full / groupSize),
+    slidingGroups: Math.ceil(sliding / groupSize),
+    window: model.slidingWindow!,
+    maxNumBatchedTokens,
+    blockBytes: groupSize * pageSize * perLayer,
+    basis: `vLLM >= ${HYBRID_KV_MANAGER_SINCE.join('.')} hybrid KV-cache manager: ${Math.ceil(full / groupSize)} full-attention and ${Math.ceil(sliding / groupSize)} sliding-window group(s) of ${groupSize} layers`,
+  };
 }
 
 /**
@@ -416,7 +472,8 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   const pageSize = profile.kvCache.pageSize;
   const perLayer = kvBytesPerTokenPerLayer(model, kvDtype, tp);
   const perToken = kvLayerCount(model) * perLayer;
-  const pageBytes = pageSize * perToken;
+  const layout = kvPoolLayout(model, kvDtype, tp, pageSize, profile.engine?.vllmVersion ?? null, maxNumBatchedTokensOf(profile));
+  const pageBytes = layout.blockBytes;
   const params = paramCounts(model);
   const weights = weightsBytes(model, dtype, params);
   const weightsPerGpu = Math.ceil(weights / tp);
@@ -472,7 +529,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
     }
     pages = poolPages(budgetBytes, pageBytes);
   }
-  const pagesPerSeq = Math.ceil(seqLen / pageSize);
+  const pagesPerSeq = blocksPerRequest(layout, seqLen, pageSize);
   const maxConcurrency = pagesPerSeq > 0 && perToken > 0 ? pages / pagesPerSeq : 0;
   if (model.torchDtype !== null && model.torchDtype !== dtype) {
     notes.push(`the checkpoint is ${model.torchDtype}; weights and activations are sized in ${dtype}`);
@@ -480,8 +537,10 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   if (model.isEncoder) notes.push(`${model.modelType} is an encoder: no KV cache, so no pages`);
   if (model.vision) notes.push(params.breakdown.vision ? `${model.vision.note}: ${formatParams(params.breakdown.vision)} of the ${formatParams(params.total)} parameters` : model.vision.note);
   const kvForSeq = kvBytesForSequence(model, seqLen, kvDtype, tp);
-  if (model.slidingWindow !== null && kvForSeq < perToken * seqLen) {
-    notes.push(`sliding-window layers keep at most ${formatCount(model.slidingWindow)} tokens: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token sequence needs ${formatBytes(kvForSeq)}, not the ${formatBytes(perToken * seqLen)} a pool that charges every layer reserves`);
+  if (layout.kind === 'hybrid') {
+    notes.push(`${layout.basis}: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token request reserves ${formatBytes(pagesPerSeq * pageBytes)} (${formatCount(pagesPerSeq)} blocks of ${formatBytes(pageBytes)}; sliding-window groups hold at most window − 1 + max_num_batched_tokens = ${formatCount(layout.window - 1 + layout.maxNumBatchedTokens)} tokens), not the ${formatBytes(perToken * seqLen)} of a pool that charges every layer`);
+  } else if (model.slidingWindow !== null && kvForSeq < perToken * seqLen) {
+    notes.push(`sliding-window layers keep at most ${formatCount(model.slidingWindow)} tokens: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token sequence needs ${formatBytes(kvForSeq)}, but ${layout.basis}, so the pool reserves ${formatBytes(perToken * seqLen)}`);
   }
 
   return {
@@ -512,7 +571,10 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
     pool: {
       budgetBytes,
       pages,
-      tokens: pages * pageSize,
+      tokens: poolTokens(layout, pages, pageSize),
+      layout,
+      blocksPerSeq: model.isEncoder ? 0 : pagesPerSeq,
+      seqNeededBytes: model.isEncoder ? 0 : pagesPerSeq * pageBytes,
       maxConcurrency,
       sequencesAtOnce: Math.floor(maxConcurrency),
       concurrencySeqLen: seqLen,

@@ -92,6 +92,17 @@ export function parseVllmVersion(text: string): [number, number, number] | undef
   return [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)];
 }
 
+/**
+ * Whether a profile's engine.vllm_version is `since` or later; a profile that names none (null)
+ * or names no parsable version follows the current release, so it is.
+ */
+export function vllmAtLeast(version: string | null, since: readonly [number, number, number]): boolean {
+  const v = version === null ? undefined : parseVllmVersion(version);
+  if (v === undefined) return true;
+  for (let i = 0; i < 3; i++) if (v[i] !== since[i]) return v[i]! > since[i]!;
+  return true;
+}
+
 function eraOf(version: string | null): ProfilingEra {
   const v = version === null ? undefined : parseVllmVersion(version);
   if (v === undefined) return ERAS[ERAS.length - 1]!;

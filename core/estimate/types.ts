@@ -17,17 +17,59 @@ export interface EstimateModel {
   dtype: Dtype;
 }
 
+/**
+ * How vLLM lays out the KV pool of a model, per GPU.
+ * - 'uniform': one KV-cache group of every attention layer; one block id covers all of them
+ *   (block = page_size · kvBytesPerToken) and a sequence of N tokens takes ceil(N / page_size) blocks.
+ * - 'hybrid' (vLLM >= 0.9 and a model with full and sliding-window layers): layers are split into
+ *   groups of `groupSize` layers of one type (vllm/v1/core/kv_cache_utils.py
+ *   _get_kv_cache_groups_uniform_page_size: the smaller layer count, or the larger where it is
+ *   under 1.5 times the smaller, padding the last group of a type); a block is one group's page,
+ *   groupSize · page_size · kvBytesPerTokenPerLayer (get_kv_cache_config_from_groups ->
+ *   get_num_blocks: available // page_size // group_size), and a request takes blocks in every
+ *   group.
+ */
+export interface KvPoolLayout {
+  kind: 'uniform' | 'hybrid';
+  /** Layers one block covers. */
+  groupSize: number;
+  /** KV-cache groups of full-attention layers (uniform: 1, holding every layer). */
+  fullGroups: number;
+  /** KV-cache groups of sliding-window layers (uniform: 0). */
+  slidingGroups: number;
+  /** The sliding window, tokens (hybrid); 0 for uniform. */
+  window: number;
+  /** max_num_batched_tokens the sliding groups' reservation is computed with (hybrid); 0 for uniform. */
+  maxNumBatchedTokens: number;
+  /** Bytes of one block (vLLM's block id): groupSize · page_size · kvBytesPerTokenPerLayer. */
+  blockBytes: number;
+  /** Why this layout, in a few words, naming the vLLM release rule. */
+  basis: string;
+}
+
 export interface PoolEstimate {
   /** Bytes given to the KV pool (explicit memory_gib or num_pages, or device memory · utilization − every subtracted reserve term). */
   budgetBytes: number;
-  /** Pages that fit: floor(budgetBytes / pageBytes) = floor(budget / (page_size · KV bytes/token/layer) / L), vLLM's GPU blocks. */
-  pages: number;
-  /** pages · page_size (vLLM "GPU KV cache size: N tokens"). */
-  tokens: number;
   /**
-   * vLLM's "Maximum concurrency for N tokens per request: 1.56x": pages / ceil(N / page_size),
-   * unrounded (vllm/v1/core/kv_cache_utils.py get_max_concurrency_for_kv_cache_config); print it
-   * with formatConcurrency. 0 without a budget.
+   * Pages (blocks) that fit: floor(budgetBytes / pageBytes), vLLM's GPU blocks. Uniform layout:
+   * floor(budget / (page_size · KV bytes/token/layer) / L); hybrid: the same with L = group size.
+   */
+  pages: number;
+  /** vLLM "GPU KV cache size: N tokens": pages · page_size, or for a hybrid layout floor(pages / groups) · page_size. */
+  tokens: number;
+  /** How vLLM lays the pool out for this model and vLLM release (one group, or one per layer type). */
+  layout: KvPoolLayout;
+  /** Blocks one concurrencySeqLen-token request can take (blocksPerRequest): ceil(N / page_size) in a uniform pool. */
+  blocksPerSeq: number;
+  /**
+   * KV bytes vLLM's start-up check needs for one concurrencySeqLen-token request (blocksPerSeq ·
+   * pageBytes; vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory, Σ max_memory_usage_bytes).
+   */
+  seqNeededBytes: number;
+  /**
+   * vLLM's "Maximum concurrency for N tokens per request: 1.56x": pages / blocksPerSeq (uniform:
+   * pages / ceil(N / page_size)), unrounded (vllm/v1/core/kv_cache_utils.py
+   * get_max_concurrency_for_kv_cache_config); print it with formatConcurrency. 0 without a budget.
    */
   maxConcurrency: number;
   /** Whole sequences of concurrencySeqLen tokens that fit at once: floor(maxConcurrency). */
@@ -105,8 +147,9 @@ export interface Estimate {
   /** weightsBytes / tensor_parallel_size, rounded up: what one GPU holds. */
   weightsBytesPerGpu: number;
   /**
-   * One page across all layers: page_size · kvBytesPerToken (Llama-2-7B fp16, 16 tokens: 8 MiB).
-   * vLLM allocates a block id once for every layer, so this is what one block id costs.
+   * What one block id costs: one page across all layers, page_size · kvBytesPerToken (Llama-2-7B
+   * fp16, 16 tokens: 8 MiB), or for a hybrid layout (pool.layout) one page across one KV-cache
+   * group's layers, page_size · group size · kvBytesPerTokenPerLayer.
    */
   pageBytes: number;
   /** One layer's page: page_size · kvBytesPerTokenPerLayer. */

@@ -307,14 +307,18 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
     }
     pagesWithLogTerms = estimate(q).pool.pages;
   }
-  const logBlocks = f.gpuBlocks?.value ?? (f.kvCacheTokens ? Math.floor(f.kvCacheTokens.value / p.kvCache.pageSize) : undefined);
+  // "GPU KV cache size" counts blocks // groups · block_size (vLLM _report_kv_cache_config): one group unless hybrid.
+  const groups = e.pool.layout.fullGroups + e.pool.layout.slidingGroups;
+  const logBlocks = f.gpuBlocks?.value ?? (f.kvCacheTokens ? Math.floor(f.kvCacheTokens.value / p.kvCache.pageSize) * groups : undefined);
   const blocksLine = f.gpuBlocks?.line ?? f.kvCacheTokens?.line ?? null;
   if (logBlocks !== undefined && noPool) {
     rows.push({ term: f.gpuBlocks ? 'GPU blocks' : 'GPU blocks (tokens / block size)', log: formatCount(logBlocks), logLine: blocksLine, estimate: '—', difference: '', why: `no pool is sized without the device memory${pagesWithLogTerms !== null ? `; with the log's ${f.kvCacheBytes ? 'KV cache memory' : 'terms'} the estimate gives ${formatCount(pagesWithLogTerms)}` : ''}` });
   } else if (logBlocks !== undefined) {
     const d = e.pool.pages - logBlocks;
     const rel = logBlocks > 0 ? ` (${d < 0 ? '−' : '+'}${Math.abs(100 * d / logBlocks).toFixed(1)}%)` : '';
-    const pageWhy = `page = ${p.kvCache.pageSize} tokens · ${formatCount(e.kvBytesPerToken)} B = ${formatBytes(e.pageBytes)}`;
+    const pageWhy = e.pool.layout.kind === 'hybrid'
+      ? `block = ${p.kvCache.pageSize} tokens · ${e.pool.layout.groupSize} layers · ${formatCount(e.kvBytesPerTokenPerLayer)} B = ${formatBytes(e.pageBytes)} (${e.pool.layout.basis})`
+      : `page = ${p.kvCache.pageSize} tokens · ${formatCount(e.kvBytesPerToken)} B = ${formatBytes(e.pageBytes)}`;
     const residual = pagesWithLogTerms !== null ? `; with the log's ${f.kvCacheBytes ? 'KV cache memory' : 'terms'} the estimate gives ${formatCount(pagesWithLogTerms)} (${signedCount(pagesWithLogTerms - logBlocks) || 'the same'}: ${Math.abs(pagesWithLogTerms - logBlocks) <= Math.ceil(LOG_ROUNDING_BYTES / Math.max(1, e.pageBytes)) + 1 ? 'the log\'s 0.01 GiB rounding' : 'a different KV size per page'})` : '';
     rows.push({
       term: f.gpuBlocks ? 'GPU blocks' : 'GPU blocks (tokens / block size)',

@@ -149,7 +149,14 @@ export function poolSizeProblem(profile: Profile): { keys: string[]; message: st
   return pages > MAX_SIMULATED_PAGES ? tooMany(pages, ['kv_cache.memory_gib', 'device.memory_gib', 'kv_cache', 'device', 'model']) : null;
 }
 
-/** Pages of the pool: opts, then kv_cache.num_pages, then the estimate. @throws PoolConfigError ({@link poolSizeProblem}). */
+/**
+ * Pages of the pool: opts, then kv_cache.num_pages, then the estimate. With vLLM's hybrid
+ * KV-cache manager (the estimate's pool.layout) a page of the simulation is one block of each
+ * full-attention group, so the pool's blocks are divided by the number of those groups; the
+ * sliding-window groups' blocks (at most ceil(min(W − 1 + max_num_batched_tokens, N) / page_size)
+ * + 1 per group per running request) are not charged, which makes the simulated pool an upper
+ * bound for such models. @throws PoolConfigError ({@link poolSizeProblem}).
+ */
 function poolPages(profile: Profile, numPages: number | undefined): number {
   if (numPages !== undefined) {
     if (!Number.isInteger(numPages) || numPages < 1 || numPages > MAX_SIMULATED_PAGES) throw new RangeError(`numPages must be an integer in [1, ${MAX_SIMULATED_PAGES}], got ${numPages}`);
@@ -157,7 +164,9 @@ function poolPages(profile: Profile, numPages: number | undefined): number {
   }
   const problem = poolSizeProblem(profile);
   if (problem) throw configError(profile, problem.keys, problem.message);
-  return typeof profile.kvCache.numPages === 'number' ? profile.kvCache.numPages : estimate(profile).pool.pages;
+  const e = estimate(profile);
+  const blocks = typeof profile.kvCache.numPages === 'number' ? profile.kvCache.numPages : e.pool.pages;
+  return e.pool.layout.kind === 'hybrid' ? Math.max(1, Math.floor(blocks / e.pool.layout.fullGroups)) : blocks;
 }
 
 const ratio = (a: number, b: number): number => (b > 0 ? a / b : 0);
@@ -237,8 +246,9 @@ function unpackSamples(packed: Float64Array): PoolSample[] {
  * Limits: max_num_seqs and max_num_batched_tokens (default: vLLM's for the device, core/estimate
  * batchDefaults), max_model_len (default
  * the model's max_position_embeddings); a trace without a workload uses those defaults.
- * Sliding-window release applies when every layer slides (vLLM charges every layer for every
- * token, so one full-attention layer keeps all pages).
+ * Sliding-window release applies when every layer slides; a model with full and sliding-window
+ * layers is charged per token for its full-attention groups under vLLM's hybrid KV-cache manager
+ * (vLLM >= 0.9, poolPages), and for every layer before it (one block id covers every layer).
  *
  * The paged run goes in slices with the event loop turning between them, so a caller can show
  * `onProgress` and cancel through `signal`; the baselines run on the simulation worker thread

@@ -342,7 +342,13 @@ test('weights bytes follow quantization_config: DeepSeek-V3 fp8 linears, gpt-oss
 
 test('notes write their counts through core/format (thousands separators), as every other figure', () => {
   // gemma-2-9b: sliding_window 4096 on alternate layers, max_position_embeddings 8192.
+  // Current vLLM (hybrid KV-cache manager): the sliding groups hold 4,096 − 1 + 8,192 = 12,287 tokens at most.
   const e = estimate(profileFromModelConfig(loadModel('gemma-2-9b'), null));
-  const note = e.notes.find((n) => n.startsWith('sliding-window layers'));
-  assert.match(note ?? '', /^sliding-window layers keep at most 4,096 tokens: an 8,192-token sequence needs /);
+  const note = e.notes.find((n) => n.startsWith('vLLM >= 0.9.0 hybrid'));
+  assert.match(note ?? '', /an 8,192-token request reserves .* = 12,287 tokens\)/);
+  // vLLM 0.8: every layer charged; the note says what the sequence needs and what the pool reserves.
+  const old = profileFromModelConfig(loadModel('gemma-2-9b'), null);
+  old.engine = { vllmVersion: '0.8.5', nonTorchGib: 'auto', ncclGib: 'auto', cudaGraphGib: 'auto', activationGib: 'auto' };
+  const oldNote = estimate(old).notes.find((n) => n.startsWith('sliding-window layers'));
+  assert.match(oldNote ?? '', /^sliding-window layers keep at most 4,096 tokens: an 8,192-token sequence needs .* vLLM < 0\.9\.0/);
 });

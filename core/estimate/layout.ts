@@ -1,0 +1,30 @@
+/**
+ * Block counts of vLLM's KV pool for a {@link KvPoolLayout} (core/estimate/index.ts
+ * kvPoolLayout): what one request reserves and how many tokens the pool reports.
+ */
+import type { KvPoolLayout } from './types';
+
+/**
+ * Blocks one request of `seqLen` tokens can take at most, per group summed, as vLLM's max
+ * concurrency counts them (kv_cache_utils.get_max_concurrency_for_kv_cache_config: cdiv of
+ * group_size · Σ_groups spec.max_memory_usage_bytes by the block's bytes):
+ * - a full-attention group: ceil(N / page_size) (FullAttentionSpec.max_memory_usage_bytes);
+ * - a sliding-window group: ceil(min(W − 1 + max_num_batched_tokens, N) / page_size) + 1
+ *   (SlidingWindowSpec.max_memory_usage_bytes: the last W − 1 computed tokens plus one step's
+ *   new ones, +1 block as the window need not start at a block boundary).
+ * Uniform layout: ceil(N / page_size).
+ */
+export function blocksPerRequest(layout: KvPoolLayout, seqLen: number, pageSize: number): number {
+  const full = Math.ceil(seqLen / pageSize);
+  if (layout.kind === 'uniform') return full;
+  const slid = Math.ceil(Math.min(layout.window - 1 + layout.maxNumBatchedTokens, seqLen) / pageSize) + 1;
+  return layout.fullGroups * full + layout.slidingGroups * slid;
+}
+
+/**
+ * Tokens a pool of `blocks` blocks holds, as vLLM's "GPU KV cache size: N tokens" line counts
+ * them (kv_cache_utils._report_kv_cache_config: num_blocks // number of groups · block_size).
+ */
+export function poolTokens(layout: KvPoolLayout, blocks: number, pageSize: number): number {
+  return Math.floor(blocks / (layout.fullGroups + layout.slidingGroups)) * pageSize;
+}

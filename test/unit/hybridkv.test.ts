@@ -1,0 +1,110 @@
+/**
+ * vLLM's hybrid KV-cache manager (vLLM >= 0.9) for models with full-attention and sliding-window
+ * layers, against hand calculations from vLLM's own formulas (vllm/v1/kv_cache_interface.py
+ * FullAttentionSpec / SlidingWindowSpec.max_memory_usage_bytes, vllm/v1/core/kv_cache_utils.py
+ * get_kv_cache_config_from_groups, get_max_concurrency_for_kv_cache_config,
+ * check_enough_kv_cache_memory, _report_kv_cache_config); and the MLP-width constraint on
+ * tensor_parallel_size.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { profileFromModelConfig, readProfile, type Profile } from '../../core/config/index';
+import { checkProfile, DEFAULT_ENGINE, estimate } from '../../core/estimate/index';
+import { fixtureText, loadModel } from './helpers';
+
+const GIB = 1024 ** 3;
+
+function profile(name: string, change: (p: Profile) => void = () => {}): Profile {
+  const p = profileFromModelConfig(loadModel(name), `/m/${name}/config.json`);
+  change(p);
+  return p;
+}
+
+/** kv_cache.memory_gib 8 (an explicit budget, so no reserve model enters), page_size 16, optionally an engine.vllm_version. */
+const eightGib = (version: string | null) => (p: Profile): void => {
+  p.kvCache.memoryGib = 8;
+  p.kvCache.pageSize = 16;
+  if (version !== null) p.engine = { ...DEFAULT_ENGINE, vllmVersion: version };
+};
+
+test('gpt-oss-120b, vLLM >= 0.9: pool, max concurrency and the start-up check per layer type', () => {
+  // 36 layers alternating sliding (window 128) / full: 18 + 18, so 2 KV-cache groups of 18 layers.
+  // Per layer per token 2 · 8 KV heads · 64 · 2 B = 2,048 B; a block = 18 · 16 · 2,048 = 589,824 B.
+  // Budget 8 GiB = 8,589,934,592 B -> floor(/ 589,824) = 14,563 blocks.
+  // max_model_len 131,072 (max_position_embeddings), max_num_batched_tokens 8,192 (no device: the >= 70 GiB default).
+  // A request: full group ceil(131,072 / 16) = 8,192 blocks; sliding group
+  // ceil(min(128 − 1 + 8,192, 131,072) / 16) + 1 = ceil(8,319 / 16) + 1 = 520 + 1 = 521 -> 8,713 blocks.
+  // Max concurrency 14,563 / 8,713 = 1.6714; the start-up check needs 8,713 · 589,824 = 5,139,136,512 B
+  // = 4.79 GiB < 8 GiB, so vLLM starts. "GPU KV cache size": floor(14,563 / 2 groups) · 16 = 116,496 tokens.
+  const e = estimate(profile('gpt-oss-120b', eightGib(null)));
+  assert.equal(e.pool.layout.kind, 'hybrid');
+  assert.equal(e.pageBytes, 589_824);
+  assert.equal(e.pool.pages, 14_563);
+  assert.equal(e.pool.blocksPerSeq, 8_713);
+  assert.equal(e.pool.seqNeededBytes, 5_139_136_512);
+  assert.ok(Math.abs(e.pool.maxConcurrency - 14_563 / 8_713) < 1e-12);
+  assert.equal(e.pool.sequencesAtOnce, 1);
+  assert.equal(e.pool.tokens, 116_496);
+  const p = profile('gpt-oss-120b', eightGib(null));
+  assert.deepEqual(checkProfile(p, estimate(p)).map((x) => x.code), []);
+});
+
+test('gpt-oss-120b, vLLM 0.8.5: every layer charged, as before the hybrid manager, and vLLM refuses to start', () => {
+  // A block covers all 36 layers: 16 · 73,728 B = 1,179,648 B; 8 GiB -> 7,281 blocks; a request
+  // 8,192 blocks = 9 GiB > 8 GiB: concurrency 7,281 / 8,192 = 0.889, and the start-up check fails.
+  const p = profile('gpt-oss-120b', eightGib('0.8.5'));
+  const e = estimate(p);
+  assert.equal(e.pool.layout.kind, 'uniform');
+  assert.equal(e.pageBytes, 1_179_648);
+  assert.equal(e.pool.pages, 7_281);
+  assert.ok(Math.abs(e.pool.maxConcurrency - 7_281 / 8_192) < 1e-12);
+  const problems = checkProfile(p, e);
+  assert.deepEqual(problems.map((x) => x.code), ['pool-below-max-model-len']);
+  assert.match(problems[0]!.message, /One sequence needs 9\.00 GiB of KV cache \(8,192 pages\)/);
+});
+
+test('gpt-oss-120b on one H100 SXM: vLLM starts, 1.70x (newcomer A finding 5)', () => {
+  // The device budget is the estimate's (8.14 GiB here); whatever it is, blocks = floor(budget / 589,824)
+  // and the concurrency is blocks / 8,713. The newcomer's hand figures: about 14,818 blocks, 1.70x, 4.79 GiB needed.
+  const p = profile('gpt-oss-120b', (x) => { x.device.gpu = 'H100 SXM'; });
+  const e = estimate(p);
+  assert.equal(e.pool.pages, Math.floor(e.pool.budgetBytes / 589_824));
+  assert.ok(Math.abs(e.pool.pages - 14_818) <= 2, String(e.pool.pages));
+  assert.equal(e.pool.maxConcurrency.toFixed(2), '1.70');
+  assert.equal((e.pool.seqNeededBytes / GIB).toFixed(2), '4.79');
+  assert.ok(!checkProfile(p, e).some((x) => x.code === 'pool-below-max-model-len'));
+});
+
+test('gemma-2-9b at max_model_len 8,192: the sliding group reserves a whole sequence plus one block', () => {
+  // 42 layers, 21 sliding (window 4,096) + 21 full; head_dim 256, 8 KV heads: 8,192 B per layer per
+  // token; block = 21 · 16 · 8,192 = 2,752,512 B. A request: full ceil(8,192 / 16) = 512; sliding
+  // ceil(min(4,095 + 8,192, 8,192) / 16) + 1 = 513 -> 1,025 blocks (no saving at 8k: the window plus
+  // one step's tokens cover the whole sequence). 8 GiB -> floor(8,589,934,592 / 2,752,512) = 3,120 blocks;
+  // 3,120 / 1,025 = 3.0439.
+  const e = estimate(profile('gemma-2-9b', eightGib(null)));
+  assert.equal(e.pageBytes, 2_752_512);
+  assert.equal(e.pool.blocksPerSeq, 1_025);
+  assert.equal(e.pool.pages, 3_120);
+  assert.ok(Math.abs(e.pool.maxConcurrency - 3_120 / 1_025) < 1e-12);
+});
+
+test('a model without sliding-window layers keeps one group whatever the vLLM version', () => {
+  // Llama-3.1-8B: block = 32 · 16 · 4,096 B = 2 MiB; 8 GiB -> 4,096 blocks; 131,072 tokens -> 8,192 blocks: 0.5x.
+  const e = estimate(profile('Llama-3.1-8B', eightGib(null)));
+  assert.equal(e.pool.layout.kind, 'uniform');
+  assert.equal(e.pool.pages, 4_096);
+  assert.equal(e.pool.maxConcurrency, 0.5);
+});
+
+test('semantic: tensor_parallel_size must divide the MLP widths (Qwen2.5-7B at 28: intermediate_size 18,944)', () => {
+  const file = '/w/qwen/config.json';
+  const read = (tp: number) => readProfile(`model: ./qwen/config.json\ndevice:\n  tensor_parallel_size: ${tp}\n`, '/w/p.attn.yaml', { readFile: (abs: string) => (abs === join('/w', 'qwen/config.json') || abs === file ? fixtureText('Qwen2.5-7B') : null) });
+  // 28 heads and 4 KV heads admit 1, 2, 4, 28 (7 and 14 do not divide 4 KV heads, nor 4 them);
+  // 18,944 = 2^8 · 74 = 2^9 · 37 is not divisible by 28 (= 4 · 7): vLLM's divide() asserts.
+  const p = read(28).problems.filter((x) => x.code === 'tp-not-divisible');
+  assert.equal(p.length, 1);
+  assert.match(p[0]!.message, /does not divide intermediate_size 18,944.*\(tensor_parallel_size values that fit: 1, 2, 4\)$/);
+  assert.match(read(8).problems.find((x) => x.code === 'tp-not-divisible')!.message, /values that fit: 1, 2, 4\)$/);
+  assert.ok(!read(4).problems.some((x) => x.code === 'tp-not-divisible'));
+});
