@@ -253,7 +253,8 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
   if (e === null || profile === null || model === null) return [];
   const hints: AnchoredHint[] = [];
   const valid = (keys: readonly string[]): boolean => !invalid.some((p) => keys.some((k) => overlaps(p, k)));
-  const kvLabel = e.hasKvCache ? `${formatBytes(e.kvBytesPerToken)} KV/token` : 'no KV cache (encoder)';
+  // Under tensor parallelism the KV figure is one GPU's (the weights' first figure is the total).
+  const kvLabel = e.hasKvCache ? `${formatBytes(e.kvBytesPerToken)} KV/token${profile.device.tensorParallelSize > 1 ? '/GPU' : ''}` : 'no KV cache (encoder)';
   const modelIsHere = a.kind === 'config' || profile.modelPath === null;
 
   const weights = weightsAnchor(a);
@@ -261,7 +262,7 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
     const parts = [`${formatBytes(e.weightsBytes)} weights`, `${formatParams(e.paramsTotal)} params${model.moe !== null ? `, ${formatParams(e.paramsActive)} active` : ''}`];
     if (profile.device.tensorParallelSize > 1) parts.push(`${formatBytes(e.weightsBytesPerGpu)}/GPU`);
     if (!modelIsHere) parts.splice(1, 0, kvLabel);
-    hints.push(anchoredHint(a, weights, parts, terms.weightsMarkdown(a), true));
+    hints.push(anchoredHint(a, weights, parts, terms.weightsMarkdown(a, !modelIsHere && e.hasKvCache), true));
   }
   if (modelIsHere && valid(KV_KEYS)) for (const at of kvAnchors(a, model)) hints.push(anchoredHint(a, at, [kvLabel], terms.kvMarkdown(a), true));
 

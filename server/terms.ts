@@ -77,17 +77,24 @@ export function termRows(a: Analysis): TermRow[] {
     value: bytesAndCount(e.kvBytesPerTokenPerLayer),
     keys: [...kvKeys, 'dtype'],
   });
+  // Per GPU under tensor parallelism: the KV heads are split (vLLM's get_num_kv_heads, at least
+  // one head each), MLA's latent is not.
+  const kvSplit = tp <= 1 ? '' : m.mla
+    ? `, per GPU: not ÷ tensor_parallel_size ${tp} (MLA's latent is replicated on every GPU)`
+    : `, per GPU: H_kv ${m.numKvHeads} ÷ tensor_parallel_size ${tp} = ${kvHeadsPerGpu(m, tp)} KV head${kvHeadsPerGpu(m, tp) > 1 ? 's' : ''} each${m.numKvHeads < tp ? ' (replicated: at least one)' : ''}; the whole model ${formatBytes(e.kvBytesPerToken * Math.min(tp, m.numKvHeads) )}`;
   rows.push({
     id: 'kvToken',
     term: 'KV per token',
-    formula: `num_hidden_layers · per layer = ${L} · ${formatCount(e.kvBytesPerTokenPerLayer)} B (every layer charged, as vLLM sizes its pool)`,
-    value: bytesAndCount(e.kvBytesPerToken),
+    formula: `num_hidden_layers · per layer = ${L} · ${formatCount(e.kvBytesPerTokenPerLayer)} B${kvSplit}${e.pool.layout.kind === 'hybrid' ? ' (the pool charges sliding-window layers only their window: see Page)' : ' (every layer charged, as vLLM sizes its pool)'}`,
+    value: tp > 1 ? `${bytesAndCount(e.kvBytesPerToken)} per GPU` : bytesAndCount(e.kvBytesPerToken),
     keys: [...kvKeys, key(m, 'numLayers', 'num_hidden_layers'), 'dtype'],
   });
   rows.push({
     id: 'page',
-    term: 'Page (all layers)',
-    formula: `page_size · KV per token = ${p.kvCache.pageSize} · ${formatBytes(e.kvBytesPerToken)}`,
+    term: e.pool.layout.kind === 'hybrid' ? 'Page (one block)' : 'Page (all layers)',
+    formula: e.pool.layout.kind === 'hybrid'
+      ? `page_size · group size · KV per token per layer = ${p.kvCache.pageSize} · ${e.pool.layout.groupSize} · ${formatBytes(e.kvBytesPerTokenPerLayer)} (${e.pool.layout.basis})`
+      : `page_size · KV per token = ${p.kvCache.pageSize} · ${formatBytes(e.kvBytesPerToken)}`,
     value: bytesAndCount(e.pageBytes),
     keys: ['page_size', ...kvKeys],
   });
@@ -123,7 +130,9 @@ export function termRows(a: Analysis): TermRow[] {
   rows.push({
     id: 'concurrency',
     term: 'Max concurrency',
-    formula: `pages / ceil(N / page_size) at N = ${formatCount(e.pool.concurrencySeqLen)} (vLLM's "Maximum concurrency for N tokens per request"); floor of it = whole sequences at once`,
+    formula: e.pool.layout.kind === 'hybrid'
+      ? `pages / blocks one request reserves = pages / ${formatCount(e.pool.blocksPerSeq)} at N = ${formatCount(e.pool.concurrencySeqLen)}: ${e.pool.layout.fullGroups} full-attention group(s) · ceil(N / page_size) + ${e.pool.layout.slidingGroups} sliding-window group(s) · (ceil(min(window − 1 + max_num_batched_tokens, N) / page_size) + 1) (vLLM's "Maximum concurrency for N tokens per request", get_max_concurrency_for_kv_cache_config); floor of it = whole sequences at once`
+      : `pages / ceil(N / page_size) at N = ${formatCount(e.pool.concurrencySeqLen)} (vLLM's "Maximum concurrency for N tokens per request"); floor of it = whole sequences at once`,
     value: sized ? `${formatConcurrency(e.pool.maxConcurrency)} · ${formatCount(e.pool.sequencesAtOnce)} sequences at once` : 'not sized (no budget)',
     keys: ['max_model_len', key(m, 'maxPositionEmbeddings', 'max_position_embeddings'), 'page_size', 'memory_gib', 'gpu'],
   });
@@ -170,7 +179,8 @@ function pick(a: Analysis, ids: TermId[]): string {
   return table(termRows(a).filter((r) => ids.includes(r.id)));
 }
 
-export const weightsMarkdown = (a: Analysis): string => pick(a, ['params', 'active', 'weights']);
+/** The weights rows; `withKv` adds the KV-per-token row (the profile's `model:` hint shows both). */
+export const weightsMarkdown = (a: Analysis, withKv = false): string => pick(a, withKv ? ['params', 'active', 'weights', 'kvToken'] : ['params', 'active', 'weights']);
 export const kvMarkdown = (a: Analysis): string => pick(a, ['kvLayer', 'kvToken']);
 export const poolMarkdown = (a: Analysis): string => pick(a, ['page', 'budget', 'pool']);
 export const concurrencyMarkdown = (a: Analysis): string => pick(a, ['pool', 'concurrency']);

@@ -107,6 +107,22 @@ test('hints inside the requested range only', async () => {
   await client.close(f.uri);
 });
 
+test('tensor parallelism: the model hint labels its KV figure per GPU and its tooltip has the KV row ÷ tensor_parallel_size', async () => {
+  const uri = fixtureUri('tp4-unsaved.attn.yaml');
+  const text = 'model: ./configs/Llama-3.1-70B.config.json\ndevice: { memory_gib: 80, tensor_parallel_size: 4 }\n';
+  await client.open(uri, text);
+  const hints = (await client.inlayHints(uri))!;
+  // Llama-3.1-70B: 80 layers · 2 · 8 KV heads · 128 · 2 B = 327,680 B = 320 KiB per token in all;
+  // 8 KV heads ÷ 4 GPUs = 2 each: 81,920 B = 80 KiB per GPU. Weights 70,553,706,496 · 2 B = 131 GiB in all
+  // (the 32.9 GiB/GPU part would pass 43 characters: it is in the tooltip).
+  assert.equal(hintAfter(hints, text, './configs/Llama-3.1-70B.config.json'), '131 GiB weights · 80 KiB KV/token/GPU');
+  const at = rangeOf(text, './configs/Llama-3.1-70B.config.json').end;
+  const hint = hints.find((h) => h.position.line === at.line && h.position.character === at.character)!;
+  const md = (hint.tooltip as MarkupContent).value;
+  assert.ok(md.includes('| KV per token | num_hidden_layers · per layer = 80 · 1,024 B, per GPU: H_kv 8 ÷ tensor_parallel_size 4 = 2 KV heads each; the whole model 320 KiB (every layer charged, as vLLM sizes its pool) | 80 KiB (81,920 B) per GPU |'), md);
+  await client.close(uri);
+});
+
 test('hover: the estimate table, with the terms the hovered key drives in bold', async () => {
   const f = fixture('../../examples/llama-3.1-8b/config.json');
   await client.open(f.uri, f.text);
