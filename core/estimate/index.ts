@@ -538,7 +538,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   if (model.vision) notes.push(params.breakdown.vision ? `${model.vision.note}: ${formatParams(params.breakdown.vision)} of the ${formatParams(params.total)} parameters` : model.vision.note);
   const kvForSeq = kvBytesForSequence(model, seqLen, kvDtype, tp);
   if (layout.kind === 'hybrid') {
-    notes.push(`${layout.basis}: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token request reserves ${formatBytes(pagesPerSeq * pageBytes)} (${formatCount(pagesPerSeq)} blocks of ${formatBytes(pageBytes)}; sliding-window groups hold at most window − 1 + max_num_batched_tokens = ${formatCount(layout.window - 1 + layout.maxNumBatchedTokens)} tokens), not the ${formatBytes(perToken * seqLen)} of a pool that charges every layer`);
+    notes.push(`${layout.basis}: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token request reserves ${formatBytes(pagesPerSeq * pageBytes)} (${formatCount(pagesPerSeq)} blocks of ${formatBytes(pageBytes)}; sliding-window groups hold at most window − 1 + max_num_batched_tokens = ${formatCount(layout.window - 1 + layout.maxNumBatchedTokens)} tokens)${pagesPerSeq * pageBytes < perToken * seqLen ? `, not the ${formatBytes(perToken * seqLen)} of a pool that charges every layer` : ': at this length no less than a pool that charges every layer'}`);
   } else if (model.slidingWindow !== null && kvForSeq < perToken * seqLen) {
     notes.push(`sliding-window layers keep at most ${formatCount(model.slidingWindow)} tokens: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token sequence needs ${formatBytes(kvForSeq)}, but ${layout.basis}, so the pool reserves ${formatBytes(perToken * seqLen)}`);
   }
