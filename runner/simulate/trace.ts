@@ -43,7 +43,7 @@ export function jsonValueText(v: unknown, written?: string): string {
 /**
  * One line of an attnscope JSONL trace (1-based `lineNo` in `file`), or null for a blank line.
  * @param unknown keys already warned about (each unknown key is warned about once, at its first line).
- * @throws TraceError at a bad line: JSON syntax, a non-object line, a missing or mistyped field
+ * @throws TraceError at a bad line: JSON syntax, a non-object line, a key given twice, a missing or mistyped field
  *   (arrival_s finite >= 0; prompt_len, output_len integers >= 1; prefix_id a string or integer;
  *   prefix_len an integer from 0 to prompt_len, above 0 only with a prefix_id).
  */
@@ -58,6 +58,7 @@ export function parseTraceLine(text: string, file: string, lineNo: number, unkno
   if (error) fail(error.range.offset, error.message);
   if (!root || root.type !== 'object') fail(root?.range.offset ?? 0, 'each line must be a JSON object {"arrival_s", "prompt_len", "output_len"}');
   const obj = root as ValueNode;
+  refuseRepeatedKey(obj, file, lineNo);
   for (const prop of obj.properties ?? []) {
     if ((TRACE_KEYS as readonly string[]).includes(prop.key) || unknown.has(prop.key)) continue;
     unknown.add(prop.key);
@@ -104,6 +105,38 @@ export function parseTraceLine(text: string, file: string, lineNo: number, unkno
   return r;
 }
 
+/**
+ * Whether the JSON line `text`, which JSON.parse read as the object `v`, is known to write each
+ * key once. JSON.parse keeps the last of a repeated key silently; ruling that out costs one count
+ * of the line's colons: outside strings each colon ends a key, so a line that writes a key twice
+ * has more colons than `v` has keys. A line with more for another reason (a colon inside a
+ * string, a nested object) is not known to be clean, and the caller reads it through the source
+ * tree ({@link refuseRepeatedKey}), which tells the two apart. (Counting colons, one per key,
+ * costs half of counting quotes, two per key and two per string value.)
+ */
+export function keysWrittenOnce(text: string, v: Record<string, unknown>): boolean {
+  const keys = Object.keys(v).length;
+  let colons = 0;
+  for (let i = text.indexOf(':'); i >= 0; i = text.indexOf(':', i + 1)) if (++colons > keys) return false;
+  return colons === keys;
+}
+
+/**
+ * @throws TraceError at the second writing of a key that the object `obj` of line `lineNo` gives
+ *   twice: JSON.parse (and Python's json) would keep the last one silently, but a trace row that
+ *   says two things is broken where it was written, and either value could be the one meant.
+ */
+export function refuseRepeatedKey(obj: ValueNode, file: string, lineNo: number): void {
+  const seen = new Map<string, number>();
+  for (const prop of obj.properties ?? []) {
+    const first = seen.get(prop.key);
+    if (first !== undefined) {
+      throw new TraceError(file, lineNo, prop.keyRange.offset + 1, `"${prop.key}" is given twice on this line (first at column ${first + 1}): give each key once (JSON.parse would keep the last one silently)`);
+    }
+    seen.set(prop.key, prop.keyRange.offset);
+  }
+}
+
 /** The request of a parsed line when every field is present, of its type and in range, else null (then parseTraceLine says what is wrong). */
 function plainRequest(v: Record<string, unknown>, unknown: Set<string>): TraceRequest | null {
   for (const k in v) if (!(TRACE_KEYS as readonly string[]).includes(k) && !unknown.has(k)) return null;
@@ -125,8 +158,8 @@ function plainRequest(v: Record<string, unknown>, unknown: Set<string>): TraceRe
 /**
  * Reads the lines of one attnscope JSONL trace in order, with the checks that span lines: every
  * line of one prefix_id gives the same prefix_len, or none of them gives one (each then shares its
- * whole prompt). A well-formed line is read with JSON.parse; any other goes through the source
- * tree (parseTraceLine), which reports the column.
+ * whole prompt). A well-formed line is read with JSON.parse ({@link keysWrittenOnce} rules out a
+ * repeated key); any other goes through the source tree (parseTraceLine), which reports the column.
  */
 export class JsonlTraceReader {
   private readonly unknown = new Set<string>();
@@ -146,7 +179,7 @@ export class JsonlTraceReader {
     if (text.trim() === '') return null;
     try {
       const v = JSON.parse(text) as unknown;
-      if (v && typeof v === 'object' && !Array.isArray(v)) r = plainRequest(v as Record<string, unknown>, this.unknown);
+      if (v && typeof v === 'object' && !Array.isArray(v) && keysWrittenOnce(text, v as Record<string, unknown>)) r = plainRequest(v as Record<string, unknown>, this.unknown);
     } catch {
       r = null;
     }

@@ -25,11 +25,11 @@
  */
 import { readFileSync } from 'node:fs';
 import * as jsonc from 'jsonc-parser';
-import { jsonErrorText } from '../../core/config/tree';
+import { jsonErrorText, parseJsonTree } from '../../core/config/tree';
 import { formatCount, formatCountOf, formatSignificant } from '../../core/format';
 import type { ServingSimRequests } from '../../native';
 import { DatetimeBytes, estimateLines, firstLine, forEachLine, parseDecimal, parseDigits, scanLines, splitCsv, splitCsvBytes, unreadable } from './lines';
-import { JsonlTraceReader, jsonValueText, MAX_TRACE_TOKENS, TraceError } from './trace';
+import { JsonlTraceReader, jsonValueText, keysWrittenOnce, MAX_TRACE_TOKENS, refuseRepeatedKey, TraceError } from './trace';
 import { RequestPacker, type TraceRequest } from './workload';
 
 export type TraceFormat = 'attnscope' | 'azure' | 'burstgpt' | 'mooncake' | 'vllm-bench';
@@ -375,7 +375,7 @@ function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOpti
 }
 
 /**
- * Mooncake rows: a JSON object per line. hash_ids must be integer block ids >= 0; ids beyond the
+ * Mooncake rows: a JSON object per line, each key once. hash_ids must be integer block ids >= 0; ids beyond the
  * ceil(input_length / 512) blocks the prompt covers are warned about and ignored.
  */
 function readMooncake(path: string, sink: TraceSink, drop: (why: string) => void, warnings: string[]): void {
@@ -389,6 +389,7 @@ function readMooncake(path: string, sink: TraceSink, drop: (why: string) => void
       throw new TraceError(path, n, 1, `not JSON: ${(e as Error).message}`);
     }
     if (!v || typeof v !== 'object' || Array.isArray(v)) throw new TraceError(path, n, 1, 'each line must be a JSON object {"timestamp", "input_length", "output_length", "hash_ids"}');
+    if (!keysWrittenOnce(line, v)) refuseRepeatedKey(parseJsonTree(line).root!, path, n);
     const at = (...key: (string | number)[]) => jsonColumn(line, key);
     const t = v.timestamp;
     if (typeof t !== 'number' || !Number.isFinite(t)) throw new TraceError(path, n, at('timestamp'), `"timestamp" must be a number of milliseconds, got ${jsonValueText(t)}`);

@@ -266,6 +266,26 @@ test('every integer a trace carries is bounded by int32 (vLLM keeps token counts
   assert.equal(cliLine(() => readTraceFile(starts, { maxModelLen: 8192, format: 'vllm-bench' })), `${starts}:1:1: start_times[1] must be a number of seconds, got "soon"`);
 });
 
+test('a key given twice on a trace line is refused at its second writing, in attnscope and Mooncake JSONL', () => {
+  // `{"arrival_s": 0, ` is 17 characters: the second "arrival_s" at column 18, the first at 2.
+  const ours = write('dup.jsonl', '{"arrival_s": 0, "arrival_s": 2, "prompt_len": 100, "output_len": 10}\n');
+  assert.equal(cliLine(() => readTraceFile(ours, { maxModelLen: 8192 })), `${ours}:1:18: "arrival_s" is given twice on this line (first at column 2): give each key once (JSON.parse would keep the last one silently)`);
+  // A repeated string-valued key (its quotes count as a string value's would) on line 2: the first
+  // "prefix_id" after 1 + 16 + 17 + 17 = 51 characters (column 52), the second after 18 more (column 70).
+  const ids = write('dup-id.jsonl', '{"arrival_s": 0, "prompt_len": 9, "output_len": 1}\n{"arrival_s": 1, "prompt_len": 9, "output_len": 1, "prefix_id": "a", "prefix_id": "b"}\n');
+  assert.equal(cliLine(() => readTraceFile(ids, { maxModelLen: 8192 })), `${ids}:2:70: "prefix_id" is given twice on this line (first at column 52): give each key once (JSON.parse would keep the last one silently)`);
+  // Mooncake: `{"timestamp": 0, ` is 17 characters, as above.
+  const moon = write('dup-moon.jsonl', '{"timestamp": 0, "timestamp": 5, "input_length": 600, "output_length": 10, "hash_ids": [1, 2]}\n');
+  assert.equal(cliLine(() => readTraceFile(moon, { maxModelLen: 8192 })), `${moon}:1:18: "timestamp" is given twice on this line (first at column 2): give each key once (JSON.parse would keep the last one silently)`);
+  // Quotes that are not keys (an escaped quote in a prefix_id, a nested unknown value) are not a repeated key: read as written.
+  const warnings: string[] = [];
+  const quoted = write('quoted.jsonl', '{"arrival_s": 0, "prompt_len": 9, "output_len": 1, "prefix_id": "say \\"hi\\"", "prefix_len": 4, "meta": {"user": "x"}}\n');
+  const r = readTraceFile(quoted, { maxModelLen: 8192, warnings });
+  assert.equal(r.count, 1);
+  assert.deepEqual([...r.requests.segmentEnd], [4]);
+  assert.equal(warnings.length, 1);
+});
+
 test('attnscope JSONL prefixes are consistent: one prefix_len per prefix_id, within the prompt, and only with a prefix_id', () => {
   const ok = write('prefix-ok.jsonl', [
     '{"arrival_s": 0, "prompt_len": 10, "output_len": 1, "prefix_id": "s", "prefix_len": 4}',
