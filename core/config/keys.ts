@@ -4,7 +4,7 @@
  * (wrong type, out of range, missing) as a value. Used by core/config/model.ts.
  */
 import type { ModelSpec, Problem, SourceRange } from './types';
-import { getProperty, type PropertyNode, type ValueNode } from './tree';
+import { getProperty, unsafeIntegerText, type PropertyNode, type ValueNode } from './tree';
 
 interface Found {
   path: string;
@@ -100,6 +100,11 @@ export class KeyReader {
     const v = found.prop.value;
     if (v.type !== 'number' || typeof v.value !== 'number') {
       this.problem('error', 'wrong-type', `"${found.prop.key}" must be a number, not ${describe(v)}`, v.range, { key: found.path, expected: 'number' });
+      return undefined;
+    }
+    const unsafe = unsafeIntegerText(`"${found.prop.key}"`, v);
+    if (unsafe) {
+      this.problem('error', 'invalid-value', unsafe, v.range, { key: found.path });
       return undefined;
     }
     const integer = opts.integer ?? true;

@@ -11,7 +11,7 @@ import { guarded, modelSpecFromTree, readModelConfig, readModelConfigTree } from
 import { semanticProblems } from './profileChecks';
 import { defaultCases, defaultDtype, PROFILE_DEFAULTS, profileFromModelConfig } from './profileDefaults';
 import { describeValue, schemaProblems, validate } from './profileSchema';
-import { getProperty, parseJsonTree, parseYamlTree, toPlain, type ParsedTree, type ValueNode } from './tree';
+import { getProperty, parseJsonTree, parseYamlTree, toPlain, unsafeIntegerText, type ParsedTree, type ValueNode } from './tree';
 import type { Dtype, KvCacheSpec, LengthDist, ModelSpec, Problem, Profile, ReadResult, SourceRange, WorkloadSpec, DeviceSpec } from './types';
 
 /** How a profile reads the files it points at. Editors pass their unsaved text first. */
@@ -199,6 +199,23 @@ export function readProfileTree(parsed: ParsedTree, file: string, host: ProfileH
   return guarded(() => readProfileTreeUnguarded(parsed, file, host));
 }
 
+/**
+ * An error at each number of the profile written as an integer beyond ±Number.MAX_SAFE_INTEGER
+ * (read as a float64, it would be rounded: unsafeIntegerText), named by its dotted path. An
+ * inline `model:` mapping is left to the model reader, which checks the keys it reads.
+ */
+function unsafeIntegerProblems(root: ValueNode): Problem[] {
+  const out: Problem[] = [];
+  const walk = (node: ValueNode, path: (string | number)[]): void => {
+    const why = unsafeIntegerText(path.join('.'), node);
+    if (why) out.push({ severity: 'error', code: 'invalid-value', message: why, range: node.range, data: { key: path.join('.') } });
+    node.items?.forEach((item, k) => walk(item, [...path, k]));
+    for (const prop of node.properties ?? []) if (path.length > 0 || prop.key !== 'model') walk(prop.value, [...path, prop.key]);
+  };
+  walk(root, []);
+  return out;
+}
+
 function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: ProfileHost): ReadResult<Profile> {
   const problems: Problem[] = [...parsed.problems];
   const root = parsed.root;
@@ -217,7 +234,9 @@ function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: Profil
     return { value: null, problems };
   }
   const plain = toPlain(root) as Plain;
-  problems.push(...schemaProblems(root, validate(plain)));
+  const unsafe = unsafeIntegerProblems(root);
+  // The schema's own error at such a value (a maximum, say) would quote it rounded: the one above says why.
+  problems.push(...unsafe, ...schemaProblems(root, validate(plain)).filter((p) => !unsafe.some((u) => u.range.offset === p.range.offset)));
 
   // The model.
   const modelNode = getProperty(root, 'model')?.value;

@@ -24,6 +24,30 @@ export interface ValueNode {
   value?: string | number | boolean | null;
   properties?: PropertyNode[];
   items?: ValueNode[];
+  /**
+   * Numbers written as an integer literal beyond ±Number.MAX_SAFE_INTEGER (2^53 − 1): the digits
+   * as written, since `value` holds them rounded to the nearest float64 (12345678901234567890
+   * reads as 12345678901234567000). Readers refuse such a value ({@link unsafeIntegerText}).
+   */
+  written?: string;
+}
+
+/** Number.MAX_SAFE_INTEGER as messages write it. */
+const MAX_SAFE_TEXT = '9,007,199,254,740,991';
+
+/** The source text of a number as ValueNode.written keeps it, when it is an integer literal beyond ±Number.MAX_SAFE_INTEGER. */
+function unsafeIntegerLiteral(source: string, value: number): string | undefined {
+  return !Number.isSafeInteger(value) && Number.isInteger(value) && /^[-+]?\d+$/.test(source.trim()) ? source.trim() : undefined;
+}
+
+/**
+ * Why `node` cannot be read as an integer when it was written as one beyond
+ * ±Number.MAX_SAFE_INTEGER (a float64 holds every integer only up to 2^53 − 1; past it the value
+ * would be silently rounded), with `what` naming it; null for any other node.
+ */
+export function unsafeIntegerText(what: string, node: ValueNode): string | null {
+  if (node.written === undefined) return null;
+  return `${what} is ${node.written}, beyond Number.MAX_SAFE_INTEGER (${MAX_SAFE_TEXT}): a JavaScript number cannot hold it exactly (it would be read as ${node.value})`;
 }
 
 /** The result of parsing: the root node (null when nothing usable parsed) and syntax problems. */
@@ -98,7 +122,7 @@ function shown(node: ValueNode): string {
 }
 
 /** Converts a jsonc-parser tree; a key written twice in one object adds a warning at the second. */
-function fromJsonc(node: jsonc.Node, problems: Problem[]): ValueNode {
+function fromJsonc(node: jsonc.Node, problems: Problem[], text: string): ValueNode {
   const range = { offset: node.offset, length: node.length };
   switch (node.type) {
     case 'object': {
@@ -107,7 +131,7 @@ function fromJsonc(node: jsonc.Node, problems: Problem[]): ValueNode {
         const [keyNode, valueNode] = prop.children ?? [];
         if (!keyNode) continue;
         const value: ValueNode = valueNode
-          ? fromJsonc(valueNode, problems)
+          ? fromJsonc(valueNode, problems, text)
           : { type: 'null', value: null, range: { offset: prop.offset + prop.length, length: 0 } };
         const key = String(keyNode.value);
         const keyRange = { offset: keyNode.offset, length: keyNode.length };
@@ -124,9 +148,12 @@ function fromJsonc(node: jsonc.Node, problems: Problem[]): ValueNode {
       return { type: 'object', range, properties };
     }
     case 'array':
-      return { type: 'array', range, items: (node.children ?? []).map((c) => fromJsonc(c, problems)) };
+      return { type: 'array', range, items: (node.children ?? []).map((c) => fromJsonc(c, problems, text)) };
+    case 'number': {
+      const written = unsafeIntegerLiteral(text.slice(node.offset, node.offset + node.length), node.value as number);
+      return written === undefined ? { type: 'number', range, value: node.value as number } : { type: 'number', range, value: node.value as number, written };
+    }
     case 'string':
-    case 'number':
     case 'boolean':
     case 'null':
       return { type: node.type, range, value: node.value as string | number | boolean | null };
@@ -205,7 +232,7 @@ export function parseJsonTree(text: string, opts: { allowComments?: boolean } = 
       range: { offset: e.offset, length: e.length },
     });
   }
-  return { root: root ? fromJsonc(root, problems) : null, problems };
+  return { root: root ? fromJsonc(root, problems, text) : null, problems };
 }
 
 function yamlRange(node: { range?: YAML.Range | null | undefined }, fallback: number): SourceRange {
@@ -237,7 +264,7 @@ class YamlRefusal extends Error {
  * when an alias refers to a node that contains it (the tree would be infinite) or when
  * aliases expand to more than MAX_ALIAS_NODES nodes.
  */
-function yamlToTree(doc: YAML.Document, contents: unknown): ValueNode {
+function yamlToTree(doc: YAML.Document, contents: unknown, text: string): ValueNode {
   /** Containers being converted now (the ancestors of the current node, aliases followed). */
   const open = new Set<unknown>();
   const targets = new Map<YAML.Alias, unknown>();
@@ -297,9 +324,12 @@ function yamlToTree(doc: YAML.Document, contents: unknown): ValueNode {
       const range = yamlRange(node, fallback);
       const v = node.value;
       if (v === null || v === undefined) return { type: 'null', range, value: null };
-      if (typeof v === 'number') return { type: 'number', range, value: v };
+      if (typeof v === 'number' || typeof v === 'bigint') {
+        const value = Number(v);
+        const written = unsafeIntegerLiteral(text.slice(range.offset, range.offset + range.length), value);
+        return written === undefined ? { type: 'number', range, value } : { type: 'number', range, value, written };
+      }
       if (typeof v === 'boolean') return { type: 'boolean', range, value: v };
-      if (typeof v === 'bigint') return { type: 'number', range, value: Number(v) };
       return { type: 'string', range, value: String(v) };
     }
     return { type: 'null', range: { offset: fallback, length: 0 }, value: null };
@@ -343,7 +373,7 @@ export function parseYamlTree(text: string): ParsedTree {
   }
   if (!doc || doc.contents == null) return { root: null, problems };
   try {
-    return { root: yamlToTree(doc, doc.contents), problems };
+    return { root: yamlToTree(doc, doc.contents, text), problems };
   } catch (e) {
     if (!(e instanceof YamlRefusal)) throw e;
     problems.push({ severity: 'error', code: 'yaml-alias', message: e.message, range: e.range });

@@ -5,7 +5,7 @@
  * ignored with a warning; blank lines are skipped. Lines need not be sorted by arrival_s (the
  * readers warn and sort them, traces.ts).
  */
-import { closestMatch, getProperty, nodeAtPath, parseJsonTree, type ValueNode } from '../../core/config/index';
+import { closestMatch, getProperty, nodeAtPath, parseJsonTree, unsafeIntegerText, type ValueNode } from '../../core/config/index';
 import { InputError } from '../errors';
 import type { TraceRequest } from './workload';
 
@@ -45,6 +45,7 @@ export function jsonValueText(v: unknown, written?: string): string {
  * @param unknown keys already warned about (each unknown key is warned about once, at its first line).
  * @throws TraceError at a bad line: JSON syntax, a non-object line, a key given twice, a missing or mistyped field
  *   (arrival_s finite >= 0; prompt_len, output_len integers >= 1; prefix_id a string or integer;
+ *   no number written as an integer beyond ±Number.MAX_SAFE_INTEGER, which would be read rounded;
  *   prefix_len an integer from 0 to prompt_len, above 0 only with a prefix_id).
  */
 export function parseTraceLine(text: string, file: string, lineNo: number, unknown: Set<string>, warnings: string[]): TraceRequest | null {
@@ -74,6 +75,8 @@ export function parseTraceLine(text: string, file: string, lineNo: number, unkno
       if (required) fail(obj.range.offset, `missing "${key}"`);
       return undefined;
     }
+    const unsafe = unsafeIntegerText(`"${key}"`, node);
+    if (unsafe) return fail(node.range.offset, unsafe);
     const v = node.value as unknown;
     if (typeof v !== 'number' || !Number.isFinite(v)) {
       const written = line.slice(node.range.offset, node.range.offset + node.range.length);
@@ -92,7 +95,10 @@ export function parseTraceLine(text: string, file: string, lineNo: number, unkno
   const pid = field('prefix_id');
   if (pid && pid.type !== 'null') {
     const v = pid.value as unknown;
-    if (typeof v !== 'string' && !(typeof v === 'number' && Number.isInteger(v))) fail(pid.range.offset, `"prefix_id" must be a string or an integer, got ${pid.type === 'object' || pid.type === 'array' ? `an ${pid.type}` : JSON.stringify(v)}`);
+    const unsafe = unsafeIntegerText('"prefix_id"', pid);
+    // Two ids beyond 2^53 - 1 that differ can round to one float64: their requests would share a prefix they do not.
+    if (unsafe) fail(pid.range.offset, `${unsafe}: two such ids can read as one; write it as a string`);
+    if (typeof v !== 'string' && !(typeof v === 'number' && Number.isSafeInteger(v))) fail(pid.range.offset, `"prefix_id" must be a string or an integer, got ${pid.type === 'object' || pid.type === 'array' ? `an ${pid.type}` : JSON.stringify(v)}`);
     r.prefixId = v as string | number;
   }
   const plen = number('prefix_len', true, 0, false);
@@ -145,7 +151,7 @@ function plainRequest(v: Record<string, unknown>, unknown: Set<string>): TraceRe
   if (typeof t !== 'number' || !(t >= 0) || !Number.isFinite(t) || !tokens(p, 1) || !tokens(o, 1)) return null;
   const r: TraceRequest = { arrivalS: t, promptLen: p, outputLen: o };
   if (id !== undefined && id !== null) {
-    if (typeof id !== 'string' && !(typeof id === 'number' && Number.isInteger(id))) return null;
+    if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) return null;
     r.prefixId = id;
   }
   if (len !== undefined) {

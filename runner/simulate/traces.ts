@@ -25,7 +25,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as jsonc from 'jsonc-parser';
-import { jsonErrorText, parseJsonTree } from '../../core/config/tree';
+import { jsonErrorText, nodeAtPath, parseJsonTree, unsafeIntegerText } from '../../core/config/tree';
 import { formatCount, formatCountOf, formatSignificant } from '../../core/format';
 import type { ServingSimRequests } from '../../native';
 import { DatetimeBytes, estimateLines, firstLine, forEachLine, parseDecimal, parseDigits, scanLines, splitCsv, splitCsvBytes, unreadable } from './lines';
@@ -391,19 +391,32 @@ function readMooncake(path: string, sink: TraceSink, drop: (why: string) => void
     if (!v || typeof v !== 'object' || Array.isArray(v)) throw new TraceError(path, n, 1, 'each line must be a JSON object {"timestamp", "input_length", "output_length", "hash_ids"}');
     if (!keysWrittenOnce(line, v)) refuseRepeatedKey(parseJsonTree(line).root!, path, n);
     const at = (...key: (string | number)[]) => jsonColumn(line, key);
+    /** Refuses the value at `key` when it was written as an integer beyond ±Number.MAX_SAFE_INTEGER (JSON.parse rounded it). Error paths only: parses the line again. */
+    const refuseUnsafe = (what: string, ...key: (string | number)[]) => {
+      const node = nodeAtPath(parseJsonTree(line).root, key);
+      const why = node ? unsafeIntegerText(what, node) : null;
+      if (why) throw new TraceError(path, n, node!.range.offset + 1, why);
+    };
     const t = v.timestamp;
     if (typeof t !== 'number' || !Number.isFinite(t)) throw new TraceError(path, n, at('timestamp'), `"timestamp" must be a number of milliseconds, got ${jsonValueText(t)}`);
     // As attnscope's arrival_s: milliseconds from the trace's start, so never before it.
     if (t < 0) throw new TraceError(path, n, at('timestamp'), `"timestamp" must be >= 0 (milliseconds from the trace's start), got ${t}`);
     if (v.output_length === 0) return drop('with output_length 0');
-    const promptLen = typeof v.input_length === 'number' && Number.isInteger(v.input_length) && v.input_length >= 1 && v.input_length <= MAX_TRACE_TOKENS ? v.input_length : count(v.input_length, '"input_length"', path, n, at('input_length'));
-    const outputLen = typeof v.output_length === 'number' && Number.isInteger(v.output_length) && v.output_length >= 1 && v.output_length <= MAX_TRACE_TOKENS ? v.output_length : count(v.output_length, '"output_length"', path, n, at('output_length'));
+    const length = (key: 'input_length' | 'output_length'): number => {
+      const x = v[key];
+      if (typeof x === 'number' && Number.isInteger(x) && x >= 1 && x <= MAX_TRACE_TOKENS) return x;
+      refuseUnsafe(`"${key}"`, key);
+      return count(x, `"${key}"`, path, n, at(key));
+    };
+    const promptLen = length('input_length');
+    const outputLen = length('output_length');
     const ids = v.hash_ids;
     if (ids !== undefined) {
       if (!Array.isArray(ids)) throw new TraceError(path, n, at('hash_ids'), `"hash_ids" must be an array of block ids, got ${JSON.stringify(ids)}`);
       for (let k = 0; k < ids.length; k++) {
         const id = ids[k] as unknown;
         if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0) {
+          refuseUnsafe(`hash_ids[${k}]`, 'hash_ids', k);
           throw new TraceError(path, n, at('hash_ids', k), `hash_ids[${k}] must be a block id (an integer >= 0), got ${JSON.stringify(id)}`);
         }
       }

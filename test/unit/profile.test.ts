@@ -139,6 +139,24 @@ test('wrong type: error at the value, value null', () => {
   assert.match(p.message, /kv_cache\.page_size must be an integer, not the string "16"/);
 });
 
+test('an integer written beyond Number.MAX_SAFE_INTEGER is refused at the value as written, not quoted rounded', () => {
+  // 2^53 + 1 = 9007199254740993 has no float64: it reads as 2^53 = 9007199254740992 (round half to even).
+  for (const [text, file] of [
+    ['model: ./llama/config.json\nkv_cache:\n  num_pages: 9007199254740993\n', PROFILE],
+    ['{"model": "./llama/config.json", "kv_cache": {"num_pages": 9007199254740993}}', join(DIR, 'serve.attn.json')],
+  ] as const) {
+    const r = read(text, LLAMA_FILES, file);
+    assert.equal(r.value, null);
+    const errors = r.problems.filter((p) => p.severity === 'error');
+    assert.equal(errors.length, 1, JSON.stringify(errors));
+    assert.equal(at(text, errors[0]!), '9007199254740993');
+    assert.equal(errors[0]!.message, 'kv_cache.num_pages is 9007199254740993, beyond Number.MAX_SAFE_INTEGER (9,007,199,254,740,991): a JavaScript number cannot hold it exactly (it would be read as 9007199254740992)');
+  }
+  // 2^53 - 1 itself is exact: no such error (the schema's own bound decides).
+  const edge = read('model: ./llama/config.json\nkv_cache:\n  num_pages: 9007199254740991\n');
+  assert.ok(!edge.problems.some((p) => /MAX_SAFE_INTEGER/.test(p.message)));
+});
+
 test('enum and range errors: did-you-mean for dtype, bounds for numbers, anyOf said once', () => {
   const text = 'model: ./llama/config.json\nkv_cache:\n  dtype: fp8_e4m2\n  num_pages: 0\ndevice:\n  gpu_memory_utilization: 1.5\n';
   const r = read(text);

@@ -286,6 +286,19 @@ test('a key given twice on a trace line is refused at its second writing, in att
   assert.equal(warnings.length, 1);
 });
 
+test('an integer written beyond Number.MAX_SAFE_INTEGER in a trace is refused at its column as written: rounded, two prefix_ids or block ids would read as one', () => {
+  // 12345678901234567890 and ...891 both read as the float64 12345678901234567000: before, the
+  // second request silently shared the first one's prefix. `{"arrival_s": 0, "prompt_len": 100, "output_len": 10, "prefix_id": ` is 67 characters.
+  const ids = write('big-ids.jsonl', '{"arrival_s": 0, "prompt_len": 100, "output_len": 10, "prefix_id": 12345678901234567890, "prefix_len": 50}\n{"arrival_s": 1, "prompt_len": 100, "output_len": 10, "prefix_id": 12345678901234567891, "prefix_len": 50}\n');
+  assert.equal(cliLine(() => readTraceFile(ids, { maxModelLen: 8192 })), `${ids}:1:68: "prefix_id" is 12345678901234567890, beyond Number.MAX_SAFE_INTEGER (9,007,199,254,740,991): a JavaScript number cannot hold it exactly (it would be read as 12345678901234567000): two such ids can read as one; write it as a string`);
+  // `{"arrival_s": 0, "prompt_len": ` is 31 characters.
+  const len = write('big-len.jsonl', '{"arrival_s": 0, "prompt_len": 12345678901234567890, "output_len": 10}\n');
+  assert.equal(cliLine(() => readTraceFile(len, { maxModelLen: 8192 })), `${len}:1:32: "prompt_len" is 12345678901234567890, beyond Number.MAX_SAFE_INTEGER (9,007,199,254,740,991): a JavaScript number cannot hold it exactly (it would be read as 12345678901234567000)`);
+  // Mooncake: `{"timestamp": 0, "input_length": 600, "output_length": 1, "hash_ids": [` is 71 characters (as below); 2^53 + 1 reads as 2^53.
+  const moon = write('big-moon.jsonl', '{"timestamp": 0, "input_length": 600, "output_length": 1, "hash_ids": [9007199254740993, 1]}\n');
+  assert.equal(cliLine(() => readTraceFile(moon, { maxModelLen: 8192 })), `${moon}:1:72: hash_ids[0] is 9007199254740993, beyond Number.MAX_SAFE_INTEGER (9,007,199,254,740,991): a JavaScript number cannot hold it exactly (it would be read as 9007199254740992)`);
+});
+
 test('attnscope JSONL prefixes are consistent: one prefix_len per prefix_id, within the prompt, and only with a prefix_id', () => {
   const ok = write('prefix-ok.jsonl', [
     '{"arrival_s": 0, "prompt_len": 10, "output_len": 1, "prefix_id": "s", "prefix_len": 4}',
