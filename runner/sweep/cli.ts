@@ -187,7 +187,7 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, { json: { type: 'string' } });
   if (positionals.length === 0) throw new UsageError('merge takes one or more results folders');
   checkOutputPath(values.json as string | undefined, '--json', resultInputs(positionals));
-  const report = mergeResults(positionals, { onSkip: (f, why) => process.stderr.write(`${f}:1:1: warning: skipped: ${why}\n`) });
+  const report = mergeResults(positionals, { onSkip: (f, { why, line = 1, column = 1 }) => process.stderr.write(`${f}:${line}:${column}: warning: skipped: ${why}\n`) });
   writeReport(report, (values.json as string | undefined) ?? join(positionals[0]!, REPORT_FILE));
   (namesStdout(values.json as string | undefined) ? process.stderr : process.stdout).write(`${formatReport(report)}\n`);
   return EXIT_OK;

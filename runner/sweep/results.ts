@@ -4,6 +4,7 @@
  * builds from the folders of any number of machines (core/protocol/sweep.ts).
  */
 import { createHash } from 'node:crypto';
+import * as jsonc from 'jsonc-parser';
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { TOOL_NAME, type Environment, type KernelCase, type RunResult } from '../../core/protocol/run';
@@ -13,6 +14,7 @@ import { TOOL_VERSION } from '../version';
 import { formatBytes, formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
 import { axisIndices, pointLabel } from '../../core/config';
+import { jsonErrorText } from '../../core/config/tree';
 import { canonicalJson, pointId } from './spec';
 
 /** The report's file name inside a results folder (merge skips it when reading points). */
@@ -126,9 +128,44 @@ export function checkReportFile(path: string, plan: { name: string; sweepId: str
  */
 export const MAX_POINT_BYTES = 64 * 2 ** 20;
 
-/** Why a file in a results folder holds no point run, in words ('not JSON', 'a FIFO, not a regular file', ...). */
+/**
+ * Why a file in a results folder holds no point run, in words ('not JSON', 'a FIFO, not a regular
+ * file', ...), and where in it (1-based line and column) when a place in the text is to blame.
+ */
 export interface NotAPoint {
   why: string;
+  line?: number;
+  column?: number;
+}
+
+/** 1-based line and column (UTF-16 code units) of `offset` in `text`. */
+function lineColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return { line, column: offset - (before.lastIndexOf('\n') + 1) + 1 };
+}
+
+/**
+ * Why `text` (which JSON.parse refused) is not JSON, at the first error jsonc-parser finds. A
+ * file whose JSON is unfinished at its end (empty, or the first error where the text runs out)
+ * was cut short: sweep writes each point atomically (a stopped run leaves no partial file), so an
+ * interrupted copy or a full disk did it, and the point is to be copied or run again.
+ */
+function notJson(text: string): NotAPoint {
+  const errors: jsonc.ParseError[] = [];
+  jsonc.parse(text, errors, { disallowComments: true, allowTrailingComma: false });
+  const end = text.trimEnd().length;
+  const first = errors[0];
+  if (end === 0 || !first || first.offset + first.length >= end || jsonc.printParseErrorCode(first.error) === 'UnexpectedEndOfString') {
+    return {
+      ...lineColumn(text, end),
+      why:
+        `the JSON stops unfinished at the end of the file (${formatCountOf(Buffer.byteLength(text), 'byte')}): it looks cut short, by an interrupted copy or a full disk ` +
+        '(sweep writes each point whole, atomically). Copy it again from the machine that ran it, or rerun `attnscope sweep` with this folder as --out on a machine of its kind: ' +
+        'it runs again every point whose file it cannot read',
+    };
+  }
+  return { ...lineColumn(text, first.offset), why: `not JSON: ${jsonErrorText(first.error)}` };
 }
 
 /** Whether readPointFile found no point run. */
@@ -147,7 +184,7 @@ export function readPointFile(path: string): SweepPointRun | NotAPoint {
   try {
     value = JSON.parse(text);
   } catch {
-    return { why: 'not JSON' };
+    return notJson(text);
   }
   const v = value as Partial<SweepPointRun> | null;
   const s = v?.sweep;
@@ -290,8 +327,8 @@ export function bestRow(rows: readonly SweepReportRow[]): BestRow | null {
 }
 
 export interface MergeOptions {
-  /** Called for a file that is skipped (not a regular file, too big, not JSON, not a sweep point), with the reason. */
-  onSkip?: (file: string, why: string) => void;
+  /** Called for a file that is skipped (not a regular file, too big, not JSON or cut short, not a sweep point), with the reason and, for JSON errors, where. */
+  onSkip?: (file: string, skipped: NotAPoint) => void;
   /** Only these point ids (a shard's), when given. */
   only?: ReadonlySet<string>;
 }
@@ -315,7 +352,7 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
     for (const file of files) {
       const point = readPointFile(file);
       if (isNotAPoint(point)) {
-        opts.onSkip?.(file, point.why);
+        opts.onSkip?.(file, point);
         continue;
       }
       const s = point.sweep;

@@ -167,6 +167,25 @@ test('merge: rows in point order, missing and duplicated points listed, environm
   assert.match(text, /missing 2 points: page_size=16; page_size=64/);
 });
 
+test('merge names a point file cut short: where it stops, that it looks cut short, and what to do; other JSON errors at their place', () => {
+  const plan = loadSweep(workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16]\n`).file);
+  const root = tempDir('attnscope-merge-cut-');
+  writePoint(root, plan, 0, ENV_A);
+  const cut = writePoint(root, plan, 1, ENV_A);
+  // Cut after `{\n  "schema": 1,\n  "na`: the file ends on line 3 after 5 characters, so at 3:6.
+  writeFileSync(cut, '{\n  "schema": 1,\n  "na');
+  const garbled = join(root, 'garbled.json');
+  writeFileSync(garbled, '{\n  "schema": 1,\n  "name": x\n}\n');
+  const skipped: Array<[string, number, number, string]> = [];
+  const r = mergeResults([root], { onSkip: (f, { line = 1, column = 1, why }) => skipped.push([f, line, column, why]) });
+  assert.deepEqual(r.missing.map((p) => p.label), ['page_size=16']);
+  assert.deepEqual(skipped.map(([f, line, column]) => [f, line, column]), [[cut, 3, 6], [garbled, 3, 11]].sort());
+  const cutWhy = skipped.find(([f]) => f === cut)![3];
+  assert.match(cutWhy, /^the JSON stops unfinished at the end of the file \(22 bytes\): it looks cut short/);
+  assert.match(cutWhy, /rerun `attnscope sweep` with this folder as --out/);
+  assert.equal(skipped.find(([f]) => f === garbled)![3], 'not JSON: invalid symbol');
+});
+
 /** A report row of page size `ps` with these figures. */
 const row = (ps: number, metrics: SweepMetrics): SweepReportRow => ({ id: `p${ps}`, index: ps, values: { 'kv_cache.page_size': ps }, label: `page_size=${ps}`, environmentKey: 'e', status: 'ok', metrics, file: `p${ps}.json` });
 
