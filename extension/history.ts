@@ -102,7 +102,8 @@ export function hostEnvironment(toolVersion: string): Environment {
     arch: arch(),
     cpuModel: cpu[0]?.model ?? 'unknown',
     cpuCores: cpu.length,
-    simd: 'unknown',
+    // Only the runner knows which SIMD path its kernels take; views leave '' out.
+    simd: '',
     cpuFeatures: [],
     threads: cpu.length,
     nodeVersion: process.version,

@@ -610,13 +610,22 @@ export function poolBaselinesChart(run: ViewRun, p: Palette): ChartSpec {
 }
 
 /**
+ * The machine of a run in words, `sep` between the parts: CPU model, cores, SIMD path, GPU. A
+ * run the editor assembled after its runner ended without a result has no SIMD path ('') and
+ * none is shown, rather than "unknown".
+ */
+export function machineText(env: NonNullable<ViewRun['environment']>, sep: string): string {
+  return [env.cpuModel, `${env.cpuCores} cores`, env.simd, env.gpu?.name].filter((part) => part).join(sep);
+}
+
+/**
  * What the exported PNG says about itself, drawn at its top: the run's name, then the model, the
  * machine and the date (an image pasted into a report carries no other context).
  */
 export function pngCaption(run: ViewRun): [string, string] {
   const model = run.profile ? `${run.profile.model.architectures[0] ?? run.profile.model.modelType}${run.profile.modelPath ? ` (${run.profile.modelPath.split(/[\\/]/).slice(-2).join('/')})` : ''}` : null;
   const env = run.environment;
-  const machine = env ? `${env.cpuModel}, ${env.cpuCores} cores, ${env.simd}${env.gpu ? `, ${env.gpu.name}` : ''}` : null;
+  const machine = env ? machineText(env, ', ') : null;
   const date = run.createdAt ?? new Date().toISOString();
   return [run.name, [model && `model ${model}`, machine && `machine ${machine}`, date].filter(Boolean).join(' · ')];
 }

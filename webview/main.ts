@@ -18,7 +18,7 @@ import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import { Chart, registerables } from 'chart.js';
 import type { ToWebview } from '../core/protocol/webview';
-import { CHART_IDS, chartInputs, pngCaption, runChart, type ChartId, type ChartSpec } from './charts';
+import { CHART_IDS, chartInputs, machineText, pngCaption, runChart, type ChartId, type ChartSpec } from './charts';
 import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './latency';
 import { comparePools, compareRuns, kindDifference, modelDifference } from './compare';
 import { metricsOf as sweepMetricsOf, sweepAxisCharts, sweepTable } from './sweep';
@@ -252,9 +252,15 @@ function renderHeader(run: ViewRun | null): void {
   environment.textContent = running
     ? `${p ? `${Math.floor(p.done)}/${p.total} · ${p.message}` : 'starting…'}`
     : env
-      ? `${env.cpuModel} · ${env.cpuCores} cores · ${env.simd}${env.gpu ? ` · ${env.gpu.name}` : ''} · ${run?.createdAt ?? ''}${run?.error ? ` · ${run.error}` : ''}`
+      ? [machineText(env, ' · '), stoppedEarly(run!), run?.createdAt, run?.error].filter((part) => part).join(' · ')
       : (run?.error ?? '');
   environment.classList.toggle('error', run?.status === 'refused' || run?.status === 'failed');
+}
+
+/** For a benchmark cancelled or failed before its first kernel case finished, that it was (its header would otherwise show only the machine); else null. */
+function stoppedEarly(run: ViewRun): string | null {
+  if (run.kind === 'simulate' || run.cases.length > 0) return null;
+  return run.status === 'cancelled' ? 'cancelled before any kernel finished' : run.status === 'failed' ? 'failed before any kernel finished' : null;
 }
 
 function renderHistory(): void {

@@ -92,7 +92,11 @@ export interface Environment {
   arch: string;
   cpuModel: string;
   cpuCores: number;
-  /** Highest SIMD path the kernels used: 'avx512' | 'avx2' | 'neon' | 'scalar' | ... */
+  /**
+   * Highest SIMD path the kernels used: 'avx512' | 'avx2' | 'neon' | 'scalar' | ...; '' when not
+   * known: a run the editor put together itself after the runner ended without a result
+   * (cancelled or failed), which never heard the runner's machine report.
+   */
   simd: string;
   /** CPU features that matter (avx512f, avx512_bf16, avx512_fp16, amx_bf16, ...). */
   cpuFeatures: string[];

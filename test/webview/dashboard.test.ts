@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { KernelCase, RunResult } from '../../core/protocol/run';
-import { runId } from '../../extension/history';
+import { partialRun, runId } from '../../extension/history';
 import { run } from '../fixtures/run';
 import { CHROMIUM, launchChromium, openDashboard, root, send, serveDashboard, setTheme, THEMES, waitForPosted, type DashboardServer } from './harness';
 
@@ -256,6 +256,17 @@ describe('dashboard webview in Chromium', () => {
     await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'cancelled');
     await setTheme(page, 'dark');
     assert.notEqual(await page.getAttribute('#btn-cancel', 'disabled'), null);
+  });
+
+  it('a benchmark cancelled before any kernel finished says so, and shows no SIMD path the editor never learned (it said "unknown")', async () => {
+    // What the extension saves when the runner is cancelled before its first case: partialRun with no cases.
+    const cancelled = partialRun({ name: 'early.attn.yaml', kind: 'bench', toolVersion: '0.1.0', profile: run.profile, estimate: run.estimate, cases: [], status: 'cancelled' });
+    await send(page, { type: 'runFinished', run: cancelled, id: null });
+    await page.waitForFunction(() => document.querySelector('#run-title')?.textContent?.includes('early.attn.yaml'));
+    assert.equal(await page.textContent('#run-status'), 'cancelled');
+    const line = (await page.textContent('#run-environment')) ?? '';
+    const env = cancelled.environment;
+    assert.equal(line, `${env.cpuModel} · ${env.cpuCores} cores · cancelled before any kernel finished · ${cancelled.createdAt}`);
   });
 
   it('compares two runs, flagging only changes beyond the p10–p90 spread', async () => {
