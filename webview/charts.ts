@@ -226,10 +226,84 @@ interface RoofLabels {
   bandwidth: string | null;
 }
 
+/** An axis-aligned box in canvas pixels (y down). */
+export interface PixelBox {
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+
+/** A straight piece of a drawn roof, in canvas pixels. */
+export interface PixelSegment {
+  x1: number;
+  y1: number;
+  x2: number;
+  y2: number;
+}
+
+/** Whether segment `s` passes through box `b` (Liang–Barsky clipping). */
+function segmentCrossesBox(s: PixelSegment, b: PixelBox): boolean {
+  const dx = s.x2 - s.x1;
+  const dy = s.y2 - s.y1;
+  let t0 = 0;
+  let t1 = 1;
+  for (const [p, q] of [[-dx, s.x1 - b.left], [dx, b.right - s.x1], [-dy, s.y1 - b.top], [dy, b.bottom - s.y1]] as const) {
+    if (p === 0) {
+      if (q < 0) return false;
+    } else {
+      const t = q / p;
+      if (p < 0) t0 = Math.max(t0, t);
+      else t1 = Math.min(t1, t);
+      if (t0 > t1) return false;
+    }
+  }
+  return true;
+}
+
+const boxesOverlap = (a: PixelBox, b: PixelBox): boolean => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+
+/**
+ * Where each compute roof's label goes: right-aligned at `right`, its ink `gap` px above its roof
+ * (y: the flat part's pixel row) when no roof segment and no label placed before it comes
+ * nearer that box than `gap`; else `gap` px below; else above all the same. Labels are
+ * placed highest roof first. Text metrics are the ink's (measureText's actualBoundingBox), so a
+ * descender ("p" of "peak") keeps its distance too: a fixed offset from the em box let the
+ * labels touch their lines, and a bf16 roof close above the fp32 one ran through its label.
+ * @returns for each label (in the given order) its alphabetic baseline and ink box.
+ */
+export function placeRoofLabels(
+  labels: ReadonlyArray<{ y: number; width: number; ascent: number; descent: number }>,
+  segments: readonly PixelSegment[],
+  right: number,
+  gap: number,
+): Array<{ baseline: number; box: PixelBox }> {
+  const out: Array<{ baseline: number; box: PixelBox }> = new Array(labels.length);
+  const placed: PixelBox[] = [];
+  const order = labels.map((_, i) => i).sort((a, b) => labels[a]!.y - labels[b]!.y);
+  for (const i of order) {
+    const { y, width, ascent, descent } = labels[i]!;
+    const at = (baseline: number) => ({ baseline, box: { left: right - width, right, top: baseline - ascent, bottom: baseline + descent } });
+    const clear = ({ box }: { box: PixelBox }) => {
+      // A line exactly `gap` away is clear: the box is widened by a pixel less.
+      const room = { left: box.left - gap + 1, right: box.right + gap - 1, top: box.top - gap + 1, bottom: box.bottom + gap - 1 };
+      return !segments.some((s) => segmentCrossesBox(s, room)) && !placed.some((p) => boxesOverlap(p, room));
+    };
+    // The ink's bottom `gap` above the line, or its top `gap` below it; the line itself is half its width thick.
+    const above = at(y - gap - descent);
+    const below = at(y + gap + ascent);
+    const choice = clear(above) ? above : clear(below) ? below : above;
+    placed.push(choice.box);
+    out[i] = choice;
+  }
+  return out;
+}
+
 /**
  * Chart.js plugin that writes each roof's labels on the plot, in the roof's colour with a halo
- * of the background: the compute peak above the flat part, right-aligned; the bandwidth along
- * the slope, rotated to it. Roofs are labelled here and not in the legend, which at the
+ * of the background: the compute peaks at the right end, each clear of every roof line and of
+ * the other labels (placeRoofLabels); the bandwidth along the slope, rotated to it, its ink
+ * clear above the line. Roofs are labelled here and not in the legend, which at the
  * dashboard's default width took five rows and left ~70 px of plot.
  */
 /** The roof-label plugin's options (options.plugins.attnscopeRoofLabels), so a theme change reaches a chart already drawn. */
@@ -237,6 +311,12 @@ interface RoofLabelOptions {
   background: string;
   font: string;
 }
+
+/**
+ * Pixels from a roof label's ink to the centre of any roof line: the halo (1.5 px of a 3 px
+ * stroke), half the line (0.75 px, 1.5 in high contrast) and 2 px clear.
+ */
+const ROOF_LABEL_GAP = 5;
 
 const roofLabelPlugin: Plugin = {
   id: 'attnscopeRoofLabels',
@@ -247,36 +327,43 @@ const roofLabelPlugin: Plugin = {
     ctx.save();
     ctx.font = options.font;
     ctx.lineJoin = 'round';
+    ctx.textBaseline = 'alphabetic';
     const write = (text: string, px: number, py: number, colour: string, align: CanvasTextAlign, angle = 0): void => {
       ctx.save();
       ctx.translate(px, py);
       ctx.rotate(angle);
       ctx.textAlign = align;
-      ctx.textBaseline = 'bottom';
       ctx.strokeStyle = options.background;
       ctx.lineWidth = 3;
-      ctx.strokeText(text, 0, -3);
+      ctx.strokeText(text, 0, 0);
       ctx.fillStyle = colour;
-      ctx.fillText(text, 0, -3);
+      ctx.fillText(text, 0, 0);
       ctx.restore();
     };
-    chart.data.datasets.forEach((ds, i) => {
-      const roof = (ds as { roof?: RoofLabels }).roof;
-      if (!roof || !chart.isDatasetVisible(i)) return;
-      const pts = ds.data as Array<{ x: number; y: number }>;
-      const colour = String(ds.borderColor);
-      if (roof.compute) {
-        const last = pts[pts.length - 1]!;
-        write(roof.compute, Math.min(area.right, x.getPixelForValue(last.x)) - 4, y.getPixelForValue(last.y), colour, 'right');
-      }
-      if (roof.bandwidth && pts.length >= 2) {
-        const [a, b] = [pts[0]!, pts[1]!];
-        const [ax, ay, bx, by] = [x.getPixelForValue(a.x), y.getPixelForValue(a.y), x.getPixelForValue(b.x), y.getPixelForValue(b.y)];
-        // A quarter of the way up the slope's visible part, clear of the axis.
-        const t = 0.25;
-        write(roof.bandwidth, Math.max(area.left + 8, ax + t * (bx - ax)), ay + t * (by - ay), colour, 'left', Math.atan2(by - ay, bx - ax));
-      }
-    });
+    const roofs = chart.data.datasets
+      .map((ds, i) => ({ ds, roof: (ds as { roof?: RoofLabels }).roof, visible: chart.isDatasetVisible(i) }))
+      .filter((r): r is { ds: typeof r.ds; roof: RoofLabels; visible: true } => r.roof !== undefined && r.visible)
+      .map(({ ds, roof }) => ({ roof, colour: String(ds.borderColor), pts: (ds.data as Array<{ x: number; y: number }>).map((q) => ({ x: x.getPixelForValue(q.x), y: y.getPixelForValue(q.y) })) }));
+    const segments = roofs.flatMap(({ pts }) => pts.slice(1).map((b, k) => ({ x1: pts[k]!.x, y1: pts[k]!.y, x2: b.x, y2: b.y })));
+    const compute = roofs.filter((r) => r.roof.compute);
+    const metrics = compute.map((r) => ctx.measureText(r.roof.compute!));
+    const right = Math.min(area.right, ...compute.map((r) => r.pts[r.pts.length - 1]!.x)) - 4;
+    const places = placeRoofLabels(
+      compute.map((r, k) => ({ y: r.pts[r.pts.length - 1]!.y, width: metrics[k]!.width, ascent: metrics[k]!.actualBoundingBoxAscent, descent: metrics[k]!.actualBoundingBoxDescent })),
+      segments, right, ROOF_LABEL_GAP,
+    );
+    compute.forEach((r, k) => write(r.roof.compute!, right, places[k]!.baseline, r.colour, 'right'));
+    for (const { roof, pts, colour } of roofs) {
+      if (!roof.bandwidth || pts.length < 2) continue;
+      const [a, b] = [pts[0]!, pts[1]!];
+      const descent = ctx.measureText(roof.bandwidth).actualBoundingBoxDescent;
+      // A quarter of the way up the slope's visible part, clear of the axis; the baseline
+      // lifted off the line (in the rotated frame) so that the descenders keep the gap too.
+      const t = 0.25;
+      const angle = Math.atan2(b.y - a.y, b.x - a.x);
+      const lift = ROOF_LABEL_GAP + descent;
+      write(roof.bandwidth, Math.max(area.left + 8, a.x + t * (b.x - a.x)) + lift * Math.sin(angle), a.y + t * (b.y - a.y) - lift * Math.cos(angle), colour, 'left', angle);
+    }
     ctx.restore();
   },
 };

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { BasePlatform, Chart, registerables, type ChartConfiguration, type LegendItem } from 'chart.js';
 import type { PoolSample } from '../../core/protocol/run';
 import type { Estimate } from '../../core/protocol/webview';
-import { logTick, memoryChart, pngCaption, poolTimelineChart, rooflineChart, thinSamples } from '../../webview/charts';
+import { logTick, memoryChart, placeRoofLabels, pngCaption, poolTimelineChart, rooflineChart, thinSamples } from '../../webview/charts';
 import { viewOfRun } from '../../webview/model';
 import type { Palette } from '../../webview/theme';
 import { run } from '../fixtures/run';
@@ -167,6 +167,31 @@ describe('memory chart', () => {
     assert.deepEqual(spec.config.data.labels, ['weights', 'KV, 131,072 tokens']);
     assert.deepEqual(spec.table.rows.slice(0, 2).map((r) => r.slice(0, 2)), [['weights', String(run.estimate.weightsBytes)], ['KV cache of one 131,072-token sequence', String(16 * 1024 ** 3)]]);
     assert.match(spec.summary ?? '', /128 KiB KV per token · no device memory_gib, device\.gpu or kv_cache memory_gib: the pool is not sized$/);
+  });
+});
+
+describe('roof labels', () => {
+  // Two roofs sharing the bandwidth slope from (0, 300): fp32 flat at y 100 from x 200, bf16 at y 90
+  // from x 210 (10 px higher, as a bf16 peak a little above the fp32 one draws on a log axis).
+  // Labels 150 px wide, ink 9 px above the baseline and 3 below ("p" of "peak"), right edge 596, gap 5.
+  const segments = [
+    { x1: 0, y1: 300, x2: 200, y2: 100 }, { x1: 200, y1: 100, x2: 600, y2: 100 },
+    { x1: 0, y1: 300, x2: 210, y2: 90 }, { x1: 210, y1: 90, x2: 600, y2: 90 },
+  ];
+  const label = (y: number) => ({ y, width: 150, ascent: 9, descent: 3 });
+  it('puts each label clear of every roof line and of the other labels: above its roof, or below when the roof above runs through it', () => {
+    const [fp32, bf16] = placeRoofLabels([label(100), label(90)], segments, 596, 5);
+    // bf16 (highest, placed first): ink bottom 5 px above y 90, so the baseline at 90 - 5 - 3 = 82.
+    assert.equal(bf16!.baseline, 82);
+    assert.deepEqual(bf16!.box, { left: 446, right: 596, top: 73, bottom: 85 });
+    // fp32 above would span 83-95, through the bf16 line at 90 and the bf16 label: below instead,
+    // ink top 5 px under y 100, so the baseline at 100 + 5 + 9 = 114.
+    assert.equal(fp32!.baseline, 114);
+    assert.deepEqual(fp32!.box, { left: 446, right: 596, top: 105, bottom: 117 });
+  });
+  it('puts both above their roofs when the roofs are far apart', () => {
+    const far = [{ x1: 0, y1: 300, x2: 200, y2: 200 }, { x1: 200, y1: 200, x2: 600, y2: 200 }, { x1: 0, y1: 300, x2: 100, y2: 100 }, { x1: 100, y1: 100, x2: 600, y2: 100 }];
+    assert.deepEqual(placeRoofLabels([label(200), label(100)], far, 596, 5).map((p) => p.baseline), [192, 92]);
   });
 });
 

@@ -118,6 +118,7 @@ describe('dashboard webview in Chromium', () => {
       'decode (paged_decode)': timed.filter((c) => c.kernel === 'paged_decode').length,
       ...Object.fromEntries(roofs),
     });
+    await page.locator('section[data-chart="roofline"]').screenshot({ path: join(shots, 'roofline.png') });
     assert.deepEqual(await drawnPoints(page, 'memory'), { weights: 1, 'KV pool': 1, 'activations (peak)': 1, free: 1 });
     const memory = await tableRows(page, 'table-memory');
     assert.deepEqual(memory.slice(0, 4).map((r) => r.slice(0, 2)), [
@@ -406,5 +407,13 @@ describe('dashboard webview in Chromium', () => {
     await page.waitForFunction(() => (document.querySelector('#summary-memory')?.textContent ?? '').includes('they do not fit'));
     assert.match((await page.textContent('#summary-memory')) ?? '', /These parts need \d+\.\d\d GiB, \d+\.\dx the device's 80\.00 GiB \(the line\): they do not fit\./);
     await page.screenshot({ path: join(shots, 'estimate-over-device.png'), fullPage: true });
+  });
+
+  it('draws a bf16 roof close above the fp32 one with both labels drawn (roofline-bf16.png: each label clear of the lines and of the other)', async () => {
+    // A bf16 peak 1.5x the fp32 one: the two flat roofs lie a few pixels apart on the log axis, the closest they come.
+    const peaks = { ...run.environment.peaks!, avx512Bf16FlopsPerSec: 1.5 * run.environment.peaks!.fp32FlopsPerSec! };
+    await send(page, { type: 'runFinished', run: { ...run, name: 'bf16.attn.yaml', environment: { ...run.environment, peaks } }, id: null });
+    await page.waitForFunction(() => document.querySelector('#chart-roofline')?.getAttribute('aria-label')?.includes('bf16 AVX512-BF16 peak'));
+    await page.locator('section[data-chart="roofline"]').screenshot({ path: join(shots, 'roofline-bf16.png') });
   });
 });
