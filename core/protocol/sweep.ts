@@ -31,6 +31,12 @@ export interface SweepPointInfo extends SweepPointRef {
   schema: typeof SWEEP_SCHEMA_VERSION;
   /** Identity of the sweep (base profile, model config, axes, job, options): 16 hex digits of SHA-256. */
   sweepId: string;
+  /**
+   * The sweep's identity without its axes (base profile, model config, job, options): a point of
+   * the same id and inputsId gives the same simulation in any sweep of them, so a grown sweep
+   * reuses it (runner/sweep/local.ts). Absent in files written before it existed.
+   */
+  inputsId?: string;
   /** The sweep's display name: the profile file name. */
   name: string;
   job: SweepJob;

@@ -11,7 +11,7 @@
  */
 import { mkdirSync, readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { BACKENDS, isBackend, type Backend } from '../../core/config/types';
 import { EXIT_INTERNAL, EXIT_OK } from '../../core/protocol/runner';
 import type { SweepReport } from '../../core/protocol/sweep';
@@ -44,9 +44,28 @@ function oneProfile(positionals: string[], command: string): string {
   return positionals[0]!;
 }
 
+/** The profile's file name without .attn.yaml / .attn.json: the stem of its sweeps' folder names. */
+const profileStem = (plan: SweepPlan): string => plan.name.replace(/\.attn\.(ya?ml|json)$/i, '');
+
 /** The sweep's default results folder: .attnscope/sweeps/<profile stem>-<sweep id>, so that running the same sweep again resumes it. */
 function defaultOutDir(plan: SweepPlan): string {
-  return join('.attnscope', 'sweeps', `${plan.name.replace(/\.attn\.(ya?ml|json)$/i, '')}-${plan.sweepId.slice(0, 8)}`);
+  return join('.attnscope', 'sweeps', `${profileStem(plan)}-${plan.sweepId.slice(0, 8)}`);
+}
+
+/**
+ * The results folders of earlier sweeps of the same profile beside `outDir` (<profile stem>-<id>,
+ * as defaultOutDir names them), whose simulation points a grown sweep reuses (runSweepLocally).
+ */
+function earlierSweepDirs(plan: SweepPlan, outDir: string): string[] {
+  const parent = dirname(resolve(outDir));
+  const stem = `${profileStem(plan)}-`;
+  let names: string[];
+  try {
+    names = readdirSync(parent, { withFileTypes: true }).filter((d) => d.isDirectory() && d.name.startsWith(stem) && d.name !== basename(resolve(outDir))).map((d) => d.name);
+  } catch {
+    return [];
+  }
+  return names.sort().map((n) => join(parent, n));
 }
 
 /**
@@ -148,13 +167,17 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   mkdirSync(outDir, { recursive: true });
 
   const share = shardPoints(plan.points, shard);
+  const earlier = earlierSweepDirs(plan, outDir);
+  if (benchmarks && earlier.length > 0) {
+    process.stderr.write(`attnscope: points of earlier sweeps of this profile (${earlier.join(', ')}) are not reused: a benchmark's timings are compared with each other, so all are measured in this run\n`);
+  }
   const progress = new Progress(process.stderr, false);
   const where = shard ? `shard ${shard.index}/${shard.count} (${share.length} of ${plan.points.length} points)` : `${plan.points.length} points`;
   const { signal, dispose } = cancellation();
   let result;
   try {
     result = await runSweepLocally(plan, {
-      outDir, jobs, shard, quick, backend, runnerScript: resolve(process.argv[1]!), signal,
+      outDir, jobs, shard, quick, backend, runnerScript: resolve(process.argv[1]!), signal, earlier,
       onProgress: (done, total, running) =>
         progress.update(done, total, `sweep ${plan.name}, ${where}: ${Math.floor(done)} done${running.length ? `; ${running.map((r) => `${r.label} ${Math.floor(100 * r.fraction)}%`).join(', ')}` : ''}`),
       onPoint: (p, outcome) => {
@@ -168,10 +191,16 @@ export async function sweepCommand(argv: string[]): Promise<number> {
     progress.clear();
   }
   if (result.cancelled) {
-    process.stderr.write(`attnscope: sweep cancelled; ${result.resumed + result.written} of ${share.length} points are in ${outDir}: run the same command again to resume\n`);
+    process.stderr.write(`attnscope: sweep cancelled; ${result.resumed + result.reused + result.written} of ${share.length} points are in ${outDir}: run the same command again to resume\n`);
     return EXIT_CANCELLED;
   }
   if (result.resumed > 0) process.stderr.write(`resumed: ${result.resumed} of ${share.length} points were already in ${outDir}\n`);
+  if (result.reused > 0) {
+    process.stderr.write(
+      `reused: ${result.reused} of ${share.length} points from earlier sweeps of this profile (same point values, base profile, model config and machine kind: ` +
+        `a simulation gives the same result), copied from ${result.reusedFrom.join(', ')}; run now: ${result.written}\n`,
+    );
+  }
   const report = mergeResults([outDir], shard ? { only: new Set(share.map((p) => p.id)) } : {});
   // A shard's report would be partial: the whole one comes from `attnscope merge`.
   if (!shard || values.json) writeReport(report, (values.json as string | undefined) ?? join(outDir, REPORT_FILE));

@@ -74,6 +74,14 @@ export interface LocalSweepOptions {
   signal: AbortSignal;
   /** Progress of the whole share: points done (fractional while points run) of `total`. */
   onProgress?: (done: number, total: number, running: Array<{ label: string; fraction: number }>) => void;
+  /**
+   * Results folders of earlier sweeps of this profile: a simulation point missing here whose file
+   * is there, for this machine kind, with the same inputsId and status ok, is copied in (with this
+   * sweep's `sweep` block) instead of run again. Benchmark points are always run: their timings
+   * are compared with each other in the report, and timings of another run, under another load,
+   * are not comparable (README: compare decode times within one run only).
+   */
+  earlier?: string[];
   /** A point finished: written to `file`, or failed with `error`. */
   onPoint?: (point: SweepPoint, outcome: { file: string } | { error: string }) => void;
 }
@@ -81,6 +89,9 @@ export interface LocalSweepOptions {
 export interface LocalSweepResult {
   /** Points of this share already in the folder (skipped). */
   resumed: number;
+  /** Points of this share copied from an earlier sweep's folder (LocalSweepOptions.earlier), and from which folders. */
+  reused: number;
+  reusedFrom: string[];
   /** Points run and written now. */
   written: number;
   failed: Array<{ point: SweepPoint; error: string }>;
@@ -119,11 +130,11 @@ export async function runSweepLocally(plan: SweepPlan, opts: LocalSweepOptions):
     }
     if (isNotAPoint(prior) || prior.status !== 'ok') todo.push(p);
   }
-  const result: LocalSweepResult = { resumed: share.length - todo.length, written: 0, failed: [], cancelled: false, environmentKey: envKey };
+  const result: LocalSweepResult = { resumed: share.length - todo.length, reused: 0, reusedFrom: [], written: 0, failed: [], cancelled: false, environmentKey: envKey };
   const running = new Map<SweepPoint, { child: ChildProcess; fraction: number }>();
   const report = () =>
     opts.onProgress?.(
-      result.resumed + result.written + result.failed.length + [...running.values()].reduce((s, r) => s + r.fraction, 0),
+      result.resumed + result.reused + result.written + result.failed.length + [...running.values()].reduce((s, r) => s + r.fraction, 0),
       share.length,
       [...running.entries()].map(([p, r]) => ({ label: p.label, fraction: r.fraction })),
     );
@@ -134,9 +145,27 @@ export async function runSweepLocally(plan: SweepPlan, opts: LocalSweepOptions):
   opts.signal.addEventListener('abort', onAbort, { once: true });
 
   const info = (p: SweepPoint): SweepPointInfo => ({
-    schema: SWEEP_SCHEMA_VERSION, sweepId: plan.sweepId, name: plan.name, job: plan.job, total: plan.points.length, axes: plan.axes,
+    schema: SWEEP_SCHEMA_VERSION, sweepId: plan.sweepId, inputsId: plan.inputsId, name: plan.name, job: plan.job, total: plan.points.length, axes: plan.axes,
     id: p.id, index: p.index, values: p.values, label: p.label, environmentKey: envKey,
   });
+
+  if (plan.job === 'simulate') {
+    const left: SweepPoint[] = [];
+    for (const p of todo) {
+      const from = (opts.earlier ?? []).find((dir) => {
+        const prior = readPointFile(join(dir, pointFileName(p.id, envKey)));
+        if (isNotAPoint(prior) || prior.status !== 'ok' || prior.sweep.id !== p.id || prior.sweep.inputsId !== plan.inputsId || prior.sweep.job !== 'simulate') return false;
+        writeFileAtomic(join(opts.outDir, pointFileName(p.id, envKey)), `${JSON.stringify({ ...prior, sweep: info(p) } satisfies SweepPointRun, null, 2)}\n`);
+        return true;
+      });
+      if (from === undefined) left.push(p);
+      else {
+        result.reused++;
+        if (!result.reusedFrom.includes(from)) result.reusedFrom.push(from);
+      }
+    }
+    todo.splice(0, todo.length, ...left);
+  }
 
   /** Runs one point in a child; resolves with its run, or rejects with why it failed. */
   const runChild = (p: SweepPoint): Promise<RunResult> =>

@@ -38,6 +38,8 @@ export interface SweepPlan {
   /** Display name: the profile's file name. */
   name: string;
   sweepId: string;
+  /** SweepPointInfo.inputsId: the sweep id without the axes. */
+  inputsId: string;
   job: SweepJob;
   axes: Array<{ key: string; values: unknown[] }>;
   points: SweepPoint[];
@@ -209,7 +211,9 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
     .sort()
     .map((m) => sha256(host.readFile(m) ?? ''));
   const base = toPlain({ ...root, properties: (root.properties ?? []).filter((p) => p.key !== 'sweep') });
-  const sweepId = sha256(canonicalJson({ base, models: modelTexts, axes: plainAxes, job: block.job, options: block.job === 'simulate' ? {} : (opts.benchOptions ?? {}) })).slice(0, 16);
+  const inputs = { base, models: modelTexts, job: block.job, options: block.job === 'simulate' ? {} : (opts.benchOptions ?? {}) };
+  const sweepId = sha256(canonicalJson({ ...inputs, axes: plainAxes })).slice(0, 16);
+  const inputsId = sha256(canonicalJson(inputs)).slice(0, 16);
   const errorAt = (point: SweepPoint, key: string, message: string): Error => {
     const msg = `sweep point ${point.label}: ${message}`;
     for (const parts = key.split('.'); parts.length > 0; parts.pop()) {
@@ -218,5 +222,5 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
     }
     return new InputError(msg, file);
   };
-  return { file, absFile: abs, name: basename(file), sweepId, job: block.job, axes: plainAxes, points, set: setArgs, slurm: block.slurm, notes: [...notes], errorAt };
+  return { file, absFile: abs, name: basename(file), sweepId, inputsId, job: block.job, axes: plainAxes, points, set: setArgs, slurm: block.slurm, notes: [...notes], errorAt };
 }

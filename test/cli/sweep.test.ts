@@ -88,6 +88,26 @@ test('a second invocation resumes: nothing is run again, the files stay as they 
   assert.deepEqual(before.map(([n]) => [n, statSync(join(out, n as string)).mtimeMs]), before);
 });
 
+test('a grown sweep reuses the simulated points an earlier sweep of the profile computed, says how many, and reports exactly what a fresh run of the grown sweep does', () => {
+  const { dir, file } = workspace();
+  const first = cli(['sweep', file, '--jobs', '2'], { cwd: dir });
+  assert.equal(first.code, 0, first.stderr);
+  // page_size 128 added: 4 × 2 = 8 points, of which the first sweep's 3 × 2 = 6 are reused and 2 run.
+  const grown = cli(['sweep', file, '--jobs', '2', '--set', 'kv_cache.page_size=1,16,64,128'], { cwd: dir });
+  assert.equal(grown.code, 0, grown.stderr);
+  assert.match(grown.stderr, /reused: 6 of 8 points from earlier sweeps of this profile \(same point values, base profile, model config and machine kind: a simulation gives the same result\), copied from .*\.attnscope\/sweeps\/grid-[0-9a-f]{8}; run now: 2\n/);
+  const folders = readdirSync(join(dir, '.attnscope', 'sweeps'));
+  assert.equal(folders.length, 2);
+  const grownReport = folders.map((f) => readReport(join(dir, '.attnscope', 'sweeps', f, 'sweep-report.json'))).find((r) => r.total === 8)!;
+  // The same grown sweep run from nothing, in a workspace without earlier sweeps: every figure equal.
+  const fresh = workspace();
+  const alone = cli(['sweep', fresh.file, '--jobs', '2', '--set', 'kv_cache.page_size=1,16,64,128'], { cwd: fresh.dir });
+  assert.equal(alone.code, 0, alone.stderr);
+  assert.doesNotMatch(alone.stderr, /reused/);
+  const [freshFolder] = readdirSync(join(fresh.dir, '.attnscope', 'sweeps'));
+  assert.deepEqual(comparable(grownReport), comparable(readReport(join(fresh.dir, '.attnscope', 'sweeps', freshFolder!, 'sweep-report.json'))));
+});
+
 test('shards run as separate processes (--shard and SLURM_ARRAY_TASK_ID) merge into exactly the unsharded sweep', () => {
   const { dir, report } = localSweep();
   const file = join(dir, 'grid.attn.yaml');
