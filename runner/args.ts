@@ -38,7 +38,7 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: s
 }
 
 /** Why a write failed, in words (errno code -> phrase). */
-function writeFailure(e: unknown): string {
+export function writeFailure(e: unknown): string {
   const err = e as NodeJS.ErrnoException;
   if (err.code === 'ENOSPC') return 'no space left on the device';
   if (err.code === 'EACCES' || err.code === 'EPERM') return 'permission denied';

@@ -10,7 +10,8 @@
  *   attnscope vllm-log <vllm.log> [--profile FILE] [--json]
  *
  * Exit 0 on success, 2 on bad input (one line `file:line:col: message` on stderr, no output
- * file written), 1 on an internal failure, 130 when cancelled (SIGINT/SIGTERM). Progress goes
+ * file written), 1 on an internal failure or a failed write to stdout, 141 when stdout's reader
+ * is gone (exitOnWriteFailure), 130 when cancelled (SIGINT/SIGTERM). Progress goes
  * to stderr, results to stdout.
  */
 import { accessSync, constants, statSync } from 'node:fs';
@@ -25,7 +26,7 @@ import { batchLimitsText, estimate, referenceSeqLen } from '../core/estimate';
 import { formatCount, formatCountOf } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { NativeMissingError, stopSimulations } from '../native';
-import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, writeOutput } from './args';
+import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, writeFailure, writeOutput } from './args';
 import { describeMachine } from './environment';
 import { BackendError, describeCase, runBench, selectBackend } from './bench';
 import { planCases, quickShortening, windowCoverage } from './plan';
@@ -547,7 +548,32 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
   }
 }
 
+/** Exit status of a run whose standard output's reader went away (EPIPE): a process killed by SIGPIPE's, 128 + 13. */
+const EXIT_SIGPIPE = 141;
+
+/**
+ * Ends the process when a write to standard output or error fails, where Node printed an
+ * unhandled 'error' event with its stack: a full disk (`> report.txt`, `> /dev/full`) is one line
+ * on stderr and exit 1; a reader gone (`| head -1`: EPIPE, Node ignores SIGPIPE so the write
+ * fails instead) ends the run at once, silent, with {@link EXIT_SIGPIPE} as a process killed by
+ * SIGPIPE would. A simulation in flight is stopped first (exiting in the middle of its slice
+ * would abort the process). A reader gone is noticed at the next write: progress events under
+ * --events each percent; a plain simulate writes its table at the end.
+ */
+function exitOnWriteFailure(): void {
+  let failed = false;
+  const onError = (stream: 'stdout' | 'stderr') => (e: NodeJS.ErrnoException) => {
+    if (failed) return;
+    failed = true;
+    if (e.code !== 'EPIPE' && stream === 'stdout') process.stderr.write(`attnscope: cannot write to standard output: ${writeFailure(e)}\n`);
+    void stopSimulations().finally(() => process.exit(e.code === 'EPIPE' ? EXIT_SIGPIPE : EXIT_INTERNAL));
+  };
+  process.stdout.on('error', onError('stdout'));
+  process.stderr.on('error', onError('stderr'));
+}
+
 if (require.main === module) {
+  exitOnWriteFailure();
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

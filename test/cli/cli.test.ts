@@ -406,6 +406,34 @@ test('--json naming a file the run reads (profile, model config, trace, calibrat
   assert.match(events.stderr, /: is the profile this run reads; give another file$/m);
 });
 
+test('standard output on a full disk (/dev/full) is one line, exit 1, never a stack trace', { skip: !existsSync('/dev/full') && 'needs /dev/full' }, () => {
+  const { run } = simulatedRun();
+  const full = openSync('/dev/full', 'w');
+  try {
+    const r = spawnSync(process.execPath, [runner, 'simulate', run.profile!.sourcePath!], { encoding: 'utf8', stdio: ['ignore', full, 'pipe'], timeout: 120_000 });
+    assert.equal(r.status, 1, r.stderr);
+    // The profile's own notes come first; then the one line, and no stack trace.
+    assert.equal(r.stderr.trim().split('\n').at(-1), 'attnscope: cannot write to standard output: no space left on the device');
+    assert.doesNotMatch(r.stderr, /node:events|Unhandled|^\s+at /m);
+  } finally {
+    closeSync(full);
+  }
+});
+
+test('a reader of standard output that goes away (| head -1: EPIPE) ends the run at once: exit 141 as by SIGPIPE, silent, no --json written', async () => {
+  const { profile } = longSimulation();
+  const out = join(dirname(profile), 'never.json');
+  const child = spawn(process.execPath, [runner, 'simulate', profile, '--events', '--json', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  // Read the first event, then close the pipe's read end, as head -1 does.
+  child.stdout.once('data', () => child.stdout.destroy());
+  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+  assert.equal(code, 141, stderr);
+  assert.equal(stderr, '');
+  assert.equal(existsSync(out), false, 'the run stopped before its end');
+});
+
 test('a prefill length whose buffers cannot fit is refused at seq_lens (exit 2, one line, no file)', () => {
   const { dir } = tmp('config.json', TINY_CONFIG);
   const profile = join(dir, 'p.attn.yaml');
