@@ -21,13 +21,29 @@ export function unreadable(path: string, e: unknown): TraceError {
   return new TraceError(path, 1, 1, `cannot read the trace: ${why}`);
 }
 
-/** The file opened for reading. @throws TraceError naming the file when it cannot be opened. */
+/**
+ * The file opened for reading. A pipe, socket or terminal is refused: the readers read a trace's
+ * start twice before its lines (its first line for the format, its first 64 KiB and size to size
+ * the columns), at offset 0, which a pipe cannot give back (`<(zcat t.csv.gz)` failed with
+ * "ESPIPE: invalid seek").
+ * @throws TraceError naming the file when it cannot be opened or is not a regular file.
+ */
 function openTrace(path: string): number {
+  let fd: number;
   try {
-    return openSync(path, 'r');
+    fd = openSync(path, 'r');
   } catch (e) {
     throw unreadable(path, e);
   }
+  const st = fstatSync(fd);
+  // A folder reads as EISDIR, said as such by the first read (unreadable).
+  if (!st.isFIFO() && !st.isSocket() && !st.isCharacterDevice()) return fd;
+  closeSync(fd);
+  const what = st.isFIFO() ? 'a pipe' : st.isSocket() ? 'a socket' : 'a device or terminal';
+  throw new TraceError(
+    path, 1, 1,
+    `the trace is ${what}: it must be a regular file, whose start is read twice before its lines (its format, then its size); decompress or copy it to a file first (zcat t.csv.gz > t.csv)`,
+  );
 }
 
 /**

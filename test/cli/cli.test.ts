@@ -434,6 +434,16 @@ test('a reader of standard output that goes away (| head -1: EPIPE) ends the run
   assert.equal(existsSync(out), false, 'the run stopped before its end');
 });
 
+test('a trace given as a pipe (process substitution) is refused at 1:1 with what to do, not with ESPIPE: exit 2, one line', () => {
+  const { dir, file } = tmp('t.jsonl', '{"arrival_s": 0, "prompt_len": 100, "output_len": 10}\n');
+  const profile = join(dir, 'p.attn.yaml');
+  writeFileSync(profile, `model: ${JSON.stringify(llamaConfig)}\nkv_cache: { num_pages: 4096 }\nworkload: { max_model_len: 2048 }\n`);
+  // bash's <(cat t.jsonl) hands the runner /dev/fd/63, the read end of a pipe.
+  const r = spawnSync('bash', ['-c', `"$0" "$1" simulate "$2" --trace <(cat "$3")`, process.execPath, runner, profile, file], { encoding: 'utf8', timeout: 120_000 });
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /^\/dev\/fd\/\d+:1:1: the trace is a pipe: it must be a regular file, whose start is read twice before its lines \(its format, then its size\); decompress or copy it to a file first \(zcat t\.csv\.gz > t\.csv\)\n$/);
+});
+
 test('a prefill length whose buffers cannot fit is refused at seq_lens (exit 2, one line, no file)', () => {
   const { dir } = tmp('config.json', TINY_CONFIG);
   const profile = join(dir, 'p.attn.yaml');
