@@ -32,7 +32,7 @@ import { BackendError, describeCase, runBench, selectBackend } from './bench';
 import { planCases, quickShortening, windowCoverage } from './plan';
 import { CancelledError, InputError, OutputError, UsageError } from './errors';
 import { ArrivalSpanError, formatPoolSummary, PoolConfigError, simulatePool, type PoolProgress } from './simulate';
-import { calibrateStepTime, formatCalibration } from './simulate/calibrate';
+import { calibrateStepTime, calibrationModelMismatch, formatCalibration } from './simulate/calibrate';
 import { calibrateFromKernels, formatKernelCalibration, KernelCalibrationError, readKernelRun } from './simulate/calibrate-kernels';
 import { searchCapacity } from './simulate/capacity';
 import { formatCapacity } from './simulate/latency-format';
@@ -389,7 +389,11 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   } else if (flags.calibrate) {
     let fit;
     try {
-      fit = calibrateStepTime(profile, readVllmResult(flags.calibrate));
+      const result = readVllmResult(flags.calibrate);
+      // A result of another model is fitted all the same (a name is only a hint), and said.
+      const mismatch = calibrationModelMismatch(profile, result);
+      if (mismatch) say(`${flags.calibrate}:${result.modelId!.line}:${result.modelId!.column}: warning: ${mismatch}`, 'warn');
+      fit = calibrateStepTime(profile, result);
     } catch (e) {
       if (e instanceof RangeError) throw new InputError(e.message, flags.calibrate);
       throw e;

@@ -486,6 +486,8 @@ export interface VllmBenchResult {
   /** requests/s; Infinity when the benchmark sent everything at once ("inf"); null when the result has none. */
   requestRate: number | null;
   maxConcurrency: number | null;
+  /** The result's `model_id` (the model vLLM served, "meta-llama/Llama-3.1-8B") and where it is in the file; null when absent. */
+  modelId: { value: string; line: number; column: number } | null;
 }
 
 /**
@@ -520,6 +522,11 @@ export function readVllmResult(path: string): VllmBenchResult {
   };
   sameLength('output_lens', outputLens);
   const rr = v.request_rate;
+  let modelId: VllmBenchResult['modelId'] = null;
+  if (typeof v.model_id === 'string' && v.model_id !== '') {
+    const node = jsonc.findNodeAtLocation(jsonc.parseTree(text) ?? { type: 'null', offset: 0, length: 0 }, ['model_id']);
+    modelId = { value: v.model_id, ...lineColumn(text, node?.offset ?? 0) };
+  }
   return {
     inputLens,
     outputLens,
@@ -529,5 +536,6 @@ export function readVllmResult(path: string): VllmBenchResult {
     errors: sameLength('errors', Array.isArray(v.errors) ? (v.errors as string[]) : null) as string[] | null,
     requestRate: typeof rr === 'number' ? rr : rr === 'inf' || rr === 'Infinity' ? Infinity : rr === undefined || rr === null ? null : Number(rr),
     maxConcurrency: typeof v.max_concurrency === 'number' ? v.max_concurrency : null,
+    modelId,
   };
 }

@@ -969,6 +969,35 @@ test('sweep --out in a missing folder is refused before any work, as --json is; 
   assert.ok(existsSync(join(dir, 'sw')));
 });
 
+test('--calibrate with a vllm bench serve result of another model: fitted, with a warning at its model_id naming both models', () => {
+  const dir = tempDir('attnscope-cli-');
+  const profile = join(dir, 'p.attn.yaml');
+  writeFileSync(profile, `model: ${JSON.stringify(llamaConfig)}\ndevice: { gpu: H100 SXM }\nworkload: { requests: 5 }\n`);
+  // Timings from the step-time formula (test/unit/calibrate.test.ts): Llama-3.1-8B on an H100 SXM,
+  // compute efficiency 0.45, memory 0.7, overhead 2 ms, one request at a time.
+  const step = (tokens: number, kv: number, pairs: number) => 0.002 + Math.max((16060522496 + 131072 * kv) / (3.35e12 * 0.7), (15009849344 * tokens + 524288 * pairs) / (989e12 * 0.45));
+  const inputLens = [128, 512, 1024, 2048, 3000, 4096, 300, 6000];
+  const outputLens = [64, 32, 128, 16, 200, 8, 100, 50];
+  const result = (modelId: string) => JSON.stringify({
+    model_id: modelId, backend: 'vllm', request_rate: 'inf', max_concurrency: 1, input_lens: inputLens, output_lens: outputLens,
+    ttfts: inputLens.map((p) => step(p, p, (p * (p + 1)) / 2)),
+    itls: inputLens.map((p, k) => Array.from({ length: outputLens[k] - 1 }, (_, i) => step(1, p + i + 1, p + i + 1))),
+    errors: inputLens.map(() => ''),
+  });
+  const other = join(dir, 'qwen.json');
+  writeFileSync(other, result('Qwen/Qwen2.5-7B'));
+  // {"model_id":"Qwen/...: the value opens at column 13.
+  const r = cli(['simulate', profile, '--calibrate', other]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, new RegExp(`^${other.replace(/[.]/g, '\\.')}:1:13: warning: the result is of model_id "Qwen/Qwen2\\.5-7B", the profile's model is llama-3\\.1-8b \\(`, 'm'));
+  assert.match(r.stdout, /compute_efficiency: 0\.4500/);
+  const same = join(dir, 'llama.json');
+  writeFileSync(same, result('meta-llama/Llama-3.1-8B-Instruct'));
+  const s = cli(['simulate', profile, '--calibrate', same]);
+  assert.equal(s.code, 0, s.stderr);
+  assert.doesNotMatch(s.stderr, /model_id/);
+});
+
 test('--calibrate naming a missing file: exit 2 at the file, named as the calibration file', () => {
   const { dir } = tmp('config.json', TINY_CONFIG);
   const profile = join(dir, 'p.attn.yaml');

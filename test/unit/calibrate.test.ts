@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Environment, KernelCase } from '../../core/protocol/run';
 import { calibrateStepTime, readVllmResult } from '../../runner/simulate/index';
+import { calibrationModelMismatch } from '../../runner/simulate/calibrate';
 import { calibrateFromKernels, gpuRowForDevice } from '../../runner/simulate/calibrate-kernels';
 import { stepTimeModel } from '../../runner/simulate/step-time';
 import { exampleProfile } from '../fixtures/profile';
@@ -169,4 +170,26 @@ test('timings that shrink as the modelled work grows are refused for what they a
       return true;
     },
   );
+});
+
+test('a vllm bench serve result of another model (its model_id) is named beside the profile\'s model; the same model, instruct or not, is not', () => {
+  const dir = tempDir('attnscope-calibrate-');
+  const file = join(dir, 'qwen.json');
+  // model_id's value on line 2, column 15 (its opening quote).
+  writeFileSync(file, '{\n  "model_id": "Qwen/Qwen2.5-7B", "input_lens": [1], "output_lens": [1]\n}\n');
+  const result = readVllmResult(file);
+  assert.deepEqual(result.modelId, { value: 'Qwen/Qwen2.5-7B', line: 2, column: 15 });
+  // llamaOnH100's model is examples/llama-3.1-8b/config.json: named by its folder.
+  const profile = llamaOnH100();
+  const m = calibrationModelMismatch(profile, result);
+  assert.ok(m !== null);
+  assert.match(m, /model_id "Qwen\/Qwen2\.5-7B", the profile's model is llama-3\.1-8b \(.*llama-3\.1-8b\/config\.json\)/);
+  for (const same of ['meta-llama/Llama-3.1-8B', 'meta-llama/Meta-Llama-3.1-8B-Instruct', 'llama-3.1-8b']) {
+    assert.equal(calibrationModelMismatch(profile, { modelId: { value: same, line: 1, column: 1 } }), null, same);
+  }
+  // Another size of the same family is another model: 70B is not 8B.
+  assert.notEqual(calibrationModelMismatch(profile, { modelId: { value: 'meta-llama/Llama-3.1-70B', line: 1, column: 1 } }), null);
+  // No model_id, or a profile not read from a file: nothing to compare.
+  assert.equal(calibrationModelMismatch(profile, { modelId: null }), null);
+  assert.equal(calibrationModelMismatch({ modelPath: null }, result), null);
 });
