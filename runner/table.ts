@@ -112,7 +112,7 @@ export function formatEstimate(e: Estimate, title: string, opts: { tensorParalle
   const weightsDtype = opts.weightsQuantization ? `${m.dtype} (${opts.weightsQuantization} quantized layers at their stored width)` : m.dtype;
   lines.push(`${title}: ${m.attention.toUpperCase()} L=${m.numLayers} H=${m.numHeads} H_kv=${m.numKvHeads} head_dim=${m.headDim} hidden=${m.hiddenSize}${m.slidingWindow ? ` sliding_window=${m.slidingWindow}` : ''}, weights ${weightsDtype}, KV ${e.kvDtype}${tp > 1 ? `, tensor parallel ${tp}` : ''}`);
   const params = e.paramsActive !== e.paramsTotal
-    ? `${formatCount(e.paramsTotal)} total, ${formatCount(e.paramsActive)} active per token`
+    ? `${formatCount(e.paramsTotal)} total, ${formatCount(e.paramsActive)} active per token without the input embedding (${formatCount(e.paramsTotal - e.params.experts + e.params.expertsActive)} with it)`
     : formatCount(e.paramsTotal);
   lines.push(`  parameters        ${params}`);
   lines.push(`  weights           ${formatBytes(e.weightsBytes)}${tp > 1 ? ` in all, ${formatBytes(e.weightsBytesPerGpu)} per GPU` : ''}`);

@@ -52,7 +52,7 @@ export function termRows(a: Analysis): TermRow[] {
     rows.push({
       id: 'active',
       term: 'Active parameters',
-      formula: `total − all routed experts ${formatParams(b.experts)} + ${m.moe.numExpertsPerTok} of ${m.moe.numExperts} per token ${formatParams(b.expertsActive)}`,
+      formula: `total − all routed experts ${formatParams(b.experts)} + ${m.moe.numExpertsPerTok} of ${m.moe.numExperts} per token ${formatParams(b.expertsActive)} − the input-embedding lookup ${formatParams(b.embedding)}${m.tieWordEmbeddings ? ' + it again as the tied lm_head' : ''} (as DeepSeek-V3 and gpt-oss count; Mixtral's, Qwen-MoE's and Llama 4's cards add the embedding: ${formatParams(e.paramsTotal - b.experts + b.expertsActive)})`,
       value: `${formatParams(e.paramsActive)} (${formatCount(e.paramsActive)})`,
       keys: moeKeys,
     });

@@ -197,9 +197,12 @@ export interface ParamCounts {
   /** Every parameter of the checkpoint (the MTP / next-n module of DeepSeek-V3 excluded, as its card does). */
   total: number;
   /**
-   * Active parameters as the family's model card counts them (MoE): total minus the routed
-   * experts a token is not sent to, minus the input-embedding lookup unless the family's card
-   * counts it (CARD_COUNTS_EMBEDDING). Dense models: total, as their cards quote.
+   * Active parameters per token (MoE), one convention for every family: total minus the routed
+   * experts a token is not sent to, minus the input-embedding lookup (a lookup multiplies
+   * nothing; a tied embedding counts once, as lm_head). DeepSeek-V3's report (37B activated:
+   * 36.6B here) and OpenAI's gpt-oss card (5.13B of 116.8B, 3.61B of 20.9B) count so; the
+   * Mixtral (12.9B), Qwen3-MoE (3.3B) and Llama 4 (17B) cards add the embedding
+   * (active + breakdown.embedding). Dense models: total, as their cards quote (no "active" is shown).
    */
   active: number;
   /**
@@ -212,20 +215,6 @@ export interface ParamCounts {
 }
 
 /**
- * MoE families whose model cards count the input-embedding lookup in their active parameters.
- * Every other family's active count leaves it out (a lookup multiplies nothing), as OpenAI's
- * gpt-oss card (5.13B of 116.8B; 3.61B of 20.9B) and DeepSeek-V3's report (37B of 671B; 36.6B
- * here, 37.6B with the embedding) do.
- * - mixtral: Mistral AI, "Mixtral of experts" (2023-12-11): 12.9B active of 46.7B (12.88B here
- *   with the embedding, 12.75B without);
- * - qwen2_moe / qwen3_moe: the Qwen3-30B-A3B card: "30.5B in total and 3.3B activated",
- *   "29.9B non-embedding" (3.35B here with the embedding, 3.04B without);
- * - llama4 / llama4_text: Meta's Llama 4 Scout card: 17B active of 109B (17.17B here with the
- *   embedding, 16.14B without).
- */
-const CARD_COUNTS_EMBEDDING = new Set(['mixtral', 'qwen2_moe', 'qwen3_moe', 'llama4', 'llama4_text']);
-
-/**
  * Parameters of a model from its shapes (transformers modeling_<family>.py):
  * - embeddings V·h, plus learned positions (GPT-2 wpe, BERT) and BERT token types;
  * - per layer: q/k/v/o with GQA shapes [h, H·D], [h, H_kv·D] ×2, [H·D, h], biases when the
@@ -234,9 +223,8 @@ const CARD_COUNTS_EMBEDDING = new Set(['mixtral', 'qwen2_moe', 'qwen3_moe', 'lla
  *   a router [h, E], shared experts;
  * - final norm (encoders: the embedding LayerNorm instead, same size), lm_head V·h unless
  *   tie_word_embeddings; encoders have the pooler (h² + h) instead of an lm_head.
- * Active (MoE) = total − (E − k) experts per MoE layer − the embedding lookup, except for the
- * families whose cards count it (CARD_COUNTS_EMBEDDING); activeCompute the same for every model
- * without the lookup, the tied lm_head counted.
+ * Active (MoE) = total − (E − k) experts per MoE layer − the embedding lookup (+ a tied lm_head);
+ * activeCompute the same for every model, dense ones too, without a vision tower.
  */
 export function paramCounts(model: ModelSpec): ParamCounts {
   const h = model.hiddenSize;
@@ -271,10 +259,9 @@ export function paramCounts(model: ModelSpec): ParamCounts {
   const used = total - experts + expertsActive;
   const tiedHead = !model.isEncoder && model.tieWordEmbeddings ? model.vocabSize * h : 0;
   const activeCompute = used - embedding + tiedHead - vision;
-  const countsEmbedding = CARD_COUNTS_EMBEDDING.has(model.modelType.toLowerCase());
   return {
     total,
-    active: moe === null ? total : countsEmbedding ? used : used - embedding,
+    active: moe === null ? total : used - embedding + tiedHead,
     activeCompute,
     breakdown: { embedding, attention, mlp, experts, expertsActive, sharedExperts, router, norms, lmHead, pooler, vision },
   };

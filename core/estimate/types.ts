@@ -137,7 +137,7 @@ export interface Estimate {
   /** Bytes one sequence of attention.seqLen tokens really needs (sliding-window layers hold at most the window). */
   kvBytesForSeqLen: number;
   paramsTotal: number;
-  /** Active parameters as the family's model card counts them (MoE; dense: paramsTotal). */
+  /** Active parameters per token (MoE): without the routed experts a token skips and without the input-embedding lookup, for every family (paramCounts); dense: paramsTotal. */
   paramsActive: number;
   /** Weights one token is multiplied by (no embedding lookups; tied lm_head counted): 2 · this = FLOPs per token outside attention. */
   paramsActiveCompute: number;

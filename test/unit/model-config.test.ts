@@ -323,10 +323,12 @@ test('Llama 4 Scout (text_config): chunked attention on RoPE layers, MoE with a 
   // Per layer: attention 2·5120² + 2·5120·1024 = 62,914,560; 16 experts + 1 shared of 3·5120·8192
   // = 125,829,120 each; router 5120·16; norms 10,240 -> 2,202,101,760 ×48, + 2 · 202048·5120
   // + 5120 = 107,769,861,120 (Meta: 109B with the vision encoder). Active: 1 routed + shared
-  // -> 314,664,960 ×48 + embeddings = 17,172,894,720 (Meta: 17B active).
+  // -> 314,664,960 ×48 + embeddings = 17,172,894,720 (Meta: 17B active, counting the embedding);
+  // active without the 202048 · 5120 = 1,034,485,760 input-embedding lookup: 16,138,408,960.
   const p = paramCounts(m);
   assert.equal(p.total, 107_769_861_120);
-  assert.equal(p.active, 17_172_894_720);
+  assert.equal(p.active, 16_138_408_960);
+  assert.equal(p.active + p.breakdown.embedding, 17_172_894_720);
 });
 
 test('gemma-3 text_config without head counts takes Gemma3TextConfig defaults, said as info', () => {

@@ -3,7 +3,10 @@ import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 
 import type { KernelCase } from '../../core/protocol/run';
-import { casesCaption, formatCases } from '../../runner/table';
+import { profileFromModelConfig } from '../../core/config/index';
+import { estimate } from '../../core/estimate/index';
+import { casesCaption, formatCases, formatEstimate } from '../../runner/table';
+import { loadModel } from './helpers';
 import type { Environment } from '../../core/protocol/run';
 
 const base: KernelCase = {
@@ -60,5 +63,18 @@ describe('casesCaption', () => {
     assert.match(text, /measured on NVIDIA H200/);
     assert.match(text, /GPU bf16 peak \(from clocks\) 989 TFLOP\/s, computed; GPU copy bandwidth 4 TB\/s, measured in this run/);
     assert.doesNotMatch(text, /fp32 FMA|DRAM/);
+  });
+});
+
+describe('formatEstimate parameters line', () => {
+  it('counts MoE active parameters one way, says which, and gives the count with the embedding beside it', () => {
+    // DeepSeek-V3: 671,026,419,200 total; active 36,625,618,432 without the 129,280 · 7,168 =
+    // 926,679,040 input-embedding lookup (the report's "37B activated"), 37,552,297,472 with it.
+    const ds = formatEstimate(estimate(profileFromModelConfig(loadModel('DeepSeek-V3'), null)), 'ds');
+    assert.match(ds, /parameters\s+671,026,419,200 total, 36,625,618,432 active per token without the input embedding \(37,552,297,472 with it\)/);
+    // Mixtral-8x7B: 12,748,853,248 without the 32,000 · 4,096 = 131,072,000 lookup; its card's
+    // 12.9B is the 12,879,925,248 with it. The same words for both families.
+    const mx = formatEstimate(estimate(profileFromModelConfig(loadModel('Mixtral-8x7B-v0.1'), null)), 'mx');
+    assert.match(mx, /46,702,792,704 total, 12,748,853,248 active per token without the input embedding \(12,879,925,248 with it\)/);
   });
 });
