@@ -607,6 +607,17 @@ export function thinSamples(samples: readonly PoolSample[], max = POOL_CHART_MAX
  * on a second right axis. A series that is zero throughout is left out (with its axis). Over
  * POOL_CHART_MAX_POINTS samples, thinSamples picks those drawn.
  */
+/**
+ * What the pool charts (page pool, queue) say when a run has no pool samples: waiting while it
+ * runs; that it stopped before its simulation when it failed or was cancelled (its profile may
+ * well have a workload); else that the profile has none to simulate, or that none was simulated.
+ */
+export function noPoolText(run: Pick<ViewRun, 'status' | 'profile'>): string {
+  if (run.status === 'running') return 'Waiting for the pool simulation…';
+  if (run.status === 'failed' || run.status === 'cancelled') return `This run ${run.status === 'failed' ? 'failed' : 'was cancelled'} before its pool simulation.`;
+  return run.profile?.workload ? 'This run has no pool simulation.' : 'This run has no pool simulation (add a workload to the profile).';
+}
+
 export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
   const samples = run.poolSamples;
   const drawn = thinSamples(samples);
@@ -647,7 +658,7 @@ export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
   return {
     id: 'poolTimeline',
     title: 'Page pool',
-    empty: samples.length === 0 ? (run.status === 'running' ? 'Waiting for the pool simulation…' : 'This run has no pool simulation (add a workload to the profile).') : null,
+    empty: samples.length === 0 ? noPoolText(run) : null,
     summary: poolSummaryLine(run),
     // Room for the plot under a legend that wraps at the dashboard's default width.
     height: 360,

@@ -9,7 +9,7 @@ import type { ChartConfiguration, ChartDataset } from 'chart.js';
 import type { LatencyStats, LatencySummary } from '../core/protocol/latency';
 import { formatPercent } from '../core/format';
 import type { ViewRun } from './model';
-import { simulatedTimeAxis, type ChartSpec } from './charts';
+import { noPoolText, simulatedTimeAxis, type ChartSpec } from './charts';
 import { withAlpha, type Palette } from './theme';
 
 const ms = (s: number): string => (s * 1000 >= 100 ? (s * 1000).toFixed(0) : (s * 1000).toPrecision(3));
@@ -153,7 +153,7 @@ export function queueChart(run: ViewRun, p: Palette): ChartSpec {
   return {
     id: 'queue',
     title: 'Queue',
-    empty: samples.length === 0 ? (run.status === 'running' ? 'Waiting for the pool simulation…' : 'This run has no pool simulation (add a workload to the profile).') : null,
+    empty: samples.length === 0 ? noPoolText(run) : null,
     config,
     table: { columns: ['t (s)', 'running', 'waiting', 'of them preempted'], rows: samples.map((s) => [s.t.toFixed(2), String(s.running), String(s.waiting), String(s.preempted)]) },
   };

@@ -39,6 +39,16 @@ describe('pool chart', () => {
     assert.deepEqual([(spec.config.options!.scales!['x'] as { min: number }).min, (spec.config.options!.scales!['x'] as { max: number }).max], [0, 9]);
   });
 
+  it('a run that failed or was cancelled before its simulation says so, not to add the workload its profile has', () => {
+    // The fixture's profile has a workload (test/fixtures/run.ts): newcomerB's killed runner was told to add one.
+    assert.ok(run.profile.workload);
+    const empty = (status: 'failed' | 'cancelled' | 'ok', workload = run.profile.workload) =>
+      poolTimelineChart({ ...viewOfRun({ ...run, status, profile: { ...run.profile, workload } }, null), pool: null, poolSamples: [] }, palette).empty;
+    assert.equal(empty('failed'), 'This run failed before its pool simulation.');
+    assert.equal(empty('cancelled'), 'This run was cancelled before its pool simulation.');
+    assert.equal(empty('ok', null), 'This run has no pool simulation (add a workload to the profile).');
+  });
+
   it('fills only held pages: cached and free pages (free for allocation) are unfilled', () => {
     const samples = Array.from({ length: 10 }, (_, i) => ({ ...sample(i, 10), pagesCached: 50, pagesFree: 40, tokens: 150 }));
     const spec = poolTimelineChart({ ...viewOfRun(run, null), pool: null, poolSamples: samples }, palette);
