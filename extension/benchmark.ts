@@ -14,7 +14,7 @@ import type { KernelCase, RunKind, RunResult } from '../core/protocol/run';
 import { EXIT_BAD_INPUT, type RunnerEvent } from '../core/protocol/runner';
 import type { Ctx } from './ctx';
 import { partialRun, saveRun } from './history';
-import { refusalOf, type Refusal } from './refusal';
+import { crashMessage, refusalOf, wasmNote, type Refusal } from './refusal';
 import { runName } from './runName';
 import { launchSettingsProblem, RunnerProcess, runnerLaunch, type RunnerOutcome } from '../core/runnerProcess';
 
@@ -199,13 +199,11 @@ export class BenchmarkRun {
     await ctx.dashboard.refreshRuns();
 
     if (crashed) {
-      const tail = outcome.logTail.slice(-5).join('\n');
-      const what = run.status === 'failed' && outcome.run === null && outcome.exitCode === 0 ? `ended without a result (${how})` : `failed (${how})`;
-      void ctx.showError(`AttnScope: the ${this.job === 'simulate' ? 'simulation' : 'benchmark'} runner ${what}.${tail ? `\n${tail}` : ''}`);
+      void ctx.showError(crashMessage(this.job, outcome, run.status === 'failed' && outcome.run === null && outcome.exitCode === 0));
     } else if (run.status === 'cancelled') {
       void vscode.window.showInformationMessage(`AttnScope: benchmark of ${name} cancelled after ${run.cases.length} case(s); the partial run is saved.`);
     } else {
-      const message = this.job === 'simulate' ? `AttnScope: simulation of ${name} finished: ${run.pool ? formatPoolOutcome(run.pool) : 'no pool result'}.` : `AttnScope: benchmark of ${name} finished: ${run.cases.length} case(s).`;
+      const message = `${this.job === 'simulate' ? `AttnScope: simulation of ${name} finished: ${run.pool ? formatPoolOutcome(run.pool) : 'no pool result'}.` : `AttnScope: benchmark of ${name} finished: ${run.cases.length} case(s).`}${wasmNote(run.environment)}`;
       // No "Open dashboard" when it is open already.
       if (ctx.dashboard.isOpen) void vscode.window.showInformationMessage(message);
       else void vscode.window.showInformationMessage(message, 'Open dashboard').then((c) => c && ctx.dashboard.show(false));

@@ -5,6 +5,7 @@
  * `device.backend`, so the reason names the one that asked for it. No `vscode` import.
  */
 import type { Backend, Profile } from '../core/config/types';
+import type { Environment, RunKind } from '../core/protocol/run';
 import type { RunnerOutcome } from '../core/runnerProcess';
 
 export interface Refusal {
@@ -41,4 +42,41 @@ export function refusalOf(outcome: Pick<RunnerOutcome, 'error' | 'logTail'>, pro
     return { reason: `${why}. The setting "attnscope.backend" asks for ${settingBackend}: set it to "auto" (or "${other}").`, setting: 'attnscope.backend' };
   }
   return { reason: `${why}. The profile's device.backend is ${profile.device.backend}: set it to auto (or ${other}).`, profileKey: 'device.backend' };
+}
+
+/** A progress line the runner writes on stderr ("[ 12%] flash_fwd …"): no reason for a failure. */
+const PROGRESS_LINE = /^\[\s*\d+%\]/;
+
+/**
+ * The error toast of a runner that crashed (killed, or exited non-zero without a result): how it
+ * ended (signal or exit code) and the last line it wrote that is not progress, the likeliest
+ * reason ("Segmentation fault", an `attnscope: internal error: ...` line); the whole tail is in
+ * the log. `withoutResult`: it exited 0 but sent no run.
+ */
+export function crashMessage(job: 'bench' | 'simulate', outcome: Pick<RunnerOutcome, 'exitCode' | 'signal' | 'logTail'>, withoutResult: boolean): string {
+  const how = outcome.signal ? `killed by ${outcome.signal}` : `exit code ${outcome.exitCode}`;
+  const last = [...outcome.logTail].reverse().find((l) => l.trim() !== '' && !PROGRESS_LINE.test(l));
+  const what = withoutResult ? `ended without a result (${how})` : `failed (${how})`;
+  return `AttnScope: the ${job === 'simulate' ? 'simulation' : 'benchmark'} runner ${what}${last ? `; its last line: ${last.replace(/^attnscope: /, '')}` : ', with nothing on stderr'}.`;
+}
+
+/**
+ * For a run whose CPU kernels ran in the WebAssembly module instead of the native addon: one
+ * sentence saying so and why (Environment.nativeBuildReason, without the files tried), to append
+ * to the run's notification; '' for a native run. The README promises such runs say so.
+ */
+export function wasmNote(env: Pick<Environment, 'nativeBuild' | 'nativeBuildReason'> | undefined): string {
+  if (env?.nativeBuild !== 'wasm') return '';
+  const why = (env.nativeBuildReason ?? 'ATTNSCOPE_BACKEND=wasm').replace(/ \(tried [^)]*\)/g, '');
+  return ` Its kernels ran single-threaded in WebAssembly, not natively: ${why}.`;
+}
+
+/**
+ * The warning for a run asked for while another runs (one run at a time: the kernels' timings
+ * would share the CPU): what was asked and not started, what is running, and what to do.
+ * `asked`: the file asked for, null when none was named (a picker would have asked).
+ */
+export function busyMessage(running: { name: string; job: RunKind }, job: RunKind, asked: string | null): string {
+  const noun = (k: RunKind) => (k === 'simulate' ? 'serving simulation' : 'benchmark');
+  return `AttnScope: the ${noun(job)}${asked ? ` of ${asked}` : ''} was not started: the ${noun(running.job)} of ${running.name} is running (one run at a time). Wait for it to finish, or cancel it and start again.`;
 }

@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runId } from '../../extension/history';
-import { refusalOf } from '../../extension/refusal';
+import { busyMessage, crashMessage, refusalOf, wasmNote } from '../../extension/refusal';
 import { modelLabel, runName } from '../../extension/runName';
 import { run } from '../fixtures/run';
 import { tempDir } from '../fixtures/tmp';
@@ -66,6 +66,30 @@ describe('refused runs', () => {
     assert.deepEqual(refusalOf({ error: null, logTail: ['[  0%] measuring this machine', line] }, run.profile, 'auto'), {
       reason: 'AttnScope has no kernels for this machine: no native addon found: `npm run build:native` builds it (needs g++, make and python3); no WebAssembly module found: `npm run build:wasm` builds it (needs Emscripten: apt-get install emscripten).',
     });
+  });
+
+  it('a crashed runner: how it ended and its last line that is not progress, nothing about the profile', () => {
+    // newcomerB's runner killed 5 s in: the toast listed progress lines; the reason is the signal.
+    const killed = { exitCode: null, signal: 'SIGKILL' as const, logTail: ['[  0%] measuring this machine', '[ 12%] flash_fwd B1 N512 … correctness check'] };
+    assert.equal(crashMessage('bench', killed, false), 'AttnScope: the benchmark runner failed (killed by SIGKILL), with nothing on stderr.');
+    const segv = { exitCode: 1, signal: null, logTail: ['[ 12%] flash_fwd', 'attnscope: internal error: RangeError: Invalid array length', '[ 13%] decode'] };
+    assert.equal(crashMessage('simulate', segv, false), 'AttnScope: the simulation runner failed (exit code 1); its last line: internal error: RangeError: Invalid array length.');
+  });
+
+  it('a run whose kernels ran in WebAssembly says so and why, without the files tried', () => {
+    assert.equal(wasmNote({ nativeBuild: 'native' }), '');
+    assert.equal(wasmNote(undefined), '');
+    const reason = 'no native addon found: `npm run build:native` builds it (needs g++, make and python3) (tried /x/native/build/Release/attnscope_native.node)';
+    assert.equal(wasmNote({ nativeBuild: 'wasm', nativeBuildReason: reason }), ' Its kernels ran single-threaded in WebAssembly, not natively: no native addon found: `npm run build:native` builds it (needs g++, make and python3).');
+  });
+
+  it('a run asked for while another runs: names both, and what to do', () => {
+    // newcomerB: the qwen3 simulation asked for during a llama benchmark got 'llama-3.1-8b ... is already running.'
+    assert.equal(
+      busyMessage({ name: 'llama-3.1-8b · llama-3.1-8b.attn.yaml · full', job: 'bench' }, 'simulate', 'qwen3-30b-a3b.attn.json'),
+      'AttnScope: the serving simulation of qwen3-30b-a3b.attn.json was not started: the benchmark of llama-3.1-8b · llama-3.1-8b.attn.yaml · full is running (one run at a time). Wait for it to finish, or cancel it and start again.',
+    );
+    assert.match(busyMessage({ name: 'x', job: 'simulate' }, 'bench', null), /^AttnScope: the benchmark was not started: the serving simulation of x is running/);
   });
 
   it('pass a preflight refusal (an error event placed in the profile) through as it is', () => {
