@@ -13,6 +13,7 @@ import type { RunKind, RunResult } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
 import type { RunListEntry } from '../core/protocol/webview';
 import { BenchmarkRun } from './benchmark';
+import { busyMessage } from './refusal';
 import type { Ctx } from './ctx';
 import { exportRunTo } from './dashboard';
 import { listRuns, loadRun } from './history';
@@ -105,8 +106,11 @@ async function startRun(ctx: Ctx, arg: unknown, job: RunKind): Promise<void> {
     return;
   }
   if (ctx.activeRun) {
-    const choice = await vscode.window.showWarningMessage(`AttnScope: ${ctx.activeRun.name} is already running.`, 'Cancel it');
-    if (choice) ctx.activeRun?.cancel();
+    // Named without a picker: the file passed, else the active editor's.
+    const asked = arg instanceof vscode.Uri ? arg : typeof arg === 'string' && arg !== '' ? vscode.Uri.parse(arg) : vscode.window.activeTextEditor?.document.uri;
+    const running = ctx.activeRun;
+    const choice = await vscode.window.showWarningMessage(busyMessage(running, job, asked ? basename(asked.fsPath) : null), `Cancel the ${running.job === 'simulate' ? 'simulation' : 'benchmark'}`);
+    if (choice) running.cancel();
     return;
   }
   const uri = await targetFile(arg, verb);

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { LanguageClient, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { FILE_GLOBS } from '../core/config/fileKinds';
 import { ResolveProfileRequest } from '../core/protocol/lsp';
+import type { RunKind } from '../core/protocol/run';
 import { affectsSettings, readSettings, type Settings } from './config';
 import { Dashboard, type DashboardHost } from './dashboard';
 import { StatusItem } from './status';
@@ -17,6 +18,8 @@ export const DOCUMENT_SELECTOR = FILE_GLOBS.map((pattern) => ({ scheme: 'file', 
 export interface ActiveRun {
   /** Display name: the profile or config file name. */
   readonly name: string;
+  /** What it runs: a benchmark ('bench') or a serving simulation ('simulate'). */
+  readonly job: RunKind;
   /** Ends the runner (SIGTERM, then SIGKILL); a benchmark's partial run is still saved. */
   cancel(): void;
 }
