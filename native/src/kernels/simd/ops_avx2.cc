@@ -24,27 +24,13 @@ struct Avx2 : VectorBase<Avx2, 8> {
   static T zero_below(T value, T x, T limit) {
     return _mm256_andnot_ps(_mm256_cmp_ps(x, limit, _CMP_LT_OQ), value);
   }
-  // exp(x) for x <= 0, -inf or NaN, as 2^t with t = x log2(e): n = round(t), 2^(t - n) by the
-  // degree-6 polynomial on [-1/2, 1/2] of the AVX-512 traits (ops_avx512.h, whose
-  // exp_nonpositive has the fit and its error: 7.9e-8 relative in fp32 Horner), times 2^n built
-  // in the exponent bits (scale_pow2). AVX2 has no vscalef: t is clamped at -127, where
-  // n + 127 = 0 makes 2^n the bit pattern 0, so x <= -88.03 (and -inf) give exactly 0 (past
-  // -87.3 the result would be subnormal; flushed instead). NaN stays NaN (vmaxps returns its
-  // second operand when one is NaN; vcvtps2dq of NaN gives 2^n = 1.0). x = 0 gives exactly 1.
+  // exp(x) for x <= 0, -inf or NaN: the shared degree-6 exp2 polynomial (VectorBase::
+  // exp2_poly_nonpositive), 2^n built in the exponent bits (scale_pow2). AVX2 has no vscalef:
+  // t is clamped at -127, where n + 127 = 0 makes 2^n the bit pattern 0, so x <= -88.03 (and
+  // -inf) give exactly 0 (past -87.3 the result would be subnormal; flushed instead). NaN stays
+  // NaN (vmaxps returns its second operand when one is NaN; vcvtps2dq of NaN gives 2^n = 1.0).
   // 12 instructions where cephes_exp's clamps, Cody-Waite reduction and zeroing take 19.
-  static T exp_nonpositive(T x) {
-    const T t = _mm256_max_ps(set1(-127.f), _mm256_mul_ps(x, set1(1.44269504088896341f)));
-    const T n = round(t);
-    const T f = _mm256_sub_ps(t, n);
-    T y = set1(1.5353361959569156e-04f);
-    y = fmadd(y, f, set1(1.3398875016719103e-03f));
-    y = fmadd(y, f, set1(9.6184369176626205e-03f));
-    y = fmadd(y, f, set1(5.5503323674201965e-02f));
-    y = fmadd(y, f, set1(2.4022647738456726e-01f));
-    y = fmadd(y, f, set1(6.9314718246459961e-01f));
-    y = fmadd(y, f, set1(1.f));
-    return scale_pow2(y, n);
-  }
+  static T exp_nonpositive(T x) { return exp2_poly_nonpositive(x, -127.f); }
   // Lane i = the largest of a_i's 8 lanes (softmax_rows: 8 rows' maxima at once; reduce8, below,
   // gives the sums). No vhmaxps: three folding stages (unpack ps, unpack pd, 128-bit halves),
   // 14 shuffles and 7 vmaxps where eight reduce_max take 8 x 5 instructions in serial chains.

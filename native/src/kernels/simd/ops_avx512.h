@@ -21,27 +21,12 @@ struct Avx512 : VectorBase<Avx512, 16> {
   static T zero_below(T value, T x, T limit) {
     return _mm512_maskz_mov_ps(~_mm512_cmp_ps_mask(x, limit, _CMP_LT_OQ), value);
   }
-  // exp(x) for x <= 0, -inf or NaN, as 2^t with t = x log2(e): n = round(t), 2^(t - n) by a
-  // degree-6 polynomial on [-1/2, 1/2] (fitted for relative error, Lawson's iteration; in fp32
-  // Horner at most 7.9e-8 relative, about 0.7 ulp, checked on 200,001 points against exp2 in
-  // fp64), times 2^n through vscalef (any n). 10 instructions where cephes_exp_reduced's
-  // Cody-Waite reduction and 1 + r + r^2 P(r) take 13: the softmax's exp pass is bound by the
-  // FMA pipes. Rounding t costs |x| 2^-24 relative (6e-7 at x = -10, where P < 5e-5; x = 0,
-  // the row's max, gives exactly 1). The clamp at t = -160 keeps -inf out (2^-160 y rounds to
-  // 0); NaN stays NaN (vmaxps returns its second operand when one is NaN).
-  static T exp_nonpositive(T x) {
-    const T t = _mm512_max_ps(set1(-160.f), _mm512_mul_ps(x, set1(1.44269504088896341f)));
-    const T n = round(t);
-    const T f = _mm512_sub_ps(t, n);
-    T y = set1(1.5353361959569156e-04f);
-    y = fmadd(y, f, set1(1.3398875016719103e-03f));
-    y = fmadd(y, f, set1(9.6184369176626205e-03f));
-    y = fmadd(y, f, set1(5.5503323674201965e-02f));
-    y = fmadd(y, f, set1(2.4022647738456726e-01f));
-    y = fmadd(y, f, set1(6.9314718246459961e-01f));
-    y = fmadd(y, f, set1(1.f));
-    return scale_pow2(y, n);
-  }
+  // exp(x) for x <= 0, -inf or NaN: the shared degree-6 exp2 polynomial (VectorBase::
+  // exp2_poly_nonpositive, which has the fit and its error), times 2^n through vscalef (any n).
+  // 10 instructions where cephes_exp_reduced's Cody-Waite reduction and 1 + r + r^2 P(r) take
+  // 13: the softmax's exp pass is bound by the FMA pipes. The clamp at t = -160 keeps -inf out
+  // (2^-160 y rounds to 0).
+  static T exp_nonpositive(T x) { return exp2_poly_nonpositive(x, -160.f); }
   static float reduce_add(T x) { return _mm512_reduce_add_ps(x); }
   // Sixteen horizontal sums at once (45 instructions instead of 16 x ~8): lane 4b + j of the
   // result holds the sum of a[4j + b]. Four folding stages, each halving the partials.
