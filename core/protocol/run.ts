@@ -250,6 +250,12 @@ export interface PoolResult {
   baselines: PoolBaseline[];
   pageSize: number;
   numPages: number;
+  /**
+   * How the simulated pages relate to vLLM's pool where they are not its blocks one for one (a
+   * hybrid KV-cache manager's full-attention blocks, sliding-window groups uncharged), in words;
+   * absent when a page is one block of every layer.
+   */
+  poolLayout?: string;
   /** The step-time model the simulated clock used. */
   stepTime?: StepTimeModel;
   /** Per-request latency on that clock (modelled). */

@@ -155,18 +155,29 @@ export function poolSizeProblem(profile: Profile): { keys: string[]; message: st
  * full-attention group, so the pool's blocks are divided by the number of those groups; the
  * sliding-window groups' blocks (at most ceil(min(W − 1 + max_num_batched_tokens, N) / page_size)
  * + 1 per group per running request) are not charged, which makes the simulated pool an upper
- * bound for such models. @throws PoolConfigError ({@link poolSizeProblem}).
+ * bound for such models; `layout` then says so, for PoolResult.poolLayout.
+ * @throws PoolConfigError ({@link poolSizeProblem}).
  */
-function poolPages(profile: Profile, numPages: number | undefined): number {
+function poolPages(profile: Profile, numPages: number | undefined): { pages: number; layout?: string } {
   if (numPages !== undefined) {
     if (!Number.isInteger(numPages) || numPages < 1 || numPages > MAX_SIMULATED_PAGES) throw new RangeError(`numPages must be an integer in [1, ${MAX_SIMULATED_PAGES}], got ${numPages}`);
-    return numPages;
+    return { pages: numPages };
   }
   const problem = poolSizeProblem(profile);
   if (problem) throw configError(profile, problem.keys, problem.message);
   const e = estimate(profile);
   const blocks = typeof profile.kvCache.numPages === 'number' ? profile.kvCache.numPages : e.pool.pages;
-  return e.pool.layout.kind === 'hybrid' ? Math.max(1, Math.floor(blocks / e.pool.layout.fullGroups)) : blocks;
+  const l = e.pool.layout;
+  if (l.kind !== 'hybrid') return { pages: blocks };
+  const pages = Math.max(1, Math.floor(blocks / l.fullGroups));
+  const groups = l.fullGroups + l.slidingGroups;
+  return {
+    pages,
+    layout:
+      `vLLM's hybrid KV-cache manager: ${formatCount(blocks)} blocks shared by ${formatCount(l.fullGroups)} full-attention and ${formatCount(l.slidingGroups)} sliding-window group(s) of ${formatCount(l.groupSize)} layers ` +
+      `(its log's "GPU KV cache size" counts blocks / ${formatCount(groups)} groups: ${formatCount(Math.floor(blocks / groups) * profile.kvCache.pageSize)} tokens); ` +
+      `a page here is one block of each full-attention group, and the sliding-window groups' blocks (at most ${formatCount(l.window)} − 1 + max_num_batched_tokens tokens + 1 block per running request) are not charged: an upper bound on the pool`,
+  };
 }
 
 const ratio = (a: number, b: number): number => (b > 0 ? a / b : 0);
@@ -260,7 +271,7 @@ function unpackSamples(packed: Float64Array): PoolSample[] {
  *   worker has stopped the baselines (no simulation of this call is left running).
  */
 export async function simulatePool(profile: Profile, opts: SimulateOptions = {}): Promise<PoolResult> {
-  const numPages = poolPages(profile, opts.numPages);
+  const { pages: numPages, layout: poolLayout } = poolPages(profile, opts.numPages);
   const pageSize = profile.kvCache.pageSize;
   const w = profile.workload;
   const scale = opts.rateScale ?? 1;
@@ -374,7 +385,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   });
 
   const latency = latencySummary(packed, paged.times(), opts.slo ?? profile.slo);
-  return { samples, summary, baselines, pageSize, numPages, stepTime, latency };
+  return { samples, summary, baselines, pageSize, numPages, ...(poolLayout ? { poolLayout } : {}), stepTime, latency };
 }
 
 /** The step-time model of a run: opts.stepTime's coefficients outright, else the roofline with its efficiencies. */

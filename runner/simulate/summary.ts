@@ -28,6 +28,7 @@ export function formatPoolSummary(result: PoolResult): string {
   lines.push(
     `KV pool: ${formatCountOf(result.numPages, 'page')} × ${formatCountOf(result.pageSize, 'token')} = ${formatCountOf(result.numPages * result.pageSize, 'token slot')}`,
   );
+  if (result.poolLayout) lines.push(`  ${result.poolLayout}`);
   if (result.stepTime) {
     const m = result.stepTime;
     const measured = m.measured && m.measured.length > 0 ? `; ${m.measured.map((c) => c.coefficient).join(', ')} measured` : '';

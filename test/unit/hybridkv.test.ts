@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { profileFromModelConfig, readProfile, type Profile } from '../../core/config/index';
 import { checkProfile, DEFAULT_ENGINE, estimate } from '../../core/estimate/index';
 import { fixtureText, loadModel } from './helpers';
+import { stopSimulations } from '../../native/simulator';
+import { formatPoolSummary, simulatePool, type SimulateOptions } from '../../runner/simulate/index';
 
 const GIB = 1024 ** 3;
 
@@ -107,4 +109,19 @@ test('semantic: tensor_parallel_size must divide the MLP widths (Qwen2.5-7B at 2
   assert.match(p[0]!.message, /does not divide intermediate_size 18,944.*\(tensor_parallel_size values that fit: 1, 2, 4\)$/);
   assert.match(read(8).problems.find((x) => x.code === 'tp-not-divisible')!.message, /values that fit: 1, 2, 4\)$/);
   assert.ok(!read(4).problems.some((x) => x.code === 'tp-not-divisible'));
+});
+
+test('simulate: a hybrid pool is simulated as its full-attention blocks and says so; an every-layer pool says nothing', async () => {
+  // Same 8 GiB budget as above: 14,563 blocks, one full-attention group, so 14,563 pages of the
+  // simulation (blocks / fullGroups); vLLM's "GPU KV cache size" floor(14,563 / 2) · 16 = 116,496.
+  const opts: SimulateOptions = { stepTime: { perStepS: 1, perTokenS: 0, perKvTokenS: 0 }, watermark: 0, baselines: false, trace: [{ arrivalS: 0, promptLen: 32, outputLen: 2 }] };
+  const hybrid = await simulatePool(profile('gpt-oss-120b', eightGib(null)), opts);
+  assert.equal(hybrid.numPages, 14_563);
+  assert.match(hybrid.poolLayout ?? '', /^vLLM's hybrid KV-cache manager: 14,563 blocks shared by 1 full-attention and 1 sliding-window group\(s\) of 18 layers .*116,496 tokens.*not charged: an upper bound on the pool$/);
+  assert.match(formatPoolSummary(hybrid), /^KV pool: 14,563 pages × 16 tokens = 233,008 token slots\n {2}vLLM's hybrid KV-cache manager: /m);
+  // vLLM 0.8.5: a block covers all 36 layers, 7,281 of them (above), one page each.
+  const uniform = await simulatePool(profile('gpt-oss-120b', eightGib('0.8.5')), opts);
+  assert.equal(uniform.numPages, 7_281);
+  assert.equal(uniform.poolLayout, undefined);
+  await stopSimulations();
 });
