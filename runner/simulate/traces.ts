@@ -26,6 +26,7 @@
 import { readFileSync } from 'node:fs';
 import * as jsonc from 'jsonc-parser';
 import { jsonErrorText, nodeAtPath, parseJsonTree, unsafeIntegerText } from '../../core/config/tree';
+import { offsetToLineColumn } from '../../core/config/positions';
 import { formatCount, formatCountOf, formatSignificant } from '../../core/format';
 import type { ServingSimRequests } from '../../native';
 import { DatetimeBytes, estimateLines, firstLine, forEachLine, parseDecimal, parseDigits, scanLines, splitCsv, splitCsvBytes, unreadable } from './lines';
@@ -462,16 +463,6 @@ function readVllmBench(path: string, sink: TraceSink, drop: (why: string) => voi
   return start !== null;
 }
 
-/** 1-based line and column (in UTF-16 code units) of `offset` in `text`. */
-function lineColumn(text: string, offset: number): { line: number; column: number } {
-  let line = 1;
-  let start = 0;
-  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) {
-    line++;
-    start = i + 1;
-  }
-  return { line, column: offset - start + 1 };
-}
 
 /** The per-request arrays of a `vllm bench serve --save-result --save-detailed` JSON. */
 export interface VllmBenchResult {
@@ -505,7 +496,7 @@ export function readVllmResult(path: string): VllmBenchResult {
   const errors: jsonc.ParseError[] = [];
   const v = jsonc.parse(text, errors, { allowTrailingComma: false, disallowComments: true }) as Record<string, unknown>;
   if (errors.length > 0) {
-    const { line, column } = lineColumn(text, errors[0].offset);
+    const { line, column } = offsetToLineColumn(text, errors[0].offset);
     // A second value after the first is most likely a JSON-lines file (a trace, not a result).
     const more = jsonc.printParseErrorCode(errors[0].error) === 'EndOfFileExpected' ? ': a vllm bench serve result is one JSON object, and another value follows it here (a JSON-lines trace goes to --trace)' : '';
     throw new TraceError(path, line, column, `not JSON: ${jsonErrorText(errors[0].error)}${more}`);
@@ -525,7 +516,7 @@ export function readVllmResult(path: string): VllmBenchResult {
   let modelId: VllmBenchResult['modelId'] = null;
   if (typeof v.model_id === 'string' && v.model_id !== '') {
     const node = jsonc.findNodeAtLocation(jsonc.parseTree(text) ?? { type: 'null', offset: 0, length: 0 }, ['model_id']);
-    modelId = { value: v.model_id, ...lineColumn(text, node?.offset ?? 0) };
+    modelId = { value: v.model_id, ...offsetToLineColumn(text, node?.offset ?? 0) };
   }
   return {
     inputLens,

@@ -13,7 +13,7 @@ import { InputError } from '../errors';
 import { TOOL_VERSION } from '../version';
 import { formatBytes, formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
-import { axisIndices, pointLabel } from '../../core/config';
+import { axisIndices, offsetToLineColumn, pointLabel } from '../../core/config';
 import { jsonErrorText } from '../../core/config/tree';
 import { canonicalJson, pointId } from './spec';
 
@@ -138,12 +138,6 @@ export interface NotAPoint {
   column?: number;
 }
 
-/** 1-based line and column (UTF-16 code units) of `offset` in `text`. */
-function lineColumn(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  return { line, column: offset - (before.lastIndexOf('\n') + 1) + 1 };
-}
 
 /**
  * Why `text` (which JSON.parse refused) is not JSON, at the first error jsonc-parser finds. A
@@ -158,14 +152,14 @@ function notJson(text: string): NotAPoint {
   const first = errors[0];
   if (end === 0 || !first || first.offset + first.length >= end || jsonc.printParseErrorCode(first.error) === 'UnexpectedEndOfString') {
     return {
-      ...lineColumn(text, end),
+      ...offsetToLineColumn(text, end),
       why:
         `the JSON stops unfinished at the end of the file (${formatCountOf(Buffer.byteLength(text), 'byte')}): it looks cut short, by an interrupted copy or a full disk ` +
         '(sweep writes each point whole, atomically). Copy it again from the machine that ran it, or rerun `attnscope sweep` with this folder as --out on a machine of its kind: ' +
         'it runs again every point whose file it cannot read',
     };
   }
-  return { ...lineColumn(text, first.offset), why: `not JSON: ${jsonErrorText(first.error)}` };
+  return { ...offsetToLineColumn(text, first.offset), why: `not JSON: ${jsonErrorText(first.error)}` };
 }
 
 /** Whether readPointFile found no point run. */
