@@ -211,18 +211,20 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
     for (int64_t t0 = t_begin; t0 < t_end; t0 += ps) {
       const int64_t next = t0 + int64_t(kDecodePrefetchPages) * ps;
       const int count = static_cast<int>(std::min<int64_t>(ps, t_end - t0));
+      const void* k = slab(p.k_pages, t0, 0);
+      const void* v = slab(p.v_pages, t0, 0);
+      const void* next_k = next < t_end ? slab(p.k_pages, next, 0) : nullptr;
+      const void* next_v = next < t_end ? slab(p.v_pages, next, 0) : nullptr;
       if (fused_f32) {
-        ops.decode_page(p.kv_dtype, p.num_kv_heads, group, count, d, scale, sc.q.data(), slab(p.k_pages, t0, 0),
-                        slab(p.v_pages, t0, 0), kv_row, next < t_end ? slab(p.k_pages, next, 0) : nullptr,
-                        next < t_end ? slab(p.v_pages, next, 0) : nullptr, sc.m.data(), sc.l.data(), sc.acc.data(), d);
-        continue;
+        ops.decode_page(p.kv_dtype, p.num_kv_heads, group, count, d, scale, sc.q.data(), k, v,
+                        kv_row, next_k, next_v, sc.m.data(), sc.l.data(), sc.acc.data(), d);
+      } else {
+        using Bf16 = const uint16_t*;
+        ops.decode_page_bf16(p.num_kv_heads, gp, count, d, scale, sc.q_hi.data(), q_lo,
+                             static_cast<Bf16>(k), static_cast<Bf16>(v), kv_row,
+                             static_cast<Bf16>(next_k), static_cast<Bf16>(next_v), sc.m.data(),
+                             sc.l.data(), sc.acc.data(), d);
       }
-      const auto* next_k = next < t_end ? static_cast<const uint16_t*>(slab(p.k_pages, next, 0)) : nullptr;
-      const auto* next_v = next < t_end ? static_cast<const uint16_t*>(slab(p.v_pages, next, 0)) : nullptr;
-      ops.decode_page_bf16(p.num_kv_heads, gp, count, d, scale, sc.q_hi.data(), q_lo,
-                           static_cast<const uint16_t*>(slab(p.k_pages, t0, 0)),
-                           static_cast<const uint16_t*>(slab(p.v_pages, t0, 0)), kv_row, next_k, next_v,
-                           sc.m.data(), sc.l.data(), sc.acc.data(), d);
     }
     if (fused_bf16) ops.decode_bf16_columns(rows, d, sc.acc.data(), d);
   }
