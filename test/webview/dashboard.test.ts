@@ -281,7 +281,11 @@ describe('dashboard webview in Chromium', () => {
       { id: RUN_ID, name: run.name, createdAt: run.createdAt, status: 'ok', cases: run.cases.length },
     ] });
     // The pickers default to A = the older run, B = the newest; Compare asks the extension for both.
-    await page.waitForFunction((id) => (document.querySelector('#compare-a') as HTMLElement & { value: string }).value === id, RUN_ID);
+    // Both pickers are filled before B is read: waiting for A alone raced B's update (CI read the older run there).
+    await page.waitForFunction((id) => {
+      const [a, b] = ['#compare-a', '#compare-b'].map((sel) => (document.querySelector(sel) as HTMLElement & { value: string }).value);
+      return a === id && b !== id && b !== '';
+    }, RUN_ID);
     assert.equal(await page.$eval('#compare-b', (e) => (e as HTMLElement & { value: string }).value), '20990101-000000-b');
     await page.locator('vscode-tab-header', { hasText: 'History' }).click();
     await page.click('#btn-compare');
@@ -297,6 +301,8 @@ describe('dashboard webview in Chromium', () => {
   it('names the files of the history folder it skipped, and why, under the list', async () => {
     const runs = [{ id: RUN_ID, name: run.name, createdAt: run.createdAt, status: 'ok' as const, cases: run.cases.length }];
     await send(page, { type: 'runs', runs, skipped: ['zz-junk.json: not named as AttnScope names runs (<yyyymmdd-hhmmss>-<name>.json)'] });
+    // The note is on the History tab: opened here, not left to the test before.
+    await page.locator('vscode-tab-header', { hasText: 'History' }).click();
     await page.waitForSelector('#history-skipped');
     assert.equal(await page.textContent('#history-skipped'), '1 file in the history folder skipped: zz-junk.json: not named as AttnScope names runs (<yyyymmdd-hhmmss>-<name>.json)');
     await send(page, { type: 'runs', runs, skipped: [] });
