@@ -486,6 +486,9 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     await frame.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'llama-3.1-8b · e2e.attn.yaml · simulation' && document.querySelector('#run-status')?.textContent === 'ok', undefined, { timeout: 120_000 });
     await notification(page, /simulation of llama-3\.1-8b · e2e\.attn\.yaml · simulation finished: peak occupancy [\d.]+%, \d+ preemptions?, prefix-cache hit rate/);
     assert.match((await frame.textContent('#run-step-time')) ?? '', /^Serving simulation: no kernel was timed; step times, latency and throughput are modelled, not measured: llama on H100 SXM/);
+    // The header shows 'ok' first and the charts with their summaries follow in later tasks (main.ts
+    // scheduleRender): wait for the finished run's summaries (the pool's replaces the streamed "so far:" one).
+    await frame.waitForFunction(() => /^peak occupancy/.test(document.querySelector('#summary-poolTimeline')?.textContent ?? '') && /^modelled:/.test(document.querySelector('#summary-latencyCdf')?.textContent ?? ''));
     assert.match((await frame.textContent('#summary-poolTimeline')) ?? '', /^peak occupancy [\d.]+% \(mean [\d.]+%\) · \d+ preemptions? · prefix-cache hit rate [\d.]+% · 200 of 200 requests completed$/);
     assert.match((await frame.textContent('#summary-latencyCdf')) ?? '', /^modelled: TTFT p50 [\d.]+ ms, p99 [\d.]+ ms · TPOT p50 [\d.]+ ms, p99 [\d.]+ ms/);
     assert.equal(await frame.$eval('section[data-chart="timings"]', (c) => (c as HTMLElement).offsetParent !== null), false, 'no kernel card');
