@@ -78,7 +78,8 @@ export function loadProfile(file: string): LoadedProfile {
   } catch (e) {
     throw new InputError((e as Error).message, file);
   }
-  const texts = new Map<string, string>();
+  // The file's own text is never read again: a pipe (<(cat p.yaml)) reads empty the second time.
+  const texts = new Map<string, string>([[abs, text]]);
   const host = {
     readFile(p: string): string | null {
       const t = readText(p);

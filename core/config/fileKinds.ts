@@ -29,6 +29,19 @@ export function isProfilePath(path: string): boolean {
   return PROFILE_SUFFIXES.some((s) => base.endsWith(s) && base.length > s.length);
 }
 
+/**
+ * Whether readProfileOrConfig reads `text` (the file `path`) as a profile rather than as a
+ * config.json: a profile by name (isProfilePath) or any *.yaml / *.yml; any other *.json is a
+ * config. A name with no such ending (bash's `<(cat p.yaml)` is /dev/fd/63) is decided by the
+ * text: a JSON document (its first character after whitespace and a byte-order mark is `{`) is a
+ * config.json, anything else a YAML profile (YAML errors then point into it as for a *.attn.yaml).
+ */
+export function readsAsProfile(path: string, text: string): boolean {
+  if (isProfilePath(path) || /\.ya?ml$/i.test(path)) return true;
+  if (/\.json$/i.test(path)) return false;
+  return !/^\uFEFF?\s*\{/.test(text);
+}
+
 /** True for a file named config.json or *.config.json, whatever it holds (see isModelConfigFile). */
 export function isConfigPath(path: string): boolean {
   const base = baseName(path);

@@ -6,7 +6,7 @@
  * (profileChecks.ts) and fills defaults (profileDefaults.ts).
  */
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { isProfilePath } from './fileKinds';
+import { isProfilePath, readsAsProfile } from './fileKinds';
 import { guarded, modelSpecFromTree, readModelConfig, readModelConfigTree } from './model';
 import { semanticProblems } from './profileChecks';
 import { defaultCases, defaultDtype, PROFILE_DEFAULTS, profileFromModelConfig } from './profileDefaults';
@@ -80,10 +80,12 @@ function lengthDist(raw: unknown, fallback: LengthDist): LengthDist {
 
 /**
  * Reads what a user points AttnScope at: a profile (*.attn.yaml / *.attn.json, by name), or a
- * bare HuggingFace config.json, which gets profileFromModelConfig's defaults. One entry for the
- * CLI (`attnscope bench <file>`) and the editor's code lens.
+ * bare HuggingFace config.json, which gets profileFromModelConfig's defaults; a name that says
+ * neither (/dev/fd/63) by its text (readsAsProfile). One entry for the CLI (`attnscope bench
+ * <file>`) and the editor's code lens.
  */
 export function readProfileOrConfig(text: string, file: string, host: ProfileHost): ReadResult<Profile> {
+  if (!isProfilePath(file) && readsAsProfile(file, text)) return readProfile(text, file, host);
   return readProfileOrConfigTree(parseProfileOrConfig(text, file), file, host);
 }
 

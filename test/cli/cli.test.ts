@@ -122,6 +122,31 @@ test('a file that does not exist: exit 2', () => {
   assert.match(r.stderr, /^\/no\/such\/config\.json:1:1: no such file/);
 });
 
+/** `attnscope <args> <(cat file)`: bash hands the runner /dev/fd/63, a pipe whose name has no ending. */
+function cliOnPipe(args: string[], file: string) {
+  const r = spawnSync('bash', ['-c', '"$0" "$1" "${@:3}" <(cat "$2")', process.execPath, runner, file, ...args], { encoding: 'utf8', timeout: 120_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test('a profile given as <(cat p.yaml) is read as YAML by its text, and its errors keep file:line:col', () => {
+  // No ending says YAML or JSON: "model:" is not a JSON document, so the text is a YAML profile.
+  const { file } = tmp('p.yaml', `model: ${JSON.stringify(llamaConfig)}\nkv_cache: { dtype: fp8 }\n`);
+  const r = cliOnPipe(['estimate', '--json'], file);
+  assert.equal(r.code, 0, r.stderr);
+  // 32 layers × 8 KV heads × 128 head_dim × 2 (K and V) × 1 byte (fp8) = 65,536: the profile's kv_cache was read.
+  assert.equal(JSON.parse(r.stdout).kvBytesPerToken, 65_536);
+  // Line 2 "kv_cache: [" opens a flow sequence that line 3 does not close: YAML's error, placed in the pipe's text.
+  const bad = tmp('bad.yaml', `model: ${JSON.stringify(llamaConfig)}\nkv_cache: [\ndtype: fp8\n`).file;
+  const b = cliOnPipe(['estimate'], bad);
+  assert.equal(b.code, 2);
+  assert.match(b.stderr, /^\/dev\/fd\/\d+:3:\d+: YAML syntax error: /);
+  // A JSON document (a byte-order mark and blank line first) is a config.json; its error is at the stray comma (line 2, column 24), not 1:1.
+  const json = tmp('c.json', '\uFEFF  \n{"model_type": "llama",}').file;
+  const j = cliOnPipe(['estimate'], json);
+  assert.equal(j.code, 2);
+  assert.match(j.stderr, /^\/dev\/fd\/\d+:2:24: JSON syntax error: property name expected\n$/);
+});
+
 test('an endless device (/dev/zero) is refused before reading, not read forever: exit 2', () => {
   const r = cli(['estimate', '/dev/zero']);
   assert.equal(r.code, 2);

@@ -8,6 +8,7 @@ import {
   isProfilePath,
   offsetToLineColumn,
   readModelConfig,
+  readsAsProfile,
   type Problem,
 } from '../../core/config/index';
 import { kvBytesForSequence, kvBytesPerToken, paramCounts } from '../../core/estimate/index';
@@ -288,6 +289,18 @@ test('isModelConfigFile / isProfilePath / isConfigPath, and FILE_GLOBS name the 
     const name = glob.replace('**/', '/w/').replace('*', 'llama');
     assert.ok(isProfilePath(name) || isConfigPath(name), name);
   }
+});
+
+test('readsAsProfile: by the name when it has a known ending, else by the text (a JSON document starts with {)', () => {
+  assert.equal(readsAsProfile('/x/serve.attn.json', '{"model": "./config.json"}'), true);
+  assert.equal(readsAsProfile('/x/serve.yaml', '{"model": "./config.json"}'), true);
+  assert.equal(readsAsProfile('/x/config.json', 'model: ./config.json'), false);
+  // bash's <(cat p.yaml): no ending, so the text decides.
+  assert.equal(readsAsProfile('/dev/fd/63', 'model: ./config.json\n'), true);
+  assert.equal(readsAsProfile('/dev/fd/63', '# a comment\n{not: json}'), true);
+  assert.equal(readsAsProfile('/dev/fd/63', '{"model_type": "llama"}'), false);
+  assert.equal(readsAsProfile('/dev/fd/63', '\uFEFF \r\n\t{"model_type": "llama"}'), false);
+  assert.equal(readsAsProfile('/dev/fd/63', ''), true, 'empty: the YAML reader says what is missing');
 });
 
 test('offsetToLineColumn is 1-based and handles CRLF; formatProblem is file:line:col', () => {
