@@ -275,7 +275,9 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
     const memory = profileKeyRange(a, 'device.memory_gib') ?? profileKeyRange(a, 'device.gpu');
     if (memory !== undefined && e.pool.budgetSource === 'device' && valid(BUDGET_KEYS)) {
       const reserve = e.pool.engineReserveBytes > 0 ? ` − engine ${formatBytes(e.pool.engineReserveBytes)}` : '';
-      const parts = [`${formatBytes(e.pool.budgetBytes)} KV budget`, `= ${formatBytes(e.pool.usableBytes)} usable − weights ${formatBytes(e.weightsBytesPerGpu)} − activations ${formatBytes(e.pool.activationPeakBytes)}${reserve}`];
+      // The second part is a label part of its own (joined with " · " where it fits, and in the
+      // tooltip's heading), so it reads alone: no leading "=" (it read "budget · = 72 GiB usable").
+      const parts = [`${formatBytes(e.pool.budgetBytes)} KV budget`, `usable ${formatBytes(e.pool.usableBytes)} − weights ${formatBytes(e.weightsBytesPerGpu)} − activations ${formatBytes(e.pool.activationPeakBytes)}${reserve}`];
       hints.push(anchoredHint(a, memory, parts, terms.poolMarkdown(a), true));
     }
     const page = profileKeyRange(a, 'kv_cache.page_size');

@@ -200,9 +200,11 @@ test('device memory: the KV budget left after weights, activations and the engin
   const hint = label(onLine[0]!);
   // The figure alone in the label (the decomposition would pass VS Code's 43 characters)...
   assert.match(hint, /^[\d.]+ GiB KV budget$/);
-  // ...and in full at the top of the tooltip: 80 GiB · 0.9 = 72 GiB usable; Qwen2.5-7B: 7,615,616,512 parameters · 2 B = 14.2 GiB.
+  // ...and in full at the top of the tooltip, each part reading alone (it read "budget · = 72 GiB usable"):
+  // 80 GiB · 0.9 = 72 GiB usable; Qwen2.5-7B: 7,615,616,512 parameters · 2 B = 14.2 GiB.
   const tooltip = (onLine[0]!.tooltip as MarkupContent).value;
-  assert.match(tooltip, new RegExp(`^\\*\\*${hint.replace(/[.]/g, '\\.')} · = 72 GiB usable − weights 14\\.2 GiB − activations [\\d.]+ (GiB|MiB) − engine 102 MiB\\*\\*\\n`));
+  assert.match(tooltip, new RegExp(`^\\*\\*${hint.replace(/[.]/g, '\\.')} · usable 72 GiB − weights 14\\.2 GiB − activations [\\d.]+ (GiB|MiB) − engine 102 MiB\\*\\*\\n`));
+  assert.doesNotMatch(tooltip, / · =/);
   await client.close(f.uri);
 });
 
@@ -221,6 +223,8 @@ test('every hint of the shipped examples fits VS Code\'s default inlay-hint leng
       assert.ok(l.length <= 43, `${name}: "${l}" is ${l.length} characters (VS Code cuts at 43)`);
       assert.match(l, /^(\d|no KV)/, `${name}: "${l}" starts with its figure`);
     }
+    // A label part reads alone: none starts with "=" (the tooltip's heading joins the parts with " · ").
+    for (const h of (await client.inlayHints(uri))!) assert.doesNotMatch((h.tooltip as MarkupContent).value, / · [=−+]/, `${name}: ${label(h)}`);
     count += labels.length;
     await client.close(uri);
   }
