@@ -28,7 +28,7 @@
  *   is mid-edit (in another editor) keeps its hints that way too: its own text is untouched.
  */
 import type { InlayHint, Range } from 'vscode-languageserver';
-import { getProperty, propertyWithValueAt, type ModelSpec, type PropertyNode, type SourceRange, type ValueNode } from '../core/config';
+import { getProperty, propertyWithValueAt, type ModelSpec, type Profile, type PropertyNode, type SourceRange, type ValueNode } from '../core/config';
 import { attentionWorkspace, kvBytesForSequence } from '../core/estimate';
 import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import { changedRegion, modelKeyRange, profileKeyRange, type Analysis } from './analysis';
@@ -141,10 +141,31 @@ function overlaps(a: string, b: string): boolean {
 const WEIGHTS_KEYS = ['dtype', 'device.tensor_parallel_size'];
 /** Keys the KV-per-token figure depends on, besides the model. */
 const KV_KEYS = ['dtype', 'kv_cache.dtype', 'device.tensor_parallel_size'];
-/** Keys the KV budget (device memory minus weights and the activation peak) depends on, besides the model. */
-const BUDGET_KEYS = ['dtype', 'device', 'engine', 'kv_cache.num_pages', 'kv_cache.memory_gib', 'workload.max_num_batched_tokens', 'workload.max_num_seqs'];
-/** Keys the page pool (pages, tokens, sequences that fit) depends on, besides the model. */
-const POOL_KEYS = [...KV_KEYS, ...BUDGET_KEYS, 'kv_cache'];
+/**
+ * Keys the KV budget (device memory minus weights, the activation peak and the engine's
+ * reserves) depends on, besides the model. device.gpu is one only where it changes the figure:
+ * it sizes the device when device.memory_gib is not set, and a name with "A100" in it picks
+ * vLLM's smaller batch defaults, which size the activation peak (core/estimate batchDefaults),
+ * unless the workload sets both limits. So an invalid device.gpu beside memory_gib keeps the
+ * budget and pool hints; the figures that need the GPU (its step time) are not hints.
+ */
+function budgetKeys(a: Analysis, profile: Profile): string[] {
+  const written = getProperty(getProperty(a.tree, 'device')?.value, 'gpu')?.value.value ?? profile.device.gpu;
+  const batchDefaults = profile.workload?.maxNumBatchedTokens === undefined || profile.workload.maxNumSeqs === undefined;
+  const gpuCounts = profile.device.memoryGib === null || (batchDefaults && /a100/i.test(String(written ?? '')));
+  return [
+    'dtype',
+    'device.memory_gib',
+    'device.gpu_memory_utilization',
+    'device.tensor_parallel_size',
+    ...(gpuCounts ? ['device.gpu'] : []),
+    'engine',
+    'kv_cache.num_pages',
+    'kv_cache.memory_gib',
+    'workload.max_num_batched_tokens',
+    'workload.max_num_seqs',
+  ];
+}
 
 /**
  * Where the KV-per-token hint goes, once: after num_key_value_heads, else an explicit head_dim
@@ -253,6 +274,9 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
   if (e === null || profile === null || model === null) return [];
   const hints: AnchoredHint[] = [];
   const valid = (keys: readonly string[]): boolean => !invalid.some((p) => keys.some((k) => overlaps(p, k)));
+  const budget = budgetKeys(a, profile);
+  // The page pool (pages, tokens, sequences that fit): KV per token, the budget, the page.
+  const pool = [...KV_KEYS, ...budget, 'kv_cache'];
   // Under tensor parallelism the KV figure is one GPU's (the weights' first figure is the total).
   const kvLabel = e.hasKvCache ? `${formatBytes(e.kvBytesPerToken)} KV/token${profile.device.tensorParallelSize > 1 ? '/GPU' : ''}` : 'no KV cache (encoder)';
   const modelIsHere = a.kind === 'config' || profile.modelPath === null;
@@ -273,7 +297,7 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
       hints.push(anchoredHint(a, maxPosRange, [seqKvLabel(a, model.maxPositionEmbeddings)], terms.kvForSeqMarkdown(a, model.maxPositionEmbeddings), false));
     }
     const memory = profileKeyRange(a, 'device.memory_gib') ?? profileKeyRange(a, 'device.gpu');
-    if (memory !== undefined && e.pool.budgetSource === 'device' && valid(BUDGET_KEYS)) {
+    if (memory !== undefined && e.pool.budgetSource === 'device' && valid(budget)) {
       const reserve = e.pool.engineReserveBytes > 0 ? ` − engine ${formatBytes(e.pool.engineReserveBytes)}` : '';
       // The second part is a label part of its own (joined with " · " where it fits, and in the
       // tooltip's heading), so it reads alone: no leading "=" (it read "budget · = 72 GiB usable").
@@ -281,7 +305,7 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
       hints.push(anchoredHint(a, memory, parts, terms.poolMarkdown(a), true));
     }
     const page = profileKeyRange(a, 'kv_cache.page_size');
-    if (page !== undefined && valid(POOL_KEYS)) {
+    if (page !== undefined && valid(pool)) {
       const pool = e.pool.budgetSource === 'none' ? ['pool not sized', 'set device.gpu, device.memory_gib or kv_cache.memory_gib'] : [`${formatCount(e.pool.pages)} pages`, `${formatCount(e.pool.tokens)} tokens`];
       hints.push(anchoredHint(a, page, [`${formatBytes(e.pageBytes)}/page`, ...pool], terms.poolMarkdown(a), true));
     }
@@ -291,7 +315,7 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
       hints.push(anchoredHint(a, contexts, [seqKvLabel(a, n)], terms.kvForSeqMarkdown(a, n), false));
     }
     const maxModelLen = profileKeyRange(a, 'workload.max_model_len');
-    if (maxModelLen !== undefined && profile.workload !== null && e.pool.budgetSource !== 'none' && valid(POOL_KEYS)) {
+    if (maxModelLen !== undefined && profile.workload !== null && e.pool.budgetSource !== 'none' && valid(pool)) {
       const n = profile.workload.maxModelLen;
       hints.push(anchoredHint(a, maxModelLen, [seqKvLabel(a, n), `${formatConcurrency(e.pool.maxConcurrency)} (${formatCount(e.pool.sequencesAtOnce)} at once)`], terms.concurrencyMarkdown(a), false));
     }

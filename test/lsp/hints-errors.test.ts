@@ -102,6 +102,43 @@ test('one invalid value no other figure depends on: every other hint, same figur
   await client.close(uri);
 });
 
+test('an invalid device.gpu: only the hints that need the GPU go (with memory_gib set, none), the error at device.gpu', async () => {
+  const profile = (gpu: string, memory: boolean): string => [
+    `model: ${MODEL}`, 'dtype: bf16', 'device:', `  gpu: ${gpu}`, ...(memory ? ['  memory_gib: 80'] : []), 'kv_cache:', '  page_size: 16', 'prefill: { seq_lens: [1024] }', '',
+  ].join('\n');
+  const shown = async (text: string): Promise<{ hints: string[]; errors: Diagnostic[] }> => {
+    const uri = freshUri();
+    const diags = errors(await client.open(uri, text));
+    const hints = picture((await client.inlayHints(uri))!);
+    await client.close(uri);
+    return { hints, errors: diags };
+  };
+  // The oracle: the same profile with a valid GPU that is no A100 (H200, the same length as
+  // B200, so every hint sits at the same place). memory_gib sizes the device either way, and
+  // both take vLLM's large batch defaults (>= 70 GiB, not an A100), so every figure is the same.
+  const valid = await shown(profile('H200', true));
+  assert.deepEqual(valid.errors, []);
+  assert.ok(valid.hints.some((h) => h.includes('KV budget')) && valid.hints.some((h) => h.includes('/page · ')), valid.hints.join('\n'));
+  const text = profile('B200', true);
+  const b200 = await shown(text);
+  assert.deepEqual(b200.hints, valid.hints);
+  assert.deepEqual(b200.errors.map((d) => [d.code, d.range]), [['invalid-value', rangeOf(text, 'B200')]]);
+
+  // Without memory_gib the GPU sizes the device: the budget and the pool go; the weights with KV
+  // per token (15 GiB, 128 KiB: see the top of this file) and the workspace do not need it. At
+  // N = 1,024: naive 2 · 1 · 32 · 1,024² · 2 B = 128 MiB, flash 3 · 1 · 32 · 1,024 · 4 B = 384 KiB.
+  const bare = profile('B200', false);
+  const noMemory = await shown(bare);
+  assert.deepEqual(noMemory.hints, [placed(bare, MODEL, WEIGHTS), placedAtLineEnd(bare, 'seq_lens: [1024]', '128 MiB S+P/layer vs 384 KiB flash')]);
+  assert.deepEqual(noMemory.errors.map((d) => d.range), [rangeOf(bare, 'B200')]);
+
+  // "A100" (no such row: "A100 80GB" or "A100 40GB") with memory_gib: an A100 takes vLLM's smaller
+  // batch defaults, which size the activation peak, so the budget needs the GPU after all.
+  const a100 = await shown(profile('A100', true));
+  assert.deepEqual(a100.hints.filter((h) => h.includes('KV budget') || h.includes('/page')), []);
+  assert.ok(a100.hints.some((h) => h.includes(WEIGHTS)), a100.hints.join('\n'));
+});
+
 test('an invalid page_size: its hint and the hints that depend on it go, the independent ones stay', async () => {
   const text = fixture('llama-3.1-8b.attn.yaml').text.replace('page_size: 16', 'page_size: 0');
   const uri = freshUri();
