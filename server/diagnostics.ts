@@ -2,8 +2,9 @@
  * Problems -> LSP diagnostics. A problem of this document maps its offsets straight to
  * positions. A problem that lies in another file (the config.json a profile points at) is shown
  * on the profile's `model` value, prefixed with that file's path relative to the profile, with
- * related information that jumps to the exact place in that file (clients without related
- * information get `file:line:col` in the message instead).
+ * related information that jumps to the exact place in that file and quotes its line (not the
+ * message again: editors show both), while clients without related information get
+ * `file:line:col` in the message instead.
  */
 import {
   DiagnosticSeverity,
@@ -75,6 +76,15 @@ export function problemKey(p: Problem): string {
   return `${p.code}@${p.file ?? ''}:${p.range.offset}+${p.range.length}`;
 }
 
+/** Longest quoted source line in a related information's message, characters. */
+const QUOTE_MAX = 80;
+
+/** Line `line` of `doc`, trimmed (and cut with "…" past QUOTE_MAX characters): what a related information points at. */
+function quotedLine(doc: TextDocument, line: number): string {
+  const text = doc.getText({ start: { line, character: 0 }, end: { line: line + 1, character: 0 } }).trim();
+  return text.length > QUOTE_MAX ? `${text.slice(0, QUOTE_MAX - 1)}…` : text;
+}
+
 export function toDiagnostic(a: Analysis, p: Problem, capabilities: ClientCapabilities): Diagnostic {
   const base = { severity: SEVERITY[p.severity], code: p.code, source: DIAGNOSTIC_SOURCE, data: { ...p.data, key: problemKey(p) } };
   if (isLocal(a, p)) return { ...base, range: toRange(a, p.range), message: p.message };
@@ -83,9 +93,11 @@ export function toDiagnostic(a: Analysis, p: Problem, capabilities: ClientCapabi
   // The file as the profile names it (relative to the profile's folder), not the absolute path.
   const relative = relativePath(dirname(a.file), file);
   const name = relative !== '' && !isAbsolute(relative) ? relative.split(sep).join('/') : file;
+  // The related information points at the place and quotes its line: the message is the
+  // diagnostic's own, and an editor shows both (VS Code's hover printed each MLA note twice).
   const related: DiagnosticRelatedInformation[] | undefined =
     where !== null && capabilities.textDocument?.publishDiagnostics?.relatedInformation
-      ? [{ location: { uri: pathToUri(file), range: where }, message: p.message }]
+      ? [{ location: { uri: pathToUri(file), range: where }, message: quotedLine(readDocument(a, file)!, where.start.line) }]
       : undefined;
   // The related information already shows the line and column (and jumps there); without it the message says them.
   const prefix = related !== undefined || where === null ? name : `${name}:${where.start.line + 1}:${where.start.character + 1}`;

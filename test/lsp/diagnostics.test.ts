@@ -208,11 +208,31 @@ test('a problem inside the referenced config shows on the model path, named rela
     const where = rangeOf(broken, '5', broken.slice(0, broken.indexOf('"num_key_value_heads"')).split('5').length - 1);
     // The related information carries the line and column: the message names the file as the
     // profile does, once, with no absolute path (the harness's client supports related information).
-    assert.equal(d.message, `configs/Qwen2.5-7B.config.json: ${d.relatedInformation?.[0]?.message}`);
+    assert.match(d.message, /^configs\/Qwen2\.5-7B\.config\.json: 28 attention heads cannot be shared evenly by 5 KV heads/);
     assert.doesNotMatch(d.message, /:\d+:\d+:/);
     assert.deepEqual(d.relatedInformation?.[0]?.location, { uri: config.uri, range: where });
+    // ...and quotes the line it points at, not the message again (an editor shows both).
+    assert.equal(d.relatedInformation?.[0]?.message, '"num_key_value_heads": 5,');
   } finally {
     await client.close(config.uri);
+  }
+});
+
+test('DeepSeek-V3 from a profile: each MLA note once, on the model path, its related information quoting the config line', async () => {
+  const config = fixture('configs/DeepSeek-V3.config.json');
+  const text = 'model: ./configs/DeepSeek-V3.config.json\nprefill: { seq_lens: [1024] }\ndecode: { batch_sizes: [1], context_lens: [1024] }\n';
+  const diags = await check('p.attn.yaml', text);
+  // One producer per note (core/estimate/checks.ts): prefill at v_head_dim, decode at kv_lora_rank
+  // (the config's lines 65 and 20). Before, each note's text came again as its related information,
+  // and VS Code's hover printed both.
+  for (const [code, line] of [['mla-prefill-head-dim', '"v_head_dim": 128,'], ['mla-decode-head-dim', '"kv_lora_rank": 512,']] as const) {
+    const d = only(diags, code);
+    assert.deepEqual(d.range, rangeOf(text, './configs/DeepSeek-V3.config.json'));
+    assert.match(d.message, /^configs\/DeepSeek-V3\.config\.json: MLA (prefill|decode) is benchmarked /);
+    const related = d.relatedInformation ?? [];
+    assert.equal(related.length, 1);
+    assert.equal(related[0]!.message, line);
+    assert.equal(related[0]!.location.range.start.line, config.text.split('\n').findIndex((l) => l.trim() === line));
   }
 });
 
