@@ -1,5 +1,5 @@
 /**
- * Number formatting shared by the CLI, the language server's hints, the dashboard and the
+ * Number (and run time) formatting shared by the CLI, the language server's hints, the dashboard and the
  * scripts, so a figure reads the same everywhere (the one formatter of each: nothing else
  * formats bytes, rates, percentages or durations). Bytes use IEC prefixes (KiB = 1024 B); rates use SI
  * prefixes (GFLOP/s = 10⁹ FLOP/s, GB/s = 10⁹ B/s), as DESIGN.md "Units" asks.
@@ -180,4 +180,21 @@ export function formatPoolOutcome(pool: PoolResult): string {
   const ttft = pool.latency?.ttft;
   if (ttft) parts.push(`p99 TTFT ${formatCount(Math.round(ttft.p99 * 1000))} ms (modelled)`);
   return parts.join(', ');
+}
+
+/** The reader's date-time format, made once (Intl.DateTimeFormat is slow to construct; History lists every run). */
+let localTimeFormat: Intl.DateTimeFormat | undefined;
+
+/**
+ * A run's time (ISO 8601, as RunResult.createdAt stores it) as a person reads it: the date and
+ * time to the second in the reader's locale and time zone ("Dec 3, 2026, 9:00:08 AM" in en-US).
+ * Views that show it keep the ISO value at hand (the dashboard: a tooltip) for the exact instant.
+ * A value that is no date comes back as written. `locale` and `timeZone`: the reader's unless given.
+ */
+export function formatRunTime(iso: string, locale?: string, timeZone?: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const options: Intl.DateTimeFormatOptions = { dateStyle: 'medium', timeStyle: 'medium', timeZone };
+  const format = locale === undefined && timeZone === undefined ? (localTimeFormat ??= new Intl.DateTimeFormat(undefined, options)) : new Intl.DateTimeFormat(locale, options);
+  return format.format(date);
 }

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { FILE_GLOBS, isConfigPath, isProfilePath } from '../core/config/fileKinds';
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
+import { formatRunTime } from '../core/format';
 import { Commands } from '../core/protocol/lsp';
 import type { RunKind, RunResult } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
@@ -76,7 +77,7 @@ async function pickRuns(ctx: Ctx, title: string, many: boolean): Promise<RunList
     void vscode.window.showInformationMessage(`AttnScope: ${many ? 'comparing needs two saved runs' : 'no saved runs yet'} in ${vscode.workspace.asRelativePath(ctx.historyFolder())}; run a benchmark or a simulation first.`);
     return undefined;
   }
-  const items = runs.map((r) => ({ label: r.name, description: `${new Date(r.createdAt).toLocaleString()} · ${r.status} · ${r.kind === 'simulate' ? 'simulation, no kernels timed' : `${r.cases} cases`}`, run: r }));
+  const items = runs.map((r) => ({ label: r.name, description: `${formatRunTime(r.createdAt)} · ${r.status} · ${r.kind === 'simulate' ? 'simulation, no kernels timed' : `${r.cases} cases`}`, run: r }));
   if (!many) {
     const one = await vscode.window.showQuickPick(items, { title });
     return one ? [one.run] : undefined;
@@ -189,7 +190,7 @@ const openSweepResults: Factory = (ctx) => async (arg) => {
     if (entries.length === 1) return entries[0];
     const items: Array<vscode.QuickPickItem & { entry?: SweepReportEntry }> = entries.map((e) => ({
       label: e.label,
-      description: `${e.points} ${e.points === 1 ? 'point' : 'points'} · ${new Date(e.createdAt).toLocaleString()}`,
+      description: `${e.points} ${e.points === 1 ? 'point' : 'points'} · ${formatRunTime(e.createdAt)}`,
       entry: e,
     }));
     if (browse) items.push({ label: 'Browse…', description: 'another report or results folder' });

@@ -22,7 +22,7 @@ import { CHART_IDS, chartInputs, machineText, pngCaption, runChart, type ChartId
 import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './latency';
 import { comparePools, compareRuns, kindDifference, modelDifference } from './compare';
 import { metricsOf as sweepMetricsOf, sweepAxisCharts, sweepTable } from './sweep';
-import { formatDuration, formatPercent } from '../core/format';
+import { formatDuration, formatPercent, formatRunTime } from '../core/format';
 import { emptyModel, reduce, skippedNote, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
@@ -50,6 +50,16 @@ function button(label: string, onClick: () => void, attrs: Record<string, string
     if (!b.hasAttribute('disabled')) onClick();
   });
   return b;
+}
+
+/** A run's time as the reader reads it (formatRunTime), the ISO value in its tooltip and `datetime`. */
+function runTime(iso: string): HTMLElement {
+  return el('time', { datetime: iso, title: iso }, formatRunTime(iso));
+}
+
+/** `parts` with `sep` between each two (text and elements in one line). */
+function joined(parts: ReadonlyArray<Node | string>, sep: string): Array<Node | string> {
+  return parts.flatMap((part, i) => (i === 0 ? [part] : [sep, part]));
 }
 
 /**
@@ -249,11 +259,11 @@ function renderHeader(run: ViewRun | null): void {
   exportCsv.toggleAttribute('disabled', !run?.id);
   exportPng.toggleAttribute('disabled', !run || (run.cases.length === 0 && run.poolSamples.length === 0));
   const env = run?.environment;
-  environment.textContent = running
-    ? `${p ? `${Math.floor(p.done)}/${p.total} · ${p.message}` : 'starting…'}`
+  environment.replaceChildren(...(running
+    ? [`${p ? `${Math.floor(p.done)}/${p.total} · ${p.message}` : 'starting…'}`]
     : env
-      ? [machineText(env, ' · '), stoppedEarly(run!), run?.createdAt, run?.error].filter((part) => part).join(' · ')
-      : (run?.error ?? '');
+      ? joined([machineText(env, ' · '), stoppedEarly(run!), run?.createdAt ? runTime(run.createdAt) : null, run?.error].filter((part): part is string | HTMLElement => !!part), ' · ')
+      : [run?.error ?? '']));
   environment.classList.toggle('error', run?.status === 'refused' || run?.status === 'failed');
 }
 
@@ -270,7 +280,7 @@ function renderHistory(): void {
   } else {
     historyList.replaceChildren(table({
       columns: ['time', 'name', 'status', 'cases', ''],
-      rows: model.runs.map((r) => [new Date(r.createdAt).toLocaleString(), r.name, r.status, r.kind === 'simulate' ? 'simulation' : String(r.cases), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '' })]),
+      rows: model.runs.map((r) => [runTime(r.createdAt), r.name, r.status, r.kind === 'simulate' ? 'simulation' : String(r.cases), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '' })]),
     }, 'table-history', (i) => ({ 'data-run': model.runs[i]!.id })));
   }
   if (note) historyList.append(el('p', { class: 'note', id: 'history-skipped' }, note));
@@ -279,7 +289,7 @@ function renderHistory(): void {
   for (const [select, fallback] of [[selectA, model.runs[1]?.id], [selectB, model.runs[0]?.id]] as const) {
     const keep = select.dataset.chosen ? select.value : undefined;
     const want = keep && model.runs.some((r) => r.id === keep) ? keep : fallback;
-    select.replaceChildren(...model.runs.map((r) => el('vscode-option', r.id === want ? { value: r.id, selected: '' } : { value: r.id }, `${r.name} · ${new Date(r.createdAt).toLocaleString()}`)));
+    select.replaceChildren(...model.runs.map((r) => el('vscode-option', r.id === want ? { value: r.id, selected: '' } : { value: r.id }, `${r.name} · ${formatRunTime(r.createdAt)}`)));
   }
   compareButton.toggleAttribute('disabled', model.runs.length < 2);
   renderCompare();
@@ -303,7 +313,7 @@ function renderCompare(): void {
     const rows = compareRuns(cmp.a, cmp.b);
     const flagged = rows.filter((r) => r.verdict === 'faster' || r.verdict === 'slower').length;
     parts.push(
-      el('p', {}, `${cmp.a.name} (${cmp.a.createdAt}) → ${cmp.b.name} (${cmp.b.createdAt}): ${flagged} of ${rows.length} cases changed beyond their spread.`),
+      el('p', {}, `${cmp.a.name} (`, runTime(cmp.a.createdAt), `) → ${cmp.b.name} (`, runTime(cmp.b.createdAt), `): ${flagged} of ${rows.length} cases changed beyond their spread.`),
       table({
         columns: ['case', 'A median', 'B median', 'change', 'A p10–p90', 'B p10–p90', 'verdict'],
         rows: rows.map((r) => [

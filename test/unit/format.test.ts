@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatParams, formatPercent, formatRate, formatSignificant, indefiniteArticle } from '../../core/format';
+import { formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatParams, formatPercent, formatRate, formatRunTime, formatSignificant, indefiniteArticle } from '../../core/format';
 
 test('formatBytes: IEC prefixes, three significant digits', () => {
   assert.equal(formatBytes(0), '0 B');
@@ -80,4 +80,15 @@ test('the article before a count is the one it is read aloud with: an 8,192, an 
   for (const [n, article] of [[8192, 'an'], [8, 'an'], [80, 'an'], [11000, 'an'], [18, 'an'], [1024, 'a'], [180, 'a'], [110, 'a'], [4096, 'a'], [1, 'a']] as const) {
     assert.equal(indefiniteArticle(formatCount(n)), article, String(n));
   }
+});
+
+test('formatRunTime: a run\'s ISO time as the reader\'s local date and time; no date comes back as written', () => {
+  // By hand: 08:55:36 UTC is 17:55:36 in Tokyo (UTC+9, no daylight saving) and 03:55:36 in New
+  // York on 3 December (EST, UTC−5); 23:30 UTC on 31 December is already 1 January 2027 in Tokyo.
+  // ICU may write a narrow no-break space before AM/PM: compared with spaces as spaces.
+  const read = (iso: string, zone: string): string => formatRunTime(iso, 'en-US', zone).replace(/\s/g, ' ');
+  assert.equal(read('2026-12-03T08:55:36.023Z', 'Asia/Tokyo'), 'Dec 3, 2026, 5:55:36 PM');
+  assert.equal(read('2026-12-03T08:55:36.023Z', 'America/New_York'), 'Dec 3, 2026, 3:55:36 AM');
+  assert.equal(read('2026-12-31T23:30:00.000Z', 'Asia/Tokyo'), 'Jan 1, 2027, 8:30:00 AM');
+  assert.equal(formatRunTime('not a date'), 'not a date');
 });

@@ -35,6 +35,9 @@ function si(value: number, unit: string): string {
   return `${Number((value / 1000 ** k).toPrecision(3))} ${['', 'k', 'M', 'G', 'T'][k]}${unit}`;
 }
 
+/** Text with every white space as a space: ICU writes a narrow no-break space before AM/PM. */
+const spaced = (text: string): string => text.replace(/\s/g, ' ');
+
 /** 0.99253 -> "99.3%". */
 const percent = (fraction: number): string => `${(100 * fraction).toFixed(1)}%`;
 
@@ -84,7 +87,8 @@ describe('dashboard webview in Chromium', () => {
     mkdirSync(shots, { recursive: true });
     server = await serveDashboard();
     browser = await launchChromium();
-    page = await openDashboard(browser, server, 'dark');
+    // Dates read as in Tokyo in US English, whatever this machine's zone: the expected times below are worked out by hand.
+    page = await openDashboard(browser, server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
     page.on('request', (r) => requests.push(r.url()));
     await send(page, { type: 'init', runs: [{ id: RUN_ID, name: run.name, createdAt: run.createdAt, status: 'ok', cases: run.cases.length }], current: run, currentId: RUN_ID });
     await page.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('aria-label')?.includes('points'));
@@ -261,13 +265,31 @@ describe('dashboard webview in Chromium', () => {
 
   it('a benchmark cancelled before any kernel finished says so, and shows no SIMD path the editor never learned (it said "unknown")', async () => {
     // What the extension saves when the runner is cancelled before its first case: partialRun with no cases.
-    const cancelled = partialRun({ name: 'early.attn.yaml', kind: 'bench', toolVersion: '0.1.0', profile: run.profile, estimate: run.estimate, cases: [], status: 'cancelled' });
+    const cancelled = { ...partialRun({ name: 'early.attn.yaml', kind: 'bench', toolVersion: '0.1.0', profile: run.profile, estimate: run.estimate, cases: [], status: 'cancelled' }), createdAt: '2026-12-03T08:55:36.023Z' };
     await send(page, { type: 'runFinished', run: cancelled, id: null });
     await page.waitForFunction(() => document.querySelector('#run-title')?.textContent?.includes('early.attn.yaml'));
     assert.equal(await page.textContent('#run-status'), 'cancelled');
     const line = (await page.textContent('#run-environment')) ?? '';
     const env = cancelled.environment;
-    assert.equal(line, `${env.cpuModel} · ${env.cpuCores} cores · cancelled before any kernel finished · ${cancelled.createdAt}`);
+    // The time as the reader reads it (08:55:36 UTC is 17:55:36 in Tokyo, UTC+9), the ISO value in its tooltip.
+    assert.equal(spaced(line), `${env.cpuModel} · ${env.cpuCores} cores · cancelled before any kernel finished · Dec 3, 2026, 5:55:36 PM`);
+    assert.equal(await page.getAttribute('#run-environment time', 'title'), cancelled.createdAt);
+  });
+
+  it('History shows each run\'s time as the reader reads it, the ISO value in its tooltip', async () => {
+    const runs = [
+      // By hand, in Tokyo (UTC+9): 23:30 UTC on 31 December is 08:30 on 1 January; 22:02:29 UTC on 1 December is 07:02:29 on the 2nd.
+      { id: '20261231-233000-new', name: 'new.attn.yaml', createdAt: '2026-12-31T23:30:00.000Z', status: 'ok' as const, cases: 2 },
+      { id: RUN_ID, name: run.name, createdAt: run.createdAt, status: 'ok' as const, cases: run.cases.length },
+    ];
+    assert.equal(run.createdAt, '2026-12-01T22:02:29.363Z', 'the recorded run\'s time, which the hand calculation above reads');
+    await send(page, { type: 'runs', runs });
+    await page.waitForSelector('table.table-history[data-rows="2"]', { state: 'attached' });
+    const cells = await page.$$eval('table.table-history tbody tr td:first-child', (tds) => tds.map((td) => [td.textContent ?? '', td.querySelector('time')?.getAttribute('title') ?? '']));
+    assert.deepEqual(cells.map(([text, title]) => [spaced(text!), title]), [
+      ['Jan 1, 2027, 8:30:00 AM', '2026-12-31T23:30:00.000Z'],
+      ['Dec 2, 2026, 7:02:29 AM', run.createdAt],
+    ]);
   });
 
   it('compares two runs, flagging only changes beyond the p10–p90 spread', async () => {

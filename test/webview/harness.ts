@@ -85,9 +85,12 @@ window.acquireVsCodeApi = (() => {
 })();
 `;
 
-/** A page on the dashboard with the stub API, in theme `theme`. Returns once it posted `ready`. */
-export async function openDashboard(browser: Browser, server: DashboardServer, theme: ThemeName): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+/**
+ * A page on the dashboard with the stub API, in theme `theme`; `reader`: the locale and time zone
+ * the page reads dates in (Chromium's own unless given). Returns once it posted `ready`.
+ */
+export async function openDashboard(browser: Browser, server: DashboardServer, theme: ThemeName, reader: { locale?: string; timezoneId?: string } = {}): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, ...reader });
   await page.addInitScript(STUB);
   await page.goto(server.origin + '/');
   await waitForPosted(page, 'ready');
