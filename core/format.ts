@@ -5,7 +5,7 @@
  * prefixes (GFLOP/s = 10⁹ FLOP/s, GB/s = 10⁹ B/s), as DESIGN.md "Units" asks.
  */
 
-import type { KernelCase, PoolResult } from './protocol/run';
+import type { Environment, KernelCase, PoolResult, RunKind } from './protocol/run';
 
 const IEC = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
 const SI = ['', 'k', 'M', 'G', 'T', 'P', 'E'];
@@ -197,4 +197,19 @@ export function formatRunTime(iso: string, locale?: string, timeZone?: string): 
   const options: Intl.DateTimeFormatOptions = { dateStyle: 'medium', timeStyle: 'medium', timeZone };
   const format = locale === undefined && timeZone === undefined ? (localTimeFormat ??= new Intl.DateTimeFormat(undefined, options)) : new Intl.DateTimeFormat(locale, options);
   return format.format(date);
+}
+
+/**
+ * For a run whose CPU kernels (or simulator) ran in the WebAssembly module instead of the native
+ * addon: a sentence saying so, that a benchmark's timings are then not the native kernels'
+ * speed, and why (Environment.nativeBuildReason, without the files tried); null for a native
+ * run, or one that does not say (saved before runs did). The editor's finish notification and
+ * the dashboard's run header show it; the README promises such runs say so.
+ */
+export function wasmBuildNote(env: Pick<Environment, 'nativeBuild' | 'nativeBuildReason'> | null | undefined, kind: RunKind = 'bench'): string | null {
+  if (env?.nativeBuild !== 'wasm') return null;
+  const why = (env.nativeBuildReason ?? 'ATTNSCOPE_BACKEND=wasm').replace(/ \(tried [^)]*\)/g, '');
+  return kind === 'simulate'
+    ? `Simulated by the WebAssembly module, not the native addon (the same results bit for bit): ${why}.`
+    : `Its kernels ran single-threaded in WebAssembly, not in the native addon: these timings are not the native kernels' speed. Why: ${why}.`;
 }

@@ -5,7 +5,7 @@
  * `device.backend`, so the reason names the one that asked for it. No `vscode` import.
  */
 import type { Backend, Profile } from '../core/config/types';
-import type { Environment, RunKind } from '../core/protocol/run';
+import type { RunKind } from '../core/protocol/run';
 import type { RunnerOutcome } from '../core/runnerProcess';
 
 export interface Refusal {
@@ -58,17 +58,6 @@ export function crashMessage(job: 'bench' | 'simulate', outcome: Pick<RunnerOutc
   const last = [...outcome.logTail].reverse().find((l) => l.trim() !== '' && !PROGRESS_LINE.test(l));
   const what = withoutResult ? `ended without a result (${how})` : `failed (${how})`;
   return `AttnScope: the ${job === 'simulate' ? 'simulation' : 'benchmark'} runner ${what}${last ? `; its last line: ${last.replace(/^attnscope: /, '')}` : ', with nothing on stderr'}.`;
-}
-
-/**
- * For a run whose CPU kernels ran in the WebAssembly module instead of the native addon: one
- * sentence saying so and why (Environment.nativeBuildReason, without the files tried), to append
- * to the run's notification; '' for a native run. The README promises such runs say so.
- */
-export function wasmNote(env: Pick<Environment, 'nativeBuild' | 'nativeBuildReason'> | undefined): string {
-  if (env?.nativeBuild !== 'wasm') return '';
-  const why = (env.nativeBuildReason ?? 'ATTNSCOPE_BACKEND=wasm').replace(/ \(tried [^)]*\)/g, '');
-  return ` Its kernels ran single-threaded in WebAssembly, not natively: ${why}.`;
 }
 
 /**

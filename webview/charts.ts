@@ -708,12 +708,15 @@ export function poolBaselinesChart(run: ViewRun, p: Palette): ChartSpec {
 }
 
 /**
- * The machine of a run in words, `sep` between the parts: CPU model, cores, SIMD path, GPU. A
- * run the editor assembled after its runner ended without a result has no SIMD path ('') and
- * none is shown, rather than "unknown".
+ * The machine of a run in words, `sep` between the parts: CPU model, cores, SIMD path, the build
+ * that ran the CPU kernels ("native addon", or "WebAssembly, 1 thread" when the addon did not
+ * load: wasmBuildNote says what that means for the figures), GPU. A run the editor assembled
+ * after its runner ended without a result has no SIMD path ('') and no build, and neither is
+ * shown, rather than "unknown"; nor is the build of a run saved before runs named it.
  */
 export function machineText(env: NonNullable<ViewRun['environment']>, sep: string): string {
-  return [env.cpuModel, `${env.cpuCores} cores`, env.simd, env.gpu?.name].filter((part) => part).join(sep);
+  const build = env.nativeBuild === 'wasm' ? 'WebAssembly, 1 thread' : env.nativeBuild === 'native' ? 'native addon' : '';
+  return [env.cpuModel, `${env.cpuCores} cores`, env.simd, build, env.gpu?.name].filter((part) => part).join(sep);
 }
 
 /**

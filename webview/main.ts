@@ -22,7 +22,7 @@ import { CHART_IDS, chartInputs, machineText, pngCaption, runChart, type ChartId
 import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './latency';
 import { comparePools, compareRuns, kindDifference, modelDifference } from './compare';
 import { metricsOf as sweepMetricsOf, sweepAxisCharts, sweepTable } from './sweep';
-import { formatDuration, formatPercent, formatRunTime } from '../core/format';
+import { formatDuration, formatPercent, formatRunTime, wasmBuildNote } from '../core/format';
 import { emptyModel, reduce, skippedNote, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
@@ -85,6 +85,8 @@ const exportCsv = button('Export CSV', () => model.current?.id && post({ type: '
 const exportPng = button('Export PNG', () => exportChartsPng(), { id: 'btn-export-png', secondary: '' });
 const environment = el('p', { id: 'run-environment', class: 'muted' });
 const stepTime = el('p', { id: 'run-step-time', class: 'muted' });
+/** Under the machine line, for a run the WebAssembly module ran: so, why, and what it means for the figures. */
+const buildNote = el('p', { id: 'run-build', class: 'warning' });
 
 const chartGrid = el('div', { class: 'chart-grid' });
 interface Card {
@@ -145,7 +147,7 @@ const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.index
   el('vscode-tab-header', { slot: 'header' }, 'Run'),
   el('vscode-tab-header', { slot: 'header' }, 'History'),
   el('vscode-tab-header', { slot: 'header' }, 'Sweep'),
-  el('vscode-tab-panel', {}, environment, stepTime, chartGrid),
+  el('vscode-tab-panel', {}, environment, buildNote, stepTime, chartGrid),
   el('vscode-tab-panel', {}, el('h2', {}, 'Saved runs'), historyList, el('h2', {}, 'Compare two runs'),
     el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
     el('p', { class: 'muted' }, 'Changes are flagged only when neither median lies inside the other run\'s p10–p90 range for that case.'),
@@ -253,6 +255,9 @@ function renderHeader(run: ViewRun | null): void {
   const note = run ? stepTimeNote(run) : null;
   stepTime.textContent = note ?? '';
   stepTime.hidden = note === null;
+  const wasm = run && !running ? wasmBuildNote(run.environment, run.kind) : null;
+  buildNote.textContent = wasm ?? '';
+  buildNote.hidden = wasm === null;
   runButton.toggleAttribute('disabled', running);
   cancelButton.toggleAttribute('disabled', !running);
   exportJson.toggleAttribute('disabled', !run?.id);

@@ -4,7 +4,7 @@
  * else on the loader's path, so the bundled runner must fall back to WebAssembly. "AttnScope:
  * Run attention benchmark" from the command palette (quick mode) times the kernels and runs the
  * profile's pool simulation; the saved run must say it ran on WebAssembly and why, and the
- * status item's tooltip must say so too. Run by `npm run test:e2e` (ATTNSCOPE_VSIX_UNIVERSAL).
+ * finish notification, the status item's tooltip and the dashboard's run header must say so too. Run by `npm run test:e2e` (ATTNSCOPE_VSIX_UNIVERSAL).
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { RunResult } from '../../core/protocol/run';
-import { checkPrerequisites, launchChromium, makeWorkspace, openFile, openWorkbench, root, runCommand, shots, startCodeServer, type CodeServer } from './harness';
+import { checkPrerequisites, dashboardFrame, launchChromium, makeWorkspace, openFile, openWorkbench, root, runCommand, shots, startCodeServer, type CodeServer } from './harness';
 
 const UNIVERSAL = process.env.ATTNSCOPE_VSIX_UNIVERSAL ?? join(root, 'attnscope-universal.vsix');
 
@@ -44,7 +44,9 @@ describe('AttnScope from the universal package (WebAssembly, no native addon)', 
   it('runs a benchmark and its pool simulation through WebAssembly and says so', async () => {
     await openFile(page, 'e2e.attn.yaml', 'dtpye');
     await runCommand(page, 'AttnScope: Run attention benchmark');
-    await page.locator('.notification-toast', { hasText: /benchmark of llama-3\.1-8b · e2e\.attn\.yaml · quick finished: \d+ case/ }).first().waitFor({ timeout: 420_000 });
+    const toast = page.locator('.notification-toast', { hasText: /benchmark of llama-3\.1-8b · e2e\.attn\.yaml · quick finished: \d+ case/ }).first();
+    await toast.waitFor({ timeout: 420_000 });
+    assert.match((await toast.textContent()) ?? '', /Its kernels ran single-threaded in WebAssembly, not in the native addon: these timings are not the native kernels' speed\. Why: no native addon found/);
     const dir = join(ws, '.attnscope', 'runs');
     const runs = readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as RunResult);
     assert.equal(runs.length, 1);
@@ -67,5 +69,15 @@ describe('AttnScope from the universal package (WebAssembly, no native addon)', 
     await page.locator('.statusbar-item', { hasText: 'AttnScope' }).first().hover();
     await page.locator('.monaco-hover, .workbench-hover', { hasText: "Last run's CPU kernels: WebAssembly module" }).first().waitFor({ timeout: 30_000 });
     await page.screenshot({ path: join(shots, '10-wasm-tooltip.png') });
+
+    // The dashboard, opened after the run, shows it: the machine line names the build, and a
+    // warning line says what that means for its timings, and why (it was said only in the toast).
+    await runCommand(page, 'AttnScope: Open dashboard');
+    const frame = await dashboardFrame(page);
+    await frame.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'ok');
+    assert.match((await frame.textContent('#run-environment')) ?? '', / · simd128 · WebAssembly, 1 thread · /);
+    assert.equal(await frame.isVisible('#run-build'), true);
+    assert.match((await frame.textContent('#run-build')) ?? '', /^Its kernels ran single-threaded in WebAssembly, not in the native addon: these timings are not the native kernels' speed\. Why: no native addon found: /);
+    await page.screenshot({ path: join(shots, '11-wasm-dashboard.png') });
   });
 });

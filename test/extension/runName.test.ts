@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runId } from '../../extension/history';
-import { busyMessage, crashMessage, refusalOf, wasmNote } from '../../extension/refusal';
+import { busyMessage, crashMessage, refusalOf } from '../../extension/refusal';
 import { modelLabel, runName } from '../../extension/runName';
 import { run } from '../fixtures/run';
 import { tempDir } from '../fixtures/tmp';
@@ -74,13 +74,6 @@ describe('refused runs', () => {
     assert.equal(crashMessage('bench', killed, false), 'AttnScope: the benchmark runner failed (killed by SIGKILL), with nothing on stderr.');
     const segv = { exitCode: 1, signal: null, logTail: ['[ 12%] flash_fwd', 'attnscope: internal error: RangeError: Invalid array length', '[ 13%] decode'] };
     assert.equal(crashMessage('simulate', segv, false), 'AttnScope: the simulation runner failed (exit code 1); its last line: internal error: RangeError: Invalid array length.');
-  });
-
-  it('a run whose kernels ran in WebAssembly says so and why, without the files tried', () => {
-    assert.equal(wasmNote({ nativeBuild: 'native' }), '');
-    assert.equal(wasmNote(undefined), '');
-    const reason = 'no native addon found: `npm run build:native` builds it (needs g++, make and python3) (tried /x/native/build/Release/attnscope_native.node)';
-    assert.equal(wasmNote({ nativeBuild: 'wasm', nativeBuildReason: reason }), ' Its kernels ran single-threaded in WebAssembly, not natively: no native addon found: `npm run build:native` builds it (needs g++, make and python3).');
   });
 
   it('a run asked for while another runs: names both, and what to do', () => {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatParams, formatPercent, formatRate, formatRunTime, formatSignificant, indefiniteArticle } from '../../core/format';
+import { formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatParams, formatPercent, formatRate, formatRunTime, formatSignificant, indefiniteArticle, wasmBuildNote } from '../../core/format';
 
 test('formatBytes: IEC prefixes, three significant digits', () => {
   assert.equal(formatBytes(0), '0 B');
@@ -91,4 +91,13 @@ test('formatRunTime: a run\'s ISO time as the reader\'s local date and time; no 
   assert.equal(read('2026-12-03T08:55:36.023Z', 'America/New_York'), 'Dec 3, 2026, 3:55:36 AM');
   assert.equal(read('2026-12-31T23:30:00.000Z', 'Asia/Tokyo'), 'Jan 1, 2027, 8:30:00 AM');
   assert.equal(formatRunTime('not a date'), 'not a date');
+});
+
+test('wasmBuildNote: a run whose kernels ran in WebAssembly says so, that its timings are not the native speed, and why, without the files tried', () => {
+  assert.equal(wasmBuildNote({ nativeBuild: 'native' }), null);
+  assert.equal(wasmBuildNote(undefined), null);
+  assert.equal(wasmBuildNote({}), null, 'a run saved before runs named their build');
+  const reason = 'no native addon found: `npm run build:native` builds it (needs g++, make and python3) (tried /x/native/build/Release/attnscope_native.node)';
+  assert.equal(wasmBuildNote({ nativeBuild: 'wasm', nativeBuildReason: reason }), 'Its kernels ran single-threaded in WebAssembly, not in the native addon: these timings are not the native kernels\' speed. Why: no native addon found: `npm run build:native` builds it (needs g++, make and python3).');
+  assert.equal(wasmBuildNote({ nativeBuild: 'wasm' }, 'simulate'), 'Simulated by the WebAssembly module, not the native addon (the same results bit for bit): ATTNSCOPE_BACKEND=wasm.');
 });

@@ -276,6 +276,23 @@ describe('dashboard webview in Chromium', () => {
     assert.equal(await page.getAttribute('#run-environment time', 'title'), cancelled.createdAt);
   });
 
+  it('a run whose kernels ran in WebAssembly says so in its header: which build, why, and that its timings are not the native speed', async () => {
+    const reason = 'no native addon found: `npm run build:native` builds it (needs g++, make and python3) (tried /x/native/build/Release/attnscope_native.node)';
+    const wasm: RunResult = { ...run, name: 'wasm.attn.yaml', environment: { ...run.environment, simd: 'simd128', nativeBuild: 'wasm', nativeBuildReason: reason } };
+    await send(page, { type: 'runFinished', run: wasm, id: null });
+    await page.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'wasm.attn.yaml');
+    const env = wasm.environment;
+    assert.ok(spaced((await page.textContent('#run-environment')) ?? '').startsWith(`${env.cpuModel} · ${env.cpuCores} cores · simd128 · WebAssembly, 1 thread · `));
+    assert.equal(await page.isVisible('#run-build'), true);
+    // The reason without the files tried (the log has them).
+    assert.equal(await page.textContent('#run-build'), 'Its kernels ran single-threaded in WebAssembly, not in the native addon: these timings are not the native kernels\' speed. Why: no native addon found: `npm run build:native` builds it (needs g++, make and python3).');
+    // The same run from the addon: the header names it, and no note.
+    await send(page, { type: 'runFinished', run: { ...wasm, name: 'native.attn.yaml', environment: { ...run.environment, nativeBuild: 'native' } }, id: null });
+    await page.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'native.attn.yaml');
+    assert.ok(spaced((await page.textContent('#run-environment')) ?? '').startsWith(`${env.cpuModel} · ${env.cpuCores} cores · ${run.environment.simd} · native addon · `));
+    assert.equal(await page.isVisible('#run-build'), false);
+  });
+
   it('History shows each run\'s time as the reader reads it, the ISO value in its tooltip', async () => {
     const runs = [
       // By hand, in Tokyo (UTC+9): 23:30 UTC on 31 December is 08:30 on 1 January; 22:02:29 UTC on 1 December is 07:02:29 on the 2nd.
