@@ -4,7 +4,7 @@
  * one table; each inlay hint's tooltip shows the rows behind its figure.
  */
 import type { ModelSpec } from '../core/config';
-import { dtypeBytes, kvBytesForSequence, kvHeadsPerGpu, type AttentionWorkspace } from '../core/estimate';
+import { blocksPerRequestFormula, dtypeBytes, kvBytesForSequence, kvHeadsPerGpu, type AttentionWorkspace } from '../core/estimate';
 import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import type { Analysis } from './analysis';
 
@@ -85,7 +85,7 @@ export function termRows(a: Analysis): TermRow[] {
   rows.push({
     id: 'kvToken',
     term: 'KV per token',
-    formula: `num_hidden_layers · per layer = ${L} · ${formatCount(e.kvBytesPerTokenPerLayer)} B${kvSplit}${e.pool.layout.kind === 'hybrid' ? ' (the pool charges sliding-window layers only their window: see Page)' : ' (every layer charged, as vLLM sizes its pool)'}`,
+    formula: `num_hidden_layers · per layer = ${L} · ${formatCount(e.kvBytesPerTokenPerLayer)} B${kvSplit}${e.pool.layout.kind !== 'uniform' ? ' (the pool charges sliding-window layers only their window: see Max concurrency)' : ' (every layer charged, as vLLM sizes its pool)'}`,
     value: tp > 1 ? `${bytesAndCount(e.kvBytesPerToken)} per GPU` : bytesAndCount(e.kvBytesPerToken),
     keys: [...kvKeys, key(m, 'numLayers', 'num_hidden_layers'), 'dtype'],
   });
@@ -130,8 +130,8 @@ export function termRows(a: Analysis): TermRow[] {
   rows.push({
     id: 'concurrency',
     term: 'Max concurrency',
-    formula: e.pool.layout.kind === 'hybrid'
-      ? `pages / blocks one request reserves = pages / ${formatCount(e.pool.blocksPerSeq)} at N = ${formatCount(e.pool.concurrencySeqLen)}: ${e.pool.layout.fullGroups} full-attention group(s) · ceil(N / page_size) + ${e.pool.layout.slidingGroups} sliding-window group(s) · (ceil(min(window − 1 + max_num_batched_tokens, N) / page_size) + 1) (vLLM's "Maximum concurrency for N tokens per request", get_max_concurrency_for_kv_cache_config); floor of it = whole sequences at once`
+    formula: e.pool.layout.kind !== 'uniform'
+      ? `pages / blocks one request reserves = pages / ${formatCount(e.pool.blocksPerSeq)} at N = ${formatCount(e.pool.concurrencySeqLen)}: ${blocksPerRequestFormula(e.pool.layout)} (${e.pool.layout.basis}; vLLM's "Maximum concurrency for N tokens per request", get_max_concurrency_for_kv_cache_config); floor of it = whole sequences at once`
       : `pages / ceil(N / page_size) at N = ${formatCount(e.pool.concurrencySeqLen)} (vLLM's "Maximum concurrency for N tokens per request"); floor of it = whole sequences at once`,
     value: sized ? `${formatConcurrency(e.pool.maxConcurrency)} · ${formatCount(e.pool.sequencesAtOnce)} sequences at once` : 'not sized (no budget)',
     keys: ['max_model_len', key(m, 'maxPositionEmbeddings', 'max_position_embeddings'), 'page_size', 'memory_gib', 'gpu'],

@@ -173,7 +173,7 @@ function concurrencyProblems(profile: Profile, e: Estimate): Problem[] {
   return [{
     severity: 'warning',
     code: 'pool-below-max-model-len',
-    message: p.layout.kind === 'hybrid'
+    message: p.layout.kind !== 'uniform'
       ? `one max_model_len sequence (${formatCountOf(n, 'token')}: ${nFrom}) needs ${formatGib(needed)} of KV cache (${formatCountOf(pagesNeeded, 'block')} of ${ps} tokens: ${p.layout.basis}), ${formatGib(missing)} more than ${budget}, so vLLM would refuse to start: ${fixes.join(', or ')}`
       : `the KV pool holds ${formatCountOf(p.tokens, 'token')} (${formatCountOf(p.pages, 'page')} of ${ps}), fewer than one max_model_len sequence (${formatCountOf(n, 'token')}: ${nFrom}), so vLLM would refuse to start. One sequence needs ${formatGib(needed)} of KV cache (${formatCountOf(pagesNeeded, 'page')}), ${formatGib(missing)} more than ${budget}: ${fixes.join(', or ')}`,
     range: at,

@@ -16,7 +16,7 @@ import { blocksPerRequest, poolTokens } from './layout';
 import type { AttentionWorkspace, Estimate, KvPoolLayout, ParamBreakdown, PoolEstimate } from './types';
 
 export * from './types';
-export { blocksPerRequest, poolTokens } from './layout';
+export { blocksPerRequest, blocksPerRequestFormula, poolTokens } from './layout';
 export { checkProfile, nearestPageSize, KERNEL_LIMITS } from './checks';
 export { DEFAULT_GPU, GPUS, gpuByName, type GpuSpec } from './gpus';
 export { DEFAULT_ENGINE, engineEraName, parseVllmVersion, vllmAtLeast, type ReserveKey, type ReserveTerm } from './reserve';
@@ -110,11 +110,25 @@ export function kvBytesForSequence(model: ModelSpec, seqLen: number, kvDtype: Kv
 export const HYBRID_KV_MANAGER_SINCE: readonly [number, number, number] = [0, 9, 0];
 
 /**
- * The pool layout vLLM gives `model` (see {@link KvPoolLayout}). Hybrid only for a model with
- * both full-attention and sliding-window layers (no linear-attention layers), on vLLM >=
- * {@link HYBRID_KV_MANAGER_SINCE} (engine.vllm_version; none given: the current release). Llama 4's
- * chunked local attention keeps the uniform layout here (vLLM sizes it with
- * ChunkedLocalAttentionSpec since a later release; not modelled).
+ * First vLLM release whose max concurrency and start-up check count a model whose every layer
+ * slides by its window: vLLM PR #19029 ("Max concurrency estimation and check_enough_kv_cache_memory
+ * for models with sliding window layers", merged 2025-06-02, in v0.9.1). Such a model has one
+ * KV-cache group of SlidingWindowSpec layers, and get_max_concurrency_for_kv_cache_config divides
+ * the blocks by SlidingWindowSpec.max_memory_usage_bytes / page; before it vLLM printed blocks ·
+ * block_size / max_model_len (the PR's starcoder2-3b log: 134.19x before, 178.68x after), though
+ * its manager (SlidingWindowManager) already freed the pages outside the window.
+ */
+export const SLIDING_ONLY_WINDOWED_SINCE: readonly [number, number, number] = [0, 9, 1];
+
+/**
+ * The pool layout vLLM gives `model` (see {@link KvPoolLayout}); engine.vllm_version, none given:
+ * the current release.
+ * - Hybrid: a model with both full-attention and sliding-window layers (no linear-attention
+ *   layers), on vLLM >= {@link HYBRID_KV_MANAGER_SINCE}.
+ * - Sliding: a model whose every layer slides, on vLLM >= {@link SLIDING_ONLY_WINDOWED_SINCE}.
+ * - Uniform otherwise: every layer charged for every token. Llama 4's chunked local attention
+ *   keeps the uniform layout here (vLLM sizes it with ChunkedLocalAttentionSpec since a later
+ *   release; not modelled).
  */
 export function kvPoolLayout(model: ModelSpec, kvDtype: KvDtype, tensorParallelSize: number, pageSize: number, vllmVersion: string | null, maxNumBatchedTokens: number): KvPoolLayout {
   const perLayer = kvBytesPerTokenPerLayer(model, kvDtype, tensorParallelSize);
@@ -127,12 +141,28 @@ export function kvPoolLayout(model: ModelSpec, kvDtype: KvDtype, tensorParallelS
     else linear++;
   }
   const chunked = /attention_chunk_size$/.test(model.sourceKeys.slidingWindow ?? '');
-  const mixed = full > 0 && sliding > 0 && linear === 0 && model.slidingWindow !== null && !chunked && !model.isEncoder;
+  const windowed = sliding > 0 && linear === 0 && model.slidingWindow !== null && !chunked && !model.isEncoder;
+  const mixed = windowed && full > 0;
+  const onlySliding = windowed && full === 0;
+  const layers = full + sliding;
+  if (onlySliding && vllmAtLeast(vllmVersion, SLIDING_ONLY_WINDOWED_SINCE)) {
+    return {
+      kind: 'sliding',
+      groupSize: layers,
+      fullGroups: 0,
+      slidingGroups: 1,
+      window: model.slidingWindow!,
+      maxNumBatchedTokens,
+      blockBytes: layers * pageSize * perLayer,
+      basis: `vLLM >= ${SLIDING_ONLY_WINDOWED_SINCE.join('.')}: every layer slides, one KV-cache group of ${layers} sliding-window layers (SlidingWindowSpec)`,
+    };
+  }
   if (!mixed || !vllmAtLeast(vllmVersion, HYBRID_KV_MANAGER_SINCE)) {
-    const layers = full + sliding;
-    const why = !mixed
-      ? 'one KV-cache group: every layer holds every token'
-      : `vLLM < ${HYBRID_KV_MANAGER_SINCE.join('.')} (engine.vllm_version ${vllmVersion}): sliding-window layers are charged like full ones, one block id covers every layer`;
+    const why = onlySliding
+      ? `vLLM < ${SLIDING_ONLY_WINDOWED_SINCE.join('.')} (engine.vllm_version ${vllmVersion}) counts a model whose every layer slides as if every layer held every token (fixed by PR #19029), though its manager frees the pages outside the window`
+      : !mixed
+        ? 'one KV-cache group: every layer holds every token'
+        : `vLLM < ${HYBRID_KV_MANAGER_SINCE.join('.')} (engine.vllm_version ${vllmVersion}): sliding-window layers are charged like full ones, one block id covers every layer`;
     return { kind: 'uniform', groupSize: layers, fullGroups: 1, slidingGroups: 0, window: 0, maxNumBatchedTokens: 0, blockBytes: layers * pageSize * perLayer, basis: why };
   }
   const lo = Math.min(full, sliding);
@@ -524,7 +554,9 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   if (model.isEncoder) notes.push(`${model.modelType} is an encoder: no KV cache, so no pages`);
   if (model.vision) notes.push(params.breakdown.vision ? `${model.vision.note}: ${formatParams(params.breakdown.vision)} of the ${formatParams(params.total)} parameters` : model.vision.note);
   const kvForSeq = kvBytesForSequence(model, seqLen, kvDtype, tp);
-  if (layout.kind === 'hybrid') {
+  if (layout.kind === 'sliding') {
+    notes.push(`${layout.basis}: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token request reserves ${formatCount(pagesPerSeq)} blocks of ${formatBytes(pageBytes)} = ${formatBytes(pagesPerSeq * pageBytes)} (ceil(min(window − 1 + max_num_batched_tokens, N) / page_size) + 1 = ceil(min(${formatCount(layout.window - 1 + layout.maxNumBatchedTokens)}, ${formatCount(seqLen)}) / ${pageSize}) + 1)${pagesPerSeq * pageBytes < perToken * seqLen ? `, not the ${formatBytes(perToken * seqLen)} of a pool that charges every token; pages outside the window are freed as the sequence grows` : ': at this length no less than a pool that charges every token'}`);
+  } else if (layout.kind === 'hybrid') {
     notes.push(`${layout.basis}: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token request reserves ${formatBytes(pagesPerSeq * pageBytes)} (${formatCount(pagesPerSeq)} blocks of ${formatBytes(pageBytes)}; sliding-window groups hold at most window − 1 + max_num_batched_tokens = ${formatCount(layout.window - 1 + layout.maxNumBatchedTokens)} tokens)${pagesPerSeq * pageBytes < perToken * seqLen ? `, not the ${formatBytes(perToken * seqLen)} of a pool that charges every layer` : ': at this length no less than a pool that charges every layer'}`);
   } else if (model.slidingWindow !== null && kvForSeq < perToken * seqLen) {
     notes.push(`sliding-window layers keep at most ${formatCount(model.slidingWindow)} tokens: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token sequence needs ${formatBytes(kvForSeq)}, but ${layout.basis}, so the pool reserves ${formatBytes(perToken * seqLen)}`);

@@ -12,13 +12,25 @@ import type { KvPoolLayout } from './types';
  * - a sliding-window group: ceil(min(W − 1 + max_num_batched_tokens, N) / page_size) + 1
  *   (SlidingWindowSpec.max_memory_usage_bytes: the last W − 1 computed tokens plus one step's
  *   new ones, +1 block as the window need not start at a block boundary).
- * Uniform layout: ceil(N / page_size).
+ * Uniform layout: ceil(N / page_size); 'sliding' (every layer slides): the sliding group's alone.
  */
 export function blocksPerRequest(layout: KvPoolLayout, seqLen: number, pageSize: number): number {
   const full = Math.ceil(seqLen / pageSize);
   if (layout.kind === 'uniform') return full;
   const slid = Math.ceil(Math.min(layout.window - 1 + layout.maxNumBatchedTokens, seqLen) / pageSize) + 1;
   return layout.fullGroups * full + layout.slidingGroups * slid;
+}
+
+/**
+ * How {@link blocksPerRequest} counts, in words with the layout's figures, for the CLI and the
+ * editor's hover: "1 full-attention group · ceil(N / page_size) + 1 sliding-window group ·
+ * (ceil(min(128 − 1 + 2,048, N) / page_size) + 1)".
+ */
+export function blocksPerRequestFormula(layout: KvPoolLayout): string {
+  if (layout.kind === 'uniform') return 'ceil(N / page_size)';
+  const slid = `(ceil(min(${layout.window} − 1 + ${layout.maxNumBatchedTokens}, N) / page_size) + 1)`;
+  if (layout.kind === 'sliding') return slid.slice(1, -1);
+  return `${layout.fullGroups} full-attention group(s) · ceil(N / page_size) + ${layout.slidingGroups} sliding-window group(s) · ${slid}`;
 }
 
 /**

@@ -28,18 +28,21 @@ export interface EstimateModel {
  *   groupSize · page_size · kvBytesPerTokenPerLayer (get_kv_cache_config_from_groups ->
  *   get_num_blocks: available // page_size // group_size), and a request takes blocks in every
  *   group.
+ * - 'sliding' (vLLM >= 0.9.1 and a model whose every layer slides): one KV-cache group of
+ *   SlidingWindowSpec layers; a block covers every layer as in 'uniform', but a request reserves
+ *   only its window's blocks (blocksPerRequest), and the manager frees the pages outside it.
  */
 export interface KvPoolLayout {
-  kind: 'uniform' | 'hybrid';
+  kind: 'uniform' | 'hybrid' | 'sliding';
   /** Layers one block covers. */
   groupSize: number;
-  /** KV-cache groups of full-attention layers (uniform: 1, holding every layer). */
+  /** KV-cache groups of full-attention layers (uniform: 1, holding every layer; sliding: 0). */
   fullGroups: number;
-  /** KV-cache groups of sliding-window layers (uniform: 0). */
+  /** KV-cache groups of sliding-window layers (uniform: 0; sliding: 1, holding every layer). */
   slidingGroups: number;
-  /** The sliding window, tokens (hybrid); 0 for uniform. */
+  /** The sliding window, tokens (hybrid, sliding); 0 for uniform. */
   window: number;
-  /** max_num_batched_tokens the sliding groups' reservation is computed with (hybrid); 0 for uniform. */
+  /** max_num_batched_tokens the sliding groups' reservation is computed with (hybrid, sliding); 0 for uniform. */
   maxNumBatchedTokens: number;
   /** Bytes of one block (vLLM's block id): groupSize · page_size · kvBytesPerTokenPerLayer. */
   blockBytes: number;

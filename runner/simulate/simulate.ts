@@ -168,6 +168,9 @@ function poolPages(profile: Profile, numPages: number | undefined): { pages: num
   const e = estimate(profile);
   const blocks = typeof profile.kvCache.numPages === 'number' ? profile.kvCache.numPages : e.pool.pages;
   const l = e.pool.layout;
+  if (l.kind === 'sliding') {
+    return { pages: blocks, layout: `${l.basis}: a page holds ${formatCount(profile.kvCache.pageSize)} tokens of every layer, and the pages wholly before a sequence's last ${formatCount(l.window)} tokens are freed as it grows (vLLM's SlidingWindowManager)` };
+  }
   if (l.kind !== 'hybrid') return { pages: blocks };
   const pages = Math.max(1, Math.floor(blocks / l.fullGroups));
   const groups = l.fullGroups + l.slidingGroups;

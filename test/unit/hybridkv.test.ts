@@ -125,3 +125,54 @@ test('simulate: a hybrid pool is simulated as its full-attention blocks and says
   assert.equal(uniform.poolLayout, undefined);
   await stopSimulations();
 });
+
+/** gpt-oss-120b with every layer sliding (window 128), as a config whose layer_types lists 36 × "sliding_attention". */
+const allSliding = (version: string | null) => (p: Profile): void => {
+  eightGib(version)(p);
+  p.model = { ...p.model, layerTypes: p.model.layerTypes.map(() => 'sliding' as const) };
+};
+
+test('every layer sliding, vLLM >= 0.9.1: one SlidingWindowSpec group, a request reserves its window (PR #19029)', async () => {
+  // One group of all 36 layers: block = 36 · 16 · 2,048 B = 1,179,648 B; 8 GiB -> floor(8,589,934,592 / 1,179,648) = 7,281 blocks.
+  // max_num_batched_tokens 8,192 (no device: the >= 70 GiB default), N = 131,072.
+  // SlidingWindowSpec.max_memory_usage_bytes: ceil(min(128 − 1 + 8,192, 131,072) / 16) + 1 = ceil(8,319 / 16) + 1 = 520 + 1 = 521 blocks.
+  // get_max_concurrency_for_kv_cache_config: 7,281 / 521 = 13.975 (a pool charging every token: 7,281 / 8,192 = 0.889).
+  // "GPU KV cache size": 7,281 // 1 group · 16 = 116,496 tokens; start-up check 521 · 1,179,648 B = 0.57 GiB < 8 GiB.
+  const p = profile('gpt-oss-120b', allSliding(null));
+  const e = estimate(p);
+  assert.equal(e.pool.layout.kind, 'sliding');
+  assert.equal(e.pageBytes, 1_179_648);
+  assert.equal(e.pool.pages, 7_281);
+  assert.equal(e.pool.blocksPerSeq, 521);
+  assert.ok(Math.abs(e.pool.maxConcurrency - 7_281 / 521) < 1e-12);
+  assert.equal(e.pool.sequencesAtOnce, 13);
+  assert.equal(e.pool.tokens, 116_496);
+  assert.deepEqual(checkProfile(p, e).map((x) => x.code), []);
+  assert.ok(e.notes.some((n) => /reserves 521 blocks/.test(n)), e.notes.join('\n'));
+  // The simulation holds the same 7,281 pages and frees the out-of-window ones (it says so).
+  const opts: SimulateOptions = { stepTime: { perStepS: 1, perTokenS: 0, perKvTokenS: 0 }, watermark: 0, baselines: false, trace: [{ arrivalS: 0, promptLen: 32, outputLen: 2 }] };
+  const sim = await simulatePool(p, opts);
+  assert.equal(sim.numPages, 7_281);
+  assert.match(sim.poolLayout ?? '', /every layer slides.*pages wholly before a sequence's last 128 tokens are freed/);
+  await stopSimulations();
+});
+
+test('every layer sliding on a 24 GiB device at max_model_len 16,384: 137 blocks a request (the newcomer\'s case)', () => {
+  // < 70 GiB device: max_num_batched_tokens 2,048. ceil(min(127 + 2,048, 16,384) / 16) + 1 = ceil(2,175 / 16) + 1 = 136 + 1 = 137.
+  const p = profile('gpt-oss-120b', (x) => {
+    allSliding(null)(x);
+    x.kvCache.memoryGib = null;
+    x.device.memoryGib = 24;
+  });
+  const e = estimate(p, { seqLen: 16_384 });
+  assert.equal(e.pool.blocksPerSeq, 137);
+  assert.ok(Math.abs(e.pool.maxConcurrency - e.pool.pages / 137) < 1e-12);
+});
+
+test('every layer sliding, vLLM 0.9.0: max concurrency as that release printed it, every token counted', () => {
+  // Before PR #19029 vLLM printed blocks · block_size / max_model_len: 7,281 · 16 / 131,072 = 0.889 = 7,281 / 8,192.
+  const e = estimate(profile('gpt-oss-120b', allSliding('0.9.0')));
+  assert.equal(e.pool.layout.kind, 'uniform');
+  assert.ok(Math.abs(e.pool.maxConcurrency - 7_281 / 8_192) < 1e-12);
+  assert.match(e.pool.layout.basis, /PR #19029/);
+});
