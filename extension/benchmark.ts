@@ -2,9 +2,10 @@
  * One run from the editor, a benchmark (`attnscope bench`) or a serving simulation (`attnscope
  * simulate`, the pool simulation alone): resolved Profile (from the server) -> runner child
  * process -> progress notification with Cancel, status item and dashboard fed live -> the run
- * saved to history, also when a benchmark was cancelled or the runner crashed. A run the runner
- * refuses is not saved; nor is a cancelled simulation (it has nothing to show before its end, as
- * `attnscope simulate` writes nothing when cancelled).
+ * saved to history, also when a benchmark was cancelled or the runner crashed after its first
+ * case. A run the runner refuses is not saved; nor is a cancelled simulation (it has nothing to
+ * show before its end, as `attnscope simulate` writes nothing when cancelled), nor a run that
+ * failed with no case and no pool (history.ts keptInHistory: the dashboard and the error say why).
  */
 import * as vscode from 'vscode';
 import type { Profile } from '../core/config/types';
@@ -13,7 +14,7 @@ import { formatPoolOutcome, wasmBuildNote } from '../core/format';
 import type { KernelCase, RunKind, RunResult } from '../core/protocol/run';
 import { EXIT_BAD_INPUT, type RunnerEvent } from '../core/protocol/runner';
 import type { Ctx } from './ctx';
-import { partialRun, saveRun } from './history';
+import { keptInHistory, partialRun, saveRun } from './history';
 import { crashMessage, refusalOf, type Refusal } from './refusal';
 import { runName } from './runName';
 import { launchSettingsProblem, RunnerProcess, runnerLaunch, type RunnerOutcome } from '../core/runnerProcess';
@@ -188,18 +189,23 @@ export class BenchmarkRun {
 
     let id: string | null = null;
     const folder = ctx.historyFolder(this.source);
-    try {
-      id = await saveRun(folder.fsPath, run);
-      ctx.log.info(`run ${name}: saved ${vscode.Uri.joinPath(folder, `${id}.json`).fsPath} (${run.status})`);
-    } catch (err) {
-      ctx.log.error(`run ${name}: could not save to ${folder.fsPath}: ${err instanceof Error ? err.message : String(err)}`);
+    const kept = keptInHistory(run);
+    if (!kept) {
+      ctx.log.info(`run ${name}: failed with no case and no pool; not saved`);
+    } else {
+      try {
+        id = await saveRun(folder.fsPath, run);
+        ctx.log.info(`run ${name}: saved ${vscode.Uri.joinPath(folder, `${id}.json`).fsPath} (${run.status})`);
+      } catch (err) {
+        ctx.log.error(`run ${name}: could not save to ${folder.fsPath}: ${err instanceof Error ? err.message : String(err)}`);
+      }
     }
     if (run !== this.shown) ctx.dashboard.post({ type: 'runFinished', run, id });
     else if (id !== null) ctx.dashboard.post({ type: 'runSaved', id });
     await ctx.dashboard.refreshRuns();
 
     if (crashed) {
-      void ctx.showError(crashMessage(this.job, outcome, run.status === 'failed' && outcome.run === null && outcome.exitCode === 0));
+      void ctx.showError(`${crashMessage(this.job, outcome, run.status === 'failed' && outcome.run === null && outcome.exitCode === 0)}${kept ? '' : ' Nothing is saved in History: it had no kernel case and no pool yet.'}`);
     } else if (run.status === 'cancelled') {
       void vscode.window.showInformationMessage(`AttnScope: benchmark of ${name} cancelled after ${run.cases.length} case(s); the partial run is saved.`);
     } else {

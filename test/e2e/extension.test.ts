@@ -4,7 +4,7 @@
  * benchmark" from the command palette in quick mode with the bundled runner, the dashboard
  * drawing the run and surviving a reload, cancel of a real run through the progress
  * notification, a crashing runner (a fake one, via attnscope.runnerPath) reported with
- * its log, and an untrusted workspace refusing runs while hints still work.
+ * its log (saved when it had a case, not when it crashed before its first), and an untrusted workspace refusing runs while hints still work.
  * Run by `npm run test:e2e` (scripts/e2e-run.mjs), not by `npm test`. Screenshots and the
  * code-server logs go to test-results/e2e/.
  */
@@ -440,6 +440,25 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     const frame = await dashboardFrame(page);
     await frame.waitForFunction(() => document.querySelector('#chart-memory')?.getAttribute('aria-label')?.includes('weights: 1 points'));
     await page.screenshot({ path: join(shots, '07-memory-after-crash.png') });
+  });
+
+  it('a runner that crashes before its first case: the error and the dashboard say so, History gets nothing', async () => {
+    const early = { 'attnscope.quickMode': true, 'attnscope.runnerPath': fakeRunner(ws, 'crash-early'), 'attnscope.openDashboardOnRun': true };
+    server.writeSettings(early);
+    await settingsInForce(page, early);
+    const before = savedRuns(ws).length;
+    await openFile(page, 'e2e.attn.yaml', 'dtpye');
+    await runCommand(page, 'AttnScope: Run attention benchmark');
+    const toast = await notification(page, 'the benchmark runner failed (exit code 1)', 60_000);
+    const text = (await toast.textContent()) ?? '';
+    assert.match(text, /its last line: internal error: no kernels could be loaded/);
+    assert.match(text, /Nothing is saved in History: it had no kernel case and no pool yet\./);
+    const frame = await dashboardFrame(page);
+    await frame.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'failed');
+    assert.match((await frame.textContent('#run-environment')) ?? '', /failed before any kernel finished/);
+    await page.screenshot({ path: join(shots, '07a-crash-early.png') });
+    // newcomerB: such a run (no case, no pool) was saved, listed in History among the real ones.
+    assert.equal(savedRuns(ws).length, before, 'a run that failed with nothing is not saved in history');
   });
 
   it('refuses a CUDA run without a GPU in the editor\'s terms, records nothing and shows why in the dashboard', async () => {

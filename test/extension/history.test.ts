@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runToCsv } from '../../extension/exportRun';
-import { listRuns, loadRun, partialRun, runId, saveRun } from '../../extension/history';
+import { keptInHistory, listRuns, loadRun, partialRun, runId, saveRun } from '../../extension/history';
 import { run as recorded } from '../fixtures/run';
 import { tempDir } from '../fixtures/tmp';
 
@@ -56,6 +56,20 @@ describe('run history', () => {
     assert.equal(p.cases.length, 1);
     assert.equal(p.error, 'runner ended without a result (exit code 134)');
     assert.equal(p.tool, 'attnscope 0.1.0');
+  });
+
+  it('keeps in history every finished or cancelled run, and a failed one only with a kernel case or a pool', () => {
+    const partial = (status: 'cancelled' | 'failed', cases: typeof run.cases) => partialRun({ name: 'p.attn.yaml', kind: 'bench', toolVersion: '0.1.0', profile: run.profile, estimate: run.estimate, cases, status, error: 'runner ended without a result (exit code 1)' });
+    // newcomerB: a runner killed (or without kernels to load) before its first case left a
+    // failed run with no data in History, listed among the real ones.
+    assert.equal(keptInHistory(partial('failed', [])), false);
+    assert.equal(keptInHistory({ ...run, status: 'failed', cases: [], pool: undefined }), false, 'the runner\'s own failed run, with nothing in it');
+    // Crashed after its first case: the case is a result (the e2e crash test relies on it).
+    assert.equal(keptInHistory(partial('failed', run.cases.slice(0, 1))), true);
+    assert.equal(keptInHistory({ ...run, status: 'failed', cases: [] }), true, 'a failed run with its pool simulation');
+    // Cancelled before the first case: still saved, as the cancel toast says ("the partial run is saved").
+    assert.equal(keptInHistory(partial('cancelled', [])), true);
+    assert.equal(keptInHistory(run), true);
   });
 });
 
