@@ -161,7 +161,7 @@ test('every layer sliding on a 24 GiB device at max_model_len 16,384: 137 blocks
   // < 70 GiB device: max_num_batched_tokens 2,048. ceil(min(127 + 2,048, 16,384) / 16) + 1 = ceil(2,175 / 16) + 1 = 136 + 1 = 137.
   const p = profile('gpt-oss-120b', (x) => {
     allSliding(null)(x);
-    x.kvCache.memoryGib = null;
+    x.kvCache.memoryGib = 'auto';
     x.device.memoryGib = 24;
   });
   const e = estimate(p, { seqLen: 16_384 });
