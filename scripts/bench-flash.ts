@@ -3,8 +3,8 @@
  * fp32 / bf16 flash forward against the fp32 FMA peak, A/B in one process: the flash shapes of
  * bench:kernels (B = 1, H = H_kv = 8).
  *
- *   npx tsx scripts/bench-flash.ts [--base OLD.node] [--pairs N] [--reps N] [--threads N]
- *                                  [--dtype fp32|bf16] [--shapes 1k:64,1k:64:causal,...]
+ *   npx tsx scripts/bench-flash.ts [--base OLD.node | --against-dtype fp32|bf16] [--pairs N] [--reps N]
+ *                                  [--threads N] [--dtype fp32|bf16] [--shapes 1k:64,1k:64:causal,...]
  *
  * --base loads a second build of the addon (e.g. a copy of main's attnscope_native.node) and
  * times it interleaved with this tree's build: per pair, one block of --reps runs (after one
@@ -14,6 +14,9 @@
  * (std::clock, all threads, spin-waits included); "% peak (CPU)" divides it by the threads:
  * what the threads reached while they ran, which a loaded machine's wall time hides. The FMA
  * peak is measured on the same threads before and after, and the higher counts.
+ * --against-dtype times this build on the same values in the other dtype as the base (bf16
+ * inputs are the fp32 ones rounded): --dtype bf16 --against-dtype fp32 gives fp32 time / bf16
+ * time per pair, issue 18's "bf16 flash no slower than fp32".
  */
 import { flashForward, flashSpec, measureFp32FmaPeak, timeFlashForward, toHalfBits, type FlashForwardArgs, type TimingOptions } from '../native';
 import { randomUniform } from '../runner/inputs';
@@ -23,6 +26,9 @@ import { flag as flagOf, loadBaseAddon, median } from './ab';
 const argv = process.argv.slice(2);
 const flag = (name: string) => flagOf(argv, name);
 const basePath = flag('--base');
+const againstDtype = flag('--against-dtype') as 'fp32' | 'bf16' | undefined;
+if (againstDtype !== undefined && againstDtype !== 'fp32' && againstDtype !== 'bf16') throw new RangeError(`--against-dtype must be fp32 or bf16, got ${againstDtype}`);
+if (basePath && againstDtype) throw new RangeError('--base and --against-dtype exclude each other');
 const pairs = Number(flag('--pairs') ?? 7);
 const reps = Number(flag('--reps') ?? 5);
 const threads = Number(flag('--threads') ?? 2);
@@ -35,7 +41,7 @@ const H = 8;
 const block: Required<TimingOptions> = { warmup: 1, minReps: reps, maxReps: reps, minTimeMs: 0, maxTimeMs: 600_000 };
 
 type Timed = { wall: number; cpu: number };
-type TimeFn = (args: FlashForwardArgs) => Promise<Timed>;
+type TimeFn = (args: FlashForwardArgs, against?: FlashForwardArgs) => Promise<Timed>;
 
 
 const current: TimeFn = async (args) => {
@@ -43,6 +49,7 @@ const current: TimeFn = async (args) => {
   return { wall: median(t.samplesNs), cpu: median(t.cpuNs!) };
 };
 let base: TimeFn | undefined;
+if (againstDtype) base = (_args, against) => current(against!);
 if (basePath) {
   const addon = loadBaseAddon<{ kernelsTimeFlashForward(spec: object, t: object): Promise<number[]> }>(basePath);
   base = async (args) => {
@@ -63,20 +70,24 @@ async function main(): Promise<void> {
   for (const s of shapes) {
     const len = s.n * H * s.d;
     const f32 = { q: qAll.subarray(0, len), k: kAll.subarray(0, len), v: vAll.subarray(0, len) };
-    const data = dtype === 'fp32' ? f32 : { q: toHalfBits('bf16', f32.q), k: toHalfBits('bf16', f32.k), v: toHalfBits('bf16', f32.v) };
-    const args: FlashForwardArgs = { batch: 1, numHeads: H, numKvHeads: H, headDim: s.d, seqLenQ: s.n, seqLenK: s.n, causal: s.causal, threads, dtype, ...data };
+    const inDtype = (t: 'fp32' | 'bf16') => (t === 'fp32' ? f32 : { q: toHalfBits('bf16', f32.q), k: toHalfBits('bf16', f32.k), v: toHalfBits('bf16', f32.v) });
+    const geometry = { batch: 1, numHeads: H, numKvHeads: H, headDim: s.d, seqLenQ: s.n, seqLenK: s.n, causal: s.causal, threads };
+    const args: FlashForwardArgs = { ...geometry, dtype, ...inDtype(dtype) };
+    const against: FlashForwardArgs | undefined = againstDtype ? { ...geometry, dtype: againstDtype, ...inDtype(againstDtype) } : undefined;
     await flashForward(args);
+    if (against) await flashForward(against);
     const flops = attentionFlops({ batchSize: 1, numHeads: H, numKvHeads: H, headDim: s.d, seqLenQ: s.n, seqLenK: s.n, causal: s.causal, slidingWindow: null });
     const row = { label: s.label, flops, cur: [] as Timed[], old: [] as Timed[] };
     for (let i = 0; i < pairs; i++) {
       row.cur.push(await current(args));
-      if (base) row.old.push(await base(args));
+      if (base) row.old.push(await base(args, against));
     }
     rows.push(row);
   }
   const peak = Math.max(peak0, (await measureFp32FmaPeak({ threads, durationMs: 500 })).value);
 
-  console.log(`flash ${dtype} B=1 H=H_kv=${H}, ${threads} threads; fp32 FMA peak ${(peak / 1e9).toFixed(0)} GFLOP/s (same run); ${pairs} pairs x ${reps} runs`);
+  const baseName = againstDtype ?? 'base';
+  console.log(`flash ${dtype}${againstDtype ? ` (base: ${againstDtype}, same build)` : ''} B=1 H=H_kv=${H}, ${threads} threads; fp32 FMA peak ${(peak / 1e9).toFixed(0)} GFLOP/s (same run); ${pairs} pairs x ${reps} runs`);
   const pct = (flops: number, ns: number) => `${((100 * flops) / (ns * 1e-9) / peak).toFixed(1)}%`;
   for (const r of rows) {
     const fmt = (name: string, xs: Timed[]) => {
@@ -86,10 +97,10 @@ async function main(): Promise<void> {
     console.log(`${r.label}`);
     console.log(fmt('current', r.cur));
     if (base) {
-      console.log(fmt('base', r.old));
+      console.log(fmt(baseName, r.old));
       const rc = r.cur.map((c, i) => r.old[i]!.cpu / c.cpu), rw = r.cur.map((c, i) => r.old[i]!.wall / c.wall);
       const range = (xs: number[]) => `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}`;
-      console.log(`  paired base/current: CPU ${median(rc).toFixed(3)} (${range(rc)}), wall ${median(rw).toFixed(3)} (${range(rw)})`);
+      console.log(`  paired ${baseName}/current: CPU ${median(rc).toFixed(3)} (${range(rc)}), wall ${median(rw).toFixed(3)} (${range(rw)})`);
     }
   }
 }
