@@ -41,9 +41,29 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: s
 export function writeFailure(e: unknown): string {
   const err = e as NodeJS.ErrnoException;
   if (err.code === 'ENOSPC') return 'no space left on the device';
+  if (err.code === 'EDQUOT') return 'disk quota exceeded';
+  if (err.code === 'EFBIG') return "the file is larger than this process may write (the shell's ulimit -f)";
   if (err.code === 'EACCES' || err.code === 'EPERM') return 'permission denied';
   if (err.code === 'EROFS') return 'read-only file system';
   return err.message;
+}
+
+/** What to do about a failed write (errno code -> advice), for the line that reports it. */
+export function writeRemedy(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') return 'free space there or give a path on another disk';
+  if (code === 'EFBIG') return 'raise it: ulimit -f unlimited';
+  if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return 'give a path you may write';
+  return 'give another path';
+}
+
+/**
+ * The one line for a result file that could not be written: `what` (the flag), the path, why,
+ * that an atomic write left the file as it was (a device written in place may hold part), what to do.
+ */
+export function writeFailureLine(what: string, path: string, e: unknown): string {
+  const kept = outputTarget(path).inPlace ? '' : '; the file is left as it was';
+  return `${what} ${path}: cannot write: ${writeFailure(e)}${kept} (${writeRemedy(e)})`;
 }
 
 /** A file a run reads, for {@link checkOutputPath}: its path and what it is to the run, e.g. 'the profile', 'the trace (--trace)'. */
@@ -191,7 +211,7 @@ export function writeOutput(path: string, text: string, flag: string, stdout: No
   try {
     writeFileAtomic(path, text);
   } catch (e) {
-    throw new OutputError(`${flag} ${path}: cannot write: ${writeFailure(e)}`);
+    throw new OutputError(writeFailureLine(flag, path, e));
   }
 }
 

@@ -6,7 +6,7 @@
  * device, a FIFO, /dev/stdout, /dev/fd/N) is written in place instead: renaming over it would
  * replace it.
  */
-import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 
 /** Where an output path is written: `path` after following links; `inPlace` when it is not a regular file. */
@@ -62,7 +62,13 @@ function isLinkUnder(path: string, prefixes: string[]): boolean {
   return false;
 }
 
-/** Writes `text` to `path` (links followed) atomically, creating the folder. @throws the fs error (the temp file is removed). */
+/**
+ * Writes `text` to `path` (links followed) atomically, creating the folder: all of it to a temp
+ * file (writeFileSync on the descriptor loops until every byte is written; a bare writeSync
+ * returns a short count on a nearly full disk, and the short file was renamed over the target),
+ * fsync, then rename. On any failure the temp file is removed and the target is untouched.
+ * @throws the fs error (ENOSPC, EFBIG past `ulimit -f`, EDQUOT, EACCES ...).
+ */
 export function writeFileAtomic(path: string, text: string): void {
   const target = outputTarget(path);
   if (target.inPlace) {
@@ -75,7 +81,7 @@ export function writeFileAtomic(path: string, text: string): void {
   let fd: number | null = null;
   try {
     fd = openSync(tmp, 'w');
-    writeSync(fd, text);
+    writeFileSync(fd, text);
     fsyncSync(fd);
     closeSync(fd);
     fd = null;

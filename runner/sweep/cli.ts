@@ -113,8 +113,9 @@ function thisCli(): string[] {
   return [process.execPath, ...process.execArgv, resolve(process.argv[1]!)];
 }
 
-function writeReport(report: SweepReport, path: string): void {
-  writeOutput(path, `${JSON.stringify(report, null, 2)}\n`, '--json');
+/** Writes the merged report to `path`: the --json file, else (`json` undefined) the results folder's sweep-report.json. */
+function writeReport(report: SweepReport, json: string | undefined, dir: string): void {
+  writeOutput(json ?? join(dir, REPORT_FILE), `${JSON.stringify(report, null, 2)}\n`, json !== undefined ? '--json' : 'the sweep report');
 }
 
 /** The files a sweep reads, for checkOutputPath: its profile and the config.json of each model its points name. */
@@ -203,7 +204,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   }
   const report = mergeResults([outDir], shard ? { only: new Set(share.map((p) => p.id)) } : {});
   // A shard's report would be partial: the whole one comes from `attnscope merge`.
-  if (!shard || values.json) writeReport(report, (values.json as string | undefined) ?? join(outDir, REPORT_FILE));
+  if (!shard || values.json) writeReport(report, values.json as string | undefined, outDir);
   // --json /dev/stdout: stdout holds the JSON alone, the table goes to stderr.
   const table = namesStdout(values.json as string | undefined) ? process.stderr : process.stdout;
   table.write(`${formatReport(report)}\n`);
@@ -217,7 +218,7 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   if (positionals.length === 0) throw new UsageError('merge takes one or more results folders');
   checkOutputPath(values.json as string | undefined, '--json', resultInputs(positionals));
   const report = mergeResults(positionals, { onSkip: (f, { why, line = 1, column = 1 }) => process.stderr.write(`${f}:${line}:${column}: warning: skipped: ${why}\n`) });
-  writeReport(report, (values.json as string | undefined) ?? join(positionals[0]!, REPORT_FILE));
+  writeReport(report, values.json as string | undefined, positionals[0]!);
   (namesStdout(values.json as string | undefined) ? process.stderr : process.stdout).write(`${formatReport(report)}\n`);
   return EXIT_OK;
 }
@@ -357,7 +358,7 @@ export async function submitCommand(argv: string[]): Promise<number> {
     process.stderr.write(`attnscope: Slurm job ${jobId} wrote no results: ${e.message}; see ${join(outDir, `slurm-${jobId}_*.out`)}\n`);
     return EXIT_INTERNAL;
   }
-  writeReport(report, join(outDir, REPORT_FILE));
+  writeReport(report, undefined, outDir);
   process.stdout.write(`${formatReport(report)}\n`);
   return failedTasks.length > 0 || report.missing.length > 0 ? EXIT_INTERNAL : EXIT_OK;
 }

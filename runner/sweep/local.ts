@@ -11,8 +11,9 @@ import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunResult } from '../../core/protocol/run';
 import { SWEEP_SCHEMA_VERSION, type SweepPointInfo, type SweepPointRun } from '../../core/protocol/sweep';
+import { writeFailureLine } from '../args';
 import { writeFileAtomic } from '../atomic';
-import { InputError } from '../errors';
+import { InputError, OutputError } from '../errors';
 import { environmentKey, isNotAPoint, notRegularFile, pointFileName, readPointFile } from './results';
 import type { SweepPlan, SweepPoint } from './spec';
 import { sweepEnvironment, type PointJob, type WorkerMessage } from './worker';
@@ -103,6 +104,8 @@ export interface LocalSweepResult {
  * Runs the share of `plan` that is not in `opts.outDir` yet.
  * @throws InputError when the folder holds a result of another sweep under a point's file name
  *   (a reused --out); nothing is run then.
+ * @throws OutputError (exit 1, one line) when a point's file cannot be written (a full disk):
+ *   the points in flight are stopped and none is started; the files written so far are kept.
  */
 export async function runSweepLocally(plan: SweepPlan, opts: LocalSweepOptions): Promise<LocalSweepResult> {
   const envKey = environmentKey(sweepEnvironment());
@@ -149,13 +152,25 @@ export async function runSweepLocally(plan: SweepPlan, opts: LocalSweepOptions):
     id: p.id, index: p.index, values: p.values, label: p.label, environmentKey: envKey,
   });
 
+  // A point file that cannot be written (a full disk) stops the sweep: the next would fail alike.
+  let writeFailed: OutputError | undefined;
+  const writePoint = (p: SweepPoint, file: string, run: SweepPointRun): void => {
+    try {
+      writeFileAtomic(file, `${JSON.stringify(run, null, 2)}\n`);
+    } catch (e) {
+      writeFailed = new OutputError(`${writeFailureLine(`sweep point ${p.label}:`, file, e)}; the sweep stopped: rerun the same command to resume`);
+      for (const { child } of running.values()) child.kill('SIGTERM');
+      throw writeFailed;
+    }
+  };
+
   if (plan.job === 'simulate') {
     const left: SweepPoint[] = [];
     for (const p of todo) {
       const from = (opts.earlier ?? []).find((dir) => {
         const prior = readPointFile(join(dir, pointFileName(p.id, envKey)));
         if (isNotAPoint(prior) || prior.status !== 'ok' || prior.sweep.id !== p.id || prior.sweep.inputsId !== plan.inputsId || prior.sweep.job !== 'simulate') return false;
-        writeFileAtomic(join(opts.outDir, pointFileName(p.id, envKey)), `${JSON.stringify({ ...prior, sweep: info(p) } satisfies SweepPointRun, null, 2)}\n`);
+        writePoint(p, join(opts.outDir, pointFileName(p.id, envKey)), { ...prior, sweep: info(p) });
         return true;
       });
       if (from === undefined) left.push(p);
@@ -201,18 +216,17 @@ export async function runSweepLocally(plan: SweepPlan, opts: LocalSweepOptions):
 
   let next = 0;
   const slot = async (): Promise<void> => {
-    while (next < todo.length && !opts.signal.aborted) {
+    while (next < todo.length && !opts.signal.aborted && !writeFailed) {
       const p = todo[next++]!;
       try {
         const run = await runChild(p);
         if (run.status === 'cancelled') continue;
         const file = join(opts.outDir, pointFileName(p.id, envKey));
-        const out: SweepPointRun = { ...run, sweep: info(p) };
-        writeFileAtomic(file, `${JSON.stringify(out, null, 2)}\n`);
+        writePoint(p, file, { ...run, sweep: info(p) });
         result.written++;
         opts.onPoint?.(p, { file });
       } catch (e) {
-        if (opts.signal.aborted) continue;
+        if (opts.signal.aborted || writeFailed) continue;
         const error = (e as Error).message;
         result.failed.push({ point: p, error });
         opts.onPoint?.(p, { error });
@@ -226,6 +240,7 @@ export async function runSweepLocally(plan: SweepPlan, opts: LocalSweepOptions):
   } finally {
     opts.signal.removeEventListener('abort', onAbort);
   }
+  if (writeFailed) throw writeFailed;
   result.cancelled = opts.signal.aborted;
   return result;
 }

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, createReadStream, existsSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, createReadStream, existsSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
@@ -383,7 +383,7 @@ test('--json under a file is refused before any work; a device is written in pla
     symlinkSync('/dev/full', link);
     const full = cli(['simulate', profile, '--json', link]);
     assert.equal(full.code, 1);
-    assert.equal(full.stderr.trim().split('\n').at(-1), `attnscope: --json ${link}: cannot write: no space left on the device`);
+    assert.equal(full.stderr.trim().split('\n').at(-1), `attnscope: --json ${link}: cannot write: no space left on the device (free space there or give a path on another disk)`);
     assert.ok(lstatSync(link).isSymbolicLink());
   }
 });
@@ -429,6 +429,37 @@ test('--json naming a file the run reads (profile, model config, trace, calibrat
   const events = cli(['simulate', '-', '--events', '--json', run.profile!.sourcePath!], JSON.stringify(run.profile));
   assert.equal(events.code, 2, events.stderr);
   assert.match(events.stderr, /: is the profile this run reads; give another file$/m);
+});
+
+/**
+ * The CLI with every write to a regular file capped at 8 KiB or less: RLIMIT_FSIZE through the
+ * shell's `ulimit -f 8` (512- or 1,024-byte blocks by shell), past which write(2) writes short
+ * and then fails with EFBIG (Node ignores SIGXFSZ): a disk that fills in the middle of a file,
+ * without a tmpfs or root.
+ */
+function cliCappedWrites(args: string[]) {
+  const r = spawnSync('/bin/sh', ['-c', 'ulimit -f 8 && exec "$@"', 'sh', process.execPath, runner, ...args], { encoding: 'utf8', timeout: 120_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test('a --json write that fails part-way (full disk; here a file-size limit) leaves the old file whole, removes its temp file, one line, exit 1 (simulate and bench)', () => {
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const profile = join(dir, 'p.attn.yaml');
+  writeFileSync(profile, 'model: ./config.json\nprefill: { seq_lens: [64] }\ndecode: { batch_sizes: [1], context_lens: [64] }\nkv_cache: { num_pages: 400 }\nworkload: { requests: 50 }\n');
+  const out = join(dir, 'run.json');
+  for (const args of [['simulate', profile, '--json', out], ['bench', profile, '--quick', '--json', out]]) {
+    writeFileSync(out, '{"old":1}\n');
+    const r = cliCappedWrites(args);
+    assert.equal(r.code, 1, `${args[0]}: ${r.stderr}`);
+    // Before the fix the run (> 8 KiB: a run holds its profile, machine and estimate) was cut at the cap, renamed over run.json, exit 0.
+    assert.equal(readFileSync(out, 'utf8'), '{"old":1}\n', args[0]);
+    assert.equal(
+      r.stderr.trim().split('\n').at(-1),
+      `attnscope: --json ${out}: cannot write: the file is larger than this process may write (the shell's ulimit -f); the file is left as it was (raise it: ulimit -f unlimited)`,
+      args[0],
+    );
+    assert.deepEqual(readdirSync(dir).sort(), ['config.json', 'p.attn.yaml', 'run.json'], 'no temp file left');
+  }
 });
 
 test('standard output on a full disk (/dev/full) is one line, exit 1, never a stack trace', { skip: !existsSync('/dev/full') && 'needs /dev/full' }, () => {

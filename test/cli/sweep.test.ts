@@ -275,6 +275,22 @@ test('a value repeated in a --set axis is refused (exit 2, one line naming the a
   assert.equal(existsSync(out), false);
 });
 
+test('a point file that cannot be written (full disk; here a file-size limit) stops the sweep: one line naming the file and what to do, exit 1 (README), no part-written file', () => {
+  const { dir, file } = workspace(PROFILE.replace(/sweep:[\s\S]*$/, 'sweep:\n  job: simulate\n  axes:\n    workload.requests: [20, 30]\n'));
+  const out = join(dir, 'out');
+  // `ulimit -f 8`: writes to regular files stop at 8 KiB or less (EFBIG); a point's run JSON is larger.
+  const r = spawnSync('/bin/sh', ['-c', 'ulimit -f 8 && exec "$@"', 'sh', process.execPath, runner, 'sweep', file, '--jobs', '1', '--out', out], { encoding: 'utf8', timeout: 300_000 });
+  // Before the fix: each point "failed" with Node's raw `EFBIG: file too large, write`, then the merge found no points: exit 2.
+  assert.equal(r.status, 1, r.stderr);
+  const last = r.stderr.trim().split('\n').at(-1)!;
+  assert.match(
+    last,
+    /^attnscope: sweep point requests=20: \S+\/out\/[0-9a-f]{12}-[0-9a-f]{8}\.json: cannot write: the file is larger than this process may write \(the shell's ulimit -f\); the file is left as it was \(raise it: ulimit -f unlimited\); the sweep stopped: rerun the same command to resume$/,
+  );
+  assert.doesNotMatch(r.stderr, /EFBIG|requests=30/, 'stopped at the first failed write');
+  assert.deepEqual(readdirSync(out), [], 'no point file, no temp file');
+});
+
 test('Ctrl-C stops the workers, exits 130 and leaves only whole point files', async () => {
   // The first point is quick; the other two simulate 400,000 requests each (many seconds).
   const { dir, file } = workspace(PROFILE.replace(/sweep:[\s\S]*$/, 'sweep:\n  axes:\n    workload.requests: [50, 400000, 400001]\n'));
