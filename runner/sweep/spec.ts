@@ -120,6 +120,28 @@ export function parseSetArg(arg: string, virtualOffset: number): SweepAxis {
   return { key, values: values.map((v) => nodeOf(v, range)), keyRange: null };
 }
 
+/** The workload keys whose absence the profile reader fills with a default (schemas/attn-profile.schema.json). */
+const WORKLOAD_DEFAULTED = ['requests', 'arrival_rate', 'prompt_len', 'output_len', 'max_model_len', 'seed'];
+
+/**
+ * Why a sweep that simulates (job simulate or both) cannot: the profile has no `workload:`,
+ * which `attnscope simulate` refuses too. Axes under `workload.` would otherwise build one out
+ * of defaults (1,000 requests, prompts of median 512, ...) that nobody wrote; the message says
+ * which keys they leave unset and the first such axis is where it is placed. Null when the
+ * profile has a workload or the job only benchmarks.
+ */
+function noWorkloadProblem(root: ValueNode, axes: SweepAxis[], job: SweepJob): { message: string; axis?: SweepAxis } | null {
+  if (job === 'bench' || getProperty(root, 'workload')) return null;
+  const set = axes.filter((a) => a.key.startsWith('workload.'));
+  const refusal = 'the profile has no workload, which `attnscope simulate` refuses too: add a `workload:` section';
+  if (set.length === 0) return job === 'simulate' ? { message: `${refusal} (or make the sweep's job: bench)` } : null;
+  const given = new Set(set.map((a) => a.key.split('.')[1]!));
+  const missing = WORKLOAD_DEFAULTED.filter((k) => !given.has(k));
+  if (missing.length === 0) return null;
+  const list = missing.length > 1 ? `${missing.slice(0, -1).join(', ')} and ${missing.at(-1)!}` : missing[0]!;
+  return { message: `${refusal} with ${list} (the sweep's ${set.length > 1 ? 'axes set' : 'axis sets'} only ${set.map((a) => a.key).join(', ')}; the rest would be invented defaults)`, axis: set[0] };
+}
+
 /**
  * Reads a profile with a sweep (`sweep:` block and/or `--set`) into its points.
  * @param file the profile as the user typed it (messages repeat it).
@@ -192,6 +214,8 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   const axisAt = (a: SweepAxis): SourceRange => a.keyRange ?? a.values[0]!.range;
   const axisError = axisProblems(axes, axisAt)[0];
   if (axisError) throw errorAtRange(axisError.range, axisError.message);
+  const noWorkload = noWorkloadProblem(root, axes, block.job);
+  if (noWorkload) throw errorAtRange(noWorkload.axis ? axisAt(noWorkload.axis) : (getProperty(root, 'model')?.value.range ?? { offset: 0, length: 0 }), noWorkload.message);
   const total = sweepSize(axes);
   if (total > MAX_SWEEP_POINTS) throw errorAtRange(axisAt(axes[0]!), `the sweep has ${total} points, more than ${MAX_SWEEP_POINTS}: split it`);
 

@@ -266,6 +266,26 @@ test('a point whose KV pool has no pages is refused before any point runs (exit 
   assert.equal(existsSync(out), false);
 });
 
+test('a profile without a workload is refused by a sweep that simulates, as simulate refuses it, before any work; --set workload keys are named with the ones left unset', () => {
+  const { dir, file } = workspace('model: ./tiny/config.json\nkv_cache: { num_pages: 400 }\n');
+  const out = join(dir, 'never');
+  const sim = cli(['simulate', file]);
+  assert.equal(sim.code, 2, sim.stderr);
+  assert.match(sim.stderr, /the profile has no workload/);
+  // Before: the sweep ran both points on an invented workload (1,000 requests, prompts of median 512, seed 0), exit 0.
+  const r = cli(['sweep', file, '--set', 'workload.arrival_rate=1,2', '--out', out]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(
+    r.stderr,
+    'attnscope: --set workload.arrival_rate=1,2: the profile has no workload, which `attnscope simulate` refuses too: add a `workload:` section with requests, prompt_len, output_len, max_model_len and seed (the sweep\'s axis sets only workload.arrival_rate; the rest would be invented defaults)\n',
+  );
+  // No workload axis either: the simulate job has nothing to simulate; placed at the model, as simulate places it (line 1, column 8).
+  const plain = cli(['sweep', file, '--set', 'kv_cache.page_size=16,32', '--out', out]);
+  assert.equal(plain.code, 2, plain.stderr);
+  assert.match(plain.stderr, /grid\.attn\.yaml:1:8: the profile has no workload, which `attnscope simulate` refuses too/);
+  assert.equal(existsSync(out), false);
+});
+
 test('a value repeated in a --set axis is refused (exit 2, one line naming the argument), before any point runs', () => {
   const { dir, file } = workspace();
   const out = join(dir, 'never');
