@@ -127,6 +127,7 @@ function fromJsonc(node: jsonc.Node, problems: Problem[], text: string): ValueNo
   switch (node.type) {
     case 'object': {
       const properties: PropertyNode[] = [];
+      const seen = new Set<string>();
       for (const prop of node.children ?? []) {
         const [keyNode, valueNode] = prop.children ?? [];
         if (!keyNode) continue;
@@ -135,7 +136,7 @@ function fromJsonc(node: jsonc.Node, problems: Problem[], text: string): ValueNo
           : { type: 'null', value: null, range: { offset: prop.offset + prop.length, length: 0 } };
         const key = String(keyNode.value);
         const keyRange = { offset: keyNode.offset, length: keyNode.length };
-        if (properties.some((p) => p.key === key)) {
+        if (seen.has(key)) {
           problems.push({
             severity: 'warning',
             code: 'duplicate-key',
@@ -143,6 +144,7 @@ function fromJsonc(node: jsonc.Node, problems: Problem[], text: string): ValueNo
             range: keyRange,
           });
         }
+        seen.add(key);
         properties.push({ key, keyRange, value });
       }
       return { type: 'object', range, properties };

@@ -13,6 +13,7 @@ import {
 } from '../../core/config/index';
 import { kvBytesForSequence, kvBytesPerToken, paramCounts } from '../../core/estimate/index';
 import { fixtureText, loadModel } from './helpers';
+import { labelledConfig } from '../../scripts/bench-config-size';
 
 /** The one problem with `code`, or a failure listing what came back. */
 function only(problems: Problem[], code: string): Problem {
@@ -541,4 +542,22 @@ test('a config holding NaN or Infinity (Python json.dump\'s words for float NaN 
   }
   // Other bad words keep jsonc-parser's words.
   assert.equal(parseJsonTree('{"hidden_size": nope}').problems[0]!.message, 'JSON syntax error: invalid symbol');
+});
+
+test('a config with 50,000 labels (2.7 MB) reads as the model; a label written twice is found, at its own line', () => {
+  // The newcomer's case: a classifier config; the labels change nothing in the model.
+  const plain = labelledConfig(50_000);
+  const r = readModelConfig(plain);
+  assert.deepEqual(r.problems.filter((p) => p.severity !== 'info'), []);
+  assert.equal(r.value!.numLayers, 32);
+  assert.equal(r.value!.numKvHeads, 8);
+  // LABEL_7 written again as label2id's last member: json.loads keeps the last (50000).
+  const text = plain.replace('"LABEL_49999": 49999', '"LABEL_49999": 49999,\n    "LABEL_7": 50000');
+  const p = only(readModelConfig(text).problems, 'duplicate-key');
+  assert.equal(p.message, "LABEL_7 is given twice; the last one (50000) is used, as Python's json does");
+  assert.equal(p.range.offset, text.lastIndexOf('"LABEL_7"'));
+  // Its line, counted independently: the lines before it plus one; the column after 4 spaces.
+  const lineNo = text.slice(0, p.range.offset).split('\n').length;
+  assert.equal(text.split('\n')[lineNo - 1], '    "LABEL_7": 50000');
+  assert.equal(formatProblem('config.json', text, p), `config.json:${lineNo}:5: warning: ${p.message} [duplicate-key]`);
 });
