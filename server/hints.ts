@@ -29,7 +29,7 @@
  */
 import type { InlayHint, Range } from 'vscode-languageserver';
 import { getProperty, propertyWithValueAt, type ModelSpec, type Profile, type PropertyNode, type SourceRange, type ValueNode } from '../core/config';
-import { attentionWorkspace, kvBytesForSequence } from '../core/estimate';
+import { attentionWorkspace, headsPerGpu, kvBytesForSequence } from '../core/estimate';
 import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import { changedRegion, modelKeyRange, profileKeyRange, type Analysis } from './analysis';
 import { presentHints, type HintMode } from './hintView';
@@ -277,8 +277,11 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
   const budget = budgetKeys(a, profile);
   // The page pool (pages, tokens, sequences that fit): KV per token, the budget, the page.
   const pool = [...KV_KEYS, ...budget, 'kv_cache'];
-  // Under tensor parallelism the KV figure is one GPU's (the weights' first figure is the total).
-  const kvLabel = e.hasKvCache ? `${formatBytes(e.kvBytesPerToken)} KV/token${profile.device.tensorParallelSize > 1 ? '/GPU' : ''}` : 'no KV cache (encoder)';
+  // Under tensor parallelism every figure that is one GPU's says so (the weights' first figure is
+  // the total, its /GPU part one GPU's): KV per token, per page, per sequence, the budget, the
+  // prefill workspace (heads ÷ tp).
+  const gpu = perGpuSuffix(profile);
+  const kvLabel = e.hasKvCache ? `${formatBytes(e.kvBytesPerToken)} KV/token${gpu}` : 'no KV cache (encoder)';
   const modelIsHere = a.kind === 'config' || profile.modelPath === null;
 
   const weights = weightsAnchor(a);
@@ -301,13 +304,13 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
       const reserve = e.pool.engineReserveBytes > 0 ? ` − engine ${formatBytes(e.pool.engineReserveBytes)}` : '';
       // The second part is a label part of its own (joined with " · " where it fits, and in the
       // tooltip's heading), so it reads alone: no leading "=" (it read "budget · = 72 GiB usable").
-      const parts = [`${formatBytes(e.pool.budgetBytes)} KV budget`, `usable ${formatBytes(e.pool.usableBytes)} − weights ${formatBytes(e.weightsBytesPerGpu)} − activations ${formatBytes(e.pool.activationPeakBytes)}${reserve}`];
+      const parts = [`${formatBytes(e.pool.budgetBytes)} KV budget${gpu}`, `usable ${formatBytes(e.pool.usableBytes)} − weights ${formatBytes(e.weightsBytesPerGpu)} − activations ${formatBytes(e.pool.activationPeakBytes)}${reserve}`];
       hints.push(anchoredHint(a, memory, parts, terms.poolMarkdown(a), true));
     }
     const page = profileKeyRange(a, 'kv_cache.page_size');
     if (page !== undefined && valid(pool)) {
       const pool = e.pool.budgetSource === 'none' ? ['pool not sized', 'set device.gpu, device.memory_gib or kv_cache.memory_gib'] : [`${formatCount(e.pool.pages)} pages`, `${formatCount(e.pool.tokens)} tokens`];
-      hints.push(anchoredHint(a, page, [`${formatBytes(e.pageBytes)}/page`, ...pool], terms.poolMarkdown(a), true));
+      hints.push(anchoredHint(a, page, [`${formatBytes(e.pageBytes)}/page${gpu}`, ...pool], terms.poolMarkdown(a), true));
     }
     const contexts = profileKeyRange(a, 'decode.context_lens');
     if (contexts !== undefined && profile.decode.contextLens.length > 0 && valid(KV_KEYS)) {
@@ -322,16 +325,22 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
   }
 
   const seqLens = profileKeyRange(a, 'prefill.seq_lens');
-  if (seqLens !== undefined && profile.prefill.seqLens.length > 0 && valid(['dtype', 'prefill.batch_size'])) {
+  if (seqLens !== undefined && profile.prefill.seqLens.length > 0 && valid(['dtype', 'prefill.batch_size', 'device.tensor_parallel_size'])) {
     const n = Math.max(...profile.prefill.seqLens);
-    const w = attentionWorkspace(profile.prefill.batchSize, model.numHeads, n, n, profile.dtype);
-    hints.push(anchoredHint(a, seqLens, [`${formatBytes(w.naiveBytes)} S+P/layer vs ${formatBytes(w.flashBytes)} flash`, `N=${formatCount(n)}`], terms.workspaceMarkdown(a, w), false));
+    const w = attentionWorkspace(profile.prefill.batchSize, headsPerGpu(model, profile.device.tensorParallelSize), n, n, profile.dtype);
+    hints.push(anchoredHint(a, seqLens, [`${formatBytes(w.naiveBytes)} S+P/layer${gpu} vs ${formatBytes(w.flashBytes)} flash`, `N=${formatCount(n)}`], terms.workspaceMarkdown(a, w), false));
   }
   return hints.sort((x, y) => x.offset - y.offset);
 }
 
+/** "/GPU" where the profile shards the model over more than one GPU (figures of one GPU say so), else "". */
+function perGpuSuffix(profile: Profile): string {
+  return profile.device.tensorParallelSize > 1 ? '/GPU' : '';
+}
+
+/** "80 MiB KV/seq/GPU at 1,024": the KV of one `n`-token sequence, on one GPU under tensor parallelism. */
 function seqKvLabel(a: Analysis, n: number): string {
   const p = a.profile!;
   const bytes = kvBytesForSequence(p.model, n, a.estimate!.kvDtype, p.device.tensorParallelSize);
-  return `${formatBytes(bytes)} KV/seq at ${formatCount(n)}`;
+  return `${formatBytes(bytes)} KV/seq${perGpuSuffix(p)} at ${formatCount(n)}`;
 }

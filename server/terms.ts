@@ -4,7 +4,7 @@
  * one table; each inlay hint's tooltip shows the rows behind its figure.
  */
 import type { ModelSpec } from '../core/config';
-import { blocksPerRequestFormula, dtypeBytes, kvBytesForSequence, kvHeadsPerGpu, type AttentionWorkspace } from '../core/estimate';
+import { blocksPerRequestFormula, dtypeBytes, headsPerGpu, kvBytesForSequence, kvHeadsPerGpu, type AttentionWorkspace } from '../core/estimate';
 import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import type { Analysis } from './analysis';
 
@@ -95,7 +95,7 @@ export function termRows(a: Analysis): TermRow[] {
     formula: e.pool.layout.kind === 'hybrid'
       ? `page_size · group size · KV per token per layer = ${p.kvCache.pageSize} · ${e.pool.layout.groupSize} · ${formatBytes(e.kvBytesPerTokenPerLayer)} (${e.pool.layout.basis})`
       : `page_size · KV per token = ${p.kvCache.pageSize} · ${formatBytes(e.kvBytesPerToken)}`,
-    value: bytesAndCount(e.pageBytes),
+    value: `${bytesAndCount(e.pageBytes)}${tp > 1 ? ' per GPU' : ''}`,
     keys: ['page_size', ...kvKeys],
   });
   let budget: string;
@@ -116,7 +116,7 @@ export function termRows(a: Analysis): TermRow[] {
     id: 'budget',
     term: 'KV budget',
     formula: budget,
-    value: e.pool.budgetSource === 'none' ? '—' : formatBytes(e.pool.budgetBytes),
+    value: e.pool.budgetSource === 'none' ? '—' : `${formatBytes(e.pool.budgetBytes)}${tp > 1 ? ' per GPU' : ''}`,
     keys: ['memory_gib', 'gpu', 'gpu_memory_utilization', 'num_pages', 'max_num_batched_tokens', 'max_num_seqs', 'tensor_parallel_size', 'dtype', 'vllm_version', 'non_torch_gib', 'nccl_gib', 'cuda_graph_gib', 'activation_gib'],
   });
   const sized = e.pool.budgetSource !== 'none';
@@ -145,20 +145,26 @@ function workspaceRows(a: Analysis, w: AttentionWorkspace): TermRow[] {
   const p = a.profile!;
   const m = a.model!;
   const B = p.prefill.batchSize;
-  const keys = ['seq_lens', 'batch_size', key(m, 'numHeads', 'num_attention_heads'), 'dtype'];
+  const tp = p.device.tensorParallelSize;
+  const keys = ['seq_lens', 'batch_size', key(m, 'numHeads', 'num_attention_heads'), 'dtype', 'tensor_parallel_size'];
+  // Under tensor parallelism each GPU computes H / tp heads: its workspace is that share.
+  const H = tp > 1 ? 'H/tp' : 'H';
+  const heads = headsPerGpu(m, tp);
+  const perGpu = tp > 1 ? ', per GPU' : '';
+  const total = (bytes: number): string => (tp > 1 ? `${formatBytes(bytes)} per GPU, ${formatBytes(bytes * tp)} on ${tp} GPUs` : formatBytes(bytes));
   return [
     {
       id: 'naive',
-      term: 'Naive attention per layer',
-      formula: `S and P: 2 · B · H · N · N · bytes = 2 · ${B} · ${m.numHeads} · ${formatCount(w.seqLen)}² · ${dtypeBytes(p.dtype)}`,
-      value: formatBytes(w.naiveBytes),
+      term: `Naive attention per layer${perGpu}`,
+      formula: `S and P: 2 · B · ${H} · N · N · bytes = 2 · ${B} · ${heads} · ${formatCount(w.seqLen)}² · ${dtypeBytes(p.dtype)}`,
+      value: total(w.naiveBytes),
       keys,
     },
     {
       id: 'flash',
-      term: 'Flash workspace per layer',
-      formula: `m, l, lse in fp32: 3 · B · H · N · 4 = 3 · ${B} · ${m.numHeads} · ${formatCount(w.seqLen)} · 4 (S, P stay in tiles)`,
-      value: formatBytes(w.flashBytes),
+      term: `Flash workspace per layer${perGpu}`,
+      formula: `m, l, lse in fp32: 3 · B · ${H} · N · 4 = 3 · ${B} · ${heads} · ${formatCount(w.seqLen)} · 4 (S, P stay in tiles)`,
+      value: total(w.flashBytes),
       keys,
     },
   ];
@@ -185,16 +191,24 @@ export const kvMarkdown = (a: Analysis): string => pick(a, ['kvLayer', 'kvToken'
 export const poolMarkdown = (a: Analysis): string => pick(a, ['page', 'budget', 'pool']);
 export const concurrencyMarkdown = (a: Analysis): string => pick(a, ['pool', 'concurrency']);
 
-/** KV one sequence of `n` tokens needs (sliding-window layers hold at most the window). */
+/**
+ * KV one sequence of `n` tokens needs (sliding-window layers hold at most the window); under
+ * tensor parallelism one GPU's share, and what the tp GPUs hold together (tp · per GPU: KV heads
+ * split, or replicated where tp > H_kv or the cache is MLA's latent).
+ */
 export function kvForSeqMarkdown(a: Analysis, n: number): string {
   const p = a.profile!;
   const m = p.model;
-  const bytes = kvBytesForSequence(m, n, a.estimate!.kvDtype, p.device.tensorParallelSize);
+  const tp = p.device.tensorParallelSize;
+  const bytes = kvBytesForSequence(m, n, a.estimate!.kvDtype, tp);
   const sliding = m.slidingWindow !== null && m.layerTypes.includes('sliding');
+  const perToken = tp > 1 ? 'KV per token per GPU' : 'KV per token';
   const formula = sliding
-    ? `Σ over layers of min(N, window) · KV per token per layer; sliding layers keep ${formatCount(m.slidingWindow!)} tokens`
-    : `N · KV per token = ${formatCount(n)} · ${formatBytes(a.estimate!.kvBytesPerToken)}`;
-  return table([{ id: 'kvToken', term: `KV of one ${formatCount(n)}-token sequence`, formula, value: bytesAndCount(bytes), keys: [] }]);
+    ? `Σ over layers of min(N, window) · ${perToken} per layer; sliding layers keep ${formatCount(m.slidingWindow!)} tokens`
+    : `N · ${perToken} = ${formatCount(n)} · ${formatBytes(a.estimate!.kvBytesPerToken)}`;
+  const split = tp > 1 ? `${formula}; the ${tp} GPUs hold ${tp} · ${formatBytes(bytes)} = ${formatBytes(bytes * tp)} of it together` : formula;
+  const value = tp > 1 ? `${bytesAndCount(bytes)} per GPU, ${formatBytes(bytes * tp)} on ${tp} GPUs` : bytesAndCount(bytes);
+  return table([{ id: 'kvToken', term: `KV of one ${formatCount(n)}-token sequence${tp > 1 ? ', per GPU' : ''}`, formula: split, value, keys: [] }]);
 }
 
 export function workspaceMarkdown(a: Analysis, w: AttentionWorkspace): string {

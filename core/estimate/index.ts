@@ -45,6 +45,15 @@ export function kvHeadsPerGpu(model: ModelSpec, tensorParallelSize = 1): number 
 }
 
 /**
+ * Query (attention) heads one GPU computes under tensor parallelism: H / tp, at least 1 (vLLM
+ * shards the attention heads across tensor-parallel ranks: num_heads = total_num_heads // tp_size
+ * in each model's Attention layer, and refuses an H that tp does not divide).
+ */
+export function headsPerGpu(model: ModelSpec, tensorParallelSize = 1): number {
+  return Math.max(1, Math.floor(model.numHeads / tensorParallelSize));
+}
+
+/**
  * KV-cache bytes one token takes in one layer, on one GPU.
  * - MHA / GQA / MQA: 2 (K and V) · H_kv/tp · head_dim · bytes(kv dtype)
  *   (vLLM AttentionSpec.page_size_bytes / block_size).
@@ -434,7 +443,8 @@ export function poolPages(budgetBytes: number, pageBytes: number): number {
 }
 
 /**
- * Attention workspace of one layer for B sequences of N_q queries over N_k keys.
+ * Attention workspace of one layer for B sequences of N_q queries over N_k keys, on one GPU
+ * when `numHeads` is the heads it computes (headsPerGpu under tensor parallelism).
  * Naive: S = QKᵀ and P = softmax(S) materialized, 2 · B · H · N_q · N_k · bytes(dtype).
  * Flash: S and P live in on-chip tiles; what persists is O(B · H · N_q): the running max m,
  * running sum l and the returned lse, fp32 each (FlashAttention, Dao et al. 2022, Alg. 1 and
@@ -606,7 +616,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
       deviceSource: device.source,
       reserve,
     },
-    attention: attentionWorkspace(batchSize, model.numHeads, seqLen, seqLen, dtype),
+    attention: attentionWorkspace(batchSize, headsPerGpu(model, tp), seqLen, seqLen, dtype),
     notes,
   };
 }

@@ -97,6 +97,7 @@ export interface PoolEstimate {
   reserve: ReserveTerm[];
 }
 
+/** Attention workspace of one layer on one GPU (H: the heads that GPU computes, headsPerGpu). */
 export interface AttentionWorkspace {
   /** Naive S and P for one layer: 2 · B · H · N · N · bytes(dtype). */
   naiveBytes: number;

@@ -125,6 +125,50 @@ test('tensor parallelism: the model hint labels its KV figure per GPU and its to
   await client.close(uri);
 });
 
+test('tensor parallelism: every figure of one GPU says /GPU, and the tooltips give the total on all GPUs', async () => {
+  const uri = fixtureUri('tp4-figures.attn.yaml');
+  const text = [
+    'model: ./configs/Llama-3.1-70B.config.json',
+    'device: { memory_gib: 80, tensor_parallel_size: 4 }',
+    'kv_cache: { page_size: 16 }',
+    'prefill: { batch_size: 1, seq_lens: [4096] }',
+    'decode: { batch_sizes: [1], context_lens: [1024] }',
+    '',
+  ].join('\n');
+  await client.open(uri, text);
+  const hints = (await client.inlayHints(uri))!;
+  const tooltip = (needle: string): string => {
+    const at = rangeOf(text, needle).end;
+    const line = hints.filter((h) => h.position.line === at.line)[0]!;
+    return (line.tooltip as MarkupContent).value;
+  };
+  const onLine = (needle: string): string => label(hints.filter((h) => h.position.line === rangeOf(text, needle).start.line)[0]!);
+  // 80 KiB KV per token per GPU (2 of 8 KV heads, see above) · 1,024 tokens = 80 MiB on each GPU, 320 MiB on the 4.
+  assert.equal(onLine('context_lens'), '80 MiB KV/seq/GPU at 1,024');
+  assert.ok(tooltip('context_lens').includes('| KV of one 1,024-token sequence, per GPU | N · KV per token per GPU = 1,024 · 80 KiB; the 4 GPUs hold 4 · 80 MiB = 320 MiB of it together | 80 MiB (83,886,080 B) per GPU, 320 MiB on 4 GPUs |'), tooltip('context_lens'));
+  // H = 64 query heads ÷ 4 = 16 per GPU. Naive S+P = 2 · 1 · 16 · 4096² · 2 B = 1 GiB (not 4 GiB with all 64);
+  // flash 3 · 1 · 16 · 4096 · 4 = 786,432 B = 768 KiB (" · N=4,096" would pass 43 characters).
+  assert.equal(onLine('seq_lens'), '1 GiB S+P/layer/GPU vs 768 KiB flash');
+  assert.ok(tooltip('seq_lens').includes('| Naive attention per layer, per GPU | S and P: 2 · B · H/tp · N · N · bytes = 2 · 1 · 16 · 4,096² · 2 | 1 GiB per GPU, 4 GiB on 4 GPUs |'), tooltip('seq_lens'));
+  // Page: 16 tokens · 80 KiB = 1.25 MiB on each GPU; the budget is one GPU's memory less its share.
+  assert.match(onLine('page_size'), /^1\.25 MiB\/page\/GPU · /);
+  assert.match(onLine('memory_gib'), /^[\d.]+ GiB KV budget\/GPU/);
+  assert.match(tooltip('page_size'), /\| Page \(all layers\) \| page_size · KV per token = 16 · 80 KiB \| 1\.25 MiB \(1,310,720 B\) per GPU \|/);
+  for (const h of hints) assert.ok(label(h).length <= 43, label(h));
+  await client.close(uri);
+
+  // Tensor parallelism 2 on an inline model (Llama-3.1-8B's shapes): 8 KV heads ÷ 2 = 4 per GPU,
+  // 32 · 2 · 4 · 128 · 2 B = 64 KiB per token per GPU; 131,072 tokens · 64 KiB = 8 GiB per GPU.
+  const inline = fixtureUri('tp2-inline.attn.yaml');
+  const text2 = ['model:', '  model_type: llama', '  hidden_size: 4096', '  num_attention_heads: 32', '  num_key_value_heads: 8', '  num_hidden_layers: 32',
+    '  vocab_size: 128256', '  intermediate_size: 14336', '  max_position_embeddings: 131072', 'device: { tensor_parallel_size: 2 }', ''].join('\n');
+  await client.open(inline, text2);
+  const hints2 = (await client.inlayHints(inline))!;
+  assert.equal(hintAfter(hints2, text2, 'num_key_value_heads: 8'), '64 KiB KV/token/GPU');
+  assert.equal(hintAfter(hints2, text2, 'max_position_embeddings: 131072'), '8 GiB KV/seq/GPU at 131,072');
+  await client.close(inline);
+});
+
 test('hover: the estimate table, with the terms the hovered key drives in bold', async () => {
   const f = fixture('../../examples/llama-3.1-8b/config.json');
   await client.open(f.uri, f.text);

@@ -229,6 +229,13 @@ test('attention workspace: naive 2·B·H·N²·bytes vs flash 3·B·H·N·4', ()
   const e = estimate(llamaProfile(() => {}), { seqLen: 8192, batchSize: 2 });
   assert.equal(e.attention.naiveBytes, 16 * GiB);
   assert.equal(e.attention.seqLen, 8192);
+  // Tensor parallelism 4 on Llama-3.1-70B (64 query heads): each GPU computes 64 / 4 = 16 heads,
+  // 2 · 1 · 16 · 4096² · 2 B = 1 GiB per layer (all 64 heads would be 4 GiB); flash 3 · 16 · 4096 · 4 = 768 KiB.
+  const tp = profileFromModelConfig(loadModel('Llama-3.1-70B'), null);
+  tp.device.tensorParallelSize = 4;
+  const sharded = estimate(tp, { seqLen: 4096, batchSize: 1 });
+  assert.equal(sharded.attention.naiveBytes, 1 * GiB);
+  assert.equal(sharded.attention.flashBytes, 768 * 1024);
 });
 
 /**
