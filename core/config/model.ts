@@ -309,6 +309,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   const attentionOutputBias = attnBiasKey ?? BIASED_TYPES.has(family);
   const mlpBias = r.bool(['mlp_bias']) ?? r.bool(['bias', 'use_bias', 'add_bias_linear']) ?? (BIASED_TYPES.has(family) || family === 'gpt_oss');
   const maxPositionEmbeddings = r.num('maxPositionEmbeddings', ALIASES.maxPositionEmbeddings) ?? null;
+  const maxModelLenLimit = modelMaxLenLimit(r, family, maxPositionEmbeddings);
   const positionEmbeddingRows = LEARNED_POSITION_TYPES.has(family) ? (maxPositionEmbeddings ?? 0) + (family === 'opt' ? 2 : 0) : 0;
   const typeVocabSize = isEncoder ? r.num(null, ['type_vocab_size'], { min: 0 }) ?? 0 : 0;
 
@@ -356,6 +357,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     intermediateSize,
     vocabSize,
     maxPositionEmbeddings,
+    maxModelLenLimit,
     slidingWindow,
     layerTypes,
     moe,
@@ -455,4 +457,40 @@ export function isModelConfigFile(path: string, text: string, parsed?: ParsedTre
     return shape((k) => keys.has(k));
   }
   return shape((k) => new RegExp(`"${k}"\\s*:`).test(text));
+}
+
+/**
+ * The longest max_model_len vLLM accepts for a config, as vllm/config/model.py
+ * _get_and_verify_max_len derives it: the config's length (max_position_embeddings and its
+ * aliases; model_max_length, Command-R's key, wins where given), then rope_scaling (or
+ * transformers' newer rope_parameters), except for Gemma 3, whose length is already scaled: a
+ * rope_type other than "su", "longrope" and "llama3" multiplies the length by `factor` (1 when
+ * absent, as "default" has none), and "yarn" multiplies original_max_position_embeddings instead.
+ * A longer max_model_len makes vLLM raise "User-specified max_model_len (N) is greater than the
+ * derived max_model_len (...)" unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. gpt-oss-20b: yarn,
+ * 4,096 × 32 = 131,072; Qwen3-8B with its card's YaRN setting (factor 4): 32,768 × 4 = 131,072.
+ * null where the config gives no length (vLLM then takes 2048 or the user's value).
+ */
+function modelMaxLenLimit(r: KeyReader, family: string, maxPositionEmbeddings: number | null): { tokens: number; basis: string } | null {
+  const modelMaxLength = r.num(null, ['model_max_length']);
+  let tokens: number | null = modelMaxLength ?? maxPositionEmbeddings;
+  if (tokens === null) return null;
+  let basis = `${modelMaxLength !== undefined ? 'model_max_length' : 'max_position_embeddings'} ${tokens.toLocaleString('en-US')}`;
+  const rope = r.find(['rope_scaling', 'rope_parameters'])?.prop.value;
+  if (rope && rope.type === 'object' && !family.includes('gemma3')) {
+    const field = (key: string): unknown => getProperty(rope, key)?.value.value;
+    const ropeType = String(field('rope_type') ?? field('type') ?? 'default');
+    if (!['su', 'longrope', 'llama3'].includes(ropeType)) {
+      const factor = typeof field('factor') === 'number' ? (field('factor') as number) : 1;
+      const original = field('original_max_position_embeddings');
+      if (ropeType === 'yarn' && typeof original === 'number') {
+        tokens = original * factor;
+        basis = `rope_scaling yarn: original_max_position_embeddings ${original.toLocaleString('en-US')} × factor ${factor} = ${tokens.toLocaleString('en-US')}`;
+      } else if (factor !== 1) {
+        basis = `${basis} × rope_scaling ${ropeType} factor ${factor} = ${(tokens * factor).toLocaleString('en-US')}`;
+        tokens *= factor;
+      }
+    }
+  }
+  return { tokens, basis };
 }

@@ -82,9 +82,17 @@ export function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
     profile.decode.contextLens.forEach((n, i) => {
       if (n > maxPos) problems.push({ severity: 'warning', code: 'exceeds-max-position', message: `context_len ${n} is longer than the model's max_position_embeddings ${maxPos}`, range: at(`decode.context_lens.${i}`), data: { limit: maxPos } });
     });
-    if (profile.workload && profile.ranges['workload.max_model_len'] && profile.workload.maxModelLen > maxPos) {
-      problems.push({ severity: 'warning', code: 'exceeds-max-position', message: `max_model_len ${profile.workload.maxModelLen} is longer than the model's max_position_embeddings ${maxPos}`, range: at('workload.max_model_len'), data: { limit: maxPos } });
-    }
+  }
+  // vLLM refuses a max_model_len past the length it derives from the config
+  // (vllm/config/model.py _get_and_verify_max_len; ModelSpec.maxModelLenLimit).
+  const limit = m.maxModelLenLimit;
+  if (limit !== null && profile.workload && profile.ranges['workload.max_model_len'] && profile.workload.maxModelLen > limit.tokens) {
+    const n = profile.workload.maxModelLen;
+    problems.push({
+      severity: 'error', code: 'exceeds-max-position',
+      message: `max_model_len ${n.toLocaleString('en-US')} is longer than the ${limit.tokens.toLocaleString('en-US')} tokens vLLM derives from the model's config (${limit.basis}): vLLM refuses to start ("User-specified max_model_len (${n}) is greater than the derived max_model_len") unless the environment sets VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (its warning: RoPE positions past the limit give NaN, learned ones an out-of-bounds error); lower workload.max_model_len to at most ${limit.tokens.toLocaleString('en-US')}, or use a checkpoint whose rope_scaling covers ${n.toLocaleString('en-US')} tokens`,
+      range: at('workload.max_model_len'), data: { limit: limit.tokens },
+    });
   }
   if (m.isEncoder && profile.ranges['decode']) {
     problems.push({ severity: 'warning', code: 'encoder-decode', message: `${m.modelType} is an encoder: it has no decode step and no KV cache, so decode cases are skipped`, range: anchorOf(root, ['decode']) });

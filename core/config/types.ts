@@ -113,6 +113,12 @@ export interface ModelSpec {
   intermediateSize: number;
   vocabSize: number;
   maxPositionEmbeddings: number | null;
+  /**
+   * The longest max_model_len vLLM starts with unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
+   * (modelMaxLenLimit: max_position_embeddings, or model_max_length, scaled as rope_scaling
+   * says); null when the config gives no length. `basis` says how it was derived.
+   */
+  maxModelLenLimit: { tokens: number; basis: string } | null;
   /** sliding_window in tokens, or null when no layer slides. */
   slidingWindow: number | null;
   /**

@@ -1103,3 +1103,16 @@ test('YAML aliases expanding without bound, an alias inside the node it names, J
     assert.match(lines[0]!, message);
   }
 });
+
+test('max_model_len past what vLLM derives from the config: simulate exits 2 at the value, naming VLLM_ALLOW_LONG_MAX_MODEL_LEN', () => {
+  // gpt-oss-20b: rope_scaling yarn, original_max_position_embeddings 4,096 × factor 32 = 131,072 (vLLM _get_and_verify_max_len).
+  const { dir } = tmp('p.attn.yaml', '');
+  copyFileSync(join(root, 'examples', 'gpt-oss-20b', 'config.json'), join(dir, 'config.json'));
+  const profile = join(dir, 'p.attn.yaml');
+  // line 5 is "  max_model_len: 1000000"; the value starts at column 18
+  writeFileSync(profile, 'model: ./config.json\nworkload:\n  requests: 10\n  arrival_rate: 1\n  max_model_len: 1000000\n');
+  const r = cli(['simulate', profile]);
+  assert.equal(r.code, 2, r.stdout);
+  assert.match(r.stderr, /p\.attn\.yaml:5:18: max_model_len 1,000,000 is longer than the 131,072 tokens .*VLLM_ALLOW_LONG_MAX_MODEL_LEN=1/);
+  assert.equal(r.stdout, '');
+});

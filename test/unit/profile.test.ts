@@ -569,3 +569,31 @@ test('a second YAML document is ignored with a warning; an empty model path is m
   const empty = 'model: ""\n';
   assert.equal(at(empty, only(read(empty).problems, 'model-not-found')), '""');
 });
+
+test('semantic: max_model_len past the length vLLM derives from the config is an error; rope_scaling can lengthen it', () => {
+  // vllm/config/model.py _get_and_verify_max_len: max_position_embeddings, then rope_scaling: "yarn"
+  // takes original_max_position_embeddings × factor, other types (but su / longrope / llama3) × factor.
+  const withConfig = (config: string, len: number) => {
+    const text = `model: ./m/config.json\nworkload:\n  requests: 10\n  arrival_rate: 1\n  max_model_len: ${len}\n`;
+    return { text, r: read(text, { [join(DIR, 'm/config.json')]: config }) };
+  };
+  // gpt-oss-120b: yarn, 4,096 × 32 = 131,072 (= its max_position_embeddings).
+  const oss = fixtureText('gpt-oss-120b');
+  const long = withConfig(oss, 1_000_000);
+  const e = only(long.r.problems, 'exceeds-max-position');
+  assert.equal(e.severity, 'error');
+  assert.equal(at(long.text, e), '1000000');
+  assert.equal(e.data?.['limit'], 131_072);
+  assert.match(e.message, /original_max_position_embeddings 4,096 × factor 32 = 131,072\).*VLLM_ALLOW_LONG_MAX_MODEL_LEN=1.*at most 131,072/);
+  assert.deepEqual(withConfig(oss, 131_072).r.problems.filter((p) => p.code === 'exceeds-max-position'), []);
+  // Qwen3-8B (max_position_embeddings 40,960, rope_scaling null): 40,961 is refused; with its
+  // card's YaRN setting {rope_type yarn, factor 4, original 32,768} vLLM derives 131,072.
+  const qwen = fixtureText('Qwen3-8B');
+  assert.equal(only(withConfig(qwen, 40_961).r.problems, 'exceeds-max-position').data?.['limit'], 40_960);
+  const yarn = qwen.replace(/"rope_scaling": null/, '"rope_scaling": {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}');
+  assert.notEqual(yarn, qwen);
+  assert.deepEqual(withConfig(yarn, 131_072).r.problems.filter((p) => p.code === 'exceeds-max-position'), []);
+  assert.equal(only(withConfig(yarn, 131_073).r.problems, 'exceeds-max-position').data?.['limit'], 131_072);
+  // Llama-3.1-8B: rope_type llama3 does not scale the length: 131,072 stays the limit.
+  assert.equal(only(read('model: ./llama/config.json\nworkload:\n  max_model_len: 200000\n').problems, 'exceeds-max-position').data?.['limit'], 131_072);
+});
