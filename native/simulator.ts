@@ -129,6 +129,8 @@ export const SIM_SAMPLE_FIELDS = [
 ] as const;
 
 interface RawSimulator {
+  /** Loads up to maxRequests more requests; the requests loaded so far (all: the simulator is built). */
+  load(maxRequests: number): number;
   run(maxSteps: number): boolean;
   samples(): Float64Array;
   totals(): ServingSimTotals;
@@ -176,30 +178,30 @@ function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests)
   }
   // Synthetic token ids give each stream a distinct code below 2^31 (native/src/pool/simulator.cc).
   if (n >= 2 ** 30) throw new RangeError(`requests: at most 2^30 − 1 requests, got ${n}`);
-  const { segmentStart: start, segmentStream: stream, segmentEnd: end } = requests;
+  const start = requests.segmentStart;
   if (start[0] !== 0 || start[n] !== m) throw new RangeError(`requests.segmentStart must start at 0 and end at ${m}, got ${start[0]} … ${start[n]}`);
-  for (let i = 0; i < n; i++) {
-    if (start[i + 1] < start[i]) throw new RangeError(`requests.segmentStart must ascend, got ${start[i]} then ${start[i + 1]} at ${i}`);
-    let prev = 0;
-    for (let k = start[i]; k < start[i + 1]; k++) {
-      const s = stream[k];
-      if (!Number.isInteger(s) || s < 0 || s >= 2 ** 30) throw new RangeError(`requests.segmentStream[${k}] must be an integer in [0, 2^30), got ${s}`);
-      if (end[k] <= prev || end[k] > requests.promptLen[i]) throw new RangeError(`requests.segmentEnd[${k}] must be in (${prev}, promptLen ${requests.promptLen[i]}], got ${end[k]}`);
-      prev = end[k];
-    }
-  }
+  // Each request's values (order, segments) are checked as they are loaded (BuildSimInput in
+  // native/src/pool/simulator.cc): a loop over 10,000,000 requests here would hold the thread.
   return layout;
 }
 
 /**
  * The serving simulator of native/src/pool/simulator.h: continuous batching over the same C++
  * PageAllocator (or a first-fit contiguous arena, for the baselines), the whole step loop in
- * C++. Run it in slices with {@link run} to report progress or stop early.
+ * C++. Load its requests in slices with {@link load} and run it in slices with {@link run} to
+ * report progress or stop early; a first call of run (or samples, totals, times) loads whatever
+ * is left in one go.
  */
 export class ServingSimulator {
   private readonly raw: RawSimulator;
+  /** Requests loaded so far, of `requests`. */
+  loadedRequests = 0;
+  readonly requests: number;
 
-  /** @throws TypeError / RangeError naming the bad config field or array. */
+  /**
+   * Keeps `requests` (do not change them until loaded) and checks only their types and lengths: their values are checked as they are loaded.
+   * @throws TypeError / RangeError naming the bad config field or array.
+   */
   constructor(config: ServingSimConfig, requests: ServingSimRequests) {
     const layout = checkSimulation(config, requests);
     const addon = loadAddon<{ ServingSimulator: new (...args: unknown[]) => RawSimulator }>();
@@ -207,6 +209,18 @@ export class ServingSimulator {
       { ...config, layout },
       requests.arrivalS, requests.promptLen, requests.outputLen, requests.segmentStart, requests.segmentStream, requests.segmentEnd,
     );
+    this.requests = requests.arrivalS.length;
+  }
+
+  /**
+   * Copies up to maxRequests more requests into the simulator, checking them (10,000,000
+   * requests take seconds: a caller loads them in slices between turns of its event loop).
+   * @returns true once all are loaded (the simulator is built).
+   * @throws RangeError naming what is wrong with a request (unsorted arrivals, bad segments).
+   */
+  load(maxRequests: number): boolean {
+    this.loadedRequests = this.raw.load(intArg('maxRequests', maxRequests, 1, Number.MAX_SAFE_INTEGER));
+    return this.loadedRequests === this.requests;
   }
 
   /** Runs up to maxSteps steps; true once every request completed or was rejected. */
@@ -231,23 +245,27 @@ export class ServingSimulator {
 
 /** Steps per slice on the worker: a contiguous step costs ~0.3–30 µs, so a stop is seen within milliseconds. */
 const WORKER_SLICE_STEPS = 1024;
+/** Requests loaded per slice on the worker: tens of nanoseconds each, a few milliseconds. */
+const WORKER_SLICE_REQUESTS = 1 << 16;
 
 /**
  * The simulation worker, plain JavaScript (it runs without the TypeScript loader). workerData:
  * { addonPath }. Each message is a job { id, configs (layout as the addon's index), requests,
- * stop: SharedArrayBuffer (Int32 0 = run, 1 = stop), sliceSteps }; it runs the configs one after
- * the other, checking `stop` between slices, and answers { id, totals } (null when stopped) or
+ * stop: SharedArrayBuffer (Int32 0 = run, 1 = stop), sliceSteps, sliceRequests }; it loads and
+ * runs the configs one after the other, checking `stop` between slices (of loads and of steps), and answers { id, totals } (null when stopped) or
  * { id, error }. Jobs run in the order they came.
  */
 const SIM_WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { ServingSimulator } = require(workerData.addonPath);
-function runJob({ configs, requests: r, stop: stopBuffer, sliceSteps }) {
+function runJob({ configs, requests: r, stop: stopBuffer, sliceSteps, sliceRequests }) {
   const stop = new Int32Array(stopBuffer);
   const totals = [];
+  const n = r.arrivalS.length;
   for (const config of configs) {
     if (Atomics.load(stop, 0) !== 0) return null;
     const sim = new ServingSimulator(config, r.arrivalS, r.promptLen, r.outputLen, r.segmentStart, r.segmentStream, r.segmentEnd);
+    while (sim.load(sliceRequests) < n) if (Atomics.load(stop, 0) !== 0) return null;
     while (!sim.run(sliceSteps)) if (Atomics.load(stop, 0) !== 0) return null;
     totals.push(sim.totals());
   }
@@ -333,7 +351,7 @@ export async function runSimulationsInWorker(configs: ServingSimConfig[], reques
       const id = w.nextId++;
       w.jobs.set(id, { resolve, reject, stop });
       w.worker.ref();
-      w.worker.postMessage({ id, configs: raw, requests, stop: stop.buffer, sliceSteps: WORKER_SLICE_STEPS });
+      w.worker.postMessage({ id, configs: raw, requests, stop: stop.buffer, sliceSteps: WORKER_SLICE_STEPS, sliceRequests: WORKER_SLICE_REQUESTS });
     });
     signal?.throwIfAborted();
     if (totals === null) throw new Error('the simulations were stopped (stopSimulations)');

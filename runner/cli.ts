@@ -31,7 +31,7 @@ import { describeMachine } from './environment';
 import { BackendError, describeCase, runBench, selectBackend } from './bench';
 import { planCases, quickShortening, windowCoverage } from './plan';
 import { CancelledError, InputError, OutputError, UsageError } from './errors';
-import { ArrivalSpanError, formatPoolSummary, PoolConfigError, simulatePool, type PoolProgress } from './simulate';
+import { ArrivalSpanError, formatPoolSummary, PoolConfigError, simulatePool, type PoolProgress, type PrepareProgress } from './simulate';
 import { calibrateStepTime, calibrationModelMismatch, formatCalibration } from './simulate/calibrate';
 import { calibrateFromKernels, formatKernelCalibration, KernelCalibrationError, readKernelRun } from './simulate/calibrate-kernels';
 import { searchCapacity } from './simulate/capacity';
@@ -418,6 +418,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
     clear: (): void => terminal.clear(),
   };
   let last: PoolProgress | undefined;
+  let preparing: PrepareProgress | undefined;
   let result: PoolResult;
   const createdAt = new Date();
   try {
@@ -433,9 +434,10 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
       });
       result = search.result;
     } else {
-      // Building the requests and the simulators takes seconds at millions of requests: say so first.
+      // Drawing the requests and loading the simulator take seconds at millions of requests: say so first, and how far they are.
       const requests = trace?.count ?? profile.workload?.requests;
       if (requests !== undefined) progress.update(0, 1, `simulating ${formatCountOf(requests, 'request')}: preparing`);
+      let shownPrepare = '';
       result = await simulatePool(profile, {
         requests: trace?.requests,
         rateScale: flags.timeScale,
@@ -443,9 +445,18 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
         stepTime,
         stepTimeSource,
         signal: ac.signal,
+        onPrepare: (p) => {
+          preparing = p;
+          // One line per percent of a phase (the slices come every ~50 ms).
+          const message = `simulating ${formatCountOf(p.requests, 'request')}: preparing: ${p.phase} ${Math.floor((100 * p.done) / Math.max(p.requests, 1))}%`;
+          if (message === shownPrepare) return;
+          shownPrepare = message;
+          progress.update(0, 1, message);
+        },
         ...(events ? { onSample: (sample: PoolSample) => emitLine({ type: 'poolSample', sample }) } : {}),
         onProgress: (p) => {
           last = p;
+          preparing = undefined;
           progress.update(p.fraction, 1, `simulating ${formatCountOf(p.requests, 'request')}: ${formatCount(p.finished)} done, ${formatCount(p.simulatedSeconds)} s of serving`);
         },
       });
@@ -458,7 +469,11 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
     if (e instanceof ArrivalSpanError && !flags.maxRate) throw new UsageError(`--time-scale ${flags.timeScale}: ${e.message}; use a larger --time-scale`, false);
     if (e instanceof RangeError && flags.maxRate) throw new UsageError(e.message, false);
     if (!(e instanceof CancelledError)) throw e;
-    const at = last ? ` at ${Math.floor(100 * last.fraction)}% of ${formatCountOf(last.requests, 'request')}` : '';
+    const at = preparing
+      ? ` while ${preparing.phase} (${formatCount(preparing.done)} of ${formatCountOf(preparing.requests, 'request')})`
+      : last
+        ? ` at ${Math.floor(100 * last.fraction)}% of ${formatCountOf(last.requests, 'request')}`
+        : '';
     io.stderr.write(`attnscope: simulate ${e.message}${at}; nothing written\n`);
     return EXIT_CANCELLED;
   }

@@ -481,11 +481,12 @@ EMSCRIPTEN_KEEPALIVE const char* attnscope_sim_totals(attnscope::ServingSimulato
 EMSCRIPTEN_KEEPALIVE void attnscope_sim_times(attnscope::ServingSimulator* s, double* scheduled, double* first,
                                               double* finish, int32_t* output_len) {
   const auto& t = s->times();
-  for (size_t i = 0; i < t.size(); ++i) {
-    scheduled[i] = t[i].scheduled_s;
-    first[i] = t[i].first_token_s;
-    finish[i] = t[i].finish_s;
-    output_len[i] = t[i].output_len;
+  for (size_t i = 0; i < s->num_requests(); ++i) {
+    const attnscope::RequestTimes r = i < t.size() ? t[i] : attnscope::RequestTimes{};  // not arrived: −1, 0
+    scheduled[i] = r.scheduled_s;
+    first[i] = r.first_token_s;
+    finish[i] = r.finish_s;
+    output_len[i] = r.output_len;
   }
 }
 

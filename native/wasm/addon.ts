@@ -445,6 +445,15 @@ export class ServingSimulator {
     freed.register(this, () => fn('sim_delete')(h));
   }
 
+  /**
+   * Requests loaded: all of them, as the constructor copies them into the module's memory and
+   * builds the simulator in one call (not in slices as the native addon's load: a known limit
+   * of this build, which serves machines without the addon).
+   */
+  load(_maxRequests: number): number {
+    return this.n;
+  }
+
   run(maxSteps: number): boolean {
     return fn('sim_run')(this.h, maxSteps) !== 0;
   }

@@ -4,11 +4,11 @@
  * generateRequests / RequestPacker (profile workloads, traces, packed for the simulator), formatPoolSummary (the CLI table),
  * readTraceFile (Azure, BurstGPT, Mooncake, vllm bench serve, attnscope JSONL), latencySummary, searchCapacity, calibrateStepTime.
  */
-export { simulatePool, poolSizeProblem, ArrivalSpanError, PoolConfigError, type PoolProgress, type SimulateOptions } from './simulate';
+export { simulatePool, poolSizeProblem, ArrivalSpanError, PoolConfigError, type PoolProgress, type PrepareProgress, type SimulateOptions } from './simulate';
 export { stepTimeModel, stepSeconds, stepWork, ASSUMED_STEP_TIME } from './step-time';
 export { latencySummary, latencyStats, quantile, meetsSlo } from './latency';
 export { parseTrace, parseTraceLine, TraceError } from './trace';
-export { generateRequests, packRequests, RequestPacker, scaleArrivals, sampleLength, type TraceRequest } from './workload';
+export { generateRequests, packRequests, RequestGenerator, RequestPacker, scaleArrivals, sampleLength, type TraceRequest } from './workload';
 export { Rng } from '../random';
 export { formatPoolSummary } from './summary';
 export { forEachLine, scanLines, splitCsv } from './lines';

@@ -27,7 +27,7 @@ import { InputError } from '../errors';
 import { latencySummary } from './latency';
 import { stepTimeModel } from './step-time';
 import { MAX_TRACE_SPAN_S } from './traces';
-import { generateRequests, packRequests, scaleArrivals, type TraceRequest } from './workload';
+import { packRequests, RequestGenerator, scaleArrivals, type TraceRequest } from './workload';
 
 /**
  * A profile that cannot be simulated, an InputError positioned at the profile key to change
@@ -102,7 +102,15 @@ export interface SimulateOptions {
    * have finished than at the last call; the last call has fraction 1.
    */
   onProgress?: (p: PoolProgress) => void;
-  /** Checked between slices of steps (the event loop runs between them); an aborted run rejects with the signal's reason. */
+  /**
+   * Called between slices of the preparation (drawing the workload's requests, then loading them
+   * into the simulator: seconds at millions of requests) with how far it has come.
+   */
+  onPrepare?: (p: PrepareProgress) => void;
+  /**
+   * Checked between slices of the preparation and of the steps (the event loop runs between
+   * them); an aborted run rejects with the signal's reason.
+   */
   signal?: AbortSignal;
   /**
    * The step-time model: efficiency factors (default the profile's step_time, runner/simulate/step-time.ts),
@@ -199,36 +207,59 @@ export interface PoolProgress {
   simulatedSeconds: number;
 }
 
-/** Wall time of one slice of simulator steps between two turns of the event loop. */
+/** Progress of the preparation, as {@link SimulateOptions.onPrepare} reports it. */
+export interface PrepareProgress {
+  /** 'generating requests' (the workload's draws; not for a trace), then 'loading the simulator'. */
+  phase: 'generating requests' | 'loading the simulator';
+  /** Requests done in this phase, of `requests`. */
+  done: number;
+  requests: number;
+}
+
+/** Wall time of one slice (of simulator steps, request draws or loads) between two turns of the event loop. */
 const SLICE_MS = 50;
 /** Steps of the first slice; later slices are sized from the last one's time (a step's cost depends on the batch). */
 const FIRST_SLICE_STEPS = 1024;
+/** Requests of the first slice drawn or loaded (tens of nanoseconds each: a few milliseconds). */
+const FIRST_SLICE_REQUESTS = 1 << 16;
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
- * Runs `sim` to the end in slices of about {@link SLICE_MS} ms, letting the event loop run
- * between them (signal handlers, I/O, a cancel request).
+ * Runs `work` to the end in slices of about {@link SLICE_MS} ms, letting the event loop run
+ * between them (signal handlers, I/O, a cancel request). `work(units)` does at most `units`
+ * units (steps, requests) and says whether it is finished, which it must be after finitely many
+ * calls; `afterSlice` runs after each (progress). Slices start at `firstUnits` and are sized from
+ * the last one's time, never below `firstUnits` and at most 4x the last.
  * @throws the signal's reason when it is aborted before a slice.
  */
-async function runSliced(sim: ServingSimulator, signal: AbortSignal | undefined, onProgress: ((p: PoolProgress) => void) | undefined): Promise<ServingSimTotals> {
-  let steps = FIRST_SLICE_STEPS;
-  let reported = -1;
+async function sliced(work: (units: number) => boolean, firstUnits: number, signal: AbortSignal | undefined, afterSlice?: () => void): Promise<void> {
+  let units = firstUnits;
   for (;;) {
     signal?.throwIfAborted();
     const t0 = performance.now();
-    const done = sim.run(steps);
+    const done = work(units);
     const ms = performance.now() - t0;
-    const t = sim.totals();
+    afterSlice?.();
+    if (done) return;
+    units = Math.max(firstUnits, Math.min(4 * units, Math.round((units * SLICE_MS) / Math.max(ms, 0.1))));
+    await nextTurn();
+  }
+}
+
+/** Runs `sim` to the end in slices ({@link sliced}), reporting progress when more requests have finished. */
+async function runSliced(sim: ServingSimulator, signal: AbortSignal | undefined, onProgress: ((p: PoolProgress) => void) | undefined): Promise<ServingSimTotals> {
+  let reported = -1;
+  let t: ServingSimTotals | undefined;
+  await sliced((steps) => sim.run(steps), FIRST_SLICE_STEPS, signal, () => {
+    t = sim.totals();
     const finished = t.completed + t.rejected;
     if (onProgress && finished > reported) {
       reported = finished;
       onProgress({ fraction: ratio(finished, t.requests), finished, requests: t.requests, simulatedSeconds: t.simulatedSeconds });
     }
-    if (done) return t;
-    steps = Math.max(FIRST_SLICE_STEPS, Math.min(4 * steps, Math.round((steps * SLICE_MS) / Math.max(ms, 0.1))));
-    await nextTurn();
-  }
+  });
+  return t!; // sliced calls afterSlice at least once before it returns
 }
 
 function unpackSamples(packed: Float64Array): PoolSample[] {
@@ -281,8 +312,11 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   let packed: ServingSimRequests;
   if (opts.requests) packed = scale === 1 ? opts.requests : scaleArrivals(opts.requests, scale);
   else if (opts.trace) packed = scale === 1 ? packRequests(opts.trace) : scaleArrivals(packRequests(opts.trace), scale);
-  else if (w) packed = generateRequests(w, scale);
-  else throw configError(profile, ['workload', 'model'], 'the profile has no workload: add a `workload:` section or give a trace (--trace FILE)');
+  else if (w) {
+    const g = new RequestGenerator(w, scale);
+    await sliced((k) => g.next(k), FIRST_SLICE_REQUESTS, opts.signal, () => opts.onPrepare?.({ phase: 'generating requests', done: g.drawn, requests: g.requests }));
+    packed = g.packed();
+  } else throw configError(profile, ['workload', 'model'], 'the profile has no workload: add a `workload:` section or give a trace (--trace FILE)');
   if (packed.arrivalS.length === 0) throw configError(profile, ['workload.requests', 'workload'], 'there are no requests to simulate');
   const spanS = packed.arrivalS[packed.arrivalS.length - 1] - packed.arrivalS[0];
   if (spanS > MAX_TRACE_SPAN_S) {
@@ -319,7 +353,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     maxSamples: opts.maxSamples ?? 2000,
   };
 
-  // Generating millions of requests takes seconds: a cancel that came meanwhile is seen here.
+  // Reading a trace of millions of requests takes seconds: a cancel that came meanwhile is seen here.
   await nextTurn();
   opts.signal?.throwIfAborted();
   // The baselines run on the worker thread while this one runs the paged simulation (the job
@@ -338,7 +372,9 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   let t: ServingSimTotals;
   let baselineTotals: ServingSimTotals[];
   try {
-    paged = new ServingSimulator(config, packed);
+    const sim = (paged = new ServingSimulator(config, packed));
+    const requests = packed.arrivalS.length;
+    await sliced((k) => sim.load(k), FIRST_SLICE_REQUESTS, opts.signal, () => opts.onPrepare?.({ phase: 'loading the simulator', done: sim.loadedRequests, requests }));
     t = await runSliced(paged, opts.signal, opts.onProgress);
     baselineTotals = await baselineRun;
   } catch (e) {

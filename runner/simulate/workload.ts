@@ -62,42 +62,95 @@ export function sampleLength(d: LengthDist, rng: Rng): number {
  * one of `groups` shared prefixes (one segment of stream = the group, 0 … groups − 1) of
  * `prefix_len` tokens with probability `fraction`. Written straight into typed arrays: 100,000
  * request objects cost more garbage collection than the draws themselves.
- * Same spec and seed (default 0) -> the same requests, in arrival order.
+ * Same spec and seed (default 0) -> the same requests, in arrival order, however they are
+ * drawn in slices ({@link next}: 10,000,000 requests take seconds, which a caller spends in
+ * slices so that the event loop, a Ctrl-C with it, runs between them).
  * `rateScale` multiplies the arrival rate (the capacity search's knob), keeping every draw.
  */
-export function generateRequests(w: WorkloadSpec, rateScale = 1): ServingSimRequests {
-  const rng = new Rng(w.seed ?? 0);
-  const n = w.requests;
-  const arrivalS = new Float64Array(n);
-  const promptLen = new Int32Array(n);
-  const outputLen = new Int32Array(n);
-  const segmentStart = new Int32Array(n + 1);
-  const stream = new Float64Array(n);
-  const end = new Int32Array(n);
-  let m = 0;
-  let t = 0;
-  const rate = w.arrivalRate * rateScale;
-  const poisson = Number.isFinite(rate) && rate > 0;
-  const ps = w.prefixSharing;
-  for (let i = 0; i < n; i++) {
-    // Scaling a positive rate scales every gap: the same draws, so the same lengths.
-    if (poisson) t += -Math.log(1 - rng.next()) / rate;
-    arrivalS[i] = t;
-    const p = sampleLength(w.promptLen, rng);
-    promptLen[i] = p;
-    outputLen[i] = sampleLength(w.outputLen, rng);
-    segmentStart[i] = m;
-    if (ps && ps.groups > 0 && rng.next() < ps.fraction) {
-      const group = Math.floor(rng.next() * ps.groups);
-      const len = Math.min(ps.prefixLen, p);
-      if (len > 0) {
-        stream[m] = group;
-        end[m++] = len;
+export class RequestGenerator {
+  /** Requests to draw (workload.requests). */
+  readonly requests: number;
+  /** Requests drawn so far. */
+  drawn = 0;
+  private readonly rng: Rng;
+  private readonly rate: number;
+  private readonly arrivalS: Float64Array;
+  private readonly promptLen: Int32Array;
+  private readonly outputLen: Int32Array;
+  private readonly segmentStart: Int32Array;
+  private readonly stream: Float64Array;
+  private readonly end: Int32Array;
+  private segments = 0;
+  private t = 0;
+
+  constructor(
+    private readonly w: WorkloadSpec,
+    rateScale = 1,
+  ) {
+    this.rng = new Rng(w.seed ?? 0);
+    const n = (this.requests = w.requests);
+    this.rate = w.arrivalRate * rateScale;
+    this.arrivalS = new Float64Array(n);
+    this.promptLen = new Int32Array(n);
+    this.outputLen = new Int32Array(n);
+    this.segmentStart = new Int32Array(n + 1);
+    this.stream = new Float64Array(n);
+    this.end = new Int32Array(n);
+  }
+
+  /** Draws up to `count` more requests; true once all are drawn (at once for a workload of none). */
+  next(count: number): boolean {
+    const { w, rng, rate, arrivalS, promptLen, outputLen, segmentStart, stream, end } = this;
+    const poisson = Number.isFinite(rate) && rate > 0;
+    const ps = w.prefixSharing;
+    const stop = Math.min(this.requests, this.drawn + Math.max(0, Math.floor(count)));
+    let m = this.segments;
+    let t = this.t;
+    for (let i = this.drawn; i < stop; i++) {
+      // Scaling a positive rate scales every gap: the same draws, so the same lengths.
+      if (poisson) t += -Math.log(1 - rng.next()) / rate;
+      arrivalS[i] = t;
+      const p = sampleLength(w.promptLen, rng);
+      promptLen[i] = p;
+      outputLen[i] = sampleLength(w.outputLen, rng);
+      segmentStart[i] = m;
+      if (ps && ps.groups > 0 && rng.next() < ps.fraction) {
+        const group = Math.floor(rng.next() * ps.groups);
+        const len = Math.min(ps.prefixLen, p);
+        if (len > 0) {
+          stream[m] = group;
+          end[m++] = len;
+        }
       }
     }
+    this.drawn = stop;
+    this.segments = m;
+    this.t = t;
+    return this.drawn === this.requests;
   }
-  segmentStart[n] = m;
-  return { arrivalS, promptLen, outputLen, segmentStart, segmentStream: stream.slice(0, m), segmentEnd: end.slice(0, m) };
+
+  /** The requests drawn, packed for the simulator. @throws Error when some are still to draw. */
+  packed(): ServingSimRequests {
+    if (this.drawn !== this.requests) throw new Error(`${this.requests - this.drawn} of ${this.requests} requests are still to draw`);
+    const n = this.requests;
+    const m = this.segments;
+    this.segmentStart[n] = m;
+    return {
+      arrivalS: this.arrivalS,
+      promptLen: this.promptLen,
+      outputLen: this.outputLen,
+      segmentStart: this.segmentStart,
+      segmentStream: this.stream.slice(0, m),
+      segmentEnd: this.end.slice(0, m),
+    };
+  }
+}
+
+/** All of `w`'s requests at once (see {@link RequestGenerator}). */
+export function generateRequests(w: WorkloadSpec, rateScale = 1): ServingSimRequests {
+  const g = new RequestGenerator(w, rateScale);
+  g.next(g.requests);
+  return g.packed();
 }
 
 /**

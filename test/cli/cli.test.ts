@@ -568,6 +568,35 @@ test('Ctrl-C on a terminal cancels simulate mid-run: the progress line goes, one
   assert.equal(existsSync(out), false);
 });
 
+test('SIGINT while simulate prepares 10,000,000 requests stops it in that phase: drawing them, then loading the simulator', async () => {
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const profile = join(dir, 'huge.attn.yaml');
+  writeFileSync(profile, 'model: ./config.json\nkv_cache: { page_size: 16, num_pages: 4000 }\nworkload: { requests: 10000000, arrival_rate: 50, seed: 1 }\n');
+  // Each phase reports its progress per percent under --events, between slices of ~50 ms; the
+  // signal goes at the phase's first report, and the run must stop within the phase (a phase of
+  // 10,000,000 requests takes seconds), saying where.
+  for (const [phase, at] of [['generating requests', /preparing$/], ['loading the simulator', /preparing: loading the simulator \d+%$/]] as const) {
+    const child = spawn(process.execPath, [runner, 'simulate', profile, '--events'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    let signalled = false;
+    for await (const line of createInterface({ input: child.stdout })) {
+      const e = JSON.parse(line) as { type: string; message?: string };
+      if (!signalled && e.type === 'progress' && at.test(e.message!)) {
+        signalled = true;
+        child.kill('SIGINT');
+      }
+    }
+    const code = await new Promise<number | null>((res) => (child.exitCode !== null ? res(child.exitCode) : child.on('close', (c) => res(c))));
+    assert.ok(signalled, `${phase}: no progress event to signal at`);
+    assert.equal(code, 130, stderr);
+    const m = /^attnscope: simulate cancelled by SIGINT while (.+) \(([\d,]+) of 10,000,000 requests\); nothing written$/m.exec(stderr);
+    assert.ok(m, stderr);
+    assert.equal(m[1], phase);
+    assert.ok(Number(m[2].replaceAll(',', '')) < 10_000_000, `${phase}: stopped at ${m[2]}`);
+  }
+});
+
 test('simulate with stderr not a terminal prints no progress', () => {
   const { dir } = tmp('config.json', TINY_CONFIG);
   const profile = join(dir, 'p.attn.yaml');

@@ -10,12 +10,14 @@ import { readProfile } from '../../core/config/index';
 import { ServingSimulator, type ServingSimConfig, type SimLayout } from '../../native/simulator';
 import { packRequests } from '../../runner/simulate/workload';
 import { stopSimulations } from '../../native/simulator';
+import { loadedBuild } from '../../native/binding';
 import type { Profile } from '../../core/config/types';
 import { exampleProfile } from '../fixtures/profile';
 import {
   formatPoolSummary,
   generateRequests,
   parseTrace,
+  RequestGenerator,
   PoolConfigError,
   readTraceFile,
   simulatePool,
@@ -376,6 +378,102 @@ test('workloads are reproducible for a seed and follow their distributions', () 
     const k = a.segmentStart[i];
     assert.ok(a.segmentStart[i + 1] - k <= 1);
     if (a.segmentStart[i + 1] > k) assert.equal(a.segmentEnd[k], Math.min(50, a.promptLen[i]));
+  }
+});
+
+test('a workload drawn in slices is the workload drawn at once; none at all is finished at once', () => {
+  const w = profile('workload: { requests: 5000, arrival_rate: 10, prefix_sharing: { groups: 3, prefix_len: 50, fraction: 0.5 }, seed: 7 }\n').workload!;
+  const g = new RequestGenerator(w, 2);
+  const drawn: number[] = [];
+  // Uneven slices, one past the end: the same draws in the same order.
+  for (const k of [1, 999, 2500, 1, 4000]) {
+    const done = g.next(k);
+    drawn.push(g.drawn);
+    assert.equal(done, g.drawn === 5000);
+  }
+  assert.deepEqual(drawn, [1, 1000, 3500, 3501, 5000]);
+  assert.deepEqual(g.packed(), generateRequests(w, 2));
+  assert.throws(() => new RequestGenerator(w).packed(), /5000 of 5000 requests are still to draw/);
+  const none = new RequestGenerator({ ...w, requests: 0 });
+  assert.equal(none.next(1 << 16), true);
+  assert.equal(none.packed().arrivalS.length, 0);
+});
+
+test('the native simulator loads its requests in slices, checking each slice, with the run of a load at once', () => {
+  const w = profile('workload: { requests: 3000, arrival_rate: 40, prefix_sharing: { groups: 2, prefix_len: 64, fraction: 0.5 }, seed: 5 }\n').workload!;
+  const requests = generateRequests(w);
+  const config: ServingSimConfig = {
+    layout: 'paged', numPages: 400, pageSize: 16, watermarkPages: 0, slidingWindow: 0, enablePrefixCaching: true, maxNumSeqs: 64,
+    maxNumBatchedTokens: 2048, maxModelLen: 4096, perStepS: 0.01, weightsS: 0, perKvTokenS: 0, perTokenS: 1e-5, perPairS: 0, maxSamples: 100,
+  };
+  // The WebAssembly build loads every request in its constructor (native/wasm/addon.ts load).
+  const wasm = loadedBuild().build === 'wasm';
+  const sliced = new ServingSimulator(config, requests);
+  const loaded: number[] = [];
+  while (!sliced.load(1024)) loaded.push(sliced.loadedRequests);
+  loaded.push(sliced.loadedRequests);
+  assert.deepEqual(loaded, wasm ? [3000] : [1024, 2048, 3000]);
+  while (!sliced.run(500));
+  // run() without load(): loads every request first.
+  const atOnce = new ServingSimulator(config, requests);
+  while (!atOnce.run(500));
+  assert.deepEqual(sliced.totals(), atOnce.totals());
+  assert.deepEqual(sliced.times(), atOnce.times());
+  assert.ok(sliced.totals().completed > 2900);
+  // Request 2100's arrival before request 2099's: refused by the slice that holds it, naming it.
+  const unsorted = { ...requests, arrivalS: requests.arrivalS.slice() };
+  unsorted.arrivalS[2100] = 0;
+  const refusal = { name: 'RangeError', message: 'arrivalS must be sorted ascending (at 2100)' };
+  if (wasm) {
+    assert.throws(() => new ServingSimulator(config, unsorted), refusal);
+    return;
+  }
+  const bad = new ServingSimulator(config, unsorted);
+  assert.equal(bad.load(2048), false);
+  assert.throws(() => bad.load(2048), refusal);
+});
+
+test('times() before the end: requests that have not arrived have no milestones yet', () => {
+  const config: ServingSimConfig = {
+    layout: 'paged', numPages: 100, pageSize: 16, watermarkPages: 0, slidingWindow: 0, enablePrefixCaching: false, maxNumSeqs: 8,
+    maxNumBatchedTokens: 2048, maxModelLen: 4096, perStepS: 1, weightsS: 0, perKvTokenS: 0, perTokenS: 0, perPairS: 0, maxSamples: 10,
+  };
+  // One step per second: after the first step (t = 0 .. 1) request 0 has its first token, request 1 (arriving at 100 s) nothing.
+  const sim = new ServingSimulator(config, packRequests([req(0, 10, 5), req(100, 10, 5)]));
+  sim.run(1);
+  const t = sim.times();
+  assert.deepEqual([...t.scheduledS], [0, -1]);
+  assert.deepEqual([...t.firstTokenS], [1, -1]);
+  assert.deepEqual([...t.finishS], [-1, -1]);
+  assert.deepEqual([...t.outputLen], [0, 0]);
+});
+
+test('a cancel while preparing is honoured between slices of drawing the requests and of loading the simulator', async () => {
+  // 300,000 requests: at least 4 slices of 65,536 in each phase.
+  const p = profile('kv_cache: { page_size: 16, num_pages: 4000 }\nworkload: { requests: 300000, arrival_rate: 50, seed: 1 }\n');
+  // The WebAssembly build loads in one call (native/wasm/addon.ts load): only the draws are sliced there.
+  const phases = loadedBuild().build === 'wasm' ? (['generating requests'] as const) : (['generating requests', 'loading the simulator'] as const);
+  for (const phase of phases) {
+    const ac = new AbortController();
+    const reason = new Error(`cancelled while ${phase}`);
+    const seen: Array<{ phase: string; done: number }> = [];
+    await assert.rejects(
+      simulatePool(p, {
+        signal: ac.signal,
+        onPrepare: (x) => {
+          seen.push({ phase: x.phase, done: x.done });
+          assert.equal(x.requests, 300000);
+          if (x.phase === phase) ac.abort(reason);
+        },
+        onProgress: () => assert.fail('the run started after the cancel'),
+      }),
+      (e: unknown) => e === reason,
+    );
+    // The first slice of the phase was the last: the phase stopped after it, long before its end.
+    const last = seen.at(-1)!;
+    assert.equal(last.phase, phase);
+    assert.ok(last.done > 0 && last.done < 300000, `${phase}: stopped at ${last.done}`);
+    assert.equal(seen.filter((x) => x.phase === phase).length, 1);
   }
 });
 

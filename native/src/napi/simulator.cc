@@ -1,10 +1,12 @@
 // N-API bridge for the serving simulator: class ServingSimulator. The whole step loop runs in
-// C++ (no N-API crossing per token); JS hands over the requests once, runs it in slices of
-// steps (so it can report progress and honour cancellation; the baselines run so on a worker
-// thread, native/allocator.ts), and reads samples and totals back.
+// C++ (no N-API crossing per token); JS hands over the requests once, loads them in slices of
+// requests and runs it in slices of steps (so it can report progress and honour cancellation;
+// the baselines run so on a worker thread, native/simulator.ts), and reads samples and totals back.
 // Arguments are validated in native/allocator.ts; here only what could crash is checked.
 #include <napi.h>
 
+#include <algorithm>
+#include <array>
 #include <memory>
 #include <string>
 
@@ -38,6 +40,7 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "ServingSimulator",
                        {
+                           InstanceMethod("load", &ServingSimulatorWrap::Load),
                            InstanceMethod("run", &ServingSimulatorWrap::Run),
                            InstanceMethod("samples", &ServingSimulatorWrap::Samples),
                            InstanceMethod("totals", &ServingSimulatorWrap::Totals),
@@ -48,12 +51,13 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
   // new ServingSimulator(config, arrivalS: Float64Array [n], promptLen: Int32Array [n],
   //                      outputLen: Int32Array [n], segmentStart: Int32Array [n + 1],
   //                      segmentStream: Float64Array [m], segmentEnd: Int32Array [m])
-  // Request i's segments are [segmentStart[i], segmentStart[i + 1]).
+  // Request i's segments are [segmentStart[i], segmentStart[i + 1]). Checks the config and the
+  // arrays' types and lengths, and keeps the arrays: load() copies (and checks) the requests.
   explicit ServingSimulatorWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<ServingSimulatorWrap>(info) {
     Napi::Env env = info.Env();
     if (!info[0].IsObject()) throw Napi::TypeError::New(env, "config must be an object");
     const Napi::Object c = info[0].As<Napi::Object>();
-    SimConfig config;
+    SimConfig& config = config_;
     config.layout = static_cast<attnscope::KvLayout>(static_cast<int32_t>(Num(c, "layout")));
     config.allocator.num_pages = static_cast<int32_t>(Num(c, "numPages"));
     config.allocator.page_size = static_cast<int32_t>(Num(c, "pageSize"));
@@ -77,42 +81,74 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     if (!attnscope::SimConfigValid(config)) throw Napi::RangeError::New(env, "ServingSimulator: invalid configuration");
 
     if (!info[1].IsTypedArray()) throw Napi::TypeError::New(env, "arrivalS must be a Float64Array");
-    const size_t n = info[1].As<Napi::TypedArray>().ElementLength();
-    auto arrival = ArrayArg<Napi::Float64Array>(info, 1, napi_float64_array, n, "arrivalS");
-    auto prompt = ArrayArg<Napi::Int32Array>(info, 2, napi_int32_array, n, "promptLen");
-    auto output = ArrayArg<Napi::Int32Array>(info, 3, napi_int32_array, n, "outputLen");
-    auto start = ArrayArg<Napi::Int32Array>(info, 4, napi_int32_array, n + 1, "segmentStart", "arrivalS + 1");
+    n_ = info[1].As<Napi::TypedArray>().ElementLength();
+    ArrayArg<Napi::Float64Array>(info, 1, napi_float64_array, n_, "arrivalS");
+    ArrayArg<Napi::Int32Array>(info, 2, napi_int32_array, n_, "promptLen");
+    ArrayArg<Napi::Int32Array>(info, 3, napi_int32_array, n_, "outputLen");
+    ArrayArg<Napi::Int32Array>(info, 4, napi_int32_array, n_ + 1, "segmentStart", "arrivalS + 1");
     if (!info[5].IsTypedArray()) throw Napi::TypeError::New(env, "segmentStream must be a Float64Array");
-    const size_t m = info[5].As<Napi::TypedArray>().ElementLength();
-    auto stream = ArrayArg<Napi::Float64Array>(info, 5, napi_float64_array, m, "segmentStream", "segmentStream");
-    auto end = ArrayArg<Napi::Int32Array>(info, 6, napi_int32_array, m, "segmentEnd", "segmentStream");
-    const attnscope::SimColumns columns{n, arrival.Data(), prompt.Data(), output.Data(), start.Data(),
-                                        m, stream.Data(), end.Data()};
-    std::vector<SimRequest> requests;
-    std::vector<SimSegment> segments;
-    const std::string error = attnscope::BuildSimInput(columns, &requests, &segments);
-    if (!error.empty()) throw Napi::RangeError::New(env, error);
-    sim_ = std::make_unique<ServingSimulator>(config, std::move(requests), std::move(segments));
+    m_ = info[5].As<Napi::TypedArray>().ElementLength();
+    ArrayArg<Napi::Float64Array>(info, 5, napi_float64_array, m_, "segmentStream", "segmentStream");
+    ArrayArg<Napi::Int32Array>(info, 6, napi_int32_array, m_, "segmentEnd", "segmentStream");
+    for (size_t k = 0; k < columns_.size(); ++k) columns_[k] = Napi::Persistent(info[k + 1].As<Napi::Object>());
+    // Capacity only: the pages are touched slice by slice as load() fills them.
+    requests_.reserve(n_);
+    segments_.reserve(m_);
   }
 
  private:
+  // load(maxRequests) -> requests loaded so far (n once the simulator is built): copies and
+  // checks up to maxRequests more, in slices a caller can interleave with its event loop
+  // (10,000,000 requests take seconds). Throws RangeError naming what is wrong with them.
+  Napi::Value Load(const Napi::CallbackInfo& info) {
+    const int64_t count = info[0].As<Napi::Number>().Int64Value();
+    LoadUpTo(count > 0 ? static_cast<size_t>(count) : 0, info.Env());
+    return Napi::Number::New(info.Env(), static_cast<double>(sim_ ? n_ : requests_.size()));
+  }
+
+  // The simulator, its requests loaded first when load() has not finished.
+  ServingSimulator& Sim(Napi::Env env) {
+    if (!sim_) LoadUpTo(n_, env);
+    return *sim_;
+  }
+
+  void LoadUpTo(size_t count, Napi::Env env) {
+    if (sim_) return;
+    const size_t from = requests_.size();
+    const size_t to = from + std::min(count, n_ - from);
+    // Pointers taken afresh each call: the arrays are kept alive by columns_, their memory is V8's.
+    const attnscope::SimColumns columns{n_,
+                                        columns_[0].Value().As<Napi::Float64Array>().Data(),
+                                        columns_[1].Value().As<Napi::Int32Array>().Data(),
+                                        columns_[2].Value().As<Napi::Int32Array>().Data(),
+                                        columns_[3].Value().As<Napi::Int32Array>().Data(),
+                                        m_,
+                                        columns_[4].Value().As<Napi::Float64Array>().Data(),
+                                        columns_[5].Value().As<Napi::Int32Array>().Data()};
+    const std::string error = attnscope::BuildSimInput(columns, from, to, &requests_, &segments_);
+    if (!error.empty()) throw Napi::RangeError::New(env, error);
+    if (requests_.size() < n_) return;
+    sim_ = std::make_unique<ServingSimulator>(config_, std::move(requests_), std::move(segments_));
+    for (auto& c : columns_) c.Reset();
+  }
+
   // run(maxSteps) -> true when finished
   Napi::Value Run(const Napi::CallbackInfo& info) {
     const int64_t steps = info[0].As<Napi::Number>().Int64Value();
-    return Napi::Boolean::New(info.Env(), sim_->Run(steps));
+    return Napi::Boolean::New(info.Env(), Sim(info.Env()).Run(steps));
   }
 
   // samples() -> Float64Array [n · 10]: t, pagesUsed, pagesCached, pagesFree, tokens,
   // reservedSlots, running, waiting, preempted, prefixHitRate
   Napi::Value Samples(const Napi::CallbackInfo& info) {
-    const auto& s = sim_->samples();
+    const auto& s = Sim(info.Env()).samples();
     Napi::Float64Array out = Napi::Float64Array::New(info.Env(), s.size() * attnscope::kSimSampleFields);
     attnscope::PackSimSamples(s, out.Data());
     return out;
   }
 
   Napi::Value Totals(const Napi::CallbackInfo& info) {
-    const attnscope::SimTotals& t = sim_->totals();
+    const attnscope::SimTotals& t = Sim(info.Env()).totals();
     Napi::Object o = Napi::Object::New(info.Env());
     o.Set("requests", static_cast<double>(t.requests));
     o.Set("completed", static_cast<double>(t.completed));
@@ -138,24 +174,25 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     o.Set("prefixSharedHitTokens", static_cast<double>(t.prefix_shared_hit_tokens));
     o.Set("prefixOwnHitTokens", static_cast<double>(t.prefix_own_hit_tokens));
     o.Set("firstAdmissionTokens", static_cast<double>(t.first_admission_tokens));
-    o.Set("done", sim_->done());
+    o.Set("done", Sim(info.Env()).done());
     return o;
   }
 
   // times() -> { scheduledS, firstTokenS, finishS: Float64Array [n], outputLen: Int32Array [n] },
   // per request in the order given; −1 for a milestone not reached.
   Napi::Value Times(const Napi::CallbackInfo& info) {
-    const auto& t = sim_->times();
     Napi::Env env = info.Env();
-    Napi::Float64Array scheduled = Napi::Float64Array::New(env, t.size());
-    Napi::Float64Array first = Napi::Float64Array::New(env, t.size());
-    Napi::Float64Array finish = Napi::Float64Array::New(env, t.size());
-    Napi::Int32Array output = Napi::Int32Array::New(env, t.size());
-    for (size_t i = 0; i < t.size(); ++i) {
-      scheduled[i] = t[i].scheduled_s;
-      first[i] = t[i].first_token_s;
-      finish[i] = t[i].finish_s;
-      output[i] = t[i].output_len;
+    const auto& t = Sim(env).times();
+    Napi::Float64Array scheduled = Napi::Float64Array::New(env, n_);
+    Napi::Float64Array first = Napi::Float64Array::New(env, n_);
+    Napi::Float64Array finish = Napi::Float64Array::New(env, n_);
+    Napi::Int32Array output = Napi::Int32Array::New(env, n_);
+    for (size_t i = 0; i < n_; ++i) {
+      const attnscope::RequestTimes r = i < t.size() ? t[i] : attnscope::RequestTimes{};  // not arrived: −1, 0
+      scheduled[i] = r.scheduled_s;
+      first[i] = r.first_token_s;
+      finish[i] = r.finish_s;
+      output[i] = r.output_len;
     }
     Napi::Object o = Napi::Object::New(env);
     o.Set("scheduledS", scheduled);
@@ -165,7 +202,13 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     return o;
   }
 
-  std::unique_ptr<ServingSimulator> sim_;
+  SimConfig config_;
+  size_t n_ = 0, m_ = 0;
+  // arrivalS, promptLen, outputLen, segmentStart, segmentStream, segmentEnd until loaded.
+  std::array<Napi::ObjectReference, 6> columns_;
+  std::vector<SimRequest> requests_;
+  std::vector<SimSegment> segments_;
+  std::unique_ptr<ServingSimulator> sim_;  // once every request is loaded
 };
 
 }  // namespace

@@ -66,9 +66,10 @@ ServingSimulator::ServingSimulator(const SimConfig& config, std::vector<SimReque
     : config_(config),
       requests_(std::move(requests)),
       segments_(std::move(segments)),
-      state_(requests_.size()),
-      times_(requests_.size()),
       page_(config.allocator.page_size) {
+  // Capacity only (huge blocks are not touched until used): each request's entries are made as it arrives.
+  state_.reserve(requests_.size());
+  times_.reserve(requests_.size());
   if (config_.layout == KvLayout::kPaged) {
     allocator_ = std::make_unique<PageAllocator>(config_.allocator);
     lazy_decode_ = config_.allocator.sliding_window == 0;
@@ -229,6 +230,9 @@ bool ServingSimulator::Step() {
   while (next_arrival_ < requests_.size() && requests_[next_arrival_].arrival_s <= now_) {
     const int32_t id = static_cast<int32_t>(next_arrival_++);
     const SimRequest& r = requests_[id];
+    // Within the capacity reserved for every request: references to earlier ones stay valid.
+    state_.emplace_back();
+    times_.emplace_back();
     ReqState& s = state_[id];
     const int64_t room = static_cast<int64_t>(config_.max_model_len) - r.prompt_len;
     s.output_len = static_cast<int32_t>(std::min<int64_t>(r.output_len, std::max<int64_t>(room, 0)));
@@ -479,36 +483,48 @@ bool SimConfigValid(const SimConfig& config) {
          config.max_num_batched_tokens > 0 && config.max_model_len > 0 && moe_ok;
 }
 
-std::string BuildSimInput(const SimColumns& in, std::vector<SimRequest>* requests, std::vector<SimSegment>* segments) {
-  segments->assign(in.m, SimSegment{});
-  for (size_t k = 0; k < in.m; ++k) {
+std::string BuildSimInput(const SimColumns& in, size_t from, size_t to, std::vector<SimRequest>* requests,
+                          std::vector<SimSegment>* segments) {
+  if (from == 0 && (in.segment_start[0] != 0 || static_cast<size_t>(in.segment_start[in.n]) != in.m))
+    return "segmentStart must start at 0 and end at segmentStream.length";
+  if (to <= from) return "";
+  // Segments of requests [from, to): bounded by m before any is read (segmentStart may not ascend past `to`).
+  const int64_t seg_from = in.segment_start[from], seg_to = in.segment_start[to];
+  if (seg_from < 0 || seg_to < seg_from || static_cast<size_t>(seg_to) > in.m)
+    return "segmentStart must ascend from 0 to segmentStream.length (at request " + std::to_string(from) + " or " + std::to_string(to) + ")";
+  for (int64_t k = seg_from; k < seg_to; ++k) {
     const double stream = in.segment_stream[k];
     if (!(stream >= 0 && stream < double(int64_t{1} << 30)))
-      return "segmentStream[" + std::to_string(k) + "] must be in [0, 2^30)";
-    (*segments)[k].stream = static_cast<int64_t>(stream);
-    (*segments)[k].end = in.segment_end[k];
+      return "segmentStream[" + std::to_string(k) + "] must be an integer in [0, 2^30)";
+    segments->push_back(SimSegment{static_cast<int64_t>(stream), in.segment_end[k]});
   }
-  if (in.segment_start[0] != 0 || static_cast<size_t>(in.segment_start[in.n]) != in.m)
-    return "segmentStart must start at 0 and end at segmentStream.length";
-  requests->assign(in.n, SimRequest{});
-  for (size_t i = 0; i < in.n; ++i) {
-    SimRequest& r = (*requests)[i];
+  for (size_t i = from; i < to; ++i) {
+    SimRequest r;
     r.arrival_s = in.arrival_s[i];
     r.prompt_len = in.prompt_len[i];
     r.output_len = in.output_len[i];
     r.segment_begin = in.segment_start[i];
     r.segment_count = in.segment_start[i + 1] - in.segment_start[i];
-    if (i > 0 && r.arrival_s < (*requests)[i - 1].arrival_s) return "arrivalS must be sorted ascending";
-    if (r.segment_count < 0) return "segmentStart must be ascending";
+    if (i > 0 && r.arrival_s < in.arrival_s[i - 1]) return "arrivalS must be sorted ascending (at " + std::to_string(i) + ")";
+    if (r.segment_count < 0 || in.segment_start[i + 1] > seg_to) return "segmentStart must ascend (at " + std::to_string(i) + ")";
     int32_t prev = 0;
     for (int32_t k = 0; k < r.segment_count; ++k) {
-      const int32_t e = (*segments)[static_cast<size_t>(r.segment_begin + k)].end;
+      const int32_t e = in.segment_end[static_cast<size_t>(r.segment_begin + k)];
       if (e <= prev || e > r.prompt_len)
         return "segmentEnd of request " + std::to_string(i) + " must ascend within its prompt";
       prev = e;
     }
+    requests->push_back(r);
   }
   return "";
+}
+
+std::string BuildSimInput(const SimColumns& in, std::vector<SimRequest>* requests, std::vector<SimSegment>* segments) {
+  requests->clear();
+  segments->clear();
+  requests->reserve(in.n);
+  segments->reserve(in.m);
+  return BuildSimInput(in, 0, in.n, requests, segments);
 }
 
 void PackSimSamples(const std::vector<SimSample>& samples, double* d) {

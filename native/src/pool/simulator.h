@@ -211,8 +211,13 @@ double ExpertShareRead(const StepTimeModel& m, int64_t tokens);
 
 bool SimConfigValid(const SimConfig& config);
 
-// Builds the requests and segments of `in`; returns "" or what is wrong with them (the field
-// and index), leaving the outputs unspecified. Checks only what the simulator relies on.
+// Appends requests [from, to) of `in` (to <= in.n) and their segments to `requests` and
+// `segments`, which hold requests [0, from) already (so a caller can build 10,000,000 requests
+// in slices, between which it stays responsive); returns "" or what is wrong with them (the
+// field and index), leaving the outputs unspecified. Checks only what the simulator relies on.
+std::string BuildSimInput(const SimColumns& in, size_t from, size_t to, std::vector<SimRequest>* requests,
+                          std::vector<SimSegment>* segments);
+// All of `in` at once.
 std::string BuildSimInput(const SimColumns& in, std::vector<SimRequest>* requests, std::vector<SimSegment>* segments);
 
 // The samples as rows of kSimSampleFields doubles, in SimSample's order (t, pages_used,
@@ -224,7 +229,9 @@ void PackSimSamples(const std::vector<SimSample>& samples, double* out);
 class ServingSimulator {
  public:
   // config must be valid (PageAllocator::Validate and positive limits); requests sorted by
-  // arrival, their segments in `segments` as SimSegment says (ends <= prompt_len).
+  // arrival, their segments in `segments` as SimSegment says (ends <= prompt_len). Takes O(1)
+  // time: a request's state is made when it arrives (the arrays of 10,000,000 requests, ~1 GB,
+  // would otherwise be written here, in one uninterruptible call).
   ServingSimulator(const SimConfig& config, std::vector<SimRequest> requests, std::vector<SimSegment> segments = {});
 
   // Runs up to max_steps steps; true when every request completed or was rejected.
@@ -232,8 +239,10 @@ class ServingSimulator {
   bool done() const { return done_; }
   const std::vector<SimSample>& samples() const { return samples_; }
   const SimTotals& totals() const { return totals_; }
-  // Per request, in the order given.
+  // Per request arrived so far, in the order given: requests [0, times().size()); the later
+  // ones have no milestone yet (all −1).
   const HugeVector<RequestTimes>& times() const { return times_; }
+  size_t num_requests() const { return requests_.size(); }
 
  private:
   // The fields of the per-step loop first (lengths fit int32: at most max_model_len).
