@@ -26,6 +26,7 @@
         "src/napi/allocator.cc",
         "src/napi/cuda.cc",
         "src/napi/cuda_math_checks.cc",
+        "src/napi/io.cc",
         "src/napi/kernels.cc",
         "src/napi/peaks.cc",
         "src/napi/simulator.cc",

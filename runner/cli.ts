@@ -14,7 +14,7 @@
  * is gone (exitOnWriteFailure), 130 when cancelled (SIGINT/SIGTERM). Progress goes
  * to stderr, results to stdout.
  */
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, fstatSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import * as jsonc from 'jsonc-parser';
 import { offsetToLineColumn } from '../core/config/positions';
@@ -25,7 +25,7 @@ import { createRun, type PoolResult, type PoolSample, type StepTimeModel } from 
 import { batchLimitsText, estimate, referenceSeqLen } from '../core/estimate';
 import { formatCount, formatCountOf } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
-import { NativeMissingError, stopSimulations } from '../native';
+import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, writeFailure, writeOutput } from './args';
 import { describeMachine } from './environment';
 import { BackendError, describeCase, runBench, selectBackend } from './bench';
@@ -402,6 +402,9 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
     stepTimeSource = `calibration from ${basename(flags.calibrate)}`;
     head.push(...formatCalibration(fit, flags.calibrate), '');
   }
+  // The native part first: a missing one is said before seconds of preparation, and a reader of
+  // stdout gone is seen from the start (exitOnWriteFailure asks the loaded addon only).
+  loadAddon();
   const ac = cancellation();
   // A terminal shows one line rewritten in place and erased at the end; piped stderr gets nothing.
   // Under --events: a progress event per percent.
@@ -576,20 +579,39 @@ const EXIT_SIGPIPE = 141;
  * on stderr and exit 1; a reader gone (`| head -1`: EPIPE, Node ignores SIGPIPE so the write
  * fails instead) ends the run at once, silent, with {@link EXIT_SIGPIPE} as a process killed by
  * SIGPIPE would. A simulation in flight is stopped first (exiting in the middle of its slice
- * would abort the process). A reader gone is noticed at the next write: progress events under
- * --events each percent; a plain simulate writes its table at the end.
+ * would abort the process). A reader gone is noticed at the next write, or, when stdout is a pipe
+ * or socket, within {@link READER_CHECK_MS} of the event loop's turns (a simulation turns it
+ * between slices): a plain simulate writes its table only at the end, and would run to it.
  */
 function exitOnWriteFailure(): void {
   let failed = false;
   const onError = (stream: 'stdout' | 'stderr') => (e: NodeJS.ErrnoException) => {
     if (failed) return;
     failed = true;
+    clearInterval(readerCheck);
     if (e.code !== 'EPIPE' && stream === 'stdout') process.stderr.write(`attnscope: cannot write to standard output: ${writeFailure(e)}\n`);
     void stopSimulations().finally(() => process.exit(e.code === 'EPIPE' ? EXIT_SIGPIPE : EXIT_INTERNAL));
   };
   process.stdout.on('error', onError('stdout'));
   process.stderr.on('error', onError('stderr'));
+  // Unreferenced: it keeps no run alive. outputReaderGone is false until a command has loaded the addon.
+  const piped = (() => {
+    try {
+      const st = fstatSync(1);
+      return st.isFIFO() || st.isSocket();
+    } catch {
+      return false;
+    }
+  })();
+  const readerCheck = piped
+    ? setInterval(() => {
+        if (outputReaderGone(1)) onError('stdout')(Object.assign(new Error('the reader of standard output has gone'), { code: 'EPIPE' }));
+      }, READER_CHECK_MS).unref()
+    : undefined;
 }
+
+/** How often a piped standard output is checked for a reader gone (exitOnWriteFailure). */
+const READER_CHECK_MS = 100;
 
 if (require.main === module) {
   exitOnWriteFailure();

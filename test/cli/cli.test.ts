@@ -490,6 +490,22 @@ test('a reader of standard output that goes away (| head -1: EPIPE) ends the run
   assert.equal(existsSync(out), false, 'the run stopped before its end');
 });
 
+test('a plain simulate (no --events: it writes its table only at the end) stops once its stdout reader has gone: exit 141, silent, no --json written', async () => {
+  const { profile } = longSimulation();
+  const out = join(dirname(profile), 'never.json');
+  const child = spawn(process.execPath, [runner, 'simulate', profile, '--json', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  // The reader goes before anything is written (a pager quit, `| head -c0`): no write would fail
+  // until the table at the end, after the --json file is written.
+  child.stdout.destroy();
+  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+  assert.equal(code, 141, stderr);
+  // The profile's notes (bf16 assumed and such) only: no error line, no stack.
+  assert.doesNotMatch(stderr, /attnscope:|node:events|^\s+at /m);
+  assert.equal(existsSync(out), false, 'the run stopped before its end');
+});
+
 test('a trace given as a pipe (process substitution) is refused at 1:1 with what to do, not with ESPIPE: exit 2, one line', () => {
   const { dir, file } = tmp('t.jsonl', '{"arrival_s": 0, "prompt_len": 100, "output_len": 10}\n');
   const profile = join(dir, 'p.attn.yaml');

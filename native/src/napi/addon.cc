@@ -9,6 +9,7 @@ Napi::Object InitSimulator(Napi::Env env, Napi::Object exports);      // napi/si
 Napi::Object InitPeaks(Napi::Env env, Napi::Object exports);          // napi/peaks.cc
 Napi::Object InitCuda(Napi::Env env, Napi::Object exports);           // napi/cuda.cc
 Napi::Object InitCudaHostChecks(Napi::Env env, Napi::Object exports); // napi/cuda_math_checks.cc
+Napi::Object InitIo(Napi::Env env, Napi::Object exports);             // napi/io.cc
 
 namespace {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
@@ -19,6 +20,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   InitPeaks(env, exports);
   InitCuda(env, exports);
   InitCudaHostChecks(env, exports);
+  InitIo(env, exports);
   return exports;
 }
 }  // namespace
