@@ -9,6 +9,10 @@
 #     its steps are done here by hand with the Debian ripgrep.
 # Prints the code-server entry point on the last line of stdout. Any failing step exits
 # non-zero with the step named: a setup that cannot work is a failed test, never a skip.
+# Safe to run several at once (two people's e2e runs share the cache): the whole setup holds an
+# exclusive flock on $CACHE/code-server-<version>.lock, so a second run waits and then finds the
+# install done; and code-server is installed into a temporary folder beside $DIR that is renamed
+# to $DIR only once complete, so $DIR is never seen half-installed (nor removed under a user).
 set -euo pipefail
 
 CODE_SERVER_VERSION=4.100.3
@@ -19,6 +23,13 @@ APT_PACKAGES=(chromium neovim ripgrep libkrb5-dev libxkbfile-dev libsecret-1-dev
 
 step() { echo "[e2e-setup] $*" >&2; }
 fail() { echo "[e2e-setup] FAILED: $*" >&2; exit 1; }
+
+mkdir -p "$CACHE" || fail "mkdir $CACHE"
+exec 9>"$CACHE/code-server-$CODE_SERVER_VERSION.lock" || fail "open the lock file in $CACHE"
+if ! flock -n 9; then
+  step "another e2e setup holds $CACHE/code-server-$CODE_SERVER_VERSION.lock: waiting for it"
+  flock 9 || fail "flock $CACHE/code-server-$CODE_SERVER_VERSION.lock"
+fi
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -43,8 +54,13 @@ if [ -f "$DIR/.complete" ] && [ -f "$ENTRY" ]; then
   exit 0
 fi
 
-rm -rf "$DIR"
-mkdir -p "$DIR"
+# Under the lock: no other setup writes here. A $DIR without .complete is an interrupted
+# install of an older script (which installed in place); a leftover temporary folder, this
+# script's own interrupted one.
+rm -rf "$DIR" "$DIR".tmp.*
+FINAL="$DIR"
+DIR="$(mktemp -d "$FINAL.tmp.XXXXXX")" || fail "mktemp in $CACHE"
+trap 'rm -rf "$DIR"' EXIT
 cd "$DIR"
 echo '{"name":"attnscope-e2e-code-server","private":true}' > package.json
 step "npm install code-server@$CODE_SERVER_VERSION (scripts off)"
@@ -77,5 +93,9 @@ step "npm rebuild argon2"
 npm rebuild argon2 >&2 || fail "npm rebuild argon2"
 node -e "require('$VSCODE/node_modules/node-pty'); require('$VSCODE/node_modules/@vscode/spdlog')" || fail "native modules do not load"
 touch "$DIR/.complete"
-step "code-server $CODE_SERVER_VERSION ready in $DIR"
+# rename(2) within one folder: $FINAL appears whole, or not at all.
+cd "$CACHE"
+mv -T "$DIR" "$FINAL" || fail "rename $DIR to $FINAL"
+trap - EXIT
+step "code-server $CODE_SERVER_VERSION ready in $FINAL"
 echo "$ENTRY"
