@@ -94,6 +94,15 @@ export interface SweepReportRow extends SweepPointRef {
   metrics: SweepMetrics;
   /** The file the row was read from. */
   file: string;
+  /**
+   * Set by `attnscope sweep` on the rows of its own machine kind (absent in `merge`'s report, which
+   * cannot tell): 'run' when this invocation ran the point; 'resumed' when its result was already
+   * in the results folder from an earlier run of this sweep, and was not run again; 'reused' when
+   * it was copied from an earlier sweep of the profile, the folder `reusedFrom` (simulations only:
+   * the same inputs give the same result).
+   */
+  origin?: 'run' | 'resumed' | 'reused';
+  reusedFrom?: string;
 }
 
 /** `attnscope merge`'s output (also written by `sweep` and `submit --wait`). */

@@ -21,7 +21,7 @@ import { benchPreflight } from '../preflight';
 import { Progress } from '../progress';
 import { poolSizeProblem } from '../simulate';
 import { indexedJobManifest, k8sNameProblem, k8sResultsDir, ManifestError } from './k8s';
-import { parseShard, runSweepLocally, shardFromEnvironment, shardPoints, type Shard } from './local';
+import { parseShard, runSweepLocally, shardFromEnvironment, shardPoints, type LocalSweepResult, type Shard } from './local';
 import { checkReportFile, formatReport, listResultFiles, mergeResults, REPORT_FILE } from './results';
 import { cancelJob, sbatchScript, SlurmError, submitBatch, taskEnds, waitForJob } from './slurm';
 import { loadSweep, type SweepPlan } from './spec';
@@ -203,6 +203,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
     );
   }
   const report = mergeResults([outDir], shard ? { only: new Set(share.map((p) => p.id)) } : {});
+  markOrigins(report, result);
   // A shard's report would be partial: the whole one comes from `attnscope merge`.
   if (!shard || values.json) writeReport(report, values.json as string | undefined, outDir);
   // --json /dev/stdout: stdout holds the JSON alone, the table goes to stderr.
@@ -210,6 +211,21 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   table.write(`${formatReport(report)}\n`);
   if (shard) table.write(`\n${where} done in ${outDir}; merge all shards with: attnscope merge ${outDir}\n`);
   return result.failed.length > 0 ? EXIT_INTERNAL : EXIT_OK;
+}
+
+/**
+ * Marks the report's rows of this machine kind with where their result comes from
+ * (SweepReportRow.origin): run by this invocation, resumed from the results folder, or reused
+ * from an earlier sweep's folder; formatReport shows it as a column with a legend.
+ */
+function markOrigins(report: SweepReport, result: LocalSweepResult): void {
+  for (const row of report.rows) {
+    if (row.environmentKey !== result.environmentKey) continue;
+    const earlier = result.notRunNow.get(row.id);
+    if (!earlier) row.origin = 'run';
+    else if (earlier.origin === 'resumed') row.origin = 'resumed';
+    else Object.assign(row, { origin: 'reused', reusedFrom: earlier.from });
+  }
 }
 
 /** `attnscope merge`. */

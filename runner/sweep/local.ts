@@ -93,6 +93,8 @@ export interface LocalSweepResult {
   /** Points of this share copied from an earlier sweep's folder (LocalSweepOptions.earlier), and from which folders. */
   reused: number;
   reusedFrom: string[];
+  /** The points of this share not run now, by id: 'resumed', or the folder a reused one was copied from. */
+  notRunNow: Map<string, { origin: 'resumed' } | { origin: 'reused'; from: string }>;
   /** Points run and written now. */
   written: number;
   failed: Array<{ point: SweepPoint; error: string }>;
@@ -133,7 +135,11 @@ export async function runSweepLocally(plan: SweepPlan, opts: LocalSweepOptions):
     }
     if (isNotAPoint(prior) || prior.status !== 'ok') todo.push(p);
   }
-  const result: LocalSweepResult = { resumed: share.length - todo.length, reused: 0, reusedFrom: [], written: 0, failed: [], cancelled: false, environmentKey: envKey };
+  const result: LocalSweepResult = {
+    resumed: share.length - todo.length, reused: 0, reusedFrom: [], notRunNow: new Map(), written: 0, failed: [], cancelled: false, environmentKey: envKey,
+  };
+  const toRun = new Set(todo);
+  for (const p of share) if (!toRun.has(p)) result.notRunNow.set(p.id, { origin: 'resumed' });
   const running = new Map<SweepPoint, { child: ChildProcess; fraction: number }>();
   const report = () =>
     opts.onProgress?.(
@@ -176,6 +182,7 @@ export async function runSweepLocally(plan: SweepPlan, opts: LocalSweepOptions):
       if (from === undefined) left.push(p);
       else {
         result.reused++;
+        result.notRunNow.set(p.id, { origin: 'reused', from });
         if (!result.reusedFrom.includes(from)) result.reusedFrom.push(from);
       }
     }

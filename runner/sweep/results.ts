@@ -419,7 +419,8 @@ const COLUMNS: Array<{ header: string; key: keyof SweepMetrics; show: (m: SweepM
 
 /**
  * The report as text: one row per point and environment (axis values, then each figure some
- * row has), a legend of the environments when there are several, the missing and duplicated
+ * row has), a legend of the environments when there are several, where each row's result comes
+ * from when some were not run now (a `result` column and its legend: SweepReportRow.origin), the missing and duplicated
  * points, and where the figures come from.
  */
 export function formatReport(report: SweepReport): string {
@@ -428,18 +429,25 @@ export function formatReport(report: SweepReport): string {
   const columns = COLUMNS.filter((c) => report.rows.some((r) => r.metrics[c.key] !== undefined));
   const envKeys = Object.keys(report.environments);
   const multiEnv = envKeys.length > 1;
-  const header = [...axisHeaders, ...(multiEnv ? ['env'] : []), ...columns.map((c) => c.header), ...(report.rows.some((r) => r.status !== 'ok') ? ['status'] : [])];
+  // Where a row's result comes from, when some row was not run now (SweepReportRow.origin): a column, and a legend below.
+  const origins = report.rows.some((r) => r.origin === 'resumed' || r.origin === 'reused');
+  const header = [
+    ...axisHeaders, ...(multiEnv ? ['env'] : []), ...(origins ? ['result'] : []), ...columns.map((c) => c.header), ...(report.rows.some((r) => r.status !== 'ok') ? ['status'] : []),
+  ];
   const rows = report.rows.map((r) => [
     ...report.axes.map((a) => {
       const v = r.values[a.key];
       return typeof v === 'string' ? v : JSON.stringify(v);
     }),
     ...(multiEnv ? [String.fromCharCode(65 + envKeys.indexOf(r.environmentKey))] : []),
+    ...(origins ? [r.origin ?? '-'] : []),
     ...columns.map((c) => c.show(r.metrics)),
     ...(header.at(-1) === 'status' ? [r.status] : []),
   ]);
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
-  const fmt = (r: string[]) => r.map((x, c) => (c < report.axes.length ? x.padEnd(widths[c]!) : x.padStart(widths[c]!))).join('  ').trimEnd();
+  // Words left-aligned (axis values, the result column), figures right-aligned.
+  const resultColumn = origins ? header.indexOf('result') : -1;
+  const fmt = (r: string[]) => r.map((x, c) => (c < report.axes.length || c === resultColumn ? x.padEnd(widths[c]!) : x.padStart(widths[c]!))).join('  ').trimEnd();
   const lines = [
     `Sweep ${report.name} (${report.sweepId}, job ${report.job}): ${formatCountOf(report.rows.length, 'result')} for ${report.total - report.missing.length} of ${formatCountOf(report.total, 'point')}`,
     '',
@@ -449,6 +457,17 @@ export function formatReport(report: SweepReport): string {
   if (multiEnv) {
     lines.push('');
     envKeys.forEach((k, i) => lines.push(`env ${String.fromCharCode(65 + i)} (${k}): ${describeEnvironment(report.environments[k]!)}`));
+  }
+  if (origins) {
+    const from = [...new Set(report.rows.flatMap((r) => (r.reusedFrom ? [r.reusedFrom] : [])))];
+    const meaning: Record<NonNullable<SweepReportRow['origin']> | '-', string> = {
+      run: 'run = run by this command',
+      resumed: 'resumed = already in the results folder from an earlier run of this sweep, not run again',
+      reused: `reused = copied from an earlier sweep of this profile (${from.join(', ')}): same point values, base profile, model config and machine kind give the same simulation`,
+      '-': "- = another machine kind's result, read from the folder",
+    };
+    const shown = (['run', 'resumed', 'reused', '-'] as const).filter((k) => report.rows.some((r) => (r.origin ?? '-') === k));
+    lines.push('', `result: ${shown.map((k) => meaning[k]).join('; ')}`);
   }
   if (report.missing.length > 0) lines.push('', `missing ${report.missing.length} point${report.missing.length > 1 ? 's' : ''}: ${report.missing.map((p) => p.label).join('; ')}`);
   for (const d of report.duplicates) lines.push(`duplicate: ${d.label} (env ${d.environmentKey}) also in ${d.files.join(', ')}; the first file is used`);

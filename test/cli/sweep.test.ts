@@ -86,6 +86,15 @@ test('a second invocation resumes: nothing is run again, the files stay as they 
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /resumed: 6 of 6 points were already in/);
   assert.deepEqual(before.map(([n]) => [n, statSync(join(out, n as string)).mtimeMs]), before);
+  // The table and the report say so of every row: a column, and its legend.
+  const lines = r.stdout.split('\n');
+  const header = lines.findIndex((l) => /^page_size\s+max_num_seqs\s+result\s/.test(l));
+  assert.ok(header >= 0, r.stdout);
+  assert.deepEqual(lines.slice(header + 1, header + 7).map((l) => l.split(/\s+/)[2]), Array(6).fill('resumed'));
+  assert.match(r.stdout, /^result: resumed = already in the results folder from an earlier run of this sweep, not run again$/m);
+  assert.deepEqual(readReport(join(out, 'sweep-report.json')).rows.map((row) => row.origin), Array(6).fill('resumed'));
+  // The first invocation ran every point: its report says 'run', and its table has no such column.
+  assert.deepEqual(local!.report.rows.map((row) => row.origin), Array(6).fill('run'));
 });
 
 test('a grown sweep reuses the simulated points an earlier sweep of the profile computed, says how many, and reports exactly what a fresh run of the grown sweep does', () => {
@@ -99,6 +108,15 @@ test('a grown sweep reuses the simulated points an earlier sweep of the profile 
   const folders = readdirSync(join(dir, '.attnscope', 'sweeps'));
   assert.equal(folders.length, 2);
   const grownReport = folders.map((f) => readReport(join(dir, '.attnscope', 'sweeps', f, 'sweep-report.json'))).find((r) => r.total === 8)!;
+  // The 6 reused rows are marked, with the folder they came from; the 2 of page_size 128 were run.
+  const earlierFolder = folders.find((f) => !grownReport.rows[0]!.file.includes(f))!;
+  for (const row of grownReport.rows) {
+    if (row.values['kv_cache.page_size'] === 128) assert.deepEqual([row.origin, row.reusedFrom], ['run', undefined]);
+    else assert.deepEqual([row.origin, row.reusedFrom?.endsWith(earlierFolder)], ['reused', true]);
+  }
+  assert.equal(grown.stdout.match(/^\S+\s+\S+\s+reused\s/gm)?.length, 6, grown.stdout);
+  assert.equal(grown.stdout.match(/^128\s+\S+\s+run\s/gm)?.length, 2, grown.stdout);
+  assert.match(grown.stdout, /^result: run = run by this command; reused = copied from an earlier sweep of this profile \(.*grid-[0-9a-f]{8}\): same point values, base profile, model config and machine kind give the same simulation$/m);
   // The same grown sweep run from nothing, in a workspace without earlier sweeps: every figure equal.
   const fresh = workspace();
   const alone = cli(['sweep', fresh.file, '--jobs', '2', '--set', 'kv_cache.page_size=1,16,64,128'], { cwd: fresh.dir });
