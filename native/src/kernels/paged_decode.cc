@@ -23,6 +23,11 @@ namespace {
 constexpr int kDecodeChunkTokens = 64;
 constexpr int kDecodeMinPartitionTokens = 256;
 constexpr int kDecodePrefetchPages = 2;  // pages ahead whose K rows are requested
+// Pages ahead whose K and V the fused AVX2 step requests (KernelOps::decode_page): the next
+// page. Two ahead took 1.04-1.10x its CPU time at 32k context, four ahead 1.13x that of two
+// (paired, Zen 3, 2 threads, load 8-22; DESIGN.md, decode on AVX2). The AVX512-BF16 step keeps
+// kDecodePrefetchPages, measured on Zen 5 (this machine cannot run it).
+constexpr int kAvx2FusedPrefetchPages = 1;
 
 }  // namespace
 
@@ -197,7 +202,8 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
   auto slab = [&](const void* pool, int64_t t, int hk) {
     return element_at(pool, p.kv_dtype, (int64_t(table[t / ps]) * ps * p.num_kv_heads + hk) * d);
   };
-  for (int i = 0; i < kDecodePrefetchPages; ++i) {
+  const int ahead = fused_f32 ? kAvx2FusedPrefetchPages : kDecodePrefetchPages;
+  for (int i = 0; i < ahead; ++i) {
     const int64_t t = t_begin + int64_t(i) * ps;
     if (t >= t_end) break;
     for (int hk = 0; hk < p.num_kv_heads; ++hk) {
@@ -206,10 +212,10 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
     }
   }
   if (fused_bf16 || fused_f32) {
-    // One fused step per page for all KV heads; the step requests K and V of the page
-    // kDecodePrefetchPages ahead line by line beside its own loads.
+    // One fused step per page for all KV heads; the step requests K and V of the page `ahead`
+    // pages on line by line beside its own loads.
     for (int64_t t0 = t_begin; t0 < t_end; t0 += ps) {
-      const int64_t next = t0 + int64_t(kDecodePrefetchPages) * ps;
+      const int64_t next = t0 + int64_t(ahead) * ps;
       const int count = static_cast<int>(std::min<int64_t>(ps, t_end - t0));
       const void* k = slab(p.k_pages, t0, 0);
       const void* v = slab(p.v_pages, t0, 0);

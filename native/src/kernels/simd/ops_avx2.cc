@@ -129,7 +129,7 @@ inline void prefetch_line(const uint16_t* p) { _mm_prefetch(reinterpret_cast<con
 // spilled, was 1.3x slower from L2 on Zen 3), reduced together by Avx2::reduce8, written to
 // s[j * 4 + b] (token j, row b; the 16 x 4 score tile of decode_page_t). Tokens j >= n
 // (kPartial) are neither read nor written. q: [R, d] fp32 stride d; k: T rows of d halves,
-// stride ldk. pf (or null): the same rows of the page two ahead, whose lines are requested
+// stride ldk. pf (or null): the same rows of the next page, whose lines are requested
 // before this block's loads (requesting each beside its load, a branch per step, and q folded
 // into every FMA were 1.1x slower from L2).
 template <DType kD, int R, int T, bool kPartial>
@@ -294,7 +294,7 @@ void decode_page_t(int hkv, int g, int t, int d, float scale, const float* q, co
         const int hk = (u0 + i) / per_head, r0 = (u0 + i) % per_head * 4;
         unit[i] = DecodeUnit{hk, hk * g + r0, g - r0 < 4 ? g - r0 : 4};
         for (int x = 0; x < 64; x += 8) _mm256_store_ps(s[i] + x, _mm256_set1_ps(-__builtin_inff()));
-        // The page two ahead once per KV head (its first block), V likewise below.
+        // The next page's rows once per KV head (its first block), V likewise below.
         const int64_t at = at0 + int64_t(hk) * d;
         scores_unit<kD>(unit[i], tn, d, q, k + at, ldkv, next_k && r0 == 0 ? next_k + at : nullptr, s[i]);
       }
