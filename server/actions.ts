@@ -1,6 +1,7 @@
 /**
  * Quick fixes for the problems core and the server report. Each fix is a WorkspaceEdit that
  * removes the cause, so the diagnostic clears on the next check: a valid divisor for KV heads,
+ * each tensor_parallel_size that fits the model,
  * the nearest supported page_size, a missing head_dim, a misspelt or unknown key, an enum value
  * core suggests, a length cut to the model's limit, a `model:` path changed to a config on disk. A problem in the config.json a profile points
  * at is fixed in that file. Diagnostics the client sends are matched to the current analysis by
@@ -155,6 +156,12 @@ const FIXES: Record<string, FixMaker> = {
     const f = propertyOfValue(t, p.range);
     const name = f?.property.key ?? 'num_key_value_heads';
     return nearest(divisors(heads), current, 2).map((d) => ({ title: `Set ${name} to ${d} (divides ${heads} heads)`, edits: [replace(t, p.range, String(d))] }));
+  },
+  // Every size the message lists as fitting (core/config/profileChecks.ts: data.fits), smallest first.
+  'tp-not-divisible': (t, p) => {
+    const fits = p.data?.['fits'];
+    if (!Array.isArray(fits)) return [];
+    return fits.filter((d): d is number => Number.isInteger(d) && d >= 1).map((d) => ({ title: `Set tensor_parallel_size to ${d}`, edits: [replace(t, p.range, String(d))] }));
   },
   'hidden-not-divisible': (t, p) => {
     const hidden = Number(p.data?.['hiddenSize']);

@@ -30,18 +30,19 @@ export function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
   // The sizes vLLM accepts for this model: divisors of the query heads that the KV heads divide
   // or are divided by, and that divide every MLP width.
   const fits = (t: number) => m.numHeads % t === 0 && (m.mla || m.numKvHeads % t === 0 || t % m.numKvHeads === 0) && widths.every(([, n]) => n % t === 0);
-  const sizes = () => `tensor_parallel_size values that fit: ${divisors(m.numHeads).filter(fits).join(', ')}`;
+  const fitting = (): number[] => divisors(m.numHeads).filter(fits);
+  const sizes = () => `tensor_parallel_size values that fit: ${fitting().join(', ')}`;
   if (tp > 1 && m.numHeads % tp !== 0) {
     problems.push({
       severity: 'error', code: 'tp-not-divisible',
       message: `tensor_parallel_size ${tp} does not divide the ${m.numHeads} attention heads: vLLM requires num_attention_heads % tensor_parallel_size == 0 (${sizes()})`,
-      range: at('device.tensor_parallel_size'), data: { numHeads: m.numHeads },
+      range: at('device.tensor_parallel_size'), data: { numHeads: m.numHeads, fits: fitting() },
     });
   } else if (tp > 1 && !m.mla && m.numKvHeads % tp !== 0 && tp % m.numKvHeads !== 0) {
     problems.push({
       severity: 'error', code: 'tp-not-divisible',
       message: `tensor_parallel_size ${tp} and the ${m.numKvHeads} KV heads must divide one another (vLLM shards or replicates KV heads; ${sizes()})`,
-      range: at('device.tensor_parallel_size'), data: { numKvHeads: m.numKvHeads },
+      range: at('device.tensor_parallel_size'), data: { numKvHeads: m.numKvHeads, fits: fitting() },
     });
   }
   const split = tp > 1 ? widths.find(([, n]) => n % tp !== 0) : undefined;
@@ -49,7 +50,7 @@ export function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
     problems.push({
       severity: 'error', code: 'tp-not-divisible',
       message: `tensor_parallel_size ${tp} does not divide ${split[0]} ${formatCount(split[1])}: vLLM splits the MLP across GPUs and requires it to divide evenly (${sizes()})`,
-      range: at('device.tensor_parallel_size'), data: { intermediateSize: split[1] },
+      range: at('device.tensor_parallel_size'), data: { intermediateSize: split[1], fits: fitting() },
     });
   }
   const ps = profile.kvCache.pageSize;

@@ -82,6 +82,15 @@ test('unknown key: rename to the suggestion, or remove it (YAML block and flow, 
   assert.equal((await fix('p.attn.json', last, 'unknown-key', 'Remove "colour"')).fixed, '{\n  "model": "../../examples/llama-3.1-8b/config.json"\n}\n');
 });
 
+test('tensor_parallel_size that does not divide the heads: one fix per size that fits, as the message lists them', async () => {
+  // Llama-3.1-8B: 32 query heads, 8 KV heads, intermediate_size 14336 = 2^11 · 7: every divisor
+  // of 32 divides 14336 and divides or is divided by 8, so 1, 2, 4, 8, 16, 32 fit; 3 divides none.
+  const text = fixture('llama-3.1-8b.attn.yaml').text.replace('tensor_parallel_size: 1', 'tensor_parallel_size: 3');
+  const { fixed, titles } = await fix('p.attn.yaml', text, 'tp-not-divisible', 'Set tensor_parallel_size to 4');
+  assert.deepEqual(titles, [1, 2, 4, 8, 16, 32].map((d) => `Set tensor_parallel_size to ${d}`));
+  assert.equal(fixed, text.replace('tensor_parallel_size: 3', 'tensor_parallel_size: 4'));
+});
+
 test('page_size the CUDA kernel does not take: the nearest supported page size', async () => {
   const text = 'model: ../../examples/llama-3.1-8b/config.json\ndevice: { backend: cuda }\nkv_cache: { page_size: 1000 }\n';
   // Powers of two in [8, 256] nearest 1000: 256.
