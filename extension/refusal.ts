@@ -17,11 +17,14 @@ export interface Refusal {
   profileKey?: string;
 }
 
-/** The runner's one-line reason: its `error` event, else its last `attnscope: ...` stderr line. */
+/**
+ * The runner's one-line reason: its `error` event, else its last `attnscope: ...` stderr line.
+ * Without the `<stdin>:line:col: ` the runner puts before bad input: the editor sends the profile
+ * on stdin, so that names no file the user has (it read "<stdin>:1:1: bert is an encoder ...").
+ */
 function runnerReason(outcome: Pick<RunnerOutcome, 'error' | 'logTail'>): string {
-  if (outcome.error) return outcome.error;
-  const line = [...outcome.logTail].reverse().find((l) => l.startsWith('attnscope: ')) ?? outcome.logTail.at(-1) ?? 'the runner refused the run';
-  return line.replace(/^attnscope: /, '');
+  const line = outcome.error ?? [...outcome.logTail].reverse().find((l) => l.startsWith('attnscope: ')) ?? outcome.logTail.at(-1) ?? 'the runner refused the run';
+  return line.replace(/^attnscope: /, '').replace(/^<stdin>:\d+:\d+: /, '');
 }
 
 /**

@@ -68,6 +68,12 @@ describe('refused runs', () => {
     });
   });
 
+  it('an encoder: the runner\'s reason without the <stdin> place it gives input from the editor', () => {
+    // core/runnerProcess.ts writes the runner's `error` event as file:line:col: message; the editor's profile is the runner's stdin.
+    const encoder = { error: '<stdin>:1:1: bert is an encoder: it has no KV cache and no causal decode to benchmark; try `attnscope estimate`', logTail: [] };
+    assert.deepEqual(refusalOf(encoder, run.profile, 'auto'), { reason: 'bert is an encoder: it has no KV cache and no causal decode to benchmark; try `attnscope estimate`' });
+  });
+
   it('a crashed runner: how it ended and its last line that is not progress, nothing about the profile', () => {
     // newcomerB's runner killed 5 s in: the toast listed progress lines; the reason is the signal.
     const killed = { exitCode: null, signal: 'SIGKILL' as const, logTail: ['[  0%] measuring this machine', '[ 12%] flash_fwd B1 N512 … correctness check'] };
