@@ -213,3 +213,21 @@ export function wasmBuildNote(env: Pick<Environment, 'nativeBuild' | 'nativeBuil
     ? `Simulated by the WebAssembly module, not the native addon (the same results bit for bit): ${why}.`
     : `Its kernels ran single-threaded in WebAssembly, not in the native addon: these timings are not the native kernels' speed. Why: ${why}.`;
 }
+
+/** The build of a run's CPU kernels (Environment.nativeBuild) in words: 'native addon', 'WebAssembly, 1 thread', or '' when the run does not say. */
+export function nativeBuildLabel(env: Pick<Environment, 'nativeBuild'>): string {
+  return env.nativeBuild === 'wasm' ? 'WebAssembly, 1 thread' : env.nativeBuild === 'native' ? 'native addon' : '';
+}
+
+/**
+ * What ran a run's kernels, in a few words, for the run pickers (History's compare selects, the
+ * editor's Compare / Export picks): a GPU backend with its GPU, then the CPU kernels' build, SIMD
+ * path and threads ("native addon · avx2 · 2 threads", "WebAssembly, 1 thread · simd128",
+ * "cuda · NVIDIA H100 80GB HBM3"). The CPU part is left out where the run does not know it (a run
+ * the editor put together after its runner ended without one: Environment.simd ''). '' for none.
+ */
+export function kernelBuildText(env: Environment, cases: ReadonlyArray<Pick<KernelCase, 'backend'>>): string {
+  const gpu = [...new Set(cases.map((c) => c.backend).filter((b) => b !== 'cpu'))].map((b) => (env.gpu ? `${b} · ${env.gpu.name}` : b));
+  const cpu = env.simd === '' ? [] : [nativeBuildLabel(env), env.simd, env.nativeBuild === 'wasm' ? '' : `${env.threads} ${env.threads === 1 ? 'thread' : 'threads'}`];
+  return [...gpu, ...cpu].filter((part) => part !== '').join(' · ');
+}

@@ -77,7 +77,7 @@ async function pickRuns(ctx: Ctx, title: string, many: boolean): Promise<RunList
     void vscode.window.showInformationMessage(`AttnScope: ${many ? 'comparing needs two saved runs' : 'no saved runs yet'} in ${vscode.workspace.asRelativePath(ctx.historyFolder())}; run a benchmark or a simulation first.`);
     return undefined;
   }
-  const items = runs.map((r) => ({ label: r.name, description: `${formatRunTime(r.createdAt)} · ${r.status} · ${r.kind === 'simulate' ? 'simulation, no kernels timed' : `${r.cases} cases`}`, run: r }));
+  const items = runs.map((r) => ({ label: r.name, description: [formatRunTime(r.createdAt), r.status, r.kind === 'simulate' ? 'simulation, no kernels timed' : `${r.cases} cases`, r.kind === 'simulate' ? '' : r.build].filter((part) => part).join(' · '), run: r }));
   if (!many) {
     const one = await vscode.window.showQuickPick(items, { title });
     return one ? [one.run] : undefined;

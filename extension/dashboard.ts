@@ -5,6 +5,7 @@
  * page (open, compare, export, PNG) answered here.
  */
 import { writeFile } from 'node:fs/promises';
+import { isAbsolute } from 'node:path';
 import * as vscode from 'vscode';
 import { Commands } from '../core/protocol/lsp';
 import type { RunResult } from '../core/protocol/run';
@@ -192,9 +193,13 @@ export class Dashboard implements vscode.Disposable {
       case 'savePng':
         await savePng(msg.name, msg.dataUrl);
         return;
-      case 'runBenchmark':
-        await vscode.commands.executeCommand(Commands.runBenchmark);
+      case 'runBenchmark': {
+        // The file of the run shown (relative: to the workspace, as a recorded run's path is), else the command's own choice.
+        const workspace = vscode.workspace.workspaceFolders?.[0]?.uri;
+        const source = msg.source === undefined ? undefined : isAbsolute(msg.source) || !workspace ? vscode.Uri.file(msg.source) : vscode.Uri.joinPath(workspace, msg.source);
+        await vscode.commands.executeCommand(msg.kind === 'simulate' ? Commands.runSimulation : Commands.runBenchmark, source);
         return;
+      }
       case 'cancelRun':
         await vscode.commands.executeCommand(Commands.cancelRun);
         return;

@@ -8,6 +8,7 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promise
 import { arch, cpus, platform, release } from 'node:os';
 import { join } from 'node:path';
 import type { Profile } from '../core/config/types';
+import { kernelBuildText } from '../core/format';
 import type { Estimate } from '../core/estimate/types';
 import { createRun, RUN_SCHEMA_VERSION, runKind, type Environment, type KernelCase, type RunKind, type RunResult, type RunStatus } from '../core/protocol/run';
 import type { RunListEntry } from '../core/protocol/webview';
@@ -85,7 +86,7 @@ export async function listRuns(folder: string): Promise<{ runs: RunListEntry[]; 
     const id = name.slice(0, -'.json'.length);
     try {
       const run = await loadRun(folder, id);
-      runs.push({ id, name: run.name, createdAt: run.createdAt, status: run.status, cases: run.cases.length, kind: runKind(run) });
+      runs.push({ id, name: run.name, createdAt: run.createdAt, status: run.status, cases: run.cases.length, kind: runKind(run), build: run.environment ? kernelBuildText(run.environment, run.cases) : '' });
     } catch (err) {
       skipped.push(`${name}: ${skipReason(err)}`);
     }

@@ -7,7 +7,7 @@
 import type { ChartConfiguration, ChartDataset, Plugin } from 'chart.js';
 import type { KernelCase, PoolSample } from '../core/protocol/run';
 import { caseLabel } from './compare';
-import { formatBytes, formatCount, formatDuration, formatGib, formatParams, formatPercent, formatRate, isMemoryBound } from '../core/format';
+import { formatBytes, formatCount, formatDuration, formatGib, formatParams, formatPercent, formatRate, isMemoryBound, nativeBuildLabel } from '../core/format';
 import type { ViewRun } from './model';
 import { withAlpha, type Palette } from './theme';
 
@@ -715,8 +715,7 @@ export function poolBaselinesChart(run: ViewRun, p: Palette): ChartSpec {
  * shown, rather than "unknown"; nor is the build of a run saved before runs named it.
  */
 export function machineText(env: NonNullable<ViewRun['environment']>, sep: string): string {
-  const build = env.nativeBuild === 'wasm' ? 'WebAssembly, 1 thread' : env.nativeBuild === 'native' ? 'native addon' : '';
-  return [env.cpuModel, `${env.cpuCores} cores`, env.simd, build, env.gpu?.name].filter((part) => part).join(sep);
+  return [env.cpuModel, `${env.cpuCores} cores`, env.simd, nativeBuildLabel(env), env.gpu?.name].filter((part) => part).join(sep);
 }
 
 /**

@@ -3,7 +3,7 @@
  * noise: neither median inside the other's p10–p90 range (core/noise.ts withinNoise). Pure.
  */
 import type { KernelCase, RunResult } from '../core/protocol/run';
-import { formatCount, formatPercent } from '../core/format';
+import { formatCount, formatPercent, nativeBuildLabel } from '../core/format';
 import { withinNoise } from '../core/noise';
 
 export interface CaseComparison {
@@ -76,6 +76,33 @@ export function modelDifference(a: RunResult, b: RunResult): string | null {
   ];
   const differ = fields.filter(([, x, y]) => x !== y).map(([k, x, y]) => `${k} ${String(x)} vs ${String(y)}`);
   return differ.length === 0 ? null : `These runs are of different models (${differ.join(', ')}): only cases of the same shape are compared, and their times say nothing about one model against the other.`;
+}
+
+/**
+ * Why two runs' kernel times are not of the same build on the same machine, or null when they
+ * are: the kernels' backends (cpu, cuda), the CPU kernels' build (native addon or WebAssembly,
+ * Environment.nativeBuild), CPU model, SIMD path, threads, and GPU. A native run against a
+ * WebAssembly run read "+821.6% ▲ slower" with no word that the build, not the code, changed; the
+ * dashboard says so above the table, as for different models. A side that does not know a field
+ * (a run saved before it, or one the editor put together: simd '') is not held against the other.
+ */
+export function buildDifference(a: RunResult, b: RunResult): string | null {
+  const ea = a.environment;
+  const eb = b.environment;
+  const backends = (r: RunResult): string => [...new Set(r.cases.map((c) => c.backend))].sort().join('+');
+  const known = (x: string, y: string): boolean => x !== '' && y !== '';
+  const cpuKnown = known(ea.simd, eb.simd);
+  const fields: Array<[string, string, string, boolean]> = [
+    ['backend', backends(a), backends(b), known(backends(a), backends(b))],
+    ['build', nativeBuildLabel(ea), nativeBuildLabel(eb), known(nativeBuildLabel(ea), nativeBuildLabel(eb))],
+    ['CPU', ea.cpuModel, eb.cpuModel, cpuKnown],
+    ['SIMD path', ea.simd, eb.simd, cpuKnown],
+    ['threads', String(ea.threads), String(eb.threads), cpuKnown && ea.nativeBuild !== 'wasm' && eb.nativeBuild !== 'wasm'],
+    // The GPU only where a side's kernels ran on one (a CPU run's machine may have one idle).
+    ['GPU', ea.gpu?.name ?? 'none', eb.gpu?.name ?? 'none', [a, b].some((r) => r.cases.some((c) => c.backend !== 'cpu'))],
+  ];
+  const differ = fields.filter(([, x, y, k]) => k && x !== y).map(([name, x, y]) => `${name} ${x} vs ${y}`);
+  return differ.length === 0 ? null : `These runs' kernels ran on different builds or machines (${differ.join(', ')}): a change below is the build's or the machine's as much as the code's or the profile's.`;
 }
 
 /**

@@ -20,10 +20,10 @@ import { Chart, registerables } from 'chart.js';
 import type { ToWebview } from '../core/protocol/webview';
 import { CHART_IDS, chartInputs, machineText, pngCaption, runChart, type ChartId, type ChartSpec } from './charts';
 import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './latency';
-import { comparePools, compareRuns, kindDifference, modelDifference } from './compare';
+import { buildDifference, comparePools, compareRuns, kindDifference, modelDifference } from './compare';
 import { metricsOf as sweepMetricsOf, sweepAxisCharts, sweepTable } from './sweep';
 import { formatDuration, formatPercent, formatRunTime, wasmBuildNote } from '../core/format';
-import { emptyModel, reduce, skippedNote, type DashboardModel, type ViewRun } from './model';
+import { emptyModel, reduce, rerunOf, skippedNote, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
 
@@ -78,7 +78,10 @@ const app = document.getElementById('app')!;
 const title = el('h1', { id: 'run-title' });
 const status = el('span', { id: 'run-status', class: 'status' });
 const progress = el('progress', { id: 'run-progress', max: '1', value: '0' });
-const runButton = button('Run benchmark', () => post({ type: 'runBenchmark' }), { id: 'btn-run' });
+const runButton = button('Run benchmark', () => {
+  const { source, kind } = rerunOf(model.current);
+  post(source ? { type: 'runBenchmark', source, kind } : { type: 'runBenchmark' });
+}, { id: 'btn-run' });
 const cancelButton = button('Cancel', () => post({ type: 'cancelRun' }), { id: 'btn-cancel', secondary: '' });
 const exportJson = button('Export JSON', () => model.current?.id && post({ type: 'export', id: model.current.id, format: 'json' }), { id: 'btn-export-json', secondary: '' });
 const exportCsv = button('Export CSV', () => model.current?.id && post({ type: 'export', id: model.current.id, format: 'csv' }), { id: 'btn-export-csv', secondary: '' });
@@ -259,6 +262,12 @@ function renderHeader(run: ViewRun | null): void {
   buildNote.textContent = wasm ?? '';
   buildNote.hidden = wasm === null;
   runButton.toggleAttribute('disabled', running);
+  // A run in flight keeps the label of the run it replaces in view: what the button ran.
+  if (!running) {
+    const rerun = rerunOf(run);
+    if (runButton.textContent !== rerun.label) runButton.textContent = rerun.label;
+    runButton.title = rerun.title;
+  }
   cancelButton.toggleAttribute('disabled', !running);
   exportJson.toggleAttribute('disabled', !run?.id);
   exportCsv.toggleAttribute('disabled', !run?.id);
@@ -294,7 +303,7 @@ function renderHistory(): void {
   for (const [select, fallback] of [[selectA, model.runs[1]?.id], [selectB, model.runs[0]?.id]] as const) {
     const keep = select.dataset.chosen ? select.value : undefined;
     const want = keep && model.runs.some((r) => r.id === keep) ? keep : fallback;
-    select.replaceChildren(...model.runs.map((r) => el('vscode-option', r.id === want ? { value: r.id, selected: '' } : { value: r.id }, `${r.name} · ${formatRunTime(r.createdAt)}`)));
+    select.replaceChildren(...model.runs.map((r) => el('vscode-option', r.id === want ? { value: r.id, selected: '' } : { value: r.id }, [r.name, formatRunTime(r.createdAt), r.build].filter((part) => part).join(' · '))));
   }
   compareButton.toggleAttribute('disabled', model.runs.length < 2);
   renderCompare();
@@ -308,11 +317,13 @@ function renderCompare(): void {
   }
   const verdictText = { faster: '▼ faster', slower: '▲ slower', same: 'within noise', 'only-a': 'only in A', 'only-b': 'only in B' } as const;
   const differ = modelDifference(cmp.a, cmp.b);
+  const builds = buildDifference(cmp.a, cmp.b);
   // A serving simulation timed no kernel: only the pool simulations compare (or nothing does).
   const kinds = kindDifference(cmp.a, cmp.b);
   const pools = comparePools(cmp.a, cmp.b);
   const parts: HTMLElement[] = [];
   if (differ) parts.push(el('p', { class: 'warning', id: 'compare-warning' }, differ));
+  if (builds && !kinds) parts.push(el('p', { class: 'warning', id: 'compare-build' }, builds));
   if (kinds) parts.push(el('p', { class: pools ? 'note' : 'warning', id: 'compare-kinds' }, kinds));
   if (!kinds) {
     const rows = compareRuns(cmp.a, cmp.b);

@@ -53,6 +53,20 @@ export function skippedNote(skipped: readonly string[] | undefined): string | nu
   return `${skipped.length} ${skipped.length === 1 ? 'file' : 'files'} in the history folder skipped: ${skipped.join('; ')}`;
 }
 
+/**
+ * What the dashboard's Run button runs: the file of the run shown (its Profile.sourcePath) as the
+ * same kind of run (a memory estimate: a benchmark), and the button's label naming that file; with
+ * no such file, the editor's choice (its active file, else a pick) under the plain label. It ran
+ * the active editor's file whatever the page showed, and that run's refusal replaced the run shown.
+ */
+export function rerunOf(run: ViewRun | null): { label: string; title: string; source?: string; kind?: RunKind } {
+  const source = run?.profile?.sourcePath;
+  if (!run || !source) return { label: 'Run benchmark', title: 'Benchmark the profile in the active editor' };
+  const kind: RunKind = run.kind === 'simulate' ? 'simulate' : 'bench';
+  const verb = kind === 'simulate' ? 'Run simulation' : 'Run benchmark';
+  return { label: `${verb}: ${source.split(/[\\/]/).pop()}`, title: `${verb} of ${source}`, source, kind };
+}
+
 /** The view of a finished (or saved) run. */
 export function viewOfRun(run: RunResult, id: string | null): ViewRun {
   return {

@@ -20,6 +20,8 @@ export interface RunListEntry {
   cases: number;
   /** What made it (RunResult.kind; absent: bench). */
   kind?: RunKind;
+  /** What ran its kernels (core/format kernelBuildText: "native addon · avx2 · 2 threads"); '' or absent when unknown. */
+  build?: string;
 }
 
 /**
@@ -64,5 +66,9 @@ export type FromWebview =
   | { type: 'compareRuns'; a: string; b: string }
   | { type: 'export'; id: string; format: 'json' | 'csv' }
   | { type: 'savePng'; name: string; dataUrl: string }
-  | { type: 'runBenchmark' }
+  /**
+   * The Run button: `source` is the profile (or config) of the run shown (Profile.sourcePath), run
+   * again as `kind`; absent when the page shows no run of a file (then the active editor's file).
+   */
+  | { type: 'runBenchmark'; source?: string; kind?: RunKind }
   | { type: 'cancelRun' };

@@ -31,7 +31,7 @@ describe('run history', () => {
     writeFileSync(join(dir, 'runs', '20261129-100000-other.json'), '{"schema": 1, "name": "x"}');
     const { runs, skipped } = await listRuns(join(dir, 'runs'));
     assert.deepEqual(runs.map((r) => r.id), [idC, idB, idA]);
-    assert.deepEqual(runs[0], { id: idC, name: 'run.attn.yaml', createdAt: run.createdAt, status: 'ok', cases: run.cases.length, kind: 'bench' }); // the recorded run predates RunResult.kind: a benchmark
+    assert.deepEqual(runs[0], { id: idC, name: 'run.attn.yaml', createdAt: run.createdAt, status: 'ok', cases: run.cases.length, kind: 'bench', build: 'avx2 · 2 threads' }); // the recorded run predates RunResult.kind (a benchmark) and nativeBuild (no build named)
     // Each skipped file with why, in the folder's order.
     assert.deepEqual(skipped.sort(), [
       `20261129-100000-cut.json: not JSON (${(() => { try { JSON.parse('{"schema": 1, "na'); } catch (e) { return (e as Error).message; } })()})`,

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KernelCase } from '../../core/protocol/run';
-import { caseLabel, compareRuns, modelDifference } from '../../webview/compare';
+import { buildDifference, caseLabel, compareRuns, modelDifference } from '../../webview/compare';
 import { run } from '../fixtures/run';
 
 // The recorded run's prefill case (test/fixtures/run.attn.yaml --quick: B=1, N=512) and decode
@@ -56,5 +56,22 @@ describe('modelDifference', () => {
     const why = modelDifference(run, mha);
     assert.match(why ?? '', /different models \(num_key_value_heads 8 vs 32\)/);
     assert.match(modelDifference(run, { ...run, profile: { ...run.profile, dtype: 'fp16' } }) ?? '', /dtype bf16 vs fp16/);
+  });
+});
+
+describe('buildDifference', () => {
+  const env = run.environment;
+  it('names the build, SIMD path, threads and CPU two runs differ in, and nothing a side does not know', () => {
+    assert.equal(buildDifference(run, { ...run, cases: [] }), null);
+    const native = { ...run, environment: { ...env, nativeBuild: 'native' as const } };
+    const wasm = { ...run, environment: { ...env, nativeBuild: 'wasm' as const, simd: 'simd128', threads: 1 } };
+    // Threads are not named for WebAssembly: one thread is what the build is.
+    assert.match(buildDifference(native, wasm) ?? '', /\(build native addon vs WebAssembly, 1 thread, SIMD path avx2 vs simd128\)/);
+    assert.match(buildDifference(run, { ...run, environment: { ...env, threads: 16, cpuModel: 'Intel Xeon' } }) ?? '', /\(CPU AMD EPYC vs Intel Xeon, threads 2 vs 16\)/);
+    // A run the editor put together (simd '': its runner's machine report never came) and a run without nativeBuild: nothing to hold against.
+    assert.equal(buildDifference(native, { ...run, environment: { ...env, simd: '', threads: 64, cpuModel: 'x' } }), null);
+    // GPU kernels against CPU kernels.
+    const cuda = { ...run, cases: run.cases.map((c) => ({ ...c, backend: 'cuda' as const })), environment: { ...env, gpu: { name: 'NVIDIA H100', smCount: 132, memoryBytes: 80e9, driver: '', runtime: '' } } };
+    assert.match(buildDifference(run, cuda) ?? '', /\(backend cpu vs cuda, GPU none vs NVIDIA H100\)/);
   });
 });

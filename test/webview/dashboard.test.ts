@@ -337,6 +337,46 @@ describe('dashboard webview in Chromium', () => {
     await page.screenshot({ path: join(shots, 'compare.png'), fullPage: true });
   });
 
+  it('runs again the file of the run shown, as the same kind of run, and says which on the button', async () => {
+    await page.locator('vscode-tab-header', { hasText: 'Run' }).click();
+    await send(page, { type: 'showRun', run, id: RUN_ID });
+    await page.waitForFunction(() => document.querySelector('#btn-run')?.textContent === 'Run benchmark: run.attn.yaml');
+    assert.equal(await page.getAttribute('#btn-run', 'title'), 'Run benchmark of test/fixtures/run.attn.yaml');
+    const before = (await page.evaluate(() => (window as unknown as { __posted?: Array<{ type: string }> }).__posted ?? [])).filter((m) => m.type === 'runBenchmark').length;
+    await page.click('#btn-run');
+    assert.deepEqual((await waitForPosted(page, 'runBenchmark', before + 1)).at(-1), { type: 'runBenchmark', source: 'test/fixtures/run.attn.yaml', kind: 'bench' });
+    // A serving simulation shown: the button runs the simulation again.
+    await send(page, { type: 'showRun', run: { ...run, kind: 'simulate', cases: [] }, id: null });
+    await page.waitForFunction(() => document.querySelector('#btn-run')?.textContent === 'Run simulation: run.attn.yaml');
+    await page.click('#btn-run');
+    assert.deepEqual((await waitForPosted(page, 'runBenchmark', before + 2)).at(-1), { type: 'runBenchmark', source: 'test/fixtures/run.attn.yaml', kind: 'simulate' });
+    // A run of no file (a profile from stdin): the editor's choice, under the plain label.
+    await send(page, { type: 'showRun', run: { ...run, profile: { ...run.profile, sourcePath: null } }, id: null });
+    await page.waitForFunction(() => document.querySelector('#btn-run')?.textContent === 'Run benchmark');
+    await page.click('#btn-run');
+    assert.deepEqual((await waitForPosted(page, 'runBenchmark', before + 3)).at(-1), { type: 'runBenchmark' });
+  });
+
+  it('warns when the two runs\' kernels ran on different builds, and the pickers name each run\'s build', async () => {
+    // The recorded run: the native addon's avx2 path on 2 threads (its file predates nativeBuild, so no build is named).
+    const wasm: RunResult = { ...run, createdAt: '2099-01-01T00:00:00.000Z', environment: { ...run.environment, nativeBuild: 'wasm', simd: 'simd128', threads: 1 } };
+    await send(page, { type: 'runs', runs: [
+      { id: '20990101-000000-w', name: 'w.attn.yaml', createdAt: wasm.createdAt, status: 'ok', cases: wasm.cases.length, build: 'WebAssembly, 1 thread · simd128' },
+      { id: RUN_ID, name: run.name, createdAt: run.createdAt, status: 'ok', cases: run.cases.length, build: 'avx2 · 2 threads' },
+    ] });
+    await page.locator('vscode-tab-header', { hasText: 'History' }).click();
+    await page.waitForFunction(() => document.querySelectorAll('#compare-a vscode-option').length === 2);
+    const options = await page.$$eval('#compare-a vscode-option', (os) => os.map((o) => o.textContent ?? ''));
+    assert.ok(options[0]!.startsWith('w.attn.yaml · ') && options[0]!.endsWith(' · WebAssembly, 1 thread · simd128'), options[0]);
+    assert.ok(options[1]!.endsWith(' · avx2 · 2 threads'), options[1]);
+    await send(page, { type: 'compare', a: run, b: { ...run, createdAt: wasm.createdAt } });
+    await page.waitForSelector('table.table-compare');
+    assert.equal(await page.$('#compare-build'), null, 'one build: no warning');
+    await send(page, { type: 'compare', a: { ...run, environment: { ...run.environment, nativeBuild: 'native' } }, b: wasm });
+    await page.waitForSelector('#compare-build');
+    assert.equal(await page.textContent('#compare-build'), "These runs' kernels ran on different builds or machines (build native addon vs WebAssembly, 1 thread, SIMD path avx2 vs simd128): a change below is the build's or the machine's as much as the code's or the profile's.");
+  });
+
   it('names the files of the history folder it skipped, and why, under the list', async () => {
     const runs = [{ id: RUN_ID, name: run.name, createdAt: run.createdAt, status: 'ok' as const, cases: run.cases.length }];
     await send(page, { type: 'runs', runs, skipped: ['zz-junk.json: not named as AttnScope names runs (<yyyymmdd-hhmmss>-<name>.json)'] });
