@@ -2,10 +2,11 @@
  * One run from the editor, a benchmark (`attnscope bench`) or a serving simulation (`attnscope
  * simulate`, the pool simulation alone): resolved Profile (from the server) -> runner child
  * process -> progress notification with Cancel, status item and dashboard fed live -> the run
- * saved to history, also when a benchmark was cancelled or the runner crashed after its first
- * case. A run the runner refuses is not saved; nor is a cancelled simulation (it has nothing to
- * show before its end, as `attnscope simulate` writes nothing when cancelled), nor a run that
- * failed with no case and no pool (history.ts keptInHistory: the dashboard and the error say why).
+ * saved to history, also when a benchmark was cancelled, interrupted by a window reload (saved
+ * synchronously in deactivate, interrupt()) or the runner crashed after its first case. A run the
+ * runner refuses is not saved; nor is a cancelled simulation (it has nothing to show before its
+ * end, as `attnscope simulate` writes nothing when cancelled), nor a run that failed with no case
+ * and no pool (history.ts keptInHistory: the dashboard and the error say why).
  */
 import * as vscode from 'vscode';
 import type { Profile } from '../core/config/types';
@@ -14,7 +15,7 @@ import { formatPoolOutcome, wasmBuildNote } from '../core/format';
 import type { KernelCase, RunKind, RunResult } from '../core/protocol/run';
 import { EXIT_BAD_INPUT, type RunnerEvent } from '../core/protocol/runner';
 import type { Ctx } from './ctx';
-import { keptInHistory, partialRun, saveRun } from './history';
+import { keptInHistory, partialRun, saveRun, saveRunSync } from './history';
 import { crashMessage, refusalOf, type Refusal } from './refusal';
 import { runName } from './runName';
 import { launchSettingsProblem, RunnerProcess, runnerLaunch, type RunnerOutcome } from '../core/runnerProcess';
@@ -29,11 +30,18 @@ function launchFor(ctx: Ctx, source: vscode.Uri, job: RunKind): ReturnType<typeo
   return { ...runnerLaunch(runner, node, { job, quick: s.quickMode, backend: s.backend }), cwd: folder?.uri.fsPath };
 }
 
+/** The `error` of a run that a window reload (or close) ended, saved by BenchmarkRun.interrupt. */
+export const INTERRUPTED = 'interrupted (window reloaded or closed)';
+
 export class BenchmarkRun {
   private process: RunnerProcess | null = null;
   private readonly cases: KernelCase[] = [];
   /** The run the dashboard was sent on the runner's `done` event. */
   private shown: RunResult | null = null;
+  /** Set by interrupt(): the run so far is saved, and the runner's end saves and says nothing more. */
+  private interrupted = false;
+  /** Set by finish() once it saves the run itself: interrupt() then leaves it to that save. */
+  private saving = false;
 
   private constructor(
     private readonly ctx: Ctx,
@@ -79,6 +87,39 @@ export class BenchmarkRun {
     this.process?.cancel(800);
   }
 
+  /**
+   * The window is reloading or closing (deactivate): its extension host ends, and with it this
+   * run's runner and every promise, so the run so far is saved here, synchronously (the cases
+   * received, status 'cancelled', error INTERRUPTED), and the next window's dashboard shows it
+   * with a notice. A serving simulation has nothing to show before its end: nothing is saved, as
+   * when it is cancelled.
+   */
+  interrupt(): void {
+    const { ctx, name } = this;
+    if (this.interrupted || this.saving) return;
+    this.interrupted = true;
+    // The workbench's side of the API may be gone already: only the file system, then the log.
+    try {
+      if (this.job !== 'bench') return;
+      // The runner's `done` came (its run is shown) but finish() has not saved it yet: that run.
+      const run = this.shown ?? this.unsaved('cancelled', `${INTERRUPTED} after ${this.cases.length} case(s)`);
+      const folder = ctx.historyFolder(this.source).fsPath;
+      let id: string;
+      try {
+        id = saveRunSync(folder, run);
+      } catch (err) {
+        ctx.log.error(`run ${name}: ${INTERRUPTED}; could not save to ${folder}: ${err instanceof Error ? err.message : String(err)}`);
+        return;
+      }
+      ctx.dashboard.showAfterReload(id, this.shown
+        ? `AttnScope: the benchmark of ${name} finished as the window reloaded or closed; it is saved.`
+        : `AttnScope: the benchmark of ${name} was interrupted when the window reloaded or closed; the ${this.cases.length} case(s) measured before are saved as a cancelled run.`);
+      ctx.log.info(`run ${name}: ${INTERRUPTED}; saved ${id}.json in ${folder}`);
+    } finally {
+      this.cancel();
+    }
+  }
+
   private async execute(): Promise<RunResult | null> {
     const { ctx, name, job } = this;
     const launch = launchFor(ctx, this.source, job);
@@ -113,6 +154,8 @@ export class BenchmarkRun {
 
   private forward(e: RunnerEvent): void {
     const { ctx } = this;
+    // What the runner sends after interrupt() would replace the saved run as the one shown.
+    if (this.interrupted) return;
     switch (e.type) {
       case 'progress':
         ctx.status.setRun({ name: this.name, done: e.done, total: e.total });
@@ -171,6 +214,7 @@ export class BenchmarkRun {
     const { ctx, name } = this;
     const how = outcome.signal ? `killed by ${outcome.signal}` : `exit code ${outcome.exitCode}`;
     ctx.log.info(`run ${name}: runner ended (${how})${outcome.cancelled ? ' after cancel' : ''}`);
+    if (this.interrupted) return null; // saved by interrupt()
     if (!outcome.cancelled && outcome.run === null && outcome.exitCode === EXIT_BAD_INPUT) {
       this.refused(refusalOf(outcome, this.profile, ctx.settings(this.source).backend));
       return null;
@@ -189,6 +233,7 @@ export class BenchmarkRun {
 
     let id: string | null = null;
     const folder = ctx.historyFolder(this.source);
+    this.saving = true;
     const kept = keptInHistory(run);
     if (!kept) {
       ctx.log.info(`run ${name}: failed with no case and no pool; not saved`);

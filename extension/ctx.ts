@@ -22,6 +22,11 @@ export interface ActiveRun {
   readonly job: RunKind;
   /** Ends the runner (SIGTERM, then SIGKILL); a benchmark's partial run is still saved. */
   cancel(): void;
+  /**
+   * For deactivate() (a window reload or close ends this extension host, the runner with it):
+   * saves a benchmark's run so far synchronously, marked as interrupted, then ends the runner.
+   */
+  interrupt(): void;
 }
 
 export class Ctx implements vscode.Disposable, DashboardHost {
@@ -43,6 +48,7 @@ export class Ctx implements vscode.Disposable, DashboardHost {
     // what the e2e harness waits for after it changes a setting).
     this.logSettings('at start');
     this.disposables.push(vscode.workspace.onDidChangeConfiguration((e) => affectsSettings(e) && this.logSettings('changed')));
+    void this.dashboard.showNoticeFromLastWindow();
   }
 
   /**
@@ -141,8 +147,9 @@ export class Ctx implements vscode.Disposable, DashboardHost {
     if (choice === 'Open log') this.log.show(true);
   }
 
+  /** Saves a run in flight first, synchronously (ActiveRun.interrupt): the host may not wait for what follows. */
   async dispose(): Promise<void> {
-    this.activeRun?.cancel();
+    this.activeRun?.interrupt();
     for (const d of this.disposables.splice(0)) d.dispose();
     if (this.client) await this.client.stop().catch(() => undefined);
   }

@@ -133,6 +133,30 @@ export class Dashboard implements vscode.Disposable {
     }
   }
 
+  /**
+   * For deactivate(), synchronously: run `id` (a run the reload interrupted, just saved) is the one
+   * the next extension host's dashboard shows, and `notice` what it tells the user
+   * (ShownRunStore.saveSync). A failed write is logged.
+   */
+  showAfterReload(id: string, notice: string): void {
+    try {
+      this.shownRun?.saveSync(id, notice);
+    } catch (err) {
+      this.host.log.warn(`could not record the interrupted run for the next window: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /**
+   * Once per extension host, at start: the notice the previous host left (a run its window's
+   * reload interrupted, saved), shown with a button that opens the dashboard on that run.
+   */
+  async showNoticeFromLastWindow(): Promise<void> {
+    const notice = await this.shownRun?.takeNotice();
+    if (!notice) return;
+    this.host.log.info(`dashboard: ${notice}`);
+    if (await vscode.window.showInformationMessage(notice, 'Open dashboard')) this.show(false);
+  }
+
   /** Sends the history list again (after a run was saved). */
   async refreshRuns(): Promise<void> {
     if (!this.panel) return;

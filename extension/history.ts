@@ -4,6 +4,7 @@
  * atomically (temp file in the same folder, then rename) so a crash never leaves half a run.
  * A run's id is its file name without `.json`. No `vscode` import.
  */
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { arch, cpus, platform, release } from 'node:os';
 import { join } from 'node:path';
@@ -25,19 +26,31 @@ export function runId(createdAt: string, name: string): string {
   return `${stamp}-${safe}`;
 }
 
+/** The id `run` gets in a folder holding `existing` files: runId, with `-2`, `-3`, ... after the time when taken. */
+function freeId(run: RunResult, existing: ReadonlySet<string>): string {
+  const base = runId(run.createdAt, run.name);
+  let id = base;
+  for (let n = 2; existing.has(`${id}.json`); n++) id = base.replace(/^([0-9]{8}-[0-9]{6})/, `$1-${n}`);
+  return id;
+}
+
+/** The temp file a run is written to before it is renamed to `<id>.json`. */
+function tempPath(folder: string, id: string): string {
+  return join(folder, `.${id}.${process.pid}.${Date.now()}.tmp`);
+}
+
+const runText = (run: RunResult): string => JSON.stringify(run, null, 1) + '\n';
+
 /**
  * Writes `run` into `folder` atomically and returns its id. Two runs in the same second get
  * `-2`, `-3`, ... suffixes instead of overwriting each other.
  */
 export async function saveRun(folder: string, run: RunResult): Promise<string> {
   await mkdir(folder, { recursive: true });
-  const base = runId(run.createdAt, run.name);
-  const existing = new Set(await readdir(folder));
-  let id = base;
-  for (let n = 2; existing.has(`${id}.json`); n++) id = base.replace(/^([0-9]{8}-[0-9]{6})/, `$1-${n}`);
-  const tmp = join(folder, `.${id}.${process.pid}.${Date.now()}.tmp`);
+  const id = freeId(run, new Set(await readdir(folder)));
+  const tmp = tempPath(folder, id);
   try {
-    await writeFile(tmp, JSON.stringify(run, null, 1) + '\n', 'utf8');
+    await writeFile(tmp, runText(run), 'utf8');
     await rename(tmp, join(folder, `${id}.json`));
   } catch (err) {
     await rm(tmp, { force: true });
@@ -55,6 +68,25 @@ export async function saveRun(folder: string, run: RunResult): Promise<string> {
  */
 export function keptInHistory(run: Pick<RunResult, 'status' | 'cases' | 'pool'>): boolean {
   return run.status !== 'failed' || run.cases.length > 0 || run.pool != null;
+}
+
+/**
+ * saveRun, synchronously: for the extension's deactivate(), where the host of a reloading
+ * window does not wait for promises (a run in flight is saved there, extension/benchmark.ts
+ * BenchmarkRun.interrupt). Throws what the file system throws.
+ */
+export function saveRunSync(folder: string, run: RunResult): string {
+  mkdirSync(folder, { recursive: true });
+  const id = freeId(run, new Set(readdirSync(folder)));
+  const tmp = tempPath(folder, id);
+  try {
+    writeFileSync(tmp, runText(run), 'utf8');
+    renameSync(tmp, join(folder, `${id}.json`));
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+  return id;
 }
 
 /**

@@ -12,12 +12,17 @@
  * page's previous "running" state, and a reload after the next flush restored the finished run.
  * No `vscode` import.
  */
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-/** The file's content: `{"shownRunId": "<history id>" | null}`. */
+/**
+ * The file's content: `{"shownRunId": "<history id>" | null, "notice"?: "<sentence>"}`. `notice`:
+ * what the next extension host tells the user once (a run the reload interrupted, saved).
+ */
 interface ShownRunFile {
   shownRunId: string | null;
+  notice?: string;
 }
 
 export class ShownRunStore {
@@ -51,14 +56,43 @@ export class ShownRunStore {
     return this.writes;
   }
 
-  /** The id saved last, or null when there is none or the file is not one this store wrote. */
-  async load(): Promise<string | null> {
+  /**
+   * Records `id` and a `notice` for the next extension host at once, synchronously: for
+   * deactivate(), when the window reloads (its host does not wait for promises). Throws what the
+   * file system throws.
+   */
+  saveSync(id: string, notice: string): void {
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    try {
+      mkdirSync(this.folder, { recursive: true });
+      writeFileSync(tmp, JSON.stringify({ shownRunId: id, notice } satisfies ShownRunFile) + '\n', 'utf8');
+      renameSync(tmp, this.file);
+    } catch (err) {
+      rmSync(tmp, { force: true });
+      throw err;
+    }
+  }
+
+  private async read(): Promise<Partial<ShownRunFile> | null> {
     await this.writes;
     try {
-      const parsed = JSON.parse(await readFile(this.file, 'utf8')) as Partial<ShownRunFile> | null;
-      return typeof parsed?.shownRunId === 'string' ? parsed.shownRunId : null;
+      return JSON.parse(await readFile(this.file, 'utf8')) as Partial<ShownRunFile> | null;
     } catch {
       return null;
     }
+  }
+
+  /** The id saved last, or null when there is none or the file is not one this store wrote. */
+  async load(): Promise<string | null> {
+    const parsed = await this.read();
+    return typeof parsed?.shownRunId === 'string' ? parsed.shownRunId : null;
+  }
+
+  /** The notice saveSync left, once: it is removed from the file (the id stays); null when none. */
+  async takeNotice(): Promise<string | null> {
+    const parsed = await this.read();
+    if (typeof parsed?.notice !== 'string') return null;
+    await this.save(typeof parsed.shownRunId === 'string' ? parsed.shownRunId : null);
+    return parsed.notice;
   }
 }

@@ -244,6 +244,8 @@ function renderHeader(run: ViewRun | null): void {
   title.textContent = run ? run.name : 'AttnScope';
   status.textContent = run ? (run.status === 'running' ? 'running' : run.status) : '';
   status.className = `status status-${run?.status ?? 'none'}`;
+  // The cases received so far, for the e2e suite (a case measured before it reloads the window).
+  status.dataset.cases = String(run?.cases.length ?? 0);
   const p = run?.progress;
   progress.hidden = !(run?.status === 'running');
   progress.setAttribute('value', p && p.total > 0 ? String(p.done / p.total) : '0');

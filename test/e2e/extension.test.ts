@@ -422,6 +422,35 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     await page.screenshot({ path: join(shots, '05-cancelled.png') });
   });
 
+  // A reload ends the extension host, and with it the runner and every promise: the run so far
+  // was lost (nothing saved, no notice). deactivate() saves it synchronously (BenchmarkRun.interrupt).
+  it('keeps a benchmark a window reload interrupts: saved as cancelled with its measured cases, shown after the reload with a notice', async () => {
+    const before = savedRuns(ws).length;
+    await openFile(page, 'e2e.attn.yaml', 'dtpye');
+    await runCommand(page, 'AttnScope: Run attention benchmark');
+    await notification(page, 'AttnScope: benchmarking llama-3.1-8b · e2e.attn.yaml · full', 60_000);
+    // A case measured: the (already open) dashboard has received one.
+    const frame = await dashboardFrame(page);
+    await frame.waitForFunction(() => {
+      const status = document.querySelector<HTMLElement>('#run-status');
+      return status?.textContent === 'running' && Number(status.dataset.cases) >= 1;
+    }, undefined, { timeout: 120_000 });
+    await page.reload();
+    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    await notification(page, /benchmark of llama-3\.1-8b · e2e\.attn\.yaml · full was interrupted when the window reloaded or closed; the [1-9]\d* case\(s\) measured before are saved/, 60_000);
+    const runs = savedRuns(ws);
+    assert.equal(runs.length, before + 1, 'the interrupted run is saved');
+    const run = runs.at(-1)!;
+    assert.equal(run.status, 'cancelled');
+    assert.match(run.error ?? '', /^interrupted \(window reloaded or closed\) after [1-9]\d* case\(s\)$/);
+    assert.ok(run.cases.length >= 1, 'its measured cases are kept');
+    const after = await dashboardFrame(page);
+    await after.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'cancelled', undefined, { timeout: 60_000 });
+    assert.equal(await after.textContent('#run-title'), 'llama-3.1-8b · e2e.attn.yaml · full');
+    assert.match((await after.textContent('#run-environment')) ?? '', /interrupted \(window reloaded or closed\)/);
+    await page.screenshot({ path: join(shots, '05b-interrupted-by-reload.png') });
+  });
+
   it('reports a crashing runner with its last log lines and stays usable', async () => {
     const crash = { 'attnscope.quickMode': true, 'attnscope.runnerPath': fakeRunner(ws, 'crash'), 'attnscope.openDashboardOnRun': false };
     server.writeSettings(crash);
@@ -484,7 +513,7 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     await runCommand(page, 'AttnScope: Compare runs');
     const rows = page.locator('.quick-input-list .monaco-list-row');
     await rows.first().waitFor();
-    assert.equal(await rows.count(), 3, 'ok, cancelled and failed runs are listed');
+    assert.equal(await rows.count(), 4, 'ok, cancelled, interrupted and failed runs are listed');
     await rows.nth(0).click();
     await rows.nth(2).click();
     await page.locator('.quick-input-widget .monaco-button', { hasText: 'OK' }).click();

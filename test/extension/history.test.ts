@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runToCsv } from '../../extension/exportRun';
-import { keptInHistory, listRuns, loadRun, partialRun, runId, saveRun } from '../../extension/history';
+import { keptInHistory, listRuns, loadRun, partialRun, runId, saveRun, saveRunSync } from '../../extension/history';
 import { run as recorded } from '../fixtures/run';
 import { tempDir } from '../fixtures/tmp';
 
@@ -39,6 +39,17 @@ describe('run history', () => {
       'notes.json: not named as AttnScope names runs (<yyyymmdd-hhmmss>-<name>.json)',
     ]);
     assert.deepEqual(await loadRun(join(dir, 'runs'), idB), run);
+  });
+
+  it('saves synchronously (deactivate: a run a reload interrupts) under the same ids as saveRun, beside its runs', async () => {
+    const dir = join(tempDir('attnscope-history-'), 'runs');
+    const idA = await saveRun(dir, run);
+    const idB = saveRunSync(dir, run); // same second as A: suffixed, A kept
+    const idC = saveRunSync(dir, { ...run, createdAt: '2026-11-29T13:40:13.000Z' });
+    assert.deepEqual([idA, idB, idC], ['20261129-134012-run.attn', '20261129-134012-2-run.attn', '20261129-134013-run.attn']);
+    assert.deepEqual(readdirSync(dir).sort(), [`${idA}.json`, `${idB}.json`, `${idC}.json`].sort(), 'no temp file left');
+    assert.deepEqual(await loadRun(dir, idB), run);
+    assert.deepEqual((await listRuns(dir)).runs.map((r) => r.id), [idC, idB, idA]);
   });
 
   it('refuses ids that are not run ids (no path traversal)', async () => {

@@ -44,4 +44,17 @@ describe('ShownRunStore', () => {
     assert.equal(errors.length, 1);
     assert.match(String((errors[0] as NodeJS.ErrnoException).code), /ENOTDIR|EEXIST/);
   });
+
+  it('hands the next host the run a reload interrupted (saveSync) and its notice once; the id stays', async () => {
+    const dir = folder();
+    const host1 = new ShownRunStore(dir);
+    await host1.save('20261202-055400-a');
+    host1.saveSync('20261202-060000-b', 'the benchmark of b was interrupted');
+    const host2 = new ShownRunStore(dir);
+    assert.equal(await host2.takeNotice(), 'the benchmark of b was interrupted');
+    assert.equal(await host2.takeNotice(), null, 'told once');
+    assert.equal(await new ShownRunStore(dir).takeNotice(), null, 'not by the host after either');
+    assert.equal(await new ShownRunStore(dir).load(), '20261202-060000-b');
+    assert.deepEqual(readdirSync(dir), ['dashboard.json'], 'no temp file left');
+  });
 });
