@@ -3,9 +3,9 @@
  * the dashboard and the benchmark in flight. activate() builds it; commands receive it.
  */
 import * as vscode from 'vscode';
-import { LanguageClient, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import { CodeLensRequest, LanguageClient, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { FILE_GLOBS } from '../core/config/fileKinds';
-import { ResolveProfileRequest } from '../core/protocol/lsp';
+import { Commands, ResolveProfileRequest } from '../core/protocol/lsp';
 import type { RunKind } from '../core/protocol/run';
 import { affectsSettings, readSettings, type Settings } from './config';
 import { Dashboard, type DashboardHost } from './dashboard';
@@ -27,6 +27,25 @@ export interface ActiveRun {
    * saves a benchmark's run so far synchronously, marked as interrupted, then ends the runner.
    */
   interrupt(): void;
+}
+
+/**
+ * The code lenses of an untrusted workspace: its run lenses (benchmark, simulation), which
+ * startRun would refuse there, become one lens that says why and opens the trust editor, as VS
+ * Code's workspace trust guide asks of features that are off until trust (show them disabled, with
+ * the reason); the others stay.
+ */
+export function untrustedLenses(lenses: vscode.CodeLens[]): vscode.CodeLens[] {
+  const runs: string[] = [Commands.runBenchmark, Commands.runSimulation];
+  const kept = lenses.filter((l) => !runs.includes(l.command?.command ?? ''));
+  if (kept.length === lenses.length) return lenses;
+  const at = lenses.find((l) => runs.includes(l.command?.command ?? ''))!.range;
+  const why = new vscode.CodeLens(at, {
+    title: '$(shield) Runs need a trusted workspace',
+    command: 'workbench.trust.manage',
+    tooltip: 'AttnScope runs benchmarks and simulations (native code) only in trusted workspaces; validation, hints and memory estimates work here. Click to manage workspace trust.',
+  });
+  return [why, ...kept];
 }
 
 export class Ctx implements vscode.Disposable, DashboardHost {
@@ -90,6 +109,12 @@ export class Ctx implements vscode.Disposable, DashboardHost {
       synchronize: { configurationSection: 'attnscope' },
       // This client implements the attnscope.* commands, so code lenses may name them (server/lenses.ts).
       initializationOptions: { clientCommands: true },
+      middleware: {
+        provideCodeLenses: async (document, token, next) => {
+          const lenses = await next(document, token);
+          return lenses && !vscode.workspace.isTrusted ? untrustedLenses(lenses) : lenses;
+        },
+      },
     };
     const client = new LanguageClient('attnscope', 'AttnScope', serverOptions, clientOptions);
     this.client = client;
@@ -103,6 +128,13 @@ export class Ctx implements vscode.Disposable, DashboardHost {
         } else {
           this.status.setServer({ kind: 'stopped', reason: this.serverError ?? 'the server process exited' });
         }
+      }),
+    );
+    // Trust granted: the lenses again, with their runs (the client's provider asks the server anew).
+    this.disposables.push(
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        const lenses = client.getFeature(CodeLensRequest.method);
+        for (const editor of vscode.window.visibleTextEditors) lenses.getProvider(editor.document)?.onDidChangeCodeLensEmitter.fire();
       }),
     );
     this.status.setServer({ kind: 'starting' });

@@ -574,6 +574,12 @@ describe('AttnScope in an untrusted workspace', { timeout: 300_000 }, () => {
     await dialog.locator('.monaco-button', { hasText: "No, I don't trust the authors" }).click();
     await openFile(page, 'e2e.attn.yaml', 'dtpye');
     await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: '2 MiB/page' }).first().waitFor({ timeout: 60_000 });
+    // No run lens that would be refused: one lens says why, beside the memory breakdown, which works here.
+    const lenses = page.locator('.editor-group-container.active .codelens-decoration');
+    await lenses.locator('a', { hasText: 'Runs need a trusted workspace' }).first().waitFor({ timeout: 60_000 });
+    const titles = await lenses.locator('a').allTextContents();
+    assert.ok(titles.some((t) => t.includes('Show memory breakdown')), titles.join(' | '));
+    assert.ok(!titles.some((t) => /Run attention benchmark|Run serving simulation/.test(t)), titles.join(' | '));
     await runCommand(page, 'AttnScope: Run attention benchmark');
     await notification(page, 'AttnScope runs benchmarks (native code) only in trusted workspaces', 30_000);
     await page.screenshot({ path: join(shots, '09-untrusted.png') });
