@@ -4,7 +4,7 @@
  */
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
-import { blocksPerRequestFormula } from '../core/estimate/layout';
+import { blocksPerRequestFormula, poolBlocksText } from '../core/estimate/layout';
 import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate, formatSignificant, isMemoryBound } from '../core/format';
 import type { KernelCase, RunResult } from '../core/protocol/run';
 import { mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../core/kernelLimits';
@@ -127,8 +127,11 @@ export function formatEstimate(e: Estimate, title: string, opts: { tensorParalle
       lines.push('  KV pool           no budget: set device.memory_gib, device.gpu or kv_cache.memory_gib');
     } else {
       lines.push(...budgetLines(e, perGpu));
-      lines.push(`  KV pool           ${formatCountOf(e.pool.pages, 'page')} = ${formatCountOf(e.pool.tokens, 'token')}${perGpu}`);
-      lines.push(`  max concurrency   ${formatConcurrency(e.pool.maxConcurrency)} for ${formatCountOf(e.pool.concurrencySeqLen, 'token')} per request (vLLM's figure: pages / ${e.pool.layout.kind === 'uniform' ? 'ceil(N / page_size)' : `${formatCount(e.pool.blocksPerSeq)} blocks a request reserves = ${blocksPerRequestFormula(e.pool.layout)}`}); ${formatCountOf(e.pool.sequencesAtOnce, 'whole sequence fits', 'whole sequences fit')} at once`);
+      const blocks = poolBlocksText(e.pool.layout, e.pool.pages, e.pageBytesPerLayer / e.kvBytesPerTokenPerLayer);
+      lines.push(hybrid
+        ? `  KV pool           ${formatCountOf(e.pool.pages, 'block')} of ${blocks.block}${perGpu}: vLLM's log says ${blocks.tokens}`
+        : `  KV pool           ${formatCountOf(e.pool.pages, 'page')} = ${formatCountOf(e.pool.tokens, 'token')}${perGpu}`);
+      lines.push(`  max concurrency   ${formatConcurrency(e.pool.maxConcurrency)} for ${formatCountOf(e.pool.concurrencySeqLen, 'token')} per request (vLLM's figure: ${hybrid ? 'blocks' : 'pages'} / ${e.pool.layout.kind === 'uniform' ? 'ceil(N / page_size)' : `${formatCount(e.pool.blocksPerSeq)} blocks a request reserves = ${blocksPerRequestFormula(e.pool.layout)}`}); ${formatCountOf(e.pool.sequencesAtOnce, 'whole sequence fits', 'whole sequences fit')} at once`);
     }
   }
   lines.push(`  attention at N=${formatCount(e.attention.seqLen)}: naive S+P ${formatBytes(e.attention.naiveBytes)} per layer vs flash ${formatBytes(e.attention.flashBytes)}${perGpu}`);

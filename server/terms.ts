@@ -4,7 +4,7 @@
  * one table; each inlay hint's tooltip shows the rows behind its figure.
  */
 import type { ModelSpec } from '../core/config';
-import { blocksPerRequestFormula, dtypeBytes, headsPerGpu, kvBytesForSequence, kvHeadsPerGpu, type AttentionWorkspace } from '../core/estimate';
+import { blocksPerRequestFormula, dtypeBytes, headsPerGpu, kvBytesForSequence, kvHeadsPerGpu, poolBlocksText, type AttentionWorkspace } from '../core/estimate';
 import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import type { Analysis } from './analysis';
 
@@ -123,8 +123,10 @@ export function termRows(a: Analysis): TermRow[] {
   rows.push({
     id: 'pool',
     term: 'Page pool',
-    formula: `floor(budget / page) pages, · page_size tokens`,
-    value: sized ? `${formatCount(e.pool.pages)} pages · ${formatCount(e.pool.tokens)} tokens` : 'not sized (no budget)',
+    formula: e.pool.layout.kind === 'hybrid'
+      ? `floor(budget / block) blocks of ${poolBlocksText(e.pool.layout, e.pool.pages, p.kvCache.pageSize).block}; tokens as vLLM's log counts them: ${poolBlocksText(e.pool.layout, e.pool.pages, p.kvCache.pageSize).tokens}`
+      : `floor(budget / page) pages of ${poolBlocksText(e.pool.layout, e.pool.pages, p.kvCache.pageSize).block}; tokens: ${poolBlocksText(e.pool.layout, e.pool.pages, p.kvCache.pageSize).tokens}`,
+    value: sized ? `${formatCount(e.pool.pages)} ${e.pool.layout.kind === 'hybrid' ? 'blocks' : 'pages'} · ${formatCount(e.pool.tokens)} tokens` : 'not sized (no budget)',
     keys: ['page_size', 'memory_gib', 'gpu', 'gpu_memory_utilization', 'num_pages', ...kvKeys],
   });
   rows.push({

@@ -16,7 +16,7 @@ import { blocksPerRequest, poolTokens } from './layout';
 import type { AttentionWorkspace, Estimate, KvPoolLayout, ParamBreakdown, PoolEstimate } from './types';
 
 export * from './types';
-export { blocksPerRequest, blocksPerRequestFormula, poolTokens } from './layout';
+export { blocksPerRequest, blocksPerRequestFormula, poolBlocksText, poolTokens } from './layout';
 export { checkProfile, nearestPageSize, KERNEL_LIMITS } from './checks';
 export { DEFAULT_GPU, GPUS, gpuByName, type GpuSpec } from './gpus';
 export { DEFAULT_ENGINE, engineEraName, parseVllmVersion, vllmAtLeast, type ReserveKey, type ReserveTerm } from './reserve';

@@ -40,3 +40,20 @@ export function blocksPerRequestFormula(layout: KvPoolLayout): string {
 export function poolTokens(layout: KvPoolLayout, blocks: number, pageSize: number): number {
   return Math.floor(blocks / (layout.fullGroups + layout.slidingGroups)) * pageSize;
 }
+
+/**
+ * What a block of the pool holds and how vLLM's log turns blocks into tokens, in words, for the
+ * CLI, the simulation and the editor (one wording): uniform and all-sliding pools "16 tokens of
+ * all 24 layers" and blocks · page_size; a hybrid pool "16 tokens of one KV-cache group's 12
+ * layers" and floor(blocks / groups) · page_size, as a token takes a block slot in every group
+ * (kv_cache_utils._report_kv_cache_config).
+ */
+export function poolBlocksText(layout: KvPoolLayout, blocks: number, pageSize: number): { block: string; tokens: string } {
+  const groups = layout.fullGroups + layout.slidingGroups;
+  const n = (x: number): string => x.toLocaleString('en-US');
+  if (layout.kind !== 'hybrid') return { block: `${pageSize} tokens of all ${layout.groupSize} layers`, tokens: `${n(blocks)} · ${pageSize} = ${n(poolTokens(layout, blocks, pageSize))} tokens` };
+  return {
+    block: `${pageSize} tokens of one KV-cache group's ${layout.groupSize} layers`,
+    tokens: `floor(${n(blocks)} / ${groups} groups) · ${pageSize} = ${n(poolTokens(layout, blocks, pageSize))} tokens (a token takes a block slot in each of the ${groups} groups)`,
+  };
+}

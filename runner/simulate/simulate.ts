@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import { offsetToLineColumn } from '../../core/config/positions';
 import type { Profile, StepTimeSpec } from '../../core/config/types';
 import type { LatencySlo } from '../../core/protocol/latency';
-import { estimate, maxNumBatchedTokensOf, maxNumSeqsOf, referenceSeqLen } from '../../core/estimate/index';
+import { blocksPerRequest, estimate, maxNumBatchedTokensOf, maxNumSeqsOf, poolBlocksText, referenceSeqLen } from '../../core/estimate/index';
 import type { PoolBaseline, PoolResult, PoolSample, PoolSummary, StepTimeModel } from '../../core/protocol/run';
 import { runSimulationsInWorker, ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTotals } from '../../native';
 import { formatCount } from '../../core/format';
@@ -181,13 +181,14 @@ function poolPages(profile: Profile, numPages: number | undefined): { pages: num
   }
   if (l.kind !== 'hybrid') return { pages: blocks };
   const pages = Math.max(1, Math.floor(blocks / l.fullGroups));
-  const groups = l.fullGroups + l.slidingGroups;
+  const ps = profile.kvCache.pageSize;
+  const text = poolBlocksText(l, blocks, ps);
+  const slidingPerRequest = blocksPerRequest({ ...l, fullGroups: 0 }, profile.workload?.maxModelLen ?? referenceSeqLen(profile), ps);
   return {
     pages,
     layout:
-      `vLLM's hybrid KV-cache manager: ${formatCount(blocks)} blocks shared by ${formatCount(l.fullGroups)} full-attention and ${formatCount(l.slidingGroups)} sliding-window group(s) of ${formatCount(l.groupSize)} layers ` +
-      `(its log's "GPU KV cache size" counts blocks / ${formatCount(groups)} groups: ${formatCount(Math.floor(blocks / groups) * profile.kvCache.pageSize)} tokens); ` +
-      `a page here is one block of each full-attention group, and the sliding-window groups' blocks (at most ${formatCount(l.window)} − 1 + max_num_batched_tokens tokens + 1 block per running request) are not charged: an upper bound on the pool`,
+      `vLLM's hybrid KV-cache manager: ${formatCount(blocks)} blocks of ${text.block} (${formatCount(l.fullGroups)} full-attention and ${formatCount(l.slidingGroups)} sliding-window group(s)); vLLM's log says ${text.tokens}. ` +
+      `A page here is one full-attention block, so the ${formatCount(pages * ps)} token slots are the full-attention layers' tokens; the sliding-window groups' blocks (at most ${formatCount(slidingPerRequest)} per running request: ceil(min(${formatCount(l.window)} − 1 + max_num_batched_tokens, N) / page_size) + 1) are not charged: an upper bound on the pool`,
   };
 }
 

@@ -198,7 +198,8 @@ test('hover on a profile key: page_size drives page and pool', async () => {
   const md = (hover!.contents as MarkupContent).value;
   // 2 MiB per page (16 tokens · 128 KiB) leads.
   assert.ok(md.startsWith('**Page (all layers): 2 MiB (2,097,152 B)**\n'), md);
-  assert.ok(md.includes('| **Page pool** | floor(budget / page) pages, · page_size tokens | **1,952 pages · 31,232 tokens** |'), md);
+  // 3.8125 GiB / 2 MiB = 1,952 pages; · 16 = 31,232 tokens.
+  assert.ok(md.includes('| **Page pool** | floor(budget / page) pages of 16 tokens of all 32 layers; tokens: 1,952 · 16 = 31,232 tokens | **1,952 pages · 31,232 tokens** |'), md);
   assert.ok(md.includes('| KV budget | kv_cache.memory_gib = 3.8125 GiB | 3.81 GiB |'), md);
   // Nothing to say away from keys.
   assert.equal(await client.hover(fixtureUri('llama-3.1-8b.attn.yaml'), { line: 0, character: 3 }), null);

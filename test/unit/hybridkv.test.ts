@@ -14,6 +14,7 @@ import { checkProfile, DEFAULT_ENGINE, estimate } from '../../core/estimate/inde
 import { fixtureText, loadModel } from './helpers';
 import { stopSimulations } from '../../native/simulator';
 import { formatPoolSummary, simulatePool, type SimulateOptions } from '../../runner/simulate/index';
+import { formatEstimate } from '../../runner/table';
 
 const GIB = 1024 ** 3;
 
@@ -117,7 +118,8 @@ test('simulate: a hybrid pool is simulated as its full-attention blocks and says
   const opts: SimulateOptions = { stepTime: { perStepS: 1, perTokenS: 0, perKvTokenS: 0 }, watermark: 0, baselines: false, trace: [{ arrivalS: 0, promptLen: 32, outputLen: 2 }] };
   const hybrid = await simulatePool(profile('gpt-oss-120b', eightGib(null)), opts);
   assert.equal(hybrid.numPages, 14_563);
-  assert.match(hybrid.poolLayout ?? '', /^vLLM's hybrid KV-cache manager: 14,563 blocks shared by 1 full-attention and 1 sliding-window group\(s\) of 18 layers .*116,496 tokens.*not charged: an upper bound on the pool$/);
+  // The sliding group's blocks a request may hold: ceil(min(127 + 8,192, 131,072) / 16) + 1 = 521.
+  assert.match(hybrid.poolLayout ?? '', /^vLLM's hybrid KV-cache manager: 14,563 blocks of 16 tokens of one KV-cache group's 18 layers \(1 full-attention and 1 sliding-window group\(s\)\); vLLM's log says floor\(14,563 \/ 2 groups\) · 16 = 116,496 tokens .*the 233,008 token slots are the full-attention layers' tokens; .*at most 521 per running request.*not charged: an upper bound on the pool$/);
   assert.match(formatPoolSummary(hybrid), /^KV pool: 14,563 pages × 16 tokens = 233,008 token slots\n {2}vLLM's hybrid KV-cache manager: /m);
   // vLLM 0.8.5: a block covers all 36 layers, 7,281 of them (above), one page each.
   const uniform = await simulatePool(profile('gpt-oss-120b', eightGib('0.8.5')), opts);
@@ -175,4 +177,13 @@ test('every layer sliding, vLLM 0.9.0: max concurrency as that release printed i
   assert.equal(e.pool.layout.kind, 'uniform');
   assert.ok(Math.abs(e.pool.maxConcurrency - 7_281 / 8_192) < 1e-12);
   assert.match(e.pool.layout.basis, /PR #19029/);
+});
+
+test('estimate says what a hybrid block holds and how vLLM\'s log counts tokens; a uniform pool keeps pages = tokens / page_size', () => {
+  // 14,563 blocks of 16 tokens × 18 layers (above); the log: floor(14,563 / 2) · 16 = 116,496 tokens.
+  const hybrid = formatEstimate(estimate(profile('gpt-oss-120b', eightGib(null))), 'h');
+  assert.match(hybrid, /KV pool {11}14,563 blocks of 16 tokens of one KV-cache group's 18 layers: vLLM's log says floor\(14,563 \/ 2 groups\) · 16 = 116,496 tokens/);
+  assert.match(hybrid, /max concurrency {3}1\.67x .*\(vLLM's figure: blocks \/ 8,713 blocks a request reserves = 1 full-attention group/);
+  // vLLM 0.8.5: 7,281 pages of all 36 layers, 7,281 · 16 = 116,496 tokens.
+  assert.match(formatEstimate(estimate(profile('gpt-oss-120b', eightGib('0.8.5'))), 'u'), /KV pool {11}7,281 pages = 116,496 tokens/);
 });
