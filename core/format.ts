@@ -128,26 +128,34 @@ export function formatRate(perSecond: number, unit: 'FLOP/s' | 'B/s'): string {
 
 /**
  * A duration given in nanoseconds, in the largest unit that keeps it >= 1, 3 significant digits:
- * "812 µs", "3.41 ms", "1.2 s"; whole seconds from 1,000 s ("3,384 s"); 0 -> "0 s".
+ * "812 µs", "3.41 ms", "1.2 s", "56.4 min" (3,384 s), "3.27 h" (11,766 s); whole hours from
+ * 1,000 h ("1,200 h"); 0 -> "0 s". The one duration formatter: the CLI, the dashboard, the
+ * notifications and the hover all write times with it, so a 3-hour TTFT reads "3.27 h" everywhere.
  */
 export function formatDuration(ns: number): string {
   if (!Number.isFinite(ns)) return String(ns);
   return ns === 0 ? '0 s' : formatDurationIn(ns, durationUnit(ns));
 }
 
-/** A unit formatDuration writes durations in. */
-export type DurationUnit = 's' | 'ms' | 'µs' | 'ns';
+/** A duration given in milliseconds (the SLO's and the latency views' unit), as {@link formatDuration} writes it: 11,766,444 -> "3.27 h". */
+export function formatMs(ms: number): string {
+  return formatDuration(ms * 1e6);
+}
 
-const NS_PER: Record<DurationUnit, number> = { s: 1e9, ms: 1e6, µs: 1e3, ns: 1 };
+/** A unit formatDuration writes durations in. */
+export type DurationUnit = 'h' | 'min' | 's' | 'ms' | 'µs' | 'ns';
+
+const NS_PER: Record<DurationUnit, number> = { h: 3600e9, min: 60e9, s: 1e9, ms: 1e6, µs: 1e3, ns: 1 };
 
 /**
- * The unit formatDuration writes `ns` nanoseconds in: the largest one of s, ms, µs, ns that `|ns|`
- * reaches (4.37e6 -> "ms"; 0 -> "ns"). A set of durations shown together (a table column and its
- * chart's axis) takes the unit of its largest one, so every value reads in one unit.
+ * The unit formatDuration writes `ns` nanoseconds in: the largest one of h, min, s, ms, µs, ns
+ * that `|ns|` reaches (4.37e6 -> "ms"; 90e9 -> "min"; 0 -> "ns"). A set of durations shown
+ * together (a table column and its chart's axis) takes the unit of its largest one, so every
+ * value reads in one unit.
  */
 export function durationUnit(ns: number): DurationUnit {
   const abs = Math.abs(ns);
-  return abs >= 1e9 ? 's' : abs >= 1e6 ? 'ms' : abs >= 1e3 ? 'µs' : 'ns';
+  return abs >= 3600e9 ? 'h' : abs >= 60e9 ? 'min' : abs >= 1e9 ? 's' : abs >= 1e6 ? 'ms' : abs >= 1e3 ? 'µs' : 'ns';
 }
 
 /**
@@ -178,7 +186,7 @@ export function formatPoolOutcome(pool: PoolResult): string {
   const s = pool.summary;
   const parts = [`peak occupancy ${formatPercent(s.peakOccupancy)}`, `${formatCount(s.preemptions)} preemption${s.preemptions === 1 ? '' : 's'}`, `prefix-cache hit rate ${formatPercent(s.prefixHitRate)}`];
   const ttft = pool.latency?.ttft;
-  if (ttft) parts.push(`p99 TTFT ${formatCount(Math.round(ttft.p99 * 1000))} ms (modelled)`);
+  if (ttft) parts.push(`p99 TTFT ${formatDuration(ttft.p99 * 1e9)} (modelled)`);
   return parts.join(', ');
 }
 

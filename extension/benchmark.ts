@@ -11,12 +11,12 @@
 import * as vscode from 'vscode';
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
-import { formatPoolOutcome, wasmBuildNote } from '../core/format';
+import { wasmBuildNote } from '../core/format';
 import type { KernelCase, RunKind, RunResult } from '../core/protocol/run';
 import { EXIT_BAD_INPUT, type RunnerEvent } from '../core/protocol/runner';
 import type { Ctx } from './ctx';
 import { keptInHistory, partialRun, saveRun, saveRunSync } from './history';
-import { crashMessage, refusalOf, type Refusal } from './refusal';
+import { crashMessage, finishedMessage, refusalOf, type Refusal } from './refusal';
 import { runName } from './runName';
 import { launchSettingsProblem, RunnerProcess, runnerLaunch, type RunnerOutcome } from '../core/runnerProcess';
 
@@ -255,7 +255,7 @@ export class BenchmarkRun {
       void vscode.window.showInformationMessage(`AttnScope: benchmark of ${name} cancelled after ${run.cases.length} case(s); the partial run is saved.`);
     } else {
       const wasm = wasmBuildNote(run.environment, this.job);
-      const message = `${this.job === 'simulate' ? `AttnScope: simulation of ${name} finished: ${run.pool ? formatPoolOutcome(run.pool) : 'no pool result'}.` : `AttnScope: benchmark of ${name} finished: ${run.cases.length} case(s).`}${wasm ? ` ${wasm}` : ''}`;
+      const message = finishedMessage(this.job, name, run, wasm);
       // No "Open dashboard" when it is open already.
       if (ctx.dashboard.isOpen) void vscode.window.showInformationMessage(message);
       else void vscode.window.showInformationMessage(message, 'Open dashboard').then((c) => c && ctx.dashboard.show(false));

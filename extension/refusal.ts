@@ -5,7 +5,8 @@
  * `device.backend`, so the reason names the one that asked for it. No `vscode` import.
  */
 import type { Backend, Profile } from '../core/config/types';
-import type { RunKind } from '../core/protocol/run';
+import { formatPoolOutcome } from '../core/format';
+import type { RunKind, RunResult } from '../core/protocol/run';
 import type { RunnerOutcome } from '../core/runnerProcess';
 
 export interface Refusal {
@@ -71,4 +72,17 @@ export function crashMessage(job: 'bench' | 'simulate', outcome: Pick<RunnerOutc
 export function busyMessage(running: { name: string; job: RunKind }, job: RunKind, asked: string | null): string {
   const noun = (k: RunKind) => (k === 'simulate' ? 'serving simulation' : 'benchmark');
   return `AttnScope: the ${noun(job)}${asked ? ` of ${asked}` : ''} was not started: the ${noun(running.job)} of ${running.name} is running (one run at a time). Wait for it to finish, or cancel it and start again.`;
+}
+
+/**
+ * The toast of a run that finished: "AttnScope: <name> finished: <outcome>." (a simulation's name
+ * already ends in "simulation": "simulation of X · simulation finished" said it twice), the
+ * pool's outcome with its p99 TTFT in the unit its size needs (core/format formatPoolOutcome).
+ * `wasm`: the WebAssembly note (core/format wasmBuildNote) or null.
+ */
+export function finishedMessage(job: RunKind, name: string, run: Pick<RunResult, 'cases' | 'pool'>, wasm: string | null): string {
+  const outcome = job === 'simulate'
+    ? `AttnScope: ${name} finished: ${run.pool ? formatPoolOutcome(run.pool) : 'no pool result'}.`
+    : `AttnScope: benchmark of ${name} finished: ${run.cases.length} case(s).`;
+  return wasm ? `${outcome} ${wasm}` : outcome;
 }

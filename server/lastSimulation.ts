@@ -9,6 +9,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { CapacityCurve, LatencyStats, LatencySummary } from '../core/protocol/latency';
+import { formatMs } from '../core/format';
 
 const MAX_RUNS = 30;
 
@@ -66,16 +67,17 @@ export function lastSimulation(profilePath: string): LastSimulation | null {
   return found;
 }
 
-const ms = (s: number): string => (s * 1000 >= 100 ? (s * 1000).toFixed(0) : (s * 1000).toPrecision(3));
+/** A latency given in seconds, as core/format writes durations ("42.5 ms", "3.27 h"). */
+const dur = (s: number): string => formatMs(s * 1000);
 
 /** The hover's markdown: percentile table, throughput, goodput and, when searched, the highest rate. */
 export function latencyMarkdown(last: LastSimulation): string {
   const l = last.latency;
-  const row = (name: string, x: LatencyStats | null) => (x ? `| ${name} | ${ms(x.mean)} | ${ms(x.p50)} | ${ms(x.p90)} | ${ms(x.p99)} |` : `| ${name} | n/a | n/a | n/a | n/a |`);
+  const row = (name: string, x: LatencyStats | null) => (x ? `| ${name} | ${dur(x.mean)} | ${dur(x.p50)} | ${dur(x.p90)} | ${dur(x.p99)} |` : `| ${name} | n/a | n/a | n/a | n/a |`);
   const lines = [
     `**Last simulation** (${last.createdAt}, modelled on the step-time model) — ${l.requests.toLocaleString('en-US')} requests`,
     '',
-    '| ms | mean | p50 | p90 | p99 |',
+    '| modelled | mean | p50 | p90 | p99 |',
     '|---|---:|---:|---:|---:|',
     row('queueing delay', l.queue),
     row('TTFT', l.ttft),
@@ -86,7 +88,7 @@ export function latencyMarkdown(last: LastSimulation): string {
     `Throughput ${l.requestsPerSec.toPrecision(3)} requests/s, ${Math.round(l.outputTokensPerSec).toLocaleString('en-US')} output tokens/s.`,
   ];
   if (l.slo && l.goodputRequestsPerSec !== undefined) {
-    const bounds = [l.slo.ttftMs !== undefined ? `TTFT <= ${l.slo.ttftMs} ms` : null, l.slo.tpotMs !== undefined ? `TPOT <= ${l.slo.tpotMs} ms` : null].filter((x) => x !== null).join(', ');
+    const bounds = [l.slo.ttftMs !== undefined ? `TTFT <= ${formatMs(l.slo.ttftMs)}` : null, l.slo.tpotMs !== undefined ? `TPOT <= ${formatMs(l.slo.tpotMs)}` : null].filter((x) => x !== null).join(', ');
     lines.push(`Goodput ${l.goodputRequestsPerSec.toPrecision(3)} requests/s meet ${bounds} (${(100 * (l.sloAttainment ?? 0)).toFixed(1)} % of requests).`);
   }
   if (last.capacity?.maxRate !== null && last.capacity?.maxRate !== undefined) lines.push(`Highest rate meeting the SLO: ${last.capacity.maxRate.toPrecision(4)} requests/s.`);

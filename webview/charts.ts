@@ -7,7 +7,7 @@
 import type { ChartConfiguration, ChartDataset, Plugin } from 'chart.js';
 import type { KernelCase, PoolSample } from '../core/protocol/run';
 import { caseLabel } from './compare';
-import { formatBytes, formatCount, formatDuration, formatGib, formatParams, formatPercent, formatRate, isMemoryBound, nativeBuildLabel } from '../core/format';
+import { formatBytes, formatCount, formatDuration, formatGib, formatMs, formatParams, formatPercent, formatRate, isMemoryBound, nativeBuildLabel } from '../core/format';
 import type { ViewRun } from './model';
 import { withAlpha, type Palette } from './theme';
 
@@ -66,11 +66,27 @@ function axis(p: Palette, title: string, extra: Record<string, unknown> = {}): R
  */
 export function logTick(value: number | string): string {
   const v = Number(value);
-  if (!(v > 0)) return '';
-  const k = Math.log10(v);
-  if (Math.abs(k - Math.round(k)) > 1e-9) return '';
+  if (!isPowerOfTen(v)) return '';
   if (v >= 1e3) return `${Number((v / 1e3 ** Math.floor(Math.log10(v) / 3)).toPrecision(3))}${['', 'k', 'M', 'G', 'T', 'P'][Math.floor(Math.log10(v) / 3)] ?? ''}`;
   return String(Number(v.toPrecision(1)));
+}
+
+/** True for 10^k (k an integer): the ticks a log axis labels. */
+function isPowerOfTen(v: number): boolean {
+  if (!(v > 0)) return false;
+  const k = Math.log10(v);
+  return Math.abs(k - Math.round(k)) <= 1e-9;
+}
+
+/**
+ * Tick labels of a log axis in milliseconds: only the powers of ten, each as core/format
+ * formatMs writes a duration ("10 ms", "1 s", "16.7 min", "2.78 h"), so the axis reads in the
+ * units the table does and neighbours never overlap (the latency CDF printed "7,000,000" beside
+ * "10,000,000").
+ */
+export function durationLogTick(value: number | string): string {
+  const v = Number(value);
+  return isPowerOfTen(v) ? formatMs(v) : '';
 }
 
 /** Options of a logarithmic axis with logTick labels. */

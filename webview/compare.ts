@@ -3,7 +3,7 @@
  * noise: neither median inside the other's p10–p90 range (core/noise.ts withinNoise). Pure.
  */
 import type { KernelCase, RunResult } from '../core/protocol/run';
-import { formatCount, formatPercent, nativeBuildLabel } from '../core/format';
+import { formatCount, formatMs, formatPercent, nativeBuildLabel } from '../core/format';
 import { withinNoise } from '../core/noise';
 
 export interface CaseComparison {
@@ -142,7 +142,7 @@ export function comparePools(a: RunResult, b: RunResult): PoolFigure[] | null {
     const num = (v: number | null | undefined): v is number => typeof v === 'number' && Number.isFinite(v);
     rows.push({ label, a: num(x) ? show(x) : 'n/a', b: num(y) ? show(y) : 'n/a', relativeChange: num(x) && num(y) && x !== 0 ? (y - x) / x : null });
   };
-  const ms = (s: number): string => `${formatCount(Math.round(s * 1000 * 10) / 10)} ms`;
+  const ms = (s: number): string => formatMs(s * 1000);
   add('pool pages', pa.numPages, pb.numPages, formatCount);
   add('peak occupancy', pa.summary.peakOccupancy, pb.summary.peakOccupancy, (v) => formatPercent(v));
   add('mean occupancy', pa.summary.meanOccupancy, pb.summary.meanOccupancy, (v) => formatPercent(v));

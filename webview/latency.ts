@@ -3,16 +3,18 @@
  * lines (its table: the percentile table of queueing delay, TTFT, TPOT and end-to-end), the
  * requests running / waiting / waiting after a preemption over simulated time, and the
  * capacity search's curve (rate vs p99 TTFT and p99 TPOT, SLO bounds as horizontal lines). Every
- * figure is modelled: the simulator's clock runs on its step-time model. Times in ms.
+ * figure is modelled: the simulator's clock runs on its step-time model. Times as core/format
+ * formatMs writes them (ms, s, min, h as they grow); the log axes label powers of ten the same way.
  */
 import type { ChartConfiguration, ChartDataset } from 'chart.js';
 import type { LatencyStats, LatencySummary } from '../core/protocol/latency';
-import { formatPercent } from '../core/format';
+import { formatMs, formatPercent } from '../core/format';
 import type { ViewRun } from './model';
-import { noPoolText, simulatedTimeAxis, type ChartSpec } from './charts';
+import { durationLogTick, noPoolText, simulatedTimeAxis, type ChartSpec } from './charts';
 import { withAlpha, type Palette } from './theme';
 
-const ms = (s: number): string => (s * 1000 >= 100 ? (s * 1000).toFixed(0) : (s * 1000).toPrecision(3));
+/** A latency given in seconds, as core/format writes durations ("42.5 ms", "3.27 h"). */
+const dur = (s: number): string => formatMs(s * 1000);
 
 /** Chart.js options shared with charts.ts's look: theme colours and fonts. */
 function options(p: Palette, title: string, scales: Record<string, unknown>): ChartConfiguration['options'] {
@@ -43,9 +45,15 @@ function axis(p: Palette, title: string, extra: Record<string, unknown> = {}): R
   };
 }
 
+/** A log axis of milliseconds whose ticks read as durations (charts.ts durationLogTick), unrotated, skipped where they would collide. */
+function durationLogAxis(p: Palette, title: string): Record<string, unknown> {
+  const base = axis(p, title, { type: 'logarithmic' });
+  return { ...base, ticks: { ...(base['ticks'] as object), autoSkip: true, maxRotation: 0, callback: durationLogTick } };
+}
+
 /** The latency in one line above its chart: TTFT and TPOT p50 / p99, throughput, goodput (all modelled). */
 export function latencySummaryLine(l: LatencySummary): string {
-  const pair = (name: string, x: LatencyStats | null) => (x ? `${name} p50 ${ms(x.p50)} ms, p99 ${ms(x.p99)} ms` : `${name} n/a`);
+  const pair = (name: string, x: LatencyStats | null) => (x ? `${name} p50 ${dur(x.p50)}, p99 ${dur(x.p99)}` : `${name} n/a`);
   const good = l.goodputRequestsPerSec !== undefined ? `goodput ${l.goodputRequestsPerSec.toPrecision(3)} req/s (${formatPercent(l.sloAttainment ?? 0)} meet the SLO)` : 'goodput: no SLO (profile slo: { ttft_ms, tpot_ms })';
   return `modelled: ${pair('TTFT', l.ttft)} · ${pair('TPOT', l.tpot)} · ${l.requestsPerSec.toPrecision(3)} req/s · ${good}`;
 }
@@ -76,17 +84,17 @@ export function latencyCdfChart(run: ViewRun, p: Palette): ChartSpec {
         line('TPOT', l.tpotCdf.map((c) => ({ x: c.s * 1000, y: c.fraction })), p.series[1]!),
       ]
     : [];
-  if (l?.slo?.ttftMs !== undefined) datasets.push(line(`SLO TTFT ${l.slo.ttftMs} ms`, [{ x: l.slo.ttftMs, y: 0 }, { x: l.slo.ttftMs, y: 1 }], p.series[0]!, [6, 4]));
-  if (l?.slo?.tpotMs !== undefined) datasets.push(line(`SLO TPOT ${l.slo.tpotMs} ms`, [{ x: l.slo.tpotMs, y: 0 }, { x: l.slo.tpotMs, y: 1 }], p.series[1]!, [6, 4]));
+  if (l?.slo?.ttftMs !== undefined) datasets.push(line(`SLO TTFT ${formatMs(l.slo.ttftMs)}`, [{ x: l.slo.ttftMs, y: 0 }, { x: l.slo.ttftMs, y: 1 }], p.series[0]!, [6, 4]));
+  if (l?.slo?.tpotMs !== undefined) datasets.push(line(`SLO TPOT ${formatMs(l.slo.tpotMs)}`, [{ x: l.slo.tpotMs, y: 0 }, { x: l.slo.tpotMs, y: 1 }], p.series[1]!, [6, 4]));
   const config: ChartConfiguration = {
     type: 'line',
     data: { datasets } as ChartConfiguration['data'],
     options: options(p, 'Latency CDF (modelled)', {
-      x: axis(p, 'ms (log)', { type: 'logarithmic' }),
+      x: durationLogAxis(p, 'TTFT, TPOT (log)'),
       y: axis(p, 'fraction of requests', { min: 0, max: 1 }),
     }),
   };
-  const row = (name: string, x: LatencyStats | null) => (x ? [name, ms(x.mean), ms(x.p50), ms(x.p90), ms(x.p99), ms(x.max)] : [name, 'n/a', 'n/a', 'n/a', 'n/a', 'n/a']);
+  const row = (name: string, x: LatencyStats | null) => (x ? [name, dur(x.mean), dur(x.p50), dur(x.p90), dur(x.p99), dur(x.max)] : [name, 'n/a', 'n/a', 'n/a', 'n/a', 'n/a']);
   const rows = l ? [row('queueing delay', l.queue), row('TTFT', l.ttft), row('TPOT', l.tpot), row('end-to-end', l.e2e)] : [];
   if (l) {
     const good = l.goodputRequestsPerSec !== undefined ? `goodput ${l.goodputRequestsPerSec.toPrecision(3)} req/s (${formatPercent(l.sloAttainment ?? 0)} meet the SLO)` : 'no SLO';
@@ -98,7 +106,7 @@ export function latencyCdfChart(run: ViewRun, p: Palette): ChartSpec {
     summary: l ? latencySummaryLine(l) : null,
     empty: l ? null : run.status === 'running' ? 'Latency comes when the simulation ends.' : 'This run has no latency (a pool simulation of this version records it).',
     config,
-    table: { columns: ['modelled, ms', 'mean', 'p50', 'p90', 'p99', 'max'], rows },
+    table: { columns: ['modelled', 'mean', 'p50', 'p90', 'p99', 'max'], rows },
   };
 }
 
@@ -113,15 +121,15 @@ export function capacityChart(run: ViewRun, p: Palette): ChartSpec {
   const datasets: Dataset[] = c ? [series('p99 TTFT', 'p99TtftS', p.series[0]!), series('p99 TPOT', 'p99TpotS', p.series[1]!)] : [];
   const span = points.length > 0 ? [points[0]!.rate, points[points.length - 1]!.rate] : [0, 1];
   const bound = (label: string, y: number, color: string): Dataset => ({ type: 'line', label, data: span.map((x) => ({ x, y })), borderColor: color, borderDash: [6, 4], borderWidth: p.lineWidth, pointRadius: 0, fill: false });
-  if (c?.slo.ttftMs !== undefined) datasets.push(bound(`SLO TTFT ${c.slo.ttftMs} ms`, c.slo.ttftMs, p.series[0]!));
-  if (c?.slo.tpotMs !== undefined) datasets.push(bound(`SLO TPOT ${c.slo.tpotMs} ms`, c.slo.tpotMs, p.series[1]!));
+  if (c?.slo.ttftMs !== undefined) datasets.push(bound(`SLO TTFT ${formatMs(c.slo.ttftMs)}`, c.slo.ttftMs, p.series[0]!));
+  if (c?.slo.tpotMs !== undefined) datasets.push(bound(`SLO TPOT ${formatMs(c.slo.tpotMs)}`, c.slo.tpotMs, p.series[1]!));
   const title = c?.maxRate != null ? `Capacity (modelled): highest rate meeting the SLO ${c.maxRate.toPrecision(4)} req/s` : 'Capacity (modelled)';
   const config: ChartConfiguration = {
     type: 'line',
     data: { datasets } as ChartConfiguration['data'],
     options: options(p, title, {
       x: axis(p, 'arrival rate (requests/s)', { type: 'linear' }),
-      y: axis(p, 'p99 ms (log)', { type: 'logarithmic' }),
+      y: durationLogAxis(p, 'p99 (log)'),
     }),
   };
   return {
@@ -130,8 +138,8 @@ export function capacityChart(run: ViewRun, p: Palette): ChartSpec {
     empty: c ? null : 'No capacity search in this run (attnscope simulate --max-rate --json FILE records one).',
     config,
     table: {
-      columns: ['rate (req/s)', 'time scale', 'p99 TTFT (ms)', 'p99 TPOT (ms)', 'meets SLO', 'verdict'],
-      rows: (c?.points ?? []).map((x) => [x.rate.toPrecision(4), x.scale.toPrecision(4), x.p99TtftS === null ? 'n/a' : ms(x.p99TtftS), x.p99TpotS === null ? 'n/a' : ms(x.p99TpotS), formatPercent(x.sloAttainment), x.meets ? 'pass' : 'fail']),
+      columns: ['rate (req/s)', 'time scale', 'p99 TTFT (modelled)', 'p99 TPOT (modelled)', 'meets SLO', 'verdict'],
+      rows: (c?.points ?? []).map((x) => [x.rate.toPrecision(4), x.scale.toPrecision(4), x.p99TtftS === null ? 'n/a' : dur(x.p99TtftS), x.p99TpotS === null ? 'n/a' : dur(x.p99TpotS), formatPercent(x.sloAttainment), x.meets ? 'pass' : 'fail']),
     },
   };
 }

@@ -2,7 +2,8 @@
 import { formatCount, formatCountOf, formatDuration, formatPercent } from '../../core/format';
 import type { CapacityCurve, LatencySlo, LatencyStats, LatencySummary } from '../../core/protocol/latency';
 
-const ms = (s: number): string => (s * 1000 >= 100 ? (s * 1000).toFixed(0) : (s * 1000).toPrecision(3));
+/** A latency given in seconds, in the unit its size needs (core/format formatDuration: "42.5 ms", "3.27 h"). */
+const dur = (s: number): string => formatDuration(s * 1e9);
 const int = formatCount;
 const rate = (x: number): string => (x >= 100 ? int(x) : x.toPrecision(3));
 
@@ -15,12 +16,12 @@ export function formatSlo(slo: LatencySlo): string {
 }
 
 /**
- * Lines: the percentile table (ms) of queueing delay, TTFT, TPOT and end-to-end; throughput,
+ * Lines: the percentile table (each time in the unit its size needs) of queueing delay, TTFT, TPOT and end-to-end; throughput,
  * goodput, and the waiting queue. Every figure is labelled modelled (the simulator's clock).
  */
 export function formatLatency(l: LatencySummary, meanWaiting: number | undefined, peakWaiting: number | undefined): string[] {
-  const header = ['latency (modelled, ms)', 'mean', 'p50', 'p90', 'p99', 'max'];
-  const row = (name: string, x: LatencyStats | null): string[] => (x ? [name, ms(x.mean), ms(x.p50), ms(x.p90), ms(x.p99), ms(x.max)] : [name, 'n/a', 'n/a', 'n/a', 'n/a', 'n/a']);
+  const header = ['latency (modelled)', 'mean', 'p50', 'p90', 'p99', 'max'];
+  const row = (name: string, x: LatencyStats | null): string[] => (x ? [name, dur(x.mean), dur(x.p50), dur(x.p90), dur(x.p99), dur(x.max)] : [name, 'n/a', 'n/a', 'n/a', 'n/a', 'n/a']);
   const rows = [row('queueing delay', l.queue), row('TTFT', l.ttft), row('TPOT', l.tpot), row('end-to-end', l.e2e)];
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
   const fmt = (r: string[]): string => r.map((x, c) => (c === 0 ? x.padEnd(widths[c]) : x.padStart(widths[c]))).join('  ');
@@ -46,8 +47,8 @@ export function formatLatency(l: LatencySummary, meanWaiting: number | undefined
 
 /** The capacity search: one line per rate tried, in order, then the answer. */
 export function formatCapacity(c: CapacityCurve): string {
-  const header = ['rate (req/s)', 'time scale', 'p99 TTFT (ms)', 'p99 TPOT (ms)', 'goodput (req/s)', 'meets SLO', 'verdict'];
-  const rows = c.points.map((p) => [p.rate.toPrecision(4), p.scale.toPrecision(4), p.p99TtftS === null ? 'n/a' : ms(p.p99TtftS), p.p99TpotS === null ? 'n/a' : ms(p.p99TpotS), rate(p.goodputRequestsPerSec), formatPercent(p.sloAttainment), p.meets ? 'pass' : 'fail']);
+  const header = ['rate (req/s)', 'time scale', 'p99 TTFT', 'p99 TPOT', 'goodput (req/s)', 'meets SLO', 'verdict'];
+  const rows = c.points.map((p) => [p.rate.toPrecision(4), p.scale.toPrecision(4), p.p99TtftS === null ? 'n/a' : dur(p.p99TtftS), p.p99TpotS === null ? 'n/a' : dur(p.p99TpotS), rate(p.goodputRequestsPerSec), formatPercent(p.sloAttainment), p.meets ? 'pass' : 'fail']);
   const widths = header.map((h, col) => Math.max(h.length, ...rows.map((r) => r[col].length)));
   const fmt = (r: string[]): string => r.map((x, col) => x.padStart(widths[col])).join('  ');
   const lines = [

@@ -532,7 +532,7 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     await lens.click();
     const frame = await dashboardFrame(page);
     await frame.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'llama-3.1-8b · e2e.attn.yaml · simulation' && document.querySelector('#run-status')?.textContent === 'ok', undefined, { timeout: 120_000 });
-    await notification(page, /simulation of llama-3\.1-8b · e2e\.attn\.yaml · simulation finished: peak occupancy [\d.]+%, \d+ preemptions?, prefix-cache hit rate/);
+    await notification(page, /AttnScope: llama-3\.1-8b · e2e\.attn\.yaml · simulation finished: peak occupancy [\d.]+%, \d+ preemptions?, prefix-cache hit rate/);
     assert.match((await frame.textContent('#run-step-time')) ?? '', /^Serving simulation: no kernel was timed; step times, latency and throughput are modelled, not measured: llama on H100 SXM/);
     // The header shows 'ok' first and the charts with their summaries follow in later tasks (main.ts
     // scheduleRender): wait for the finished run's summaries (the pool's replaces the streamed "so far:" one).

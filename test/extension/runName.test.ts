@@ -4,7 +4,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runId } from '../../extension/history';
-import { busyMessage, crashMessage, refusalOf } from '../../extension/refusal';
+import { busyMessage, crashMessage, finishedMessage, refusalOf } from '../../extension/refusal';
+import type { PoolResult } from '../../core/protocol/run';
 import { modelLabel, runName } from '../../extension/runName';
 import { run } from '../fixtures/run';
 import { tempDir } from '../fixtures/tmp';
@@ -89,6 +90,15 @@ describe('refused runs', () => {
       'AttnScope: the serving simulation of qwen3-30b-a3b.attn.json was not started: the benchmark of llama-3.1-8b · llama-3.1-8b.attn.yaml · full is running (one run at a time). Wait for it to finish, or cancel it and start again.',
     );
     assert.match(busyMessage({ name: 'x', job: 'simulate' }, 'bench', null), /^AttnScope: the benchmark was not started: the serving simulation of x is running/);
+  });
+
+  it('a finished simulation: its name once, and a p99 TTFT of hours in hours', () => {
+    // A newcomer's toast: "simulation of … · simulation finished: …, p99 TTFT 11,766,444 ms (modelled)".
+    // 11,766.444 s / 3,600 = 3.268 h.
+    const pool = { ...run.pool!, latency: { ...run.pool!.latency, ttft: { mean: 1, p50: 1, p90: 1, p99: 11_766.444, max: 1 } } } as PoolResult;
+    const said = finishedMessage('simulate', 'llama-3.1-8b · e2e.attn.yaml · simulation', { cases: [], pool }, null);
+    assert.match(said, /^AttnScope: llama-3\.1-8b · e2e\.attn\.yaml · simulation finished: peak occupancy .*, p99 TTFT 3\.27 h \(modelled\)\.$/);
+    assert.equal(finishedMessage('bench', 'x · quick', { cases: run.cases, pool: undefined }, 'W.'), `AttnScope: benchmark of x · quick finished: ${run.cases.length} case(s). W.`);
   });
 
   it('pass a preflight refusal (an error event placed in the profile) through as it is', () => {

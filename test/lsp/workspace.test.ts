@@ -161,7 +161,7 @@ test('a client without the extension\'s commands gets lenses the server runs: th
     assert.ok(pool.latency?.ttft !== null && pool.latency?.ttft !== undefined);
     const said = other.calls.shown.at(-1)!;
     assert.equal(said.type, 3, 'an Info message');
-    assert.match(said.message, /^AttnScope: simulation of llama-3\.1-8b\.attn\.yaml finished: peak occupancy [\d.]+%, \d+ preemptions?, prefix-cache hit rate [\d.]+%, p99 TTFT [\d,]+ ms \(modelled\)\.$/);
+    assert.match(said.message, /^AttnScope: simulation of llama-3\.1-8b\.attn\.yaml finished: peak occupancy [\d.]+%, \d+ preemptions?, prefix-cache hit rate [\d.]+%, p99 TTFT [\d.,]+ (?:µs|ms|s|min|h) \(modelled\)\.$/);
     // A config.json has no workload: no simulation lens, and the command says why.
     const config = fixture('configs/gpt2.config.json');
     await other.open(config.uri, config.text);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatParams, formatPercent, formatRate, formatRunTime, formatSignificant, indefiniteArticle, wasmBuildNote } from '../../core/format';
+import { formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatMs, formatParams, formatPercent, formatRate, formatRunTime, formatSignificant, indefiniteArticle, wasmBuildNote } from '../../core/format';
 
 test('formatBytes: IEC prefixes, three significant digits', () => {
   assert.equal(formatBytes(0), '0 B');
@@ -45,8 +45,16 @@ test('formatParams and formatDuration', () => {
   assert.equal(formatDuration(1_200_000_000), '1.2 s');
   assert.equal(formatDuration(450), '450 ns');
   assert.equal(formatDuration(0), '0 s');
-  assert.equal(formatDuration(3_383.93e9), '3,384 s');
-  assert.equal(formatDuration(999.4e9), '999 s');
+  // 3,383.93 s / 60 = 56.4 min; 999.4 s = 16.66 min; 59.9 s stays in seconds.
+  assert.equal(formatDuration(3_383.93e9), '56.4 min');
+  assert.equal(formatDuration(999.4e9), '16.7 min');
+  assert.equal(formatDuration(59.9e9), '59.9 s');
+  // A modelled p99 TTFT of 11,766,444 ms = 11,766.444 s / 3,600 = 3.268 h (it read "11,766,444 ms").
+  assert.equal(formatMs(11_766_444), '3.27 h');
+  assert.equal(formatMs(5_935_503), '1.65 h');
+  assert.equal(formatMs(7_000_000), '1.94 h');
+  assert.equal(formatMs(1000 * 3600e3), '1,000 h');
+  assert.equal(formatMs(42.5), '42.5 ms');
 });
 
 test('formatPercent: one decimal by default, the digits asked for, a dash for no figure', () => {

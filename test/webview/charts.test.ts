@@ -4,7 +4,8 @@ import { describe, it } from 'node:test';
 import { BasePlatform, Chart, registerables, type ChartConfiguration, type LegendItem } from 'chart.js';
 import type { PoolSample } from '../../core/protocol/run';
 import type { Estimate } from '../../core/protocol/webview';
-import { logTick, memoryChart, placeRoofLabels, pngCaption, poolTimelineChart, rooflineChart, thinSamples } from '../../webview/charts';
+import { durationLogTick, logTick, memoryChart, placeRoofLabels, pngCaption, poolTimelineChart, rooflineChart, thinSamples } from '../../webview/charts';
+import { latencyCdfChart } from '../../webview/latency';
 import { viewOfRun } from '../../webview/model';
 import type { Palette } from '../../webview/theme';
 import { run } from '../fixtures/run';
@@ -216,5 +217,26 @@ describe('PNG caption', () => {
 describe('logTick', () => {
   it('labels only powers of ten, compactly (chart.js printed "700.00 1,000.00" side by side)', () => {
     assert.deepEqual([0.1, 0.3, 1, 7, 10, 700, 1000, 30000, 1e6].map(logTick), ['0.1', '', '1', '', '10', '', '1k', '', '1M']);
+  });
+});
+
+describe('latency axes', () => {
+  it('label powers of ten of milliseconds as durations: a 3-hour CDF reads "16.7 min", "2.78 h", not "7,000,000" beside "10,000,000"', () => {
+    // 10^6 ms = 1,000 s = 16.67 min; 10^7 ms = 10,000 s = 2.78 h; 7·10^6 ms is no power of ten: no label.
+    assert.deepEqual([1, 100, 1000, 7e6, 1e6, 1e7].map(durationLogTick), ['1 ms', '100 ms', '1 s', '', '16.7 min', '2.78 h']);
+  });
+
+  it('the CDF and its table write large latencies in hours, the axis skips colliding ticks', () => {
+    const base = viewOfRun(run, null);
+    const lat = base.pool!.latency!;
+    // p50 5,935.503 s / 3,600 = 1.649 h; p99 11,766.444 s = 3.268 h.
+    const big = { ...base, pool: { ...base.pool!, latency: { ...lat, ttft: { ...lat.ttft!, p50: 5935.503, p99: 11766.444 } } } };
+    const spec = latencyCdfChart(big, palette);
+    assert.ok(spec.summary!.startsWith('modelled: TTFT p50 1.65 h, p99 3.27 h · TPOT p50 '), spec.summary!);
+    const x = (spec.config.options!.scales!['x'] as { ticks: { autoSkip: boolean; maxRotation: number; callback: (v: number) => string } });
+    assert.equal(x.ticks.autoSkip, true);
+    assert.equal(x.ticks.maxRotation, 0);
+    assert.equal(x.ticks.callback(1e7), '2.78 h');
+    assert.equal(spec.table.rows[1]![4], '3.27 h');
   });
 });

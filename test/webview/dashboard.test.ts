@@ -164,12 +164,12 @@ describe('dashboard webview in Chromium', () => {
       ['contiguous, max_model_len', percent(useful('contiguous_max_model_len'))],
       ['contiguous, prompt+output', percent(useful('contiguous_prompt_plus_output'))],
     ]);
-    // The latency view: both CDFs as recorded, and the percentile table in ms.
+    // The latency view: both CDFs as recorded, and the percentile table with its units (p99 TTFT 0.114 s: in ms).
     const latency = run.pool!.latency!;
     assert.deepEqual(await drawnPoints(page, 'latencyCdf'), { TTFT: latency.ttftCdf.length, TPOT: latency.tpotCdf.length });
     const percentiles = await tableRows(page, 'table-latencyCdf');
     assert.equal(percentiles[1]![0], 'TTFT');
-    assert.equal(Number(percentiles[1]![4]), Number((latency.ttft!.p99 * 1000).toPrecision(3)));
+    assert.equal(percentiles[1]![4], `${Number((latency.ttft!.p99 * 1000).toPrecision(3))} ms`);
     assert.deepEqual(await drawnPoints(page, 'queue'), { running: n, waiting: n, 'waiting, preempted': n });
   });
 
@@ -404,9 +404,10 @@ describe('dashboard webview in Chromium', () => {
     assert.equal(await page.textContent('#summary-poolTimeline'), `peak occupancy ${percent(run.pool!.summary.peakOccupancy)} (mean ${percent(run.pool!.summary.meanOccupancy)}) · 0 preemptions · prefix-cache hit rate 0.0% · 400 of 400 requests completed`);
     // The latency above its chart, in ms from the recorded seconds.
     const l = run.pool!.latency!;
-    const msText = (s: number) => (s * 1000 >= 100 ? (s * 1000).toFixed(0) : (s * 1000).toPrecision(3));
+    // Three significant digits in the largest unit the value reaches (these are all under a minute).
+    const durText = (s: number) => (s >= 1 ? `${Number(s.toPrecision(3))} s` : `${Number((s * 1000).toPrecision(3))} ms`);
     const latency = (await page.textContent('#summary-latencyCdf')) ?? '';
-    assert.ok(latency.startsWith(`modelled: TTFT p50 ${msText(l.ttft!.p50)} ms, p99 ${msText(l.ttft!.p99)} ms · TPOT p50 ${msText(l.tpot!.p50)} ms, p99 ${msText(l.tpot!.p99)} ms`), latency);
+    assert.ok(latency.startsWith(`modelled: TTFT p50 ${durText(l.ttft!.p50)}, p99 ${durText(l.ttft!.p99)} · TPOT p50 ${durText(l.tpot!.p50)}, p99 ${durText(l.tpot!.p99)}`), latency);
     assert.match(latency, /goodput/);
     // Its times are said to be modelled, on which GPU and roofline.
     const note = (await page.textContent('#run-step-time')) ?? '';
@@ -415,6 +416,14 @@ describe('dashboard webview in Chromium', () => {
     assert.match(note, /H100 SXM/);
     assert.equal(await page.getAttribute('#btn-export-png', 'disabled'), null, 'a simulation exports its charts too');
     await page.screenshot({ path: join(shots, 'simulation.png'), fullPage: true });
+    // An overloaded pool: every TTFT 10^5 times the recorded one. p50 0.018331 s -> 1,833.1 s / 60 =
+    // 30.6 min; p99 0.114147 s -> 11,414.7 s / 3,600 = 3.17 h (it read "TTFT p50 1833111 ms").
+    const lat = run.pool!.latency!;
+    const slowTtft = { ...lat, ttft: { ...lat.ttft!, p50: lat.ttft!.p50 * 1e5, p99: lat.ttft!.p99 * 1e5 }, ttftCdf: lat.ttftCdf.map((c) => ({ ...c, s: c.s * 1e5 })) };
+    await send(page, { type: 'showRun', run: { ...sim, name: 'slow · simulation', pool: { ...run.pool!, latency: slowTtft } }, id: null });
+    await page.waitForFunction(() => document.querySelector('#summary-latencyCdf')?.textContent?.includes(' h'));
+    assert.ok(((await page.textContent('#summary-latencyCdf')) ?? '').startsWith('modelled: TTFT p50 30.6 min, p99 3.17 h · TPOT'));
+    await page.locator('section[data-chart="latencyCdf"]').screenshot({ path: join(shots, 'latency-hours.png') });
     // A benchmark's note: its kernels measured, its pool's step times modelled.
     await send(page, { type: 'showRun', run, id: RUN_ID });
     await page.waitForFunction(() => document.querySelector('#run-step-time')?.textContent?.startsWith('Kernel timings are measured on this machine'));
@@ -434,7 +443,7 @@ describe('dashboard webview in Chromium', () => {
     // 0.5908 -> 0.2954: −50.0%; preemptions 0 -> 3 (no relative change from 0).
     assert.deepEqual(byLabel['peak occupancy'], [percent(run.pool!.summary.peakOccupancy), percent(run.pool!.summary.peakOccupancy / 2), '-50.0%']);
     assert.deepEqual(byLabel['preemptions'], ['0', '3', '']);
-    assert.deepEqual(byLabel['TTFT p99 (modelled)']!.slice(0, 2).map((x) => x.endsWith(' ms')), [true, true]);
+    assert.deepEqual(byLabel['TTFT p99 (modelled)']!.slice(0, 2).map((x) => / (ms|s)$/.test(x)), [true, true]);
     // A benchmark without a pool against a simulation: nothing in common.
     const { pool: _pool, ...noPool } = run;
     await send(page, { type: 'compare', a: noPool as RunResult, b: sim });
