@@ -734,18 +734,6 @@ export function machineText(env: NonNullable<ViewRun['environment']>, sep: strin
   return [env.cpuModel, `${env.cpuCores} cores`, env.simd, nativeBuildLabel(env), env.gpu?.name].filter((part) => part).join(sep);
 }
 
-/**
- * What the exported PNG says about itself, drawn at its top: the run's name, then the model, the
- * machine and the date (an image pasted into a report carries no other context).
- */
-export function pngCaption(run: ViewRun): [string, string] {
-  const model = run.profile ? `${run.profile.model.architectures[0] ?? run.profile.model.modelType}${run.profile.modelPath ? ` (${run.profile.modelPath.split(/[\\/]/).slice(-2).join('/')})` : ''}` : null;
-  const env = run.environment;
-  const machine = env ? machineText(env, ', ') : null;
-  const date = run.createdAt ?? new Date().toISOString();
-  return [run.name, [model && `model ${model}`, machine && `machine ${machine}`, date].filter(Boolean).join(' · ')];
-}
-
 /** Every chart of the run view, in page order. */
 export const CHART_IDS = ['timings', 'throughput', 'roofline', 'memory', 'poolTimeline', 'poolBaselines'] as const;
 

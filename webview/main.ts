@@ -18,7 +18,8 @@ import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import { Chart, registerables } from 'chart.js';
 import type { ToWebview } from '../core/protocol/webview';
-import { CHART_IDS, chartInputs, machineText, pngCaption, runChart, type ChartId, type ChartSpec } from './charts';
+import { CHART_IDS, chartInputs, machineText, runChart, type ChartId, type ChartSpec } from './charts';
+import { composePng } from './png';
 import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './latency';
 import { buildDifference, comparePools, compareRuns, kindDifference, modelDifference } from './compare';
 import { metricsOf as sweepMetricsOf, sweepAxisCharts, sweepTable } from './sweep';
@@ -447,38 +448,14 @@ function scheduleRender(): void {
   requestAnimationFrame(() => setTimeout(render, 0));
 }
 
-/** All visible charts of the run view, stacked into one PNG on the theme's background, under a caption (pngCaption). */
+/** All visible charts of the run view, redrawn at least 1,200 px wide, each under its summary, under the caption with the provenance lines (png.ts composePng). */
 function exportChartsPng(): void {
   const run = model.current;
   if (!run) return;
-  const visible = [...charts.entries()].filter(([id]) => !cards.get(id)!.card.classList.contains('is-empty') && cards.get(id)!.card.offsetParent !== null).map(([, c]) => c.canvas);
+  const visible = [...cards.values()].filter((c) => c.spec !== null && c.spec.empty === null && !c.card.classList.contains('is-empty') && c.card.offsetParent !== null);
   if (visible.length === 0) return;
-  const scale = window.devicePixelRatio || 1;
-  const [line1, line2] = pngCaption(run);
-  const pad = Math.round(12 * scale);
-  const size1 = Math.round((palette.fontSize + 3) * scale);
-  const size2 = Math.round(palette.fontSize * scale);
-  const captionHeight = pad + size1 + Math.round(6 * scale) + size2 + pad;
-  const width = Math.max(...visible.map((c) => c.width));
-  const height = captionHeight + visible.reduce((h, c) => h + c.height, 0);
-  const out = document.createElement('canvas');
-  out.width = width;
-  out.height = height;
-  const ctx = out.getContext('2d')!;
-  ctx.fillStyle = palette.background;
-  ctx.fillRect(0, 0, width, height);
-  ctx.fillStyle = palette.foreground;
-  ctx.textBaseline = 'top';
-  ctx.font = `600 ${size1}px ${palette.fontFamily}`;
-  ctx.fillText(line1, pad, pad, width - 2 * pad);
-  ctx.fillStyle = palette.muted;
-  ctx.font = `${size2}px ${palette.fontFamily}`;
-  ctx.fillText(line2, pad, pad + size1 + Math.round(6 * scale), width - 2 * pad);
-  let y = captionHeight;
-  for (const c of visible) {
-    ctx.drawImage(c, 0, y);
-    y += c.height;
-  }
+  const cssWidth = Math.max(...visible.map((c) => c.canvas.clientWidth));
+  const out = composePng(run, visible.map((c) => ({ spec: c.spec!, cssHeight: c.box.clientHeight || c.canvas.clientHeight })), palette, window.devicePixelRatio || 1, cssWidth);
   post({ type: 'savePng', name: run.name, dataUrl: out.toDataURL('image/png') });
 }
 

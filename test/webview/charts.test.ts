@@ -4,8 +4,9 @@ import { describe, it } from 'node:test';
 import { BasePlatform, Chart, registerables, type ChartConfiguration, type LegendItem } from 'chart.js';
 import type { PoolSample } from '../../core/protocol/run';
 import type { Estimate } from '../../core/protocol/webview';
-import { durationLogTick, logTick, memoryChart, placeRoofLabels, pngCaption, poolTimelineChart, rooflineChart, thinSamples } from '../../webview/charts';
+import { durationLogTick, logTick, memoryChart, placeRoofLabels, poolTimelineChart, rooflineChart, thinSamples } from '../../webview/charts';
 import { latencyCdfChart } from '../../webview/latency';
+import { pngCaption, wrapText } from '../../webview/png';
 import { viewOfRun } from '../../webview/model';
 import type { Palette } from '../../webview/theme';
 import { run } from '../fixtures/run';
@@ -207,10 +208,21 @@ describe('roof labels', () => {
 });
 
 describe('PNG caption', () => {
-  it('names the run, the model, the machine and the date', () => {
-    const [title, line] = pngCaption(viewOfRun(run, null));
+  it('names the run, the model, the machine and the date, and where its figures come from', () => {
+    const [title, line, provenance, ...more] = pngCaption(viewOfRun(run, null));
     assert.equal(title, run.name);
     assert.equal(line, `model LlamaForCausalLM${run.profile.modelPath ? ` (${run.profile.modelPath.split('/').slice(-2).join('/')})` : ''} · machine ${run.environment.cpuModel}, ${run.environment.cpuCores} cores, ${run.environment.simd} · ${run.createdAt}`);
+    // The line the dashboard shows above the charts: what is measured, what modelled and by which model (the PNG dropped it).
+    assert.equal(provenance, `Kernel timings are measured on this machine; the pool simulation's step times are modelled, not measured: ${run.pool!.stepTime!.source}.`);
+    assert.deepEqual(more, []);
+    // A simulation: no kernel timed, its step-time model named.
+    const sim = pngCaption(viewOfRun({ ...run, kind: 'simulate', cases: [] }, null));
+    assert.equal(sim[2], `Serving simulation: no kernel was timed; step times, latency and throughput are modelled, not measured: ${run.pool!.stepTime!.source}.`);
+  });
+
+  it('wraps a long line at spaces to the width', () => {
+    // One unit per character: "aaa bbb" is 7 wide, "aaa bbb ccc" 11.
+    assert.deepEqual(wrapText('aaa bbb ccc dddddddddddd e', 8, (s) => s.length), ['aaa bbb', 'ccc', 'dddddddddddd', 'e']);
   });
 });
 

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
@@ -212,6 +212,11 @@ describe('dashboard webview in Chromium', () => {
     const [png] = (await waitForPosted(page, 'savePng')) as Array<{ name: string; dataUrl: string }>;
     assert.equal(png!.name, run.name);
     assert.match(png!.dataUrl, /^data:image\/png;base64,iVBORw0KGgo/);
+    // Its width (IHDR, bytes 16-19): at least 1,200 CSS px at this page's device-pixel ratio 1,
+    // whatever the panel's width (a narrow one exported 561 px, the pool chart's title cut at both sides).
+    const bytes = Buffer.from(png!.dataUrl.slice('data:image/png;base64,'.length), 'base64');
+    writeFileSync(join(shots, 'export.png'), bytes);
+    assert.ok(bytes.readUInt32BE(16) >= 1200, `PNG ${bytes.readUInt32BE(16)} px wide`);
     await page.click('#btn-export-csv');
     await page.click('#btn-export-json');
     const exports = await waitForPosted(page, 'export', 2);

@@ -1,0 +1,110 @@
+/**
+ * The dashboard's "Export PNG": every visible chart of the run view redrawn at a width a report
+ * can use (at least PNG_MIN_CSS_WIDTH CSS px, times the device-pixel ratio; a narrow panel's
+ * 561 px cut the pool chart's title at both sides), each under its summary line, all under a
+ * caption that says what the image is and where its figures come from — the lines the dashboard
+ * shows above the charts (stepTimeNote: step times modelled by which roofline on which GPU;
+ * wasmBuildNote) and each chart's own (the throughput chart's "against this machine's measured
+ * … peak"). An image pasted into a report carries no other context.
+ */
+import { Chart, type ChartConfiguration } from 'chart.js';
+import { wasmBuildNote } from '../core/format';
+import { machineText, type ChartSpec } from './charts';
+import { stepTimeNote } from './latency';
+import type { ViewRun } from './model';
+import type { Palette } from './theme';
+
+/** The narrowest export, CSS px: a chart drawn narrower is redrawn at this width. */
+export const PNG_MIN_CSS_WIDTH = 1200;
+
+/**
+ * What the exported PNG says about itself, drawn at its top: the run's name; the model, the
+ * machine and the date; then where its figures come from, as the dashboard's header says it
+ * (stepTimeNote, wasmBuildNote), one line each.
+ */
+export function pngCaption(run: ViewRun): string[] {
+  const model = run.profile ? `${run.profile.model.architectures[0] ?? run.profile.model.modelType}${run.profile.modelPath ? ` (${run.profile.modelPath.split(/[\\/]/).slice(-2).join('/')})` : ''}` : null;
+  const env = run.environment;
+  const machine = env ? machineText(env, ', ') : null;
+  const date = run.createdAt ?? new Date().toISOString();
+  const provenance = [stepTimeNote(run), run.status === 'running' ? null : wasmBuildNote(env, run.kind)].filter((line): line is string => line !== null);
+  return [run.name, [model && `model ${model}`, machine && `machine ${machine}`, date].filter(Boolean).join(' · '), ...provenance];
+}
+
+/** `text` broken at spaces into lines no wider than `maxWidth` as `measure` says (a word wider than that stays whole on its line). */
+export function wrapText(text: string, maxWidth: number, measure: (s: string) => number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const next = line ? `${line} ${word}` : word;
+    if (line && measure(next) > maxWidth) {
+      lines.push(line);
+      line = word;
+    } else line = next;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+/** One chart to export: its spec (redrawn from it) and the CSS height it is shown at. */
+export interface PngChart {
+  spec: ChartSpec;
+  cssHeight: number;
+}
+
+/**
+ * The PNG of `charts` for `run`: `cssWidth` (at least PNG_MIN_CSS_WIDTH) wide in CSS px, drawn at
+ * `scale` device pixels per CSS px, on the palette's background. Each chart is a fresh chart.js
+ * chart of its spec on an offscreen canvas (the page's own stay as they are).
+ */
+export function composePng(run: ViewRun, charts: readonly PngChart[], p: Palette, scale: number, cssWidth: number): HTMLCanvasElement {
+  const width = Math.max(PNG_MIN_CSS_WIDTH, Math.round(cssWidth));
+  const pad = 12;
+  const out = document.createElement('canvas');
+  const measureCtx = out.getContext('2d')!;
+  const font = (size: number, bold = false) => `${bold ? '600 ' : ''}${size}px ${p.fontFamily}`;
+  type Line = { text: string; size: number; bold: boolean; muted: boolean };
+  const wrapped = (text: string, size: number, bold: boolean, muted: boolean): Line[] => {
+    measureCtx.font = font(size, bold);
+    return wrapText(text, width - 2 * pad, (s) => measureCtx.measureText(s).width).map((t) => ({ text: t, size, bold, muted }));
+  };
+  const [name, ...rest] = pngCaption(run);
+  const caption = [...wrapped(name!, p.fontSize + 3, true, false), ...rest.flatMap((line, i) => wrapped(line, p.fontSize, false, i === 0))];
+  const blocks = charts.map((c) => ({ chart: c, lines: c.spec.summary ? wrapped(c.spec.summary, p.fontSize, false, true) : [] }));
+  const lineHeight = (l: Line) => Math.round(l.size * 1.35);
+  const textHeight = (lines: readonly Line[]) => lines.reduce((h, l) => h + lineHeight(l), 0);
+  const height = pad + textHeight(caption) + pad + blocks.reduce((h, b) => h + (b.lines.length ? textHeight(b.lines) + pad / 2 : 0) + b.chart.cssHeight + pad, 0);
+  out.width = Math.round(width * scale);
+  out.height = Math.round(height * scale);
+  const ctx = out.getContext('2d')!;
+  ctx.scale(scale, scale);
+  ctx.fillStyle = p.background;
+  ctx.fillRect(0, 0, width, height);
+  ctx.textBaseline = 'top';
+  let y = pad;
+  const draw = (lines: readonly Line[]) => {
+    for (const l of lines) {
+      ctx.font = font(l.size, l.bold);
+      ctx.fillStyle = l.muted ? p.muted : p.foreground;
+      ctx.fillText(l.text, pad, y);
+      y += lineHeight(l);
+    }
+  };
+  draw(caption);
+  y += pad;
+  for (const b of blocks) {
+    if (b.lines.length) {
+      draw(b.lines);
+      y += pad / 2;
+    }
+    const canvas = document.createElement('canvas');
+    canvas.width = width;
+    canvas.height = b.chart.cssHeight;
+    const config = b.chart.spec.config;
+    const chart = new Chart(canvas, { ...config, options: { ...config.options, responsive: false, maintainAspectRatio: false, animation: false, devicePixelRatio: scale } } as ChartConfiguration);
+    ctx.drawImage(canvas, 0, y, width, b.chart.cssHeight);
+    chart.destroy();
+    y += b.chart.cssHeight + pad;
+  }
+  return out;
+}
