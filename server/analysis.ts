@@ -13,6 +13,7 @@ import {
   isConfigPath,
   isModelConfigFile,
   isProfilePath,
+  moveUnread,
   parseJsonTree,
   parseProfileOrConfig,
   propertyAt,
@@ -281,6 +282,8 @@ export function reuseTree(previous: Analysis, text: string): ParsedTree | null {
   };
   const clone = (n: ValueNode): ValueNode => {
     if (n === target) return { ...n, range: shift(n.range), value };
+    const moved = moveUnread(n, shift(n.range), text);
+    if (moved !== null) return moved;
     const c: ValueNode = { ...n, range: shift(n.range) };
     if (n.properties) c.properties = n.properties.map((p) => ({ key: p.key, keyRange: shift(p.keyRange), value: clone(p.value) }));
     if (n.items) c.items = n.items.map(clone);

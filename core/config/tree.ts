@@ -121,47 +121,194 @@ function shown(node: ValueNode): string {
   return node.type === 'object' || node.type === 'array' ? '' : ` (${JSON.stringify(node.value)})`;
 }
 
-/** Converts a jsonc-parser tree; a key written twice in one object adds a warning at the second. */
-function fromJsonc(node: jsonc.Node, problems: Problem[], text: string): ValueNode {
-  const range = { offset: node.offset, length: node.length };
-  switch (node.type) {
-    case 'object': {
-      const properties: PropertyNode[] = [];
-      const seen = new Set<string>();
-      for (const prop of node.children ?? []) {
-        const [keyNode, valueNode] = prop.children ?? [];
-        if (!keyNode) continue;
-        const value: ValueNode = valueNode
-          ? fromJsonc(valueNode, problems, text)
-          : { type: 'null', value: null, range: { offset: prop.offset + prop.length, length: 0 } };
-        const key = String(keyNode.value);
-        const keyRange = { offset: keyNode.offset, length: keyNode.length };
-        if (seen.has(key)) {
-          problems.push({
-            severity: 'warning',
-            code: 'duplicate-key',
-            message: `${key} is given twice; the last one${shown(value)} is used, as Python's json does`,
-            range: keyRange,
-          });
-        }
-        seen.add(key);
-        properties.push({ key, keyRange, value });
+/**
+ * Members a nested object or array holds before its members are left unread until asked for:
+ * a classifier config's id2label / label2id maps (tens of thousands of labels) or a long unknown
+ * list, none of which the model reader looks at. The root's members are always read.
+ */
+export const EAGER_MEMBERS = 1024;
+
+/** What parseJsonTree did, for tests that hold its work linear: value nodes it made (members of deferred containers made on first read count too). */
+export interface TreeStats {
+  nodes: number;
+}
+
+/** A container being read: its members so far, and the member whose key came last. */
+interface OpenContainer {
+  type: 'object' | 'array';
+  offset: number;
+  properties: PropertyNode[];
+  items: ValueNode[];
+  seen: Set<string> | null;
+  /** The property whose key was read and whose value is pending (jsonc-parser's 'property' node). */
+  key: { key: string; keyRange: SourceRange; value: ValueNode | null } | null;
+  /** Members past EAGER_MEMBERS: the rest is skipped and read again on first access. */
+  deferred: boolean;
+}
+
+/**
+ * Builds the ValueNode tree of `text` (the JSON of text[base...], offsets shifted by `base`) in
+ * one jsonc-parser visit, with the recovery jsonc-parser's parseTree makes: a key without a value
+ * gets a null value at the end of the property. Errors and keys written twice go to `problems`
+ * (null: not reported, the text was checked before). A nested container that passes
+ * EAGER_MEMBERS members stops being read there: its node gets `properties` / `items` as a getter
+ * that reads its text on first access (so a reader sees the same tree), and keys written twice
+ * inside it are not reported.
+ */
+function buildJsonTree(text: string, base: number, allowComments: boolean, problems: Problem[] | null, stats: TreeStats | undefined): ValueNode | null {
+  const stack: OpenContainer[] = [];
+  let result: ValueNode | null = null;
+  /** Depth inside a deferred container (0: reading members). */
+  let skip = 0;
+  const made = (): void => {
+    if (stats) stats.nodes++;
+  };
+  /** Ends the pending property of the top container at `end` (jsonc-parser's ensurePropertyComplete). */
+  const completeProperty = (end: number): void => {
+    const top = stack[stack.length - 1];
+    if (!top || top.type !== 'object' || top.key === null) return;
+    const { key, keyRange } = top.key;
+    let value = top.key.value;
+    if (value === null) {
+      made();
+      value = { type: 'null', value: null, range: { offset: end, length: 0 } };
+    }
+    top.key = null;
+    if (top.seen !== null) {
+      if (top.seen.has(key)) {
+        problems?.push({
+          severity: 'warning',
+          code: 'duplicate-key',
+          message: `${key} is given twice; the last one${shown(value)} is used, as Python's json does`,
+          range: keyRange,
+        });
       }
-      return { type: 'object', range, properties };
+      top.seen.add(key);
     }
-    case 'array':
-      return { type: 'array', range, items: (node.children ?? []).map((c) => fromJsonc(c, problems, text)) };
-    case 'number': {
-      const written = unsafeIntegerLiteral(text.slice(node.offset, node.offset + node.length), node.value as number);
-      return written === undefined ? { type: 'number', range, value: node.value as number } : { type: 'number', range, value: node.value as number, written };
+    top.properties.push({ key, keyRange, value });
+    deferIfLong(top);
+  };
+  const deferIfLong = (top: OpenContainer): void => {
+    if (stack.length > 1 && top.properties.length + top.items.length > EAGER_MEMBERS) {
+      top.deferred = true;
+      top.properties = [];
+      top.items = [];
+      top.seen = null;
+      skip = 1;
     }
-    case 'string':
-    case 'boolean':
-    case 'null':
-      return { type: node.type, range, value: node.value as string | number | boolean | null };
-    default:
-      return { type: 'null', range, value: null };
-  }
+  };
+  /** A finished value: the pending property's value, an array item, or the root. */
+  const place = (value: ValueNode): void => {
+    const top = stack[stack.length - 1];
+    if (!top) result ??= value;
+    else if (top.type === 'object') {
+      if (top.key !== null) top.key.value = value;
+    } else {
+      top.items.push(value);
+      deferIfLong(top);
+    }
+  };
+  const begin = (type: 'object' | 'array', offset: number): void => {
+    if (skip > 0) {
+      skip++;
+      return;
+    }
+    stack.push({ type, offset: base + offset, properties: [], items: [], seen: type === 'object' ? new Set() : null, key: null, deferred: false });
+  };
+  const end = (offset: number, length: number): void => {
+    if (skip > 1) {
+      skip--;
+      return;
+    }
+    skip = 0;
+    const endOffset = base + offset + length;
+    completeProperty(endOffset);
+    const open = stack.pop()!;
+    const range = { offset: open.offset, length: endOffset - open.offset };
+    made();
+    const node: ValueNode = open.deferred
+      ? deferredNode(open.type, range, text, base, allowComments, stats)
+      : open.type === 'object'
+        ? { type: 'object', range, properties: open.properties }
+        : { type: 'array', range, items: open.items };
+    place(node);
+    completeProperty(endOffset);
+  };
+  jsonc.visit(
+    text,
+    {
+      onObjectBegin: (offset) => begin('object', offset),
+      onObjectEnd: end,
+      onArrayBegin: (offset) => begin('array', offset),
+      onArrayEnd: end,
+      onObjectProperty: (key, offset, length) => {
+        if (skip > 0) return;
+        const top = stack[stack.length - 1]!;
+        top.key = { key, keyRange: { offset: base + offset, length }, value: null };
+      },
+      onLiteralValue: (value: unknown, offset, length) => {
+        if (skip > 0) return;
+        made();
+        const range = { offset: base + offset, length };
+        let node: ValueNode;
+        if (typeof value === 'number') {
+          const written = unsafeIntegerLiteral(text.slice(offset, offset + length), value);
+          node = written === undefined ? { type: 'number', range, value } : { type: 'number', range, value, written };
+        } else if (typeof value === 'string') node = { type: 'string', range, value };
+        else if (typeof value === 'boolean') node = { type: 'boolean', range, value };
+        else node = { type: 'null', range, value: null };
+        place(node);
+        completeProperty(base + offset + length);
+      },
+      onSeparator: (sep, offset) => {
+        if (skip > 0 || sep !== ',') return;
+        completeProperty(base + offset);
+      },
+      onError: (error, offset, length) => {
+        problems?.push({ severity: 'error', code: 'json-syntax', message: jsonErrorMessage(text, error, offset), range: { offset: base + offset, length } });
+      },
+    },
+    { disallowComments: !allowComments, allowTrailingComma: false, allowEmptyContent: false },
+  );
+  return result;
+}
+
+/**
+ * A container left unread (buildJsonTree): `properties` or `items` is a getter that reads the
+ * container's own text once, on first access, and then stays a plain value.
+ */
+function deferredNode(type: 'object' | 'array', range: SourceRange, text: string, base: number, allowComments: boolean, stats: TreeStats | undefined): ValueNode {
+  const node: ValueNode = { type, range };
+  const field = type === 'object' ? 'properties' : 'items';
+  unread.set(node, allowComments);
+  Object.defineProperty(node, field, {
+    configurable: true,
+    enumerable: true,
+    get() {
+      unread.delete(node);
+      const from = range.offset - base;
+      const inner = buildJsonTree(text.slice(from, from + range.length), range.offset, allowComments, null, stats);
+      const members = (type === 'object' ? inner?.properties : inner?.items) ?? [];
+      Object.defineProperty(node, field, { value: members, writable: true, enumerable: true, configurable: true });
+      return members;
+    },
+  });
+  return node;
+}
+
+/** Containers left unread (deferredNode) whose members nobody has asked for yet, with their allowComments. */
+const unread = new WeakMap<ValueNode, boolean>();
+
+/**
+ * For code that copies trees (the language server's reuse of a parse after an edit): a container
+ * whose members were never read, moved to `range` of `text` (its text unchanged, its offset
+ * moved by an edit before it), still unread; null when `node` is not such a container (copy it
+ * as usual: spreading an unread one reads it).
+ */
+export function moveUnread(node: ValueNode, range: SourceRange, text: string): ValueNode | null {
+  const allowComments = unread.get(node);
+  if (allowComments === undefined || (node.type !== 'object' && node.type !== 'array')) return null;
+  return deferredNode(node.type, range, text, 0, allowComments, undefined);
 }
 
 /**
@@ -198,7 +345,7 @@ function tooDeep(text: string): SourceRange | null {
  * error at the bracket that passes it (null root). Warnings: a UTF-8 byte-order mark (read past,
  * offsets unchanged), a key written twice in one object (at the second; the last one wins).
  */
-export function parseJsonTree(text: string, opts: { allowComments?: boolean } = {}): ParsedTree {
+export function parseJsonTree(text: string, opts: { allowComments?: boolean; stats?: TreeStats } = {}): ParsedTree {
   const deep = tooDeep(text);
   if (deep) {
     return {
@@ -217,24 +364,15 @@ export function parseJsonTree(text: string, opts: { allowComments?: boolean } = 
       range: { offset: 0, length: 1 },
     });
   }
-  const errors: jsonc.ParseError[] = [];
-  const root = jsonc.parseTree(text, errors, {
-    disallowComments: !opts.allowComments,
-    allowTrailingComma: false,
-    allowEmptyContent: false,
-  });
-  for (const e of errors) {
-    // Python's json.dump writes a float NaN or infinity as the bare word, which JSON has not.
-    const word = /^-?(?:NaN|Infinity)\b/.exec(text.slice(e.offset, e.offset + 10))?.[0];
-    const why = word !== undefined ? `${word} is not JSON (Python's json.dump writes it for a float ${word === 'NaN' ? 'NaN' : 'infinity'}): write a number` : jsonErrorText(e.error);
-    problems.push({
-      severity: 'error',
-      code: 'json-syntax',
-      message: `JSON syntax error: ${why}`,
-      range: { offset: e.offset, length: e.length },
-    });
-  }
-  return { root: root ? fromJsonc(root, problems, text) : null, problems };
+  const root = buildJsonTree(text, 0, opts.allowComments === true, problems, opts.stats);
+  return { root, problems };
+}
+
+/** A syntax error in words; Python's json.dump writes a float NaN or infinity as the bare word, which JSON has not. */
+function jsonErrorMessage(text: string, error: jsonc.ParseErrorCode, offset: number): string {
+  const word = /^-?(?:NaN|Infinity)\b/.exec(text.slice(offset, offset + 10))?.[0];
+  const why = word !== undefined ? `${word} is not JSON (Python's json.dump writes it for a float ${word === 'NaN' ? 'NaN' : 'infinity'}): write a number` : jsonErrorText(error);
+  return `JSON syntax error: ${why}`;
 }
 
 function yamlRange(node: { range?: YAML.Range | null | undefined }, fallback: number): SourceRange {

@@ -14,6 +14,7 @@ import {
 import { kvBytesForSequence, kvBytesPerToken, paramCounts } from '../../core/estimate/index';
 import { fixtureText, loadModel } from './helpers';
 import { labelledConfig } from '../../scripts/bench-config-size';
+import { EAGER_MEMBERS, getProperty, parseJsonTree, toPlain, type TreeStats } from '../../core/config/index';
 
 /** The one problem with `code`, or a failure listing what came back. */
 function only(problems: Problem[], code: string): Problem {
@@ -544,20 +545,58 @@ test('a config holding NaN or Infinity (Python json.dump\'s words for float NaN 
   assert.equal(parseJsonTree('{"hidden_size": nope}').problems[0]!.message, 'JSON syntax error: invalid symbol');
 });
 
-test('a config with 50,000 labels (2.7 MB) reads as the model; a label written twice is found, at its own line', () => {
+test('a config with 50,000 labels (2.7 MB) reads as the model; a key written twice after the labels is found, at its own line', () => {
   // The newcomer's case: a classifier config; the labels change nothing in the model.
   const plain = labelledConfig(50_000);
   const r = readModelConfig(plain);
   assert.deepEqual(r.problems.filter((p) => p.severity !== 'info'), []);
   assert.equal(r.value!.numLayers, 32);
   assert.equal(r.value!.numKvHeads, 8);
-  // LABEL_7 written again as label2id's last member: json.loads keeps the last (50000).
-  const text = plain.replace('"LABEL_49999": 49999', '"LABEL_49999": 49999,\n    "LABEL_7": 50000');
-  const p = only(readModelConfig(text).problems, 'duplicate-key');
-  assert.equal(p.message, "LABEL_7 is given twice; the last one (50000) is used, as Python's json does");
-  assert.equal(p.range.offset, text.lastIndexOf('"LABEL_7"'));
-  // Its line, counted independently: the lines before it plus one; the column after 4 spaces.
+  // num_hidden_layers written again after label2id: json.loads keeps the last (40).
+  const text = plain.replace(/\n {2}}\n}\n$/, '\n  },\n  "num_hidden_layers": 40\n}\n');
+  assert.notEqual(text, plain);
+  const read = readModelConfig(text);
+  const p = only(read.problems, 'duplicate-key');
+  assert.equal(p.message, "num_hidden_layers is given twice; the last one (40) is used, as Python's json does");
+  assert.equal(read.value!.numLayers, 40);
+  assert.equal(p.range.offset, text.lastIndexOf('"num_hidden_layers"'));
+  // Its line, counted independently: the lines before it plus one; the column after 2 spaces.
   const lineNo = text.slice(0, p.range.offset).split('\n').length;
-  assert.equal(text.split('\n')[lineNo - 1], '    "LABEL_7": 50000');
-  assert.equal(formatProblem('config.json', text, p), `config.json:${lineNo}:5: warning: ${p.message} [duplicate-key]`);
+  assert.equal(text.split('\n')[lineNo - 1], '  "num_hidden_layers": 40');
+  assert.equal(formatProblem('config.json', text, p), `config.json:${lineNo}:3: warning: ${p.message} [duplicate-key]`);
+});
+
+test('a 100,000-label config: the label maps are read only when asked for, then equal to JSON.parse with ranges at their keys', () => {
+  const text = labelledConfig(100_000);
+  const stats: TreeStats = { nodes: 0 };
+  const { root, problems } = parseJsonTree(text, { stats });
+  assert.deepEqual(problems, []);
+  // The model reader's work: Llama-3.1-8B's 30-odd keys and rope_scaling, plus at most
+  // EAGER_MEMBERS + 1 values of each label map before it is left unread. Reading every label
+  // (400,000 value nodes: 200,000 per map, key and value) fails this.
+  const parsedNodes = stats.nodes;
+  assert.ok(parsedNodes <= 2 * (EAGER_MEMBERS + 1) + 100, `${parsedNodes} nodes made`);
+  assert.equal(readModelConfig(text).value!.numLayers, 32);
+  // Asked for, id2label is read: its 100,000 values (and nothing of label2id), each where it is written.
+  const id2label = getProperty(root, 'id2label')!.value;
+  const members = id2label.properties!;
+  assert.equal(members.length, 100_000);
+  assert.ok(stats.nodes - parsedNodes <= 100_000 + EAGER_MEMBERS + 2, `${stats.nodes - parsedNodes} nodes made on reading id2label`);
+  const last = members[99_999]!;
+  assert.equal(text.slice(last.keyRange.offset, last.keyRange.offset + last.keyRange.length), '"99999"');
+  assert.equal(text.slice(last.value.range.offset, last.value.range.offset + last.value.range.length), '"LABEL_99999"');
+  assert.equal(text.slice(id2label.range.offset, id2label.range.offset + 1), '{');
+  assert.equal(text[id2label.range.offset + id2label.range.length - 1], '}');
+  // The whole tree, read, is what JSON.parse gives (an independent parser).
+  assert.deepEqual(toPlain(root!), JSON.parse(text));
+});
+
+test('a syntax error inside a map left unread is still reported, at its place', () => {
+  const text = labelledConfig(5_000).replace('"LABEL_4321"', '"LABEL_4321" "x"');
+  const errors = parseJsonTree(text).problems.filter((p) => p.severity === 'error');
+  // jsonc-parser: a ',' is missing before "x", then "x" reads as a key whose ':' is missing (at the ',' after it).
+  assert.deepEqual(errors.map((e) => [e.message, e.range.offset]), [
+    ["JSON syntax error: ',' expected", text.indexOf('"x"')],
+    ["JSON syntax error: ':' expected", text.indexOf('"x"') + 3],
+  ]);
 });
