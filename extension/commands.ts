@@ -70,26 +70,43 @@ async function resolve(ctx: Ctx, uri: vscode.Uri, purpose: string): Promise<{ pr
   return { profile: result.profile, estimate: result.estimate };
 }
 
+/**
+ * The user's pick of saved runs (`many`: exactly two, older first). Files of the history folder
+ * that are no readable run are listed after the runs, each with why (as under the dashboard's
+ * History list), not only logged; picking one says it cannot be opened.
+ */
 async function pickRuns(ctx: Ctx, title: string, many: boolean): Promise<RunListEntry[] | undefined> {
   const { runs, skipped } = await listRuns(ctx.historyFolder().fsPath);
   for (const s of skipped) ctx.log.warn(`history: skipped ${s}`);
   if (runs.length < (many ? 2 : 1)) {
-    void vscode.window.showInformationMessage(`AttnScope: ${many ? 'comparing needs two saved runs' : 'no saved runs yet'} in ${vscode.workspace.asRelativePath(ctx.historyFolder())}; run a benchmark or a simulation first.`);
+    const unreadable = skipped.length > 0 ? ` (${skipped.length} unreadable: ${skipped.join('; ')})` : '';
+    void vscode.window.showInformationMessage(`AttnScope: ${many ? 'comparing needs two saved runs' : 'no saved runs yet'} in ${vscode.workspace.asRelativePath(ctx.historyFolder())}${unreadable}; run a benchmark or a simulation first.`);
     return undefined;
   }
-  const items = runs.map((r) => ({ label: r.name, description: [formatRunTime(r.createdAt), r.status, r.kind === 'simulate' ? 'simulation, no kernels timed' : `${r.cases} cases`, r.kind === 'simulate' ? '' : r.build].filter((part) => part).join(' · '), run: r }));
+  type Item = vscode.QuickPickItem & { run?: RunListEntry };
+  const items: Item[] = runs.map((r) => ({ label: r.name, description: [formatRunTime(r.createdAt), r.status, r.kind === 'simulate' ? 'simulation, no kernels timed' : `${r.cases} cases`, r.kind === 'simulate' ? '' : r.build].filter((part) => part).join(' · '), run: r }));
+  if (skipped.length > 0) {
+    items.push({ label: 'unreadable files in the history folder', kind: vscode.QuickPickItemKind.Separator });
+    // skipReason's `<file>: <why>`; the file name has no ': ' (run ids and .json names do not).
+    for (const s of skipped) items.push({ label: `$(warning) ${s.slice(0, s.indexOf(': '))}`, description: `unreadable: ${s.slice(s.indexOf(': ') + 2)}` });
+  }
+  const refuse = (picked: Item[]): boolean => {
+    const bad = picked.filter((p) => !p.run);
+    if (bad.length > 0) void vscode.window.showWarningMessage(`AttnScope: ${bad.map((b) => `${b.label.replace('$(warning) ', '')} is ${b.description}`).join('; ')}.`);
+    return bad.length > 0;
+  };
   if (!many) {
     const one = await vscode.window.showQuickPick(items, { title });
-    return one ? [one.run] : undefined;
+    return one && !refuse([one]) ? [one.run!] : undefined;
   }
   const picked = await vscode.window.showQuickPick(items, { title, canPickMany: true });
-  if (!picked) return undefined;
+  if (!picked || refuse(picked)) return undefined;
   if (picked.length !== 2) {
     void vscode.window.showWarningMessage(`AttnScope: pick exactly two runs to compare (picked ${picked.length}).`);
     return undefined;
   }
   // Older run first: it is the baseline.
-  return picked.map((p) => p.run).sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1));
+  return picked.map((p) => p.run!).sort((a, b) => (a.createdAt < b.createdAt ? -1 : 1));
 }
 
 /**

@@ -9,7 +9,7 @@
  * code-server logs go to test-results/e2e/.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -509,11 +509,16 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     assert.equal(savedRuns(ws).length, before, 'a refused run is not saved in history');
   });
 
-  it('compares two saved runs picked from the command palette', async () => {
+  it('compares two saved runs picked from the command palette, and lists an unreadable run file there with why', async () => {
+    // A run file cut short: listed after the runs as unreadable, with the reason (it was only logged).
+    const broken = join(ws, '.attnscope', 'runs', '20261203-000000-broken.json');
+    writeFileSync(broken, '{"schema": 1, "na');
     await runCommand(page, 'AttnScope: Compare runs');
     const rows = page.locator('.quick-input-list .monaco-list-row');
     await rows.first().waitFor();
-    assert.equal(await rows.count(), 4, 'ok, cancelled, interrupted and failed runs are listed');
+    assert.equal(await rows.count(), 5, 'ok, cancelled, interrupted and failed runs are listed, then the unreadable file');
+    assert.match((await rows.nth(4).textContent()) ?? '', /20261203-000000-broken\.json[^]*unreadable: not JSON/);
+    rmSync(broken);
     await rows.nth(0).click();
     await rows.nth(2).click();
     await page.locator('.quick-input-widget .monaco-button', { hasText: 'OK' }).click();
