@@ -99,6 +99,21 @@ function timedCases(run: ViewRun): KernelCase[] {
   return run.cases.filter((c) => c.kernel !== 'reference');
 }
 
+/**
+ * A case label as the kernel charts' y axis writes it: the kernel on one line, the shape on the
+ * next ("decode" / "B1 ctx1024 p16"), so a narrow panel does not cut the label's start off (chart.js
+ * caps the axis's width and draws the rest past the canvas's left edge).
+ */
+export function caseTickLines(label: string): string[] {
+  const space = label.indexOf(' ');
+  return space < 0 ? [label] : [label.slice(0, space), label.slice(space + 1)];
+}
+
+/** The y axis of a chart with one row per case: every label, on two lines (caseTickLines). */
+function caseAxis(p: Palette, labels: readonly string[]): Record<string, unknown> {
+  return axis(p, '', { ticks: { color: p.foreground, autoSkip: false, font: { family: p.fontFamily, size: p.fontSize - 1 }, callback: (v: number | string) => caseTickLines(labels[Number(v)] ?? String(v)) } });
+}
+
 /** Height of a chart with one row per case (the timings and throughput bars), px: 300 up to 8 cases, 28 px a case beyond. */
 export function caseChartHeight(cases: number): number {
   return Math.max(300, 76 + 28 * cases);
@@ -147,7 +162,7 @@ export function timingsChart(run: ViewRun, p: Palette): ChartSpec {
     options: {
       ...baseOptions(p, 'Kernel time per shape (median, p10–p90)'),
       indexAxis: 'y',
-      scales: { y: axis(p, '', { ticks: { color: p.foreground, autoSkip: false, font: { family: p.fontFamily, size: p.fontSize - 1 } } }), x: logAxis(p, 'time per call (ms, log)') },
+      scales: { y: caseAxis(p, labels), x: logAxis(p, 'time per call (ms, log)') },
     } as ChartConfiguration['options'],
   };
   return {
@@ -175,13 +190,15 @@ export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
   const fractions = cases.map((c) => c.fractionOfPeak);
   const against = [...new Set(cases.map((c) => (c.ceiling ? `${c.ceiling} (${isMemoryBound(c) ? 'memory' : 'compute'}-bound)` : null)).filter((c) => c !== null))];
   const base = baseOptions(p, 'Achieved throughput');
+  const anyMemory = cases.some((c) => isMemoryBound(c));
+  const anyCompute = cases.some((c) => !isMemoryBound(c));
   const config: ChartConfiguration = {
     type: 'bar',
     data: {
       labels,
       datasets: [
-        { label: 'GFLOP/s (compute-bound)', data: cases.map((c) => (isMemoryBound(c) ? null : c.gflops)), xAxisID: 'xFlops', backgroundColor: withAlpha(p.series[0]!, 0.7), borderColor: p.series[0], borderWidth: p.lineWidth, grouped: false, barPercentage: 0.6 },
-        { label: 'GB/s (memory-bound)', data: cases.map((c) => (isMemoryBound(c) ? c.gbps : null)), xAxisID: 'xBytes', backgroundColor: withAlpha(p.series[2]!, 0.7), borderColor: p.series[2], borderWidth: p.lineWidth, grouped: false, barPercentage: 0.6 },
+        ...(anyCompute ? [{ label: 'GFLOP/s (compute-bound)', data: cases.map((c) => (isMemoryBound(c) ? null : c.gflops)), xAxisID: 'xFlops', backgroundColor: withAlpha(p.series[0]!, 0.7), borderColor: p.series[0], borderWidth: p.lineWidth, grouped: false, barPercentage: 0.6 }] : []),
+        ...(anyMemory ? [{ label: 'GB/s (memory-bound)', data: cases.map((c) => (isMemoryBound(c) ? c.gbps : null)), xAxisID: 'xBytes', backgroundColor: withAlpha(p.series[2]!, 0.7), borderColor: p.series[2], borderWidth: p.lineWidth, grouped: false, barPercentage: 0.6 }] : []),
       ],
     } as ChartConfiguration['data'],
     options: {
@@ -192,9 +209,10 @@ export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
         tooltip: { callbacks: { footer: (items: Array<{ dataIndex: number }>) => `${formatPercent(fractions[items[0]?.dataIndex ?? 0])} of ${cases[items[0]?.dataIndex ?? 0]?.ceiling ?? 'peak'}` } },
       },
       scales: {
-        y: axis(p, '', { ticks: { color: p.foreground, autoSkip: false, font: { family: p.fontFamily, size: p.fontSize - 1 } } }),
-        xFlops: axis(p, 'GFLOP/s (compute-bound)', { type: 'linear', position: 'bottom', beginAtZero: true }),
-        xBytes: axis(p, 'GB/s (memory-bound)', { type: 'linear', position: 'top', beginAtZero: true, grid: { drawOnChartArea: false, color: p.grid } }),
+        y: caseAxis(p, labels),
+        // An axis only where a case is drawn on it: no GB/s axis from 0 to 1 over compute-bound cases alone.
+        ...(anyCompute ? { xFlops: axis(p, 'GFLOP/s (compute-bound)', { type: 'linear', position: 'bottom', beginAtZero: true }) } : {}),
+        ...(anyMemory ? { xBytes: axis(p, 'GB/s (memory-bound)', { type: 'linear', position: anyCompute ? 'top' : 'bottom', beginAtZero: true, grid: { drawOnChartArea: !anyCompute, color: p.grid } }) } : {}),
       },
     } as ChartConfiguration['options'],
   };

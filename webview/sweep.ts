@@ -150,13 +150,24 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
   });
 }
 
-/** The report as a table: axis values, environment (when several), every figure; the best row marked ★. */
+/**
+ * A figure's column header: its label, unit and where it comes from, as the CLI's footer says
+ * it (runner/sweep/results.ts): "output throughput (tokens/s, modelled)", "decode time per token
+ * (ms, measured)"; a percentage or a count ("pool pages") names no unit.
+ */
+export function metricHeader(metric: SweepMetric, unit: string | undefined): string {
+  const named = unit !== undefined && (metric.kind === 'rate' || metric.kind === 's' || metric.kind === 'ns');
+  return `${metric.label} (${named ? `${unit}, ` : ''}${metric.source})`;
+}
+
+/** The report as a table: axis values, environment (when several), every figure with its unit and source (metricHeader); the best row marked ★. */
 export function sweepTable(report: SweepReport): ChartTable {
   const metrics = metricsOf(report);
   const multiEnv = Object.keys(report.environments).length > 1;
-  const shows = metrics.map((m) => reportScale(report, m).show);
+  const scales = metrics.map((m) => reportScale(report, m));
+  const shows = scales.map((s) => s.show);
   return {
-    columns: ['', ...report.axes.map((a) => a.key), ...(multiEnv ? ['env'] : []), ...metrics.map((m) => m.label), 'status'],
+    columns: ['', ...report.axes.map((a) => a.key), ...(multiEnv ? ['env'] : []), ...metrics.map((m, i) => metricHeader(m, scales[i]!.unit)), 'status'],
     rows: report.rows.map((r) => [
       report.best && report.best.id === r.id && report.best.environmentKey === r.environmentKey ? '★' : '',
       ...report.axes.map((a) => text(r.values[a.key])),

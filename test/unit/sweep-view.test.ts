@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SweepReport, SweepReportRow } from '../../core/protocol/sweep';
-import { metricsOf, sweepAxisCharts, sweepTable, SWEEP_METRICS } from '../../webview/sweep';
+import { metricHeader, metricsOf, sweepAxisCharts, sweepTable, SWEEP_METRICS } from '../../webview/sweep';
 import type { Palette } from '../../webview/theme';
 import { formatDuration, formatDurationIn } from '../../core/format';
 
@@ -43,7 +43,9 @@ test('one chart per axis; a line per value of the other axis; values in axis ord
 test('the table: every row, the best starred, only the figures the rows have', () => {
   assert.deepEqual(metricsOf(report).map((m) => m.key), ['internalFragmentation', 'poolPages']);
   const t = sweepTable(report);
-  assert.deepEqual(t.columns, ['', 'kv_cache.page_size', 'workload.max_num_seqs', 'internal fragmentation', 'pool pages', 'status']);
+  assert.deepEqual(t.columns, ['', 'kv_cache.page_size', 'workload.max_num_seqs', 'internal fragmentation (modelled)', 'pool pages (modelled)', 'status']);
+  // A rate names its unit: "output throughput 1,739" had none.
+  assert.equal(metricHeader(SWEEP_METRICS.find((m) => m.key === 'throughputTokensPerSec')!, 'tokens/s'), 'output throughput (tokens/s, modelled)');
   assert.equal(t.rows.length, 5);
   assert.deepEqual(t.rows[0]!.slice(0, 3), ['★', '8', '4']);
   assert.equal(t.rows.filter((r) => r[0] === '★').length, 1);
@@ -64,15 +66,17 @@ test('the y axis reads in the table\'s units: one show for both, the unit in the
   assert.equal(decode.ticks.callback(4_000_000), '4 ms');
   const t = sweepTable(r);
   const col = (label: string) => t.columns.indexOf(label);
-  assert.deepEqual(t.rows.map((row) => row[col('decode time per token')]), ['7.24 ms', '0.874 ms']);
+  // Each header says its unit and whether it is measured or modelled (the "Every point" table said neither).
+  assert.deepEqual(t.columns.slice(-4), ['internal fragmentation (modelled)', 'p99 TTFT (s, modelled)', 'decode time per token (ms, measured)', 'status']);
+  assert.deepEqual(t.rows.map((row) => row[col('decode time per token (ms, measured)')]), ['7.24 ms', '0.874 ms']);
   const ttft = y('p99TtftS');
   assert.equal(ttft.title.text, 'p99 TTFT (s)');
   assert.equal(ttft.ticks.callback(48), '48 s');
-  assert.deepEqual(t.rows.map((row) => row[col('p99 TTFT')]), ['48.6 s', '50.1 s']);
+  assert.deepEqual(t.rows.map((row) => row[col('p99 TTFT (s, modelled)')]), ['48.6 s', '50.1 s']);
   const frag = y('internalFragmentation');
   assert.equal(frag.title.text, 'internal fragmentation (%)');
   assert.equal(frag.ticks.callback(0.1), '10.0%');
-  assert.deepEqual(t.rows.map((row) => row[col('internal fragmentation')]), ['0.0%', '9.3%']);
+  assert.deepEqual(t.rows.map((row) => row[col('internal fragmentation (modelled)')]), ['0.0%', '9.3%']);
   assert.deepEqual(metricsOf(r).map((m) => m.label), ['internal fragmentation', 'p99 TTFT', 'decode time per token']);
 });
 

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { BasePlatform, Chart, registerables, type ChartConfiguration, type LegendItem } from 'chart.js';
 import type { PoolSample } from '../../core/protocol/run';
 import type { Estimate } from '../../core/protocol/webview';
-import { durationLogTick, logTick, memoryChart, placeRoofLabels, poolTimelineChart, rooflineChart, thinSamples } from '../../webview/charts';
+import { caseTickLines, durationLogTick, logTick, memoryChart, placeRoofLabels, poolTimelineChart, rooflineChart, thinSamples, throughputChart, timingsChart } from '../../webview/charts';
 import { latencyCdfChart } from '../../webview/latency';
 import { pngCaption, wrapText } from '../../webview/png';
 import { viewOfRun } from '../../webview/model';
@@ -250,5 +250,25 @@ describe('latency axes', () => {
     assert.equal(x.ticks.maxRotation, 0);
     assert.equal(x.ticks.callback(1e7), '2.78 h');
     assert.equal(spec.table.rows[1]![4], '3.27 h');
+  });
+});
+
+describe('kernel charts', () => {
+  it('write each case label on two lines, so a narrow panel does not cut "decode" off "B1 ctx1024 p16"', () => {
+    assert.deepEqual(caseTickLines('decode B1 ctx1024 p16'), ['decode', 'B1 ctx1024 p16']);
+    const y = timingsChart(viewOfRun(run, null), palette).config.options!.scales!['y'] as { ticks: { callback: (v: number) => string[] } };
+    assert.deepEqual(y.ticks.callback(1), ['decode', 'B1 ctx1024 p16']);
+  });
+
+  it('throughput: no GB/s axis (0 to 1.0, empty) when no case is memory-bound, and no GFLOP/s one when none is compute-bound', () => {
+    const view = viewOfRun(run, null);
+    const compute = view.cases.filter((c) => c.kernel === 'flash_fwd');
+    const only = throughputChart({ ...view, cases: compute }, palette).config;
+    assert.deepEqual(Object.keys(only.options!.scales!).sort(), ['xFlops', 'y']);
+    assert.deepEqual(only.data.datasets.map((d) => d.label), ['GFLOP/s (compute-bound)']);
+    const memory = throughputChart({ ...view, cases: view.cases.filter((c) => c.kernel === 'paged_decode') }, palette).config;
+    assert.deepEqual(Object.keys(memory.options!.scales!).sort(), ['xBytes', 'y']);
+    // Both kinds: both axes, GB/s on top.
+    assert.deepEqual(Object.keys(throughputChart(view, palette).config.options!.scales!).sort(), ['xBytes', 'xFlops', 'y']);
   });
 });

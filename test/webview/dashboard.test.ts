@@ -207,6 +207,20 @@ describe('dashboard webview in Chromium', () => {
     assert.ok(requests.every((u) => u.startsWith(server.origin) || u.startsWith('data:')), `remote loads: ${requests.join(', ')}`);
   });
 
+  it('in a narrow panel the kernel charts stay inside their cards (screenshots narrow-*.png)', async () => {
+    await page.setViewportSize({ width: 340, height: 900 });
+    try {
+      await page.waitForFunction(() => (document.querySelector('#chart-timings') as HTMLCanvasElement | null)!.clientWidth < 330);
+      for (const id of ['timings', 'throughput', 'roofline']) {
+        const [canvas, card] = await page.$eval(`section[data-chart="${id}"]`, (c) => [c.querySelector('canvas')!.getBoundingClientRect().right, c.getBoundingClientRect().right]);
+        assert.ok(canvas <= card, `${id}: canvas ends at ${canvas}, its card at ${card}`);
+        await page.locator(`section[data-chart="${id}"]`).screenshot({ path: join(shots, `narrow-${id}.png`) });
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+  });
+
   it('exports: PNG posts a PNG data URL, CSV and JSON post the run id', async () => {
     await page.click('#btn-export-png');
     const [png] = (await waitForPosted(page, 'savePng')) as Array<{ name: string; dataUrl: string }>;
