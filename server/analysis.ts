@@ -13,6 +13,7 @@ import {
   isConfigPath,
   isModelConfigFile,
   isProfilePath,
+  isUnread,
   moveUnread,
   parseJsonTree,
   parseProfileOrConfig,
@@ -292,10 +293,13 @@ export function reuseTree(previous: Analysis, text: string): ParsedTree | null {
   return { root: clone(previous.tree), problems: [] };
 }
 
-/** The number node whose range holds [start, end]. */
+/**
+ * The number node whose range holds [start, end]; null also inside a container left unread
+ * (core/config/tree.ts isUnread): parsing again reads less than reading its members.
+ */
 function numberContaining(node: ValueNode, start: number, end: number): ValueNode | null {
   const r = node.range;
-  if (start < r.offset || end > r.offset + r.length) return null;
+  if (start < r.offset || end > r.offset + r.length || isUnread(node)) return null;
   if (node.type === 'number') return node;
   for (const p of node.properties ?? []) {
     const found = numberContaining(p.value, start, end);

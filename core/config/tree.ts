@@ -300,10 +300,17 @@ function deferredNode(type: 'object' | 'array', range: SourceRange, text: string
 const unread = new WeakMap<ValueNode, boolean>();
 
 /**
- * For code that copies trees (the language server's reuse of a parse after an edit): a container
- * whose members were never read, moved to `range` of `text` (its text unchanged, its offset
- * moved by an edit before it), still unread; null when `node` is not such a container (copy it
- * as usual: spreading an unread one reads it).
+ * Whether `node` is a container whose members were never read (reading `properties` / `items`
+ * reads them), for code that searches trees and would rather not read them.
+ */
+export function isUnread(node: ValueNode): boolean {
+  return unread.has(node);
+}
+
+/**
+ * For code that copies trees (the language server's reuse of a parse after an edit): an unread
+ * container moved to `range` of `text` (its text unchanged, its offset moved by an edit before
+ * it), still unread; null when `node` is not one (copy it as usual: spreading an unread one reads it).
  */
 export function moveUnread(node: ValueNode, range: SourceRange, text: string): ValueNode | null {
   const allowComments = unread.get(node);
