@@ -100,6 +100,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     ...(w.numExperts > 0
       ? [`MoE: routed experts' weights read per step modelled as the E · (1 − (1 − k/E)^n) of E = ${w.numExperts} experts per layer that n tokens touch at k = ${w.numExpertsPerTok} each, assuming uniform routing (a skewed router touches fewer); shared experts and the dense part read every step`]
       : []),
+    ...slidingWindowCount(profile),
     assumed.length > 0 ? `assumed: ${assumed.map((k) => byName[k]).join(', ')}; the rest from ${how}` : `efficiencies from ${how}`,
   ];
   return {
@@ -115,6 +116,19 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     assumed: assumed.map((k) => byName[k]),
     source: parts.join('; '),
   };
+}
+
+/**
+ * How the model counts sliding-window layers, for its printed line: every layer's KV read and
+ * attention FLOPs at the request's whole context, where a sliding-window layer reads at most
+ * `sliding_window` tokens (min(context, window)); past the window the KV-read and attention terms
+ * are upper bounds. Empty for a model without sliding-window layers.
+ */
+function slidingWindowCount(profile: Profile): string[] {
+  const m = profile.model;
+  const sliding = m.layerTypes.filter((t) => t === 'sliding').length;
+  if (m.slidingWindow === null || sliding === 0) return [];
+  return [`KV read and attention FLOPs count all ${m.layerTypes.filter((t) => t !== 'linear').length} attention layers at the whole context, though the ${sliding} sliding-window layers read at most ${m.slidingWindow.toLocaleString('en-US')} tokens (min(context, window)): past ${m.slidingWindow.toLocaleString('en-US')} tokens of context both terms are upper bounds`];
 }
 
 /**

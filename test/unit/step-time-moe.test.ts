@@ -45,3 +45,12 @@ test('dense model: no expert term, the weights read every step are all of them (
   assert.ok(Math.abs(weightReadSeconds(m, 1000) - 16_060_522_496 / 2.68e12) < 1e-9);
   assert.doesNotMatch(m.source, /MoE/);
 });
+
+test('the printed model says how sliding-window layers are counted: at the whole context, an upper bound past the window (gpt-oss-20b)', () => {
+  // gpt-oss-20b: 24 attention layers, 12 of them sliding (window 128). The KV term is 49,152 B per
+  // token = all 24 layers · 2,048 B, at 3.35e12 B/s · 0.8: 49,152 / 2.68e12 = 18.34 ns per KV token.
+  const m = stepTimeModel(profileOf('gpt-oss-20b'));
+  assert.ok(Math.abs(m.perKvTokenS - 49_152 / (3.35e12 * 0.8)) < 1e-15, String(m.perKvTokenS));
+  assert.match(m.source, /count all 24 attention layers at the whole context, though the 12 sliding-window layers read at most 128 tokens .*upper bounds/);
+  assert.doesNotMatch(stepTimeModel(profileOf('llama-3.1-8b')).source, /sliding/);
+});
