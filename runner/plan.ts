@@ -5,7 +5,7 @@
  * run takes seconds. Every case also gets the reduced shape its correctness check runs on.
  */
 import { totalmem } from 'node:os';
-import type { Dtype, Profile } from '../core/config/types';
+import { isFp8KvDtype, type Dtype, type Profile } from '../core/config/types';
 import { KERNEL_LIMITS } from '../core/estimate/checks';
 import { mlaDecodeHeadDim, mlaPrefillHeadDim } from '../core/kernelLimits';
 import { formatBytes, formatCount } from '../core/format';
@@ -83,7 +83,7 @@ export function windowCoverage(profile: Profile, quick: boolean): string | null 
 /** KV dtype the kernels run with: fp8 KV is estimate-only on CPU, so decode then runs in the Q dtype. */
 function kernelKvDtype(profile: Profile): Dtype {
   const kv = profile.kvCache.dtype;
-  return kv === 'auto' || kv === 'fp8_e4m3' ? profile.dtype : kv;
+  return kv === 'auto' || isFp8KvDtype(kv) ? profile.dtype : kv;
 }
 
 /** Quick mode's longest prefill and decode context: a quick run takes seconds. */

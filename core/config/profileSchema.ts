@@ -113,7 +113,7 @@ export function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[
       case 'type': {
         const expected = (e.params as { type: string | string[] }).type;
         const list = Array.isArray(expected) ? expected.join(' or ') : expected;
-        const custom = (e.parentSchema as { errorMessage?: string }).errorMessage;
+        const custom = keyMessage(where, e);
         // A key with a fixed set of values names them whatever was written (`dtype: null` too).
         const allowed = (e.parentSchema as { enum?: unknown[] }).enum?.map(String);
         // A length distribution given as a plain number: say how a fixed length is written.
@@ -124,10 +124,10 @@ export function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[
           severity: 'error',
           code: 'wrong-type',
           message: custom
-            ? `${custom}, not ${describeValue(node)}`
+            ? `${custom}, not ${describeValue(node)}${quoteHint(expected, node)}`
             : allowed
               ? `${where} must be one of ${allowed.join(', ')}, not ${describeValue(node)}`
-              : `${where} must be ${article(list)}, not ${describeValue(node)}${fixed}`,
+              : `${where} must be ${article(list)}, not ${describeValue(node)}${fixed}${quoteHint(expected, node)}`,
           range,
           data: allowed ? { key: path.join('.'), expected, allowed } : { key: path.join('.'), expected },
         });
@@ -166,6 +166,22 @@ export function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[
       case 'minItems':
         add({ severity: 'error', code: 'invalid-value', message: `${where} needs at least one value`, range, data: { key: path.join('.') } });
         break;
+      case 'minProperties':
+        // The one object key with a floor is sweep.axes (a sweep of no axes has no points).
+        add({
+          severity: 'error',
+          code: 'invalid-value',
+          message: where === 'sweep.axes' ? 'sweep.axes needs at least one axis: a profile key with its values, e.g. `kv_cache.page_size: [8, 16, 32]`' : `${where} needs at least one key`,
+          range,
+          data: { key: path.join('.') },
+        });
+        break;
+      case 'minLength':
+        add({ severity: 'error', code: 'invalid-value', message: `${where} must not be empty`, range, data: { key: path.join('.') } });
+        break;
+      case 'pattern':
+        add({ severity: 'error', code: 'invalid-value', message: `${keyMessage(where, e) ?? `${where} is not written in the form this key takes`}, not ${describeValue(node)}`, range, data: { key: path.join('.') } });
+        break;
       case 'anyOf': {
         // The schema's errorMessage says what the value must be; the key's full path leads it.
         const custom = (e.parentSchema as { errorMessage?: string }).errorMessage;
@@ -197,6 +213,25 @@ export function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[
     }
   }
   return problems;
+}
+
+/** The schema's own wording for a key (its errorMessage), led by the key's path: undefined when it has none. */
+function keyMessage(where: string, e: ErrorObject): string | undefined {
+  const custom = (e.parentSchema as { errorMessage?: string }).errorMessage;
+  return custom === undefined || custom.startsWith(`${where} `) ? custom : `${where} ${custom}`;
+}
+
+/**
+ * A number or boolean where a string is wanted: YAML read the unquoted text as one (0.10 as
+ * the number 0.1, yes as true); say to quote it, as written. A number's text is restored from
+ * its source range's length (trailing zeros after the point are what YAML dropped).
+ */
+function quoteHint(expected: string | string[], node: ValueNode | undefined): string {
+  if (expected !== 'string' || (node?.type !== 'number' && node?.type !== 'boolean')) return '';
+  let text = String(node.value);
+  if (node.type === 'number' && /^\d+\.\d+$/.test(text)) while (text.length < node.range.length) text += '0';
+  const read = node.type === 'boolean' ? 'a boolean' : text !== String(node.value) ? `the number ${String(node.value)}` : 'a number';
+  return `: write it quoted, "${text}" (YAML reads an unquoted ${text} as ${read})`;
 }
 
 function article(type: string): string {

@@ -32,7 +32,15 @@ export interface Problem {
 
 /** Element dtypes of Q/K/V/O and of the KV cache. */
 export type Dtype = 'fp32' | 'fp16' | 'bf16';
-export type KvDtype = Dtype | 'fp8_e4m3';
+export type KvDtype = Dtype | FP8KvDtype;
+
+/** The 1-byte KV-cache dtypes vLLM's --kv-cache-dtype takes by name (vllm/config/cache.py CacheDType; its alias fp8 reads as fp8_e4m3). */
+export type FP8KvDtype = 'fp8_e4m3' | 'fp8_e5m2';
+
+/** True for an fp8 KV-cache dtype (1 byte per element; estimate-only here: no kernel has one). */
+export function isFp8KvDtype(d: KvDtype | 'auto'): d is FP8KvDtype {
+  return d === 'fp8_e4m3' || d === 'fp8_e5m2';
+}
 
 export type AttentionKind = 'mha' | 'gqa' | 'mqa' | 'mla';
 

@@ -5,7 +5,7 @@
  * max_model_len sequence, and head_dim / page_size / dtypes the chosen backend's kernels do not
  * take. The language server shows them as diagnostics; the CLI can print them the same way.
  */
-import type { Problem, Profile, SourceRange } from '../config/types';
+import { isFp8KvDtype, type Problem, type Profile, type SourceRange } from '../config/types';
 import { KERNEL_LIMITS, mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../kernelLimits';
 import { formatCount, formatCountOf, formatGib } from '../format';
 import { blocksPerRequest } from './layout';
@@ -104,9 +104,9 @@ function kernelProblems(profile: Profile, e: Estimate): Problem[] {
     problems.push({ severity: 'info', code: 'attn-logit-softcapping', message: softcapNote(m.attnLogitSoftcapping), ...modelKey(profile, m.sourceKeys.attnLogitSoftcapping), data: { cap: m.attnLogitSoftcapping } });
   }
   const kvAt = profileKey(profile, 'kv_cache.dtype', 'kv_cache');
-  if (e.kvDtype === 'fp8_e4m3' && e.hasKvCache) {
+  if (isFp8KvDtype(e.kvDtype) && e.hasKvCache) {
     const where = backend === 'cpu' ? 'the CPU kernels have' : backend === 'cuda' ? 'the CUDA kernels have' : 'neither the CPU nor the CUDA kernels have';
-    problems.push({ severity: 'warning', code: 'kv-dtype-estimate-only', message: `kv_cache.dtype fp8 (e4m3): ${where} an fp8 KV cache, so this is an estimate only (1 byte per element); the benchmark runs the KV cache in ${profile.dtype}`, range: kvAt, data: { suggestion: 'auto' } });
+    problems.push({ severity: 'warning', code: 'kv-dtype-estimate-only', message: `kv_cache.dtype fp8 (${e.kvDtype === 'fp8_e5m2' ? 'e5m2' : 'e4m3'}): ${where} an fp8 KV cache, so this is an estimate only (1 byte per element); the benchmark runs the KV cache in ${profile.dtype}`, range: kvAt, data: { suggestion: 'auto' } });
   }
   if (backend === 'cuda' && !(KERNEL_LIMITS.cuda.dtypes as readonly string[]).includes(profile.dtype)) {
     problems.push({ severity: 'warning', code: 'dtype-unsupported', message: `dtype ${profile.dtype}: the CUDA kernels run ${KERNEL_LIMITS.cuda.dtypes.join(' and ')}`, range: profileKey(profile, 'dtype', 'model'), data: { suggestion: 'bf16' } });

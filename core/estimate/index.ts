@@ -23,7 +23,7 @@ export { DEFAULT_ENGINE, engineEraName, parseVllmVersion, vllmAtLeast, type Rese
 
 const GIB = 1024 ** 3;
 
-/** Bytes per element: fp32 4, fp16 / bf16 2, fp8_e4m3 1. */
+/** Bytes per element: fp32 4, fp16 / bf16 2, fp8_e4m3 / fp8_e5m2 1. */
 export function dtypeBytes(dtype: KvDtype): number {
   switch (dtype) {
     case 'fp32':
@@ -32,6 +32,7 @@ export function dtypeBytes(dtype: KvDtype): number {
     case 'bf16':
       return 2;
     case 'fp8_e4m3':
+    case 'fp8_e5m2':
       return 1;
   }
 }

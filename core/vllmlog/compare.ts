@@ -12,7 +12,7 @@
  * and a second estimate that takes the log's own terms shows what is left: the rounding of the
  * log's two-decimal GiB figures, or a different KV size per token (another model or dtype).
  */
-import type { KvDtype, Profile, WorkloadSpec } from '../config/types';
+import { isFp8KvDtype, type KvDtype, type Profile, type WorkloadSpec } from '../config/types';
 import { batchDefaults, deviceMemory, estimate, maxNumBatchedTokensOf, maxNumSeqsOf, type Estimate } from '../estimate';
 import { formatBytes, formatConcurrency, formatCount, formatGib } from '../format';
 import type { LogFigure, VllmLog } from './parse';
@@ -66,6 +66,7 @@ export const V0_MAX_NUM_SEQS = 256;
 function kvDtypeOf(name: string, fallback: KvDtype | 'auto'): KvDtype | 'auto' {
   const n = name.toLowerCase();
   if (n === 'auto') return 'auto';
+  if (n.includes('e5m2')) return 'fp8_e5m2';
   if (n.startsWith('fp8') || n.includes('e4m3')) return 'fp8_e4m3';
   if (n === 'bfloat16' || n === 'bf16') return 'bf16';
   if (n === 'float16' || n === 'fp16' || n === 'half') return 'fp16';
@@ -139,7 +140,7 @@ function applyLogSettings(profile: Profile, log: VllmLog): { profile: Profile; f
   }
   if (s.dtype) {
     const d = kvDtypeOf(s.dtype.value, 'auto');
-    if (d !== 'auto' && d !== 'fp8_e4m3') {
+    if (d !== 'auto' && !isFp8KvDtype(d)) {
       p.dtype = d;
       fromLog.push(`dtype ${s.dtype.value} (${at(s.dtype)})`);
     }

@@ -52,9 +52,10 @@ test('a typed space offers values after a key, never the key list (indenting sta
 
 test('YAML: enum values of kv_cache.dtype with their descriptions', async () => {
   const items = await complete('p.attn.yaml', 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache:\n  dtype: |\n');
-  assert.deepEqual(labels(items), ['auto', 'fp32', 'fp16', 'bf16', 'fp8_e4m3', 'fp8']);
+  assert.deepEqual(labels(items), ['auto', 'fp32', 'fp16', 'bf16', 'fp8_e4m3', 'fp8_e5m2', 'fp8']);
   assert.equal(items[4]!.detail, '1 byte (vLLM fp8 / fp8_e4m3)');
-  assert.match(items[5]!.detail!, /alias of fp8_e4m3/);
+  assert.match(items[5]!.detail!, /^1 byte \(vLLM fp8_e5m2/);
+  assert.match(items[6]!.detail!, /alias of fp8_e4m3/);
 });
 
 test('YAML flow mapping: device backend values and device keys', async () => {

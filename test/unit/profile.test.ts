@@ -164,7 +164,7 @@ test('enum and range errors: did-you-mean for dtype, bounds for numbers, anyOf s
   assert.deepEqual(Object.keys(byValue).sort(), ['0', '1.5', 'fp8_e4m2']);
   assert.match(byValue['fp8_e4m2']!, /did you mean "fp8_e4m3"/);
   assert.match(byValue['1.5']!, /must be <= 1/);
-  assert.match(byValue['0']!, /^kv_cache\.num_pages must be "auto" or a whole number of pages \(at least 1\), not number 0$/);
+  assert.match(byValue['0']!, /^kv_cache\.num_pages must be "auto" or a whole number of pages from 1 to 2,147,483,647 \(2\^31 − 1: vLLM's block table holds int32 ids\), not number 0$/);
   // Every "auto or a number" key says its full path (the engine's too, which said no key at all).
   const more = 'model: ./llama/config.json\nkv_cache: { memory_gib: 0 }\nengine: { nccl_gib: -1 }\n';
   const msgs = read(more).problems.filter((p) => p.code === 'invalid-value').map((p) => p.message);
@@ -596,4 +596,31 @@ test('semantic: max_model_len past the length vLLM derives from the config is an
   assert.equal(only(withConfig(yarn, 131_073).r.problems, 'exceeds-max-position').data?.['limit'], 131_072);
   // Llama-3.1-8B: rope_type llama3 does not scale the length: 131,072 stays the limit.
   assert.equal(only(read('model: ./llama/config.json\nworkload:\n  max_model_len: 200000\n').problems, 'exceeds-max-position').data?.['limit'], 131_072);
+});
+
+test('schema messages say what to write: fp8_e5m2 accepted (1 byte), num_pages names its upper limit, an unquoted 0.10 is told to be quoted, no raw ajv wording', () => {
+  // vLLM's --kv-cache-dtype takes fp8_e5m2 (vllm/config/cache.py CacheDType: auto, fp8, fp8_e4m3, fp8_e5m2, ...): 1 byte per element.
+  const e5m2 = read('model: ./llama/config.json\nkv_cache: { dtype: fp8_e5m2 }\n');
+  assert.equal(e5m2.value?.kvCache.dtype, 'fp8_e5m2', JSON.stringify(e5m2.problems));
+  // Llama-3.1-8B: 32 layers × 8 KV heads × 128 head_dim × 2 (K and V) × 1 byte = 65,536.
+  assert.equal(estimate(e5m2.value!).kvBytesPerToken, 65_536);
+  const cases: Array<[string, string, string]> = [
+    // Schema maximum 2,147,483,647 (2^31 − 1); the message stated only "at least 1".
+    ['kv_cache: { num_pages: 100000000000 }', '100000000000', 'kv_cache.num_pages must be "auto" or a whole number of pages from 1 to 2,147,483,647 (2^31 − 1: vLLM\'s block table holds int32 ids), not number 100000000000'],
+    // YAML reads 0.10 as 0.1: the text as written (its range is 4 characters long) is what to quote.
+    ['engine: { vllm_version: 0.10 }', '0.10', 'engine.vllm_version must be a vLLM release as a quoted string, such as "0.10", "0.8.5" or "v0.6.3", not number 0.1: write it quoted, "0.10" (YAML reads an unquoted 0.10 as the number 0.1)'],
+    ['engine: { vllm_version: 0.9 }', '0.9', 'engine.vllm_version must be a vLLM release as a quoted string, such as "0.10", "0.8.5" or "v0.6.3", not number 0.9: write it quoted, "0.9" (YAML reads an unquoted 0.9 as a number)'],
+    // Was: must match pattern "^v?[0-9]+\.[0-9]+(\.[0-9]+)?"
+    ['engine: { vllm_version: "x0.10" }', '"x0.10"', 'engine.vllm_version must be a vLLM release as a quoted string, such as "0.10", "0.8.5" or "v0.6.3", not the string "x0.10"'],
+    // Was: sweep.axes must NOT have fewer than 1 properties
+    ['sweep: { axes: {} }', '{}', 'sweep.axes needs at least one axis: a profile key with its values, e.g. `kv_cache.page_size: [8, 16, 32]`'],
+  ];
+  for (const [line, value, message] of cases) {
+    const text = `model: ./llama/config.json\n${line}\n`;
+    const errors = read(text).problems.filter((p) => p.severity === 'error');
+    assert.equal(errors.length, 1, `${line}: ${JSON.stringify(errors.map((p) => p.message))}`);
+    assert.equal(errors[0]!.message, message);
+    // Placed at the value as written.
+    assert.equal(at(text, errors[0]!), value, line);
+  }
 });
