@@ -211,6 +211,17 @@ export function slowCaseNotes(plan: readonly PlannedCase[], backend: KernelBacke
   return notes;
 }
 
+/** This machine with its measured peaks (the GPU's too on 'cuda'): the roofs a bench run and its slow-case check use. */
+export async function measureBackendEnvironment(backend: KernelBackendName): Promise<Environment> {
+  const environment = await measureEnvironment();
+  if (backend === 'cuda') {
+    const gpu = await measureGpu();
+    environment.gpu = gpu.gpu;
+    environment.peaks = { ...environment.peaks, ...gpu.peaks };
+  }
+  return environment;
+}
+
 /**
  * Runs every planned case of `profile`, then, for a workload, the page-pool simulation: not
  * when the pool cannot be sized (poolSizeProblem; the preflight's warning says so before any work).
@@ -224,12 +235,7 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
   const createdAt = new Date();
   opts.emit({ type: 'progress', done: 0, total, message: 'measuring this machine (FMA peak, bandwidth)' });
   // A cancel while the peaks are measured is seen by the first throwIfAborted below.
-  const environment = await measureEnvironment();
-  if (backend.name === 'cuda') {
-    const gpu = await measureGpu();
-    environment.gpu = gpu.gpu;
-    environment.peaks = { ...environment.peaks, ...gpu.peaks };
-  }
+  const environment = await measureBackendEnvironment(backend.name);
   const run = createRun({ name: opts.name, kind: 'bench', toolVersion: TOOL_VERSION, createdAt, profile, environment, estimate: estimate(profile), ...(opts.quick ? { quick: { shortened: quickShortening(profile) } } : {}) });
   // A cancel stops the kernel call in flight within one task (cancelKernels), not at its end:
   // one run of a 128k-token prefill takes minutes on a CPU, and Node does not exit while it runs.

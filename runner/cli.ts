@@ -19,16 +19,16 @@ import { basename } from 'node:path';
 import * as jsonc from 'jsonc-parser';
 import { offsetToLineColumn } from '../core/config/positions';
 import { jsonErrorText } from '../core/config/tree';
-import { BACKENDS, isBackend, type Problem, type Profile, type StepTimeSpec } from '../core/config/types';
+import { BACKENDS, isBackend, type KernelBackendName, type Problem, type Profile, type StepTimeSpec } from '../core/config/types';
 import { resolvedProfileProblems } from '../core/config/resolvedProfile';
-import { createRun, type PoolResult, type PoolSample, type StepTimeModel } from '../core/protocol/run';
+import { createRun, type Environment, type PoolResult, type PoolSample, type StepTimeModel } from '../core/protocol/run';
 import { batchLimitsText, estimate, referenceSeqLen } from '../core/estimate';
 import { formatCount, formatCountOf } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, writeFailure, writeOutput } from './args';
 import { describeMachine } from './environment';
-import { BackendError, describeCase, runBench, selectBackend } from './bench';
+import { BackendError, describeCase, measureBackendEnvironment, runBench, selectBackend, slowCaseNotes } from './bench';
 import { planCases, quickShortening, windowCoverage } from './plan';
 import { CancelledError, InputError, OutputError, UsageError } from './errors';
 import { ArrivalSpanError, formatPoolSummary, PoolConfigError, simulatePool, type PoolProgress, type PrepareProgress } from './simulate';
@@ -165,7 +165,7 @@ async function benchCommand(argv: string[], io: CliIo): Promise<number> {
   if (backendFlag !== undefined && !isBackend(backendFlag)) throw new UsageError(`--backend must be ${BACKENDS.join(', ').replace(/, (?=[^,]*$)/, ' or ')}, got '${backendFlag}'`);
   const events = values.events === true;
   const quick = values.quick === true;
-  if (dryRun && (values.json !== undefined || events)) throw new UsageError(`--dry-run measures nothing, so it writes no run: drop ${values.json !== undefined ? '--json' : '--events'}`, false);
+  if (dryRun && (values.json !== undefined || events)) throw new UsageError(`--dry-run times no case, so it writes no run: drop ${values.json !== undefined ? '--json' : '--events'}`, false);
   checkStdoutFree(values.json as string | undefined, events);
   const emitLine = (e: RunnerEvent) => io.stdout.write(`${JSON.stringify(e)}\n`);
 
@@ -210,14 +210,17 @@ async function benchCommand(argv: string[], io: CliIo): Promise<number> {
   const namingFlag = (e: unknown): unknown => (e instanceof BackendError && backendFlag !== undefined ? new BackendError(`--backend ${backendFlag}: ${e.message}`) : e);
   if (dryRun) {
     const plan = planCases(profile, { quick });
-    let chosen: string;
+    let chosen: KernelBackendName;
     try {
       chosen = selectBackend(backend, plan).name;
     } catch (e) {
       throw namingFlag(e);
     }
     const pool = !profile.workload ? '' : preflight.poolSkipped ? '; the page-pool simulation is skipped (the warning above)' : ` and a page-pool simulation of ${formatCountOf(profile.workload.requests, 'request')}`;
-    io.stdout.write(`${[`dry run: ${plan.length} cases on ${chosen}${pool}; nothing measured`, ...plan.map((c) => `  ${describeCase(c)}`)].join('\n')}\n`);
+    // The run's own warning of cases one call of which takes minutes, over this machine's peaks (measured, about a second).
+    const peaks = await dryRunPeaks(chosen);
+    for (const message of slowCaseNotes(plan, chosen, peaks)) io.stderr.write(`warn: ${message}\n`);
+    io.stdout.write(`${[`dry run: ${plan.length} cases on ${chosen}${pool}; no case timed`, ...plan.map((c) => `  ${describeCase(c)}`)].join('\n')}\n`);
     return EXIT_OK;
   }
 
@@ -241,6 +244,18 @@ async function benchCommand(argv: string[], io: CliIo): Promise<number> {
   if (events) emitLine({ type: 'done', run });
   else (namesStdout(values.json as string | undefined) ? io.stderr : io.stdout).write(`${formatRun(run)}\n`);
   return run.status === 'cancelled' ? EXIT_CANCELLED : EXIT_OK;
+}
+
+const measuredPeaks = new Map<KernelBackendName, Promise<Environment['peaks']>>();
+
+/** This machine's peaks for a dry run's slow-case check, measured once per process and backend (`main` runs many dry runs in one process in the CLI fuzz test). */
+function dryRunPeaks(backend: KernelBackendName): Promise<Environment['peaks']> {
+  let peaks = measuredPeaks.get(backend);
+  if (!peaks) {
+    peaks = measureBackendEnvironment(backend).then((env) => env.peaks);
+    measuredPeaks.set(backend, peaks);
+  }
+  return peaks;
 }
 
 /** The workload keys a trace replaces: under --trace, problems at them are about nothing used. */

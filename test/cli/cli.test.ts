@@ -935,20 +935,39 @@ test('a one-request trace is "1 request", not "1 requests"', () => {
   assert.match(r.stderr, /: attnscope trace \(arrival_s, seconds\), 1 request$/m);
 });
 
-test('bench --dry-run plans and preflights without measuring; --quick says what it shortened', () => {
+test('bench --dry-run plans and preflights without timing a case; --quick says what it shortened', () => {
   const profile = join(root, 'examples', 'llama-3.1-8b.attn.yaml');
   const r = cli(['bench', profile, '--quick', '--dry-run', '--backend', 'cpu']);
   assert.equal(r.code, 0, r.stderr);
   // examples/llama-3.1-8b.attn.yaml: seq_lens [512, 1024], batch_sizes [1, 8], context_lens [1024, 4096].
   assert.match(r.stderr, /^--quick shortened prefill\.seq_lens \[512, 1024\] -> \[512\], decode\.batch_sizes \[1, 8\] -> \[1\], decode\.context_lens \[1024, 4096\] -> \[1024\], timing per case until 30 samples and 0\.2 s, at most 2 s -> until 10 samples and 0\.1 s, at most 0\.5 s$/m);
-  assert.equal(r.stdout, 'dry run: 2 cases on cpu and a page-pool simulation of 2,000 requests; nothing measured\n  flash_fwd B=1 N=512 H=32/8 D=128 causal bf16\n  paged_decode B=1 ctx=1024 H=32/8 D=128 page=16 bf16\n');
+  assert.equal(r.stdout, 'dry run: 2 cases on cpu and a page-pool simulation of 2,000 requests; no case timed\n  flash_fwd B=1 N=512 H=32/8 D=128 causal bf16\n  paged_decode B=1 ctx=1024 H=32/8 D=128 page=16 bf16\n');
   const full = cli(['bench', profile, '--dry-run', '--backend', 'cpu']);
   assert.equal(full.code, 0, full.stderr);
   assert.doesNotMatch(full.stderr, /--quick/);
-  assert.equal(full.stdout.split('\n')[0], 'dry run: 6 cases on cpu and a page-pool simulation of 2,000 requests; nothing measured');
+  assert.equal(full.stdout.split('\n')[0], 'dry run: 6 cases on cpu and a page-pool simulation of 2,000 requests; no case timed');
   const both = cli(['bench', profile, '--dry-run', '--json', join(tmpdir(), 'x.json')]);
   assert.equal(both.code, 2);
-  assert.equal(both.stderr.trim(), 'attnscope: --dry-run measures nothing, so it writes no run: drop --json');
+  assert.equal(both.stderr.trim(), 'attnscope: --dry-run times no case, so it writes no run: drop --json');
+});
+
+test('bench --dry-run warns of a case one call of which takes minutes, as the run does (the same check over this machine\'s measured peak)', () => {
+  const { dir } = tmp('l70.json', readFileSync(join(root, 'test', 'fixtures', 'configs', 'Llama-3.1-70B.config.json'), 'utf8'));
+  const profile = join(dir, 'p.attn.yaml');
+  writeFileSync(profile, 'model: ./l70.json\nprefill: { seq_lens: [131072] }\ndecode: { batch_sizes: [1], context_lens: [1024] }\n');
+  const r = cli(['bench', profile, '--dry-run', '--backend', 'cpu']);
+  assert.equal(r.code, 0, r.stderr);
+  // Before: the case was listed with no word of its length. Causal prefill FLOPs = 4 × H × head_dim ×
+  // N(N+1)/2 = 4 × 64 × 128 × 131,072 × 131,073 / 2 = 2.81e14; at the CPU's FMA peak of a few hundred
+  // GFLOP/s that is tens of minutes (the run itself printed 1,445 s on this machine).
+  const m = /^warn: flash_fwd B=1 N=131072 H=64\/8 D=128 causal bf16: one call takes at least ([\d,]+) s here \(2\.8e14 FLOP at the [^,]+, ([\d.,]+) GFLOP\/s\), and timing runs it at least once; Ctrl-C stops the run$/m.exec(r.stderr);
+  assert.ok(m, r.stderr);
+  const seconds = Number(m[1]!.replace(/,/g, ''));
+  const gflops = Number(m[2]!.replace(/,/g, ''));
+  const flops = 4 * 64 * 128 * (131072 * 131073) / 2;
+  // The rate is printed to 3 significant digits: the time agrees with FLOPs / rate within 1 %.
+  assert.ok(Math.abs(seconds - flops / (gflops * 1e9)) / seconds < 0.01, `${seconds} s vs ${flops / (gflops * 1e9)} s`);
+  assert.equal(r.stderr.match(/one call takes at least/g)?.length, 1, 'the decode case is quick: no warning for it');
 });
 
 test('bench of a workload whose pool has no pages: the dry run and the run both say the simulation is skipped, once, at the key simulate refuses', () => {
@@ -964,7 +983,7 @@ test('bench of a workload whose pool has no pages: the dry run and the run both 
   const skipped = /^.*p\.attn\.yaml:2:23: warning: the page-pool simulation of the workload is skipped: the KV pool has no pages: set kv_cache\.num_pages/;
   const dry = cli(['bench', profile, '--dry-run', '--backend', 'cpu']);
   assert.equal(dry.code, 0, dry.stderr);
-  assert.equal(dry.stdout.split('\n')[0], 'dry run: 2 cases on cpu; the page-pool simulation is skipped (the warning above); nothing measured');
+  assert.equal(dry.stdout.split('\n')[0], 'dry run: 2 cases on cpu; the page-pool simulation is skipped (the warning above); no case timed');
   assert.match(dry.stderr, new RegExp(skipped.source, 'm'));
   const out = join(dir, 'run.json');
   const r = cli(['bench', profile, '--quick', '--backend', 'cpu', '--json', out]);
