@@ -128,9 +128,12 @@ export function formatEstimate(e: Estimate, title: string, opts: { tensorParalle
     } else {
       lines.push(...budgetLines(e, perGpu));
       const blocks = poolBlocksText(e.pool.layout, e.pool.pages, e.pageBytesPerLayer / e.kvBytesPerTokenPerLayer);
+      // Under TP every rank holds its share of the KV heads of every token (vLLM shards heads, not
+      // tokens): the pool's token capacity is the same on each GPU and is not multiplied by tp.
+      const shared = tp > 1 ? `, the capacity of all ${tp} GPUs together: each holds its share of the KV heads of every one of these tokens (not ${tp} × ${formatCount(e.pool.tokens)})` : '';
       lines.push(hybrid
         ? `  KV pool           ${formatCountOf(e.pool.pages, 'block')} of ${blocks.block}${perGpu}: vLLM's log says ${blocks.tokens}`
-        : `  KV pool           ${formatCountOf(e.pool.pages, 'page')} = ${formatCountOf(e.pool.tokens, 'token')}${perGpu}`);
+        : `  KV pool           ${formatCountOf(e.pool.pages, 'page')} = ${formatCountOf(e.pool.tokens, 'token')}${shared}`);
       lines.push(`  max concurrency   ${formatConcurrency(e.pool.maxConcurrency)} for ${formatCountOf(e.pool.concurrencySeqLen, 'token')} per request (vLLM's figure: ${hybrid ? 'blocks' : 'pages'} / ${e.pool.layout.kind === 'uniform' ? 'ceil(N / page_size)' : `${formatCount(e.pool.blocksPerSeq)} blocks a request reserves = ${blocksPerRequestFormula(e.pool.layout)}`}); ${formatCountOf(e.pool.sequencesAtOnce, 'whole sequence fits', 'whole sequences fit')} at once`);
     }
   }

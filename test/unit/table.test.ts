@@ -78,3 +78,16 @@ describe('formatEstimate parameters line', () => {
     assert.match(mx, /46,702,792,704 total, 12,748,853,248 active per token without the input embedding \(12,879,925,248 with it\)/);
   });
 });
+
+describe('formatEstimate KV pool under tensor parallelism', () => {
+  it('gives the pool as the capacity of the TP group, never as tokens per GPU to multiply', () => {
+    const base = profileFromModelConfig(loadModel('Llama-3.1-70B'), null);
+    const profile = { ...base, device: { ...base.device, tensorParallelSize: 4 }, kvCache: { ...base.kvCache, memoryGib: 10 } };
+    // Per GPU: 80 layers · (8 KV heads ÷ 4) · 128 head_dim · 2 (K, V) · 2 B = 81,920 B per token;
+    // a page of 16 tokens 1,310,720 B; a 10 GiB budget holds 10,737,418,240 / 1,310,720 = 8,192
+    // pages = 131,072 tokens, on each GPU the same tokens (their other KV heads): 131,072 in all.
+    const text = formatEstimate(estimate(profile), 'l70', { tensorParallelSize: 4 });
+    const line = text.split('\n').find((l) => l.startsWith('  KV pool'))!;
+    assert.equal(line, '  KV pool           8,192 pages = 131,072 tokens, the capacity of all 4 GPUs together: each holds its share of the KV heads of every one of these tokens (not 4 × 131,072)');
+  });
+});
