@@ -8,6 +8,7 @@
 import { isFp8KvDtype, type Problem, type Profile, type SourceRange } from '../config/types';
 import { KERNEL_LIMITS, mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../kernelLimits';
 import { formatCount, formatCountOf, formatGib } from '../format';
+import { gpuByName } from './gpus';
 import { blocksPerRequest } from './layout';
 import type { Estimate } from './types';
 
@@ -181,7 +182,27 @@ function concurrencyProblems(profile: Profile, e: Estimate): Problem[] {
   }];
 }
 
+/**
+ * device.memory_gib beyond the board memory of the GPU device.gpu names (`{ gpu: A10,
+ * memory_gib: 80 }`: an A10 has 24 GB): memory_gib sizes the pool, so every figure would be of a
+ * card that does not exist; the step times come from the named GPU's peaks all the same.
+ */
+function deviceProblems(profile: Profile): Problem[] {
+  const d = profile.device;
+  const gpu = d.gpu ? gpuByName(d.gpu) : undefined;
+  if (!gpu || d.memoryGib === null || d.memoryGib * 2 ** 30 <= gpu.memoryBytes) return [];
+  const boardGib = gpu.memoryBytes / 2 ** 30;
+  const cuda = gpu.cudaMemoryGib !== null ? `; CUDA reports ${gpu.cudaMemoryGib} GiB` : '';
+  return [{
+    severity: 'warning',
+    code: 'memory-exceeds-gpu',
+    message: `device.memory_gib ${d.memoryGib} is more than the ${gpu.name} has (${formatCount(gpu.memoryBytes / 1e9)} GB = ${formatGib(gpu.memoryBytes)}${cuda}): the pool is sized for memory the card lacks; set memory_gib to at most ${Math.floor(boardGib * 100) / 100}, drop it (device.gpu then sizes the pool), or name the GPU you mean`,
+    range: profileKey(profile, 'device.memory_gib', 'device'),
+    data: { memoryGib: d.memoryGib, gpu: gpu.name, boardBytes: gpu.memoryBytes },
+  }];
+}
+
 /** Every problem of `profile` that its estimate or the kernels' limits reveal, in file order of kind. */
 export function checkProfile(profile: Profile, e: Estimate): Problem[] {
-  return [...fitProblems(profile, e), ...kernelProblems(profile, e), ...concurrencyProblems(profile, e)];
+  return [...deviceProblems(profile), ...fitProblems(profile, e), ...kernelProblems(profile, e), ...concurrencyProblems(profile, e)];
 }

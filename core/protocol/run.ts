@@ -208,6 +208,8 @@ export interface StepTimeModel {
   memoryEfficiency?: number;
   /** Which of computeEfficiency, memoryEfficiency, overheadMs were assumed (not in the profile). */
   assumed?: string[];
+  /** What the formula leaves out for this profile, in words (under tensor parallelism: the communication between the GPUs). */
+  unmodelled?: string[];
   /**
    * Coefficients measured from this tool's CUDA kernel timings (simulate --calibrate RUN.json,
    * runner/simulate/calibrate-kernels.ts); the other coefficients stay modelled.

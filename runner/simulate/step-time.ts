@@ -101,6 +101,11 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
       ? [`MoE: routed experts' weights read per step modelled as the E · (1 − (1 − k/E)^n) of E = ${w.numExperts} experts per layer that n tokens touch at k = ${w.numExpertsPerTok} each, assuming uniform routing (a skewed router touches fewer); shared experts and the dense part read every step`]
       : []),
     ...slidingWindowCount(profile),
+    // Under TP each rank's weights, KV and FLOPs are divided by tp above, but the all-reduces after
+    // every attention and MLP block are not in the formula: only overhead_ms stands for them.
+    ...(profile.device.tensorParallelSize > 1
+      ? [`tensor parallel ${profile.device.tensorParallelSize}: each GPU's share of weights, KV and FLOPs, but the communication between the GPUs (an all-reduce after every attention and MLP block) is not modelled; overhead_ms ${formatSignificant(e.overheadMs)} ms per step is all that stands for it`]
+      : []),
     assumed.length > 0 ? `assumed: ${assumed.map((k) => byName[k]).join(', ')}; the rest from ${how}` : `efficiencies from ${how}`,
   ];
   return {
@@ -114,6 +119,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     computeEfficiency: e.computeEfficiency,
     memoryEfficiency: e.memoryEfficiency,
     assumed: assumed.map((k) => byName[k]),
+    ...(profile.device.tensorParallelSize > 1 ? { unmodelled: [`the communication between the ${profile.device.tensorParallelSize} tensor-parallel GPUs`] } : {}),
     source: parts.join('; '),
   };
 }

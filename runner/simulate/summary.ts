@@ -32,8 +32,9 @@ export function formatPoolSummary(result: PoolResult): string {
   if (result.stepTime) {
     const m = result.stepTime;
     const measured = m.measured && m.measured.length > 0 ? `; ${m.measured.map((c) => c.coefficient).join(', ')} measured` : '';
+    const unmodelled = m.unmodelled && m.unmodelled.length > 0 ? `; ${m.unmodelled.join(', ')} not modelled` : '';
     lines.push(
-      `Step time (modelled${measured}): ${seconds(m.perStepS)} + max(${seconds(m.weightsS)}${m.expertWeightsS ? ` + ${seconds(m.expertWeightsS)} × (1 − (1 − ${m.numExpertsPerTok}/${m.numExperts})^tokens)` : ''} + ${seconds(m.perKvTokenS)}/KV token, ` +
+      `Step time (modelled${measured}${unmodelled}): ${seconds(m.perStepS)} + max(${seconds(m.weightsS)}${m.expertWeightsS ? ` + ${seconds(m.expertWeightsS)} × (1 − (1 − ${m.numExpertsPerTok}/${m.numExperts})^tokens)` : ''} + ${seconds(m.perKvTokenS)}/KV token, ` +
         `${seconds(m.perTokenS)}/token + ${seconds(m.perPairS)}/query-key pair)`,
       `  ${m.source}`,
     );

@@ -163,3 +163,18 @@ test('one page is "1 page", one token "1 token": in the pool warning and the est
   const one = estimate(p, { seqLen: 1 });
   assert.match(formatEstimateOf(p, one, 't'), / for 1 token per request /);
 });
+
+test('device.memory_gib beyond the named GPU\'s memory is a warning at memory_gib; within it, none', () => {
+  // An A10 has 24 GB (NVIDIA datasheet) = 24e9 / 2^30 = 22.35 GiB: 80 GiB is more than it has.
+  const a10 = profile('Llama-3.1-8B', (p) => {
+    p.device = { ...p.device, gpu: 'A10', memoryGib: 80 };
+  });
+  const found = checkProfile(a10, estimate(a10)).filter((x) => x.code === 'memory-exceeds-gpu');
+  assert.equal(found.length, 1);
+  assert.equal(found[0]!.severity, 'warning');
+  assert.match(found[0]!.message, /^device\.memory_gib 80 is more than the A10 has \(24 GB = 22\.35 GiB; CUDA reports 22\.07 GiB\): .*set memory_gib to at most 22\.35/);
+  const fits = profile('Llama-3.1-8B', (p) => {
+    p.device = { ...p.device, gpu: 'A10', memoryGib: 22 };
+  });
+  assert.ok(!codes(fits).includes('memory-exceeds-gpu'));
+});

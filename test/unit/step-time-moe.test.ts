@@ -54,3 +54,13 @@ test('the printed model says how sliding-window layers are counted: at the whole
   assert.match(m.source, /count all 24 attention layers at the whole context, though the 12 sliding-window layers read at most 128 tokens .*upper bounds/);
   assert.doesNotMatch(stepTimeModel(profileOf('llama-3.1-8b')).source, /sliding/);
 });
+
+test('under tensor parallelism the step-time model says the GPUs\' communication is not modelled (unmodelled, which the Step time line prints, and its source); at TP 1 it says nothing of it', () => {
+  const base = profileOf('qwen3-30b-a3b');
+  const tp2 = stepTimeModel({ ...base, device: { ...base.device, tensorParallelSize: 2 } });
+  assert.deepEqual(tp2.unmodelled, ['the communication between the 2 tensor-parallel GPUs']);
+  assert.match(tp2.source, /tensor parallel 2: .*communication between the GPUs .* is not modelled; overhead_ms 0 ms per step is all that stands for it/);
+  const one = stepTimeModel(base);
+  assert.equal(one.unmodelled, undefined);
+  assert.doesNotMatch(one.source, /tensor parallel/);
+});
