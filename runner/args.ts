@@ -11,11 +11,15 @@ import { OutputError, UsageError } from './errors';
 /** Exit code of a command cancelled by SIGINT / SIGTERM (128 + SIGINT). */
 export const EXIT_CANCELLED = 130;
 
-/** `attnscope <command> --help`: the usage, exit 0. */
-export class HelpRequest extends Error {}
+/** `attnscope <command> --help`: the usage and the parser's `options` with their help lines (runner/help.ts), exit 0. */
+export class HelpRequest extends Error {
+  constructor(readonly options?: NonNullable<ParseArgsConfig['options']>) {
+    super('help');
+  }
+}
 
 export function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: O) {
-  if (argv.includes('--help') || argv.includes('-h')) throw new HelpRequest();
+  if (argv.includes('--help') || argv.includes('-h')) throw new HelpRequest(options);
   // A negative number after an option that takes a value is that value (`--time-scale -2`), so
   // that the option's own check can say "must be > 0" instead of Node's "ambiguous" message.
   const args = argv.flatMap((a, i) => {

@@ -28,6 +28,7 @@ import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../cor
 import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, writeFailure, writeOutput } from './args';
 import { describeMachine } from './environment';
+import { flagLines } from './help';
 import { BackendError, describeCase, measureBackendEnvironment, runBench, selectBackend, slowCaseNotes } from './bench';
 import { planCases, quickShortening, windowCoverage } from './plan';
 import { CancelledError, InputError, OutputError, UsageError } from './errors';
@@ -573,7 +574,9 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
     }
     if (e instanceof CancelledError) return EXIT_CANCELLED;
     if (e instanceof HelpRequest) {
-      io.stdout.write(`${(command !== undefined && commandUsage(command)) || USAGE}\n`);
+      const usage = command !== undefined ? commandUsage(command) : undefined;
+      const flags = usage && e.options && Object.keys(e.options).length > 0 ? `\n\nflags:\n${flagLines(command!, e.options).join('\n')}` : '';
+      io.stdout.write(`${usage ?? USAGE}${flags}\n`);
       return EXIT_OK;
     }
     if (e instanceof OutputError) {

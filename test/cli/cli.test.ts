@@ -324,7 +324,16 @@ test('<command> --help prints the usage (exit 0); an unknown option is named in 
   // Each command's --help is its own usage, not every command's.
   const est = cli(['estimate', '--help']);
   assert.equal(est.code, 0);
-  assert.equal(est.stdout, 'usage:\n  attnscope estimate <file> [--json]\n');
+  assert.equal(est.stdout, 'usage:\n  attnscope estimate <file> [--json]\n\nflags:\n  --json  print the estimate as JSON on stdout\n');
+  // Every flag each command's parser takes has its one line (runner/help.ts), under the usage; before, only usage lines.
+  assert.match(help.stdout, /\nflags:\n(.*\n)* {2}--max-rate {2,}search the highest arrival rate that meets the SLO/);
+  for (const command of ['bench', 'estimate', 'simulate', 'sweep', 'merge', 'submit', 'vllm-log']) {
+    const h = cli([command, '--help']);
+    assert.equal(h.code, 0, command);
+    assert.match(h.stdout, /\n\nflags:\n {2}--/, command);
+    assert.doesNotMatch(h.stdout, /\(no description\)/, command);
+  }
+  assert.match(cli(['bench', '--help']).stdout, /\n {2}--dry-run {2,}plan and preflight the cases/);
   const sw = cli(['sweep', '-h']);
   assert.match(sw.stdout, /^usage:\n {2}attnscope sweep <profile>/);
   assert.doesNotMatch(sw.stdout, /attnscope (bench|simulate|merge) /);

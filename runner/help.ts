@@ -1,0 +1,85 @@
+/**
+ * One line of help for every flag the commands' parsers take (runner/args.ts parse): `--help`
+ * lists the parser's own options, each with its line from here, so a flag the parser takes is
+ * never missing from the help (one without a line here shows as such, and a test fails).
+ */
+import type { ParseArgsConfig } from 'node:util';
+
+/** What a flag's value is called in the help (`--json FILE`), and what the flag does. */
+interface FlagHelp {
+  value?: string;
+  text: string;
+}
+
+/** The flags every command spells the same way. */
+const COMMON: Record<string, FlagHelp> = {
+  json: { value: 'FILE', text: 'write the result as JSON to FILE, atomically (/dev/stdout: the JSON alone on stdout)' },
+  quick: { text: 'a short run: the smallest prefill length and decode case, fewer timing samples' },
+  backend: { value: 'auto|cpu|cuda', text: "the kernels' backend (default: the profile's device.backend, else auto)" },
+  events: { text: 'read a resolved Profile as JSON on stdin (file -), write NDJSON events on stdout (the editor\'s door)' },
+  set: { value: 'key=v1,v2', text: 'add or replace a sweep axis: a profile key and its values (repeatable)' },
+  out: { value: 'DIR', text: 'the results folder (default .attnscope/sweeps/<profile>-<sweep id>; created, its parent must exist)' },
+};
+
+/** Per command: flags whose meaning differs from {@link COMMON}, and the rest. */
+const BY_COMMAND: Record<string, Record<string, FlagHelp>> = {
+  bench: {
+    'dry-run': { text: "plan and preflight the cases and list them, timing none (measures this machine's peaks for the slow-case warning)" },
+  },
+  estimate: {
+    json: { text: 'print the estimate as JSON on stdout' },
+  },
+  simulate: {
+    trace: { value: 'FILE', text: "replay this trace's requests instead of the profile's workload" },
+    'trace-format': { value: 'F', text: 'the trace format, when detecting it from the file is not wanted' },
+    'trace-model': { value: 'M', text: 'keep only the trace rows of this model (BurstGPT)' },
+    'trace-log-type': { value: 'T', text: 'keep only the trace rows of this log type (BurstGPT, e.g. "Conversation log")' },
+    'time-scale': { value: 'X', text: 'replay arrivals at X times the rate (2 = twice as fast)' },
+    'slo-ttft-ms': { value: 'MS', text: 'time-to-first-token bound for goodput, ms (wins over the profile\'s slo)' },
+    'slo-tpot-ms': { value: 'MS', text: 'time-per-output-token bound for goodput, ms (wins over the profile\'s slo)' },
+    'max-rate': { text: 'search the highest arrival rate that meets the SLO (needs an SLO)' },
+    'slo-attainment': { value: 'F', text: 'with --max-rate: the share of requests that must meet the SLO (default 0.9)' },
+    'rate-tolerance': { value: 'F', text: 'with --max-rate: the relative tolerance of the search (default 0.02)' },
+    calibrate: { value: 'FILE', text: 'fit the step time to a vllm bench serve result, or to a bench run JSON of this tool on a GPU' },
+  },
+  sweep: {
+    jobs: { value: 'N', text: 'points run at once (default: 1 for benchmarks, every core for simulations)' },
+    shard: { value: 'i/N', text: 'run only shard i of N (from 0); merge the shards with attnscope merge' },
+  },
+  merge: {},
+  submit: {
+    slurm: { text: 'write sweep.sbatch and submit it as a Slurm job array' },
+    k8s: { text: 'write sweep-job.yaml: a Kubernetes Indexed Job (apply it with kubectl)' },
+    tasks: { value: 'N', text: 'array tasks (pods) the points are split over' },
+    partition: { value: 'P', text: 'Slurm partition' },
+    'gpus-per-task': { value: 'G', text: 'GPUs per task' },
+    'cpus-per-task': { value: 'C', text: 'CPUs per task' },
+    time: { value: 'T', text: 'Slurm time limit per task (e.g. 00:10:00)' },
+    wait: { text: 'wait for the Slurm job, then merge its results' },
+    poll: { value: 'S', text: 'with --wait: seconds between polls of the job' },
+    image: { value: 'IMAGE', text: 'the container image the pods run (attnscope on its PATH)' },
+    pvc: { value: 'CLAIM', text: 'the PersistentVolumeClaim the pods write their results to' },
+    namespace: { value: 'NS', text: 'the Kubernetes namespace' },
+  },
+  'vllm-log': {
+    profile: { value: 'FILE', text: "set the log's figures beside the estimate of this profile or config.json" },
+    json: { text: 'print the comparison as JSON on stdout' },
+  },
+};
+
+/** Marks a flag the parser takes that has no line here; a test looks for it. */
+export const NO_HELP = '(no description)';
+
+/**
+ * The flag lines of `command`'s help, one per option of its parser, in the parser's order:
+ * `  --name VALUE   what it does`, aligned.
+ */
+export function flagLines(command: string, options: NonNullable<ParseArgsConfig['options']>): string[] {
+  const rows = Object.entries(options).map(([name, opt]) => {
+    const help = BY_COMMAND[command]?.[name] ?? COMMON[name];
+    const value = opt.type === 'string' ? ` ${help?.value ?? 'VALUE'}` : '';
+    return [`--${name}${value}`, help?.text ?? NO_HELP] as const;
+  });
+  const width = Math.max(...rows.map(([flag]) => flag.length));
+  return rows.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`);
+}
