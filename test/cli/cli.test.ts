@@ -968,13 +968,13 @@ test('bench --dry-run warns of a case one call of which takes minutes, as the ru
   assert.equal(r.code, 0, r.stderr);
   // Before: the case was listed with no word of its length. Causal prefill FLOPs = 4 × H × head_dim ×
   // N(N+1)/2 = 4 × 64 × 128 × 131,072 × 131,073 / 2 = 2.81e14; at the CPU's FMA peak of a few hundred
-  // GFLOP/s that is tens of minutes (the run itself printed 1,445 s on this machine).
-  const m = /^warn: flash_fwd B=1 N=131072 H=64\/8 D=128 causal bf16: one call takes at least ([\d,]+) s here \(2\.8e14 FLOP at the [^,]+, ([\d.,]+) GFLOP\/s\), and timing runs it at least once; Ctrl-C stops the run$/m.exec(r.stderr);
+  // GFLOP/s that is tens of minutes (the run itself printed 1,445 s, now 24.1 min, on this machine).
+  const m = /^warn: flash_fwd B=1 N=131072 H=64\/8 D=128 causal bf16: one call takes at least ([\d.,]+) (s|min|h) here \(2\.8e14 FLOP at the [^,]+, ([\d.,]+) GFLOP\/s\), and timing runs it at least once; Ctrl-C stops the run$/m.exec(r.stderr);
   assert.ok(m, r.stderr);
-  const seconds = Number(m[1]!.replace(/,/g, ''));
-  const gflops = Number(m[2]!.replace(/,/g, ''));
+  const seconds = Number(m[1]!.replace(/,/g, '')) * { s: 1, min: 60, h: 3600 }[m[2] as 's' | 'min' | 'h'];
+  const gflops = Number(m[3]!.replace(/,/g, ''));
   const flops = 4 * 64 * 128 * (131072 * 131073) / 2;
-  // The rate is printed to 3 significant digits: the time agrees with FLOPs / rate within 1 %.
+  // The rate and the time are printed to 3 significant digits: they agree with FLOPs / rate within 1 %.
   assert.ok(Math.abs(seconds - flops / (gflops * 1e9)) / seconds < 0.01, `${seconds} s vs ${flops / (gflops * 1e9)} s`);
   assert.equal(r.stderr.match(/one call takes at least/g)?.length, 1, 'the decode case is quick: no warning for it');
 });
