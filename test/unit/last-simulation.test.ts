@@ -29,8 +29,9 @@ test('the newest saved run of this profile gives the hover its latency table', (
   assert.equal(last.createdAt, '2026-12-01T11:00:00Z');
   const md = latencyMarkdown(last);
   assert.match(md, /^\*\*Last simulation\*\* \(2026-12-01T11:00:00Z, modelled on the step-time model\) — 10 requests$/m);
-  assert.match(md, /^\| TTFT \| 400 \| 400 \| 400 \| 400 \|$/m);
-  assert.match(md, /^\| TPOT \| 20\.0 \| 20\.0 \| 20\.0 \| 20\.0 \|$/m);
+  // Each cell carries its unit (core/format formatDuration): 0.4 s reads 400 ms, 0.02 s 20 ms.
+  assert.match(md, /^\| TTFT \| 400 ms \| 400 ms \| 400 ms \| 400 ms \|$/m);
+  assert.match(md, /^\| TPOT \| 20 ms \| 20 ms \| 20 ms \| 20 ms \|$/m);
   assert.match(md, /^Goodput 2\.00 requests\/s meet TTFT <= 500 ms \(80\.0 % of requests\)\.$/m);
   assert.equal(lastSimulation(other)!.latency.ttft!.p99, 0.9);
 });

@@ -139,10 +139,10 @@ test('slowCaseNotes: a case one call of which takes a minute or more at the roof
   const flash = (n: number) => ({ kernel: 'flash_fwd' as const, shape: shape(n), dtype: 'bf16' as const, kvDtype: 'bf16' as const, checkShape: shape(64) });
   // Llama-3.1-8B's prefill at N = 131,072, causal: 131,072 · 131,073 / 2 = 8,590,000,128 visible
   // pairs, 4 · 32 · 128 · that = 1.407e14 FLOP; on a GPU of 1 TFLOP/s (1 TB/s copy: far above the
-  // ridge, compute-bound) 140.7 s. N = 8,192: 256x fewer pairs, 0.55 s: not named.
+  // ridge, compute-bound) 140.7 s = 2.35 min. N = 8,192: 256x fewer pairs, 0.55 s: not named.
   const peaks = { gpuFlopsPerSec: 1e12, gpuCopyBytesPerSec: 1e12 };
   assert.deepEqual(slowCaseNotes([flash(8192), flash(131072)], 'cuda', peaks), [
-    'flash_fwd B=1 N=131072 H=32/8 D=128 causal bf16: one call takes at least 141 s here (1.4e14 FLOP at the GPU bf16 peak (from clocks), 1 TFLOP/s), and timing runs it at least once; Ctrl-C stops the run',
+    'flash_fwd B=1 N=131072 H=32/8 D=128 causal bf16: one call takes at least 2.35 min here (1.4e14 FLOP at the GPU bf16 peak (from clocks), 1 TFLOP/s), and timing runs it at least once; Ctrl-C stops the run',
   ]);
   // No peak measured: nothing to hold the case to, nothing said.
   assert.deepEqual(slowCaseNotes([flash(131072)], 'cuda', {}), []);
