@@ -13,8 +13,8 @@
  * log's two-decimal GiB figures, or a different KV size per token (another model or dtype).
  */
 import { isFp8KvDtype, type KvDtype, type Profile, type WorkloadSpec } from '../config/types';
-import { batchDefaults, deviceMemory, estimate, maxNumBatchedTokensOf, maxNumSeqsOf, type Estimate } from '../estimate';
-import { formatBytes, formatConcurrency, formatCount, formatGib } from '../format';
+import { batchDefaults, blocksPerRequestFormula, deviceMemory, estimate, maxNumBatchedTokensOf, maxNumSeqsOf, type Estimate } from '../estimate';
+import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatGib } from '../format';
 import type { LogFigure, VllmLog } from './parse';
 
 const GIB = 1024 ** 3;
@@ -339,9 +339,9 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
       term: `maximum concurrency for ${formatCount(e.pool.concurrencySeqLen)} tokens`,
       log: `${formatConcurrency(f.maxConcurrency.value)}`,
       logLine: f.maxConcurrency.line,
-      estimate: `${est} (${formatCount(e.pool.sequencesAtOnce)} whole sequences)`,
+      estimate: `${est} (${formatCountOf(e.pool.sequencesAtOnce, 'whole sequence')})`,
       difference: est === formatConcurrency(f.maxConcurrency.value) ? '' : `${e.pool.maxConcurrency < f.maxConcurrency.value ? '−' : '+'}${formatConcurrency(Math.abs(e.pool.maxConcurrency - f.maxConcurrency.value))}`,
-      why: 'blocks / ceil(max_model_len / block size): follows the block difference',
+      why: `blocks / ${e.pool.layout.kind === 'uniform' ? 'ceil(max_model_len / block size)' : `the ${formatCount(e.pool.blocksPerSeq)} blocks a request reserves (${blocksPerRequestFormula(e.pool.layout)}, N = max_model_len)`}: follows the block difference`,
     });
   }
   if (rows.every((r) => r.log === null)) notes.push('no vLLM memory line was found in the log (weights, KV cache memory, GPU blocks, KV cache size, maximum concurrency)');
