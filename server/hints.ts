@@ -29,7 +29,7 @@
  */
 import type { InlayHint, Range } from 'vscode-languageserver';
 import { getProperty, propertyWithValueAt, type ModelSpec, type Profile, type PropertyNode, type SourceRange, type ValueNode } from '../core/config';
-import { attentionWorkspace, headsPerGpu, kvBytesForSequence } from '../core/estimate';
+import { attentionWorkspace, gpuNamePicksSmallBatch, headsPerGpu, kvBytesForSequence } from '../core/estimate';
 import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import { changedRegion, modelKeyRange, profileKeyRange, type Analysis } from './analysis';
 import { presentHints, type HintMode } from './hintView';
@@ -145,14 +145,14 @@ const KV_KEYS = ['dtype', 'kv_cache.dtype', 'device.tensor_parallel_size'];
  * Keys the KV budget (device memory minus weights, the activation peak and the engine's
  * reserves) depends on, besides the model. device.gpu is one only where it changes the figure:
  * it sizes the device when device.memory_gib is not set, and a name with "A100" in it picks
- * vLLM's smaller batch defaults, which size the activation peak (core/estimate batchDefaults),
+ * vLLM's smaller batch defaults, which size the activation peak (core/estimate gpuNamePicksSmallBatch),
  * unless the workload sets both limits. So an invalid device.gpu beside memory_gib keeps the
  * budget and pool hints; the figures that need the GPU (its step time) are not hints.
  */
 function budgetKeys(a: Analysis, profile: Profile): string[] {
   const written = getProperty(getProperty(a.tree, 'device')?.value, 'gpu')?.value.value ?? profile.device.gpu;
   const batchDefaults = profile.workload?.maxNumBatchedTokens === undefined || profile.workload.maxNumSeqs === undefined;
-  const gpuCounts = profile.device.memoryGib === null || (batchDefaults && /a100/i.test(String(written ?? '')));
+  const gpuCounts = profile.device.memoryGib === null || (batchDefaults && gpuNamePicksSmallBatch(String(written ?? '')));
   return [
     'dtype',
     'device.memory_gib',

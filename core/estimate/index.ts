@@ -349,6 +349,11 @@ export interface BatchDefaults {
   device: string;
 }
 
+/** Whether a device.gpu name alone picks vLLM's smaller batch defaults whatever the memory ("a100" in the name, case-insensitive: {@link batchDefaults}). */
+export function gpuNamePicksSmallBatch(gpuName: string | null | undefined): boolean {
+  return !!gpuName && /a100/i.test(gpuName);
+}
+
 /**
  * The max_num_batched_tokens and max_num_seqs vLLM V1 picks when they are not set, for `vllm
  * serve` (the OpenAI API server, how a model is deployed), by the device's memory and name
@@ -360,7 +365,7 @@ export interface BatchDefaults {
  * step-time model then assumes. `gpuName`: the profile's device.gpu, if any.
  */
 export function batchDefaults(deviceBytes: number, gpuName?: string | null): BatchDefaults {
-  if (gpuName && /a100/i.test(gpuName)) return { maxNumBatchedTokens: SMALL_GPU_MAX_NUM_BATCHED_TOKENS, maxNumSeqs: SMALL_GPU_MAX_NUM_SEQS, device: 'an A100' };
+  if (gpuNamePicksSmallBatch(gpuName)) return { maxNumBatchedTokens: SMALL_GPU_MAX_NUM_BATCHED_TOKENS, maxNumSeqs: SMALL_GPU_MAX_NUM_SEQS, device: 'an A100' };
   if (deviceBytes > 0 && deviceBytes < 70 * GIB) return { maxNumBatchedTokens: SMALL_GPU_MAX_NUM_BATCHED_TOKENS, maxNumSeqs: SMALL_GPU_MAX_NUM_SEQS, device: 'a < 70 GiB GPU' };
   return { maxNumBatchedTokens: DEFAULT_MAX_NUM_BATCHED_TOKENS, maxNumSeqs: DEFAULT_MAX_NUM_SEQS, device: deviceBytes > 0 ? 'a >= 70 GiB GPU' : 'no device given: taken as a >= 70 GiB GPU' };
 }
