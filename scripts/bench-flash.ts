@@ -21,7 +21,7 @@
 import { flashForward, flashSpec, measureFp32FmaPeak, timeFlashForward, toHalfBits, type FlashForwardArgs, type TimingOptions } from '../native';
 import { randomUniform } from '../runner/inputs';
 import { attentionFlops } from '../runner/measure';
-import { flag as flagOf, loadBaseAddon, median } from './ab';
+import { flag as flagOf, formatSpread, interleave, loadBaseAddon, median, pairedRatio, type Timed } from './ab';
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => flagOf(argv, name);
@@ -40,7 +40,6 @@ const shapes = (flag('--shapes') ?? '1k:64,1k:64:causal,1k:128,1k:128:causal').s
 const H = 8;
 const block: Required<TimingOptions> = { warmup: 1, minReps: reps, maxReps: reps, minTimeMs: 0, maxTimeMs: 600_000 };
 
-type Timed = { wall: number; cpu: number };
 type TimeFn = (args: FlashForwardArgs, against?: FlashForwardArgs) => Promise<Timed>;
 
 
@@ -77,12 +76,9 @@ async function main(): Promise<void> {
     await flashForward(args);
     if (against) await flashForward(against);
     const flops = attentionFlops({ batchSize: 1, numHeads: H, numKvHeads: H, headDim: s.d, seqLenQ: s.n, seqLenK: s.n, causal: s.causal, slidingWindow: null });
-    const row = { label: s.label, flops, cur: [] as Timed[], old: [] as Timed[] };
-    for (let i = 0; i < pairs; i++) {
-      row.cur.push(await current(args));
-      if (base) row.old.push(await base(args, against));
-    }
-    rows.push(row);
+    const timeBase = base;
+    const [cur, old] = await interleave(timeBase ? [() => current(args), () => timeBase(args, against)] : [() => current(args)], pairs);
+    rows.push({ label: s.label, flops, cur: cur!, old: old ?? [] });
   }
   const peak = Math.max(peak0, (await measureFp32FmaPeak({ threads, durationMs: 500 })).value);
 
@@ -98,9 +94,8 @@ async function main(): Promise<void> {
     console.log(fmt('current', r.cur));
     if (base) {
       console.log(fmt(baseName, r.old));
-      const rc = r.cur.map((c, i) => r.old[i]!.cpu / c.cpu), rw = r.cur.map((c, i) => r.old[i]!.wall / c.wall);
-      const range = (xs: number[]) => `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}`;
-      console.log(`  paired ${baseName}/current: CPU ${median(rc).toFixed(3)} (${range(rc)}), wall ${median(rw).toFixed(3)} (${range(rw)})`);
+      const ratio = pairedRatio(r.old, r.cur);
+      console.log(`  paired ${baseName}/current: CPU ${formatSpread(ratio.cpu)}, wall ${formatSpread(ratio.wall)}`);
     }
   }
 }

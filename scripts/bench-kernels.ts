@@ -15,7 +15,11 @@
  * Each case prints median time, GFLOP/s with the fraction of the FLOP ceiling, GB/s with the
  * fraction of read bandwidth, the naive fp64 reference at the same shape (or why it was
  * skipped), onnxruntime-node's MultiHeadAttention (fp32) as an outside peer (or why not), and
- * max |O − O_ref| on a reduced shape. Then the WebAssembly build beside the native addon on small
+ * max |O − O_ref| on a reduced shape. Comparisons that a verdict rests on are paired (PairedFigure:
+ * rounds of a, b, a blocks interleaved in one process, scripts/ab.ts, as bench-flash.ts
+ * --against-dtype and --base): fp32 against bf16 at N=4k D=128, and onnxruntime against ours on
+ * every shape whose runs take at most PAIRED_MAX_SECONDS; each prints the median paired ratio,
+ * its range and the A/A ratio of the same rounds. Then the WebAssembly build beside the native addon on small
  * shapes, with the ratio (scripts/bench-wasm.ts). --quick runs only N = 1k and context 4k (a smoke test).
  * --json FILE writes the run (environment with peaks, KernelCase per case, peer figures,
  * skipped figures with reasons) atomically. Exit 0 when every case ran, 1 on an error, 2 on
@@ -49,6 +53,7 @@ import { randomKvPages, randomUniform, shuffledPages } from '../runner/inputs';
 import { TOOL_VERSION } from '../runner/version';
 import { attentionFlops, computeCeiling, maxAbsDiff, sampleStats, summarizeCase } from '../runner/measure';
 import { CAUSAL_NOTE, DECODE_NOTE, loadOrtPeer, type OrtPeer } from '../runner/peers/onnxruntime';
+import { formatSpread, interleave, median, pairedRatio, type Spread, type Timed } from './ab';
 import { compareWasm, formatWasmComparison, type WasmComparison } from './bench-wasm';
 
 // ---------------------------------------------------------------------------------------------
@@ -92,6 +97,23 @@ export interface CpuTimeFigure {
   peerOverKernel?: number;
 }
 
+/**
+ * Two implementations compared in one process (scripts/ab.ts interleave): `rounds` rounds of
+ * one block of runs of a, one of b, one of a again, each block's median taken. ratio: a's first
+ * block / b's, per round (> 1: b is faster); aa: a's second block / its first in the same
+ * rounds, the A/A noise of the method. Unpaired medians of two timing loops seconds apart
+ * differ by up to ±12 % on a loaded 2-vCPU machine; the pairs' ratios cancel the moment's load.
+ */
+export interface PairedFigure {
+  case: string;
+  a: string;
+  b: string;
+  rounds: number;
+  runsPerBlock: number;
+  ratio: { cpu: Spread; wall: Spread };
+  aa: { cpu: Spread; wall: Spread };
+}
+
 /** A figure not measured, and why. */
 export interface SkippedFigure {
   what: 'kernel' | 'reference' | 'peer';
@@ -110,6 +132,8 @@ export interface KernelBenchResult extends RunHeader {
   peers: PeerCase[];
   /** The rows' figures from CPU time, beside the wall-time ones of `cases` and `peers`. */
   cpuTime: CpuTimeFigure[];
+  /** fp32 against bf16 (flash N=4k D=128) and onnxruntime against ours (runs up to PAIRED_MAX_SECONDS), paired. */
+  paired: PairedFigure[];
   skipped: SkippedFigure[];
   notes: string[];
   /** The WebAssembly build on small shapes beside the native addon (scripts/bench-wasm.ts), or why not measured. */
@@ -179,6 +203,45 @@ function timingFor(expectedSec: number): Required<TimingOptions> {
   return { warmup: expectedSec > 2 ? 0 : 1, minReps: reps, maxReps: reps, minTimeMs: 0, maxTimeMs: expectedSec * (reps + 1) * 1000 };
 }
 
+/** Rounds of a paired comparison (PairedFigure). */
+const PAIRED_ROUNDS = 5;
+/** Runs longer than this are not paired (a round's three blocks would take over 12 s). */
+const PAIRED_MAX_SECONDS = 4;
+
+/**
+ * One block of a paired comparison of runs of about `sec` seconds: a single run above 0.2 s;
+ * below, about 0.2 s of runs after one untimed run. null above PAIRED_MAX_SECONDS.
+ */
+function pairedBlock(sec: number): Required<TimingOptions> | null {
+  if (!(sec <= PAIRED_MAX_SECONDS)) return null;
+  const reps = Math.max(1, Math.min(50, Math.round(0.2 / sec)));
+  return { warmup: sec > 0.2 ? 0 : 1, minReps: reps, maxReps: reps, minTimeMs: 0, maxTimeMs: 60_000 };
+}
+
+/** Rounds of [a, b, a] blocks (PairedFigure). */
+async function pairedFigure(label: string, a: string, b: string, runsPerBlock: number, timeA: () => Promise<Timed>, timeB: () => Promise<Timed>): Promise<PairedFigure> {
+  const [a1, b1, a2] = await interleave([timeA, timeB, timeA], PAIRED_ROUNDS);
+  return { case: label, a, b, rounds: PAIRED_ROUNDS, runsPerBlock, ratio: pairedRatio(a1!, b1!), aa: pairedRatio(a2!, a1!) };
+}
+
+/**
+ * The verdict on "b no slower than a" from a paired figure's CPU-time ratio a / b: met at 1 or
+ * above; below 1 but no further from 1 than the A/A ratios reach, the rounds cannot tell the
+ * two apart; else MISSED.
+ */
+export function pairedVerdict(f: PairedFigure): string {
+  const r = f.ratio.cpu.median;
+  const noise = Math.max(Math.abs(1 - f.aa.cpu.min), Math.abs(f.aa.cpu.max - 1));
+  const state = r >= 1 ? 'met' : 1 - r <= noise ? 'within A/A noise (not resolved)' : 'MISSED';
+  return `${state} (${f.a}/${f.b} paired CPU time ${formatSpread(f.ratio.cpu)}, wall ${formatSpread(f.ratio.wall)}; A/A ${f.a}/${f.a} CPU ${formatSpread(f.aa.cpu)}; ${f.rounds} rounds of ${f.a}, ${f.b}, ${f.a}, ${f.runsPerBlock} run${f.runsPerBlock > 1 ? 's' : ''} a block)`;
+}
+
+/** A block of runs of one of our kernels, as Timed. */
+async function timedBlock(run: Promise<{ samplesNs: number[]; cpuNs?: number[] }>): Promise<Timed> {
+  const t = await run;
+  return { wall: median(t.samplesNs), cpu: median(t.cpuNs ?? t.samplesNs.map(() => 0)) };
+}
+
 /** A number in a GFLOP/s or GB/s column (the header names the unit). */
 const fmtPct = (f: number | null): string => (f === null ? '-' : formatPercent(f, f < 0.1 ? 1 : 0));
 const fmtErr = (e: number | null): string => (e === null ? '-' : e.toExponential(1));
@@ -226,6 +289,10 @@ export interface Row {
   referenceSkip?: string;
   peer?: PeerCase;
   peerSkip?: string;
+  /** bf16 flash rows at N=4k D=128: fp32 / bf16 paired in one process. */
+  vsFp32?: PairedFigure;
+  /** fp32 flash rows whose runs take at most PAIRED_MAX_SECONDS: onnxruntime / ours, paired. */
+  vsPeer?: PairedFigure;
   /** Median process CPU time per run of the kernel and of the peer (ns). */
   kernelCpuNs?: number;
   peerCpuNs?: number;
@@ -276,6 +343,7 @@ async function main(): Promise<void> {
   const skipped: SkippedFigure[] = [];
   const notes: string[] = [];
   const rows: Row[] = [];
+  const paired: PairedFigure[] = [];
 
   const loadAtStart = loadavg()[0]!;
   const ortLoad = await loadOrtPeer(threads);
@@ -424,6 +492,26 @@ async function main(): Promise<void> {
             ...(causal ? { note: 'masked blocks are not skipped' } : {}),
           };
           peers.push(row.peer);
+          const block = row.kernel ? pairedBlock(Math.max(row.kernel.medianNs, st.medianNs) / 1e9) : null;
+          if (block) {
+            log(`${label}: onnxruntime and ours, ${PAIRED_ROUNDS} paired rounds ...`);
+            const fp32Args: FlashForwardArgs = { ...geometry, ...f32, dtype: 'fp32', seqLenQ: n, seqLenK: n };
+            row.vsPeer = await pairedFigure(label, 'ORT', 'ours', block.minReps,
+              () => timedBlock(ort.time(mha, f32, block)),
+              () => timedBlock(timeFlashForward(fp32Args, block)));
+            paired.push(row.vsPeer);
+          }
+        }
+        // Issue 18's "bf16 no slower than fp32", paired: the same values, this shape only.
+        const [r32, r16] = rows.slice(-2);
+        const block = n === 4096 && d === 128 && r32?.kernel && r16?.kernel ? pairedBlock(Math.max(r32.kernel.medianNs, r16.kernel.medianNs) / 1e9) : null;
+        if (block) {
+          log(`${label}: fp32 and bf16, ${PAIRED_ROUNDS} paired rounds ...`);
+          const bf16 = { q: toHalfBits('bf16', f32.q), k: toHalfBits('bf16', f32.k), v: toHalfBits('bf16', f32.v) };
+          r16!.vsFp32 = await pairedFigure(label, 'fp32', 'bf16', block.minReps,
+            () => timedBlock(timeFlashForward({ ...geometry, ...f32, dtype: 'fp32', seqLenQ: n, seqLenK: n }, block)),
+            () => timedBlock(timeFlashForward({ ...geometry, ...bf16, dtype: 'bf16', seqLenQ: n, seqLenK: n }, block)));
+          paired.push(r16!.vsFp32);
         }
       }
     }
@@ -580,6 +668,7 @@ async function main(): Promise<void> {
     cases,
     peers,
     cpuTime,
+    paired,
     skipped,
     notes,
     wasm: typeof wasm === 'string' ? { notMeasured: wasm } : wasm,
@@ -696,7 +785,9 @@ function printReport(env: Environment, rows: Row[], notes: string[], targets: st
  * every path, no slower than fp32; paged decode >= 80 % of read bandwidth at 32k context;
  * faster than onnxruntime on every shape. One line per target: met, or missed and by how much,
  * from wall time and from CPU time (cpuTime; on a loaded machine the wall figure is the
- * machine's, the CPU one the kernel's).
+ * machine's, the CPU one the kernel's). The two comparisons of two implementations (bf16 / fp32,
+ * onnxruntime / ours) are judged on their paired figures (Row.vsFp32, Row.vsPeer;
+ * pairedVerdict) where the runs were paired, and say "unpaired" where not.
  */
 export function checkTargets(rows: Row[], cpuTime: CpuTimeFigure[]): string[] {
   const out: string[] = [];
@@ -725,10 +816,16 @@ export function checkTargets(rows: Row[], cpuTime: CpuTimeFigure[]): string[] {
     // Against the peak of the unit that ran (AMX, AVX512-BF16); on every path no slower than fp32.
     const unit = bf16?.kernel?.productUnit;
     if (unit === 'amx-bf16' || unit === 'avx512-bf16') out.push(verdict(`${what} vs ${bf16!.kernel!.ceiling ?? 'its peak'}`, bf16, 0.25));
+    const path = bf16?.kernel ? ` on ${[bf16.kernel.simdPath, unit].filter(Boolean).join(' ')}` : '';
+    if (bf16?.vsFp32) {
+      out.push(`${what}${path} no slower than fp32: ${pairedVerdict(bf16.vsFp32)}`);
+      continue;
+    }
+    // Not paired (runs over PAIRED_MAX_SECONDS): the two rows' medians, seconds apart.
     const wall = bf16?.kernel && fp32?.kernel ? fp32.kernel.medianNs / bf16.kernel.medianNs : null;
     const cpu = bf16?.kernelCpuNs && fp32?.kernelCpuNs ? fp32.kernelCpuNs / bf16.kernelCpuNs : null;
-    const path = bf16?.kernel ? ` on ${[bf16.kernel.simdPath, unit].filter(Boolean).join(' ')}` : '';
-    out.push(`${what}${path} no slower than fp32 (fp32 time / bf16 time): ${ratio(wall)} by wall time; ${ratio(cpu)} by CPU time`);
+    const unpaired = wall === null ? '' : `, unpaired: runs over ${PAIRED_MAX_SECONDS} s`;
+    out.push(`${what}${path} no slower than fp32 (fp32 time / bf16 time${unpaired}): ${ratio(wall)} by wall time; ${ratio(cpu)} by CPU time`);
   }
   const decode32k = rows.filter((r) => r.kernel?.kernel === 'paged_decode' && r.kernel.shape.seqLenK === 32768);
   for (const r of decode32k) {
@@ -740,7 +837,18 @@ export function checkTargets(rows: Row[], cpuTime: CpuTimeFigure[]): string[] {
     out.push(verdict(`decode B=${r.kernel!.shape.batchSize} ctx=32k ${r.kernel!.pageOrder ?? ''} vs ${r.kernel!.ceiling ?? 'DRAM read bandwidth'}`, r, 0.8) + alone);
   }
   if (decode32k.length === 0) out.push(verdict('decode ctx=32k vs DRAM read bandwidth', undefined, 0.8));
-  const raced = rows.filter((r) => r.kernel && r.peer);
+  const pairedRaces = rows.filter((r) => r.vsPeer);
+  if (pairedRaces.length > 0) {
+    const verdicts = pairedRaces.map((r) => ({ r, v: pairedVerdict(r.vsPeer!) }));
+    const by = (state: string) => verdicts.filter((x) => x.v.startsWith(state));
+    const missed = by('MISSED'), noise = by('within');
+    const list = (xs: typeof verdicts) => xs.map((x) => `${x.r.label} ${x.v.replace(/^[^(]*/, '')}`).join('; ');
+    out.push(
+      `faster than onnxruntime, paired (ORT time / ours per round; ${pairedRaces.length} shapes with runs up to ${PAIRED_MAX_SECONDS} s): ` +
+        (missed.length === 0 && noise.length === 0 ? `met on all ${pairedRaces.length}: ` + list(verdicts) : `${by('met').length} met; within A/A noise: ${list(noise) || 'none'}; MISSED: ${list(missed) || 'none'}`),
+    );
+  }
+  const raced = rows.filter((r) => r.kernel && r.peer && !r.vsPeer);
   const against = (by: string, slower: Row[], times: (r: Row) => number) =>
     slower.length === 0
       ? `met on all ${raced.length} shapes it ran by ${by}`
@@ -748,10 +856,12 @@ export function checkTargets(rows: Row[], cpuTime: CpuTimeFigure[]): string[] {
   const slowerWall = raced.filter((r) => r.peer!.medianNs < r.kernel!.medianNs);
   const cpuRaced = raced.filter((r) => r.kernelCpuNs !== undefined && r.peerCpuNs !== undefined);
   const slowerCpu = cpuRaced.filter((r) => r.peerCpuNs! < r.kernelCpuNs!);
-  out.push(
-    `faster than onnxruntime: ${against('wall time', slowerWall, (r) => r.kernel!.medianNs / r.peer!.medianNs)}; ` +
-      against('CPU time', slowerCpu, (r) => r.kernelCpuNs! / r.peerCpuNs!),
-  );
+  if (raced.length > 0 || pairedRaces.length === 0) {
+    out.push(
+      `faster than onnxruntime${pairedRaces.length > 0 ? `, unpaired (runs over ${PAIRED_MAX_SECONDS} s)` : ''}: ${against('wall time', slowerWall, (r) => r.kernel!.medianNs / r.peer!.medianNs)}; ` +
+        against('CPU time', slowerCpu, (r) => r.kernelCpuNs! / r.peerCpuNs!),
+    );
+  }
   return out;
 }
 

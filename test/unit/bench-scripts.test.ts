@@ -52,3 +52,39 @@ test('bench:kernels decode bounds: where the kernel lies between max(read, arith
   assert.equal(decodeBounds(65536, 2000, 1000, 3000).overlap, 1); // none hidden
   assert.equal(decodeBounds(65536, 2000, 1000, 2000).overlap, 0); // all hidden
 });
+
+test('paired timing (scripts/ab.ts): variants run in turn round by round, ratios per round', async () => {
+  const { interleave, pairedRatio } = await import('../../scripts/ab');
+  const order: number[] = [];
+  // Round i (1, 2, 3) is a moment of load i: variant 0's block takes i ns of CPU, variant 1's
+  // 2 i, so the per-round ratio of variant 1 to variant 0 is exactly 2 whatever the load.
+  let calls = 0;
+  const block = (v: number) => async () => {
+    order.push(v);
+    const load = Math.floor(calls++ / 2) + 1;
+    const cpu = (v + 1) * load;
+    return { cpu, wall: 10 * cpu };
+  };
+  const [a, b] = await interleave([block(0), block(1)], 3);
+  assert.deepEqual(order, [0, 1, 0, 1, 0, 1]);
+  assert.deepEqual(a!.map((t) => t.cpu), [1, 2, 3]);
+  assert.deepEqual(b!.map((t) => t.cpu), [2, 4, 6]);
+  const r = pairedRatio(b!, a!);
+  assert.deepEqual(r.cpu.ratios, [2, 2, 2]);
+  assert.deepEqual([r.cpu.median, r.cpu.min, r.cpu.max], [2, 2, 2]);
+  assert.deepEqual(r.wall.ratios, [2, 2, 2]);
+});
+
+test('bench:kernels paired verdict: met at >= 1, not resolved inside the A/A spread, MISSED beyond it', async () => {
+  const { pairedVerdict } = await import('../../scripts/bench-kernels');
+  const spread = (median: number, min: number, max: number) => ({ ratios: [min, median, max], median, min, max });
+  const figure = (ratio: number) => ({
+    case: 'flash N=4k D=128', a: 'fp32', b: 'bf16', rounds: 3, runsPerBlock: 1,
+    ratio: { cpu: spread(ratio, ratio - 0.01, ratio + 0.01), wall: spread(ratio, ratio, ratio) },
+    // A/A from 0.95 to 1.04: the method cannot resolve a difference under 5 %.
+    aa: { cpu: spread(1, 0.95, 1.04), wall: spread(1, 1, 1) },
+  });
+  assert.match(pairedVerdict(figure(1.02)), /^met \(fp32\/bf16 paired CPU time 1\.020 \(1\.01-1\.03\)/);
+  assert.match(pairedVerdict(figure(0.97)), /^within A\/A noise/); // 3 % slower < the A/A's 5 %
+  assert.match(pairedVerdict(figure(0.9)), /^MISSED .*A\/A fp32\/fp32 CPU 1\.000 \(0\.95-1\.04\); 3 rounds of fp32, bf16, fp32, 1 run a block\)$/);
+});
