@@ -232,6 +232,8 @@ export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
 
 interface Ceiling {
   label: string;
+  /** The unit alone ('fp32', 'AMX'), for the roof's label where the whole one does not fit. */
+  short: string;
   flopsPerSec: number;
 }
 
@@ -241,23 +243,24 @@ export function ceilings(run: ViewRun): { compute: Ceiling[]; bytesPerSec: numbe
   const gpu = run.cases.some((c) => c.backend === 'cuda');
   const compute: Ceiling[] = [];
   if (gpu) {
-    if (peaks?.gpuFlopsPerSec) compute.push({ label: 'GPU peak', flopsPerSec: peaks.gpuFlopsPerSec });
+    if (peaks?.gpuFlopsPerSec) compute.push({ label: 'GPU peak', short: 'GPU', flopsPerSec: peaks.gpuFlopsPerSec });
     return { compute, bytesPerSec: peaks?.gpuCopyBytesPerSec ?? null };
   }
-  if (peaks?.fp32FlopsPerSec) compute.push({ label: 'fp32 FMA peak', flopsPerSec: peaks.fp32FlopsPerSec });
-  if (peaks?.bf16AmxFlopsPerSec) compute.push({ label: 'bf16 AMX peak', flopsPerSec: peaks.bf16AmxFlopsPerSec });
-  if (peaks?.avx512Bf16FlopsPerSec) compute.push({ label: 'bf16 AVX512-BF16 peak', flopsPerSec: peaks.avx512Bf16FlopsPerSec });
+  if (peaks?.fp32FlopsPerSec) compute.push({ label: 'fp32 FMA peak', short: 'fp32', flopsPerSec: peaks.fp32FlopsPerSec });
+  if (peaks?.bf16AmxFlopsPerSec) compute.push({ label: 'bf16 AMX peak', short: 'AMX', flopsPerSec: peaks.bf16AmxFlopsPerSec });
+  if (peaks?.avx512Bf16FlopsPerSec) compute.push({ label: 'bf16 AVX512-BF16 peak', short: 'AVX512-BF16', flopsPerSec: peaks.avx512Bf16FlopsPerSec });
   return { compute, bytesPerSec: peaks?.readBytesPerSec ?? null };
 }
 
 /**
  * What a roof line of the roofline chart carries besides its points: the label drawn on the
  * plot at the flat part's right end (`compute`), and the label drawn along the sloped part
- * (`bandwidth`, the memory roof; on the first roof only, as every roof shares that slope).
+ * (`bandwidth`, the memory roof; on the first roof only, as every roof shares that slope): each
+ * as its texts, longest first, a shorter one written where the longer finds no clear place.
  */
 interface RoofLabels {
-  compute: string | null;
-  bandwidth: string | null;
+  compute: string[] | null;
+  bandwidth: string[] | null;
 }
 
 /** An axis-aligned box in canvas pixels (y down). */
@@ -276,69 +279,132 @@ export interface PixelSegment {
   y2: number;
 }
 
-/** Whether segment `s` passes through box `b` (Liang–Barsky clipping). */
-function segmentCrossesBox(s: PixelSegment, b: PixelBox): boolean {
-  const dx = s.x2 - s.x1;
-  const dy = s.y2 - s.y1;
-  let t0 = 0;
-  let t1 = 1;
-  for (const [p, q] of [[-dx, s.x1 - b.left], [dx, b.right - s.x1], [-dy, s.y1 - b.top], [dy, b.bottom - s.y1]] as const) {
-    if (p === 0) {
-      if (q < 0) return false;
-    } else {
-      const t = q / p;
-      if (p < 0) t0 = Math.max(t0, t);
-      else t1 = Math.min(t1, t);
-      if (t0 > t1) return false;
+/**
+ * One place a label may be written: `text` drawn at anchor (x, y) (its alignment point on the
+ * alphabetic baseline), rotated by `angle` (radians, clockwise as canvas rotate() turns), aligned
+ * `align`; `ink` is the text's ink box in the label's own frame, relative to the anchor (so for a
+ * right-aligned label left = -width, right = 0, top = -ascent, bottom = descent).
+ */
+export interface LabelPlace {
+  text: string;
+  x: number;
+  y: number;
+  angle: number;
+  align: 'left' | 'right';
+  ink: PixelBox;
+}
+
+type Point = { x: number; y: number };
+
+/** The four corners of `place`'s ink box widened by `pad` px on every side, in canvas pixels. */
+export function labelCorners(place: LabelPlace, pad = 0): Point[] {
+  const { ink } = place;
+  const cos = Math.cos(place.angle);
+  const sin = Math.sin(place.angle);
+  return ([[ink.left - pad, ink.top - pad], [ink.right + pad, ink.top - pad], [ink.right + pad, ink.bottom + pad], [ink.left - pad, ink.bottom + pad]] as const)
+    .map(([u, v]) => ({ x: place.x + u * cos - v * sin, y: place.y + u * sin + v * cos }));
+}
+
+/**
+ * Whether two convex polygons (a segment is one with two corners) share interior points, by the
+ * separating axis theorem: they do not when, on the normal of some edge of either, their
+ * projections do not overlap. Touching counts as apart.
+ */
+export function convexOverlap(a: readonly Point[], b: readonly Point[]): boolean {
+  for (const poly of [a, b]) {
+    for (let i = 0; i < poly.length; i++) {
+      const p = poly[i]!;
+      const q = poly[(i + 1) % poly.length]!;
+      const nx = p.y - q.y;
+      const ny = q.x - p.x;
+      if (nx === 0 && ny === 0) continue;
+      const span = (pts: readonly Point[]) => pts.reduce(([lo, hi], r) => [Math.min(lo, r.x * nx + r.y * ny), Math.max(hi, r.x * nx + r.y * ny)], [Infinity, -Infinity]);
+      const [aLo, aHi] = span(a);
+      const [bLo, bHi] = span(b);
+      // A hair of slack for rounding: a line exactly at the widened box's edge is apart.
+      const eps = 1e-9 * Math.hypot(nx, ny);
+      if (aHi <= bLo + eps || bHi <= aLo + eps) return false;
     }
   }
   return true;
 }
 
-const boxesOverlap = (a: PixelBox, b: PixelBox): boolean => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+/**
+ * Where each label goes: of its candidate places (in order of preference) the first whose ink,
+ * widened by `gap` - 1 px (a line exactly `gap` px away is clear), crosses no roof segment and no
+ * label placed before it, and lies inside `area`. Labels are placed in the order given; a label
+ * with no clear place is not written (null): the chart's data table still lists its figure.
+ * Text metrics are the ink's (measureText's actualBoundingBox), so a descender ("p" of "peak")
+ * keeps its distance too: a fixed offset from the em box let the labels touch their lines; a bf16
+ * roof close above the fp32 one ran through its label; in a 340 px panel the peak label lay over
+ * the rotated bandwidth label, which no check compared it with.
+ */
+export function placeLabels(
+  candidates: ReadonlyArray<readonly LabelPlace[]>,
+  segments: readonly PixelSegment[],
+  area: PixelBox,
+  gap: number,
+): Array<LabelPlace | null> {
+  const placed: Point[][] = [];
+  const lines = segments.map((s) => [{ x: s.x1, y: s.y1 }, { x: s.x2, y: s.y2 }]);
+  return candidates.map((options) => {
+    const choice = options.find((place) => {
+      const ink = labelCorners(place);
+      if (ink.some((c) => c.x < area.left || c.x > area.right || c.y < area.top || c.y > area.bottom)) return false;
+      const room = labelCorners(place, gap - 1);
+      return !lines.some((l) => convexOverlap(l, room)) && !placed.some((p) => convexOverlap(p, room));
+    }) ?? null;
+    if (choice) placed.push(labelCorners(choice));
+    return choice;
+  });
+}
+
+/** Text metrics of the ink: advance width, ascent and descent from the baseline (px). */
+interface InkMetrics {
+  width: number;
+  ascent: number;
+  descent: number;
+}
 
 /**
- * Where each compute roof's label goes: right-aligned at `right`, its ink `gap` px above its roof
- * (y: the flat part's pixel row) when no roof segment and no label placed before it comes
- * nearer that box than `gap`; else `gap` px below; else above all the same. Labels are
- * placed highest roof first. Text metrics are the ink's (measureText's actualBoundingBox), so a
- * descender ("p" of "peak") keeps its distance too: a fixed offset from the em box let the
- * labels touch their lines, and a bf16 roof close above the fp32 one ran through its label.
- * @returns for each label (in the given order) its alphabetic baseline and ink box.
+ * A compute roof's label places: right-aligned at `right`, its ink `gap` px above the roof's flat
+ * part (pixel row y), else `gap` px below it.
  */
-export function placeRoofLabels(
-  labels: ReadonlyArray<{ y: number; width: number; ascent: number; descent: number }>,
-  segments: readonly PixelSegment[],
-  right: number,
-  gap: number,
-): Array<{ baseline: number; box: PixelBox }> {
-  const out: Array<{ baseline: number; box: PixelBox }> = new Array(labels.length);
-  const placed: PixelBox[] = [];
-  const order = labels.map((_, i) => i).sort((a, b) => labels[a]!.y - labels[b]!.y);
-  for (const i of order) {
-    const { y, width, ascent, descent } = labels[i]!;
-    const at = (baseline: number) => ({ baseline, box: { left: right - width, right, top: baseline - ascent, bottom: baseline + descent } });
-    const clear = ({ box }: { box: PixelBox }) => {
-      // A line exactly `gap` away is clear: the box is widened by a pixel less.
-      const room = { left: box.left - gap + 1, right: box.right + gap - 1, top: box.top - gap + 1, bottom: box.bottom + gap - 1 };
-      return !segments.some((s) => segmentCrossesBox(s, room)) && !placed.some((p) => boxesOverlap(p, room));
-    };
-    // The ink's bottom `gap` above the line, or its top `gap` below it; the line itself is half its width thick.
-    const above = at(y - gap - descent);
-    const below = at(y + gap + ascent);
-    const choice = clear(above) ? above : clear(below) ? below : above;
-    placed.push(choice.box);
-    out[i] = choice;
+export function computeLabelPlaces(text: string, m: InkMetrics, y: number, right: number, gap: number): LabelPlace[] {
+  const ink = { left: -m.width, right: 0, top: -m.ascent, bottom: m.descent };
+  return [y - gap - m.descent, y + gap + m.ascent].map((baseline) => ({ text, x: right, y: baseline, angle: 0, align: 'right' as const, ink }));
+}
+
+/**
+ * The bandwidth label's places along the roofs' shared slope from `a` to `b` (pixels), rotated to
+ * it: starting a quarter, a tenth, then 8 px of the way up, its ink `gap` px above the line (the
+ * baseline lifted off it in the rotated frame, so descenders keep the gap too), else as far below
+ * it; then the same for each shorter text in `texts` (e.g. the rate alone, for a narrow panel).
+ */
+export function bandwidthLabelPlaces(texts: ReadonlyArray<{ text: string; m: InkMetrics }>, a: Point, b: Point, gap: number): LabelPlace[] {
+  const angle = Math.atan2(b.y - a.y, b.x - a.x);
+  const length = Math.hypot(b.x - a.x, b.y - a.y);
+  const [cos, sin] = [Math.cos(angle), Math.sin(angle)];
+  const out: LabelPlace[] = [];
+  for (const { text, m } of texts) {
+    const ink = { left: 0, right: m.width, top: -m.ascent, bottom: m.descent };
+    for (const side of ['above', 'below'] as const) {
+      // The line's normal on the label's upper side is (sin, -cos) in canvas pixels.
+      const off = side === 'above' ? gap + m.descent : -(gap + m.ascent);
+      for (const along of [0.25 * length, 0.1 * length, 8]) {
+        out.push({ text, x: a.x + along * cos + off * sin, y: a.y + along * sin - off * cos, angle, align: 'left', ink });
+      }
+    }
   }
   return out;
 }
 
 /**
- * Chart.js plugin that writes each roof's labels on the plot, in the roof's colour with a halo
- * of the background: the compute peaks at the right end, each clear of every roof line and of
- * the other labels (placeRoofLabels); the bandwidth along the slope, rotated to it, its ink
- * clear above the line. Roofs are labelled here and not in the legend, which at the
- * dashboard's default width took five rows and left ~70 px of plot.
+ * Chart.js plugin that writes each roof's labels on the plot, in the roof's colour on the
+ * background with a halo of it: the compute peaks at the right end, highest roof first, then the bandwidth
+ * along the slope, each clear of every roof line and of the other labels (placeLabels). Roofs are
+ * labelled here and not in the legend, which at the dashboard's default width took five rows and
+ * left ~70 px of plot.
  */
 /** The roof-label plugin's options (options.plugins.attnscopeRoofLabels), so a theme change reaches a chart already drawn. */
 interface RoofLabelOptions {
@@ -362,42 +428,47 @@ const roofLabelPlugin: Plugin = {
     ctx.font = options.font;
     ctx.lineJoin = 'round';
     ctx.textBaseline = 'alphabetic';
-    const write = (text: string, px: number, py: number, colour: string, align: CanvasTextAlign, angle = 0): void => {
-      ctx.save();
-      ctx.translate(px, py);
-      ctx.rotate(angle);
-      ctx.textAlign = align;
-      ctx.strokeStyle = options.background;
-      ctx.lineWidth = 3;
-      ctx.strokeText(text, 0, 0);
-      ctx.fillStyle = colour;
-      ctx.fillText(text, 0, 0);
-      ctx.restore();
+    const measure = (text: string): InkMetrics => {
+      const m = ctx.measureText(text);
+      return { width: m.width, ascent: m.actualBoundingBoxAscent, descent: m.actualBoundingBoxDescent };
     };
     const roofs = chart.data.datasets
       .map((ds, i) => ({ ds, roof: (ds as { roof?: RoofLabels }).roof, visible: chart.isDatasetVisible(i) }))
       .filter((r): r is { ds: typeof r.ds; roof: RoofLabels; visible: true } => r.roof !== undefined && r.visible)
       .map(({ ds, roof }) => ({ roof, colour: String(ds.borderColor), pts: (ds.data as Array<{ x: number; y: number }>).map((q) => ({ x: x.getPixelForValue(q.x), y: y.getPixelForValue(q.y) })) }));
     const segments = roofs.flatMap(({ pts }) => pts.slice(1).map((b, k) => ({ x1: pts[k]!.x, y1: pts[k]!.y, x2: b.x, y2: b.y })));
-    const compute = roofs.filter((r) => r.roof.compute);
-    const metrics = compute.map((r) => ctx.measureText(r.roof.compute!));
+    const compute = roofs.filter((r) => r.roof.compute).sort((r, s) => r.pts[r.pts.length - 1]!.y - s.pts[s.pts.length - 1]!.y);
     const right = Math.min(area.right, ...compute.map((r) => r.pts[r.pts.length - 1]!.x)) - 4;
-    const places = placeRoofLabels(
-      compute.map((r, k) => ({ y: r.pts[r.pts.length - 1]!.y, width: metrics[k]!.width, ascent: metrics[k]!.actualBoundingBoxAscent, descent: metrics[k]!.actualBoundingBoxDescent })),
-      segments, right, ROOF_LABEL_GAP,
-    );
-    compute.forEach((r, k) => write(r.roof.compute!, right, places[k]!.baseline, r.colour, 'right'));
-    for (const { roof, pts, colour } of roofs) {
-      if (!roof.bandwidth || pts.length < 2) continue;
-      const [a, b] = [pts[0]!, pts[1]!];
-      const descent = ctx.measureText(roof.bandwidth).actualBoundingBoxDescent;
-      // A quarter of the way up the slope's visible part, clear of the axis; the baseline
-      // lifted off the line (in the rotated frame) so that the descenders keep the gap too.
-      const t = 0.25;
-      const angle = Math.atan2(b.y - a.y, b.x - a.x);
-      const lift = ROOF_LABEL_GAP + descent;
-      write(roof.bandwidth, Math.max(area.left + 8, a.x + t * (b.x - a.x)) + lift * Math.sin(angle), a.y + t * (b.y - a.y) - lift * Math.cos(angle), colour, 'left', angle);
-    }
+    const labelled = [
+      ...compute.map((r) => ({ colour: r.colour, places: r.roof.compute!.flatMap((text) => computeLabelPlaces(text, measure(text), r.pts[r.pts.length - 1]!.y, right, ROOF_LABEL_GAP)) })),
+      ...roofs.filter((r) => r.roof.bandwidth && r.pts.length >= 2).map((r) => ({
+        colour: r.colour,
+        places: bandwidthLabelPlaces(r.roof.bandwidth!.map((text) => ({ text, m: measure(text) })), r.pts[0]!, r.pts[1]!, ROOF_LABEL_GAP),
+      })),
+    ];
+    // Labels may use the room between the title and the plot: the highest roof's label needs ~17 px
+    // above it, more than the axis's headroom gives a short plot.
+    const title = (chart as unknown as { titleBlock?: { bottom: number } }).titleBlock;
+    const bounds = { left: area.left, right: area.right, top: Math.min(area.top, title ? title.bottom + 2 : 0), bottom: area.bottom };
+    const chosen = placeLabels(labelled.map((l) => l.places), segments, bounds, ROOF_LABEL_GAP);
+    labelled.forEach(({ colour }, k) => {
+      const place = chosen[k];
+      if (!place) return;
+      ctx.save();
+      ctx.translate(place.x, place.y);
+      ctx.rotate(place.angle);
+      ctx.textAlign = place.align;
+      // The background under the ink and 2 px round it, so a grid line behind a label does not
+      // strike it through; roof lines are kept further off (ROOF_LABEL_GAP), so none is hidden.
+      ctx.fillStyle = options.background;
+      ctx.fillRect(place.ink.left - 2, place.ink.top - 2, place.ink.right - place.ink.left + 4, place.ink.bottom - place.ink.top + 4);
+      ctx.strokeStyle = options.background;
+      ctx.lineWidth = 3;
+      ctx.strokeText(place.text, 0, 0);
+      ctx.fillStyle = colour;
+      ctx.fillText(place.text, 0, 0);
+      ctx.restore();
+    });
     ctx.restore();
   },
 };
@@ -415,6 +486,7 @@ export function rooflineChart(run: ViewRun, p: Palette): ChartSpec {
   const xMin = Math.min(0.1, ...xs) / 2;
   const xMax = Math.max(1000, ...xs) * 2;
   const bandwidthLabel = bytesPerSec ? `read bandwidth ${formatRate(bytesPerSec, 'B/s')}` : null;
+  const bandwidthTexts = bytesPerSec ? [bandwidthLabel!, formatRate(bytesPerSec, 'B/s')] : null;
   const roofs: Array<ChartDataset<'line', Array<{ x: number; y: number }>> & { roof: RoofLabels }> = [];
   compute.forEach((ceil, i) => {
     const peakG = ceil.flopsPerSec / 1e9;
@@ -422,10 +494,10 @@ export function rooflineChart(run: ViewRun, p: Palette): ChartSpec {
       ? [{ x: xMin, y: (xMin * bytesPerSec) / 1e9 }, { x: ceil.flopsPerSec / bytesPerSec, y: peakG }, { x: xMax, y: peakG }]
       : [{ x: xMin, y: peakG }, { x: xMax, y: peakG }];
     const label = `${ceil.label} ${formatRate(ceil.flopsPerSec, 'FLOP/s')}`;
-    roofs.push({ type: 'line', label, roof: { compute: label, bandwidth: i === 0 && bytesPerSec ? bandwidthLabel : null }, data: line, borderColor: p.series[4 + (i % 2)], borderWidth: p.lineWidth, borderDash: i === 0 ? [] : [6, 4], pointRadius: 0, fill: false });
+    roofs.push({ type: 'line', label, roof: { compute: [label, `${ceil.short} ${formatRate(ceil.flopsPerSec, 'FLOP/s')}`], bandwidth: i === 0 ? bandwidthTexts : null }, data: line, borderColor: p.series[4 + (i % 2)], borderWidth: p.lineWidth, borderDash: i === 0 ? [] : [6, 4], pointRadius: 0, fill: false });
   });
   if (compute.length === 0 && bytesPerSec) {
-    roofs.push({ type: 'line', label: bandwidthLabel!, roof: { compute: null, bandwidth: bandwidthLabel }, data: [{ x: xMin, y: (xMin * bytesPerSec) / 1e9 }, { x: xMax, y: (xMax * bytesPerSec) / 1e9 }], borderColor: p.series[4], borderWidth: p.lineWidth, pointRadius: 0, fill: false });
+    roofs.push({ type: 'line', label: bandwidthLabel!, roof: { compute: null, bandwidth: bandwidthTexts }, data: [{ x: xMin, y: (xMin * bytesPerSec) / 1e9 }, { x: xMax, y: (xMax * bytesPerSec) / 1e9 }], borderColor: p.series[4], borderWidth: p.lineWidth, pointRadius: 0, fill: false });
   }
   const base = baseOptions(p, bytesPerSec || compute.length ? 'Roofline (roofs: this machine’s measured peaks)' : 'Roofline (no measured peaks in this run)');
   const config: ChartConfiguration = {

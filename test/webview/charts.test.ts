@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { BasePlatform, Chart, registerables, type ChartConfiguration, type LegendItem } from 'chart.js';
 import type { PoolSample } from '../../core/protocol/run';
 import type { Estimate } from '../../core/protocol/webview';
-import { caseTickLines, durationLogTick, logTick, memoryChart, placeRoofLabels, poolTimelineChart, rooflineChart, thinSamples, throughputChart, timingsChart } from '../../webview/charts';
+import { caseTickLines, durationLogTick, logTick, memoryChart, bandwidthLabelPlaces, computeLabelPlaces, labelCorners, placeLabels, poolTimelineChart, rooflineChart, thinSamples, throughputChart, timingsChart } from '../../webview/charts';
 import { latencyCdfChart } from '../../webview/latency';
 import { pngCaption, wrapText } from '../../webview/png';
 import { viewOfRun } from '../../webview/model';
@@ -112,11 +112,11 @@ describe('pool chart legend', () => {
 describe('roofline', () => {
   it('keeps the roofs out of the legend (they are labelled on the plot) and names each one', () => {
     const spec = rooflineChart(viewOfRun(run, null), palette);
-    const datasets = spec.config.data.datasets as Array<{ label: string; roof?: { compute: string | null; bandwidth: string | null } }>;
+    const datasets = spec.config.data.datasets as Array<{ label: string; roof?: { compute: string[] | null; bandwidth: string[] | null } }>;
     const filter = (spec.config.options!.plugins!.legend!.labels as { filter: (item: { datasetIndex: number }, data: { datasets: unknown[] }) => boolean }).filter;
     assert.deepEqual(datasets.filter((_, i) => filter({ datasetIndex: i }, { datasets })).map((d) => d.label), ['prefill (flash_fwd)', 'decode (paged_decode)']);
     // The recorded run measured fp32 FMA 191.8 GFLOP/s and read bandwidth 33.4 GB/s: one roof, its flat part and its slope labelled.
-    assert.deepEqual(datasets.filter((d) => d.roof).map((d) => d.roof), [{ compute: 'fp32 FMA peak 192 GFLOP/s', bandwidth: 'read bandwidth 33.4 GB/s' }]);
+    assert.deepEqual(datasets.filter((d) => d.roof).map((d) => d.roof), [{ compute: ['fp32 FMA peak 192 GFLOP/s', 'fp32 192 GFLOP/s'], bandwidth: ['read bandwidth 33.4 GB/s', '33.4 GB/s'] }]);
   });
 });
 
@@ -190,20 +190,50 @@ describe('roof labels', () => {
     { x1: 0, y1: 300, x2: 200, y2: 100 }, { x1: 200, y1: 100, x2: 600, y2: 100 },
     { x1: 0, y1: 300, x2: 210, y2: 90 }, { x1: 210, y1: 90, x2: 600, y2: 90 },
   ];
-  const label = (y: number) => ({ y, width: 150, ascent: 9, descent: 3 });
+  const area = { left: 0, right: 600, top: 0, bottom: 300 };
+  const m = { width: 150, ascent: 9, descent: 3 };
+  const places = (y: number) => computeLabelPlaces('peak', m, y, 596, 5);
+  /** The axis-aligned box of an unrotated place's ink. */
+  const box = (p: ReturnType<typeof placeLabels>[number]) => {
+    const c = labelCorners(p!);
+    return { left: c[0]!.x, right: c[2]!.x, top: c[0]!.y, bottom: c[2]!.y };
+  };
   it('puts each label clear of every roof line and of the other labels: above its roof, or below when the roof above runs through it', () => {
-    const [fp32, bf16] = placeRoofLabels([label(100), label(90)], segments, 596, 5);
-    // bf16 (highest, placed first): ink bottom 5 px above y 90, so the baseline at 90 - 5 - 3 = 82.
-    assert.equal(bf16!.baseline, 82);
-    assert.deepEqual(bf16!.box, { left: 446, right: 596, top: 73, bottom: 85 });
+    // Highest roof first, as the plugin orders them.
+    const [bf16, fp32] = placeLabels([places(90), places(100)], segments, area, 5);
+    // bf16: ink bottom 5 px above y 90, so the baseline at 90 - 5 - 3 = 82.
+    assert.equal(bf16!.y, 82);
+    assert.deepEqual(box(bf16), { left: 446, right: 596, top: 73, bottom: 85 });
     // fp32 above would span 83-95, through the bf16 line at 90 and the bf16 label: below instead,
     // ink top 5 px under y 100, so the baseline at 100 + 5 + 9 = 114.
-    assert.equal(fp32!.baseline, 114);
-    assert.deepEqual(fp32!.box, { left: 446, right: 596, top: 105, bottom: 117 });
+    assert.equal(fp32!.y, 114);
+    assert.deepEqual(box(fp32), { left: 446, right: 596, top: 105, bottom: 117 });
   });
   it('puts both above their roofs when the roofs are far apart', () => {
     const far = [{ x1: 0, y1: 300, x2: 200, y2: 200 }, { x1: 200, y1: 200, x2: 600, y2: 200 }, { x1: 0, y1: 300, x2: 100, y2: 100 }, { x1: 100, y1: 100, x2: 600, y2: 100 }];
-    assert.deepEqual(placeRoofLabels([label(200), label(100)], far, 596, 5).map((p) => p.baseline), [192, 92]);
+    assert.deepEqual(placeLabels([places(100), places(200)], far, area, 5).map((p) => p!.y), [92, 192]);
+  });
+  it('moves the bandwidth label down its slope, then to the shorter text, where the peak label lies over it; writes none where nothing is clear', () => {
+    // A narrow plot: slope from (0, 200) to the ridge (100, 100) at 45°, flat to 200. The peak
+    // label (150 px) above the flat part reaches 46 px left of the ridge, over the slope's top end.
+    const narrow = [{ x1: 0, y1: 200, x2: 100, y2: 100 }, { x1: 100, y1: 100, x2: 200, y2: 100 }];
+    const plot = { left: 0, right: 200, top: 0, bottom: 200 };
+    const peak = computeLabelPlaces('peak', m, 100, 196, 5);
+    // Along the slope: 141.4 px. "read bandwidth" (120 px) above the line from a quarter of the way
+    // up (35.4 px) ends 155 px along, past the ridge, in the peak label (ink x 46-196, y 83-95);
+    // from a tenth (14.1 px) it ends at line point (94.8, 105.2), its ink's top corner 17 px up-left
+    // at (82.8, 93.2), inside it too; from 8 px, at (78.5, 97.5), 2.5 px from it, under the gap.
+    // Below the line, a quarter up crosses the flat part past the ridge, and nearer the start the
+    // ink's lower corners fall under the plot's bottom (y 200). The rate alone (50 px) a quarter up fits.
+    const bw = bandwidthLabelPlaces([{ text: 'read bandwidth', m: { width: 120, ascent: 9, descent: 3 } }, { text: 'rate', m: { width: 50, ascent: 9, descent: 3 } }], { x: 0, y: 200 }, { x: 100, y: 100 }, 5);
+    const [top, slope] = placeLabels([peak, bw], narrow, plot, 5);
+    assert.equal(top!.y, 92);
+    assert.equal(slope!.text, 'rate');
+    assert.ok(Math.abs(slope!.angle + Math.PI / 4) < 1e-12);
+    // Alone, the long text keeps its first place, a quarter up, above the line.
+    assert.equal(placeLabels([bw], narrow, plot, 5)[0], bw[0]);
+    // A plot too small for any: not written.
+    assert.deepEqual(placeLabels([peak], narrow, { left: 0, right: 100, top: 0, bottom: 200 }, 5), [null]);
   });
 });
 

@@ -73,6 +73,51 @@ async function pixelsOf(page: Page, chart: string, hex: string): Promise<number>
   }, hex);
 }
 
+type Corner = { x: number; y: number };
+
+/**
+ * Records the texts the page writes on canvas `id` from now on: each fillText's text and its ink
+ * box's corners in canvas pixels (the measured actualBoundingBox, through the context's transform,
+ * so rotated labels are boxed as drawn). A clearRect of the whole canvas (Chart.js's clear before
+ * each draw) starts the list again, so it holds the last draw's texts.
+ */
+async function recordTexts(page: Page, id: string): Promise<void> {
+  await page.evaluate((id) => {
+    const w = window as unknown as { __texts: Array<{ text: string; corners: Corner[] }>; __textsWidth: number };
+    w.__texts = [];
+    w.__textsWidth = 0;
+    const proto = CanvasRenderingContext2D.prototype;
+    const clearRect = proto.clearRect;
+    const fillText = proto.fillText;
+    proto.clearRect = function (this: CanvasRenderingContext2D, ...a: [number, number, number, number]) {
+      if (this.canvas.id === id && a[2] >= this.canvas.width) {
+        w.__texts = [];
+        w.__textsWidth = this.canvas.width;
+      }
+      clearRect.apply(this, a);
+    };
+    proto.fillText = function (this: CanvasRenderingContext2D, text: string, x: number, y: number, maxWidth?: number) {
+      if (this.canvas.id === id) {
+        const m = this.measureText(text);
+        const t = this.getTransform();
+        const [l, r, top, bottom] = [x - m.actualBoundingBoxLeft, x + m.actualBoundingBoxRight, y - m.actualBoundingBoxAscent, y + m.actualBoundingBoxDescent];
+        w.__texts.push({ text, corners: [[l, top], [r, top], [r, bottom], [l, bottom]].map(([u, v]) => ({ x: t.a * u! + t.c * v! + t.e, y: t.b * u! + t.d * v! + t.f })) });
+      }
+      if (maxWidth === undefined) fillText.call(this, text, x, y);
+      else fillText.call(this, text, x, y, maxWidth);
+    };
+  }, id);
+}
+
+/** Whether two convex quadrilaterals overlap (separating axis test on their edge normals; touching is apart). */
+function quadsOverlap(a: Corner[], b: Corner[]): boolean {
+  return [a, b].every((q) => q.every((p, i) => {
+    const n = { x: p.y - q[(i + 1) % 4]!.y, y: q[(i + 1) % 4]!.x - p.x };
+    const proj = (pts: Corner[]) => pts.map((c) => c.x * n.x + c.y * n.y);
+    return Math.max(...proj(a)) > Math.min(...proj(b)) && Math.max(...proj(b)) > Math.min(...proj(a));
+  }));
+}
+
 describe('dashboard webview in Chromium', () => {
   let browser: Browser;
   let server: DashboardServer;
@@ -528,5 +573,36 @@ describe('dashboard webview in Chromium', () => {
     await send(page, { type: 'runFinished', run: { ...run, name: 'bf16.attn.yaml', environment: { ...run.environment, peaks } }, id: null });
     await page.waitForFunction(() => document.querySelector('#chart-roofline')?.getAttribute('aria-label')?.includes('bf16 AVX512-BF16 peak'));
     await page.locator('section[data-chart="roofline"]').screenshot({ path: join(shots, 'roofline-bf16.png') });
+  });
+
+  it('in a 340 px panel writes the roof labels apart from each other and from every other text (roofline-340-*.png)', async () => {
+    await recordTexts(page, 'chart-roofline');
+    await page.setViewportSize({ width: 340, height: 900 });
+    try {
+      // The bandwidth 33.4 GB/s; the fp32 peak alone (the recorded run), then with a bf16 peak 1.5x it.
+      const bandwidth = si(run.environment.peaks!.readBytesPerSec!, 'B/s');
+      for (const [name, peaks] of [['fp32', run.environment.peaks!], ['bf16', { ...run.environment.peaks!, avx512Bf16FlopsPerSec: 1.5 * run.environment.peaks!.fp32FlopsPerSec! }]] as const) {
+        await send(page, { type: 'runFinished', run: { ...run, name: `${name}.attn.yaml`, environment: { ...run.environment, peaks } }, id: null });
+        // Each peak's label whole, or where that finds no clear place, its unit and rate alone.
+        const fp32 = si(peaks.fp32FlopsPerSec!, 'FLOP/s');
+        const bf16 = 'avx512Bf16FlopsPerSec' in peaks ? si(peaks.avx512Bf16FlopsPerSec!, 'FLOP/s') : null;
+        const computeLabels = [[`fp32 FMA peak ${fp32}`, `fp32 ${fp32}`], ...(bf16 ? [[`bf16 AVX512-BF16 peak ${bf16}`, `AVX512-BF16 ${bf16}`]] : [])];
+        // The last draw at the narrow width, with this run's roofs.
+        await page.waitForFunction((want) => {
+          const w = window as unknown as { __texts: Array<{ text: string }>; __textsWidth: number };
+          const c = document.querySelector('#chart-roofline') as HTMLCanvasElement;
+          return c.clientWidth < 330 && w.__textsWidth === c.width && want.every((texts) => w.__texts.some((d) => texts.includes(d.text)));
+        }, computeLabels);
+        const texts = await page.evaluate(() => (window as unknown as { __texts: Array<{ text: string; corners: Corner[] }> }).__texts);
+        await page.locator('section[data-chart="roofline"]').screenshot({ path: join(shots, `roofline-340-${name}.png`) });
+        // The slope's label is written too, whole or as the rate alone.
+        assert.ok(texts.some((t) => t.text === `read bandwidth ${bandwidth}` || t.text === bandwidth), `no bandwidth label among ${texts.map((t) => t.text).join(' | ')}`);
+        for (const [i, a] of texts.entries()) {
+          for (const b of texts.slice(i + 1)) assert.ok(!quadsOverlap(a.corners, b.corners), `${name}: '${a.text}' ${JSON.stringify(a.corners)} overlaps '${b.text}' ${JSON.stringify(b.corners)}`);
+        }
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
   });
 });
