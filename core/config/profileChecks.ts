@@ -4,6 +4,7 @@
  * memory_gib). Used by core/config/profile.ts after the schema and the model read cleanly.
  */
 import { nearestPageSize } from '../estimate/checks';
+import { batchDefaults, deviceMemory, maxNumBatchedTokensOf, maxNumSeqsOf } from '../estimate/index';
 import { formatCount } from '../format';
 import { divisors } from './model';
 import { anchorOf } from './profileSchema';
@@ -127,6 +128,24 @@ export function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
               ? `prompt_len max ${maxOf(w.promptLen)} reaches max_model_len ${w.maxModelLen}: such prompts are rejected, and shorter ones whose prompt + output (max ${longest}) exceeds it have their output clipped`
               : `prompt_len max + output_len max = ${longest} exceeds max_model_len ${w.maxModelLen}: such requests have their output clipped at max_model_len`,
         range: profile.ranges[written]!, data: { limit: w.maxModelLen },
+      });
+    }
+    // vLLM's SchedulerConfig refuses max_num_batched_tokens < max_num_seqs, with chunked prefill
+    // on or off (every step may have to schedule one token for each running sequence): V0's
+    // _verify_args and V1's verify_max_model_len (vllm/config/scheduler.py) both raise
+    // "max_num_batched_tokens (N) must be greater than or equal to max_num_seqs (S)". Only where
+    // the user wrote one of them: a defaulted max_num_seqs is capped at max_num_batched_tokens
+    // (maxNumSeqsOf, as EngineArgs does), but a written max_num_seqs is compared with the
+    // defaulted max_num_batched_tokens as it is.
+    const tokens = maxNumBatchedTokensOf(profile);
+    const seqs = maxNumSeqsOf(profile);
+    if ((w.maxNumBatchedTokens !== undefined || w.maxNumSeqs !== undefined) && tokens < seqs) {
+      const dflt = ` (vLLM's default on ${batchDefaults(deviceMemory(profile).bytes, profile.device.gpu).device})`;
+      const key = w.maxNumBatchedTokens !== undefined ? 'workload.max_num_batched_tokens' : 'workload.max_num_seqs';
+      problems.push({
+        severity: 'error', code: 'batch-limits-conflict',
+        message: `max_num_batched_tokens ${tokens}${w.maxNumBatchedTokens === undefined ? dflt : ''} is less than max_num_seqs ${seqs}${w.maxNumSeqs === undefined ? dflt : ''}: vLLM refuses to start, with chunked prefill on or off ("max_num_batched_tokens (${tokens}) must be greater than or equal to max_num_seqs (${seqs})", SchedulerConfig); raise max_num_batched_tokens to at least ${seqs} or lower max_num_seqs to at most ${tokens}`,
+        range: at(key), data: { maxNumBatchedTokens: tokens, maxNumSeqs: seqs },
       });
     }
     if (w.prefixSharing && w.prefixSharing.prefixLen > maxOf(w.promptLen)) {

@@ -81,6 +81,20 @@ test('malformed JSON: exit 2, file:line:col of the syntax error, no --json outpu
   assert.equal(existsSync(out), false);
 });
 
+test('workload max_num_batched_tokens below max_num_seqs: one line at the key and exit 2 before any work, as vLLM refuses to start', () => {
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const profile = join(dir, 'p.attn.yaml');
+  // line 2 is "workload: { max_num_seqs: 300, max_num_batched_tokens: 100 }": 100 starts at column 56.
+  writeFileSync(profile, 'model: ./config.json\nworkload: { max_num_seqs: 300, max_num_batched_tokens: 100 }\n');
+  const out = join(dir, 'sim.json');
+  const r = cli(['simulate', profile, '--json', out]);
+  assert.equal(r.code, 2, r.stderr);
+  const lines = r.stderr.trim().split('\n');
+  assert.equal(lines.length, 1, r.stderr);
+  assert.match(lines[0]!, /p\.attn\.yaml:2:56: max_num_batched_tokens 100 is less than max_num_seqs 300: vLLM refuses to start/);
+  assert.equal(existsSync(out), false);
+});
+
 test('missing required field: exit 2 naming the field', () => {
   const { file } = tmp('config.json', JSON.stringify({ model_type: 'llama', hidden_size: 4096, num_hidden_layers: 32, vocab_size: 32000 }, null, 2));
   const r = cli(['estimate', file, '--json']);

@@ -624,3 +624,27 @@ test('schema messages say what to write: fp8_e5m2 accepted (1 byte), num_pages n
     assert.equal(at(text, errors[0]!), value, line);
   }
 });
+
+test('max_num_batched_tokens below max_num_seqs is an error at the written key, as vLLM refuses to start; defaults alone never are', () => {
+  // The newcomer's case: both written, 100 tokens for 300 sequences (vLLM's SchedulerConfig:
+  // "max_num_batched_tokens (100) must be greater than or equal to max_num_seqs (300)").
+  const text = 'model: ./llama/config.json\ndevice: { gpu: A100 80GB }\nworkload: { max_num_seqs: 300, max_num_batched_tokens: 100 }\n';
+  const r = read(text);
+  const p = only(r.problems, 'batch-limits-conflict');
+  assert.equal(p.severity, 'error');
+  assert.equal(at(text, p), '100');
+  assert.equal(p.message, 'max_num_batched_tokens 100 is less than max_num_seqs 300: vLLM refuses to start, with chunked prefill on or off ("max_num_batched_tokens (100) must be greater than or equal to max_num_seqs (300)", SchedulerConfig); raise max_num_batched_tokens to at least 300 or lower max_num_seqs to at most 100');
+  assert.equal(r.value, null);
+  // Equal is fine (vLLM's check is >=).
+  assert.equal(read('model: ./llama/config.json\nworkload: { max_num_seqs: 300, max_num_batched_tokens: 300 }\n').problems.filter((q) => q.code === 'batch-limits-conflict').length, 0);
+  // max_num_seqs written, max_num_batched_tokens defaulted: an A100's default is 2048 tokens
+  // (get_batch_defaults), and vLLM does not raise a default to a written max_num_seqs.
+  const seqsOnly = 'model: ./llama/config.json\ndevice: { gpu: A100 80GB }\nworkload: { max_num_seqs: 4096 }\n';
+  const q = only(read(seqsOnly).problems, 'batch-limits-conflict');
+  assert.equal(at(seqsOnly, q), '4096');
+  assert.match(q.message, /^max_num_batched_tokens 2048 \(vLLM's default on an A100\) is less than max_num_seqs 4096: /);
+  // Only max_num_batched_tokens written: vLLM caps the defaulted max_num_seqs at it (min(256, 100)): no error.
+  const tokensOnly = read('model: ./llama/config.json\ndevice: { gpu: A100 80GB }\nworkload: { max_num_batched_tokens: 100 }\n');
+  assert.equal(tokensOnly.problems.filter((x) => x.code === 'batch-limits-conflict').length, 0);
+  assert.ok(tokensOnly.value);
+});
