@@ -129,15 +129,16 @@ inline void prefetch_line(const uint16_t* p) { _mm_prefetch(reinterpret_cast<con
 // spilled, was 1.3x slower from L2 on Zen 3), reduced together by Avx2::reduce8, written to
 // s[j * 4 + b] (token j, row b; the 16 x 4 score tile of decode_page_t). Tokens j >= n
 // (kPartial) are neither read nor written. q: [R, d] fp32 stride d; k: T rows of d halves,
-// stride ldk. pf (or null): the same rows of the next page, whose lines are requested
-// before this block's loads (requesting each beside its load, a branch per step, and q folded
+// stride ldk. pf (or null): T d contiguous halves of the next page (decode_page_t hands each
+// KV head a run of the page in memory order), whose lines are requested before this block's
+// loads (requesting each beside its load, a branch per step, and q folded
 // into every FMA were 1.1x slower from L2).
 template <DType kD, int R, int T, bool kPartial>
 inline void scores_block(int n, int d, const float* q, const uint16_t* k, int64_t ldk, const uint16_t* pf, float* s) {
   static_assert(R * T <= 8, "8 accumulators");
   if (pf) {
     for (int j = 0; j < (kPartial ? n : T); ++j)
-      for (int x = 0; x < d; x += 32) prefetch_line(pf + j * ldk + x);
+      for (int x = 0; x < d; x += 32) prefetch_line(pf + j * d + x);
   }
   __m256 a[8];
   for (int i = 0; i < 8; ++i) a[i] = _mm256_setzero_ps();
@@ -169,8 +170,8 @@ template <DType kD, int R>
 inline void scores_tile(int tn, int d, const float* q, const uint16_t* k, int64_t ldk, const uint16_t* pf, float* s) {
   constexpr int T = R == 3 ? 2 : 8 / R;
   int j = 0;
-  for (; j + T <= tn; j += T) scores_block<kD, R, T, false>(T, d, q, k + j * ldk, ldk, pf ? pf + j * ldk : nullptr, s + 4 * j);
-  if (j < tn) scores_block<kD, R, T, true>(tn - j, d, q, k + j * ldk, ldk, pf ? pf + j * ldk : nullptr, s + 4 * j);
+  for (; j + T <= tn; j += T) scores_block<kD, R, T, false>(T, d, q, k + j * ldk, ldk, pf ? pf + j * d : nullptr, s + 4 * j);
+  if (j < tn) scores_block<kD, R, T, true>(tn - j, d, q, k + j * ldk, ldk, pf ? pf + j * d : nullptr, s + 4 * j);
 }
 
 // FlashAttention-2 Algorithm 1, lines 8-10, for the R rows of the score tile s (16 tokens x 4
@@ -205,10 +206,11 @@ inline __m256 softmax_tile16(int R, float scale, float* s, float* m, float* l, b
 
 // acc[R rows, NV vectors from x0] (+)= sum_j P[j, b] v[j, x0 ..] over tn tokens, P the tile of
 // softmax_tile16; rows of acc scaled by alpha's lane b first when `rescale`. Rows of v past tn
-// are not read. pf (or null): the next page's same rows, as in scores_block.
+// are not read. pf (or null): lines of the next page to request, rows of ldpf halves from pf
+// (columns x0 .. x0 + 8 NV of each), as in scores_block.
 template <DType kD, int R, int NV>
 inline void values_block(int tn, const float* p, const uint16_t* v, int64_t ldv, int x0, float* acc,
-                         int64_t ldacc, bool rescale, __m256 alpha, const uint16_t* pf) {
+                         int64_t ldacc, bool rescale, __m256 alpha, const uint16_t* pf, int ldpf) {
   __m256 a[R][NV];
   for (int b = 0; b < R; ++b)
     for (int j = 0; j < NV; ++j) a[b][j] = _mm256_loadu_ps(acc + b * ldacc + x0 + 8 * j);
@@ -220,7 +222,7 @@ inline void values_block(int tn, const float* p, const uint16_t* v, int64_t ldv,
   }
   if (pf) {
     for (int t = 0; t < tn; ++t)
-      for (int x = (x0 + 31) / 32 * 32; x < x0 + 8 * NV; x += 32) prefetch_line(pf + t * ldv + x);
+      for (int x = (x0 + 31) / 32 * 32; x < x0 + 8 * NV; x += 32) prefetch_line(pf + t * ldpf + x);
   }
   for (int t = 0; t < tn; ++t) {
     __m256 vv[NV];
@@ -239,8 +241,8 @@ inline void values_rows(int tn, int d, const float* p, const uint16_t* v, int64_
                         bool rescale, __m256 alpha, const uint16_t* pf) {
   constexpr int NV = R == 3 ? 2 : 8 / R;  // R NV <= 8 accumulators (4 x 3 was 1.1x slower)
   int x = 0;
-  for (; x + 8 * NV <= d; x += 8 * NV) values_block<kD, R, NV>(tn, p, v, ldv, x, acc, ldacc, rescale, alpha, pf);
-  for (; x < d; x += 8) values_block<kD, R, 1>(tn, p, v, ldv, x, acc, ldacc, rescale, alpha, pf);
+  for (; x + 8 * NV <= d; x += 8 * NV) values_block<kD, R, NV>(tn, p, v, ldv, x, acc, ldacc, rescale, alpha, pf, d);
+  for (; x < d; x += 8) values_block<kD, R, 1>(tn, p, v, ldv, x, acc, ldacc, rescale, alpha, pf, d);
 }
 
 // One (KV head, up to 4 query rows) block of a decode step, and its 16 x 4 tile of scores / P.
@@ -294,16 +296,18 @@ void decode_page_t(int hkv, int g, int t, int d, float scale, const float* q, co
         const int hk = (u0 + i) / per_head, r0 = (u0 + i) % per_head * 4;
         unit[i] = DecodeUnit{hk, hk * g + r0, g - r0 < 4 ? g - r0 : 4};
         for (int x = 0; x < 64; x += 8) _mm256_store_ps(s[i] + x, _mm256_set1_ps(-__builtin_inff()));
-        // The next page's rows once per KV head (its first block), V likewise below.
+        // The next page's same tn tokens once per KV head (its first block), V likewise below,
+        // in memory order: head hk requests the hk-th of hkv equal runs of those tn rows of
+        // ldkv = hkv d halves (tn d halves from tn hk d), not its own columns.
         const int64_t at = at0 + int64_t(hk) * d;
-        scores_unit<kD>(unit[i], tn, d, q, k + at, ldkv, next_k && r0 == 0 ? next_k + at : nullptr, s[i]);
+        scores_unit<kD>(unit[i], tn, d, q, k + at, ldkv, next_k && r0 == 0 ? next_k + at0 + int64_t(hk) * tn * d : nullptr, s[i]);
       }
       for (int i = 0; i < un; ++i) alpha[i] = softmax_tile16(unit[i].rows, scale, s[i], m + unit[i].row, l + unit[i].row, &rescale[i]);
       for (int i = 0; i < un; ++i) {
         const int64_t at = at0 + int64_t(unit[i].hk) * d;
         const bool first = unit[i].row == unit[i].hk * g;
         values_unit<kD>(unit[i], tn, d, s[i], v + at, ldkv, acc, ldacc, rescale[i], alpha[i],
-                        next_v && first ? next_v + at : nullptr);
+                        next_v && first ? next_v + at0 + int64_t(unit[i].hk) * tn * d : nullptr);
       }
     }
   }
