@@ -1,7 +1,7 @@
 /**
  * The runner as a child process: `node dist/runner.js bench - --events` (or `simulate - --events`) with the resolved
- * Profile as JSON on stdin, NDJSON RunnerEvents on stdout (core/protocol/runner.ts), human
- * progress on stderr. The runner never runs inside the extension host, so a native crash
+ * Profile as JSON on stdin, or `sweep <profile> --events` reading the profile's file, NDJSON
+ * RunnerEvents on stdout (core/protocol/runner.ts), human progress on stderr. The runner never runs inside the extension host, so a native crash
  * cannot take the editor down. No `vscode` import: tests drive this with a fake runner.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -10,7 +10,7 @@ import { delimiter, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Backend, Profile } from './config/types';
 import type { RunKind, RunResult } from './protocol/run';
-import type { RunnerEvent } from './protocol/runner';
+import type { RunnerEvent, RunnerSweepEndEvent } from './protocol/runner';
 
 /** How to start the runner. */
 export interface RunnerLaunch {
@@ -21,22 +21,34 @@ export interface RunnerLaunch {
   cwd?: string;
 }
 
+/** What a runner process runs. */
+export type RunnerJob = RunKind | 'sweep';
+
 export interface RunnerOptions {
-  /** bench: time the kernels (and simulate the pool when the profile has a workload); simulate: the pool simulation alone. */
-  job: RunKind;
+  /**
+   * bench: time the kernels (and simulate the pool when the profile has a workload); simulate:
+   * the pool simulation alone; sweep: the `sweep:` block of the profile file `file` (each point
+   * its job: simulate, bench or both).
+   */
+  job: RunnerJob;
   quick: boolean;
   backend: Backend;
+  /** sweep: the profile's path (absolute: the runner's working folder is the workspace's). */
+  file?: string;
 }
 
 /**
- * The command line for a runner: `bench - --events [--backend cpu|cuda] [--quick]`, or
- * `simulate - --events` (no kernel runs: the backend and quick settings do not apply).
+ * The command line for a runner: `bench - --events [--backend cpu|cuda] [--quick]`,
+ * `simulate - --events` (no kernel runs: the backend and quick settings do not apply), or
+ * `sweep <file> --events [--backend cpu|cuda] [--quick]` (its points may time kernels).
  * `runnerPath` ending in .js/.mjs/.cjs runs under `node`; anything else is executed directly
  * with the same arguments.
+ * @throws Error for a sweep without `file`.
  */
 export function runnerLaunch(runnerPath: string, node: string, opts: RunnerOptions): RunnerLaunch {
-  const args = [opts.job, '-', '--events'];
-  if (opts.job === 'bench') {
+  if (opts.job === 'sweep' && !opts.file) throw new Error('runnerLaunch: a sweep needs the profile file');
+  const args = opts.job === 'sweep' ? ['sweep', opts.file!, '--events'] : [opts.job, '-', '--events'];
+  if (opts.job !== 'simulate') {
     if (opts.backend !== 'auto') args.push('--backend', opts.backend); // 'auto': the profile's device.backend decides
     if (opts.quick) args.push('--quick');
   }
@@ -84,6 +96,8 @@ export function launchSettingsProblem(settings: { runnerPath: string; nodePath: 
 export interface RunnerOutcome {
   /** The run from the `done` event; null when the process ended without one. */
   run: RunResult | null;
+  /** A sweep's `sweepEnd` event (finished or cancelled); null when the process ended without one. */
+  sweepEnd: RunnerSweepEndEvent | null;
   /** Message of the last `error` event, or of a spawn failure. */
   error: string | null;
   exitCode: number | null;
@@ -113,13 +127,15 @@ export class RunnerProcess {
   private cancelled = false;
   private killTimer: NodeJS.Timeout | undefined;
 
-  constructor(launch: RunnerLaunch, profile: Profile, listener: RunnerListener) {
+  /** `profile`: the resolved Profile written on stdin (bench, simulate); null for a sweep, which reads its file (stdin is closed empty). */
+  constructor(launch: RunnerLaunch, profile: Profile | null, listener: RunnerListener) {
     const logTail: string[] = [];
     const remember = (line: string): void => {
       logTail.push(line);
       if (logTail.length > LOG_TAIL_LINES) logTail.shift();
     };
     let run: RunResult | null = null;
+    let sweepEnd: RunnerSweepEndEvent | null = null;
     let error: string | null = null;
 
     this.child = spawn(launch.command, launch.args, {
@@ -145,6 +161,7 @@ export class RunnerProcess {
           return;
         }
         if (event.type === 'done') run = event.run;
+        if (event.type === 'sweepEnd') sweepEnd = event;
         if (event.type === 'error') {
           error = event.file ? `${event.file}:${event.line ?? 1}:${event.column ?? 1}: ${event.message}` : event.message;
           remember(error);
@@ -170,7 +187,7 @@ export class RunnerProcess {
         if (settled) return;
         settled = true;
         if (this.killTimer) clearTimeout(this.killTimer);
-        resolve({ run, error, exitCode, signal, cancelled: this.cancelled, logTail });
+        resolve({ run, sweepEnd, error, exitCode, signal, cancelled: this.cancelled, logTail });
       };
       child.on('error', (err) => {
         error = `could not start ${launch.command}: ${err.message}`;
@@ -183,7 +200,7 @@ export class RunnerProcess {
     });
 
     child.stdin?.on('error', () => undefined); // a runner that dies before reading stdin: reported through exit
-    child.stdin?.end(JSON.stringify(profile));
+    child.stdin?.end(profile === null ? '' : JSON.stringify(profile));
   }
 
   /** Process id, when the process started. */
@@ -191,7 +208,7 @@ export class RunnerProcess {
     return this.child.pid;
   }
 
-  /** Asks the runner to stop (SIGTERM: it emits a cancelled `done`), and kills it if it lingers. */
+  /** Asks the runner to stop (SIGTERM: it emits a cancelled `done`, a sweep its `sweepEnd`), and kills it if it lingers. */
   cancel(killAfterMs = 500): void {
     if (this.cancelled || this.child.exitCode !== null || this.child.signalCode !== null) return;
     this.cancelled = true;
@@ -225,6 +242,7 @@ export function parseEvent(line: string): RunnerEvent | null {
     case 'log':
     case 'done':
     case 'error':
+    case 'sweepEnd':
       return value as RunnerEvent;
     default:
       return null;

@@ -55,7 +55,7 @@ const USAGE = `usage:
                      [--time-scale X] [--slo-ttft-ms MS] [--slo-tpot-ms MS] [--calibrate VLLM_RESULT.json | RUN.json]
                      [--max-rate [--slo-attainment 0.9] [--rate-tolerance 0.02]] [--json FILE]
   attnscope simulate - --events     (a resolved Profile as JSON on stdin; NDJSON events on stdout)
-  attnscope sweep <profile> [--set key=v1,v2]... [--jobs N] [--shard i/N] [--out DIR] [--json FILE] [--quick] [--backend B]
+  attnscope sweep <profile> [--set key=v1,v2]... [--jobs N] [--shard i/N] [--out DIR] [--json FILE] [--quick] [--backend B] [--events]
   attnscope merge DIR... [--json FILE]
   attnscope submit --slurm <profile> [--set ...] [--tasks N] [--partition P] [--gpus-per-task G] [--cpus-per-task C] [--time T] [--out DIR] [--wait] [--poll S]
   attnscope submit --k8s <profile> --image IMAGE --pvc CLAIM [--set ...] [--tasks N] [--gpus-per-task G] [--cpus-per-task C] [--namespace NS] [--out DIR]

@@ -45,6 +45,7 @@ const BY_COMMAND: Record<string, Record<string, FlagHelp>> = {
   sweep: {
     jobs: { value: 'N', text: 'points run at once (default: 1 for benchmarks, every core for simulations)' },
     shard: { value: 'i/N', text: 'run only shard i of N (from 0); merge the shards with attnscope merge' },
+    events: { text: "write NDJSON events on stdout (points done, the running points' values, failures, the end with the report's path); the table goes to stderr (the editor's door)" },
   },
   merge: {},
   submit: {

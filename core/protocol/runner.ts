@@ -2,7 +2,9 @@
  * Runner -> extension channel: the runner process writes one JSON event per line (NDJSON) on
  * stdout when started as `attnscope bench - --events` with a resolved Profile on stdin.
  * Human progress goes to stderr. Direction: runner -> extension only; the extension cancels by
- * killing the process (SIGTERM; the runner then emits a `done` with status 'cancelled').
+ * killing the process (SIGTERM; the runner then emits a `done` with status 'cancelled', a sweep
+ * its `sweepEnd` with cancelled true). `attnscope sweep <profile> --events` writes the same
+ * stream for a sweep, read from its file (RunnerSweepEndEvent).
  */
 import type { KernelCase, PoolSample, RunResult } from './run';
 
@@ -44,7 +46,30 @@ export interface RunnerErrorEvent {
   column?: number;
 }
 
+/**
+ * The end of `attnscope sweep <profile> --events` (the editor's "Run sweep"), finished or
+ * cancelled: where its points are and, when it finished, the merged report it wrote. Its
+ * `progress` events count points (fractional while points run; `message` names the running
+ * points' values), its `log` events carry notes and each failed point, and bad input is an
+ * `error` event at the profile's file:line:col before any point runs.
+ */
+export interface RunnerSweepEndEvent {
+  type: 'sweepEnd';
+  /** The results folder (absolute): a rerun of the same sweep resumes from the point files there. */
+  outDir: string;
+  /** The merged report written (absolute path of sweep-report.json); null when cancelled (nothing merged). */
+  reportFile: string | null;
+  /** Points of the sweep whose result is in outDir now (run now, resumed or reused). */
+  inFolder: number;
+  /** Points of the sweep. */
+  total: number;
+  /** Points that failed, each with why (the report lists them as missing). */
+  failed: Array<{ label: string; error: string }>;
+  cancelled: boolean;
+}
+
 export type RunnerEvent =
+  | RunnerSweepEndEvent
   | RunnerProgressEvent
   | RunnerCaseEvent
   | RunnerPoolSampleEvent

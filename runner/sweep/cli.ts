@@ -1,7 +1,7 @@
 /**
  * The sweep commands of `attnscope` (runner/cli.ts dispatches to them):
  *
- *   attnscope sweep <profile> [--set key=v1,v2]... [--jobs N] [--shard i/N] [--out DIR] [--json FILE] [--quick] [--backend B]
+ *   attnscope sweep <profile> [--set key=v1,v2]... [--jobs N] [--shard i/N] [--out DIR] [--json FILE] [--quick] [--backend B] [--events]
  *   attnscope merge DIR... [--json FILE]
  *   attnscope submit --slurm <profile> [--set ...] [--tasks N] [--partition P] [--gpus-per-task G] [--cpus-per-task C] [--time T] [--out DIR] [--wait] [--poll S]
  *   attnscope submit --k8s <profile> --image IMAGE --pvc CLAIM [--set ...] [--tasks N] [--gpus-per-task G] [--cpus-per-task C] [--namespace NS] [--out DIR]
@@ -13,7 +13,7 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { BACKENDS, isBackend, type Backend } from '../../core/config/types';
-import { EXIT_INTERNAL, EXIT_OK } from '../../core/protocol/runner';
+import { EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../../core/protocol/runner';
 import type { SweepReport } from '../../core/protocol/sweep';
 import { checkOutputDir, checkOutputPath, EXIT_CANCELLED, namesStdout, parse, writeOutput, type RunInput } from '../args';
 import { CancelledError, InputError, UsageError } from '../errors';
@@ -75,7 +75,7 @@ function earlierSweepDirs(plan: SweepPlan, outDir: string): string[] {
  * at an axis value among the keys to change when there is one (the point differs from the others
  * by its axis values), else at the first such key the profile writes.
  */
-function prepare(file: string, set: string[], quick: boolean, backend: Backend): SweepPlan {
+function prepare(file: string, set: string[], quick: boolean, backend: Backend, say: (line: string, level: 'info' | 'warn') => void = (l) => process.stderr.write(`${l}\n`)): SweepPlan {
   const plan = loadSweep(file, { set, benchOptions: { quick, backend } });
   const axisKeys = new Set(plan.axes.map((a) => a.key));
   for (const p of plan.points) {
@@ -89,7 +89,7 @@ function prepare(file: string, set: string[], quick: boolean, backend: Backend):
       throw plan.errorAt(p, key, pool.message);
     }
   }
-  for (const n of plan.notes) process.stderr.write(`${n}\n`);
+  for (const n of plan.notes) say(n, / warning: /.test(n) ? 'warn' : 'info');
   return plan;
 }
 
@@ -135,7 +135,12 @@ function resultInputs(dirs: string[]): RunInput[] {
   });
 }
 
-/** `attnscope sweep`. */
+/**
+ * `attnscope sweep`. Under --events (the editor's "Run sweep") stdout carries NDJSON
+ * RunnerEvents instead of the table (which goes to stderr): bad input an `error` event at its
+ * file:line:col before any point runs (and exit 2), notes and failed points `log` events,
+ * `progress` in points with the running points' values, then `sweepEnd` (also when cancelled).
+ */
 export async function sweepCommand(argv: string[]): Promise<number> {
   if (argv[0] === '--worker') return runWorker();
   const { values, positionals } = parse(argv, {
@@ -146,10 +151,31 @@ export async function sweepCommand(argv: string[]): Promise<number> {
     json: { type: 'string' },
     quick: { type: 'boolean', default: false },
     backend: { type: 'string' },
+    events: { type: 'boolean', default: false },
   });
+  const events = values.events === true;
+  if (events && namesStdout(values.json as string | undefined)) throw new UsageError(`--json ${String(values.json)}: --events writes its events to stdout; give --json a file`, false);
+  const emit = (e: RunnerEvent): void => {
+    process.stdout.write(`${JSON.stringify(e)}\n`);
+  };
+  try {
+    return await runSweepCommand(values, positionals, events ? emit : null);
+  } catch (e) {
+    if (events && e instanceof InputError) emit({ type: 'error', message: e.message, file: e.file, line: e.line, column: e.column });
+    throw e;
+  }
+}
+
+/** `attnscope sweep` after its flags are parsed; `emit`: the --events writer, else null. */
+async function runSweepCommand(values: Record<string, unknown>, positionals: string[], emit: ((e: RunnerEvent) => void) | null): Promise<number> {
   const file = oneProfile(positionals, 'sweep');
   const backend = backendOf(values.backend);
   const quick = values.quick === true;
+  /** A line for the user: on stderr, or under --events a `log` event. */
+  const say = (line: string, level: 'info' | 'warn' | 'error' = 'info'): void => {
+    if (emit) emit({ type: 'log', level, message: line.replace(/^attnscope: /, '') });
+    else process.stderr.write(`${line}\n`);
+  };
   if (values.out !== undefined) checkOutputDir(values.out as string, '--out');
   let shard: Shard | null;
   try {
@@ -157,10 +183,10 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   } catch (e) {
     throw new UsageError((e as Error).message, false);
   }
-  const plan = prepare(file, (values.set as string[] | undefined) ?? [], quick, backend);
+  const plan = prepare(file, (values.set as string[] | undefined) ?? [], quick, backend, say);
   const benchmarks = plan.job !== 'simulate';
   const jobs = wholeNumber(values.jobs, '--jobs', 1) ?? (benchmarks ? 1 : availableParallelism());
-  if (benchmarks && jobs > 1) process.stderr.write(`attnscope: warning: --jobs ${jobs} runs benchmarks side by side; they share this machine's cores and memory bandwidth, so their timings are lower than alone\n`);
+  if (benchmarks && jobs > 1) say(`attnscope: warning: --jobs ${jobs} runs benchmarks side by side; they share this machine's cores and memory bandwidth, so their timings are lower than alone`, 'warn');
   const outDir = (values.out as string | undefined) ?? defaultOutDir(plan);
   checkOutputPath(values.json as string | undefined, '--json', [...sweepInputs(plan), ...resultInputs([outDir])]);
   // A shard writes no report unless --json names one; the whole sweep writes it beside its points.
@@ -170,20 +196,29 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   const share = shardPoints(plan.points, shard);
   const earlier = earlierSweepDirs(plan, outDir);
   if (benchmarks && earlier.length > 0) {
-    process.stderr.write(`attnscope: points of earlier sweeps of this profile (${earlier.join(', ')}) are not reused: a benchmark's timings are compared with each other, so all are measured in this run\n`);
+    say(`attnscope: points of earlier sweeps of this profile (${earlier.join(', ')}) are not reused: a benchmark's timings are compared with each other, so all are measured in this run`);
   }
   const progress = new Progress(process.stderr, false);
   const where = shard ? `shard ${shard.index}/${shard.count} (${share.length} of ${plan.points.length} points)` : `${plan.points.length} points`;
   const { signal, dispose } = cancellation();
+  /** The last progress event's whole percent of points and message: one event per change. */
+  let lastEvent = '';
   let result;
   try {
     result = await runSweepLocally(plan, {
       outDir, jobs, shard, quick, backend, runnerScript: resolve(process.argv[1]!), signal, earlier,
-      onProgress: (done, total, running) =>
-        progress.update(done, total, `sweep ${plan.name}, ${where}: ${Math.floor(done)} done${running.length ? `; ${running.map((r) => `${r.label} ${Math.floor(100 * r.fraction)}%`).join(', ')}` : ''}`),
+      onProgress: (done, total, running) => {
+        const points = running.map((r) => `${r.label} ${Math.floor(100 * r.fraction)}%`).join(', ');
+        if (!emit) return progress.update(done, total, `sweep ${plan.name}, ${where}: ${Math.floor(done)} done${points ? `; ${points}` : ''}`);
+        const key = `${Math.floor((100 * done) / Math.max(1, total))} ${points}`;
+        if (key === lastEvent) return;
+        lastEvent = key;
+        emit({ type: 'progress', done, total, message: points });
+      },
       onPoint: (p, outcome) => {
         progress.clear();
-        if ('error' in outcome) process.stderr.write(`attnscope: sweep point ${p.label} failed: ${outcome.error}\n`);
+        if ('error' in outcome) say(`attnscope: sweep point ${p.label} failed: ${outcome.error}`, 'error');
+        else if (emit) emit({ type: 'log', level: 'info', message: `point ${p.label}: ${outcome.file}` });
         else if (process.stderr.isTTY !== true) process.stderr.write(`point ${p.label}: ${outcome.file}\n`);
       },
     });
@@ -191,25 +226,30 @@ export async function sweepCommand(argv: string[]): Promise<number> {
     dispose();
     progress.clear();
   }
+  const inFolder = result.resumed + result.reused + result.written;
+  const failed = result.failed.map((f) => ({ label: f.point.label, error: f.error }));
   if (result.cancelled) {
-    process.stderr.write(`attnscope: sweep cancelled; ${result.resumed + result.reused + result.written} of ${share.length} points are in ${outDir}: run the same command again to resume\n`);
+    say(`attnscope: sweep cancelled; ${inFolder} of ${share.length} points are in ${outDir}: run the same command again to resume`, 'warn');
+    emit?.({ type: 'sweepEnd', outDir: resolve(outDir), reportFile: null, inFolder, total: share.length, failed, cancelled: true });
     return EXIT_CANCELLED;
   }
-  if (result.resumed > 0) process.stderr.write(`resumed: ${result.resumed} of ${share.length} points were already in ${outDir}\n`);
+  if (result.resumed > 0) say(`resumed: ${result.resumed} of ${share.length} points were already in ${outDir}`);
   if (result.reused > 0) {
-    process.stderr.write(
+    say(
       `reused: ${result.reused} of ${share.length} points from earlier sweeps of this profile (same point values, base profile, model config and machine kind: ` +
-        `a simulation gives the same result), copied from ${result.reusedFrom.join(', ')}; run now: ${result.written}\n`,
+        `a simulation gives the same result), copied from ${result.reusedFrom.join(', ')}; run now: ${result.written}`,
     );
   }
   const report = mergeResults([outDir], shard ? { only: new Set(share.map((p) => p.id)) } : {});
   markOrigins(report, result);
   // A shard's report would be partial: the whole one comes from `attnscope merge`.
-  if (!shard || values.json) writeReport(report, values.json as string | undefined, outDir);
-  // --json /dev/stdout: stdout holds the JSON alone, the table goes to stderr.
-  const table = namesStdout(values.json as string | undefined) ? process.stderr : process.stdout;
+  const reportFile = !shard || values.json ? ((values.json as string | undefined) ?? join(outDir, REPORT_FILE)) : null;
+  if (reportFile !== null) writeReport(report, values.json as string | undefined, outDir);
+  // --json /dev/stdout, or --events: stdout holds the JSON or the events alone, the table goes to stderr.
+  const table = emit || namesStdout(values.json as string | undefined) ? process.stderr : process.stdout;
   table.write(`${formatReport(report)}\n`);
   if (shard) table.write(`\n${where} done in ${outDir}; merge all shards with: attnscope merge ${outDir}\n`);
+  emit?.({ type: 'sweepEnd', outDir: resolve(outDir), reportFile: reportFile === null ? null : resolve(reportFile), inFolder, total: share.length, failed, cancelled: false });
   return result.failed.length > 0 ? EXIT_INTERNAL : EXIT_OK;
 }
 

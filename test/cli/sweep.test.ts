@@ -2,7 +2,8 @@
  * `attnscope sweep`, `merge` and `submit --k8s` as a user runs them: the built dist/runner.js in
  * child processes. Shards run as separate processes must merge into exactly the unsharded
  * sweep (the simulations are deterministic); a second invocation resumes; Ctrl-C leaves only
- * whole point files; bad input is one line and exit 2 before any work.
+ * whole point files; bad input is one line and exit 2 before any work; `--events` streams the
+ * same as NDJSON for the editor.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -10,7 +11,9 @@ import { closeSync, copyFileSync, existsSync, ftruncateSync, lstatSync, mkdirSyn
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import * as YAML from 'yaml';
+import type { RunnerEvent, RunnerProgressEvent } from '../../core/protocol/runner';
 import type { SweepPointRun, SweepReport } from '../../core/protocol/sweep';
+import { parseEvent } from '../../core/runnerProcess';
 import { comparable, sweepWorkspace } from '../fixtures/sweep';
 
 const root = join(__dirname, '..', '..');
@@ -402,4 +405,78 @@ test('submit --k8s refuses an --image that is no image reference, a --pvc or --n
   // Valid references with a registry port, a path and a digest pass.
   const ok = cli(['submit', '--k8s', file, '--image', `localhost:5000/acme/attnscope@sha256:${'0'.repeat(64)}`, '--pvc', 'sweep-results.v1', '--namespace', 'ml-team', '--out', join(dir, 'k8s-ok')]);
   assert.equal(ok.code, 0, ok.stderr);
+});
+
+/** The NDJSON events `sweep --events` wrote on stdout: every line must be one. */
+function eventsOf(stdout: string): RunnerEvent[] {
+  return stdout.trim().split('\n').map((line) => {
+    const e = parseEvent(line);
+    assert.ok(e, `not an event: ${line}`);
+    return e;
+  });
+}
+
+test('sweep --events (the editor\'s door): progress in points naming the running points, each point written, then sweepEnd with the report; the table on stderr, stdout all events', () => {
+  const { dir, file } = workspace(PROFILE.replace(/sweep:[\s\S]*$/, 'sweep:\n  axes:\n    kv_cache.page_size: [16, 64]\n'));
+  const r = cli(['sweep', file, '--events', '--jobs', '1'], { cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  const events = eventsOf(r.stdout);
+  const progress = events.filter((e): e is RunnerProgressEvent => e.type === 'progress');
+  assert.ok(progress.every((e) => e.total === 2), 'total: 2 points');
+  assert.ok(progress.every((e, i) => i === 0 || e.done >= progress[i - 1]!.done), 'done never goes back');
+  assert.equal(progress.at(-1)!.done, 2);
+  // With one job, the first point runs alone: its values in the message while it runs.
+  assert.ok(progress.some((e) => e.done > 0 && e.done < 1 && /^page_size=16 \d+%$/.test(e.message)), JSON.stringify(progress.map((e) => e.message)));
+  assert.ok(progress.some((e) => e.done > 1 && e.done < 2 && /^page_size=64 \d+%$/.test(e.message)));
+  const end = events.at(-1)!;
+  assert.equal(end.type, 'sweepEnd');
+  if (end.type !== 'sweepEnd') return;
+  // The default results folder under the working folder, where the editor's "Open sweep results" looks.
+  assert.match(end.outDir, new RegExp(`^${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\.attnscope/sweeps/grid-[0-9a-f]{8}$`));
+  assert.equal(end.reportFile, join(end.outDir, 'sweep-report.json'));
+  assert.deepEqual([end.inFolder, end.total, end.failed, end.cancelled], [2, 2, [], false]);
+  assert.deepEqual(readReport(end.reportFile).rows.map((row) => row.values['kv_cache.page_size']).sort((a, b) => Number(a) - Number(b)), [16, 64]);
+  assert.match(r.stderr, /^Sweep grid\.attn\.yaml /m);
+});
+
+test('sweep --events: bad input is an error event at the CLI\'s file:line:col, exit 2, before any point runs', () => {
+  const text = PROFILE.replace(/sweep:[\s\S]*$/, 'sweep:\n  axes:\n    kv_cache.page_size: [16, 3000000000]\n');
+  const { dir, file } = workspace(text);
+  const r = cli(['sweep', file, '--events'], { cwd: dir });
+  assert.equal(r.code, 2, r.stderr);
+  const events = eventsOf(r.stdout);
+  assert.equal(events.length, 1, r.stdout);
+  const e = events[0]!;
+  assert.equal(e.type, 'error');
+  if (e.type !== 'error') return;
+  // The value's place, counted by hand from the text: its line (1-based) and column.
+  const lines = text.split('\n');
+  const line = lines.findIndex((l) => l.includes('3000000000'));
+  assert.deepEqual([e.file, e.line, e.column], [file, line + 1, lines[line]!.indexOf('3000000000') + 1]);
+  assert.match(e.message, /^sweep point page_size=3000000000: kv_cache\.page_size must be <= 4096/);
+  assert.equal(r.stderr.trim(), `${file}:${e.line}:${e.column}: ${e.message}`);
+  assert.ok(!existsSync(join(dir, '.attnscope')), 'nothing written');
+});
+
+test('sweep --events: SIGTERM ends with sweepEnd cancelled, counting the points kept for a rerun, exit 130', async () => {
+  const { dir, file } = workspace(PROFILE.replace(/sweep:[\s\S]*$/, 'sweep:\n  axes:\n    workload.requests: [50, 400000]\n'));
+  const child = spawn(process.execPath, [runner, 'sweep', file, '--events', '--jobs', '2'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  const firstPoint = new Promise<void>((resolve) => {
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+      if (/"message":"point requests=50: /.test(stdout)) resolve();
+    });
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  await firstPoint;
+  child.kill('SIGTERM');
+  assert.equal(await exit, 130, stderr);
+  const end = eventsOf(stdout).at(-1)!;
+  assert.equal(end.type, 'sweepEnd');
+  if (end.type !== 'sweepEnd') return;
+  assert.deepEqual([end.cancelled, end.inFolder, end.total, end.reportFile], [true, 1, 2, null]);
+  assert.equal(readdirSync(end.outDir).length, 1, 'one point file, no report');
 });
