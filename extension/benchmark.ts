@@ -8,6 +8,7 @@
  * end, as `attnscope simulate` writes nothing when cancelled), nor a run that failed with no case
  * and no pool (history.ts keptInHistory: the dashboard and the error say why).
  */
+import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
@@ -18,16 +19,36 @@ import type { Ctx } from './ctx';
 import { keptInHistory, partialRun, saveRun, saveRunSync } from './history';
 import { crashMessage, finishedMessage, refusalOf, type Refusal } from './refusal';
 import { runName } from './runName';
-import { launchSettingsProblem, RunnerProcess, runnerLaunch, type RunnerOutcome } from '../core/runnerProcess';
+import { launchSettingsProblem, RunnerProcess, runnerLaunch, type RunnerJob, type RunnerLaunch, type RunnerOutcome } from '../core/runnerProcess';
 
-/** The runner to spawn: the runnerPath setting, else the bundled dist/runner.js under Node. */
-function launchFor(ctx: Ctx, source: vscode.Uri, job: RunKind): ReturnType<typeof runnerLaunch> {
+/**
+ * The runner to spawn for `job` on `source`: the runnerPath setting, else the bundled
+ * dist/runner.js under Node; in `source`'s workspace folder (a sweep: else the file's folder,
+ * where its default results folder .attnscope/sweeps then goes).
+ */
+export function launchFor(ctx: Ctx, source: vscode.Uri, job: RunnerJob): RunnerLaunch {
   const s = ctx.settings(source);
   const runner = s.runnerPath || vscode.Uri.joinPath(ctx.extension.extensionUri, 'dist', 'runner.js').fsPath;
   // In desktop VS Code the host is Electron, whose ABI the native addon is not built for: use `node` on PATH there.
   const node = s.nodePath || (process.versions['electron'] ? 'node' : process.execPath);
   const folder = vscode.workspace.getWorkspaceFolder(source);
-  return { ...runnerLaunch(runner, node, { job, quick: s.quickMode, backend: s.backend }), cwd: folder?.uri.fsPath };
+  const launch = runnerLaunch(runner, node, { job, quick: s.quickMode, backend: s.backend, ...(job === 'sweep' ? { file: source.fsPath } : {}) });
+  return { ...launch, cwd: folder?.uri.fsPath ?? (job === 'sweep' ? dirname(source.fsPath) : undefined) };
+}
+
+/**
+ * True, with an error that opens the settings, when the runnerPath / nodePath settings name
+ * no runner or Node (core/runnerProcess launchSettingsProblem): checked before any run starts.
+ */
+export function launchSettingsRefused(ctx: Ctx, source: vscode.Uri): boolean {
+  const problem = launchSettingsProblem(ctx.settings(source), vscode.workspace.getWorkspaceFolder(source)?.uri.fsPath);
+  if (!problem) return false;
+  ctx.log.error(`run not started: ${problem}`);
+  const open = 'Open settings';
+  void vscode.window.showErrorMessage(`AttnScope: ${problem}.`, open).then((pick) => {
+    if (pick === open) void vscode.commands.executeCommand('workbench.action.openSettings', 'attnscope.runnerPath attnscope.nodePath');
+  });
+  return true;
 }
 
 /** The `error` of a run that a window reload (or close) ended, saved by BenchmarkRun.interrupt. */
@@ -57,15 +78,7 @@ export class BenchmarkRun {
    * showing progress until the runner ends. Resolves with the saved run (null if none was saved).
    */
   static async start(ctx: Ctx, source: vscode.Uri, job: RunKind, profile: Profile, estimate: Estimate): Promise<RunResult | null> {
-    const problem = launchSettingsProblem(ctx.settings(source), vscode.workspace.getWorkspaceFolder(source)?.uri.fsPath);
-    if (problem) {
-      ctx.log.error(`run not started: ${problem}`);
-      const open = 'Open settings';
-      void vscode.window.showErrorMessage(`AttnScope: ${problem}.`, open).then((pick) => {
-        if (pick === open) void vscode.commands.executeCommand('workbench.action.openSettings', 'attnscope.runnerPath attnscope.nodePath');
-      });
-      return null;
-    }
+    if (launchSettingsRefused(ctx, source)) return null;
     const mode = job === 'simulate' ? 'simulation' : ctx.settings(source).quickMode ? 'quick' : 'full';
     const run = new BenchmarkRun(ctx, source, job, runName(profile, source.fsPath, mode), profile, estimate);
     ctx.activeRun = run;

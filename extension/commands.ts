@@ -13,8 +13,10 @@ import { Commands } from '../core/protocol/lsp';
 import type { RunKind, RunResult } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
 import type { RunListEntry } from '../core/protocol/webview';
+import type { RunnerJob } from '../core/runnerProcess';
 import { BenchmarkRun } from './benchmark';
-import { busyMessage } from './refusal';
+import { busyMessage, jobNoun } from './refusal';
+import { showSweep, SweepRun } from './sweep';
 import type { Ctx } from './ctx';
 import { exportRunTo } from './dashboard';
 import { listRuns, loadRun } from './history';
@@ -110,27 +112,38 @@ async function pickRuns(ctx: Ctx, title: string, many: boolean): Promise<RunList
 }
 
 /**
- * Starts `job` on the file of `arg` (or the active / a picked one): refused in untrusted
- * workspaces (native code) and while another run is in flight; a simulation needs a `workload`.
+ * True, after saying why, when `job` may not start now: in an untrusted workspace (runs execute
+ * native code; with a way to manage trust) or while another run is in flight (with a way to
+ * cancel that one).
  */
-async function startRun(ctx: Ctx, arg: unknown, job: RunKind): Promise<void> {
-  const verb = job === 'simulate' ? 'simulate' : 'benchmark';
+async function runRefused(ctx: Ctx, arg: unknown, job: RunnerJob): Promise<boolean> {
   if (!vscode.workspace.isTrusted) {
+    const what = job === 'simulate' ? 'serving simulations' : job === 'sweep' ? 'sweeps' : 'benchmarks';
     const choice = await vscode.window.showWarningMessage(
-      `AttnScope runs ${job === 'simulate' ? 'serving simulations' : 'benchmarks'} (native code) only in trusted workspaces. Validation and hints keep working here.`,
+      `AttnScope runs ${what} (native code) only in trusted workspaces. Validation and hints keep working here.`,
       'Manage Workspace Trust',
     );
     if (choice) await vscode.commands.executeCommand('workbench.trust.manage');
-    return;
+    return true;
   }
   if (ctx.activeRun) {
     // Named without a picker: the file passed, else the active editor's.
     const asked = arg instanceof vscode.Uri ? arg : typeof arg === 'string' && arg !== '' ? vscode.Uri.parse(arg) : vscode.window.activeTextEditor?.document.uri;
     const running = ctx.activeRun;
-    const choice = await vscode.window.showWarningMessage(busyMessage(running, job, asked ? basename(asked.fsPath) : null), `Cancel the ${running.job === 'simulate' ? 'simulation' : 'benchmark'}`);
+    const choice = await vscode.window.showWarningMessage(busyMessage(running, job, asked ? basename(asked.fsPath) : null), `Cancel the ${running.job === 'simulate' ? 'simulation' : jobNoun(running.job)}`);
     if (choice) running.cancel();
-    return;
+    return true;
   }
+  return false;
+}
+
+/**
+ * Starts `job` on the file of `arg` (or the active / a picked one): refused in untrusted
+ * workspaces (native code) and while another run is in flight; a simulation needs a `workload`.
+ */
+async function startRun(ctx: Ctx, arg: unknown, job: RunKind): Promise<void> {
+  const verb = job === 'simulate' ? 'simulate' : 'benchmark';
+  if (await runRefused(ctx, arg, job)) return;
   const uri = await targetFile(arg, verb);
   if (!uri) return;
   const resolved = await resolve(ctx, uri, verb);
@@ -143,6 +156,27 @@ async function startRun(ctx: Ctx, arg: unknown, job: RunKind): Promise<void> {
   }
   await BenchmarkRun.start(ctx, uri, job, resolved.profile, resolved.estimate);
 }
+
+/**
+ * The profile's sweep (`attnscope sweep <profile> --events`): the file of `arg` (the code lens
+ * on its `sweep:` key), else the active or a picked profile; refused as every run is (trust, one
+ * at a time). The runner reads the file, so unsaved edits are saved first.
+ */
+const runSweep: Factory = (ctx) => async (arg) => {
+  if (await runRefused(ctx, arg, 'sweep')) return;
+  const uri = await targetFile(arg, 'sweep');
+  if (!uri) return;
+  if (!isProfilePath(uri.fsPath)) {
+    void vscode.window.showWarningMessage(`AttnScope: ${basename(uri.fsPath)} is no profile: a sweep is a profile's \`sweep:\` block (*.attn.yaml / *.attn.json, e.g. sweep: { axes: { kv_cache.page_size: [16, 32] } }).`);
+    return;
+  }
+  const doc = await vscode.workspace.openTextDocument(uri);
+  if (doc.isDirty && !(await doc.save())) {
+    void vscode.window.showWarningMessage(`AttnScope: ${basename(uri.fsPath)} could not be saved; the sweep reads the file, so it was not started.`);
+    return;
+  }
+  await SweepRun.start(ctx, uri);
+};
 
 const runBenchmark: Factory = (ctx) => (arg) => startRun(ctx, arg, 'bench');
 
@@ -198,10 +232,7 @@ const exportRun: Factory = (ctx) => async () => {
  * subfolders the same way (`attnscope sweep` writes each one level down).
  */
 const openSweepResults: Factory = (ctx) => async (arg) => {
-  const show = (report: SweepReport): void => {
-    ctx.dashboard.show(false);
-    ctx.dashboard.post({ type: 'showSweep', report });
-  };
+  const show = (report: SweepReport): void => showSweep(ctx, report);
   /** One report: it; several: the user's pick (or Browse); none: undefined. */
   const choose = async (entries: SweepReportEntry[], browse: boolean): Promise<SweepReportEntry | 'browse' | undefined> => {
     if (entries.length === 1) return entries[0];
@@ -261,6 +292,7 @@ const showLog: Factory = (ctx) => () => ctx.log.show(true);
 const FACTORIES: Record<keyof typeof Commands, Factory> = {
   runBenchmark,
   runSimulation,
+  runSweep,
   openDashboard,
   showMemoryBreakdown,
   compareRuns,

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { CodeLensRequest, LanguageClient, State, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { FILE_GLOBS } from '../core/config/fileKinds';
 import { Commands, ResolveProfileRequest } from '../core/protocol/lsp';
-import type { RunKind } from '../core/protocol/run';
+import type { RunnerJob } from '../core/runnerProcess';
 import { affectsSettings, readSettings, type Settings } from './config';
 import { Dashboard, type DashboardHost } from './dashboard';
 import { StatusItem } from './status';
@@ -14,13 +14,13 @@ import { StatusItem } from './status';
 /** Files the language server reads: profiles and HuggingFace configs. */
 export const DOCUMENT_SELECTOR = FILE_GLOBS.map((pattern) => ({ scheme: 'file', pattern }));
 
-/** The benchmark or simulation in flight, as the context sees it (extension/benchmark.ts BenchmarkRun). */
+/** The benchmark, simulation or sweep in flight, as the context sees it (extension/benchmark.ts BenchmarkRun, extension/sweep.ts SweepRun). */
 export interface ActiveRun {
   /** Display name: the profile or config file name. */
   readonly name: string;
-  /** What it runs: a benchmark ('bench') or a serving simulation ('simulate'). */
-  readonly job: RunKind;
-  /** Ends the runner (SIGTERM, then SIGKILL); a benchmark's partial run is still saved. */
+  /** What it runs: a benchmark ('bench'), a serving simulation ('simulate') or a profile's sweep ('sweep'). */
+  readonly job: RunnerJob;
+  /** Ends the runner (SIGTERM, then SIGKILL); a benchmark's partial run is still saved, a sweep's finished points stay in its folder. */
   cancel(): void;
   /**
    * For deactivate() (a window reload or close ends this extension host, the runner with it):
@@ -30,30 +30,37 @@ export interface ActiveRun {
 }
 
 /**
- * The code lenses of an untrusted workspace: its run lenses (benchmark, simulation), which
- * startRun would refuse there, become one lens that says why and opens the trust editor, as VS
- * Code's workspace trust guide asks of features that are off until trust (show them disabled, with
- * the reason); the others stay.
+ * The code lenses of an untrusted workspace: its run lenses (benchmark, simulation at the top,
+ * sweep on the `sweep:` key), which the commands would refuse there, become one lens on each of
+ * their lines that says why and opens the trust editor, as VS Code's workspace trust guide asks
+ * of features that are off until trust (show them disabled, with the reason); the others stay.
  */
 export function untrustedLenses(lenses: vscode.CodeLens[]): vscode.CodeLens[] {
-  const runs: string[] = [Commands.runBenchmark, Commands.runSimulation];
-  const kept = lenses.filter((l) => !runs.includes(l.command?.command ?? ''));
+  const runs: string[] = [Commands.runBenchmark, Commands.runSimulation, Commands.runSweep];
+  const isRun = (l: vscode.CodeLens) => runs.includes(l.command?.command ?? '');
+  const kept = lenses.filter((l) => !isRun(l));
   if (kept.length === lenses.length) return lenses;
-  const at = lenses.find((l) => runs.includes(l.command?.command ?? ''))!.range;
-  const why = new vscode.CodeLens(at, {
-    title: '$(shield) Runs need a trusted workspace',
-    command: 'workbench.trust.manage',
-    tooltip: 'AttnScope runs benchmarks and simulations (native code) only in trusted workspaces; validation, hints and memory estimates work here. Click to manage workspace trust.',
-  });
-  return [why, ...kept];
+  const lines = new Map<number, vscode.Range>();
+  for (const l of lenses) if (isRun(l) && !lines.has(l.range.start.line)) lines.set(l.range.start.line, l.range);
+  const why = [...lines.values()].map(
+    (at) =>
+      new vscode.CodeLens(at, {
+        title: '$(shield) Runs need a trusted workspace',
+        command: 'workbench.trust.manage',
+        tooltip: 'AttnScope runs benchmarks, simulations and sweeps (native code) only in trusted workspaces; validation, hints and memory estimates work here. Click to manage workspace trust.',
+      }),
+  );
+  return [...why, ...kept];
 }
 
 export class Ctx implements vscode.Disposable, DashboardHost {
   readonly log: vscode.LogOutputChannel;
   readonly status: StatusItem;
   readonly dashboard: Dashboard;
-  /** The benchmark or simulation in flight; at most one. */
+  /** The benchmark, simulation or sweep in flight; at most one. */
   activeRun: ActiveRun | null = null;
+  /** Where the runner refused a sweep (its file:line:col, extension/sweep.ts); a file's are cleared when it is edited or swept again. */
+  readonly sweepProblems: vscode.DiagnosticCollection;
   private client: LanguageClient | null = null;
   private serverError: string | null = null;
   private readonly disposables: vscode.Disposable[] = [];
@@ -62,7 +69,9 @@ export class Ctx implements vscode.Disposable, DashboardHost {
     this.log = vscode.window.createOutputChannel('AttnScope', { log: true });
     this.status = new StatusItem();
     this.dashboard = new Dashboard(this);
-    this.disposables.push(this.log, this.status, this.dashboard);
+    this.sweepProblems = vscode.languages.createDiagnosticCollection('attnscope-sweep');
+    this.disposables.push(this.log, this.status, this.dashboard, this.sweepProblems);
+    this.disposables.push(vscode.workspace.onDidChangeTextDocument((e) => e.contentChanges.length > 0 && this.sweepProblems.delete(e.document.uri)));
     // What is in force, in the log: what a user reads when a run did not do what they set (and
     // what the e2e harness waits for after it changes a setting).
     this.logSettings('at start');

@@ -7,7 +7,7 @@
 import type { Backend, Profile } from '../core/config/types';
 import { formatPoolOutcome } from '../core/format';
 import type { RunKind, RunResult } from '../core/protocol/run';
-import type { RunnerOutcome } from '../core/runnerProcess';
+import type { RunnerJob, RunnerOutcome } from '../core/runnerProcess';
 
 export interface Refusal {
   /** What is wrong and what to change, one sentence or two. */
@@ -57,11 +57,16 @@ const PROGRESS_LINE = /^\[\s*\d+%\]/;
  * reason ("Segmentation fault", an `attnscope: internal error: ...` line); the whole tail is in
  * the log. `withoutResult`: it exited 0 but sent no run.
  */
-export function crashMessage(job: 'bench' | 'simulate', outcome: Pick<RunnerOutcome, 'exitCode' | 'signal' | 'logTail'>, withoutResult: boolean): string {
+export function crashMessage(job: RunnerJob, outcome: Pick<RunnerOutcome, 'exitCode' | 'signal' | 'logTail'>, withoutResult: boolean): string {
   const how = outcome.signal ? `killed by ${outcome.signal}` : `exit code ${outcome.exitCode}`;
   const last = [...outcome.logTail].reverse().find((l) => l.trim() !== '' && !PROGRESS_LINE.test(l));
   const what = withoutResult ? `ended without a result (${how})` : `failed (${how})`;
-  return `AttnScope: the ${job === 'simulate' ? 'simulation' : 'benchmark'} runner ${what}${last ? `; its last line: ${last.replace(/^attnscope: /, '')}` : ', with nothing on stderr'}.`;
+  return `AttnScope: the ${job === 'simulate' ? 'simulation' : jobNoun(job)} runner ${what}${last ? `; its last line: ${last.replace(/^attnscope: /, '')}` : ', with nothing on stderr'}.`;
+}
+
+/** What a job is called in messages: "benchmark", "serving simulation", "sweep". */
+export function jobNoun(job: RunnerJob): string {
+  return job === 'simulate' ? 'serving simulation' : job === 'sweep' ? 'sweep' : 'benchmark';
 }
 
 /**
@@ -69,9 +74,8 @@ export function crashMessage(job: 'bench' | 'simulate', outcome: Pick<RunnerOutc
  * would share the CPU): what was asked and not started, what is running, and what to do.
  * `asked`: the file asked for, null when none was named (a picker would have asked).
  */
-export function busyMessage(running: { name: string; job: RunKind }, job: RunKind, asked: string | null): string {
-  const noun = (k: RunKind) => (k === 'simulate' ? 'serving simulation' : 'benchmark');
-  return `AttnScope: the ${noun(job)}${asked ? ` of ${asked}` : ''} was not started: the ${noun(running.job)} of ${running.name} is running (one run at a time). Wait for it to finish, or cancel it and start again.`;
+export function busyMessage(running: { name: string; job: RunnerJob }, job: RunnerJob, asked: string | null): string {
+  return `AttnScope: the ${jobNoun(job)}${asked ? ` of ${asked}` : ''} was not started: the ${jobNoun(running.job)} of ${running.name} is running (one run at a time). Wait for it to finish, or cancel it and start again.`;
 }
 
 /**

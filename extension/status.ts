@@ -11,8 +11,11 @@ export type ServerState = { kind: 'starting' } | { kind: 'ready' } | { kind: 'st
 
 export interface RunState {
   name: string;
+  /** Steps done (cases; a sweep's points) of `total`; fractional while one runs. */
   done: number;
   total: number;
+  /** What the tooltip says is happening: 'Benchmarking' when not given, 'Sweeping' for a sweep. */
+  verb?: string;
 }
 
 export class StatusItem implements vscode.Disposable {
@@ -59,7 +62,7 @@ export class StatusItem implements vscode.Disposable {
       const pct = this.run.total > 0 ? Math.round((100 * this.run.done) / this.run.total) : 0;
       item.text = `$(loading~spin) AttnScope ${Math.floor(this.run.done)}/${this.run.total}`;
       item.command = Commands.cancelRun;
-      tooltip.appendMarkdown(`Benchmarking **${this.run.name}**: ${pct}%\n\n[Cancel run](command:${Commands.cancelRun}) · [Open dashboard](command:${Commands.openDashboard})`);
+      tooltip.appendMarkdown(`${this.run.verb ?? 'Benchmarking'} **${this.run.name}**: ${pct}%\n\n[Cancel run](command:${Commands.cancelRun}) · [Open dashboard](command:${Commands.openDashboard})`);
     } else {
       switch (this.server.kind) {
         case 'starting':

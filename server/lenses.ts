@@ -3,7 +3,7 @@
  * extension's commands (the VS Code extension says so with `clientCommands` in its
  * initializationOptions; ids in core/protocol/lsp.ts) gets "Run attention benchmark", "Run
  * serving simulation" (profiles with a `workload:` key) and "Show memory breakdown", each with
- * the document URI; no benchmark lens for an encoder (bert), which `attnscope bench` refuses. Any other client (Neovim, Helix, ...) gets one
+ * the document URI, and "Run sweep" on the line of a profile's `sweep:` key; no benchmark lens for an encoder (bert), which `attnscope bench` refuses. Any other client (Neovim, Helix, ...) gets one
  * lens whose command the server runs itself through workspace/executeCommand (SERVER_COMMANDS):
  * the memory summary, shown with window/showMessage — never a command the client cannot run.
  */
@@ -30,6 +30,19 @@ function hasWorkload(a: Analysis): boolean {
   return a.kind === 'profile' && getProperty(a.tree, 'workload') !== undefined;
 }
 
+/**
+ * "Run sweep" on the line of a profile's `sweep:` key (written, valid or not: the lens stays put
+ * while the block is edited; the runner says what is wrong), with the points it expands to when
+ * the block reads (core/config/sweep.ts, as the points hint). Null without a `sweep:` key.
+ */
+function sweepLens(a: Analysis): CodeLens | null {
+  const key = a.kind === 'profile' ? getProperty(a.tree, 'sweep') : undefined;
+  if (key === undefined) return null;
+  const at = a.document.positionAt(key.keyRange.offset);
+  const points = a.sweep && a.sweep.points > 0 ? ` · ${formatCount(a.sweep.points)} ${a.sweep.points === 1 ? 'point' : 'points'}` : '';
+  return { range: { start: at, end: at }, command: { title: `Run sweep${points}`, command: Commands.runSweep, arguments: [a.uri] } };
+}
+
 export function codeLenses(a: Analysis, clientCommands: boolean): CodeLens[] {
   if (a.kind === 'other') return [];
   const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
@@ -42,9 +55,11 @@ export function codeLenses(a: Analysis, clientCommands: boolean): CodeLens[] {
   }
   // An encoder has no causal decode and no KV cache: `attnscope bench` refuses it (runner/preflight.ts), so no lens offers it.
   const encoder = (a.profile?.model ?? a.model)?.isEncoder === true;
+  const sweep = sweepLens(a);
   return [
     ...(encoder ? [] : [{ range, command: { title: 'Run attention benchmark', command: Commands.runBenchmark, arguments: [a.uri] } }]),
     ...(hasWorkload(a) ? [{ range, command: { title: 'Run serving simulation', command: Commands.runSimulation, arguments: [a.uri] } }] : []),
     { range, command: { title: 'Show memory breakdown', command: Commands.showMemoryBreakdown, arguments: [a.uri] } },
+    ...(sweep ? [sweep] : []),
   ];
 }

@@ -8,12 +8,14 @@ import type { Estimate } from '../estimate/types';
 /**
  * Command ids contributed by the extension (package.json "contributes.commands"). The server's
  * code lenses on profiles and config.json files name runBenchmark and showMemoryBreakdown with one
- * argument: the document's URI (a string), and runSimulation on profiles with a `workload`; the
- * extension resolves the URI with ResolveProfileRequest.
+ * argument: the document's URI (a string), runSimulation on profiles with a `workload`, and
+ * runSweep on a profile's `sweep:` key; the extension resolves the URI with ResolveProfileRequest
+ * (a sweep: the runner reads the file itself).
  */
 export const Commands = {
   runBenchmark: 'attnscope.runBenchmark',
   runSimulation: 'attnscope.runSimulation',
+  runSweep: 'attnscope.runSweep',
   openDashboard: 'attnscope.openDashboard',
   showMemoryBreakdown: 'attnscope.showMemoryBreakdown',
   compareRuns: 'attnscope.compareRuns',

@@ -1,10 +1,12 @@
 /**
  * The `sweep:` block in the editor (issue 13), through a real LSP client: diagnostics at the
- * axis key or the point value that is wrong, completion of axis keys, and the points hint.
+ * axis key or the point value that is wrong, completion of axis keys, the points hint, and the
+ * "Run sweep" lens on the `sweep:` key.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DiagnosticSeverity, type CompletionItem, type CompletionList, type Diagnostic } from 'vscode-languageserver-protocol';
+import { Commands } from '../../core/protocol/lsp';
 import { LspClient, fixtureUri, hintLabel, positionAt, rangeOf } from './harness';
 
 let client: LspClient;
@@ -96,4 +98,36 @@ test('the points hint after axes: the product of the axis lengths and the job', 
   assert.equal(found.length, 1, JSON.stringify(hints.map((h) => [h.position, hintLabel(h)])));
   // 3 page sizes × 2 max_num_seqs = 6 points.
   assert.equal(hintLabel(found[0]!), '6 points (3 × 2) · bench');
+});
+
+test('the "Run sweep" lens sits on the line of the sweep: key, names the points, and carries the document; none without a sweep, none for a client without the commands', async () => {
+  const text = `${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16, 32]\n    workload.max_num_seqs: [64, 256]\n`;
+  const uri = fixtureUri(`sweep-lens-${n++}.attn.yaml`);
+  await client.open(uri, text);
+  const lenses = (await client.codeLenses(uri))!;
+  const sweep = lenses.filter((l) => l.command?.command === Commands.runSweep);
+  assert.equal(sweep.length, 1, JSON.stringify(lenses.map((l) => l.command?.title)));
+  // BASE is 3 lines: `sweep:` starts line 3 (from 0); 3 page sizes × 2 max_num_seqs = 6 points.
+  assert.deepEqual(sweep[0]!.range.start, { line: 3, character: 0 });
+  assert.equal(sweep[0]!.command!.title, 'Run sweep · 6 points');
+  assert.deepEqual(sweep[0]!.command!.arguments, [uri]);
+  // The other lenses stay at the top.
+  assert.ok(lenses.filter((l) => l !== sweep[0]).every((l) => l.range.start.line === 0));
+  // A block in error (an unknown axis key): the lens stays on its line (the runner says what is wrong).
+  await client.change(uri, text.replace('page_size', 'page_sise'));
+  assert.deepEqual((await client.codeLenses(uri))!.filter((l) => l.command?.command === Commands.runSweep).map((l) => l.range.start.line), [3]);
+  await client.close(uri);
+
+  const bare = fixtureUri(`sweep-lens-${n++}.attn.yaml`);
+  await client.open(bare, BASE);
+  assert.deepEqual((await client.codeLenses(bare))!.filter((l) => l.command?.command === Commands.runSweep), []);
+  await client.close(bare);
+
+  const other = await LspClient.start({ clientCommands: false });
+  try {
+    await other.open(uri, text);
+    assert.ok(!(await other.codeLenses(uri))!.some((l) => /sweep/i.test(`${l.command?.command} ${l.command?.title}`)));
+  } finally {
+    assert.equal(await other.stop(), 0);
+  }
 });

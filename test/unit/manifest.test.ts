@@ -85,9 +85,9 @@ test('the editor title and explorer offer the commands on exactly those files', 
       assert.equal(re.test(base), isServed(name), `${name}: menu ${re.test(base)}, server ${isServed(name)}`);
     }
   }
-  // A simulation needs a profile's workload: offered on profiles only (a config.json has none).
-  const simulate = Object.values(manifest.contributes.menus as Record<string, Array<{ command: string; when?: string }>>).flat().filter((m) => m.command === Commands.runSimulation);
-  assert.ok(simulate.length >= 1);
+  // A simulation needs a profile's workload, a sweep its sweep block: offered on profiles only (a config.json has neither).
+  const simulate = Object.values(manifest.contributes.menus as Record<string, Array<{ command: string; when?: string }>>).flat().filter((m) => m.command === Commands.runSimulation || m.command === Commands.runSweep);
+  assert.deepEqual([...new Set(simulate.map((m) => m.command))].sort(), [Commands.runSimulation, Commands.runSweep]);
   for (const m of simulate) {
     const re = new RegExp(/resourceFilename =~ \/(.*)\/ ?/.exec(m.when ?? '')![1]!);
     for (const name of NAMES) assert.equal(re.test(name.split('/').pop()!), isProfilePath(name), `${name}: simulate menu ${re.test(name)}`);

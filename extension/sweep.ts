@@ -1,0 +1,188 @@
+/**
+ * "Run sweep": a profile's `sweep:` block through the runner, `attnscope sweep <file> --events`,
+ * spawned as every run is (core/runnerProcess.ts RunnerProcess, extension/benchmark.ts launchFor)
+ * in the file's workspace folder, so its points and report go to the CLI's default results
+ * folder, .attnscope/sweeps/<profile>-<sweep id>/, where "Open sweep results" looks. A progress
+ * notification counts points and names the running points' values; Cancel ends the runner with
+ * SIGTERM (it stops its workers and exits 130; SIGKILL only after SWEEP_KILL_AFTER_MS): the points
+ * written stay, and running the sweep again resumes from them. The finished report opens in the
+ * dashboard's Sweep view. Bad input (a bad axis value, a point that cannot run here) is the CLI's
+ * file:line:col: a diagnostic there and a toast that goes to it.
+ */
+import { basename } from 'node:path';
+import * as vscode from 'vscode';
+import { EXIT_BAD_INPUT } from '../core/protocol/runner';
+import type { SweepReport } from '../core/protocol/sweep';
+import { RunnerProcess, type RunnerOutcome } from '../core/runnerProcess';
+import { launchFor, launchSettingsRefused } from './benchmark';
+import type { ActiveRun, Ctx } from './ctx';
+import { crashMessage } from './refusal';
+import { sweepEndMessage, sweepInputError, sweepProgressMessage, sweepRefusalMessage, type SweepInputError } from './sweepMessages';
+import { readSweepReport } from './sweepReports';
+
+/**
+ * SIGTERM's grace before SIGKILL: the sweep passes SIGTERM to its workers, which stop within a
+ * simulation slice (~50 ms) or a kernel task, and exits 130 once they have; a kill before that
+ * would leave the workers running without it.
+ */
+const SWEEP_KILL_AFTER_MS = 10_000;
+
+/** Opens the dashboard's Sweep view on `report`. */
+export function showSweep(ctx: Ctx, report: SweepReport): void {
+  ctx.dashboard.show(false);
+  ctx.dashboard.post({ type: 'showSweep', report });
+}
+
+export class SweepRun implements ActiveRun {
+  readonly job = 'sweep' as const;
+  private process: RunnerProcess | null = null;
+  /** The runner's `error` event, placed: bad input it refused before any point ran. */
+  private inputError: SweepInputError | null = null;
+
+  private constructor(
+    private readonly ctx: Ctx,
+    readonly source: vscode.Uri,
+    readonly name: string,
+  ) {}
+
+  /** Runs the sweep of the profile file `source` until the runner ends; resolves with the report shown (null when none). */
+  static async start(ctx: Ctx, source: vscode.Uri): Promise<SweepReport | null> {
+    if (launchSettingsRefused(ctx, source)) return null;
+    const run = new SweepRun(ctx, source, basename(source.fsPath));
+    ctx.activeRun = run;
+    await vscode.commands.executeCommand('setContext', 'attnscope.running', true);
+    try {
+      return await run.execute();
+    } finally {
+      ctx.activeRun = null;
+      ctx.status.setRun(null);
+      await vscode.commands.executeCommand('setContext', 'attnscope.running', false);
+    }
+  }
+
+  /** Ends the runner: SIGTERM (the points written stay; a rerun resumes), SIGKILL if it lingers. */
+  cancel(): void {
+    this.process?.cancel(SWEEP_KILL_AFTER_MS);
+  }
+
+  /** A window reload or close: the points written are in the results folder already; the runner is ended. */
+  interrupt(): void {
+    this.cancel();
+  }
+
+  private async execute(): Promise<SweepReport | null> {
+    const { ctx, name } = this;
+    const launch = launchFor(ctx, this.source, 'sweep');
+    ctx.log.info(`sweep ${name}: ${launch.command} ${launch.args.join(' ')}${launch.cwd ? ` (in ${launch.cwd})` : ''}`);
+    ctx.sweepProblems.delete(this.source);
+    ctx.status.setRun({ name, done: 0, total: 0, verb: 'Sweeping' });
+    const outcome = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `AttnScope: sweep of ${name}`, cancellable: true },
+      (progress, token) =>
+        new Promise<RunnerOutcome>((resolve) => {
+          let reported = 0;
+          const proc = new RunnerProcess(launch, null, {
+            onEvent: (e) => {
+              switch (e.type) {
+                case 'progress': {
+                  if (e.total <= 0) break;
+                  const pct = (100 * e.done) / e.total;
+                  progress.report({ increment: Math.max(0, pct - reported), message: sweepProgressMessage(e) });
+                  reported = Math.max(reported, pct);
+                  ctx.status.setRun({ name, done: e.done, total: e.total, verb: 'Sweeping' });
+                  break;
+                }
+                case 'log':
+                  ctx.log[e.level](`[runner] ${e.message}`);
+                  break;
+                case 'error':
+                  this.inputError = sweepInputError(e);
+                  ctx.log.error(`[runner] ${e.file ? `${e.file}:${e.line ?? 1}:${e.column ?? 1}: ` : ''}${e.message}`);
+                  break;
+                default:
+                  break;
+              }
+            },
+            onLog: (line) => ctx.log.info(`[runner] ${line}`),
+          });
+          this.process = proc;
+          token.onCancellationRequested(() => this.cancel());
+          void proc.done.then(resolve);
+        }),
+    );
+    return this.finish(outcome);
+  }
+
+  private async finish(outcome: RunnerOutcome): Promise<SweepReport | null> {
+    const { ctx, name } = this;
+    const how = outcome.signal ? `killed by ${outcome.signal}` : `exit code ${outcome.exitCode}`;
+    ctx.log.info(`sweep ${name}: runner ended (${how})${outcome.cancelled ? ' after cancel' : ''}`);
+    const end = outcome.sweepEnd;
+    if (!outcome.cancelled && !end && outcome.exitCode === EXIT_BAD_INPUT) {
+      await this.refused(outcome);
+      return null;
+    }
+    if (end?.cancelled || (outcome.cancelled && !end)) {
+      const folder = end ? vscode.workspace.asRelativePath(end.outDir) : '.attnscope/sweeps';
+      const message = end
+        ? sweepEndMessage(name, end, folder)
+        : `AttnScope: sweep of ${name} cancelled (${how}); the points finished before are saved in ${folder}. Run sweep again to resume: it runs only the points not there yet.`;
+      ctx.log.info(message);
+      void vscode.window.showInformationMessage(message);
+      return null;
+    }
+    const report = end?.reportFile ? await readSweepReport(end.reportFile) : null;
+    if (!end || !report) {
+      await ctx.showError(end ? `AttnScope: the sweep of ${name} ended, but its report ${end.reportFile ?? '(none)'} could not be read; see the log.` : crashMessage('sweep', outcome, outcome.exitCode === 0));
+      return null;
+    }
+    showSweep(ctx, report);
+    const message = sweepEndMessage(name, end, vscode.workspace.asRelativePath(end.outDir));
+    ctx.log.info(message);
+    if (end.failed.length > 0) {
+      for (const f of end.failed) ctx.log.error(`sweep ${name}: point ${f.label} failed: ${f.error}`);
+      void vscode.window.showWarningMessage(message, 'Open log').then((c) => c && ctx.log.show(true));
+    } else {
+      void vscode.window.showInformationMessage(message);
+    }
+    return report;
+  }
+
+  /**
+   * Bad input the runner refused before any point ran: at its file:line:col (an `error` event) a
+   * diagnostic, and a toast that says what to do and goes there; else (a refusal with no place,
+   * e.g. no kernels for this machine) the runner's line.
+   */
+  private async refused(outcome: RunnerOutcome): Promise<void> {
+    const { ctx, name } = this;
+    const error = this.inputError;
+    if (!error) {
+      const line = [...outcome.logTail].reverse().find((l) => l.startsWith('attnscope: ')) ?? outcome.error ?? outcome.logTail.at(-1) ?? 'the runner refused it';
+      ctx.log.warn(`sweep ${name}: refused: ${line}`);
+      void vscode.window.showErrorMessage(`AttnScope: the sweep of ${name} was not run: ${line.replace(/^attnscope: /, '')}`);
+      return;
+    }
+    const uri = vscode.Uri.file(error.file);
+    const at = new vscode.Position(Math.max(0, error.line - 1), Math.max(0, error.column - 1));
+    let range = new vscode.Range(at, at);
+    try {
+      const doc = await vscode.workspace.openTextDocument(uri);
+      range = doc.getWordRangeAtPosition(at, /[^\s,[\]{}]+/) ?? range;
+    } catch {
+      // A file the runner named but the editor cannot open: the diagnostic sits at the position alone.
+    }
+    const diagnostic = new vscode.Diagnostic(range, `sweep not run: ${error.message}`, vscode.DiagnosticSeverity.Error);
+    diagnostic.source = 'attnscope sweep';
+    ctx.sweepProblems.set(uri, [diagnostic]);
+    const where = `${vscode.workspace.asRelativePath(uri)}:${error.line}:${error.column}`;
+    ctx.log.warn(`sweep ${name}: refused: ${where}: ${error.message}`);
+    const go = `Go to ${basename(error.file)}:${error.line}`;
+    // Not awaited: the run ends now, the toast stays until it is dismissed.
+    void vscode.window.showErrorMessage(sweepRefusalMessage(name, error, where), go).then(async (choice) => {
+      if (choice !== go) return;
+      const editor = await vscode.window.showTextDocument(uri);
+      editor.selection = new vscode.Selection(range.start, range.end);
+      editor.revealRange(range);
+    });
+  }
+}

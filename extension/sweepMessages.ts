@@ -1,0 +1,59 @@
+/**
+ * What the editor's "Run sweep" (extension/sweep.ts) says, from the runner's events
+ * (`attnscope sweep <profile> --events`, core/protocol/runner.ts): the progress line, the toast
+ * at the end (finished, with failed points, or cancelled: a rerun resumes) and the refusal of bad
+ * input placed at the CLI's file:line:col. No `vscode` import.
+ */
+import type { RunnerErrorEvent, RunnerProgressEvent, RunnerSweepEndEvent } from '../core/protocol/runner';
+
+/** Points, in words: "1 point", "2 points". */
+const points = (n: number): string => `${n} ${n === 1 ? 'point' : 'points'}`;
+
+/**
+ * The progress notification's line: points done of the total (whole points: a running point
+ * counts when it is written), then the running points' values and how far each is, as the
+ * runner's message gives them ("1 of 2 points · page_size=64 40%").
+ */
+export function sweepProgressMessage(e: Pick<RunnerProgressEvent, 'done' | 'total' | 'message'>): string {
+  return `${Math.floor(e.done)} of ${points(e.total)}${e.message ? ` · ${e.message}` : ''}`;
+}
+
+/**
+ * The toast at a sweep's end. `folder`: the results folder as the user reads it (workspace
+ * relative). Cancelled: how many points are kept there and that running the sweep again resumes
+ * from them (the CLI's resume: a point whose file is there is not run again). Failed points: how
+ * many, the first with its reason, and that a rerun retries only those.
+ */
+export function sweepEndMessage(name: string, end: Pick<RunnerSweepEndEvent, 'cancelled' | 'inFolder' | 'total' | 'failed'>, folder: string): string {
+  if (end.cancelled) {
+    return `AttnScope: sweep of ${name} cancelled; ${end.inFolder} of ${points(end.total)} are saved in ${folder}. Run sweep again to resume: it runs only the points not there yet.`;
+  }
+  if (end.failed.length > 0) {
+    const first = end.failed[0]!;
+    return `AttnScope: sweep of ${name}: ${end.failed.length} of ${points(end.total)} failed (${first.label}: ${first.error}${end.failed.length > 1 ? '; the others in the log' : ''}). The report shows the ${end.inFolder} that ran; run sweep again to retry only the failed ones.`;
+  }
+  return `AttnScope: sweep of ${name} finished: ${points(end.total)}, report in ${folder}.`;
+}
+
+/** Where bad input is: the CLI's `file:line:col` (1-based), and its message. */
+export interface SweepInputError {
+  file: string;
+  line: number;
+  column: number;
+  message: string;
+}
+
+/** The runner's `error` event as a place in a file; null when it names none. */
+export function sweepInputError(e: RunnerErrorEvent): SweepInputError | null {
+  if (!e.file) return null;
+  return { file: e.file, line: e.line ?? 1, column: e.column ?? 1, message: e.message };
+}
+
+/**
+ * The toast of a sweep the runner refused before any point ran (a bad axis value, a point
+ * that cannot run here): the CLI's message at `where` (`file:line:col` as the user reads it),
+ * then what to do.
+ */
+export function sweepRefusalMessage(name: string, error: SweepInputError, where: string): string {
+  return `AttnScope: the sweep of ${name} was not run: ${where}: ${error.message}. Change the value there (it is marked in the Problems view) and run the sweep again.`;
+}

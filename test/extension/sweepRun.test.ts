@@ -1,0 +1,112 @@
+/**
+ * The editor's "Run sweep" without the editor: its command line (core/runnerProcess runnerLaunch),
+ * the real runner (dist/runner.js `sweep <profile> --events`) driven through the one
+ * RunnerProcess every run uses, to its end and through Cancel (SIGTERM, a clean exit 130 that
+ * keeps the points written, not a kill), and what the notification and toasts say
+ * (extension/sweepMessages.ts).
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import type { RunnerEvent, RunnerProgressEvent } from '../../core/protocol/runner';
+import { RunnerProcess, runnerLaunch, type RunnerOutcome } from '../../core/runnerProcess';
+import { sweepEndMessage, sweepInputError, sweepProgressMessage, sweepRefusalMessage } from '../../extension/sweepMessages';
+import { readSweepReport } from '../../extension/sweepReports';
+import { sweepWorkspace } from '../fixtures/sweep';
+
+const RUNNER = join(__dirname, '..', '..', 'dist', 'runner.js');
+
+const BASE = `model: ./tiny/config.json
+kv_cache: { memory_gib: 0.0625 }
+workload:
+  requests: 50
+  arrival_rate: 50
+  prompt_len: { dist: lognormal, median: 400, sigma: 0.5, max: 2048 }
+  output_len: { dist: uniform, min: 16, max: 128 }
+  max_model_len: 4096
+  seed: 7
+`;
+
+/** Runs `attnscope sweep <file> --events` as the editor does (cwd: the workspace folder); `onEvent` may cancel. */
+function sweep(dir: string, file: string, onEvent: (e: RunnerEvent, proc: RunnerProcess) => void = () => undefined): { events: RunnerEvent[]; done: Promise<RunnerOutcome> } {
+  const events: RunnerEvent[] = [];
+  const launch = { ...runnerLaunch(RUNNER, process.execPath, { job: 'sweep', file, quick: false, backend: 'auto' }), cwd: dir };
+  const proc: RunnerProcess = new RunnerProcess(launch, null, {
+    onEvent: (e) => {
+      events.push(e);
+      onEvent(e, proc);
+    },
+    onLog: () => undefined,
+  });
+  return { events, done: proc.done };
+}
+
+describe('Run sweep', () => {
+  it('builds the command line: sweep <file> --events, the backend and quick settings as for a benchmark (a sweep may time kernels)', () => {
+    assert.deepEqual(runnerLaunch('/x/dist/runner.js', '/usr/bin/node', { job: 'sweep', file: '/w/grid.attn.yaml', quick: true, backend: 'cpu' }), {
+      command: '/usr/bin/node',
+      args: ['/x/dist/runner.js', 'sweep', '/w/grid.attn.yaml', '--events', '--backend', 'cpu', '--quick'],
+    });
+    assert.deepEqual(runnerLaunch('/opt/attnscope', 'node', { job: 'sweep', file: '/w/g.attn.json', quick: false, backend: 'auto' }).args, ['sweep', '/w/g.attn.json', '--events']);
+    assert.throws(() => runnerLaunch('/x/dist/runner.js', 'node', { job: 'sweep', quick: false, backend: 'auto' }), /needs the profile file/);
+  });
+
+  it('runs a 2-point sweep to its report in the workspace\'s .attnscope/sweeps, counting points in the progress line', async () => {
+    const { dir, file } = sweepWorkspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [16, 64]\n`, 'grid.attn.yaml', 'attnscope-ext-sweep-');
+    const { events, done } = sweep(dir, file);
+    const out = await done;
+    assert.equal(out.exitCode, 0, out.logTail.join('\n'));
+    assert.ok(out.sweepEnd && !out.sweepEnd.cancelled, JSON.stringify(out.sweepEnd));
+    assert.equal(out.sweepEnd.reportFile, join(out.sweepEnd.outDir, 'sweep-report.json'));
+    assert.ok(out.sweepEnd.outDir.startsWith(join(dir, '.attnscope', 'sweeps', 'grid-')), out.sweepEnd.outDir);
+    const report = await readSweepReport(out.sweepEnd.reportFile!);
+    assert.equal(report?.rows.length, 2);
+    const last = events.filter((e): e is RunnerProgressEvent => e.type === 'progress').at(-1)!;
+    assert.equal(sweepProgressMessage(last), '2 of 2 points');
+    assert.equal(sweepEndMessage('grid.attn.yaml', out.sweepEnd, '.attnscope/sweeps/grid-x'), 'AttnScope: sweep of grid.attn.yaml finished: 2 points, report in .attnscope/sweeps/grid-x.');
+  });
+
+  it('Cancel: SIGTERM ends the sweep cleanly (exit 130, no kill) with the finished point kept, and the toast says a rerun resumes', async () => {
+    // The first point is quick; the second simulates 400,000 requests (many seconds).
+    const { dir, file } = sweepWorkspace(`${BASE}sweep:\n  axes:\n    workload.requests: [50, 400000]\n`, 'long.attn.yaml', 'attnscope-ext-sweep-');
+    const { done } = sweep(dir, file, (e, proc) => {
+      if (e.type === 'log' && e.message.startsWith('point requests=50: ')) proc.cancel(30_000);
+    });
+    const out = await done;
+    assert.deepEqual([out.cancelled, out.exitCode, out.signal], [true, 130, null], out.logTail.join('\n'));
+    const end = out.sweepEnd!;
+    assert.deepEqual([end.cancelled, end.inFolder, end.total, end.reportFile], [true, 1, 2, null]);
+    assert.deepEqual(readdirSync(end.outDir).length, 1);
+    assert.equal(
+      sweepEndMessage('long.attn.yaml', end, '.attnscope/sweeps/long-x'),
+      'AttnScope: sweep of long.attn.yaml cancelled; 1 of 2 points are saved in .attnscope/sweeps/long-x. Run sweep again to resume: it runs only the points not there yet.',
+    );
+  });
+
+  it('bad input: the runner\'s error event as a place in the profile and a toast that says what to do; nothing written', async () => {
+    const { dir, file } = sweepWorkspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [16, 3000000000]\n`, 'bad.attn.yaml', 'attnscope-ext-sweep-');
+    const { events, done } = sweep(dir, file);
+    const out = await done;
+    assert.deepEqual([out.exitCode, out.sweepEnd], [2, null]);
+    const e = events.find((x) => x.type === 'error');
+    assert.ok(e && e.type === 'error');
+    const placed = sweepInputError(e)!;
+    // BASE is 9 lines, then `sweep:`, `axes:`: the axis is line 12; `    kv_cache.page_size: [16, ` is 29 characters.
+    assert.deepEqual([placed.file, placed.line, placed.column], [file, 12, 30]);
+    assert.equal(
+      sweepRefusalMessage('bad.attn.yaml', placed, 'bad.attn.yaml:12:30'),
+      'AttnScope: the sweep of bad.attn.yaml was not run: bad.attn.yaml:12:30: sweep point page_size=3000000000: kv_cache.page_size must be <= 4096, not 3000000000. Change the value there (it is marked in the Problems view) and run the sweep again.',
+    );
+    assert.ok(!existsSync(join(dir, '.attnscope')));
+  });
+
+  it('the progress line: whole points done, then the running points\' values', () => {
+    assert.equal(sweepProgressMessage({ done: 1.4, total: 3, message: 'page_size=64 40%' }), '1 of 3 points · page_size=64 40%');
+    assert.equal(sweepProgressMessage({ done: 0, total: 1, message: '' }), '0 of 1 point');
+    assert.match(
+      sweepEndMessage('g.attn.yaml', { cancelled: false, inFolder: 1, total: 2, failed: [{ label: 'page_size=64', error: 'worker exited with SIGKILL' }] }, 'd'),
+      /^AttnScope: sweep of g\.attn\.yaml: 1 of 2 points failed \(page_size=64: worker exited with SIGKILL\)\. The report shows the 1 that ran; run sweep again to retry only the failed ones\.$/,
+    );
+  });
+});
