@@ -352,15 +352,45 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
   const flags = readSimulateFlags(values);
   checkStdoutFree(flags.json, flags.events);
   const emitLine = (e: RunnerEvent) => io.stdout.write(`${JSON.stringify(e)}\n`);
+  // One handler from before the first read to the end: a SIGINT or SIGTERM while the profile or
+  // the trace is still read (seconds for millions of rows) cancels as one in the simulation does,
+  // with exit 130 and one line, where Node's default handler would end the process silently
+  // (SIGINT) or with 143 (SIGTERM). Reading is synchronous, so the handler runs at the next
+  // checkpoint after it (cancelPoint).
+  const ac = cancellation();
+  const phase: SimulatePhase = { doing: file === '-' ? 'reading the profile from stdin' : 'reading the profile' };
   try {
-    return await simulateProfile(file, file === '-' ? profileFromStdin(await readStdin()) : loadProfile(file), flags, io);
+    const loaded = file === '-' ? profileFromStdin(await readStdin()) : loadProfile(file);
+    await cancelPoint(ac.signal);
+    return await simulateProfile(file, loaded, flags, io, ac.signal, phase);
   } catch (e) {
+    if (e instanceof CancelledError) {
+      io.stderr.write(`attnscope: simulate ${e.message}${phase.doing ? ` while ${phase.doing}` : ''}; nothing written\n`);
+      return EXIT_CANCELLED;
+    }
     if (flags.events && e instanceof InputError) emitLine({ type: 'error', message: e.message, file: e.file, line: e.line, column: e.column });
     throw e;
+  } finally {
+    ac.dispose();
   }
 }
 
-async function simulateProfile(file: string, loaded: LoadedProfile, flags: SimulateFlags, io: CliIo): Promise<number> {
+/** What simulate is doing before the simulation, for the line a cancel prints ("while reading the trace"); null once simulating (that line says how far it got). */
+interface SimulatePhase {
+  doing: string | null;
+}
+
+/**
+ * Lets a signal that came during synchronous work (reading and parsing a profile, a trace or a
+ * calibration file block the event loop) reach its handler — its callback runs in the loop's
+ * poll phase, which one setImmediate passes through — then throws the CancelledError it set.
+ */
+async function cancelPoint(signal: AbortSignal): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+  signal.throwIfAborted();
+}
+
+async function simulateProfile(file: string, loaded: LoadedProfile, flags: SimulateFlags, io: CliIo, signal: AbortSignal, phase: SimulatePhase): Promise<number> {
   const events = flags.events;
   const say = lineWriter(io, events);
   const emitLine = (e: RunnerEvent) => io.stdout.write(`${JSON.stringify(e)}\n`);
@@ -377,9 +407,11 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   if (flags.maxRate && !hasSlo) throw new UsageError("--max-rate needs an SLO: --slo-ttft-ms and/or --slo-tpot-ms, or the profile's slo: { ttft_ms, tpot_ms }");
   // TraceError and PoolConfigError are InputErrors: file:line:col of the trace line or profile key.
   const warnings: string[] = [];
+  phase.doing = 'reading the trace';
   const trace = flags.trace
     ? readTraceFile(flags.trace, { format: flags.traceFormat, maxModelLen: profile.workload?.maxModelLen ?? referenceSeqLen(profile), model: flags.traceModel, logType: flags.traceLogType, warnings })
     : undefined;
+  await cancelPoint(signal);
   for (const w of warnings) say(w, 'warn');
   if (trace) {
     const dropped = Object.keys(trace.dropped).length > 0 ? `; dropped ${describeDropped(trace.dropped)}` : '';
@@ -390,6 +422,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   let stepTimeSource: string | undefined;
   const head: string[] = [];
   // --calibrate: this tool's own CUDA kernel timings (a bench run JSON) or a vllm bench serve result.
+  phase.doing = 'calibrating';
   if (flags.calibrate) checkCalibrationFile(flags.calibrate);
   const kernelRun = flags.calibrate ? readKernelRun(flags.calibrate) : null;
   if (flags.calibrate && kernelRun) {
@@ -421,7 +454,8 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   // The native part first: a missing one is said before seconds of preparation, and a reader of
   // stdout gone is seen from the start (exitOnWriteFailure asks the loaded addon only).
   loadAddon();
-  const ac = cancellation();
+  await cancelPoint(signal);
+  phase.doing = null;
   // A terminal shows one line rewritten in place and erased at the end; piped stderr gets nothing.
   // Under --events: a progress event per percent.
   const terminal = new Progress(io.stderr, false);
@@ -448,7 +482,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
         attainment: flags.sloAttainment,
         tolerance: flags.rateTolerance,
         requests: trace?.requests,
-        simulate: { stepTime, stepTimeSource, signal: ac.signal },
+        simulate: { stepTime, stepTimeSource, signal },
         onPoint: (p) => progress.update(0, 1, `capacity search: ${p.rate.toPrecision(4)} requests/s ${p.meets ? 'passes' : 'fails'}`),
       });
       result = search.result;
@@ -463,7 +497,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
         slo: hasSlo ? slo : undefined,
         stepTime,
         stepTimeSource,
-        signal: ac.signal,
+        signal,
         onPrepare: (p) => {
           preparing = p;
           // One line per percent of a phase (the slices come every ~50 ms).
@@ -482,7 +516,6 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
     }
   } catch (e) {
     progress.clear();
-    ac.dispose();
     // The simulator places its refusal in the profile's absolute path: say it as the user typed it, as every other line does.
     if (e instanceof PoolConfigError && file !== '-' && e.file === profile.sourcePath) throw new PoolConfigError(e.key, e.message, file, e.line, e.column);
     if (e instanceof ArrivalSpanError && !flags.maxRate) throw new UsageError(`--time-scale ${flags.timeScale}: ${e.message}; use a larger --time-scale`, false);
@@ -497,7 +530,6 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
     return EXIT_CANCELLED;
   }
   progress.clear();
-  ac.dispose();
   const machine = describeMachine();
   if (machine.nativeBuild === 'wasm') head.push(`Simulated by the WebAssembly module (${machine.nativeBuildReason ?? 'ATTNSCOPE_BACKEND=wasm'})`, '');
   head.push(`Scheduler limits: ${batchLimitsText(profile)}`);

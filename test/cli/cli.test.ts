@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, copyFileSync, createReadStream, existsSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { promises as fsp } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
@@ -276,6 +277,33 @@ test('SIGTERM cancels a run: done with status cancelled, exit 130', async () => 
   const done = events.at(-1)!;
   assert.equal(done.type, 'done');
   assert.equal(done.run!.status, 'cancelled');
+});
+
+test('simulate cancelled while it still reads the profile: SIGINT and SIGTERM both exit 130 with one line, nothing written', { skip: process.platform === 'win32' && 'mkfifo' }, async () => {
+  // The profile is a fifo: the child blocks reading it until this test writes it, so the signal
+  // lands in the reading phase by construction (our open for writing returns once the child has
+  // opened it for reading), not by a sleep. Node's default handlers would end the child silently
+  // by SIGINT, or by SIGTERM (143 in a shell).
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    const dir = tempDir('attnscope-cli-');
+    copyFileSync(llamaConfig, join(dir, 'config.json'));
+    const fifo = join(dir, 'p.attn.yaml');
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+    const out = join(dir, 'sim.json');
+    const child = spawn(process.execPath, [runner, 'simulate', fifo, '--json', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const closed = new Promise<[number | null, NodeJS.Signals | null]>((res) => child.on('close', (c, sig) => res([c, sig])));
+    const writer = await fsp.open(fifo, 'w');
+    child.kill(signal);
+    // A child the signal ended has no reader left: the write fails with EPIPE, and the asserts below say why.
+    await writer.writeFile('model: ./config.json\nworkload: { requests: 50 }\n').catch(() => undefined);
+    await writer.close().catch(() => undefined);
+    const [code, by] = await closed;
+    assert.deepEqual([code, by], [130, null], `${signal}: ${stderr}`);
+    assert.equal(stderr, `attnscope: simulate cancelled by ${signal} while reading the profile; nothing written\n`);
+    assert.equal(existsSync(out), false);
+  }
 });
 
 test('warnings of one kind: three one by one, then one line counting the rest; another kind is shown apart', () => {
