@@ -33,7 +33,7 @@ import { BackendError, describeCase, measureBackendEnvironment, runBench, select
 import { planCases, quickShortening, windowCoverage } from './plan';
 import { CancelledError, InputError, OutputError, UsageError } from './errors';
 import { ArrivalSpanError, formatPoolSummary, PoolConfigError, simulatePool, type PoolProgress, type PrepareProgress } from './simulate';
-import { calibrateStepTime, calibrationModelMismatch, formatCalibration } from './simulate/calibrate';
+import { calibrateStepTime, calibrationModelMismatch, formatCalibration, heldParametersText } from './simulate/calibrate';
 import { calibrateFromKernels, formatKernelCalibration, KernelCalibrationError, readKernelRun } from './simulate/calibrate-kernels';
 import { searchCapacity } from './simulate/capacity';
 import { formatCapacity } from './simulate/latency-format';
@@ -448,7 +448,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
       throw e;
     }
     stepTime = fit.spec;
-    stepTimeSource = `calibration from ${basename(flags.calibrate)}`;
+    stepTimeSource = `calibration from ${basename(flags.calibrate)}${heldParametersText(fit)}`;
     head.push(...formatCalibration(fit, flags.calibrate), '');
   }
   // The native part first: a missing one is said before seconds of preparation, and a reader of
