@@ -197,8 +197,8 @@ export class Dashboard implements vscode.Disposable {
       case 'ready': {
         await this.loadShown(folder);
         const { runs, skipped } = await listRuns(folder);
-        // Everything queued before `ready` is either in `live` (the stream so far) or superseded by init.
-        const replay = [...this.live, ...this.queue.filter((m) => m.type === 'compare' || m.type === 'showEstimate')];
+        // Everything queued before `ready` is either in `live` (the stream so far), superseded by init, or a view asked for (compare, estimate, sweep): replayed.
+        const replay = [...this.live, ...this.queue.filter((m) => m.type === 'compare' || m.type === 'showEstimate' || m.type === 'showSweep')];
         this.queue = [];
         this.ready = true;
         void this.panel?.webview.postMessage({ type: 'init', runs, skipped, current: this.current?.run ?? null, currentId: this.current?.id ?? null } satisfies ToWebview);

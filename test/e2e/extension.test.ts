@@ -4,7 +4,8 @@
  * benchmark" from the command palette in quick mode with the bundled runner, the dashboard
  * drawing the run and surviving a reload, cancel of a real run through the progress
  * notification, a crashing runner (a fake one, via attnscope.runnerPath) reported with
- * its log (saved when it had a case, not when it crashed before its first), and an untrusted workspace refusing runs while hints still work.
+ * its log (saved when it had a case, not when it crashed before its first), a 2-point sweep run
+ * from its code lens into the Sweep view, and an untrusted workspace refusing runs while hints still work.
  * Run by `npm run test:e2e` (scripts/e2e-run.mjs), not by `npm test`. Screenshots and the
  * code-server logs go to test-results/e2e/.
  */
@@ -553,6 +554,44 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     assert.deepEqual(saved.cases, []);
     // e2e.attn.yaml's workload: 200 requests, all served.
     assert.equal(saved.pool!.summary.requests, 200);
+  });
+
+  it('runs a 2-point sweep from the lens on its sweep: key: the report written where Open sweep results looks, and the Sweep view showing both rows', async () => {
+    // Written here, not in test/e2e/workspace: the other steps pick profiles from that folder.
+    writeFileSync(join(ws, 'sweep.attn.yaml'), [
+      'model: ./llama-3.1-8b/config.json',
+      'device: { backend: cpu, memory_gib: 80 }',
+      'workload:',
+      '  requests: 100',
+      '  arrival_rate: 8',
+      '  prompt_len: { dist: lognormal, median: 256, sigma: 1, max: 2048 }',
+      '  output_len: { dist: uniform, min: 16, max: 64 }',
+      '  max_model_len: 4096',
+      '  seed: 1',
+      'sweep:',
+      '  axes:',
+      '    kv_cache.page_size: [16, 32]',
+      '',
+    ].join('\n'));
+    // With the dashboard closed: the report must reach the page that the sweep's end opens (a
+    // message posted before the page is ready is queued, and its `ready` replays it).
+    await runCommand(page, 'View: Close All Editors');
+    await openFile(page, 'sweep.attn.yaml', 'kv_cache.page_size');
+    const lens = page.locator('.editor-group-container.active .codelens-decoration a', { hasText: 'Run sweep' }).first();
+    await lens.waitFor({ timeout: 60_000 });
+    assert.equal(await lens.textContent(), 'Run sweep · 2 points');
+    await lens.click();
+    await notification(page, /AttnScope: sweep of sweep\.attn\.yaml finished: 2 points, report in \.attnscope\/sweeps\/sweep-[0-9a-f]{8}\./);
+    const frame = await dashboardFrame(page);
+    await frame.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 2, undefined, { timeout: 60_000 });
+    assert.match((await frame.textContent('#sweep-summary')) ?? '', /^sweep\.attn\.yaml · sweep [0-9a-f]{16} · job simulate · 2 results for 2 of 2 points/);
+    // Column 1 marks the best point (★), column 2 is the axis kv_cache.page_size.
+    const pageSizes = await frame.locator('#sweep-table tbody tr').evaluateAll((rows) => rows.map((r) => r.querySelectorAll('td')[1]?.textContent?.trim()));
+    assert.deepEqual([...pageSizes].sort(), ['16', '32']);
+    await page.screenshot({ path: join(shots, '10-sweep.png') });
+    const folders = readdirSync(join(ws, '.attnscope', 'sweeps')).filter((n) => n.startsWith('sweep-'));
+    assert.equal(folders.length, 1);
+    assert.ok(existsSync(join(ws, '.attnscope', 'sweeps', folders[0]!, 'sweep-report.json')));
   });
 });
 
