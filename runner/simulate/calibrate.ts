@@ -73,6 +73,12 @@ export interface CalibratedParameter {
   why?: string;
 }
 
+/**
+ * A factor's work (FLOPs or bytes per step) whose relative standard deviation over the
+ * observations is below this is said to be nearly collinear with the overhead: a constant column.
+ */
+const COLLINEAR_SPREAD = 0.05;
+
 /** A fitted factor whose standard error is more than this fraction of its value is not determined by the data: held instead. */
 export const MAX_RELATIVE_SE = 0.5;
 
@@ -302,7 +308,9 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult): Cal
     const mean = m1 / sw;
     return Math.sqrt(Math.max(0, m2 / sw - mean * mean)) / mean;
   };
-  const varies = (j: number) => `the steps' ${works[j]} vary by ${formatPercent(spread(j))} (relative standard deviation) over these requests, so they and overhead_ms are hard to tell apart`;
+  // Below COLLINEAR_SPREAD the column is nearly a constant, which overhead_ms's column of ones already is.
+  const varies = (j: number) =>
+    `the steps' ${works[j]} vary by ${spread(j) < COLLINEAR_SPREAD ? 'only ' : ''}${formatPercent(spread(j))} (relative standard deviation) over these requests${spread(j) < COLLINEAR_SPREAD ? ', so they and overhead_ms are nearly collinear: the data cannot tell one from the other' : ''}`;
   for (let pass = 0; pass < 2; pass++) {
     const free = [0, 1, 2].filter((j) => !fit.fixed.has(j) && !fit.sol.atBound[j]);
     const f = freeLeastSquares(fit.rows, y, w, fit.sol.x, free);
