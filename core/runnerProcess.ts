@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import type { Backend, Profile } from './config/types';
 import type { RunKind, RunResult } from './protocol/run';
 import type { RunnerEvent, RunnerSweepEndEvent } from './protocol/runner';
+import type { RefusalCode } from './refusals';
 
 /** How to start the runner. */
 export interface RunnerLaunch {
@@ -100,6 +101,8 @@ export interface RunnerOutcome {
   sweepEnd: RunnerSweepEndEvent | null;
   /** Message of the last `error` event, or of a spawn failure. */
   error: string | null;
+  /** That event's refusal code (core/refusals.ts), so the editor can word it for itself; null when it had none. */
+  errorCode: RefusalCode | null;
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   /** cancel() was called. */
@@ -137,6 +140,7 @@ export class RunnerProcess {
     let run: RunResult | null = null;
     let sweepEnd: RunnerSweepEndEvent | null = null;
     let error: string | null = null;
+    let errorCode: RefusalCode | null = null;
 
     this.child = spawn(launch.command, launch.args, {
       cwd: launch.cwd,
@@ -164,6 +168,7 @@ export class RunnerProcess {
         if (event.type === 'sweepEnd') sweepEnd = event;
         if (event.type === 'error') {
           error = event.file ? `${event.file}:${event.line ?? 1}:${event.column ?? 1}: ${event.message}` : event.message;
+          errorCode = event.code ?? null;
           remember(error);
         }
         if (event.type === 'log') remember(`[${event.level}] ${event.message}`);
@@ -187,7 +192,7 @@ export class RunnerProcess {
         if (settled) return;
         settled = true;
         if (this.killTimer) clearTimeout(this.killTimer);
-        resolve({ run, sweepEnd, error, exitCode, signal, cancelled: this.cancelled, logTail });
+        resolve({ run, sweepEnd, error, errorCode, exitCode, signal, cancelled: this.cancelled, logTail });
       };
       child.on('error', (err) => {
         error = `could not start ${launch.command}: ${err.message}`;

@@ -7,6 +7,7 @@
 import type { Backend, Profile } from '../core/config/types';
 import { formatPoolOutcome } from '../core/format';
 import type { RunKind, RunResult } from '../core/protocol/run';
+import { encoderBenchRefusal } from '../core/refusals';
 import type { RunnerJob, RunnerOutcome } from '../core/runnerProcess';
 
 export interface Refusal {
@@ -30,10 +31,13 @@ function runnerReason(outcome: Pick<RunnerOutcome, 'error' | 'logTail'>): string
 
 /**
  * The refusal of `outcome` for a run of `profile` started with the `attnscope.backend` setting
- * `settingBackend`. A backend refusal ("... Use --backend cpu") names the setting when it is not
- * 'auto' (the setting wins over the profile), else the profile's device.backend.
+ * `settingBackend`. One the runner tagged with a code (core/refusals.ts) is worded for the editor
+ * (an encoder: the hover, hints and memory breakdown, not `attnscope estimate`). A backend refusal
+ * ("... Use --backend cpu") names the setting when it is not 'auto' (the setting wins over the
+ * profile), else the profile's device.backend.
  */
-export function refusalOf(outcome: Pick<RunnerOutcome, 'error' | 'logTail'>, profile: Pick<Profile, 'device'>, settingBackend: Backend): Refusal {
+export function refusalOf(outcome: Pick<RunnerOutcome, 'error' | 'logTail'> & { errorCode?: RunnerOutcome['errorCode'] }, profile: Pick<Profile, 'device' | 'model'>, settingBackend: Backend): Refusal {
+  if (outcome.errorCode === 'encoder') return { reason: encoderBenchRefusal(profile.model.modelType, 'editor') };
   // A missing native part lists every file it looked for (up to 8 per build): the toast keeps what
   // is missing and how to build it; the runner's line, paths and all, is in the log.
   const raw = runnerReason(outcome).replace(/ \(tried [^)]*\)/g, '');

@@ -185,7 +185,7 @@ async function benchCommand(argv: string[], io: CliIo): Promise<number> {
   const preflight = benchPreflight(profile, quick);
   if (preflight.refusal) {
     const err = loaded.errorAt(preflight.refusal.key, preflight.refusal.message);
-    if (events) emitLine({ type: 'error', message: err.message, file: err.file, line: err.line, column: err.column });
+    if (events) emitLine({ type: 'error', message: err.message, file: err.file, line: err.line, column: err.column, ...(preflight.refusal.code ? { code: preflight.refusal.code } : {}) });
     throw err;
   }
   for (const note of capRepeats([...loaded.problems, ...preflight.notes])) {

@@ -7,6 +7,7 @@
 import type { Problem, Profile } from '../core/config/types';
 import { estimate } from '../core/estimate';
 import { checkProfile } from '../core/estimate/checks';
+import { encoderBenchRefusal, type RefusalCode } from '../core/refusals';
 import { planProblem } from './plan';
 import { poolSizeProblem } from './simulate';
 
@@ -20,8 +21,11 @@ export function deploymentNotes(profile: Profile): Problem[] {
 }
 
 export interface BenchPreflight {
-  /** Why the bench cannot run, at a profile key (runner/load.ts errorAt places it); null when it can. */
-  refusal: { key: string; message: string } | null;
+  /**
+   * Why the bench cannot run, at a profile key (runner/load.ts errorAt places it), in the command
+   * line's words, and the code of a refusal other surfaces word for themselves; null when it can.
+   */
+  refusal: { key: string; message: string; code?: RefusalCode } | null;
   /** The deployment notes; none with a refusal, which is one line. */
   notes: Problem[];
   /**
@@ -40,8 +44,7 @@ export interface BenchPreflight {
  */
 export function benchPreflight(profile: Profile, quick: boolean): BenchPreflight {
   if (profile.model.isEncoder) {
-    const message = `${profile.model.modelType} is an encoder: it has no KV cache and no causal decode to benchmark; try \`attnscope estimate\``;
-    return { refusal: { key: 'model', message }, notes: [], poolSkipped: null };
+    return { refusal: { key: 'model', message: encoderBenchRefusal(profile.model.modelType, 'cli'), code: 'encoder' }, notes: [], poolSkipped: null };
   }
   const tooBig = planProblem(profile, quick);
   if (tooBig) return { refusal: tooBig, notes: [], poolSkipped: null };

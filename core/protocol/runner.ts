@@ -6,6 +6,7 @@
  * its `sweepEnd` with cancelled true). `attnscope sweep <profile> --events` writes the same
  * stream for a sweep, read from its file (RunnerSweepEndEvent).
  */
+import type { RefusalCode } from '../refusals';
 import type { KernelCase, PoolSample, RunResult } from './run';
 
 export interface RunnerProgressEvent {
@@ -44,6 +45,8 @@ export interface RunnerErrorEvent {
   file?: string;
   line?: number;
   column?: number;
+  /** A refusal a client words in its own terms (core/refusals.ts): its code; absent for any other error. */
+  code?: RefusalCode;
 }
 
 /**

@@ -186,7 +186,10 @@ test('an encoder is refused by bench with the reason', () => {
   const s = cli(['bench', '-', '--events'], JSON.stringify(read.value));
   assert.equal(s.code, 2);
   assert.equal(s.stderr, '<stdin>:1:1: bert is an encoder: it has no KV cache and no causal decode to benchmark; try `attnscope estimate`\n');
-  assert.match(JSON.parse(s.stdout).message, /^bert is an encoder: /);
+  // The event carries the refusal's code, so the editor words what to do instead its own way (extension/refusal.ts).
+  const event = JSON.parse(s.stdout) as { message: string; code?: string };
+  assert.match(event.message, /^bert is an encoder: /);
+  assert.equal(event.code, 'encoder');
 });
 
 test('unknown command and bad flag: exit 2 with usage', () => {

@@ -45,19 +45,19 @@ describe('refused runs', () => {
   const cudaRefusal = { error: null, logTail: ['attnscope: the CUDA backend is not available: no NVIDIA driver: libcuda.so.1 could not be loaded; install the NVIDIA driver to use the CUDA backend. Use --backend cpu'] };
 
   it('name the profile key when the profile asked for CUDA, never the CLI flag', () => {
-    const r = refusalOf(cudaRefusal, { device: { ...run.profile.device, backend: 'cuda' } }, 'auto');
+    const r = refusalOf(cudaRefusal, { ...run.profile, device: { ...run.profile.device, backend: 'cuda' } }, 'auto');
     assert.equal(r.profileKey, 'device.backend');
     assert.equal(r.reason, "the CUDA backend is not available: no NVIDIA driver: libcuda.so.1 could not be loaded; install the NVIDIA driver to use the CUDA backend. The profile's device.backend is cuda: set it to auto (or cpu).");
   });
 
   it('name the setting when attnscope.backend asked for CUDA (the setting wins over the profile)', () => {
-    const r = refusalOf(cudaRefusal, { device: { ...run.profile.device, backend: 'auto' } }, 'cuda');
+    const r = refusalOf(cudaRefusal, { ...run.profile, device: { ...run.profile.device, backend: 'auto' } }, 'cuda');
     assert.equal(r.setting, 'attnscope.backend');
     assert.match(r.reason, /The setting "attnscope\.backend" asks for cuda: set it to "auto" \(or "cpu"\)\.$/);
     assert.doesNotMatch(r.reason, /--backend/);
     // The setting reaches the CLI as --backend cuda, whose refusal names that flag first: the editor names the setting alone.
     const flagged = { error: null, logTail: [cudaRefusal.logTail[0]!.replace('attnscope: ', 'attnscope: --backend cuda: ')] };
-    const f = refusalOf(flagged, { device: { ...run.profile.device, backend: 'auto' } }, 'cuda');
+    const f = refusalOf(flagged, { ...run.profile, device: { ...run.profile.device, backend: 'auto' } }, 'cuda');
     assert.equal(f.reason, r.reason);
   });
 
@@ -69,10 +69,15 @@ describe('refused runs', () => {
     });
   });
 
-  it('an encoder: the runner\'s reason without the <stdin> place it gives input from the editor', () => {
-    // core/runnerProcess.ts writes the runner's `error` event as file:line:col: message; the editor's profile is the runner's stdin.
-    const encoder = { error: '<stdin>:1:1: bert is an encoder: it has no KV cache and no causal decode to benchmark; try `attnscope estimate`', logTail: [] };
-    assert.deepEqual(refusalOf(encoder, run.profile, 'auto'), { reason: 'bert is an encoder: it has no KV cache and no causal decode to benchmark; try `attnscope estimate`' });
+  it('an encoder: the editor\'s way to its memory figures (hover, hints, Show memory breakdown), not the CLI command the runner names', () => {
+    // core/runnerProcess.ts writes the runner's `error` event as file:line:col: message, and keeps its code; the editor's profile is the runner's stdin.
+    const encoder = { error: '<stdin>:1:1: bert is an encoder: it has no KV cache and no causal decode to benchmark; try `attnscope estimate`', errorCode: 'encoder' as const, logTail: [] };
+    const bert = { ...run.profile, model: { ...run.profile.model, modelType: 'bert', isEncoder: true } };
+    assert.deepEqual(refusalOf(encoder, bert, 'auto'), {
+      reason: 'bert is an encoder: it has no KV cache and no causal decode to benchmark; its memory estimate is in the hover and inlay hints of its file, and "AttnScope: Show memory breakdown" draws it',
+    });
+    // An untagged error (a runner from before the code) is shown as the runner wrote it, less the <stdin> place.
+    assert.deepEqual(refusalOf({ ...encoder, errorCode: null }, bert, 'auto'), { reason: 'bert is an encoder: it has no KV cache and no causal decode to benchmark; try `attnscope estimate`' });
   });
 
   it('a crashed runner: how it ended and its last line that is not progress, nothing about the profile', () => {
