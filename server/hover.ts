@@ -13,7 +13,7 @@ import { toRange } from './diagnostics';
 import { schemaAt, schemaPathOf } from './schema';
 import { latencyMarkdown, lastSimulation } from './lastSimulation';
 import { uriToPath } from './paths';
-import { table, termRows, type TermId } from './terms';
+import { budgetMarkdown, table, termRows, type TermId } from './terms';
 
 /** Which driven term leads a key's hover: the most specific figure the key changes. */
 const LEAD_ORDER: TermId[] = ['kvToken', 'page', 'pool', 'concurrency', 'budget', 'flash', 'naive', 'kvLayer', 'weights', 'active', 'params'];
@@ -50,6 +50,8 @@ export function hover(a: Analysis, position: Position): Hover | null {
     '',
     table(rows, key === 'model' ? new Set() : driven),
   ];
+  const budget = budgetMarkdown(a);
+  if (budget !== '') lines.push('', budget);
   if (e.notes.length > 0) lines.push('', ...e.notes.map((n) => `- ${n}`));
   lines.push('', 'Bytes in IEC units (1 KiB = 1024 B).');
   // On workload and slo (and their keys): the latency of the last saved simulation of this file.

@@ -4,7 +4,7 @@
  * one table; each inlay hint's tooltip shows the rows behind its figure.
  */
 import type { ModelSpec } from '../core/config';
-import { blocksPerRequestFormula, dtypeBytes, headsPerGpu, kvBytesForSequence, kvHeadsPerGpu, poolBlocksText, type AttentionWorkspace } from '../core/estimate';
+import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, kvBytesForSequence, kvHeadsPerGpu, poolBlocksText, type AttentionWorkspace } from '../core/estimate';
 import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import type { Analysis } from './analysis';
 
@@ -103,12 +103,10 @@ export function termRows(a: Analysis): TermRow[] {
     case 'explicit':
       budget = typeof p.kvCache.numPages === 'number' ? `kv_cache.num_pages · page = ${formatCount(p.kvCache.numPages)} · ${formatBytes(e.pageBytes)}` : `kv_cache.memory_gib = ${String(p.kvCache.memoryGib)} GiB`;
       break;
-    case 'device': {
-      const terms = e.pool.reserve.filter((t) => t.subtracted).map((t) => `${t.label} ${formatBytes(t.bytes)} (${t.origin === 'profile' ? 'from the profile' : t.source})`);
-      const skipped = e.pool.reserve.filter((t) => !t.subtracted).map((t) => `${t.label}: ${t.source}`);
-      budget = `usable ${formatBytes(e.pool.usableBytes)} = ${e.pool.deviceSource} · gpu_memory_utilization ${p.device.gpuMemoryUtilization}; − ${terms.join('; − ')}${skipped.length ? `. Not subtracted: ${skipped.join('; ')}` : ''}`;
+    case 'device':
+      // The terms, each with its value and source, are a table of their own (budgetMarkdown).
+      budget = `usable − ${e.pool.reserve.filter((t) => t.subtracted).map((t) => t.label).join(' − ')} (term by term below)`;
       break;
-    }
     default:
       budget = 'not sized: set device.gpu, device.memory_gib or kv_cache.memory_gib';
   }
@@ -172,6 +170,29 @@ function workspaceRows(a: Analysis, w: AttentionWorkspace): TermRow[] {
   ];
 }
 
+/**
+ * The device-derived KV budget term by term, one per row with its value and source: usable
+ * (device memory · gpu_memory_utilization), each subtracted reserve term (core/estimate/reserve.ts:
+ * a modelled term's source is its few-word basis; the full one is in `attnscope estimate --json`),
+ * the budget, then the terms the engine does not subtract, why, and the key that would. '' when the budget is not
+ * derived from the device (explicit, or not sized): its one-line formula says all.
+ */
+export function budgetMarkdown(a: Analysis): string {
+  const e = a.estimate;
+  const p = a.profile;
+  if (e === null || p === null || e.pool.budgetSource !== 'device') return '';
+  const esc = (s: string): string => s.replace(/\|/g, '\\|');
+  const tp = p.device.tensorParallelSize;
+  const source = (t: (typeof e.pool.reserve)[number]): string => (t.origin === 'profile' ? t.source : t.basis);
+  const rows: Array<[string, string, string]> = [
+    ['usable', formatBytes(e.pool.usableBytes), `${e.pool.deviceSource} · gpu_memory_utilization ${p.device.gpuMemoryUtilization}`],
+    ...e.pool.reserve.filter((t) => t.subtracted).map((t): [string, string, string] => [`− ${t.label}`, formatBytes(t.bytes), source(t)]),
+    ['**= KV budget**', `**${formatBytes(e.pool.budgetBytes)}**`, ''],
+    ...e.pool.reserve.filter((t) => !t.subtracted).map((t): [string, string, string] => [`not subtracted: ${t.label}`, t.bytes > 0 ? formatBytes(t.bytes) : '—', `${t.basis}; ${engineKeyOf(t.key)} subtracts it`]),
+  ];
+  return [`KV budget term by term${tp > 1 ? ', per GPU' : ''}:`, '', '| Term | Value | Source |', '|---|---|---|', ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)].join('\n');
+}
+
 /** A markdown table of rows. */
 export function table(rows: TermRow[], highlight: ReadonlySet<TermId> = new Set()): string {
   const esc = (s: string): string => s.replace(/\|/g, '\\|');
@@ -190,7 +211,7 @@ function pick(a: Analysis, ids: TermId[]): string {
 /** The weights rows; `withKv` adds the KV-per-token row (the profile's `model:` hint shows both). */
 export const weightsMarkdown = (a: Analysis, withKv = false): string => pick(a, withKv ? ['params', 'active', 'weights', 'kvToken'] : ['params', 'active', 'weights']);
 export const kvMarkdown = (a: Analysis): string => pick(a, ['kvLayer', 'kvToken']);
-export const poolMarkdown = (a: Analysis): string => pick(a, ['page', 'budget', 'pool']);
+export const poolMarkdown = (a: Analysis): string => [pick(a, ['page', 'budget', 'pool']), budgetMarkdown(a)].filter((s) => s !== '').join('\n\n');
 export const concurrencyMarkdown = (a: Analysis): string => pick(a, ['pool', 'concurrency']);
 
 /**

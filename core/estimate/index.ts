@@ -19,7 +19,7 @@ export * from './types';
 export { blocksPerRequest, blocksPerRequestFormula, poolBlocksText, poolTokens } from './layout';
 export { checkProfile, nearestPageSize, KERNEL_LIMITS } from './checks';
 export { DEFAULT_GPU, GPUS, gpuByName, type GpuSpec } from './gpus';
-export { DEFAULT_ENGINE, engineEraName, parseVllmVersion, vllmAtLeast, type ReserveKey, type ReserveTerm } from './reserve';
+export { DEFAULT_ENGINE, engineEraName, engineKeyOf, parseVllmVersion, vllmAtLeast, type ReserveKey, type ReserveTerm } from './reserve';
 
 const GIB = 1024 ** 3;
 

@@ -153,6 +153,11 @@ export function reserveTerms(
   ];
 }
 
+/** The profile key that sets term `key` (engine.<it>), e.g. engine.cuda_graph_gib for 'cudaGraph'. */
+export function engineKeyOf(key: ReserveKey): string {
+  return `engine.${snake(key)}_gib`;
+}
+
 function snake(key: ReserveKey): string {
   return key === 'nonTorch' ? 'non_torch' : key === 'cudaGraph' ? 'cuda_graph' : key;
 }

@@ -250,6 +250,22 @@ test('device memory: the KV budget left after weights, activations and the engin
   const tooltip = (onLine[0]!.tooltip as MarkupContent).value;
   assert.match(tooltip, new RegExp(`^\\*\\*${hint.replace(/[.]/g, '\\.')} · usable 72 GiB − weights 14\\.2 GiB − activations [\\d.]+ (GiB|MiB) − engine 102 MiB\\*\\*\\n`));
   assert.doesNotMatch(tooltip, / · =/);
+  // The budget term by term, one per line with its value and source (it was one sentence of ~600
+  // characters in the formula cell): 80 GiB · 0.9 = 72 GiB; weights 7,615,616,512 · 2 B = 14.2 GiB;
+  // vLLM >= 0.6.5's non-torch figure 0.1 GiB = 102 MiB; no NCCL at tensor_parallel_size 1; CUDA graphs
+  // captured after the pool is sized, so not subtracted.
+  const lines = tooltip.split('\n');
+  assert.ok(lines.includes('| KV budget | usable − model weights − activation peak − non-torch memory − NCCL buffers (term by term below) | ' + hint.replace(' KV budget', '') + ' |'), tooltip);
+  const breakdown = lines.slice(lines.indexOf('KV budget term by term:'));
+  assert.deepEqual(breakdown.slice(0, 5), ['KV budget term by term:', '', '| Term | Value | Source |', '|---|---|---|', '| usable | 72 GiB | device.memory_gib 80 · gpu_memory_utilization 0.9 |']);
+  assert.equal(breakdown[5], '| − model weights | 14.2 GiB | parameters · bytes |');
+  assert.match(breakdown[6]!, /^\| − activation peak \| [\d.]+ (GiB|MiB) \| max_num_batched_tokens 8192 .*, max_num_seqs \d+ .*\|$/);
+  assert.deepEqual(breakdown.slice(7), [
+    '| − non-torch memory | 102 MiB | vLLM >= 0.6.5 figure |',
+    '| − NCCL buffers | 0 B | tensor_parallel_size 1 |',
+    `| **= KV budget** | **${hint.replace(' KV budget', '')}** |  |`,
+    '| not subtracted: CUDA graphs | — | captured after the pool is sized; engine.cuda_graph_gib subtracts it |',
+  ]);
   await client.close(f.uri);
 });
 
