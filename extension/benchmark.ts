@@ -4,8 +4,9 @@
  * process -> progress notification with Cancel, status item and dashboard fed live -> the run
  * saved to history, also when a benchmark was cancelled, interrupted by a window reload (saved
  * synchronously in deactivate, interrupt()) or the runner crashed after its first case. A run the
- * runner refuses is not saved; nor is a cancelled simulation (it has nothing to show before its
- * end, as `attnscope simulate` writes nothing when cancelled), nor a run that failed with no case
+ * runner refuses is not saved; nor is a simulation cancelled or interrupted before its end (its
+ * figures are of the whole workload: refusal.ts SIMULATION_NOT_SAVED; as `attnscope simulate`
+ * writes nothing when cancelled), which the toast says, nor a run that failed with no case
  * and no pool (history.ts keptInHistory: the dashboard and the error say why).
  */
 import { dirname } from 'node:path';
@@ -17,7 +18,7 @@ import type { KernelCase, RunKind, RunResult } from '../core/protocol/run';
 import { EXIT_BAD_INPUT, type RunnerEvent } from '../core/protocol/runner';
 import type { Ctx } from './ctx';
 import { keptInHistory, partialRun, saveRun, saveRunSync } from './history';
-import { crashMessage, finishedMessage, refusalOf, type Refusal } from './refusal';
+import { crashMessage, finishedMessage, refusalOf, SIMULATION_NOT_SAVED, simulationStoppedMessage, type Refusal } from './refusal';
 import { runName } from './runName';
 import { launchSettingsProblem, RunnerProcess, runnerLaunch, type RunnerJob, type RunnerLaunch, type RunnerOutcome } from '../core/runnerProcess';
 
@@ -104,8 +105,9 @@ export class BenchmarkRun {
    * The window is reloading or closing (deactivate): its extension host ends, and with it this
    * run's runner and every promise, so the run so far is saved here, synchronously (the cases
    * received, status 'cancelled', error INTERRUPTED), and the next window's dashboard shows it
-   * with a notice. A serving simulation has nothing to show before its end: nothing is saved, as
-   * when it is cancelled.
+   * with a notice. A serving simulation is saved only when it ends (refusal.ts SIMULATION_NOT_SAVED
+   * says why): one whose `done` came is saved as a benchmark is; one stopped before leaves only the
+   * notice, that nothing is saved and why.
    */
   interrupt(): void {
     const { ctx, name } = this;
@@ -113,7 +115,11 @@ export class BenchmarkRun {
     this.interrupted = true;
     // The workbench's side of the API may be gone already: only the file system, then the log.
     try {
-      if (this.job !== 'bench') return;
+      if (this.job === 'simulate' && !this.shown) {
+        ctx.dashboard.noticeAfterReload(simulationStoppedMessage(name, 'interrupted'));
+        ctx.log.info(`run ${name}: ${INTERRUPTED}; a simulation stopped before its end is not saved`);
+        return;
+      }
       // The runner's `done` came (its run is shown) but finish() has not saved it yet: that run.
       const run = this.shown ?? this.unsaved('cancelled', `${INTERRUPTED} after ${this.cases.length} case(s)`);
       const folder = ctx.historyFolder(this.source).fsPath;
@@ -125,7 +131,7 @@ export class BenchmarkRun {
         return;
       }
       ctx.dashboard.showAfterReload(id, this.shown
-        ? `AttnScope: the benchmark of ${name} finished as the window reloaded or closed; it is saved.`
+        ? `AttnScope: ${this.job === 'simulate' ? name : `the benchmark of ${name}`} finished as the window reloaded or closed; it is saved.`
         : `AttnScope: the benchmark of ${name} was interrupted when the window reloaded or closed; the ${this.cases.length} case(s) measured before are saved as a cancelled run.`);
       ctx.log.info(`run ${name}: ${INTERRUPTED}; saved ${id}.json in ${folder}`);
     } finally {
@@ -235,8 +241,8 @@ export class BenchmarkRun {
     if (outcome.cancelled && outcome.run === null && this.job === 'simulate') {
       // A simulation has nothing to show before its end: nothing saved, as on the command line.
       ctx.log.info(`run ${name}: simulation cancelled; nothing saved`);
-      ctx.dashboard.post({ type: 'runFinished', run: this.unsaved('cancelled', 'cancelled: a simulation is saved only when it ends'), id: null });
-      void vscode.window.showInformationMessage(`AttnScope: simulation of ${name} cancelled; nothing saved.`);
+      ctx.dashboard.post({ type: 'runFinished', run: this.unsaved('cancelled', `cancelled; not saved: ${SIMULATION_NOT_SAVED}`), id: null });
+      void vscode.window.showInformationMessage(simulationStoppedMessage(name, 'cancelled'));
       return null;
     }
     // The runner names a run after its file; the editor's name says the model, profile and mode.

@@ -147,6 +147,19 @@ export class Dashboard implements vscode.Disposable {
   }
 
   /**
+   * For deactivate(), synchronously: `notice` is what the next extension host tells the user (a
+   * simulation the reload stopped, not saved), the run shown stays the one shown now. A failed
+   * write is logged.
+   */
+  noticeAfterReload(notice: string): void {
+    try {
+      this.shownRun?.saveSync(this.current?.id ?? null, notice);
+    } catch (err) {
+      this.host.log.warn(`could not record the notice for the next window: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /**
    * Once per extension host, at start: the notice the previous host left (a run its window's
    * reload interrupted, saved), shown with a button that opens the dashboard on that run.
    */

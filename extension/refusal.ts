@@ -83,6 +83,23 @@ export function busyMessage(running: { name: string; job: RunnerJob }, job: Runn
 }
 
 /**
+ * Why a serving simulation stopped before its end (cancelled, or its window reloaded) is not
+ * saved, where a benchmark stopped so keeps its cases: each kernel case is a finished measurement,
+ * but a simulation's figures (latency percentiles, goodput, peak occupancy, preemptions) are of
+ * the whole workload, and those of the requests finished before the stop are of the short and
+ * early ones, before the queue and the pool fill: they would understate them. DESIGN.md says so.
+ */
+export const SIMULATION_NOT_SAVED = 'a simulation is saved only when it ends: its latencies, goodput and pool figures are of the whole workload, and those of the requests finished before the stop (the short, early ones, before the queue builds up) would understate them';
+
+/**
+ * The toast of a serving simulation (`name`, which names it a simulation) that stopped before
+ * its end: `how` it stopped, that nothing is saved, and why (SIMULATION_NOT_SAVED).
+ */
+export function simulationStoppedMessage(name: string, how: 'cancelled' | 'interrupted'): string {
+  return `AttnScope: ${name} was ${how === 'cancelled' ? 'cancelled' : 'interrupted when the window reloaded or closed'}; nothing is saved: ${SIMULATION_NOT_SAVED}.`;
+}
+
+/**
  * The toast of a run that finished: "AttnScope: <name> finished: <outcome>." (a simulation's name
  * already ends in "simulation": "simulation of X · simulation finished" said it twice), the
  * pool's outcome with its p99 TTFT in the unit its size needs (core/format formatPoolOutcome).

@@ -57,11 +57,11 @@ export class ShownRunStore {
   }
 
   /**
-   * Records `id` and a `notice` for the next extension host at once, synchronously: for
-   * deactivate(), when the window reloads (its host does not wait for promises). Throws what the
-   * file system throws.
+   * Records `id` (null: no saved run shown) and a `notice` for the next extension host at once,
+   * synchronously: for deactivate(), when the window reloads (its host does not wait for
+   * promises). Throws what the file system throws.
    */
-  saveSync(id: string, notice: string): void {
+  saveSync(id: string | null, notice: string): void {
     const tmp = `${this.file}.${process.pid}.tmp`;
     try {
       mkdirSync(this.folder, { recursive: true });

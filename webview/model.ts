@@ -90,11 +90,19 @@ function streaming(model: DashboardModel): ViewRun | null {
   return model.current && model.current.status === 'running' ? model.current : null;
 }
 
+/** The error of a run the page restored as running after its window reloaded: the run ended with that window's extension host. */
+export const STOPPED_BY_RELOAD = 'interrupted: the window reloaded or closed while it ran';
+
 /** The model after `msg`. Messages about a stream that is not running are ignored. */
 export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
   switch (msg.type) {
-    case 'init':
-      return { runs: msg.runs, skippedRuns: msg.skipped ?? [], current: msg.current ? viewOfRun(msg.current, msg.currentId ?? null) : model.current, compare: model.compare, sweep: model.sweep ?? null };
+    case 'init': {
+      // `init` answers the page's `ready`: a run the page restored as running is not streaming to
+      // it (a run that is replays its runStarted right after), so the window that ran it reloaded
+      // or closed, and the run ended with its extension host. Not left "running", with Cancel on.
+      const restored = model.current?.status === 'running' ? { ...model.current, status: 'cancelled' as const, error: STOPPED_BY_RELOAD, progress: null } : model.current;
+      return { runs: msg.runs, skippedRuns: msg.skipped ?? [], current: msg.current ? viewOfRun(msg.current, msg.currentId ?? null) : restored, compare: model.compare, sweep: model.sweep ?? null };
+    }
     case 'runs':
       return { ...model, runs: msg.runs, skippedRuns: msg.skipped ?? [] };
     case 'runStarted':

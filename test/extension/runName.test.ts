@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runId } from '../../extension/history';
-import { busyMessage, crashMessage, finishedMessage, refusalOf } from '../../extension/refusal';
+import { busyMessage, crashMessage, finishedMessage, refusalOf, simulationStoppedMessage } from '../../extension/refusal';
 import type { PoolResult } from '../../core/protocol/run';
 import { modelLabel, runName } from '../../extension/runName';
 import { run } from '../fixtures/run';
@@ -86,6 +86,13 @@ describe('refused runs', () => {
     assert.equal(crashMessage('bench', killed, false), 'AttnScope: the benchmark runner failed (killed by SIGKILL), with nothing on stderr.');
     const segv = { exitCode: 1, signal: null, logTail: ['[ 12%] flash_fwd', 'attnscope: internal error: RangeError: Invalid array length', '[ 13%] decode'] };
     assert.equal(crashMessage('simulate', segv, false), 'AttnScope: the simulation runner failed (exit code 1); its last line: internal error: RangeError: Invalid array length.');
+  });
+
+  it('a simulation stopped before its end: how it stopped, that nothing is saved, and why (its figures are of the whole workload)', () => {
+    // It said "simulation of X cancelled; nothing saved." with no why, and a reload said nothing at all.
+    const why = 'nothing is saved: a simulation is saved only when it ends: its latencies, goodput and pool figures are of the whole workload, and those of the requests finished before the stop (the short, early ones, before the queue builds up) would understate them.';
+    assert.equal(simulationStoppedMessage('llama-3.1-8b · e2e.attn.yaml · simulation', 'cancelled'), `AttnScope: llama-3.1-8b · e2e.attn.yaml · simulation was cancelled; ${why}`);
+    assert.equal(simulationStoppedMessage('llama-3.1-8b · e2e.attn.yaml · simulation', 'interrupted'), `AttnScope: llama-3.1-8b · e2e.attn.yaml · simulation was interrupted when the window reloaded or closed; ${why}`);
   });
 
   it('a run asked for while another runs: names both, and what to do', () => {

@@ -57,4 +57,14 @@ describe('ShownRunStore', () => {
     assert.equal(await new ShownRunStore(dir).load(), '20261202-060000-b');
     assert.deepEqual(readdirSync(dir), ['dashboard.json'], 'no temp file left');
   });
+
+  it('hands the next host a notice with no saved run (a simulation the reload stopped): no run to show, the notice once', async () => {
+    const dir = folder();
+    const host1 = new ShownRunStore(dir);
+    host1.saveSync(null, 'the simulation was interrupted; nothing is saved');
+    const host2 = new ShownRunStore(dir);
+    assert.equal(await host2.load(), null);
+    assert.equal(await host2.takeNotice(), 'the simulation was interrupted; nothing is saved');
+    assert.equal(await new ShownRunStore(dir).takeNotice(), null, 'told once');
+  });
 });

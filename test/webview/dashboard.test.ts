@@ -605,4 +605,23 @@ describe('dashboard webview in Chromium', () => {
       await page.setViewportSize({ width: 1280, height: 900 });
     }
   });
+
+  it('a run it restores as running after a window reload, with no run from the extension, shows as interrupted, not running', async () => {
+    // A simulation streaming when the window reloaded: the extension host that ran it ended, and the
+    // next one has no run to send in init (a simulation stopped early is not saved). The restored page said "running", Cancel on, forever.
+    await send(page, { type: 'runStarted', name: 'sim.attn.yaml · simulation', total: 1, kind: 'simulate', profile: run.profile, estimate: run.estimate });
+    await send(page, { type: 'poolSamples', samples: run.pool!.samples.slice(0, 3) });
+    await page.waitForFunction(() => (JSON.parse(sessionStorage.getItem('vscode-state') ?? '{}') as { model?: { current?: { status?: string; poolSamples?: unknown[] } } }).model?.current?.poolSamples?.length === 3);
+    await page.reload();
+    await waitForPosted(page, 'ready');
+    await setTheme(page, 'dark');
+    await send(page, { type: 'init', runs: [], current: null, currentId: null });
+    await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'cancelled');
+    assert.equal(await page.textContent('#run-title'), 'sim.attn.yaml · simulation');
+    assert.match((await page.textContent('#run-environment')) ?? '', /interrupted: the window reloaded or closed while it ran/);
+    assert.notEqual(await page.getAttribute('#btn-cancel', 'disabled'), null, 'no Cancel for a run nothing runs');
+    // A run the extension still streams replays its runStarted after init: running again.
+    await send(page, { type: 'runStarted', name: 'live.attn.yaml', total: 3, profile: run.profile, estimate: run.estimate });
+    await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'running');
+  });
 });
