@@ -6,8 +6,8 @@
  * synchronously in deactivate, interrupt()) or the runner crashed after its first case. A run the
  * runner refuses is not saved; nor is a simulation cancelled or interrupted before its end (its
  * figures are of the whole workload: refusal.ts SIMULATION_NOT_SAVED; as `attnscope simulate`
- * writes nothing when cancelled), which the toast says, nor a run that failed with no case
- * and no pool (history.ts keptInHistory: the dashboard and the error say why).
+ * writes nothing when cancelled), which the toast says, nor a run that failed or was cancelled
+ * with no case and no pool (history.ts keptInHistory: the dashboard and the toast say why).
  */
 import { dirname } from 'node:path';
 import * as vscode from 'vscode';
@@ -122,6 +122,10 @@ export class BenchmarkRun {
       }
       // The runner's `done` came (its run is shown) but finish() has not saved it yet: that run.
       const run = this.shown ?? this.unsaved('cancelled', `${INTERRUPTED} after ${this.cases.length} case(s)`);
+      if (!keptInHistory(run)) {
+        ctx.log.info(`run ${name}: ${INTERRUPTED} before its first case; nothing measured, not saved`);
+        return;
+      }
       const folder = ctx.historyFolder(this.source).fsPath;
       let id: string;
       try {
@@ -255,7 +259,7 @@ export class BenchmarkRun {
     this.saving = true;
     const kept = keptInHistory(run);
     if (!kept) {
-      ctx.log.info(`run ${name}: failed with no case and no pool; not saved`);
+      ctx.log.info(`run ${name}: ${run.status} with no case and no pool; not saved`);
     } else {
       try {
         id = await saveRun(folder.fsPath, run);
@@ -271,7 +275,11 @@ export class BenchmarkRun {
     if (crashed) {
       void ctx.showError(`${crashMessage(this.job, outcome, run.status === 'failed' && outcome.run === null && outcome.exitCode === 0)}${kept ? '' : ' Nothing is saved in History: it had no kernel case and no pool yet.'}`);
     } else if (run.status === 'cancelled') {
-      void vscode.window.showInformationMessage(`AttnScope: benchmark of ${name} cancelled after ${run.cases.length} case(s); the partial run is saved.`);
+      void vscode.window.showInformationMessage(
+        kept
+          ? `AttnScope: benchmark of ${name} cancelled after ${run.cases.length} case(s); the partial run is saved.`
+          : `AttnScope: benchmark of ${name} cancelled before its first case: nothing was measured, nothing is saved in History.`,
+      );
     } else {
       const wasm = wasmBuildNote(run.environment, this.job);
       const message = finishedMessage(this.job, name, run, wasm);

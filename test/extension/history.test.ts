@@ -69,7 +69,7 @@ describe('run history', () => {
     assert.equal(p.tool, 'attnscope 0.1.0');
   });
 
-  it('keeps in history every finished or cancelled run, and a failed one only with a kernel case or a pool', () => {
+  it('keeps in history every finished run, and a failed or cancelled one only with a kernel case or a pool', () => {
     const partial = (status: 'cancelled' | 'failed', cases: typeof run.cases) => partialRun({ name: 'p.attn.yaml', kind: 'bench', toolVersion: '0.1.0', profile: run.profile, estimate: run.estimate, cases, status, error: 'runner ended without a result (exit code 1)' });
     // newcomerB: a runner killed (or without kernels to load) before its first case left a
     // failed run with no data in History, listed among the real ones.
@@ -78,8 +78,10 @@ describe('run history', () => {
     // Crashed after its first case: the case is a result (the e2e crash test relies on it).
     assert.equal(keptInHistory(partial('failed', run.cases.slice(0, 1))), true);
     assert.equal(keptInHistory({ ...run, status: 'failed', cases: [] }), true, 'a failed run with its pool simulation');
-    // Cancelled before the first case: still saved, as the cancel toast says ("the partial run is saved").
-    assert.equal(keptInHistory(partial('cancelled', [])), true);
+    // s27 newcomer-ed 14: Cancel right after start saved a "cancelled · 0" run with nothing to open.
+    assert.equal(keptInHistory(partial('cancelled', [])), false);
+    assert.equal(keptInHistory(partial('cancelled', run.cases.slice(0, 1))), true);
+    assert.equal(keptInHistory({ ...run, status: 'cancelled', cases: [] }), true, 'a cancelled run with its pool simulation');
     assert.equal(keptInHistory(run), true);
   });
 });
