@@ -249,8 +249,14 @@ export class Dashboard implements vscode.Disposable {
   }
 }
 
-/** Asks where to save and writes the run as JSON or CSV. */
+/** Asks where to save and writes the run as JSON or CSV (exportRun.ts); a CSV with no row is not written, and the warning says so. */
 export async function exportRunTo(host: Pick<DashboardHost, 'log'>, run: RunResult, id: string, format: 'json' | 'csv'): Promise<void> {
+  const csv = format === 'csv' ? runToCsv(run) : null;
+  if (csv && csv.rows === 0) {
+    // Never "exported" for a header alone.
+    void vscode.window.showWarningMessage(`AttnScope: nothing exported: ${run.name} has no kernel case and no pool simulation to write as CSV.`);
+    return;
+  }
   const base = vscode.workspace.workspaceFolders?.[0]?.uri;
   const target = await vscode.window.showSaveDialog({
     title: `Export run ${run.name} as ${format.toUpperCase()}`,
@@ -258,7 +264,7 @@ export async function exportRunTo(host: Pick<DashboardHost, 'log'>, run: RunResu
     filters: format === 'json' ? { JSON: ['json'] } : { CSV: ['csv'] },
   });
   if (!target) return;
-  await writeFile(target.fsPath, format === 'json' ? runToJson(run) : runToCsv(run), 'utf8');
+  await writeFile(target.fsPath, csv ? csv.text : runToJson(run), 'utf8');
   host.log.info(`exported ${id} to ${target.fsPath}`);
   void vscode.window.showInformationMessage(`AttnScope: exported ${run.name} to ${vscode.workspace.asRelativePath(target)}.`);
 }

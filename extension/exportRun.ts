@@ -1,8 +1,12 @@
 /**
- * Export formats of a run: JSON (the run file as saved) and CSV (one row per kernel case,
- * every timing in nanoseconds, rates in SI units as the run states them). No `vscode` import.
+ * Export formats of a run: JSON (the run file as saved) and CSV: one table, a row per kernel case
+ * (every timing in nanoseconds, rates in SI units as the run states them) and a row per figure of
+ * the pool simulation (its summary, the contiguous baselines, the latency percentiles and
+ * goodput), each row saying which (`table`) and whether it is measured or modelled (`source`).
+ * No `vscode` import.
  */
-import type { KernelCase, RunResult } from '../core/protocol/run';
+import type { LatencyStats } from '../core/protocol/latency';
+import type { KernelCase, PoolResult, RunResult } from '../core/protocol/run';
 
 const CSV_COLUMNS: Array<[string, (c: KernelCase) => string | number | boolean | null | undefined]> = [
   ['kernel', (c) => c.kernel],
@@ -40,11 +44,82 @@ function csvCell(v: string | number | boolean | null | undefined): string {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/** CSV (RFC 4180, header row, `\n` line ends) with one row per case of `run`. */
-export function runToCsv(run: RunResult): string {
-  const lines = [CSV_COLUMNS.map(([h]) => h).join(',')];
-  for (const c of run.cases) lines.push(CSV_COLUMNS.map(([, get]) => csvCell(get(c))).join(','));
-  return lines.join('\n') + '\n';
+/** One figure of a pool simulation: what, which statistic ('' for a single value), value, unit. */
+type SimFigure = [figure: string, statistic: string, value: number | undefined, unit: string];
+
+/**
+ * The pool simulation's figures as rows: the summary (occupancy, fragmentation, throughput, ...),
+ * each contiguous baseline, and the latency (queue, TTFT, TPOT, e2e: mean, p50, p90, p99, max in
+ * seconds; throughput; goodput and SLO attainment when the run had an SLO). All modelled: the
+ * simulator's clock runs on the step-time model (core/protocol/latency.ts). Absent values are left out.
+ */
+function simulationFigures(pool: PoolResult): SimFigure[] {
+  const s = pool.summary;
+  const rows: SimFigure[] = [
+    ['page_size', '', pool.pageSize, 'tokens'],
+    ['num_pages', '', pool.numPages, 'pages'],
+    ['requests', '', s.requests, 'requests'],
+    ['completed', '', s.completed, 'requests'],
+    ['rejected', '', s.rejected, 'requests'],
+    ['delayed', '', s.delayed, 'requests'],
+    ['simulated_time', '', s.simulatedSeconds, 's'],
+    ['occupancy', 'mean', s.meanOccupancy, 'fraction of pages'],
+    ['occupancy', 'peak', s.peakOccupancy, 'fraction of pages'],
+    ['internal_fragmentation', 'mean', s.meanInternalFragmentation, 'fraction of allocated slots'],
+    ['useful_token_fraction', 'mean', s.usefulTokenFraction, 'fraction of reserved KV memory'],
+    ['preemptions', '', s.preemptions, 'preemptions'],
+    ['preempted_tokens', '', s.preemptedTokens, 'tokens'],
+    ['prefix_hit_rate', '', s.prefixHitRate, 'fraction of prompt tokens'],
+    ['waiting', 'mean', s.meanWaiting, 'requests'],
+    ['waiting', 'peak', s.peakWaiting, 'requests'],
+    ['concurrency', 'mean', s.meanConcurrency, 'sequences'],
+    ['concurrency', 'peak', s.peakConcurrency, 'sequences'],
+    ['output_throughput', '', s.throughputTokensPerSec, 'tokens/s'],
+  ];
+  for (const b of pool.baselines) {
+    rows.push(
+      [`${b.name}.useful_token_fraction`, 'mean', b.usefulTokenFraction, 'fraction of reserved KV memory'],
+      [`${b.name}.external_fragmentation`, 'mean', b.externalFragmentation, 'fraction of free memory'],
+      [`${b.name}.internal_fragmentation`, 'mean', b.internalFragmentation, 'fraction of reserved slots'],
+      [`${b.name}.concurrency`, 'mean', b.meanConcurrency, 'sequences'],
+      [`${b.name}.concurrency`, 'peak', b.peakConcurrency, 'sequences'],
+      [`${b.name}.rejected_or_delayed`, '', b.rejectedOrDelayed, 'requests'],
+    );
+  }
+  const l = pool.latency;
+  if (l) {
+    const stats = (name: string, st: LatencyStats | null): void => {
+      if (st) for (const k of ['mean', 'p50', 'p90', 'p99', 'max'] as const) rows.push([name, k, st[k], 's']);
+    };
+    stats('queue', l.queue);
+    stats('ttft', l.ttft);
+    stats('tpot', l.tpot);
+    stats('e2e', l.e2e);
+    rows.push(['request_throughput', '', l.requestsPerSec, 'requests/s'], ['latency.output_throughput', '', l.outputTokensPerSec, 'tokens/s']);
+    if (l.slo?.ttftMs !== undefined) rows.push(['slo.ttft', '', l.slo.ttftMs / 1e3, 's']);
+    if (l.slo?.tpotMs !== undefined) rows.push(['slo.tpot', '', l.slo.tpotMs / 1e3, 's']);
+    rows.push(['goodput', '', l.goodputRequestsPerSec, 'requests/s'], ['slo_attainment', '', l.sloAttainment, 'fraction of requests']);
+  }
+  return rows.filter(([, , v]) => v !== undefined && Number.isFinite(v));
+}
+
+const SIM_COLUMNS = ['figure', 'statistic', 'value', 'unit'] as const;
+
+/**
+ * The run as CSV (RFC 4180, header row, `\n` line ends): `table` ('kernel' | 'simulation') and
+ * `source` ('measured': a kernel case timed on this machine; 'modelled': a figure of the pool
+ * simulation, on the step-time model's clock), the kernel-case columns when the run has cases,
+ * and figure, statistic, value, unit when it has a pool simulation; a row leaves the other
+ * table's columns empty. `rows` counts the data rows: 0 for a run with neither (nothing to export).
+ */
+export function runToCsv(run: RunResult): { text: string; rows: number } {
+  const kernelCols = run.cases.length > 0 ? CSV_COLUMNS : [];
+  const sim = run.pool ? simulationFigures(run.pool) : [];
+  const simCols = sim.length > 0 ? SIM_COLUMNS : [];
+  const lines = [['table', 'source', ...kernelCols.map(([h]) => h), ...simCols].join(',')];
+  for (const c of run.cases) lines.push(['kernel', 'measured', ...kernelCols.map(([, get]) => csvCell(get(c))), ...simCols.map(() => '')].join(','));
+  for (const f of sim) lines.push(['simulation', 'modelled', ...kernelCols.map(() => ''), ...f.map(csvCell)].join(','));
+  return { text: lines.join('\n') + '\n', rows: lines.length - 1 };
 }
 
 /** The run as saved in history (2-space JSON). */

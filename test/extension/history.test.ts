@@ -88,7 +88,7 @@ describe('run history', () => {
 
 describe('CSV export', () => {
   it('one header and one row per case, values as measured', () => {
-    const lines = runToCsv(run).trimEnd().split('\n');
+    const lines = runToCsv({ ...run, pool: undefined }).text.trimEnd().split('\n');
     assert.equal(lines.length, 1 + run.cases.length);
     const header = lines[0]!.split(',');
     const row = lines[1]!.split(',');
@@ -102,5 +102,49 @@ describe('CSV export', () => {
     assert.equal(lines[2]!.split(',')[header.indexOf('page_size')], '16');
     // The roof fraction_of_peak divides by, as the run names it.
     assert.equal(get('peak'), run.cases[0]!.ceiling);
+    assert.equal(get('table'), 'kernel');
+    assert.equal(get('source'), 'measured');
+  });
+
+  // s27 newcomer-ed 2: a simulation's CSV was the kernel header alone (261 bytes) and a
+  // benchmark's lacked its pool simulation; the toast said "exported" either way.
+  it('a simulation run: its pool and latency figures as rows, modelled, with units; no kernel columns', () => {
+    const sim = { ...run, kind: 'simulate' as const, cases: [] };
+    const { text, rows } = runToCsv(sim);
+    const lines = text.trimEnd().split('\n');
+    assert.equal(lines[0], 'table,source,figure,statistic,value,unit');
+    assert.equal(rows, lines.length - 1);
+    const cell = (figure: string, statistic: string): string[] => {
+      const r = lines.map((l) => l.split(',')).find((c) => c[2] === figure && c[3] === statistic);
+      assert.ok(r, `${figure} ${statistic}`);
+      return r;
+    };
+    // The fixture's latency: ttft p99 0.11414699534445467 s, tpot p50 0.006825730821407276 s.
+    assert.deepEqual(cell('ttft', 'p99'), ['simulation', 'modelled', 'ttft', 'p99', '0.11414699534445467', 's']);
+    assert.deepEqual(cell('tpot', 'p50'), ['simulation', 'modelled', 'tpot', 'p50', '0.006825730821407276', 's']);
+    assert.equal(cell('e2e', 'max')[4], String(run.pool!.latency!.e2e!.max));
+    assert.equal(cell('occupancy', 'peak')[4], String(run.pool!.summary.peakOccupancy));
+    assert.equal(cell('internal_fragmentation', 'mean')[5], 'fraction of allocated slots');
+    assert.equal(cell('num_pages', '')[4], String(run.pool!.numPages));
+    assert.equal(cell('contiguous_max_model_len.external_fragmentation', 'mean')[4], String(run.pool!.baselines.find((b) => b.name === 'contiguous_max_model_len')!.externalFragmentation));
+    // Goodput is written only with an SLO: the fixture has none, a run with one writes it.
+    assert.equal(lines.some((l) => l.includes(',goodput,')), false);
+    const slo = runToCsv({ ...sim, pool: { ...sim.pool!, latency: { ...sim.pool!.latency!, slo: { ttftMs: 200 }, goodputRequestsPerSec: 3.5, sloAttainment: 0.875 } } }).text;
+    assert.match(slo, /^simulation,modelled,goodput,,3\.5,requests\/s$/m);
+    assert.match(slo, /^simulation,modelled,slo\.ttft,,0\.2,s$/m);
+  });
+
+  it('a benchmark with a pool: kernel rows and simulation rows in one table; a run with neither has no row', () => {
+    const { text, rows } = runToCsv(run);
+    const lines = text.trimEnd().split('\n');
+    const header = lines[0]!.split(',');
+    assert.equal(header.length, 2 + 27 + 4);
+    assert.equal(lines.filter((l) => l.startsWith('kernel,measured,')).length, run.cases.length);
+    const ttft = lines.find((l) => l.startsWith('simulation,') && l.includes(',ttft,p50,'))!.split(',');
+    assert.equal(ttft.length, header.length);
+    assert.equal(ttft[header.indexOf('kernel')], '');
+    assert.equal(ttft[header.indexOf('value')], String(run.pool!.latency!.ttft!.p50));
+    assert.ok(rows > run.cases.length);
+    assert.deepEqual(runToCsv({ ...run, cases: [], pool: undefined }), { text: 'table,source\n', rows: 0 });
   });
 });
