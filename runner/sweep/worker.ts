@@ -1,7 +1,8 @@
 /**
  * The child side of `attnscope sweep`: one process per point (a native crash costs that point,
  * not the sweep). The parent forks `attnscope sweep --worker` with an IPC channel, sends one
- * {@link PointJob}, and gets {@link WorkerMessage}s back; SIGTERM cancels the point.
+ * {@link PointJob}, and gets {@link WorkerMessage}s back; SIGTERM cancels the point, and so does
+ * the channel closing (the parent gone).
  * Direction of each message is in its name: ParentToWorker, WorkerToParent.
  */
 import type { Backend, Profile } from '../../core/config/types';
@@ -84,6 +85,10 @@ export function runWorker(): Promise<number> {
   const onSignal = (signal: NodeJS.Signals) => ac.abort(new CancelledError(signal));
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // The parent gone (killed: the editor's Cancel sends SIGKILL to a sweep that outlives its grace)
+  // closes the channel: the point stops as on SIGTERM, where it ran on to its end with no one to
+  // write its result. (Once the point is done, its own disconnect below aborts nothing running.)
+  process.once('disconnect', () => ac.abort(new CancelledError()));
   return new Promise<number>((resolve) => {
     process.once('message', (job: PointJob) => {
       let last = -1;

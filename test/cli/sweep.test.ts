@@ -480,3 +480,32 @@ test('sweep --events: SIGTERM ends with sweepEnd cancelled, counting the points 
   assert.deepEqual([end.cancelled, end.inFolder, end.total, end.reportFile], [true, 1, 2, null]);
   assert.equal(readdirSync(end.outDir).length, 1, 'one point file, no report');
 });
+
+test('a sweep killed outright (SIGKILL, as the editor\'s Cancel after its grace) leaves no worker running its point to the end', { timeout: 90_000 }, async () => {
+  // One point of 4,000,000 requests: minutes of simulation if the worker ran on.
+  const { dir, file } = workspace(PROFILE.replace(/sweep:[\s\S]*$/, 'sweep:\n  axes:\n    workload.requests: [4000000]\n'));
+  const child = spawn(process.execPath, [runner, 'sweep', file, '--events', '--jobs', '1'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exit = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  // The worker has reported progress: it runs.
+  await new Promise<void>((resolve) => {
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (/"type":"progress","done":0\.0*[1-9]/.test(out)) resolve();
+    });
+  });
+  const workers = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  assert.equal(workers.length, 1, 'one worker for one point');
+  child.kill('SIGKILL');
+  await exit;
+  // No exit event for a process that is not our child: watch /proc until it is gone (well before
+  // its minutes of simulation), or fail at the test's deadline.
+  const alive = (pid: number): boolean => {
+    try {
+      return !/^\d+ \(\S+\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    } catch {
+      return false;
+    }
+  };
+  while (alive(workers[0]!)) await new Promise((r) => setTimeout(r, 50));
+});
