@@ -117,6 +117,30 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * readStdin, or the signal's CancelledError as soon as it aborts: stdin is then let go, so that a
+ * writer that keeps the pipe open does not keep a cancelled process waiting for its end.
+ */
+async function readStdinUnlessCancelled(signal: AbortSignal): Promise<string> {
+  const reading = readStdin();
+  // The read left behind when the signal wins settles later (or never): nothing waits for it.
+  reading.catch(() => undefined);
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => {
+      process.stdin.destroy();
+      reject(signal.reason);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([reading, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
 /** Where bad input on stdin is placed. */
 const STDIN = '<stdin>';
 
@@ -360,7 +384,7 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
   const ac = cancellation();
   const phase: SimulatePhase = { doing: file === '-' ? 'reading the profile from stdin' : 'reading the profile' };
   try {
-    const loaded = file === '-' ? profileFromStdin(await readStdin()) : loadProfile(file);
+    const loaded = file === '-' ? profileFromStdin(await readStdinUnlessCancelled(ac.signal)) : loadProfile(file);
     await cancelPoint(ac.signal);
     return await simulateProfile(file, loaded, flags, io, ac.signal, phase);
   } catch (e) {

@@ -309,6 +309,35 @@ test('simulate cancelled while it still reads the profile: SIGINT and SIGTERM bo
   }
 });
 
+test('simulate - cancelled while stdin is still open: SIGTERM ends it with exit 130 and one line, the open pipe does not keep it waiting', { skip: process.platform !== 'linux' && '/proc', timeout: 60_000 }, async (t) => {
+  // stdin stays open (the profile never comes). The signal is sent once the child reads stdin —
+  // its event loop's epoll set holds fd 0 ("tfd: 0" in /proc/PID/fdinfo of the epoll fd), which
+  // simulate starts after installing its handler — a state polled for, not a time slept. (SigCgt
+  // cannot tell: Node catches SIGTERM from startup, to restore the terminal before dying of it.)
+  const child = spawn(process.execPath, [runner, 'simulate', '-', '--events'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  // A child that ignores the SIGTERM (waiting on stdin, as before this was fixed) must not outlive the failed test.
+  t.after(() => child.kill('SIGKILL'));
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const closed = new Promise<[number | null, NodeJS.Signals | null]>((res) => child.on('close', (c, sig) => res([c, sig])));
+  const readsStdin = () => {
+    const dir = `/proc/${child.pid}/fdinfo`;
+    return readdirSync(dir).some((fd) => {
+      try {
+        return /^tfd:\s+0\s/m.test(readFileSync(join(dir, fd), 'utf8'));
+      } catch {
+        return false; // an fd closed meanwhile
+      }
+    });
+  };
+  while (!readsStdin()) await new Promise((r) => setTimeout(r, 10));
+  child.kill('SIGTERM');
+  const [code, by] = await closed;
+  assert.deepEqual([code, by], [130, null], stderr);
+  assert.equal(stderr, 'attnscope: simulate cancelled by SIGTERM while reading the profile from stdin; nothing written\n');
+  child.stdin.destroy();
+});
+
 test('warnings of one kind: three one by one, then one line counting the rest; another kind is shown apart', () => {
   const { dir } = tmp('config.json', TINY_CONFIG); // max_position_embeddings 4096
   const profile = join(dir, 'p.attn.yaml');
