@@ -456,6 +456,30 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     await page.screenshot({ path: join(shots, '05b-interrupted-by-reload.png') });
   });
 
+  // A simulation stopped before its end is not saved (its figures are of the whole workload:
+  // extension/refusal.ts SIMULATION_NOT_SAVED); a reload that stopped one said nothing at all.
+  it('says after a window reload that the simulation it stopped is not saved, and why; saves nothing', async () => {
+    await openFile(page, 'e2e.attn.yaml', 'dtpye');
+    const slow = { 'attnscope.runnerPath': fakeRunner(ws, 'slow'), 'attnscope.openDashboardOnRun': true };
+    server.writeSettings(slow);
+    await settingsInForce(page, slow);
+    const before = savedRuns(ws).length;
+    await runCommand(page, 'AttnScope: Run serving simulation');
+    await notification(page, 'AttnScope: simulating llama-3.1-8b · e2e.attn.yaml · simulation', 60_000);
+    const frame = await dashboardFrame(page);
+    await frame.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'llama-3.1-8b · e2e.attn.yaml · simulation' && document.querySelector('#run-status')?.textContent === 'running', undefined, { timeout: 60_000 });
+    await page.reload();
+    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    await notification(page, /llama-3\.1-8b · e2e\.attn\.yaml · simulation was interrupted when the window reloaded or closed; nothing is saved: a simulation is saved only when it ends/, 60_000);
+    assert.equal(savedRuns(ws).length, before, 'nothing saved');
+    const after = await dashboardFrame(page);
+    // What the page shows is the run shown before (none here), or, where the workbench flushed the
+    // page's state while the simulation ran, that run as interrupted (webview/model.ts): not running.
+    await after.waitForFunction(() => document.querySelector('#run-status')?.textContent !== 'running', undefined, { timeout: 60_000 });
+    assert.notEqual(await after.getAttribute('#btn-cancel', 'disabled'), null, 'no Cancel: nothing runs');
+    await page.screenshot({ path: join(shots, '05c-simulation-interrupted-by-reload.png') });
+  });
+
   it('reports a crashing runner with its last log lines and stays usable', async () => {
     const crash = { 'attnscope.quickMode': true, 'attnscope.runnerPath': fakeRunner(ws, 'crash'), 'attnscope.openDashboardOnRun': false };
     server.writeSettings(crash);
