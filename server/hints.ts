@@ -8,8 +8,10 @@
  *   kv_cache.page_size              ->  2 MiB/page · 1,952 pages · 31,232 tokens  (key figure)
  *   model (profile) / model_type    ->  15 GiB weights · 8.03B params (and active for MoE) (key)
  *   device.memory_gib               ->  57.6 GiB KV budget (usable − weights − activations in the tooltip) (key)
- *   prefill.seq_lens                ->  naive S+P vs flash workspace at the longest length
- *   decode.context_lens, max_position_embeddings, workload.max_model_len -> KV of one sequence
+ *   prefill.seq_lens                ->  naive S+P vs flash workspace per layer at the longest length N
+ *   decode.context_lens             ->  KV one sequence holds (sliding-window layers: their window)
+ *   max_position_embeddings         ->  what one request of that length reserves in the pool
+ *   workload.max_model_len          ->  the same reservation · max concurrency (435 MiB/seq at 16,384 · 15.87x)
  * A value followed by more on its line (a flow mapping `{ a: 1, b: 2 }`, a one-line JSON file)
  * gets its hint at the end of the line.
  *
@@ -29,7 +31,7 @@
  */
 import type { InlayHint, Range } from 'vscode-languageserver';
 import { getProperty, propertyWithValueAt, type ModelSpec, type Profile, type PropertyNode, type SourceRange, type ValueNode } from '../core/config';
-import { attentionWorkspace, gpuNamePicksSmallBatch, headsPerGpu, kvBytesForSequence } from '../core/estimate';
+import { attentionWorkspace, gpuNamePicksSmallBatch, headsPerGpu, kvBytesForSequence, requestReservation } from '../core/estimate';
 import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import { changedRegion, modelKeyRange, profileKeyRange, type Analysis } from './analysis';
 import { presentHints, type HintMode } from './hintView';
@@ -141,6 +143,8 @@ function overlaps(a: string, b: string): boolean {
 const WEIGHTS_KEYS = ['dtype', 'device.tensor_parallel_size'];
 /** Keys the KV-per-token figure depends on, besides the model. */
 const KV_KEYS = ['dtype', 'kv_cache.dtype', 'device.tensor_parallel_size'];
+/** Keys what one request reserves in the pool depends on (its layout and page), besides the model. */
+const RESERVATION_KEYS = [...KV_KEYS, 'kv_cache.page_size', 'workload.max_num_batched_tokens', 'engine.vllm_version'];
 /**
  * Keys the KV budget (device memory minus weights, the activation peak and the engine's
  * reserves) depends on, besides the model. device.gpu is one only where it changes the figure:
@@ -296,8 +300,8 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
   if (e.hasKvCache) {
     const maxPos = model.sourceKeys.maxPositionEmbeddings;
     const maxPosRange = modelIsHere && maxPos !== undefined ? modelKeyRange(a, maxPos) : undefined;
-    if (maxPosRange !== undefined && model.maxPositionEmbeddings !== null && valid(KV_KEYS)) {
-      hints.push(anchoredHint(a, maxPosRange, [seqKvLabel(a, model.maxPositionEmbeddings)], terms.kvForSeqMarkdown(a, model.maxPositionEmbeddings), false));
+    if (maxPosRange !== undefined && model.maxPositionEmbeddings !== null && valid(RESERVATION_KEYS)) {
+      hints.push(anchoredHint(a, maxPosRange, [reservationLabel(a, model.maxPositionEmbeddings)], terms.reservationMarkdown(a, model.maxPositionEmbeddings), false));
     }
     const memory = profileKeyRange(a, 'device.memory_gib') ?? profileKeyRange(a, 'device.gpu');
     if (memory !== undefined && e.pool.budgetSource === 'device' && valid(budget)) {
@@ -320,7 +324,9 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
     const maxModelLen = profileKeyRange(a, 'workload.max_model_len');
     if (maxModelLen !== undefined && profile.workload !== null && e.pool.budgetSource !== 'none' && valid(pool)) {
       const n = profile.workload.maxModelLen;
-      hints.push(anchoredHint(a, maxModelLen, [seqKvLabel(a, n), `${formatConcurrency(e.pool.maxConcurrency)} (${formatCount(e.pool.sequencesAtOnce)} at once)`], terms.concurrencyMarkdown(a), false));
+      // The concurrency is in the first part, which always shows: it is the figure a user of a
+      // long-context model looks for (it was a second part, dropped past 43 characters).
+      hints.push(anchoredHint(a, maxModelLen, [`${reservationLabel(a, n)} · ${formatConcurrency(e.pool.maxConcurrency)}`, `${formatCount(e.pool.sequencesAtOnce)} at once`], terms.concurrencyMarkdown(a), false));
     }
   }
 
@@ -328,7 +334,8 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
   if (seqLens !== undefined && profile.prefill.seqLens.length > 0 && valid(['dtype', 'prefill.batch_size', 'device.tensor_parallel_size'])) {
     const n = Math.max(...profile.prefill.seqLens);
     const w = attentionWorkspace(profile.prefill.batchSize, headsPerGpu(model, profile.device.tensorParallelSize), n, n, profile.dtype);
-    hints.push(anchoredHint(a, seqLens, [`${formatBytes(w.naiveBytes)} S+P/layer${gpu} vs ${formatBytes(w.flashBytes)} flash`, `N=${formatCount(n)}`], terms.workspaceMarkdown(a, w), false));
+    // Per layer (the tooltip's rows say so); the N always in the label, as context_lens writes it.
+    hints.push(anchoredHint(a, seqLens, [`${formatBytes(w.naiveBytes)} S+P${gpu} vs ${formatBytes(w.flashBytes)} flash at ${formatCount(n)}`], terms.workspaceMarkdown(a, w), false));
   }
   return hints.sort((x, y) => x.offset - y.offset);
 }
@@ -338,7 +345,19 @@ function perGpuSuffix(profile: Profile): string {
   return profile.device.tensorParallelSize > 1 ? '/GPU' : '';
 }
 
-/** "80 MiB KV/seq/GPU at 1,024": the KV of one `n`-token sequence, on one GPU under tensor parallelism. */
+/**
+ * "435 MiB/seq at 16,384": what one `n`-token request reserves in the pool (core/estimate
+ * requestReservation, the figure max concurrency divides by), on one GPU under tensor parallelism.
+ */
+function reservationLabel(a: Analysis, n: number): string {
+  const p = a.profile!;
+  return `${formatBytes(requestReservation(a.estimate!.pool.layout, n, p.kvCache.pageSize).bytes)}/seq${perGpuSuffix(p)} at ${formatCount(n)}`;
+}
+
+/**
+ * "80 MiB KV/seq/GPU at 1,024": the KV one `n`-token sequence holds (sliding-window layers their
+ * window), on one GPU under tensor parallelism; not the pool's reservation (reservationLabel).
+ */
 function seqKvLabel(a: Analysis, n: number): string {
   const p = a.profile!;
   const bytes = kvBytesForSequence(p.model, n, a.estimate!.kvDtype, p.device.tensorParallelSize);

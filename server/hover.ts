@@ -16,7 +16,7 @@ import { uriToPath } from './paths';
 import { budgetMarkdown, table, termRows, type TermId } from './terms';
 
 /** Which driven term leads a key's hover: the most specific figure the key changes. */
-const LEAD_ORDER: TermId[] = ['kvToken', 'page', 'pool', 'concurrency', 'budget', 'flash', 'naive', 'kvLayer', 'weights', 'active', 'params'];
+const LEAD_ORDER: TermId[] = ['kvToken', 'page', 'pool', 'concurrency', 'budget', 'reserved', 'flash', 'naive', 'kvLayer', 'weights', 'active', 'params'];
 
 export function hover(a: Analysis, position: Position): Hover | null {
   if (a.kind === 'other') return null;

@@ -4,11 +4,11 @@
  * one table; each inlay hint's tooltip shows the rows behind its figure.
  */
 import type { ModelSpec } from '../core/config';
-import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, kvBytesForSequence, kvHeadsPerGpu, poolBlocksText, type AttentionWorkspace } from '../core/estimate';
+import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, kvBytesForSequence, kvHeadsPerGpu, poolBlocksText, requestReservation, type AttentionWorkspace } from '../core/estimate';
 import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import type { Analysis } from './analysis';
 
-export type TermId = 'params' | 'active' | 'weights' | 'kvLayer' | 'kvToken' | 'page' | 'budget' | 'pool' | 'concurrency' | 'naive' | 'flash';
+export type TermId = 'params' | 'active' | 'weights' | 'kvLayer' | 'kvToken' | 'page' | 'budget' | 'pool' | 'reserved' | 'concurrency' | 'naive' | 'flash';
 
 export interface TermRow {
   id: TermId;
@@ -85,7 +85,7 @@ export function termRows(a: Analysis): TermRow[] {
   rows.push({
     id: 'kvToken',
     term: 'KV per token',
-    formula: `num_hidden_layers · per layer = ${L} · ${formatCount(e.kvBytesPerTokenPerLayer)} B${kvSplit}${e.pool.layout.kind !== 'uniform' ? ' (the pool charges sliding-window layers only their window: see Max concurrency)' : ' (every layer charged, as vLLM sizes its pool)'}`,
+    formula: `num_hidden_layers · per layer = ${L} · ${formatCount(e.kvBytesPerTokenPerLayer)} B${kvSplit}${e.pool.layout.kind !== 'uniform' ? ` (a request's reservation charges the sliding-window layers window − 1 + max_num_batched_tokens = ${formatCount(e.pool.layout.window - 1 + e.pool.layout.maxNumBatchedTokens)} tokens at most, not the whole sequence: see Reserved per request)` : ' (every layer charged, as vLLM sizes its pool)'}`,
     value: tp > 1 ? `${bytesAndCount(e.kvBytesPerToken)} per GPU` : bytesAndCount(e.kvBytesPerToken),
     keys: [...kvKeys, key(m, 'numLayers', 'num_hidden_layers'), 'dtype'],
   });
@@ -127,6 +127,7 @@ export function termRows(a: Analysis): TermRow[] {
     value: sized ? `${formatCount(e.pool.pages)} ${e.pool.layout.kind === 'hybrid' ? 'blocks' : 'pages'} · ${formatCount(e.pool.tokens)} tokens` : 'not sized (no budget)',
     keys: ['page_size', 'memory_gib', 'gpu', 'gpu_memory_utilization', 'num_pages', ...kvKeys],
   });
+  rows.push(reservationRow(a, e.pool.concurrencySeqLen));
   rows.push({
     id: 'concurrency',
     term: 'Max concurrency',
@@ -139,6 +140,34 @@ export function termRows(a: Analysis): TermRow[] {
   const w = e.attention;
   rows.push(...workspaceRows(a, w));
   return rows;
+}
+
+/**
+ * What one request of `n` tokens reserves in the pool (core/estimate requestReservation, the
+ * figure max concurrency divides by), with the KV the sequence holds at steady state beside it
+ * where the two differ (sliding-window layers).
+ */
+function reservationRow(a: Analysis, n: number): TermRow {
+  const e = a.estimate!;
+  const p = a.profile!;
+  const m = a.model!;
+  const l = e.pool.layout;
+  const ps = p.kvCache.pageSize;
+  const r = requestReservation(l, n, ps);
+  const held = kvBytesForSequence(m, n, e.kvDtype, p.device.tensorParallelSize);
+  const unit = l.kind === 'hybrid' ? 'block' : 'page';
+  const formula = l.kind === 'uniform'
+    ? `ceil(N / page_size) pages · page = ceil(${formatCount(n)} / ${ps}) · ${formatBytes(l.blockBytes)}`
+    : `${formatCount(r.blocks)} blocks (${blocksPerRequestFormula(l)}) · ${formatBytes(l.blockBytes)} per ${unit}`;
+  const steady = r.bytes > held ? `; more than the ${formatBytes(held)} the sequence holds at steady state (sliding-window layers keep ${formatCount(m.slidingWindow ?? 0)} tokens): the pool sets aside window − 1 + max_num_batched_tokens tokens for them` : '';
+  const tp = p.device.tensorParallelSize > 1;
+  return {
+    id: 'reserved',
+    term: `Reserved per request at N = ${formatCount(n)}`,
+    formula: `${formula}${steady} (vLLM's check_enough_kv_cache_memory, the figure max concurrency divides by)`,
+    value: `${bytesAndCount(r.bytes)}${tp ? ' per GPU' : ''}`,
+    keys: ['max_model_len', key(m, 'maxPositionEmbeddings', 'max_position_embeddings'), 'page_size', 'max_num_batched_tokens', 'vllm_version'],
+  };
 }
 
 function workspaceRows(a: Analysis, w: AttentionWorkspace): TermRow[] {
@@ -212,7 +241,9 @@ function pick(a: Analysis, ids: TermId[]): string {
 export const weightsMarkdown = (a: Analysis, withKv = false): string => pick(a, withKv ? ['params', 'active', 'weights', 'kvToken'] : ['params', 'active', 'weights']);
 export const kvMarkdown = (a: Analysis): string => pick(a, ['kvLayer', 'kvToken']);
 export const poolMarkdown = (a: Analysis): string => [pick(a, ['page', 'budget', 'pool']), budgetMarkdown(a)].filter((s) => s !== '').join('\n\n');
-export const concurrencyMarkdown = (a: Analysis): string => pick(a, ['pool', 'concurrency']);
+export const concurrencyMarkdown = (a: Analysis): string => pick(a, ['pool', 'reserved', 'concurrency']);
+/** The reservation of one `n`-token request (the max_position_embeddings hint). */
+export const reservationMarkdown = (a: Analysis, n: number): string => table([reservationRow(a, n)]);
 
 /**
  * KV one sequence of `n` tokens needs (sliding-window layers hold at most the window); under
@@ -231,7 +262,9 @@ export function kvForSeqMarkdown(a: Analysis, n: number): string {
     : `N · ${perToken} = ${formatCount(n)} · ${formatBytes(a.estimate!.kvBytesPerToken)}`;
   const split = tp > 1 ? `${formula}; the ${tp} GPUs hold ${tp} · ${formatBytes(bytes)} = ${formatBytes(bytes * tp)} of it together` : formula;
   const value = tp > 1 ? `${bytesAndCount(bytes)} per GPU, ${formatBytes(bytes * tp)} on ${tp} GPUs` : bytesAndCount(bytes);
-  return table([{ id: 'kvToken', term: `KV of one ${formatCount(n)}-token sequence${tp > 1 ? ', per GPU' : ''}`, formula: split, value, keys: [] }]);
+  const reserved = requestReservation(a.estimate!.pool.layout, n, p.kvCache.pageSize).bytes;
+  const note = sliding && reserved !== bytes ? `; the KV it holds at steady state, not what the pool reserves for it (${formatBytes(reserved)}${tp > 1 ? ' per GPU' : ''}: see Reserved per request in the hover)` : '';
+  return table([{ id: 'kvToken', term: `KV of one ${formatCount(n)}-token sequence${tp > 1 ? ', per GPU' : ''}`, formula: `${split}${note}`, value, keys: [] }]);
 }
 
 export function workspaceMarkdown(a: Analysis, w: AttentionWorkspace): string {

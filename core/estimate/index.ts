@@ -12,11 +12,11 @@ import type { Dtype, KvDtype, ModelSpec, MoeSpec, Profile } from '../config/type
 import { formatBytes, formatCount, formatParams, indefiniteArticle } from '../format';
 import { gpuByName, gpuMemory } from './gpus';
 import { DEFAULT_ENGINE, reserveTerms, subtractedBytes, vllmAtLeast, type ReserveTerm } from './reserve';
-import { blocksPerRequest, poolTokens } from './layout';
+import { poolTokens, requestReservation } from './layout';
 import type { AttentionWorkspace, Estimate, KvPoolLayout, ParamBreakdown, PoolEstimate } from './types';
 
 export * from './types';
-export { blocksPerRequest, blocksPerRequestFormula, poolBlocksText, poolTokens } from './layout';
+export { blocksPerRequest, blocksPerRequestFormula, poolBlocksText, poolTokens, requestReservation } from './layout';
 export { checkProfile, nearestPageSize, KERNEL_LIMITS } from './checks';
 export { DEFAULT_GPU, GPUS, gpuByName, type GpuSpec } from './gpus';
 export { DEFAULT_ENGINE, engineEraName, engineKeyOf, parseVllmVersion, vllmAtLeast, type ReserveKey, type ReserveTerm } from './reserve';
@@ -562,7 +562,8 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
     }
     pages = poolPages(budgetBytes, pageBytes);
   }
-  const pagesPerSeq = blocksPerRequest(layout, seqLen, pageSize);
+  const reservation = requestReservation(layout, seqLen, pageSize);
+  const pagesPerSeq = reservation.blocks;
   const maxConcurrency = pagesPerSeq > 0 && perToken > 0 ? pages / pagesPerSeq : 0;
   if (model.torchDtype !== null && model.torchDtype !== dtype) {
     notes.push(`the checkpoint is ${model.torchDtype}; weights and activations are sized in ${dtype}`);
@@ -571,9 +572,9 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   if (model.vision) notes.push(params.breakdown.vision ? `${model.vision.note}: ${formatParams(params.breakdown.vision)} of the ${formatParams(params.total)} parameters` : model.vision.note);
   const kvForSeq = kvBytesForSequence(model, seqLen, kvDtype, tp);
   if (layout.kind === 'sliding') {
-    notes.push(`${layout.basis}: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token request reserves ${formatCount(pagesPerSeq)} blocks of ${formatBytes(pageBytes)} = ${formatBytes(pagesPerSeq * pageBytes)} (ceil(min(window − 1 + max_num_batched_tokens, N) / page_size) + 1 = ceil(min(${formatCount(layout.window - 1 + layout.maxNumBatchedTokens)}, ${formatCount(seqLen)}) / ${pageSize}) + 1)${pagesPerSeq * pageBytes < perToken * seqLen ? `, not the ${formatBytes(perToken * seqLen)} of a pool that charges every token; pages outside the window are freed as the sequence grows` : ': at this length no less than a pool that charges every token'}`);
+    notes.push(`${layout.basis}: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token request reserves ${formatCount(pagesPerSeq)} blocks of ${formatBytes(pageBytes)} = ${formatBytes(reservation.bytes)} (ceil(min(window − 1 + max_num_batched_tokens, N) / page_size) + 1 = ceil(min(${formatCount(layout.window - 1 + layout.maxNumBatchedTokens)}, ${formatCount(seqLen)}) / ${pageSize}) + 1)${reservation.bytes < perToken * seqLen ? `, not the ${formatBytes(perToken * seqLen)} of a pool that charges every token; pages outside the window are freed as the sequence grows` : ': at this length no less than a pool that charges every token'}`);
   } else if (layout.kind === 'hybrid') {
-    notes.push(`${layout.basis}: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token request reserves ${formatBytes(pagesPerSeq * pageBytes)} (${formatCount(pagesPerSeq)} blocks of ${formatBytes(pageBytes)}; sliding-window groups hold at most window − 1 + max_num_batched_tokens = ${formatCount(layout.window - 1 + layout.maxNumBatchedTokens)} tokens)${pagesPerSeq * pageBytes < perToken * seqLen ? `, not the ${formatBytes(perToken * seqLen)} of a pool that charges every layer` : ': at this length no less than a pool that charges every layer'}`);
+    notes.push(`${layout.basis}: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token request reserves ${formatBytes(reservation.bytes)} (${formatCount(pagesPerSeq)} blocks of ${formatBytes(pageBytes)}; sliding-window groups hold at most window − 1 + max_num_batched_tokens = ${formatCount(layout.window - 1 + layout.maxNumBatchedTokens)} tokens)${reservation.bytes < perToken * seqLen ? `, not the ${formatBytes(perToken * seqLen)} of a pool that charges every layer` : ': at this length no less than a pool that charges every layer'}`);
   } else if (model.slidingWindow !== null && kvForSeq < perToken * seqLen) {
     notes.push(`sliding-window layers keep at most ${formatCount(model.slidingWindow)} tokens: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token sequence needs ${formatBytes(kvForSeq)}, but ${layout.basis}, so the pool reserves ${formatBytes(perToken * seqLen)}`);
   }
@@ -609,7 +610,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
       tokens: poolTokens(layout, pages, pageSize),
       layout,
       blocksPerSeq: model.isEncoder ? 0 : pagesPerSeq,
-      seqNeededBytes: model.isEncoder ? 0 : pagesPerSeq * pageBytes,
+      seqNeededBytes: model.isEncoder ? 0 : reservation.bytes,
       maxConcurrency,
       sequencesAtOnce: Math.floor(maxConcurrency),
       concurrencySeqLen: seqLen,

@@ -22,6 +22,22 @@ export function blocksPerRequest(layout: KvPoolLayout, seqLen: number, pageSize:
 }
 
 /**
+ * What one request of `seqLen` tokens reserves in the pool, per GPU: {@link blocksPerRequest}
+ * blocks of the layout's blockBytes. The one figure vLLM's max concurrency divides the pool by
+ * and its start-up check needs (check_enough_kv_cache_memory, Σ max_memory_usage_bytes): the
+ * estimate's pool.seqNeededBytes, the CLI's "request reserves" note and the editor's
+ * max_model_len / max_position_embeddings hints all come from here. For a sliding-window or
+ * hybrid layout it is more than the KV the sequence holds at steady state (kvBytesForSequence):
+ * the sliding-window groups are charged window − 1 + max_num_batched_tokens tokens, not the window.
+ * gpt-oss-20b, page_size 16, max_num_batched_tokens 2048, N = 16,384: 1,024 + 137 = 1,161 blocks
+ * of 384 KiB = 435.4 MiB.
+ */
+export function requestReservation(layout: KvPoolLayout, seqLen: number, pageSize: number): { blocks: number; bytes: number } {
+  const blocks = blocksPerRequest(layout, seqLen, pageSize);
+  return { blocks, bytes: blocks * layout.blockBytes };
+}
+
+/**
  * How {@link blocksPerRequest} counts, in words with the layout's figures, for the CLI and the
  * editor's hover: "1 full-attention group · ceil(N / page_size) + 1 sliding-window group ·
  * (ceil(min(128 − 1 + 2,048, N) / page_size) + 1)".

@@ -61,9 +61,9 @@ function errors(diags: Diagnostic[]): Diagnostic[] {
 // KV of 8,192 tokens = 8,192 · 128 KiB = 1 GiB; floor(1,952 / (8,192 / 16)) = 3 sequences.
 const WEIGHTS = '15 GiB weights · 128 KiB KV/token';
 const PAGE = '2 MiB/page · 1,952 pages · 31,232 tokens';
-const WORKSPACE = '2 GiB S+P/layer vs 1.5 MiB flash · N=4,096';
+const WORKSPACE = '2 GiB S+P vs 1.5 MiB flash at 4,096';
 const CONTEXT = '1 GiB KV/seq at 8,192';
-const MAX_MODEL_LEN = '1 GiB KV/seq at 8,192 · 3.81x (3 at once)';
+const MAX_MODEL_LEN = '1 GiB/seq at 8,192 · 3.81x · 3 at once';
 const MODEL = '../../examples/llama-3.1-8b/config.json';
 
 /** The fixture profile's hints, placed in `text`. */
@@ -129,7 +129,7 @@ test('an invalid device.gpu: only the hints that need the GPU go (with memory_gi
   // N = 1,024: naive 2 · 1 · 32 · 1,024² · 2 B = 128 MiB, flash 3 · 1 · 32 · 1,024 · 4 B = 384 KiB.
   const bare = profile('B200', false);
   const noMemory = await shown(bare);
-  assert.deepEqual(noMemory.hints, [placed(bare, MODEL, WEIGHTS), placedAtLineEnd(bare, 'seq_lens: [1024]', '128 MiB S+P/layer vs 384 KiB flash')]);
+  assert.deepEqual(noMemory.hints, [placed(bare, MODEL, WEIGHTS), placedAtLineEnd(bare, 'seq_lens: [1024]', '128 MiB S+P vs 384 KiB flash at 1,024')]);
   assert.deepEqual(noMemory.errors.map((d) => d.range), [rangeOf(bare, 'B200')]);
 
   // "A100" (no such row: "A100 80GB" or "A100 40GB") with memory_gib: an A100 takes vLLM's smaller
@@ -243,7 +243,7 @@ test('a config.json whose edited value is invalid keeps the hints of its other k
   const original = picture((await client.inlayHints(uri))!);
   // KV per token on num_key_value_heads, weights on model_type, KV of one 131,072-token sequence (16 GiB).
   assert.deepEqual(original, [
-    placed(f.text, '"max_position_embeddings": 131072', '16 GiB KV/seq at 131,072'),
+    placed(f.text, '"max_position_embeddings": 131072', '16 GiB/seq at 131,072'),
     placed(f.text, '"model_type": "llama"', '15 GiB weights · 8.03B params'),
     placed(f.text, '"num_key_value_heads": 8', '128 KiB KV/token'),
   ].sort((x, y) => Number(x.split(':')[0]) - Number(y.split(':')[0])));

@@ -33,8 +33,8 @@ test('Llama-3.1-8B config.json: KV per token, weights, KV of one max-length sequ
   assert.equal(hintAfter(hints, f.text, '"num_key_value_heads": 8'), '128 KiB KV/token');
   // Parameters 8,030,261,248 (model card: 8.03B) · 2 B (bf16) = 16,060,522,496 B = 14.96 GiB -> "15 GiB" (3 digits).
   assert.equal(hintAfter(hints, f.text, '"model_type": "llama"'), '15 GiB weights · 8.03B params');
-  // 131,072 tokens · 131,072 B = 16 GiB.
-  assert.equal(hintAfter(hints, f.text, '"max_position_embeddings": 131072'), '16 GiB KV/seq at 131,072');
+  // What a 131,072-token request reserves: ceil(131,072 / 16) = 8,192 pages of 16 · 131,072 B = 2 MiB = 16 GiB.
+  assert.equal(hintAfter(hints, f.text, '"max_position_embeddings": 131072'), '16 GiB/seq at 131,072');
   await client.close(f.uri);
 });
 
@@ -70,11 +70,11 @@ test('profile: page hint with the vLLM ground truth, workspace at the longest pr
   // flash m, l, lse = 3 · 1 · 32 · 4096 · 4 = 1,572,864 B = 1.5 MiB.
   // (seq_lens sits in a flow mapping, `prefill: { ... }`: its hint is at the end of that line.)
   const line = rangeOf(f.text, 'seq_lens: [1024, 4096]').end.line;
-  assert.deepEqual(hints.filter((h) => h.position.line === line).map((h) => [h.position.character, label(h)]), [[f.text.split('\n')[line]!.length, '2 GiB S+P/layer vs 1.5 MiB flash · N=4,096']]);
+  assert.deepEqual(hints.filter((h) => h.position.line === line).map((h) => [h.position.character, label(h)]), [[f.text.split('\n')[line]!.length, '2 GiB S+P vs 1.5 MiB flash at 4,096']]);
   // The model lives in another file: weights and KV per token on the path.
   assert.equal(hintAfter(hints, f.text, '../../examples/llama-3.1-8b/config.json'), '15 GiB weights · 128 KiB KV/token');
-  // 8,192 tokens · 128 KiB = 1 GiB; floor(1,952 / (8,192 / 16)) = 3 sequences.
-  assert.equal(hintAfter(hints, f.text, 'max_model_len: 8192'), '1 GiB KV/seq at 8,192 · 3.81x (3 at once)');
+  // A request reserves ceil(8,192 / 16) = 512 pages · 2 MiB = 1 GiB; 1,952 / 512 = 3.8125 -> 3.81x, floor 3 sequences.
+  assert.equal(hintAfter(hints, f.text, 'max_model_len: 8192'), '1 GiB/seq at 8,192 · 3.81x · 3 at once');
   await client.close(f.uri);
 });
 
@@ -147,8 +147,8 @@ test('tensor parallelism: every figure of one GPU says /GPU, and the tooltips gi
   assert.equal(onLine('context_lens'), '80 MiB KV/seq/GPU at 1,024');
   assert.ok(tooltip('context_lens').includes('| KV of one 1,024-token sequence, per GPU | N · KV per token per GPU = 1,024 · 80 KiB; the 4 GPUs hold 4 · 80 MiB = 320 MiB of it together | 80 MiB (83,886,080 B) per GPU, 320 MiB on 4 GPUs |'), tooltip('context_lens'));
   // H = 64 query heads ÷ 4 = 16 per GPU. Naive S+P = 2 · 1 · 16 · 4096² · 2 B = 1 GiB (not 4 GiB with all 64);
-  // flash 3 · 1 · 16 · 4096 · 4 = 786,432 B = 768 KiB (" · N=4,096" would pass 43 characters).
-  assert.equal(onLine('seq_lens'), '1 GiB S+P/layer/GPU vs 768 KiB flash');
+  // flash 3 · 1 · 16 · 4096 · 4 = 786,432 B = 768 KiB; per layer (the tooltip's rows), at N = 4,096.
+  assert.equal(onLine('seq_lens'), '1 GiB S+P/GPU vs 768 KiB flash at 4,096');
   assert.ok(tooltip('seq_lens').includes('| Naive attention per layer, per GPU | S and P: 2 · B · H/tp · N · N · bytes = 2 · 1 · 16 · 4,096² · 2 | 1 GiB per GPU, 4 GiB on 4 GPUs |'), tooltip('seq_lens'));
   // Page: 16 tokens · 80 KiB = 1.25 MiB on each GPU; the budget is one GPU's memory less its share.
   assert.match(onLine('page_size'), /^1\.25 MiB\/page\/GPU · /);
@@ -165,7 +165,8 @@ test('tensor parallelism: every figure of one GPU says /GPU, and the tooltips gi
   await client.open(inline, text2);
   const hints2 = (await client.inlayHints(inline))!;
   assert.equal(hintAfter(hints2, text2, 'num_key_value_heads: 8'), '64 KiB KV/token/GPU');
-  assert.equal(hintAfter(hints2, text2, 'max_position_embeddings: 131072'), '8 GiB KV/seq/GPU at 131,072');
+  // Reserved: 8,192 pages of 16 · 64 KiB = 1 MiB = 8 GiB per GPU.
+  assert.equal(hintAfter(hints2, text2, 'max_position_embeddings: 131072'), '8 GiB/seq/GPU at 131,072');
   await client.close(inline);
 });
 
@@ -228,8 +229,7 @@ test('a block value (inline model, YAML list) gets its hint on the key line', as
   // Same shapes as Llama-3.1-8B: 8.03B parameters, 15 GiB in bf16.
   assert.equal(hintAfter(hints, text, 'model:'), '15 GiB weights · 8.03B params');
   // N = 2048: naive 2 · 1 · 32 · 2048² · 2 = 512 MiB; flash 3 · 1 · 32 · 2048 · 4 = 768 KiB.
-  // (" · N=2,048" would make 44 characters: it goes to the tooltip.)
-  assert.equal(hintAfter(hints, text, 'seq_lens:'), '512 MiB S+P/layer vs 768 KiB flash');
+  assert.equal(hintAfter(hints, text, 'seq_lens:'), '512 MiB S+P vs 768 KiB flash at 2,048');
   assert.equal(hintAfter(hints, text, 'num_key_value_heads: 8'), '128 KiB KV/token');
   await client.close(uri);
 });
@@ -290,6 +290,61 @@ test('every hint of the shipped examples fits VS Code\'s default inlay-hint leng
     await client.close(uri);
   }
   assert.ok(count >= 15, `${count} hints checked`);
+});
+
+test('sliding-window models: the max_model_len / max_position_embeddings hint is the reservation the concurrency divides by', async () => {
+  const f = fixture('../../examples/gpt-oss-20b.attn.yaml');
+  await client.open(f.uri, f.text);
+  const hints = (await client.inlayHints(f.uri))!;
+  // gpt-oss-20b, hybrid pool of 2 groups of 12 layers; a block = 12 · 16 · 2 KiB = 384 KiB. A 16,384-token
+  // request reserves ceil(16,384 / 16) = 1,024 full blocks + ceil(min(128 − 1 + 2,048, 16,384) / 16) + 1
+  // = 137 sliding ones = 1,161 blocks = 445,824 KiB = 435.4 MiB (the CLI's "reserves 435 MiB"), not the
+  // 387 MiB it holds at steady state (12 · 16,384 · 2 KiB + 12 · 128 · 2 KiB = 396,288 KiB). Pool 18,424
+  // blocks (the CLI): 18,424 / 1,161 = 15.869 -> 15.87x, 15 at once.
+  assert.equal(hintAfter(hints, f.text, 'max_model_len: 16384'), '435 MiB/seq at 16,384 · 15.87x · 15 at once');
+  const hover = (await client.hover(f.uri, positionAt(f.text, f.text.indexOf('max_model_len') + 2)))!;
+  const md = (hover.contents as MarkupContent).value;
+  assert.match(md, /\| \**Reserved per request at N = 16,384\** \| 1,161 blocks .*more than the 387 MiB the sequence holds at steady state.* \| \**435 MiB \(456,523,776 B\)\** \|/);
+  // The KV-per-token row says what the pool charges the sliding layers: window − 1 + max_num_batched_tokens = 2,175.
+  assert.match(md, /\| KV per token \| .*charges the sliding-window layers window − 1 \+ max_num_batched_tokens = 2,175 tokens at most/);
+  assert.doesNotMatch(md, /only their window/);
+  await client.close(f.uri);
+
+  // gemma-2-9b: 42 layers, 21 full + 21 sliding (window 4,096), 8 KV heads of 256: 8 KiB per layer per
+  // token; groups of 21, a block 21 · 16 · 8 KiB = 2,688 KiB. No device: max_num_batched_tokens 8,192.
+  // At 8,192: 512 + ceil(min(4,095 + 8,192, 8,192) / 16) + 1 = 512 + 513 = 1,025 blocks = 2,755,200 KiB
+  // = 2.63 GiB (the CLI's reservation), not the 1.97 GiB = 21 · 8 KiB · (8,192 + 4,096) it holds.
+  const g = fixture('configs/gemma-2-9b.config.json');
+  await client.open(g.uri, g.text);
+  assert.equal(hintAfter((await client.inlayHints(g.uri))!, g.text, '"max_position_embeddings": 8192'), '2.63 GiB/seq at 8,192');
+  await client.close(g.uri);
+});
+
+test('the max_model_len hint always carries the max concurrency within 43 characters: every example, every hf-config', async () => {
+  // Every shipped example profile, then a profile per fixture hf-config at its max_position_embeddings on 8 H100s.
+  const examples = join(root, 'examples');
+  const docs: Array<{ name: string; uri: string; text: string }> = readdirSync(examples).filter((n) => /\.attn\.(ya?ml|json)$/.test(n)).sort()
+    .map((n) => ({ name: n, uri: pathToFileURL(join(examples, n)).href, text: readFileSync(join(examples, n), 'utf8') }));
+  const configs = join(root, 'test', 'fixtures', 'configs');
+  for (const n of readdirSync(configs).filter((x) => x.endsWith('.config.json')).sort()) {
+    const c = JSON.parse(readFileSync(join(configs, n), 'utf8')) as Record<string, number | string | undefined>;
+    if (c.model_type === 'bert' || c.max_position_embeddings === undefined) continue; // an encoder: no KV cache, no concurrency
+    // The largest of 8, 4, 2, 1 GPUs the heads and MLP widths split over (Qwen2-7B's 28 heads: 4).
+    const splits = (tp: number): boolean => ['num_attention_heads', 'intermediate_size', 'moe_intermediate_size'].every((k) => typeof c[k] !== 'number' || (c[k] as number) % tp === 0);
+    const tp = [8, 4, 2, 1].find(splits)!;
+    docs.push({ name: n, uri: fixtureUri(`conc-${n}.attn.yaml`), text: `model: ./configs/${n}\ndevice: { gpu: "H100 SXM", tensor_parallel_size: ${tp} }\nworkload: { max_model_len: ${c.max_position_embeddings} }\n` });
+  }
+  assert.ok(docs.length >= 18, docs.map((d) => d.name).join(', '));
+  for (const d of docs) {
+    await client.open(d.uri, d.text);
+    const hints = (await client.inlayHints(d.uri))!;
+    const line = d.text.split('\n').findIndex((l) => /^\s*("max_model_len"|max_model_len)\s*:|[{,]\s*max_model_len:/.test(l));
+    const label_ = hints.filter((h) => h.position.line === line).map(label);
+    assert.equal(label_.length, 1, `${d.name}: ${JSON.stringify(hints.map(label))}`);
+    assert.ok(label_[0]!.length <= 43, `${d.name}: "${label_[0]}" is ${label_[0]!.length} characters`);
+    assert.match(label_[0]!, /^[\d.]+ [KMGT]?i?B\/seq(\/GPU)? at [\d,]+ · \d+\.\d\dx/, d.name);
+    await client.close(d.uri);
+  }
 });
 
 test('hints inside a flow mapping sit at the end of its line, one per line', async () => {
