@@ -389,6 +389,10 @@ test('schema defaults match PROFILE_DEFAULTS', () => {
   assert.equal('maxNumSeqs' in d.workload, false);
   assert.match(props.workload.properties.max_num_seqs.description, /1024 on a GPU of 70 GiB or more that is not an A100 .*256 otherwise/);
   assert.equal(props.workload.properties.max_model_len.default, d.workload.maxModelLen);
+  // The 8192 cap is AttnScope's (core/config/profile.ts: min(max_position_embeddings, 8192)); vLLM's default is the
+  // config's length uncapped (Llama-3.1: 131,072), and the description must not read as if the cap were vLLM's.
+  assert.match(props.workload.properties.max_model_len.description, /AttnScope's default: the model's max_position_embeddings, capped at 8192/);
+  assert.match(props.workload.properties.max_model_len.description, /vLLM's own default is max_position_embeddings uncapped/);
   // max_num_batched_tokens has no one default: vLLM's depends on the device (defaultMaxNumBatchedTokens), and the schema says so.
   assert.equal('default' in props.workload.properties.max_num_batched_tokens, false);
   assert.equal('maxNumBatchedTokens' in d.workload, false);
