@@ -258,6 +258,15 @@ export interface PoolResult {
    * absent when a page is one block of every layer.
    */
   poolLayout?: string;
+  /**
+   * Tokens the pool holds as vLLM's "GPU KV cache size: N tokens" counts them (core/estimate
+   * poolTokens: blocks · page_size, a hybrid pool floor(blocks / groups) · page_size), the one
+   * token figure of the pool (the estimate's pool.tokens); absent in runs saved before it (then
+   * numPages · pageSize).
+   */
+  poolTokens?: number;
+  /** vLLM's blocks where a simulated page is not one of them (a hybrid pool: blocks / full-attention groups pages); absent otherwise. */
+  poolBlocks?: number;
   /** The step-time model the simulated clock used. */
   stepTime?: StepTimeModel;
   /** Per-request latency on that clock (modelled). */

@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import { offsetToLineColumn } from '../../core/config/positions';
 import type { Profile, StepTimeSpec } from '../../core/config/types';
 import type { LatencySlo } from '../../core/protocol/latency';
-import { blocksPerRequest, estimate, maxNumBatchedTokensOf, maxNumSeqsOf, poolBlocksText, referenceSeqLen } from '../../core/estimate/index';
+import { blocksPerRequest, estimate, maxNumBatchedTokensOf, maxNumSeqsOf, poolBlocksText, poolTokens, referenceSeqLen } from '../../core/estimate/index';
 import type { PoolBaseline, PoolResult, PoolSample, PoolSummary, StepTimeModel } from '../../core/protocol/run';
 import { runSimulationsInWorker, ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTotals } from '../../native';
 import { formatCount } from '../../core/format';
@@ -166,29 +166,32 @@ export function poolSizeProblem(profile: Profile): { keys: string[]; message: st
  * bound for such models; `layout` then says so, for PoolResult.poolLayout.
  * @throws PoolConfigError ({@link poolSizeProblem}).
  */
-function poolPages(profile: Profile, numPages: number | undefined): { pages: number; layout?: string } {
+function poolPages(profile: Profile, numPages: number | undefined): { pages: number; tokens: number; blocks?: number; layout?: string } {
+  const ps = profile.kvCache.pageSize;
   if (numPages !== undefined) {
     if (!Number.isInteger(numPages) || numPages < 1 || numPages > MAX_SIMULATED_PAGES) throw new RangeError(`numPages must be an integer in [1, ${MAX_SIMULATED_PAGES}], got ${numPages}`);
-    return { pages: numPages };
+    return { pages: numPages, tokens: numPages * ps };
   }
   const problem = poolSizeProblem(profile);
   if (problem) throw configError(profile, problem.keys, problem.message);
   const e = estimate(profile);
   const blocks = typeof profile.kvCache.numPages === 'number' ? profile.kvCache.numPages : e.pool.pages;
   const l = e.pool.layout;
+  const tokens = poolTokens(l, blocks, ps);
   if (l.kind === 'sliding') {
-    return { pages: blocks, layout: `${l.basis}: a page holds ${formatCount(profile.kvCache.pageSize)} tokens of every layer, and the pages wholly before a sequence's last ${formatCount(l.window)} tokens are freed as it grows (vLLM's SlidingWindowManager)` };
+    return { pages: blocks, tokens, layout: `${l.basis}: a page holds ${formatCount(ps)} tokens of every layer, and the pages wholly before a sequence's last ${formatCount(l.window)} tokens are freed as it grows (vLLM's SlidingWindowManager)` };
   }
-  if (l.kind !== 'hybrid') return { pages: blocks };
+  if (l.kind !== 'hybrid') return { pages: blocks, tokens };
   const pages = Math.max(1, Math.floor(blocks / l.fullGroups));
-  const ps = profile.kvCache.pageSize;
   const text = poolBlocksText(l, blocks, ps);
   const slidingPerRequest = blocksPerRequest({ ...l, fullGroups: 0 }, profile.workload?.maxModelLen ?? referenceSeqLen(profile), ps);
   return {
     pages,
+    tokens,
+    blocks,
     layout:
       `vLLM's hybrid KV-cache manager: ${formatCount(blocks)} blocks of ${text.block} (${formatCount(l.fullGroups)} full-attention and ${formatCount(l.slidingGroups)} sliding-window group(s)); vLLM's log says ${text.tokens}. ` +
-      `A page here is one full-attention block, so the ${formatCount(pages * ps)} token slots are the full-attention layers' tokens; the sliding-window groups' blocks (at most ${formatCount(slidingPerRequest)} per running request: ceil(min(${formatCount(l.window)} − 1 + max_num_batched_tokens, N) / page_size) + 1) are not charged: an upper bound on the pool`,
+      `A page of the simulation is one full-attention block (${formatCount(pages)} pages, ${formatCount(blocks)} blocks ÷ ${formatCount(l.fullGroups)} full-attention group(s)); the sliding-window groups' blocks (at most ${formatCount(slidingPerRequest)} per running request: ceil(min(${formatCount(l.window)} − 1 + max_num_batched_tokens, N) / page_size) + 1) are not charged: an upper bound on the pool`,
   };
 }
 
@@ -306,7 +309,7 @@ function unpackSamples(packed: Float64Array): PoolSample[] {
  *   worker has stopped the baselines (no simulation of this call is left running).
  */
 export async function simulatePool(profile: Profile, opts: SimulateOptions = {}): Promise<PoolResult> {
-  const { pages: numPages, layout: poolLayout } = poolPages(profile, opts.numPages);
+  const { pages: numPages, tokens: poolTokenCount, blocks: poolBlocks, layout: poolLayout } = poolPages(profile, opts.numPages);
   const pageSize = profile.kvCache.pageSize;
   const w = profile.workload;
   const scale = opts.rateScale ?? 1;
@@ -425,7 +428,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   });
 
   const latency = latencySummary(packed, paged.times(), opts.slo ?? profile.slo);
-  return { samples, summary, baselines, pageSize, numPages, ...(poolLayout ? { poolLayout } : {}), stepTime, latency };
+  return { samples, summary, baselines, pageSize, numPages, poolTokens: poolTokenCount, ...(poolBlocks !== undefined ? { poolBlocks } : {}), ...(poolLayout ? { poolLayout } : {}), stepTime, latency };
 }
 
 /** The step-time model of a run: opts.stepTime's coefficients outright, else the roofline with its efficiencies. */

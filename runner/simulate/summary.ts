@@ -25,9 +25,12 @@ const BASELINE_LABEL: Record<string, string> = {
 export function formatPoolSummary(result: PoolResult): string {
   const s = result.summary;
   const lines: string[] = [];
-  lines.push(
-    `KV pool: ${formatCountOf(result.numPages, 'page')} × ${formatCountOf(result.pageSize, 'token')} = ${formatCountOf(result.numPages * result.pageSize, 'token slot')}`,
-  );
+  // One token figure for the pool, the estimate's and vLLM's "GPU KV cache size" (PoolResult.poolTokens):
+  // a hybrid pool's blocks hold a token in each group, so its tokens are not its pages × page_size.
+  const tokens = result.poolTokens ?? result.numPages * result.pageSize;
+  lines.push(result.poolBlocks !== undefined
+    ? `KV pool: ${formatCountOf(result.poolBlocks, 'block')} of ${formatCountOf(result.pageSize, 'token')} = ${formatCountOf(tokens, 'token')} (vLLM's "GPU KV cache size"); simulated as ${formatCountOf(result.numPages, 'page')}, one full-attention block each`
+    : `KV pool: ${formatCountOf(result.numPages, 'page')} × ${formatCountOf(result.pageSize, 'token')} = ${formatCountOf(tokens, 'token')}`);
   if (result.poolLayout) lines.push(`  ${result.poolLayout}`);
   if (result.stepTime) {
     const m = result.stepTime;

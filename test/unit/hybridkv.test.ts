@@ -119,12 +119,20 @@ test('simulate: a hybrid pool is simulated as its full-attention blocks and says
   const hybrid = await simulatePool(profile('gpt-oss-120b', eightGib(null)), opts);
   assert.equal(hybrid.numPages, 14_563);
   // The sliding group's blocks a request may hold: ceil(min(127 + 8,192, 131,072) / 16) + 1 = 521.
-  assert.match(hybrid.poolLayout ?? '', /^vLLM's hybrid KV-cache manager: 14,563 blocks of 16 tokens of one KV-cache group's 18 layers \(1 full-attention and 1 sliding-window group\(s\)\); vLLM's log says floor\(14,563 \/ 2 groups\) · 16 = 116,496 tokens .*the 233,008 token slots are the full-attention layers' tokens; .*at most 521 per running request.*not charged: an upper bound on the pool$/);
-  assert.match(formatPoolSummary(hybrid), /^KV pool: 14,563 pages × 16 tokens = 233,008 token slots\n {2}vLLM's hybrid KV-cache manager: /m);
+  assert.match(hybrid.poolLayout ?? '', /^vLLM's hybrid KV-cache manager: 14,563 blocks of 16 tokens of one KV-cache group's 18 layers \(1 full-attention and 1 sliding-window group\(s\)\); vLLM's log says floor\(14,563 \/ 2 groups\) · 16 = 116,496 tokens .*A page of the simulation is one full-attention block \(14,563 pages, 14,563 blocks ÷ 1 full-attention group\(s\)\); .*at most 521 per running request.*not charged: an upper bound on the pool$/);
+  // One token figure for the pool, as the estimate and vLLM's "GPU KV cache size" count it: 116,496, not
+  // 14,563 · 16 = 233,008 (that was printed as "token slots").
+  assert.equal(hybrid.poolTokens, 116_496);
+  const summary = formatPoolSummary(hybrid);
+  assert.match(summary, /^KV pool: 14,563 blocks of 16 tokens = 116,496 tokens \(vLLM's "GPU KV cache size"\); simulated as 14,563 pages, one full-attention block each\n {2}vLLM's hybrid KV-cache manager: /m);
+  assert.doesNotMatch(summary, /233,008/);
   // vLLM 0.8.5: a block covers all 36 layers, 7,281 of them (above), one page each.
   const uniform = await simulatePool(profile('gpt-oss-120b', eightGib('0.8.5')), opts);
   assert.equal(uniform.numPages, 7_281);
   assert.equal(uniform.poolLayout, undefined);
+  // 7,281 blocks · 16 = 116,496 tokens: the same figure, pages × page_size.
+  assert.equal(uniform.poolTokens, 116_496);
+  assert.match(formatPoolSummary(uniform), /^KV pool: 7,281 pages × 16 tokens = 116,496 tokens$/m);
   await stopSimulations();
 });
 

@@ -541,10 +541,10 @@ test('the summary table shows paging beside both baselines', async () => {
   assert.match(text, /contiguous, max_model_len each\s+35\.0%\s+65\.0%\s+0\.0%/);
   assert.match(text, /contiguous, prompt \+ output each\s+75\.7%/);
   assert.match(text, /occupancy mean 26\.7%, peak 30\.0%/);
-  assert.match(text, /^KV pool: 10 pages × 4 tokens = 40 token slots$/m);
+  assert.match(text, /^KV pool: 10 pages × 4 tokens = 40 tokens$/m);
   // One-token pages, one page: singular nouns.
   const one = formatPoolSummary(await simulatePool(profile('kv_cache: { page_size: 1, num_pages: 1 }\nworkload: { max_model_len: 16 }\n'), { ...UNIT_STEPS, trace: [req(0, 1, 1)] }));
-  assert.match(one, /^KV pool: 1 page × 1 token = 1 token slot$/m);
+  assert.match(one, /^KV pool: 1 page × 1 token = 1 token$/m);
   // One second per step: 3 steps (the 6-token prompt and its 2 more tokens), then idle.
   assert.match(text, /; 3 s of simulated serving\n/);
   // One output-throughput figure, the latency section's (over first arrival to last completion);
