@@ -222,6 +222,22 @@ export function wasmBuildNote(env: Pick<Environment, 'nativeBuild' | 'nativeBuil
     : `Its kernels ran single-threaded in WebAssembly, not in the native addon: these timings are not the native kernels' speed. Why: ${why}.`;
 }
 
+/**
+ * The load line of a run's machine (Environment.loadAverage, os.loadavg() when the runner measured
+ * it): "load average 11.46 (1 min), 10.80 (5 min) at the start", and when the 1-minute load is
+ * above the CPU count the caveat "(above 2 CPUs: other processes competed, times are longer than on
+ * an idle machine)". `busy` says whether it is. The CLI's table prints the line; the dashboard's
+ * run header shows it when busy, and Compare when the two runs' loads differ that way. Null when
+ * the run did not record its load (saved before it, or put together by the editor).
+ */
+export function loadAverageText(env: Pick<Environment, 'loadAverage' | 'cpuCores'>): { text: string; busy: boolean } | null {
+  if (!env.loadAverage) return null;
+  const [one, five] = env.loadAverage;
+  const busy = one > env.cpuCores;
+  const caveat = busy ? ` (above ${env.cpuCores} CPUs: other processes competed, times are longer than on an idle machine)` : '';
+  return { text: `load average ${one.toFixed(2)} (1 min), ${five.toFixed(2)} (5 min) at the start${caveat}`, busy };
+}
+
 /** The build of a run's CPU kernels (Environment.nativeBuild) in words: 'native addon', 'WebAssembly, 1 thread', or '' when the run does not say. */
 export function nativeBuildLabel(env: Pick<Environment, 'nativeBuild'>): string {
   return env.nativeBuild === 'wasm' ? 'WebAssembly, 1 thread' : env.nativeBuild === 'native' ? 'native addon' : '';

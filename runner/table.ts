@@ -5,7 +5,7 @@
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
 import { blocksPerRequestFormula, poolBlocksText } from '../core/estimate/layout';
-import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate, formatSignificant, isMemoryBound } from '../core/format';
+import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate, formatSignificant, isMemoryBound, loadAverageText } from '../core/format';
 import type { KernelCase, RunResult } from '../core/protocol/run';
 import { mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../core/kernelLimits';
 import { ceilingFor, computeCeiling } from './measure';
@@ -180,11 +180,8 @@ export function formatRun(run: RunResult): string {
       p.readBytesPerSec ? `read ${formatRate(p.readBytesPerSec, 'B/s')}` : null,
     ].filter(Boolean);
     out.push(`${env.gpu ? `${env.gpu.name} (${env.gpu.smCount} SMs) · ` : ''}${env.cpuModel} · ${env.threads} threads · ${env.simd}${env.nativeBuild === 'wasm' ? ' (WebAssembly)' : ''}${peaks.length ? ` · peaks: ${peaks.join(', ')}` : ''}`);
-    if (env.loadAverage) {
-      const [one, five] = env.loadAverage;
-      const busy = one > env.cpuCores ? ` (above ${env.cpuCores} CPUs: other processes competed, times are longer than on an idle machine)` : '';
-      out.push(`load average ${one.toFixed(2)} (1 min), ${five.toFixed(2)} (5 min) at the start${busy}`);
-    }
+    const load = loadAverageText(env);
+    if (load) out.push(load.text);
     if (env.simdDispatchReason) out.push(`CPU kernels' paths: ${env.simdDispatchReason}`);
     if (env.nativeBuild === 'wasm') out.push(`CPU kernels, allocator and simulator: WebAssembly module, one thread (${env.nativeBuildReason ?? 'ATTNSCOPE_BACKEND=wasm'})`);
     out.push('');

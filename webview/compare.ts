@@ -3,7 +3,7 @@
  * noise: neither median inside the other's p10–p90 range (core/noise.ts withinNoise). Pure.
  */
 import type { KernelCase, RunResult } from '../core/protocol/run';
-import { formatCount, formatMs, formatPercent, nativeBuildLabel } from '../core/format';
+import { formatCount, formatMs, formatPercent, loadAverageText, nativeBuildLabel } from '../core/format';
 import { withinNoise } from '../core/noise';
 
 export interface CaseComparison {
@@ -103,6 +103,20 @@ export function buildDifference(a: RunResult, b: RunResult): string | null {
   ];
   const differ = fields.filter(([, x, y, k]) => k && x !== y).map(([name, x, y]) => `${name} ${x} vs ${y}`);
   return differ.length === 0 ? null : `These runs' kernels ran on different builds or machines (${differ.join(', ')}): a change below is the build's or the machine's as much as the code's or the profile's.`;
+}
+
+/**
+ * When one run's kernels were timed on a busy machine (1-minute load above its CPUs) and the
+ * other's not, the sentence Compare shows above the table, each side's load line as the CLI prints
+ * it (core/format loadAverageText): a change below may be the load's. Null when both were busy,
+ * neither was, a side did not record its load, or a side timed no kernel.
+ */
+export function loadDifference(a: RunResult, b: RunResult): string | null {
+  if (a.cases.length === 0 || b.cases.length === 0) return null;
+  const la = loadAverageText(a.environment);
+  const lb = loadAverageText(b.environment);
+  if (!la || !lb || la.busy === lb.busy) return null;
+  return `The runs were timed under different load: A at ${la.text}; B at ${lb.text}. A change below may be the load's, not the code's or the profile's.`;
 }
 
 /**

@@ -21,9 +21,9 @@ import type { ToWebview } from '../core/protocol/webview';
 import { CHART_IDS, chartInputs, machineText, runChart, type ChartId, type ChartSpec } from './charts';
 import { composePng } from './png';
 import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './latency';
-import { buildDifference, comparePools, compareRuns, kindDifference, modelDifference } from './compare';
+import { buildDifference, comparePools, compareRuns, kindDifference, loadDifference, modelDifference } from './compare';
 import { metricsOf as sweepMetricsOf, sweepAxisCharts, sweepTable } from './sweep';
-import { formatDuration, formatPercent, formatRunTime, wasmBuildNote } from '../core/format';
+import { formatDuration, formatPercent, formatRunTime, loadAverageText, wasmBuildNote } from '../core/format';
 import { emptyModel, reduce, rerunOf, skippedNote, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
@@ -91,6 +91,8 @@ const environment = el('p', { id: 'run-environment', class: 'muted' });
 const stepTime = el('p', { id: 'run-step-time', class: 'muted' });
 /** Under the machine line, for a run the WebAssembly module ran: so, why, and what it means for the figures. */
 const buildNote = el('p', { id: 'run-build', class: 'warning' });
+/** Under the machine line, for a run whose kernels were timed while the machine was busy (load above its CPUs): the CLI's load line (core/format loadAverageText). */
+const loadNote = el('p', { id: 'run-load', class: 'warning' });
 
 const chartGrid = el('div', { class: 'chart-grid' });
 interface Card {
@@ -151,7 +153,7 @@ const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.index
   el('vscode-tab-header', { slot: 'header' }, 'Run'),
   el('vscode-tab-header', { slot: 'header' }, 'History'),
   el('vscode-tab-header', { slot: 'header' }, 'Sweep'),
-  el('vscode-tab-panel', {}, environment, buildNote, stepTime, chartGrid),
+  el('vscode-tab-panel', {}, environment, buildNote, loadNote, stepTime, chartGrid),
   el('vscode-tab-panel', {}, el('h2', {}, 'Saved runs'), historyList, el('h2', {}, 'Compare two runs'),
     el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
     el('p', { class: 'muted' }, 'Changes are flagged only when neither median lies inside the other run\'s p10–p90 range for that case.'),
@@ -264,6 +266,10 @@ function renderHeader(run: ViewRun | null): void {
   const wasm = run && !running ? wasmBuildNote(run.environment, run.kind) : null;
   buildNote.textContent = wasm ?? '';
   buildNote.hidden = wasm === null;
+  // Only timed kernels compete for the CPUs: a simulation's figures are modelled, whatever the load.
+  const load = run && !running && run.cases.length > 0 && run.environment ? loadAverageText(run.environment) : null;
+  loadNote.textContent = load?.busy ? load.text : '';
+  loadNote.hidden = !load?.busy;
   runButton.toggleAttribute('disabled', running);
   // A run in flight keeps the label of the run it replaces in view: what the button ran.
   if (!running) {
@@ -327,6 +333,8 @@ function renderCompare(): void {
   const parts: HTMLElement[] = [];
   if (differ) parts.push(el('p', { class: 'warning', id: 'compare-warning' }, differ));
   if (builds && !kinds) parts.push(el('p', { class: 'warning', id: 'compare-build' }, builds));
+  const loads = kinds ? null : loadDifference(cmp.a, cmp.b);
+  if (loads) parts.push(el('p', { class: 'warning', id: 'compare-load' }, loads));
   if (kinds) parts.push(el('p', { class: pools ? 'note' : 'warning', id: 'compare-kinds' }, kinds));
   if (!kinds) {
     const rows = compareRuns(cmp.a, cmp.b);

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KernelCase } from '../../core/protocol/run';
-import { buildDifference, caseLabel, compareRuns, modelDifference } from '../../webview/compare';
+import { buildDifference, caseLabel, compareRuns, loadDifference, modelDifference } from '../../webview/compare';
 import { run } from '../fixtures/run';
 
 // The recorded run's prefill case (test/fixtures/run.attn.yaml --quick: B=1, N=512) and decode
@@ -56,6 +56,21 @@ describe('modelDifference', () => {
     const why = modelDifference(run, mha);
     assert.match(why ?? '', /different models \(num_key_value_heads 8 vs 32\)/);
     assert.match(modelDifference(run, { ...run, profile: { ...run.profile, dtype: 'fp16' } }) ?? '', /dtype bf16 vs fp16/);
+  });
+});
+
+describe('loadDifference', () => {
+  it('warns when one run was timed above its CPUs\' load and the other not, with both load lines', () => {
+    // The fixture: load 1.95 (1 min), 5.34 (5 min) on 2 CPUs: not busy (1.95 <= 2).
+    const busy = { ...run, environment: { ...run.environment, loadAverage: [11.46, 10.8, 8.13] as [number, number, number] } };
+    assert.equal(
+      loadDifference(run, busy),
+      'The runs were timed under different load: A at load average 1.95 (1 min), 5.34 (5 min) at the start; B at load average 11.46 (1 min), 10.80 (5 min) at the start (above 2 CPUs: other processes competed, times are longer than on an idle machine). A change below may be the load\'s, not the code\'s or the profile\'s.',
+    );
+    assert.equal(loadDifference(run, run), null, 'both idle');
+    assert.equal(loadDifference(busy, busy), null, 'both busy');
+    assert.equal(loadDifference(run, { ...busy, environment: { ...busy.environment, loadAverage: undefined } }), null, 'a side without its load');
+    assert.equal(loadDifference(run, { ...busy, cases: [] }), null, 'a side that timed no kernel');
   });
 });
 

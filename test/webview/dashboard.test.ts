@@ -357,6 +357,24 @@ describe('dashboard webview in Chromium', () => {
     assert.equal(await page.isVisible('#run-build'), false);
   });
 
+  // s27 newcomer-ed 3: the run recorded load 11.46 on 2 CPUs and the CLI printed its caveat; the dashboard said nothing.
+  it('a benchmark timed on a busy machine (load above its CPUs) shows the CLI\'s load line under its header; an idle one and a simulation do not', async () => {
+    const busy: RunResult = { ...run, name: 'busy.attn.yaml', environment: { ...run.environment, loadAverage: [11.46, 10.8, 8.13] } };
+    await send(page, { type: 'runFinished', run: busy, id: null });
+    await page.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'busy.attn.yaml');
+    assert.equal(await page.isVisible('#run-load'), true);
+    // runner/table.ts's line, written out by hand: 11.46 > 2 CPUs.
+    assert.equal(await page.textContent('#run-load'), 'load average 11.46 (1 min), 10.80 (5 min) at the start (above 2 CPUs: other processes competed, times are longer than on an idle machine)');
+    // The fixture's own load, 1.95 on 2 CPUs: no caveat.
+    await send(page, { type: 'runFinished', run: { ...run, name: 'idle.attn.yaml' }, id: null });
+    await page.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'idle.attn.yaml');
+    assert.equal(await page.isVisible('#run-load'), false);
+    // A simulation timed no kernel: its modelled figures do not depend on the load.
+    await send(page, { type: 'runFinished', run: { ...busy, name: 'sim.attn.yaml', kind: 'simulate', cases: [] }, id: null });
+    await page.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'sim.attn.yaml');
+    assert.equal(await page.isVisible('#run-load'), false);
+  });
+
   it('History shows each run\'s time as the reader reads it, the ISO value in its tooltip', async () => {
     const runs = [
       // By hand, in Tokyo (UTC+9): 23:30 UTC on 31 December is 08:30 on 1 January; 22:02:29 UTC on 1 December is 07:02:29 on the 2nd.
