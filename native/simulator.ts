@@ -20,6 +20,7 @@ export interface ServingSimConfig {
   pageSize: number;
   /** Paged only. */
   watermarkPages: number;
+  /** The pool's sliding window (a model whose every layer slides: vLLM frees pages outside it); 0 = none. */
   slidingWindow: number;
   enablePrefixCaching: boolean;
   maxNumSeqs: number;
@@ -27,8 +28,10 @@ export interface ServingSimConfig {
   maxModelLen: number;
   /**
    * Step time (seconds), a roofline (native/src/pool/simulator.h StepTimeModel):
-   * perStepS + max(weightsS + expertWeightsS · (1 − (1 − k/E)^tokens) + perKvTokenS · KV tokens attended,
-   * perTokenS · tokens scheduled + perPairS · query-key pairs).
+   * perStepS + max(weightsS + expertWeightsS · (1 − (1 − k/E)^tokens) + perKvTokenS · KV tokens attended
+   * + perSlidingKvTokenS · sliding-window KV tokens attended, perTokenS · tokens scheduled
+   * + perPairS · query-key pairs + perSlidingPairS · query-key pairs inside the window): full-attention
+   * layers attend the whole context, sliding-window layers at most stepSlidingWindow tokens per query.
    */
   perStepS: number;
   /** Every weight but the routed experts' (dense models: all). */
@@ -38,9 +41,20 @@ export interface ServingSimConfig {
   /** MoE: routed experts per layer E and experts per token k (num_experts, num_experts_per_tok); default 0 (dense). */
   numExperts?: number;
   numExpertsPerTok?: number;
+  /** Full-attention layers (all attention layers of a model without a sliding window). */
   perKvTokenS: number;
   perTokenS: number;
+  /** Full-attention layers. */
   perPairS: number;
+  /**
+   * The step time's sliding-window layers: their window W in tokens (a query at position i attends
+   * keys max(0, i − W + 1) .. i), and their seconds per KV token and per query-key pair. Default 0:
+   * no sliding-window layers. Independent of slidingWindow, the pool's (a hybrid model's pool
+   * holds the full-attention layers' tokens).
+   */
+  stepSlidingWindow?: number;
+  perSlidingKvTokenS?: number;
+  perSlidingPairS?: number;
   /** Samples kept (downsampled by doubling the stride), >= 2. */
   maxSamples: number;
   /**
@@ -154,14 +168,15 @@ function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests)
   intArg('maxSamples', config.maxSamples, 2, INT32_MAX);
   if (config.coast !== undefined && typeof config.coast !== 'boolean') throw new TypeError('coast must be a boolean');
   if (config.privateTails !== undefined && typeof config.privateTails !== 'boolean') throw new TypeError('privateTails must be a boolean');
-  for (const key of ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perPairS'] as const) {
+  for (const key of ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perPairS', 'expertWeightsS', 'perSlidingKvTokenS', 'perSlidingPairS'] as const) {
     const v = config[key];
+    if (v === undefined && (key === 'expertWeightsS' || key === 'perSlidingKvTokenS' || key === 'perSlidingPairS')) continue;
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`${key} must be a finite number`);
     if (v < 0) throw new RangeError(`${key} must be >= 0, got ${v}`);
   }
-  if (config.expertWeightsS !== undefined) {
-    if (typeof config.expertWeightsS !== 'number' || !Number.isFinite(config.expertWeightsS)) throw new TypeError('expertWeightsS must be a finite number');
-    if (config.expertWeightsS < 0) throw new RangeError(`expertWeightsS must be >= 0, got ${config.expertWeightsS}`);
+  intArg('stepSlidingWindow', config.stepSlidingWindow ?? 0, 0, INT32_MAX);
+  if (!config.stepSlidingWindow && ((config.perSlidingKvTokenS ?? 0) > 0 || (config.perSlidingPairS ?? 0) > 0)) {
+    throw new RangeError('perSlidingKvTokenS and perSlidingPairS need stepSlidingWindow >= 1 (the sliding-window layers\' window)');
   }
   const experts = config.numExperts ?? 0;
   intArg('numExperts', experts, 0, INT32_MAX);

@@ -388,8 +388,10 @@ EMSCRIPTEN_KEEPALIVE void attnscope_alloc_attach_kv_pool(attnscope::PageAllocato
 /**
  * config: [layout, numPages, pageSize, watermarkPages, slidingWindow, enablePrefixCaching,
  * maxNumSeqs, maxNumBatchedTokens, maxModelLen, perStepS, weightsS, perKvTokenS, perTokenS,
- * perPairS, maxSamples, coast, privateTails, expertWeightsS, numExperts, numExpertsPerTok] (coast and
- * privateTails: 0, 1, or -1 for the default; the last three 0 for a dense model).
+ * perPairS, maxSamples, coast, privateTails, expertWeightsS, numExperts, numExpertsPerTok,
+ * stepSlidingWindow, perSlidingKvTokenS, perSlidingPairS] (coast and privateTails: 0, 1, or -1 for
+ * the default; expertWeightsS, numExperts, numExpertsPerTok 0 for a dense model; the last three 0
+ * without sliding-window layers).
  * Columns as SimColumns.
  * Null with the reason in attnscope_error() when the input is refused.
  */
@@ -418,6 +420,9 @@ EMSCRIPTEN_KEEPALIVE attnscope::ServingSimulator* attnscope_sim_new(const double
   config.step.expert_weights_s = c[17];
   config.step.num_experts = static_cast<int32_t>(c[18]);
   config.step.num_experts_per_tok = static_cast<int32_t>(c[19]);
+  config.step.sliding_window = static_cast<int32_t>(c[20]);
+  config.step.per_sliding_kv_token_s = c[21];
+  config.step.per_sliding_pair_s = c[22];
   if (!attnscope::SimConfigValid(config)) {
     g_error = "ServingSimulator: invalid configuration";
     return nullptr;

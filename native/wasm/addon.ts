@@ -415,7 +415,10 @@ export class PageAllocator {
 /** SimConfig fields in abi.cc attnscope_sim_new's order. */
 const SIM_CONFIG_FIELDS = ['layout', 'numPages', 'pageSize', 'watermarkPages', 'slidingWindow', 'enablePrefixCaching',
   'maxNumSeqs', 'maxNumBatchedTokens', 'maxModelLen', 'perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perPairS',
-  'maxSamples', 'coast', 'privateTails', 'expertWeightsS', 'numExperts', 'numExpertsPerTok'] as const;
+  'maxSamples', 'coast', 'privateTails', 'expertWeightsS', 'numExperts', 'numExpertsPerTok',
+  'stepSlidingWindow', 'perSlidingKvTokenS', 'perSlidingPairS'] as const;
+/** Optional fields, 0 when absent (a dense model; no sliding-window layers). */
+const SIM_CONFIG_ZERO_DEFAULT = new Set<string>(['expertWeightsS', 'numExperts', 'numExpertsPerTok', 'stepSlidingWindow', 'perSlidingKvTokenS', 'perSlidingPairS']);
 
 export class ServingSimulator {
   private readonly h: number;
@@ -428,7 +431,7 @@ export class ServingSimulator {
       const v = config[key];
       if (key === 'enablePrefixCaching') return v ? 1 : 0;
       if (key === 'coast' || key === 'privateTails') return v === undefined ? -1 : v ? 1 : 0;
-      if ((key === 'expertWeightsS' || key === 'numExperts' || key === 'numExpertsPerTok') && v === undefined) return 0;
+      if (SIM_CONFIG_ZERO_DEFAULT.has(key) && v === undefined) return 0;
       if (typeof v !== 'number') throw new TypeError(`config.${key} must be a number`);
       return v;
     }));

@@ -194,7 +194,7 @@ test('time integrals match the per-step samples (coasting requests are summed in
   );
 });
 
-test('coasting and private tails give the same run as serving every request every step and hashing every page, sample for sample', () => {
+test('coasting and private tails give the same run as serving every request every step and hashing every page, sample for sample (sliding-window step times too)', () => {
   // Coasting (native/src/pool/simulator.h) skips decoding requests between their events; coast:
   // false serves every running request every step, as vLLM's scheduler loop does; privateTails:
   // false hashes and registers every full page as it fills, as vLLM does. Small pools
@@ -217,6 +217,8 @@ test('coasting and private tails give the same run as serving every request ever
     maxNumBatchedTokens: fc.integer({ min: 8, max: 200 }),
     enablePrefixCaching: fc.boolean(),
     moe: fc.boolean(),
+    // Sliding-window layers in the step time (0: none): coasting requests cross the window.
+    stepSlidingWindow: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 100 })),
   });
   fc.assert(
     fc.property(setup, ({ requests, layout, pageSize, ...rest }) => {
@@ -227,6 +229,7 @@ test('coasting and private tails give the same run as serving every request ever
         maxNumBatchedTokens: rest.maxNumBatchedTokens, maxModelLen: 160,
         perStepS: 0.01, weightsS: 0.004, perKvTokenS: 1e-5, perTokenS: 1e-4, perPairS: 2e-6, maxSamples: 1_000_000,
         ...(rest.moe ? { expertWeightsS: 0.02, numExperts: 16, numExpertsPerTok: 2 } : {}),
+        ...(rest.stepSlidingWindow > 0 ? { stepSlidingWindow: rest.stepSlidingWindow, perSlidingKvTokenS: 3e-5, perSlidingPairS: 5e-6 } : {}),
       };
       const packed = packRequests(requests);
       const run = (coast: boolean, privateTails = true) => {
@@ -265,6 +268,43 @@ test('MoE step time: a step of n tokens reads the dense weights and the expected
   assert.ok(Math.abs(t.firstTokenS[0]! - 0.005375) < 1e-12, `first token ${t.firstTokenS[0]}`);
   assert.ok(Math.abs(t.finishS[0]! - 0.012375) < 1e-12, `finish ${t.finishS[0]}`);
   assert.throws(() => new ServingSimulator({ ...config, numExpertsPerTok: 5 }, packRequests([{ arrivalS: 0, promptLen: 2, outputLen: 3 }])), RangeError);
+});
+
+test('sliding-window step time: a full layer reads the whole context, a sliding one (W = 4) min(context, 4) KV tokens and the pairs inside its window', () => {
+  // A 2-layer toy, one full-attention layer and one sliding-window layer of W = 4, each costing
+  // 1 ms per KV token read (memory run: no compute) or 1 ms per query-key pair (compute run: no
+  // memory); one request, prompt 10, output 2, max_num_batched_tokens 6: three steps.
+  //   step 1, prefill chunk at positions 0..5 (context 6):
+  //     full KV 6; sliding: its queries see keys 0..5, min(6, 6 + 4 − 1) = 6  → 12 KV tokens
+  //     full pairs 1 + .. + 6 = 21; sliding 1 + 2 + 3 + 4 + 4 + 4 = 18        → 39 pairs
+  //   step 2, prefill chunk at positions 6..9 (context 10), then the first token:
+  //     full KV 10; sliding: query 6 sees keys 3..6, query 9 sees 6..9: keys 3..9 = 7 = min(10, 4 + 3)
+  //                                                                           → 17 KV tokens
+  //     full pairs 7 + 8 + 9 + 10 = 34; sliding 4 · 4 = 16                   → 50 pairs
+  //   step 3, the decode token at position 10 (context 11), the last token:
+  //     full KV 11, sliding min(11, 4) = 4 → 15 KV tokens; pairs 11 + 4 = 15
+  // Memory run: first token at 12 + 17 = 29 ms, last at 44 ms; compute run: 89 ms, 104 ms.
+  // (Every layer at the whole context, as before: 12 + 20 = 32 ms and 54 ms; 42 + 68 = 110 ms and 132 ms.)
+  // simulator.h SlidingPairs's own example: W = 4, positions 0..9: 1 + 2 + 3 + 4 · 7 = 34.
+  const base: ServingSimConfig = {
+    layout: 'paged', pageSize: 16, numPages: 10, watermarkPages: 0, slidingWindow: 0, enablePrefixCaching: false,
+    maxNumSeqs: 4, maxNumBatchedTokens: 6, maxModelLen: 160, maxSamples: 100,
+    perStepS: 0, weightsS: 0, perTokenS: 0, perKvTokenS: 0, perPairS: 0, stepSlidingWindow: 4,
+  };
+  const run = (config: ServingSimConfig) => {
+    const sim = new ServingSimulator(config, packRequests([{ arrivalS: 0, promptLen: 10, outputLen: 2 }]));
+    assert.equal(sim.run(1000), true);
+    assert.equal(sim.totals().steps, 3);
+    const t = sim.times();
+    return [t.firstTokenS[0]! * 1000, t.finishS[0]! * 1000];
+  };
+  const close = (got: number[], want: number[], what: string) => assert.ok(got.every((g, i) => Math.abs(g - want[i]!) < 1e-9), `${what}: ${got} vs ${want}`);
+  close(run({ ...base, perKvTokenS: 1e-3, perSlidingKvTokenS: 1e-3 }), [29, 44], 'memory-bound');
+  close(run({ ...base, perPairS: 1e-3, perSlidingPairS: 1e-3 }), [89, 104], 'compute-bound');
+  // The same layers all full (no window): the whole context for both.
+  close(run({ ...base, stepSlidingWindow: 0, perKvTokenS: 2e-3 }), [32, 54], 'both layers full');
+  assert.throws(() => new ServingSimulator({ ...base, stepSlidingWindow: 0, perSlidingKvTokenS: 1e-3 }, packRequests([{ arrivalS: 0, promptLen: 10, outputLen: 2 }])), /need stepSlidingWindow >= 1/);
+  assert.throws(() => new ServingSimulator({ ...base, stepSlidingWindow: -1 }, packRequests([{ arrivalS: 0, promptLen: 10, outputLen: 2 }])), RangeError);
 });
 
 test('samples are downsampled to at most maxSamples, in time order, and reach onSample', async () => {

@@ -75,6 +75,9 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     config.step.per_kv_token_s = Num(c, "perKvTokenS");
     config.step.per_token_s = Num(c, "perTokenS");
     config.step.per_pair_s = Num(c, "perPairS");
+    if (c.Has("stepSlidingWindow")) config.step.sliding_window = static_cast<int32_t>(Num(c, "stepSlidingWindow"));
+    if (c.Has("perSlidingKvTokenS")) config.step.per_sliding_kv_token_s = Num(c, "perSlidingKvTokenS");
+    if (c.Has("perSlidingPairS")) config.step.per_sliding_pair_s = Num(c, "perSlidingPairS");
     config.max_samples = static_cast<int32_t>(Num(c, "maxSamples"));
     if (c.Has("coast")) config.coast = c.Get("coast").ToBoolean().Value();
     if (c.Has("privateTails")) config.private_tails = c.Get("privateTails").ToBoolean().Value();

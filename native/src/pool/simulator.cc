@@ -250,8 +250,11 @@ bool ServingSimulator::Step() {
   // the step's work and, once its prompt is in KV, emits its next token; those that emit their
   // last finish after the step (5).
   int64_t budget = config_.max_num_batched_tokens;
-  int64_t tokens_scheduled = 0, kv_tokens = 0;
-  double pairs = 0;  // query-key pairs attended (a double: it grows as n² for long chunks)
+  int64_t tokens_scheduled = 0, kv_tokens = 0, sliding_kv_tokens = 0;
+  // Query-key pairs attended (doubles: they grow as n² for long chunks; integers below 2^53,
+  // so exact in any order of summation).
+  double pairs = 0, sliding_pairs = 0;
+  const int64_t window = config_.step.sliding_window;
   finished_.clear();
   firsts_.clear();
   // n tokens went into KV, which now holds s.computed.
@@ -262,6 +265,11 @@ bool ServingSimulator::Step() {
     kv_tokens += s.computed;
     const double nd = static_cast<double>(n);
     pairs += nd * static_cast<double>(s.computed - n) + nd * (nd + 1) / 2;
+    if (window > 0) {
+      // Its queries [computed − n, computed) see keys from max(0, computed − n − W + 1) on.
+      sliding_kv_tokens += std::min<int64_t>(s.computed, n + window - 1);
+      sliding_pairs += SlidingPairs(s.computed - n, s.computed, window);
+    }
     if (s.computed < s.known) return;  // a prefill chunk that did not reach the end
     ++s.generated;
     ++s.known;
@@ -360,11 +368,20 @@ bool ServingSimulator::Step() {
     const int64_t coasting_kv = coast_computed_sum_ + CoastLag();
     kv_tokens += coasting_kv;
     pairs += static_cast<double>(coasting_kv);  // one query token each over its whole context
+    if (window > 0) {
+      // One query token each over min(context, W): its context inside the window, else W.
+      const int64_t windowed = window_computed_sum_ + window_count_ * clock_ - window_synced_sum_ +
+                               (coast_count_ - window_count_) * window;
+      sliding_kv_tokens += windowed;
+      sliding_pairs += static_cast<double>(windowed);
+    }
   }
   const StepTimeModel& m = config_.step;
   const double memory_s = m.weights_s + m.expert_weights_s * ExpertShareRead(m, tokens_scheduled) +
-                          m.per_kv_token_s * static_cast<double>(kv_tokens);
-  const double compute_s = m.per_token_s * static_cast<double>(tokens_scheduled) + m.per_pair_s * pairs;
+                          m.per_kv_token_s * static_cast<double>(kv_tokens) +
+                          m.per_sliding_kv_token_s * static_cast<double>(sliding_kv_tokens);
+  const double compute_s = m.per_token_s * static_cast<double>(tokens_scheduled) + m.per_pair_s * pairs +
+                           m.per_sliding_pair_s * sliding_pairs;
   const double dt = m.per_step_s + std::max(memory_s, compute_s);
   SimSample sample;
   sample.t = now_;
@@ -433,11 +450,21 @@ void ServingSimulator::Coast(int32_t id) {
   coast_synced_sum_ += clock_;
   coast_computed_sum_ += s.computed;
   // Its next event, in steps from now (1 = the next step): its last token, its next page (the
-  // token after a full page), or the ring's horizon.
+  // token after a full page), the token past the sliding window, or the ring's horizon.
   int64_t steps = std::min<int64_t>(s.output_len - s.generated, ring_);
   if (allocator_) {
     const int64_t in_page = page_.Mod(s.computed);
     steps = std::min<int64_t>(steps, in_page == 0 ? 1 : config_.allocator.page_size - in_page + 1);
+  }
+  const int64_t window = config_.step.sliding_window;
+  if (s.computed < window) {
+    // Its j-th step from now reads context computed + j: within the window for
+    // j <= W − computed, so it steps explicitly at j = W − computed + 1 and coasts on outside it.
+    s.in_window = true;
+    ++window_count_;
+    window_synced_sum_ += clock_;
+    window_computed_sum_ += s.computed;
+    steps = std::min<int64_t>(steps, window - s.computed + 1);
   }
   s.event = clock_ + steps - 1;
   events_[static_cast<size_t>(s.event % ring_)].push_back(id);
@@ -449,6 +476,12 @@ void ServingSimulator::Uncoast(int32_t id) {
   --coast_count_;
   coast_synced_sum_ -= s.synced;
   coast_computed_sum_ -= s.computed;
+  if (s.in_window) {
+    --window_count_;
+    window_synced_sum_ -= s.synced;
+    window_computed_sum_ -= s.computed;
+    s.in_window = false;
+  }
   s.coasting = false;
   s.computed += static_cast<int32_t>(lag);
   s.known += static_cast<int32_t>(lag);
@@ -468,6 +501,15 @@ bool ServingSimulator::Run(int64_t max_steps) {
   return done_;
 }
 
+double SlidingPairs(int64_t from, int64_t to, int64_t w) {
+  // S(t) = Σ_{x=1..t} min(x, w), derived in simulator.h.
+  const auto prefix = [w](int64_t t) {
+    const double td = static_cast<double>(t), wd = static_cast<double>(w);
+    return t <= w ? td * (td + 1) / 2 : wd * (wd + 1) / 2 + (td - wd) * wd;
+  };
+  return prefix(to) - prefix(from);
+}
+
 double ExpertShareRead(const StepTimeModel& m, int64_t tokens) {
   if (m.num_experts <= 0 || tokens <= 0) return 0;
   const double miss = 1.0 - static_cast<double>(m.num_experts_per_tok) / static_cast<double>(m.num_experts);
@@ -480,7 +522,7 @@ bool SimConfigValid(const SimConfig& config) {
                                          : m.num_experts > 0 && m.num_experts_per_tok >= 1 && m.num_experts_per_tok <= m.num_experts;
   return PageAllocator::Validate(config.allocator) == AllocStatus::kOk && config.layout >= KvLayout::kPaged &&
          config.layout <= KvLayout::kContiguousPromptPlusOutput && config.max_num_seqs > 0 &&
-         config.max_num_batched_tokens > 0 && config.max_model_len > 0 && moe_ok;
+         config.max_num_batched_tokens > 0 && config.max_model_len > 0 && moe_ok && m.sliding_window >= 0;
 }
 
 std::string BuildSimInput(const SimColumns& in, size_t from, size_t to, std::vector<SimRequest>* requests,

@@ -16,8 +16,9 @@
 //      the token budget and the memory (watermark included) allow; a prefix-cache hit skips
 //      the cached tokens;
 //   4. the step lasts t = per_step_s + max(memory, compute) (StepTimeModel: a roofline with the
-//      step's tokens, the KV tokens its requests attend to and their query-key pairs); the
-//      memory state after the step's allocations holds for that time;
+//      step's tokens, the KV tokens its requests attend to and their query-key pairs, per layer
+//      type: full-attention layers over the whole context, sliding-window layers inside their
+//      window); the memory state after the step's allocations holds for that time;
 //   5. a request whose KV length reaches its known length (prompt + generated) emits one output
 //      token at the end of the step; after output_len tokens it finishes and frees its memory.
 //      Each request's times are kept (RequestTimes): first scheduled (start of the step that
@@ -33,8 +34,12 @@
 // - Coasting. Between its events a decoding request only takes one token per step, so it
 //   "coasts" on a clock: its lengths are stored as of the step it joined (`synced`) and it is
 //   Σ-ed into aggregates (count, Σ synced, Σ computed) from which each step's tokens, attended
-//   KV and stored tokens follow in O(1). Its events — the step of its next page, of its last
-//   token, or at most `ring_` steps on — sit in a ring of buckets; a step runs explicitly, in
+//   KV and stored tokens follow in O(1). With sliding-window layers (window W) a decode token
+//   reads min(context, W) there: the requests still inside the window (context <= W) are
+//   Σ-ed apart as well (count, Σ synced, Σ computed: Σ context), the others read W each, and a
+//   request crossing W is an event (once per request, unless preempted). Its events — the step
+//   of its next page, of its last token, of crossing the window, or at most `ring_` steps on —
+//   sit in a ring of buckets; a step runs explicitly, in
 //   admission order, only the requests at an event, those still in prefill and the admitted
 //   ones, so a step costs O(events), not O(running). When the token budget cannot cover every
 //   running request the step runs request by request, as vLLM's scheduler loop does. Preemption
@@ -90,13 +95,20 @@ enum class KvLayout : int32_t {
 };
 
 // Simulated seconds of one step, a roofline: per_step_s + max(memory, compute) with
-//   memory  = weights_s + expert_weights_s · (1 − (1 − k/E)^tokens) + per_kv_token_s · kv_tokens
+//   memory  = weights_s + expert_weights_s · (1 − (1 − k/E)^tokens)
+//             + per_kv_token_s · kv_tokens + per_sliding_kv_token_s · sliding_kv_tokens
 //             (weights streamed once, each attended KV token read; MoE: the routed experts' weights
 //             read are modelled as the expected share of the E experts the step's tokens touch,
 //             k of E each, under uniform routing; dense models: expert_weights_s = 0)
-//   compute = per_token_s · tokens + per_pair_s · pairs (linear layers per scheduled token,
-//             attention per query-key pair: a chunk of n tokens after c cached ones has
-//             n·c + n(n+1)/2 pairs, a decode token its context length).
+//   compute = per_token_s · tokens + per_pair_s · pairs + per_sliding_pair_s · sliding_pairs
+//             (linear layers per scheduled token, attention per query-key pair).
+// Per layer type: the full-attention layers (per_kv_token_s, per_pair_s) attend the whole
+// context: a chunk of n tokens after c cached ones reads c + n KV tokens and has
+// n·c + n(n+1)/2 pairs, a decode token its context length. The sliding-window layers
+// (per_sliding_*, window W = sliding_window) let a query at position i attend keys
+// max(0, i − W + 1) .. i only: the chunk reads min(c + n, W − 1 + n) KV tokens (the keys any of
+// its queries sees) and has SlidingPairs(c, c + n, W) pairs; a decode token min(context, W) of
+// each. sliding_window 0: no sliding-window layers (their coefficients are then unused).
 // The coefficients (seconds per unit) come from runner/simulate/step-time.ts.
 struct StepTimeModel {
   double per_step_s = 0;
@@ -104,10 +116,24 @@ struct StepTimeModel {
   double expert_weights_s = 0;  // all routed experts' weights
   int32_t num_experts = 0;      // E, routed experts per MoE layer (0: dense)
   int32_t num_experts_per_tok = 0;  // k
-  double per_kv_token_s = 0;
+  double per_kv_token_s = 0;    // full-attention layers
   double per_token_s = 0;
-  double per_pair_s = 0;
+  double per_pair_s = 0;        // full-attention layers
+  int32_t sliding_window = 0;   // W, tokens; 0: no sliding-window layers
+  double per_sliding_kv_token_s = 0;
+  double per_sliding_pair_s = 0;
 };
+
+// Query-key pairs of the queries at positions [from, to) (0-based) in a layer whose window is
+// w tokens (w > 0): the query at position i attends keys max(0, i − w + 1) .. i, that is
+// min(i + 1, w) of them. By hand, with x = i + 1 running over [from + 1, to]:
+//   Σ min(x, w) = S(to) − S(from),  S(t) = Σ_{x=1..t} min(x, w)
+//                                        = t(t + 1)/2               for t <= w
+//                                        = w(w + 1)/2 + (t − w) · w  for t > w
+// (the first w queries attend 1, 2, .., w keys, every later one w). Without a window
+// (w >= to) it is the full layers' (to − from)·from + (to − from)(to − from + 1)/2.
+// E.g. w = 4, positions [0, 10): S(10) − S(0) = 10 + 6 · 4 = 34 = 1 + 2 + 3 + 4 · 7.
+double SlidingPairs(int64_t from, int64_t to, int64_t w);
 
 // When a request passed its milestones, simulated seconds; −1 until then (and for rejected ones).
 struct RequestTimes {
@@ -259,6 +285,7 @@ class ServingSimulator {
     bool refused = false;       // memory refused it at least once
     bool coasting = false;      // decoding on the clock: add clock_ − synced to the lengths
     bool requeued = false;      // preempted at least once: admitted without a private tail
+    bool in_window = false;     // coasting with context <= the step model's sliding_window
     int64_t synced = 0;         // coasting: clock_ when the fields above were exact
     int64_t event = 0;          // coasting: the clock_ of the step it must run explicitly
     int64_t order = 0;          // admission number (running order)
@@ -303,6 +330,8 @@ class ServingSimulator {
   bool coast_ = false;
   int64_t clock_ = 0;           // steps run
   int64_t coast_count_ = 0, coast_synced_sum_ = 0, coast_computed_sum_ = 0;
+  // The coasting requests with in_window: their context is Σ computed + count · clock_ − Σ synced.
+  int64_t window_count_ = 0, window_synced_sum_ = 0, window_computed_sum_ = 0;
   int32_t ring_ = 1;
   std::vector<std::vector<int32_t>> events_;  // coasting requests by event % ring_
   std::vector<int32_t> prefill_;   // running requests with prompt tokens left (not coasting)
