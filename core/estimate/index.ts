@@ -81,6 +81,41 @@ export function kvLayerCount(model: ModelSpec): number {
 }
 
 /**
+ * Whether the model's 'sliding' layers are Llama 4's chunked local attention (its window is
+ * attention_chunk_size): a query at position i reads only its own chunk's tokens so far,
+ * (i mod window) + 1 of them, not the window before it.
+ */
+export function isChunkedLocalAttention(model: ModelSpec): boolean {
+  return /attention_chunk_size$/.test(model.sourceKeys.slidingWindow ?? '');
+}
+
+/** Attention layers by how many tokens a query reads: see {@link attentionLayerTypes}. */
+export interface AttentionLayerTypes {
+  /** Layers that attend the whole context. */
+  full: number;
+  /** Layers that attend at most `window` tokens per query (sliding_window; Llama 4's chunked layers too). */
+  sliding: number;
+  /** The sliding layers' window in tokens; 0 when there are none. */
+  window: number;
+}
+
+/**
+ * The model's attention layers by type, from layerTypes (config.json's layer_types, or
+ * sliding_window_pattern, or a sliding_window that every layer uses): 'full' layers attend the
+ * whole context, 'sliding' ones at most sliding_window tokens; linear-attention / state-space
+ * layers (no per-token KV) are in neither. gpt-oss-20b: 12 full, 12 sliding of 128.
+ */
+export function attentionLayerTypes(model: ModelSpec): AttentionLayerTypes {
+  let full = 0;
+  let sliding = 0;
+  for (const kind of model.layerTypes) {
+    if (kind === 'full' || (kind === 'sliding' && model.slidingWindow === null)) full++;
+    else if (kind === 'sliding') sliding++;
+  }
+  return { full, sliding, window: sliding > 0 ? model.slidingWindow! : 0 };
+}
+
+/**
  * KV-cache bytes per token across all layers, per GPU: L_kv · kvBytesPerTokenPerLayer, with
  * L_kv = kvLayerCount (= L but for hybrids). Every attention layer is charged for every token,
  * sliding-window layers included: that is how vLLM sizes its pool (one block id covers all
@@ -150,7 +185,7 @@ export function kvPoolLayout(model: ModelSpec, kvDtype: KvDtype, tensorParallelS
     else if (kind === 'sliding') sliding++;
     else linear++;
   }
-  const chunked = /attention_chunk_size$/.test(model.sourceKeys.slidingWindow ?? '');
+  const chunked = isChunkedLocalAttention(model);
   const windowed = sliding > 0 && linear === 0 && model.slidingWindow !== null && !chunked && !model.isEncoder;
   const mixed = windowed && full > 0;
   const onlySliding = windowed && full === 0;

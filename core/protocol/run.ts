@@ -184,8 +184,12 @@ export interface PoolSummary {
 /**
  * Modelled seconds of one serving step (one forward pass), a roofline
  * (runner/simulate/step-time.ts): perStepS + max(weightsS + expertWeightsS · (1 − (1 − k/E)^T)
- * + perKvTokenS · KV tokens attended, perTokenS · T tokens scheduled + perPairS · query-key pairs
- * attended).
+ * + perKvTokenS · KV tokens attended + perSlidingKvTokenS · KV tokens attended in the window,
+ * perTokenS · T tokens scheduled + perPairS · query-key pairs attended + perSlidingPairS ·
+ * query-key pairs attended in the window). perKvTokenS and perPairS are the full-attention
+ * layers' (whole context); the sliding-window layers' are apart, each query reading at most
+ * slidingWindow tokens (native/src/pool/simulator.h StepTimeModel). A run saved before the split
+ * has no sliding fields and counted every attention layer at the whole context.
  */
 export interface StepTimeModel {
   perStepS: number;
@@ -199,9 +203,16 @@ export interface StepTimeModel {
   /** MoE: routed experts per layer E (num_experts) and experts per token k (num_experts_per_tok). */
   numExperts?: number;
   numExpertsPerTok?: number;
+  /** Full-attention layers' KV bytes per token / effective bandwidth (every attention layer without a window). */
   perKvTokenS: number;
   perTokenS: number;
+  /** Full-attention layers' FLOPs per query-key pair / effective FLOP/s. */
   perPairS: number;
+  /** The sliding-window layers' window in tokens; absent when the model has none. */
+  slidingWindow?: number;
+  /** The sliding-window layers' KV bytes per token and FLOPs per query-key pair, as perKvTokenS and perPairS; absent without them. */
+  perSlidingKvTokenS?: number;
+  perSlidingPairS?: number;
   /** The GPU row (core/estimate/gpus.ts) whose peaks the coefficients divide by. */
   gpu?: string;
   computeEfficiency?: number;

@@ -6,11 +6,13 @@
  * What the kernels measure, and so what this derives (measured), is attention alone:
  * - perPairS from the flash_fwd cases in fp16 / bf16 (tensor cores): their marginal FLOP rate R,
  *   the slope of median time over FLOPs, t = t₀ + FLOPs / R; then
- *   perPairS = 4 · L · H · D / tp / R (the model's FLOPs per query-key pair, step-time.ts) and
+ *   perPairS = 4 · L_f · H · D / tp / R (the model's FLOPs per query-key pair, step-time.ts) and
  *   the attention compute efficiency R / F (F the GPU's published dense bf16 peak);
  * - perKvTokenS from the paged_decode cases: their marginal read rate R, t = t₀ + bytes / R
  *   (bytes = K + V read + Q + O); then perKvTokenS = KV bytes per token per GPU / R and the KV
  *   read efficiency R / BW (BW the published bandwidth).
+ * A model with sliding-window layers gets their perSlidingPairS and perSlidingKvTokenS from the
+ * same rates (the same kernels, over fewer tokens).
  * The fit is least squares on relative error (weight 1 / t²) over the cases of each kernel;
  * with one case, or a negative t₀, it goes through the origin (t = FLOPs / R). t₀, the fixed
  * cost of one launch, is reported but not used: a serving step launches kernels under CUDA
@@ -149,15 +151,20 @@ export function calibrateFromKernels(profile: Profile, run: Pick<RunResult, 'cas
   const measured: MeasuredCoefficient[] = [];
   let perPairS = modelled.perPairS;
   let perKvTokenS = modelled.perKvTokenS;
+  let perSlidingPairS = modelled.perSlidingPairS;
+  let perSlidingKvTokenS = modelled.perSlidingKvTokenS;
+  const sliding = work.slidingWindow > 0;
   if (flash.length > 0) {
     const fit = fitRate(flash.map((c) => [c.flops, c.medianNs * 1e-9]));
     // stepWork's perPairS is the model's FLOPs per pair / F.
     perPairS = (work.perPairS * work.gpu.bf16FlopsPerSec) / fit.rate;
+    if (sliding) perSlidingPairS = (work.perSlidingPairS * work.gpu.bf16FlopsPerSec) / fit.rate;
     measured.push({ coefficient: 'perPairS', kernel: 'flash_fwd', rate: fit.rate, efficiency: fit.rate / work.gpu.bf16FlopsPerSec, fixedS: fit.fixedS, cases: fit.cases, error: fit.error });
   }
   if (decode.length > 0) {
     const fit = fitRate(decode.map((c) => [c.bytes, c.medianNs * 1e-9]));
     perKvTokenS = (work.perKvTokenS * work.gpu.memoryBytesPerSec) / fit.rate;
+    if (sliding) perSlidingKvTokenS = (work.perSlidingKvTokenS * work.gpu.memoryBytesPerSec) / fit.rate;
     measured.push({ coefficient: 'perKvTokenS', kernel: 'paged_decode', rate: fit.rate, efficiency: fit.rate / work.gpu.memoryBytesPerSec, fixedS: fit.fixedS, cases: fit.cases, error: fit.error });
   }
   const names = measured.map((m) => m.coefficient).join(' and ');
@@ -165,6 +172,7 @@ export function calibrateFromKernels(profile: Profile, run: Pick<RunResult, 'cas
     ...modelled,
     perPairS,
     perKvTokenS,
+    ...(sliding ? { perSlidingPairS, perSlidingKvTokenS } : {}),
     measured,
     source: `${modelled.source}; ${names} measured from ${file} (${device}): ${measured.map(describeMeasured).join('; ')}`,
   };

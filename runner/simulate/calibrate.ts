@@ -10,7 +10,9 @@
  * B — max_concurrency when set, else Little's law (Σ e2e / duration, at least 1) — with the other
  * B − 1 requests decoding at the mean context: a prefill step of P tokens then has T = P + B − 1
  * tokens, KV K = P + (B − 1)·c̄ and pairs P(P+1)/2 + (B − 1)·c̄; a decode step at the request's
- * mid-output context c has T = B, K = pairs = c + (B − 1)·c̄. TTFT is taken as one step, so
+ * mid-output context c has T = B, K = pairs = c + (B − 1)·c̄. Those are the full-attention
+ * layers'; sliding-window layers (window W) count each decode token at min(context, W) and the
+ * prefill at min(P, W) per query (step-time.ts chunkAttention). TTFT is taken as one step, so
  * queueing in the server is not modelled: calibrate on a run below saturation.
  *
  * The fit: minimise Σ ((pred − measured) / measured)², alternating between labelling each
@@ -44,7 +46,7 @@
 import { basename, dirname } from 'node:path';
 import { formatCountOf, formatPercent, formatSignificant } from '../../core/format';
 import type { Profile, StepTimeSpec } from '../../core/config/types';
-import { ASSUMED_STEP_TIME, stepWork, weightReadSeconds } from './step-time';
+import { ASSUMED_STEP_TIME, chunkAttention, kvReadSeconds, pairSeconds, stepWork, sumAttention, weightReadSeconds } from './step-time';
 import type { VllmBenchResult } from './traces';
 
 export interface CalibrationFit {
@@ -231,14 +233,16 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult): Cal
   const meanContext = rows.reduce((s, r) => s + r.p + r.o / 2, 0) / rows.length;
   const others = concurrency - 1;
   const obs: Observation[] = [];
+  // The others decode one token each at the mean context; per layer type as the simulator counts.
+  const W = work.slidingWindow;
+  const othersDecode = chunkAttention(1, meanContext, W);
   for (const r of rows) {
     const tokens = r.p + others;
-    const kv = r.p + others * meanContext;
-    const pairs = (r.p * (r.p + 1)) / 2 + others * meanContext;
-    obs.push({ compute: work.perTokenS * tokens + work.perPairS * pairs, memory: weightReadSeconds(work, tokens) + work.perKvTokenS * kv, measured: r.ttft, kind: 'ttft' });
+    const prefill = sumAttention([chunkAttention(r.p, r.p, W), 1], [othersDecode, others]);
+    obs.push({ compute: work.perTokenS * tokens + pairSeconds(work, prefill), memory: weightReadSeconds(work, tokens) + kvReadSeconds(work, prefill), measured: r.ttft, kind: 'ttft' });
     if (r.tpot !== null && r.tpot > 0) {
-      const ctx = r.p + r.o / 2 + others * meanContext;
-      obs.push({ compute: work.perTokenS * concurrency + work.perPairS * ctx, memory: weightReadSeconds(work, concurrency) + work.perKvTokenS * ctx, measured: r.tpot, kind: 'tpot' });
+      const decode = sumAttention([chunkAttention(1, r.p + r.o / 2, W), 1], [othersDecode, others]);
+      obs.push({ compute: work.perTokenS * concurrency + pairSeconds(work, decode), memory: weightReadSeconds(work, concurrency) + kvReadSeconds(work, decode), measured: r.tpot, kind: 'tpot' });
     }
   }
 

@@ -25,7 +25,7 @@ import { runSimulationsInWorker, ServingSimulator, SIM_SAMPLE_FIELDS, type Servi
 import { formatCount } from '../../core/format';
 import { InputError } from '../errors';
 import { latencySummary } from './latency';
-import { stepTimeModel } from './step-time';
+import { stepTimeModel, type StepCoefficientKey } from './step-time';
 import { MAX_TRACE_SPAN_S } from './traces';
 import { packRequests, RequestGenerator, scaleArrivals, type TraceRequest } from './workload';
 
@@ -117,7 +117,7 @@ export interface SimulateOptions {
    * coefficients given outright (tests: hand-computable clocks), or a whole model with its
    * `source` (a calibration from kernel timings, calibrate-kernels.ts), used as it is.
    */
-  stepTime?: StepTimeSpec | Partial<Pick<StepTimeModel, 'perStepS' | 'weightsS' | 'perKvTokenS' | 'perTokenS' | 'perPairS' | 'expertWeightsS' | 'numExperts' | 'numExpertsPerTok'>> | StepTimeModel;
+  stepTime?: StepTimeSpec | Partial<Pick<StepTimeModel, StepCoefficientKey>> | StepTimeModel;
   /** Words for where stepTime's efficiencies come from (default "the profile" / "the caller"). */
   stepTimeSource?: string;
   /** vLLM V1 enables automatic prefix caching by default; so do we. */
@@ -354,6 +354,9 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     perKvTokenS: stepTime.perKvTokenS,
     perTokenS: stepTime.perTokenS,
     perPairS: stepTime.perPairS,
+    stepSlidingWindow: stepTime.slidingWindow ?? 0,
+    perSlidingKvTokenS: stepTime.perSlidingKvTokenS ?? 0,
+    perSlidingPairS: stepTime.perSlidingPairS ?? 0,
     maxSamples: opts.maxSamples ?? 2000,
   };
 
@@ -438,10 +441,11 @@ function resolveStepTime(profile: Profile, opts: SimulateOptions): StepTimeModel
   const coefficients = ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perPairS'] as const;
   if (given && coefficients.some((k) => k in given)) {
     const c = given as Partial<Record<(typeof coefficients)[number], number>>;
-    const m = given as Partial<Pick<StepTimeModel, 'expertWeightsS' | 'numExperts' | 'numExpertsPerTok'>>;
+    const m = given as Partial<Pick<StepTimeModel, StepCoefficientKey>>;
     return {
       perStepS: c.perStepS ?? 0, weightsS: c.weightsS ?? 0, perKvTokenS: c.perKvTokenS ?? 0, perTokenS: c.perTokenS ?? 0, perPairS: c.perPairS ?? 0,
       ...(m.numExperts ? { expertWeightsS: m.expertWeightsS ?? 0, numExperts: m.numExperts, numExpertsPerTok: m.numExpertsPerTok ?? 0 } : {}),
+      ...(m.slidingWindow ? { slidingWindow: m.slidingWindow, perSlidingKvTokenS: m.perSlidingKvTokenS ?? 0, perSlidingPairS: m.perSlidingPairS ?? 0 } : {}),
       source: opts.stepTimeSource ?? 'coefficients given by the caller',
     };
   }

@@ -12,12 +12,23 @@
  *                                                  so E · (1 − (1 − k/E)^T) experts are touched,
  *                                                  assuming uniform routing (real routers are
  *                                                  skewed: fewer distinct experts); shared experts
- *                                                  are in W; B_kv = KV bytes per token per GPU,
- *                                                  K = KV tokens the step's requests attend to
- *   compute = (2 · P · T + 4 · L · H · D / tp · Q) / (F · e_comp)
+ *                                                  are in W; B_kv = KV bytes per token per GPU
+ *                                                  of one layer
+ *             + B_kv · (L_f · K + L_s · K_s)) / (BW · e_mem)
+ *                                                  L_f full-attention layers read the K KV tokens
+ *                                                  of the requests' whole contexts, L_s
+ *                                                  sliding-window layers (window W) the K_s
+ *                                                  within their window: min(context, W) per
+ *                                                  decode token
+ *   compute = (2 · P · T + 4 · H · D / tp · (L_f · Q + L_s · Q_s)) / (F · e_comp)
  *                                                  P = active parameters per GPU, T = tokens
  *                                                  scheduled; Q = query-key pairs attended (QKᵀ and
- *                                                  PV, 2 FLOPs per multiply-add each)
+ *                                                  PV, 2 FLOPs per multiply-add each), Q_s those
+ *                                                  inside the window (simulator.h SlidingPairs)
+ *
+ * Linear-attention layers (Qwen3-Next, Granite-4 hybrids) keep no KV and count no query-key
+ * pairs. Llama 4's chunked local attention is counted as a sliding window of its chunk size: an
+ * upper bound, since a query there reads only its own chunk's tokens so far.
  *
  * BW and F are the GPU's published memory bandwidth and dense bf16 peak; e_mem, e_comp and the
  * overhead come from the profile's `step_time`, else the assumptions below (reported as such),
@@ -25,7 +36,7 @@
  * activations' memory traffic, the sampler and MoE routing skew (uniform routing is assumed).
  */
 import type { Profile, StepTimeSpec } from '../../core/config/types';
-import { estimate, routedExpertBytes } from '../../core/estimate/index';
+import { attentionLayerTypes, estimate, isChunkedLocalAttention, routedExpertBytes } from '../../core/estimate/index';
 import { DEFAULT_GPU, gpuByName, GPUS, type GpuSpec } from '../../core/estimate/gpus';
 import type { StepTimeModel } from '../../core/protocol/run';
 import { formatRate, formatSignificant } from '../../core/format';
@@ -47,12 +58,18 @@ export interface StepWork {
   /** MoE: routed experts per layer E and experts per token k; 0 for dense. */
   numExperts: number;
   numExpertsPerTok: number;
-  /** KV bytes per token per GPU / bandwidth. */
+  /** Full-attention layers: L_f · KV bytes per token per layer per GPU / bandwidth. */
   perKvTokenS: number;
   /** 2 · active params per GPU / FLOP/s. */
   perTokenS: number;
-  /** 4 · L · H · D / tp / FLOP/s. */
+  /** Full-attention layers: 4 · L_f · H · D / tp / FLOP/s. */
   perPairS: number;
+  /** The sliding-window layers' window W (tokens); 0 without sliding-window layers. */
+  slidingWindow: number;
+  /** Sliding-window layers: L_s · KV bytes per token per layer per GPU / bandwidth (0 without them). */
+  perSlidingKvTokenS: number;
+  /** Sliding-window layers: 4 · L_s · H · D / tp / FLOP/s (0 without them). */
+  perSlidingPairS: number;
 }
 
 /** The GPU the profile names (device.gpu), else {@link DEFAULT_GPU}. @throws RangeError for a name not in the table. */
@@ -70,15 +87,20 @@ export function stepWork(profile: Profile): StepWork {
   const m = profile.model;
   const tp = profile.device.tensorParallelSize;
   const expertBytes = routedExpertBytes(m, profile.dtype);
+  const layers = attentionLayerTypes(m);
+  const pairFlops = (4 * m.numHeads * m.headDim) / tp / gpu.bf16FlopsPerSec;
   return {
     gpu,
     weightsS: (est.weightsBytes - expertBytes) / tp / gpu.memoryBytesPerSec,
     expertWeightsS: expertBytes / tp / gpu.memoryBytesPerSec,
     numExperts: expertBytes > 0 ? m.moe!.numExperts : 0,
     numExpertsPerTok: expertBytes > 0 ? m.moe!.numExpertsPerTok : 0,
-    perKvTokenS: est.kvBytesPerToken / gpu.memoryBytesPerSec,
+    perKvTokenS: (layers.full * est.kvBytesPerTokenPerLayer) / gpu.memoryBytesPerSec,
     perTokenS: (2 * est.paramsActiveCompute) / tp / gpu.bf16FlopsPerSec,
-    perPairS: (4 * m.numLayers * m.numHeads * m.headDim) / tp / gpu.bf16FlopsPerSec,
+    perPairS: layers.full * pairFlops,
+    slidingWindow: layers.window,
+    perSlidingKvTokenS: (layers.sliding * est.kvBytesPerTokenPerLayer) / gpu.memoryBytesPerSec,
+    perSlidingPairS: layers.sliding * pairFlops,
   };
 }
 
@@ -100,7 +122,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     ...(w.numExperts > 0
       ? [`MoE: routed experts' weights read per step modelled as the E · (1 − (1 − k/E)^n) of E = ${w.numExperts} experts per layer that n tokens touch at k = ${w.numExpertsPerTok} each, assuming uniform routing (a skewed router touches fewer); shared experts and the dense part read every step`]
       : []),
-    ...slidingWindowCount(profile),
+    ...attentionCount(profile, w, e.memoryEfficiency),
     // Under TP each rank's weights, KV and FLOPs are divided by tp above, but the all-reduces after
     // every attention and MLP block are not in the formula: only overhead_ms stands for them.
     ...(profile.device.tensorParallelSize > 1
@@ -115,6 +137,9 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     perKvTokenS: w.perKvTokenS / e.memoryEfficiency,
     perTokenS: w.perTokenS / e.computeEfficiency,
     perPairS: w.perPairS / e.computeEfficiency,
+    ...(w.slidingWindow > 0
+      ? { slidingWindow: w.slidingWindow, perSlidingKvTokenS: w.perSlidingKvTokenS / e.memoryEfficiency, perSlidingPairS: w.perSlidingPairS / e.computeEfficiency }
+      : {}),
     gpu: w.gpu.name,
     computeEfficiency: e.computeEfficiency,
     memoryEfficiency: e.memoryEfficiency,
@@ -125,16 +150,29 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
 }
 
 /**
- * How the model counts sliding-window layers, for its printed line: every layer's KV read and
- * attention FLOPs at the request's whole context, where a sliding-window layer reads at most
- * `sliding_window` tokens (min(context, window)); past the window the KV-read and attention terms
- * are upper bounds. Empty for a model without sliding-window layers.
+ * How the model counts the attention layers by type, for its printed line: full-attention
+ * layers read the whole context's KV and attend every earlier token, sliding-window layers
+ * min(context, window) tokens and the query-key pairs inside the window, each with its
+ * ns per KV token; linear-attention layers neither. Empty for a model whose attention layers
+ * are all full.
  */
-function slidingWindowCount(profile: Profile): string[] {
+function attentionCount(profile: Profile, w: StepWork, memoryEfficiency: number): string[] {
   const m = profile.model;
-  const sliding = m.layerTypes.filter((t) => t === 'sliding').length;
-  if (m.slidingWindow === null || sliding === 0) return [];
-  return [`KV read and attention FLOPs count all ${m.layerTypes.filter((t) => t !== 'linear').length} attention layers at the whole context, though the ${sliding} sliding-window layers read at most ${m.slidingWindow.toLocaleString('en-US')} tokens (min(context, window)): past ${m.slidingWindow.toLocaleString('en-US')} tokens of context both terms are upper bounds`];
+  const layers = attentionLayerTypes(m);
+  const linear = m.layerTypes.filter((t) => t === 'linear').length;
+  if (layers.sliding === 0 && linear === 0) return [];
+  const ns = (s: number) => `${formatSignificant((s / memoryEfficiency) * 1e9)} ns/KV token`;
+  const window = layers.window.toLocaleString('en-US');
+  const parts = [
+    ...(layers.full > 0 ? [`the ${layers.full} full-attention layers read the whole context (${ns(w.perKvTokenS)}) and attend every earlier token`] : []),
+    ...(layers.sliding > 0 ? [`the ${layers.sliding} sliding-window layers read min(context, ${window}) tokens (${ns(w.perSlidingKvTokenS)}) and attend only the query-key pairs inside the window`] : []),
+    ...(linear > 0 ? [`the ${linear} linear-attention layers keep a constant state: no KV read, no query-key pairs`] : []),
+  ];
+  const chunked = layers.sliding > 0 && isChunkedLocalAttention(m)
+    ? [`chunked local attention is counted as a sliding window of its chunk (${window} tokens): an upper bound, as a query reads only its own chunk's tokens so far`]
+    : [];
+  // Joined by commas: the printed source separates its clauses by semicolons.
+  return [`attention per layer type: ${parts.join(', ')}`, ...chunked];
 }
 
 /**
@@ -149,8 +187,12 @@ export function expertShareRead(m: { numExperts?: number; numExpertsPerTok?: num
   return 1 - Math.pow(1 - (m.numExpertsPerTok ?? 0) / E, tokens);
 }
 
+/** The fields of a StepTimeModel that set its step times (the rest describe them). */
+export type StepCoefficientKey = 'perStepS' | 'weightsS' | 'perKvTokenS' | 'perTokenS' | 'perPairS' | 'expertWeightsS' | 'numExperts' | 'numExpertsPerTok'
+  | 'slidingWindow' | 'perSlidingKvTokenS' | 'perSlidingPairS';
+
 /** The step-time coefficients {@link stepSeconds} reads. */
-export type StepCoefficients = Pick<StepTimeModel, 'perStepS' | 'weightsS' | 'perKvTokenS' | 'perTokenS' | 'perPairS' | 'expertWeightsS' | 'numExperts' | 'numExpertsPerTok'>;
+export type StepCoefficients = Pick<StepTimeModel, StepCoefficientKey>;
 
 /** Seconds of the weights a step of `tokens` tokens reads: weightsS + expertWeightsS · expertShareRead. */
 export function weightReadSeconds(m: Pick<StepCoefficients, 'weightsS' | 'expertWeightsS' | 'numExperts' | 'numExpertsPerTok'>, tokens: number): number {
@@ -158,9 +200,70 @@ export function weightReadSeconds(m: Pick<StepCoefficients, 'weightsS' | 'expert
 }
 
 /**
- * One step's modelled seconds, the same formula as the simulator's (native/src/pool/simulator.h):
- * tokens scheduled, KV tokens attended, query-key pairs attended.
+ * What a step's queries attend, per layer type, as native/src/pool/simulator.cc sums it: the
+ * full-attention layers' KV tokens read and query-key pairs (whole context), and the
+ * sliding-window layers' (inside the window).
  */
-export function stepSeconds(m: StepCoefficients, tokens: number, kvTokens: number, pairs: number): number {
-  return m.perStepS + Math.max(weightReadSeconds(m, tokens) + m.perKvTokenS * kvTokens, m.perTokenS * tokens + m.perPairS * pairs);
+export interface AttentionWork {
+  kvTokens: number;
+  pairs: number;
+  slidingKvTokens: number;
+  slidingPairs: number;
+}
+
+/**
+ * Query-key pairs of the queries at positions [from, to) in a layer of window w tokens: the query
+ * at position i attends min(i + 1, w) keys, so Σ = S(to) − S(from) with S(t) = t(t + 1)/2 for
+ * t <= w, w(w + 1)/2 + (t − w) · w past it (derived in native/src/pool/simulator.h SlidingPairs;
+ * the same formula).
+ */
+export function slidingPairs(from: number, to: number, w: number): number {
+  const prefix = (t: number) => (t <= w ? (t * (t + 1)) / 2 : (w * (w + 1)) / 2 + (t - w) * w);
+  return prefix(to) - prefix(from);
+}
+
+/**
+ * What one request's chunk of n query tokens attends when its context reaches `context` tokens
+ * (the chunk's own included; n = 1 is a decode token), with sliding-window layers of `window`
+ * tokens (0: none), as simulator.cc counts it: full layers read `context` KV tokens and attend
+ * n · (context − n) + n(n + 1)/2 pairs; sliding layers read min(context, n + window − 1) (the keys
+ * any of its queries sees) and attend slidingPairs(context − n, context, window) pairs.
+ */
+export function chunkAttention(n: number, context: number, window: number): AttentionWork {
+  return {
+    kvTokens: context,
+    pairs: n * (context - n) + (n * (n + 1)) / 2,
+    slidingKvTokens: window > 0 ? Math.min(context, n + window - 1) : 0,
+    slidingPairs: window > 0 ? slidingPairs(context - n, context, window) : 0,
+  };
+}
+
+/** Σ of attention works, each `count` times (e.g. a batch's decode tokens of one context). */
+export function sumAttention(...works: Array<[AttentionWork, number]>): AttentionWork {
+  const sum: AttentionWork = { kvTokens: 0, pairs: 0, slidingKvTokens: 0, slidingPairs: 0 };
+  for (const [w, count] of works) {
+    sum.kvTokens += count * w.kvTokens;
+    sum.pairs += count * w.pairs;
+    sum.slidingKvTokens += count * w.slidingKvTokens;
+    sum.slidingPairs += count * w.slidingPairs;
+  }
+  return sum;
+}
+
+/** Seconds of a step's KV reads: perKvTokenS · full layers' KV tokens + perSlidingKvTokenS · sliding layers'. */
+export function kvReadSeconds(m: Pick<StepCoefficients, 'perKvTokenS' | 'perSlidingKvTokenS'>, a: AttentionWork): number {
+  return m.perKvTokenS * a.kvTokens + (m.perSlidingKvTokenS ?? 0) * a.slidingKvTokens;
+}
+
+/** Seconds of a step's attention FLOPs: perPairS · full layers' pairs + perSlidingPairS · sliding layers'. */
+export function pairSeconds(m: Pick<StepCoefficients, 'perPairS' | 'perSlidingPairS'>, a: AttentionWork): number {
+  return m.perPairS * a.pairs + (m.perSlidingPairS ?? 0) * a.slidingPairs;
+}
+
+/**
+ * One step's modelled seconds, the same formula as the simulator's (native/src/pool/simulator.h):
+ * `tokens` scheduled, and what they attend per layer type.
+ */
+export function stepSeconds(m: StepCoefficients, tokens: number, attention: AttentionWork): number {
+  return m.perStepS + Math.max(weightReadSeconds(m, tokens) + kvReadSeconds(m, attention), m.perTokenS * tokens + pairSeconds(m, attention));
 }

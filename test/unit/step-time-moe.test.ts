@@ -2,8 +2,9 @@
 // expected share a step's tokens touch under uniform routing (runner/simulate/step-time.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { expertShareRead, stepSeconds, stepTimeModel, weightReadSeconds } from '../../runner/simulate/step-time';
+import { chunkAttention, expertShareRead, kvReadSeconds, pairSeconds, slidingPairs, stepSeconds, stepTimeModel, weightReadSeconds } from '../../runner/simulate/step-time';
 import { exampleProfile } from '../fixtures/profile';
+import { profileFromModelConfig, readModelConfig } from '../../core/config/index';
 
 
 function profileOf(model: string) {
@@ -33,7 +34,7 @@ test('MoE step: dense weights every step, routed experts in the share E · (1 �
   close(weightReadSeconds(m, 1), 2.50226e-3, 'weights read at 1 token');
   close(weightReadSeconds(m, 38), 20.9230e-3, 'weights read at 38 tokens');
   // A decode step of one token with no KV is memory-bound: its step time is the weight read.
-  close(stepSeconds(m, 1, 0, 0), 2.50226e-3, 'step of 1 token');
+  close(stepSeconds(m, 1, chunkAttention(1, 0, 0)), 2.50226e-3, 'step of 1 token');
   assert.match(m.source, /MoE: .*E · \(1 − \(1 − k\/E\)\^n\) of E = 128 experts .*k = 8 .*uniform routing/);
 });
 
@@ -46,13 +47,80 @@ test('dense model: no expert term, the weights read every step are all of them (
   assert.doesNotMatch(m.source, /MoE/);
 });
 
-test('the printed model says how sliding-window layers are counted: at the whole context, an upper bound past the window (gpt-oss-20b)', () => {
-  // gpt-oss-20b: 24 attention layers, 12 of them sliding (window 128). The KV term is 49,152 B per
-  // token = all 24 layers · 2,048 B, at 3.35e12 B/s · 0.8: 49,152 / 2.68e12 = 18.34 ns per KV token.
+test('per layer type: gpt-oss-20b\'s 12 full-attention layers read the whole context, its 12 sliding-window layers (window 128) at most 128 tokens', () => {
+  // gpt-oss-20b: 24 attention layers alternating sliding_attention / full_attention (layer_types),
+  // sliding_window 128, 8 KV heads · head_dim 64, 64 query heads. One layer's KV per token in bf16:
+  // 2 · 8 · 64 · 2 = 2,048 B; 12 layers of each type: 24,576 B at 3.35e12 B/s · 0.8 = 2.68e12 B/s
+  // → 9.1701 ns per KV token for each type (it was 49,152 B = 18.34 ns for all 24 layers at the
+  // whole context). Per query-key pair: 4 · 12 · 64 · 64 = 196,608 FLOPs at 989e12 · 0.6 FLOP/s
+  // = 0.33132 ns for each type.
   const m = stepTimeModel(profileOf('gpt-oss-20b'));
-  assert.ok(Math.abs(m.perKvTokenS - 49_152 / (3.35e12 * 0.8)) < 1e-15, String(m.perKvTokenS));
-  assert.match(m.source, /count all 24 attention layers at the whole context, though the 12 sliding-window layers read at most 128 tokens .*upper bounds/);
-  assert.doesNotMatch(stepTimeModel(profileOf('llama-3.1-8b')).source, /sliding/);
+  const close = (got: number, want: number, what: string) => assert.ok(Math.abs(got - want) / want < 1e-9, `${what}: ${got} vs ${want}`);
+  close(m.perKvTokenS, 24_576 / 2.68e12, 'full layers per KV token');
+  close(m.perSlidingKvTokenS!, 24_576 / 2.68e12, 'sliding layers per KV token');
+  close(m.perPairS, 196_608 / (989e12 * 0.6), 'full layers per pair');
+  close(m.perSlidingPairS!, 196_608 / (989e12 * 0.6), 'sliding layers per pair');
+  assert.equal(m.slidingWindow, 128);
+  // A decode token at a context of 10,000 reads 10,000 tokens in each full layer and 128 in each
+  // sliding one: 9.1701 ns · (10,000 + 128) = 92.875 µs (every layer at the whole context:
+  // 18.340 ns · 10,000 = 183.40 µs); its pairs likewise 0.33132 ns · 10,128 = 3.3556 µs.
+  const decode = chunkAttention(1, 10_000, 128);
+  assert.deepEqual(decode, { kvTokens: 10_000, pairs: 10_000, slidingKvTokens: 128, slidingPairs: 128 });
+  close(kvReadSeconds(m, decode), (24_576 / 2.68e12) * 10_128, 'KV read of a decode token at 10,000');
+  close(pairSeconds(m, decode), (196_608 / (989e12 * 0.6)) * 10_128, 'pairs of a decode token at 10,000');
+  assert.match(m.source, /attention per layer type: the 12 full-attention layers read the whole context \(9\.17 ns\/KV token\) and attend every earlier token, the 12 sliding-window layers read min\(context, 128\) tokens \(9\.17 ns\/KV token\) and attend only the query-key pairs inside the window/);
+  assert.doesNotMatch(m.source, /upper bound/);
+  const dense = stepTimeModel(profileOf('llama-3.1-8b'));
+  assert.equal(dense.slidingWindow, undefined);
+  assert.doesNotMatch(dense.source, /sliding|per layer type/);
+});
+
+test('Llama 4\'s chunked layers are counted as a sliding window of the chunk (an upper bound, said so); linear-attention layers count no KV and no pairs', () => {
+  // Llama 4 Scout's text config: 48 layers, every 4th global (NoPE), the other 36 chunked by
+  // attention_chunk_size 8,192; 8 KV heads · head_dim 128 → 2 · 8 · 128 · 2 = 4,096 B per layer
+  // and token in bf16. On the default H100 SXM at 0.8 · 3.35e12 = 2.68e12 B/s: full layers
+  // 12 · 4,096 = 49,152 B, chunked 36 · 4,096 = 147,456 B per KV token.
+  const scout = readModelConfig(JSON.stringify({
+    architectures: ['Llama4ForConditionalGeneration'], model_type: 'llama4', tie_word_embeddings: false,
+    text_config: {
+      model_type: 'llama4_text', num_hidden_layers: 48, hidden_size: 5120, num_attention_heads: 40, num_key_value_heads: 8,
+      head_dim: 128, intermediate_size: 8192, intermediate_size_mlp: 16384, vocab_size: 202048, max_position_embeddings: 10485760,
+      num_experts_per_tok: 1, num_local_experts: 16, interleave_moe_layer_step: 1, attention_chunk_size: 8192, torch_dtype: 'bfloat16',
+    },
+  })).value!;
+  const close = (got: number, want: number, what: string) => assert.ok(Math.abs(got - want) / want < 1e-9, `${what}: ${got} vs ${want}`);
+  const m = stepTimeModel(profileFromModelConfig(scout, null));
+  close(m.perKvTokenS, 49_152 / 2.68e12, 'full layers');
+  close(m.perSlidingKvTokenS!, 147_456 / 2.68e12, 'chunked layers');
+  assert.equal(m.slidingWindow, 8192);
+  assert.match(m.source, /the 12 full-attention layers .* the 36 sliding-window layers read min\(context, 8,192\) tokens/);
+  assert.match(m.source, /chunked local attention is counted as a sliding window of its chunk \(8,192 tokens\): an upper bound/);
+  // A Qwen3-Next-style toy: 8 layers, every 4th full_attention, the rest linear_attention; 16 heads
+  // · head_dim 256, 2 KV heads. Only the 2 full layers read KV (2 · 2 · 256 · 2 = 2,048 B each) and
+  // attend pairs: 4 · 2 · 16 · 256 = 32,768 FLOPs per pair at 989e12 · 0.6 (all 8 layers: 131,072).
+  const layerTypes = Array.from({ length: 8 }, (_, i) => ((i + 1) % 4 === 0 ? 'full_attention' : 'linear_attention'));
+  const next = readModelConfig(JSON.stringify({
+    model_type: 'qwen3_next', hidden_size: 4096, num_attention_heads: 16, num_key_value_heads: 2, head_dim: 256, num_hidden_layers: 8,
+    vocab_size: 128, intermediate_size: 14336, layer_types: layerTypes,
+  })).value!;
+  const q = stepTimeModel(profileFromModelConfig(next, null));
+  close(q.perKvTokenS, 4_096 / 2.68e12, 'full layers\' KV');
+  close(q.perPairS, 32_768 / (989e12 * 0.6), 'full layers\' pairs');
+  assert.equal(q.slidingWindow, undefined);
+  assert.match(q.source, /the 2 full-attention layers read the whole context .*, the 6 linear-attention layers keep a constant state: no KV read, no query-key pairs/);
+});
+
+test('a chunk\'s query-key pairs inside a window of W tokens: Σ min(i + 1, W) over its query positions i', () => {
+  // W = 4, positions 0..9: 1 + 2 + 3 + 4 + 4 + 4 + 4 + 4 + 4 + 4 = 34; positions 6..9: 4 · 4 = 16;
+  // positions 0..2 (inside the window): 1 + 2 + 3 = 6; no window (W >= 10): 1 + .. + 10 = 55.
+  assert.equal(slidingPairs(0, 10, 4), 34);
+  assert.equal(slidingPairs(6, 10, 4), 16);
+  assert.equal(slidingPairs(0, 3, 4), 6);
+  assert.equal(slidingPairs(0, 10, 10), 55);
+  // The chunk of positions 6..9 after 6 cached tokens: full layers read all 10 keys and attend
+  // 7 + 8 + 9 + 10 = 34 pairs; sliding ones read keys 3..9 (query 6 sees 3..6): 7 = min(10, 4 + 4 − 1).
+  assert.deepEqual(chunkAttention(4, 10, 4), { kvTokens: 10, pairs: 34, slidingKvTokens: 7, slidingPairs: 16 });
+  assert.deepEqual(chunkAttention(4, 10, 0), { kvTokens: 10, pairs: 34, slidingKvTokens: 0, slidingPairs: 0 });
 });
 
 test('under tensor parallelism the step-time model says the GPUs\' communication is not modelled (unmodelled, which the Step time line prints, and its source); at TP 1 it says nothing of it', () => {
