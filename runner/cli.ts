@@ -31,7 +31,7 @@ import { describeMachine } from './environment';
 import { flagLines } from './help';
 import { BackendError, describeCase, measureBackendEnvironment, runBench, selectBackend, slowCaseNotes } from './bench';
 import { planCases, quickShortening, windowCoverage } from './plan';
-import { CancelledError, InputError, OutputError, UsageError } from './errors';
+import { cancelLine, CancelledError, InputError, OutputError, UsageError } from './errors';
 import { ArrivalSpanError, formatPoolSummary, PoolConfigError, simulatePool, type PoolProgress, type PrepareProgress } from './simulate';
 import { calibrateStepTime, calibrationModelMismatch, formatCalibration, heldParametersText } from './simulate/calibrate';
 import { calibrateFromKernels, formatKernelCalibration, KernelCalibrationError, readKernelRun } from './simulate/calibrate-kernels';
@@ -265,10 +265,29 @@ async function benchCommand(argv: string[], io: CliIo): Promise<number> {
     ac.dispose();
   }
   progress.finish();
-  if (values.json) writeOutput(values.json as string, `${JSON.stringify(run, null, 2)}\n`, '--json', io.stdout);
+  const json = values.json as string | undefined;
+  // A cancelled run is written (the cases so far), but one with no case never replaces a file
+  // that is there already (an earlier whole run, as likely as not).
+  const keep = run.status === 'cancelled' && run.cases.length === 0 && json !== undefined && existingFile(json);
+  if (json && !keep) writeOutput(json, `${JSON.stringify(run, null, 2)}\n`, '--json', io.stdout);
+  if (run.status === 'cancelled') {
+    const reason = ac.signal.reason instanceof CancelledError ? ac.signal.reason : new CancelledError();
+    const where = ` after ${run.cases.length} of ${formatCountOf(planCases(profile, { quick }).length, 'case')}`;
+    const outcome = keep ? `nothing written (${json} left as it was)` : json && !namesStdout(json) ? `the run so far written to ${json}` : 'the run so far is on stdout';
+    io.stderr.write(cancelLine('bench', reason, where, outcome));
+  }
   if (events) emitLine({ type: 'done', run });
   else (namesStdout(values.json as string | undefined) ? io.stderr : io.stdout).write(`${formatRun(run)}\n`);
   return run.status === 'cancelled' ? EXIT_CANCELLED : EXIT_OK;
+}
+
+/** True when `path` names a regular file that is there (links followed). */
+function existingFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
 
 const measuredPeaks = new Map<KernelBackendName, Promise<Environment['peaks']>>();
@@ -389,7 +408,7 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
     return await simulateProfile(file, loaded, flags, io, ac.signal, phase);
   } catch (e) {
     if (e instanceof CancelledError) {
-      io.stderr.write(`attnscope: simulate ${e.message}${phase.doing ? ` while ${phase.doing}` : ''}; nothing written\n`);
+      io.stderr.write(cancelLine('simulate', e, phase.doing ? ` while ${phase.doing}` : '', 'nothing written'));
       return EXIT_CANCELLED;
     }
     if (flags.events && e instanceof InputError) emitLine({ type: 'error', message: e.message, file: e.file, line: e.line, column: e.column });
@@ -550,7 +569,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
       : last
         ? ` at ${Math.floor(100 * last.fraction)}% of ${formatCountOf(last.requests, 'request')}`
         : '';
-    io.stderr.write(`attnscope: simulate ${e.message}${at}; nothing written\n`);
+    io.stderr.write(cancelLine('simulate', e, at, 'nothing written'));
     return EXIT_CANCELLED;
   }
   progress.clear();

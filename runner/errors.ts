@@ -46,3 +46,14 @@ export class CancelledError extends Error {
     this.name = 'CancelledError';
   }
 }
+
+/**
+ * The one line a cancelled command prints on stderr, the same for every command:
+ * `attnscope: <command> cancelled by <signal><where>; <outcome>`, e.g. simulate's
+ * "... at 3% of 300,000 requests; nothing written" and bench's
+ * "... after 2 of 6 cases; the run so far written to run.json".
+ * @param where how far the run got, with its leading space ('' when unknown).
+ */
+export function cancelLine(command: string, e: CancelledError, where: string, outcome: string): string {
+  return `attnscope: ${command} ${e.message}${where}; ${outcome}\n`;
+}

@@ -338,6 +338,50 @@ test('simulate - cancelled while stdin is still open: SIGTERM ends it with exit 
   child.stdin.destroy();
 });
 
+/** Runs `bench PROFILE --events --json OUT` and sends SIGINT at the first event `at` accepts; the exit code and stderr. */
+async function benchInterrupted(profile: string, out: string, at: (e: { type: string; done?: number }) => boolean): Promise<{ code: number | null; stderr: string; signalled: boolean }> {
+  const child = spawn(process.execPath, [runner, 'bench', profile, '--events', '--json', out], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  let signalled = false;
+  for await (const line of createInterface({ input: child.stdout })) {
+    if (!signalled && at(JSON.parse(line))) {
+      signalled = true;
+      child.kill('SIGINT');
+    }
+  }
+  const code = await new Promise<number | null>((res) => (child.exitCode !== null ? res(child.exitCode) : child.on('close', (c) => res(c))));
+  return { code, stderr, signalled };
+}
+
+test('bench --json cancelled by Ctrl-C: the cases so far are written and one line says so; with no case, an existing file is left as it was', async () => {
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const profile = join(dir, 'p.attn.yaml');
+  // Three cases (no --quick, which would keep one prefill length): prefill at 64 and 128 tokens, decode at 64.
+  writeFileSync(profile, 'model: ./config.json\nprefill: { seq_lens: [64, 128] }\ndecode: { batch_sizes: [1], context_lens: [64] }\n');
+  const out = join(dir, 'run.json');
+  // An earlier run's file (its contents do not matter, only that they survive a cancel with nothing to show).
+  const earlier = '{"name": "an earlier whole run", "status": "ok"}\n';
+  writeFileSync(out, earlier);
+  // Signalled while the machine is measured (the first progress event, before any case): nothing replaces the file.
+  const none = await benchInterrupted(profile, out, (e) => e.type === 'progress');
+  assert.ok(none.signalled);
+  assert.equal(none.code, 130, none.stderr);
+  assert.equal(readFileSync(out, 'utf8'), earlier);
+  assert.match(none.stderr, new RegExp(`^attnscope: bench cancelled by SIGINT after 0 of 3 cases; nothing written \\(${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} left as it was\\)$`, 'm'));
+  // Signalled once the first case is timed: the file holds the cases so far, and the line names it.
+  const some = await benchInterrupted(profile, out, (e) => e.type === 'case');
+  assert.ok(some.signalled);
+  assert.equal(some.code, 130, some.stderr);
+  const run = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
+  assert.equal(run.status, 'cancelled');
+  const m = /^attnscope: bench cancelled by SIGINT after (\d) of 3 cases; the run so far written to (.+)$/m.exec(some.stderr);
+  assert.ok(m, some.stderr);
+  assert.equal(m[2], out);
+  assert.equal(Number(m[1]), run.cases.length);
+  assert.ok(run.cases.length >= 1 && run.cases.length < 3, `${run.cases.length} cases`);
+});
+
 test('warnings of one kind: three one by one, then one line counting the rest; another kind is shown apart', () => {
   const { dir } = tmp('config.json', TINY_CONFIG); // max_position_embeddings 4096
   const profile = join(dir, 'p.attn.yaml');
