@@ -4,6 +4,7 @@
  */
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
+import { kvHeadsPerGpu } from '../core/estimate';
 import { blocksPerRequestFormula, poolBlocksText } from '../core/estimate/layout';
 import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate, formatSignificant, isMemoryBound, loadAverageText } from '../core/format';
 import type { KernelCase, RunResult } from '../core/protocol/run';
@@ -104,6 +105,20 @@ export function casesCaption(run: Pick<RunResult, 'cases' | 'environment' | 'qui
   return `Kernel timings, measured on ${where}: median and p10-p90 of each case's samples${samples}; rate: FLOPs (4·B·H·N_q·N_k·D over the mask) or bytes (K + V + Q + O${mla}) of the shape / median; ${against}`;
 }
 
+/**
+ * What each of `tp` GPUs holds of one token's KV cache, from the facts the per-GPU KV bytes come
+ * from (core/estimate kvBytesPerTokenPerLayer): MLA's latent is not split, so every GPU holds
+ * all of it; else kvHeadsPerGpu of the H_kv heads, which vLLM replicates when tp > H_kv.
+ * e.g. "each holds 2 of the 8 KV heads"; "each holds the whole MLA latent (...)".
+ */
+function tpKvShareText(m: Estimate['model'], tp: number): string {
+  if (m.attention === 'mla') return 'each holds the whole MLA latent (kv_lora_rank + qk_rope_head_dim: tensor parallelism does not split it)';
+  const held = kvHeadsPerGpu(m, tp);
+  if (tp <= m.numKvHeads) return `each holds ${held} of the ${m.numKvHeads} KV heads`;
+  const heads = m.numKvHeads === 1 ? 'the one KV head' : `${held} of the ${m.numKvHeads} KV heads`;
+  return `each holds ${heads} (${tp} GPUs on ${formatCountOf(m.numKvHeads, 'KV head')}: vLLM replicates ${m.numKvHeads === 1 ? 'it' : 'them'})`;
+}
+
 /** The memory estimate as labelled lines. */
 export function formatEstimate(e: Estimate, title: string, opts: { tensorParallelSize?: number; weightsQuantization?: string | null } = {}): string {
   const m = e.model;
@@ -128,9 +143,9 @@ export function formatEstimate(e: Estimate, title: string, opts: { tensorParalle
     } else {
       lines.push(...budgetLines(e, perGpu));
       const blocks = poolBlocksText(e.pool.layout, e.pool.pages, e.pageBytesPerLayer / e.kvBytesPerTokenPerLayer);
-      // Under TP every rank holds its share of the KV heads of every token (vLLM shards heads, not
+      // Under TP every rank holds its part of the KV cache of every token (vLLM shards heads, not
       // tokens): the pool's token capacity is the same on each GPU and is not multiplied by tp.
-      const shared = tp > 1 ? `, the capacity of all ${tp} GPUs together: each holds its share of the KV heads of every one of these tokens (not ${tp} × ${formatCount(e.pool.tokens)})` : '';
+      const shared = tp > 1 ? `, the capacity of all ${tp} GPUs together: ${tpKvShareText(m, tp)} of every one of these tokens (not ${tp} × ${formatCount(e.pool.tokens)})` : '';
       lines.push(hybrid
         ? `  KV pool           ${formatCountOf(e.pool.pages, 'block')} of ${blocks.block}${perGpu}: vLLM's log says ${blocks.tokens}`
         : `  KV pool           ${formatCountOf(e.pool.pages, 'page')} = ${formatCountOf(e.pool.tokens, 'token')}${shared}`);

@@ -41,7 +41,7 @@ export function dtypeBytes(dtype: KvDtype): number {
  * KV heads one GPU holds under tensor parallelism: H_kv / tp, and at least 1 (vLLM replicates
  * KV heads when tp > H_kv: ModelConfig.get_num_kv_heads = max(1, H_kv // tp)).
  */
-export function kvHeadsPerGpu(model: ModelSpec, tensorParallelSize = 1): number {
+export function kvHeadsPerGpu(model: Pick<ModelSpec, 'numKvHeads'>, tensorParallelSize = 1): number {
   return Math.max(1, Math.floor(model.numKvHeads / tensorParallelSize));
 }
 

@@ -88,6 +88,24 @@ describe('formatEstimate KV pool under tensor parallelism', () => {
     // pages = 131,072 tokens, on each GPU the same tokens (their other KV heads): 131,072 in all.
     const text = formatEstimate(estimate(profile), 'l70', { tensorParallelSize: 4 });
     const line = text.split('\n').find((l) => l.startsWith('  KV pool'))!;
-    assert.equal(line, '  KV pool           8,192 pages = 131,072 tokens, the capacity of all 4 GPUs together: each holds its share of the KV heads of every one of these tokens (not 4 × 131,072)');
+    assert.equal(line, '  KV pool           8,192 pages = 131,072 tokens, the capacity of all 4 GPUs together: each holds 2 of the 8 KV heads of every one of these tokens (not 4 × 131,072)');
+  });
+
+  it('says per case what each GPU holds: the whole MLA latent, or one KV head replicated when tp > H_kv', () => {
+    const poolLine = (model: string, tp: number) => {
+      const base = profileFromModelConfig(loadModel(model), null);
+      const profile = { ...base, device: { ...base.device, tensorParallelSize: tp }, kvCache: { ...base.kvCache, memoryGib: 10 } };
+      const text = formatEstimate(estimate(profile), model, { tensorParallelSize: tp });
+      return { kv: text.split('\n').find((l) => l.startsWith('  KV per token'))!, pool: text.split('\n').find((l) => l.startsWith('  KV pool'))! };
+    };
+    // DeepSeek-V3, MLA: 61 layers · (512 + 64) · 2 B = 70,272 B per token on every GPU, not ÷ 8.
+    const ds = poolLine('DeepSeek-V3', 8);
+    assert.match(ds.kv, /\(70,272 B;/);
+    assert.match(ds.pool, /: each holds the whole MLA latent \(kv_lora_rank \+ qk_rope_head_dim: tensor parallelism does not split it\) of every one of these tokens \(not 8 × /);
+    // Llama-3.1-70B at TP 16 on 8 KV heads: max(1, 8 // 16) = 1 head per GPU, each head on 2 GPUs:
+    // 80 · 1 · 128 · 2 · 2 B = 40,960 B per token per GPU, as at TP 8.
+    const l70 = poolLine('Llama-3.1-70B', 16);
+    assert.match(l70.kv, /\(40,960 B;/);
+    assert.match(l70.pool, /: each holds 1 of the 8 KV heads \(16 GPUs on 8 KV heads: vLLM replicates them\) of every one of these tokens \(not 16 × /);
   });
 });
