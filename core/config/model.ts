@@ -321,8 +321,9 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     const v = dtypeFound.prop.value;
     const name = typeof v.value === 'string' ? v.value.replace(/^torch\./, '').toLowerCase() : '';
     torchDtype = DTYPE_NAMES[name] ?? null;
-    if (torchDtype) r.sourceKeys.torchDtype = dtypeFound.path;
-    else r.problem('warning', 'unknown-dtype', `"${dtypeFound.prop.key}": ${JSON.stringify(v.value)} is not float32, float16 or bfloat16; the profile's dtype (default bf16) is used`, v.range);
+    // Named, known or not: defaultDtype then never says the config names none.
+    r.sourceKeys.torchDtype = dtypeFound.path;
+    if (!torchDtype) r.problem('warning', 'unknown-dtype', `"${dtypeFound.prop.key}": ${JSON.stringify(v.value)} is not float32, float16 or bfloat16; the profile's dtype (default bf16) is used`, v.range);
   }
 
   const quantization = readQuantization(r);

@@ -53,10 +53,13 @@ export function defaultCases(model: ModelSpec): { prefill: PrefillSpec; decode: 
  * checkpoint is served in half precision (vLLM's dtype "auto" downcasts float32; bf16 here, as
  * Gemma-2 requires). A config that names no torch_dtype (GPT-2, BERT: float32 checkpoints) is
  * float32 to vLLM (config.py: a missing torch_dtype reads as torch.float32), so it is downcast
- * alike. Returns the dtype and, when it is not the config's own, why.
+ * alike. A torch_dtype it names but this tool does not know (float8_e4m3fn) gets the default
+ * with no note: the config reader warned at the key. Returns the dtype and, when it is not the config's own, why.
  */
 export function defaultDtype(model: ModelSpec): { dtype: Dtype; note?: string } {
   const halved = 'serving engines run such checkpoints in half precision, so bf16 is assumed (set `dtype: fp32` to size for float32)';
+  // A torch_dtype this tool does not size (float8_e4m3fn): the reader's warning at the key already says the default is used.
+  if (model.torchDtype === null && model.sourceKeys.torchDtype !== undefined) return { dtype: PROFILE_DEFAULTS.dtype };
   if (model.torchDtype === null) return { dtype: PROFILE_DEFAULTS.dtype, note: `the config names no torch_dtype, which transformers and vLLM read as float32; ${halved}` };
   if (model.torchDtype === 'fp32') return { dtype: 'bf16', note: `the config says torch_dtype float32; ${halved}` };
   return { dtype: model.torchDtype };

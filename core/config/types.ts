@@ -165,7 +165,8 @@ export interface ModelSpec {
   /** quantization_config of the published weights; null for plain 16/32-bit checkpoints. */
   quantization: QuantizationSpec | null;
   /**
-   * torch_dtype / dtype of the published weights, mapped; null when absent or unknown. A
+   * torch_dtype / dtype of the published weights, mapped; null when absent or unknown (unknown:
+   * float8_e4m3fn, with sourceKeys.torchDtype naming the key that holds it). A
    * multimodal config's top-level one wins over text_config's (gemma-3-12b-it: bfloat16 at the
    * top, float32 in text_config; transformers loads the checkpoint in the top-level dtype).
    */

@@ -50,7 +50,8 @@ export function shardFromEnvironment(env: NodeJS.ProcessEnv): Shard | null {
     if (env.ATTNSCOPE_SHARD_COUNT === undefined) throw new Error('JOB_COMPLETION_INDEX is set but ATTNSCOPE_SHARD_COUNT (the Job\'s completions) is not: set it, or give --shard i/N');
     shard = { index: int('JOB_COMPLETION_INDEX'), count: int('ATTNSCOPE_SHARD_COUNT') };
   }
-  if (shard && !(shard.count >= 1 && shard.index >= 0 && shard.index < shard.count)) throw new Error(`shard ${shard.index}/${shard.count} from the environment is not in 0..${shard.count - 1}`);
+  if (shard && shard.count < 1) throw new Error(`shard ${shard.index}/${shard.count} from the environment: the shard count must be at least 1`);
+  if (shard && !(shard.index >= 0 && shard.index < shard.count)) throw new Error(`shard ${shard.index}/${shard.count} from the environment is not in 0..${shard.count - 1}`);
   return shard;
 }
 
@@ -59,7 +60,8 @@ export function parseShard(text: string): Shard {
   const m = /^(\d+)\/(\d+)$/.exec(text.trim());
   if (!m) throw new Error(`--shard ${text}: expected i/N, e.g. 0/3 (shards count from 0)`);
   const shard = { index: Number(m[1]), count: Number(m[2]) };
-  if (shard.count < 1 || shard.index >= shard.count) throw new Error(`--shard ${text}: i must be in 0..N-1`);
+  if (shard.count < 1) throw new Error(`--shard ${text}: N (the number of shards) must be at least 1`);
+  if (shard.index >= shard.count) throw new Error(`--shard ${text}: i must be in 0..N-1`);
   return shard;
 }
 

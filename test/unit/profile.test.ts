@@ -104,6 +104,22 @@ test('dtype defaults: a config with no torch_dtype (GPT-2, a float32 checkpoint)
   assert.equal(read(`${text}\ndtype: fp32`, { [join(DIR, 'gpt2/config.json')]: gpt2 }).problems.filter((q) => q.code === 'dtype-assumed').length, 0);
 });
 
+test('a torch_dtype this tool does not know (float8_e4m3fn): one warning at the value, and no note that the config names none', () => {
+  const text = 'model: { num_hidden_layers: 32, hidden_size: 4096, num_attention_heads: 32, vocab_size: 32000, intermediate_size: 11008, torch_dtype: float8_e4m3fn }\n';
+  const p = read(text);
+  assert.equal(p.value!.dtype, 'bf16');
+  const warning = only(p.problems, 'unknown-dtype');
+  assert.equal(at(text, warning), 'float8_e4m3fn');
+  assert.match(warning.message, /is not float32, float16 or bfloat16; the profile's dtype \(default bf16\) is used/);
+  // The config names one: "the config names no torch_dtype" would contradict the warning.
+  assert.deepEqual(p.problems.filter((q) => q.code === 'dtype-assumed'), []);
+  // The same for a bare config.
+  const config = JSON.stringify({ num_hidden_layers: 2, hidden_size: 256, num_attention_heads: 4, vocab_size: 1000, intermediate_size: 512, torch_dtype: 'float8_e4m3fn' });
+  const bare = readProfileOrConfig(config, join(DIR, 'f8/config.json'), host({}));
+  assert.equal(only(bare.problems, 'unknown-dtype').severity, 'warning');
+  assert.deepEqual(bare.problems.filter((q) => q.code === 'dtype-assumed'), []);
+});
+
 test('unknown key: warning with "did you mean" at the exact key (YAML)', () => {
   const text = 'model: ./llama/config.json\nkv_cache:\n  pagesize: 32\n';
   const r = read(text);

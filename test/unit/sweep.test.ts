@@ -120,6 +120,9 @@ test('shards: round robin over the point index; --shard and the schedulers\' var
   assert.deepEqual(all, [0, 1, 2, 3, 4, 5, 6]);
   assert.deepEqual(parseShard('2/3'), { index: 2, count: 3 });
   assert.throws(() => parseShard('3/3'), /0\.\.N-1/);
+  // No shard at all: said as such, not as "i must be in 0..-1".
+  assert.throws(() => parseShard('0/0'), { message: '--shard 0/0: N (the number of shards) must be at least 1' });
+  assert.throws(() => shardFromEnvironment({ JOB_COMPLETION_INDEX: '0', ATTNSCOPE_SHARD_COUNT: '0' }), { message: 'shard 0/0 from the environment: the shard count must be at least 1' });
   // sbatch --array=1-3 numbers tasks from 1: the shard counts from SLURM_ARRAY_TASK_MIN.
   assert.deepEqual(shardFromEnvironment({ SLURM_ARRAY_TASK_ID: '3', SLURM_ARRAY_TASK_MIN: '1', SLURM_ARRAY_TASK_COUNT: '3' }), { index: 2, count: 3 });
   assert.deepEqual(shardFromEnvironment({ JOB_COMPLETION_INDEX: '4', ATTNSCOPE_SHARD_COUNT: '5' }), { index: 4, count: 5 });
