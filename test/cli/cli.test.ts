@@ -432,6 +432,29 @@ test('Ctrl-C during a kernel call that takes minutes ends bench at once: exit 13
   assert.ok(!run.cases.some((c) => c.kernel === 'flash_fwd' && c.shape.seqLenQ === 65536), 'the cancelled case is not recorded');
 });
 
+test("README's CLI synopsis is `attnscope --help`'s usage, and each command's lines there name every flag its --help lists", () => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const block = /\n## CLI\n[\s\S]*?\n```\n([\s\S]*?)\n```\n/.exec(readme)?.[1];
+  assert.ok(block, "README has no code block under '## CLI'");
+  const help = cli(['--help']);
+  assert.equal(help.code, 0);
+  const usage = help.stdout.replace(/^usage:\n/, '').trimEnd().split('\n').map((l) => l.replace(/^ {2}/, ''));
+  assert.deepEqual(block.split('\n'), usage);
+  for (const command of ['bench', 'estimate', 'simulate', 'sweep', 'merge', 'submit', 'vllm-log']) {
+    // The command's lines: those starting `attnscope <command> ` and their indented continuations.
+    const lines: string[] = [];
+    let inside = false;
+    for (const line of usage) {
+      if (line.startsWith('attnscope ')) inside = line.startsWith(`attnscope ${command} `);
+      if (inside) lines.push(line);
+    }
+    const flags = cli([command, '--help']).stdout.split('\nflags:\n')[1]!.trimEnd().split('\n').map((l) => l.trim().split(/\s/)[0]!);
+    assert.ok(flags.length > 0, command);
+    for (const flag of flags) assert.match(lines.join('\n'), new RegExp(`${flag}(?![\\w-])`), `README's synopsis of ${command} lacks ${flag}`);
+  }
+  assert.ok(usage.includes('attnscope --version'));
+});
+
 test('<command> --help prints the usage (exit 0); an unknown option is named in one sentence (exit 2)', () => {
   const help = cli(['simulate', '--help']);
   assert.equal(help.code, 0);
