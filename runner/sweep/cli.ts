@@ -9,7 +9,7 @@
  * Exit codes as every command: 0 done, 2 bad input before any work, 1 a point, task or
  * scheduler command failed (or, after --wait, points are missing), 130 cancelled.
  */
-import { mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmdirSync, rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { BACKENDS, isBackend, type Backend } from '../../core/config/types';
@@ -288,6 +288,18 @@ function countPointFiles(dir: string): number {
   }
 }
 
+/** Removes `dir` and its parents up to and including `top` while each is empty (rmdir refuses a folder that is not). */
+function removeEmptyFolders(dir: string, top: string): void {
+  for (let d = dir; ; d = dirname(d)) {
+    try {
+      rmdirSync(d);
+    } catch {
+      return;
+    }
+    if (d === top || dirname(d) === d) return;
+  }
+}
+
 /** `attnscope submit`. */
 export async function submitCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, {
@@ -328,7 +340,8 @@ export async function submitCommand(argv: string[]): Promise<number> {
   const s = plan.slurm;
   const tasks = Math.min(tasksFlag ?? s.tasks ?? Math.min(plan.points.length, 32), plan.points.length);
   const outDir = resolve((values.out as string | undefined) ?? defaultOutDir(plan));
-  mkdirSync(outDir, { recursive: true });
+  // The first folder this made (undefined when outDir was there): taken back if sbatch refuses the job.
+  const createdDir = mkdirSync(outDir, { recursive: true });
 
   if (values.k8s) {
     let manifest: string;
@@ -359,12 +372,16 @@ export async function submitCommand(argv: string[]): Promise<number> {
     time: (values.time as string | undefined) ?? s.time,
   });
   const scriptPath = join(outDir, 'sweep.sbatch');
+  const hadScript = existsSync(scriptPath);
   writeOutput(scriptPath, script, '--out');
   let jobId: string;
   try {
     jobId = submitBatch(scriptPath);
   } catch (e) {
     if (!(e instanceof SlurmError)) throw e;
+    // No job: take back what this command made (the script, the folders it created), nothing that was there before.
+    if (!hadScript) rmSync(scriptPath, { force: true });
+    if (createdDir !== undefined) removeEmptyFolders(outDir, createdDir);
     process.stderr.write(`attnscope: ${e.message}\n`);
     return EXIT_INTERNAL;
   }

@@ -388,6 +388,31 @@ test('submit --k8s: the Indexed Job\'s pods, run here as processes with its file
   assert.match(toStdout.stderr, /page_size/);
 });
 
+test('submit --slurm refused by sbatch: exit 1 with its reason, and what the command made (the --out folders, sweep.sbatch) is taken back, what was there is not', () => {
+  const { dir, file } = workspace();
+  // An sbatch that refuses every job as Slurm 22.05 does a partition it lacks (exit 1, one line on stderr).
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'sbatch'), '#!/bin/sh\necho "sbatch: error: Batch job submission failed: Invalid partition name specified" >&2\nexit 1\n', { mode: 0o755 });
+  const env = { PATH: `${bin}:${process.env.PATH}` };
+  // A new --out folder: made, then removed.
+  const r = cli(['submit', '--slurm', file, '--partition', 'nope', '--out', join(dir, 'slurm')], { env });
+  assert.equal(r.code, 1, r.stderr);
+  assert.equal(r.stderr, 'attnscope: sbatch failed (exit 1): Batch job submission failed: Invalid partition name specified\n');
+  assert.ok(!existsSync(join(dir, 'slurm')), 'the --out folder submit made is left');
+  // No --out: the default .attnscope/sweeps/<profile>-<id> goes, with the parents submit made.
+  const byDefault = cli(['submit', '--slurm', file], { env, cwd: dir });
+  assert.equal(byDefault.code, 1, byDefault.stderr);
+  assert.ok(!existsSync(join(dir, '.attnscope')), 'the default folders submit made are left');
+  // An --out that was there, holding a file: the folder and the file stay, the script goes.
+  const kept = join(dir, 'kept');
+  mkdirSync(kept);
+  writeFileSync(join(kept, 'notes.txt'), 'mine\n');
+  const again = cli(['submit', '--slurm', file, '--out', kept], { env });
+  assert.equal(again.code, 1, again.stderr);
+  assert.deepEqual(readdirSync(kept), ['notes.txt']);
+});
+
 test('submit --k8s refuses an --image that is no image reference, a --pvc or --namespace Kubernetes would not take: exit 2 naming the flag, no manifest', () => {
   const { dir, file } = workspace();
   for (const [flags, line] of [
