@@ -107,7 +107,7 @@ export function sbatchReason(output: string): string {
   const last = lines[lines.length - 1]!.replace(/^sbatch: (?:fatal|error): /, '');
   const noController = lines.some((l) => /configuration source|Unable to contact slurm controller|fetch_config|Connection refused/i.test(l));
   return noController
-    ? `${last}: no Slurm controller answered (is slurmctld running? \`scontrol ping\` tells; on one machine, bash scripts/slurm-setup.sh sets one up)`
+    ? `${last}: no Slurm controller answered (is slurmctld running? \`scontrol ping\` tells; on one machine, as root, \`bash scripts/slurm-setup.sh --start\` starts a one-node cluster and prints the SLURM_CONF to export)`
     : last;
 }
 

@@ -64,4 +64,10 @@ test('a 6-point sweep as a 3-task Slurm array: every point, merged, equal to the
   assert.deepEqual(merged.rows.map((r) => r.values['kv_cache.page_size']), [1, 8, 16, 32, 64, 256]);
   assert.deepEqual(comparable(merged), comparable(localReport));
   assert.match(stdout, /6 results for 6 of 6 points/);
+
+  // A partition the cluster lacks: slurmctld refuses the job, and the --out folder submit made goes with its script.
+  const refused = spawnSync(process.execPath, [runner, 'submit', '--slurm', profile, '--partition', 'nope', '--out', join(work, 'refused')], { cwd: work, env: cluster.env, encoding: 'utf8', timeout: 60_000 });
+  assert.equal(refused.status, 1, refused.stderr);
+  assert.match(refused.stderr, /^attnscope: sbatch failed \(exit 1\): Batch job submission failed: Invalid partition name specified$/m);
+  assert.ok(!existsSync(join(work, 'refused')), 'the refused job left its --out folder');
 });
