@@ -248,9 +248,12 @@ export function nativeBuildLabel(env: Pick<Environment, 'nativeBuild'>): string 
  * editor's Compare / Export picks): a GPU backend with its GPU, then the CPU kernels' build, SIMD
  * path and threads ("native addon · avx2 · 2 threads", "WebAssembly, 1 thread · simd128",
  * "cuda · NVIDIA H100 80GB HBM3"). The CPU part is left out where the run does not know it (a run
- * the editor put together after its runner ended without one: Environment.simd ''). '' for none.
+ * the editor put together after its runner ended without one: Environment.simd ''). A run that
+ * timed no kernel (a serving simulation, a benchmark stopped before its first case): 'no kernel
+ * timed', not the build it would have used.
  */
 export function kernelBuildText(env: Environment, cases: ReadonlyArray<Pick<KernelCase, 'backend'>>): string {
+  if (cases.length === 0) return 'no kernel timed';
   const gpu = [...new Set(cases.map((c) => c.backend).filter((b) => b !== 'cpu'))].map((b) => (env.gpu ? `${b} · ${env.gpu.name}` : b));
   const cpu = env.simd === '' ? [] : [nativeBuildLabel(env), env.simd, env.nativeBuild === 'wasm' ? '' : `${env.threads} ${env.threads === 1 ? 'thread' : 'threads'}`];
   return [...gpu, ...cpu].filter((part) => part !== '').join(' · ');

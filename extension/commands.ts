@@ -86,7 +86,7 @@ async function pickRuns(ctx: Ctx, title: string, many: boolean): Promise<RunList
     return undefined;
   }
   type Item = vscode.QuickPickItem & { run?: RunListEntry };
-  const items: Item[] = runs.map((r) => ({ label: r.name, description: [formatRunTime(r.createdAt), r.status, r.kind === 'simulate' ? 'simulation, no kernels timed' : `${r.cases} cases`, r.kind === 'simulate' ? '' : r.build].filter((part) => part).join(' · '), run: r }));
+  const items: Item[] = runs.map((r) => ({ label: r.name, description: [formatRunTime(r.createdAt), r.status, r.kind === 'simulate' ? 'simulation' : `${r.cases} cases`, r.build].filter((part) => part).join(' · '), run: r }));
   if (skipped.length > 0) {
     items.push({ label: 'unreadable files in the history folder', kind: vscode.QuickPickItemKind.Separator });
     // skipReason's `<file>: <why>`; the file name has no ': ' (run ids and .json names do not).

@@ -820,8 +820,9 @@ export function poolBaselinesChart(run: ViewRun, p: Palette): ChartSpec {
  * after its runner ended without a result has no SIMD path ('') and no build, and neither is
  * shown, rather than "unknown"; nor is the build of a run saved before runs named it.
  */
-export function machineText(env: NonNullable<ViewRun['environment']>, sep: string): string {
-  return [env.cpuModel, `${env.cpuCores} cores`, env.simd, nativeBuildLabel(env), env.gpu?.name].filter((part) => part).join(sep);
+export function machineText(env: NonNullable<ViewRun['environment']>, sep: string, timedKernels = true): string {
+  // A run that timed no kernel claims no SIMD path or kernel build.
+  return [env.cpuModel, `${env.cpuCores} cores`, timedKernels ? env.simd : '', timedKernels ? nativeBuildLabel(env) : '', env.gpu?.name].filter((part) => part).join(sep);
 }
 
 /** Every chart of the run view, in page order. */

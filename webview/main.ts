@@ -285,7 +285,7 @@ function renderHeader(run: ViewRun | null): void {
   environment.replaceChildren(...(running
     ? [`${p ? `${Math.floor(p.done)}/${p.total} · ${p.message}` : 'starting…'}`]
     : env
-      ? joined([machineText(env, ' · '), stoppedEarly(run!), run?.createdAt ? runTime(run.createdAt) : null, run?.error].filter((part): part is string | HTMLElement => !!part), ' · ')
+      ? joined([machineText(env, ' · ', run!.cases.length > 0), run!.kind === 'simulate' ? 'no kernel timed' : null, stoppedEarly(run!), run?.createdAt ? runTime(run.createdAt) : null, run?.error].filter((part): part is string | HTMLElement => !!part), ' · ')
       : [run?.error ?? '']));
   environment.classList.toggle('error', run?.status === 'refused' || run?.status === 'failed');
 }

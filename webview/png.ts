@@ -25,7 +25,7 @@ export const PNG_MIN_CSS_WIDTH = 1200;
 export function pngCaption(run: ViewRun): string[] {
   const model = run.profile ? `${run.profile.model.architectures[0] ?? run.profile.model.modelType}${run.profile.modelPath ? ` (${run.profile.modelPath.split(/[\\/]/).slice(-2).join('/')})` : ''}` : null;
   const env = run.environment;
-  const machine = env ? machineText(env, ', ') : null;
+  const machine = env ? machineText(env, ', ', run.cases.length > 0) : null;
   const date = run.createdAt ?? new Date().toISOString();
   const provenance = [stepTimeNote(run), run.status === 'running' ? null : wasmBuildNote(env, run.kind)].filter((line): line is string => line !== null);
   return [run.name, [model && `model ${model}`, machine && `machine ${machine}`, date].filter(Boolean).join(' · '), ...provenance];

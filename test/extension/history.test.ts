@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runToCsv } from '../../extension/exportRun';
+import { kernelBuildText } from '../../core/format';
 import { keptInHistory, listRuns, loadRun, partialRun, runId, saveRun, saveRunSync } from '../../extension/history';
 import { run as recorded } from '../fixtures/run';
 import { tempDir } from '../fixtures/tmp';
@@ -83,6 +84,15 @@ describe('run history', () => {
     assert.equal(keptInHistory(partial('cancelled', run.cases.slice(0, 1))), true);
     assert.equal(keptInHistory({ ...run, status: 'cancelled', cases: [] }), true, 'a cancelled run with its pool simulation');
     assert.equal(keptInHistory(run), true);
+  });
+});
+
+describe('kernel build in the run pickers', () => {
+  // s27 newcomer-ed 11: History/Compare entries of a simulation said '· native addon · avx2 · 2 threads'.
+  it('names the build of a run that timed kernels, and "no kernel timed" for one that timed none', () => {
+    const env = { ...run.environment, nativeBuild: 'native' as const };
+    assert.equal(kernelBuildText(env, run.cases), `native addon · ${env.simd} · ${env.threads} threads`);
+    assert.equal(kernelBuildText(env, []), 'no kernel timed');
   });
 });
 

@@ -248,6 +248,8 @@ describe('PNG caption', () => {
     // A simulation: no kernel timed, its step-time model named.
     const sim = pngCaption(viewOfRun({ ...run, kind: 'simulate', cases: [] }, null));
     assert.equal(sim[2], `Serving simulation: no kernel was timed; step times, latency and throughput are modelled, not measured: ${run.pool!.stepTime!.source}.`);
+    // s27 newcomer-ed 11: a simulation's machine claimed the avx2 path and the native addon, though no kernel ran.
+    assert.equal(sim[1], `model LlamaForCausalLM${run.profile.modelPath ? ` (${run.profile.modelPath.split('/').slice(-2).join('/')})` : ''} · machine ${run.environment.cpuModel}, ${run.environment.cpuCores} cores · ${run.createdAt}`);
   });
 
   it('wraps a long line at spaces to the width', () => {
