@@ -394,15 +394,47 @@ export function gpuNamePicksSmallBatch(gpuName: string | null | undefined): bool
  * serve` (the OpenAI API server, how a model is deployed), by the device's memory and name
  * (vllm/engine/arg_utils.py EngineArgs.get_batch_defaults: device memory >= 70 GiB and "a100"
  * not in the device name -> 8192 tokens and 1024 sequences, else 2048 and 256; the A100
- * exclusion is vLLM PR #17885, "large max_num_batched_tokens reduces A100 throughput"). V0 used
- * 2048 tokens once chunked prefill was on, which it turned on by default for max_model_len > 32K,
- * and 256 sequences. Where the device is unknown (0 bytes) the large defaults, as on the H100 the
+ * exclusion is vLLM PR #17885, "large max_num_batched_tokens reduces A100 throughput"). These
+ * are V1's: the V0 engine's defaults did not depend on the device ({@link v0MaxNumBatchedTokens},
+ * 256 sequences). Where the device is unknown (0 bytes) the large defaults, as on the H100 the
  * step-time model then assumes. `gpuName`: the profile's device.gpu, if any.
  */
 export function batchDefaults(deviceBytes: number, gpuName?: string | null): BatchDefaults {
   if (gpuNamePicksSmallBatch(gpuName)) return { maxNumBatchedTokens: SMALL_GPU_MAX_NUM_BATCHED_TOKENS, maxNumSeqs: SMALL_GPU_MAX_NUM_SEQS, device: 'an A100' };
   if (deviceBytes > 0 && deviceBytes < 70 * GIB) return { maxNumBatchedTokens: SMALL_GPU_MAX_NUM_BATCHED_TOKENS, maxNumSeqs: SMALL_GPU_MAX_NUM_SEQS, device: 'a < 70 GiB GPU' };
   return { maxNumBatchedTokens: DEFAULT_MAX_NUM_BATCHED_TOKENS, maxNumSeqs: DEFAULT_MAX_NUM_SEQS, device: deviceBytes > 0 ? 'a >= 70 GiB GPU' : 'no device given: taken as a >= 70 GiB GPU' };
+}
+
+/** vLLM V0's SchedulerConfig default max_num_batched_tokens and why, in words. */
+export interface V0BatchedTokensDefault {
+  tokens: number;
+  /** "vLLM V0's default with chunked prefill off: max(max_model_len, 2048)", ... */
+  why: string;
+}
+
+/**
+ * The max_num_batched_tokens vLLM's V0 engine picked when it was not set, whatever the device
+ * (vllm/config.py SchedulerConfig, 0.2 to 0.10; read at v0.7.x, commit 0004438, `__post_init__`):
+ * - chunked prefill off: max(max_model_len, 2048) ("If max_model_len is too short, use 2048");
+ * - chunked prefill on: 2048 from vLLM 0.6.5 (PR #10544, merged 2024-11-21), 512 before
+ *   ("the values that have the best balance between ITL and TTFT on A100").
+ * Chunked prefill was off unless asked for, except that V0's EngineArgs.create_engine_config
+ * (vllm/engine/arg_utils.py; `_set_default_args_v0` from 0.8) turned it on for max_model_len
+ * > 32,768 on a CUDA GPU (PR #6666, merged 2024-07-23 as 0.5.3 was released: taken here as
+ * from 0.5.4), unless sliding window, speculative decoding, LoRA, prompt adapters, a pooling,
+ * multimodal or MLA model, or (before PR #8342) prefix caching ruled it out; which a log may not say, so
+ * `chunkedPrefill` (the log's chunked_prefill_enabled / enable_chunked_prefill) decides where
+ * known. Not modelled: multi-step scheduling with chunked prefill (max(max_model_len, 2048)),
+ * and the pooling (32,768) and multimodal (5,120) floors. `vllmVersion` null: the last V0 rules.
+ */
+export function v0MaxNumBatchedTokens(maxModelLen: number, vllmVersion: string | null, chunkedPrefill?: boolean): V0BatchedTokensDefault {
+  const onByDefault = maxModelLen > 32_768 && vllmAtLeast(vllmVersion, [0, 5, 4]);
+  if (chunkedPrefill ?? onByDefault) {
+    const tokens = vllmAtLeast(vllmVersion, [0, 6, 5]) ? 2048 : 512;
+    const on = chunkedPrefill === undefined ? 'which V0 turns on for max_model_len > 32,768 from 0.5.4' : 'which the log says is on';
+    return { tokens, why: `vLLM V0's default with chunked prefill, ${on}: ${tokens === 2048 ? '2048 from 0.6.5' : '512 before 0.6.5'}` };
+  }
+  return { tokens: Math.max(maxModelLen, 2048), why: `vLLM V0's default with chunked prefill off: max(max_model_len, 2048)` };
 }
 
 /** The max_num_batched_tokens a profile runs with: its workload's, else vLLM's default for its device. */

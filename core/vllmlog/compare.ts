@@ -13,7 +13,7 @@
  * log's two-decimal GiB figures, or a different KV size per token (another model or dtype).
  */
 import { isFp8KvDtype, type KvDtype, type Profile, type WorkloadSpec } from '../config/types';
-import { batchDefaults, blocksPerRequestFormula, deviceMemory, estimate, maxNumBatchedTokensOf, maxNumSeqsOf, type Estimate } from '../estimate';
+import { batchDefaults, blocksPerRequestFormula, deviceMemory, estimate, maxNumBatchedTokensOf, maxNumSeqsOf, v0MaxNumBatchedTokens, type Estimate } from '../estimate';
 import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatGib } from '../format';
 import type { LogFigure, VllmLog } from './parse';
 
@@ -119,6 +119,11 @@ function applyLogSettings(profile: Profile, log: VllmLog): { profile: Profile; f
   if (batched) {
     w.maxNumBatchedTokens = batched.value;
     fromLog.push(`max_num_batched_tokens ${formatCount(batched.value)} (${at(batched)})`);
+  } else if (w.maxNumBatchedTokens === undefined && s.engine?.value === 'V0') {
+    // V0's SchedulerConfig default follows max_model_len and chunked prefill, not the device (V1's).
+    const v0 = v0MaxNumBatchedTokens(w.maxModelLen, s.version?.value ?? engine.vllmVersion, s.chunkedPrefill?.value);
+    w.maxNumBatchedTokens = v0.tokens;
+    fromProfile.push(`max_num_batched_tokens ${formatCount(v0.tokens)} (${v0.why}; the log is from the V0 engine, ${at(s.engine)}${s.chunkedPrefill ? `, chunked prefill ${at(s.chunkedPrefill)}` : ''})`);
   } else {
     fromProfile.push(w.maxNumBatchedTokens !== undefined ? `max_num_batched_tokens ${formatCount(w.maxNumBatchedTokens)}` : `max_num_batched_tokens ${formatCount(maxNumBatchedTokensOf({ ...p, workload: w }))} (${defaultWhy})`);
   }

@@ -4,7 +4,7 @@
  * activation peak, non-torch memory, CUDA graph memory, the KV cache budget, GPU blocks, KV
  * cache tokens and the maximum concurrency; and the settings it ran with where the log says
  * them (release, model, dtype, max_model_len, tensor_parallel_size, max_num_batched_tokens,
- * max_num_seqs, kv_cache_dtype, block size). Every figure keeps the 1-based line it came from.
+ * max_num_seqs, kv_cache_dtype, block size, chunked prefill). Every figure keeps the 1-based line it came from.
  *
  * Line formats (vLLM's own, by the file that prints them):
  * - V0 model_runner.py: "Loading model weights took 14.9888 GB" (GB there is 2^30 bytes).
@@ -83,6 +83,8 @@ export interface VllmLogSettings {
   kvCacheDtype?: LogFigure<string>;
   blockSize?: LogFigure;
   enforceEager?: LogFigure<boolean>;
+  /** V0's chunked prefill: the config line's chunked_prefill_enabled (0.6), the args' enable_chunked_prefill, or "Chunked prefill is enabled ...". */
+  chunkedPrefill?: LogFigure<boolean>;
 }
 
 export interface VllmLog {
@@ -178,7 +180,10 @@ const RULES: ReadonlyArray<[RegExp, (m: RegExpMatchArray, c: Ctx) => void]> = [
   // The start-up banner's ASCII art: "▄▄ ▄█ █ █ █ ▀▄▀ █ version 0.19.0".
   [/[█▄▀].*\bversion v?(\d+\.\d+(?:\.\d+)?[\w.+-]*)\s*$/, (m, c) => { c.settings.version ??= c.fig(m[1]!); }],
   [/non-default args: (\{.*\})/, (m, c) => { readArgsDict(m[1]!, c); }],
-  [new RegExp(String.raw`Chunked prefill is enabled with max_num_batched_tokens=${NUM}`), (m, c) => { c.settings.maxNumBatchedTokens = c.fig(num(m[1]!)); }],
+  [new RegExp(String.raw`Chunked prefill is enabled with max_num_batched_tokens=${NUM}`), (m, c) => {
+    c.settings.maxNumBatchedTokens = c.fig(num(m[1]!));
+    c.settings.chunkedPrefill = c.fig(true);
+  }],
 ];
 
 /**
@@ -278,6 +283,8 @@ function readConfigLine(config: string, c: Ctx): void {
   if (kv !== undefined) s.kvCacheDtype = fig(kv);
   const eager = str('enforce_eager');
   if (eager === 'True' || eager === 'False') s.enforceEager = fig(eager === 'True');
+  const chunked = str('chunked_prefill_enabled');
+  if (chunked === 'True' || chunked === 'False') s.chunkedPrefill ??= fig(chunked === 'True');
 }
 
 /** "{'model_tag': 'x', 'max_model_len': 8192, 'gpu_memory_utilization': 0.65}" */
@@ -304,6 +311,8 @@ function readArgsDict(dict: string, c: Ctx): void {
   if (model !== undefined) s.model ??= fig(model);
   const eager = val('enforce_eager');
   if (eager === 'True' || eager === 'False') s.enforceEager = fig(eager === 'True');
+  const chunked = val('enable_chunked_prefill');
+  if (chunked === 'True' || chunked === 'False') s.chunkedPrefill = fig(chunked === 'True');
   const util = val('gpu_memory_utilization');
   if (util !== undefined && Number.isFinite(Number(util))) c.figures.gpuMemoryUtilization ??= fig(Number(util));
 }

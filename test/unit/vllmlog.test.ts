@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { profileFromModelConfig } from '../../core/config/index';
+import { v0MaxNumBatchedTokens } from '../../core/estimate/index';
 import { compareVllmLog, formatComparisonMarkdown, formatComparisonText, parseVllmLog } from '../../core/vllmlog/index';
 import { MEMORY_LINE_CUES } from '../../core/vllmlog/parse';
 import { loadModel } from './helpers';
@@ -71,6 +72,44 @@ test('a V0 log on an 80 GiB H100 runs with V0\'s max_num_seqs 256, not V1\'s 102
   assert.ok(!v1.fromProfile.some((x) => /V0/.test(x)), v1.fromProfile.join(' | '));
 });
 
+test('a V0 log is compared at V0\'s max_num_batched_tokens, max(max_model_len, 2048), not V1\'s device default', () => {
+  // vLLM 0.5.3, Llama-2-7B fp16, max_seq_len 4096, no chunked prefill (config.py SchedulerConfig:
+  // max(4096, 2048) = 4096 tokens; V1's default on this 79.19 GiB GPU would be 8192).
+  // Hand calculation (h 4096, H = H_kv 32, D 128, i 11008, V 32000, 2 B):
+  //   activation: forward 4096 · 2 · (2 · 4096 + max((32 + 64) · 128 + 4096, 3 · 11008 + 4096))
+  //             = 8192 · 45,312 = 371,195,904 B (> sampler 4096 · 2 · 4096 + 3 · 256 · 32000 · 4 = 131,858,432)
+  //   usable:   floor(floor(79.19 · 2^30) · 0.9) = 76,526,653,538 B
+  //   weights:  6,738,415,616 · 2 = 13,476,831,232 B; non-torch (0.2.5-0.6.4) 0.77 GiB = 826,781,204 B; TP 1: no NCCL
+  //   budget:   76,526,653,538 − 13,476,831,232 − 371,195,904 − 826,781,204 = 61,851,845,198 B
+  //   blocks:   floor(61,851,845,198 / 8,388,608) = 7,373 (at 8192 tokens the activation is 742,391,808 B: 7,329)
+  const p = profileFromModelConfig(loadModel('Llama-2-7b-hf'), null);
+  p.device.memoryGib = 79.19;
+  const c = compareVllmLog(read('constructed-v0.5.3-llama-2-7b.log'), p);
+  assert.equal(c.estimate.pool.activationPeakBytes, 371_195_904);
+  assert.equal(c.estimate.pool.pages, 7373);
+  assert.ok(c.fromProfile.includes('max_num_batched_tokens 4,096 (vLLM V0\'s default with chunked prefill off: max(max_model_len, 2048); the log is from the V0 engine, line 2)'), c.fromProfile.join(' | '));
+});
+
+test('V0\'s max_num_batched_tokens default: chunked prefill on for max_model_len > 32K from 0.5.4, 512 before 0.6.5, 2048 after', () => {
+  // vllm/config.py SchedulerConfig and arg_utils.py (PR #6666, #10544); see v0MaxNumBatchedTokens.
+  assert.equal(v0MaxNumBatchedTokens(4096, '0.5.3').tokens, 4096);
+  assert.equal(v0MaxNumBatchedTokens(1024, '0.6.3').tokens, 2048);
+  assert.equal(v0MaxNumBatchedTokens(32_768, '0.7.2').tokens, 32_768);
+  assert.equal(v0MaxNumBatchedTokens(131_072, '0.5.3').tokens, 131_072);
+  assert.equal(v0MaxNumBatchedTokens(131_072, '0.5.4').tokens, 512);
+  assert.equal(v0MaxNumBatchedTokens(131_072, '0.6.4').tokens, 512);
+  assert.equal(v0MaxNumBatchedTokens(131_072, '0.6.5').tokens, 2048);
+  assert.equal(v0MaxNumBatchedTokens(131_072, null).tokens, 2048);
+  // The log's own word wins: chunked_prefill_enabled=False at 128K, True at 8K.
+  assert.equal(v0MaxNumBatchedTokens(131_072, '0.6.4', false).tokens, 131_072);
+  assert.equal(v0MaxNumBatchedTokens(8192, '0.6.4', true).tokens, 512);
+  // The 0.6.4 log says chunked_prefill_enabled=False (line 2): max(8192, 2048).
+  const log = read('constructed-v0.6.4-llama-3.1-8b.log');
+  assert.equal(log.settings.chunkedPrefill?.value, false);
+  const c = compareVllmLog(log, profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
+  assert.ok(c.fromProfile.some((x) => /^max_num_batched_tokens 8,192 \(vLLM V0's default with chunked prefill off: max\(max_model_len, 2048\); the log is from the V0 engine, line \d+, chunked prefill line \d+\)$/.test(x)), c.fromProfile.join(' | '));
+});
+
 test('V1 lines: "Model loading took", "Available KV cache memory", KV cache tokens with separators, concurrency', () => {
   const { figures: f, settings } = read('v1-llama-3.1-8b-eager.log');
   assert.equal(gib(f.weightsBytes?.value), 14.99);
@@ -99,7 +138,8 @@ test('no vLLM line, binary noise, huge lines: empty figures, no exception', () =
 
 test('the A10 log against Llama-3.1-8B: the KV size per token agrees, the activation term carries the block difference', () => {
   // The log states device memory, utilization and max_model_len; the profile names the model and
-  // leaves max_num_batched_tokens to vLLM's default for a 22 GiB card, 2048 (modelled activation:
+  // leaves max_num_batched_tokens to V0's default at max_model_len 131,072, chunked prefill's 2048
+  // (the log names no release: 0.6.5 or later) (modelled activation:
   // the sampler phase, 2048 · 2 · 4096 + 3 · 256 · 128256 · 4 B = 0.38 GiB).
   const c = compareVllmLog(read('a10-llama-3.1-8b-v0.log'), profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
   const row = (t: RegExp) => c.rows.find((r) => t.test(r.term))!;
@@ -113,10 +153,10 @@ test('the A10 log against Llama-3.1-8B: the KV size per token agrees, the activa
   // With the log's KV cache memory the pages agree to the log's rounding: 4.60 GiB / 2 MiB = 2355.
   assert.equal(c.pagesWithLogTerms, 2355);
   assert.ok(c.fromLog.some((s) => /gpu_memory_utilization 0\.9 \(line 3\)/.test(s)), c.fromLog.join());
-  // Neither batch limit is in the log: max_num_batched_tokens is vLLM's default for a 22.07 GiB card
-  // (arg_utils.py get_batch_defaults, below 70 GiB: 2048 tokens); max_num_seqs is V0's 256 (the
-  // log's "worker.py" lines are V0's), each said to be a default.
-  assert.ok(c.fromProfile.some((s) => /max_num_batched_tokens 2,048 \(vLLM's default on a < 70 GiB GPU\)/.test(s)), c.fromProfile.join());
+  // Neither batch limit is in the log: max_num_batched_tokens is V0's default with the chunked
+  // prefill V0 turns on above 32K (2048 tokens, not V1's device default); max_num_seqs is V0's 256
+  // (the log's "worker.py" lines are V0's), each said to be a default.
+  assert.ok(c.fromProfile.some((s) => /^max_num_batched_tokens 2,048 \(vLLM V0's default with chunked prefill, which V0 turns on for max_model_len > 32,768 from 0.5.4: 2048 from 0.6.5; the log is from the V0 engine, line \d+\)$/.test(s)), c.fromProfile.join());
   assert.ok(c.fromProfile.some((s) => /^max_num_seqs 256 \(vLLM V0's default; the log is from the V0 engine, line \d+\)$/.test(s)), c.fromProfile.join());
   // Stating the log's activation in the profile brings the estimate within 5% of its 2356 blocks.
   const p = profileFromModelConfig(loadModel('Llama-3.1-8B'), null);
