@@ -10,7 +10,9 @@
  * '—'); otherwise the device does, and the KV budget's difference is the sum of the term differences
  * (usable memory − weights − activation peak − non-torch − CUDA graphs when vLLM counted them),
  * and a second estimate that takes the log's own terms shows what is left: the rounding of the
- * log's two-decimal GiB figures, or a different KV size per token (another model or dtype).
+ * log's two-decimal GiB figures, or a different KV size per token (another model or dtype). A log
+ * that prints no KV cache memory (V0 before 0.6.4) has it derived as its blocks · the estimate's
+ * page bytes, and what its printed terms leave is laid on the modelled terms it does not print.
  */
 import { isFp8KvDtype, type KvDtype, type Profile, type WorkloadSpec } from '../config/types';
 import { batchDefaults, blocksPerRequestFormula, deviceMemory, estimate, maxNumBatchedTokensOf, maxNumSeqsOf, v0MaxNumBatchedTokens, type Estimate } from '../estimate';
@@ -246,13 +248,34 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
     });
   }
 
-  const kvDiff = f.kvCacheBytes ? e.pool.budgetBytes - f.kvCacheBytes.value : 0;
+  // "GPU KV cache size" counts blocks // groups · block_size (vLLM _report_kv_cache_config): one group unless hybrid.
+  const groups = e.pool.layout.fullGroups + e.pool.layout.slidingGroups;
+  const logBlocks = f.gpuBlocks?.value ?? (f.kvCacheTokens ? Math.floor(f.kvCacheTokens.value / p.kvCache.pageSize) * groups : undefined);
+  const blocksLine = f.gpuBlocks?.line ?? f.kvCacheTokens?.line ?? null;
+  // A log that prints no KV cache memory (V0 before 0.6.4) still implies one: its blocks · the
+  // page (vLLM: num_blocks = budget // page bytes, so the budget is that to within one page).
+  // Derived through the estimate's page, so it holds only for the same model and KV dtype.
+  const derivedKv: LogFigure | undefined = !f.kvCacheBytes && logBlocks !== undefined && blocksLine !== null && e.pageBytes > 0
+    ? { value: logBlocks * e.pageBytes, line: blocksLine, text: '' }
+    : undefined;
+  const logKv = f.kvCacheBytes ?? derivedKv;
+  const kvDiff = logKv ? e.pool.budgetBytes - logKv.value : 0;
+  // The modelled terms the log prints no figure for, with their modelled sizes: where a budget
+  // difference the printed terms leave unexplained lies ("activation peak 0.35 GiB (modelled), ...").
+  const unprinted = [
+    !f.activationPeakBytes && actTerm ? `activation peak (${formatGib(act)})` : '',
+    !f.nonTorchBytes && ntTerms.some((t) => t.subtracted && t.bytes > 0) ? `non-torch memory (${formatGib(nonTorch)})` : '',
+    !(f.cudaGraphBytes && f.cudaGraphCounted) && graphBytes > 0 ? `CUDA graphs (${formatGib(graphBytes)})` : '',
+  ].filter(Boolean);
+  const unprintedText = unprinted.length > 0 ? `the modelled ${unprinted.length > 1 ? `${unprinted.slice(0, -1).join(', ')} and ${unprinted[unprinted.length - 1]}` : unprinted[0]}, which the log does not print` : 'terms the log does not print';
+  /** Whether the printed terms' differences explain part of the budget's (set with kvWhy). */
+  let printedDiffer = false;
   let kvWhy = 'usable − weights − activation peak − non-torch memory (− CUDA graphs when counted)';
   if (explicit) {
-    kvWhy = `${explicit} in the profile (its KV budget, as estimate sizes it)${f.kvCacheBytes ? Math.abs(kvDiff) <= LOG_ROUNDING_BYTES ? '; agrees to the log\'s 0.01 GiB' : '; the log\'s pool had another budget: compare without kv_cache.memory_gib / num_pages to size it from the device as vLLM did' : ''}`;
-  } else if (f.kvCacheBytes && noPool) {
+    kvWhy = `${explicit} in the profile (its KV budget, as estimate sizes it)${logKv ? Math.abs(kvDiff) <= LOG_ROUNDING_BYTES ? '; agrees to the log\'s 0.01 GiB' : '; the log\'s pool had another budget: compare without kv_cache.memory_gib / num_pages to size it from the device as vLLM did' : ''}`;
+  } else if (logKv && noPool) {
     kvWhy = 'no pool is sized without the device memory (see the note)';
-  } else if (f.kvCacheBytes) {
+  } else if (logKv) {
     const parts: string[] = [];
     let explained = 0;
     const add = (name: string, d: number) => {
@@ -267,19 +290,23 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
     // What the printed terms do not explain lies in the ones the log leaves out: without the
     // device memory in the log, the estimate's usable memory is the profile's assumption.
     const rest = kvDiff - explained;
-    const unexplained = Math.abs(rest) >= 0.01 * GIB
-      ? `${parts.length > 0 ? '; ' : ''}${signed(rest)} ${parts.length > 0 ? 'more ' : ''}lies in terms the log does not print${f.usableBytes || f.totalGpuMemoryBytes ? '' : `: it gives no device memory, so the estimate's usable memory is the profile's (${e.pool.deviceSource || 'none'} × gpu_memory_utilization); set device.memory_gib to this GPU's to compare the rest`}`
+    printedDiffer = parts.length > 0;
+    // A derived budget is exact to one page, the log's printed one to its 0.01 GiB.
+    const tolerance = derivedKv ? Math.max(0.01 * GIB, e.pageBytes) : 0.01 * GIB;
+    const unexplained = Math.abs(rest) >= tolerance
+      ? `${parts.length > 0 ? '; ' : ''}${signed(rest)} ${parts.length > 0 ? 'more ' : ''}lies in ${unprintedText}${f.usableBytes || f.totalGpuMemoryBytes ? '' : `, and in the usable memory: the log gives no device memory, so the estimate's is the profile's (${e.pool.deviceSource || 'none'} × gpu_memory_utilization); set device.memory_gib to this GPU's to compare the rest`}`
       : '';
-    kvWhy = Math.abs(kvDiff) < 0.01 * GIB
-      ? 'agrees (to the log\'s 0.01 GiB)'
+    const derivedText = derivedKv ? `the log prints no KV cache memory: derived as its ${formatCount(logBlocks!)} blocks · ${formatBytes(e.pageBytes)} page (the estimate's page: the same model and KV dtype assumed), to within one page; ` : '';
+    kvWhy = derivedText + (Math.abs(kvDiff) < tolerance
+      ? `agrees (to ${derivedKv ? 'one page' : 'the log\'s 0.01 GiB'})`
       : parts.length > 0
         ? `the terms' differences account for ${signed(explained)}, each as it moves the budget: ${parts.join(', ')} (the log rounds each to 0.01 GiB)${unexplained}`
-        : unexplained || 'the log gives no term to attribute the difference to';
+        : unexplained.replace(/^; /, '') || 'the log gives no term to attribute the difference to');
   }
-  row('KV cache memory', f.kvCacheBytes, e.pool.budgetBytes, kvWhy, undefined, !noPool);
+  row('KV cache memory', logKv, e.pool.budgetBytes, kvWhy, logKv ? `${formatGib(logKv.value)}${derivedKv ? ' (derived)' : ''}` : null, !noPool);
   // Within the log's two-decimal rounding the budgets agree: no difference shown.
   const kvRow = rows[rows.length - 1]!;
-  if (explicit && f.kvCacheBytes && Math.abs(kvDiff) <= LOG_ROUNDING_BYTES) kvRow.difference = '';
+  if (explicit && logKv && Math.abs(kvDiff) <= LOG_ROUNDING_BYTES) kvRow.difference = '';
 
   // KV bytes per token: the log's budget / tokens (or blocks · block size) against the model's.
   const logTokens = f.kvCacheTokens?.value ?? (f.gpuBlocks ? f.gpuBlocks.value * p.kvCache.pageSize : undefined);
@@ -301,9 +328,10 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
 
   // What the pool would be with the log's own terms: the residual is rounding or KV size.
   let pagesWithLogTerms: number | null = null;
-  // The log's weights, activation and non-torch figures move the pool only where the device sizes
-  // it: with the profile's explicit budget, or no device memory, only its KV cache memory does.
-  if (f.kvCacheBytes || (e.pool.budgetSource === 'device' && (f.weightsBytes || f.activationPeakBytes || f.nonTorchBytes))) {
+  // The log's activation and non-torch figures move the pool only where the device sizes it:
+  // with the profile's explicit budget, or no device memory, only its KV cache memory does. Its
+  // weights figure is no term the estimate takes (the parameters size the weights).
+  if (f.kvCacheBytes || (e.pool.budgetSource === 'device' && (f.activationPeakBytes || f.nonTorchBytes))) {
     const q: Profile = structuredClone(p);
     if (f.kvCacheBytes) {
       q.kvCache.numPages = 'auto';
@@ -313,10 +341,6 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
     }
     pagesWithLogTerms = estimate(q).pool.pages;
   }
-  // "GPU KV cache size" counts blocks // groups · block_size (vLLM _report_kv_cache_config): one group unless hybrid.
-  const groups = e.pool.layout.fullGroups + e.pool.layout.slidingGroups;
-  const logBlocks = f.gpuBlocks?.value ?? (f.kvCacheTokens ? Math.floor(f.kvCacheTokens.value / p.kvCache.pageSize) * groups : undefined);
-  const blocksLine = f.gpuBlocks?.line ?? f.kvCacheTokens?.line ?? null;
   if (logBlocks !== undefined && noPool) {
     rows.push({ term: f.gpuBlocks ? 'GPU blocks' : 'GPU blocks (tokens / block size)', log: formatCount(logBlocks), logLine: blocksLine, estimate: '—', difference: '', why: `no pool is sized without the device memory${pagesWithLogTerms !== null ? `; with the log's ${f.kvCacheBytes ? 'KV cache memory' : 'terms'} the estimate gives ${formatCount(pagesWithLogTerms)}` : ''}` });
   } else if (logBlocks !== undefined) {
@@ -325,14 +349,21 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
     const pageWhy = e.pool.layout.kind === 'hybrid'
       ? `block = ${p.kvCache.pageSize} tokens · ${e.pool.layout.groupSize} layers · ${formatCount(e.kvBytesPerTokenPerLayer)} B = ${formatBytes(e.pageBytes)} (${e.pool.layout.basis})`
       : `page = ${p.kvCache.pageSize} tokens · ${formatCount(e.kvBytesPerToken)} B = ${formatBytes(e.pageBytes)}`;
-    const residual = pagesWithLogTerms !== null ? `; with the log's ${f.kvCacheBytes ? 'KV cache memory' : 'terms'} the estimate gives ${formatCount(pagesWithLogTerms)} (${signedCount(pagesWithLogTerms - logBlocks) || 'the same'}: ${Math.abs(pagesWithLogTerms - logBlocks) <= Math.ceil(LOG_ROUNDING_BYTES / Math.max(1, e.pageBytes)) + 1 ? 'the log\'s 0.01 GiB rounding' : 'a different KV size per page'})` : '';
+    // With the log's KV cache memory, pages that still differ hold another KV size per page; with
+    // only its activation / non-torch figures, what is left lies in the terms it does not print.
+    const residualWhy = (n: number) => Math.abs(n - logBlocks) <= Math.ceil(LOG_ROUNDING_BYTES / Math.max(1, e.pageBytes)) + 1
+      ? 'the log\'s 0.01 GiB rounding'
+      : f.kvCacheBytes ? 'a different KV size per page' : `the rest lies in ${unprintedText}, or in the usable memory and weights`;
+    const residual = pagesWithLogTerms !== null ? `; with the log's ${f.kvCacheBytes ? 'KV cache memory' : 'terms'} the estimate gives ${formatCount(pagesWithLogTerms)} (${signedCount(pagesWithLogTerms - logBlocks) || 'the same'}: ${residualWhy(pagesWithLogTerms)})` : '';
+    // Without the log's KV cache memory the difference is the derived one: name where it lies.
+    const cause = derivedKv && Math.abs(kvDiff) >= e.pageBytes ? ` (${printedDiffer ? 'the KV cache memory row splits it by term' : `it lies in ${unprintedText}: see the KV cache memory row`})` : '';
     rows.push({
       term: f.gpuBlocks ? 'GPU blocks' : 'GPU blocks (tokens / block size)',
       log: formatCount(logBlocks),
       logLine: blocksLine,
       estimate: formatCount(e.pool.pages),
       difference: d === 0 ? '' : `${signedCount(d)}${rel}`,
-      why: `floor(KV cache memory / page), ${pageWhy}${d !== 0 ? `: the KV cache memory difference ${signed(kvDiff) || '(none)'} in pages` : ''}${residual}`,
+      why: `floor(KV cache memory / page), ${pageWhy}${d !== 0 ? `: the KV cache memory difference ${signed(kvDiff) || '(none)'} in pages${cause}` : ''}${residual}`,
     });
   }
   if (f.kvCacheTokens && !noPool) {

@@ -90,6 +90,29 @@ test('a V0 log is compared at V0\'s max_num_batched_tokens, max(max_model_len, 2
   assert.ok(c.fromProfile.includes('max_num_batched_tokens 4,096 (vLLM V0\'s default with chunked prefill off: max(max_model_len, 2048); the log is from the V0 engine, line 2)'), c.fromProfile.join(' | '));
 });
 
+test('a log with no memory terms: its KV budget is derived from its blocks, and the block difference is laid on the modelled terms', () => {
+  // The 0.5.3 log prints weights and "# GPU blocks: 7406" only. Llama-2-7B's page is 16 · 524,288 B
+  // = 8 MiB on both sides, so the log's budget is 7,406 · 8,388,608 = 62,126,030,848 B = 57.86 GiB
+  // (to one page); the estimate's 61,851,845,198 B (hand calculation in the test above) is
+  // 274,185,650 B = 0.26 GiB less: the modelled activation (0.35 GiB) and non-torch (0.77 GiB)
+  // terms, which the log does not print, not a KV size per page.
+  const p = profileFromModelConfig(loadModel('Llama-2-7b-hf'), null);
+  p.device.memoryGib = 79.19;
+  const c = compareVllmLog(read('constructed-v0.5.3-llama-2-7b.log'), p);
+  const kv = c.rows.find((r) => r.term === 'KV cache memory')!;
+  assert.equal(kv.log, '57.86 GiB (derived)');
+  assert.equal(kv.logLine, 3);
+  assert.equal(kv.difference, '−0.26 GiB');
+  assert.match(kv.why, /7,406 blocks · 8 MiB page/);
+  assert.match(kv.why, /lies in the modelled activation peak \(0\.35 GiB\) and non-torch memory \(0\.77 GiB\), which the log does not print/);
+  const blocks = c.rows.find((r) => r.term === 'GPU blocks')!;
+  assert.equal(blocks.difference, '−33 (−0.4%)');
+  assert.match(blocks.why, /the KV cache memory difference −0\.26 GiB in pages \(it lies in the modelled activation peak \(0\.35 GiB\) and non-torch memory \(0\.77 GiB\)/);
+  // No "log's terms" to re-estimate with (its weights figure is no term the estimate takes), and no KV-size blame.
+  assert.equal(c.pagesWithLogTerms, null);
+  assert.doesNotMatch(blocks.why, /log's terms|KV size per page/);
+});
+
 test('V0\'s max_num_batched_tokens default: chunked prefill on for max_model_len > 32K from 0.5.4, 512 before 0.6.5, 2048 after', () => {
   // vllm/config.py SchedulerConfig and arg_utils.py (PR #6666, #10544); see v0MaxNumBatchedTokens.
   assert.equal(v0MaxNumBatchedTokens(4096, '0.5.3').tokens, 4096);
@@ -275,7 +298,7 @@ test('figures the log does not print are unknown, not equal; the KV gap the prin
     assert.match(text, new RegExp(`^${term}\\s+—\\s+\\S+ GiB\\s+—$`, 'm'), `${term} in\n${text}`);
   }
   const kv = c.rows.find((r) => r.term === 'KV cache memory')!;
-  assert.match(kv.why, /account for \+0\.03 GiB.*; \+\d+\.\d\d GiB more lies in terms the log does not print: it gives no device memory/);
+  assert.match(kv.why, /account for \+0\.03 GiB.*; \+\d+\.\d\d GiB more lies in the modelled activation peak \(\d\.\d\d GiB\) and non-torch memory \(\d\.\d\d GiB\), which the log does not print, and in the usable memory: the log gives no device memory/);
   // Without any device memory no pool is sized: the pool rows are unknown, never 0 B or −100%.
   const bare = compareVllmLog(read('v1-llama-3.1-8b-eager.log'), profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
   const blocks = bare.rows.find((r) => r.term.startsWith('GPU blocks'))!;
