@@ -27,7 +27,8 @@ function readLog(file: string): string {
 /**
  * The command's output (stdout text) for `file` and an optional profile path; notes for stderr:
  * first each line of the log that could not be read (`file:line:1: warning: ...`), then the
- * profile's problems.
+ * log's model='...' line where it names another model than the profile's, then the profile's
+ * problems.
  * @throws InputError when the log is unreadable or holds no vLLM memory line that could be read
  *   (at the first line that could not be, if any), or the profile is bad.
  */
@@ -49,6 +50,8 @@ export function vllmLogReport(file: string, profilePath: string | undefined, jso
   // The log's total_gpu_memory sizes the pool (compareVllmLog applies the log's settings), so the
   // profile's "no device memory" info would be wrong here.
   const problems = log.figures.totalGpuMemoryBytes ? loaded.problems.filter((p) => p.code !== 'no-memory-budget') : loaded.problems;
-  const notes = [...unread, ...problems.map((p) => loaded.format(p))];
+  // A log of another model is compared all the same (a name is only a hint), and said at its line.
+  const mismatch = comparison.modelMismatch ? [`${file}:${comparison.modelMismatch.line}:1: warning: ${comparison.modelMismatch.message}`] : [];
+  const notes = [...unread, ...mismatch, ...problems.map((p) => loaded.format(p))];
   return { stdout: json ? `${JSON.stringify({ log, comparison }, null, 2)}\n` : `${formatComparisonText(comparison)}\n`, notes };
 }

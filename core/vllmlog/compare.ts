@@ -14,6 +14,7 @@
  * that prints no KV cache memory (V0 before 0.6.4) has it derived as its blocks · the estimate's
  * page bytes, and what its printed terms leave is laid on the modelled terms it does not print.
  */
+import { otherModelName } from '../config/modelName';
 import { isFp8KvDtype, type KvDtype, type Profile, type WorkloadSpec } from '../config/types';
 import { batchDefaults, blocksPerRequestFormula, deviceMemory, estimate, maxNumBatchedTokensOf, maxNumSeqsOf, v0MaxNumBatchedTokens, type Estimate } from '../estimate';
 import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatGib } from '../format';
@@ -50,6 +51,22 @@ export interface LogComparison {
   notes: string[];
   /** The log's lines that could not be read (VllmLog.unread): their figures are not compared. */
   unread: VllmLog['unread'];
+  /**
+   * Where the log's model (model='...') is another than the profile's (core/config
+   * otherModelName, the rule `simulate --calibrate` follows): its line and a sentence naming both.
+   */
+  modelMismatch: { line: number; message: string } | null;
+}
+
+/** The log's model='...' against the profile's model: a sentence naming both where they differ. */
+function modelMismatchOf(log: VllmLog, profile: Profile): LogComparison['modelMismatch'] {
+  const named = log.settings.model;
+  const name = named ? otherModelName(named.value, profile) : null;
+  if (!named || name === null) return null;
+  return {
+    line: named.line,
+    message: `the log is of model '${named.value}', the profile's model is ${name} (${profile.modelPath}): the log's weights and KV figures are that model's, set beside this model's estimate; compare with a profile or config.json of the log's model`,
+  };
 }
 
 
@@ -382,5 +399,5 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   }
   if (rows.every((r) => r.log === null)) notes.push('no vLLM memory line was found in the log (weights, KV cache memory, GPU blocks, KV cache size, maximum concurrency)');
   if (noPool && e.hasKvCache) notes.push('neither the log nor the profile gives the device memory or a KV budget, so the estimate sizes no pool: set device.gpu, device.memory_gib or kv_cache.memory_gib');
-  return { rows, fromLog, fromProfile, estimate: e, pagesWithLogTerms, notes, unread: log.unread };
+  return { rows, fromLog, fromProfile, estimate: e, pagesWithLogTerms, notes, unread: log.unread, modelMismatch: modelMismatchOf(log, profile) };
 }

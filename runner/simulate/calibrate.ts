@@ -43,9 +43,9 @@
  * the rest refitted. The overhead is always fitted. Which were fitted and which held, and why, is
  * in CalibrationFit.parameters.
  */
-import { basename, dirname } from 'node:path';
 import { formatCountOf, formatPercent, formatSignificant } from '../../core/format';
 import type { Profile, StepTimeSpec } from '../../core/config/types';
+import { otherModelName } from '../../core/config/modelName';
 import { ASSUMED_STEP_TIME, chunkAttention, kvReadSeconds, pairSeconds, stepWork, sumAttention, weightReadSeconds } from './step-time';
 import type { VllmBenchResult } from './traces';
 
@@ -372,35 +372,17 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult): Cal
   };
 }
 
-/** "Meta-Llama-3.1-8B-Instruct" -> "metallama3.18binstruct": a model name without case and separators. */
-const bareName = (s: string) => s.toLowerCase().replace(/[^a-z0-9.]/g, '');
-
 /**
- * The profile's model's name: its config file's name ("Llama-3.1-8B.json" -> "Llama-3.1-8B"), or
- * the folder of a "config.json" ("llama-3.1-8b/config.json" -> "llama-3.1-8b"); null when the
- * profile was not read from a file.
- */
-export function profileModelName(profile: Pick<Profile, 'modelPath'>): string | null {
-  if (!profile.modelPath) return null;
-  const file = basename(profile.modelPath).replace(/\.json$/i, '');
-  return file.toLowerCase() === 'config' ? basename(dirname(profile.modelPath)) : file;
-}
-
-/**
- * A sentence when the vLLM result names (model_id) another model than the profile's, else null.
- * The step-time efficiencies are fitted through the profile's model's FLOPs and bytes per step
- * (README "--calibrate": a result of the same model and GPU), so another model's timings give
- * another model's efficiencies. Names match when one, without case and separators, holds the
- * other (model_id "meta-llama/Llama-3.1-8B-Instruct" and a config in "llama-3.1-8b/"), since
- * an instruct or renamed checkpoint of one model has its shapes; no name on either side: null.
+ * A sentence when the vLLM result names (model_id) another model than the profile's, else null
+ * (core/config otherModelName decides, as for `vllm-log`). The step-time efficiencies are fitted
+ * through the profile's model's FLOPs and bytes per step (README "--calibrate": a result of the
+ * same model and GPU), so another model's timings give another model's efficiencies.
  */
 export function calibrationModelMismatch(profile: Pick<Profile, 'modelPath'>, bench: Pick<VllmBenchResult, 'modelId'>): string | null {
-  const name = profileModelName(profile);
-  if (!bench.modelId || !name) return null;
+  if (!bench.modelId) return null;
   const id = bench.modelId.value;
-  const a = bareName(id.split('/').pop() ?? id);
-  const b = bareName(name);
-  if (a === '' || b === '' || a.includes(b) || b.includes(a)) return null;
+  const name = otherModelName(id, profile);
+  if (name === null) return null;
   return `the result is of model_id "${id}", the profile's model is ${name} (${profile.modelPath}): the fit gives that model's efficiencies through this model's FLOPs and bytes, which describe neither; calibrate on a vllm bench serve result of this model`;
 }
 

@@ -23,8 +23,8 @@ test('vllm-log LOG --profile config.json: every figure beside the estimate, the 
   const r = cli(['vllm-log', log, '--profile', llamaConfig]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /GPU blocks\s+2,356 \[5\]/);
-  // The A10's 22.07 GiB takes vLLM's default max_num_batched_tokens 2048 below 70 GiB: the
-  // sampler phase, 2048 · 2 · 4096 + 3 · 256 · 128256 · 4 B = 0.38 GiB, and blocks within 5%.
+  // The V0 log at max_model_len 131,072 takes V0's chunked-prefill default max_num_batched_tokens
+  // 2048: the sampler phase, 2048 · 2 · 4096 + 3 · 256 · 128256 · 4 B = 0.38 GiB, and blocks within 5%.
   assert.match(r.stdout, /activation peak \(PyTorch\)\s+0\.22 GiB \[4\]\s+0\.38 GiB\s+\+0\.16 GiB/);
   assert.match(r.stdout, /GPU blocks\s+2,356 \[5\]\s+2,264\s+−92 \(−3\.9%\)/);
   assert.match(r.stdout, /maximum concurrency for 131,072 tokens\s+0\.29x \[6\]/);
@@ -39,6 +39,20 @@ test('vllm-log --profile with no device: the log\'s total_gpu_memory sizes the p
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /settings from the log: device memory 22\.07 GiB/);
   assert.doesNotMatch(r.stderr, /neither device\.memory_gib nor device\.gpu/);
+});
+
+test('vllm-log: a log of another model than the profile\'s is warned at its model= line, naming both; the same model (an instruct checkpoint) is not', () => {
+  // constructed-v0.6.4-llama-3.1-8b.log line 3: "Initializing an LLM engine (v0.6.4) with config: model='meta-llama/Llama-3.1-8B-Instruct'".
+  const v064 = join(root, 'test', 'unit', 'fixtures', 'vllm-logs', 'constructed-v0.6.4-llama-3.1-8b.log');
+  const qwen = join(root, 'test', 'fixtures', 'configs', 'Qwen2.5-7B.config.json');
+  const r = cli(['vllm-log', v064, '--profile', qwen]);
+  assert.equal(r.code, 0, r.stderr);
+  const warning = `${v064}:3:1: warning: the log is of model 'meta-llama/Llama-3.1-8B-Instruct', the profile's model is Qwen2.5-7B (${qwen})`;
+  assert.ok(r.stderr.split('\n').some((l) => l.startsWith(warning)), r.stderr);
+  // examples/llama-3.1-8b/config.json is named by its folder: the same model, no warning.
+  const ok = cli(['vllm-log', v064, '--profile', llamaConfig]);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.doesNotMatch(ok.stderr, /the log is of model/);
 });
 
 test('vllm-log without a profile lists the figures; --json gives them with their lines', () => {

@@ -294,6 +294,9 @@ test('a vllm bench serve result of another model (its model_id) is named beside 
   }
   // Another size of the same family is another model: 70B is not 8B.
   assert.notEqual(calibrationModelMismatch(profile, { modelId: { value: 'meta-llama/Llama-3.1-70B', line: 1, column: 1 } }), null);
+  // A config named "<model>.config.json" is named without ".config": the instruct id matches it.
+  assert.equal(calibrationModelMismatch({ modelPath: '/c/Llama-3.1-8B.config.json' }, { modelId: { value: 'meta-llama/Llama-3.1-8B-Instruct', line: 1, column: 1 } }), null);
+  assert.match(calibrationModelMismatch({ modelPath: '/c/Qwen2.5-7B.config.json' }, { modelId: { value: 'meta-llama/Llama-3.1-8B-Instruct', line: 1, column: 1 } })!, /the profile's model is Qwen2\.5-7B \(/);
   // No model_id, or a profile not read from a file: nothing to compare.
   assert.equal(calibrationModelMismatch(profile, { modelId: null }), null);
   assert.equal(calibrationModelMismatch({ modelPath: null }, result), null);

@@ -133,6 +133,22 @@ test('V0\'s max_num_batched_tokens default: chunked prefill on for max_model_len
   assert.ok(c.fromProfile.some((x) => /^max_num_batched_tokens 8,192 \(vLLM V0's default with chunked prefill off: max\(max_model_len, 2048\); the log is from the V0 engine, line \d+, chunked prefill line \d+\)$/.test(x)), c.fromProfile.join(' | '));
 });
 
+test('the log\'s model=\'...\' against the profile\'s model: another model is named with its line; the same (instruct) is not', () => {
+  // constructed-v0.6.4 line 3: model='meta-llama/Llama-3.1-8B-Instruct'.
+  const log = read('constructed-v0.6.4-llama-3.1-8b.log');
+  const qwen = profileFromModelConfig(loadModel('Qwen2.5-7B'), null);
+  qwen.modelPath = '/models/Qwen2.5-7B.config.json';
+  const c = compareVllmLog(log, qwen);
+  assert.equal(c.modelMismatch?.line, 3);
+  assert.match(c.modelMismatch!.message, /^the log is of model 'meta-llama\/Llama-3\.1-8B-Instruct', the profile's model is Qwen2\.5-7B \(\/models\/Qwen2\.5-7B\.config\.json\)/);
+  assert.match(formatComparisonMarkdown(c, 't'), /> \*\*Line 3\*\*: the log is of model/);
+  const llama = profileFromModelConfig(loadModel('Llama-3.1-8B'), null);
+  llama.modelPath = '/models/llama-3.1-8b/config.json';
+  assert.equal(compareVllmLog(log, llama).modelMismatch, null);
+  // A profile not read from a file names no model: nothing to compare.
+  assert.equal(compareVllmLog(log, profileFromModelConfig(loadModel('Qwen2.5-7B'), null)).modelMismatch, null);
+});
+
 test('V1 lines: "Model loading took", "Available KV cache memory", KV cache tokens with separators, concurrency', () => {
   const { figures: f, settings } = read('v1-llama-3.1-8b-eager.log');
   assert.equal(gib(f.weightsBytes?.value), 14.99);
