@@ -289,12 +289,28 @@ function decodeSpread(m: SweepMetrics): TimingSpread {
 }
 
 /**
+ * Simulated rates (goodput, output throughput) this close to the best, relative, count as equal:
+ * 1 %. Without rejections the simulated throughput is the offered load, so every point of an
+ * arrival-rate or page-size sweep that keeps up lands within a fraction of a percent of the others
+ * (7,752 against 7,751 tokens/s), and the rate alone says nothing about which to pick.
+ */
+export const SIMULATED_RATE_TOLERANCE = 0.01;
+
+/** Mean KV slots a row's pool held: occupancy · pages · page_size (what a larger page wastes shows here). */
+function kvSlotsHeld(r: SweepReportRow): number {
+  const ps = Number(r.values['kv_cache.page_size'] ?? 1);
+  return (r.metrics.meanOccupancy ?? 0) * (r.metrics.poolPages ?? 0) * (Number.isFinite(ps) ? ps : 1);
+}
+
+/**
  * The best row and the rule that chose it. With an SLO: among rows where >= 90 % of requests
  * meet it, the highest goodput. Without: among rows that rejected no request, the lowest
  * measured decode time per token when the points were benchmarked, else the highest simulated
- * output throughput. Null when no row qualifies. The rows the figure cannot tell from the best
- * come with it: a measured decode time within the noise (core/noise.ts withinNoise), a modelled
- * goodput or throughput exactly equal (the simulation is deterministic: no noise to allow).
+ * output throughput. A simulated rate (goodput, throughput) within {@link SIMULATED_RATE_TOLERANCE}
+ * of the highest is a tie, broken by the lower p99 TTFT, then by the fewer KV slots held
+ * ({@link kvSlotsHeld}), then by point order. Null when no row qualifies. The rows the figure
+ * cannot tell from the best come with it: a measured decode time within the noise
+ * (core/noise.ts withinNoise), a simulated rate within the tolerance.
  */
 export function bestRow(rows: readonly SweepReportRow[]): BestRow | null {
   const ok = rows.filter((r) => r.status === 'ok');
@@ -305,19 +321,29 @@ export function bestRow(rows: readonly SweepReportRow[]): BestRow | null {
     const tie = tiedWith.length === 0 ? '' : `tied with ${tiedWith.map((r) => r.label).join(', ')}: ${tieWords}`;
     return { row: best, rule, tiedWith, tie };
   };
-  const equal = (f: (r: SweepReportRow) => number) => (a: SweepReportRow, b: SweepReportRow) => f(a) === f(b);
+  const pct = formatPercent(SIMULATED_RATE_TOLERANCE, 0);
+  const tieBreak = `; ties (within ${pct}) broken by lower p99 TTFT, then fewer KV slots held (mean occupancy · pages · page_size)`;
+  /** The rows within the tolerance of the highest `rate`, ranked by the tie-break; the winner scores highest. */
+  const pickRate = (cands: SweepReportRow[], rate: (r: SweepReportRow) => number, rule: string, what: string) => {
+    const top = Math.max(...cands.map(rate));
+    const near = (r: SweepReportRow) => rate(r) >= top * (1 - SIMULATED_RATE_TOLERANCE);
+    const ranked = cands.filter(near).sort((a, b) => (a.metrics.p99TtftS ?? Infinity) - (b.metrics.p99TtftS ?? Infinity) || kvSlotsHeld(a) - kvSlotsHeld(b));
+    const winner = ranked[0];
+    if (!winner) return null;
+    return pick(cands, (r) => (r === winner ? 1 : 0), rule + tieBreak, (a, b) => near(a) && near(b), `${what} within ${pct}, so the lower p99 TTFT (then fewer KV slots held) chose`);
+  };
   if (ok.some((r) => r.metrics.sloAttainment !== undefined)) {
     const goodput = (r: SweepReportRow) => r.metrics.goodputRequestsPerSec ?? 0;
-    return pick(ok.filter((r) => (r.metrics.sloAttainment ?? 0) >= SLO_ATTAINMENT), goodput,
-      `highest goodput among points where >= ${formatPercent(SLO_ATTAINMENT, 0)} of requests meet the profile's SLO`, equal(goodput), 'the same simulated goodput');
+    return pickRate(ok.filter((r) => (r.metrics.sloAttainment ?? 0) >= SLO_ATTAINMENT), goodput,
+      `highest simulated goodput among points where >= ${formatPercent(SLO_ATTAINMENT, 0)} of requests meet the profile's SLO`, 'simulated goodput');
   }
   const served = ok.filter((r) => (r.metrics.rejected ?? 0) === 0);
   if (served.some((r) => r.metrics.decodeNsPerToken !== undefined)) {
     return pick(served.filter((r) => r.metrics.decodeNsPerToken !== undefined), (r) => -r.metrics.decodeNsPerToken!, 'lowest measured decode time per token among points that reject no request',
       (a, b) => withinNoise(decodeSpread(a.metrics), decodeSpread(b.metrics)), 'tied within measurement noise (a median inside the other\'s p10–p90 range), so any of them may be the fastest');
   }
-  const throughput = (r: SweepReportRow) => r.metrics.throughputTokensPerSec!;
-  return pick(served.filter((r) => r.metrics.throughputTokensPerSec !== undefined), throughput, 'highest simulated output throughput among points that reject no request', equal(throughput), 'the same simulated throughput');
+  return pickRate(served.filter((r) => r.metrics.throughputTokensPerSec !== undefined), (r) => r.metrics.throughputTokensPerSec!,
+    'highest simulated output throughput among points that reject no request', 'simulated throughput');
 }
 
 export interface MergeOptions {

@@ -215,10 +215,33 @@ test('best point: a decode time whose median lies inside the other\'s p10–p90 
   const loaded = bestRow([row(1, { decodeNsPerToken: ms(3.89), decodeP10NsPerToken: ms(2.05), decodeP90NsPerToken: ms(5.62), rejected: 0 }), row(8, { decodeNsPerToken: ms(0.584), decodeP10NsPerToken: ms(0.29), decodeP90NsPerToken: ms(1.01), rejected: 0 })])!;
   assert.equal(loaded.row.label, 'page_size=8');
   assert.deepEqual(loaded.tiedWith, []);
-  // Simulated throughput is deterministic: only an equal figure ties (7,752 tokens/s at every page size).
+  // Simulated throughputs within 1 % tie (7,752 and 7,751 tokens/s: 0.013 % apart); with no
+  // latency or occupancy to rank them, the first listed is named.
   const sim = bestRow([row(8, { throughputTokensPerSec: 7752, rejected: 0 }), row(16, { throughputTokensPerSec: 7752, rejected: 0 }), row(32, { throughputTokensPerSec: 7751, rejected: 0 })])!;
   assert.equal(sim.row.label, 'page_size=8');
-  assert.match(sim.tie, /^tied with page_size=16: the same simulated throughput$/);
+  assert.match(sim.tie, /^tied with page_size=16, page_size=32: simulated throughput within 1%/);
+});
+
+test('best point: throughputs within 1 % are ranked by p99 TTFT, then KV slots held, not by which is listed first', () => {
+  // The newcomer's sweep (s27 finding 10): no rejections, so throughput is the offered load. The
+  // old rule took the highest throughput, first listed on a tie: page_size=8 with p99 TTFT 4.87 s.
+  const rows = [
+    row(8, { throughputTokensPerSec: 3000, p99TtftS: 4.87, meanOccupancy: 0.5, poolPages: 4000, rejected: 0 }),
+    // 2,990 is 0.33 % below 3,000: tied. p99 TTFT 0.169 s, the lowest; 0.4 · 2000 · 16 = 12,800 slots.
+    row(16, { throughputTokensPerSec: 2990, p99TtftS: 0.169, meanOccupancy: 0.4, poolPages: 2000, rejected: 0 }),
+    // Same TTFT as page_size=16 but 0.5 · 1000 · 32 = 16,000 slots held: loses on KV memory.
+    row(32, { throughputTokensPerSec: 2995, p99TtftS: 0.169, meanOccupancy: 0.5, poolPages: 1000, rejected: 0 }),
+    // 2,900 is 3.3 % below: not tied, whatever its TTFT (0.1 s).
+    row(64, { throughputTokensPerSec: 2900, p99TtftS: 0.1, meanOccupancy: 0.1, poolPages: 500, rejected: 0 }),
+  ];
+  const best = bestRow(rows)!;
+  assert.equal(best.row.label, 'page_size=16');
+  assert.deepEqual(best.tiedWith.map((r) => r.label), ['page_size=8', 'page_size=32']);
+  assert.match(best.rule, /^highest simulated output throughput among points that reject no request; ties \(within 1%\) broken by lower p99 TTFT, then fewer KV slots held/);
+  // With an SLO the same rule ranks goodput.
+  const slo = bestRow(rows.map((r) => ({ ...r, metrics: { ...r.metrics, sloAttainment: 0.95, goodputRequestsPerSec: r.metrics.throughputTokensPerSec! / 100 } })))!;
+  assert.equal(slo.row.label, 'page_size=16');
+  assert.match(slo.rule, /^highest simulated goodput among points where >= 90% of requests meet the profile's SLO; ties/);
 });
 
 test('the report table formats its figures as core/format does: percentages, counts with separators, the tie under the best', () => {
@@ -230,7 +253,7 @@ test('the report table formats its figures as core/format does: percentages, cou
   // writePoint's figures: fragmentation 0.25 -> "25.0%", pool pages 1000 + index -> "1,001".
   assert.match(text, /^16 +25\.0% +50\.0% +1 +1,001 +50\.0% +10 +0$/m);
   // Both points simulate 10 tokens/s: page_size=8 is named, and the tie beside it.
-  assert.match(text, /best: page_size=8 — highest simulated output throughput .*\n +tied with page_size=16: the same simulated throughput/);
+  assert.match(text, /best: page_size=8 — highest simulated output throughput .*\n +tied with page_size=16: simulated throughput within 1%/);
 });
 
 test('merge refuses a point of another sweep, naming the file', () => {
