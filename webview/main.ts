@@ -87,6 +87,8 @@ const cancelButton = button('Cancel', () => post({ type: 'cancelRun' }), { id: '
 const exportJson = button('Export JSON', () => model.current?.id && post({ type: 'export', id: model.current.id, format: 'json' }), { id: 'btn-export-json', secondary: '' });
 const exportCsv = button('Export CSV', () => model.current?.id && post({ type: 'export', id: model.current.id, format: 'csv' }), { id: 'btn-export-csv', secondary: '' });
 const exportPng = button('Export PNG', () => exportChartsPng(), { id: 'btn-export-png', secondary: '' });
+/** The run's buttons: hidden on the Sweep tab, where they would act on a run the page does not show. */
+const actions = el('div', { class: 'actions', id: 'run-actions' }, runButton, cancelButton, exportJson, exportCsv, exportPng);
 const environment = el('p', { id: 'run-environment', class: 'muted' });
 const stepTime = el('p', { id: 'run-step-time', class: 'muted' });
 /** Under the machine line, for a run the WebAssembly module ran: so, why, and what it means for the figures. */
@@ -162,11 +164,12 @@ const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.index
 );
 tabs.addEventListener('vsc-tabs-select', (e: Event) => {
   tab = TABS[(e as CustomEvent<{ selectedIndex: number }>).detail.selectedIndex] ?? 'run';
+  renderHeader(model.current);
   persist();
 });
 
 app.append(
-  el('header', { class: 'toolbar' }, el('div', { class: 'title' }, title, status, progress), el('div', { class: 'actions' }, runButton, cancelButton, exportJson, exportCsv, exportPng)),
+  el('header', { class: 'toolbar' }, el('div', { class: 'title' }, title, status, progress), actions),
   tabs,
 );
 
@@ -288,6 +291,15 @@ function renderHeader(run: ViewRun | null): void {
       ? joined([machineText(env, ' · ', run!.cases.length > 0), run!.kind === 'simulate' ? 'no kernel timed' : null, stoppedEarly(run!), run?.createdAt ? runTime(run.createdAt) : null, run?.error].filter((part): part is string | HTMLElement => !!part), ' · ')
       : [run?.error ?? '']));
   environment.classList.toggle('error', run?.status === 'refused' || run?.status === 'failed');
+  // The Sweep tab shows no run: its header names the sweep, and the run's buttons and progress go.
+  const onSweep = tab === 'sweep';
+  actions.hidden = onSweep;
+  if (onSweep) {
+    title.textContent = model.sweep ? `${model.sweep.name} · sweep` : 'AttnScope · sweep';
+    status.textContent = '';
+    status.className = 'status status-none';
+    progress.hidden = true;
+  }
 }
 
 /** For a benchmark cancelled or failed before its first kernel case finished, that it was (its header would otherwise show only the machine); else null. */

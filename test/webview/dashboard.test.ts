@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { KernelCase, RunResult } from '../../core/protocol/run';
+import type { SweepReport } from '../../core/protocol/sweep';
 import { partialRun, runId } from '../../extension/history';
 import { run } from '../fixtures/run';
 import { CHROMIUM, launchChromium, openDashboard, root, send, serveDashboard, setTheme, THEMES, waitForPosted, type DashboardServer } from './harness';
@@ -641,5 +642,24 @@ describe('dashboard webview in Chromium', () => {
     // A run the extension still streams replays its runStarted after init: running again.
     await send(page, { type: 'runStarted', name: 'live.attn.yaml', total: 3, profile: run.profile, estimate: run.estimate });
     await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'running');
+  });
+
+  it('the Sweep tab names the sweep in its header and hides the run\'s buttons (they acted on the run beside it: Export CSV wrote that run)', async () => {
+    // The s27 newcomer's view: a run in the header (here live.attn.yaml, still running), then a sweep opened.
+    const report: SweepReport = {
+      schema: 1, kind: 'attnscope-sweep-report', tool: 't', createdAt: '', sweepId: 'ab12', name: 'llama-3.1-8b.attn.yaml', job: 'simulate',
+      axes: [{ key: 'kv_cache.page_size', values: [8, 16] }], total: 2,
+      rows: [8, 16].map((ps, index) => ({ id: `p${ps}`, index, values: { 'kv_cache.page_size': ps }, label: `page_size=${ps}`, environmentKey: 'e1', status: 'ok' as const, metrics: { throughputTokensPerSec: 100 }, file: `p${ps}.json` })),
+      missing: [], duplicates: [], environments: { e1: run.environment }, best: null,
+    };
+    await send(page, { type: 'showSweep', report });
+    await page.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'llama-3.1-8b.attn.yaml · sweep');
+    for (const id of ['btn-run', 'btn-cancel', 'btn-export-json', 'btn-export-csv', 'btn-export-png', 'run-progress']) assert.equal(await page.isVisible(`#${id}`), false, `#${id} on the Sweep tab`);
+    assert.equal(await page.textContent('#run-status'), '');
+    // Back on the Run tab: the run's header and buttons again.
+    await page.locator('vscode-tab-header').first().click();
+    await page.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'live.attn.yaml');
+    assert.equal(await page.textContent('#run-status'), 'running');
+    assert.equal(await page.isVisible('#btn-export-csv'), true);
   });
 });
