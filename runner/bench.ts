@@ -5,7 +5,7 @@
  * progress and the extension can stream them to the dashboard.
  */
 import type { Backend, Dtype, KernelBackendName, Profile } from '../core/config/types';
-import { estimate } from '../core/estimate';
+import { estimate, poolSizeProblem } from '../core/estimate';
 import { formatBytes, formatCount, formatDuration, formatRate } from '../core/format';
 import { createRun, type CaseShape, type Environment, type RunResult } from '../core/protocol/run';
 import type { RunnerEvent } from '../core/protocol/runner';
@@ -15,7 +15,7 @@ import { CancelledError } from './errors';
 import { randomInputs, randomKvPages } from './inputs';
 import { attentionBytes, attentionFlops, ceilingFor, maxAbsDiff, summarizeCase } from './measure';
 import { planCases, quickShortening, timingBudget, type PlannedCase } from './plan';
-import { PoolConfigError, poolSizeProblem, simulatePool, type PoolProgress } from './simulate';
+import { PoolConfigError, simulatePool, type PoolProgress } from './simulate';
 import { TOOL_VERSION } from './version';
 
 export interface BenchOptions {

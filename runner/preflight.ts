@@ -5,11 +5,10 @@
  * but do not stop it.
  */
 import type { Problem, Profile } from '../core/config/types';
-import { estimate } from '../core/estimate';
+import { estimate, poolSizeProblem } from '../core/estimate';
 import { checkProfile } from '../core/estimate/checks';
 import { encoderBenchRefusal, type RefusalCode } from '../core/refusals';
 import { planProblem } from './plan';
-import { poolSizeProblem } from './simulate';
 
 /**
  * Deployment checks (weights and pool vs the device, kernel limits: core/estimate/checks.ts)
@@ -30,7 +29,7 @@ export interface BenchPreflight {
   notes: Problem[];
   /**
    * Why the workload's page-pool simulation is skipped (the kernels are still timed), or null:
-   * the pool cannot be sized (runner/simulate poolSizeProblem; `simulate` refuses the profile for
+   * the pool cannot be sized (core/estimate poolSizeProblem; `simulate` refuses the profile for
    * it). Also among the notes, as a warning at the key to change.
    */
   poolSkipped: string | null;

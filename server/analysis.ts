@@ -29,7 +29,7 @@ import {
   type Profile,
   type ValueNode,
 } from '../core/config';
-import { checkProfile, estimate, type Estimate } from '../core/estimate';
+import { checkProfile, estimate, poolSizeProblem, type Estimate } from '../core/estimate';
 import { documentName, uriToPath } from './paths';
 import { describeError } from './safe';
 
@@ -87,6 +87,13 @@ export interface PartialProfile {
 }
 
 const EMPTY: ParsedTree = { root: null, problems: [] };
+
+/**
+ * Code of the warning on a profile with a workload whose pool `attnscope simulate` refuses
+ * (core/estimate poolSizeProblem: no pages, too many, an encoder); lenses.ts offers no
+ * "Run serving simulation" lens beside it.
+ */
+export const POOL_NOT_SIMULABLE = 'pool-not-simulable';
 
 function kindOf(name: string, text: string, parsedJson: () => ParsedTree): DocumentKind {
   if (isProfilePath(name)) return 'profile';
@@ -150,6 +157,10 @@ export function analyze(document: TextDocument, host: FileHost, previous?: Analy
     if (a.profile !== null) {
       a.estimate = estimate(a.profile);
       a.problems.push(...checkProfile(a.profile, a.estimate));
+      // What `attnscope simulate` refuses this profile's pool for, in its words, at the key it names.
+      const pool = a.profile.workload ? poolSizeProblem(a.profile) : null;
+      const at = pool?.keys.find((k) => a.profile!.ranges[k] !== undefined);
+      if (pool) a.problems.push({ severity: 'warning', code: POOL_NOT_SIMULABLE, message: pool.message, range: at !== undefined ? a.profile.ranges[at] : { offset: 0, length: 0 } });
     } else {
       a.partial = readWithoutInvalidKeys(a, recording);
     }

@@ -2,7 +2,7 @@
  * Code lenses at the top of every model config and profile. A client that implements the
  * extension's commands (the VS Code extension says so with `clientCommands` in its
  * initializationOptions; ids in core/protocol/lsp.ts) gets "Run attention benchmark", "Run
- * serving simulation" (profiles with a `workload:` key) and "Show memory breakdown", each with
+ * serving simulation" (profiles with a `workload:` key whose pool can be simulated) and "Show memory breakdown", each with
  * the document URI, and "Run sweep" on the line of a profile's `sweep:` key; no benchmark lens for an encoder (bert), which `attnscope bench` refuses. Any other client (Neovim, Helix, ...) gets one
  * lens whose command the server runs itself through workspace/executeCommand (SERVER_COMMANDS):
  * the memory summary, shown with window/showMessage — never a command the client cannot run.
@@ -11,7 +11,7 @@ import type { CodeLens } from 'vscode-languageserver';
 import { getProperty } from '../core/config';
 import { formatBytes, formatCount } from '../core/format';
 import { Commands } from '../core/protocol/lsp';
-import type { Analysis } from './analysis';
+import { POOL_NOT_SIMULABLE, type Analysis } from './analysis';
 
 /** Commands the server executes (workspace/executeCommand); arguments: [document URI]. */
 export const SERVER_COMMANDS = { showEstimate: 'attnscope.server.showEstimate', simulate: 'attnscope.server.simulate' } as const;
@@ -25,9 +25,13 @@ export function estimateSummary(a: Analysis): string | null {
   return parts.join(' · ');
 }
 
-/** A profile that writes a `workload:` key (valid or not: the lens stays put while it is edited; the command says what is wrong). */
+/**
+ * A profile that writes a `workload:` key (valid or not: the lens stays put while it is edited; the
+ * command says what is wrong), unless its pool is one `attnscope simulate` refuses (no pages, too
+ * many, an encoder): that warning (POOL_NOT_SIMULABLE) is shown at the key to change instead.
+ */
 function hasWorkload(a: Analysis): boolean {
-  return a.kind === 'profile' && getProperty(a.tree, 'workload') !== undefined;
+  return a.kind === 'profile' && getProperty(a.tree, 'workload') !== undefined && !a.problems.some((p) => p.code === POOL_NOT_SIMULABLE);
 }
 
 /**

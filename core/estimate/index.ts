@@ -694,3 +694,34 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
     notes,
   };
 }
+
+/** Largest pool the simulator takes: its per-page state for 2^24 pages is a few hundred MiB. */
+export const MAX_SIMULATED_PAGES = 2 ** 24;
+
+/**
+ * Why the profile's own pool (kv_cache.num_pages, else the estimate's pages) cannot be
+ * simulated: an encoder, no pages (the weights leave no KV budget), or more than
+ * {@link MAX_SIMULATED_PAGES}; null when it can. `keys`: the profile keys to change, the first
+ * one the text holds is where the problem is placed. `attnscope bench`'s preflight says a
+ * workload's simulation is skipped for this reason before any work; simulate refuses with it
+ * (runner/simulate); the language server shows it as a diagnostic on a profile with a workload and
+ * offers no "Run serving simulation" lens for it (server/analysis.ts, server/lenses.ts).
+ */
+export function poolSizeProblem(profile: Profile): { keys: string[]; message: string } | null {
+  const tooMany = (pages: number, keys: string[]) => ({
+    keys,
+    message: `the KV pool has ${formatCount(pages)} pages; the simulation takes at most ${formatCount(MAX_SIMULATED_PAGES)}: lower the KV budget or set kv_cache.num_pages`,
+  });
+  if (typeof profile.kvCache.numPages === 'number') {
+    return profile.kvCache.numPages > MAX_SIMULATED_PAGES ? tooMany(profile.kvCache.numPages, ['kv_cache.num_pages', 'kv_cache']) : null;
+  }
+  if (profile.model.isEncoder) return { keys: ['model'], message: `${profile.model.modelType} is an encoder: it has no KV cache to simulate` };
+  const pages = estimate(profile).pool.pages;
+  if (pages < 1) {
+    return {
+      keys: ['kv_cache.memory_gib', 'device.memory_gib', 'device.gpu', 'kv_cache', 'device', 'model'],
+      message: 'the KV pool has no pages: set kv_cache.num_pages or kv_cache.memory_gib, or device.memory_gib large enough for the weights',
+    };
+  }
+  return pages > MAX_SIMULATED_PAGES ? tooMany(pages, ['kv_cache.memory_gib', 'device.memory_gib', 'kv_cache', 'device', 'model']) : null;
+}

@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import { offsetToLineColumn } from '../../core/config/positions';
 import type { Profile, StepTimeSpec } from '../../core/config/types';
 import type { LatencySlo } from '../../core/protocol/latency';
-import { blocksPerRequest, estimate, maxNumBatchedTokensOf, maxNumSeqsOf, poolBlocksText, poolTokens, referenceSeqLen } from '../../core/estimate/index';
+import { blocksPerRequest, estimate, MAX_SIMULATED_PAGES, maxNumBatchedTokensOf, maxNumSeqsOf, poolBlocksText, poolSizeProblem, poolTokens, referenceSeqLen } from '../../core/estimate/index';
 import type { PoolBaseline, PoolResult, PoolSample, PoolSummary, StepTimeModel } from '../../core/protocol/run';
 import { runSimulationsInWorker, ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTotals } from '../../native';
 import { formatCount } from '../../core/format';
@@ -126,35 +126,6 @@ export interface SimulateOptions {
   watermark?: number;
   /** Samples kept per run, default 2000. */
   maxSamples?: number;
-}
-
-/** Largest pool the simulator takes: its per-page state for 2^24 pages is a few hundred MiB. */
-export const MAX_SIMULATED_PAGES = 2 ** 24;
-
-/**
- * Why the profile's own pool (kv_cache.num_pages, else the estimate's pages) cannot be
- * simulated: an encoder, no pages (the weights leave no KV budget), or more than
- * {@link MAX_SIMULATED_PAGES}; null when it can. `keys`: the profile keys to change, the first
- * one the text holds is where the problem is placed. `attnscope bench`'s preflight says a
- * workload's simulation is skipped for this reason before any work; simulate refuses with it.
- */
-export function poolSizeProblem(profile: Profile): { keys: string[]; message: string } | null {
-  const tooMany = (pages: number, keys: string[]) => ({
-    keys,
-    message: `the KV pool has ${formatCount(pages)} pages; the simulation takes at most ${formatCount(MAX_SIMULATED_PAGES)}: lower the KV budget or set kv_cache.num_pages`,
-  });
-  if (typeof profile.kvCache.numPages === 'number') {
-    return profile.kvCache.numPages > MAX_SIMULATED_PAGES ? tooMany(profile.kvCache.numPages, ['kv_cache.num_pages', 'kv_cache']) : null;
-  }
-  if (profile.model.isEncoder) return { keys: ['model'], message: `${profile.model.modelType} is an encoder: it has no KV cache to simulate` };
-  const pages = estimate(profile).pool.pages;
-  if (pages < 1) {
-    return {
-      keys: ['kv_cache', 'kv_cache.memory_gib', 'device.memory_gib', 'device', 'model'],
-      message: 'the KV pool has no pages: set kv_cache.num_pages or kv_cache.memory_gib, or device.memory_gib large enough for the weights',
-    };
-  }
-  return pages > MAX_SIMULATED_PAGES ? tooMany(pages, ['kv_cache.memory_gib', 'device.memory_gib', 'kv_cache', 'device', 'model']) : null;
 }
 
 /**

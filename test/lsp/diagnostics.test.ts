@@ -148,6 +148,27 @@ test('weights that do not fit the device name the numbers', async () => {
   assert.match(d.message, /^weights 128\.48 GiB exceed 80 GiB × 0\.90 = 72\.00 GiB/);
 });
 
+test("a workload whose KV pool has no pages: simulate's refusal as a warning at the memory key that empties it, and no simulation lens", async () => {
+  // Llama-3.1-8B: 8,030,261,248 parameters · 4 B (fp32) = 32,121,044,992 B = 29.92 GiB > 16 GiB ·
+  // 0.90 = 14.40 GiB: no KV budget, 0 pages, which `attnscope simulate` refuses (the newcomer's c-small2).
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\ndtype: fp32\ndevice:\n  memory_gib: 16\n  gpu_memory_utilization: 0.9\nkv_cache:\n  page_size: 16\nworkload:\n  requests: 10\n';
+  const uri = fixtureUri(`planted-${n++}.p.attn.yaml`);
+  const diags = await client.open(uri, text);
+  const d = only(diags, 'pool-not-simulable');
+  assert.equal(d.severity, DiagnosticSeverity.Warning);
+  // At device.memory_gib's value, where the weights error is, not at kv_cache (which has no budget key).
+  assert.deepEqual(d.range, rangeOf(text, '16'));
+  assert.equal(d.message, 'the KV pool has no pages: set kv_cache.num_pages or kv_cache.memory_gib, or device.memory_gib large enough for the weights');
+  assert.deepEqual((await client.codeLenses(uri))!.map((l) => l.command?.title), ['Run attention benchmark', 'Show memory breakdown']);
+  await client.close(uri);
+  // With a KV budget the pool has pages (2 GiB / (32 layers · 2 · 8 · 128 · 4 B · 16 tokens = 2 MiB) = 1,024 pages): no warning, and the lens is back.
+  const fixed = text.replace('  page_size: 16\n', '  page_size: 16\n  memory_gib: 2\n');
+  const uri2 = fixtureUri(`planted-${n++}.p.attn.yaml`);
+  assert.deepEqual((await client.open(uri2, fixed)).filter((x) => x.code === 'pool-not-simulable'), []);
+  assert.ok((await client.codeLenses(uri2))!.some((l) => l.command?.title === 'Run serving simulation'));
+  await client.close(uri2);
+});
+
 test('prefill lengths beyond max_position_embeddings: on the offending element', async () => {
   // Llama-2-7B: max_position_embeddings 4096.
   const text = 'model: ./configs/Llama-2-7b-hf.config.json\nprefill: { seq_lens: [1024, 8192] }\n';

@@ -563,14 +563,15 @@ test('trace lines are read, and a bad line is an error naming file:line:column',
 
 test('a profile without workload or pages says what to set, at the right place', async () => {
   await assert.rejects(simulatePool(profile('kv_cache: { num_pages: 10 }\n')), (e: unknown) => e instanceof PoolConfigError && e.key === 'workload');
-  // A profile on disk: the error points at its kv_cache value (line 3, column 11).
+  // A profile on disk: the error is for kv_cache.memory_gib (a budget to set) and, with neither it nor
+  // device.memory_gib written, points at its kv_cache value (line 3, column 11).
   const dir = tempDir('attnscope-profile-');
   const file = join(dir, 'p.attn.yaml');
   writeFileSync(file, `model: ${join(EXAMPLES, 'llama-3.1-8b', 'config.json')}\nworkload: { requests: 3 }\nkv_cache: { page_size: 16 }\n`);
   const r = readProfile(readFileSync(file, 'utf8'), file, { readFile: (p) => readFileSync(p, 'utf8') });
   await assert.rejects(
     simulatePool(r.value!),
-    (e: unknown) => e instanceof PoolConfigError && e.key === 'kv_cache' && e.format().startsWith(`${file}:3:11: the KV pool has no pages: set kv_cache.num_pages`),
+    (e: unknown) => e instanceof PoolConfigError && e.key === 'kv_cache.memory_gib' && e.format().startsWith(`${file}:3:11: the KV pool has no pages: set kv_cache.num_pages`),
   );
 });
 
