@@ -114,19 +114,10 @@ function caseAxis(p: Palette, labels: readonly string[]): Record<string, unknown
   return axis(p, '', { ticks: { color: p.foreground, autoSkip: false, font: { family: p.fontFamily, size: p.fontSize - 1 }, callback: (v: number | string) => caseTickLines(labels[Number(v)] ?? String(v)) } });
 }
 
-/**
- * Height of a chart with one row per case (the timings and throughput bars), px: 300 up to 8
- * cases, 28 px a case beyond, plus `extra` px for what else takes height from the rows (a second
- * x axis, a legend wrapping onto a second line), so that each two-line label keeps its 28 px.
- */
-export function caseChartHeight(cases: number, extra = 0): number {
-  return Math.max(300, 76 + 28 * cases) + extra;
+/** Height of a chart with one row per case (the timings and throughput bars), px: 300 up to 8 cases, 28 px a case beyond. */
+export function caseChartHeight(cases: number): number {
+  return Math.max(300, 76 + 28 * cases);
 }
-
-/** Height a second x axis takes (its ticks and title, at the palette's font), px. */
-const SECOND_AXIS_PX = 48;
-/** Height of a second legend line, where two datasets' legend wraps in a narrow panel (340–480 px), px. */
-const LEGEND_LINE_PX = 28;
 
 /**
  * Median per shape with the p10–p90 range as a floating bar; one row per case, its label on the
@@ -230,8 +221,7 @@ export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
     title: 'Throughput',
     empty: cases.length === 0 ? 'No timed cases yet.' : null,
     summary: against.length > 0 ? `Fraction of peak (tooltip, table) against this machine's measured ${against.join('; ')}.` : null,
-    // Both axes (top GB/s, bottom GFLOP/s) and both legend entries take height the rows had: at ~480 px their labels were printed over each other.
-    height: caseChartHeight(cases.length, anyMemory && anyCompute ? SECOND_AXIS_PX + LEGEND_LINE_PX : 0),
+    height: caseChartHeight(cases.length),
     config,
     table: {
       columns: ['case', 'achieved', 'fraction of peak', 'peak'],

@@ -15,8 +15,6 @@ import type { Browser, Page } from 'playwright-core';
 import type { KernelCase, RunResult } from '../../core/protocol/run';
 import type { SweepReport } from '../../core/protocol/sweep';
 import { partialRun, runId } from '../../extension/history';
-import { caseTickLines } from '../../webview/charts';
-import { caseLabel } from '../../webview/compare';
 import { run } from '../fixtures/run';
 import { CHROMIUM, launchChromium, openDashboard, root, send, serveDashboard, setTheme, THEMES, waitForPosted, type DashboardServer } from './harness';
 
@@ -620,37 +618,6 @@ describe('dashboard webview in Chromium', () => {
         assert.ok(texts.some((t) => t.text === `read bandwidth ${bandwidth}` || t.text === bandwidth), `no bandwidth label among ${texts.map((t) => t.text).join(' | ')}`);
         for (const [i, a] of texts.entries()) {
           for (const b of texts.slice(i + 1)) assert.ok(!quadsOverlap(a.corners, b.corners), `${name}: '${a.text}' ${JSON.stringify(a.corners)} overlaps '${b.text}' ${JSON.stringify(b.corners)}`);
-        }
-      }
-    } finally {
-      await page.setViewportSize({ width: 1280, height: 900 });
-    }
-  });
-
-  it('at 480 and 340 px writes the Achieved-throughput chart\'s two-line case labels apart from each other and from every other text (throughput-*.png)', async () => {
-    // The s27 newcomer's panel, about 480 px: 'B1 N512' / 'prefill' and the next row's lines printed over each other.
-    // Their run's six cases: prefill N512 and N1024, decode B1 and B8 at ctx1024 and ctx4096 (the fixture's two, reshaped).
-    const prefill = timed.find((c) => c.kernel === 'flash_fwd')!;
-    const decode = timed.find((c) => c.kernel === 'paged_decode')!;
-    const six = [
-      ...[512, 1024].map((n) => ({ ...prefill, shape: { ...prefill.shape, seqLenQ: n, seqLenK: n } })),
-      ...[1, 8].flatMap((b) => [1024, 4096].map((ctx) => ({ ...decode, shape: { ...decode.shape, batchSize: b, seqLenK: ctx } }))),
-    ];
-    await recordTexts(page, 'chart-throughput');
-    try {
-      for (const width of [480, 340]) {
-        await page.setViewportSize({ width, height: 900 });
-        await send(page, { type: 'runFinished', run: { ...run, name: `w${width}.attn.yaml`, cases: six }, id: null });
-        const lines = six.flatMap((c) => caseTickLines(caseLabel(c)));
-        await page.waitForFunction(([width, want]) => {
-          const w = window as unknown as { __texts: Array<{ text: string }>; __textsWidth: number };
-          const c = document.querySelector('#chart-throughput') as HTMLCanvasElement;
-          return c.clientWidth < width - 20 && w.__textsWidth === c.width && want.every((t) => w.__texts.some((d) => d.text === t));
-        }, [width, lines] as const);
-        const texts = await page.evaluate(() => (window as unknown as { __texts: Array<{ text: string; corners: Corner[] }> }).__texts);
-        await page.locator('section[data-chart="throughput"]').screenshot({ path: join(shots, `throughput-${width}.png`) });
-        for (const [i, a] of texts.entries()) {
-          for (const b of texts.slice(i + 1)) assert.ok(!quadsOverlap(a.corners, b.corners), `${width} px: '${a.text}' ${JSON.stringify(a.corners)} overlaps '${b.text}' ${JSON.stringify(b.corners)}`);
         }
       }
     } finally {
