@@ -9,7 +9,6 @@
  * writes nothing when cancelled), which the toast says, nor a run that failed or was cancelled
  * with no case and no pool (history.ts keptInHistory: the dashboard and the toast say why).
  */
-import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
@@ -20,43 +19,14 @@ import type { Ctx } from './ctx';
 import { keptInHistory, partialRun, saveRun, saveRunSync } from './history';
 import { crashMessage, finishedMessage, refusalOf, SIMULATION_NOT_SAVED, simulationStoppedMessage, type Refusal } from './refusal';
 import { runName } from './runName';
-import { launchSettingsProblem, RunnerProcess, runnerLaunch, type RunnerJob, type RunnerLaunch, type RunnerOutcome } from '../core/runnerProcess';
-
-/**
- * The runner to spawn for `job` on `source`: the runnerPath setting, else the bundled
- * dist/runner.js under Node; in `source`'s workspace folder (a sweep: else the file's folder,
- * where its default results folder .attnscope/sweeps then goes).
- */
-export function launchFor(ctx: Ctx, source: vscode.Uri, job: RunnerJob): RunnerLaunch {
-  const s = ctx.settings(source);
-  const runner = s.runnerPath || vscode.Uri.joinPath(ctx.extension.extensionUri, 'dist', 'runner.js').fsPath;
-  // In desktop VS Code the host is Electron, whose ABI the native addon is not built for: use `node` on PATH there.
-  const node = s.nodePath || (process.versions['electron'] ? 'node' : process.execPath);
-  const folder = vscode.workspace.getWorkspaceFolder(source);
-  const launch = runnerLaunch(runner, node, { job, quick: s.quickMode, backend: s.backend, ...(job === 'sweep' ? { file: source.fsPath } : {}) });
-  return { ...launch, cwd: folder?.uri.fsPath ?? (job === 'sweep' ? dirname(source.fsPath) : undefined) };
-}
-
-/**
- * True, with an error that opens the settings, when the runnerPath / nodePath settings name
- * no runner or Node (core/runnerProcess launchSettingsProblem): checked before any run starts.
- */
-export function launchSettingsRefused(ctx: Ctx, source: vscode.Uri): boolean {
-  const problem = launchSettingsProblem(ctx.settings(source), vscode.workspace.getWorkspaceFolder(source)?.uri.fsPath);
-  if (!problem) return false;
-  ctx.log.error(`run not started: ${problem}`);
-  const open = 'Open settings';
-  void vscode.window.showErrorMessage(`AttnScope: ${problem}.`, open).then((pick) => {
-    if (pick === open) void vscode.commands.executeCommand('workbench.action.openSettings', 'attnscope.runnerPath attnscope.nodePath');
-  });
-  return true;
-}
+import { EDITOR_RUN_UI, launchFor, launchSettingsRefused } from './runLaunch';
+import { RunInFlight } from './runInFlight';
+import type { RunnerOutcome } from '../core/runnerProcess';
 
 /** The `error` of a run that a window reload (or close) ended, saved by BenchmarkRun.interrupt. */
 export const INTERRUPTED = 'interrupted (window reloaded or closed)';
 
-export class BenchmarkRun {
-  private process: RunnerProcess | null = null;
+export class BenchmarkRun extends RunInFlight<RunResult | null> {
   private readonly cases: KernelCase[] = [];
   /** The run the dashboard was sent on the runner's `done` event. */
   private shown: RunResult | null = null;
@@ -65,6 +35,10 @@ export class BenchmarkRun {
   /** Set by finish() once it saves the run itself: interrupt() then leaves it to that save. */
   private saving = false;
 
+  /**
+   * Cancel's SIGTERM makes the runner write a cancelled run; SIGKILL after 800 ms if it is still
+   * busy (a native call that cannot be interrupted, e.g. peak measurement): it ends within a second.
+   */
   private constructor(
     private readonly ctx: Ctx,
     readonly source: vscode.Uri,
@@ -72,7 +46,9 @@ export class BenchmarkRun {
     readonly name: string,
     private readonly profile: Profile,
     private readonly estimate: Estimate,
-  ) {}
+  ) {
+    super(EDITOR_RUN_UI, 800);
+  }
 
   /**
    * Runs `job` (a benchmark or a serving simulation) of `source` with its resolved `profile`,
@@ -81,24 +57,7 @@ export class BenchmarkRun {
   static async start(ctx: Ctx, source: vscode.Uri, job: RunKind, profile: Profile, estimate: Estimate): Promise<RunResult | null> {
     if (launchSettingsRefused(ctx, source)) return null;
     const mode = job === 'simulate' ? 'simulation' : ctx.settings(source).quickMode ? 'quick' : 'full';
-    const run = new BenchmarkRun(ctx, source, job, runName(profile, source.fsPath, mode), profile, estimate);
-    ctx.activeRun = run;
-    await vscode.commands.executeCommand('setContext', 'attnscope.running', true);
-    try {
-      return await run.execute();
-    } finally {
-      ctx.activeRun = null;
-      ctx.status.setRun(null);
-      await vscode.commands.executeCommand('setContext', 'attnscope.running', false);
-    }
-  }
-
-  /**
-   * Ends the runner within a second: SIGTERM (it then writes a cancelled run), SIGKILL after
-   * 800 ms if it is still busy (a native call that cannot be interrupted, e.g. peak measurement).
-   */
-  cancel(): void {
-    this.process?.cancel(800);
+    return new BenchmarkRun(ctx, source, job, runName(profile, source.fsPath, mode), profile, estimate).hold(ctx);
   }
 
   /**
@@ -143,7 +102,7 @@ export class BenchmarkRun {
     }
   }
 
-  private async execute(): Promise<RunResult | null> {
+  protected async execute(): Promise<RunResult | null> {
     const { ctx, name, job } = this;
     const launch = launchFor(ctx, this.source, job);
     ctx.log.info(`run ${name}: ${launch.command} ${launch.args.join(' ')}`);
@@ -151,27 +110,11 @@ export class BenchmarkRun {
     ctx.dashboard.post({ type: 'runStarted', name, total: 0, kind: job, profile: this.profile, estimate: this.estimate });
     ctx.status.setRun({ name, done: 0, total: 0 });
 
-    const outcome = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `AttnScope: ${job === 'simulate' ? 'simulating' : 'benchmarking'} ${name}`, cancellable: true },
-      (progress, token) =>
-        new Promise<RunnerOutcome>((resolve) => {
-          let reported = 0;
-          const proc = new RunnerProcess(launch, this.profile, {
-            onEvent: (e) => {
-              this.forward(e);
-              if (e.type === 'progress' && e.total > 0) {
-                const pct = (100 * e.done) / e.total;
-                progress.report({ increment: Math.max(0, pct - reported), message: `${Math.round(pct)}% · ${e.message}` });
-                reported = Math.max(reported, pct);
-              }
-            },
-            onLog: (line) => ctx.log.info(`[runner] ${line}`),
-          });
-          this.process = proc;
-          token.onCancellationRequested(() => this.cancel());
-          proc.done.then(resolve);
-        }),
-    );
+    const outcome = await this.runRunner(`AttnScope: ${job === 'simulate' ? 'simulating' : 'benchmarking'} ${name}`, launch, this.profile, {
+      onEvent: (e) => this.forward(e),
+      onLog: (line) => ctx.log.info(`[runner] ${line}`),
+      progressMessage: (e, percent) => `${Math.round(percent)}% · ${e.message}`,
+    });
     return this.finish(outcome);
   }
 

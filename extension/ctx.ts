@@ -14,7 +14,7 @@ import { StatusItem } from './status';
 /** Files the language server reads: profiles and HuggingFace configs. */
 export const DOCUMENT_SELECTOR = FILE_GLOBS.map((pattern) => ({ scheme: 'file', pattern }));
 
-/** The benchmark, simulation or sweep in flight, as the context sees it (extension/benchmark.ts BenchmarkRun, extension/sweep.ts SweepRun). */
+/** The benchmark, simulation or sweep in flight, as the context sees it (extension/runInFlight.ts RunInFlight: benchmark.ts BenchmarkRun, sweep.ts SweepRun). */
 export interface ActiveRun {
   /** Display name: the profile or config file name. */
   readonly name: string;

@@ -1,6 +1,6 @@
 /**
  * "Run sweep": a profile's `sweep:` block through the runner, `attnscope sweep <file> --events`,
- * spawned as every run is (core/runnerProcess.ts RunnerProcess, extension/benchmark.ts launchFor)
+ * spawned as every run is (extension/runInFlight.ts RunInFlight, runLaunch.ts launchFor)
  * in the file's workspace folder, so its points and report go to the CLI's default results
  * folder, .attnscope/sweeps/<profile>-<sweep id>/, where "Open sweep results" looks. A progress
  * notification counts points and names the running points' values; Cancel ends the runner with
@@ -13,9 +13,10 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { EXIT_BAD_INPUT } from '../core/protocol/runner';
 import type { SweepReport } from '../core/protocol/sweep';
-import { RunnerProcess, type RunnerOutcome } from '../core/runnerProcess';
-import { launchFor, launchSettingsRefused } from './benchmark';
-import type { ActiveRun, Ctx } from './ctx';
+import type { RunnerOutcome } from '../core/runnerProcess';
+import type { Ctx } from './ctx';
+import { EDITOR_RUN_UI, launchFor, launchSettingsRefused } from './runLaunch';
+import { RunInFlight } from './runInFlight';
 import { crashMessage } from './refusal';
 import { sweepEndMessage, sweepInputError, sweepProgressMessage, sweepRefusalMessage, type SweepInputError } from './sweepMessages';
 import { readSweepReport } from './sweepReports';
@@ -33,9 +34,8 @@ export function showSweep(ctx: Ctx, report: SweepReport): void {
   ctx.dashboard.post({ type: 'showSweep', report });
 }
 
-export class SweepRun implements ActiveRun {
+export class SweepRun extends RunInFlight<SweepReport | null> {
   readonly job = 'sweep' as const;
-  private process: RunnerProcess | null = null;
   /** The runner's `error` event, placed: bad input it refused before any point ran. */
   private inputError: SweepInputError | null = null;
 
@@ -43,73 +43,47 @@ export class SweepRun implements ActiveRun {
     private readonly ctx: Ctx,
     readonly source: vscode.Uri,
     readonly name: string,
-  ) {}
+  ) {
+    super(EDITOR_RUN_UI, SWEEP_KILL_AFTER_MS);
+  }
 
   /** Runs the sweep of the profile file `source` until the runner ends; resolves with the report shown (null when none). */
   static async start(ctx: Ctx, source: vscode.Uri): Promise<SweepReport | null> {
     if (launchSettingsRefused(ctx, source)) return null;
-    const run = new SweepRun(ctx, source, basename(source.fsPath));
-    ctx.activeRun = run;
-    await vscode.commands.executeCommand('setContext', 'attnscope.running', true);
-    try {
-      return await run.execute();
-    } finally {
-      ctx.activeRun = null;
-      ctx.status.setRun(null);
-      await vscode.commands.executeCommand('setContext', 'attnscope.running', false);
-    }
+    return new SweepRun(ctx, source, basename(source.fsPath)).hold(ctx);
   }
 
-  /** Ends the runner: SIGTERM (the points written stay; a rerun resumes), SIGKILL if it lingers. */
-  cancel(): void {
-    this.process?.cancel(SWEEP_KILL_AFTER_MS);
-  }
-
-  /** A window reload or close: the points written are in the results folder already; the runner is ended. */
+  /** A window reload or close: the points written are in the results folder already; the runner is ended (SIGTERM: the points written stay; a rerun resumes). */
   interrupt(): void {
     this.cancel();
   }
 
-  private async execute(): Promise<SweepReport | null> {
+  protected async execute(): Promise<SweepReport | null> {
     const { ctx, name } = this;
     const launch = launchFor(ctx, this.source, 'sweep');
     ctx.log.info(`sweep ${name}: ${launch.command} ${launch.args.join(' ')}${launch.cwd ? ` (in ${launch.cwd})` : ''}`);
     ctx.sweepProblems.delete(this.source);
     ctx.status.setRun({ name, done: 0, total: 0, verb: 'Sweeping' });
-    const outcome = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `AttnScope: sweep of ${name}`, cancellable: true },
-      (progress, token) =>
-        new Promise<RunnerOutcome>((resolve) => {
-          let reported = 0;
-          const proc = new RunnerProcess(launch, null, {
-            onEvent: (e) => {
-              switch (e.type) {
-                case 'progress': {
-                  if (e.total <= 0) break;
-                  const pct = (100 * e.done) / e.total;
-                  progress.report({ increment: Math.max(0, pct - reported), message: sweepProgressMessage(e) });
-                  reported = Math.max(reported, pct);
-                  ctx.status.setRun({ name, done: e.done, total: e.total, verb: 'Sweeping' });
-                  break;
-                }
-                case 'log':
-                  ctx.log[e.level](`[runner] ${e.message}`);
-                  break;
-                case 'error':
-                  this.inputError = sweepInputError(e);
-                  ctx.log.error(`[runner] ${e.file ? `${e.file}:${e.line ?? 1}:${e.column ?? 1}: ` : ''}${e.message}`);
-                  break;
-                default:
-                  break;
-              }
-            },
-            onLog: (line) => ctx.log.info(`[runner] ${line}`),
-          });
-          this.process = proc;
-          token.onCancellationRequested(() => this.cancel());
-          void proc.done.then(resolve);
-        }),
-    );
+    const outcome = await this.runRunner(`AttnScope: sweep of ${name}`, launch, null, {
+      onEvent: (e) => {
+        switch (e.type) {
+          case 'progress':
+            if (e.total > 0) ctx.status.setRun({ name, done: e.done, total: e.total, verb: 'Sweeping' });
+            break;
+          case 'log':
+            ctx.log[e.level](`[runner] ${e.message}`);
+            break;
+          case 'error':
+            this.inputError = sweepInputError(e);
+            ctx.log.error(`[runner] ${e.file ? `${e.file}:${e.line ?? 1}:${e.column ?? 1}: ` : ''}${e.message}`);
+            break;
+          default:
+            break;
+        }
+      },
+      onLog: (line) => ctx.log.info(`[runner] ${line}`),
+      progressMessage: (e) => sweepProgressMessage(e),
+    });
     return this.finish(outcome);
   }
 

@@ -1,0 +1,119 @@
+/**
+ * The bookkeeping every editor run shares (extension/runInFlight.ts RunInFlight, which
+ * BenchmarkRun and SweepRun extend), with a fake editor side (RunUi) and the fake runner as a
+ * real child process: the context's one run slot held from start to end and released however
+ * the run ends, the notification moved by progress events to 100 % and never back, and its
+ * Cancel ending the runner through the run's cancel().
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import type { RunnerEvent } from '../../core/protocol/runner';
+import { runnerLaunch, type RunnerOutcome } from '../../core/runnerProcess';
+import type { ActiveRun } from '../../extension/ctx';
+import { RunInFlight, type RunSlot, type RunUi } from '../../extension/runInFlight';
+import type { RunState } from '../../extension/status';
+import { run as recorded } from '../fixtures/run';
+
+const FAKE = join(__dirname, '..', 'fixtures', 'fake-runner.mjs');
+
+/** An editor that records what the run did to it; `cancelOn` presses the notification's Cancel at that message. */
+function fakeEditor(cancelOn?: RegExp) {
+  const keys: boolean[] = [];
+  const reports: Array<{ increment: number; message: string }> = [];
+  const titles: string[] = [];
+  const ui: RunUi = {
+    setRunning: async (running) => void keys.push(running),
+    withProgress: (title, task) => {
+      titles.push(title);
+      let cancel: (() => void) | undefined;
+      return task(
+        (increment, message) => {
+          reports.push({ increment, message });
+          if (cancelOn?.test(message)) cancel?.();
+        },
+        (c) => (cancel = c),
+      );
+    },
+  };
+  const statuses: Array<RunState | null> = [];
+  const slot: RunSlot = { activeRun: null, status: { setRun: (r) => void statuses.push(r) } };
+  return { ui, slot, keys, reports, titles, statuses };
+}
+
+/** A run of the fake runner in `mode`; `seen` records what the slot held while its events came. */
+class FakeRun extends RunInFlight<RunnerOutcome> {
+  readonly name = 'fake';
+  readonly job = 'bench' as const;
+  readonly events: RunnerEvent[] = [];
+  readonly slotDuring: Array<ActiveRun | null> = [];
+
+  constructor(
+    ui: RunUi,
+    private readonly slot: RunSlot,
+    private readonly mode: string,
+    private readonly fail = false,
+  ) {
+    super(ui, 5_000);
+  }
+
+  interrupt(): void {
+    this.cancel();
+  }
+
+  protected async execute(): Promise<RunnerOutcome> {
+    const launch = { ...runnerLaunch(FAKE, process.execPath, { job: 'bench', quick: true, backend: 'cpu' }), env: { ...process.env, FAKE_RUNNER_MODE: this.mode } };
+    const outcome = await this.runRunner('AttnScope: fake', launch, recorded.profile, {
+      onEvent: (e) => {
+        this.events.push(e);
+        this.slotDuring.push(this.slot.activeRun);
+      },
+      onLog: () => undefined,
+      progressMessage: (e, percent) => `${Math.round(percent)}% · ${e.message}`,
+    });
+    if (this.fail) throw new Error('finish failed');
+    return outcome;
+  }
+}
+
+describe('a run in flight (RunInFlight)', () => {
+  it('holds the slot and the context key while the runner runs; the notification moves to 100 % with the progress messages', async () => {
+    const ed = fakeEditor();
+    const run = new FakeRun(ed.ui, ed.slot, 'ok');
+    const outcome = await run.hold(ed.slot);
+    assert.equal(outcome.exitCode, 0);
+    assert.equal(outcome.run?.status, 'ok');
+    assert.ok(run.slotDuring.length > 0 && run.slotDuring.every((r) => r === run), 'the slot held the run while its events came');
+    assert.deepEqual(ed.keys, [true, false]);
+    assert.equal(ed.slot.activeRun, null);
+    assert.deepEqual(ed.statuses, [null]);
+    assert.deepEqual(ed.titles, ['AttnScope: fake']);
+    // The fake runner's progress: 0 of N ('warming up'), then 1..N: increments that add up to 100 %, none negative.
+    const n = recorded.cases.length;
+    assert.equal(ed.reports.length, n + 1);
+    assert.deepEqual(ed.reports[0], { increment: 0, message: '0% · warming up' });
+    assert.equal(ed.reports[1]!.message, `${Math.round(100 / n)}% · prefill B1 N512`);
+    assert.ok(ed.reports.every((r) => r.increment >= 0));
+    assert.ok(Math.abs(ed.reports.reduce((s, r) => s + r.increment, 0) - 100) < 1e-9);
+  });
+
+  it('Cancel in the notification ends the runner through cancel() (SIGTERM: the fake runner writes a cancelled run)', async () => {
+    const ed = fakeEditor(/prefill B1 N512/);
+    const outcome = await new FakeRun(ed.ui, ed.slot, 'slow').hold(ed.slot);
+    assert.deepEqual([outcome.cancelled, outcome.run?.status, outcome.run?.cases.length], [true, 'cancelled', 1]);
+    assert.deepEqual(ed.keys, [true, false]);
+  });
+
+  it('releases the slot, the status item and the context key when the run throws, and rejects with that error', async () => {
+    const ed = fakeEditor();
+    await assert.rejects(new FakeRun(ed.ui, ed.slot, 'ok', true).hold(ed.slot), /finish failed/);
+    assert.equal(ed.slot.activeRun, null);
+    assert.deepEqual(ed.statuses, [null]);
+    assert.deepEqual(ed.keys, [true, false]);
+  });
+
+  it('cancel() before the runner has started does nothing', () => {
+    const ed = fakeEditor();
+    assert.doesNotThrow(() => new FakeRun(ed.ui, ed.slot, 'ok').cancel());
+  });
+});
