@@ -55,6 +55,12 @@ export interface ServingSimConfig {
   stepSlidingWindow?: number;
   perSlidingKvTokenS?: number;
   perSlidingPairS?: number;
+  /**
+   * Chunked local attention (Llama 4's attention_chunk_size C) in place of stepSlidingWindow: the
+   * perSliding* coefficients are then the chunked layers', whose query at position i attends only
+   * its own chunk's keys floor(i/C)·C .. i. Default 0: none. At most one of the two is set.
+   */
+  stepAttentionChunkSize?: number;
   /** Samples kept (downsampled by doubling the stride), >= 2. */
   maxSamples: number;
   /**
@@ -175,8 +181,12 @@ function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests)
     if (v < 0) throw new RangeError(`${key} must be >= 0, got ${v}`);
   }
   intArg('stepSlidingWindow', config.stepSlidingWindow ?? 0, 0, INT32_MAX);
-  if (!config.stepSlidingWindow && ((config.perSlidingKvTokenS ?? 0) > 0 || (config.perSlidingPairS ?? 0) > 0)) {
-    throw new RangeError('perSlidingKvTokenS and perSlidingPairS need stepSlidingWindow >= 1 (the sliding-window layers\' window)');
+  intArg('stepAttentionChunkSize', config.stepAttentionChunkSize ?? 0, 0, INT32_MAX);
+  if (config.stepSlidingWindow && config.stepAttentionChunkSize) {
+    throw new RangeError('stepSlidingWindow and stepAttentionChunkSize cannot both be set (the perSliding* coefficients are one layer type\'s)');
+  }
+  if (!config.stepSlidingWindow && !config.stepAttentionChunkSize && ((config.perSlidingKvTokenS ?? 0) > 0 || (config.perSlidingPairS ?? 0) > 0)) {
+    throw new RangeError('perSlidingKvTokenS and perSlidingPairS need stepSlidingWindow >= 1 (the sliding-window layers\' window) or stepAttentionChunkSize >= 1 (the chunked layers\' chunk)');
   }
   const experts = config.numExperts ?? 0;
   intArg('numExperts', experts, 0, INT32_MAX);

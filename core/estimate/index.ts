@@ -172,8 +172,15 @@ export const SLIDING_ONLY_WINDOWED_SINCE: readonly [number, number, number] = [0
  *   layers), on vLLM >= {@link HYBRID_KV_MANAGER_SINCE}.
  * - Sliding: a model whose every layer slides, on vLLM >= {@link SLIDING_ONLY_WINDOWED_SINCE}.
  * - Uniform otherwise: every layer charged for every token. Llama 4's chunked local attention
- *   keeps the uniform layout here (vLLM sizes it with ChunkedLocalAttentionSpec since a later
- *   release; not modelled).
+ *   keeps the uniform layout here, as vLLM's default did from PR #21761 (merged 2025-07-28, after
+ *   v0.10.0): VllmConfig.__post_init__ (vllm/config/vllm.py) disables the hybrid KV-cache manager
+ *   for a model with attention_chunk_size unless VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE
+ *   is 1 ("a latency regression"), and its one KV-cache group then holds every token of every
+ *   layer. With the hybrid manager (that variable set; its default became 1 with PR #29627,
+ *   release not pinned here) ChunkedLocalAttentionManager (vllm/v1/core/single_type_kv_cache_manager.py:
+ *   get_num_skipped_tokens = floor(num_computed_tokens / C) · C, whose blocks
+ *   remove_skipped_blocks frees) keeps only the current chunk's blocks of the chunked layers:
+ *   not modelled, so there the pool here admits fewer requests than vLLM's.
  */
 export function kvPoolLayout(model: ModelSpec, kvDtype: KvDtype, tensorParallelSize: number, pageSize: number, vllmVersion: string | null, maxNumBatchedTokens: number): KvPoolLayout {
   const perLayer = kvBytesPerTokenPerLayer(model, kvDtype, tensorParallelSize);

@@ -188,8 +188,10 @@ export interface PoolSummary {
  * perTokenS · T tokens scheduled + perPairS · query-key pairs attended + perSlidingPairS ·
  * query-key pairs attended in the window). perKvTokenS and perPairS are the full-attention
  * layers' (whole context); the sliding-window layers' are apart, each query reading at most
- * slidingWindow tokens (native/src/pool/simulator.h StepTimeModel). A run saved before the split
- * has no sliding fields and counted every attention layer at the whole context.
+ * slidingWindow tokens, or, for Llama 4's chunked local attention (attentionChunkSize set instead),
+ * only its own chunk's keys (native/src/pool/simulator.h StepTimeModel). A run saved before the
+ * split has no sliding fields and counted every attention layer at the whole context; one saved
+ * before attentionChunkSize counted chunked layers as a sliding window of the chunk (an upper bound).
  */
 export interface StepTimeModel {
   perStepS: number;
@@ -210,7 +212,9 @@ export interface StepTimeModel {
   perPairS: number;
   /** The sliding-window layers' window in tokens; absent when the model has none. */
   slidingWindow?: number;
-  /** The sliding-window layers' KV bytes per token and FLOPs per query-key pair, as perKvTokenS and perPairS; absent without them. */
+  /** Llama 4: the chunked local-attention layers' chunk (attention_chunk_size) in tokens, whose the perSliding* fields then are; absent when the model has none. */
+  attentionChunkSize?: number;
+  /** The sliding-window (or chunked) layers' KV bytes per token and FLOPs per query-key pair, as perKvTokenS and perPairS; absent without them. */
   perSlidingKvTokenS?: number;
   perSlidingPairS?: number;
   /** The GPU row (core/estimate/gpus.ts) whose peaks the coefficients divide by. */

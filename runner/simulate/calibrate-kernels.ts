@@ -11,8 +11,8 @@
  * - perKvTokenS from the paged_decode cases: their marginal read rate R, t = t₀ + bytes / R
  *   (bytes = K + V read + Q + O); then perKvTokenS = KV bytes per token per GPU / R and the KV
  *   read efficiency R / BW (BW the published bandwidth).
- * A model with sliding-window layers gets their perSlidingPairS and perSlidingKvTokenS from the
- * same rates (the same kernels, over fewer tokens).
+ * A model with sliding-window (or chunked local-attention) layers gets their perSlidingPairS and
+ * perSlidingKvTokenS from the same rates (the same kernels, over fewer tokens).
  * The fit is least squares on relative error (weight 1 / t²) over the cases of each kernel;
  * with one case, or a negative t₀, it goes through the origin (t = FLOPs / R). t₀, the fixed
  * cost of one launch, is reported but not used: a serving step launches kernels under CUDA
@@ -153,7 +153,7 @@ export function calibrateFromKernels(profile: Profile, run: Pick<RunResult, 'cas
   let perKvTokenS = modelled.perKvTokenS;
   let perSlidingPairS = modelled.perSlidingPairS;
   let perSlidingKvTokenS = modelled.perSlidingKvTokenS;
-  const sliding = work.slidingWindow > 0;
+  const sliding = work.slidingWindow > 0 || work.attentionChunkSize > 0;
   if (flash.length > 0) {
     const fit = fitRate(flash.map((c) => [c.flops, c.medianNs * 1e-9]));
     // stepWork's perPairS is the model's FLOPs per pair / F.

@@ -12,7 +12,8 @@
  * tokens, KV K = P + (B − 1)·c̄ and pairs P(P+1)/2 + (B − 1)·c̄; a decode step at the request's
  * mid-output context c has T = B, K = pairs = c + (B − 1)·c̄. Those are the full-attention
  * layers'; sliding-window layers (window W) count each decode token at min(context, W) and the
- * prefill at min(P, W) per query (step-time.ts chunkAttention). TTFT is taken as one step, so
+ * prefill at min(P, W) per query, chunked local-attention layers (chunk C) each query at its own
+ * chunk's keys (step-time.ts chunkAttention). TTFT is taken as one step, so
  * queueing in the server is not modelled: calibrate on a run below saturation.
  *
  * The fit: minimise Σ ((pred − measured) / measured)², alternating between labelling each
@@ -235,13 +236,14 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult): Cal
   const obs: Observation[] = [];
   // The others decode one token each at the mean context; per layer type as the simulator counts.
   const W = work.slidingWindow;
-  const othersDecode = chunkAttention(1, meanContext, W);
+  const C = work.attentionChunkSize;
+  const othersDecode = chunkAttention(1, meanContext, W, C);
   for (const r of rows) {
     const tokens = r.p + others;
-    const prefill = sumAttention([chunkAttention(r.p, r.p, W), 1], [othersDecode, others]);
+    const prefill = sumAttention([chunkAttention(r.p, r.p, W, C), 1], [othersDecode, others]);
     obs.push({ compute: work.perTokenS * tokens + pairSeconds(work, prefill), memory: weightReadSeconds(work, tokens) + kvReadSeconds(work, prefill), measured: r.ttft, kind: 'ttft' });
     if (r.tpot !== null && r.tpot > 0) {
-      const decode = sumAttention([chunkAttention(1, r.p + r.o / 2, W), 1], [othersDecode, others]);
+      const decode = sumAttention([chunkAttention(1, r.p + r.o / 2, W, C), 1], [othersDecode, others]);
       obs.push({ compute: work.perTokenS * concurrency + pairSeconds(work, decode), memory: weightReadSeconds(work, concurrency) + kvReadSeconds(work, decode), measured: r.tpot, kind: 'tpot' });
     }
   }

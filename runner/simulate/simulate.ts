@@ -326,6 +326,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     perTokenS: stepTime.perTokenS,
     perPairS: stepTime.perPairS,
     stepSlidingWindow: stepTime.slidingWindow ?? 0,
+    stepAttentionChunkSize: stepTime.attentionChunkSize ?? 0,
     perSlidingKvTokenS: stepTime.perSlidingKvTokenS ?? 0,
     perSlidingPairS: stepTime.perSlidingPairS ?? 0,
     maxSamples: opts.maxSamples ?? 2000,
@@ -417,6 +418,7 @@ function resolveStepTime(profile: Profile, opts: SimulateOptions): StepTimeModel
       perStepS: c.perStepS ?? 0, weightsS: c.weightsS ?? 0, perKvTokenS: c.perKvTokenS ?? 0, perTokenS: c.perTokenS ?? 0, perPairS: c.perPairS ?? 0,
       ...(m.numExperts ? { expertWeightsS: m.expertWeightsS ?? 0, numExperts: m.numExperts, numExpertsPerTok: m.numExpertsPerTok ?? 0 } : {}),
       ...(m.slidingWindow ? { slidingWindow: m.slidingWindow, perSlidingKvTokenS: m.perSlidingKvTokenS ?? 0, perSlidingPairS: m.perSlidingPairS ?? 0 } : {}),
+      ...(m.attentionChunkSize ? { attentionChunkSize: m.attentionChunkSize, perSlidingKvTokenS: m.perSlidingKvTokenS ?? 0, perSlidingPairS: m.perSlidingPairS ?? 0 } : {}),
       source: opts.stepTimeSource ?? 'coefficients given by the caller',
     };
   }

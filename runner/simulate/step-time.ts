@@ -19,16 +19,20 @@
  *                                                  of the requests' whole contexts, L_s
  *                                                  sliding-window layers (window W) the K_s
  *                                                  within their window: min(context, W) per
- *                                                  decode token
+ *                                                  decode token; or L_s chunked local-attention
+ *                                                  layers (chunk C) those of the query's own
+ *                                                  chunk: (t mod C) + 1 at position t
  *   compute = (2 · P · T + 4 · H · D / tp · (L_f · Q + L_s · Q_s)) / (F · e_comp)
  *                                                  P = active parameters per GPU, T = tokens
  *                                                  scheduled; Q = query-key pairs attended (QKᵀ and
  *                                                  PV, 2 FLOPs per multiply-add each), Q_s those
  *                                                  inside the window (simulator.h SlidingPairs)
+ *                                                  or the chunk (ChunkedPairs)
  *
  * Linear-attention layers (Qwen3-Next, Granite-4 hybrids) keep no KV and count no query-key
- * pairs. Llama 4's chunked local attention is counted as a sliding window of its chunk size: an
- * upper bound, since a query there reads only its own chunk's tokens so far.
+ * pairs. Llama 4's chunked local attention (attention_chunk_size C on its RoPE layers, every 4th
+ * layer global and NoPE) is counted exactly: a query at position t attends keys floor(t/C)·C .. t
+ * of its own chunk only, as vLLM's ChunkedLocalAttention computes it (make_local_attention_virtual_batches).
  *
  * BW and F are the GPU's published memory bandwidth and dense bf16 peak; e_mem, e_comp and the
  * overhead come from the profile's `step_time`, else the assumptions below (reported as such),
@@ -66,9 +70,11 @@ export interface StepWork {
   perPairS: number;
   /** The sliding-window layers' window W (tokens); 0 without sliding-window layers. */
   slidingWindow: number;
-  /** Sliding-window layers: L_s · KV bytes per token per layer per GPU / bandwidth (0 without them). */
+  /** Llama 4: the chunked local-attention layers' chunk C (attention_chunk_size, tokens), whose are then the perSliding* coefficients; 0 without them. */
+  attentionChunkSize: number;
+  /** Sliding-window (or chunked) layers: L_s · KV bytes per token per layer per GPU / bandwidth (0 without them). */
   perSlidingKvTokenS: number;
-  /** Sliding-window layers: 4 · L_s · H · D / tp / FLOP/s (0 without them). */
+  /** Sliding-window (or chunked) layers: 4 · L_s · H · D / tp / FLOP/s (0 without them). */
   perSlidingPairS: number;
 }
 
@@ -88,6 +94,7 @@ export function stepWork(profile: Profile): StepWork {
   const tp = profile.device.tensorParallelSize;
   const expertBytes = routedExpertBytes(m, profile.dtype);
   const layers = attentionLayerTypes(m);
+  const chunked = layers.sliding > 0 && isChunkedLocalAttention(m);
   const pairFlops = (4 * m.numHeads * m.headDim) / tp / gpu.bf16FlopsPerSec;
   return {
     gpu,
@@ -98,7 +105,8 @@ export function stepWork(profile: Profile): StepWork {
     perKvTokenS: (layers.full * est.kvBytesPerTokenPerLayer) / gpu.memoryBytesPerSec,
     perTokenS: (2 * est.paramsActiveCompute) / tp / gpu.bf16FlopsPerSec,
     perPairS: layers.full * pairFlops,
-    slidingWindow: layers.window,
+    slidingWindow: chunked ? 0 : layers.window,
+    attentionChunkSize: chunked ? layers.window : 0,
     perSlidingKvTokenS: (layers.sliding * est.kvBytesPerTokenPerLayer) / gpu.memoryBytesPerSec,
     perSlidingPairS: layers.sliding * pairFlops,
   };
@@ -137,8 +145,12 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     perKvTokenS: w.perKvTokenS / e.memoryEfficiency,
     perTokenS: w.perTokenS / e.computeEfficiency,
     perPairS: w.perPairS / e.computeEfficiency,
-    ...(w.slidingWindow > 0
-      ? { slidingWindow: w.slidingWindow, perSlidingKvTokenS: w.perSlidingKvTokenS / e.memoryEfficiency, perSlidingPairS: w.perSlidingPairS / e.computeEfficiency }
+    ...(w.slidingWindow > 0 || w.attentionChunkSize > 0
+      ? {
+          ...(w.slidingWindow > 0 ? { slidingWindow: w.slidingWindow } : { attentionChunkSize: w.attentionChunkSize }),
+          perSlidingKvTokenS: w.perSlidingKvTokenS / e.memoryEfficiency,
+          perSlidingPairS: w.perSlidingPairS / e.computeEfficiency,
+        }
       : {}),
     gpu: w.gpu.name,
     computeEfficiency: e.computeEfficiency,
@@ -152,9 +164,9 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
 /**
  * How the model counts the attention layers by type, for its printed line: full-attention
  * layers read the whole context's KV and attend every earlier token, sliding-window layers
- * min(context, window) tokens and the query-key pairs inside the window, each with its
- * ns per KV token; linear-attention layers neither. Empty for a model whose attention layers
- * are all full.
+ * min(context, window) tokens and the query-key pairs inside the window, chunked
+ * local-attention layers (Llama 4) their own chunk's tokens so far, each with its ns per KV
+ * token; linear-attention layers neither. Empty for a model whose attention layers are all full.
  */
 function attentionCount(profile: Profile, w: StepWork, memoryEfficiency: number): string[] {
   const m = profile.model;
@@ -165,14 +177,13 @@ function attentionCount(profile: Profile, w: StepWork, memoryEfficiency: number)
   const window = layers.window.toLocaleString('en-US');
   const parts = [
     ...(layers.full > 0 ? [`the ${layers.full} full-attention layers read the whole context (${ns(w.perKvTokenS)}) and attend every earlier token`] : []),
-    ...(layers.sliding > 0 ? [`the ${layers.sliding} sliding-window layers read min(context, ${window}) tokens (${ns(w.perSlidingKvTokenS)}) and attend only the query-key pairs inside the window`] : []),
+    ...(layers.sliding > 0 && w.attentionChunkSize > 0
+      ? [`the ${layers.sliding} chunked local-attention layers read only their own ${window}-token chunk so far ((position mod ${window}) + 1 tokens per decode token, ${ns(w.perSlidingKvTokenS)}) and attend only the query-key pairs inside it`]
+      : layers.sliding > 0 ? [`the ${layers.sliding} sliding-window layers read min(context, ${window}) tokens (${ns(w.perSlidingKvTokenS)}) and attend only the query-key pairs inside the window`] : []),
     ...(linear > 0 ? [`the ${linear} linear-attention layers keep a constant state: no KV read, no query-key pairs`] : []),
   ];
-  const chunked = layers.sliding > 0 && isChunkedLocalAttention(m)
-    ? [`chunked local attention is counted as a sliding window of its chunk (${window} tokens): an upper bound, as a query reads only its own chunk's tokens so far`]
-    : [];
   // Joined by commas: the printed source separates its clauses by semicolons.
-  return [`attention per layer type: ${parts.join(', ')}`, ...chunked];
+  return [`attention per layer type: ${parts.join(', ')}`];
 }
 
 /**
@@ -189,7 +200,7 @@ export function expertShareRead(m: { numExperts?: number; numExpertsPerTok?: num
 
 /** The fields of a StepTimeModel that set its step times (the rest describe them). */
 export type StepCoefficientKey = 'perStepS' | 'weightsS' | 'perKvTokenS' | 'perTokenS' | 'perPairS' | 'expertWeightsS' | 'numExperts' | 'numExpertsPerTok'
-  | 'slidingWindow' | 'perSlidingKvTokenS' | 'perSlidingPairS';
+  | 'slidingWindow' | 'attentionChunkSize' | 'perSlidingKvTokenS' | 'perSlidingPairS';
 
 /** The step-time coefficients {@link stepSeconds} reads. */
 export type StepCoefficients = Pick<StepTimeModel, StepCoefficientKey>;
@@ -202,7 +213,7 @@ export function weightReadSeconds(m: Pick<StepCoefficients, 'weightsS' | 'expert
 /**
  * What a step's queries attend, per layer type, as native/src/pool/simulator.cc sums it: the
  * full-attention layers' KV tokens read and query-key pairs (whole context), and the
- * sliding-window layers' (inside the window).
+ * sliding-window layers' (inside the window) or chunked layers' (inside the query's chunk).
  */
 export interface AttentionWork {
   kvTokens: number;
@@ -223,19 +234,36 @@ export function slidingPairs(from: number, to: number, w: number): number {
 }
 
 /**
+ * Query-key pairs of the queries at positions [from, to) in a chunked local-attention layer of
+ * chunk c tokens: the query at position i attends (i mod c) + 1 keys, so Σ = P(to) − P(from) with
+ * P(t) = floor(t/c) · c(c + 1)/2 + r(r + 1)/2, r = t mod c (derived in native/src/pool/simulator.h
+ * ChunkedPairs; the same formula).
+ */
+export function chunkedPairs(from: number, to: number, c: number): number {
+  const prefix = (t: number) => {
+    const r = t % c;
+    return Math.floor(t / c) * ((c * (c + 1)) / 2) + (r * (r + 1)) / 2;
+  };
+  return prefix(to) - prefix(from);
+}
+
+/**
  * What one request's chunk of n query tokens attends when its context reaches `context` tokens
  * (the chunk's own included; n = 1 is a decode token), with sliding-window layers of `window`
- * tokens (0: none), as simulator.cc counts it: full layers read `context` KV tokens and attend
+ * tokens or chunked local-attention layers of `attentionChunk` tokens (0: none; at most one of
+ * the two), as simulator.cc counts it: full layers read `context` KV tokens and attend
  * n · (context − n) + n(n + 1)/2 pairs; sliding layers read min(context, n + window − 1) (the keys
- * any of its queries sees) and attend slidingPairs(context − n, context, window) pairs.
+ * any of its queries sees) and attend slidingPairs(context − n, context, window) pairs; chunked
+ * layers read context − floor((context − n)/C)·C (the chunks its queries touch, from the first
+ * one's start) and attend chunkedPairs(context − n, context, C) pairs.
  */
-export function chunkAttention(n: number, context: number, window: number): AttentionWork {
-  return {
-    kvTokens: context,
-    pairs: n * (context - n) + (n * (n + 1)) / 2,
-    slidingKvTokens: window > 0 ? Math.min(context, n + window - 1) : 0,
-    slidingPairs: window > 0 ? slidingPairs(context - n, context, window) : 0,
-  };
+export function chunkAttention(n: number, context: number, window: number, attentionChunk = 0): AttentionWork {
+  const local = window > 0
+    ? { slidingKvTokens: Math.min(context, n + window - 1), slidingPairs: slidingPairs(context - n, context, window) }
+    : attentionChunk > 0
+      ? { slidingKvTokens: context - Math.floor((context - n) / attentionChunk) * attentionChunk, slidingPairs: chunkedPairs(context - n, context, attentionChunk) }
+      : { slidingKvTokens: 0, slidingPairs: 0 };
+  return { kvTokens: context, pairs: n * (context - n) + (n * (n + 1)) / 2, ...local };
 }
 
 /** Σ of attention works, each `count` times (e.g. a batch's decode tokens of one context). */
@@ -250,12 +278,12 @@ export function sumAttention(...works: Array<[AttentionWork, number]>): Attentio
   return sum;
 }
 
-/** Seconds of a step's KV reads: perKvTokenS · full layers' KV tokens + perSlidingKvTokenS · sliding layers'. */
+/** Seconds of a step's KV reads: perKvTokenS · full layers' KV tokens + perSlidingKvTokenS · sliding (or chunked) layers'. */
 export function kvReadSeconds(m: Pick<StepCoefficients, 'perKvTokenS' | 'perSlidingKvTokenS'>, a: AttentionWork): number {
   return m.perKvTokenS * a.kvTokens + (m.perSlidingKvTokenS ?? 0) * a.slidingKvTokens;
 }
 
-/** Seconds of a step's attention FLOPs: perPairS · full layers' pairs + perSlidingPairS · sliding layers'. */
+/** Seconds of a step's attention FLOPs: perPairS · full layers' pairs + perSlidingPairS · sliding (or chunked) layers'. */
 export function pairSeconds(m: Pick<StepCoefficients, 'perPairS' | 'perSlidingPairS'>, a: AttentionWork): number {
   return m.perPairS * a.pairs + (m.perSlidingPairS ?? 0) * a.slidingPairs;
 }

@@ -36,10 +36,12 @@ export function formatPoolSummary(result: PoolResult): string {
     const m = result.stepTime;
     const measured = m.measured && m.measured.length > 0 ? `; ${m.measured.map((c) => c.coefficient).join(', ')} measured` : '';
     const unmodelled = m.unmodelled && m.unmodelled.length > 0 ? `; ${m.unmodelled.join(', ')} not modelled` : '';
-    // A model with sliding-window layers: the full layers' terms, then theirs over the window.
-    const window = m.slidingWindow ? ` in the ${formatCount(m.slidingWindow)}-token window` : '';
-    const slidingKv = m.slidingWindow ? ` + ${seconds(m.perSlidingKvTokenS ?? 0)}/KV token${window}` : '';
-    const slidingPairs = m.slidingWindow ? ` + ${seconds(m.perSlidingPairS ?? 0)}/query-key pair${window}` : '';
+    // A model with sliding-window (or chunked) layers: the full layers' terms, then theirs over the window (chunk).
+    const window = m.slidingWindow
+      ? ` in the ${formatCount(m.slidingWindow)}-token window`
+      : m.attentionChunkSize ? ` in the query's ${formatCount(m.attentionChunkSize)}-token chunk` : '';
+    const slidingKv = window ? ` + ${seconds(m.perSlidingKvTokenS ?? 0)}/KV token${window}` : '';
+    const slidingPairs = window ? ` + ${seconds(m.perSlidingPairS ?? 0)}/query-key pair${window}` : '';
     lines.push(
       `Step time (modelled${measured}${unmodelled}): ${seconds(m.perStepS)} + max(${seconds(m.weightsS)}${m.expertWeightsS ? ` + ${seconds(m.expertWeightsS)} × (1 − (1 − ${m.numExpertsPerTok}/${m.numExperts})^tokens)` : ''} + ${seconds(m.perKvTokenS)}/KV token${slidingKv}, ` +
         `${seconds(m.perTokenS)}/token + ${seconds(m.perPairS)}/query-key pair${slidingPairs})`,

@@ -194,7 +194,7 @@ test('time integrals match the per-step samples (coasting requests are summed in
   );
 });
 
-test('coasting and private tails give the same run as serving every request every step and hashing every page, sample for sample (sliding-window step times too)', () => {
+test('coasting and private tails give the same run as serving every request every step and hashing every page, sample for sample (sliding-window and chunked local-attention step times too)', () => {
   // Coasting (native/src/pool/simulator.h) skips decoding requests between their events; coast:
   // false serves every running request every step, as vLLM's scheduler loop does; privateTails:
   // false hashes and registers every full page as it fills, as vLLM does. Small pools
@@ -219,6 +219,9 @@ test('coasting and private tails give the same run as serving every request ever
     moe: fc.boolean(),
     // Sliding-window layers in the step time (0: none): coasting requests cross the window.
     stepSlidingWindow: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 100 })),
+    // Chunked local-attention layers instead (used when there is no window): coasting requests
+    // cross chunk boundaries, where their read falls back to 1 token.
+    stepAttentionChunkSize: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 100 })),
   });
   fc.assert(
     fc.property(setup, ({ requests, layout, pageSize, ...rest }) => {
@@ -230,6 +233,9 @@ test('coasting and private tails give the same run as serving every request ever
         perStepS: 0.01, weightsS: 0.004, perKvTokenS: 1e-5, perTokenS: 1e-4, perPairS: 2e-6, maxSamples: 1_000_000,
         ...(rest.moe ? { expertWeightsS: 0.02, numExperts: 16, numExpertsPerTok: 2 } : {}),
         ...(rest.stepSlidingWindow > 0 ? { stepSlidingWindow: rest.stepSlidingWindow, perSlidingKvTokenS: 3e-5, perSlidingPairS: 5e-6 } : {}),
+        ...(rest.stepSlidingWindow === 0 && rest.stepAttentionChunkSize > 0
+          ? { stepAttentionChunkSize: rest.stepAttentionChunkSize, perSlidingKvTokenS: 3e-5, perSlidingPairS: 5e-6 }
+          : {}),
       };
       const packed = packRequests(requests);
       const run = (coast: boolean, privateTails = true) => {
@@ -303,8 +309,45 @@ test('sliding-window step time: a full layer reads the whole context, a sliding 
   close(run({ ...base, perPairS: 1e-3, perSlidingPairS: 1e-3 }), [89, 104], 'compute-bound');
   // The same layers all full (no window): the whole context for both.
   close(run({ ...base, stepSlidingWindow: 0, perKvTokenS: 2e-3 }), [32, 54], 'both layers full');
-  assert.throws(() => new ServingSimulator({ ...base, stepSlidingWindow: 0, perSlidingKvTokenS: 1e-3 }, packRequests([{ arrivalS: 0, promptLen: 10, outputLen: 2 }])), /need stepSlidingWindow >= 1/);
+  assert.throws(() => new ServingSimulator({ ...base, stepSlidingWindow: 0, perSlidingKvTokenS: 1e-3 }, packRequests([{ arrivalS: 0, promptLen: 10, outputLen: 2 }])), /need stepSlidingWindow >= 1 .* or stepAttentionChunkSize >= 1/);
   assert.throws(() => new ServingSimulator({ ...base, stepSlidingWindow: -1 }, packRequests([{ arrivalS: 0, promptLen: 10, outputLen: 2 }])), RangeError);
+});
+
+test('chunked local-attention step time (Llama 4): a query at position t reads its own chunk\'s keys only, (t mod C) + 1 of them', () => {
+  // A 2-layer toy, one full-attention layer and one chunked layer of C = 4 (chunks 0..3, 4..7,
+  // 8..11, 12..), each costing 1 ms per KV token read (memory run) or per query-key pair (compute
+  // run); one request, prompt 10, output 5, max_num_batched_tokens 6: six steps.
+  //   step 1, prefill chunk at positions 0..5: full KV 6; chunked: keys 0..5 (chunks 0 and 1) = 6
+  //     → 12 KV tokens; pairs: full 1 + .. + 6 = 21, chunked 1 + 2 + 3 + 4 + 1 + 2 = 13 → 34
+  //   step 2, positions 6..9, then the first token: full KV 10; chunked: keys from 4 (the start
+  //     of position 6's chunk) to 9 = 6 → 16 KV tokens; pairs 7 + 8 + 9 + 10 = 34 and
+  //     3 + 4 + 1 + 2 = 10 → 44
+  //   steps 3-6, decode tokens at positions 10, 11, 12, 13 (12 starts a chunk, while the request
+  //     coasts: the event there must come on time): full 11, 12, 13, 14; chunked 3, 4, 1, 2
+  //     → KV tokens and pairs 14, 16, 14, 16
+  // Memory run: first token at 12 + 16 = 28 ms, last at 28 + 60 = 88 ms; compute run: 34 + 44 =
+  // 78 ms, 78 + 60 = 138 ms. (As a sliding window of 4, the old upper bound: 12 + 17 = 29 ms and
+  // 29 + 15 + 16 + 17 + 18 = 95 ms memory-bound.)
+  const base: ServingSimConfig = {
+    layout: 'paged', pageSize: 16, numPages: 10, watermarkPages: 0, slidingWindow: 0, enablePrefixCaching: false,
+    maxNumSeqs: 4, maxNumBatchedTokens: 6, maxModelLen: 160, maxSamples: 100,
+    perStepS: 0, weightsS: 0, perTokenS: 0, perKvTokenS: 0, perPairS: 0, stepAttentionChunkSize: 4,
+  };
+  const requests = packRequests([{ arrivalS: 0, promptLen: 10, outputLen: 5 }]);
+  const run = (config: ServingSimConfig, coast = true) => {
+    const sim = new ServingSimulator({ ...config, coast }, requests);
+    assert.equal(sim.run(1000), true);
+    assert.equal(sim.totals().steps, 6);
+    const t = sim.times();
+    return [t.firstTokenS[0]! * 1000, t.finishS[0]! * 1000];
+  };
+  const close = (got: number[], want: number[], what: string) => assert.ok(got.every((g, i) => Math.abs(g - want[i]!) < 1e-9), `${what}: ${got} vs ${want}`);
+  for (const coast of [true, false]) {
+    close(run({ ...base, perKvTokenS: 1e-3, perSlidingKvTokenS: 1e-3 }, coast), [28, 88], `memory-bound, coast ${coast}`);
+    close(run({ ...base, perPairS: 1e-3, perSlidingPairS: 1e-3 }, coast), [78, 138], `compute-bound, coast ${coast}`);
+  }
+  close(run({ ...base, stepAttentionChunkSize: 0, stepSlidingWindow: 4, perKvTokenS: 1e-3, perSlidingKvTokenS: 1e-3 }), [29, 95], 'a window of 4 instead');
+  assert.throws(() => new ServingSimulator({ ...base, stepSlidingWindow: 4 }, requests), /cannot both be set/);
 });
 
 test('samples are downsampled to at most maxSamples, in time order, and reach onSample', async () => {

@@ -2,7 +2,7 @@
 // expected share a step's tokens touch under uniform routing (runner/simulate/step-time.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chunkAttention, expertShareRead, kvReadSeconds, pairSeconds, slidingPairs, stepSeconds, stepTimeModel, weightReadSeconds } from '../../runner/simulate/step-time';
+import { chunkAttention, chunkedPairs, expertShareRead, kvReadSeconds, pairSeconds, slidingPairs, stepSeconds, stepTimeModel, weightReadSeconds } from '../../runner/simulate/step-time';
 import { exampleProfile } from '../fixtures/profile';
 import { profileFromModelConfig, readModelConfig } from '../../core/config/index';
 
@@ -75,7 +75,7 @@ test('per layer type: gpt-oss-20b\'s 12 full-attention layers read the whole con
   assert.doesNotMatch(dense.source, /sliding|per layer type/);
 });
 
-test('Llama 4\'s chunked layers are counted as a sliding window of the chunk (an upper bound, said so); linear-attention layers count no KV and no pairs', () => {
+test('Llama 4\'s chunked layers read only the query\'s own chunk (its chunk size, said so); linear-attention layers count no KV and no pairs', () => {
   // Llama 4 Scout's text config: 48 layers, every 4th global (NoPE), the other 36 chunked by
   // attention_chunk_size 8,192; 8 KV heads · head_dim 128 → 2 · 8 · 128 · 2 = 4,096 B per layer
   // and token in bf16. On the default H100 SXM at 0.8 · 3.35e12 = 2.68e12 B/s: full layers
@@ -92,9 +92,14 @@ test('Llama 4\'s chunked layers are counted as a sliding window of the chunk (an
   const m = stepTimeModel(profileFromModelConfig(scout, null));
   close(m.perKvTokenS, 49_152 / 2.68e12, 'full layers');
   close(m.perSlidingKvTokenS!, 147_456 / 2.68e12, 'chunked layers');
-  assert.equal(m.slidingWindow, 8192);
-  assert.match(m.source, /the 12 full-attention layers .* the 36 sliding-window layers read min\(context, 8,192\) tokens/);
-  assert.match(m.source, /chunked local attention is counted as a sliding window of its chunk \(8,192 tokens\): an upper bound/);
+  assert.equal(m.attentionChunkSize, 8192);
+  assert.equal(m.slidingWindow, undefined);
+  assert.match(m.source, /the 12 full-attention layers .* the 36 chunked local-attention layers read only their own 8,192-token chunk so far \(\(position mod 8,192\) \+ 1 tokens per decode token, 55 ns\/KV token\)/);
+  assert.doesNotMatch(m.source, /upper bound/);
+  // A decode token at position 10,000 (context 10,001): the full layers read all 10,001 tokens,
+  // the chunked ones those of chunk 8,192..16,383 so far, 10,000 − 8,192 + 1 = 1,809 (a window
+  // of 8,192 would read 8,192): 10,001 · 49,152 + 1,809 · 147,456 = 758,317,056 B at 2.68e12 B/s.
+  close(kvReadSeconds(m, chunkAttention(1, 10_001, 0, m.attentionChunkSize)), 758_317_056 / 2.68e12, 'decode KV read at 10,000');
   // A Qwen3-Next-style toy: 8 layers, every 4th full_attention, the rest linear_attention; 16 heads
   // · head_dim 256, 2 KV heads. Only the 2 full layers read KV (2 · 2 · 256 · 2 = 2,048 B each) and
   // attend pairs: 4 · 2 · 16 · 256 = 32,768 FLOPs per pair at 989e12 · 0.6 (all 8 layers: 131,072).
@@ -121,6 +126,21 @@ test('a chunk\'s query-key pairs inside a window of W tokens: Σ min(i + 1, W) o
   // 7 + 8 + 9 + 10 = 34 pairs; sliding ones read keys 3..9 (query 6 sees 3..6): 7 = min(10, 4 + 4 − 1).
   assert.deepEqual(chunkAttention(4, 10, 4), { kvTokens: 10, pairs: 34, slidingKvTokens: 7, slidingPairs: 16 });
   assert.deepEqual(chunkAttention(4, 10, 0), { kvTokens: 10, pairs: 34, slidingKvTokens: 0, slidingPairs: 0 });
+});
+
+test('a chunk\'s query-key pairs in chunked local attention of C tokens: Σ ((i mod C) + 1) over its query positions i', () => {
+  // C = 4, positions 0..9: (1 + 2 + 3 + 4) · 2 + 1 + 2 = 23; positions 6..9: 3 + 4 + 1 + 2 = 10;
+  // positions 0..2: 1 + 2 + 3 = 6; one chunk as large as the sequence (C = 10): 1 + .. + 10 = 55.
+  assert.equal(chunkedPairs(0, 10, 4), 23);
+  assert.equal(chunkedPairs(6, 10, 4), 10);
+  assert.equal(chunkedPairs(0, 3, 4), 6);
+  assert.equal(chunkedPairs(0, 10, 10), 55);
+  // The chunk of positions 6..9 after 6 cached tokens: the chunked layers read keys 4..9 (from the
+  // start of position 6's chunk) = 6, where a window of 4 reads 7 (keys 3..9).
+  assert.deepEqual(chunkAttention(4, 10, 0, 4), { kvTokens: 10, pairs: 34, slidingKvTokens: 6, slidingPairs: 10 });
+  // Decode tokens at positions 11 and 12 (contexts 12, 13): 4 keys (8..11), then 1 (a new chunk).
+  assert.deepEqual(chunkAttention(1, 12, 0, 4), { kvTokens: 12, pairs: 12, slidingKvTokens: 4, slidingPairs: 4 });
+  assert.deepEqual(chunkAttention(1, 13, 0, 4), { kvTokens: 13, pairs: 13, slidingKvTokens: 1, slidingPairs: 1 });
 });
 
 test('under tensor parallelism the step-time model says the GPUs\' communication is not modelled (unmodelled, which the Step time line prints, and its source); at TP 1 it says nothing of it', () => {

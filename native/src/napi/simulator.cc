@@ -76,6 +76,7 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     config.step.per_token_s = Num(c, "perTokenS");
     config.step.per_pair_s = Num(c, "perPairS");
     if (c.Has("stepSlidingWindow")) config.step.sliding_window = static_cast<int32_t>(Num(c, "stepSlidingWindow"));
+    if (c.Has("stepAttentionChunkSize")) config.step.attention_chunk_size = static_cast<int32_t>(Num(c, "stepAttentionChunkSize"));
     if (c.Has("perSlidingKvTokenS")) config.step.per_sliding_kv_token_s = Num(c, "perSlidingKvTokenS");
     if (c.Has("perSlidingPairS")) config.step.per_sliding_pair_s = Num(c, "perSlidingPairS");
     config.max_samples = static_cast<int32_t>(Num(c, "maxSamples"));

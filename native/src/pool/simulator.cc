@@ -255,6 +255,7 @@ bool ServingSimulator::Step() {
   // so exact in any order of summation).
   double pairs = 0, sliding_pairs = 0;
   const int64_t window = config_.step.sliding_window;
+  const int64_t chunk = config_.step.attention_chunk_size;
   finished_.clear();
   firsts_.clear();
   // n tokens went into KV, which now holds s.computed.
@@ -269,6 +270,10 @@ bool ServingSimulator::Step() {
       // Its queries [computed − n, computed) see keys from max(0, computed − n − W + 1) on.
       sliding_kv_tokens += std::min<int64_t>(s.computed, n + window - 1);
       sliding_pairs += SlidingPairs(s.computed - n, s.computed, window);
+    } else if (chunk > 0) {
+      // Its queries [computed − n, computed) see keys from the start of the first one's chunk on.
+      sliding_kv_tokens += s.computed - (s.computed - n) / chunk * chunk;
+      sliding_pairs += ChunkedPairs(s.computed - n, s.computed, chunk);
     }
     if (s.computed < s.known) return;  // a prefill chunk that did not reach the end
     ++s.generated;
@@ -374,6 +379,11 @@ bool ServingSimulator::Step() {
                                (coast_count_ - window_count_) * window;
       sliding_kv_tokens += windowed;
       sliding_pairs += static_cast<double>(windowed);
+    } else if (chunk > 0) {
+      // One query token each over its chunk so far: (computed mod C) at sync + its lag.
+      const int64_t chunked = chunk_offset_sum_ + CoastLag();
+      sliding_kv_tokens += chunked;
+      sliding_pairs += static_cast<double>(chunked);
     }
   }
   const StepTimeModel& m = config_.step;
@@ -466,6 +476,15 @@ void ServingSimulator::Coast(int32_t id) {
     window_computed_sum_ += s.computed;
     steps = std::min<int64_t>(steps, window - s.computed + 1);
   }
+  const int64_t chunk = config_.step.attention_chunk_size;
+  if (chunk > 0) {
+    // Its j-th step from now is the token at position computed + j − 1, which reads
+    // a + j keys (a = computed mod C) while j <= C − a; at j = C − a + 1 it starts a new chunk
+    // (1 key), so it steps explicitly there.
+    const int64_t a = s.computed % chunk;
+    chunk_offset_sum_ += a;
+    steps = std::min<int64_t>(steps, chunk - a + 1);
+  }
   s.event = clock_ + steps - 1;
   events_[static_cast<size_t>(s.event % ring_)].push_back(id);
 }
@@ -476,6 +495,7 @@ void ServingSimulator::Uncoast(int32_t id) {
   --coast_count_;
   coast_synced_sum_ -= s.synced;
   coast_computed_sum_ -= s.computed;
+  if (config_.step.attention_chunk_size > 0) chunk_offset_sum_ -= s.computed % config_.step.attention_chunk_size;
   if (s.in_window) {
     --window_count_;
     window_synced_sum_ -= s.synced;
@@ -510,6 +530,15 @@ double SlidingPairs(int64_t from, int64_t to, int64_t w) {
   return prefix(to) - prefix(from);
 }
 
+double ChunkedPairs(int64_t from, int64_t to, int64_t c) {
+  // P(t) = Σ_{i<t} ((i mod c) + 1), derived in simulator.h.
+  const auto prefix = [c](int64_t t) {
+    const double q = static_cast<double>(t / c), r = static_cast<double>(t % c), cd = static_cast<double>(c);
+    return q * cd * (cd + 1) / 2 + r * (r + 1) / 2;
+  };
+  return prefix(to) - prefix(from);
+}
+
 double ExpertShareRead(const StepTimeModel& m, int64_t tokens) {
   if (m.num_experts <= 0 || tokens <= 0) return 0;
   const double miss = 1.0 - static_cast<double>(m.num_experts_per_tok) / static_cast<double>(m.num_experts);
@@ -522,7 +551,8 @@ bool SimConfigValid(const SimConfig& config) {
                                          : m.num_experts > 0 && m.num_experts_per_tok >= 1 && m.num_experts_per_tok <= m.num_experts;
   return PageAllocator::Validate(config.allocator) == AllocStatus::kOk && config.layout >= KvLayout::kPaged &&
          config.layout <= KvLayout::kContiguousPromptPlusOutput && config.max_num_seqs > 0 &&
-         config.max_num_batched_tokens > 0 && config.max_model_len > 0 && moe_ok && m.sliding_window >= 0;
+         config.max_num_batched_tokens > 0 && config.max_model_len > 0 && moe_ok && m.sliding_window >= 0 &&
+         m.attention_chunk_size >= 0 && !(m.sliding_window > 0 && m.attention_chunk_size > 0);
 }
 
 std::string BuildSimInput(const SimColumns& in, size_t from, size_t to, std::vector<SimRequest>* requests,

@@ -18,7 +18,8 @@
 //   4. the step lasts t = per_step_s + max(memory, compute) (StepTimeModel: a roofline with the
 //      step's tokens, the KV tokens its requests attend to and their query-key pairs, per layer
 //      type: full-attention layers over the whole context, sliding-window layers inside their
-//      window); the memory state after the step's allocations holds for that time;
+//      window, chunked local-attention layers inside their chunk); the memory state after the
+//      step's allocations holds for that time;
 //   5. a request whose KV length reaches its known length (prompt + generated) emits one output
 //      token at the end of the step; after output_len tokens it finishes and frees its memory.
 //      Each request's times are kept (RequestTimes): first scheduled (start of the step that
@@ -37,8 +38,13 @@
 //   KV and stored tokens follow in O(1). With sliding-window layers (window W) a decode token
 //   reads min(context, W) there: the requests still inside the window (context <= W) are
 //   Σ-ed apart as well (count, Σ synced, Σ computed: Σ context), the others read W each, and a
-//   request crossing W is an event (once per request, unless preempted). Its events — the step
-//   of its next page, of its last token, of crossing the window, or at most `ring_` steps on —
+//   request crossing W is an event (once per request, unless preempted). With chunked
+//   local-attention layers (chunk C) a decode token at position t reads (t mod C) + 1 tokens
+//   there: every coasting request is Σ-ed by its offset in its chunk (Σ (computed mod C) as of
+//   `synced`, plus the lag), and a request reaching the next chunk's first position (where its
+//   read falls back to 1 token) is an event, once every C steps. Its events — the step
+//   of its next page, of its last token, of crossing the window or a chunk boundary, or at most
+//   `ring_` steps on —
 //   sit in a ring of buckets; a step runs explicitly, in
 //   admission order, only the requests at an event, those still in prefill and the admitted
 //   ones, so a step costs O(events), not O(running). When the token budget cannot cover every
@@ -109,6 +115,11 @@ enum class KvLayout : int32_t {
 // max(0, i − W + 1) .. i only: the chunk reads min(c + n, W − 1 + n) KV tokens (the keys any of
 // its queries sees) and has SlidingPairs(c, c + n, W) pairs; a decode token min(context, W) of
 // each. sliding_window 0: no sliding-window layers (their coefficients are then unused).
+// Chunked local attention (Llama 4's attention_chunk_size C, attention_chunk_size > 0 instead of
+// sliding_window): the per_sliding_* coefficients are then those layers', and a query at position
+// i attends only its own chunk's keys floor(i/C)·C .. i, (i mod C) + 1 of them: the chunk reads
+// c + n − floor(c/C)·C KV tokens (the keys of the chunks it touches, from the first one's start)
+// and has ChunkedPairs(c, c + n, C) pairs; a decode token at position t reads (t mod C) + 1.
 // The coefficients (seconds per unit) come from runner/simulate/step-time.ts.
 struct StepTimeModel {
   double per_step_s = 0;
@@ -120,7 +131,10 @@ struct StepTimeModel {
   double per_token_s = 0;
   double per_pair_s = 0;        // full-attention layers
   int32_t sliding_window = 0;   // W, tokens; 0: no sliding-window layers
-  double per_sliding_kv_token_s = 0;
+  // C, tokens: the per_sliding_* layers are chunked local attention of chunks of C tokens instead
+  // of a window (sliding_window then 0); 0: none.
+  int32_t attention_chunk_size = 0;
+  double per_sliding_kv_token_s = 0;  // the sliding-window or chunked layers
   double per_sliding_pair_s = 0;
 };
 
@@ -134,6 +148,15 @@ struct StepTimeModel {
 // (w >= to) it is the full layers' (to − from)·from + (to − from)(to − from + 1)/2.
 // E.g. w = 4, positions [0, 10): S(10) − S(0) = 10 + 6 · 4 = 34 = 1 + 2 + 3 + 4 · 7.
 double SlidingPairs(int64_t from, int64_t to, int64_t w);
+
+// Query-key pairs of the queries at positions [from, to) in a chunked local-attention layer of
+// chunk c tokens (c > 0): the query at position i attends keys floor(i/c)·c .. i, (i mod c) + 1 of
+// them. By hand: Σ_{i<t} ((i mod c) + 1) = P(t), and the sum over [from, to) is P(to) − P(from),
+//   P(t) = q · c(c + 1)/2 + r(r + 1)/2,  q = floor(t/c), r = t mod c
+// (each whole chunk before t contributes 1 + 2 + .. + c, the partial one 1 + .. + r).
+// E.g. c = 4, positions [0, 10): P(10) = 2 · 10 + 3 = 23 = (1 + 2 + 3 + 4) · 2 + 1 + 2;
+// positions [6, 10): P(10) − P(6) = 23 − (10 + 3) = 10 = 3 + 4 + 1 + 2.
+double ChunkedPairs(int64_t from, int64_t to, int64_t c);
 
 // When a request passed its milestones, simulated seconds; −1 until then (and for rejected ones).
 struct RequestTimes {
@@ -332,6 +355,9 @@ class ServingSimulator {
   int64_t coast_count_ = 0, coast_synced_sum_ = 0, coast_computed_sum_ = 0;
   // The coasting requests with in_window: their context is Σ computed + count · clock_ − Σ synced.
   int64_t window_count_ = 0, window_synced_sum_ = 0, window_computed_sum_ = 0;
+  // Chunked layers: Σ (computed mod C) over the coasting requests, as of their `synced`; their
+  // decode tokens' chunk reads are this + CoastLag() (no request passes a chunk boundary coasting).
+  int64_t chunk_offset_sum_ = 0;
   int32_t ring_ = 1;
   std::vector<std::vector<int32_t>> events_;  // coasting requests by event % ring_
   std::vector<int32_t> prefill_;   // running requests with prompt tokens left (not coasting)
