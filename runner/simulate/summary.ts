@@ -43,7 +43,8 @@ export function formatPoolSummary(result: PoolResult): string {
     const slidingKv = window ? ` + ${seconds(m.perSlidingKvTokenS ?? 0)}/KV token${window}` : '';
     const slidingPairs = window ? ` + ${seconds(m.perSlidingPairS ?? 0)}/query-key pair${window}` : '';
     lines.push(
-      `Step time (modelled${measured}${unmodelled}): ${seconds(m.perStepS)} + max(${seconds(m.weightsS)}${m.expertWeightsS ? ` + ${seconds(m.expertWeightsS)} × (1 − (1 − ${m.numExpertsPerTok}/${m.numExperts})^tokens)` : ''} + ${seconds(m.perKvTokenS)}/KV token${slidingKv}, ` +
+      // A zero overhead (the assumed one) is no term: 'max(...)', not '0 s + max(...)'.
+      `Step time (modelled${measured}${unmodelled}): ${m.perStepS > 0 ? `${seconds(m.perStepS)} + ` : ''}max(${seconds(m.weightsS)}${m.expertWeightsS ? ` + ${seconds(m.expertWeightsS)} × (1 − (1 − ${m.numExpertsPerTok}/${m.numExperts})^tokens)` : ''} + ${seconds(m.perKvTokenS)}/KV token${slidingKv}, ` +
         `${seconds(m.perTokenS)}/token + ${seconds(m.perPairS)}/query-key pair${slidingPairs})`,
       `  ${m.source}`,
     );

@@ -636,6 +636,20 @@ test('the summary table shows paging beside both baselines', async () => {
   assert.equal(text.match(/output tokens\/s/g)?.length, 1, text);
 });
 
+test('the Step time line leaves out a zero overhead: "max(...)", not "0 s + max(...)"; a nonzero one stays its first term', async () => {
+  // No step_time: the assumed overhead_ms 0 (step-time.ts ASSUMED_STEP_TIME) is no term, in the
+  // Step time line and in the model's source; overhead_ms 1.5 is 1.5 ms in both.
+  const trace = [req(0, 6, 3)];
+  const line = (text: string) => text.split('\n').find((l) => l.startsWith('Step time'))!;
+  const assumed = formatPoolSummary(await simulatePool(profile('kv_cache: { page_size: 4, num_pages: 10 }\nworkload: { max_model_len: 16 }\n'), { trace }));
+  assert.match(line(assumed), /^Step time \(modelled\): max\(\d/, assumed);
+  assert.doesNotMatch(assumed, /\b0 s \+ max|\b0 ms \+ max/);
+  assert.match(assumed, /; step = max\(weights \+ KV read at 0\.8 × bandwidth, FLOPs at 0\.6 × bf16 peak\);/);
+  const given = formatPoolSummary(await simulatePool(profile('kv_cache: { page_size: 4, num_pages: 10 }\nworkload: { max_model_len: 16 }\nstep_time: { overhead_ms: 1.5 }\n'), { trace }));
+  assert.match(line(given), /^Step time \(modelled\): 1\.5 ms \+ max\(\d/, given);
+  assert.match(given, /; step = 1\.5 ms \+ max\(weights/);
+});
+
 test('a tiny throughput is written in significant digits for requests and output tokens alike, not "0 output tokens/s"', async () => {
   const p = profile('kv_cache: { page_size: 4, num_pages: 10 }\nworkload: { max_model_len: 16 }\n');
   // Two requests 1e8 s apart, one second per step: 2 requests and 3 + 2 = 5 output tokens over
