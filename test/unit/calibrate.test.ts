@@ -264,6 +264,46 @@ test("a low-load result (near-constant decode batch) keeps memory_efficiency at 
   assert.match(lines.join('\n'), /\n {2}determined by the data: overhead_ms \(standard error [\d.]+%\), compute_efficiency \(standard error [\d.]+%\)\n {2}memory_efficiency held at its bound 1; /);
 });
 
+test('a factor whose relative standard error exceeds MAX_RELATIVE_SE is held at the profile\'s step_time, else the assumed value, and the message says so', () => {
+  // Llama-3.1-8B bf16 on an H100 SXM, one request at a time, output 1 (no TPOT): each request is
+  // one prefill step of P tokens. Its memory work at peak is M = (W + 131,072 · P) / 3.35e12 s
+  // (W = 16,060,522,496 B); its compute work (15,009,849,344 · P + 524,288 · P(P+1)/2) / 989e12
+  // is at most 2.30 ms at P = 151, under M = 4.80 ms at every P, so every step is memory-bound
+  // (1/0.6 · 2.30 < 1/0.8 · 4.80 ms) and compute_efficiency is held: no step is compute-bound.
+  // P = 1, 51, 101, 151 space M by d = 131,072 · 50 / 3.35e12 = 1.95630e-6 s. TTFT =
+  // 15 ms + 3 · M + r with r = +10, −10, −10, +10 µs (orthogonal to 1 and M), so the fit of
+  // y = o + b · M gives b = 3, o = 15 ms, residuals r, and (equal weights 1/TTFT² to 0.1 %)
+  //   s² = Σ r² / (n − 2) = 4e-10 / 2 = 2e-10,  Σ (M − M̄)² = (2.25 + 0.25 + 0.25 + 2.25) d² = 1.91356e-11,
+  //   SE(b) = √(2e-10 / 1.91356e-11) = 3.233,  SE / b = 107.8 % > MAX_RELATIVE_SE 50 %:
+  // memory_efficiency is held at 0.8 (assumed) and overhead_ms refitted with b = 1 / 0.8:
+  // o = mean(TTFT − 1.25 · M) = 15 ms + 1.75 · M̄, M̄ = (W + 131,072 · 76) / 3.35e12 = 4.797159 ms
+  // → 23.3950 ms. (Kept free, the fit would print memory_efficiency 1 / 3 = 0.333.)
+  const P = [1, 51, 101, 151];
+  const M = P.map((p) => (16060522496 + 131072 * p) / 3.35e12);
+  const r = [1e-5, -1e-5, -1e-5, 1e-5];
+  const ttfts = M.map((m, k) => 0.015 + 3 * m + r[k]);
+  const file = join(tempDir('attnscope-calibrate-'), 'bench.json');
+  writeFileSync(file, JSON.stringify({ backend: 'vllm', max_concurrency: 1, input_lens: P, output_lens: P.map(() => 1), ttfts, itls: P.map(() => []), errors: P.map(() => '') }));
+  const fit = calibrateStepTime(llamaOnH100(), readVllmResult(file));
+  assert.deepEqual(fit.parameters.map((p) => [p.key, p.fitted]), [['overhead_ms', true], ['compute_efficiency', false], ['memory_efficiency', false]]);
+  assert.equal(fit.spec.memoryEfficiency, 0.8);
+  assert.equal(fit.spec.computeEfficiency, 0.6);
+  assert.ok(Math.abs(fit.spec.overheadMs - 23.395) < 1e-3, `overhead ${fit.spec.overheadMs}`);
+  const memory = fit.parameters[2]!.why!;
+  assert.match(memory, /^held at 0\.8 \(assumed, as without --calibrate\): the data do not determine it \(standard error (\d+\.\d)% of the fitted value\): the steps' bytes read \(weights and KV cache\) vary by only .*nearly collinear/);
+  // The weights 1/TTFT² move the last digit: within 0.2 points of the hand figure.
+  const se = Number(/standard error (\d+\.\d)%/.exec(memory)![1]);
+  assert.ok(Math.abs(se - 107.8) <= 0.2, `standard error ${se}%`);
+  assert.match(fit.parameters[1]!.why!, /^held at 0\.6: no step of these requests is compute-bound under the fit/);
+  assert.ok(formatCalibration(fit, 'bench.json').includes(`  memory_efficiency ${memory}`));
+  // With the profile's step_time the held factor takes the profile's value, and says so:
+  // o = 15 ms + (3 − 1/0.7) · M̄ = 15 + 1.5714 · 4.797159 = 22.5384 ms.
+  const given = calibrateStepTime(exampleProfile('model: ./llama-3.1-8b/config.json\ndevice: { gpu: H100 SXM }\nstep_time: { memory_efficiency: 0.7 }\n'), readVllmResult(file));
+  assert.equal(given.spec.memoryEfficiency, 0.7);
+  assert.match(given.parameters[2]!.why!, /^held at 0\.7 \(the profile's step_time\): the data do not determine it/);
+  assert.ok(Math.abs(given.spec.overheadMs - 22.538) < 1e-3, `overhead ${given.spec.overheadMs}`);
+});
+
 test('a flat inter-token gap (a weight-bound decode) is fitted as overhead + weights at the bound, not refused as data that do not follow the model', () => {
   // ITL 7.5 ms at every context (vb2.json): the weight read at the full bandwidth, 4.794 ms
   // (16,060,522,496 B / 3.35e12 B/s), plus an overhead of the rest; the KV term at 39 ns/token
