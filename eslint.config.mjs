@@ -33,7 +33,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', { patterns: [
         { group: ['vscode', 'vscode-languageclient', 'vscode-languageclient/*', 'node:*'], message: 'the webview runs in a browser: no vscode, no Node' },
-        { group: ['../core/*', '!../core/protocol', '!../core/format', '!../core/noise'], message: 'the webview imports only core/protocol (types), core/format and core/noise (pure, no imports)' },
+        { group: ['../core/*', '!../core/protocol', '!../core/format', '!../core/noise', '!../core/sweepFigures'], message: 'the webview imports only core/protocol (types), core/format, core/noise and core/sweepFigures (pure, no imports)' },
         { group: ['../core/protocol/*'], allowTypeImports: true, message: 'the webview imports only types from core/protocol' },
         { group: ['../native', '../native/*', '../runner/*', '../server/*', '../extension/*'], message: 'the webview imports only core/protocol and core/format' },
       ] }],

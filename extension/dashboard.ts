@@ -2,16 +2,18 @@
  * Hosts the dashboard webview: one panel, revived after a window reload by a serializer;
  * messages queued until the page says `ready`; pool samples and progress batched (StreamBatcher)
  * so the page redraws at a bounded rate whatever the runner's event rate; requests from the
- * page (open, compare, export, PNG) answered here.
+ * page (open, compare, export of a run or a sweep, PNG) answered here.
  */
 import { writeFile } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import * as vscode from 'vscode';
 import { Commands } from '../core/protocol/lsp';
 import type { RunResult } from '../core/protocol/run';
+import type { SweepReport } from '../core/protocol/sweep';
 import type { FromWebview, ToWebview } from '../core/protocol/webview';
 import { dashboardHtml, makeNonce } from './dashboardHtml';
 import { runToCsv, runToJson } from './exportRun';
+import { sweepToCsv } from './exportSweep';
 import { listRuns, loadRun } from './history';
 import { ShownRunStore } from './shownRun';
 import { StreamBatcher } from './streamBatcher';
@@ -227,6 +229,9 @@ export class Dashboard implements vscode.Disposable {
       case 'export':
         await exportRunTo(this.host, await loadRun(folder, msg.id), msg.id, msg.format);
         return;
+      case 'exportSweep':
+        await exportSweepTo(this.host, msg.report);
+        return;
       case 'savePng':
         await savePng(msg.name, msg.dataUrl);
         return;
@@ -267,6 +272,26 @@ export async function exportRunTo(host: Pick<DashboardHost, 'log'>, run: RunResu
   await writeFile(target.fsPath, csv ? csv.text : runToJson(run), 'utf8');
   host.log.info(`exported ${id} to ${target.fsPath}`);
   void vscode.window.showInformationMessage(`AttnScope: exported ${run.name} to ${vscode.workspace.asRelativePath(target)}.`);
+}
+
+/** Asks where to save and writes the sweep's table as CSV (exportSweep.ts); a sweep with no point result is not written, and the warning says so. */
+async function exportSweepTo(host: Pick<DashboardHost, 'log'>, report: SweepReport): Promise<void> {
+  const csv = sweepToCsv(report);
+  if (csv.rows === 0) {
+    void vscode.window.showWarningMessage(`AttnScope: nothing exported: the sweep of ${report.name} has no point results to write as CSV.`);
+    return;
+  }
+  const base = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const stem = report.name.replace(/\.attn\.(ya?ml|json)$/, '').replace(/[^A-Za-z0-9._-]+/g, '_');
+  const target = await vscode.window.showSaveDialog({
+    title: `Export sweep ${report.name} as CSV`,
+    defaultUri: base ? vscode.Uri.joinPath(base, `${stem}-sweep-${report.sweepId}.csv`) : undefined,
+    filters: { CSV: ['csv'] },
+  });
+  if (!target) return;
+  await writeFile(target.fsPath, csv.text, 'utf8');
+  host.log.info(`exported sweep ${report.name} (${report.sweepId}, ${csv.rows} rows) to ${target.fsPath}`);
+  void vscode.window.showInformationMessage(`AttnScope: exported the sweep of ${report.name} to ${vscode.workspace.asRelativePath(target)}.`);
 }
 
 async function savePng(name: string, dataUrl: string): Promise<void> {

@@ -8,7 +8,7 @@
 import type { LatencyStats } from '../core/protocol/latency';
 import type { KernelCase, PoolResult, RunResult } from '../core/protocol/run';
 
-const CSV_COLUMNS: Array<[string, (c: KernelCase) => string | number | boolean | null | undefined]> = [
+const CSV_COLUMNS: Array<[string, (c: KernelCase) => CsvCell]> = [
   ['kernel', (c) => c.kernel],
   ['backend', (c) => c.backend],
   ['dtype', (c) => c.dtype],
@@ -38,10 +38,23 @@ const CSV_COLUMNS: Array<[string, (c: KernelCase) => string | number | boolean |
   ['lse_max_abs_err', (c) => c.lseMaxAbsErr],
 ];
 
-function csvCell(v: string | number | boolean | null | undefined): string {
+/** One CSV cell's value: null and undefined are an empty cell. */
+export type CsvCell = string | number | boolean | null | undefined;
+
+function csvCell(v: CsvCell): string {
   if (v === null || v === undefined) return '';
   const s = String(v);
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/**
+ * The one CSV writer of the exports (a run here, a sweep in exportSweep.ts): RFC 4180, the
+ * header row then `rows`, each cell quoted only when it holds a quote, comma or line end, `\n`
+ * line ends and one at the end. `rows` counts the data rows.
+ */
+export function csvTable(header: readonly string[], rows: ReadonlyArray<readonly CsvCell[]>): { text: string; rows: number } {
+  const lines = [header, ...rows].map((r) => r.map(csvCell).join(','));
+  return { text: lines.join('\n') + '\n', rows: rows.length };
 }
 
 /** One figure of a pool simulation: what, which statistic ('' for a single value), value, unit. */
@@ -116,10 +129,10 @@ export function runToCsv(run: RunResult): { text: string; rows: number } {
   const kernelCols = run.cases.length > 0 ? CSV_COLUMNS : [];
   const sim = run.pool ? simulationFigures(run.pool) : [];
   const simCols = sim.length > 0 ? SIM_COLUMNS : [];
-  const lines = [['table', 'source', ...kernelCols.map(([h]) => h), ...simCols].join(',')];
-  for (const c of run.cases) lines.push(['kernel', 'measured', ...kernelCols.map(([, get]) => csvCell(get(c))), ...simCols.map(() => '')].join(','));
-  for (const f of sim) lines.push(['simulation', 'modelled', ...kernelCols.map(() => ''), ...f.map(csvCell)].join(','));
-  return { text: lines.join('\n') + '\n', rows: lines.length - 1 };
+  return csvTable(['table', 'source', ...kernelCols.map(([h]) => h), ...simCols], [
+    ...run.cases.map((c) => ['kernel', 'measured', ...kernelCols.map(([, get]) => get(c)), ...simCols.map(() => '')]),
+    ...sim.map((f) => ['simulation', 'modelled', ...kernelCols.map(() => ''), ...f]),
+  ]);
 }
 
 /** The run as saved in history (2-space JSON). */

@@ -144,6 +144,8 @@ sweepMetric.addEventListener('change', () => {
   sweepMetric.dataset.chosen = sweepMetric.value;
   renderSweep();
 });
+/** The Sweep table as CSV (the extension writes it: extension/exportSweep.ts); the run's Export buttons are hidden on this tab. */
+const sweepExportCsv = button('Export CSV', () => model.sweep && post({ type: 'exportSweep', report: model.sweep }), { id: 'btn-export-sweep-csv', secondary: '' });
 const sweepSummary = el('p', { id: 'sweep-summary' });
 const sweepBest = el('p', { id: 'sweep-best' });
 const sweepCharts = el('div', { id: 'sweep-charts', class: 'chart-grid' });
@@ -160,7 +162,7 @@ const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.index
     el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
     el('p', { class: 'muted' }, 'Changes are flagged only when neither median lies inside the other run\'s p10–p90 range for that case.'),
     compareResult),
-  el('vscode-tab-panel', {}, sweepSummary, el('div', { class: 'compare-bar' }, el('label', {}, 'Figure ', sweepMetric)), sweepBest, sweepCharts, el('h2', {}, 'Every point'), sweepTableBox),
+  el('vscode-tab-panel', {}, sweepSummary, el('div', { class: 'compare-bar' }, el('label', {}, 'Figure ', sweepMetric), sweepExportCsv), sweepBest, sweepCharts, el('h2', {}, 'Every point'), sweepTableBox),
 );
 tabs.addEventListener('vsc-tabs-select', (e: Event) => {
   tab = TABS[(e as CustomEvent<{ selectedIndex: number }>).detail.selectedIndex] ?? 'run';
@@ -382,6 +384,7 @@ function renderCompare(): void {
 function renderSweep(): void {
   for (const c of sweepCharted.splice(0)) c.destroy();
   const report = model.sweep;
+  sweepExportCsv.toggleAttribute('disabled', !report);
   if (!report) {
     sweepSummary.textContent = 'No sweep open: run `attnscope sweep <profile>` (or `attnscope merge DIR...`), then AttnScope: Open sweep results.';
     sweepBest.textContent = '';

@@ -8,40 +8,10 @@
  */
 import type { ChartConfiguration, ChartDataset } from 'chart.js';
 import { durationUnit, formatCount, formatDurationIn, formatPercent, formatSignificant } from '../core/format';
-import type { SweepMetrics, SweepReport, SweepReportRow } from '../core/protocol/sweep';
+import type { SweepReport, SweepReportRow } from '../core/protocol/sweep';
+import { SWEEP_METRICS, type SweepMetric } from '../core/sweepFigures';
 import type { ChartTable } from './charts';
 import { withAlpha, type Palette } from './theme';
-
-type MetricKey = Exclude<keyof SweepMetrics, 'decodeCase'>;
-
-/**
- * A figure the view can chart: its label, what its values are, and where it comes from. `kind`
- * decides how a value reads (metricScale), the same in the table and on the chart's axis:
- * 'ns' / 's' durations (in the unit of the largest value shown), 'fraction' as a percentage,
- * 'count' whole numbers, 'rate' three significant digits in `unit`.
- */
-export interface SweepMetric {
-  key: MetricKey;
-  label: string;
-  kind: 'ns' | 's' | 'fraction' | 'count' | 'rate';
-  /** The unit of a 'count' or 'rate' figure, for the axis title ("tokens/s"); none for a plain count. */
-  unit?: string;
-  source: 'modelled' | 'measured';
-}
-
-export const SWEEP_METRICS: readonly SweepMetric[] = [
-  { key: 'internalFragmentation', label: 'internal fragmentation', kind: 'fraction', source: 'modelled' },
-  { key: 'prefixHitRate', label: 'prefix-cache hit rate', kind: 'fraction', source: 'modelled' },
-  { key: 'preemptions', label: 'preemptions', kind: 'count', source: 'modelled' },
-  { key: 'poolPages', label: 'pool pages', kind: 'count', unit: 'pages', source: 'modelled' },
-  { key: 'meanOccupancy', label: 'occupancy (mean)', kind: 'fraction', source: 'modelled' },
-  { key: 'throughputTokensPerSec', label: 'output throughput', kind: 'rate', unit: 'tokens/s', source: 'modelled' },
-  { key: 'p99TtftS', label: 'p99 TTFT', kind: 's', source: 'modelled' },
-  { key: 'p99TpotS', label: 'p99 TPOT', kind: 's', source: 'modelled' },
-  { key: 'sloAttainment', label: 'requests meeting the SLO', kind: 'fraction', source: 'modelled' },
-  { key: 'goodputRequestsPerSec', label: 'goodput', kind: 'rate', unit: 'requests/s', source: 'modelled' },
-  { key: 'decodeNsPerToken', label: 'decode time per token', kind: 'ns', source: 'measured' },
-];
 
 /** How a figure reads over the values shown together (a table column and its charts' y axis). */
 export interface MetricScale {

@@ -65,6 +65,8 @@ export type FromWebview =
   | { type: 'openRun'; id: string }
   | { type: 'compareRuns'; a: string; b: string }
   | { type: 'export'; id: string; format: 'json' | 'csv' }
+  /** The Sweep tab's Export CSV: the report it shows, written by the extension (extension/exportSweep.ts). */
+  | { type: 'exportSweep'; report: SweepReport }
   | { type: 'savePng'; name: string; dataUrl: string }
   /**
    * The Run button: `source` is the profile (or config) of the run shown (Profile.sourcePath), run

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SweepReport, SweepReportRow } from '../../core/protocol/sweep';
-import { metricHeader, metricsOf, sweepAxisCharts, sweepTable, SWEEP_METRICS } from '../../webview/sweep';
+import { SWEEP_METRICS } from '../../core/sweepFigures';
+import { metricHeader, metricsOf, sweepAxisCharts, sweepTable } from '../../webview/sweep';
 import type { Palette } from '../../webview/theme';
 import { formatDuration, formatDurationIn } from '../../core/format';
 

@@ -1,0 +1,55 @@
+/**
+ * The figures of a sweep report's rows (core/protocol/sweep.ts SweepMetrics) as every surface
+ * names them: the dashboard's label, how a value reads (kind, unit), where it comes from
+ * (modelled by the pool simulation, measured on the point's machine) and its CSV column (name
+ * and unit, as the run export writes them: extension/exportSweep.ts). Pure data, no imports at
+ * run time: the webview reads it too.
+ */
+import type { SweepMetrics } from './protocol/sweep';
+
+/** A figure of a sweep row: its key, its CSV column (snake_case name with its unit) and where it comes from. */
+export interface SweepFigure {
+  key: keyof SweepMetrics;
+  /** The CSV header: name and unit ('output_throughput_tokens_per_s', 'ttft_p99_s'); a count names what it counts. */
+  column: string;
+  /** 'modelled': the point's pool simulation (its clock the step-time model); 'measured': a kernel timed on the point's machine. */
+  source: 'modelled' | 'measured';
+}
+
+/**
+ * A figure the dashboard can chart: its label, what its values are, and where it comes from.
+ * `kind` decides how a value reads (webview/sweep.ts metricScale), the same in the table and on
+ * the chart's axis: 'ns' / 's' durations (in the unit of the largest value shown), 'fraction' as
+ * a percentage, 'count' whole numbers, 'rate' three significant digits in `unit`.
+ */
+export interface SweepMetric extends SweepFigure {
+  key: Exclude<keyof SweepMetrics, 'decodeCase'>;
+  label: string;
+  kind: 'ns' | 's' | 'fraction' | 'count' | 'rate';
+  /** The unit of a 'count' or 'rate' figure, for the axis title ("tokens/s"); none for a plain count. */
+  unit?: string;
+}
+
+/** The figures the dashboard charts and tables, in its order. */
+export const SWEEP_METRICS: readonly SweepMetric[] = [
+  { key: 'internalFragmentation', label: 'internal fragmentation', kind: 'fraction', source: 'modelled', column: 'internal_fragmentation_mean_fraction' },
+  { key: 'prefixHitRate', label: 'prefix-cache hit rate', kind: 'fraction', source: 'modelled', column: 'prefix_hit_rate_fraction' },
+  { key: 'preemptions', label: 'preemptions', kind: 'count', source: 'modelled', column: 'preemptions' },
+  { key: 'poolPages', label: 'pool pages', kind: 'count', unit: 'pages', source: 'modelled', column: 'pool_pages' },
+  { key: 'meanOccupancy', label: 'occupancy (mean)', kind: 'fraction', source: 'modelled', column: 'occupancy_mean_fraction' },
+  { key: 'throughputTokensPerSec', label: 'output throughput', kind: 'rate', unit: 'tokens/s', source: 'modelled', column: 'output_throughput_tokens_per_s' },
+  { key: 'p99TtftS', label: 'p99 TTFT', kind: 's', source: 'modelled', column: 'ttft_p99_s' },
+  { key: 'p99TpotS', label: 'p99 TPOT', kind: 's', source: 'modelled', column: 'tpot_p99_s' },
+  { key: 'sloAttainment', label: 'requests meeting the SLO', kind: 'fraction', source: 'modelled', column: 'slo_attainment_fraction' },
+  { key: 'goodputRequestsPerSec', label: 'goodput', kind: 'rate', unit: 'requests/s', source: 'modelled', column: 'goodput_requests_per_s' },
+  { key: 'decodeNsPerToken', label: 'decode time per token', kind: 'ns', source: 'measured', column: 'decode_median_ns_per_token' },
+];
+
+/** Every figure a row may have, in the CSV's order: the dashboard's, then the rejected requests and the decode figure's spread and case. */
+export const SWEEP_FIGURES: readonly SweepFigure[] = [
+  ...SWEEP_METRICS,
+  { key: 'rejected', source: 'modelled', column: 'rejected_requests' },
+  { key: 'decodeP10NsPerToken', source: 'measured', column: 'decode_p10_ns_per_token' },
+  { key: 'decodeP90NsPerToken', source: 'measured', column: 'decode_p90_ns_per_token' },
+  { key: 'decodeCase', source: 'measured', column: 'decode_case' },
+];

@@ -1,0 +1,35 @@
+/**
+ * The dashboard's Sweep table as CSV, as the run export writes a run (exportRun.ts csvTable, the
+ * one CSV writer): a row per point, environment and source. A point's pool figures (modelled by
+ * its simulation) and its decode figures (measured on its machine) are on rows of their own, each
+ * saying which in `source`, and a row leaves the other source's columns empty, as the run
+ * export's kernel and simulation rows do. Figures in SI units as the report holds them, the unit
+ * in each column's name (core/sweepFigures.ts SWEEP_FIGURES). No `vscode` import.
+ */
+import type { SweepReport } from '../core/protocol/sweep';
+import { SWEEP_FIGURES } from '../core/sweepFigures';
+import { csvTable, type CsvCell } from './exportRun';
+
+/**
+ * `report` as CSV: columns point (its label), point_id, each axis by its key, environment (its
+ * key), status, source ('modelled' | 'measured'), then each figure some row has. A point with
+ * neither kind of figure (a failed one) is one row with an empty source. `rows` counts the data
+ * rows: 0 for a report with no row (nothing to export).
+ */
+export function sweepToCsv(report: SweepReport): { text: string; rows: number } {
+  const figures = SWEEP_FIGURES.filter((f) => report.rows.some((r) => r.metrics[f.key] !== undefined));
+  const header = ['point', 'point_id', ...report.axes.map((a) => a.key), 'environment', 'status', 'source', ...figures.map((f) => f.column)];
+  const rows: CsvCell[][] = [];
+  for (const r of report.rows) {
+    const point = [r.label, r.id, ...report.axes.map((a) => cellOf(r.values[a.key])), r.environmentKey, r.status];
+    const sources = (['modelled', 'measured'] as const).filter((s) => figures.some((f) => f.source === s && r.metrics[f.key] !== undefined));
+    if (sources.length === 0) rows.push([...point, '', ...figures.map(() => '')]);
+    for (const s of sources) rows.push([...point, s, ...figures.map((f) => (f.source === s ? r.metrics[f.key] : ''))]);
+  }
+  return csvTable(header, rows);
+}
+
+/** An axis value as a cell: strings as they are, anything else as JSON (true, 16, [1,2]). */
+function cellOf(v: unknown): CsvCell {
+  return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? v : JSON.stringify(v);
+}

@@ -1,0 +1,47 @@
+/**
+ * The Sweep table as CSV (extension/exportSweep.ts sweepToCsv): the run export's conventions
+ * (one CSV writer, a `source` column saying modelled or measured, units in the column names),
+ * a point's modelled pool figures and measured decode figures on rows of their own, a failed
+ * point kept, and nothing for a report with no row. Expected text written out by hand.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { SweepReport } from '../../core/protocol/sweep';
+import { sweepToCsv } from '../../extension/exportSweep';
+import { run } from '../fixtures/run';
+
+const report: SweepReport = {
+  schema: 1, kind: 'attnscope-sweep-report', tool: 't', createdAt: '', sweepId: 'ab12', name: 'grid.attn.yaml', job: 'both',
+  axes: [{ key: 'kv_cache.page_size', values: [16, 32] }, { key: 'model', values: ['./a/config.json', './b,c/config.json'] }],
+  total: 4,
+  rows: [
+    {
+      id: 'a16', index: 0, values: { 'kv_cache.page_size': 16, model: './a/config.json' }, label: 'page_size=16 model=./a/config.json', environmentKey: 'e1', status: 'ok', file: 'a16.json',
+      metrics: { meanOccupancy: 0.5, throughputTokensPerSec: 7752.5, rejected: 0, p99TtftS: 0.169, decodeNsPerToken: 1200, decodeP10NsPerToken: 1100, decodeP90NsPerToken: 1300, decodeCase: 'B=8 context=4096' },
+    },
+    { id: 'b32', index: 3, values: { 'kv_cache.page_size': 32, model: './b,c/config.json' }, label: 'page_size=32 model=./b,c/config.json', environmentKey: 'e1', status: 'failed', file: 'b32.json', metrics: {} },
+  ],
+  missing: [], duplicates: [], environments: { e1: run.environment }, best: null,
+};
+
+describe('sweep CSV export', () => {
+  it('a row per point and source: pool figures modelled, decode figures measured, the other source\'s columns empty; a failed point with no source', () => {
+    const { text, rows } = sweepToCsv(report);
+    assert.equal(
+      text,
+      [
+        'point,point_id,kv_cache.page_size,model,environment,status,source,occupancy_mean_fraction,output_throughput_tokens_per_s,ttft_p99_s,decode_median_ns_per_token,rejected_requests,decode_p10_ns_per_token,decode_p90_ns_per_token,decode_case',
+        'page_size=16 model=./a/config.json,a16,16,./a/config.json,e1,ok,modelled,0.5,7752.5,0.169,,0,,,',
+        'page_size=16 model=./a/config.json,a16,16,./a/config.json,e1,ok,measured,,,,1200,,1100,1300,B=8 context=4096',
+        // A comma in a value is quoted (RFC 4180), as in the run export.
+        '"page_size=32 model=./b,c/config.json",b32,32,"./b,c/config.json",e1,failed,,,,,,,,,',
+        '',
+      ].join('\n'),
+    );
+    assert.equal(rows, 3);
+  });
+
+  it('a report with no row: no data row (the extension writes nothing and says so)', () => {
+    assert.equal(sweepToCsv({ ...report, rows: [] }).rows, 0);
+  });
+});
