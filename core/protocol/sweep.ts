@@ -72,6 +72,11 @@ export interface SweepMetrics {
   throughputTokensPerSec?: number;
   /** Requests that could never be served. */
   rejected?: number;
+  /**
+   * KV bytes of one token across all layers, K and V, per GPU (the point's Estimate.kvBytesPerToken:
+   * its model and kv_cache.dtype), with the pool figures; absent in reports merged before it was kept.
+   */
+  kvBytesPerToken?: number;
   /** p99 time to first token and time per output token of the simulated requests, seconds (modelled: the simulation's step-time clock). */
   p99TtftS?: number;
   p99TpotS?: number;

@@ -239,6 +239,7 @@ export function metricsOf(run: RunResult): SweepMetrics {
     m.meanOccupancy = s.meanOccupancy;
     m.throughputTokensPerSec = s.throughputTokensPerSec;
     m.rejected = s.rejected;
+    if (run.estimate?.kvBytesPerToken !== undefined) m.kvBytesPerToken = run.estimate.kvBytesPerToken;
     const lat = run.pool.latency;
     if (lat) {
       if (lat.ttft) m.p99TtftS = lat.ttft.p99;
@@ -296,10 +297,17 @@ function decodeSpread(m: SweepMetrics): TimingSpread {
  */
 export const SIMULATED_RATE_TOLERANCE = 0.01;
 
-/** Mean KV slots a row's pool held: occupancy · pages · page_size (what a larger page wastes shows here). */
-function kvSlotsHeld(r: SweepReportRow): number {
+/**
+ * Mean KV bytes a row's pool held: its slots held, occupancy · pages · page_size (what a larger
+ * page wastes shows here), times the KV bytes of a token across all layers (Estimate.kvBytesPerToken,
+ * which the model and kv_cache.dtype set: a point of an fp8 KV cache holds a slot in half the bytes
+ * of an fp16 one, so slots alone are not comparable across such points). A row without the bytes
+ * per token (a point file with no estimate) counts slots alone.
+ */
+function kvBytesHeld(r: SweepReportRow): number {
   const ps = Number(r.values['kv_cache.page_size'] ?? 1);
-  return (r.metrics.meanOccupancy ?? 0) * (r.metrics.poolPages ?? 0) * (Number.isFinite(ps) ? ps : 1);
+  const slots = (r.metrics.meanOccupancy ?? 0) * (r.metrics.poolPages ?? 0) * (Number.isFinite(ps) ? ps : 1);
+  return slots * (r.metrics.kvBytesPerToken ?? 1);
 }
 
 /**
@@ -307,8 +315,8 @@ function kvSlotsHeld(r: SweepReportRow): number {
  * meet it, the highest goodput. Without: among rows that rejected no request, the lowest
  * measured decode time per token when the points were benchmarked, else the highest simulated
  * output throughput. A simulated rate (goodput, throughput) within {@link SIMULATED_RATE_TOLERANCE}
- * of the highest is a tie, broken by the lower p99 TTFT, then by the fewer KV slots held
- * ({@link kvSlotsHeld}), then by point order. Null when no row qualifies. The rows the figure
+ * of the highest is a tie, broken by the lower p99 TTFT, then by the fewer KV bytes held
+ * ({@link kvBytesHeld}), then by point order. Null when no row qualifies. The rows the figure
  * cannot tell from the best come with it: a measured decode time within the noise
  * (core/noise.ts withinNoise), a simulated rate within the tolerance.
  */
@@ -322,15 +330,15 @@ export function bestRow(rows: readonly SweepReportRow[]): BestRow | null {
     return { row: best, rule, tiedWith, tie };
   };
   const pct = formatPercent(SIMULATED_RATE_TOLERANCE, 0);
-  const tieBreak = `; ties (within ${pct}) broken by lower p99 TTFT, then fewer KV slots held (mean occupancy · pages · page_size)`;
+  const tieBreak = `; ties (within ${pct}) broken by lower p99 TTFT, then fewer KV bytes held (mean occupancy · pages · page_size · KV bytes per token)`;
   /** The rows within the tolerance of the highest `rate`, ranked by the tie-break; the winner scores highest. */
   const pickRate = (cands: SweepReportRow[], rate: (r: SweepReportRow) => number, rule: string, what: string) => {
     const top = Math.max(...cands.map(rate));
     const near = (r: SweepReportRow) => rate(r) >= top * (1 - SIMULATED_RATE_TOLERANCE);
-    const ranked = cands.filter(near).sort((a, b) => (a.metrics.p99TtftS ?? Infinity) - (b.metrics.p99TtftS ?? Infinity) || kvSlotsHeld(a) - kvSlotsHeld(b));
+    const ranked = cands.filter(near).sort((a, b) => (a.metrics.p99TtftS ?? Infinity) - (b.metrics.p99TtftS ?? Infinity) || kvBytesHeld(a) - kvBytesHeld(b));
     const winner = ranked[0];
     if (!winner) return null;
-    return pick(cands, (r) => (r === winner ? 1 : 0), rule + tieBreak, (a, b) => near(a) && near(b), `${what} within ${pct}, so the lower p99 TTFT (then fewer KV slots held) chose`);
+    return pick(cands, (r) => (r === winner ? 1 : 0), rule + tieBreak, (a, b) => near(a) && near(b), `${what} within ${pct}, so the lower p99 TTFT (then fewer KV bytes held) chose`);
   };
   if (ok.some((r) => r.metrics.sloAttainment !== undefined)) {
     const goodput = (r: SweepReportRow) => r.metrics.goodputRequestsPerSec ?? 0;

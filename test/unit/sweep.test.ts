@@ -14,7 +14,8 @@ import type { SweepPointRun } from '../../core/protocol/sweep';
 import { InputError, UsageError } from '../../runner/errors';
 import { indexedJobManifest } from '../../runner/sweep/k8s';
 import { parseShard, shardFromEnvironment, shardPoints } from '../../runner/sweep/local';
-import { bestRow, environmentKey, formatReport, mergeResults, pointFileName } from '../../runner/sweep/results';
+import { bestRow, environmentKey, formatReport, mergeResults, metricsOf, pointFileName } from '../../runner/sweep/results';
+import { run as recorded } from '../fixtures/run';
 import type { SweepMetrics, SweepReportRow } from '../../core/protocol/sweep';
 import { sbatchScript, shellQuote, sbatchReason } from '../../runner/sweep/slurm';
 import { axisIndices } from '../../core/config';
@@ -222,7 +223,7 @@ test('best point: a decode time whose median lies inside the other\'s p10–p90 
   assert.match(sim.tie, /^tied with page_size=16, page_size=32: simulated throughput within 1%/);
 });
 
-test('best point: throughputs within 1 % are ranked by p99 TTFT, then KV slots held, not by which is listed first', () => {
+test('best point: throughputs within 1 % are ranked by p99 TTFT, then KV bytes held, not by which is listed first', () => {
   // The newcomer's sweep (s27 finding 10): no rejections, so throughput is the offered load. The
   // old rule took the highest throughput, first listed on a tie: page_size=8 with p99 TTFT 4.87 s.
   const rows = [
@@ -237,11 +238,38 @@ test('best point: throughputs within 1 % are ranked by p99 TTFT, then KV slots h
   const best = bestRow(rows)!;
   assert.equal(best.row.label, 'page_size=16');
   assert.deepEqual(best.tiedWith.map((r) => r.label), ['page_size=8', 'page_size=32']);
-  assert.match(best.rule, /^highest simulated output throughput among points that reject no request; ties \(within 1%\) broken by lower p99 TTFT, then fewer KV slots held/);
+  assert.match(best.rule, /^highest simulated output throughput among points that reject no request; ties \(within 1%\) broken by lower p99 TTFT, then fewer KV bytes held \(mean occupancy · pages · page_size · KV bytes per token\)/);
   // With an SLO the same rule ranks goodput.
   const slo = bestRow(rows.map((r) => ({ ...r, metrics: { ...r.metrics, sloAttainment: 0.95, goodputRequestsPerSec: r.metrics.throughputTokensPerSec! / 100 } })))!;
   assert.equal(slo.row.label, 'page_size=16');
   assert.match(slo.rule, /^highest simulated goodput among points where >= 90% of requests meet the profile's SLO; ties/);
+});
+
+test('best point: a tie across KV dtypes goes to the fewer KV bytes held, not the fewer slots (an fp8 slot is half an fp16 one)', () => {
+  // Llama-3.1-8B: 32 layers · 2 (K, V) · 8 KV heads · 128 head_dim = 65,536 values a token:
+  // 131,072 bytes in fp16, 65,536 in fp8. Same throughput and p99 TTFT, page_size 16 on both.
+  const dtypeRow = (dtype: string, metrics: SweepMetrics): SweepReportRow => ({
+    id: dtype, index: dtype === 'auto' ? 0 : 1, values: { 'kv_cache.dtype': dtype }, label: `dtype=${dtype}`, environmentKey: 'e', status: 'ok', metrics, file: `${dtype}.json`,
+  });
+  const tie = { throughputTokensPerSec: 3000, p99TtftS: 0.169, rejected: 0 };
+  const rows = [
+    // 0.5 · 1000 pages = 500 pages held (8,000 slots of 16): 500 · 16 · 131,072 B = 1.05 GB.
+    dtypeRow('auto', { ...tie, meanOccupancy: 0.5, poolPages: 1000, kvBytesPerToken: 131_072 }),
+    // fp8 fits twice the pages in the same memory and holds more of them, 0.3 · 2000 = 600 pages
+    // (9,600 slots, more than fp16's 8,000): 600 · 16 · 65,536 B = 0.63 GB, the fewer bytes.
+    dtypeRow('fp8', { ...tie, meanOccupancy: 0.3, poolPages: 2000, kvBytesPerToken: 65_536 }),
+  ];
+  const best = bestRow(rows)!;
+  assert.equal(best.row.label, 'dtype=fp8');
+  assert.deepEqual(best.tiedWith.map((r) => r.label), ['dtype=auto']);
+  assert.match(best.tie, /so the lower p99 TTFT \(then fewer KV bytes held\) chose$/);
+});
+
+test('a point\'s figures keep its KV bytes per token (the memory estimate\'s), which the tie-break weighs slots by', () => {
+  // The recorded run: Llama-3.1-8B in bf16, 32 layers · 2 (K, V) · 8 KV heads · 128 head_dim · 2 bytes = 131,072.
+  assert.equal(metricsOf(recorded).kvBytesPerToken, 131_072);
+  // No pool, no pool figures: not this one either.
+  assert.equal(metricsOf({ ...recorded, pool: undefined }).kvBytesPerToken, undefined);
 });
 
 test('the report table formats its figures as core/format does: percentages, counts with separators, the tie under the best', () => {
