@@ -2,10 +2,12 @@
  * The figures of a sweep report's rows (core/protocol/sweep.ts SweepMetrics) as every surface
  * names them: the dashboard's label, how a value reads (kind, unit), where it comes from
  * (modelled by the pool simulation, measured on the point's machine) and its CSV column (name
- * and unit, as the run export writes them: extension/exportSweep.ts). Pure data, no imports at
- * run time: the webview reads it too.
+ * and unit, as the run export writes them: extension/exportSweep.ts); and the sentences that say
+ * where a report's figures come from (sweepProvenance), which the CLI prints under its table and
+ * the dashboard's Sweep tab under its own. No imports at run time: the webview reads it too.
  */
-import type { SweepMetrics } from './protocol/sweep';
+import type { Environment } from './protocol/run';
+import type { SweepMetrics, SweepReport } from './protocol/sweep';
 
 /** A figure of a sweep row: its key, its CSV column (snake_case name with its unit) and where it comes from. */
 export interface SweepFigure {
@@ -54,3 +56,33 @@ export const SWEEP_FIGURES: readonly SweepFigure[] = [
   { key: 'decodeP90NsPerToken', source: 'measured', column: 'decode_p90_ns_per_token' },
   { key: 'decodeCase', source: 'measured', column: 'decode_case' },
 ];
+
+/** "Intel Xeon ... (2 cores, x64)" or "NVIDIA H200 · Intel Xeon ... (16 cores, x64)": one environment in words. */
+export function describeEnvironment(env: Environment): string {
+  const cpu = `${env.cpuModel} (${env.cpuCores} cores, ${env.arch})`;
+  return env.gpu ? `${env.gpu.name} · ${cpu}` : cpu;
+}
+
+/**
+ * Where `report`'s figures come from, one sentence each, only for the figures some row has: the
+ * pool figures (modelled: each point's page-pool simulation), the decode time per token
+ * (measured: on which machine, from which case) and the latency figures (modelled: the
+ * step-time model's formula). The one wording of both surfaces: the CLI's footer
+ * (runner/sweep/results.ts formatReport) and the dashboard's Sweep tab (webview/main.ts).
+ */
+export function sweepProvenance(report: SweepReport): string[] {
+  const has = (keys: ReadonlyArray<keyof SweepMetrics>) => report.rows.some((r) => keys.some((k) => r.metrics[k] !== undefined));
+  const notes: string[] = [];
+  if (has(SWEEP_FIGURES.filter((f) => f.source === 'modelled').map((f) => f.key))) {
+    notes.push('pool figures: modelled, the page-pool simulation of each point (runner/simulate; vLLM V1 scheduling), time-averaged');
+  }
+  if (has(['decodeNsPerToken'])) {
+    const envs = Object.values(report.environments);
+    const machine = envs.length === 1 ? describeEnvironment(envs[0]!) : 'its env';
+    notes.push(`decode time per token: measured, the paged_decode median on ${machine} / batch size, at the largest decode case (${report.rows.find((r) => r.metrics.decodeCase)?.metrics.decodeCase ?? '-'})`);
+  }
+  if (has(['p99TtftS', 'p99TpotS', 'sloAttainment', 'goodputRequestsPerSec'])) {
+    notes.push("p99 TTFT / TPOT, SLO met, goodput: modelled, on the simulation's step-time clock, each step overhead + max(memory, compute): a roofline on the profile's GPU (runner/simulate/step-time.ts)");
+  }
+  return notes;
+}

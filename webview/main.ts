@@ -22,6 +22,7 @@ import { CHART_IDS, chartInputs, machineText, runChart, type ChartId, type Chart
 import { composePng } from './png';
 import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './latency';
 import { buildDifference, comparePools, compareRuns, kindDifference, loadDifference, modelDifference } from './compare';
+import { sweepProvenance } from '../core/sweepFigures';
 import { metricsOf as sweepMetricsOf, sweepAxisCharts, sweepTable } from './sweep';
 import { formatDuration, formatPercent, formatRunTime, loadAverageText, wasmBuildNote } from '../core/format';
 import { emptyModel, reduce, rerunOf, skippedNote, type DashboardModel, type ViewRun } from './model';
@@ -150,6 +151,8 @@ const sweepSummary = el('p', { id: 'sweep-summary' });
 const sweepBest = el('p', { id: 'sweep-best' });
 const sweepCharts = el('div', { id: 'sweep-charts', class: 'chart-grid' });
 const sweepTableBox = el('div', { id: 'sweep-table' });
+/** Where the sweep's figures come from, a line each: the CLI's footer sentences (core/sweepFigures.ts sweepProvenance). */
+const sweepSources = el('div', { id: 'sweep-sources' });
 const sweepCharted: Chart[] = [];
 const TABS: Array<PersistedState['tab']> = ['run', 'history', 'sweep'];
 
@@ -162,7 +165,7 @@ const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.index
     el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
     el('p', { class: 'muted' }, 'Changes are flagged only when neither median lies inside the other run\'s p10–p90 range for that case.'),
     compareResult),
-  el('vscode-tab-panel', {}, sweepSummary, el('div', { class: 'compare-bar' }, el('label', {}, 'Figure ', sweepMetric), sweepExportCsv), sweepBest, sweepCharts, el('h2', {}, 'Every point'), sweepTableBox),
+  el('vscode-tab-panel', {}, sweepSummary, el('div', { class: 'compare-bar' }, el('label', {}, 'Figure ', sweepMetric), sweepExportCsv), sweepBest, sweepCharts, el('h2', {}, 'Every point'), sweepTableBox, sweepSources),
 );
 tabs.addEventListener('vsc-tabs-select', (e: Event) => {
   tab = TABS[(e as CustomEvent<{ selectedIndex: number }>).detail.selectedIndex] ?? 'run';
@@ -390,6 +393,7 @@ function renderSweep(): void {
     sweepBest.textContent = '';
     sweepCharts.replaceChildren();
     sweepTableBox.replaceChildren();
+    sweepSources.replaceChildren();
     sweepMetric.replaceChildren();
     return;
   }
@@ -408,6 +412,7 @@ function renderSweep(): void {
     }
   }
   sweepTableBox.replaceChildren(table(sweepTable(report), 'table-sweep'));
+  sweepSources.replaceChildren(...sweepProvenance(report).map((line) => el('p', { class: 'muted' }, line)));
 }
 
 /**

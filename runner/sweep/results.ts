@@ -13,6 +13,7 @@ import { InputError } from '../errors';
 import { TOOL_VERSION } from '../version';
 import { formatBytes, formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
+import { describeEnvironment, sweepProvenance } from '../../core/sweepFigures';
 import { axisIndices, offsetToLineColumn, pointLabel } from '../../core/config';
 import { jsonErrorText } from '../../core/config/tree';
 import { canonicalJson, pointId } from './spec';
@@ -28,12 +29,6 @@ export const REPORT_FILE = 'sweep-report.json';
 export function environmentKey(env: Environment): string {
   const gpu = env.gpu ? { name: env.gpu.name, memoryBytes: env.gpu.memoryBytes } : null;
   return createHash('sha256').update(canonicalJson({ arch: env.arch, cpuModel: env.cpuModel, cpuCores: env.cpuCores, gpu })).digest('hex').slice(0, 8);
-}
-
-/** "Intel Xeon ... (2 cores)" or "NVIDIA H200 · Intel Xeon ... (16 cores)": one environment in words. */
-export function describeEnvironment(env: Environment): string {
-  const cpu = `${env.cpuModel} (${env.cpuCores} cores, ${env.arch})`;
-  return env.gpu ? `${env.gpu.name} · ${cpu}` : cpu;
 }
 
 /** A point's result file name: one per point and environment, so two kinds of machine never overwrite each other. */
@@ -505,17 +500,11 @@ export function formatReport(report: SweepReport): string {
   }
   if (report.missing.length > 0) lines.push('', `missing ${report.missing.length} point${report.missing.length > 1 ? 's' : ''}: ${report.missing.map((p) => p.label).join('; ')}`);
   for (const d of report.duplicates) lines.push(`duplicate: ${d.label} (env ${d.environmentKey}) also in ${d.files.join(', ')}; the first file is used`);
-  const notes: string[] = [];
-  if (columns.some((c) => c.key !== 'decodeNsPerToken')) notes.push('pool figures: the page-pool simulation of each point (runner/simulate; vLLM V1 scheduling), time-averaged');
-  if (columns.some((c) => c.key === 'decodeNsPerToken')) {
-    const env = multiEnv ? 'its env' : describeEnvironment(report.environments[envKeys[0]!]!);
-    notes.push(`decode/token: measured paged_decode median on ${env} / batch size, at the largest decode case (${report.rows.find((r) => r.metrics.decodeCase)?.metrics.decodeCase ?? '-'})`);
-  }
-  if (columns.some((c) => c.key === 'p99TtftS')) notes.push('p99 TTFT / TPOT, SLO met, goodput: modelled, on the simulation\'s step-time clock (runner/simulate/step-time.ts)');
   if (report.best) {
     lines.push('', `best: ${report.best.label}${multiEnv ? ` (env ${String.fromCharCode(65 + envKeys.indexOf(report.best.environmentKey))})` : ''} — ${report.best.rule}`);
     if (report.best.tie) lines.push(`      ${report.best.tie}`);
   }
+  const notes = sweepProvenance(report);
   if (notes.length > 0) lines.push('', ...notes);
   return lines.join('\n');
 }

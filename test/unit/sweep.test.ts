@@ -16,7 +16,8 @@ import { indexedJobManifest } from '../../runner/sweep/k8s';
 import { parseShard, shardFromEnvironment, shardPoints } from '../../runner/sweep/local';
 import { bestRow, environmentKey, formatReport, mergeResults, metricsOf, pointFileName } from '../../runner/sweep/results';
 import { run as recorded } from '../fixtures/run';
-import type { SweepMetrics, SweepReportRow } from '../../core/protocol/sweep';
+import type { SweepMetrics, SweepReport, SweepReportRow } from '../../core/protocol/sweep';
+import { sweepProvenance } from '../../core/sweepFigures';
 import { sbatchScript, shellQuote, sbatchReason } from '../../runner/sweep/slurm';
 import { axisIndices } from '../../core/config';
 import { loadSweep, pointId, type SweepPlan } from '../../runner/sweep/spec';
@@ -270,6 +271,25 @@ test('a point\'s figures keep its KV bytes per token (the memory estimate\'s), w
   assert.equal(metricsOf(recorded).kvBytesPerToken, 131_072);
   // No pool, no pool figures: not this one either.
   assert.equal(metricsOf({ ...recorded, pool: undefined }).kvBytesPerToken, undefined);
+});
+
+test('where the figures come from: one set of sentences (core/sweepFigures sweepProvenance), which the CLI prints under its table', () => {
+  const report = {
+    schema: 1, kind: 'attnscope-sweep-report', tool: 't', createdAt: '', sweepId: 's', name: 'p.attn.yaml', job: 'both', total: 1,
+    axes: [{ key: 'kv_cache.page_size', values: [16] }],
+    rows: [{ ...row(16, { throughputTokensPerSec: 10, rejected: 0, p99TtftS: 0.2, decodeNsPerToken: 1000, decodeCase: 'B=8 context=4096' }), environmentKey: 'a' }],
+    missing: [], duplicates: [], environments: { a: ENV_A }, best: null,
+  } satisfies SweepReport;
+  const sources = [
+    'pool figures: modelled, the page-pool simulation of each point (runner/simulate; vLLM V1 scheduling), time-averaged',
+    'decode time per token: measured, the paged_decode median on CPU A (8 cores, x64) / batch size, at the largest decode case (B=8 context=4096)',
+    "p99 TTFT / TPOT, SLO met, goodput: modelled, on the simulation's step-time clock, each step overhead + max(memory, compute): a roofline on the profile's GPU (runner/simulate/step-time.ts)",
+  ];
+  assert.deepEqual(sweepProvenance(report), sources);
+  assert.deepEqual(formatReport(report).split('\n').slice(-3), sources);
+  // A simulation without latency: the pool sentence alone; two machine kinds: the row's env.
+  assert.deepEqual(sweepProvenance({ ...report, rows: [row(16, { throughputTokensPerSec: 10 })] }), sources.slice(0, 1));
+  assert.match(sweepProvenance({ ...report, environments: { a: ENV_A, b: ENV_B } })[1]!, /median on its env \/ batch size/);
 });
 
 test('the report table formats its figures as core/format does: percentages, counts with separators, the tie under the best', () => {

@@ -644,7 +644,7 @@ describe('dashboard webview in Chromium', () => {
     await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'running');
   });
 
-  it('the Sweep tab names the sweep in its header and hides the run\'s buttons (they acted on the run beside it: Export CSV wrote that run); its own Export CSV sends the sweep', async () => {
+  it('the Sweep tab names the sweep in its header and hides the run\'s buttons (they acted on the run beside it: Export CSV wrote that run); its own Export CSV sends the sweep, and it says where the figures come from', async () => {
     // The s27 newcomer's view: a run in the header (here live.attn.yaml, still running), then a sweep opened.
     const report: SweepReport = {
       schema: 1, kind: 'attnscope-sweep-report', tool: 't', createdAt: '', sweepId: 'ab12', name: 'llama-3.1-8b.attn.yaml', job: 'simulate',
@@ -656,6 +656,8 @@ describe('dashboard webview in Chromium', () => {
     await page.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'llama-3.1-8b.attn.yaml · sweep');
     for (const id of ['btn-run', 'btn-cancel', 'btn-export-json', 'btn-export-csv', 'btn-export-png', 'run-progress']) assert.equal(await page.isVisible(`#${id}`), false, `#${id} on the Sweep tab`);
     assert.equal(await page.textContent('#run-status'), '');
+    // Where its figures come from, in the CLI footer's words (core/sweepFigures sweepProvenance): a simulated throughput alone, the pool sentence.
+    assert.equal(await page.textContent('#sweep-sources'), 'pool figures: modelled, the page-pool simulation of each point (runner/simulate; vLLM V1 scheduling), time-averaged');
     // The tab's own Export CSV sends the report it shows, for the extension to write (extension/exportSweep.ts).
     await page.click('#btn-export-sweep-csv');
     assert.deepEqual(await waitForPosted(page, 'exportSweep'), [{ type: 'exportSweep', report }]);
