@@ -90,6 +90,21 @@ function onePositional(positionals: string[], command: string): string {
 }
 
 /**
+ * The one input file of a command whose `--json` is a flag (estimate, vllm-log: the output is
+ * small and stdout carries it), where `--json /dev/stdout` (args.ts namesStdout, as bench,
+ * simulate, sweep and merge take it) reads as the value it is for those commands: the JSON on
+ * stdout. `--json FILE` is refused with the redirection that writes FILE; `rest` is the
+ * command's other arguments, for that hint ("--profile P").
+ * @throws UsageError (exit 2) for `--json FILE`, or not exactly one file.
+ */
+function fileOfJsonFlagCommand(positionals: string[], json: boolean, command: string, rest = ''): string {
+  if (json && positionals.length === 2 && !namesStdout(positionals[1])) {
+    throw new UsageError(`${command} --json prints JSON to stdout; to a file: attnscope ${command} ${positionals[0]}${rest} --json > ${positionals[1]}`, false);
+  }
+  return onePositional(json && positionals.length === 2 ? positionals.slice(0, 1) : positionals, command);
+}
+
+/**
  * Aborts on the first SIGINT/SIGTERM (the reason: a CancelledError naming it; a bench stops its
  * kernel call in flight on it, runBench); a second one exits at once, once the simulation worker
  * has left its slice (exiting in the middle of one would abort the process). `dispose` removes
@@ -373,9 +388,7 @@ function checkCalibrationFile(path: string): void {
 
 async function estimateCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false } });
-  // `estimate f --json x.json`: --json is a flag here (the estimate is small, stdout carries it).
-  if (values.json && positionals.length === 2) throw new UsageError(`estimate --json prints JSON to stdout; to a file: attnscope estimate ${positionals[0]} --json > ${positionals[1]}`, false);
-  const file = onePositional(positionals, 'estimate');
+  const file = fileOfJsonFlagCommand(positionals, values.json === true, 'estimate');
   const loaded = loadProfile(file);
   printNotes(loaded, lineWriter(io, false));
   const est = estimate(loaded.profile);
@@ -593,8 +606,9 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
 
 async function vllmLogCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(argv, { profile: { type: 'string' }, json: { type: 'boolean', default: false } });
-  const file = onePositional(positionals, 'vllm-log');
-  const { stdout, notes } = vllmLogReport(file, values.profile as string | undefined, values.json === true);
+  const profile = values.profile as string | undefined;
+  const file = fileOfJsonFlagCommand(positionals, values.json === true, 'vllm-log', profile !== undefined ? ` --profile ${profile}` : '');
+  const { stdout, notes } = vllmLogReport(file, profile, values.json === true);
   for (const n of notes) io.stderr.write(`${n}\n`);
   io.stdout.write(stdout);
   return EXIT_OK;

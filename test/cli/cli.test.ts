@@ -54,6 +54,18 @@ test('estimate --json on Llama-3.1-8B gives 131,072 KV bytes per token', () => {
   assert.equal(est.model.attention, 'gqa');
 });
 
+test('estimate --json /dev/stdout (and /dev/fd/1) is the JSON on stdout, as for bench, simulate, sweep and merge; --json FILE names the redirection', () => {
+  // 32 layers × 8 KV heads × 128 head_dim × 2 (K and V) × 2 bytes (bf16) = 131,072
+  for (const target of ['/dev/stdout', '/dev/fd/1']) {
+    const r = cli(['estimate', llamaConfig, '--json', target]);
+    assert.equal(r.code, 0, `${target}: ${r.stderr}`);
+    assert.equal(JSON.parse(r.stdout).kvBytesPerToken, 131072, target);
+  }
+  const f = cli(['estimate', llamaConfig, '--json', 'out.json']);
+  assert.equal(f.code, 2);
+  assert.equal(f.stderr.trim().replace(/ \(see attnscope estimate --help\)$/, ''), `attnscope: estimate --json prints JSON to stdout; to a file: attnscope estimate ${llamaConfig} --json > out.json`);
+});
+
 test('estimate prints a readable breakdown', () => {
   const r = cli(['estimate', join(root, 'examples', 'llama-3.1-8b.attn.yaml')]);
   assert.equal(r.code, 0, r.stderr);

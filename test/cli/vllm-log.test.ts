@@ -62,6 +62,16 @@ test('vllm-log without a profile lists the figures; --json gives them with their
   assert.match(r.stdout, /give --profile/);
   const j = cli(['vllm-log', log, '--json']);
   assert.equal(JSON.parse(j.stdout).figures.gpuBlocks.value, 2356);
+  // --json /dev/stdout as bench, simulate, sweep and merge take it: the same JSON on stdout.
+  const d = cli(['vllm-log', log, '--json', '/dev/stdout']);
+  assert.equal(d.code, 0, d.stderr);
+  assert.equal(JSON.parse(d.stdout).figures.gpuBlocks.value, 2356);
+  const c = cli(['vllm-log', log, '--profile', llamaConfig, '--json', '/dev/fd/1']);
+  assert.equal(c.code, 0, c.stderr);
+  assert.equal(JSON.parse(c.stdout).log.figures.gpuBlocks.value, 2356);
+  const f = cli(['vllm-log', log, '--profile', llamaConfig, '--json', 'out.json']);
+  assert.equal(f.code, 2);
+  assert.match(f.stderr, new RegExp(`^attnscope: vllm-log --json prints JSON to stdout; to a file: attnscope vllm-log ${log.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} --profile .*config\\.json --json > out\\.json`));
 });
 
 test('vllm-log bad input: a missing file, a file with no vLLM line, a bad profile: exit 2, one line each', () => {
