@@ -228,8 +228,17 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
 
   row('device memory (total_gpu_memory)', f.totalGpuMemoryBytes, e.pool.deviceMemoryBytes,
     f.totalGpuMemoryBytes ? 'taken from the log' : `${e.pool.deviceSource || 'no device memory in the profile'}: the log prints none`, undefined, deviceKnown);
-  row('usable (× gpu_memory_utilization)', f.usableBytes, e.pool.usableBytes,
-    f.usableBytes ? 'device memory × gpu_memory_utilization, both from the log (the log rounds to 0.01 GiB)' : 'device memory × gpu_memory_utilization', undefined, deviceKnown);
+  // A log that prints both factors but not their product (V0 0.6.4's "Memory profiling results")
+  // gives the usable memory all the same: derived, and marked so (whole bytes, as estimate's).
+  const logUtilization = f.gpuMemoryUtilization && f.gpuMemoryUtilization.value > 0 && f.gpuMemoryUtilization.value <= 1 ? f.gpuMemoryUtilization : undefined;
+  const usable: LogFigure | undefined = f.usableBytes ?? (f.totalGpuMemoryBytes && logUtilization
+    ? { value: Math.floor(f.totalGpuMemoryBytes.value * logUtilization.value), line: f.totalGpuMemoryBytes.line, text: '' }
+    : undefined);
+  row('usable (× gpu_memory_utilization)', usable, e.pool.usableBytes,
+    f.usableBytes ? 'device memory × gpu_memory_utilization, both from the log (the log rounds to 0.01 GiB)'
+      : usable ? `device memory × gpu_memory_utilization: the log prints no usable figure; derived as its total_gpu_memory ${formatGib(f.totalGpuMemoryBytes!.value)} (line ${f.totalGpuMemoryBytes!.line}) × gpu_memory_utilization ${logUtilization!.value} (line ${logUtilization!.line})`
+        : 'device memory × gpu_memory_utilization',
+    usable && !f.usableBytes ? `${formatGib(usable.value)} (derived)` : undefined, deviceKnown);
 
   const weights = e.weightsBytesPerGpu;
   const wDiff = f.weightsBytes ? weights - f.weightsBytes.value : 0;

@@ -335,6 +335,23 @@ test('a log that gives total_gpu_memory but no usable figure: the KV gap is not 
   assert.match(text, /device memory 21\.98 GiB \(total_gpu_memory, line 5\)/);
 });
 
+test('a log that prints total_gpu_memory and gpu_memory_utilization but no usable figure: the usable row shows their product, marked derived', () => {
+  // constructed-v0.6.4 line 5 ("Memory profiling results"): total_gpu_memory=21.98GiB and
+  // gpu_memory_utilization=0.90, no "can use" line. By hand: 21.98 GiB × 0.90 = 19.782 GiB,
+  // printed 19.78 GiB; the estimate takes the same two figures, so they agree.
+  const c = compareVllmLog(read('constructed-v0.6.4-llama-3.1-8b.log'), profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
+  const usable = c.rows.find((r) => r.term === 'usable (× gpu_memory_utilization)')!;
+  assert.equal(usable.log, '19.78 GiB (derived)', formatComparisonText(c));
+  assert.equal(usable.logLine, 5);
+  assert.equal(usable.estimate, '19.78 GiB');
+  assert.equal(usable.difference, '');
+  assert.match(usable.why, /derived as its total_gpu_memory 21\.98 GiB \(line 5\) × gpu_memory_utilization 0\.9 \(line 2\)/);
+  assert.match(formatComparisonText(c), /^usable \(× gpu_memory_utilization\)\s+19\.78 GiB \(derived\) \[5\]\s+19\.78 GiB\s+=$/m);
+  // The A10 log prints the product itself ("... = 19.86GiB", line 3): that figure, not derived.
+  const a10 = compareVllmLog(read('a10-llama-3.1-8b-v0.log'), profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
+  assert.equal(a10.rows.find((r) => r.term === 'usable (× gpu_memory_utilization)')!.log, '19.86 GiB');
+});
+
 test('a profile with an explicit KV budget sizes the pool as estimate does: the ground truth 3.8125 GiB is the log\'s 1,952 blocks', () => {
   // /work/shared/data/hf-configs/README.md ground truth: Llama-3.1-8B bf16, page_size 16, a KV
   // budget of 3.8125 GiB holds 1952 pages (vLLM printed "kv_cache_size=3.81GiB", "GPU blocks: 1952").
