@@ -7,50 +7,19 @@
 // T, zero(), set1(f), load(p), store(p, x), fmadd(a, b, c), mul(a, b), max(a, b),
 // reduce_add(x), reduce_max(x), exp(x) (exp(-inf) = 0, NaN stays NaN), exp_nonpositive(x) (exp for
 // x <= 0, -inf or NaN; may equal exp), load_f16(p) and
-// load_bf16(p) (W half / bf16 values widened to fp32). Optional: reduce16 (AVX-512) or reduce8
-// (AVX2) with broadcast_lane, lanes_differ and select_equal (softmax_rows: W rows at once), and
-// transpose (W x W, K^T packing).
+// load_bf16(p) (W half / bf16 values widened to fp32), and the flags kHasReduce16, kHasReduce8,
+// kHasTranspose (VectorBase: false) saying which optional members it has: reduce16 (AVX-512)
+// or reduce8 (AVX2) with broadcast_lane, lanes_differ and select_equal (softmax_rows: W rows
+// at once), and transpose (W x W, K^T packing).
 #pragma once
 
 #include <cstdint>
 #include <limits>
-#include <type_traits>
 
 #include "kernels/ops.h"
 
 namespace attnscope {
 namespace {
-
-// Whether V has reduce16 / store4 (AVX-512 does; 8-lane AVX2 does not).
-template <typename V, typename = void>
-struct HasReduce16 {
-  static constexpr bool value = false;
-};
-template <typename V>
-struct HasReduce16<V, std::enable_if_t<V::kHasReduce16>> {
-  static constexpr bool value = true;
-};
-
-// Whether V has transpose(T r[W]) (a W x W in-register transpose; AVX-512 and AVX2 do).
-template <typename V, typename = void>
-struct HasTranspose {
-  static constexpr bool value = false;
-};
-template <typename V>
-struct HasTranspose<V, std::enable_if_t<V::kHasTranspose>> {
-  static constexpr bool value = true;
-};
-
-// Whether V has reduce8 / reduce8_max (8 vectors to their 8 sums / maxima, lane i reducing
-// vector i; 8-lane AVX2 does).
-template <typename V, typename = void>
-struct HasReduce8 {
-  static constexpr bool value = false;
-};
-template <typename V>
-struct HasReduce8<V, std::enable_if_t<V::kHasReduce8>> {
-  static constexpr bool value = true;
-};
 
 template <typename V>
 struct SimdOps {
@@ -182,7 +151,7 @@ struct SimdOps {
     // Column c of B is row c of src: widen it, then scatter it down the panel (stride P).
     constexpr int64_t kBytes = kD == DType::kF32 ? 4 : 2;
     int c_done = 0;
-    if constexpr (HasTranspose<V>::value) {  // W columns x W rows at a time, in registers
+    if constexpr (V::kHasTranspose) {  // W columns x W rows at a time, in registers
       const int k_vec = k_rows / W * W;
       for (; c_done + W <= cols; c_done += W) {
         float* out = dst + int64_t(c_done / P) * k * P + c_done % P;  // P is a multiple of W
@@ -218,7 +187,7 @@ struct SimdOps {
   // AVX-512: argument 4j + b of reduce16 lands in lane 4b + j, so row 4b + j is passed there.
   template <bool kMax>
   [[gnu::always_inline]] static T reduce_rows(const T (&part)[W]) {
-    if constexpr (HasReduce16<V>::value) {
+    if constexpr (V::kHasReduce16) {
       if constexpr (kMax) {
         return V::reduce16_max(part[0], part[4], part[8], part[12], part[1], part[5], part[9], part[13],
                                part[2], part[6], part[10], part[14], part[3], part[7], part[11], part[15]);
@@ -311,7 +280,7 @@ struct SimdOps {
     const int n_vec = n / W * W;
     const T sv = V::set1(scale);
     int r = 0;
-    if constexpr (HasReduce16<V>::value || HasReduce8<V>::value) {
+    if constexpr (V::kHasReduce16 || V::kHasReduce8) {
       if (n % W == 0 && n_pad % W == 0 && scale > 0.f) {
         for (; r + W <= rows; r += W)
           softmax_rows(n, n_pad, scale, s + r * lds, lds, begin + r, end + r, m + r, l + r, acc + r * ldacc, ldacc, d);
@@ -448,12 +417,12 @@ struct SimdOps {
                           float* s, int64_t lds) {
     constexpr int kTT = G >= 4 ? 2 : 4;
     int t0 = 0;
-    if constexpr (G == 4 && HasReduce16<V>::value) {
+    if constexpr (G == 4 && V::kHasReduce16) {
       if (d % W == 0) {
         for (; t0 + 4 <= t; t0 += 4) scores_4x4<kD>(t0, d, q, ldq, k, ldk, s, lds);
       }
     }
-    if constexpr (G == 4 && HasReduce8<V>::value) {
+    if constexpr (G == 4 && V::kHasReduce8) {
       if (d % W == 0) {
         for (; t0 + 2 <= t; t0 += 2) scores_4x2<kD>(t0, d, q, ldq, k, ldk, s, lds);
       }
@@ -576,6 +545,8 @@ template <typename Derived, int kLanes>
 struct VectorBase {
   typedef float T __attribute__((vector_size(kLanes * sizeof(float))));
   static constexpr int W = kLanes;
+  // No optional members (SimdOps's header); Derived redeclares the ones it has as true.
+  static constexpr bool kHasReduce16 = false, kHasReduce8 = false, kHasTranspose = false;
   static T zero() { return T{}; }
   // f - (+0) is f for every f, so this folds to one broadcast (from memory: a load-port
   // vbroadcastss, or an FMA's {1to16} operand). `T{} + f` cannot fold (0 + -0 is +0): it cost

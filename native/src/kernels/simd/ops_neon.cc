@@ -18,6 +18,7 @@ struct Neon {
   // 8 x 3 (24 accumulators too) would leave 12-float panels and a remainder on every tile.
   static constexpr int MR = 6;
   static constexpr int NR = 4;
+  static constexpr bool kHasReduce16 = false, kHasReduce8 = false, kHasTranspose = false;  // ops_simd.h
   static T zero() { return vdupq_n_f32(0.f); }
   static T set1(float f) { return vdupq_n_f32(f); }
   static T load(const float* p) { return vld1q_f32(p); }

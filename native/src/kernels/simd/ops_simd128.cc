@@ -18,6 +18,7 @@ struct Simd128 {
   // 16 xmm registers of x86-64 (and the 32 of arm64) without spilling.
   static constexpr int MR = 4;
   static constexpr int NR = 2;
+  static constexpr bool kHasReduce16 = false, kHasReduce8 = false, kHasTranspose = false;  // ops_simd.h
   static T zero() { return wasm_f32x4_splat(0.f); }
   static T set1(float f) { return wasm_f32x4_splat(f); }
   static T load(const float* p) { return wasm_v128_load(p); }
