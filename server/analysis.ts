@@ -3,8 +3,8 @@
  * core reads from it (a bare config.json gets core's default profile), the Estimate, every
  * Problem, and which other files were read. Features (diagnostics, hints, hover, lenses,
  * completion, quick fixes, resolveProfile) all work from this one value. The text is parsed once
- * per version — and not at all when an edit only rewrites a number (see reuseTree) — and
- * analyze() never throws: a failure inside core becomes an 'internal-error' problem. A version
+ * per version — not at all when an edit stays inside a number or a list of numbers, and without
+ * its long lists of numbers when it lies outside them (see reuseTree) — and analyze() never throws: a failure inside core becomes an 'internal-error' problem. A version
  * with errors still carries the profile of its valid keys, so that hints can stay (hints.ts);
  * the previous version's hints that still hold are kept by the workspace cache (workspace.ts).
  */
@@ -15,6 +15,7 @@ import {
   isProfilePath,
   isUnread,
   moveUnread,
+  numberLiteralNode,
   parseJsonTree,
   parseProfileOrConfig,
   propertyAt,
@@ -263,37 +264,45 @@ export function changedRegion(old: string, text: string): TextChange {
   return { start: prefix, oldEnd: old.length - suffix, delta: text.length - old.length };
 }
 
-/** A number as both JSON and YAML 1.2 (core schema) read it, to the same value. */
-const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
-
 /**
- * The previous version's tree, updated for `text`, when the only change rewrites the digits of
- * one number value: its value and length change, later ranges shift. Any other edit (a key, a
- * string, syntax, a YAML document with anchors or aliases, a previous parse with errors) returns
- * null and the text is parsed again. A typed digit in a 2,000-line YAML profile then costs no
- * YAML parse. Equivalence with a fresh parse is tested in test/lsp/analysis.test.ts.
+ * The previous version's tree, updated for `text`, when the only change lies inside a number
+ * value (its digits rewritten: its value and length change) or inside a list of numbers (a flow
+ * list `[512, 1024]` in YAML or JSON, or a YAML block list of `- 512` lines) that stays a list of
+ * numbers written the same way (items added, removed or rewritten): the list is read again from
+ * its own text, later ranges shift, and what lies before the edit is shared with the previous
+ * tree. Any other edit (a key, a string, syntax, a YAML document with anchors or aliases, a
+ * previous parse with problems) returns null and the text is parsed again. A typed digit or a
+ * pasted value in a profile with 20,000 seq_lens then costs no YAML parse. Equivalence with a
+ * fresh parse is tested in test/lsp/internals.test.ts (examples and random edits).
  */
 export function reuseTree(previous: Analysis, text: string): ParsedTree | null {
   const old = previous.text;
   if (previous.parsed.problems.length > 0 || previous.tree === null) return null;
-  if (previous.syntax === 'yaml' && /[&*]/.test(text)) return null;
+  const yaml = previous.syntax === 'yaml';
+  if (yaml && /[&*]/.test(text)) return null;
   const { start, oldEnd, delta } = changedRegion(old, text);
   if (delta === 0 && start === oldEnd) return previous.parsed;
-  const target = numberContaining(previous.tree, start, oldEnd);
-  if (target === null) return null;
-  const from = target.range.offset;
-  const oldToken = old.slice(from, from + target.range.length);
-  const newToken = text.slice(from, from + target.range.length + delta);
-  if (!NUMBER.test(oldToken) || !NUMBER.test(newToken)) return null;
-  const value = Number(newToken);
-  if (!Number.isFinite(value)) return null;
-  const shift = (r: { offset: number; length: number }): { offset: number; length: number } => {
-    if (r.offset >= oldEnd && !(r.offset === from)) return { offset: r.offset + delta, length: r.length };
+  let target = numberContaining(previous.tree, start, oldEnd);
+  let replacement: ValueNode | null = target && numberLiteralNode(text, target.range.offset, target.range.length + delta);
+  if (replacement === null) {
+    target = numberListContaining(previous.tree, start, oldEnd);
+    replacement = target && rereadNumberList(text, target.range.offset, target.range.length + delta, old, start, oldEnd, yaml);
+  }
+  if (target === null || replacement === null) return yaml ? parseAroundLists(previous, text, start, oldEnd, delta) : null;
+  const edited = target;
+  const shift = (r: SourceRange): SourceRange => {
+    if (r.offset >= oldEnd) return { offset: r.offset + delta, length: r.length };
     if (r.offset <= start && r.offset + r.length >= oldEnd) return { offset: r.offset, length: r.length + delta };
     return r;
   };
   const clone = (n: ValueNode): ValueNode => {
-    if (n === target) return { ...n, range: shift(n.range), value };
+    if (n === edited) return replacement;
+    // Wholly before the edit: unchanged, and so is all it holds.
+    if (n.range.offset + n.range.length < start) return n;
+    if (n.type !== 'object' && n.type !== 'array') {
+      const range = shift(n.range);
+      return n.written === undefined ? { type: n.type, range, value: n.value } : { type: n.type, range, value: n.value, written: n.written };
+    }
     const moved = moveUnread(n, shift(n.range), text);
     if (moved !== null) return moved;
     const c: ValueNode = { ...n, range: shift(n.range) };
@@ -321,4 +330,152 @@ function numberContaining(node: ValueNode, start: number, end: number): ValueNod
     if (found !== null) return found;
   }
   return null;
+}
+
+/** The innermost list whose items are all numbers and whose range holds [start, end] past its first character; null also inside an unread container. */
+function numberListContaining(node: ValueNode, start: number, end: number): ValueNode | null {
+  const r = node.range;
+  if (start <= r.offset || end > r.offset + r.length || isUnread(node)) return null;
+  if (node.type === 'array' && node.items!.every((item) => item.type === 'number')) return node;
+  for (const p of node.properties ?? []) {
+    const found = numberListContaining(p.value, start, end);
+    if (found !== null) return found;
+  }
+  for (const item of node.items ?? []) {
+    const found = numberListContaining(item, start, end);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+/**
+ * The list node a parse makes of text[offset, offset + length) — the new text of a list of
+ * numbers whose old text (in `old`) was edited in [start, oldEnd) — when it is still a list of
+ * number literals (numberLiteralNode) written in the list's form; null when it may not be:
+ * - a flow list: `[`, numbers separated by commas, `]`, with spaces and line breaks between
+ *   (a trailing comma in YAML only); an edit that adds or removes a line break, or that touches
+ *   a line's indentation (YAML's flow lines must stay indented), is refused;
+ * - a YAML block list: lines `- <number>` (then spaces), each after the first indented as the
+ *   first, ending with a line break (or the end of the text).
+ */
+function rereadNumberList(text: string, offset: number, length: number, old: string, start: number, oldEnd: number, yaml: boolean): ValueNode | null {
+  const end = offset + length;
+  const items: ValueNode[] = [];
+  const isSpace = (c: string | undefined): boolean => c === ' ' || c === '\n';
+  if (text[offset] === '[') {
+    if (text[end - 1] !== ']') return null;
+    if (/[\r\n]/.test(old.slice(start, oldEnd)) || /[\r\n]/.test(text.slice(start, oldEnd + text.length - old.length))) return null;
+    if (yaml) {
+      const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+      if (lineStart > offset && !/[^ ]/.test(text.slice(lineStart, start))) return null;
+    }
+    let i = offset + 1;
+    let expect: 'first' | 'separator' | 'next' = 'first';
+    for (;;) {
+      while (i < end - 1 && isSpace(text[i])) i++;
+      if (i === end - 1) return expect === 'next' && !yaml ? null : { type: 'array', range: { offset, length }, items };
+      const c = text[i];
+      if (c === ',') {
+        if (expect !== 'separator') return null;
+        expect = 'next';
+        i++;
+        continue;
+      }
+      if (expect === 'separator') return null;
+      let j = i;
+      while (j < end - 1 && !isSpace(text[j]) && text[j] !== ',') j++;
+      const item = numberLiteralNode(text, i, j - i);
+      if (item === null) return null;
+      items.push(item);
+      expect = 'separator';
+      i = j;
+    }
+  }
+  if (!yaml || text[offset] !== '-') return null;
+  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+  const indent = text.slice(lineStart, offset);
+  if (/[^ ]/.test(indent)) return null;
+  let i = offset;
+  for (;;) {
+    // One line: `- `, spaces, a number, spaces, then a line break or the end of the text.
+    if (text[i] !== '-' || text[i + 1] !== ' ') return null;
+    i += 2;
+    while (i < end && text[i] === ' ') i++;
+    let j = i;
+    while (j < end && text[j] !== ' ' && text[j] !== '\n') j++;
+    const item = numberLiteralNode(text, i, j - i);
+    if (item === null) return null;
+    items.push(item);
+    i = j;
+    while (i < end && text[i] === ' ') i++;
+    if (i === end) return end === text.length ? { type: 'array', range: { offset, length }, items } : null;
+    if (text[i] !== '\n') return null;
+    i++;
+    if (i === end) return { type: 'array', range: { offset, length }, items };
+    if (!text.startsWith(indent, i)) return null;
+    i += indent.length;
+  }
+}
+
+/** Lists of at least this many numbers are kept from the previous tree when a YAML text is parsed again around them (parseAroundLists). */
+export const KEPT_LIST_ITEMS = 256;
+
+/**
+ * For an edit outside the long lists of numbers of a YAML profile (a key, a string, a comment
+ * typed): the tree of `text` parsed with each list of at least KEPT_LIST_ITEMS numbers that the
+ * edit left untouched written as a stand-in of the same length (a flow list as `[`, spaces, `]`;
+ * a block list as `- 0`, spaces and its line break), and the previous tree's list put back in
+ * its place (moved by the edit when after it). A profile with 20,000 seq_lens then parses as
+ * the 1 KB it is without them. Null (parse it all) when there is no such list, when the text so
+ * parsed has any problem (their positions would be the stand-in's), or when a stand-in did not
+ * read as a list of the same range.
+ */
+function parseAroundLists(previous: Analysis, text: string, start: number, oldEnd: number, delta: number): ParsedTree | null {
+  const lists: ValueNode[] = [];
+  const collect = (n: ValueNode): void => {
+    if (n.type === 'array' && n.items!.length >= KEPT_LIST_ITEMS && n.items!.every((item) => item.type === 'number')) {
+      if (n.range.offset + n.range.length < start || n.range.offset > oldEnd) lists.push(n);
+      return;
+    }
+    for (const p of n.properties ?? []) collect(p.value);
+    for (const item of n.items ?? []) collect(item);
+  };
+  collect(previous.tree!);
+  if (lists.length === 0) return null;
+  lists.sort((a, b) => a.range.offset - b.range.offset);
+  const moved = (r: SourceRange): number => (r.offset > oldEnd ? r.offset + delta : r.offset);
+  const parts: string[] = [];
+  let at = 0;
+  for (const list of lists) {
+    const from = moved(list.range);
+    const length = list.range.length;
+    const newline = text[from + length - 1] === '\n' ? '\n' : '';
+    const standIn = text[from] === '[' ? `[${' '.repeat(length - 2)}]` : `- 0${' '.repeat(length - 3 - newline.length)}${newline}`;
+    parts.push(text.slice(at, from), standIn);
+    at = from + length;
+  }
+  parts.push(text.slice(at));
+  const parsed = parseProfileOrConfig(parts.join(''), previous.file);
+  if (parsed.problems.length > 0 || parsed.root === null) return null;
+  const byOffset = new Map(lists.map((l) => [moved(l.range), l]));
+  let kept = 0;
+  const putBack = (n: ValueNode): ValueNode => {
+    const list = n.type === 'array' ? byOffset.get(n.range.offset) : undefined;
+    if (list !== undefined && n.range.length === list.range.length) {
+      kept++;
+      if (list.range.offset <= oldEnd) return list;
+      return { type: 'array', range: { offset: list.range.offset + delta, length: list.range.length }, items: list.items!.map((item) => movedNumber(item, delta)) };
+    }
+    if (n.properties) n.properties = n.properties.map((p) => ({ key: p.key, keyRange: p.keyRange, value: putBack(p.value) }));
+    if (n.items) n.items = n.items.map(putBack);
+    return n;
+  };
+  const root = putBack(parsed.root);
+  return kept === lists.length ? { root, problems: [] } : null;
+}
+
+/** A number node moved by `delta`. */
+function movedNumber(n: ValueNode, delta: number): ValueNode {
+  const range = { offset: n.range.offset + delta, length: n.range.length };
+  return n.written === undefined ? { type: 'number', range, value: n.value } : { type: 'number', range, value: n.value, written: n.written };
 }

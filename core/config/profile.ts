@@ -49,13 +49,15 @@ export function kvCacheDtype(written: string | undefined): KvCacheSpec['dtype'] 
   return written === 'fp8' ? 'fp8_e4m3' : (written as KvCacheSpec['dtype'] | undefined);
 }
 
-/** Every value's range, by dotted path ("kv_cache.page_size", "prefill.seq_lens.0"). */
+/**
+ * The range of every key's value, by dotted path ("kv_cache.page_size", "prefill.seq_lens"): a
+ * list's items are not listed (a profile's lists hold numbers; 20,000 seq_lens would cost an entry
+ * each on every edit): nodeAtPath finds one's node.
+ */
 function collectRanges(node: ValueNode, prefix: string, out: Record<string, SourceRange>): void {
   if (prefix) out[prefix] = node.range;
   if (node.type === 'object') {
     for (const p of node.properties ?? []) collectRanges(p.value, prefix ? `${prefix}.${p.key}` : p.key, out);
-  } else if (node.type === 'array') {
-    (node.items ?? []).forEach((item, i) => collectRanges(item, `${prefix}.${i}`, out));
   }
 }
 
@@ -208,13 +210,16 @@ export function readProfileTree(parsed: ParsedTree, file: string, host: ProfileH
  */
 function unsafeIntegerProblems(root: ValueNode): Problem[] {
   const out: Problem[] = [];
-  const walk = (node: ValueNode, path: (string | number)[]): void => {
-    const why = unsafeIntegerText(path.join('.'), node);
-    if (why) out.push({ severity: 'error', code: 'invalid-value', message: why, range: node.range, data: { key: path.join('.') } });
-    node.items?.forEach((item, k) => walk(item, [...path, k]));
-    for (const prop of node.properties ?? []) if (path.length > 0 || prop.key !== 'model') walk(prop.value, [...path, prop.key]);
+  // `path` is the dotted path of a key's value, `items` the indices below it, joined only for a problem.
+  const walk = (node: ValueNode, path: string, items: number[]): void => {
+    if (node.written !== undefined) {
+      const key = [path, ...items].join('.');
+      out.push({ severity: 'error', code: 'invalid-value', message: unsafeIntegerText(key, node)!, range: node.range, data: { key } });
+    }
+    node.items?.forEach((item, k) => walk(item, path, [...items, k]));
+    for (const prop of node.properties ?? []) if (node !== root || prop.key !== 'model') walk(prop.value, node === root ? prop.key : [path, ...items, prop.key].join('.'), []);
   };
-  walk(root, []);
+  walk(root, '', []);
   return out;
 }
 

@@ -9,13 +9,15 @@ import { formatCount } from '../format';
 import { divisors } from './model';
 import { anchorOf } from './profileSchema';
 import type { LengthDist, Problem, Profile, SourceRange } from './types';
-import type { ValueNode } from './tree';
+import { nodeAtPath, type ValueNode } from './tree';
 
 /** Checks a schema cannot make: they need the model, or compare two keys. */
 export function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
   const problems: Problem[] = [];
   const m = profile.model;
   const at = (path: string): SourceRange => profile.ranges[path] ?? anchorOf(root, path.split('.'));
+  /** Item `i` of the list at `path` (Profile.ranges lists no items). */
+  const itemAt = (path: string, i: number): SourceRange => nodeAtPath(root, [...path.split('.'), i])?.range ?? anchorOf(root, [...path.split('.'), String(i)]);
   const tp = profile.device.tensorParallelSize;
   // The MLP widths tensor parallelism splits: a dense MLP's intermediate_size (vLLM's
   // MergedColumnParallelLinear / RowParallelLinear: divide(intermediate_size, tp) asserts it
@@ -79,10 +81,10 @@ export function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
   const maxPos = m.maxPositionEmbeddings;
   if (maxPos !== null) {
     profile.prefill.seqLens.forEach((n, i) => {
-      if (n > maxPos) problems.push({ severity: 'warning', code: 'exceeds-max-position', message: `seq_len ${n} is longer than the model's max_position_embeddings ${maxPos}`, range: at(`prefill.seq_lens.${i}`), data: { limit: maxPos } });
+      if (n > maxPos) problems.push({ severity: 'warning', code: 'exceeds-max-position', message: `seq_len ${n} is longer than the model's max_position_embeddings ${maxPos}`, range: itemAt('prefill.seq_lens', i), data: { limit: maxPos } });
     });
     profile.decode.contextLens.forEach((n, i) => {
-      if (n > maxPos) problems.push({ severity: 'warning', code: 'exceeds-max-position', message: `context_len ${n} is longer than the model's max_position_embeddings ${maxPos}`, range: at(`decode.context_lens.${i}`), data: { limit: maxPos } });
+      if (n > maxPos) problems.push({ severity: 'warning', code: 'exceeds-max-position', message: `context_len ${n} is longer than the model's max_position_embeddings ${maxPos}`, range: itemAt('decode.context_lens', i), data: { limit: maxPos } });
     });
   }
   // vLLM refuses a max_model_len past the length it derives from the config

@@ -40,6 +40,25 @@ function unsafeIntegerLiteral(source: string, value: number): string | undefined
   return !Number.isSafeInteger(value) && Number.isInteger(value) && /^[-+]?\d+$/.test(source.trim()) ? source.trim() : undefined;
 }
 
+/** A number literal both JSON and YAML 1.2 (core schema) read, to the same value: `-?` digits, optional fraction and exponent. */
+const NUMBER_LITERAL = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+
+/**
+ * The number node a JSON or YAML parse makes of text[offset, offset + length) (value, range, and
+ * `written` for an integer beyond ±Number.MAX_SAFE_INTEGER), when that text is a number literal
+ * both syntaxes read alike (NUMBER_LITERAL) to a finite value; null for anything else. For code
+ * that rebuilds part of a tree without the parser (the language server's reuse of a parse).
+ */
+export function numberLiteralNode(text: string, offset: number, length: number): ValueNode | null {
+  const source = text.slice(offset, offset + length);
+  if (!NUMBER_LITERAL.test(source)) return null;
+  const value = Number(source);
+  if (!Number.isFinite(value)) return null;
+  const range = { offset, length };
+  const written = unsafeIntegerLiteral(source, value);
+  return written === undefined ? { type: 'number', range, value } : { type: 'number', range, value, written };
+}
+
 /**
  * Why `node` cannot be read as an integer when it was written as one beyond
  * ±Number.MAX_SAFE_INTEGER (a float64 holds every integer only up to 2^53 − 1; past it the value

@@ -311,7 +311,7 @@ export interface Profile {
   slo?: SloSpec;
   /** Absent: the step-time model's assumed efficiencies. */
   stepTime?: StepTimeSpec;
-  /** Where each profile key sits in the profile's text, by path ("kv_cache.page_size"). */
+  /** Where each profile key's value sits in the profile's text, by path ("kv_cache.page_size"); a list's items are not listed. */
   ranges: Record<string, SourceRange>;
 }
 

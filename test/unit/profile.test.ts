@@ -301,13 +301,21 @@ test('JSON profiles may carry $schema and comments', () => {
   assert.ok(r.value, JSON.stringify(r.problems));
 });
 
-test('ranges: every profile value by dotted path', () => {
+test('ranges: every key\'s value by dotted path; a list\'s items are not listed', () => {
   const text = 'model: ./llama/config.json\nkv_cache:\n  page_size: 32\nprefill:\n  seq_lens: [128, 256]\n';
   const p = read(text).value!;
   const slice = (k: string) => text.slice(p.ranges[k]!.offset, p.ranges[k]!.offset + p.ranges[k]!.length);
   assert.equal(slice('kv_cache.page_size'), '32');
-  assert.equal(slice('prefill.seq_lens.1'), '256');
+  assert.equal(slice('prefill.seq_lens'), '[128, 256]');
   assert.equal(slice('model'), './llama/config.json');
+  assert.equal(p.ranges['prefill.seq_lens.1'], undefined);
+});
+
+test('a seq_len past max_position_embeddings is warned about at that item', () => {
+  // The fixture's Llama config has max_position_embeddings 131072.
+  const text = 'model: ./llama/config.json\nprefill:\n  seq_lens: [128, 262144, 256]\n';
+  const p = only(read(text).problems, 'exceeds-max-position');
+  assert.equal(at(text, p), '262144');
 });
 
 test('semantic: tensor parallelism must divide the heads', () => {

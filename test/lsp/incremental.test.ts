@@ -1,0 +1,164 @@
+/**
+ * The language server's incremental analysis (server/analysis.ts reuseTree: an edit inside a
+ * number, or inside a list of numbers, updates the previous tree instead of parsing again) must
+ * give exactly what a full analysis of the same text gives: the tree, every problem, the
+ * diagnostics and the inlay hints. A property test over random edits (seeded, so a failure
+ * replays), most of them inside the profile's lists, in each list form: a YAML flow list on one
+ * line and over several lines, a YAML block list (at the end of the text, without a final line
+ * break, too), and a JSON profile's lists; and edits outside the lists, which parse a YAML text
+ * again around its long lists (analysis.ts parseAroundLists).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { analyze, KEPT_LIST_ITEMS, reuseTree, type Analysis, type FileHost } from '../../server/analysis';
+import { toDiagnostics } from '../../server/diagnostics';
+import { documentHints } from '../../server/hints';
+import { root } from './harness';
+
+const examples = join(root, 'examples');
+const host: FileHost = {
+  readFile: (p) => {
+    try {
+      return readFileSync(p, 'utf8');
+    } catch {
+      return null;
+    }
+  },
+};
+
+/** mulberry32: a small seeded generator, so that a failing edit sequence replays. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Lengths for the lists: mostly fine, some past Llama-3.1-8B's max_position_embeddings 131072
+ * (a warning at the item). Edits add errors (a 0 is below the schema's minimum 1).
+ */
+function lengths(rnd: () => number, n: number): number[] {
+  return Array.from({ length: n }, (_, i) => (i % 7 === 5 ? 200_000 + i : 1 + Math.floor(rnd() * 32_768)));
+}
+
+/** Profiles of Llama-3.1-8B (examples/) with its lists written in each form. */
+function documents(rnd: () => number): Array<{ name: string; text: string }> {
+  const yaml = readFileSync(join(examples, 'llama-3.1-8b.attn.yaml'), 'utf8');
+  // Long enough to be kept when an edit elsewhere parses the text again (parseAroundLists).
+  const a = lengths(rnd, KEPT_LIST_ITEMS + 44);
+  const b = lengths(rnd, 12);
+  const lines = (xs: number[]): string => xs.map((x, i) => (i % 8 === 7 ? `${x},\n    ` : `${x}, `)).join('').replace(/,\s*$/, '');
+  const json = readFileSync(join(examples, 'qwen3-30b-a3b.attn.json'), 'utf8').replace('"./qwen3-30b-a3b/config.json"', '"./llama-3.1-8b/config.json"');
+  return [
+    { name: 'flow.attn.yaml', text: yaml.replace('seq_lens: [512, 1024]', `seq_lens: [${a.join(', ')}]`).replace('context_lens: [1024, 4096]', `context_lens: [${b.join(',')} ]`) },
+    { name: 'lines.attn.yaml', text: yaml.replace('seq_lens: [512, 1024]', `seq_lens: [${lines(a)}]`) },
+    {
+      name: 'block.attn.yaml',
+      text: yaml.replace('  seq_lens: [512, 1024]', `  seq_lens:\n${a.map((x) => `    - ${x}`).join('\n')}`).replace(/\ndecode:[^]*?\nworkload:/, '\nworkload:') +
+        `decode:\n  context_lens:\n${b.map((x) => `  - ${x}`).join('\n')}`,
+    },
+    { name: 'lists.attn.json', text: json.replace('"seq_lens": [512, 1024]', `"seq_lens": [${a.join(', ')}]`).replace('"context_lens": [1024, 4096]', `"context_lens": [\n      ${b.join(',\n      ')}\n    ]`) },
+  ];
+}
+
+/** What a random edit is made of: list punctuation, and what breaks a list. */
+const PIECES = ['1', '0', '42', '512', ', ', ',', ' ', '\n    - ', '\n  - 64', '\n', '-', '.5', 'e3', '#', ']', ':', 'x'];
+
+/**
+ * An edit of `text`: three in five what a user does in a list of numbers (a digit typed or
+ * deleted in a number, a number added after it or removed with its separator), the rest a random
+ * insertion, deletion or replacement, half of them inside a list, half outside the lists.
+ */
+function randomEdit(rnd: () => number, text: string): { text: string; outside: boolean } {
+  const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  const lists = [...text.matchAll(/\[[^\]]*\]|(?:\n *- [^\n]*)+/g)];
+  if (lists.length > 0 && rnd() < 0.6) {
+    const list = pick(lists);
+    const numbers = [...list[0].matchAll(/\d+/g)];
+    if (numbers.length > 0) {
+      const n = pick(numbers);
+      const from = list.index + n.index;
+      const to = from + n[0].length;
+      const block = list[0].startsWith('\n');
+      const indent = block ? /\n( *)-/.exec(list[0])![1]! : '';
+      switch (Math.floor(rnd() * 4)) {
+        case 0: {
+          const at = from + Math.floor(rnd() * (n[0].length + 1));
+          return { text: text.slice(0, at) + String(Math.floor(rnd() * 10)) + text.slice(at), outside: false };
+        }
+        case 1: {
+          const at = from + Math.floor(rnd() * n[0].length);
+          return { text: text.slice(0, at) + text.slice(at + 1), outside: false };
+        }
+        case 2:
+          return { text: text.slice(0, to) + (block ? `\n${indent}- ` : ', ') + String(1 + Math.floor(rnd() * 9999)) + text.slice(to), outside: false };
+        default: {
+          const sep = block ? new RegExp(`^\\n${indent}- `) : /^ *, */;
+          const after = sep.exec(text.slice(to));
+          return { text: after === null ? text : text.slice(0, from) + text.slice(to + after[0].length), outside: false };
+        }
+      }
+    }
+  }
+  let at: number;
+  const outside = lists.length === 0 || rnd() < 0.5;
+  if (!outside) {
+    const m = pick(lists);
+    at = m.index + Math.floor(rnd() * (m[0].length + 1));
+  } else {
+    // Outside the lists (a key, a value, a comment): a YAML text is parsed again around them.
+    const masked = text.replace(/\[[^\]]*\]|(?:\n *- [^\n]*)+/g, (m) => '\0'.repeat(m.length));
+    do at = Math.floor(rnd() * (text.length + 1));
+    while (masked[at] === '\0' || masked[at - 1] === '\0');
+  }
+  const remove = rnd() < 0.5 ? 0 : 1 + Math.floor(rnd() * 4);
+  const insert = remove > 0 && rnd() < 0.4 ? '' : Array.from({ length: 1 + Math.floor(rnd() * 2) }, () => pick(PIECES)).join('');
+  return { text: text.slice(0, at) + insert + text.slice(at + remove), outside };
+}
+
+/** Everything a client sees of an analysis, and its tree and problems. */
+function observed(a: Analysis): unknown {
+  return { tree: a.tree, problems: a.problems, diagnostics: toDiagnostics(a, {}), hints: documentHints(a, []), profile: a.profile !== null };
+}
+
+test('random edits, mostly inside lists of numbers: the incremental analysis equals the full one (tree, problems, diagnostics, hints)', () => {
+  const rnd = random(28);
+  for (const { name, text } of documents(rnd)) {
+    let reused = 0;
+    let reusedOutside = 0;
+    const uri = `file://${join(examples, name)}`;
+    let version = 1;
+    let previous = analyze(TextDocument.create(uri, 'yaml', version, text), host);
+    let valid = previous;
+    assert.equal(previous.parsed.problems.length, 0, `${name} parses cleanly`);
+    assert.ok(previous.problems.some((p) => p.code === 'exceeds-max-position'), `${name} has a warning at a list item`);
+    for (let step = 0; step < 150; step++) {
+      const { text: next, outside } = randomEdit(rnd, previous.text);
+      const doc = TextDocument.create(uri, 'yaml', ++version, next);
+      if (reuseTree(previous, next) !== null) {
+        reused++;
+        if (outside) reusedOutside++;
+      }
+      const incremental = analyze(doc, host, previous);
+      const full = analyze(doc, host);
+      assert.deepEqual(observed(incremental), observed(full), `${name} step ${step}: ${JSON.stringify(previous.text)} -> ${JSON.stringify(next)}`);
+      // Edit on from a version with an error now and then (its diagnostics and partial hints
+      // are compared too), but mostly from the last valid one: a version whose parse has
+      // problems is never reused, nor is a list once it holds a string (which an unknown key's
+      // list may, with a warning only).
+      if (!full.problems.some((p) => p.severity === 'error' || p.code === 'unknown-key')) previous = valid = incremental;
+      else previous = rnd() < 0.3 ? incremental : valid;
+    }
+    // The reuse must be exercised, not skipped, in each form of list.
+    assert.ok(reused >= 30, `${name}: ${reused} of 150 edits reused the previous tree`);
+    if (name.endsWith('.yaml')) assert.ok(reusedOutside >= 10, `${name}: ${reusedOutside} edits outside the lists kept them`);
+  }
+});
