@@ -318,7 +318,7 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
     }
     const contexts = profileKeyRange(a, 'decode.context_lens');
     if (contexts !== undefined && profile.decode.contextLens.length > 0 && valid(KV_KEYS)) {
-      const n = Math.max(...profile.decode.contextLens);
+      const n = profile.decode.contextLens.reduce((m, x) => Math.max(m, x)); // not Math.max(...): 160,000 arguments overflow the stack
       hints.push(anchoredHint(a, contexts, [seqKvLabel(a, n)], terms.kvForSeqMarkdown(a, n), false));
     }
     const maxModelLen = profileKeyRange(a, 'workload.max_model_len');
@@ -332,7 +332,7 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
 
   const seqLens = profileKeyRange(a, 'prefill.seq_lens');
   if (seqLens !== undefined && profile.prefill.seqLens.length > 0 && valid(['dtype', 'prefill.batch_size', 'device.tensor_parallel_size'])) {
-    const n = Math.max(...profile.prefill.seqLens);
+    const n = profile.prefill.seqLens.reduce((m, x) => Math.max(m, x)); // not Math.max(...), as above
     const w = attentionWorkspace(profile.prefill.batchSize, headsPerGpu(model, profile.device.tensorParallelSize), n, n, profile.dtype);
     // Per layer (the tooltip's rows say so); the N always in the label, as context_lens writes it.
     hints.push(anchoredHint(a, seqLens, [`${formatBytes(w.naiveBytes)} S+P${gpu} vs ${formatBytes(w.flashBytes)} flash at ${formatCount(n)}`], terms.workspaceMarkdown(a, w), false));

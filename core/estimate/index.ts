@@ -548,7 +548,7 @@ export function resolveKvDtype(profile: Profile): KvDtype {
  * max_position_embeddings (vLLM's default max_model_len), else the longest prefill length.
  */
 export function referenceSeqLen(profile: Profile): number {
-  return profile.workload?.maxModelLen ?? profile.model.maxPositionEmbeddings ?? Math.max(...profile.prefill.seqLens, 1);
+  return profile.workload?.maxModelLen ?? profile.model.maxPositionEmbeddings ?? profile.prefill.seqLens.reduce((m, x) => Math.max(m, x), 1);
 }
 
 /**
