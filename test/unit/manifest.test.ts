@@ -59,7 +59,7 @@ test('every setting package.json declares has the settings reader\'s default, an
  */
 const NAMES = [
   'llama.attn.yaml', 'serve/llama.attn.yml', 'a/b/qwen.attn.json', 'attn.yaml', 'llama.attn.yaml.bak', 'llama.yaml',
-  'config.json', 'models/llama/config.json', 'llama.config.json', 'x/gpt2.config.json', 'myconfig.json', 'config.jsonc', 'tsconfig.json', 'config.json.bak',
+  'config.json', 'models/llama/config.json', 'llama.config.json', 'x/gpt2.config.json', 'myconfig.json', 'config.jsonc', 'tsconfig.json', 'config.json.bak', 'llama-3-8b.json',
 ];
 const isServed = (name: string) => isProfilePath(name) || isConfigPath(name);
 
@@ -92,4 +92,17 @@ test('the editor title and explorer offer the commands on exactly those files', 
     const re = new RegExp(/resourceFilename =~ \/(.*)\/ ?/.exec(m.when ?? '')![1]!);
     for (const name of NAMES) assert.equal(re.test(name.split('/').pop()!), isProfilePath(name), `${name}: simulate menu ${re.test(name)}`);
   }
+});
+
+test("README names exactly the files the editor reads (the file-kind predicate's globs), and what to do with another name", () => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const paragraph = /The editor reads these files, by name:[^]*?\n\n/.exec(readme)?.[0];
+  assert.ok(paragraph, "README has no paragraph 'The editor reads these files, by name:'");
+  const [named] = paragraph.split('. A config under any other name');
+  const names = [...named!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!).filter((n) => /\.(json|ya?ml)$/.test(n));
+  assert.deepEqual([...names].sort(), FILE_GLOBS.map((g) => g.replace(/^\*\*\//, '')).sort());
+  // The example of another name is one the editor indeed does not read, and its suggested name one it does.
+  assert.match(paragraph, /`llama-3-8b\.json`, gets no diagnostics or hints: rename it `llama-3-8b\.config\.json`/);
+  assert.equal(isServed('llama-3-8b.json'), false);
+  assert.equal(isServed('llama-3-8b.config.json'), true);
 });
