@@ -16,7 +16,7 @@ import { poolTokens, requestReservation } from './layout';
 import type { AttentionWorkspace, Estimate, KvPoolLayout, ParamBreakdown, PoolEstimate } from './types';
 
 export * from './types';
-export { blocksPerRequest, blocksPerRequestFormula, poolBlocksText, poolTokens, requestReservation } from './layout';
+export { blocksPerRequest, blocksPerRequestFormula, poolBlocksFormula, poolBlocksText, poolGroupsWhy, poolTokens, poolTokensFormula, requestReservation } from './layout';
 export { checkProfile, nearestPageSize, KERNEL_LIMITS } from './checks';
 export { DEFAULT_GPU, GPUS, gpuByName, type GpuSpec } from './gpus';
 export { DEFAULT_ENGINE, engineEraName, engineKeyOf, parseVllmVersion, vllmAtLeast, type ReserveKey, type ReserveTerm } from './reserve';

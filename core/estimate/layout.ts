@@ -58,6 +58,28 @@ export function poolTokens(layout: KvPoolLayout, blocks: number, pageSize: numbe
 }
 
 /**
+ * How vLLM's "GPU KV cache size" turns blocks into tokens, over the given operands (words or
+ * figures): "blocks · page_size", or for a hybrid layout "floor(blocks / 2 groups) · page_size"
+ * (kv_cache_utils._report_kv_cache_config); {@link poolTokens} computes it.
+ */
+export function poolTokensFormula(layout: KvPoolLayout, blocks: string, pageSize: string): string {
+  return layout.kind === 'hybrid' ? `floor(${blocks} / ${layout.fullGroups + layout.slidingGroups} groups) · ${pageSize}` : `${blocks} · ${pageSize}`;
+}
+
+/**
+ * The inverse of {@link poolTokensFormula}, the blocks behind a logged token count: "tokens /
+ * page_size", for a hybrid layout "tokens / page_size · 2 groups".
+ */
+export function poolBlocksFormula(layout: KvPoolLayout, tokens: string, pageSize: string): string {
+  return layout.kind === 'hybrid' ? `${tokens} / ${pageSize} · ${layout.fullGroups + layout.slidingGroups} groups` : `${tokens} / ${pageSize}`;
+}
+
+/** Why a hybrid pool's token count divides by the groups ('' for one group), after its formula. */
+export function poolGroupsWhy(layout: KvPoolLayout): string {
+  return layout.kind === 'hybrid' ? ` (a token takes a block slot in each of the ${layout.fullGroups + layout.slidingGroups} groups)` : '';
+}
+
+/**
  * What a block of the pool holds and how vLLM's log turns blocks into tokens, in words, for the
  * CLI, the simulation and the editor (one wording): uniform and all-sliding pools "16 tokens of
  * all 24 layers" and blocks · page_size; a hybrid pool "16 tokens of one KV-cache group's 12
@@ -65,11 +87,9 @@ export function poolTokens(layout: KvPoolLayout, blocks: number, pageSize: numbe
  * (kv_cache_utils._report_kv_cache_config).
  */
 export function poolBlocksText(layout: KvPoolLayout, blocks: number, pageSize: number): { block: string; tokens: string } {
-  const groups = layout.fullGroups + layout.slidingGroups;
   const n = (x: number): string => x.toLocaleString('en-US');
-  if (layout.kind !== 'hybrid') return { block: `${pageSize} tokens of all ${layout.groupSize} layers`, tokens: `${n(blocks)} · ${pageSize} = ${n(poolTokens(layout, blocks, pageSize))} tokens` };
   return {
-    block: `${pageSize} tokens of one KV-cache group's ${layout.groupSize} layers`,
-    tokens: `floor(${n(blocks)} / ${groups} groups) · ${pageSize} = ${n(poolTokens(layout, blocks, pageSize))} tokens (a token takes a block slot in each of the ${groups} groups)`,
+    block: layout.kind === 'hybrid' ? `${pageSize} tokens of one KV-cache group's ${layout.groupSize} layers` : `${pageSize} tokens of all ${layout.groupSize} layers`,
+    tokens: `${poolTokensFormula(layout, n(blocks), String(pageSize))} = ${n(poolTokens(layout, blocks, pageSize))} tokens${poolGroupsWhy(layout)}`,
   };
 }

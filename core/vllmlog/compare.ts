@@ -16,13 +16,27 @@
  */
 import { otherModelName } from '../config/modelName';
 import { isFp8KvDtype, type KvDtype, type Profile, type WorkloadSpec } from '../config/types';
-import { batchDefaults, blocksPerRequestFormula, deviceMemory, estimate, maxNumBatchedTokensOf, maxNumSeqsOf, v0MaxNumBatchedTokens, type Estimate } from '../estimate';
+import { batchDefaults, blocksPerRequestFormula, deviceMemory, estimate, maxNumBatchedTokensOf, maxNumSeqsOf, poolBlocksFormula, poolGroupsWhy, poolTokens, poolTokensFormula, v0MaxNumBatchedTokens, type Estimate } from '../estimate';
 import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatGib } from '../format';
 import type { LogFigure, VllmLog } from './parse';
 
 const GIB = 1024 ** 3;
 /** The log prints GiB with two decimals: each figure is exact to ±0.005 GiB. */
 const LOG_ROUNDING_BYTES = 0.005 * GIB;
+/**
+ * A term's difference the log's rounding can make: two figures rounded to 0.01 GiB (the log's,
+ * and its total_gpu_memory the estimate's usable memory comes from) are ±0.005 GiB each.
+ */
+const WITHIN_ROUNDING_BYTES = 2 * LOG_ROUNDING_BYTES;
+
+/**
+ * The terms' differences as a list, the rounding note on those within {@link WITHIN_ROUNDING_BYTES}
+ * only (a 0.91 GiB weights difference is no rounding): once after the list when it holds all.
+ */
+function partsText(parts: ReadonlyArray<{ text: string; rounding: boolean }>): string {
+  if (parts.every((x) => x.rounding)) return `${parts.map((x) => x.text).join(', ')} (${parts.length > 1 ? 'each ' : ''}within the log's 0.01 GiB rounding)`;
+  return parts.map((x) => (x.rounding ? `${x.text} (within the log's 0.01 GiB rounding)` : x.text)).join(', ');
+}
 
 export interface ComparisonRow {
   /** The term, in vLLM's words. */
@@ -278,6 +292,8 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   const groups = e.pool.layout.fullGroups + e.pool.layout.slidingGroups;
   const logBlocks = f.gpuBlocks?.value ?? (f.kvCacheTokens ? Math.floor(f.kvCacheTokens.value / p.kvCache.pageSize) * groups : undefined);
   const blocksLine = f.gpuBlocks?.line ?? f.kvCacheTokens?.line ?? null;
+  // The blocks a V1 log implies (it prints tokens), labelled with the layout's formula (core/estimate layout.ts).
+  const blocksTerm = f.gpuBlocks ? 'GPU blocks' : `GPU blocks (${poolBlocksFormula(e.pool.layout, 'tokens', 'block size')})`;
   // A log that prints no KV cache memory (V0 before 0.6.4) still implies one: its blocks · the
   // page (vLLM: num_blocks = budget // page bytes, so the budget is that to within one page).
   // Derived through the estimate's page, so it holds only for the same model and KV dtype.
@@ -302,11 +318,11 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   } else if (logKv && noPool) {
     kvWhy = 'no pool is sized without the device memory (see the note)';
   } else if (logKv) {
-    const parts: string[] = [];
+    const parts: Array<{ text: string; rounding: boolean }> = [];
     let explained = 0;
     const add = (name: string, d: number) => {
       explained += d;
-      if (Math.abs(d) >= 0.5 * 0.01 * GIB) parts.push(`${name} ${signed(d)}`);
+      if (Math.abs(d) >= 0.5 * 0.01 * GIB) parts.push({ text: `${name} ${signed(d)}`, rounding: Math.abs(d) <= WITHIN_ROUNDING_BYTES });
     };
     if (f.usableBytes) add('usable', e.pool.usableBytes - f.usableBytes.value);
     if (f.weightsBytes) add('weights', -(weights - f.weightsBytes.value));
@@ -326,7 +342,7 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
     kvWhy = derivedText + (Math.abs(kvDiff) < tolerance
       ? `agrees (to ${derivedKv ? 'one page' : 'the log\'s 0.01 GiB'})`
       : parts.length > 0
-        ? `the terms' differences account for ${signed(explained)}, each as it moves the budget: ${parts.join(', ')} (the log rounds each to 0.01 GiB)${unexplained}`
+        ? `the terms' differences account for ${signed(explained)}, each as it moves the budget: ${partsText(parts)}${unexplained}`
         : unexplained.replace(/^; /, '') || 'the log gives no term to attribute the difference to');
   }
   row('KV cache memory', logKv, e.pool.budgetBytes, kvWhy, logKv ? `${formatGib(logKv.value)}${derivedKv ? ' (derived)' : ''}` : null, !noPool);
@@ -334,8 +350,8 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   const kvRow = rows[rows.length - 1]!;
   if (explicit && logKv && Math.abs(kvDiff) <= LOG_ROUNDING_BYTES) kvRow.difference = '';
 
-  // KV bytes per token: the log's budget / tokens (or blocks · block size) against the model's.
-  const logTokens = f.kvCacheTokens?.value ?? (f.gpuBlocks ? f.gpuBlocks.value * p.kvCache.pageSize : undefined);
+  // KV bytes per token: the log's budget / tokens (or the tokens its blocks hold) against the model's.
+  const logTokens = f.kvCacheTokens?.value ?? (f.gpuBlocks ? poolTokens(e.pool.layout, f.gpuBlocks.value, p.kvCache.pageSize) : undefined);
   if (f.kvCacheBytes && logTokens && logTokens > 0) {
     const implied = f.kvCacheBytes.value / logTokens;
     const same = Math.abs(implied - e.kvBytesPerToken) <= (LOG_ROUNDING_BYTES / logTokens) + 1 + 0.02 * e.kvBytesPerToken;
@@ -368,7 +384,7 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
     pagesWithLogTerms = estimate(q).pool.pages;
   }
   if (logBlocks !== undefined && noPool) {
-    rows.push({ term: f.gpuBlocks ? 'GPU blocks' : 'GPU blocks (tokens / block size)', log: formatCount(logBlocks), logLine: blocksLine, estimate: '—', difference: '', why: `no pool is sized without the device memory${pagesWithLogTerms !== null ? `; with the log's ${f.kvCacheBytes ? 'KV cache memory' : 'terms'} the estimate gives ${formatCount(pagesWithLogTerms)}` : ''}` });
+    rows.push({ term: blocksTerm, log: formatCount(logBlocks), logLine: blocksLine, estimate: '—', difference: '', why: `no pool is sized without the device memory${pagesWithLogTerms !== null ? `; with the log's ${f.kvCacheBytes ? 'KV cache memory' : 'terms'} the estimate gives ${formatCount(pagesWithLogTerms)}` : ''}` });
   } else if (logBlocks !== undefined) {
     const d = e.pool.pages - logBlocks;
     const rel = logBlocks > 0 ? ` (${d < 0 ? '−' : '+'}${Math.abs(100 * d / logBlocks).toFixed(1)}%)` : '';
@@ -384,7 +400,7 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
     // Without the log's KV cache memory the difference is the derived one: name where it lies.
     const cause = derivedKv && Math.abs(kvDiff) >= e.pageBytes ? ` (${printedDiffer ? 'the KV cache memory row splits it by term' : `it lies in ${unprintedText}: see the KV cache memory row`})` : '';
     rows.push({
-      term: f.gpuBlocks ? 'GPU blocks' : 'GPU blocks (tokens / block size)',
+      term: blocksTerm,
       log: formatCount(logBlocks),
       logLine: blocksLine,
       estimate: formatCount(e.pool.pages),
@@ -393,7 +409,7 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
     });
   }
   if (f.kvCacheTokens && !noPool) {
-    rows.push({ term: 'KV cache size (tokens)', log: formatCount(f.kvCacheTokens.value), logLine: f.kvCacheTokens.line, estimate: formatCount(e.pool.tokens), difference: signedCount(e.pool.tokens - f.kvCacheTokens.value), why: 'blocks · block size' });
+    rows.push({ term: 'KV cache size (tokens)', log: formatCount(f.kvCacheTokens.value), logLine: f.kvCacheTokens.line, estimate: formatCount(e.pool.tokens), difference: signedCount(e.pool.tokens - f.kvCacheTokens.value), why: `${poolTokensFormula(e.pool.layout, 'blocks', 'block size')}${poolGroupsWhy(e.pool.layout)}` });
   }
   if (f.maxConcurrency && !noPool) {
     const est = formatConcurrency(e.pool.maxConcurrency);

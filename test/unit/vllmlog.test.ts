@@ -352,6 +352,39 @@ test('a log that prints total_gpu_memory and gpu_memory_utilization but no usabl
   assert.equal(a10.rows.find((r) => r.term === 'usable (× gpu_memory_utilization)')!.log, '19.86 GiB');
 });
 
+test('a hybrid (sliding + full) model: the GPU blocks and KV cache size rows carry the groups in their formulas, as estimate words them', () => {
+  // A V1 log written from vLLM 0.10.1's line formats for gpt-oss-120b (18 sliding + 18 full
+  // layers: two KV-cache groups). By hand: 582,528 tokens / 16 · 2 groups = 72,816 blocks, and
+  // vLLM's tokens are floor(blocks / 2) · 16 (kv_cache_utils._report_kv_cache_config).
+  const log = parseVllmLog([
+    '(EngineCore_0 pid=2) INFO 08-20 10:00:10 [core.py:74] Initializing a V1 LLM engine (v0.10.1) with config: model=\'openai/gpt-oss-120b\', dtype=torch.bfloat16, max_seq_len=131072, tensor_parallel_size=1, kv_cache_dtype=auto',
+    '(EngineCore_0 pid=2) INFO 08-20 10:01:20 [gpu_worker.py:276] Available KV cache memory: 40.00 GiB',
+    '(EngineCore_0 pid=2) INFO 08-20 10:01:21 [kv_cache_utils.py:849] GPU KV cache size: 582,528 tokens',
+  ].join('\n'));
+  const p = profileFromModelConfig(loadModel('gpt-oss-120b'), null);
+  p.device.memoryGib = 80;
+  const c = compareVllmLog(log, p);
+  assert.equal(c.estimate.pool.layout.kind, 'hybrid');
+  const blocks = c.rows.find((r) => r.term.startsWith('GPU blocks'))!;
+  assert.equal(blocks.term, 'GPU blocks (tokens / block size · 2 groups)', formatComparisonText(c));
+  assert.equal(blocks.log, '72,816');
+  const tokens = c.rows.find((r) => r.term === 'KV cache size (tokens)')!;
+  assert.equal(tokens.why, 'floor(blocks / 2 groups) · block size (a token takes a block slot in each of the 2 groups)');
+  // A uniform model keeps the one-group formulas.
+  const llama = compareVllmLog(read('v1-llama-3.1-8b-eager.log'), profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
+  assert.ok(llama.rows.some((r) => r.term === 'GPU blocks (tokens / block size)'), formatComparisonText(llama));
+});
+
+test('the rounding note goes with the term differences the log\'s 0.01 GiB rounding can make, not with the others', () => {
+  // h100-meta-llama-3-8b-v0.6.5 against Llama-3.1-8B: usable, by hand floor(79.22 GiB · 0.90) =
+  // 71.298 GiB against the log's 71.29 GiB (line 5): +0.008 GiB = 8.19 MiB, within rounding;
+  // activation peak and non-torch differ by 0.88 and 1.69 GiB, which no rounding makes.
+  const c = compareVllmLog(read('h100-meta-llama-3-8b-v0.6.5.log'), profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
+  const kv = c.rows.find((r) => r.term === 'KV cache memory')!;
+  assert.match(kv.why, /each as it moves the budget: usable \+8\.19 MiB \(within the log's 0\.01 GiB rounding\), activation peak \+0\.\d\d GiB, non-torch \+1\.\d\d GiB(;|$)/, kv.why);
+  assert.doesNotMatch(kv.why, /rounds each/);
+});
+
 test('a profile with an explicit KV budget sizes the pool as estimate does: the ground truth 3.8125 GiB is the log\'s 1,952 blocks', () => {
   // /work/shared/data/hf-configs/README.md ground truth: Llama-3.1-8B bf16, page_size 16, a KV
   // budget of 3.8125 GiB holds 1952 pages (vLLM printed "kv_cache_size=3.81GiB", "GPU blocks: 1952").
