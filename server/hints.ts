@@ -9,9 +9,13 @@
  *   model (profile) / model_type    ->  15 GiB weights · 8.03B params (and active for MoE) (key)
  *   device.memory_gib               ->  57.6 GiB KV budget (usable − weights − activations in the tooltip) (key)
  *   prefill.seq_lens                ->  naive S+P vs flash workspace per layer at the longest length N
- *   decode.context_lens             ->  KV one sequence holds (sliding-window layers: their window)
- *   max_position_embeddings         ->  what one request of that length reserves in the pool
- *   workload.max_model_len          ->  the same reservation · max concurrency (435 MiB/seq at 16,384 · 15.87x)
+ *   decode.context_lens             ->  KV one sequence of the longest length holds (387 MiB KV held/seq at 16,384;
+ *                                       sliding-window layers: their window)
+ *   max_position_embeddings         ->  what one request of that length reserves in the pool (16 GiB reserved/seq)
+ *   workload.max_model_len          ->  the same reservation · max concurrency (435 MiB reserved/seq · 15.87x)
+ * "held" and "reserved" differ for sliding-window models (vLLM reserves window − 1 +
+ * max_num_batched_tokens tokens for each sliding layer, more than the window it holds): two
+ * figures, two words. The reservation hints name no N: it is the value they stand after.
  * A value followed by more on its line (a flow mapping `{ a: 1, b: 2 }`, a one-line JSON file)
  * gets its hint at the end of the line.
  *
@@ -346,20 +350,22 @@ function perGpuSuffix(profile: Profile): string {
 }
 
 /**
- * "435 MiB/seq at 16,384": what one `n`-token request reserves in the pool (core/estimate
- * requestReservation, the figure max concurrency divides by), on one GPU under tensor parallelism.
+ * "435 MiB reserved/seq": what one `n`-token request reserves in the pool (core/estimate
+ * requestReservation, the figure max concurrency divides by), on one GPU under tensor
+ * parallelism. `n` is the value the hint stands after (max_model_len, max_position_embeddings),
+ * so the label does not repeat it: "at 131,072" cut the concurrency after it at 43 characters.
  */
 function reservationLabel(a: Analysis, n: number): string {
   const p = a.profile!;
-  return `${formatBytes(requestReservation(a.estimate!.pool.layout, n, p.kvCache.pageSize).bytes)}/seq${perGpuSuffix(p)} at ${formatCount(n)}`;
+  return `${formatBytes(requestReservation(a.estimate!.pool.layout, n, p.kvCache.pageSize).bytes)} reserved/seq${perGpuSuffix(p)}`;
 }
 
 /**
- * "80 MiB KV/seq/GPU at 1,024": the KV one `n`-token sequence holds (sliding-window layers their
- * window), on one GPU under tensor parallelism; not the pool's reservation (reservationLabel).
+ * "80 MiB KV held/seq/GPU at 1,024": the KV one `n`-token sequence holds (sliding-window layers
+ * their window), on one GPU under tensor parallelism; not the pool's reservation (reservationLabel).
  */
 function seqKvLabel(a: Analysis, n: number): string {
   const p = a.profile!;
   const bytes = kvBytesForSequence(p.model, n, a.estimate!.kvDtype, p.device.tensorParallelSize);
-  return `${formatBytes(bytes)} KV/seq${perGpuSuffix(p)} at ${formatCount(n)}`;
+  return `${formatBytes(bytes)} KV held/seq${perGpuSuffix(p)} at ${formatCount(n)}`;
 }

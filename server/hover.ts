@@ -4,6 +4,8 @@
  * then the estimate as a markdown table — each
  * term, its formula with this file's numbers, its value — with the terms the hovered key drives
  * in bold, then the estimate's notes (assumed dtype, sliding window, encoder, unsized pool); on
+ * decode.context_lens, which drives no term, the figure of its hint (the KV one sequence of its
+ * longest length holds, with its formula) in place of the driven terms; on
  * `workload` and `slo`, the latency of the last saved simulation of the file (lastSimulation.ts).
  */
 import { MarkupKind, type Hover, type Position } from 'vscode-languageserver';
@@ -13,7 +15,7 @@ import { toRange } from './diagnostics';
 import { schemaAt, schemaPathOf } from './schema';
 import { latencyMarkdown, lastSimulation } from './lastSimulation';
 import { uriToPath } from './paths';
-import { budgetMarkdown, table, termRows, type TermId } from './terms';
+import { budgetMarkdown, kvForSeqRow, table, termRows, type TermId } from './terms';
 
 /** Which driven term leads a key's hover: the most specific figure the key changes. */
 const LEAD_ORDER: TermId[] = ['kvToken', 'page', 'pool', 'concurrency', 'budget', 'reserved', 'flash', 'naive', 'kvLayer', 'weights', 'active', 'params'];
@@ -41,13 +43,18 @@ export function hover(a: Analysis, position: Position): Hover | null {
   // The key's own figure first, in the first lines a hover shows without scrolling: KV per
   // token on num_key_value_heads / head_dim, the page on page_size, the pool on the budget's keys...
   const lead = key === 'model' ? rows.find((r) => r.id === 'kvToken') : LEAD_ORDER.map((id) => rows.find((r) => r.id === id && driven.has(id))).find((r) => r !== undefined);
+  // decode.context_lens (the key or one of its values) drives no term: its hint's figure instead.
+  const contexts = a.profile?.decode.contextLens ?? [];
+  const onContexts = a.kind === 'profile' && found.path[0] === 'decode' && found.path[1] === 'context_lens' && e.hasKvCache && contexts.length > 0;
+  const held = onContexts ? kvForSeqRow(a, Math.max(...contexts)) : null;
   const lines = [
-    ...(lead ? [`**${lead.term}: ${lead.value}**`, ''] : []),
+    ...(held ? [`**${held.term}: ${held.value}**`, ''] : lead ? [`**${lead.term}: ${lead.value}**`, ''] : []),
     ...heading,
     `**AttnScope estimate** — ${e.model.attention.toUpperCase()}, weights in ${e.model.dtype}, KV cache in ${e.kvDtype}`,
     '',
-    key === 'model' ? 'The model drives every term.' : drivenNames.length > 0 ? `\`${key}\` drives: ${drivenNames.join(', ')}.` : `\`${key}\` does not change the memory estimate.`,
+    held ? `\`${key}\` changes no term of the pool estimate; its hint is the KV one sequence of the longest context length holds:` : key === 'model' ? 'The model drives every term.' : drivenNames.length > 0 ? `\`${key}\` drives: ${drivenNames.join(', ')}.` : `\`${key}\` does not change the memory estimate.`,
     '',
+    ...(held ? [table([held], new Set(['kvToken'])), '', 'The estimate:', ''] : []),
     table(rows, key === 'model' ? new Set() : driven),
   ];
   const budget = budgetMarkdown(a);

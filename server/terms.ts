@@ -246,25 +246,45 @@ export const concurrencyMarkdown = (a: Analysis): string => pick(a, ['pool', 're
 export const reservationMarkdown = (a: Analysis, n: number): string => table([reservationRow(a, n)]);
 
 /**
- * KV one sequence of `n` tokens needs (sliding-window layers hold at most the window); under
- * tensor parallelism one GPU's share, and what the tp GPUs hold together (tp · per GPU: KV heads
- * split, or replicated where tp > H_kv or the cache is MLA's latent).
+ * The KV one sequence of `n` tokens holds (core/estimate kvBytesForSequence: full-attention
+ * layers every token, sliding-window layers at most the window, linear-attention layers none),
+ * its formula with this file's numbers; under tensor parallelism one GPU's share, and what the tp
+ * GPUs hold together (tp · per GPU: KV heads split, or replicated where tp > H_kv or the cache is
+ * MLA's latent). For a sliding-window model it says what the pool reserves instead (more).
  */
-export function kvForSeqMarkdown(a: Analysis, n: number): string {
+export function kvForSeqRow(a: Analysis, n: number): TermRow {
   const p = a.profile!;
   const m = p.model;
+  const e = a.estimate!;
   const tp = p.device.tensorParallelSize;
-  const bytes = kvBytesForSequence(m, n, a.estimate!.kvDtype, tp);
+  const bytes = kvBytesForSequence(m, n, e.kvDtype, tp);
   const sliding = m.slidingWindow !== null && m.layerTypes.includes('sliding');
   const perToken = tp > 1 ? 'KV per token per GPU' : 'KV per token';
-  const formula = sliding
-    ? `Σ over layers of min(N, window) · ${perToken} per layer; sliding layers keep ${formatCount(m.slidingWindow!)} tokens`
-    : `N · ${perToken} = ${formatCount(n)} · ${formatBytes(a.estimate!.kvBytesPerToken)}`;
-  const split = tp > 1 ? `${formula}; the ${tp} GPUs hold ${tp} · ${formatBytes(bytes)} = ${formatBytes(bytes * tp)} of it together` : formula;
-  const value = tp > 1 ? `${bytesAndCount(bytes)} per GPU, ${formatBytes(bytes * tp)} on ${tp} GPUs` : bytesAndCount(bytes);
-  const reserved = requestReservation(a.estimate!.pool.layout, n, p.kvCache.pageSize).bytes;
-  const note = sliding && reserved !== bytes ? `; the KV it holds at steady state, not what the pool reserves for it (${formatBytes(reserved)}${tp > 1 ? ' per GPU' : ''}: see Reserved per request in the hover)` : '';
-  return table([{ id: 'kvToken', term: `KV of one ${formatCount(n)}-token sequence${tp > 1 ? ', per GPU' : ''}`, formula: `${split}${note}`, value, keys: [] }]);
+  let formula: string;
+  if (sliding) {
+    const count = (kind: string): number => m.layerTypes.filter((k) => k === kind).length;
+    const full = count('full');
+    const slid = count('sliding');
+    const w = m.slidingWindow!;
+    formula = `(full-attention layers · N + sliding-window layers · min(N, window)) · ${perToken} per layer = (${full} · ${formatCount(n)} + ${slid} · ${formatCount(Math.min(n, w))}) · ${formatCount(e.kvBytesPerTokenPerLayer)} B`;
+  } else {
+    formula = `N · ${perToken} = ${formatCount(n)} · ${formatBytes(e.kvBytesPerToken)}`;
+  }
+  if (tp > 1) formula += `; the ${tp} GPUs hold ${tp} · ${formatBytes(bytes)} = ${formatBytes(bytes * tp)} of it together`;
+  const reserved = requestReservation(e.pool.layout, n, p.kvCache.pageSize).bytes;
+  if (sliding && reserved !== bytes) formula += `; the KV it holds at steady state, not what the pool reserves for it (${formatBytes(reserved)}${tp > 1 ? ' per GPU' : ''}: see Reserved per request in the hover)`;
+  return {
+    id: 'kvToken',
+    term: `KV held by one ${formatCount(n)}-token sequence${tp > 1 ? ', per GPU' : ''}`,
+    formula,
+    value: tp > 1 ? `${bytesAndCount(bytes)} per GPU, ${formatBytes(bytes * tp)} on ${tp} GPUs` : bytesAndCount(bytes),
+    keys: ['context_lens'],
+  };
+}
+
+/** The decode.context_lens hint's tooltip: kvForSeqRow at the longest length `n`. */
+export function kvForSeqMarkdown(a: Analysis, n: number): string {
+  return table([kvForSeqRow(a, n)]);
 }
 
 export function workspaceMarkdown(a: Analysis, w: AttentionWorkspace): string {

@@ -62,8 +62,8 @@ function errors(diags: Diagnostic[]): Diagnostic[] {
 const WEIGHTS = '15 GiB weights · 128 KiB KV/token';
 const PAGE = '2 MiB/page · 1,952 pages · 31,232 tokens';
 const WORKSPACE = '2 GiB S+P vs 1.5 MiB flash at 4,096';
-const CONTEXT = '1 GiB KV/seq at 8,192';
-const MAX_MODEL_LEN = '1 GiB/seq at 8,192 · 3.81x · 3 at once';
+const CONTEXT = '1 GiB KV held/seq at 8,192';
+const MAX_MODEL_LEN = '1 GiB reserved/seq · 3.81x · 3 at once';
 const MODEL = '../../examples/llama-3.1-8b/config.json';
 
 /** The fixture profile's hints, placed in `text`. */
@@ -243,7 +243,7 @@ test('a config.json whose edited value is invalid keeps the hints of its other k
   const original = picture((await client.inlayHints(uri))!);
   // KV per token on num_key_value_heads, weights on model_type, KV of one 131,072-token sequence (16 GiB).
   assert.deepEqual(original, [
-    placed(f.text, '"max_position_embeddings": 131072', '16 GiB/seq at 131,072'),
+    placed(f.text, '"max_position_embeddings": 131072', '16 GiB reserved/seq'),
     placed(f.text, '"model_type": "llama"', '15 GiB weights · 8.03B params'),
     placed(f.text, '"num_key_value_heads": 8', '128 KiB KV/token'),
   ].sort((x, y) => Number(x.split(':')[0]) - Number(y.split(':')[0])));

@@ -34,7 +34,7 @@ test('Llama-3.1-8B config.json: KV per token, weights, KV of one max-length sequ
   // Parameters 8,030,261,248 (model card: 8.03B) · 2 B (bf16) = 16,060,522,496 B = 14.96 GiB -> "15 GiB" (3 digits).
   assert.equal(hintAfter(hints, f.text, '"model_type": "llama"'), '15 GiB weights · 8.03B params');
   // What a 131,072-token request reserves: ceil(131,072 / 16) = 8,192 pages of 16 · 131,072 B = 2 MiB = 16 GiB.
-  assert.equal(hintAfter(hints, f.text, '"max_position_embeddings": 131072'), '16 GiB/seq at 131,072');
+  assert.equal(hintAfter(hints, f.text, '"max_position_embeddings": 131072'), '16 GiB reserved/seq');
   await client.close(f.uri);
 });
 
@@ -74,7 +74,7 @@ test('profile: page hint with the vLLM ground truth, workspace at the longest pr
   // The model lives in another file: weights and KV per token on the path.
   assert.equal(hintAfter(hints, f.text, '../../examples/llama-3.1-8b/config.json'), '15 GiB weights · 128 KiB KV/token');
   // A request reserves ceil(8,192 / 16) = 512 pages · 2 MiB = 1 GiB; 1,952 / 512 = 3.8125 -> 3.81x, floor 3 sequences.
-  assert.equal(hintAfter(hints, f.text, 'max_model_len: 8192'), '1 GiB/seq at 8,192 · 3.81x · 3 at once');
+  assert.equal(hintAfter(hints, f.text, 'max_model_len: 8192'), '1 GiB reserved/seq · 3.81x · 3 at once');
   await client.close(f.uri);
 });
 
@@ -144,8 +144,8 @@ test('tensor parallelism: every figure of one GPU says /GPU, and the tooltips gi
   };
   const onLine = (needle: string): string => label(hints.filter((h) => h.position.line === rangeOf(text, needle).start.line)[0]!);
   // 80 KiB KV per token per GPU (2 of 8 KV heads, see above) · 1,024 tokens = 80 MiB on each GPU, 320 MiB on the 4.
-  assert.equal(onLine('context_lens'), '80 MiB KV/seq/GPU at 1,024');
-  assert.ok(tooltip('context_lens').includes('| KV of one 1,024-token sequence, per GPU | N · KV per token per GPU = 1,024 · 80 KiB; the 4 GPUs hold 4 · 80 MiB = 320 MiB of it together | 80 MiB (83,886,080 B) per GPU, 320 MiB on 4 GPUs |'), tooltip('context_lens'));
+  assert.equal(onLine('context_lens'), '80 MiB KV held/seq/GPU at 1,024');
+  assert.ok(tooltip('context_lens').includes('| KV held by one 1,024-token sequence, per GPU | N · KV per token per GPU = 1,024 · 80 KiB; the 4 GPUs hold 4 · 80 MiB = 320 MiB of it together | 80 MiB (83,886,080 B) per GPU, 320 MiB on 4 GPUs |'), tooltip('context_lens'));
   // H = 64 query heads ÷ 4 = 16 per GPU. Naive S+P = 2 · 1 · 16 · 4096² · 2 B = 1 GiB (not 4 GiB with all 64);
   // flash 3 · 1 · 16 · 4096 · 4 = 786,432 B = 768 KiB; per layer (the tooltip's rows), at N = 4,096.
   assert.equal(onLine('seq_lens'), '1 GiB S+P/GPU vs 768 KiB flash at 4,096');
@@ -166,7 +166,7 @@ test('tensor parallelism: every figure of one GPU says /GPU, and the tooltips gi
   const hints2 = (await client.inlayHints(inline))!;
   assert.equal(hintAfter(hints2, text2, 'num_key_value_heads: 8'), '64 KiB KV/token/GPU');
   // Reserved: 8,192 pages of 16 · 64 KiB = 1 MiB = 8 GiB per GPU.
-  assert.equal(hintAfter(hints2, text2, 'max_position_embeddings: 131072'), '8 GiB/seq/GPU at 131,072');
+  assert.equal(hintAfter(hints2, text2, 'max_position_embeddings: 131072'), '8 GiB reserved/seq/GPU');
   await client.close(inline);
 });
 
@@ -301,7 +301,7 @@ test('sliding-window models: the max_model_len / max_position_embeddings hint is
   // = 137 sliding ones = 1,161 blocks = 445,824 KiB = 435.4 MiB (the CLI's "reserves 435 MiB"), not the
   // 387 MiB it holds at steady state (12 · 16,384 · 2 KiB + 12 · 128 · 2 KiB = 396,288 KiB). Pool 18,424
   // blocks (the CLI): 18,424 / 1,161 = 15.869 -> 15.87x, 15 at once.
-  assert.equal(hintAfter(hints, f.text, 'max_model_len: 16384'), '435 MiB/seq at 16,384 · 15.87x · 15 at once');
+  assert.equal(hintAfter(hints, f.text, 'max_model_len: 16384'), '435 MiB reserved/seq · 15.87x · 15 at once');
   const hover = (await client.hover(f.uri, positionAt(f.text, f.text.indexOf('max_model_len') + 2)))!;
   const md = (hover.contents as MarkupContent).value;
   assert.match(md, /\| \**Reserved per request at N = 16,384\** \| 1,161 blocks .*more than the 387 MiB the sequence holds at steady state.* \| \**435 MiB \(456,523,776 B\)\** \|/);
@@ -316,7 +316,7 @@ test('sliding-window models: the max_model_len / max_position_embeddings hint is
   // = 2.63 GiB (the CLI's reservation), not the 1.97 GiB = 21 · 8 KiB · (8,192 + 4,096) it holds.
   const g = fixture('configs/gemma-2-9b.config.json');
   await client.open(g.uri, g.text);
-  assert.equal(hintAfter((await client.inlayHints(g.uri))!, g.text, '"max_position_embeddings": 8192'), '2.63 GiB/seq at 8,192');
+  assert.equal(hintAfter((await client.inlayHints(g.uri))!, g.text, '"max_position_embeddings": 8192'), '2.63 GiB reserved/seq');
   await client.close(g.uri);
 });
 
@@ -342,7 +342,7 @@ test('the max_model_len hint always carries the max concurrency within 43 charac
     const label_ = hints.filter((h) => h.position.line === line).map(label);
     assert.equal(label_.length, 1, `${d.name}: ${JSON.stringify(hints.map(label))}`);
     assert.ok(label_[0]!.length <= 43, `${d.name}: "${label_[0]}" is ${label_[0]!.length} characters`);
-    assert.match(label_[0]!, /^[\d.]+ [KMGT]?i?B\/seq(\/GPU)? at [\d,]+ · \d+\.\d\dx/, d.name);
+    assert.match(label_[0]!, /^[\d.]+ [KMGT]?i?B reserved\/seq(\/GPU)? · \d+\.\d\dx/, d.name);
     await client.close(d.uri);
   }
 });
@@ -381,4 +381,46 @@ test('attnscope.hints: key figures only, or none; the client\'s settings are app
   await client.changeSettings({ attnscope: { hints: 'all' } });
   assert.deepEqual((await client.inlayHints(f.uri))!.map(label), all);
   await client.close(f.uri);
+});
+
+/** gpt-oss-120b (36 layers, 18 of them sliding with window 128; 8 KV heads, head_dim 64) on 2 GPUs with an fp8 KV cache. */
+const SLIDING_512 = [
+  'model: ./configs/gpt-oss-120b.config.json',
+  'device: { gpu: H100 SXM, tensor_parallel_size: 2 }',
+  'kv_cache: { page_size: 16, dtype: fp8_e4m3 }',
+  'decode:',
+  '  batch_sizes: [1]',
+  '  context_lens: [512]',
+  'workload:',
+  '  requests: 10',
+  '  max_num_seqs: 64',
+  '  max_model_len: 512',
+  '',
+].join('\n');
+
+test('sliding-window model: the KV a sequence holds and what the pool reserves for it read as two figures (held, reserved); context_lens hover gives its formula', async () => {
+  const uri = fixtureUri('sliding-held-reserved.attn.yaml');
+  const text = SLIDING_512;
+  await client.open(uri, text);
+  const hints = (await client.inlayHints(uri))!;
+  const onLine = (needle: string): InlayHint => hints.filter((h) => h.position.line === rangeOf(text, needle).start.line)[0]!;
+  // KV per token per layer per GPU: 2 · (8 / 2) · 64 · 1 B (fp8) = 512 B.
+  // Held at 512 tokens: (18 full layers · 512 + 18 sliding layers · min(512, 128)) · 512 B
+  // = 11,520 · 512 = 5,898,240 B = 5.625 MiB.
+  assert.equal(label(onLine('context_lens')), '5.63 MiB KV held/seq/GPU at 512');
+  // Reserved (vLLM's hybrid manager): blocks of 16 tokens · 18 layers · 512 B = 144 KiB; the full
+  // group ceil(512 / 16) = 32 blocks, the sliding group min(127 + max_num_batched_tokens, 512) = 512
+  // tokens -> ceil(512 / 16) + 1 = 33 blocks: 65 · 147,456 B = 9,584,640 B = 9.14 MiB.
+  const reserved = label(onLine('max_model_len'));
+  assert.match(reserved, /^9\.14 MiB reserved\/seq\/GPU · [\d.]+x/);
+  for (const h of hints) assert.ok(label(h).length <= 43, label(h));
+  // The hover on context_lens (key and value) leads with the hint's figure and gives its formula with the numbers.
+  for (const at of [rangeOf(text, 'context_lens').start, rangeOf(text, '[512]').start]) {
+    const hover = await client.hover(uri, { line: at.line, character: at.character + 1 });
+    const md = (hover!.contents as MarkupContent).value;
+    assert.ok(md.startsWith('**KV held by one 512-token sequence, per GPU: 5.63 MiB (5,898,240 B) per GPU, 11.3 MiB on 2 GPUs**'), md);
+    assert.ok(md.includes('(full-attention layers · N + sliding-window layers · min(N, window)) · KV per token per GPU per layer = (18 · 512 + 18 · 128) · 512 B'), md);
+    assert.ok(md.includes('not what the pool reserves for it (9.14 MiB per GPU'), md);
+  }
+  await client.close(uri);
 });
