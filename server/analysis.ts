@@ -5,7 +5,8 @@
  * completion, quick fixes, resolveProfile) all work from this one value. The text is parsed once
  * per version — not at all when an edit stays inside a number or a list of numbers, and without
  * its long lists of numbers when it lies outside them (see reuseTree) — and analyze() never throws: a failure inside core becomes an 'internal-error' problem. A version
- * with errors still carries the profile of its valid keys, so that hints can stay (hints.ts);
+ * with errors still carries the profile of its valid keys, so that hints can stay (hints.ts) and
+ * so can the estimate's checks that read none of the invalid keys (core CHECK_KEYS);
  * the previous version's hints that still hold are kept by the workspace cache (workspace.ts).
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';
@@ -30,7 +31,7 @@ import {
   type Profile,
   type ValueNode,
 } from '../core/config';
-import { checkProfile, estimate, poolSizeProblem, type Estimate } from '../core/estimate';
+import { checkProfile, checksIndependentOf, estimate, poolSizeProblem, type Estimate } from '../core/estimate';
 import { documentName, uriToPath } from './paths';
 import { describeError } from './safe';
 
@@ -164,6 +165,8 @@ export function analyze(document: TextDocument, host: FileHost, previous?: Analy
       if (pool) a.problems.push({ severity: 'warning', code: POOL_NOT_SIMULABLE, message: pool.message, range: at !== undefined ? a.profile.ranges[at] : { offset: 0, length: 0 } });
     } else {
       a.partial = readWithoutInvalidKeys(a, recording);
+      // The checks that do not read an invalid key stay (the fp8 KV warning beside an error at max_model_len).
+      if (a.partial !== null) a.problems.push(...checksIndependentOf(a.partial.profile, a.partial.estimate, a.partial.invalid));
     }
     if (a.kind === 'profile') {
       // Every point re-reads the model config: read it once.

@@ -202,6 +202,43 @@ function deviceProblems(profile: Profile): Problem[] {
   }];
 }
 
+/** The keys the pool's size depends on: the device, the dtypes, the page, the engine's reserves and batch limits. */
+const POOL_KEYS = ['device', 'dtype', 'kv_cache', 'engine', 'workload'];
+
+/**
+ * The profile keys (dotted paths; a section covers its keys) each checkProfile problem reads,
+ * by code, besides the model. A profile read without its invalid keys (the editor's
+ * readWithoutInvalidKeys: defaults stand in for them) keeps a problem only when none of its keys
+ * is invalid, so an error at one key does not hide a warning that does not depend on it (fp8
+ * KV beside a max_model_len too long), and no problem speaks of a default the user did not write.
+ */
+export const CHECK_KEYS: Readonly<Record<string, readonly string[]>> = {
+  'memory-exceeds-gpu': ['device.memory_gib', 'device.gpu'],
+  'weights-exceed-device': POOL_KEYS,
+  'kv-pool-empty': POOL_KEYS,
+  'kv-budget-exceeds-device': POOL_KEYS,
+  'head-dim-unsupported': ['device.backend'],
+  'page-size-unsupported': ['device.backend', 'kv_cache.page_size'],
+  'mla-prefill-head-dim': ['prefill.seq_lens'],
+  'mla-decode-head-dim': ['decode.batch_sizes'],
+  'attn-logit-softcapping': ['prefill.seq_lens', 'decode.batch_sizes'],
+  'kv-dtype-estimate-only': ['kv_cache.dtype', 'dtype', 'device.backend'],
+  'dtype-unsupported': ['device.backend', 'dtype'],
+  'pool-below-max-model-len': POOL_KEYS,
+};
+
+/**
+ * The problems of checkProfile on a profile read without the keys at `invalid` (dotted paths)
+ * that depend on none of them (CHECK_KEYS; a code not listed there is left out).
+ */
+export function checksIndependentOf(profile: Profile, e: Estimate, invalid: readonly string[]): Problem[] {
+  const overlaps = (a: string, b: string): boolean => a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`);
+  return checkProfile(profile, e).filter((p) => {
+    const keys = CHECK_KEYS[p.code];
+    return keys !== undefined && !keys.some((k) => invalid.some((i) => overlaps(i, k)));
+  });
+}
+
 /** Every problem of `profile` that its estimate or the kernels' limits reveal, in file order of kind. */
 export function checkProfile(profile: Profile, e: Estimate): Problem[] {
   return [...deviceProblems(profile), ...fitProblems(profile, e), ...kernelProblems(profile, e), ...concurrencyProblems(profile, e)];

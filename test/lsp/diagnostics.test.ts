@@ -295,3 +295,23 @@ test('a YAML alias inside the node it names: an error at the alias, not an inter
   assert.deepEqual(d.range, rangeOf(text, '*a'));
   assert.match(d.message, /\*a refers to the node that contains it/);
 });
+
+test('an error at one key keeps the problems that do not depend on it: the fp8 KV warning beside a max_model_len too long (s28 newcomer finding 3)', async () => {
+  // gpt-oss-120b: vLLM derives 131,072 tokens (max_position_embeddings, its rope_scaling already
+  // applied), so max_model_len 200,000 is an error at its value. The fp8 warning reads
+  // kv_cache.dtype, dtype and device.backend, none of them max_model_len: it stays, at fp8_e4m3.
+  const text = 'model: ./configs/gpt-oss-120b.config.json\ndevice: { gpu: H100 SXM, tensor_parallel_size: 2 }\nkv_cache: { page_size: 16, dtype: fp8_e4m3 }\nworkload: { requests: 10, max_model_len: 200000 }\n';
+  const diags = await check('p.attn.yaml', text);
+  const errors = diags.filter((x) => x.severity === DiagnosticSeverity.Error);
+  assert.equal(errors.length, 1, JSON.stringify(diags.map((x) => [x.code, x.message])));
+  assert.deepEqual(errors[0]!.range, rangeOf(text, '200000'));
+  const fp8 = only(diags, 'kv-dtype-estimate-only');
+  assert.equal(fp8.severity, DiagnosticSeverity.Warning);
+  assert.deepEqual(fp8.range, rangeOf(text, 'fp8_e4m3'));
+  // A check that reads the invalid key is left out: no pool warning about a default max_model_len.
+  assert.equal(diags.filter((x) => x.code === 'pool-below-max-model-len').length, 0);
+  // An error at a key the warning reads (device.backend) drops it: it would name a backend the user did not write.
+  const backend = await check('p.attn.yaml', text.replace('max_model_len: 200000', 'max_model_len: 4096').replace('tensor_parallel_size: 2', 'tensor_parallel_size: 2, backend: tpu'));
+  assert.equal(backend.filter((x) => x.severity === DiagnosticSeverity.Error).length, 1, JSON.stringify(backend.map((x) => [x.code, x.message])));
+  assert.equal(backend.filter((x) => x.code === 'kv-dtype-estimate-only').length, 0);
+});
