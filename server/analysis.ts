@@ -172,7 +172,7 @@ export function analyze(document: TextDocument, host: FileHost, previous?: Analy
       // Every point re-reads the model config: read it once.
       const once = new Map<string, string | null>();
       const cached: FileHost = { readFile: (p) => (once.has(p) ? once.get(p)! : (once.set(p, recording.readFile(p)), once.get(p)!)) };
-      const sweep = sweepProblems(a.tree, a.file, cached);
+      const sweep = sweepProblems(a.tree, a.file, cached, a.problems);
       a.problems.push(...sweep.problems);
       a.sweep = sweep.block ? { points: sweep.points, job: sweep.block.job } : null;
     }

@@ -220,25 +220,66 @@ export function readSweepPoint(root: ValueNode, axes: readonly SweepAxis[], inde
 /** At most this many points are read for the editor's diagnostics (the CLI reads them all). */
 export const SWEEP_POINTS_CHECKED = 256;
 
+/** Labels listed by name in a sweep error before "and N more". */
+const POINTS_NAMED = 3;
+
 /**
- * The editor's problems of a profile's sweep: the block's own, then the errors of its points
- * (each distinct message once, at its range), reading at most {@link SWEEP_POINTS_CHECKED}
- * points (an info says so when there are more). Warnings of the points are left out: the
- * profile's own reading already shows those of its base values.
+ * The editor's problems of a profile's sweep: the block's own, then the errors of its points,
+ * reading at most {@link SWEEP_POINTS_CHECKED} points (an info says so when there are more).
+ * Each distinct error (its file, range and message) once, saying which points it is in: the
+ * axis values they share when exactly the points holding them fail ("the sweep points with
+ * page_size=0 (2 of 4)"), else their labels (the first three and how many more, "(5 of 8)"),
+ * or "every sweep point" when all checked ones do. An error of every point that `base` (the
+ * profile's own problems) already has is left out: the base value is wrong, and one diagnostic
+ * says so. Warnings of the points are left out: the profile's own reading already shows those
+ * of its base values.
  */
-export function sweepProblems(root: ValueNode | null, file: string, host: ProfileHost): { block: SweepBlock | null; points: number; problems: Problem[] } {
+export function sweepProblems(root: ValueNode | null, file: string, host: ProfileHost, base: readonly Problem[] = []): { block: SweepBlock | null; points: number; problems: Problem[] } {
   const { block, problems } = readSweepBlock(root);
   if (!block || !root || problems.some((p) => p.severity === 'error') || block.axes.length === 0) return { block, points: block ? sweepSize(block.axes) : 0, problems };
   const total = sweepSize(block.axes);
-  const seen = new Set<string>();
-  for (let i = 0; i < Math.min(total, SWEEP_POINTS_CHECKED); i++) {
-    for (const p of readSweepPoint(root, block.axes, i, file, host).problems) {
+  const checked = Math.min(total, SWEEP_POINTS_CHECKED);
+  const sizes = block.axes.map((a) => a.values.length);
+  const keyOf = (p: Problem, message: string): string => `${p.file ?? ''}:${p.range.offset}:${message}`;
+  // Each distinct error: the first point's problem (unprefixed) and the indices of the points it is in.
+  const errors = new Map<string, { problem: Problem; points: number[] }>();
+  for (let i = 0; i < checked; i++) {
+    const { label, problems: found } = readSweepPoint(root, block.axes, i, file, host);
+    const prefix = `sweep point ${label}: `;
+    for (const p of found) {
       if (p.severity !== 'error') continue;
-      const k = `${p.file ?? ''}:${p.range.offset}:${p.message.replace(/^sweep point [^:]*: /, '')}`;
-      if (seen.has(k)) continue;
-      seen.add(k);
-      problems.push(p);
+      const message = p.message.startsWith(prefix) ? p.message.slice(prefix.length) : p.message;
+      const k = keyOf(p, message);
+      const seen = errors.get(k);
+      if (seen === undefined) errors.set(k, { problem: { ...p, message }, points: [i] });
+      else if (seen.points.at(-1) !== i) seen.points.push(i);
     }
+  }
+  const inBase = new Set(base.filter((p) => p.severity === 'error').map((p) => keyOf(p, p.message)));
+  const values = (i: number): string[] => axisIndices(i, sizes).map((d, k) => JSON.stringify(toPlain(block.axes[k]!.values[d]!)));
+  const labelOf = (i: number): string => pointLabel(Object.fromEntries(block.axes.map((a, k) => [a.key, JSON.parse(values(i)[k]!)])));
+  for (const [k, { problem, points }] of errors) {
+    const every = points.length === checked;
+    if (every && inBase.has(k)) continue;
+    let which: string;
+    if (every) which = total > checked ? `each of the first ${checked} sweep points` : `every sweep point (${total})`;
+    else {
+      // The axis values every failing point shares; when exactly the points holding them fail, they name the points.
+      const first = values(points[0]!);
+      const shared = block.axes.map((_, a) => a).filter((a) => points.every((i) => values(i)[a] === first[a]));
+      let holding = 0;
+      for (let i = 0; i < checked; i++) if (shared.every((a) => values(i)[a] === first[a])) holding++;
+      const count = `(${points.length} of ${checked})`;
+      if (shared.length > 0 && holding === points.length) {
+        const label = pointLabel(Object.fromEntries(shared.map((a) => [block.axes[a]!.key, JSON.parse(first[a]!)])));
+        which = points.length === 1 ? `sweep point ${labelOf(points[0]!)} ${count}` : `the sweep points with ${label} ${count}`;
+      } else {
+        const named = points.slice(0, POINTS_NAMED).map(labelOf).join(', ');
+        const more = points.length > POINTS_NAMED ? ` and ${points.length - POINTS_NAMED} more` : '';
+        which = `sweep point${points.length > 1 ? 's' : ''} ${named}${more} ${count}`;
+      }
+    }
+    problems.push({ ...problem, message: `${which}: ${problem.message}` });
   }
   if (total > SWEEP_POINTS_CHECKED) {
     const sweepNode = getProperty(root, 'sweep')!;

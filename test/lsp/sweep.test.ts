@@ -56,7 +56,8 @@ test('a point value the profile does not take: an error at that value, naming th
   const zero = diags.find((d) => /page_size must be >= 1/.test(String(d.message)));
   assert.ok(zero, JSON.stringify(diags.map((d) => d.message)));
   assert.deepEqual(zero.range.start, rangeOf(text, '0]').start);
-  assert.match(String(zero.message), /^sweep point page_size=0 dtype=bf16: /);
+  // page_size=0 fails in the two points that hold it, (0, bf16) and (0, fp9), and only there: named by that value.
+  assert.match(String(zero.message), /^the sweep points with page_size=0 \(2 of 4\): /);
   const fp9 = diags.find((d) => /kv_cache\.dtype must be one of/.test(String(d.message)));
   assert.ok(fp9);
   assert.deepEqual(fp9.range.start, rangeOf(text, 'fp9').start);
@@ -130,4 +131,27 @@ test('the "Run sweep" lens sits on the line of the sweep: key, names the points,
   } finally {
     assert.equal(await other.stop(), 0);
   }
+});
+
+test('an error of the base profile that every point shares is one diagnostic; one some points have says which (s28 newcomer finding 4)', async () => {
+  // Llama-3.1-8B: vLLM derives 131,072 tokens, so max_model_len 200,000 fails the base profile and
+  // each of the 2 · 2 = 4 points alike: one error, at the value, without a "sweep point" copy.
+  const text = `${BASE.replace('requests: 100', 'requests: 100, max_model_len: 200000')}sweep:\n  axes:\n    kv_cache.page_size: [16, 32]\n    workload.arrival_rate: [2, 4]\n`;
+  const errors = (await diagnostics(text)).filter((d) => d.severity === DiagnosticSeverity.Error);
+  assert.equal(errors.length, 1, JSON.stringify(errors.map((d) => d.message)));
+  assert.deepEqual(errors[0]!.range, rangeOf(text, '200000'));
+  assert.match(String(errors[0]!.message), /^max_model_len 200,000 is longer than the 131,072 tokens/);
+  // Swept instead: the base is fine, the 2 of the 4 points with max_model_len=200000 fail; the error is at that value and names them by it.
+  const swept = `${BASE}sweep:\n  axes:\n    kv_cache.page_size: [16, 32]\n    workload.max_model_len: [4096, 200000]\n`;
+  const some = (await diagnostics(swept)).filter((d) => d.severity === DiagnosticSeverity.Error);
+  assert.equal(some.length, 1, JSON.stringify(some.map((d) => d.message)));
+  assert.deepEqual(some[0]!.range, rangeOf(swept, '200000'));
+  assert.match(String(some[0]!.message), /^the sweep points with max_model_len=200000 \(2 of 4\): max_model_len 200,000 is longer/);
+  // A point with page_size 0 stops at that error, so max_model_len 200,000 fails in one point of the four only,
+  // (16, 200000): named by its whole label; page_size=0 in the two that hold it.
+  const one = `${BASE}sweep:\n  axes:\n    kv_cache.page_size: [16, 0]\n    workload.max_model_len: [4096, 200000]\n`;
+  const msgs = (await diagnostics(one)).filter((d) => d.severity === DiagnosticSeverity.Error).map((d) => String(d.message));
+  assert.ok(msgs.some((m) => /^the sweep points with page_size=0 \(2 of 4\): /.test(m)), JSON.stringify(msgs));
+  assert.ok(msgs.some((m) => /^sweep point page_size=16 max_model_len=200000 \(1 of 4\): max_model_len 200,000 is longer/.test(m)), JSON.stringify(msgs));
+  assert.equal(msgs.length, 2, JSON.stringify(msgs));
 });
