@@ -35,7 +35,7 @@
  */
 import type { InlayHint, Range } from 'vscode-languageserver';
 import { getProperty, propertyWithValueAt, type ModelSpec, type Profile, type PropertyNode, type SourceRange, type ValueNode } from '../core/config';
-import { attentionWorkspace, gpuNamePicksSmallBatch, headsPerGpu, kvBytesForSequence, requestReservation } from '../core/estimate';
+import { attentionWorkspace, gpuNamePicksSmallBatch, headsPerGpu, kvBytesForSequence, maxNumSeqsOf, requestReservation } from '../core/estimate';
 import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import { changedRegion, modelKeyRange, profileKeyRange, type Analysis } from './analysis';
 import { presentHints, type HintMode } from './hintView';
@@ -330,7 +330,11 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
       const n = profile.workload.maxModelLen;
       // The concurrency is in the first part, which always shows: it is the figure a user of a
       // long-context model looks for (it was a second part, dropped past 43 characters).
-      hints.push(anchoredHint(a, maxModelLen, [`${reservationLabel(a, n)} · ${formatConcurrency(e.pool.maxConcurrency)}`, `${formatCount(e.pool.sequencesAtOnce)} at once`], terms.concurrencyMarkdown(a), false));
+      // Where max_num_seqs is below the sequences the pool fits, it binds first: the second part says so
+      // (it shows where it fits the 43 characters; the tooltip's Max concurrency row always says it).
+      const cap = maxNumSeqsOf(profile);
+      const atOnce = cap < e.pool.sequencesAtOnce ? `max_num_seqs ${formatCount(cap)} binds` : `${formatCount(e.pool.sequencesAtOnce)} at once`;
+      hints.push(anchoredHint(a, maxModelLen, [`${reservationLabel(a, n)} · ${formatConcurrency(e.pool.maxConcurrency)}`, atOnce], terms.concurrencyMarkdown(a), false));
     }
   }
 

@@ -4,7 +4,7 @@
  * one table; each inlay hint's tooltip shows the rows behind its figure.
  */
 import type { ModelSpec } from '../core/config';
-import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, kvBytesForSequence, kvHeadsPerGpu, poolBlocksText, requestReservation, type AttentionWorkspace } from '../core/estimate';
+import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, kvBytesForSequence, kvHeadsPerGpu, maxNumSeqsOf, poolBlocksText, requestReservation, type AttentionWorkspace } from '../core/estimate';
 import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import type { Analysis } from './analysis';
 
@@ -128,14 +128,17 @@ export function termRows(a: Analysis): TermRow[] {
     keys: ['page_size', 'memory_gib', 'gpu', 'gpu_memory_utilization', 'num_pages', ...kvKeys],
   });
   rows.push(reservationRow(a, e.pool.concurrencySeqLen));
+  // The pool's concurrency is vLLM's figure; the scheduler runs at most max_num_seqs at once.
+  const seqCap = maxNumSeqsOf(p);
+  const capped = sized && seqCap < e.pool.sequencesAtOnce ? `; max_num_seqs ${formatCount(seqCap)}${p.workload?.maxNumSeqs === undefined ? " (vLLM's default)" : ''} binds first: the engine runs at most ${formatCount(seqCap)} at once` : '';
   rows.push({
     id: 'concurrency',
     term: 'Max concurrency',
     formula: e.pool.layout.kind !== 'uniform'
       ? `pages / blocks one request reserves = pages / ${formatCount(e.pool.blocksPerSeq)} at N = ${formatCount(e.pool.concurrencySeqLen)}: ${blocksPerRequestFormula(e.pool.layout)} (${e.pool.layout.basis}; vLLM's "Maximum concurrency for N tokens per request", get_max_concurrency_for_kv_cache_config); floor of it = whole sequences at once`
       : `pages / ceil(N / page_size) at N = ${formatCount(e.pool.concurrencySeqLen)} (vLLM's "Maximum concurrency for N tokens per request"); floor of it = whole sequences at once`,
-    value: sized ? `${formatConcurrency(e.pool.maxConcurrency)} · ${formatCount(e.pool.sequencesAtOnce)} sequences at once` : 'not sized (no budget)',
-    keys: ['max_model_len', key(m, 'maxPositionEmbeddings', 'max_position_embeddings'), 'page_size', 'memory_gib', 'gpu'],
+    value: sized ? `${formatConcurrency(e.pool.maxConcurrency)} · ${formatCount(e.pool.sequencesAtOnce)} sequences at once${capped}` : 'not sized (no budget)',
+    keys: ['max_model_len', key(m, 'maxPositionEmbeddings', 'max_position_embeddings'), 'page_size', 'memory_gib', 'gpu', 'max_num_seqs'],
   });
   const w = e.attention;
   rows.push(...workspaceRows(a, w));

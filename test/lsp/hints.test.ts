@@ -424,3 +424,25 @@ test('sliding-window model: the KV a sequence holds and what the pool reserves f
   }
   await client.close(uri);
 });
+
+test('max_num_seqs below the sequences the pool fits binds first: the max_model_len tooltip and hover say so (s28 newcomer finding 8)', async () => {
+  const uri = fixtureUri('sliding-max-num-seqs.attn.yaml');
+  const text = SLIDING_512;
+  await client.open(uri, text);
+  const hints = (await client.inlayHints(uri))!;
+  const hint = hints.filter((h) => h.position.line === rangeOf(text, 'max_model_len').start.line)[0]!;
+  // The pool: ~39.9 GiB of KV budget per GPU / 9.14 MiB reserved per 512-token request (above) ≈ 4,470
+  // sequences, far above max_num_seqs 64, which caps what the scheduler runs at once.
+  const tooltip = (hint.tooltip as MarkupContent).value;
+  assert.ok(tooltip.includes('max_num_seqs 64 binds first: the engine runs at most 64 at once'), tooltip);
+  assert.ok(label(hint).length <= 43, label(hint));
+  const at = rangeOf(text, 'max_model_len').start;
+  const md = ((await client.hover(uri, { line: at.line, character: at.character + 2 }))!.contents as MarkupContent).value;
+  assert.match(md.split('\n')[0]!, /^\*\*Max concurrency: [\d.]+x · [\d,]+ sequences at once; max_num_seqs 64 binds first: the engine runs at most 64 at once\*\*$/);
+  // Not said where it does not bind: max_num_seqs 8,192 is above the pool's ~4,470.
+  const loose = text.replace('max_num_seqs: 64', 'max_num_seqs: 8192');
+  await client.change(uri, loose);
+  const md2 = ((await client.hover(uri, { line: at.line, character: at.character + 2 }))!.contents as MarkupContent).value;
+  assert.match(md2.split('\n')[0]!, /^\*\*Max concurrency: [\d.]+x · [\d,]+ sequences at once\*\*$/);
+  await client.close(uri);
+});
