@@ -46,7 +46,7 @@ export function hover(a: Analysis, position: Position): Hover | null {
   // decode.context_lens (the key or one of its values) drives no term: its hint's figure instead.
   const contexts = a.profile?.decode.contextLens ?? [];
   const onContexts = a.kind === 'profile' && found.path[0] === 'decode' && found.path[1] === 'context_lens' && e.hasKvCache && contexts.length > 0;
-  const held = onContexts ? kvForSeqRow(a, Math.max(...contexts)) : null;
+  const held = onContexts ? kvForSeqRow(a, contexts.reduce((m, x) => Math.max(m, x))) : null; // not Math.max(...): a long list overflows the stack
   const lines = [
     ...(held ? [`**${held.term}: ${held.value}**`, ''] : lead ? [`**${lead.term}: ${lead.value}**`, ''] : []),
     ...heading,
