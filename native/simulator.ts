@@ -22,6 +22,14 @@ export interface ServingSimConfig {
   watermarkPages: number;
   /** The pool's sliding window (a model whose every layer slides: vLLM frees pages outside it); 0 = none. */
   slidingWindow: number;
+  /**
+   * A hybrid pool (vLLM's HybridKVCacheCoordinator; native/src/pool/allocator.h "Hybrid pool"), with
+   * slidingWindow >= 1: numPages and watermarkPages are then blocks, a page is fullGroups blocks
+   * (one per full-attention KV-cache group, default 1) and each of slidingGroups sliding-window groups
+   * holds one more block per page the window covers. Default 0: no hybrid pool.
+   */
+  fullGroups?: number;
+  slidingGroups?: number;
   enablePrefixCaching: boolean;
   maxNumSeqs: number;
   maxNumBatchedTokens: number;
@@ -168,6 +176,9 @@ function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests)
   intArg('pageSize', config.pageSize, 1, 1 << 20);
   intArg('watermarkPages', config.watermarkPages, 0, config.numPages);
   intArg('slidingWindow', config.slidingWindow, 0, INT32_MAX);
+  intArg('fullGroups', config.fullGroups ?? 1, 1, config.numPages);
+  intArg('slidingGroups', config.slidingGroups ?? 0, 0, INT32_MAX);
+  if ((config.slidingGroups ?? 0) > 0 && config.slidingWindow < 1) throw new RangeError('slidingGroups needs slidingWindow >= 1 (the sliding-window groups\' window)');
   intArg('maxNumSeqs', config.maxNumSeqs, 1, INT32_MAX);
   intArg('maxNumBatchedTokens', config.maxNumBatchedTokens, 1, INT32_MAX);
   intArg('maxModelLen', config.maxModelLen, 1, INT32_MAX);

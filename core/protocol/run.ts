@@ -268,9 +268,8 @@ export interface PoolResult {
   pageSize: number;
   numPages: number;
   /**
-   * How the simulated pages relate to vLLM's pool where they are not its blocks one for one (a
-   * hybrid KV-cache manager's full-attention blocks, sliding-window groups uncharged), in words;
-   * absent when a page is one block of every layer.
+   * How the simulated pool relates to vLLM's where a block is not one block of every layer (a
+   * hybrid KV-cache manager's groups), in words; absent when a page is one block of every layer.
    */
   poolLayout?: string;
   /**
@@ -280,8 +279,14 @@ export interface PoolResult {
    * numPages · pageSize).
    */
   poolTokens?: number;
-  /** vLLM's blocks where a simulated page is not one of them (a hybrid pool: blocks / full-attention groups pages); absent otherwise. */
+  /**
+   * A hybrid pool's blocks (vLLM's num_gpu_blocks; every KV-cache group's blocks come from it); absent
+   * otherwise. Runs saved since every group is charged have numPages = poolBlocks and poolGroups; older
+   * runs simulated blocks / full-attention groups pages, the sliding-window groups uncharged.
+   */
   poolBlocks?: number;
+  /** A hybrid pool's KV-cache groups, full-attention and sliding-window together (absent otherwise). */
+  poolGroups?: number;
   /** The step-time model the simulated clock used. */
   stepTime?: StepTimeModel;
   /** Per-request latency on that clock (modelled). */

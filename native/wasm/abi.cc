@@ -389,9 +389,11 @@ EMSCRIPTEN_KEEPALIVE void attnscope_alloc_attach_kv_pool(attnscope::PageAllocato
  * config: [layout, numPages, pageSize, watermarkPages, slidingWindow, enablePrefixCaching,
  * maxNumSeqs, maxNumBatchedTokens, maxModelLen, perStepS, weightsS, perKvTokenS, perTokenS,
  * perPairS, maxSamples, coast, privateTails, expertWeightsS, numExperts, numExpertsPerTok,
- * stepSlidingWindow, perSlidingKvTokenS, perSlidingPairS, stepAttentionChunkSize] (coast and
- * privateTails: 0, 1, or -1 for the default; expertWeightsS, numExperts, numExpertsPerTok 0 for a
- * dense model; the last four 0 without sliding-window or chunked local-attention layers).
+ * stepSlidingWindow, perSlidingKvTokenS, perSlidingPairS, stepAttentionChunkSize, fullGroups,
+ * slidingGroups] (coast and privateTails: 0, 1, or -1 for the default; expertWeightsS, numExperts,
+ * numExpertsPerTok 0 for a dense model; stepSlidingWindow .. stepAttentionChunkSize 0 without
+ * sliding-window or chunked local-attention layers; fullGroups 1 and slidingGroups 0 but for a
+ * hybrid pool).
  * Columns as SimColumns.
  * Null with the reason in attnscope_error() when the input is refused.
  */
@@ -424,6 +426,8 @@ EMSCRIPTEN_KEEPALIVE attnscope::ServingSimulator* attnscope_sim_new(const double
   config.step.per_sliding_kv_token_s = c[21];
   config.step.per_sliding_pair_s = c[22];
   config.step.attention_chunk_size = static_cast<int32_t>(c[23]);
+  config.allocator.full_groups = static_cast<int32_t>(c[24]);
+  config.allocator.sliding_groups = static_cast<int32_t>(c[25]);
   if (!attnscope::SimConfigValid(config)) {
     g_error = "ServingSimulator: invalid configuration";
     return nullptr;

@@ -416,9 +416,9 @@ export class PageAllocator {
 const SIM_CONFIG_FIELDS = ['layout', 'numPages', 'pageSize', 'watermarkPages', 'slidingWindow', 'enablePrefixCaching',
   'maxNumSeqs', 'maxNumBatchedTokens', 'maxModelLen', 'perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perPairS',
   'maxSamples', 'coast', 'privateTails', 'expertWeightsS', 'numExperts', 'numExpertsPerTok',
-  'stepSlidingWindow', 'perSlidingKvTokenS', 'perSlidingPairS', 'stepAttentionChunkSize'] as const;
-/** Optional fields, 0 when absent (a dense model; no sliding-window or chunked local-attention layers). */
-const SIM_CONFIG_ZERO_DEFAULT = new Set<string>(['expertWeightsS', 'numExperts', 'numExpertsPerTok', 'stepSlidingWindow', 'perSlidingKvTokenS', 'perSlidingPairS', 'stepAttentionChunkSize']);
+  'stepSlidingWindow', 'perSlidingKvTokenS', 'perSlidingPairS', 'stepAttentionChunkSize', 'fullGroups', 'slidingGroups'] as const;
+/** Optional fields, 0 when absent (a dense model; no sliding-window or chunked local-attention layers; no hybrid pool). */
+const SIM_CONFIG_ZERO_DEFAULT = new Set<string>(['expertWeightsS', 'numExperts', 'numExpertsPerTok', 'stepSlidingWindow', 'perSlidingKvTokenS', 'perSlidingPairS', 'stepAttentionChunkSize', 'slidingGroups']);
 
 export class ServingSimulator {
   private readonly h: number;
@@ -432,6 +432,7 @@ export class ServingSimulator {
       if (key === 'enablePrefixCaching') return v ? 1 : 0;
       if (key === 'coast' || key === 'privateTails') return v === undefined ? -1 : v ? 1 : 0;
       if (SIM_CONFIG_ZERO_DEFAULT.has(key) && v === undefined) return 0;
+      if (key === 'fullGroups' && v === undefined) return 1;
       if (typeof v !== 'number') throw new TypeError(`config.${key} must be a number`);
       return v;
     }));

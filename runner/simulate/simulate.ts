@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import { offsetToLineColumn } from '../../core/config/positions';
 import type { Profile, StepTimeSpec } from '../../core/config/types';
 import type { LatencySlo } from '../../core/protocol/latency';
-import { blocksPerRequest, estimate, MAX_SIMULATED_PAGES, maxNumBatchedTokensOf, maxNumSeqsOf, poolBlocksText, poolSizeProblem, poolTokens, referenceSeqLen } from '../../core/estimate/index';
+import { estimate, MAX_SIMULATED_PAGES, maxNumBatchedTokensOf, maxNumSeqsOf, poolBlocksText, poolSizeProblem, poolTokens, referenceSeqLen } from '../../core/estimate/index';
 import type { PoolBaseline, PoolResult, PoolSample, PoolSummary, StepTimeModel } from '../../core/protocol/run';
 import { runSimulationsInWorker, ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTotals } from '../../native';
 import { formatCount } from '../../core/format';
@@ -130,14 +130,12 @@ export interface SimulateOptions {
 
 /**
  * Pages of the pool: opts, then kv_cache.num_pages, then the estimate. With vLLM's hybrid
- * KV-cache manager (the estimate's pool.layout) a page of the simulation is one block of each
- * full-attention group, so the pool's blocks are divided by the number of those groups; the
- * sliding-window groups' blocks (at most ceil(min(W − 1 + max_num_batched_tokens, N) / page_size)
- * + 1 per group per running request) are not charged, which makes the simulated pool an upper
- * bound for such models; `layout` then says so, for PoolResult.poolLayout.
+ * KV-cache manager (the estimate's pool.layout) the simulated pool is vLLM's blocks (`pages` =
+ * `blocks`) and `groups` its KV-cache groups: every group's blocks are charged from the one pool
+ * (native/src/pool/allocator.h "Hybrid pool"); `layout` says how, for PoolResult.poolLayout.
  * @throws PoolConfigError ({@link poolSizeProblem}).
  */
-function poolPages(profile: Profile, numPages: number | undefined): { pages: number; tokens: number; blocks?: number; layout?: string } {
+function poolPages(profile: Profile, numPages: number | undefined): { pages: number; tokens: number; blocks?: number; layout?: string; groups?: { full: number; sliding: number; window: number } } {
   const ps = profile.kvCache.pageSize;
   if (numPages !== undefined) {
     if (!Number.isInteger(numPages) || numPages < 1 || numPages > MAX_SIMULATED_PAGES) throw new RangeError(`numPages must be an integer in [1, ${MAX_SIMULATED_PAGES}], got ${numPages}`);
@@ -153,16 +151,17 @@ function poolPages(profile: Profile, numPages: number | undefined): { pages: num
     return { pages: blocks, tokens, layout: `${l.basis}: a page holds ${formatCount(ps)} tokens of every layer, and the pages wholly before a sequence's last ${formatCount(l.window)} tokens are freed as it grows (vLLM's SlidingWindowManager)` };
   }
   if (l.kind !== 'hybrid') return { pages: blocks, tokens };
-  const pages = Math.max(1, Math.floor(blocks / l.fullGroups));
   const text = poolBlocksText(l, blocks, ps);
-  const slidingPerRequest = blocksPerRequest({ ...l, fullGroups: 0 }, profile.workload?.maxModelLen ?? referenceSeqLen(profile), ps);
   return {
-    pages,
+    pages: blocks,
     tokens,
     blocks,
+    groups: { full: l.fullGroups, sliding: l.slidingGroups, window: l.window },
     layout:
-      `vLLM's hybrid KV-cache manager: ${formatCount(blocks)} blocks of ${text.block} (${formatCount(l.fullGroups)} full-attention and ${formatCount(l.slidingGroups)} sliding-window group(s)); vLLM's log says ${text.tokens}. ` +
-      `A page of the simulation is one full-attention block (${formatCount(pages)} pages, ${formatCount(blocks)} blocks ÷ ${formatCount(l.fullGroups)} full-attention group(s)); the sliding-window groups' blocks (at most ${formatCount(slidingPerRequest)} per running request: ceil(min(${formatCount(l.window)} − 1 + max_num_batched_tokens, N) / page_size) + 1) are not charged: an upper bound on the pool`,
+      `vLLM's hybrid KV-cache manager (HybridKVCacheCoordinator): a block holds ${text.block}; ${formatCount(l.fullGroups)} full-attention and ${formatCount(l.slidingGroups)} sliding-window group(s) take their blocks from the one pool. ` +
+      `A running request holds ceil(tokens / ${formatCount(ps)}) blocks in each full-attention group and, in each sliding-window group, the blocks of positions max(0, computed − ${formatCount(l.window)} + 1) .. computed + scheduled − 1 ` +
+      `(SlidingWindowManager: the blocks wholly outside the window freed before new ones are allocated); it is admitted only when every group's blocks are free. ` +
+      `Prefix caching is simplified: a hit is the longest run of cached full-attention blocks, and the sliding-window blocks covering the window at the hit are taken new (vLLM caches them too and cuts the hit to where every group has it: HybridKVCacheCoordinator.find_longest_cache_hit)`,
   };
 }
 
@@ -267,8 +266,8 @@ function unpackSamples(packed: Float64Array): PoolSample[] {
  * batchDefaults), max_model_len (default
  * the model's max_position_embeddings); a trace without a workload uses those defaults.
  * Sliding-window release applies when every layer slides; a model with full and sliding-window
- * layers is charged per token for its full-attention groups under vLLM's hybrid KV-cache manager
- * (vLLM >= 0.9, poolPages), and for every layer before it (one block id covers every layer).
+ * layers is charged every group's blocks under vLLM's hybrid KV-cache manager (vLLM >= 0.9,
+ * poolPages), and for every layer before it (one block id covers every layer).
  *
  * The paged run goes in slices with the event loop turning between them, so a caller can show
  * `onProgress` and cancel through `signal`; the baselines run on the simulation worker thread
@@ -280,7 +279,7 @@ function unpackSamples(packed: Float64Array): PoolSample[] {
  *   worker has stopped the baselines (no simulation of this call is left running).
  */
 export async function simulatePool(profile: Profile, opts: SimulateOptions = {}): Promise<PoolResult> {
-  const { pages: numPages, tokens: poolTokenCount, blocks: poolBlocks, layout: poolLayout } = poolPages(profile, opts.numPages);
+  const { pages: numPages, tokens: poolTokenCount, blocks: poolBlocks, layout: poolLayout, groups } = poolPages(profile, opts.numPages);
   const pageSize = profile.kvCache.pageSize;
   const w = profile.workload;
   const scale = opts.rateScale ?? 1;
@@ -312,7 +311,8 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     numPages,
     pageSize,
     watermarkPages: Math.floor(watermark * numPages),
-    slidingWindow: allSliding ? model.slidingWindow! : 0,
+    slidingWindow: groups ? groups.window : allSliding ? model.slidingWindow! : 0,
+    ...(groups ? { fullGroups: groups.full, slidingGroups: groups.sliding } : {}),
     enablePrefixCaching: opts.enablePrefixCaching ?? true,
     maxNumSeqs: maxNumSeqsOf(profile),
     maxNumBatchedTokens: maxNumBatchedTokensOf(profile),
@@ -342,7 +342,9 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   const stopBaselines = new AbortController();
   const forwardAbort = () => stopBaselines.abort(opts.signal!.reason);
   opts.signal?.addEventListener('abort', forwardAbort, { once: true });
-  const baselineConfig: ServingSimConfig = { ...config, watermarkPages: 0, slidingWindow: 0, enablePrefixCaching: false, maxSamples: 2 };
+  // The baselines reserve token slots of every layer: the pool's tokens (a hybrid pool's blocks hold a token once per group).
+  const baselinePages = Math.max(1, Math.floor(poolTokenCount / pageSize));
+  const baselineConfig: ServingSimConfig = { ...config, numPages: baselinePages, watermarkPages: 0, slidingWindow: 0, fullGroups: 1, slidingGroups: 0, enablePrefixCaching: false, maxSamples: 2 };
   const baselineRun = opts.baselines === false
     ? Promise.resolve([])
     : runSimulationsInWorker(BASELINES.map((layout) => ({ ...baselineConfig, layout })), packed, stopBaselines.signal);
@@ -394,7 +396,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     return {
       name,
       usefulTokenFraction: useful,
-      externalFragmentation: ratio(b.externalFreeSlotSeconds, numPages * pageSize * b.simulatedSeconds),
+      externalFragmentation: ratio(b.externalFreeSlotSeconds, baselinePages * pageSize * b.simulatedSeconds),
       internalFragmentation: b.reservedSlotSeconds > 0 ? 1 - useful : 0,
       peakConcurrency: b.peakRunning,
       meanConcurrency: ratio(b.runningSeconds, b.simulatedSeconds),
@@ -403,7 +405,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   });
 
   const latency = latencySummary(packed, paged.times(), opts.slo ?? profile.slo);
-  return { samples, summary, baselines, pageSize, numPages, poolTokens: poolTokenCount, ...(poolBlocks !== undefined ? { poolBlocks } : {}), ...(poolLayout ? { poolLayout } : {}), stepTime, latency };
+  return { samples, summary, baselines, pageSize, numPages, poolTokens: poolTokenCount, ...(poolBlocks !== undefined ? { poolBlocks } : {}), ...(groups ? { poolGroups: groups.full + groups.sliding } : {}), ...(poolLayout ? { poolLayout } : {}), stepTime, latency };
 }
 
 /** The step-time model of a run: opts.stepTime's coefficients outright, else the roofline with its efficiencies. */

@@ -73,6 +73,7 @@ describe('the WebAssembly build against the native addon', { skip }, () => {
     ['paged, request by request (coast: false)', { ...baseConfig, layout: 0, numPages: 600, coast: false }],
     ['paged, every full page hashed (privateTails: false)', { ...baseConfig, layout: 0, numPages: 600, privateTails: false }],
     ['paged with a sliding window', { ...baseConfig, layout: 0, slidingWindow: 512, enablePrefixCaching: false }],
+    ['paged, a hybrid pool to preempt (every KV-cache group charged, window blocks released)', { ...baseConfig, layout: 0, numPages: 1200, slidingWindow: 128, fullGroups: 1, slidingGroups: 2 }],
     ['contiguous, max_model_len each', { ...baseConfig, layout: 1 }],
     ['contiguous, prompt + output each', { ...baseConfig, layout: 2 }],
     ['paged, MoE: the routed experts read in the share a step touches', { ...baseConfig, layout: 0, expertWeightsS: 2e-2, numExperts: 64, numExpertsPerTok: 4 }],

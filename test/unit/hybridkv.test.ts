@@ -112,19 +112,23 @@ test('semantic: tensor_parallel_size must divide the MLP widths (Qwen2.5-7B at 2
   assert.ok(!read(4).problems.some((x) => x.code === 'tp-not-divisible'));
 });
 
-test('simulate: a hybrid pool is simulated as its full-attention blocks and says so; an every-layer pool says nothing', async () => {
-  // Same 8 GiB budget as above: 14,563 blocks, one full-attention group, so 14,563 pages of the
-  // simulation (blocks / fullGroups); vLLM's "GPU KV cache size" floor(14,563 / 2) · 16 = 116,496.
+test('simulate: a hybrid pool is simulated block by block, every group charged, and says so; an every-layer pool says nothing', async () => {
+  // Same 8 GiB budget as above: 14,563 blocks, 1 full-attention + 1 sliding-window group; vLLM's
+  // "GPU KV cache size" floor(14,563 / 2) · 16 = 116,496 tokens.
   const opts: SimulateOptions = { stepTime: { perStepS: 1, perTokenS: 0, perKvTokenS: 0 }, watermark: 0, baselines: false, trace: [{ arrivalS: 0, promptLen: 32, outputLen: 2 }] };
   const hybrid = await simulatePool(profile('gpt-oss-120b', eightGib(null)), opts);
   assert.equal(hybrid.numPages, 14_563);
-  // The sliding group's blocks a request may hold: ceil(min(127 + 8,192, 131,072) / 16) + 1 = 521.
-  assert.match(hybrid.poolLayout ?? '', /^vLLM's hybrid KV-cache manager: 14,563 blocks of 16 tokens of one KV-cache group's 18 layers \(1 full-attention and 1 sliding-window group\(s\)\); vLLM's log says floor\(14,563 \/ 2 groups\) · 16 = 116,496 tokens .*A page of the simulation is one full-attention block \(14,563 pages, 14,563 blocks ÷ 1 full-attention group\(s\)\); .*at most 521 per running request.*not charged: an upper bound on the pool$/);
-  // One token figure for the pool, as the estimate and vLLM's "GPU KV cache size" count it: 116,496, not
-  // 14,563 · 16 = 233,008 (that was printed as "token slots").
+  assert.equal(hybrid.poolBlocks, 14_563);
+  assert.equal(hybrid.poolGroups, 2);
+  assert.match(hybrid.poolLayout ?? '', /^vLLM's hybrid KV-cache manager \(HybridKVCacheCoordinator\): a block holds 16 tokens of one KV-cache group's 18 layers; 1 full-attention and 1 sliding-window group\(s\) take their blocks from the one pool\. .*max\(0, computed − 128 \+ 1\) \.\. computed \+ scheduled − 1 .*Prefix caching is simplified/);
+  assert.doesNotMatch(hybrid.poolLayout ?? '', /upper bound/);
+  // The one request of 32 + 2 tokens: 3 full-attention blocks + 3 sliding-window blocks at its
+  // last step (positions 0 .. 33, its window starts at 0), of 14,563.
+  assert.equal(hybrid.summary.peakOccupancy, 6 / 14_563);
   assert.equal(hybrid.poolTokens, 116_496);
   const summary = formatPoolSummary(hybrid);
-  assert.match(summary, /^KV pool: 14,563 blocks of 16 tokens = 116,496 tokens \(vLLM's "GPU KV cache size"\); simulated as 14,563 pages, one full-attention block each\n {2}vLLM's hybrid KV-cache manager: /m);
+  // The equation adds up: floor(14,563 / 2) × 16 = 116,496.
+  assert.match(summary, /^KV pool: 14,563 blocks of 16 tokens in 2 KV-cache groups; floor\(14,563 \/ 2\) × 16 = 116,496 tokens \(vLLM's "GPU KV cache size": a token takes a block slot in every group\); simulated block by block\n {2}vLLM's hybrid KV-cache manager/m);
   assert.doesNotMatch(summary, /233,008/);
   // vLLM 0.8.5: a block covers all 36 layers, 7,281 of them (above), one page each.
   const uniform = await simulatePool(profile('gpt-oss-120b', eightGib('0.8.5')), opts);
@@ -133,6 +137,25 @@ test('simulate: a hybrid pool is simulated as its full-attention blocks and says
   // 7,281 blocks · 16 = 116,496 tokens: the same figure, pages × page_size.
   assert.equal(uniform.poolTokens, 116_496);
   assert.match(formatPoolSummary(uniform), /^KV pool: 7,281 pages × 16 tokens = 116,496 tokens$/m);
+  await stopSimulations();
+});
+
+test('simulate gpt-oss-20b, 2,000 blocks, 20 requests of 8,000 + 2,000 tokens: at most 3 run at once (s28 newcomer finding 2)', async () => {
+  // By hand (vLLM's hybrid manager, 1 full-attention + 1 sliding-window group, window 128,
+  // page 16): a decoding request of up to 10,000 tokens holds ceil(10,000 / 16) = 625 full-attention
+  // blocks and at most ceil((128 − 1 + 1) / 16) + 1 = 9 sliding-window blocks; once their prompts are
+  // in, 4 such requests hold at least 4 · (500 + 8) = 2,032 > 2,000 blocks, 3 at most
+  // 3 · (625 + 9) = 1,902. Charging only the full-attention group (2,000 pages) ran 4 at once.
+  const p = profile('gpt-oss-20b', (x) => {
+    x.kvCache.numPages = 2000;
+    x.kvCache.pageSize = 16;
+  });
+  const trace = Array.from({ length: 20 }, () => ({ arrivalS: 0, promptLen: 8000, outputLen: 2000 }));
+  const r = await simulatePool(p, { stepTime: { perStepS: 1e-3, perTokenS: 0, perKvTokenS: 0 }, baselines: false, trace });
+  assert.equal(r.numPages, 2000);
+  assert.equal(r.summary.completed, 20);
+  assert.equal(r.summary.peakConcurrency, 3);
+  assert.ok(r.summary.peakOccupancy <= 1);
   await stopSimulations();
 });
 

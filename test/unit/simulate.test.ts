@@ -222,12 +222,17 @@ test('coasting and private tails give the same run as serving every request ever
     // Chunked local-attention layers instead (used when there is no window): coasting requests
     // cross chunk boundaries, where their read falls back to 1 token.
     stepAttentionChunkSize: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 100 })),
+    // A hybrid pool (0: none): window blocks released at their own events.
+    hybrid: fc.oneof(fc.constant(null), fc.record({ window: fc.integer({ min: 2, max: 60 }), full: fc.integer({ min: 1, max: 2 }), sliding: fc.integer({ min: 1, max: 2 }) })),
   });
   fc.assert(
     fc.property(setup, ({ requests, layout, pageSize, ...rest }) => {
-      const numPages = Math.max(rest.numPages, Math.ceil(160 / pageSize));  // every request fits alone
+      const h = layout === 'paged' ? rest.hybrid : null;
+      // Every request fits alone (a hybrid pool: every group's blocks of 160 tokens, and one more each).
+      const numPages = Math.max(rest.numPages, Math.ceil(160 / pageSize) * (h ? h.full + h.sliding : 1) + (h ? h.sliding : 0));
       const config: ServingSimConfig = {
-        layout, pageSize, numPages, watermarkPages: rest.watermarkPages, slidingWindow: 0,
+        layout, pageSize, numPages, watermarkPages: rest.watermarkPages, slidingWindow: h ? h.window : 0,
+        ...(h ? { fullGroups: h.full, slidingGroups: h.sliding } : {}),
         enablePrefixCaching: rest.enablePrefixCaching, maxNumSeqs: rest.maxNumSeqs,
         maxNumBatchedTokens: rest.maxNumBatchedTokens, maxModelLen: 160,
         perStepS: 0.01, weightsS: 0.004, perKvTokenS: 1e-5, perTokenS: 1e-4, perPairS: 2e-6, maxSamples: 1_000_000,
@@ -255,6 +260,47 @@ test('coasting and private tails give the same run as serving every request ever
     }),
     { numRuns: 300 },
   );
+});
+
+test('hybrid pool by hand: every group\'s blocks charged from one pool; a preemption and a refused admission vLLM would make', () => {
+  // page_size 4, 1 full-attention + 1 sliding-window group, window W = 5, 9 blocks, no watermark,
+  // no prefix caching; A and B arrive at 0, prompt 8, output 6; every step 1 s. A request with c
+  // tokens computed scheduling n holds ceil((c + n) / 4) full-attention blocks and the
+  // sliding-window blocks of pages floor(max(0, c − W + 1) / 4) .. ceil((c + n) / 4) − 1
+  // (vLLM SlidingWindowManager: remove_skipped_blocks(c), then allocate_new_blocks(c + n)).
+  //   step 1: A prefill 8: 2 + 2 = 4 blocks; B prefill 8: 4; held 8 of 9. Both emit a token.
+  //   step 2: A c = 8: frees sliding page 0 (floor(4 / 4) = 1), takes page 2 in both: 5.
+  //           B c = 8: would free 1 and take 2, but 0 are free: B preempts itself (vLLM
+  //           running.pop()), its 4 freed; held 5. (Charging the full group alone: 3 + 3 = 6 of 9,
+  //           no preemption.)
+  //   steps 3-5: A c = 9, 10, 11 holds 5; B (9 tokens known: prompt + its first token) needs
+  //           3 + 3 = 6 > 4 free: refused.
+  //   step 6: A c = 12: frees sliding page 1, takes page 3 in both: 6; A finishes (6 tokens), B refused (3 free).
+  //   step 7: B recomputes 9: 6 blocks. step 8: c = 9 frees sliding page 0: 5. steps 9, 10: 5.
+  //   step 11: c = 12: frees page 1, takes page 3: 6; B finishes.
+  const packed = packRequests([{ arrivalS: 0, promptLen: 8, outputLen: 6 }, { arrivalS: 0, promptLen: 8, outputLen: 6 }]);
+  const config: ServingSimConfig = {
+    layout: 'paged', numPages: 9, pageSize: 4, watermarkPages: 0, slidingWindow: 5, fullGroups: 1, slidingGroups: 1,
+    enablePrefixCaching: false, maxNumSeqs: 8, maxNumBatchedTokens: 64, maxModelLen: 64,
+    perStepS: 1, weightsS: 0, perKvTokenS: 0, perTokenS: 0, perPairS: 0, maxSamples: 1000,
+  };
+  for (const coast of [true, false]) {
+    const sim = new ServingSimulator({ ...config, coast }, packed);
+    assert.equal(sim.run(1000), true);
+    const s = sim.samples();
+    const col = (k: number) => Array.from({ length: s.length / 10 }, (_, i) => s[i * 10 + k]);
+    assert.deepEqual(col(1), [8, 5, 5, 5, 5, 6, 6, 5, 5, 5, 6], `blocks held per step (coast ${coast})`);
+    assert.deepEqual(col(6), [2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], 'running');
+    assert.deepEqual(col(7), [0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0], 'waiting');
+    // Held + cached + free = the 9 blocks at every step.
+    for (let i = 0; i < s.length / 10; i++) assert.equal(col(1)[i]! + col(2)[i]! + col(3)[i]!, 9);
+    const t = sim.totals();
+    assert.equal(t.preemptions, 1);
+    assert.equal(t.delayed, 1);
+    assert.equal(t.steps, 11);
+    assert.equal(t.peakPagesUsed, 8);
+    assert.deepEqual(Array.from(sim.times().finishS), [6, 11]);
+  }
 });
 
 test('MoE step time: a step of n tokens reads the dense weights and the expected share 1 − (1 − k/E)^n of the routed experts', () => {

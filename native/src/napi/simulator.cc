@@ -63,6 +63,8 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     config.allocator.page_size = static_cast<int32_t>(Num(c, "pageSize"));
     config.allocator.watermark_pages = static_cast<int32_t>(Num(c, "watermarkPages"));
     config.allocator.sliding_window = static_cast<int32_t>(Num(c, "slidingWindow"));
+    if (c.Has("fullGroups")) config.allocator.full_groups = static_cast<int32_t>(Num(c, "fullGroups"));
+    if (c.Has("slidingGroups")) config.allocator.sliding_groups = static_cast<int32_t>(Num(c, "slidingGroups"));
     config.allocator.enable_prefix_caching = c.Get("enablePrefixCaching").ToBoolean().Value();
     config.max_num_seqs = static_cast<int32_t>(Num(c, "maxNumSeqs"));
     config.max_num_batched_tokens = static_cast<int32_t>(Num(c, "maxNumBatchedTokens"));

@@ -34,6 +34,22 @@
 // query can see); their block-table entries become kNoPage. Release happens at the next append,
 // not at the end of this one, because the tokens just appended still have K/V to write.
 //
+// Hybrid pool (vLLM V1 HybridKVCacheCoordinator over one BlockPool): with sliding_window W > 0
+// and sliding_groups S > 0, the pool is num_pages blocks shared by full_groups F full-attention
+// KV-cache groups and S sliding-window groups. A page (a block-table entry) is then one block of
+// each full-attention group, F blocks, held for the sequence's life and the unit of prefix
+// caching; in addition each sliding-window group holds one block per logical page the window
+// still covers: pages [first_live_page, ceil(num_tokens / page_size)), first_live_page moving by
+// the sliding-window rule above (vLLM SlidingWindowManager.remove_skipped_blocks before
+// allocate_new_blocks). Those S blocks a page are the sequence's own: not hashed, not shared, not
+// cached (on a prefix-cache hit, the blocks covering the window at the hit are taken new; vLLM
+// would find them cached or cut the hit short: HybridKVCacheCoordinator.find_longest_cache_hit).
+// Every count a caller sees is then in blocks: AvailablePages, PagesNeededAt, the watermark and
+// Stats' pages_* (used = F · pages held + S · window pages held; tokens_stored likewise counts a
+// token once per group holding it). A new page or window block comes from the free blocks, then
+// by evicting the least recently released cached page (F blocks). Fork is refused (kInvalidArgument).
+// Without sliding_groups every page is one block and none of this applies.
+//
 // Watermark: a new sequence is admitted only if `watermark_pages` pages stay available
 // (free + cached) afterwards; appends to existing sequences may use them. This keeps room for
 // running sequences to grow before anyone must be preempted (vLLM V0 BlockSpaceManager).
@@ -70,6 +86,11 @@ struct PageAllocatorConfig {
   int32_t page_size = 16;       // token slots per page (vLLM block_size), > 0
   int32_t watermark_pages = 0;  // pages a new sequence must leave available, >= 0
   int32_t sliding_window = 0;   // tokens kept per sequence; 0 = all
+  // Hybrid pool (with sliding_window > 0 and sliding_groups > 0; see "Hybrid pool"): num_pages is
+  // then the pool in blocks, a page is full_groups blocks (>= 1) and a page in the window holds
+  // sliding_groups more. sliding_groups 0: the sliding window (if any) applies to the pages.
+  int32_t full_groups = 1;
+  int32_t sliding_groups = 0;
   bool enable_prefix_caching = false;
 };
 
@@ -174,16 +195,26 @@ class PageAllocator {
   // that the same tokens can find them again.
   AllocStatus FreeAt(int32_t slot, const int32_t* tokens = nullptr);
   int64_t NumTokensAt(int32_t slot) const { return seqs_[slot].num_tokens; }
-  // Pages a call AppendAt(slot, ·, n) would take (copy-on-write included).
+  // Pages (hybrid: blocks) a call AppendAt(slot, ·, n) would take (copy-on-write included).
   int64_t PagesNeededAt(int32_t slot, int64_t n) const;
+  // Hybrid: whether an append to the sequence when it holds num_tokens tokens (>= NumTokensAt)
+  // would first release window blocks; always false otherwise.
+  bool WindowReleaseDue(int32_t slot, int64_t num_tokens) const;
+  // Hybrid: the first logical page whose window blocks the sequence still holds.
+  int64_t FirstWindowPageAt(int32_t slot) const { return seqs_[slot].first_live_page; }
+  // Groups a stored token occupies a slot in: F + S for a hybrid pool, else 1.
+  int32_t SlotsPerToken() const { return hybrid_ ? config_.full_groups + config_.sliding_groups : 1; }
+  bool hybrid() const { return hybrid_; }
 
   // Block table of a live sequence (kNoPage for pages released by the sliding window); nullptr
   // when unknown. Valid until the next call that changes the sequence.
   const std::vector<int32_t>* BlockTable(int64_t seq_id) const;
   int64_t NumTokens(int64_t seq_id) const;  // -1 when unknown
 
-  // Pages a new page can come from right now: free + cached.
-  int32_t AvailablePages() const { return static_cast<int32_t>(free_stack_.size()) + cached_count_; }
+  // Pages a new page can come from right now: free + cached (hybrid: free blocks + F · cached pages).
+  int32_t AvailablePages() const {
+    return hybrid_ ? free_blocks_ + full_blocks_ * cached_count_ : static_cast<int32_t>(free_stack_.size()) + cached_count_;
+  }
   PageAllocatorStats Stats() const;
   const PageAllocatorConfig& config() const { return config_; }
 
@@ -211,13 +242,15 @@ class PageAllocator {
     bool live = false;
     bool hashable = false;       // every token id so far was given
     int64_t num_tokens = 0;
-    int64_t first_live_page = 0; // pages before it were released by the sliding window
+    int64_t first_live_page = 0; // pages before it were released by the sliding window (hybrid: their window blocks)
     uint64_t parent_hash = kRootHash;  // hash of its last registered page (private pages excluded)
     std::vector<int32_t> block_table;
     std::vector<int32_t> partial_tokens;  // ids of the unfilled last page (hashable only)
   };
 
-  int32_t TakePage();           // caller checked AvailablePages() > 0
+  int32_t TakePage();           // caller checked AvailablePages() > 0 (hybrid: >= full_groups)
+  void TakeWindowBlocks(int64_t n);  // hybrid: n window blocks; caller checked AvailablePages() >= n
+  void EvictToFree();           // hybrid: the least recently released cached page to the free stack
   void Release(int32_t page);   // ref_count − 1, to free stack or cached queue at 0
   void Hold(int32_t page);      // a cache hit: ref_count + 1, leaving the cached queue at 0
   void QueueRemove(int32_t page);
@@ -253,6 +286,13 @@ class PageAllocator {
   std::vector<int32_t> hit_scratch_;
   FlatMap64 ids_;
   int32_t pages_used_ = 0;
+  // Hybrid pool: F, S (0 otherwise), free blocks, window blocks' pages and tokens held.
+  bool hybrid_ = false;
+  int32_t full_blocks_ = 1;
+  int32_t window_blocks_ = 0;
+  int32_t free_blocks_ = 0;
+  int64_t window_pages_ = 0;
+  int64_t window_tokens_ = 0;
   int64_t tokens_stored_ = 0;
   int64_t logical_tokens_ = 0;
   int64_t prefix_query_tokens_ = 0;

@@ -56,8 +56,11 @@
 //   private tail (PageAllocator "Private tails"): not hashed as they fill, published only when
 //   the request is preempted (it may find them again); a request once preempted is admitted
 //   without one (its own pages may still be cached).
-// None applies with a sliding window (its releases follow every token): those runs step
-// request by request.
+// None applies to an all-sliding pool (its releases follow every token): those runs step
+// request by request. A hybrid pool (PageAllocator "Hybrid pool") releases a request's window
+// blocks only at known appends (PageAllocator::WindowReleaseDue), so a decode request's next
+// window release is one more event and all three apply; its blocks are charged as vLLM's
+// HybridKVCacheCoordinator charges them.
 // A request is rejected on arrival when prompt_len >= max_model_len, or when it could never
 // fit the pool alone (its largest KV above pool minus watermark, or its reservation above the
 // arena); output_len is capped at max_model_len − prompt_len.
@@ -347,8 +350,8 @@ class ServingSimulator {
   int64_t arena_tokens_ = 0;    // contiguous: filled slots
   int64_t arena_reserved_ = 0;  // contiguous: reserved slots
   int64_t pending_tokens_ = 0;  // paged: sum of ReqState::pending
-  bool lazy_decode_ = false;    // paged without a sliding window: decode tokens batched per page
-  bool private_tails_ = false;  // paged with prefix caching, no sliding window
+  bool lazy_decode_ = false;    // paged, not all-sliding: decode tokens batched per page
+  bool private_tails_ = false;  // paged with prefix caching, not an all-sliding pool
   // Coasting (contiguous layouts, and paged without a sliding window): see the header comment.
   bool coast_ = false;
   int64_t clock_ = 0;           // steps run
