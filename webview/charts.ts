@@ -114,9 +114,32 @@ function caseAxis(p: Palette, labels: readonly string[]): Record<string, unknown
   return axis(p, '', { ticks: { color: p.foreground, autoSkip: false, font: { family: p.fontFamily, size: p.fontSize - 1 }, callback: (v: number | string) => caseTickLines(labels[Number(v)] ?? String(v)) } });
 }
 
-/** Height of a chart with one row per case (the timings and throughput bars), px: 300 up to 8 cases, 28 px a case beyond. */
-export function caseChartHeight(cases: number): number {
-  return Math.max(300, 76 + 28 * cases);
+/** Chart.js's line height, as a multiple of the font size (its default font.lineHeight). */
+const CHART_LINE_HEIGHT = 1.2;
+/** Clear space between one row's two-line label and the next row's, px. */
+const CASE_ROW_GAP_PX = 6;
+
+/**
+ * Height of a chart with one row per case (the timings and throughput bars), px: what Chart.js 4's
+ * layout takes besides the rows (its Title, Legend and Scale fit(), at this palette's fonts and the
+ * defaults these charts keep) plus a row per case tall enough for its two-line label
+ * (caseTickLines) and a gap; at least 300, the other charts' height. With font size f (px), line
+ * height 1.2 f:
+ * - title: 1.2 (f + 1) + 2 · 10 padding;
+ * - legend: 10 + `legendLines` · (f + 10) (a box f tall, 10 padding);
+ * - each of `xAxes` x axes: 8 tick marks + title 1.2 f + 2 · 4 + tick labels 1.2 (f − 1) + 2 · 3;
+ * - each case: 2 · 1.2 (f − 1) + CASE_ROW_GAP_PX.
+ * At f = 13, 6 cases, one axis and one legend line: 36.8 + 33 + 52 + 6 · 34.8 = 330.6 → 331 px.
+ * `legendLines`: how many lines the legend can wrap onto in a 340 px panel (the narrowest the
+ * dashboard is laid out for): its items' widths do not depend on the data, so the charts say.
+ */
+export function caseChartHeight(cases: number, p: Palette, layout: { xAxes: number; legendLines: number }): number {
+  const f = p.fontSize;
+  const title = CHART_LINE_HEIGHT * (f + 1) + 2 * 10;
+  const legend = 10 + layout.legendLines * (f + 10);
+  const xAxis = 8 + CHART_LINE_HEIGHT * f + 2 * 4 + CHART_LINE_HEIGHT * (f - 1) + 2 * 3;
+  const row = 2 * CHART_LINE_HEIGHT * (f - 1) + CASE_ROW_GAP_PX;
+  return Math.max(300, Math.ceil(title + legend + layout.xAxes * xAxis + cases * row));
 }
 
 /**
@@ -169,7 +192,8 @@ export function timingsChart(run: ViewRun, p: Palette): ChartSpec {
     id: 'timings',
     title: 'Kernel timings',
     empty: cases.length === 0 ? (run.status === 'running' ? 'Waiting for the first case…' : 'This run has no timed cases.') : null,
-    height: caseChartHeight(cases.length),
+    // 'p10–p90' and 'median' fit on one legend line at 340 px.
+    height: caseChartHeight(cases.length, p, { xAxes: 1, legendLines: 1 }),
     config,
     table: {
       columns: ['case', 'median', 'p10', 'p90', 'samples', 'max |err|'],
@@ -221,7 +245,8 @@ export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
     title: 'Throughput',
     empty: cases.length === 0 ? 'No timed cases yet.' : null,
     summary: against.length > 0 ? `Fraction of peak (tooltip, table) against this machine's measured ${against.join('; ')}.` : null,
-    height: caseChartHeight(cases.length),
+    // Both kinds of case: a second x axis (GB/s on top), and the two legend items wrap onto two lines below ~400 px.
+    height: caseChartHeight(cases.length, p, anyMemory && anyCompute ? { xAxes: 2, legendLines: 2 } : { xAxes: 1, legendLines: 1 }),
     config,
     table: {
       columns: ['case', 'achieved', 'fraction of peak', 'peak'],

@@ -23,6 +23,11 @@ import { CHROMIUM, launchChromium, openDashboard, root, send, serveDashboard, se
 const RUN_ID = runId(run.createdAt, run.name);
 const shots = join(root, 'test-results', 'webview');
 const timed = run.cases.filter((c) => c.kernel !== 'reference');
+/** The s27 newcomer's run's six cases: prefill N512 and N1024, decode B1 and B8 at ctx1024 and ctx4096 (the fixture's two, reshaped). */
+const six = ((prefill: KernelCase, decode: KernelCase) => [
+  ...[512, 1024].map((n) => ({ ...prefill, shape: { ...prefill.shape, seqLenQ: n, seqLenK: n } })),
+  ...[1, 8].flatMap((b) => [1024, 4096].map((ctx) => ({ ...decode, shape: { ...decode.shape, batchSize: b, seqLenK: ctx } }))),
+])(timed.find((c) => c.kernel === 'flash_fwd')!, timed.find((c) => c.kernel === 'paged_decode')!);
 
 /** 96454977 ns -> "96.5 ms", 1134598 -> "1.13 ms", 190037 -> "190 µs": three significant digits (times under 1 s). */
 function threeDigits(ns: number): string {
@@ -75,39 +80,64 @@ async function pixelsOf(page: Page, chart: string, hex: string): Promise<number>
 }
 
 type Corner = { x: number; y: number };
+/** A text a canvas's last draw wrote: fillText's text and its ink box's corners in canvas pixels. */
+type DrawnText = { text: string; corners: Corner[] };
+/** What recordTexts keeps on the page (window.__drawn): per canvas id, the last draw's backing size and texts. */
+type Drawn = Record<string, { width: number; height: number; texts: DrawnText[] }>;
 
 /**
- * Records the texts the page writes on canvas `id` from now on: each fillText's text and its ink
- * box's corners in canvas pixels (the measured actualBoundingBox, through the context's transform,
- * so rotated labels are boxed as drawn). A clearRect of the whole canvas (Chart.js's clear before
- * each draw) starts the list again, so it holds the last draw's texts.
+ * Records, from now on, the texts the page writes on each canvas with an id: every fillText's
+ * text and its ink box's corners in canvas pixels (the measured actualBoundingBox, through the
+ * context's transform, so rotated labels are boxed as drawn). A clearRect of the whole canvas
+ * (Chart.js's clear before each draw) starts that canvas's list again, noting the canvas's size,
+ * so each list holds the canvas's last draw. Installed once per page load: a second call (for
+ * another chart) wraps nothing again, where wrapping twice fed one chart's texts into another's list.
  */
-async function recordTexts(page: Page, id: string): Promise<void> {
-  await page.evaluate((id) => {
-    const w = window as unknown as { __texts: Array<{ text: string; corners: Corner[] }>; __textsWidth: number };
-    w.__texts = [];
-    w.__textsWidth = 0;
+async function recordTexts(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const w = window as unknown as { __drawn?: Drawn };
+    if (w.__drawn) return;
+    const drawn: Drawn = {};
+    w.__drawn = drawn;
     const proto = CanvasRenderingContext2D.prototype;
     const clearRect = proto.clearRect;
     const fillText = proto.fillText;
     proto.clearRect = function (this: CanvasRenderingContext2D, ...a: [number, number, number, number]) {
-      if (this.canvas.id === id && a[2] >= this.canvas.width) {
-        w.__texts = [];
-        w.__textsWidth = this.canvas.width;
-      }
+      const c = this.canvas;
+      if (c.id && a[0] <= 0 && a[1] <= 0 && a[0] + a[2] >= c.width && a[1] + a[3] >= c.height) drawn[c.id] = { width: c.width, height: c.height, texts: [] };
       clearRect.apply(this, a);
     };
     proto.fillText = function (this: CanvasRenderingContext2D, text: string, x: number, y: number, maxWidth?: number) {
-      if (this.canvas.id === id) {
+      const list = drawn[this.canvas.id]?.texts;
+      if (list && text.trim() !== '') {
         const m = this.measureText(text);
         const t = this.getTransform();
         const [l, r, top, bottom] = [x - m.actualBoundingBoxLeft, x + m.actualBoundingBoxRight, y - m.actualBoundingBoxAscent, y + m.actualBoundingBoxDescent];
-        w.__texts.push({ text, corners: [[l, top], [r, top], [r, bottom], [l, bottom]].map(([u, v]) => ({ x: t.a * u! + t.c * v! + t.e, y: t.b * u! + t.d * v! + t.f })) });
+        list.push({ text, corners: [[l, top], [r, top], [r, bottom], [l, bottom]].map(([u, v]) => ({ x: t.a * u! + t.c * v! + t.e, y: t.b * u! + t.d * v! + t.f })) });
       }
       if (maxWidth === undefined) fillText.call(this, text, x, y);
       else fillText.call(this, text, x, y, maxWidth);
     };
-  }, id);
+  });
+}
+
+/**
+ * The texts of chart `id`'s last draw, once Chart.js has fitted the canvas to its box (at most
+ * `maxWidth` CSS px wide) and drawn it at that size: the canvas's CSS size is its box's and its
+ * backing size is what the last full clear found. That is the signal, not the texts (a log axis
+ * legitimately skips tick labels); read in the same task as it is checked. Call recordTexts first,
+ * and wait for the data to be drawn (e.g. the canvas's aria-label) before: this waits for the size.
+ */
+async function lastDrawnTexts(page: Page, id: string, maxWidth: number): Promise<DrawnText[]> {
+  const settled = await page.waitForFunction(([id, maxWidth]) => {
+    const c = document.getElementById(`chart-${id}`) as HTMLCanvasElement | null;
+    const box = c?.parentElement;
+    const d = (window as unknown as { __drawn: Drawn }).__drawn[`chart-${id}`];
+    if (!c || !box || !d || c.clientWidth === 0 || c.clientWidth > maxWidth) return null;
+    const fitted = c.clientWidth === box.clientWidth && c.clientHeight === box.clientHeight && c.width === Math.round(c.clientWidth * devicePixelRatio) && c.height === Math.round(c.clientHeight * devicePixelRatio);
+    return fitted && d.width === c.width && d.height === c.height ? d.texts : null;
+  }, [id, maxWidth] as const);
+  return (await settled.jsonValue()) as DrawnText[];
 }
 
 /** Whether two convex quadrilaterals overlap (separating axis test on their edge normals; touching is apart). */
@@ -117,6 +147,15 @@ function quadsOverlap(a: Corner[], b: Corner[]): boolean {
     const proj = (pts: Corner[]) => pts.map((c) => c.x * n.x + c.y * n.y);
     return Math.max(...proj(a)) > Math.min(...proj(b)) && Math.max(...proj(b)) > Math.min(...proj(a));
   }));
+}
+
+/** Each pair of `texts` whose ink boxes overlap, as "'a' [corners] overlaps 'b' [corners]". */
+function overlappingTexts(texts: readonly DrawnText[]): string[] {
+  const out: string[] = [];
+  for (const [i, a] of texts.entries()) {
+    for (const b of texts.slice(i + 1)) if (quadsOverlap(a.corners, b.corners)) out.push(`'${a.text}' ${JSON.stringify(a.corners)} overlaps '${b.text}' ${JSON.stringify(b.corners)}`);
+  }
+  return out;
 }
 
 describe('dashboard webview in Chromium', () => {
@@ -595,7 +634,7 @@ describe('dashboard webview in Chromium', () => {
   });
 
   it('in a 340 px panel writes the roof labels apart from each other and from every other text (roofline-340-*.png)', async () => {
-    await recordTexts(page, 'chart-roofline');
+    await recordTexts(page);
     await page.setViewportSize({ width: 340, height: 900 });
     try {
       // The bandwidth 33.4 GB/s; the fp32 peak alone (the recorded run), then with a bf16 peak 1.5x it.
@@ -606,23 +645,74 @@ describe('dashboard webview in Chromium', () => {
         const fp32 = si(peaks.fp32FlopsPerSec!, 'FLOP/s');
         const bf16 = 'avx512Bf16FlopsPerSec' in peaks ? si(peaks.avx512Bf16FlopsPerSec!, 'FLOP/s') : null;
         const computeLabels = [[`fp32 FMA peak ${fp32}`, `fp32 ${fp32}`], ...(bf16 ? [[`bf16 AVX512-BF16 peak ${bf16}`, `AVX512-BF16 ${bf16}`]] : [])];
-        // The last draw at the narrow width, with this run's roofs.
-        await page.waitForFunction((want) => {
-          const w = window as unknown as { __texts: Array<{ text: string }>; __textsWidth: number };
-          const c = document.querySelector('#chart-roofline') as HTMLCanvasElement;
-          return c.clientWidth < 330 && w.__textsWidth === c.width && want.every((texts) => w.__texts.some((d) => texts.includes(d.text)));
-        }, computeLabels);
-        const texts = await page.evaluate(() => (window as unknown as { __texts: Array<{ text: string; corners: Corner[] }> }).__texts);
+        // This run's roofs drawn (the page describes them in the canvas's aria-label after drawing), then the draw at the narrow width.
+        await page.waitForFunction((bf16) => (document.querySelector('#chart-roofline')?.getAttribute('aria-label') ?? '').includes('bf16 AVX512-BF16 peak') === bf16, bf16 !== null);
+        const texts = await lastDrawnTexts(page, 'roofline', 330);
         await page.locator('section[data-chart="roofline"]').screenshot({ path: join(shots, `roofline-340-${name}.png`) });
+        for (const labels of computeLabels) assert.ok(texts.some((t) => labels.includes(t.text)), `no ${labels.join(' / ')} among ${texts.map((t) => t.text).join(' | ')}`);
         // The slope's label is written too, whole or as the rate alone.
         assert.ok(texts.some((t) => t.text === `read bandwidth ${bandwidth}` || t.text === bandwidth), `no bandwidth label among ${texts.map((t) => t.text).join(' | ')}`);
-        for (const [i, a] of texts.entries()) {
-          for (const b of texts.slice(i + 1)) assert.ok(!quadsOverlap(a.corners, b.corners), `${name}: '${a.text}' ${JSON.stringify(a.corners)} overlaps '${b.text}' ${JSON.stringify(b.corners)}`);
+        assert.deepEqual(overlappingTexts(texts), [], name);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+  });
+
+  it('at 480 and 340 px writes the Achieved-throughput chart\'s two-line case labels apart from each other and from every other text (throughput-*.png)', async () => {
+    // The s27 newcomer's panel, about 480 px: 'B1 N512' / 'prefill' and the next row's lines printed over each other.
+    // Each row's label on two lines, kernel then shape (caseTickLines), written out by hand from the shapes above.
+    const lines = ['prefill', 'B1 N512', 'prefill', 'B1 N1024', 'decode', 'B1 ctx1024 p16', 'decode', 'B1 ctx4096 p16', 'decode', 'B8 ctx1024 p16', 'decode', 'B8 ctx4096 p16'];
+    await recordTexts(page);
+    await send(page, { type: 'runFinished', run: { ...run, name: 'six.attn.yaml', cases: six }, id: null });
+    await page.waitForFunction(() => document.querySelector('#chart-throughput')?.getAttribute('aria-label')?.endsWith('GFLOP/s (compute-bound): 6 points; GB/s (memory-bound): 6 points'));
+    try {
+      for (const width of [480, 340]) {
+        await page.setViewportSize({ width, height: 900 });
+        const texts = await lastDrawnTexts(page, 'throughput', width - 20);
+        await page.locator('section[data-chart="throughput"]').screenshot({ path: join(shots, `throughput-${width}.png`) });
+        // Every label is written (autoSkip off): in order, top row first.
+        const rows = texts.filter((t) => lines.includes(t.text)).sort((a, b) => a.corners[0]!.y - b.corners[0]!.y).map((t) => t.text);
+        assert.deepEqual(rows, lines, `${width} px`);
+        assert.deepEqual(overlappingTexts(texts), [], `${width} px`);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+  });
+
+  it('at 340, 480 and 800 px no chart of a run writes a text over another (charts-*.png)', async () => {
+    // The recorded run (pool, latency) with 18 cases (the six at batch 1x, 4x and 16x: 18 rows, where a row per case
+    // 28 px tall printed each two-line label over the next at every width): every card of the run view with something to show.
+    const eighteen = [1, 4, 16].flatMap((k) => six.map((c) => ({ ...c, shape: { ...c.shape, batchSize: k * c.shape.batchSize } })));
+    await recordTexts(page);
+    await send(page, { type: 'runFinished', run: { ...run, name: 'all.attn.yaml', cases: eighteen }, id: null });
+    // The kernel charts drawn with the 18 cases (the page writes each canvas's aria-label after drawing it); the pool
+    // and latency charts show the recorded run's pool, as they have since the first test.
+    await page.waitForFunction((want) => want.every(([id, text]) => document.querySelector(`#chart-${id}`)?.getAttribute('aria-label')?.includes(text)), [
+      ['timings', 'median: 18 points; p10–p90: 18 points'],
+      ['throughput', 'GFLOP/s (compute-bound): 18 points; GB/s (memory-bound): 18 points'],
+      ['roofline', 'prefill (flash_fwd): 6 points; decode (paged_decode): 12 points'],
+    ]);
+    const found: string[] = [];
+    try {
+      for (const width of [340, 480, 800]) {
+        await page.setViewportSize({ width, height: 900 });
+        const ids = await page.$$eval('section.card:not(.is-empty)', (cards) => cards.filter((c) => (c as HTMLElement).offsetParent !== null).map((c) => c.getAttribute('data-chart')!));
+        assert.ok(['timings', 'throughput', 'roofline', 'memory', 'poolTimeline', 'poolBaselines', 'latencyCdf', 'queue'].every((id) => ids.includes(id)), `${width} px: cards ${ids.join(', ')}`);
+        for (const id of ids) {
+          const texts = await lastDrawnTexts(page, id, width - 20);
+          const overlaps = overlappingTexts(texts);
+          if (overlaps.length > 0) {
+            found.push(`${width} px, ${id}: ${overlaps.join('; ')}`);
+            await page.locator(`section[data-chart="${id}"]`).screenshot({ path: join(shots, `charts-${width}-${id}.png`) });
+          }
         }
       }
     } finally {
       await page.setViewportSize({ width: 1280, height: 900 });
     }
+    assert.deepEqual(found, []);
   });
 
   it('a run it restores as running after a window reload, with no run from the extension, shows as interrupted, not running', async () => {
