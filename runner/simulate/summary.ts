@@ -44,10 +44,14 @@ export function formatPoolSummary(result: PoolResult): string {
       : m.attentionChunkSize ? ` in the query's ${formatCount(m.attentionChunkSize)}-token chunk` : '';
     const slidingKv = window ? ` + ${seconds(m.perSlidingKvTokenS ?? 0)}/KV token${window}` : '';
     const slidingPairs = window ? ` + ${seconds(m.perSlidingPairS ?? 0)}/query-key pair${window}` : '';
+    // A layer type the model lacks is no term: a model whose every layer slides (Mistral-7B-v0.1)
+    // has no full-attention term, where it printed '0 s/KV token' and '0 s/query-key pair'.
+    const fullKv = window && m.perKvTokenS === 0 ? '' : ` + ${seconds(m.perKvTokenS)}/KV token`;
+    const fullPairs = window && m.perPairS === 0 ? '' : ` + ${seconds(m.perPairS)}/query-key pair`;
     lines.push(
       // A zero overhead (the assumed one) is no term: 'max(...)', not '0 s + max(...)'.
-      `Step time (modelled${measured}${unmodelled}): ${m.perStepS > 0 ? `${seconds(m.perStepS)} + ` : ''}max(${seconds(m.weightsS)}${m.expertWeightsS ? ` + ${seconds(m.expertWeightsS)} × (1 − (1 − ${m.numExpertsPerTok}/${m.numExperts})^tokens)` : ''} + ${seconds(m.perKvTokenS)}/KV token${slidingKv}, ` +
-        `${seconds(m.perTokenS)}/token + ${seconds(m.perPairS)}/query-key pair${slidingPairs})`,
+      `Step time (modelled${measured}${unmodelled}): ${m.perStepS > 0 ? `${seconds(m.perStepS)} + ` : ''}max(${seconds(m.weightsS)}${m.expertWeightsS ? ` + ${seconds(m.expertWeightsS)} × (1 − (1 − ${m.numExpertsPerTok}/${m.numExperts})^tokens)` : ''}${fullKv}${slidingKv}, ` +
+        `${seconds(m.perTokenS)}/token${fullPairs}${slidingPairs})`,
       `  ${m.source}`,
     );
   }

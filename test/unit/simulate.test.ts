@@ -696,6 +696,24 @@ test('the Step time line leaves out a zero overhead: "max(...)", not "0 s + max(
   assert.match(given, /; step = 1\.5 ms \+ max\(weights/);
 });
 
+test('the Step time line of a model whose every layer slides (Mistral-7B-v0.1) has no full-attention terms, where it printed "0 s/KV token" and "0 s/query-key pair"', async () => {
+  // Mistral-7B-v0.1 on an A100 80GB: every one of its 32 layers slides (window 4,096). By hand,
+  // KV read: 32 layers · 8 KV heads · 128 · 2 (K, V) · 2 B = 131,072 B per token / (0.8 · 2.039 TB/s)
+  // = 80.4 ns; attention: 4 · 32 heads · 128 · 32 layers = 524,288 FLOP per pair / (0.6 · 312 TFLOP/s) = 2.8 ns.
+  const p = exampleProfile([
+    'model: { architectures: [MistralForCausalLM], model_type: mistral, hidden_size: 4096, intermediate_size: 14336, num_attention_heads: 32, num_key_value_heads: 8, num_hidden_layers: 32, vocab_size: 32000, max_position_embeddings: 32768, sliding_window: 4096, tie_word_embeddings: false, torch_dtype: bfloat16 }',
+    'device: { gpu: A100 80GB }',
+    'kv_cache: { page_size: 16, num_pages: 100 }',
+    'workload: { max_model_len: 1024 }',
+  ].join('\n'));
+  const text = formatPoolSummary(await simulatePool(p, { trace: [req(0, 6, 3)] }));
+  const line = text.split('\n').find((l) => l.startsWith('Step time'))!;
+  assert.match(line, /^Step time \(modelled\): max\([\d.]+ ms \+ 80\.4 ns\/KV token in the 4,096-token window, [\d.]+ µs\/token \+ 2\.8 ns\/query-key pair in the 4,096-token window\)$/, text);
+  // A model with full layers keeps their terms (Llama-3.1-8B: no window, one KV and one pair term).
+  const llama = formatPoolSummary(await simulatePool(profile('kv_cache: { page_size: 4, num_pages: 10 }\nworkload: { max_model_len: 16 }\n'), { trace: [req(0, 6, 3)] }));
+  assert.match(llama.split('\n').find((l) => l.startsWith('Step time'))!, /^Step time \(modelled\): max\([^,]+ \+ [\d.]+ ns\/KV token, [^,]+\/token \+ [\d.]+ \S+\/query-key pair\)$/);
+});
+
 test('a tiny throughput is written in significant digits for requests and output tokens alike, not "0 output tokens/s"', async () => {
   const p = profile('kv_cache: { page_size: 4, num_pages: 10 }\nworkload: { max_model_len: 16 }\n');
   // Two requests 1e8 s apart, one second per step: 2 requests and 3 + 2 = 5 output tokens over
