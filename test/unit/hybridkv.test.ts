@@ -9,7 +9,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { profileFromModelConfig, readProfile, type Profile } from '../../core/config/index';
+import { readFileSync } from 'node:fs';
+import { profileFromModelConfig, readModelConfig, readProfile, type Profile } from '../../core/config/index';
 import { checkProfile, DEFAULT_ENGINE, estimate } from '../../core/estimate/index';
 import { fixtureText, loadModel } from './helpers';
 import { stopSimulations } from '../../native/simulator';
@@ -165,7 +166,7 @@ const allSliding = (version: string | null) => (p: Profile): void => {
   p.model = { ...p.model, layerTypes: p.model.layerTypes.map(() => 'sliding' as const) };
 };
 
-test('every layer sliding, vLLM >= 0.9.1: one SlidingWindowSpec group, a request reserves its window (PR #19029)', async () => {
+test('every layer sliding, vLLM >= 0.9.1: one SlidingWindowSpec group, a request reserves window − 1 + max_num_batched_tokens (PR #19029)', async () => {
   // One group of all 36 layers: block = 36 · 16 · 2,048 B = 1,179,648 B; 8 GiB -> floor(8,589,934,592 / 1,179,648) = 7,281 blocks.
   // max_num_batched_tokens 8,192 (no device: the >= 70 GiB default), N = 131,072.
   // SlidingWindowSpec.max_memory_usage_bytes: ceil(min(128 − 1 + 8,192, 131,072) / 16) + 1 = ceil(8,319 / 16) + 1 = 520 + 1 = 521 blocks.
@@ -217,4 +218,30 @@ test('estimate says what a hybrid block holds and how vLLM\'s log counts tokens;
   assert.match(hybrid, /max concurrency {3}1\.67x .*\(vLLM's figure: blocks \/ 8,713 blocks a request reserves = 1 full-attention group/);
   // vLLM 0.8.5: 7,281 pages of all 36 layers, 7,281 · 16 = 116,496 tokens.
   assert.match(formatEstimate(estimate(profile('gpt-oss-120b', eightGib('0.8.5'))), 'u'), /KV pool {11}7,281 pages = 116,496 tokens/);
+});
+
+test("README's all-sliding sentence: Mistral-7B-v0.1 on an H100 at 32,768 tokens reserves 769 blocks, the window plus a step's tokens, not the window alone", () => {
+  // Mistral-7B-v0.1's config.json (huggingface.co/mistralai/Mistral-7B-v0.1): 32 layers, 8 KV heads of 128, sliding_window 4,096
+  // on every layer, max_position_embeddings 32,768. H100 SXM: 79.22 GiB >= 70 GiB and not an A100, so
+  // max_num_batched_tokens 8,192 (vllm/engine/arg_utils.py get_batch_defaults). SlidingWindowSpec.max_memory_usage_bytes:
+  // ceil(min(4,096 − 1 + 8,192, 32,768) / 16) + 1 = ceil(12,287 / 16) + 1 = 768 + 1 = 769 blocks; the window alone
+  // would be ceil(4,096 / 16) + 1 = 257.
+  const config = JSON.stringify({
+    architectures: ['MistralForCausalLM'], model_type: 'mistral', hidden_size: 4096, intermediate_size: 14336,
+    num_hidden_layers: 32, num_attention_heads: 32, num_key_value_heads: 8, vocab_size: 32000,
+    max_position_embeddings: 32768, sliding_window: 4096, rope_theta: 10000.0, rms_norm_eps: 1e-5,
+    tie_word_embeddings: false, torch_dtype: 'bfloat16', hidden_act: 'silu',
+  });
+  const r = readModelConfig(config, 'Mistral-7B-v0.1.json');
+  assert.ok(r.value, r.problems.map((x) => x.message).join('; '));
+  const p = profileFromModelConfig(r.value, '/m/Mistral-7B-v0.1/config.json');
+  p.device = { ...p.device, gpu: 'H100 SXM', memoryGib: null };
+  eightGib(null)(p);
+  const e = estimate(p);
+  assert.equal(e.pool.layout.kind, 'sliding');
+  assert.equal(e.pool.blocksPerSeq, 769);
+  const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8').replace(/\s+/g, ' ');
+  assert.match(readme, /every layer slides \(Mistral-7B-v0\.1\) reserves, from vLLM 0\.9\.1 \(PR #19029\), ceil\(min\(window − 1 \+ max_num_batched_tokens, max_model_len\) \/ page_size\) \+ 1 blocks per request/);
+  assert.match(readme, /Mistral-7B-v0\.1 on an H100 at 32,768 tokens \(max_num_batched_tokens 8,192\) reserves 769 blocks, 12,287 tokens/);
+  assert.doesNotMatch(readme, /reserves its window alone per request/);
 });
