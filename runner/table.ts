@@ -168,7 +168,7 @@ function budgetLines(e: Estimate, perGpu: string): string[] {
   const lines = [`  KV budget         ${formatBytes(p.usableBytes)} usable${perGpu} = ${p.deviceSource} × gpu_memory_utilization ${p.gpuMemoryUtilization}`];
   for (const t of p.reserve) {
     const sign = t.subtracted ? '−' : ' ';
-    lines.push(`                    ${sign} ${`${t.label} ${formatBytes(t.bytes)}`.padEnd(28)} ${t.origin === 'profile' ? 'from the profile' : 'modelled'}: ${t.basis}${t.subtracted ? '' : ' (not subtracted)'}`);
+    lines.push(`                    ${sign} ${`${t.label} ${t.unknown ? 'unknown' : formatBytes(t.bytes)}`.padEnd(28)} ${t.origin === 'profile' ? 'from the profile' : 'modelled'}: ${t.basis}${t.subtracted ? '' : ' (not subtracted)'}`);
   }
   lines.push(`                    = ${formatBytes(p.budgetBytes)}${perGpu} for the KV cache`);
   return lines;

@@ -11,7 +11,7 @@
 import type { Dtype, KvDtype, ModelSpec, MoeSpec, Profile } from '../config/types';
 import { formatBytes, formatCount, formatParams, indefiniteArticle } from '../format';
 import { gpuByName, gpuMemory } from './gpus';
-import { DEFAULT_ENGINE, reserveTerms, subtractedBytes, vllmAtLeast, type ReserveTerm } from './reserve';
+import { DEFAULT_ENGINE, engineEraName, engineKeyOf, reserveTerms, subtractedBytes, vllmAtLeast, type ReserveTerm } from './reserve';
 import { poolTokens, requestReservation } from './layout';
 import type { AttentionWorkspace, Estimate, KvPoolLayout, ParamBreakdown, PoolEstimate } from './types';
 
@@ -618,15 +618,17 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
       engineReserve = subtractedBytes(reserve) - weightsPerGpu - activation;
       budgetBytes = usable - subtractedBytes(reserve);
       budgetSource = 'device';
-      // A one-data-point figure (vLLM 0.2.5-0.6.4's NCCL term) does not decide alone that there
+      // A one-data-point figure (vLLM 0.2.5-0.2.6's NCCL term) does not decide alone that there
       // is no KV cache: it is left out, and the note says the pool is then an upper bound.
       const guess = reserve.find((t) => t.oneDataPoint && t.subtracted && t.bytes > 0);
       if (guess && budgetBytes <= 0 && budgetBytes + guess.bytes > 0) {
         reserve = reserve.map((t) => (t === guess ? { ...t, subtracted: false, basis: `${t.basis}; left out: it alone would leave no KV cache` } : t));
         engineReserve -= guess.bytes;
         budgetBytes += guess.bytes;
-        notes.push(`the ${formatBytes(guess.bytes)} NCCL-buffers figure of vLLM 0.2.5-0.6.4 (${guess.basis.replace(/; left out.*/, '')}) would leave no room for a KV cache, so it is left out: the KV pool is an upper bound, uncertain by up to that much; set engine.nccl_gib to what this setup's log shows`);
+        notes.push(`the ${formatBytes(guess.bytes)} NCCL-buffers figure of vLLM 0.2.5-0.2.6 (${guess.basis.replace(/; left out.*/, '')}) would leave no room for a KV cache, so it is left out: the KV pool is an upper bound, uncertain by up to that much; set engine.nccl_gib to what this setup's log shows`);
       }
+      const unknown = reserve.find((t) => t.unknown);
+      if (unknown) notes.push(`${unknown.label} at tensor_parallel_size ${tp}: ${engineEraName(profile.engine ?? DEFAULT_ENGINE)} counted them, but no public log gives their size for a model and tensor_parallel_size, so they are not subtracted and the KV pool is an upper bound; start this vLLM once, read its "# GPU blocks" with attnscope vllm-log, and set ${engineKeyOf(unknown.key)} to what it implies`);
       if (budgetBytes <= 0) {
         notes.push(`weights (${formatBytes(weightsPerGpu)} per GPU), activations (${formatBytes(activation)}) and engine reserves (${formatBytes(engineReserve)}) exceed ${formatBytes(device.bytes)} · ${profile.device.gpuMemoryUtilization}: no room for a KV cache; raise tensor_parallel_size or memory`);
         budgetBytes = Math.max(0, budgetBytes);

@@ -35,10 +35,16 @@ export interface ReserveTerm {
   source: string;
   /**
    * The figure rests on one measurement of one model at one tensor_parallel_size and is not
-   * scaled to this one (vLLM 0.2.5-0.6.4's NCCL term): the estimate leaves it out rather than
+   * scaled to this one (vLLM 0.2.5-0.2.6's NCCL term): the estimate leaves it out rather than
    * let it alone leave no room for a KV cache (core/estimate/index.ts).
    */
   oneDataPoint?: boolean;
+  /**
+   * vLLM counted this term but no public figure gives its size for this model and
+   * tensor_parallel_size (vLLM 0.2.7-0.6.4's NCCL term): bytes 0, not subtracted, so the KV pool is
+   * an upper bound; engine.<key> in the profile, read from a real start-up log, sets it.
+   */
+  unknown?: boolean;
 }
 
 /** How a vLLM release counted memory outside torch's allocator during its profiling run. */
@@ -53,6 +59,8 @@ interface ProfilingEra {
   ncclGib: number;
   /** ncclGib is one measured data point, not scaled by model or tensor_parallel_size. */
   ncclOneDataPoint?: boolean;
+  /** The release counted NCCL's buffers, but no public figure sizes them: ncclGib is 0 and unknown. */
+  ncclUnknown?: boolean;
   /** The NCCL figure's basis in a few words, where it differs from `short`. */
   ncclShort?: string;
   source: string;
@@ -64,15 +72,26 @@ interface ProfilingEra {
  * = 1.25 MiB per block):
  * - before 0.2.5: only torch's peak allocation was counted; non-torch memory came out of the
  *   1 − gpu_memory_utilization headroom (PR #2031: peak use 77.5 GB at TP 4 against a 72 GiB cap).
- * - 0.2.5 (PR #2031, Dec 2023) to 0.6.4: peak = total − free after the profiling run, so the CUDA
- *   context, cuBLAS workspaces and NCCL buffers all counted. PR #2031's own figures: Llama-2-7B
- *   on one A100-80GB 7,449 -> 7,351 blocks (98 · 8 MiB = 0.77 GiB at TP 1); Llama-2-70B on
- *   4 x A100-80GB 31,615 -> 20,865 blocks (10,750 · 1.25 MiB = 13.12 GiB, so 12.35 GiB more at TP 4).
- *   That 12.35 GiB is one data point (one model, TP 4, the torch of Dec 2023) and more than NCCL's
- *   buffers: issue #2248 traces much of such TP > 1 growth to activation blocks NCCL's
- *   record_stream kept from reuse before torch 2.1.2 / TORCH_NCCL_AVOID_RECORD_STREAMS (vLLM
- *   0.2.7). Nothing public scales it by model or TP, so it is applied as measured, said to be one
- *   data point, and left out where it alone would leave no KV cache.
+ * - 0.2.5 (PR #2031, Dec 2023) to 0.2.6: peak = total − free after the profiling run,
+ *   so the CUDA context, cuBLAS workspaces and NCCL buffers all counted. PR #2031's own figures:
+ *   Llama-2-7B on one A100-80GB 7,449 -> 7,351 blocks (98 · 8 MiB = 0.77 GiB at TP 1); Llama-2-70B
+ *   on 4 x A100-80GB 31,615 -> 20,865 blocks (10,750 · 1.25 MiB = 13.12 GiB, so 12.35 GiB more at
+ *   TP 4). That 12.35 GiB is one data point (one model, TP 4, the torch of Dec 2023) and more than
+ *   NCCL's buffers: issue #2150 (raised in PR #2031's review) shows the activation blocks
+ *   torch.distributed.all_reduce's record_stream kept from reuse; PR #2151 "Fix all-reduce memory
+ *   usage" (merged 17 Dec 2023, the day 0.2.6 was tagged; in 0.2.7 at the latest) set
+ *   TORCH_NCCL_AVOID_RECORD_STREAMS=1 and cut Llama-70B TP 8's peak from 25.5 to 19.5 GiB. So the
+ *   figure is applied for 0.2.5-0.2.6 as measured, said to be one data point, and left out where it
+ *   alone would leave no KV cache.
+ * - 0.2.7 to 0.6.4: still total − free after profiling (vllm/worker/worker.py
+ *   determine_num_available_blocks: init_gpu_memory − free, later torch's peak plus
+ *   "non_torch_allocations" = total − free − torch's current allocation, "NCCL operations, for
+ *   example, can use a few GB during a forward pass"), so NCCL's and the custom all-reduce's
+ *   buffers counted at TP > 1, but without the held activations that made PR #2031's 12.35 GiB.
+ *   No public log of this range gives that figure against a TP 1 run of the same model, and it
+ *   depends on NCCL's channels and protocols (NCCL_BUFFSIZE, the topology), not the model: it is
+ *   unknown, not subtracted, and the pool is an upper bound until engine.nccl_gib is set from a
+ *   real start-up log (attnscope vllm-log). The non-torch figure at TP 1 stays PR #2031's 0.77 GiB.
  * - 0.6.5 (PR #10511, #12126) and the V1 engine: only the non-torch *increase* during the
  *   profiling run counts (the CUDA context and NCCL set up before the baseline snapshot stay in
  *   the headroom). Logs print "non_torch_memory takes 0.01 to 0.35 GiB" at TP 1 (median of
@@ -81,7 +100,8 @@ interface ProfilingEra {
  */
 const ERAS: readonly ProfilingEra[] = [
   { since: [0, 0, 0], name: 'vLLM < 0.2.5 (torch peak only)', short: 'vLLM < 0.2.5: not counted', nonTorchGib: 0, ncclGib: 0, source: 'vLLM before PR #2031: torch.cuda.max_memory_allocated() only' },
-  { since: [0, 2, 5], name: 'vLLM 0.2.5 to 0.6.4 (total − free after profiling)', short: 'vLLM 0.2.5-0.6.4 figure, PR #2031', nonTorchGib: 0.77, ncclGib: 12.35, ncclOneDataPoint: true, ncclShort: 'one data point: vLLM PR #2031, Llama-2-70B at TP 4 on A100-80GB, not scaled to this model or TP', source: 'vLLM PR #2031: Llama-2-7B TP 1 7,449 -> 7,351 blocks (0.77 GiB); Llama-2-70B TP 4 31,615 -> 20,865 blocks (13.12 GiB)' },
+  { since: [0, 2, 5], name: 'vLLM 0.2.5 to 0.2.6 (total − free after profiling, all-reduce inputs held)', short: 'vLLM 0.2.5-0.2.6 figure, PR #2031', nonTorchGib: 0.77, ncclGib: 12.35, ncclOneDataPoint: true, ncclShort: 'one data point: vLLM PR #2031, Llama-2-70B at TP 4 on A100-80GB, not scaled to this model or TP', source: 'vLLM PR #2031: Llama-2-7B TP 1 7,449 -> 7,351 blocks (0.77 GiB); Llama-2-70B TP 4 31,615 -> 20,865 blocks (13.12 GiB), with the activations all-reduce held until PR #2151' },
+  { since: [0, 2, 7], name: 'vLLM 0.2.7 to 0.6.4 (total − free after profiling)', short: 'vLLM 0.2.7-0.6.4 figure, PR #2031', nonTorchGib: 0.77, ncclGib: 0, ncclUnknown: true, ncclShort: 'unknown: vLLM 0.2.7-0.6.4 counted NCCL and custom all-reduce buffers (total − free after profiling), a size no public log gives for a model and TP; the KV pool is an upper bound', source: 'vLLM PR #2031 (total − free after profiling; 0.77 GiB non-torch at TP 1); PR #2151 (TORCH_NCCL_AVOID_RECORD_STREAMS=1) ended the held all-reduce activations behind PR #2031\'s 12.35 GiB at TP 4; the NCCL buffers that remain are not published per model and TP' },
   { since: [0, 6, 5], name: 'vLLM >= 0.6.5 / V1 (non-torch increase during profiling)', short: 'vLLM >= 0.6.5 figure', nonTorchGib: 0.1, ncclGib: 0.1, source: 'vLLM PR #10511 / #12126 profiling; "non_torch_memory takes ..." in public logs: 0.10 GiB median at TP 1, +0.1 GiB per tensor-parallel rank' },
 ];
 
@@ -147,6 +167,7 @@ export function reserveTerms(
     {
       ...term('nccl', 'NCCL buffers', engine.ncclGib, tp ? gib(era.ncclGib) : 0, tp ? era.ncclShort ?? era.short : 'tensor_parallel_size 1', tp ? `${era.name}: ${era.source}` : 'tensor_parallel_size 1: no collective buffers'),
       ...(tp && engine.ncclGib === 'auto' && era.ncclOneDataPoint ? { oneDataPoint: true } : {}),
+      ...(tp && engine.ncclGib === 'auto' && era.ncclUnknown ? { unknown: true, subtracted: false } : {}),
     },
     term('cudaGraph', 'CUDA graphs', engine.cudaGraphGib, 0, 'captured after the pool is sized',
       'vLLM captures CUDA graphs after the KV cache is allocated, out of the 1 − gpu_memory_utilization headroom ("Graph capturing finished in N secs, took X GiB"); set engine.cuda_graph_gib to subtract it (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS)', false),

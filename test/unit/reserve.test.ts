@@ -52,13 +52,12 @@ test('Llama-2-70B on 4 x A100-80GB at 0.9: 31,615 blocks before vLLM PR #2031, 2
   assert.ok(nccl.subtracted && nccl.bytes > 12 * GiB && /#2031/.test(nccl.source), JSON.stringify(nccl));
 });
 
-test('vLLM 0.2.5-0.6.4 NCCL term: one data point (PR #2031), said so, and left out where it alone would leave no KV cache', () => {
-  // Llama-3.1-70B on 2 x A100-80GB at 0.9, vLLM 0.6.4 (a deployment that ran: the newcomer's log
-  // shape gives 1,552 blocks). By hand: usable floor(floor(79.15 GiB) · 0.9) = 71.24 GiB; weights
-  // 70,553,706,496 params · 2 B / 2 = 70,553,706,496 B = 65.71 GiB per GPU; non-torch 0.77 GiB; so
-  // weights + non-torch alone leave 4.76 GiB, less the modelled activation peak (< 2 GiB here):
-  // some GiB, whereas also taking the 12.35 GiB NCCL figure would leave −7.6 GiB, no KV cache.
-  const e = estimate(profile('Llama-3.1-70B', { gpu: 'A100 80GB', tp: 2, engine: { vllmVersion: '0.6.4' }, maxModelLen: 8192 }));
+test('vLLM 0.2.5-0.2.6 NCCL term: one data point (PR #2031), said so, and left out where it alone would leave no KV cache', () => {
+  // Llama-3.1-70B on 2 x A100-80GB at 0.9, vLLM 0.2.6. By hand: usable floor(floor(79.15 GiB) · 0.9)
+  // = 71.24 GiB; weights 70,553,706,496 params · 2 B / 2 = 70,553,706,496 B = 65.71 GiB per GPU;
+  // non-torch 0.77 GiB; so weights + non-torch alone leave 4.76 GiB, less the modelled activation
+  // peak (< 2 GiB here): some GiB, whereas also taking the 12.35 GiB NCCL figure would leave −7.6 GiB.
+  const e = estimate(profile('Llama-3.1-70B', { gpu: 'A100 80GB', tp: 2, engine: { vllmVersion: '0.2.6' }, maxModelLen: 8192 }));
   const t = (key: string) => e.pool.reserve.find((x) => x.key === key)!;
   assert.equal(e.weightsBytesPerGpu, 70_553_706_496);
   const nccl = t('nccl');
@@ -68,7 +67,7 @@ test('vLLM 0.2.5-0.6.4 NCCL term: one data point (PR #2031), said so, and left o
   assert.ok(t('activation').bytes < 2 * GiB);
   assert.equal(e.pool.budgetBytes, e.pool.usableBytes - 70_553_706_496 - t('activation').bytes - Math.round(0.77 * GiB));
   assert.ok(e.pool.budgetBytes > 2.5 * GiB && e.pool.pages > 0, `${e.pool.budgetBytes / GiB} GiB`);
-  assert.ok(e.notes.some((n) => /NCCL-buffers figure .*one data point.*left out: the KV pool is an upper bound/.test(n)), e.notes.join('\n'));
+  assert.ok(e.notes.some((n) => /NCCL-buffers figure of vLLM 0\.2\.5-0\.2\.6 .*one data point.*left out: the KV pool is an upper bound/.test(n)), e.notes.join('\n'));
   // Where the pool has room even with it (the PR's own Llama-2-70B at TP 4), it is subtracted, still named one data point.
   const pr = estimate(profile('Llama-2-70b-hf', { gpu: 'A100 80GB', tp: 4, engine: { vllmVersion: '0.2.5' }, batched: 4096, maxModelLen: 4096 }));
   const prNccl = pr.pool.reserve.find((x) => x.key === 'nccl')!;
@@ -76,6 +75,38 @@ test('vLLM 0.2.5-0.6.4 NCCL term: one data point (PR #2031), said so, and left o
   // An engine.nccl_gib in the profile is the user's figure: subtracted as given, even to no pool.
   const set = estimate(profile('Llama-3.1-70B', { gpu: 'A100 80GB', tp: 2, engine: { vllmVersion: '0.6.4', ncclGib: 12.35 }, maxModelLen: 8192 }));
   assert.equal(set.pool.pages, 0);
+});
+
+test('vLLM 0.2.7-0.6.4 NCCL term: unknown, not subtracted, the pool an upper bound (PR #2151 ended the held all-reduce activations behind PR #2031\'s 12.35 GiB)', () => {
+  // Qwen2.5-7B at TP 2 on 2 x H100 SXM (s28 newcomer finding 1). vLLM PR #2151 "Fix all-reduce memory
+  // usage" (Dec 2023, before 0.2.7) set TORCH_NCCL_AVOID_RECORD_STREAMS=1: the activations
+  // torch.distributed.all_reduce kept (issue #2150) were part of PR #2031's Llama-2-70B TP 4
+  // measurement, so its 12.35 GiB does not carry to 0.2.7-0.6.4. Those releases still counted
+  // total − free after profiling (vllm/worker/worker.py determine_num_available_blocks), NCCL's
+  // buffers included, at a size no public log gives: unknown, 0 B, not subtracted.
+  // By hand, the two budgets differ by the non-torch and NCCL terms alone (same weights, same
+  // activation model): 0.6.4 subtracts round(0.77 GiB) = 826,781,204 B; 0.6.5 subtracts
+  // round(0.1 GiB) + round(0.1 GiB) = 2 · 107,374,182 = 214,748,364 B; so 0.6.4's budget is
+  // 826,781,204 − 214,748,364 = 612,032,840 B (0.57 GiB) smaller than 0.6.5's, not 12.35 GiB smaller.
+  const old = estimate(profile('Qwen2.5-7B', { gpu: 'H100 SXM', tp: 2, engine: { vllmVersion: '0.6.4' }, maxModelLen: 32768 }));
+  const cur = estimate(profile('Qwen2.5-7B', { gpu: 'H100 SXM', tp: 2, engine: { vllmVersion: '0.6.5' }, maxModelLen: 32768 }));
+  const nccl = old.pool.reserve.find((x) => x.key === 'nccl')!;
+  assert.equal(nccl.unknown, true);
+  assert.equal(nccl.subtracted, false);
+  assert.equal(nccl.bytes, 0);
+  assert.match(nccl.basis, /^unknown: vLLM 0\.2\.7-0\.6\.4 counted NCCL/);
+  assert.match(nccl.source, /PR #2151/);
+  assert.equal(cur.pool.budgetBytes - old.pool.budgetBytes, 612_032_840);
+  assert.ok(old.notes.some((n) => /^NCCL buffers at tensor_parallel_size 2: .*not subtracted and the KV pool is an upper bound.*attnscope vllm-log.*engine\.nccl_gib/.test(n)), old.notes.join('\n'));
+  // 0.2.7 is the first release of the range; 0.2.6 keeps PR #2031's measured figure.
+  const first = estimate(profile('Qwen2.5-7B', { gpu: 'H100 SXM', tp: 2, engine: { vllmVersion: '0.2.7' }, maxModelLen: 32768 }));
+  assert.equal(first.pool.reserve.find((x) => x.key === 'nccl')!.unknown, true);
+  const before = estimate(profile('Qwen2.5-7B', { gpu: 'H100 SXM', tp: 2, engine: { vllmVersion: '0.2.6' }, maxModelLen: 32768 }));
+  assert.equal(before.pool.reserve.find((x) => x.key === 'nccl')!.bytes, Math.round(12.35 * GiB));
+  // At TP 1 there is no NCCL term to be unknown.
+  const one = estimate(profile('Qwen2.5-7B', { gpu: 'H100 SXM', tp: 1, engine: { vllmVersion: '0.6.4' }, maxModelLen: 32768 }));
+  assert.equal(one.pool.reserve.find((x) => x.key === 'nccl')!.unknown, undefined);
+  assert.ok(!one.notes.some((n) => /^NCCL buffers at/.test(n)));
 });
 
 test('Llama-2-7B on one A100-80GB at 0.9: 7,449 blocks before vLLM PR #2031, 7,351 after (within 5%)', () => {
