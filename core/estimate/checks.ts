@@ -10,6 +10,7 @@ import { KERNEL_LIMITS, mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from 
 import { formatCount, formatCountOf, formatGib } from '../format';
 import { gpuByName } from './gpus';
 import { blocksPerRequest } from './layout';
+import { parseVllmVersion, vllmAtLeast } from './reserve';
 import type { Estimate } from './types';
 
 export { KERNEL_LIMITS };
@@ -225,6 +226,7 @@ export const CHECK_KEYS: Readonly<Record<string, readonly string[]>> = {
   'kv-dtype-estimate-only': ['kv_cache.dtype', 'dtype', 'device.backend'],
   'dtype-unsupported': ['device.backend', 'dtype'],
   'pool-below-max-model-len': POOL_KEYS,
+  'vllm-predates-model': ['engine.vllm_version'],
 };
 
 /**
@@ -239,7 +241,53 @@ export function checksIndependentOf(profile: Profile, e: Estimate, invalid: read
   });
 }
 
+/**
+ * The first vLLM release that serves each architecture, by the config's model_type (top level or
+ * text_config), each from vLLM's own threads or the users who hit the limit:
+ * - DeepSeek-V3 0.6.6: vLLM issue #11559, "It is supported since v0.6.6" (DarkLight1337).
+ * - Gemma 3 0.8.0: vLLM PR #14971 (Gemma 3 "given the 0.8.0 release"); ms-swift issue #3660,
+ *   "vllm 0.7.3 not support gemma3".
+ * - Llama 4 0.8.3: vLLM PR #16104 "[Model] Support Llama4 in vLLM" (5 Apr 2025), closing issue
+ *   #16106 ("Release will be out soon"): released as 0.8.3.
+ * - Qwen3 and Qwen3-MoE 0.8.4: vLLM PR #15289 "[Model] Add Qwen3 and Qwen3MoE"; vLLM issue #17578,
+ *   "Qwen3 models are only supported in vLLM >= 0.8.4".
+ * - gpt-oss 0.10.1: vLLM PR #22259 "Support gpt-oss" (wheel vllm==0.10.1+gptoss); 0.10.1 the first
+ *   release with it (snowflakedb/ArcticInference issue #168: "the lowest vLLM version that
+ *   supports GPT OSS is 0.10.1").
+ * - Qwen3-Next 0.10.2: vLLM issue #24944 (Qwen3-Next on v0.10.2rc3); vllm-project/vllm-ascend
+ *   PR #2919 (Qwen3-Next support against vLLM v0.10.2).
+ */
+export const FIRST_VLLM_RELEASE: readonly { modelTypes: readonly string[]; name: string; since: readonly [number, number, number]; source: string }[] = [
+  { modelTypes: ['deepseek_v3'], name: 'DeepSeek-V3', since: [0, 6, 6], source: 'vLLM issue #11559' },
+  { modelTypes: ['gemma3', 'gemma3_text'], name: 'Gemma 3', since: [0, 8, 0], source: 'vLLM PR #14971' },
+  { modelTypes: ['llama4', 'llama4_text'], name: 'Llama 4', since: [0, 8, 3], source: 'vLLM PR #16104' },
+  { modelTypes: ['qwen3', 'qwen3_moe'], name: 'Qwen3', since: [0, 8, 4], source: 'vLLM PR #15289, issue #17578' },
+  { modelTypes: ['gpt_oss'], name: 'gpt-oss', since: [0, 10, 1], source: 'vLLM PR #22259' },
+  { modelTypes: ['qwen3_next'], name: 'Qwen3-Next', since: [0, 10, 2], source: 'vLLM issue #24944' },
+];
+
+/**
+ * engine.vllm_version older than the first release that serves the model's architecture
+ * (FIRST_VLLM_RELEASE): that vLLM cannot load the model, so the figures of its memory layout
+ * describe no deployment that ran. A warning at engine.vllm_version naming the first release.
+ */
+function engineProblems(profile: Profile): Problem[] {
+  const version = profile.engine?.vllmVersion ?? null;
+  if (version === null || parseVllmVersion(version) === undefined) return [];
+  const type = profile.model.modelType.toLowerCase();
+  const first = FIRST_VLLM_RELEASE.find((r) => r.modelTypes.includes(type));
+  if (!first || vllmAtLeast(version, first.since)) return [];
+  const since = first.since.join('.');
+  return [{
+    severity: 'warning',
+    code: 'vllm-predates-model',
+    message: `engine.vllm_version ${version} predates ${first.name} (model_type ${type}): vLLM serves it from ${since} (${first.source}), so no ${version} could load this model; its memory layout is shown as that release counted it, for comparison only; set engine.vllm_version to ${since} or later`,
+    range: profileKey(profile, 'engine.vllm_version', 'engine'),
+    data: { firstRelease: since, modelType: type },
+  }];
+}
+
 /** Every problem of `profile` that its estimate or the kernels' limits reveal, in file order of kind. */
 export function checkProfile(profile: Profile, e: Estimate): Problem[] {
-  return [...deviceProblems(profile), ...fitProblems(profile, e), ...kernelProblems(profile, e), ...concurrencyProblems(profile, e)];
+  return [...deviceProblems(profile), ...fitProblems(profile, e), ...kernelProblems(profile, e), ...concurrencyProblems(profile, e), ...engineProblems(profile)];
 }

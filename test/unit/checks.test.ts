@@ -1,8 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { profileFromModelConfig, type Problem, type Profile } from '../../core/config/index';
-import { checkProfile, estimate, nearestPageSize } from '../../core/estimate/index';
-import { loadModel } from './helpers';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { profileFromModelConfig, readProfile, type Problem, type Profile, type ProfileHost } from '../../core/config/index';
+import { checkProfile, DEFAULT_ENGINE, estimate, nearestPageSize } from '../../core/estimate/index';
+import { fixtureText, loadModel } from './helpers';
 import { planCases, windowCoverage } from '../../runner/plan';
 import { formatEstimateOf } from '../../runner/table';
 
@@ -177,4 +179,33 @@ test('device.memory_gib beyond the named GPU\'s memory is a warning at memory_gi
     p.device = { ...p.device, gpu: 'A10', memoryGib: 22 };
   });
   assert.ok(!codes(fits).includes('memory-exceeds-gpu'));
+});
+
+test('engine.vllm_version older than the first vLLM release that serves the architecture: a warning at engine.vllm_version naming that release', () => {
+  // First releases, from vLLM's own threads (core/estimate/checks.ts FIRST_VLLM_RELEASE): gpt-oss 0.10.1
+  // (PR #22259, wheel vllm==0.10.1+gptoss), Qwen3 0.8.4 (issue #17578: "only supported in vLLM >= 0.8.4"),
+  // DeepSeek-V3 0.6.6 (issue #11559: "supported since v0.6.6").
+  const yaml = 'model: ./oss/config.json\ndevice: { gpu: H100 SXM }\nengine: { vllm_version: "0.8.5" }\n';
+  const host: ProfileHost = { readFile: (abs) => (abs === '/w/oss/config.json' ? fixtureText('gpt-oss-120b') : null) };
+  const p = readProfile(yaml, '/w/o.attn.yaml', host).value!;
+  const found = checkProfile(p, estimate(p)).filter((x) => x.code === 'vllm-predates-model');
+  assert.equal(found.length, 1);
+  assert.equal(found[0]!.severity, 'warning');
+  assert.match(found[0]!.message, /^engine\.vllm_version 0\.8\.5 predates gpt-oss \(model_type gpt_oss\): vLLM serves it from 0\.10\.1 \(vLLM PR #22259\)/);
+  // At engine.vllm_version's value, "0.8.5" on line 3.
+  const at = yaml.indexOf('"0.8.5"');
+  assert.ok(found[0]!.range.offset >= at - 1 && found[0]!.range.offset <= at + 1, JSON.stringify(found[0]!.range));
+  const version = (name: string, v: string | null) => profile(name, (x) => { x.engine = { ...DEFAULT_ENGINE, vllmVersion: v }; });
+  assert.ok(!codes(version('gpt-oss-120b', '0.10.1')).includes('vllm-predates-model'));
+  assert.ok(!codes(version('gpt-oss-120b', null)).includes('vllm-predates-model'));
+  assert.ok(codes(version('Qwen3-8B', '0.8.3')).includes('vllm-predates-model'));
+  assert.ok(!codes(version('Qwen3-8B', '0.8.4')).includes('vllm-predates-model'));
+  assert.ok(codes(version('DeepSeek-V3', '0.6.5')).includes('vllm-predates-model'));
+  assert.ok(!codes(version('DeepSeek-V3', '0.6.6')).includes('vllm-predates-model'));
+  // An architecture older than every release the tool models: no warning.
+  assert.ok(!codes(version('Llama-2-7b-hf', '0.2.4')).includes('vllm-predates-model'));
+  // README: gpt-oss's every-layer figure is a layout, not a release that served it.
+  const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8').replace(/\s+/g, ' ');
+  assert.doesNotMatch(readme, /vLLM 0\.8 needed/);
+  assert.match(readme, /1\.70x, where a pool that charges every layer \(vLLM < 0\.9's layout\) needs 9 GiB/);
 });
