@@ -10,12 +10,13 @@ import type { RunnerErrorEvent, RunnerProgressEvent, RunnerSweepEndEvent } from 
 const points = (n: number): string => `${n} ${n === 1 ? 'point' : 'points'}`;
 
 /**
- * The progress notification's line: points done of the total (whole points: a running point
- * counts when it is written), then the running points' values and how far each is, as the
- * runner's message gives them ("1 of 2 points · page_size=64 40%").
+ * The progress notification's line: whole points done of the total (a running point counts
+ * when it is written), then the points running and how far each is, as the runner's message
+ * gives them ("1 of 2 points done · running: page_size=64 40%"): the count is of finished
+ * points, the names of the running ones, so each says which it is.
  */
 export function sweepProgressMessage(e: Pick<RunnerProgressEvent, 'done' | 'total' | 'message'>): string {
-  return `${Math.floor(e.done)} of ${points(e.total)}${e.message ? ` · ${e.message}` : ''}`;
+  return `${Math.floor(e.done)} of ${points(e.total)} done${e.message ? ` · running: ${e.message}` : ''}`;
 }
 
 /**

@@ -208,7 +208,8 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
     result = await runSweepLocally(plan, {
       outDir, jobs, shard, quick, backend, runnerScript: resolve(process.argv[1]!), signal, earlier,
       onProgress: (done, total, running) => {
-        const points = running.map((r) => `${r.label} ${Math.floor(100 * r.fraction)}%`).join(', ');
+        // A point at 100 % is finished (its result being written), not running: it is not listed.
+        const points = running.filter((r) => r.fraction < 1).map((r) => `${r.label} ${Math.floor(100 * r.fraction)}%`).join(', ');
         if (!emit) return progress.update(done, total, `sweep ${plan.name}, ${where}: ${Math.floor(done)} done${points ? `; ${points}` : ''}`);
         const key = `${Math.floor((100 * done) / Math.max(1, total))} ${points}`;
         if (key === lastEvent) return;

@@ -63,7 +63,9 @@ describe('Run sweep', () => {
     const report = await readSweepReport(out.sweepEnd.reportFile!);
     assert.equal(report?.rows.length, 2);
     const last = events.filter((e): e is RunnerProgressEvent => e.type === 'progress').at(-1)!;
-    assert.equal(sweepProgressMessage(last), '2 of 2 points');
+    assert.equal(sweepProgressMessage(last), '2 of 2 points done');
+    // A finished point (its simulation at 100 %, its result being written) is never listed as running.
+    for (const e of events) if (e.type === 'progress') assert.ok(!/100%/.test(e.message ?? ''), e.message);
     assert.equal(sweepEndMessage('grid.attn.yaml', out.sweepEnd, '.attnscope/sweeps/grid-x'), 'AttnScope: sweep of grid.attn.yaml finished: 2 points, report in .attnscope/sweeps/grid-x.');
   });
 
@@ -102,8 +104,9 @@ describe('Run sweep', () => {
   });
 
   it('the progress line: whole points done, then the running points\' values', () => {
-    assert.equal(sweepProgressMessage({ done: 1.4, total: 3, message: 'page_size=64 40%' }), '1 of 3 points · page_size=64 40%');
-    assert.equal(sweepProgressMessage({ done: 0, total: 1, message: '' }), '0 of 1 point');
+    // The count is of finished points, the name of the running one (s28 newcomer finding 7: '2 of 6 points · page_size=16 arrival_rate=8 0%').
+    assert.equal(sweepProgressMessage({ done: 1.4, total: 3, message: 'page_size=64 40%' }), '1 of 3 points done · running: page_size=64 40%');
+    assert.equal(sweepProgressMessage({ done: 0, total: 1, message: '' }), '0 of 1 point done');
     assert.match(
       sweepEndMessage('g.attn.yaml', { cancelled: false, inFolder: 1, total: 2, failed: [{ label: 'page_size=64', error: 'worker exited with SIGKILL' }] }, 'd'),
       /^AttnScope: sweep of g\.attn\.yaml: 1 of 2 points failed \(page_size=64: worker exited with SIGKILL\)\. The report shows the 1 that ran; run sweep again to retry only the failed ones\.$/,
