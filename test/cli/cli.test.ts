@@ -1159,7 +1159,7 @@ test('bench of a workload whose pool has no pages: the dry run and the run both 
 });
 
 test('simulate --calibrate RUN.json measures the attention coefficients from CUDA kernel timings and labels them; a CPU run is refused, exit 2', () => {
-  const profile = join(root, 'examples', 'llama-3.1-8b.attn.yaml'); // device.gpu unset: H100 SXM
+  const profile = join(root, 'examples', 'llama-3.1-8b.attn.yaml'); // device.gpu: H100 SXM
   // paged_decode at 0.6 × 3.35e12 B/s (2.01 TB/s) after 4 µs a call, by construction.
   const decode = (bytes: number, backend: string) => ({
     kernel: 'paged_decode', backend, shape: {}, dtype: 'bf16', samplesNs: [], medianNs: 4000 + (bytes / 2.01e12) * 1e9, p10Ns: 0, p90Ns: 0,

@@ -483,6 +483,31 @@ test('the shipped examples read cleanly and estimate', () => {
   assert.equal(estimate(llama).kvBytesPerToken, 131_072);
 });
 
+test('the flagship example is one device, an H100 SXM: its CUDA memory sizes the pool, its peaks the step times, and README prints that pool', () => {
+  // s28 newcomer finding 5: memory_gib 80 sized the pool while the step times were an H100's (79.22 GiB as CUDA reports it).
+  // By hand: floor(79.22 · 2^30) = 85,061,827,297 B; · 0.9 -> 76,555,644,567 usable; weights 8,030,261,248 · 2 =
+  // 16,060,522,496; non-torch round(0.1 GiB) = 107,374,182; activation 905,969,664 (864 MiB, activationPeakBytes at
+  // max_num_batched_tokens 8192); budget 59,481,778,225 B / 2 MiB pages = 28,363.2 -> 28,363 pages;
+  // max concurrency 28,363 / ceil(8,192 / 16) = 28,363 / 512 = 55.396 -> "55.40x". (At memory_gib 80: 28,722 and 56.10x.)
+  const examples = resolve(import.meta.dirname, '../../examples');
+  const file = join(examples, 'llama-3.1-8b.attn.yaml');
+  const host: ProfileHost = { readFile: (p) => { try { return readFileSync(p, 'utf8'); } catch { return null; } } };
+  const p = readProfile(readFileSync(file, 'utf8'), file, host).value!;
+  assert.equal(p.device.gpu, 'H100 SXM');
+  assert.equal(p.device.memoryGib, null);
+  const e = estimate(p);
+  assert.equal(e.pool.usableBytes, 76_555_644_567);
+  assert.equal(e.pool.reserve.find((t) => t.key === 'activation')!.bytes, 905_969_664);
+  assert.equal(e.pool.budgetBytes, 76_555_644_567 - 16_060_522_496 - 905_969_664 - 107_374_182);
+  assert.equal(e.pool.pages, 28_363);
+  assert.equal(e.pool.maxConcurrency.toFixed(2), '55.40');
+  const readme = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
+  assert.match(readme, /\n16 +64 +0\.8% +0\.0% +0 +28,363 /);
+  assert.match(readme, /\n16 +0\.8% +0\.0% +0 +28,363 /);
+  assert.match(readme, /`1 GiB\/seq at 8,192 · 55\.40x`/);
+  assert.doesNotMatch(readme, /28,722 |56\.10x/);
+});
+
 test('profileFromModelConfig: the defaults around a bare config', () => {
   const p = profileFromModelConfig(loadModel('gemma-2-9b'), '/m/config.json');
   assert.equal(p.dtype, 'bf16');
