@@ -258,3 +258,22 @@ export function kernelBuildText(env: Environment, cases: ReadonlyArray<Pick<Kern
   const cpu = env.simd === '' ? [] : [nativeBuildLabel(env), env.simd, env.nativeBuild === 'wasm' ? '' : `${env.threads} ${env.threads === 1 ? 'thread' : 'threads'}`];
   return [...gpu, ...cpu].filter((part) => part !== '').join(' · ');
 }
+
+/**
+ * "per GPU at TP 2" for a case shape timed as one GPU's share of the heads under tensor
+ * parallelism (CaseShape.tensorParallelSize > 1), else ''.
+ */
+export function perGpuCaseText(shape: { tensorParallelSize?: number }): string {
+  const tp = shape.tensorParallelSize ?? 1;
+  return tp > 1 ? `per GPU at TP ${tp}` : '';
+}
+
+/**
+ * The bench header's words for cases timed as one GPU's share under tensor parallelism:
+ * "cases per GPU at TP 2 (H / tp query heads, the KV heads one GPU holds, as vLLM shards them)",
+ * or null when no case is (one GPU: all the model's heads).
+ */
+export function perGpuCasesHeader(shapes: Array<{ tensorParallelSize?: number }>): string | null {
+  const tp = Math.max(1, ...shapes.map((s) => s.tensorParallelSize ?? 1));
+  return tp > 1 ? `cases ${perGpuCaseText({ tensorParallelSize: tp })} (H / tp query heads, the KV heads one GPU holds, as vLLM shards them)` : null;
+}

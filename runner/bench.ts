@@ -6,7 +6,7 @@
  */
 import type { Backend, Dtype, KernelBackendName, Profile } from '../core/config/types';
 import { estimate, poolSizeProblem } from '../core/estimate';
-import { formatBytes, formatCount, formatDuration, formatRate } from '../core/format';
+import { formatBytes, formatCount, formatDuration, formatRate, perGpuCaseText } from '../core/format';
 import { createRun, type CaseShape, type Environment, type RunResult } from '../core/protocol/run';
 import type { RunnerEvent } from '../core/protocol/runner';
 import * as native from '../native';
@@ -305,10 +305,11 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
   return run;
 }
 
-/** "flash_fwd B=1 N=1024 H=32/8 D=128 causal bf16" */
+/** "flash_fwd B=1 N=1024 H=32/8 D=128 causal bf16"; under TP 2: "flash_fwd B=1 N=256 H=32/4 (per GPU at TP 2) D=64 causal bf16" */
 export function describeCase(c: { kernel: string; shape: CaseShape; dtype: Dtype }): string {
   const s = c.shape;
-  const heads = `H=${s.numHeads}/${s.numKvHeads} D=${s.headDim}`;
+  const perGpu = perGpuCaseText(s);
+  const heads = `H=${s.numHeads}/${s.numKvHeads}${perGpu ? ` (${perGpu})` : ''} D=${s.headDim}`;
   if (c.kernel === 'paged_decode') return `paged_decode B=${s.batchSize} ctx=${s.seqLenK} ${heads} page=${s.pageSize} ${c.dtype}`;
   return `flash_fwd B=${s.batchSize} N=${s.seqLenQ} ${heads}${s.causal ? ' causal' : ''}${s.slidingWindow ? ` window=${s.slidingWindow}` : ''} ${c.dtype}`;
 }

@@ -23,7 +23,7 @@ import { BACKENDS, isBackend, type KernelBackendName, type Problem, type Profile
 import { resolvedProfileProblems } from '../core/config/resolvedProfile';
 import { createRun, type Environment, type PoolResult, type PoolSample, type StepTimeModel } from '../core/protocol/run';
 import { batchLimitsText, estimate, referenceSeqLen } from '../core/estimate';
-import { formatCount, formatCountOf } from '../core/format';
+import { formatCount, formatCountOf, perGpuCasesHeader } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, writeFailure, writeOutput } from './args';
@@ -260,7 +260,8 @@ async function benchCommand(argv: string[], io: CliIo): Promise<number> {
     // The run's own warning of cases one call of which takes minutes, over this machine's peaks (measured, about a second).
     const peaks = await dryRunPeaks(chosen);
     for (const message of slowCaseNotes(plan, chosen, peaks)) io.stderr.write(`warn: ${message}\n`);
-    io.stdout.write(`${[`dry run: ${plan.length} cases on ${chosen}${pool}; no case timed`, ...plan.map((c) => `  ${describeCase(c)}`)].join('\n')}\n`);
+    const perGpu = perGpuCasesHeader(plan.map((c) => c.shape));
+    io.stdout.write(`${[`dry run: ${plan.length} cases on ${chosen}${pool}; no case timed${perGpu ? `; ${perGpu}` : ''}`, ...plan.map((c) => `  ${describeCase(c)}`)].join('\n')}\n`);
     return EXIT_OK;
   }
 

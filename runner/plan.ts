@@ -1,11 +1,13 @@
 /**
  * Plans the benchmark cases of a run from a resolved Profile: one flash_fwd case per prefill
- * length and one paged_decode case per (batch size, context length), with the model's own
- * H, H_kv and head_dim. `quick` keeps the smallest prefill length and decode shape so that a
+ * length and one paged_decode case per (batch size, context length), with the heads one GPU
+ * runs (H / tp query heads, the H_kv / tp KV heads it holds, replicated when tp > H_kv; all of
+ * them at tp 1) and the model's head_dim. `quick` keeps the smallest prefill length and decode shape so that a
  * run takes seconds. Every case also gets the reduced shape its correctness check runs on.
  */
 import { totalmem } from 'node:os';
 import { isFp8KvDtype, type Dtype, type Profile } from '../core/config/types';
+import { headsPerGpu, kvHeadsPerGpu } from '../core/estimate';
 import { KERNEL_LIMITS } from '../core/estimate/checks';
 import { mlaDecodeHeadDim, mlaPrefillHeadDim } from '../core/kernelLimits';
 import { formatBytes, formatCount } from '../core/format';
@@ -44,14 +46,20 @@ function checkHeads(numHeads: number, numKvHeads: number): { h: number; hkv: num
  * FlashMLA), so it runs as MQA at mlaDecodeHeadDim (core/kernelLimits.ts: kv_lora_rank, the rope
  * part left out, which the CPU kernels' head_dim <= 512 cannot hold; its note says so in runs),
  * its shape carrying the latent width (kv_lora_rank + qk_rope_head_dim) its bytes are counted at.
+ * Under tensor parallelism every count is one GPU's, as vLLM shards heads: H / tp query heads
+ * (headsPerGpu), max(1, H_kv / tp) KV heads (kvHeadsPerGpu); MLA's decompressed prefill heads are
+ * the query heads, its decode latent is one replicated head.
  */
 function modelHeads(profile: Profile): { h: number; prefillHkv: number; prefillD: number; decodeHkv: number; decodeD: number; mlaLatentDim?: number } {
   const m = profile.model;
+  const tp = profile.device.tensorParallelSize;
+  const h = headsPerGpu(m, tp);
   if (m.mla) {
     const mlaLatentDim = m.mla.kvLoraRank + m.mla.qkRopeHeadDim;
-    return { h: m.numHeads, prefillHkv: m.numHeads, prefillD: mlaPrefillHeadDim(m.mla).headDim, decodeHkv: 1, decodeD: mlaDecodeHeadDim(m.mla).headDim, mlaLatentDim };
+    return { h, prefillHkv: h, prefillD: mlaPrefillHeadDim(m.mla).headDim, decodeHkv: 1, decodeD: mlaDecodeHeadDim(m.mla).headDim, mlaLatentDim };
   }
-  return { h: m.numHeads, prefillHkv: m.numKvHeads, prefillD: m.headDim, decodeHkv: m.numKvHeads, decodeD: m.headDim };
+  const hkv = kvHeadsPerGpu(m, tp);
+  return { h, prefillHkv: hkv, prefillD: m.headDim, decodeHkv: hkv, decodeD: m.headDim };
 }
 
 /**
@@ -154,6 +162,9 @@ export function planCases(profile: Profile, opts: PlanOptions): PlannedCase[] {
   const { h, prefillHkv, prefillD, decodeHkv, decodeD, mlaLatentDim } = modelHeads(profile);
   const dtype = profile.dtype;
   const kvDtype = kernelKvDtype(profile);
+  const tp = profile.device.tensorParallelSize;
+  // The shapes are one GPU's share under tensor parallelism: the run says so (CaseShape).
+  const perGpu = tp > 1 ? { tensorParallelSize: tp } : {};
   const cases: PlannedCase[] = [];
 
   const { seqLens, batchSizes, contextLens } = caseAxes(profile, opts.quick);
@@ -175,6 +186,7 @@ export function planCases(profile: Profile, opts: PlanOptions): PlannedCase[] {
         seqLenK: n,
         causal: profile.prefill.causal,
         slidingWindow: window,
+        ...perGpu,
       };
       const cn = Math.min(n, CHECK_MAX_SEQ);
       // An odd length (not a multiple of any tile) exercises the tails.
@@ -206,6 +218,7 @@ export function planCases(profile: Profile, opts: PlanOptions): PlannedCase[] {
         pageSize,
         // The model reads one latent per token for K and V: the bytes count it once (attentionBytes).
         ...(mlaLatentDim ? { mlaLatentDim } : {}),
+        ...perGpu,
       };
       const checkCtx = Math.min(ctx, 4 * CHECK_MAX_SEQ) - 3; // a partial last page
       cases.push({

@@ -6,7 +6,7 @@ import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
 import { kvHeadsPerGpu } from '../core/estimate';
 import { blocksPerRequestFormula, poolBlocksText } from '../core/estimate/layout';
-import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate, formatSignificant, isMemoryBound, loadAverageText } from '../core/format';
+import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate, formatSignificant, isMemoryBound, loadAverageText, perGpuCaseText, perGpuCasesHeader } from '../core/format';
 import type { KernelCase, RunResult } from '../core/protocol/run';
 import { mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../core/kernelLimits';
 import { ceilingFor, computeCeiling } from './measure';
@@ -28,7 +28,8 @@ function ms(ns: number): string {
 
 function shapeText(c: KernelCase): string {
   const s = c.shape;
-  const heads = `H=${s.numHeads}/${s.numKvHeads} D=${s.headDim}`;
+  const perGpu = perGpuCaseText(s);
+  const heads = `H=${s.numHeads}/${s.numKvHeads}${perGpu ? ` (${perGpu})` : ''} D=${s.headDim}`;
   if (c.kernel === 'paged_decode') return `B=${s.batchSize} ctx=${s.seqLenK} ${heads} page=${s.pageSize}`;
   return `B=${s.batchSize} N=${s.seqLenQ} ${heads}${s.causal ? ' causal' : ''}${s.slidingWindow ? ` win=${s.slidingWindow}` : ''}`;
 }
@@ -102,7 +103,8 @@ export function casesCaption(run: Pick<RunResult, 'cases' | 'environment' | 'qui
   const mla = run.cases.some((c) => c.shape.mlaLatentDim) ? '; MLA decode: the latent, kv_lora_rank + qk_rope_head_dim, read once, + Q + O' : '';
   // A --quick run's cases had the shorter timing budget: said where the figures are read.
   const samples = run.quick ? ` (--quick: each case timed ${timingBudgetText(timingBudget(true))}, not ${timingBudgetText(timingBudget(false))})` : '';
-  return `Kernel timings, measured on ${where}: median and p10-p90 of each case's samples${samples}; rate: FLOPs (4·B·H·N_q·N_k·D over the mask) or bytes (K + V + Q + O${mla}) of the shape / median; ${against}`;
+  const perGpu = perGpuCasesHeader(run.cases.map((c) => c.shape));
+  return `Kernel timings, measured on ${where}${perGpu ? `, ${perGpu}` : ''}: median and p10-p90 of each case's samples${samples}; rate: FLOPs (4·B·H·N_q·N_k·D over the mask) or bytes (K + V + Q + O${mla}) of the shape / median; ${against}`;
 }
 
 /**

@@ -33,6 +33,12 @@ export interface CaseShape {
    * it as MQA at headDim (mlaDecodeHeadDim), the bytes count the latent (runner/measure.ts attentionBytes).
    */
   mlaLatentDim?: number;
+  /**
+   * Set (> 1) when the model runs under tensor parallelism: the shape is one GPU's share, as vLLM
+   * shards heads (numHeads = H / tp, numKvHeads = the H_kv / tp one GPU holds, at least 1:
+   * core/estimate headsPerGpu, kvHeadsPerGpu), not the whole model's. Absent: one GPU, all heads.
+   */
+  tensorParallelSize?: number;
 }
 
 export interface KernelCase {

@@ -7,6 +7,7 @@ import { checkProfile, DEFAULT_ENGINE, estimate, nearestPageSize } from '../../c
 import { fixtureText, loadModel } from './helpers';
 import { planCases, windowCoverage } from '../../runner/plan';
 import { formatEstimateOf } from '../../runner/table';
+import { describeCase } from '../../runner/bench';
 
 function profile(name: string, change: (p: Profile) => void = () => {}): Profile {
   const p = profileFromModelConfig(loadModel(name), `/m/${name}/config.json`);
@@ -120,6 +121,22 @@ test('DeepSeek-V3 (MLA) prefill: V runs at the q·k head_dim 192, and an info at
   assert.deepEqual(info.range, p.model.ranges['v_head_dim']);
   assert.match(info.message, /^MLA prefill is benchmarked with V at head_dim 192, not v_head_dim 128: .* P·V does 1\.5x the model's FLOPs and V bytes/);
   assert.equal(checkProfile(profile('Llama-3.1-8B'), estimate(profile('Llama-3.1-8B'))).some((x) => x.code === 'mla-prefill-head-dim'), false);
+});
+
+test('under tensor parallelism the planned cases are one GPU\'s heads (vLLM shards them), and say so', () => {
+  // gpt-oss-120b: num_attention_heads 64, num_key_value_heads 8 (its config.json).
+  const heads = (tp: number) => planCases(profile('gpt-oss-120b', (x) => { x.device.tensorParallelSize = tp; }), { quick: true })
+    .map((c) => [c.kernel, c.shape.numHeads, c.shape.numKvHeads, c.shape.tensorParallelSize]);
+  // TP 1: all heads, 64 / 8, no per-GPU mark.
+  assert.deepEqual(heads(1), [['flash_fwd', 64, 8, undefined], ['flash_fwd', 64, 8, undefined], ['paged_decode', 64, 8, undefined]]);
+  // TP 2: 64 / 2 = 32 query heads, 8 / 2 = 4 KV heads on each GPU.
+  assert.deepEqual(heads(2), [['flash_fwd', 32, 4, 2], ['flash_fwd', 32, 4, 2], ['paged_decode', 32, 4, 2]]);
+  // TP 16 > H_kv 8: 64 / 16 = 4 query heads, max(1, 8 / 16) = 1 KV head, replicated (vLLM get_num_kv_heads).
+  assert.deepEqual(heads(16), [['flash_fwd', 4, 1, 16], ['flash_fwd', 4, 1, 16], ['paged_decode', 4, 1, 16]]);
+  // The label says whose share it is.
+  const [first] = planCases(profile('gpt-oss-120b', (x) => { x.device.tensorParallelSize = 2; }), { quick: true });
+  assert.match(describeCase(first!), /^flash_fwd B=1 N=\d+ H=32\/4 \(per GPU at TP 2\) D=64 /);
+  assert.doesNotMatch(describeCase(planCases(profile('gpt-oss-120b'), { quick: true })[0]!), /per GPU/);
 });
 
 test('nearestPageSize: powers of two in the CUDA kernel range', () => {
