@@ -302,10 +302,7 @@ export function reuseTree(previous: Analysis, text: string): ParsedTree | null {
     if (n === edited) return replacement;
     // Wholly before the edit: unchanged, and so is all it holds.
     if (n.range.offset + n.range.length < start) return n;
-    if (n.type !== 'object' && n.type !== 'array') {
-      const range = shift(n.range);
-      return n.written === undefined ? { type: n.type, range, value: n.value } : { type: n.type, range, value: n.value, written: n.written };
-    }
+    if (n.type !== 'object' && n.type !== 'array') return leafAt(n, shift(n.range));
     const moved = moveUnread(n, shift(n.range), text);
     if (moved !== null) return moved;
     const c: ValueNode = { ...n, range: shift(n.range) };
@@ -317,39 +314,31 @@ export function reuseTree(previous: Analysis, text: string): ParsedTree | null {
 }
 
 /**
- * The number node whose range holds [start, end]; null also inside a container left unread
- * (core/config/tree.ts isUnread): parsing again reads less than reading its members.
+ * The outermost node `accepts` takes whose range holds [start, end] (past its first character
+ * when `pastFirst`, at every level); null also inside a container left unread (core/config/tree.ts
+ * isUnread): parsing again reads less than reading its members.
  */
-function numberContaining(node: ValueNode, start: number, end: number): ValueNode | null {
+function nodeContaining(node: ValueNode, start: number, end: number, pastFirst: boolean, accepts: (n: ValueNode) => boolean): ValueNode | null {
   const r = node.range;
-  if (start < r.offset || end > r.offset + r.length || isUnread(node)) return null;
-  if (node.type === 'number') return node;
+  if (start < r.offset + (pastFirst ? 1 : 0) || end > r.offset + r.length || isUnread(node)) return null;
+  if (accepts(node)) return node;
   for (const p of node.properties ?? []) {
-    const found = numberContaining(p.value, start, end);
+    const found = nodeContaining(p.value, start, end, pastFirst, accepts);
     if (found !== null) return found;
   }
   for (const item of node.items ?? []) {
-    const found = numberContaining(item, start, end);
+    const found = nodeContaining(item, start, end, pastFirst, accepts);
     if (found !== null) return found;
   }
   return null;
 }
 
-/** The innermost list whose items are all numbers and whose range holds [start, end] past its first character; null also inside an unread container. */
-function numberListContaining(node: ValueNode, start: number, end: number): ValueNode | null {
-  const r = node.range;
-  if (start <= r.offset || end > r.offset + r.length || isUnread(node)) return null;
-  if (node.type === 'array' && node.items!.every((item) => item.type === 'number')) return node;
-  for (const p of node.properties ?? []) {
-    const found = numberListContaining(p.value, start, end);
-    if (found !== null) return found;
-  }
-  for (const item of node.items ?? []) {
-    const found = numberListContaining(item, start, end);
-    if (found !== null) return found;
-  }
-  return null;
-}
+/** The number node whose range holds [start, end]. */
+const numberContaining = (node: ValueNode, start: number, end: number): ValueNode | null => nodeContaining(node, start, end, false, (n) => n.type === 'number');
+
+/** The list whose items are all numbers and whose range holds [start, end] past its first character (such a list holds no list). */
+const numberListContaining = (node: ValueNode, start: number, end: number): ValueNode | null =>
+  nodeContaining(node, start, end, true, (n) => n.type === 'array' && n.items!.every((item) => item.type === 'number'));
 
 /**
  * The list node a parse makes of text[offset, offset + length) — the new text of a list of
@@ -467,7 +456,7 @@ function parseAroundLists(previous: Analysis, text: string, start: number, oldEn
     if (list !== undefined && n.range.length === list.range.length) {
       kept++;
       if (list.range.offset <= oldEnd) return list;
-      return { type: 'array', range: { offset: list.range.offset + delta, length: list.range.length }, items: list.items!.map((item) => movedNumber(item, delta)) };
+      return { type: 'array', range: { offset: list.range.offset + delta, length: list.range.length }, items: list.items!.map((item) => leafAt(item, { offset: item.range.offset + delta, length: item.range.length })) };
     }
     if (n.properties) n.properties = n.properties.map((p) => ({ key: p.key, keyRange: p.keyRange, value: putBack(p.value) }));
     if (n.items) n.items = n.items.map(putBack);
@@ -477,8 +466,7 @@ function parseAroundLists(previous: Analysis, text: string, start: number, oldEn
   return kept === lists.length ? { root, problems: [] } : null;
 }
 
-/** A number node moved by `delta`. */
-function movedNumber(n: ValueNode, delta: number): ValueNode {
-  const range = { offset: n.range.offset + delta, length: n.range.length };
-  return n.written === undefined ? { type: 'number', range, value: n.value } : { type: 'number', range, value: n.value, written: n.written };
+/** A leaf node (number, string, boolean, null) at `range`, its value and written form kept. */
+function leafAt(n: ValueNode, range: SourceRange): ValueNode {
+  return n.written === undefined ? { type: n.type, range, value: n.value } : { type: n.type, range, value: n.value, written: n.written };
 }
