@@ -34,7 +34,7 @@
  *   is mid-edit (in another editor) keeps its hints that way too: its own text is untouched.
  */
 import type { InlayHint, Range } from 'vscode-languageserver';
-import { getProperty, propertyWithValueAt, type ModelSpec, type Profile, type PropertyNode, type SourceRange, type ValueNode } from '../core/config';
+import { getProperty, keyPathsOverlap, propertyWithValueAt, type ModelSpec, type Profile, type PropertyNode, type SourceRange, type ValueNode } from '../core/config';
 import { attentionWorkspace, gpuNamePicksSmallBatch, headsPerGpu, kvBytesForSequence, maxNumSeqsOf, requestReservation } from '../core/estimate';
 import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import { changedRegion, modelKeyRange, profileKeyRange, type Analysis } from './analysis';
@@ -138,11 +138,6 @@ function anchoredHint(a: Analysis, at: SourceRange, parts: string[], tooltip: st
   };
 }
 
-/** True when one of two dotted key paths is the other or encloses it. */
-function overlaps(a: string, b: string): boolean {
-  return a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`);
-}
-
 /** Keys the weights figure depends on, besides the model. */
 const WEIGHTS_KEYS = ['dtype', 'device.tensor_parallel_size'];
 /** Keys the KV-per-token figure depends on, besides the model. */
@@ -222,7 +217,7 @@ export function documentHints(a: Analysis, carried: readonly AnchoredHint[] = []
   if (carried.length > 0) {
     const invalid = a.partial?.invalid ?? [];
     const computed = new Set(hints.map((h) => h.path));
-    hints.push(...carried.filter((h) => !computed.has(h.path) && !invalid.some((p) => overlaps(p, h.path))));
+    hints.push(...carried.filter((h) => !computed.has(h.path) && !invalid.some((p) => keyPathsOverlap(p, h.path))));
     hints.sort((x, y) => x.offset - y.offset);
   }
   return hints;
@@ -281,7 +276,7 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
   const model = a.model;
   if (e === null || profile === null || model === null) return [];
   const hints: AnchoredHint[] = [];
-  const valid = (keys: readonly string[]): boolean => !invalid.some((p) => keys.some((k) => overlaps(p, k)));
+  const valid = (keys: readonly string[]): boolean => !invalid.some((p) => keys.some((k) => keyPathsOverlap(p, k)));
   const budget = budgetKeys(a, profile);
   // The page pool (pages, tokens, sequences that fit): KV per token, the budget, the page.
   const pool = [...KV_KEYS, ...budget, 'kv_cache'];

@@ -320,3 +320,8 @@ export interface ReadResult<T> {
   value: T | null;
   problems: Problem[];
 }
+
+/** True when one of two dotted key paths ('kv_cache', 'kv_cache.dtype') is the other or encloses it. */
+export function keyPathsOverlap(a: string, b: string): boolean {
+  return a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`);
+}

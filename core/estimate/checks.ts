@@ -5,7 +5,7 @@
  * max_model_len sequence, and head_dim / page_size / dtypes the chosen backend's kernels do not
  * take. The language server shows them as diagnostics; the CLI can print them the same way.
  */
-import { isFp8KvDtype, type Problem, type Profile, type SourceRange } from '../config/types';
+import { isFp8KvDtype, keyPathsOverlap, type Problem, type Profile, type SourceRange } from '../config/types';
 import { KERNEL_LIMITS, mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../kernelLimits';
 import { formatCount, formatCountOf, formatGib } from '../format';
 import { gpuByName } from './gpus';
@@ -234,10 +234,9 @@ export const CHECK_KEYS: Readonly<Record<string, readonly string[]>> = {
  * that depend on none of them (CHECK_KEYS; a code not listed there is left out).
  */
 export function checksIndependentOf(profile: Profile, e: Estimate, invalid: readonly string[]): Problem[] {
-  const overlaps = (a: string, b: string): boolean => a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`);
   return checkProfile(profile, e).filter((p) => {
     const keys = CHECK_KEYS[p.code];
-    return keys !== undefined && !keys.some((k) => invalid.some((i) => overlaps(i, k)));
+    return keys !== undefined && !keys.some((k) => invalid.some((i) => keyPathsOverlap(i, k)));
   });
 }
 
