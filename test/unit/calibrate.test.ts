@@ -294,6 +294,11 @@ test('a factor whose relative standard error exceeds MAX_RELATIVE_SE is held at 
   // The weights 1/TTFT² move the last digit: within 0.2 points of the hand figure.
   const se = Number(/standard error (\d+\.\d)%/.exec(memory)![1]);
   assert.ok(Math.abs(se - 107.8) <= 0.2, `standard error ${se}%`);
+  // The bytes' spread, to three significant digits (it read "vary by only 0.0%"): the steps read
+  // W + 131,072 · P bytes, mean W + 131,072 · 76 = 16,070,483,968, standard deviation
+  // 131,072 · 50 · √((1.5² + 0.5² + 0.5² + 1.5²) / 4) = 7,327,188 (the weights 1/TTFT² differ by
+  // under 0.1%): 7,327,188 / 16,070,483,968 = 0.0456%.
+  assert.match(memory, /the steps' bytes read \(weights and KV cache\) vary by only 0\.0456% \(relative standard deviation\)/);
   assert.match(fit.parameters[1]!.why!, /^held at 0\.6: no step of these requests is compute-bound under the fit/);
   assert.ok(formatCalibration(fit, 'bench.json').includes(`  memory_efficiency ${memory}`));
   // With the profile's step_time the held factor takes the profile's value, and says so:
