@@ -93,6 +93,39 @@ function signedCount(n: number): string {
   return n === 0 ? '' : `${n > 0 ? '+' : '−'}${formatCount(Math.abs(n))}`;
 }
 
+const NCCL_KEY = 'engine.nccl_gib';
+
+/** A GiB figure as engine.<key>_gib takes it: two decimals, never below 0. */
+function engineGib(bytes: number): string {
+  return (Math.max(0, bytes) / GIB).toFixed(2);
+}
+
+/**
+ * vLLM 0.6.4's non_torch_memory (worker.py determine_num_available_blocks: total − free − torch's
+ * current allocation after the profiling run) holds the NCCL and custom all-reduce buffers of a
+ * tensor-parallel rank: what it holds beyond the modelled non-torch memory is the NCCL term.
+ */
+function ncclFromNonTorch(logNonTorch: number, modelledNonTorch: number): string {
+  const nccl = logNonTorch - modelledNonTorch;
+  return nccl < LOG_ROUNDING_BYTES
+    ? `The NCCL buffers are unknown for this release (not subtracted); this log's non_torch_memory holds them, and it is no more than the modelled non-torch memory: ${NCCL_KEY} 0`
+    : `The NCCL buffers are unknown for this release (not subtracted); this log's non_torch_memory holds them (total − free − torch's allocation after profiling): set ${NCCL_KEY} ${engineGib(nccl)} = non_torch_memory ${formatGib(logNonTorch)} − the modelled non-torch ${formatGib(modelledNonTorch)}`;
+}
+
+/**
+ * The NCCL term a log without a non-torch figure implies: the KV budget equation solved for it,
+ * usable − weights − activation peak − non-torch (− CUDA graphs) − KV cache memory, each term
+ * named with where it comes from (the log, or modelled). A KV budget derived from the blocks is
+ * exact to one page, so the figure is too (`pageBytes`; 0 when the log printed the budget).
+ */
+function ncclFromBudget(terms: ReadonlyArray<readonly [string, number, string]>, pageBytes: number): string {
+  const [first, ...rest] = terms;
+  const nccl = rest.reduce((acc, [, bytes]) => acc - bytes, first![1]);
+  const formula = `${first![0]} ${formatGib(first![1])} (${first![2]})${rest.map(([name, bytes, from]) => ` − ${name} ${formatGib(bytes)} (${from})`).join('')}`;
+  if (nccl < LOG_ROUNDING_BYTES) return `the log's figures leave nothing for the NCCL buffers (${formula} = ${signed(nccl) || '0 B'}): ${NCCL_KEY} 0`;
+  return `set ${NCCL_KEY} ${engineGib(nccl)} to size the NCCL buffers from this log: ${formula} = ${formatGib(nccl)}${pageBytes > 0 ? ', to within one page' : ''}, as far as the modelled terms hold`;
+}
+
 /** vLLM V0's EngineArgs.max_num_seqs default (vllm/engine/arg_utils.py, 0.2 to 0.10), whatever the device. */
 export const V0_MAX_NUM_SEQS = 256;
 
@@ -270,7 +303,10 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
 
   const nonTorch = term(e, 'nonTorch') + term(e, 'nccl');
   const ntTerms = e.pool.reserve.filter((t) => t.key === 'nonTorch' || t.key === 'nccl');
-  row('non-torch memory (incl. NCCL)', f.nonTorchBytes, nonTorch, ntTerms.length === 0 ? explicit ? notModelled : 'no device budget' : `${ntTerms.map((t) => `${t.label} ${formatGib(t.bytes)}: ${t.basis}`).join('; ')}${f.nonTorchBytes ? '; vLLM measured what grew outside torch during profiling' : ''}`, undefined, e.pool.budgetSource === 'device');
+  // vLLM 0.2.7-0.6.4 at tensor_parallel_size > 1: the estimate leaves the NCCL buffers unknown
+  // (not subtracted) and tells the user to size them from a real log: this one.
+  const ncclUnknown = e.pool.budgetSource === 'device' && e.pool.reserve.some((t) => t.key === 'nccl' && t.unknown === true);
+  row('non-torch memory (incl. NCCL)', f.nonTorchBytes, nonTorch, ntTerms.length === 0 ? explicit ? notModelled : 'no device budget' : `${ntTerms.map((t) => `${t.label} ${formatGib(t.bytes)}: ${t.basis}`).join('; ')}${f.nonTorchBytes ? `; vLLM measured what grew outside torch during profiling${ncclUnknown ? `. ${ncclFromNonTorch(f.nonTorchBytes.value, term(e, 'nonTorch'))}` : ''}` : ncclUnknown ? '; the KV cache memory row sizes the NCCL buffers from this log' : ''}`, undefined, e.pool.budgetSource === 'device');
 
   const graphs = e.pool.reserve.find((t) => t.key === 'cudaGraph');
   const graphBytes = graphs?.subtracted ? graphs.bytes : 0;
@@ -309,7 +345,12 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
     !f.nonTorchBytes && ntTerms.some((t) => t.subtracted && t.bytes > 0) ? `non-torch memory (${formatGib(nonTorch)})` : '',
     !(f.cudaGraphBytes && f.cudaGraphCounted) && graphBytes > 0 ? `CUDA graphs (${formatGib(graphBytes)})` : '',
   ].filter(Boolean);
-  const unprintedText = unprinted.length > 0 ? `the modelled ${unprinted.length > 1 ? `${unprinted.slice(0, -1).join(', ')} and ${unprinted[unprinted.length - 1]}` : unprinted[0]}, which the log does not print` : 'terms the log does not print';
+  const modelledText = unprinted.length > 0 ? `the modelled ${unprinted.length > 1 ? `${unprinted.slice(0, -1).join(', ')} and ${unprinted[unprinted.length - 1]}` : unprinted[0]}` : '';
+  // The unknown NCCL term is first where the log prints no non-torch figure that would hold it.
+  const ncclUnprinted = ncclUnknown && !f.nonTorchBytes;
+  const unprintedText = ncclUnprinted
+    ? `the NCCL buffers (unknown for this release, not subtracted)${modelledText ? ` and ${modelledText}` : ''}, which the log does not print`
+    : modelledText ? `${modelledText}, which the log does not print` : 'terms the log does not print';
   /** Whether the printed terms' differences explain part of the budget's (set with kvWhy). */
   let printedDiffer = false;
   let kvWhy = 'usable − weights − activation peak − non-torch memory (− CUDA graphs when counted)';
@@ -338,12 +379,21 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
     const unexplained = Math.abs(rest) >= tolerance
       ? `${parts.length > 0 ? '; ' : ''}${signed(rest)} ${parts.length > 0 ? 'more ' : ''}lies in ${unprintedText}${f.usableBytes || f.totalGpuMemoryBytes ? '' : `, and in the usable memory: the log gives no device memory, so the estimate's is the profile's (${e.pool.deviceSource || 'none'} × gpu_memory_utilization); set device.memory_gib to this GPU's to compare the rest`}`
       : '';
+    // The unknown NCCL term sized from this log: the budget equation solved for it.
+    const ncclText = ncclUnprinted && Math.abs(rest) >= tolerance ? `; ${ncclFromBudget([
+      ['usable', f.usableBytes?.value ?? usable?.value ?? e.pool.usableBytes, f.usableBytes ? 'log' : usable ? 'log, derived' : `${e.pool.deviceSource || 'the profile'} × gpu_memory_utilization`],
+      ['weights', f.weightsBytes?.value ?? weights, f.weightsBytes ? 'log' : 'modelled'],
+      ['activation peak', f.activationPeakBytes?.value ?? act, f.activationPeakBytes ? 'log' : 'modelled'],
+      ['non-torch', term(e, 'nonTorch'), 'modelled'],
+      ...(f.cudaGraphBytes && f.cudaGraphCounted ? [['CUDA graphs', f.cudaGraphBytes.value, 'log'] as const] : graphBytes > 0 ? [['CUDA graphs', graphBytes, 'modelled'] as const] : []),
+      ['KV cache memory', logKv.value, derivedKv ? 'log, derived' : 'log'],
+    ], derivedKv ? e.pageBytes : 0)}` : '';
     const derivedText = derivedKv ? `the log prints no KV cache memory: derived as its ${formatCount(logBlocks!)} blocks · ${formatBytes(e.pageBytes)} page (the estimate's page: the same model and KV dtype assumed), to within one page; ` : '';
     kvWhy = derivedText + (Math.abs(kvDiff) < tolerance
       ? `agrees (to ${derivedKv ? 'one page' : 'the log\'s 0.01 GiB'})`
       : parts.length > 0
-        ? `the terms' differences account for ${signed(explained)}, each as it moves the budget: ${partsText(parts)}${unexplained}`
-        : unexplained.replace(/^; /, '') || 'the log gives no term to attribute the difference to');
+        ? `the terms' differences account for ${signed(explained)}, each as it moves the budget: ${partsText(parts)}${unexplained}${ncclText}`
+        : `${unexplained.replace(/^; /, '') || 'the log gives no term to attribute the difference to'}${ncclText}`);
   }
   row('KV cache memory', logKv, e.pool.budgetBytes, kvWhy, logKv ? `${formatGib(logKv.value)}${derivedKv ? ' (derived)' : ''}` : null, !noPool);
   // Within the log's two-decimal rounding the budgets agree: no difference shown.

@@ -417,3 +417,62 @@ test('a profile with an explicit KV budget sizes the pool as estimate does: the 
   q.kvCache.numPages = 1952;
   assert.equal(compareVllmLog(log, q).rows.find((r) => /^GPU blocks/.test(r.term))!.estimate, '1,952');
 });
+
+test('vLLM 0.2.7-0.6.4 at TP 2 (0.4.2, 0.5.5, 0.6.3 logs: blocks only): the KV gap points at the unknown NCCL term and gives engine.nccl_gib from the log\'s figures', () => {
+  // Meta-Llama-3-8B bf16 at tensor_parallel_size 2 on an H100 SXM (79.22 GiB), V0 defaults
+  // (max_num_batched_tokens max(8192, 2048) = 8192, max_num_seqs 256). By hand:
+  //   page:       16 tokens · 32 layers · 4 KV heads per GPU · 128 · 2 (K, V) · 2 B = 1,048,576 B
+  //   usable:     floor(floor(79.22 · 2^30) · 0.9) = floor(85,061,827,297 · 0.9) = 76,555,644,567 B
+  //   weights:    the log's 7.4829 GB (GiB) = round(7.4829 · 2^30) = 8,034,702,695 B
+  //   activation: 8192 · 2 · (2 · 4096 + max((32 + 16) · 128 + 32 · 128, 3 · 14336 + 4096))
+  //               = 16,384 · 55,296 = 905,969,664 B (> sampler 8192 · 2 · 4096 + 3 · 256 · 128,256 · 4)
+  //   non-torch:  round(0.77 · 2^30) = 826,781,204 B (vLLM 0.2.7-0.6.4's figure at TP 1)
+  //   usable − weights − activation − non-torch = 66,788,191,004 B
+  //   0.4.2: 63,182 blocks = 66,251,128,832 B → engine.nccl_gib = 537,062,172 B = 0.50 GiB
+  //   0.5.5: 63,059 blocks = 66,122,153,984 B →                    666,037,020 B = 0.62 GiB
+  //   0.6.3: 63,305 blocks = 66,380,103,680 B →                    408,087,324 B = 0.38 GiB
+  // Before, the gap was laid on the modelled activation and non-torch terms alone, and no
+  // engine.nccl_gib was given (the estimate's note sends the user here for it).
+  for (const [version, blocks, line, nccl, kv] of [['0.4.2', '63,182', 16, '0.50', '61.70'], ['0.5.5', '63,059', 21, '0.62', '61.58'], ['0.6.3', '63,305', 17, '0.38', '61.82']] as const) {
+    const p = profileFromModelConfig(loadModel('Meta-Llama-3-8B'), null);
+    p.device.gpu = 'H100 SXM';
+    const c = compareVllmLog(read(`constructed-v${version}-tp2-meta-llama-3-8b.log`), p);
+    assert.equal(c.estimate.pageBytes, 1_048_576, version);
+    assert.equal(c.estimate.pool.usableBytes, 76_555_644_567, version);
+    assert.equal(c.estimate.pool.activationPeakBytes, 905_969_664, version);
+    const kvRow = c.rows.find((r) => r.term === 'KV cache memory')!;
+    assert.equal(kvRow.log, `${kv} GiB (derived)`, version);
+    assert.equal(kvRow.logLine, line, version);
+    assert.match(kvRow.why, /lies in the NCCL buffers \(unknown for this release, not subtracted\) and the modelled activation peak \(0\.84 GiB\) and non-torch memory \(0\.77 GiB\), which the log does not print/, version);
+    assert.ok(kvRow.why.includes(`set engine.nccl_gib ${nccl} to size the NCCL buffers from this log: usable 71.30 GiB (device.gpu H100 SXM, 79.22 GiB as CUDA reports it × gpu_memory_utilization) − weights 7.48 GiB (log) − activation peak 0.84 GiB (modelled) − non-torch 0.77 GiB (modelled) − KV cache memory ${kv} GiB (log, derived) = ${nccl} GiB, to within one page`), `${version}: ${kvRow.why}`);
+    assert.match(c.rows.find((r) => r.term === 'non-torch memory (incl. NCCL)')!.why, /NCCL buffers 0 B: unknown: .*; the KV cache memory row sizes the NCCL buffers from this log$/, version);
+    assert.equal(c.rows.find((r) => r.term === 'GPU blocks')!.log, blocks, version);
+    // With that engine.nccl_gib the gap closes: what is left is the weights' 4.24 MiB (the log's
+    // 8,034,702,695 B against the estimate's 8,030,261,248) and the NCCL figure's 0.01 GiB rounding.
+    p.engine = { vllmVersion: null, nonTorchGib: 'auto', ncclGib: Number(nccl), cudaGraphGib: 'auto', activationGib: 'auto' };
+    const closed = compareVllmLog(read(`constructed-v${version}-tp2-meta-llama-3-8b.log`), p);
+    const d = closed.estimate.pool.pages - Number(blocks.replace(',', ''));
+    assert.ok(d >= -6 && d <= 10, `${version}: ${d} blocks left`);
+    assert.doesNotMatch(closed.rows.find((r) => r.term === 'KV cache memory')!.why, /engine\.nccl_gib/, version);
+  }
+});
+
+test('vLLM 0.6.4 at TP 2: its non_torch_memory holds the NCCL buffers, and the non-torch row gives engine.nccl_gib = non_torch_memory − the modelled non-torch', () => {
+  // worker.py (0.6.4) determine_num_available_blocks: non_torch_allocations = (total − free) −
+  // torch's current allocation after the profiling run, printed as non_torch_memory, so it holds
+  // the NCCL and custom all-reduce buffers. 1.22 GiB − 0.77 GiB (the modelled non-torch) = 0.45 GiB.
+  const p = profileFromModelConfig(loadModel('Meta-Llama-3-8B'), null);
+  p.device.gpu = 'H100 SXM';
+  const c = compareVllmLog(read('constructed-v0.6.4-tp2-meta-llama-3-8b.log'), p);
+  const nt = c.rows.find((r) => r.term === 'non-torch memory (incl. NCCL)')!;
+  assert.equal(nt.log, '1.22 GiB');
+  assert.equal(nt.difference, '−0.45 GiB');
+  assert.ok(nt.why.endsWith('this log\'s non_torch_memory holds them (total − free − torch\'s allocation after profiling): set engine.nccl_gib 0.45 = non_torch_memory 1.22 GiB − the modelled non-torch 0.77 GiB'), nt.why);
+  // The KV row explains its gap by the printed non-torch figure, and gives no second formula.
+  const kvRow = c.rows.find((r) => r.term === 'KV cache memory')!;
+  assert.match(kvRow.why, /non-torch \+0\.45 GiB/);
+  assert.doesNotMatch(kvRow.why, /engine\.nccl_gib/);
+  // At TP 1 (0.6.4, Llama-3.1-8B) no NCCL term is unknown: nothing said of it.
+  const tp1 = compareVllmLog(read('constructed-v0.6.4-llama-3.1-8b.log'), profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
+  assert.ok(tp1.rows.every((r) => !r.why.includes('engine.nccl_gib')));
+});
