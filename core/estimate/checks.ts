@@ -243,6 +243,21 @@ export function checksIndependentOf(profile: Profile, e: Estimate, invalid: read
 /**
  * The first vLLM release that serves each architecture, by the config's model_type (top level or
  * text_config), each from vLLM's own threads or the users who hit the limit:
+ * - Mistral 0.2.0: vLLM issue #1089 and PR #1221 (28 Sep 2023, the supported-model list); the
+ *   0.1.7 of that day refused MistralForCausalLM (mistralai/Mistral-7B-Instruct-v0.1 discussion
+ *   #11 on Hugging Face: "it will be in the next release").
+ * - Mixtral 0.2.4: vLLM PR #2011 (MixtralForCausalLM in the model loader), PR #2015 and the
+ *   version bump PR #2034 the same day (11 Dec 2023).
+ * - Qwen2 (Qwen1.5 and later) 0.3.0: vLLM issue #3463, "Qwen2 is support in v0.3.0 and higher"
+ *   (simon-mo).
+ * - Gemma and OLMo 0.3.2: vLLM PR #2968 (the v0.3.2 bump: "Add support for Gemma models (#2964)
+ *   and OLMo models (#2832)").
+ * - StarCoder2 0.3.3: vLLM PR #3089; issue #3165, "supported as of the latest release v0.3.3".
+ * - Phi-3 0.4.2: vLLM PR #4298; issue #4375, "The release version 0.4.1 does not yet support Phi3".
+ * - Gemma 2 0.5.1: vLLM PR #5908 (merged 27 Jun 2024); issue #6026 (0.5.0.post1 refuses
+ *   Gemma2ForCausalLM), issue #6169 (Gemma 2 "with new 0.5.1 version").
+ * - DeepSeek-V2 0.5.1: vLLM PR #4650 (merged 28 Jun 2024, after 0.5.0.post1, before 0.5.1 of
+ *   5 Jul); issue #6986 (0.5.0.post1 refuses DeepseekV2ForCausalLM).
  * - DeepSeek-V3 0.6.6: vLLM issue #11559, "It is supported since v0.6.6" (DarkLight1337).
  * - Gemma 3 0.8.0: vLLM PR #14971 (Gemma 3 "given the 0.8.0 release"); ms-swift issue #3660,
  *   "vllm 0.7.3 not support gemma3".
@@ -250,6 +265,7 @@ export function checksIndependentOf(profile: Profile, e: Estimate, invalid: read
  *   #16106 ("Release will be out soon"): released as 0.8.3.
  * - Qwen3 and Qwen3-MoE 0.8.4: vLLM PR #15289 "[Model] Add Qwen3 and Qwen3MoE"; vLLM issue #17578,
  *   "Qwen3 models are only supported in vLLM >= 0.8.4".
+ * - GLM-4-0414 (model_type glm4) 0.8.4: vLLM PR #16338, in v0.8.4's release notes.
  * - gpt-oss 0.10.1: vLLM PR #22259 "Support gpt-oss" (wheel vllm==0.10.1+gptoss); 0.10.1 the first
  *   release with it (snowflakedb/ArcticInference issue #168: "the lowest vLLM version that
  *   supports GPT OSS is 0.10.1").
@@ -257,10 +273,20 @@ export function checksIndependentOf(profile: Profile, e: Estimate, invalid: read
  *   PR #2919 (Qwen3-Next support against vLLM v0.10.2).
  */
 export const FIRST_VLLM_RELEASE: readonly { modelTypes: readonly string[]; name: string; since: readonly [number, number, number]; source: string }[] = [
+  { modelTypes: ['mistral'], name: 'Mistral', since: [0, 2, 0], source: 'vLLM issue #1089, PR #1221' },
+  { modelTypes: ['mixtral'], name: 'Mixtral', since: [0, 2, 4], source: 'vLLM PR #2011' },
+  { modelTypes: ['qwen2'], name: 'Qwen2', since: [0, 3, 0], source: 'vLLM issue #3463' },
+  { modelTypes: ['gemma'], name: 'Gemma', since: [0, 3, 2], source: 'vLLM PR #2964' },
+  { modelTypes: ['olmo'], name: 'OLMo', since: [0, 3, 2], source: 'vLLM PR #2832' },
+  { modelTypes: ['starcoder2'], name: 'StarCoder2', since: [0, 3, 3], source: 'vLLM PR #3089, issue #3165' },
+  { modelTypes: ['phi3'], name: 'Phi-3', since: [0, 4, 2], source: 'vLLM PR #4298, issue #4375' },
+  { modelTypes: ['gemma2'], name: 'Gemma 2', since: [0, 5, 1], source: 'vLLM PR #5908' },
+  { modelTypes: ['deepseek_v2'], name: 'DeepSeek-V2', since: [0, 5, 1], source: 'vLLM PR #4650' },
   { modelTypes: ['deepseek_v3'], name: 'DeepSeek-V3', since: [0, 6, 6], source: 'vLLM issue #11559' },
   { modelTypes: ['gemma3', 'gemma3_text'], name: 'Gemma 3', since: [0, 8, 0], source: 'vLLM PR #14971' },
   { modelTypes: ['llama4', 'llama4_text'], name: 'Llama 4', since: [0, 8, 3], source: 'vLLM PR #16104' },
   { modelTypes: ['qwen3', 'qwen3_moe'], name: 'Qwen3', since: [0, 8, 4], source: 'vLLM PR #15289, issue #17578' },
+  { modelTypes: ['glm4'], name: 'GLM-4-0414', since: [0, 8, 4], source: 'vLLM PR #16338' },
   { modelTypes: ['gpt_oss'], name: 'gpt-oss', since: [0, 10, 1], source: 'vLLM PR #22259' },
   { modelTypes: ['qwen3_next'], name: 'Qwen3-Next', since: [0, 10, 2], source: 'vLLM issue #24944' },
 ];

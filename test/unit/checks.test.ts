@@ -221,6 +221,25 @@ test('engine.vllm_version older than the first vLLM release that serves the arch
   assert.ok(!codes(version('DeepSeek-V3', '0.6.6')).includes('vllm-predates-model'));
   // An architecture older than every release the tool models: no warning.
   assert.ok(!codes(version('Llama-2-7b-hf', '0.2.4')).includes('vllm-predates-model'));
+  // The last release without each architecture and the first with it, from vLLM's threads:
+  // Mistral: 0.1.7 refused MistralForCausalLM on 28 Sep 2023 (Hugging Face discussion, issue #1089),
+  // 0.2.0 serves it; Mixtral: PR #2011, released in 0.2.4 (PR #2034); Qwen2: "support in v0.3.0
+  // and higher" (issue #3463); Gemma, OLMo: the v0.3.2 bump (PR #2968); StarCoder2: "supported as
+  // of the latest release v0.3.3" (issue #3165); Phi-3: "0.4.1 does not yet support Phi3" (issue
+  // #4375); Gemma 2 and DeepSeek-V2: refused by 0.5.0.post1 (issues #6026, #6986), merged 27-28 Jun
+  // 2024 before 0.5.1; GLM-4-0414 (glm4): v0.8.4's notes (PR #16338).
+  const withType = (name: string, type: string, v: string) => profile(name, (x) => { x.model.modelType = type; x.engine = { ...DEFAULT_ENGINE, vllmVersion: v }; });
+  for (const [name, type, without, first] of [
+    ['Llama-3.1-8B', 'mistral', '0.1.7', '0.2.0'], ['Mixtral-8x7B-v0.1', 'mixtral', '0.2.3', '0.2.4'], ['Qwen2-7B', 'qwen2', '0.2.7', '0.3.0'],
+    ['Llama-3.1-8B', 'gemma', '0.3.1', '0.3.2'], ['Llama-3.1-8B', 'olmo', '0.3.1', '0.3.2'], ['Llama-3.1-8B', 'starcoder2', '0.3.2', '0.3.3'],
+    ['Llama-3.1-8B', 'phi3', '0.4.1', '0.4.2'], ['gemma-2-9b', 'gemma2', '0.5.0.post1', '0.5.1'], ['Llama-3.1-8B', 'deepseek_v2', '0.5.0', '0.5.1'],
+    ['Llama-3.1-8B', 'glm4', '0.8.3', '0.8.4'],
+  ] as const) {
+    const warned = checkProfile(withType(name, type, without), estimate(withType(name, type, without))).find((x) => x.code === 'vllm-predates-model');
+    assert.ok(warned, `${type} at ${without}`);
+    assert.match(warned.message, new RegExp(`\\(model_type ${type}\\): vLLM serves it from ${first.replace(/\./g, '\\.')} \\(vLLM (PR|issue) #`), warned.message);
+    assert.ok(!codes(withType(name, type, first)).includes('vllm-predates-model'), `${type} at ${first}`);
+  }
   // README: gpt-oss's every-layer figure is a layout, not a release that served it.
   const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8').replace(/\s+/g, ' ');
   assert.doesNotMatch(readme, /vLLM 0\.8 needed/);
