@@ -28,12 +28,12 @@ AllocStatus PageAllocator::Validate(const PageAllocatorConfig& c) {
 PageAllocator::PageAllocator(const PageAllocatorConfig& config)
     : config_(config),
       page_(config.page_size),
-      hybrid_(config.sliding_window > 0 && config.sliding_groups > 0),
-      full_blocks_(hybrid_ ? config.full_groups : 1),
-      window_blocks_(hybrid_ ? config.sliding_groups : 0),
-      free_blocks_(hybrid_ ? config.num_pages : 0) {
-  // A hybrid pool of B blocks has at most floor(B / F) pages held or cached at once.
-  const int32_t ids = hybrid_ ? config.num_pages / config.full_groups : config.num_pages;
+      window_frees_pages_(config.sliding_window > 0 && config.sliding_groups == 0),
+      page_blocks_(config.sliding_window > 0 && config.sliding_groups > 0 ? config.full_groups : 1),
+      window_blocks_(config.sliding_window > 0 ? config.sliding_groups : 0),
+      free_blocks_(config.num_pages) {
+  // A pool of B blocks has at most floor(B / blocks a page) pages held or cached at once.
+  const int32_t ids = config.num_pages / page_blocks_;
   pages_.resize(static_cast<size_t>(ids));
   page_by_hash_ = FlatMap64(config.enable_prefix_caching ? static_cast<size_t>(ids) : 16);
   // Stack top = page 0, so a fresh pool hands out pages 0, 1, 2, ...
@@ -103,11 +103,11 @@ std::vector<int32_t> PageAllocator::CachedPages() const {
 
 int32_t PageAllocator::TakePage() {
   int32_t page;
-  if (hybrid_ ? free_blocks_ >= full_blocks_ : !free_stack_.empty()) {
-    // Hybrid: F free blocks leave a page id free (F · (held + cached) + F <= B).
+  if (free_blocks_ >= page_blocks_) {
+    // A page's blocks free leave a page id free (F · (held + cached) + F <= B).
     page = free_stack_.back();
     free_stack_.pop_back();
-    free_blocks_ -= hybrid_ ? full_blocks_ : 0;
+    free_blocks_ -= page_blocks_;
   } else {
     page = queue_head_;
     QueueRemove(page);
@@ -138,7 +138,7 @@ void PageAllocator::EvictToFree() {
   pages_[page].in_map = 0;
   pages_[page].state = PageState::kFree;
   free_stack_.push_back(page);
-  free_blocks_ += full_blocks_;
+  free_blocks_ += page_blocks_;
   ++evictions_;
 }
 
@@ -166,7 +166,7 @@ void PageAllocator::Release(int32_t page) {
   } else {
     pages_[page].state = PageState::kFree;
     free_stack_.push_back(page);
-    free_blocks_ += hybrid_ ? full_blocks_ : 0;
+    free_blocks_ += page_blocks_;
   }
 }
 
@@ -191,30 +191,29 @@ void PageAllocator::Publish(Sequence& seq, const int32_t* tokens) {
     RegisterFull(seq, page, tokens + lp * ps);
   }
 }
-int64_t PageAllocator::WindowLimit(const Sequence& seq) const {
+int64_t PageAllocator::WindowLimit(const Sequence& seq, int64_t num_tokens) const {
   // vLLM SlidingWindowManager: the next query (position num_tokens) sees keys at positions
   // >= num_tokens − W + 1; whole pages before that are never read again.
   const int64_t w = config_.sliding_window;
   if (w <= 0) return seq.first_live_page;
-  const int64_t keep_from = seq.num_tokens - w + 1;
+  const int64_t keep_from = num_tokens - w + 1;
   return std::max<int64_t>(seq.first_live_page, keep_from > 0 ? page_.Div(keep_from) : 0);
 }
 
-void PageAllocator::ReleaseOutsideWindow(Sequence& seq) {
-  const int64_t limit = WindowLimit(seq);
-  if (hybrid_) {  // the window blocks go; the pages (full-attention blocks) stay
-    const int64_t k = limit - seq.first_live_page;
-    free_blocks_ += static_cast<int32_t>(k * window_blocks_);
-    window_pages_ -= k;
-    window_tokens_ -= k * config_.page_size;
-    seq.first_live_page = limit;
-    return;
-  }
-  for (; seq.first_live_page < limit; ++seq.first_live_page) {
-    int32_t& entry = seq.block_table[seq.first_live_page];
-    Release(entry);
-    entry = kNoPage;
-  }
+void PageAllocator::ReleaseOutsideWindow(Sequence& seq, int64_t limit) {
+  // The window groups' blocks of the pages left behind go (a hybrid pool: its pages, the
+  // full-attention blocks, stay); an all-sliding pool's pages are the window's and go themselves.
+  const int64_t k = limit - seq.first_live_page;
+  free_blocks_ += static_cast<int32_t>(k * window_blocks_);
+  window_pages_ -= k;
+  window_tokens_ -= k * config_.page_size;
+  if (window_frees_pages_)
+    for (int64_t lp = seq.first_live_page; lp < limit; ++lp) {
+      int32_t& entry = seq.block_table[lp];
+      Release(entry);
+      entry = kNoPage;
+    }
+  seq.first_live_page = limit;
 }
 
 // ---- sequences ----
@@ -236,26 +235,24 @@ int64_t PageAllocator::PagesNeededAt(int32_t slot, int64_t n) const {
   const int64_t room = in_last == 0 ? 0 : ps - in_last;
   const int64_t new_pages = n > room ? page_.Div(n - room + ps - 1) : 0;
   const bool cow = n > 0 && in_last != 0 && pages_[seq.block_table.back()].ref_count > 1;
-  return new_pages * (full_blocks_ + window_blocks_) + (cow ? full_blocks_ : 0);
+  return new_pages * (page_blocks_ + window_blocks_) + (cow ? page_blocks_ : 0);
 }
 
 bool PageAllocator::WindowReleaseDue(int32_t slot, int64_t num_tokens) const {
-  if (!hybrid_) return false;
-  const int64_t keep_from = num_tokens - config_.sliding_window + 1;
-  return keep_from > 0 && page_.Div(keep_from) > seqs_[slot].first_live_page;
+  return window_blocks_ > 0 && WindowLimit(seqs_[slot], num_tokens) > seqs_[slot].first_live_page;
 }
 
 AllocStatus PageAllocator::AppendTo(Sequence& seq, const int32_t* tokens, int64_t n) {
   if (n == 0) return AllocStatus::kOk;
   const int32_t slot = static_cast<int32_t>(&seq - seqs_.data());
   // Pages the window releases first (those this sequence alone holds) count as available.
-  int64_t released = 0;
-  if (hybrid_) released = (WindowLimit(seq) - seq.first_live_page) * window_blocks_;
-  else
-    for (int64_t lp = seq.first_live_page, limit = WindowLimit(seq); lp < limit; ++lp)
+  const int64_t limit = WindowLimit(seq, seq.num_tokens);
+  int64_t released = (limit - seq.first_live_page) * window_blocks_;
+  if (window_frees_pages_)
+    for (int64_t lp = seq.first_live_page; lp < limit; ++lp)
       released += pages_[seq.block_table[lp]].ref_count == 1 ? 1 : 0;
   if (PagesNeededAt(slot, n) > AvailablePages() + released) return AllocStatus::kOutOfPages;
-  ReleaseOutsideWindow(seq);
+  ReleaseOutsideWindow(seq, limit);
   const int64_t ps = config_.page_size;
   if (tokens == nullptr) {
     seq.hashable = false;
@@ -281,15 +278,12 @@ AllocStatus PageAllocator::AppendTo(Sequence& seq, const int32_t* tokens, int64_
   }
 
   int64_t done = 0;
-  if (hybrid_) {
-    const int64_t new_pages = page_.Div(seq.num_tokens + n + ps - 1) - static_cast<int64_t>(seq.block_table.size());
-    window_pages_ += new_pages;
-    window_tokens_ += n;
-  }
+  window_pages_ += page_.Div(seq.num_tokens + n + ps - 1) - static_cast<int64_t>(seq.block_table.size());
+  window_tokens_ += n;
   for (; done < n; pos = 0) {
     if (pos == 0) {
       seq.block_table.push_back(TakePage());
-      if (hybrid_) TakeWindowBlocks(window_blocks_);
+      TakeWindowBlocks(window_blocks_);
     }
     const int32_t page = seq.block_table.back();
     const int64_t k = std::min<int64_t>(n - done, ps - pos);
@@ -326,7 +320,7 @@ AllocStatus PageAllocator::Allocate(int64_t seq_id, const int32_t* tokens, int64
   const bool lookup = config_.enable_prefix_caching && tokens != nullptr;
   // No other sequence holds a private page's tokens, so none is in the map to be found.
   const int64_t private_page =
-      lookup && private_from >= 0 && (config_.sliding_window == 0 || hybrid_) ? private_from / ps : kNoPrivatePage;
+      lookup && private_from >= 0 && !window_frees_pages_ ? private_from / ps : kNoPrivatePage;
   if (lookup && num_tokens > 0) {
     const int64_t max_pages = std::min<int64_t>((num_tokens - 1) / ps, private_page);
     for (int64_t lp = 0; lp < max_pages; ++lp) {
@@ -342,11 +336,12 @@ AllocStatus PageAllocator::Allocate(int64_t seq_id, const int32_t* tokens, int64
   const int64_t rest = num_tokens - cached;
   const int64_t fresh = max_new_tokens < 0 ? rest : std::min(rest, max_new_tokens);
   const int64_t new_pages = (fresh + ps - 1) / ps;
-  // Hybrid: the window blocks of the hit pages the window covers at `cached`, and of the new pages.
+  // The window groups' blocks of the hit pages the window covers at `cached`, and of the new
+  // pages (an all-sliding pool's hit pages before the window go at the first append instead).
   const int64_t keep_from = cached - config_.sliding_window + 1;
-  const int64_t first_window_page = hybrid_ && keep_from > 0 ? keep_from / ps : 0;
+  const int64_t first_window_page = window_blocks_ > 0 && keep_from > 0 ? keep_from / ps : 0;
   const int64_t hit_window_pages = static_cast<int64_t>(hits.size()) - first_window_page;
-  if (static_cast<int64_t>(AvailablePages()) - full_blocks_ * (hit_pages_free + new_pages) -
+  if (static_cast<int64_t>(AvailablePages()) - page_blocks_ * (hit_pages_free + new_pages) -
           window_blocks_ * (hit_window_pages + new_pages) <
       config_.watermark_pages)
     return AllocStatus::kOutOfPages;
@@ -367,11 +362,9 @@ AllocStatus PageAllocator::Allocate(int64_t seq_id, const int32_t* tokens, int64
     seq.block_table.push_back(page);
   }
   logical_tokens_ += cached;
-  if (hybrid_) {
-    TakeWindowBlocks(hit_window_pages * window_blocks_);
-    window_pages_ += hit_window_pages;
-    window_tokens_ += cached - first_window_page * ps;
-  }
+  TakeWindowBlocks(hit_window_pages * window_blocks_);
+  window_pages_ += hit_window_pages;
+  window_tokens_ += cached - first_window_page * ps;
   ids_.InsertIfAbsent(static_cast<uint64_t>(seq_id), slot);  // checked absent above
   if (lookup) {
     prefix_query_tokens_ += num_tokens;
@@ -400,7 +393,7 @@ AllocStatus PageAllocator::Fork(int64_t parent_id, int64_t child_id) {
   const int32_t parent_slot = Lookup(parent_id);
   if (parent_slot == FlatMap64::kNotFound) return AllocStatus::kUnknownSequence;
   if (Lookup(child_id) != FlatMap64::kNotFound) return AllocStatus::kSequenceExists;
-  if (hybrid_) return AllocStatus::kInvalidArgument;  // not modelled (see "Hybrid pool")
+  if (window_blocks_ > 0) return AllocStatus::kInvalidArgument;  // not modelled (see "Hybrid pool")
   const int32_t slot = NewSlot();  // may move seqs_: index parent after this
   const Sequence& parent = seqs_[parent_slot];
   Sequence& child = seqs_[slot];
@@ -433,12 +426,10 @@ AllocStatus PageAllocator::FreeAt(int32_t slot, const int32_t* tokens) {
     if (i >= kAhead && table[i - kAhead] != kNoPage) __builtin_prefetch(&pages_[table[i - kAhead]]);
     if (table[i] != kNoPage) Release(table[i]);
   }
-  if (hybrid_) {
-    const int64_t k = static_cast<int64_t>(count) - seq.first_live_page;
-    free_blocks_ += static_cast<int32_t>(k * window_blocks_);
-    window_pages_ -= k;
-    window_tokens_ -= seq.num_tokens - seq.first_live_page * config_.page_size;
-  }
+  const int64_t k = static_cast<int64_t>(count) - seq.first_live_page;
+  free_blocks_ += static_cast<int32_t>(k * window_blocks_);
+  window_pages_ -= k;
+  window_tokens_ -= seq.num_tokens - seq.first_live_page * config_.page_size;
   logical_tokens_ -= seq.num_tokens;
   ids_.Erase(static_cast<uint64_t>(seq.id));
   seq.live = false;
@@ -477,16 +468,11 @@ PageAllocatorStats PageAllocator::Stats() const {
   PageAllocatorStats s;
   s.num_pages = config_.num_pages;
   s.page_size = config_.page_size;
-  s.pages_used = pages_used_;
-  s.pages_cached = cached_count_;
-  s.pages_free = static_cast<int32_t>(free_stack_.size());
-  int64_t tokens_stored = tokens_stored_;
-  if (hybrid_) {  // in blocks: each group's blocks, each group's copy of a token
-    s.pages_used = static_cast<int32_t>(full_blocks_ * pages_used_ + window_blocks_ * window_pages_);
-    s.pages_cached = full_blocks_ * cached_count_;
-    s.pages_free = free_blocks_;
-    tokens_stored = full_blocks_ * tokens_stored_ + window_blocks_ * window_tokens_;
-  }
+  // In blocks: each group's blocks, each group's copy of a token.
+  s.pages_used = static_cast<int32_t>(page_blocks_ * pages_used_ + window_blocks_ * window_pages_);
+  s.pages_cached = page_blocks_ * cached_count_;
+  s.pages_free = free_blocks_;
+  const int64_t tokens_stored = page_blocks_ * tokens_stored_ + window_blocks_ * window_tokens_;
   s.num_sequences = static_cast<int32_t>(ids_.size());
   s.tokens_stored = tokens_stored;
   s.logical_tokens = logical_tokens_;

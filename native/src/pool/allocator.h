@@ -29,26 +29,37 @@
 // page copies its filled slots to a new page (moving K/V in the attached pool, when one is) and
 // writes there, so neither holder ever sees the other's new tokens.
 //
-// Sliding window (vLLM SlidingWindowManager): with `sliding_window` = W > 0, each append first
-// releases the pages whose positions all lie before num_tokens − W + 1 (the oldest key the next
-// query can see); their block-table entries become kNoPage. Release happens at the next append,
-// not at the end of this one, because the tokens just appended still have K/V to write.
+// KV-cache groups (vLLM V1 KVCacheCoordinator over one BlockPool): the pool is num_pages blocks
+// shared by F full-attention groups and S sliding-window groups (window W = sliding_window), each
+// holding one block per logical page of a sequence that it keeps:
+//   F = 1, S = 0  (sliding_window 0): one group; a block is a page.
+//   F = 0, S = 1  (sliding_window > 0, sliding_groups 0: every layer slides): one group, whose
+//                 blocks are the pages and leave with the window (below).
+//   F, S >= 1     (sliding_window > 0, sliding_groups S, full_groups F: a hybrid model, vLLM's
+//                 HybridKVCacheCoordinator; see "Hybrid pool").
+// A page (a block-table entry) is one block of each group held for the sequence's life — the F
+// full-attention groups', or the one group of an all-sliding pool — and is the unit of prefix
+// caching, sharing and eviction: page_blocks = F, or 1 when F = 0. The other sliding-window
+// groups (S of them when F >= 1, none otherwise) hold window blocks: one each per logical page the
+// window still covers, pages [first_live_page, ceil(num_tokens / page_size)). Every count a caller
+// sees is in blocks: AvailablePages (free blocks + page_blocks · cached pages), PagesNeededAt, the
+// watermark and Stats' pages_* (used = page_blocks · pages held + window blocks held;
+// tokens_stored counts a token once per group holding it). With F = 1, S = 0 or F = 0, S = 1 a
+// page is one block and there are no window blocks, so every count is in pages.
 //
-// Hybrid pool (vLLM V1 HybridKVCacheCoordinator over one BlockPool): with sliding_window W > 0
-// and sliding_groups S > 0, the pool is num_pages blocks shared by full_groups F full-attention
-// KV-cache groups and S sliding-window groups. A page (a block-table entry) is then one block of
-// each full-attention group, F blocks, held for the sequence's life and the unit of prefix
-// caching; in addition each sliding-window group holds one block per logical page the window
-// still covers: pages [first_live_page, ceil(num_tokens / page_size)), first_live_page moving by
-// the sliding-window rule above (vLLM SlidingWindowManager.remove_skipped_blocks before
-// allocate_new_blocks). Those S blocks a page are the sequence's own: not hashed, not shared, not
-// cached (on a prefix-cache hit, the blocks covering the window at the hit are taken new; vLLM
-// would find them cached or cut the hit short: HybridKVCacheCoordinator.find_longest_cache_hit).
-// Every count a caller sees is then in blocks: AvailablePages, PagesNeededAt, the watermark and
-// Stats' pages_* (used = F · pages held + S · window pages held; tokens_stored likewise counts a
-// token once per group holding it). A new page or window block comes from the free blocks, then
-// by evicting the least recently released cached page (F blocks). Fork is refused (kInvalidArgument).
-// Without sliding_groups every page is one block and none of this applies.
+// Sliding window (vLLM SlidingWindowManager.remove_skipped_blocks before allocate_new_blocks):
+// with `sliding_window` = W > 0, each append first releases the sliding-window groups' blocks of
+// the pages whose positions all lie before num_tokens − W + 1 (the oldest key the next query can
+// see): first_live_page moves there (WindowLimit). In an all-sliding pool those are the pages
+// themselves, whose block-table entries become kNoPage; in a hybrid pool the window blocks. Release
+// happens at the next append, not at the end of this one, because the tokens just appended still
+// have K/V to write.
+//
+// Hybrid pool: the window blocks are the sequence's own: not hashed, not shared, not cached (on a
+// prefix-cache hit, the blocks covering the window at the hit are taken new; vLLM would find them
+// cached or cut the hit short: HybridKVCacheCoordinator.find_longest_cache_hit). A new page or
+// window block comes from the free blocks, then by evicting the least recently released cached
+// page (F blocks). Fork is refused (kInvalidArgument).
 //
 // Watermark: a new sequence is admitted only if `watermark_pages` pages stay available
 // (free + cached) afterwards; appends to existing sequences may use them. This keeps room for
@@ -86,9 +97,10 @@ struct PageAllocatorConfig {
   int32_t page_size = 16;       // token slots per page (vLLM block_size), > 0
   int32_t watermark_pages = 0;  // pages a new sequence must leave available, >= 0
   int32_t sliding_window = 0;   // tokens kept per sequence; 0 = all
-  // Hybrid pool (with sliding_window > 0 and sliding_groups > 0; see "Hybrid pool"): num_pages is
-  // then the pool in blocks, a page is full_groups blocks (>= 1) and a page in the window holds
-  // sliding_groups more. sliding_groups 0: the sliding window (if any) applies to the pages.
+  // KV-cache groups (see "KV-cache groups"): with sliding_window > 0 and sliding_groups > 0, a
+  // hybrid pool: num_pages blocks, a page is full_groups blocks (>= 1) and a page in the window
+  // holds sliding_groups more. sliding_groups 0: one group (full_groups is not read), to which
+  // the sliding window (if any) applies.
   int32_t full_groups = 1;
   int32_t sliding_groups = 0;
   bool enable_prefix_caching = false;
@@ -195,26 +207,31 @@ class PageAllocator {
   // that the same tokens can find them again.
   AllocStatus FreeAt(int32_t slot, const int32_t* tokens = nullptr);
   int64_t NumTokensAt(int32_t slot) const { return seqs_[slot].num_tokens; }
-  // Pages (hybrid: blocks) a call AppendAt(slot, ·, n) would take (copy-on-write included).
+  // Blocks a call AppendAt(slot, ·, n) would take (copy-on-write included).
   int64_t PagesNeededAt(int32_t slot, int64_t n) const;
-  // Hybrid: whether an append to the sequence when it holds num_tokens tokens (>= NumTokensAt)
-  // would first release window blocks; always false otherwise.
+  // With window blocks (a hybrid pool): whether an append to the sequence when it holds
+  // num_tokens tokens (>= NumTokensAt) would first release window blocks; always false otherwise.
   bool WindowReleaseDue(int32_t slot, int64_t num_tokens) const;
-  // Hybrid: the first logical page whose window blocks the sequence still holds.
+  // The first logical page whose sliding-window blocks the sequence still holds.
   int64_t FirstWindowPageAt(int32_t slot) const { return seqs_[slot].first_live_page; }
-  // Groups a stored token occupies a slot in: F + S for a hybrid pool, else 1.
-  int32_t SlotsPerToken() const { return hybrid_ ? config_.full_groups + config_.sliding_groups : 1; }
-  bool hybrid() const { return hybrid_; }
+  // Groups a stored token occupies a slot in: page_blocks + window blocks a page (F + S for a
+  // hybrid pool, else 1).
+  int32_t SlotsPerToken() const { return page_blocks_ + window_blocks_; }
+  // Blocks a page is (F for a hybrid pool, else 1).
+  int32_t PageBlocks() const { return page_blocks_; }
+  // Window blocks a page in the window holds (S for a hybrid pool, else 0).
+  int32_t WindowBlocks() const { return window_blocks_; }
+  // Whether the window releases the pages themselves (an all-sliding pool): every append may
+  // change the pages held.
+  bool WindowFreesPages() const { return window_frees_pages_; }
 
   // Block table of a live sequence (kNoPage for pages released by the sliding window); nullptr
   // when unknown. Valid until the next call that changes the sequence.
   const std::vector<int32_t>* BlockTable(int64_t seq_id) const;
   int64_t NumTokens(int64_t seq_id) const;  // -1 when unknown
 
-  // Pages a new page can come from right now: free + cached (hybrid: free blocks + F · cached pages).
-  int32_t AvailablePages() const {
-    return hybrid_ ? free_blocks_ + full_blocks_ * cached_count_ : static_cast<int32_t>(free_stack_.size()) + cached_count_;
-  }
+  // Blocks a new page or window block can come from right now: free blocks + page_blocks · cached pages.
+  int32_t AvailablePages() const { return free_blocks_ + page_blocks_ * cached_count_; }
   PageAllocatorStats Stats() const;
   const PageAllocatorConfig& config() const { return config_; }
 
@@ -242,23 +259,24 @@ class PageAllocator {
     bool live = false;
     bool hashable = false;       // every token id so far was given
     int64_t num_tokens = 0;
-    int64_t first_live_page = 0; // pages before it were released by the sliding window (hybrid: their window blocks)
+    int64_t first_live_page = 0; // pages before it have their sliding-window blocks released
     uint64_t parent_hash = kRootHash;  // hash of its last registered page (private pages excluded)
     std::vector<int32_t> block_table;
     std::vector<int32_t> partial_tokens;  // ids of the unfilled last page (hashable only)
   };
 
-  int32_t TakePage();           // caller checked AvailablePages() > 0 (hybrid: >= full_groups)
-  void TakeWindowBlocks(int64_t n);  // hybrid: n window blocks; caller checked AvailablePages() >= n
-  void EvictToFree();           // hybrid: the least recently released cached page to the free stack
+  int32_t TakePage();           // caller checked AvailablePages() >= page_blocks_
+  void TakeWindowBlocks(int64_t n);  // n window blocks; caller checked AvailablePages() >= n
+  void EvictToFree();           // the least recently released cached page to the free stack
   void Release(int32_t page);   // ref_count − 1, to free stack or cached queue at 0
   void Hold(int32_t page);      // a cache hit: ref_count + 1, leaving the cached queue at 0
   void QueueRemove(int32_t page);
   void QueuePushBack(int32_t page);
   void RegisterFull(Sequence& seq, int32_t page, const int32_t* page_tokens);  // page_tokens: [page_size]
   void Publish(Sequence& seq, const int32_t* tokens);  // registers the private full pages (FreeAt)
-  int64_t WindowLimit(const Sequence& seq) const;  // first logical page the window keeps
-  void ReleaseOutsideWindow(Sequence& seq);
+  // First logical page the window keeps for the query at position num_tokens.
+  int64_t WindowLimit(const Sequence& seq, int64_t num_tokens) const;
+  void ReleaseOutsideWindow(Sequence& seq, int64_t limit);  // moves first_live_page to limit
   AllocStatus AppendTo(Sequence& seq, const int32_t* tokens, int64_t n);
   int32_t NewSlot();
 
@@ -286,9 +304,11 @@ class PageAllocator {
   std::vector<int32_t> hit_scratch_;
   FlatMap64 ids_;
   int32_t pages_used_ = 0;
-  // Hybrid pool: F, S (0 otherwise), free blocks, window blocks' pages and tokens held.
-  bool hybrid_ = false;
-  int32_t full_blocks_ = 1;
+  // KV-cache groups: whether the window releases pages (F = 0), blocks a page (F, or 1), window
+  // blocks a page in the window (S when F >= 1, else 0), free blocks, and the pages and tokens the
+  // windows cover (window blocks held = window_blocks_ · window_pages_).
+  bool window_frees_pages_ = false;
+  int32_t page_blocks_ = 1;
   int32_t window_blocks_ = 0;
   int32_t free_blocks_ = 0;
   int64_t window_pages_ = 0;

@@ -72,9 +72,9 @@ ServingSimulator::ServingSimulator(const SimConfig& config, std::vector<SimReque
   times_.reserve(requests_.size());
   if (config_.layout == KvLayout::kPaged) {
     allocator_ = std::make_unique<PageAllocator>(config_.allocator);
-    // A hybrid pool's window blocks go at known steps (events, WindowReleaseDue); an all-sliding
-    // pool's pages follow every token.
-    lazy_decode_ = config_.allocator.sliding_window == 0 || allocator_->hybrid();
+    // Window blocks go at known steps (events, WindowReleaseDue); an all-sliding pool's pages
+    // follow every token.
+    lazy_decode_ = !allocator_->WindowFreesPages();
     private_tails_ = config_.private_tails && config_.allocator.enable_prefix_caching && lazy_decode_;
     coast_ = config_.coast && lazy_decode_;
     ring_ = std::min(config_.allocator.page_size, 4096);
@@ -95,15 +95,13 @@ bool ServingSimulator::CanEverFit(const SimRequest& r, int32_t output_len) const
   const int64_t ps = config_.allocator.page_size;
   if (config_.layout == KvLayout::kPaged) {
     const int64_t max_kv = static_cast<int64_t>(r.prompt_len) + output_len - 1;
-    int64_t need = (max_kv + ps - 1) / ps;
-    if (allocator_->hybrid()) {
-      // F blocks a page, and S a page in the window: at most
-      // ceil(min(W − 1 + max_num_batched_tokens, N) / page_size) + 1 pages (an append of n <=
-      // max_num_batched_tokens tokens after c holds pages floor((c − W + 1) / ps) .. ceil((c + n) / ps) − 1).
-      const int64_t span = std::min<int64_t>(config_.allocator.sliding_window - 1 + config_.max_num_batched_tokens, max_kv);
-      const int64_t window_pages = std::min<int64_t>((span + ps - 1) / ps + 1, need);
-      need = need * config_.allocator.full_groups + window_pages * config_.allocator.sliding_groups;
-    }
+    const int64_t pages = (max_kv + ps - 1) / ps;
+    // Each page's blocks, and the window blocks of at most
+    // ceil(min(W − 1 + max_num_batched_tokens, N) / page_size) + 1 pages (an append of n <=
+    // max_num_batched_tokens tokens after c holds pages floor((c − W + 1) / ps) .. ceil((c + n) / ps) − 1).
+    const int64_t span = std::min<int64_t>(config_.allocator.sliding_window - 1 + config_.max_num_batched_tokens, max_kv);
+    const int64_t window_pages = std::min<int64_t>((span + ps - 1) / ps + 1, pages);
+    const int64_t need = pages * allocator_->PageBlocks() + window_pages * allocator_->WindowBlocks();
     return need <= config_.allocator.num_pages - config_.allocator.watermark_pages;
   }
   const int64_t need = config_.layout == KvLayout::kContiguousMaxModelLen
@@ -180,7 +178,7 @@ bool ServingSimulator::Grow(int32_t id, int64_t n) {
     const int64_t private_from = PrivateFrom(id);
     if (ids) FillTokens(id, from, s.computed + n, private_from < 0 ? INT64_MAX : private_from);
     const int32_t* buf = ids ? token_buf_.data() : nullptr;
-    if (s.pending > 0 && allocator_->hybrid()) {
+    if (s.pending > 0 && allocator_->WindowBlocks() > 0) {
       // The pending tokens first (they fit the last page, and no window release was due for
       // them), so that the window release of the append below is the one due at s.computed.
       allocator_->AppendAt(s.slot, buf, s.pending);
@@ -485,7 +483,7 @@ void ServingSimulator::Coast(int32_t id) {
   if (allocator_) {
     const int64_t in_page = page_.Mod(s.computed);
     steps = std::min<int64_t>(steps, in_page == 0 ? 1 : config_.allocator.page_size - in_page + 1);
-    if (allocator_->hybrid()) {
+    if (allocator_->WindowBlocks() > 0) {
       // Its next window release: the append at length (first window page + 1) · page_size + W − 1,
       // which its j-th step from now makes at length computed + j − 1.
       const int64_t at = (allocator_->FirstWindowPageAt(s.slot) + 1) * config_.allocator.page_size +
