@@ -23,6 +23,8 @@ const CSV_COLUMNS: Array<[string, (c: KernelCase) => CsvCell]> = [
   ['sliding_window', (c) => c.shape.slidingWindow],
   ['page_size', (c) => c.shape.pageSize],
   ['mla_latent_dim', (c) => c.shape.mlaLatentDim],
+  // The shape is one GPU's share of the heads at this tensor parallelism (CaseShape); 1: all of them.
+  ['tensor_parallel_size', (c) => c.shape.tensorParallelSize ?? 1],
   ['samples', (c) => c.samplesNs.length],
   ['median_ns', (c) => c.medianNs],
   ['p10_ns', (c) => c.p10Ns],

@@ -17,18 +17,24 @@ export interface CaseComparison {
   verdict: 'faster' | 'slower' | 'same' | 'only-a' | 'only-b';
 }
 
-/** Identity of a case across runs: kernel, backend, dtypes and every shape field. */
+/**
+ * Identity of a case across runs: kernel, backend, dtypes, every shape field, and the tensor
+ * parallelism it is one GPU's share of (CaseShape.tensorParallelSize; absent = 1): a model's
+ * share at TP 2 (H=32/4) and a whole model of 32/4 heads at TP 1 are the same kernel shape but
+ * not the same case.
+ */
 export function caseKey(c: KernelCase): string {
   const s = c.shape;
-  return [c.kernel, c.backend, c.dtype, c.kvDtype ?? '', s.batchSize, s.numHeads, s.numKvHeads, s.headDim, s.seqLenQ, s.seqLenK, s.causal ? 'causal' : 'full', s.slidingWindow ?? '', s.pageSize ?? ''].join('|');
+  return [c.kernel, c.backend, c.dtype, c.kvDtype ?? '', s.batchSize, s.numHeads, s.numKvHeads, s.headDim, s.seqLenQ, s.seqLenK, s.causal ? 'causal' : 'full', s.slidingWindow ?? '', s.pageSize ?? '', s.mlaLatentDim ?? '', `tp${s.tensorParallelSize ?? 1}`].join('|');
 }
 
-/** Short human label: "prefill B1 N4096" / "decode B16 ctx8192 p16". */
+/** Short human label: "prefill B1 N4096" / "decode B16 ctx8192 p16", then " TP 2" for one GPU's share under tensor parallelism. */
 export function caseLabel(c: KernelCase): string {
   const s = c.shape;
-  if (c.kernel === 'paged_decode') return `decode B${s.batchSize} ctx${s.seqLenK}${s.pageSize ? ` p${s.pageSize}` : ''}`;
-  if (c.kernel === 'flash_fwd') return `prefill B${s.batchSize} N${s.seqLenQ}${s.slidingWindow ? ` w${s.slidingWindow}` : ''}`;
-  return `reference B${s.batchSize} ${s.seqLenQ}×${s.seqLenK}`;
+  const tp = (s.tensorParallelSize ?? 1) > 1 ? ` TP ${s.tensorParallelSize}` : '';
+  if (c.kernel === 'paged_decode') return `decode B${s.batchSize} ctx${s.seqLenK}${s.pageSize ? ` p${s.pageSize}` : ''}${tp}`;
+  if (c.kernel === 'flash_fwd') return `prefill B${s.batchSize} N${s.seqLenQ}${s.slidingWindow ? ` w${s.slidingWindow}` : ''}${tp}`;
+  return `reference B${s.batchSize} ${s.seqLenQ}×${s.seqLenK}${tp}`;
 }
 
 /** Every case of either run, in `a`'s order then `b`'s new ones. */

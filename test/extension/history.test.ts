@@ -114,6 +114,10 @@ describe('CSV export', () => {
     assert.equal(get('peak'), run.cases[0]!.ceiling);
     assert.equal(get('table'), 'kernel');
     assert.equal(get('source'), 'measured');
+    // One GPU, all the heads: TP 1 (the fixture's shapes carry no tensorParallelSize).
+    assert.equal(get('tensor_parallel_size'), '1');
+    const tp2 = runToCsv({ ...run, pool: undefined, cases: [{ ...run.cases[0]!, shape: { ...run.cases[0]!.shape, tensorParallelSize: 2 } }] }).text.trimEnd().split('\n');
+    assert.equal(tp2[1]!.split(',')[header.indexOf('tensor_parallel_size')], '2');
   });
 
   // s27 newcomer-ed 2: a simulation's CSV was the kernel header alone (261 bytes) and a
@@ -148,7 +152,7 @@ describe('CSV export', () => {
     const { text, rows } = runToCsv(run);
     const lines = text.trimEnd().split('\n');
     const header = lines[0]!.split(',');
-    assert.equal(header.length, 2 + 27 + 4);
+    assert.equal(header.length, 2 + 28 + 4);
     assert.equal(lines.filter((l) => l.startsWith('kernel,measured,')).length, run.cases.length);
     const ttft = lines.find((l) => l.startsWith('simulation,') && l.includes(',ttft,p50,'))!.split(',');
     assert.equal(ttft.length, header.length);

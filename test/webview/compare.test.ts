@@ -43,6 +43,18 @@ describe('compareRuns', () => {
     ]);
   });
 
+  // s28 newcomer-ed / s29: cases became one GPU's share under TP (8c8b9fd), so a 64-head model at
+  // TP 2 times H=32/4, the very shape a 32/4-head model times at TP 1; the key ignored the TP.
+  it('keeps a case timed as one GPU\'s share at TP 2 apart from the same shape at TP 1', () => {
+    const tp2 = { ...run, cases: [{ ...decode, shape: { ...decode.shape, tensorParallelSize: 2 } }] };
+    const tp1 = { ...run, cases: [decode] };
+    assert.deepEqual(compareRuns(tp1, tp2).map((r) => [r.label, r.verdict]), [
+      ['decode B1 ctx1024 p16', 'only-a'],
+      ['decode B1 ctx1024 p16 TP 2', 'only-b'],
+    ]);
+    assert.deepEqual(compareRuns(tp2, tp2).map((r) => r.verdict), ['same']);
+  });
+
   it('labels decode cases with batch, context and page size', () => {
     assert.equal(caseLabel(decode), 'decode B1 ctx1024 p16');
   });
