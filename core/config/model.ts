@@ -216,13 +216,28 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     slidingWindow = windowValue;
     if (!layerTypesFound) {
       const pattern = r.num(null, ['sliding_window_pattern']);
+      // Qwen2 / Qwen3 (transformers' Qwen2Config.layer_types): with use_sliding_window, only
+      // layers i >= max_window_layers slide. vLLM applies the window to every layer and refuses
+      // a config where max_window_layers < num_hidden_layers (vllm/model_executor/models/qwen2.py:
+      // "Sliding window for some but all layers is not supported").
+      const maxWindowLayers = useSliding === true && pattern === undefined ? r.num(null, ['max_window_layers'], { min: 0 }) : undefined;
+      const firstSliding = maxWindowLayers !== undefined && maxWindowLayers < L ? maxWindowLayers : 0;
       for (let i = 0; i < L; i++) {
         // Gemma-3: every pattern-th layer is global. Gemma-2: even layers slide (is_sliding =
         // not bool(layer_idx % 2)). Mistral v0.1 and others: every layer slides.
-        const sliding = pattern !== undefined ? (i + 1) % pattern !== 0 : family === 'gemma2' ? i % 2 === 0 : true;
+        const sliding = pattern !== undefined ? (i + 1) % pattern !== 0 : family === 'gemma2' ? i % 2 === 0 : i >= firstSliding;
         layerTypes.push(sliding ? 'sliding' : 'full');
       }
       if (pattern !== undefined) r.sourceKeys.layerTypes = r.find(['sliding_window_pattern'])?.path ?? 'sliding_window_pattern';
+      if (firstSliding > 0) {
+        const at = r.find(['max_window_layers']);
+        r.sourceKeys.layerTypes = at?.path ?? 'max_window_layers';
+        r.problem(
+          'warning', 'partial-sliding-window',
+          `vLLM refuses to load this config: with use_sliding_window, max_window_layers ${firstSliding} < num_hidden_layers ${L} makes only some layers slide ("Sliding window for some but all layers is not supported", vllm/model_executor/models/qwen2.py). Sized as transformers' Qwen2Config.layer_types does: layers ${firstSliding}–${L - 1} slide over ${windowValue} tokens, layers 0–${firstSliding - 1} hold every token`,
+          at?.prop.value.range ?? anchor, { maxWindowLayers: firstSliding, numLayers: L },
+        );
+      }
     }
   }
   if (layerTypes.length !== L) {

@@ -85,6 +85,28 @@ test('sliding windows: gpt-oss layer_types, gemma-2 alternation, Qwen2 disabled,
   assert.deepEqual(mistral.layerTypes, ['sliding', 'sliding', 'sliding']);
 });
 
+test('Qwen2 use_sliding_window with max_window_layers < num_hidden_layers: transformers\' layers, vLLM refuses', () => {
+  // transformers' Qwen2Config: layer_types[i] = "sliding_attention" if sliding_window is not None
+  // (use_sliding_window) and i >= max_window_layers, else "full_attention". vLLM's qwen2.py asserts
+  // max_window_layers == num_hidden_layers when a window is in use, so it will not load this config.
+  const base = JSON.parse(fixtureText('Qwen2.5-7B')) as Record<string, unknown>;
+  const text = JSON.stringify({ ...base, use_sliding_window: true, sliding_window: 4096, max_window_layers: 14 }, null, 1);
+  const r = readModelConfig(text);
+  const m = r.value!;
+  assert.equal(m.slidingWindow, 4096);
+  assert.deepEqual(m.layerTypes, [...Array(14).fill('full'), ...Array(14).fill('sliding')]);
+  const p = only(r.problems, 'partial-sliding-window');
+  assert.equal(p.severity, 'warning');
+  assert.equal(at(text, p), '14');
+  assert.match(p.message, /vLLM refuses to load this config/);
+  assert.match(p.message, /layers 14–27 slide over 4096 tokens, layers 0–13 hold every token/);
+  // max_window_layers == num_hidden_layers (the only form vLLM loads): every layer slides, as vLLM
+  // applies the window to every layer; no warning.
+  const all = readModelConfig(JSON.stringify({ ...base, use_sliding_window: true, sliding_window: 4096, max_window_layers: 28 }));
+  assert.deepEqual(all.value!.layerTypes, Array(28).fill('sliding'));
+  assert.equal(all.problems.filter((q) => q.code === 'partial-sliding-window').length, 0);
+});
+
 test('MoE: experts, top-k, expert width, shared experts and leading dense layers', () => {
   const ds = loadModel('DeepSeek-V3').moe!;
   assert.deepEqual(
