@@ -242,6 +242,11 @@ bool PageAllocator::WindowReleaseDue(int32_t slot, int64_t num_tokens) const {
   return window_blocks_ > 0 && WindowLimit(seqs_[slot], num_tokens) > seqs_[slot].first_live_page;
 }
 
+void PageAllocator::ReleaseWindowAt(int32_t slot, int64_t num_tokens) {
+  Sequence& seq = seqs_[slot];
+  ReleaseOutsideWindow(seq, WindowLimit(seq, num_tokens));
+}
+
 AllocStatus PageAllocator::AppendTo(Sequence& seq, const int32_t* tokens, int64_t n) {
   if (n == 0) return AllocStatus::kOk;
   const int32_t slot = static_cast<int32_t>(&seq - seqs_.data());

@@ -212,6 +212,11 @@ class PageAllocator {
   // With window blocks (a hybrid pool): whether an append to the sequence when it holds
   // num_tokens tokens (>= NumTokensAt) would first release window blocks; always false otherwise.
   bool WindowReleaseDue(int32_t slot, int64_t num_tokens) const;
+  // With window blocks: the release an append at num_tokens tokens would make first, made now
+  // (the simulator's coasting requests, whose pending tokens up to num_tokens fit their last
+  // page: AppendAt(slot, ·, num_tokens − NumTokensAt(slot)) then changes nothing more).
+  // Caller: num_tokens >= NumTokensAt(slot), and the tokens between lie in the last page.
+  void ReleaseWindowAt(int32_t slot, int64_t num_tokens);
   // The first logical page whose sliding-window blocks the sequence still holds.
   int64_t FirstWindowPageAt(int32_t slot) const { return seqs_[slot].first_live_page; }
   // Groups a stored token occupies a slot in: page_blocks + window blocks a page (F + S for a

@@ -343,15 +343,17 @@ bool ServingSimulator::Step() {
       specials_.insert(specials_.end(), prefill_.begin(), prefill_.end());
       std::sort(specials_.begin(), specials_.end(), [this](int32_t x, int32_t y) { return state_[x].order < state_[y].order; });
       for (const int32_t id : specials_)
-        if (state_[id].coasting) Uncoast(id);
+        if (state_[id].coasting && !state_[id].light) Uncoast(id);
     }
   }
   if (explicit_step) {
     for (size_t i = 0; i < running_.size() && budget > 0;)
       if (run(running_[i])) ++i;  // else running_[i] is now the next request
   } else {
-    for (const int32_t id : specials_)
-      if (!state_[id].preempted) run(id);
+    for (const int32_t id : specials_) {
+      if (state_[id].coasting) ReleaseWindow(id);  // a light event (not preempted: still coasting)
+      else if (!state_[id].preempted) run(id);
+    }
     // The coasting requests left: one decode token each.
     tokens_scheduled += coast_count_;
     budget -= coast_count_;
@@ -477,19 +479,15 @@ void ServingSimulator::Coast(int32_t id) {
   ++coast_count_;
   coast_synced_sum_ += clock_;
   coast_computed_sum_ += s.computed;
-  // Its next event, in steps from now (1 = the next step): its last token, its next page (the
-  // token after a full page), the token past the sliding window, or the ring's horizon.
+  // Its next explicit event, in steps from now (1 = the next step): its last token, its next
+  // page (the token after a full page), the token past the sliding window, a chunk boundary, or
+  // the ring's horizon.
   int64_t steps = std::min<int64_t>(s.output_len - s.generated, ring_);
+  int64_t release = INT64_MAX;  // its next window release, in steps from now
   if (allocator_) {
     const int64_t in_page = page_.Mod(s.computed);
     steps = std::min<int64_t>(steps, in_page == 0 ? 1 : config_.allocator.page_size - in_page + 1);
-    if (allocator_->WindowBlocks() > 0) {
-      // Its next window release: the append at length (first window page + 1) · page_size + W − 1,
-      // which its j-th step from now makes at length computed + j − 1.
-      const int64_t at = (allocator_->FirstWindowPageAt(s.slot) + 1) * config_.allocator.page_size +
-                         config_.allocator.sliding_window - 1;
-      steps = std::min<int64_t>(steps, std::max<int64_t>(1, at - s.computed + 1));
-    }
+    if (allocator_->WindowBlocks() > 0) release = WindowReleaseSteps(s, s.computed);
   }
   const int64_t window = config_.step.sliding_window;
   if (s.computed < window) {
@@ -510,8 +508,36 @@ void ServingSimulator::Coast(int32_t id) {
     chunk_offset_sum_ += a;
     steps = std::min<int64_t>(steps, chunk - a + 1);
   }
-  s.event = clock_ + steps - 1;
+  s.explicit_event = clock_ + steps - 1;
+  FileEvent(id, release == INT64_MAX ? INT64_MAX : clock_ + release - 1);
+}
+
+int64_t ServingSimulator::WindowReleaseSteps(const ReqState& s, int64_t computed) const {
+  // The append at length (first window page + 1) · page_size + W − 1 releases the next window
+  // page's blocks; the j-th step from now appends at length computed + j − 1.
+  const int64_t at = (allocator_->FirstWindowPageAt(s.slot) + 1) * config_.allocator.page_size +
+                     config_.allocator.sliding_window - 1;
+  return std::max<int64_t>(1, at - computed + 1);
+}
+
+void ServingSimulator::FileEvent(int32_t id, int64_t release_at) {
+  // A window release before its explicit event is a light event: the request stays on the clock
+  // and its blocks go at its place in the step (ReleaseWindow). One at the explicit event goes
+  // with it (Grow's append makes it).
+  ReqState& s = state_[id];
+  s.light = release_at < s.explicit_event;
+  s.event = s.light ? release_at : s.explicit_event;
   events_[static_cast<size_t>(s.event % ring_)].push_back(id);
+}
+
+void ServingSimulator::ReleaseWindow(int32_t id) {
+  ReqState& s = state_[id];
+  // This step appends its token at length computed + lag (the clock moves after the step's
+  // requests ran); the release due there is made now, as Grow's append would make it, and the
+  // next one counted from the next step, whose append is at length computed + lag + 1.
+  const int64_t at = s.computed + (clock_ - s.synced);
+  allocator_->ReleaseWindowAt(s.slot, at);
+  FileEvent(id, clock_ + WindowReleaseSteps(s, at + 1));
 }
 
 void ServingSimulator::Uncoast(int32_t id) {

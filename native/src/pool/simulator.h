@@ -58,9 +58,16 @@
 //   without one (its own pages may still be cached).
 // None applies to an all-sliding pool (its releases follow every token): those runs step
 // request by request. A hybrid pool (PageAllocator "Hybrid pool") releases a request's window
-// blocks only at known appends (PageAllocator::WindowReleaseDue), so a decode request's next
-// window release is one more event and all three apply; its blocks are charged as vLLM's
-// HybridKVCacheCoordinator charges them.
+// blocks only at known appends (PageAllocator::WindowReleaseDue), so all three apply; its blocks
+// are charged as vLLM's HybridKVCacheCoordinator charges them. A coasting request's next window
+// release is an event too, but a light one when it comes before its explicit event: the request
+// stays on the clock and, at its place in admission order in the step, the allocator releases the
+// blocks its append at computed + lag would release first (PageAllocator::ReleaseWindowAt; its
+// pending tokens stay pending), which is the explicit step's allocator state. The release cannot
+// simply move to the page event: it falls at length ≡ W − 1 (mod page_size), the page at ≡ 0, so
+// the two coincide only when W ≡ 1 (mod page_size) (then the one explicit event makes both); for
+// gpt-oss (W 128, page_size 16) the release comes one step before the page, and moving it would
+// change the free blocks admission and the samples see for that step.
 // A request is rejected on arrival when prompt_len >= max_model_len, or when it could never
 // fit the pool alone (its largest KV above pool minus watermark, or its reservation above the
 // arena); output_len is capped at max_model_len − prompt_len.
@@ -312,8 +319,10 @@ class ServingSimulator {
     bool coasting = false;      // decoding on the clock: add clock_ − synced to the lengths
     bool requeued = false;      // preempted at least once: admitted without a private tail
     bool in_window = false;     // coasting with context <= the step model's sliding_window
+    bool light = false;         // coasting: its event is a window release alone (ReleaseWindow)
     int64_t synced = 0;         // coasting: clock_ when the fields above were exact
-    int64_t event = 0;          // coasting: the clock_ of the step it must run explicitly
+    int64_t event = 0;          // coasting: the clock_ of its next event (explicit, or light)
+    int64_t explicit_event = 0; // coasting: the clock_ of the step it must run explicitly
     int64_t order = 0;          // admission number (running order)
   };
 
@@ -335,6 +344,13 @@ class ServingSimulator {
   // Enrolls a running decode request on the clock / brings it up to date and takes it off.
   void Coast(int32_t id);
   void Uncoast(int32_t id);
+  // Steps from the step whose append is at length `computed` (1 = that one) to its next window
+  // release (window blocks only).
+  int64_t WindowReleaseSteps(const ReqState& s, int64_t computed) const;
+  // Files the coasting request's next event: its explicit_event, or release_at (the clock_ of its
+  // next window release; INT64_MAX: none) when that comes first.
+  void FileEvent(int32_t id, int64_t release_at);
+  void ReleaseWindow(int32_t id);
   // Decode tokens the coasting requests hold beyond their fields: Σ (clock_ − synced).
   int64_t CoastLag() const { return coast_count_ * clock_ - coast_synced_sum_; }
   // True when step `step` is to be sampled (halves the kept samples when they are full).
