@@ -138,6 +138,21 @@ const EDITS: Array<[string, (text: string) => string]> = [
   ['page_size back', (t) => t.replace('page_size: 32', 'page_size: 16')],
   ['dtype edited (parse)', (t) => t.replace('dtype: bf16', 'dtype: fp16')],
   ['dtype back (parse)', (t) => t.replace('dtype: fp16', 'dtype: bf16')],
+  // Typing that passes through invalid YAML, outside the list and inside it.
+  ['key started `  x` (invalid)', (t) => t.replace('  seed: 1', '  seed: 1\n  x')],
+  ['its `:` typed', (t) => t.replace('\n  x', '\n  x:')],
+  ['its value typed', (t) => t.replace('\n  x:', '\n  x: 1')],
+  ['the line deleted', (t) => t.replace('\n  x: 1', '')],
+  ['`[` typed, unclosed (invalid)', (t) => t.replace('page_size: 16', 'page_size: [16')],
+  ['`[` deleted', (t) => t.replace('page_size: [16', 'page_size: 16')],
+  ['tab typed in an indent (invalid)', (t) => t.replace('\n  page_size', '\n\t  page_size')],
+  ['tab deleted', (t) => t.replace('\n\t  page_size', '\n  page_size')],
+  ['stray `:` typed (invalid)', (t) => t.replace('dtype: bf16', 'dtype: bf16:')],
+  ['stray `:` deleted', (t) => t.replace('dtype: bf16:', 'dtype: bf16')],
+  ['`,` typed in the list (invalid)', (t) => t.replace(/seq_lens: \[(\d+)/, 'seq_lens: [$1,')],
+  ['` ` typed (invalid)', (t) => t.replace(/seq_lens: \[(\d+),/, 'seq_lens: [$1, ')],
+  ['`2` typed', (t) => t.replace(/seq_lens: \[(\d+), ,/, 'seq_lens: [$1, 2,')],
+  ['`, 2` deleted', (t) => t.replace(/seq_lens: \[(\d+), 2,/, 'seq_lens: [$1,')],
 ];
 
 /**
@@ -212,9 +227,8 @@ async function profiles(): Promise<void> {
     const cycles = text.length > 5e5 ? 3 : text.length > 5e4 ? 7 : 41;
     const [mine, base] = editCosts(text, trees, cycles);
     const kb = `${(text.length / 1e3).toFixed(text.length < 1e4 ? 1 : 0)} KB`;
-    for (let k = 0; k < EDITS.length; k += 2) {
-      const pair = (i: number): string => `${mine![i]!.toFixed(1).padStart(7)}${base ? ` vs ${base[i]!.toFixed(1).padStart(7)} (${(mine![i]! / base[i]!).toFixed(2)}x)` : ''}`;
-      console.log(`prof ${String(n).padStart(7)} seq_lens ${kb.padStart(8)}  ${EDITS[k]![0].padEnd(26)}${pair(k)}   ${EDITS[k + 1]![0].padEnd(22)}${pair(k + 1)}`);
+    for (let k = 0; k < EDITS.length; k++) {
+      console.log(`prof ${String(n).padStart(7)} seq_lens ${kb.padStart(8)}  ${EDITS[k]![0].padEnd(34)}${mine![k]!.toFixed(1).padStart(7)}${base ? ` vs ${base[k]!.toFixed(1).padStart(7)} (${(mine![k]! / base[k]!).toFixed(2)}x)` : ''}`);
     }
   }
   if (args.includes('--no-lsp')) return;

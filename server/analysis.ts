@@ -273,18 +273,23 @@ export function changedRegion(old: string, text: string): TextChange {
  * list `[512, 1024]` in YAML or JSON, or a YAML block list of `- 512` lines) that stays a list of
  * numbers written the same way (items added, removed or rewritten): the list is read again from
  * its own text, later ranges shift, and what lies before the edit is shared with the previous
- * tree. Any other edit (a key, a string, syntax, a YAML document with anchors or aliases, a
- * previous parse with problems) returns null and the text is parsed again. A typed digit or a
- * pasted value in a profile with 20,000 seq_lens then costs no YAML parse. Equivalence with a
- * fresh parse is tested in test/lsp/internals.test.ts (examples and random edits).
+ * tree. Any other edit of a YAML text (a key, a string, half-typed YAML), and any edit of a
+ * previous version whose parse has problems, parses it again around its long lists of numbers
+ * that the edit left untouched (parseAroundLists); null (parse it all) for a JSON text, or a
+ * YAML text with anchors or aliases. A typed digit or a pasted value in a profile with 20,000
+ * seq_lens then costs no YAML parse, and a key typed through invalid states a parse of the
+ * rest. Equivalence with a fresh parse is tested in test/lsp/incremental.test.ts (random
+ * edits, through invalid YAML too, and examples).
  */
 export function reuseTree(previous: Analysis, text: string): ParsedTree | null {
   const old = previous.text;
-  if (previous.parsed.problems.length > 0 || previous.tree === null) return null;
+  if (previous.tree === null) return null;
   const yaml = previous.syntax === 'yaml';
   if (yaml && /[&*]/.test(text)) return null;
   const { start, oldEnd, delta } = changedRegion(old, text);
   if (delta === 0 && start === oldEnd) return previous.parsed;
+  // A tree with problems (half-typed YAML) keeps only its long lists that no problem touches.
+  if (previous.parsed.problems.length > 0) return yaml ? parseAroundLists(previous, text, start, oldEnd, delta) : null;
   let target = numberContaining(previous.tree, start, oldEnd);
   let replacement: ValueNode | null = target && numberLiteralNode(text, target.range.offset, target.range.length + delta);
   if (replacement === null) {
@@ -414,19 +419,30 @@ export const KEPT_LIST_ITEMS = 256;
 
 /**
  * For an edit outside the long lists of numbers of a YAML profile (a key, a string, a comment
- * typed): the tree of `text` parsed with each list of at least KEPT_LIST_ITEMS numbers that the
- * edit left untouched written as a stand-in of the same length (a flow list as `[`, spaces, `]`;
- * a block list as `- 0`, spaces and its line break), and the previous tree's list put back in
- * its place (moved by the edit when after it). A profile with 20,000 seq_lens then parses as
- * the 1 KB it is without them. Null (parse it all) when there is no such list, when the text so
- * parsed has any problem (their positions would be the stand-in's), or when a stand-in did not
- * read as a list of the same range.
+ * typed, half-typed YAML): the tree and parse problems of `text`, parsed with each list of at
+ * least KEPT_LIST_ITEMS numbers that the edit left untouched written as a stand-in of the same
+ * length (standInList), and the previous tree's list put back in its place (moved by the
+ * edit when after it). A profile with 20,000 seq_lens then parses as the 1 KB it is without
+ * them, valid or not. A list is kept only when no problem of the previous parse touches it and
+ * its text holds nothing but numbers, separators, spaces and line breaks. Null (parse it all)
+ * when no list is kept, when a problem of the parse so made touches a stand-in (its message or
+ * range could be the stand-in's), or when a stand-in did not read as a list of the same range
+ * (the edit changed what the list is: a key, inside an unclosed bracket).
  */
 function parseAroundLists(previous: Analysis, text: string, start: number, oldEnd: number, delta: number): ParsedTree | null {
+  const old = previous.text;
+  const touches = (r: SourceRange, from: number, to: number): boolean => r.offset <= to && r.offset + r.length >= from;
   const lists: ValueNode[] = [];
   const collect = (n: ValueNode): void => {
     if (n.type === 'array' && n.items!.length >= KEPT_LIST_ITEMS && n.items!.every((item) => item.type === 'number')) {
-      if (n.range.offset + n.range.length < start || n.range.offset > oldEnd) lists.push(n);
+      const { offset, length } = n.range;
+      if (
+        (offset + length < start || offset > oldEnd) &&
+        !previous.parsed.problems.some((p) => touches(p.range, offset, offset + length)) &&
+        !/[^-+.\w, \n]/.test(old.slice(offset, offset + length).slice(1, -1))
+      ) {
+        lists.push(n);
+      }
       return;
     }
     for (const p of n.properties ?? []) collect(p.value);
@@ -440,15 +456,14 @@ function parseAroundLists(previous: Analysis, text: string, start: number, oldEn
   let at = 0;
   for (const list of lists) {
     const from = moved(list.range);
-    const length = list.range.length;
-    const newline = text[from + length - 1] === '\n' ? '\n' : '';
-    const standIn = text[from] === '[' ? `[${' '.repeat(length - 2)}]` : `- 0${' '.repeat(length - 3 - newline.length)}${newline}`;
+    const standIn = standInList(text.slice(from, from + list.range.length));
+    if (standIn === null) return null;
     parts.push(text.slice(at, from), standIn);
-    at = from + length;
+    at = from + list.range.length;
   }
   parts.push(text.slice(at));
   const parsed = parseProfileOrConfig(parts.join(''), previous.file);
-  if (parsed.problems.length > 0 || parsed.root === null) return null;
+  if (parsed.root === null || parsed.problems.some((p) => lists.some((l) => touches(p.range, moved(l.range), moved(l.range) + l.range.length)))) return null;
   const byOffset = new Map(lists.map((l) => [moved(l.range), l]));
   let kept = 0;
   const putBack = (n: ValueNode): ValueNode => {
@@ -463,7 +478,38 @@ function parseAroundLists(previous: Analysis, text: string, start: number, oldEn
     return n;
   };
   const root = putBack(parsed.root);
-  return kept === lists.length ? { root, problems: [] } : null;
+  return kept === lists.length ? { root, problems: parsed.problems } : null;
+}
+
+/**
+ * A stand-in for the text of a list of numbers (a YAML flow list `[...]`, or a block list of
+ * `- <number>` lines): as long, with its line breaks where they were, that YAML reads as a
+ * list wherever it reads the list. A flow list keeps its line breaks, and each later line its
+ * indentation and first character's kind (YAML checks the indentation of a flow list's lines
+ * against the block around it): `[`, spaces; each later line its indentation then `0,` (`0`
+ * on the last, before its `]`) or its `]`. A block list is `- 0`, spaces, and its final line
+ * break: one line, as yaml ends a block list at its last item, not at the blank lines after
+ * (its later lines sit at the first one's column, which nothing outside the list changes; no
+ * message of yaml's names a line). Null for a flow line too short to hold its stand-in.
+ */
+function standInList(list: string): string | null {
+  if (list[0] !== '[') {
+    const newline = list.endsWith('\n') ? '\n' : '';
+    return `- 0${' '.repeat(list.length - 3 - newline.length)}${newline}`;
+  }
+  const lines = list.split('\n');
+  const out = [`[${' '.repeat(lines[0]!.length - 1)}`];
+  for (let i = 1; i < lines.length; i++) {
+    const line = lines[i]!;
+    const indent = line.length - line.trimStart().length;
+    const rest = line.length - indent;
+    const last = i === lines.length - 1;
+    if (rest === 0 || (last && rest === 1)) out.push(line);
+    else if (rest < 2) return null;
+    else out.push(`${' '.repeat(indent)}${last ? `0${' '.repeat(rest - 2)}]` : `0,${' '.repeat(rest - 2)}`}`);
+  }
+  if (lines.length === 1) out[0] = `[${' '.repeat(list.length - 2)}]`;
+  return out.join('\n');
 }
 
 /** A leaf node (number, string, boolean, null) at `range`, its value and written form kept. */

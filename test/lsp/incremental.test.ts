@@ -6,7 +6,8 @@
  * replays), most of them inside the profile's lists, in each list form: a YAML flow list on one
  * line and over several lines, a YAML block list (at the end of the text, without a final line
  * break, too), and a JSON profile's lists; and edits outside the lists, which parse a YAML text
- * again around its long lists (analysis.ts parseAroundLists).
+ * again around its long lists (analysis.ts parseAroundLists), also when the text before or
+ * after the edit is not valid YAML (half-typed: an unclosed bracket, a stray `:` or tab).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -70,7 +71,7 @@ function documents(rnd: () => number): Array<{ name: string; text: string }> {
 }
 
 /** What a random edit is made of: list punctuation, and what breaks a list. */
-const PIECES = ['1', '0', '42', '512', ', ', ',', ' ', '\n    - ', '\n  - 64', '\n', '-', '.5', 'e3', '#', ']', ':', 'x'];
+const PIECES = ['1', '0', '42', '512', ', ', ',', ' ', '\n    - ', '\n  - 64', '\n', '-', '.5', 'e3', '#', ']', ':', 'x', '\t', '[', '{', '"', ': ', '\n  x'];
 
 /**
  * An edit of `text`: three in five what a user does in a list of numbers (a digit typed or
@@ -161,4 +162,50 @@ test('random edits, mostly inside lists of numbers: the incremental analysis equ
     assert.ok(reused >= 30, `${name}: ${reused} of 150 edits reused the previous tree`);
     if (name.endsWith('.yaml')) assert.ok(reusedOutside >= 10, `${name}: ${reusedOutside} edits outside the lists kept them`);
   }
+});
+
+test('typing through invalid YAML: edits on from versions with syntax errors, the incremental analysis equals the full one', () => {
+  const rnd = random(29);
+  for (const { name, text } of documents(rnd)) {
+    if (!name.endsWith('.yaml')) continue;
+    let reusedInvalid = 0;
+    const uri = `file://${join(examples, name)}`;
+    let version = 1;
+    const start = analyze(TextDocument.create(uri, 'yaml', version, text), host);
+    let previous = start;
+    let invalidRun = 0;
+    for (let step = 0; step < 150; step++) {
+      const { text: next } = randomEdit(rnd, previous.text);
+      const doc = TextDocument.create(uri, 'yaml', ++version, next);
+      const reused = reuseTree(previous, next);
+      const incremental = analyze(doc, host, previous);
+      const full = analyze(doc, host);
+      assert.deepEqual(observed(incremental), observed(full), `${name} step ${step}: ${JSON.stringify(previous.text)} -> ${JSON.stringify(next)}`);
+      const syntax = (a: Analysis): boolean => a.parsed.problems.some((p) => p.severity === 'error');
+      if (reused !== null && (syntax(previous) || syntax(full))) reusedInvalid++;
+      // Walk on from each version, invalid ones too, for a few edits (a user typing), then go
+      // back to the first text, so that the lists stay long and the edits land near them.
+      invalidRun = syntax(full) ? invalidRun + 1 : 0;
+      previous = invalidRun > 4 || rnd() < 0.1 ? start : incremental;
+      if (previous === start) invalidRun = 0;
+    }
+    // Versions with a syntax error, or edits to one, kept their long lists.
+    assert.ok(reusedInvalid >= 15, `${name}: ${reusedInvalid} edits from or to invalid YAML reused the previous lists`);
+  }
+});
+
+test('a key indented past its flow list\'s later lines: the syntax error at the list is the full parse\'s (no stand-in on one line hides it)', () => {
+  const lines = documents(random(28)).find((d) => d.name === 'lines.attn.yaml')!;
+  const uri = `file://${join(examples, lines.name)}`;
+  // seq_lens the first key of prefill, then indented by 4 more: the value's lines (indented 4)
+  // are no longer indented past the key (6), which yaml reports at the list's second line.
+  const first = lines.text.replace('  batch_size: 1\n', '');
+  const second = first.replace('\n  seq_lens:', '\n      seq_lens:');
+  const a = analyze(TextDocument.create(uri, 'yaml', 1, first), host);
+  assert.equal(a.parsed.problems.length, 0);
+  const incremental = analyze(TextDocument.create(uri, 'yaml', 2, second), host, a);
+  const full = analyze(TextDocument.create(uri, 'yaml', 2, second), host);
+  const listLine = second.indexOf('\n', second.indexOf('seq_lens: [')) + 1;
+  assert.ok(full.parsed.problems.some((p) => p.code === 'yaml-syntax' && p.range.offset === listLine + 4), JSON.stringify(full.parsed.problems));
+  assert.deepEqual(observed(incremental), observed(full));
 });
