@@ -4,7 +4,7 @@
  * issue 6 (batch 1 and 16, context 32k, page 16, bf16 Q and KV, H = 32, H_kv = 8, D = 128).
  *
  *   npx tsx scripts/bench-decode.ts [--base OLD.node] [--rounds N] [--ctx TOKENS] [--threads N]
- *                                    [--sequential] [--js-pools]
+ *                                    [--sequential] [--js-pools] [--l2]
  *
  * --base loads a second build of the addon (e.g. a copy of main's attnscope_native.node) and
  * times it interleaved with this tree's build, one run of each in turn, so both see the same
@@ -18,6 +18,8 @@
  * --sequential stores each sequence's pages in order (block table = identity) instead of
  * scattered through the pool: the cost of the scatter (TLB misses, prefetcher). --js-pools
  * keeps the K/V pools in plain JS arrays (4 KiB pages) instead of native huge-page memory.
+ * --l2 points every block-table entry t at page t mod 8 (512 KiB of K + V, as bench:kernels'
+ * "arithmetic alone"): the same kernel and grid without DRAM, what its arithmetic allows.
  */
 import { cpuInfo, measureReadBandwidth, pagedSpec, timePagedDecode, toHalfBits, type PagedDecodeArgs } from '../native';
 import { fillTiled, randomKvPages, randomUniform, shuffledPages } from '../runner/inputs';
@@ -28,6 +30,9 @@ const flag = (name: string) => flagOf(argv, name);
 const basePath = flag('--base');
 const sequential = argv.includes('--sequential');
 const jsPools = argv.includes('--js-pools');
+const inL2 = argv.includes('--l2');
+/** Pages in the pool with --l2: every sequence reads these 8, over and over. */
+const L2_PAGES = 8;
 const rounds = Number(flag('--rounds') ?? 5);
 const ctx = Number(flag('--ctx') ?? 32768);
 const threads = flag('--threads') === undefined ? undefined : Number(flag('--threads'));
@@ -67,12 +72,15 @@ async function main(): Promise<void> {
   const bwSamples: number[] = [];
   for (const batch of [1, 16]) {
     const pagesPerSeq = ctx / PAGE;
-    const numPages = batch * pagesPerSeq;
+    const numPages = inL2 ? L2_PAGES : batch * pagesPerSeq;
     const slot = PAGE * HKV * D;
     const args: PagedDecodeArgs = {
       q: toHalfBits('bf16', randomUniform(batch * H * D, 19)),
       kPages: pool(numPages * slot, 11 + batch), vPages: pool(numPages * slot, 13 + batch),
-      blockTable: sequential ? Int32Array.from({ length: numPages }, (_, i) => i) : shuffledPages(numPages, 17 + ctx), contextLens: new Int32Array(batch).fill(ctx),
+      blockTable: inL2
+        ? Int32Array.from({ length: batch * pagesPerSeq }, (_, i) => i % L2_PAGES)
+        : sequential ? Int32Array.from({ length: numPages }, (_, i) => i) : shuffledPages(numPages, 17 + ctx),
+      contextLens: new Int32Array(batch).fill(ctx),
       dtype: 'bf16', kvDtype: 'bf16', batch, numHeads: H, numKvHeads: HKV, headDim: D, numPages,
       pageSize: PAGE, maxPagesPerSeq: pagesPerSeq, ...(threads === undefined ? {} : { threads }),
     };
@@ -107,7 +115,7 @@ async function main(): Promise<void> {
     const gbs = (ns: number) => bytes / ns;
     const line = (name: string, xs: number[], best: number) =>
       `  ${name.padEnd(8)} ${(median(xs) / 1e6).toFixed(2).padStart(8)} ms  ${gbs(median(xs)).toFixed(1).padStart(6)} GB/s  ${((100 * gbs(median(xs)) * 1e9) / bw).toFixed(0).padStart(3)}% of read BW  (fastest run ${gbs(best).toFixed(1)} GB/s, ${((100 * gbs(best) * 1e9) / bw).toFixed(0)}%)`;
-    console.log(`decode B=${batch} ctx=${ctx} p${PAGE} bf16 (H=${H}, H_kv=${HKV}, D=${D}); read BW ${(bw / 1e9).toFixed(1)} GB/s (median so far)`);
+    console.log(`decode B=${batch} ctx=${ctx} p${PAGE} bf16${inL2 ? ` over ${L2_PAGES} pages in L2` : ''} (H=${H}, H_kv=${HKV}, D=${D}); read BW ${(bw / 1e9).toFixed(1)} GB/s (median so far)`);
     console.log(line('current', cur, curMin));
     // Process CPU time / threads in place of wall time: the rate while the threads ran.
     const used = threads ?? cpuInfo().cores;
