@@ -273,12 +273,13 @@ export function changedRegion(old: string, text: string): TextChange {
  * list `[512, 1024]` in YAML or JSON, or a YAML block list of `- 512` lines) that stays a list of
  * numbers written the same way (items added, removed or rewritten): the list is read again from
  * its own text, later ranges shift, and what lies before the edit is shared with the previous
- * tree. Any other edit of a YAML text (a key, a string, half-typed YAML), and any edit of a
- * previous version whose parse has problems, parses it again around its long lists of numbers
- * that the edit left untouched (parseAroundLists); null (parse it all) for a JSON text, or a
+ * tree. Any other edit of a YAML text (a key, a string, half-typed YAML, a list left invalid),
+ * and any edit of a previous version whose parse has problems, parses it again around its long
+ * lists of numbers that the edit left untouched, and around the items before and after the
+ * edit in a long flow list it lies inside (parseAroundLists); null (parse it all) for a JSON text, or a
  * YAML text with anchors or aliases. A typed digit or a pasted value in a profile with 20,000
- * seq_lens then costs no YAML parse, and a key typed through invalid states a parse of the
- * rest. Equivalence with a fresh parse is tested in test/lsp/incremental.test.ts (random
+ * seq_lens then costs no YAML parse, and a key or a list item typed through invalid states a
+ * parse of the rest. Equivalence with a fresh parse is tested in test/lsp/incremental.test.ts (random
  * edits, through invalid YAML too, and examples).
  */
 export function reuseTree(previous: Analysis, text: string): ParsedTree | null {
@@ -418,30 +419,54 @@ function rereadNumberList(text: string, offset: number, length: number, old: str
 export const KEPT_LIST_ITEMS = 256;
 
 /**
- * For an edit outside the long lists of numbers of a YAML profile (a key, a string, a comment
- * typed, half-typed YAML): the tree and parse problems of `text`, parsed with each list of at
- * least KEPT_LIST_ITEMS numbers that the edit left untouched written as a stand-in of the same
- * length (standInList), and the previous tree's list put back in its place (moved by the
- * edit when after it). A profile with 20,000 seq_lens then parses as the 1 KB it is without
- * them, valid or not. A list is kept only when no problem of the previous parse touches it and
- * its text holds nothing but numbers, separators, spaces and line breaks. Null (parse it all)
- * when no list is kept, when a problem of the parse so made touches a stand-in (its message or
- * range could be the stand-in's), or when a stand-in did not read as a list of the same range
- * (the edit changed what the list is: a key, inside an unclosed bracket).
+ * A run of a long list's items kept from the previous tree by parseAroundLists: the whole list
+ * (`whole`), or, in a flow list the edit lies inside, the items wholly before the edit or
+ * those wholly after it. `from`/`to`: the run's text in the previous version.
+ */
+interface KeptRun {
+  list: ValueNode;
+  whole: boolean;
+  items: ValueNode[];
+  from: number;
+  to: number;
+}
+
+/**
+ * For an edit of a YAML profile that no list re-read covers (a key, a string, a comment typed,
+ * half-typed YAML, an edit that leaves a list of numbers invalid): the tree and parse problems
+ * of `text`, parsed with each list of at least KEPT_LIST_ITEMS numbers that the edit left
+ * untouched written as a stand-in of the same length (standInList), and in a flow list the edit
+ * lies inside, its items before and after the edit as stand-ins of the same length and lines
+ * (standInItems); the previous tree's nodes are put back in their places (moved by the edit
+ * when after it). A profile with 20,000 seq_lens then parses as the 1 KB it is without them,
+ * valid or not. A run of items is kept only when no problem of the previous parse touches it
+ * and its text holds nothing but numbers, separators, spaces and line breaks. Null (parse it
+ * all) when nothing is kept, when a problem of the parse so made touches a stand-in (its message
+ * or range could be the stand-in's), or when a stand-in did not read back as the same list or
+ * the same run of items (the edit changed what the list is: a key, inside an unclosed bracket).
  */
 function parseAroundLists(previous: Analysis, text: string, start: number, oldEnd: number, delta: number): ParsedTree | null {
   const old = previous.text;
   const touches = (r: SourceRange, from: number, to: number): boolean => r.offset <= to && r.offset + r.length >= from;
-  const lists: ValueNode[] = [];
+  // No problem of the previous parse touches old[from, to], and old[textFrom, textTo) is numbers, separators, spaces and line breaks.
+  const clean = (from: number, to: number, textFrom = from, textTo = to): boolean =>
+    !previous.parsed.problems.some((p) => touches(p.range, from, to)) && !/[^-+.\w, \n]/.test(old.slice(textFrom, textTo));
+  const end = (n: ValueNode): number => n.range.offset + n.range.length;
+  const runs: KeptRun[] = [];
   const collect = (n: ValueNode): void => {
     if (n.type === 'array' && n.items!.length >= KEPT_LIST_ITEMS && n.items!.every((item) => item.type === 'number')) {
-      const { offset, length } = n.range;
-      if (
-        (offset + length < start || offset > oldEnd) &&
-        !previous.parsed.problems.some((p) => touches(p.range, offset, offset + length)) &&
-        !/[^-+.\w, \n]/.test(old.slice(offset, offset + length).slice(1, -1))
-      ) {
-        lists.push(n);
+      const { offset } = n.range;
+      if (end(n) < start || offset > oldEnd) {
+        if (clean(offset, end(n), offset + 1, end(n) - 1)) runs.push({ list: n, whole: true, items: n.items!, from: offset, to: end(n) });
+      } else if (old[offset] === '[' && offset < start) {
+        const items = n.items!;
+        let before = 0;
+        while (before < items.length && end(items[before]!) < start) before++;
+        let after = before;
+        while (after < items.length && items[after]!.range.offset <= oldEnd) after++;
+        for (const run of [items.slice(0, before), items.slice(after)]) {
+          if (run.length > 0 && clean(run[0]!.range.offset, end(run[run.length - 1]!))) runs.push({ list: n, whole: false, items: run, from: run[0]!.range.offset, to: end(run[run.length - 1]!) });
+        }
       }
       return;
     }
@@ -449,36 +474,85 @@ function parseAroundLists(previous: Analysis, text: string, start: number, oldEn
     for (const item of n.items ?? []) collect(item);
   };
   collect(previous.tree!);
-  if (lists.length === 0) return null;
-  lists.sort((a, b) => a.range.offset - b.range.offset);
-  const moved = (r: SourceRange): number => (r.offset > oldEnd ? r.offset + delta : r.offset);
+  if (runs.length === 0) return null;
+  runs.sort((a, b) => a.from - b.from);
+  const moved = (offset: number): number => (offset > oldEnd ? offset + delta : offset);
   const parts: string[] = [];
   let at = 0;
-  for (const list of lists) {
-    const from = moved(list.range);
-    const standIn = standInList(text.slice(from, from + list.range.length));
+  for (const run of runs) {
+    const from = moved(run.from);
+    const piece = text.slice(from, from + run.to - run.from);
+    const standIn = run.whole ? standInList(piece) : standInItems(piece);
     if (standIn === null) return null;
     parts.push(text.slice(at, from), standIn);
-    at = from + list.range.length;
+    at = from + run.to - run.from;
   }
   parts.push(text.slice(at));
   const parsed = parseProfileOrConfig(parts.join(''), previous.file);
-  if (parsed.root === null || parsed.problems.some((p) => lists.some((l) => touches(p.range, moved(l.range), moved(l.range) + l.range.length)))) return null;
-  const byOffset = new Map(lists.map((l) => [moved(l.range), l]));
+  if (parsed.root === null || parsed.problems.some((p) => runs.some((r) => touches(p.range, moved(r.from), moved(r.to))))) return null;
+  const wholeAt = new Map(runs.filter((r) => r.whole).map((r) => [moved(r.from), r]));
+  const splitAt = new Map<number, KeptRun[]>();
+  for (const r of runs) if (!r.whole) splitAt.set(r.list.range.offset, [...(splitAt.get(r.list.range.offset) ?? []), r]);
   let kept = 0;
+  const shifted = (item: ValueNode): ValueNode => leafAt(item, { offset: item.range.offset + delta, length: item.range.length });
   const putBack = (n: ValueNode): ValueNode => {
-    const list = n.type === 'array' ? byOffset.get(n.range.offset) : undefined;
-    if (list !== undefined && n.range.length === list.range.length) {
+    const whole = n.type === 'array' ? wholeAt.get(n.range.offset) : undefined;
+    if (whole !== undefined && n.range.length === whole.list.range.length) {
       kept++;
-      if (list.range.offset <= oldEnd) return list;
-      return { type: 'array', range: { offset: list.range.offset + delta, length: list.range.length }, items: list.items!.map((item) => leafAt(item, { offset: item.range.offset + delta, length: item.range.length })) };
+      if (whole.from <= oldEnd) return whole.list;
+      return { type: 'array', range: { offset: whole.from + delta, length: whole.list.range.length }, items: whole.items.map(shifted) };
+    }
+    const split = n.type === 'array' ? splitAt.get(n.range.offset) : undefined;
+    if (split !== undefined) {
+      // Each run's stand-in items, consecutive and inside it, become the run's items.
+      let items = n.items!;
+      for (const run of split) {
+        const from = moved(run.from);
+        const to = moved(run.to);
+        const first = items.findIndex((item) => item.range.offset < to && end(item) > from);
+        if (first < 0) return n;
+        let last = first;
+        while (last < items.length && items[last]!.range.offset < to && end(items[last]!) > from) {
+          if (items[last]!.range.offset < from || end(items[last]!) > to) return n;
+          last++;
+        }
+        kept++;
+        items = [...items.slice(0, first), ...(run.from > oldEnd ? run.items.map(shifted) : run.items), ...items.slice(last)];
+      }
+      return { ...n, items };
     }
     if (n.properties) n.properties = n.properties.map((p) => ({ key: p.key, keyRange: p.keyRange, value: putBack(p.value) }));
     if (n.items) n.items = n.items.map(putBack);
     return n;
   };
   const root = putBack(parsed.root);
-  return kept === lists.length ? { root, problems: parsed.problems } : null;
+  return kept === runs.length ? { root, problems: parsed.problems } : null;
+}
+
+/**
+ * A stand-in for a run of a flow list's items (its text from the first item's first character
+ * to the last item's last): as long, with its line breaks where they were, that YAML reads as a
+ * run of items in the same place: on each line its indentation, then `0`, and `,` where the
+ * line ends with one. Null when a line before the last does not end with `,` (its stand-in
+ * would run into the next line's) or a line starts with something other than a number.
+ */
+function standInItems(run: string): string | null {
+  const lines = run.split('\n');
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const indent = line.length - line.trimStart().length;
+    const content = line.trim();
+    if (content === '') {
+      out.push(line);
+      continue;
+    }
+    const comma = content.endsWith(',');
+    if (!/^[-+.\d]/.test(content) || (!comma && i < lines.length - 1)) return null;
+    const head = comma ? '0,' : '0';
+    out.push(`${' '.repeat(indent)}${head}${' '.repeat(line.length - indent - head.length)}`);
+  }
+  return out.join('\n');
 }
 
 /**

@@ -209,3 +209,23 @@ test('a key indented past its flow list\'s later lines: the syntax error at the 
   assert.ok(full.parsed.problems.some((p) => p.code === 'yaml-syntax' && p.range.offset === listLine + 4), JSON.stringify(full.parsed.problems));
   assert.deepEqual(observed(incremental), observed(full));
 });
+
+test('an item typed into a long flow list through invalid states (`,`, ` `, a digit): each version parses only around the list\'s other items, and equals a full analysis', () => {
+  const flow = documents(random(28)).find((d) => d.name === 'flow.attn.yaml')!;
+  const uri = `file://${join(examples, flow.name)}`;
+  const at = flow.text.indexOf('seq_lens: [') + 'seq_lens: ['.length;
+  const firstEnd = flow.text.indexOf(',', at);
+  // `[a, b, …]` -> `[a,, b` (yaml: 'Unexpected , in flow sequence') -> `[a, , b` (the same) -> `[a, 7, b` (valid again).
+  const texts = [',', ', ', ', 7'].map((typed) => flow.text.slice(0, firstEnd) + typed + flow.text.slice(firstEnd));
+  let previous = analyze(TextDocument.create(uri, 'yaml', 1, flow.text), host);
+  texts.forEach((text, i) => {
+    const reused = reuseTree(previous, text);
+    assert.notEqual(reused, null, `version ${i + 2} kept the list's other items`);
+    const doc = TextDocument.create(uri, 'yaml', i + 2, text);
+    const incremental = analyze(doc, host, previous);
+    const full = analyze(doc, host);
+    assert.deepEqual(observed(incremental), observed(full), `version ${i + 2}`);
+    assert.equal(full.parsed.problems.some((p) => p.code === 'yaml-syntax'), i < 2, `version ${i + 2}: a syntax error while the item is half-typed`);
+    previous = incremental;
+  });
+});
