@@ -2,9 +2,9 @@
  * Plain-text tables for the terminal: the kernel results and the memory estimate.
  * Units: time in ms; rates with SI prefixes (GFLOP/s, GB/s); memory with IEC prefixes.
  */
-import type { Profile } from '../core/config/types';
+import type { Profile, QuantizationSpec } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
-import { kvHeadsPerGpu } from '../core/estimate';
+import { kvHeadsPerGpu, quantizedScopeText } from '../core/estimate';
 import { blocksPerRequestFormula, poolBlocksText } from '../core/estimate/layout';
 import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate, formatSignificant, isMemoryBound, loadAverageText, perGpuCaseText, perGpuCasesHeader } from '../core/format';
 import type { KernelCase, RunResult } from '../core/protocol/run';
@@ -122,12 +122,13 @@ function tpKvShareText(m: Estimate['model'], tp: number): string {
 }
 
 /** The memory estimate as labelled lines. */
-export function formatEstimate(e: Estimate, title: string, opts: { tensorParallelSize?: number; weightsQuantization?: string | null } = {}): string {
+export function formatEstimate(e: Estimate, title: string, opts: { tensorParallelSize?: number; weightsQuantization?: QuantizationSpec | null } = {}): string {
   const m = e.model;
   const tp = opts.tensorParallelSize ?? 1;
   const perGpu = tp > 1 ? ' per GPU' : '';
   const lines: string[] = [];
-  const weightsDtype = opts.weightsQuantization ? `${m.dtype} (${opts.weightsQuantization} quantized layers at their stored width)` : m.dtype;
+  const q = opts.weightsQuantization;
+  const weightsDtype = q ? `${m.dtype} (${quantizedScopeText(q)} ${q.method} at ${q.bitsPerWeight} bits)` : m.dtype;
   lines.push(`${title}: ${m.attention.toUpperCase()} L=${m.numLayers} H=${m.numHeads} H_kv=${m.numKvHeads} head_dim=${m.headDim} hidden=${m.hiddenSize}${m.slidingWindow ? ` sliding_window=${m.slidingWindow}` : ''}, weights ${weightsDtype}, KV ${e.kvDtype}${tp > 1 ? `, tensor parallel ${tp}` : ''}`);
   const params = e.paramsActive !== e.paramsTotal
     ? `${formatCount(e.paramsTotal)} total, ${formatCount(e.paramsActive)} active per token without the input embedding (${formatCount(e.paramsTotal - e.params.experts + e.params.expertsActive)} with it)`
@@ -179,7 +180,7 @@ function budgetLines(e: Estimate, perGpu: string): string[] {
 /** formatEstimate with the profile's tensor parallelism and the weights' quantization labelled. */
 export function formatEstimateOf(profile: Profile, e: Estimate, title: string): string {
   const q = profile.model.quantization;
-  return formatEstimate(e, title, { tensorParallelSize: profile.device.tensorParallelSize, weightsQuantization: q ? q.method : null });
+  return formatEstimate(e, title, { tensorParallelSize: profile.device.tensorParallelSize, weightsQuantization: q });
 }
 
 /** The whole run for the terminal: environment line, estimate, kernel table. */

@@ -5,7 +5,8 @@
  * figure is formatted by core/format (IEC bytes, thousands separators). Each label is parts,
  * figure first, cut to VS Code's default hint length by hintView.ts (the rest in the tooltip):
  *   num_key_value_heads / head_dim  ->  128 KiB KV/token                          (key figure)
- *   kv_cache.page_size              ->  2 MiB/page · 1,952 pages · 31,232 tokens  (key figure)
+ *   kv_cache.page_size              ->  2 MiB/page · 1,952 pages · 31,232 tokens  (key figure;
+ *                                       a hybrid pool: 18,424 blocks = 147,392 tokens · 384 KiB/block)
  *   model (profile) / model_type    ->  15 GiB weights · 8.03B params (and active for MoE) (key)
  *   device.memory_gib               ->  57.6 GiB KV budget (usable − weights − activations in the tooltip) (key)
  *   prefill.seq_lens                ->  naive S+P vs flash workspace per layer at the longest length N
@@ -280,17 +281,19 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
   const budget = budgetKeys(a, profile);
   // The page pool (pages, tokens, sequences that fit): KV per token, the budget, the page.
   const pool = [...KV_KEYS, ...budget, 'kv_cache'];
-  // Under tensor parallelism every figure that is one GPU's says so (the weights' first figure is
-  // the total, its /GPU part one GPU's): KV per token, per page, per sequence, the budget, the
-  // prefill workspace (heads ÷ tp).
+  // Under tensor parallelism every figure that is one GPU's says so: the weights, KV per token,
+  // per page, per sequence, the budget, the prefill workspace (heads ÷ tp).
   const gpu = perGpuSuffix(profile);
   const kvLabel = e.hasKvCache ? `${formatBytes(e.kvBytesPerToken)} KV/token${gpu}` : 'no KV cache (encoder)';
   const modelIsHere = a.kind === 'config' || profile.modelPath === null;
 
   const weights = weightsAnchor(a);
   if (weights !== undefined && valid(modelIsHere ? WEIGHTS_KEYS : [...WEIGHTS_KEYS, ...KV_KEYS])) {
-    const parts = [`${formatBytes(e.weightsBytes)} weights`, `${formatParams(e.paramsTotal)} params${model.moe !== null ? `, ${formatParams(e.paramsActive)} active` : ''}`];
-    if (profile.device.tensorParallelSize > 1) parts.push(`${formatBytes(e.weightsBytesPerGpu)}/GPU`);
+    // One basis: under tensor parallelism the weights are one GPU's, as the KV per token beside
+    // them and the budget hint on device.* (the total follows where it fits, and in the tooltip).
+    const tp = profile.device.tensorParallelSize;
+    const parts = [tp > 1 ? `${formatBytes(e.weightsBytesPerGpu)} weights/GPU` : `${formatBytes(e.weightsBytes)} weights`, `${formatParams(e.paramsTotal)} params${model.moe !== null ? `, ${formatParams(e.paramsActive)} active` : ''}`];
+    if (tp > 1) parts.push(`${formatBytes(e.weightsBytes)} on ${tp} GPUs`);
     if (!modelIsHere) parts.splice(1, 0, kvLabel);
     hints.push(anchoredHint(a, weights, parts, terms.weightsMarkdown(a, !modelIsHere && e.hasKvCache), true));
   }
@@ -312,8 +315,17 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
     }
     const page = profileKeyRange(a, 'kv_cache.page_size');
     if (page !== undefined && valid(pool)) {
-      const pool = e.pool.budgetSource === 'none' ? ['pool not sized', 'set device.gpu, device.memory_gib or kv_cache.memory_gib'] : [`${formatCount(e.pool.pages)} pages`, `${formatCount(e.pool.tokens)} tokens`];
-      hints.push(anchoredHint(a, page, [`${formatBytes(e.pageBytes)}/page${gpu}`, ...pool], terms.poolMarkdown(a), true));
+      // A hybrid pool (full-attention and sliding-window groups) counts blocks, as the CLI does, and
+      // its token figure comes first: a token takes a block in every group (poolTokens), so
+      // blocks · page_size would be the groups' multiple of the capacity ("384 KiB/page · 18,424
+      // pages" was read as 294,784 tokens for gpt-oss-20b's 147,392). The block's bytes follow
+      // where they fit the 43 characters; the tooltip's Page pool row has the formula.
+      const parts = e.pool.budgetSource === 'none'
+        ? [`${formatBytes(e.pageBytes)}/page${gpu}`, 'pool not sized', 'set device.gpu, device.memory_gib or kv_cache.memory_gib']
+        : e.pool.layout.kind === 'hybrid'
+          ? [`${formatCount(e.pool.pages)} blocks = ${formatCount(e.pool.tokens)} tokens`, `${formatBytes(e.pageBytes)}/block${gpu}`]
+          : [`${formatBytes(e.pageBytes)}/page${gpu}`, `${formatCount(e.pool.pages)} pages`, `${formatCount(e.pool.tokens)} tokens`];
+      hints.push(anchoredHint(a, page, parts, terms.poolMarkdown(a), true));
     }
     const contexts = profileKeyRange(a, 'decode.context_lens');
     if (contexts !== undefined && profile.decode.contextLens.length > 0 && valid(KV_KEYS)) {

@@ -8,7 +8,7 @@
  * paper (Dao et al. 2022, §3.1: O(N) extra memory), the DeepSeek-V2 paper (§2.1.2 MLA cache),
  * and transformers' modeling files for parameter shapes.
  */
-import type { Dtype, KvDtype, ModelSpec, MoeSpec, Profile } from '../config/types';
+import type { Dtype, KvDtype, ModelSpec, MoeSpec, Profile, QuantizationSpec } from '../config/types';
 import { formatBytes, formatCount, formatParams, indefiniteArticle } from '../format';
 import { gpuByName, gpuMemory } from './gpus';
 import { DEFAULT_ENGINE, engineEraName, engineKeyOf, reserveTerms, subtractedBytes, vllmAtLeast, type ReserveTerm } from './reserve';
@@ -355,12 +355,26 @@ export function paramCounts(model: ModelSpec): ParamCounts {
  * mxfp4 (gpt-oss) its routed experts in 4.25 bits. Embeddings, norms and routers stay in dtype.
  */
 export function weightsBytes(model: ModelSpec, dtype: Dtype, params: ParamCounts = paramCounts(model)): number {
-  const b = params.breakdown;
   const q = model.quantization;
   const bytes = dtypeBytes(dtype);
   if (!q) return params.total * bytes;
-  const quantized = q.scope === 'experts' ? b.experts : b.attention + b.mlp + b.experts + b.sharedExperts;
+  const quantized = quantizedParams(q, params.breakdown);
   return Math.ceil(quantized * q.bitsPerWeight / 8) + (params.total - quantized) * bytes;
+}
+
+/**
+ * Parameters {@link weightsBytes} charges at the quantization's width: the routed experts alone
+ * for scope 'experts' (gpt-oss's mxfp4: attention, router, embeddings stay in dtype, as its
+ * quantization_config's modules_to_not_convert says), else every linear layer (attention, MLP,
+ * experts, shared experts). A count of parameters, every GPU together.
+ */
+export function quantizedParams(q: QuantizationSpec, b: ParamBreakdown): number {
+  return q.scope === 'experts' ? b.experts : b.attention + b.mlp + b.experts + b.sharedExperts;
+}
+
+/** What {@link quantizedParams} covers, in words for the CLI and the hover: "routed MoE expert weights" or "linear layers". */
+export function quantizedScopeText(q: QuantizationSpec): string {
+  return q.scope === 'experts' ? 'routed MoE expert weights' : 'linear layers';
 }
 
 /**

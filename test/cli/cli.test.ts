@@ -73,6 +73,15 @@ test('estimate prints a readable breakdown', () => {
   assert.match(r.stdout, /page\s+2 MiB for all layers/);
 });
 
+test('estimate says which weights a quantization_config covers: gpt-oss\'s mxfp4 only its routed experts (s29 newcomer-ed finding 9)', () => {
+  // gpt-oss-20b's quantization_config leaves attention, router, embeddings and lm_head in bf16
+  // (modules_to_not_convert): 12.8 GiB = 19,116,933,120 experts · 4.25 / 8 + 1,797,824,064 others · 2 B.
+  const r = cli(['estimate', join(root, 'examples', 'gpt-oss-20b.attn.yaml')]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /weights bf16 \(routed MoE expert weights mxfp4 at 4\.25 bits\)/);
+  assert.match(r.stdout, /weights\s+12\.8 GiB/);
+});
+
 test("kv_cache.dtype fp8 (vLLM's --kv-cache-dtype alias of fp8_e4m3) is accepted: 1 byte per element", () => {
   const { dir } = tmp('p.attn.yaml', `model: ${JSON.stringify(llamaConfig)}\nkv_cache: { dtype: fp8 }\n`);
   const r = cli(['estimate', join(dir, 'p.attn.yaml'), '--json']);

@@ -116,11 +116,13 @@ test('tensor parallelism: the model hint labels its KV figure per GPU and its to
   const hints = (await client.inlayHints(uri))!;
   // Llama-3.1-70B: 80 layers · 2 · 8 KV heads · 128 · 2 B = 327,680 B = 320 KiB per token in all;
   // 8 KV heads ÷ 4 GPUs = 2 each: 81,920 B = 80 KiB per GPU. Weights 70,553,706,496 · 2 B = 131 GiB in all
-  // (the 32.9 GiB/GPU part would pass 43 characters: it is in the tooltip).
-  assert.equal(hintAfter(hints, text, './configs/Llama-3.1-70B.config.json'), '131 GiB weights · 80 KiB KV/token/GPU');
+  // One basis with the KV beside it: 141,107,412,992 B ÷ 4 = 35,276,853,248 B = 32.85 GiB per GPU (the
+  // 131 GiB total would pass 43 characters: it is in the tooltip's Weights row).
+  assert.equal(hintAfter(hints, text, './configs/Llama-3.1-70B.config.json'), '32.9 GiB weights/GPU · 80 KiB KV/token/GPU');
   const at = rangeOf(text, './configs/Llama-3.1-70B.config.json').end;
   const hint = hints.find((h) => h.position.line === at.line && h.position.character === at.character)!;
   const md = (hint.tooltip as MarkupContent).value;
+  assert.ok(md.includes('| 32.9 GiB per GPU, 131 GiB on 4 GPUs |'), md);
   assert.ok(md.includes('| KV per token | num_hidden_layers · per layer = 80 · 1,024 B, per GPU: H_kv 8 ÷ tensor_parallel_size 4 = 2 KV heads each; the whole model 320 KiB (every layer charged, as vLLM sizes its pool) | 80 KiB (81,920 B) per GPU |'), md);
   await client.close(uri);
 });
@@ -318,6 +320,37 @@ test('sliding-window models: the max_model_len / max_position_embeddings hint is
   await client.open(g.uri, g.text);
   assert.equal(hintAfter((await client.inlayHints(g.uri))!, g.text, '"max_position_embeddings": 8192'), '2.63 GiB reserved/seq');
   await client.close(g.uri);
+});
+
+test('hybrid pools: the page_size hint counts blocks, as the CLI does, and gives vLLM\'s token figure, not blocks · page_size', async () => {
+  const f = fixture('../../examples/gpt-oss-20b.attn.yaml');
+  await client.open(f.uri, f.text);
+  // gpt-oss-20b on an A10: 18,424 blocks of 384 KiB (12 layers · 16 tokens · 2 KiB; the CLI's figures).
+  // A token takes a block in each of the 2 groups: floor(18,424 / 2) · 16 = 9,212 · 16 = 147,392 tokens,
+  // not 18,424 · 16 = 294,784. "18,424 blocks = 147,392 tokens" is 30 characters; " · 384 KiB/block"
+  // would make 46 > 43, so it is in the tooltip.
+  const hints = (await client.inlayHints(f.uri))!;
+  assert.equal(hintAfter(hints, f.text, 'page_size: 16'), '18,424 blocks = 147,392 tokens');
+  await client.close(f.uri);
+
+  // gpt-oss-20b, TP 2, fp8 KV, H100 SXM (the s29 newcomer's combo profile): 697,515 blocks of
+  // 12 · 16 · (2 · 4 · 64 · 1 B) = 96 KiB per GPU; floor(697,515 / 2) · 16 = 348,757 · 16 = 5,580,112 tokens.
+  // Weights on one basis with the KV per token beside them: mxfp4 routed experts 19,116,933,120 · 4.25 / 8
+  // = 10,155,870,720 B + the rest (attention stays bf16) (20,914,757,184 − 19,116,933,120) · 2 B
+  // = 3,595,648,128 B = 13,751,518,848 B = 12.8 GiB, ÷ 2 = 6,875,759,424 B = 6.4 GiB per GPU; KV per token
+  // per GPU 24 · 2 · (8 ÷ 2) · 64 · 1 B = 12,288 B = 12 KiB.
+  const uri = fixtureUri('combo-unsaved.attn.yaml');
+  const text = ['model: ../../examples/gpt-oss-20b/config.json', 'device: { gpu: H100 SXM, gpu_memory_utilization: 0.9, tensor_parallel_size: 2 }',
+    'kv_cache: { page_size: 16, dtype: fp8 }', 'workload: { requests: 300, arrival_rate: 4, prompt_len: 768, output_len: 64, max_num_seqs: 64, max_model_len: 16384 }', ''].join('\n');
+  await client.open(uri, text);
+  const combo = (await client.inlayHints(uri))!;
+  assert.equal(hintAfter(combo, text, 'page_size: 16, dtype: fp8 }'), '697,515 blocks = 5,580,112 tokens');
+  assert.equal(hintAfter(combo, text, '../../examples/gpt-oss-20b/config.json'), '6.4 GiB weights/GPU · 12 KiB KV/token/GPU');
+  for (const h of combo) assert.ok(label(h).length <= 43, label(h));
+  // The Weights row says what weightsBytes charges: only the routed experts at mxfp4's 4.25 bits.
+  const md = (combo.find((h) => label(h).startsWith('6.4 GiB weights'))!.tooltip as MarkupContent).value;
+  assert.ok(md.includes('| Weights | routed MoE expert weights 19.1B · 4.25 bits (mxfp4) + the rest 1.8B · 2 B (bf16), ÷ 2 GPUs | 6.4 GiB per GPU, 12.8 GiB on 2 GPUs |'), md);
+  await client.close(uri);
 });
 
 test('the max_model_len hint always carries the max concurrency within 43 characters: every example, every hf-config', async () => {
