@@ -162,6 +162,12 @@ function plainRequest(v: Record<string, unknown>, unknown: Set<string>): TraceRe
 }
 
 /**
+ * How far apart the prompt lengths of one prefix_id without prefix_len may be before
+ * JsonlTraceReader.finish warns: the longest more than this many times the shortest.
+ */
+export const WIDE_PROMPT_RATIO = 2;
+
+/**
  * Reads the lines of one attnscope JSONL trace in order, with the checks that span lines: every
  * line of one prefix_id gives the same prefix_len, or none of them gives one (each then shares its
  * whole prompt). A well-formed line is read with JSON.parse ({@link keysWrittenOnce} rules out a
@@ -169,7 +175,12 @@ function plainRequest(v: Record<string, unknown>, unknown: Set<string>): TraceRe
  */
 export class JsonlTraceReader {
   private readonly unknown = new Set<string>();
-  private readonly prefixes = new Map<string, { len: number | undefined; line: number }>();
+  private readonly prefixes = new Map<string, { len: number | undefined; line: number; min: number; max: number }>();
+  /** Requests that give a prefix_id and no prefix_len: each shares its whole prompt with the others of its id. */
+  private wholePrompt = 0;
+  /** The first prefix_id without prefix_len whose prompt lengths passed WIDE_PROMPT_RATIO apart: where, and how many ids did. */
+  private wide: { at: string; id: string | number; min: number; max: number } | null = null;
+  private wideIds = 0;
 
   constructor(
     private readonly file: string,
@@ -193,7 +204,7 @@ export class JsonlTraceReader {
     if (r?.prefixId !== undefined) {
       const key = `${typeof r.prefixId}:${r.prefixId}`;
       const first = this.prefixes.get(key);
-      if (!first) this.prefixes.set(key, { len: r.prefixLen, line: lineNo });
+      if (!first) this.prefixes.set(key, { len: r.prefixLen, line: lineNo, min: r.promptLen, max: r.promptLen });
       else if (first.len !== r.prefixLen) {
         const { root } = parseJsonTree(text);
         const at = nodeAtPath(root, [r.prefixLen !== undefined ? 'prefix_len' : 'prefix_id'])?.range.offset ?? 0;
@@ -202,9 +213,40 @@ export class JsonlTraceReader {
           this.file, lineNo, at + 1,
           `prefix_id ${JSON.stringify(r.prefixId)} has ${said(first.len)} on line ${first.line}, ${said(r.prefixLen)} here: give every line of one prefix_id the same prefix_len (or none, to share each whole prompt)`,
         );
+      } else if (r.prefixLen === undefined) {
+        const wasWide = first.max > WIDE_PROMPT_RATIO * first.min;
+        first.min = Math.min(first.min, r.promptLen);
+        first.max = Math.max(first.max, r.promptLen);
+        if (!wasWide && first.max > WIDE_PROMPT_RATIO * first.min) {
+          this.wideIds++;
+          if (this.wide === null) {
+            const at = nodeAtPath(parseJsonTree(text).root, ['prompt_len'])?.range.offset ?? 0;
+            this.wide = { at: `${this.file}:${lineNo}:${at + 1}`, id: r.prefixId, min: first.min, max: first.max };
+          }
+        }
       }
+      if (r.prefixLen === undefined) this.wholePrompt++;
     }
     return r;
+  }
+
+  /**
+   * After the last line: a note in `notes` of how many requests shared their whole prompt (a
+   * prefix_id without prefix_len), and a warning in the reader's warnings, at the line where it
+   * first happened, when the prompt lengths of one such prefix_id are more than
+   * WIDE_PROMPT_RATIO apart (the longest more than twice the shortest): one system prompt shared
+   * whole gives prompts of one length, so a spread like that is the mark of a session or
+   * conversation id used as prefix_id, whose requests share far less than their whole prompts.
+   */
+  finish(notes: string[]): void {
+    if (this.wholePrompt === 0) return;
+    const n = (x: number): string => x.toLocaleString('en-US');
+    notes.push(`${n(this.wholePrompt)} request${this.wholePrompt === 1 ? '' : 's'} give a prefix_id and no prefix_len: each shares its whole prompt with every other request of its prefix_id (the prefix cache hits up to the shorter prompt's length, in whole pages)`);
+    if (this.wide !== null) {
+      const w = this.wide;
+      const more = this.wideIds > 1 ? ` (and ${n(this.wideIds - 1)} more prefix_id${this.wideIds > 2 ? 's' : ''})` : '';
+      this.warnings.push(`${w.at}: warning: prefix_id ${JSON.stringify(w.id)} has no prefix_len and prompts of ${n(w.min)} to ${n(w.max)} tokens by this line, more than ${WIDE_PROMPT_RATIO}x apart${more}: its requests share their whole prompts with each other, so a session or conversation id used as prefix_id overstates the prefix cache hits; give prefix_len, the tokens they really share`);
+    }
   }
 }
 
@@ -222,6 +264,7 @@ export function parseTrace(text: string, file: string, warnings: string[] = []):
     const r = reader.line(lines[i].replace(/\r$/, ''), i + 1);
     if (r) out.push(r);
   }
+  reader.finish([]);
   if (out.length === 0) throw new TraceError(file, 1, 1, 'the trace holds no requests (one JSON object per line expected)');
   return out;
 }

@@ -250,6 +250,7 @@ export function readTraceFile(path: string, opts: TraceReadOptions): TraceRead {
       const r = reader.line(line, n);
       if (r) sink.add(r, n, sink.late(r.arrivalS) ? jsonColumn(line, ['arrival_s']) : 1);
     });
+    reader.finish(notes);
   } else if (format === 'mooncake') readMooncake(path, sink, drop, warnings);
   else readCsv(path, format, opts, sink, drop, warnings);
   sink.finish();

@@ -448,3 +448,31 @@ test('a line longer than the 1 MiB read buffer is read whole', () => {
   forEachLine(path, (line) => lengths.push(line.length));
   assert.deepEqual(lengths, [long.length, 50]);
 });
+
+test('attnscope JSONL: a prefix_id without prefix_len shares whole prompts; the run notes how many, and warns when one id\'s prompts are more than 2x apart (s29 newcomer-ed finding 3)', () => {
+  // Same lengths within each id (a system prompt shared whole): the note only. 3 requests give no prefix_len
+  // (ids "a" and 7); the one with prefix_len 10 and the one without prefix_id do not count.
+  const same = write('whole-same.jsonl', [
+    '{"arrival_s": 0, "prompt_len": 500, "output_len": 5, "prefix_id": "a"}',
+    '{"arrival_s": 1, "prompt_len": 1000, "output_len": 5, "prefix_id": "a"}',
+    '{"arrival_s": 2, "prompt_len": 300, "output_len": 5, "prefix_id": 7}',
+    '{"arrival_s": 3, "prompt_len": 300, "output_len": 5, "prefix_id": "b", "prefix_len": 10}',
+    '{"arrival_s": 4, "prompt_len": 300, "output_len": 5}',
+  ].join('\n'));
+  const warnings: string[] = [];
+  const r = readTraceFile(same, { maxModelLen: 8192, warnings });
+  // 1,000 = 2 · 500: not more than 2x apart, no warning.
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(r.notes, ["3 requests give a prefix_id and no prefix_len: each shares its whole prompt with every other request of its prefix_id (the prefix cache hits up to the shorter prompt's length, in whole pages)"]);
+  // The newcomer's two-line trace: 1,000 and 5,000 tokens, one id: 5,000 > 2 · 1,000, warned at line 2's prompt_len
+  // (column 29: `{"arrival_s":5,"prompt_len":` is 28 characters). A second id spread wide (100 then 201 > 2 · 100) is counted.
+  const wide = write('whole-wide.jsonl', [
+    '{"arrival_s":0,"prompt_len":1000,"output_len":10,"prefix_id":1}',
+    '{"arrival_s":5,"prompt_len":5000,"output_len":10,"prefix_id":1}',
+    '{"arrival_s":6,"prompt_len":100,"output_len":10,"prefix_id":2}',
+    '{"arrival_s":7,"prompt_len":201,"output_len":10,"prefix_id":2}',
+  ].join('\n'));
+  const w2: string[] = [];
+  readTraceFile(wide, { maxModelLen: 8192, warnings: w2 });
+  assert.deepEqual(w2, [`${wide}:2:29: warning: prefix_id 1 has no prefix_len and prompts of 1,000 to 5,000 tokens by this line, more than 2x apart (and 1 more prefix_id): its requests share their whole prompts with each other, so a session or conversation id used as prefix_id overstates the prefix cache hits; give prefix_len, the tokens they really share`]);
+});
