@@ -85,7 +85,10 @@ export interface PagedDecodeArgs extends KernelOptions {
   kPages: AttnTensor;
   /** [numPages, pageSize, numKvHeads, headDim] */
   vPages: AttnTensor;
-  /** int32 [batch, maxPagesPerSeq]; entries past a sequence's last page are never read. */
+  /**
+   * int32 [batch, maxPagesPerSeq]; entries past a sequence's last page, and with a window those
+   * before the page of its first visible token, are never read (vLLM's -1 for a released page is fine there).
+   */
   blockTable: Int32Array;
   /** int32 [batch], each in [0, maxPagesPerSeq · pageSize]. */
   contextLens: Int32Array;
@@ -102,6 +105,12 @@ export interface PagedDecodeArgs extends KernelOptions {
   maxPagesPerSeq: number;
   /** Tokens per split-K partition (a multiple of pageSize); default 0 = chosen from the shape. */
   partitionTokens?: number;
+  /**
+   * Sliding window W in tokens; 0 (default) = the whole context. The query sits at position
+   * L − 1 of its context of L (contextLens) and sees keys j > L − 1 − W, flash's mask with one
+   * query: tokens [max(0, L − W), L). Only the pages holding them are read (CPU kernels only).
+   */
+  window?: number;
 }
 
 /** Kernel outputs, fp32. */
@@ -393,6 +402,7 @@ export interface PagedSpec {
   maxPagesPerSeq: number;
   softmaxScale: number;
   partitionTokens: number;
+  window: number;
   threads: number;
   simd: SimdPath;
 }
@@ -418,6 +428,7 @@ export function pagedSpec(args: unknown): PagedSpec {
   if (!(contextLens instanceof Int32Array)) throw new TypeError('contextLens must be an Int32Array');
   checkLength('blockTable', blockTable, { batch, maxPagesPerSeq });
   checkLength('contextLens', contextLens, { batch });
+  const window = optionalInt('window', args.window, 0, 0);
   const capacity = maxPagesPerSeq * pageSize;
   for (let b = 0; b < batch; b++) {
     const len = contextLens[b]!;
@@ -427,7 +438,8 @@ export function pagedSpec(args: unknown): PagedSpec {
       );
     }
     const used = Math.ceil(len / pageSize);
-    for (let t = 0; t < used; t++) {
+    const firstRead = window > 0 ? Math.floor(Math.max(0, len - window) / pageSize) : 0;
+    for (let t = firstRead; t < used; t++) {
       const page = blockTable[b * maxPagesPerSeq + t]!;
       if (page < 0 || page >= numPages) {
         throw new RangeError(`blockTable[${b}][${t}] = ${page} is outside the pool [0, numPages = ${numPages})`);
@@ -455,6 +467,7 @@ export function pagedSpec(args: unknown): PagedSpec {
     maxPagesPerSeq,
     softmaxScale: checkScale(args.softmaxScale),
     partitionTokens,
+    window,
     threads: optionalInt('threads', args.threads, 0, 0, 1024),
     simd: checkSimd(args.simd),
   };

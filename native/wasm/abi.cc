@@ -92,8 +92,8 @@ bridge::AttentionInputs attention_inputs(int dtype, const void* q, const void* k
 }
 
 bridge::DecodeShape decode_shape(int batch, int num_heads, int num_kv_heads, int head_dim, int num_pages, int page_size,
-                                 int max_pages_per_seq, double scale, int partition_tokens) {
-  return {batch, num_heads, num_kv_heads, head_dim, page_size, num_pages, max_pages_per_seq, partition_tokens, scale};
+                                 int max_pages_per_seq, double scale, int window, int partition_tokens) {
+  return {batch, num_heads, num_kv_heads, head_dim, page_size, num_pages, max_pages_per_seq, partition_tokens, scale, window};
 }
 
 bridge::DecodeInputs decode_inputs(int dtype, int kv_dtype, const void* q, const void* k_pages, const void* v_pages,
@@ -168,21 +168,21 @@ EMSCRIPTEN_KEEPALIVE int attnscope_reference(int dtype, const void* q, const voi
 EMSCRIPTEN_KEEPALIVE int attnscope_paged_decode(int dtype, int kv_dtype, const void* q, const void* kp, const void* vp,
                                                 const int32_t* bt, const int32_t* cl, float* o, float* lse, int batch,
                                                 int h, int hkv, int d, int num_pages, int page_size, int max_pages,
-                                                double scale, int partition, int threads, int simd) {
+                                                double scale, int window, int partition, int threads, int simd) {
   return static_cast<int>(attnscope::paged_decode(
-      bridge::decode_params(decode_shape(batch, h, hkv, d, num_pages, page_size, max_pages, scale, partition),
+      bridge::decode_params(decode_shape(batch, h, hkv, d, num_pages, page_size, max_pages, scale, window, partition),
                             decode_inputs(dtype, kv_dtype, q, kp, vp, bt, cl), o, lse, threads, simd_arg(simd))));
 }
 
 EMSCRIPTEN_KEEPALIVE int attnscope_time_paged_decode(int dtype, int kv_dtype, const void* q, const void* kp,
                                                      const void* vp, const int32_t* bt, const int32_t* cl, float* o,
                                                      float* lse, int batch, int h, int hkv, int d, int num_pages,
-                                                     int page_size, int max_pages, double scale, int partition,
-                                                     int threads, int simd, int warmup, int min_reps, int max_reps,
-                                                     double min_ms, double max_ms) {
+                                                     int page_size, int max_pages, double scale, int window,
+                                                     int partition, int threads, int simd, int warmup, int min_reps,
+                                                     int max_reps, double min_ms, double max_ms) {
   std::vector<int64_t> samples, cpu;
   const Status s = attnscope::time_paged_decode(
-      bridge::decode_params(decode_shape(batch, h, hkv, d, num_pages, page_size, max_pages, scale, partition),
+      bridge::decode_params(decode_shape(batch, h, hkv, d, num_pages, page_size, max_pages, scale, window, partition),
                             decode_inputs(dtype, kv_dtype, q, kp, vp, bt, cl), o, lse, threads, simd_arg(simd)),
       bridge::timing_params(warmup, min_reps, max_reps, min_ms, max_ms), &samples, &cpu);
   return timed(s, samples, cpu);
@@ -191,9 +191,10 @@ EMSCRIPTEN_KEEPALIVE int attnscope_time_paged_decode(int dtype, int kv_dtype, co
 EMSCRIPTEN_KEEPALIVE int attnscope_reference_paged_decode(int dtype, int kv_dtype, const void* q, const void* kp,
                                                           const void* vp, const int32_t* bt, const int32_t* cl,
                                                           double* o, double* lse, int batch, int h, int hkv, int d,
-                                                          int num_pages, int page_size, int max_pages, double scale) {
+                                                          int num_pages, int page_size, int max_pages, double scale,
+                                                          int window) {
   const attnscope::PagedDecodeParams p =
-      bridge::decode_params(decode_shape(batch, h, hkv, d, num_pages, page_size, max_pages, scale, 0),
+      bridge::decode_params(decode_shape(batch, h, hkv, d, num_pages, page_size, max_pages, scale, window, 0),
                             decode_inputs(dtype, kv_dtype, q, kp, vp, bt, cl), nullptr, nullptr, 0, SimdPath::kAuto);
   return static_cast<int>(attnscope::reference_paged_decode(p, o, lse));
 }

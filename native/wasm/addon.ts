@@ -197,7 +197,7 @@ function pagedCall(spec: Spec, kind: 'run' | 'time' | 'reference', timing?: Spec
       s.put(spec.vPages as ArrayBufferView), s.put(spec.blockTable as ArrayBufferView), s.put(spec.contextLens as ArrayBufferView),
       po, plse] as number[];
     const shape = [spec.batch, spec.numHeads, spec.numKvHeads, spec.headDim, spec.numPages, spec.pageSize,
-      spec.maxPagesPerSeq, spec.softmaxScale] as number[];
+      spec.maxPagesPerSeq, spec.softmaxScale, spec.window] as number[];
     const run = [spec.partitionTokens as number, spec.threads as number, simdCode(s, spec.simd)];
     if (kind === 'reference') settle(fn('reference_paged_decode')(...inputs, ...shape));
     else if (kind === 'run') settle(fn('paged_decode')(...inputs, ...shape, ...run));

@@ -110,7 +110,9 @@ interface PagedSetup {
 
 /**
  * Builds a pool whose every unfilled slot and unused page holds poison (NaN, then 1e30 in
- * alternating pages): a kernel reading one of them gives NaN or a huge error.
+ * alternating pages): a kernel reading one of them gives NaN or a huge error. With `window`,
+ * the slots of tokens before each sequence's window stay poison too and the block-table entries
+ * of pages wholly before it are -1, as vLLM releases them (args.window set).
  */
 function pagedSetup(opts: {
   contextLens: number[];
@@ -123,6 +125,7 @@ function pagedSetup(opts: {
   simd: SimdPath;
   seed: number;
   partitionTokens?: number;
+  window?: number;
 }): PagedSetup {
   const { contextLens, numHeads, numKvHeads, headDim, pageSize, numPages, seed } = opts;
   const batch = contextLens.length;
@@ -145,13 +148,16 @@ function pagedSetup(opts: {
     const v = randomUniform(len * row, seed + 20 + b);
     contiguousK.push(k);
     contiguousV.push(v);
+    const first = opts.window ? Math.max(0, len - opts.window) : 0; // first token in the window
     for (let t = 0; t < len; t++) {
       if (t % pageSize === 0) blockTable[b * maxPagesPerSeq + t / pageSize] = order[next++]!;
+      if (t < first) continue;
       const page = blockTable[b * maxPagesPerSeq + Math.floor(t / pageSize)]!;
       const at = (page * pageSize + (t % pageSize)) * row;
       kPool.set(k.subarray(t * row, (t + 1) * row), at);
       vPool.set(v.subarray(t * row, (t + 1) * row), at);
     }
+    blockTable.fill(-1, b * maxPagesPerSeq, b * maxPagesPerSeq + Math.floor(first / pageSize));
   });
   assert.ok(next < numPages, 'test pool too small');
   const qDtype: AttnDType = opts.kvDtype === 'fp32' ? 'fp32' : opts.kvDtype;
@@ -173,13 +179,18 @@ function pagedSetup(opts: {
       maxPagesPerSeq,
       simd: opts.simd,
       ...(opts.partitionTokens === undefined ? {} : { partitionTokens: opts.partitionTokens }),
+      ...(opts.window === undefined ? {} : { window: opts.window }),
     },
     contiguousK,
     contiguousV,
   };
 }
 
-/** The reference over each sequence's contiguous K/V (no pages involved): an independent check. */
+/**
+ * The reference over each sequence's contiguous K/V (no pages involved): an independent check.
+ * With a window, flash's mask with one query at position len − 1 (kernels.h), i.e. keys
+ * [len − W, len) from the prefill reference, which knows nothing of pages.
+ */
 async function contiguousReference(s: PagedSetup, b: number): Promise<{ o: Float64Array; lse: Float64Array }> {
   const { numHeads, numKvHeads, headDim, kvDtype } = s.args;
   const dtype = kvDtype ?? 'fp32';
@@ -196,6 +207,7 @@ async function contiguousReference(s: PagedSetup, b: number): Promise<{ o: Float
     numHeads,
     numKvHeads,
     headDim,
+    window: s.args.window ?? 0,
   } as FlashForwardArgs);
 }
 
@@ -533,6 +545,45 @@ for (const simd of [...paths, 'amx-model' as const]) {
       });
     }
 
+    // Sliding window (kernels.h: the query at position L − 1 sees keys j > L − 1 − W, flash's
+    // mask with one query, as vLLM / flash-attn window_size_left = W − 1): windows below, equal
+    // to and above the contexts [1, 37, 130, 300], most starting inside a page (300 − 50 = 250 =
+    // page 15 slot 10 at 16 tokens a page). The slots before each window hold NaN / 1e30 and the
+    // table entries of pages wholly before it are -1, so a kernel that read one (or planned its
+    // pages from token 0) fails. Expected: the prefill reference over the contiguous K/V with
+    // the same window, and the paged reference. Per-head fp32 and bf16 (group 1), the fused
+    // AVX2 steps (bf16 / fp16, groups 3 and 4, pages of 5 and 16), split-K partitions of 32 and 48.
+    const windowCases = [
+      { kvDtype: 'fp32' as const, group: 4, pageSize: 16 },
+      { kvDtype: 'fp32' as const, group: 4, pageSize: 16, partitionTokens: 32 },
+      { kvDtype: 'bf16' as const, group: 1, pageSize: 16 },
+      { kvDtype: 'bf16' as const, group: 4, pageSize: 16, partitionTokens: 48 },
+      { kvDtype: 'fp16' as const, group: 3, pageSize: 5 },
+    ];
+    for (const c of windowCases) {
+      const split = c.partitionTokens === undefined ? '' : `, partitions of ${c.partitionTokens} tokens`;
+      it(`sliding window, ${c.kvDtype} pages of ${c.pageSize} tokens, group ${c.group}${split}: only the window is read`, async () => {
+        const contextLens = [1, 37, 130, 300];
+        for (const window of [1, 7, 37, 50, 128, 300, 1000]) {
+          const s = pagedSetup({
+            contextLens, numHeads: 2 * c.group, numKvHeads: 2, headDim: 64, pageSize: c.pageSize,
+            numPages: Math.ceil(500 / c.pageSize) + 10, kvDtype: c.kvDtype, simd, seed: 12000 + window, window,
+            ...(c.partitionTokens === undefined ? {} : { partitionTokens: c.partitionTokens }),
+          });
+          const [got, want] = await Promise.all([pagedDecode(s.args), referencePagedDecode(s.args)]);
+          const tol = HALF_TOL[c.kvDtype];
+          assert.ok(maxAbsDiff(got.o, want.o) <= tol, `window ${window}: O error ${maxAbsDiff(got.o, want.o)}`);
+          assert.ok(maxAbsDiff(got.lse, want.lse) <= tol * 4, `window ${window}: lse error ${maxAbsDiff(got.lse, want.lse)}`);
+          const hd = 2 * c.group * 64;
+          for (let b = 0; b < contextLens.length; b++) {
+            const ref = await contiguousReference(s, b);
+            const o = got.o.subarray(b * hd, (b + 1) * hd);
+            assert.ok(maxAbsDiff(o, ref.o) <= tol, `window ${window}, context ${contextLens[b]}: ${maxAbsDiff(o, ref.o)} from the prefill reference`);
+          }
+        }
+      });
+    }
+
     for (const kvDtype of ['bf16', 'fp16'] as const) {
       it(`${kvDtype} page pools, GQA H/H_kv = 8, long context split`, async () => {
         const s = pagedSetup({
@@ -586,6 +637,10 @@ describe('argument checks', () => {
     ['block table of the wrong type', { blockTable: [0, 2] }, TypeError, /blockTable must be an Int32Array/],
     ['kPages of the wrong length', { kPages: new Float32Array(10) }, RangeError, /kPages has 10 elements/],
     ['partition not a multiple of the page', { partitionTokens: 6 }, RangeError, /partitionTokens \(6\) must be a multiple of pageSize \(4\)/],
+    ['negative window', { window: -1 }, RangeError, /window must be an integer in \[0,/],
+    ['window a string', { window: '2' }, TypeError, /window must be a number/],
+    // Window 3 over 6 tokens: tokens 3..5, so page 0 (tokens 0..3) is read and must be valid.
+    ['released page inside the window', { blockTable: Int32Array.from([-1, 2]), window: 3 }, RangeError, /blockTable\[0\]\[0\] = -1/],
   ];
   for (const [name, patch, type, message] of pagedCases) {
     it(`pagedDecode: ${name}`, async () => {
@@ -596,6 +651,11 @@ describe('argument checks', () => {
       });
     });
   }
+  it('a released page (-1) before the window is fine (never read)', async () => {
+    // Window 2 over 6 tokens of 4-token pages: tokens 4, 5, all on page 1 (pool page 2).
+    const got = await pagedDecode({ ...paged(), blockTable: Int32Array.from([-1, 2]), window: 2 });
+    assert.ok(Number.isFinite(got.lse[0]!));
+  });
   it('a page index past the pool is fine when it lies beyond the context (never read)', async () => {
     const got = await pagedDecode({ ...paged(), blockTable: Int32Array.from([0, 99]), contextLens: Int32Array.from([4]) });
     assert.ok(got.lse.every((x) => Number.isFinite(x)));

@@ -70,6 +70,9 @@ Status check_simd(SimdPath path);
 Status check_flash(const FlashParams& p);
 Status run_flash(const FlashParams& p);
 Status check_paged(const PagedDecodeParams& p, bool needs_outputs = true);
+// The first token of a context of `len` that paged decode reads: max(0, len - window) with a
+// window (PagedDecodeParams), else 0.
+int64_t first_visible_token(const PagedDecodeParams& p, int64_t len);
 Status run_paged(const PagedDecodeParams& p);
 // The memory traffic of run_paged alone (time_paged_read).
 Status run_paged_read(const PagedDecodeParams& p);

@@ -152,6 +152,14 @@ void set_contiguous_strides(FlashParams* p);
  * to its context stored in pages. Slot s of logical page t of sequence b holds token
  * t * page_size + s; only tokens < context_lens[b] are read. Long contexts are split into
  * partitions whose partial (O, m, l) are merged through their lse.
+ *
+ * The query of sequence b sits at position p = context_lens[b] - 1 (its own K/V is in the
+ * context, as vLLM writes the new token's slot before attention). Window W > 0: keys j with
+ * j > p - W, FlashParams' mask with seq_len_q = 1, i.e. tokens [max(0, L - W), L) of a context
+ * of L: the last W keys, own position included (HF `sliding_window`, vLLM / flash-attn
+ * window_size_left = W - 1). Only the pages covering them are read, the first from the window's
+ * slot on; block-table entries before the window are never read nor checked (vLLM releases
+ * them: -1 is fine there).
  */
 struct PagedDecodeParams {
   const void* q = nullptr;        // [batch, num_heads, head_dim], dtype
@@ -174,6 +182,7 @@ struct PagedDecodeParams {
 
   float softmax_scale = 0.f;  // <= 0 means 1/sqrt(head_dim)
   int partition_tokens = 0;   // tokens per split-K partition (multiple of page_size); 0 = auto
+  int window = 0;             // sliding window W in keys (>= 0); 0 = the whole context
   int threads = 0;
   SimdPath simd = SimdPath::kAuto;
 };
@@ -213,7 +222,8 @@ const char* last_error();
 Status flash_forward(const FlashParams& params);
 Status paged_decode(const PagedDecodeParams& params);
 Status reference_attention(const ReferenceParams& params);
-/** fp64 decode reference: gathers K/V through the block table, then the naive softmax. */
+/** fp64 decode reference: gathers the visible K/V (the window as paged_decode) through the block
+ * table, then the naive softmax. */
 Status reference_paged_decode(const PagedDecodeParams& params, double* o /* [batch, H, D] */,
                               double* lse /* [batch, H] */);
 

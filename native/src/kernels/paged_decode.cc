@@ -31,6 +31,10 @@ constexpr int kAvx2FusedPrefetchPages = 1;
 
 }  // namespace
 
+int64_t first_visible_token(const PagedDecodeParams& p, int64_t len) {
+  return p.window > 0 ? std::max<int64_t>(0, len - p.window) : 0;
+}
+
 Status check_paged(const PagedDecodeParams& p, bool needs_outputs) {
   if (!p.q || !p.k_pages || !p.v_pages || !p.block_table || !p.context_lens ||
       (needs_outputs && (!p.o || !p.lse)))
@@ -46,13 +50,15 @@ Status check_paged(const PagedDecodeParams& p, bool needs_outputs) {
     return fail(Status::kInvalidArgument, "head_dim must be in [1, " + std::to_string(kMaxHeadDim) + "]");
   if (p.partition_tokens < 0 || p.partition_tokens % p.page_size != 0)
     return fail(Status::kInvalidArgument, "partition_tokens must be a multiple of page_size");
+  if (p.window < 0) return fail(Status::kInvalidArgument, "window must be >= 0");
   for (int b = 0; b < p.batch; ++b) {
     const int64_t len = p.context_lens[b];
     if (len < 0 || len > int64_t(p.max_pages_per_seq) * p.page_size)
       return fail(Status::kInvalidArgument, "context_lens[" + std::to_string(b) + "] = " +
                                                 std::to_string(len) + " is outside [0, max_pages_per_seq * page_size]");
+    // The pages the kernel reads: those before the window are never read (vLLM releases them).
     const int64_t used = (len + p.page_size - 1) / p.page_size;
-    for (int64_t t = 0; t < used; ++t) {
+    for (int64_t t = first_visible_token(p, len) / p.page_size; t < used; ++t) {
       const int32_t page = p.block_table[int64_t(b) * p.max_pages_per_seq + t];
       if (page < 0 || page >= p.num_pages)
         return fail(Status::kInvalidArgument, "block_table[" + std::to_string(b) + "][" +
@@ -76,6 +82,8 @@ struct DecodePlan {
 };
 
 // Tokens [t_begin, t_end) of sequence b, whose block-table row is `table`: one task's range.
+// Partitions split the pages from the one holding the sequence's first visible token (token 0
+// without a window), so each starts on a page; the first partition starts at that token's slot.
 struct DecodeRange {
   int b, part;
   int64_t t_begin, t_end;
@@ -86,17 +94,21 @@ DecodeRange decode_range(const PagedDecodeParams& p, const DecodePlan& plan, int
   DecodeRange r;
   r.part = static_cast<int>(task % plan.num_partitions);
   r.b = static_cast<int>(task / plan.num_partitions);
-  r.t_begin = int64_t(r.part) * plan.partition_tokens;
-  r.t_end = std::min<int64_t>(p.context_lens[r.b], r.t_begin + plan.partition_tokens);
+  const int64_t len = p.context_lens[r.b], first = first_visible_token(p, len);
+  const int64_t base = first / p.page_size * p.page_size + int64_t(r.part) * plan.partition_tokens;
+  r.t_begin = std::max(first, base);
+  r.t_end = std::min<int64_t>(len, base + plan.partition_tokens);
   r.table = p.block_table + int64_t(r.b) * p.max_pages_per_seq;
   return r;
 }
 
 DecodePlan plan_decode(const PagedDecodeParams& p) {
   const int threads = worker_count(p.threads);
-  int max_len = 0;
-  for (int b = 0; b < p.batch; ++b) max_len = std::max(max_len, p.context_lens[b]);
   const int ps = p.page_size;
+  // The longest run of tokens from a sequence's first read page to its end (decode_range).
+  int max_len = 0;
+  for (int b = 0; b < p.batch; ++b)
+    max_len = std::max<int>(max_len, p.context_lens[b] - first_visible_token(p, p.context_lens[b]) / ps * ps);
   DecodePlan plan;
   plan.chunk_tokens = std::max(1, kDecodeChunkTokens / ps) * ps;
   if (p.partition_tokens > 0) {
@@ -198,25 +210,28 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
 
   const int64_t row_bytes = int64_t(d) * dtype_bytes(p.kv_dtype);
   const int64_t row_stride_bytes = kv_row * dtype_bytes(p.kv_dtype);
-  // The (page, KV head) slab of token t's page in a pool.
+  // Token t's row of KV head hk in a pool: its page's (page, KV head) slab when t starts a page;
+  // the page's later rows follow kv_row apart.
   auto slab = [&](const void* pool, int64_t t, int hk) {
-    return element_at(pool, p.kv_dtype, (int64_t(table[t / ps]) * ps * p.num_kv_heads + hk) * d);
+    return element_at(pool, p.kv_dtype, ((int64_t(table[t / ps]) * ps + t % ps) * p.num_kv_heads + hk) * d);
   };
+  // The token after t's page: steps go page by page from t_begin, which (the window's first
+  // token) may lie inside its page.
+  auto page_end = [&](int64_t t) { return (t / ps + 1) * ps; };
   const int ahead = fused_f32 ? kAvx2FusedPrefetchPages : kDecodePrefetchPages;
-  for (int i = 0; i < ahead; ++i) {
-    const int64_t t = t_begin + int64_t(i) * ps;
-    if (t >= t_end) break;
+  for (int64_t t = t_begin, i = 0; i < ahead && t < t_end; t = page_end(t), ++i) {
+    const int rows_left = static_cast<int>(page_end(t) - t);
     for (int hk = 0; hk < p.num_kv_heads; ++hk) {
-      prefetch_rows(slab(p.k_pages, t, hk), ps, row_bytes, row_stride_bytes);
-      if (fused_bf16 || fused_f32) prefetch_rows(slab(p.v_pages, t, hk), ps, row_bytes, row_stride_bytes);
+      prefetch_rows(slab(p.k_pages, t, hk), rows_left, row_bytes, row_stride_bytes);
+      if (fused_bf16 || fused_f32) prefetch_rows(slab(p.v_pages, t, hk), rows_left, row_bytes, row_stride_bytes);
     }
   }
   if (fused_bf16 || fused_f32) {
     // One fused step per page for all KV heads; the step requests K and V of the page `ahead`
     // pages on line by line beside its own loads.
-    for (int64_t t0 = t_begin; t0 < t_end; t0 += ps) {
-      const int64_t next = t0 + int64_t(ahead) * ps;
-      const int count = static_cast<int>(std::min<int64_t>(ps, t_end - t0));
+    for (int64_t t0 = t_begin; t0 < t_end; t0 = page_end(t0)) {
+      const int64_t next = (t0 / ps + ahead) * ps;
+      const int count = static_cast<int>(std::min(page_end(t0), t_end) - t0);
       const void* k = slab(p.k_pages, t0, 0);
       const void* v = slab(p.v_pages, t0, 0);
       const void* next_k = next < t_end ? slab(p.k_pages, next, 0) : nullptr;
@@ -234,28 +249,31 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
     }
     if (fused_bf16) ops.decode_bf16_columns(rows, d, sc.acc.data(), d);
   }
-  for (int64_t t0 = t_begin; !fused_bf16 && !fused_f32 && t0 < t_end; t0 += chunk) {
-    const int tn = static_cast<int>(std::min<int64_t>(chunk, t_end - t0));
-    for (int off = 0; off < tn; off += ps) {  // t0 is page-aligned: one page per step
-      const int64_t next = t0 + off + int64_t(kDecodePrefetchPages) * ps;
-      const int count = std::min(ps, tn - off);
+  // Chunks of whole pages (chunk tokens from the page start of t0; the first from t_begin's
+  // slot), one page per step within a chunk.
+  for (int64_t t0 = t_begin, c_end; !fused_bf16 && !fused_f32 && t0 < t_end; t0 = c_end) {
+    c_end = std::min<int64_t>(t_end, t0 / ps * ps + chunk);
+    const int tn = static_cast<int>(c_end - t0);
+    for (int64_t t = t0; t < c_end; t = page_end(t)) {
+      const int64_t next = (t / ps + kDecodePrefetchPages) * ps;
+      const int off = static_cast<int>(t - t0), count = static_cast<int>(std::min(page_end(t), c_end) - t);
       for (int hk = 0; hk < p.num_kv_heads; ++hk) {
         // This head's V rows of this page (read after the chunk's softmax) and its K rows of the
         // page kDecodePrefetchPages ahead, spread over the heads' steps.
-        prefetch_rows(slab(p.v_pages, t0 + off, hk), count, row_bytes, row_stride_bytes);
+        prefetch_rows(slab(p.v_pages, t, hk), count, row_bytes, row_stride_bytes);
         if (next < t_end) prefetch_rows(slab(p.k_pages, next, hk), ps, row_bytes, row_stride_bytes);
         ops.scores(group, count, d, sc.q.data() + int64_t(hk) * group * d, d, p.kv_dtype,
-                   slab(p.k_pages, t0 + off, hk), kv_row, sc.s.data() + int64_t(hk) * group * chunk + off, chunk);
+                   slab(p.k_pages, t, hk), kv_row, sc.s.data() + int64_t(hk) * group * chunk + off, chunk);
       }
     }
     std::fill(sc.end.begin(), sc.end.end(), tn);
     ops.softmax_tile(h, tn, tn, scale, sc.s.data(), chunk, sc.begin.data(), sc.end.data(),
                      sc.m.data(), sc.l.data(), sc.acc.data(), d, d);
-    for (int off = 0; off < tn; off += ps) {
-      const int count = std::min(ps, tn - off);
+    for (int64_t t = t0; t < c_end; t = page_end(t)) {
+      const int off = static_cast<int>(t - t0), count = static_cast<int>(std::min(page_end(t), c_end) - t);
       for (int hk = 0; hk < p.num_kv_heads; ++hk) {
         ops.accumulate_values(group, count, d, sc.s.data() + int64_t(hk) * group * chunk + off, chunk,
-                              p.kv_dtype, slab(p.v_pages, t0 + off, hk), kv_row,
+                              p.kv_dtype, slab(p.v_pages, t, hk), kv_row,
                               sc.acc.data() + int64_t(hk) * group * d, d);
       }
     }
@@ -359,11 +377,12 @@ Status run_paged_read(const PagedDecodeParams& p) {
   const int64_t row_bytes = int64_t(p.num_kv_heads) * p.head_dim * dtype_bytes(p.kv_dtype);
   parallel_for(plan.threads, plan.tasks, [&](int64_t task, int) {
     const DecodeRange r = decode_range(p, plan, task);
-    for (int64_t t0 = r.t_begin; t0 < r.t_end; t0 += ps) {
-      const int64_t page_offset = int64_t(r.table[t0 / ps]) * ps * row_bytes;
-      const size_t bytes = static_cast<size_t>(std::min<int64_t>(ps, r.t_end - t0) * row_bytes);
-      peaks::read_bytes(static_cast<const char*>(p.k_pages) + page_offset, bytes);
-      peaks::read_bytes(static_cast<const char*>(p.v_pages) + page_offset, bytes);
+    for (int64_t t0 = r.t_begin, next; t0 < r.t_end; t0 = next) {
+      next = std::min<int64_t>(r.t_end, (t0 / ps + 1) * ps);  // t0's page, from t0's slot
+      const int64_t offset = (int64_t(r.table[t0 / ps]) * ps + t0 % ps) * row_bytes;
+      const size_t bytes = static_cast<size_t>((next - t0) * row_bytes);
+      peaks::read_bytes(static_cast<const char*>(p.k_pages) + offset, bytes);
+      peaks::read_bytes(static_cast<const char*>(p.v_pages) + offset, bytes);
     }
   });
   return ok();

@@ -101,18 +101,26 @@ Status run_reference_paged(const PagedDecodeParams& p, double* o, double* lse) {
       lse[bh] = -std::numeric_limits<double>::infinity();
       return;
     }
-    std::vector<double> q(d), k(size_t(len) * d), v(size_t(len) * d);
+    // The query sits at position len - 1 among the keys: flash's mask with one query
+    // (MaskGeometry), its window the decode's. Only the keys it sees are gathered: entries of
+    // the block table before the window may be released pages (-1).
+    const MaskGeometry mask{len - 1, len, false, p.window};
+    int64_t lo = 0, hi = 0;
+    mask.range(0, &lo, &hi);
+    const int n = static_cast<int>(hi - lo + 1);
+    std::vector<double> q(d), k(size_t(n) * d), v(size_t(n) * d);
     for (int x = 0; x < d; ++x) q[x] = load_double(p.dtype, p.q, bh * d + x);
-    for (int t = 0; t < len; ++t) {  // gather token t through the block table
+    for (int i = 0; i < n; ++i) {  // gather token lo + i through the block table
+      const int64_t t = lo + i;
       const int64_t page = p.block_table[int64_t(b) * p.max_pages_per_seq + t / ps];
       const int64_t at = ((page * ps + t % ps) * p.num_kv_heads + hk) * d;
       for (int x = 0; x < d; ++x) {
-        k[size_t(t) * d + x] = load_double(p.kv_dtype, p.k_pages, at + x);
-        v[size_t(t) * d + x] = load_double(p.kv_dtype, p.v_pages, at + x);
+        k[size_t(i) * d + x] = load_double(p.kv_dtype, p.k_pages, at + x);
+        v[size_t(i) * d + x] = load_double(p.kv_dtype, p.v_pages, at + x);
       }
     }
-    const MaskGeometry all_keys{len - 1, len, false, 0};
-    naive_head(q.data(), k.data(), v.data(), 1, len, d, scale, all_keys, o + bh * d, d, lse + bh, 1);
+    const MaskGeometry all_keys{n - 1, n, false, 0};
+    naive_head(q.data(), k.data(), v.data(), 1, n, d, scale, all_keys, o + bh * d, d, lse + bh, 1);
   });
   return ok();
 }

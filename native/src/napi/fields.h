@@ -63,7 +63,8 @@ FlashShape read_flash_shape(const Napi::Object& spec, P* p) {
 inline DecodeShape decode_shape(const Napi::Object& s) {
   return {int_field(s, "batch"),    int_field(s, "numHeads"),       int_field(s, "numKvHeads"),
           int_field(s, "headDim"),  int_field(s, "pageSize"),       int_field(s, "numPages"),
-          int_field(s, "maxPagesPerSeq"), int_field(s, "partitionTokens"), number_field(s, "softmaxScale")};
+          int_field(s, "maxPagesPerSeq"), int_field(s, "partitionTokens"), number_field(s, "softmaxScale"),
+          int_field(s, "window")};
 }
 
 // Reads spec's decode shape and sets p's sizes from it; returns the shape for the rest.

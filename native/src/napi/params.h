@@ -27,6 +27,7 @@ struct DecodeShape {
   int batch, num_heads, num_kv_heads, head_dim, page_size, num_pages, max_pages_per_seq;
   int partition_tokens;  // 0: the kernel plans the split
   double softmax_scale;  // <= 0: 1/sqrt(head_dim)
+  int window;            // > 0: the last `window` tokens of each context; 0: all (CPU kernel only)
 };
 
 // The sizes any params struct spells alike: the CPU kernels' and the CUDA library's C ABI
@@ -129,6 +130,7 @@ inline PagedDecodeParams decode_params(const DecodeShape& s, const DecodeInputs&
   p.o = o;
   p.lse = lse;
   p.softmax_scale = static_cast<float>(s.softmax_scale);
+  p.window = s.window;
   p.threads = threads;
   p.simd = simd;
   return p;
