@@ -94,6 +94,9 @@ function decodeArgs(shape: CaseShape, dtype: Dtype, kvDtype: Dtype, seed: number
     maxPagesPerSeq: pagesPerSeq,
     dtype,
     kvDtype,
+    // The kernel reads the window's pages only; the pool holds the whole context, as vLLM's
+    // does until it releases the pages behind the window.
+    window: shape.slidingWindow ?? 0,
   };
 }
 
@@ -122,16 +125,33 @@ const CUDA_BACKEND: KernelBackend = {
   timePagedDecode: native.timeCudaPagedDecode,
 };
 
+/** A decode case under a sliding window: the CPU kernel reads the window's pages; the CUDA decode kernel reads whole contexts only. */
+const windowedDecode = (c: PlannedCase) => c.kernel === 'paged_decode' && (c.shape.slidingWindow ?? 0) > 0;
+
+/**
+ * The planned cases `backend` runs, and a line for those it leaves out: the CUDA decode kernel
+ * takes no window, so on 'cuda' the windowed decode cases are not timed (the line names them).
+ */
+export function backendCases(backend: KernelBackendName, plan: PlannedCase[]): { cases: PlannedCase[]; skipped: string | null } {
+  const left = backend === 'cuda' ? plan.filter(windowedDecode) : [];
+  if (left.length === 0) return { cases: plan, skipped: null };
+  return {
+    cases: plan.filter((c) => !windowedDecode(c)),
+    skipped: `not timed on cuda, whose decode kernel reads the whole context (no sliding window): ${left.map(describeCase).join('; ')}`,
+  };
+}
+
 /**
  * The backend a run uses: 'cuda' needs the CUDA library, a device, and cases the GPU kernels
- * take (fp16/bf16, core/kernelLimits.json's head dims and page sizes) — else BackendError with the reason; 'auto' takes CUDA
+ * take (fp16/bf16, core/kernelLimits.json's head dims and page sizes; windowed decode cases
+ * aside, which backendCases leaves out there) — else BackendError with the reason; 'auto' takes CUDA
  * when all of that holds, the CPU otherwise.
  */
 export function selectBackend(requested: Backend, plan: PlannedCase[]): KernelBackend {
   if (requested === 'cpu') return CPU_BACKEND;
   const cuda = native.cudaAvailable();
   let why = cuda.available ? undefined : `the CUDA backend is not available: ${cuda.reason ?? 'unknown reason'}`;
-  for (const c of plan) {
+  for (const c of plan.filter((x) => !windowedDecode(x))) {
     if (why) break;
     const decode = c.kernel === 'paged_decode';
     const unsupported = native.cudaUnsupportedReason({ dtype: c.dtype, kvDtype: decode ? c.kvDtype : undefined, headDim: c.shape.headDim, pageSize: decode ? c.shape.pageSize : undefined });
@@ -228,8 +248,9 @@ export async function measureBackendEnvironment(backend: KernelBackendName): Pro
  * @returns the run; status 'cancelled' when `signal` fired (cases finished so far are kept).
  */
 export async function runBench(profile: Profile, opts: BenchOptions): Promise<RunResult> {
-  const plan = planCases(profile, { quick: opts.quick });
-  const backend = selectBackend(opts.backend, plan);
+  const planned = planCases(profile, { quick: opts.quick });
+  const backend = selectBackend(opts.backend, planned);
+  const { cases: plan, skipped } = backendCases(backend.name, planned);
   const workload = poolSizeProblem(profile) === null ? profile.workload : null;
   const total = plan.length + 1 + (workload ? 1 : 0);
   const createdAt = new Date();
@@ -243,6 +264,7 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
   opts.signal?.addEventListener('abort', stopKernels, { once: true });
   try {
     throwIfAborted(opts.signal);
+    if (skipped) opts.emit({ type: 'log', level: 'warn', message: skipped });
     for (const message of slowCaseNotes(plan, backend.name, environment.peaks)) opts.emit({ type: 'log', level: 'warn', message });
     let done = 1;
     let seed = 1234;
@@ -305,11 +327,11 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
   return run;
 }
 
-/** "flash_fwd B=1 N=1024 H=32/8 D=128 causal bf16"; under TP 2: "flash_fwd B=1 N=256 H=32/4 (per GPU at TP 2) D=64 causal bf16" */
+/** "flash_fwd B=1 N=1024 H=32/8 D=128 causal bf16", "paged_decode B=1 ctx=512 window=128 H=64/8 D=64 page=16 bf16"; under TP 2: "flash_fwd B=1 N=256 H=32/4 (per GPU at TP 2) D=64 causal bf16" */
 export function describeCase(c: { kernel: string; shape: CaseShape; dtype: Dtype }): string {
   const s = c.shape;
   const perGpu = perGpuCaseText(s);
   const heads = `H=${s.numHeads}/${s.numKvHeads}${perGpu ? ` (${perGpu})` : ''} D=${s.headDim}`;
-  if (c.kernel === 'paged_decode') return `paged_decode B=${s.batchSize} ctx=${s.seqLenK} ${heads} page=${s.pageSize} ${c.dtype}`;
+  if (c.kernel === 'paged_decode') return `paged_decode B=${s.batchSize} ctx=${s.seqLenK}${s.slidingWindow ? ` window=${s.slidingWindow}` : ''} ${heads} page=${s.pageSize} ${c.dtype}`;
   return `flash_fwd B=${s.batchSize} N=${s.seqLenQ} ${heads}${s.causal ? ' causal' : ''}${s.slidingWindow ? ` window=${s.slidingWindow}` : ''} ${c.dtype}`;
 }

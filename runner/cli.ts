@@ -29,7 +29,7 @@ import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, writeFailure, writeOutput } from './args';
 import { describeMachine } from './environment';
 import { flagLines } from './help';
-import { BackendError, describeCase, measureBackendEnvironment, runBench, selectBackend, slowCaseNotes } from './bench';
+import { BackendError, backendCases, describeCase, measureBackendEnvironment, runBench, selectBackend, slowCaseNotes } from './bench';
 import { planCases, quickShortening, windowCoverage } from './plan';
 import { cancelLine, CancelledError, InputError, OutputError, UsageError } from './errors';
 import { ArrivalSpanError, formatPoolSummary, PoolConfigError, simulatePool, type PoolProgress, type PrepareProgress } from './simulate';
@@ -249,13 +249,15 @@ async function benchCommand(argv: string[], io: CliIo): Promise<number> {
   // A backend that cannot run, asked for by --backend: the refusal names the flag, as every flag error does.
   const namingFlag = (e: unknown): unknown => (e instanceof BackendError && backendFlag !== undefined ? new BackendError(`--backend ${backendFlag}: ${e.message}`) : e);
   if (dryRun) {
-    const plan = planCases(profile, { quick });
+    const planned = planCases(profile, { quick });
     let chosen: KernelBackendName;
     try {
-      chosen = selectBackend(backend, plan).name;
+      chosen = selectBackend(backend, planned).name;
     } catch (e) {
       throw namingFlag(e);
     }
+    const { cases: plan, skipped } = backendCases(chosen, planned);
+    if (skipped) io.stderr.write(`warn: ${skipped}\n`);
     const pool = !profile.workload ? '' : preflight.poolSkipped ? '; the page-pool simulation is skipped (the warning above)' : ` and a page-pool simulation of ${formatCountOf(profile.workload.requests, 'request')}`;
     // The run's own warning of cases one call of which takes minutes, over this machine's peaks (measured, about a second).
     const peaks = await dryRunPeaks(chosen);

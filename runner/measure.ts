@@ -36,8 +36,11 @@ export function attentionFlops(shape: CaseShape): number {
 
 /**
  * Bytes a case must move at least once. Prefill: Q + K + V in `dtype`, O in fp32 (the kernels'
- * output). Decode: the K and V of every context token (kvDtype) + Q (dtype) + O (fp32); pages
- * are read once however many query heads share them (GQA). MLA decode (`shape.mlaLatentDim`
+ * output). Decode: the K and V of every context token a query sees (kvDtype) + Q (dtype) + O
+ * (fp32); pages are read once however many query heads share them (GQA). Keys no query sees
+ * are not read: under a window W the first query (position N_k − N_q) sees keys from
+ * N_k − N_q − W + 1 on, so decode (N_q = 1) reads min(N_k, W) tokens, the window's slots of its
+ * pages (kernels.h PagedDecodeParams), and prefill all N_k. MLA decode (`shape.mlaLatentDim`
  * set): K and V are one latent per token, read once, so the KV term is the latent's
  * mlaLatentDim (kv_lora_rank + qk_rope_head_dim) elements per token, not K + V at head_dim;
  * the bytes the model must read, as FlashMLA counts its bandwidth (the kernels here, taking K and
@@ -47,7 +50,9 @@ export function attentionBytes(shape: CaseShape, dtype: 'fp32' | 'fp16' | 'bf16'
   const { batchSize: b, numHeads: h, numKvHeads: hkv, headDim: d, seqLenQ: nq, seqLenK: nk } = shape;
   const q = b * nq * h * d * dtypeBytes(dtype);
   const o = b * nq * h * d * 4;
-  const kv = (shape.mlaLatentDim ? b * nk * shape.mlaLatentDim : 2 * b * nk * hkv * d) * dtypeBytes(kvDtype);
+  const w = shape.slidingWindow ?? 0;
+  const keysRead = nk - (w > 0 ? Math.max(0, nk - nq - w + 1) : 0);
+  const kv = (shape.mlaLatentDim ? b * keysRead * shape.mlaLatentDim : 2 * b * keysRead * hkv * d) * dtypeBytes(kvDtype);
   return q + kv + o;
 }
 

@@ -1,6 +1,7 @@
 /**
  * Plans the benchmark cases of a run from a resolved Profile: one flash_fwd case per prefill
- * length and one paged_decode case per (batch size, context length), with the heads one GPU
+ * length and one paged_decode case per (batch size, context length), each under every mask the
+ * model's layers use (full, and its sliding window when it has sliding layers), with the heads one GPU
  * runs (H / tp query heads, the H_kv / tp KV heads it holds, replicated when tp > H_kv; all of
  * them at tp 1) and the model's head_dim. `quick` keeps the smallest prefill length and decode shape so that a
  * run takes seconds. Every case also gets the reduced shape its correctness check runs on.
@@ -63,10 +64,11 @@ function modelHeads(profile: Profile): { h: number; prefillHkv: number; prefillD
 }
 
 /**
- * Prefill masks to benchmark: full attention for models with any full layer, the sliding window
- * for models with any sliding layer (gpt-oss and Gemma-2 alternate, so they get both).
+ * Masks to benchmark, prefill and decode alike: full attention for models with any full layer,
+ * the sliding window for models with any sliding layer (gpt-oss and Gemma-2 alternate, so they
+ * get both).
  */
-function prefillWindows(profile: Profile): Array<number | null> {
+function caseWindows(profile: Profile): Array<number | null> {
   const m = profile.model;
   const out: Array<number | null> = [];
   if (m.slidingWindow === null || m.layerTypes.some((t) => t === 'full')) out.push(null);
@@ -75,17 +77,19 @@ function prefillWindows(profile: Profile): Array<number | null> {
 }
 
 /**
- * The prefill lengths the model's sliding window covers whole (N <= sliding_window: the window
- * hides no key), as a note, or null: those lengths are benchmarked as full attention, once (a
- * model with full layers too has that case already). `quick` as planCases.
+ * The prefill lengths and decode contexts the model's sliding window covers whole (N or ctx <=
+ * sliding_window: the window hides no key), as a note, or null: those lengths are benchmarked
+ * as full attention, once (a model with full layers too has that case already). `quick` as planCases.
  */
 export function windowCoverage(profile: Profile, quick: boolean): string | null {
   const w = profile.model.slidingWindow;
-  if (w === null || !prefillWindows(profile).includes(w)) return null;
-  const covered = caseAxes(profile, quick).seqLens.filter((n) => n <= w);
+  if (w === null || !caseWindows(profile).includes(w)) return null;
+  const axes = caseAxes(profile, quick);
+  const list = (what: string, ns: number[]) => (ns.length === 0 ? [] : [`${what} = ${ns.map((n) => formatCount(n)).join(', ')}`]);
+  const covered = [...list('prefill N', axes.seqLens.filter((n) => n <= w)), ...list('decode ctx', axes.contextLens.filter((n) => n <= w))];
   if (covered.length === 0) return null;
-  const lengths = covered.map((n) => formatCount(n)).join(', ');
-  return `the sliding window (${formatCount(w)} tokens) covers prefill N = ${lengths} whole, where sliding-window attention is full attention: ${covered.length === 1 ? 'that length is' : 'those lengths are'} benchmarked once, as full attention, not again under a window label`;
+  const count = axes.seqLens.filter((n) => n <= w).length + axes.contextLens.filter((n) => n <= w).length;
+  return `the sliding window (${formatCount(w)} tokens) covers ${covered.join(' and ')} whole, where sliding-window attention is full attention: ${count === 1 ? 'that length is' : 'those lengths are'} benchmarked once, as full attention, not again under a window label`;
 }
 
 /** KV dtype the kernels run with: fp8 KV is estimate-only on CPU, so decode then runs in the Q dtype. */
@@ -169,7 +173,7 @@ export function planCases(profile: Profile, opts: PlanOptions): PlannedCase[] {
 
   const { seqLens, batchSizes, contextLens } = caseAxes(profile, opts.quick);
   const prefillCheck = checkHeads(h, prefillHkv);
-  const windows = prefillWindows(profile);
+  const windows = caseWindows(profile);
   for (const w of windows) {
     for (const n of seqLens) {
       // A window of at least N keys hides none (kernels.h: key j visible iff j > i − W): full
@@ -205,29 +209,38 @@ export function planCases(profile: Profile, opts: PlanOptions): PlannedCase[] {
   const decodeCheck = checkHeads(h, decodeHkv);
   for (const b of batchSizes) {
     for (const ctx of contextLens) {
-      const shape: CaseShape = {
-        batchSize: b,
-        numHeads: h,
-        numKvHeads: decodeHkv,
-        headDim: decodeD,
-        seqLenQ: 1,
-        seqLenK: ctx,
-        causal: true,
-        // The decode kernel reads the whole context; sliding layers would read less.
-        slidingWindow: null,
-        pageSize,
-        // The model reads one latent per token for K and V: the bytes count it once (attentionBytes).
-        ...(mlaLatentDim ? { mlaLatentDim } : {}),
-        ...perGpu,
-      };
-      const checkCtx = Math.min(ctx, 4 * CHECK_MAX_SEQ) - 3; // a partial last page
-      cases.push({
-        kernel: 'paged_decode',
-        shape,
-        dtype,
-        kvDtype,
-        checkShape: { ...shape, batchSize: Math.min(b, 3), numHeads: decodeCheck.h, numKvHeads: decodeCheck.hkv, seqLenK: Math.max(1, checkCtx) },
-      });
+      for (const w of windows) {
+        // The query (position ctx − 1) sees keys j > ctx − 1 − W: a window of at least ctx
+        // tokens hides none, so that context is the full case, planned once (windowCoverage).
+        const covers = w !== null && ctx <= w;
+        if (covers && windows.includes(null)) continue;
+        const window = covers ? null : w;
+        const shape: CaseShape = {
+          batchSize: b,
+          numHeads: h,
+          numKvHeads: decodeHkv,
+          headDim: decodeD,
+          seqLenQ: 1,
+          seqLenK: ctx,
+          causal: true,
+          // Sliding layers: the kernel reads the pages of the last W tokens only (kernels.h).
+          slidingWindow: window,
+          pageSize,
+          // The model reads one latent per token for K and V: the bytes count it once (attentionBytes).
+          ...(mlaLatentDim ? { mlaLatentDim } : {}),
+          ...perGpu,
+        };
+        // A partial last page; under a window, a context past it, so the check sees the window
+        // hide keys and start inside a page (gpt-oss at ctx 1,024: 1,021 − 128 = 893, page 55 slot 13 of 16).
+        const checkCtx = Math.min(ctx, (window ?? 0) + 4 * CHECK_MAX_SEQ) - 3;
+        cases.push({
+          kernel: 'paged_decode',
+          shape,
+          dtype,
+          kvDtype,
+          checkShape: { ...shape, batchSize: Math.min(b, 3), numHeads: decodeCheck.h, numKvHeads: decodeCheck.hkv, seqLenK: Math.max(1, checkCtx) },
+        });
+      }
     }
   }
   return cases;

@@ -30,7 +30,7 @@ function shapeText(c: KernelCase): string {
   const s = c.shape;
   const perGpu = perGpuCaseText(s);
   const heads = `H=${s.numHeads}/${s.numKvHeads}${perGpu ? ` (${perGpu})` : ''} D=${s.headDim}`;
-  if (c.kernel === 'paged_decode') return `B=${s.batchSize} ctx=${s.seqLenK} ${heads} page=${s.pageSize}`;
+  if (c.kernel === 'paged_decode') return `B=${s.batchSize} ctx=${s.seqLenK}${s.slidingWindow ? ` win=${s.slidingWindow}` : ''} ${heads} page=${s.pageSize}`;
   return `B=${s.batchSize} N=${s.seqLenQ} ${heads}${s.causal ? ' causal' : ''}${s.slidingWindow ? ` win=${s.slidingWindow}` : ''}`;
 }
 

@@ -32,7 +32,7 @@ export function caseKey(c: KernelCase): string {
 export function caseLabel(c: KernelCase): string {
   const s = c.shape;
   const tp = (s.tensorParallelSize ?? 1) > 1 ? ` TP ${s.tensorParallelSize}` : '';
-  if (c.kernel === 'paged_decode') return `decode B${s.batchSize} ctx${s.seqLenK}${s.pageSize ? ` p${s.pageSize}` : ''}${tp}`;
+  if (c.kernel === 'paged_decode') return `decode B${s.batchSize} ctx${s.seqLenK}${s.slidingWindow ? ` w${s.slidingWindow}` : ''}${s.pageSize ? ` p${s.pageSize}` : ''}${tp}`;
   if (c.kernel === 'flash_fwd') return `prefill B${s.batchSize} N${s.seqLenQ}${s.slidingWindow ? ` w${s.slidingWindow}` : ''}${tp}`;
   return `reference B${s.batchSize} ${s.seqLenQ}×${s.seqLenK}${tp}`;
 }

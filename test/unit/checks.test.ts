@@ -7,7 +7,7 @@ import { checkProfile, DEFAULT_ENGINE, estimate, nearestPageSize } from '../../c
 import { fixtureText, loadModel } from './helpers';
 import { planCases, windowCoverage } from '../../runner/plan';
 import { formatEstimateOf } from '../../runner/table';
-import { describeCase } from '../../runner/bench';
+import { backendCases, describeCase } from '../../runner/bench';
 
 function profile(name: string, change: (p: Profile) => void = () => {}): Profile {
   const p = profileFromModelConfig(loadModel(name), `/m/${name}/config.json`);
@@ -127,12 +127,13 @@ test('under tensor parallelism the planned cases are one GPU\'s heads (vLLM shar
   // gpt-oss-120b: num_attention_heads 64, num_key_value_heads 8 (its config.json).
   const heads = (tp: number) => planCases(profile('gpt-oss-120b', (x) => { x.device.tensorParallelSize = tp; }), { quick: true })
     .map((c) => [c.kernel, c.shape.numHeads, c.shape.numKvHeads, c.shape.tensorParallelSize]);
+  // Full and window-128 cases of each kernel (half its layers slide).
   // TP 1: all heads, 64 / 8, no per-GPU mark.
-  assert.deepEqual(heads(1), [['flash_fwd', 64, 8, undefined], ['flash_fwd', 64, 8, undefined], ['paged_decode', 64, 8, undefined]]);
+  assert.deepEqual(heads(1), [['flash_fwd', 64, 8, undefined], ['flash_fwd', 64, 8, undefined], ['paged_decode', 64, 8, undefined], ['paged_decode', 64, 8, undefined]]);
   // TP 2: 64 / 2 = 32 query heads, 8 / 2 = 4 KV heads on each GPU.
-  assert.deepEqual(heads(2), [['flash_fwd', 32, 4, 2], ['flash_fwd', 32, 4, 2], ['paged_decode', 32, 4, 2]]);
+  assert.deepEqual(heads(2), [['flash_fwd', 32, 4, 2], ['flash_fwd', 32, 4, 2], ['paged_decode', 32, 4, 2], ['paged_decode', 32, 4, 2]]);
   // TP 16 > H_kv 8: 64 / 16 = 4 query heads, max(1, 8 / 16) = 1 KV head, replicated (vLLM get_num_kv_heads).
-  assert.deepEqual(heads(16), [['flash_fwd', 4, 1, 16], ['flash_fwd', 4, 1, 16], ['paged_decode', 4, 1, 16]]);
+  assert.deepEqual(heads(16), [['flash_fwd', 4, 1, 16], ['flash_fwd', 4, 1, 16], ['paged_decode', 4, 1, 16], ['paged_decode', 4, 1, 16]]);
   // The label says whose share it is.
   const [first] = planCases(profile('gpt-oss-120b', (x) => { x.device.tensorParallelSize = 2; }), { quick: true });
   assert.match(describeCase(first!), /^flash_fwd B=1 N=\d+ H=32\/4 \(per GPU at TP 2\) D=64 /);
@@ -164,13 +165,40 @@ test('a sliding window that covers the whole prefill sequence is not planned aga
   const p = profile('gemma-2-9b', (x) => { x.prefill.seqLens = [512, 1024, 8192]; });
   const prefill = planCases(p, { quick: false }).filter((c) => c.kernel === 'flash_fwd');
   assert.deepEqual(prefill.map((c) => [c.shape.seqLenQ, c.shape.slidingWindow]), [[512, null], [1024, null], [8192, null], [8192, 4096]]);
-  assert.match(windowCoverage(p, false)!, /^the sliding window \(4,096 tokens\) covers prefill N = 512, 1,024 whole/);
+  // Its decode contexts 1,024 and 4,096 (the profile's) are within the window too.
+  assert.match(windowCoverage(p, false)!, /^the sliding window \(4,096 tokens\) covers prefill N = 512, 1,024 and decode ctx = 1,024, 4,096 whole/);
   // A model whose every layer slides (no full case of its own): N <= W runs once, as full attention; N > W under the window.
   const allSliding = profile('gemma-2-9b', (x) => { x.prefill.seqLens = [512, 8192]; x.model = { ...x.model, layerTypes: x.model.layerTypes.map(() => 'sliding' as const) }; });
   assert.deepEqual(planCases(allSliding, { quick: false }).filter((c) => c.kernel === 'flash_fwd').map((c) => [c.shape.seqLenQ, c.shape.slidingWindow]), [[512, null], [8192, 4096]]);
   // No length within the window: nothing to say.
-  assert.equal(windowCoverage(profile('gemma-2-9b', (x) => { x.prefill.seqLens = [8192]; }), false), null);
+  assert.equal(windowCoverage(profile('gemma-2-9b', (x) => { x.prefill.seqLens = [8192]; x.decode.contextLens = [8192]; }), false), null);
   assert.equal(windowCoverage(profile('Llama-3.1-8B'), false), null);
+});
+
+test('gpt-oss decodes under its 128-token window beside full attention, as it prefills (s28 newcomer-ed finding 6)', () => {
+  // gpt-oss-120b: sliding_window 128 on half its layers (config.json layer_types); the profile's
+  // decode batch_sizes [1, 8] x context_lens [1024, 4096], 16-token pages.
+  const p = profile('gpt-oss-120b');
+  const decode = planCases(p, { quick: false }).filter((c) => c.kernel === 'paged_decode');
+  assert.deepEqual(decode.map((c) => [c.shape.batchSize, c.shape.seqLenK, c.shape.slidingWindow]), [
+    [1, 1024, null], [1, 1024, 128], [1, 4096, null], [1, 4096, 128], [8, 1024, null], [8, 1024, 128], [8, 4096, null], [8, 4096, 128],
+  ]);
+  assert.equal(describeCase(decode[1]!), 'paged_decode B=1 ctx=1024 window=128 H=64/8 D=64 page=16 bf16');
+  // The check keeps the window and a context past it: 1,024 − 3 = 1,021 (the window starts at 893,
+  // slot 13 of page 55); at 4,096, 128 + 1,024 − 3 = 1,149.
+  assert.deepEqual(decode.filter((c) => c.shape.slidingWindow).map((c) => [c.checkShape.seqLenK, c.checkShape.slidingWindow]), [[1021, 128], [1149, 128], [1021, 128], [1149, 128]]);
+  // A window of at least the context hides no key: ctx 128 is the full case alone, and the note says so.
+  const short = profile('gpt-oss-120b', (x) => { x.decode.contextLens = [128, 1024]; x.decode.batchSizes = [1]; });
+  assert.deepEqual(planCases(short, { quick: false }).filter((c) => c.kernel === 'paged_decode').map((c) => [c.shape.seqLenK, c.shape.slidingWindow]), [[128, null], [1024, null], [1024, 128]]);
+  assert.match(windowCoverage(short, false)!, /covers decode ctx = 128 whole/);
+  // The CUDA decode kernel takes no window: on cuda the windowed cases are left out, by name.
+  const plan = planCases(p, { quick: true });
+  assert.equal(backendCases('cpu', plan).cases.length, plan.length);
+  const cuda = backendCases('cuda', plan);
+  assert.deepEqual(cuda.cases.map((c) => c.shape.slidingWindow), [null, 128, null]);
+  assert.match(cuda.skipped!, /^not timed on cuda, whose decode kernel reads the whole context \(no sliding window\): paged_decode B=1 ctx=1024 window=128 /);
+  // Llama has no sliding layer: no windowed decode.
+  assert.ok(planCases(profile('Llama-3.1-8B'), { quick: false }).every((c) => c.shape.slidingWindow === null));
 });
 
 test('one page is "1 page", one token "1 token": in the pool warning and the estimate lines', () => {

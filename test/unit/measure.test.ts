@@ -38,6 +38,19 @@ describe('attentionFlops and attentionBytes', () => {
     // 4 · 16 · 32 · 32768 · 128
     assert.equal(attentionFlops(s), 8_589_934_592);
   });
+
+  it('decode under a window reads the window\'s tokens only: gpt-oss B = 1, ctx 1024, W = 128, bf16', () => {
+    const s = shape({ numHeads: 64, numKvHeads: 8, headDim: 64, seqLenQ: 1, seqLenK: 1024, causal: true, slidingWindow: 128, pageSize: 16 });
+    // KV 2 · 128 · 8 · 64 · 2 = 262,144 (not 1024 tokens' 2,097,152); Q 64 · 64 · 2 = 8,192; O 64 · 64 · 4 = 16,384
+    assert.equal(attentionBytes(s, 'bf16', 'bf16'), 286_720);
+    // 4 · 64 · 128 · 64
+    assert.equal(attentionFlops(s), 2_097_152);
+    // A window of at least the context: the whole context, 100 tokens: 2 · 100 · 8 · 64 · 2 + 8,192 + 16,384
+    assert.equal(attentionBytes({ ...s, seqLenK: 100 }, 'bf16', 'bf16'), 229_376);
+    // Prefill under the window still reads every key (key j is seen by query j): K + V of all 1024
+    const prefill = shape({ numHeads: 64, numKvHeads: 8, headDim: 64, seqLenQ: 1024, seqLenK: 1024, causal: true, slidingWindow: 128 });
+    assert.equal(attentionBytes(prefill, 'bf16'), 1024 * 64 * 64 * 2 + 2 * 1024 * 8 * 64 * 2 + 1024 * 64 * 64 * 4);
+  });
 });
 
 describe('sampleStats', () => {

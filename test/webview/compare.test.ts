@@ -57,6 +57,8 @@ describe('compareRuns', () => {
 
   it('labels decode cases with batch, context and page size', () => {
     assert.equal(caseLabel(decode), 'decode B1 ctx1024 p16');
+    // A windowed decode case is labelled as prefill's is (w128), so it is not taken for the full one.
+    assert.equal(caseLabel({ ...decode, shape: { ...decode.shape, slidingWindow: 128 } }), 'decode B1 ctx1024 w128 p16');
   });
 });
 
