@@ -279,12 +279,11 @@ function renderHeader(run: ViewRun | null): void {
   loadNote.textContent = load?.busy ? load.text : '';
   loadNote.hidden = !load?.busy;
   runButton.toggleAttribute('disabled', running);
-  // A run in flight keeps the label of the run it replaces in view: what the button ran.
-  if (!running) {
-    const rerun = rerunOf(run);
-    if (runButton.textContent !== rerun.label) runButton.textContent = rerun.label;
-    runButton.title = rerun.title;
-  }
+  // The label names the run shown, from its start (disabled while it runs): the header names that
+  // run, and a label kept from the run before named another file and kind beside it.
+  const rerun = rerunOf(run);
+  if (runButton.textContent !== rerun.label) runButton.textContent = rerun.label;
+  runButton.title = rerun.title;
   cancelButton.toggleAttribute('disabled', !running);
   exportJson.toggleAttribute('disabled', !run?.id);
   exportCsv.toggleAttribute('disabled', !run?.id);

@@ -472,6 +472,12 @@ describe('dashboard webview in Chromium', () => {
     await page.waitForFunction(() => document.querySelector('#btn-run')?.textContent === 'Run simulation: run.attn.yaml');
     await page.click('#btn-run');
     assert.deepEqual((await waitForPosted(page, 'runBenchmark', before + 2)).at(-1), { type: 'runBenchmark', source: 'test/fixtures/run.attn.yaml', kind: 'simulate' });
+    // A benchmark of another file started: the (disabled) button names it from its start, as the header does
+    // (it named the simulation shown before until the benchmark ended: s29 newcomer-ed 5).
+    await send(page, { type: 'runStarted', name: 'other', total: 2, kind: 'bench', profile: { ...run.profile, sourcePath: 'ws/other.attn.yaml' } });
+    await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'running');
+    assert.equal(await page.textContent('#btn-run'), 'Run benchmark: other.attn.yaml');
+    assert.notEqual(await page.getAttribute('#btn-run', 'disabled'), null, 'disabled while it runs');
     // A run of no file (a profile from stdin): the editor's choice, under the plain label.
     await send(page, { type: 'showRun', run: { ...run, profile: { ...run.profile, sourcePath: null } }, id: null });
     await page.waitForFunction(() => document.querySelector('#btn-run')?.textContent === 'Run benchmark');
