@@ -61,14 +61,29 @@ function axis(p: Palette, title: string, extra: Record<string, unknown> = {}): R
 }
 
 /**
- * Tick labels of a log axis: only the powers of ten, compact ("0.1", "1", "10", "1k", "10k"), so
- * neighbours never overlap at the default width (chart.js printed "700.00 1,000.00").
+ * Tick labels of a log axis: the powers of ten, compact ("0.1", "1", "10", "1k", "10k"), so
+ * neighbours never overlap at the default width (chart.js printed "700.00 1,000.00"); on an axis
+ * whose ticks (chart.js's `ticks`, the callback's third argument) span less than two decades, the
+ * 2 and 5 multiples too ("20", "50", "200", "500"): a bar of 60–900 ms had the one label "100".
  */
-export function logTick(value: number | string): string {
+export function logTick(value: number | string, _index?: number, ticks?: ReadonlyArray<{ value: number }>): string {
   const v = Number(value);
-  if (!isPowerOfTen(v)) return '';
+  if (!isPowerOfTen(v) && !(isTwoOrFive(v) && spansUnderTwoDecades(ticks))) return '';
   if (v >= 1e3) return `${Number((v / 1e3 ** Math.floor(Math.log10(v) / 3)).toPrecision(3))}${['', 'k', 'M', 'G', 'T', 'P'][Math.floor(Math.log10(v) / 3)] ?? ''}`;
   return String(Number(v.toPrecision(1)));
+}
+
+/** True for 2·10^k and 5·10^k (k an integer). */
+function isTwoOrFive(v: number): boolean {
+  if (!(v > 0)) return false;
+  const m = v / 10 ** Math.floor(Math.log10(v) + 1e-9);
+  return Math.abs(m - 2) <= 1e-6 || Math.abs(m - 5) <= 1e-6;
+}
+
+/** True when the axis's ticks run over less than a factor of 100 (max / min < 100). */
+function spansUnderTwoDecades(ticks: ReadonlyArray<{ value: number }> | undefined): boolean {
+  const values = (ticks ?? []).map((t) => t.value).filter((v) => v > 0);
+  return values.length > 0 && Math.max(...values) / Math.min(...values) < 100;
 }
 
 /** True for 10^k (k an integer): the ticks a log axis labels. */

@@ -260,7 +260,21 @@ describe('PNG caption', () => {
 
 describe('logTick', () => {
   it('labels only powers of ten, compactly (chart.js printed "700.00 1,000.00" side by side)', () => {
-    assert.deepEqual([0.1, 0.3, 1, 7, 10, 700, 1000, 30000, 1e6].map(logTick), ['0.1', '', '1', '', '10', '', '1k', '', '1M']);
+    assert.deepEqual([0.1, 0.3, 1, 7, 10, 700, 1000, 30000, 1e6].map((v) => logTick(v)), ['0.1', '', '1', '', '10', '', '1k', '', '1M']);
+    // An axis over three decades (ticks 1 … 1,000): 2 and 5 stay unlabelled.
+    const wide = [1, 2, 5, 10, 20, 50, 100, 500, 1000].map((value) => ({ value }));
+    assert.deepEqual(wide.map((t, i) => logTick(t.value, i, wide)), ['1', '', '', '10', '', '', '100', '', '1k']);
+  });
+
+  it('on an axis of less than two decades labels the 2 and 5 multiples too (a 60–900 ms bar had the one label "100": s29 newcomer-ed 11)', () => {
+    // chart.js's log ticks for 60–900: 60, 70, 80, 90, 100, 200, …, 900 (max / min = 15 < 100).
+    const ticks = [60, 70, 80, 90, 100, 200, 300, 400, 500, 600, 700, 800, 900].map((value) => ({ value }));
+    assert.deepEqual(ticks.map((t, i) => logTick(t.value, i, ticks)), ['', '', '', '', '100', '200', '', '', '500', '', '', '', '']);
+    // 2 and 5 at other decades and in the k range: 0.2, 5, 2k, 5k.
+    const small = [0.2, 0.5, 1, 2, 5].map((value) => ({ value }));
+    assert.deepEqual(small.map((t, i) => logTick(t.value, i, small)), ['0.2', '0.5', '1', '2', '5']);
+    const kilo = [1000, 2000, 5000, 9000].map((value) => ({ value }));
+    assert.deepEqual(kilo.map((t, i) => logTick(t.value, i, kilo)), ['1k', '2k', '5k', '']);
   });
 });
 
