@@ -5,13 +5,14 @@
  */
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
+import { offerConfigRenames } from './configRenameOffer';
 import { Ctx } from './ctx';
 
 let ctx: Ctx | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   ctx = new Ctx(context);
-  context.subscriptions.push(...registerCommands(ctx));
+  context.subscriptions.push(...registerCommands(ctx), offerConfigRenames(context, ctx.log));
   try {
     await ctx.startServer();
   } catch (err) {
