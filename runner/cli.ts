@@ -541,6 +541,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
         attainment: flags.sloAttainment,
         tolerance: flags.rateTolerance,
         requests: trace?.requests,
+        startScale: flags.timeScale,
         simulate: { stepTime, stepTimeSource, signal },
         onPoint: (p) => progress.update(0, 1, `capacity search: ${p.rate.toPrecision(4)} requests/s ${p.meets ? 'passes' : 'fails'}`),
       });

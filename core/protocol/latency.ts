@@ -69,6 +69,9 @@ export interface CapacityPoint {
   p99TpotS: number | null;
   goodputRequestsPerSec: number;
   sloAttainment: number;
+  /** rate <= the curve's saturatedRate (the server keeps up in a steady state); absent in runs before s29. */
+  keepsUp?: boolean;
+  /** Attainment reached and keepsUp. */
   meets: boolean;
 }
 
@@ -84,6 +87,12 @@ export interface CapacityCurve {
   /** Highest rate that passed (null when even the lowest tried failed). */
   maxRate: number | null;
   maxScale: number | null;
+  /**
+   * The modelled server's saturated throughput μ, requests/s (runner/simulate/capacity.ts
+   * saturatedThroughput): no rate above it passes. Null when it could not be measured (fewer than
+   * 8 requests completed); absent in runs before s29.
+   */
+  saturatedRate?: number | null;
   /** True when no rate failed: even with every request arriving at once the SLO holds (the load is too small to saturate). */
   unbounded?: boolean;
 }

@@ -1,23 +1,35 @@
 /**
  * Capacity search (`attnscope simulate --max-rate`): the highest arrival rate whose requests
- * meet the SLO, found by bisection over a load multiplier — a workload's Poisson arrival_rate
- * times it, or a trace's arrival times divided by it (simulatePool's rateScale). A rate passes
- * when at least `attainment` of all requests meet every SLO bound (rejected ones miss it).
+ * meet the SLO and that the modelled server keeps up with, found by bisection over a load
+ * multiplier — a workload's Poisson arrival_rate times it, or a trace's arrival times divided by
+ * it (simulatePool's rateScale). A rate passes when (1) at least `attainment` of all requests
+ * meet every SLO bound (rejected ones miss it) and (2) it is at most the server's saturated
+ * throughput μ ({@link saturatedThroughput}).
  *
- * Walk: from scale 1, double while passing (or halve while failing, until halving no longer
- * changes the p99s: then no rate passes) to bracket the boundary,
- * then bisect geometrically until hi / lo − 1 < tolerance. The answer is the highest passing
- * rate tried: the true boundary lies in [answer, answer · (1 + tolerance)). Every rate tried is
- * kept (the curve: rate vs p99 TTFT, p99 TPOT). It assumes attainment falls as the load rises
- * (true of a queue; a finite trace replayed faster can break it slightly, which the curve shows).
- * All figures are modelled (the simulator's clock).
+ * Why (2): a finite load ends before an overloaded server's queue has grown, so (1) alone passes
+ * rates far above what the server serves (s29: 41.5 req/s offered to a server that completes
+ * 24.5 req/s at max_num_seqs, passing because 300 requests arrived in 7 s), and the answer grew
+ * as the trace got shorter. Above μ the queue grows without bound in a steady state, whatever
+ * the SLO. (Vidur's capacity_search.py passes a QPS when a quantile of the scheduling delay of
+ * one finite run is under a bound: a queue criterion with the same finite-run blind spot.)
+ * μ is measured once per search and does not depend on the number of requests replayed.
+ *
+ * Walk: from the given scale (--time-scale, default 1), double while passing (or halve while
+ * failing, until halving no longer changes the p99s: then no rate passes) to bracket the
+ * boundary, then bisect geometrically until hi / lo − 1 < tolerance. The answer is the highest
+ * passing rate tried: the true boundary lies in [answer, answer · (1 + tolerance)). Every rate
+ * tried is kept (the curve: rate vs p99 TTFT, p99 TPOT). It assumes attainment falls as the load
+ * rises (true of a queue; a finite trace replayed faster can break it slightly, which the curve
+ * shows). All figures are modelled (the simulator's clock).
  */
 import type { Profile } from '../../core/config/types';
 import type { CapacityCurve, CapacityPoint, LatencySlo } from '../../core/protocol/latency';
 import type { PoolResult } from '../../core/protocol/run';
-import type { ServingSimRequests } from '../../native';
+import { maxNumSeqsOf } from '../../core/estimate/index';
+import type { ServingSimRequests, ServingSimTimes } from '../../native';
 import { simulatePool, type SimulateOptions } from './simulate';
 import { weightReadSeconds } from './step-time';
+import { generateRequests } from './workload';
 
 export interface CapacityOptions {
   slo: LatencySlo;
@@ -27,14 +39,77 @@ export interface CapacityOptions {
   tolerance?: number;
   /** Packed trace (else the profile's workload). */
   requests?: ServingSimRequests;
+  /** Load multiplier the search starts from (--time-scale), default 1. */
+  startScale?: number;
   /** Passed to each simulation (step time, signal, ...). */
   simulate?: Omit<SimulateOptions, 'requests' | 'trace' | 'rateScale' | 'slo' | 'baselines'>;
   /** Called after each simulation. */
   onPoint?: (p: CapacityPoint) => void;
 }
 
-/** Bracketing stops at 2^±20 times the base rate. */
+/** Bracketing stops at 2^±20 times the starting rate. */
 const MAX_DOUBLINGS = 20;
+
+/** The saturation run holds max(SATURATION_MIN_REQUESTS, SATURATION_SEQS · max_num_seqs) requests. */
+const SATURATION_MIN_REQUESTS = 1000;
+const SATURATION_SEQS = 8;
+
+/** `k` requests: r's, in order, repeated as often as needed (prefix streams kept), every arrival at 0 s. */
+function tileRequests(r: ServingSimRequests, k: number): ServingSimRequests {
+  const n = r.arrivalS.length;
+  let segments = 0;
+  for (let i = 0; i < k; i++) segments += r.segmentStart[(i % n) + 1] - r.segmentStart[i % n];
+  const out: ServingSimRequests = {
+    arrivalS: new Float64Array(k),
+    promptLen: new Int32Array(k),
+    outputLen: new Int32Array(k),
+    segmentStart: new Int32Array(k + 1),
+    segmentStream: new Float64Array(segments),
+    segmentEnd: new Int32Array(segments),
+  };
+  let m = 0;
+  for (let i = 0; i < k; i++) {
+    const j = i % n;
+    out.promptLen[i] = r.promptLen[j];
+    out.outputLen[i] = r.outputLen[j];
+    out.segmentStart[i] = m;
+    for (let s = r.segmentStart[j]; s < r.segmentStart[j + 1]; s++) {
+      out.segmentStream[m] = r.segmentStream[s];
+      out.segmentEnd[m++] = r.segmentEnd[s];
+    }
+  }
+  out.segmentStart[k] = m;
+  return out;
+}
+
+/**
+ * The modelled server's saturated throughput μ, requests/s: what it completes per second while
+ * its queue never empties. K = max(1000, 8 · max_num_seqs) requests of the load (a trace's
+ * first K, repeated when it holds fewer; a workload's first K draws) all wait at t = 0; with
+ * their completion times f sorted ascending, μ = (completions in (f[K/4], f[3K/4]]) /
+ * (f[3K/4] − f[K/4]): the middle half, past the first wave (all admitted together) and before
+ * the queue runs dry. Rejected requests count as served at once (μ divided by the completed
+ * fraction). Infinity when fewer than 8 requests complete or the middle half takes no time.
+ * Example (the unit test): constant 10 ms steps, output 100, max_num_seqs 8: waves of 8 every
+ * 100 steps, μ = 8 / 1 s.
+ */
+export async function saturatedThroughput(profile: Profile, opts: Pick<CapacityOptions, 'requests' | 'simulate'>): Promise<number> {
+  const k = Math.max(SATURATION_MIN_REQUESTS, SATURATION_SEQS * maxNumSeqsOf(profile));
+  const w = profile.workload;
+  const requests = opts.requests ? tileRequests(opts.requests, k) : w ? tileRequests(generateRequests({ ...w, requests: k }), k) : null;
+  if (!requests) return Infinity; // simulatePool says what is missing
+  let times: ServingSimTimes | undefined;
+  await simulatePool(profile, { ...opts.simulate, requests, baselines: false, maxSamples: 2, onTimes: (_, t) => (times = t) });
+  const finish = Array.from(times!.finishS).filter((f) => f >= 0).sort((a, b) => a - b);
+  const m = finish.length;
+  if (m < 8) return Infinity;
+  const a = finish[Math.floor(m / 4)];
+  const b = finish[Math.floor((3 * m) / 4)];
+  if (!(b > a)) return Infinity;
+  let count = 0;
+  for (const f of finish) if (f > a && f <= b) count++;
+  return (count / (b - a)) * (k / m);
+}
 
 /** The base rate (scale 1): workload arrival_rate, or a trace's mean rate (n − 1) / span. */
 export function baseRate(profile: Profile, requests?: ServingSimRequests): number {
@@ -60,6 +135,9 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
   if (!(tolerance > 0 && tolerance < 1)) throw new RangeError(`tolerance must be in (0, 1), got ${tolerance}`);
   const rate0 = baseRate(profile, opts.requests);
   if (!Number.isFinite(rate0)) throw new RangeError('the load has no finite arrival rate to scale (every arrival at the same time)');
+  const start = opts.startScale ?? 1;
+  if (!(start > 0 && Number.isFinite(start))) throw new RangeError(`the starting time scale must be a positive number, got ${start}`);
+  const mu = await saturatedThroughput(profile, opts);
 
   const points: CapacityPoint[] = [];
   let best: { scale: number; result: PoolResult } | null = null;
@@ -74,7 +152,8 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
       p99TpotS: l.tpot?.p99 ?? null,
       goodputRequestsPerSec: l.goodputRequestsPerSec ?? 0,
       sloAttainment: l.sloAttainment ?? 0,
-      meets: (l.sloAttainment ?? 0) >= attainment,
+      keepsUp: rate0 * scale <= mu * (1 + 1e-12),
+      meets: (l.sloAttainment ?? 0) >= attainment && rate0 * scale <= mu * (1 + 1e-12),
     };
     points.push(point);
     opts.onPoint?.(point);
@@ -94,22 +173,26 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
     return span / scale <= floor || (a === undefined && span <= floor);
   };
   let unbounded = false;
-  if (await run(1)) {
-    lo = 1;
+  if (await run(start)) {
+    lo = start;
     for (let k = 1; k <= MAX_DOUBLINGS && hi === null; k++) {
-      if (saturated(2 ** (k - 1))) {
-        unbounded = true;
+      if (saturated(start * 2 ** (k - 1))) {
+        // A higher rate no longer changes the run, so the SLO's verdict stays: the limit is μ.
+        if (Number.isFinite(mu) && mu / rate0 > lo) {
+          if (await run(mu / rate0)) lo = mu / rate0;
+          else hi = mu / rate0;
+        } else unbounded = !Number.isFinite(mu);
         break;
       }
-      if (await run(2 ** k)) lo = 2 ** k;
-      else hi = 2 ** k;
+      if (await run(start * 2 ** k)) lo = start * 2 ** k;
+      else hi = start * 2 ** k;
     }
-    if (hi === null) unbounded = true;
+    if (hi === null && !Number.isFinite(mu)) unbounded = true;
   } else {
-    hi = 1;
+    hi = start;
     for (let k = 1; k <= MAX_DOUBLINGS && lo === null; k++) {
-      if (await run(2 ** -k)) lo = 2 ** -k;
-      else hi = 2 ** -k;
+      if (await run(start * 2 ** -k)) lo = start * 2 ** -k;
+      else hi = start * 2 ** -k;
       // Halving the load changed neither p99 (to 0.1%): what misses the SLO is the step time of
       // one request alone, which no lower rate shortens; stop rather than halve on to 2^-20.
       const [prev, cur] = points.slice(-2);
@@ -131,6 +214,7 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
     tolerance,
     points,
     maxRate: b ? rate0 * b.scale : null,
+    saturatedRate: Number.isFinite(mu) ? mu : null,
     maxScale: b ? b.scale : null,
     unbounded,
   };

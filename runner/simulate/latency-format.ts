@@ -47,17 +47,20 @@ export function formatLatency(l: LatencySummary, meanWaiting: number | undefined
 
 /** The capacity search: one line per rate tried, in order, then the answer. */
 export function formatCapacity(c: CapacityCurve): string {
-  const header = ['rate (req/s)', 'time scale', 'p99 TTFT', 'p99 TPOT', 'goodput (req/s)', 'meets SLO', 'verdict'];
-  const rows = c.points.map((p) => [p.rate.toPrecision(4), p.scale.toPrecision(4), p.p99TtftS === null ? 'n/a' : dur(p.p99TtftS), p.p99TpotS === null ? 'n/a' : dur(p.p99TpotS), rate(p.goodputRequestsPerSec), formatPercent(p.sloAttainment), p.meets ? 'pass' : 'fail']);
+  const header = ['rate (req/s)', 'time scale', 'p99 TTFT', 'p99 TPOT', 'goodput (req/s)', 'meets SLO', 'keeps up', 'verdict'];
+  const rows = c.points.map((p) => [p.rate.toPrecision(4), p.scale.toPrecision(4), p.p99TtftS === null ? 'n/a' : dur(p.p99TtftS), p.p99TpotS === null ? 'n/a' : dur(p.p99TpotS), rate(p.goodputRequestsPerSec), formatPercent(p.sloAttainment), p.keepsUp === false ? 'no' : 'yes', p.meets ? 'pass' : 'fail']);
   const widths = header.map((h, col) => Math.max(h.length, ...rows.map((r) => r[col].length)));
   const fmt = (r: string[]): string => r.map((x, col) => x.padStart(widths[col])).join('  ');
   const lines = [
-    `Capacity search (modelled): ${formatSlo(c.slo)} for at least ${formatPercent(c.attainmentTarget, 0)} of requests; bisection to a relative tolerance of ${formatPercent(c.tolerance)}`,
+    `Capacity search (modelled): ${formatSlo(c.slo)} for at least ${formatPercent(c.attainmentTarget, 0)} of requests, and the server keeping up; bisection to a relative tolerance of ${formatPercent(c.tolerance)}`,
+    c.saturatedRate
+      ? `Saturated throughput μ = ${c.saturatedRate.toPrecision(4)} requests/s (modelled: the load's requests all queued at 0 s, completions per second over the middle half); a rate above it does not keep up (its queue grows without bound in a steady state, however short the trace) and fails`
+      : 'Saturated throughput: not measured (fewer than 8 requests completed in the saturation run): rates are judged on the SLO alone',
     fmt(header),
     ...rows.map(fmt),
   ];
   if (c.unbounded) {
-    lines.push(`Every rate tried meets the SLO, up to ${c.maxRate!.toPrecision(4)} requests/s, where all requests arrive within one step: the load is too small to find the limit (a longer trace or more workload requests would).`);
+    lines.push(`Every rate tried meets the SLO, up to ${c.maxRate!.toPrecision(4)} requests/s, where all requests arrive within one step, and the saturated throughput could not be measured: the load is too small to find the limit (a longer trace or more workload requests would).`);
     return lines.join('\n');
   }
   lines.push(

@@ -21,7 +21,7 @@ import type { Profile, StepTimeSpec } from '../../core/config/types';
 import type { LatencySlo } from '../../core/protocol/latency';
 import { estimate, MAX_SIMULATED_PAGES, maxNumBatchedTokensOf, maxNumSeqsOf, poolBlocksText, poolSizeProblem, poolTokens, referenceSeqLen } from '../../core/estimate/index';
 import type { PoolBaseline, PoolResult, PoolSample, PoolSummary, StepTimeModel } from '../../core/protocol/run';
-import { runSimulationsInWorker, ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTotals } from '../../native';
+import { runSimulationsInWorker, ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTimes, type ServingSimTotals } from '../../native';
 import { formatCount } from '../../core/format';
 import { InputError } from '../errors';
 import { latencySummary } from './latency';
@@ -97,6 +97,12 @@ export interface SimulateOptions {
   numPages?: number;
   /** Called once per kept sample, in time order, after the paged run. */
   onSample?: (s: PoolSample) => void;
+  /**
+   * Called once after the paged run with the requests as simulated (after `rateScale`, sorted by
+   * arrival) and each one's milestones, same order (the capacity search's saturated throughput,
+   * the calibration's replay).
+   */
+  onTimes?: (requests: ServingSimRequests, times: ServingSimTimes) => void;
   /**
    * Called between slices of the paged run (about every {@link SLICE_MS} ms) when more requests
    * have finished than at the last call; the last call has fraction 1.
@@ -404,7 +410,9 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     };
   });
 
-  const latency = latencySummary(packed, paged.times(), opts.slo ?? profile.slo);
+  const times = paged.times();
+  opts.onTimes?.(packed, times);
+  const latency = latencySummary(packed, times, opts.slo ?? profile.slo);
   return { samples, summary, baselines, pageSize, numPages, poolTokens: poolTokenCount, ...(poolBlocks !== undefined ? { poolBlocks } : {}), ...(groups ? { poolGroups: groups.full + groups.sliding } : {}), ...(poolLayout ? { poolLayout } : {}), stepTime, latency };
 }
 

@@ -986,9 +986,21 @@ test('simulate on a Mooncake trace prints latency, goodput and the queue; --max-
   assert.match(r.stdout, /^Prefix cache: 48\.0% of prompt tokens shared between requests/m);
   const search = cli(['simulate', profile, '--trace', trace, '--slo-ttft-ms', '500', '--max-rate']);
   assert.equal(search.code, 0, search.stderr);
-  assert.match(search.stdout, /^Capacity search \(modelled\): TTFT <= 500 ms for at least 90% of requests; bisection to a relative tolerance of 2\.0%$/m);
-  // Four requests never load the server: the search says so instead of a limit.
-  assert.match(search.stdout, /^Every rate tried meets the SLO, up to [\d.e+]+ requests\/s, where all requests arrive within one step/m);
+  assert.match(search.stdout, /^Capacity search \(modelled\): TTFT <= 500 ms for at least 90% of requests, and the server keeping up; bisection to a relative tolerance of 2\.0%$/m);
+  // Four requests never load the server, and the SLO holds once they all arrive within one step:
+  // the limit is then the saturated throughput μ (1000 copies of them queued at 0 s), reached
+  // exactly. It used to say "Every rate tried meets the SLO" and give no limit.
+  const mu = /^Saturated throughput μ = ([\d.]+) requests\/s/m.exec(search.stdout);
+  assert.ok(mu, search.stdout);
+  assert.match(search.stdout, new RegExp(`^Highest rate meeting the SLO: ${mu[1]} requests/s`, 'm'));
+  assert.doesNotMatch(search.stdout, /Every rate tried meets the SLO/);
+  // --time-scale: the search starts from it (the trace at 3x its rate), not from 1.
+  const scaled = cli(['simulate', profile, '--trace', trace, '--slo-ttft-ms', '500', '--max-rate', '--time-scale', '3']);
+  assert.equal(scaled.code, 0, scaled.stderr);
+  const rows = (out: string) => out.split('\n').filter((l) => /(pass|fail)$/.test(l)).map((l) => l.trim().split(/ +/).slice(0, 2));
+  // The trace's own rate: (4 − 1) requests / 4.5 s = 0.6667/s, printed to 4 digits; at scale 3, 2.000/s.
+  assert.deepEqual(rows(search.stdout)[0], ['0.6667', '1.000']);
+  assert.deepEqual(rows(scaled.stdout)[0], ['2.000', '3.000']);
   // A TTFT bound below one prefill step: no rate passes, the summary under it says it is of the
   // lowest rate tried (not "the highest passing rate"), and the halving stops once the p99s stop falling.
   const none = cli(['simulate', profile, '--trace', trace, '--slo-ttft-ms', '0.001', '--max-rate']);

@@ -34,3 +34,36 @@ test('an SLO below one step alone: the halving stops once the p99s stop falling,
   for (const p of curve.points) assert.ok(Math.abs(p.p99TtftS! - 0.01) < 1e-12, String(p.p99TtftS));
   assert.equal(curve.maxRate, null);
 });
+
+test('a rate passes only while the server keeps up: the answer is the hand-computed saturated throughput, whatever the trace length', async () => {
+  // Constant 10 ms steps (perStepS only), prompt 1, output 100, max_num_seqs 8. A request takes
+  // its prefill step (first token) and 99 decode steps: 100 steps = 1 s in a slot, and a freed
+  // slot is refilled at the next step. Capacity = max_num_seqs / (TPOT · output) = 8 / (0.01 · 100)
+  // = 8 requests/s (the saturation run: waves of 8 every 1 s, μ = 8).
+  // Arrivals every 250 ms (4/s). TTFT bound 2 s for 90 %. Without the keep-up test the SLO alone
+  // passed rates far above 8 on a short trace: 40 requests at rate λ > 8, the 36th (index 35)
+  // arrives at 35/λ s and starts in wave floor(35/8) = 4, at about 4 s, so TTFT <= 2 s while
+  // 4 − 35/λ <= 2, i.e. λ up to 17.5/s; with 400 requests the bound lies near 8.3/s (the backlog
+  // of 50 s at λ: 400/8 − 400/λ <= 2 s). With it, both answers are 8/s within the tolerance.
+  const profile = exampleProfile('model: ./llama-3.1-8b/config.json\nkv_cache: { page_size: 16, num_pages: 10000 }\nworkload: { max_num_seqs: 8 }\n');
+  const tolerance = 0.02;
+  for (const n of [40, 400]) {
+    const requests = packRequests(Array.from({ length: n }, (_, i) => ({ arrivalS: i * 0.25, promptLen: 1, outputLen: 100 })));
+    const { curve } = await searchCapacity(profile, { slo: { ttftMs: 2000 }, attainment: 0.9, tolerance, requests, simulate: { stepTime: { perStepS: 0.01 } } });
+    assert.ok(Math.abs(curve.saturatedRate! - 8) < 1e-6, `n ${n}: μ ${curve.saturatedRate}`);
+    assert.ok(curve.maxRate! <= 8 + 1e-6 && curve.maxRate! * (1 + tolerance) > 8, `n ${n}: max rate ${curve.maxRate}`);
+    for (const p of curve.points) assert.equal(p.keepsUp, p.rate <= 8 + 1e-6, `n ${n}: rate ${p.rate}`);
+    assert.equal(curve.unbounded, false);
+  }
+});
+
+test('the search starts from the given time scale (--time-scale), doubling or halving from there', async () => {
+  // Same load as the first test (50 requests/s at scale 1, limit 100.25/s): from scale 3 (150/s,
+  // failing) it halves to 1.5 (75/s, passing), then bisects in [75, 150).
+  const profile = exampleProfile('model: ./llama-3.1-8b/config.json\nkv_cache: { page_size: 16, num_pages: 100 }\nworkload: { max_num_seqs: 1 }\n');
+  const requests = packRequests(Array.from({ length: 200 }, (_, i) => ({ arrivalS: i * 0.02, promptLen: 1, outputLen: 1 })));
+  const { curve } = await searchCapacity(profile, { slo: { ttftMs: 15 }, attainment: 1, tolerance: 0.01, requests, startScale: 3, simulate: { stepTime: { perStepS: 0.01 } } });
+  assert.deepEqual(curve.points.slice(0, 2).map((p) => [p.rate, p.meets]), [[150, false], [75, true]]);
+  const limit = 1000 / (10 - 5 / 199);
+  assert.ok(curve.maxRate! <= limit && curve.maxRate! * 1.01 > limit, `max rate ${curve.maxRate}`);
+});
