@@ -396,7 +396,7 @@ export function formatCalibration(fit: CalibrationFit, file: string): string[] {
   const lines = [
     `Calibration from ${file} (${formatCountOf(fit.requests, 'request')}, concurrency ${fit.concurrency.toPrecision(3)} from ${fit.concurrencySource}):`,
     `  step_time: { compute_efficiency: ${s.computeEfficiency.toPrecision(4)}, memory_efficiency: ${s.memoryEfficiency.toPrecision(4)}, overhead_ms: ${s.overheadMs.toPrecision(4)} }`,
-    `  fit error |modelled − measured| / measured: TTFT mean ${pct(fit.ttftError.mean)}, max ${pct(fit.ttftError.max)}; TPOT mean ${pct(fit.tpotError.mean)}, max ${pct(fit.tpotError.max)}`,
+    `  one-step model's fit error (each TTFT one prefill step, each TPOT one decode step at concurrency ${fit.concurrency.toPrecision(3)}; not the simulation's: see the replay) |modelled − measured| / measured: TTFT mean ${pct(fit.ttftError.mean)}, max ${pct(fit.ttftError.max)}; TPOT mean ${pct(fit.tpotError.mean)}, max ${pct(fit.tpotError.max)}`,
   ];
   const fitted = fit.parameters.filter((p) => p.fitted);
   if (fitted.length > 0) lines.push(`  determined by the data: ${fitted.map((p) => `${p.key} (standard error ${pct(p.relativeSe!)})`).join(', ')}`);

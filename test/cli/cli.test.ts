@@ -1363,3 +1363,30 @@ test('max_model_len past what vLLM derives from the config: simulate exits 2 at 
   assert.match(r.stderr, /p\.attn\.yaml:5:18: max_model_len 1,000,000 is longer than the 131,072 tokens .*VLLM_ALLOW_LONG_MAX_MODEL_LEN=1/);
   assert.equal(r.stdout, '');
 });
+
+test('--calibrate with a vllm bench serve result: the fit error is labelled as the one-step model\'s, and the replay of the result through the simulator is printed, measured → replayed', () => {
+  const dir = tempDir('attnscope-cli-');
+  const profile = join(dir, 'p.attn.yaml');
+  writeFileSync(profile, `model: ${JSON.stringify(llamaConfig)}\ndevice: { gpu: H100 SXM }\n`);
+  // The newcomer's vb.json (s29): 50 requests of 500 prompt and 100 output tokens, every TTFT
+  // 50 ms and ITL 10 ms, one every 250 ms. The one-step fit reproduces that exactly (fit error
+  // 0.0%); the replay batches overlapping requests (each lasts 50 + 99 · 10 = 1,040 ms, so about
+  // 4 run at once) and puts the others' prefills into a request's decode steps: above 50 / 10 ms.
+  const n = 50;
+  const file = join(dir, 'vb.json');
+  writeFileSync(file, JSON.stringify({
+    request_rate: 4, model_id: 'meta-llama/Llama-3.1-8B', max_concurrency: null,
+    input_lens: Array(n).fill(500), output_lens: Array(n).fill(100), ttfts: Array(n).fill(0.05),
+    itls: Array.from({ length: n }, () => Array(99).fill(0.01)), start_times: Array.from({ length: n }, (_, i) => i * 0.25), errors: Array(n).fill(''),
+  }));
+  const r = cli(['simulate', profile, '--trace', file, '--calibrate', file]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^ {2}one-step model's fit error \(each TTFT one prefill step, each TPOT one decode step at concurrency [\d.]+; not the simulation's: see the replay\) \|modelled − measured\| \/ measured: TTFT mean 0\.0%, max 0\.0%; TPOT mean 0\.0%, max 0\.0%$/m);
+  const ttft = /^ {4}TTFT mean 50 ms → ([\d.]+) ms \(\+([\d.]+)%\), p50 50 ms → /m.exec(r.stdout);
+  const tpot = /^ {4}TPOT mean 10 ms → ([\d.]+) ms \(\+([\d.]+)%\), p50 10 ms → /m.exec(r.stdout);
+  assert.ok(ttft && tpot, r.stdout);
+  assert.ok(Number(ttft[2]) > 1 && Number(tpot[2]) > 1, `${ttft[0]} / ${tpot[0]}`);
+  // The replay is the run that follows (same file as --trace, same step_time): same means.
+  assert.match(r.stdout, new RegExp(`^TTFT +${ttft[1]} ms `, 'm'));
+  assert.match(r.stdout, new RegExp(`^TPOT +${tpot[1]} ms `, 'm'));
+});
