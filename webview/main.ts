@@ -252,7 +252,12 @@ function drawQueued(): void {
 }
 
 function renderHeader(run: ViewRun | null): void {
-  title.textContent = run ? run.name : 'AttnScope';
+  // The name's parts ("model · file · mode") each unbroken, the line wrapping at the separators: a
+  // narrow panel split "llama-3.1- / 8b.attn.yaml" at its hyphen. A part wider than the panel ends
+  // in an ellipsis (CSS .title-part), the whole name in the tooltip.
+  const name = run ? run.name : 'AttnScope';
+  title.replaceChildren(...joined(name.split(' · ').map((part) => el('span', { class: 'title-part' }, part)), ' · '));
+  title.title = name;
   status.textContent = run ? (run.status === 'running' ? 'running' : run.status) : '';
   status.className = `status status-${run?.status ?? 'none'}`;
   // The cases received so far, for the e2e suite (a case measured before it reloads the window).

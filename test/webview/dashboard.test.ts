@@ -306,6 +306,27 @@ describe('dashboard webview in Chromium', () => {
     }
   });
 
+  it('in a 200 px panel the header wraps the run\'s name at its separators, never inside the file name (s29 newcomer-ed 10: "llama-3.1- / 8b.attn.yaml")', async () => {
+    const name = 'llama-3.1-8b · llama-3.1-8b.attn.yaml · full';
+    await page.setViewportSize({ width: 200, height: 900 });
+    try {
+      await send(page, { type: 'showRun', run: { ...run, name }, id: RUN_ID });
+      await page.waitForFunction((n) => document.querySelector('#run-title')?.textContent === n, name);
+      assert.equal(await page.getAttribute('#run-title', 'title'), name);
+      // Each part on one line (one client rect), inside the header.
+      const parts = await page.$$eval('#run-title .title-part', (els) => els.map((e) => ({ text: e.textContent, lines: e.getClientRects().length, right: e.getBoundingClientRect().right, page: document.documentElement.clientWidth })));
+      assert.deepEqual(parts.map((p) => p.text), ['llama-3.1-8b', 'llama-3.1-8b.attn.yaml', 'full']);
+      for (const p of parts) {
+        assert.equal(p.lines, 1, `${p.text} on ${p.lines} lines`);
+        assert.ok(p.right <= p.page, `${p.text} ends at ${p.right}, the page at ${p.page}`);
+      }
+      await page.locator('header.toolbar').screenshot({ path: join(shots, 'narrow-header.png') });
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await send(page, { type: 'showRun', run, id: RUN_ID });
+    }
+  });
+
   it('exports: PNG posts a PNG data URL, CSV and JSON post the run id', async () => {
     await page.click('#btn-export-png');
     const [png] = (await waitForPosted(page, 'savePng')) as Array<{ name: string; dataUrl: string }>;
