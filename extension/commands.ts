@@ -232,7 +232,7 @@ const exportRun: Factory = (ctx) => async () => {
  * subfolders the same way (`attnscope sweep` writes each one level down).
  */
 const openSweepResults: Factory = (ctx) => async (arg) => {
-  const show = (report: SweepReport): void => showSweep(ctx, report);
+  const show = (report: SweepReport, file: string): void => showSweep(ctx, report, file);
   /** One report: it; several: the user's pick (or Browse); none: undefined. */
   const choose = async (entries: SweepReportEntry[], browse: boolean): Promise<SweepReportEntry | 'browse' | undefined> => {
     if (entries.length === 1) return entries[0];
@@ -246,14 +246,13 @@ const openSweepResults: Factory = (ctx) => async (arg) => {
     return picked === undefined ? undefined : (picked.entry ?? 'browse');
   };
   let uri = arg instanceof vscode.Uri ? arg : undefined;
-  const workspace = vscode.workspace.workspaceFolders?.[0]?.uri;
-  const defaultFolder = workspace ? vscode.Uri.joinPath(workspace, '.attnscope', 'sweeps') : undefined;
+  const defaultFolder = ctx.sweepsFolder();
   if (!uri && defaultFolder) {
     const entries = await sweepReportsIn(defaultFolder.fsPath);
     if (entries.length > 0) {
       const chosen = await choose(entries, true);
       if (chosen === undefined) return;
-      if (chosen !== 'browse') return show(chosen.report);
+      if (chosen !== 'browse') return show(chosen.report, chosen.file);
     }
   }
   if (!uri) {
@@ -276,7 +275,7 @@ const openSweepResults: Factory = (ctx) => async (arg) => {
       return;
     }
     const chosen = await choose(entries, false);
-    if (chosen !== undefined && chosen !== 'browse') show(chosen.report);
+    if (chosen !== undefined && chosen !== 'browse') show(chosen.report, chosen.file);
     return;
   }
   const report = await readSweepReport(uri.fsPath);
@@ -284,7 +283,7 @@ const openSweepResults: Factory = (ctx) => async (arg) => {
     void vscode.window.showWarningMessage(`AttnScope: ${vscode.workspace.asRelativePath(uri)} is not a readable sweep report (attnscope merge writes one).`);
     return;
   }
-  show(report);
+  show(report, uri.fsPath);
 };
 
 const showLog: Factory = (ctx) => () => ctx.log.show(true);

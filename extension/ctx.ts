@@ -181,6 +181,12 @@ export class Ctx implements vscode.Disposable, DashboardHost {
     return vscode.Uri.joinPath(this.extension.globalStorageUri, 'runs');
   }
 
+  /** Where `attnscope sweep` (Run sweep, run in the first workspace folder) writes its reports: <folder>/.attnscope/sweeps; undefined without a workspace. */
+  sweepsFolder(): vscode.Uri | undefined {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    return folder ? vscode.Uri.joinPath(folder.uri, '.attnscope', 'sweeps') : undefined;
+  }
+
   /** Shows an error with an "Open log" button. */
   async showError(message: string): Promise<void> {
     this.log.error(message);

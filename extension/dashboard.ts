@@ -5,18 +5,19 @@
  * page (open, compare, export of a run or a sweep, PNG) answered here.
  */
 import { writeFile } from 'node:fs/promises';
-import { isAbsolute } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import * as vscode from 'vscode';
 import { Commands } from '../core/protocol/lsp';
 import type { RunResult } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
-import type { FromWebview, ToWebview } from '../core/protocol/webview';
+import type { FromWebview, SweepListEntry, ToWebview } from '../core/protocol/webview';
 import { dashboardHtml, makeNonce } from './dashboardHtml';
 import { runToCsv, runToJson } from './exportRun';
 import { sweepToCsv } from './exportSweep';
 import { listRuns, loadRun } from './history';
 import { ShownRunStore } from './shownRun';
 import { StreamBatcher } from './streamBatcher';
+import { readSweepReport, sweepReportsIn } from './sweepReports';
 
 export const DASHBOARD_VIEW_TYPE = 'attnscope.dashboard';
 
@@ -32,6 +33,8 @@ export interface DashboardHost {
   historyFolder(): vscode.Uri;
   /** The extension's storage folder for this workspace (ExtensionContext.storageUri); undefined without a workspace. */
   readonly storageUri: vscode.Uri | undefined;
+  /** The folder `attnscope sweep` writes its reports under (<first workspace folder>/.attnscope/sweeps); undefined without a workspace. */
+  sweepsFolder(): vscode.Uri | undefined;
   /** Logs `message` and shows it with an "Open log" button. */
   showError(message: string): Promise<void>;
 }
@@ -49,6 +52,14 @@ export class Dashboard implements vscode.Disposable {
   private readonly shownRun: ShownRunStore | null;
   /** False until the first `ready` of this extension host has read the id the previous one kept. */
   private shownRunLoaded = false;
+  /**
+   * The sweep report the Sweep tab shows last and its file, sent again in `init` when the page
+   * (re)loads or the dashboard is opened again; the file is kept on disk (ShownRunStore) for the
+   * extension host of a reloaded window, which reads the report again (a resumed sweep rewrote it).
+   */
+  private sweep: { report: SweepReport; file: string } | null = null;
+  /** False until the first `ready` of this extension host has read the sweep the previous one kept. */
+  private shownSweepLoaded = false;
   /** Messages of the run streaming now, replayed to a page that opens or reloads mid-run. */
   private live: ToWebview[] = [];
   private readonly disposables: vscode.Disposable[] = [];
@@ -150,12 +161,13 @@ export class Dashboard implements vscode.Disposable {
 
   /**
    * For deactivate(), synchronously: `notice` is what the next extension host tells the user (a
-   * simulation the reload stopped, not saved), the run shown stays the one shown now. A failed
-   * write is logged.
+   * simulation the reload stopped, not saved; a sweep it stopped, with `resumeSweep`, its profile:
+   * the notice's button runs that sweep again, which resumes), the run shown stays the one shown
+   * now. A failed write is logged.
    */
-  noticeAfterReload(notice: string): void {
+  noticeAfterReload(notice: string, resumeSweep?: string): void {
     try {
-      this.shownRun?.saveSync(this.current?.id ?? null, notice);
+      this.shownRun?.saveSync(this.current?.id ?? null, notice, resumeSweep);
     } catch (err) {
       this.host.log.warn(`could not record the notice for the next window: ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -163,13 +175,67 @@ export class Dashboard implements vscode.Disposable {
 
   /**
    * Once per extension host, at start: the notice the previous host left (a run its window's
-   * reload interrupted, saved), shown with a button that opens the dashboard on that run.
+   * reload interrupted, saved), shown with a button that opens the dashboard on that run; for a
+   * sweep the reload interrupted, a Resume sweep button that runs it again (the CLI resumes it).
    */
   async showNoticeFromLastWindow(): Promise<void> {
-    const notice = await this.shownRun?.takeNotice();
-    if (!notice) return;
-    this.host.log.info(`dashboard: ${notice}`);
-    if (await vscode.window.showInformationMessage(notice, 'Open dashboard')) this.show(false);
+    const left = await this.shownRun?.takeNotice();
+    if (!left) return;
+    this.host.log.info(`dashboard: ${left.notice}`);
+    if (left.resumeSweep !== null) {
+      const resume = 'Resume sweep';
+      if (await vscode.window.showInformationMessage(left.notice, resume)) await vscode.commands.executeCommand(Commands.runSweep, vscode.Uri.file(left.resumeSweep));
+      return;
+    }
+    if (await vscode.window.showInformationMessage(left.notice, 'Open dashboard')) this.show(false);
+  }
+
+  /**
+   * Opens the dashboard's Sweep tab on `report`, read from `file` (its sweep-report.json), and
+   * remembers it: a reopened dashboard and a reloaded window show it again. The History list of
+   * sweeps is sent again (a sweep that just ended is new there).
+   */
+  showSweep(report: SweepReport, file: string): void {
+    this.sweep = { report, file };
+    this.shownSweepLoaded = true; // supersedes what the last extension host kept
+    void this.shownRun?.saveSweep(file, (err) => this.host.log.warn(`could not record the sweep the dashboard shows: ${err instanceof Error ? err.message : String(err)}`));
+    this.show(false);
+    this.post({ type: 'showSweep', report });
+    void this.refreshSweeps();
+  }
+
+  /**
+   * Once per extension host, before the first `init`: the sweep the previous host's dashboard
+   * showed, read again from its file; a report no longer there (or no longer readable) is not shown.
+   */
+  private async loadShownSweep(): Promise<void> {
+    if (this.shownSweepLoaded) return;
+    this.shownSweepLoaded = true;
+    const file = await this.shownRun?.loadSweep();
+    if (!file || this.sweep) return;
+    const report = await readSweepReport(file);
+    if (report) {
+      this.sweep = { report, file };
+      this.host.log.info(`dashboard: showing the sweep ${file}, the one shown before the window reloaded`);
+    } else {
+      this.host.log.info(`dashboard: the sweep shown before the window reloaded (${file}) is no longer readable`);
+    }
+  }
+
+  /** The finished sweeps under the workspace's .attnscope/sweeps, newest first (each folder's merged report). */
+  private async listSweeps(): Promise<SweepListEntry[]> {
+    const folder = this.host.sweepsFolder();
+    if (!folder) return [];
+    const entries = await sweepReportsIn(folder.fsPath);
+    return entries
+      .filter((e) => e.file !== join(folder.fsPath, 'sweep-report.json'))
+      .map((e) => ({ id: basename(dirname(e.file)), name: e.report.name, createdAt: e.createdAt, job: e.report.job, points: e.report.total - e.report.missing.length, total: e.report.total }));
+  }
+
+  /** Sends the list of finished sweeps again (after a sweep ended). */
+  async refreshSweeps(): Promise<void> {
+    if (!this.panel) return;
+    this.post({ type: 'sweeps', sweeps: await this.listSweeps() });
   }
 
   /** Sends the history list again (after a run was saved). */
@@ -211,18 +277,30 @@ export class Dashboard implements vscode.Disposable {
     switch (msg.type) {
       case 'ready': {
         await this.loadShown(folder);
+        await this.loadShownSweep();
         const { runs, skipped } = await listRuns(folder);
+        const sweeps = await this.listSweeps();
         // Everything queued before `ready` is either in `live` (the stream so far), superseded by init, or a view asked for (compare, estimate, sweep): replayed.
         const replay = [...this.live, ...this.queue.filter((m) => m.type === 'compare' || m.type === 'showEstimate' || m.type === 'showSweep')];
         this.queue = [];
         this.ready = true;
-        void this.panel?.webview.postMessage({ type: 'init', runs, skipped, current: this.current?.run ?? null, currentId: this.current?.id ?? null } satisfies ToWebview);
+        void this.panel?.webview.postMessage({ type: 'init', runs, skipped, current: this.current?.run ?? null, currentId: this.current?.id ?? null, sweep: this.sweep?.report ?? null, sweeps } satisfies ToWebview);
         for (const m of replay) void this.panel?.webview.postMessage(m);
         return;
       }
       case 'openRun':
         this.post({ type: 'showRun', run: await loadRun(folder, msg.id), id: msg.id });
         return;
+      case 'openSweep': {
+        const sweeps = this.host.sweepsFolder();
+        // The id is a folder name History listed: one path segment, nothing that climbs out.
+        if (!sweeps || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(msg.id)) throw new RangeError(`not a sweep of .attnscope/sweeps: ${JSON.stringify(msg.id)}`);
+        const file = join(sweeps.fsPath, msg.id, 'sweep-report.json');
+        const report = await readSweepReport(file);
+        if (!report) throw new Error(`${vscode.workspace.asRelativePath(file)} is no longer a readable sweep report`);
+        this.showSweep(report, file);
+        return;
+      }
       case 'compareRuns':
         this.post({ type: 'compare', a: await loadRun(folder, msg.a), b: await loadRun(folder, msg.b) });
         return;

@@ -1,8 +1,8 @@
 /**
- * The history id of the run the dashboard shows, kept in a file of the extension's workspace
+ * The history id of the run the dashboard shows, and the sweep report it shows, kept in a file of the extension's workspace
  * storage (`dashboard.json` in ExtensionContext.storageUri, on the extension host's disk), so
- * that the extension host that restarts with a reloaded window can send that run to the
- * restored page.
+ * that the extension host that restarts with a reloaded window can send that run and that sweep
+ * to the restored page (and a dashboard closed and opened again gets them from the host's memory).
  *
  * Why not the page's own state alone: in a browser workbench (code-server, VS Code for the
  * Web) the state a webview saves with setState reaches the workbench at once but is written to
@@ -12,17 +12,41 @@
  * page's previous "running" state, and a reload after the next flush restored the finished run.
  * No `vscode` import.
  */
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
- * The file's content: `{"shownRunId": "<history id>" | null, "notice"?: "<sentence>"}`. `notice`:
- * what the next extension host tells the user once (a run the reload interrupted, saved).
+ * The file's content: `{"shownRunId": "<history id>" | null, "shownSweepFile"?: "<path>" | null,
+ * "notice"?: "<sentence>", "resumeSweep"?: "<profile path>"}`. `shownSweepFile`: the absolute
+ * path of the sweep-report.json the Sweep tab shows. `notice`: what the next extension host
+ * tells the user once (a run the reload interrupted, saved; a sweep it interrupted, with
+ * `resumeSweep`, the profile whose sweep a rerun resumes).
  */
 interface ShownRunFile {
   shownRunId: string | null;
+  shownSweepFile?: string | null;
   notice?: string;
+  resumeSweep?: string;
+}
+
+/** What the previous extension host left for the user once (ShownRunStore.takeNotice). */
+export interface LastWindowNotice {
+  notice: string;
+  /** The profile whose sweep the reload interrupted (running it again resumes); null for a run. */
+  resumeSweep: string | null;
+}
+
+/** The fields of `raw` (parsed JSON) this store wrote; nothing of anything else. */
+function parsed(raw: unknown): Partial<ShownRunFile> {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return {};
+  const r = raw as Record<string, unknown>;
+  const out: Partial<ShownRunFile> = {};
+  if (typeof r.shownRunId === 'string') out.shownRunId = r.shownRunId;
+  if (typeof r.shownSweepFile === 'string') out.shownSweepFile = r.shownSweepFile;
+  if (typeof r.notice === 'string') out.notice = r.notice;
+  if (typeof r.resumeSweep === 'string') out.resumeSweep = r.resumeSweep;
+  return out;
 }
 
 export class ShownRunStore {
@@ -35,18 +59,21 @@ export class ShownRunStore {
     this.file = join(folder, 'dashboard.json');
   }
 
-  /**
-   * Records `id` (null: the page shows no saved run, e.g. a refusal or a memory estimate). Written
-   * atomically (temp file, then rename) after the saves before it; a failed write is passed to
-   * `onError` and leaves the previous file.
-   */
-  save(id: string | null, onError: (err: unknown) => void = () => undefined): Promise<void> {
-    const content = JSON.stringify({ shownRunId: id } satisfies ShownRunFile) + '\n';
+  /** `change` applied to the file as it is (read, merged, written atomically: temp file, then rename) after the writes before it. */
+  private patch(change: Partial<ShownRunFile>, drop: ReadonlyArray<keyof ShownRunFile>, onError: (err: unknown) => void): Promise<void> {
     this.writes = this.writes.then(async () => {
       const tmp = `${this.file}.${process.pid}.tmp`;
       try {
+        let old: unknown = null;
+        try {
+          old = JSON.parse(await readFile(this.file, 'utf8'));
+        } catch {
+          // No file yet, or not one this store wrote: nothing to keep.
+        }
+        const next = { shownRunId: null, ...parsed(old), ...change };
+        for (const k of drop) delete next[k];
         await mkdir(this.folder, { recursive: true });
-        await writeFile(tmp, content, 'utf8');
+        await writeFile(tmp, JSON.stringify(next) + '\n', 'utf8');
         await rename(tmp, this.file);
       } catch (err) {
         await rm(tmp, { force: true }).catch(() => undefined);
@@ -57,15 +84,38 @@ export class ShownRunStore {
   }
 
   /**
+   * Records `id` (null: the page shows no saved run, e.g. a refusal or a memory estimate), keeping
+   * the sweep recorded. A failed write is passed to `onError` and leaves the previous file.
+   */
+  save(id: string | null, onError: (err: unknown) => void = () => undefined): Promise<void> {
+    return this.patch({ shownRunId: id }, [], onError);
+  }
+
+  /** Records `file` (a sweep-report.json) as the sweep the Sweep tab shows, keeping the run recorded; errors as save(). */
+  saveSweep(file: string, onError: (err: unknown) => void = () => undefined): Promise<void> {
+    return this.patch({ shownSweepFile: file }, [], onError);
+  }
+
+  /**
    * Records `id` (null: no saved run shown) and a `notice` for the next extension host at once,
    * synchronously: for deactivate(), when the window reloads (its host does not wait for
-   * promises). Throws what the file system throws.
+   * promises). `resumeSweep`: the profile of a sweep the reload interrupted. The sweep shown
+   * stays recorded. Throws what the file system throws.
    */
-  saveSync(id: string | null, notice: string): void {
+  saveSync(id: string | null, notice: string, resumeSweep?: string): void {
     const tmp = `${this.file}.${process.pid}.tmp`;
+    let old: unknown = null;
+    try {
+      old = JSON.parse(readFileSync(this.file, 'utf8'));
+    } catch {
+      // No file yet, or not one this store wrote.
+    }
+    const next: ShownRunFile = { ...parsed(old), shownRunId: id, notice };
+    if (resumeSweep === undefined) delete next.resumeSweep;
+    else next.resumeSweep = resumeSweep;
     try {
       mkdirSync(this.folder, { recursive: true });
-      writeFileSync(tmp, JSON.stringify({ shownRunId: id, notice } satisfies ShownRunFile) + '\n', 'utf8');
+      writeFileSync(tmp, JSON.stringify(next) + '\n', 'utf8');
       renameSync(tmp, this.file);
     } catch (err) {
       rmSync(tmp, { force: true });
@@ -73,26 +123,30 @@ export class ShownRunStore {
     }
   }
 
-  private async read(): Promise<Partial<ShownRunFile> | null> {
+  private async read(): Promise<Partial<ShownRunFile>> {
     await this.writes;
     try {
-      return JSON.parse(await readFile(this.file, 'utf8')) as Partial<ShownRunFile> | null;
+      return parsed(JSON.parse(await readFile(this.file, 'utf8')));
     } catch {
-      return null;
+      return {};
     }
   }
 
   /** The id saved last, or null when there is none or the file is not one this store wrote. */
   async load(): Promise<string | null> {
-    const parsed = await this.read();
-    return typeof parsed?.shownRunId === 'string' ? parsed.shownRunId : null;
+    return (await this.read()).shownRunId ?? null;
   }
 
-  /** The notice saveSync left, once: it is removed from the file (the id stays); null when none. */
-  async takeNotice(): Promise<string | null> {
-    const parsed = await this.read();
-    if (typeof parsed?.notice !== 'string') return null;
-    await this.save(typeof parsed.shownRunId === 'string' ? parsed.shownRunId : null);
-    return parsed.notice;
+  /** The sweep report file saved last (saveSweep), or null when none. */
+  async loadSweep(): Promise<string | null> {
+    return (await this.read()).shownSweepFile ?? null;
+  }
+
+  /** The notice saveSync left, once: it is removed from the file (the run and sweep shown stay); null when none. */
+  async takeNotice(): Promise<LastWindowNotice | null> {
+    const { notice, resumeSweep } = await this.read();
+    if (notice === undefined) return null;
+    await this.patch({}, ['notice', 'resumeSweep'], () => undefined);
+    return { notice, resumeSweep: resumeSweep ?? null };
   }
 }

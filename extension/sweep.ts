@@ -18,7 +18,7 @@ import type { Ctx } from './ctx';
 import { EDITOR_RUN_UI, launchFor, launchSettingsRefused } from './runLaunch';
 import { RunInFlight } from './runInFlight';
 import { crashMessage } from './refusal';
-import { sweepEndMessage, sweepInputError, sweepProgressMessage, sweepRefusalMessage, type SweepInputError } from './sweepMessages';
+import { sweepEndMessage, sweepInputError, sweepInterruptedMessage, sweepPointFolder, sweepProgressMessage, sweepRefusalMessage, type SweepInputError } from './sweepMessages';
 import { readSweepReport } from './sweepReports';
 
 /**
@@ -28,16 +28,22 @@ import { readSweepReport } from './sweepReports';
  */
 const SWEEP_KILL_AFTER_MS = 10_000;
 
-/** Opens the dashboard's Sweep view on `report`. */
-export function showSweep(ctx: Ctx, report: SweepReport): void {
-  ctx.dashboard.show(false);
-  ctx.dashboard.post({ type: 'showSweep', report });
+/** Opens the dashboard's Sweep view on `report`, read from `file`; a reopened dashboard or reloaded window shows it again (Dashboard.showSweep). */
+export function showSweep(ctx: Ctx, report: SweepReport, file: string): void {
+  ctx.dashboard.showSweep(report, file);
 }
 
 export class SweepRun extends RunInFlight<SweepReport | null> {
   readonly job = 'sweep' as const;
   /** The runner's `error` event, placed: bad input it refused before any point ran. */
   private inputError: SweepInputError | null = null;
+  /** The last progress: whole points done of the total (for a reload's notice). */
+  private done = 0;
+  private total = 0;
+  /** The results folder, from the first point written (`point <label>: <file>`); null before. */
+  private outDir: string | null = null;
+  /** Set by interrupt(): the window is going, the runner's end says nothing more. */
+  private interrupted = false;
 
   private constructor(
     private readonly ctx: Ctx,
@@ -53,8 +59,16 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
     return new SweepRun(ctx, source, basename(source.fsPath)).hold(ctx);
   }
 
-  /** A window reload or close: the points written are in the results folder already; the runner is ended (SIGTERM: the points written stay; a rerun resumes). */
+  /**
+   * A window reload or close: the points written are in the results folder already; the runner is
+   * ended (SIGTERM: the points written stay, the running ones are dropped; a rerun resumes). The
+   * next window says so once, with a button that runs the sweep again (Dashboard.noticeAfterReload).
+   */
   interrupt(): void {
+    if (this.interrupted) return;
+    this.interrupted = true;
+    const folder = this.outDir === null ? '.attnscope/sweeps' : vscode.workspace.asRelativePath(this.outDir);
+    this.ctx.dashboard.noticeAfterReload(sweepInterruptedMessage(this.name, this.done, this.total, folder), this.source.fsPath);
     this.cancel();
   }
 
@@ -69,10 +83,14 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
         switch (e.type) {
           case 'progress':
             if (e.total > 0) ctx.status.setRun({ name, done: e.done, total: e.total, verb: 'Sweeping' });
+            this.done = Math.floor(e.done);
+            this.total = e.total;
             break;
-          case 'log':
+          case 'log': {
             ctx.log[e.level](`[runner] ${e.message}`);
+            this.outDir ??= sweepPointFolder(e.message);
             break;
+          }
           case 'error':
             this.inputError = sweepInputError(e);
             ctx.log.error(`[runner] ${e.file ? `${e.file}:${e.line ?? 1}:${e.column ?? 1}: ` : ''}${e.message}`);
@@ -89,6 +107,7 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
 
   private async finish(outcome: RunnerOutcome): Promise<SweepReport | null> {
     const { ctx, name } = this;
+    if (this.interrupted) return null; // told in the next window (interrupt)
     const how = outcome.signal ? `killed by ${outcome.signal}` : `exit code ${outcome.exitCode}`;
     ctx.log.info(`sweep ${name}: runner ended (${how})${outcome.cancelled ? ' after cancel' : ''}`);
     const end = outcome.sweepEnd;
@@ -110,7 +129,7 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
       await ctx.showError(end ? `AttnScope: the sweep of ${name} ended, but its report ${end.reportFile ?? '(none)'} could not be read; see the log.` : crashMessage('sweep', outcome, outcome.exitCode === 0));
       return null;
     }
-    showSweep(ctx, report);
+    showSweep(ctx, report, end.reportFile!);
     const message = sweepEndMessage(name, end, vscode.workspace.asRelativePath(end.outDir));
     ctx.log.info(message);
     if (end.failed.length > 0) {

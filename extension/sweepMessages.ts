@@ -4,6 +4,7 @@
  * at the end (finished, with failed points, or cancelled: a rerun resumes) and the refusal of bad
  * input placed at the CLI's file:line:col. No `vscode` import.
  */
+import { dirname } from 'node:path';
 import type { RunnerErrorEvent, RunnerProgressEvent, RunnerSweepEndEvent } from '../core/protocol/runner';
 
 /** Points, in words: "1 point", "2 points". */
@@ -34,6 +35,28 @@ export function sweepEndMessage(name: string, end: Pick<RunnerSweepEndEvent, 'ca
     return `AttnScope: sweep of ${name}: ${end.failed.length} of ${points(end.total)} failed (${first.label}: ${first.error}${end.failed.length > 1 ? '; the others in the log' : ''}). The report shows the ${end.inFolder} that ran; run sweep again to retry only the failed ones.`;
   }
   return `AttnScope: sweep of ${name} finished: ${points(end.total)}, report in ${folder}.`;
+}
+
+/**
+ * The results folder a sweep writes to, from its runner's log line of a point written
+ * (runner/sweep/cli.ts onPoint: `point <label>: <file>`, the file in the results folder, as the
+ * runner names it: relative to its working directory unless --out was absolute); null for any
+ * other line.
+ */
+export function sweepPointFolder(message: string): string | null {
+  const m = /^point .*: (.+\.json)$/.exec(message);
+  return m ? dirname(m[1]!) : null;
+}
+
+/**
+ * What the window after a reload tells the user of a sweep that reload ended (its runner stopped
+ * with the extension host): how many points were done by the last progress (`done` of `total`;
+ * total 0: none reported yet) and where they are kept, and that running the sweep again resumes
+ * (the CLI's resume: a point whose file is in the results folder is not run again).
+ */
+export function sweepInterruptedMessage(name: string, done: number, total: number, folder: string): string {
+  const kept = total > 0 ? `${done} of ${points(total)} finished before are saved in ${folder}` : `the points finished before, if any, are saved in ${folder}`;
+  return `AttnScope: the sweep of ${name} was interrupted when the window reloaded or closed; ${kept}. Resume sweep runs it again: only the points not there yet.`;
 }
 
 /** Where bad input is: the CLI's `file:line:col` (1-based), and its message. */

@@ -131,6 +131,8 @@ for (const id of [...CHART_IDS, 'latencyCdf', 'queue', 'capacity'] as ChartId[])
 }
 
 const historyList = el('div', { id: 'history-list' });
+/** History's finished sweeps (.attnscope/sweeps), each opened into the Sweep tab. */
+const sweepList = el('div', { id: 'sweep-list' });
 const selectA = el('vscode-single-select', { id: 'compare-a', 'aria-label': 'Run A (baseline)' }) as HTMLElement & { value: string };
 const selectB = el('vscode-single-select', { id: 'compare-b', 'aria-label': 'Run B' }) as HTMLElement & { value: string };
 for (const select of [selectA, selectB]) select.addEventListener('change', () => (select.dataset.chosen = '1'));
@@ -153,6 +155,9 @@ const sweepCharts = el('div', { id: 'sweep-charts', class: 'chart-grid' });
 const sweepTableBox = el('div', { id: 'sweep-table' });
 /** Where the sweep's figures come from, a line each: the CLI's footer sentences (core/sweepFigures.ts sweepProvenance). */
 const sweepSources = el('div', { id: 'sweep-sources' });
+/** The figure picker and Export CSV, and the table's heading: hidden while no sweep is open (they had nothing to act on). */
+const sweepBar = el('div', { class: 'compare-bar', id: 'sweep-bar' }, el('label', {}, 'Figure ', sweepMetric), sweepExportCsv);
+const sweepPointsHeading = el('h2', { id: 'sweep-points-heading' }, 'Every point');
 const sweepCharted: Chart[] = [];
 const TABS: Array<PersistedState['tab']> = ['run', 'history', 'sweep'];
 
@@ -161,11 +166,11 @@ const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.index
   el('vscode-tab-header', { slot: 'header' }, 'History'),
   el('vscode-tab-header', { slot: 'header' }, 'Sweep'),
   el('vscode-tab-panel', {}, environment, buildNote, loadNote, stepTime, chartGrid),
-  el('vscode-tab-panel', {}, el('h2', {}, 'Saved runs'), historyList, el('h2', {}, 'Compare two runs'),
+  el('vscode-tab-panel', {}, el('h2', {}, 'Saved runs'), historyList, el('h2', {}, 'Sweeps'), sweepList, el('h2', {}, 'Compare two runs'),
     el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
     el('p', { class: 'muted' }, 'Changes are flagged only when neither median lies inside the other run\'s p10–p90 range for that case.'),
     compareResult),
-  el('vscode-tab-panel', {}, sweepSummary, el('div', { class: 'compare-bar' }, el('label', {}, 'Figure ', sweepMetric), sweepExportCsv), sweepBest, sweepCharts, el('h2', {}, 'Every point'), sweepTableBox, sweepSources),
+  el('vscode-tab-panel', {}, sweepSummary, sweepBar, sweepBest, sweepCharts, sweepPointsHeading, sweepTableBox, sweepSources),
 );
 tabs.addEventListener('vsc-tabs-select', (e: Event) => {
   tab = TABS[(e as CustomEvent<{ selectedIndex: number }>).detail.selectedIndex] ?? 'run';
@@ -336,7 +341,20 @@ function renderHistory(): void {
     select.replaceChildren(...model.runs.map((r) => el('vscode-option', r.id === want ? { value: r.id, selected: '' } : { value: r.id }, [r.name, formatRunTime(r.createdAt), r.build].filter((part) => part).join(' · '))));
   }
   compareButton.toggleAttribute('disabled', model.runs.length < 2);
+  renderSweepList();
   renderCompare();
+}
+
+function renderSweepList(): void {
+  const sweeps = model.sweeps ?? [];
+  if (sweeps.length === 0) {
+    sweepList.replaceChildren(el('p', { class: 'empty' }, 'No finished sweeps yet in this workspace (.attnscope/sweeps): the Run sweep code lens on a profile\'s sweep: key runs one.'));
+    return;
+  }
+  sweepList.replaceChildren(table({
+    columns: ['time', 'name', 'job', 'points', ''],
+    rows: sweeps.map((s) => [runTime(s.createdAt), s.name, s.job, s.points === s.total ? String(s.total) : `${s.points} of ${s.total}`, button('Open', () => post({ type: 'openSweep', id: s.id }), { secondary: '' })]),
+  }, 'table-sweeps', (i) => ({ 'data-sweep': sweeps[i]!.id })));
 }
 
 function renderCompare(): void {
@@ -392,8 +410,10 @@ function renderSweep(): void {
   for (const c of sweepCharted.splice(0)) c.destroy();
   const report = model.sweep;
   sweepExportCsv.toggleAttribute('disabled', !report);
+  sweepBar.hidden = !report;
+  sweepPointsHeading.hidden = !report;
   if (!report) {
-    sweepSummary.textContent = 'No sweep open: run `attnscope sweep <profile>` (or `attnscope merge DIR...`), then AttnScope: Open sweep results.';
+    sweepSummary.textContent = 'No sweep open: run one with the Run sweep code lens on a profile\'s sweep: key (or AttnScope: Run sweep), or open a finished one from History (or AttnScope: Open sweep results). From a terminal: attnscope sweep <profile>, or attnscope merge DIR... for shards.';
     sweepBest.textContent = '';
     sweepCharts.replaceChildren();
     sweepTableBox.replaceChildren();
@@ -448,7 +468,7 @@ const CHART_INTERVAL_MS = 250;
 let renderQueued = false;
 let chartsDrawnAt = -Infinity;
 let chartTimer: ReturnType<typeof setTimeout> | undefined;
-let historyDrawn: { runs: DashboardModel['runs']; compare: DashboardModel['compare'] } | null = null;
+let historyDrawn: { runs: DashboardModel['runs']; sweeps: DashboardModel['sweeps']; compare: DashboardModel['compare'] } | null = null;
 let sweepDrawn: DashboardModel['sweep'] | undefined;
 
 function render(): void {
@@ -464,8 +484,8 @@ function render(): void {
       scheduleRender();
     }, wait);
   }
-  if (historyDrawn?.runs !== model.runs || historyDrawn.compare !== model.compare) {
-    historyDrawn = { runs: model.runs, compare: model.compare };
+  if (historyDrawn?.runs !== model.runs || historyDrawn.sweeps !== model.sweeps || historyDrawn.compare !== model.compare) {
+    historyDrawn = { runs: model.runs, sweeps: model.sweeps, compare: model.compare };
     renderHistory();
   }
   if (sweepDrawn !== model.sweep) {

@@ -5,7 +5,7 @@
  */
 import type { Environment, KernelCase, PoolResult, PoolSample, RunKind, RunResult, RunStatus } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
-import type { Estimate, Profile, RunListEntry, ToWebview } from '../core/protocol/webview';
+import type { Estimate, Profile, RunListEntry, SweepListEntry, ToWebview } from '../core/protocol/webview';
 
 export interface ViewRun {
   /** History id once saved; null while streaming. */
@@ -40,9 +40,11 @@ export interface DashboardModel {
   compare: CompareView | null;
   /** The sweep report of the Sweep tab; null until one is opened. */
   sweep: SweepReport | null;
+  /** The finished sweeps under .attnscope/sweeps, newest first (History). Absent in states saved before: none. */
+  sweeps?: SweepListEntry[];
 }
 
-export const emptyModel: DashboardModel = { runs: [], skippedRuns: [], current: null, compare: null, sweep: null };
+export const emptyModel: DashboardModel = { runs: [], skippedRuns: [], current: null, compare: null, sweep: null, sweeps: [] };
 
 /**
  * The one-line note under the history list about files of the history folder that are no
@@ -101,10 +103,13 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
       // it (a run that is replays its runStarted right after), so the window that ran it reloaded
       // or closed, and the run ended with its extension host. Not left "running", with Cancel on.
       const restored = model.current?.status === 'running' ? { ...model.current, status: 'cancelled' as const, error: STOPPED_BY_RELOAD, progress: null } : model.current;
-      return { runs: msg.runs, skippedRuns: msg.skipped ?? [], current: msg.current ? viewOfRun(msg.current, msg.currentId ?? null) : restored, compare: model.compare, sweep: model.sweep ?? null };
+      // The extension's sweep (shown last in this window, or before it reloaded) over the page's own.
+      return { runs: msg.runs, skippedRuns: msg.skipped ?? [], current: msg.current ? viewOfRun(msg.current, msg.currentId ?? null) : restored, compare: model.compare, sweep: msg.sweep ?? model.sweep ?? null, sweeps: msg.sweeps ?? model.sweeps ?? [] };
     }
     case 'runs':
       return { ...model, runs: msg.runs, skippedRuns: msg.skipped ?? [] };
+    case 'sweeps':
+      return { ...model, sweeps: msg.sweeps };
     case 'runStarted':
       return {
         ...model,

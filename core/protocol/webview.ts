@@ -25,6 +25,23 @@ export interface RunListEntry {
 }
 
 /**
+ * Summary row of a finished sweep (a merged report under the workspace's .attnscope/sweeps/), for
+ * the History tab's list of sweeps.
+ */
+export interface SweepListEntry {
+  /** The report's folder under .attnscope/sweeps (`<profile>-<hash>`): what `openSweep` names. */
+  id: string;
+  /** The report's name: its profile's file name. */
+  name: string;
+  /** The report's createdAt (ISO 8601). */
+  createdAt: string;
+  job: SweepReport['job'];
+  /** Points with a result, and points of the sweep. */
+  points: number;
+  total: number;
+}
+
+/**
  * The runner's events the extension forwards to the page as they are (core/protocol/runner.ts);
  * its `poolSample` events go batched, as `poolSamples`.
  */
@@ -32,8 +49,13 @@ export type ForwardedRunnerEvent = RunnerProgressEvent | RunnerCaseEvent;
 
 /** extension -> webview */
 export type ToWebview =
-  /** `skipped`: files of the history folder that are no readable run, each `<file>: <why>`. */
-  | { type: 'init'; runs: RunListEntry[]; skipped?: string[]; current: RunResult | null; currentId?: string | null }
+  /**
+   * `skipped`: files of the history folder that are no readable run, each `<file>: <why>`.
+   * `sweep`: the sweep report shown last (this window's, or the one its previous extension host
+   * showed: extension/shownRun.ts); absent or null: the page keeps its own. `sweeps`: the finished
+   * sweeps for History, newest first.
+   */
+  | { type: 'init'; runs: RunListEntry[]; skipped?: string[]; current: RunResult | null; currentId?: string | null; sweep?: SweepReport | null; sweeps?: SweepListEntry[] }
   | { type: 'runStarted'; name: string; total: number; kind?: RunKind; profile?: Profile; estimate?: Estimate }
   | ForwardedRunnerEvent
   /** The runner's pool samples in simulated-time order, batched by the extension (at most ~10 messages a second whatever the runner's rate). */
@@ -52,6 +74,8 @@ export type ToWebview =
   /** The run shown last (runFinished) was saved as history entry `id`. */
   | { type: 'runSaved'; id: string }
   | { type: 'runs'; runs: RunListEntry[]; skipped?: string[] }
+  /** The finished sweeps again (after a sweep ended). */
+  | { type: 'sweeps'; sweeps: SweepListEntry[] }
   | { type: 'showRun'; run: RunResult; id?: string | null }
   | { type: 'compare'; a: RunResult; b: RunResult }
   /** A profile's memory estimate without a run ("Show memory breakdown"). */
@@ -64,6 +88,8 @@ export type FromWebview =
   | { type: 'ready' }
   | { type: 'openRun'; id: string }
   | { type: 'compareRuns'; a: string; b: string }
+  /** History's Open of a sweep: SweepListEntry.id. */
+  | { type: 'openSweep'; id: string }
   | { type: 'export'; id: string; format: 'json' | 'csv' }
   /** The Sweep tab's Export CSV: the report it shows, written by the extension (extension/exportSweep.ts). */
   | { type: 'exportSweep'; report: SweepReport }

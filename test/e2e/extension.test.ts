@@ -629,6 +629,27 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     assert.equal(folders.length, 1);
     assert.ok(existsSync(join(ws, '.attnscope', 'sweeps', folders[0]!, 'sweep-report.json')));
   });
+
+  // s28 newcomer-ed 5: the finished sweep was gone after closing and reopening the dashboard and
+  // after a window reload ("No sweep open"), and History listed no sweep.
+  it('shows the finished sweep again in a reopened dashboard and after a window reload, and lists it in History', async () => {
+    const [folder] = readdirSync(join(ws, '.attnscope', 'sweeps')).filter((n) => n.startsWith('sweep-'));
+    await runCommand(page, 'View: Close All Editors');
+    await runCommand(page, 'AttnScope: Open dashboard');
+    const reopened = await dashboardFrame(page);
+    await reopened.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 2, undefined, { timeout: 60_000 });
+    await reopened.waitForSelector(`#sweep-list tr[data-sweep="${folder}"]`, { state: 'attached', timeout: 60_000 });
+    await page.reload();
+    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    const after = await dashboardFrame(page);
+    await after.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 2, undefined, { timeout: 60_000 });
+    assert.match((await after.textContent('#sweep-summary')) ?? '', /^sweep\.attn\.yaml · sweep [0-9a-f]{16} · job simulate · 2 results for 2 of 2 points/);
+    // Sent by the new extension host from its record, not only restored from the page's own state.
+    await server.extensionLogLine(new RegExp(`dashboard: showing the sweep .*${folder}/sweep-report\\.json, the one shown before the window reloaded`));
+    await after.locator('vscode-tab-header', { hasText: 'History' }).click();
+    await after.waitForSelector(`#sweep-list tr[data-sweep="${folder}"]`, { timeout: 60_000 });
+    await page.screenshot({ path: join(shots, '10b-sweep-history-after-reload.png') });
+  });
 });
 
 describe('AttnScope in an untrusted workspace', { timeout: 300_000 }, () => {

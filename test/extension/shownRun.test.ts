@@ -51,7 +51,7 @@ describe('ShownRunStore', () => {
     await host1.save('20261202-055400-a');
     host1.saveSync('20261202-060000-b', 'the benchmark of b was interrupted');
     const host2 = new ShownRunStore(dir);
-    assert.equal(await host2.takeNotice(), 'the benchmark of b was interrupted');
+    assert.deepEqual(await host2.takeNotice(), { notice: 'the benchmark of b was interrupted', resumeSweep: null });
     assert.equal(await host2.takeNotice(), null, 'told once');
     assert.equal(await new ShownRunStore(dir).takeNotice(), null, 'not by the host after either');
     assert.equal(await new ShownRunStore(dir).load(), '20261202-060000-b');
@@ -64,7 +64,37 @@ describe('ShownRunStore', () => {
     host1.saveSync(null, 'the simulation was interrupted; nothing is saved');
     const host2 = new ShownRunStore(dir);
     assert.equal(await host2.load(), null);
-    assert.equal(await host2.takeNotice(), 'the simulation was interrupted; nothing is saved');
+    assert.deepEqual(await host2.takeNotice(), { notice: 'the simulation was interrupted; nothing is saved', resumeSweep: null });
     assert.equal(await new ShownRunStore(dir).takeNotice(), null, 'told once');
+  });
+
+  // s28 newcomer-ed 5: the finished sweep was gone after a reload; the store kept the run alone.
+  it('gives the next host the sweep shown last, kept through the run\'s saves and a reload\'s notice', async () => {
+    const dir = folder();
+    const host1 = new ShownRunStore(dir);
+    assert.equal(await host1.loadSweep(), null, 'none before the first');
+    await host1.save('20261202-055400-a');
+    void host1.saveSweep('/ws/.attnscope/sweeps/combo-c322d6f5/sweep-report.json');
+    // A run shown after the sweep: the sweep stays recorded (the Sweep tab still shows it).
+    await host1.save('20261202-060100-b');
+    assert.equal(await new ShownRunStore(dir).loadSweep(), '/ws/.attnscope/sweeps/combo-c322d6f5/sweep-report.json');
+    assert.equal(await new ShownRunStore(dir).load(), '20261202-060100-b');
+    host1.saveSync('20261202-060100-b', 'the simulation was interrupted');
+    const host2 = new ShownRunStore(dir);
+    assert.equal(await host2.loadSweep(), '/ws/.attnscope/sweeps/combo-c322d6f5/sweep-report.json');
+    await host2.takeNotice();
+    assert.equal(await new ShownRunStore(dir).loadSweep(), '/ws/.attnscope/sweeps/combo-c322d6f5/sweep-report.json', 'kept when the notice is taken');
+    assert.deepEqual(readdirSync(dir), ['dashboard.json'], 'no temp file left');
+  });
+
+  it('hands the next host a sweep the reload interrupted: the notice once, with the profile whose sweep resumes', async () => {
+    const dir = folder();
+    new ShownRunStore(dir).saveSync(null, 'the sweep of combo.attn.yaml was interrupted', '/ws/combo.attn.yaml');
+    const host2 = new ShownRunStore(dir);
+    assert.deepEqual(await host2.takeNotice(), { notice: 'the sweep of combo.attn.yaml was interrupted', resumeSweep: '/ws/combo.attn.yaml' });
+    assert.equal(await host2.takeNotice(), null, 'told once');
+    // A later notice without a sweep does not carry the old profile.
+    host2.saveSync(null, 'the simulation was interrupted');
+    assert.deepEqual(await new ShownRunStore(dir).takeNotice(), { notice: 'the simulation was interrupted', resumeSweep: null });
   });
 });

@@ -7,11 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import type { RunnerEvent, RunnerProgressEvent } from '../../core/protocol/runner';
 import { RunnerProcess, runnerLaunch, type RunnerOutcome } from '../../core/runnerProcess';
-import { sweepEndMessage, sweepInputError, sweepProgressMessage, sweepRefusalMessage } from '../../extension/sweepMessages';
+import { sweepEndMessage, sweepInputError, sweepInterruptedMessage, sweepPointFolder, sweepProgressMessage, sweepRefusalMessage } from '../../extension/sweepMessages';
 import { readSweepReport } from '../../extension/sweepReports';
 import { sweepWorkspace } from '../fixtures/sweep';
 
@@ -72,8 +72,12 @@ describe('Run sweep', () => {
   it('Cancel: SIGTERM ends the sweep cleanly (exit 130, no kill) with the finished point kept, and the toast says a rerun resumes', async () => {
     // The first point is quick; the second simulates 400,000 requests (many seconds).
     const { dir, file } = sweepWorkspace(`${BASE}sweep:\n  axes:\n    workload.requests: [50, 400000]\n`, 'long.attn.yaml', 'attnscope-ext-sweep-');
+    let pointLine = '';
     const { done } = sweep(dir, file, (e, proc) => {
-      if (e.type === 'log' && e.message.startsWith('point requests=50: ')) proc.cancel(30_000);
+      if (e.type === 'log' && e.message.startsWith('point requests=50: ')) {
+        pointLine = e.message;
+        proc.cancel(30_000);
+      }
     });
     const out = await done;
     assert.deepEqual([out.cancelled, out.exitCode, out.signal], [true, 130, null], out.logTail.join('\n'));
@@ -84,6 +88,15 @@ describe('Run sweep', () => {
       sweepEndMessage('long.attn.yaml', end, '.attnscope/sweeps/long-x'),
       'AttnScope: sweep of long.attn.yaml cancelled; 1 of 2 points are saved in .attnscope/sweeps/long-x. Run sweep again to resume: it runs only the points not there yet.',
     );
+    // A window reload ends the extension host before the runner's sweepEnd: its notice names the
+    // folder from the point written (relative to the workspace, where the runner runs).
+    assert.equal(resolve(dir, sweepPointFolder(pointLine) ?? '(none)'), end.outDir, pointLine);
+    assert.equal(sweepPointFolder('resumed: 1 of 2 points were already in .attnscope/sweeps/long-x'), null);
+    assert.equal(
+      sweepInterruptedMessage('long.attn.yaml', 1, 2, sweepPointFolder(pointLine)!),
+      `AttnScope: the sweep of long.attn.yaml was interrupted when the window reloaded or closed; 1 of 2 points finished before are saved in ${sweepPointFolder(pointLine)}. Resume sweep runs it again: only the points not there yet.`,
+    );
+    assert.match(sweepInterruptedMessage('long.attn.yaml', 0, 0, '.attnscope/sweeps'), /; the points finished before, if any, are saved in \.attnscope\/sweeps\./);
   });
 
   it('bad input: the runner\'s error event as a place in the profile and a toast that says what to do; nothing written', async () => {

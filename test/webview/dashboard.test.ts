@@ -784,4 +784,41 @@ describe('dashboard webview in Chromium', () => {
     assert.equal(await page.textContent('#run-status'), 'running');
     assert.equal(await page.isVisible('#btn-export-csv'), true);
   });
+
+  // s28 newcomer-ed 5: after a reload or a closed and reopened dashboard the Sweep tab sent the user
+  // to the CLI, under an empty Figure picker and an empty "Every point" heading; History listed no sweep.
+  it('the Sweep tab with no sweep: advice naming the Run sweep lens first, no picker or heading; the extension\'s sweep in init shown, History listing sweeps to open', async () => {
+    const fresh = await openDashboard(browser, server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
+    try {
+      await send(fresh, { type: 'init', runs: [], current: null, currentId: null });
+      await fresh.locator('vscode-tab-header').nth(2).click();
+      await fresh.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'AttnScope · sweep');
+      assert.match((await fresh.textContent('#sweep-summary')) ?? '', /^No sweep open: run one with the Run sweep code lens on a profile's sweep: key \(or AttnScope: Run sweep\), or open a finished one from History/);
+      for (const id of ['sweep-metric', 'btn-export-sweep-csv', 'sweep-points-heading']) assert.equal(await fresh.isVisible(`#${id}`), false, `#${id} with no sweep`);
+      // The extension's init after a reload (or a reopened dashboard): the sweep shown last, and the sweeps of .attnscope/sweeps.
+      const report: SweepReport = {
+        schema: 1, kind: 'attnscope-sweep-report', tool: 't', createdAt: '2026-12-03T18:12:51.000Z', sweepId: 'c322d6f5', name: 'combo.attn.yaml', job: 'simulate',
+        axes: [{ key: 'kv_cache.page_size', values: [16, 32] }], total: 2,
+        rows: [16, 32].map((ps, index) => ({ id: `p${ps}`, index, values: { 'kv_cache.page_size': ps }, label: `page_size=${ps}`, environmentKey: 'e1', status: 'ok' as const, metrics: { throughputTokensPerSec: 100 + ps }, file: `p${ps}.json` })),
+        missing: [], duplicates: [], environments: { e1: run.environment }, best: null,
+      };
+      const sweeps = [
+        { id: 'combo-c322d6f5', name: 'combo.attn.yaml', createdAt: '2026-12-03T18:12:51.000Z', job: 'simulate' as const, points: 2, total: 2 },
+        { id: 'grid-0badcafe', name: 'grid.attn.yaml', createdAt: '2026-12-03T17:00:00.000Z', job: 'bench' as const, points: 3, total: 4 },
+      ];
+      await send(fresh, { type: 'init', runs: [], current: null, currentId: null, sweep: report, sweeps });
+      await fresh.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 2);
+      assert.equal(await fresh.textContent('#run-title'), 'combo.attn.yaml · sweep');
+      for (const id of ['sweep-metric', 'btn-export-sweep-csv', 'sweep-points-heading']) assert.equal(await fresh.isVisible(`#${id}`), true, `#${id} with a sweep`);
+      await fresh.locator('vscode-tab-header').nth(1).click();
+      // Columns: time, name, job, points (with a result, of the sweep's), Open.
+      const rows = await tableRows(fresh, 'table-sweeps');
+      assert.deepEqual(rows.map((r) => r.slice(1, 4)), [['combo.attn.yaml', 'simulate', '2'], ['grid.attn.yaml', 'bench', '3 of 4']]);
+      await fresh.locator('tr[data-sweep="grid-0badcafe"] vscode-button').click();
+      assert.deepEqual(await waitForPosted(fresh, 'openSweep'), [{ type: 'openSweep', id: 'grid-0badcafe' }]);
+      await fresh.screenshot({ path: join(shots, 'history-sweeps.png') });
+    } finally {
+      await fresh.close();
+    }
+  });
 });
