@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { RunResult } from '../../core/protocol/run';
-import { checkPrerequisites, dashboardFrame, launchChromium, makeWorkspace, niceOf, openFile, openWorkbench, runCommand, settingsInForce, shots, startCodeServer, type CodeServer } from './harness';
+import { checkPrerequisites, dashboardFrame, launchChromium, makeWorkspace, niceOf, openFile, openNewFile, openWorkbench, runCommand, settingsInForce, shots, startCodeServer, type CodeServer } from './harness';
 
 const FAKE_RUNNER = join(__dirname, '..', 'fixtures', 'fake-runner.mjs');
 
@@ -612,7 +612,7 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     // With the dashboard closed: the report must reach the page that the sweep's end opens (a
     // message posted before the page is ready is queued, and its `ready` replays it).
     await runCommand(page, 'View: Close All Editors');
-    await openFile(page, 'sweep.attn.yaml', 'kv_cache.page_size');
+    await openNewFile(page, 'sweep.attn.yaml', 'kv_cache.page_size');
     const lens = page.locator('.editor-group-container.active .codelens-decoration a', { hasText: 'Run sweep' }).first();
     await lens.waitFor({ timeout: 60_000 });
     assert.equal(await lens.textContent(), 'Run sweep · 2 points');
