@@ -20,3 +20,26 @@ export function withinNoise(a: TimingSpread, b: TimingSpread): boolean {
   const inside = (x: number, r: TimingSpread) => x >= r.p10 && x <= r.p90;
   return inside(b.median, a) || inside(a.median, b);
 }
+
+/**
+ * Fewest samples whose nearest-rank p10 and p90 are not both the extremes: below 10 samples,
+ * rank ceil(0.1 · n) is 1 (the minimum) and ceil(0.9 · n) is n (the maximum), so a "p10–p90"
+ * of 2–9 samples is their min–max (runner/measure.ts sampleStats).
+ */
+export const PERCENTILE_MIN_SAMPLES = 10;
+
+/**
+ * What a case's spread (KernelCase.p10Ns–p90Ns) is, from its sample count `n`: "p10–p90", or
+ * "min–max" below PERCENTILE_MIN_SAMPLES, where the two are the same samples. The one name the
+ * terminal table, its caption and the dashboard give the spread.
+ */
+export function spreadName(n: number): 'p10–p90' | 'min–max' {
+  return n >= PERCENTILE_MIN_SAMPLES ? 'p10–p90' : 'min–max';
+}
+
+/** The name of the spread of a set of cases with these sample counts: "p10–p90", "min–max", or both ("p10–p90, min–max where n < 10") when they differ. */
+export function spreadsName(counts: readonly number[]): string {
+  const names = new Set(counts.map(spreadName));
+  if (names.size !== 1) return `p10–p90, min–max where n < ${PERCENTILE_MIN_SAMPLES}`;
+  return [...names][0]!;
+}

@@ -129,8 +129,9 @@ export interface TimingBudget {
 }
 
 /**
- * Timing budget per case (DESIGN.md: >= 30 samples or >= 1 s): the C++ loop runs until 30
- * samples and 200 ms, or stops at 2 s — so a case slower than 67 ms still gets >= 1 s.
+ * Timing budget per case (DESIGN.md §Benchmark method): after the warm-up the C++ loop
+ * (native timing.cc) times runs until it has 30 samples and 200 ms, or stops at 2 s, so a case
+ * slower than 2 s / 30 = 67 ms gets fewer than 30 samples (2 s / its time, at least one).
  * Quick mode: 10 samples and 100 ms, 0.5 s at most (quickShortening says so).
  */
 export function timingBudget(quick: boolean): TimingBudget {

@@ -11,6 +11,7 @@ import type { KernelCase, RunResult } from '../core/protocol/run';
 import { mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../core/kernelLimits';
 import { ceilingFor, computeCeiling } from './measure';
 import { timingBudget, timingBudgetText } from './plan';
+import { PERCENTILE_MIN_SAMPLES, spreadName, spreadsName } from '../core/noise';
 import { formatPoolSummary } from './simulate';
 
 /** Left-aligns text columns and right-aligns numeric ones (those whose header starts with a space marker). */
@@ -52,26 +53,31 @@ function pathText(c: KernelCase): string {
 }
 
 /**
- * The kernel table: kernel, shape, dtype, the path that ran, median ms, p10–p90, the rate of
+ * The kernel table: kernel, shape, dtype, the path that ran, n (samples timed), median ms, the
+ * spread (p10–p90, or min–max of fewer than PERCENTILE_MIN_SAMPLES samples: core/noise.ts spreadName), the rate of
  * the roof that bounds the case (GFLOP/s for a compute-bound one, GB/s for a memory-bound one),
  * % of that roof, the roof with which bound it is, max |err|, lse err.
  */
 export function formatCases(cases: KernelCase[]): string {
-  const header = ['kernel', 'shape', 'dtype', 'path', 'median ms', 'p10-p90 ms', 'rate', '% of peak', 'peak', 'max |err|', 'lse err'];
+  // One name for the column where every case's spread is the same kind; else each min–max cell says so.
+  const names = new Set(cases.map((c) => spreadName(c.samplesNs.length)));
+  const header = ['kernel', 'shape', 'dtype', 'path', 'n', 'median ms', `${names.size === 1 ? [...names][0] : 'p10–p90'} ms`, 'rate', '% of peak', 'peak', 'max |err|', 'lse err'];
+  const spread = (c: KernelCase): string => `${ms(c.p10Ns)}-${ms(c.p90Ns)}${names.size > 1 && spreadName(c.samplesNs.length) === 'min–max' ? ' (min–max)' : ''}`;
   const rows = cases.map((c) => [
     c.kernel,
     shapeText(c),
     c.kernel === 'paged_decode' && c.kvDtype && c.kvDtype !== c.dtype ? `${c.dtype}/kv ${c.kvDtype}` : c.dtype,
     pathText(c),
+    String(c.samplesNs.length),
     ms(c.medianNs),
-    `${ms(c.p10Ns)}-${ms(c.p90Ns)}`,
+    spread(c),
     isMemoryBound(c) ? `${rate(c.gbps)} GB/s` : `${rate(c.gflops)} GFLOP/s`,
     c.fractionOfPeak === null ? '-' : formatPercent(c.fractionOfPeak, 0),
     c.fractionOfPeak === null ? '-' : `${c.ceiling ?? '?'}${c.bound ? ` (${c.bound}-bound)` : ''}`,
     sci(c.maxAbsErr),
     sci(c.lseMaxAbsErr),
   ]);
-  return renderTable(header, rows, [false, false, false, false, true, true, true, true, false, true, true]);
+  return renderTable(header, rows, [false, false, false, false, true, true, true, true, true, false, true, true]);
 }
 
 /**
@@ -102,9 +108,11 @@ export function casesCaption(run: Pick<RunResult, 'cases' | 'environment' | 'qui
     : '% of peak: no peak was measured in this run';
   const mla = run.cases.some((c) => c.shape.mlaLatentDim) ? '; MLA decode: the latent, kv_lora_rank + qk_rope_head_dim, read once, + Q + O' : '';
   // A --quick run's cases had the shorter timing budget: said where the figures are read.
-  const samples = run.quick ? ` (--quick: each case timed ${timingBudgetText(timingBudget(true))}, not ${timingBudgetText(timingBudget(false))})` : '';
+  const samples = run.quick ? ` (--quick: each case timed ${timingBudgetText(timingBudget(true))}, not ${timingBudgetText(timingBudget(false))})` : ` (each case timed ${timingBudgetText(timingBudget(false))})`;
   const perGpu = perGpuCasesHeader(run.cases.map((c) => c.shape));
-  return `Kernel timings, measured on ${where}${perGpu ? `, ${perGpu}` : ''}: median and p10-p90 of each case's samples${samples}; rate: FLOPs (4·B·H·N_q·N_k·D over the mask) or bytes (K + V + Q + O${mla}) of the shape / median; ${against}`;
+  const spread = spreadsName(run.cases.map((c) => c.samplesNs.length));
+  const fewer = spread === 'p10–p90' ? '' : ` (nearest-rank p10 and p90 of fewer than ${PERCENTILE_MIN_SAMPLES} samples are their min and max)`;
+  return `Kernel timings, measured on ${where}${perGpu ? `, ${perGpu}` : ''}: median and ${spread} of each case's n samples${fewer}${samples}; rate: FLOPs (4·B·H·N_q·N_k·D over the mask) or bytes (K + V + Q + O${mla}) of the shape / median; ${against}`;
 }
 
 /**

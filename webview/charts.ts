@@ -10,6 +10,7 @@ import { caseLabel } from './compare';
 import { formatBytes, formatCount, formatDuration, formatGib, formatMs, formatParams, formatPercent, formatRate, isMemoryBound, nativeBuildLabel } from '../core/format';
 import type { ViewRun } from './model';
 import { withAlpha, type Palette } from './theme';
+import { spreadName, spreadsName } from '../core/noise';
 
 /** Every chart of the run view; latency.ts draws latencyCdf, queue and capacity. */
 export type ChartId = 'timings' | 'throughput' | 'roofline' | 'memory' | 'poolTimeline' | 'poolBaselines' | 'latencyCdf' | 'queue' | 'capacity';
@@ -158,7 +159,9 @@ export function caseChartHeight(cases: number, p: Palette, layout: { xAxes: numb
 }
 
 /**
- * Median per shape with the p10–p90 range as a floating bar; one row per case, its label on the
+ * Median per shape with its spread as a floating bar: p10–p90, or min–max for a case of fewer
+ * than 10 samples (core/noise.ts spreadName, the name the terminal table gives it; the legend
+ * says "spread" when the cases have both kinds, the title which is which); one row per case, its label on the
  * left (readable at any count: side by side under the bars they crowded the dashboard's
  * default width), time on a log axis.
  */
@@ -166,6 +169,8 @@ export function timingsChart(run: ViewRun, p: Palette): ChartSpec {
   const cases = timedCases(run);
   const labels = cases.map(caseLabel);
   const ms = (ns: number): number => ns / 1e6;
+  const counts = cases.map((c) => c.samplesNs.length);
+  const names = new Set(counts.map(spreadName));
   const config: ChartConfiguration = {
     type: 'bar',
     data: {
@@ -173,7 +178,7 @@ export function timingsChart(run: ViewRun, p: Palette): ChartSpec {
       datasets: [
         {
           type: 'bar',
-          label: 'p10–p90',
+          label: names.size > 1 ? 'spread' : [...names][0] ?? 'p10–p90',
           data: cases.map((c) => [ms(c.p10Ns), ms(Math.max(c.p90Ns, c.p10Ns * 1.0001))]),
           backgroundColor: withAlpha(p.series[0]!, 0.35),
           borderColor: p.series[0],
@@ -198,7 +203,7 @@ export function timingsChart(run: ViewRun, p: Palette): ChartSpec {
       ],
     } as ChartConfiguration['data'],
     options: {
-      ...baseOptions(p, 'Kernel time per shape (median, p10–p90)'),
+      ...baseOptions(p, `Kernel time per shape (median, ${spreadsName(counts)})`),
       indexAxis: 'y',
       scales: { y: caseAxis(p, labels), x: logAxis(p, 'time per call (ms, log)') },
     } as ChartConfiguration['options'],
@@ -207,12 +212,12 @@ export function timingsChart(run: ViewRun, p: Palette): ChartSpec {
     id: 'timings',
     title: 'Kernel timings',
     empty: cases.length === 0 ? (run.status === 'running' ? 'Waiting for the first case…' : 'This run has no timed cases.') : null,
-    // 'p10–p90' and 'median' fit on one legend line at 340 px.
+    // 'p10–p90' (or 'min–max', 'spread') and 'median' fit on one legend line at 340 px.
     height: caseChartHeight(cases.length, p, { xAxes: 1, legendLines: 1 }),
     config,
     table: {
-      columns: ['case', 'median', 'p10', 'p90', 'samples', 'max |err|'],
-      rows: cases.map((c) => [caseLabel(c), formatDuration(c.medianNs), formatDuration(c.p10Ns), formatDuration(c.p90Ns), String(c.samplesNs.length), c.maxAbsErr.toExponential(2)]),
+      columns: ['case', 'median', 'spread', 'from', 'to', 'n (samples)', 'max |err|'],
+      rows: cases.map((c) => [caseLabel(c), formatDuration(c.medianNs), spreadName(c.samplesNs.length), formatDuration(c.p10Ns), formatDuration(c.p90Ns), String(c.samplesNs.length), c.maxAbsErr.toExponential(2)]),
     },
   };
 }

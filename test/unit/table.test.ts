@@ -7,6 +7,8 @@ import { profileFromModelConfig } from '../../core/config/index';
 import { estimate } from '../../core/estimate/index';
 import { casesCaption, formatCases, formatEstimate } from '../../runner/table';
 import { loadModel } from './helpers';
+import { sampleStats } from '../../runner/measure';
+import { spreadName } from '../../core/noise';
 import type { Environment } from '../../core/protocol/run';
 
 const base: KernelCase = {
@@ -38,6 +40,41 @@ describe('formatCases', () => {
     const [, , m, g] = formatCases([mla, gqa]).split('\n');
     assert.match(m!, / 268 GFLOP\/s +34% +AVX512-BF16 peak \(compute-bound\)/);
     assert.match(g!, / 20\.0 GB\/s +50% +DRAM read bandwidth \(memory-bound\)/);
+  });
+});
+
+describe('the spread of few samples', () => {
+  // Nearest rank (runner/measure.ts sampleStats) over 4 samples: p10 is rank ceil(0.4) = 1, the
+  // minimum, and p90 rank ceil(3.6) = 4, the maximum; over 10, p90 is rank 9, not the maximum.
+  const slow = sampleStats([4e6, 1e6, 3e6, 2e6]);
+  const ten = sampleStats([1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((x) => x * 1e6));
+  const few: KernelCase = { ...base, samplesNs: [4e6, 1e6, 3e6, 2e6], ...slow };
+  const many: KernelCase = { ...base, samplesNs: Array.from({ length: 10 }, (_, i) => (i + 1) * 1e6), ...ten };
+  const environment: Environment = { os: 'linux', arch: 'x64', cpuModel: 'AMD EPYC', cpuCores: 2, simd: 'avx2', cpuFeatures: [], threads: 2, nodeVersion: 'v22', toolVersion: '0.1.0' };
+
+  it('is min–max under 10 samples, where nearest-rank p10 and p90 are the extremes, and p10–p90 from 10', () => {
+    assert.deepEqual([slow.p10Ns, slow.p90Ns], [1e6, 4e6]);
+    assert.deepEqual([ten.p10Ns, ten.p90Ns], [1e6, 9e6]);
+    assert.equal(spreadName(9), 'min–max');
+    assert.equal(spreadName(10), 'p10–p90');
+  });
+
+  it('the table gives each case its n and calls a 4-sample spread min–max', () => {
+    const [header, , a] = formatCases([few]).split('\n');
+    assert.match(header!, / n +median ms +min–max ms /);
+    assert.match(a!, / 4 +2\.50 +1\.00-4\.00 /);
+    const [mixedHeader, , b, c] = formatCases([few, many]).split('\n');
+    assert.match(mixedHeader!, / n +median ms +p10–p90 ms /);
+    assert.match(b!, / 4 +2\.50 +1\.00-4\.00 \(min–max\) /);
+    assert.match(c!, / 10 +5\.50 +1\.00-9\.00 /);
+    assert.doesNotMatch(c!, /min–max/);
+  });
+
+  it('the caption names the spread and the timing rule', () => {
+    const text = casesCaption({ cases: [few, many], environment });
+    assert.match(text, /median and p10–p90, min–max where n < 10 of each case's n samples/);
+    assert.match(text, /each case timed until 30 samples and 0\.2 s, at most 2 s/);
+    assert.match(casesCaption({ cases: [many], environment }), /median and p10–p90 of each case's n samples \(each/);
   });
 });
 

@@ -306,6 +306,22 @@ describe('kernel charts', () => {
     assert.deepEqual(y.ticks.callback(1), ['decode', 'B1 ctx1024 p16']);
   });
 
+  it('call the spread of a case of fewer than 10 samples min–max, as the terminal table does', () => {
+    // The recorded run's flash case has 10 samples: nearest-rank p90 is rank 9, not the max, so p10–p90.
+    const view = viewOfRun(run, null);
+    const flash = view.cases.find((c) => c.kernel === 'flash_fwd')!;
+    assert.equal(flash.samplesNs.length, 10);
+    const label = (cases: typeof view.cases) => (timingsChart({ ...view, cases }, palette).config.data.datasets[0] as { label: string }).label;
+    assert.equal(label([flash]), 'p10–p90');
+    // 4 samples: ranks ceil(0.4) = 1 and ceil(3.6) = 4 are the min and the max.
+    const slow = { ...flash, samplesNs: flash.samplesNs.slice(0, 4) };
+    assert.equal(label([slow]), 'min–max');
+    const both = timingsChart({ ...view, cases: [flash, slow] }, palette);
+    assert.equal((both.config.data.datasets[0] as { label: string }).label, 'spread');
+    assert.match(JSON.stringify(both.config.options), /Kernel time per shape \(median, p10–p90, min–max where n < 10\)/);
+    assert.deepEqual(both.table.rows.map((r) => [r[2], r[5]]), [['p10–p90', '10'], ['min–max', '4']]);
+  });
+
   it('are as tall as Chart.js lays out their title, legend and x axes plus a row of two label lines and a gap per case', () => {
     // At font 13: title 1.2·14 + 20 = 36.8; legend line 13 + 10 = 23 (+ 10); x axis 8 + 15.6 + 8 + 14.4 + 6 = 52; row 2·14.4 + 6 = 34.8.
     // The recorded run's two cases, one of each kind: 300 (the floor). 18 cases, both kinds: 36.8 + 56 + 104 + 626.4 = 823.2 -> 824.
