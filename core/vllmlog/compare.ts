@@ -16,7 +16,7 @@
  */
 import { otherModelName } from '../config/modelName';
 import { isFp8KvDtype, type KvDtype, type Profile, type WorkloadSpec } from '../config/types';
-import { batchDefaults, blocksPerRequestFormula, deviceMemory, estimate, maxNumBatchedTokensOf, maxNumSeqsOf, poolBlocksFormula, poolGroupsWhy, poolTokens, poolTokensFormula, v0MaxNumBatchedTokens, type Estimate } from '../estimate';
+import { batchDefaults, blocksPerRequestFormula, deviceMemory, estimate, maxNumBatchedTokensOf, maxNumSeqsOf, parseVllmVersion, poolBlocksFormula, poolGroupsWhy, poolTokens, poolTokensFormula, v0MaxNumBatchedTokens, vllmAtLeast, type Estimate } from '../estimate';
 import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatGib } from '../format';
 import type { LogFigure, VllmLog } from './parse';
 
@@ -250,6 +250,19 @@ function term(e: Estimate, key: string): number {
 }
 
 /**
+ * Whether the log's "Maximum concurrency" line is V0's: vLLM V0's executor (gpu_executor.py to
+ * 0.6.x, executor_base.py after) prints num_gpu_blocks · block_size / max_model_len, a fraction
+ * of a block counted; V1 (kv_cache_utils.py) divides the blocks by the blocks one request takes.
+ * From the log's engine (its V0/V1 line or its files' names), else its release (V1 is the
+ * default from 0.8.0).
+ */
+function v0ConcurrencyLog(log: VllmLog): boolean {
+  const s = log.settings;
+  if (s.engine) return s.engine.value === 'V0';
+  return s.version !== undefined && parseVllmVersion(s.version.value) !== undefined && !vllmAtLeast(s.version.value, [0, 8, 0]);
+}
+
+/**
  * Compares a parsed log with the estimate of `profile` under the log's settings.
  * The profile supplies the model (the log names it but holds no config) and every setting the
  * log leaves out.
@@ -462,14 +475,16 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
     rows.push({ term: 'KV cache size (tokens)', log: formatCount(f.kvCacheTokens.value), logLine: f.kvCacheTokens.line, estimate: formatCount(e.pool.tokens), difference: signedCount(e.pool.tokens - f.kvCacheTokens.value), why: `${poolTokensFormula(e.pool.layout, 'blocks', 'block size')}${poolGroupsWhy(e.pool.layout)}` });
   }
   if (f.maxConcurrency && !noPool) {
-    const est = formatConcurrency(e.pool.maxConcurrency);
+    const v0 = v0ConcurrencyLog(log) && e.pool.layout.kind === 'uniform';
+    const concurrency = v0 ? e.pool.pages * p.kvCache.pageSize / e.pool.concurrencySeqLen : e.pool.maxConcurrency;
+    const est = formatConcurrency(concurrency);
     rows.push({
       term: `maximum concurrency for ${formatCount(e.pool.concurrencySeqLen)} tokens`,
       log: `${formatConcurrency(f.maxConcurrency.value)}`,
       logLine: f.maxConcurrency.line,
       estimate: `${est} (${formatCountOf(e.pool.sequencesAtOnce, 'whole sequence')})`,
-      difference: est === formatConcurrency(f.maxConcurrency.value) ? '' : `${e.pool.maxConcurrency < f.maxConcurrency.value ? '−' : '+'}${formatConcurrency(Math.abs(e.pool.maxConcurrency - f.maxConcurrency.value))}`,
-      why: `blocks / ${e.pool.layout.kind === 'uniform' ? 'ceil(max_model_len / block size)' : `the ${formatCount(e.pool.blocksPerSeq)} blocks a request reserves (${blocksPerRequestFormula(e.pool.layout)}, N = max_model_len)`}: follows the block difference`,
+      difference: est === formatConcurrency(f.maxConcurrency.value) ? '' : `${concurrency < f.maxConcurrency.value ? '−' : '+'}${formatConcurrency(Math.abs(concurrency - f.maxConcurrency.value))}`,
+      why: v0 ? `blocks · block size / max_model_len (vLLM V0's formula, executor_base.py / gpu_executor.py: no rounding up to whole blocks): follows the block difference` : `blocks / ${e.pool.layout.kind === 'uniform' ? 'ceil(max_model_len / block size)' : `the ${formatCount(e.pool.blocksPerSeq)} blocks a request reserves (${blocksPerRequestFormula(e.pool.layout)}, N = max_model_len)`}: follows the block difference`,
     });
   }
   if (rows.every((r) => r.log === null)) notes.push('no vLLM memory line was found in the log (weights, KV cache memory, GPU blocks, KV cache size, maximum concurrency)');

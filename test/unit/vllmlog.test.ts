@@ -476,3 +476,25 @@ test('vLLM 0.6.4 at TP 2: its non_torch_memory holds the NCCL buffers, and the n
   const tp1 = compareVllmLog(read('constructed-v0.6.4-llama-3.1-8b.log'), profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
   assert.ok(tp1.rows.every((r) => !r.why.includes('engine.nccl_gib')));
 });
+
+test('a V0 log\'s maximum concurrency is V0\'s blocks · block size / max_model_len, not V1\'s blocks / ceil(max_model_len / block size)', () => {
+  // vLLM 0.6.4 gpu_executor.py initialize_cache (executor_base.py in later V0):
+  //   max_concurrency = (num_gpu_blocks * self.cache_config.block_size / self.model_config.max_model_len)
+  //   logger.info("Maximum concurrency for %s tokens per request: %.2fx", ...)
+  // At max_model_len 5,000 with 1,952 blocks of 16: 1,952 · 16 / 5,000 = 6.2464 -> 6.25x (V1's
+  // 1,952 / ceil(312.5) = 1,952 / 313 = 6.236 -> 6.24x).
+  const text = readFileSync(join(LOGS, 'constructed-v0.6.4-llama-3.1-8b.log'), 'utf8')
+    .replace('max_seq_len=8192', 'max_seq_len=5000')
+    .replace('Maximum concurrency for 8192 tokens per request: 3.81x', 'Maximum concurrency for 5000 tokens per request: 6.25x');
+  const p = profileFromModelConfig(loadModel('Llama-3.1-8B'), null);
+  p.kvCache = { ...p.kvCache, numPages: 1952 };
+  const c = compareVllmLog(parseVllmLog(text), p);
+  const row = c.rows.find((r) => /maximum concurrency for 5,000 tokens/.test(r.term))!;
+  assert.equal(row.log, '6.25x');
+  assert.match(row.estimate, /^6\.25x /);
+  assert.equal(row.difference, '');
+  assert.match(row.why, /^blocks · block size \/ max_model_len \(vLLM V0's formula/);
+  // A V1 log keeps V1's formula.
+  const v1 = compareVllmLog(read('constructed-v0.11-qwen2.5-7b.log'), profileFromModelConfig(loadModel('Qwen2.5-7B'), null));
+  assert.match(v1.rows.find((r) => /maximum concurrency/.test(r.term))!.why, /^blocks \/ ceil\(max_model_len \/ block size\)/);
+});
