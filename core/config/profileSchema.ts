@@ -120,14 +120,18 @@ export function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[
         const fixed = node?.type === 'number' && path[0] === 'workload' && /^(prompt|output)_len$/.test(path[1] ?? '') && path.length === 2
           ? `: write { dist: fixed, value: ${String(node.value)} } for a fixed length (or uniform, lognormal, exponential)`
           : '';
+        // YAML's .inf / .nan (or JSON's 1e999) parse to numbers that ajv's "number" refuses: say finite.
+        const notFinite = node?.type === 'number' && typeof node.value === 'number' && !Number.isFinite(node.value)
+          ? `${where} must be a finite number, not ${String(node.value)}`
+          : null;
         add({
           severity: 'error',
           code: 'wrong-type',
-          message: custom
+          message: notFinite ?? (custom
             ? `${custom}, not ${describeValue(node)}${quoteHint(expected, node)}`
             : allowed
               ? `${where} must be one of ${allowed.join(', ')}, not ${describeValue(node)}`
-              : `${where} must be ${article(list)}, not ${describeValue(node)}${fixed}${quoteHint(expected, node)}`,
+              : `${where} must be ${article(list)}, not ${describeValue(node)}${fixed}${quoteHint(expected, node)}`),
           range,
           data: allowed ? { key: path.join('.'), expected, allowed } : { key: path.join('.'), expected },
         });

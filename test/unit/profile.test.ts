@@ -155,6 +155,18 @@ test('wrong type: error at the value, value null', () => {
   assert.match(p.message, /kv_cache\.page_size must be an integer, not the string "16"/);
 });
 
+test('YAML .inf and .nan, and JSON 1e999, are numbers that must be finite, not "a number, not number Infinity"', () => {
+  for (const [text, file, shown, value] of [
+    ['model: ./llama/config.json\nworkload:\n  arrival_rate: .inf\n', PROFILE, 'Infinity', '.inf'],
+    ['model: ./llama/config.json\nworkload:\n  arrival_rate: .nan\n', PROFILE, 'NaN', '.nan'],
+    ['{"model": "./llama/config.json", "workload": {"arrival_rate": 1e999}}', PROFILE.replace(/\.yaml$/, '.json'), 'Infinity', '1e999'],
+  ] as const) {
+    const p = only(read(text, LLAMA_FILES, file).problems, 'wrong-type');
+    assert.equal(at(text, p), value);
+    assert.equal(p.message, `workload.arrival_rate must be a finite number, not ${shown}`);
+  }
+});
+
 test('an integer written beyond Number.MAX_SAFE_INTEGER is refused at the value as written, not quoted rounded', () => {
   // 2^53 + 1 = 9007199254740993 has no float64: it reads as 2^53 = 9007199254740992 (round half to even).
   for (const [text, file] of [
