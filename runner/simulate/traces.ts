@@ -103,8 +103,7 @@ export function detectTraceFormat(path: string): TraceFormat {
   }
   throw new TraceError(
     path, first.line, 1,
-    'unknown trace format: expected attnscope JSONL (arrival_s, prompt_len, output_len), an Azure LLM inference CSV (TIMESTAMP,ContextTokens,GeneratedTokens), ' +
-      'a BurstGPT CSV (Timestamp,Model,Request tokens,Response tokens,...), Mooncake JSONL (timestamp, input_length, output_length, hash_ids) or a vllm bench serve result JSON (input_lens, output_lens)',
+    `unknown trace format: expected ${TRACE_FORMATS.slice(0, -1).map((f) => TRACE_FORMAT_TEXT[f]).join(', ')} or ${TRACE_FORMAT_TEXT[TRACE_FORMATS.at(-1)!]}`,
   );
 }
 
@@ -223,6 +222,38 @@ class TraceSink {
   }
 }
 
+/** Each format in words, with what its first line holds (detectTraceFormat's cues). */
+const TRACE_FORMAT_TEXT: Record<TraceFormat, string> = {
+  attnscope: 'attnscope JSONL (arrival_s, prompt_len, output_len)',
+  azure: 'an Azure LLM inference CSV (TIMESTAMP,ContextTokens,GeneratedTokens)',
+  burstgpt: 'a BurstGPT CSV (Timestamp,Model,Request tokens,Response tokens,...)',
+  mooncake: 'Mooncake JSONL (timestamp, input_length, output_length, hash_ids)',
+  'vllm-bench': 'a vllm bench serve result JSON (input_lens, output_lens)',
+};
+const CSV_FORMATS: ReadonlySet<TraceFormat> = new Set(['azure', 'burstgpt']);
+
+/**
+ * Refuses `--trace-format requested` on a file detectTraceFormat reads as a format of the other
+ * kind (a CSV for a JSON format, or JSON for a CSV one), which that reader could only fail on at
+ * its first line ("not JSON: Unexpected token 'T'"): says what the format expects and what the
+ * file looks like (a CSV's format by its header; JSON as JSON). Files of the same kind, or of no known format, are left to the reader.
+ * @throws TraceError at the first line that is not blank.
+ */
+function refuseOtherKind(path: string, requested: TraceFormat): void {
+  let detected: TraceFormat;
+  try {
+    detected = detectTraceFormat(path);
+  } catch {
+    return;
+  }
+  if (CSV_FORMATS.has(detected) === CSV_FORMATS.has(requested)) return;
+  // A CSV is named by its header; a JSON first line that does not parse is detected as a vLLM result only by elimination.
+  const looks = CSV_FORMATS.has(detected)
+    ? `this file looks like ${TRACE_FORMAT_TEXT[detected]}: pass --trace-format ${detected}, or leave --trace-format out to detect it`
+    : 'this file\'s first line opens a JSON document: leave --trace-format out to detect its format';
+  throw new TraceError(path, firstLine(path)?.line ?? 1, 1, `--trace-format ${requested} expects ${TRACE_FORMAT_TEXT[requested]}, but ${looks}`);
+}
+
 /**
  * Reads a trace file of any known format (detected unless opts.format says), packed for the
  * simulator in arrival order with arrivals from 0 s.
@@ -231,6 +262,7 @@ class TraceSink {
  *   inconsistent prefixes, Mooncake hash_ids that are not block ids), or a trace without requests.
  */
 export function readTraceFile(path: string, opts: TraceReadOptions): TraceRead {
+  if (opts.format !== undefined) refuseOtherKind(path, opts.format);
   const format = opts.format ?? detectTraceFormat(path);
   // The Model / Log Type filters exist only in BurstGPT: on another trace they would filter nothing, silently.
   if (format !== 'burstgpt' && (opts.model !== undefined || opts.logType !== undefined)) {

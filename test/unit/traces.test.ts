@@ -43,6 +43,16 @@ test('formats are detected from the header or the first line\'s keys', () => {
   assert.match(cliLine(() => detectTraceFormat(write('other.csv', 'a,b,c\n1,2,3\n'))), /other\.csv:1:1: unknown trace format: expected attnscope JSONL/);
 });
 
+test('--trace-format of the other kind than the file (JSONL on a CSV, a CSV on JSON) says what it expects and what the file looks like', () => {
+  const azure = write('azure-for-mooncake.csv', '\nTIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.0,12,3\n');
+  assert.equal(cliLine(() => readTraceFile(azure, { maxModelLen: 8192, format: 'mooncake' })),
+    `${azure}:2:1: --trace-format mooncake expects Mooncake JSONL (timestamp, input_length, output_length, hash_ids), but this file looks like an Azure LLM inference CSV (TIMESTAMP,ContextTokens,GeneratedTokens): pass --trace-format azure, or leave --trace-format out to detect it`);
+  const own = write('own-for-burstgpt.jsonl', '{"arrival_s": 0, "prompt_len": 3, "output_len": 1}\n');
+  assert.match(cliLine(() => readTraceFile(own, { maxModelLen: 8192, format: 'burstgpt' })), /own-for-burstgpt\.jsonl:1:1: --trace-format burstgpt expects a BurstGPT CSV \(Timestamp,Model,Request tokens,Response tokens,\.\.\.\), but this file's first line opens a JSON document: leave --trace-format out to detect its format$/);
+  // Same kind: left to the format's reader (attnscope JSONL read as Mooncake misses Mooncake's keys).
+  assert.doesNotMatch(cliLine(() => readTraceFile(own, { maxModelLen: 8192, format: 'mooncake' })), /expects/);
+});
+
 test('trace detection reads the first line that is not blank; an empty trace says it is empty', () => {
   assert.equal(detectTraceFormat(write('blank-first.jsonl', '\n\r\n  \n{"arrival_s": 0, "prompt_len": 3, "output_len": 1}\n')), 'attnscope');
   assert.match(cliLine(() => detectTraceFormat(write('blank-other.csv', '\n\na,b,c\n'))), /blank-other\.csv:3:1: unknown trace format/);
