@@ -5,6 +5,7 @@
 import { accessSync, closeSync, constants, openSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { closestMatch } from '../core/config/suggest';
 import { outputTarget, writeFileAtomic } from './atomic';
 import { OutputError, UsageError } from './errors';
 
@@ -36,8 +37,12 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: s
     return parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (e) {
     // Node's text ("Unknown option '--x'. To specify a positional argument starting with a '-',
-    // place it at the end of the command after '--', as in '-- \"--x\"") shortened to its first sentence.
-    throw new UsageError((e as Error).message.replace(/\. To specify a positional argument.*$/s, ''));
+    // place it at the end of the command after '--', as in '-- \"--x\"") shortened to its first
+    // sentence, with the closest of this command's options (closestMatch, as for profile keys).
+    const message = (e as Error).message.replace(/\. To specify a positional argument.*$/s, '');
+    const unknown = (e as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '--([^'=]+)'/.exec(message)?.[1] : undefined;
+    const near = unknown !== undefined ? closestMatch(unknown, Object.keys(options).filter((k) => k !== 'help')) : undefined;
+    throw new UsageError(near !== undefined ? `${message}: did you mean --${near}?` : message);
   }
 }
 

@@ -483,6 +483,11 @@ test('<command> --help prints the usage (exit 0); an unknown option is named in 
   const bad = cli(['simulate', 'x.attn.yaml', '--frobnicate']);
   assert.equal(bad.code, 2);
   assert.equal(bad.stderr, "attnscope: Unknown option '--frobnicate' (see attnscope simulate --help)\n");
+  // A typo of one of the command's own options names it (edit distance 1: --jsn -> --json; --quik -> --quick).
+  const typo = cli(['estimate', 'x.attn.yaml', '--jsn']);
+  assert.equal(typo.code, 2);
+  assert.equal(typo.stderr, "attnscope: Unknown option '--jsn': did you mean --json? (see attnscope estimate --help)\n");
+  assert.equal(cli(['bench', 'x.attn.yaml', '--quik']).stderr, "attnscope: Unknown option '--quik': did you mean --quick? (see attnscope bench --help)\n");
   // Each command's --help is its own usage, not every command's.
   const est = cli(['estimate', '--help']);
   assert.equal(est.code, 0);
