@@ -137,7 +137,7 @@ export function formatEstimate(e: Estimate, title: string, opts: { tensorParalle
   const lines: string[] = [];
   const q = opts.weightsQuantization;
   const weightsDtype = q ? `${m.dtype} (${quantizedScopeText(q)} ${q.method} at ${q.bitsPerWeight} bits)` : m.dtype;
-  lines.push(`${title}: ${m.attention.toUpperCase()} L=${m.numLayers} H=${m.numHeads} H_kv=${m.numKvHeads} head_dim=${m.headDim} hidden=${m.hiddenSize}${m.slidingWindow ? ` sliding_window=${m.slidingWindow}` : ''}, weights ${weightsDtype}, KV ${e.kvDtype}${tp > 1 ? `, tensor parallel ${tp}` : ''}`);
+  lines.push(`${title}: ${m.attention.toUpperCase()} L=${m.numLayers} H=${m.numHeads} H_kv=${m.numKvHeads} head_dim=${m.headDim} hidden=${m.hiddenSize}${m.slidingWindow ? ` sliding_window=${m.slidingWindow}` : ''}, weights ${weightsDtype}${e.hasKvCache ? `, KV ${e.kvDtype}` : ', no KV cache'}${tp > 1 ? `, tensor parallel ${tp}` : ''}`);
   const params = e.paramsActive !== e.paramsTotal
     ? `${formatCount(e.paramsTotal)} total, ${formatCount(e.paramsActive)} active per token without the input embedding (${formatCount(e.paramsTotal - e.params.experts + e.params.expertsActive)} with it)`
     : formatCount(e.paramsTotal);

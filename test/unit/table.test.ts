@@ -116,6 +116,16 @@ describe('formatEstimate parameters line', () => {
   });
 });
 
+describe('formatEstimate on an encoder', () => {
+  it('names no KV dtype on the header of a model without a KV cache', () => {
+    const text = formatEstimate(estimate(profileFromModelConfig(loadModel('bert-base-uncased'), null)), 'bert');
+    const [header] = text.split('\n');
+    assert.match(header!, /, weights \w+, no KV cache$/);
+    assert.doesNotMatch(header!, /KV (bf16|fp16|fp32|fp8)/);
+    assert.match(text, /KV cache +none: an encoder keeps no KV cache/);
+  });
+});
+
 describe('formatEstimate KV pool under tensor parallelism', () => {
   it('gives the pool as the capacity of the TP group, never as tokens per GPU to multiply', () => {
     const base = profileFromModelConfig(loadModel('Llama-3.1-70B'), null);
