@@ -127,6 +127,19 @@ function axisKeyProblem(key: string, range: SourceRange): Problem | null {
 }
 
 /**
+ * Why `text` is no time limit sbatch's --time takes, or null when it is one. sbatch(1), --time:
+ * "Acceptable time formats include "minutes", "minutes:seconds", "hours:minutes:seconds",
+ * "days-hours", "days-hours:minutes" and "days-hours:minutes:seconds"" (each a whole number; "0"
+ * asks for no limit); Slurm's time_str2mins (src/common/parse_time.c) also takes "INFINITE" and
+ * "UNLIMITED". Checked here so that a bad limit is refused before any file is written, not by
+ * sbatch after.
+ */
+export function slurmTimeProblem(text: string): string | null {
+  if (/^(?:\d+(?::\d+){0,2}|\d+-\d+(?::\d+){0,2})$/.test(text) || /^(?:infinite|unlimited)$/i.test(text)) return null;
+  return `${JSON.stringify(text)} is no Slurm time limit: sbatch --time takes minutes, minutes:seconds, hours:minutes:seconds, days-hours, days-hours:minutes or days-hours:minutes:seconds (e.g. 30, 00:30:00, 1-12)`;
+}
+
+/**
  * The meaning of `root`'s `sweep:` block, whose shape the schema has checked: its job, axes and
  * Slurm settings, and the problems of its axes (unknown keys, overlapping axes) at their keys.
  * Null block when the profile has none or it is not a mapping.
@@ -147,7 +160,11 @@ export function readSweepBlock(root: ValueNode | null): { block: SweepBlock | nu
   if (typeof plain.time === 'string' || typeof plain.time === 'number') slurm.time = String(plain.time);
   if (typeof plain.tasks === 'number') slurm.tasks = plain.tasks;
   const block: SweepBlock = { job: SWEEP_JOBS.includes(job as SweepJob) ? (job as SweepJob) : 'simulate', axes, slurm };
-  return { block, problems: axisProblems(axes, (a) => a.keyRange ?? node.range) };
+  const problems = axisProblems(axes, (a) => a.keyRange ?? node.range);
+  const timeNode = getProperty(getProperty(node, 'slurm')?.value ?? null, 'time')?.value;
+  const timeProblem = slurm.time !== undefined ? slurmTimeProblem(slurm.time) : null;
+  if (timeProblem && timeNode) problems.push({ severity: 'error', code: 'invalid-value', message: `sweep.slurm.time ${timeProblem}`, range: timeNode.range, data: { key: 'sweep.slurm.time' } });
+  return { block, problems };
 }
 
 /**

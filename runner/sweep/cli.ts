@@ -14,6 +14,7 @@ import { availableParallelism } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { BACKENDS, isBackend, type Backend } from '../../core/config/types';
 import { poolSizeProblem } from '../../core/estimate';
+import { slurmTimeProblem } from '../../core/config/sweep';
 import { EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../../core/protocol/runner';
 import type { SweepReport } from '../../core/protocol/sweep';
 import { checkOutputDir, checkOutputPath, EXIT_CANCELLED, namesStdout, parse, writeOutput, type RunInput } from '../args';
@@ -336,6 +337,8 @@ export async function submitCommand(argv: string[]): Promise<number> {
     const bad = k8sNameProblem({ image: values.image as string, pvc: values.pvc as string, namespace: values.namespace as string | undefined });
     if (bad) throw new UsageError(`${bad[0]} ${JSON.stringify(values[bad[0].slice(2) as 'image' | 'pvc' | 'namespace'])}: ${bad[1]}`, false);
   }
+  const timeProblem = values.time !== undefined ? slurmTimeProblem(values.time as string) : null;
+  if (timeProblem) throw new UsageError(`--time ${timeProblem}`, false);
   if (values.out !== undefined) checkOutputDir(values.out as string, '--out');
   const plan = prepare(file, (values.set as string[] | undefined) ?? [], quick, backend);
   const s = plan.slurm;

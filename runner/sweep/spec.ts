@@ -201,7 +201,11 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
     const inBlock = readProfileTree(parsed, abs, host).problems.find((p) => p.severity === 'error' && !p.file && p.range.offset >= start && p.range.offset <= end);
     if (inBlock) throw errorAtRange(inBlock.range, inBlock.message);
   }
-  const block = readSweepBlock(root).block ?? { axes: [], job: 'simulate' as SweepJob, slurm: {} };
+  const read = readSweepBlock(root);
+  // The axes' problems are checked below with --set's axes; sweep.slurm.time's here, at its value.
+  const timeError = read.problems.find((p) => p.data?.key === 'sweep.slurm.time');
+  if (timeError) throw errorAtRange(timeError.range, timeError.message);
+  const block = read.block ?? { axes: [], job: 'simulate' as SweepJob, slurm: {} };
   // Virtual offsets past the text: set argument i's values sit at text.length + 1 + i.
   const setAxes = setArgs.map((arg, i) => parseSetArg(arg, text.length + 1 + i));
   const axes = [...block.axes];

@@ -413,6 +413,19 @@ test('submit --slurm refused by sbatch: exit 1 with its reason, and what the com
   assert.deepEqual(readdirSync(kept), ['notes.txt']);
 });
 
+test('submit --slurm --time that sbatch would refuse: exit 2 naming the flag before any file is written or sbatch runs', () => {
+  const { dir, file } = workspace();
+  // An sbatch that leaves a mark: it must never run.
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'sbatch'), `#!/bin/sh\ntouch ${join(dir, 'sbatch-ran')}\necho "Submitted batch job 1"\n`, { mode: 0o755 });
+  const r = cli(['submit', '--slurm', file, '--time', '99:99:99x', '--out', join(dir, 'slurm')], { env: { PATH: `${bin}:${process.env.PATH}` } });
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /^attnscope: --time "99:99:99x" is no Slurm time limit: sbatch --time takes minutes, minutes:seconds, hours:minutes:seconds, days-hours, days-hours:minutes or days-hours:minutes:seconds/);
+  assert.ok(!existsSync(join(dir, 'slurm')), 'no --out folder');
+  assert.ok(!existsSync(join(dir, 'sbatch-ran')), 'sbatch did not run');
+});
+
 test('submit --k8s refuses an --image that is no image reference, a --pvc or --namespace Kubernetes would not take: exit 2 naming the flag, no manifest', () => {
   const { dir, file } = workspace();
   for (const [flags, line] of [

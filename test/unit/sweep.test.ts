@@ -20,6 +20,7 @@ import type { SweepMetrics, SweepReport, SweepReportRow } from '../../core/proto
 import { sweepProvenance } from '../../core/sweepFigures';
 import { sbatchScript, shellQuote, sbatchReason } from '../../runner/sweep/slurm';
 import { axisIndices } from '../../core/config';
+import { slurmTimeProblem } from '../../core/config/sweep';
 import { loadSweep, pointId, type SweepPlan } from '../../runner/sweep/spec';
 import { tempDir } from '../fixtures/tmp';
 
@@ -112,6 +113,16 @@ test('a bad --set value names the argument; an unknown axis key suggests the rig
   assert.throws(() => loadSweep(file), (e: unknown) => e instanceof UsageError && /has no sweep/.test(e.message));
   const badJob = workspace(`${BASE}sweep:\n  job: benchmark\n  axes: { kv_cache.page_size: [8] }\n`).file;
   assert.throws(() => loadSweep(badJob), (e: unknown) => e instanceof InputError && e.line === 5 && /sweep\.job must be one of simulate, bench, both/.test(e.message));
+});
+
+test('a Slurm time limit is one of sbatch --time\'s formats, in the flag and in sweep.slurm.time', () => {
+  // sbatch(1) --time: "minutes", "minutes:seconds", "hours:minutes:seconds", "days-hours",
+  // "days-hours:minutes", "days-hours:minutes:seconds"; parse_time.c also takes INFINITE / UNLIMITED.
+  for (const ok of ['30', '0', '30:15', '01:30:00', '99:99:99', '2-12', '2-12:30', '2-12:30:15', 'UNLIMITED', 'infinite']) assert.equal(slurmTimeProblem(ok), null, ok);
+  for (const bad of ['99:99:99x', '1:2:3:4', '1-2-3', '1h', '', ' 30', '2-', ':30', '1.5']) assert.match(slurmTimeProblem(bad) ?? '', /is no Slurm time limit/, bad);
+  // In the file: at the value (line 6, column 11), before any point runs.
+  const file = workspace(`${BASE}sweep:\n  slurm:\n    time: 1h\n  axes: { kv_cache.page_size: [8] }\n`).file;
+  assert.throws(() => loadSweep(file), (e: unknown) => e instanceof InputError && e.line === 6 && e.column === 11 && /sweep\.slurm\.time "1h" is no Slurm time limit/.test(e.message));
 });
 
 test('shards: round robin over the point index; --shard and the schedulers\' variables', () => {
