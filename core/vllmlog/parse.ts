@@ -134,7 +134,7 @@ const RULES: ReadonlyArray<[RegExp, (m: RegExpMatchArray, c: Ctx) => void]> = [
   [new RegExp(String.raw`non_torch_memory(?: takes|[=\s:]+)\s*${NUM}\s*GiB`), (m, c) => { c.figures.nonTorchBytes = c.fig(gib(m[1]!)); }],
   [new RegExp(String.raw`PyTorch activation peak memory(?: takes)?\s*${NUM}\s*GiB`), (m, c) => { c.figures.activationPeakBytes = c.fig(gib(m[1]!)); }],
   [new RegExp(String.raw`(?:reserved for KV Cache is|available_kv_cache_memory[=\s:]+|kv_cache_size=|Available KV cache memory:)\s*${NUM}\s*GiB`), (m, c) => { c.figures.kvCacheBytes = c.fig(gib(m[1]!)); }],
-  [new RegExp(String.raw`(?:^|[\s,])total_gpu_memory[=\s:]+${NUM}\s*GiB`), (m, c) => { c.figures.totalGpuMemoryBytes ??= c.fig(gib(m[1]!)); }],
+  [new RegExp(String.raw`(?:^|[\s,])total_gpu_memory[=\s:]+${NUM}\s*GiB`), (m, c) => { c.figures.totalGpuMemoryBytes = c.fig(gib(m[1]!)); }],
   [new RegExp(String.raw`(?:^|[\s,])gpu_memory_utilization[=\s:]+${NUM}(?![\d.]*\s*GiB)`), (m, c) => { c.figures.gpuMemoryUtilization ??= c.fig(num(m[1]!)); }],
   [new RegExp(String.raw`the current vLLM instance can use\s+${NUM}\s*GiB`), (m, c) => { c.figures.usableBytes = c.fig(gib(m[1]!)); }],
   [new RegExp(String.raw`torch peak memory increase: ${NUM}\s*GiB`), (m, c) => { c.figures.activationPeakBytes = c.fig(gib(m[1]!)); }],

@@ -498,3 +498,15 @@ test('a V0 log\'s maximum concurrency is V0\'s blocks · block size / max_model_
   const v1 = compareVllmLog(read('constructed-v0.11-qwen2.5-7b.log'), profileFromModelConfig(loadModel('Qwen2.5-7B'), null));
   assert.match(v1.rows.find((r) => /maximum concurrency/.test(r.term))!.why, /^blocks \/ ceil\(max_model_len \/ block size\)/);
 });
+
+test('a repeated memory line (a worker\'s copy of 0.6.4\'s "Memory profiling results", then the driver\'s): every figure from the last copy, total_gpu_memory too', () => {
+  // The constructed 0.6.4 log's line 5 twice, the first copy (the worker's) with other figures:
+  // total_gpu_memory 79.22 and kv_cache_size 60.00 there, 21.98 and 3.81 in the last copy (line 6).
+  const lines = readFileSync(join(LOGS, 'constructed-v0.6.4-llama-3.1-8b.log'), 'utf8').split('\n');
+  const worker = lines[4]!.replace('total_gpu_memory=21.98GiB', 'total_gpu_memory=79.22GiB').replace('kv_cache_size=3.81GiB', 'kv_cache_size=60.00GiB');
+  const { figures: f } = parseVllmLog([...lines.slice(0, 4), worker, ...lines.slice(4)].join('\n'));
+  assert.equal(gib(f.totalGpuMemoryBytes?.value), 21.98);
+  assert.equal(f.totalGpuMemoryBytes?.line, 6);
+  assert.equal(gib(f.kvCacheBytes?.value), 3.81);
+  assert.equal(f.kvCacheBytes?.line, 6);
+});
