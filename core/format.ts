@@ -274,6 +274,6 @@ export function perGpuCaseText(shape: { tensorParallelSize?: number }): string {
  * or null when no case is (one GPU: all the model's heads).
  */
 export function perGpuCasesHeader(shapes: Array<{ tensorParallelSize?: number }>): string | null {
-  const tp = Math.max(1, ...shapes.map((s) => s.tensorParallelSize ?? 1));
+  const tp = shapes.reduce((m, s) => Math.max(m, s.tensorParallelSize ?? 1), 1); // not Math.max(...): a long list overflows the stack
   return tp > 1 ? `cases ${perGpuCaseText({ tensorParallelSize: tp })} (H / tp query heads, the KV heads one GPU holds, as vLLM shards them)` : null;
 }

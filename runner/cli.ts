@@ -264,7 +264,7 @@ async function benchCommand(argv: string[], io: CliIo): Promise<number> {
     const peaks = await dryRunPeaks(chosen);
     for (const message of slowCaseNotes(plan, chosen, peaks)) io.stderr.write(`warn: ${message}\n`);
     const perGpu = perGpuCasesHeader(plan.map((c) => c.shape));
-    io.stdout.write(`${[`dry run: ${plan.length} cases on ${chosen}${pool}; no case timed${perGpu ? `; ${perGpu}` : ''}`, ...plan.map((c) => `  ${describeCase(c)}`)].join('\n')}\n`);
+    io.stdout.write(`${[`dry run: ${formatCountOf(plan.length, 'case')} on ${chosen}${pool}; no case timed${perGpu ? `; ${perGpu}` : ''}`, ...plan.map((c) => `  ${describeCase(c)}`)].join('\n')}\n`);
     return EXIT_OK;
   }
 

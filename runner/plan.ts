@@ -267,10 +267,36 @@ export function caseMemoryLimit(): number {
 }
 
 /**
+ * Most cases one run plans. Each is timed for at least 0.2 s (TimingBudget) and checked against
+ * the fp64 reference, so 1,000 cases are minutes of work at the least; a profile listing more
+ * (a newcomer's 200,000 prefill lengths: a dry run ran for minutes, then overflowed the stack)
+ * is a list pasted in the wrong place, refused before any planning.
+ */
+export const MAX_CASES = 1000;
+
+/**
+ * A refusal when the profile's case lists plan more than MAX_CASES cases: prefill lengths ×
+ * windows plus decode batch sizes × contexts × windows (an upper bound: a window covering a
+ * length is planned once), at the list that contributes most.
+ */
+function caseCountProblem(profile: Profile, quick: boolean): { key: string; message: string } | null {
+  const { seqLens, batchSizes, contextLens } = caseAxes(profile, quick);
+  const windows = caseWindows(profile).length;
+  const prefill = seqLens.length * windows;
+  const decode = batchSizes.length * contextLens.length * windows;
+  if (prefill + decode <= MAX_CASES) return null;
+  const key = prefill >= decode ? 'prefill.seq_lens' : contextLens.length >= batchSizes.length ? 'decode.context_lens' : 'decode.batch_sizes';
+  const lists = `${formatCount(seqLens.length)} prefill length${seqLens.length === 1 ? '' : 's'}, ${formatCount(batchSizes.length)} decode batch size${batchSizes.length === 1 ? '' : 's'} × ${formatCount(contextLens.length)} context${contextLens.length === 1 ? '' : 's'}${windows > 1 ? `, each full and windowed` : ''}`;
+  return { key, message: `the case lists plan up to ${formatCount(prefill + decode)} cases (${lists}), more than the ${formatCount(MAX_CASES)} one run takes (each is timed for at least 0.2 s): list fewer lengths` };
+}
+
+/**
  * The first planned case that cannot run here, with the profile key to change and why, or null.
  * @param memoryLimit bytes one case may hold (default caseMemoryLimit()).
  */
 export function planProblem(profile: Profile, quick: boolean, memoryLimit = caseMemoryLimit()): { key: string; message: string } | null {
+  const tooMany = caseCountProblem(profile, quick);
+  if (tooMany) return tooMany;
   for (const c of planCases(profile, { quick })) {
     if (c.shape.headDim > KERNEL_LIMITS.cpu.maxHeadDim) {
       return { key: 'model.head_dim', message: `head_dim ${c.shape.headDim} is larger than the CPU kernels take (at most ${KERNEL_LIMITS.cpu.maxHeadDim})` };

@@ -721,7 +721,7 @@ export function poolSummaryLine(run: ViewRun): string | null {
   if (samples.length === 0) return null;
   const last = samples[samples.length - 1]!;
   const pool = last.pagesUsed + last.pagesCached + last.pagesFree;
-  const peak = Math.max(...samples.map((x) => x.pagesUsed));
+  const peak = samples.reduce((m, x) => Math.max(m, x.pagesUsed), 0); // not Math.max(...): a long run's samples overflow the stack
   return `so far: peak occupancy ${formatPercent(pool > 0 ? peak / pool : 0)} · ${formatCount(last.preempted)} preempted now · prefix-cache hit rate ${formatPercent(last.prefixHitRate)}`;
 }
 

@@ -1139,6 +1139,23 @@ test('bench --dry-run plans and preflights without timing a case; --quick says w
   assert.equal(both.stderr.trim(), 'attnscope: --dry-run times no case, so it writes no run: drop --json');
 });
 
+test('bench refuses a profile whose case lists plan more than 1,000 cases, at the list, before any planning (a newcomer\'s 200,000 lengths ran minutes, then overflowed the stack)', () => {
+  const { dir } = tmp('config.json', TINY_CONFIG);
+  const profile = join(dir, 'many.attn.yaml');
+  // 999 prefill lengths + 1 batch size x 2 contexts = 1,001 cases > MAX_CASES 1,000; 998 + 2 = 1,000 runs.
+  const lens = (n: number) => Array.from({ length: n }, (_, i) => 16 + i).join(', ');
+  const text = (n: number) => `model: ./config.json\ndtype: fp32\nprefill: { seq_lens: [${lens(n)}] }\ndecode: { batch_sizes: [1], context_lens: [64, 128] }\n`;
+  writeFileSync(profile, text(999));
+  const r = cli(['bench', profile, '--dry-run', '--backend', 'cpu']);
+  assert.equal(r.code, 2, r.stdout);
+  assert.equal(r.stdout, '');
+  assert.equal(r.stderr.trim(), `${profile}:3:22: the case lists plan up to 1,001 cases (999 prefill lengths, 1 decode batch size × 2 contexts), more than the 1,000 one run takes (each is timed for at least 0.2 s): list fewer lengths`);
+  writeFileSync(profile, text(998));
+  const ok = cli(['bench', profile, '--dry-run', '--backend', 'cpu']);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.match(ok.stdout, /^dry run: 1,000 cases on cpu; no case timed\n/);
+});
+
 test('bench --dry-run warns of a case one call of which takes minutes, as the run does (the same check over this machine\'s measured peak)', () => {
   const { dir } = tmp('l70.json', readFileSync(join(root, 'test', 'fixtures', 'configs', 'Llama-3.1-70B.config.json'), 'utf8'));
   const profile = join(dir, 'p.attn.yaml');
