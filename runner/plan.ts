@@ -85,10 +85,12 @@ export function windowCoverage(profile: Profile, quick: boolean): string | null 
   const w = profile.model.slidingWindow;
   if (w === null || !caseWindows(profile).includes(w)) return null;
   const axes = caseAxes(profile, quick);
+  const prefill = axes.seqLens.filter((n) => n <= w);
+  const decode = axes.contextLens.filter((n) => n <= w);
   const list = (what: string, ns: number[]) => (ns.length === 0 ? [] : [`${what} = ${ns.map((n) => formatCount(n)).join(', ')}`]);
-  const covered = [...list('prefill N', axes.seqLens.filter((n) => n <= w)), ...list('decode ctx', axes.contextLens.filter((n) => n <= w))];
+  const covered = [...list('prefill N', prefill), ...list('decode ctx', decode)];
   if (covered.length === 0) return null;
-  const count = axes.seqLens.filter((n) => n <= w).length + axes.contextLens.filter((n) => n <= w).length;
+  const count = prefill.length + decode.length;
   return `the sliding window (${formatCount(w)} tokens) covers ${covered.join(' and ')} whole, where sliding-window attention is full attention: ${count === 1 ? 'that length is' : 'those lengths are'} benchmarked once, as full attention, not again under a window label`;
 }
 
