@@ -167,7 +167,7 @@ function poolPages(profile: Profile, numPages: number | undefined): { pages: num
       `vLLM's hybrid KV-cache manager (HybridKVCacheCoordinator): a block holds ${text.block}; ${formatCount(l.fullGroups)} full-attention and ${formatCount(l.slidingGroups)} sliding-window group(s) take their blocks from the one pool. ` +
       `A running request holds ceil(tokens / ${formatCount(ps)}) blocks in each full-attention group and, in each sliding-window group, the blocks of positions max(0, computed − ${formatCount(l.window)} + 1) .. computed + scheduled − 1 ` +
       `(SlidingWindowManager: the blocks wholly outside the window freed before new ones are allocated); it is admitted only when every group's blocks are free. ` +
-      `Prefix caching is simplified: a hit is the longest run of cached full-attention blocks, and the sliding-window blocks covering the window at the hit are taken new (vLLM caches them too and cuts the hit to where every group has it: HybridKVCacheCoordinator.find_longest_cache_hit)`,
+      `With prefix caching, a sliding-window block the window or the request frees stays cached until it is evicted, and a hit is as long as every group has it (HybridKVCacheCoordinator.find_longest_cache_hit): the longest run of cached full-attention blocks, cut to the end of the last ${formatCount(Math.ceil((l.window - 1) / ps))} sliding-window blocks in a row that are cached (ceil((${formatCount(l.window)} − 1) / ${formatCount(ps)}), SlidingWindowManager), so a long shared prefix whose window blocks were evicted hits shorter than its full-attention blocks`,
   };
 }
 

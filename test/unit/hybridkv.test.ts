@@ -122,7 +122,7 @@ test('simulate: a hybrid pool is simulated block by block, every group charged, 
   assert.equal(hybrid.numPages, 14_563);
   assert.equal(hybrid.poolBlocks, 14_563);
   assert.equal(hybrid.poolGroups, 2);
-  assert.match(hybrid.poolLayout ?? '', /^vLLM's hybrid KV-cache manager \(HybridKVCacheCoordinator\): a block holds 16 tokens of one KV-cache group's 18 layers; 1 full-attention and 1 sliding-window group\(s\) take their blocks from the one pool\. .*max\(0, computed − 128 \+ 1\) \.\. computed \+ scheduled − 1 .*Prefix caching is simplified/);
+  assert.match(hybrid.poolLayout ?? '', /^vLLM's hybrid KV-cache manager \(HybridKVCacheCoordinator\): a block holds 16 tokens of one KV-cache group's 18 layers; 1 full-attention and 1 sliding-window group\(s\) take their blocks from the one pool\. .*max\(0, computed − 128 \+ 1\) \.\. computed \+ scheduled − 1 .*a hit is as long as every group has it .*the last 8 sliding-window blocks in a row that are cached \(ceil\(\(128 − 1\) \/ 16\), SlidingWindowManager\)/); // ceil(127 / 16) = 8 blocks (vLLM sliding_window_contiguous_blocks)
   assert.doesNotMatch(hybrid.poolLayout ?? '', /upper bound/);
   // The one request of 32 + 2 tokens: 3 full-attention blocks + 3 sliding-window blocks at its
   // last step (positions 0 .. 33, its window starts at 0), of 14,563.

@@ -257,6 +257,12 @@ test('coasting and private tails give the same run as serving every request ever
         assert.deepEqual(coasting.times, other.times);
       }
       assert.equal(coasting.totals.completed + coasting.totals.rejected, requests.length);
+      // Every block is held, cached or free at every sample (a hybrid pool's window pages too).
+      if (layout === 'paged') {
+        const s = coasting.samples;
+        for (let i = 0; i < s.length; i += 10) assert.equal(s[i + 1]! + s[i + 2]! + s[i + 3]!, numPages, `sample ${i / 10}: held + cached + free`);
+      }
+      assert.ok(coasting.totals.prefixHitTokens <= coasting.totals.prefixQueryTokens);
     }),
     { numRuns: 300 },
   );
@@ -320,6 +326,58 @@ test('MoE step time: a step of n tokens reads the dense weights and the expected
   assert.ok(Math.abs(t.firstTokenS[0]! - 0.005375) < 1e-12, `first token ${t.firstTokenS[0]}`);
   assert.ok(Math.abs(t.finishS[0]! - 0.012375) < 1e-12, `finish ${t.finishS[0]}`);
   assert.throws(() => new ServingSimulator({ ...config, numExpertsPerTok: 5 }, packRequests([{ arrivalS: 0, promptLen: 2, outputLen: 3 }])), RangeError);
+});
+
+test('hybrid prefix caching: a hit is as long as the sliding group can serve it, whose window pages the window released and eviction took (vLLM HybridKVCacheCoordinator)', () => {
+  // 2 groups (1 full-attention, 1 sliding of W = 16 tokens = 4 pages of 4), one step a second.
+  // A (t 0): prompt 44 = 40 shared + 4 own, output 3; C (t 1.5): its own prompt of 4 or 8,
+  // output 1; B (t 2.5): the same 40 shared tokens + 4 own, output 1. By hand:
+  //   step 1: A prefills 44: 11 pages + 11 window pages = 22 blocks, all registered as they fill.
+  //   step 2: A's decode at 44 first releases the window pages the next query cannot see,
+  //           before floor((44 − 16 + 1) / 4) = 7: 6, 5, .., 0 in that order (vLLM
+  //           remove_skipped_blocks: the highest first), to the cached queue (still hashed,
+  //           as vLLM's BlockPool keeps a freed block's hash), then takes page 11 + its window
+  //           page: 17 held, 7 cached, X free (numPages = 24 + X).
+  //   step 3: C takes 2 blocks a page; beyond the X free ones it evicts the least recently
+  //           released cached record, window page 6 first, then 5, 4, 3. A and C finish (A's
+  //           window pages 7..10 and pages 0..10 cached).
+  //   step 4: B's lookup: the full group's longest run of cached pages is 10 (max (44 − 1) / 4 =
+  //           10, FullAttentionManager); the sliding group searches from page 9 down for
+  //           c = ceil((16 − 1) / 4) = 4 cached window pages in a row and cuts the hit to the end
+  //           of that run (SlidingWindowManager.find_longest_cache_hit; one pass for one full +
+  //           one sliding spec):
+  //     X = 10, C 4 tokens: nothing evicted, pages 6..9 cached: 10 pages = 40 tokens;
+  //     X = 1,  C 4 tokens: 6 evicted: 9, 8, 7 then a miss, then 5, 4, 3, 2: end 6 = 24 tokens;
+  //     X = 0,  C 4 tokens: 6, 5 evicted: 4, 3, 2, 1: end 5 = 20 tokens;
+  //     X = 0,  C 8 tokens: 6, 5, 4, 3 evicted: no run of 4, so the run from page 0, 0..2
+  //             (vLLM: "the first num_contiguous_blocks is a cache hit"): 3 pages = 12 tokens.
+  // A full-attention pool of the same pages, or a hit on the full group alone (before), finds 40.
+  const requests = (c: number) =>
+    packRequests([
+      { arrivalS: 0, promptLen: 44, outputLen: 3, prefixId: 'p', prefixLen: 40 },
+      { arrivalS: 1.5, promptLen: c, outputLen: 1 },
+      { arrivalS: 2.5, promptLen: 44, outputLen: 1, prefixId: 'p', prefixLen: 40 },
+    ]);
+  const config: ServingSimConfig = {
+    layout: 'paged', numPages: 24, pageSize: 4, watermarkPages: 0, slidingWindow: 16, fullGroups: 1, slidingGroups: 1,
+    enablePrefixCaching: true, maxNumSeqs: 8, maxNumBatchedTokens: 64, maxModelLen: 128,
+    perStepS: 1, weightsS: 0, perKvTokenS: 0, perTokenS: 0, perPairS: 0, maxSamples: 1000,
+  };
+  const cases: Array<[number, number, number]> = [[10, 4, 40], [1, 4, 24], [0, 4, 20], [0, 8, 12]];
+  for (const coast of [true, false]) {
+    for (const [free, c, hit] of cases) {
+      const sim = new ServingSimulator({ ...config, numPages: 24 + free, coast }, requests(c));
+      assert.equal(sim.run(1000), true);
+      const t = sim.totals();
+      assert.equal(t.preemptions, 0);
+      assert.equal(t.prefixHitTokens, hit, `X = ${free}, C ${c} tokens, coast ${coast}`);
+      const s = sim.samples();
+      for (let i = 0; i < s.length / 10; i++) assert.equal(s[i * 10 + 1]! + s[i * 10 + 2]! + s[i * 10 + 3]!, 24 + free, 'held + cached + free = the pool');
+    }
+    const full = new ServingSimulator({ ...config, numPages: 24, slidingWindow: 0, slidingGroups: 0, coast }, requests(8));
+    assert.equal(full.run(1000), true);
+    assert.equal(full.totals().prefixHitTokens, 40, 'a full-attention pool keeps the 10 pages held or cached');
+  }
 });
 
 test('sliding-window step time: a full layer reads the whole context, a sliding one (W = 4) min(context, 4) KV tokens and the pairs inside its window', () => {

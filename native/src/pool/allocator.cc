@@ -32,8 +32,9 @@ PageAllocator::PageAllocator(const PageAllocatorConfig& config)
       page_blocks_(config.sliding_window > 0 && config.sliding_groups > 0 ? config.full_groups : 1),
       window_blocks_(config.sliding_window > 0 ? config.sliding_groups : 0),
       free_blocks_(config.num_pages) {
-  // A pool of B blocks has at most floor(B / blocks a page) pages held or cached at once.
-  const int32_t ids = config.num_pages / page_blocks_;
+  // A pool of B blocks has at most floor(B / m) pages and window pages held or cached at once,
+  // m the fewer blocks of the two.
+  const int32_t ids = config.num_pages / (window_blocks_ > 0 ? std::min(page_blocks_, window_blocks_) : page_blocks_);
   pages_.resize(static_cast<size_t>(ids));
   page_by_hash_ = FlatMap64(config.enable_prefix_caching ? static_cast<size_t>(ids) : 16);
   // Stack top = page 0, so a fresh pool hands out pages 0, 1, 2, ...
@@ -79,7 +80,7 @@ void PageAllocator::QueuePushBack(int32_t page) {
   if (queue_tail_ != kNoPage) pages_[queue_tail_].next = page;
   else queue_head_ = page;
   queue_tail_ = page;
-  ++cached_count_;
+  ++(pages_[page].window ? cached_windows_ : cached_count_);
 }
 
 void PageAllocator::QueueRemove(int32_t page) {
@@ -89,26 +90,30 @@ void PageAllocator::QueueRemove(int32_t page) {
   if (n != kNoPage) pages_[n].prev = p;
   else queue_tail_ = p;
   pages_[page].prev = pages_[page].next = kNoPage;
-  --cached_count_;
+  --(pages_[page].window ? cached_windows_ : cached_count_);
 }
 
 std::vector<int32_t> PageAllocator::CachedPages() const {
   std::vector<int32_t> out;
-  out.reserve(cached_count_);
+  out.reserve(static_cast<size_t>(cached_count_ + cached_windows_));
   for (int32_t p = queue_head_; p != kNoPage; p = pages_[p].next) out.push_back(p);
   return out;
 }
 
 // ---- page ownership ----
 
-int32_t PageAllocator::TakePage() {
+int32_t PageAllocator::Take(bool window) {
+  const int32_t blocks = window ? window_blocks_ : page_blocks_;
   int32_t page;
-  if (free_blocks_ >= page_blocks_) {
-    // A page's blocks free leave a page id free (F · (held + cached) + F <= B).
+  if (free_blocks_ < blocks && pages_[queue_head_].window != window) {
+    while (free_blocks_ < blocks) EvictToFree();  // a hybrid pool's other kind of record first
+  }
+  if (free_blocks_ >= blocks) {
+    // A record's blocks free leave an id free (m · (held + cached) + m <= B, m the fewer blocks).
     page = free_stack_.back();
     free_stack_.pop_back();
-    free_blocks_ -= page_blocks_;
-  } else {
+    free_blocks_ -= blocks;
+  } else {  // the least recently released cached record, of this kind: its blocks are reused
     page = queue_head_;
     QueueRemove(page);
     if (pages_[page].in_map) page_by_hash_.Erase(pages_[page].hash);
@@ -126,7 +131,9 @@ int32_t PageAllocator::TakePage() {
   pages_[page].ref_count = 1;
   pages_[page].filled = 0;
   pages_[page].state = PageState::kHeld;
-  ++pages_used_;
+  pages_[page].window = window;
+  if (window) ++window_pages_;
+  else ++pages_used_;
   return page;
 }
 
@@ -138,35 +145,41 @@ void PageAllocator::EvictToFree() {
   pages_[page].in_map = 0;
   pages_[page].state = PageState::kFree;
   free_stack_.push_back(page);
-  free_blocks_ += page_blocks_;
+  free_blocks_ += pages_[page].window ? window_blocks_ : page_blocks_;
   ++evictions_;
-}
-
-void PageAllocator::TakeWindowBlocks(int64_t n) {
-  while (free_blocks_ < n) EvictToFree();
-  free_blocks_ -= static_cast<int32_t>(n);
 }
 
 void PageAllocator::Hold(int32_t page) {
   if (pages_[page].ref_count++ == 0) {
     QueueRemove(page);
     pages_[page].state = PageState::kHeld;
-    ++pages_used_;
-    tokens_stored_ += pages_[page].filled;
+    if (pages_[page].window) {
+      ++window_pages_;
+      window_tokens_ += pages_[page].filled;
+    } else {
+      ++pages_used_;
+      tokens_stored_ += pages_[page].filled;
+    }
   }
 }
 
 void PageAllocator::Release(int32_t page) {
   if (--pages_[page].ref_count > 0) return;
-  --pages_used_;
-  tokens_stored_ -= pages_[page].filled;
+  const bool window = pages_[page].window;
+  if (window) {
+    --window_pages_;
+    window_tokens_ -= pages_[page].filled;
+  } else {
+    --pages_used_;
+    tokens_stored_ -= pages_[page].filled;
+  }
   if (pages_[page].hashed) {
     pages_[page].state = PageState::kCached;
     QueuePushBack(page);
   } else {
     pages_[page].state = PageState::kFree;
     free_stack_.push_back(page);
-    free_blocks_ += page_blocks_;
+    free_blocks_ += window ? window_blocks_ : page_blocks_;
   }
 }
 
@@ -176,10 +189,19 @@ void PageAllocator::RegisterFull(Sequence& seq, int32_t page, const int32_t* pag
   seq.partial_tokens.clear();
   // The first page stored under a hash stays the cached one; an identical later page is
   // simply not registered (it returns to the free stack when released).
-  if (!page_by_hash_.InsertIfAbsent(h, page)) return;
-  pages_[page].hash = h;
-  pages_[page].hashed = 1;
-  pages_[page].in_map = 1;
+  if (page_by_hash_.InsertIfAbsent(h, page)) {
+    pages_[page].hash = h;
+    pages_[page].hashed = 1;
+    pages_[page].in_map = 1;
+  }
+  // A hybrid pool: the page's window page (the last one: a page fills inside the window), likewise.
+  if (window_blocks_ > 0) {
+    const int32_t w = seq.window_table.back();
+    if (!page_by_hash_.InsertIfAbsent(WindowKey(h), w)) return;
+    pages_[w].hash = WindowKey(h);
+    pages_[w].hashed = 1;
+    pages_[w].in_map = 1;
+  }
 }
 
 void PageAllocator::Publish(Sequence& seq, const int32_t* tokens) {
@@ -201,13 +223,16 @@ int64_t PageAllocator::WindowLimit(const Sequence& seq, int64_t num_tokens) cons
 }
 
 void PageAllocator::ReleaseOutsideWindow(Sequence& seq, int64_t limit) {
-  // The window groups' blocks of the pages left behind go (a hybrid pool: its pages, the
-  // full-attention blocks, stay); an all-sliding pool's pages are the window's and go themselves.
-  const int64_t k = limit - seq.first_live_page;
-  free_blocks_ += static_cast<int32_t>(k * window_blocks_);
-  window_pages_ -= k;
-  window_tokens_ -= k * config_.page_size;
-  if (window_frees_pages_)
+  // The window pages left behind go, the highest first (vLLM remove_skipped_blocks' order; a
+  // hybrid pool's pages, the full-attention blocks, stay); an all-sliding pool's pages are the
+  // window's and go themselves, the lowest first.
+  if (window_blocks_ > 0)
+    for (int64_t lp = limit; lp-- > seq.first_live_page;) {
+      int32_t& entry = seq.window_table[lp];
+      Release(entry);
+      entry = kNoPage;
+    }
+  else if (window_frees_pages_)
     for (int64_t lp = seq.first_live_page; lp < limit; ++lp) {
       int32_t& entry = seq.block_table[lp];
       Release(entry);
@@ -252,10 +277,13 @@ AllocStatus PageAllocator::AppendTo(Sequence& seq, const int32_t* tokens, int64_
   const int32_t slot = static_cast<int32_t>(&seq - seqs_.data());
   // Pages the window releases first (those this sequence alone holds) count as available.
   const int64_t limit = WindowLimit(seq, seq.num_tokens);
-  int64_t released = (limit - seq.first_live_page) * window_blocks_;
-  if (window_frees_pages_)
+  int64_t released = 0;
+  if (limit > seq.first_live_page) {
+    const std::vector<int32_t>& table = window_blocks_ > 0 ? seq.window_table : seq.block_table;
+    const int64_t blocks = window_blocks_ > 0 ? window_blocks_ : 1;
     for (int64_t lp = seq.first_live_page; lp < limit; ++lp)
-      released += pages_[seq.block_table[lp]].ref_count == 1 ? 1 : 0;
+      released += pages_[table[lp]].ref_count == 1 ? blocks : 0;
+  }
   if (PagesNeededAt(slot, n) > AvailablePages() + released) return AllocStatus::kOutOfPages;
   ReleaseOutsideWindow(seq, limit);
   const int64_t ps = config_.page_size;
@@ -283,17 +311,19 @@ AllocStatus PageAllocator::AppendTo(Sequence& seq, const int32_t* tokens, int64_
   }
 
   int64_t done = 0;
-  window_pages_ += page_.Div(seq.num_tokens + n + ps - 1) - static_cast<int64_t>(seq.block_table.size());
-  window_tokens_ += n;
   for (; done < n; pos = 0) {
     if (pos == 0) {
       seq.block_table.push_back(TakePage());
-      TakeWindowBlocks(window_blocks_);
+      if (window_blocks_ > 0) seq.window_table.push_back(Take(true));
     }
     const int32_t page = seq.block_table.back();
     const int64_t k = std::min<int64_t>(n - done, ps - pos);
     pages_[page].filled += static_cast<int32_t>(k);
     tokens_stored_ += k;
+    if (window_blocks_ > 0) {
+      pages_[seq.window_table.back()].filled += static_cast<int32_t>(k);
+      window_tokens_ += k;
+    }
     seq.num_tokens += k;
     if (hashing && static_cast<int64_t>(seq.block_table.size()) > seq.private_page) {
       if (pos + k == ps) pages_[page].hashed = 1;  // a private page: registered when published
@@ -321,11 +351,13 @@ AllocStatus PageAllocator::Allocate(int64_t seq_id, const int32_t* tokens, int64
   std::vector<int32_t>& hits = hit_scratch_;
   hits.clear();
   uint64_t parent = kRootHash;
-  int64_t hit_pages_free = 0;  // hits that currently sit in the cached queue
   const bool lookup = config_.enable_prefix_caching && tokens != nullptr;
-  // No other sequence holds a private page's tokens, so none is in the map to be found.
+  // No other sequence holds a private page's tokens, so none is in the map to be found (no
+  // private tails with a sliding window: see "Hybrid pool").
   const int64_t private_page =
-      lookup && private_from >= 0 && !window_frees_pages_ ? private_from / ps : kNoPrivatePage;
+      lookup && private_from >= 0 && config_.sliding_window == 0 ? private_from / ps : kNoPrivatePage;
+  std::vector<uint64_t>& hashes = hash_scratch_;  // hybrid: the hit pages' hashes
+  hashes.clear();
   if (lookup && num_tokens > 0) {
     const int64_t max_pages = std::min<int64_t>((num_tokens - 1) / ps, private_page);
     for (int64_t lp = 0; lp < max_pages; ++lp) {
@@ -333,21 +365,48 @@ AllocStatus PageAllocator::Allocate(int64_t seq_id, const int32_t* tokens, int64
       const int32_t page = page_by_hash_.Find(h);
       if (page == FlatMap64::kNotFound) break;
       hits.push_back(page);
-      if (pages_[page].ref_count == 0) ++hit_pages_free;
+      if (window_blocks_ > 0) hashes.push_back(h);
       parent = h;
     }
   }
+  // A hybrid pool: cut to the end of the last c cached window pages in a row below the full
+  // groups' hit, or to the run of them from page 0 ("Hybrid pool").
+  std::vector<int32_t>& window_hits = window_scratch_;
+  int64_t first_window_page = 0;
+  if (window_blocks_ > 0 && !hits.empty()) {
+    const int64_t c = (config_.sliding_window - 1 + ps - 1) / ps;
+    const int64_t hf = static_cast<int64_t>(hits.size());
+    int64_t run = 0, end = -1;
+    for (int64_t lp = hf - 1; lp >= 0; --lp) {
+      if (page_by_hash_.Find(WindowKey(hashes[static_cast<size_t>(lp)])) == FlatMap64::kNotFound) {
+        run = 0;
+        continue;
+      }
+      if (++run >= c) {
+        end = lp + run;
+        break;
+      }
+    }
+    if (end < 0) end = run;  // no run of c: the run from page 0 (maybe none)
+    hits.resize(static_cast<size_t>(end));
+    parent = end > 0 ? hashes[static_cast<size_t>(end - 1)] : kRootHash;
+    first_window_page = std::max<int64_t>(end - c, 0);
+    window_hits.clear();
+    for (int64_t lp = first_window_page; lp < end; ++lp)
+      window_hits.push_back(page_by_hash_.Find(WindowKey(hashes[static_cast<size_t>(lp)])));
+  }
+  int64_t hit_pages_free = 0, hit_windows_free = 0;  // hits that currently sit in the cached queue
+  for (int32_t page : hits) hit_pages_free += pages_[page].ref_count == 0 ? 1 : 0;
+  if (window_blocks_ > 0 && !hits.empty())
+    for (int32_t w : window_hits) hit_windows_free += pages_[w].ref_count == 0 ? 1 : 0;
   const int64_t cached = static_cast<int64_t>(hits.size()) * ps;
   const int64_t rest = num_tokens - cached;
   const int64_t fresh = max_new_tokens < 0 ? rest : std::min(rest, max_new_tokens);
   const int64_t new_pages = (fresh + ps - 1) / ps;
-  // The window groups' blocks of the hit pages the window covers at `cached`, and of the new
-  // pages (an all-sliding pool's hit pages before the window go at the first append instead).
-  const int64_t keep_from = cached - config_.sliding_window + 1;
-  const int64_t first_window_page = window_blocks_ > 0 && keep_from > 0 ? keep_from / ps : 0;
-  const int64_t hit_window_pages = static_cast<int64_t>(hits.size()) - first_window_page;
+  // Each new page takes its window page too (an all-sliding pool's hit pages before the window
+  // go at the first append instead).
   if (static_cast<int64_t>(AvailablePages()) - page_blocks_ * (hit_pages_free + new_pages) -
-          window_blocks_ * (hit_window_pages + new_pages) <
+          window_blocks_ * (hit_windows_free + new_pages) <
       config_.watermark_pages)
     return AllocStatus::kOutOfPages;
 
@@ -361,15 +420,21 @@ AllocStatus PageAllocator::Allocate(int64_t seq_id, const int32_t* tokens, int64
   seq.first_live_page = first_window_page;
   seq.parent_hash = parent;
   seq.block_table.clear();
+  seq.window_table.clear();
   seq.partial_tokens.clear();
   for (int32_t page : hits) {
     Hold(page);
     seq.block_table.push_back(page);
   }
+  if (window_blocks_ > 0) {
+    seq.window_table.assign(static_cast<size_t>(first_window_page), kNoPage);
+    if (!hits.empty())
+      for (int32_t w : window_hits) {
+        Hold(w);
+        seq.window_table.push_back(w);
+      }
+  }
   logical_tokens_ += cached;
-  TakeWindowBlocks(hit_window_pages * window_blocks_);
-  window_pages_ += hit_window_pages;
-  window_tokens_ += cached - first_window_page * ps;
   ids_.InsertIfAbsent(static_cast<uint64_t>(seq_id), slot);  // checked absent above
   if (lookup) {
     prefix_query_tokens_ += num_tokens;
@@ -427,20 +492,19 @@ AllocStatus PageAllocator::FreeAt(int32_t slot, const int32_t* tokens) {
   const size_t count = seq.block_table.size();
   for (size_t i = 0; i < std::min(count, kAhead); ++i)
     if (table[count - 1 - i] != kNoPage) __builtin_prefetch(&pages_[table[count - 1 - i]]);
+  // A hybrid pool's window pages first (tail first; see "Hybrid pool").
+  for (size_t i = seq.window_table.size(); i-- > static_cast<size_t>(seq.first_live_page);) Release(seq.window_table[i]);
   for (size_t i = count; i-- > 0;) {
     if (i >= kAhead && table[i - kAhead] != kNoPage) __builtin_prefetch(&pages_[table[i - kAhead]]);
     if (table[i] != kNoPage) Release(table[i]);
   }
-  const int64_t k = static_cast<int64_t>(count) - seq.first_live_page;
-  free_blocks_ += static_cast<int32_t>(k * window_blocks_);
-  window_pages_ -= k;
-  window_tokens_ -= seq.num_tokens - seq.first_live_page * config_.page_size;
   logical_tokens_ -= seq.num_tokens;
   ids_.Erase(static_cast<uint64_t>(seq.id));
   seq.live = false;
   seq.private_page = kNoPrivatePage;
   seq.num_tokens = 0;
   seq.block_table.clear();
+  seq.window_table.clear();
   seq.partial_tokens.clear();
   free_slots_.push_back(slot);
   return AllocStatus::kOk;
@@ -475,7 +539,7 @@ PageAllocatorStats PageAllocator::Stats() const {
   s.page_size = config_.page_size;
   // In blocks: each group's blocks, each group's copy of a token.
   s.pages_used = static_cast<int32_t>(page_blocks_ * pages_used_ + window_blocks_ * window_pages_);
-  s.pages_cached = page_blocks_ * cached_count_;
+  s.pages_cached = page_blocks_ * cached_count_ + window_blocks_ * cached_windows_;
   s.pages_free = free_blocks_;
   const int64_t tokens_stored = page_blocks_ * tokens_stored_ + window_blocks_ * window_tokens_;
   s.num_sequences = static_cast<int32_t>(ids_.size());

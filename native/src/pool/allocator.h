@@ -55,11 +55,22 @@
 // happens at the next append, not at the end of this one, because the tokens just appended still
 // have K/V to write.
 //
-// Hybrid pool: the window blocks are the sequence's own: not hashed, not shared, not cached (on a
-// prefix-cache hit, the blocks covering the window at the hit are taken new; vLLM would find them
-// cached or cut the hit short: HybridKVCacheCoordinator.find_longest_cache_hit). A new page or
-// window block comes from the free blocks, then by evicting the least recently released cached
-// page (F blocks). Fork is refused (kInvalidArgument).
+// Hybrid pool: a page's window blocks (S, one per sliding-window group) are one record of their
+// own, a window page, held, shared, hashed and cached as a page is: registered under its page's
+// hash (tagged apart) when the page fills, shared by a prefix-cache hit, released by the window
+// (vLLM SlidingWindowManager.remove_skipped_blocks: the highest logical page first) and at
+// FreeAt (window pages first, tail first, then the pages), and cached on release while hashed,
+// on the one LRU queue with the pages (vLLM's BlockPool keeps freed blocks' hashes until it
+// evicts them). A new page or window page comes from the free blocks, then by evicting the least
+// recently released cached record (F or S blocks). A prefix-cache hit is then as long as every
+// group can serve (vLLM HybridKVCacheCoordinator.find_longest_cache_hit with one full-attention
+// and one sliding-window spec, one pass): the full-attention groups' longest run of cached pages
+// from the start (hf pages), cut to the end h <= hf of the last c = ceil((W − 1) / page_size)
+// consecutive pages whose window pages are cached, searched from hf down (SlidingWindowManager.
+// find_longest_cache_hit), or, with no such run, to the run of cached window pages from page 0.
+// The sequence then holds pages [0, h) and window pages [h − c, h) (those the window covers at
+// h · page_size). Private tails are not kept (private_from is ignored). Fork is refused
+// (kInvalidArgument).
 //
 // Watermark: a new sequence is admitted only if `watermark_pages` pages stay available
 // (free + cached) afterwards; appends to existing sequences may use them. This keeps room for
@@ -177,7 +188,8 @@ class PageAllocator {
 
   // Creates sequence `seq_id`. With prefix caching and token ids, shares the longest run of
   // cached full pages of tokens[0, num_tokens) — at most num_tokens − 1 tokens, so that at least
-  // one token is computed (it yields the next token's logits) — then appends up to
+  // one token is computed (it yields the next token's logits); a hybrid pool's as long as its
+  // window pages allow too ("Hybrid pool") — then appends up to
   // `max_new_tokens` of the remaining prompt tokens (all when < 0), taking pages on demand.
   // tokens: int32 [num_tokens] or nullptr (then nothing is looked up or cached for it).
   // Respects the watermark. kSequenceExists for a live id (nothing changes, nothing leaks).
@@ -235,8 +247,11 @@ class PageAllocator {
   const std::vector<int32_t>* BlockTable(int64_t seq_id) const;
   int64_t NumTokens(int64_t seq_id) const;  // -1 when unknown
 
-  // Blocks a new page or window block can come from right now: free blocks + page_blocks · cached pages.
-  int32_t AvailablePages() const { return free_blocks_ + page_blocks_ * cached_count_; }
+  // Blocks a new page or window page can come from right now: free blocks + page_blocks · cached
+  // pages + window blocks · cached window pages.
+  int32_t AvailablePages() const {
+    return free_blocks_ + page_blocks_ * cached_count_ + window_blocks_ * cached_windows_;
+  }
   PageAllocatorStats Stats() const;
   const PageAllocatorConfig& config() const { return config_; }
 
@@ -267,14 +282,19 @@ class PageAllocator {
     int64_t first_live_page = 0; // pages before it have their sliding-window blocks released
     uint64_t parent_hash = kRootHash;  // hash of its last registered page (private pages excluded)
     std::vector<int32_t> block_table;
+    std::vector<int32_t> window_table;    // hybrid: window page per logical page (kNoPage outside the window)
     std::vector<int32_t> partial_tokens;  // ids of the unfilled last page (hashable only)
   };
 
-  int32_t TakePage();           // caller checked AvailablePages() >= page_blocks_
-  void TakeWindowBlocks(int64_t n);  // n window blocks; caller checked AvailablePages() >= n
-  void EvictToFree();           // the least recently released cached page to the free stack
+  // A held record of `blocks` blocks (page_blocks_, or window_blocks_ for a window page);
+  // caller checked AvailablePages() >= blocks.
+  int32_t Take(bool window);
+  int32_t TakePage() { return Take(false); }
+  void EvictToFree();           // the least recently released cached record to the free stack
   void Release(int32_t page);   // ref_count − 1, to free stack or cached queue at 0
   void Hold(int32_t page);      // a cache hit: ref_count + 1, leaving the cached queue at 0
+  // A window page's key in page_by_hash_: its page's hash, tagged apart from the pages'.
+  static uint64_t WindowKey(uint64_t page_hash) { return page_hash ^ 0x5bd1e9955bd1e995ULL; }
   void QueueRemove(int32_t page);
   void QueuePushBack(int32_t page);
   void RegisterFull(Sequence& seq, int32_t page, const int32_t* page_tokens);  // page_tokens: [page_size]
@@ -298,20 +318,24 @@ class PageAllocator {
     PageState state = PageState::kFree;
     uint8_t hashed = 0;       // registered: to the cached queue when released
     uint8_t in_map = 0;       // its hash is in page_by_hash_ (hashed, and not a private page)
+    uint8_t window = 0;       // a window page (hybrid pool): window_blocks_ blocks, not page_blocks_
   };
   std::vector<PageMeta> pages_;
   int32_t queue_head_ = kNoPage, queue_tail_ = kNoPage;
-  int32_t cached_count_ = 0;
+  int32_t cached_count_ = 0;    // pages on the cached queue
+  int32_t cached_windows_ = 0;  // window pages on the cached queue
   std::vector<int32_t> free_stack_;
   FlatMap64 page_by_hash_;
   std::vector<Sequence> seqs_;
   std::vector<int32_t> free_slots_;
   std::vector<int32_t> hit_scratch_;
+  std::vector<int32_t> window_scratch_;  // hybrid: the hit's window pages
+  std::vector<uint64_t> hash_scratch_;   // hybrid: the full groups' hit pages' hashes
   FlatMap64 ids_;
   int32_t pages_used_ = 0;
-  // KV-cache groups: whether the window releases pages (F = 0), blocks a page (F, or 1), window
-  // blocks a page in the window (S when F >= 1, else 0), free blocks, and the pages and tokens the
-  // windows cover (window blocks held = window_blocks_ · window_pages_).
+  // KV-cache groups: whether the window releases pages (F = 0), blocks a page (F, or 1), blocks a
+  // window page (S when F >= 1, else 0), free blocks, and the window pages held and their filled
+  // slots (window blocks held = window_blocks_ · window_pages_).
   bool window_frees_pages_ = false;
   int32_t page_blocks_ = 1;
   int32_t window_blocks_ = 0;
