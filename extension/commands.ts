@@ -20,6 +20,7 @@ import { showSweep, SweepRun } from './sweep';
 import type { Ctx } from './ctx';
 import { exportRunTo } from './dashboard';
 import { listRuns, loadRun } from './history';
+import { PICK_OPTIONS } from './pick';
 import { readSweepReport, sweepReportsIn, type SweepReportEntry } from './sweepReports';
 import { checkVllmLog } from './vllmLog';
 
@@ -46,7 +47,7 @@ async function targetFile(arg: unknown, purpose: string): Promise<vscode.Uri | u
   files.sort((a, b) => a.fsPath.localeCompare(b.fsPath));
   const picked = await vscode.window.showQuickPick(
     files.map((uri) => ({ label: basename(uri.fsPath), description: vscode.workspace.asRelativePath(uri, false), uri })),
-    { title: `AttnScope: pick a profile or config to ${purpose}`, matchOnDescription: true },
+    { ...PICK_OPTIONS, title: `AttnScope: pick a profile or config to ${purpose}`, matchOnDescription: true },
   );
   return picked?.uri;
 }
@@ -98,10 +99,10 @@ async function pickRuns(ctx: Ctx, title: string, many: boolean): Promise<RunList
     return bad.length > 0;
   };
   if (!many) {
-    const one = await vscode.window.showQuickPick(items, { title });
+    const one = await vscode.window.showQuickPick(items, { ...PICK_OPTIONS, title });
     return one && !refuse([one]) ? [one.run!] : undefined;
   }
-  const picked = await vscode.window.showQuickPick(items, { title, canPickMany: true });
+  const picked = await vscode.window.showQuickPick(items, { ...PICK_OPTIONS, title, canPickMany: true });
   if (!picked || refuse(picked)) return undefined;
   if (picked.length !== 2) {
     void vscode.window.showWarningMessage(`AttnScope: pick exactly two runs to compare (picked ${picked.length}).`);
@@ -218,7 +219,7 @@ const exportRun: Factory = (ctx) => async () => {
   if (!picked) return;
   const format = await vscode.window.showQuickPick(
     [{ label: 'JSON', description: 'the full run (schema 1)', format: 'json' as const }, { label: 'CSV', description: 'one row per kernel case', format: 'csv' as const }],
-    { title: 'AttnScope: export as' },
+    { ...PICK_OPTIONS, title: 'AttnScope: export as' },
   );
   if (!format) return;
   await exportRunTo(ctx, await loadRun(ctx.historyFolder().fsPath, picked[0]!.id), picked[0]!.id, format.format);
@@ -242,7 +243,7 @@ const openSweepResults: Factory = (ctx) => async (arg) => {
       entry: e,
     }));
     if (browse) items.push({ label: 'Browse…', description: 'another report or results folder' });
-    const picked = await vscode.window.showQuickPick(items, { title: 'AttnScope: open sweep results' });
+    const picked = await vscode.window.showQuickPick(items, { ...PICK_OPTIONS, title: 'AttnScope: open sweep results' });
     return picked === undefined ? undefined : (picked.entry ?? 'browse');
   };
   let uri = arg instanceof vscode.Uri ? arg : undefined;

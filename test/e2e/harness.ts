@@ -9,6 +9,7 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync,
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach } from 'node:test';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
 import { tempDir } from '../fixtures/tmp';
 
@@ -179,9 +180,25 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
+/**
+ * Kept in the workbench page from its first script on (and again after every reload): the last
+ * 100 focus moves of its document, `window.__attnscopeFocusLog`, as `<ms since page load> in|out
+ * <element>[ -> <element>]` and `window blur`, for failureArtifacts. A string, not a function:
+ * tsx's name helpers (__name) do not exist in the page.
+ */
+const FOCUS_LOG_SCRIPT = `(() => {
+  const log = (window.__attnscopeFocusLog = []);
+  const name = (el) => !el ? 'null' : el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + [...(el.classList ?? [])].slice(0, 4).map((c) => '.' + c).join('');
+  const push = (line) => { log.push(performance.now().toFixed(0) + ' ' + line); if (log.length > 100) log.shift(); };
+  document.addEventListener('focusin', (e) => push('in ' + name(e.target)), true);
+  document.addEventListener('focusout', (e) => push('out ' + name(e.target) + ' -> ' + name(e.relatedTarget)), true);
+  window.addEventListener('blur', () => push('window blur, active ' + name(document.activeElement)));
+})()`;
+
 /** Opens the workbench on `folder` and waits for it. */
 export async function openWorkbench(browser: Browser, server: CodeServer, folder: string): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+  await page.addInitScript(FOCUS_LOG_SCRIPT);
   // A loaded CI machine took over 30 s (the default) to serve the workbench once.
   await page.goto(`${server.url}/?folder=${encodeURIComponent(folder)}`, { timeout: 120_000 });
   await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
@@ -276,6 +293,21 @@ export async function openNewFile(page: Page, name: string, expectText: string):
   await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: expectText }).first().waitFor({ timeout: 30_000 });
 }
 
+/**
+ * Does what the dashboard webview's iframe does when VS Code's deferred `focus` message reaches it
+ * (webview/browser/pre/index.html: `activeFrame.contentWindow.focus()`; extension/pick.ts says
+ * when that comes late), and resolves once the workbench's focus tracking has seen it: the focus
+ * is in the webview's iframe, and a task queued after the blur's (VS Code's trackFocus reports a
+ * blur from a setTimeout 0) has run.
+ */
+export async function webviewTakesFocus(page: Page): Promise<void> {
+  const outer = (await dashboardFrame(page)).parentFrame();
+  if (!outer) throw new Error('the dashboard frame has no parent (the webview iframe)');
+  await outer.evaluate(() => (document.querySelector('iframe#active-frame') as HTMLIFrameElement | null)?.contentWindow?.focus());
+  await page.waitForFunction(() => document.activeElement?.tagName === 'IFRAME', undefined, { timeout: 10_000 });
+  await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)));
+}
+
 /** The dashboard webview's content frame, once its page is loaded. */
 export async function dashboardFrame(page: Page, timeout = 60_000): Promise<Frame> {
   const deadline = Date.now() + timeout;
@@ -286,4 +318,50 @@ export async function dashboardFrame(page: Page, timeout = 60_000): Promise<Fram
     if (Date.now() > deadline) throw new Error('the AttnScope dashboard webview did not appear');
     await page.waitForEvent('frameattached', { timeout: Math.max(1, Math.min(2000, deadline - Date.now())) }).catch(() => undefined);
   }
+}
+
+/**
+ * Registers, in the calling describe, an afterEach that keeps what a failed step saw: under
+ * test-results/e2e/failures/<step>/ the screenshot (screenshot.png), the workbench's DOM
+ * (page.html) and each frame's that has a body (frame-<n>.html: the webviews), and state.txt: the
+ * focused element, the quick input (visible, title, value, rows), the notification toasts, the
+ * editor tabs and the page's last focus moves (FOCUS_LOG_SCRIPT). state.txt is also printed, with
+ * the folder, so a CI log carries it. `page()` is the page of the describe (undefined before it
+ * opened). Nothing is saved for a passed step.
+ */
+export function failureArtifacts(page: () => Page | undefined): void {
+  afterEach(async (t) => {
+    const p = page();
+    // TestContext.passed: Node 20.12+ (CI's 20.20), missing from @types/node 20's TestContext.
+    if ((t as { passed?: boolean }).passed !== false || !p || p.isClosed()) return;
+    const dir = join(shots, 'failures', t.name.replace(/[^\w.-]+/g, '-').slice(0, 80));
+    mkdirSync(dir, { recursive: true });
+    await p.screenshot({ path: join(dir, 'screenshot.png') }).catch(() => undefined);
+    writeFileSync(join(dir, 'page.html'), await p.content().catch((err: Error) => `page.content failed: ${err.message}`));
+    let n = 0;
+    for (const f of p.frames().slice(1)) {
+      const html = await f.content().catch(() => '');
+      if (html.includes('<body')) writeFileSync(join(dir, `frame-${++n}.html`), `<!-- ${f.url()} -->\n${html}`);
+    }
+    const state = await p
+      .evaluate(`(() => {
+        const text = (el) => (el?.innerText ?? '').replace(/\\s+/g, ' ').trim();
+        const visible = (el) => !!el && el.offsetParent !== null;
+        const active = document.activeElement;
+        const quick = document.querySelector('.quick-input-widget');
+        const lines = [
+          'focused: ' + (active ? active.tagName.toLowerCase() + '.' + [...active.classList].join('.') : 'none') + (document.hasFocus() ? '' : ' (the page has no focus)'),
+          'quick input: ' + (visible(quick) ? 'visible, title "' + text(quick.querySelector('.quick-input-title')) + '", value "' + (quick.querySelector('input')?.value ?? '') + '"' : 'hidden'),
+          ...[...document.querySelectorAll('.quick-input-list .monaco-list-row')].filter(visible).map((r) => '  row: ' + text(r)),
+          ...[...document.querySelectorAll('.notification-toast')].map((n) => 'toast: ' + text(n)),
+          ...[...document.querySelectorAll('.editor-group-container')].map((g, i) => 'group ' + (i + 1) + (g.classList.contains('active') ? ' (active)' : '') + ': ' + [...g.querySelectorAll('.tab')].map((tab) => text(tab.querySelector('.label-name') ?? tab) + (tab.classList.contains('active') ? '*' : '')).join(', ')),
+          'focus moves (ms since page load):',
+          ...(window.__attnscopeFocusLog ?? []).map((l) => '  ' + l),
+        ];
+        return lines.join('\\n');
+      })()`)
+      .catch((err: Error) => `page state unreadable: ${err.message}`);
+    writeFileSync(join(dir, 'state.txt'), `${String(state)}\n`);
+    console.log(`[e2e] step failed: "${t.name}"; screenshot, DOM and state in ${dir}\n${String(state)}`);
+  });
 }

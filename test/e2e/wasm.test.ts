@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { RunResult } from '../../core/protocol/run';
-import { checkPrerequisites, dashboardFrame, launchChromium, makeWorkspace, openFile, openWorkbench, root, runCommand, shots, startCodeServer, type CodeServer } from './harness';
+import { checkPrerequisites, dashboardFrame, failureArtifacts, launchChromium, makeWorkspace, openFile, openWorkbench, root, runCommand, shots, startCodeServer, type CodeServer } from './harness';
 
 const UNIVERSAL = process.env.ATTNSCOPE_VSIX_UNIVERSAL ?? join(root, 'attnscope-universal.vsix');
 
@@ -33,6 +33,7 @@ describe('AttnScope from the universal package (WebAssembly, no native addon)', 
     browser = await launchChromium();
     page = await openWorkbench(browser, server, ws);
   });
+  failureArtifacts(() => page);
 
   after(async () => {
     if (page) await page.screenshot({ path: join(shots, 'wasm-last.png') }).catch(() => undefined);
