@@ -216,6 +216,19 @@ export function sweepPointTree(root: ValueNode, assignments: ReadonlyArray<{ key
 }
 
 /**
+ * The fix for an axis over a list-valued key written as a list of scalars (`prefill.seq_lens:
+ * [512, 1024]`), appended to the "must be an array" error the point's scalar value gets: each
+ * value of such an axis is itself a list (`[[512], [1024]]`). "" for any other problem.
+ */
+function listKeyHint(p: Problem, axes: readonly SweepAxis[], assignments: ReadonlyArray<{ key: string; value: ValueNode }>): string {
+  const at = assignments.find((a) => a.value.type !== 'array' && a.value.range.offset === p.range.offset && a.value.range.length === p.range.length);
+  if (!at || p.code !== 'wrong-type' || !/must be an array/.test(p.message)) return '';
+  const axis = axes.find((a) => a.key === at.key)!;
+  const lists = axis.values.slice(0, 2).map((v) => `[${JSON.stringify(toPlain(v))}]`);
+  return `; to sweep a list key, make each axis value a list: ${at.key}: [${lists.join(', ')}${axis.values.length > 2 ? ', ...' : ''}]`;
+}
+
+/**
  * Reads point `index` of `axes` over the profile tree `root`: the profile with each axis value
  * at its path, through the ordinary reader. Its problems keep their ranges (an axis value's
  * problem lands on that value) and, when about the point, say which point.
@@ -230,7 +243,7 @@ export function readSweepPoint(root: ValueNode, axes: readonly SweepAxis[], inde
   for (const { key, value } of assignments) values[key] = toPlain(value);
   const label = pointLabel(values);
   const read = readProfileTree({ root: sweepPointTree(root, assignments), problems: [] }, file, host);
-  const problems = read.problems.map((p) => (p.severity === 'error' ? { ...p, message: `sweep point ${label}: ${p.message}` } : p));
+  const problems = read.problems.map((p) => (p.severity === 'error' ? { ...p, message: `sweep point ${label}: ${p.message}${listKeyHint(p, axes, assignments)}` } : p));
   return { point: read.value ? { index, values, profile: read.value } : null, label, problems };
 }
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import * as YAML from 'yaml';
@@ -20,7 +20,8 @@ import type { SweepMetrics, SweepReport, SweepReportRow } from '../../core/proto
 import { sweepProvenance } from '../../core/sweepFigures';
 import { sbatchScript, shellQuote, sbatchReason } from '../../runner/sweep/slurm';
 import { axisIndices } from '../../core/config';
-import { slurmTimeProblem } from '../../core/config/sweep';
+import { slurmTimeProblem, sweepProblems } from '../../core/config/sweep';
+import { parseProfileText } from '../../core/config';
 import { loadSweep, pointId, type SweepPlan } from '../../runner/sweep/spec';
 import { tempDir } from '../fixtures/tmp';
 
@@ -375,6 +376,25 @@ test('errorAt places a problem of one point at its value in the sweep block, or 
   const set = plan.errorAt(plan.points[1]!, 'decode.context_lens', 'needs 9 GiB');
   assert.ok(set instanceof UsageError);
   assert.equal(set.message, '--set decode.context_lens=[[1024], [65536]]: sweep point page_size=8 context_lens=[65536]: needs 9 GiB');
+});
+
+test('an axis over a list key written as a list of scalars says to make each value a list, in the CLI and the editor', () => {
+  // The newcomer's first guess (session 30): `prefill.seq_lens: [512, 1024]` makes each point's
+  // seq_lens a number; prefill.seq_lens is an array of lengths, so each axis value is one: [[512], [1024]].
+  const { file } = workspace(`${BASE}prefill: { seq_lens: [128] }\nsweep:\n  axes:\n    prefill.seq_lens: [512, 1024, 2048]\n`);
+  const hint = '; to sweep a list key, make each axis value a list: prefill.seq_lens: [[512], [1024], ...]';
+  // CLI: line 7 is `    prefill.seq_lens: [512, 1024, 2048]`; 512 starts at column 24.
+  assert.throws(() => loadSweep(file), (e: unknown) => e instanceof InputError && `${e.line}:${e.column}` === '7:24' && e.message.startsWith('sweep point seq_lens=512: prefill.seq_lens must be an array') && e.message.endsWith(hint));
+  // Editor: the same sentence on each value's diagnostic.
+  const host = { readFile: (p: string): string | null => (existsSync(p) ? readFileSync(p, 'utf8') : null) };
+  const { problems } = sweepProblems(parseProfileText(readFileSync(file, 'utf8'), file).root, file, host);
+  const errors = problems.filter((p) => p.severity === 'error');
+  assert.equal(errors.length, 3);
+  for (const p of errors) assert.ok(p.message.endsWith(hint), p.message);
+  // The right form runs: each value a list.
+  assert.equal(loadSweep(workspace(`${BASE}prefill: { seq_lens: [128] }\nsweep:\n  axes:\n    prefill.seq_lens: [[512], [1024]]\n`).file).points.length, 2);
+  // A scalar key's wrong value gets no such hint.
+  assert.throws(() => loadSweep(workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [[8], [16]]\n`).file), (e: unknown) => e instanceof InputError && !/list key/.test(e.message));
 });
 
 test('sbatch that reaches no controller: its fatal line, once, with what to check', () => {
