@@ -25,7 +25,7 @@ import { createRun, type Environment, type PoolResult, type PoolSample, type Ste
 import { batchLimitsText, estimate, referenceSeqLen } from '../core/estimate';
 import { formatCount, formatCountOf, perGpuCasesHeader } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
-import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations, type ServingSimRequests } from '../native';
+import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, writeFailure, writeOutput } from './args';
 import { describeMachine } from './environment';
 import { flagLines } from './help';
@@ -39,7 +39,7 @@ import { searchCapacity } from './simulate/capacity';
 import { formatCapacity } from './simulate/latency-format';
 import { readSimulateFlags, SIMULATE_FLAGS, type SimulateFlags } from './simulate/options';
 import { describeDropped, readTraceFile, readVllmResult, type VllmBenchResult } from './simulate/traces';
-import { formatCalibrationReplay, replayCalibration } from './simulate/calibrate-replay';
+import { calibrateByReplay, formatCalibrationReplay, formatReplayRounds } from './simulate/calibrate-replay';
 import { mergeCommand, submitCommand, sweepCommand } from './sweep';
 import { loadProfile, profileInputs, type LoadedProfile } from './load';
 import { benchPreflight, deploymentNotes } from './preflight';
@@ -481,7 +481,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   let stepTime: StepTimeSpec | StepTimeModel | undefined;
   let stepTimeSource: string | undefined;
   const head: string[] = [];
-  let calibrationReplay: { bench: VllmBenchResult; requests: ServingSimRequests; spec: StepTimeSpec; notes: string[] } | undefined;
+  let calibrationReplay: { bench: VllmBenchResult; notes: string[] } | undefined;
   // --calibrate: this tool's own CUDA kernel timings (a bench run JSON) or a vllm bench serve result.
   phase.doing = 'calibrating';
   if (flags.calibrate) checkCalibrationFile(flags.calibrate);
@@ -497,24 +497,21 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
     stepTime = model;
     head.push(...formatKernelCalibration(model, flags.calibrate), '');
   } else if (flags.calibrate) {
-    let fit;
     let result: VllmBenchResult;
     try {
       result = readVllmResult(flags.calibrate);
       // A result of another model is fitted all the same (a name is only a hint), and said.
       const mismatch = calibrationModelMismatch(profile, result);
       if (mismatch) say(`${flags.calibrate}:${result.modelId!.line}:${result.modelId!.column}: warning: ${mismatch}`, 'warn');
-      fit = calibrateStepTime(profile, result);
+      // The one-step fit refuses what cannot be calibrated before any work; the refit against the
+      // replay (calibrateByReplay) follows once the addon is loaded.
+      calibrateStepTime(profile, result);
     } catch (e) {
       if (e instanceof RangeError) throw new InputError(e.message, flags.calibrate);
       throw e;
     }
-    stepTime = fit.spec;
-    stepTimeSource = `calibration from ${basename(flags.calibrate)}${heldParametersText(fit)}`;
-    head.push(...formatCalibration(fit, flags.calibrate));
-    // The result's own requests replayed with the fit: the figure that says whether it reproduces the benchmark.
     const replayTrace = readTraceFile(flags.calibrate, { format: 'vllm-bench', maxModelLen: profile.workload?.maxModelLen ?? referenceSeqLen(profile), warnings: [] });
-    calibrationReplay = { bench: result!, requests: replayTrace.requests, spec: fit.spec, notes: replayTrace.notes };
+    calibrationReplay = { bench: result!, notes: replayTrace.notes };
   }
   // The native part first: a missing one is said before seconds of preparation, and a reader of
   // stdout gone is seen from the start (exitOnWriteFailure asks the loaded addon only).
@@ -522,8 +519,17 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   await cancelPoint(signal);
   if (calibrationReplay) {
     phase.doing = 'replaying the calibration';
-    const r = await replayCalibration(profile, calibrationReplay.bench, calibrationReplay.requests, calibrationReplay.spec, signal);
-    head.push(...formatCalibrationReplay(r, flags.calibrate!), ...calibrationReplay.notes.map((n) => `    note: ${n}`), '');
+    // The result's own requests replayed with the fit, refitted until the replay reproduces the benchmark.
+    let c;
+    try {
+      c = await calibrateByReplay(profile, calibrationReplay.bench, signal);
+    } catch (e) {
+      if (e instanceof RangeError) throw new InputError(e.message, flags.calibrate!);
+      throw e;
+    }
+    stepTime = c.fit.spec;
+    stepTimeSource = `calibration from ${basename(flags.calibrate!)}${heldParametersText(c.fit)}`;
+    head.push(...formatCalibration(c.fit, flags.calibrate!), ...formatReplayRounds(c), ...formatCalibrationReplay(c.replay, flags.calibrate!), ...calibrationReplay.notes.map((n) => `    note: ${n}`), '');
   }
   phase.doing = null;
   // A terminal shows one line rewritten in place and erased at the end; piped stderr gets nothing.

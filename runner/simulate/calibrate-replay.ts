@@ -16,13 +16,15 @@
  * Replayed: the simulator's (latency.ts, same definitions), requests arriving at the result's
  * start_times (else its request_rate; traces.ts).
  */
-import { formatDuration } from '../../core/format';
+import { formatDuration, formatSignificant } from '../../core/format';
 import type { LatencyStats } from '../../core/protocol/latency';
 import type { Profile } from '../../core/config/types';
 import { latencyStats } from './latency';
 import { simulatePool, type SimulateOptions } from './simulate';
-import type { ServingSimRequests } from '../../native';
+import type { ServingSimRequests, ServingSimTimes } from '../../native';
 import type { VllmBenchResult } from './traces';
+import { calibrateStepTime, type CalibrationFit } from './calibrate';
+import { packRequests } from './workload';
 
 /** Measured and replayed statistics of one latency, seconds. */
 export interface ReplayComparison {
@@ -56,8 +58,8 @@ export function measuredLatencies(bench: VllmBenchResult): { ttft: Float64Array;
  * coefficients) and compares with the result's measurements.
  * @throws what simulatePool throws (PoolConfigError, the signal's reason).
  */
-export async function replayCalibration(profile: Profile, bench: VllmBenchResult, requests: ServingSimRequests, stepTime: SimulateOptions['stepTime'], signal?: AbortSignal): Promise<CalibrationReplay> {
-  const result = await simulatePool(profile, { requests, stepTime, stepTimeSource: 'the calibration', baselines: false, maxSamples: 2, signal });
+export async function replayCalibration(profile: Profile, bench: VllmBenchResult, requests: ServingSimRequests, stepTime: SimulateOptions['stepTime'], signal?: AbortSignal, onTimes?: SimulateOptions['onTimes']): Promise<CalibrationReplay> {
+  const result = await simulatePool(profile, { requests, stepTime, stepTimeSource: 'the calibration', baselines: false, maxSamples: 2, signal, onTimes });
   const m = measuredLatencies(bench);
   const l = result.latency!;
   return {
@@ -80,4 +82,116 @@ export function formatCalibrationReplay(r: CalibrationReplay, file: string): str
     return `    ${name} ${cell('mean')}, ${cell('p50')}, ${cell('p90')}`;
   };
   return [`  replay of ${file} through the simulator with this step_time (its batching, prefill chunks and queueing), measured → replayed:`, row('TTFT', r.ttft), row('TPOT', r.tpot)];
+}
+
+/** The replay refit stops when both replayed means are within this fraction of the measured ones. */
+export const REPLAY_TOLERANCE = 0.03;
+/** At most this many fit-and-replay rounds. */
+export const MAX_REPLAY_ROUNDS = 8;
+
+/** One round of {@link calibrateByReplay}: the fit and its replay's mean errors ((replayed − measured) / measured). */
+export interface ReplayRound {
+  spec: CalibrationFit['spec'];
+  ttftError: number;
+  tpotError: number;
+}
+
+export interface ReplayCalibration {
+  /** The kept round's fit; its ttftError / tpotError are the first (one-step) round's, against the measured timings. */
+  fit: CalibrationFit;
+  rounds: ReplayRound[];
+  /** Index into rounds of the kept fit: the first within the tolerance, else the one of least max(|TTFT error|, |TPOT error|). */
+  kept: number;
+  converged: boolean;
+  replay: CalibrationReplay;
+}
+
+/**
+ * The result's usable requests (no error, a TTFT, output > 0) packed for the simulator, arriving
+ * at start_times (else evenly at request_rate, else all at 0 s) as traces.ts reads them, and for
+ * each packed request (arrival order, ties in file order: RequestPacker's order) its index in
+ * the result.
+ */
+function benchRequests(bench: VllmBenchResult): { requests: ServingSimRequests; index: number[] } {
+  const rate = bench.requestRate;
+  const index: number[] = [];
+  for (let i = 0; i < bench.inputLens.length; i++) if (!bench.errors?.[i] && (bench.ttfts?.[i] ?? 0) > 0 && bench.outputLens[i] > 0) index.push(i);
+  const arrival = (i: number) => (bench.startTimes ? bench.startTimes[i] : rate !== null && Number.isFinite(rate) && rate > 0 ? i / rate : 0);
+  index.sort((x, y) => arrival(x) - arrival(y) || x - y);
+  const t0 = index.length > 0 ? arrival(index[0]) : 0;
+  return { requests: packRequests(index.map((i) => ({ arrivalS: arrival(i) - t0, promptLen: bench.inputLens[i], outputLen: bench.outputLens[i] }))), index };
+}
+
+/**
+ * Calibration that accounts for what the simulator adds to the one-step view (calibrate.ts): the
+ * other requests' prefill chunks in a decode step, the wait for the steps before a prefill.
+ * Round 1 is the one-step fit of the measured TTFTs and TPOTs. Each round replays the result's
+ * requests with that fit; if the replayed mean TTFT and mean TPOT are both within
+ * ±REPLAY_TOLERANCE of the measured ones it stops; else each request's fit target is multiplied
+ * by its measured / replayed (TTFT and TPOT apart) and refitted, at most MAX_REPLAY_ROUNDS
+ * rounds. A fixed point has every replayed request at its measured timings; on timings the
+ * simulator made itself, the true coefficients are one (their one-step predictions, as targets,
+ * fit back exactly), which the one-step fit alone misses (test/unit/calibrate-replay.test.ts).
+ * The factors round 1 could not determine, or held at a bound, stay held at round 1's value in
+ * every later round (CalibrationFitOptions.pinned): a refit does not trade an undetermined factor
+ * against the overhead from round to round.
+ * @throws what calibrateStepTime throws (RangeError), simulatePool's errors, the signal's reason.
+ */
+export async function calibrateByReplay(profile: Profile, bench: VllmBenchResult, signal?: AbortSignal): Promise<ReplayCalibration> {
+  const first = calibrateStepTime(profile, bench);
+  const { requests, index } = benchRequests(bench);
+  const pinned = first.parameters.filter((p) => !p.fitted && p.key !== 'overhead_ms');
+  const scale: Array<{ ttft: number; tpot: number } | undefined> = [];
+  const rounds: ReplayRound[] = [];
+  const fits: CalibrationFit[] = [];
+  const replays: CalibrationReplay[] = [];
+  let fit = first;
+  for (let round = 0; round < MAX_REPLAY_ROUNDS; round++) {
+    if (round > 0) {
+      try {
+        fit = calibrateStepTime(profile, bench, { targetScale: scale, pinned });
+      } catch (e) {
+        // Rescaled targets the model cannot follow (MAX_MEAN_FIT_ERROR): stop, keep the best round.
+        if (e instanceof RangeError) break;
+        throw e;
+      }
+    }
+    let times: ServingSimTimes | undefined;
+    const replay = await replayCalibration(profile, bench, requests, fit.spec, signal, (_, t) => (times = t));
+    fits.push(fit);
+    replays.push(replay);
+    rounds.push({ spec: fit.spec, ttftError: replay.ttft ? replayMeanError(replay.ttft) : 0, tpotError: replay.tpot ? replayMeanError(replay.tpot) : 0 });
+    const last = rounds[rounds.length - 1];
+    if (Math.abs(last.ttftError) <= REPLAY_TOLERANCE && Math.abs(last.tpotError) <= REPLAY_TOLERANCE) break;
+    // Each request's targets times its measured / replayed.
+    index.forEach((i, k) => {
+      const s = scale[i] ?? { ttft: 1, tpot: 1 };
+      const ttft = times!.firstTokenS[k] - requests.arrivalS[k];
+      if (ttft > 0) s.ttft *= bench.ttfts![i] / ttft;
+      const itl = bench.itls?.[i] ?? [];
+      const out = times!.outputLen[k];
+      if (itl.length > 0 && out > 1) {
+        const tpot = (times!.finishS[k] - times!.firstTokenS[k]) / (out - 1);
+        if (tpot > 0) s.tpot *= itl.reduce((a, x) => a + x, 0) / itl.length / tpot;
+      }
+      scale[i] = s;
+    });
+  }
+  const worst = (r: ReplayRound) => Math.max(Math.abs(r.ttftError), Math.abs(r.tpotError));
+  const converged = worst(rounds[rounds.length - 1]) <= REPLAY_TOLERANCE;
+  const kept = converged ? rounds.length - 1 : rounds.reduce((best, r, k) => (worst(r) < worst(rounds[best]) ? k : best), 0);
+  return { fit: { ...fits[kept], ttftError: first.ttftError, tpotError: first.tpotError }, rounds, kept, converged, replay: replays[kept] };
+}
+
+/** The refit's rounds as lines for the CLI, between formatCalibration's and the replay's. */
+export function formatReplayRounds(c: ReplayCalibration): string[] {
+  const signed = (x: number) => `${x >= 0 ? '+' : '−'}${(100 * Math.abs(x)).toFixed(1)}%`;
+  const tol = `±${(100 * REPLAY_TOLERANCE).toFixed(0)}%`;
+  const verdict = c.converged
+    ? `replayed mean TTFT and TPOT within ${tol} of the measured after ${c.rounds.length} round${c.rounds.length === 1 ? '' : 's'}`
+    : `not within ${tol} after ${c.rounds.length} rounds: round ${c.kept + 1} kept (the least largest error)`;
+  return [
+    `  refit against the replay (each request's targets times measured / replayed, until the replayed means are within ${tol}, at most ${MAX_REPLAY_ROUNDS} rounds): ${verdict}`,
+    ...c.rounds.map((r, k) => `    round ${k + 1}: compute_efficiency ${formatSignificant(r.spec.computeEfficiency)}, memory_efficiency ${formatSignificant(r.spec.memoryEfficiency)}, overhead_ms ${formatSignificant(r.spec.overheadMs)}: replay TTFT ${signed(r.ttftError)}, TPOT ${signed(r.tpotError)}`),
+  ];
 }

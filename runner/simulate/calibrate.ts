@@ -187,6 +187,21 @@ function freeLeastSquares(rows: number[][], y: number[], w: number[], x: number[
   };
 }
 
+/** What the replay refit (calibrate-replay.ts calibrateByReplay) changes in a round's fit. */
+export interface CalibrationFitOptions {
+  /**
+   * Per request of the result (its index), factors on its measured TTFT and TPOT: the fit's
+   * targets become measured · factor (default 1). The replay refit's rescaling.
+   */
+  targetScale?: ReadonlyArray<{ ttft: number; tpot: number } | undefined>;
+  /**
+   * compute_efficiency / memory_efficiency held at these values with these reasons (a first
+   * round's held factors), not fitted: a factor the data do not determine stays at its prior in
+   * every round instead of jumping between rounds. overhead_ms and fitted entries are ignored.
+   */
+  pinned?: readonly CalibratedParameter[];
+}
+
 /** The largest mean relative error (TTFT or TPOT) of a fit that is accepted as a calibration. */
 export const MAX_MEAN_FIT_ERROR = 0.5;
 
@@ -199,7 +214,7 @@ export const MAX_MEAN_FIT_ERROR = 0.5;
  *   standard errors below 0 (the timings shrink as the model's work grows), or the fit misses
  *   its own data by more than MAX_MEAN_FIT_ERROR on average.
  */
-export function calibrateStepTime(profile: Profile, bench: VllmBenchResult): CalibrationFit {
+export function calibrateStepTime(profile: Profile, bench: VllmBenchResult, opts: CalibrationFitOptions = {}): CalibrationFit {
   if (!bench.ttfts || !bench.itls) throw new RangeError('the vllm bench serve result has no ttfts / itls: save it with --save-result --save-detailed');
   const work = stepWork(profile);
   const rows: Array<{ p: number; o: number; ttft: number; tpot: number | null; e2e: number }> = [];
@@ -209,7 +224,8 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult): Cal
     const itl = bench.itls[i] ?? [];
     if (!(ttft > 0)) continue;
     const tpot = itl.length > 0 ? itl.reduce((s, x) => s + x, 0) / itl.length : null;
-    rows.push({ p: bench.inputLens[i], o: bench.outputLens[i], ttft, tpot, e2e: ttft + itl.reduce((s, x) => s + x, 0) });
+    const scale = opts.targetScale?.[i];
+    rows.push({ p: bench.inputLens[i], o: bench.outputLens[i], ttft: ttft * (scale?.ttft ?? 1), tpot: tpot === null ? null : tpot * (scale?.tpot ?? 1), e2e: ttft + itl.reduce((s, x) => s + x, 0) });
   }
   if (rows.length < 3) throw new RangeError(`the result has ${rows.length} usable requests; the fit needs at least 3`);
   let concurrency: number;
@@ -260,6 +276,12 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult): Cal
   const heldSource = (j: number) => (given[j] !== undefined ? "the profile's step_time" : 'assumed, as without --calibrate');
   const held = new Map<number, number>();
   const why = new Map<number, string>();
+  for (const p of opts.pinned ?? []) {
+    const j = names.indexOf(p.key);
+    if (j <= 0 || p.fitted) continue;
+    held.set(j, 1 / p.value);
+    why.set(j, p.why!);
+  }
 
   /** The labelled, bounded fit with `held` fixed: labels iterated until they stop changing. */
   const fitOnce = () => {

@@ -11,6 +11,7 @@ import { calibrateFromKernels, gpuRowForDevice } from '../../runner/simulate/cal
 import { stepTimeModel } from '../../runner/simulate/step-time';
 import { exampleProfile } from '../fixtures/profile';
 import { tempDir } from '../fixtures/tmp';
+import { lcg, lowLoadResult } from '../fixtures/vllm-bench';
 
 
 /** Llama-3.1-8B (examples/) with device.gpu H100 SXM and no step_time (the assumed efficiencies). */
@@ -173,14 +174,6 @@ test('timings that shrink as the modelled work grows are refused, the held facto
   );
 });
 
-/** A deterministic uniform draw in [0, 1) (an LCG): the tests' noise, the same on every run. */
-function lcg(seed: number): () => number {
-  let x = seed >>> 0;
-  return () => {
-    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
-    return x / 2 ** 32;
-  };
-}
 
 test('a noisy synthetic result from known efficiencies and overhead, at concurrency 4 over long contexts, is recovered within tolerance, every factor fitted', () => {
   // Truth: compute 0.5, memory 0.75, overhead 3 ms, 4 requests at a time (max_concurrency 4);
@@ -216,27 +209,6 @@ test('a noisy synthetic result from known efficiencies and overhead, at concurre
   assert.deepEqual(fit.parameters.map((p) => [p.key, p.fitted]), [['overhead_ms', true], ['compute_efficiency', true], ['memory_efficiency', true]]);
 });
 
-/**
- * A vllm bench serve --save-detailed result shaped as the newcomer's vb4.json: 50 requests at
- * 2 requests/s (start_times 0.5 s apart, no max_concurrency), prompts of 100-1,900 tokens,
- * outputs of 100-200; TTFT = 6 ms + 40 µs per prompt token, ITL = `itl(context)`, each ±3%.
- */
-function lowLoadResult(itl: (context: number) => number): string {
-  const rand = lcg(11);
-  const inputLens = Array.from({ length: 50 }, () => 100 + Math.floor(rand() * 1800));
-  const outputLens = Array.from({ length: 50 }, () => 100 + Math.floor(rand() * 100));
-  const noise = () => 1 + 0.06 * (rand() - 0.5);
-  const dir = tempDir('attnscope-calibrate-');
-  const file = join(dir, 'bench.json');
-  writeFileSync(file, JSON.stringify({
-    backend: 'vllm', model_id: 'meta-llama/Llama-3.1-8B-Instruct', request_rate: 2, max_concurrency: null, input_lens: inputLens, output_lens: outputLens,
-    start_times: inputLens.map((_, k) => 1000 + 0.5 * k),
-    ttfts: inputLens.map((p) => (0.006 + 40e-6 * p) * noise()),
-    itls: inputLens.map((p, k) => Array.from({ length: outputLens[k] - 1 }, (_, i) => itl(p + i + 1) * noise())),
-    errors: inputLens.map(() => ''),
-  }));
-  return file;
-}
 
 test("a low-load result (near-constant decode batch) keeps memory_efficiency at its bound 1, where the unbounded fit gives 11.8 (the newcomer's vb4: 14.8): the KV read is no faster than the bandwidth", () => {
   // ITL = 6.5 ms + 0.12 ns · context: the decode batch is ~2 requests, so every decode step reads
