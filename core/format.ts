@@ -145,7 +145,8 @@ export function formatMs(ms: number): string {
 /** A unit formatDuration writes durations in. */
 export type DurationUnit = 'h' | 'min' | 's' | 'ms' | 'µs' | 'ns';
 
-const NS_PER: Record<DurationUnit, number> = { h: 3600e9, min: 60e9, s: 1e9, ms: 1e6, µs: 1e3, ns: 1 };
+/** Nanoseconds in one of each duration unit. */
+export const NS_PER: Record<DurationUnit, number> = { h: 3600e9, min: 60e9, s: 1e9, ms: 1e6, µs: 1e3, ns: 1 };
 
 /**
  * The unit formatDuration writes `ns` nanoseconds in: the largest one of h, min, s, ms, µs, ns

@@ -62,6 +62,8 @@ export class Dashboard implements vscode.Disposable {
   private shownSweepLoaded = false;
   /** Messages of the run streaming now, replayed to a page that opens or reloads mid-run. */
   private live: ToWebview[] = [];
+  /** The sweep in flight: its `sweepStarted` and latest `sweepProgress`; empty when none runs. */
+  private sweepLive: ToWebview[] = [];
   private readonly disposables: vscode.Disposable[] = [];
   private readonly batcher = new StreamBatcher((msg) => this.deliver(msg));
 
@@ -114,6 +116,10 @@ export class Dashboard implements vscode.Disposable {
     }
     if (msg.type === 'runSaved' && this.current) this.current = { ...this.current, id: msg.id };
     if ((this.current?.id ?? null) !== shownBefore) this.rememberShown();
+    // A running sweep's start and latest progress, replayed to a page that opens or reloads while it runs.
+    if (msg.type === 'sweepStarted') this.sweepLive = [msg];
+    else if (msg.type === 'sweepProgress' && this.sweepLive.length > 0) this.sweepLive = [this.sweepLive[0]!, msg];
+    else if (msg.type === 'sweepEnded') this.sweepLive = [];
     if (msg.type === 'runStarted') this.live = [msg];
     else if (msg.type === 'case' || msg.type === 'poolSamples' || msg.type === 'progress') this.live.push(msg);
     else if (msg.type === 'runFinished') this.live = [];
@@ -281,7 +287,7 @@ export class Dashboard implements vscode.Disposable {
         const { runs, skipped } = await listRuns(folder);
         const sweeps = await this.listSweeps();
         // Everything queued before `ready` is either in `live` (the stream so far), superseded by init, or a view asked for (compare, estimate, sweep): replayed.
-        const replay = [...this.live, ...this.queue.filter((m) => m.type === 'compare' || m.type === 'showEstimate' || m.type === 'showSweep')];
+        const replay = [...this.live, ...this.sweepLive, ...this.queue.filter((m) => m.type === 'compare' || m.type === 'showEstimate' || m.type === 'showSweep')];
         this.queue = [];
         this.ready = true;
         void this.panel?.webview.postMessage({ type: 'init', runs, skipped, current: this.current?.run ?? null, currentId: this.current?.id ?? null, sweep: this.sweep?.report ?? null, sweeps } satisfies ToWebview);

@@ -1,6 +1,7 @@
 /**
  * Bounds the rate of dashboard messages whatever the runner's event rate: pool samples are
- * gathered into one `poolSamples` message and only the latest `progress` is kept, both sent
+ * gathered into one `poolSamples` message and only the latest `progress` (or a sweep's
+ * `sweepProgress`) is kept, both sent
  * at most once per `intervalMs`; any other message first sends what is gathered, so the page
  * sees every sample, in order, before e.g. `runFinished`. A run's 1,144 pool samples in
  * 2.5 s (examples' e2e profile) become ~25 messages instead of 1,144, each of which cost the
@@ -12,7 +13,8 @@ type PoolSamples = Extract<ToWebview, { type: 'poolSamples' }>['samples'];
 
 export class StreamBatcher {
   private samples: PoolSamples = [];
-  private progress: Extract<ToWebview, { type: 'progress' }> | null = null;
+  /** The latest progress, of a run or of a sweep (only one runs at a time). */
+  private progress: Extract<ToWebview, { type: 'progress' | 'sweepProgress' }> | null = null;
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   /** `send` gets every message, batched; `intervalMs`: the longest a sample or progress waits. */
@@ -21,11 +23,11 @@ export class StreamBatcher {
     readonly intervalMs = 100,
   ) {}
 
-  /** Queues `poolSamples` and `progress`; sends anything else at once, after what is queued. */
+  /** Queues `poolSamples`, `progress` and `sweepProgress`; sends anything else at once, after what is queued. */
   post(msg: ToWebview): void {
     if (msg.type === 'poolSamples') {
       for (const s of msg.samples) this.samples.push(s);
-    } else if (msg.type === 'progress') {
+    } else if (msg.type === 'progress' || msg.type === 'sweepProgress') {
       this.progress = msg;
     } else {
       this.flush();

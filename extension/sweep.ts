@@ -13,6 +13,7 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { EXIT_BAD_INPUT } from '../core/protocol/runner';
 import type { SweepReport } from '../core/protocol/sweep';
+import type { SweepRunStatus } from '../core/protocol/webview';
 import type { RunnerOutcome } from '../core/runnerProcess';
 import type { Ctx } from './ctx';
 import { EDITOR_RUN_UI, launchFor, launchSettingsRefused } from './runLaunch';
@@ -78,6 +79,9 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
     ctx.log.info(`sweep ${name}: ${launch.command} ${launch.args.join(' ')}${launch.cwd ? ` (in ${launch.cwd})` : ''}`);
     ctx.sweepProblems.delete(this.source);
     ctx.status.setRun({ name, done: 0, total: 0, verb: 'Sweeping' });
+    // The dashboard's Sweep tab shows the sweep's progress and a Cancel (the notification's own: Commands.cancelRun ends this run).
+    if (ctx.settings(this.source).openDashboardOnRun) ctx.dashboard.show(true);
+    ctx.dashboard.post({ type: 'sweepStarted', name });
     const outcome = await this.runRunner(`AttnScope: sweep of ${name}`, launch, null, {
       onEvent: (e) => {
         switch (e.type) {
@@ -85,6 +89,7 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
             if (e.total > 0) ctx.status.setRun({ name, done: e.done, total: e.total, verb: 'Sweeping' });
             this.done = Math.floor(e.done);
             this.total = e.total;
+            ctx.dashboard.post({ type: 'sweepProgress', done: e.done, total: e.total, message: sweepProgressMessage(e) });
             break;
           case 'log': {
             ctx.log[e.level](`[runner] ${e.message}`);
@@ -112,7 +117,7 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
     ctx.log.info(`sweep ${name}: runner ended (${how})${outcome.cancelled ? ' after cancel' : ''}`);
     const end = outcome.sweepEnd;
     if (!outcome.cancelled && !end && outcome.exitCode === EXIT_BAD_INPUT) {
-      await this.refused(outcome);
+      this.ended('refused', await this.refused(outcome));
       return null;
     }
     if (end?.cancelled || (outcome.cancelled && !end)) {
@@ -121,16 +126,20 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
         ? sweepEndMessage(name, end, folder)
         : `AttnScope: sweep of ${name} cancelled (${how}); the points finished before are saved in ${folder}. Run sweep again to resume: it runs only the points not there yet.`;
       ctx.log.info(message);
+      this.ended('cancelled', message);
       void vscode.window.showInformationMessage(message);
       return null;
     }
     const report = end?.reportFile ? await readSweepReport(end.reportFile) : null;
     if (!end || !report) {
-      await ctx.showError(end ? `AttnScope: the sweep of ${name} ended, but its report ${end.reportFile ?? '(none)'} could not be read; see the log.` : crashMessage('sweep', outcome, outcome.exitCode === 0));
+      const error = end ? `AttnScope: the sweep of ${name} ended, but its report ${end.reportFile ?? '(none)'} could not be read; see the log.` : crashMessage('sweep', outcome, outcome.exitCode === 0);
+      this.ended('failed', error);
+      await ctx.showError(error);
       return null;
     }
-    showSweep(ctx, report, end.reportFile!);
     const message = sweepEndMessage(name, end, vscode.workspace.asRelativePath(end.outDir));
+    this.ended('finished', message);
+    showSweep(ctx, report, end.reportFile!);
     ctx.log.info(message);
     if (end.failed.length > 0) {
       for (const f of end.failed) ctx.log.error(`sweep ${name}: point ${f.label} failed: ${f.error}`);
@@ -141,19 +150,25 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
     return report;
   }
 
+  /** Tells the dashboard the sweep ended, and how (its Sweep tab's progress line becomes `message`, its Cancel goes). */
+  private ended(status: SweepRunStatus, message: string): void {
+    this.ctx.dashboard.post({ type: 'sweepEnded', status, message: message.replace(/^AttnScope: /, '') });
+  }
+
   /**
    * Bad input the runner refused before any point ran: at its file:line:col (an `error` event) a
    * diagnostic, and a toast that says what to do and goes there; else (a refusal with no place,
-   * e.g. no kernels for this machine) the runner's line.
+   * e.g. no kernels for this machine) the runner's line. Resolves with the toast's text.
    */
-  private async refused(outcome: RunnerOutcome): Promise<void> {
+  private async refused(outcome: RunnerOutcome): Promise<string> {
     const { ctx, name } = this;
     const error = this.inputError;
     if (!error) {
       const line = [...outcome.logTail].reverse().find((l) => l.startsWith('attnscope: ')) ?? outcome.error ?? outcome.logTail.at(-1) ?? 'the runner refused it';
       ctx.log.warn(`sweep ${name}: refused: ${line}`);
-      void vscode.window.showErrorMessage(`AttnScope: the sweep of ${name} was not run: ${line.replace(/^attnscope: /, '')}`);
-      return;
+      const message = `AttnScope: the sweep of ${name} was not run: ${line.replace(/^attnscope: /, '')}`;
+      void vscode.window.showErrorMessage(message);
+      return message;
     }
     const uri = vscode.Uri.file(error.file);
     const at = new vscode.Position(Math.max(0, error.line - 1), Math.max(0, error.column - 1));
@@ -171,11 +186,13 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
     ctx.log.warn(`sweep ${name}: refused: ${where}: ${error.message}`);
     const go = `Go to ${basename(error.file)}:${error.line}`;
     // Not awaited: the run ends now, the toast stays until it is dismissed.
-    void vscode.window.showErrorMessage(sweepRefusalMessage(name, error, where), go).then(async (choice) => {
+    const message = sweepRefusalMessage(name, error, where);
+    void vscode.window.showErrorMessage(message, go).then(async (choice) => {
       if (choice !== go) return;
       const editor = await vscode.window.showTextDocument(uri);
       editor.selection = new vscode.Selection(range.start, range.end);
       editor.revealRange(range);
     });
+    return message;
   }
 }

@@ -18,6 +18,7 @@ import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import { Chart, registerables } from 'chart.js';
 import type { ToWebview } from '../core/protocol/webview';
+import { fitTextPlugin } from './fit';
 import { CHART_IDS, chartInputs, machineText, runChart, type ChartId, type ChartSpec } from './charts';
 import { composePng } from './png';
 import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './latency';
@@ -29,7 +30,8 @@ import { emptyModel, reduce, rerunOf, skippedNote, type DashboardModel, type Vie
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
 
-Chart.register(...registerables);
+// fitTextPlugin: every chart's title, axis titles and legend fitted to its width (a narrow panel cut them off).
+Chart.register(...registerables, fitTextPlugin);
 
 const restored = loadState();
 let model: DashboardModel = restored?.model ?? emptyModel;
@@ -158,6 +160,12 @@ const sweepSources = el('div', { id: 'sweep-sources' });
 /** The figure picker and Export CSV, and the table's heading: hidden while no sweep is open (they had nothing to act on). */
 const sweepBar = el('div', { class: 'compare-bar', id: 'sweep-bar' }, el('label', {}, 'Figure ', sweepMetric), sweepExportCsv);
 const sweepPointsHeading = el('h2', { id: 'sweep-points-heading' }, 'Every point');
+// A sweep the editor runs: its progress and a Cancel that ends it as the notification's Cancel does
+// (cancelRun: the extension's Cancel run command, which ends the one run in flight, the sweep).
+const sweepRunText = el('span', { id: 'sweep-run-status' });
+const sweepProgress = el('progress', { id: 'sweep-progress', max: '1', value: '0' });
+const sweepCancel = button('Cancel sweep', () => post({ type: 'cancelRun' }), { id: 'btn-cancel-sweep', secondary: '' });
+const sweepRunBar = el('div', { class: 'compare-bar', id: 'sweep-run' }, sweepRunText, sweepProgress, sweepCancel);
 const sweepCharted: Chart[] = [];
 const TABS: Array<PersistedState['tab']> = ['run', 'history', 'sweep'];
 
@@ -170,7 +178,7 @@ const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.index
     el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
     el('p', { class: 'muted' }, 'Changes are flagged only when neither median lies inside the other run\'s p10–p90 range for that case.'),
     compareResult),
-  el('vscode-tab-panel', {}, sweepSummary, sweepBar, sweepBest, sweepCharts, sweepPointsHeading, sweepTableBox, sweepSources),
+  el('vscode-tab-panel', {}, sweepRunBar, sweepSummary, sweepBar, sweepBest, sweepCharts, sweepPointsHeading, sweepTableBox, sweepSources),
 );
 tabs.addEventListener('vsc-tabs-select', (e: Event) => {
   tab = TABS[(e as CustomEvent<{ selectedIndex: number }>).detail.selectedIndex] ?? 'run';
@@ -187,7 +195,9 @@ app.append(
 
 function describeChart(chart: Chart, spec: ChartSpec): string {
   const parts = chart.getSortedVisibleDatasetMetas().map((m) => `${m.label}: ${m.data.length} points`);
-  return `${spec.config.options?.plugins?.title?.text ?? spec.title} — ${parts.join('; ')}`;
+  // The title as the config gave it, not as a narrow panel shortened it (fit.ts keeps it as fullText).
+  const title = spec.config.options?.plugins?.title as { text?: unknown; fullText?: unknown } | undefined;
+  return `${String(title?.fullText ?? title?.text ?? spec.title)} — ${parts.join('; ')}`;
 }
 
 /** The data table under a chart, built only while its "Data" is open (a pool run has ~1,000 rows). */
@@ -292,7 +302,11 @@ function renderHeader(run: ViewRun | null): void {
   // The label names the run shown, from its start (disabled while it runs): the header names that
   // run, and a label kept from the run before named another file and kind beside it.
   const rerun = rerunOf(run);
-  if (runButton.textContent !== rerun.label) runButton.textContent = rerun.label;
+  // The file's name unbroken (a narrow panel wrapped the label inside "llama-3.1-8b-" / "instruct.attn.yaml"): the label wraps after the verb.
+  if (runButton.textContent !== rerun.label) {
+    const [verb, file] = rerun.label.split(/(?<=: )/);
+    runButton.replaceChildren(verb!, ...(file ? [el('span', { class: 'title-part' }, file)] : []));
+  }
   runButton.title = rerun.title;
   cancelButton.toggleAttribute('disabled', !running);
   exportJson.toggleAttribute('disabled', !run?.id);
@@ -305,15 +319,33 @@ function renderHeader(run: ViewRun | null): void {
       ? joined([machineText(env, ' · ', run!.cases.length > 0), run!.kind === 'simulate' ? 'no kernel timed' : perGpuCasesHeader(run!.cases.map((c) => c.shape)), stoppedEarly(run!), run?.createdAt ? runTime(run.createdAt) : null, run?.error].filter((part): part is string | HTMLElement => !!part), ' · ')
       : [run?.error ?? '']));
   environment.classList.toggle('error', run?.status === 'refused' || run?.status === 'failed');
-  // The Sweep tab shows no run: its header names the sweep, and the run's buttons and progress go.
+  // The Sweep tab shows no run: its header names the sweep (the one running, else the one shown), and the run's buttons and progress go.
   const onSweep = tab === 'sweep';
   actions.hidden = onSweep;
   if (onSweep) {
-    title.textContent = model.sweep ? `${model.sweep.name} · sweep` : 'AttnScope · sweep';
-    status.textContent = '';
-    status.className = 'status status-none';
+    const sweeping = model.sweepRun?.status === 'running' ? model.sweepRun : null;
+    title.textContent = sweeping ? `${sweeping.name} · sweep` : model.sweep ? `${model.sweep.name} · sweep` : 'AttnScope · sweep';
+    status.textContent = sweeping ? 'running' : '';
+    status.className = `status status-${sweeping ? 'running' : 'none'}`;
     progress.hidden = true;
   }
+  renderSweepRun();
+}
+
+/** The Sweep tab's line for the sweep the editor runs: its progress and Cancel while it runs, how it ended after; hidden before any. */
+function renderSweepRun(): void {
+  const run = model.sweepRun ?? null;
+  sweepRunBar.hidden = run === null;
+  if (!run) return;
+  const running = run.status === 'running';
+  const p = run.progress;
+  const text = running ? `Sweeping ${run.name}: ${p ? p.message : 'starting…'}` : `${run.name}: ${run.message ?? run.status}`;
+  if (sweepRunText.textContent !== text) sweepRunText.textContent = text;
+  sweepRunText.className = running ? '' : run.status === 'finished' ? 'muted' : 'warning';
+  sweepProgress.hidden = !running;
+  sweepProgress.setAttribute('value', p && p.total > 0 ? String(p.done / p.total) : '0');
+  sweepCancel.hidden = !running;
+  sweepCancel.toggleAttribute('disabled', !running);
 }
 
 /** For a benchmark cancelled or failed before its first kernel case finished, that it was (its header would otherwise show only the machine); else null. */
@@ -429,8 +461,8 @@ function renderSweep(): void {
   sweepMetric.replaceChildren(...metrics.map((m) => el('vscode-option', m === chosen ? { value: m.key, selected: '' } : { value: m.key }, `${m.label} (${m.source})`)));
   sweepCharts.replaceChildren();
   if (chosen) {
-    for (const spec of sweepAxisCharts(report, chosen, palette)) {
-      const canvas = el('canvas', { role: 'img', 'aria-label': `${chosen.label} vs ${spec.axis}: ${spec.lines} lines`, 'data-axis': spec.axis });
+    for (const [i, spec] of sweepAxisCharts(report, chosen, palette).entries()) {
+      const canvas = el('canvas', { id: `chart-sweep-${i}`, role: 'img', 'aria-label': `${chosen.label} vs ${spec.axis}: ${spec.lines} lines`, 'data-axis': spec.axis });
       sweepCharts.append(el('section', { class: 'card' }, el('div', { class: 'chart-box' }, canvas)));
       sweepCharted.push(new Chart(canvas, spec.config));
     }
@@ -518,6 +550,11 @@ onMessage((msg: ToWebview) => {
     tabs.setAttribute('selected-index', '1');
   }
   if (msg.type === 'showSweep') {
+    tab = 'sweep';
+    tabs.setAttribute('selected-index', '2');
+  }
+  // A sweep the editor starts: its tab, where its progress and Cancel are.
+  if (msg.type === 'sweepStarted') {
     tab = 'sweep';
     tabs.setAttribute('selected-index', '2');
   }

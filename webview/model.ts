@@ -5,7 +5,7 @@
  */
 import type { Environment, KernelCase, PoolResult, PoolSample, RunKind, RunResult, RunStatus } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
-import type { Estimate, Profile, RunListEntry, SweepListEntry, ToWebview } from '../core/protocol/webview';
+import type { Estimate, Profile, RunListEntry, SweepListEntry, SweepRunStatus, ToWebview } from '../core/protocol/webview';
 
 export interface ViewRun {
   /** History id once saved; null while streaming. */
@@ -42,6 +42,18 @@ export interface DashboardModel {
   sweep: SweepReport | null;
   /** The finished sweeps under .attnscope/sweeps, newest first (History). Absent in states saved before: none. */
   sweeps?: SweepListEntry[];
+  /** The sweep the editor runs (or ran last) from its start: its progress while it runs, then how it ended. Absent in states saved before: none. */
+  sweepRun?: SweepRunView | null;
+}
+
+/** A sweep the editor runs, as the Sweep tab shows it above its report. */
+export interface SweepRunView {
+  name: string;
+  status: 'running' | SweepRunStatus;
+  /** Whole points done of the total and the running points, from the runner's progress; null before the first. */
+  progress: { done: number; total: number; message: string } | null;
+  /** How it ended, as the editor's toast says it; null while it runs. */
+  message: string | null;
 }
 
 export const emptyModel: DashboardModel = { runs: [], skippedRuns: [], current: null, compare: null, sweep: null, sweeps: [] };
@@ -104,7 +116,9 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
       // or closed, and the run ended with its extension host. Not left "running", with Cancel on.
       const restored = model.current?.status === 'running' ? { ...model.current, status: 'cancelled' as const, error: STOPPED_BY_RELOAD, progress: null } : model.current;
       // The extension's sweep (shown last in this window, or before it reloaded) over the page's own.
-      return { runs: msg.runs, skippedRuns: msg.skipped ?? [], current: msg.current ? viewOfRun(msg.current, msg.currentId ?? null) : restored, compare: model.compare, sweep: msg.sweep ?? model.sweep ?? null, sweeps: msg.sweeps ?? model.sweeps ?? [] };
+      // A sweep restored as running is not either (one still running replays its sweepStarted after init).
+      const sweepRun = model.sweepRun?.status === 'running' ? { ...model.sweepRun, status: 'interrupted' as const, progress: null, message: STOPPED_BY_RELOAD } : (model.sweepRun ?? null);
+      return { runs: msg.runs, skippedRuns: msg.skipped ?? [], current: msg.current ? viewOfRun(msg.current, msg.currentId ?? null) : restored, compare: model.compare, sweep: msg.sweep ?? model.sweep ?? null, sweeps: msg.sweeps ?? model.sweeps ?? [], sweepRun };
     }
     case 'runs':
       return { ...model, runs: msg.runs, skippedRuns: msg.skipped ?? [] };
@@ -160,6 +174,12 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
       return { ...model, compare: { a: msg.a, b: msg.b } };
     case 'showSweep':
       return { ...model, sweep: msg.report };
+    case 'sweepStarted':
+      return { ...model, sweepRun: { name: msg.name, status: 'running', progress: null, message: null } };
+    case 'sweepProgress':
+      return model.sweepRun?.status === 'running' ? { ...model, sweepRun: { ...model.sweepRun, progress: { done: msg.done, total: msg.total, message: msg.message } } } : model;
+    case 'sweepEnded':
+      return model.sweepRun?.status === 'running' ? { ...model, sweepRun: { ...model.sweepRun, status: msg.status, progress: null, message: msg.message } } : model;
     case 'showEstimate':
       return {
         ...model,

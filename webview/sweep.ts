@@ -6,8 +6,9 @@
  * pool and latency figures modelled by the simulation, decode time measured on each point's
  * machine.
  */
-import type { ChartConfiguration, ChartDataset } from 'chart.js';
-import { durationUnit, formatCount, formatDurationIn, formatPercent, formatSignificant } from '../core/format';
+import type { ChartConfiguration, ChartDataset, Scale } from 'chart.js';
+import { toFont } from 'chart.js/helpers';
+import { durationUnit, formatCount, formatDurationIn, formatPercent, formatSignificant, NS_PER } from '../core/format';
 import type { SweepReport, SweepReportRow } from '../core/protocol/sweep';
 import { SWEEP_METRICS, type SweepMetric } from '../core/sweepFigures';
 import type { ChartTable } from './charts';
@@ -17,8 +18,40 @@ import { withAlpha, type Palette } from './theme';
 export interface MetricScale {
   /** The unit for the axis title ("ms", "%", "tokens/s"); undefined for a plain count. */
   unit: string | undefined;
-  /** One value as the table cell and the axis tick write it: "4.37 ms", "9.3%", "1,024". */
+  /** One value as the table cell writes it: "4.37 ms", "9.3%", "1,024". */
   show: (v: number) => string;
+  /**
+   * One y tick as the axis writes it, in `show`'s unit with as many decimals as the ticks' `step`
+   * (chart.js's tick spacing, in the figure's own unit) needs, so no two ticks read the same:
+   * ticks 0.9926, 0.9928, 0.9930 read "99.26%", "99.28%", "99.30%" where `show` wrote "99.3%" three times.
+   */
+  tick: (v: number, step: number) => string;
+}
+
+/** The fewest decimals (0 to 12) that write `step` exactly: 0.25 -> 2, 0.2 -> 1, 5 -> 0 (chart.js's steps are 1, 2, 2.5 or 5 times a power of ten). */
+export function decimalsFor(step: number): number {
+  if (!(Number.isFinite(step) && step > 0)) return 0;
+  for (let d = 0; d < 12; d++) {
+    const scaled = step * 10 ** d;
+    if (Math.abs(scaled - Math.round(scaled)) < 1e-6 * Math.max(1, scaled)) return d;
+  }
+  return 12;
+}
+
+/** `v` with `decimals` decimals, thousands grouped: 30000 -> "30,000", 1234.5 (1) -> "1,234.5". */
+function fixed(v: number, decimals: number): string {
+  const [whole, frac] = Math.abs(v).toFixed(decimals).split('.');
+  return `${v < 0 && Number(`${whole}.${frac ?? 0}`) !== 0 ? '-' : ''}${whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}${frac ? `.${frac}` : ''}`;
+}
+
+/**
+ * chart.js's step between `ticks`: the median gap between neighbours (an end tick at a data bound
+ * may sit closer), to 6 significant digits (0.9926 − 0.9925 is 0.00009999999999998899); 0 with
+ * fewer than two ticks.
+ */
+export function tickStep(ticks: ReadonlyArray<{ value: number }>): number {
+  const gaps = ticks.slice(1).map((t, i) => Math.abs(t.value - ticks[i]!.value)).sort((a, b) => a - b);
+  return gaps.length === 0 ? 0 : Number(gaps[Math.floor(gaps.length / 2)]!.toPrecision(6));
 }
 
 /**
@@ -34,14 +67,18 @@ export function metricScale(metric: SweepMetric, values: readonly number[]): Met
     case 's': {
       const toNs = metric.kind === 's' ? 1e9 : 1;
       const unit = durationUnit(Math.max(0, ...finite.map((v) => Math.abs(v * toNs))));
-      return { unit, show: (v) => formatDurationIn(v * toNs, unit) };
+      const perUnit = NS_PER[unit];
+      const show = (v: number): string => formatDurationIn(v * toNs, unit);
+      return { unit, show, tick: (v, step) => (step > 0 ? `${fixed((v * toNs) / perUnit, decimalsFor((step * toNs) / perUnit))} ${unit}` : show(v)) };
     }
     case 'fraction':
-      return { unit: '%', show: (v) => formatPercent(v) };
+      return { unit: '%', show: (v) => formatPercent(v), tick: (v, step) => (step > 0 ? formatPercent(v, decimalsFor(step * 100)) : formatPercent(v)) };
     case 'count':
-      return { unit: metric.unit, show: (v) => formatCount(v) };
-    case 'rate':
-      return { unit: metric.unit, show: (v) => (Math.abs(v) >= 1000 ? formatCount(v) : formatSignificant(v)) };
+      return { unit: metric.unit, show: (v) => formatCount(v), tick: (v) => formatCount(v) };
+    case 'rate': {
+      const show = (v: number): string => (Math.abs(v) >= 1000 ? formatCount(v) : formatSignificant(v));
+      return { unit: metric.unit, show, tick: (v, step) => (step > 0 ? fixed(v, decimalsFor(step)) : show(v)) };
+    }
   }
 }
 
@@ -58,7 +95,77 @@ export function metricsOf(report: SweepReport): SweepMetric[] {
 const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v));
 const envLetter = (report: SweepReport, key: string): string => String.fromCharCode(65 + Object.keys(report.environments).indexOf(key));
 
-/** One chart per axis: x = the axis's values in order; a line per (other axes' values, environment). */
+/**
+ * Units of the profile keys a sweep varies, for the x axis's title ("workload.max_num_batched_tokens
+ * (tokens, log)"), as the profile schema's descriptions state them (schemas/attn-profile.schema.json);
+ * a key ending in _gib or _ms is in GiB or ms. A key not here (a fraction, a seed) names none.
+ */
+const AXIS_UNITS: Readonly<Record<string, string>> = {
+  'kv_cache.page_size': 'tokens per page',
+  'kv_cache.num_pages': 'pages',
+  'device.tensor_parallel_size': 'GPUs',
+  'prefill.batch_size': 'sequences',
+  'workload.requests': 'requests',
+  'workload.arrival_rate': 'requests/s',
+  'workload.max_num_seqs': 'sequences',
+  'workload.max_model_len': 'tokens',
+  'workload.max_num_batched_tokens': 'tokens',
+  'workload.prefix_sharing.groups': 'prefixes',
+  'workload.prefix_sharing.prefix_len': 'tokens',
+};
+
+/** The unit of swept key `key`, or undefined when it has none (see AXIS_UNITS). */
+export function axisUnit(key: string): string | undefined {
+  return key.endsWith('_gib') ? 'GiB' : key.endsWith('_ms') ? 'ms' : AXIS_UNITS[key];
+}
+
+/** Values spanning more than this many decades go on a logarithmic axis (50 / 100 / 30,000 on a linear one put 50 and 100 on top of each other). */
+export const LOG_AXIS_DECADES = 1.5;
+
+/**
+ * How a swept axis's values lie along the x axis: numbers on a numeric axis, logarithmic when
+ * they are all positive and span more than LOG_AXIS_DECADES, linear otherwise; anything else
+ * (a dtype, a model) as categories in the axis's order. `title`: the key, its unit and "log".
+ */
+export function sweepXAxis(axis: { key: string; values: readonly unknown[] }): { type: 'category' | 'linear' | 'logarithmic'; title: string; values: number[] } {
+  const nums = axis.values.filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
+  const numeric = nums.length >= 2 && nums.length === axis.values.length;
+  const [min, max] = [Math.min(...nums), Math.max(...nums)];
+  const type = !numeric ? 'category' : min > 0 && Math.log10(max / min) > LOG_AXIS_DECADES ? 'logarithmic' : 'linear';
+  const notes = [axisUnit(axis.key), type === 'logarithmic' ? 'log' : undefined].filter((n) => n !== undefined);
+  return { type, title: notes.length > 0 ? `${axis.key} (${notes.join(', ')})` : axis.key, values: numeric ? [...nums].sort((a, b) => a - b) : [] };
+}
+
+/** A swept value as the x axis writes it: 30000 -> "30,000", 0.5 -> "0.5". */
+export function sweptValueText(v: number): string {
+  return Number.isInteger(v) ? formatCount(v) : formatSignificant(v);
+}
+
+/**
+ * Which of the swept `values` (ascending) get a tick label: the first and the last, and each
+ * other one whose label (`widthOf` px wide, centred at `at(v)` px) stays `gap` px clear of the
+ * labels kept beside it; a last label too close to the one before takes its place.
+ */
+export function thinTicks(values: readonly number[], at: (v: number) => number, widthOf: (v: number) => number, gap = 8): number[] {
+  if (values.length <= 2) return [...values];
+  const clear = (a: number, b: number): boolean => Math.abs(at(b) - at(a)) >= (widthOf(a) + widthOf(b)) / 2 + gap;
+  const last = values[values.length - 1]!;
+  const kept = [values[0]!];
+  for (const v of values.slice(1, -1)) if (clear(kept[kept.length - 1]!, v) && clear(v, last)) kept.push(v);
+  if (kept.length > 1 && !clear(kept[kept.length - 1]!, last)) kept.pop();
+  return [...kept, last];
+}
+
+/** "kv_cache.page_size" -> "page_size": a key's last part, as the point labels write it. */
+const shortKey = (key: string): string => key.slice(key.lastIndexOf('.') + 1);
+
+/** The legend's title when the lines are one other axis's values: its key's last part and unit, "page_size (tokens per page)". */
+function legendTitle(key: string): string {
+  const unit = axisUnit(key);
+  return unit ? `${shortKey(key)} (${unit})` : shortKey(key);
+}
+
+/** One chart per axis: x = the axis's values (numeric axes to scale: sweepXAxis); a line per (other axes' values, environment). */
 export interface SweepAxisChart {
   axis: string;
   config: ChartConfiguration<'line'>;
@@ -73,20 +180,24 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
   const multiEnv = Object.keys(report.environments).length > 1;
   return report.axes.map((axis) => {
     const others = report.axes.filter((a) => a.key !== axis.key);
+    // A narrow legend cut "max_num_batched_tokens=50", "=100" and "=30000" to the same "max_num_batched_tokens…".
+    const named = others.length > 1;
     const groups = new Map<string, SweepReportRow[]>();
     for (const r of report.rows) {
-      const key = [...others.map((o) => `${o.key.slice(o.key.lastIndexOf('.') + 1)}=${text(r.values[o.key])}`), ...(multiEnv ? [`env ${envLetter(report, r.environmentKey)}`] : [])].join(' ');
+      // One other axis: its values alone, the legend's title naming it; several: "page_size=16 max_num_seqs=64".
+      const key = [...others.map((o) => (named ? `${shortKey(o.key)}=${text(r.values[o.key])}` : text(r.values[o.key]))), ...(multiEnv ? [`env ${envLetter(report, r.environmentKey)}`] : [])].join(' ');
       groups.set(key, [...(groups.get(key) ?? []), r]);
     }
+    const x = sweepXAxis(axis);
+    // Numeric axes: points at their values, in ascending order; categories: the axis's order.
+    const order = x.type === 'category' ? axis.values : x.values;
     const entries = [...groups.entries()].slice(0, MAX_LINES);
     const datasets: Array<ChartDataset<'line'>> = entries.map(([label, rows], i) => {
       const colour = p.series[i % Math.max(1, p.series.length)] ?? p.foreground;
+      const ys = order.map((v) => rows.find((r) => text(r.values[axis.key]) === text(v))?.metrics[metric.key] ?? null);
       return {
         label: label || metric.label,
-        data: axis.values.map((v) => {
-          const row = rows.find((r) => text(r.values[axis.key]) === text(v));
-          return row?.metrics[metric.key] ?? null;
-        }) as number[],
+        data: (x.type === 'category' ? ys : ys.map((y, j) => ({ x: order[j] as number, y }))) as number[],
         borderColor: colour,
         backgroundColor: withAlpha(colour, 0.4),
         borderWidth: p.lineWidth,
@@ -94,25 +205,50 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
       };
     });
     const font = { family: p.fontFamily, size: p.fontSize };
-    const { unit, show } = reportScale(report, metric);
+    const { unit, tick } = reportScale(report, metric);
     const title = (text: string) => ({ display: true, text, color: p.foreground, font });
+    const [min, max] = [x.values[0], x.values[x.values.length - 1]];
+    const xScale = x.type === 'category'
+      ? { type: 'category' as const, title: title(x.title), ticks: { color: p.foreground, font }, grid: { color: p.grid } }
+      : {
+          type: x.type,
+          min,
+          max,
+          bounds: 'data' as const,
+          title: title(x.title),
+          // Ticks at the swept values, those whose labels would collide left out (thinTicks).
+          ticks: { color: p.foreground, font, autoSkip: false, maxRotation: 0, callback: (v: number | string) => sweptValueText(Number(v)) },
+          afterBuildTicks: (scale: Scale) => {
+            const ctx = scale.ctx;
+            const log = x.type === 'logarithmic';
+            const span = log ? Math.log(max! / min!) : max! - min!;
+            const at = (v: number): number => (scale.maxWidth * (log ? Math.log(v / min!) : v - min!)) / span;
+            ctx.save();
+            ctx.font = toFont(font).string;
+            const widthOf = (v: number): number => ctx.measureText(sweptValueText(v)).width;
+            scale.ticks = thinTicks(x.values, at, widthOf).map((value) => ({ value }));
+            ctx.restore();
+          },
+          grid: { color: p.grid },
+        };
     return {
       axis: axis.key,
       lines: datasets.length,
       config: {
         type: 'line',
-        data: { labels: axis.values.map(text), datasets },
+        data: x.type === 'category' ? { labels: axis.values.map(text), datasets } : { datasets },
         options: {
           responsive: true,
           maintainAspectRatio: false,
           animation: false,
           plugins: {
             title: { display: true, text: `${metric.label} vs ${axis.key} (${metric.source})`, color: p.foreground, font: { ...font, weight: 'bold' } },
-            legend: { display: datasets.length > 1, labels: { color: p.foreground, font } },
+            legend: { display: datasets.length > 1, labels: { color: p.foreground, font }, title: { display: others.length === 1, text: others.length === 1 ? legendTitle(others[0]!.key) : '', color: p.foreground, font } },
           },
           scales: {
-            x: { title: title(axis.key), ticks: { color: p.foreground, font }, grid: { color: p.grid } },
-            y: { title: title(unit ? `${metric.label} (${unit})` : metric.label), ticks: { color: p.foreground, font, callback: (v) => show(Number(v)) }, grid: { color: p.grid } },
+            x: xScale,
+            // Ticks in the table's unit, with the decimals their step needs (MetricScale.tick); a count's ticks whole numbers.
+            y: { title: title(unit ? `${metric.label} (${unit})` : metric.label), ticks: { color: p.foreground, font, ...(metric.kind === 'count' ? { precision: 0 } : {}), callback: (v, _i, ticks) => tick(Number(v), tickStep(ticks ?? [])) }, grid: { color: p.grid } },
           },
         },
       },

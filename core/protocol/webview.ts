@@ -81,7 +81,19 @@ export type ToWebview =
   /** A profile's memory estimate without a run ("Show memory breakdown"). */
   | { type: 'showEstimate'; name: string; profile: Profile; estimate: Estimate }
   /** A merged sweep report ("Open sweep results"; core/protocol/sweep.ts). */
-  | { type: 'showSweep'; report: SweepReport };
+  | { type: 'showSweep'; report: SweepReport }
+  /** A sweep the editor runs (extension/sweep.ts SweepRun) started: the Sweep tab shows its progress and a Cancel. `name`: its profile's file name. */
+  | { type: 'sweepStarted'; name: string }
+  /** The running sweep's progress: whole points done of `total`, and `message` as the progress notification words it (extension/sweepMessages.ts sweepProgressMessage). */
+  | { type: 'sweepProgress'; done: number; total: number; message: string }
+  /**
+   * The running sweep ended: `message` is what the editor's toast says (finished, cancelled with
+   * the points kept, refused); a finished sweep's report follows in `showSweep`.
+   */
+  | { type: 'sweepEnded'; status: SweepRunStatus; message: string };
+
+/** How a sweep the editor ran ended; 'interrupted': the window reloaded or closed while it ran. */
+export type SweepRunStatus = 'finished' | 'cancelled' | 'failed' | 'refused' | 'interrupted';
 
 /** webview -> extension */
 export type FromWebview =

@@ -632,6 +632,9 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     // Column 1 marks the best point (★), column 2 is the axis kv_cache.page_size.
     const pageSizes = await frame.locator('#sweep-table tbody tr').evaluateAll((rows) => rows.map((r) => r.querySelectorAll('td')[1]?.textContent?.trim()));
     assert.deepEqual([...pageSizes].sort(), ['16', '32']);
+    // The tab's sweep line: how it ended, in the toast's words, and no Cancel left.
+    await frame.waitForFunction(() => /^sweep\.attn\.yaml: sweep of sweep\.attn\.yaml finished: 2 points, report in \.attnscope\/sweeps\/sweep-[0-9a-f]{8}\.$/.test(document.querySelector('#sweep-run-status')?.textContent ?? ''), undefined, { timeout: 30_000 });
+    assert.equal(await frame.isVisible('#btn-cancel-sweep'), false);
     await page.screenshot({ path: join(shots, '10-sweep.png') });
     const folders = readdirSync(join(ws, '.attnscope', 'sweeps')).filter((n) => n.startsWith('sweep-'));
     assert.equal(folders.length, 1);
@@ -657,6 +660,39 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     await after.locator('vscode-tab-header', { hasText: 'History' }).click();
     await after.waitForSelector(`#sweep-list tr[data-sweep="${folder}"]`, { timeout: 60_000 });
     await page.screenshot({ path: join(shots, '10b-sweep-history-after-reload.png') });
+  });
+
+  // s30 newcomers: a running sweep left the dashboard on its Run tab, Cancel off; only the toast and status bar could stop it.
+  it('shows a running sweep\'s progress in the Sweep tab, and its Cancel sweep button stops it as the notification\'s Cancel does', async () => {
+    // 4 points of 20,000 requests each: long enough to be cancelled while it runs.
+    writeFileSync(join(ws, 'long-sweep.attn.yaml'), [
+      'model: ./llama-3.1-8b/config.json',
+      'device: { backend: cpu, memory_gib: 80 }',
+      'workload:',
+      '  requests: 20000',
+      '  arrival_rate: 8',
+      '  prompt_len: { dist: lognormal, median: 256, sigma: 1, max: 2048 }',
+      '  output_len: { dist: uniform, min: 16, max: 64 }',
+      '  max_model_len: 4096',
+      '  seed: 1',
+      'sweep:',
+      '  axes:',
+      '    kv_cache.page_size: [16, 32, 64, 128]',
+      '',
+    ].join('\n'));
+    await openNewFile(page, 'long-sweep.attn.yaml', 'kv_cache.page_size');
+    const lens = page.locator('.editor-group-container.active .codelens-decoration a', { hasText: 'Run sweep' }).first();
+    await lens.waitFor({ timeout: 60_000 });
+    await lens.click();
+    const frame = await dashboardFrame(page);
+    await frame.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'long-sweep.attn.yaml · sweep', undefined, { timeout: 60_000 });
+    await frame.waitForFunction(() => /^Sweeping long-sweep\.attn\.yaml: \d+ of 4 points done/.test(document.querySelector('#sweep-run-status')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    await page.screenshot({ path: join(shots, '10c-sweep-running.png') });
+    await frame.locator('#btn-cancel-sweep').click();
+    await notification(page, /AttnScope: sweep of long-sweep\.attn\.yaml cancelled/);
+    await frame.waitForFunction(() => /^long-sweep\.attn\.yaml: sweep of long-sweep\.attn\.yaml cancelled/.test(document.querySelector('#sweep-run-status')?.textContent ?? ''), undefined, { timeout: 30_000 });
+    assert.equal(await frame.isVisible('#btn-cancel-sweep'), false);
+    await server.extensionLogLine(/sweep long-sweep\.attn\.yaml: runner ended .* after cancel/);
   });
 });
 

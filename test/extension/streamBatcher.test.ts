@@ -30,6 +30,23 @@ describe('StreamBatcher', () => {
     }
   });
 
+  it('keeps a sweep\'s latest progress only, and sends it before the sweep\'s end', () => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      const sent: ToWebview[] = [];
+      const b = new StreamBatcher((m) => sent.push(m), 100);
+      // A point's progress events, many a second: one message per interval reaches the page.
+      for (let i = 1; i <= 50; i++) b.post({ type: 'sweepProgress', done: i / 50, total: 4, message: `0 of 4 points done · running: page_size=16 ${2 * i}%` });
+      b.post({ type: 'sweepEnded', status: 'cancelled', message: 'cancelled' });
+      assert.deepEqual(sent, [
+        { type: 'sweepProgress', done: 1, total: 4, message: '0 of 4 points done · running: page_size=16 100%' },
+        { type: 'sweepEnded', status: 'cancelled', message: 'cancelled' },
+      ]);
+    } finally {
+      mock.timers.reset();
+    }
+  });
+
   it('at most one batch per interval whatever the rate: 1,000 samples 1 ms apart -> 10 batches, all samples in order', () => {
     mock.timers.enable({ apis: ['setTimeout'] });
     try {

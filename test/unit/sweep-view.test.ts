@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SweepReport, SweepReportRow } from '../../core/protocol/sweep';
 import { SWEEP_METRICS } from '../../core/sweepFigures';
-import { metricHeader, metricsOf, sweepAxisCharts, sweepTable } from '../../webview/sweep';
+import { decimalsFor, metricHeader, metricScale, metricsOf, sweepAxisCharts, sweepTable, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
 import type { Palette } from '../../webview/theme';
 import { formatDuration, formatDurationIn } from '../../core/format';
 
@@ -34,9 +34,12 @@ test('one chart per axis; a line per value of the other axis; values in axis ord
   const frag = SWEEP_METRICS.find((m) => m.key === 'internalFragmentation')!;
   const [byPage, bySeqs] = sweepAxisCharts(report, frag, palette);
   assert.equal(byPage!.axis, 'kv_cache.page_size');
-  assert.deepEqual(byPage!.config.data.labels, ['8', '16', '32']);
-  assert.deepEqual(byPage!.config.data.datasets.map((d) => [d.label, d.data]), [['max_num_seqs=4', [0.01, 0.02, 0.04]], ['max_num_seqs=64', [0.011, 0.021, null]]]);
-  assert.deepEqual(bySeqs!.config.data.labels, ['4', '64']);
+  // Numeric axes: points at their values (8, 16, 32 span 0.6 decades: a linear axis); one other axis: the legend's title names it, each line its value.
+  assert.equal((byPage!.config.options!.scales!.x as { type: string }).type, 'linear');
+  assert.deepEqual(byPage!.config.data.datasets.map((d) => [d.label, d.data]), [['4', [{ x: 8, y: 0.01 }, { x: 16, y: 0.02 }, { x: 32, y: 0.04 }]], ['64', [{ x: 8, y: 0.011 }, { x: 16, y: 0.021 }, { x: 32, y: null }]]]);
+  assert.equal((byPage!.config.options!.plugins!.legend!.title as { text: string }).text, 'max_num_seqs (sequences)');
+  // 4 and 64: 1.2 decades, linear.
+  assert.equal((bySeqs!.config.options!.scales!.x as { type: string }).type, 'linear');
   assert.equal(bySeqs!.lines, 3);
   assert.match(String(byPage!.config.options!.plugins!.title!.text), /internal fragmentation vs kv_cache\.page_size \(modelled\)/);
 });
@@ -86,4 +89,52 @@ test('durations in a forced unit: thousands grouped, small ones below 1', () => 
   assert.equal(formatDurationIn(2e12, 's'), '2,000 s');
   assert.equal(formatDuration(3.41e6), '3.41 ms');
   assert.equal(formatDuration(3_384e9), '56.4 min');
+});
+
+// s30 newcomers: 50 / 100 / 30000 drawn evenly apart (a category axis), and the y ticks read 1.2, 1.2, 1.3.
+test('a numeric axis is to scale: logarithmic past 1.5 decades, linear below; categories stay categories; the title names the key, unit and scale', () => {
+  assert.deepEqual(sweepXAxis({ key: 'workload.max_num_batched_tokens', values: [100, 50, 30000] }), { type: 'logarithmic', title: 'workload.max_num_batched_tokens (tokens, log)', values: [50, 100, 30000] });
+  // 10^1.5 = 31.6: 1 to 31 is linear, 1 to 32 logarithmic.
+  assert.equal(sweepXAxis({ key: 'kv_cache.page_size', values: [1, 31] }).type, 'linear');
+  assert.equal(sweepXAxis({ key: 'kv_cache.page_size', values: [1, 32] }).type, 'logarithmic');
+  assert.equal(sweepXAxis({ key: 'kv_cache.page_size', values: [8, 16, 32] }).title, 'kv_cache.page_size (tokens per page)');
+  assert.equal(sweepXAxis({ key: 'device.memory_gib', values: [40, 80] }).title, 'device.memory_gib (GiB)');
+  // A value 0 cannot go on a log axis.
+  assert.equal(sweepXAxis({ key: 'workload.prefix_sharing.prefix_len', values: [0, 10, 4096] }).type, 'linear');
+  assert.deepEqual(sweepXAxis({ key: 'kv_cache.dtype', values: ['bf16', 'fp8'] }), { type: 'category', title: 'kv_cache.dtype', values: [] });
+  const chart = sweepAxisCharts({ ...report, axes: [{ key: 'kv_cache.dtype', values: ['bf16', 'fp8'] }], rows: [] }, SWEEP_METRICS[0]!, palette)[0]!;
+  assert.deepEqual(chart.config.data.labels, ['bf16', 'fp8']);
+});
+
+test('x tick labels at the swept values, leaving out those that would touch a neighbour', () => {
+  // 50, 100, 30000 on a 200 px log axis: 100 lies 200 · log 2 / log 600 = 21.7 px from 50, closer than the labels'
+  // half-widths (7 + 10.5 px at 7 px a character) and 8 px: 25.5 px.
+  const at = (v: number) => (200 * Math.log(v / 50)) / Math.log(600);
+  const width = (v: number) => 7 * String(v).length;
+  assert.deepEqual(thinTicks([50, 100, 30000], at, width), [50, 30000]);
+  // On 1,000 px, 100 is 108 px away: kept.
+  assert.deepEqual(thinTicks([50, 100, 30000], (v) => (1000 * Math.log(v / 50)) / Math.log(600), width), [50, 100, 30000]);
+  // A last value close to the one before takes its place.
+  assert.deepEqual(thinTicks([1, 50, 52], (v) => v * 2, () => 10), [1, 52]);
+});
+
+test('y ticks carry the decimals their step needs, so no two read the same', () => {
+  // chart.js's steps are 1, 2, 2.5 or 5 times a power of ten.
+  assert.deepEqual([1, 0.5, 0.25, 0.2, 0.05, 0.0025, 20].map(decimalsFor), [0, 1, 2, 1, 2, 4, 0]);
+  // 0.9926 - 0.9925 in binary floating point: 0.00009999999999998899.
+  assert.equal(tickStep([0.9925, 0.9926, 0.9927].map((value) => ({ value }))), 0.0001);
+  const metric = (k: string) => SWEEP_METRICS.find((m) => m.key === k)!;
+  const frag = metricScale(metric('internalFragmentation'), [0.9925, 0.993]);
+  const ticks = [0.9925, 0.9926, 0.9927, 0.9928, 0.9929, 0.993];
+  const labels = ticks.map((v) => frag.tick(v, 0.0001));
+  assert.deepEqual(labels, ['99.25%', '99.26%', '99.27%', '99.28%', '99.29%', '99.30%']);
+  // The table's one decimal read all six the same.
+  assert.deepEqual(new Set(ticks.map(frag.show)), new Set(['99.3%']));
+  // p99 TTFT 1.20-1.30 s (stored in s), ticks 0.02 s apart: "1.20 s" ... where three significant digits wrote 1.2, 1.22.
+  const ttft = metricScale(metric('p99TtftS'), [1.2, 1.3]);
+  assert.deepEqual([1.2, 1.22, 1.24].map((v) => ttft.tick(v, 0.02)), ['1.20 s', '1.22 s', '1.24 s']);
+  // A rate 1,000 tokens/s and up keeps its thousands grouped; 1.2 to 1.3 requests/s ticks 0.025 apart read 3 decimals.
+  const rate = metricScale(metric('throughputTokensPerSec'), [1000, 3000]);
+  assert.equal(rate.tick(2500, 500), '2,500');
+  assert.deepEqual([1.2, 1.225, 1.25].map((v) => metricScale(metric('goodputRequestsPerSec'), [1.2, 1.3]).tick(v, 0.025)), ['1.200', '1.225', '1.250']);
 });

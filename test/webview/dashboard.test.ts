@@ -134,7 +134,9 @@ async function lastDrawnTexts(page: Page, id: string, maxWidth: number): Promise
     const box = c?.parentElement;
     const d = (window as unknown as { __drawn: Drawn }).__drawn[`chart-${id}`];
     if (!c || !box || !d || c.clientWidth === 0 || c.clientWidth > maxWidth) return null;
-    const fitted = c.clientWidth === box.clientWidth && c.clientHeight === box.clientHeight && c.width === Math.round(c.clientWidth * devicePixelRatio) && c.height === Math.round(c.clientHeight * devicePixelRatio);
+    // Chart.js sizes the backing store to floor(CSS size × ratio); a card sharing its row may be 444.5 px wide.
+    const [r, b] = [c.getBoundingClientRect(), box.getBoundingClientRect()];
+    const fitted = Math.abs(r.width - b.width) < 0.01 && Math.abs(r.height - b.height) < 0.01 && c.width === Math.floor(r.width * devicePixelRatio + 1e-6) && c.height === Math.floor(r.height * devicePixelRatio + 1e-6);
     return fitted && d.width === c.width && d.height === c.height ? d.texts : null;
   }, [id, maxWidth] as const);
   return (await settled.jsonValue()) as DrawnText[];
@@ -821,4 +823,125 @@ describe('dashboard webview in Chromium', () => {
       await fresh.close();
     }
   });
+
+  // s30 newcomers: in an editor split (~350–500 px) chart titles, axis titles and legend items ran
+  // past the canvas's edge (cut off), and the Run button's label past the panel's.
+  it('at 320, 400, 600 and 1000 px, dark and light, no chart writes a text past its canvas\'s edge and no control lies past the panel\'s (narrow-*.png)', async () => {
+    const fresh = await openDashboard(browser, server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
+    try {
+      await recordTexts(fresh);
+      // The recorded run, run from a file whose name makes the Run button "Run benchmark: llama-3.1-8b-instruct.attn.yaml" (wider than 288 px).
+      const named = { ...run, profile: { ...run.profile, sourcePath: 'examples/llama-3.1-8b-instruct.attn.yaml' } };
+      await send(fresh, { type: 'init', runs: [], current: named, currentId: RUN_ID, sweep: logSweep });
+      await fresh.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('aria-label')?.includes('points'));
+      const found: string[] = [];
+      for (const theme of ['dark', 'light'] as const) {
+        await setTheme(fresh, theme);
+        for (const [tab, index] of [['run', 0], ['sweep', 2]] as const) {
+          await fresh.locator('vscode-tab-header').nth(index).click();
+          for (const width of [320, 400, 600, 1000]) {
+            await fresh.setViewportSize({ width, height: 900 });
+            const ids = await fresh.$$eval('canvas[id^="chart-"]', (cs) => cs.filter((c) => (c as HTMLElement).offsetParent !== null).map((c) => c.id.slice('chart-'.length)));
+            assert.ok(ids.length >= (tab === 'run' ? 8 : 2), `${theme} ${tab} ${width} px: charts ${ids.join(', ')}`);
+            for (const id of ids) {
+              const texts = await lastDrawnTexts(fresh, id, width - 20);
+              const size = await fresh.$eval(`#chart-${id}`, (c) => ({ w: (c as HTMLCanvasElement).width, h: (c as HTMLCanvasElement).height }));
+              // Half a pixel of anti-aliasing either side.
+              const out = texts.filter((t) => t.corners.some((c) => c.x < -0.5 || c.y < -0.5 || c.x > size.w + 0.5 || c.y > size.h + 0.5));
+              for (const t of out) found.push(`${theme} ${width} px ${id}: '${t.text}' x ${Math.min(...t.corners.map((c) => c.x)).toFixed(0)}..${Math.max(...t.corners.map((c) => c.x)).toFixed(0)} of ${size.w}`);
+            }
+            const controls = await fresh.$$eval('vscode-button, vscode-single-select, vscode-tab-header, #sweep-run-status', (els) => els
+              .filter((e) => (e as HTMLElement).offsetParent !== null)
+              .map((e) => ({ what: `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''} '${(e.textContent ?? '').slice(0, 30)}'`, left: e.getBoundingClientRect().left, right: e.getBoundingClientRect().right, clipped: e.scrollWidth > e.clientWidth + 1 || (e.shadowRoot?.querySelector('[part="base"]') ? (e.shadowRoot.querySelector('[part="base"]') as HTMLElement).scrollWidth > (e.shadowRoot.querySelector('[part="base"]') as HTMLElement).clientWidth + 1 : false) })));
+            const panel = await fresh.evaluate(() => document.documentElement.clientWidth);
+            for (const c of controls) if (c.left < -0.5 || c.right > panel + 0.5 || c.clipped) found.push(`${theme} ${width} px: ${c.what} at ${c.left.toFixed(0)}..${c.right.toFixed(0)} of ${panel}${c.clipped ? ', its label clipped' : ''}`);
+            await fresh.screenshot({ path: join(shots, `narrow-${theme}-${tab}-${width}.png`), fullPage: true });
+          }
+        }
+      }
+      assert.deepEqual(found, []);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  // s30 newcomers: the sweep chart's x axis put 50, 100 and 30,000 evenly apart (a category axis),
+  // and its y ticks read "99.3%" six times (the table's one decimal for ticks 0.01% apart).
+  it('the sweep chart puts swept values along a log axis and writes each y tick once, with the decimals its step needs', async () => {
+    const fresh = await openDashboard(browser, server, 'light', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
+    try {
+      await recordTexts(fresh);
+      await fresh.setViewportSize({ width: 1000, height: 900 });
+      await send(fresh, { type: 'init', runs: [], current: null, currentId: null, sweep: logSweep });
+      await fresh.locator('vscode-tab-header').nth(2).click();
+      await fresh.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 6);
+      const texts = await lastDrawnTexts(fresh, 'sweep-0', 980);
+      const centre = (t: DrawnText) => t.corners.reduce((x, c) => x + c.x, 0) / 4;
+      const tick = (label: string) => texts.find((t) => t.text === label);
+      // x: 50, 100, 30,000 at distances in proportion to log(value): (log 100 − log 50) / (log 30000 − log 50) = log 2 / log 600 = 0.1083.
+      const [x50, x100, x30k] = ['50', '100', '30,000'].map((l) => tick(l));
+      assert.ok(x50 && x100 && x30k, `x ticks drawn: ${texts.map((t) => t.text).join(' | ')}`);
+      assert.ok(Math.abs((centre(x100!) - centre(x50!)) / (centre(x30k!) - centre(x50!)) - Math.log(2) / Math.log(600)) < 0.01);
+      assert.ok(texts.some((t) => t.text === 'workload.max_num_batched_tokens (tokens, log)'), 'the x axis names the swept key, its unit and the log scale');
+      // y: fragmentation 99.25% to 99.30% (the rows below); every tick label once, each the tick's value to the step's
+      // decimals (chart.js lays ticks 0.005% apart and shows every other one at this height: 99.250%, 99.260%, ...).
+      const yTicks = texts.filter((t) => /^\d+\.\d+%$/.test(t.text)).map((t) => t.text);
+      assert.ok(yTicks.length >= 3, `y ticks: ${yTicks.join(', ')}`);
+      assert.deepEqual([...new Set(yTicks)], yTicks, 'no two y ticks read the same');
+      assert.ok(yTicks.every((t) => { const v = Number.parseFloat(t); return v >= 99.25 - 1e-9 && v <= 99.3 + 1e-9 && Math.abs(v * 200 - Math.round(v * 200)) < 1e-6; }), yTicks.join(', '));
+      assert.deepEqual(overlappingTexts(texts), []);
+      await fresh.locator('#sweep-charts').screenshot({ path: join(shots, 'sweep-log-axis.png') });
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  // s30 newcomers: a sweep run from the editor left the dashboard on its Run tab with Cancel off; only the toast and status bar could stop it.
+  it('a sweep the editor runs switches to the Sweep tab with its progress and a Cancel that asks the extension to cancel it; its end replaces both with how it ended', async () => {
+    const fresh = await openDashboard(browser, server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
+    try {
+      await send(fresh, { type: 'init', runs: [], current: run, currentId: RUN_ID });
+      assert.equal(await fresh.isVisible('#sweep-run'), false, 'no sweep line before a sweep');
+      await send(fresh, { type: 'sweepStarted', name: 'sweep.attn.yaml' });
+      await fresh.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'sweep.attn.yaml · sweep');
+      assert.equal(await fresh.textContent('#run-status'), 'running');
+      await send(fresh, { type: 'sweepProgress', done: 1, total: 4, message: '1 of 4 points done · running: page_size=32 40%' });
+      await fresh.waitForFunction(() => document.querySelector('#sweep-run-status')?.textContent === 'Sweeping sweep.attn.yaml: 1 of 4 points done · running: page_size=32 40%');
+      assert.equal(await fresh.getAttribute('#sweep-progress', 'value'), '0.25');
+      assert.equal(await fresh.isVisible('#btn-cancel-sweep'), true);
+      assert.equal(await fresh.getAttribute('#btn-cancel-sweep', 'disabled'), null);
+      await fresh.click('#btn-cancel-sweep');
+      // The extension's cancelRun: the Cancel run command, which ends the one run in flight (the sweep), as the notification's Cancel does.
+      assert.deepEqual(await waitForPosted(fresh, 'cancelRun'), [{ type: 'cancelRun' }]);
+      await send(fresh, { type: 'sweepEnded', status: 'cancelled', message: 'sweep of sweep.attn.yaml cancelled; 1 of 4 points are saved in .attnscope/sweeps/sweep-0123abcd.' });
+      await fresh.waitForFunction(() => document.querySelector('#sweep-run-status')?.textContent?.startsWith('sweep.attn.yaml: sweep of sweep.attn.yaml cancelled; 1 of 4 points are saved'));
+      assert.equal(await fresh.isVisible('#btn-cancel-sweep'), false);
+      assert.equal(await fresh.isVisible('#sweep-progress'), false);
+      assert.equal(await fresh.textContent('#run-status'), '');
+      // A reload while a sweep runs: the page restores it, and init (no sweepStarted after it) says it is no longer running.
+      await send(fresh, { type: 'sweepStarted', name: 'sweep.attn.yaml' });
+      await fresh.waitForFunction(() => (JSON.parse(sessionStorage.getItem('vscode-state') ?? '{}') as { model?: { sweepRun?: { status?: string } } }).model?.sweepRun?.status === 'running');
+      await fresh.reload();
+      await waitForPosted(fresh, 'ready');
+      await send(fresh, { type: 'init', runs: [], current: null, currentId: null });
+      await fresh.waitForFunction(() => document.querySelector('#sweep-run-status')?.textContent === 'sweep.attn.yaml: interrupted: the window reloaded or closed while it ran');
+      assert.equal(await fresh.isVisible('#btn-cancel-sweep'), false);
+    } finally {
+      await fresh.close();
+    }
+  });
 });
+
+/**
+ * A sweep over max_num_batched_tokens 50, 100 and 30,000 (2.8 decades) and page_size 16 and 32,
+ * its fragmentation 99.25–99.30% (0.01% apart: one decimal read 99.3% for all).
+ */
+const logSweep: SweepReport = {
+  schema: 1, kind: 'attnscope-sweep-report', tool: 't', createdAt: '2026-12-04T00:00:00.000Z', sweepId: 'c0ffee', name: 'batched.attn.yaml', job: 'simulate',
+  axes: [{ key: 'workload.max_num_batched_tokens', values: [50, 100, 30000] }, { key: 'kv_cache.page_size', values: [16, 32] }], total: 6,
+  rows: [50, 100, 30000].flatMap((t, i) => [16, 32].map((ps, j) => ({
+    id: `t${t}-p${ps}`, index: 2 * i + j, values: { 'workload.max_num_batched_tokens': t, 'kv_cache.page_size': ps }, label: `max_num_batched_tokens=${t} page_size=${ps}`,
+    environmentKey: 'e1', status: 'ok' as const, metrics: { internalFragmentation: 0.9925 + 0.0002 * i + 0.0001 * j, throughputTokensPerSec: 100 + i }, file: `t${t}-p${ps}.json`,
+  }))),
+  missing: [], duplicates: [], environments: { e1: run.environment }, best: null,
+};
