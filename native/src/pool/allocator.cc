@@ -132,6 +132,7 @@ int32_t PageAllocator::Take(bool window) {
   pages_[page].filled = 0;
   pages_[page].state = PageState::kHeld;
   pages_[page].window = window;
+  ++pages_[page].gen;
   if (window) ++window_pages_;
   else ++pages_used_;
   return page;
@@ -183,7 +184,7 @@ void PageAllocator::Release(int32_t page) {
   }
 }
 
-void PageAllocator::RegisterFull(Sequence& seq, int32_t page, const int32_t* page_tokens) {
+void PageAllocator::RegisterFull(Sequence& seq, int32_t page, const int32_t* page_tokens, int32_t window) {
   const uint64_t h = ChainHash(seq.parent_hash, page_tokens, config_.page_size);
   seq.parent_hash = h;
   seq.partial_tokens.clear();
@@ -194,9 +195,9 @@ void PageAllocator::RegisterFull(Sequence& seq, int32_t page, const int32_t* pag
     pages_[page].hashed = 1;
     pages_[page].in_map = 1;
   }
-  // A hybrid pool: the page's window page (the last one: a page fills inside the window), likewise.
-  if (window_blocks_ > 0) {
-    const int32_t w = seq.window_table.back();
+  // A hybrid pool: the page's window page, likewise.
+  if (window != kNoPage) {
+    const int32_t w = window;
     if (!page_by_hash_.InsertIfAbsent(WindowKey(h), w)) return;
     pages_[w].hash = WindowKey(h);
     pages_[w].hashed = 1;
@@ -207,10 +208,22 @@ void PageAllocator::RegisterFull(Sequence& seq, int32_t page, const int32_t* pag
 void PageAllocator::Publish(Sequence& seq, const int32_t* tokens) {
   const int32_t ps = config_.page_size;
   const int64_t full = page_.Div(seq.num_tokens);
+  size_t r = 0;  // seq.released_private, in ascending page order
   for (int64_t lp = seq.private_page; lp < full; ++lp) {
     const int32_t page = seq.block_table[static_cast<size_t>(lp)];
     pages_[page].hashed = 0;  // as RegisterFull found it
-    RegisterFull(seq, page, tokens + lp * ps);
+    // A hybrid pool: the page's window page, held, or released by the window and still cached
+    // (not evicted since: the same record of the same taking), as it would have stayed registered.
+    int32_t window = kNoPage;
+    if (window_blocks_ > 0) {
+      window = seq.window_table[static_cast<size_t>(lp)];
+      for (; r < seq.released_private.size() && seq.released_private[r].page < lp; ++r) {}
+      if (window == kNoPage && r < seq.released_private.size() && seq.released_private[r].page == lp) {
+        const ReleasedWindow& w = seq.released_private[r];
+        if (pages_[w.id].gen == w.gen && pages_[w.id].state == PageState::kCached) window = w.id;
+      }
+    }
+    RegisterFull(seq, page, tokens + lp * ps, window);
   }
 }
 int64_t PageAllocator::WindowLimit(const Sequence& seq, int64_t num_tokens) const {
@@ -226,12 +239,18 @@ void PageAllocator::ReleaseOutsideWindow(Sequence& seq, int64_t limit) {
   // The window pages left behind go, the highest first (vLLM remove_skipped_blocks' order; a
   // hybrid pool's pages, the full-attention blocks, stay); an all-sliding pool's pages are the
   // window's and go themselves, the lowest first.
-  if (window_blocks_ > 0)
+  if (window_blocks_ > 0) {
+    // A private page's window page goes to the cached queue unregistered: kept for Publish.
+    const size_t at = seq.released_private.size();
     for (int64_t lp = limit; lp-- > seq.first_live_page;) {
       int32_t& entry = seq.window_table[lp];
+      if (lp >= seq.private_page && pages_[entry].hashed && !pages_[entry].in_map)
+        seq.released_private.push_back({lp, entry, pages_[entry].gen});
       Release(entry);
       entry = kNoPage;
     }
+    std::reverse(seq.released_private.begin() + static_cast<std::ptrdiff_t>(at), seq.released_private.end());
+  }
   else if (window_frees_pages_)
     for (int64_t lp = seq.first_live_page; lp < limit; ++lp) {
       int32_t& entry = seq.block_table[lp];
@@ -325,14 +344,18 @@ AllocStatus PageAllocator::AppendTo(Sequence& seq, const int32_t* tokens, int64_
       window_tokens_ += k;
     }
     seq.num_tokens += k;
+    const int32_t window = window_blocks_ > 0 ? seq.window_table.back() : kNoPage;
     if (hashing && static_cast<int64_t>(seq.block_table.size()) > seq.private_page) {
-      if (pos + k == ps) pages_[page].hashed = 1;  // a private page: registered when published
+      if (pos + k == ps) {  // a private page: registered when published
+        pages_[page].hashed = 1;
+        if (window != kNoPage) pages_[window].hashed = 1;
+      }
     } else if (hashing) {
       if (pos == 0 && k == ps) {
-        RegisterFull(seq, page, tokens + done);  // a whole page at once: hash in place
+        RegisterFull(seq, page, tokens + done, window);  // a whole page at once: hash in place
       } else {
         seq.partial_tokens.insert(seq.partial_tokens.end(), tokens + done, tokens + done + k);
-        if (pos + k == ps) RegisterFull(seq, page, seq.partial_tokens.data());
+        if (pos + k == ps) RegisterFull(seq, page, seq.partial_tokens.data(), window);
       }
     }
     done += k;
@@ -352,10 +375,9 @@ AllocStatus PageAllocator::Allocate(int64_t seq_id, const int32_t* tokens, int64
   hits.clear();
   uint64_t parent = kRootHash;
   const bool lookup = config_.enable_prefix_caching && tokens != nullptr;
-  // No other sequence holds a private page's tokens, so none is in the map to be found (no
-  // private tails with a sliding window: see "Hybrid pool").
+  // No other sequence holds a private page's tokens, so none is in the map to be found.
   const int64_t private_page =
-      lookup && private_from >= 0 && config_.sliding_window == 0 ? private_from / ps : kNoPrivatePage;
+      lookup && private_from >= 0 && !window_frees_pages_ ? private_from / ps : kNoPrivatePage;
   std::vector<uint64_t>& hashes = hash_scratch_;  // hybrid: the hit pages' hashes
   hashes.clear();
   if (lookup && num_tokens > 0) {
@@ -421,6 +443,7 @@ AllocStatus PageAllocator::Allocate(int64_t seq_id, const int32_t* tokens, int64
   seq.parent_hash = parent;
   seq.block_table.clear();
   seq.window_table.clear();
+  seq.released_private.clear();
   seq.partial_tokens.clear();
   for (int32_t page : hits) {
     Hold(page);
@@ -505,6 +528,7 @@ AllocStatus PageAllocator::FreeAt(int32_t slot, const int32_t* tokens) {
   seq.num_tokens = 0;
   seq.block_table.clear();
   seq.window_table.clear();
+  seq.released_private.clear();
   seq.partial_tokens.clear();
   free_slots_.push_back(slot);
   return AllocStatus::kOk;

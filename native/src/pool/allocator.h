@@ -69,8 +69,10 @@
 // consecutive pages whose window pages are cached, searched from hf down (SlidingWindowManager.
 // find_longest_cache_hit), or, with no such run, to the run of cached window pages from page 0.
 // The sequence then holds pages [0, h) and window pages [h − c, h) (those the window covers at
-// h · page_size). Private tails are not kept (private_from is ignored). Fork is refused
-// (kInvalidArgument).
+// h · page_size). A private page's window page is marked cached-on-release as the page is; one
+// the window releases before the sequence is published is kept by id and taking (gen), and
+// registered by Publish if it is still cached, as it would have stayed registered. Fork is
+// refused (kInvalidArgument).
 //
 // Watermark: a new sequence is admitted only if `watermark_pages` pages stay available
 // (free + cached) afterwards; appends to existing sequences may use them. This keeps room for
@@ -193,7 +195,7 @@ class PageAllocator {
   // `max_new_tokens` of the remaining prompt tokens (all when < 0), taking pages on demand.
   // tokens: int32 [num_tokens] or nullptr (then nothing is looked up or cached for it).
   // Respects the watermark. kSequenceExists for a live id (nothing changes, nothing leaks).
-  // private_from >= 0 (with prefix caching, tokens given and no sliding window; else ignored):
+  // private_from >= 0 (with prefix caching, tokens given, not an all-sliding pool; else ignored):
   // the sequence's tokens at positions >= private_from are private (see "Private tails"); then
   // tokens, here and in later appends, need hold ids only below the first private page.
   AllocStatus Allocate(int64_t seq_id, const int32_t* tokens, int64_t num_tokens, int64_t max_new_tokens,
@@ -273,6 +275,12 @@ class PageAllocator {
 
  private:
   static constexpr int64_t kNoPrivatePage = INT64_MAX;
+  // A private page's window page the window released unregistered: the record and its taking.
+  struct ReleasedWindow {
+    int64_t page;
+    int32_t id;
+    uint32_t gen;
+  };
   struct Sequence {
     int64_t id = 0;
     int64_t private_page = kNoPrivatePage;  // first logical page of its private tail
@@ -283,6 +291,7 @@ class PageAllocator {
     uint64_t parent_hash = kRootHash;  // hash of its last registered page (private pages excluded)
     std::vector<int32_t> block_table;
     std::vector<int32_t> window_table;    // hybrid: window page per logical page (kNoPage outside the window)
+    std::vector<ReleasedWindow> released_private;  // hybrid with a private tail, ascending pages
     std::vector<int32_t> partial_tokens;  // ids of the unfilled last page (hashable only)
   };
 
@@ -297,7 +306,8 @@ class PageAllocator {
   static uint64_t WindowKey(uint64_t page_hash) { return page_hash ^ 0x5bd1e9955bd1e995ULL; }
   void QueueRemove(int32_t page);
   void QueuePushBack(int32_t page);
-  void RegisterFull(Sequence& seq, int32_t page, const int32_t* page_tokens);  // page_tokens: [page_size]
+  // page_tokens: [page_size]; window: the page's window page to register with it, or kNoPage.
+  void RegisterFull(Sequence& seq, int32_t page, const int32_t* page_tokens, int32_t window = kNoPage);
   void Publish(Sequence& seq, const int32_t* tokens);  // registers the private full pages (FreeAt)
   // First logical page the window keeps for the query at position num_tokens.
   int64_t WindowLimit(const Sequence& seq, int64_t num_tokens) const;
@@ -319,6 +329,7 @@ class PageAllocator {
     uint8_t hashed = 0;       // registered: to the cached queue when released
     uint8_t in_map = 0;       // its hash is in page_by_hash_ (hashed, and not a private page)
     uint8_t window = 0;       // a window page (hybrid pool): window_blocks_ blocks, not page_blocks_
+    uint32_t gen = 0;         // times taken (a released record is still the same while unchanged)
   };
   std::vector<PageMeta> pages_;
   int32_t queue_head_ = kNoPage, queue_tail_ = kNoPage;

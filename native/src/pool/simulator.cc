@@ -75,10 +75,7 @@ ServingSimulator::ServingSimulator(const SimConfig& config, std::vector<SimReque
     // Window blocks go at known steps (events, WindowReleaseDue); an all-sliding pool's pages
     // follow every token.
     lazy_decode_ = !allocator_->WindowFreesPages();
-    // Not with window pages: those the window released stay cached under their page's hash,
-    // which a private page would not have registered (PageAllocator "Hybrid pool").
-    private_tails_ = config_.private_tails && config_.allocator.enable_prefix_caching && lazy_decode_ &&
-                     allocator_->WindowBlocks() == 0;
+    private_tails_ = config_.private_tails && config_.allocator.enable_prefix_caching && lazy_decode_;
     coast_ = config_.coast && lazy_decode_;
     ring_ = std::min(config_.allocator.page_size, 4096);
   } else {

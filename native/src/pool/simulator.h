@@ -58,8 +58,7 @@
 //   without one (its own pages may still be cached).
 // None applies to an all-sliding pool (its releases follow every token): those runs step
 // request by request. A hybrid pool (PageAllocator "Hybrid pool") releases a request's window
-// blocks only at known appends (PageAllocator::WindowReleaseDue), so the first two apply (not
-// private tails: a window page the window released stays cached under its page's hash); its blocks
+// blocks only at known appends (PageAllocator::WindowReleaseDue), so all three apply; its blocks
 // are charged as vLLM's HybridKVCacheCoordinator charges them. A coasting request's next window
 // release is an event too, but a light one when it comes before its explicit event: the request
 // stays on the clock and, at its place in admission order in the step, the allocator releases the
