@@ -168,6 +168,12 @@ export function readSweepBlock(root: ValueNode | null): { block: SweepBlock | nu
 }
 
 /**
+ * Repeated values of one axis marked one by one; past them one error says how many in all (a
+ * pasted axis of 20,000 equal values gave 19,999 diagnostics, 5.9 MB, to the editor: s30).
+ */
+export const REPEATS_MARKED = 10;
+
+/**
  * Unknown axis keys and overlapping axes, each at `where(axis)`; a value an axis repeats (the
  * same point twice: one point id, run once and counted once) at the repeat's own range.
  */
@@ -179,12 +185,17 @@ export function axisProblems(axes: readonly SweepAxis[], where: (a: SweepAxis) =
     const overlap = axes.find((o) => o !== a && o.key.startsWith(`${a.key}.`));
     if (overlap) problems.push({ severity: 'error', code: 'sweep-axes-overlap', message: `sweep axes ${a.key} and ${overlap.key} overlap: sweep one of them`, range: where(overlap) });
     const seen = new Set<string>();
-    for (const v of a.values) {
+    const repeats = a.values.filter((v) => {
       const value = JSON.stringify(toPlain(v));
-      if (seen.has(value)) {
-        problems.push({ severity: 'error', code: 'sweep-axis-repeat', message: `the sweep axis ${a.key} repeats the value ${value}: each value runs once, drop the repeat`, range: v.range, data: { key: a.key } });
-      }
+      const again = seen.has(value);
       seen.add(value);
+      return again;
+    });
+    for (const v of repeats.slice(0, REPEATS_MARKED)) {
+      problems.push({ severity: 'error', code: 'sweep-axis-repeat', message: `the sweep axis ${a.key} repeats the value ${JSON.stringify(toPlain(v))}: each value runs once, drop the repeat`, range: v.range, data: { key: a.key } });
+    }
+    if (repeats.length > REPEATS_MARKED) {
+      problems.push({ severity: 'error', code: 'sweep-axis-repeat', message: `the sweep axis ${a.key} repeats ${repeats.length} values in all (the first ${REPEATS_MARKED} are marked): each value runs once, drop the repeats`, range: repeats[REPEATS_MARKED]!.range, data: { key: a.key } });
     }
   }
   return problems;

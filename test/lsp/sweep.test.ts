@@ -50,6 +50,18 @@ test('a value an axis repeats: an error at the repeat (the second 16), as attnsc
   assert.match(String(d[0]!.message), /the sweep axis kv_cache\.page_size repeats the value 16/);
 });
 
+test('a pasted axis of 20,000 equal values: 10 repeats marked and one error counting all, not 19,999 diagnostics (s30: 5.9 MB to the editor)', async () => {
+  // 20,000 values "16": 19,999 repeats; REPEATS_MARKED (10) marked at their own ranges, then one error saying 19,999.
+  const text = `${BASE}sweep:\n  axes:\n    kv_cache.page_size: [${Array(20000).fill('16').join(', ')}]\n`;
+  const all = await diagnostics(text);
+  const d = all.filter((x) => x.code === 'sweep-axis-repeat');
+  assert.equal(d.length, 11);
+  assert.deepEqual(d[0]!.range, rangeOf(text, '16', 1));
+  assert.equal(d[10]!.message, 'the sweep axis kv_cache.page_size repeats 19999 values in all (the first 10 are marked): each value runs once, drop the repeats');
+  assert.deepEqual(d[10]!.range, rangeOf(text, '16', 11));
+  assert.ok(all.length <= 20, `${all.length} diagnostics`);
+});
+
 test('a point value the profile does not take: an error at that value, naming the point', async () => {
   const text = `${BASE}sweep:\n  axes:\n    kv_cache.page_size: [16, 0]\n    kv_cache.dtype: [bf16, fp9]\n`;
   const diags = (await diagnostics(text)).filter((d) => d.severity === DiagnosticSeverity.Error);
