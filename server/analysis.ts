@@ -19,19 +19,16 @@ import {
   numberLiteralNode,
   parseJsonTree,
   parseProfileOrConfig,
-  propertyAt,
-  readProfileOrConfigTree,
-  sweepProblems,
   type SweepJob,
   type SourceRange,
   type ModelSpec,
   type ParsedTree,
   type Problem,
-  type PropertyNode,
   type Profile,
   type ValueNode,
 } from '../core/config';
-import { checkProfile, checksIndependentOf, estimate, poolSizeProblem, type Estimate } from '../core/estimate';
+import type { Estimate } from '../core/estimate';
+import { validateProfileTree, type PartialProfile } from '../core/validate';
 import { documentName, uriToPath } from './paths';
 import { describeError } from './safe';
 
@@ -65,7 +62,7 @@ export interface Analysis {
   estimate: Estimate | null;
   /**
    * When `profile` is null because some keys have errors but the rest still make a profile:
-   * that profile (see readWithoutInvalidKeys). Null when `profile` is set, and when no profile
+   * that profile (core/validate.ts). Null when `profile` is set, and when no profile
    * can be made at all (a syntax error; the model missing, invalid or in error).
    */
   partial: PartialProfile | null;
@@ -79,23 +76,7 @@ export interface Analysis {
   readTexts: Map<string, string>;
 }
 
-/** A profile read from the keys that are valid, for the figures that do not depend on the others. */
-export interface PartialProfile {
-  /** The profile with every key that has an error left out, so defaults stand in for them. */
-  profile: Profile;
-  estimate: Estimate;
-  /** Dotted paths of the keys left out ("kv_cache.page_size", "workload.prompt_len"). */
-  invalid: string[];
-}
-
 const EMPTY: ParsedTree = { root: null, problems: [] };
-
-/**
- * Code of the warning on a profile with a workload whose pool `attnscope simulate` refuses
- * (core/estimate poolSizeProblem: no pages, too many, an encoder); lenses.ts offers no
- * "Run serving simulation" lens beside it.
- */
-export const POOL_NOT_SIMULABLE = 'pool-not-simulable';
 
 function kindOf(name: string, text: string, parsedJson: () => ParsedTree): DocumentKind {
   if (isProfilePath(name)) return 'profile';
@@ -152,30 +133,13 @@ export function analyze(document: TextDocument, host: FileHost, previous?: Analy
         return content;
       },
     };
-    const read = readProfileOrConfigTree(a.parsed, a.file, recording);
-    a.problems = read.problems;
-    a.profile = read.value;
-    a.model = read.value?.model ?? null;
-    if (a.profile !== null) {
-      a.estimate = estimate(a.profile);
-      a.problems.push(...checkProfile(a.profile, a.estimate));
-      // What `attnscope simulate` refuses this profile's pool for, in its words, at the key it names.
-      const pool = a.profile.workload ? poolSizeProblem(a.profile) : null;
-      const at = pool?.keys.find((k) => a.profile!.ranges[k] !== undefined);
-      if (pool) a.problems.push({ severity: 'warning', code: POOL_NOT_SIMULABLE, message: pool.message, range: at !== undefined ? a.profile.ranges[at] : { offset: 0, length: 0 } });
-    } else {
-      a.partial = readWithoutInvalidKeys(a, recording);
-      // The checks that do not read an invalid key stay (the fp8 KV warning beside an error at max_model_len).
-      if (a.partial !== null) a.problems.push(...checksIndependentOf(a.partial.profile, a.partial.estimate, a.partial.invalid));
-    }
-    if (a.kind === 'profile') {
-      // Every point re-reads the model config: read it once.
-      const once = new Map<string, string | null>();
-      const cached: FileHost = { readFile: (p) => (once.has(p) ? once.get(p)! : (once.set(p, recording.readFile(p)), once.get(p)!)) };
-      const sweep = sweepProblems(a.tree, a.file, cached, a.problems);
-      a.problems.push(...sweep.problems);
-      a.sweep = sweep.block ? { points: sweep.points, job: sweep.block.job } : null;
-    }
+    const checked = validateProfileTree(a.parsed, a.file, recording, { sweep: a.kind === 'profile' });
+    a.problems = checked.problems;
+    a.profile = checked.profile;
+    a.model = checked.profile?.model ?? null;
+    a.estimate = checked.estimate;
+    a.partial = checked.partial;
+    a.sweep = checked.sweep ? { points: checked.sweep.points, job: checked.sweep.block.job } : null;
   } catch (err) {
     a.problems.push({
       severity: 'error',
@@ -202,49 +166,6 @@ export function modelKeyRange(a: Analysis, path: string): SourceRange | undefine
 /** Value range of a profile key ("kv_cache.page_size") in this profile. */
 export function profileKeyRange(a: Analysis, path: string): SourceRange | undefined {
   return a.kind === 'profile' ? a.profile?.ranges[path] : undefined;
-}
-
-/** Rounds of leaving keys out: a key left out can reveal one more (min > max -> "needs min"). */
-const PARTIAL_ROUNDS = 3;
-
-/**
- * The profile of `a` with every key that holds an error left out, so that one invalid or
- * half-typed value does not cost the figures of the keys that are fine. Each error's key is the
- * innermost property holding the start of its range; the tree without those properties is
- * read again, up to PARTIAL_ROUNDS times. Null when that cannot work: not a profile, a syntax
- * error (the tree may not be what the user wrote), an error in the model (inline, its file, or
- * the referenced config.json), an error outside any key, or errors left after the last round.
- */
-function readWithoutInvalidKeys(a: Analysis, host: FileHost): PartialProfile | null {
-  if (a.kind !== 'profile' || a.tree?.type !== 'object' || a.parsed.problems.some((p) => p.severity === 'error')) return null;
-  let tree: ValueNode = a.tree;
-  let problems = a.problems;
-  const invalid: string[] = [];
-  for (let round = 0; round < PARTIAL_ROUNDS; round++) {
-    const drop = new Set<PropertyNode>();
-    for (const p of problems) {
-      if (p.severity !== 'error') continue;
-      if (p.file !== undefined && p.file !== a.file) return null;
-      const found = propertyAt(tree, p.range.offset);
-      if (found === null || found.path[0] === 'model') return null;
-      if (!drop.has(found.property)) invalid.push(found.path.join('.'));
-      drop.add(found.property);
-    }
-    tree = withoutProperties(tree, drop);
-    const read = readProfileOrConfigTree({ root: tree, problems: [] }, a.file, host);
-    if (read.value !== null) return { profile: read.value, estimate: estimate(read.value), invalid };
-    problems = read.problems;
-  }
-  return null;
-}
-
-/** A copy of `node` without the properties in `drop` (shared subtrees where nothing is dropped). */
-function withoutProperties(node: ValueNode, drop: ReadonlySet<PropertyNode>): ValueNode {
-  if (node.properties) {
-    return { ...node, properties: node.properties.filter((p) => !drop.has(p)).map((p) => ({ ...p, value: withoutProperties(p.value, drop) })) };
-  }
-  if (node.items) return { ...node, items: node.items.map((item) => withoutProperties(item, drop)) };
-  return node;
 }
 
 /**

@@ -11,7 +11,8 @@ import type { CodeLens } from 'vscode-languageserver';
 import { getProperty } from '../core/config';
 import { formatBytes, formatCount } from '../core/format';
 import { Commands } from '../core/protocol/lsp';
-import { POOL_NOT_SIMULABLE, type Analysis } from './analysis';
+import { POOL_NOT_SIMULABLE } from '../core/validate';
+import type { Analysis } from './analysis';
 
 /** Commands the server executes (workspace/executeCommand); arguments: [document URI]. */
 export const SERVER_COMMANDS = { showEstimate: 'attnscope.server.showEstimate', simulate: 'attnscope.server.simulate' } as const;

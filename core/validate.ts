@@ -1,0 +1,206 @@
+/**
+ * The one validation of a profile (*.attn.yaml / *.attn.json) or a HuggingFace config.json, for
+ * the language server and the CLI alike: every problem at once, each with its range (and `file`
+ * when it lies in the config.json a profile names) and severity. The server shows them as
+ * diagnostics (server/diagnostics.ts); the CLI prints every error of a run and exits 2 before any
+ * work (runner/load.ts), printing the rest as warnings and infos.
+ *
+ * What it runs, in order: the read (syntax, schema, the model's config, the checks that compare
+ * two keys or a key with the model: core/config/profileChecks.ts), the deployment checks of the
+ * profile that read (core/estimate/checks.ts checkProfile, and the pool a workload simulation
+ * cannot size: poolSizeProblem), or, when some keys have errors, the deployment checks that read
+ * none of them on the profile of the other keys; and on request a profile's sweep block.
+ *
+ * Severity is the editor's. A run gives it {@link runSeverity}: a deployment check compares the
+ * profile with a device or the kernels, and its figures are the answer to "does it fit", so it
+ * never stops a run (DESIGN.md "Errors and warnings").
+ */
+import {
+  isProfilePath,
+  propertyAt,
+  readProfileOrConfigTree,
+  readProfileTree,
+  readsAsProfile,
+  parseProfileOrConfig,
+  parseProfileText,
+  sweepProblems,
+  type ParsedTree,
+  type Problem,
+  type Profile,
+  type ProfileHost,
+  type PropertyNode,
+  type ReadResult,
+  type Severity,
+  type SweepBlock,
+  type ValueNode,
+} from './config/index';
+import { CHECK_KEYS, checkProfile, checksIndependentOf, estimate, poolSizeProblem, type Estimate } from './estimate/index';
+
+/**
+ * Code of the warning that a workload's pool cannot be simulated (core/estimate poolSizeProblem:
+ * no pages, too many, an encoder). `simulate` refuses such a profile with the same words
+ * (runner/simulate), `bench` skips the pool's simulation; the editor offers no "Run serving
+ * simulation" lens beside it (server/lenses.ts).
+ */
+export const POOL_NOT_SIMULABLE = 'pool-not-simulable';
+
+/** A profile read from the keys that are valid, for the figures that do not depend on the others. */
+export interface PartialProfile {
+  /** The profile with every key that has an error left out, so defaults stand in for them. */
+  profile: Profile;
+  estimate: Estimate;
+  /** Dotted paths of the keys left out ("kv_cache.page_size", "workload.prompt_len"). */
+  invalid: string[];
+}
+
+/** What {@link validateProfileTree} found. */
+export interface ProfileValidation {
+  /** The resolved profile (a bare config.json gets the default profile); null when an error prevents it. */
+  profile: Profile | null;
+  /** The profile's estimate; null with `profile`. */
+  estimate: Estimate | null;
+  /**
+   * When `profile` is null because some keys have errors but the rest still make a profile: that
+   * profile. Null when `profile` is set, and when no profile can be made at all (a syntax error;
+   * the model missing, invalid or in error).
+   */
+  partial: PartialProfile | null;
+  /** Every problem, in the order the checks found them (not sorted). */
+  problems: Problem[];
+  /**
+   * The parse's errors (syntax, an alias bomb, nesting too deep), also among `problems`: when
+   * there are any, the tree is the parser's guess past them, and so are the other problems.
+   */
+  parseErrors: Problem[];
+  /** A profile's `sweep:` block and how many points it expands to; null without one or when not asked. */
+  sweep: { block: SweepBlock; points: number } | null;
+}
+
+/** Options of {@link validateProfileTree}. */
+export interface ValidateOptions {
+  /**
+   * Read the profile's `sweep:` block and check its points (core/config/sweep.ts sweepProblems).
+   * The editor does; the CLI's commands that run one profile do not run its sweep (`attnscope
+   * sweep` reads every point itself before it runs).
+   */
+  sweep?: boolean;
+  /** Read the file as a profile whatever its name says (the CLI's /dev/fd/63 whose text is one: readsAsProfile). */
+  asProfile?: boolean;
+}
+
+/**
+ * The deployment checks of a resolved profile: checkProfile's (device fit, kernel limits, pool
+ * below max_model_len, vLLM version) and, for a profile with a workload, the pool its
+ * simulation cannot size ({@link POOL_NOT_SIMULABLE}, at the first key of poolSizeProblem's
+ * the profile holds, else 0). For a profile with no text to place them in (`bench -`'s resolved
+ * Profile on stdin) as well as for a file.
+ */
+export function deploymentProblems(profile: Profile, e: Estimate = estimate(profile)): Problem[] {
+  const problems = checkProfile(profile, e);
+  const pool = profile.workload ? poolSizeProblem(profile) : null;
+  if (pool) {
+    const at = pool.keys.find((k) => profile.ranges[k] !== undefined);
+    problems.push({ severity: 'warning', code: POOL_NOT_SIMULABLE, message: pool.message, range: at !== undefined ? profile.ranges[at]! : { offset: 0, length: 0 } });
+  }
+  return problems;
+}
+
+/**
+ * Every problem of the profile or config.json `parsed` (parseProfileOrConfig's tree of the file
+ * at absolute path `file`), reading the files it names through `host`.
+ */
+export function validateProfileTree(parsed: ParsedTree, file: string, host: ProfileHost, options: ValidateOptions = {}): ProfileValidation {
+  const asProfile = options.asProfile === true || isProfilePath(file);
+  const readTree = (p: ParsedTree): ReadResult<Profile> => (asProfile ? readProfileTree(p, file, host) : readProfileOrConfigTree(p, file, host));
+  const read = readTree(parsed);
+  const parseErrors = parsed.problems.filter((p) => p.severity === 'error');
+  const out: ProfileValidation = { profile: read.value, estimate: null, partial: null, problems: read.problems, parseErrors, sweep: null };
+  if (out.profile !== null) {
+    out.estimate = estimate(out.profile);
+    out.problems.push(...deploymentProblems(out.profile, out.estimate));
+  } else if (asProfile) {
+    out.partial = readWithoutInvalidKeys(parsed, out.problems, file, readTree);
+    // The checks that do not read an invalid key stay (the fp8 KV warning beside an error at max_model_len).
+    if (out.partial !== null) out.problems.push(...checksIndependentOf(out.partial.profile, out.partial.estimate, out.partial.invalid));
+  }
+  if (options.sweep === true && asProfile) {
+    // Every point re-reads the model config: read it once.
+    const once = new Map<string, string | null>();
+    const cached: ProfileHost = { readFile: (p) => (once.has(p) ? once.get(p)! : (once.set(p, host.readFile(p)), once.get(p)!)) };
+    const sweep = sweepProblems(parsed.root, file, cached, out.problems);
+    out.problems.push(...sweep.problems);
+    out.sweep = sweep.block ? { block: sweep.block, points: sweep.points } : null;
+  }
+  return out;
+}
+
+/**
+ * validateProfileTree of a file's text, read as readProfileOrConfig reads it: a profile by its
+ * name, or by its text when the name says neither (/dev/fd/63), else a config.json.
+ */
+export function validateProfileText(text: string, file: string, host: ProfileHost, options: ValidateOptions = {}): ProfileValidation {
+  const asProfile = isProfilePath(file) || readsAsProfile(file, text);
+  return validateProfileTree(asProfile ? parseProfileText(text, file) : parseProfileOrConfig(text, file), file, host, { ...options, asProfile });
+}
+
+/**
+ * The severity a problem has in a CLI run: its own, except that a deployment check's error
+ * (a code of CHECK_KEYS: weights or the KV pool not fitting the device, head_dim or page_size
+ * past the kernels) is a warning, because the run's figures are the answer to whether it fits.
+ * A command that cannot work with such a profile refuses at its own step: simulate a pool it
+ * cannot size, bench a case past the CPU kernels' head_dim or this machine's memory.
+ * Every other error (syntax, schema, the model's config, what vLLM refuses to start with:
+ * tensor_parallel_size vs the heads, max_model_len past the model's, max_num_batched_tokens below
+ * max_num_seqs, a min above its max) stops the run with exit 2. DESIGN.md "Errors and warnings".
+ */
+export function runSeverity(p: Problem): Severity {
+  return p.severity === 'error' && isDeploymentProblem(p) ? 'warning' : p.severity;
+}
+
+/** True for a problem of {@link deploymentProblems} (a code of CHECK_KEYS, or the pool a simulation cannot size). */
+export function isDeploymentProblem(p: Problem): boolean {
+  return CHECK_KEYS[p.code] !== undefined || p.code === POOL_NOT_SIMULABLE;
+}
+
+/** Rounds of leaving keys out: a key left out can reveal one more (min > max -> "needs min"). */
+const PARTIAL_ROUNDS = 3;
+
+/**
+ * The profile of `parsed` with every key that holds an error left out, so that one invalid or
+ * half-typed value does not cost the figures of the keys that are fine. Each error's key is the
+ * innermost property holding the start of its range; the tree without those properties is
+ * read again, up to PARTIAL_ROUNDS times. Null when that cannot work: a syntax error (the tree
+ * may not be what the user wrote), an error in the model (inline, or the referenced
+ * config.json), an error outside any key, or errors left after the last round.
+ */
+function readWithoutInvalidKeys(parsed: ParsedTree, found: readonly Problem[], file: string, readTree: (p: ParsedTree) => ReadResult<Profile>): PartialProfile | null {
+  if (parsed.root?.type !== 'object' || parsed.problems.some((p) => p.severity === 'error')) return null;
+  let tree: ValueNode = parsed.root;
+  let problems = found;
+  const invalid: string[] = [];
+  for (let round = 0; round < PARTIAL_ROUNDS; round++) {
+    const drop = new Set<PropertyNode>();
+    for (const p of problems) {
+      if (p.severity !== 'error') continue;
+      if (p.file !== undefined && p.file !== file) return null;
+      const at = propertyAt(tree, p.range.offset);
+      if (at === null || at.path[0] === 'model') return null;
+      if (!drop.has(at.property)) invalid.push(at.path.join('.'));
+      drop.add(at.property);
+    }
+    tree = withoutProperties(tree, drop);
+    const read = readTree({ root: tree, problems: [] });
+    if (read.value !== null) return { profile: read.value, estimate: estimate(read.value), invalid };
+    problems = read.problems;
+  }
+  return null;
+}
+
+/** A copy of `node` without the properties in `drop` (shared subtrees where nothing is dropped). */
+function withoutProperties(node: ValueNode, drop: ReadonlySet<PropertyNode>): ValueNode {
+  if (node.properties) {
+    return { ...node, properties: node.properties.filter((p) => !drop.has(p)).map((p) => ({ ...p, value: withoutProperties(p.value, drop) })) };
+  }
+  if (node.items) return { ...node, items: node.items.map((item) => withoutProperties(item, drop)) };
+  return node;
+}
