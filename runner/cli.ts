@@ -23,6 +23,7 @@ import { BACKENDS, isBackend, type KernelBackendName, type Problem, type Profile
 import { resolvedProfileProblems } from '../core/config/resolvedProfile';
 import { createRun, type Environment, type PoolResult, type PoolSample, type StepTimeModel } from '../core/protocol/run';
 import { batchLimitsText, estimate, referenceSeqLen } from '../core/estimate';
+import { deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../core/validate';
 import { formatCount, formatCountOf, perGpuCasesHeader } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from '../native';
@@ -31,7 +32,7 @@ import { describeMachine } from './environment';
 import { flagLines } from './help';
 import { BackendError, backendCases, describeCase, measureBackendEnvironment, runBench, selectBackend, slowCaseNotes } from './bench';
 import { planCases, quickShortening, windowCoverage } from './plan';
-import { cancelLine, CancelledError, InputError, OutputError, UsageError } from './errors';
+import { cancelLine, CancelledError, eachInputError, InputError, OutputError, UsageError } from './errors';
 import { ArrivalSpanError, formatPoolSummary, PoolConfigError, simulatePool, type PoolProgress, type PrepareProgress } from './simulate';
 import { calibrateStepTime, calibrationModelMismatch, formatCalibration, heldParametersText } from './simulate/calibrate';
 import { calibrateFromKernels, formatKernelCalibration, KernelCalibrationError, readKernelRun } from './simulate/calibrate-kernels';
@@ -41,8 +42,8 @@ import { readSimulateFlags, SIMULATE_FLAGS, type SimulateFlags } from './simulat
 import { describeDropped, readTraceFile, readVllmResult, type VllmBenchResult } from './simulate/traces';
 import { calibrateByReplay, formatCalibrationReplay, formatReplayRounds } from './simulate/calibrate-replay';
 import { mergeCommand, submitCommand, sweepCommand } from './sweep';
-import { loadProfile, profileInputs, type LoadedProfile } from './load';
-import { benchPreflight, deploymentNotes } from './preflight';
+import { capRepeats, loadProfile, profileInputs, type LoadedProfile } from './load';
+import { benchPreflight } from './preflight';
 import { Progress } from './progress';
 import { formatEstimateOf, formatRun } from './table';
 import { TOOL_VERSION } from './version';
@@ -186,7 +187,8 @@ function profileFromStdin(text: string): LoadedProfile {
   if (problems.length > 0) throw new InputError(`the resolved Profile on stdin: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`, STDIN);
   return {
     profile: p as Profile,
-    problems: [],
+    // No text to read again: the deployment checks of the resolved Profile, as a file's (core/validate.ts).
+    problems: deploymentProblems(p as Profile).map((q) => ({ ...q, severity: runSeverity(q) })),
     format: (problem) => `${STDIN}: ${problem.severity}: ${problem.message}`,
     errorAt: (_key, message) => new InputError(message, STDIN),
   };
@@ -216,19 +218,19 @@ async function benchCommand(argv: string[], io: CliIo): Promise<number> {
     loaded = file === '-' ? profileFromStdin(await readStdin()) : loadProfile(file);
   } catch (e) {
     // As simulate: an --events reader gets the refusal as an event too.
-    if (events && e instanceof InputError) emitLine({ type: 'error', message: e.message, file: e.file, line: e.line, column: e.column });
+    if (events && e instanceof InputError) for (const one of eachInputError(e)) emitLine({ type: 'error', message: one.message, file: one.file, line: one.line, column: one.column });
     throw e;
   }
   const { profile } = loaded;
   checkOutputPath(values.json as string | undefined, '--json', profileInputs(file, profile));
   const name = file !== '-' ? basename(file) : profile.sourcePath ? basename(profile.sourcePath) : 'stdin';
-  const preflight = benchPreflight(profile, quick);
+  const preflight = benchPreflight(loaded, quick);
   if (preflight.refusal) {
     const err = loaded.errorAt(preflight.refusal.key, preflight.refusal.message);
     if (events) emitLine({ type: 'error', message: err.message, file: err.file, line: err.line, column: err.column, ...(preflight.refusal.code ? { code: preflight.refusal.code } : {}) });
     throw err;
   }
-  for (const note of capRepeats([...loaded.problems, ...preflight.notes])) {
+  for (const note of capRepeats(preflight.notes)) {
     if (events) emitLine({ type: 'log', level: note.severity === 'info' ? 'info' : 'warn', message: loaded.format(note) });
     else io.stderr.write(`${loaded.format(note)}\n`);
   }
@@ -335,36 +337,13 @@ function unusedUnderTrace(profile: Profile, problem: Problem): boolean {
 }
 
 /**
- * The problems found reading the file, then the deployment notes, one line each on stderr;
- * `trace`: a trace replaces the workload's distributions, so nothing is said about them.
+ * The problems found reading the file, then the deployment notes, one line each on stderr, but
+ * for the pool a simulation cannot size (simulate refuses it in its own words; estimate sizes no
+ * simulation); `trace`: a trace replaces the workload's distributions, so nothing is said about them.
  */
 function printNotes(loaded: LoadedProfile, write: (line: string, level: 'info' | 'warn') => void, trace = false): void {
-  const problems = trace ? loaded.problems.filter((p) => !unusedUnderTrace(loaded.profile, p)) : loaded.problems;
-  for (const note of capRepeats([...problems, ...deploymentNotes(loaded.profile)])) write(loaded.format(note), note.severity === 'info' ? 'info' : 'warn');
-}
-
-/** Notes of one kind (code) shown one by one before the rest are counted in one line. */
-const SHOWN_PER_KIND = 3;
-
-/**
- * `notes` with at most {@link SHOWN_PER_KIND} of each kind (its code and its message but for the
- * numbers in it), in order; the next of a kind becomes one note at its place saying how many more
- * there are (as traces count their warnings past the first three): a profile listing 3,000
- * seq_lens past the model's context printed 964 lines.
- */
-function capRepeats(notes: readonly Problem[]): Problem[] {
-  const kind = (n: Problem): string => `${n.code} ${n.message.replace(/\d[\d,.]*/g, '#')}`;
-  const total = new Map<string, number>();
-  for (const n of notes) total.set(kind(n), (total.get(kind(n)) ?? 0) + 1);
-  const seen = new Map<string, number>();
-  const out: Problem[] = [];
-  for (const n of notes) {
-    const k = (seen.get(kind(n)) ?? 0) + 1;
-    seen.set(kind(n), k);
-    if (k <= SHOWN_PER_KIND) out.push(n);
-    else if (k === SHOWN_PER_KIND + 1) out.push({ ...n, message: `${formatCount(total.get(kind(n))! - SHOWN_PER_KIND)} more like the last from here on, not shown one by one` });
-  }
-  return out;
+  const problems = loaded.problems.filter((p) => p.code !== POOL_NOT_SIMULABLE && !(trace && unusedUnderTrace(loaded.profile, p)));
+  for (const note of capRepeats(problems)) write(loaded.format(note), note.severity === 'info' ? 'info' : 'warn');
 }
 
 /** A line for the user: on stderr, or under --events a `log` event. */
@@ -428,7 +407,7 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
       io.stderr.write(cancelLine('simulate', e, phase.doing ? ` while ${phase.doing}` : '', 'nothing written'));
       return EXIT_CANCELLED;
     }
-    if (flags.events && e instanceof InputError) emitLine({ type: 'error', message: e.message, file: e.file, line: e.line, column: e.column });
+    if (flags.events && e instanceof InputError) for (const one of eachInputError(e)) emitLine({ type: 'error', message: one.message, file: one.file, line: one.line, column: one.column });
     throw e;
   } finally {
     ac.dispose();

@@ -20,6 +20,29 @@ export class InputError extends Error {
   }
 }
 
+/**
+ * Every error of an input at once (a profile with three errors is three lines), sorted by the
+ * thrower; the first stands for all where one is read (file, line, column, message).
+ */
+export class InputErrors extends InputError {
+  constructor(readonly errors: readonly InputError[]) {
+    const first = errors[0];
+    if (first === undefined) throw new RangeError('InputErrors: errors must hold at least one InputError');
+    super(first.message, first.file, first.line, first.column);
+    this.name = 'InputErrors';
+  }
+
+  /** One line `file:line:col: message` per error, in order. */
+  override format(): string {
+    return this.errors.map((e) => e.format()).join('\n');
+  }
+}
+
+/** Each error an InputError holds: its own errors for an InputErrors, else itself. */
+export function eachInputError(e: InputError): readonly InputError[] {
+  return e instanceof InputErrors ? e.errors : [e];
+}
+
 /** A usage mistake on the command line (exit 2); `showUsage` false when the usage text would not help. */
 export class UsageError extends Error {
   constructor(

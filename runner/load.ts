@@ -1,23 +1,27 @@
 /**
  * Reads the file the user names on the command line into a resolved Profile:
  * a profile (*.attn.yaml | *.attn.yml | *.attn.json) or a HuggingFace config.json (then the
- * default profile for that model). Errors become an InputError at the first error's position;
- * warnings are handed back with a `format` that places any problem of the profile
- * (`file:line:col: warning: ...`), so the CLI can print them and the deployment checks
- * (runner/preflight.ts) alike.
+ * default profile for that model), checked by the editor's own validation (core/validate.ts).
+ * Every error of a run (runSeverity) becomes one line of an InputErrors, sorted by position;
+ * warnings and infos, the deployment checks' among them, are handed back with a `format` that
+ * places any problem of the profile (`file:line:col: warning: ...`) for the CLI to print.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { offsetToLineColumn, readProfileOrConfig } from '../core/config';
-import { formatBytes } from '../core/format';
+import { offsetToLineColumn } from '../core/config';
+import { formatBytes, formatCount } from '../core/format';
 import type { Problem, Profile } from '../core/config/types';
+import { runSeverity, validateProfileText } from '../core/validate';
 import type { RunInput } from './args';
-import { InputError } from './errors';
+import { InputError, InputErrors } from './errors';
 
 /** A resolved Profile and how to point into the text it came from; `attnscope bench -` builds one for stdin too. */
 export interface LoadedProfile {
   profile: Profile;
-  /** Warnings and infos found while reading the file (no errors: those throw). */
+  /**
+   * The warnings and infos of the file and of its deployment checks, with the severity a run
+   * gives them (core/validate.ts runSeverity), in the order found; no errors: those throw.
+   */
   problems: Problem[];
   /** `file:line:col: severity: message` for a problem of this profile (or of the config it names). */
   format(problem: Problem): string;
@@ -88,17 +92,27 @@ export function loadProfile(file: string): LoadedProfile {
     },
   };
 
-  const read = readProfileOrConfig(text, abs, host);
-  const profile = read.value;
-  const problems = read.problems;
+  const checked = validateProfileText(text, abs, host);
+  const profile = checked.profile;
+  const problems = checked.problems.map((p) => ({ ...p, severity: runSeverity(p) }));
 
   const display = (p: string) => (p === abs ? file : p);
-  const firstError = problems.find((p) => p.severity === 'error');
-  if (firstError || !profile) {
-    const p = firstError ?? problems[0];
-    if (!p) throw new InputError('not a model config or profile', file);
-    const at = locate(p, abs, text, texts);
-    throw new InputError(p.message, display(at.file), at.line, at.column);
+  // A file that does not parse: its parse errors only, one per place (JSON's "property name
+  // expected" and "value expected" at one comma), as the rest is the parser's guess past them.
+  const errors = checked.parseErrors.length > 0
+    ? checked.parseErrors.filter((p, i, all) => all.findIndex((q) => q.range.offset === p.range.offset) === i)
+    : problems.filter((p) => p.severity === 'error');
+  if (errors.length > 0 || !profile) {
+    const first = problems[0];
+    if (errors.length === 0 && !first) throw new InputError('not a model config or profile', file);
+    // By position: the named file's lines first, then those of the config.json it names (in one
+    // file offsets order as line:col do, and locating each costs a scan of the text up to it).
+    const fileOf = (p: Problem): string => p.file ?? abs;
+    const sorted = (errors.length > 0 ? errors : [first!]).sort((x, y) => Number(fileOf(y) === abs) - Number(fileOf(x) === abs) || fileOf(x).localeCompare(fileOf(y)) || x.range.offset - y.range.offset);
+    throw new InputErrors(capRepeats(sorted).map((p) => {
+      const at = locate(p, abs, text, texts);
+      return new InputError(p.message, display(at.file), at.line, at.column);
+    }));
   }
   const format = (p: Problem): string => {
     const at = locate(p, abs, text, texts);
@@ -140,4 +154,28 @@ export function profileInputs(file: string, profile: Profile): RunInput[] {
     ...(source !== null ? [{ path: source, what: isConfig ? "the model's config.json" : 'the profile' }] : []),
     ...(profile.modelPath !== null && !isConfig ? [{ path: profile.modelPath, what: "the model's config.json (the profile's model:)" }] : []),
   ];
+}
+
+/** Problems of one kind (code) shown one by one before the rest are counted in one line. */
+const SHOWN_PER_KIND = 3;
+
+/**
+ * `problems` with at most {@link SHOWN_PER_KIND} of each kind (its code and its message but for
+ * the numbers in it), in order; the next of a kind becomes one problem at its place saying how
+ * many more there are (as traces count their warnings past the first three): a profile listing
+ * 3,000 seq_lens past the model's context printed 964 lines.
+ */
+export function capRepeats(problems: readonly Problem[]): Problem[] {
+  const kind = (n: Problem): string => `${n.code} ${n.message.replace(/\d[\d,.]*/g, '#')}`;
+  const total = new Map<string, number>();
+  for (const n of problems) total.set(kind(n), (total.get(kind(n)) ?? 0) + 1);
+  const seen = new Map<string, number>();
+  const out: Problem[] = [];
+  for (const n of problems) {
+    const k = (seen.get(kind(n)) ?? 0) + 1;
+    seen.set(kind(n), k);
+    if (k <= SHOWN_PER_KIND) out.push(n);
+    else if (k === SHOWN_PER_KIND + 1) out.push({ ...n, message: `${formatCount(total.get(kind(n))! - SHOWN_PER_KIND)} more like the last from here on, not shown one by one` });
+  }
+  return out;
 }

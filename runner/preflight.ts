@@ -1,23 +1,14 @@
 /**
- * What every command checks before any work, whichever door the profile came through (a file
- * named on the command line, or `bench -` with a resolved Profile on stdin): the refusals that
- * end a bench with exit 2 before anything is measured, and the deployment notes that inform
- * but do not stop it.
+ * What `bench` checks before any work, whichever door the profile came through (a file named on
+ * the command line, or `bench -` with a resolved Profile on stdin): the refusals that end a bench
+ * with exit 2 before anything is measured. The problems of the profile itself, and the deployment
+ * notes that inform but do not stop it, come with the loaded profile (runner/load.ts, core/validate.ts).
  */
 import type { Problem, Profile } from '../core/config/types';
-import { estimate, poolSizeProblem } from '../core/estimate';
-import { checkProfile } from '../core/estimate/checks';
 import { encoderBenchRefusal, type RefusalCode } from '../core/refusals';
+import { POOL_NOT_SIMULABLE } from '../core/validate';
+import type { LoadedProfile } from './load';
 import { planProblem } from './plan';
-
-/**
- * Deployment checks (weights and pool vs the device, kernel limits: core/estimate/checks.ts)
- * as notes: they inform but do not stop estimate, simulate or bench, since the numbers are
- * the answer to "does it fit", so errors among them are reported as warnings.
- */
-export function deploymentNotes(profile: Profile): Problem[] {
-  return checkProfile(profile, estimate(profile)).map((p) => (p.severity === 'error' ? { ...p, severity: 'warning' as const } : p));
-}
 
 export interface BenchPreflight {
   /**
@@ -25,38 +16,36 @@ export interface BenchPreflight {
    * line's words, and the code of a refusal other surfaces word for themselves; null when it can.
    */
   refusal: { key: string; message: string; code?: RefusalCode } | null;
-  /** The deployment notes; none with a refusal, which is one line. */
+  /** The loaded profile's problems, the pool's worded for bench; none with a refusal, which is one line. */
   notes: Problem[];
   /**
    * Why the workload's page-pool simulation is skipped (the kernels are still timed), or null:
-   * the pool cannot be sized (core/estimate poolSizeProblem; `simulate` refuses the profile for
-   * it). Also among the notes, as a warning at the key to change.
+   * the pool cannot be sized (core/validate.ts POOL_NOT_SIMULABLE; `simulate` refuses the
+   * profile for it). Also among the notes, as a warning at the key to change.
    */
   poolSkipped: string | null;
 }
 
 /**
- * The one preflight of `attnscope bench`, for both doors: an encoder has nothing to benchmark;
- * a planned case past the CPU kernels' head_dim or this machine's memory is refused
- * (runner/plan.ts planProblem); otherwise the deployment notes, and for a workload whose pool
- * cannot be sized a warning that its simulation is skipped.
+ * Why `bench` cannot run `profile` (in both doors, and for each point of a bench sweep), or null:
+ * an encoder has nothing to benchmark; a planned case past the CPU kernels' head_dim or this
+ * machine's memory is refused (runner/plan.ts planProblem).
  */
-export function benchPreflight(profile: Profile, quick: boolean): BenchPreflight {
-  if (profile.model.isEncoder) {
-    return { refusal: { key: 'model', message: encoderBenchRefusal(profile.model.modelType, 'cli'), code: 'encoder' }, notes: [], poolSkipped: null };
-  }
-  const tooBig = planProblem(profile, quick);
-  if (tooBig) return { refusal: tooBig, notes: [], poolSkipped: null };
-  const notes = deploymentNotes(profile);
-  const pool = profile.workload ? poolSizeProblem(profile) : null;
-  if (pool) {
-    const key = pool.keys.find((k) => profile.ranges[k] !== undefined);
-    notes.push({
-      severity: 'warning',
-      code: 'pool-skipped',
-      message: `the page-pool simulation of the workload is skipped: ${pool.message}`,
-      range: key !== undefined ? profile.ranges[key] : { offset: 0, length: 0 },
-    });
-  }
+export function benchRefusal(profile: Profile, quick: boolean): BenchPreflight['refusal'] {
+  if (profile.model.isEncoder) return { key: 'model', message: encoderBenchRefusal(profile.model.modelType, 'cli'), code: 'encoder' };
+  return planProblem(profile, quick);
+}
+
+/**
+ * The one preflight of `attnscope bench`, for both doors: its refusal (benchRefusal), else the
+ * loaded profile's notes, where a workload whose pool cannot be sized says that its simulation
+ * is skipped.
+ */
+export function benchPreflight(loaded: LoadedProfile, quick: boolean): BenchPreflight {
+  const refusal = benchRefusal(loaded.profile, quick);
+  if (refusal) return { refusal, notes: [], poolSkipped: null };
+  const pool = loaded.problems.find((p) => p.code === POOL_NOT_SIMULABLE);
+  // The pool's note last, as before the other notes were about the profile and this one about the run.
+  const notes = [...loaded.problems.filter((p) => p !== pool), ...(pool ? [{ ...pool, message: `the page-pool simulation of the workload is skipped: ${pool.message}` }] : [])];
   return { refusal: null, notes, poolSkipped: pool?.message ?? null };
 }

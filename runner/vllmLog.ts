@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { compareVllmLog, formatComparisonText, logFigureLines, parseVllmLog, UNREAD_LINE, UNREAD_WHY } from '../core/vllmlog';
+import { isDeploymentProblem } from '../core/validate';
 import { InputError } from './errors';
 import { loadProfile } from './load';
 
@@ -48,8 +49,10 @@ export function vllmLogReport(file: string, profilePath: string | undefined, jso
   const loaded = loadProfile(profilePath);
   const comparison = compareVllmLog(log, loaded.profile);
   // The log's total_gpu_memory sizes the pool (compareVllmLog applies the log's settings), so the
-  // profile's "no device memory" info would be wrong here.
-  const problems = log.figures.totalGpuMemoryBytes ? loaded.problems.filter((p) => p.code !== 'no-memory-budget') : loaded.problems;
+  // profile's "no device memory" info would be wrong here, and so would the deployment checks of
+  // the profile's own device (the log's figures are what that deployment did).
+  const reading = loaded.problems.filter((p) => !isDeploymentProblem(p));
+  const problems = log.figures.totalGpuMemoryBytes ? reading.filter((p) => p.code !== 'no-memory-budget') : reading;
   // A log of another model is compared all the same (a name is only a hint), and said at its line.
   const mismatch = comparison.modelMismatch ? [`${file}:${comparison.modelMismatch.line}:1: warning: ${comparison.modelMismatch.message}`] : [];
   const notes = [...unread, ...mismatch, ...problems.map((p) => loaded.format(p))];

@@ -19,7 +19,7 @@ import { EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../../core/protocol/ru
 import type { SweepReport } from '../../core/protocol/sweep';
 import { checkOutputDir, checkOutputPath, EXIT_CANCELLED, namesStdout, parse, writeOutput, type RunInput } from '../args';
 import { CancelledError, InputError, UsageError } from '../errors';
-import { benchPreflight } from '../preflight';
+import { benchRefusal } from '../preflight';
 import { Progress } from '../progress';
 import { indexedJobManifest, k8sNameProblem, k8sResultsDir, ManifestError } from './k8s';
 import { parseShard, runSweepLocally, shardFromEnvironment, shardPoints, type LocalSweepResult, type Shard } from './local';
@@ -71,7 +71,7 @@ function earlierSweepDirs(plan: SweepPlan, outDir: string): string[] {
 
 /**
  * Loads the sweep, prints its warnings once, and refuses before any work (exit 2) a point that
- * cannot run: a benchmark past this machine (benchPreflight), or a pool that cannot be sized for
+ * cannot run: a benchmark past this machine (benchRefusal), or a pool that cannot be sized for
  * a job that simulates it (poolSizeProblem, what `simulate` refuses). The pool's refusal is placed
  * at an axis value among the keys to change when there is one (the point differs from the others
  * by its axis values), else at the first such key the profile writes.
@@ -81,7 +81,7 @@ function prepare(file: string, set: string[], quick: boolean, backend: Backend, 
   const axisKeys = new Set(plan.axes.map((a) => a.key));
   for (const p of plan.points) {
     if (plan.job !== 'simulate') {
-      const { refusal } = benchPreflight(p.profile, quick);
+      const refusal = benchRefusal(p.profile, quick);
       if (refusal) throw plan.errorAt(p, refusal.key, refusal.message);
     }
     const pool = plan.job !== 'bench' ? poolSizeProblem(p.profile) : null;

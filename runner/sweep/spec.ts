@@ -19,7 +19,7 @@ import {
 } from '../../core/config';
 import type { SweepPointRef } from '../../core/protocol/sweep';
 import { InputError, UsageError } from '../errors';
-import { deploymentNotes } from '../preflight';
+import { deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../../core/validate';
 import type { Profile } from '../../core/config/types';
 
 /** Most points one sweep may expand to: beyond it a typo (an axis of 10,000 values) would start a day of work. */
@@ -230,7 +230,9 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
     const error = read.problems.find((p) => p.severity === 'error');
     if (error || !read.point) throw error ? errorAtRange(error.range, error.message, error.file) : new InputError(`sweep point ${read.label}: not a valid profile`, file);
     const { values, profile } = read.point;
-    for (const p of [...read.problems, ...deploymentNotes(profile)]) notes.add(noteOf(p));
+    // The pool a simulation cannot size is refused per point by the sweep's own check (runner/sweep/cli.ts prepare).
+    const deployment = deploymentProblems(profile).filter((p) => p.code !== POOL_NOT_SIMULABLE);
+    for (const p of [...read.problems, ...deployment]) notes.add(noteOf({ ...p, severity: runSeverity(p) }));
     points.push({ id: pointId(values), index, values, label: read.label, profile });
   }
 
