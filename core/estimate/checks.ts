@@ -184,22 +184,33 @@ function concurrencyProblems(profile: Profile, e: Estimate): Problem[] {
 }
 
 /**
- * device.memory_gib beyond the board memory of the GPU device.gpu names (`{ gpu: A10,
- * memory_gib: 80 }`: an A10 has 24 GB): memory_gib sizes the pool, so every figure would be of a
- * card that does not exist; the step times come from the named GPU's peaks all the same.
+ * device.memory_gib beyond the memory the GPU device.gpu names has (`{ gpu: A10, memory_gib: 80 }`):
+ * memory_gib sizes the pool, so every figure would be of a card that does not exist; the step
+ * times come from the named GPU's peaks all the same.
+ *
+ * The limit is what CUDA reports as the card's total (the table's cudaMemoryGib, vLLM's
+ * `total_gpu_memory`), the largest figure memory_gib copied from a vLLM log can hold. Where no
+ * log of the card is at hand it is the board capacity read in GiB: DRAM comes in power-of-two
+ * chips, so a datasheet's "80 GB" of HBM3 is 80 GiB, not 80e9 bytes (74.51 GiB), as the CUDA
+ * totals of the cards that have one show (H100 80 GB: 79.22 GiB, A100 80GB: 79.15 GiB, both
+ * above 74.51).
  */
 function deviceProblems(profile: Profile): Problem[] {
   const d = profile.device;
   const gpu = d.gpu ? gpuByName(d.gpu) : undefined;
-  if (!gpu || d.memoryGib === null || d.memoryGib * 2 ** 30 <= gpu.memoryBytes) return [];
-  const boardGib = gpu.memoryBytes / 2 ** 30;
-  const cuda = gpu.cudaMemoryGib !== null ? `; CUDA reports ${gpu.cudaMemoryGib} GiB` : '';
+  if (!gpu || d.memoryGib === null) return [];
+  const boardGib = gpu.memoryBytes / 1e9;
+  const limitGib = gpu.cudaMemoryGib ?? boardGib;
+  if (d.memoryGib <= limitGib) return [];
+  const has = gpu.cudaMemoryGib !== null
+    ? `CUDA reports ${gpu.cudaMemoryGib} GiB of its ${formatCount(boardGib)} GB, vLLM's total_gpu_memory`
+    : `${formatCount(boardGib)} GB of board memory = ${formatCount(boardGib)} GiB, of which CUDA reports a little less`;
   return [{
     severity: 'warning',
     code: 'memory-exceeds-gpu',
-    message: `device.memory_gib ${d.memoryGib} is more than the ${gpu.name} has (${formatCount(gpu.memoryBytes / 1e9)} GB = ${formatGib(gpu.memoryBytes)}${cuda}): the pool is sized for memory the card lacks; set memory_gib to at most ${Math.floor(boardGib * 100) / 100}, drop it (device.gpu then sizes the pool), or name the GPU you mean`,
+    message: `device.memory_gib ${d.memoryGib} is more than the ${gpu.name} has (${has}): the pool is sized for memory the card lacks; set memory_gib to at most ${limitGib}, drop it (device.gpu then sizes the pool), or name the GPU you mean`,
     range: profileKey(profile, 'device.memory_gib', 'device'),
-    data: { memoryGib: d.memoryGib, gpu: gpu.name, boardBytes: gpu.memoryBytes },
+    data: { memoryGib: d.memoryGib, gpu: gpu.name, limitGib },
   }];
 }
 

@@ -212,18 +212,38 @@ test('one page is "1 page", one token "1 token": in the pool warning and the est
 });
 
 test('device.memory_gib beyond the named GPU\'s memory is a warning at memory_gib; within it, none', () => {
-  // An A10 has 24 GB (NVIDIA datasheet) = 24e9 / 2^30 = 22.35 GiB: 80 GiB is more than it has.
+  // An A10 has 24 GB (NVIDIA datasheet), of which CUDA reports 22.07 GiB (vLLM log on an OCI A10
+  // shape, gpus.ts): 80 GiB is more than it has.
   const a10 = profile('Llama-3.1-8B', (p) => {
     p.device = { ...p.device, gpu: 'A10', memoryGib: 80 };
   });
   const found = checkProfile(a10, estimate(a10)).filter((x) => x.code === 'memory-exceeds-gpu');
   assert.equal(found.length, 1);
   assert.equal(found[0]!.severity, 'warning');
-  assert.match(found[0]!.message, /^device\.memory_gib 80 is more than the A10 has \(24 GB = 22\.35 GiB; CUDA reports 22\.07 GiB\): .*set memory_gib to at most 22\.35/);
+  assert.match(found[0]!.message, /^device\.memory_gib 80 is more than the A10 has \(CUDA reports 22\.07 GiB of its 24 GB, vLLM's total_gpu_memory\): .*set memory_gib to at most 22\.07,/);
   const fits = profile('Llama-3.1-8B', (p) => {
     p.device = { ...p.device, gpu: 'A10', memoryGib: 22 };
   });
   assert.ok(!codes(fits).includes('memory-exceeds-gpu'));
+});
+
+test('device.memory_gib copied from vLLM\'s total_gpu_memory is no warning; the limit is the CUDA total, else the board memory in GiB', () => {
+  // vLLM logs total_gpu_memory 79.22 GiB on an H100 80GB (vLLM PR #10511 / #12126 logs), 139.81 on an
+  // H200, 79.15 on an A100 80GB, 39.49 on an A100 40GB: each is what the card has, so none warns,
+  // although each is above the marketing bytes read as SI (80e9 B = 74.51 GiB, 141e9 = 131.31 GiB).
+  const with_ = (gpu: string, memoryGib: number) => profile('Llama-3.1-8B', (p) => { p.device = { ...p.device, gpu, memoryGib }; });
+  for (const [gpu, gib] of [['H100 SXM', 79.22], ['H200', 139.81], ['A100 80GB', 79.15], ['A100 40GB', 39.49]] as const) {
+    assert.ok(!codes(with_(gpu, gib)).includes('memory-exceeds-gpu'), `${gpu} ${gib}`);
+  }
+  // One hundredth above the CUDA total warns, and advises the CUDA total.
+  const over = with_('H100 SXM', 79.23);
+  const found = checkProfile(over, estimate(over)).filter((x) => x.code === 'memory-exceeds-gpu');
+  assert.match(found[0]!.message, /set memory_gib to at most 79\.22,/);
+  // L40S: no vLLM log in the table; its 48 GB of GDDR6 are 24 chips of 16 Gbit = 48 GiB (NVIDIA
+  // L40S datasheet: 48 GB GDDR6), so 46 GiB fits and 48.5 does not.
+  assert.ok(!codes(with_('L40S', 46)).includes('memory-exceeds-gpu'));
+  const l40s = with_('L40S', 48.5);
+  assert.match(checkProfile(l40s, estimate(l40s)).find((x) => x.code === 'memory-exceeds-gpu')!.message, /\(48 GB of board memory = 48 GiB, of which CUDA reports a little less\): .*at most 48,/);
 });
 
 test('engine.vllm_version older than the first vLLM release that serves the architecture: a warning at engine.vllm_version naming that release', () => {
