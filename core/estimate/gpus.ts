@@ -20,8 +20,12 @@ const GIB = 1024 ** 3;
 export interface GpuSpec {
   /** The name `device.gpu` takes (the schema's enum lists these). */
   name: string;
-  /** Dense bf16 tensor-core peak, FLOP/s. */
+  /** Dense bf16 tensor-core peak, FLOP/s (fp16 runs at the same rate on these tensor cores with fp32 accumulate, as PyTorch's matmuls use). */
   bf16FlopsPerSec: number;
+  /** fp32 peak on the CUDA cores (non-tensor), FLOP/s: what fp32 matmuls run at with TF32 off, PyTorch's default (see {@link computePeak}). */
+  fp32FlopsPerSec: number;
+  /** Where fp32FlopsPerSec is copied from. */
+  fp32Source: string;
   /** Peak memory bandwidth, bytes/s (SI: 3.35e12 = 3.35 TB/s). */
   memoryBytesPerSec: number;
   /** Memory on the board, bytes as the vendor prints them (80 GB = 80e9). */
@@ -39,6 +43,8 @@ export const GPUS: readonly GpuSpec[] = [
   {
     name: 'H100 SXM',
     bf16FlopsPerSec: 989e12,
+    fp32FlopsPerSec: 67e12,
+    fp32Source: 'NVIDIA H100 Tensor Core GPU datasheet (H100 SXM: FP32 67 teraFLOPS)',
     memoryBytesPerSec: 3.35e12,
     memoryBytes: 80e9,
     cudaMemoryGib: 79.22,
@@ -48,6 +54,8 @@ export const GPUS: readonly GpuSpec[] = [
   {
     name: 'H200',
     bf16FlopsPerSec: 989e12,
+    fp32FlopsPerSec: 67e12,
+    fp32Source: 'NVIDIA H200 Tensor Core GPU datasheet (H200 SXM: FP32 67 TFLOPS)',
     memoryBytesPerSec: 4.8e12,
     memoryBytes: 141e9,
     cudaMemoryGib: 139.81,
@@ -57,6 +65,8 @@ export const GPUS: readonly GpuSpec[] = [
   {
     name: 'A100 80GB',
     bf16FlopsPerSec: 312e12,
+    fp32FlopsPerSec: 19.5e12,
+    fp32Source: 'NVIDIA A100 Tensor Core GPU datasheet (FP32 19.5 TFLOPS)',
     memoryBytesPerSec: 2.039e12,
     memoryBytes: 80e9,
     cudaMemoryGib: 79.15,
@@ -66,6 +76,8 @@ export const GPUS: readonly GpuSpec[] = [
   {
     name: 'A100 40GB',
     bf16FlopsPerSec: 312e12,
+    fp32FlopsPerSec: 19.5e12,
+    fp32Source: 'NVIDIA A100 Tensor Core GPU datasheet (FP32 19.5 TFLOPS)',
     memoryBytesPerSec: 1.555e12,
     memoryBytes: 40e9,
     cudaMemoryGib: 39.49,
@@ -75,6 +87,8 @@ export const GPUS: readonly GpuSpec[] = [
   {
     name: 'L40S',
     bf16FlopsPerSec: 362.05e12,
+    fp32FlopsPerSec: 91.6e12,
+    fp32Source: 'NVIDIA L40S datasheet (FP32 91.6 TFLOPS)',
     memoryBytesPerSec: 864e9,
     memoryBytes: 48e9,
     cudaMemoryGib: null,
@@ -84,6 +98,8 @@ export const GPUS: readonly GpuSpec[] = [
   {
     name: 'RTX 4090',
     bf16FlopsPerSec: 165.2e12,
+    fp32FlopsPerSec: 82.6e12,
+    fp32Source: 'NVIDIA Ada GPU Architecture whitepaper, Appendix A (GeForce RTX 4090: Peak FP32 TFLOPS (non-Tensor) 82.6)',
     memoryBytesPerSec: 1008e9,
     memoryBytes: 24e9,
     cudaMemoryGib: null,
@@ -93,6 +109,8 @@ export const GPUS: readonly GpuSpec[] = [
   {
     name: 'A10',
     bf16FlopsPerSec: 125e12,
+    fp32FlopsPerSec: 31.2e12,
+    fp32Source: 'NVIDIA A10 Tensor Core GPU datasheet (FP32 31.2 TFLOPS)',
     memoryBytesPerSec: 600e9,
     memoryBytes: 24e9,
     cudaMemoryGib: 22.07,
@@ -107,6 +125,27 @@ export const DEFAULT_GPU = 'H100 SXM';
 /** The table row named `name` (exact, as the schema's enum), or undefined. */
 export function gpuByName(name: string): GpuSpec | undefined {
   return GPUS.find((g) => g.name === name);
+}
+
+/** A compute peak of a card for a dtype: FLOP/s, its name in the step-time lines ("bf16 peak"), and where it is copied from. */
+export interface ComputePeak {
+  flopsPerSec: number;
+  name: string;
+  source: string;
+}
+
+/**
+ * The peak a model's matmuls in `dtype` run at on `gpu`: bf16 and fp16 at the dense bf16
+ * tensor-core peak (fp16 with fp32 accumulate is the same rate on every card in the table); fp32
+ * at the non-tensor fp32 peak, since TF32 tensor-core matmuls are off unless asked for (PyTorch
+ * docs, notes/cuda "TensorFloat-32 (TF32) on Ampere (and later) devices": the matmul flag defaults
+ * to False since 1.12) and the profile has no key to ask for them.
+ */
+export function computePeak(gpu: GpuSpec, dtype: 'fp32' | 'fp16' | 'bf16'): ComputePeak {
+  if (dtype === 'fp32') {
+    return { flopsPerSec: gpu.fp32FlopsPerSec, name: 'fp32 peak', source: `${gpu.fp32Source}; non-tensor: TF32 matmuls are off by default (PyTorch >= 1.12)` };
+  }
+  return { flopsPerSec: gpu.bf16FlopsPerSec, name: 'bf16 peak', source: gpu.source };
 }
 
 /** Device memory of a card as a serving engine sees it: the CUDA total, else the board's, in bytes; with where it comes from. */

@@ -246,8 +246,10 @@ export interface MeasuredCoefficient {
   kernel: 'flash_fwd' | 'paged_decode';
   /** Marginal FLOP/s (flash_fwd) or bytes/s read (paged_decode). */
   rate: number;
-  /** rate / the GPU's published dense bf16 peak or memory bandwidth. */
+  /** rate / ceiling: the GPU's published compute peak of the profile's dtype (flash_fwd) or memory bandwidth (paged_decode). */
   efficiency: number;
+  /** The ceiling efficiency divides by, in words: 'bf16 peak', 'fp32 peak' (gpus.ts computePeak) or 'bandwidth'. */
+  ceiling: string;
   /** Seconds per kernel call the rate does not explain (not used by the model). */
   fixedS: number;
   cases: number;

@@ -143,9 +143,10 @@ export function calibrateFromKernels(profile: Profile, run: Pick<RunResult, 'cas
   if (row !== work.gpu.name) {
     throw new KernelCalibrationError(`${file} timed the kernels on ${device}${row ? ` (${row})` : ', which is not in the GPU table'}, not on the profile's device.gpu ${work.gpu.name}: its rates describe another device`);
   }
-  const flash = cases.filter((c) => c.kernel === 'flash_fwd' && (c.dtype === 'bf16' || c.dtype === 'fp16'));
+  // flash_fwd cases of the profile's compute class: fp32 ones for an fp32 profile, else fp16 / bf16 (tensor cores).
+  const flash = cases.filter((c) => c.kernel === 'flash_fwd' && (profile.dtype === 'fp32' ? c.dtype === 'fp32' : c.dtype === 'bf16' || c.dtype === 'fp16'));
   const decode = cases.filter((c) => c.kernel === 'paged_decode');
-  if (flash.length === 0 && decode.length === 0) throw new KernelCalibrationError(`${file} has no flash_fwd (fp16 / bf16) or paged_decode CUDA cases to calibrate from`);
+  if (flash.length === 0 && decode.length === 0) throw new KernelCalibrationError(`${file} has no flash_fwd (${profile.dtype === 'fp32' ? 'fp32' : 'fp16 / bf16'}) or paged_decode CUDA cases to calibrate from`);
 
   const modelled = stepTimeModel(profile, spec);
   const measured: MeasuredCoefficient[] = [];
@@ -157,15 +158,15 @@ export function calibrateFromKernels(profile: Profile, run: Pick<RunResult, 'cas
   if (flash.length > 0) {
     const fit = fitRate(flash.map((c) => [c.flops, c.medianNs * 1e-9]));
     // stepWork's perPairS is the model's FLOPs per pair / F.
-    perPairS = (work.perPairS * work.gpu.bf16FlopsPerSec) / fit.rate;
-    if (sliding) perSlidingPairS = (work.perSlidingPairS * work.gpu.bf16FlopsPerSec) / fit.rate;
-    measured.push({ coefficient: 'perPairS', kernel: 'flash_fwd', rate: fit.rate, efficiency: fit.rate / work.gpu.bf16FlopsPerSec, fixedS: fit.fixedS, cases: fit.cases, error: fit.error });
+    perPairS = (work.perPairS * work.peak.flopsPerSec) / fit.rate;
+    if (sliding) perSlidingPairS = (work.perSlidingPairS * work.peak.flopsPerSec) / fit.rate;
+    measured.push({ coefficient: 'perPairS', kernel: 'flash_fwd', rate: fit.rate, efficiency: fit.rate / work.peak.flopsPerSec, ceiling: work.peak.name, fixedS: fit.fixedS, cases: fit.cases, error: fit.error });
   }
   if (decode.length > 0) {
     const fit = fitRate(decode.map((c) => [c.bytes, c.medianNs * 1e-9]));
     perKvTokenS = (work.perKvTokenS * work.gpu.memoryBytesPerSec) / fit.rate;
     if (sliding) perSlidingKvTokenS = (work.perSlidingKvTokenS * work.gpu.memoryBytesPerSec) / fit.rate;
-    measured.push({ coefficient: 'perKvTokenS', kernel: 'paged_decode', rate: fit.rate, efficiency: fit.rate / work.gpu.memoryBytesPerSec, fixedS: fit.fixedS, cases: fit.cases, error: fit.error });
+    measured.push({ coefficient: 'perKvTokenS', kernel: 'paged_decode', rate: fit.rate, efficiency: fit.rate / work.gpu.memoryBytesPerSec, ceiling: 'bandwidth', fixedS: fit.fixedS, cases: fit.cases, error: fit.error });
   }
   const names = measured.map((m) => m.coefficient).join(' and ');
   return {
@@ -181,8 +182,7 @@ export function calibrateFromKernels(profile: Profile, run: Pick<RunResult, 'cas
 /** One measured coefficient in words: kernel, rate, efficiency, cases, fit error. */
 export function describeMeasured(m: MeasuredCoefficient): string {
   const unit = m.kernel === 'flash_fwd' ? 'FLOP/s' : 'B/s';
-  const of = m.kernel === 'flash_fwd' ? 'bf16 peak' : 'bandwidth';
-  return `${m.kernel} ${formatRate(m.rate, unit)} = ${formatPercent(m.efficiency)} of the published ${of} over ${m.cases} case${m.cases === 1 ? '' : 's'} (fit error mean ${formatPercent(m.error.mean)}, max ${formatPercent(m.error.max)})`;
+  return `${m.kernel} ${formatRate(m.rate, unit)} = ${formatPercent(m.efficiency)} of the published ${m.ceiling} over ${m.cases} case${m.cases === 1 ? '' : 's'} (fit error mean ${formatPercent(m.error.mean)}, max ${formatPercent(m.error.max)})`;
 }
 
 /** The calibration as lines for the CLI: which coefficients are measured, which stay modelled. */

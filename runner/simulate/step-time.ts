@@ -34,14 +34,15 @@
  * layer global and NoPE) is counted exactly: a query at position t attends keys floor(t/C)·C .. t
  * of its own chunk only, as vLLM's ChunkedLocalAttention computes it (make_local_attention_virtual_batches).
  *
- * BW and F are the GPU's published memory bandwidth and dense bf16 peak; e_mem, e_comp and the
+ * BW and F are the GPU's published memory bandwidth and the compute peak of the profile's dtype
+ * (gpus.ts computePeak: dense bf16 tensor cores for bf16 / fp16, the non-tensor fp32 peak for fp32); e_mem, e_comp and the
  * overhead come from the profile's `step_time`, else the assumptions below (reported as such),
  * or from a calibration (calibrate.ts). It ignores communication under tensor parallelism,
  * activations' memory traffic, the sampler and MoE routing skew (uniform routing is assumed).
  */
 import type { Profile, StepTimeSpec } from '../../core/config/types';
 import { attentionLayerTypes, estimate, isChunkedLocalAttention, routedExpertBytes } from '../../core/estimate/index';
-import { DEFAULT_GPU, gpuByName, GPUS, type GpuSpec } from '../../core/estimate/gpus';
+import { computePeak, DEFAULT_GPU, gpuByName, GPUS, type ComputePeak, type GpuSpec } from '../../core/estimate/gpus';
 import type { StepTimeModel } from '../../core/protocol/run';
 import { formatRate, formatSignificant } from '../../core/format';
 
@@ -55,6 +56,8 @@ export const ASSUMED_STEP_TIME: Required<StepTimeSpec> = { computeEfficiency: 0.
 /** The per-step work a model's step costs at peak, before efficiencies: seconds per unit. */
 export interface StepWork {
   gpu: GpuSpec;
+  /** The compute peak F the FLOP terms divide by: the profile dtype's (gpus.ts computePeak). */
+  peak: ComputePeak;
   /** Weight bytes per GPU but the routed experts' / bandwidth. */
   weightsS: number;
   /** MoE: all routed experts' bytes per GPU / bandwidth (0 for dense); a step reads the share {@link expertShareRead} gives. */
@@ -95,15 +98,17 @@ export function stepWork(profile: Profile): StepWork {
   const expertBytes = routedExpertBytes(m, profile.dtype);
   const layers = attentionLayerTypes(m);
   const chunked = layers.sliding > 0 && isChunkedLocalAttention(m);
-  const pairFlops = (4 * m.numHeads * m.headDim) / tp / gpu.bf16FlopsPerSec;
+  const peak = computePeak(gpu, profile.dtype);
+  const pairFlops = (4 * m.numHeads * m.headDim) / tp / peak.flopsPerSec;
   return {
     gpu,
+    peak,
     weightsS: (est.weightsBytes - expertBytes) / tp / gpu.memoryBytesPerSec,
     expertWeightsS: expertBytes / tp / gpu.memoryBytesPerSec,
     numExperts: expertBytes > 0 ? m.moe!.numExperts : 0,
     numExpertsPerTok: expertBytes > 0 ? m.moe!.numExpertsPerTok : 0,
     perKvTokenS: (layers.full * est.kvBytesPerTokenPerLayer) / gpu.memoryBytesPerSec,
-    perTokenS: (2 * est.paramsActiveCompute) / tp / gpu.bf16FlopsPerSec,
+    perTokenS: (2 * est.paramsActiveCompute) / tp / peak.flopsPerSec,
     perPairS: layers.full * pairFlops,
     slidingWindow: chunked ? 0 : layers.window,
     attentionChunkSize: chunked ? layers.window : 0,
@@ -124,9 +129,11 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
   const byName: Record<keyof StepTimeSpec, string> = { computeEfficiency: 'compute_efficiency', memoryEfficiency: 'memory_efficiency', overheadMs: 'overhead_ms' };
   const parts = [
     // The figures the model divides by, as used (dense bf16: the H100's datasheet prints twice it, with sparsity), then where they are copied from.
-    `${profile.model.modelType} on ${w.gpu.name}: bf16 ${formatRate(w.gpu.bf16FlopsPerSec, 'FLOP/s')} dense, memory ${formatRate(w.gpu.memoryBytesPerSec, 'B/s')}, from the ${w.gpu.source}`,
+    w.peak.name === 'bf16 peak'
+      ? `${profile.model.modelType} on ${w.gpu.name}: bf16 ${formatRate(w.peak.flopsPerSec, 'FLOP/s')} dense, memory ${formatRate(w.gpu.memoryBytesPerSec, 'B/s')}, from the ${w.gpu.source}`
+      : `${profile.model.modelType} on ${w.gpu.name}: dtype fp32 at fp32 ${formatRate(w.peak.flopsPerSec, 'FLOP/s')} (${w.peak.source}), memory ${formatRate(w.gpu.memoryBytesPerSec, 'B/s')} (${w.gpu.source})`,
     // Calibrated values are least-squares floats: three significant digits, as core/format writes figures.
-    `step = ${e.overheadMs > 0 ? `${formatSignificant(e.overheadMs)} ms + ` : ''}max(weights + KV read at ${formatSignificant(e.memoryEfficiency)} × bandwidth, FLOPs at ${formatSignificant(e.computeEfficiency)} × bf16 peak)`,
+    `step = ${e.overheadMs > 0 ? `${formatSignificant(e.overheadMs)} ms + ` : ''}max(weights + KV read at ${formatSignificant(e.memoryEfficiency)} × bandwidth, FLOPs at ${formatSignificant(e.computeEfficiency)} × ${w.peak.name})`,
     ...(w.numExperts > 0
       ? [`MoE: routed experts' weights read per step modelled as the E · (1 − (1 − k/E)^n) of E = ${w.numExperts} experts per layer that n tokens touch at k = ${w.numExpertsPerTok} each, assuming uniform routing (a skewed router touches fewer); shared experts and the dense part read every step`]
       : []),

@@ -107,6 +107,26 @@ test('calibration from kernel timings recovers the attention rates of a syntheti
   assert.equal(one.perKvTokenS, stepTimeModel(profile).perKvTokenS);
 });
 
+test('calibration from kernel timings of an fp32 profile fits the fp32 flash cases against the fp32 peak', () => {
+  // H100 SXM fp32 peak 67 TFLOPS (NVIDIA H100 datasheet, non-tensor: TF32 is off by default in
+  // PyTorch). Truth by construction: fp32 flash_fwd at 0.5 · 67e12 FLOP/s; a bf16 case at the
+  // bf16 rate is not the profile's compute and is left out. perPairS = 524,288 FLOPs per pair
+  // (hand, as above) / 33.5e12.
+  const profile = exampleProfile('model: ./llama-3.1-8b/config.json\ndevice: { gpu: H100 SXM }\ndtype: fp32\n');
+  const rate = 0.5 * 67e12;
+  const cases = [
+    ...[1e12, 4e12].map((f) => kernelCase('flash_fwd', 'cuda', 'fp32', f, 0, (f / rate) * 1e9)),
+    kernelCase('flash_fwd', 'cuda', 'bf16', 1e12, 0, (1e12 / 5e14) * 1e9),
+  ];
+  const run = { cases, environment: { ...ENVIRONMENT, gpu: { name: 'NVIDIA H100 80GB HBM3', smCount: 132, memoryBytes: 85e9, driver: '550', runtime: '12.4' } } };
+  const m = calibrateFromKernels(profile, run, 'run.json');
+  const [pairs] = m.measured!;
+  assert.equal(pairs.cases, 2);
+  assert.ok(Math.abs(pairs.efficiency - 0.5) < 1e-9, `efficiency ${pairs.efficiency}`);
+  assert.ok(Math.abs(m.perPairS - 524288 / rate) / (524288 / rate) < 1e-9);
+  assert.match(m.source, /flash_fwd 33\.5 TFLOP\/s = 50(\.0)?% of the published fp32 peak over 2 cases/);
+});
+
 test('calibration from kernel timings refuses a CPU run and a run on another GPU', () => {
   const profile = llamaOnH100();
   const cuda = [kernelCase('paged_decode', 'cuda', 'bf16', 0, 1e8, 1e5)];

@@ -152,3 +152,24 @@ test('under tensor parallelism the step-time model says the GPUs\' communication
   assert.equal(one.unmodelled, undefined);
   assert.doesNotMatch(one.source, /tensor parallel/);
 });
+
+test('dtype fp32 runs its FLOPs at the GPU\'s fp32 peak, not the bf16 tensor-core peak; fp16 at the bf16 peak (Llama-3.1-8B, H100 SXM and A10)', () => {
+  // Peaks from the vendors' datasheets: H100 SXM FP32 67 TFLOPS, dense BF16 / FP16 tensor core
+  // 989 TFLOPS; A10 FP32 31.2 TFLOPS. TF32 tensor cores stay off: PyTorch's matmul default since
+  // 1.12 (docs, notes/cuda "TensorFloat-32 (TF32) on Ampere (and later) devices").
+  // By hand, at the assumed compute efficiency 0.6: 2 · 7,504,924,672 active compute params (all
+  // but the embedding) = 15,009,849,344 FLOPs per token / (67e12 · 0.6) = 373.38 µs per token
+  // (bf16: 25.29 µs, the newcomer's 25.3 µs/token); 4 · 32 layers · 32 heads
+  // · 128 = 524,288 FLOPs per query-key pair / (67e12 · 0.6) = 13.042 ns (bf16: 0.8836 ns).
+  const close = (got: number, want: number, what: string) => assert.ok(Math.abs(got - want) / want < 1e-9, `${what}: ${got} vs ${want}`);
+  const of = (yaml: string) => stepTimeModel(exampleProfile(`model: ./llama-3.1-8b/config.json\n${yaml}`));
+  const fp32 = of('device: { gpu: H100 SXM }\ndtype: fp32\n');
+  close(fp32.perTokenS, 15_009_849_344 / (67e12 * 0.6), 'fp32 per token');
+  close(fp32.perPairS, 524_288 / (67e12 * 0.6), 'fp32 per pair');
+  assert.match(fp32.source, /^llama on H100 SXM: dtype fp32 at fp32 67 TFLOP\/s \(NVIDIA H100 .*FP32 67 .*TF32 .* off by default/);
+  assert.match(fp32.source, /FLOPs at 0\.6 × fp32 peak\)/);
+  const fp16 = of('device: { gpu: H100 SXM }\ndtype: fp16\n');
+  close(fp16.perTokenS, 15_009_849_344 / (989e12 * 0.6), 'fp16 per token');
+  assert.match(fp16.source, /FLOPs at 0\.6 × bf16 peak\)/);
+  close(of('device: { gpu: A10 }\ndtype: fp32\n').perPairS, 524_288 / (31.2e12 * 0.6), 'A10 fp32 per pair');
+});
