@@ -7,7 +7,8 @@
  *
  * to each request's TTFT (its prefill step) and TPOT (the mean of its ITLs: a decode step).
  * The batch around a request is not in the file, so it is taken as the benchmark's concurrency
- * B — max_concurrency when set, else Little's law (Σ e2e / duration, at least 1) — with the other
+ * B — max_concurrency when set, else Little's law (Σ e2e / duration, at least 1; the duration
+ * spanned by start_times + e2e when the file has them, else its `duration`) — with the other
  * B − 1 requests decoding at the mean context: a prefill step of P tokens then has T = P + B − 1
  * tokens, KV K = P + (B − 1)·c̄ and pairs P(P+1)/2 + (B − 1)·c̄; a decode step at the request's
  * mid-output context c has T = B, K = pairs = c + (B − 1)·c̄. Those are the full-attention
@@ -217,7 +218,7 @@ export const MAX_MEAN_FIT_ERROR = 0.5;
 export function calibrateStepTime(profile: Profile, bench: VllmBenchResult, opts: CalibrationFitOptions = {}): CalibrationFit {
   if (!bench.ttfts || !bench.itls) throw new RangeError('the vllm bench serve result has no ttfts / itls: save it with --save-result --save-detailed');
   const work = stepWork(profile);
-  const rows: Array<{ p: number; o: number; ttft: number; tpot: number | null; e2e: number }> = [];
+  const rows: Array<{ i: number; p: number; o: number; ttft: number; tpot: number | null; e2e: number }> = [];
   for (let i = 0; i < bench.inputLens.length; i++) {
     if (bench.errors?.[i]) continue;
     const ttft = bench.ttfts[i];
@@ -225,7 +226,7 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult, opts
     if (!(ttft > 0)) continue;
     const tpot = itl.length > 0 ? itl.reduce((s, x) => s + x, 0) / itl.length : null;
     const scale = opts.targetScale?.[i];
-    rows.push({ p: bench.inputLens[i], o: bench.outputLens[i], ttft: ttft * (scale?.ttft ?? 1), tpot: tpot === null ? null : tpot * (scale?.tpot ?? 1), e2e: ttft + itl.reduce((s, x) => s + x, 0) });
+    rows.push({ i, p: bench.inputLens[i], o: bench.outputLens[i], ttft: ttft * (scale?.ttft ?? 1), tpot: tpot === null ? null : tpot * (scale?.tpot ?? 1), e2e: ttft + itl.reduce((s, x) => s + x, 0) });
   }
   if (rows.length < 3) throw new RangeError(`the result has ${rows.length} usable requests; the fit needs at least 3`);
   let concurrency: number;
@@ -237,15 +238,18 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult, opts
     const starts = bench.startTimes;
     let first = Infinity;
     let end = -Infinity;
-    rows.forEach((r, k) => {
-      first = Math.min(first, starts[k]);
-      end = Math.max(end, starts[k] + r.e2e);
-    });
+    for (const r of rows) {
+      first = Math.min(first, starts[r.i]);
+      end = Math.max(end, starts[r.i] + r.e2e);
+    }
     concurrency = Math.max(1, rows.reduce((s, r) => s + r.e2e, 0) / (end - first));
     concurrencySource = "Little's law over start_times";
+  } else if (bench.duration !== null) {
+    concurrency = Math.max(1, rows.reduce((s, r) => s + r.e2e, 0) / bench.duration);
+    concurrencySource = `Little's law over the result's duration ${formatSignificant(bench.duration)} s`;
   } else {
     concurrency = 1;
-    concurrencySource = 'assumed 1 (no max_concurrency, no start_times)';
+    concurrencySource = 'assumed 1 (no max_concurrency, start_times or duration)';
   }
   const meanContext = rows.reduce((s, r) => s + r.p + r.o / 2, 0) / rows.length;
   const others = concurrency - 1;

@@ -507,6 +507,8 @@ export interface VllmBenchResult {
   itls: number[][] | null;
   startTimes: number[] | null;
   errors: string[] | null;
+  /** The benchmark's wall time, seconds (`duration`, first request sent to last response); null when absent. */
+  duration: number | null;
   /** requests/s; Infinity when the benchmark sent everything at once ("inf"); null when the result has none. */
   requestRate: number | null;
   maxConcurrency: number | null;
@@ -558,6 +560,7 @@ export function readVllmResult(path: string): VllmBenchResult {
     itls: sameLength('itls', Array.isArray(v.itls) ? (v.itls as number[][]) : null) as number[][] | null,
     startTimes: sameLength('start_times', nums('start_times')) as number[] | null,
     errors: sameLength('errors', Array.isArray(v.errors) ? (v.errors as string[]) : null) as string[] | null,
+    duration: typeof v.duration === 'number' && v.duration > 0 ? v.duration : null,
     requestRate: typeof rr === 'number' ? rr : rr === 'inf' || rr === 'Infinity' ? Infinity : rr === undefined || rr === null ? null : Number(rr),
     maxConcurrency: typeof v.max_concurrency === 'number' ? v.max_concurrency : null,
     modelId,

@@ -2,7 +2,7 @@
 // the model's formula with known efficiencies and overhead is fitted back to them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Environment, KernelCase } from '../../core/protocol/run';
 import { calibrateStepTime, readVllmResult } from '../../runner/simulate/index';
@@ -229,6 +229,42 @@ test('a noisy synthetic result from known efficiencies and overhead, at concurre
   assert.deepEqual(fit.parameters.map((p) => [p.key, p.fitted]), [['overhead_ms', true], ['compute_efficiency', true], ['memory_efficiency', true]]);
 });
 
+
+/** Each request's end-to-end latency in a result written by lowLoadResult: TTFT + Σ ITL, seconds. */
+function e2es(file: string): number[] {
+  const doc = JSON.parse(readFileSync(file, 'utf8')) as { ttfts: number[]; itls: number[][] };
+  return doc.ttfts.map((t, k) => t + doc.itls[k].reduce((s, x) => s + x, 0));
+}
+
+test("without start_times or max_concurrency the batch is Little's law over the result's duration, not 1", () => {
+  // Little's law L = λ · W: mean requests in the system = Σ e2e / duration (README; calibrate.ts
+  // header). The 50 requests without start_times, duration 25 s: Σ e2e summed here from the file.
+  const file = lowLoadResult((c) => 0.0065 + 0.12e-9 * c, (doc) => { delete doc.start_times; doc.duration = 25; });
+  const want = e2es(file).reduce((s, x) => s + x, 0) / 25;
+  assert.ok(want > 1.5, `Σ e2e / duration ${want}`);
+  const fit = calibrateStepTime(llamaOnH100(), readVllmResult(file));
+  assert.ok(Math.abs(fit.concurrency - want) < 1e-9, `${fit.concurrency} vs ${want}`);
+  assert.equal(fit.concurrencySource, "Little's law over the result's duration 25 s");
+  // Neither: assumed 1, and the line says what was missing.
+  const none = calibrateStepTime(llamaOnH100(), readVllmResult(lowLoadResult((c) => 0.0065 + 0.12e-9 * c, (doc) => { delete doc.start_times; })));
+  assert.equal(none.concurrencySource, 'assumed 1 (no max_concurrency, start_times or duration)');
+});
+
+test('Little\'s law over start_times pairs each request\'s start with its own e2e when a failed request is skipped', () => {
+  // Starts 1000 + 0.02 k² s (uneven), request 0 failed: the usable requests are 1..49, so by hand
+  // the span is max(start_k + e2e_k) − min(start_k) over k = 1..49 and L = Σ e2e_k / span.
+  const file = lowLoadResult((c) => 0.0065 + 0.12e-9 * c, (doc) => {
+    doc.start_times = (doc.input_lens as number[]).map((_, k) => 1000 + 0.02 * k * k);
+    doc.errors = (doc.input_lens as number[]).map((_, k) => (k === 0 ? 'timeout' : ''));
+  });
+  const e = e2es(file);
+  const start = (k: number) => 1000 + 0.02 * k * k;
+  const ks = e.map((_, k) => k).slice(1);
+  const span = Math.max(...ks.map((k) => start(k) + e[k])) - Math.min(...ks.map(start));
+  const want = Math.max(1, ks.reduce((s, k) => s + e[k], 0) / span);
+  const fit = calibrateStepTime(llamaOnH100(), readVllmResult(file));
+  assert.ok(Math.abs(fit.concurrency - want) < 1e-9, `${fit.concurrency} vs ${want}`);
+});
 
 test("a low-load result (near-constant decode batch) keeps memory_efficiency at its bound 1, where the unbounded fit gives 11.8 (the newcomer's vb4: 14.8): the KV read is no faster than the bandwidth", () => {
   // ITL = 6.5 ms + 0.12 ns · context: the decode batch is ~2 requests, so every decode step reads
