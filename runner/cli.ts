@@ -22,7 +22,7 @@ import { jsonErrorText } from '../core/config/tree';
 import { BACKENDS, isBackend, type KernelBackendName, type Problem, type Profile, type StepTimeSpec } from '../core/config/types';
 import { resolvedProfileProblems } from '../core/config/resolvedProfile';
 import { createRun, type Environment, type PoolResult, type PoolSample, type StepTimeModel } from '../core/protocol/run';
-import { batchLimitsText, estimate, referenceSeqLen } from '../core/estimate';
+import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
 import { deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../core/validate';
 import { formatCount, formatCountOf, perGpuCasesHeader } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
@@ -447,8 +447,9 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   // TraceError and PoolConfigError are InputErrors: file:line:col of the trace line or profile key.
   const warnings: string[] = [];
   phase.doing = 'reading the trace';
+  const mml = maxModelLenOf(profile);
   const trace = flags.trace
-    ? readTraceFile(flags.trace, { format: flags.traceFormat, maxModelLen: profile.workload?.maxModelLen ?? referenceSeqLen(profile), model: flags.traceModel, logType: flags.traceLogType, warnings })
+    ? readTraceFile(flags.trace, { format: flags.traceFormat, maxModelLen: mml.tokens, ...(mml.written ? {} : { maxModelLenSource: mml.source }), model: flags.traceModel, logType: flags.traceLogType, warnings })
     : undefined;
   await cancelPoint(signal);
   for (const w of warnings) say(w, 'warn');
@@ -588,7 +589,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   progress.clear();
   const machine = describeMachine();
   if (machine.nativeBuild === 'wasm') head.push(`Simulated by the WebAssembly module (${machine.nativeBuildReason ?? 'ATTNSCOPE_BACKEND=wasm'})`, '');
-  head.push(`Scheduler limits: ${batchLimitsText(profile)}`);
+  head.push(`Scheduler limits: ${batchLimitsText(profile)}, max_model_len ${formatCount(mml.tokens)} (${mml.source})`);
   const name = file !== '-' ? basename(file) : profile.sourcePath ? basename(profile.sourcePath) : 'stdin';
   const run = flags.json || events ? createRun({ name, kind: 'simulate', toolVersion: TOOL_VERSION, createdAt, profile, environment: machine, estimate: estimate(profile), pool: result }) : null;
   if (flags.json) writeOutput(flags.json, `${JSON.stringify(run, null, 2)}\n`, '--json', io.stdout);

@@ -53,6 +53,8 @@ export interface TraceReadOptions {
   format?: TraceFormat;
   /** The served max_model_len, for the clip / reject warnings. */
   maxModelLen: number;
+  /** Where maxModelLen comes from when the profile does not write it (core/estimate maxModelLenOf), said in those warnings. */
+  maxModelLenSource?: string;
   /** BurstGPT: keep only rows of this Model ("ChatGPT", "GPT-4"). */
   model?: string;
   /** BurstGPT: keep only rows of this Log Type ("Conversation log", "API log"). */
@@ -153,8 +155,14 @@ class TraceSink {
     private readonly maxModelLen: number,
     private readonly warnings: string[],
     expected: number,
+    private readonly maxModelLenSource?: string,
   ) {
     this.packer = new RequestPacker(expected);
+  }
+
+  /** "max_model_len 8192", with its source when the profile does not write it. */
+  private get limitText(): string {
+    return `max_model_len ${this.maxModelLen}${this.maxModelLenSource ? ` (${this.maxModelLenSource})` : ''}`;
   }
 
   /** True when a request arriving at `arrivalS` comes before the last one added (the caller then adds it with its column, {@link add}). */
@@ -194,9 +202,9 @@ class TraceSink {
   private limits(promptLen: number, outputLen: number, line: number): void {
     const { path, maxModelLen } = this;
     if (promptLen >= maxModelLen) {
-      if (++this.rejected <= 3) this.warnings.push(`${path}:${line}:1: warning: prompt of ${promptLen} tokens reaches max_model_len ${maxModelLen}: the request is rejected`);
+      if (++this.rejected <= 3) this.warnings.push(`${path}:${line}:1: warning: prompt of ${promptLen} tokens reaches ${this.limitText}: the request is rejected`);
     } else if (++this.clipped <= 3) {
-      this.warnings.push(`${path}:${line}:1: warning: prompt ${promptLen} + output ${outputLen} tokens exceed max_model_len ${maxModelLen}: the output is clipped to ${maxModelLen - promptLen}`);
+      this.warnings.push(`${path}:${line}:1: warning: prompt ${promptLen} + output ${outputLen} tokens exceed ${this.limitText}: the output is clipped to ${maxModelLen - promptLen}`);
     }
   }
 
@@ -205,7 +213,7 @@ class TraceSink {
    * @throws TraceError at the latest request's line when the trace spans more than {@link MAX_TRACE_SPAN_S}.
    */
   finish(): void {
-    const { path, maxModelLen, rejected, clipped } = this;
+    const { path, rejected, clipped } = this;
     if (this.last - this.first > MAX_TRACE_SPAN_S) {
       throw new TraceError(
         path,
@@ -217,8 +225,8 @@ class TraceSink {
     }
     const late = this.packer.outOfOrder;
     if (late > 1) this.warnings.push(`${path}:1:1: warning: ${formatCount(late)} requests in all arrive before the one read before them; all are replayed in arrival order`);
-    if (rejected > 3) this.warnings.push(`${path}:1:1: warning: ${formatCount(rejected)} requests in all reach max_model_len ${maxModelLen} and are rejected`);
-    if (clipped > 3) this.warnings.push(`${path}:1:1: warning: ${formatCount(clipped)} requests in all have their output clipped to max_model_len ${maxModelLen}`);
+    if (rejected > 3) this.warnings.push(`${path}:1:1: warning: ${formatCount(rejected)} requests in all reach ${this.limitText} and are rejected`);
+    if (clipped > 3) this.warnings.push(`${path}:1:1: warning: ${formatCount(clipped)} requests in all have their output clipped to ${this.limitText}`);
   }
 }
 
@@ -270,7 +278,7 @@ export function readTraceFile(path: string, opts: TraceReadOptions): TraceRead {
   }
   const warnings = opts.warnings ?? [];
   // Columns sized from the file's line count (one request a line), so that they need not grow.
-  const sink = new TraceSink(path, opts.maxModelLen, warnings, format === 'vllm-bench' ? 1024 : estimateLines(path));
+  const sink = new TraceSink(path, opts.maxModelLen, warnings, format === 'vllm-bench' ? 1024 : estimateLines(path), opts.maxModelLenSource);
   const dropped: Record<string, number> = {};
   const notes: string[] = [];
   const drop = (why: string) => (dropped[why] = (dropped[why] ?? 0) + 1);
