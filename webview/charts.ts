@@ -95,14 +95,15 @@ function isPowerOfTen(v: number): boolean {
 }
 
 /**
- * Tick labels of a log axis in milliseconds: only the powers of ten, each as core/format
- * formatMs writes a duration ("10 ms", "1 s", "16.7 min", "2.78 h"), so the axis reads in the
- * units the table does and neighbours never overlap (the latency CDF printed "7,000,000" beside
- * "10,000,000").
+ * Tick labels of a log axis in milliseconds: the powers of ten, and on an axis of less than two
+ * decades the 2 and 5 multiples too (as logTick: a 2-100 ms CDF had the one label "10 ms"), each
+ * as core/format formatMs writes a duration ("10 ms", "1 s", "16.7 min", "2.78 h"), so the axis
+ * reads in the units the table does and neighbours never overlap (the latency CDF printed
+ * "7,000,000" beside "10,000,000"). `ticks` are chart.js's ticks of the axis.
  */
-export function durationLogTick(value: number | string): string {
+export function durationLogTick(value: number | string, _index?: number, ticks?: ReadonlyArray<{ value: number }>): string {
   const v = Number(value);
-  return isPowerOfTen(v) ? formatMs(v) : '';
+  return isPowerOfTen(v) || (isTwoOrFive(v) && spansUnderTwoDecades(ticks)) ? formatMs(v) : '';
 }
 
 /** Options of a logarithmic axis with logTick labels. */
@@ -544,7 +545,9 @@ export function rooflineChart(run: ViewRun, p: Palette): ChartSpec {
   if (compute.length === 0 && bytesPerSec) {
     roofs.push({ type: 'line', label: bandwidthLabel!, roof: { compute: null, bandwidth: bandwidthTexts }, data: [{ x: xMin, y: (xMin * bytesPerSec) / 1e9 }, { x: xMax, y: (xMax * bytesPerSec) / 1e9 }], borderColor: p.series[4], borderWidth: p.lineWidth, pointRadius: 0, fill: false });
   }
-  const base = baseOptions(p, bytesPerSec || compute.length ? 'Roofline (roofs: this machine’s measured peaks)' : 'Roofline (no measured peaks in this run)');
+  // A streamed run's environment (with the peaks the runner measured first) arrives with its result.
+  const noRoofs = run.status === 'running' && !run.environment ? 'Roofline (roofs: this machine’s measured peaks, drawn when the run ends)' : 'Roofline (no measured peaks in this run)';
+  const base = baseOptions(p, bytesPerSec || compute.length ? 'Roofline (roofs: this machine’s measured peaks)' : noRoofs);
   const config: ChartConfiguration = {
     type: 'scatter',
     data: {

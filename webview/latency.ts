@@ -144,15 +144,25 @@ export function capacityChart(run: ViewRun, p: Palette): ChartSpec {
   };
 }
 
-/** Requests running, waiting, and waiting after a preemption, over simulated time (the pool samples). */
+/**
+ * Requests running, waiting, and waiting after a preemption, over simulated time (the pool
+ * samples). The samples are taken every so many steps, so a peak between two of them is not in
+ * the lines: the run's peaks over every step (pool summary peakConcurrency / peakWaiting, as the
+ * CLI's table prints them) are drawn as dashed lines of their own, labelled "every step".
+ */
 export function queueChart(run: ViewRun, p: Palette): ChartSpec {
   const samples = run.poolSamples;
   const series = (label: string, key: 'running' | 'waiting' | 'preempted', color: string) => ({
     type: 'line' as const, label, data: samples.map((s) => ({ x: s.t, y: s[key] })), borderColor: color, backgroundColor: color, borderWidth: p.lineWidth, pointRadius: 0, stepped: true, fill: false,
   });
+  const summary = run.pool?.summary;
+  const span = samples.length > 0 ? [samples[0]!.t, samples.at(-1)!.t] : [];
+  const peak = (label: string, value: number | undefined, color: string) =>
+    value === undefined || span.length === 0 ? [] : [{ type: 'line' as const, label: `${label} ${value} (every step, not sampled)`, data: span.map((x) => ({ x, y: value })), borderColor: color, backgroundColor: color, borderWidth: p.lineWidth, borderDash: [6, 4], pointRadius: 0, fill: false }];
+  const peaks = [...peak('peak running', summary?.peakConcurrency, p.series[2]!), ...peak('peak waiting', summary?.peakWaiting, p.series[4]!)];
   const config: ChartConfiguration = {
     type: 'line',
-    data: { datasets: [series('running', 'running', p.series[2]!), series('waiting', 'waiting', p.series[4]!), series('waiting, preempted', 'preempted', p.series[5]!)] } as ChartConfiguration['data'],
+    data: { datasets: [series('running', 'running', p.series[2]!), series('waiting', 'waiting', p.series[4]!), series('waiting, preempted', 'preempted', p.series[5]!), ...peaks] } as ChartConfiguration['data'],
     options: options(p, 'Requests running and waiting (modelled time)', {
       x: simulatedTimeAxis(p, samples),
       y: axis(p, 'requests', { beginAtZero: true }),

@@ -5,7 +5,7 @@ import { BasePlatform, Chart, registerables, type ChartConfiguration, type Legen
 import type { PoolSample } from '../../core/protocol/run';
 import type { Estimate } from '../../core/protocol/webview';
 import { caseTickLines, durationLogTick, logTick, memoryChart, bandwidthLabelPlaces, computeLabelPlaces, labelCorners, placeLabels, poolTimelineChart, rooflineChart, thinSamples, throughputChart, timingsChart } from '../../webview/charts';
-import { latencyCdfChart } from '../../webview/latency';
+import { latencyCdfChart, queueChart } from '../../webview/latency';
 import { pngCaption, wrapText } from '../../webview/png';
 import { viewOfRun } from '../../webview/model';
 import type { Palette } from '../../webview/theme';
@@ -281,7 +281,16 @@ describe('logTick', () => {
 describe('latency axes', () => {
   it('label powers of ten of milliseconds as durations: a 3-hour CDF reads "16.7 min", "2.78 h", not "7,000,000" beside "10,000,000"', () => {
     // 10^6 ms = 1,000 s = 16.67 min; 10^7 ms = 10,000 s = 2.78 h; 7·10^6 ms is no power of ten: no label.
-    assert.deepEqual([1, 100, 1000, 7e6, 1e6, 1e7].map(durationLogTick), ['1 ms', '100 ms', '1 s', '', '16.7 min', '2.78 h']);
+    assert.deepEqual([1, 100, 1000, 7e6, 1e6, 1e7].map((v) => durationLogTick(v)), ['1 ms', '100 ms', '1 s', '', '16.7 min', '2.78 h']);
+  });
+
+  it('on a CDF of less than two decades label 1-2-5 per decade, as the kernel chart does (a 2-100 ms CDF had the one label "10 ms": s30 newcomer-ed 1)', () => {
+    // chart.js's log ticks for 2-100 ms: 2, 3, ..., 9, 10, 20, ..., 100 (max / min = 50 < 100).
+    const ticks = [2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100].map((value) => ({ value }));
+    assert.deepEqual(ticks.map((t, i) => durationLogTick(t.value, i, ticks)).filter((l) => l !== ''), ['2 ms', '5 ms', '10 ms', '20 ms', '50 ms', '100 ms']);
+    // Over three decades (1 ms - 1 s) only the powers of ten.
+    const wide = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000].map((value) => ({ value }));
+    assert.deepEqual(wide.map((t, i) => durationLogTick(t.value, i, wide)).filter((l) => l !== ''), ['1 ms', '10 ms', '100 ms', '1 s']);
   });
 
   it('the CDF and its table write large latencies in hours, the axis skips colliding ticks', () => {
@@ -296,6 +305,34 @@ describe('latency axes', () => {
     assert.equal(x.ticks.maxRotation, 0);
     assert.equal(x.ticks.callback(1e7), '2.78 h');
     assert.equal(spec.table.rows[1]![4], '3.27 h');
+  });
+});
+
+describe('roofline while a run streams', () => {
+  it('does not say "no measured peaks in this run" before the run\'s environment (its peaks) has arrived (s30 newcomer-ed 5)', () => {
+    const title = (v: ReturnType<typeof viewOfRun>) => String((rooflineChart(v, palette).config.options!.plugins!.title as { text: string }).text);
+    const done = viewOfRun(run, null);
+    const running = { ...done, status: 'running' as const, environment: null };
+    assert.equal(title(running), 'Roofline (roofs: this machine’s measured peaks, drawn when the run ends)');
+    // A finished run without peaks still says so.
+    assert.equal(title({ ...done, environment: null }), 'Roofline (no measured peaks in this run)');
+    assert.equal(title(done), 'Roofline (roofs: this machine’s measured peaks)');
+  });
+});
+
+describe('queue chart', () => {
+  it('reaches the run\'s peak running over every step, which the samples can miss (s30 newcomer-ed 4: samples peaked at 13, the run at 14)', () => {
+    const base = viewOfRun(run, null);
+    const sampledPeak = Math.max(...base.poolSamples.map((s) => s.running));
+    // A peak between two samples: the summary's (every step) one above the samples' highest.
+    const view = { ...base, pool: { ...base.pool!, summary: { ...base.pool!.summary, peakConcurrency: sampledPeak + 1 } } };
+    const data = queueChart(view, palette).config.data.datasets as Array<{ label: string; data: Array<{ x: number; y: number }> }>;
+    const top = Math.max(...data.flatMap((d) => d.data.map((pt) => pt.y)));
+    assert.equal(top, sampledPeak + 1);
+    const line = data.find((d) => d.label.startsWith('peak running'))!;
+    assert.equal(line.label, `peak running ${sampledPeak + 1} (every step, not sampled)`);
+    // Over the samples' span, first sample to last.
+    assert.deepEqual(line.data.map((pt) => pt.x), [base.poolSamples[0]!.t, base.poolSamples.at(-1)!.t]);
   });
 });
 

@@ -257,7 +257,8 @@ describe('dashboard webview in Chromium', () => {
     const percentiles = await tableRows(page, 'table-latencyCdf');
     assert.equal(percentiles[1]![0], 'TTFT');
     assert.equal(percentiles[1]![4], `${Number((latency.ttft!.p99 * 1000).toPrecision(3))} ms`);
-    assert.deepEqual(await drawnPoints(page, 'queue'), { running: n, waiting: n, 'waiting, preempted': n });
+    // The fixture's summary: peakConcurrency 16, peakWaiting 0, each a two-point dashed line over the samples' span.
+    assert.deepEqual(await drawnPoints(page, 'queue'), { running: n, waiting: n, 'waiting, preempted': n, 'peak running 16 (every step, not sampled)': 2, 'peak waiting 0 (every step, not sampled)': 2 });
   });
 
   it('redraws in the new colours when the theme changes (light, high contrast)', async () => {
