@@ -62,7 +62,7 @@ export class Dashboard implements vscode.Disposable {
   private shownSweepLoaded = false;
   /** Messages of the run streaming now, replayed to a page that opens or reloads mid-run. */
   private live: ToWebview[] = [];
-  /** The sweep in flight: its `sweepStarted` and latest `sweepProgress`; empty when none runs. */
+  /** The latest sweep: its `sweepStarted` and latest `sweepProgress` or its `sweepEnded`; empty before any. */
   private sweepLive: ToWebview[] = [];
   private readonly disposables: vscode.Disposable[] = [];
   private readonly batcher = new StreamBatcher((msg) => this.deliver(msg));
@@ -119,7 +119,9 @@ export class Dashboard implements vscode.Disposable {
     // A running sweep's start and latest progress, replayed to a page that opens or reloads while it runs.
     if (msg.type === 'sweepStarted') this.sweepLive = [msg];
     else if (msg.type === 'sweepProgress' && this.sweepLive.length > 0) this.sweepLive = [this.sweepLive[0]!, msg];
-    else if (msg.type === 'sweepEnded') this.sweepLive = [];
+    // An ended sweep's start and end stay, so a page that opens after it (the sweep's end opens a
+    // closed dashboard with its report) shows how it ended; the next sweepStarted replaces them.
+    else if (msg.type === 'sweepEnded') this.sweepLive = this.sweepLive.length > 0 ? [this.sweepLive[0]!, msg] : [];
     if (msg.type === 'runStarted') this.live = [msg];
     else if (msg.type === 'case' || msg.type === 'poolSamples' || msg.type === 'progress') this.live.push(msg);
     else if (msg.type === 'runFinished') this.live = [];
