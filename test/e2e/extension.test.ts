@@ -602,21 +602,7 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
 
   it('runs a 2-point sweep from the lens on its sweep: key: the report written where Open sweep results looks, and the Sweep view showing both rows', async () => {
     // Written here, not in test/e2e/workspace: the other steps pick profiles from that folder.
-    writeFileSync(join(ws, 'sweep.attn.yaml'), [
-      'model: ./llama-3.1-8b/config.json',
-      'device: { backend: cpu, memory_gib: 80 }',
-      'workload:',
-      '  requests: 100',
-      '  arrival_rate: 8',
-      '  prompt_len: { dist: lognormal, median: 256, sigma: 1, max: 2048 }',
-      '  output_len: { dist: uniform, min: 16, max: 64 }',
-      '  max_model_len: 4096',
-      '  seed: 1',
-      'sweep:',
-      '  axes:',
-      '    kv_cache.page_size: [16, 32]',
-      '',
-    ].join('\n'));
+    writeFileSync(join(ws, 'sweep.attn.yaml'), sweepProfile(100, [16, 32]));
     // With the dashboard closed: the report must reach the page that the sweep's end opens (a
     // message posted before the page is ready is queued, and its `ready` replays it).
     await runCommand(page, 'View: Close All Editors');
@@ -665,21 +651,7 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
   // s30 newcomers: a running sweep left the dashboard on its Run tab, Cancel off; only the toast and status bar could stop it.
   it('shows a running sweep\'s progress in the Sweep tab, and its Cancel sweep button stops it as the notification\'s Cancel does', async () => {
     // 4 points of 20,000 requests each: long enough to be cancelled while it runs.
-    writeFileSync(join(ws, 'long-sweep.attn.yaml'), [
-      'model: ./llama-3.1-8b/config.json',
-      'device: { backend: cpu, memory_gib: 80 }',
-      'workload:',
-      '  requests: 20000',
-      '  arrival_rate: 8',
-      '  prompt_len: { dist: lognormal, median: 256, sigma: 1, max: 2048 }',
-      '  output_len: { dist: uniform, min: 16, max: 64 }',
-      '  max_model_len: 4096',
-      '  seed: 1',
-      'sweep:',
-      '  axes:',
-      '    kv_cache.page_size: [16, 32, 64, 128]',
-      '',
-    ].join('\n'));
+    writeFileSync(join(ws, 'long-sweep.attn.yaml'), sweepProfile(20_000, [16, 32, 64, 128]));
     await openNewFile(page, 'long-sweep.attn.yaml', 'kv_cache.page_size');
     const lens = page.locator('.editor-group-container.active .codelens-decoration a', { hasText: 'Run sweep' }).first();
     await lens.waitFor({ timeout: 60_000 });
@@ -731,3 +703,22 @@ describe('AttnScope in an untrusted workspace', { timeout: 300_000 }, () => {
     await page.screenshot({ path: join(shots, '09-untrusted.png') });
   });
 });
+
+/** A simulate sweep profile over kv_cache.page_size for the workspace's Llama-3.1-8B: `requests` per point, one point per page size. */
+function sweepProfile(requests: number, pageSizes: number[]): string {
+  return [
+    'model: ./llama-3.1-8b/config.json',
+    'device: { backend: cpu, memory_gib: 80 }',
+    'workload:',
+    `  requests: ${requests}`,
+    '  arrival_rate: 8',
+    '  prompt_len: { dist: lognormal, median: 256, sigma: 1, max: 2048 }',
+    '  output_len: { dist: uniform, min: 16, max: 64 }',
+    '  max_model_len: 4096',
+    '  seed: 1',
+    'sweep:',
+    '  axes:',
+    `    kv_cache.page_size: [${pageSizes.join(', ')}]`,
+    '',
+  ].join('\n');
+}
