@@ -11,8 +11,12 @@
  *
  * Memory is what CUDA reports as the device's total (torch.cuda.mem_get_info()[1], which vLLM
  * prints as `total_gpu_memory`), not the marketing capacity: an "80 GB" A100 reports 79.15 GiB.
- * Rows without a public vLLM log of the card fall back to the board memory the datasheet prints
- * (which CUDA reports a little less of) and say so.
+ * Every row carries one, copied from a public log of the card. It is neither the datasheet's GB
+ * read as 10^9 bytes (an RTX 4090's "24 GB" would be 22.35 GiB; CUDA reports 23.64) nor
+ * nvidia-smi's MiB total, which is larger than what CUDA hands out (A10: nvidia-smi 23,028 MiB =
+ * 22.49 GiB, vLLM 22.07 GiB; H100 80GB HBM3: 81,559 MiB = 79.65 GiB, vLLM 79.22 GiB). A card's
+ * total moves by a few hundredths of a GiB between drivers; a user who has the log of their own
+ * card writes its total_gpu_memory as device.memory_gib.
  */
 
 const GIB = 1024 ** 3;
@@ -30,8 +34,8 @@ export interface GpuSpec {
   memoryBytesPerSec: number;
   /** Memory on the board, bytes as the vendor prints them (80 GB = 80e9). */
   memoryBytes: number;
-  /** Total device memory as CUDA reports it (vLLM `total_gpu_memory`), GiB; null where no log of the card was found. */
-  cudaMemoryGib: number | null;
+  /** Total device memory as CUDA reports it (torch.cuda.mem_get_info()[1], vLLM `total_gpu_memory`), GiB. */
+  cudaMemoryGib: number;
   /** Where the peaks and board memory are copied from. */
   source: string;
   /** Where cudaMemoryGib is copied from. */
@@ -91,9 +95,9 @@ export const GPUS: readonly GpuSpec[] = [
     fp32Source: 'NVIDIA L40S datasheet (FP32 91.6 TFLOPS)',
     memoryBytesPerSec: 864e9,
     memoryBytes: 48e9,
-    cudaMemoryGib: null,
+    cudaMemoryGib: 44.31,
     source: 'NVIDIA L40S datasheet (BF16 Tensor Core 733 TFLOPS with sparsity, GDDR6 864 GB/s, 48 GB)',
-    memorySource: 'no vLLM log of this card at hand: the datasheet\'s 48 GB',
+    memorySource: 'vLLM 0.7.2 log on an L40S, https://github.com/vllm-project/vllm/issues/15196: "total_gpu_memory (44.31GiB) x gpu_memory_utilization (0.45) = 19.94GiB" (44.39 GiB in a vLLM 0.6.6 log on an AWS g6e.48xlarge\'s L40S, github.com/gnosia93/vlm-distillation; nvidia-smi shows 46,068 MiB)',
   },
   {
     name: 'RTX 4090',
@@ -102,9 +106,9 @@ export const GPUS: readonly GpuSpec[] = [
     fp32Source: 'NVIDIA Ada GPU Architecture whitepaper, Appendix A (GeForce RTX 4090: Peak FP32 TFLOPS (non-Tensor) 82.6)',
     memoryBytesPerSec: 1008e9,
     memoryBytes: 24e9,
-    cudaMemoryGib: null,
+    cudaMemoryGib: 23.64,
     source: 'NVIDIA Ada GPU Architecture whitepaper, Appendix A (GeForce RTX 4090: BF16 Tensor TFLOPS with FP32 accumulate 165.2 dense, GDDR6X 1,008 GB/s)',
-    memorySource: 'no vLLM log naming this card at hand: the whitepaper\'s 24 GB',
+    memorySource: 'PyTorch out-of-memory errors on RTX 4090s, whose total is the same cudaMemGetInfo total vLLM logs: "GPU 0 has a total capacity of 23.64 GiB", https://github.com/ali-vilab/VGen/issues/104 and https://github.com/3DTopia/Phidias-Diffusion/issues/8 (23.61 and 23.68 GiB in others: pinokiofactory/flux-webui#11, zai-org/CogVideo#36; nvidia-smi shows 24,564 MiB, https://github.com/vllm-project/vllm/issues/7553)',
   },
   {
     name: 'A10',
@@ -148,8 +152,7 @@ export function computePeak(gpu: GpuSpec, dtype: 'fp32' | 'fp16' | 'bf16'): Comp
   return { flopsPerSec: gpu.bf16FlopsPerSec, name: 'bf16 peak', source: gpu.source };
 }
 
-/** Device memory of a card as a serving engine sees it: the CUDA total, else the board's, in bytes; with where it comes from. */
+/** Device memory of a card as a serving engine sees it: the CUDA total (cudaMemoryGib), in bytes; with where it comes from. */
 export function gpuMemory(gpu: GpuSpec): { bytes: number; source: string } {
-  if (gpu.cudaMemoryGib !== null) return { bytes: Math.floor(gpu.cudaMemoryGib * GIB), source: `device.gpu ${gpu.name}, ${gpu.cudaMemoryGib} GiB as CUDA reports it` };
-  return { bytes: gpu.memoryBytes, source: `device.gpu ${gpu.name}, its ${gpu.memoryBytes / 1e9} GB board memory (CUDA reports a little less: set device.memory_gib to vLLM's total_gpu_memory)` };
+  return { bytes: Math.floor(gpu.cudaMemoryGib * GIB), source: `device.gpu ${gpu.name}, ${gpu.cudaMemoryGib} GiB as CUDA reports it` };
 }

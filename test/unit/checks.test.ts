@@ -220,30 +220,32 @@ test('device.memory_gib beyond the named GPU\'s memory is a warning at memory_gi
   const found = checkProfile(a10, estimate(a10)).filter((x) => x.code === 'memory-exceeds-gpu');
   assert.equal(found.length, 1);
   assert.equal(found[0]!.severity, 'warning');
-  assert.match(found[0]!.message, /^device\.memory_gib 80 is more than the A10 has \(CUDA reports 22\.07 GiB of its 24 GB, vLLM's total_gpu_memory\): .*set memory_gib to at most 22\.07,/);
+  assert.match(found[0]!.message, /^device\.memory_gib 80 is more than the A10 has \(CUDA reports 22\.07 GiB of its 24 GB, vLLM's total_gpu_memory, ±0\.5 % between drivers\): .*set memory_gib to at most 22\.07,/);
   const fits = profile('Llama-3.1-8B', (p) => {
     p.device = { ...p.device, gpu: 'A10', memoryGib: 22 };
   });
   assert.ok(!codes(fits).includes('memory-exceeds-gpu'));
 });
 
-test('device.memory_gib copied from vLLM\'s total_gpu_memory is no warning; the limit is the CUDA total, else the board memory in GiB', () => {
+test('device.memory_gib copied from vLLM\'s total_gpu_memory is no warning; the limit is the CUDA total, give or take the drivers\' spread', () => {
   // vLLM logs total_gpu_memory 79.22 GiB on an H100 80GB (vLLM PR #10511 / #12126 logs), 139.81 on an
   // H200, 79.15 on an A100 80GB, 39.49 on an A100 40GB: each is what the card has, so none warns,
   // although each is above the marketing bytes read as SI (80e9 B = 74.51 GiB, 141e9 = 131.31 GiB).
+  // Other drivers log a little more for the same card: A100 40GB up to 39.56 (gpus.ts), RTX 4090
+  // 23.68 (zai-org/CogVideo#36's OOM error), L40S 44.39 (a vLLM 0.6.6 log on an AWS g6e): none warns.
   const with_ = (gpu: string, memoryGib: number) => profile('Llama-3.1-8B', (p) => { p.device = { ...p.device, gpu, memoryGib }; });
-  for (const [gpu, gib] of [['H100 SXM', 79.22], ['H200', 139.81], ['A100 80GB', 79.15], ['A100 40GB', 39.49]] as const) {
+  for (const [gpu, gib] of [['H100 SXM', 79.22], ['H200', 139.81], ['A100 80GB', 79.15], ['A100 40GB', 39.49], ['A100 40GB', 39.56], ['RTX 4090', 23.68], ['L40S', 44.39]] as const) {
     assert.ok(!codes(with_(gpu, gib)).includes('memory-exceeds-gpu'), `${gpu} ${gib}`);
   }
-  // One hundredth above the CUDA total warns, and advises the CUDA total.
-  const over = with_('H100 SXM', 79.23);
+  // Above the spread (0.5 %: 79.22 · 1.005 = 79.616) warns, and advises the CUDA total: an H100
+  // "80GB" has 80 GiB of HBM3, but CUDA hands out 79.22 of it.
+  assert.ok(!codes(with_('H100 SXM', 79.6)).includes('memory-exceeds-gpu'));
+  const over = with_('H100 SXM', 80);
   const found = checkProfile(over, estimate(over)).filter((x) => x.code === 'memory-exceeds-gpu');
-  assert.match(found[0]!.message, /set memory_gib to at most 79\.22,/);
-  // L40S: no vLLM log in the table; its 48 GB of GDDR6 are 24 chips of 16 Gbit = 48 GiB (NVIDIA
-  // L40S datasheet: 48 GB GDDR6), so 46 GiB fits and 48.5 does not.
-  assert.ok(!codes(with_('L40S', 46)).includes('memory-exceeds-gpu'));
-  const l40s = with_('L40S', 48.5);
-  assert.match(checkProfile(l40s, estimate(l40s)).find((x) => x.code === 'memory-exceeds-gpu')!.message, /\(48 GB of board memory = 48 GiB, of which CUDA reports a little less\): .*at most 48,/);
+  assert.match(found[0]!.message, /\(CUDA reports 79\.22 GiB of its 80 GB, vLLM's total_gpu_memory, ±0\.5 % between drivers\): .*set memory_gib to at most 79\.22,/);
+  // The L40S's 48 GB board (nvidia-smi 46,068 MiB = 44.99 GiB) is more than CUDA's 44.31 GiB total.
+  const l40s = with_('L40S', 46);
+  assert.match(checkProfile(l40s, estimate(l40s)).find((x) => x.code === 'memory-exceeds-gpu')!.message, /at most 44\.31,/);
 });
 
 test('engine.vllm_version older than the first vLLM release that serves the architecture: a warning at engine.vllm_version naming that release', () => {

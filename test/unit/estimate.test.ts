@@ -159,7 +159,7 @@ test("max_num_seqs and max_num_batched_tokens default as vLLM's get_batch_defaul
   assert.deepEqual(on((p) => { p.device.gpu = 'H100 SXM'; }), [8192, 1024]); // 80e9 B = 74.5 GiB
   assert.deepEqual(on((p) => { p.device.gpu = 'H200'; }), [8192, 1024]);
   assert.deepEqual(on((p) => { p.device.gpu = 'A100 80GB'; }), [2048, 256]); // >= 70 GiB, but an A100 (PR #17885)
-  assert.deepEqual(on((p) => { p.device.gpu = 'L40S'; }), [2048, 256]); // 48e9 B = 44.7 GiB
+  assert.deepEqual(on((p) => { p.device.gpu = 'L40S'; }), [2048, 256]); // CUDA total 44.31 GiB
   assert.deepEqual(on((p) => { p.device.memoryGib = 24; }), [2048, 256]);
   assert.deepEqual(on((p) => { p.device.memoryGib = 80; }), [8192, 1024]);
   // No device: taken as the H100 the step-time model assumes.

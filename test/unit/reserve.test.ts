@@ -197,12 +197,19 @@ test('device.gpu sizes the pool when memory_gib is absent; memory_gib wins when 
   assert.match(estimate(p).pool.deviceSource, /memory_gib/);
 });
 
-test('GPU rows: one per name; a card without a logged CUDA total sizes from its board memory and says so; versions parse', () => {
+test('GPU rows: one per name; every card sizes from the CUDA total a vLLM user sees, not its datasheet GB as 10^9 bytes; versions parse', () => {
   assert.equal(gpuByName('B200'), undefined);
   assert.equal(new Set(GPUS.map((g) => g.name)).size, GPUS.length);
-  const p = profile('Llama-3.1-8B', { gpu: 'L40S', batched: 8192, maxModelLen: 8192 });
-  assert.equal(estimate(p).pool.deviceMemoryBytes, 48e9);
-  assert.match(estimate(p).pool.deviceSource, /board memory/);
+  // CUDA totals copied from public logs (gpus.ts memorySource): L40S 44.31 GiB (vLLM issue #15196's
+  // start-up log), RTX 4090 23.64 GiB (PyTorch OOM errors "GPU 0 has a total capacity of 23.64 GiB",
+  // ali-vilab/VGen#104). The datasheets' 48 GB / 24 GB read as 10^9 bytes are 44.70 / 22.35 GiB: the
+  // 4090 was sized 1.29 GiB short, a fifth of an 8B model's KV budget.
+  for (const [gpu, gib] of [['L40S', 44.31], ['RTX 4090', 23.64]] as const) {
+    const p = profile('Llama-3.1-8B', { gpu, batched: 8192, maxModelLen: 8192 });
+    assert.equal(estimate(p).pool.deviceMemoryBytes, Math.floor(gib * 2 ** 30), gpu);
+    assert.equal(estimate(p).pool.deviceSource, `device.gpu ${gpu}, ${gib} GiB as CUDA reports it`);
+  }
+  for (const g of GPUS) assert.match(g.memorySource, /\d+\.\d\d ?GiB/, `${g.name} cites a logged total`);
   assert.deepEqual(parseVllmVersion('v0.10.1rc1'), [0, 10, 1]);
   assert.deepEqual(parseVllmVersion('0.2'), [0, 2, 0]);
   assert.equal(parseVllmVersion('latest'), undefined);
