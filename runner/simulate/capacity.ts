@@ -54,9 +54,22 @@ const MAX_DOUBLINGS = 20;
 const SATURATION_MIN_REQUESTS = 1000;
 const SATURATION_SEQS = 8;
 
-/** `k` requests: r's, in order, repeated as often as needed (prefix streams kept), every arrival at 0 s. */
-function tileRequests(r: ServingSimRequests, k: number): ServingSimRequests {
+/**
+ * `k` requests: r's, in order, repeated as often as needed, every arrival at 0 s. Copy c of the
+ * trace (requests c·n .. c·n + n − 1) keeps each request's shared segments, but on streams of
+ * its own: stream s of r becomes c · D + (index of s among r's D streams), so a copy shares a
+ * prefix with the requests of its own copy as the trace does, never with another copy's. Copies
+ * that shared streams would hit each other's cached prefixes, which a real load of that many
+ * users would not: a 3-request trace whose last two hit the first's prefix (2 of 3 prompts)
+ * tiled 10 times would hit in 29 of 30, inflating μ. Stream ids stay below 2^30 while
+ * D · ceil(k / n) does (the simulator's bound; a RangeError past it).
+ */
+export function tileRequests(r: ServingSimRequests, k: number): ServingSimRequests {
   const n = r.arrivalS.length;
+  const streams = new Map<number, number>();
+  for (const s of r.segmentStream) if (!streams.has(s)) streams.set(s, streams.size);
+  const d = streams.size;
+  if (d * Math.ceil(k / n) > 2 ** 30) throw new RangeError(`tiling ${n} requests with ${d} prefix streams to ${k} takes more than 2^30 stream ids`);
   let segments = 0;
   for (let i = 0; i < k; i++) segments += r.segmentStart[(i % n) + 1] - r.segmentStart[i % n];
   const out: ServingSimRequests = {
@@ -70,11 +83,12 @@ function tileRequests(r: ServingSimRequests, k: number): ServingSimRequests {
   let m = 0;
   for (let i = 0; i < k; i++) {
     const j = i % n;
+    const copy = Math.floor(i / n);
     out.promptLen[i] = r.promptLen[j];
     out.outputLen[i] = r.outputLen[j];
     out.segmentStart[i] = m;
     for (let s = r.segmentStart[j]; s < r.segmentStart[j + 1]; s++) {
-      out.segmentStream[m] = r.segmentStream[s];
+      out.segmentStream[m] = copy * d + streams.get(r.segmentStream[s])!;
       out.segmentEnd[m++] = r.segmentEnd[s];
     }
   }
@@ -85,7 +99,8 @@ function tileRequests(r: ServingSimRequests, k: number): ServingSimRequests {
 /**
  * The modelled server's saturated throughput μ, requests/s: what it completes per second while
  * its queue never empties. K = max(1000, 8 · max_num_seqs) requests of the load (a trace's
- * first K, repeated when it holds fewer; a workload's first K draws) all wait at t = 0; with
+ * first K, repeated when it holds fewer, each copy on prefix streams of its own: {@link tileRequests};
+ * a workload's first K draws) all wait at t = 0; with
  * their completion times f sorted ascending, μ = (completions in (f[K/4], f[3K/4]]) /
  * (f[3K/4] − f[K/4]): the middle half, past the first wave (all admitted together) and before
  * the queue runs dry. Rejected requests count as served at once (μ divided by the completed

@@ -67,3 +67,32 @@ test('the search starts from the given time scale (--time-scale), doubling or ha
   const limit = 1000 / (10 - 5 / 199);
   assert.ok(curve.maxRate! <= limit && curve.maxRate! * 1.01 > limit, `max rate ${curve.maxRate}`);
 });
+
+test('a short trace tiled for the saturation run: each copy on prefix streams of its own, so the prefix hit rate is the trace\'s, not the copies\' hits on each other', async () => {
+  // 3 requests of 44 prompt tokens, the last two sharing the first's 40-token prefix (10 pages of
+  // 4), run one at a time (max_num_seqs 1) in a pool that evicts nothing: by hand the first
+  // misses, the other two hit 40 tokens each: 80 of 132 prompt tokens. Tiled 10 times with the
+  // copies on one stream, copies 2..10 would hit on their first request too: 29 · 40 = 1,160 of
+  // 1,320 (88 %); on streams of their own, 10 · 80 = 800 of 1,320, the trace's 60.6 %.
+  const { ServingSimulator } = await import('../../native/simulator');
+  const { tileRequests } = await import('../../runner/simulate/capacity');
+  const trace = packRequests([
+    { arrivalS: 0, promptLen: 44, outputLen: 1, prefixId: 'system', prefixLen: 40 },
+    { arrivalS: 1, promptLen: 44, outputLen: 1, prefixId: 'system', prefixLen: 40 },
+    { arrivalS: 2, promptLen: 44, outputLen: 1, prefixId: 'system', prefixLen: 40 },
+  ]);
+  const config = {
+    layout: 'paged' as const, numPages: 1000, pageSize: 4, watermarkPages: 0, slidingWindow: 0, fullGroups: 1, slidingGroups: 0,
+    enablePrefixCaching: true, maxNumSeqs: 1, maxNumBatchedTokens: 64, maxModelLen: 128,
+    perStepS: 1, weightsS: 0, perKvTokenS: 0, perTokenS: 0, perPairS: 0, maxSamples: 10,
+  };
+  const hits = (requests: typeof trace) => {
+    const sim = new ServingSimulator(config, requests);
+    assert.equal(sim.run(100_000), true);
+    return sim.totals().prefixHitTokens;
+  };
+  assert.equal(hits(tileRequests(trace, 3)), 80);
+  const tiled = tileRequests(trace, 30);
+  assert.equal(hits(tiled), 800);
+  assert.deepEqual([...new Set(tiled.segmentStream)].length, 10, 'one stream per copy');
+});
