@@ -992,12 +992,13 @@ test('simulate on a Mooncake trace prints latency, goodput and the queue; --max-
   const search = cli(['simulate', profile, '--trace', trace, '--slo-ttft-ms', '500', '--max-rate']);
   assert.equal(search.code, 0, search.stderr);
   assert.match(search.stdout, /^Capacity search \(modelled\): TTFT <= 500 ms for at least 90% of requests, and the server keeping up; bisection to a relative tolerance of 2\.0%$/m);
-  // Four requests never load the server, and the SLO holds once they all arrive within one step:
-  // the limit is then the saturated throughput μ (1000 copies of them queued at 0 s), reached
-  // exactly. It used to say "Every rate tried meets the SLO" and give no limit.
+  // Four requests never load the server, and the SLO holds at every rate: the limit is the
+  // saturated throughput μ (1000 copies of them queued at 0 s, each copy on prefixes of its own),
+  // found within the 2 % tolerance. It used to say "Every rate tried meets the SLO" and give no limit.
   const mu = /^Saturated throughput μ = ([\d.]+) requests\/s/m.exec(search.stdout);
   assert.ok(mu, search.stdout);
-  assert.match(search.stdout, new RegExp(`^Highest rate meeting the SLO: ${mu[1]} requests/s`, 'm'));
+  const max = /^Highest rate meeting the SLO: ([\d.]+) requests\/s/m.exec(search.stdout);
+  assert.ok(max && Number(max[1]) <= Number(mu[1]) && Number(max[1]) * 1.02 > Number(mu[1]), search.stdout);
   assert.doesNotMatch(search.stdout, /Every rate tried meets the SLO/);
   // --time-scale: the search starts from it (the trace at 3x its rate), not from 1.
   const scaled = cli(['simulate', profile, '--trace', trace, '--slo-ttft-ms', '500', '--max-rate', '--time-scale', '3']);
