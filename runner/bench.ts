@@ -13,7 +13,7 @@ import * as native from '../native';
 import { cpuCasePath, measureEnvironment, measureGpu } from './environment';
 import { CancelledError } from './errors';
 import { randomInputs, randomKvPages } from './inputs';
-import { attentionBytes, attentionFlops, ceilingFor, maxAbsDiff, summarizeCase } from './measure';
+import { attentionBytes, attentionFlops, ceilingFor, maxAbsDiff, summarizeCase, withRemeasuredPeaks } from './measure';
 import { planCases, quickShortening, timingBudget, type PlannedCase } from './plan';
 import { PoolConfigError, simulatePool, type PoolProgress } from './simulate';
 import { TOOL_VERSION } from './version';
@@ -268,6 +268,7 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
     for (const message of slowCaseNotes(plan, backend.name, environment.peaks)) opts.emit({ type: 'log', level: 'warn', message });
     let done = 1;
     let seed = 1234;
+    let remeasured = false;
     for (const c of plan) {
       const label = describeCase(c);
       opts.emit({ type: 'progress', done, total, message: `${label}: correctness check` });
@@ -293,8 +294,18 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
         run.environment.peaks,
       );
       run.cases.push(kc);
+      // Above 100 % of a CPU peak of this run: the peak was measured under other conditions (load).
+      // Measured again once, now, and every case so far rated against the better of the two.
+      if (!remeasured && backend.name === 'cpu' && kc.fractionOfPeak !== null && kc.fractionOfPeak > 1) {
+        remeasured = true;
+        opts.emit({ type: 'progress', done, total, message: `${label}: above the peak measured at the start; measuring the peaks again` });
+        const again = await native.measurePeaks({ threads: run.environment.threads });
+        const better = withRemeasuredPeaks(run.cases, run.environment.peaks ?? {}, again, `after ${label}`);
+        run.environment.peaks = better.peaks;
+        run.cases = better.cases;
+      }
       done++;
-      opts.emit({ type: 'case', case: kc });
+      opts.emit({ type: 'case', case: run.cases[run.cases.length - 1]! });
       opts.emit({ type: 'progress', done, total, message: `${label}: ${(kc.medianNs / 1e6).toFixed(3)} ms` });
     }
     if (workload) {

@@ -6,7 +6,9 @@
 import { arch, availableParallelism, loadavg, platform, release } from 'node:os';
 
 import type { Environment } from '../core/protocol/run';
-import { cpuFeatures, cpuInfo, cudaAvailable, dispatchFor, measurePeaks, timeCudaCopy } from '../native';
+import { computePeak, gpuByName } from '../core/estimate/gpus';
+import { cpuFeatures, cpuInfo, cudaAvailable, dispatchFor, measurePeaks, timeCudaCopy, type CudaDeviceInfo } from '../native';
+import { gpuRowForDevice } from './simulate/calibrate-kernels';
 import { TOOL_VERSION } from './version';
 
 export interface EnvironmentOptions {
@@ -83,18 +85,29 @@ export function cpuCasePath(kernel: 'flash_fwd' | 'paged_decode', dtype: string 
   return { simdPath: path, productUnit: unit };
 }
 
-/** GPU facts and ceilings: device info, tensor-core peak from clocks, measured copy bandwidth. */
+/** GPU facts and ceilings: device info, tensor-core peak from clocks, fp32 peak from the GPU table, measured copy bandwidth. */
 export async function measureGpu(): Promise<Pick<Environment, 'gpu'> & { peaks: NonNullable<Environment['peaks']> }> {
   const dev = cudaAvailable().devices![0]!;
   const bytes = 1 << 30;
   const copy = await timeCudaCopy(bytes, { warmup: 2, minReps: 10, minTimeMs: 200, maxTimeMs: 2000 });
   const medianNs = [...copy.samplesNs].sort((a, b) => a - b)[copy.samplesNs.length >> 1]!;
+  // A copy reads and writes every byte: traffic is 2 x bytes.
+  return { gpu: describeGpu(), peaks: gpuPeaks(dev, (2 * bytes) / (medianNs * 1e-9)) };
+}
+
+/**
+ * The compute peaks of a CUDA device a run's cases are held against, beside its measured copy
+ * bandwidth: dense bf16 tensor cores from its clocks (native/cuda.ts), and fp32 without tensor
+ * cores from the datasheet of its row in core/estimate/gpus.ts (computePeak 'fp32', as the
+ * step-time model; calibrate-kernels.ts gpuRowForDevice names the row), absent for a device the
+ * table lacks.
+ */
+export function gpuPeaks(dev: Pick<CudaDeviceInfo, 'name' | 'peakDenseBf16FlopsPerS'>, copyBytesPerSec: number): NonNullable<Environment['peaks']> {
+  const row = gpuRowForDevice(dev.name);
+  const gpu = row === undefined ? undefined : gpuByName(row);
   return {
-    gpu: describeGpu(),
-    peaks: {
-      ...(dev.peakDenseBf16FlopsPerS ? { gpuFlopsPerSec: dev.peakDenseBf16FlopsPerS } : {}),
-      // A copy reads and writes every byte: traffic is 2 x bytes.
-      gpuCopyBytesPerSec: (2 * bytes) / (medianNs * 1e-9),
-    },
+    ...(dev.peakDenseBf16FlopsPerS ? { gpuFlopsPerSec: dev.peakDenseBf16FlopsPerS } : {}),
+    ...(gpu ? { gpuFp32FlopsPerSec: computePeak(gpu, 'fp32').flopsPerSec } : {}),
+    gpuCopyBytesPerSec: copyBytesPerSec,
   };
 }

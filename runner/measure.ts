@@ -5,6 +5,7 @@
  */
 import type { CaseShape, Environment, KernelCase } from '../core/protocol/run';
 import { dtypeBytes } from '../core/estimate';
+import { formatRate } from '../core/format';
 
 /** Bytes of one element of Q/K/V/O or of the KV pages: core/estimate's, the one table of dtype sizes. */
 export { dtypeBytes };
@@ -77,12 +78,15 @@ export interface Ceiling {
  * The compute peak of the unit that does a case's products: on the CPU, the one `productUnit`
  * says ('amx-bf16' -> AMX bf16 peak, 'avx512-bf16' -> AVX512-BF16 peak, 'fp32-fma' and 'scalar'
  * -> fp32 FMA peak), else by dtype (fp32 -> the FMA peak; bf16 / fp16 -> the AMX peak where
- * measured, else the AVX512-BF16 peak, else the FMA peak). The CUDA `backend`: the GPU's dense
- * bf16 tensor-core peak (from its SM count and clock: computed, not measured). Null when the run
- * has no such peak.
+ * measured, else the AVX512-BF16 peak, else the FMA peak). The CUDA `backend`: for bf16 / fp16 the
+ * GPU's dense bf16 tensor-core peak (from its SM count and clock: computed, not measured), for
+ * fp32 its fp32 peak without tensor cores (the GPU table's datasheet figure, as the step-time
+ * model's gpus.ts computePeak: TF32 matmuls are off by default), never the bf16 one. Null when the
+ * run has no such peak.
  */
 export function computeCeiling(dtype: 'fp32' | 'fp16' | 'bf16', peaks: Environment['peaks'], productUnit?: string, backend?: string): Ceiling | null {
   if (!peaks) return null;
+  if (backend === 'cuda' && dtype === 'fp32') return peaks.gpuFp32FlopsPerSec ? { value: peaks.gpuFp32FlopsPerSec, unit: 'FLOP/s', name: 'GPU fp32 peak (datasheet, no tensor cores)' } : null;
   if (backend === 'cuda') return peaks.gpuFlopsPerSec ? { value: peaks.gpuFlopsPerSec, unit: 'FLOP/s', name: 'GPU bf16 peak (from clocks)' } : null;
   const amx = peaks.bf16AmxFlopsPerSec ? { value: peaks.bf16AmxFlopsPerSec, unit: 'FLOP/s' as const, name: 'AMX bf16 peak' } : null;
   const dot = peaks.avx512Bf16FlopsPerSec ? { value: peaks.avx512Bf16FlopsPerSec, unit: 'FLOP/s' as const, name: 'AVX512-BF16 peak' } : null;
@@ -180,4 +184,37 @@ export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
     if (!(d <= m)) m = d; // NaN propagates through !(d <= m)
   }
   return m;
+}
+
+/** The CPU peaks {@link withRemeasuredPeaks} merges, the keys measurePeaks fills. */
+const CPU_PEAK_KEYS = ['fp32FlopsPerSec', 'avx512Bf16FlopsPerSec', 'bf16AmxFlopsPerSec', 'readBytesPerSec'] as const;
+
+/**
+ * A case rated above 100 % of a peak measured in the same run means the peak was measured under
+ * other conditions than the case (the load of a shared machine moved between them: the
+ * WebAssembly build's fp32 peak read 5.3, 18, 51 and 58 GFLOP/s in four runs at load ~21, and a
+ * case 225 % of the first). `again` is the CPU peaks measured once more, now: each peak becomes
+ * the better of the two, its note says so, and every case is rated again against them.
+ * @param why where the second measurement was taken, for the notes ("after flash_fwd B=1 ...").
+ */
+export function withRemeasuredPeaks(
+  cases: readonly KernelCase[],
+  peaks: NonNullable<Environment['peaks']>,
+  again: NonNullable<Environment['peaks']>,
+  why: string,
+): { peaks: NonNullable<Environment['peaks']>; cases: KernelCase[] } {
+  const merged: NonNullable<Environment['peaks']> = { ...peaks, notes: { ...peaks.notes } };
+  for (const key of CPU_PEAK_KEYS) {
+    const a = peaks[key];
+    const b = again[key];
+    if (b === undefined || (a !== undefined && a >= b)) continue;
+    merged[key] = b;
+    merged.notes![key] = `${again.notes?.[key] ?? 'measured'}; measured again ${why}, above the run's first ${a === undefined ? 'measurement (unavailable)' : formatRate(a, key === 'readBytesPerSec' ? 'B/s' : 'FLOP/s')} (load?)`;
+  }
+  return { peaks: merged, cases: cases.map((c) => summarizeCase(c, c.samplesNs, merged)) };
+}
+
+/** A case's fraction of its peak for a table: "225% (peak under-measured: load?)" above 100 %, which no kernel reaches. */
+export function fractionText(fraction: number, format: (f: number) => string): string {
+  return fraction > 1 ? `${format(fraction)} (peak under-measured: load?)` : format(fraction);
 }

@@ -9,7 +9,7 @@ import { blocksPerRequestFormula, poolBlocksText } from '../core/estimate/layout
 import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate, formatSignificant, isMemoryBound, loadAverageText, perGpuCaseText, perGpuCasesHeader } from '../core/format';
 import type { KernelCase, RunResult } from '../core/protocol/run';
 import { mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../core/kernelLimits';
-import { ceilingFor, computeCeiling } from './measure';
+import { ceilingFor, computeCeiling, fractionText } from './measure';
 import { timingBudget, timingBudgetText } from './plan';
 import { PERCENTILE_MIN_SAMPLES, spreadName, spreadsName } from '../core/noise';
 import { formatPoolSummary } from './simulate';
@@ -72,7 +72,7 @@ export function formatCases(cases: KernelCase[]): string {
     ms(c.medianNs),
     spread(c),
     isMemoryBound(c) ? `${rate(c.gbps)} GB/s` : `${rate(c.gflops)} GFLOP/s`,
-    c.fractionOfPeak === null ? '-' : formatPercent(c.fractionOfPeak, 0),
+    c.fractionOfPeak === null ? '-' : fractionText(c.fractionOfPeak, (f) => formatPercent(f, 0)),
     c.fractionOfPeak === null ? '-' : `${c.ceiling ?? '?'}${c.bound ? ` (${c.bound}-bound)` : ''}`,
     sci(c.maxAbsErr),
     sci(c.lseMaxAbsErr),
@@ -97,8 +97,8 @@ export function casesCaption(run: Pick<RunResult, 'cases' | 'environment' | 'qui
     const dtype = c.dtype === 'fp16' || c.dtype === 'bf16' ? c.dtype : 'fp32';
     const ceiling = ceilingFor(c.kernel, c.flops / c.bytes, dtype, env?.peaks, c.productUnit, c.backend);
     if (!ceiling) continue;
-    // Every CPU peak and the GPU's copy bandwidth are measured by this run; the GPU's FLOP peak is not.
-    peaks.set(ceiling.name, `${formatRate(ceiling.value, ceiling.unit)}${/from clocks/.test(ceiling.name) ? ', computed' : ', measured in this run'}`);
+    // Every CPU peak and the GPU's copy bandwidth are measured by this run; the GPU's FLOP peaks are not.
+    peaks.set(ceiling.name, `${formatRate(ceiling.value, ceiling.unit)}${/from clocks/.test(ceiling.name) ? ', computed' : /datasheet/.test(ceiling.name) ? ', copied' : ', measured in this run'}`);
     const compute = computeCeiling(dtype, env?.peaks, c.productUnit, c.backend);
     if (ceiling.ridge !== null && compute) ridges.set(compute.name, `${compute.name}: ${formatSignificant(ceiling.ridge)} FLOP/byte`);
   }

@@ -125,7 +125,10 @@ export interface Environment {
     fp32FlopsPerSec?: number;
     bf16AmxFlopsPerSec?: number;
     readBytesPerSec?: number;
+    /** The GPU's dense bf16 tensor-core peak, computed from its SM count and clock (native/cuda.ts). */
     gpuFlopsPerSec?: number;
+    /** The GPU's fp32 (non-tensor) peak, the datasheet's of its row in core/estimate/gpus.ts (computePeak 'fp32'); absent for a GPU not in the table. */
+    gpuFp32FlopsPerSec?: number;
     gpuCopyBytesPerSec?: number;
     /** AVX512-BF16 (vdpbf16ps) peak, FLOP/s: the bf16 ceiling of CPUs without AMX. */
     avx512Bf16FlopsPerSec?: number;

@@ -3,7 +3,7 @@ import { strict as assert } from 'node:assert';
 import { describe, it, test } from 'node:test';
 
 import type { CaseShape } from '../../core/protocol/run';
-import { attentionBytes, attentionFlops, ceilingFor, computeCeiling, sampleStats, summarizeCase, visibleKeyPairs } from '../../runner/measure';
+import { attentionBytes, attentionFlops, ceilingFor, computeCeiling, fractionText, sampleStats, summarizeCase, visibleKeyPairs, withRemeasuredPeaks } from '../../runner/measure';
 
 const shape = (over: Partial<CaseShape>): CaseShape => ({
   batchSize: 1, numHeads: 1, numKvHeads: 1, headDim: 1, seqLenQ: 4, seqLenK: 4, causal: false, slidingWindow: null, ...over,
@@ -159,4 +159,43 @@ test('slowCaseNotes: a case one call of which takes a minute or more at the roof
   ]);
   // No peak measured: nothing to hold the case to, nothing said.
   assert.deepEqual(slowCaseNotes([flash(131072)], 'cuda', {}), []);
+});
+
+test('a case above 100 % of a peak measured at the start: the peaks measured again, each the better of the two, every case rated again; a fraction still above 100 % says the peak is under-measured', () => {
+  // The s30 newcomer's WebAssembly run at load ~21: fp32 FMA peak 5.34 GFLOP/s at the start, a
+  // flash case at 12.0 GFLOP/s (225 %); the next runs measured the peak at 18-58 GFLOP/s.
+  // N = 1000 non-causal, H = 1, D = 50: 2e8 FLOP in 16.667 ms = 12.0 GFLOP/s (hand).
+  const first = { fp32FlopsPerSec: 5.34e9, readBytesPerSec: 3.06e10, notes: { fp32FlopsPerSec: 'best of 9 windows', readBytesPerSec: 'read' } };
+  const c = summarizeCase({ kernel: 'flash_fwd', backend: 'cpu', shape: shape({ seqLenQ: 1000, seqLenK: 1000, headDim: 50 }), dtype: 'fp32', maxAbsErr: 0, lseMaxAbsErr: 0 }, [2e8 / 12], first);
+  assert.ok(Math.abs(c.fractionOfPeak! - 12 / 5.34) < 1e-9);
+  const again = { fp32FlopsPerSec: 5.0e10, readBytesPerSec: 2.9e10, notes: { fp32FlopsPerSec: 'best of 11 windows', readBytesPerSec: 'read again' } };
+  const { peaks, cases } = withRemeasuredPeaks([c], first, again, 'after flash_fwd B=1');
+  // fp32 the second (higher), read bandwidth the first (higher): 12 / 50 = 24 %.
+  assert.equal(peaks.fp32FlopsPerSec, 5.0e10);
+  assert.equal(peaks.readBytesPerSec, 3.06e10);
+  assert.equal(peaks.notes!.readBytesPerSec, 'read');
+  assert.equal(peaks.notes!.fp32FlopsPerSec, "best of 11 windows; measured again after flash_fwd B=1, above the run's first 5.34 GFLOP/s (load?)");
+  assert.ok(Math.abs(cases[0]!.fractionOfPeak! - 0.24) < 1e-9);
+  assert.equal(cases[0]!.ceiling, 'fp32 FMA peak');
+  // What the table prints.
+  const pct = (f: number) => `${Math.round(f * 100)}%`;
+  assert.equal(fractionText(12 / 5.34, pct), '225% (peak under-measured: load?)');
+  assert.equal(fractionText(0.24, pct), '24%');
+  assert.equal(fractionText(1, pct), '100%');
+});
+
+test('a CUDA fp32 case is held against the GPU\'s fp32 peak without tensor cores (gpus.ts computePeak), not the bf16 tensor-core one', async () => {
+  const { gpuPeaks } = await import('../../runner/environment');
+  // A fake H100 as native/cuda.ts describes one: bf16 from clocks 4096 FLOP/clk/SM · 132 SMs · 1.83 GHz.
+  const h100 = gpuPeaks({ name: 'NVIDIA H100 80GB HBM3', peakDenseBf16FlopsPerS: 4096 * 132 * 1.83e9 }, 3e12);
+  // NVIDIA H100 datasheet (gpus.ts): FP32 67 TFLOPS; bf16 989.4 TFLOP/s from the clocks.
+  assert.equal(h100.gpuFp32FlopsPerSec, 67e12);
+  assert.deepEqual(computeCeiling('fp32', h100, undefined, 'cuda'), { value: 67e12, unit: 'FLOP/s', name: 'GPU fp32 peak (datasheet, no tensor cores)' });
+  assert.equal(computeCeiling('bf16', h100, undefined, 'cuda')!.value, 4096 * 132 * 1.83e9);
+  assert.equal(computeCeiling('fp16', h100, undefined, 'cuda')!.name, 'GPU bf16 peak (from clocks)');
+  // A device the table lacks has no fp32 roof (not the bf16 one).
+  const other = gpuPeaks({ name: 'NVIDIA B200', peakDenseBf16FlopsPerS: undefined }, 7e12);
+  assert.equal(other.gpuFp32FlopsPerSec, undefined);
+  assert.equal(computeCeiling('fp32', other, undefined, 'cuda'), null);
+  assert.equal(ceilingFor('flash_fwd', 1000, 'fp32', other, undefined, 'cuda'), null, 'a prefill without its compute roof has none');
 });
