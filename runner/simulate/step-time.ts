@@ -127,11 +127,13 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
   const assumed = (Object.keys(ASSUMED_STEP_TIME) as Array<keyof StepTimeSpec>).filter((k) => spec?.[k] === undefined);
   const e = { ...ASSUMED_STEP_TIME, ...Object.fromEntries(Object.entries(spec ?? {}).filter(([, v]) => v !== undefined)) } as Required<StepTimeSpec>;
   const byName: Record<keyof StepTimeSpec, string> = { computeEfficiency: 'compute_efficiency', memoryEfficiency: 'memory_efficiency', overheadMs: 'overhead_ms' };
+  // A GPU the profile did not name is said to be the default (core/validate.ts gpu-not-set warns of it too).
+  const on = `${profile.model.modelType} on ${w.gpu.name}${profile.device.gpu === undefined ? ' (device.gpu not set: the default)' : ''}`;
   const parts = [
     // The figures the model divides by, as used (dense bf16: the H100's datasheet prints twice it, with sparsity), then where they are copied from.
     w.peak.name === 'bf16 peak'
-      ? `${profile.model.modelType} on ${w.gpu.name}: bf16 ${formatRate(w.peak.flopsPerSec, 'FLOP/s')} dense, memory ${formatRate(w.gpu.memoryBytesPerSec, 'B/s')}, from the ${w.gpu.source}`
-      : `${profile.model.modelType} on ${w.gpu.name}: dtype fp32 at fp32 ${formatRate(w.peak.flopsPerSec, 'FLOP/s')} (${w.peak.source}), memory ${formatRate(w.gpu.memoryBytesPerSec, 'B/s')} (${w.gpu.source})`,
+      ? `${on}: bf16 ${formatRate(w.peak.flopsPerSec, 'FLOP/s')} dense, memory ${formatRate(w.gpu.memoryBytesPerSec, 'B/s')}, from the ${w.gpu.source}`
+      : `${on}: dtype fp32 at fp32 ${formatRate(w.peak.flopsPerSec, 'FLOP/s')} (${w.peak.source}), memory ${formatRate(w.gpu.memoryBytesPerSec, 'B/s')} (${w.gpu.source})`,
     // Calibrated values are least-squares floats: three significant digits, as core/format writes figures.
     `step = ${e.overheadMs > 0 ? `${formatSignificant(e.overheadMs)} ms + ` : ''}max(weights + KV read at ${formatSignificant(e.memoryEfficiency)} × bandwidth, FLOPs at ${formatSignificant(e.computeEfficiency)} × ${w.peak.name})`,
     ...(w.numExperts > 0

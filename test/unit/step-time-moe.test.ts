@@ -173,3 +173,12 @@ test('dtype fp32 runs its FLOPs at the GPU\'s fp32 peak, not the bf16 tensor-cor
   assert.match(fp16.source, /FLOPs at 0\.6 × bf16 peak\)/);
   close(of('device: { gpu: A10 }\ndtype: fp32\n').perPairS, 524_288 / (31.2e12 * 0.6), 'A10 fp32 per pair');
 });
+
+test('a profile without device.gpu is timed on the default H100 SXM, and the Step time line says so; a named H100 SXM is not called the default', () => {
+  const none = stepTimeModel(exampleProfile('model: ./llama-3.1-8b/config.json\n'));
+  const named = stepTimeModel(exampleProfile('model: ./llama-3.1-8b/config.json\ndevice: { gpu: H100 SXM }\n'));
+  // The same peaks (core/estimate/gpus.ts DEFAULT_GPU), one line saying where they come from.
+  assert.equal(none.perTokenS, named.perTokenS);
+  assert.match(none.source, /^llama on H100 SXM \(device\.gpu not set: the default\): bf16 989 TFLOP\/s dense/);
+  assert.match(named.source, /^llama on H100 SXM: bf16 989 TFLOP\/s dense/);
+});
