@@ -8,8 +8,9 @@
  * What it runs, in order: the read (syntax, schema, the model's config, the checks that compare
  * two keys or a key with the model: core/config/profileChecks.ts), the deployment checks of the
  * profile that read (core/estimate/checks.ts checkProfile, and the pool a workload simulation
- * cannot size: poolSizeProblem), or, when some keys have errors, the deployment checks that read
- * none of them on the profile of the other keys; and on request a profile's sweep block.
+ * cannot size: poolSizeProblem), or, when some keys have errors, the cross-key checks (where
+ * schema errors stopped the read before them) and deployment checks that read none of those keys,
+ * on the profile of the other keys; and on request a profile's sweep block.
  *
  * Severity is the editor's. A run gives it {@link runSeverity}: a deployment check compares the
  * profile with a device or the kernels, and its figures are the answer to "does it fit", so it
@@ -19,7 +20,7 @@ import {
   isProfilePath,
   propertyAt,
   readProfileOrConfigTree,
-  readProfileTree,
+  readProfileValues,
   readsAsProfile,
   parseProfileOrConfig,
   parseProfileText,
@@ -29,10 +30,10 @@ import {
   type Profile,
   type ProfileHost,
   type PropertyNode,
-  type ReadResult,
   type Severity,
   type SweepBlock,
   type ValueNode,
+  withCrossKeyChecks,
 } from './config/index';
 import { CHECK_KEYS, checkProfile, checksIndependentOf, estimate, poolSizeProblem, type Estimate } from './estimate/index';
 
@@ -111,15 +112,19 @@ export function deploymentProblems(profile: Profile, e: Estimate = estimate(prof
  */
 export function validateProfileTree(parsed: ParsedTree, file: string, host: ProfileHost, options: ValidateOptions = {}): ProfileValidation {
   const asProfile = options.asProfile === true || isProfilePath(file);
-  const readTree = (p: ParsedTree): ReadResult<Profile> => (asProfile ? readProfileTree(p, file, host) : readProfileOrConfigTree(p, file, host));
-  const read = readTree(parsed);
+  // A profile's read in two steps, to know whether its cross-key checks ran (they do not past an error of the schema or the model).
+  const values = asProfile ? readProfileValues(parsed, file, host) : null;
+  const read = values !== null ? withCrossKeyChecks(parsed.root, values) : readProfileOrConfigTree(parsed, file, host);
   const parseErrors = parsed.problems.filter((p) => p.severity === 'error');
   const out: ProfileValidation = { profile: read.value, estimate: null, partial: null, problems: read.problems, parseErrors, sweep: null };
   if (out.profile !== null) {
     out.estimate = estimate(out.profile);
     out.problems.push(...deploymentProblems(out.profile, out.estimate));
-  } else if (asProfile) {
-    out.partial = readWithoutInvalidKeys(parsed, out.problems, file, readTree);
+  } else if (values !== null) {
+    const without = readWithoutInvalidKeys(parsed, out.problems, file, host);
+    // Keys with schema errors stopped the read before the cross-key checks: those that read none of them.
+    if (values.value === null) out.problems.push(...without.crossKey);
+    out.partial = without.partial;
     // The checks that do not read an invalid key stay (the fp8 KV warning beside an error at max_model_len).
     if (out.partial !== null) out.problems.push(...checksIndependentOf(out.partial.profile, out.partial.estimate, out.partial.invalid));
   }
@@ -165,16 +170,29 @@ export function isDeploymentProblem(p: Problem): boolean {
 /** Rounds of leaving keys out: a key left out can reveal one more (min > max -> "needs min"). */
 const PARTIAL_ROUNDS = 3;
 
+/** What {@link readWithoutInvalidKeys} found. */
+interface WithoutInvalidKeys {
+  partial: PartialProfile | null;
+  /**
+   * The cross-key checks (core/config/profileChecks.ts) of the first tree left that reads without
+   * a schema error, but those that read a key left out: where the file's schema errors stopped
+   * its read before these checks, they are its own. [] when no tree read.
+   */
+  crossKey: Problem[];
+}
+
 /**
  * The profile of `parsed` with every key that holds an error left out, so that one invalid or
- * half-typed value does not cost the figures of the keys that are fine. Each error's key is the
- * innermost property holding the start of its range; the tree without those properties is
- * read again, up to PARTIAL_ROUNDS times. Null when that cannot work: a syntax error (the tree
- * may not be what the user wrote), an error in the model (inline, or the referenced
- * config.json), an error outside any key, or errors left after the last round.
+ * half-typed value does not cost the figures and the checks of the keys that are fine. Each
+ * error's key is the innermost property holding the start of its range; the tree without those
+ * properties is read again, up to PARTIAL_ROUNDS times. No profile when that cannot work: a syntax
+ * error (the tree may not be what the user wrote), an error in the model (inline, or the
+ * referenced config.json), an error outside any key, or errors left after the last round.
  */
-function readWithoutInvalidKeys(parsed: ParsedTree, found: readonly Problem[], file: string, readTree: (p: ParsedTree) => ReadResult<Profile>): PartialProfile | null {
-  if (parsed.root?.type !== 'object' || parsed.problems.some((p) => p.severity === 'error')) return null;
+function readWithoutInvalidKeys(parsed: ParsedTree, found: readonly Problem[], file: string, host: ProfileHost): WithoutInvalidKeys {
+  let crossKey: Problem[] | null = null;
+  const none = (): WithoutInvalidKeys => ({ partial: null, crossKey: crossKey ?? [] });
+  if (parsed.root?.type !== 'object' || parsed.problems.some((p) => p.severity === 'error')) return none();
   let tree: ValueNode = parsed.root;
   let problems = found;
   const invalid: string[] = [];
@@ -182,18 +200,21 @@ function readWithoutInvalidKeys(parsed: ParsedTree, found: readonly Problem[], f
     const drop = new Set<PropertyNode>();
     for (const p of problems) {
       if (p.severity !== 'error') continue;
-      if (p.file !== undefined && p.file !== file) return null;
+      if (p.file !== undefined && p.file !== file) return none();
       const at = propertyAt(tree, p.range.offset);
-      if (at === null || at.path[0] === 'model') return null;
+      if (at === null || at.path[0] === 'model') return none();
       if (!drop.has(at.property)) invalid.push(at.path.join('.'));
       drop.add(at.property);
     }
     tree = withoutProperties(tree, drop);
-    const read = readTree({ root: tree, problems: [] });
-    if (read.value !== null) return { profile: read.value, estimate: estimate(read.value), invalid };
+    const values = readProfileValues({ root: tree, problems: [] }, file, host);
+    const read = withCrossKeyChecks(tree, values, invalid);
+    // Only the cross-key checks of the first tree that reads: a later round leaves out the keys they put in error.
+    if (values.value !== null) crossKey ??= read.problems.slice(values.problems.length);
+    if (read.value !== null) return { partial: { profile: read.value, estimate: estimate(read.value), invalid }, crossKey: crossKey ?? [] };
     problems = read.problems;
   }
-  return null;
+  return none();
 }
 
 /** A copy of `node` without the properties in `drop` (shared subtrees where nothing is dropped). */

@@ -6,7 +6,7 @@
  * per version — not at all when an edit stays inside a number or a list of numbers, and without
  * its long lists of numbers when it lies outside them (see reuseTree) — and analyze() never throws: a failure inside core becomes an 'internal-error' problem. A version
  * with errors still carries the profile of its valid keys, so that hints can stay (hints.ts) and
- * so can the estimate's checks that read none of the invalid keys (core CHECK_KEYS);
+ * so can the cross-key and estimate checks that read none of the invalid keys (core/validate.ts);
  * the previous version's hints that still hold are kept by the workspace cache (workspace.ts).
  */
 import type { TextDocument } from 'vscode-languageserver-textdocument';

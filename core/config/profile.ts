@@ -200,7 +200,32 @@ export function parseProfileText(text: string, file: string): ParsedTree {
  * too (the language server: hints, completion, quick fixes) parses a large profile only once.
  */
 export function readProfileTree(parsed: ParsedTree, file: string, host: ProfileHost): ReadResult<Profile> {
-  return guarded(() => readProfileTreeUnguarded(parsed, file, host));
+  return withCrossKeyChecks(parsed.root, readProfileValues(parsed, file, host));
+}
+
+/**
+ * readProfileTree without the checks that compare keys or a key with the model
+ * (profileChecks.ts semanticProblems): the profile as written, null when the syntax, the schema
+ * or the model has an error. For a reader that runs those checks itself ({@link withCrossKeyChecks}).
+ */
+export function readProfileValues(parsed: ParsedTree, file: string, host: ProfileHost): ReadResult<Profile> {
+  return guarded(() => readValuesUnguarded(parsed, file, host));
+}
+
+/**
+ * `read` (readProfileValues of the tree `root`) with the checks that compare keys or a key with
+ * the model (profileChecks.ts semanticProblems) added, and its value null when they find an
+ * error; `read` itself when it has no profile. `invalid`: keys left out of `root` for their
+ * errors, whose checks are skipped (core/validate.ts).
+ */
+export function withCrossKeyChecks(root: ValueNode | null, read: ReadResult<Profile>, invalid: readonly string[] = []): ReadResult<Profile> {
+  const profile = read.value;
+  // A profile is read only from an object tree: root is null only with the profile.
+  if (profile === null || root === null) return read;
+  return guarded(() => {
+    const problems = [...read.problems, ...semanticProblems(root, profile, invalid)];
+    return { value: problems.some((p) => p.severity === 'error') ? null : profile, problems };
+  });
 }
 
 /**
@@ -223,7 +248,7 @@ function unsafeIntegerProblems(root: ValueNode): Problem[] {
   return out;
 }
 
-function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: ProfileHost): ReadResult<Profile> {
+function readValuesUnguarded(parsed: ParsedTree, file: string, host: ProfileHost): ReadResult<Profile> {
   const problems: Problem[] = [...parsed.problems];
   const root = parsed.root;
   if (!root || (root.type === 'null' && problems.length === 0)) {
@@ -331,6 +356,5 @@ function readProfileTreeUnguarded(parsed: ParsedTree, file: string, host: Profil
     ...sloAndStepTime(plain),
     ranges,
   };
-  problems.push(...semanticProblems(root, profile));
-  return { value: problems.some((p) => p.severity === 'error') ? null : profile, problems };
+  return { value: profile, problems };
 }

@@ -1,19 +1,27 @@
 /**
  * The checks of a profile a JSON Schema cannot make: they need the model (tensor parallelism vs
  * heads, lengths vs max_position_embeddings) or compare two keys (min ≤ max, num_pages vs
- * memory_gib). Used by core/config/profile.ts after the schema and the model read cleanly.
+ * memory_gib). Used by core/config/profile.ts after the schema and the model read cleanly, and
+ * by core/validate.ts on the profile of a file's valid keys when others have errors.
  */
 import { nearestPageSize } from '../estimate/checks';
 import { batchDefaults, deviceMemory, maxNumBatchedTokensOf, maxNumSeqsOf } from '../estimate/index';
 import { formatCount } from '../format';
 import { divisors } from './model';
 import { anchorOf } from './profileSchema';
-import type { LengthDist, Problem, Profile, SourceRange } from './types';
+import { keyPathsOverlap, type LengthDist, type Problem, type Profile, type SourceRange } from './types';
 import { nodeAtPath, type ValueNode } from './tree';
 
-/** Checks a schema cannot make: they need the model, or compare two keys. */
-export function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
+/**
+ * Checks a schema cannot make: they need the model, or compare two keys. `root` is the tree
+ * `profile` was read from. `invalid` (dotted paths: "dtype", "workload.max_num_seqs") are keys
+ * left out of that tree for their errors, so that defaults stand in for them: every check that
+ * reads one of them (or a key inside or around one) is skipped, the rest run (core/validate.ts).
+ */
+export function semanticProblems(root: ValueNode, profile: Profile, invalid: readonly string[] = []): Problem[] {
   const problems: Problem[] = [];
+  /** True when the check reading `keys` reads none of the keys left out. */
+  const reads = (...keys: string[]): boolean => !keys.some((k) => invalid.some((i) => keyPathsOverlap(i, k)));
   const m = profile.model;
   const at = (path: string): SourceRange => profile.ranges[path] ?? anchorOf(root, path.split('.'));
   /** Item `i` of the list at `path` (Profile.ranges lists no items). */
@@ -35,20 +43,21 @@ export function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
   const fits = (t: number) => m.numHeads % t === 0 && (m.mla || m.numKvHeads % t === 0 || t % m.numKvHeads === 0) && widths.every(([, n]) => n % t === 0);
   const fitting = (): number[] => divisors(m.numHeads).filter(fits);
   const sizes = () => `tensor_parallel_size values that fit: ${fitting().join(', ')}`;
-  if (tp > 1 && m.numHeads % tp !== 0) {
+  const tpValid = reads('device.tensor_parallel_size');
+  if (tpValid && tp > 1 && m.numHeads % tp !== 0) {
     problems.push({
       severity: 'error', code: 'tp-not-divisible',
       message: `tensor_parallel_size ${tp} does not divide the ${m.numHeads} attention heads: vLLM requires num_attention_heads % tensor_parallel_size == 0 (${sizes()})`,
       range: at('device.tensor_parallel_size'), data: { numHeads: m.numHeads, fits: fitting() },
     });
-  } else if (tp > 1 && !m.mla && m.numKvHeads % tp !== 0 && tp % m.numKvHeads !== 0) {
+  } else if (tpValid && tp > 1 && !m.mla && m.numKvHeads % tp !== 0 && tp % m.numKvHeads !== 0) {
     problems.push({
       severity: 'error', code: 'tp-not-divisible',
       message: `tensor_parallel_size ${tp} and the ${m.numKvHeads} KV heads must divide one another (vLLM shards or replicates KV heads; ${sizes()})`,
       range: at('device.tensor_parallel_size'), data: { numKvHeads: m.numKvHeads, fits: fitting() },
     });
   }
-  const split = tp > 1 ? widths.find(([, n]) => n % tp !== 0) : undefined;
+  const split = tpValid && tp > 1 ? widths.find(([, n]) => n % tp !== 0) : undefined;
   if (split && !problems.some((p) => p.code === 'tp-not-divisible')) {
     problems.push({
       severity: 'error', code: 'tp-not-divisible',
@@ -57,21 +66,21 @@ export function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
     });
   }
   const ps = profile.kvCache.pageSize;
-  if ((ps & (ps - 1)) !== 0) {
+  if (reads('kv_cache.page_size') && (ps & (ps - 1)) !== 0) {
     problems.push({
       severity: 'warning', code: 'page-size-unusual',
       message: `page_size ${ps} is not a power of two: vLLM's kernels take 8, 16, 32 (and 64-256 with FlashAttention / FlashInfer)`,
       range: at('kv_cache.page_size'), data: { suggestion: nearestPageSize(ps) },
     });
   }
-  if (typeof profile.kvCache.numPages === 'number' && typeof profile.kvCache.memoryGib === 'number') {
+  if (reads('kv_cache.num_pages', 'kv_cache.memory_gib') && typeof profile.kvCache.numPages === 'number' && typeof profile.kvCache.memoryGib === 'number') {
     problems.push({
       severity: 'warning', code: 'kv-budget-conflict',
       message: 'both kv_cache.num_pages and kv_cache.memory_gib are set: num_pages wins; remove one',
       range: at('kv_cache.memory_gib'),
     });
   }
-  if (profile.device.memoryGib === null && !profile.device.gpu && profile.kvCache.memoryGib === 'auto' && profile.kvCache.numPages === 'auto' && !m.isEncoder) {
+  if (reads('device.memory_gib', 'device.gpu', 'kv_cache.memory_gib', 'kv_cache.num_pages') && profile.device.memoryGib === null && !profile.device.gpu && profile.kvCache.memoryGib === 'auto' && profile.kvCache.numPages === 'auto' && !m.isEncoder) {
     problems.push({
       severity: 'info', code: 'no-memory-budget',
       message: 'neither device.memory_gib nor device.gpu is set, so the KV pool is not sized: set device.gpu ("A100 80GB", "H100 SXM", ...), device.memory_gib or kv_cache.memory_gib',
@@ -79,10 +88,12 @@ export function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
     });
   }
   const maxPos = m.maxPositionEmbeddings;
-  if (maxPos !== null) {
+  if (maxPos !== null && reads('prefill.seq_lens')) {
     profile.prefill.seqLens.forEach((n, i) => {
       if (n > maxPos) problems.push({ severity: 'warning', code: 'exceeds-max-position', message: `seq_len ${n} is longer than the model's max_position_embeddings ${maxPos}`, range: itemAt('prefill.seq_lens', i), data: { limit: maxPos } });
     });
+  }
+  if (maxPos !== null && reads('decode.context_lens')) {
     profile.decode.contextLens.forEach((n, i) => {
       if (n > maxPos) problems.push({ severity: 'warning', code: 'exceeds-max-position', message: `context_len ${n} is longer than the model's max_position_embeddings ${maxPos}`, range: itemAt('decode.context_lens', i), data: { limit: maxPos } });
     });
@@ -90,7 +101,7 @@ export function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
   // vLLM refuses a max_model_len past the length it derives from the config
   // (vllm/config/model.py _get_and_verify_max_len; ModelSpec.maxModelLenLimit).
   const limit = m.maxModelLenLimit;
-  if (limit !== null && profile.workload && profile.ranges['workload.max_model_len'] && profile.workload.maxModelLen > limit.tokens) {
+  if (limit !== null && reads('workload.max_model_len') && profile.workload && profile.ranges['workload.max_model_len'] && profile.workload.maxModelLen > limit.tokens) {
     const n = profile.workload.maxModelLen;
     problems.push({
       severity: 'error', code: 'exceeds-max-position',
@@ -98,13 +109,14 @@ export function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
       range: at('workload.max_model_len'), data: { limit: limit.tokens },
     });
   }
-  if (m.isEncoder && profile.ranges['decode']) {
+  if (m.isEncoder && reads('decode') && profile.ranges['decode']) {
     problems.push({ severity: 'warning', code: 'encoder-decode', message: `${m.modelType} is an encoder: it has no decode step and no KV cache, so decode cases are skipped`, range: anchorOf(root, ['decode']) });
   }
   const w = profile.workload;
   if (w) {
     for (const key of ['prompt_len', 'output_len'] as const) {
       const d = key === 'prompt_len' ? w.promptLen : w.outputLen;
+      if (!reads(`workload.${key}`)) continue;
       if (d.dist === 'uniform' && d.min > d.max) {
         problems.push({ severity: 'error', code: 'invalid-value', message: `workload.${key}: min ${d.min} is greater than max ${d.max}`, range: at(`workload.${key}.min`) });
       }
@@ -119,7 +131,7 @@ export function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
     // defaults below the default prompt lengths, e.g. GPT-2's 1024) are not theirs to fix.
     const written = ['workload.max_model_len', 'workload.prompt_len', 'workload.output_len'].find((k) => profile.ranges[k]);
     const longest = maxOf(w.promptLen) + maxOf(w.outputLen);
-    if (written && longest > w.maxModelLen) {
+    if (written && reads('workload.max_model_len', 'workload.prompt_len', 'workload.output_len') && longest > w.maxModelLen) {
       problems.push({
         severity: 'warning', code: 'exceeds-max-model-len',
         // What the simulator does: a prompt reaching max_model_len is rejected; a shorter one has its output clipped.
@@ -141,7 +153,10 @@ export function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
     // defaulted max_num_batched_tokens as it is.
     const tokens = maxNumBatchedTokensOf(profile);
     const seqs = maxNumSeqsOf(profile);
-    if ((w.maxNumBatchedTokens !== undefined || w.maxNumSeqs !== undefined) && tokens < seqs) {
+    // A defaulted limit is vLLM's default for the device: the check reads the device's keys too.
+    const defaulted = w.maxNumBatchedTokens === undefined || w.maxNumSeqs === undefined;
+    const batchKeys = ['workload.max_num_batched_tokens', 'workload.max_num_seqs', ...(defaulted ? ['device.memory_gib', 'device.gpu'] : [])];
+    if ((w.maxNumBatchedTokens !== undefined || w.maxNumSeqs !== undefined) && reads(...batchKeys) && tokens < seqs) {
       const dflt = ` (vLLM's default on ${batchDefaults(deviceMemory(profile).bytes, profile.device.gpu).device})`;
       const key = w.maxNumBatchedTokens !== undefined ? 'workload.max_num_batched_tokens' : 'workload.max_num_seqs';
       problems.push({
@@ -150,7 +165,7 @@ export function semanticProblems(root: ValueNode, profile: Profile): Problem[] {
         range: at(key), data: { maxNumBatchedTokens: tokens, maxNumSeqs: seqs },
       });
     }
-    if (w.prefixSharing && w.prefixSharing.prefixLen > maxOf(w.promptLen)) {
+    if (w.prefixSharing && reads('workload.prefix_sharing.prefix_len', 'workload.prompt_len') && w.prefixSharing.prefixLen > maxOf(w.promptLen)) {
       problems.push({ severity: 'warning', code: 'invalid-value', message: `prefix_len ${w.prefixSharing.prefixLen} is longer than the longest prompt ${maxOf(w.promptLen)}`, range: at('workload.prefix_sharing.prefix_len') });
     }
   }

@@ -58,6 +58,31 @@ test('a profile with three errors on three lines: three lines in file order, exi
   assert.equal(existsSync(join(dir, 'out.json')), false);
 });
 
+test('a schema error beside two cross-key errors: all three lines, each at its value', () => {
+  // dtype bf17 breaks the schema; tensor_parallel_size 3 does not divide Llama-3.1-8B's 32 heads
+  // and max_num_batched_tokens 64 < max_num_seqs 128 (vLLM's SchedulerConfig refuses it): checks
+  // of keys valid on their own, which the schema error used to hide.
+  const text = [
+    'model: ./llama/config.json', // 1
+    'dtype: bf17', // 2
+    'device:', // 3
+    '  tensor_parallel_size: 3', // 4
+    '  memory_gib: 80', // 5
+    'workload:', // 6
+    '  max_num_seqs: 128', // 7
+    '  max_num_batched_tokens: 64', // 8
+    '',
+  ].join('\n');
+  const dir = profileDir('mixed.attn.yaml', text);
+  const r = cli(['estimate', 'mixed.attn.yaml'], dir);
+  assert.equal(r.code, 2, r.stderr);
+  const lines = r.stderr.trimEnd().split('\n');
+  assert.deepEqual(lines.map((l) => l.split(': ')[0]), ['mixed.attn.yaml:2:8', 'mixed.attn.yaml:4:25', 'mixed.attn.yaml:8:27'], r.stderr);
+  assert.match(lines[0]!, /dtype must be one of fp32, fp16, bf16, not the string "bf17"/);
+  assert.match(lines[1]!, /tensor_parallel_size 3 does not divide the 32 attention heads/);
+  assert.match(lines[2]!, /max_num_batched_tokens 64 is less than max_num_seqs 128/);
+});
+
 test('errors of the profile and of the config.json it names: the profile\'s lines first, then the config\'s, each in order', () => {
   const dir = profileDir('mixed.attn.yaml', 'model: ./bad/config.json\nkv_cache:\n  page_size: 0\nprefill:\n  seq_lens: [-1]\n');
   mkdirSync(join(dir, 'bad'));

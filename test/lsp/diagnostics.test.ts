@@ -315,3 +315,13 @@ test('an error at one key keeps the problems that do not depend on it: the fp8 K
   assert.equal(backend.filter((x) => x.severity === DiagnosticSeverity.Error).length, 1, JSON.stringify(backend.map((x) => [x.code, x.message])));
   assert.equal(backend.filter((x) => x.code === 'kv-dtype-estimate-only').length, 0);
 });
+
+test('a schema error hides no cross-key error: dtype bf17 beside two checks of valid keys, all three at their values (s30 newcomer finding)', async () => {
+  // gpt-oss-120b: 64 attention heads, which tensor_parallel_size 3 does not divide; max_num_batched_tokens
+  // 64 < max_num_seqs 128, which vLLM's SchedulerConfig refuses. Neither check reads dtype.
+  const text = 'model: ./configs/gpt-oss-120b.config.json\ndtype: bf17\ndevice: { memory_gib: 80, tensor_parallel_size: 3 }\nworkload: { max_num_seqs: 128, max_num_batched_tokens: 64 }\n';
+  const diags = await check('p.attn.yaml', text);
+  const errors = diags.filter((x) => x.severity === DiagnosticSeverity.Error).map((x) => [x.code, x.range]);
+  // The first '3' and '64' of the text are the two values.
+  assert.deepEqual(errors.sort(), [['batch-limits-conflict', rangeOf(text, '64')], ['invalid-value', rangeOf(text, 'bf17')], ['tp-not-divisible', rangeOf(text, '3')]], JSON.stringify(diags.map((x) => [x.code, x.message])));
+});

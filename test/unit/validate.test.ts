@@ -49,3 +49,30 @@ test('errors at some keys leave the profile of the others and its deployment che
   assert.deepEqual(v.partial?.invalid, ['kv_cache.page_size']);
   assert.ok(v.problems.some((p) => p.code === 'kv-dtype-estimate-only'));
 });
+
+test('a schema error hides no cross-key check: the three errors of three keys, each at its own value', () => {
+  // dtype bf17 is not a dtype (schema); tensor_parallel_size 3 does not divide Llama-3.1-8B's 32
+  // heads (config.json num_attention_heads 32) and max_num_batched_tokens 64 < max_num_seqs 128
+  // (vLLM's SchedulerConfig refuses it): two cross-key errors of keys that are valid on their own.
+  const text = 'dtype: bf17\ndevice:\n  tensor_parallel_size: 3\n  memory_gib: 80\nworkload:\n  max_num_seqs: 128\n  max_num_batched_tokens: 64\n';
+  const v = validate(text);
+  const full = `model: ./llama/config.json\n${text}`;
+  const errors = v.problems.filter((p) => p.severity === 'error').map((p) => [p.code, full.slice(p.range.offset, p.range.offset + p.range.length)]);
+  assert.deepEqual(errors.sort(), [['batch-limits-conflict', '64'], ['invalid-value', 'bf17'], ['tp-not-divisible', '3']]);
+  assert.equal(v.profile, null);
+});
+
+test('a cross-key check that reads a key in error is skipped, not run on its default', () => {
+  // max_num_batched_tokens "lots" is left out; vLLM's default in its place (8,192 on a >= 70 GiB
+  // GPU: core/estimate batchDefaults) would be below max_num_seqs 10,000: that conflict is the
+  // default's, not the user's. The page_size warning, which reads neither key, stays.
+  const v = validate('device:\n  memory_gib: 80\nkv_cache:\n  page_size: 12\nworkload:\n  max_num_seqs: 10000\n  max_num_batched_tokens: lots\n');
+  assert.deepEqual(v.problems.map((p) => p.code).sort(), ['page-size-unusual', 'wrong-type']);
+});
+
+test('cross-key checks are reported once when no key has a schema error', () => {
+  // No schema error: the read itself ran every check; leaving out tensor_parallel_size for the
+  // figures must not add the page_size warning a second time.
+  const v = validate('device:\n  tensor_parallel_size: 3\nkv_cache:\n  page_size: 12\n');
+  assert.deepEqual(v.problems.filter((p) => p.code !== 'no-memory-budget').map((p) => p.code).sort(), ['page-size-unusual', 'tp-not-divisible']);
+});
