@@ -71,6 +71,16 @@ function locate(problem: Problem, file: string, text: string, texts: Map<string,
 }
 
 /**
+ * True for the profile's summary at `model:` of its config.json's errors (model-config-invalid:
+ * "the model config ... has 2 errors; first: ...") when `all` holds those errors, each at its own
+ * line of that file: the CLI prints each error once. The editor keeps the summary, on the line
+ * it is about, in the profile it shows (server/diagnostics.ts shows the config's own there too).
+ */
+function summarisedElsewhere(p: Problem, all: readonly Problem[]): boolean {
+  return p.code === 'model-config-invalid' && all.some((q) => q.severity === 'error' && q.file !== undefined && q.file === p.data?.path);
+}
+
+/**
  * @param file path as the user typed it (messages repeat it as given).
  * @throws InputError when the file is missing, unreadable, or has an error-severity problem.
  */
@@ -101,7 +111,7 @@ export function loadProfile(file: string): LoadedProfile {
   // expected" and "value expected" at one comma), as the rest is the parser's guess past them.
   const errors = checked.parseErrors.length > 0
     ? checked.parseErrors.filter((p, i, all) => all.findIndex((q) => q.range.offset === p.range.offset) === i)
-    : problems.filter((p) => p.severity === 'error');
+    : problems.filter((p, _, all) => p.severity === 'error' && !summarisedElsewhere(p, all));
   if (errors.length > 0 || !profile) {
     const first = problems[0];
     if (errors.length === 0 && !first) throw new InputError('not a model config or profile', file);
