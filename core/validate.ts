@@ -140,8 +140,8 @@ export function validateProfileTree(parsed: ParsedTree, file: string, host: Prof
 }
 
 /**
- * validateProfileTree of a file's text, read as readProfileOrConfig reads it: a profile by its
- * name, or by its text when the name says neither (/dev/fd/63), else a config.json.
+ * validateProfileTree of a file's text (the CLI's entry): a profile by its name, or by its text
+ * when the name says neither (/dev/fd/63: readsAsProfile), else a config.json.
  */
 export function validateProfileText(text: string, file: string, host: ProfileHost, options: ValidateOptions = {}): ProfileValidation {
   const asProfile = isProfilePath(file) || readsAsProfile(file, text);

@@ -30,7 +30,7 @@ export function isProfilePath(path: string): boolean {
 }
 
 /**
- * Whether readProfileOrConfig reads `text` (the file `path`) as a profile rather than as a
+ * Whether core/validate.ts validateProfileText reads `text` (the file `path`) as a profile rather than as a
  * config.json: a profile by name (isProfilePath) or any *.yaml / *.yml; any other *.json is a
  * config. A name with no such ending (bash's `<(cat p.yaml)` is /dev/fd/63) is decided by the
  * text: a JSON document (its first character after whitespace and a byte-order mark is `{`) is a

@@ -6,7 +6,7 @@
  * (profileChecks.ts) and fills defaults (profileDefaults.ts).
  */
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { isProfilePath, readsAsProfile } from './fileKinds';
+import { isProfilePath } from './fileKinds';
 import { guarded, modelSpecFromTree, readModelConfig, readModelConfigTree } from './model';
 import { semanticProblems } from './profileChecks';
 import { defaultCases, defaultDtype, PROFILE_DEFAULTS, profileFromModelConfig } from './profileDefaults';
@@ -81,22 +81,18 @@ function lengthDist(raw: unknown, fallback: LengthDist): LengthDist {
 }
 
 /**
- * Reads what a user points AttnScope at: a profile (*.attn.yaml / *.attn.json, by name), or a
- * bare HuggingFace config.json, which gets profileFromModelConfig's defaults; a name that says
- * neither (/dev/fd/63) by its text (readsAsProfile). One entry for the CLI (`attnscope bench
- * <file>`) and the editor's code lens.
+ * Parses a profile (see parseProfileText) or a config.json (strict JSON), by the file's name: what
+ * a user points AttnScope at, checked by core/validate.ts (validateProfileText, which also reads a
+ * name that says neither, /dev/fd/63, by its text: readsAsProfile).
  */
-export function readProfileOrConfig(text: string, file: string, host: ProfileHost): ReadResult<Profile> {
-  if (!isProfilePath(file) && readsAsProfile(file, text)) return readProfile(text, file, host);
-  return readProfileOrConfigTree(parseProfileOrConfig(text, file), file, host);
-}
-
-/** Parses a profile (see parseProfileText) or a config.json (strict JSON), as readProfileOrConfig does. */
 export function parseProfileOrConfig(text: string, file: string): ParsedTree {
   return isProfilePath(file) ? parseProfileText(text, file) : parseJsonTree(text);
 }
 
-/** readProfileOrConfig on text already parsed by parseProfileOrConfig. */
+/**
+ * Reads the tree parseProfileOrConfig made: a profile, or a bare HuggingFace config.json, which
+ * gets profileFromModelConfig's defaults.
+ */
 export function readProfileOrConfigTree(parsed: ParsedTree, file: string, host: ProfileHost): ReadResult<Profile> {
   if (isProfilePath(file)) return readProfileTree(parsed, file, host);
   const read = readModelConfigTree(parsed, file);

@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { createInterface } from 'node:readline';
 import type { RunResult } from '../../core/protocol/run';
-import { readProfileOrConfig } from '../../core/config/profile';
+import { validateProfileText } from '../../core/validate';
 import { aliasBomb } from '../fixtures/yaml';
 import { tempDir } from '../fixtures/tmp';
 
@@ -202,9 +202,9 @@ test('an encoder is refused by bench with the reason', () => {
   // The editor's door: the Profile its language server resolved from the same config.json (no
   // decode cases: an encoder has none) meets the same refusal, not the stdin checks' 'decode.batch_sizes
   // needs at least one value' about keys the user never wrote.
-  const read = readProfileOrConfig(readFileSync(file, 'utf8'), file, { readFile: (f) => readFileSync(f, 'utf8') });
-  assert.deepEqual(read.value!.decode, { batchSizes: [], contextLens: [] });
-  const s = cli(['bench', '-', '--events'], JSON.stringify(read.value));
+  const read = validateProfileText(readFileSync(file, 'utf8'), file, { readFile: (f) => readFileSync(f, 'utf8') });
+  assert.deepEqual(read.profile!.decode, { batchSizes: [], contextLens: [] });
+  const s = cli(['bench', '-', '--events'], JSON.stringify(read.profile));
   assert.equal(s.code, 2);
   assert.equal(s.stderr, '<stdin>:1:1: bert is an encoder: it has no KV cache and no causal decode to benchmark; try `attnscope estimate`\n');
   // The event carries the refusal's code, so the editor words what to do instead its own way (extension/refusal.ts).

@@ -11,12 +11,12 @@ import {
   offsetToLineColumn,
   profileFromModelConfig,
   readProfile,
-  readProfileOrConfig,
   type Problem,
   type ProfileHost,
 } from '../../core/config/index';
 import { BACKENDS } from '../../core/config/types';
 import { checkProfile, estimate } from '../../core/estimate/index';
+import { validateProfileText } from '../../core/validate';
 import schema from '../../schemas/attn-profile.schema.json';
 import { fixtureText, loadModel } from './helpers';
 
@@ -97,7 +97,7 @@ test('dtype defaults: a config with no torch_dtype (GPT-2, a float32 checkpoint)
   assert.equal(info.message, 'the config names no torch_dtype, which transformers and vLLM read as float32; serving engines run such checkpoints in half precision, so bf16 is assumed (set `dtype: fp32` to size for float32)');
   assert.equal(at(text, info), './gpt2/config.json');
   // A bare config: the note at 1:1 of the config, which has no torch_dtype key to point at.
-  const bare = readProfileOrConfig(gpt2, join(DIR, 'gpt2/config.json'), host({}));
+  const bare = validateProfileText(gpt2, join(DIR, 'gpt2/config.json'), host({}));
   const note = only(bare.problems, 'dtype-assumed');
   assert.deepEqual([note.file, note.range.offset, note.message], [join(DIR, 'gpt2/config.json'), 0, info.message]);
   // An explicit dtype is taken as written, without the note.
@@ -115,7 +115,7 @@ test('a torch_dtype this tool does not know (float8_e4m3fn): one warning at the 
   assert.deepEqual(p.problems.filter((q) => q.code === 'dtype-assumed'), []);
   // The same for a bare config.
   const config = JSON.stringify({ num_hidden_layers: 2, hidden_size: 256, num_attention_heads: 4, vocab_size: 1000, intermediate_size: 512, torch_dtype: 'float8_e4m3fn' });
-  const bare = readProfileOrConfig(config, join(DIR, 'f8/config.json'), host({}));
+  const bare = validateProfileText(config, join(DIR, 'f8/config.json'), host({}));
   assert.equal(only(bare.problems, 'unknown-dtype').severity, 'warning');
   assert.deepEqual(bare.problems.filter((q) => q.code === 'dtype-assumed'), []);
 });
@@ -543,17 +543,17 @@ test('closestMatch: typos and prefixes, nothing for unrelated words', () => {
   assert.equal(only(read(fp8).problems, 'invalid-value').message, 'dtype must be one of fp32, fp16, bf16, not the string "fp8": fp8 is modelled for the KV cache only (kv_cache.dtype: fp8); the weights\' dtype is one of these');
 });
 
-test('readProfileOrConfig: a bare config.json gets the default profile; a profile is read as one', () => {
+test('validateProfileText: a bare config.json gets the default profile; a profile is read as one', () => {
   const gemmaPath = join(DIR, 'gemma/config.json');
-  const g = readProfileOrConfig(fixtureText('gemma-2-9b'), gemmaPath, host({}));
-  assert.equal(g.value!.modelPath, gemmaPath);
-  assert.equal(g.value!.dtype, 'bf16');
+  const g = validateProfileText(fixtureText('gemma-2-9b'), gemmaPath, host({}));
+  assert.equal(g.profile!.modelPath, gemmaPath);
+  assert.equal(g.profile!.dtype, 'bf16');
   const note = only(g.problems, 'dtype-assumed');
   assert.equal(note.file, gemmaPath);
   assert.equal(fixtureText('gemma-2-9b').slice(note.range.offset, note.range.offset + note.range.length), '"float32"');
-  assert.equal(readProfileOrConfig('model: ./llama/config.json', PROFILE, host(LLAMA_FILES)).value!.modelPath, join(DIR, 'llama/config.json'));
-  const bad = readProfileOrConfig('{"model_type": "llama"', join(DIR, 'config.json'), host({}));
-  assert.equal(bad.value, null);
+  assert.equal(validateProfileText('model: ./llama/config.json', PROFILE, host(LLAMA_FILES)).profile!.modelPath, join(DIR, 'llama/config.json'));
+  const bad = validateProfileText('{"model_type": "llama"', join(DIR, 'config.json'), host({}));
+  assert.equal(bad.profile, null);
   assert.equal(bad.problems[0]!.file, join(DIR, 'config.json'));
 });
 
@@ -588,8 +588,8 @@ test('never throws on any prefix of a real profile or config (what an editor see
   }
   const cfg = fixtureText('gpt-oss-20b');
   for (let i = 0; i <= cfg.length; i += 7) {
-    const r = readProfileOrConfig(cfg.slice(0, i), join(DIR, 'config.json'), host({}));
-    if (i < cfg.length - 2) assert.equal(r.value, null);
+    const r = validateProfileText(cfg.slice(0, i), join(DIR, 'config.json'), host({}));
+    if (i < cfg.length - 2) assert.equal(r.profile, null);
   }
 });
 
