@@ -227,8 +227,8 @@ export function reuseTree(previous: Analysis, text: string): ParsedTree | null {
   };
   const clone = (n: ValueNode): ValueNode => {
     if (n === edited) return replacement;
-    // Wholly before the edit: unchanged, and so is all it holds.
-    if (n.range.offset + n.range.length < start) return n;
+    // Wholly before the edit, or after it when the text kept its length: unchanged, and so is all it holds.
+    if (n.range.offset + n.range.length < start || (delta === 0 && n.range.offset >= oldEnd)) return n;
     if (n.type !== 'object' && n.type !== 'array') return leafAt(n, shift(n.range));
     const moved = moveUnread(n, shift(n.range), text);
     if (moved !== null) return moved;

@@ -75,6 +75,19 @@ test('a rewritten number reuses the tree, equal to a fresh parse (YAML and JSON)
   }
 });
 
+test('a number rewritten at the same length shares every node after it with the previous tree (no copy of a long list per keystroke)', () => {
+  const yaml = fixture('llama-3.1-8b.attn.yaml').text;
+  const before = analyze(TextDocument.create('file:///w/a.attn.yaml', 'yaml', 1, yaml), host);
+  const after = yaml.replace('page_size: 16', 'page_size: 32');
+  const reused = reuseTree(before, after)!;
+  assert.deepEqual(reused, parseProfileOrConfig(after, '/w/a.attn.yaml'));
+  // prefill (its seq_lens list) and decode lie after page_size: the same objects, ranges unchanged.
+  const node = (root: typeof reused.root, key: string) => root!.properties!.find((p) => p.key === key)!.value;
+  for (const key of ['prefill', 'decode', 'workload']) assert.equal(node(reused.root, key), node(before.tree, key), key);
+  // A rewrite that changes the length shifts them: copies.
+  assert.notEqual(node(reuseTree(before, yaml.replace('page_size: 16', 'page_size: 160'))!.root, 'decode'), node(before.tree, 'decode'));
+});
+
 test('a rewritten number in a config with 5,000 labels (maps left unread): the reused tree equals a fresh parse, before and after the maps; inside one it parses again', async () => {
   const { labelledConfig } = await import('../../scripts/bench-config-size');
   const json = labelledConfig(5_000).replace(/\n}\n$/, ',\n  "max_position_embeddings": 131072\n}\n').replace('"max_position_embeddings": 131072,', '"max_window_layers": 28,');
