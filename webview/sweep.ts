@@ -173,6 +173,30 @@ export interface SweepAxisChart {
   lines: number;
 }
 
+/** A line's marker, by its index: lines that meet at a point still show which is which. */
+const POINT_STYLES = ['circle', 'rect', 'triangle', 'rectRot', 'crossRot', 'star'] as const;
+
+/** The dash of a line whose values an earlier line has, by how many such lines came before it with those values (1st, 2nd, ...). */
+const TWIN_DASHES: number[][] = [[8, 5], [2, 4], [12, 4, 2, 4]];
+
+/**
+ * For each line's values (`ys`, one per x position; null where it has no point), the first earlier
+ * line with the very same values (`of`, its index) and how many lines before it had them too
+ * (`nth`: 1 for the first twin, 2 for the next); null for a line whose values no earlier line has,
+ * or that has no point. Two lines with the same values are drawn on one path, where the one drawn
+ * last hid the other (the legend named two lines, the chart showed one).
+ */
+export function sameValues(ys: ReadonlyArray<ReadonlyArray<number | null>>): Array<{ of: number; nth: number } | null> {
+  const seen = new Map<string, number[]>();
+  return ys.map((line, i) => {
+    if (line.every((y) => y === null)) return null;
+    const key = JSON.stringify(line);
+    const before = seen.get(key) ?? [];
+    seen.set(key, [...before, i]);
+    return before.length > 0 ? { of: before[0]!, nth: before.length } : null;
+  });
+}
+
 /** At most this many lines per chart: past it the chart reads as noise; the table has every row. */
 export const MAX_LINES = 12;
 
@@ -192,15 +216,22 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
     // Numeric axes: points at their values, in ascending order; categories: the axis's order.
     const order = x.type === 'category' ? axis.values : x.values;
     const entries = [...groups.entries()].slice(0, MAX_LINES);
-    const datasets: Array<ChartDataset<'line'>> = entries.map(([label, rows], i) => {
+    const lines = entries.map(([label, rows]) => ({ label: label || metric.label, ys: order.map((v) => rows.find((r) => text(r.values[axis.key]) === text(v))?.metrics[metric.key] ?? null) }));
+    const twins = sameValues(lines.map((l) => l.ys));
+    const datasets: Array<ChartDataset<'line'>> = lines.map(({ label, ys }, i) => {
       const colour = p.series[i % Math.max(1, p.series.length)] ?? p.foreground;
-      const ys = order.map((v) => rows.find((r) => text(r.values[axis.key]) === text(v))?.metrics[metric.key] ?? null);
+      const twin = twins[i]!;
       return {
-        label: label || metric.label,
+        label: twin ? `${label}, same values as ${lines[twin.of]!.label}` : label,
         data: (x.type === 'category' ? ys : ys.map((y, j) => ({ x: order[j] as number, y }))) as number[],
         borderColor: colour,
         backgroundColor: withAlpha(colour, 0.4),
         borderWidth: p.lineWidth,
+        // Each line its own marker; a line with an earlier one's values dashed and drawn over it
+        // (chart.js draws a lower `order` later), so both colours show along the one path.
+        pointStyle: POINT_STYLES[i % POINT_STYLES.length],
+        pointRadius: 4,
+        ...(twin ? { borderDash: TWIN_DASHES[(twin.nth - 1) % TWIN_DASHES.length], order: -twin.nth } : {}),
         spanGaps: false,
       };
     });
@@ -243,7 +274,8 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
           animation: false,
           plugins: {
             title: { display: true, text: `${metric.label} vs ${axis.key} (${metric.source})`, color: p.foreground, font: { ...font, weight: 'bold' } },
-            legend: { display: datasets.length > 1, labels: { color: p.foreground, font }, title: { display: others.length === 1, text: others.length === 1 ? legendTitle(others[0]!.key) : '', color: p.foreground, font } },
+            // Legend in the lines' order (chart.js lists by `order`, which puts a dashed twin first).
+            legend: { display: datasets.length > 1, labels: { color: p.foreground, font, sort: (a, b) => (a.datasetIndex ?? 0) - (b.datasetIndex ?? 0) }, title: { display: others.length === 1, text: others.length === 1 ? legendTitle(others[0]!.key) : '', color: p.foreground, font } },
           },
           scales: {
             x: xScale,

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SweepReport, SweepReportRow } from '../../core/protocol/sweep';
 import { SWEEP_METRICS } from '../../core/sweepFigures';
-import { decimalsFor, metricHeader, metricScale, metricsOf, sweepAxisCharts, sweepTable, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
+import { decimalsFor, metricHeader, metricScale, metricsOf, sameValues, sweepAxisCharts, sweepTable, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
 import type { Palette } from '../../webview/theme';
 import { formatDuration, formatDurationIn } from '../../core/format';
 
@@ -137,4 +137,27 @@ test('y ticks carry the decimals their step needs, so no two read the same', () 
   const rate = metricScale(metric('throughputTokensPerSec'), [1000, 3000]);
   assert.equal(rate.tick(2500, 500), '2,500');
   assert.deepEqual([1.2, 1.225, 1.25].map((v) => metricScale(metric('goodputRequestsPerSec'), [1.2, 1.3]).tick(v, 0.025)), ['1.200', '1.225', '1.250']);
+});
+
+// s31 newcomer: a page-size sweep whose pool never filled had the same preemptions (0) at every
+// max_num_seqs: two lines on one path, the one drawn last hiding the other; the legend named two.
+test('a line with the same values as an earlier one is dashed, drawn over it, and the legend says whose values it has', () => {
+  const preempt = (ps: number, seqs: number, n: number): SweepReportRow => ({ ...row(ps, seqs, 0), metrics: { preemptions: n } });
+  // max_num_seqs 4 and 64 both preempt 0, 2, 5 times at page_size 8, 16, 32; 128 differs at 32.
+  const r: SweepReport = {
+    ...report, axes: [{ key: 'kv_cache.page_size', values: [8, 16, 32] }, { key: 'workload.max_num_seqs', values: [4, 64, 128] }],
+    rows: [4, 64, 128].flatMap((seqs) => [preempt(8, seqs, 0), preempt(16, seqs, 2), preempt(32, seqs, seqs === 128 ? 9 : 5)]), missing: [], best: null,
+  };
+  const [byPage] = sweepAxisCharts(r, SWEEP_METRICS.find((m) => m.key === 'preemptions')!, palette);
+  const ds = byPage!.config.data.datasets as Array<{ label?: string; borderDash?: number[]; order?: number; pointStyle?: string }>;
+  assert.deepEqual(ds.map((d) => d.label), ['4', '64, same values as 4', '128']);
+  // Only the twin is dashed and drawn after (over) the line it matches: chart.js draws a lower order last.
+  assert.deepEqual(ds.map((d) => d.borderDash ?? []), [[], [8, 5], []]);
+  assert.ok((ds[1]!.order ?? 0) < (ds[0]!.order ?? 0));
+  // Every line its own marker.
+  assert.equal(new Set(ds.map((d) => d.pointStyle)).size, 3);
+  // By page_size each line is one page_size's three max_num_seqs values: 0,0,0 / 2,2,2 / 5,5,9 differ.
+  assert.deepEqual(sameValues([[0, 0, 0], [2, 2, 2], [5, 5, 9]]), [null, null, null]);
+  // A third line with those values: the second twin, its own dash; a line with no point is nobody's twin.
+  assert.deepEqual(sameValues([[1, null], [1, null], [1, null], [null, null], [null, null]]), [null, { of: 0, nth: 1 }, { of: 0, nth: 2 }, null, null]);
 });

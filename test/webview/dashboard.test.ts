@@ -897,6 +897,42 @@ describe('dashboard webview in Chromium', () => {
     }
   });
 
+  // s31 newcomer: two sweep lines with the same values lay on one path, the one drawn last hiding
+  // the other: the chart showed one line, its legend two.
+  it('a sweep line with the same values as another is drawn dashed over it, both colours showing, and its legend item says so (sweep-twins.png)', async () => {
+    const fresh = await openDashboard(browser, server, 'highContrast', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
+    try {
+      await recordTexts(fresh);
+      await fresh.setViewportSize({ width: 1000, height: 900 });
+      // page_size 16 and 32 fragment alike at every max_num_batched_tokens (the fragmentation below depends on i alone).
+      const twins: SweepReport = { ...logSweep, rows: logSweep.rows.map((r, k) => ({ ...r, metrics: { internalFragmentation: 0.2 + 0.1 * Math.floor(k / 2) } })) };
+      await send(fresh, { type: 'init', runs: [], current: null, currentId: null, sweep: twins });
+      await fresh.locator('vscode-tab-header').nth(2).click();
+      await fresh.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 6);
+      const texts = await lastDrawnTexts(fresh, 'sweep-0', 980);
+      const note = texts.find((t) => t.text === '32, same values as 16');
+      assert.ok(note, `legend items: ${texts.map((t) => t.text).join(' | ')}`);
+      // Below the legend, on the plot: pixels of each line's colour (high contrast: 3 px lines, blue 16, orange 32).
+      const below = Math.max(...note.corners.map((c) => c.y)) + 6;
+      const counts = await fresh.$eval('#chart-sweep-0', (canvas, top) => {
+        const c = canvas as HTMLCanvasElement;
+        const d = c.getContext('2d')!.getImageData(0, Math.ceil(top), c.width, c.height - Math.ceil(top)).data;
+        const n = { blue: 0, orange: 0 };
+        for (let i = 0; i < d.length; i += 4) {
+          if (d[i] === 0x37 && d[i + 1] === 0x94 && d[i + 2] === 0xff) n.blue++;
+          if (d[i] === 0xd1 && d[i + 1] === 0x86 && d[i + 2] === 0x16) n.orange++;
+        }
+        return n;
+      }, below);
+      // Each colour along a good part of the ~400 px path (3 px wide; 308 blue, 520 orange when written): the dashed twin's dashes over the solid line, the solid line in its gaps.
+      // Drawn as before, the first line covered the second wholly: no orange on the plot.
+      await fresh.locator('#sweep-charts').screenshot({ path: join(shots, 'sweep-twins.png') });
+      assert.ok(counts.blue > 150 && counts.orange > 150, JSON.stringify(counts));
+    } finally {
+      await fresh.close();
+    }
+  });
+
   // s30 newcomers: a sweep run from the editor left the dashboard on its Run tab with Cancel off; only the toast and status bar could stop it.
   it('a sweep the editor runs switches to the Sweep tab with its progress and a Cancel that asks the extension to cancel it; its end replaces both with how it ended', async () => {
     const fresh = await openDashboard(browser, server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
