@@ -65,7 +65,12 @@ type SimFigure = [figure: string, statistic: string, value: number | undefined, 
 /**
  * The pool simulation's figures as rows: the summary (occupancy, fragmentation, throughput, ...),
  * each contiguous baseline, and the latency (queue, TTFT, TPOT, e2e: mean, p50, p90, p99, max in
- * seconds; throughput; goodput and SLO attainment when the run had an SLO). All modelled: the
+ * seconds; throughput; goodput and SLO attainment when the run had an SLO). A rate's name says
+ * what it counts per second and its unit over which span: output_throughput_tokens_per_s
+ * (pool.summary.throughputTokensPerSec, as the sweep CSV names it) over the simulated time,
+ * latency.output_tokens_per_s and latency.requests_per_s (pool.latency's outputTokensPerSec,
+ * requestsPerSec) over first arrival to last completion; both output throughputs were written as
+ * 'output_throughput', in tokens/s. All modelled: the
  * simulator's clock runs on the step-time model (core/protocol/latency.ts). Absent values are left out.
  */
 function simulationFigures(pool: PoolResult): SimFigure[] {
@@ -89,7 +94,8 @@ function simulationFigures(pool: PoolResult): SimFigure[] {
     ['waiting', 'peak', s.peakWaiting, 'requests'],
     ['concurrency', 'mean', s.meanConcurrency, 'sequences'],
     ['concurrency', 'peak', s.peakConcurrency, 'sequences'],
-    ['output_throughput', '', s.throughputTokensPerSec, 'tokens/s'],
+    // Over the whole simulated time; the latency's (below) over first arrival to last completion, of completed requests.
+    ['output_throughput_tokens_per_s', '', s.throughputTokensPerSec, 'tokens/s (tokens generated / simulated time)'],
   ];
   for (const b of pool.baselines) {
     rows.push(
@@ -110,10 +116,14 @@ function simulationFigures(pool: PoolResult): SimFigure[] {
     stats('ttft', l.ttft);
     stats('tpot', l.tpot);
     stats('e2e', l.e2e);
-    rows.push(['request_throughput', '', l.requestsPerSec, 'requests/s'], ['latency.output_throughput', '', l.outputTokensPerSec, 'tokens/s']);
+    const span = 'first arrival to last completion';
+    rows.push(
+      ['latency.requests_per_s', '', l.requestsPerSec, `requests/s (completed requests / ${span})`],
+      ['latency.output_tokens_per_s', '', l.outputTokensPerSec, `tokens/s (completed requests' output tokens / ${span})`],
+    );
     if (l.slo?.ttftMs !== undefined) rows.push(['slo.ttft', '', l.slo.ttftMs / 1e3, 's']);
     if (l.slo?.tpotMs !== undefined) rows.push(['slo.tpot', '', l.slo.tpotMs / 1e3, 's']);
-    rows.push(['goodput', '', l.goodputRequestsPerSec, 'requests/s'], ['slo_attainment', '', l.sloAttainment, 'fraction of requests']);
+    rows.push(['goodput_requests_per_s', '', l.goodputRequestsPerSec, `requests/s (requests meeting the SLO / ${span})`], ['slo_attainment', '', l.sloAttainment, 'fraction of requests']);
   }
   return rows.filter(([, , v]) => v !== undefined && Number.isFinite(v));
 }
