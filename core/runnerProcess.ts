@@ -242,6 +242,7 @@ export function parseEvent(line: string): RunnerEvent | null {
   const type = (value as { type?: unknown }).type;
   switch (type) {
     case 'progress':
+    case 'environment':
     case 'case':
     case 'poolSample':
     case 'log':

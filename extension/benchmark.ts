@@ -127,6 +127,9 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
         ctx.status.setRun({ name: this.name, done: e.done, total: e.total });
         ctx.dashboard.post(e);
         break;
+      case 'environment':
+        ctx.dashboard.post(e);
+        break;
       case 'case':
         this.cases.push(e.case);
         ctx.dashboard.post(e);

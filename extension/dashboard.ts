@@ -123,7 +123,7 @@ export class Dashboard implements vscode.Disposable {
     // closed dashboard with its report) shows how it ended; the next sweepStarted replaces them.
     else if (msg.type === 'sweepEnded') this.sweepLive = this.sweepLive.length > 0 ? [this.sweepLive[0]!, msg] : [];
     if (msg.type === 'runStarted') this.live = [msg];
-    else if (msg.type === 'case' || msg.type === 'poolSamples' || msg.type === 'progress') this.live.push(msg);
+    else if (msg.type === 'case' || msg.type === 'environment' || msg.type === 'poolSamples' || msg.type === 'progress') this.live.push(msg);
     else if (msg.type === 'runFinished') this.live = [];
     if (!this.panel) return;
     if (this.ready) void this.panel.webview.postMessage(msg);

@@ -257,6 +257,7 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
   opts.emit({ type: 'progress', done: 0, total, message: 'measuring this machine (FMA peak, bandwidth)' });
   // A cancel while the peaks are measured is seen by the first throwIfAborted below.
   const environment = await measureBackendEnvironment(backend.name);
+  opts.emit({ type: 'environment', environment });
   const run = createRun({ name: opts.name, kind: 'bench', toolVersion: TOOL_VERSION, createdAt, profile, environment, estimate: estimate(profile), ...(opts.quick ? { quick: { shortened: quickShortening(profile) } } : {}) });
   // A cancel stops the kernel call in flight within one task (cancelKernels), not at its end:
   // one run of a 128k-token prefill takes minutes on a CPU, and Node does not exit while it runs.

@@ -283,10 +283,14 @@ interface Ceiling {
   flopsPerSec: number;
 }
 
-/** Compute and bandwidth ceilings for the run's backend, from environment.peaks. */
+/**
+ * Compute and bandwidth ceilings for the run's backend, from environment.peaks. The backend is
+ * its cases'; before the first case of a streamed run, the environment's: the runner measures
+ * the GPU (environment.gpu) only for the 'cuda' backend (runner/bench.ts measureBackendEnvironment).
+ */
 export function ceilings(run: ViewRun): { compute: Ceiling[]; bytesPerSec: number | null } {
   const peaks = run.environment?.peaks;
-  const gpu = run.cases.some((c) => c.backend === 'cuda');
+  const gpu = run.cases.length > 0 ? run.cases.some((c) => c.backend === 'cuda') : run.environment?.gpu !== undefined;
   const compute: Ceiling[] = [];
   if (gpu) {
     if (peaks?.gpuFlopsPerSec) compute.push({ label: 'GPU peak', short: 'GPU', flopsPerSec: peaks.gpuFlopsPerSec });
@@ -545,8 +549,9 @@ export function rooflineChart(run: ViewRun, p: Palette): ChartSpec {
   if (compute.length === 0 && bytesPerSec) {
     roofs.push({ type: 'line', label: bandwidthLabel!, roof: { compute: null, bandwidth: bandwidthTexts }, data: [{ x: xMin, y: (xMin * bytesPerSec) / 1e9 }, { x: xMax, y: (xMax * bytesPerSec) / 1e9 }], borderColor: p.series[4], borderWidth: p.lineWidth, pointRadius: 0, fill: false });
   }
-  // A streamed run's environment (with the peaks the runner measured first) arrives with its result.
-  const noRoofs = run.status === 'running' && !run.environment ? 'Roofline (roofs: this machine’s measured peaks, drawn when the run ends)' : 'Roofline (no measured peaks in this run)';
+  // A streamed run's environment, with the peaks the runner measures before any case, comes in its
+  // `environment` message (core/protocol/runner.ts RunnerEnvironmentEvent).
+  const noRoofs = run.status === 'running' && !run.environment ? 'Roofline (roofs: this machine’s measured peaks, drawn once measured)' : 'Roofline (no measured peaks in this run)';
   const base = baseOptions(p, bytesPerSec || compute.length ? 'Roofline (roofs: this machine’s measured peaks)' : noRoofs);
   const config: ChartConfiguration = {
     type: 'scatter',
@@ -578,7 +583,8 @@ export function rooflineChart(run: ViewRun, p: Palette): ChartSpec {
   return {
     id: 'roofline',
     title: 'Roofline',
-    empty: points.length === 0 ? 'No timed cases yet.' : null,
+    // A streamed run's roofs are drawn from its environment message on, before its first case.
+    empty: points.length === 0 && !(run.status === 'running' && roofs.length > 0) ? 'No timed cases yet.' : null,
     config,
     table: {
       columns: ['case', 'FLOP/byte', 'GFLOP/s'],

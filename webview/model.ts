@@ -1,6 +1,6 @@
 /**
  * What the dashboard shows, and how each extension message changes it. Pure: no DOM.
- * A run being streamed is built up from `runStarted`, `case`, `poolSamples` and `progress`
+ * A run being streamed is built up from `runStarted`, `environment`, `case`, `poolSamples` and `progress`
  * messages and replaced by the full RunResult on `runFinished`.
  */
 import type { Environment, KernelCase, PoolResult, PoolSample, RunKind, RunResult, RunStatus } from '../core/protocol/run';
@@ -146,6 +146,10 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
     case 'progress': {
       const run = streaming(model);
       return run ? { ...model, current: { ...run, progress: { done: msg.done, total: msg.total, message: msg.message } } } : model;
+    }
+    case 'environment': {
+      const run = streaming(model);
+      return run ? { ...model, current: { ...run, environment: msg.environment } } : model;
     }
     case 'case': {
       const run = streaming(model);

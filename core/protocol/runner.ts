@@ -7,7 +7,7 @@
  * stream for a sweep, read from its file (RunnerSweepEndEvent).
  */
 import type { RefusalCode } from '../refusals';
-import type { KernelCase, PoolSample, RunResult } from './run';
+import type { Environment, KernelCase, PoolSample, RunResult } from './run';
 
 export interface RunnerProgressEvent {
   type: 'progress';
@@ -15,6 +15,17 @@ export interface RunnerProgressEvent {
   done: number;
   total: number;
   message: string;
+}
+
+/**
+ * The machine the kernels run on, with the peaks the runner measured on it (Environment.peaks:
+ * FMA, bandwidth; the GPU's on 'cuda'), sent once as soon as they are measured, before the
+ * first case: the run's `environment` as its `done` will carry it, so the dashboard's roofline
+ * draws its roofs while the cases stream. Bench runs only (a simulation measures no peak).
+ */
+export interface RunnerEnvironmentEvent {
+  type: 'environment';
+  environment: Environment;
 }
 
 export interface RunnerCaseEvent {
@@ -74,6 +85,7 @@ export interface RunnerSweepEndEvent {
 export type RunnerEvent =
   | RunnerSweepEndEvent
   | RunnerProgressEvent
+  | RunnerEnvironmentEvent
   | RunnerCaseEvent
   | RunnerPoolSampleEvent
   | RunnerLogEvent

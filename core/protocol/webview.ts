@@ -7,7 +7,7 @@ import type { Profile } from '../config/types';
 import type { Estimate } from '../estimate/types';
 import type { RunKind, RunResult } from './run';
 import type { SweepReport } from './sweep';
-import type { RunnerCaseEvent, RunnerPoolSampleEvent, RunnerProgressEvent } from './runner';
+import type { RunnerCaseEvent, RunnerEnvironmentEvent, RunnerPoolSampleEvent, RunnerProgressEvent } from './runner';
 
 export type { Estimate, Profile };
 
@@ -42,10 +42,11 @@ export interface SweepListEntry {
 }
 
 /**
- * The runner's events the extension forwards to the page as they are (core/protocol/runner.ts);
- * its `poolSample` events go batched, as `poolSamples`.
+ * The runner's events the extension forwards to the page as they are (core/protocol/runner.ts):
+ * progress, the measured machine and its peaks (`environment`, before the first case: the
+ * roofline's roofs), each case; its `poolSample` events go batched, as `poolSamples`.
  */
-export type ForwardedRunnerEvent = RunnerProgressEvent | RunnerCaseEvent;
+export type ForwardedRunnerEvent = RunnerProgressEvent | RunnerEnvironmentEvent | RunnerCaseEvent;
 
 /** extension -> webview */
 export type ToWebview =

@@ -269,6 +269,12 @@ test('events mode: a resolved profile on stdin gives NDJSON progress, cases and 
   assert.equal(events.filter((e) => e.type === 'case').length, events.at(-1).run.cases.length);
   assert.equal(events.at(-1).type, 'done');
   assert.equal(events.at(-1).run.status, 'ok');
+  // The measured machine and its peaks once, before the first case (the dashboard's roofs while cases stream), as the run keeps them.
+  const env = events.findIndex((e) => e.type === 'environment');
+  assert.ok(env >= 0 && env < events.findIndex((e) => e.type === 'case'), events.map((e) => e.type).join(' '));
+  assert.equal(events.filter((e) => e.type === 'environment').length, 1);
+  assert.deepEqual(events[env].environment, events.at(-1).run.environment);
+  assert.ok(events[env].environment.peaks.fp32FlopsPerSec > 0);
 });
 
 test('events mode: garbage on stdin is bad input (exit 2)', () => {

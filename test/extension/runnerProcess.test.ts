@@ -46,6 +46,7 @@ describe('runner child process', () => {
 
   it('parses only RunnerEvent lines', () => {
     assert.deepEqual(parseEvent('{"type":"progress","done":1,"total":2,"message":"m"}'), { type: 'progress', done: 1, total: 2, message: 'm' });
+    assert.deepEqual(parseEvent('{"type":"environment","environment":{"os":"linux"}}'), { type: 'environment', environment: { os: 'linux' } });
     assert.equal(parseEvent('{"type":"other"}'), null);
     assert.equal(parseEvent('progress 1/2'), null);
     assert.equal(parseEvent('42'), null);

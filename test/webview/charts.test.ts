@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { BasePlatform, Chart, registerables, type ChartConfiguration, type LegendItem } from 'chart.js';
 import type { PoolSample } from '../../core/protocol/run';
 import type { Estimate } from '../../core/protocol/webview';
-import { caseTickLines, durationLogTick, logTick, memoryChart, bandwidthLabelPlaces, computeLabelPlaces, labelCorners, placeLabels, poolTimelineChart, rooflineChart, thinSamples, throughputChart, timingsChart } from '../../webview/charts';
+import { caseTickLines, ceilings, durationLogTick, logTick, memoryChart, bandwidthLabelPlaces, computeLabelPlaces, labelCorners, placeLabels, poolTimelineChart, rooflineChart, thinSamples, throughputChart, timingsChart } from '../../webview/charts';
 import { latencyCdfChart, queueChart } from '../../webview/latency';
 import { pngCaption, wrapText } from '../../webview/png';
 import { viewOfRun } from '../../webview/model';
@@ -313,10 +313,28 @@ describe('roofline while a run streams', () => {
     const title = (v: ReturnType<typeof viewOfRun>) => String((rooflineChart(v, palette).config.options!.plugins!.title as { text: string }).text);
     const done = viewOfRun(run, null);
     const running = { ...done, status: 'running' as const, environment: null };
-    assert.equal(title(running), 'Roofline (roofs: this machine’s measured peaks, drawn when the run ends)');
+    assert.equal(title(running), 'Roofline (roofs: this machine’s measured peaks, drawn once measured)');
     // A finished run without peaks still says so.
     assert.equal(title({ ...done, environment: null }), 'Roofline (no measured peaks in this run)');
     assert.equal(title(done), 'Roofline (roofs: this machine’s measured peaks)');
+  });
+
+  // s31 newcomer: the roofs came only with the run's end; the runner measures them before any case.
+  it('draws the roofs from the run\'s environment message on, before its first case', () => {
+    const done = viewOfRun(run, null);
+    const measured = { ...done, status: 'running' as const, cases: [], pool: null, poolSamples: [] };
+    const spec = rooflineChart(measured, palette);
+    assert.equal(spec.empty, null, 'a chart, not "No timed cases yet."');
+    // The recorded run's fp32 FMA peak and read bandwidth (test/fixtures/run.ts environment.peaks).
+    const roofs = (spec.config.data.datasets as Array<{ label?: string; roof?: unknown }>).filter((d) => d.roof).map((d) => d.label);
+    assert.equal(roofs.length, 1);
+    assert.match(roofs[0]!, /^fp32 FMA peak \d+(\.\d+)? GFLOP\/s$/);
+    // The CPU's roofs though no case has said which backend: no GPU was measured.
+    assert.deepEqual(ceilings(measured).compute.map((c) => c.flopsPerSec), [run.environment.peaks!.fp32FlopsPerSec]);
+    const onGpu = { ...measured, environment: { ...run.environment, gpu: { name: 'NVIDIA H200', smCount: 132, memoryBytes: 150e9, driver: 'd', runtime: 'r' }, peaks: { ...run.environment.peaks, gpuFlopsPerSec: 989e12, gpuCopyBytesPerSec: 4.0e12 } } };
+    assert.deepEqual(ceilings(onGpu), { compute: [{ label: 'GPU peak', short: 'GPU', flopsPerSec: 989e12 }], bytesPerSec: 4.0e12 });
+    // Before the environment: no roof, and the note.
+    assert.equal(rooflineChart({ ...measured, environment: null }, palette).empty, 'No timed cases yet.');
   });
 });
 

@@ -391,6 +391,34 @@ describe('dashboard webview in Chromium', () => {
     assert.notEqual(await page.getAttribute('#btn-cancel', 'disabled'), null);
   });
 
+  // s31 newcomer: the roofline drew its roofs only when the run ended; the runner measures the peaks before any kernel.
+  it('draws the roofline\'s roofs from the runner\'s environment message on, before the first case (roofline-streaming.png)', async () => {
+    const fresh = await openDashboard(browser, server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
+    try {
+      await recordTexts(fresh);
+      await fresh.setViewportSize({ width: 1000, height: 900 });
+      await send(fresh, { type: 'runStarted', name: 'streaming.attn.yaml', total: 3, profile: run.profile, estimate: run.estimate });
+      await send(fresh, { type: 'progress', done: 0, total: 3, message: 'measuring this machine (FMA peak, bandwidth)' });
+      await send(fresh, { type: 'environment', environment: run.environment });
+      await send(fresh, { type: 'progress', done: 1, total: 3, message: 'prefill B1 N512: timing' });
+      // The roofs in the canvas's account of what it drew, no case yet.
+      await fresh.waitForFunction(() => /FMA peak/.test(document.querySelector('#chart-roofline')?.getAttribute('aria-label') ?? ''));
+      const texts = (await lastDrawnTexts(fresh, 'roofline', 980)).map((t) => t.text);
+      // The recorded run's peaks (test/fixtures/run.ts), written as the page's labels write them.
+      const peaks = run.environment.peaks!;
+      assert.ok(texts.includes(`fp32 FMA peak ${si(peaks.fp32FlopsPerSec!, 'FLOP/s')}`), texts.join(' | '));
+      assert.ok(texts.includes(`read bandwidth ${si(peaks.readBytesPerSec!, 'B/s')}`), texts.join(' | '));
+      assert.ok(texts.includes('Roofline (roofs: this machine’s measured peaks)'), texts.join(' | '));
+      assert.equal(await fresh.textContent('#run-status'), 'running');
+      await fresh.locator('section[data-chart="roofline"]').screenshot({ path: join(shots, 'roofline-streaming.png') });
+      // The first case lands among the roofs.
+      await send(fresh, { type: 'case', case: timed[0] });
+      await fresh.waitForFunction(() => /: 1 points/.test(document.querySelector('#chart-roofline')?.getAttribute('aria-label') ?? ''));
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('a benchmark cancelled before any kernel finished says so, and shows no SIMD path the editor never learned (it said "unknown")', async () => {
     // What the extension saves when the runner is cancelled before its first case: partialRun with no cases.
     const cancelled = { ...partialRun({ name: 'early.attn.yaml', kind: 'bench', toolVersion: '0.1.0', profile: run.profile, estimate: run.estimate, cases: [], status: 'cancelled' }), createdAt: '2026-12-03T08:55:36.023Z' };
