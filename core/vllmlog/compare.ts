@@ -310,9 +310,13 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
 
   const act = e.pool.activationPeakBytes;
   const actTerm = e.pool.reserve.find((t) => t.key === 'activation');
-  row('activation peak (PyTorch)', f.activationPeakBytes, act, actTerm
+  // 0.6.4 prints no activation figure: its peak_torch_memory less the weights (parse.ts activationFromPeakTorch).
+  const fromPeak = f.activationFromPeakTorch && f.peakTorchBytes && f.weightsBytes
+    ? `; the log's figure derived: vLLM 0.6.4 prints peak_torch_memory ${formatGib(f.peakTorchBytes.value)} (line ${f.peakTorchBytes.line}), torch's peak allocation in its profiling run with the weights in it, less the weights ${formatGib(f.weightsBytes.value)} (line ${f.weightsBytes.line})`
+    : '';
+  row('activation peak (PyTorch)', f.activationPeakBytes, act, (actTerm
     ? `${actTerm.origin === 'profile' ? 'engine.activation_gib in the profile' : `modelled at ${actTerm.basis}`}${f.activationPeakBytes ? '; vLLM measured its profiling forward pass (and, in V1, the sampler over max_num_seqs rows): set engine.activation_gib to the measured figure to size with it' : ''}`
-    : explicit ? notModelled : 'no device budget', undefined, actTerm !== undefined);
+    : explicit ? notModelled : 'no device budget') + fromPeak, f.activationPeakBytes && fromPeak ? `${formatGib(f.activationPeakBytes.value)} (derived)` : undefined, actTerm !== undefined);
 
   const nonTorch = term(e, 'nonTorch') + term(e, 'nccl');
   const ntTerms = e.pool.reserve.filter((t) => t.key === 'nonTorch' || t.key === 'nccl');
@@ -396,7 +400,7 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
     const ncclText = ncclUnprinted && Math.abs(rest) >= tolerance ? `; ${ncclFromBudget([
       ['usable', f.usableBytes?.value ?? usable?.value ?? e.pool.usableBytes, f.usableBytes ? 'log' : usable ? 'log, derived' : `${e.pool.deviceSource || 'the profile'} × gpu_memory_utilization`],
       ['weights', f.weightsBytes?.value ?? weights, f.weightsBytes ? 'log' : 'modelled'],
-      ['activation peak', f.activationPeakBytes?.value ?? act, f.activationPeakBytes ? 'log' : 'modelled'],
+      ['activation peak', f.activationPeakBytes?.value ?? act, f.activationPeakBytes ? (f.activationFromPeakTorch ? 'log, derived' : 'log') : 'modelled'],
       ['non-torch', term(e, 'nonTorch'), 'modelled'],
       ...(f.cudaGraphBytes && f.cudaGraphCounted ? [['CUDA graphs', f.cudaGraphBytes.value, 'log'] as const] : graphBytes > 0 ? [['CUDA graphs', graphBytes, 'modelled'] as const] : []),
       ['KV cache memory', logKv.value, derivedKv ? 'log, derived' : 'log'],

@@ -12,7 +12,9 @@
  *   "Model loading took 14.99 GiB memory and 6.72 seconds".
  * - V0 worker.py 0.6.4: "Memory profiling results: duration=.., total_gpu_memory=79.22GiB,
  *   initial_memory_usage=.., peak_torch_memory=.., memory_usage_post_profile=..,
- *   non_torch_memory=..GiB, kv_cache_size=3.81GiB, gpu_memory_utilization=0.90"; 0.6.5 the
+ *   non_torch_memory=..GiB, kv_cache_size=3.81GiB, gpu_memory_utilization=0.90" (peak_torch_memory:
+ *   torch's peak allocation in the profiling run, weights included: the activation peak is it
+ *   less "Loading model weights took"); 0.6.5 the
  *   same keys one per line ("total_gpu_memory\t79.22GiB", "model weights take\t14.96GiB",
  *   "PyTorch activation peak memory\t1.26GiB", "available_kv_cache_memory\t53.29GiB").
  * - V0 worker.py 0.7 to 0.10: "the current vLLM instance can use total_gpu_memory (22.07GiB) x
@@ -57,7 +59,21 @@ export interface VllmLogFigures {
   /** total · utilization as vLLM printed it ("the current vLLM instance can use ..."). */
   usableBytes?: LogFigure;
   weightsBytes?: LogFigure;
+  /**
+   * The activation peak: printed by 0.6.5 and later ("PyTorch activation peak memory", "torch peak
+   * memory increase", "for peak activation"); for 0.6.4, derived from its peak_torch_memory
+   * (activationFromPeakTorch).
+   */
   activationPeakBytes?: LogFigure;
+  /**
+   * vLLM 0.6.4's peak_torch_memory: torch's peak allocation over the profiling run, the weights
+   * included (worker.py determine_num_available_blocks: torch.cuda.reset_peak_memory_stats() with
+   * the weights loaded, then memory_stats()["allocated_bytes.all.peak"]; 0.6.5, PR #10511, printed
+   * the weights and "PyTorch activation peak memory" apart). Not the activation peak itself.
+   */
+  peakTorchBytes?: LogFigure;
+  /** Whether activationPeakBytes is peakTorchBytes − weightsBytes (a 0.6.4 log, which prints no activation figure). */
+  activationFromPeakTorch?: boolean;
   nonTorchBytes?: LogFigure;
   cudaGraphBytes?: LogFigure;
   /** Whether the KV budget had cudaGraphBytes taken out: true for the profiler's "Estimated CUDA graph memory" (counted before sizing the pool), false for "Graph capturing finished ..., took" and 0.11's "Actual usage ... CUDAGraph memory" (after it). */
@@ -138,6 +154,7 @@ const RULES: ReadonlyArray<[RegExp, (m: RegExpMatchArray, c: Ctx) => void]> = [
   [new RegExp(String.raw`(?:^|[\s,])gpu_memory_utilization[=\s:]+${NUM}(?![\d.]*\s*GiB)`), (m, c) => { c.figures.gpuMemoryUtilization ??= c.fig(num(m[1]!)); }],
   [new RegExp(String.raw`the current vLLM instance can use\s+${NUM}\s*GiB`), (m, c) => { c.figures.usableBytes = c.fig(gib(m[1]!)); }],
   [new RegExp(String.raw`torch peak memory increase: ${NUM}\s*GiB`), (m, c) => { c.figures.activationPeakBytes = c.fig(gib(m[1]!)); }],
+  [new RegExp(String.raw`(?:^|[\s,])peak_torch_memory=${NUM}\s*GiB`), (m, c) => { c.figures.peakTorchBytes = c.fig(gib(m[1]!)); }],
   [new RegExp(String.raw`non-torch forward increase memory: ${NUM}\s*GiB`), (m, c) => { c.figures.nonTorchBytes = c.fig(gib(m[1]!)); }],
   [new RegExp(String.raw`weights memory: ${NUM}\s*GiB`), (m, c) => { c.figures.weightsBytes = c.fig(gib(m[1]!)); }],
   [new RegExp(String.raw`Free memory on device \(${NUM}/${NUM}\s*GiB\)`), (m, c) => { c.figures.totalGpuMemoryBytes = c.fig(gib(m[2]!)); }],
@@ -257,6 +274,11 @@ export function parseVllmLog(text: string): VllmLog {
       if (!unread.some((u) => u.line === f.line)) unread.push({ line: f.line, text: f.text });
       delete figures[key];
     }
+  }
+  // 0.6.4 prints torch's peak with the weights in it: the activation peak is what lies above them.
+  if (!figures.activationPeakBytes && figures.peakTorchBytes && figures.weightsBytes) {
+    figures.activationPeakBytes = { ...figures.peakTorchBytes, value: Math.max(0, figures.peakTorchBytes.value - figures.weightsBytes.value) };
+    figures.activationFromPeakTorch = true;
   }
   unread.sort((a, b) => a.line - b.line);
   return { figures, settings, unread };

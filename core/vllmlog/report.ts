@@ -37,7 +37,9 @@ export function logFigureLines(log: VllmLog): string[] {
     const f = log.figures[key] as LogFigure | undefined;
     if (!f || typeof f !== 'object') continue;
     const v = kind === 'bytes' ? formatGib(f.value) : kind === 'count' ? formatCount(f.value) : kind === 'x' ? formatConcurrency(f.value) : String(f.value);
-    const extra = key === 'maxConcurrency' && log.figures.concurrencySeqLen ? ` for ${formatCount(log.figures.concurrencySeqLen.value)} tokens per request` : key === 'cudaGraphBytes' ? (log.figures.cudaGraphCounted ? ' (subtracted from the KV budget)' : ' (captured after the pool was sized)') : '';
+    const extra = key === 'maxConcurrency' && log.figures.concurrencySeqLen ? ` for ${formatCount(log.figures.concurrencySeqLen.value)} tokens per request`
+      : key === 'cudaGraphBytes' ? (log.figures.cudaGraphCounted ? ' (subtracted from the KV budget)' : ' (captured after the pool was sized)')
+      : key === 'activationPeakBytes' && log.figures.activationFromPeakTorch && log.figures.peakTorchBytes && log.figures.weightsBytes ? ` (peak_torch_memory ${formatGib(log.figures.peakTorchBytes.value)}, weights included, − weights ${formatGib(log.figures.weightsBytes.value)})` : '';
     out.push(`${label.padEnd(34)} ${v}${extra}  (line ${f.line})`);
   }
   const s = log.settings;

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { profileFromModelConfig } from '../../core/config/index';
 import { v0MaxNumBatchedTokens } from '../../core/estimate/index';
-import { compareVllmLog, formatComparisonMarkdown, formatComparisonText, parseVllmLog } from '../../core/vllmlog/index';
+import { compareVllmLog, formatComparisonMarkdown, formatComparisonText, logFigureLines, parseVllmLog } from '../../core/vllmlog/index';
 import { MEMORY_LINE_CUES } from '../../core/vllmlog/parse';
 import { loadModel } from './helpers';
 
@@ -509,4 +509,27 @@ test('a repeated memory line (a worker\'s copy of 0.6.4\'s "Memory profiling res
   assert.equal(f.totalGpuMemoryBytes?.line, 6);
   assert.equal(gib(f.kvCacheBytes?.value), 3.81);
   assert.equal(f.kvCacheBytes?.line, 6);
+});
+
+// s31 newcomer: what a 0.6.4 log's activation peak is. worker.py (0.6.4) determine_num_available_blocks
+// calls torch.cuda.reset_peak_memory_stats() with the weights loaded, runs the profiling pass, then
+// prints memory_stats()["allocated_bytes.all.peak"] as peak_torch_memory: the weights are in it
+// (0.6.5, vllm-project/vllm PR #10511, printed "PyTorch activation peak memory" apart from them).
+test('vLLM 0.6.4: the activation peak is peak_torch_memory less the weights, marked derived; peak_torch_memory itself is not it', () => {
+  // constructed-v0.6.4 line 5: peak_torch_memory=15.58GiB; line 4: "Loading model weights took 14.9888 GB" (GiB).
+  // By hand: 15.58 − 14.9888 = 0.5912 GiB, "0.59 GiB"; vLLM's kv_cache_size = 21.98 · 0.90 − 15.58 − 0.39 = 3.812, printed 3.81.
+  const log = read('constructed-v0.6.4-llama-3.1-8b.log');
+  assert.equal(gib(log.figures.peakTorchBytes?.value), 15.58);
+  assert.ok(Math.abs(log.figures.activationPeakBytes!.value / GiB - 0.5912) < 1e-9, String(log.figures.activationPeakBytes?.value));
+  assert.equal(log.figures.activationFromPeakTorch, true);
+  assert.equal(log.figures.activationPeakBytes!.line, 5);
+  const c = compareVllmLog(log, profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
+  const act = c.rows.find((r) => r.term === 'activation peak (PyTorch)')!;
+  assert.equal(act.log, '0.59 GiB (derived)');
+  assert.match(act.why, /vLLM 0\.6\.4 prints peak_torch_memory 15\.58 GiB \(line 5\), torch's peak allocation in its profiling run with the weights in it, less the weights 14\.99 GiB \(line 4\)$/);
+  assert.match(logFigureLines(log).join('\n'), /^activation peak \(PyTorch\)\s+0\.59 GiB \(peak_torch_memory 15\.58 GiB, weights included, − weights 14\.99 GiB\) {2}\(line 5\)$/m);
+  // A 0.6.5 log prints the activation peak itself (1.26 GiB): taken as printed.
+  const v065 = read('h100-meta-llama-3-8b-v0.6.5.log');
+  assert.equal(v065.figures.activationFromPeakTorch, undefined);
+  assert.equal(gib(v065.figures.activationPeakBytes?.value), 1.26);
 });
