@@ -830,20 +830,25 @@ export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
   };
 }
 
-/** Paged pool vs contiguous allocation baselines: useful-token fraction and fragmentation. */
+/**
+ * Paged pool vs contiguous allocation baselines: useful-token fraction and fragmentation, a group
+ * of bars per allocation across the chart, each labelled on two lines at the left: in a 320 px
+ * panel the upright bars' rotated labels and three legend rows left a plot ~40 px tall.
+ */
 export function poolBaselinesChart(run: ViewRun, p: Palette): ChartSpec {
   const pool = run.pool;
-  const rows: Array<{ name: string; useful: number; internal: number; external: number; peak: number | null }> = [];
+  const rows: Array<{ name: string; lines: [string, string]; useful: number; internal: number; external: number; peak: number | null }> = [];
   if (pool) {
-    rows.push({ name: `paged (page_size ${pool.pageSize})`, useful: pool.summary.usefulTokenFraction, internal: pool.summary.meanInternalFragmentation, external: 0, peak: null });
+    rows.push({ name: `paged (page_size ${pool.pageSize})`, lines: ['paged', `page_size ${pool.pageSize}`], useful: pool.summary.usefulTokenFraction, internal: pool.summary.meanInternalFragmentation, external: 0, peak: null });
     for (const b of pool.baselines) {
-      rows.push({ name: b.name === 'contiguous_max_model_len' ? 'contiguous, max_model_len' : 'contiguous, prompt+output', useful: b.usefulTokenFraction, internal: b.internalFragmentation, external: b.externalFragmentation, peak: b.peakConcurrency });
+      const sized = b.name === 'contiguous_max_model_len' ? 'max_model_len' : 'prompt+output';
+      rows.push({ name: `contiguous, ${sized}`, lines: ['contiguous', sized], useful: b.usefulTokenFraction, internal: b.internalFragmentation, external: b.externalFragmentation, peak: b.peakConcurrency });
     }
   }
   const config: ChartConfiguration = {
     type: 'bar',
     data: {
-      labels: rows.map((r) => r.name),
+      labels: rows.map((r) => r.lines),
       datasets: [
         { label: 'useful KV memory', data: rows.map((r) => r.useful * 100), backgroundColor: withAlpha(p.series[2]!, 0.75), borderColor: p.series[2], borderWidth: p.lineWidth },
         { label: 'internal fragmentation', data: rows.map((r) => r.internal * 100), backgroundColor: withAlpha(p.series[4]!, 0.75), borderColor: p.series[4], borderWidth: p.lineWidth },
@@ -852,12 +857,15 @@ export function poolBaselinesChart(run: ViewRun, p: Palette): ChartSpec {
     },
     options: {
       ...baseOptions(p, 'Paged pool vs contiguous allocation'),
-      scales: { x: axis(p, ''), y: axis(p, '% of reserved KV memory', { min: 0, max: 100 }) },
+      indexAxis: 'y',
+      scales: { x: axis(p, '% of reserved KV memory', { min: 0, max: 100 }), y: axis(p, '', { ticks: { color: p.foreground, font: { family: p.fontFamily, size: p.fontSize - 1 }, autoSkip: false } }) },
     } as ChartConfiguration['options'],
   };
   return {
     id: 'poolBaselines',
     title: 'Baselines',
+    // Title, three legend rows where they wrap (320 px), the axis: the nine bars keep ~190 px.
+    height: 340,
     empty: pool ? null : run.status === 'running' ? 'Baselines come when the simulation ends.' : 'This run has no pool simulation.',
     config,
     table: {

@@ -71,9 +71,27 @@ function joined(parts: ReadonlyArray<Node | string>, sep: string): Array<Node | 
  * (a custom element with its own shadow root per cell) took the page 20 s to lay out.
  */
 function table(t: { columns: string[]; rows: Array<Array<Node | string>> }, className = '', rowAttrs: (i: number) => Record<string, string> = () => ({})): HTMLElement {
-  const head = el('thead', {}, el('tr', {}, ...t.columns.map((c) => el('th', {}, c))));
-  const body = el('tbody', {}, ...t.rows.map((r, i) => el('tr', rowAttrs(i), ...r.map((c) => el('td', {}, c)))));
+  const head = el('thead', {}, el('tr', {}, ...t.columns.map((c) => el('th', {}, ...breakable(c)))));
+  // Each cell names its column (data-label) for a table stacked to fit a narrow panel (fitStacked).
+  const body = el('tbody', {}, ...t.rows.map((r, i) => el('tr', rowAttrs(i), ...r.map((c, j) => el('td', { 'data-label': t.columns[j] ?? '' }, c)))));
   return el('table', { class: `data-table ${className}`.trim(), 'data-rows': String(t.rows.length) }, head, body);
+}
+
+/** A header's text with a line break allowed after each dot and underscore ("workload." / "max_num_" / "batched_tokens"), as the charts' axis titles wrap a key. */
+function breakable(text: string): Array<Node | string> {
+  return text.split(/(?<=[._])/).flatMap((part, i) => (i === 0 ? [part] : [document.createElement('wbr'), part]));
+}
+
+/**
+ * Stacks the table in `box` (each row a block of "column  value" lines, CSS .stacked) when its
+ * columns, headers wrapped, do not fit the box's width: the sweep's table, a column per axis and
+ * figure, scrolled sideways below ~650 px and showed one column at 320 px.
+ */
+function fitStacked(box: HTMLElement): void {
+  const t = box.querySelector('table');
+  if (!t || box.clientWidth === 0) return;
+  t.classList.remove('stacked');
+  t.classList.toggle('stacked', box.scrollWidth > box.clientWidth + 1);
 }
 
 // ---- static layout ------------------------------------------------------------------------
@@ -155,6 +173,8 @@ const sweepSummary = el('p', { id: 'sweep-summary' });
 const sweepBest = el('p', { id: 'sweep-best' });
 const sweepCharts = el('div', { id: 'sweep-charts', class: 'chart-grid' });
 const sweepTableBox = el('div', { id: 'sweep-table' });
+// The panel resized, or the Sweep tab shown (its box has no width while hidden): fit the table again.
+new ResizeObserver(() => fitStacked(sweepTableBox)).observe(sweepTableBox);
 /** Where the sweep's figures come from, a line each: the CLI's footer sentences (core/sweepFigures.ts sweepProvenance). */
 const sweepSources = el('div', { id: 'sweep-sources' });
 /** The figure picker and Export CSV, and the table's heading: hidden while no sweep is open (they had nothing to act on). */
@@ -468,6 +488,7 @@ function renderSweep(): void {
     }
   }
   sweepTableBox.replaceChildren(table(sweepTable(report), 'table-sweep'));
+  fitStacked(sweepTableBox);
   sweepSources.replaceChildren(...sweepProvenance(report).map((line) => el('p', { class: 'muted' }, line)));
 }
 

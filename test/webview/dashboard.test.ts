@@ -879,6 +879,34 @@ describe('dashboard webview in Chromium', () => {
               const out = texts.filter((t) => t.corners.some((c) => c.x < -0.5 || c.y < -0.5 || c.x > size.w + 0.5 || c.y > size.h + 0.5));
               for (const t of out) found.push(`${theme} ${width} px ${id}: '${t.text}' x ${Math.min(...t.corners.map((c) => c.x)).toFixed(0)}..${Math.max(...t.corners.map((c) => c.x)).toFixed(0)} of ${size.w}`);
             }
+            if (tab === 'run') {
+              // s31 newcomers: roof labels drawn clipped at a narrow card's edge. Each roof keeps a label at every width (its whole
+              // text or its short form, placeLabels), inside the plot: right of the y axis's ticks, left of the canvas's edge.
+              const roof = await lastDrawnTexts(fresh, 'roofline', width - 20);
+              const peaks = run.environment.peaks!;
+              const [fma, bw] = [si(peaks.fp32FlopsPerSec!, 'FLOP/s'), si(peaks.readBytesPerSec!, 'B/s')];
+              // The y axis's '10' (the x axis has one too, further right).
+              const tick = roof.filter((t) => t.text === '10').sort((a, b) => Math.min(...a.corners.map((c) => c.x)) - Math.min(...b.corners.map((c) => c.x)))[0];
+              for (const texts of [[`fp32 FMA peak ${fma}`, `fp32 ${fma}`], [`read bandwidth ${bw}`, bw]]) {
+                const label = roof.find((t) => texts.includes(t.text));
+                if (!label) found.push(`${theme} ${width} px roofline: no '${texts[0]}' label (drawn: ${roof.map((t) => t.text).join(' | ')})`);
+                else if (tick && Math.min(...label.corners.map((c) => c.x)) < Math.max(...tick.corners.map((c) => c.x))) found.push(`${theme} ${width} px roofline: '${label.text}' left of the plot`);
+              }
+              // s31 newcomers: the baselines' plot was ~40 px tall at 320 px under rotated labels: the allocations go
+              // down the left on two upright lines each, the bars across, the three groups spread over the chart's height.
+              const bars = await lastDrawnTexts(fresh, 'poolBaselines', width - 20);
+              const label = (text: string) => bars.find((t) => t.text === text);
+              const [paged, last] = [label('paged'), label('prompt+output')];
+              if (!paged || !last || !label('max_model_len')) found.push(`${theme} ${width} px poolBaselines: allocation labels ${bars.map((t) => t.text).join(' | ')}`);
+              else if (Math.abs(last.corners[0]!.y - last.corners[1]!.y) > 0.5 || last.corners[0]!.y - paged.corners[0]!.y < 100 * (await fresh.evaluate(() => devicePixelRatio))) found.push(`${theme} ${width} px poolBaselines: labels rotated or groups ${(last.corners[0]!.y - paged.corners[0]!.y).toFixed(0)} px apart`);
+            } else {
+              // s31 newcomers: the sweep's table scrolled sideways below ~650 px (one column showing at 320 px): it stacks where its columns do not fit.
+              const fits = await fresh.waitForFunction(() => { const b = document.getElementById('sweep-table')!; return b.clientWidth > 0 && b.scrollWidth <= b.clientWidth + 1; }, null, { timeout: 5000 }).then(() => true, () => false);
+              const t = await fresh.$eval('#sweep-table', (b) => ({ scroll: b.scrollWidth, client: b.clientWidth, stacked: b.querySelector('table')!.classList.contains('stacked') }));
+              if (!fits) found.push(`${theme} ${width} px: the sweep table scrolls sideways (${t.scroll} px in ${t.client})`);
+              // Where its six columns fit, it stays a table.
+              if (width === 1000 && t.stacked) found.push(`${theme} ${width} px: the sweep table stacked where it fits`);
+            }
             const controls = await fresh.$$eval('vscode-button, vscode-single-select, vscode-tab-header, #sweep-run-status', (els) => els
               .filter((e) => (e as HTMLElement).offsetParent !== null)
               .map((e) => ({ what: `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''} '${(e.textContent ?? '').slice(0, 30)}'`, left: e.getBoundingClientRect().left, right: e.getBoundingClientRect().right, clipped: e.scrollWidth > e.clientWidth + 1 || (e.shadowRoot?.querySelector('[part="base"]') ? (e.shadowRoot.querySelector('[part="base"]') as HTMLElement).scrollWidth > (e.shadowRoot.querySelector('[part="base"]') as HTMLElement).clientWidth + 1 : false) })));
