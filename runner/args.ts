@@ -33,8 +33,9 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: s
     }
     return [a];
   });
+  let parsed;
   try {
-    return parseArgs({ args, options, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true, tokens: true });
   } catch (e) {
     // Node's text ("Unknown option '--x'. To specify a positional argument starting with a '-',
     // place it at the end of the command after '--', as in '-- \"--x\"") shortened to its first
@@ -43,6 +44,29 @@ export function parse<O extends NonNullable<ParseArgsConfig['options']>>(argv: s
     const unknown = (e as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /^Unknown option '--([^'=]+)'/.exec(message)?.[1] : undefined;
     const near = unknown !== undefined ? closestMatch(unknown, Object.keys(options).filter((k) => k !== 'help')) : undefined;
     throw new UsageError(near !== undefined ? `${message}: did you mean --${near}?` : message);
+  }
+  refuseRepeats(parsed.tokens, options);
+  return { values: parsed.values, positionals: parsed.positionals };
+}
+
+/**
+ * Refuses an option that takes one value given more than once (`--trace a.jsonl --trace
+ * b.jsonl`), which parseArgs reads as the last one given, silently. A boolean flag given twice
+ * says the same thing twice and is let be.
+ * @throws UsageError naming the option and its values in the order given.
+ */
+function refuseRepeats(tokens: ReadonlyArray<{ kind: string; name?: string; value?: string }>, options: NonNullable<ParseArgsConfig['options']>): void {
+  const given = new Map<string, string[]>();
+  for (const t of tokens) {
+    if (t.kind !== 'option' || t.name === undefined) continue;
+    const o = options[t.name];
+    if (o?.type !== 'string' || o.multiple === true) continue;
+    const values = given.get(t.name) ?? [];
+    values.push(t.value ?? '');
+    given.set(t.name, values);
+  }
+  for (const [name, values] of given) {
+    if (values.length > 1) throw new UsageError(`--${name} is given ${values.length} times (${values.map((v) => `'${v}'`).join(', then ')}): it takes one value; give it once`, false);
   }
 }
 

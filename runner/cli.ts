@@ -32,7 +32,7 @@ import { describeMachine } from './environment';
 import { flagLines } from './help';
 import { BackendError, backendCases, describeCase, measureBackendEnvironment, runBench, selectBackend, slowCaseNotes } from './bench';
 import { planCases, quickShortening, windowCoverage } from './plan';
-import { cancelLine, CancelledError, eachInputError, InputError, OutputError, UsageError } from './errors';
+import { cancelLine, CancelledError, eachInputError, InputError, OutputError, readFailure, UsageError } from './errors';
 import { ArrivalSpanError, formatPoolSummary, PoolConfigError, simulatePool, type PoolProgress, type PrepareProgress } from './simulate';
 import { calibrateStepTime, calibrationModelMismatch, formatCalibration, heldParametersText } from './simulate/calibrate';
 import { calibrateFromKernels, formatKernelCalibration, KernelCalibrationError, readKernelRun } from './simulate/calibrate-kernels';
@@ -363,9 +363,7 @@ function checkCalibrationFile(path: string): void {
     accessSync(path, constants.R_OK);
   } catch (e) {
     if (e instanceof InputError) throw e;
-    const code = (e as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
-    throw new InputError(`cannot read the calibration file: ${why}`, path);
+    throw new InputError(`cannot read the calibration file: ${readFailure(e)}`, path);
   }
 }
 

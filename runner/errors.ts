@@ -43,6 +43,25 @@ export function eachInputError(e: InputError): readonly InputError[] {
   return e instanceof InputErrors ? e.errors : [e];
 }
 
+/**
+ * Why a file or folder could not be opened, in words, from the Node error's code: the one wording
+ * of every reader (profile, config.json, trace, vLLM log, calibration file, results folder), where
+ * Node's text ("ELOOP: too many symbolic links encountered, stat '/abs/x'") names the system call.
+ * `kind` words ENOENT ('file': "no such file", 'folder': "no such folder").
+ */
+export function readFailure(e: unknown, kind: 'file' | 'folder' = 'file'): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  switch (code) {
+    case 'ENOENT': return `no such ${kind}`;
+    case 'EISDIR': return 'is a folder, not a file';
+    case 'ENOTDIR': return kind === 'folder' ? 'is a file: give the folder' : 'a part of the path is a file, not a folder';
+    case 'ELOOP': return 'symbolic link loop: a link on the path leads back to itself; point it at the file';
+    case 'EACCES': case 'EPERM': return 'permission denied';
+    case 'ENAMETOOLONG': return 'the path is too long';
+    default: return (e as Error).message;
+  }
+}
+
 /** A usage mistake on the command line (exit 2); `showUsage` false when the usage text would not help. */
 export class UsageError extends Error {
   constructor(

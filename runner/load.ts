@@ -13,7 +13,7 @@ import { formatBytes, formatCount } from '../core/format';
 import type { Problem, Profile } from '../core/config/types';
 import { runSeverity, validateProfileText } from '../core/validate';
 import type { RunInput } from './args';
-import { InputError, InputErrors } from './errors';
+import { InputError, InputErrors, readFailure } from './errors';
 
 /** A resolved Profile and how to point into the text it came from; `attnscope bench -` builds one for stdin too. */
 export interface LoadedProfile {
@@ -43,7 +43,7 @@ function readTextFile(path: string): string {
   try {
     st = statSync(path);
   } catch (e) {
-    throw new Error((e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message, { cause: e });
+    throw new Error(readFailure(e), { cause: e });
   }
   if (st.isDirectory()) throw new Error('is a folder, not a file');
   if (!st.isFile() && !st.isFIFO()) throw new Error('is not a regular file (a device or socket), so not a profile or config.json');
@@ -51,7 +51,7 @@ function readTextFile(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (e) {
-    throw new Error((e as Error).message, { cause: e });
+    throw new Error(readFailure(e), { cause: e });
   }
 }
 

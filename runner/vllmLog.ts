@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { compareVllmLog, formatComparisonText, logFigureLines, parseVllmLog, UNREAD_LINE, UNREAD_WHY } from '../core/vllmlog';
 import { isDeploymentProblem } from '../core/validate';
-import { InputError } from './errors';
+import { InputError, readFailure } from './errors';
 import { loadProfile } from './load';
 
 /** Logs beyond this are not start-up logs a person pastes; refused before reading them whole. */
@@ -20,8 +20,7 @@ function readLog(file: string): string {
     return text.toString('utf8');
   } catch (e) {
     if (e instanceof InputError) throw e;
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new InputError(code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder, not a file' : (e as Error).message, file);
+    throw new InputError(readFailure(e), file);
   }
 }
 

@@ -11,14 +11,14 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { TraceError } from './trace';
+import { readFailure } from '../errors';
 
 const CHUNK = 1 << 20;
 
 /** The TraceError for a file that cannot be opened or read (at 1:1). */
 export function unreadable(path: string, e: unknown): TraceError {
-  const code = (e as NodeJS.ErrnoException).code;
-  const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder, not a file' : code === 'EACCES' ? 'permission denied' : (e as Error).message;
-  return new TraceError(path, 1, 1, `cannot read the trace: ${why}`);
+  const folder = (e as NodeJS.ErrnoException).code === 'EISDIR';
+  return new TraceError(path, 1, 1, `cannot read the trace: ${folder ? 'it is a folder, not a file' : readFailure(e)}`);
 }
 
 /**

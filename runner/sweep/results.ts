@@ -9,7 +9,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, read
 import { join } from 'node:path';
 import { TOOL_NAME, type Environment, type KernelCase, type RunResult } from '../../core/protocol/run';
 import { SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type SweepPointRun, type SweepReport, type SweepReportRow } from '../../core/protocol/sweep';
-import { InputError } from '../errors';
+import { InputError, readFailure } from '../errors';
 import { TOOL_VERSION } from '../version';
 import { formatBytes, formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
@@ -370,7 +370,7 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
       files = listResultFiles(dir);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      throw new InputError(code === 'ENOENT' ? 'no such folder' : code === 'ENOTDIR' ? 'is a file: give the results folder' : (e as Error).message, dir);
+      throw new InputError(code === 'ENOTDIR' ? 'is a file: give the results folder' : readFailure(e, 'folder'), dir);
     }
     for (const file of files) {
       const point = readPointFile(file);

@@ -18,7 +18,7 @@ import {
   type Problem, type SlurmSettings, type SourceRange, type SweepAxis, type SweepJob, type ValueNode,
 } from '../../core/config';
 import type { SweepPointRef } from '../../core/protocol/sweep';
-import { InputError, UsageError } from '../errors';
+import { InputError, readFailure, UsageError } from '../errors';
 import { deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../../core/validate';
 import type { Profile } from '../../core/config/types';
 
@@ -155,8 +155,7 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   try {
     text = readFileSync(abs, 'utf8');
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new InputError(code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder, not a file' : (e as Error).message, file);
+    throw new InputError(readFailure(e), file);
   }
   const texts = new Map<string, string | null>();
   const host = {
