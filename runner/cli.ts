@@ -53,7 +53,7 @@ const USAGE = `usage:
   attnscope bench <config.json | *.attn.yaml | *.attn.json> [--json FILE] [--quick] [--backend auto|cpu|cuda] [--dry-run]
   attnscope bench - --events        (a resolved Profile as JSON on stdin; NDJSON events on stdout)
   attnscope estimate <file> [--json]
-  attnscope simulate <profile> [--trace FILE [--trace-format F] [--trace-model M] [--trace-log-type T]]
+  attnscope simulate <profile> [--trace FILE [--trace-format F] [--trace-model M] [--trace-log-type T] [--trace-time-unit s|ms]]
                      [--time-scale X] [--slo-ttft-ms MS] [--slo-tpot-ms MS] [--calibrate VLLM_RESULT.json | RUN.json]
                      [--max-rate [--slo-attainment 0.9] [--rate-tolerance 0.02]] [--json FILE]
   attnscope simulate - --events     (a resolved Profile as JSON on stdin; NDJSON events on stdout)
@@ -447,7 +447,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   phase.doing = 'reading the trace';
   const mml = maxModelLenOf(profile);
   const trace = flags.trace
-    ? readTraceFile(flags.trace, { format: flags.traceFormat, maxModelLen: mml.tokens, ...(mml.written ? {} : { maxModelLenSource: mml.source }), model: flags.traceModel, logType: flags.traceLogType, warnings })
+    ? readTraceFile(flags.trace, { format: flags.traceFormat, maxModelLen: mml.tokens, ...(mml.written ? {} : { maxModelLenSource: mml.source }), model: flags.traceModel, logType: flags.traceLogType, timeUnit: flags.traceTimeUnit, warnings })
     : undefined;
   await cancelPoint(signal);
   for (const w of warnings) say(w, 'warn');

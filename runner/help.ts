@@ -34,6 +34,7 @@ const BY_COMMAND: Record<string, Record<string, FlagHelp>> = {
     'trace-format': { value: 'F', text: 'the trace format, when detecting it from the file is not wanted' },
     'trace-model': { value: 'M', text: 'keep only the trace rows of this model (BurstGPT)' },
     'trace-log-type': { value: 'T', text: 'keep only the trace rows of this log type (BurstGPT, e.g. "Conversation log")' },
+    'trace-time-unit': { value: 's|ms', text: "the unit of the trace's time stamps, when not its format's own (a trace written in milliseconds: ms)" },
     'time-scale': { value: 'X', text: 'replay arrivals at X times the rate (2 = twice as fast)' },
     'slo-ttft-ms': { value: 'MS', text: 'time-to-first-token bound for goodput, ms (wins over the profile\'s slo)' },
     'slo-tpot-ms': { value: 'MS', text: 'time-per-output-token bound for goodput, ms (wins over the profile\'s slo)' },

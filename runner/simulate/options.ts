@@ -5,7 +5,7 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { LatencySlo } from '../../core/protocol/latency';
 import { UsageError } from '../errors';
-import { TRACE_FORMATS, type TraceFormat } from './traces';
+import { TRACE_FORMATS, TRACE_TIME_UNIT_SECONDS, type TraceFormat, type TraceTimeUnit } from './traces';
 
 /** node:util parseArgs options of `simulate`. */
 export const SIMULATE_FLAGS = {
@@ -13,6 +13,7 @@ export const SIMULATE_FLAGS = {
   'trace-format': { type: 'string' },
   'trace-model': { type: 'string' },
   'trace-log-type': { type: 'string' },
+  'trace-time-unit': { type: 'string' },
   'time-scale': { type: 'string' },
   json: { type: 'string' },
   'slo-ttft-ms': { type: 'string' },
@@ -29,6 +30,8 @@ export interface SimulateFlags {
   traceFormat?: TraceFormat;
   traceModel?: string;
   traceLogType?: string;
+  /** The unit of the trace's numeric time stamps, when not its format's own. */
+  traceTimeUnit?: TraceTimeUnit;
   /** Load multiplier (2 = twice the rate). */
   timeScale: number;
   json?: string;
@@ -58,11 +61,15 @@ export function readSimulateFlags(values: Record<string, string | boolean | unde
   const positive = (x: number) => Number.isFinite(x) && x > 0;
   const format = str('trace-format');
   if (format !== undefined && !(TRACE_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--trace-format must be one of ${TRACE_FORMATS.join(', ')}, got '${format}'`);
+  const unit = str('trace-time-unit');
+  const units = Object.keys(TRACE_TIME_UNIT_SECONDS);
+  if (unit !== undefined && !units.includes(unit)) throw new UsageError(`--trace-time-unit must be ${units.join(' or ')} (the unit of the trace's time stamps), got '${unit}'`);
   const flags: SimulateFlags = {
     trace: str('trace'),
     traceFormat: format as TraceFormat | undefined,
     traceModel: str('trace-model'),
     traceLogType: str('trace-log-type'),
+    traceTimeUnit: unit as TraceTimeUnit | undefined,
     timeScale: num('time-scale', positive, 'a positive number (2 = replay at twice the rate)') ?? 1,
     json: str('json'),
     slo: {},
@@ -76,7 +83,7 @@ export function readSimulateFlags(values: Record<string, string | boolean | unde
   const tpot = num('slo-tpot-ms', positive, 'a positive number of milliseconds');
   if (ttft !== undefined) flags.slo.ttftMs = ttft;
   if (tpot !== undefined) flags.slo.tpotMs = tpot;
-  for (const k of ['trace-format', 'trace-model', 'trace-log-type'] as const) if (str(k) !== undefined && flags.trace === undefined) throw new UsageError(`--${k} needs --trace FILE`);
+  for (const k of ['trace-format', 'trace-model', 'trace-log-type', 'trace-time-unit'] as const) if (str(k) !== undefined && flags.trace === undefined) throw new UsageError(`--${k} needs --trace FILE`);
   // Settings of the capacity search, which would otherwise be read and do nothing.
   for (const k of ['slo-attainment', 'rate-tolerance'] as const) if (str(k) !== undefined && !flags.maxRate) throw new UsageError(`--${k} sets the capacity search: it needs --max-rate`);
   return flags;

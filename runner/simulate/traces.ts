@@ -8,7 +8,8 @@
  *   ("2023-11-16 18:15:46.6805900", read as UTC; a ±HH:MM offset, as the 2024 traces' +00:00, is applied).
  * - BurstGPT (HPMLL/BurstGPT): CSV `Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type`,
  *   Timestamp in seconds from the trace's start; rows with 0 response tokens (failed requests)
- *   are dropped and counted; optional Model and Log Type filters.
+ *   are dropped and counted; optional Model and Log Type filters (ignoring case; one that keeps no
+ *   row is refused naming the values the trace has).
  * - Mooncake (kvcache-ai/Mooncake traces): JSONL `timestamp` (milliseconds), `input_length`,
  *   `output_length`, `hash_ids` (one id per 512-token block, chained, so equal leading ids mean
  *   an equal prefix); the blocks become shared segments, so the simulator's prefix cache hits
@@ -20,7 +21,9 @@
  * (lines.ts): the memory it holds is the packed requests (RequestPacker, ~20 bytes each), not
  * the text. Requests out of arrival order are warned about (the first at its file:line:col,
  * then a count) and replayed sorted by arrival, stably. Arrivals are shifted so that the first
- * is at 0 s. Requests whose prompt reaches max_model_len (rejected by the simulator) or whose
+ * is at 0 s. `--trace-time-unit` reads numeric stamps in another unit than the format's; without
+ * it, a trace read in seconds that looks written in milliseconds is refused (MS_SUSPECT_SPAN_S).
+ * Requests whose prompt reaches max_model_len (rejected by the simulator) or whose
  * prompt + output exceeds it (output clipped) are warned about by file:line.
  */
 import { readFileSync } from 'node:fs';
@@ -45,6 +48,27 @@ export const TRACE_TIME_UNITS: Record<TraceFormat, string> = {
   'vllm-bench': 'start_times, seconds',
 };
 
+/** The units a trace's numeric time stamps can be read in (`--trace-time-unit`), in seconds each. */
+export const TRACE_TIME_UNIT_SECONDS = { s: 1, ms: 1e-3 } as const;
+export type TraceTimeUnit = keyof typeof TRACE_TIME_UNIT_SECONDS;
+
+/** The unit each format's numeric stamps are written in; null for Azure's datetimes, which carry their own. */
+const FORMAT_TIME_UNIT: Record<TraceFormat, TraceTimeUnit | null> = { attnscope: 's', azure: null, burstgpt: 's', mooncake: 'ms', 'vllm-bench': 's' };
+
+/**
+ * A trace read in seconds whose arrivals span more than this, with most gaps between arrivals
+ * over {@link MS_SUSPECT_GAP_S}, is refused unless --trace-time-unit says its unit: 6 hours.
+ * Stamps in milliseconds read as seconds stretch a trace 1,000 times: a 2.5-minute trace of
+ * requests 100 ms apart replays as 41.7 hours with arrivals 100 s apart (a newcomer's, session
+ * 31). A serving trace recorded in seconds rarely spans hours at under one request a minute in
+ * its median; one that does is replayed as written with --trace-time-unit s.
+ */
+export const MS_SUSPECT_SPAN_S = 6 * 3600;
+/** See {@link MS_SUSPECT_SPAN_S}: a median gap between arrivals over 60 s. */
+export const MS_SUSPECT_GAP_S = 60;
+/** See {@link MS_SUSPECT_SPAN_S}: only a trace of at least 10 requests has a median gap worth judging by. */
+export const MS_SUSPECT_MIN_REQUESTS = 10;
+
 /** Tokens per Mooncake hash_ids block (the Mooncake trace's README: block size 512). */
 export const MOONCAKE_BLOCK_TOKENS = 512;
 
@@ -55,10 +79,15 @@ export interface TraceReadOptions {
   maxModelLen: number;
   /** Where maxModelLen comes from when the profile does not write it (core/estimate maxModelLenOf), said in those warnings. */
   maxModelLenSource?: string;
-  /** BurstGPT: keep only rows of this Model ("ChatGPT", "GPT-4"). */
+  /** BurstGPT: keep only rows of this Model ("ChatGPT", "GPT-4"), compared ignoring case. */
   model?: string;
-  /** BurstGPT: keep only rows of this Log Type ("Conversation log", "API log"). */
+  /** BurstGPT: keep only rows of this Log Type ("Conversation log", "API log"), compared ignoring case. */
   logType?: string;
+  /**
+   * The unit of the trace's numeric time stamps, when it is not the format's own (--trace-time-unit):
+   * also says that a span {@link MS_SUSPECT_SPAN_S} would refuse is meant. Not for Azure's datetimes.
+   */
+  timeUnit?: TraceTimeUnit;
   /** Receives `file:line:col: warning: …` lines. */
   warnings?: string[];
 }
@@ -150,14 +179,24 @@ class TraceSink {
   private last = -Infinity;
   private lastLine = 1;
 
+  /**
+   * @param scale what the readers' arrivals (seconds, in the format's own unit) are multiplied by:
+   *   1, or the ratio of --trace-time-unit to the format's unit (0.001 for a BurstGPT written in ms).
+   */
   constructor(
     private readonly path: string,
     private readonly maxModelLen: number,
     private readonly warnings: string[],
     expected: number,
     private readonly maxModelLenSource?: string,
+    private readonly scale = 1,
   ) {
     this.packer = new RequestPacker(expected);
+  }
+
+  /** The line of the latest arrival read. */
+  get latestLine(): number {
+    return this.lastLine;
   }
 
   /** "max_model_len 8192", with its source when the profile does not write it. */
@@ -167,11 +206,12 @@ class TraceSink {
 
   /** True when a request arriving at `arrivalS` comes before the last one added (the caller then adds it with its column, {@link add}). */
   late(arrivalS: number): boolean {
-    return arrivalS < this.packer.lastArrival();
+    return arrivalS * this.scale < this.packer.lastArrival();
   }
 
   /** A request without shared prefix, known to be in order ({@link late} false): the CSV readers' fast path. */
   addInOrder(arrivalS: number, promptLen: number, outputLen: number, line: number): void {
+    arrivalS *= this.scale;
     this.span(arrivalS, line);
     if (promptLen + outputLen > this.maxModelLen) this.limits(promptLen, outputLen, line);
     this.packer.addPlain(arrivalS, promptLen, outputLen);
@@ -179,7 +219,8 @@ class TraceSink {
 
   /** A request read at `line`; `column` is that of its arrival time, for the order warning. */
   add(r: TraceRequest, line: number, column: number): void {
-    if (this.late(r.arrivalS) && this.packer.outOfOrder === 0) {
+    if (this.scale !== 1) r = { ...r, arrivalS: r.arrivalS * this.scale };
+    if (r.arrivalS < this.packer.lastArrival() && this.packer.outOfOrder === 0) {
       const gap = this.packer.lastArrival() - r.arrivalS;
       this.warnings.push(
         `${this.path}:${line}:${column}: warning: this request arrives ${formatSignificant(gap)} s before the one read before it: ` +
@@ -276,12 +317,17 @@ export function readTraceFile(path: string, opts: TraceReadOptions): TraceRead {
   if (format !== 'burstgpt' && (opts.model !== undefined || opts.logType !== undefined)) {
     throw new TraceError(path, 1, 1, `--trace-model and --trace-log-type filter BurstGPT traces only; this trace is ${format}`);
   }
+  const ownUnit = FORMAT_TIME_UNIT[format];
+  if (opts.timeUnit !== undefined && ownUnit === null) throw new TraceError(path, 1, 1, `--trace-time-unit ${opts.timeUnit}: this ${format} trace's TIMESTAMP is a datetime, which says its own time; leave --trace-time-unit out`);
+  const scale = opts.timeUnit !== undefined && ownUnit !== null ? TRACE_TIME_UNIT_SECONDS[opts.timeUnit] / TRACE_TIME_UNIT_SECONDS[ownUnit] : 1;
   const warnings = opts.warnings ?? [];
   // Columns sized from the file's line count (one request a line), so that they need not grow.
-  const sink = new TraceSink(path, opts.maxModelLen, warnings, format === 'vllm-bench' ? 1024 : estimateLines(path), opts.maxModelLenSource);
+  const sink = new TraceSink(path, opts.maxModelLen, warnings, format === 'vllm-bench' ? 1024 : estimateLines(path), opts.maxModelLenSource, scale);
   const dropped: Record<string, number> = {};
   const notes: string[] = [];
   const drop = (why: string) => (dropped[why] = (dropped[why] ?? 0) + 1);
+  /** BurstGPT: the Model and Log Type values of the rows a filter dropped, to name when it keeps none. */
+  const filtered: FilteredValues = { model: new Map(), logType: new Map(), modelKept: false, logTypeKept: false };
   let hasStartTimes = true;
   if (format === 'vllm-bench') hasStartTimes = readVllmBench(path, sink, drop, notes);
   else if (format === 'attnscope') {
@@ -292,14 +338,61 @@ export function readTraceFile(path: string, opts: TraceReadOptions): TraceRead {
     });
     reader.finish(notes);
   } else if (format === 'mooncake') readMooncake(path, sink, drop, warnings);
-  else readCsv(path, format, opts, sink, drop, warnings);
+  else readCsv(path, format, opts, sink, drop, warnings, filtered);
   sink.finish();
   const count = sink.packer.length;
-  if (count === 0) throw new TraceError(path, 1, 1, `the ${format} trace holds no requests${Object.keys(dropped).length > 0 ? ` (dropped: ${describeDropped(dropped)})` : ''}`);
+  if (count === 0) throw new TraceError(path, 1, 1, `the ${format} trace holds no requests${Object.keys(dropped).length > 0 ? ` (dropped: ${describeDropped(dropped)})` : ''}${filterValuesText(opts, filtered)}`);
   const requests = sink.packer.pack();
   const t0 = requests.arrivalS[0];
   if (t0 !== 0) for (let i = 0; i < requests.arrivalS.length; i++) requests.arrivalS[i] -= t0;
-  return { requests, format, timeUnit: format === 'vllm-bench' && !hasStartTimes ? 'no start_times: arrivals from request_rate' : TRACE_TIME_UNITS[format], count, dropped, notes };
+  const stamped = !(format === 'vllm-bench' && !hasStartTimes);
+  if (opts.timeUnit === undefined && ownUnit === 's' && stamped) refuseMillisecondsAsSeconds(path, format, requests.arrivalS, sink.latestLine);
+  const unitText = opts.timeUnit !== undefined && ownUnit !== null && opts.timeUnit !== ownUnit
+    ? `${TRACE_TIME_UNITS[format].replace(/,.*$/, '')}, ${opts.timeUnit === 'ms' ? 'milliseconds' : 'seconds'} (--trace-time-unit ${opts.timeUnit})`
+    : TRACE_TIME_UNITS[format];
+  return { requests, format, timeUnit: stamped ? unitText : 'no start_times: arrivals from request_rate', count, dropped, notes };
+}
+
+/**
+ * Refuses a trace read in seconds that looks written in milliseconds: its arrivals span more than
+ * {@link MS_SUSPECT_SPAN_S} and more than half the gaps between them (its median gap) exceed
+ * {@link MS_SUSPECT_GAP_S}, in a trace of at least {@link MS_SUSPECT_MIN_REQUESTS}. `arrivalS` sorted, from 0.
+ * @throws TraceError at the latest arrival's line, saying which flag replays it either way.
+ */
+function refuseMillisecondsAsSeconds(path: string, format: TraceFormat, arrivalS: Float64Array, latestLine: number): void {
+  const n = arrivalS.length;
+  const span = n > 0 ? arrivalS[n - 1]! : 0;
+  if (n < MS_SUSPECT_MIN_REQUESTS || span <= MS_SUSPECT_SPAN_S) return;
+  let wide = 0;
+  for (let i = 1; i < n; i++) if (arrivalS[i]! - arrivalS[i - 1]! > MS_SUSPECT_GAP_S) wide++;
+  if (wide <= (n - 1) / 2) return;
+  throw new TraceError(
+    path, latestLine, 1,
+    `the ${format} trace read in seconds (${TRACE_TIME_UNITS[format]}) spans ${formatSignificant(span / 3600)} hours, and most gaps between its arrivals are over ${MS_SUSPECT_GAP_S} s ` +
+      `(${formatCount(wide)} of ${formatCount(n - 1)}): its timestamps look like milliseconds: pass --trace-time-unit ms (or --trace-time-unit s to replay them as seconds)`,
+  );
+}
+
+/**
+ * The Model and Log Type values of the BurstGPT rows a filter dropped, with their row counts (at
+ * most {@link FILTER_VALUES_KEPT} of each), and whether the filter kept any row (the Log Type
+ * filter sees the rows the Model filter kept).
+ */
+interface FilteredValues {
+  model: Map<string, number>;
+  logType: Map<string, number>;
+  modelKept: boolean;
+  logTypeKept: boolean;
+}
+const FILTER_VALUES_KEPT = 20;
+
+/** "; its Model values: "ChatGPT" (4 rows), "GPT-4" (1 row): give one of them to --trace-model", for each filter that kept no row; '' when each kept some. */
+function filterValuesText(opts: TraceReadOptions, filtered: FilteredValues): string {
+  const list = (values: Map<string, number>) => [...values].map(([v, k]) => `${JSON.stringify(v)} (${formatCountOf(k, 'row')})`).join(', ');
+  const parts: string[] = [];
+  if (opts.model !== undefined && !filtered.modelKept && filtered.model.size > 0) parts.push(`; its Model values: ${list(filtered.model)}${filtered.model.size >= FILTER_VALUES_KEPT ? ', ...' : ''}: give one of them to --trace-model`);
+  if (opts.logType !== undefined && !filtered.logTypeKept && filtered.logType.size > 0) parts.push(`; its Log Type values: ${list(filtered.logType)}${filtered.logType.size >= FILTER_VALUES_KEPT ? ', ...' : ''}: give one of them to --trace-log-type`);
+  return parts.join('');
 }
 
 /** "12 with 0 response tokens (failed), 3 of another model". */
@@ -322,11 +415,20 @@ function count(text: unknown, what: string, path: string, line: number, column: 
   return v;
 }
 
-/** Whether buf[s, e), spaces around it trimmed, is `want`'s bytes. */
-function cellIs(buf: Buffer, s: number, e: number, want: Buffer): boolean {
+/**
+ * Whether buf[s, e), spaces around it trimmed, is `lower`'s bytes ignoring the case of ASCII
+ * letters (`lower` in lower case). A cell with other bytes than ASCII that differ is not: the slow
+ * path (String.toLowerCase) decides it.
+ */
+function cellIs(buf: Buffer, s: number, e: number, lower: Buffer): boolean {
   while (s < e && buf[s] === 32) s++;
   while (e > s && buf[e - 1] === 32) e--;
-  return e - s === want.length && buf.compare(want, 0, want.length, s, e) === 0;
+  if (e - s !== lower.length) return false;
+  for (let k = 0; k < lower.length; k++) {
+    const c = buf[s + k]!;
+    if ((c >= 65 && c <= 90 ? c + 32 : c) !== lower[k]) return false;
+  }
+  return true;
 }
 
 /**
@@ -338,7 +440,7 @@ function cellIs(buf: Buffer, s: number, e: number, want: Buffer): boolean {
  * (the first three at their first extra cell, then how many in all); a row that lacks a column
  * read is an error at its end.
  */
-function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOptions, sink: TraceSink, drop: (why: string) => void, warnings: string[]): void {
+function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOptions, sink: TraceSink, drop: (why: string) => void, warnings: string[], filtered: FilteredValues): void {
   const columns = format === 'azure' ? ['TIMESTAMP', 'ContextTokens', 'GeneratedTokens'] : ['Timestamp', 'Request tokens', 'Response tokens', 'Model', 'Log Type'];
   // BurstGPT's release also has Total tokens (request + response), which nothing needs.
   const known = format === 'azure' ? columns : ['Timestamp', 'Model', 'Request tokens', 'Response tokens', 'Total tokens', 'Log Type'];
@@ -349,8 +451,12 @@ function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOpti
   let starts = new Int32Array(0);
   let ends = new Int32Array(0);
   const datetime = new DatetimeBytes();
-  const model = opts.model === undefined ? null : Buffer.from(opts.model);
-  const logType = opts.logType === undefined ? null : Buffer.from(opts.logType);
+  // The filters compare ignoring case ("chatgpt" keeps BurstGPT's "ChatGPT" rows): the bytes of their lower case.
+  const model = opts.model === undefined ? null : Buffer.from(opts.model.toLowerCase());
+  const logType = opts.logType === undefined ? null : Buffer.from(opts.logType.toLowerCase());
+  const other = (values: Map<string, number>, value: string) => {
+    if (values.has(value) || values.size < FILTER_VALUES_KEPT) values.set(value, (values.get(value) ?? 0) + 1);
+  };
   const slow = (line: string, n: number) => {
     if (line.trim() === '') return;
     const offsets: number[] = [];
@@ -365,8 +471,18 @@ function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOpti
     }
     let t: number;
     if (format === 'burstgpt') {
-      if (opts.model !== undefined && cell(3)?.trim() !== opts.model) return drop(`of another Model than ${opts.model}`);
-      if (opts.logType !== undefined && cell(4)?.trim() !== opts.logType) return drop(`of another Log Type than ${opts.logType}`);
+      const rowModel = cell(3)?.trim() ?? '';
+      const rowLogType = cell(4)?.trim() ?? '';
+      if (opts.model !== undefined && rowModel.toLowerCase() !== opts.model.toLowerCase()) {
+        other(filtered.model, rowModel);
+        return drop(`of another Model than ${opts.model}`);
+      }
+      filtered.modelKept = true;
+      if (opts.logType !== undefined && rowLogType.toLowerCase() !== opts.logType.toLowerCase()) {
+        other(filtered.logType, rowLogType);
+        return drop(`of another Log Type than ${opts.logType}`);
+      }
+      filtered.logTypeKept = true;
       if (Number(cell(2)) === 0) return drop('with 0 response tokens (failed requests)');
       t = Number(cell(0));
       if (!Number.isFinite(t)) throw new TraceError(path, n, col(0), `Timestamp must be a number of seconds, got ${JSON.stringify(cell(0))}`);
@@ -407,6 +523,7 @@ function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOpti
       const p = parseDigits(buf, starts[ip], ends[ip]);
       const o = parseDigits(buf, starts[io], ends[io]);
       if (keep && Number.isFinite(t) && p >= 1 && p <= MAX_TRACE_TOKENS && o >= 1 && o <= MAX_TRACE_TOKENS && !sink.late(t)) {
+        filtered.modelKept = filtered.logTypeKept = true;
         sink.addInOrder(t, p, o, n);
         return;
       }

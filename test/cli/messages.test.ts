@@ -69,3 +69,32 @@ test('a symbolic link loop (ELOOP) is one line at the file saying so, for a prof
     assert.equal(r.stderr, `${file}:1:1: ${prefix}symbolic link loop: a link on the path leads back to itself; point it at the file\n`, args.join(' '));
   }
 });
+
+test('simulate on a trace stamped in milliseconds (arrival_s 0, 1000, ...) is refused before any work with the flag to give; --trace-time-unit ms replays it in seconds', () => {
+  const { dir, profile } = profileDir();
+  // 30 requests 1,000 ms apart: read as seconds, 8.06 hours with every gap 1,000 s (runner/simulate/traces.ts MS_SUSPECT_SPAN_S).
+  const trace = join(dir, 'ms.jsonl');
+  writeFileSync(trace, Array.from({ length: 30 }, (_, i) => JSON.stringify({ arrival_s: i * 1000, prompt_len: 100, output_len: 10 })).join('\n') + '\n');
+  const r = cli(['simulate', profile, '--trace', trace]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, new RegExp(`^${trace.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:30:1: the attnscope trace read in seconds \\(arrival_s, seconds\\) spans 8\\.06 hours, .*: its timestamps look like milliseconds: pass --trace-time-unit ms \\(or --trace-time-unit s to replay them as seconds\\)\n$`));
+  assert.equal(r.stdout, '');
+  const ms = cli(['simulate', profile, '--trace', trace, '--trace-time-unit', 'ms']);
+  assert.equal(ms.code, 0, ms.stderr);
+  assert.match(ms.stderr, /attnscope trace \(arrival_s, milliseconds \(--trace-time-unit ms\)\), 30 requests/);
+  const bad = cli(['simulate', profile, '--trace', trace, '--trace-time-unit', 'us']);
+  assert.equal(bad.code, 2);
+  assert.equal(bad.stderr, "attnscope: --trace-time-unit must be s or ms (the unit of the trace's time stamps), got 'us' (see attnscope simulate --help)\n");
+});
+
+test('simulate --trace-model in another case than the BurstGPT trace\'s values keeps the rows; one no row has names the values there are', () => {
+  const { profile } = profileDir();
+  const trace = join(root, 'test', 'unit', 'fixtures', 'traces', 'burstgpt.csv');
+  const r = cli(['simulate', profile, '--trace', trace, '--trace-model', 'chatgpt']);
+  assert.equal(r.code, 0, r.stderr);
+  // burstgpt.csv: ChatGPT keeps the rows at 5 s and 131 s; the two 0-response rows are dropped, GPT-4's one too.
+  assert.match(r.stderr, /burstgpt trace \(Timestamp, seconds\), 2 requests/);
+  const none = cli(['simulate', profile, '--trace', trace, '--trace-model', 'claude']);
+  assert.equal(none.code, 2);
+  assert.equal(none.stderr, `${trace}:1:1: the burstgpt trace holds no requests (dropped: 5 of another Model than claude); its Model values: "ChatGPT" (4 rows), "GPT-4" (1 row): give one of them to --trace-model\n`);
+});

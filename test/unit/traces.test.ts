@@ -179,7 +179,7 @@ test('BurstGPT CSV: failed rows (0 response tokens) dropped and counted; Model a
   const conv = readTraceFile(fixture('burstgpt.csv'), { maxModelLen: 8192, logType: 'Conversation log' });
   assert.equal(conv.count, 2);
   assert.deepEqual(conv.dropped, { 'with 0 response tokens (failed requests)': 1, 'of another Log Type than Conversation log': 2 });
-  assert.match(cliLine(() => readTraceFile(fixture('burstgpt.csv'), { maxModelLen: 8192, model: 'Claude' })), /burstgpt\.csv:1:1: the burstgpt trace holds no requests \(dropped: 5 of another Model than Claude\)$/);
+  assert.match(cliLine(() => readTraceFile(fixture('burstgpt.csv'), { maxModelLen: 8192, model: 'Claude' })), /burstgpt\.csv:1:1: the burstgpt trace holds no requests \(dropped: 5 of another Model than Claude\); its Model values: "ChatGPT" \(4 rows\), "GPT-4" \(1 row\): give one of them to --trace-model$/);
 });
 
 test('Mooncake JSONL: ms stamps, and shared leading hash_ids blocks become prefix-cache hits at page_size 16, 32 and 48', async () => {
