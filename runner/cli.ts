@@ -7,7 +7,7 @@
  *   attnscope simulate <profile> [--trace FILE] [--json FILE] [--slo-ttft-ms MS] [--max-rate] ... (USAGE below)
  *   attnscope simulate - --events       the same for a resolved Profile on stdin, NDJSON RunnerEvents on stdout
  *   attnscope sweep | merge | submit     what-if grids (runner/sweep/cli.ts)
- *   attnscope vllm-log <vllm.log> [--profile FILE] [--json]
+ *   attnscope vllm-log <vllm.log> [--profile FILE] [--startup K] [--json]
  *
  * Exit 0 on success, 2 on bad input (one line `file:line:col: message` on stderr, no output
  * file written), 1 on an internal failure or a failed write to stdout, 141 when stdout's reader
@@ -61,7 +61,7 @@ const USAGE = `usage:
   attnscope merge DIR... [--json FILE]
   attnscope submit --slurm <profile> [--set ...] [--tasks N] [--partition P] [--gpus-per-task G] [--cpus-per-task C] [--time T] [--out DIR] [--wait] [--poll S] [--quick] [--backend B]
   attnscope submit --k8s <profile> --image IMAGE --pvc CLAIM [--set ...] [--tasks N] [--gpus-per-task G] [--cpus-per-task C] [--namespace NS] [--out DIR] [--quick] [--backend B]
-  attnscope vllm-log <vllm.log> [--profile FILE] [--json]   (compare vLLM's start-up memory lines with the estimate)
+  attnscope vllm-log <vllm.log> [--profile FILE] [--startup K] [--json]   (compare vLLM's start-up memory lines with the estimate)
   attnscope --version`;
 
 /** `attnscope <command> --help`: USAGE's lines for that command (with their continuation lines); undefined for an unknown command. */
@@ -604,10 +604,12 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
 }
 
 async function vllmLogCommand(argv: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parse(argv, { profile: { type: 'string' }, json: { type: 'boolean', default: false } });
+  const { values, positionals } = parse(argv, { profile: { type: 'string' }, startup: { type: 'string' }, json: { type: 'boolean', default: false } });
   const profile = values.profile as string | undefined;
   const file = fileOfJsonFlagCommand(positionals, values.json === true, 'vllm-log', profile !== undefined ? ` --profile ${profile}` : '');
-  const { stdout, notes } = vllmLogReport(file, profile, values.json === true);
+  const startupText = values.startup as string | undefined;
+  if (startupText !== undefined && !/^[1-9]\d{0,8}$/.test(startupText)) throw new UsageError(`--startup must be a whole number >= 1 (which start-up of the log to read), got '${startupText}'`);
+  const { stdout, notes } = vllmLogReport(file, profile, values.json === true, startupText === undefined ? undefined : Number(startupText));
   for (const n of notes) io.stderr.write(`${n}\n`);
   io.stdout.write(stdout);
   return EXIT_OK;

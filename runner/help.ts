@@ -65,6 +65,7 @@ const BY_COMMAND: Record<string, Record<string, FlagHelp>> = {
   },
   'vllm-log': {
     profile: { value: 'FILE', text: "set the log's figures beside the estimate of this profile or config.json" },
+    startup: { value: 'K', text: 'in a log of several start-ups (a server restarted into the same file), read the K-th (default: the last with memory lines)' },
     json: { text: 'print the comparison as JSON on stdout' },
   },
 };

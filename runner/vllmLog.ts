@@ -1,11 +1,13 @@
 /**
- * `attnscope vllm-log LOG [--profile P] [--json]`: reads a vLLM start-up log and, with a
- * profile (or config.json) for the model, compares every memory figure it printed with the
+ * `attnscope vllm-log LOG [--profile P] [--startup K] [--json]`: reads a vLLM start-up log and,
+ * with a profile (or config.json) for the model, compares every memory figure it printed with the
  * estimate for the same settings, explaining each difference by its term (core/vllmlog).
- * Without a profile it lists the figures and the line each is on.
+ * Without a profile it lists the figures and the line each is on. A log of several start-ups (a
+ * server restarted into the same file) is read for one of them: the last that printed memory
+ * lines, or the K-th.
  */
 import { readFileSync } from 'node:fs';
-import { compareVllmLog, formatComparisonText, logFigureLines, parseVllmLog, UNREAD_LINE, UNREAD_WHY } from '../core/vllmlog';
+import { compareVllmLog, formatComparisonText, logFigureLines, parseVllmLog, UNREAD_LINE, UNREAD_WHY, type VllmLog } from '../core/vllmlog';
 import { isDeploymentProblem } from '../core/validate';
 import { InputError, readFailure } from './errors';
 import { loadProfile } from './load';
@@ -24,21 +26,49 @@ function readLog(file: string): string {
   }
 }
 
+/** "the first", "the 2nd", ... "the last": a start-up by its place among `count`. */
+function startupName(k: number, count: number): string {
+  if (k === count) return 'the last';
+  if (k === 1) return 'the first';
+  return `the ${k}${k % 10 === 2 && k % 100 !== 12 ? 'nd' : k % 10 === 3 && k % 100 !== 13 ? 'rd' : 'th'}`;
+}
+
+/**
+ * The note on a log of several start-ups: how many, which was read (its line), and the flag that
+ * reads another: `file:L:1: info: the log holds 2 start-ups (lines 1, 40); read the last (line 40);
+ * --startup 1 reads the first`. None for a log of one start-up.
+ */
+function startupNote(file: string, log: VllmLog, asked: boolean): string[] {
+  const n = log.startups.length;
+  if (n < 2) return [];
+  const read = log.startups[log.startup - 1]!;
+  const why = !asked && log.startup < n ? ` (${n - log.startup > 1 ? 'the later ones' : 'the last'} printed no memory line)` : '';
+  const other = log.startup === n ? n - 1 : n;
+  return [`${file}:${read.line}:1: info: the log holds ${n} start-ups (lines ${log.startups.map((s) => s.line).join(', ')}); read ${startupName(log.startup, n)} (line ${read.line})${why}; --startup ${other} reads ${startupName(other, n)}`];
+}
+
 /**
  * The command's output (stdout text) for `file` and an optional profile path; notes for stderr:
- * first each line of the log that could not be read (`file:line:1: warning: ...`), then the
- * log's model='...' line where it names another model than the profile's, then the profile's
- * problems.
- * @throws InputError when the log is unreadable or holds no vLLM memory line that could be read
- *   (at the first line that could not be, if any), or the profile is bad.
+ * first, for a log of several start-ups, which one was read; then each line of it that could not
+ * be read (`file:line:1: warning: ...`), then the log's model='...' line where it names another
+ * model than the profile's, then the profile's problems.
+ * @param startup the 1-based start-up to read (--startup); undefined: the last that printed memory lines.
+ * @throws InputError when the log is unreadable, holds no start-up `startup`, or its start-up holds
+ *   no vLLM memory line that could be read (at the first line that could not be, if any), or the
+ *   profile is bad.
  */
-export function vllmLogReport(file: string, profilePath: string | undefined, json: boolean): { stdout: string; notes: string[] } {
-  const log = parseVllmLog(readLog(file));
-  const unread = log.unread.map((u) => `${file}:${u.line}:1: warning: ${UNREAD_LINE}: ${u.text}`);
+export function vllmLogReport(file: string, profilePath: string | undefined, json: boolean, startup?: number): { stdout: string; notes: string[] } {
+  const log = parseVllmLog(readLog(file), { startup });
+  const count = log.startups.length;
+  if (startup !== undefined && log.startup !== startup) {
+    throw new InputError(`--startup ${startup}: the log holds ${count === 1 ? 'one start-up' : `${count} start-ups (lines ${log.startups.map((s) => s.line).join(', ')}): give 1 to ${count}`}`, file);
+  }
+  const unread = [...startupNote(file, log, startup !== undefined), ...log.unread.map((u) => `${file}:${u.line}:1: warning: ${UNREAD_LINE}: ${u.text}`)];
   if (Object.keys(log.figures).length === 0) {
     const first = log.unread[0];
     if (first) throw new InputError(`no vLLM start-up memory line could be read: ${UNREAD_WHY}${log.unread.length > 1 ? ` (and ${log.unread.length - 1} more)` : ''}: ${first.text}`, file, first.line);
-    throw new InputError('no vLLM start-up memory line found (weights loaded, KV cache memory, GPU blocks, KV cache size, maximum concurrency)', file);
+    const which = count > 1 ? ` in start-up ${log.startup} of ${count} (lines ${log.startups.map((s) => s.line).join(', ')})` : '';
+    throw new InputError(`no vLLM start-up memory line found${which} (weights loaded, KV cache memory, GPU blocks, KV cache size, maximum concurrency)`, file, count > 1 ? log.startups[log.startup - 1]!.line : 1);
   }
   if (profilePath === undefined) {
     const figures = logFigureLines({ ...log, unread: [] });

@@ -103,7 +103,19 @@ export interface VllmLogSettings {
   chunkedPrefill?: LogFigure<boolean>;
 }
 
+/** One start-up of the vLLM server or engine in a log ({@link startupsOf}). */
+export interface VllmStartup {
+  /** 1-based line it starts at: the first line of the log for the first, else its first start-up line (banner, API server version, args, engine config). */
+  line: number;
+  /** Whether it printed any memory line (one that carries a {@link MEMORY_LINE_CUES} cue). */
+  memoryLines: boolean;
+}
+
 export interface VllmLog {
+  /** Every start-up the log holds, in order (a server restarted into the same file writes two or more). */
+  startups: VllmStartup[];
+  /** The 1-based index into `startups` of the one read: figures, settings and unread lines are of it alone. */
+  startup: number;
   figures: VllmLogFigures;
   settings: VllmLogSettings;
   /**
@@ -237,18 +249,74 @@ const V1_PREFIX = /\bEngineCore\b|\[(?:gpu_model_runner|gpu_worker|kv_cache_util
 const V0_PREFIX = /(?:^|[\s[])(?:worker|model_runner|executor_base|gpu_executor)\.py:\d+\]/;
 
 /**
- * Parses a vLLM log. Never throws: text that is no vLLM log gives empty figures. When a figure
- * appears more than once (one line per tensor-parallel worker, a restart), the last one wins.
+ * The lines a vLLM start-up opens with (the text without its logger prefix), each printed once per
+ * start-up: api_server.py's "vLLM API server version 0.6.3", the 0.11+ ASCII banner's "version
+ * 0.19.0", the arguments (api_server's "args: Namespace(" to 0.6, utils.py's "non-default args: {"
+ * after), and llm_engine.py / core.py's "Initializing a V1 LLM engine (v0.10.1) with config" —
+ * once per engine process, so that one is told apart by its process prefix (EngineCore_DP0,
+ * EngineCore_DP1 under data parallelism).
  */
-export function parseVllmLog(text: string): VllmLog {
+const STARTUP_LINES: ReadonlyArray<{ kind: string; pattern: RegExp }> = [
+  { kind: 'api-server', pattern: /vLLM API server version v?[\w.+-]+/ },
+  { kind: 'banner', pattern: /[█▄▀].*\bversion v?\d+\.\d+/ },
+  { kind: 'args', pattern: /^(?:non-default args: \{|args: Namespace\()/ },
+  { kind: 'engine', pattern: /Initializing an? (?:V[01] )?LLM engine \(/ },
+];
+
+/**
+ * Splits a log's lines into start-ups. A start-up line opens a new start-up where the current one
+ * already has a line of its kind (a restart writes them again), or, for the server's own lines
+ * (banner, API server version, args), where the current one has printed memory lines already.
+ * An engine line after memory lines is one of a second engine (data parallelism) unless its
+ * process printed one before. Lines before the first start-up line belong to the first.
+ */
+function startupsOf(lines: readonly string[]): VllmStartup[] {
+  const startups: VllmStartup[] = [{ line: 1, memoryLines: false }];
+  let seen = new Set<string>();
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i]!;
+    if (raw.length > MAX_LINE_CHARS) continue;
+    const line = body(raw);
+    const mark = STARTUP_LINES.find((s) => s.pattern.test(line));
+    const current = startups[startups.length - 1]!;
+    if (mark) {
+      const kind = mark.kind === 'engine' ? `engine ${/\(([^)\s]+) pid=/.exec(raw)?.[1] ?? ''}` : mark.kind;
+      if (seen.has(kind) || (mark.kind !== 'engine' && current.memoryLines)) {
+        startups.push({ line: i + 1, memoryLines: false });
+        seen = new Set();
+      }
+      seen.add(kind);
+    }
+    if (lastCueAt(line) >= 0) startups[startups.length - 1]!.memoryLines = true;
+  }
+  return startups;
+}
+
+/** Generated tokens or base64 dumps: no start-up line is this long. */
+const MAX_LINE_CHARS = 20_000;
+
+/**
+ * Parses a vLLM log: one start-up of it ({@link startupsOf}), by default the last that printed a
+ * memory line (else the last), or `opts.startup` (1-based; outside 1 to the count: the default).
+ * Never throws: text that is no vLLM log gives empty figures. When a figure appears more than once
+ * in the start-up (one line per tensor-parallel worker), the last one wins.
+ */
+export function parseVllmLog(text: string, opts: { startup?: number } = {}): VllmLog {
   const figures: VllmLogFigures = {};
   const settings: VllmLogSettings = {};
   const unread: VllmLog['unread'] = [];
   const lines = text.split(/\r?\n/);
-  for (let i = 0; i < lines.length; i++) {
+  const startups = startupsOf(lines);
+  let lastWithMemory = startups.length - 1;
+  while (lastWithMemory >= 0 && !startups[lastWithMemory]!.memoryLines) lastWithMemory--;
+  const chosen = opts.startup !== undefined && Number.isInteger(opts.startup) && opts.startup >= 1 && opts.startup <= startups.length
+    ? opts.startup - 1
+    : lastWithMemory >= 0 ? lastWithMemory : startups.length - 1;
+  const from = startups[chosen]!.line - 1;
+  const to = chosen + 1 < startups.length ? startups[chosen + 1]!.line - 1 : lines.length;
+  for (let i = from; i < to; i++) {
     const raw = lines[i]!;
-    // Generated tokens or base64 dumps: no start-up line is this long.
-    if (raw.length > 20_000) continue;
+    if (raw.length > MAX_LINE_CHARS) continue;
     const line = body(raw);
     if (line === '') continue;
     const quoted = raw.trim().slice(0, 400);
@@ -281,7 +349,7 @@ export function parseVllmLog(text: string): VllmLog {
     figures.activationFromPeakTorch = true;
   }
   unread.sort((a, b) => a.line - b.line);
-  return { figures, settings, unread };
+  return { startups, startup: chosen + 1, figures, settings, unread };
 }
 
 /** "model='x', dtype=torch.bfloat16, max_seq_len=8192, tensor_parallel_size=1, ..." */

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../fixtures/tmp';
@@ -97,4 +97,26 @@ test('simulate --trace-model in another case than the BurstGPT trace\'s values k
   const none = cli(['simulate', profile, '--trace', trace, '--trace-model', 'claude']);
   assert.equal(none.code, 2);
   assert.equal(none.stderr, `${trace}:1:1: the burstgpt trace holds no requests (dropped: 5 of another Model than claude); its Model values: "ChatGPT" (4 rows), "GPT-4" (1 row): give one of them to --trace-model\n`);
+});
+
+test('vllm-log on a log of two start-ups reads the last and says so at its line; --startup 1 reads the first; --startup 3 is refused naming both', () => {
+  // The 0.11 Qwen2.5-7B start-up (lines 1-7) and then the 0.6.4 Llama-3.1-8B one from line 8, as a restart appends them.
+  const logs = join(root, 'test', 'unit', 'fixtures', 'vllm-logs');
+  const read = (name: string) => readFileSync(join(logs, name), 'utf8').trimEnd();
+  const dir = tempDir('attnscope-msg-');
+  const file = join(dir, 'restarted.log');
+  writeFileSync(file, `${read('constructed-v0.11-qwen2.5-7b.log')}\n${read('constructed-v0.6.4-llama-3.1-8b.log')}\n`);
+  const r = cli(['vllm-log', file]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stderr, `${file}:8:1: info: the log holds 2 start-ups (lines 1, 8); read the last (line 8); --startup 1 reads the first\n`);
+  // 0.6.4's blocks at line 13, and no usable figure: the 0.11 start-up's 71.27 GiB is not this one's.
+  assert.match(r.stdout, /GPU blocks\s+1,952\s+\(line 13\)/);
+  assert.doesNotMatch(r.stdout, /71\.27/);
+  const first = cli(['vllm-log', file, '--startup', '1']);
+  assert.equal(first.code, 0, first.stderr);
+  assert.equal(first.stderr, `${file}:1:1: info: the log holds 2 start-ups (lines 1, 8); read the first (line 1); --startup 2 reads the last\n`);
+  assert.match(first.stdout, /KV cache size \(tokens\)\s+1,038,832\s+\(line 5\)/);
+  const third = cli(['vllm-log', file, '--startup', '3']);
+  assert.equal(third.code, 2);
+  assert.equal(third.stderr, `${file}:1:1: --startup 3: the log holds 2 start-ups (lines 1, 8): give 1 to 2\n`);
 });
