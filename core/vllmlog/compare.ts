@@ -263,6 +263,23 @@ function v0ConcurrencyLog(log: VllmLog): boolean {
 }
 
 /**
+ * What an encoder-only model (`modelType`, e.g. "bert") does to a vLLM log's figures, in words:
+ * it keeps no KV cache, so vLLM sizes no pool for it. vLLM V1's GPUModelRunner.get_kv_cache_spec
+ * skips attention layers of type ENCODER_ONLY ("encoder-only attention does not need KV cache"),
+ * and EngineCore._initialize_kv_caches then profiles no KV budget ("Attention free models don't
+ * need memory for kv cache"): the log prints no KV cache memory, blocks or KV cache size.
+ * `logPool` words a log that printed a pool all the same (another model's).
+ */
+function encoderWhy(modelType: string): { short: string; long: string; logPool: (bytes: number) => string } {
+  const short = `${modelType} is an encoder-only model, which keeps no KV cache`;
+  return {
+    short,
+    long: `${short}: vLLM sizes no KV pool for it (V1 skips encoder-only attention layers in get_kv_cache_spec, profiles no KV budget and prints no KV cache memory, blocks or KV cache size), whatever the device memory`,
+    logPool: (bytes) => `this log's vLLM sized a ${formatGib(bytes)} pool, so it served a model with a decoder, not ${modelType}: compare with a profile or config.json of the log's model`,
+  };
+}
+
+/**
  * Compares a parsed log with the estimate of `profile` under the log's settings.
  * The profile supplies the model (the log names it but holds no config) and every setting the
  * log leaves out.
@@ -285,6 +302,10 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
     rows.push({ term: t, log: logText, logLine: logFig?.line ?? null, estimate: known ? formatGib(est) : '—', difference: logFig && known ? signed(est - logFig.value) : '', why });
   };
   const notModelled = `not modelled: the profile's ${explicit} is the KV budget`;
+  // An encoder-only model (BERT...) keeps no KV cache: its figures are said from the model's
+  // kind, not from a device budget it does not need ({@link encoderWhy}).
+  const encoder = !e.hasKvCache ? encoderWhy(profile.model.modelType) : null;
+  const notSized = encoder ? `not modelled: ${encoder.short}` : 'no device budget';
 
   row('device memory (total_gpu_memory)', f.totalGpuMemoryBytes, e.pool.deviceMemoryBytes,
     f.totalGpuMemoryBytes ? 'taken from the log' : `${e.pool.deviceSource || 'no device memory in the profile'}: the log prints none`, undefined, deviceKnown);
@@ -316,14 +337,14 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
     : '';
   row('activation peak (PyTorch)', f.activationPeakBytes, act, (actTerm
     ? `${actTerm.origin === 'profile' ? 'engine.activation_gib in the profile' : `modelled at ${actTerm.basis}`}${f.activationPeakBytes ? '; vLLM measured its profiling forward pass (and, in V1, the sampler over max_num_seqs rows): set engine.activation_gib to the measured figure to size with it' : ''}`
-    : explicit ? notModelled : 'no device budget') + fromPeak, f.activationPeakBytes && fromPeak ? `${formatGib(f.activationPeakBytes.value)} (derived)` : undefined, actTerm !== undefined);
+    : explicit ? notModelled : notSized) + fromPeak, f.activationPeakBytes && fromPeak ? `${formatGib(f.activationPeakBytes.value)} (derived)` : undefined, actTerm !== undefined);
 
   const nonTorch = term(e, 'nonTorch') + term(e, 'nccl');
   const ntTerms = e.pool.reserve.filter((t) => t.key === 'nonTorch' || t.key === 'nccl');
   // vLLM 0.2.7-0.6.4 at tensor_parallel_size > 1: the estimate leaves the NCCL buffers unknown
   // (not subtracted) and tells the user to size them from a real log: this one.
   const ncclUnknown = e.pool.budgetSource === 'device' && e.pool.reserve.some((t) => t.key === 'nccl' && t.unknown === true);
-  row('non-torch memory (incl. NCCL)', f.nonTorchBytes, nonTorch, ntTerms.length === 0 ? explicit ? notModelled : 'no device budget' : `${ntTerms.map((t) => `${t.label} ${formatGib(t.bytes)}: ${t.basis}`).join('; ')}${f.nonTorchBytes ? `; vLLM measured what grew outside torch during profiling${ncclUnknown ? `. ${ncclFromNonTorch(f.nonTorchBytes.value, term(e, 'nonTorch'))}` : ''}` : ncclUnknown ? '; the KV cache memory row sizes the NCCL buffers from this log' : ''}`, undefined, e.pool.budgetSource === 'device');
+  row('non-torch memory (incl. NCCL)', f.nonTorchBytes, nonTorch, ntTerms.length === 0 ? explicit ? notModelled : notSized : `${ntTerms.map((t) => `${t.label} ${formatGib(t.bytes)}: ${t.basis}`).join('; ')}${f.nonTorchBytes ? `; vLLM measured what grew outside torch during profiling${ncclUnknown ? `. ${ncclFromNonTorch(f.nonTorchBytes.value, term(e, 'nonTorch'))}` : ''}` : ncclUnknown ? '; the KV cache memory row sizes the NCCL buffers from this log' : ''}`, undefined, e.pool.budgetSource === 'device');
 
   const graphs = e.pool.reserve.find((t) => t.key === 'cudaGraph');
   const graphBytes = graphs?.subtracted ? graphs.bytes : 0;
@@ -371,7 +392,9 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   /** Whether the printed terms' differences explain part of the budget's (set with kvWhy). */
   let printedDiffer = false;
   let kvWhy = 'usable − weights − activation peak − non-torch memory (− CUDA graphs when counted)';
-  if (explicit) {
+  if (encoder) {
+    kvWhy = logKv ? `${encoder.short}; ${encoder.logPool(logKv.value)}` : encoder.long;
+  } else if (explicit) {
     kvWhy = `${explicit} in the profile (its KV budget, as estimate sizes it)${logKv ? Math.abs(kvDiff) <= LOG_ROUNDING_BYTES ? '; agrees to the log\'s 0.01 GiB' : '; the log\'s pool had another budget: compare without kv_cache.memory_gib / num_pages to size it from the device as vLLM did' : ''}`;
   } else if (logKv && noPool) {
     kvWhy = 'no pool is sized without the device memory (see the note)';
@@ -412,7 +435,7 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
         ? `the terms' differences account for ${signed(explained)}, each as it moves the budget: ${partsText(parts)}${unexplained}${ncclText}`
         : `${unexplained.replace(/^; /, '') || 'the log gives no term to attribute the difference to'}${ncclText}`);
   }
-  row('KV cache memory', logKv, e.pool.budgetBytes, kvWhy, logKv ? `${formatGib(logKv.value)}${derivedKv ? ' (derived)' : ''}` : null, !noPool);
+  row('KV cache memory', logKv, e.pool.budgetBytes, kvWhy, logKv ? `${formatGib(logKv.value)}${derivedKv ? ' (derived)' : ''}` : null, !noPool || encoder !== null);
   // Within the log's two-decimal rounding the budgets agree: no difference shown.
   const kvRow = rows[rows.length - 1]!;
   if (explicit && logKv && Math.abs(kvDiff) <= LOG_ROUNDING_BYTES) kvRow.difference = '';
@@ -430,9 +453,10 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
       difference: same ? '' : signedCount(e.kvBytesPerToken - Math.round(implied)),
       why: same
         ? 'the same model, dtype and tensor parallelism (the log\'s budget is rounded to 0.01 GiB, and vLLM\'s pool is whole blocks)'
-        : `the log's pool holds another KV size per token: check the model (the profile's is ${profile.model.modelType}), kv_cache_dtype (${e.kvDtype}) and tensor_parallel_size (${p.device.tensorParallelSize})`,
+        : encoder ? `${encoder.short}: the log's pool holds another model's`
+          : `the log's pool holds another KV size per token: check the model (the profile's is ${profile.model.modelType}), kv_cache_dtype (${e.kvDtype}) and tensor_parallel_size (${p.device.tensorParallelSize})`,
     });
-    if (!same) notes.push('KV bytes per token differ: the log is not of this profile\'s model and settings, so the block counts cannot agree');
+    if (!same && !encoder) notes.push('KV bytes per token differ: the log is not of this profile\'s model and settings, so the block counts cannot agree');
   }
 
   // What the pool would be with the log's own terms: the residual is rounding or KV size.
@@ -450,7 +474,9 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
     }
     pagesWithLogTerms = estimate(q).pool.pages;
   }
-  if (logBlocks !== undefined && noPool) {
+  if (logBlocks !== undefined && encoder) {
+    rows.push({ term: blocksTerm, log: formatCount(logBlocks), logLine: blocksLine, estimate: '0', difference: signedCount(-logBlocks), why: `no pool: ${encoder.short}` });
+  } else if (logBlocks !== undefined && noPool) {
     rows.push({ term: blocksTerm, log: formatCount(logBlocks), logLine: blocksLine, estimate: '—', difference: '', why: `no pool is sized without the device memory${pagesWithLogTerms !== null ? `; with the log's ${f.kvCacheBytes ? 'KV cache memory' : 'terms'} the estimate gives ${formatCount(pagesWithLogTerms)}` : ''}` });
   } else if (logBlocks !== undefined) {
     const d = e.pool.pages - logBlocks;
@@ -492,6 +518,7 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
     });
   }
   if (rows.every((r) => r.log === null)) notes.push('no vLLM memory line was found in the log (weights, KV cache memory, GPU blocks, KV cache size, maximum concurrency)');
+  if (encoder) notes.push(logKv || logBlocks !== undefined || f.kvCacheTokens ? `${encoder.long}; this log's vLLM sized a KV pool, so it served a model with a decoder: the log is not of this profile's model; compare with a profile or config.json of the log's model` : `${encoder.long}: only the weights compare`);
   if (noPool && e.hasKvCache) notes.push('neither the log nor the profile gives the device memory or a KV budget, so the estimate sizes no pool: set device.gpu, device.memory_gib or kv_cache.memory_gib');
   return { rows, fromLog, fromProfile, estimate: e, pagesWithLogTerms, notes, unread: log.unread, modelMismatch: modelMismatchOf(log, profile) };
 }

@@ -120,3 +120,24 @@ test('vllm-log on a log of two start-ups reads the last and says so at its line;
   assert.equal(third.code, 2);
   assert.equal(third.stderr, `${file}:1:1: --startup 3: the log holds 2 start-ups (lines 1, 8): give 1 to 2\n`);
 });
+
+test('vllm-log --profile of an encoder-only model (BERT) says the model keeps no KV cache, not that the device memory is missing', () => {
+  const bert = join(root, 'test', 'fixtures', 'configs', 'bert-base-uncased.config.json');
+  const dir = tempDir('attnscope-msg-');
+  // What vLLM V1 prints for an encoder-only model: its weights, and no KV line (get_kv_cache_spec
+  // skips ENCODER_ONLY layers; _initialize_kv_caches profiles no budget). 109,482,240 params · 2 B = 0.20 GiB.
+  const log = join(dir, 'bert.log');
+  writeFileSync(log, '(EngineCore_DP0 pid=2) INFO 10-02 09:00:21 [gpu_model_runner.py:2653] Model loading took 0.2044 GiB and 1.5 seconds\n');
+  const r = cli(['vllm-log', log, '--profile', bert]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^KV cache memory\s+—\s+0 B\s+—\n {4}bert is an encoder-only model, which keeps no KV cache: vLLM sizes no KV pool for it \(V1 skips encoder-only attention layers in get_kv_cache_spec/m);
+  assert.match(r.stdout, /^activation peak \(PyTorch\)\s+—\s+—\s+—\n {4}not modelled: bert is an encoder-only model, which keeps no KV cache$/m);
+  assert.match(r.stdout, /note: bert is an encoder-only model, .*: only the weights compare$/m);
+  assert.doesNotMatch(r.stdout, /without the device memory|no device budget/);
+  // A log that sized a pool (the 0.11 Qwen2.5-7B one) is another model's: said so, with the blocks' difference.
+  const qwen = join(root, 'test', 'unit', 'fixtures', 'vllm-logs', 'constructed-v0.11-qwen2.5-7b.log');
+  const other = cli(['vllm-log', qwen, '--profile', bert]);
+  assert.equal(other.code, 0, other.stderr);
+  assert.match(other.stdout, /^KV cache memory\s+55\.48 GiB \[4\]\s+0 B\s+−55\.48 GiB\n {4}bert is an encoder-only model, which keeps no KV cache; this log's vLLM sized a 55\.48 GiB pool, so it served a model with a decoder, not bert: compare with a profile or config\.json of the log's model$/m);
+  assert.doesNotMatch(other.stdout, /without the device memory|no device budget/);
+});
