@@ -83,6 +83,11 @@ export interface SweepMetrics {
   /** With an `slo` in the profile: fraction of requests meeting it, and those requests per simulated second. */
   sloAttainment?: number;
   goodputRequestsPerSec?: number;
+  /** The SLO the point was judged by (the profile's `slo`, ms), and its p90 TTFT / TPOT (s, modelled): what a point short of it would have to relax. */
+  sloTtftMs?: number;
+  sloTpotMs?: number;
+  p90TtftS?: number;
+  p90TpotS?: number;
   /** Median paged_decode time of the largest decode case / its batch size: measured ns per generated token. */
   decodeNsPerToken?: number;
   /** That case's p10 and p90 / its batch size: the spread the measurement itself showed (ns per token). */

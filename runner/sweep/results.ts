@@ -241,6 +241,10 @@ export function metricsOf(run: RunResult): SweepMetrics {
       if (lat.tpot) m.p99TpotS = lat.tpot.p99;
       if (lat.sloAttainment !== undefined) m.sloAttainment = lat.sloAttainment;
       if (lat.goodputRequestsPerSec !== undefined) m.goodputRequestsPerSec = lat.goodputRequestsPerSec;
+      if (lat.slo?.ttftMs !== undefined) m.sloTtftMs = lat.slo.ttftMs;
+      if (lat.slo?.tpotMs !== undefined) m.sloTpotMs = lat.slo.tpotMs;
+      if (lat.ttft && lat.slo) m.p90TtftS = lat.ttft.p90;
+      if (lat.tpot && lat.slo) m.p90TpotS = lat.tpot.p90;
     }
   }
   const dc = decodeCaseOf(run.cases ?? []);
@@ -347,6 +351,35 @@ export function bestRow(rows: readonly SweepReportRow[]): BestRow | null {
   }
   return pickRate(served.filter((r) => r.metrics.throughputTokensPerSec !== undefined), (r) => r.metrics.throughputTokensPerSec!,
     'highest simulated output throughput among points that reject no request', 'simulated throughput');
+}
+
+/**
+ * Why a report has no best row when its points were judged by an SLO and none met it: the SLO,
+ * the point closest to meeting it (the most requests meeting it), and, for each bound, that
+ * point's p90 against it — a point meets the SLO when >= 90 % of its requests meet both bounds,
+ * so a p90 over a bound is what keeps it short, and the bound it would take. Null when a row
+ * meets it or no row was judged by one.
+ */
+export function noBestText(rows: readonly SweepReportRow[]): string | null {
+  const judged = rows.filter((r) => r.status === 'ok' && r.metrics.sloAttainment !== undefined);
+  if (judged.length === 0 || judged.some((r) => r.metrics.sloAttainment! >= SLO_ATTAINMENT)) return null;
+  const closest = judged.reduce((b, r) => (r.metrics.sloAttainment! > b.metrics.sloAttainment! ? r : b));
+  const m = closest.metrics;
+  const ms = (s: number) => formatDuration(s * 1e9);
+  const bounds = [
+    m.sloTtftMs !== undefined ? `TTFT <= ${formatDuration(m.sloTtftMs * 1e6)}` : '',
+    m.sloTpotMs !== undefined ? `TPOT <= ${formatDuration(m.sloTpotMs * 1e6)}` : '',
+  ].filter(Boolean);
+  const slo = `${bounds.length > 0 ? bounds.join(' and ') : 'the profile\'s SLO'} for >= ${formatPercent(SLO_ATTAINMENT, 0)} of requests`;
+  const over: string[] = [];
+  const within: string[] = [];
+  for (const [name, key, p90, bound] of [['TTFT', 'slo.ttft_ms', m.p90TtftS, m.sloTtftMs], ['TPOT', 'slo.tpot_ms', m.p90TpotS, m.sloTpotMs]] as const) {
+    if (p90 === undefined || bound === undefined) continue;
+    if (p90 * 1000 > bound) over.push(`p90 ${name} ${ms(p90)} is over its bound by ${ms(p90 - bound / 1000)} (${key} >= ${formatSignificant(p90 * 1000)} would let 90% meet ${name} alone)`);
+    else within.push(`p90 ${name} ${ms(p90)} is within its bound`);
+  }
+  const why = [...over, ...within].join('; ');
+  return `no point meets the SLO (${slo}): closest is ${closest.label} with ${formatPercent(m.sloAttainment!)} of requests meeting it${why ? `; its ${why}` : ''}; relax the SLO or lower the load (workload.arrival_rate)`;
 }
 
 export interface MergeOptions {
@@ -503,6 +536,9 @@ export function formatReport(report: SweepReport): string {
   if (report.best) {
     lines.push('', `best: ${report.best.label}${multiEnv ? ` (env ${String.fromCharCode(65 + envKeys.indexOf(report.best.environmentKey))})` : ''} — ${report.best.rule}`);
     if (report.best.tie) lines.push(`      ${report.best.tie}`);
+  } else {
+    const none = noBestText(report.rows);
+    if (none) lines.push('', none);
   }
   const notes = sweepProvenance(report);
   if (notes.length > 0) lines.push('', ...notes);
