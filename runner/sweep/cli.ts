@@ -18,14 +18,14 @@ import { slurmTimeProblem } from '../../core/config/sweep';
 import { EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../../core/protocol/runner';
 import type { SweepReport } from '../../core/protocol/sweep';
 import { checkOutputDir, checkOutputPath, EXIT_CANCELLED, namesStdout, parse, writeOutput, type RunInput } from '../args';
-import { CancelledError, InputError, UsageError } from '../errors';
+import { CancelledError, eachInputError, InputError, UsageError } from '../errors';
 import { benchRefusal } from '../preflight';
 import { Progress } from '../progress';
 import { indexedJobManifest, k8sNameProblem, k8sResultsDir, ManifestError } from './k8s';
 import { parseShard, runSweepLocally, shardFromEnvironment, shardPoints, type LocalSweepResult, type Shard } from './local';
 import { checkReportFile, formatReport, listResultFiles, mergeResults, REPORT_FILE } from './results';
 import { cancelJob, sbatchScript, SlurmError, submitBatch, taskEnds, waitForJob } from './slurm';
-import { loadSweep, type SweepPlan } from './spec';
+import { loadSweep, throwPointErrors, type SweepPlan } from './spec';
 import { runWorker } from './worker';
 
 function backendOf(v: unknown): Backend {
@@ -79,17 +79,20 @@ function earlierSweepDirs(plan: SweepPlan, outDir: string): string[] {
 function prepare(file: string, set: string[], quick: boolean, backend: Backend, say: (line: string, level: 'info' | 'warn') => void = (l) => process.stderr.write(`${l}\n`)): SweepPlan {
   const plan = loadSweep(file, { set, benchOptions: { quick, backend } });
   const axisKeys = new Set(plan.axes.map((a) => a.key));
+  // Every point's refusals at once, as loadSweep lists its points' errors.
+  const errors: Error[] = [];
   for (const p of plan.points) {
     if (plan.job !== 'simulate') {
       const refusal = benchRefusal(p.profile, quick);
-      if (refusal) throw plan.errorAt(p, refusal.key, refusal.message);
+      if (refusal) errors.push(plan.errorAt(p, refusal.key, refusal.message));
     }
     const pool = plan.job !== 'bench' ? poolSizeProblem(p.profile) : null;
     if (pool) {
       const key = pool.keys.find((k) => axisKeys.has(k)) ?? pool.keys.find((k) => p.profile.ranges[k] !== undefined) ?? pool.keys[0]!;
-      throw plan.errorAt(p, key, pool.message);
+      errors.push(plan.errorAt(p, key, pool.message));
     }
   }
+  throwPointErrors(errors, file);
   for (const n of plan.notes) say(n, / warning: /.test(n) ? 'warn' : 'info');
   return plan;
 }
@@ -162,7 +165,7 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   try {
     return await runSweepCommand(values, positionals, events ? emit : null);
   } catch (e) {
-    if (events && e instanceof InputError) emit({ type: 'error', message: e.message, file: e.file, line: e.line, column: e.column });
+    if (events && e instanceof InputError) for (const one of eachInputError(e)) emit({ type: 'error', message: one.message, file: one.file, line: one.line, column: one.column });
     throw e;
   }
 }

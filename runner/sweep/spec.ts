@@ -18,7 +18,7 @@ import {
   type Problem, type SlurmSettings, type SourceRange, type SweepAxis, type SweepJob, type ValueNode,
 } from '../../core/config';
 import type { SweepPointRef } from '../../core/protocol/sweep';
-import { InputError, readFailure, UsageError } from '../errors';
+import { InputError, InputErrors, readFailure, UsageError } from '../errors';
 import { deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../../core/validate';
 import type { Profile } from '../../core/config/types';
 
@@ -118,6 +118,30 @@ export function parseSetArg(arg: string, virtualOffset: number): SweepAxis {
     throw new UsageError(`--set ${arg}: ${(e as Error).message.split('\n')[0]}`, false);
   }
   return { key, values: values.map((v) => nodeOf(v, range)), keyRange: null };
+}
+
+/** Most point errors listed one by one; the rest are counted in one more line. */
+export const MAX_POINT_ERRORS = 20;
+
+/**
+ * Throws every error of a sweep's points at once, as loadProfile does a profile's (481419a): the
+ * errors at a place in a file (InputError) each once (points sharing a value share its error),
+ * sorted by file and position, at most {@link MAX_POINT_ERRORS} and then a count; where none is
+ * in a file, the `--set` arguments' (UsageError) in one line. Nothing when `errors` is empty.
+ * @param file the profile as the user typed it, where the count is placed.
+ */
+export function throwPointErrors(errors: readonly Error[], file: string): void {
+  const inFile = new Map<string, InputError>();
+  for (const e of errors) if (e instanceof InputError && !inFile.has(e.format())) inFile.set(e.format(), e);
+  if (inFile.size > 0) {
+    const sorted = [...inFile.values()].sort((a, b) => Number(b.file === file) - Number(a.file === file) || a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
+    const shown = sorted.slice(0, MAX_POINT_ERRORS);
+    if (sorted.length > shown.length) shown.push(new InputError(`${sorted.length - shown.length} more point errors like the ones above, not shown one by one`, file));
+    throw new InputErrors(shown);
+  }
+  const usage = [...new Set(errors.filter((e) => e instanceof UsageError).map((e) => e.message))];
+  if (usage.length > 0) throw new UsageError(usage.slice(0, MAX_POINT_ERRORS).join('; ') + (usage.length > MAX_POINT_ERRORS ? `; ${usage.length - MAX_POINT_ERRORS} more` : ''), false);
+  if (errors[0]) throw errors[0];
 }
 
 /** The workload keys whose absence the profile reader fills with a default (schemas/attn-profile.schema.json). */
@@ -224,16 +248,22 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
 
   const notes = new Set<string>();
   const points: SweepPoint[] = [];
+  // Every point's errors, listed together before any work (throwPointErrors).
+  const errors: Error[] = [];
   for (let index = 0; index < total; index++) {
     const read = readSweepPoint(root, axes, index, abs, host);
-    const error = read.problems.find((p) => p.severity === 'error');
-    if (error || !read.point) throw error ? errorAtRange(error.range, error.message, error.file) : new InputError(`sweep point ${read.label}: not a valid profile`, file);
+    const pointErrors = read.problems.filter((p) => p.severity === 'error');
+    if (pointErrors.length > 0 || !read.point) {
+      errors.push(...(pointErrors.length > 0 ? pointErrors.map((e) => errorAtRange(e.range, e.message, e.file)) : [new InputError(`sweep point ${read.label}: not a valid profile`, file)]));
+      continue;
+    }
     const { values, profile } = read.point;
     // The pool a simulation cannot size is refused per point by the sweep's own check (runner/sweep/cli.ts prepare).
     const deployment = deploymentProblems(profile).filter((p) => p.code !== POOL_NOT_SIMULABLE);
     for (const p of [...read.problems, ...deployment]) notes.add(noteOf({ ...p, severity: runSeverity(p) }));
     points.push({ id: pointId(values), index, values, label: read.label, profile });
   }
+  throwPointErrors(errors, file);
 
   const plainAxes = axes.map((a) => ({ key: a.key, values: a.values.map(toPlain) }));
   const modelTexts = [...new Set(points.map((p) => p.profile.modelPath).filter((m): m is string => m !== null))]
