@@ -488,7 +488,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
       if (e instanceof RangeError) throw new InputError(e.message, flags.calibrate);
       throw e;
     }
-    const replayTrace = readTraceFile(flags.calibrate, { format: 'vllm-bench', maxModelLen: profile.workload?.maxModelLen ?? referenceSeqLen(profile), warnings: [] });
+    const replayTrace = readTraceFile(flags.calibrate, { format: 'vllm-bench', maxModelLen: referenceSeqLen(profile), warnings: [] });
     calibrationReplay = { bench: result!, notes: replayTrace.notes };
   }
   // The native part first: a missing one is said before seconds of preparation, and a reader of

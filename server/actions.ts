@@ -3,7 +3,7 @@
  * removes the cause, so the diagnostic clears on the next check: a valid divisor for KV heads,
  * each tensor_parallel_size that fits the model,
  * the nearest supported page_size, a missing head_dim, a misspelt or unknown key, an enum value
- * core suggests, a length cut to the model's limit, a `model:` path changed to a config on disk. A problem in the config.json a profile points
+ * core suggests, a length cut to the model's limit, a max_model_len the KV pool holds, a `model:` path changed to a config on disk. A problem in the config.json a profile points
  * at is fixed in that file. Diagnostics the client sends are matched to the current analysis by
  * the problem key in their `data`, else by code, message and overlapping range, so a stale
  * diagnostic gets no (possibly wrong) edit.
@@ -204,6 +204,20 @@ const FIXES: Record<string, FixMaker> = {
     if (profile === null) return [];
     const written = t.text.slice(p.range.offset, p.range.offset + p.range.length).replace(/^["']|["']$/g, '');
     return closestModelConfigs(written, modelConfigsNear(profile)).map((path) => ({ title: `Change to ${path}`, edits: [replace(t, p.range, literal(t, path))] }));
+  },
+  // The pool holds no max_model_len sequence (core/estimate/checks.ts concurrencyProblems):
+  // workload.max_model_len set to the longest that fits, vLLM's "estimated maximum model
+  // length", written over the value or added to the workload block. Without a workload block,
+  // adding one would also make the profile simulate, so no edit is offered.
+  'pool-below-max-model-len': (t, p) => {
+    const fits = Number(p.data?.['maxModelLenThatFits']);
+    if (!Number.isInteger(fits) || fits < 1) return [];
+    const title = `Set workload.max_model_len to ${fits} (the longest the KV pool holds)`;
+    const written = propertyAtPath(t, 'workload.max_model_len');
+    if (written !== null) return [{ title, edits: [replace(t, written.property.value.range, String(fits))] }];
+    const workload = propertyAtPath(t, 'workload')?.property.value;
+    const last = workload?.type === 'object' ? workload.properties?.at(-1) : undefined;
+    return workload && last ? [{ title, edits: [insertAfter(t, { path: ['workload', last.key], property: last, parent: workload }, 'max_model_len', fits)] }] : [];
   },
   'exceeds-max-position': (t, p) => {
     const limit = Number(p.data?.['limit']);

@@ -15,7 +15,7 @@ import { describe, KeyReader, MAX_HEADS, MAX_LAYERS, MAX_WIDTH } from './keys';
 import { readQuantization } from './quantization';
 import { readVisionTower } from './vision';
 import { getProperty, parseJsonTree, type ParsedTree, type ValueNode } from './tree';
-import type { AttentionKind, Dtype, MlaSpec, ModelSpec, MoeSpec, ReadResult, SourceRange } from './types';
+import type { AttentionKind, ContextLengthKeys, Dtype, MlaSpec, ModelSpec, MoeSpec, ReadResult, SourceRange } from './types';
 
 /**
  * Builds a ModelSpec from a parsed HF config (a config.json root, or a profile's inline
@@ -324,7 +324,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   const attentionOutputBias = attnBiasKey ?? BIASED_TYPES.has(family);
   const mlpBias = r.bool(['mlp_bias']) ?? r.bool(['bias', 'use_bias', 'add_bias_linear']) ?? (BIASED_TYPES.has(family) || family === 'gpt_oss');
   const maxPositionEmbeddings = r.num('maxPositionEmbeddings', ALIASES.maxPositionEmbeddings) ?? null;
-  const maxModelLenLimit = modelMaxLenLimit(r, family, maxPositionEmbeddings);
+  const contextLength = readContextLength(r, maxPositionEmbeddings);
   const positionEmbeddingRows = LEARNED_POSITION_TYPES.has(family) ? (maxPositionEmbeddings ?? 0) + (family === 'opt' ? 2 : 0) : 0;
   const typeVocabSize = isEncoder ? r.num(null, ['type_vocab_size'], { min: 0 }) ?? 0 : 0;
 
@@ -373,7 +373,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     intermediateSize,
     vocabSize,
     maxPositionEmbeddings,
-    maxModelLenLimit,
+    contextLength,
     slidingWindow,
     layerTypes,
     moe,
@@ -475,38 +475,49 @@ export function isModelConfigFile(path: string, text: string, parsed?: ParsedTre
   return shape((k) => new RegExp(`"${k}"\\s*:`).test(text));
 }
 
+/** vLLM's possible_keys for a model's length, in its order (vllm/config/model.py _get_and_verify_max_len). */
+const VLLM_LENGTH_KEYS = [
+  'max_position_embeddings', 'n_positions', 'max_seq_len', 'seq_length', 'model_max_length',
+  'max_target_positions', 'max_sequence_length', 'max_seq_length', 'seq_len',
+] as const;
+
+/** A positive integer written under `key` in the config's scopes (text_config first), else null; nothing reported. */
+function quietLength(r: KeyReader, key: string, node?: ValueNode): number | null {
+  const v = node ? getProperty(node, key)?.value : r.find([key])?.prop.value;
+  return v?.type === 'number' && typeof v.value === 'number' && Number.isSafeInteger(v.value) && v.value >= 1 ? v.value : null;
+}
+
 /**
- * The longest max_model_len vLLM accepts for a config, as vllm/config/model.py
- * _get_and_verify_max_len derives it: the config's length (max_position_embeddings and its
- * aliases; model_max_length, Command-R's key, wins where given), then rope_scaling (or
- * transformers' newer rope_parameters), except for Gemma 3, whose length is already scaled: a
- * rope_type other than "su", "longrope" and "llama3" multiplies the length by `factor` (1 when
- * absent, as "default" has none), and "yarn" multiplies original_max_position_embeddings instead.
- * A longer max_model_len makes vLLM raise "User-specified max_model_len (N) is greater than the
- * derived max_model_len (...)" unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. gpt-oss-20b: yarn,
- * 4,096 × 32 = 131,072; Qwen3-8B with its card's YaRN setting (factor 4): 32,768 × 4 = 131,072.
- * null where the config gives no length (vLLM then takes 2048 or the user's value).
+ * The keys vLLM derives max_model_len from (ModelSpec.contextLength; the rule is core/estimate
+ * vllmMaxModelLen). Read quietly: a wrong max_position_embeddings is reported where the aliases
+ * are read. `maxPositionEmbeddings` stands for max_position_embeddings when no key of vLLM's is
+ * written (a transformers class default, or the n_ctx alias), as vLLM's getattr sees the class's.
  */
-function modelMaxLenLimit(r: KeyReader, family: string, maxPositionEmbeddings: number | null): { tokens: number; basis: string } | null {
-  const modelMaxLength = r.num(null, ['model_max_length']);
-  let tokens: number | null = modelMaxLength ?? maxPositionEmbeddings;
-  if (tokens === null) return null;
-  let basis = `${modelMaxLength !== undefined ? 'model_max_length' : 'max_position_embeddings'} ${tokens.toLocaleString('en-US')}`;
-  const rope = r.find(['rope_scaling', 'rope_parameters'])?.prop.value;
-  if (rope && rope.type === 'object' && !family.includes('gemma3')) {
-    const field = (key: string): unknown => getProperty(rope, key)?.value.value;
-    const ropeType = String(field('rope_type') ?? field('type') ?? 'default');
-    if (!['su', 'longrope', 'llama3'].includes(ropeType)) {
-      const factor = typeof field('factor') === 'number' ? (field('factor') as number) : 1;
-      const original = field('original_max_position_embeddings');
-      if (ropeType === 'yarn' && typeof original === 'number') {
-        tokens = original * factor;
-        basis = `rope_scaling yarn: original_max_position_embeddings ${original.toLocaleString('en-US')} × factor ${factor} = ${tokens.toLocaleString('en-US')}`;
-      } else if (factor !== 1) {
-        basis = `${basis} × rope_scaling ${ropeType} factor ${factor} = ${(tokens * factor).toLocaleString('en-US')}`;
-        tokens *= factor;
-      }
+function readContextLength(r: KeyReader, maxPositionEmbeddings: number | null): ContextLengthKeys {
+  const lengths: ContextLengthKeys['lengths'] = [];
+  for (const key of VLLM_LENGTH_KEYS) {
+    const tokens = quietLength(r, key);
+    if (tokens !== null) lengths.push({ key, tokens });
+  }
+  if (lengths.length === 0 && maxPositionEmbeddings !== null) lengths.push({ key: 'max_position_embeddings', tokens: maxPositionEmbeddings });
+  const rope: ContextLengthKeys['rope'] = [];
+  const found = r.find(['rope_scaling', 'rope_parameters'])?.prop.value;
+  if (found?.type === 'object') {
+    // transformers v5: one rope_parameters per layer type ({ full_attention: {...}, sliding_attention: {...} }).
+    const props = found.properties ?? [];
+    const perLayer = props.length > 0 && props.every((p) => p.value.type === 'object');
+    for (const node of perLayer ? props.map((p) => p.value) : [found]) {
+      const str = (key: string): string | undefined => {
+        const v = getProperty(node, key)?.value;
+        return v?.type === 'string' ? String(v.value) : undefined;
+      };
+      const factor = getProperty(node, 'factor')?.value;
+      rope.push({
+        ropeType: str('rope_type') ?? str('type') ?? 'default',
+        factor: factor?.type === 'number' && typeof factor.value === 'number' && factor.value > 0 ? factor.value : null,
+        originalMaxPositionEmbeddings: quietLength(r, 'original_max_position_embeddings', node),
+      });
     }
   }
-  return { tokens, basis };
+  return { lengths, rope, originalMaxPositionEmbeddings: quietLength(r, 'original_max_position_embeddings') };
 }

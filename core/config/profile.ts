@@ -9,6 +9,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { isProfilePath } from './fileKinds';
 import { guarded, modelSpecFromTree, readModelConfig, readModelConfigTree } from './model';
 import { semanticProblems } from './profileChecks';
+import { vllmMaxModelLen } from '../estimate/index';
 import { defaultCases, defaultDtype, PROFILE_DEFAULTS, profileFromModelConfig } from './profileDefaults';
 import { describeValue, schemaProblems, validate } from './profileSchema';
 import { getProperty, parseJsonTree, parseYamlTree, toPlain, unsafeIntegerText, type ParsedTree, type ValueNode } from './tree';
@@ -298,7 +299,8 @@ function readValuesUnguarded(parsed: ParsedTree, file: string, host: ProfileHost
   let workload: WorkloadSpec | null = null;
   if (plain.workload && typeof plain.workload === 'object') {
     const w = plain.workload as Plain;
-    const maxModelLen = (w.max_model_len as number | undefined) ?? Math.min(model.maxPositionEmbeddings ?? D.workload.maxModelLen, D.workload.maxModelLen);
+    // Not written: vLLM's default for the model, what `vllm serve` without --max-model-len takes.
+    const maxModelLen = (w.max_model_len as number | undefined) ?? vllmMaxModelLen(model).tokens;
     workload = {
       requests: (w.requests as number | undefined) ?? D.workload.requests,
       arrivalRate: (w.arrival_rate as number | undefined) ?? D.workload.arrivalRate,

@@ -5,7 +5,7 @@
  * by core/validate.ts on the profile of a file's valid keys when others have errors.
  */
 import { nearestPageSize } from '../estimate/checks';
-import { batchDefaults, deviceMemory, maxNumBatchedTokensOf, maxNumSeqsOf } from '../estimate/index';
+import { batchDefaults, deviceMemory, maxNumBatchedTokensOf, maxNumSeqsOf, vllmMaxModelLen } from '../estimate/index';
 import { formatCount } from '../format';
 import { divisors } from './model';
 import { anchorOf } from './profileSchema';
@@ -99,8 +99,9 @@ export function semanticProblems(root: ValueNode, profile: Profile, invalid: rea
     });
   }
   // vLLM refuses a max_model_len past the length it derives from the config
-  // (vllm/config/model.py _get_and_verify_max_len; ModelSpec.maxModelLenLimit).
-  const limit = m.maxModelLenLimit;
+  // (vllm/config/model.py _get_and_verify_max_len; core/estimate vllmMaxModelLen).
+  const derived = vllmMaxModelLen(m);
+  const limit = derived.limit !== null ? { tokens: derived.limit, basis: derived.limitBasis } : null;
   if (limit !== null && reads('workload.max_model_len') && profile.workload && profile.ranges['workload.max_model_len'] && profile.workload.maxModelLen > limit.tokens) {
     const n = profile.workload.maxModelLen;
     problems.push({

@@ -21,9 +21,8 @@ export const PROFILE_DEFAULTS = {
     arrivalRate: 8,
     promptLen: { dist: 'lognormal', median: 512, sigma: 1, max: 4096 },
     outputLen: { dist: 'uniform', min: 32, max: 512 },
-    maxModelLen: 8192,
     seed: 0,
-  } satisfies WorkloadSpec,
+  } satisfies Omit<WorkloadSpec, 'maxModelLen'>, // max_model_len: vLLM's default for the model (core/estimate vllmMaxModelLen)
 } as const;
 
 /**

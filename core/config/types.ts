@@ -97,6 +97,29 @@ export interface QuantizationSpec {
 }
 
 /**
+ * What vLLM's _get_and_verify_max_len (vllm/config/model.py) reads from a checkpoint to derive
+ * max_model_len, as written there (core/config/model.ts readContextLength; the rule itself is
+ * core/estimate vllmMaxModelLen).
+ */
+export interface ContextLengthKeys {
+  /**
+   * vLLM's possible_keys present in the (text) config with a positive integer value, in vLLM's
+   * order (max_position_embeddings, n_positions, max_seq_len, seq_length, model_max_length,
+   * max_target_positions, max_sequence_length, max_seq_length, seq_len); a length transformers'
+   * config class supplies where the file leaves it out is listed under max_position_embeddings.
+   */
+  lengths: Array<{ key: string; tokens: number }>;
+  /**
+   * rope_scaling (or transformers v5's rope_parameters): one entry, or one per layer type;
+   * `ropeType` from rope_type or type ("default" when neither), `factor` and
+   * `originalMaxPositionEmbeddings` null where not given. Empty when the config has none.
+   */
+  rope: Array<{ ropeType: string; factor: number | null; originalMaxPositionEmbeddings: number | null }>;
+  /** The config's own original_max_position_embeddings (outside rope_scaling): LongRoPE's default length. */
+  originalMaxPositionEmbeddings: number | null;
+}
+
+/**
  * A model's architecture as attention sizing needs it. Sizes are counts (not bytes).
  * Aliases are resolved: n_embd -> hiddenSize, n_head -> numHeads, n_layer -> numLayers, ...
  */
@@ -122,11 +145,11 @@ export interface ModelSpec {
   vocabSize: number;
   maxPositionEmbeddings: number | null;
   /**
-   * The longest max_model_len vLLM starts with unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
-   * (modelMaxLenLimit: max_position_embeddings, or model_max_length, scaled as rope_scaling
-   * says); null when the config gives no length. `basis` says how it was derived.
+   * The keys vLLM derives max_model_len from, as the config writes them; core/estimate
+   * vllmMaxModelLen applies vLLM's rule to them (the default `vllm serve` takes, and the
+   * longest it accepts).
    */
-  maxModelLenLimit: { tokens: number; basis: string } | null;
+  contextLength: ContextLengthKeys;
   /** sliding_window in tokens, or null when no layer slides. */
   slidingWindow: number | null;
   /**
@@ -265,6 +288,7 @@ export interface WorkloadSpec {
   outputLen: LengthDist;
   /** Absent: vLLM's default for the device (core/estimate maxNumSeqsOf). */
   maxNumSeqs?: number;
+  /** Not written: vLLM's default for the model (core/estimate vllmMaxModelLen), as `vllm serve` without --max-model-len. */
   maxModelLen: number;
   /** Absent: vLLM's default for the device (core/estimate maxNumBatchedTokensOf). */
   maxNumBatchedTokens?: number;

@@ -10,6 +10,7 @@ import { KERNEL_LIMITS, mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from 
 import { formatCount, formatCountOf, formatGib } from '../format';
 import { gpuByName } from './gpus';
 import { blocksPerRequest } from './layout';
+import { maxModelLenOf } from './maxModelLen';
 import { parseVllmVersion, vllmAtLeast } from './reserve';
 import type { Estimate } from './types';
 
@@ -123,10 +124,12 @@ function kernelProblems(profile: Profile, e: Estimate): Problem[] {
  * estimated maximum model length is M. Try increasing `gpu_memory_utilization` or decreasing
  * `max_model_len`": vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory, which needs
  * ceil(N / block_size) blocks; with the hybrid KV-cache manager, Σ of every layer spec's
- * max_memory_usage_bytes, blocksPerRequest). N is workload.max_model_len, else vLLM's default, the model's
- * max_position_embeddings (the estimate's concurrencySeqLen). The message says how much one
- * sequence needs and which key to change: the explicit budget (num_pages, memory_gib), the
- * device (memory_gib or gpu_memory_utilization, with the value that would fit), or max_model_len.
+ * max_memory_usage_bytes, blocksPerRequest). N is workload.max_model_len as written, else vLLM's
+ * default for the model (maxModelLenOf; the estimate's concurrencySeqLen). The message says how much
+ * one sequence needs and which key to change: the explicit budget (num_pages, memory_gib), the
+ * device (memory_gib or gpu_memory_utilization, with the value that would fit), or
+ * workload.max_model_len set to at most vLLM's "estimated maximum model length" M
+ * (data.maxModelLenThatFits: the editor's quick fix writes it, server/actions.ts).
  */
 function concurrencyProblems(profile: Profile, e: Estimate): Problem[] {
   const w = profile.workload;
@@ -168,9 +171,16 @@ function concurrencyProblems(profile: Profile, e: Estimate): Problem[] {
     } else hi = mid - 1;
   }
   if (p.layout.kind === 'uniform') fitLen = Math.floor(fitLen / ps) * ps;
-  const nFrom = w ? 'workload.max_model_len' : "vLLM's default max_model_len, the model's max_position_embeddings";
-  if (fitLen > 0) fixes.push(`${w ? 'lower' : 'set'} workload.max_model_len to at most ${formatCount(fitLen)}`);
-  if (w && profile.ranges['workload.max_model_len']) at = profileKey(profile, 'workload.max_model_len');
+  const written = w !== null && profile.ranges['workload.max_model_len'] !== undefined;
+  const nFrom = written ? 'workload.max_model_len' : maxModelLenOf(profile).source;
+  // vLLM's "Based on the available memory, the estimated maximum model length is M".
+  // First where the length is vLLM's default: the user never chose it, and it is what `vllm serve` would refuse.
+  if (fitLen > 0) {
+    const fix = `${written ? 'lower' : 'set'} workload.max_model_len to at most ${formatCount(fitLen)}, the longest that fits (vLLM's "estimated maximum model length")`;
+    if (written) fixes.push(fix);
+    else fixes.unshift(fix);
+  }
+  if (written) at = profileKey(profile, 'workload.max_model_len');
   const budget = p.budgetSource === 'device' ? `the ${formatGib(p.budgetBytes)} the device leaves for the KV cache` : `the KV budget of ${formatGib(p.budgetBytes)}`;
   return [{
     severity: 'warning',

@@ -10,15 +10,16 @@
  */
 import type { Dtype, KvDtype, ModelSpec, MoeSpec, Profile, QuantizationSpec } from '../config/types';
 import { formatBytes, formatCount, formatParams, indefiniteArticle } from '../format';
-import { PROFILE_DEFAULTS } from '../config/profileDefaults';
 import { gpuByName, gpuMemory } from './gpus';
 import { DEFAULT_ENGINE, engineEraName, engineKeyOf, reserveTerms, subtractedBytes, vllmAtLeast, type ReserveTerm } from './reserve';
 import { poolTokens, requestReservation } from './layout';
+import { referenceSeqLen } from './maxModelLen';
 import type { AttentionWorkspace, Estimate, KvPoolLayout, ParamBreakdown, PoolEstimate } from './types';
 
 export * from './types';
 export { blocksPerRequest, blocksPerRequestFormula, poolBlocksFormula, poolBlocksText, poolGroupsWhy, poolTokens, poolTokensFormula, requestReservation } from './layout';
 export { checkProfile, checksIndependentOf, CHECK_KEYS, nearestPageSize, KERNEL_LIMITS } from './checks';
+export { maxModelLenOf, referenceSeqLen, vllmMaxModelLen } from './maxModelLen';
 export { DEFAULT_GPU, GPUS, gpuByName, type GpuSpec } from './gpus';
 export { DEFAULT_ENGINE, engineEraName, engineKeyOf, parseVllmVersion, vllmAtLeast, type ReserveKey, type ReserveTerm } from './reserve';
 
@@ -556,38 +557,6 @@ export function attentionWorkspace(batchSize: number, numHeads: number, seqLenQ:
 /** The KV dtype a profile resolves to: kv_cache.dtype, or the profile's dtype for 'auto'. */
 export function resolveKvDtype(profile: Profile): KvDtype {
   return profile.kvCache.dtype === 'auto' ? profile.dtype : profile.kvCache.dtype;
-}
-
-/**
- * The reference sequence length of a profile: workload.max_model_len, else the model's
- * max_position_embeddings (vLLM's default max_model_len), else the longest prefill length.
- */
-export function referenceSeqLen(profile: Profile): number {
-  return profile.workload?.maxModelLen ?? profile.model.maxPositionEmbeddings ?? profile.prefill.seqLens.reduce((m, x) => Math.max(m, x), 1);
-}
-
-/**
- * The max_model_len a simulation serves ({@link referenceSeqLen}) and where it comes from, in
- * words: 'workload.max_model_len' as written; AttnScope's workload default
- * min(max_position_embeddings, 8192) (core/config/profileDefaults) when a workload: block leaves it
- * out, which for a long-context model is below vLLM's default (the length vLLM derives from the
- * config, ModelSpec.maxModelLenLimit, vllm/config/model.py _get_and_verify_max_len: 131,072 for
- * Llama-3.1-8B); vLLM's default when there is no workload: block. `written` is false for both
- * defaults.
- */
-export function maxModelLenOf(profile: Profile): { tokens: number; source: string; written: boolean } {
-  const w = profile.workload;
-  const mpe = profile.model.maxPositionEmbeddings;
-  const vllm = profile.model.maxModelLenLimit?.tokens ?? mpe;
-  const tokens = referenceSeqLen(profile);
-  if (w && profile.ranges['workload.max_model_len']) return { tokens, source: 'workload.max_model_len', written: true };
-  if (w) {
-    const source = vllm !== null && vllm > tokens
-      ? `AttnScope's workload default min(max_position_embeddings, ${formatCount(PROFILE_DEFAULTS.workload.maxModelLen)}), not vLLM's ${formatCount(vllm)}: set workload.max_model_len`
-      : mpe !== null ? "AttnScope's workload default, the model's max_position_embeddings" : `AttnScope's workload default ${formatCount(tokens)}: set workload.max_model_len`;
-    return { tokens, source, written: false };
-  }
-  return { tokens, source: mpe !== null ? "vLLM's default, the model's max_position_embeddings" : 'the longest prefill length (the model has no max_position_embeddings)', written: false };
 }
 
 /**

@@ -16,7 +16,7 @@
  */
 import { otherModelName } from '../config/modelName';
 import { isFp8KvDtype, type KvDtype, type Profile, type WorkloadSpec } from '../config/types';
-import { batchDefaults, blocksPerRequestFormula, deviceMemory, estimate, maxNumBatchedTokensOf, maxNumSeqsOf, parseVllmVersion, poolBlocksFormula, poolGroupsWhy, poolTokens, poolTokensFormula, v0MaxNumBatchedTokens, vllmAtLeast, type Estimate } from '../estimate';
+import { batchDefaults, blocksPerRequestFormula, deviceMemory, estimate, maxNumBatchedTokensOf, maxNumSeqsOf, parseVllmVersion, poolBlocksFormula, poolGroupsWhy, poolTokens, poolTokensFormula, v0MaxNumBatchedTokens, vllmAtLeast, vllmMaxModelLen, type Estimate } from '../estimate';
 import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatGib } from '../format';
 import type { LogFigure, VllmLog } from './parse';
 
@@ -172,7 +172,7 @@ function applyLogSettings(profile: Profile, log: VllmLog): { profile: Profile; f
   const defaultWhy = `vLLM's default on ${batchDefaults(deviceMemory(p).bytes, p.device.gpu).device}`;
   const w: WorkloadSpec = p.workload ?? {
     requests: 1, arrivalRate: 1, promptLen: { dist: 'fixed', value: 1 }, outputLen: { dist: 'fixed', value: 1 },
-    maxModelLen: p.model.maxPositionEmbeddings ?? 8192,
+    maxModelLen: vllmMaxModelLen(p.model).tokens,
   };
   const len = int(s.maxModelLen) ?? int(f.concurrencySeqLen);
   if (len) {

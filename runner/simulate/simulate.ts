@@ -269,8 +269,8 @@ function unpackSamples(packed: Float64Array): PoolSample[] {
  * two contiguous baselines over the same memory.
  *
  * Limits: max_num_seqs and max_num_batched_tokens (default: vLLM's for the device, core/estimate
- * batchDefaults), max_model_len (default
- * the model's max_position_embeddings); a trace without a workload uses those defaults.
+ * batchDefaults), max_model_len (default vLLM's for the model, core/estimate referenceSeqLen);
+ * a trace without a workload uses those defaults.
  * Sliding-window release applies when every layer slides; a model with full and sliding-window
  * layers is charged every group's blocks under vLLM's hybrid KV-cache manager (vLLM >= 0.9,
  * poolPages), and for every layer before it (one block id covers every layer).
@@ -322,7 +322,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     enablePrefixCaching: opts.enablePrefixCaching ?? true,
     maxNumSeqs: maxNumSeqsOf(profile),
     maxNumBatchedTokens: maxNumBatchedTokensOf(profile),
-    maxModelLen: w?.maxModelLen ?? referenceSeqLen(profile),
+    maxModelLen: referenceSeqLen(profile),
     perStepS: stepTime.perStepS,
     weightsS: stepTime.weightsS,
     expertWeightsS: stepTime.expertWeightsS ?? 0,

@@ -1059,7 +1059,9 @@ test('simulate --trace says nothing about the workload distributions it replaces
 });
 
 test('--time-scale cannot stretch the arrivals past the 1e9 s span the simulator resolves: exit 2 naming the flag, for a trace and for the workload', () => {
-  const profile = `model: ${JSON.stringify(llamaConfig)}\ndtype: bf16\nkv_cache: { num_pages: 4096 }\nworkload:\n  requests: 5\n  arrival_rate: 1\n`;
+  // max_model_len written: 4,096 pages of 16 hold 65,536 tokens, half of vLLM's default 131,072
+  // for Llama-3.1-8B, whose pool-below-max-model-len warning would be a third line.
+  const profile = `model: ${JSON.stringify(llamaConfig)}\ndtype: bf16\nkv_cache: { num_pages: 4096 }\nworkload:\n  requests: 5\n  arrival_rate: 1\n  max_model_len: 8192\n`;
   const { dir, file } = tmp('w.attn.yaml', profile);
   const trace = join(dir, 't.jsonl');
   // Last arrival 46 s after the first: at --time-scale 1e-16 that is 46 / 1e-16 = 4.6e17 s, past 1e9 s.

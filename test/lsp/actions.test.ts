@@ -132,6 +132,19 @@ test('lengths beyond max_position_embeddings: cut to the limit', async () => {
   assert.ok(fixed.includes('[1024, 4096]'));
 });
 
+test('a KV pool below one sequence of the default max_model_len: workload.max_model_len added at the longest that fits', async () => {
+  // Llama-3.1-8B: vLLM's default max_model_len is max_position_embeddings 131,072 (rope_scaling
+  // llama3 does not scale it). kv_cache.memory_gib 4 holds 4 GiB / 2 MiB = 2,048 pages of 16
+  // tokens = 32,768 tokens, vLLM's "estimated maximum model length".
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache: { memory_gib: 4 }\nworkload:\n  requests: 10\n';
+  const { fixed } = await fix('p.attn.yaml', text, 'pool-below-max-model-len', 'Set workload.max_model_len to 32768 (the longest the KV pool holds)');
+  assert.equal(fixed, `${text}  max_model_len: 32768\n`);
+  // Written, in a flow mapping: the value is replaced.
+  const flow = 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache: { memory_gib: 4 }\nworkload: { requests: 10, max_model_len: 65536 }\n';
+  const written = await fix('p.attn.yaml', flow, 'pool-below-max-model-len', 'Set workload.max_model_len to 32768 (the longest the KV pool holds)');
+  assert.ok(written.fixed.includes('workload: { requests: 10, max_model_len: 32768 }'), written.fixed);
+});
+
 test('a stale diagnostic gets no fix', async () => {
   const uri = fixtureUri('stale.p.attn.yaml');
   const text = 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache: { colour: red }\n';

@@ -391,11 +391,11 @@ test('semantic: decode cases on an encoder', () => {
   assert.equal(at(text, only(r.problems, 'encoder-decode')), 'decode');
 });
 
-test('workload defaults fill the missing keys; max_model_len is capped by the model context', () => {
+test('workload defaults fill the missing keys; max_model_len is vLLM\'s default for the model', () => {
   const files = { [join(DIR, 'gpt2/config.json')]: fixtureText('gpt2') };
   const w = read('model: ./gpt2/config.json\nworkload:\n  requests: 10\n  prompt_len: { dist: uniform, min: 10, max: 100 }\n  output_len: { dist: fixed, value: 20 }\n', files).value!.workload!;
   assert.equal(w.requests, 10);
-  assert.equal(w.maxModelLen, 1024); // GPT-2 n_positions
+  assert.equal(w.maxModelLen, 1024); // GPT-2 n_positions, vLLM's second length key (no rope_scaling)
   assert.equal(w.arrivalRate, PROFILE_DEFAULTS.workload.arrivalRate);
   assert.deepEqual(w.outputLen, { dist: 'fixed', value: 20 });
 });
@@ -424,11 +424,10 @@ test('schema defaults match PROFILE_DEFAULTS', () => {
   assert.equal('default' in props.workload.properties.max_num_seqs, false);
   assert.equal('maxNumSeqs' in d.workload, false);
   assert.match(props.workload.properties.max_num_seqs.description, /1024 on a GPU of 70 GiB or more that is not an A100 .*256 otherwise/);
-  assert.equal(props.workload.properties.max_model_len.default, d.workload.maxModelLen);
-  // The 8192 cap is AttnScope's (core/config/profile.ts: min(max_position_embeddings, 8192)); vLLM's default is the
-  // config's length uncapped (Llama-3.1: 131,072), and the description must not read as if the cap were vLLM's.
-  assert.match(props.workload.properties.max_model_len.description, /AttnScope's default: the model's max_position_embeddings, capped at 8192/);
-  assert.match(props.workload.properties.max_model_len.description, /vLLM's own default is max_position_embeddings uncapped/);
+  // max_model_len neither: vLLM's default derives from the model's config (core/estimate vllmMaxModelLen), and the schema says so.
+  assert.equal('default' in props.workload.properties.max_model_len, false);
+  assert.equal('maxModelLen' in d.workload, false);
+  assert.match(props.workload.properties.max_model_len.description, /Default: vLLM's, what `vllm serve` without --max-model-len derives from the model's config/);
   // max_num_batched_tokens has no one default: vLLM's depends on the device (defaultMaxNumBatchedTokens), and the schema says so.
   assert.equal('default' in props.workload.properties.max_num_batched_tokens, false);
   assert.equal('maxNumBatchedTokens' in d.workload, false);

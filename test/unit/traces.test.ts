@@ -488,19 +488,21 @@ test('attnscope JSONL: a prefix_id without prefix_len shares whole prompts; the 
   assert.deepEqual(w2, [`${wide}:2:29: warning: prefix_id 1 has no prefix_len and prompts of 1,000 to 5,000 tokens by this line, more than 2x apart (and 1 more prefix_id): its requests share their whole prompts with each other, so a session or conversation id used as prefix_id overstates the prefix cache hits; give prefix_len, the tokens they really share`]);
 });
 
-test('a max_model_len the profile does not write is named with its source: AttnScope\'s workload default is said to differ from vLLM\'s, in the estimate and the trace warnings', () => {
-  // Llama-3.1-8B: max_position_embeddings 131,072 (its config.json), which vLLM takes as its
-  // default max_model_len (vLLM ModelConfig, _get_and_verify_max_len); AttnScope's workload
-  // default is min(that, 8,192) (core/config/profileDefaults).
+test('a max_model_len the profile does not write is vLLM\'s default, with or without a workload: block, and is named with its source in the estimate and the trace warnings', () => {
+  // Llama-3.1-8B: max_position_embeddings 131,072 and rope_scaling llama3 (its config.json), which
+  // vLLM does not scale (vllm/config/model.py _get_and_verify_max_len: su, longrope and llama3
+  // keep the length), so `vllm serve` without --max-model-len serves 131,072. A workload: block
+  // that leaves max_model_len out takes the same (it took AttnScope's min(131,072, 8,192) before).
   const base = 'model: ./llama-3.1-8b/config.json\n';
   const defaulted = maxModelLenOf(exampleProfile(`${base}workload: { requests: 100 }\n`));
-  assert.deepEqual(defaulted, { tokens: 8192, written: false, source: "AttnScope's workload default min(max_position_embeddings, 8,192), not vLLM's 131,072: set workload.max_model_len" });
-  assert.deepEqual(maxModelLenOf(exampleProfile(base)), { tokens: 131072, written: false, source: "vLLM's default, the model's max_position_embeddings" });
+  assert.deepEqual(defaulted, { tokens: 131072, written: false, source: "vLLM's default, max_position_embeddings 131,072" });
+  assert.deepEqual(maxModelLenOf(exampleProfile(base)), defaulted);
   assert.deepEqual(maxModelLenOf(exampleProfile(`${base}workload: { max_model_len: 8192 }\n`)), { tokens: 8192, written: true, source: 'workload.max_model_len' });
-  // The rejection warning carries the source; without one (written) it stays as it was.
-  const file = join(tempDir('attnscope-mml-'), 'p12k.jsonl');
-  writeFileSync(file, '{"arrival_s": 0, "prompt_len": 12000, "output_len": 10}\n');
+  // A 12,000-token prompt fits the default; a 140,000-token one reaches it, and the rejection
+  // warning carries the source.
+  const file = join(tempDir('attnscope-mml-'), 'p140k.jsonl');
+  writeFileSync(file, '{"arrival_s": 0, "prompt_len": 12000, "output_len": 10}\n{"arrival_s": 1, "prompt_len": 140000, "output_len": 10}\n');
   const warnings: string[] = [];
-  readTraceFile(file, { maxModelLen: 8192, maxModelLenSource: defaulted.source, warnings });
-  assert.deepEqual(warnings, [`${file}:1:1: warning: prompt of 12000 tokens reaches max_model_len 8192 (AttnScope's workload default min(max_position_embeddings, 8,192), not vLLM's 131,072: set workload.max_model_len): the request is rejected`]);
+  readTraceFile(file, { maxModelLen: defaulted.tokens, maxModelLenSource: defaulted.source, warnings });
+  assert.deepEqual(warnings, [`${file}:2:1: warning: prompt of 140000 tokens reaches max_model_len 131072 (vLLM's default, max_position_embeddings 131,072): the request is rejected`]);
 });
