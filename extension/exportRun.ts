@@ -85,8 +85,9 @@ function simulationFigures(pool: PoolResult): SimFigure[] {
     ['simulated_time', '', s.simulatedSeconds, 's'],
     ['occupancy', 'mean', s.meanOccupancy, 'fraction of pages'],
     ['occupancy', 'peak', s.peakOccupancy, 'fraction of pages'],
-    ['internal_fragmentation', 'mean', s.meanInternalFragmentation, 'fraction of allocated slots'],
-    ['useful_token_fraction', 'mean', s.usefulTokenFraction, 'fraction of reserved KV memory'],
+    // Both over reserved slots (paged: pages held · page_size), time-averaged: they sum to 1 (runner/simulate/simulate.ts).
+    ['internal_fragmentation', 'mean', s.meanInternalFragmentation, 'fraction of reserved slots'],
+    ['useful_token_fraction', 'mean', s.usefulTokenFraction, 'fraction of reserved slots'],
     ['preemptions', '', s.preemptions, 'preemptions'],
     ['preempted_tokens', '', s.preemptedTokens, 'tokens'],
     ['prefix_hit_rate', '', s.prefixHitRate, 'fraction of prompt tokens'],
@@ -99,8 +100,9 @@ function simulationFigures(pool: PoolResult): SimFigure[] {
   ];
   for (const b of pool.baselines) {
     rows.push(
-      [`${b.name}.useful_token_fraction`, 'mean', b.usefulTokenFraction, 'fraction of reserved KV memory'],
-      [`${b.name}.external_fragmentation`, 'mean', b.externalFragmentation, 'fraction of free memory'],
+      [`${b.name}.useful_token_fraction`, 'mean', b.usefulTokenFraction, 'fraction of reserved slots'],
+      // ∫(free slots split into holes while the next request waited) dt / (arena slots · simulated time): of all slots, as the CLI says.
+      [`${b.name}.external_fragmentation`, 'mean', b.externalFragmentation, 'fraction of all slots'],
       [`${b.name}.internal_fragmentation`, 'mean', b.internalFragmentation, 'fraction of reserved slots'],
       [`${b.name}.concurrency`, 'mean', b.meanConcurrency, 'sequences'],
       [`${b.name}.concurrency`, 'peak', b.peakConcurrency, 'sequences'],

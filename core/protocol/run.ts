@@ -171,7 +171,7 @@ export interface PoolSummary {
   peakOccupancy: number;
   /** Mean internal fragmentation (waste inside allocated pages). */
   meanInternalFragmentation: number;
-  /** Fraction of reserved KV memory holding real tokens, time-averaged. */
+  /** Fraction of reserved slots (pages held · page_size) holding a token, time-averaged. */
   usefulTokenFraction: number;
   preemptions: number;
   /** KV tokens preemptions dropped, to be recomputed. */
@@ -263,7 +263,11 @@ export interface MeasuredCoefficient {
 export interface PoolBaseline {
   name: 'contiguous_max_model_len' | 'contiguous_prompt_plus_output';
   usefulTokenFraction: number;
-  /** Free memory that no request can use because it is split into holes (first-fit arena). */
+  /**
+   * Free slots that the next request could not use because they were split into holes (first-fit
+   * arena), while it waited, / all arena slots, time-averaged: ∫F dt / (arena slots · simulated
+   * seconds) (runner/simulate/simulate.ts). A fraction of all slots, not of the free ones.
+   */
   externalFragmentation: number;
   /** Reserved-but-unused slots / reserved slots. */
   internalFragmentation: number;

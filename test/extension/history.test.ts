@@ -138,7 +138,17 @@ describe('CSV export', () => {
     assert.deepEqual(cell('tpot', 'p50'), ['simulation', 'modelled', 'tpot', 'p50', '0.006825730821407276', 's']);
     assert.equal(cell('e2e', 'max')[4], String(run.pool!.latency!.e2e!.max));
     assert.equal(cell('occupancy', 'peak')[4], String(run.pool!.summary.peakOccupancy));
-    assert.equal(cell('internal_fragmentation', 'mean')[5], 'fraction of allocated slots');
+    // s31 newcomer-ed 5: units as runner/simulate/simulate.ts computes them. internal fragmentation =
+    // 1 − ∫T dt / ∫R dt and useful = ∫T dt / ∫R dt, R = reserved slots: one denominator, one spelling
+    // (was 'allocated slots' / 'reserved KV memory'). External = ∫F dt / (arena slots · simulated
+    // seconds): a fraction of all slots, as the CLI's "/ all slots" (was 'fraction of free memory').
+    assert.equal(cell('internal_fragmentation', 'mean')[5], 'fraction of reserved slots');
+    assert.equal(cell('useful_token_fraction', 'mean')[5], 'fraction of reserved slots');
+    for (const b of run.pool!.baselines) {
+      assert.equal(cell(`${b.name}.external_fragmentation`, 'mean')[5], 'fraction of all slots');
+      assert.equal(cell(`${b.name}.internal_fragmentation`, 'mean')[5], 'fraction of reserved slots');
+      assert.equal(cell(`${b.name}.useful_token_fraction`, 'mean')[5], 'fraction of reserved slots');
+    }
     assert.equal(cell('num_pages', '')[4], String(run.pool!.numPages));
     // s31 newcomer: two rows named output_throughput, both tokens/s. Each names its rate, unit and span, as the run's JSON holds them.
     assert.deepEqual(cell('output_throughput_tokens_per_s', '').slice(4), [String(run.pool!.summary.throughputTokensPerSec), 'tokens/s (tokens generated / simulated time)']);
