@@ -323,9 +323,11 @@ function renderHeader(run: ViewRun | null): void {
   // run, and a label kept from the run before named another file and kind beside it.
   const rerun = rerunOf(run);
   // The file's name unbroken (a narrow panel wrapped the label inside "llama-3.1-8b-" / "instruct.attn.yaml"): the label wraps after the verb.
+  // One span around both: the button's slot is a flex box, which dropped the space after the colon
+  // of a bare text node ("Run simulation:qwen.attn.yaml", s31 newcomer-ed 10).
   if (runButton.textContent !== rerun.label) {
     const [verb, file] = rerun.label.split(/(?<=: )/);
-    runButton.replaceChildren(verb!, ...(file ? [el('span', { class: 'title-part' }, file)] : []));
+    runButton.replaceChildren(el('span', {}, verb!, ...(file ? [el('span', { class: 'title-part' }, file)] : [])));
   }
   runButton.title = rerun.title;
   cancelButton.toggleAttribute('disabled', !running);

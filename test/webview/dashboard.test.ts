@@ -522,6 +522,23 @@ describe('dashboard webview in Chromium', () => {
     // A serving simulation shown: the button runs the simulation again.
     await send(page, { type: 'showRun', run: { ...run, kind: 'simulate', cases: [] }, id: null });
     await page.waitForFunction(() => document.querySelector('#btn-run')?.textContent === 'Run simulation: run.attn.yaml');
+    // s31 newcomer-ed 10: the text held the space but the button showed "Run simulation:run.attn.yaml"
+    // (its slot is a flex box, which drops a bare text node's trailing space). The file's name starts
+    // a space's width (about 3-4 px at 13 px) right of the colon on the same line, not at it.
+    const gap = await page.evaluate(() => {
+      const btn = document.querySelector('#btn-run')!;
+      const file = btn.querySelector('.title-part')!.getBoundingClientRect();
+      const walker = document.createTreeWalker(btn, NodeFilter.SHOW_TEXT);
+      let verb: Text | null = null;
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) if (n.textContent?.startsWith('Run simulation:')) verb = n as Text;
+      const range = document.createRange();
+      range.setStart(verb!, 0);
+      range.setEnd(verb!, 'Run simulation:'.length);
+      const colon = range.getBoundingClientRect();
+      return { px: file.left - colon.right, sameLine: Math.abs(file.top - colon.top) < colon.height / 2 };
+    });
+    assert.ok(gap.sameLine, 'verb and file on one line at this width');
+    assert.ok(gap.px >= 2, `a space between the colon and the file's name, got ${gap.px.toFixed(1)} px`);
     await page.click('#btn-run');
     assert.deepEqual((await waitForPosted(page, 'runBenchmark', before + 2)).at(-1), { type: 'runBenchmark', source: 'test/fixtures/run.attn.yaml', kind: 'simulate' });
     // A benchmark of another file started: the (disabled) button names it from its start, as the header does
