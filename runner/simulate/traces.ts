@@ -463,6 +463,15 @@ function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOpti
     const cells = splitCsv(line, offsets);
     const cell = (k: number) => cells[index[k]];
     const col = (k: number) => offsets[index[k]] ?? 1;
+    // An empty cell is a half-written row, not a failed request (the datasets write a failure as 0):
+    // Number('') is 0, so it is refused here before any test for 0.
+    const blank = (k: number) => (cell(k) ?? '').trim() === '';
+    const got = (k: number) => (blank(k) ? 'an empty cell' : JSON.stringify(cell(k)));
+    const zero = (k: number) => !blank(k) && Number(cell(k)) === 0;
+    const tokens = (k: number, what: string) => {
+      if (blank(k)) throw new TraceError(path, n, col(k), `${what} must be an integer from 1 to ${MAX_TRACE_TOKENS}, got an empty cell`);
+      return count(cell(k), what, path, n, col(k));
+    };
     const lacking = columns.slice(0, 3).filter((_, k) => index[k] >= cells.length);
     if (lacking.length > 0) throw new TraceError(path, n, line.length + 1, `the row has ${formatCountOf(cells.length, 'cell')}, the header ${width}: no ${lacking.join(', ')}`);
     if (cells.length > width && ++wideRows <= 3) {
@@ -483,16 +492,16 @@ function readCsv(path: string, format: 'azure' | 'burstgpt', opts: TraceReadOpti
         return drop(`of another Log Type than ${opts.logType}`);
       }
       filtered.logTypeKept = true;
-      if (Number(cell(2)) === 0) return drop('with 0 response tokens (failed requests)');
-      t = Number(cell(0));
-      if (!Number.isFinite(t)) throw new TraceError(path, n, col(0), `Timestamp must be a number of seconds, got ${JSON.stringify(cell(0))}`);
-      if (Number(cell(1)) === 0) return drop('with 0 request tokens');
-      sink.add({ arrivalS: t, promptLen: count(cell(1), 'Request tokens', path, n, col(1)), outputLen: count(cell(2), 'Response tokens', path, n, col(2)) }, n, col(0));
+      if (zero(2)) return drop('with 0 response tokens (failed requests)');
+      t = blank(0) ? NaN : Number(cell(0));
+      if (!Number.isFinite(t)) throw new TraceError(path, n, col(0), `Timestamp must be a number of seconds, got ${got(0)}`);
+      if (zero(1)) return drop('with 0 request tokens');
+      sink.add({ arrivalS: t, promptLen: tokens(1, 'Request tokens'), outputLen: tokens(2, 'Response tokens') }, n, col(0));
     } else {
       t = parseDatetimeSeconds(cell(0) ?? '');
-      if (!Number.isFinite(t)) throw new TraceError(path, n, col(0), `TIMESTAMP must be a valid datetime like 2023-11-16 18:15:46.6805900 (month 1-12, a day the month has, hour 0-23, minute and second 0-59; an offset Z or ±HH:MM), got ${JSON.stringify(cell(0))}`);
-      if (Number(cell(2)) === 0) return drop('with 0 GeneratedTokens');
-      sink.add({ arrivalS: t, promptLen: count(cell(1), 'ContextTokens', path, n, col(1)), outputLen: count(cell(2), 'GeneratedTokens', path, n, col(2)) }, n, col(0));
+      if (!Number.isFinite(t)) throw new TraceError(path, n, col(0), `TIMESTAMP must be a valid datetime like 2023-11-16 18:15:46.6805900 (month 1-12, a day the month has, hour 0-23, minute and second 0-59; an offset Z or ±HH:MM), got ${got(0)}`);
+      if (zero(2)) return drop('with 0 GeneratedTokens');
+      sink.add({ arrivalS: t, promptLen: tokens(1, 'ContextTokens'), outputLen: tokens(2, 'GeneratedTokens') }, n, col(0));
     }
   };
   // The header is the first line that is not blank, as in detectTraceFormat (firstLine).

@@ -2,7 +2,8 @@
  * What the CLI says where a newcomer's input is wrong or surprising (session 31): a flag given
  * twice, a symbolic link loop, a vLLM log of two start-ups, an encoder-only model against a vLLM
  * log, a BurstGPT filter of another case, a trace stamped in milliseconds, a sweep no point of
- * which meets the SLO, a sweep with errors in several points. Through the built dist/runner.js.
+ * which meets the SLO, a sweep with errors in several points, an empty token cell in a CSV trace.
+ * Through the built dist/runner.js.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -97,6 +98,17 @@ test('simulate --trace-model in another case than the BurstGPT trace\'s values k
   const none = cli(['simulate', profile, '--trace', trace, '--trace-model', 'claude']);
   assert.equal(none.code, 2);
   assert.equal(none.stderr, `${trace}:1:1: the burstgpt trace holds no requests (dropped: 5 of another Model than claude); its Model values: "ChatGPT" (4 rows), "GPT-4" (1 row): give one of them to --trace-model\n`);
+});
+
+test('simulate --trace with an empty token cell in a BurstGPT CSV is refused at that cell: exit 2, one line, not a dropped failed request', () => {
+  const { dir, profile } = profileDir();
+  // The session-31 bg_mixed.csv: rows 3 and 4 lack Request tokens (column 11) and Response tokens (column 15).
+  const trace = join(dir, 'bg_mixed.csv');
+  writeFileSync(trace, 'Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n5,ChatGPT,472,18,490,Conversation log\n6,ChatGPT,,30,490,Conversation log\n7,ChatGPT,300,,300,Conversation log\n');
+  const r = cli(['simulate', profile, '--trace', trace]);
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.stderr, `${trace}:3:11: Request tokens must be an integer from 1 to 2147483647, got an empty cell\n`);
+  assert.equal(r.stdout, '');
 });
 
 test('vllm-log on a log of two start-ups reads the last and says so at its line; --startup 1 reads the first; --startup 3 is refused naming both', () => {

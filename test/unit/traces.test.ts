@@ -82,6 +82,28 @@ test('Azure and BurstGPT CSVs with blank lines before the header are read, and r
   assert.equal(cliLine(() => readTraceFile(noCol, { maxModelLen: 8192, format: 'burstgpt' })), `${noCol}:3:1: the burstgpt header lacks Response tokens`);
 });
 
+test('an empty or blank token cell in a BurstGPT or Azure CSV is refused at its column, not dropped as a failed request', () => {
+  // BurstGPT writes a failed request as 0 response tokens; an empty cell is a half-written row.
+  // Columns hand-counted: "6,ChatGPT," puts Request tokens at 11; "7,ChatGPT,300," Response tokens at 15.
+  const head = 'Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n5,ChatGPT,472,18,490,Conversation log\n';
+  const req = write('burst-empty-req.csv', `${head}6,ChatGPT,,30,490,Conversation log\n`);
+  assert.equal(cliLine(() => readTraceFile(req, { maxModelLen: 8192 })), `${req}:3:11: Request tokens must be an integer from 1 to 2147483647, got an empty cell`);
+  const resp = write('burst-empty-resp.csv', `${head}7,ChatGPT,300,  ,300,Conversation log\n`);
+  assert.equal(cliLine(() => readTraceFile(resp, { maxModelLen: 8192 })), `${resp}:3:15: Response tokens must be an integer from 1 to 2147483647, got an empty cell`);
+  // The only row: reported at its own line 2, not as "no requests" at the header's 1:1.
+  const only = write('burst-empty-only.csv', 'Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n5,ChatGPT,472,,490,Conversation log\n');
+  assert.equal(cliLine(() => readTraceFile(only, { maxModelLen: 8192 })), `${only}:2:15: Response tokens must be an integer from 1 to 2147483647, got an empty cell`);
+  // An empty Timestamp is not second 0.
+  const stamp = write('burst-empty-stamp.csv', `${head},ChatGPT,300,20,320,Conversation log\n`);
+  assert.equal(cliLine(() => readTraceFile(stamp, { maxModelLen: 8192 })), `${stamp}:3:1: Timestamp must be a number of seconds, got an empty cell`);
+  // Azure: "2023-11-16 18:15:46.6805900,374," is 32 characters, so GeneratedTokens is at 33.
+  const az = write('azure-empty.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,\n2023-11-16 18:15:47.6805900,374,0\n');
+  assert.equal(cliLine(() => readTraceFile(az, { maxModelLen: 8192 })), `${az}:2:33: GeneratedTokens must be an integer from 1 to 2147483647, got an empty cell`);
+  // A written 0 is still a failed request, dropped and counted.
+  const zero = write('azure-zero.csv', 'TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.6805900,374,5\n2023-11-16 18:15:47.6805900,374,0\n');
+  assert.deepEqual(readTraceFile(zero, { maxModelLen: 8192 }).dropped, { 'with 0 GeneratedTokens': 1 });
+});
+
 test('a Mooncake timestamp below 0 is refused, as an attnscope arrival_s below 0 is', () => {
   const moon = write('neg-moon.jsonl', '{"timestamp": -5, "input_length": 100, "output_length": 10, "hash_ids": [0]}\n');
   assert.equal(cliLine(() => readTraceFile(moon, { maxModelLen: 8192 })), `${moon}:1:15: "timestamp" must be >= 0 (milliseconds from the trace's start), got -5`);
