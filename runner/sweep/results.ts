@@ -317,15 +317,17 @@ function kvBytesHeld(r: SweepReportRow): number {
  * of the highest is a tie, broken by the lower p99 TTFT, then by the fewer KV bytes held
  * ({@link kvBytesHeld}), then by point order. Null when no row qualifies. The rows the figure
  * cannot tell from the best come with it: a measured decode time within the noise
- * (core/noise.ts withinNoise), a simulated rate within the tolerance.
+ * (core/noise.ts withinNoise), a simulated rate within the tolerance. `name` spells a row in the
+ * tie sentence (default its label; a report of several environments adds the env letter, else one
+ * point on two machines reads as tied with itself).
  */
-export function bestRow(rows: readonly SweepReportRow[]): BestRow | null {
+export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRow) => string = (r) => r.label): BestRow | null {
   const ok = rows.filter((r) => r.status === 'ok');
   const pick = (cands: SweepReportRow[], score: (r: SweepReportRow) => number, rule: string, tied: (a: SweepReportRow, b: SweepReportRow) => boolean, tieWords: string) => {
     const best = cands.reduce<SweepReportRow | null>((b, r) => (b === null || score(r) > score(b) ? r : b), null);
     if (!best) return null;
     const tiedWith = cands.filter((r) => r !== best && tied(best, r));
-    const tie = tiedWith.length === 0 ? '' : `tied with ${tiedWith.map((r) => r.label).join(', ')}: ${tieWords}`;
+    const tie = tiedWith.length === 0 ? '' : `tied with ${tiedWith.map(name).join(', ')}: ${tieWords}`;
     return { row: best, rule, tiedWith, tie };
   };
   const pct = formatPercent(SIMULATED_RATE_TOLERANCE, 0);
@@ -453,10 +455,15 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
   report.rows.sort((a, b) => a.index - b.index || envOrder.indexOf(a.environmentKey) - envOrder.indexOf(b.environmentKey));
   const have = new Set(report.rows.map((r) => r.id));
   report.missing = pointsOfAxes(report.axes).filter((p) => !have.has(p.id) && (!opts.only || opts.only.has(p.id)));
-  const best = bestRow(report.rows);
+  const best = bestRow(report.rows, envOrder.length > 1 ? (r) => `${r.label} (env ${envLetter(envOrder, r.environmentKey)})` : undefined);
   const ref = (r: SweepReportRow) => ({ id: r.id, environmentKey: r.environmentKey, label: r.label });
   report.best = best ? { ...ref(best.row), rule: best.rule, ...(best.tie ? { tiedWith: best.tiedWith.map(ref), tie: best.tie } : {}) } : null;
   return report;
+}
+
+/** A report's name for an environment: A, B, ... in the order of `envKeys` (the keys of SweepReport.environments). */
+function envLetter(envKeys: readonly string[], key: string): string {
+  return String.fromCharCode(65 + envKeys.indexOf(key));
 }
 
 const pct = (x: number | undefined): string => (x === undefined ? '-' : formatPercent(x));
@@ -501,7 +508,7 @@ export function formatReport(report: SweepReport): string {
       const v = r.values[a.key];
       return typeof v === 'string' ? v : JSON.stringify(v);
     }),
-    ...(multiEnv ? [String.fromCharCode(65 + envKeys.indexOf(r.environmentKey))] : []),
+    ...(multiEnv ? [envLetter(envKeys, r.environmentKey)] : []),
     ...(origins ? [r.origin ?? '-'] : []),
     ...columns.map((c) => c.show(r.metrics)),
     ...(header.at(-1) === 'status' ? [r.status] : []),
@@ -518,7 +525,7 @@ export function formatReport(report: SweepReport): string {
   ];
   if (multiEnv) {
     lines.push('');
-    envKeys.forEach((k, i) => lines.push(`env ${String.fromCharCode(65 + i)} (${k}): ${describeEnvironment(report.environments[k]!)}`));
+    envKeys.forEach((k) => lines.push(`env ${envLetter(envKeys, k)} (${k}): ${describeEnvironment(report.environments[k]!)}`));
   }
   if (origins) {
     const from = [...new Set(report.rows.flatMap((r) => (r.reusedFrom ? [r.reusedFrom] : [])))];
@@ -534,7 +541,7 @@ export function formatReport(report: SweepReport): string {
   if (report.missing.length > 0) lines.push('', `missing ${report.missing.length} point${report.missing.length > 1 ? 's' : ''}: ${report.missing.map((p) => p.label).join('; ')}`);
   for (const d of report.duplicates) lines.push(`duplicate: ${d.label} (env ${d.environmentKey}) also in ${d.files.join(', ')}; the first file is used`);
   if (report.best) {
-    lines.push('', `best: ${report.best.label}${multiEnv ? ` (env ${String.fromCharCode(65 + envKeys.indexOf(report.best.environmentKey))})` : ''} — ${report.best.rule}`);
+    lines.push('', `best: ${report.best.label}${multiEnv ? ` (env ${envLetter(envKeys, report.best.environmentKey)})` : ''} — ${report.best.rule}`);
     if (report.best.tie) lines.push(`      ${report.best.tie}`);
   } else {
     const none = noBestText(report.rows);

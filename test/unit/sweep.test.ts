@@ -316,6 +316,28 @@ test('the report table formats its figures as core/format does: percentages, cou
   assert.match(text, /best: page_size=8 — highest simulated output throughput .*\n +tied with page_size=16: simulated throughput within 1%/);
 });
 
+test('merge of one sweep from two machines: each tied point carries its env letter, so a point is not tied with itself', () => {
+  // s31 newcomer: `merge slurmb mB` printed "best: page_size=16 (env A) ... tied with page_size=8,
+  // page_size=8, page_size=16". Here both points ran on both machine kinds, all four at writePoint's
+  // 10 tokens/s (tied within 1 %) and no p99 TTFT, so fewer KV bytes held picks: page_size=8 holds
+  // 0.5 · 1000 pages · 8 = 4,000 slots, page_size=16 0.5 · 1001 · 16 = 8,008; env A is read first.
+  const plan = loadSweep(workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16]\n`).file);
+  const root = tempDir('attnscope-merge-tie-');
+  for (const index of [0, 1]) {
+    writePoint(join(root, 'm1'), plan, index, ENV_A);
+    writePoint(join(root, 'm2'), plan, index, ENV_B);
+  }
+  const r = mergeResults([join(root, 'm1'), join(root, 'm2')]);
+  const [a, b] = [environmentKey(ENV_A), environmentKey(ENV_B)];
+  assert.deepEqual(Object.keys(r.environments), [a, b]);
+  assert.equal(r.best!.label, 'page_size=8');
+  assert.equal(r.best!.environmentKey, a);
+  // The JSON keeps each tied row's environment hash (the report's JSON names environments by hash only).
+  assert.deepEqual(r.best!.tiedWith!.map((t) => [t.label, t.environmentKey]), [['page_size=8', b], ['page_size=16', a], ['page_size=16', b]]);
+  assert.match(r.best!.tie!, /^tied with page_size=8 \(env B\), page_size=16 \(env A\), page_size=16 \(env B\): simulated throughput within 1%/);
+  assert.match(formatReport(r), /best: page_size=8 \(env A\) — .*\n +tied with page_size=8 \(env B\), page_size=16 \(env A\), page_size=16 \(env B\): /);
+});
+
 test('merge refuses a point of another sweep, naming the file', () => {
   const plan = loadSweep(workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16]\n`).file);
   const dir = tempDir('attnscope-merge-');
