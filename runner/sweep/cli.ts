@@ -190,7 +190,7 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
   const plan = prepare(file, (values.set as string[] | undefined) ?? [], quick, backend, say);
   const benchmarks = plan.job !== 'simulate';
   const jobs = wholeNumber(values.jobs, '--jobs', 1) ?? (benchmarks ? 1 : availableParallelism());
-  if (benchmarks && jobs > 1) say(`attnscope: warning: --jobs ${jobs} runs benchmarks side by side; they share this machine's cores and memory bandwidth, so their timings are lower than alone`, 'warn');
+  if (benchmarks && jobs > 1) say(`attnscope: warning: --jobs ${jobs} runs benchmarks side by side; they share this machine's cores and memory bandwidth, so they run slower (longer times, lower rates) than alone`, 'warn');
   const outDir = (values.out as string | undefined) ?? defaultOutDir(plan);
   checkOutputPath(values.json as string | undefined, '--json', [...sweepInputs(plan), ...resultInputs([outDir])]);
   // A shard writes no report unless --json names one; the whole sweep writes it beside its points.

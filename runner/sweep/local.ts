@@ -43,15 +43,22 @@ export function shardFromEnvironment(env: NodeJS.ProcessEnv): Shard | null {
     return Number(v);
   };
   let shard: Shard | null = null;
+  /** The variables the shard came from, as they were set, and how to fix them. */
+  let from = '';
+  let fix = '';
   if (env.SLURM_ARRAY_TASK_ID !== undefined) {
     const min = env.SLURM_ARRAY_TASK_MIN !== undefined ? int('SLURM_ARRAY_TASK_MIN') : 0;
     shard = { index: int('SLURM_ARRAY_TASK_ID') - min, count: int('SLURM_ARRAY_TASK_COUNT') };
+    from = `SLURM_ARRAY_TASK_ID=${shard.index + min}${min ? ` - SLURM_ARRAY_TASK_MIN=${min}` : ''} of SLURM_ARRAY_TASK_COUNT=${shard.count}`;
+    fix = `give --shard i/N, or submit with an sbatch --array of consecutive task IDs, one per shard (e.g. --array=0-${Math.max(shard.count - 1, 0)} for ${Math.max(shard.count, 1)})`;
   } else if (env.JOB_COMPLETION_INDEX !== undefined) {
     if (env.ATTNSCOPE_SHARD_COUNT === undefined) throw new Error('JOB_COMPLETION_INDEX is set but ATTNSCOPE_SHARD_COUNT (the Job\'s completions) is not: set it, or give --shard i/N');
     shard = { index: int('JOB_COMPLETION_INDEX'), count: int('ATTNSCOPE_SHARD_COUNT') };
+    from = `JOB_COMPLETION_INDEX=${shard.index} of ATTNSCOPE_SHARD_COUNT=${shard.count}`;
+    fix = 'give --shard i/N, or set ATTNSCOPE_SHARD_COUNT to the Job\'s completions';
   }
-  if (shard && shard.count < 1) throw new Error(`shard ${shard.index}/${shard.count} from the environment: the shard count must be at least 1`);
-  if (shard && !(shard.index >= 0 && shard.index < shard.count)) throw new Error(`shard ${shard.index}/${shard.count} from the environment is not in 0..${shard.count - 1}`);
+  if (shard && shard.count < 1) throw new Error(`shard ${shard.index}/${shard.count} from ${from}: the shard count must be at least 1; ${fix}`);
+  if (shard && !(shard.index >= 0 && shard.index < shard.count)) throw new Error(`shard ${shard.index}/${shard.count} from ${from} is not in 0..${shard.count - 1}: ${fix}`);
   return shard;
 }
 

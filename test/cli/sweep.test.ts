@@ -268,6 +268,22 @@ test('bad input: one line, exit 2, nothing written', () => {
   const shard = cli(['sweep', file, '--shard', '3/3', '--out', out]);
   assert.equal(shard.code, 2);
   assert.match(shard.stderr, /--shard 3\/3: i must be in 0\.\.N-1/);
+  // A shard from the environment out of range: one line naming the variables and the fix, exit 2
+  // (newcomer report s31 item 9).
+  const env = cli(['sweep', file, '--out', out], { env: { SLURM_ARRAY_TASK_ID: '5', SLURM_ARRAY_TASK_COUNT: '3' } });
+  assert.equal(env.code, 2);
+  assert.equal(env.stderr, 'attnscope: shard 5/3 from SLURM_ARRAY_TASK_ID=5 of SLURM_ARRAY_TASK_COUNT=3 is not in 0..2: give --shard i/N, or submit with an sbatch --array of consecutive task IDs, one per shard (e.g. --array=0-2 for 3)\n');
+  assert.equal(existsSync(out), false);
+});
+
+test('--jobs N > 1 on a sweep that benchmarks warns that side-by-side runs are slower than alone', () => {
+  const { dir, file } = workspace(PROFILE.replace(/sweep:[\s\S]*$/, 'sweep:\n  job: bench\n  axes:\n    kv_cache.page_size: [16, 64]\n'));
+  // --json into a folder that does not exist is refused after the warning and before any benchmark runs.
+  const r = cli(['sweep', file, '--jobs', '2', '--out', join(dir, 'out'), '--json', join(dir, 'nowhere', 'r.json')]);
+  assert.equal(r.code, 2, r.stderr);
+  // Times go up and rates go down when two benchmarks share the cores (newcomer report s31 item 7:
+  // "their timings are lower than alone" read as faster).
+  assert.equal(r.stderr.split('\n')[0], "attnscope: warning: --jobs 2 runs benchmarks side by side; they share this machine's cores and memory bandwidth, so they run slower (longer times, lower rates) than alone");
 });
 
 test('a point whose KV pool has no pages is refused before any point runs (exit 2), at its axis value or naming the --set argument', () => {

@@ -136,7 +136,13 @@ test('shards: round robin over the point index; --shard and the schedulers\' var
   assert.throws(() => parseShard('3/3'), /0\.\.N-1/);
   // No shard at all: said as such, not as "i must be in 0..-1".
   assert.throws(() => parseShard('0/0'), { message: '--shard 0/0: N (the number of shards) must be at least 1' });
-  assert.throws(() => shardFromEnvironment({ JOB_COMPLETION_INDEX: '0', ATTNSCOPE_SHARD_COUNT: '0' }), { message: 'shard 0/0 from the environment: the shard count must be at least 1' });
+  assert.throws(() => shardFromEnvironment({ JOB_COMPLETION_INDEX: '0', ATTNSCOPE_SHARD_COUNT: '0' }), { message: "shard 0/0 from JOB_COMPLETION_INDEX=0 of ATTNSCOPE_SHARD_COUNT=0: the shard count must be at least 1; give --shard i/N, or set ATTNSCOPE_SHARD_COUNT to the Job's completions" });
+  // An index out of range names the variables it came from, as set, and the fix (newcomer report
+  // s31 item 9: "shard 5/3 from the environment is not in 0..2" named neither).
+  assert.throws(() => shardFromEnvironment({ SLURM_ARRAY_TASK_ID: '5', SLURM_ARRAY_TASK_COUNT: '3' }), { message: 'shard 5/3 from SLURM_ARRAY_TASK_ID=5 of SLURM_ARRAY_TASK_COUNT=3 is not in 0..2: give --shard i/N, or submit with an sbatch --array of consecutive task IDs, one per shard (e.g. --array=0-2 for 3)' });
+  // ID 0 of an array numbered from 1 (MIN 1) is shard -1: the MIN is named too.
+  assert.throws(() => shardFromEnvironment({ SLURM_ARRAY_TASK_ID: '0', SLURM_ARRAY_TASK_MIN: '1', SLURM_ARRAY_TASK_COUNT: '3' }), { message: 'shard -1/3 from SLURM_ARRAY_TASK_ID=0 - SLURM_ARRAY_TASK_MIN=1 of SLURM_ARRAY_TASK_COUNT=3 is not in 0..2: give --shard i/N, or submit with an sbatch --array of consecutive task IDs, one per shard (e.g. --array=0-2 for 3)' });
+  assert.throws(() => shardFromEnvironment({ JOB_COMPLETION_INDEX: '4', ATTNSCOPE_SHARD_COUNT: '4' }), { message: "shard 4/4 from JOB_COMPLETION_INDEX=4 of ATTNSCOPE_SHARD_COUNT=4 is not in 0..3: give --shard i/N, or set ATTNSCOPE_SHARD_COUNT to the Job's completions" });
   // sbatch --array=1-3 numbers tasks from 1: the shard counts from SLURM_ARRAY_TASK_MIN.
   assert.deepEqual(shardFromEnvironment({ SLURM_ARRAY_TASK_ID: '3', SLURM_ARRAY_TASK_MIN: '1', SLURM_ARRAY_TASK_COUNT: '3' }), { index: 2, count: 3 });
   assert.deepEqual(shardFromEnvironment({ JOB_COMPLETION_INDEX: '4', ATTNSCOPE_SHARD_COUNT: '5' }), { index: 4, count: 5 });
