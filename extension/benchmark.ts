@@ -144,6 +144,8 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
         ctx.log.error(`[runner] ${e.message}`);
         break;
       case 'done':
+        // A cancelled simulation's `done` has no pool: nothing to show or save (the end says it was cancelled).
+        if (this.job === 'simulate' && e.run.pool === undefined) break;
         // Shown at once: the runner exits right after, and saving follows (runSaved gives the id).
         this.shown = { ...e.run, name: this.name };
         ctx.status.setLastRunEnvironment(e.run.environment);
@@ -188,8 +190,8 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
       this.refused(refusalOf(outcome, this.profile, ctx.settings(this.source).backend));
       return null;
     }
-    if (outcome.cancelled && outcome.run === null && this.job === 'simulate') {
-      // A simulation has nothing to show before its end: nothing saved, as on the command line.
+    if (outcome.cancelled && (outcome.run === null || outcome.run.pool === undefined) && this.job === 'simulate') {
+      // A simulation has nothing to show before its end (a cancelled one's `done` carries no pool): nothing saved, as on the command line.
       ctx.log.info(`run ${name}: simulation cancelled; nothing saved`);
       ctx.dashboard.post({ type: 'runFinished', run: this.unsaved('cancelled', `cancelled; not saved: ${SIMULATION_NOT_SAVED}`), id: null });
       void vscode.window.showInformationMessage(simulationStoppedMessage(name, 'cancelled'));

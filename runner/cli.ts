@@ -381,7 +381,8 @@ async function estimateCommand(argv: string[], io: CliIo): Promise<number> {
  * `attnscope simulate <profile | -> [flags]`. Under --events (the editor's "Run serving
  * simulation", a resolved Profile on stdin as for bench): notes and the step-time model as `log`
  * events, `progress` in percent, the pool's `poolSample`s, then `done` with the run (kind
- * 'simulate'); bad input is an `error` event before the exit 2; a cancel writes nothing (exit 130).
+ * 'simulate'); bad input is an `error` event before the exit 2; a cancel writes nothing (exit 130)
+ * but, once simulating, a `done` whose run has status 'cancelled' and no pool.
  */
 async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(argv, SIMULATE_FLAGS);
@@ -425,6 +426,11 @@ interface SimulatePhase {
 async function cancelPoint(signal: AbortSignal): Promise<void> {
   await new Promise((resolve) => setImmediate(resolve));
   signal.throwIfAborted();
+}
+
+/** A simulate run's name: its profile file's, else the stdin profile's source file's, else 'stdin'. */
+function runName(file: string, profile: Profile): string {
+  return file !== '-' ? basename(file) : profile.sourcePath ? basename(profile.sourcePath) : 'stdin';
 }
 
 async function simulateProfile(file: string, loaded: LoadedProfile, flags: SimulateFlags, io: CliIo, signal: AbortSignal, phase: SimulatePhase): Promise<number> {
@@ -582,14 +588,15 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
         ? ` at ${Math.floor(100 * last.fraction)}% of ${formatCountOf(last.requests, 'request')}`
         : '';
     io.stderr.write(cancelLine('simulate', e, at, 'nothing written'));
+    // The terminal event core/protocol/runner.ts promises: a run with status 'cancelled' and no pool.
+    if (events) emitLine({ type: 'done', run: createRun({ name: runName(file, profile), kind: 'simulate', toolVersion: TOOL_VERSION, createdAt, profile, environment: describeMachine(), estimate: estimate(profile), status: 'cancelled', error: `${e.message}${at}` }) });
     return EXIT_CANCELLED;
   }
   progress.clear();
   const machine = describeMachine();
   if (machine.nativeBuild === 'wasm') head.push(`Simulated by the WebAssembly module (${machine.nativeBuildReason ?? 'ATTNSCOPE_BACKEND=wasm'})`, '');
   head.push(`Scheduler limits: ${batchLimitsText(profile)}, max_model_len ${formatCount(mml.tokens)} (${mml.source})`);
-  const name = file !== '-' ? basename(file) : profile.sourcePath ? basename(profile.sourcePath) : 'stdin';
-  const run = flags.json || events ? createRun({ name, kind: 'simulate', toolVersion: TOOL_VERSION, createdAt, profile, environment: machine, estimate: estimate(profile), pool: result }) : null;
+  const run = flags.json || events ? createRun({ name: runName(file, profile), kind: 'simulate', toolVersion: TOOL_VERSION, createdAt, profile, environment: machine, estimate: estimate(profile), pool: result }) : null;
   if (flags.json) writeOutput(flags.json, `${JSON.stringify(run, null, 2)}\n`, '--json', io.stdout);
   if (events) {
     for (const line of head) if (line !== '') say(line);

@@ -309,6 +309,32 @@ test('SIGTERM cancels a run: done with status cancelled, exit 130', async () => 
   assert.equal(done.run!.status, 'cancelled');
 });
 
+test('simulate --events cancelled by SIGTERM or SIGINT while simulating ends on done with status cancelled and no pool, exit 130 (core/protocol/runner.ts)', async () => {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    const { profile } = longSimulation();
+    const child = spawn(process.execPath, [runner, 'simulate', profile, '--events'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const events: Array<{ type: string; run?: { status: string; kind?: string; pool?: unknown; error?: string } }> = [];
+    let signalled = false;
+    for await (const line of createInterface({ input: child.stdout })) {
+      const e = JSON.parse(line);
+      events.push(e);
+      // Cancel at the first progress event: the simulation is running (the signal, not a sleep, drives the test).
+      if (!signalled && e.type === 'progress') {
+        signalled = true;
+        child.kill(signal);
+      }
+    }
+    const code = await new Promise<number | null>((res) => child.on('close', (c) => res(c)));
+    assert.equal(code, 130, signal);
+    const done = events.at(-1)!;
+    assert.equal(done.type, 'done', `${signal}: ends on ${done.type}`);
+    assert.equal(done.run!.status, 'cancelled');
+    assert.equal(done.run!.kind, 'simulate');
+    assert.equal(done.run!.pool, undefined);
+    assert.match(done.run!.error!, new RegExp(`^cancelled by ${signal}`));
+  }
+});
+
 test('simulate cancelled while it still reads the profile: SIGINT and SIGTERM both exit 130 with one line, nothing written', { skip: process.platform === 'win32' && 'mkfifo' }, async () => {
   // The profile is a fifo: the child blocks reading it until this test writes it, so the signal
   // lands in the reading phase by construction (our open for writing returns once the child has
@@ -894,7 +920,7 @@ test("simulate - --events (the editor's Run serving simulation): the file door's
   assert.doesNotMatch(r.stderr, /simulating/);
 });
 
-test('simulate - --events: bad input is an error event and exit 2; SIGTERM mid-run ends it with exit 130 and no done', async () => {
+test('simulate - --events: bad input is an error event and exit 2 (a cancel: see "simulate --events cancelled by SIGTERM or SIGINT")', () => {
   const { run: onFile } = simulatedRun();
   // No device memory and no KV budget: no pool to simulate, the refusal the CLI gives on a file, here as an event.
   const bad = cli(['simulate', '-', '--events'], JSON.stringify({ ...onFile.profile, kvCache: { ...onFile.profile.kvCache, numPages: 'auto', memoryGib: 'auto' }, device: { ...onFile.profile.device, memoryGib: null, gpu: undefined } }));
@@ -906,23 +932,6 @@ test('simulate - --events: bad input is an error event and exit 2; SIGTERM mid-r
   const { file, line, column, message } = events.at(-1);
   assert.match(file, /p\.attn\.yaml$/);
   assert.equal(bad.stderr.trim(), `${file}:${line}:${column}: ${message}`);
-
-  const { profile } = longSimulation();
-  const child = spawn(process.execPath, [runner, 'simulate', profile, '--events'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const seen: Array<{ type: string; done?: number }> = [];
-  let signalled = false;
-  for await (const line of createInterface({ input: child.stdout })) {
-    const e = JSON.parse(line);
-    seen.push(e);
-    if (!signalled && e.type === 'progress' && e.done > 0) {
-      signalled = true;
-      child.kill('SIGTERM');
-    }
-  }
-  const code = await new Promise<number | null>((res) => child.on('close', (c) => res(c)));
-  assert.ok(signalled, 'no progress event past 0%');
-  assert.equal(code, 130);
-  assert.ok(!seen.some((e) => e.type === 'done'), 'a cancelled simulation writes nothing');
 });
 
 test('bench on stdin meets the preflight of bench on a file: the same refusal, before any work (exit 2, one line)', () => {
