@@ -21,7 +21,7 @@ import { offsetToLineColumn } from '../core/config/positions';
 import { jsonErrorText } from '../core/config/tree';
 import { BACKENDS, isBackend, type KernelBackendName, type Problem, type Profile, type StepTimeSpec } from '../core/config/types';
 import { resolvedProfileProblems } from '../core/config/resolvedProfile';
-import { createRun, type Environment, type PoolResult, type PoolSample, type StepTimeModel } from '../core/protocol/run';
+import { createRun, type Environment, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel } from '../core/protocol/run';
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
 import { deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../core/validate';
 import { formatCount, formatCountOf, perGpuCasesHeader } from '../core/format';
@@ -428,11 +428,6 @@ async function cancelPoint(signal: AbortSignal): Promise<void> {
   signal.throwIfAborted();
 }
 
-/** A simulate run's name: its profile file's, else the stdin profile's source file's, else 'stdin'. */
-function runName(file: string, profile: Profile): string {
-  return file !== '-' ? basename(file) : profile.sourcePath ? basename(profile.sourcePath) : 'stdin';
-}
-
 async function simulateProfile(file: string, loaded: LoadedProfile, flags: SimulateFlags, io: CliIo, signal: AbortSignal, phase: SimulatePhase): Promise<number> {
   const events = flags.events;
   const say = lineWriter(io, events);
@@ -534,6 +529,9 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   let preparing: PrepareProgress | undefined;
   let result: PoolResult;
   const createdAt = new Date();
+  /** This simulation's run (named by its profile file, else the stdin profile's source file, else 'stdin'): with its pool, or cancelled without one. */
+  const simulateRun = (environment: Environment, end: Pick<RunParts, 'pool' | 'status' | 'error'>): RunResult =>
+    createRun({ name: file !== '-' ? basename(file) : profile.sourcePath ? basename(profile.sourcePath) : 'stdin', kind: 'simulate', toolVersion: TOOL_VERSION, createdAt, profile, environment, estimate: estimate(profile), ...end });
   try {
     if (flags.maxRate) {
       progress.update(0, 1, 'capacity search: first rate');
@@ -589,14 +587,14 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
         : '';
     io.stderr.write(cancelLine('simulate', e, at, 'nothing written'));
     // The terminal event core/protocol/runner.ts promises: a run with status 'cancelled' and no pool.
-    if (events) emitLine({ type: 'done', run: createRun({ name: runName(file, profile), kind: 'simulate', toolVersion: TOOL_VERSION, createdAt, profile, environment: describeMachine(), estimate: estimate(profile), status: 'cancelled', error: `${e.message}${at}` }) });
+    if (events) emitLine({ type: 'done', run: simulateRun(describeMachine(), { status: 'cancelled', error: `${e.message}${at}` }) });
     return EXIT_CANCELLED;
   }
   progress.clear();
   const machine = describeMachine();
   if (machine.nativeBuild === 'wasm') head.push(`Simulated by the WebAssembly module (${machine.nativeBuildReason ?? 'ATTNSCOPE_BACKEND=wasm'})`, '');
   head.push(`Scheduler limits: ${batchLimitsText(profile)}, max_model_len ${formatCount(mml.tokens)} (${mml.source})`);
-  const run = flags.json || events ? createRun({ name: runName(file, profile), kind: 'simulate', toolVersion: TOOL_VERSION, createdAt, profile, environment: machine, estimate: estimate(profile), pool: result }) : null;
+  const run = flags.json || events ? simulateRun(machine, { pool: result }) : null;
   if (flags.json) writeOutput(flags.json, `${JSON.stringify(run, null, 2)}\n`, '--json', io.stdout);
   if (events) {
     for (const line of head) if (line !== '') say(line);
