@@ -55,7 +55,7 @@ const BY_COMMAND: Record<string, Record<string, FlagHelp>> = {
     tasks: { value: 'N', text: 'array tasks (pods) the points are split over' },
     partition: { value: 'P', text: 'Slurm partition' },
     'gpus-per-task': { value: 'G', text: 'GPUs per task' },
-    'cpus-per-task': { value: 'C', text: 'CPUs per task' },
+    'cpus-per-task': { value: 'C', text: 'CPUs per task (simulate: points at once; bench/both take a whole node per task and time one point at a time)' },
     time: { value: 'T', text: 'Slurm time limit per task (e.g. 00:10:00)' },
     wait: { text: 'wait for the Slurm job, then merge its results' },
     poll: { value: 'S', text: 'with --wait: seconds between polls of the job' },

@@ -393,6 +393,14 @@ export async function submitCommand(argv: string[]): Promise<number> {
     return EXIT_INTERNAL;
   }
   process.stdout.write(`Submitted Slurm job ${jobId}: ${tasks} array tasks for ${plan.points.length} points; results in ${outDir}\n`);
+  if (plan.job !== 'simulate') {
+    // What sbatchScript asks of Slurm for timings, said where the user looks.
+    const cpus = cpusFlag ?? s.cpusPerTask;
+    process.stdout.write(
+      `  job ${plan.job}: each task has a whole node (sbatch --exclusive) and times its points one at a time, so no other job or point runs beside a timing` +
+        `${cpus ? `; --cpus-per-task ${cpus} only asks for nodes with at least ${cpus} CPU${cpus === 1 ? '' : 's'}, and the benchmark uses all of the node's` : ''}\n`,
+    );
+  }
   if (!values.wait) {
     process.stdout.write(`  follow it with: squeue -j ${jobId}; then: attnscope merge ${outDir}\n`);
     return EXIT_OK;

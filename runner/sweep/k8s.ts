@@ -113,7 +113,8 @@ export function indexedJobManifest(plan: SweepPlan, opts: IndexedJobOptions): st
   const command = shardCommand(plan, ['attnscope'], `${K8S_SWEEP_DIR}/${basename(plan.absFile)}`, k8sResultsDir(plan), {
     quick: opts.quick,
     backend: opts.backend,
-    jobs: String(opts.cpusPerTask ?? 1),
+    // A pod times its benchmark points one at a time (as a local benchmark sweep and a Slurm task do); it simulates one per CPU it requests.
+    jobs: plan.job !== 'simulate' ? '1' : String(opts.cpusPerTask ?? 1),
   });
   const resources: Record<string, Record<string, string | number>> = {};
   if (opts.cpusPerTask) resources.requests = { cpu: String(opts.cpusPerTask) };

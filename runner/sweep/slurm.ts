@@ -50,16 +50,27 @@ export function shardCommand(plan: SweepPlan, cli: string[], profilePath: string
   ];
 }
 
+/** The `--jobs` of a simulation task: one worker per CPU Slurm allocated to it (SLURM_CPUS_PER_TASK is set only when --cpus-per-task is). */
+const SIMULATE_JOBS = '${SLURM_CPUS_PER_TASK:-1}';
+
 /**
- * The sbatch script of the sweep: an array of `tasks` tasks (0..tasks-1), one CPU count of
- * workers per task, task logs `slurm-<job>_<task>.out` in the results folder.
+ * The sbatch script of the sweep: an array of `tasks` tasks (0..tasks-1), task logs
+ * `slurm-<job>_<task>.out` in the results folder. A simulation task runs one point per CPU it
+ * was given (--jobs SLURM_CPUS_PER_TASK); tasks share nodes, as a modelled result does not
+ * depend on what else runs. A benchmark task (job bench or both) asks for a whole node
+ * (`--exclusive`: sbatch(1) allocates the job all CPUs of its node, and no other job runs there)
+ * and times its points one at a time (--jobs 1), whatever --cpus-per-task says: its timings share
+ * no core, cache or memory bandwidth with another job or point, as a local benchmark sweep's
+ * default --jobs 1 does.
  */
 export function sbatchScript(plan: SweepPlan, opts: SlurmScriptOptions): string {
   const stem = plan.name.replace(/\.attn\.(ya?ml|json)$/i, '');
+  const benchmarks = plan.job !== 'simulate';
   const directives = [
     `--job-name=attnscope-${stem}`,
     `--array=0-${opts.tasks - 1}`,
     '--ntasks=1',
+    ...(benchmarks ? ['--exclusive'] : []),
     `--output=${opts.outDir}/slurm-%A_%a.out`,
     `--chdir=${opts.workDir}`,
     ...(opts.partition ? [`--partition=${opts.partition}`] : []),
@@ -67,12 +78,15 @@ export function sbatchScript(plan: SweepPlan, opts: SlurmScriptOptions): string 
     ...(opts.gpusPerTask ? [`--gpus-per-task=${opts.gpusPerTask}`] : []),
     ...(opts.time ? [`--time=${opts.time}`] : []),
   ];
-  const cmd = shardCommand(plan, opts.cli, plan.absFile, opts.outDir, { quick: opts.quick, backend: opts.backend, jobs: '${SLURM_CPUS_PER_TASK:-1}' });
-  const words = cmd.map((w) => (w === '${SLURM_CPUS_PER_TASK:-1}' ? `"${w}"` : shellQuote(w)));
+  const cmd = shardCommand(plan, opts.cli, plan.absFile, opts.outDir, { quick: opts.quick, backend: opts.backend, jobs: benchmarks ? '1' : SIMULATE_JOBS });
+  const words = cmd.map((w) => (w === SIMULATE_JOBS ? `"${w}"` : shellQuote(w)));
   return [
     '#!/bin/bash',
     `# attnscope sweep ${plan.name} (sweep ${plan.sweepId}): ${plan.points.length} points in ${opts.tasks} array tasks.`,
     '# Written by `attnscope submit --slurm`; each task runs its shard (SLURM_ARRAY_TASK_ID of SLURM_ARRAY_TASK_COUNT).',
+    benchmarks
+      ? `# Job ${plan.job}: each task has a whole node (--exclusive) and times its points one at a time (--jobs 1): no other job or point runs beside a timing.`
+      : '# Job simulate: tasks share nodes; each runs one point per CPU it was given (--cpus-per-task).',
     ...directives.map((d) => `#SBATCH ${shellQuote(d)}`),
     'set -euo pipefail',
     `exec ${words.join(' ')}`,

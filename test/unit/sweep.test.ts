@@ -365,6 +365,30 @@ test('the sbatch script: an array of one task per shard, the directives asked fo
   assert.ok(s.startsWith('#!/bin/bash\n'));
 });
 
+test('the sbatch script of a sweep that benchmarks: a whole node per task (--exclusive), its points timed one at a time whatever the CPUs', () => {
+  // s31 newcomer-cli item 1: a job both sweep's tasks got one CPU each on a shared 2-CPU node and
+  // timed side by side, and --cpus-per-task 4 became --jobs 4 inside a task. sbatch(1): --exclusive
+  // "can not share nodes with other running jobs ... the job is allocated all CPUs"; the local
+  // benchmark sweep's default is --jobs 1 for the same reason.
+  const cli = ['/usr/bin/node', '/opt/attnscope/dist/runner.js'];
+  for (const job of ['bench', 'both']) {
+    const { file } = workspace(`${BASE}sweep:\n  job: ${job}\n  axes:\n    kv_cache.page_size: [8, 16]\n`);
+    const plan = loadSweep(file);
+    const s = sbatchScript(plan, { tasks: 2, outDir: '/scratch/out', workDir: '/home/u', cli, quick: true, backend: 'auto', cpusPerTask: 4 });
+    const directives = s.split('\n').filter((l) => l.startsWith('#SBATCH ')).map((l) => l.slice(8));
+    assert.deepEqual(directives, ['--job-name=attnscope-p', '--array=0-1', '--ntasks=1', '--exclusive', '--output=/scratch/out/slurm-%A_%a.out', '--chdir=/home/u', '--cpus-per-task=4'], job);
+    const exec = s.split('\n').find((l) => l.startsWith('exec '))!;
+    assert.equal(exec, `exec /usr/bin/node /opt/attnscope/dist/runner.js sweep ${shellQuote(file)} --out /scratch/out --jobs 1 --quick`, job);
+    assert.match(s, new RegExp(`^# Job ${job}: each task has a whole node \\(--exclusive\\) and times its points one at a time \\(--jobs 1\\)`, 'm'));
+  }
+  // A simulation sweep keeps packing: no --exclusive, one point per CPU Slurm gave the task.
+  const plan = loadSweep(workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16]\n`).file);
+  const s = sbatchScript(plan, { tasks: 2, outDir: '/scratch/out', workDir: '/home/u', cli, quick: false, backend: 'auto', cpusPerTask: 4 });
+  assert.ok(!s.includes('--exclusive'), s);
+  assert.match(s, /^#SBATCH --cpus-per-task=4$/m);
+  assert.match(s, / --jobs "\$\{SLURM_CPUS_PER_TASK:-1\}"$/m);
+});
+
 test('the Indexed Job: completionMode Indexed, one pod per shard, the shard count in the environment, profile and model in a ConfigMap, results on the claim', () => {
   const profile = `${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16, 32, 64, 128, 256]\n`;
   const { file } = workspace(profile);
@@ -392,6 +416,16 @@ test('the Indexed Job: completionMode Indexed, one pod per shard, the shard coun
   assert.deepEqual(pod.volumes[0].configMap.items, [{ key: 'profile', path: 'p.attn.yaml' }, { key: 'model-0', path: 'tiny/config.json' }]);
   assert.deepEqual(pod.volumes[1].persistentVolumeClaim, { claimName: 'sweeps' });
   assert.match(job.metadata.name, /^[a-z0-9-]{1,63}$/);
+});
+
+test('the Indexed Job of a sweep that benchmarks: each pod times its points one at a time, whatever CPUs it requests', () => {
+  // As a Slurm task does (s31 newcomer-cli item 1): --cpus-per-task 2 requests 2 CPUs, not 2 benchmarks side by side.
+  const { file } = workspace(`${BASE}sweep:\n  job: bench\n  axes:\n    kv_cache.page_size: [8, 16]\n`);
+  const plan = loadSweep(file);
+  const job = YAML.parseAllDocuments(indexedJobManifest(plan, { image: 'ghcr.io/me/attnscope:1', tasks: 2, pvc: 'sweeps', cpusPerTask: 2, quick: true, backend: 'auto' }))[1]!.toJS();
+  const c = job.spec.template.spec.containers[0];
+  assert.deepEqual(c.command, ['attnscope', 'sweep', '/sweep/p.attn.yaml', '--out', `/results/attnscope-p-${plan.sweepId.slice(0, 8)}`, '--jobs', '1', '--quick']);
+  assert.deepEqual(c.resources, { requests: { cpu: '2' } });
 });
 
 test('errorAt places a problem of one point at its value in the sweep block, or names its --set argument', () => {
