@@ -17,7 +17,7 @@ const COMMON: Record<string, FlagHelp> = {
   quick: { text: 'a short run: the smallest prefill length and decode case, fewer timing samples' },
   backend: { value: 'auto|cpu|cuda', text: "the kernels' backend (default: the profile's device.backend, else auto)" },
   events: { text: 'read a resolved Profile as JSON on stdin (file -), write NDJSON events on stdout (the editor\'s door)' },
-  set: { value: 'key=v1,v2', text: 'add or replace a sweep axis: a profile key and its values (repeatable)' },
+  set: { value: 'key=v1,v2', text: "add or replace a sweep axis: a profile key and its values (repeatable); a list key's values as lists in one list: --set 'decode.context_lens=[[512],[2048]]'" },
   out: { value: 'DIR', text: 'the results folder (default .attnscope/sweeps/<profile>-<sweep id>; created, its parent must exist)' },
 };
 

@@ -115,9 +115,28 @@ export function parseSetArg(arg: string, virtualOffset: number): SweepAxis {
       values = text.split(',').map((v) => (v.trim() === '' ? (() => { throw new Error('an empty value between commas'); })() : YAML.parse(v.trim()) as unknown));
     }
   } catch (e) {
-    throw new UsageError(`--set ${arg}: ${(e as Error).message.split('\n')[0]}`, false);
+    throw new UsageError(`--set ${arg}: ${e instanceof YAML.YAMLError ? unparsedSetText(key, text) : (e as Error).message}`, false);
   }
   return { key, values: values.map((v) => nodeOf(v, range)), keyRange: null };
+}
+
+/**
+ * Why `--set key=TEXT` did not parse, in the argument's own terms (the YAML reader's message
+ * names its tokens, "Unexpected scalar at node end", and ends on a colon before a source excerpt
+ * the command line does not show): values written as lists side by side (`[512],[2048]`, the
+ * natural spelling of a list key's axis) get the same text in one outer list, which does parse;
+ * any other text gets the two accepted forms.
+ */
+function unparsedSetText(key: string, text: string): string {
+  const forms = `write key=v1,v2, or one [..] list when a value holds commas or is itself a list: --set '${key}=[[512],[2048]]'`;
+  if (!text.startsWith('[')) return `the values do not parse; ${forms}`;
+  try {
+    const wrapped: unknown = YAML.parse(`[${text}]`);
+    if (Array.isArray(wrapped) && wrapped.every(Array.isArray)) return `the values of a list key are lists inside one list: --set '${key}=[${text}]'`;
+  } catch {
+    // Not lists side by side either: the accepted forms below.
+  }
+  return `the [..] list does not parse; ${forms}`;
 }
 
 /** Most point errors listed one by one; the rest are counted in one more line. */

@@ -1,0 +1,41 @@
+/**
+ * `--set key=...` that does not parse (runner/sweep/spec.ts parseSetArg): the message says the
+ * accepted form in the argument's terms, never the YAML reader's token names (s31 newcomer-cli 8:
+ * `--set 'decode.context_lens=[512],[2048]'` printed "Unexpected scalar at node end at line 1, column 6:").
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { UsageError } from '../../runner/errors';
+import { parseSetArg } from '../../runner/sweep/spec';
+
+/** The UsageError message parseSetArg throws for `arg`. */
+function refused(arg: string): string {
+  try {
+    parseSetArg(arg, 0);
+  } catch (e) {
+    assert.ok(e instanceof UsageError, String(e));
+    return e.message;
+  }
+  return assert.fail(`--set ${arg} was taken`);
+}
+
+const FORMS = "write key=v1,v2, or one [..] list when a value holds commas or is itself a list: --set 'decode.context_lens=[[512],[2048]]'";
+
+test('lists side by side, the natural spelling of a list key\'s axis, get the same text inside one list', () => {
+  // The suggestion is the argument's own text in [ ]: checked to parse as a list of lists below.
+  assert.equal(refused('decode.context_lens=[512],[2048]'), "--set decode.context_lens=[512],[2048]: the values of a list key are lists inside one list: --set 'decode.context_lens=[[512],[2048]]'");
+  assert.equal(refused('decode.context_lens=[512,1024],[2048]'), "--set decode.context_lens=[512,1024],[2048]: the values of a list key are lists inside one list: --set 'decode.context_lens=[[512,1024],[2048]]'");
+  const axis = parseSetArg('decode.context_lens=[[512,1024],[2048]]', 0);
+  assert.deepEqual(axis.values.map((v) => (v.type === 'array' ? (v.items ?? []).map((i) => (i.type === 'number' ? i.value : null)) : null)), [[512, 1024], [2048]]);
+});
+
+test('other text that does not parse gets both accepted forms, and no YAML token name or trailing colon', () => {
+  for (const [arg, head] of [
+    ['decode.context_lens=[512', 'the [..] list does not parse'],
+    ['decode.context_lens=512,[2048', 'the values do not parse'],
+  ] as const) {
+    const m = refused(arg);
+    assert.equal(m, `--set ${arg}: ${head}; ${FORMS}`);
+    assert.doesNotMatch(m, /scalar|flow|node end|line 1, column|:$/);
+  }
+});
