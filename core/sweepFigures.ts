@@ -57,6 +57,18 @@ export const SWEEP_FIGURES: readonly SweepFigure[] = [
   { key: 'decodeCase', source: 'measured', column: 'decode_case' },
 ];
 
+/**
+ * Whether `report` keeps its rows apart by machine kind (environment key): an `env` column and
+ * letters (A, B, ...) in the table, the best line and the tie list, one chart line per machine.
+ * Only a sweep that measures (job bench or both) and whose results come from several environments
+ * does: a simulate sweep's figures are modelled on the profile's GPU, the same whatever CPU ran
+ * the simulator, so merge keeps one row per point from any environment (runner/sweep/results.ts
+ * mergeResults) and names no machine.
+ */
+export function splitByMachine(report: Pick<SweepReport, 'job' | 'environments'>): boolean {
+  return report.job !== 'simulate' && Object.keys(report.environments).length > 1;
+}
+
 /** "Intel Xeon ... (2 cores, x64)" or "NVIDIA H200 · Intel Xeon ... (16 cores, x64)": one environment in words. */
 export function describeEnvironment(env: Environment): string {
   const cpu = `${env.cpuModel} (${env.cpuCores} cores, ${env.arch})`;

@@ -10,7 +10,7 @@ import type { ChartConfiguration, ChartDataset, Scale } from 'chart.js';
 import { toFont } from 'chart.js/helpers';
 import { durationUnit, formatCount, formatDurationIn, formatPercent, formatSignificant, NS_PER } from '../core/format';
 import type { SweepReport, SweepReportRow } from '../core/protocol/sweep';
-import { SWEEP_METRICS, type SweepMetric } from '../core/sweepFigures';
+import { splitByMachine, SWEEP_METRICS, type SweepMetric } from '../core/sweepFigures';
 import type { ChartTable } from './charts';
 import { withAlpha, type Palette } from './theme';
 
@@ -201,7 +201,7 @@ export function sameValues(ys: ReadonlyArray<ReadonlyArray<number | null>>): Arr
 export const MAX_LINES = 12;
 
 export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Palette): SweepAxisChart[] {
-  const multiEnv = Object.keys(report.environments).length > 1;
+  const multiEnv = splitByMachine(report);
   return report.axes.map((axis) => {
     const others = report.axes.filter((a) => a.key !== axis.key);
     // A narrow legend cut "max_num_batched_tokens=50", "=100" and "=30000" to the same "max_num_batched_tokens…".
@@ -301,7 +301,7 @@ export function metricHeader(metric: SweepMetric, unit: string | undefined): str
 /** The report as a table: axis values, environment (when several), every figure with its unit and source (metricHeader); the best row marked ★. */
 export function sweepTable(report: SweepReport): ChartTable {
   const metrics = metricsOf(report);
-  const multiEnv = Object.keys(report.environments).length > 1;
+  const multiEnv = splitByMachine(report);
   const scales = metrics.map((m) => reportScale(report, m));
   const shows = scales.map((s) => s.show);
   return {

@@ -97,7 +97,7 @@ export interface SweepMetrics {
   decodeCase?: string;
 }
 
-/** One row of a report: a point measured on one kind of machine. */
+/** One row of a report: a point measured on one kind of machine (job bench or both), or a point's simulation (job simulate: one row whatever machine ran it). */
 export interface SweepReportRow extends SweepPointRef {
   environmentKey: string;
   status: RunResult['status'];
@@ -126,11 +126,11 @@ export interface SweepReport {
   job: SweepJob;
   axes: Array<{ key: string; values: unknown[] }>;
   total: number;
-  /** In point order, then environment order. */
+  /** In point order, then environment order; a simulate sweep has one row per point (core/sweepFigures.ts splitByMachine). */
   rows: SweepReportRow[];
   /** Points no environment has a result for, in point order. */
   missing: SweepPointRef[];
-  /** A point found more than once for the same environment: the files beyond the first (which the row uses). */
+  /** A point found more than once for the same environment (for a simulate sweep: in any environment; the key is the row's): the files beyond the first (which the row uses). */
   duplicates: Array<{ id: string; label: string; environmentKey: string; files: string[] }>;
   /** Each environment once, by key. */
   environments: Record<string, Environment>;

@@ -13,7 +13,7 @@ import { InputError, readFailure } from '../errors';
 import { TOOL_VERSION } from '../version';
 import { formatBytes, formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
-import { describeEnvironment, sweepProvenance } from '../../core/sweepFigures';
+import { describeEnvironment, splitByMachine, sweepProvenance } from '../../core/sweepFigures';
 import { axisIndices, offsetToLineColumn, pointLabel } from '../../core/config';
 import { jsonErrorText } from '../../core/config/tree';
 import { canonicalJson, pointId } from './spec';
@@ -393,6 +393,9 @@ export interface MergeOptions {
 
 /**
  * Merges the point files of `dirs` into one report. The first point file found fixes the sweep.
+ * A point has one row per environment (machine kind) when the sweep measures (job bench or both);
+ * a simulate sweep's point has one row whatever environments ran it (its figures are modelled, not
+ * measured on the machine), a second file of it being a duplicate.
  * @throws InputError for a folder that cannot be read, a point of a different sweep (naming
  *   both), or no point files at all.
  */
@@ -436,12 +439,15 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
       }
       if (opts.only && !opts.only.has(s.id)) continue;
       const envKey = s.environmentKey;
-      const key = `${s.id}/${envKey}`;
+      const modelled = report.job === 'simulate';
+      const key = modelled ? s.id : `${s.id}/${envKey}`;
       const first = seen.get(key);
       if (first) {
-        const dup = report.duplicates.find((d) => d.id === s.id && d.environmentKey === envKey);
+        // A simulate point's duplicate is listed under the environment of the row kept.
+        const dupEnv = first.environmentKey;
+        const dup = report.duplicates.find((d) => d.id === s.id && d.environmentKey === dupEnv);
         if (dup) dup.files.push(file);
-        else report.duplicates.push({ id: s.id, label: s.label, environmentKey: envKey, files: [file] });
+        else report.duplicates.push({ id: s.id, label: s.label, environmentKey: dupEnv, files: [file] });
         continue;
       }
       report.environments[envKey] ??= point.environment;
@@ -455,7 +461,7 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
   report.rows.sort((a, b) => a.index - b.index || envOrder.indexOf(a.environmentKey) - envOrder.indexOf(b.environmentKey));
   const have = new Set(report.rows.map((r) => r.id));
   report.missing = pointsOfAxes(report.axes).filter((p) => !have.has(p.id) && (!opts.only || opts.only.has(p.id)));
-  const best = bestRow(report.rows, envOrder.length > 1 ? (r) => `${r.label} (env ${envLetter(envOrder, r.environmentKey)})` : undefined);
+  const best = bestRow(report.rows, splitByMachine(report) ? (r) => `${r.label} (env ${envLetter(envOrder, r.environmentKey)})` : undefined);
   const ref = (r: SweepReportRow) => ({ id: r.id, environmentKey: r.environmentKey, label: r.label });
   report.best = best ? { ...ref(best.row), rule: best.rule, ...(best.tie ? { tiedWith: best.tiedWith.map(ref), tie: best.tie } : {}) } : null;
   return report;
@@ -497,7 +503,7 @@ export function formatReport(report: SweepReport): string {
   const axisHeaders = report.axes.map((a) => (report.axes.filter((o) => last(o.key) === last(a.key)).length > 1 ? a.key : last(a.key)));
   const columns = COLUMNS.filter((c) => report.rows.some((r) => r.metrics[c.key] !== undefined));
   const envKeys = Object.keys(report.environments);
-  const multiEnv = envKeys.length > 1;
+  const multiEnv = splitByMachine(report);
   // Where a row's result comes from, when some row was not run now (SweepReportRow.origin): a column, and a legend below.
   const origins = report.rows.some((r) => r.origin === 'resumed' || r.origin === 'reused');
   const header = [
@@ -526,6 +532,8 @@ export function formatReport(report: SweepReport): string {
   if (multiEnv) {
     lines.push('');
     envKeys.forEach((k) => lines.push(`env ${envLetter(envKeys, k)} (${k}): ${describeEnvironment(report.environments[k]!)}`));
+  } else if (envKeys.length > 1) {
+    lines.push('', `ran on ${envKeys.length} kinds of machine (${envKeys.map((k) => describeEnvironment(report.environments[k]!)).join('; ')}): one row per point, as a simulation's figures do not depend on the CPU that ran it`);
   }
   if (origins) {
     const from = [...new Set(report.rows.flatMap((r) => (r.reusedFrom ? [r.reusedFrom] : [])))];
@@ -539,7 +547,7 @@ export function formatReport(report: SweepReport): string {
     lines.push('', `result: ${shown.map((k) => meaning[k]).join('; ')}`);
   }
   if (report.missing.length > 0) lines.push('', `missing ${report.missing.length} point${report.missing.length > 1 ? 's' : ''}: ${report.missing.map((p) => p.label).join('; ')}`);
-  for (const d of report.duplicates) lines.push(`duplicate: ${d.label} (env ${d.environmentKey}) also in ${d.files.join(', ')}; the first file is used`);
+  for (const d of report.duplicates) lines.push(`duplicate: ${d.label}${report.job === 'simulate' ? '' : ` (env ${d.environmentKey})`} also in ${d.files.join(', ')}; the first file is used`);
   if (report.best) {
     lines.push('', `best: ${report.best.label}${multiEnv ? ` (env ${envLetter(envKeys, report.best.environmentKey)})` : ''} — ${report.best.rule}`);
     if (report.best.tie) lines.push(`      ${report.best.tie}`);

@@ -56,6 +56,21 @@ test('the table: every row, the best starred, only the figures the rows have', (
   assert.equal(t.rows[4]![4], '128');
 });
 
+test('a simulate sweep merged from two machines: one line per other-axis value and no env column; a measured one splits by machine', () => {
+  // s31 newcomer-cli item 3: a simulation's figures do not depend on the machine that ran it, so
+  // rows from env e1 and e2 are one sweep: page_size=16 from e2 belongs on the same lines as the rest.
+  const env2 = { ...report.environments.e1!, cpuModel: 'd' };
+  const mixed: SweepReport = { ...report, rows: report.rows.map((r) => (r.values['kv_cache.page_size'] === 16 ? { ...r, environmentKey: 'e2' } : r)), environments: { ...report.environments, e2: env2 } };
+  const frag = SWEEP_METRICS.find((m) => m.key === 'internalFragmentation')!;
+  const [byPage] = sweepAxisCharts(mixed, frag, palette);
+  assert.deepEqual(byPage!.config.data.datasets.map((d) => [d.label, d.data]), [['4', [{ x: 8, y: 0.01 }, { x: 16, y: 0.02 }, { x: 32, y: 0.04 }]], ['64', [{ x: 8, y: 0.011 }, { x: 16, y: 0.021 }, { x: 32, y: null }]]]);
+  assert.ok(!sweepTable(mixed).columns.includes('env'));
+  // The same rows of a job both sweep: measured on two machine kinds, kept apart.
+  const measured: SweepReport = { ...mixed, job: 'both' };
+  assert.equal(sweepAxisCharts(measured, frag, palette)[0]!.config.data.datasets.length, 4);
+  assert.ok(sweepTable(measured).columns.includes('env'));
+});
+
 test('the y axis reads in the table\'s units: one show for both, the unit in the axis title', () => {
   // The page-size sweep newcomerB charted: decode 4.37-7.24 ms per token (stored in ns), p99 TTFT
   // 68.6 s (stored in s), fragmentation 0-9.3% (stored as a fraction). The axis drew 4,000,000,

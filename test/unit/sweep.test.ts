@@ -168,8 +168,8 @@ function writePoint(dir: string, plan: SweepPlan, index: number, env: Environmen
   return file;
 }
 
-test('merge: rows in point order, missing and duplicated points listed, environments kept apart', () => {
-  const plan = loadSweep(workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16, 32, 64]\n`).file);
+test('merge: rows in point order, missing and duplicated points listed, environments of a measured sweep kept apart', () => {
+  const plan = loadSweep(workspace(`${BASE}sweep:\n  job: both\n  axes:\n    kv_cache.page_size: [8, 16, 32, 64]\n`).file);
   const root = tempDir('attnscope-merge-');
   writePoint(join(root, 'm1'), plan, 2, ENV_A);
   writePoint(join(root, 'm1'), plan, 0, ENV_A);
@@ -327,7 +327,7 @@ test('merge of one sweep from two machines: each tied point carries its env lett
   // page_size=8, page_size=16". Here both points ran on both machine kinds, all four at writePoint's
   // 10 tokens/s (tied within 1 %) and no p99 TTFT, so fewer KV bytes held picks: page_size=8 holds
   // 0.5 · 1000 pages · 8 = 4,000 slots, page_size=16 0.5 · 1001 · 16 = 8,008; env A is read first.
-  const plan = loadSweep(workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16]\n`).file);
+  const plan = loadSweep(workspace(`${BASE}sweep:\n  job: both\n  axes:\n    kv_cache.page_size: [8, 16]\n`).file);
   const root = tempDir('attnscope-merge-tie-');
   for (const index of [0, 1]) {
     writePoint(join(root, 'm1'), plan, index, ENV_A);
@@ -342,6 +342,36 @@ test('merge of one sweep from two machines: each tied point carries its env lett
   assert.deepEqual(r.best!.tiedWith!.map((t) => [t.label, t.environmentKey]), [['page_size=8', b], ['page_size=16', a], ['page_size=16', b]]);
   assert.match(r.best!.tie!, /^tied with page_size=8 \(env B\), page_size=16 \(env A\), page_size=16 \(env B\): simulated throughput within 1%/);
   assert.match(formatReport(r), /best: page_size=8 \(env A\) — .*\n +tied with page_size=8 \(env B\), page_size=16 \(env A\), page_size=16 \(env B\): /);
+});
+
+test('merge of a simulate sweep from two machines: one row per point whatever machine ran it, a second file of a point a duplicate', () => {
+  // s31 newcomer-cli item 3: `merge slurm1 mBs` of a job simulate sweep showed "16 H100 SXM A" and
+  // "16 H100 SXM B" with the same figures ("7 results for 6 of 6 points"), and the best point tied
+  // with its own copy. A simulation's figures come from the profile's modelled GPU, not from the CPU
+  // that ran it. Here point 0 ran on both machines, point 1 on B alone, point 2 on A alone.
+  const plan = loadSweep(workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16, 32, 64]\n`).file);
+  const root = tempDir('attnscope-merge-sim-');
+  writePoint(join(root, 'm1'), plan, 0, ENV_A);
+  writePoint(join(root, 'm1'), plan, 2, ENV_A);
+  const twin = writePoint(join(root, 'm2'), plan, 0, ENV_B);
+  writePoint(join(root, 'm2'), plan, 1, ENV_B);
+  const r = mergeResults([join(root, 'm1'), join(root, 'm2')]);
+  const [a, b] = [environmentKey(ENV_A), environmentKey(ENV_B)];
+  assert.deepEqual(r.rows.map((row) => [row.label, row.environmentKey]), [['page_size=8', a], ['page_size=16', b], ['page_size=32', a]]);
+  assert.deepEqual(r.duplicates, [{ id: plan.points[0]!.id, label: 'page_size=8', environmentKey: a, files: [twin] }]);
+  assert.deepEqual(Object.keys(r.environments), [a, b]);
+  // writePoint's figures: all at 10 tokens/s, so fewer KV bytes held picks page_size=8 (0.5 · 1000 · 8 =
+  // 4,000 slots; 16: 0.5 · 1001 · 16 = 8,008; 32: 0.5 · 1002 · 32 = 16,032), tied with the other two, never with itself.
+  assert.equal(r.best!.label, 'page_size=8');
+  assert.deepEqual(r.best!.tiedWith!.map((t) => t.label), ['page_size=16', 'page_size=32']);
+  const text = formatReport(r);
+  assert.match(text, /^Sweep p\.attn\.yaml \([0-9a-f]{16}, job simulate\): 3 results for 3 of 4 points$/m);
+  // No env column, no letters; the machines named once.
+  assert.match(text, /^page_size +internal frag/m);
+  assert.doesNotMatch(text, /\benv [AB]\b/);
+  assert.match(text, /^ran on 2 kinds of machine \(CPU A \(8 cores, x64\); NVIDIA H200 · CPU A \(8 cores, x64\)\): one row per point, as a simulation's figures do not depend on the CPU that ran it$/m);
+  assert.match(text, new RegExp(`^duplicate: page_size=8 also in ${twin.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}; the first file is used$`, 'm'));
+  assert.match(text, /\nbest: page_size=8 — .*\n +tied with page_size=16, page_size=32: /);
 });
 
 test('merge refuses a point of another sweep, naming the file', () => {
