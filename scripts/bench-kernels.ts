@@ -11,7 +11,8 @@
  *     scattered (a random permutation of the pool). On this kind of machine the order alone
  *     moves the rate by a quarter or more: the hardware prefetcher restarts at every jump.
  *     Each decode row's pages are also read alone (timePagedRead: the same bytes, order and
- *     threads with the read-bandwidth peak's loop), the rate the layout allows the kernel, and
+ *     threads with the read-bandwidth peak's loads, 4 pages' K and V interleaved 256 B by 256 B),
+ *     the rate the layout allows the kernel, and
  *     its arithmetic timed alone over pages held in L2: both in turn with the kernel, one block
  *     of runs of each per round (DECODE_BOUND_ROUNDS), so the three share the moment.
  * Each case prints median time, GFLOP/s with the fraction of the FLOP ceiling, GB/s with the
@@ -661,7 +662,7 @@ async function main(): Promise<void> {
   }
   if (pageReads.length > 0) {
     notes.push(
-      'decode, what bounds each row: its pages read alone (the same K and V bytes, in block-table order, over the same threads, with the read-bandwidth peak\'s loop: no arithmetic, no prefetch; what the page layout and order allow) ' +
+      'decode, what bounds each row: its pages read alone (the same K and V bytes, in block-table order, over the same threads, with the read-bandwidth peak\'s loads, 4 pages at a time with their K and V runs interleaved 256 B by 256 B, the fastest of the read orders measured for scattered pages: no arithmetic, no prefetch; what the page layout and order allow) ' +
         `and its arithmetic alone (the same kernel and grid over ${L2_PAGES} pages that stay in L2), each timed in turn with the kernel, one block of runs of each per round, ${DECODE_BOUND_ROUNDS} rounds, medians; overlap 0 = the kernel takes max(read, arithmetic), 1 = read + arithmetic (none of the reading hidden behind arithmetic): ` +
         pageReads.join('; '),
     );

@@ -250,9 +250,11 @@ Status time_paged_decode(const PagedDecodeParams& params, const TimingParams& ti
 /**
  * The same timing of paged decode's memory traffic alone: every task of the kernel's grid
  * (batch x split-K partitions, over the same threads) reads the K and V rows of its pages in
- * block-table order with the read-bandwidth peak's loop, and nothing else. Its rate is what the
- * page size and block-table order allow the kernel, beside the peak's sequential pass. Same
- * errors as paged_decode; o and lse are not written.
+ * block-table order with the read-bandwidth peak's loads, 4 pages at a time, their K and V runs
+ * interleaved 256 B by 256 B (peaks::read_streams: the fastest order measured for scattered
+ * pages), and nothing else. Its rate is what the page size and block-table order allow the
+ * kernel, beside the peak's sequential pass. Same errors as paged_decode; o and lse are not
+ * written.
  */
 Status time_paged_read(const PagedDecodeParams& params, const TimingParams& timing,
                        std::vector<int64_t>* samples_ns, std::vector<int64_t>* cpu_ns = nullptr);

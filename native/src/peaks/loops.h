@@ -12,6 +12,8 @@ namespace peaks {
 
 using ComputeLoop = double (*)(uint64_t iters);
 using ReadLoop = double (*)(const void* data, size_t bytes);
+/** Sums n runs of `bytes` (a multiple of 256) each, 256 B of each run in turn. Returns n * bytes. */
+using ReadStreams = double (*)(const void* const* streams, int n, size_t bytes);
 
 #if defined(__x86_64__)
 /** 16 independent zmm FMA chains: 16 x 16 lanes x 2 FLOP per iteration. Needs avx512f. */
@@ -30,12 +32,18 @@ double amx_bf16_loop(uint64_t iters);
 double read_loop_avx512(const void* data, size_t bytes);
 /** Sums `bytes` (a multiple of 256, 32-byte aligned) with ymm loads. Needs avx2. */
 double read_loop_avx2(const void* data, size_t bytes);
+/** read_streams with zmm loads (each stream 64-byte aligned). Needs avx512f. */
+double read_streams_avx512(const void* const* streams, int n, size_t bytes);
+/** read_streams with ymm loads (each stream 32-byte aligned). Needs avx2. */
+double read_streams_avx2(const void* const* streams, int n, size_t bytes);
 #endif
 
 /** Portable FMA chains (NEON vfmaq_f32 on aarch64, else 16-byte vector mul+add). */
 double fma_loop_portable(uint64_t iters);
 /** Portable read loop: 64-bit integer sums over `bytes` (a multiple of 256). */
 double read_loop_portable(const void* data, size_t bytes);
+/** read_streams with 64-bit integer loads (each stream 8-byte aligned). */
+double read_streams_portable(const void* const* streams, int n, size_t bytes);
 /** ISA name of the portable loops: "neon" on aarch64, else "portable". */
 const char* portable_isa_name();
 

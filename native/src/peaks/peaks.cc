@@ -231,19 +231,21 @@ namespace {
 // The read loop of this CPU: zmm loads with AVX-512, ymm with AVX2, else the portable loop.
 struct ReadLoopChoice {
   ReadLoop loop;
+  ReadStreams streams;
+  size_t align;  // the loads' alignment (bytes) that streams needs
   const char* isa;
   const char* load;
 };
 
 const ReadLoopChoice& read_loop_choice() {
   static const ReadLoopChoice choice = [] {
-    ReadLoopChoice c{read_loop_portable, portable_isa_name(), "64-bit integer loads"};
+    ReadLoopChoice c{read_loop_portable, read_streams_portable, 8, portable_isa_name(), "64-bit integer loads"};
 #if defined(__x86_64__)
     const CpuFeatures& f = cpu_features();
     if (f.avx512f) {
-      c = {read_loop_avx512, "avx512", "zmm loads (vpaddq)"};
+      c = {read_loop_avx512, read_streams_avx512, 64, "avx512", "zmm loads (vpaddq)"};
     } else if (f.avx2) {
-      c = {read_loop_avx2, "avx2", "ymm loads (vpaddq)"};
+      c = {read_loop_avx2, read_streams_avx2, 32, "avx2", "ymm loads (vpaddq)"};
     }
 #endif
     return c;
@@ -264,6 +266,16 @@ double read_bytes(const void* data, size_t bytes) {
   consume(static_cast<double>(edge));
   if (mid_end > mid_begin) read_loop_choice().loop(reinterpret_cast<const void*>(mid_begin), mid_end - mid_begin);
   return static_cast<double>(bytes);
+}
+
+double read_streams(const void* const* streams, int n, size_t bytes) {
+  const ReadLoopChoice& c = read_loop_choice();
+  bool aligned = bytes % 256 == 0;
+  for (int j = 0; j < n && aligned; ++j) aligned = reinterpret_cast<uintptr_t>(streams[j]) % c.align == 0;
+  if (aligned) return c.streams(streams, n, bytes);
+  double read = 0;
+  for (int j = 0; j < n; ++j) read += read_bytes(streams[j], bytes);
+  return read;
 }
 
 PeakResult measure_read_bandwidth(const PeakParams& params, uint64_t buffer_bytes) {

@@ -60,6 +60,14 @@ PeakResult measure_read_bandwidth(const PeakParams& params, uint64_t buffer_byte
 double read_bytes(const void* data, size_t bytes);
 
 /**
+ * Sums n runs of `bytes` each with the loads of read_bytes, 256 B of each run in turn (run 0's
+ * first 256 B, run 1's, ..., then each run's next 256 B): n address streams in flight at once,
+ * where read_bytes reads one. Runs that are not aligned to the loads, or a length that is not a
+ * multiple of 256, are read one after the other by read_bytes. Returns n * bytes.
+ */
+double read_streams(const void* const* streams, int n, size_t bytes);
+
+/**
  * Core clock estimate for sanity checks: a chain of dependent 1-cycle integer adds timed on the
  * calling thread (cycles per second). 0 where no such loop is built (non-x86-64/aarch64).
  */

@@ -165,6 +165,23 @@ ATTNSCOPE_TARGET("avx512f") double read_loop_avx512(const void* data, size_t byt
   return static_cast<double>(n * 64);
 }
 
+ATTNSCOPE_TARGET("avx512f") double read_streams_avx512(const void* const* streams, int n, size_t bytes) {
+  __m512i s0 = _mm512_setzero_si512(), s1 = _mm512_setzero_si512();
+  __m512i s2 = _mm512_setzero_si512(), s3 = _mm512_setzero_si512();
+  for (size_t off = 0; off < bytes; off += 256) {
+    for (int j = 0; j < n; ++j) {
+      const __m512i* p = reinterpret_cast<const __m512i*>(static_cast<const char*>(streams[j]) + off);
+      s0 = _mm512_add_epi64(s0, _mm512_load_si512(p));
+      s1 = _mm512_add_epi64(s1, _mm512_load_si512(p + 1));
+      s2 = _mm512_add_epi64(s2, _mm512_load_si512(p + 2));
+      s3 = _mm512_add_epi64(s3, _mm512_load_si512(p + 3));
+    }
+  }
+  const __m512i s = _mm512_add_epi64(_mm512_add_epi64(s0, s1), _mm512_add_epi64(s2, s3));
+  consume(sum_lanes(s));
+  return static_cast<double>(bytes) * n;
+}
+
 ATTNSCOPE_TARGET("avx2") double read_loop_avx2(const void* data, size_t bytes) {
   const __m256i* p = static_cast<const __m256i*>(data);
   const size_t n = bytes / 32;
@@ -181,6 +198,25 @@ ATTNSCOPE_TARGET("avx2") double read_loop_avx2(const void* data, size_t bytes) {
                      _mm256_add_epi64(_mm256_add_epi64(s0, s1), _mm256_add_epi64(s2, s3)));
   consume(static_cast<double>(lanes[0] + lanes[1] + lanes[2] + lanes[3]));
   return static_cast<double>(n * 32);
+}
+
+ATTNSCOPE_TARGET("avx2") double read_streams_avx2(const void* const* streams, int n, size_t bytes) {
+  __m256i s0 = _mm256_setzero_si256(), s1 = _mm256_setzero_si256();
+  __m256i s2 = _mm256_setzero_si256(), s3 = _mm256_setzero_si256();
+  for (size_t off = 0; off < bytes; off += 256) {
+    for (int j = 0; j < n; ++j) {
+      const __m256i* p = reinterpret_cast<const __m256i*>(static_cast<const char*>(streams[j]) + off);
+      s0 = _mm256_add_epi64(s0, _mm256_add_epi64(_mm256_load_si256(p), _mm256_load_si256(p + 4)));
+      s1 = _mm256_add_epi64(s1, _mm256_add_epi64(_mm256_load_si256(p + 1), _mm256_load_si256(p + 5)));
+      s2 = _mm256_add_epi64(s2, _mm256_add_epi64(_mm256_load_si256(p + 2), _mm256_load_si256(p + 6)));
+      s3 = _mm256_add_epi64(s3, _mm256_add_epi64(_mm256_load_si256(p + 3), _mm256_load_si256(p + 7)));
+    }
+  }
+  alignas(32) int64_t lanes[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes),
+                     _mm256_add_epi64(_mm256_add_epi64(s0, s1), _mm256_add_epi64(s2, s3)));
+  consume(static_cast<double>(lanes[0] + lanes[1] + lanes[2] + lanes[3]));
+  return static_cast<double>(bytes) * n;
 }
 
 #undef ATTNSCOPE_TARGET
