@@ -194,7 +194,23 @@ function profileFromStdin(text: string): LoadedProfile {
   };
 }
 
+/**
+ * `attnscope bench <profile | -> [flags]`. One SIGINT/SIGTERM handler from before the profile is
+ * read to the end (as simulate): a signal while the profile is read is seen once the run starts,
+ * which then ends as a cancelled run of no case (under --events, its `done`); a dry run hands the
+ * signal back to Node's default before it measures anything. While stdin is still open (no
+ * profile yet) a cancel ends at once: exit 130 and one line, no run to end the stream on.
+ */
 async function benchCommand(argv: string[], io: CliIo): Promise<number> {
+  const ac = cancellation();
+  try {
+    return await benchCancellable(argv, io, ac);
+  } finally {
+    ac.dispose();
+  }
+}
+
+async function benchCancellable(argv: string[], io: CliIo, ac: AbortController & { dispose(): void }): Promise<number> {
   const { values, positionals } = parse(argv, {
     json: { type: 'string' },
     quick: { type: 'boolean', default: false },
@@ -215,8 +231,12 @@ async function benchCommand(argv: string[], io: CliIo): Promise<number> {
   // Both doors, the file named and the resolved Profile on stdin, meet the same preflight.
   let loaded: LoadedProfile;
   try {
-    loaded = file === '-' ? profileFromStdin(await readStdin()) : loadProfile(file);
+    loaded = file === '-' ? profileFromStdin(await readStdinUnlessCancelled(ac.signal)) : loadProfile(file);
   } catch (e) {
+    if (e instanceof CancelledError) {
+      io.stderr.write(cancelLine('bench', e, ' while reading the profile from stdin', 'nothing written'));
+      return EXIT_CANCELLED;
+    }
     // As simulate: an --events reader gets the refusal as an event too.
     if (events && e instanceof InputError) for (const one of eachInputError(e)) emitLine({ type: 'error', message: one.message, file: one.file, line: one.line, column: one.column });
     throw e;
@@ -252,6 +272,8 @@ async function benchCommand(argv: string[], io: CliIo): Promise<number> {
   // A backend that cannot run, asked for by --backend: the refusal names the flag, as every flag error does.
   const namingFlag = (e: unknown): unknown => (e instanceof BackendError && backendFlag !== undefined ? new BackendError(`--backend ${backendFlag}: ${e.message}`) : e);
   if (dryRun) {
+    // A dry run writes no run: Ctrl-C ends it as Node does by default.
+    ac.dispose();
     const planned = planCases(profile, { quick });
     let chosen: KernelBackendName;
     try {
@@ -270,7 +292,6 @@ async function benchCommand(argv: string[], io: CliIo): Promise<number> {
     return EXIT_OK;
   }
 
-  const ac = cancellation();
   const progress = new Progress(io.stderr);
   const emit = (e: RunnerEvent) => {
     if (events) emitLine(e);
@@ -397,13 +418,20 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
   // checkpoint after it (cancelPoint).
   const ac = cancellation();
   const phase: SimulatePhase = { doing: file === '-' ? 'reading the profile from stdin' : 'reading the profile' };
+  let loaded: LoadedProfile | undefined;
   try {
-    const loaded = file === '-' ? profileFromStdin(await readStdinUnlessCancelled(ac.signal)) : loadProfile(file);
+    loaded = file === '-' ? profileFromStdin(await readStdinUnlessCancelled(ac.signal)) : loadProfile(file);
     await cancelPoint(ac.signal);
     return await simulateProfile(file, loaded, flags, io, ac.signal, phase);
   } catch (e) {
+    // A cancel before the simulation (once simulating, simulateProfile ends the run itself).
     if (e instanceof CancelledError) {
-      io.stderr.write(cancelLine('simulate', e, phase.doing ? ` while ${phase.doing}` : '', 'nothing written'));
+      const at = phase.doing ? ` while ${phase.doing}` : '';
+      io.stderr.write(cancelLine('simulate', e, at, 'nothing written'));
+      // The terminal event core/protocol/runner.ts promises, as a cancel while simulating ends:
+      // from the moment a profile is read (a signal during the read is seen just after it).
+      // Before (stdin still open) there is no profile to make a run of: the exit says it.
+      if (flags.events && loaded) emitLine({ type: 'done', run: simulateRunOf(file, loaded.profile, new Date(), describeMachine(), { status: 'cancelled', error: `${e.message}${at}` }) });
       return EXIT_CANCELLED;
     }
     if (flags.events && e instanceof InputError) for (const one of eachInputError(e)) emitLine({ type: 'error', message: one.message, file: one.file, line: one.line, column: one.column });
@@ -411,6 +439,11 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
   } finally {
     ac.dispose();
   }
+}
+
+/** A simulation's run (named by its profile file, else the stdin profile's source file, else 'stdin'): with its pool, or cancelled without one. */
+function simulateRunOf(file: string, profile: Profile, createdAt: Date, environment: Environment, end: Pick<RunParts, 'pool' | 'status' | 'error'>): RunResult {
+  return createRun({ name: file !== '-' ? basename(file) : profile.sourcePath ? basename(profile.sourcePath) : 'stdin', kind: 'simulate', toolVersion: TOOL_VERSION, createdAt, profile, environment, estimate: estimate(profile), ...end });
 }
 
 /** What simulate is doing before the simulation, for the line a cancel prints ("while reading the trace"); null once simulating (that line says how far it got). */
@@ -516,10 +549,11 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   const terminal = new Progress(io.stderr, false);
   let shownPct = -1;
   const progress = {
-    update(fraction: number, _total: number, message: string): void {
+    /** One progress line per percent; `always`: this one too (a new phase at the same percent). */
+    update(fraction: number, _total: number, message: string, always = false): void {
       if (!events) return terminal.update(fraction, 1, message);
       const pct = Math.floor(100 * fraction);
-      if (pct <= shownPct && fraction > 0) return;
+      if (pct <= shownPct && fraction > 0 && !always) return;
       shownPct = pct;
       emitLine({ type: 'progress', done: pct, total: 100, message });
     },
@@ -527,11 +561,10 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   };
   let last: PoolProgress | undefined;
   let preparing: PrepareProgress | undefined;
+  let pagedDone = false;
   let result: PoolResult;
   const createdAt = new Date();
-  /** This simulation's run (named by its profile file, else the stdin profile's source file, else 'stdin'): with its pool, or cancelled without one. */
-  const simulateRun = (environment: Environment, end: Pick<RunParts, 'pool' | 'status' | 'error'>): RunResult =>
-    createRun({ name: file !== '-' ? basename(file) : profile.sourcePath ? basename(profile.sourcePath) : 'stdin', kind: 'simulate', toolVersion: TOOL_VERSION, createdAt, profile, environment, estimate: estimate(profile), ...end });
+  const simulateRun = (environment: Environment, end: Pick<RunParts, 'pool' | 'status' | 'error'>): RunResult => simulateRunOf(file, profile, createdAt, environment, end);
   try {
     if (flags.maxRate) {
       progress.update(0, 1, 'capacity search: first rate');
@@ -571,6 +604,11 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
           preparing = undefined;
           progress.update(p.fraction, 1, `simulating ${formatCountOf(p.requests, 'request')}: ${formatCount(p.finished)} done, ${formatCount(p.simulatedSeconds)} s of serving`);
         },
+        // 100% is not the end: the baselines may still run (seconds at millions of requests); say so, lest it look hung.
+        onPagedDone: () => {
+          pagedDone = true;
+          progress.update(1, 1, `simulating ${formatCountOf(last!.requests, 'request')}: finished; waiting for the contiguous-allocation baselines`, true);
+        },
       });
     }
   } catch (e) {
@@ -582,9 +620,11 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
     if (!(e instanceof CancelledError)) throw e;
     const at = preparing
       ? ` while ${preparing.phase} (${formatCount(preparing.done)} of ${formatCountOf(preparing.requests, 'request')})`
-      : last
-        ? ` at ${Math.floor(100 * last.fraction)}% of ${formatCountOf(last.requests, 'request')}`
-        : '';
+      : pagedDone
+        ? ` after the simulation of ${formatCountOf(last!.requests, 'request')} finished, while the contiguous-allocation baselines were still simulated`
+        : last
+          ? ` at ${Math.floor(100 * last.fraction)}% of ${formatCountOf(last.requests, 'request')}`
+          : '';
     io.stderr.write(cancelLine('simulate', e, at, 'nothing written'));
     // The terminal event core/protocol/runner.ts promises: a run with status 'cancelled' and no pool.
     if (events) emitLine({ type: 'done', run: simulateRun(describeMachine(), { status: 'cancelled', error: `${e.message}${at}` }) });

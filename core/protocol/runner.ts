@@ -3,7 +3,8 @@
  * stdout when started as `attnscope bench - --events` with a resolved Profile on stdin.
  * Human progress goes to stderr. Direction: runner -> extension only; the extension cancels by
  * killing the process (SIGTERM; the runner then emits a `done` with status 'cancelled', a sweep
- * its `sweepEnd` with cancelled true). `attnscope sweep <profile> --events` writes the same
+ * its `sweepEnd` with cancelled true; a runner cancelled while stdin is still open, before any
+ * profile came, has no run to end on and exits 130 with no event). `attnscope sweep <profile> --events` writes the same
  * stream for a sweep, read from its file (RunnerSweepEndEvent).
  */
 import type { RefusalCode } from '../refusals';

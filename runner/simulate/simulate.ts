@@ -109,6 +109,12 @@ export interface SimulateOptions {
    */
   onProgress?: (p: PoolProgress) => void;
   /**
+   * Called once the paged run has finished (after the last `onProgress`), when the baselines
+   * (run on the worker thread meanwhile) are still awaited: at millions of requests they can
+   * take seconds more, and a cancel now stops them, nothing of the run returned.
+   */
+  onPagedDone?: () => void;
+  /**
    * Called between slices of the preparation (drawing the workload's requests, then loading them
    * into the simulator: seconds at millions of requests) with how far it has come.
    */
@@ -363,6 +369,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     const requests = packed.arrivalS.length;
     await sliced((k) => sim.load(k), FIRST_SLICE_REQUESTS, opts.signal, () => opts.onPrepare?.({ phase: 'loading the simulator', done: sim.loadedRequests, requests }));
     t = await runSliced(paged, opts.signal, opts.onProgress);
+    if (opts.baselines !== false) opts.onPagedDone?.();
     baselineTotals = await baselineRun;
   } catch (e) {
     stopBaselines.abort(e);

@@ -1,0 +1,162 @@
+/**
+ * Cancels that land between the phases of a run, driven in-process (runner/cli.ts main) so that
+ * the signal reaches the runner at a chosen point of its own code, not after a sleep: the runner's
+ * handlers are process.on('SIGINT'/'SIGTERM') listeners, and process.emit calls them as a signal
+ * would.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { promises as fsp, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
+import { test } from 'node:test';
+import type { RunnerEvent } from '../../core/protocol/runner';
+import { main } from '../../runner/cli';
+import { tempDir } from '../fixtures/tmp';
+
+const runner = join(__dirname, '..', '..', 'dist', 'runner.js');
+
+const TINY_CONFIG = JSON.stringify({
+  model_type: 'llama', hidden_size: 256, num_attention_heads: 4, num_key_value_heads: 2, num_hidden_layers: 2,
+  intermediate_size: 512, vocab_size: 1000, max_position_embeddings: 4096, torch_dtype: 'float32',
+});
+
+/** A sink that keeps what is written and calls `onText` with each chunk, as it is written. */
+function sink(onText: (text: string) => void = () => undefined): Writable & { text: () => string } {
+  let all = '';
+  const w = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      all += chunk.toString();
+      onText(chunk.toString());
+      cb();
+    },
+  });
+  return Object.assign(w, { text: () => all });
+}
+
+test('simulate --events cancelled once the paged simulation finished, while the baselines still run: the line says so, not "at 100%", and the stream ends on one cancelled done (s31 newcomer-cli 6)', async () => {
+  const dir = tempDir('attnscope-cancel-');
+  writeFileSync(join(dir, 'config.json'), TINY_CONFIG);
+  const profile = join(dir, 'p.attn.yaml');
+  writeFileSync(profile, 'model: ./config.json\nkv_cache: { page_size: 16, num_pages: 400 }\nworkload: { requests: 2000, seed: 1 }\n');
+  let signalled = false;
+  // The progress event that says the paged run is done is written from the simulator's callback,
+  // before simulatePool awaits the baselines: SIGINT then lands in that wait.
+  const stdout = sink((text) => {
+    if (!signalled && text.includes('finished; waiting for the contiguous-allocation baselines')) {
+      signalled = true;
+      process.emit('SIGINT', 'SIGINT');
+    }
+  });
+  const stderr = sink();
+  const code = await main(['simulate', profile, '--events'], { stdout, stderr });
+  assert.ok(signalled, `no progress event said the simulation finished:\n${stdout.text()}`);
+  assert.equal(code, 130, stderr.text());
+  const at = 'after the simulation of 2,000 requests finished, while the contiguous-allocation baselines were still simulated';
+  assert.equal(stderr.text().split('\n').filter((l) => l.startsWith('attnscope: ')).join('\n'), `attnscope: simulate cancelled by SIGINT ${at}; nothing written`);
+  const events = stdout.text().trim().split('\n').map((l) => JSON.parse(l) as RunnerEvent);
+  assert.equal(events.filter((e) => e.type === 'done').length, 1);
+  const done = events.at(-1)!;
+  assert.ok(done.type === 'done', `ends on ${done.type}`);
+  assert.equal(done.run.status, 'cancelled');
+  assert.equal(done.run.pool, undefined);
+  assert.equal(done.run.error, `cancelled by SIGINT ${at}`);
+});
+
+test('simulate --events cancelled before simulating, once the profile is read (here while reading the trace): the stream ends on one cancelled done, as a cancel while simulating does (core/protocol/runner.ts)', async () => {
+  const dir = tempDir('attnscope-cancel-');
+  writeFileSync(join(dir, 'config.json'), TINY_CONFIG);
+  const profile = join(dir, 'p.attn.yaml');
+  // No dtype: a note (bf16 assumed... or the config's dtype) comes as a log event before the trace is read.
+  writeFileSync(profile, 'model: ./config.json\nkv_cache: { page_size: 16, num_pages: 400 }\n');
+  const trace = join(dir, 't.jsonl');
+  writeFileSync(trace, '{"arrival_s": 0, "prompt_len": 100, "output_len": 10}\n{"arrival_s": 1, "prompt_len": 100, "output_len": 10}\n');
+  let signalled = false;
+  // The profile's notes are written before the trace is read (simulateProfile printNotes): SIGTERM
+  // at the first one is seen at the check after the (synchronous) read of the trace.
+  const stdout = sink((text) => {
+    if (!signalled && text.includes('"type":"log"')) {
+      signalled = true;
+      process.emit('SIGTERM', 'SIGTERM');
+    }
+  });
+  const stderr = sink();
+  const code = await main(['simulate', profile, '--trace', trace, '--events'], { stdout, stderr });
+  assert.ok(signalled, `no log event before the trace was read:\n${stdout.text()}`);
+  assert.equal(code, 130, stderr.text());
+  assert.equal(stderr.text(), 'attnscope: simulate cancelled by SIGTERM while reading the trace; nothing written\n');
+  const events = stdout.text().trim().split('\n').map((l) => JSON.parse(l) as RunnerEvent);
+  assert.deepEqual(events.map((e) => e.type).filter((t) => t !== 'log'), ['done']);
+  const done = events.at(-1)!;
+  assert.ok(done.type === 'done', `ends on ${done.type}`);
+  assert.equal(done.run.kind, 'simulate');
+  assert.equal(done.run.name, 'p.attn.yaml');
+  assert.equal(done.run.status, 'cancelled');
+  assert.equal(done.run.pool, undefined);
+  assert.equal(done.run.error, 'cancelled by SIGTERM while reading the trace');
+});
+
+test('bench cancelled while it still reads the profile from a file: the run starts cancelled, exit 130, and --events ends on one done with no case (was: killed by the signal, no event)', { skip: process.platform === 'win32' && 'mkfifo' }, async () => {
+  // The profile is a fifo: the child blocks reading it until this test writes it, so the signal
+  // lands in the reading (our open for writing returns once the child has opened it for reading).
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    const dir = tempDir('attnscope-cancel-');
+    writeFileSync(join(dir, 'config.json'), TINY_CONFIG);
+    const fifo = join(dir, 'p.attn.yaml');
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+    const child = spawn(process.execPath, [runner, 'bench', fifo, '--quick', '--events'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const lines: string[] = [];
+    const read = (async () => {
+      for await (const line of createInterface({ input: child.stdout })) lines.push(line);
+    })();
+    const closed = new Promise<[number | null, NodeJS.Signals | null]>((res) => child.on('close', (c, sig) => res([c, sig])));
+    const writer = await fsp.open(fifo, 'w');
+    child.kill(signal);
+    // A child the signal ended has no reader left: the write fails with EPIPE, and the asserts below say why.
+    await writer.writeFile('model: ./config.json\ndtype: fp32\nprefill: { seq_lens: [64] }\ndecode: { batch_sizes: [1], context_lens: [64] }\n').catch(() => undefined);
+    await writer.close().catch(() => undefined);
+    const [code, by] = await closed;
+    await read;
+    assert.deepEqual([code, by], [130, null], `${signal}: ${stderr}`);
+    const events = lines.map((l) => JSON.parse(l) as RunnerEvent);
+    assert.equal(events.filter((e) => e.type === 'done').length, 1, signal);
+    const done = events.at(-1)!;
+    assert.ok(done.type === 'done', `${signal}: ends on ${done.type}`);
+    assert.equal(done.run.status, 'cancelled');
+    assert.deepEqual(done.run.cases, []);
+    assert.match(stderr, new RegExp(`^attnscope: bench cancelled by ${signal} after 0 of \\d+ cases; the run so far is on stdout$`, 'm'));
+  }
+});
+
+test('bench - cancelled while stdin is still open: SIGTERM ends it with exit 130 and one line, the open pipe does not keep it waiting', { skip: process.platform !== 'linux' && '/proc', timeout: 60_000 }, async (t) => {
+  // As simulate's test of the same: the signal goes once the child's event loop polls fd 0
+  // ("tfd: 0" in /proc/PID/fdinfo of its epoll fd), a state polled for, not a time slept.
+  const child = spawn(process.execPath, [runner, 'bench', '-', '--events'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  t.after(() => child.kill('SIGKILL'));
+  let stderr = '';
+  let stdout = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  const closed = new Promise<[number | null, NodeJS.Signals | null]>((res) => child.on('close', (c, sig) => res([c, sig])));
+  const readsStdin = () => {
+    const fdinfo = `/proc/${child.pid}/fdinfo`;
+    return readdirSync(fdinfo).some((fd) => {
+      try {
+        return /^tfd:\s+0\s/m.test(readFileSync(join(fdinfo, fd), 'utf8'));
+      } catch {
+        return false; // an fd closed meanwhile
+      }
+    });
+  };
+  while (!readsStdin()) await new Promise((r) => setTimeout(r, 10));
+  child.kill('SIGTERM');
+  const [code, by] = await closed;
+  assert.deepEqual([code, by], [130, null], stderr);
+  assert.equal(stderr, 'attnscope: bench cancelled by SIGTERM while reading the profile from stdin; nothing written\n');
+  // No profile came: there is no run to end the stream on (core/protocol/runner.ts), and nothing else is written.
+  assert.equal(stdout, '');
+  child.stdin.destroy();
+});
