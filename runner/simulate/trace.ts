@@ -99,6 +99,8 @@ export function parseTraceLine(text: string, file: string, lineNo: number, unkno
     // Two ids beyond 2^53 - 1 that differ can round to one float64: their requests would share a prefix they do not.
     if (unsafe) fail(pid.range.offset, `${unsafe}: two such ids can read as one; write it as a string`);
     if (typeof v !== 'string' && !(typeof v === 'number' && Number.isSafeInteger(v))) fail(pid.range.offset, `"prefix_id" must be a string or an integer, got ${pid.type === 'object' || pid.type === 'array' ? `an ${pid.type}` : JSON.stringify(v)}`);
+    // An empty cell carried over by a converter, not an id: every such line would share its prompt with the others.
+    if (typeof v === 'string' && v.trim() === '') fail(pid.range.offset, `"prefix_id" is empty (${JSON.stringify(v)}): for a request that shares no prefix write null or leave the key out; else give the id its requests share`);
     r.prefixId = v as string | number;
   }
   const plen = number('prefix_len', true, 0, false);
@@ -152,6 +154,7 @@ function plainRequest(v: Record<string, unknown>, unknown: Set<string>): TraceRe
   const r: TraceRequest = { arrivalS: t, promptLen: p, outputLen: o };
   if (id !== undefined && id !== null) {
     if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) return null;
+    if (typeof id === 'string' && id.trim() === '') return null;
     r.prefixId = id;
   }
   if (len !== undefined) {

@@ -528,3 +528,43 @@ test('a max_model_len the profile does not write is vLLM\'s default, with or wit
   readTraceFile(file, { maxModelLen: defaulted.tokens, maxModelLenSource: defaulted.source, warnings });
   assert.deepEqual(warnings, [`${file}:2:1: warning: prompt of 140000 tokens reaches max_model_len 131072 (vLLM's default, max_position_embeddings 131,072): the request is rejected`]);
 });
+
+test('an empty prefix_id ("" or spaces, an empty cell a converter carried over) is refused at its value; null still means no shared prefix', () => {
+  // Before, "" was read as an id: every line with an empty cell shared its whole prompt with the others (a 50% hit here).
+  // "prefix_id" is at column 52 in the test of a key given twice above, 53 here (prompt_len 64 has one digit more); its value 13 characters on, at column 66.
+  for (const empty of ['""', '"  "']) {
+    const f = write('empty-id.jsonl', `{"arrival_s": 0, "prompt_len": 64, "output_len": 1}\n{"arrival_s": 1, "prompt_len": 64, "output_len": 1, "prefix_id": ${empty}}\n`);
+    assert.equal(cliLine(() => readTraceFile(f, { maxModelLen: 8192 })), `${f}:2:66: "prefix_id" is empty (${empty}): for a request that shares no prefix write null or leave the key out; else give the id its requests share`);
+  }
+  const none = write('null-id.jsonl', '{"arrival_s": 0, "prompt_len": 64, "output_len": 1, "prefix_id": null}\n{"arrival_s": 1, "prompt_len": 64, "output_len": 1, "prefix_id": null}\n');
+  assert.equal(readTraceFile(none, { maxModelLen: 8192 }).count, 2);
+});
+
+test('an empty, blank, null or missing number in a JSONL or vllm bench trace is refused, never read as 0 or dropped (the CSV readers: see the BurstGPT/Azure empty-cell test)', () => {
+  // Each case names the field: a wrong reader that read "" as 0 would drop the row as a failed request or take it.
+  const jsonl: Array<['attnscope' | 'mooncake', string, RegExp]> = [
+    ['attnscope', '{"arrival_s": 0, "prompt_len": "", "output_len": 5}', /"prompt_len" must be a number, got ""/],
+    ['attnscope', '{"arrival_s": 0, "prompt_len": 5, "output_len": " "}', /"output_len" must be a number, got " "/],
+    ['attnscope', '{"arrival_s": null, "prompt_len": 5, "output_len": 5}', /"arrival_s" must be a number, got null/],
+    ['attnscope', '{"arrival_s": 0, "prompt_len": 5}', /missing "output_len"/],
+    ['attnscope', '{"arrival_s": 0, "prompt_len": 5, "output_len": 5, "prefix_id": 1, "prefix_len": ""}', /"prefix_len" must be a number, got ""/],
+    ['mooncake', '{"timestamp": "", "input_length": 600, "output_length": 5, "hash_ids": [1, 2]}', /"timestamp" must be a number of milliseconds, got ""/],
+    ['mooncake', '{"timestamp": 0, "input_length": " ", "output_length": 5, "hash_ids": [1, 2]}', /"input_length" must be an integer from 1 to 2147483647, got " "/],
+    ['mooncake', '{"timestamp": 0, "input_length": 600, "hash_ids": [1, 2]}', /"output_length" must be an integer from 1 to 2147483647, got nothing/],
+    ['mooncake', '{"timestamp": 0, "input_length": 600, "output_length": null, "hash_ids": [1, 2]}', /"output_length" must be an integer from 1 to 2147483647, got null/],
+    ['mooncake', '{"timestamp": 0, "input_length": 600, "output_length": 5, "hash_ids": ["", 2]}', /hash_ids\[0\] must be a block id \(an integer >= 0\), got ""/],
+  ];
+  for (const [format, line, message] of jsonl) {
+    const f = write(`empty-${format}.jsonl`, `${line}\n`);
+    assert.match(cliLine(() => readTraceFile(f, { format, maxModelLen: 8192 })), message, line);
+  }
+  const bench = (arrays: Record<string, unknown>) => write('empty-bench.json', JSON.stringify({ backend: 'vllm', model_id: 'x', request_rate: 'inf', duration: 1, ...arrays }));
+  for (const [arrays, message] of [
+    [{ input_lens: ['', 5], output_lens: [5, 5] }, /input_lens\[0\] must be an integer from 1 to 2147483647, got ""/],
+    [{ input_lens: [5, 5], output_lens: [null, 5] }, /output_lens\[0\] must be an integer from 1 to 2147483647, got null/],
+    [{ input_lens: [5, 5], output_lens: [5, 5], start_times: [' ', 1] }, /start_times\[0\] must be a number of seconds, got " "/],
+    [{ input_lens: [5, 5], output_lens: [5] }, /output_lens has 1 entries, input_lens 2/],
+  ] as const) {
+    assert.match(cliLine(() => readTraceFile(bench(arrays), { format: 'vllm-bench', maxModelLen: 8192 })), message, JSON.stringify(arrays));
+  }
+});
