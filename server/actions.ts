@@ -3,7 +3,7 @@
  * removes the cause, so the diagnostic clears on the next check: a valid divisor for KV heads,
  * each tensor_parallel_size that fits the model,
  * the nearest supported page_size, a missing head_dim, a misspelt or unknown key, an enum value
- * core suggests, a length cut to the model's limit, a max_model_len the KV pool holds, a `model:` path changed to a config on disk. A problem in the config.json a profile points
+ * core suggests, a number written quoted unquoted, a length cut to the model's limit, a max_model_len the KV pool holds, a `model:` path changed to a config on disk. A problem in the config.json a profile points
  * at is fixed in that file. Diagnostics the client sends are matched to the current analysis by
  * the problem key in their `data`, else by code, message and overlapping range, so a stale
  * diagnostic gets no (possibly wrong) edit.
@@ -218,6 +218,19 @@ const FIXES: Record<string, FixMaker> = {
     const workload = propertyAtPath(t, 'workload')?.property.value;
     const last = workload?.type === 'object' ? workload.properties?.at(-1) : undefined;
     return workload && last ? [{ title, edits: [insertAfter(t, { path: ['workload', last.key], property: last, parent: workload }, 'max_model_len', fits)] }] : [];
+  },
+  // A number written quoted where a number is required (`page_size: "16"`): the same number
+  // unquoted, when the string reads as one of the expected kind (an integer for an integer key).
+  'wrong-type': (t, p) => {
+    const expected = p.data?.['expected'];
+    const kinds = (Array.isArray(expected) ? expected : [expected]).filter((k): k is string => typeof k === 'string');
+    const written = t.text.slice(p.range.offset, p.range.offset + p.range.length);
+    const inner = /^(["'])\s*([-+]?[0-9][0-9_.eE+-]*)\s*\1$/.exec(written)?.[2];
+    const n = inner === undefined ? NaN : Number(inner);
+    const fits = Number.isFinite(n) && (kinds.includes('number') || (kinds.includes('integer') && Number.isInteger(n)));
+    if (!fits) return suggestionFix(t, p);
+    const name = propertyOfValue(t, p.range)?.property.key ?? 'value';
+    return [{ title: `Unquote ${name}: ${String(n)}`, edits: [replace(t, p.range, String(n))] }];
   },
   'exceeds-max-position': (t, p) => {
     const limit = Number(p.data?.['limit']);

@@ -145,6 +145,54 @@ test('a KV pool below one sequence of the default max_model_len: workload.max_mo
   assert.ok(written.fixed.includes('workload: { requests: 10, max_model_len: 32768 }'), written.fixed);
 });
 
+test('a number written quoted where a number is required: unquoted (YAML, JSON); a word or a fraction for an integer gets no unquote', async () => {
+  // The newcomer's typed2 profile (s31-newcomer-ed item 8): `page_size: "16"` offered "No code actions available".
+  const yaml = 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache:\n  page_size: "16"\n';
+  const { fixed, titles } = await fix('p.attn.yaml', yaml, 'wrong-type', 'Unquote page_size: 16');
+  assert.deepEqual(titles, ['Unquote page_size: 16']);
+  assert.equal(fixed, yaml.replace('"16"', '16'));
+  // gpu_memory_utilization is a number (not an integer): a quoted fraction unquotes.
+  const json = '{ "model": "../../examples/llama-3.1-8b/config.json", "device": { "gpu_memory_utilization": "0.85" } }';
+  assert.equal((await fix('p.attn.json', json, 'wrong-type', 'Unquote gpu_memory_utilization: 0.85')).fixed, json.replace('"0.85"', '0.85'));
+  for (const value of ['"many"', '"16.5"']) {
+    const uri = fixtureUri(`unquote-none-${value.length}.p.attn.yaml`);
+    const diags = await client.open(uri, yaml.replace('"16"', value));
+    const d = diags.find((x) => x.code === 'wrong-type');
+    assert.ok(d, JSON.stringify(diags));
+    assert.deepEqual(((await client.codeActions(uri, d.range, [d])) ?? []).map((a) => (a as CodeAction).title), [], value);
+    await client.close(uri);
+  }
+});
+
+test('type and range errors do not hide a cross-key error (the newcomer\'s typed2 profile)', async () => {
+  // s31-newcomer-ed item 8: "tensor_parallel_size 3 does not divide the 128 attention heads"
+  // (Llama-3.1-405B: num_attention_heads 128, config.json) appeared only once the four type and
+  // range errors were fixed; `attnscope estimate` prints all five for this file.
+  const text = [
+    'model: ./configs/Llama-3.1-405B.config.json',
+    'device:',
+    '  gpu: H100 SXM',
+    '  tensor_parallel_size: 3',
+    'kv_cache:',
+    '  page_size: "16"',
+    'workload:',
+    '  requests: many',
+    '  arrival_rate: -5',
+    '  prompt_len: { dist: lognormal, median: 512, sigma: 1 }',
+    '',
+  ].join('\n');
+  const uri = fixtureUri('typed2.attn.yaml');
+  const diags = await client.open(uri, text);
+  await client.close(uri);
+  assert.deepEqual(diags.map((d) => [d.code, d.range.start.line + 1]).sort(), [
+    ['invalid-value', 9],
+    ['missing-field', 10],
+    ['tp-not-divisible', 4],
+    ['wrong-type', 6],
+    ['wrong-type', 8],
+  ]);
+});
+
 test('a stale diagnostic gets no fix', async () => {
   const uri = fixtureUri('stale.p.attn.yaml');
   const text = 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache: { colour: red }\n';
