@@ -514,19 +514,7 @@ export function parseYamlTree(text: string): ParsedTree {
   const docs = YAML.parseAllDocuments(text, { prettyErrors: false, uniqueKeys: true });
   const list = Array.isArray(docs) ? docs : [];
   const doc = list[0];
-  for (const d of list) {
-    for (const e of d.errors) {
-      problems.push({
-        severity: 'error',
-        code: 'yaml-syntax',
-        // yaml composes nested nodes recursively: deep enough nesting overflows its stack there.
-        message: /Maximum call stack size exceeded/.test(e.message)
-          ? 'YAML nested too deeply: the parser ran out of stack here'
-          : `YAML syntax error: ${firstLine(e.message)}`,
-        range: clampRange(e.pos[0], e.pos[1], text.length),
-      });
-    }
-  }
+  problems.push(...yamlSyntaxProblems(text, list.flatMap((d) => d.errors)));
   if (list.length > 1) {
     const second = list[1]!;
     const start = second.range?.[0] ?? text.length;
@@ -556,6 +544,118 @@ function clampRange(start: number, end: number, textLength: number): SourceRange
 function firstLine(message: string): string {
   const line = message.split('\n')[0] ?? message;
   return line.replace(/ at line \d+, column \d+:?$/, '');
+}
+
+/** Most YAML syntax errors listed one by one; the rest are counted in one more problem (one stray indent gave 57). */
+export const MAX_YAML_ERRORS = 5;
+
+/** The yaml library's token types (yaml/dist/parse/cst.js tokenType), as a user reads them. */
+const YAML_TOKEN_WORDS: Record<string, string> = {
+  'byte-order-mark': 'a byte-order mark',
+  'doc-mode': 'a document marker',
+  'doc-start': '"---"',
+  'doc-end': '"..."',
+  'flow-error-end': 'the end of a {...} or [...]',
+  'directive-line': 'a % directive',
+  'seq-item-ind': '"-"',
+  'explicit-key-ind': '"?"',
+  'map-value-ind': '":"',
+  'flow-map-start': '"{"',
+  'flow-map-end': '"}"',
+  'flow-seq-start': '"["',
+  'flow-seq-end': '"]"',
+  'block-scalar-header': 'a "|" or ">"',
+  'block-scalar': 'a "|" or ">" block of text',
+  'block-map': 'a mapping',
+  'block-seq': 'a list',
+  'flow-collection': 'a {...} or [...]',
+  'single-quoted-scalar': 'a quoted value',
+  'double-quoted-scalar': 'a quoted value',
+  scalar: 'a value',
+  comma: '","',
+  anchor: 'an anchor (&)',
+  alias: 'an alias (*)',
+  tag: 'a tag (!)',
+  comment: 'a comment',
+  newline: 'a line break',
+  space: 'a space',
+  document: 'a document',
+};
+
+/**
+ * A yaml error message (first line) without the parser's token type names: "Unexpected
+ * map-value-ind token in YAML stream: \":\"" -> "unexpected \":\" here". The one wording of a YAML
+ * syntax error for the CLI and the editor (both read parseYamlTree's problems).
+ */
+export function yamlErrorMessage(message: string): string {
+  const line = firstLine(message);
+  const words = (type: string) => YAML_TOKEN_WORDS[type] ?? type.replace(/-/g, ' ');
+  const bare = (type: string) => words(type).replace(/^an? /, '');
+  const stream = /^Unexpected ([a-z-]+) token in YAML (?:stream|document)(?:: (.*))?$/.exec(line);
+  if (stream) return `unexpected ${stream[2] !== undefined && stream[2] !== '' ? stream[2] : words(stream[1]!)} here`;
+  const end = /^Unexpected ([a-z-]+) at node end$/.exec(line);
+  if (end) return `unexpected ${bare(end[1]!)} after the end of the previous value`;
+  const token = /^(?:Unexpected|Unsupported) (?:token )?\(?(?:type: )?([a-z-]+)\)?(?: token)?$/.exec(line);
+  if (token) return `unexpected ${bare(token[1]!)}`;
+  const header = /^Unexpected token in block scalar header: ([a-z-]+)$/.exec(line);
+  if (header) return `unexpected ${words(header[1]!)} after the "|" or ">"`;
+  return line.replace(/\b[a-z]+(?:-[a-z]+)+\b/g, (w) => YAML_TOKEN_WORDS[w] ?? w);
+}
+
+/**
+ * The first content line's key when it is indented (spaces before the first key) though a later
+ * line starts further left: the indent breaks the whole mapping (yaml reports the lines after
+ * it, never this one). Its line's offset, the indent and the key's length; null otherwise.
+ */
+function indentedFirstKey(text: string): { offset: number; indent: number; keyLength: number } | null {
+  let offset = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let first: { offset: number; indent: number; keyLength: number } | null = null;
+  while (offset <= text.length) {
+    const nl = text.indexOf('\n', offset);
+    const end = nl < 0 ? text.length : nl;
+    const line = text.slice(offset, end).replace(/\r$/, '');
+    if (line.trim() !== '' && !/^\s*#/.test(line) && !/^(---|%)/.test(line)) {
+      const indent = /^ */.exec(line)![0].length;
+      if (first === null) {
+        const key = /^ +([^\s#\-?{[][^:]*?):(\s|$)/.exec(line);
+        if (key === null) return null;
+        first = { offset, indent, keyLength: key[1]!.length };
+      } else if (indent < first.indent) {
+        return first;
+      }
+    }
+    if (nl < 0) break;
+    offset = nl + 1;
+  }
+  return null;
+}
+
+/**
+ * yaml's errors as problems, worded by yamlErrorMessage: a stray indent before the first key is
+ * one error at that key (the errors it causes further down are counted, not listed); otherwise
+ * the first MAX_YAML_ERRORS, and one more problem counting the rest.
+ */
+function yamlSyntaxProblems(text: string, errors: YAML.YAMLError[]): Problem[] {
+  if (errors.length === 0) return [];
+  const problem = (message: string, range: SourceRange): Problem => ({ severity: 'error', code: 'yaml-syntax', message, range });
+  const plural = (n: number) => `${n} YAML syntax error${n === 1 ? '' : 's'}`;
+  const indented = indentedFirstKey(text);
+  if (indented !== null) {
+    const s = indented.indent === 1 ? '' : 's';
+    return [problem(
+      `the first key is indented by ${indented.indent} space${s}: top-level keys start at column 1 (the ${plural(errors.length)} after it come from the indent and are not listed)`,
+      { offset: indented.offset, length: indented.indent + indented.keyLength },
+    )];
+  }
+  const listed = errors.slice(0, MAX_YAML_ERRORS).map((e) =>
+    // yaml composes nested nodes recursively: deep enough nesting overflows its stack there.
+    problem(/Maximum call stack size exceeded/.test(e.message) ? 'YAML nested too deeply: the parser ran out of stack here' : `YAML syntax error: ${yamlErrorMessage(e.message)}`, clampRange(e.pos[0], e.pos[1], text.length)),
+  );
+  const rest = errors.slice(MAX_YAML_ERRORS);
+  if (rest.length > 0) {
+    listed.push(problem(`${rest.length} more YAML syntax error${rest.length === 1 ? '' : 's'} from here on, not listed: fix the ones above first (one mistake often causes several)`, clampRange(rest[0]!.pos[0], rest[0]!.pos[1], text.length)));
+  }
+  return listed;
 }
 
 /** A property found by offset (propertyAt and its kin), with where it sits. */

@@ -159,6 +159,20 @@ test('a file that does not exist: exit 2', () => {
 });
 
 /** `attnscope <args> <(cat file)`: bash hands the runner /dev/fd/63, a pipe whose name has no ending. */
+test('a stray indent before the first key: one line at 1:1, no parser token names, exit 2', () => {
+  // s31-newcomer-ed item 7: 3 lines at 2:x ("Unexpected map-value-ind token in YAML stream") and none at line 1.
+  const { file } = tmp('indent.attn.yaml', `   model: ${JSON.stringify(llamaConfig)}\ndtype: bf16\n`);
+  const r = cli(['estimate', file]);
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr, `${file}:1:1: the first key is indented by 3 spaces: top-level keys start at column 1 (the 3 YAML syntax errors after it come from the indent and are not listed)\n`);
+  // Past the first five errors one more line counts the rest: a list item then 4 keys at its column gives yaml 12 errors.
+  const many = cli(['estimate', tmp('many.attn.yaml', '- a\nb: 1\nc: 2\nd: 3\ne: 4\n').file]);
+  assert.equal(many.code, 2);
+  assert.equal(many.stderr.trim().split('\n').length, 6, many.stderr);
+  assert.doesNotMatch(many.stderr, /map-value-ind|token/);
+  assert.match(many.stderr, /: 7 more YAML syntax errors from here on, not listed/);
+});
+
 function cliOnPipe(args: string[], file: string) {
   const r = spawnSync('bash', ['-c', '"$0" "$1" "${@:3}" <(cat "$2")', process.execPath, runner, file, ...args], { encoding: 'utf8', timeout: 120_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };

@@ -15,6 +15,7 @@ import {
   type ProfileHost,
 } from '../../core/config/index';
 import { BACKENDS } from '../../core/config/types';
+import { parseYamlTree, yamlErrorMessage } from '../../core/config/tree';
 import { checkProfile, estimate } from '../../core/estimate/index';
 import { validateProfileText } from '../../core/validate';
 import schema from '../../schemas/attn-profile.schema.json';
@@ -299,6 +300,30 @@ test('malformed YAML and JSON: syntax errors with positions, no value, no throw'
     assert.doesNotThrow(() => read(t), t);
     assert.equal(read(t).value, null, t);
   }
+});
+
+test('a stray indent before the first key: one error at that key, the errors it causes counted, no token names', () => {
+  // s31-newcomer-ed item 7: yaml reports 3 errors at line 2 ("Unexpected map-value-ind token in YAML stream") and none at line 1.
+  const text = '   model: ./llama/config.json\ndtype: bf16\n';
+  const syntax = read(text).problems.filter((p) => p.code === 'yaml-syntax');
+  assert.deepEqual(syntax.map((p) => [p.message, p.range]), [
+    ['the first key is indented by 3 spaces: top-level keys start at column 1 (the 3 YAML syntax errors after it come from the indent and are not listed)', { offset: 0, length: 8 }],
+  ]);
+  // The same whole-file indent on every line is valid YAML: no error.
+  assert.deepEqual(read('   model: ./llama/config.json\n   dtype: bf16\n').problems.filter((p) => p.code === 'yaml-syntax'), []);
+});
+
+test('YAML syntax errors: worded without the parser\'s token names, the first 5 listed and the rest counted', () => {
+  // A list item then 4 keys at its column: per key, yaml's "Unexpected scalar ..." at the key, its
+  // "Unexpected map-value-ind token in YAML stream" and "Unexpected scalar token ..." at its value: 3 × 4 = 12 errors.
+  const text = '- a\nb: 1\nc: 2\nd: 3\ne: 4\n';
+  const syntax = parseYamlTree(text).problems;
+  assert.equal(syntax.length, 6, JSON.stringify(syntax));
+  for (const p of syntax) assert.doesNotMatch(p.message, /map-value-ind|\bscalar\b|token/, p.message);
+  assert.equal(syntax[0]!.message, 'YAML syntax error: unexpected value after the end of the previous value');
+  assert.equal(syntax[1]!.message, 'YAML syntax error: unexpected ":" here');
+  assert.equal(syntax[5]!.message, '7 more YAML syntax errors from here on, not listed: fix the ones above first (one mistake often causes several)');
+  assert.equal(yamlErrorMessage('Unexpected flow-map-end token in YAML stream'), 'unexpected "}" here');
 });
 
 test('an empty profile or one without model: missing-field for model', () => {
