@@ -12,6 +12,7 @@ import { headsPerGpu, kvHeadsPerGpu } from '../core/estimate';
 import { KERNEL_LIMITS } from '../core/estimate/checks';
 import { mlaDecodeHeadDim, mlaPrefillHeadDim } from '../core/kernelLimits';
 import { formatBytes, formatCount } from '../core/format';
+import { caseCountRefusal, caseWindows } from '../core/refusals';
 import type { CaseShape, KernelName } from '../core/protocol/run';
 
 export interface PlannedCase {
@@ -61,19 +62,6 @@ function modelHeads(profile: Profile): { h: number; prefillHkv: number; prefillD
   }
   const hkv = kvHeadsPerGpu(m, tp);
   return { h, prefillHkv: hkv, prefillD: m.headDim, decodeHkv: hkv, decodeD: m.headDim };
-}
-
-/**
- * Masks to benchmark, prefill and decode alike: full attention for models with any full layer,
- * the sliding window for models with any sliding layer (gpt-oss and Gemma-2 alternate, so they
- * get both).
- */
-function caseWindows(profile: Profile): Array<number | null> {
-  const m = profile.model;
-  const out: Array<number | null> = [];
-  if (m.slidingWindow === null || m.layerTypes.some((t) => t === 'full')) out.push(null);
-  if (m.slidingWindow !== null && m.layerTypes.some((t) => t === 'sliding')) out.push(m.slidingWindow);
-  return out;
 }
 
 /**
@@ -268,28 +256,10 @@ export function caseMemoryLimit(): number {
   return Math.floor(totalmem() / 2);
 }
 
-/**
- * Most cases one run plans. Each is timed for at least 0.2 s (TimingBudget) and checked against
- * the fp64 reference, so 1,000 cases are minutes of work at the least; a profile listing more
- * (a newcomer's 200,000 prefill lengths: a dry run ran for minutes, then overflowed the stack)
- * is a list pasted in the wrong place, refused before any planning.
- */
-export const MAX_CASES = 1000;
-
-/**
- * A refusal when the profile's case lists plan more than MAX_CASES cases: prefill lengths ×
- * windows plus decode batch sizes × contexts × windows (an upper bound: a window covering a
- * length is planned once), at the list that contributes most.
- */
+/** caseCountRefusal (core/refusals.ts) of the lists this run plans (`quick`: one of each). */
 function caseCountProblem(profile: Profile, quick: boolean): { key: string; message: string } | null {
   const { seqLens, batchSizes, contextLens } = caseAxes(profile, quick);
-  const windows = caseWindows(profile).length;
-  const prefill = seqLens.length * windows;
-  const decode = batchSizes.length * contextLens.length * windows;
-  if (prefill + decode <= MAX_CASES) return null;
-  const key = prefill >= decode ? 'prefill.seq_lens' : contextLens.length >= batchSizes.length ? 'decode.context_lens' : 'decode.batch_sizes';
-  const lists = `${formatCount(seqLens.length)} prefill length${seqLens.length === 1 ? '' : 's'}, ${formatCount(batchSizes.length)} decode batch size${batchSizes.length === 1 ? '' : 's'} × ${formatCount(contextLens.length)} context${contextLens.length === 1 ? '' : 's'}${windows > 1 ? `, each full and windowed` : ''}`;
-  return { key, message: `the case lists plan up to ${formatCount(prefill + decode)} cases (${lists}), more than the ${formatCount(MAX_CASES)} one run takes (each is timed for at least 0.2 s): list fewer lengths` };
+  return caseCountRefusal(profile, { seqLens: seqLens.length, batchSizes: batchSizes.length, contextLens: contextLens.length });
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * One analysis per document version: what kind of file it is, its positioned tree, the Profile
  * core reads from it (a bare config.json gets core's default profile), the Estimate, every
- * Problem, and which other files were read. Features (diagnostics, hints, hover, lenses,
+ * Problem (with the refusal of a bench of too many cases: TOO_MANY_CASES), and which other files were read. Features (diagnostics, hints, hover, lenses,
  * completion, quick fixes, resolveProfile) all work from this one value. The text is parsed once
  * per version — not at all when an edit stays inside a number or a list of numbers, and without
  * its long lists of numbers when it lies outside them (see reuseTree) — and analyze() never throws: a failure inside core becomes an 'internal-error' problem. A version
@@ -29,8 +29,16 @@ import {
 } from '../core/config';
 import type { Estimate } from '../core/estimate';
 import { validateProfileTree, type PartialProfile } from '../core/validate';
+import { caseCountRefusal } from '../core/refusals';
 import { documentName, uriToPath } from './paths';
 import { describeError } from './safe';
+
+/**
+ * Code of the warning that `attnscope bench` refuses the profile for its case lists (more than
+ * MAX_CASES cases: core/refusals.ts caseCountRefusal), at the list that contributes most; the
+ * editor then offers no "Run attention benchmark" lens (lenses.ts).
+ */
+export const TOO_MANY_CASES = 'too-many-cases';
 
 /** Reads files other than the document (a profile's config.json): unsaved editor text first, else disk. */
 export interface FileHost {
@@ -140,6 +148,11 @@ export function analyze(document: TextDocument, host: FileHost, previous?: Analy
     a.estimate = checked.estimate;
     a.partial = checked.partial;
     a.sweep = checked.sweep ? { points: checked.sweep.points, job: checked.sweep.block.job } : null;
+    const tooMany = a.kind === 'profile' && a.profile !== null && !a.profile.model.isEncoder ? caseCountRefusal(a.profile) : null;
+    if (tooMany !== null) {
+      // `attnscope bench` refuses this profile with these words (runner/plan.ts planProblem); estimate and simulate run it.
+      a.problems.push({ severity: 'warning', code: TOO_MANY_CASES, message: tooMany.message, range: a.profile!.ranges[tooMany.key] ?? { offset: 0, length: 0 } });
+    }
   } catch (err) {
     a.problems.push({
       severity: 'error',

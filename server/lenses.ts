@@ -3,7 +3,7 @@
  * extension's commands (the VS Code extension says so with `clientCommands` in its
  * initializationOptions; ids in core/protocol/lsp.ts) gets "Run attention benchmark", "Run
  * serving simulation" (profiles with a `workload:` key whose pool can be simulated) and "Show memory breakdown", each with
- * the document URI, and "Run sweep" on the line of a profile's `sweep:` key; no benchmark lens for an encoder (bert), which `attnscope bench` refuses. Any other client (Neovim, Helix, ...) gets one
+ * the document URI, and "Run sweep" on the line of a profile's `sweep:` key; no benchmark lens for an encoder (bert) or a profile whose case lists plan more than 1,000 cases, which `attnscope bench` refuses. Any other client (Neovim, Helix, ...) gets one
  * lens whose command the server runs itself through workspace/executeCommand (SERVER_COMMANDS):
  * the memory summary, shown with window/showMessage — never a command the client cannot run.
  */
@@ -12,7 +12,7 @@ import { getProperty } from '../core/config';
 import { formatBytes, formatCount } from '../core/format';
 import { Commands } from '../core/protocol/lsp';
 import { POOL_NOT_SIMULABLE } from '../core/validate';
-import type { Analysis } from './analysis';
+import { TOO_MANY_CASES, type Analysis } from './analysis';
 
 /** Commands the server executes (workspace/executeCommand); arguments: [document URI]. */
 export const SERVER_COMMANDS = { showEstimate: 'attnscope.server.showEstimate', simulate: 'attnscope.server.simulate' } as const;
@@ -58,11 +58,14 @@ export function codeLenses(a: Analysis, clientCommands: boolean): CodeLens[] {
       ...(hasWorkload(a) ? [{ range, command: { title: 'AttnScope: run serving simulation', command: SERVER_COMMANDS.simulate, arguments: [a.uri] } }] : []),
     ];
   }
-  // An encoder has no causal decode and no KV cache: `attnscope bench` refuses it (runner/preflight.ts), so no lens offers it.
+  // An encoder has no causal decode and no KV cache, and case lists of more than 1,000 cases are
+  // refused too (the warning TOO_MANY_CASES says so at the list): `attnscope bench` refuses both
+  // (runner/preflight.ts, runner/plan.ts planProblem), so no lens offers it.
   const encoder = (a.profile?.model ?? a.model)?.isEncoder === true;
+  const refused = encoder || a.problems.some((p) => p.code === TOO_MANY_CASES);
   const sweep = sweepLens(a);
   return [
-    ...(encoder ? [] : [{ range, command: { title: 'Run attention benchmark', command: Commands.runBenchmark, arguments: [a.uri] } }]),
+    ...(refused ? [] : [{ range, command: { title: 'Run attention benchmark', command: Commands.runBenchmark, arguments: [a.uri] } }]),
     ...(hasWorkload(a) ? [{ range, command: { title: 'Run serving simulation', command: Commands.runSimulation, arguments: [a.uri] } }] : []),
     { range, command: { title: 'Show memory breakdown', command: Commands.showMemoryBreakdown, arguments: [a.uri] } },
     ...(sweep ? [sweep] : []),

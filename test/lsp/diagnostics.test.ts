@@ -169,6 +169,26 @@ test("a workload whose KV pool has no pages: simulate's refusal as a warning at 
   await client.close(uri2);
 });
 
+
+test('case lists the benchmark refuses (more than 1,000 cases): its refusal as a warning at the list, and no benchmark lens', async () => {
+  // The newcomer's big.attn.yaml (s31-newcomer-ed item 6): a context_lens flow list of 20,000
+  // numbers. Llama-3.1-8B has no sliding window (one mask): 1 prefill length + 4 batch sizes ×
+  // 20,000 contexts = 80,001 cases > MAX_CASES 1,000; `attnscope bench` refuses with these words
+  // (test/cli/cli.test.ts "more than the 1,000").
+  const contexts = Array.from({ length: 20_000 }, (_, i) => i + 1).join(', ');
+  const text = `model: ../../examples/llama-3.1-8b/config.json\nprefill:\n  seq_lens: [512]\ndecode:\n  batch_sizes: [1, 8, 32, 64]\n  context_lens: [${contexts}]\n`;
+  const uri = fixtureUri(`planted-${n++}.p.attn.yaml`);
+  const d = only(await client.open(uri, text), 'too-many-cases');
+  assert.equal(d.severity, DiagnosticSeverity.Warning);
+  assert.deepEqual(d.range, rangeOf(text, `[${contexts}]`));
+  assert.equal(d.message, 'the case lists plan up to 80,001 cases (1 prefill length, 4 decode batch sizes × 20,000 contexts), more than the 1,000 one run takes (each is timed for at least 0.2 s): list fewer lengths');
+  assert.deepEqual((await client.codeLenses(uri))!.map((l) => l.command?.title), ['Show memory breakdown']);
+  // 249 contexts: 1 + 4 × 249 = 997 cases, which one run takes: no warning, and the lens is back.
+  const fewer = text.replace(`[${contexts}]`, `[${Array.from({ length: 249 }, (_, i) => i + 1).join(', ')}]`);
+  assert.deepEqual((await client.change(uri, fewer)).filter((x) => x.code === 'too-many-cases'), []);
+  assert.deepEqual((await client.codeLenses(uri))!.map((l) => l.command?.title), ['Run attention benchmark', 'Show memory breakdown']);
+  await client.close(uri);
+});
 test('prefill lengths beyond max_position_embeddings: on the offending element', async () => {
   // Llama-2-7B: max_position_embeddings 4096.
   const text = 'model: ./configs/Llama-2-7b-hf.config.json\nprefill: { seq_lens: [1024, 8192] }\n';
