@@ -138,7 +138,9 @@ export interface SweepReport {
    * The best row under the report's rule (bestRow in runner/sweep/results.ts), or null when no
    * row qualifies. `tiedWith`: the other qualifying rows the figure cannot tell from it (a
    * measured decode time within either point's p10–p90 spread; a modelled figure equal), and
-   * `tie` says so in a sentence; absent when the best is clear.
+   * `tie` says so in a sentence; absent when the best is clear. `acrossMachines`: when the best
+   * was chosen by measured decode time among rows of several machine kinds, a sentence saying
+   * those timings do not compare and naming the fastest on each machine kind; absent otherwise.
    */
-  best: { id: string; environmentKey: string; label: string; rule: string; tiedWith?: Array<{ id: string; environmentKey: string; label: string }>; tie?: string } | null;
+  best: { id: string; environmentKey: string; label: string; rule: string; tiedWith?: Array<{ id: string; environmentKey: string; label: string }>; tie?: string; acrossMachines?: string } | null;
 }

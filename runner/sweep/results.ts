@@ -296,6 +296,9 @@ function decodeSpread(m: SweepMetrics): TimingSpread {
  */
 export const SIMULATED_RATE_TOLERANCE = 0.01;
 
+/** The best-point rule of a sweep that measured its points and set no SLO. */
+const MEASURED_RULE = 'lowest measured decode time per token among points that reject no request';
+
 /**
  * Mean KV bytes a row's pool held: its slots held, occupancy · pages · page_size (what a larger
  * page wastes shows here), times the KV bytes of a token across all layers (Estimate.kvBytesPerToken,
@@ -321,13 +324,13 @@ function kvBytesHeld(r: SweepReportRow): number {
  * tie sentence (default its label; a report of several environments adds the env letter, else one
  * point on two machines reads as tied with itself).
  */
-export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRow) => string = (r) => r.label): BestRow | null {
+export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRow, best: SweepReportRow) => string = (r) => r.label): BestRow | null {
   const ok = rows.filter((r) => r.status === 'ok');
   const pick = (cands: SweepReportRow[], score: (r: SweepReportRow) => number, rule: string, tied: (a: SweepReportRow, b: SweepReportRow) => boolean, tieWords: string) => {
     const best = cands.reduce<SweepReportRow | null>((b, r) => (b === null || score(r) > score(b) ? r : b), null);
     if (!best) return null;
     const tiedWith = cands.filter((r) => r !== best && tied(best, r));
-    const tie = tiedWith.length === 0 ? '' : `tied with ${tiedWith.map(name).join(', ')}: ${tieWords}`;
+    const tie = tiedWith.length === 0 ? '' : `tied with ${tiedWith.map((r) => name(r, best)).join(', ')}: ${tieWords}`;
     return { row: best, rule, tiedWith, tie };
   };
   const pct = formatPercent(SIMULATED_RATE_TOLERANCE, 0);
@@ -348,7 +351,7 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
   }
   const served = ok.filter((r) => (r.metrics.rejected ?? 0) === 0);
   if (served.some((r) => r.metrics.decodeNsPerToken !== undefined)) {
-    return pick(served.filter((r) => r.metrics.decodeNsPerToken !== undefined), (r) => -r.metrics.decodeNsPerToken!, 'lowest measured decode time per token among points that reject no request',
+    return pick(served.filter((r) => r.metrics.decodeNsPerToken !== undefined), (r) => -r.metrics.decodeNsPerToken!, MEASURED_RULE,
       (a, b) => withinNoise(decodeSpread(a.metrics), decodeSpread(b.metrics)), 'tied within measurement noise (a median inside the other\'s p10–p90 range), so any of them may be the fastest');
   }
   return pickRate(served.filter((r) => r.metrics.throughputTokensPerSec !== undefined), (r) => r.metrics.throughputTokensPerSec!,
@@ -461,10 +464,28 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
   report.rows.sort((a, b) => a.index - b.index || envOrder.indexOf(a.environmentKey) - envOrder.indexOf(b.environmentKey));
   const have = new Set(report.rows.map((r) => r.id));
   report.missing = pointsOfAxes(report.axes).filter((p) => !have.has(p.id) && (!opts.only || opts.only.has(p.id)));
-  const best = bestRow(report.rows, splitByMachine(report) ? (r) => `${r.label} (env ${envLetter(envOrder, r.environmentKey)})` : undefined);
+  const split = splitByMachine(report);
+  // Rows of several machine kinds: each tied row names its env; the best point's own row on another machine says it is the same point.
+  const best = bestRow(report.rows, split ? (r, b) => `${r.label} (${r.id === b.id ? 'same point on ' : ''}env ${envLetter(envOrder, r.environmentKey)})` : undefined);
   const ref = (r: SweepReportRow) => ({ id: r.id, environmentKey: r.environmentKey, label: r.label });
-  report.best = best ? { ...ref(best.row), rule: best.rule, ...(best.tie ? { tiedWith: best.tiedWith.map(ref), tie: best.tie } : {}) } : null;
+  const across = split && best?.rule === MEASURED_RULE ? acrossMachines(report.rows, envOrder) : '';
+  report.best = best ? { ...ref(best.row), rule: best.rule, ...(best.tie ? { tiedWith: best.tiedWith.map(ref), tie: best.tie } : {}), ...(across ? { acrossMachines: across } : {}) } : null;
   return report;
+}
+
+/**
+ * The sentence under a best point chosen by measured decode time among rows of several machine
+ * kinds (`envOrder`): that the times compared were measured on different machines, which do not
+ * compare (README: compare timings within one run only), and the fastest on each machine kind by
+ * the same rule, with its ties.
+ */
+function acrossMachines(rows: readonly SweepReportRow[], envOrder: readonly string[]): string {
+  const each = envOrder.flatMap((k) => {
+    const b = bestRow(rows.filter((r) => r.environmentKey === k));
+    if (!b || b.rule !== MEASURED_RULE) return [];
+    return [`env ${envLetter(envOrder, k)} ${b.row.label}${b.tiedWith.length > 0 ? ` (tied with ${b.tiedWith.map((r) => r.label).join(', ')})` : ''}`];
+  });
+  return `chosen across ${envOrder.length} kinds of machine, whose timings do not compare (compare timings within one run only); the fastest on each: ${each.join('; ')}`;
 }
 
 /** A report's name for an environment: A, B, ... in the order of `envKeys` (the keys of SweepReport.environments). */
@@ -551,6 +572,7 @@ export function formatReport(report: SweepReport): string {
   if (report.best) {
     lines.push('', `best: ${report.best.label}${multiEnv ? ` (env ${envLetter(envKeys, report.best.environmentKey)})` : ''} — ${report.best.rule}`);
     if (report.best.tie) lines.push(`      ${report.best.tie}`);
+    if (report.best.acrossMachines) lines.push(`      ${report.best.acrossMachines}`);
   } else {
     const none = noBestText(report.rows);
     if (none) lines.push('', none);

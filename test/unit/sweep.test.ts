@@ -153,12 +153,16 @@ test('shards: round robin over the point index; --shard and the schedulers\' var
 const ENV_A: Environment = { os: 'linux', arch: 'x64', cpuModel: 'CPU A', cpuCores: 8, simd: 'avx2', cpuFeatures: [], threads: 8, nodeVersion: 'v22', toolVersion: '0.1.0' };
 const ENV_B: Environment = { ...ENV_A, gpu: { name: 'NVIDIA H200', smCount: 132, memoryBytes: 150e9, driver: '1', runtime: '1' } };
 
-/** Writes point files of `plan` as `sweep` would, with a fake pool summary whose pool pages = 1000 + index. */
-function writePoint(dir: string, plan: SweepPlan, index: number, env: Environment, sweepId = plan.sweepId): string {
+/**
+ * Writes point files of `plan` as `sweep` would, with a fake pool summary whose pool pages = 1000 + index
+ * and, given `decodeNs`, one paged_decode case (B=1, context 256) with that median and p10/p90 1 % either side.
+ */
+function writePoint(dir: string, plan: SweepPlan, index: number, env: Environment, sweepId = plan.sweepId, decodeNs?: number): string {
   const p = plan.points[index]!;
   const envKey = environmentKey(env);
+  const cases = decodeNs === undefined ? [] : [{ kernel: 'paged_decode', shape: { batchSize: 1, seqLenK: 256 }, medianNs: decodeNs, p10Ns: decodeNs * 0.99, p90Ns: decodeNs * 1.01 }];
   const run = {
-    schema: 1, tool: 't', createdAt: '', name: 'x', profile: p.profile, environment: env, estimate: {}, cases: [], status: 'ok',
+    schema: 1, tool: 't', createdAt: '', name: 'x', profile: p.profile, environment: env, estimate: {}, cases, status: 'ok',
     pool: { numPages: 1000 + index, pageSize: p.profile.kvCache.pageSize, samples: [], baselines: [], summary: { meanInternalFragmentation: 0.25, prefixHitRate: 0.5, preemptions: index, meanOccupancy: 0.5, throughputTokensPerSec: 10, rejected: 0 } },
     sweep: { schema: 1, sweepId, name: plan.name, job: plan.job, total: plan.points.length, axes: plan.axes, id: p.id, index: p.index, values: p.values, label: p.label, environmentKey: envKey },
   } as unknown as SweepPointRun;
@@ -340,8 +344,33 @@ test('merge of one sweep from two machines: each tied point carries its env lett
   assert.equal(r.best!.environmentKey, a);
   // The JSON keeps each tied row's environment hash (the report's JSON names environments by hash only).
   assert.deepEqual(r.best!.tiedWith!.map((t) => [t.label, t.environmentKey]), [['page_size=8', b], ['page_size=16', a], ['page_size=16', b]]);
-  assert.match(r.best!.tie!, /^tied with page_size=8 \(env B\), page_size=16 \(env A\), page_size=16 \(env B\): simulated throughput within 1%/);
-  assert.match(formatReport(r), /best: page_size=8 \(env A\) — .*\n +tied with page_size=8 \(env B\), page_size=16 \(env A\), page_size=16 \(env B\): /);
+  // The best point's own row on env B is named as the same point (s31 newcomer-cli item 2).
+  assert.match(r.best!.tie!, /^tied with page_size=8 \(same point on env B\), page_size=16 \(env A\), page_size=16 \(env B\): simulated throughput within 1%/);
+  assert.match(formatReport(r), /best: page_size=8 \(env A\) — .*\n +tied with page_size=8 \(same point on env B\), page_size=16 \(env A\), page_size=16 \(env B\): /);
+  // Chosen by a modelled figure: no word about timings across machines.
+  assert.equal(r.best!.acrossMachines, undefined);
+});
+
+test('a best chosen by measured decode time among two machine kinds says their timings do not compare and names the fastest on each', () => {
+  // s31 newcomer-cli item 2: "lowest measured decode time" was chosen across CPUs, where the README
+  // says to compare timings within one run only. Decode medians (ns per token, p10/p90 ±1 %, so no
+  // ties): env A (CPU A) 8 -> 300, 16 -> 200; env B (the H200 host) 8 -> 50, 16 -> 100. Across both,
+  // page_size=8 on B is lowest; on A alone page_size=16 is: the machine, not the page size, decided.
+  const plan = loadSweep(workspace(`${BASE}sweep:\n  job: both\n  axes:\n    kv_cache.page_size: [8, 16]\n`).file);
+  const root = tempDir('attnscope-merge-across-');
+  writePoint(join(root, 'm1'), plan, 0, ENV_A, plan.sweepId, 300);
+  writePoint(join(root, 'm1'), plan, 1, ENV_A, plan.sweepId, 200);
+  writePoint(join(root, 'm2'), plan, 0, ENV_B, plan.sweepId, 50);
+  writePoint(join(root, 'm2'), plan, 1, ENV_B, plan.sweepId, 100);
+  const r = mergeResults([join(root, 'm1'), join(root, 'm2')]);
+  assert.equal(r.best!.label, 'page_size=8');
+  assert.equal(r.best!.environmentKey, environmentKey(ENV_B));
+  assert.equal(r.best!.tie, undefined);
+  const across = 'chosen across 2 kinds of machine, whose timings do not compare (compare timings within one run only); the fastest on each: env A page_size=16; env B page_size=8';
+  assert.equal(r.best!.acrossMachines, across);
+  assert.match(formatReport(r), new RegExp(`\\nbest: page_size=8 \\(env B\\) — lowest measured decode time per token .*\\n {6}${across.replace(/[().]/g, '\\$&')}\\n`));
+  // One machine kind: nothing to say.
+  assert.equal(mergeResults([join(root, 'm1')]).best!.acrossMachines, undefined);
 });
 
 test('merge of a simulate sweep from two machines: one row per point whatever machine ran it, a second file of a point a duplicate', () => {
