@@ -205,6 +205,9 @@ export class Dashboard implements vscode.Disposable {
    */
   showSweep(report: SweepReport, file: string): void {
     this.sweep = { report, file };
+    // An ended sweep's line is replayed only over its own table (the page clears it alike: webview/model.ts showSweep).
+    const started = this.sweepLive[0];
+    if (this.sweepLive.at(-1)?.type === 'sweepEnded' && started?.type === 'sweepStarted' && started.name !== report.name) this.sweepLive = [];
     this.shownSweepLoaded = true; // supersedes what the last extension host kept
     void this.shownRun?.saveSweep(file, (err) => this.host.log.warn(`could not record the sweep the dashboard shows: ${err instanceof Error ? err.message : String(err)}`));
     this.show(false);

@@ -3,7 +3,7 @@
  * spawned as every run is (extension/runInFlight.ts RunInFlight, runLaunch.ts launchFor)
  * in the file's workspace folder, so its points and report go to the CLI's default results
  * folder, .attnscope/sweeps/<profile>-<sweep id>/, where "Open sweep results" looks. A progress
- * notification counts points and names the running points' values; Cancel ends the runner with
+ * notification counts the points saved and names the running points' values; Cancel ends the runner with
  * SIGTERM (it stops its workers and exits 130; SIGKILL only after SWEEP_KILL_AFTER_MS): the points
  * written stay, and running the sweep again resumes from them. The finished report opens in the
  * dashboard's Sweep view. Bad input (a bad axis value, a point that cannot run here) is the CLI's
@@ -38,8 +38,8 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
   readonly job = 'sweep' as const;
   /** The runner's `error` event, placed: bad input it refused before any point ran. */
   private inputError: SweepInputError | null = null;
-  /** The last progress: whole points done of the total (for a reload's notice). */
-  private done = 0;
+  /** The last progress: points saved (their files in the results folder) of the total (for a reload's notice). */
+  private saved = 0;
   private total = 0;
   /** The results folder, from the first point written (`point <label>: <file>`); null before. */
   private outDir: string | null = null;
@@ -69,7 +69,7 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
     if (this.interrupted) return;
     this.interrupted = true;
     const folder = this.outDir === null ? '.attnscope/sweeps' : vscode.workspace.asRelativePath(this.outDir);
-    this.ctx.dashboard.noticeAfterReload(sweepInterruptedMessage(this.name, this.done, this.total, folder), this.source.fsPath);
+    this.ctx.dashboard.noticeAfterReload(sweepInterruptedMessage(this.name, this.saved, this.total, folder), this.source.fsPath);
     this.cancel();
   }
 
@@ -87,7 +87,7 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
         switch (e.type) {
           case 'progress':
             if (e.total > 0) ctx.status.setRun({ name, done: e.done, total: e.total, verb: 'Sweeping' });
-            this.done = Math.floor(e.done);
+            this.saved = e.saved ?? 0;
             this.total = e.total;
             ctx.dashboard.post({ type: 'sweepProgress', done: e.done, total: e.total, message: sweepProgressMessage(e) });
             break;

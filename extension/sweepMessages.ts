@@ -11,13 +11,14 @@ import type { RunnerErrorEvent, RunnerProgressEvent, RunnerSweepEndEvent } from 
 const points = (n: number): string => `${n} ${n === 1 ? 'point' : 'points'}`;
 
 /**
- * The progress notification's line: whole points done of the total (a running point counts
- * when it is written), then the points running and how far each is, as the runner's message
- * gives them ("1 of 2 points done · running: page_size=64 40%"): the count is of finished
- * points, the names of the running ones, so each says which it is.
+ * The progress notification's and the Sweep tab's line: the points saved (their result file in the
+ * results folder: the runner's `saved`) of the total, then the points running and how far each is,
+ * as the runner's message gives them ("1 of 2 points saved · running: page_size=64 40%"). Not
+ * `done`: that adds the running points' fractions, so with two points at 90 % and 38 % it is 1.28
+ * with none saved (s31 newcomer-ed 2).
  */
-export function sweepProgressMessage(e: Pick<RunnerProgressEvent, 'done' | 'total' | 'message'>): string {
-  return `${Math.floor(e.done)} of ${points(e.total)} done${e.message ? ` · running: ${e.message}` : ''}`;
+export function sweepProgressMessage(e: Pick<RunnerProgressEvent, 'saved' | 'total' | 'message'>): string {
+  return `${e.saved ?? 0} of ${points(e.total)} saved${e.message ? ` · running: ${e.message}` : ''}`;
 }
 
 /**
@@ -50,12 +51,12 @@ export function sweepPointFolder(message: string): string | null {
 
 /**
  * What the window after a reload tells the user of a sweep that reload ended (its runner stopped
- * with the extension host): how many points were done by the last progress (`done` of `total`;
- * total 0: none reported yet) and where they are kept, and that running the sweep again resumes
+ * with the extension host): how many points were saved by the last progress (`saved` of `total`,
+ * the runner's count of point files in the folder; total 0: none reported yet) and where they are kept, and that running the sweep again resumes
  * (the CLI's resume: a point whose file is in the results folder is not run again).
  */
-export function sweepInterruptedMessage(name: string, done: number, total: number, folder: string): string {
-  const kept = total > 0 ? `${done} of ${points(total)} finished before are saved in ${folder}` : `the points finished before, if any, are saved in ${folder}`;
+export function sweepInterruptedMessage(name: string, saved: number, total: number, folder: string): string {
+  const kept = total > 0 ? `${saved} of ${points(total)} finished before are saved in ${folder}` : `the points finished before, if any, are saved in ${folder}`;
   return `AttnScope: the sweep of ${name} was interrupted when the window reloaded or closed; ${kept}. Resume sweep runs it again: only the points not there yet.`;
 }
 

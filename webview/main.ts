@@ -361,7 +361,9 @@ function renderSweepRun(): void {
   if (!run) return;
   const running = run.status === 'running';
   const p = run.progress;
-  const text = running ? `Sweeping ${run.name}: ${p ? p.message : 'starting…'}` : `${run.name}: ${run.message ?? run.status}`;
+  // The extension's end messages name the sweep ("sweep of a.attn.yaml finished: ..."): not twice.
+  const ended = run.message ?? run.status;
+  const text = running ? `Sweeping ${run.name}: ${p ? p.message : 'starting…'}` : ended.includes(run.name) ? ended : `${run.name}: ${ended}`;
   if (sweepRunText.textContent !== text) sweepRunText.textContent = text;
   sweepRunText.className = running ? '' : run.status === 'finished' ? 'muted' : 'warning';
   sweepProgress.hidden = !running;
@@ -467,7 +469,8 @@ function renderSweep(): void {
   sweepBar.hidden = !report;
   sweepPointsHeading.hidden = !report;
   if (!report) {
-    sweepSummary.textContent = 'No sweep open: run one with the Run sweep code lens on a profile\'s sweep: key (or AttnScope: Run sweep), or open a finished one from History (or AttnScope: Open sweep results). From a terminal: attnscope sweep <profile>, or attnscope merge DIR... for shards.';
+    // While a sweep runs its line above says so; its table comes when it ends.
+    sweepSummary.textContent = model.sweepRun?.status === 'running' ? '' : 'No sweep open: run one with the Run sweep code lens on a profile\'s sweep: key (or AttnScope: Run sweep), or open a finished one from History (or AttnScope: Open sweep results). From a terminal: attnscope sweep <profile>, or attnscope merge DIR... for shards.';
     sweepBest.textContent = '';
     sweepCharts.replaceChildren();
     sweepTableBox.replaceChildren();
@@ -524,7 +527,7 @@ let renderQueued = false;
 let chartsDrawnAt = -Infinity;
 let chartTimer: ReturnType<typeof setTimeout> | undefined;
 let historyDrawn: { runs: DashboardModel['runs']; sweeps: DashboardModel['sweeps']; compare: DashboardModel['compare'] } | null = null;
-let sweepDrawn: DashboardModel['sweep'] | undefined;
+let sweepDrawn: { sweep: DashboardModel['sweep']; running: boolean } | undefined;
 
 function render(): void {
   renderQueued = false;
@@ -543,8 +546,10 @@ function render(): void {
     historyDrawn = { runs: model.runs, sweeps: model.sweeps, compare: model.compare };
     renderHistory();
   }
-  if (sweepDrawn !== model.sweep) {
-    sweepDrawn = model.sweep;
+  // A sweep starting or ending changes the empty Sweep tab's text (none while one runs).
+  const sweeping = model.sweepRun?.status === 'running';
+  if (sweepDrawn?.sweep !== model.sweep || sweepDrawn.running !== sweeping) {
+    sweepDrawn = { sweep: model.sweep, running: sweeping };
     renderSweep();
   }
 }

@@ -177,7 +177,8 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
     case 'compare':
       return { ...model, compare: { a: msg.a, b: msg.b } };
     case 'showSweep':
-      return { ...model, sweep: msg.report };
+      // The line of an ended sweep stays only over that sweep's table: Open of another clears it (s31 newcomer-ed 3).
+      return { ...model, sweep: msg.report, sweepRun: model.sweepRun && model.sweepRun.status !== 'running' && model.sweepRun.name !== msg.report.name ? null : model.sweepRun };
     case 'sweepStarted':
       return { ...model, sweepRun: { name: msg.name, status: 'running', progress: null, message: null } };
     case 'sweepProgress':

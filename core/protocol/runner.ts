@@ -16,6 +16,12 @@ export interface RunnerProgressEvent {
   done: number;
   total: number;
   message: string;
+  /**
+   * A sweep's only (`attnscope sweep --events`): the points whose result file is in the results
+   * folder now (resumed, reused or written), where `done` adds the running points' fractions:
+   * with --jobs 2, `done` 1.3 may be two points running and none saved.
+   */
+  saved?: number;
 }
 
 /**

@@ -85,7 +85,7 @@ export type ToWebview =
   | { type: 'showSweep'; report: SweepReport }
   /** A sweep the editor runs (extension/sweep.ts SweepRun) started: the Sweep tab shows its progress and a Cancel. `name`: its profile's file name. */
   | { type: 'sweepStarted'; name: string }
-  /** The running sweep's progress: whole points done of `total`, and `message` as the progress notification words it (extension/sweepMessages.ts sweepProgressMessage). */
+  /** The running sweep's progress: points done of `total`, fractional (the running points' fractions added: the bar), and `message` as the progress notification words it (extension/sweepMessages.ts sweepProgressMessage). */
   | { type: 'sweepProgress'; done: number; total: number; message: string }
   /**
    * The running sweep ended: `message` is what the editor's toast says (finished, cancelled with

@@ -205,20 +205,21 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
   const progress = new Progress(process.stderr, false);
   const where = shard ? `shard ${shard.index}/${shard.count} (${share.length} of ${plan.points.length} points)` : `${plan.points.length} points`;
   const { signal, dispose } = cancellation();
-  /** The last progress event's whole percent of points and message: one event per change. */
+  /** The last progress event's whole percent of points, points saved and message: one event per change. */
   let lastEvent = '';
   let result;
   try {
     result = await runSweepLocally(plan, {
       outDir, jobs, shard, quick, backend, runnerScript: resolve(process.argv[1]!), signal, earlier,
-      onProgress: (done, total, running) => {
+      onProgress: (done, total, running, saved) => {
         // A point at 100 % is finished (its result being written), not running: it is not listed.
         const points = running.filter((r) => r.fraction < 1).map((r) => `${r.label} ${Math.floor(100 * r.fraction)}%`).join(', ');
-        if (!emit) return progress.update(done, total, `sweep ${plan.name}, ${where}: ${Math.floor(done)} done${points ? `; ${points}` : ''}`);
-        const key = `${Math.floor((100 * done) / Math.max(1, total))} ${points}`;
+        if (!emit) return progress.update(done, total, `sweep ${plan.name}, ${where}: ${saved} saved${points ? `; running ${points}` : ''}`);
+        // A point written changes `saved` but not `done` (its fraction 1 becomes 1 written): part of the key.
+        const key = `${Math.floor((100 * done) / Math.max(1, total))} ${saved} ${points}`;
         if (key === lastEvent) return;
         lastEvent = key;
-        emit({ type: 'progress', done, total, message: points });
+        emit({ type: 'progress', done, total, message: points, saved });
       },
       onPoint: (p, outcome) => {
         progress.clear();

@@ -82,8 +82,12 @@ export interface LocalSweepOptions {
   /** The CLI script the workers run (`<script> sweep --worker`): dist/runner.js. */
   runnerScript: string;
   signal: AbortSignal;
-  /** Progress of the whole share: points done (fractional while points run) of `total`. */
-  onProgress?: (done: number, total: number, running: Array<{ label: string; fraction: number }>) => void;
+  /**
+   * Progress of the whole share: points done (fractional while points run: the running points'
+   * fractions are added) of `total`, the running points, and `saved`: the points whose result file
+   * is in the results folder now (resumed, reused or written; never a running or failed one).
+   */
+  onProgress?: (done: number, total: number, running: Array<{ label: string; fraction: number }>, saved: number) => void;
   /**
    * Results folders of earlier sweeps of this profile: a simulation point missing here whose file
    * is there, for this machine kind, with the same inputsId and status ok, is copied in (with this
@@ -155,6 +159,7 @@ export async function runSweepLocally(plan: SweepPlan, opts: LocalSweepOptions):
       result.resumed + result.reused + result.written + result.failed.length + [...running.values()].reduce((s, r) => s + r.fraction, 0),
       share.length,
       [...running.entries()].map(([p, r]) => ({ label: p.label, fraction: r.fraction })),
+      result.resumed + result.reused + result.written,
     );
   const onAbort = () => {
     result.cancelled = true;

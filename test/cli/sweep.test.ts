@@ -493,6 +493,25 @@ test('sweep --events (the editor\'s door): progress in points naming the running
   assert.match(r.stderr, /^Sweep grid\.attn\.yaml /m);
 });
 
+test('sweep --events --jobs 2: progress counts the points saved (each one\'s file written, its `point` log line) apart from `done`, which adds the running points\' fractions', () => {
+  // s31 newcomer-ed 2: with two points running at 90 % and 38 %, done was 1.28 and the editor said
+  // "1 of 4 points done" with no file in the folder. Two points side by side pass done 1 before either is written.
+  const { dir, file } = workspace(PROFILE.replace('requests: 400', 'requests: 3000').replace(/sweep:[\s\S]*$/, 'sweep:\n  axes:\n    kv_cache.page_size: [16, 64]\n'));
+  const r = cli(['sweep', file, '--events', '--jobs', '2'], { cwd: dir });
+  assert.equal(r.code, 0, r.stderr);
+  let written = 0;
+  let ahead = 0;
+  for (const e of eventsOf(r.stdout)) {
+    if (e.type === 'log' && e.message.startsWith('point ')) written++;
+    if (e.type !== 'progress') continue;
+    // Every progress event's saved is the files written before it (none resumed or reused in a fresh folder).
+    assert.equal(e.saved, written, JSON.stringify(e));
+    if (Math.floor(e.done) > written) ahead++;
+  }
+  assert.equal(written, 2);
+  assert.ok(ahead > 0, 'the fractions of the two running points summed past a whole point before one was written');
+});
+
 test('sweep --events: bad input is an error event at the CLI\'s file:line:col, exit 2, before any point runs', () => {
   const text = PROFILE.replace(/sweep:[\s\S]*$/, 'sweep:\n  axes:\n    kv_cache.page_size: [16, 3000000000]\n');
   const { dir, file } = workspace(text);

@@ -619,7 +619,7 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     const pageSizes = await frame.locator('#sweep-table tbody tr').evaluateAll((rows) => rows.map((r) => r.querySelectorAll('td')[1]?.textContent?.trim()));
     assert.deepEqual([...pageSizes].sort(), ['16', '32']);
     // The tab's sweep line: how it ended, in the toast's words, and no Cancel left.
-    await frame.waitForFunction(() => /^sweep\.attn\.yaml: sweep of sweep\.attn\.yaml finished: 2 points, report in \.attnscope\/sweeps\/sweep-[0-9a-f]{8}\.$/.test(document.querySelector('#sweep-run-status')?.textContent ?? ''), undefined, { timeout: 30_000 });
+    await frame.waitForFunction(() => /^sweep of sweep\.attn\.yaml finished: 2 points, report in \.attnscope\/sweeps\/sweep-[0-9a-f]{8}\.$/.test(document.querySelector('#sweep-run-status')?.textContent ?? ''), undefined, { timeout: 30_000 });
     assert.equal(await frame.isVisible('#btn-cancel-sweep'), false);
     await page.screenshot({ path: join(shots, '10-sweep.png') });
     const folders = readdirSync(join(ws, '.attnscope', 'sweeps')).filter((n) => n.startsWith('sweep-'));
@@ -658,11 +658,11 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     await lens.click();
     const frame = await dashboardFrame(page);
     await frame.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'long-sweep.attn.yaml · sweep', undefined, { timeout: 60_000 });
-    await frame.waitForFunction(() => /^Sweeping long-sweep\.attn\.yaml: \d+ of 4 points done/.test(document.querySelector('#sweep-run-status')?.textContent ?? ''), undefined, { timeout: 60_000 });
+    await frame.waitForFunction(() => /^Sweeping long-sweep\.attn\.yaml: \d+ of 4 points saved/.test(document.querySelector('#sweep-run-status')?.textContent ?? ''), undefined, { timeout: 60_000 });
     await page.screenshot({ path: join(shots, '10c-sweep-running.png') });
     await frame.locator('#btn-cancel-sweep').click();
     await notification(page, /AttnScope: sweep of long-sweep\.attn\.yaml cancelled/);
-    await frame.waitForFunction(() => /^long-sweep\.attn\.yaml: sweep of long-sweep\.attn\.yaml cancelled/.test(document.querySelector('#sweep-run-status')?.textContent ?? ''), undefined, { timeout: 30_000 });
+    await frame.waitForFunction(() => /^sweep of long-sweep\.attn\.yaml cancelled/.test(document.querySelector('#sweep-run-status')?.textContent ?? ''), undefined, { timeout: 30_000 });
     assert.equal(await frame.isVisible('#btn-cancel-sweep'), false);
     await server.extensionLogLine(/sweep long-sweep\.attn\.yaml: runner ended .* after cancel/);
   });

@@ -63,7 +63,7 @@ describe('Run sweep', () => {
     const report = await readSweepReport(out.sweepEnd.reportFile!);
     assert.equal(report?.rows.length, 2);
     const last = events.filter((e): e is RunnerProgressEvent => e.type === 'progress').at(-1)!;
-    assert.equal(sweepProgressMessage(last), '2 of 2 points done');
+    assert.equal(sweepProgressMessage(last), '2 of 2 points saved');
     // A finished point (its simulation at 100 %, its result being written) is never listed as running.
     for (const e of events) if (e.type === 'progress') assert.ok(!/100%/.test(e.message ?? ''), e.message);
     assert.equal(sweepEndMessage('grid.attn.yaml', out.sweepEnd, '.attnscope/sweeps/grid-x'), 'AttnScope: sweep of grid.attn.yaml finished: 2 points, report in .attnscope/sweeps/grid-x.');
@@ -116,10 +116,12 @@ describe('Run sweep', () => {
     assert.ok(!existsSync(join(dir, '.attnscope')));
   });
 
-  it('the progress line: whole points done, then the running points\' values', () => {
-    // The count is of finished points, the name of the running one (s28 newcomer finding 7: '2 of 6 points · page_size=16 arrival_rate=8 0%').
-    assert.equal(sweepProgressMessage({ done: 1.4, total: 3, message: 'page_size=64 40%' }), '1 of 3 points done · running: page_size=64 40%');
-    assert.equal(sweepProgressMessage({ done: 0, total: 1, message: '' }), '0 of 1 point done');
+  it('the progress line: points saved, then the running points\' values', () => {
+    // The count is of points saved, the names of the running ones (s28 newcomer finding 7: '2 of 6 points · page_size=16 arrival_rate=8 0%').
+    // Two points running at 90 % and 38 % with none saved: done 1.28 read '1 of 4 points done' (s31 newcomer-ed 2).
+    assert.equal(sweepProgressMessage({ saved: 0, total: 4, message: 'page_size=8 90%, page_size=16 38%' }), '0 of 4 points saved · running: page_size=8 90%, page_size=16 38%');
+    assert.equal(sweepProgressMessage({ saved: 1, total: 3, message: 'page_size=64 40%' }), '1 of 3 points saved · running: page_size=64 40%');
+    assert.equal(sweepProgressMessage({ saved: 0, total: 1, message: '' }), '0 of 1 point saved');
     assert.match(
       sweepEndMessage('g.attn.yaml', { cancelled: false, inFolder: 1, total: 2, failed: [{ label: 'page_size=64', error: 'worker exited with SIGKILL' }] }, 'd'),
       /^AttnScope: sweep of g\.attn\.yaml: 1 of 2 points failed \(page_size=64: worker exited with SIGKILL\)\. The report shows the 1 that ran; run sweep again to retry only the failed ones\.$/,

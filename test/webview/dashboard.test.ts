@@ -1015,8 +1015,10 @@ describe('dashboard webview in Chromium', () => {
       await send(fresh, { type: 'sweepStarted', name: 'sweep.attn.yaml' });
       await fresh.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'sweep.attn.yaml · sweep');
       assert.equal(await fresh.textContent('#run-status'), 'running');
-      await send(fresh, { type: 'sweepProgress', done: 1, total: 4, message: '1 of 4 points done · running: page_size=32 40%' });
-      await fresh.waitForFunction(() => document.querySelector('#sweep-run-status')?.textContent === 'Sweeping sweep.attn.yaml: 1 of 4 points done · running: page_size=32 40%');
+      // s31 newcomer-ed 3b: no "No sweep open: run one ..." under the line of the sweep running.
+      assert.equal(await fresh.textContent('#sweep-summary'), '');
+      await send(fresh, { type: 'sweepProgress', done: 1, total: 4, message: '0 of 4 points saved · running: page_size=16 70%, page_size=32 30%' });
+      await fresh.waitForFunction(() => document.querySelector('#sweep-run-status')?.textContent === 'Sweeping sweep.attn.yaml: 0 of 4 points saved · running: page_size=16 70%, page_size=32 30%');
       assert.equal(await fresh.getAttribute('#sweep-progress', 'value'), '0.25');
       assert.equal(await fresh.isVisible('#btn-cancel-sweep'), true);
       assert.equal(await fresh.getAttribute('#btn-cancel-sweep', 'disabled'), null);
@@ -1024,10 +1026,14 @@ describe('dashboard webview in Chromium', () => {
       // The extension's cancelRun: the Cancel run command, which ends the one run in flight (the sweep), as the notification's Cancel does.
       assert.deepEqual(await waitForPosted(fresh, 'cancelRun'), [{ type: 'cancelRun' }]);
       await send(fresh, { type: 'sweepEnded', status: 'cancelled', message: 'sweep of sweep.attn.yaml cancelled; 1 of 4 points are saved in .attnscope/sweeps/sweep-0123abcd.' });
-      await fresh.waitForFunction(() => document.querySelector('#sweep-run-status')?.textContent?.startsWith('sweep.attn.yaml: sweep of sweep.attn.yaml cancelled; 1 of 4 points are saved'));
+      // The end message names the sweep: not "sweep.attn.yaml: sweep of sweep.attn.yaml" (s31 newcomer-ed 10).
+      await fresh.waitForFunction(() => document.querySelector('#sweep-run-status')?.textContent?.startsWith('sweep of sweep.attn.yaml cancelled; 1 of 4 points are saved'));
       assert.equal(await fresh.isVisible('#btn-cancel-sweep'), false);
       assert.equal(await fresh.isVisible('#sweep-progress'), false);
       assert.equal(await fresh.textContent('#run-status'), '');
+      // Open of another sweep (batched.attn.yaml): the ended sweep's line goes with its table (s31 newcomer-ed 3a).
+      await send(fresh, { type: 'showSweep', report: logSweep });
+      await fresh.waitForFunction(() => (document.querySelector('#sweep-run') as HTMLElement | null)?.hidden === true);
       // A reload while a sweep runs: the page restores it, and init (no sweepStarted after it) says it is no longer running.
       await send(fresh, { type: 'sweepStarted', name: 'sweep.attn.yaml' });
       await fresh.waitForFunction(() => (JSON.parse(sessionStorage.getItem('vscode-state') ?? '{}') as { model?: { sweepRun?: { status?: string } } }).model?.sweepRun?.status === 'running');
