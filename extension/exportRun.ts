@@ -1,12 +1,17 @@
 /**
- * Export formats of a run: JSON (the run file as saved) and CSV: one table, a row per kernel case
+ * Export formats of a run: JSON (the run file as saved) and CSV: one table, rows naming what the
+ * run is of (model, profile, GPU, tensor_parallel_size, machine), a row per kernel case
  * (every timing in nanoseconds, rates in SI units as the run states them) and a row per figure of
  * the pool simulation (its summary, the contiguous baselines, the latency percentiles and
  * goodput), each row saying which (`table`) and whether it is measured or modelled (`source`).
  * No `vscode` import.
  */
+import { basename } from 'node:path';
+import { DEFAULT_GPU } from '../core/estimate/gpus';
 import type { LatencyStats } from '../core/protocol/latency';
 import type { KernelCase, PoolResult, RunResult } from '../core/protocol/run';
+import { describeEnvironment } from '../core/sweepFigures';
+import { modelLabel } from './runName';
 
 const CSV_COLUMNS: Array<[string, (c: KernelCase) => CsvCell]> = [
   ['kernel', (c) => c.kernel],
@@ -64,7 +69,7 @@ type SimFigure = [figure: string, statistic: string, value: number | undefined, 
 
 /**
  * The pool simulation's figures as rows: the summary (occupancy, fragmentation, throughput, ...),
- * each contiguous baseline, and the latency (queue, TTFT, TPOT, e2e: mean, p50, p90, p99, max in
+ * each contiguous baseline, and the latency (queue_delay, TTFT, TPOT, e2e: mean, p50, p90, p99, max in
  * seconds; throughput; goodput and SLO attainment when the run had an SLO). A rate's name says
  * what it counts per second and its unit over which span: output_throughput_tokens_per_s
  * (pool.summary.throughputTokensPerSec, as the sweep CSV names it) over the simulated time,
@@ -114,7 +119,8 @@ function simulationFigures(pool: PoolResult): SimFigure[] {
     const stats = (name: string, st: LatencyStats | null): void => {
       if (st) for (const k of ['mean', 'p50', 'p90', 'p99', 'max'] as const) rows.push([name, k, st[k], 's']);
     };
-    stats('queue', l.queue);
+    // The time a request waited to be scheduled; `waiting` (above) is how many waited.
+    stats('queue_delay', l.queue);
     stats('ttft', l.ttft);
     stats('tpot', l.tpot);
     stats('e2e', l.e2e);
@@ -133,18 +139,38 @@ function simulationFigures(pool: PoolResult): SimFigure[] {
 const SIM_COLUMNS = ['figure', 'statistic', 'value', 'unit'] as const;
 
 /**
- * The run as CSV (RFC 4180, header row, `\n` line ends): `table` ('kernel' | 'simulation') and
- * `source` ('measured': a kernel case timed on this machine; 'modelled': a figure of the pool
- * simulation, on the step-time model's clock), the kernel-case columns when the run has cases,
- * and figure, statistic, value, unit when it has a pool simulation; a row leaves the other
- * table's columns empty. `rows` counts the data rows: 0 for a run with neither (nothing to export).
+ * What the run is of, as rows above its figures (table 'run'), so a CSV opened or pasted beside
+ * another says it without its file name: the run's name, the model (runName.ts modelLabel), the
+ * profile file, the GPU whose peaks the step-time model uses (device.gpu, else DEFAULT_GPU) and
+ * tensor_parallel_size (source 'profile'), and the machine that ran it (source 'machine').
+ */
+function contextRows(run: RunResult): Array<[source: string, figure: string, value: string | number, unit: string]> {
+  const device = run.profile.device;
+  return [
+    ['profile', 'run', run.name, ''],
+    ['profile', 'model', modelLabel(run.profile), run.profile.modelPath ?? 'written in the profile'],
+    ['profile', 'profile', run.profile.sourcePath ? basename(run.profile.sourcePath) : '', run.profile.sourcePath ?? ''],
+    ['profile', 'gpu', device.gpu ?? DEFAULT_GPU, device.gpu ? 'device.gpu: its peaks drive the step-time model' : 'device.gpu not set: the default GPU\'s peaks drive the step-time model'],
+    ['profile', 'tensor_parallel_size', device.tensorParallelSize, 'GPUs'],
+    ['machine', 'machine', describeEnvironment(run.environment), 'where it ran'],
+  ];
+}
+
+/**
+ * The run as CSV (RFC 4180, header row, `\n` line ends): `table` ('run' | 'kernel' | 'simulation')
+ * and `source` ('profile' / 'machine': what the run is of, contextRows; 'measured': a kernel case
+ * timed on this machine; 'modelled': a figure of the pool simulation, on the step-time model's
+ * clock), the kernel-case columns when the run has cases, and figure, statistic, value, unit; a
+ * row leaves the other tables' columns empty. `rows` counts the data rows: 0 for a run with
+ * neither cases nor a pool simulation (nothing to export).
  */
 export function runToCsv(run: RunResult): { text: string; rows: number } {
   const kernelCols = run.cases.length > 0 ? CSV_COLUMNS : [];
   const sim = run.pool ? simulationFigures(run.pool) : [];
-  const simCols = sim.length > 0 ? SIM_COLUMNS : [];
-  return csvTable(['table', 'source', ...kernelCols.map(([h]) => h), ...simCols], [
-    ...run.cases.map((c) => ['kernel', 'measured', ...kernelCols.map(([, get]) => get(c)), ...simCols.map(() => '')]),
+  if (run.cases.length === 0 && sim.length === 0) return csvTable(['table', 'source'], []);
+  return csvTable(['table', 'source', ...kernelCols.map(([h]) => h), ...SIM_COLUMNS], [
+    ...contextRows(run).map(([source, figure, value, unit]) => ['run', source, ...kernelCols.map(() => ''), figure, '', value, unit]),
+    ...run.cases.map((c) => ['kernel', 'measured', ...kernelCols.map(([, get]) => get(c)), ...SIM_COLUMNS.map(() => '')]),
     ...sim.map((f) => ['simulation', 'modelled', ...kernelCols.map(() => ''), ...f]),
   ]);
 }

@@ -21,7 +21,7 @@ const report: SweepReport = {
     },
     { id: 'b32', index: 3, values: { 'kv_cache.page_size': 32, model: './b,c/config.json' }, label: 'page_size=32 model=./b,c/config.json', environmentKey: 'e1', status: 'failed', file: 'b32.json', metrics: {} },
   ],
-  missing: [], duplicates: [], environments: { e1: run.environment }, best: null,
+  missing: [], duplicates: [], environments: { e1: run.environment }, best: { id: 'a16', environmentKey: 'e1', label: 'page_size=16 model=./a/config.json', rule: 'highest output throughput' },
 };
 
 describe('sweep CSV export', () => {
@@ -30,15 +30,21 @@ describe('sweep CSV export', () => {
     assert.equal(
       text,
       [
-        'point,point_id,kv_cache.page_size,model,environment,status,source,occupancy_mean_fraction,output_throughput_tokens_per_s,ttft_p99_s,decode_median_ns_per_token,rejected_requests,decode_p10_ns_per_token,decode_p90_ns_per_token,decode_case',
-        'page_size=16 model=./a/config.json,a16,16,./a/config.json,e1,ok,modelled,0.5,7752.5,0.169,,0,,,',
-        'page_size=16 model=./a/config.json,a16,16,./a/config.json,e1,ok,measured,,,,1200,,1100,1300,B=8 context=4096',
+        'point,point_id,kv_cache.page_size,model,environment,machine,status,best,source,occupancy_mean_fraction,output_throughput_tokens_per_s,ttft_p99_s,decode_median_ns_per_token,rejected_requests,decode_p10_ns_per_token,decode_p90_ns_per_token,decode_case',
+        // s31 newcomer-ed 5: the environment in words (the fixture's: AMD EPYC, 2 cores, x64), not only its key; the best point marked, as the dashboard's ★.
+        'page_size=16 model=./a/config.json,a16,16,./a/config.json,e1,"AMD EPYC (2 cores, x64)",ok,best,modelled,0.5,7752.5,0.169,,0,,,',
+        'page_size=16 model=./a/config.json,a16,16,./a/config.json,e1,"AMD EPYC (2 cores, x64)",ok,best,measured,,,,1200,,1100,1300,B=8 context=4096',
         // A comma in a value is quoted (RFC 4180), as in the run export.
-        '"page_size=32 model=./b,c/config.json",b32,32,"./b,c/config.json",e1,failed,,,,,,,,,',
+        '"page_size=32 model=./b,c/config.json",b32,32,"./b,c/config.json",e1,"AMD EPYC (2 cores, x64)",failed,,,,,,,,,,',
         '',
       ].join('\n'),
     );
     assert.equal(rows, 3);
+  });
+
+  it('a row tied with the best is marked tied', () => {
+    const tied = sweepToCsv({ ...report, best: { ...report.best!, tiedWith: [{ id: 'b32', environmentKey: 'e1', label: 'page_size=32 model=./b,c/config.json' }] } }).text.trimEnd().split('\n');
+    assert.match(tied.at(-1)!, /,e1,"AMD EPYC \(2 cores, x64\)",failed,tied,/);
   });
 
   it('a report with no row: no data row (the extension writes nothing and says so)', () => {

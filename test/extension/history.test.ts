@@ -98,8 +98,10 @@ describe('kernel build in the run pickers', () => {
 
 describe('CSV export', () => {
   it('one header and one row per case, values as measured', () => {
-    const lines = runToCsv({ ...run, pool: undefined }).text.trimEnd().split('\n');
-    assert.equal(lines.length, 1 + run.cases.length);
+    const all = runToCsv({ ...run, pool: undefined }).text.trimEnd().split('\n');
+    // The header, the 6 rows saying what the run is of (table 'run'), a row per case.
+    assert.equal(all.length, 1 + 6 + run.cases.length);
+    const lines = [all[0]!, ...all.filter((l) => l.startsWith('kernel,'))];
     const header = lines[0]!.split(',');
     const row = lines[1]!.split(',');
     const get = (name: string): string => row[header.indexOf(name)]!;
@@ -117,7 +119,7 @@ describe('CSV export', () => {
     // One GPU, all the heads: TP 1 (the fixture's shapes carry no tensorParallelSize).
     assert.equal(get('tensor_parallel_size'), '1');
     const tp2 = runToCsv({ ...run, pool: undefined, cases: [{ ...run.cases[0]!, shape: { ...run.cases[0]!.shape, tensorParallelSize: 2 } }] }).text.trimEnd().split('\n');
-    assert.equal(tp2[1]!.split(',')[header.indexOf('tensor_parallel_size')], '2');
+    assert.equal(tp2.find((l) => l.startsWith('kernel,'))!.split(',')[header.indexOf('tensor_parallel_size')], '2');
   });
 
   // s27 newcomer-ed 2: a simulation's CSV was the kernel header alone (261 bytes) and a
@@ -133,6 +135,25 @@ describe('CSV export', () => {
       assert.ok(r, `${figure} ${statistic}`);
       return r;
     };
+    // s31 newcomer-ed 5: rows above the figures say what the run is of (the CSV alone had only its
+    // file name): the fixture's name, model (its config's folder, examples/llama-3.1-8b), profile,
+    // the step-time model's GPU (no device.gpu: DEFAULT_GPU, H100 SXM, as its pool.latency.stepTime.gpu),
+    // tensor_parallel_size 1, and the machine (its environment: AMD EPYC, 2 cores, x64).
+    assert.deepEqual(lines.slice(1, 7), [
+      'run,profile,run,,run.attn.yaml,',
+      'run,profile,model,,llama-3.1-8b,examples/llama-3.1-8b/config.json',
+      'run,profile,profile,,run.attn.yaml,test/fixtures/run.attn.yaml',
+      "run,profile,gpu,,H100 SXM,device.gpu not set: the default GPU's peaks drive the step-time model",
+      'run,profile,tensor_parallel_size,,1,GPUs',
+      'run,machine,machine,,"AMD EPYC (2 cores, x64)",where it ran',
+    ]);
+    const tp4 = runToCsv({ ...sim, profile: { ...sim.profile, device: { ...sim.profile.device, gpu: 'A100 80GB', tensorParallelSize: 4 } } }).text;
+    assert.match(tp4, /^run,profile,gpu,,A100 80GB,device\.gpu: its peaks drive the step-time model$/m);
+    assert.match(tp4, /^run,profile,tensor_parallel_size,,4,GPUs$/m);
+    // The queueing delay is named so beside `waiting`, the number of requests waiting (was 'queue').
+    assert.deepEqual(cell('queue_delay', 'p90').slice(4), [String(run.pool!.latency!.queue!.p90), 's']);
+    assert.deepEqual(cell('waiting', 'mean').slice(5), ['requests']);
+    assert.equal(lines.some((l) => l.split(',')[2] === 'queue'), false);
     // The fixture's latency: ttft p99 0.11414699534445467 s, tpot p50 0.006825730821407276 s.
     assert.deepEqual(cell('ttft', 'p99'), ['simulation', 'modelled', 'ttft', 'p99', '0.11414699534445467', 's']);
     assert.deepEqual(cell('tpot', 'p50'), ['simulation', 'modelled', 'tpot', 'p50', '0.006825730821407276', 's']);
