@@ -179,6 +179,15 @@ export function formatPercent(fraction: number | null | undefined, digits = 1): 
 }
 
 /**
+ * A case's fraction of its peak for a table (the CLI's, runner/table.ts; the dashboard's throughput
+ * table, webview/charts.ts): "225% (peak under-measured: load?)" above 100 %, which no kernel
+ * reaches: the peak was measured low (under load), not the kernel fast.
+ */
+export function fractionText(fraction: number, format: (f: number) => string): string {
+  return fraction > 1 ? `${format(fraction)} (peak under-measured: load?)` : format(fraction);
+}
+
+/**
  * A serving simulation's outcome in one line (the editor's finish toast, the language server's
  * message to other clients): peak occupancy, preemptions, prefix-cache hit rate, and the p99 TTFT
  * on the modelled step time when the run has latency.

@@ -13,7 +13,7 @@ import * as vscode from 'vscode';
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
 import { wasmBuildNote } from '../core/format';
-import type { KernelCase, RunKind, RunResult } from '../core/protocol/run';
+import type { Environment, KernelCase, RunKind, RunResult } from '../core/protocol/run';
 import { EXIT_BAD_INPUT, type RunnerEvent } from '../core/protocol/runner';
 import type { Ctx } from './ctx';
 import { keptInHistory, partialRun, saveRun, saveRunSync } from './history';
@@ -28,6 +28,8 @@ export const INTERRUPTED = 'interrupted (window reloaded or closed)';
 
 export class BenchmarkRun extends RunInFlight<RunResult | null> {
   private readonly cases: KernelCase[] = [];
+  /** The runner's machine, from its `environment` or `done` event; null before (a run put together here then names this host's). */
+  private environment: Environment | null = null;
   /** The run the dashboard was sent on the runner's `done` event. */
   private shown: RunResult | null = null;
   /** Set by interrupt(): the run so far is saved, and the runner's end saves and says nothing more. */
@@ -128,6 +130,7 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
         ctx.dashboard.post(e);
         break;
       case 'environment':
+        this.environment = e.environment;
         ctx.dashboard.post(e);
         break;
       case 'case':
@@ -144,6 +147,7 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
         ctx.log.error(`[runner] ${e.message}`);
         break;
       case 'done':
+        this.environment = e.run.environment;
         // A cancelled simulation's `done` has no pool: nothing to show or save (the end says it was cancelled).
         if (this.job === 'simulate' && e.run.pool === undefined) break;
         // Shown at once: the runner exits right after, and saving follows (runSaved gives the id).
@@ -178,7 +182,7 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
 
   /** The run of a runner that ended without one: what was received, cancelled or failed. */
   private unsaved(status: 'cancelled' | 'failed', error: string): RunResult {
-    return partialRun({ name: this.name, kind: this.job, toolVersion: this.ctx.version, profile: this.profile, estimate: this.estimate, cases: this.cases, status, error });
+    return partialRun({ name: this.name, kind: this.job, toolVersion: this.ctx.version, profile: this.profile, estimate: this.estimate, cases: this.cases, status, error, environment: this.environment });
   }
 
   private async finish(outcome: RunnerOutcome): Promise<RunResult | null> {

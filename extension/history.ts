@@ -157,7 +157,10 @@ export function hostEnvironment(toolVersion: string): Environment {
 
 /**
  * A run assembled from the events received, for a runner that ended without a `done` event
- * (killed after cancel, or crashed): status 'cancelled' or 'failed'.
+ * (killed after cancel, or crashed) or with one that has nothing to show (a cancelled
+ * simulation): status 'cancelled' or 'failed'. `environment`: the runner's machine when it said
+ * it (an `environment` event, or that `done`), else this host's (os.cpus(): its CPU name may
+ * differ from the runner's CPUID brand string).
  */
 export function partialRun(args: {
   name: string;
@@ -168,6 +171,7 @@ export function partialRun(args: {
   cases: KernelCase[];
   status: Exclude<RunStatus, 'ok'>;
   error?: string;
+  environment?: Environment | null;
 }): RunResult {
-  return createRun({ ...args, environment: hostEnvironment(args.toolVersion) });
+  return createRun({ ...args, environment: args.environment ?? hostEnvironment(args.toolVersion) });
 }

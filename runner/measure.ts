@@ -214,7 +214,3 @@ export function withRemeasuredPeaks(
   return { peaks: merged, cases: cases.map((c) => summarizeCase(c, c.samplesNs, merged)) };
 }
 
-/** A case's fraction of its peak for a table: "225% (peak under-measured: load?)" above 100 %, which no kernel reaches. */
-export function fractionText(fraction: number, format: (f: number) => string): string {
-  return fraction > 1 ? `${format(fraction)} (peak under-measured: load?)` : format(fraction);
-}

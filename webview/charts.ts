@@ -7,7 +7,7 @@
 import type { ChartConfiguration, ChartDataset, Plugin } from 'chart.js';
 import type { KernelCase, PoolSample } from '../core/protocol/run';
 import { caseLabel } from './compare';
-import { formatBytes, formatCount, formatDuration, formatGib, formatMs, formatParams, formatPercent, formatRate, isMemoryBound, nativeBuildLabel } from '../core/format';
+import { formatBytes, formatCount, formatDuration, formatGib, formatMs, formatParams, formatPercent, formatRate, fractionText, isMemoryBound, nativeBuildLabel } from '../core/format';
 import type { ViewRun } from './model';
 import { withAlpha, type Palette } from './theme';
 import { spreadName, spreadsName } from '../core/noise';
@@ -223,6 +223,11 @@ export function timingsChart(run: ViewRun, p: Palette): ChartSpec {
   };
 }
 
+/** A case's fraction of its peak, with the CLI's caveat above 100 % (core/format fractionText); "—" for none. */
+function peakFractionText(fraction: number | null | undefined): string {
+  return fraction === null || fraction === undefined ? formatPercent(fraction) : fractionText(fraction, (f) => formatPercent(f));
+}
+
 /**
  * Achieved GFLOP/s (compute-bound cases, bottom axis: prefill, MLA decode on a CPU) and GB/s
  * (memory-bound cases, top axis: GQA decode), one row per case, each in the unit of the roof it is
@@ -251,7 +256,7 @@ export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
       indexAxis: 'y',
       plugins: {
         ...base.plugins,
-        tooltip: { callbacks: { footer: (items: Array<{ dataIndex: number }>) => `${formatPercent(fractions[items[0]?.dataIndex ?? 0])} of ${cases[items[0]?.dataIndex ?? 0]?.ceiling ?? 'peak'}` } },
+        tooltip: { callbacks: { footer: (items: Array<{ dataIndex: number }>) => `${peakFractionText(fractions[items[0]?.dataIndex ?? 0])} of ${cases[items[0]?.dataIndex ?? 0]?.ceiling ?? 'peak'}` } },
       },
       scales: {
         y: caseAxis(p, labels),
@@ -271,7 +276,7 @@ export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
     config,
     table: {
       columns: ['case', 'achieved', 'fraction of peak', 'peak'],
-      rows: cases.map((c) => [caseLabel(c), isMemoryBound(c) ? formatRate(c.gbps * 1e9, 'B/s') : formatRate(c.gflops * 1e9, 'FLOP/s'), formatPercent(c.fractionOfPeak), c.ceiling ?? 'peak']),
+      rows: cases.map((c) => [caseLabel(c), isMemoryBound(c) ? formatRate(c.gbps * 1e9, 'B/s') : formatRate(c.gflops * 1e9, 'FLOP/s'), peakFractionText(c.fractionOfPeak), c.ceiling ?? 'peak']),
     },
   };
 }

@@ -104,7 +104,13 @@ export function latencyCdfChart(run: ViewRun, p: Palette): ChartSpec {
     id: 'latencyCdf',
     title: 'Latency',
     summary: l ? latencySummaryLine(l) : null,
-    empty: l ? null : run.status === 'running' ? 'Latency comes when the simulation ends.' : 'This run has no latency (a pool simulation of this version records it).',
+    empty: l
+      ? null
+      : run.status === 'running'
+        ? 'Latency comes when the simulation ends.'
+        : run.status === 'failed' || run.status === 'cancelled'
+          ? `This run ${run.status === 'failed' ? 'failed' : 'was cancelled'} before its simulation ended: no latency.`
+          : 'This run has no latency (a pool simulation of this version records it).',
     config,
     table: { columns: ['modelled', 'mean', 'p50', 'p90', 'p99', 'max'], rows },
   };

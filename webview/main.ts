@@ -189,10 +189,13 @@ const sweepRunBar = el('div', { class: 'compare-bar', id: 'sweep-run' }, sweepRu
 const sweepCharted: Chart[] = [];
 const TABS: Array<PersistedState['tab']> = ['run', 'history', 'sweep'];
 
+// A tab header sets aria-selected and tabindex only when its `active` attribute changes (vscode-tab-header's
+// attributeChangedCallback): one never selected had neither, so a screen reader gave it no state. Unselected from the start.
+const unselected = { slot: 'header', 'aria-selected': 'false', tabindex: '-1' };
 const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.indexOf(tab))) },
-  el('vscode-tab-header', { slot: 'header' }, 'Run'),
-  el('vscode-tab-header', { slot: 'header' }, 'History'),
-  el('vscode-tab-header', { slot: 'header' }, 'Sweep'),
+  el('vscode-tab-header', unselected, 'Run'),
+  el('vscode-tab-header', unselected, 'History'),
+  el('vscode-tab-header', unselected, 'Sweep'),
   el('vscode-tab-panel', {}, environment, buildNote, loadNote, stepTime, chartGrid),
   el('vscode-tab-panel', {}, el('h2', {}, 'Saved runs'), historyList, el('h2', {}, 'Sweeps'), sweepList, el('h2', {}, 'Compare two runs'),
     el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
@@ -385,7 +388,7 @@ function renderHistory(): void {
   } else {
     historyList.replaceChildren(table({
       columns: ['time', 'name', 'status', 'cases', ''],
-      rows: model.runs.map((r) => [runTime(r.createdAt), r.name, r.status, r.kind === 'simulate' ? 'simulation' : String(r.cases), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '' })]),
+      rows: model.runs.map((r) => [runTime(r.createdAt), r.name, r.status, r.kind === 'simulate' ? 'simulation' : String(r.cases), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '', 'aria-label': `Open run ${r.name}, ${formatRunTime(r.createdAt)}` })]),
     }, 'table-history', (i) => ({ 'data-run': model.runs[i]!.id })));
   }
   if (note) historyList.append(el('p', { class: 'note', id: 'history-skipped' }, note));
@@ -409,7 +412,7 @@ function renderSweepList(): void {
   }
   sweepList.replaceChildren(table({
     columns: ['time', 'name', 'job', 'points', ''],
-    rows: sweeps.map((s) => [runTime(s.createdAt), s.name, s.job, s.points === s.total ? String(s.total) : `${s.points} of ${s.total}`, button('Open', () => post({ type: 'openSweep', id: s.id }), { secondary: '' })]),
+    rows: sweeps.map((s) => [runTime(s.createdAt), s.name, s.job, s.points === s.total ? String(s.total) : `${s.points} of ${s.total}`, button('Open', () => post({ type: 'openSweep', id: s.id }), { secondary: '', 'aria-label': `Open sweep ${s.name}, ${formatRunTime(s.createdAt)}` })]),
   }, 'table-sweeps', (i) => ({ 'data-sweep': sweeps[i]!.id })));
 }
 

@@ -68,6 +68,10 @@ describe('run history', () => {
     assert.equal(p.cases.length, 1);
     assert.equal(p.error, 'runner ended without a result (exit code 134)');
     assert.equal(p.tool, 'attnscope 0.1.0');
+    // s31 newcomer-ed 10: a cancelled simulation named this host's CPU (os.cpus(): 'AMD EPYC') where
+    // the runner's runs name its CPUID brand ('Oxide Virtual Turin-like Processor'): the runner's machine when it said it.
+    const runner = { ...run.environment, cpuModel: 'Oxide Virtual Turin-like Processor' };
+    assert.equal(partialRun({ name: 's.attn.yaml', kind: 'simulate', toolVersion: '0.1.0', profile: run.profile, estimate: run.estimate, cases: [], status: 'cancelled', environment: runner }).environment, runner);
   });
 
   it('keeps in history every finished run, and a failed or cancelled one only with a kernel case or a pool', () => {

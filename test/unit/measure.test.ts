@@ -2,8 +2,9 @@
 import { strict as assert } from 'node:assert';
 import { describe, it, test } from 'node:test';
 
+import { fractionText } from '../../core/format';
 import type { CaseShape } from '../../core/protocol/run';
-import { attentionBytes, attentionFlops, ceilingFor, computeCeiling, fractionText, sampleStats, summarizeCase, visibleKeyPairs, withRemeasuredPeaks } from '../../runner/measure';
+import { attentionBytes, attentionFlops, ceilingFor, computeCeiling, sampleStats, summarizeCase, visibleKeyPairs, withRemeasuredPeaks } from '../../runner/measure';
 
 const shape = (over: Partial<CaseShape>): CaseShape => ({
   batchSize: 1, numHeads: 1, numKvHeads: 1, headDim: 1, seqLenQ: 4, seqLenK: 4, causal: false, slidingWindow: null, ...over,

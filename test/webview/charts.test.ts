@@ -49,6 +49,11 @@ describe('pool chart', () => {
     assert.equal(empty('failed'), 'This run failed before its pool simulation.');
     assert.equal(empty('cancelled'), 'This run was cancelled before its pool simulation.');
     assert.equal(empty('ok', null), 'This run has no pool simulation (add a workload to the profile).');
+    // s31 newcomer-ed 10: a cancelled simulation's latency said 'a pool simulation of this version records it', as if a version were at fault.
+    const noLatency = (status: 'failed' | 'cancelled' | 'ok') => latencyCdfChart({ ...viewOfRun({ ...run, status }, null), pool: null }, palette).empty;
+    assert.equal(noLatency('cancelled'), 'This run was cancelled before its simulation ended: no latency.');
+    assert.equal(noLatency('failed'), 'This run failed before its simulation ended: no latency.');
+    assert.equal(noLatency('ok'), 'This run has no latency (a pool simulation of this version records it).');
   });
 
   it('fills only held pages: cached and free pages (free for allocation) are unfilled', () => {
@@ -386,6 +391,16 @@ describe('kernel charts', () => {
     assert.equal(throughputChart({ ...view, cases: many }, palette).height, 824);
     // The timings chart: one axis, its legend on one line: 36.8 + 33 + 52 + 626.4 = 748.2 -> 749.
     assert.equal(timingsChart({ ...view, cases: many }, palette).height, 749);
+  });
+
+  // s31 newcomer-ed: a WebAssembly case at 225 % of an fp32 peak measured low under load read '225.0%' in the
+  // dashboard's table, where the CLI's says '(peak under-measured: load?)' since fda0b47.
+  it('throughput table: a fraction over 100 % of its peak carries the CLI\'s caveat; one within it does not', () => {
+    const view = viewOfRun(run, null);
+    const over = { ...view.cases[0]!, fractionOfPeak: 12 / 5.34 };
+    const rows = throughputChart({ ...view, cases: [over, view.cases[1]!] }, palette).table!.rows;
+    assert.equal(rows[0]![2], '224.7% (peak under-measured: load?)');
+    assert.equal(rows[1]![2], view.cases[1]!.fractionOfPeak === null ? '—' : `${(view.cases[1]!.fractionOfPeak * 100).toFixed(1)}%`);
   });
 
   it('throughput: no GB/s axis (0 to 1.0, empty) when no case is memory-bound, and no GFLOP/s one when none is compute-bound', () => {

@@ -501,6 +501,10 @@ describe('dashboard webview in Chromium', () => {
     }, RUN_ID);
     assert.equal(await page.$eval('#compare-b', (e) => (e as HTMLElement & { value: string }).value), '20990101-000000-b');
     await page.locator('vscode-tab-header', { hasText: 'History' }).click();
+    // s31 newcomer-ed 10: each row's Open named no run ("Open, button" 21 times to a screen reader): its label names the run and its time, as the row shows them.
+    const opens = await page.$$eval('vscode-button', (bs) => bs.filter((b) => b.textContent === 'Open' && b.closest('tr')).map((b) => [b.getAttribute('aria-label'), b.closest('tr')!.querySelector('time')!.textContent]));
+    assert.deepEqual(opens.map(([label]) => label?.replace(/, .*$/, '')), ['Open run b.attn.yaml', `Open run ${run.name}`]);
+    for (const [label, time] of opens) assert.ok(label?.endsWith(`, ${time}`), `${label} ends with the row's time ${time}`);
     await page.click('#btn-compare');
     assert.deepEqual((await waitForPosted(page, 'compareRuns')).at(-1), { type: 'compareRuns', a: RUN_ID, b: '20990101-000000-b' });
     await send(page, { type: 'compare', a: run, b });
@@ -1011,6 +1015,8 @@ describe('dashboard webview in Chromium', () => {
     const fresh = await openDashboard(browser, server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
     try {
       await send(fresh, { type: 'init', runs: [], current: run, currentId: RUN_ID });
+      // s31 newcomer-ed 10: a tab header never selected had no aria-selected and no tabindex (vscode-tab-header sets them when `active` changes).
+      assert.deepEqual(await fresh.$$eval('vscode-tab-header', (hs) => hs.map((h) => [h.textContent, h.getAttribute('aria-selected'), h.getAttribute('tabindex')])), [['Run', 'true', '0'], ['History', 'false', '-1'], ['Sweep', 'false', '-1']]);
       assert.equal(await fresh.isVisible('#sweep-run'), false, 'no sweep line before a sweep');
       await send(fresh, { type: 'sweepStarted', name: 'sweep.attn.yaml' });
       await fresh.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'sweep.attn.yaml · sweep');
