@@ -638,7 +638,7 @@ export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
     labels = ['weights', `KV, ${formatCount(seq)} tokens`];
     parts.push(['weights', e.weightsBytes, p.series[0]!], [`KV cache of one ${formatCount(seq)}-token sequence`, e.kvBytesForSeqLen, p.series[2]!]);
     datasets = parts.map(([label, bytes, color], i) => ({ label, data: i === 0 ? [bytes / GIB, null] : [null, bytes / GIB], backgroundColor: color, borderColor: p.foreground, borderWidth: p.kind.startsWith('high') ? 2 : 0, grouped: false }));
-    summary = [`${formatBytes(e.weightsBytes)} weights (${formatParams(e.paramsTotal)} parameters)`, `${formatBytes(e.kvBytesPerToken)} KV per token`, ...e.notes].join(' · ');
+    summary = [`${formatBytes(e.weightsBytes)} weights (${formatParams(e.paramsTotal)} parameters)`, `${formatBytes(e.kvBytesPerToken)} KV per token${gpus > 1 ? ' per GPU' : ''}`, ...e.notes].join(' · ');
   } else {
     if (e) {
       // One GPU's memory: under tensor parallelism each holds 1/tp of the weights (the pool and
@@ -693,7 +693,8 @@ export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
       columns: ['part', 'bytes', 'size'],
       rows: [
         ...parts.map(([label, bytes]) => [label, String(Math.round(bytes)), formatBytes(bytes)]),
-        ...(e ? [['KV per token (all layers)', String(e.kvBytesPerToken), formatBytes(e.kvBytesPerToken)], ['pool pages', String(e.pool.pages), `${e.pool.tokens} tokens`]] : []),
+        // kvBytesPerToken is one GPU's under tensor parallelism (its share of the KV heads), as the CLI says.
+        ...(e ? [[gpus > 1 ? 'KV per token per GPU (all layers)' : 'KV per token (all layers)', String(e.kvBytesPerToken), formatBytes(e.kvBytesPerToken)], ['pool pages', String(e.pool.pages), `${formatCount(e.pool.tokens)} tokens`]] : []),
         ...paramRows,
       ],
     },
@@ -842,9 +843,11 @@ export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
  */
 export function poolBaselinesChart(run: ViewRun, p: Palette): ChartSpec {
   const pool = run.pool;
-  const rows: Array<{ name: string; lines: [string, string]; useful: number; internal: number; external: number; peak: number | null }> = [];
+  // external null: a paged pool has no external fragmentation (any free page serves any request), so
+  // its cell is '-' as in the CLI, not a measured 0.0%.
+  const rows: Array<{ name: string; lines: [string, string]; useful: number; internal: number; external: number | null; peak: number | null }> = [];
   if (pool) {
-    rows.push({ name: `paged (page_size ${pool.pageSize})`, lines: ['paged', `page_size ${pool.pageSize}`], useful: pool.summary.usefulTokenFraction, internal: pool.summary.meanInternalFragmentation, external: 0, peak: null });
+    rows.push({ name: `paged (page_size ${pool.pageSize})`, lines: ['paged', `page_size ${pool.pageSize}`], useful: pool.summary.usefulTokenFraction, internal: pool.summary.meanInternalFragmentation, external: null, peak: pool.summary.peakConcurrency });
     for (const b of pool.baselines) {
       const sized = b.name === 'contiguous_max_model_len' ? 'max_model_len' : 'prompt+output';
       rows.push({ name: `contiguous, ${sized}`, lines: ['contiguous', sized], useful: b.usefulTokenFraction, internal: b.internalFragmentation, external: b.externalFragmentation, peak: b.peakConcurrency });
@@ -857,7 +860,7 @@ export function poolBaselinesChart(run: ViewRun, p: Palette): ChartSpec {
       datasets: [
         { label: 'useful KV memory', data: rows.map((r) => r.useful * 100), backgroundColor: withAlpha(p.series[2]!, 0.75), borderColor: p.series[2], borderWidth: p.lineWidth },
         { label: 'internal fragmentation', data: rows.map((r) => r.internal * 100), backgroundColor: withAlpha(p.series[4]!, 0.75), borderColor: p.series[4], borderWidth: p.lineWidth },
-        { label: 'external fragmentation', data: rows.map((r) => r.external * 100), backgroundColor: withAlpha(p.series[5]!, 0.75), borderColor: p.series[5], borderWidth: p.lineWidth },
+        { label: 'external fragmentation', data: rows.map((r) => (r.external ?? 0) * 100), backgroundColor: withAlpha(p.series[5]!, 0.75), borderColor: p.series[5], borderWidth: p.lineWidth },
       ],
     },
     options: {
@@ -875,7 +878,7 @@ export function poolBaselinesChart(run: ViewRun, p: Palette): ChartSpec {
     config,
     table: {
       columns: ['allocation', 'useful', 'internal frag.', 'external frag.', 'peak concurrency'],
-      rows: rows.map((r) => [r.name, formatPercent(r.useful), formatPercent(r.internal), formatPercent(r.external), r.peak === null ? '' : String(r.peak)]),
+      rows: rows.map((r) => [r.name, formatPercent(r.useful), formatPercent(r.internal), r.external === null ? '-' : formatPercent(r.external), r.peak === null ? '' : String(r.peak)]),
     },
   };
 }

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { BasePlatform, Chart, registerables, type ChartConfiguration, type LegendItem } from 'chart.js';
 import type { PoolSample } from '../../core/protocol/run';
 import type { Estimate } from '../../core/protocol/webview';
-import { caseTickLines, ceilings, durationLogTick, logTick, memoryChart, bandwidthLabelPlaces, computeLabelPlaces, labelCorners, placeLabels, poolTimelineChart, rooflineChart, thinSamples, throughputChart, timingsChart } from '../../webview/charts';
+import { caseTickLines, ceilings, durationLogTick, logTick, memoryChart, bandwidthLabelPlaces, computeLabelPlaces, labelCorners, placeLabels, poolBaselinesChart, poolTimelineChart, rooflineChart, thinSamples, throughputChart, timingsChart } from '../../webview/charts';
 import { latencyCdfChart, queueChart } from '../../webview/latency';
 import { pngCaption, wrapText } from '../../webview/png';
 import { viewOfRun } from '../../webview/model';
@@ -137,6 +137,10 @@ describe('memory chart', () => {
     const reserve = run.estimate.pool.engineReserveBytes ?? 0;
     assert.equal(rows['free'], Math.round(Math.max(0, 80 * 1024 ** 3 - run.estimate.weightsBytes / tp - run.estimate.pool.budgetBytes - run.estimate.pool.activationPeakBytes - reserve)));
     assert.deepEqual(spec.config.data.labels, [`device 80 GiB (each of ${tp})`]);
+    // The estimate's KV per token is one GPU's share of the KV heads (64 KiB of Llama-3.1-8B's
+    // 128 KiB at tp 2, as the CLI prints "per GPU"): the row says so, not the model's figure.
+    assert.equal(rows['KV per token per GPU (all layers)'], run.estimate.kvBytesPerToken);
+    assert.equal(rows['KV per token (all layers)'], undefined);
   });
 
   it('a model larger than the device: its capacity is a line across the bar, and the summary says the parts do not fit', () => {
@@ -184,6 +188,19 @@ describe('memory chart', () => {
     assert.deepEqual(spec.config.data.labels, ['weights', 'KV, 131,072 tokens']);
     assert.deepEqual(spec.table.rows.slice(0, 2).map((r) => r.slice(0, 2)), [['weights', String(run.estimate.weightsBytes)], ['KV cache of one 131,072-token sequence', String(16 * 1024 ** 3)]]);
     assert.match(spec.summary ?? '', /128 KiB KV per token · no device memory_gib, device\.gpu or kv_cache memory_gib: the pool is not sized$/);
+  });
+});
+
+describe('baselines chart', () => {
+  it("gives the paged row its peak concurrency, and '-' for the external fragmentation paging cannot have", () => {
+    // test/fixtures/run.ts: pool.summary.peakConcurrency 16; the contiguous rows' own 4 and 16.
+    // The CLI's table prints the paged row's peak and '-' (s33 newcomer: the cell was empty).
+    const spec = poolBaselinesChart(viewOfRun(run, null), palette);
+    assert.deepEqual(spec.table.rows.map((r) => [r[0], r[3], r[4]]), [
+      ['paged (page_size 16)', '-', '16'],
+      ['contiguous, max_model_len', '0.0%', '4'],
+      ['contiguous, prompt+output', '0.0%', '16'],
+    ]);
   });
 });
 
