@@ -14,8 +14,9 @@
  * one finite run is under a bound: a queue criterion with the same finite-run blind spot.)
  * μ is measured once per search and does not depend on the number of requests replayed.
  *
- * Walk: from the given scale (--time-scale, default 1), double while passing (or halve while
- * failing, until halving no longer changes the p99s: then no rate passes) to bracket the
+ * Walk: from the given scale (--time-scale, default 1), double while passing (or, failing, try μ
+ * if the start is above it, then halve while failing, until halving no longer changes the p99s:
+ * then no rate passes) to bracket the
  * boundary, then bisect geometrically until hi / lo − 1 < tolerance. The answer is the highest
  * passing rate tried: the true boundary lies in [answer, answer · (1 + tolerance)). Every rate
  * tried is kept (the curve: rate vs p99 TTFT, p99 TPOT). It assumes attainment falls as the load
@@ -205,9 +206,21 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
     if (hi === null && !Number.isFinite(mu)) unbounded = true;
   } else {
     hi = start;
+    // Above μ every rate fails (criterion 2), and there a plateau of the p99s says nothing about
+    // lower rates: a trace offered at 10^6 and at 5·10^5 requests/s arrives within the first steps
+    // alike (s33 newcomer: μ ≈ 30/s, "no rate meets the SLO" while 27.7/s did). So the walk tries
+    // μ itself first: if it passes it is the answer (no rate above it can), else it halves from μ.
+    let from = start;
+    if (Number.isFinite(mu) && mu / rate0 < start) {
+      from = mu / rate0;
+      if (await run(from)) {
+        lo = from;
+        hi = null;
+      } else hi = from;
+    }
     for (let k = 1; k <= MAX_DOUBLINGS && lo === null; k++) {
-      if (await run(start * 2 ** -k)) lo = start * 2 ** -k;
-      else hi = start * 2 ** -k;
+      if (await run(from * 2 ** -k)) lo = from * 2 ** -k;
+      else hi = from * 2 ** -k;
       // Halving the load changed neither p99 (to 0.1%): what misses the SLO is the step time of
       // one request alone, which no lower rate shortens; stop rather than halve on to 2^-20.
       const [prev, cur] = points.slice(-2);

@@ -58,14 +58,27 @@ test('a rate passes only while the server keeps up: the answer is the hand-compu
 });
 
 test('the search starts from the given time scale (--time-scale), doubling or halving from there', async () => {
-  // Same load as the first test (50 requests/s at scale 1, limit 100.25/s): from scale 3 (150/s,
-  // failing) it halves to 1.5 (75/s, passing), then bisects in [75, 150).
+  // Same load as the first test (50 requests/s at scale 1, limit 100.25/s): from scale 0.6 (30/s,
+  // passing) it doubles to 60/s (passing), 120/s (failing), then bisects in [60, 120).
   const profile = exampleProfile('model: ./llama-3.1-8b/config.json\nkv_cache: { page_size: 16, num_pages: 100 }\nworkload: { max_num_seqs: 1 }\n');
   const requests = packRequests(Array.from({ length: 200 }, (_, i) => ({ arrivalS: i * 0.02, promptLen: 1, outputLen: 1 })));
-  const { curve } = await searchCapacity(profile, { slo: { ttftMs: 15 }, attainment: 1, tolerance: 0.01, requests, startScale: 3, simulate: { stepTime: { perStepS: 0.01 } } });
-  assert.deepEqual(curve.points.slice(0, 2).map((p) => [p.rate, p.meets]), [[150, false], [75, true]]);
+  const { curve } = await searchCapacity(profile, { slo: { ttftMs: 15 }, attainment: 1, tolerance: 0.01, requests, startScale: 0.6, simulate: { stepTime: { perStepS: 0.01 } } });
+  assert.deepEqual(curve.points.slice(0, 3).map((p) => [Math.round(p.rate * 1e9) / 1e9, p.meets]), [[30, true], [60, true], [120, false]]);
   const limit = 1000 / (10 - 5 / 199);
   assert.ok(curve.maxRate! <= limit && curve.maxRate! * 1.01 > limit, `max rate ${curve.maxRate}`);
+});
+
+test('a start far above the saturated throughput: the search tries μ next, not halvings whose p99s stay alike', async () => {
+  // The third test's server: μ = 8 requests/s by hand. 40 requests offered at 10^6/s (start scale
+  // 250,000 of 4/s) and at 5·10^5/s all arrive within the first 10 ms step, so both runs have the
+  // same p99s; the search used to stop there with "no rate meets the SLO" (s33 newcomer: 10^6/s
+  // offered to μ ≈ 30/s, while 27.7/s passed). At 8/s the 40 requests meet the 2 s TTFT bound (the
+  // third test: up to 17.5/s on this trace), and no rate above μ can pass: the answer is 8/s.
+  const profile = exampleProfile('model: ./llama-3.1-8b/config.json\nkv_cache: { page_size: 16, num_pages: 10000 }\nworkload: { max_num_seqs: 8 }\n');
+  const requests = packRequests(Array.from({ length: 40 }, (_, i) => ({ arrivalS: i * 0.25, promptLen: 1, outputLen: 100 })));
+  const { curve } = await searchCapacity(profile, { slo: { ttftMs: 2000 }, attainment: 0.9, requests, startScale: 250_000, simulate: { stepTime: { perStepS: 0.01 } } });
+  assert.deepEqual(curve.points.map((p) => [Math.round(p.rate * 1e6) / 1e6, p.meets]), [[1e6, false], [8, true]]);
+  assert.ok(Math.abs(curve.maxRate! - 8) < 1e-6, `max rate ${curve.maxRate}`);
 });
 
 test('a short trace tiled for the saturation run: each copy on prefix streams of its own, so the prefix hit rate is the trace\'s, not the copies\' hits on each other', async () => {
