@@ -24,7 +24,7 @@ import { Progress } from '../progress';
 import { indexedJobManifest, k8sNameProblem, k8sResultsDir, ManifestError } from './k8s';
 import { parseShard, runSweepLocally, shardFromEnvironment, shardPoints, type LocalSweepResult, type Shard } from './local';
 import { checkReportFile, formatReport, listResultFiles, mergeResults, REPORT_FILE } from './results';
-import { cancelJob, sbatchScript, SlurmError, submitBatch, taskEnds, waitForJob } from './slurm';
+import { cancelJob, sbatchScript, shellQuote, SlurmError, submitBatch, taskEnds, waitForJob } from './slurm';
 import { loadSweep, throwPointErrors, type SweepPlan } from './spec';
 import { runWorker } from './worker';
 
@@ -366,7 +366,7 @@ export async function submitCommand(argv: string[]): Promise<number> {
     writeOutput(path, manifest, '--out');
     process.stdout.write(
       `Wrote the Indexed Job for ${plan.points.length} points in ${tasks} pods: ${path}\n` +
-        `  kubectl apply -f ${path}\n` +
+        `  kubectl apply -f ${shellQuote(path)}\n` +
         `  then copy ${k8sResultsDir(plan)} off the volume and run: attnscope merge <that folder>\n`,
     );
     return EXIT_OK;

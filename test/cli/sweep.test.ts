@@ -372,10 +372,11 @@ test('Ctrl-C stops the workers, exits 130 and leaves only whole point files', as
 
 test('submit --k8s: the Indexed Job\'s pods, run here as processes with its files and environment, merge into the local sweep', () => {
   const { dir, report } = localSweep();
-  const r = cli(['submit', '--k8s', join(dir, 'grid.attn.yaml'), '--image', 'attnscope:test', '--pvc', 'results', '--tasks', '3', '--out', join(dir, 'k8s')]);
+  const r = cli(['submit', '--k8s', join(dir, 'grid.attn.yaml'), '--image', 'attnscope:test', '--pvc', 'results', '--tasks', '3', '--out', join(dir, 'k8s out')]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /kubectl apply -f /);
-  const [configMap, job] = YAML.parseAllDocuments(readFileSync(join(dir, 'k8s', 'sweep-job.yaml'), 'utf8')).map((d) => d.toJS());
+  // A folder with a space: the printed command is pasted into a shell, so the path is one quoted word (s33 newcomer).
+  assert.ok(r.stdout.includes(`  kubectl apply -f '${join(dir, 'k8s out', 'sweep-job.yaml')}'\n`), r.stdout);
+  const [configMap, job] = YAML.parseAllDocuments(readFileSync(join(dir, 'k8s out', 'sweep-job.yaml'), 'utf8')).map((d) => d.toJS());
   assert.equal(job.spec.completionMode, 'Indexed');
   // Lay the mounts out as a pod sees them: the ConfigMap's items under /sweep, the claim at /results.
   const pod = join(dir, 'pod');
