@@ -180,7 +180,7 @@ export interface PoolSummary {
   preemptedTokensCached?: number;
   /** Prefix-cache hits shared between requests / prompt tokens at first admission. */
   prefixHitRate: number;
-  /** Requests waiting for admission, time-averaged and at most. */
+  /** Requests left waiting after each step's admissions, time-averaged and at most (a request that arrives during a step and is admitted at the next is not counted; its wait is in the queueing delay). */
   meanWaiting?: number;
   peakWaiting?: number;
   /** Generated tokens per simulated second. */

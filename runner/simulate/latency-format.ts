@@ -40,7 +40,12 @@ export function formatLatency(l: LatencySummary, meanWaiting: number | undefined
   } else {
     lines.push('Goodput: no SLO given (profile `slo: { ttft_ms, tpot_ms }`, or --slo-ttft-ms / --slo-tpot-ms)');
   }
-  if (meanWaiting !== undefined) lines.push(`Queue: ${meanWaiting.toPrecision(3)} requests waiting on average, ${int(peakWaiting ?? 0)} at most; queueing delay p99 ${l.queue ? formatDuration(l.queue.p99 * 1e9) : 'n/a'}`);
+  if (meanWaiting !== undefined) {
+    // Waiting is counted after each step's admissions (simulator.cc, step 3): a request that arrives
+    // during a step and is admitted at the next one is never counted, though its queueing delay
+    // (arrival to the start of the step that admits it) holds its wait for the step in flight.
+    lines.push(`Queue: ${meanWaiting.toPrecision(3)} requests left waiting after a step's admissions on average, ${int(peakWaiting ?? 0)} at most; queueing delay (arrival to the step that admits it, the step in flight included) p99 ${l.queue ? formatDuration(l.queue.p99 * 1e9) : 'n/a'}`);
+  }
   lines.push('TTFT = arrival to the first output token; TPOT = mean gap between later tokens; times run on the modelled step time.');
   return lines;
 }
