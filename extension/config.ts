@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { isBackend, type Backend } from '../core/config/types';
-import { SETTING_DEFAULTS } from './settingDefaults';
+import { settingProblems, SETTING_DEFAULTS, type DeclaredSetting } from './settingDefaults';
 
 export interface Settings {
   /** Kernel backend override (`--backend`); 'auto' leaves it to the profile's device.backend. */
@@ -32,11 +32,30 @@ export function readSettings(scope?: vscode.ConfigurationScope): Settings {
   return {
     backend: isBackend(backend) ? backend : 'auto',
     historyFolder: c.get<string>('historyFolder', d.historyFolder) || d.historyFolder,
-    quickMode: c.get<boolean>('quickMode', d.quickMode),
+    quickMode: bool(c.get<unknown>('quickMode'), d.quickMode),
     runnerPath: c.get<string>('runnerPath', d.runnerPath).trim(),
     nodePath: c.get<string>('nodePath', d.nodePath).trim(),
-    openDashboardOnRun: c.get<boolean>('openDashboardOnRun', d.openDashboardOnRun),
+    openDashboardOnRun: bool(c.get<unknown>('openDashboardOnRun'), d.openDashboardOnRun),
   };
+}
+
+/** A boolean setting's value, or its default when the user set something else ("yes"): settingProblems says so. */
+function bool(value: unknown, fallback: boolean): boolean {
+  return typeof value === 'boolean' ? value : fallback;
+}
+
+/**
+ * What is wrong with the settings the user set (settingProblems over package.json's declarations),
+ * window scope: `declared` is the manifest's contributes.configuration.properties.
+ */
+export function readSettingProblems(declared: Record<string, DeclaredSetting>): string[] {
+  const c = vscode.workspace.getConfiguration(SECTION);
+  const values = Object.fromEntries(Object.keys(declared).map((name) => {
+    const key = name.replace(/^attnscope\./, '');
+    const i = c.inspect(key);
+    return [key, i?.workspaceFolderValue ?? i?.workspaceValue ?? i?.globalValue];
+  }));
+  return settingProblems(values, declared);
 }
 
 /** True when `e` changed a setting of this extension. */

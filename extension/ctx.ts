@@ -7,7 +7,8 @@ import { CodeLensRequest, LanguageClient, State, TransportKind, type LanguageCli
 import { FILE_GLOBS } from '../core/config/fileKinds';
 import { Commands, ResolveProfileRequest } from '../core/protocol/lsp';
 import type { RunnerJob } from '../core/runnerProcess';
-import { affectsSettings, readSettings, type Settings } from './config';
+import { affectsSettings, readSettingProblems, readSettings, type Settings } from './config';
+import type { DeclaredSetting } from './settingDefaults';
 import { Dashboard, type DashboardHost } from './dashboard';
 import { StatusItem } from './status';
 
@@ -85,7 +86,19 @@ export class Ctx implements vscode.Disposable, DashboardHost {
    */
   private logSettings(why: string): void {
     for (const [key, value] of Object.entries(readSettings())) this.log.info(`setting attnscope.${key} = ${JSON.stringify(value)} (${why})`);
+    const declared = (this.extension.extension.packageJSON as { contributes?: { configuration?: { properties?: Record<string, DeclaredSetting> } } }).contributes?.configuration?.properties ?? {};
+    const problems = readSettingProblems(declared);
+    for (const p of problems) this.log.warn(p);
+    // Said once per distinct set, not on every unrelated change of another setting.
+    const said = problems.join('\n');
+    if (problems.length > 0 && said !== this.settingProblemsSaid) {
+      void vscode.window.showWarningMessage(problems.length === 1 ? `AttnScope: ${problems[0]}.` : `AttnScope: ${problems.length} settings are not used as written (details in the AttnScope output): ${problems[0]}; ...`);
+    }
+    this.settingProblemsSaid = said;
   }
+
+  /** The setting problems last shown, so that an unchanged set is not shown again. */
+  private settingProblemsSaid = '';
 
   get extensionUri(): vscode.Uri {
     return this.extension.extensionUri;

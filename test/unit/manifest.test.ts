@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { minimatch } from 'minimatch';
 import { FILE_GLOBS, isConfigPath, isProfilePath } from '../../core/config/fileKinds';
 import { Commands } from '../../core/protocol/lsp';
-import { SETTING_DEFAULTS } from '../../extension/settingDefaults';
+import { settingProblems, SETTING_DEFAULTS } from '../../extension/settingDefaults';
 import { HINT_MODES, hintMode } from '../../server/hintView';
 import { TOOL_VERSION } from '../../runner/version';
 
@@ -119,4 +119,21 @@ test('allowScripts decides, true or false, for every locked package with an inst
   for (const name of ['@vscode/vsce-sign', 'keytar', 'protobufjs', 'onnxruntime-node']) assert.ok(withScripts.has(name), name);
   const uncovered = [...withScripts].filter((n) => typeof manifest.allowScripts?.[n] !== 'boolean');
   assert.deepEqual(uncovered, []);
+});
+
+test('settings set to a wrong type or outside their enum are named with the value used instead; a history folder climbing out of the workspace is named', () => {
+  // package.json: backend enum auto/cpu/cuda (default auto), hints enum all/key/off (default all),
+  // quickMode boolean (default false). The s33 newcomer's settings.json ran "tpu" as auto and
+  // "bogus" as all without a word.
+  const properties = manifest.contributes.configuration.properties as Record<string, { type?: string; enum?: unknown[]; default?: unknown }>;
+  assert.deepEqual(settingProblems({ backend: 'tpu', hints: 'bogus', quickMode: 'yes', historyFolder: '../escape-runs' }, properties), [
+    'setting attnscope.backend is "tpu", not one of "auto", "cpu", "cuda": "auto" is used',
+    'setting attnscope.quickMode is "yes", not a boolean: false is used',
+    'setting attnscope.hints is "bogus", not one of "all", "key", "off": "all" is used',
+    'setting attnscope.historyFolder "../escape-runs" leads outside the workspace folder: runs are saved there (give an absolute path if that is meant)',
+  ]);
+  // What is right says nothing: valid values, unset ones, an absolute folder, a folder that goes up and back in.
+  assert.deepEqual(settingProblems({ backend: 'cpu', hints: 'key', quickMode: true, historyFolder: 'runs/../other' }, properties), []);
+  assert.deepEqual(settingProblems({ historyFolder: '/srv/runs' }, properties), []);
+  assert.deepEqual(settingProblems({}, properties), []);
 });
