@@ -651,7 +651,16 @@ export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
       const reserve = e.pool.engineReserveBytes ?? 0;
       if (reserve > 0) parts.push(['engine reserves', reserve, p.series[3] ?? p.muted]);
       needed = parts.reduce((sum, [, bytes]) => sum + bytes, 0);
-      if (device.bytes !== null) parts.push(['free', Math.max(0, device.bytes - needed), withAlpha(p.muted, 0.35)]);
+      if (device.bytes !== null) {
+        // vLLM uses gpu_memory_utilization of the device and leaves the rest alone: that rest is
+        // not free memory to a user (s33 newcomer read 7.92 GiB of "free" as spare).
+        const util = run.profile?.device.gpuMemoryUtilization ?? 1;
+        if (util < 1) {
+          const usable = device.bytes * util;
+          parts.push([`free (under gpu_memory_utilization ${util})`, Math.max(0, usable - needed), withAlpha(p.muted, 0.35)]);
+          parts.push([`left alone (1 − gpu_memory_utilization)`, Math.max(0, device.bytes - Math.max(usable, needed)), withAlpha(p.muted, 0.12)]);
+        } else parts.push(['free', Math.max(0, device.bytes - needed), withAlpha(p.muted, 0.35)]);
+      }
     }
     datasets = parts.map(([label, bytes, color]) => ({ label, data: [bytes / GIB], backgroundColor: color, borderColor: p.foreground, borderWidth: p.kind.startsWith('high') ? 2 : 0 }));
   }

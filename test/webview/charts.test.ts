@@ -135,7 +135,10 @@ describe('memory chart', () => {
     const rows = Object.fromEntries(spec.table.rows.map((r) => [r[0], Number(r[1])]));
     assert.equal(rows[`weights (1/${tp} per GPU)`], Math.round(run.estimate.weightsBytes / tp));
     const reserve = run.estimate.pool.engineReserveBytes ?? 0;
-    assert.equal(rows['free'], Math.round(Math.max(0, 80 * 1024 ** 3 - run.estimate.weightsBytes / tp - run.estimate.pool.budgetBytes - run.estimate.pool.activationPeakBytes - reserve)));
+    // gpu_memory_utilization 0.9 (the fixture): free is of the 72 GiB vLLM uses; the other 8 GiB it leaves alone.
+    assert.equal(rows['free (under gpu_memory_utilization 0.9)'], Math.round(Math.max(0, 0.9 * 80 * 1024 ** 3 - run.estimate.weightsBytes / tp - run.estimate.pool.budgetBytes - run.estimate.pool.activationPeakBytes - reserve)));
+    assert.equal(rows['left alone (1 − gpu_memory_utilization)'], Math.round(0.1 * 80 * 1024 ** 3));
+    assert.equal(rows['free'], undefined);
     assert.deepEqual(spec.config.data.labels, [`device 80 GiB (each of ${tp})`]);
     // The estimate's KV per token is one GPU's share of the KV heads (64 KiB of Llama-3.1-8B's
     // 128 KiB at tp 2, as the CLI prints "per GPU"): the row says so, not the model's figure.
@@ -174,11 +177,11 @@ describe('memory chart', () => {
     assert.equal(spec.summary, `Device memory: ${deviceSource}.`);
     const rows = Object.fromEntries(spec.table.rows.map((r) => [r[0], Number(r[1])]));
     const reserve = run.estimate.pool.engineReserveBytes ?? 0;
-    assert.equal(rows['free'], Math.round(Math.max(0, deviceMemoryBytes - run.estimate.weightsBytes - run.estimate.pool.budgetBytes - run.estimate.pool.activationPeakBytes - reserve)));
+    assert.equal(rows['free (under gpu_memory_utilization 0.9)'], Math.round(Math.max(0, 0.9 * deviceMemoryBytes - run.estimate.weightsBytes - run.estimate.pool.budgetBytes - run.estimate.pool.activationPeakBytes - reserve)));
     // A GPU name the estimate could not size: the name alone, no free part.
     const unknown = memoryChart({ ...viewOfRun(run, null), estimate: { ...run.estimate, pool: { ...run.estimate.pool, deviceMemoryBytes: 0, deviceSource: '' } }, profile }, palette);
     assert.deepEqual(unknown.config.data.labels, ['A100 80GB']);
-    assert.equal(unknown.table.rows.some((r) => r[0] === 'free'), false);
+    assert.equal(unknown.table.rows.some((r) => String(r[0]).startsWith('free') || String(r[0]).startsWith('left alone')), false);
   });
 
   it('on a bare config.json (no device, so no pool) shows the weights and one sequence of KV, with the note on what to set', () => {
