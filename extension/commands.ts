@@ -19,7 +19,7 @@ import { busyMessage, jobNoun } from './refusal';
 import { showSweep, SweepRun } from './sweep';
 import type { Ctx } from './ctx';
 import { exportRunTo } from './dashboard';
-import { listRuns, loadRun } from './history';
+import { findRun, listRunsIn } from './history';
 import { PICK_OPTIONS } from './pick';
 import { readSweepReport, sweepReportsIn, type SweepReportEntry } from './sweepReports';
 import { checkVllmLog } from './vllmLog';
@@ -79,15 +79,16 @@ async function resolve(ctx: Ctx, uri: vscode.Uri, purpose: string): Promise<{ pr
  * History list), not only logged; picking one says it cannot be opened.
  */
 async function pickRuns(ctx: Ctx, title: string, many: boolean): Promise<RunListEntry[] | undefined> {
-  const { runs, skipped } = await listRuns(ctx.historyFolder().fsPath);
+  const places = ctx.historyPlaces();
+  const { runs, skipped } = await listRunsIn(places);
   for (const s of skipped) ctx.log.warn(`history: skipped ${s}`);
   if (runs.length < (many ? 2 : 1)) {
     const unreadable = skipped.length > 0 ? ` (${skipped.length} unreadable: ${skipped.join('; ')})` : '';
-    void vscode.window.showInformationMessage(`AttnScope: ${many ? 'comparing needs two saved runs' : 'no saved runs yet'} in ${vscode.workspace.asRelativePath(ctx.historyFolder())}${unreadable}; run a benchmark or a simulation first.`);
+    void vscode.window.showInformationMessage(`AttnScope: ${many ? 'comparing needs two saved runs' : 'no saved runs yet'} in ${places.map((p) => vscode.workspace.asRelativePath(p.path)).join(', ')}${unreadable}; run a benchmark or a simulation first.`);
     return undefined;
   }
   type Item = vscode.QuickPickItem & { run?: RunListEntry };
-  const items: Item[] = runs.map((r) => ({ label: r.name, description: [formatRunTime(r.createdAt), r.status, r.kind === 'simulate' ? 'simulation' : `${r.cases} cases`, r.build].filter((part) => part).join(' · '), run: r }));
+  const items: Item[] = runs.map((r) => ({ label: r.name, description: [r.folder, formatRunTime(r.createdAt), r.status, r.kind === 'simulate' ? 'simulation' : `${r.cases} cases`, r.build].filter((part) => part).join(' · '), run: r }));
   if (skipped.length > 0) {
     items.push({ label: 'unreadable files in the history folder', kind: vscode.QuickPickItemKind.Separator });
     // skipReason's `<file>: <why>`; the file name has no ': ' (run ids and .json names do not).
@@ -208,8 +209,8 @@ const showMemoryBreakdown: Factory = (ctx) => async (arg) => {
 const compareRuns: Factory = (ctx) => async () => {
   const pair = await pickRuns(ctx, 'AttnScope: pick two runs to compare (the older is the baseline)', true);
   if (!pair) return;
-  const folder = ctx.historyFolder().fsPath;
-  const [a, b]: RunResult[] = await Promise.all(pair.map((r) => loadRun(folder, r.id)));
+  const folders = ctx.historyPlaces().map((p) => p.path);
+  const [a, b]: RunResult[] = await Promise.all(pair.map(async (r) => (await findRun(folders, r.id)).run));
   ctx.dashboard.show(false);
   ctx.dashboard.post({ type: 'compare', a: a!, b: b! });
 };
@@ -222,13 +223,14 @@ const exportRun: Factory = (ctx) => async () => {
     { ...PICK_OPTIONS, title: 'AttnScope: export as' },
   );
   if (!format) return;
-  await exportRunTo(ctx, await loadRun(ctx.historyFolder().fsPath, picked[0]!.id), picked[0]!.id, format.format);
+  const { run, folder } = await findRun(ctx.historyPlaces().map((p) => p.path), picked[0]!.id);
+  await exportRunTo(ctx, run, picked[0]!.id, format.format, folder);
 };
 
 /**
  * Opens a sweep's merged report (sweep-report.json, which `attnscope sweep`, `merge` and
  * `submit --wait` write) in the dashboard's Sweep tab: the argument, else the sweeps under the
- * workspace's .attnscope/sweeps (one: opened; several: picked by name and points), else a file
+ * .attnscope/sweeps of every workspace folder (one: opened; several: picked by name and points), else a file
  * or results folder picked. A folder without a report of its own opens the reports of its
  * subfolders the same way (`attnscope sweep` writes each one level down).
  */
@@ -247,9 +249,12 @@ const openSweepResults: Factory = (ctx) => async (arg) => {
     return picked === undefined ? undefined : (picked.entry ?? 'browse');
   };
   let uri = arg instanceof vscode.Uri ? arg : undefined;
-  const defaultFolder = ctx.sweepsFolder();
-  if (!uri && defaultFolder) {
-    const entries = await sweepReportsIn(defaultFolder.fsPath);
+  const defaultFolders = ctx.sweepsFolders();
+  if (!uri && defaultFolders.length > 0) {
+    // Every workspace folder's sweeps, newest first, labelled with their folder's name when there are several.
+    const entries = (await Promise.all(defaultFolders.map(async ({ uri: f, label }) => (await sweepReportsIn(f.fsPath)).map((e) => (label === undefined ? e : { ...e, label: `${label}: ${e.label}` })))))
+      .flat()
+      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
     if (entries.length > 0) {
       const chosen = await choose(entries, true);
       if (chosen === undefined) return;
@@ -263,7 +268,7 @@ const openSweepResults: Factory = (ctx) => async (arg) => {
       canSelectFolders: true,
       canSelectMany: false,
       filters: { 'Sweep report': ['json'] },
-      ...(defaultFolder ? { defaultUri: defaultFolder } : {}),
+      ...(defaultFolders[0] ? { defaultUri: defaultFolders[0].uri } : {}),
     });
     uri = picked?.[0];
   }

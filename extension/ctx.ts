@@ -10,6 +10,7 @@ import type { RunnerJob } from '../core/runnerProcess';
 import { affectsSettings, readSettingProblems, readSettings, type Settings } from './config';
 import type { DeclaredSetting } from './settingDefaults';
 import { Dashboard, type DashboardHost } from './dashboard';
+import type { HistoryPlace } from './history';
 import { StatusItem } from './status';
 
 /** Files the language server reads: profiles and HuggingFace configs. */
@@ -194,10 +195,26 @@ export class Ctx implements vscode.Disposable, DashboardHost {
     return vscode.Uri.joinPath(this.extension.globalStorageUri, 'runs');
   }
 
-  /** Where `attnscope sweep` (Run sweep, run in the first workspace folder) writes its reports: <folder>/.attnscope/sweeps; undefined without a workspace. */
-  sweepsFolder(): vscode.Uri | undefined {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    return folder ? vscode.Uri.joinPath(folder.uri, '.attnscope', 'sweeps') : undefined;
+  /**
+   * Every folder runs are saved in: each workspace folder's history folder (historyFolder), in
+   * the workspace's order, labelled with the folder's name when there are several; without a
+   * workspace, the one historyFolder() gives. History, Compare and Export read all of them, so
+   * a run saved for a profile of any folder is listed and found.
+   */
+  historyPlaces(): HistoryPlace[] {
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    if (folders.length === 0) return [{ path: this.historyFolder().fsPath }];
+    return folders.map((f) => ({ path: this.historyFolder(f.uri).fsPath, ...(folders.length > 1 ? { label: f.name } : {}) }));
+  }
+
+  /**
+   * Where `attnscope sweep` writes its reports: <folder>/.attnscope/sweeps of each workspace
+   * folder (Run sweep runs in its profile's folder, extension/runLaunch.ts), labelled with the
+   * folder's name when there are several; empty without a workspace.
+   */
+  sweepsFolders(): Array<{ uri: vscode.Uri; label?: string }> {
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    return folders.map((f) => ({ uri: vscode.Uri.joinPath(f.uri, '.attnscope', 'sweeps'), ...(folders.length > 1 ? { label: f.name } : {}) }));
   }
 
   /** Shows an error with an "Open log" button. */

@@ -14,7 +14,7 @@ import type { FromWebview, SweepListEntry, ToWebview } from '../core/protocol/we
 import { dashboardHtml, makeNonce } from './dashboardHtml';
 import { runToCsv, runToJson } from './exportRun';
 import { sweepToCsv } from './exportSweep';
-import { listRuns, loadRun } from './history';
+import { findRun, listRunsIn, type HistoryPlace } from './history';
 import { ShownRunStore } from './shownRun';
 import { StreamBatcher } from './streamBatcher';
 import { readSweepReport, sweepReportsIn } from './sweepReports';
@@ -29,12 +29,12 @@ export const DASHBOARD_VIEW_TYPE = 'attnscope.dashboard';
 export interface DashboardHost {
   readonly extensionUri: vscode.Uri;
   readonly log: vscode.LogOutputChannel;
-  /** The folder runs are saved in (the history folder setting of the first workspace folder). */
-  historyFolder(): vscode.Uri;
+  /** Every folder runs are saved in (each workspace folder's history folder setting), labelled when there are several. */
+  historyPlaces(): HistoryPlace[];
   /** The extension's storage folder for this workspace (ExtensionContext.storageUri); undefined without a workspace. */
   readonly storageUri: vscode.Uri | undefined;
-  /** The folder `attnscope sweep` writes its reports under (<first workspace folder>/.attnscope/sweeps); undefined without a workspace. */
-  sweepsFolder(): vscode.Uri | undefined;
+  /** The folders `attnscope sweep` writes its reports under (<workspace folder>/.attnscope/sweeps, each folder's), labelled when there are several. */
+  sweepsFolders(): Array<{ uri: vscode.Uri; label?: string }>;
   /** Logs `message` and shows it with an "Open log" button. */
   showError(message: string): Promise<void>;
 }
@@ -65,6 +65,9 @@ export class Dashboard implements vscode.Disposable {
   /** The latest sweep: its `sweepStarted` and latest `sweepProgress` or its `sweepEnded`; empty before any. */
   private sweepLive: ToWebview[] = [];
   private readonly disposables: vscode.Disposable[] = [];
+  /** While a panel is open: watchers of the history and sweeps folders (watchHistory). */
+  private watchers: vscode.Disposable[] = [];
+  private historyChanged: ReturnType<typeof setTimeout> | undefined;
   private readonly batcher = new StreamBatcher((msg) => this.deliver(msg));
 
   constructor(private readonly host: DashboardHost) {
@@ -74,7 +77,45 @@ export class Dashboard implements vscode.Disposable {
       vscode.window.registerWebviewPanelSerializer(DASHBOARD_VIEW_TYPE, {
         deserializeWebviewPanel: async (panel) => this.attach(panel),
       }),
+      // A folder added or removed, or another history folder set: other folders to list and watch.
+      vscode.workspace.onDidChangeWorkspaceFolders(() => this.rewatchHistory()),
+      vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('attnscope.historyFolder') && this.rewatchHistory()),
     );
+  }
+
+  /** Watches the folders again and sends both lists again (the set of folders changed). */
+  private rewatchHistory(): void {
+    if (!this.panel) return;
+    this.watchHistory();
+    void this.refreshRuns();
+    void this.refreshSweeps();
+  }
+
+  /**
+   * While the panel is open, watches every history folder (its `*.json`) and every sweeps folder
+   * (`*\/sweep-report.json`) and sends History's lists again 300 ms after the last change seen:
+   * runs the CLI writes, files renamed or deleted in a terminal are listed as they are, not as
+   * they were when the dashboard opened (a burst of files is one re-read). A watcher, not a
+   * re-read when History is shown: the list is right while it is on screen too.
+   */
+  private watchHistory(): void {
+    for (const w of this.watchers.splice(0)) w.dispose();
+    if (!this.panel) return;
+    const changed = (): void => {
+      clearTimeout(this.historyChanged);
+      this.historyChanged = setTimeout(() => {
+        void this.refreshRuns();
+        void this.refreshSweeps();
+      }, 300);
+    };
+    const patterns = [
+      ...this.host.historyPlaces().map((p) => new vscode.RelativePattern(vscode.Uri.file(p.path), '*.json')),
+      ...this.host.sweepsFolders().map(({ uri }) => new vscode.RelativePattern(uri, '*/sweep-report.json')),
+    ];
+    for (const pattern of patterns) {
+      const w = vscode.workspace.createFileSystemWatcher(pattern);
+      this.watchers.push(w, w.onDidCreate(changed), w.onDidChange(changed), w.onDidDelete(changed));
+    }
   }
 
   /** Opens the dashboard, or brings it to the front. */
@@ -141,13 +182,13 @@ export class Dashboard implements vscode.Disposable {
    * showed (a window reload restarts the host, and the page's saved state may predate the run's
    * finish: ShownRunStore says why). A run no longer in history is not shown.
    */
-  private async loadShown(folder: string): Promise<void> {
+  private async loadShown(folders: string[]): Promise<void> {
     if (this.shownRunLoaded) return;
     this.shownRunLoaded = true;
     const id = await this.shownRun?.load();
     if (!id || this.current) return;
     try {
-      this.current = { run: await loadRun(folder, id), id };
+      this.current = { run: (await findRun(folders, id)).run, id };
       this.host.log.info(`dashboard: showing ${id}, the run shown before the window reloaded`);
     } catch (err) {
       this.host.log.info(`dashboard: the run shown before the window reloaded (${id}) is no longer in history: ${err instanceof Error ? err.message : String(err)}`);
@@ -233,14 +274,17 @@ export class Dashboard implements vscode.Disposable {
     }
   }
 
-  /** The finished sweeps under the workspace's .attnscope/sweeps, newest first (each folder's merged report). */
+  /** The finished sweeps under every workspace folder's .attnscope/sweeps, newest first (each sweep folder's merged report), named by workspace folder when there are several. */
   private async listSweeps(): Promise<SweepListEntry[]> {
-    const folder = this.host.sweepsFolder();
-    if (!folder) return [];
-    const entries = await sweepReportsIn(folder.fsPath);
-    return entries
-      .filter((e) => e.file !== join(folder.fsPath, 'sweep-report.json'))
-      .map((e) => ({ id: basename(dirname(e.file)), name: e.report.name, createdAt: e.createdAt, job: e.report.job, points: e.report.total - e.report.missing.length, total: e.report.total }));
+    const all: SweepListEntry[] = [];
+    for (const { uri, label } of this.host.sweepsFolders()) {
+      const entries = await sweepReportsIn(uri.fsPath);
+      for (const e of entries) {
+        if (e.file === join(uri.fsPath, 'sweep-report.json')) continue;
+        all.push({ id: basename(dirname(e.file)), name: e.report.name, createdAt: e.createdAt, job: e.report.job, points: e.report.total - e.report.missing.length, total: e.report.total, ...(label === undefined ? {} : { folder: label }) });
+      }
+    }
+    return all.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
   }
 
   /** Sends the list of finished sweeps again (after a sweep ended). */
@@ -252,7 +296,7 @@ export class Dashboard implements vscode.Disposable {
   /** Sends the history list again (after a run was saved). */
   async refreshRuns(): Promise<void> {
     if (!this.panel) return;
-    const { runs, skipped } = await listRuns(this.host.historyFolder().fsPath);
+    const { runs, skipped } = await listRunsIn(this.host.historyPlaces());
     this.post({ type: 'runs', runs, skipped });
   }
 
@@ -270,12 +314,15 @@ export class Dashboard implements vscode.Disposable {
       },
       makeNonce(),
     );
+    this.watchHistory();
     const subs = [
       panel.webview.onDidReceiveMessage((msg: FromWebview) => {
         this.onMessage(msg).catch((err: unknown) => void this.host.showError(`AttnScope dashboard: ${err instanceof Error ? err.message : String(err)}`));
       }),
       panel.onDidDispose(() => {
         this.panel = null;
+        this.watchHistory();
+        clearTimeout(this.historyChanged);
         this.ready = false;
         this.queue = [];
         for (const s of subs) s.dispose();
@@ -284,12 +331,13 @@ export class Dashboard implements vscode.Disposable {
   }
 
   private async onMessage(msg: FromWebview): Promise<void> {
-    const folder = this.host.historyFolder().fsPath;
+    const places = this.host.historyPlaces();
+    const folders = places.map((p) => p.path);
     switch (msg.type) {
       case 'ready': {
-        await this.loadShown(folder);
+        await this.loadShown(folders);
         await this.loadShownSweep();
-        const { runs, skipped } = await listRuns(folder);
+        const { runs, skipped } = await listRunsIn(places);
         const sweeps = await this.listSweeps();
         // Everything queued before `ready` is either in `live` (the stream so far), superseded by init, or a view asked for (compare, estimate, sweep): replayed.
         const replay = [...this.live, ...this.sweepLive, ...this.queue.filter((m) => m.type === 'compare' || m.type === 'showEstimate' || m.type === 'showSweep')];
@@ -300,29 +348,33 @@ export class Dashboard implements vscode.Disposable {
         return;
       }
       case 'openRun':
-        this.post({ type: 'showRun', run: await loadRun(folder, msg.id), id: msg.id });
+        this.post({ type: 'showRun', run: (await findRun(folders, msg.id)).run, id: msg.id });
         return;
       case 'openSweep': {
-        const sweeps = this.host.sweepsFolder();
         // The id is a folder name History listed: one path segment, nothing that climbs out.
-        if (!sweeps || !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(msg.id)) throw new RangeError(`not a sweep of .attnscope/sweeps: ${JSON.stringify(msg.id)}`);
-        const file = join(sweeps.fsPath, msg.id, 'sweep-report.json');
-        const report = await readSweepReport(file);
-        if (!report) throw new Error(`${vscode.workspace.asRelativePath(file)} is no longer a readable sweep report`);
-        this.showSweep(report, file);
-        return;
+        if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(msg.id)) throw new RangeError(`not a sweep of .attnscope/sweeps: ${JSON.stringify(msg.id)}`);
+        // The first workspace folder's .attnscope/sweeps that holds it (listSweeps lists them all).
+        const files = this.host.sweepsFolders().map(({ uri }) => join(uri.fsPath, msg.id, 'sweep-report.json'));
+        for (const file of files) {
+          const report = await readSweepReport(file);
+          if (report) return this.showSweep(report, file);
+        }
+        throw new Error(`${files.map((f) => vscode.workspace.asRelativePath(f)).join(' or ') || `.attnscope/sweeps/${msg.id}`} is no longer a readable sweep report`);
       }
       case 'compareRuns':
-        this.post({ type: 'compare', a: await loadRun(folder, msg.a), b: await loadRun(folder, msg.b) });
+        this.post({ type: 'compare', a: (await findRun(folders, msg.a)).run, b: (await findRun(folders, msg.b)).run });
         return;
-      case 'export':
-        await exportRunTo(this.host, await loadRun(folder, msg.id), msg.id, msg.format);
+      case 'export': {
+        const { run, folder } = await findRun(folders, msg.id);
+        await exportRunTo(this.host, run, msg.id, msg.format, folder);
         return;
+      }
       case 'exportSweep':
-        await exportSweepTo(this.host, msg.report);
+        await exportSweepTo(this.host, msg.report, this.sweep?.report.sweepId === msg.report.sweepId ? this.sweep.file : undefined);
         return;
       case 'savePng':
-        await savePng(msg.name, msg.dataUrl);
+        // Proposed in the workspace folder of the run shown, where it is saved.
+        await savePng(msg.name, msg.dataUrl, this.current?.id ? await findRun(folders, this.current.id).then((f) => f.folder, () => undefined) : undefined);
         return;
       case 'runBenchmark': {
         // The file of the run shown (relative: to the workspace, as a recorded run's path is), else the command's own choice.
@@ -339,19 +391,34 @@ export class Dashboard implements vscode.Disposable {
 
   dispose(): void {
     this.panel?.dispose();
+    for (const w of this.watchers.splice(0)) w.dispose();
+    clearTimeout(this.historyChanged);
     for (const d of this.disposables.splice(0)) d.dispose();
   }
 }
 
-/** Asks where to save and writes the run as JSON or CSV (exportRun.ts); a CSV with no row is not written, and the warning says so. */
-export async function exportRunTo(host: Pick<DashboardHost, 'log'>, run: RunResult, id: string, format: 'json' | 'csv'): Promise<void> {
+/**
+ * The folder a save dialog proposes for a file exported from `saved` (the history folder a run
+ * is saved in, a sweep's report): the workspace folder holding it, else the first workspace folder.
+ */
+function exportBase(saved?: string): vscode.Uri | undefined {
+  const own = saved === undefined ? undefined : vscode.workspace.getWorkspaceFolder(vscode.Uri.file(saved));
+  return (own ?? vscode.workspace.workspaceFolders?.[0])?.uri;
+}
+
+/**
+ * Asks where to save and writes the run as JSON or CSV (exportRun.ts), proposing the workspace
+ * folder of `folder` (the history folder it is saved in); a CSV with no row is not written, and
+ * the warning says so.
+ */
+export async function exportRunTo(host: Pick<DashboardHost, 'log'>, run: RunResult, id: string, format: 'json' | 'csv', folder?: string): Promise<void> {
   const csv = format === 'csv' ? runToCsv(run) : null;
   if (csv && csv.rows === 0) {
     // Never "exported" for a header alone.
     void vscode.window.showWarningMessage(`AttnScope: nothing exported: ${run.name} has no kernel case and no pool simulation to write as CSV.`);
     return;
   }
-  const base = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const base = exportBase(folder);
   const target = await vscode.window.showSaveDialog({
     title: `Export run ${run.name} as ${format.toUpperCase()}`,
     defaultUri: base ? vscode.Uri.joinPath(base, `${id}.${format}`) : undefined,
@@ -364,13 +431,13 @@ export async function exportRunTo(host: Pick<DashboardHost, 'log'>, run: RunResu
 }
 
 /** Asks where to save and writes the sweep's table as CSV (exportSweep.ts); a sweep with no point result is not written, and the warning says so. */
-async function exportSweepTo(host: Pick<DashboardHost, 'log'>, report: SweepReport): Promise<void> {
+async function exportSweepTo(host: Pick<DashboardHost, 'log'>, report: SweepReport, file?: string): Promise<void> {
   const csv = sweepToCsv(report);
   if (csv.rows === 0) {
     void vscode.window.showWarningMessage(`AttnScope: nothing exported: the sweep of ${report.name} has no point results to write as CSV.`);
     return;
   }
-  const base = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const base = exportBase(file);
   const stem = report.name.replace(/\.attn\.(ya?ml|json)$/, '').replace(/[^A-Za-z0-9._-]+/g, '_');
   const target = await vscode.window.showSaveDialog({
     title: `Export sweep ${report.name} as CSV`,
@@ -383,10 +450,10 @@ async function exportSweepTo(host: Pick<DashboardHost, 'log'>, report: SweepRepo
   void vscode.window.showInformationMessage(`AttnScope: exported the sweep of ${report.name} to ${vscode.workspace.asRelativePath(target)}.`);
 }
 
-async function savePng(name: string, dataUrl: string): Promise<void> {
+async function savePng(name: string, dataUrl: string, folder?: string): Promise<void> {
   const m = /^data:image\/png;base64,([A-Za-z0-9+/=]+)$/.exec(dataUrl);
   if (!m) throw new TypeError('the dashboard sent an image that is not a PNG data URL');
-  const base = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const base = exportBase(folder);
   const target = await vscode.window.showSaveDialog({
     title: 'Export charts as PNG',
     defaultUri: base ? vscode.Uri.joinPath(base, `${name.replace(/[^A-Za-z0-9._-]+/g, '_')}.png`) : undefined,

@@ -5,7 +5,7 @@
  * A run's id is its file name without `.json`. No `vscode` import.
  */
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { arch, cpus, platform, release } from 'node:os';
 import { join } from 'node:path';
 import type { Profile } from '../core/config/types';
@@ -123,9 +123,59 @@ export async function listRuns(folder: string): Promise<{ runs: RunListEntry[]; 
       skipped.push(`${name}: ${skipReason(err)}`);
     }
   }
-  const suffix = (id: string): number => Number(/^[0-9]{8}-[0-9]{6}-([0-9]+)-/.exec(id)?.[1] ?? 1);
-  runs.sort((a, b) => (a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : suffix(b.id) - suffix(a.id)));
+  runs.sort(newestFirst);
   return { runs, skipped };
+}
+
+/** Newest first; runs of one second by their `-2`, `-3`, ... suffix (freeId). */
+function newestFirst(a: RunListEntry, b: RunListEntry): number {
+  const suffix = (id: string): number => Number(/^[0-9]{8}-[0-9]{6}-([0-9]+)-/.exec(id)?.[1] ?? 1);
+  return a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : suffix(b.id) - suffix(a.id);
+}
+
+/**
+ * One history folder of the workspace: `path`, absolute, and `label`, the name of the workspace
+ * folder it belongs to, set only when the workspace has several (History and the pickers name
+ * each run's folder then).
+ */
+export interface HistoryPlace {
+  path: string;
+  label?: string;
+}
+
+/**
+ * listRuns of every place, merged, newest first; each run carries its place's label (`folder`),
+ * each skipped file is named `<label>/<file>: <why>` when the place has a label. A place listed
+ * twice (several workspace folders with one absolute history folder) is read once.
+ */
+export async function listRunsIn(places: readonly HistoryPlace[]): Promise<{ runs: RunListEntry[]; skipped: string[] }> {
+  const seen = new Set<string>();
+  const runs: RunListEntry[] = [];
+  const skipped: string[] = [];
+  for (const place of places) {
+    if (seen.has(place.path)) continue;
+    seen.add(place.path);
+    const one = await listRuns(place.path);
+    runs.push(...one.runs.map((r) => (place.label === undefined ? r : { ...r, folder: place.label })));
+    skipped.push(...one.skipped.map((s) => (place.label === undefined ? s : `${place.label}/${s}`)));
+  }
+  runs.sort(newestFirst);
+  return { runs, skipped };
+}
+
+/**
+ * Reads run `id` from the first of `folders` that holds `<id>.json`, and says which folder that
+ * was (export proposes it). Throws loadRun's errors, or an Error naming the folders when none
+ * holds it. Run ids are unique within a folder (saveRun); two folders holding one id (the same
+ * profile name saved in the same second in two workspace folders) resolve to the first.
+ */
+export async function findRun(folders: readonly string[], id: string): Promise<{ run: RunResult; folder: string }> {
+  if (!ID_PATTERN.test(id)) throw new RangeError(`not a run id: ${JSON.stringify(id)}`);
+  for (const folder of folders) {
+    const found = await access(join(folder, `${id}.json`)).then(() => true, () => false);
+    if (found) return { run: await loadRun(folder, id), folder };
+  }
+  throw new Error(`run ${id} is no longer in the history folder${folders.length === 1 ? '' : 's'} (${folders.join(', ')})`);
 }
 
 /** Reads run `id`. Throws when the id is not a run id, the file is missing or is not a schema-1 run. */

@@ -139,6 +139,40 @@ export function kindDifference(a: RunResult, b: RunResult): string | null {
   return simA && simB ? `${which}: their pools and modelled latency are compared below.` : `${which} (no kernel timed): only the pool simulations and their modelled latency are compared below.`;
 }
 
+/**
+ * "A and B are the same run" when they are (one name and one createdAt: a run's id is made of
+ * them, extension/history.ts runId), else null: every change below would read +0.0%.
+ */
+export function sameRun(a: RunResult, b: RunResult): string | null {
+  return a.name === b.name && a.createdAt === b.createdAt ? `A and B are the same run (${a.name}, saved ${a.createdAt}): every change below is zero; pick another run as A or B.` : null;
+}
+
+/**
+ * Why two runs' pool simulations are not of one workload (profile key `workload`: requests,
+ * arrival rate, prompt and output lengths, max_num_seqs, max_model_len, max_num_batched_tokens,
+ * prefix sharing, seed), or null when they are or a side simulated none: their served requests,
+ * latency and throughput differ by the workload as much as by the profile.
+ */
+export function workloadDifference(a: RunResult, b: RunResult): string | null {
+  const wa = a.profile.workload;
+  const wb = b.profile.workload;
+  if (!a.pool || !b.pool || !wa || !wb) return null;
+  const text = (v: unknown): string => (v === undefined ? 'default' : typeof v === 'object' ? JSON.stringify(v).replace(/"/g, '') : String(v));
+  const fields: Array<[string, unknown, unknown]> = [
+    ['requests', wa.requests, wb.requests],
+    ['arrival_rate', wa.arrivalRate, wb.arrivalRate],
+    ['prompt_len', wa.promptLen, wb.promptLen],
+    ['output_len', wa.outputLen, wb.outputLen],
+    ['max_num_seqs', wa.maxNumSeqs, wb.maxNumSeqs],
+    ['max_model_len', wa.maxModelLen, wb.maxModelLen],
+    ['max_num_batched_tokens', wa.maxNumBatchedTokens, wb.maxNumBatchedTokens],
+    ['prefix_sharing', wa.prefixSharing, wb.prefixSharing],
+    ['seed', wa.seed, wb.seed],
+  ];
+  const differ = fields.filter(([, x, y]) => text(x) !== text(y)).map(([k, x, y]) => `${k} ${text(x)} vs ${text(y)}`);
+  return differ.length === 0 ? null : `A and B simulate different workloads (${differ.join(', ')}): requests served, latency and throughput below differ by the workload as much as by the profile.`;
+}
+
 /** One figure of two runs' pool simulations. */
 export interface PoolFigure {
   label: string;
@@ -149,9 +183,13 @@ export interface PoolFigure {
 }
 
 /**
- * The pool simulations of two runs side by side: occupancy, preemptions, prefix-cache hit rate,
- * requests served, modelled TTFT / TPOT percentiles, throughput and goodput. Null unless both
- * runs have one. The latency figures are modelled (each run's step-time model).
+ * The pool simulations of two runs side by side: the pool's tokens (PoolResult.poolTokens, else
+ * numPages · pageSize: the one unit every pool shares), its pages or a hybrid pool's blocks
+ * (named as such; no change between a pages and a blocks figure, they count different things:
+ * a page holds page_size tokens of every layer, a hybrid block one KV-cache group's), occupancy,
+ * preemptions, prefix-cache hit rate, requests served, modelled TTFT / TPOT percentiles,
+ * throughput and goodput. Null unless both runs have one. The latency figures are modelled
+ * (each run's step-time model).
  */
 export function comparePools(a: RunResult, b: RunResult): PoolFigure[] | null {
   if (!a.pool || !b.pool) return null;
@@ -163,7 +201,10 @@ export function comparePools(a: RunResult, b: RunResult): PoolFigure[] | null {
     rows.push({ label, a: num(x) ? show(x) : 'n/a', b: num(y) ? show(y) : 'n/a', relativeChange: num(x) && num(y) && x !== 0 ? (y - x) / x : null });
   };
   const ms = (s: number): string => formatMs(s * 1000);
-  add('pool pages', pa.numPages, pb.numPages, formatCount);
+  add('pool tokens', pa.poolTokens ?? pa.numPages * pa.pageSize, pb.poolTokens ?? pb.numPages * pb.pageSize, formatCount);
+  const unit = (p: typeof pa): string => (p.poolBlocks != null ? 'blocks' : 'pages');
+  if (unit(pa) === unit(pb)) add(`pool ${unit(pa)}`, pa.numPages, pb.numPages, formatCount);
+  else rows.push({ label: 'pool pages / blocks (not comparable)', a: `${formatCount(pa.numPages)} ${unit(pa)}`, b: `${formatCount(pb.numPages)} ${unit(pb)}`, relativeChange: null });
   add('peak occupancy', pa.summary.peakOccupancy, pb.summary.peakOccupancy, (v) => formatPercent(v));
   add('mean occupancy', pa.summary.meanOccupancy, pb.summary.meanOccupancy, (v) => formatPercent(v));
   add('preemptions', pa.summary.preemptions, pb.summary.preemptions, formatCount);

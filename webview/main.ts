@@ -22,7 +22,7 @@ import { fitTextPlugin } from './fit';
 import { CHART_IDS, chartInputs, machineText, runChart, type ChartId, type ChartSpec } from './charts';
 import { composePng } from './png';
 import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './latency';
-import { buildDifference, comparePools, compareRuns, kindDifference, loadDifference, modelDifference } from './compare';
+import { buildDifference, comparePools, compareRuns, kindDifference, loadDifference, modelDifference, sameRun, workloadDifference } from './compare';
 import { sweepProvenance } from '../core/sweepFigures';
 import { metricsOf as sweepMetricsOf, sweepAxisCharts, sweepTable } from './sweep';
 import { formatDuration, formatPercent, formatRunTime, loadAverageText, perGpuCasesHeader, wasmBuildNote } from '../core/format';
@@ -381,6 +381,11 @@ function stoppedEarly(run: ViewRun): string | null {
   return run.status === 'cancelled' ? 'cancelled before any kernel finished' : run.status === 'failed' ? 'failed before any kernel finished' : null;
 }
 
+/** A run's or sweep's name, after its workspace folder's when the workspace has several (`folder` set): "ws2: qwen.attn.yaml". */
+function inFolder(name: string, folder: string | undefined): string {
+  return folder === undefined ? name : `${folder}: ${name}`;
+}
+
 function renderHistory(): void {
   const note = skippedNote(model.skippedRuns);
   if (model.runs.length === 0) {
@@ -388,7 +393,7 @@ function renderHistory(): void {
   } else {
     historyList.replaceChildren(table({
       columns: ['time', 'name', 'status', 'cases', ''],
-      rows: model.runs.map((r) => [runTime(r.createdAt), r.name, r.status, r.kind === 'simulate' ? 'simulation' : String(r.cases), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '', 'aria-label': `Open run ${r.name}, ${formatRunTime(r.createdAt)}` })]),
+      rows: model.runs.map((r) => [runTime(r.createdAt), inFolder(r.name, r.folder), r.status, r.kind === 'simulate' ? 'simulation' : String(r.cases), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '', 'aria-label': `Open run ${r.name}, ${formatRunTime(r.createdAt)}` })]),
     }, 'table-history', (i) => ({ 'data-run': model.runs[i]!.id })));
   }
   if (note) historyList.append(el('p', { class: 'note', id: 'history-skipped' }, note));
@@ -397,7 +402,7 @@ function renderHistory(): void {
   for (const [select, fallback] of [[selectA, model.runs[1]?.id], [selectB, model.runs[0]?.id]] as const) {
     const keep = select.dataset.chosen ? select.value : undefined;
     const want = keep && model.runs.some((r) => r.id === keep) ? keep : fallback;
-    select.replaceChildren(...model.runs.map((r) => el('vscode-option', r.id === want ? { value: r.id, selected: '' } : { value: r.id }, [r.name, formatRunTime(r.createdAt), r.build].filter((part) => part).join(' · '))));
+    select.replaceChildren(...model.runs.map((r) => el('vscode-option', r.id === want ? { value: r.id, selected: '' } : { value: r.id }, [inFolder(r.name, r.folder), formatRunTime(r.createdAt), r.build].filter((part) => part).join(' · '))));
   }
   compareButton.toggleAttribute('disabled', model.runs.length < 2);
   renderSweepList();
@@ -412,7 +417,7 @@ function renderSweepList(): void {
   }
   sweepList.replaceChildren(table({
     columns: ['time', 'name', 'job', 'points', ''],
-    rows: sweeps.map((s) => [runTime(s.createdAt), s.name, s.job, s.points === s.total ? String(s.total) : `${s.points} of ${s.total}`, button('Open', () => post({ type: 'openSweep', id: s.id }), { secondary: '', 'aria-label': `Open sweep ${s.name}, ${formatRunTime(s.createdAt)}` })]),
+    rows: sweeps.map((s) => [runTime(s.createdAt), inFolder(s.name, s.folder), s.job, s.points === s.total ? String(s.total) : `${s.points} of ${s.total}`, button('Open', () => post({ type: 'openSweep', id: s.id }), { secondary: '', 'aria-label': `Open sweep ${s.name}, ${formatRunTime(s.createdAt)}` })]),
   }, 'table-sweeps', (i) => ({ 'data-sweep': sweeps[i]!.id })));
 }
 
@@ -429,7 +434,11 @@ function renderCompare(): void {
   const kinds = kindDifference(cmp.a, cmp.b);
   const pools = comparePools(cmp.a, cmp.b);
   const parts: HTMLElement[] = [];
+  const same = sameRun(cmp.a, cmp.b);
+  if (same) parts.push(el('p', { class: 'warning', id: 'compare-same' }, same));
   if (differ) parts.push(el('p', { class: 'warning', id: 'compare-warning' }, differ));
+  const workloads = workloadDifference(cmp.a, cmp.b);
+  if (workloads) parts.push(el('p', { class: 'warning', id: 'compare-workload' }, workloads));
   if (builds && !kinds) parts.push(el('p', { class: 'warning', id: 'compare-build' }, builds));
   const loads = kinds ? null : loadDifference(cmp.a, cmp.b);
   if (loads) parts.push(el('p', { class: 'warning', id: 'compare-load' }, loads));

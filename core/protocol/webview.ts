@@ -22,6 +22,8 @@ export interface RunListEntry {
   kind?: RunKind;
   /** What ran its kernels (core/format kernelBuildText: "native addon · avx2 · 2 threads"); '' or absent when unknown. */
   build?: string;
+  /** The workspace folder it is saved in, by name; only when the workspace has several (extension/history.ts HistoryPlace). */
+  folder?: string;
 }
 
 /**
@@ -39,6 +41,8 @@ export interface SweepListEntry {
   /** Points with a result, and points of the sweep. */
   points: number;
   total: number;
+  /** The workspace folder it is in, by name; only when the workspace has several. */
+  folder?: string;
 }
 
 /**

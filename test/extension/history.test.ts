@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runToCsv } from '../../extension/exportRun';
 import { kernelBuildText } from '../../core/format';
-import { keptInHistory, listRuns, loadRun, partialRun, runId, saveRun, saveRunSync } from '../../extension/history';
+import { findRun, keptInHistory, listRuns, listRunsIn, loadRun, partialRun, runId, saveRun, saveRunSync } from '../../extension/history';
 import { run as recorded } from '../fixtures/run';
 import { tempDir } from '../fixtures/tmp';
 
@@ -55,6 +55,27 @@ describe('run history', () => {
 
   it('refuses ids that are not run ids (no path traversal)', async () => {
     await assert.rejects(loadRun('/tmp', '../../etc/passwd'), RangeError);
+  });
+
+  it('a multi-root workspace: lists the runs of every folder, named by folder, and finds each where it is saved', async () => {
+    // s31 newcomer report item 1: runs are saved in their profile's workspace folder, but History,
+    // Compare and Export read the first folder only (a second folder's runs unlisted, export ENOENT).
+    const one = join(tempDir('attnscope-history-'), 'runs');
+    const two = join(tempDir('attnscope-history-'), 'runs');
+    const idOld = await saveRun(one, { ...run, createdAt: '2026-11-29T10:00:00.000Z' });
+    const idNew = await saveRun(two, { ...run, name: 'qwen.attn.yaml' });
+    writeFileSync(join(two, 'notes.json'), '{}');
+    const places = [{ path: one, label: 'ws' }, { path: two, label: 'ws2' }, { path: one, label: 'ws3' }]; // ws3 shares ws's absolute folder: read once
+    const { runs, skipped } = await listRunsIn(places);
+    assert.deepEqual(runs.map((r) => [r.folder, r.id]), [['ws2', idNew], ['ws', idOld]], 'newest first across folders, each named by its folder');
+    assert.deepEqual(skipped, ['ws2/notes.json: not named as AttnScope names runs (<yyyymmdd-hhmmss>-<name>.json)']);
+    // One folder (no label): entries as listRuns gives them, no folder named.
+    assert.deepEqual(await listRunsIn([{ path: two }]), await listRuns(two));
+    const found = await findRun([one, two], idNew);
+    assert.equal(found.folder, two, 'found in the second folder, where it was saved (export proposes that folder)');
+    assert.equal(found.run.name, 'qwen.attn.yaml');
+    await assert.rejects(findRun([one], idNew), /no longer in the history folder/);
+    await assert.rejects(findRun([one, two], '../../etc/passwd'), RangeError);
   });
 
   it('an empty or missing folder lists nothing', async () => {

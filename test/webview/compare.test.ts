@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KernelCase } from '../../core/protocol/run';
-import { buildDifference, caseLabel, compareRuns, loadDifference, modelDifference } from '../../webview/compare';
+import { buildDifference, caseLabel, comparePools, compareRuns, loadDifference, modelDifference, sameRun, workloadDifference } from '../../webview/compare';
 import { run } from '../fixtures/run';
 
 // The recorded run's prefill case (test/fixtures/run.attn.yaml --quick: B=1, N=512) and decode
@@ -102,5 +102,39 @@ describe('buildDifference', () => {
     // GPU kernels against CPU kernels.
     const cuda = { ...run, cases: run.cases.map((c) => ({ ...c, backend: 'cuda' as const })), environment: { ...env, gpu: { name: 'NVIDIA H100', smCount: 132, memoryBytes: 80e9, driver: '', runtime: '' } } };
     assert.match(buildDifference(run, cuda) ?? '', /\(backend cpu vs cuda, GPU none vs NVIDIA H100\)/);
+  });
+});
+
+// s31 newcomer report item 9: Compare said nothing when A and B were one run, or runs of different
+// workloads, and set a hybrid pool's blocks (one KV-cache group) beside pages of all layers.
+describe('compare: same run, different workloads, pool units', () => {
+  it('says when A and B are the same run (one name, one createdAt), not for two runs of one profile', () => {
+    assert.match(sameRun(run, { ...run }) ?? '', /^A and B are the same run \(run\.attn\.yaml, saved /);
+    assert.equal(sameRun(run, { ...run, createdAt: '2099-01-01T00:00:00.000Z' }), null);
+  });
+
+  it('names the workload fields that differ (fixture: 400 requests at 4/s, seed 1)', () => {
+    const w = run.profile.workload!;
+    assert.equal(workloadDifference(run, { ...run }), null);
+    const other = { ...run, profile: { ...run.profile, workload: { ...w, requests: 100, outputLen: { dist: 'fixed' as const, value: 128 } } } };
+    assert.equal(
+      workloadDifference(run, other),
+      'A and B simulate different workloads (requests 400 vs 100, output_len {dist:uniform,min:32,max:512} vs {dist:fixed,value:128}): requests served, latency and throughput below differ by the workload as much as by the profile.',
+    );
+    const { pool: _pool, ...noPool } = run;
+    assert.equal(workloadDifference(run, { ...noPool, profile: other.profile }), null, 'no pool on one side: no workload simulated there');
+  });
+
+  it('compares pools in tokens; a hybrid pool\'s blocks are named, not set against pages as a change', () => {
+    // Fixture pool: 2,048 pages of 16 tokens = 32,768 tokens. B: a hybrid pool of 1,000 blocks
+    // holding 8,000 tokens (poolTokens as vLLM counts them: floor(blocks / groups) · page_size).
+    const hybrid = { ...run, createdAt: '2099-01-01T00:00:00.000Z', pool: { ...run.pool!, numPages: 1000, poolBlocks: 1000, poolGroups: 2, poolTokens: 8000 } };
+    const rows = Object.fromEntries(comparePools(run, hybrid)!.map((r) => [r.label, r]));
+    assert.deepEqual([rows['pool tokens']!.a, rows['pool tokens']!.b], ['32,768', '8,000']);
+    assert.equal(rows['pool tokens']!.relativeChange, (8000 - 32768) / 32768);
+    assert.deepEqual(rows['pool pages / blocks (not comparable)'], { label: 'pool pages / blocks (not comparable)', a: '2,048 pages', b: '1,000 blocks', relativeChange: null });
+    assert.equal(rows['pool pages'], undefined);
+    // Two page pools: pages compared as pages.
+    assert.equal(comparePools(run, { ...run, pool: { ...run.pool!, numPages: 1024 } })!.find((r) => r.label === 'pool pages')!.relativeChange, -0.5);
   });
 });
