@@ -6,13 +6,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { promises as fsp, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { promises as fsp, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import type { RunnerEvent } from '../../core/protocol/runner';
 import { main } from '../../runner/cli';
+import { untilReadingStdin } from '../fixtures/stdin';
 import { tempDir } from '../fixtures/tmp';
 
 const runner = join(__dirname, '..', '..', 'dist', 'runner.js');
@@ -141,17 +142,7 @@ test('bench - cancelled while stdin is still open: SIGTERM ends it with exit 130
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   const closed = new Promise<[number | null, NodeJS.Signals | null]>((res) => child.on('close', (c, sig) => res([c, sig])));
-  const readsStdin = () => {
-    const fdinfo = `/proc/${child.pid}/fdinfo`;
-    return readdirSync(fdinfo).some((fd) => {
-      try {
-        return /^tfd:\s+0\s/m.test(readFileSync(join(fdinfo, fd), 'utf8'));
-      } catch {
-        return false; // an fd closed meanwhile
-      }
-    });
-  };
-  while (!readsStdin()) await new Promise((r) => setTimeout(r, 10));
+  await untilReadingStdin(child.pid!);
   child.kill('SIGTERM');
   const [code, by] = await closed;
   assert.deepEqual([code, by], [130, null], stderr);

@@ -13,6 +13,7 @@ import { createInterface } from 'node:readline';
 import type { RunResult } from '../../core/protocol/run';
 import { validateProfileText } from '../../core/validate';
 import { aliasBomb } from '../fixtures/yaml';
+import { untilReadingStdin } from '../fixtures/stdin';
 import { tempDir } from '../fixtures/tmp';
 
 const root = join(__dirname, '..', '..');
@@ -387,17 +388,7 @@ test('simulate - cancelled while stdin is still open: SIGTERM ends it with exit 
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const closed = new Promise<[number | null, NodeJS.Signals | null]>((res) => child.on('close', (c, sig) => res([c, sig])));
-  const readsStdin = () => {
-    const dir = `/proc/${child.pid}/fdinfo`;
-    return readdirSync(dir).some((fd) => {
-      try {
-        return /^tfd:\s+0\s/m.test(readFileSync(join(dir, fd), 'utf8'));
-      } catch {
-        return false; // an fd closed meanwhile
-      }
-    });
-  };
-  while (!readsStdin()) await new Promise((r) => setTimeout(r, 10));
+  await untilReadingStdin(child.pid!);
   child.kill('SIGTERM');
   const [code, by] = await closed;
   assert.deepEqual([code, by], [130, null], stderr);
