@@ -162,16 +162,22 @@ export async function sweepCommand(argv: string[]): Promise<number> {
   const emit = (e: RunnerEvent): void => {
     process.stdout.write(`${JSON.stringify(e)}\n`);
   };
+  // One SIGINT/SIGTERM handler from before the profile is read: a signal while the points are read
+  // (synchronous) is seen once they run, and the sweep ends cancelled with its sweepEnd, where
+  // Node's default handler ended the process with no event.
+  const { signal, dispose } = cancellation();
   try {
-    return await runSweepCommand(values, positionals, events ? emit : null);
+    return await runSweepCommand(values, positionals, events ? emit : null, signal);
   } catch (e) {
     if (events && e instanceof InputError) for (const one of eachInputError(e)) emit({ type: 'error', message: one.message, file: one.file, line: one.line, column: one.column });
     throw e;
+  } finally {
+    dispose();
   }
 }
 
-/** `attnscope sweep` after its flags are parsed; `emit`: the --events writer, else null. */
-async function runSweepCommand(values: Record<string, unknown>, positionals: string[], emit: ((e: RunnerEvent) => void) | null): Promise<number> {
+/** `attnscope sweep` after its flags are parsed; `emit`: the --events writer, else null; `signal`: aborted by SIGINT/SIGTERM. */
+async function runSweepCommand(values: Record<string, unknown>, positionals: string[], emit: ((e: RunnerEvent) => void) | null, signal: AbortSignal): Promise<number> {
   const file = oneProfile(positionals, 'sweep');
   const backend = backendOf(values.backend);
   const quick = values.quick === true;
@@ -204,11 +210,13 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
   }
   const progress = new Progress(process.stderr, false);
   const where = shard ? `shard ${shard.index}/${shard.count} (${share.length} of ${plan.points.length} points)` : `${plan.points.length} points`;
-  const { signal, dispose } = cancellation();
   /** The last progress event's whole percent of points, points saved and message: one event per change. */
   let lastEvent = '';
   let result;
   try {
+    // A signal that came while the profile and points were read (synchronous) reaches its handler
+    // in the loop's poll phase, which one setImmediate passes: then no point starts.
+    await new Promise((r) => setImmediate(r));
     result = await runSweepLocally(plan, {
       outDir, jobs, shard, quick, backend, runnerScript: resolve(process.argv[1]!), signal, earlier,
       onProgress: (done, total, running, saved) => {
@@ -229,7 +237,6 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
       },
     });
   } finally {
-    dispose();
     progress.clear();
   }
   const inFolder = result.resumed + result.reused + result.written;

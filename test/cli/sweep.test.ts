@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, existsSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, ftruncateSync, lstatSync, mkdirSync, openSync, promises as fsp, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import * as YAML from 'yaml';
@@ -582,4 +582,33 @@ test('a sweep killed outright (SIGKILL, as the editor\'s Cancel after its grace)
     }
   };
   while (alive(workers[0]!)) await new Promise((r) => setTimeout(r, 50));
+});
+
+test('sweep --events cancelled while it still reads the profile (a FIFO): exit 130 and a sweepEnd cancelled with no point run (was: killed by the signal, no event)', { skip: process.platform === 'win32' && 'mkfifo' }, async () => {
+  // The profile is a fifo: the child blocks reading it until this test writes it, so the signal
+  // lands in the reading (our open for writing returns once the child has opened it for reading).
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    const { dir, file } = workspace();
+    rmSync(file);
+    assert.equal(spawnSync('mkfifo', [file]).status, 0);
+    const child = spawn(process.execPath, [runner, 'sweep', file, '--events', '--out', join(dir, 'out')], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const closed = new Promise<[number | null, NodeJS.Signals | null]>((res) => child.on('close', (c, sig) => res([c, sig])));
+    const writer = await fsp.open(file, 'w');
+    child.kill(signal);
+    // A child the signal ended has no reader left: the write fails with EPIPE, and the asserts below say why.
+    await writer.writeFile(PROFILE).catch(() => undefined);
+    await writer.close().catch(() => undefined);
+    const [code, by] = await closed;
+    assert.deepEqual([code, by], [130, null], `${signal}: ${stderr}`);
+    const end = eventsOf(stdout).at(-1);
+    assert.equal(end?.type, 'sweepEnd', `${signal}: ${stdout}`);
+    if (end?.type !== 'sweepEnd') return;
+    // PROFILE's 3 page sizes × 2 max_num_seqs = 6 points, none run.
+    assert.deepEqual([end.cancelled, end.inFolder, end.total, end.reportFile], [true, 0, 6, null]);
+    assert.deepEqual(readdirSync(end.outDir), [], `${signal}: no point file, no report`);
+  }
 });
