@@ -54,7 +54,7 @@ async function targetFile(arg: unknown, purpose: string): Promise<vscode.Uri | u
 
 /** Resolves `uri` through the server; shows why when it cannot. */
 async function resolve(ctx: Ctx, uri: vscode.Uri, purpose: string): Promise<{ profile: Profile; estimate: Estimate } | undefined> {
-  const server = ctx.server();
+  const server = await ctx.server();
   if ('whyNot' in server) {
     void vscode.window.showWarningMessage(`AttnScope cannot ${purpose}: ${server.whyNot}.`, 'Open log').then((c) => c && ctx.log.show(true));
     return undefined;

@@ -117,8 +117,48 @@ export class Ctx implements vscode.Disposable, DashboardHost {
     return readSettings(scope);
   }
 
+  /**
+   * Starts the language server with the first profile or config.json document (DOCUMENT_SELECTOR)
+   * that is open now or opens later, not at activation: the extension also activates on every
+   * YAML and JSON file (package.json onLanguage:yaml / onLanguage:json, so that a profile opened
+   * after VS Code's workspaceContains search timed out or missed still gets its hints), and a
+   * package.json or a CI workflow should not cost a Node process. Commands that need the server
+   * start it themselves (server()).
+   */
+  startServerWhenServed(): void {
+    const served = (d: vscode.TextDocument) => vscode.languages.match(DOCUMENT_SELECTOR, d) > 0;
+    const first = vscode.workspace.textDocuments.find(served);
+    if (first) {
+      this.log.info(`language server: starting for ${vscode.workspace.asRelativePath(first.uri)}`);
+      void this.ensureServer();
+      return;
+    }
+    this.log.info('language server: not started yet; it starts when a profile or config.json opens');
+    const opened = vscode.workspace.onDidOpenTextDocument((d) => {
+      if (!served(d) || this.serverStart) return;
+      opened.dispose();
+      this.log.info(`language server: starting for ${vscode.workspace.asRelativePath(d.uri)}`);
+      void this.ensureServer();
+    });
+    this.disposables.push(opened);
+  }
+
+  /** The one start of the language server; a failed start is shown once, with the log. */
+  private serverStart: Promise<void> | null = null;
+
+  /**
+   * Starts the language server once (later calls get the same start); resolves when it runs or
+   * its start failed (shown, with the log, and kept for server() to say).
+   */
+  ensureServer(): Promise<void> {
+    this.serverStart ??= this.startServer().catch((err: unknown) => {
+      void this.showError(`AttnScope: the language server did not start: ${err instanceof Error ? err.message : String(err)}`);
+    });
+    return this.serverStart;
+  }
+
   /** Starts the language server (dist/server.js over Node IPC). Rejects with the reason when it cannot start. */
-  async startServer(): Promise<void> {
+  private async startServer(): Promise<void> {
     const module = vscode.Uri.joinPath(this.extension.extensionUri, 'dist', 'server.js').fsPath;
     const serverOptions: ServerOptions = {
       run: { module, transport: TransportKind.ipc },
@@ -171,13 +211,14 @@ export class Ctx implements vscode.Disposable, DashboardHost {
   }
 
   /**
-   * The language server when it runs, else a sentence saying why it does not, for commands
-   * that need it to show instead of failing silently.
+   * The language server when it runs (started now if no profile had opened yet, and waited
+   * for), else a sentence saying why it does not, for commands that need it to show instead of
+   * failing silently.
    */
-  server(): { client: LanguageClient } | { whyNot: string } {
+  async server(): Promise<{ client: LanguageClient } | { whyNot: string }> {
+    await this.ensureServer();
     if (this.client?.state === State.Running) return { client: this.client };
     if (this.serverError) return { whyNot: `the AttnScope language server failed to start (${this.serverError}); see the log` };
-    if (!this.client || this.client.state === State.Starting) return { whyNot: 'the AttnScope language server is still starting; try again in a moment' };
     return { whyNot: 'the AttnScope language server has stopped; reload the window to restart it (details in the log)' };
   }
 

@@ -1,7 +1,8 @@
 /**
  * Extension entry (bundled to dist/extension.js). Thin: builds the context, registers the
- * commands, starts the language server; a failed start is shown, and commands then say why
- * they cannot work.
+ * commands, and has the language server start with the first profile or config.json opened
+ * (Ctx.startServerWhenServed; activation itself stays cheap: it also comes with any YAML or JSON
+ * file); a failed start is shown, and commands then say why they cannot work.
  */
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
@@ -10,14 +11,10 @@ import { Ctx } from './ctx';
 
 let ctx: Ctx | undefined;
 
-export async function activate(context: vscode.ExtensionContext): Promise<void> {
+export function activate(context: vscode.ExtensionContext): void {
   ctx = new Ctx(context);
   context.subscriptions.push(...registerCommands(ctx), offerConfigRenames(context, ctx.log));
-  try {
-    await ctx.startServer();
-  } catch (err) {
-    await ctx.showError(`AttnScope: the language server did not start: ${err instanceof Error ? err.message : String(err)}`);
-  }
+  ctx.startServerWhenServed();
 }
 
 /** Cancels a running benchmark and stops the language server. */

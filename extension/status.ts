@@ -1,13 +1,14 @@
 /**
  * One status bar item that shows the language server's health and the benchmark in flight:
- * starting (spinner) -> ready; failed/stopped in the error colour (click: open the log);
+ * idle (no profile or config.json opened yet) -> starting (spinner) -> ready; failed/stopped in the error colour (click: open the log);
  * while a run streams, its progress (click: cancel).
  */
 import * as vscode from 'vscode';
 import { Commands } from '../core/protocol/lsp';
 import type { Environment } from '../core/protocol/run';
 
-export type ServerState = { kind: 'starting' } | { kind: 'ready' } | { kind: 'stopped'; reason: string } | { kind: 'failed'; reason: string };
+/** 'idle': not started yet, as no profile or config.json has opened (Ctx.startServerWhenServed). */
+export type ServerState = { kind: 'idle' } | { kind: 'starting' } | { kind: 'ready' } | { kind: 'stopped'; reason: string } | { kind: 'failed'; reason: string };
 
 export interface RunState {
   name: string;
@@ -20,7 +21,7 @@ export interface RunState {
 
 export class StatusItem implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
-  private server: ServerState = { kind: 'starting' };
+  private server: ServerState = { kind: 'idle' };
   private run: RunState | null = null;
   private kernels: string | null = null;
 
@@ -65,6 +66,11 @@ export class StatusItem implements vscode.Disposable {
       tooltip.appendMarkdown(`${this.run.verb ?? 'Benchmarking'} **${this.run.name}**: ${pct}%\n\n[Cancel run](command:${Commands.cancelRun}) · [Open dashboard](command:${Commands.openDashboard})`);
     } else {
       switch (this.server.kind) {
+        case 'idle':
+          item.text = '$(pulse) AttnScope';
+          item.command = Commands.openDashboard;
+          tooltip.appendMarkdown(`The language server starts when a profile (*.attn.yaml) or config.json opens.\n\n[Open dashboard](command:${Commands.openDashboard}) · [Show log](command:${Commands.showLog})`);
+          break;
         case 'starting':
           item.text = '$(sync~spin) AttnScope';
           item.command = Commands.showLog;

@@ -73,7 +73,7 @@ export const checkVllmLog = (ctx: Ctx) => async (): Promise<void> => {
   if (model === null) {
     markdown = figuresMarkdown(source.log, source.name);
   } else {
-    const server = ctx.server();
+    const server = await ctx.server();
     if ('whyNot' in server) {
       void vscode.window.showWarningMessage(`AttnScope cannot check the log: ${server.whyNot}.`);
       return;

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { RunResult } from '../../core/protocol/run';
+import { tempDir } from '../fixtures/tmp';
 import { checkPrerequisites, dashboardFrame, failureArtifacts, launchChromium, makeWorkspace, niceOf, openFile, openNewFile, openWorkbench, runCommand, settingsInForce, shots, startCodeServer, webviewTakesFocus, type CodeServer } from './harness';
 
 const FAKE_RUNNER = join(__dirname, '..', 'fixtures', 'fake-runner.mjs');
@@ -701,6 +702,44 @@ describe('AttnScope in an untrusted workspace', { timeout: 300_000 }, () => {
     await runCommand(page, 'AttnScope: Run attention benchmark');
     await notification(page, 'AttnScope runs benchmarks (native code) only in trusted workspaces', 30_000);
     await page.screenshot({ path: join(shots, '09-untrusted.png') });
+  });
+});
+
+// s33 newcomer-ed 1: the extension activated only through workspaceContains, whose search VS Code
+// times out on a loaded machine; then opening a profile did not activate it (no hints, no
+// diagnostics, no message). Here the search cannot match at all (an empty folder; the files are
+// opened from outside it), so only opening them can activate the extension (onLanguage:json/yaml).
+describe('AttnScope when the workspace search finds no profile', { timeout: 300_000 }, () => {
+  let browser: Browser;
+  let server: CodeServer;
+  let page: Page;
+  let outside: string;
+
+  before(async () => {
+    checkPrerequisites();
+    server = await startCodeServer({ settings: {}, trust: false, log: join(shots, 'code-server-empty.log') });
+    browser = await launchChromium();
+    page = await openWorkbench(browser, server, tempDir('attnscope-e2e-empty-'));
+    outside = makeWorkspace();
+    writeFileSync(join(outside, 'package.json'), '{ "name": "not-a-model" }\n');
+  });
+  failureArtifacts(() => page);
+
+  after(async () => {
+    await browser?.close();
+    server?.saveExtensionLog(join(shots, 'attnscope-empty.log'));
+    await server?.stop();
+  });
+
+  it('activates on an opened JSON file without starting the language server, which starts with the first profile: hints and diagnostics', async () => {
+    await openFile(page, join(outside, 'package.json'), 'not-a-model');
+    await server.extensionLogLine(/language server: not started yet; it starts when a profile or config\.json opens/, 60_000);
+    await openFile(page, join(outside, 'e2e.attn.yaml'), 'dtpye');
+    await server.extensionLogLine(/language server: starting for .*e2e\.attn\.yaml/, 60_000);
+    // page 16 tokens · 128 KiB/token = 2 MiB per page (all layers), as in the workspace's own profile.
+    await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: '2 MiB/page' }).first().waitFor({ timeout: 60_000 });
+    await page.locator('.editor-group-container.active .squiggly-warning').first().waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: join(shots, '11-activated-by-opening.png') });
   });
 });
 

@@ -72,6 +72,27 @@ test('the extension activates on exactly the files the file-kind predicate accep
   }
 });
 
+/**
+ * The language VS Code gives a file by its name's ending: its built-in yaml extension declares
+ * .yaml and .yml (extensions/yaml/package.json), its json extension .json (extensions/json/package.json).
+ */
+function builtInLanguage(name: string): string | undefined {
+  if (/\.ya?ml$/i.test(name)) return 'yaml';
+  if (/\.json$/i.test(name)) return 'json';
+  return undefined;
+}
+
+// s33 newcomer-ed 1: VS Code's workspaceContains search has a time limit; on a loaded machine it
+// ran out ("Timed out while searching for 'workspaceContains' pattern") and the extension never
+// activated, even when a profile was then opened. Opening any file the server reads must activate it.
+test('opening a profile or config activates the extension whatever the workspaceContains search did', () => {
+  const events = manifest.activationEvents as string[];
+  for (const name of NAMES.filter(isServed)) {
+    const language = builtInLanguage(name);
+    assert.ok(language && events.includes(`onLanguage:${language}`), `${name} (language ${language}) activates only through workspaceContains`);
+  }
+});
+
 test('the editor title and explorer offer the commands on exactly those files', () => {
   const whens = Object.values(manifest.contributes.menus as Record<string, Array<{ command: string; when?: string }>>)
     .flat()
