@@ -5,7 +5,7 @@
  */
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { FILE_GLOBS, isConfigPath, isProfilePath } from '../core/config/fileKinds';
+import { isProfilePath } from '../core/config/fileKinds';
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
 import { formatRunTime } from '../core/format';
@@ -20,34 +20,33 @@ import { showSweep, SweepRun } from './sweep';
 import type { Ctx } from './ctx';
 import { exportRunTo } from './dashboard';
 import { findRun, listRunsIn } from './history';
-import { PICK_OPTIONS } from './pick';
+import { isTarget, PICK_OPTIONS, targetGlob, type TargetKind } from './pick';
 import { readSweepReport, sweepReportsIn, type SweepReportEntry } from './sweepReports';
 import { checkVllmLog } from './vllmLog';
 
 type Factory = (ctx: Ctx) => (...args: unknown[]) => unknown;
 
-/** Every profile and config name, as one findFiles glob. */
-const PROFILE_GLOB = `{${FILE_GLOBS.join(',')}}`;
-
-function isProfileOrConfig(uri: vscode.Uri): boolean {
-  return isProfilePath(uri.fsPath) || isConfigPath(uri.fsPath);
-}
-
-/** The file a command acts on: its argument (code lens, explorer), the active editor's, or one picked from the workspace. */
-async function targetFile(arg: unknown, purpose: string): Promise<vscode.Uri | undefined> {
+/**
+ * The file a command acts on: its argument (code lens, explorer), the active editor's when it is
+ * of `kind`, or one picked from the workspace's files of `kind` (a simulation or a sweep: profiles
+ * only, as a config.json has no workload or sweep; s33 newcomer-ed: all 41 files were offered).
+ */
+async function targetFile(arg: unknown, purpose: string, kind: TargetKind): Promise<vscode.Uri | undefined> {
   if (arg instanceof vscode.Uri) return arg;
   if (typeof arg === 'string' && arg !== '') return vscode.Uri.parse(arg);
   const active = vscode.window.activeTextEditor?.document.uri;
-  if (active && isProfileOrConfig(active)) return active;
-  const files = await vscode.workspace.findFiles(PROFILE_GLOB, '**/{node_modules,.git,.attnscope}/**', 200);
+  if (active && isTarget(kind, active.fsPath)) return active;
+  const files = await vscode.workspace.findFiles(targetGlob(kind), '**/{node_modules,.git,.attnscope}/**', 200);
+  const what = kind === 'profile' ? 'profile (*.attn.yaml / *.attn.yml / *.attn.json)' : 'profile (*.attn.yaml / *.attn.json) or config.json';
   if (files.length === 0) {
-    void vscode.window.showWarningMessage(`AttnScope: no profile (*.attn.yaml / *.attn.json) or config.json in this workspace to ${purpose}.`);
+    const why = kind === 'profile' ? `; a config.json has no \`workload:\` or \`sweep:\` block, a profile that names it (model: ./config.json) does` : '';
+    void vscode.window.showWarningMessage(`AttnScope: no ${what} in this workspace to ${purpose}${why}.`);
     return undefined;
   }
   files.sort((a, b) => a.fsPath.localeCompare(b.fsPath));
   const picked = await vscode.window.showQuickPick(
     files.map((uri) => ({ label: basename(uri.fsPath), description: vscode.workspace.asRelativePath(uri, false), uri })),
-    { ...PICK_OPTIONS, title: `AttnScope: pick a profile or config to ${purpose}`, matchOnDescription: true },
+    { ...PICK_OPTIONS, title: `AttnScope: pick a ${kind === 'profile' ? 'profile' : 'profile or config'} to ${purpose}`, matchOnDescription: true },
   );
   return picked?.uri;
 }
@@ -146,7 +145,7 @@ async function runRefused(ctx: Ctx, arg: unknown, job: RunnerJob): Promise<boole
 async function startRun(ctx: Ctx, arg: unknown, job: RunKind): Promise<void> {
   const verb = job === 'simulate' ? 'simulate' : 'benchmark';
   if (await runRefused(ctx, arg, job)) return;
-  const uri = await targetFile(arg, verb);
+  const uri = await targetFile(arg, verb, job === 'simulate' ? 'profile' : 'model');
   if (!uri) return;
   const resolved = await resolve(ctx, uri, verb);
   if (!resolved) return;
@@ -166,7 +165,7 @@ async function startRun(ctx: Ctx, arg: unknown, job: RunKind): Promise<void> {
  */
 const runSweep: Factory = (ctx) => async (arg) => {
   if (await runRefused(ctx, arg, 'sweep')) return;
-  const uri = await targetFile(arg, 'sweep');
+  const uri = await targetFile(arg, 'sweep', 'profile');
   if (!uri) return;
   if (!isProfilePath(uri.fsPath)) {
     void vscode.window.showWarningMessage(`AttnScope: ${basename(uri.fsPath)} is no profile: a sweep is a profile's \`sweep:\` block (*.attn.yaml / *.attn.json, e.g. sweep: { axes: { kv_cache.page_size: [16, 32] } }).`);
@@ -198,7 +197,7 @@ const openDashboard: Factory = (ctx) => () => {
 };
 
 const showMemoryBreakdown: Factory = (ctx) => async (arg) => {
-  const uri = await targetFile(arg, 'show the memory of');
+  const uri = await targetFile(arg, 'show the memory of', 'model');
   if (!uri) return;
   const resolved = await resolve(ctx, uri, 'estimate the memory of');
   if (!resolved) return;

@@ -1,5 +1,8 @@
+/** What every AttnScope quick pick shares, and which files a command offers. */
+import { FILE_GLOBS, isConfigPath, isProfilePath, PROFILE_SUFFIXES } from '../core/config/fileKinds';
+
 /**
- * What every AttnScope quick pick shares (vscode.window.showQuickPick options).
+ * The options every quick pick takes (vscode.window.showQuickPick).
  *
  * `ignoreFocusOut`: the pick stays open when focus leaves it; Escape still closes it. VS Code
  * closes a quick pick on focus loss, and a pick shown by a command run from the palette while the
@@ -11,3 +14,21 @@
  * picked and nothing said (the e2e "compares two saved runs" step, about 1 CI run in 15).
  */
 export const PICK_OPTIONS = { ignoreFocusOut: true } as const;
+
+/**
+ * What a command may act on: 'profile' for a serving simulation or a sweep (they need a profile's
+ * `workload:` or `sweep:` block; a config.json has neither), 'model' for a benchmark or a memory
+ * estimate (a profile or a config.json).
+ */
+export type TargetKind = 'profile' | 'model';
+
+/** The findFiles glob of the files a command of `kind` offers when no such file is the active editor's. */
+export function targetGlob(kind: TargetKind): string {
+  const globs = kind === 'profile' ? PROFILE_SUFFIXES.map((s) => `**/*${s}`) : FILE_GLOBS;
+  return `{${globs.join(',')}}`;
+}
+
+/** Whether `path` is a file a command of `kind` acts on (core/config/fileKinds.ts names). */
+export function isTarget(kind: TargetKind, path: string): boolean {
+  return isProfilePath(path) || (kind === 'model' && isConfigPath(path));
+}

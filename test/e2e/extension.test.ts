@@ -575,6 +575,20 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     await page.screenshot({ path: join(shots, '08-compare.png') });
   });
 
+  // s33 newcomer-ed 8: with no profile active, the pick offered every config.json too, which has no workload.
+  it('offers only profiles to simulate when the active editor is a config.json', async () => {
+    await openFile(page, 'llama-3.1-8b/config.json', 'num_key_value_heads');
+    await runCommand(page, 'AttnScope: Run serving simulation');
+    const widget = page.locator('.quick-input-widget');
+    await widget.locator('.quick-input-title', { hasText: 'AttnScope: pick a profile to simulate' }).waitFor({ timeout: 30_000 });
+    const rows = widget.locator('.quick-input-list .monaco-list-row');
+    await rows.first().waitFor();
+    const labels = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+    assert.ok(labels.some((l) => l.startsWith('e2e.attn.yaml')), labels.join(' | '));
+    assert.ok(labels.every((l) => /^\S+\.attn\.(ya?ml|json)\b/.test(l)), `only profiles: ${labels.join(' | ')}`);
+    await page.keyboard.press('Escape');
+  });
+
   it('runs a serving simulation from its code lens: the pool, its summary and the modelled latency, no kernel timed, saved as a simulation', async () => {
     const before = savedRuns(ws).length;
     await openFile(page, 'e2e.attn.yaml', 'dtpye');
