@@ -4,8 +4,9 @@
  * so the page redraws at a bounded rate whatever the runner's event rate; requests from the
  * page (open, compare, export of a run or a sweep, PNG) answered here.
  */
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import { Commands } from '../core/protocol/lsp';
 import type { RunResult } from '../core/protocol/run';
@@ -14,7 +15,7 @@ import type { FromWebview, SweepListEntry, ToWebview } from '../core/protocol/we
 import { dashboardHtml, makeNonce } from './dashboardHtml';
 import { runToCsv, runToJson } from './exportRun';
 import { sweepToCsv } from './exportSweep';
-import { findRun, listRunsIn, type HistoryPlace } from './history';
+import { findRun, listRunsIn, rerunSource, type HistoryPlace } from './history';
 import { ShownRunStore } from './shownRun';
 import { StreamBatcher } from './streamBatcher';
 import { readSweepReport, sweepReportsIn } from './sweepReports';
@@ -377,9 +378,9 @@ export class Dashboard implements vscode.Disposable {
         await savePng(msg.name, msg.dataUrl, this.current?.id ? await findRun(folders, this.current.id).then((f) => f.folder, () => undefined) : undefined);
         return;
       case 'runBenchmark': {
-        // The file of the run shown (relative: to the workspace, as a recorded run's path is), else the command's own choice.
-        const workspace = vscode.workspace.workspaceFolders?.[0]?.uri;
-        const source = msg.source === undefined ? undefined : isAbsolute(msg.source) || !workspace ? vscode.Uri.file(msg.source) : vscode.Uri.joinPath(workspace, msg.source);
+        // The file of the run shown (a CLI run's relative path: in the run's own workspace folder,
+        // history.ts rerunSource), else the command's own choice (the active editor's file).
+        const source = msg.source === undefined ? undefined : vscode.Uri.file(rerunSource(msg.source, await this.rerunRoots(folders, msg.source), existsSync));
         await vscode.commands.executeCommand(msg.kind === 'simulate' ? Commands.runSimulation : Commands.runBenchmark, source);
         return;
       }
@@ -387,6 +388,19 @@ export class Dashboard implements vscode.Disposable {
         await vscode.commands.executeCommand(Commands.cancelRun);
         return;
     }
+  }
+
+  /**
+   * The workspace folders the relative `source` of the run shown is looked for in: the one its
+   * history folder is in first (where the CLI ran it, as the run is saved there), then the others
+   * in order.
+   */
+  private async rerunRoots(folders: readonly string[], source: string): Promise<string[]> {
+    const all = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+    const shown = this.current?.id && this.current.run.profile.sourcePath === source ? this.current.id : undefined;
+    const saved = shown ? await findRun(folders, shown).then((f) => f.folder, () => undefined) : undefined;
+    const own = saved === undefined ? undefined : vscode.workspace.getWorkspaceFolder(vscode.Uri.file(saved))?.uri.fsPath;
+    return own === undefined ? all : [own, ...all.filter((f) => f !== own)];
   }
 
   dispose(): void {

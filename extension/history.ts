@@ -7,7 +7,7 @@
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { access, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { arch, cpus, platform, release } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { Profile } from '../core/config/types';
 import { kernelBuildText } from '../core/format';
 import type { Estimate } from '../core/estimate/types';
@@ -224,4 +224,17 @@ export function partialRun(args: {
   environment?: Environment | null;
 }): RunResult {
   return createRun({ ...args, environment: args.environment ?? hostEnvironment(args.toolVersion) });
+}
+
+/**
+ * The file the dashboard's Run button runs again: a run's Profile.sourcePath, which the CLI records
+ * as given (relative to where it ran; the editor records absolute paths). A relative one is looked
+ * for in `roots`, the run's own workspace folder first (the one its history folder is in), then
+ * the others: the first that holds it, else the first root. Not the first workspace folder alone:
+ * in a multi-root workspace that ran another folder's profile, or none.
+ */
+export function rerunSource(source: string, roots: readonly string[], exists: (path: string) => boolean): string {
+  if (isAbsolute(source) || roots.length === 0) return source;
+  const candidates = roots.map((root) => join(root, source));
+  return candidates.find(exists) ?? candidates[0]!;
 }

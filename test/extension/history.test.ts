@@ -1,12 +1,12 @@
 /** Run history (extension/history.ts) and export (extension/exportRun.ts) on a temp folder. */
 import assert from 'node:assert/strict';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runToCsv } from '../../extension/exportRun';
 import { kernelBuildText } from '../../core/format';
-import { findRun, keptInHistory, listRuns, listRunsIn, loadRun, partialRun, runId, saveRun, saveRunSync } from '../../extension/history';
+import { findRun, keptInHistory, listRuns, listRunsIn, loadRun, partialRun, rerunSource, runId, saveRun, saveRunSync } from '../../extension/history';
 import { run as recorded } from '../fixtures/run';
 import { tempDir } from '../fixtures/tmp';
 
@@ -221,5 +221,23 @@ describe('CSV export', () => {
     assert.equal(ttft[header.indexOf('value')], String(run.pool!.latency!.ttft!.p50));
     assert.ok(rows > run.cases.length);
     assert.deepEqual(runToCsv({ ...run, cases: [], pool: undefined }), { text: 'table,source\n', rows: 0 });
+  });
+
+  // The dashboard's Run button resolved a CLI run's relative profile path against the first
+  // workspace folder: in a two-folder workspace, a run of the second folder's profile ran the first's.
+  it("runs a CLI run's relative profile again from the run's own workspace folder, else the folder that holds it", () => {
+    const a = tempDir('attnscope-rerun-a-');
+    const b = tempDir('attnscope-rerun-b-');
+    writeFileSync(join(a, 'p.attn.yaml'), 'model: ./config.json\n');
+    writeFileSync(join(b, 'p.attn.yaml'), 'model: ./config.json\n');
+    writeFileSync(join(b, 'only-b.attn.yaml'), 'model: ./config.json\n');
+    // Both folders hold p.attn.yaml: the run's own folder (b, listed first by the dashboard) wins over the workspace's first.
+    assert.equal(rerunSource('p.attn.yaml', [b, a], existsSync), join(b, 'p.attn.yaml'));
+    // Only b holds it: b, whatever the order.
+    assert.equal(rerunSource('only-b.attn.yaml', [a, b], existsSync), join(b, 'only-b.attn.yaml'));
+    // None holds it: the first (the run's own), where the command then says it is missing.
+    assert.equal(rerunSource('gone.attn.yaml', [b, a], existsSync), join(b, 'gone.attn.yaml'));
+    // An absolute path (the editor records those) is run as it is.
+    assert.equal(rerunSource(join(a, 'p.attn.yaml'), [b], existsSync), join(a, 'p.attn.yaml'));
   });
 });
