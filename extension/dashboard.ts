@@ -166,7 +166,7 @@ export class Dashboard implements vscode.Disposable {
     else if (msg.type === 'sweepEnded') this.sweepLive = this.sweepLive.length > 0 ? [this.sweepLive[0]!, msg] : [];
     if (msg.type === 'runStarted') this.live = [msg];
     else if (msg.type === 'case' || msg.type === 'environment' || msg.type === 'poolSamples' || msg.type === 'progress') this.live.push(msg);
-    else if (msg.type === 'runFinished') this.live = [];
+    else if (msg.type === 'runFinished' || msg.type === 'runRefused') this.live = [];
     if (!this.panel) return;
     if (this.ready) void this.panel.webview.postMessage(msg);
     else this.queue.push(msg);
@@ -213,11 +213,15 @@ export class Dashboard implements vscode.Disposable {
    * For deactivate(), synchronously: `notice` is what the next extension host tells the user (a
    * simulation the reload stopped, not saved; a sweep it stopped, with `resumeSweep`, its profile:
    * the notice's button runs that sweep again, which resumes), the run shown stays the one shown
-   * now. A failed write is logged.
+   * now, or none while a run streams. A failed write is logged.
    */
   noticeAfterReload(notice: string, resumeSweep?: string): void {
     try {
-      this.shownRun?.saveSync(this.current?.id ?? null, notice, resumeSweep);
+      // While a run streams, the page shows it, not `current` (the run finished before it): that
+      // one sent in the next host's `init` replaced the restored page's stopped run with a stale
+      // one beside the notice. None then: the page's own state stands (webview/model.ts shows a run
+      // restored as running, with no run in `init`, as interrupted by the reload).
+      this.shownRun?.saveSync(this.live.length > 0 ? null : (this.current?.id ?? null), notice, resumeSweep);
     } catch (err) {
       this.host.log.warn(`could not record the notice for the next window: ${err instanceof Error ? err.message : String(err)}`);
     }

@@ -11,7 +11,7 @@
  * test-results/e2e/failures/<step>/ (harness.ts failureArtifacts).
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -53,6 +53,17 @@ function timedRunner(dir: string, timeLog: string): string {
     '',
   ].join('\n'));
   return file;
+}
+
+/** The extension's record of the run the dashboard shows, for the next extension host (extension/shownRun.ts: `dashboard.json` in its workspace storage). */
+function shownRunRecord(userDataDir: string): { shownRunId: string | null } {
+  // The newest: a workspace can have more than one storage folder (VS Code adds "-2" and so on).
+  const files = readdirSync(userDataDir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith(join('attnscope.attnscope', 'dashboard.json')))
+    .map((f) => join(userDataDir, f))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  assert.ok(files.length > 0, 'the extension recorded what the dashboard shows');
+  return JSON.parse(readFileSync(files[0]!, 'utf8')) as { shownRunId: string | null };
 }
 
 /** The first `done` and `exit` times timedRunner logged. */
@@ -475,6 +486,10 @@ describe('AttnScope in code-server', { timeout: 600_000 }, () => {
     await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
     await notification(page, /llama-3\.1-8b · e2e\.attn\.yaml · simulation was interrupted when the window reloaded or closed; nothing is saved: a simulation is saved only when it ends/, 60_000);
     assert.equal(savedRuns(ws).length, before, 'nothing saved');
+    // The run the previous step left shown is not handed to the new host as the one shown: the
+    // page showed the simulation (extension/dashboard.ts noticeAfterReload records none while a
+    // run streams); that run sent in `init` replaced the stopped simulation with a stale one.
+    assert.equal(shownRunRecord(server.userDataDir).shownRunId, null);
     const after = await dashboardFrame(page);
     // What the page shows is the run shown before (none here), or, where the workbench flushed the
     // page's state while the simulation ran, that run as interrupted (webview/model.ts): not running.
