@@ -155,6 +155,44 @@ inline void prefetch_rows(const void* base, int rows, int64_t row_bytes, int64_t
     for (int64_t off = 0; off < row_bytes; off += 64) __builtin_prefetch(p + r * stride + off, 0, 2);
 }
 
+// Pages whose K and V read_kv_pages reads together, 256 B of each in turn.
+constexpr int kPagedReadGroup = 4;
+
+// Reads the K and V rows of tokens [t_begin, t_end) (row_bytes each, pages from `table`) with
+// the read-bandwidth peak's loads, kPagedReadGroup pages at a time, their K and V runs
+// interleaved 256 B by 256 B (peaks::read_streams: 8 address streams); a partial first or last
+// page alone. Over scattered 32 KiB pages that read 1.37x (64 MiB of K + V a thread) and 1.64x
+// (1 GiB) the page-by-page read, K then V (2 vCPU Zen 5, SCHED_FIFO scratch harness, 25-41
+// rounds; 8 pages 1.35x and 1.63x, K and V of one page interleaved 1.20x and 1.38x); consecutive
+// pages 1.03x. DESIGN.md, "Decode reading, session 33".
+void read_kv_pages(const PagedDecodeParams& p, const int32_t* table, int64_t t_begin, int64_t t_end,
+                   int64_t row_bytes) {
+  const int ps = p.page_size;
+  const void* streams[2 * kPagedReadGroup];
+  int n = 0;  // pages gathered, all of `run` bytes
+  size_t run = 0;
+  auto flush = [&] {
+    if (n == 1) {
+      peaks::read_bytes(streams[0], run);
+      peaks::read_bytes(streams[1], run);
+    } else if (n > 1) {
+      peaks::read_streams(streams, 2 * n, run);
+    }
+    n = 0;
+  };
+  for (int64_t t0 = t_begin, next; t0 < t_end; t0 = next) {
+    next = std::min<int64_t>(t_end, (t0 / ps + 1) * ps);  // t0's page, from t0's slot
+    const int64_t offset = (int64_t(table[t0 / ps]) * ps + t0 % ps) * row_bytes;
+    const size_t bytes = static_cast<size_t>((next - t0) * row_bytes);
+    if (n > 0 && bytes != run) flush();  // a partial first or last page reads on its own
+    run = bytes;
+    streams[2 * n] = static_cast<const char*>(p.k_pages) + offset;
+    streams[2 * n + 1] = static_cast<const char*>(p.v_pages) + offset;
+    if (++n == kPagedReadGroup) flush();
+  }
+  flush();
+}
+
 // Grid: (batch, partition). One task reads each page of its token range once, for every KV
 // head (a page slab is contiguous), and each K/V row serves the G query heads of its group.
 // Writes O/lse directly when there is one partition, otherwise the unnormalized accumulator
@@ -228,12 +266,32 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
   }
   if (fused_bf16 || fused_f32) {
     // One fused step per page for all KV heads; the step requests K and V of the page `ahead`
-    // pages on line by line beside its own loads.
-    for (int64_t t0 = t_begin; t0 < t_end; t0 = page_end(t0)) {
-      const int64_t next = (t0 / ps + ahead) * ps;
+    // pages on line by line beside its own loads. The bf16 step reads from L2: for each
+    // kPagedReadGroup pages whose pool slots are not consecutive, their K and V are read
+    // together first, runs interleaved (read_kv_pages), and the steps request nothing; pages in
+    // a consecutive run are read one by one, K then V, before their steps (read in groups they
+    // were 0.88-0.93x). Against reading every page so: scattered B = 16 1.09-1.14x, B = 1
+    // 0.98-1.00x, consecutive 0.96-0.98x (paired CPU time, 32k context, 2 vCPU Zen 5, A/A
+    // 0.99; DESIGN.md, "Decode reading, session 34").
+    bool together = false;  // this page's kPagedReadGroup pages were read by read_kv_pages
+    for (int64_t t0 = t_begin, i = 0; t0 < t_end; t0 = page_end(t0), ++i) {
+      const int64_t page = t0 / ps;
       const int count = static_cast<int>(std::min(page_end(t0), t_end) - t0);
       const void* k = slab(p.k_pages, t0, 0);
       const void* v = slab(p.v_pages, t0, 0);
+      if (fused_bf16) {
+        if (i % kPagedReadGroup == 0) {
+          const int64_t group_end = std::min<int64_t>(t_end, (page + kPagedReadGroup) * ps);
+          together = false;
+          for (int64_t j = page + 1; j * ps < group_end; ++j) together = together || table[j] != table[j - 1] + 1;
+          if (together) read_kv_pages(p, table, t0, group_end, row_stride_bytes);
+        }
+        if (!together) {
+          peaks::read_bytes(k, static_cast<size_t>(count * row_stride_bytes));
+          peaks::read_bytes(v, static_cast<size_t>(count * row_stride_bytes));
+        }
+      }
+      const int64_t next = together ? t_end : (page + ahead) * ps;
       const void* next_k = next < t_end ? slab(p.k_pages, next, 0) : nullptr;
       const void* next_v = next < t_end ? slab(p.v_pages, next, 0) : nullptr;
       if (fused_f32) {
@@ -368,46 +426,15 @@ Status run_paged(const PagedDecodeParams& p) {
   return ok();
 }
 
-// Pages whose K and V run_paged_read reads together, 256 B of each in turn.
-constexpr int kPagedReadGroup = 4;
-
 // Each task of run_paged's grid reads its pages' K and V rows in block-table order with the
-// read-bandwidth peak's loads: the same bytes split over the same threads, with no arithmetic and
-// no software prefetch, kPagedReadGroup pages at a time, their K and V runs interleaved 256 B by
-// 256 B (peaks::read_streams: 8 address streams). Over scattered 32 KiB pages that read 1.37x
-// (64 MiB of K + V a thread) and 1.64x (1 GiB) the page-by-page read, K then V, that this bound
-// used before (2 vCPU Zen 5, SCHED_FIFO scratch harness, 25-41 rounds; 8 pages 1.35x and 1.63x,
-// K and V of one page interleaved 1.20x and 1.38x); consecutive pages 1.03x. DESIGN.md, "Decode's
-// own ceiling".
+// read-bandwidth peak's loads (read_kv_pages): the same bytes split over the same threads, with
+// no arithmetic and no software prefetch.
 Status run_paged_read(const PagedDecodeParams& p) {
   const DecodePlan plan = plan_decode(p);
-  const int ps = p.page_size;
   const int64_t row_bytes = int64_t(p.num_kv_heads) * p.head_dim * dtype_bytes(p.kv_dtype);
   parallel_for(plan.threads, plan.tasks, [&](int64_t task, int) {
     const DecodeRange r = decode_range(p, plan, task);
-    const void* streams[2 * kPagedReadGroup];
-    int n = 0;  // pages gathered, all of `run` bytes
-    size_t run = 0;
-    auto flush = [&] {
-      if (n == 1) {
-        peaks::read_bytes(streams[0], run);
-        peaks::read_bytes(streams[1], run);
-      } else if (n > 1) {
-        peaks::read_streams(streams, 2 * n, run);
-      }
-      n = 0;
-    };
-    for (int64_t t0 = r.t_begin, next; t0 < r.t_end; t0 = next) {
-      next = std::min<int64_t>(r.t_end, (t0 / ps + 1) * ps);  // t0's page, from t0's slot
-      const int64_t offset = (int64_t(r.table[t0 / ps]) * ps + t0 % ps) * row_bytes;
-      const size_t bytes = static_cast<size_t>((next - t0) * row_bytes);
-      if (n > 0 && bytes != run) flush();  // a partial first or last page reads on its own
-      run = bytes;
-      streams[2 * n] = static_cast<const char*>(p.k_pages) + offset;
-      streams[2 * n + 1] = static_cast<const char*>(p.v_pages) + offset;
-      if (++n == kPagedReadGroup) flush();
-    }
-    flush();
+    read_kv_pages(p, r.table, r.t_begin, r.t_end, row_bytes);
   });
   return ok();
 }

@@ -276,39 +276,14 @@ void decode_page_bf16_t(int hkv, int g, int t, int d, float scale, const uint16_
   }
 }
 
-// Reads n 64-byte lines from p in address order (zmm loads summed, the sum kept alive): the
-// whole page's K or V before decode_page_bf16's phases read it column by column.
-__attribute__((noinline)) void read_lines(const uint16_t* p, int64_t n) {
-  const char* c = reinterpret_cast<const char*>(p);
-  __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    a0 = _mm512_add_epi64(a0, _mm512_loadu_si512(c + 64 * i));
-    a1 = _mm512_add_epi64(a1, _mm512_loadu_si512(c + 64 * i + 64));
-    a2 = _mm512_add_epi64(a2, _mm512_loadu_si512(c + 64 * i + 128));
-    a3 = _mm512_add_epi64(a3, _mm512_loadu_si512(c + 64 * i + 192));
-  }
-  for (; i < n; ++i) a0 = _mm512_add_epi64(a0, _mm512_loadu_si512(c + 64 * i));
-  const __m512i sum = _mm512_add_epi64(_mm512_add_epi64(a0, a1), _mm512_add_epi64(a2, a3));
-  __asm__ volatile("" : : "v"(sum));
-}
-
-// Before the phases, the page's K rows and then its V rows (t rows of ldkv bf16 each, contiguous
-// from k and v) are read once in address order. The lines the step requested two pages earlier
-// (prefetcht1) are then in L2, or are fetched by these independent loads in address order, which
-// the hardware prefetchers follow, rather than by the phases' loads, which read each KV head's
-// 256 B runs 2 KiB apart and wait on every miss. Measured on Zen 5 (2 vCPUs, both threads at
-// SCHED_FIFO, a scratch harness timing the step over 64 MiB of K + V pages per thread): 1.17x
-// (scattered pages) against the step without it, where an A/A pair read 1.01; in the kernel at
-// 32k context, scattered, paired CPU time: 1.12-1.20x at B = 1 and 1.13-1.16x at B = 16 (A/A
-// 0.99-1.03); consecutive pages within the noise. From L2 it costs 0.4-0.5 us a page. DESIGN.md,
-// "Decode reading and arithmetic, session 31".
+// The caller reads the page's K and V rows into L2 before the step (paged_decode.cc
+// read_kv_pages, 4 scattered pages at a time with their runs interleaved, or the page's K then
+// V rows), so that the phases, which read each KV head's 256 B runs 2 KiB apart, find them in L2
+// rather than waiting on each miss; next_k / next_v, when not null, are requested line by line
+// beside the loads. DESIGN.md, "Decode reading, session 34".
 void decode_page_bf16(int hkv, int g, int t, int d, float scale, const uint16_t* q_hi, const uint16_t* q_lo,
                       const uint16_t* k, const uint16_t* v, int64_t ldkv, const uint16_t* next_k,
                       const uint16_t* next_v, float* m, float* l, float* acc, int64_t ldacc) {
-  const int64_t lines = int64_t(t) * ldkv * 2 / 64;  // whole lines: a row of ldkv bf16 is 64 B-aligned in size
-  read_lines(k, lines);
-  read_lines(v, lines);
   if (q_lo) {
     decode_page_bf16_t<true>(hkv, g, t, d, scale, q_hi, q_lo, k, v, ldkv, next_k, next_v, m, l, acc, ldacc);
   } else {
