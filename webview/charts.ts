@@ -7,7 +7,7 @@
 import type { ChartConfiguration, ChartDataset, Plugin } from 'chart.js';
 import type { KernelCase, PoolSample } from '../core/protocol/run';
 import { caseLabel } from './compare';
-import { formatBytes, formatCount, formatDuration, formatGib, formatMs, formatParams, formatPercent, formatRate, fractionText, isMemoryBound, nativeBuildLabel } from '../core/format';
+import { formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatMs, formatParams, formatPercent, formatRate, formatSignificant, fractionText, isMemoryBound, nativeBuildLabel } from '../core/format';
 import type { ViewRun } from './model';
 import { withAlpha, type Palette } from './theme';
 import { spreadName, spreadsName } from '../core/noise';
@@ -31,6 +31,21 @@ export interface ChartSpec {
   height?: number;
   config: ChartConfiguration;
   table: ChartTable;
+  /**
+   * The chart's accessible name (the canvas's aria-label, as chart.js's accessibility guide asks
+   * for a canvas it draws on): what the chart shows and its key figures, for a screen reader;
+   * the data table under the chart has every figure.
+   */
+  ariaLabel: string;
+}
+
+/** Most items an accessible name lists before "and N more (Data table)": a name is read whole. */
+const ARIA_MAX_ITEMS = 6;
+
+/** `items` joined with "; ", at most ARIA_MAX_ITEMS of them, then how many more the Data table has. */
+export function ariaList(items: readonly string[]): string {
+  const shown = items.slice(0, ARIA_MAX_ITEMS).join('; ');
+  return items.length > ARIA_MAX_ITEMS ? `${shown}; and ${items.length - ARIA_MAX_ITEMS} more in the Data table` : shown;
 }
 
 const GIB = 1024 ** 3;
@@ -212,6 +227,7 @@ export function timingsChart(run: ViewRun, p: Palette): ChartSpec {
   return {
     id: 'timings',
     title: 'Kernel timings',
+    ariaLabel: `Kernel time per shape: ${ariaList(cases.map((c) => `${caseLabel(c)} median ${formatDuration(c.medianNs)}, ${spreadName(c.samplesNs.length)} ${formatDuration(c.p10Ns)} to ${formatDuration(c.p90Ns)}`))}`,
     empty: cases.length === 0 ? (run.status === 'running' ? 'Waiting for the first case…' : 'This run has no timed cases.') : null,
     // 'p10–p90' (or 'min–max', 'spread') and 'median' fit on one legend line at 340 px.
     height: caseChartHeight(cases.length, p, { xAxes: 1, legendLines: 1 }),
@@ -269,6 +285,7 @@ export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
   return {
     id: 'throughput',
     title: 'Throughput',
+    ariaLabel: `Achieved throughput: ${ariaList(cases.map((c) => `${caseLabel(c)} ${isMemoryBound(c) ? formatRate(c.gbps * 1e9, 'B/s') : formatRate(c.gflops * 1e9, 'FLOP/s')}${c.fractionOfPeak == null ? '' : `, ${peakFractionText(c.fractionOfPeak)} of ${c.ceiling ?? 'peak'}`}`))}`,
     empty: cases.length === 0 ? 'No timed cases yet.' : null,
     summary: against.length > 0 ? `Fraction of peak (tooltip, table) against this machine's measured ${against.join('; ')}.` : null,
     // Both kinds of case: a second x axis (GB/s on top), and the two legend items wrap onto two lines below ~400 px.
@@ -588,6 +605,7 @@ export function rooflineChart(run: ViewRun, p: Palette): ChartSpec {
   return {
     id: 'roofline',
     title: 'Roofline',
+    ariaLabel: `Roofline, achieved GFLOP/s against arithmetic intensity: roofs ${[...compute.map((c) => `${c.label} ${formatRate(c.flopsPerSec, 'FLOP/s')}`), ...(bandwidthLabel ? [bandwidthLabel] : [])].join(', ') || 'not measured'}; ${ariaList(points.map((q) => `${q.label} ${formatSignificant(q.x)} FLOP/byte, ${formatRate(q.y * 1e9, 'FLOP/s')}`))}`,
     // A streamed run's roofs are drawn from its environment message on, before its first case.
     empty: points.length === 0 && !(run.status === 'running' && roofs.length > 0) ? 'No timed cases yet.' : null,
     config,
@@ -694,6 +712,8 @@ export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
   return {
     id: 'memory',
     title: 'Memory',
+    // Each part with its size, in the bar's order; the device and whether the parts fit it.
+    ariaLabel: `${unsized ? 'Memory (estimate; the KV pool is not sized)' : `Memory breakdown (estimate) of ${labels[0]}`}: ${parts.map(([label, bytes]) => `${label} ${formatBytes(bytes)}`).join('; ')}${overGib !== null ? `. They need ${formatGib(needed)}, more than the device's ${formatGib(device.bytes!)}: they do not fit` : ''}`,
     empty: e ? null : 'No estimate for this run.',
     summary,
     height: unsized ? 180 : undefined,
@@ -833,6 +853,7 @@ export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
   return {
     id: 'poolTimeline',
     title: 'Page pool',
+    ariaLabel: `KV page pool${numPages !== undefined ? ` of ${formatCountOf(numPages, 'page')}` : ''}${samples.length > 0 ? ` over ${formatSignificant(samples[samples.length - 1]!.t)} s simulated` : ''}: ${poolSummaryLine(run) ?? 'no samples yet'}`,
     empty: samples.length === 0 ? noPoolText(run) : null,
     summary: poolSummaryLine(run),
     // Room for the plot under a legend that wraps at the dashboard's default width.
@@ -881,6 +902,7 @@ export function poolBaselinesChart(run: ViewRun, p: Palette): ChartSpec {
   return {
     id: 'poolBaselines',
     title: 'Baselines',
+    ariaLabel: `Paged pool vs contiguous allocation, % of reserved KV memory: ${rows.map((r) => `${r.name}: useful ${formatPercent(r.useful)}, internal fragmentation ${formatPercent(r.internal)}, external fragmentation ${r.external === null ? 'none (paged)' : formatPercent(r.external)}${r.peak === null ? '' : `, peak concurrency ${formatCount(r.peak)}`}`).join('; ')}`,
     // Title, three legend rows where they wrap (320 px), the axis: the nine bars keep ~190 px.
     height: 340,
     empty: pool ? null : run.status === 'running' ? 'Baselines come when the simulation ends.' : 'This run has no pool simulation.',

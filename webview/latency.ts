@@ -8,7 +8,7 @@
  */
 import type { ChartConfiguration, ChartDataset } from 'chart.js';
 import type { LatencyStats, LatencySummary } from '../core/protocol/latency';
-import { formatMs, formatPercent } from '../core/format';
+import { formatCount, formatMs, formatPercent, formatSignificant } from '../core/format';
 import type { ViewRun } from './model';
 import { durationLogTick, noPoolText, simulatedTimeAxis, type ChartSpec } from './charts';
 import { withAlpha, type Palette } from './theme';
@@ -103,6 +103,7 @@ export function latencyCdfChart(run: ViewRun, p: Palette): ChartSpec {
   return {
     id: 'latencyCdf',
     title: 'Latency',
+    ariaLabel: l ? `Latency CDF (modelled): ${latencySummaryLine(l).replace(/^modelled: /, '')}${l.slo?.ttftMs !== undefined || l.slo?.tpotMs !== undefined ? `; SLO ${[l.slo?.ttftMs !== undefined ? `TTFT ${formatMs(l.slo.ttftMs)}` : '', l.slo?.tpotMs !== undefined ? `TPOT ${formatMs(l.slo.tpotMs)}` : ''].filter((x) => x).join(', ')}` : ''}` : 'Latency CDF (modelled): no latency',
     summary: l ? latencySummaryLine(l) : null,
     empty: l
       ? null
@@ -141,6 +142,7 @@ export function capacityChart(run: ViewRun, p: Palette): ChartSpec {
   return {
     id: 'capacity',
     title: 'Capacity',
+    ariaLabel: `${title}: p99 TTFT and TPOT at ${points.length} arrival rates: ${points.map((x) => `${x.rate.toPrecision(4)} req/s ${x.meets ? 'meets' : 'misses'} the SLO`).join('; ')}`,
     empty: c ? null : 'No capacity search in this run (attnscope simulate --max-rate --json FILE records one).',
     config,
     table: {
@@ -166,6 +168,13 @@ export function queueChart(run: ViewRun, p: Palette): ChartSpec {
   const peak = (label: string, value: number | undefined, color: string) =>
     value === undefined || span.length === 0 ? [] : [{ type: 'line' as const, label: `${label} ${value} (every step, not sampled)`, data: span.map((x) => ({ x, y: value })), borderColor: color, backgroundColor: color, borderWidth: p.lineWidth, borderDash: [6, 4], pointRadius: 0, fill: false }];
   const peaks = [...peak('peak running', summary?.peakConcurrency, p.series[2]!), ...peak('peak waiting', summary?.peakWaiting, p.series[4]!)];
+  // The accessible name's figures: the peaks over every step where the run has them, else the samples' highest.
+  const most = (key: 'running' | 'waiting' | 'preempted'): string => formatCount(samples.reduce((m, s) => Math.max(m, s[key]), 0));
+  const figures = [
+    summary ? `peak running ${formatCount(summary.peakConcurrency)}` : `at most ${most('running')} running in the samples`,
+    summary?.peakWaiting !== undefined ? `peak waiting ${formatCount(summary.peakWaiting)}` : `at most ${most('waiting')} waiting in the samples`,
+    `at most ${most('preempted')} waiting after a preemption`,
+  ];
   const config: ChartConfiguration = {
     type: 'line',
     data: { datasets: [series('running', 'running', p.series[2]!), series('waiting', 'waiting', p.series[4]!), series('waiting, preempted', 'preempted', p.series[5]!), ...peaks] } as ChartConfiguration['data'],
@@ -177,6 +186,7 @@ export function queueChart(run: ViewRun, p: Palette): ChartSpec {
   return {
     id: 'queue',
     title: 'Queue',
+    ariaLabel: `Requests running and waiting${span.length > 0 ? ` over ${formatSignificant(span[1]!)} s` : ''} of simulated time: ${figures.join(', ')}`,
     empty: samples.length === 0 ? noPoolText(run) : null,
     config,
     table: { columns: ['t (s)', 'running', 'waiting', 'of them preempted'], rows: samples.map((s) => [s.t.toFixed(2), String(s.running), String(s.waiting), String(s.preempted)]) },

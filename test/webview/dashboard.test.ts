@@ -47,11 +47,10 @@ const spaced = (text: string): string => text.replace(/\s/g, ' ');
 /** 0.99253 -> "99.3%". */
 const percent = (fraction: number): string => `${(100 * fraction).toFixed(1)}%`;
 
-/** Chart.js's own account of what it drew, from the canvas's aria-label: dataset label -> element count. */
+/** Chart.js's own account of what it drew, from the canvas's data-drawn: dataset label -> element count. */
 async function drawnPoints(page: Page, chart: string): Promise<Record<string, number>> {
-  const label = (await page.getAttribute(`#chart-${chart}`, 'aria-label')) ?? '';
+  const list = (await page.getAttribute(`#chart-${chart}`, 'data-drawn')) ?? '';
   const out: Record<string, number> = {};
-  const list = label.slice(label.lastIndexOf(' — ') + 3);
   for (const part of list.split('; ')) {
     const m = /^(.*): (\d+) points$/.exec(part);
     if (m) out[m[1]!] = Number(m[2]);
@@ -126,7 +125,7 @@ async function recordTexts(page: Page): Promise<void> {
  * `maxWidth` CSS px wide) and drawn it at that size: the canvas's CSS size is its box's and its
  * backing size is what the last full clear found. That is the signal, not the texts (a log axis
  * legitimately skips tick labels); read in the same task as it is checked. Call recordTexts first,
- * and wait for the data to be drawn (e.g. the canvas's aria-label) before: this waits for the size.
+ * and wait for the data to be drawn (e.g. the canvas's data-drawn) before: this waits for the size.
  */
 async function lastDrawnTexts(page: Page, id: string, maxWidth: number): Promise<DrawnText[]> {
   const settled = await page.waitForFunction(([id, maxWidth]) => {
@@ -178,7 +177,7 @@ describe('dashboard webview in Chromium', () => {
     page = await openDashboard(browser, server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
     page.on('request', (r) => requests.push(r.url()));
     await send(page, { type: 'init', runs: [{ id: RUN_ID, name: run.name, createdAt: run.createdAt, status: 'ok', cases: run.cases.length }], current: run, currentId: RUN_ID });
-    await page.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('aria-label')?.includes('points'));
+    await page.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('data-drawn')?.includes('points'));
   });
 
   after(async () => {
@@ -261,6 +260,31 @@ describe('dashboard webview in Chromium', () => {
     assert.equal(percentiles[1]![4], `${Number((latency.ttft!.p99 * 1000).toPrecision(3))} ms`);
     // The fixture's summary: peakConcurrency 16, peakWaiting 0, each a two-point dashed line over the samples' span.
     assert.deepEqual(await drawnPoints(page, 'queue'), { running: n, waiting: n, 'waiting, preempted': n, 'peak running 16 (every step, not sampled)': 2, 'peak waiting 0 (every step, not sampled)': 2 });
+  });
+
+  it('names each chart by what it shows and its key figures, described by its summary line, its details the Data table (s33 newcomer-ed 5: "weights: 1 points")', async () => {
+    const aria = async (id: string): Promise<string> => (await page.getAttribute(`#chart-${id}`, 'aria-label')) ?? '';
+    // The fixture's estimate by hand: weights 16,060,522,496 B = 14.96 GiB ("15 GiB" to three
+    // digits); KV pool 2,048 pages × 2 MiB = 4 GiB; of 0.9 × 80 GiB, 72 − 14.96 − 4 = 53.04 GiB
+    // free; 0.1 × 80 = 8 GiB left alone.
+    const memory = await aria('memory');
+    for (const part of ['Memory breakdown (estimate) of device 80 GiB', 'weights 15 GiB', 'KV pool 4 GiB', 'free (under gpu_memory_utilization 0.9) 53 GiB', 'left alone (1 − gpu_memory_utilization) 8 GiB']) assert.ok(memory.includes(part), `${part} in "${memory}"`);
+    assert.doesNotMatch(memory, /points/);
+    // The recorded latency (test/fixtures/run.ts): TTFT p50 18.33 ms, p99 114.1 ms; TPOT p50 6.826 ms, p99 7.915 ms.
+    const latency = await aria('latencyCdf');
+    for (const part of ['TTFT p50 18.3 ms, p99 114 ms', 'TPOT p50 6.83 ms, p99 7.92 ms']) assert.ok(latency.includes(part), `${part} in "${latency}"`);
+    // The pool summary: peak occupancy 0.5908 of 2,048 pages, no preemption.
+    const pool = await aria('poolTimeline');
+    for (const part of ['KV page pool of 2,048 pages', 'peak occupancy 59.1%', '0 preemptions']) assert.ok(pool.includes(part), `${part} in "${pool}"`);
+    // The baselines: each allocation's useful share, its fragmentation, its peak concurrency (16 paged).
+    assert.match(await aria('poolBaselines'), /^Paged pool vs contiguous allocation, % of reserved KV memory: paged \(page_size 16\): useful 99\.3%, internal fragmentation 0\.7%, external fragmentation none \(paged\), peak concurrency 16; contiguous, max_model_len: /);
+    // Described by the summary line above the chart; its details, the Data table under it (collapsed: aria-details, not read as the description).
+    for (const id of ['memory', 'poolTimeline', 'latencyCdf', 'poolBaselines']) {
+      const [details, describedBy] = await page.$eval(`#chart-${id}`, (c) => [c.getAttribute('aria-details'), c.getAttribute('aria-describedby')]);
+      assert.equal(await page.$eval(`#${details}`, (d) => [d.tagName, d.querySelector('summary')?.textContent, d.closest('section')?.getAttribute('data-chart')].join(' ')), `DETAILS Data ${id}`);
+      if (id === 'poolBaselines') assert.equal(describedBy, null, 'no summary line');
+      else assert.equal(describedBy, `summary-${id}`);
+    }
   });
 
   it('redraws in the new colours when the theme changes (light, high contrast)', async () => {
@@ -350,7 +374,7 @@ describe('dashboard webview in Chromium', () => {
 
   it('restores its state after a reload without the extension resending the run', async () => {
     await page.reload();
-    await page.waitForFunction(() => document.querySelector('#chart-timings')?.getAttribute('aria-label')?.includes('points'));
+    await page.waitForFunction(() => document.querySelector('#chart-timings')?.getAttribute('data-drawn')?.includes('points'));
     await setTheme(page, 'dark'); // VS Code sets the theme on every (re)load of a webview
     assert.deepEqual(await drawnPoints(page, 'timings'), { 'p10–p90': timed.length, median: timed.length });
     assert.equal(await page.textContent('#run-title'), run.name);
@@ -364,9 +388,9 @@ describe('dashboard webview in Chromium', () => {
     }
     await send(page, { type: 'poolSamples', samples: run.pool!.samples.slice(0, 2) });
     await send(page, { type: 'poolSamples', samples: run.pool!.samples.slice(2, 5) });
-    await page.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('aria-label')?.includes('free: 5 points'));
+    await page.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('data-drawn')?.includes('free: 5 points'));
     // Charts redraw at most every 250 ms while a run streams: wait for the timings chart's second case too.
-    await page.waitForFunction(() => document.querySelector('#chart-timings')?.getAttribute('aria-label')?.includes('median: 2 points'));
+    await page.waitForFunction(() => document.querySelector('#chart-timings')?.getAttribute('data-drawn')?.includes('median: 2 points'));
     assert.match((await page.textContent('#summary-poolTimeline')) ?? '', /^so far: peak occupancy /);
     assert.deepEqual(await drawnPoints(page, 'timings'), { 'p10–p90': 2, median: 2 });
     assert.equal(await page.getAttribute('#run-progress', 'value'), String(2 / 3));
@@ -404,7 +428,7 @@ describe('dashboard webview in Chromium', () => {
       await send(fresh, { type: 'environment', environment: run.environment });
       await send(fresh, { type: 'progress', done: 1, total: 3, message: 'prefill B1 N512: timing' });
       // The roofs in the canvas's account of what it drew, no case yet.
-      await fresh.waitForFunction(() => /FMA peak/.test(document.querySelector('#chart-roofline')?.getAttribute('aria-label') ?? ''));
+      await fresh.waitForFunction(() => /FMA peak/.test(document.querySelector('#chart-roofline')?.getAttribute('data-drawn') ?? ''));
       const texts = (await lastDrawnTexts(fresh, 'roofline', 980)).map((t) => t.text);
       // The recorded run's peaks (test/fixtures/run.ts), written as the page's labels write them.
       const peaks = run.environment.peaks!;
@@ -415,7 +439,7 @@ describe('dashboard webview in Chromium', () => {
       await fresh.locator('section[data-chart="roofline"]').screenshot({ path: join(shots, 'roofline-streaming.png') });
       // The first case lands among the roofs.
       await send(fresh, { type: 'case', case: timed[0] });
-      await fresh.waitForFunction(() => /: 1 points/.test(document.querySelector('#chart-roofline')?.getAttribute('aria-label') ?? ''));
+      await fresh.waitForFunction(() => /: 1 points/.test(document.querySelector('#chart-roofline')?.getAttribute('data-drawn') ?? ''));
     } finally {
       await fresh.close();
     }
@@ -597,7 +621,7 @@ describe('dashboard webview in Chromium', () => {
     const sim: RunResult = { ...run, kind: 'simulate', cases: [], name: 'llama · run.attn.yaml · simulation' };
     await send(page, { type: 'showRun', run: sim, id: null });
     await page.waitForFunction(() => document.querySelector('#run-title')?.textContent?.endsWith('simulation'));
-    await page.waitForFunction(() => document.querySelector('#chart-latencyCdf')?.getAttribute('aria-label')?.includes('points'));
+    await page.waitForFunction(() => document.querySelector('#chart-latencyCdf')?.getAttribute('data-drawn')?.includes('points'));
     const visible = async (id: string) => page.$eval(`section[data-chart="${id}"]`, (c) => (c as HTMLElement).offsetParent !== null);
     for (const id of ['timings', 'throughput', 'roofline']) assert.equal(await visible(id), false, `${id}: no kernel card for a simulation`);
     for (const id of ['poolTimeline', 'latencyCdf', 'memory']) assert.equal(await visible(id), true, `${id} shows`);
@@ -658,7 +682,7 @@ describe('dashboard webview in Chromium', () => {
   it('lays the cards out without a half-empty row: a card alone in its row takes all of it, charts with nothing to show go last', async () => {
     await page.locator('vscode-tab-header', { hasText: 'Run' }).click();
     await send(page, { type: 'showRun', run, id: RUN_ID });
-    await page.waitForFunction(() => document.querySelector('#chart-queue')?.getAttribute('aria-label')?.includes('points'));
+    await page.waitForFunction(() => document.querySelector('#chart-queue')?.getAttribute('data-drawn')?.includes('points'));
     const boxes = await page.$$eval('.chart-grid > section.card', (cards) => cards.map((c) => {
       const r = c.getBoundingClientRect();
       return { id: (c as HTMLElement).dataset.chart!, top: Math.round(r.top), width: Math.round(r.width), empty: c.classList.contains('is-empty') };
@@ -690,7 +714,7 @@ describe('dashboard webview in Chromium', () => {
     const estimate = { ...run.estimate, kvBytesPerToken: 131072, kvBytesForSeqLen: 131072 * 131072, attention: { ...run.estimate.attention, seqLen: 131072 }, pool: { ...run.estimate.pool, budgetSource: 'none', pages: 0, budgetBytes: 0 }, notes: ['no device memory_gib, device.gpu or kv_cache memory_gib: the pool is not sized'] };
     await send(page, { type: 'showEstimate', name: 'config.json', profile: { ...run.profile, device: { ...run.profile.device, memoryGib: null } }, estimate });
     await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'estimate');
-    await page.waitForFunction(() => document.querySelector('#chart-memory')?.getAttribute('aria-label')?.includes('KV cache of one 131,072-token sequence'));
+    await page.waitForFunction(() => document.querySelector('#chart-memory')?.getAttribute('data-drawn')?.includes('KV cache of one 131,072-token sequence'));
     const visible = await page.$$eval('.chart-grid > section.card', (cards) => cards.filter((c) => (c as HTMLElement).offsetParent !== null).map((c) => (c as HTMLElement).dataset.chart));
     assert.deepEqual(visible, ['memory']);
     assert.match((await page.textContent('#summary-memory')) ?? '', /the pool is not sized/);
@@ -710,7 +734,7 @@ describe('dashboard webview in Chromium', () => {
     // A bf16 peak 1.5x the fp32 one: the two flat roofs lie a few pixels apart on the log axis, the closest they come.
     const peaks = { ...run.environment.peaks!, avx512Bf16FlopsPerSec: 1.5 * run.environment.peaks!.fp32FlopsPerSec! };
     await send(page, { type: 'runFinished', run: { ...run, name: 'bf16.attn.yaml', environment: { ...run.environment, peaks } }, id: null });
-    await page.waitForFunction(() => document.querySelector('#chart-roofline')?.getAttribute('aria-label')?.includes('bf16 AVX512-BF16 peak'));
+    await page.waitForFunction(() => document.querySelector('#chart-roofline')?.getAttribute('data-drawn')?.includes('bf16 AVX512-BF16 peak'));
     await page.locator('section[data-chart="roofline"]').screenshot({ path: join(shots, 'roofline-bf16.png') });
   });
 
@@ -726,8 +750,8 @@ describe('dashboard webview in Chromium', () => {
         const fp32 = si(peaks.fp32FlopsPerSec!, 'FLOP/s');
         const bf16 = 'avx512Bf16FlopsPerSec' in peaks ? si(peaks.avx512Bf16FlopsPerSec!, 'FLOP/s') : null;
         const computeLabels = [[`fp32 FMA peak ${fp32}`, `fp32 ${fp32}`], ...(bf16 ? [[`bf16 AVX512-BF16 peak ${bf16}`, `AVX512-BF16 ${bf16}`]] : [])];
-        // This run's roofs drawn (the page describes them in the canvas's aria-label after drawing), then the draw at the narrow width.
-        await page.waitForFunction((bf16) => (document.querySelector('#chart-roofline')?.getAttribute('aria-label') ?? '').includes('bf16 AVX512-BF16 peak') === bf16, bf16 !== null);
+        // This run's roofs drawn (the page describes them in the canvas's data-drawn after drawing), then the draw at the narrow width.
+        await page.waitForFunction((bf16) => (document.querySelector('#chart-roofline')?.getAttribute('data-drawn') ?? '').includes('bf16 AVX512-BF16 peak') === bf16, bf16 !== null);
         const texts = await lastDrawnTexts(page, 'roofline', 330);
         await page.locator('section[data-chart="roofline"]').screenshot({ path: join(shots, `roofline-340-${name}.png`) });
         for (const labels of computeLabels) assert.ok(texts.some((t) => labels.includes(t.text)), `no ${labels.join(' / ')} among ${texts.map((t) => t.text).join(' | ')}`);
@@ -746,7 +770,7 @@ describe('dashboard webview in Chromium', () => {
     const lines = ['prefill', 'B1 N512', 'prefill', 'B1 N1024', 'decode', 'B1 ctx1024 p16', 'decode', 'B1 ctx4096 p16', 'decode', 'B8 ctx1024 p16', 'decode', 'B8 ctx4096 p16'];
     await recordTexts(page);
     await send(page, { type: 'runFinished', run: { ...run, name: 'six.attn.yaml', cases: six }, id: null });
-    await page.waitForFunction(() => document.querySelector('#chart-throughput')?.getAttribute('aria-label')?.endsWith('GFLOP/s (compute-bound): 6 points; GB/s (memory-bound): 6 points'));
+    await page.waitForFunction(() => document.querySelector('#chart-throughput')?.getAttribute('data-drawn')?.endsWith('GFLOP/s (compute-bound): 6 points; GB/s (memory-bound): 6 points'));
     try {
       for (const width of [480, 340]) {
         await page.setViewportSize({ width, height: 900 });
@@ -768,9 +792,9 @@ describe('dashboard webview in Chromium', () => {
     const eighteen = [1, 4, 16].flatMap((k) => six.map((c) => ({ ...c, shape: { ...c.shape, batchSize: k * c.shape.batchSize } })));
     await recordTexts(page);
     await send(page, { type: 'runFinished', run: { ...run, name: 'all.attn.yaml', cases: eighteen }, id: null });
-    // The kernel charts drawn with the 18 cases (the page writes each canvas's aria-label after drawing it); the pool
+    // The kernel charts drawn with the 18 cases (the page writes each canvas's data-drawn after drawing it); the pool
     // and latency charts show the recorded run's pool, as they have since the first test.
-    await page.waitForFunction((want) => want.every(([id, text]) => document.querySelector(`#chart-${id}`)?.getAttribute('aria-label')?.includes(text)), [
+    await page.waitForFunction((want) => want.every(([id, text]) => document.querySelector(`#chart-${id}`)?.getAttribute('data-drawn')?.includes(text)), [
       ['timings', 'median: 18 points; p10–p90: 18 points'],
       ['throughput', 'GFLOP/s (compute-bound): 18 points; GB/s (memory-bound): 18 points'],
       ['roofline', 'prefill (flash_fwd): 6 points; decode (paged_decode): 12 points'],
@@ -885,7 +909,7 @@ describe('dashboard webview in Chromium', () => {
       // The recorded run, run from a file whose name makes the Run button "Run benchmark: llama-3.1-8b-instruct.attn.yaml" (wider than 288 px).
       const named = { ...run, profile: { ...run.profile, sourcePath: 'examples/llama-3.1-8b-instruct.attn.yaml' } };
       await send(fresh, { type: 'init', runs: [], current: named, currentId: RUN_ID, sweep: logSweep });
-      await fresh.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('aria-label')?.includes('points'));
+      await fresh.waitForFunction(() => document.querySelector('#chart-poolTimeline')?.getAttribute('data-drawn')?.includes('points'));
       const found: string[] = [];
       for (const theme of ['dark', 'light'] as const) {
         await setTheme(fresh, theme);
