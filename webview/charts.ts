@@ -832,7 +832,10 @@ export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
   const frag = any((s) => s.internalFragmentation);
   if (frag) datasets.push({ type: 'line', label: 'fragmentation %', data: xy((s) => s.internalFragmentation * 100), yAxisID: 'yPct', borderColor: p.series[5], borderWidth: p.lineWidth + 0.5, borderDash: [4, 3], pointRadius: 0, fill: false, order: 0, normalized: true });
   const preempted = any((s) => s.preempted);
-  if (preempted) datasets.push({ type: 'line', label: 'preempted (waiting to recompute)', data: xy((s) => s.preempted), yAxisID: 'yCount', stepped: true, borderColor: p.series[1], borderWidth: p.lineWidth + 0.5, pointRadius: 0, fill: false, order: 0, normalized: true });
+  // Green, drawn over the blue held area: VS Code's charts.orange is the blue-navy #0F4A85 in High
+  // Contrast Light (minimap.findMatchHighlight's hcLight), lost over charts.blue (s33 newcomer-ed 6);
+  // charts.green differs from charts.blue in hue in all four theme kinds (test/webview/charts.test.ts).
+  if (preempted) datasets.push({ type: 'line', label: 'preempted (waiting to recompute)', data: xy((s) => s.preempted), yAxisID: 'yCount', stepped: true, borderColor: p.series[2], borderWidth: p.lineWidth + 0.5, pointRadius: 0, fill: false, order: 0, normalized: true });
   const numPages = run.pool?.numPages ?? (samples.length > 0 ? samples[0]!.pagesUsed + samples[0]!.pagesCached + samples[0]!.pagesFree : undefined);
   const scales: Record<string, unknown> = {
     x: simulatedTimeAxis(p, samples),

@@ -435,3 +435,63 @@ describe('kernel charts', () => {
     assert.deepEqual(Object.keys(throughputChart(view, palette).config.options!.scales!).sort(), ['xBytes', 'xFlops', 'y']);
   });
 });
+
+/**
+ * The charts.* colours of VS Code 1.100.3 (code-server 4.100.3, the e2e's editor) in each theme
+ * kind, as its colour registry defines them (out/vs/code/browser/workbench/workbench.js):
+ * charts.blue = editorInfo.foreground, charts.orange = minimap.findMatchHighlight (hcLight
+ * #0F4A85: a navy), charts.red = editorError.foreground, charts.yellow = editorWarning.foreground;
+ * green and purple given per kind. Backgrounds: Dark Modern's editor #1f1f1f, white, black.
+ */
+const VS_CODE_PALETTES: Record<'light' | 'dark' | 'high-contrast' | 'high-contrast-light', Palette> = {
+  light: { ...palette, kind: 'light', foreground: '#616161', background: '#ffffff', series: ['#1a85ff', '#d18616', '#388a34', '#652d90', '#e51400', '#bf8803'] },
+  dark: { ...palette, kind: 'dark', background: '#1f1f1f', series: ['#3794ff', '#d18616', '#89d185', '#b180d7', '#f14c4c', '#cca700'] },
+  'high-contrast': { ...palette, kind: 'high-contrast', foreground: '#ffffff', background: '#000000', series: ['#3794ff', '#ab5a00', '#89d185', '#b180d7', '#f48771', '#ffd370'], lineWidth: 3 },
+  'high-contrast-light': { ...palette, kind: 'high-contrast-light', foreground: '#292929', background: '#ffffff', series: ['#1a85ff', '#0f4a85', '#374e06', '#652d90', '#b5200d', '#895503'], lineWidth: 3 },
+};
+
+/** [r, g, b] in 0–1 of '#rrggbb', or of 'rgba(r, g, b, a)' composited over `under` ('#rrggbb'). */
+function rgbOf(colour: string, under = '#ffffff'): [number, number, number] {
+  const hex = /^#([0-9a-f]{6})$/i.exec(colour);
+  if (hex) return [0, 2, 4].map((i) => Number.parseInt(hex[1]!.slice(i, i + 2), 16) / 255) as [number, number, number];
+  const m = /^rgba\(([\d.]+),\s*([\d.]+),\s*([\d.]+),\s*([\d.]+)\)$/.exec(colour)!;
+  const a = Number(m[4]);
+  const bg = rgbOf(under);
+  return [1, 2, 3].map((i, k) => a * (Number(m[i]) / 255) + (1 - a) * bg[k]!) as [number, number, number];
+}
+
+/** WCAG 2 contrast ratio of two colours (relative luminance, https://www.w3.org/TR/WCAG21/#dfn-contrast-ratio). */
+function contrast(a: [number, number, number], b: [number, number, number]): number {
+  const lum = (c: [number, number, number]) => {
+    const [r, g, bl] = c.map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
+  };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+  return (hi! + 0.05) / (lo! + 0.05);
+}
+
+/** Hue in degrees (HSL) of an RGB colour. */
+function hue([r, g, b]: [number, number, number]): number {
+  const max = Math.max(r, g, b);
+  const d = max - Math.min(r, g, b);
+  if (d === 0) return 0;
+  const h = max === r ? ((g - b) / d) % 6 : max === g ? (b - r) / d + 2 : (r - g) / d + 4;
+  return (h * 60 + 360) % 360;
+}
+
+describe('pool chart colours in the four theme kinds', () => {
+  it('draws the preempted line in a hue apart from the held area it crosses, and at 3:1 or more against it in high contrast (s33 newcomer-ed 6)', () => {
+    const samples = Array.from({ length: 10 }, (_, i) => ({ ...sample(i, 60), preempted: i % 3 }));
+    for (const [kind, p] of Object.entries(VS_CODE_PALETTES)) {
+      const spec = poolTimelineChart({ ...viewOfRun(run, null), pool: null, poolSamples: samples }, p);
+      const datasets = Object.fromEntries((spec.config.data.datasets as Array<{ label: string; borderColor: string; backgroundColor: string }>).map((d) => [d.label, d]));
+      const line = rgbOf(datasets['preempted (waiting to recompute)']!.borderColor);
+      const area = rgbOf(datasets['held: tokens']!.backgroundColor, p.background);
+      const apart = Math.abs(hue(line) - hue(area));
+      // 60°: a sixth of the wheel, blue (212°) against green (80°-117°); the navy of charts.orange in HC Light was 1° from it.
+      assert.ok(Math.min(apart, 360 - apart) >= 60, `${kind}: hues ${hue(line).toFixed(0)}° and ${hue(area).toFixed(0)}°`);
+      // WCAG 2.1 1.4.11 (non-text contrast): 3:1 against the adjacent colour, in the themes chosen for contrast.
+      if (kind.startsWith('high-contrast')) assert.ok(contrast(line, area) >= 3, `${kind}: contrast ${contrast(line, area).toFixed(2)}`);
+    }
+  });
+});
