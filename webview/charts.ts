@@ -664,20 +664,28 @@ export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
       const tp = run.profile?.device.tensorParallelSize ?? 1;
       parts.push([tp > 1 ? `weights (1/${tp} per GPU)` : 'weights', e.weightsBytesPerGpu ?? e.weightsBytes, p.series[0]!]);
       parts.push(['KV pool', e.pool.budgetBytes, p.series[2]!]);
-      parts.push(['activations (peak)', e.pool.activationPeakBytes, p.series[1]!]);
-      // Runs recorded before engine reserves were modelled have no such field.
-      const reserve = e.pool.engineReserveBytes ?? 0;
-      if (reserve > 0) parts.push(['engine reserves', reserve, p.series[3] ?? p.muted]);
+      // A pool the profile gives (kv_cache.memory_gib or num_pages) is not sized from the device:
+      // the estimate models no activation peak or engine reserve then (core/estimate: 0), so the
+      // bar shows none ("activations (peak) 0 B" read as measured), and what is left of the device
+      // is not free but those unmodelled parts and the free memory together (s33 newcomer-ed 7).
+      const given = e.pool.budgetSource === 'explicit' ? (typeof run.profile?.kvCache.numPages === 'number' ? 'kv_cache.num_pages' : 'kv_cache.memory_gib') : null;
+      if (given === null) {
+        parts.push(['activations (peak)', e.pool.activationPeakBytes, p.series[1]!]);
+        // Runs recorded before engine reserves were modelled have no such field.
+        const reserve = e.pool.engineReserveBytes ?? 0;
+        if (reserve > 0) parts.push(['engine reserves', reserve, p.series[3] ?? p.muted]);
+      }
       needed = parts.reduce((sum, [, bytes]) => sum + bytes, 0);
       if (device.bytes !== null) {
         // vLLM uses gpu_memory_utilization of the device and leaves the rest alone: that rest is
         // not free memory to a user (s33 newcomer read 7.92 GiB of "free" as spare).
         const util = run.profile?.device.gpuMemoryUtilization ?? 1;
-        if (util < 1) {
-          const usable = device.bytes * util;
-          parts.push([`free (under gpu_memory_utilization ${util})`, Math.max(0, usable - needed), withAlpha(p.muted, 0.35)]);
-          parts.push([`left alone (1 − gpu_memory_utilization)`, Math.max(0, device.bytes - Math.max(usable, needed)), withAlpha(p.muted, 0.12)]);
-        } else parts.push(['free', Math.max(0, device.bytes - needed), withAlpha(p.muted, 0.35)]);
+        // The legend drops the parenthesised part where it does not fit (fit.ts): "rest: activations, reserves, free".
+        const rest = given === null ? 'free' : 'rest: activations, reserves, free';
+        const why = [given === null ? '' : `not modelled: ${given} is given`, util < 1 ? `under gpu_memory_utilization ${util}` : ''].filter((x) => x).join('; ');
+        const usable = device.bytes * util;
+        parts.push([why ? `${rest} (${why})` : rest, Math.max(0, usable - needed), withAlpha(p.muted, 0.35)]);
+        if (util < 1) parts.push([`left alone (1 − gpu_memory_utilization)`, Math.max(0, device.bytes - Math.max(usable, needed)), withAlpha(p.muted, 0.12)]);
       }
     }
     datasets = parts.map(([label, bytes, color]) => ({ label, data: [bytes / GIB], backgroundColor: color, borderColor: p.foreground, borderWidth: p.kind.startsWith('high') ? 2 : 0 }));

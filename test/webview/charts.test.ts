@@ -129,14 +129,16 @@ describe('memory chart', () => {
   it('draws one GPU under tensor parallelism: its 1/tp of the weights, and what is free of its memory', () => {
     // DeepSeek-V3 on 8 × 141 GiB: 627 GiB of weights are 78.4 GiB per GPU; a bar of the total ran to 700 GiB on a 141 GiB device.
     const tp = 8;
-    const estimate = { ...run.estimate, weightsBytesPerGpu: run.estimate.weightsBytes / tp };
+    // A pool sized from the device (the fixture's is given: kv_cache.num_pages), with its modelled activation peak.
+    const estimate = { ...run.estimate, weightsBytesPerGpu: run.estimate.weightsBytes / tp, pool: { ...run.estimate.pool, budgetSource: 'device' as const, activationPeakBytes: 2 * 1024 ** 3 } };
     const profile = { ...run.profile, device: { ...run.profile.device, memoryGib: 80, tensorParallelSize: tp } };
     const spec = memoryChart({ ...viewOfRun(run, null), estimate, profile }, palette);
     const rows = Object.fromEntries(spec.table.rows.map((r) => [r[0], Number(r[1])]));
     assert.equal(rows[`weights (1/${tp} per GPU)`], Math.round(run.estimate.weightsBytes / tp));
     const reserve = run.estimate.pool.engineReserveBytes ?? 0;
     // gpu_memory_utilization 0.9 (the fixture): free is of the 72 GiB vLLM uses; the other 8 GiB it leaves alone.
-    assert.equal(rows['free (under gpu_memory_utilization 0.9)'], Math.round(Math.max(0, 0.9 * 80 * 1024 ** 3 - run.estimate.weightsBytes / tp - run.estimate.pool.budgetBytes - run.estimate.pool.activationPeakBytes - reserve)));
+    assert.equal(rows['activations (peak)'], 2 * 1024 ** 3);
+    assert.equal(rows['free (under gpu_memory_utilization 0.9)'], Math.round(Math.max(0, 0.9 * 80 * 1024 ** 3 - run.estimate.weightsBytes / tp - run.estimate.pool.budgetBytes - 2 * 1024 ** 3 - reserve)));
     assert.equal(rows['left alone (1 − gpu_memory_utilization)'], Math.round(0.1 * 80 * 1024 ** 3));
     assert.equal(rows['free'], undefined);
     assert.deepEqual(spec.config.data.labels, [`device 80 GiB (each of ${tp})`]);
@@ -170,7 +172,7 @@ describe('memory chart', () => {
     // device.gpu A100 80GB: CUDA reports 79.15 GiB (core/estimate/gpus.ts, from vLLM's log on that card).
     const deviceMemoryBytes = Math.floor(79.15 * 1024 ** 3);
     const deviceSource = 'device.gpu A100 80GB, 79.15 GiB as CUDA reports it';
-    const estimate = { ...run.estimate, pool: { ...run.estimate.pool, deviceMemoryBytes, deviceSource } };
+    const estimate = { ...run.estimate, pool: { ...run.estimate.pool, deviceMemoryBytes, deviceSource, budgetSource: 'device' as const } };
     const profile = { ...run.profile, device: { ...run.profile.device, memoryGib: null, gpu: 'A100 80GB' } };
     const spec = memoryChart({ ...viewOfRun(run, null), estimate, profile }, palette);
     assert.deepEqual(spec.config.data.labels, ['A100 80GB 79.15 GiB']);
@@ -182,6 +184,25 @@ describe('memory chart', () => {
     const unknown = memoryChart({ ...viewOfRun(run, null), estimate: { ...run.estimate, pool: { ...run.estimate.pool, deviceMemoryBytes: 0, deviceSource: '' } }, profile }, palette);
     assert.deepEqual(unknown.config.data.labels, ['A100 80GB']);
     assert.equal(unknown.table.rows.some((r) => String(r[0]).startsWith('free') || String(r[0]).startsWith('left alone')), false);
+  });
+
+  it('a pool the profile gives (kv_cache.num_pages / memory_gib): no "activations (peak) 0 B", and the rest of the device is not called free (s33 newcomer-ed 7)', () => {
+    // The fixture: kv_cache.num_pages 2,048 (2 MiB pages: 4 GiB), device 80 GiB, gpu_memory_utilization 0.9.
+    assert.equal(run.estimate.pool.budgetSource, 'explicit');
+    const spec = memoryChart(viewOfRun(run, null), palette);
+    const rows = spec.table.rows.filter((r) => !String(r[0]).startsWith('parameters') && !String(r[0]).startsWith('KV per token') && r[0] !== 'pool pages').map((r) => [r[0], Number(r[1])]);
+    // The estimate models no activation peak or engine reserve for a given pool: the rest of the
+    // 72 GiB vLLM uses is them and the free memory together, 72 GiB − weights − 4 GiB.
+    assert.deepEqual(rows, [
+      ['weights', run.estimate.weightsBytes],
+      ['KV pool', 4 * 1024 ** 3],
+      ['rest: activations, reserves, free (not modelled: kv_cache.num_pages is given; under gpu_memory_utilization 0.9)', Math.round(0.9 * 80 * 1024 ** 3 - run.estimate.weightsBytes - 4 * 1024 ** 3)],
+      ['left alone (1 − gpu_memory_utilization)', Math.round(0.1 * 80 * 1024 ** 3)],
+    ]);
+    // kv_cache.memory_gib and gpu_memory_utilization 1: one rest part, named for the key.
+    const profile = { ...run.profile, kvCache: { ...run.profile.kvCache, numPages: 'auto' as const, memoryGib: 4 }, device: { ...run.profile.device, gpuMemoryUtilization: 1 } };
+    const whole = memoryChart({ ...viewOfRun(run, null), profile }, palette);
+    assert.deepEqual(whole.table.rows.slice(2, 4).map((r) => r.slice(0, 2)), [['rest: activations, reserves, free (not modelled: kv_cache.memory_gib is given)', String(80 * 1024 ** 3 - run.estimate.weightsBytes - 4 * 1024 ** 3)], ['KV per token (all layers)', String(run.estimate.kvBytesPerToken)]]);
   });
 
   it('on a bare config.json (no device, so no pool) shows the weights and one sequence of KV, with the note on what to set', () => {

@@ -209,15 +209,15 @@ describe('dashboard webview in Chromium', () => {
       ...Object.fromEntries(roofs),
     });
     await page.locator('section[data-chart="roofline"]').screenshot({ path: join(shots, 'roofline.png') });
-    // The fixture's gpu_memory_utilization 0.9: free memory is of what vLLM uses; the 10 % it leaves alone is its own part.
-    assert.deepEqual(await drawnPoints(page, 'memory'), { weights: 1, 'KV pool': 1, 'activations (peak)': 1, 'free (under gpu_memory_utilization 0.9)': 1, 'left alone (1 − gpu_memory_utilization)': 1 });
+    // The fixture's gpu_memory_utilization 0.9: the rest is of what vLLM uses; the 10 % it leaves alone is its own part.
+    // Its pool is given (kv_cache.num_pages), so no activation peak is modelled and the rest is not all free.
+    assert.deepEqual(await drawnPoints(page, 'memory'), { weights: 1, 'KV pool': 1, 'rest: activations, reserves, free (not modelled: kv_cache.num_pages is given; under gpu_memory_utilization 0.9)': 1, 'left alone (1 − gpu_memory_utilization)': 1 });
     const memory = await tableRows(page, 'table-memory');
-    assert.deepEqual(memory.slice(0, 5).map((r) => r.slice(0, 2)), [
+    assert.deepEqual(memory.slice(0, 4).map((r) => r.slice(0, 2)), [
       ['weights', String(run.estimate.weightsBytes)],
       ['KV pool', String(run.estimate.pool.budgetBytes)],
-      ['activations (peak)', String(run.estimate.pool.activationPeakBytes)],
-      // 0.9 × 80 GiB − weights − KV pool (2,048 pages × 2 MiB = 4 GiB) − activations; the other 8 GiB vLLM leaves alone.
-      ['free (under gpu_memory_utilization 0.9)', String(Math.round(0.9 * 80 * 1024 ** 3 - run.estimate.weightsBytes - 2048 * 2 * 1024 ** 2 - run.estimate.pool.activationPeakBytes))],
+      // 0.9 × 80 GiB − weights − KV pool (2,048 pages × 2 MiB = 4 GiB); the other 8 GiB vLLM leaves alone.
+      ['rest: activations, reserves, free (not modelled: kv_cache.num_pages is given; under gpu_memory_utilization 0.9)', String(Math.round(0.9 * 80 * 1024 ** 3 - run.estimate.weightsBytes - 2048 * 2 * 1024 ** 2))],
       ['left alone (1 − gpu_memory_utilization)', String(Math.round(0.1 * 80 * 1024 ** 3))],
     ]);
     const pool = run.pool!;
@@ -266,9 +266,9 @@ describe('dashboard webview in Chromium', () => {
     const aria = async (id: string): Promise<string> => (await page.getAttribute(`#chart-${id}`, 'aria-label')) ?? '';
     // The fixture's estimate by hand: weights 16,060,522,496 B = 14.96 GiB ("15 GiB" to three
     // digits); KV pool 2,048 pages × 2 MiB = 4 GiB; of 0.9 × 80 GiB, 72 − 14.96 − 4 = 53.04 GiB
-    // free; 0.1 × 80 = 8 GiB left alone.
+    // the rest (activations, reserves, free: the pool is given); 0.1 × 80 = 8 GiB left alone.
     const memory = await aria('memory');
-    for (const part of ['Memory breakdown (estimate) of device 80 GiB', 'weights 15 GiB', 'KV pool 4 GiB', 'free (under gpu_memory_utilization 0.9) 53 GiB', 'left alone (1 − gpu_memory_utilization) 8 GiB']) assert.ok(memory.includes(part), `${part} in "${memory}"`);
+    for (const part of ['Memory breakdown (estimate) of device 80 GiB', 'weights 15 GiB', 'KV pool 4 GiB', 'rest: activations, reserves, free (not modelled: kv_cache.num_pages is given; under gpu_memory_utilization 0.9) 53 GiB', 'left alone (1 − gpu_memory_utilization) 8 GiB']) assert.ok(memory.includes(part), `${part} in "${memory}"`);
     assert.doesNotMatch(memory, /points/);
     // The recorded latency (test/fixtures/run.ts): TTFT p50 18.33 ms, p99 114.1 ms; TPOT p50 6.826 ms, p99 7.915 ms.
     const latency = await aria('latencyCdf');
