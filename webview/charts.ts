@@ -9,7 +9,7 @@ import type { KernelCase, PoolSample } from '../core/protocol/run';
 import { caseLabel } from './compare';
 import { formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatMs, formatParams, formatPercent, formatRate, formatSignificant, fractionText, isMemoryBound, nativeBuildLabel } from '../core/format';
 import type { ViewRun } from './model';
-import { withAlpha, type Palette } from './theme';
+import { withAlpha, type Mark, type Palette } from './theme';
 import { spreadName, spreadsName } from '../core/noise';
 
 /** Every chart of the run view; latency.ts draws latencyCdf, queue and capacity. */
@@ -49,6 +49,15 @@ export function ariaList(items: readonly string[]): string {
 }
 
 const GIB = 1024 ** 3;
+
+/**
+ * A bar part's fill: `fill` with `mark` over it (Palette.marked), so bars that differ by colour also
+ * differ by pattern (in greyscale, in High Contrast); the plain colour where the palette has no
+ * marks. The legend's swatches are drawn with the same fill.
+ */
+function partFill(p: Palette, fill: string, mark: Mark): string | CanvasPattern {
+  return p.marked ? p.marked(fill, mark) : fill;
+}
 
 function baseOptions(p: Palette, title: string): NonNullable<ChartConfiguration['options']> {
   return {
@@ -234,7 +243,7 @@ export function timingsChart(run: ViewRun, p: Palette): ChartSpec {
     config,
     table: {
       columns: ['case', 'median', 'spread', 'from', 'to', 'n (samples)', 'max |err|'],
-      rows: cases.map((c) => [caseLabel(c), formatDuration(c.medianNs), spreadName(c.samplesNs.length), formatDuration(c.p10Ns), formatDuration(c.p90Ns), String(c.samplesNs.length), c.maxAbsErr.toExponential(2)]),
+      rows: cases.map((c) => [caseLabel(c), formatDuration(c.medianNs), spreadName(c.samplesNs.length), formatDuration(c.p10Ns), formatDuration(c.p90Ns), formatCount(c.samplesNs.length), c.maxAbsErr.toExponential(2)]),
     },
   };
 }
@@ -264,7 +273,7 @@ export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
       labels,
       datasets: [
         ...(anyCompute ? [{ label: 'GFLOP/s (compute-bound)', data: cases.map((c) => (isMemoryBound(c) ? null : c.gflops)), xAxisID: 'xFlops', backgroundColor: withAlpha(p.series[0]!, 0.7), borderColor: p.series[0], borderWidth: p.lineWidth, grouped: false, barPercentage: 0.6 }] : []),
-        ...(anyMemory ? [{ label: 'GB/s (memory-bound)', data: cases.map((c) => (isMemoryBound(c) ? c.gbps : null)), xAxisID: 'xBytes', backgroundColor: withAlpha(p.series[2]!, 0.7), borderColor: p.series[2], borderWidth: p.lineWidth, grouped: false, barPercentage: 0.6 }] : []),
+        ...(anyMemory ? [{ label: 'GB/s (memory-bound)', data: cases.map((c) => (isMemoryBound(c) ? c.gbps : null)), xAxisID: 'xBytes', backgroundColor: partFill(p, withAlpha(p.series[2]!, 0.7), 'diagonal'), borderColor: p.series[2], borderWidth: p.lineWidth, grouped: false, barPercentage: 0.6 }] : []),
       ],
     } as ChartConfiguration['data'],
     options: {
@@ -644,7 +653,8 @@ function deviceOf(run: ViewRun): { label: string; bytes: number | null; source: 
 export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
   const e = run.estimate;
   const unsized = e !== null && e.pool.budgetSource === 'none';
-  const parts: Array<[string, number, string]> = [];
+  // Each part: its label, bytes, colour and mark (the mark tells the parts apart without colour).
+  const parts: Array<[string, number, string, Mark]> = [];
   const gpus = run.profile?.device.tensorParallelSize ?? 1;
   const device = deviceOf(run);
   let labels: string[] = [`${device.label}${gpus > 1 && device.bytes !== null ? ` (each of ${gpus})` : ''}`];
@@ -654,41 +664,42 @@ export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
   if (e && unsized) {
     const seq = e.attention.seqLen;
     labels = ['weights', `KV, ${formatCount(seq)} tokens`];
-    parts.push(['weights', e.weightsBytes, p.series[0]!], [`KV cache of one ${formatCount(seq)}-token sequence`, e.kvBytesForSeqLen, p.series[2]!]);
-    datasets = parts.map(([label, bytes, color], i) => ({ label, data: i === 0 ? [bytes / GIB, null] : [null, bytes / GIB], backgroundColor: color, borderColor: p.foreground, borderWidth: p.kind.startsWith('high') ? 2 : 0, grouped: false }));
+    parts.push(['weights', e.weightsBytes, p.series[0]!, 'none'], [`KV cache of one ${formatCount(seq)}-token sequence`, e.kvBytesForSeqLen, p.series[2]!, 'diagonal']);
+    datasets = parts.map(([label, bytes, color, mark], i) => ({ label, data: i === 0 ? [bytes / GIB, null] : [null, bytes / GIB], backgroundColor: partFill(p, color, mark), borderColor: p.foreground, borderWidth: p.kind.startsWith('high') ? 2 : 0, grouped: false }));
     summary = [`${formatBytes(e.weightsBytes)} weights (${formatParams(e.paramsTotal)} parameters)`, `${formatBytes(e.kvBytesPerToken)} KV per token${gpus > 1 ? ' per GPU' : ''}`, ...e.notes].join(' · ');
   } else {
     if (e) {
       // One GPU's memory: under tensor parallelism each holds 1/tp of the weights (the pool and
       // activations are per GPU already). Runs recorded before the per-GPU figure: the total.
       const tp = run.profile?.device.tensorParallelSize ?? 1;
-      parts.push([tp > 1 ? `weights (1/${tp} per GPU)` : 'weights', e.weightsBytesPerGpu ?? e.weightsBytes, p.series[0]!]);
-      parts.push(['KV pool', e.pool.budgetBytes, p.series[2]!]);
+      parts.push([tp > 1 ? `weights (1/${tp} per GPU)` : 'weights', e.weightsBytesPerGpu ?? e.weightsBytes, p.series[0]!, 'none']);
+      parts.push(['KV pool', e.pool.budgetBytes, p.series[2]!, 'diagonal']);
       // A pool the profile gives (kv_cache.memory_gib or num_pages) is not sized from the device:
       // the estimate models no activation peak or engine reserve then (core/estimate: 0), so the
       // bar shows none ("activations (peak) 0 B" read as measured), and what is left of the device
       // is not free but those unmodelled parts and the free memory together (s33 newcomer-ed 7).
       const given = e.pool.budgetSource === 'explicit' ? (typeof run.profile?.kvCache.numPages === 'number' ? 'kv_cache.num_pages' : 'kv_cache.memory_gib') : null;
       if (given === null) {
-        parts.push(['activations (peak)', e.pool.activationPeakBytes, p.series[1]!]);
+        parts.push(['activations (peak)', e.pool.activationPeakBytes, p.series[1]!, 'dots']);
         // Runs recorded before engine reserves were modelled have no such field.
         const reserve = e.pool.engineReserveBytes ?? 0;
-        if (reserve > 0) parts.push(['engine reserves', reserve, p.series[3] ?? p.muted]);
+        if (reserve > 0) parts.push(['engine reserves', reserve, p.series[3] ?? p.muted, 'cross']);
       }
       needed = parts.reduce((sum, [, bytes]) => sum + bytes, 0);
       if (device.bytes !== null) {
         // vLLM uses gpu_memory_utilization of the device and leaves the rest alone: that rest is
         // not free memory to a user (s33 newcomer read 7.92 GiB of "free" as spare).
         const util = run.profile?.device.gpuMemoryUtilization ?? 1;
-        // The legend drops the parenthesised part where it does not fit (fit.ts): "rest: activations, reserves, free".
-        const rest = given === null ? 'free' : 'rest: activations, reserves, free';
-        const why = [given === null ? '' : `not modelled: ${given} is given`, util < 1 ? `under gpu_memory_utilization ${util}` : ''].filter((x) => x).join('; ');
+        // The legend drops the parenthesised part where it does not fit (fit.ts): "rest under gpu_memory_utilization 0.9: activations, reserves, free".
+        const under = util < 1 ? ` under gpu_memory_utilization ${util}` : '';
+        const rest = given === null ? `free${under ? ` (${under.trim()})` : ''}` : `rest${under}: activations, reserves, free (not modelled: ${given} is given)`;
         const usable = device.bytes * util;
-        parts.push([why ? `${rest} (${why})` : rest, Math.max(0, usable - needed), withAlpha(p.muted, 0.35)]);
-        if (util < 1) parts.push([`left alone (1 − gpu_memory_utilization)`, Math.max(0, device.bytes - Math.max(usable, needed)), withAlpha(p.muted, 0.12)]);
+        parts.push([rest, Math.max(0, usable - needed), withAlpha(p.muted, 0.35), 'none']);
+        if (util < 1) parts.push([`left alone (1 − gpu_memory_utilization)`, Math.max(0, device.bytes - Math.max(usable, needed)), withAlpha(p.muted, 0.12), 'horizontal']);
       }
     }
-    datasets = parts.map(([label, bytes, color]) => ({ label, data: [bytes / GIB], backgroundColor: color, borderColor: p.foreground, borderWidth: p.kind.startsWith('high') ? 2 : 0 }));
+    // Parts parted by a line: the foreground's in high contrast, else the background's.
+    datasets = parts.map(([label, bytes, color, mark]) => ({ label, data: [bytes / GIB], backgroundColor: partFill(p, color, mark), borderColor: p.kind.startsWith('high') ? p.foreground : p.background, borderWidth: p.kind.startsWith('high') ? 2 : 1 }));
   }
   // Parts that need more than the device (DeepSeek-V3's 627 GiB of weights on 80 GiB): the bar
   // runs past it, so the device's capacity is drawn as a line across it and the summary says so.
@@ -716,7 +727,7 @@ export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
       scales: { x: axis(p, 'GiB', { stacked: true, beginAtZero: true, ...deviceLine }), y: axis(p, '', { stacked: true }) },
     } as ChartConfiguration['options'],
   };
-  const paramRows = e ? Object.entries(e.params ?? {}).filter(([, n]) => n > 0).map(([part, n]) => [`parameters: ${part}`, String(n), formatParams(n)]) : [];
+  const paramRows = e ? Object.entries(e.params ?? {}).filter(([, n]) => n > 0).map(([part, n]) => [`parameters: ${part}`, formatCount(n), formatParams(n)]) : [];
   return {
     id: 'memory',
     title: 'Memory',
@@ -727,11 +738,12 @@ export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
     height: unsized ? 180 : undefined,
     config,
     table: {
-      columns: ['part', 'bytes', 'size'],
+      // 'exact': bytes, pages or parameters as the row says, with thousands separators (core/format formatCount, as the hints write them).
+      columns: ['part', 'exact', 'size'],
       rows: [
-        ...parts.map(([label, bytes]) => [label, String(Math.round(bytes)), formatBytes(bytes)]),
+        ...parts.map(([label, bytes]) => [label, formatCount(bytes), formatBytes(bytes)]),
         // kvBytesPerToken is one GPU's under tensor parallelism (its share of the KV heads), as the CLI says.
-        ...(e ? [[gpus > 1 ? 'KV per token per GPU (all layers)' : 'KV per token (all layers)', String(e.kvBytesPerToken), formatBytes(e.kvBytesPerToken)], ['pool pages', String(e.pool.pages), `${formatCount(e.pool.tokens)} tokens`]] : []),
+        ...(e ? [[gpus > 1 ? 'KV per token per GPU (all layers)' : 'KV per token (all layers)', formatCount(e.kvBytesPerToken), formatBytes(e.kvBytesPerToken)], ['pool pages', formatCount(e.pool.pages), `${formatCount(e.pool.tokens)} tokens`]] : []),
         ...paramRows,
       ],
     },
@@ -872,7 +884,7 @@ export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
     config,
     table: {
       columns: ['t (s)', 'held', 'cached', 'free', 'free for allocation', 'tokens', 'internal frag.', 'running', 'waiting', 'preempted'],
-      rows: samples.map((s) => [s.t.toFixed(2), String(s.pagesUsed), String(s.pagesCached), String(s.pagesFree), String(s.pagesCached + s.pagesFree), String(s.tokens), formatPercent(s.internalFragmentation), String(s.running), String(s.waiting), String(s.preempted)]),
+      rows: samples.map((s) => [s.t.toFixed(2), formatCount(s.pagesUsed), formatCount(s.pagesCached), formatCount(s.pagesFree), formatCount(s.pagesCached + s.pagesFree), formatCount(s.tokens), formatPercent(s.internalFragmentation), formatCount(s.running), formatCount(s.waiting), formatCount(s.preempted)]),
     },
   };
 }
@@ -899,9 +911,9 @@ export function poolBaselinesChart(run: ViewRun, p: Palette): ChartSpec {
     data: {
       labels: rows.map((r) => r.lines),
       datasets: [
-        { label: 'useful KV memory', data: rows.map((r) => r.useful * 100), backgroundColor: withAlpha(p.series[2]!, 0.75), borderColor: p.series[2], borderWidth: p.lineWidth },
-        { label: 'internal fragmentation', data: rows.map((r) => r.internal * 100), backgroundColor: withAlpha(p.series[4]!, 0.75), borderColor: p.series[4], borderWidth: p.lineWidth },
-        { label: 'external fragmentation', data: rows.map((r) => (r.external ?? 0) * 100), backgroundColor: withAlpha(p.series[5]!, 0.75), borderColor: p.series[5], borderWidth: p.lineWidth },
+        { label: 'useful KV memory', data: rows.map((r) => r.useful * 100), backgroundColor: partFill(p, withAlpha(p.series[2]!, 0.75), 'none'), borderColor: p.series[2], borderWidth: p.lineWidth },
+        { label: 'internal fragmentation', data: rows.map((r) => r.internal * 100), backgroundColor: partFill(p, withAlpha(p.series[4]!, 0.75), 'diagonal'), borderColor: p.series[4], borderWidth: p.lineWidth },
+        { label: 'external fragmentation', data: rows.map((r) => (r.external ?? 0) * 100), backgroundColor: partFill(p, withAlpha(p.series[5]!, 0.75), 'dots'), borderColor: p.series[5], borderWidth: p.lineWidth },
       ],
     },
     options: {
@@ -920,7 +932,7 @@ export function poolBaselinesChart(run: ViewRun, p: Palette): ChartSpec {
     config,
     table: {
       columns: ['allocation', 'useful', 'internal frag.', 'external frag.', 'peak concurrency'],
-      rows: rows.map((r) => [r.name, formatPercent(r.useful), formatPercent(r.internal), r.external === null ? '-' : formatPercent(r.external), r.peak === null ? '' : String(r.peak)]),
+      rows: rows.map((r) => [r.name, formatPercent(r.useful), formatPercent(r.internal), r.external === null ? '-' : formatPercent(r.external), r.peak === null ? '' : formatCount(r.peak)]),
     },
   };
 }

@@ -98,7 +98,7 @@ export function latencyCdfChart(run: ViewRun, p: Palette): ChartSpec {
   const rows = l ? [row('queueing delay', l.queue), row('TTFT', l.ttft), row('TPOT', l.tpot), row('end-to-end', l.e2e)] : [];
   if (l) {
     const good = l.goodputRequestsPerSec !== undefined ? `goodput ${l.goodputRequestsPerSec.toPrecision(3)} req/s (${formatPercent(l.sloAttainment ?? 0)} meet the SLO)` : 'no SLO';
-    rows.push([`throughput ${l.requestsPerSec.toPrecision(3)} req/s, ${Math.round(l.outputTokensPerSec)} tok/s; ${good}`, '', '', '', '', '']);
+    rows.push([`throughput ${l.requestsPerSec.toPrecision(3)} req/s, ${formatCount(l.outputTokensPerSec)} tok/s; ${good}`, '', '', '', '', '']);
   }
   return {
     id: 'latencyCdf',
@@ -189,6 +189,6 @@ export function queueChart(run: ViewRun, p: Palette): ChartSpec {
     ariaLabel: `Requests running and waiting${span.length > 0 ? ` over ${formatSignificant(span[1]!)} s` : ''} of simulated time: ${figures.join(', ')}`,
     empty: samples.length === 0 ? noPoolText(run) : null,
     config,
-    table: { columns: ['t (s)', 'running', 'waiting', 'of them preempted'], rows: samples.map((s) => [s.t.toFixed(2), String(s.running), String(s.waiting), String(s.preempted)]) },
+    table: { columns: ['t (s)', 'running', 'waiting', 'of them preempted'], rows: samples.map((s) => [s.t.toFixed(2), formatCount(s.running), formatCount(s.waiting), formatCount(s.preempted)]) },
   };
 }

@@ -25,7 +25,7 @@ import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './late
 import { buildDifference, comparePools, compareRuns, kindDifference, loadDifference, modelDifference, sameRun, workloadDifference } from './compare';
 import { sweepProvenance } from '../core/sweepFigures';
 import { metricsOf as sweepMetricsOf, sweepAxisCharts, sweepTable } from './sweep';
-import { formatDuration, formatPercent, formatRunTime, loadAverageText, perGpuCasesHeader, wasmBuildNote } from '../core/format';
+import { formatCount, formatDuration, formatPercent, formatRunTime, loadAverageText, perGpuCasesHeader, wasmBuildNote } from '../core/format';
 import { emptyModel, reduce, rerunOf, skippedNote, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
@@ -400,7 +400,7 @@ function renderHistory(): void {
   } else {
     historyList.replaceChildren(table({
       columns: ['time', 'name', 'status', 'cases', ''],
-      rows: model.runs.map((r) => [runTime(r.createdAt), inFolder(r.name, r.folder), r.status, r.kind === 'simulate' ? 'simulation' : String(r.cases), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '', 'aria-label': `Open run ${r.name}, ${formatRunTime(r.createdAt)}` })]),
+      rows: model.runs.map((r) => [runTime(r.createdAt), inFolder(r.name, r.folder), r.status, r.kind === 'simulate' ? 'simulation' : formatCount(r.cases), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '', 'aria-label': `Open run ${r.name}, ${formatRunTime(r.createdAt)}` })]),
     }, 'table-history', (i) => ({ 'data-run': model.runs[i]!.id })));
   }
   if (note) historyList.append(el('p', { class: 'note', id: 'history-skipped' }, note));
@@ -424,7 +424,7 @@ function renderSweepList(): void {
   }
   sweepList.replaceChildren(table({
     columns: ['time', 'name', 'job', 'points', ''],
-    rows: sweeps.map((s) => [runTime(s.createdAt), inFolder(s.name, s.folder), s.job, s.points === s.total ? String(s.total) : `${s.points} of ${s.total}`, button('Open', () => post({ type: 'openSweep', id: s.id }), { secondary: '', 'aria-label': `Open sweep ${s.name}, ${formatRunTime(s.createdAt)}` })]),
+    rows: sweeps.map((s) => [runTime(s.createdAt), inFolder(s.name, s.folder), s.job, s.points === s.total ? formatCount(s.total) : `${formatCount(s.points)} of ${formatCount(s.total)}`, button('Open', () => post({ type: 'openSweep', id: s.id }), { secondary: '', 'aria-label': `Open sweep ${s.name}, ${formatRunTime(s.createdAt)}` })]),
   }, 'table-sweeps', (i) => ({ 'data-sweep': sweeps[i]!.id })));
 }
 

@@ -18,6 +18,63 @@ export interface Palette {
   fontSize: number;
   /** Line width for series: thicker in high contrast. */
   lineWidth: number;
+  /**
+   * A bar part's fill with its mark (markedFill, marks in the background colour); absent where
+   * there is no DOM canvas (the unit tests' palettes): the plain colour is used.
+   */
+  marked?: (fill: string, mark: Mark) => string | CanvasPattern;
+}
+
+/**
+ * The mark a bar part carries besides its colour, so the parts of a stacked or grouped bar read
+ * apart in greyscale and in any theme: none, diagonal lines, dots, crossed diagonals, horizontal
+ * lines.
+ */
+export type Mark = 'none' | 'diagonal' | 'dots' | 'cross' | 'horizontal';
+
+/** Side of the square tile a mark repeats on, px. */
+const MARK_TILE_PX = 8;
+
+/**
+ * `fill` with `mark` drawn over it in `ink`, as a CanvasPattern chart.js takes for a fill (its
+ * docs, "Colors: Patterns and Gradients", suggest patterns for readers who cannot tell the colours
+ * apart); `fill` itself for 'none' or where no 2D canvas is to be had.
+ */
+export function markedFill(fill: string, mark: Mark, ink: string): string | CanvasPattern {
+  if (mark === 'none' || typeof document === 'undefined') return fill;
+  const n = MARK_TILE_PX;
+  const tile = document.createElement('canvas');
+  tile.width = n;
+  tile.height = n;
+  const ctx = tile.getContext('2d');
+  if (!ctx) return fill;
+  ctx.fillStyle = fill;
+  ctx.fillRect(0, 0, n, n);
+  ctx.strokeStyle = ink;
+  ctx.fillStyle = ink;
+  ctx.lineWidth = 1.5;
+  ctx.beginPath();
+  // Each diagonal also through the two corners it leaves, so neighbouring tiles join into unbroken lines.
+  const rising = (): void => {
+    for (const o of [-n, 0, n]) {
+      ctx.moveTo(o, n);
+      ctx.lineTo(o + n, 0);
+    }
+  };
+  if (mark === 'diagonal') rising();
+  else if (mark === 'cross') {
+    rising();
+    for (const o of [-n, 0, n]) {
+      ctx.moveTo(o, 0);
+      ctx.lineTo(o + n, n);
+    }
+  } else if (mark === 'horizontal') {
+    ctx.moveTo(0, n / 2);
+    ctx.lineTo(n, n / 2);
+  } else ctx.arc(n / 2, n / 2, 1.5, 0, 2 * Math.PI);
+  if (mark === 'dots') ctx.fill();
+  else ctx.stroke();
+  return ctx.createPattern(tile, 'repeat') ?? fill;
 }
 
 function cssVar(style: CSSStyleDeclaration, name: string, fallback: string): string {
@@ -40,11 +97,19 @@ export function readPalette(): Palette {
   const kind = themeKind();
   const hc = kind === 'high-contrast' || kind === 'high-contrast-light';
   const foreground = cssVar(style, '--vscode-charts-foreground', cssVar(style, '--vscode-foreground', kind === 'light' ? '#333333' : '#cccccc'));
+  const background = cssVar(style, '--vscode-editor-background', kind === 'light' ? '#ffffff' : '#1e1e1e');
+  // One pattern per fill and mark for this palette (a theme change reads a new palette).
+  const patterns = new Map<string, string | CanvasPattern>();
+  const marked = (fill: string, mark: Mark): string | CanvasPattern => {
+    const key = `${fill} ${mark}`;
+    if (!patterns.has(key)) patterns.set(key, markedFill(fill, mark, background));
+    return patterns.get(key)!;
+  };
   return {
     kind,
     foreground,
     muted: cssVar(style, '--vscode-descriptionForeground', foreground),
-    background: cssVar(style, '--vscode-editor-background', kind === 'light' ? '#ffffff' : '#1e1e1e'),
+    background,
     grid: hc ? cssVar(style, '--vscode-contrastBorder', foreground) : cssVar(style, '--vscode-charts-lines', 'rgba(128,128,128,0.35)'),
     series: [
       cssVar(style, '--vscode-charts-blue', '#3794ff'),
@@ -57,6 +122,7 @@ export function readPalette(): Palette {
     fontFamily: cssVar(style, '--vscode-font-family', 'system-ui, sans-serif'),
     fontSize: Number.parseFloat(cssVar(style, '--vscode-font-size', '13')) || 13,
     lineWidth: hc ? 3 : 1.5,
+    marked,
   };
 }
 

@@ -389,7 +389,8 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
     const poolCard = frame.locator('section[data-chart="poolTimeline"]');
     await poolCard.locator('details').evaluate((d) => ((d as HTMLDetailsElement).open = true));
     await frame.waitForSelector('table.table-poolTimeline', { state: 'attached' });
-    const poolRows = await frame.$$eval('table.table-poolTimeline tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((c) => Number(c.textContent))));
+    // Counts with thousands separators ("2,048": core/format formatCount).
+    const poolRows = await frame.$$eval('table.table-poolTimeline tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((c) => Number((c.textContent ?? '').replace(/,/g, '')))));
     assert.equal(poolRows.length, run.pool!.samples.length);
     for (const [t, held, cached, free] of poolRows) assert.equal(cached! + free!, run.pool!.numPages - held!, `t=${t}: cached + free = ${run.pool!.numPages} − ${held} held`);
     await poolCard.locator('details').evaluate((d) => ((d as HTMLDetailsElement).open = false));

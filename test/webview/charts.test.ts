@@ -125,6 +125,9 @@ describe('roofline', () => {
   });
 });
 
+/** A table cell's count, its thousands separators dropped: "16,060,522,496" -> 16060522496. */
+const count = (cell: unknown): number => Number(String(cell).replace(/,/g, ''));
+
 describe('memory chart', () => {
   it('draws one GPU under tensor parallelism: its 1/tp of the weights, and what is free of its memory', () => {
     // DeepSeek-V3 on 8 × 141 GiB: 627 GiB of weights are 78.4 GiB per GPU; a bar of the total ran to 700 GiB on a 141 GiB device.
@@ -133,7 +136,7 @@ describe('memory chart', () => {
     const estimate = { ...run.estimate, weightsBytesPerGpu: run.estimate.weightsBytes / tp, pool: { ...run.estimate.pool, budgetSource: 'device' as const, activationPeakBytes: 2 * 1024 ** 3 } };
     const profile = { ...run.profile, device: { ...run.profile.device, memoryGib: 80, tensorParallelSize: tp } };
     const spec = memoryChart({ ...viewOfRun(run, null), estimate, profile }, palette);
-    const rows = Object.fromEntries(spec.table.rows.map((r) => [r[0], Number(r[1])]));
+    const rows = Object.fromEntries(spec.table.rows.map((r) => [r[0], count(r[1])]));
     assert.equal(rows[`weights (1/${tp} per GPU)`], Math.round(run.estimate.weightsBytes / tp));
     const reserve = run.estimate.pool.engineReserveBytes ?? 0;
     // gpu_memory_utilization 0.9 (the fixture): free is of the 72 GiB vLLM uses; the other 8 GiB it leaves alone.
@@ -177,7 +180,7 @@ describe('memory chart', () => {
     const spec = memoryChart({ ...viewOfRun(run, null), estimate, profile }, palette);
     assert.deepEqual(spec.config.data.labels, ['A100 80GB 79.15 GiB']);
     assert.equal(spec.summary, `Device memory: ${deviceSource}.`);
-    const rows = Object.fromEntries(spec.table.rows.map((r) => [r[0], Number(r[1])]));
+    const rows = Object.fromEntries(spec.table.rows.map((r) => [r[0], count(r[1])]));
     const reserve = run.estimate.pool.engineReserveBytes ?? 0;
     assert.equal(rows['free (under gpu_memory_utilization 0.9)'], Math.round(Math.max(0, 0.9 * deviceMemoryBytes - run.estimate.weightsBytes - run.estimate.pool.budgetBytes - run.estimate.pool.activationPeakBytes - reserve)));
     // A GPU name the estimate could not size: the name alone, no free part.
@@ -190,19 +193,22 @@ describe('memory chart', () => {
     // The fixture: kv_cache.num_pages 2,048 (2 MiB pages: 4 GiB), device 80 GiB, gpu_memory_utilization 0.9.
     assert.equal(run.estimate.pool.budgetSource, 'explicit');
     const spec = memoryChart(viewOfRun(run, null), palette);
-    const rows = spec.table.rows.filter((r) => !String(r[0]).startsWith('parameters') && !String(r[0]).startsWith('KV per token') && r[0] !== 'pool pages').map((r) => [r[0], Number(r[1])]);
+    const rows = spec.table.rows.filter((r) => !String(r[0]).startsWith('parameters') && !String(r[0]).startsWith('KV per token') && r[0] !== 'pool pages').map((r) => [r[0], count(r[1])]);
     // The estimate models no activation peak or engine reserve for a given pool: the rest of the
     // 72 GiB vLLM uses is them and the free memory together, 72 GiB − weights − 4 GiB.
     assert.deepEqual(rows, [
       ['weights', run.estimate.weightsBytes],
       ['KV pool', 4 * 1024 ** 3],
-      ['rest: activations, reserves, free (not modelled: kv_cache.num_pages is given; under gpu_memory_utilization 0.9)', Math.round(0.9 * 80 * 1024 ** 3 - run.estimate.weightsBytes - 4 * 1024 ** 3)],
+      ['rest under gpu_memory_utilization 0.9: activations, reserves, free (not modelled: kv_cache.num_pages is given)', Math.round(0.9 * 80 * 1024 ** 3 - run.estimate.weightsBytes - 4 * 1024 ** 3)],
       ['left alone (1 − gpu_memory_utilization)', Math.round(0.1 * 80 * 1024 ** 3)],
     ]);
+    // s33 newcomer-ed 8: "pool pages | 1952 | 31232 tokens". Every count with thousands separators, as the hints write them: 2,048 pages of 16 tokens.
+    assert.deepEqual(spec.table.rows.find((r) => r[0] === 'pool pages'), ['pool pages', '2,048', '32,768 tokens']);
+    assert.deepEqual(spec.table.rows[0], ['weights', '16,060,522,496', '15 GiB']);
     // kv_cache.memory_gib and gpu_memory_utilization 1: one rest part, named for the key.
     const profile = { ...run.profile, kvCache: { ...run.profile.kvCache, numPages: 'auto' as const, memoryGib: 4 }, device: { ...run.profile.device, gpuMemoryUtilization: 1 } };
     const whole = memoryChart({ ...viewOfRun(run, null), profile }, palette);
-    assert.deepEqual(whole.table.rows.slice(2, 4).map((r) => r.slice(0, 2)), [['rest: activations, reserves, free (not modelled: kv_cache.memory_gib is given)', String(80 * 1024 ** 3 - run.estimate.weightsBytes - 4 * 1024 ** 3)], ['KV per token (all layers)', String(run.estimate.kvBytesPerToken)]]);
+    assert.deepEqual(whole.table.rows.slice(2, 4).map((r) => r.slice(0, 2)), [['rest: activations, reserves, free (not modelled: kv_cache.memory_gib is given)', (80 * 1024 ** 3 - run.estimate.weightsBytes - 4 * 1024 ** 3).toLocaleString('en-US')], ['KV per token (all layers)', run.estimate.kvBytesPerToken.toLocaleString('en-US')]]);
   });
 
   it('on a bare config.json (no device, so no pool) shows the weights and one sequence of KV, with the note on what to set', () => {
@@ -210,7 +216,7 @@ describe('memory chart', () => {
     const estimate = { ...run.estimate, kvBytesPerToken: 131072, kvBytesForSeqLen: 131072 * 131072, attention: { ...run.estimate.attention, seqLen: 131072 }, pool: { ...run.estimate.pool, budgetSource: 'none', pages: 0, budgetBytes: 0 }, notes: ['no device memory_gib, device.gpu or kv_cache memory_gib: the pool is not sized'] } as Estimate;
     const spec = memoryChart({ ...viewOfRun(run, null), status: 'estimate', estimate, profile: { ...run.profile, device: { ...run.profile.device, memoryGib: null } } }, palette);
     assert.deepEqual(spec.config.data.labels, ['weights', 'KV, 131,072 tokens']);
-    assert.deepEqual(spec.table.rows.slice(0, 2).map((r) => r.slice(0, 2)), [['weights', String(run.estimate.weightsBytes)], ['KV cache of one 131,072-token sequence', String(16 * 1024 ** 3)]]);
+    assert.deepEqual(spec.table.rows.slice(0, 2).map((r) => r.slice(0, 2)), [['weights', run.estimate.weightsBytes.toLocaleString('en-US')], ['KV cache of one 131,072-token sequence', '17,179,869,184']]);
     assert.match(spec.summary ?? '', /128 KiB KV per token · no device memory_gib, device\.gpu or kv_cache memory_gib: the pool is not sized$/);
   });
 });
@@ -514,5 +520,28 @@ describe('pool chart colours in the four theme kinds', () => {
       // WCAG 2.1 1.4.11 (non-text contrast): 3:1 against the adjacent colour, in the themes chosen for contrast.
       if (kind.startsWith('high-contrast')) assert.ok(contrast(line, area) >= 3, `${kind}: contrast ${contrast(line, area).toFixed(2)}`);
     }
+  });
+});
+
+describe('bar parts without colour', () => {
+  // s33 newcomer-ed 5: the memory bar's parts and the baselines' useful / internal / external bars
+  // differed by fill colour alone. Each now carries a mark of its own (Palette.marked: a pattern in
+  // the page; here a string naming the mark).
+  const marking: Palette = { ...palette, marked: (fill, mark) => `${fill} ${mark}` };
+  const marks = (config: ChartConfiguration): Record<string, string> =>
+    Object.fromEntries((config.data.datasets as Array<{ label: string; backgroundColor: string }>).map((d) => [d.label, d.backgroundColor.split(' ').at(-1)!]));
+
+  it('gives each part of the memory bar its own mark, and a line between parts', () => {
+    const estimate = { ...run.estimate, pool: { ...run.estimate.pool, budgetSource: 'device' as const, activationPeakBytes: 2 * 1024 ** 3, engineReserveBytes: 1024 ** 3 } };
+    const spec = memoryChart({ ...viewOfRun(run, null), estimate }, marking);
+    const byPart = marks(spec.config);
+    assert.deepEqual(byPart, { weights: 'none', 'KV pool': 'diagonal', 'activations (peak)': 'dots', 'engine reserves': 'cross', 'free (under gpu_memory_utilization 0.9)': 'none', 'left alone (1 − gpu_memory_utilization)': 'horizontal' });
+    // The two unmarked parts: weights in a full colour, free in the muted colour at 35 %: apart by lightness too.
+    assert.ok((spec.config.data.datasets as Array<{ borderWidth: number }>).every((d) => d.borderWidth >= 1));
+  });
+
+  it('gives useful, internal and external fragmentation bars three different marks', () => {
+    const spec = poolBaselinesChart(viewOfRun(run, null), marking);
+    assert.deepEqual(marks(spec.config), { 'useful KV memory': 'none', 'internal fragmentation': 'diagonal', 'external fragmentation': 'dots' });
   });
 });

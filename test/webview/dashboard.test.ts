@@ -44,6 +44,9 @@ function si(value: number, unit: string): string {
 /** Text with every white space as a space: ICU writes a narrow no-break space before AM/PM. */
 const spaced = (text: string): string => text.replace(/\s/g, ' ');
 
+/** A table cell's count, its thousands separators dropped: "2,048" -> 2048. */
+const count = (cell: string): number => Number(cell.replace(/,/g, ''));
+
 /** 0.99253 -> "99.3%". */
 const percent = (fraction: number): string => `${(100 * fraction).toFixed(1)}%`;
 
@@ -211,14 +214,14 @@ describe('dashboard webview in Chromium', () => {
     await page.locator('section[data-chart="roofline"]').screenshot({ path: join(shots, 'roofline.png') });
     // The fixture's gpu_memory_utilization 0.9: the rest is of what vLLM uses; the 10 % it leaves alone is its own part.
     // Its pool is given (kv_cache.num_pages), so no activation peak is modelled and the rest is not all free.
-    assert.deepEqual(await drawnPoints(page, 'memory'), { weights: 1, 'KV pool': 1, 'rest: activations, reserves, free (not modelled: kv_cache.num_pages is given; under gpu_memory_utilization 0.9)': 1, 'left alone (1 − gpu_memory_utilization)': 1 });
+    assert.deepEqual(await drawnPoints(page, 'memory'), { weights: 1, 'KV pool': 1, 'rest under gpu_memory_utilization 0.9: activations, reserves, free (not modelled: kv_cache.num_pages is given)': 1, 'left alone (1 − gpu_memory_utilization)': 1 });
     const memory = await tableRows(page, 'table-memory');
     assert.deepEqual(memory.slice(0, 4).map((r) => r.slice(0, 2)), [
-      ['weights', String(run.estimate.weightsBytes)],
-      ['KV pool', String(run.estimate.pool.budgetBytes)],
+      ['weights', (run.estimate.weightsBytes).toLocaleString('en-US')],
+      ['KV pool', (run.estimate.pool.budgetBytes).toLocaleString('en-US')],
       // 0.9 × 80 GiB − weights − KV pool (2,048 pages × 2 MiB = 4 GiB); the other 8 GiB vLLM leaves alone.
-      ['rest: activations, reserves, free (not modelled: kv_cache.num_pages is given; under gpu_memory_utilization 0.9)', String(Math.round(0.9 * 80 * 1024 ** 3 - run.estimate.weightsBytes - 2048 * 2 * 1024 ** 2))],
-      ['left alone (1 − gpu_memory_utilization)', String(Math.round(0.1 * 80 * 1024 ** 3))],
+      ['rest under gpu_memory_utilization 0.9: activations, reserves, free (not modelled: kv_cache.num_pages is given)', (Math.round(0.9 * 80 * 1024 ** 3 - run.estimate.weightsBytes - 2048 * 2 * 1024 ** 2)).toLocaleString('en-US')],
+      ['left alone (1 − gpu_memory_utilization)', (Math.round(0.1 * 80 * 1024 ** 3)).toLocaleString('en-US')],
     ]);
     const pool = run.pool!;
     const n = pool.samples.length;
@@ -240,8 +243,8 @@ describe('dashboard webview in Chromium', () => {
     assert.equal(rows.length, n, 'the table lists every sample');
     const pool0 = rows;
     for (const [t, held, cached, free, forAllocation] of pool0) {
-      assert.equal(Number(cached) + Number(free), Number(forAllocation), `t=${t}`);
-      assert.equal(Number(forAllocation), 2048 - Number(held), `t=${t}: free for allocation = 2,048 − ${held} held`);
+      assert.equal(count(cached) + count(free), count(forAllocation), `t=${t}`);
+      assert.equal(count(forAllocation), 2048 - count(held), `t=${t}: free for allocation = 2,048 − ${held} held`);
     }
     await page.locator('section[data-chart="poolTimeline"]').screenshot({ path: join(shots, 'pool-timeline.png') });
     assert.deepEqual(await drawnPoints(page, 'poolBaselines'), { 'useful KV memory': 3, 'internal fragmentation': 3, 'external fragmentation': 3 });
@@ -268,7 +271,7 @@ describe('dashboard webview in Chromium', () => {
     // digits); KV pool 2,048 pages × 2 MiB = 4 GiB; of 0.9 × 80 GiB, 72 − 14.96 − 4 = 53.04 GiB
     // the rest (activations, reserves, free: the pool is given); 0.1 × 80 = 8 GiB left alone.
     const memory = await aria('memory');
-    for (const part of ['Memory breakdown (estimate) of device 80 GiB', 'weights 15 GiB', 'KV pool 4 GiB', 'rest: activations, reserves, free (not modelled: kv_cache.num_pages is given; under gpu_memory_utilization 0.9) 53 GiB', 'left alone (1 − gpu_memory_utilization) 8 GiB']) assert.ok(memory.includes(part), `${part} in "${memory}"`);
+    for (const part of ['Memory breakdown (estimate) of device 80 GiB', 'weights 15 GiB', 'KV pool 4 GiB', 'rest under gpu_memory_utilization 0.9: activations, reserves, free (not modelled: kv_cache.num_pages is given) 53 GiB', 'left alone (1 − gpu_memory_utilization) 8 GiB']) assert.ok(memory.includes(part), `${part} in "${memory}"`);
     assert.doesNotMatch(memory, /points/);
     // The recorded latency (test/fixtures/run.ts): TTFT p50 18.33 ms, p99 114.1 ms; TPOT p50 6.826 ms, p99 7.915 ms.
     const latency = await aria('latencyCdf');
