@@ -949,6 +949,58 @@ export function machineText(env: NonNullable<ViewRun['environment']>, sep: strin
   return [env.cpuModel, `${env.cpuCores} cores`, timedKernels ? env.simd : '', timedKernels ? nativeBuildLabel(env) : '', env.gpu?.name].filter((part) => part).join(sep);
 }
 
+/** Canvas width (px) below which a chart is drawn narrow (narrowOptions): a ~190 px panel leaves its charts ~125 px. */
+export const NARROW_CHART_PX = 260;
+
+/** `label` on two lines at the space nearest its middle ("device 80 GiB" -> "device" / "80 GiB"); a label of one word, or already lines, as it is. */
+export function twoLines(label: string | string[]): string | string[] {
+  if (Array.isArray(label)) return label;
+  const spaces = [...label.matchAll(/ /g)].map((m) => m.index);
+  if (spaces.length === 0) return label;
+  const at = spaces.reduce((best, i) => (Math.abs(i - label.length / 2) < Math.abs(best - label.length / 2) ? i : best));
+  return [label.slice(0, at), label.slice(at + 1)];
+}
+
+/**
+ * A chart's options for a canvas `narrow` (under NARROW_CHART_PX wide), degraded rather than cut
+ * (s33 newcomer-ed: a ~190 px panel cut the axis labels and legends): the legend below the plot
+ * with small boxes; linear axes with at most 4 ticks; the axes on the right (the pool chart's
+ * fragmentation % and preempted) not drawn, their series kept (their values are in the tooltips
+ * and the Data table): three axes left the left one too narrow for "2,048"; the index axis's
+ * category labels on two lines, drawn on the plot (over their bars: chart.js's label backdrop hid
+ * the first of two lines). `options` is not changed; unchanged when not narrow.
+ */
+export function narrowOptions(options: ChartConfiguration['options'], narrow: boolean): ChartConfiguration['options'] {
+  if (!narrow || !options) return options;
+  type ScaleOptions = { type?: string; position?: string; ticks?: Record<string, unknown>; title?: { font?: { size?: number } } };
+  const scales = Object.fromEntries(Object.entries((options.scales ?? {}) as Record<string, ScaleOptions>).map(([id, scale]) => {
+    if (scale.position === 'right') return [id, { ...scale, display: false }];
+    const ticks: Record<string, unknown> = { ...scale.ticks };
+    // An axis title a size smaller: a unit such as "(compute-bound)" is one word the axis's length must hold.
+    const title = scale.title ? { ...scale.title, font: { ...scale.title.font, size: (scale.title.font?.size ?? 12) - 2 } } : scale.title;
+    if (id === (options as { indexAxis?: string }).indexAxis && scale.type === undefined) {
+      // The case and allocation labels on the plot, over their bars: chart.js gives an axis at most
+      // half the canvas, where "B1 ctx1024 p16" ran past the left edge.
+      // Three sizes smaller: "B1 ctx1024 p16" and "max_model_len" fit the ~110 px plot of a 190 px panel.
+      const font = ticks['font'] as { size?: number } | undefined;
+      Object.assign(ticks, { mirror: true, z: 1, padding: 4, font: { ...font, size: Math.max(9, (font?.size ?? 12) - 2) } });
+      if (ticks['callback'] === undefined) {
+        ticks['callback'] = function (this: { getLabelForValue(v: number): string | string[] }, value: number | string) {
+          return twoLines(this.getLabelForValue(Number(value)));
+        };
+      }
+    } else if (scale.type !== 'logarithmic' && scale.type !== 'category') ticks['maxTicksLimit'] = 4;
+    return [id, { ...scale, ticks, title }];
+  }));
+  const legend = options.plugins?.legend;
+  return {
+    ...options,
+    scales,
+    // Small boxes, less padding, the font a pixel smaller: room for the names (fit.ts shortens the rest).
+    plugins: { ...options.plugins, legend: legend ? { ...legend, position: 'bottom', labels: { ...legend.labels, boxWidth: 12, padding: 6, font: { ...(legend.labels?.font as object), size: Math.max(10, ((legend.labels?.font as { size?: number } | undefined)?.size ?? 12) - 1) } } } : legend },
+  } as ChartConfiguration['options'];
+}
+
 /** Every chart of the run view, in page order. */
 export const CHART_IDS = ['timings', 'throughput', 'roofline', 'memory', 'poolTimeline', 'poolBaselines'] as const;
 

@@ -19,7 +19,7 @@ import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import { Chart, registerables } from 'chart.js';
 import type { ToWebview } from '../core/protocol/webview';
 import { fitTextPlugin } from './fit';
-import { CHART_IDS, chartInputs, machineText, runChart, type ChartId, type ChartSpec } from './charts';
+import { CHART_IDS, chartInputs, machineText, NARROW_CHART_PX, narrowOptions, runChart, type ChartId, type ChartSpec } from './charts';
 import { composePng } from './png';
 import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './latency';
 import { buildDifference, comparePools, compareRuns, kindDifference, loadDifference, modelDifference, sameRun, workloadDifference } from './compare';
@@ -134,7 +134,12 @@ interface Card {
   drawn: { inputs: readonly unknown[]; palette: Palette } | null;
   /** The spec whose table is in `data`. */
   tabled: ChartSpec | null;
+  /** Whether the chart was drawn narrow (charts.ts narrowOptions): a resize across NARROW_CHART_PX draws it again. */
+  narrow: boolean;
 }
+
+/** Whether a chart box `width` px wide draws its chart narrow; a hidden box (width 0) keeps how it was drawn. */
+const isNarrow = (box: HTMLElement, was: boolean): boolean => (box.clientWidth === 0 ? was : box.clientWidth < NARROW_CHART_PX);
 const cards = new Map<ChartId, Card>();
 for (const id of [...CHART_IDS, 'latencyCdf', 'queue', 'capacity'] as ChartId[]) {
   // role img and an aria-label (set when drawn: ChartSpec.ariaLabel), as chart.js's accessibility
@@ -146,8 +151,15 @@ for (const id of [...CHART_IDS, 'latencyCdf', 'queue', 'capacity'] as ChartId[])
   const details = el('details', { id: `data-${id}` }, el('summary', {}, 'Data'), data);
   const box = el('div', { class: 'chart-box' }, canvas);
   const card = el('section', { class: `card card-${id}`, 'data-chart': id }, summary, box, empty, details);
-  const entry: Card = { id, card, box, canvas, empty, summary, details, data, spec: null, drawn: null, tabled: null };
+  const entry: Card = { id, card, box, canvas, empty, summary, details, data, spec: null, drawn: null, tabled: null, narrow: false };
   details.addEventListener('toggle', () => fillTable(entry, id));
+  // The panel made narrower or wider than NARROW_CHART_PX: the chart drawn again with the other options.
+  new ResizeObserver(() => {
+    if (entry.spec && isNarrow(box, entry.narrow) !== entry.narrow) {
+      entry.drawn = null;
+      renderCharts(model.current);
+    }
+  }).observe(box);
   chartGrid.append(card);
   cards.set(id, entry);
 }
@@ -263,12 +275,14 @@ function drawChart(card: Card, run: ViewRun | null): void {
   }
   // An empty chart's box is hidden: it is not drawn until it has something to show.
   if (spec.empty !== null) return;
+  card.narrow = isNarrow(card.box, card.narrow);
+  const options = narrowOptions(spec.config.options, card.narrow) ?? {};
   if (chart) {
     chart.data = spec.config.data;
-    chart.options = spec.config.options ?? {};
+    chart.options = options;
     chart.update('none');
   } else {
-    chart = new Chart(card.canvas, spec.config);
+    chart = new Chart(card.canvas, { ...spec.config, options });
     charts.set(id, chart);
   }
   card.canvas.setAttribute('aria-label', spec.ariaLabel);

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { BasePlatform, Chart, registerables, type ChartConfiguration, type LegendItem } from 'chart.js';
 import type { PoolSample } from '../../core/protocol/run';
 import type { Estimate } from '../../core/protocol/webview';
-import { caseTickLines, ceilings, durationLogTick, logTick, memoryChart, bandwidthLabelPlaces, computeLabelPlaces, labelCorners, placeLabels, poolBaselinesChart, poolTimelineChart, rooflineChart, thinSamples, throughputChart, timingsChart } from '../../webview/charts';
+import { caseTickLines, ceilings, durationLogTick, logTick, memoryChart, narrowOptions, bandwidthLabelPlaces, computeLabelPlaces, labelCorners, placeLabels, poolBaselinesChart, poolTimelineChart, rooflineChart, thinSamples, throughputChart, timingsChart } from '../../webview/charts';
 import { latencyCdfChart, queueChart } from '../../webview/latency';
 import { pngCaption, wrapText } from '../../webview/png';
 import { viewOfRun } from '../../webview/model';
@@ -543,5 +543,22 @@ describe('bar parts without colour', () => {
   it('gives useful, internal and external fragmentation bars three different marks', () => {
     const spec = poolBaselinesChart(viewOfRun(run, null), marking);
     assert.deepEqual(marks(spec.config), { 'useful KV memory': 'none', 'internal fragmentation': 'diagonal', 'external fragmentation': 'dots' });
+  });
+});
+
+describe('narrow charts', () => {
+  it('below NARROW_CHART_PX: legend below, no right axes, at most 4 ticks on linear axes, index labels on the plot; the spec options untouched', () => {
+    const samples = Array.from({ length: 10 }, (_, i) => ({ ...sample(i, 60), internalFragmentation: 0.05, preempted: i % 3 }));
+    const spec = poolTimelineChart({ ...viewOfRun(run, null), pool: null, poolSamples: samples }, palette);
+    const before = JSON.stringify(spec.config.options);
+    assert.equal(narrowOptions(spec.config.options, false), spec.config.options, 'wide: the same options');
+    const narrow = narrowOptions(spec.config.options, true) as { plugins: { legend: { position: string } }; scales: Record<string, { display?: boolean; ticks: { maxTicksLimit?: number } }> };
+    assert.equal(narrow.plugins.legend.position, 'bottom');
+    assert.deepEqual(Object.fromEntries(Object.entries(narrow.scales).map(([id, s]) => [id, [s.display ?? true, s.ticks.maxTicksLimit]])), { x: [true, 4], y: [true, 4], yPct: [false, undefined], yCount: [false, undefined] });
+    assert.equal(JSON.stringify(spec.config.options), before);
+    // The memory bar's device label, on the plot and on two lines.
+    const memory = narrowOptions(memoryChart(viewOfRun(run, null), palette).config.options, true) as { scales: { y: { ticks: { mirror: boolean; callback: (this: unknown, v: number) => unknown } } } };
+    assert.equal(memory.scales.y.ticks.mirror, true);
+    assert.deepEqual(memory.scales.y.ticks.callback.call({ getLabelForValue: () => 'device 80 GiB' }, 0), ['device', '80 GiB']);
   });
 });

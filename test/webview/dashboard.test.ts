@@ -903,6 +903,37 @@ describe('dashboard webview in Chromium', () => {
     }
   });
 
+  // s33 newcomer-ed: in a ~190 px panel the pool chart's three axes left its left one too narrow for "2,048", the memory bar's
+  // "device 80 GiB" ran past the canvas's left edge, legends were cut.
+  it('in a 190 px panel every chart of a run writes its texts inside its canvas: legend below, fewer ticks, no right axes (narrow-190-*.png)', async () => {
+    const fresh = await openDashboard(browser, server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
+    try {
+      await recordTexts(fresh);
+      await fresh.setViewportSize({ width: 190, height: 900 });
+      await send(fresh, { type: 'init', runs: [], current: run, currentId: RUN_ID });
+      await fresh.waitForFunction(() => ['poolTimeline', 'latencyCdf', 'queue'].every((id) => document.querySelector(`#chart-${id}`)?.getAttribute('data-drawn')?.includes('points')));
+      const found: string[] = [];
+      for (const theme of ['dark', 'highContrastLight'] as const) {
+        await setTheme(fresh, theme);
+        const ids = await fresh.$$eval('canvas[id^="chart-"]', (cs) => cs.filter((c) => (c as HTMLElement).offsetParent !== null).map((c) => c.id.slice('chart-'.length)));
+        assert.ok(ids.length >= 8, `charts ${ids.join(', ')}`);
+        for (const id of ids) {
+          const texts = await lastDrawnTexts(fresh, id, 170);
+          const size = await fresh.$eval(`#chart-${id}`, (c) => ({ w: (c as HTMLCanvasElement).width, h: (c as HTMLCanvasElement).height }));
+          for (const t of texts.filter((t) => t.corners.some((c) => c.x < -0.5 || c.y < -0.5 || c.x > size.w + 0.5 || c.y > size.h + 0.5))) {
+            found.push(`${theme} ${id}: '${t.text}' x ${Math.min(...t.corners.map((c) => c.x)).toFixed(0)}..${Math.max(...t.corners.map((c) => c.x)).toFixed(0)} of ${size.w}`);
+          }
+        }
+        await fresh.screenshot({ path: join(shots, `narrow-190-${theme}.png`), fullPage: true });
+      }
+      assert.deepEqual(found, []);
+      // The pool chart's y axis keeps its top tick, the pool's 2,048 pages, whole.
+      assert.ok((await lastDrawnTexts(fresh, 'poolTimeline', 170)).some((t) => t.text === '2,048'));
+    } finally {
+      await fresh.close();
+    }
+  });
+
   // s30 newcomers: in an editor split (~350–500 px) chart titles, axis titles and legend items ran
   // past the canvas's edge (cut off), and the Run button's label past the panel's.
   it('at 320, 400, 600 and 1000 px, dark and light, no chart writes a text past its canvas\'s edge and no control lies past the panel\'s (narrow-*.png)', async () => {

@@ -65,6 +65,11 @@ export const THEMES = {
     bodyClass: 'vscode-high-contrast',
     vars: { '--vscode-foreground': '#ffffff', '--vscode-editor-background': '#000000', '--vscode-charts-foreground': '#ffffff', '--vscode-charts-lines': 'rgba(255, 255, 255, 0.5)', '--vscode-contrastBorder': '#6fc3df', '--vscode-charts-blue': '#3794ff', '--vscode-charts-orange': '#d18616', '--vscode-charts-green': '#89d185', '--vscode-charts-purple': '#b180d7', '--vscode-charts-red': '#f14c4c', '--vscode-charts-yellow': '#cca700', '--vscode-descriptionForeground': '#ffffff', '--vscode-font-family': 'sans-serif', '--vscode-font-size': '13px', '--vscode-button-background': '#000000', '--vscode-button-foreground': '#ffffff' },
   },
+  // VS Code 1.100.3's registered hcLight colours (its workbench.js colour registry): charts.orange is minimap.findMatchHighlight, a navy.
+  highContrastLight: {
+    bodyClass: 'vscode-high-contrast-light',
+    vars: { '--vscode-foreground': '#292929', '--vscode-editor-background': '#ffffff', '--vscode-charts-foreground': '#292929', '--vscode-charts-lines': 'rgba(41, 41, 41, 0.5)', '--vscode-contrastBorder': '#0f4a85', '--vscode-charts-blue': '#1a85ff', '--vscode-charts-orange': '#0f4a85', '--vscode-charts-green': '#374e06', '--vscode-charts-purple': '#652d90', '--vscode-charts-red': '#b5200d', '--vscode-charts-yellow': '#895503', '--vscode-descriptionForeground': '#292929', '--vscode-font-family': 'sans-serif', '--vscode-font-size': '13px', '--vscode-button-background': '#0f4a85', '--vscode-button-foreground': '#ffffff' },
+  },
 } as const;
 export type ThemeName = keyof typeof THEMES;
 
