@@ -1,6 +1,6 @@
 /** Run history (extension/history.ts) and export (extension/exportRun.ts) on a temp folder. */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -76,6 +76,32 @@ describe('run history', () => {
     assert.equal(found.run.name, 'qwen.attn.yaml');
     await assert.rejects(findRun([one], idNew), /no longer in the history folder/);
     await assert.rejects(findRun([one, two], '../../etc/passwd'), RangeError);
+  });
+
+  // s33 newcomer-ed: History was listed again after every save (and again by the folder's watcher),
+  // reading and parsing every run: 20 simulations, 8.7 MB of JSON, on the path from save to screen.
+  it('lists again reading only the files that changed since the last listing of the folder', async () => {
+    const dir = tempDir('attnscope-history-relist-');
+    const id = await saveRun(dir, run);
+    const file = join(dir, `${id}.json`);
+    // A whole-second modification time, which utimes can set back exactly.
+    const mtime = new Date('2026-12-04T12:00:00Z');
+    utimesSync(file, mtime, mtime);
+    assert.equal((await listRuns(dir)).runs[0]!.name, run.name);
+    // The same file (inode, size, modification time) with other bytes: not read again. Without the
+    // listing's memory the renamed run would show, so this proves the file was not re-parsed.
+    const renamed = readFileSync(file, 'utf8').replace(JSON.stringify(run.name), JSON.stringify(run.name.replace(/./, 'X')));
+    assert.equal(Buffer.byteLength(renamed), statSync(file).size, 'same size');
+    writeFileSync(file, renamed);
+    utimesSync(file, mtime, mtime);
+    assert.equal((await listRuns(dir)).runs[0]!.name, run.name);
+    // Saved again (saveRun renames a new file over: another inode): read again, as is a new run.
+    await saveRun(dir, { ...run, name: 'second' });
+    const names = (await listRuns(dir)).runs.map((r) => r.name).sort();
+    assert.deepEqual(names, ['second', run.name].sort());
+    // A file rewritten in place with a new modification time is read again too.
+    utimesSync(file, new Date(mtime.getTime() + 5000), new Date(mtime.getTime() + 5000));
+    assert.ok((await listRuns(dir)).runs.some((r) => r.name === run.name.replace(/./, 'X')));
   });
 
   it('an empty or missing folder lists nothing', async () => {
