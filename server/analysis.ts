@@ -211,7 +211,7 @@ export function changedRegion(old: string, text: string): TextChange {
  * and any edit of a previous version whose parse has problems, parses it again around its long
  * lists of numbers that the edit left untouched, and around the items before and after the
  * edit in a long flow list it lies inside (parseAroundLists); null (parse it all) for a JSON text, or a
- * YAML text with anchors or aliases. A typed digit or a pasted value in a profile with 20,000
+ * YAML text with anchors, aliases or merge keys (`<<`: a member may sit outside its mapping's text). A typed digit or a pasted value in a profile with 20,000
  * seq_lens then costs no YAML parse, and a key or a list item typed through invalid states a
  * parse of the rest. Equivalence with a fresh parse is tested in test/lsp/incremental.test.ts (random
  * edits, through invalid YAML too, and examples).
@@ -220,7 +220,7 @@ export function reuseTree(previous: Analysis, text: string): ParsedTree | null {
   const old = previous.text;
   if (previous.tree === null) return null;
   const yaml = previous.syntax === 'yaml';
-  if (yaml && /[&*]/.test(text)) return null;
+  if (yaml && /[&*]|<</.test(text)) return null;
   const { start, oldEnd, delta } = changedRegion(old, text);
   if (delta === 0 && start === oldEnd) return previous.parsed;
   // A tree with problems (half-typed YAML) keeps only its long lists that no problem touches.

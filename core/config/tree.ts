@@ -425,12 +425,27 @@ class YamlRefusal extends Error {
   }
 }
 
+/** Whether a mapping's key is a merge key: a plain `<<`, which yaml's `merge: true` reads as Symbol('<<') (a quoted "<<" stays a string key). */
+function isMergeKey(key: unknown): boolean {
+  return YAML.isScalar(key) && typeof key.value === 'symbol' && key.value.description === '<<';
+}
+
+/** A mapping key as the tree holds it: a scalar's value as a string. */
+function keyText(key: unknown): string {
+  return YAML.isScalar(key) ? String(key.value) : String(key);
+}
+
 /**
- * Converts a composed yaml document to a ValueNode tree, expanding aliases. Throws YamlRefusal
- * when an alias refers to a node that contains it (the tree would be infinite) or when
- * aliases expand to more than MAX_ALIAS_NODES nodes.
+ * Converts a composed yaml document to a ValueNode tree, expanding aliases and merge keys
+ * (`<<: *a`, `<<: [*a, *b]`, as PyYAML, which vLLM's --config reads with, and YAML 1.1's merge
+ * type: a key written in the mapping wins over a merged one, an earlier mapping of a list over a
+ * later one, a later `<<` over an earlier one). A merged member keeps the ranges where it is
+ * written (in the anchored mapping), so a problem of its key or value lands there. A merge of
+ * anything but mappings is an error in `problems`, at that value. Throws YamlRefusal when an alias
+ * refers to a node that contains it (the tree would be infinite) or when aliases expand to more
+ * than MAX_ALIAS_NODES nodes.
  */
-function yamlToTree(doc: YAML.Document, contents: unknown, text: string): ValueNode {
+function yamlToTree(doc: YAML.Document, contents: unknown, text: string, problems: Problem[]): ValueNode {
   /** Containers being converted now (the ancestors of the current node, aliases followed). */
   const open = new Set<unknown>();
   const targets = new Map<YAML.Alias, unknown>();
@@ -465,9 +480,38 @@ function yamlToTree(doc: YAML.Document, contents: unknown, text: string): ValueN
       open.add(node);
       const properties: PropertyNode[] = [];
       const range = yamlRange(node, fallback);
+      const explicit = new Set(node.items.filter((pair) => !isMergeKey(pair.key)).map((pair) => keyText(pair.key)));
+      /** Merged members by key: the first set wins, the `<<` keys read last to first (PyYAML's order). */
+      const merged = new Map<string, PropertyNode>();
+      for (let i = node.items.length - 1; i >= 0; i--) {
+        const pair = node.items[i]!;
+        if (!isMergeKey(pair.key)) continue;
+        const keyRange = yamlRange(pair.key as YAML.Node, range.offset);
+        const value = pair.value == null ? null : convert(pair.value, keyRange.offset + keyRange.length);
+        const sources = value?.type === 'array' ? value.items! : [value];
+        for (const source of sources) {
+          if (source?.type !== 'object') {
+            problems.push({
+              severity: 'error',
+              code: 'yaml-merge',
+              message: 'a merge key (<<) takes a mapping or a list of mappings (<<: *name, or <<: [*a, *b]), as PyYAML: nothing is merged from here',
+              range: source?.range ?? value?.range ?? keyRange,
+            });
+            continue;
+          }
+          for (const p of source.properties ?? []) if (!explicit.has(p.key) && !merged.has(p.key)) merged.set(p.key, p);
+        }
+      }
+      let mergedPlaced = false;
       for (const pair of node.items) {
         const keyNode = pair.key;
-        const key = YAML.isScalar(keyNode) ? String(keyNode.value) : String(keyNode);
+        if (isMergeKey(keyNode)) {
+          // The merged members in place of the first `<<`, with the ranges where they are written.
+          if (!mergedPlaced) properties.push(...merged.values());
+          mergedPlaced = true;
+          continue;
+        }
+        const key = keyText(keyNode);
         const keyRange = YAML.isNode(keyNode) ? yamlRange(keyNode, range.offset) : { offset: range.offset, length: 0 };
         const valueFallback = keyRange.offset + keyRange.length;
         const value: ValueNode =
@@ -504,14 +548,15 @@ function yamlToTree(doc: YAML.Document, contents: unknown, text: string): ValueN
 }
 
 /**
- * Parses YAML 1.2 (core schema: `yes` stays a string, `0x10` is a number). Syntax errors and
+ * Parses YAML 1.2 (core schema: `yes` stays a string, `0x10` is a number) with YAML 1.1's merge
+ * keys (`<<: *a`, which PyYAML honours: yamlToTree). Syntax errors and
  * a second document become problems; duplicate keys are errors, as yaml reports them. Aliases
- * are expanded; one that refers to the node containing it, or aliases expanding to more than
+ * and merge keys are expanded; one that refers to the node containing it, or aliases expanding to more than
  * MAX_ALIAS_NODES nodes, give an error at the alias and a null root (nothing else is read).
  */
 export function parseYamlTree(text: string): ParsedTree {
   const problems: Problem[] = [];
-  const docs = YAML.parseAllDocuments(text, { prettyErrors: false, uniqueKeys: true });
+  const docs = YAML.parseAllDocuments(text, { prettyErrors: false, uniqueKeys: true, merge: true });
   const list = Array.isArray(docs) ? docs : [];
   const doc = list[0];
   problems.push(...yamlSyntaxProblems(text, list.flatMap((d) => d.errors)));
@@ -527,7 +572,7 @@ export function parseYamlTree(text: string): ParsedTree {
   }
   if (!doc || doc.contents == null) return { root: null, problems };
   try {
-    return { root: yamlToTree(doc, doc.contents, text), problems };
+    return { root: yamlToTree(doc, doc.contents, text, problems), problems };
   } catch (e) {
     if (!(e instanceof YamlRefusal)) throw e;
     problems.push({ severity: 'error', code: 'yaml-alias', message: e.message, range: e.range });

@@ -345,3 +345,15 @@ test('a schema error hides no cross-key error: dtype bf17 beside two checks of v
   // The first '3' and '64' of the text are the two values.
   assert.deepEqual(errors.sort(), [['batch-limits-conflict', rangeOf(text, '64')], ['invalid-value', rangeOf(text, 'bf17')], ['tp-not-divisible', rangeOf(text, '3')]], JSON.stringify(diags.map((x) => [x.code, x.message])));
 });
+
+test('YAML merge keys (<<: *dev) are read as PyYAML reads them: no unknown "<<", no "device.gpu not set", and a merged wrong value is marked where it is written (s33 newcomer CLI finding 3)', async () => {
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\nbase: &dev { gpu: H100 SXMX, gpu_memory_utilization: 0.9 }\ndevice:\n  <<: *dev\n  tensor_parallel_size: 1\nworkload: { requests: 10 }\n';
+  const diags = await check('p.attn.yaml', text);
+  const d = only(diags, 'invalid-value');
+  assert.deepEqual(d.range, rangeOf(text, 'H100 SXMX'));
+  assert.match(d.message, /did you mean "H100 SXM"/);
+  // The only unknown key is the one holding the anchor; `<<` is not one.
+  assert.deepEqual(diags.filter((x) => x.code === 'unknown-key').map((x) => x.range), [rangeOf(text, 'base')]);
+  const good = await check('p.attn.yaml', text.replace('SXMX', 'SXM'));
+  assert.deepEqual(good.filter((x) => x.severity === DiagnosticSeverity.Error || /device\.gpu|<</.test(String(x.message))).map((x) => String(x.message)), []);
+});

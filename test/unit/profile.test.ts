@@ -15,7 +15,7 @@ import {
   type ProfileHost,
 } from '../../core/config/index';
 import { BACKENDS } from '../../core/config/types';
-import { parseYamlTree, yamlErrorMessage } from '../../core/config/tree';
+import { parseYamlTree, toPlain, yamlErrorMessage } from '../../core/config/tree';
 import { checkProfile, estimate } from '../../core/estimate/index';
 import { validateProfileText } from '../../core/validate';
 import schema from '../../schemas/attn-profile.schema.json';
@@ -736,4 +736,29 @@ test('max_num_batched_tokens below max_num_seqs is an error at the written key, 
   const tokensOnly = read('model: ./llama/config.json\ndevice: { gpu: A100 80GB }\nworkload: { max_num_batched_tokens: 100 }\n');
   assert.equal(tokensOnly.problems.filter((x) => x.code === 'batch-limits-conflict').length, 0);
   assert.ok(tokensOnly.value);
+});
+
+test('YAML merge keys (<<: *a) are honoured as PyYAML (vLLM --config) reads them; a merged value\'s problem lands where it is written', () => {
+  // s33 newcomer CLI finding 3: `<<` was an unknown key and device.gpu was lost.
+  const text = 'model: ./llama/config.json\nbase: &dev { gpu: H100 SXM, gpu_memory_utilization: 0.8 }\ndevice:\n  <<: *dev\n  gpu_memory_utilization: 0.5\n';
+  const r = read(text);
+  assert.ok(r.value);
+  assert.equal(r.value.device.gpu, 'H100 SXM');
+  // A key written in the mapping wins over the merged one (PyYAML flatten_mapping).
+  assert.equal(r.value.device.gpuMemoryUtilization, 0.5);
+  assert.deepEqual(r.problems.filter((p) => p.code === 'unknown-key').map((p) => text.slice(p.range.offset, p.range.offset + p.range.length)), ['base']);
+  // A wrong merged value: the error at the value inside the anchored mapping, not at `<<` or `*dev`.
+  const bad = text.replace('gpu: H100 SXM', 'gpu: H100 SXMX');
+  const e = only(read(bad).problems, 'invalid-value');
+  assert.deepEqual(e.range, { offset: bad.indexOf('H100 SXMX'), length: 'H100 SXMX'.length });
+  // PyYAML's orders, checked with PyYAML 6.0.3: an earlier mapping of a list wins over a later one,
+  // a later `<<` over an earlier one; a scalar merged is an error at it (PyYAML: "expected a mapping
+  // or list of mappings for merging").
+  const plain = (t: string) => toPlain(parseYamlTree(t).root!);
+  assert.deepEqual(plain('b: {<<: [{x: 1}, {x: 2, y: 3}]}'), { b: { x: 1, y: 3 } });
+  assert.deepEqual(plain('a: &a {x: 1}\nb:\n  <<: *a\n  <<: {x: 3}\n'), { a: { x: 1 }, b: { x: 3 } });
+  const scalar = parseYamlTree('b:\n  <<: 5\n');
+  assert.deepEqual(scalar.problems.map((p) => [p.code, p.range]), [['yaml-merge', { offset: 9, length: 1 }]]);
+  // A quoted "<<" is a plain key, as in PyYAML.
+  assert.deepEqual(plain('b: {"<<": 1}'), { b: { '<<': 1 } });
 });

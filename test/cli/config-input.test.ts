@@ -1,0 +1,60 @@
+/**
+ * What profiles, configs and traces accept and refuse, through the built dist/runner.js (session
+ * 34, from the s33 newcomer CLI findings): YAML merge keys, page sizes vLLM's CUDA backends do
+ * not run, NaN in a trace, integers written as floats in config.json. Each bad input is one line
+ * `file:line:col: message` and exit 2; each warning one line at the value.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { tempDir } from '../fixtures/tmp';
+
+const root = join(__dirname, '..', '..');
+const runner = join(root, 'dist', 'runner.js');
+const llamaConfig = join(root, 'examples', 'llama-3.1-8b', 'config.json');
+
+function cli(args: string[], cwd?: string) {
+  const r = spawnSync(process.execPath, [runner, ...args], { encoding: 'utf8', timeout: 300_000, cwd });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** `text` written as `name` in a fresh folder. */
+function tmp(name: string, text: string): { dir: string; file: string } {
+  const dir = tempDir('attnscope-cfg-');
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return { dir, file };
+}
+
+/** 1-based line and column of the first `needle` in `text`, as `line:col`. */
+function at(text: string, needle: string): string {
+  const offset = text.indexOf(needle);
+  assert.ok(offset >= 0, needle);
+  const before = text.slice(0, offset).split('\n');
+  return `${before.length}:${before.at(-1)!.length + 1}`;
+}
+
+test('YAML merge keys (<<: *dev) are honoured in estimate and in a sweep\'s --set overlay; a merged wrong value is one line where it is written, exit 2 (s33 newcomer CLI finding 3)', () => {
+  const text = `model: ${JSON.stringify(llamaConfig)}\nbase: &dev { gpu: H100 SXMX, gpu_memory_utilization: 0.9 }\ndevice:\n  <<: *dev\n  tensor_parallel_size: 1\nworkload: { requests: 5, arrival_rate: 1, max_model_len: 2048, prompt_len: { dist: fixed, value: 100 }, output_len: { dist: fixed, value: 10 } }\n`;
+  const { dir, file } = tmp('m.attn.yaml', text);
+  const bad = cli(['estimate', file]);
+  assert.equal(bad.code, 2, bad.stderr);
+  // One line, at the merged value in the anchored mapping (not at `<<` or `*dev`).
+  const lines = bad.stderr.trim().split('\n');
+  assert.equal(lines.length, 1, bad.stderr);
+  assert.ok(lines[0]!.startsWith(`${file}:${at(text, 'H100 SXMX')}: device.gpu must be one of `), bad.stderr);
+  writeFileSync(file, text.replace('SXMX', 'SXM'));
+  const good = cli(['estimate', file]);
+  assert.equal(good.code, 0, good.stderr);
+  assert.doesNotMatch(good.stderr, /<<|device\.gpu/);
+  // The merged device.gpu is the budget's (H100 SXM's 79.22 GiB as CUDA reports it, core/estimate/gpus.ts).
+  assert.match(good.stdout, /device\.gpu H100 SXM, 79\.22 GiB/);
+  // A sweep's --set replaces a merged key: the wrong merged gpu is overridden in every point.
+  writeFileSync(file, text);
+  const sweep = cli(['sweep', file, '--set', 'device.gpu=H200,H100 SXM', '--out', join(dir, 'out')]);
+  assert.equal(sweep.code, 0, sweep.stderr);
+  const report = JSON.parse(readFileSync(join(dir, 'out', 'sweep-report.json'), 'utf8')) as { rows: Array<{ status: string; values: Record<string, string> }> };
+  assert.deepEqual(report.rows.map((r) => [r.values['device.gpu'], r.status]).sort(), [['H100 SXM', 'ok'], ['H200', 'ok']]);
+});
