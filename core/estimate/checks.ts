@@ -46,6 +46,50 @@ export function nearestPageSize(n: number): number {
   return best;
 }
 
+/**
+ * What vLLM's CUDA attention backends take as a KV block size: multiples of this many tokens.
+ * FlashAttention (vllm/v1/attention/backends/flash_attn.py, vllm-project/vllm at 5704f34):
+ * get_supported_kernel_block_sizes returns [MultipleOf(16)] and get_kv_cache_shape raises "Block
+ * size must be a multiple of 16."; the vllm-flash-attn kernel itself checks "Paged KV cache block
+ * size must be divisible by 16" (csrc flash_api.cpp). FlashInfer takes 16, 32 or 64, FlashMLA 64:
+ * every CUDA backend needs a multiple of 16.
+ */
+export const VLLM_CUDA_BLOCK_MULTIPLE = 16;
+
+/**
+ * Why vLLM does not run `pageSize` as its KV block size on the GPU a profile serves on (`gpu`,
+ * device.gpu; `backend` device.backend): a page size not a multiple of
+ * {@link VLLM_CUDA_BLOCK_MULTIPLE} on a GPU (device.gpu set, or backend cuda). One sentence, with
+ * the nearest multiple to try; null when vLLM runs it or the profile names no GPU. For the
+ * editor's and the CLI's warning (vllmPageSizeProblem) and a sweep's best point (runner/sweep/results.ts).
+ */
+export function vllmPageSizeNote(pageSize: number, gpu: string | undefined, backend: string): { text: string; suggestion: number } | null {
+  if (pageSize % VLLM_CUDA_BLOCK_MULTIPLE === 0 || (gpu === undefined && backend !== 'cuda')) return null;
+  const suggestion = Math.max(VLLM_CUDA_BLOCK_MULTIPLE, Math.round(pageSize / VLLM_CUDA_BLOCK_MULTIPLE) * VLLM_CUDA_BLOCK_MULTIPLE);
+  return {
+    text: `page_size ${pageSize} is not a block size vLLM runs on ${gpu ?? 'a CUDA GPU'}: its CUDA attention backends take multiples of ${VLLM_CUDA_BLOCK_MULTIPLE} (FlashAttention: "Block size must be a multiple of 16.", vllm/v1/attention/backends/flash_attn.py; FlashInfer 16, 32 or 64): try ${suggestion}`,
+    suggestion,
+  };
+}
+
+/**
+ * A page_size vLLM's CUDA attention backends cannot run (vllmPageSizeNote) as a warning at the
+ * value: the figures still hold for the page size as written, but a sweep over page_size would
+ * otherwise call a size vLLM refuses the best without a word. Null when vLLM runs it.
+ */
+function vllmPageSizeProblem(profile: Profile): Problem | null {
+  const ps = profile.kvCache.pageSize;
+  const note = vllmPageSizeNote(ps, profile.device.gpu, profile.device.backend);
+  if (note === null) return null;
+  return {
+    severity: 'warning',
+    code: 'page-size-not-vllm',
+    message: `${note.text}; the figures are for page_size ${ps} as written`,
+    range: profileKey(profile, 'kv_cache.page_size', 'kv_cache'),
+    data: { suggestion: note.suggestion, multiple: VLLM_CUDA_BLOCK_MULTIPLE },
+  };
+}
+
 /** Device fit: weights, activation peak and an explicit KV budget against memory · utilization. */
 function fitProblems(profile: Profile, e: Estimate): Problem[] {
   const d = profile.device;
@@ -96,6 +140,8 @@ function kernelProblems(profile: Profile, e: Estimate): Problem[] {
     const suggestion = nearestPageSize(ps);
     problems.push({ severity: 'error', code: 'page-size-unsupported', message: `page_size ${ps} is not supported by the CUDA decode kernel, which takes ${minPageSize} to ${maxPageSize} tokens per page: try ${suggestion}`, range: profileKey(profile, 'kv_cache.page_size', 'kv_cache'), data: { suggestion, min: minPageSize, max: maxPageSize } });
   }
+  const vllm = vllmPageSizeProblem(profile);
+  if (vllm && !problems.some((p) => p.code === 'page-size-unsupported')) problems.push(vllm);
   const prefillNote = m.mla ? mlaPrefillHeadDim(m.mla).note : null;
   if (prefillNote && profile.prefill.seqLens.length > 0) {
     problems.push({ severity: 'info', code: 'mla-prefill-head-dim', message: prefillNote, ...modelKey(profile, 'v_head_dim'), data: { headDim: mlaPrefillHeadDim(m.mla!).headDim } });
@@ -239,6 +285,7 @@ export const CHECK_KEYS: Readonly<Record<string, readonly string[]>> = {
   'kv-budget-exceeds-device': POOL_KEYS,
   'head-dim-unsupported': ['device.backend'],
   'page-size-unsupported': ['device.backend', 'kv_cache.page_size'],
+  'page-size-not-vllm': ['device.gpu', 'device.backend', 'kv_cache.page_size'],
   'mla-prefill-head-dim': ['prefill.seq_lens'],
   'mla-decode-head-dim': ['decode.batch_sizes'],
   'attn-logit-softcapping': ['prefill.seq_lens', 'decode.batch_sizes'],

@@ -141,6 +141,9 @@ export interface SweepReport {
    * `tie` says so in a sentence; absent when the best is clear. `acrossMachines`: when the best
    * was chosen by measured decode time among rows of several machine kinds, a sentence saying
    * those timings do not compare and naming the fastest on each machine kind; absent otherwise.
+   * `tie` names up to three tied rows and counts more (`tiedWith` lists them all). `notOnVllm`:
+   * when vLLM would not run the best point on its GPU (a page_size not a multiple of 16: core/estimate
+   * vllmPageSizeNote), the sentence saying so; absent otherwise.
    */
-  best: { id: string; environmentKey: string; label: string; rule: string; tiedWith?: Array<{ id: string; environmentKey: string; label: string }>; tie?: string; acrossMachines?: string } | null;
+  best: { id: string; environmentKey: string; label: string; rule: string; tiedWith?: Array<{ id: string; environmentKey: string; label: string }>; tie?: string; acrossMachines?: string; notOnVllm?: string } | null;
 }

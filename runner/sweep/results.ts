@@ -16,6 +16,7 @@ import { withinNoise, type TimingSpread } from '../../core/noise';
 import { describeEnvironment, splitByMachine, sweepProvenance } from '../../core/sweepFigures';
 import { axisIndices, offsetToLineColumn, pointLabel } from '../../core/config';
 import { jsonErrorText } from '../../core/config/tree';
+import { vllmPageSizeNote } from '../../core/estimate';
 import { canonicalJson, pointId } from './spec';
 
 /** The report's file name inside a results folder (merge skips it when reading points). */
@@ -288,6 +289,9 @@ function decodeSpread(m: SweepMetrics): TimingSpread {
   return { median, p10: m.decodeP10NsPerToken ?? median, p90: m.decodeP90NsPerToken ?? median };
 }
 
+/** Rows a tie sentence names one by one; more are counted (a page_size × max_num_seqs sweep tied 63 points, ~2,000 characters on one line). */
+export const TIES_NAMED = 3;
+
 /**
  * Simulated rates (goodput, output throughput) this close to the best, relative, count as equal:
  * 1 %. Without rejections the simulated throughput is the offered load, so every point of an
@@ -330,7 +334,8 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
     const best = cands.reduce<SweepReportRow | null>((b, r) => (b === null || score(r) > score(b) ? r : b), null);
     if (!best) return null;
     const tiedWith = cands.filter((r) => r !== best && tied(best, r));
-    const tie = tiedWith.length === 0 ? '' : `tied with ${tiedWith.map((r) => name(r, best)).join(', ')}: ${tieWords}`;
+    const tiedText = tiedWith.length <= TIES_NAMED ? tiedWith.map((r) => name(r, best)).join(', ') : `${formatCount(tiedWith.length)} other points (the report's best.tiedWith lists them)`;
+    const tie = tiedWith.length === 0 ? '' : `tied with ${tiedText}: ${tieWords}`;
     return { row: best, rule, tiedWith, tie };
   };
   const pct = formatPercent(SIMULATED_RATE_TOLERANCE, 0);
@@ -405,6 +410,8 @@ export interface MergeOptions {
 export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepReport {
   let report: SweepReport | null = null;
   const seen = new Map<string, SweepReportRow>();
+  /** Why vLLM would not run a point, by point id (core/estimate vllmPageSizeNote of its profile). */
+  const notOnVllm = new Map<string, string>();
   for (const dir of dirs) {
     let files: string[];
     try {
@@ -457,6 +464,8 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
       const row: SweepReportRow = { id: s.id, index: s.index, values: s.values, label: s.label, environmentKey: envKey, status: point.status, metrics: metricsOf(point), file };
       seen.set(key, row);
       report.rows.push(row);
+      const note = vllmPageSizeNote(point.profile.kvCache.pageSize, point.profile.device.gpu, point.profile.device.backend);
+      if (note) notOnVllm.set(s.id, note.text);
     }
   }
   if (!report) throw new InputError(`no sweep point results in ${dirs.join(', ')}`, dirs[0] ?? '.');
@@ -469,7 +478,8 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
   const best = bestRow(report.rows, split ? (r, b) => `${r.label} (${r.id === b.id ? 'same point on ' : ''}env ${envLetter(envOrder, r.environmentKey)})` : undefined);
   const ref = (r: SweepReportRow) => ({ id: r.id, environmentKey: r.environmentKey, label: r.label });
   const across = split && best?.rule === MEASURED_RULE ? acrossMachines(report.rows, envOrder) : '';
-  report.best = best ? { ...ref(best.row), rule: best.rule, ...(best.tie ? { tiedWith: best.tiedWith.map(ref), tie: best.tie } : {}), ...(across ? { acrossMachines: across } : {}) } : null;
+  const vllm = best ? notOnVllm.get(best.row.id) : undefined;
+  report.best = best ? { ...ref(best.row), rule: best.rule, ...(best.tie ? { tiedWith: best.tiedWith.map(ref), tie: best.tie } : {}), ...(across ? { acrossMachines: across } : {}), ...(vllm ? { notOnVllm: vllm } : {}) } : null;
   return report;
 }
 
@@ -571,6 +581,7 @@ export function formatReport(report: SweepReport): string {
   for (const d of report.duplicates) lines.push(`duplicate: ${d.label}${report.job === 'simulate' ? '' : ` (env ${d.environmentKey})`} also in ${d.files.join(', ')}; the first file is used`);
   if (report.best) {
     lines.push('', `best: ${report.best.label}${multiEnv ? ` (env ${envLetter(envKeys, report.best.environmentKey)})` : ''} — ${report.best.rule}`);
+    if (report.best.notOnVllm) lines.push(`      not runnable on vLLM: ${report.best.notOnVllm}`);
     if (report.best.tie) lines.push(`      ${report.best.tie}`);
     if (report.best.acrossMachines) lines.push(`      ${report.best.acrossMachines}`);
   } else {

@@ -58,3 +58,13 @@ test('YAML merge keys (<<: *dev) are honoured in estimate and in a sweep\'s --se
   const report = JSON.parse(readFileSync(join(dir, 'out', 'sweep-report.json'), 'utf8')) as { rows: Array<{ status: string; values: Record<string, string> }> };
   assert.deepEqual(report.rows.map((r) => [r.values['device.gpu'], r.status]).sort(), [['H100 SXM', 'ok'], ['H200', 'ok']]);
 });
+
+test('a page_size vLLM\'s CUDA attention backends do not run, with device.gpu set: estimate warns at the value, one line, and still answers (s33 newcomer CLI finding 4)', () => {
+  const text = `model: ${JSON.stringify(llamaConfig)}\ndevice: { gpu: H100 SXM }\nkv_cache: { page_size: 1, memory_gib: 4 }\nworkload: { max_model_len: 8192 }\n`;
+  const { file } = tmp('ps1.attn.yaml', text);
+  const r = cli(['estimate', file]);
+  assert.equal(r.code, 0, r.stderr);
+  // vllm/v1/attention/backends/flash_attn.py: "Block size must be a multiple of 16."
+  assert.equal(r.stderr, `${file}:${at(text, '1, memory_gib')}: warning: page_size 1 is not a block size vLLM runs on H100 SXM: its CUDA attention backends take multiples of 16 (FlashAttention: "Block size must be a multiple of 16.", vllm/v1/attention/backends/flash_attn.py; FlashInfer 16, 32 or 64): try 16; the figures are for page_size 1 as written\n`);
+  assert.match(r.stdout, /KV per token {6}128 KiB/);
+});

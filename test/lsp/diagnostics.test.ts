@@ -357,3 +357,14 @@ test('YAML merge keys (<<: *dev) are read as PyYAML reads them: no unknown "<<",
   const good = await check('p.attn.yaml', text.replace('SXMX', 'SXM'));
   assert.deepEqual(good.filter((x) => x.severity === DiagnosticSeverity.Error || /device\.gpu|<</.test(String(x.message))).map((x) => String(x.message)), []);
 });
+
+test('page_size 8 with device.gpu set: a warning at the value that vLLM\'s CUDA backends take multiples of 16, with a quick-fix value (s33 newcomer CLI finding 4)', async () => {
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\ndevice: { gpu: H200 }\nkv_cache: { page_size: 8 }\n';
+  const d = only(await check('p.attn.yaml', text), 'page-size-not-vllm');
+  assert.equal(d.severity, DiagnosticSeverity.Warning);
+  // The first '8' is the config path's (3.1-8b); the second the page_size value.
+  assert.deepEqual(d.range, rangeOf(text, '8', 1));
+  assert.match(d.message, /^page_size 8 is not a block size vLLM runs on H200: .*try 16/);
+  // Without device.gpu (a CPU-only profile) nothing is said.
+  assert.equal((await check('p.attn.yaml', text.replace('device: { gpu: H200 }\n', ''))).filter((x) => x.code === 'page-size-not-vllm').length, 0);
+});

@@ -297,3 +297,26 @@ test('engine.vllm_version older than the first vLLM release that serves the arch
   assert.doesNotMatch(readme, /vLLM 0\.8 needed/);
   assert.match(readme, /1\.70x, where a pool that charges every layer \(vLLM < 0\.9's layout\) needs 9 GiB/);
 });
+
+test('a page_size vLLM\'s CUDA backends do not run (not a multiple of 16) on a profile with device.gpu: a warning at the value naming the multiple (s33 newcomer CLI finding 4)', () => {
+  // vllm/v1/attention/backends/flash_attn.py: get_supported_kernel_block_sizes [MultipleOf(16)],
+  // get_kv_cache_shape "Block size must be a multiple of 16."
+  const at = (ps: number, change: (p: Profile) => void = () => {}) => {
+    const p = profile('Llama-3.1-8B', (x) => { x.kvCache.pageSize = ps; change(x); });
+    return checkProfile(p, estimate(p)).filter((x) => x.code === 'page-size-not-vllm');
+  };
+  const gpu = (x: Profile) => { x.device.gpu = 'H100 SXM'; };
+  const [one] = at(1, gpu);
+  assert.equal(one!.severity, 'warning');
+  assert.match(one!.message, /^page_size 1 is not a block size vLLM runs on H100 SXM: its CUDA attention backends take multiples of 16 \(FlashAttention: "Block size must be a multiple of 16\.", vllm\/v1\/attention\/backends\/flash_attn\.py; FlashInfer 16, 32 or 64\): try 16; the figures are for page_size 1 as written$/);
+  assert.deepEqual(one!.data, { suggestion: 16, multiple: 16 });
+  // 40 -> 48 (40 / 16 = 2.5 rounds to 3); 8 -> 16 (never below 16).
+  assert.equal(at(40, gpu)[0]!.data!['suggestion'], 48);
+  assert.equal(at(8, gpu)[0]!.data!['suggestion'], 16);
+  // Multiples of 16, or no GPU named (a CPU-only profile): no warning.
+  assert.deepEqual([...at(16, gpu), ...at(48, gpu), ...at(1)], []);
+  // backend cuda names a GPU too; page_size 4, below this tool's CUDA kernel's 8, gets that error alone.
+  assert.equal(at(24, (x) => { x.device.backend = 'cuda'; }).length, 1);
+  const four = profile('Llama-3.1-8B', (x) => { x.kvCache.pageSize = 4; x.device.backend = 'cuda'; });
+  assert.deepEqual(checkProfile(four, estimate(four)).filter((x) => /page-size/.test(x.code)).map((x) => x.code), ['page-size-unsupported']);
+});

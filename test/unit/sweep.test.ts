@@ -534,3 +534,29 @@ test('sbatch that reaches no controller: its fatal line, once, with what to chec
   assert.equal(sbatchReason('sbatch: error: Batch job submission failed: Invalid partition name specified\n'), 'Batch job submission failed: Invalid partition name specified');
   assert.equal(sbatchReason('  \n'), 'no output');
 });
+
+test('a simulate sweep\'s best at a page_size vLLM does not run on the profile\'s GPU says so, and more than three tied points are counted, not listed (s33 newcomer CLI finding 4)', () => {
+  // writePoint gives every point the same throughput (10 tokens/s) and occupancy 0.5 of 1000 + index
+  // pages: all tied, the fewest KV bytes held (0.5 · 1000 · 1 slots) picks page_size=1.
+  const plan = loadSweep(workspace(`${BASE}device: { gpu: H100 SXM }\nsweep:\n  axes:\n    kv_cache.page_size: [1, 2, 4, 8, 16]\n`).file);
+  const root = tempDir('attnscope-merge-');
+  for (let i = 0; i < plan.points.length; i++) writePoint(root, plan, i, ENV_A);
+  const r = mergeResults([root]);
+  assert.equal(r.best?.label, 'page_size=1');
+  // vLLM's FlashAttention backend takes block sizes that are multiples of 16 (vllm/v1/attention/backends/flash_attn.py).
+  assert.match(r.best!.notOnVllm!, /^page_size 1 is not a block size vLLM runs on H100 SXM: its CUDA attention backends take multiples of 16 .*: try 16$/);
+  assert.equal(r.best!.tiedWith!.length, 4);
+  assert.match(r.best!.tie!, /^tied with 4 other points \(the report's best\.tiedWith lists them\): simulated throughput within 1%/);
+  const text = formatReport(r);
+  assert.match(text, /\n {6}not runnable on vLLM: page_size 1 is not a block size vLLM runs on H100 SXM/);
+  assert.doesNotMatch(text, /page_size=2, page_size=4/);
+  // A best at a multiple of 16, or with no GPU named: nothing said.
+  const ok = loadSweep(workspace(`${BASE}device: { gpu: H100 SXM }\nsweep:\n  axes:\n    kv_cache.page_size: [16, 32]\n`).file);
+  const okRoot = tempDir('attnscope-merge-');
+  for (let i = 0; i < ok.points.length; i++) writePoint(okRoot, ok, i, ENV_A);
+  assert.equal(mergeResults([okRoot]).best?.notOnVllm, undefined);
+  const cpu = loadSweep(workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [1, 2]\n`).file);
+  const cpuRoot = tempDir('attnscope-merge-');
+  for (let i = 0; i < cpu.points.length; i++) writePoint(cpuRoot, cpu, i, ENV_A);
+  assert.equal(mergeResults([cpuRoot]).best?.notOnVllm, undefined);
+});
