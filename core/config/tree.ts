@@ -177,6 +177,8 @@ interface OpenContainer {
 function buildJsonTree(text: string, base: number, allowComments: boolean, problems: Problem[] | null, stats: TreeStats | undefined): ValueNode | null {
   const stack: OpenContainer[] = [];
   let result: ValueNode | null = null;
+  /** Where the NaN / Infinity word of the last error ends (-1: the last error was none). */
+  let wordEnd = -1;
   /** Depth inside a deferred container (0: reading members). */
   let skip = 0;
   const made = (): void => {
@@ -284,7 +286,15 @@ function buildJsonTree(text: string, base: number, allowComments: boolean, probl
         completeProperty(base + offset);
       },
       onError: (error, offset, length) => {
-        problems?.push({ severity: 'error', code: 'json-syntax', message: jsonErrorMessage(text, error, offset), range: { offset: base + offset, length } });
+        // jsonc-parser reports a bare NaN / -Infinity as one to three errors (the '-', the word, then
+        // "value expected" after it): the first says what it is, the others are left out.
+        if (offset < wordEnd || (jsonc.printParseErrorCode(error) === 'ValueExpected' && wordEnd >= 0 && text.slice(wordEnd, offset).trim() === '')) {
+          if (offset >= wordEnd) wordEnd = -1;
+          return;
+        }
+        const word = nonJsonNumber(text, offset);
+        wordEnd = word === undefined ? -1 : offset + word.length;
+        problems?.push({ severity: 'error', code: 'json-syntax', message: `JSON syntax error: ${jsonSyntaxText(text, error, offset)}`, range: { offset: base + offset, length } });
       },
     },
     { disallowComments: !allowComments, allowTrailingComma: false, allowEmptyContent: false },
@@ -394,11 +404,20 @@ export function parseJsonTree(text: string, opts: { allowComments?: boolean; sta
   return { root, problems };
 }
 
-/** A syntax error in words; Python's json.dump writes a float NaN or infinity as the bare word, which JSON has not. */
-function jsonErrorMessage(text: string, error: jsonc.ParseErrorCode, offset: number): string {
-  const word = /^-?(?:NaN|Infinity)\b/.exec(text.slice(offset, offset + 10))?.[0];
-  const why = word !== undefined ? `${word} is not JSON (Python's json.dump writes it for a float ${word === 'NaN' ? 'NaN' : 'infinity'}): write a number` : jsonErrorText(error);
-  return `JSON syntax error: ${why}`;
+/** The word Python's json.dump writes for a float NaN or infinity (`NaN`, `Infinity`, `-Infinity`) at text[offset], which JSON has not; undefined for anything else. */
+function nonJsonNumber(text: string, offset: number): string | undefined {
+  return /^-?(?:NaN|Infinity)\b/.exec(text.slice(offset, offset + 10))?.[0];
+}
+
+/**
+ * A jsonc-parser syntax error at text[offset] in words, the one wording of every JSON reader
+ * (config.json, profiles, traces): a bare NaN or Infinity, which Python's json.dump writes for a
+ * float and JSON has not, is named as such ("NaN is not a JSON number (...): write a number");
+ * anything else as jsonErrorText.
+ */
+export function jsonSyntaxText(text: string, error: jsonc.ParseErrorCode, offset: number): string {
+  const word = nonJsonNumber(text, offset);
+  return word !== undefined ? `${word} is not a JSON number (Python's json.dump writes it for a float ${word === 'NaN' ? 'NaN' : 'infinity'}): write a number` : jsonErrorText(error);
 }
 
 function yamlRange(node: { range?: YAML.Range | null | undefined }, fallback: number): SourceRange {

@@ -28,7 +28,7 @@
  */
 import { readFileSync } from 'node:fs';
 import * as jsonc from 'jsonc-parser';
-import { jsonErrorText, nodeAtPath, parseJsonTree, unsafeIntegerText } from '../../core/config/tree';
+import { jsonSyntaxText, nodeAtPath, parseJsonTree, unsafeIntegerText } from '../../core/config/tree';
 import { offsetToLineColumn } from '../../core/config/positions';
 import { formatCount, formatCountOf, formatSignificant } from '../../core/format';
 import type { ServingSimRequests } from '../../native';
@@ -554,7 +554,11 @@ function readMooncake(path: string, sink: TraceSink, drop: (why: string) => void
     try {
       v = JSON.parse(line) as Record<string, unknown>;
     } catch (e) {
-      throw new TraceError(path, n, 1, `not JSON: ${(e as Error).message}`);
+      // The first error jsonc-parser finds, at its column, in the words of every JSON reader.
+      const errors: jsonc.ParseError[] = [];
+      jsonc.parse(line, errors, { allowTrailingComma: false, disallowComments: true });
+      const first = errors[0];
+      throw new TraceError(path, n, (first?.offset ?? 0) + 1, `not JSON: ${first ? jsonSyntaxText(line, first.error, first.offset) : (e as Error).message}`);
     }
     if (!v || typeof v !== 'object' || Array.isArray(v)) throw new TraceError(path, n, 1, 'each line must be a JSON object {"timestamp", "input_length", "output_length", "hash_ids"}');
     if (!keysWrittenOnce(line, v)) refuseRepeatedKey(parseJsonTree(line).root!, path, n);
@@ -668,7 +672,7 @@ export function readVllmResult(path: string): VllmBenchResult {
     const { line, column } = offsetToLineColumn(text, errors[0].offset);
     // A second value after the first is most likely a JSON-lines file (a trace, not a result).
     const more = jsonc.printParseErrorCode(errors[0].error) === 'EndOfFileExpected' ? ': a vllm bench serve result is one JSON object, and another value follows it here (a JSON-lines trace goes to --trace)' : '';
-    throw new TraceError(path, line, column, `not JSON: ${jsonErrorText(errors[0].error)}${more}`);
+    throw new TraceError(path, line, column, `not JSON: ${jsonSyntaxText(text, errors[0].error, errors[0].offset)}${more}`);
   }
   if (!v || typeof v !== 'object' || Array.isArray(v)) throw new TraceError(path, 1, 1, 'a vllm bench serve result is a JSON object');
   const nums = (key: string): number[] | null => (Array.isArray(v[key]) ? (v[key] as number[]) : null);

@@ -68,3 +68,22 @@ test('a page_size vLLM\'s CUDA attention backends do not run, with device.gpu se
   assert.equal(r.stderr, `${file}:${at(text, '1, memory_gib')}: warning: page_size 1 is not a block size vLLM runs on H100 SXM: its CUDA attention backends take multiples of 16 (FlashAttention: "Block size must be a multiple of 16.", vllm/v1/attention/backends/flash_attn.py; FlashInfer 16, 32 or 64): try 16; the figures are for page_size 1 as written\n`);
   assert.match(r.stdout, /KV per token {6}128 KiB/);
 });
+
+test('NaN in a trace and in a config.json: one line at the word, in the same words (s33 newcomer CLI finding 11)', () => {
+  // Python's json.dump writes a float NaN as the bare word NaN, which JSON has not.
+  const nan = "NaN is not a JSON number (Python's json.dump writes it for a float NaN): write a number";
+  const { dir, file: trace } = tmp('b1.jsonl', '{"arrival_s":NaN,"prompt_len":10,"output_len":1}\n');
+  const profile = join(dir, 'p.attn.yaml');
+  writeFileSync(profile, `model: ${JSON.stringify(llamaConfig)}\nkv_cache: { num_pages: 512 }\nworkload: { max_model_len: 2048 }\n`);
+  const r = cli(['simulate', profile, '--trace', trace]);
+  assert.equal(r.code, 2, r.stderr);
+  // Column 14: the N of NaN after `{"arrival_s":` (13 characters). It used to say "not JSON: invalid symbol".
+  assert.equal(r.stderr, `${trace}:1:14: not JSON: ${nan}\n`);
+  // The same word in a config.json: one line (jsonc-parser's "value expected" after it was a second).
+  const config = JSON.parse(readFileSync(llamaConfig, 'utf8')) as Record<string, unknown>;
+  const text = JSON.stringify({ ...config, num_key_value_heads: 'NAN_HERE' }, null, 2).replace('"NAN_HERE"', 'NaN');
+  const { file } = tmp('config.json', text);
+  const c = cli(['estimate', file]);
+  assert.equal(c.code, 2, c.stderr);
+  assert.equal(c.stderr, `${file}:${at(text, 'NaN')}: JSON syntax error: ${nan}\n`);
+});
