@@ -122,6 +122,11 @@ export class KeyReader {
       this.problem('error', 'invalid-value', `"${found.prop.key}" must be at most ${max}, not ${v.value}`, v.range, { key: found.path, limit: max });
       return undefined;
     }
+    if (integer && v.floatLiteral) {
+      // A config's integer field written 8.0: json.load gives a float, and e.g. vLLM's
+      // num_attention_heads // num_key_value_heads or a torch shape then gets a float.
+      this.problem('warning', 'integer-written-as-float', `"${found.prop.key}" is ${v.value} written with a fraction or exponent, which Python's json reads as a float, not the integer transformers and vLLM compute with: write ${v.value}`, v.range, { key: found.path, suggestion: v.value });
+    }
     if (field) this.sourceKeys[field] = found.path;
     return v.value;
   }

@@ -30,6 +30,12 @@ export interface ValueNode {
    * reads as 12345678901234567000). Readers refuse such a value ({@link unsafeIntegerText}).
    */
   written?: string;
+  /**
+   * Numbers whose value is an integer but that are written as a float literal (`8.0`, `1e3`):
+   * Python's json and PyYAML read them as a float, which an integer field (a head count, a
+   * size) is not in transformers' or vLLM's arithmetic. Readers of integer fields warn.
+   */
+  floatLiteral?: true;
 }
 
 /** Number.MAX_SAFE_INTEGER as messages write it. */
@@ -38,6 +44,20 @@ const MAX_SAFE_TEXT = '9,007,199,254,740,991';
 /** The source text of a number as ValueNode.written keeps it, when it is an integer literal beyond ±Number.MAX_SAFE_INTEGER. */
 function unsafeIntegerLiteral(source: string, value: number): string | undefined {
   return !Number.isSafeInteger(value) && Number.isInteger(value) && /^[-+]?\d+$/.test(source.trim()) ? source.trim() : undefined;
+}
+
+/**
+ * The number node of `value` written as `source` at `range`: `written` for an integer literal
+ * beyond ±Number.MAX_SAFE_INTEGER, `floatLiteral` for an integer value written with a fraction or
+ * an exponent (not a YAML hex or octal integer). The one maker of number nodes (JSON, YAML, the
+ * language server's reuse of a parse).
+ */
+function numberNode(range: SourceRange, value: number, source: string): ValueNode {
+  const node: ValueNode = { type: 'number', range, value };
+  const written = unsafeIntegerLiteral(source, value);
+  if (written !== undefined) node.written = written;
+  else if (Number.isInteger(value) && /[.eE]/.test(source) && !/^[-+]?0[xXoO]/.test(source.trim())) node.floatLiteral = true;
+  return node;
 }
 
 /** A number literal both JSON and YAML 1.2 (core schema) read, to the same value: `-?` digits, optional fraction and exponent. */
@@ -54,9 +74,7 @@ export function numberLiteralNode(text: string, offset: number, length: number):
   if (!NUMBER_LITERAL.test(source)) return null;
   const value = Number(source);
   if (!Number.isFinite(value)) return null;
-  const range = { offset, length };
-  const written = unsafeIntegerLiteral(source, value);
-  return written === undefined ? { type: 'number', range, value } : { type: 'number', range, value, written };
+  return numberNode({ offset, length }, value, source);
 }
 
 /**
@@ -272,10 +290,8 @@ function buildJsonTree(text: string, base: number, allowComments: boolean, probl
         made();
         const range = { offset: base + offset, length };
         let node: ValueNode;
-        if (typeof value === 'number') {
-          const written = unsafeIntegerLiteral(text.slice(offset, offset + length), value);
-          node = written === undefined ? { type: 'number', range, value } : { type: 'number', range, value, written };
-        } else if (typeof value === 'string') node = { type: 'string', range, value };
+        if (typeof value === 'number') node = numberNode(range, value, text.slice(offset, offset + length));
+        else if (typeof value === 'string') node = { type: 'string', range, value };
         else if (typeof value === 'boolean') node = { type: 'boolean', range, value };
         else node = { type: 'null', range, value: null };
         place(node);
@@ -554,9 +570,7 @@ function yamlToTree(doc: YAML.Document, contents: unknown, text: string, problem
       const v = node.value;
       if (v === null || v === undefined) return { type: 'null', range, value: null };
       if (typeof v === 'number' || typeof v === 'bigint') {
-        const value = Number(v);
-        const written = unsafeIntegerLiteral(text.slice(range.offset, range.offset + range.length), value);
-        return written === undefined ? { type: 'number', range, value } : { type: 'number', range, value, written };
+        return numberNode(range, Number(v), text.slice(range.offset, range.offset + range.length));
       }
       if (typeof v === 'boolean') return { type: 'boolean', range, value: v };
       return { type: 'string', range, value: String(v) };

@@ -87,3 +87,14 @@ test('NaN in a trace and in a config.json: one line at the word, in the same wor
   assert.equal(c.code, 2, c.stderr);
   assert.equal(c.stderr, `${file}:${at(text, 'NaN')}: JSON syntax error: ${nan}\n`);
 });
+
+test('"num_key_value_heads": 8.0 in config.json: one warning line at the value, and the estimate at 8 KV heads (s33 newcomer CLI finding 12)', () => {
+  const config = readFileSync(llamaConfig, 'utf8');
+  const text = config.replace('"num_key_value_heads": 8', '"num_key_value_heads": 8.0');
+  assert.notEqual(text, config);
+  const { file } = tmp('config.json', text);
+  const r = cli(['estimate', file]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stderr, `${file}:${at(text, '8.0')}: warning: "num_key_value_heads" is 8 written with a fraction or exponent, which Python's json reads as a float, not the integer transformers and vLLM compute with: write 8\n`);
+  assert.match(r.stdout, /H_kv=8 /);
+});

@@ -368,3 +368,10 @@ test('page_size 8 with device.gpu set: a warning at the value that vLLM\'s CUDA 
   // Without device.gpu (a CPU-only profile) nothing is said.
   assert.equal((await check('p.attn.yaml', text.replace('device: { gpu: H200 }\n', ''))).filter((x) => x.code === 'page-size-not-vllm').length, 0);
 });
+
+test('an integer field written as a float in a config.json ("num_key_value_heads": 8.0): a warning at the value with the integer as its fix (s33 newcomer CLI finding 12)', async () => {
+  const text = fixture('../../examples/llama-3.1-8b/config.json').text.replace('"num_key_value_heads": 8', '"num_key_value_heads": 8.0');
+  const d = only(await check('config.json', text), 'integer-written-as-float');
+  assert.equal(d.severity, DiagnosticSeverity.Warning);
+  assert.deepEqual(d.range, rangeOf(text, '8.0'));
+});

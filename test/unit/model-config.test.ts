@@ -626,3 +626,20 @@ test('a syntax error inside a map left unread is still reported, at its place', 
     ["JSON syntax error: ':' expected", text.indexOf('"x"') + 3],
   ]);
 });
+
+test('an integer field written as a float (num_key_value_heads 8.0, 1e3): a warning at the value, the value read; a float field or 8 says nothing (s33 newcomer CLI finding 12)', () => {
+  // Python's json.loads('8.0') is the float 8.0; transformers and vLLM compute head counts and sizes as ints.
+  const base = { model_type: 'llama', hidden_size: 4096, num_attention_heads: 32, num_key_value_heads: 8, num_hidden_layers: 32, vocab_size: 1000, intermediate_size: 14336, rope_theta: 500000.0 };
+  const plain = JSON.stringify(base).replace('"rope_theta":500000', '"rope_theta":500000.0');
+  const text = plain.replace('"num_key_value_heads":8', '"num_key_value_heads":8.0').replace('"vocab_size":1000', '"vocab_size":1e3');
+  const r = readModelConfig(text);
+  assert.equal(r.value?.numKvHeads, 8);
+  assert.equal(r.value?.vocabSize, 1000);
+  const warned = r.problems.filter((p) => p.code === 'integer-written-as-float').sort((a, b) => a.range.offset - b.range.offset);
+  assert.deepEqual(warned.map((p) => [p.severity, text.slice(p.range.offset, p.range.offset + p.range.length)]), [['warning', '8.0'], ['warning', '1e3']]);
+  assert.equal(warned[0]!.message, '"num_key_value_heads" is 8 written with a fraction or exponent, which Python\'s json reads as a float, not the integer transformers and vLLM compute with: write 8');
+  // rope_theta is a float field (500000.0 as Llama 3 publishes it); integers written as integers are fine.
+  assert.deepEqual(readModelConfig(plain).problems.filter((p) => p.code === 'integer-written-as-float'), []);
+  // 8.5 stays an error.
+  assert.ok(readModelConfig(text.replace('8.0', '8.5')).problems.some((p) => p.severity === 'error' && /must be an integer, not 8\.5/.test(p.message)));
+});
