@@ -39,7 +39,7 @@ import { getProperty, keyPathsOverlap, propertyWithValueAt, type ModelSpec, type
 import { attentionWorkspace, gpuNamePicksSmallBatch, headsPerGpu, kvBytesForSequence, maxNumSeqsOf, requestReservation } from '../core/estimate';
 import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import { changedRegion, modelKeyRange, profileKeyRange, type Analysis } from './analysis';
-import { presentHints, type HintMode } from './hintView';
+import { fitLabel, presentHints, type HintMode } from './hintView';
 import * as terms from './terms';
 
 /** After a value, up to the end of its line: blanks and commas, then a comment or nothing — the hint stays after the value. */
@@ -324,7 +324,7 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
         ? [`${formatBytes(e.pageBytes)}/page${gpu}`, 'pool not sized', 'set device.gpu, device.memory_gib or kv_cache.memory_gib']
         : e.pool.layout.kind === 'hybrid'
           ? [`${formatCount(e.pool.pages)} blocks = ${formatCount(e.pool.tokens)} tokens`, `${formatBytes(e.pageBytes)}/block${gpu}`]
-          : [`${formatBytes(e.pageBytes)}/page${gpu}`, `${formatCount(e.pool.pages)} pages`, `${formatCount(e.pool.tokens)} tokens`];
+          : pageParts(`${formatBytes(e.pageBytes)}/page${gpu}`, `${formatCount(e.pool.pages)} pages`, `${formatCount(e.pool.tokens)} tokens`);
       hints.push(anchoredHint(a, page, parts, terms.poolMarkdown(a), true));
     }
     const contexts = profileKeyRange(a, 'decode.context_lens');
@@ -356,6 +356,16 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
 }
 
 /** "/GPU" where the profile shards the model over more than one GPU (figures of one GPU say so), else "". */
+/**
+ * The page_size hint's parts: bytes per page, pages, tokens where all three fit VS Code's default
+ * inlay-hint length (MAX_HINT_LENGTH, 43); else the token figure, the pool's capacity, before the
+ * page count, which goes to the tooltip ("896 KiB/page · 11,702 pages · 187,232 tokens" is 44 for
+ * Qwen2-7B on an H100 SXM: it used to lose its tokens, the figure a page size changes).
+ */
+function pageParts(perPage: string, pages: string, tokens: string): string[] {
+  return fitLabel([perPage, pages, tokens]).dropped.length === 0 ? [perPage, pages, tokens] : [perPage, tokens, pages];
+}
+
 function perGpuSuffix(profile: Profile): string {
   return profile.device.tensorParallelSize > 1 ? '/GPU' : '';
 }

@@ -479,3 +479,33 @@ test('max_num_seqs below the sequences the pool fits binds first: the max_model_
   assert.match(md2.split('\n')[0]!, /^\*\*Max concurrency: [\d.]+x · [\d,]+ sequences at once\*\*$/);
   await client.close(uri);
 });
+
+test('the page_size hint keeps its token figure within 43 characters for all 20 real configs, on an H100 SXM and at 1, 16 and 64 GiB (s33 newcomer editor finding 8)', async () => {
+  // 43: VS Code's default editor.inlayHints.maximumLength (code-server 4.100.3's extension host:
+  // `maximumLength:43`). Qwen2-7B on an H100 SXM used to read "896 KiB/page · 11,702 pages",
+  // its 187,232 tokens cut to stay within it.
+  const configs = [...readdirSync(join(root, 'test', 'fixtures', 'configs')).filter((n) => n.endsWith('.config.json')).map((n) => `./configs/${n}`),
+    '../../examples/llama-3.1-8b/config.json', '../../examples/gpt-oss-20b/config.json', '../../examples/qwen3-30b-a3b/config.json'];
+  assert.equal(configs.length, 20, configs.join(', '));
+  let checked = 0;
+  for (const model of configs) {
+    for (const budget of ['device: { gpu: H100 SXM }', 'kv_cache: { memory_gib: 1 }', 'kv_cache: { memory_gib: 16 }', 'kv_cache: { memory_gib: 64 }']) {
+      const text = `model: ${model}\n${budget.startsWith('kv_cache') ? budget.replace('{ ', '{ page_size: 16, ') : `${budget}\nkv_cache: { page_size: 16 }`}\n`;
+      const uri = fixtureUri(`pages-${checked}.attn.yaml`);
+      await client.open(uri, text);
+      const hints = (await client.inlayHints(uri))!;
+      await client.close(uri);
+      for (const h of hints) assert.ok(label(h).length <= 43, `${model} ${budget}: "${label(h)}" is ${label(h).length} characters`);
+      if (/bert/.test(model)) continue; // an encoder: no KV cache, no pool
+      // A flow mapping's hints sit at the end of its line (server/hintView.ts): the page hint is the one with "/page" or "/block".
+      const at = rangeOf(text, 'page_size: 16').end;
+      const page = hints.filter((h) => h.position.line === at.line && /\/(page|block)\b/.test(label(h) + (h.tooltip as MarkupContent).value)).map(label);
+      // Weights past an 80 GB H100 (70B, 405B, Mixtral, DeepSeek-V3) leave no pool and no page hint there: an error says so.
+      if (page.length === 0 && budget.startsWith('device')) continue;
+      assert.equal(page.length, 1, `${model} ${budget}: ${JSON.stringify(hints.map(label))}`);
+      assert.match(page[0]!, / tokens\b/, `${model} ${budget}`);
+      checked++;
+    }
+  }
+  assert.ok(checked >= 60, `${checked} page hints checked`);
+});
