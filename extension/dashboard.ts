@@ -139,8 +139,9 @@ export class Dashboard implements vscode.Disposable {
   }
 
   /**
-   * Sends `msg` now, or when the page is ready; `poolSamples` and `progress` within ~100 ms of
-   * each other go as one message (StreamBatcher), always before the next other message.
+   * Sends `msg` now, or when the page is ready; `poolSamples` and `progress` go as one batch at
+   * most every 250 ms and only once the page drew the batch before (StreamBatcher), always before
+   * the next other message.
    */
   post(msg: ToWebview): void {
     this.batcher.post(msg);
@@ -350,8 +351,13 @@ export class Dashboard implements vscode.Disposable {
         this.ready = true;
         void this.panel?.webview.postMessage({ type: 'init', runs, skipped, current: this.current?.run ?? null, currentId: this.current?.id ?? null, sweep: this.sweep?.report ?? null, sweeps } satisfies ToWebview);
         for (const m of replay) void this.panel?.webview.postMessage(m);
+        // A new page has the stream so far: what the batcher holds for the page goes after it.
+        this.batcher.drawn();
         return;
       }
+      case 'streamDrawn':
+        this.batcher.drawn();
+        return;
       case 'openRun':
         this.post({ type: 'showRun', run: (await findRun(folders, msg.id)).run, id: msg.id });
         return;

@@ -557,10 +557,15 @@ function persist(): void {
 /** Least time between two chart redraws while a run streams, ms (the header follows every frame). */
 const CHART_INTERVAL_MS = 250;
 let renderQueued = false;
+/** A frame is asked for: the header is drawn in it (a message after it asks for the next). */
+let frameQueued = false;
 let chartsDrawnAt = -Infinity;
 let chartTimer: ReturnType<typeof setTimeout> | undefined;
 let historyDrawn: { runs: DashboardModel['runs']; sweeps: DashboardModel['sweeps']; compare: DashboardModel['compare'] } | null = null;
 let sweepDrawn: { sweep: DashboardModel['sweep']; running: boolean } | undefined;
+
+/** Streamed messages arrived since the last render: the extension waits for `streamDrawn` to send more (extension/streamBatcher.ts). */
+let streamUndrawn = false;
 
 function render(): void {
   renderQueued = false;
@@ -585,12 +590,25 @@ function render(): void {
     sweepDrawn = { sweep: model.sweep, running: sweeping };
     renderSweep();
   }
+  if (streamUndrawn) {
+    streamUndrawn = false;
+    post({ type: 'streamDrawn' });
+  }
 }
-/** Draws the rest after the next paint (a frame, then a task), so that the header's change shows first. */
+/**
+ * One render per frame, however many messages came: the header (a few text nodes) in the frame,
+ * the rest after its paint (a frame, then a task), so that the header's change shows first.
+ */
 function scheduleRender(): void {
-  if (renderQueued) return;
-  renderQueued = true;
-  requestAnimationFrame(() => setTimeout(render, 0));
+  if (frameQueued) return;
+  frameQueued = true;
+  requestAnimationFrame(() => {
+    frameQueued = false;
+    renderHeader(model.current);
+    if (renderQueued) return;
+    renderQueued = true;
+    setTimeout(render, 0);
+  });
 }
 
 /** All visible charts of the run view, redrawn at least 1,200 px wide, each under its summary, under the caption with the provenance lines (png.ts composePng). */
@@ -623,8 +641,9 @@ onMessage((msg: ToWebview) => {
     tab = 'run';
     tabs.setAttribute('selected-index', '0');
   }
-  // The header (status, progress) at once: a few text nodes; the charts follow after it is painted.
-  renderHeader(model.current);
+  if (msg.type === 'poolSamples' || msg.type === 'progress' || msg.type === 'sweepProgress') streamUndrawn = true;
+  // Only the state here: a backlog of messages (the editor busy) is reduced in milliseconds and
+  // drawn once, in the next frame (scheduleRender), not replayed one drawing per message.
   // Saved here, not after the drawing: a window reloaded once the finish shows must find it saved.
   persist();
   scheduleRender();

@@ -103,6 +103,12 @@ export type SweepRunStatus = 'finished' | 'cancelled' | 'failed' | 'refused' | '
 /** webview -> extension */
 export type FromWebview =
   | { type: 'ready' }
+  /**
+   * The page drew the streamed `poolSamples` / `progress` / `sweepProgress` it was sent: the
+   * extension sends the next batch only then (extension/streamBatcher.ts), so no backlog builds up
+   * in front of a page the editor draws slowly.
+   */
+  | { type: 'streamDrawn' }
   | { type: 'openRun'; id: string }
   | { type: 'compareRuns'; a: string; b: string }
   /** History's Open of a sweep: SweepListEntry.id. */

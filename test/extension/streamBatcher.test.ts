@@ -51,7 +51,11 @@ describe('StreamBatcher', () => {
     mock.timers.enable({ apis: ['setTimeout'] });
     try {
       const sent: ToWebview[] = [];
-      const b = new StreamBatcher((m) => sent.push(m), 100);
+      // A page that draws each batch at once.
+      const b: StreamBatcher = new StreamBatcher((m) => {
+        sent.push(m);
+        b.drawn();
+      }, 100);
       const many = Array.from({ length: 1000 }, (_, i) => ({ ...samples[0]!, t: i }));
       for (const s of many) {
         b.post({ type: 'poolSamples', samples: [s] });
@@ -76,6 +80,37 @@ describe('StreamBatcher', () => {
       assert.deepEqual(sent, ['poolSamples:3', 'progress', 'runFinished']);
       mock.timers.tick(1000);
       assert.equal(sent.length, 3, 'the timer of the flushed batch sends nothing more');
+    } finally {
+      mock.timers.reset();
+    }
+  });
+
+  // s34 newcomer-ed 1: at load 21-26 with the user typing, the page drew far fewer batches than it
+  // was sent; the backlog replayed one message at a time and the finish showed 33-116 s late.
+  it('sends nothing more until the page drew the last batch, then only the latest progress; the finish never waits for the page', () => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      const sent: ToWebview[] = [];
+      const b = new StreamBatcher((m) => sent.push(m), 100);
+      b.post({ type: 'progress', done: 0, total: 1000, message: 'pool' });
+      mock.timers.tick(100);
+      assert.equal(sent.length, 1, 'the first batch');
+      // 1,000 progress events and samples over 10 s while the page has not drawn the first batch.
+      for (let i = 1; i <= 1000; i++) {
+        b.post({ type: 'poolSamples', samples: [{ ...samples[0]!, t: i }] });
+        b.post({ type: 'progress', done: i, total: 1000, message: 'pool' });
+        mock.timers.tick(10);
+      }
+      assert.equal(sent.length, 1, 'nothing while the page has not drawn: 1 message, not ~200');
+      b.drawn();
+      // The interval had passed: the page's word sends the gathered batch at once, the latest progress only.
+      assert.deepEqual(sent.slice(1).map((m) => (m.type === 'poolSamples' ? m.samples.length : m.type === 'progress' ? m.done : m.type)), [1000, 1000]);
+      b.post({ type: 'progress', done: 1000, total: 1000, message: 'saving' });
+      // Not drawn again: the finish goes at once all the same, after what is held.
+      b.post({ type: 'runFinished', run, id: null });
+      assert.deepEqual(sent.slice(3).map((m) => m.type), ['progress', 'runFinished']);
+      mock.timers.tick(1000);
+      assert.equal(sent.length, 5, 'nothing after the finish');
     } finally {
       mock.timers.reset();
     }

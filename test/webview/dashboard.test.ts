@@ -420,6 +420,49 @@ describe('dashboard webview in Chromium', () => {
     assert.notEqual(await page.getAttribute('#btn-cancel', 'disabled'), null);
   });
 
+  // s34 newcomer-ed 1: with the editor busy (the user typing), messages queue up in front of the
+  // page; it drew the header and persisted per message and showed the finish 33-116 s late, saying
+  // "running 52%" meanwhile. A backlog must be reduced at once and drawn once, the finish in it.
+  it('a backlog of 1,000 progress and sample messages and the finish is drawn once, with the finish, and acknowledged once', async () => {
+    const fresh = await openDashboard(browser, server, 'dark');
+    try {
+      await send(fresh, { type: 'runStarted', name: 'backlog.attn.yaml', total: 1000, kind: 'simulate', profile: run.profile, estimate: run.estimate });
+      await fresh.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'running');
+      // The frames the browser draws meanwhile (it may draw some while the backlog is handled). A
+      // string: a named function in the test's source would reach the page wrapped in tsx's __name.
+      await fresh.evaluate('window.__frames = 0; requestAnimationFrame(function frame() { window.__frames++; if (!window.__framesDone) requestAnimationFrame(frame); });');
+      const drawn = await fresh.evaluate((finish) => new Promise<{ progressWrites: number; frames: number; shown: string; acks: number }>((resolve) => {
+        const posted = (window as unknown as { __posted: Array<{ type: string }> }).__posted;
+        const acksBefore = posted.filter((m) => m.type === 'streamDrawn').length;
+        let progressWrites = 0;
+        new MutationObserver((records) => (progressWrites += records.length)).observe(document.querySelector('#run-progress')!, { attributes: true, attributeFilter: ['value'] });
+        // One task: what the page finds queued when the editor gets to it.
+        for (let i = 1; i <= 1000; i++) {
+          window.postMessage({ type: 'poolSamples', samples: [] }, '*');
+          window.postMessage({ type: 'progress', done: i, total: 1000, message: `page pool: ${i / 10}% of 40,000 requests` }, '*');
+        }
+        window.postMessage(finish, '*');
+        // Two frames after the finish is handled, its render (a frame, then a task) has run.
+        window.addEventListener('message', (e) => {
+          if ((e.data as { type?: string }).type !== 'runFinished') return;
+          requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(() => {
+            const w = window as unknown as { __frames: number; __framesDone: boolean };
+            w.__framesDone = true;
+            resolve({ progressWrites, frames: w.__frames, shown: document.querySelector('#run-status')!.textContent ?? '', acks: posted.filter((m) => m.type === 'streamDrawn').length - acksBefore });
+          }, 0)));
+        });
+      }), { type: 'runFinished', run: { ...run, name: 'backlog.attn.yaml' }, id: null });
+      assert.equal(drawn.shown, 'ok', 'the finish is on screen');
+      // The header is drawn at most once a frame: the progress bar's value written once per frame
+      // at most (once per message, it was written ~1,001 times), and the page asks the extension
+      // for the next batch at most once a frame.
+      assert.ok(drawn.progressWrites <= drawn.frames, `${drawn.progressWrites} progress writes in ${drawn.frames} frames`);
+      assert.ok(drawn.acks >= 1 && drawn.acks <= drawn.frames, `${drawn.acks} streamDrawn in ${drawn.frames} frames`);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   // s31 newcomer: the roofline drew its roofs only when the run ended; the runner measures the peaks before any kernel.
   it('draws the roofline\'s roofs from the runner\'s environment message on, before the first case (roofline-streaming.png)', async () => {
     const fresh = await openDashboard(browser, server, 'dark', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
