@@ -5,7 +5,7 @@
  * prefixes (GFLOP/s = 10⁹ FLOP/s, GB/s = 10⁹ B/s), as DESIGN.md "Units" asks.
  */
 
-import type { Environment, KernelCase, PoolResult, RunKind } from './protocol/run';
+import type { Environment, KernelCase, PoolLoad, PoolResult, RunKind } from './protocol/run';
 
 const IEC = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
 const SI = ['', 'k', 'M', 'G', 'T', 'P', 'E'];
@@ -196,8 +196,61 @@ export function formatPoolOutcome(pool: PoolResult): string {
   const s = pool.summary;
   const parts = [`peak occupancy ${formatPercent(s.peakOccupancy)}`, `${formatCount(s.preemptions)} preemption${s.preemptions === 1 ? '' : 's'}`, `prefix-cache hit rate ${formatPercent(s.prefixHitRate)}`];
   const ttft = pool.latency?.ttft;
-  if (ttft) parts.push(`p99 TTFT ${formatDuration(ttft.p99 * 1e9)} (modelled)`);
+  if (ttft) parts.push(`p99 TTFT ${formatDuration(ttft.p99 * 1e9)} (modelled${pool.load?.overloaded ? '; overloaded: it grows with the run\'s length' : ''})`);
   return parts.join(', ');
+}
+
+/**
+ * What a load the modelled server does not keep up with means, in one wording: simulate's
+ * overload line ({@link formatLoad}), the capacity search's μ line (runner/simulate/latency-format.ts)
+ * and the dashboard.
+ */
+export const QUEUE_GROWS = 'its queue grows without bound in a steady state, so its TTFT and queueing delay grow with the length of the run (the number of requests), not toward a latency the server would settle at';
+
+/** Requests (or tokens) per second: 3 significant digits below 100, whole above ("28.7", "8.00", "1,000"). */
+export function formatRequestRate(perSecond: number): string {
+  return perSecond >= 100 ? formatCount(perSecond) : perSecond.toPrecision(3);
+}
+
+/**
+ * Where a pool simulation's requests came from, in one line (simulate's summary, the dashboard's
+ * run header): the trace replayed (as given, format, rows read and dropped, filters), or the
+ * profile's workload drawn; and the time scale when it is not 1.
+ */
+export function formatLoadSource(load: PoolLoad): string {
+  const scale = load.timeScale !== 1 ? `; time scale ${load.timeScale} (arrival times divided by it)` : '';
+  if (load.source === 'workload') return `the profile's workload, drawn${scale}`;
+  const t = load.trace;
+  if (!t) return `a trace${scale}`;
+  const dropped = Object.entries(t.dropped).map(([why, n]) => `${formatCount(n)} ${why}`).join(', ');
+  const filters = [t.filters?.model !== undefined ? `Model ${t.filters.model}` : '', t.filters?.logType !== undefined ? `Log Type ${t.filters.logType}` : ''].filter((x) => x).join(', ');
+  return `trace ${t.path} (${t.format}; time stamps: ${t.timeUnit}): ${formatCountOf(t.rowsRead, 'row')} read as requests${dropped ? `, dropped ${dropped}` : ', none dropped'}${filters ? `; kept only ${filters}` : ''}${scale}`;
+}
+
+/**
+ * The load in the dashboard's run header: where the requests came from ({@link formatLoadSource})
+ * and, when the server did not keep up, that the run is overloaded, offered against served.
+ */
+export function formatLoadNote(load: PoolLoad): string {
+  const offered = load.offeredRequestsPerSec === null ? 'all requests at one instant' : `${formatRequestRate(load.offeredRequestsPerSec)} requests/s offered`;
+  const over = load.overloaded ? `; overloaded: ${offered}, ${formatRequestRate(load.servedRequestsPerSec)} served (modelled): its TTFT and queueing delay grow with the run's length` : '';
+  return `workload: ${formatLoadSource(load)}${over}`;
+}
+
+/**
+ * The load's rates (offered against served, both requests/s) and, when the server did not keep
+ * up (PoolLoad.overloaded), that the run is overloaded and what that means ({@link QUEUE_GROWS}).
+ */
+export function formatLoad(load: PoolLoad, requests: number): string[] {
+  const offered = load.offeredRequestsPerSec === null ? `all ${formatCountOf(requests, 'request')} arriving at one instant` : `${formatRequestRate(load.offeredRequestsPerSec)} requests/s offered ((requests − 1) / span of the arrivals)`;
+  const lines = [`Load: ${offered}; ${formatRequestRate(load.servedRequestsPerSec)} requests/s served (modelled: completed / first arrival to last completion)`];
+  if (load.overloaded) {
+    lines.push(
+      `Overloaded: at the last arrival ${formatCount(load.waitingAtLastArrival)} of the ${formatCountOf(requests, 'request')} (${formatPercent(load.waitingAtLastArrival / Math.max(requests, 1))}) were still waiting: ` +
+        `the modelled server does not keep up with this load, and ${QUEUE_GROWS}.`,
+    );
+  }
+  return lines;
 }
 
 /** The reader's date-time format, made once (Intl.DateTimeFormat is slow to construct; History lists every run). */

@@ -15,7 +15,7 @@
  * to stderr, results to stdout.
  */
 import { accessSync, constants, fstatSync, statSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import * as jsonc from 'jsonc-parser';
 import { offsetToLineColumn } from '../core/config/positions';
 import { jsonErrorText } from '../core/config/tree';
@@ -24,7 +24,7 @@ import { resolvedProfileProblems } from '../core/config/resolvedProfile';
 import { createRun, type Environment, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel } from '../core/protocol/run';
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
 import { deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../core/validate';
-import { formatCount, formatCountOf, perGpuCasesHeader } from '../core/format';
+import { formatCount, formatCountOf, formatPercent, perGpuCasesHeader } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, writeFailure, writeOutput } from './args';
@@ -33,7 +33,7 @@ import { flagLines } from './help';
 import { BackendError, backendCases, describeCase, measureBackendEnvironment, runBench, selectBackend, slowCaseNotes } from './bench';
 import { planCases, quickShortening, windowCoverage } from './plan';
 import { cancelLine, CancelledError, eachInputError, InputError, OutputError, readFailure, UsageError } from './errors';
-import { ArrivalSpanError, formatPoolSummary, PoolConfigError, simulatePool, type PoolProgress, type PrepareProgress } from './simulate';
+import { ArrivalSpanError, formatPoolSummary, PoolConfigError, poolRejections, simulatePool, WATERMARK, type PoolProgress, type PrepareProgress } from './simulate';
 import { calibrateStepTime, calibrationModelMismatch, formatCalibration, heldParametersText } from './simulate/calibrate';
 import { calibrateFromKernels, formatKernelCalibration, KernelCalibrationError, readKernelRun } from './simulate/calibrate-kernels';
 import { searchCapacity } from './simulate/capacity';
@@ -562,6 +562,8 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   let last: PoolProgress | undefined;
   let preparing: PrepareProgress | undefined;
   let pagedDone = false;
+  /** Requests the KV pool can never hold (rejected; said after the run, as the max_model_len rejections are before it). */
+  let tooBig: { count: number; first: Array<{ promptLen: number; outputLen: number; at: string }> } | undefined;
   let result: PoolResult;
   const createdAt = new Date();
   const simulateRun = (environment: Environment, end: Pick<RunParts, 'pool' | 'status' | 'error'>): RunResult => simulateRunOf(file, profile, createdAt, environment, end);
@@ -599,6 +601,12 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
           progress.update(0, 1, message);
         },
         ...(events ? { onSample: (sample: PoolSample) => emitLine({ type: 'poolSample', sample }) } : {}),
+        onTimes: (packed, times) => {
+          const r = poolRejections(packed, times, mml.tokens);
+          // A trace's request by its line; a workload's by its place in arrival order.
+          const at = (i: number) => (trace ? `${flags.trace}:${trace.lines[i]}:1` : `${file === '-' ? 'stdin' : file}: workload request ${formatCount(i + 1)} (in arrival order)`);
+          tooBig = { count: r.count, first: r.first.map((i) => ({ promptLen: packed.promptLen[i], outputLen: Math.min(packed.outputLen[i], mml.tokens - packed.promptLen[i]), at: at(i) })) };
+        },
         onProgress: (p) => {
           last = p;
           preparing = undefined;
@@ -631,6 +639,21 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
     return EXIT_CANCELLED;
   }
   progress.clear();
+  if (tooBig && tooBig.count > 0) {
+    // README: as the max_model_len rejections, the first three by where they are, then a count.
+    const watermark = Math.floor(WATERMARK * result.numPages);
+    const pool = `the KV pool of ${formatCountOf(result.poolTokens ?? result.numPages * result.pageSize, 'token')} (${formatCountOf(result.numPages, 'page')} of ${formatCount(result.pageSize)}${watermark > 0 ? `, ${formatCount(watermark)} of them kept free as the ${formatPercent(WATERMARK, 0)} watermark` : ''})`;
+    for (const r of tooBig.first) say(`${r.at}: warning: prompt ${formatCount(r.promptLen)} + output ${formatCount(r.outputLen)} tokens can never fit in ${pool}: the request is rejected`, 'warn');
+    if (tooBig.count > tooBig.first.length) say(`${trace ? `${flags.trace}:1:1` : file === '-' ? 'stdin' : file}: warning: ${formatCount(tooBig.count)} requests in all can never fit in ${pool} and are rejected`, 'warn');
+  }
+  // The run names the trace it replayed (PoolLoad.trace): the profile's workload draws were not used.
+  if (trace && result.load) {
+    const filters = { ...(flags.traceModel !== undefined ? { model: flags.traceModel } : {}), ...(flags.traceLogType !== undefined ? { logType: flags.traceLogType } : {}) };
+    result.load.trace = {
+      path: flags.trace!, resolvedPath: resolve(flags.trace!), format: trace.format, timeUnit: trace.timeUnit, rowsRead: trace.count, dropped: trace.dropped,
+      ...(Object.keys(filters).length > 0 ? { filters } : {}),
+    };
+  }
   const machine = describeMachine();
   if (machine.nativeBuild === 'wasm') head.push(`Simulated by the WebAssembly module (${machine.nativeBuildReason ?? 'ATTNSCOPE_BACKEND=wasm'})`, '');
   head.push(`Scheduler limits: ${batchLimitsText(profile)}, max_model_len ${formatCount(mml.tokens)} (${mml.source})`);

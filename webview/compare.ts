@@ -150,7 +150,8 @@ export function sameRun(a: RunResult, b: RunResult): string | null {
 /**
  * Why two runs' pool simulations are not of one workload (profile key `workload`: requests,
  * arrival rate, prompt and output lengths, max_num_seqs, max_model_len, max_num_batched_tokens,
- * prefix sharing, seed), or null when they are or a side simulated none: their served requests,
+ * prefix sharing, seed; a replayed trace, PoolLoad.trace, in place of the draws; the time scale),
+ * or null when they are or a side simulated none: their served requests,
  * latency and throughput differ by the workload as much as by the profile.
  */
 export function workloadDifference(a: RunResult, b: RunResult): string | null {
@@ -158,16 +159,25 @@ export function workloadDifference(a: RunResult, b: RunResult): string | null {
   const wb = b.profile.workload;
   if (!a.pool || !b.pool || !wa || !wb) return null;
   const text = (v: unknown): string => (v === undefined ? 'default' : typeof v === 'object' ? JSON.stringify(v).replace(/"/g, '') : String(v));
+  // A replayed trace (PoolLoad.source 'trace') used none of the profile's draws: the traces compare instead.
+  const la = a.pool.load;
+  const lb = b.pool.load;
+  const from = (l: typeof la): string => (l?.source === 'trace' ? `trace ${l.trace?.resolvedPath ?? '(not named)'}` : 'drawn');
+  const traced = la?.source === 'trace' || lb?.source === 'trace';
   const fields: Array<[string, unknown, unknown]> = [
-    ['requests', wa.requests, wb.requests],
-    ['arrival_rate', wa.arrivalRate, wb.arrivalRate],
-    ['prompt_len', wa.promptLen, wb.promptLen],
-    ['output_len', wa.outputLen, wb.outputLen],
+    ...(traced
+      ? [['requests', from(la), from(lb)] as [string, unknown, unknown]]
+      : [
+        ['requests', wa.requests, wb.requests],
+        ['arrival_rate', wa.arrivalRate, wb.arrivalRate],
+        ['prompt_len', wa.promptLen, wb.promptLen],
+        ['output_len', wa.outputLen, wb.outputLen],
+      ] as Array<[string, unknown, unknown]>),
+    ['time scale', la?.timeScale ?? 1, lb?.timeScale ?? 1],
     ['max_num_seqs', wa.maxNumSeqs, wb.maxNumSeqs],
     ['max_model_len', wa.maxModelLen, wb.maxModelLen],
     ['max_num_batched_tokens', wa.maxNumBatchedTokens, wb.maxNumBatchedTokens],
-    ['prefix_sharing', wa.prefixSharing, wb.prefixSharing],
-    ['seed', wa.seed, wb.seed],
+    ...(traced ? [] : [['prefix_sharing', wa.prefixSharing, wb.prefixSharing], ['seed', wa.seed, wb.seed]] as Array<[string, unknown, unknown]>),
   ];
   const differ = fields.filter(([, x, y]) => text(x) !== text(y)).map(([k, x, y]) => `${k} ${text(x)} vs ${text(y)}`);
   return differ.length === 0 ? null : `A and B simulate different workloads (${differ.join(', ')}): requests served, latency and throughput below differ by the workload as much as by the profile.`;

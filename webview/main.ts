@@ -25,7 +25,7 @@ import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './late
 import { buildDifference, comparePools, compareRuns, kindDifference, loadDifference, modelDifference, sameRun, workloadDifference } from './compare';
 import { sweepProvenance } from '../core/sweepFigures';
 import { metricsOf as sweepMetricsOf, sweepAxisCharts, sweepTable } from './sweep';
-import { formatCount, formatDuration, formatPercent, formatRunTime, loadAverageText, perGpuCasesHeader, wasmBuildNote } from '../core/format';
+import { formatCount, formatDuration, formatLoadNote, formatPercent, formatRunTime, loadAverageText, perGpuCasesHeader, wasmBuildNote } from '../core/format';
 import { emptyModel, reduce, rerunOf, skippedNote, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
@@ -362,7 +362,7 @@ function renderHeader(run: ViewRun | null): void {
   environment.replaceChildren(...(running
     ? [`${p ? `${Math.floor(p.done)}/${p.total} · ${p.message}` : 'starting…'}`]
     : env
-      ? joined([machineText(env, ' · ', run!.cases.length > 0), run!.kind === 'simulate' ? 'no kernel timed' : perGpuCasesHeader(run!.cases.map((c) => c.shape)), stoppedEarly(run!), run?.createdAt ? runTime(run.createdAt) : null, run?.error].filter((part): part is string | HTMLElement => !!part), ' · ')
+      ? joined([machineText(env, ' · ', run!.cases.length > 0), run!.kind === 'simulate' ? 'no kernel timed' : perGpuCasesHeader(run!.cases.map((c) => c.shape)), run!.pool?.load ? formatLoadNote(run!.pool.load) : null, stoppedEarly(run!), run?.createdAt ? runTime(run.createdAt) : null, run?.error].filter((part): part is string | HTMLElement => !!part), ' · ')
       : [run?.error ?? '']));
   environment.classList.toggle('error', run?.status === 'refused' || run?.status === 'failed');
   // The Sweep tab shows no run: its header names the sweep (the one running, else the one shown), and the run's buttons and progress go.

@@ -276,9 +276,60 @@ export interface PoolBaseline {
   rejectedOrDelayed: number;
 }
 
+/** The trace `attnscope simulate --trace FILE` replayed (PoolLoad.trace). */
+export interface TraceReplay {
+  /** The --trace argument as given. */
+  path: string;
+  /** Its absolute path. */
+  resolvedPath: string;
+  /** The format read (runner/simulate/traces.ts TraceFormat): detected from its first line, or --trace-format. */
+  format: string;
+  /** The unit its time stamps were read in: the format's own, or --trace-time-unit. */
+  timeUnit: string;
+  /** Rows read as requests. */
+  rowsRead: number;
+  /** Rows left out, by reason ("0 response tokens (failed)": 12); {} when none. */
+  dropped: Record<string, number>;
+  /** BurstGPT rows kept: --trace-model and --trace-log-type, when given. */
+  filters?: { model?: string; logType?: string };
+}
+
+/**
+ * The load a pool simulation ran: where its requests came from, at what rate, and whether the
+ * modelled server kept up with it (runner/simulate/simulate.ts poolLoad). Absent in runs saved
+ * before it.
+ */
+export interface PoolLoad {
+  /**
+   * 'trace': the requests of a trace (simulate --trace; `trace` says which): the profile's
+   * workload requests, arrival_rate, prompt_len, output_len, prefix_sharing and seed were not
+   * used, only its scheduler limits (max_num_seqs, max_model_len, max_num_batched_tokens);
+   * 'workload': the profile's workload, drawn.
+   */
+  source: 'trace' | 'workload';
+  /** Set when source is 'trace' and the run came from the CLI. */
+  trace?: TraceReplay;
+  /** The load multiplier applied: arrival times divided by it (--time-scale; under --max-rate the scale of the rate shown); 1: as recorded, or as arrival_rate. */
+  timeScale: number;
+  /** (requests − 1) / (last arrival − first arrival), requests/s, after timeScale; null when every request arrives at one instant. */
+  offeredRequestsPerSec: number | null;
+  /** Completed requests / (first arrival to last completion), requests/s (modelled; latency.requestsPerSec). */
+  servedRequestsPerSec: number;
+  /** Requests that had arrived by the last arrival and were not yet admitted then (neither scheduled nor rejected). */
+  waitingAtLastArrival: number;
+  /**
+   * The waiting queue grew through the run: at the last arrival more than 5 % of the requests
+   * (and at least 2) were still waiting, and more than at the middle of the arrivals. The server did not keep up, so the run has no steady
+   * state: its TTFT and queueing delay grow with the number of requests replayed (core/format OVERLOAD).
+   */
+  overloaded: boolean;
+}
+
 export interface PoolResult {
   samples: PoolSample[];
   summary: PoolSummary;
+  /** The load simulated (absent in runs saved before it). */
+  load?: PoolLoad;
   baselines: PoolBaseline[];
   pageSize: number;
   numPages: number;

@@ -1,11 +1,11 @@
 /** The latency part of `attnscope simulate`'s text output, and the capacity search's curve. */
-import { formatCount, formatCountOf, formatDuration, formatPercent } from '../../core/format';
+import { formatCount, formatCountOf, formatDuration, formatPercent, formatRequestRate, QUEUE_GROWS } from '../../core/format';
 import type { CapacityCurve, LatencySlo, LatencyStats, LatencySummary } from '../../core/protocol/latency';
 
 /** A latency given in seconds, in the unit its size needs (core/format formatDuration: "42.5 ms", "3.27 h"). */
 const dur = (s: number): string => formatDuration(s * 1e9);
 const int = formatCount;
-const rate = (x: number): string => (x >= 100 ? int(x) : x.toPrecision(3));
+const rate = formatRequestRate;
 
 /** "TTFT <= 500 ms, TPOT <= 50 ms". */
 export function formatSlo(slo: LatencySlo): string {
@@ -59,7 +59,7 @@ export function formatCapacity(c: CapacityCurve): string {
   const lines = [
     `Capacity search (modelled): ${formatSlo(c.slo)} for at least ${formatPercent(c.attainmentTarget, 0)} of requests, and the server keeping up; bisection to a relative tolerance of ${formatPercent(c.tolerance)}`,
     c.saturatedRate
-      ? `Saturated throughput μ = ${c.saturatedRate.toPrecision(4)} requests/s (modelled: the load's requests all queued at 0 s, completions per second over the middle half); a rate above it does not keep up (its queue grows without bound in a steady state, however short the trace) and fails`
+      ? `Saturated throughput μ = ${c.saturatedRate.toPrecision(4)} requests/s (modelled: the load's requests all queued at 0 s, completions per second over the middle half); a rate above it does not keep up (${QUEUE_GROWS}, however short the trace) and fails`
       : 'Saturated throughput: not measured (fewer than 8 requests completed in the saturation run): rates are judged on the SLO alone',
     fmt(header),
     ...rows.map(fmt),

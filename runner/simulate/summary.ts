@@ -1,5 +1,5 @@
 /** Text summary of a pool simulation for `attnscope simulate` (stdout). */
-import { formatCount, formatCountOf, formatDuration, formatPercent } from '../../core/format';
+import { formatCount, formatCountOf, formatDuration, formatLoad, formatLoadSource, formatPercent } from '../../core/format';
 import type { PoolResult } from '../../core/protocol/run';
 import { formatLatency } from './latency-format';
 
@@ -18,7 +18,8 @@ const BASELINE_LABEL: Record<string, string> = {
 
 /**
  * The timeline summary and both baselines as a fixed-width table:
- * pool and step-time model, request counts, then one row per allocation scheme (useful-token
+ * pool and step-time model, request counts, the workload simulated and its load (offered and
+ * served rates; whether the server kept up), then one row per allocation scheme (useful-token
  * fraction, internal and external fragmentation, mean / peak running sequences,
  * rejected-or-delayed requests), then paging's occupancy, preemptions and prefix-cache hits.
  */
@@ -61,6 +62,8 @@ export function formatPoolSummary(result: PoolResult): string {
     `Requests: ${int(s.requests)} (completed ${int(s.completed)}, rejected ${int(s.rejected)}); ` +
       `${seconds(s.simulatedSeconds)} of simulated serving${result.latency ? '' : `; ${int(s.throughputTokensPerSec)} output tokens/s`}`,
   );
+  // What was simulated (a trace, or the profile's workload drawn) and whether the server kept up with it.
+  if (result.load) lines.push(`Workload: ${formatLoadSource(result.load)}`, ...formatLoad(result.load, s.requests));
   lines.push('');
   const header = ['allocation', 'useful tokens', 'internal frag', 'external frag', 'mean running', 'peak running', 'rejected/delayed'];
   const rows: string[][] = [

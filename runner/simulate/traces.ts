@@ -34,7 +34,7 @@ import { formatCount, formatCountOf, formatSignificant } from '../../core/format
 import type { ServingSimRequests } from '../../native';
 import { DatetimeBytes, estimateLines, firstLine, forEachLine, parseDecimal, parseDigits, scanLines, splitCsv, splitCsvBytes, unreadable } from './lines';
 import { JsonlTraceReader, jsonValueText, keysWrittenOnce, MAX_TRACE_TOKENS, refuseRepeatedKey, TraceError } from './trace';
-import { RequestPacker, type TraceRequest } from './workload';
+import { Column, RequestPacker, type TraceRequest } from './workload';
 
 export type TraceFormat = 'attnscope' | 'azure' | 'burstgpt' | 'mooncake' | 'vllm-bench';
 export const TRACE_FORMATS: readonly TraceFormat[] = ['attnscope', 'azure', 'burstgpt', 'mooncake', 'vllm-bench'];
@@ -94,6 +94,8 @@ export interface TraceReadOptions {
 
 export interface TraceRead {
   requests: ServingSimRequests;
+  /** The 1-based line each request of `requests` was read at (same order), for warnings about one request. */
+  lines: Int32Array;
   format: TraceFormat;
   timeUnit: string;
   /** Rows read as requests. */
@@ -172,6 +174,8 @@ export const MAX_TRACE_SPAN_S = 1e9;
  */
 class TraceSink {
   readonly packer: RequestPacker;
+  /** The line each request was read at, in the order added. */
+  private readonly lines: Column<Int32Array>;
   private rejected = 0;
   private clipped = 0;
   /** The earliest and latest arrivals read, and the line of the latest, for {@link MAX_TRACE_SPAN_S}. */
@@ -192,6 +196,18 @@ class TraceSink {
     private readonly scale = 1,
   ) {
     this.packer = new RequestPacker(expected);
+    this.lines = new Column((n) => new Int32Array(n), expected);
+  }
+
+  /** The requests packed for the simulator, and the line of each (both in arrival order). The sink is empty after. */
+  pack(): { requests: ServingSimRequests; lines: Int32Array } {
+    const requests = this.packer.pack();
+    const added = this.lines.take();
+    const order = this.packer.order;
+    if (!order) return { requests, lines: added };
+    const lines = new Int32Array(order.length);
+    for (let i = 0; i < order.length; i++) lines[i] = added[order[i]];
+    return { requests, lines };
   }
 
   /** The line of the latest arrival read. */
@@ -215,6 +231,7 @@ class TraceSink {
     this.span(arrivalS, line);
     if (promptLen + outputLen > this.maxModelLen) this.limits(promptLen, outputLen, line);
     this.packer.addPlain(arrivalS, promptLen, outputLen);
+    this.lines.push(line);
   }
 
   /** A request read at `line`; `column` is that of its arrival time, for the order warning. */
@@ -230,6 +247,7 @@ class TraceSink {
     this.span(r.arrivalS, line);
     if (r.promptLen + r.outputLen > this.maxModelLen) this.limits(r.promptLen, r.outputLen, line);
     this.packer.add(r);
+    this.lines.push(line);
   }
 
   private span(arrivalS: number, line: number): void {
@@ -342,7 +360,7 @@ export function readTraceFile(path: string, opts: TraceReadOptions): TraceRead {
   sink.finish();
   const count = sink.packer.length;
   if (count === 0) throw new TraceError(path, 1, 1, `the ${format} trace holds no requests${Object.keys(dropped).length > 0 ? ` (dropped: ${describeDropped(dropped)})` : ''}${filterValuesText(opts, filtered)}`);
-  const requests = sink.packer.pack();
+  const { requests, lines } = sink.pack();
   const t0 = requests.arrivalS[0];
   if (t0 !== 0) for (let i = 0; i < requests.arrivalS.length; i++) requests.arrivalS[i] -= t0;
   const stamped = !(format === 'vllm-bench' && !hasStartTimes);
@@ -350,7 +368,7 @@ export function readTraceFile(path: string, opts: TraceReadOptions): TraceRead {
   const unitText = opts.timeUnit !== undefined && ownUnit !== null && opts.timeUnit !== ownUnit
     ? `${TRACE_TIME_UNITS[format].replace(/,.*$/, '')}, ${opts.timeUnit === 'ms' ? 'milliseconds' : 'seconds'} (--trace-time-unit ${opts.timeUnit})`
     : TRACE_TIME_UNITS[format];
-  return { requests, format, timeUnit: stamped ? unitText : 'no start_times: arrivals from request_rate', count, dropped, notes };
+  return { requests, lines, format, timeUnit: stamped ? unitText : 'no start_times: arrivals from request_rate', count, dropped, notes };
 }
 
 /**

@@ -158,7 +158,7 @@ export function generateRequests(w: WorkloadSpec, rateScale = 1): ServingSimRequ
  * from the file's size), it never grows and `take` hands out a view of it: the column's memory
  * is its length plus the estimate's slack, with no copy at the end.
  */
-class Column<T extends Float64Array | Int32Array> {
+export class Column<T extends Float64Array | Int32Array> {
   private data: T;
   length = 0;
   constructor(
@@ -263,6 +263,8 @@ export class RequestPacker {
   private streams = 0;
   /** Requests that arrive before the request added just before them. */
   outOfOrder = 0;
+  /** After {@link pack} of requests out of order: the order it sorted them into (packed request i is the order[i]-th added); null when they were in order. */
+  order: Uint32Array | null = null;
 
   /** @param expected the number of requests expected (the columns' first size; more still fit), @param segments of segments. */
   constructor(expected = 1024, segments = 1024) {
@@ -338,6 +340,7 @@ export class RequestPacker {
     const order = new Uint32Array(n);
     for (let i = 0; i < n; i++) order[i] = i;
     order.sort((x, y) => a[x] - a[y] || x - y);
+    this.order = order;
     const permute = <T extends Float64Array | Int32Array>(col: T, make: (n: number) => T): T => {
       const out = make(n);
       for (let i = 0; i < n; i++) out[i] = col[order[i]];

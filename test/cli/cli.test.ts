@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, createReadStream, existsSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, createReadStream, existsSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -1056,6 +1056,53 @@ test('simulate on a Mooncake trace prints latency, goodput and the queue; --max-
   const badFormat = cli(['simulate', profile, '--trace', trace, '--trace-format', 'sharegpt']);
   assert.equal(badFormat.code, 2);
   assert.match(badFormat.stderr, /^attnscope: --trace-format must be one of attnscope, azure, burstgpt, mooncake, vllm-bench, got 'sharegpt'/);
+});
+
+test('simulate --trace records what it replayed (path as given and resolved, format, rows read and dropped, filter, time scale) in the run JSON and the summary; a load the server does not keep up with says so (s33 newcomer-cli 2, 6)', () => {
+  const dir = tempDir('attnscope-cli-');
+  writeFileSync(join(dir, 'config.json'), TINY_CONFIG);
+  writeFileSync(join(dir, 'p.attn.yaml'), 'model: ./config.json\nkv_cache: { page_size: 16, num_pages: 1000 }\nworkload: { max_num_seqs: 2, max_model_len: 4096 }\n');
+  copyFileSync(join(root, 'test', 'unit', 'fixtures', 'traces', 'burstgpt.csv'), join(dir, 'b.csv'));
+  const inDir = (args: string[]) => spawnSync(process.execPath, [runner, ...args], { encoding: 'utf8', cwd: dir, timeout: 120_000 });
+  const r = inDir(['simulate', 'p.attn.yaml', '--trace', 'b.csv', '--trace-model', 'chatgpt', '--time-scale', '2', '--json', 'out.json']);
+  assert.equal(r.status, 0, r.stderr);
+  // burstgpt.csv: ChatGPT at 5 s and 131 s kept; ChatGPT at 45 s and 160 s have 0 response
+  // tokens (failed), GPT-4 at 118 s is another Model: 2 read, 3 dropped. Offered at time scale 2:
+  // (2 − 1) / ((131 − 5) s / 2) = 1/63 = 0.0159 requests/s.
+  const load = (JSON.parse(readFileSync(join(dir, 'out.json'), 'utf8')) as RunResult).pool!.load!;
+  assert.deepEqual(load.trace, {
+    path: 'b.csv', resolvedPath: join(realpathSync(dir), 'b.csv'), format: 'burstgpt', timeUnit: 'Timestamp, seconds', rowsRead: 2,
+    dropped: { 'with 0 response tokens (failed requests)': 2, 'of another Model than chatgpt': 1 }, filters: { model: 'chatgpt' },
+  });
+  assert.deepEqual([load.source, load.timeScale, load.overloaded], ['trace', 2, false]);
+  assert.ok(Math.abs(load.offeredRequestsPerSec! - 1 / 63) < 1e-12, String(load.offeredRequestsPerSec));
+  assert.match(r.stdout, /^Workload: trace b\.csv \(burstgpt; time stamps: Timestamp, seconds\): 2 rows read as requests, dropped 2 with 0 response tokens \(failed requests\), 1 of another Model than chatgpt; kept only Model chatgpt; time scale 2 \(arrival times divided by it\)$/m);
+  assert.match(r.stdout, /^Load: 0\.0159 requests\/s offered \(\(requests − 1\) \/ span of the arrivals\); [\d.]+ requests\/s served \(modelled/m);
+  assert.doesNotMatch(r.stdout, /Overloaded/);
+  // 10 requests at 0 s, 2 admitted by the first step (max_num_seqs 2): at the last arrival 8 of
+  // 10 wait (80 % > 5 %; all arrive at once, so no middle to compare with): overloaded, in the summary and the run JSON.
+  writeFileSync(join(dir, 'burst.jsonl'), '{"arrival_s": 0, "prompt_len": 10, "output_len": 10}\n'.repeat(10));
+  const burst = inDir(['simulate', 'p.attn.yaml', '--trace', 'burst.jsonl', '--json', 'burst.json']);
+  assert.equal(burst.status, 0, burst.stderr);
+  assert.match(burst.stdout, /^Workload: trace burst\.jsonl \(attnscope; [^)]*\): 10 rows read as requests, none dropped$/m);
+  assert.match(burst.stdout, /^Load: all 10 requests arriving at one instant; /m);
+  assert.match(burst.stdout, /^Overloaded: at the last arrival 8 of the 10 requests \(80\.0%\) were still waiting: the modelled server does not keep up with this load, and its queue grows without bound in a steady state, so its TTFT and queueing delay grow with the length of the run/m);
+  const b = (JSON.parse(readFileSync(join(dir, 'burst.json'), 'utf8')) as RunResult).pool!.load!;
+  assert.deepEqual([b.offeredRequestsPerSec, b.waitingAtLastArrival, b.overloaded], [null, 8, true]);
+});
+
+test('a request the whole KV pool can never hold is warned about at its trace line, naming the pool in tokens, as max_model_len rejections are (s33 newcomer-cli 13)', () => {
+  const dir = tempDir('attnscope-cli-');
+  writeFileSync(join(dir, 'config.json'), TINY_CONFIG);
+  writeFileSync(join(dir, 'p.attn.yaml'), 'model: ./config.json\nkv_cache: { page_size: 16, num_pages: 40 }\nworkload: { max_model_len: 4096 }\n');
+  // Line 2 (arriving first: replayed sorted) needs 300 + 500 − 1 = 799 KV tokens, ceil(799 / 16) = 50
+  // pages: more than the 40 pages of 16 = 640 tokens (watermark floor(0.01 · 40) = 0 pages).
+  // Line 1's 100 + 10 fits.
+  writeFileSync(join(dir, 't.jsonl'), '{"arrival_s": 0.1, "prompt_len": 100, "output_len": 10}\n{"arrival_s": 0, "prompt_len": 300, "output_len": 500}\n');
+  const r = spawnSync(process.execPath, [runner, 'simulate', 'p.attn.yaml', '--trace', 't.jsonl'], { encoding: 'utf8', cwd: dir, timeout: 120_000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, /^t\.jsonl:2:1: warning: prompt 300 \+ output 500 tokens can never fit in the KV pool of 640 tokens \(40 pages of 16\): the request is rejected$/m);
+  assert.match(r.stdout, /^Requests: 2 \(completed 1, rejected 1\)/m);
 });
 
 test('simulate --trace says nothing about the workload distributions it replaces; without --trace the written ones are warned about', () => {

@@ -2,7 +2,7 @@
 // tolerance, and every rate it calls passing really passes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { packRequests, searchCapacity } from '../../runner/simulate/index';
+import { packRequests, searchCapacity, simulatePool } from '../../runner/simulate/index';
 import { exampleProfile } from '../fixtures/profile';
 
 
@@ -108,4 +108,32 @@ test('a short trace tiled for the saturation run: each copy on prefix streams of
   const tiled = tileRequests(trace, 30);
   assert.equal(hits(tiled), 800);
   assert.deepEqual([...new Set(tiled.segmentStream)].length, 10, 'one stream per copy');
+});
+
+test('a run says what load it ran: offered against served, and overloaded when the queue grows through the arrivals (s33 newcomer-cli 6)', async () => {
+  // The server of the test above: constant 10 ms steps, prompt 1, output 100, max_num_seqs 8:
+  // a request holds a slot 100 steps = 1 s, so it serves μ = 8 requests/s.
+  const profile = exampleProfile('model: ./llama-3.1-8b/config.json\nkv_cache: { page_size: 16, num_pages: 10000 }\nworkload: { max_num_seqs: 8 }\n');
+  const run = (n: number, gap: number) => simulatePool(profile, {
+    requests: packRequests(Array.from({ length: n }, (_, i) => ({ arrivalS: i * gap, promptLen: 1, outputLen: 100 }))),
+    stepTime: { perStepS: 0.01 }, baselines: false,
+  });
+  // 400 requests every 25 ms: offered (400 − 1) / (399 · 0.025 s) = 40/s, five times μ. Slot k
+  // (k = 0..7) first takes request k at about k · 25 ms, then a new one every 1 s: by the last
+  // arrival at 9.975 s each slot has admitted 10 (at t_k + 0, 1, ..., 9 s), 80 in all, so
+  // 400 − 80 = 320 wait (80 % > 5 %), more than the 200 − 40 = 160 waiting at the middle (4.99 s: 200 arrived, 5 admitted per slot): overloaded. Served: 50 waves of 8, the last ending near
+  // 50.2 s: 400 / 50.2 ≈ 7.97/s, i.e. about μ.
+  const over = (await run(400, 0.025)).load!;
+  assert.equal(over.source, 'trace');
+  assert.equal(over.timeScale, 1);
+  assert.ok(Math.abs(over.offeredRequestsPerSec! - 40) < 1e-9, String(over.offeredRequestsPerSec));
+  assert.equal(over.waitingAtLastArrival, 320);
+  assert.equal(over.overloaded, true);
+  assert.ok(over.servedRequestsPerSec > 7.9 && over.servedRequestsPerSec <= 8, String(over.servedRequestsPerSec));
+  // 40 requests every 250 ms: 4/s, half of μ: at most 4 hold a slot at once (each for 1 s), so
+  // none waits at the last arrival (9.75 s; at most the one arriving while a step is in flight).
+  const under = (await run(40, 0.25)).load!;
+  assert.ok(Math.abs(under.offeredRequestsPerSec! - 4) < 1e-9, String(under.offeredRequestsPerSec));
+  assert.ok(under.waitingAtLastArrival <= 1, String(under.waitingAtLastArrival));
+  assert.equal(under.overloaded, false);
 });

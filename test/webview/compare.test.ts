@@ -125,6 +125,23 @@ describe('compare: same run, different workloads, pool units', () => {
     assert.equal(workloadDifference(run, { ...noPool, profile: other.profile }), null, 'no pool on one side: no workload simulated there');
   });
 
+  it('runs that replayed traces compare by the trace and time scale, not by the profile\'s unused draws (s33 newcomer-cli 2)', () => {
+    const w = run.profile.workload!;
+    const load = { source: 'trace' as const, timeScale: 1, offeredRequestsPerSec: 4, servedRequestsPerSec: 4, waitingAtLastArrival: 0, overloaded: false };
+    const trace = (path: string) => ({ path, resolvedPath: `/w/${path}`, format: 'attnscope', timeUnit: 'arrival_s, seconds', rowsRead: 2, dropped: {} });
+    const a = { ...run, pool: { ...run.pool!, load: { ...load, trace: trace('a.jsonl') } } };
+    // Same trace, the profiles' (unused) requests differ: one workload.
+    const sameTrace = { ...a, profile: { ...run.profile, workload: { ...w, requests: 100 } } };
+    assert.equal(workloadDifference(a, sameTrace), null);
+    const b = { ...run, pool: { ...run.pool!, load: { ...load, timeScale: 2, trace: trace('b.jsonl') } } };
+    assert.equal(
+      workloadDifference(a, b),
+      'A and B simulate different workloads (requests trace /w/a.jsonl vs trace /w/b.jsonl, time scale 1 vs 2): requests served, latency and throughput below differ by the workload as much as by the profile.',
+    );
+    // A trace against the profile's draws.
+    assert.match(workloadDifference(a, run) ?? '', /\(requests trace \/w\/a\.jsonl vs drawn\)/);
+  });
+
   it('compares pools in tokens; a hybrid pool\'s blocks are named, not set against pages as a change', () => {
     // Fixture pool: 2,048 pages of 16 tokens = 32,768 tokens. B: a hybrid pool of 1,000 blocks
     // holding 8,000 tokens (poolTokens as vLLM counts them: floor(blocks / groups) · page_size).

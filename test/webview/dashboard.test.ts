@@ -521,6 +521,21 @@ describe('dashboard webview in Chromium', () => {
     assert.equal(await page.isVisible('#run-build'), false);
   });
 
+  // s33 newcomer-cli 2 and 6: a run did not say which trace it replayed, nor that it was far above capacity.
+  it('a simulation\'s header names the trace it replayed and, when the server did not keep up, that it is overloaded', async () => {
+    const load = {
+      source: 'trace' as const, timeScale: 2, offeredRequestsPerSec: 100, servedRequestsPerSec: 28.7, waitingAtLastArrival: 700_000, overloaded: true,
+      trace: { path: 'big.jsonl', resolvedPath: '/w/big.jsonl', format: 'attnscope', timeUnit: 'arrival_s, seconds', rowsRead: 1_000_000, dropped: {} },
+    };
+    const sim: RunResult = { ...run, name: 'trace.attn.yaml', kind: 'simulate', cases: [], pool: { ...run.pool!, load } };
+    await send(page, { type: 'runFinished', run: sim, id: null });
+    await page.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'trace.attn.yaml');
+    assert.ok(spaced((await page.textContent('#run-environment')) ?? '').includes(
+      ' · workload: trace big.jsonl (attnscope; time stamps: arrival_s, seconds): 1,000,000 rows read as requests, none dropped; time scale 2 (arrival times divided by it); ' +
+        'overloaded: 100 requests/s offered, 28.7 served (modelled): its TTFT and queueing delay grow with the run\'s length · ',
+    ), (await page.textContent('#run-environment')) ?? '');
+  });
+
   // s27 newcomer-ed 3: the run recorded load 11.46 on 2 CPUs and the CLI printed its caveat; the dashboard said nothing.
   it('a benchmark timed on a busy machine (load above its CPUs) shows the CLI\'s load line under its header; an idle one and a simulation do not', async () => {
     const busy: RunResult = { ...run, name: 'busy.attn.yaml', environment: { ...run.environment, loadAverage: [11.46, 10.8, 8.13] } };
