@@ -25,6 +25,8 @@ export interface BenchOptions {
   name: string;
   signal?: AbortSignal;
   emit: (event: RunnerEvent) => void;
+  /** Pool samples the simulation keeps (simulatePool's maxSamples; default its 2,000). */
+  maxPoolSamples?: number;
 }
 
 function throwIfAborted(signal?: AbortSignal): void {
@@ -321,7 +323,7 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
         opts.emit({ type: 'progress', done: done + fraction, total, message: `page pool: ${pct}% of ${requests} requests` });
       };
       try {
-        run.pool = await simulatePool(profile, { signal: opts.signal, onProgress, onSample: (sample) => opts.emit({ type: 'poolSample', sample }) });
+        run.pool = await simulatePool(profile, { signal: opts.signal, onProgress, onSample: (sample) => opts.emit({ type: 'poolSample', sample }), ...(opts.maxPoolSamples !== undefined ? { maxSamples: opts.maxPoolSamples } : {}) });
       } catch (e) {
         if (!(e instanceof PoolConfigError)) throw e;
         // The kernel results stand on their own; say why the pool view is empty.

@@ -176,7 +176,8 @@ export async function runSweepLocally(plan: SweepPlan, opts: LocalSweepOptions):
   let writeFailed: OutputError | undefined;
   const writePoint = (p: SweepPoint, file: string, run: SweepPointRun): void => {
     try {
-      writeFileAtomic(file, `${JSON.stringify(run, null, 2)}\n`);
+      // Compact: a point file is read by merge and the dashboard, not by eye (a single run's --json stays indented).
+      writeFileAtomic(file, `${JSON.stringify(run)}\n`);
     } catch (e) {
       writeFailed = new OutputError(`${writeFailureLine(`sweep point ${p.label}:`, file, e)}; the sweep stopped: rerun the same command to resume`);
       for (const { child } of running.values()) child.kill('SIGTERM');

@@ -118,7 +118,7 @@ export function checkReportFile(path: string, plan: { name: string; sweepId: str
 
 /**
  * The most of a point file that is read: 64 MiB. A point file is one run JSON: its profile, the
- * machine, at most 2,000 pool samples (simulatePool's maxSamples) and, for a benchmark, at most
+ * machine, at most 800 pool samples (worker.ts POINT_POOL_SAMPLES) and, for a benchmark, at most
  * 10,000 timing samples per case (the timing loop's maxReps), a few MB for a bench of tens of
  * cases; a bigger *.json in a results folder is something else, and is skipped unread.
  */

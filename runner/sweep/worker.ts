@@ -43,6 +43,15 @@ export function sweepEnvironment(): Environment {
 }
 
 /**
+ * Pool samples a point keeps (simulatePool's maxSamples): once a run has more steps than this,
+ * the simulator halves them as they fill, leaving 400 to 800, still enough for the dashboard's
+ * 400-point pool chart (webview/charts.ts POOL_CHART_MAX_POINTS); a single run keeps up to 2,000.
+ * s33 newcomer-cli 8: points of a 300-request simulation with 2,000 samples, pretty-printed,
+ * were 0.4-0.65 MB each (82 MB for 200 points).
+ */
+export const POINT_POOL_SAMPLES = 800;
+
+/**
  * Runs one point: the pool simulation (job 'simulate'), the kernel benchmark without the pool
  * ('bench'), or the benchmark with the pool ('both', as `attnscope bench` does for a profile
  * with a workload).
@@ -56,7 +65,7 @@ export async function runPoint(job: PointJob, signal: AbortSignal, onProgress: (
     const run = (status: RunResult['status'], pool?: RunResult['pool']): RunResult =>
       createRun({ name: job.name, toolVersion: TOOL_VERSION, profile, environment, estimate: estimate(profile), status, ...(pool ? { pool } : {}) });
     try {
-      return run('ok', await simulatePool(profile, { signal, onProgress: (p) => onProgress(p.fraction, `${Math.floor(100 * p.fraction)}% of ${p.requests} requests`) }));
+      return run('ok', await simulatePool(profile, { signal, maxSamples: POINT_POOL_SAMPLES, onProgress: (p) => onProgress(p.fraction, `${Math.floor(100 * p.fraction)}% of ${p.requests} requests`) }));
     } catch (e) {
       if (e instanceof CancelledError || signal.aborted) return run('cancelled');
       throw e;
@@ -68,6 +77,7 @@ export async function runPoint(job: PointJob, signal: AbortSignal, onProgress: (
     backend: job.backend,
     name: job.name,
     signal,
+    maxPoolSamples: POINT_POOL_SAMPLES,
     emit: (e) => {
       if (e.type === 'progress') onProgress(e.total > 0 ? e.done / e.total : 0, e.message);
     },

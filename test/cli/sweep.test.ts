@@ -82,6 +82,19 @@ test('sweep writes one whole run JSON per point, and the figures follow the hand
   assert.ok(point.environment.cpuModel.length > 0);
 });
 
+test('point files are compact JSON with at most 800 pool samples (s33 newcomer-cli 8: 0.4-0.65 MB each)', () => {
+  const { out } = localSweep();
+  for (const name of readdirSync(out).filter((n) => n !== 'sweep-report.json')) {
+    const text = readFileSync(join(out, name), 'utf8');
+    // One line (JSON.stringify without indent) and its newline: an indented file has a line per field.
+    assert.equal(text.indexOf('\n'), text.length - 1, `${name} is indented`);
+    // The simulator halves its samples each time they reach maxSamples (worker.ts POINT_POOL_SAMPLES = 800):
+    // at most 800 (a single run keeps up to 2,000; these 400-request points kept over 1,000 before).
+    const samples = (JSON.parse(text) as SweepPointRun).pool!.samples.length;
+    assert.ok(samples > 0 && samples <= 800, `${name}: ${samples} samples`);
+  }
+});
+
 test('a second invocation resumes: nothing is run again, the files stay as they were', () => {
   const { dir, out } = localSweep();
   const before = readdirSync(out).filter((n) => n !== 'sweep-report.json').map((n) => [n, statSync(join(out, n)).mtimeMs]);
