@@ -71,6 +71,17 @@ export const FAMILY_DEFAULTS: Record<string, Record<string, number>> = {
   gemma3: GEMMA3_TEXT_DEFAULTS,
 };
 export type LayerKind = ModelSpec['layerTypes'][number];
+/**
+ * model_type values read as another family's: the pre-port Falcon configs (tiiuae/falcon-7b as
+ * first published: "RefinedWebModel", architectures RWForCausalLM; falcon-40b: "RefinedWeb") are
+ * Falcon's architecture (transformers maps both to FalconConfig; vLLM serves RWForCausalLM with its
+ * FalconForCausalLM): plain 2-matrix MLP of 4 · hidden_size, LayerNorm, tied embeddings. Their own
+ * boolean defaults stay in FAMILY_BOOL_DEFAULTS under the written model_type.
+ */
+export const FAMILY_OF_MODEL_TYPE: Record<string, string> = {
+  refinedwebmodel: 'falcon',
+  refinedweb: 'falcon',
+};
 /** layer_types values real configs use -> how the layer holds KV. */
 /**
  * Boolean keys whose config-class default is not false, by family: what transformers loads

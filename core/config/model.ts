@@ -6,7 +6,7 @@
  * quantization_config in quantization.ts.
  */
 import {
-  ALIASES, BIASED_TYPES, DTYPE_NAMES, ENCODER_TYPES, FAMILY_BOOL_DEFAULTS, FAMILY_DEFAULTS, FOUR_H_MLP_TYPES, FOUR_NORM_TYPES,
+  ALIASES, BIASED_TYPES, DTYPE_NAMES, ENCODER_TYPES, FAMILY_BOOL_DEFAULTS, FAMILY_DEFAULTS, FAMILY_OF_MODEL_TYPE, FOUR_H_MLP_TYPES, FOUR_NORM_TYPES,
   LAYER_KINDS, LAYERNORM_TYPES, LEARNED_POSITION_TYPES, LLAMA4_TYPES, PLAIN_MLP_TYPES, QK_NORM_TYPES,
   QKV_BIAS_TYPES, UNTIED_BY_DEFAULT, type LayerKind,
 } from './families';
@@ -55,7 +55,9 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   if (modelTypeFound === undefined && architectures.length === 0) {
     r.problem('warning', 'not-a-model-config', 'no "model_type" or "architectures": this does not look like a HuggingFace config.json; family defaults (tied embeddings, biases) cannot be applied', anchor);
   }
-  const family = (modelTypeFound ?? '').toLowerCase();
+  // The written model_type, lower case (its own boolean defaults), and the family it is read as.
+  const writtenType = (modelTypeFound ?? '').toLowerCase();
+  const family = FAMILY_OF_MODEL_TYPE[writtenType] ?? writtenType;
   r.familyDefaults = FAMILY_DEFAULTS[family] ?? {};
   const archText = architectures.join(' ');
   const isEncoder = ENCODER_TYPES.has(family)
@@ -81,7 +83,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   // Heads: num_key_value_heads, Falcon's multi_query / new_decoder_architecture.
   const kvFound = r.find(ALIASES.numKvHeads);
   const kvCount = r.num('numKvHeads', ALIASES.numKvHeads, { max: MAX_HEADS });
-  const boolDefaults = FAMILY_BOOL_DEFAULTS[family] ?? {};
+  const boolDefaults = FAMILY_BOOL_DEFAULTS[writtenType] ?? {};
   const multiQueryWritten = r.bool(['multi_query']);
   const multiQuery = multiQueryWritten ?? boolDefaults['multi_query'];
   const newDecoderArch = r.bool(['new_decoder_architecture']) ?? boolDefaults['new_decoder_architecture'];
@@ -91,7 +93,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
       // Not a contradiction to fix: transformers ignores num_kv_heads here (stock falcon-7b
       // configs carry both). Say so, at the ignored key; the only quick fix removes that key,
       // which leaves what transformers loads unchanged.
-      const where = multiQueryWritten === true ? '"multi_query": true' : `"multi_query" (absent: ${family}'s default is true)`;
+      const where = multiQueryWritten === true ? '"multi_query": true' : `"multi_query" (absent: ${writtenType}'s default is true)`;
       r.problem(
         'info', 'multi-query-conflict',
         `"${kvFound?.prop.key ?? 'num_key_value_heads'}": ${kvCount} is ignored: with ${where} and no "new_decoder_architecture", transformers' Falcon uses 1 KV head (MQA)`,
@@ -383,7 +385,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     attentionOutputBias,
     mlpBias,
     norm: LAYERNORM_TYPES.has(family) ? 'layernorm' : 'rmsnorm',
-    normsPerLayer: FOUR_NORM_TYPES.has(family) ? 4 : 2,
+    normsPerLayer: FOUR_NORM_TYPES.has(family) ? 4 : family === 'falcon' ? falconNormsPerLayer(r, newDecoderArch === true) : 2,
     qkNorm: QK_NORM_TYPES.has(family),
     attentionSinks: family === 'gpt_oss',
     ...(softcap ? { attnLogitSoftcapping: softcap } : {}),
@@ -399,6 +401,19 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
 }
 
 /** The top level's model_type, lower case ("gemma3", "llava"): the multimodal family, where text_config names the text one. */
+/**
+ * LayerNorms per Falcon decoder layer, as vLLM's FalconDecoderLayer (and transformers') builds them:
+ * 2 (input_layernorm, post_attention_layernorm) without parallel_attn; with it (FalconConfig's
+ * default), num_ln_in_parallel_attn of them (ln_attn, ln_mlp), which defaults to 2 under
+ * new_decoder_architecture and otherwise leaves one input_layernorm (falcon-7b: 32 · 2 · 4544
+ * fewer parameters than two a layer).
+ */
+function falconNormsPerLayer(r: KeyReader, newDecoderArch: boolean): number {
+  if (r.bool(['parallel_attn']) === false) return 2;
+  const written = r.num(null, ['num_ln_in_parallel_attn'], { min: 1, max: 2 });
+  return (written ?? (newDecoderArch ? 2 : 1)) === 2 ? 2 : 1;
+}
+
 function rootModelType(root: ValueNode): string {
   const v = getProperty(root, 'model_type')?.value;
   return v?.type === 'string' ? String(v.value).toLowerCase() : '';

@@ -181,6 +181,26 @@ test('Falcon: multi_query without a KV count -> MQA; new_decoder_architecture us
   assert.equal(readModelConfig(JSON.stringify({ model_type: 'falcon', hidden_size: 8192, n_head: 128, n_head_kv: 8, n_layer: 60, vocab_size: 65024 })).value!.numKvHeads, 1);
 });
 
+test('Falcon in its pre-port form (RefinedWebModel) is read as Falcon: 2-matrix MLP, one LayerNorm a layer', () => {
+  // tiiuae/falcon-7b's config.json as first published (s34 newcomer: read as a gated MLP, +38 %).
+  const old = '{"alibi":false,"architectures":["RWForCausalLM"],"bias":false,"hidden_size":4544,"model_type":"RefinedWebModel","multi_query":true,"n_head":71,"n_layer":32,"parallel_attn":true,"torch_dtype":"bfloat16","vocab_size":65024}';
+  const m = readModelConfig(old).value!;
+  // Hand count: embedding 65,024 · 4,544 = 295,469,056 (tied); per layer QKV 4,544 · (71 + 2) · 64
+  // = 21,229,568, dense 4,544² = 20,647,936, MLP 2 · 4,544 · 18,176 = 165,183,488, one LayerNorm
+  // (parallel_attn, old architecture) 2 · 4,544 = 9,088: 207,070,080 · 32 + final LayerNorm 9,088
+  // + embedding = 6,921,720,704 (tiiuae/falcon-7b's model card: 7B).
+  assert.equal(m.gatedMlp, false);
+  assert.equal(m.normsPerLayer, 1);
+  assert.equal(paramCounts(m).total, 6_921_720_704);
+  // The model_type falcon form of the same checkpoint counts the same.
+  const ported = old.replace('"RefinedWebModel"', '"falcon"').replace('"RWForCausalLM"', '"FalconForCausalLM"');
+  assert.equal(paramCounts(readModelConfig(ported).value!).total, 6_921_720_704);
+  // Without parallel_attn, input_layernorm and post_attention_layernorm (falcon-rw): two a layer;
+  // new_decoder_architecture: ln_attn and ln_mlp, two.
+  assert.equal(readModelConfig(old.replace('"parallel_attn":true', '"parallel_attn":false')).value!.normsPerLayer, 2);
+  assert.equal(readModelConfig(old.replace('"RefinedWebModel"', '"RefinedWeb"')).value!.normsPerLayer, 2);
+});
+
 test('Falcon: multi_query defaults to true (transformers FalconConfig), num_kv_heads beside it is ignored, as information', () => {
   const text = '{"model_type": "falcon", "hidden_size": 4544, "num_attention_heads": 71, "num_hidden_layers": 2, "vocab_size": 10, "multi_query": true, "num_kv_heads": 71}';
   const r = readModelConfig(text);
