@@ -25,6 +25,15 @@ export const ENCODER_TYPES = new Set([
   'bert', 'roberta', 'xlm-roberta', 'distilbert', 'electra', 'albert', 'deberta', 'deberta-v2',
   'mpnet', 'camembert', 'modernbert', 'ernie', 'nomic_bert', 'xlm-roberta-xl',
 ]);
+/**
+ * Encoder-decoder families (transformers' is_encoder_decoder): an encoder stack beside the decoder,
+ * whose layers also hold cross-attention K and V of every encoder token. The memory model is of
+ * decoder-only (and encoder-only) models, so these are refused rather than read as a decoder.
+ */
+export const ENCODER_DECODER_TYPES = new Set([
+  't5', 'mt5', 'umt5', 'longt5', 'switch_transformers', 'bart', 'mbart', 'pegasus', 'pegasus_x', 'marian',
+  'blenderbot', 'blenderbot-small', 'led', 'm2m_100', 'nllb-moe', 'prophetnet', 'whisper', 'seamless_m4t',
+]);
 /** Plain 2-matrix MLP (fc1, act, fc2) rather than gated SwiGLU/GeGLU. */
 export const PLAIN_MLP_TYPES = new Set([
   'gpt2', 'gpt_bigcode', 'gpt_neo', 'gpt_neox', 'gptj', 'codegen', 'falcon', 'opt', 'bloom', 'mpt',

@@ -6,7 +6,7 @@
  * quantization_config in quantization.ts.
  */
 import {
-  ALIASES, BIASED_TYPES, DTYPE_NAMES, ENCODER_TYPES, FAMILY_BOOL_DEFAULTS, FAMILY_DEFAULTS, FAMILY_OF_MODEL_TYPE, FOUR_H_MLP_TYPES, FOUR_NORM_TYPES,
+  ALIASES, BIASED_TYPES, DTYPE_NAMES, ENCODER_DECODER_TYPES, ENCODER_TYPES, FAMILY_BOOL_DEFAULTS, FAMILY_DEFAULTS, FAMILY_OF_MODEL_TYPE, FOUR_H_MLP_TYPES, FOUR_NORM_TYPES,
   LAYER_KINDS, LAYERNORM_TYPES, LEARNED_POSITION_TYPES, LLAMA4_TYPES, PLAIN_MLP_TYPES, QK_NORM_TYPES,
   QKV_BIAS_TYPES, UNTIED_BY_DEFAULT, type LayerKind,
 } from './families';
@@ -64,6 +64,14 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     || (family === '' && /For(MaskedLM|SequenceClassification|TokenClassification)\b/.test(archText) && !/CausalLM/.test(archText));
   r.sourceKeys.modelType = modelTypeFound !== undefined ? r.find(['model_type'])?.path ?? 'model_type' : 'architectures';
   if (isEncoder) r.sourceKeys.isEncoder = r.sourceKeys.modelType;
+  if (r.bool(['is_encoder_decoder']) === true || ENCODER_DECODER_TYPES.has(family)) {
+    const at = r.find(['is_encoder_decoder']) ?? r.find(['model_type']);
+    r.problem(
+      'error', 'encoder-decoder',
+      `${modelType || 'this model'} is an encoder-decoder model: AttnScope models decoder-only and encoder-only ones; read as a decoder, its encoder's weights and the cross-attention KV of every encoder token would be left out, so it gives no figures`,
+      at ? at.prop.value.range : anchor,
+    );
+  }
 
   // Required sizes.
   const hiddenSize = r.num('hiddenSize', [...ALIASES.hiddenSize, 'n_embed'], { max: MAX_WIDTH });

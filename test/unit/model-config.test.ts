@@ -201,6 +201,20 @@ test('Falcon in its pre-port form (RefinedWebModel) is read as Falcon: 2-matrix 
   assert.equal(readModelConfig(old.replace('"RefinedWebModel"', '"RefinedWeb"')).value!.normsPerLayer, 2);
 });
 
+test('an encoder-decoder (T5) is refused at is_encoder_decoder, not read as a decoder-only model', () => {
+  // google/flan-t5-base: 247,577,856 parameters (12 encoder + 12 decoder layers with cross-attention);
+  // read as a decoder it gave 134,302,464 and a KV per token without the cross-attention (s34 newcomer).
+  const text = '{"architectures":["T5ForConditionalGeneration"],"d_model":768,"d_ff":2048,"d_kv":64,"is_encoder_decoder":true,"model_type":"t5","num_decoder_layers":12,"num_heads":12,"num_layers":12,"vocab_size":32128}';
+  const r = readModelConfig(text);
+  assert.equal(r.value, null);
+  const p = only(r.problems, 'encoder-decoder');
+  assert.equal(p.severity, 'error');
+  assert.equal(p.range.offset, text.indexOf('true'));
+  // By model_type alone (a BART config without the key), at the model_type value.
+  const bart = '{"model_type":"bart","d_model":768,"encoder_layers":6,"decoder_layers":6,"encoder_attention_heads":12,"vocab_size":50265}';
+  assert.equal(only(readModelConfig(bart).problems, 'encoder-decoder').range.offset, bart.indexOf('"bart"'));
+});
+
 test('Falcon: multi_query defaults to true (transformers FalconConfig), num_kv_heads beside it is ignored, as information', () => {
   const text = '{"model_type": "falcon", "hidden_size": 4544, "num_attention_heads": 71, "num_hidden_layers": 2, "vocab_size": 10, "multi_query": true, "num_kv_heads": 71}';
   const r = readModelConfig(text);
