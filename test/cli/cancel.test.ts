@@ -5,14 +5,14 @@
  * would.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { promises as fsp, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import type { RunnerEvent } from '../../core/protocol/runner';
 import { main } from '../../runner/cli';
+import { cancelWhileReadingFifo } from '../fixtures/fifo';
 import { untilReadingStdin } from '../fixtures/stdin';
 import { tempDir } from '../fixtures/tmp';
 
@@ -105,24 +105,10 @@ test('bench cancelled while it still reads the profile from a file: the run star
     const dir = tempDir('attnscope-cancel-');
     writeFileSync(join(dir, 'config.json'), TINY_CONFIG);
     const fifo = join(dir, 'p.attn.yaml');
-    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
-    const child = spawn(process.execPath, [runner, 'bench', fifo, '--quick', '--events'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const lines: string[] = [];
-    const read = (async () => {
-      for await (const line of createInterface({ input: child.stdout })) lines.push(line);
-    })();
-    const closed = new Promise<[number | null, NodeJS.Signals | null]>((res) => child.on('close', (c, sig) => res([c, sig])));
-    const writer = await fsp.open(fifo, 'w');
-    child.kill(signal);
-    // A child the signal ended has no reader left: the write fails with EPIPE, and the asserts below say why.
-    await writer.writeFile('model: ./config.json\ndtype: fp32\nprefill: { seq_lens: [64] }\ndecode: { batch_sizes: [1], context_lens: [64] }\n').catch(() => undefined);
-    await writer.close().catch(() => undefined);
-    const [code, by] = await closed;
-    await read;
+    const profile = 'model: ./config.json\ndtype: fp32\nprefill: { seq_lens: [64] }\ndecode: { batch_sizes: [1], context_lens: [64] }\n';
+    const { code, by, stdout, stderr } = await cancelWhileReadingFifo(runner, fifo, ['bench', fifo, '--quick', '--events'], profile, signal);
     assert.deepEqual([code, by], [130, null], `${signal}: ${stderr}`);
-    const events = lines.map((l) => JSON.parse(l) as RunnerEvent);
+    const events = stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as RunnerEvent);
     assert.equal(events.filter((e) => e.type === 'done').length, 1, signal);
     const done = events.at(-1)!;
     assert.ok(done.type === 'done', `${signal}: ends on ${done.type}`);

@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, copyFileSync, createReadStream, existsSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
-import { promises as fsp } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
@@ -13,6 +12,7 @@ import { createInterface } from 'node:readline';
 import type { RunResult } from '../../core/protocol/run';
 import { validateProfileText } from '../../core/validate';
 import { aliasBomb } from '../fixtures/yaml';
+import { cancelWhileReadingFifo } from '../fixtures/fifo';
 import { untilReadingStdin } from '../fixtures/stdin';
 import { tempDir } from '../fixtures/tmp';
 
@@ -359,18 +359,8 @@ test('simulate cancelled while it still reads the profile: SIGINT and SIGTERM bo
     const dir = tempDir('attnscope-cli-');
     copyFileSync(llamaConfig, join(dir, 'config.json'));
     const fifo = join(dir, 'p.attn.yaml');
-    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
     const out = join(dir, 'sim.json');
-    const child = spawn(process.execPath, [runner, 'simulate', fifo, '--json', out], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const closed = new Promise<[number | null, NodeJS.Signals | null]>((res) => child.on('close', (c, sig) => res([c, sig])));
-    const writer = await fsp.open(fifo, 'w');
-    child.kill(signal);
-    // A child the signal ended has no reader left: the write fails with EPIPE, and the asserts below say why.
-    await writer.writeFile('model: ./config.json\nworkload: { requests: 50 }\n').catch(() => undefined);
-    await writer.close().catch(() => undefined);
-    const [code, by] = await closed;
+    const { code, by, stderr } = await cancelWhileReadingFifo(runner, fifo, ['simulate', fifo, '--json', out], 'model: ./config.json\nworkload: { requests: 50 }\n', signal);
     assert.deepEqual([code, by], [130, null], `${signal}: ${stderr}`);
     assert.equal(stderr, `attnscope: simulate cancelled by ${signal} while reading the profile; nothing written\n`);
     assert.equal(existsSync(out), false);

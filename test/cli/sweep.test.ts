@@ -7,13 +7,14 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, existsSync, ftruncateSync, lstatSync, mkdirSync, openSync, promises as fsp, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, ftruncateSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import * as YAML from 'yaml';
 import type { RunnerEvent, RunnerProgressEvent } from '../../core/protocol/runner';
 import type { SweepPointRun, SweepReport } from '../../core/protocol/sweep';
 import { parseEvent } from '../../core/runnerProcess';
+import { cancelWhileReadingFifo } from '../fixtures/fifo';
 import { comparable, sweepWorkspace } from '../fixtures/sweep';
 
 const root = join(__dirname, '..', '..');
@@ -603,19 +604,7 @@ test('sweep --events cancelled while it still reads the profile (a FIFO): exit 1
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     const { dir, file } = workspace();
     rmSync(file);
-    assert.equal(spawnSync('mkfifo', [file]).status, 0);
-    const child = spawn(process.execPath, [runner, 'sweep', file, '--events', '--out', join(dir, 'out')], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const closed = new Promise<[number | null, NodeJS.Signals | null]>((res) => child.on('close', (c, sig) => res([c, sig])));
-    const writer = await fsp.open(file, 'w');
-    child.kill(signal);
-    // A child the signal ended has no reader left: the write fails with EPIPE, and the asserts below say why.
-    await writer.writeFile(PROFILE).catch(() => undefined);
-    await writer.close().catch(() => undefined);
-    const [code, by] = await closed;
+    const { code, by, stdout, stderr } = await cancelWhileReadingFifo(runner, file, ['sweep', file, '--events', '--out', join(dir, 'out')], PROFILE, signal, dir);
     assert.deepEqual([code, by], [130, null], `${signal}: ${stderr}`);
     const end = eventsOf(stdout).at(-1);
     assert.equal(end?.type, 'sweepEnd', `${signal}: ${stdout}`);
