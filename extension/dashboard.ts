@@ -16,6 +16,7 @@ import { dashboardHtml, makeNonce } from './dashboardHtml';
 import { runToCsv, runToJson } from './exportRun';
 import { sweepToCsv } from './exportSweep';
 import { findRun, listRunsIn, rerunSource, type HistoryPlace } from './history';
+import { runButtonFile } from './pick';
 import { ShownRunStore } from './shownRun';
 import { StreamBatcher } from './streamBatcher';
 import { readSweepReport, sweepReportsIn } from './sweepReports';
@@ -70,6 +71,8 @@ export class Dashboard implements vscode.Disposable {
   private watchers: vscode.Disposable[] = [];
   private historyChanged: ReturnType<typeof setTimeout> | undefined;
   private readonly batcher = new StreamBatcher((msg) => this.deliver(msg));
+  /** The file (path) of the text editor active last: none is while the dashboard has the focus. */
+  private lastEditorFile: string | undefined = editorFile(vscode.window.activeTextEditor);
 
   constructor(private readonly host: DashboardHost) {
     this.shownRun = host.storageUri ? new ShownRunStore(host.storageUri.fsPath) : null;
@@ -77,6 +80,10 @@ export class Dashboard implements vscode.Disposable {
       { dispose: () => this.batcher.dispose() },
       vscode.window.registerWebviewPanelSerializer(DASHBOARD_VIEW_TYPE, {
         deserializeWebviewPanel: async (panel) => this.attach(panel),
+      }),
+      // The text editor active last, for the Run button of a dashboard that shows no run of a file.
+      vscode.window.onDidChangeActiveTextEditor((e) => {
+        if (e?.document.uri.scheme === 'file') this.lastEditorFile = e.document.uri.fsPath;
       }),
       // A folder added or removed, or another history folder set: other folders to list and watch.
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.rewatchHistory()),
@@ -390,7 +397,11 @@ export class Dashboard implements vscode.Disposable {
       case 'runBenchmark': {
         // The file of the run shown (a CLI run's relative path: in the run's own workspace folder,
         // history.ts rerunSource), else the command's own choice (the active editor's file).
-        const source = msg.source === undefined ? undefined : vscode.Uri.file(rerunSource(msg.source, await this.rerunRoots(folders, msg.source), existsSync));
+        // The command's active editor is none while the dashboard (a webview) has the focus, as it
+        // has when its button is clicked: the file of the text editor active before it, if still open.
+        const open = vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'file').map((d) => d.uri.fsPath);
+        const last = runButtonFile(msg.kind === 'simulate' ? 'profile' : 'model', this.lastEditorFile, open);
+        const source = msg.source !== undefined ? vscode.Uri.file(rerunSource(msg.source, await this.rerunRoots(folders, msg.source), existsSync)) : last === undefined ? undefined : vscode.Uri.file(last);
         await vscode.commands.executeCommand(msg.kind === 'simulate' ? Commands.runSimulation : Commands.runBenchmark, source);
         return;
       }
@@ -485,4 +496,9 @@ async function savePng(name: string, dataUrl: string, folder?: string): Promise<
   });
   if (!target) return;
   await writeFile(target.fsPath, Buffer.from(m[1]!, 'base64'));
+}
+
+/** The path of `editor`'s file, or undefined for none or a document not on disk (untitled, a diff's side). */
+function editorFile(editor: vscode.TextEditor | undefined): string | undefined {
+  return editor?.document.uri.scheme === 'file' ? editor.document.uri.fsPath : undefined;
 }

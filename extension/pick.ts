@@ -32,3 +32,14 @@ export function targetGlob(kind: TargetKind): string {
 export function isTarget(kind: TargetKind, path: string): boolean {
   return isProfilePath(path) || (kind === 'model' && isConfigPath(path));
 }
+
+/**
+ * The file the dashboard's Run button runs when it shows no run of a file: `last`, the path of the
+ * text editor active last, when a command of `kind` acts on it and it is still open (`open`: the
+ * open documents' paths); else undefined, and the command picks among the workspace's files. Not
+ * the command's own active editor: the click gives the dashboard (a webview) the focus, and VS Code
+ * then reports no active text editor.
+ */
+export function runButtonFile(kind: TargetKind, last: string | undefined, open: readonly string[]): string | undefined {
+  return last !== undefined && isTarget(kind, last) && open.includes(last) ? last : undefined;
+}

@@ -12,6 +12,7 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -772,6 +773,69 @@ describe('AttnScope when the workspace search finds no profile', { timeout: 300_
     await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: '2 MiB/page' }).first().waitFor({ timeout: 60_000 });
     await page.locator('.editor-group-container.active .squiggly-warning').first().waitFor({ timeout: 30_000 });
     await page.screenshot({ path: join(shots, '11-activated-by-opening.png') });
+  });
+});
+
+/** `attnscope simulate e2e.attn.yaml --json .attnscope/runs/<id>.json` in `folder`, as a user runs it in a terminal: the run as the CLI saves it. */
+function cliSimulate(folder: string, id: string): void {
+  mkdirSync(join(folder, '.attnscope', 'runs'), { recursive: true });
+  const r = spawnSync(process.execPath, [join(__dirname, '..', '..', 'dist', 'runner.js'), 'simulate', 'e2e.attn.yaml', '--json', join('.attnscope', 'runs', `${id}.json`)], { cwd: folder, encoding: 'utf8', env: { ...process.env, CUDA_VISIBLE_DEVICES: '' } });
+  assert.equal(r.status, 0, `attnscope simulate in ${folder}: ${r.stderr}`);
+}
+
+// s33/s34: History, Compare and the Run button read the first workspace folder's runs only (fixed in
+// fc703bf and here); no step opened a workspace of two folders.
+describe('AttnScope in a two-folder workspace', { timeout: 600_000 }, () => {
+  let browser: Browser;
+  let server: CodeServer;
+  let page: Page;
+  let alpha: string;
+  let beta: string;
+
+  before(async () => {
+    checkPrerequisites();
+    alpha = makeWorkspace();
+    beta = makeWorkspace();
+    cliSimulate(alpha, '20261204-120000-alpha-cli');
+    const file = join(tempDir('attnscope-e2e-multi-'), 'two.code-workspace');
+    writeFileSync(file, JSON.stringify({ folders: [{ path: alpha, name: 'alpha' }, { path: beta, name: 'beta' }] }));
+    // The fake runner (the recorded run, at once): the subject is which file runs where, not the kernels.
+    server = await startCodeServer({ settings: { 'attnscope.quickMode': true, 'attnscope.runnerPath': fakeRunner(beta, 'ok') }, trust: false, log: join(shots, 'code-server-multi.log') });
+    browser = await launchChromium();
+    page = await openWorkbench(browser, server, file);
+  });
+  failureArtifacts(() => page);
+
+  after(async () => {
+    await browser?.close();
+    server?.saveExtensionLog(join(shots, 'attnscope-multi.log'));
+    await server?.stop();
+  });
+
+  it("lists both folders' runs in History, named by folder, and a run the CLI saves while it is open", async () => {
+    await runCommand(page, 'AttnScope: Open dashboard');
+    const frame = await dashboardFrame(page);
+    await frame.locator('vscode-tab-header', { hasText: 'History' }).click();
+    const history = frame.locator('table.table-history');
+    await frame.waitForSelector('table.table-history[data-rows="1"]', { state: 'attached', timeout: 60_000 });
+    assert.match((await history.locator('tbody tr').first().textContent()) ?? '', /alpha: e2e\.attn\.yaml/);
+    // Saved by the CLI in the second folder while the dashboard is open: its watcher lists it.
+    cliSimulate(beta, '20261204-120500-beta-cli');
+    await frame.waitForSelector('table.table-history[data-rows="2"]', { state: 'attached', timeout: 60_000 });
+    const rows = await history.locator('tbody tr').allTextContents();
+    assert.ok(rows.some((r) => r.includes('beta: e2e.attn.yaml')) && rows.some((r) => r.includes('alpha: e2e.attn.yaml')), rows.join(' | '));
+    await page.screenshot({ path: join(shots, '12-two-folders-history.png') });
+  });
+
+  it('runs, from the Run button of a dashboard that shows no run, the profile of the editor active before it, saved in its own folder', async () => {
+    await openFile(page, join(beta, 'e2e.attn.yaml'), 'dtpye');
+    const frame = await dashboardFrame(page);
+    await frame.locator('vscode-tab-header', { hasText: /^\s*Run\s*$/ }).click();
+    // The click gives the dashboard (a webview) the focus: the command then has no active text editor.
+    await frame.locator('#btn-run').click();
+    await notification(page, /benchmark of llama-3\.1-8b · e2e\.attn\.yaml · quick finished/, 120_000);
+    assert.equal(savedRuns(beta).filter((r) => r.kind !== 'simulate').length, 1, "the benchmark is saved in the second folder's history");
+    assert.equal(savedRuns(alpha).length, 1, "the first folder's history holds only its CLI run");
   });
 });
 

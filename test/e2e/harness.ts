@@ -195,12 +195,12 @@ const FOCUS_LOG_SCRIPT = `(() => {
   window.addEventListener('blur', () => push('window blur, active ' + name(document.activeElement)));
 })()`;
 
-/** Opens the workbench on `folder` and waits for it. */
+/** Opens the workbench on `folder` (a `.code-workspace` file: that multi-root workspace) and waits for it. */
 export async function openWorkbench(browser: Browser, server: CodeServer, folder: string): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
   await page.addInitScript(FOCUS_LOG_SCRIPT);
   // A loaded CI machine took over 30 s (the default) to serve the workbench once.
-  await page.goto(`${server.url}/?folder=${encodeURIComponent(folder)}`, { timeout: 120_000 });
+  await page.goto(`${server.url}/?${folder.endsWith('.code-workspace') ? 'workspace' : 'folder'}=${encodeURIComponent(folder)}`, { timeout: 120_000 });
   await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
   return page;
 }

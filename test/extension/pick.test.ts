@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { minimatch } from 'minimatch';
-import { isTarget, targetGlob } from '../../extension/pick';
+import { isTarget, runButtonFile, targetGlob } from '../../extension/pick';
 
 // VS Code's findFiles reads `{a,b}` alternatives as minimatch's brace expansion does.
 const offered = (glob: string, name: string): boolean => minimatch(name, glob, { dot: true });
@@ -26,4 +26,20 @@ test('a simulation or a sweep offers profiles only; a benchmark or a memory esti
   for (const name of neither) {
     assert.ok(!offered(targetGlob('model'), name) && !isTarget('model', name), `${name}: neither`);
   }
+});
+
+// s34 act34 4b: the dashboard's Run button, with no run of a file shown, ran the command without a
+// file; the click had given the webview the focus, so the command saw no active editor and always
+// opened the workspace pick. It now passes the file of the text editor active last.
+test("the Run button of a dashboard showing no run runs the last active editor's file while it is open and of the right kind", () => {
+  const profile = '/ws/beta/e2e.attn.yaml';
+  const config = '/ws/alpha/llama/config.json';
+  const open = [profile, config, '/ws/notes.txt'];
+  assert.equal(runButtonFile('model', profile, open), profile);
+  assert.equal(runButtonFile('profile', profile, open), profile);
+  assert.equal(runButtonFile('model', config, open), config, 'a config.json is benchmarked');
+  assert.equal(runButtonFile('profile', config, open), undefined, 'a config.json has no workload to simulate: the pick');
+  assert.equal(runButtonFile('model', '/ws/notes.txt', open), undefined, 'not a model file: the pick');
+  assert.equal(runButtonFile('model', '/ws/gone.attn.yaml', open), undefined, 'closed since: the pick');
+  assert.equal(runButtonFile('model', undefined, open), undefined, 'no text editor was active: the pick');
 });
