@@ -813,6 +813,12 @@ describe('AttnScope in a two-folder workspace', { timeout: 600_000 }, () => {
   });
 
   it("lists both folders' runs in History, named by folder, and a run the CLI saves while it is open", async () => {
+    // The extension is active (its first log lines) before the palette is opened: one opened right
+    // after the workbench loaded listed no AttnScope command yet, and kept that list (s34). Opening
+    // a profile activates it (onLanguage:yaml) even if the workspaceContains search timed out; it
+    // is also the editor active before the one the next step opens.
+    await openFile(page, join(alpha, 'e2e.attn.yaml'), 'dtpye');
+    await server.extensionLogLine(/setting attnscope\.quickMode = true/, 120_000);
     await runCommand(page, 'AttnScope: Open dashboard');
     const frame = await dashboardFrame(page);
     await frame.locator('vscode-tab-header', { hasText: 'History' }).click();
@@ -828,6 +834,8 @@ describe('AttnScope in a two-folder workspace', { timeout: 600_000 }, () => {
   });
 
   it('runs, from the Run button of a dashboard that shows no run, the profile of the editor active before it, saved in its own folder', async () => {
+    // Beside the dashboard (the second group), which stays in view.
+    await runCommand(page, 'View: Focus First Editor Group');
     await openFile(page, join(beta, 'e2e.attn.yaml'), 'dtpye');
     const frame = await dashboardFrame(page);
     await frame.locator('vscode-tab-header', { hasText: /^\s*Run\s*$/ }).click();
