@@ -229,7 +229,7 @@ export async function cudaFlashForward(args: FlashForwardArgs): Promise<Attentio
 
 /**
  * PagedAttention decode on the GPU: split-K partitions merged through lse (FlashDecoding), the
- * heads of a GQA group sharing every K/V load (groups of up to 4 heads on CUDA cores, larger ones
+ * heads of a GQA group sharing every K/V load (groups of 1 or 2 heads on CUDA cores, larger ones
  * on tensor cores as the rows of mma.sync). Same arguments as pagedDecode (partitionTokens 0 =
  * chosen from the device's occupancy, in whole waves); O fp32 [batch, numHeads, headDim], lse
  * [batch, numHeads].

@@ -14,9 +14,9 @@ import math
 DECODE_MIN_L2_MULTIPLE = 4
 
 # Decode shapes: (name, batch, context_len, page_size, num_heads, num_kv_heads, head_dim).
-# GQA groups 1 (Llama-2-7B: 32/32) and 4 (Llama-3-8B: 32/8) on CUDA cores; 5 (Qwen2.5-32B: 40/8,
-# the smallest group on tensor cores) and 8 (Llama-3-70B on one GPU: 64/8) on tensor cores; every
-# one moves >= 256 MiB of K/V per launch (4x an L2 of 64 MiB).
+# GQA groups 1 (Llama-2-7B: 32/32) and 2 (16/8) on CUDA cores; 4 (Llama-3-8B: 32/8), 5
+# (Qwen2.5-32B: 40/8) and 8 (Llama-3-70B on one GPU: 64/8) on tensor cores; every one moves
+# >= 256 MiB of K/V per launch (4x an L2 of 64 MiB).
 DECODE_SHAPES = [
     ("group4 B1 ctx64k", 1, 65536, 16, 32, 8, 128),
     ("group4 B16 ctx8k", 16, 8192, 16, 32, 8, 128),
@@ -28,8 +28,9 @@ DECODE_SHAPES = [
     ("group8 B32 ctx4k", 32, 4096, 16, 64, 8, 128),
     ("group8 B1 ctx64k", 1, 65536, 16, 64, 8, 128),
     ("group5 B32 ctx4k", 32, 4096, 16, 40, 8, 128),
+    ("group2 B32 ctx4k", 32, 4096, 16, 16, 8, 128),
 ]
-DECODE_QUICK = ("group4 B16 ctx8k", "group1 B16 ctx4k", "group8 B32 ctx4k")
+DECODE_QUICK = ("group4 B16 ctx8k", "group1 B16 ctx4k", "group2 B32 ctx4k", "group8 B32 ctx4k")
 
 # Flash shapes: (seqlen, batch, num_heads, head_dim) at 16k tokens per launch, causal and not.
 FLASH_SHAPES = [(1024, 16, 32, 128), (4096, 4, 32, 128), (16384, 1, 32, 128), (4096, 4, 32, 64)]

@@ -28,7 +28,7 @@ class DecodePlan(unittest.TestCase):
         for name, B, ctx, page, H, Hkv, D in bp.DECODE_SHAPES:
             self.assertTrue(bp.decode_judged(bp.decode_kv_bytes(B, ctx, Hkv, D), 64 * MiB)[0], name)
         groups = {H // Hkv for _, _, _, _, H, Hkv, _ in bp.DECODE_SHAPES}
-        self.assertEqual(groups, {1, 4, 5, 8})  # both decode paths: CUDA cores <= 4 < tensor cores
+        self.assertEqual(groups, {1, 2, 4, 5, 8})  # both decode paths: CUDA cores <= 2 < tensor cores
         names = {s[0] for s in bp.DECODE_SHAPES}
         self.assertTrue(set(bp.DECODE_QUICK) <= names)
 

@@ -1,6 +1,6 @@
 // PagedAttention decode with split-K partitions merged through lse (FlashDecoding; vLLM's
 // paged_attention_v2 and FlashInfer's decode.cuh have the same two-kernel shape).
-// Kernel 1 on CUDA cores, for GQA groups of up to 4 heads (wider groups run on tensor cores,
+// Kernel 1 on CUDA cores, for GQA groups of 1 or 2 heads (wider groups run on tensor cores,
 // paged_decode_mma.cuh, with the page windows, output and merge of this file), one block per
 // (partition, KV head, sequence): the block's query heads are the kGroup heads of one GQA group,
 // so every K/V byte loaded from the page pool serves all of them. Threads form token lanes of D / 8 threads, each thread owning

@@ -12,13 +12,16 @@ namespace attnscope {
 namespace cuda {
 
 // Dispatch rule. A GQA group of up to kDecodeMaxCudaCoreGroup query heads per KV head runs on
-// CUDA cores (paged_decode_kernel, instances for 1, 2 and 4 heads: each thread keeps a score
-// and 8 accumulators per head, so registers grow with the group); a larger group runs on
-// tensor cores (paged_decode_mma_kernel): its heads are the 16 M rows of mma.sync, in chunks
-// of 16 beyond that. Returns the query heads one block takes.
-constexpr int kDecodeMaxCudaCoreGroup = 4;
+// CUDA cores (paged_decode_kernel, instances for 1 and 2 heads: each thread keeps a score and
+// 8 accumulators per head, so registers grow with the group); a larger group runs on tensor
+// cores (paged_decode_mma_kernel): its heads are the 16 M rows of mma.sync, in chunks of 16
+// beyond that. Measured on an H200 (session 35, test/gpu/bench_cuda.py, cold L2): group 4 on
+// CUDA cores read 2.02-2.30 TB/s, on tensor cores 2.79-3.24 TB/s (+38 %, the same shapes), so
+// groups from 3 up take the tensor cores despite 12 of their 16 rows being zero. Returns the
+// query heads one block takes.
+constexpr int kDecodeMaxCudaCoreGroup = 2;
 inline int decode_group_width(int group) {
-  return group <= 1 ? 1 : group <= 2 ? 2 : group <= kDecodeMaxCudaCoreGroup ? 4 : kDecodeMmaRows;
+  return group <= 1 ? 1 : group <= kDecodeMaxCudaCoreGroup ? 2 : kDecodeMmaRows;
 }
 
 // Blocks one partition per sequence gives: batch x KV heads x head chunks.
@@ -38,7 +41,6 @@ auto with_decode_kernel(const attnscope_cuda_decode_params& p, Fn&& fn) {
     switch (decode_group_width(p.num_heads / p.num_kv_heads)) {
       case 1: return fn(paged_decode_kernel<D, 1, T>, DecodeSmem<D, 1>::kBytes);
       case 2: return fn(paged_decode_kernel<D, 2, T>, DecodeSmem<D, 2>::kBytes);
-      case 4: return fn(paged_decode_kernel<D, 4, T>, DecodeSmem<D, 4>::kBytes);
       default: return fn(paged_decode_mma_kernel<D, T>, DecodeMmaSmem<D>::kBytes);
     }
   };

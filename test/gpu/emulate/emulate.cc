@@ -127,10 +127,17 @@ void compare(double got, double ref, double& err) {
 }
 
 template <typename T, int D>
-Errors check_flash(int B, int Nq, int Nk, int H, int Hkv, bool causal, int window_left, unsigned seed) {
+// key_ramp > 0 scales key j by (1 + key_ramp * j), so the scores' running max keeps rising from
+// tile to tile by far more than rounding: every tile rescales O (a wrong alpha shows at once).
+Errors check_flash(int B, int Nq, int Nk, int H, int Hkv, bool causal, int window_left, unsigned seed,
+                   float key_ramp = 0.f) {
   std::mt19937 gen(seed);
   auto q = random_tensor<T>(size_t(B) * Nq * H * D, gen);
   auto k = random_tensor<T>(size_t(B) * Nk * Hkv * D, gen);
+  for (size_t i = 0; key_ramp > 0.f && i < k.size(); ++i) {
+    const size_t j = i / (size_t(Hkv) * D) % Nk;  // k is [B, Nk, Hkv, D]
+    k[i] = to_t<T>(float(from_t(k[i])) * (1.f + key_ramp * float(j)));
+  }
   auto v = random_tensor<T>(size_t(B) * Nk * Hkv * D, gen);
   std::vector<T> o(q.size(), to_t<T>(NAN));
   std::vector<float> lse(size_t(B) * H * Nq, NAN);
@@ -268,13 +275,15 @@ int main(int argc, char** argv) {
       {"flash bf16 D128 B1 Nq200 Nk130 H2/1  causal (70 rows see nothing)", [] { return check_flash<__nv_bfloat16, 128>(1, 200, 130, 2, 1, true, -1, 3); }, bf16_tol},
       {"flash fp16 D128 B1 Nq129 Nk257 H1/1  non-causal", [] { return check_flash<__half, 128>(1, 129, 257, 1, 1, false, -1, 4); }, fp16_tol},
       {"flash bf16 D128 B1 Nq150 Nk190 H2/2  causal, window_left 32", [] { return check_flash<__nv_bfloat16, 128>(1, 150, 190, 2, 2, true, 32, 5); }, bf16_tol},
+      {"flash bf16 D128 B1 Nq70  Nk300 H1/1  non-causal, keys ramped (the max rises every tile)", [] { return check_flash<__nv_bfloat16, 128>(1, 70, 300, 1, 1, false, -1, 19, 0.25f); }, bf16_tol},
       {"flash fp16 D64  B1 Nq40  Nk300 H1/1  non-causal, window_left 20", [] { return check_flash<__half, 64>(1, 40, 300, 1, 1, false, 20, 6); }, fp16_tol},
-      // CUDA cores (GQA group <= 4).
-      {"decode bf16 D128 page 16  lens 1,0,37,300  H8/2  one partition", [] { return check_decode<__nv_bfloat16, 128>({1, 0, 37, 300}, 16, 8, 2, 320, 7); }, bf16_tol},
-      {"decode bf16 D128 page 16  lens 1,0,37,300  H8/2  partitions of 64", [] { return check_decode<__nv_bfloat16, 128>({1, 0, 37, 300}, 16, 8, 2, 64, 8); }, bf16_tol},
+      // CUDA cores (GQA group <= 2).
+      {"decode bf16 D128 page 16  lens 1,0,37,300  H4/2  one partition", [] { return check_decode<__nv_bfloat16, 128>({1, 0, 37, 300}, 16, 4, 2, 320, 7); }, bf16_tol},
+      {"decode bf16 D128 page 16  lens 1,0,37,300  H4/2  partitions of 64", [] { return check_decode<__nv_bfloat16, 128>({1, 0, 37, 300}, 16, 4, 2, 64, 8); }, bf16_tol},
       {"decode fp16 D64  page 8   lens 513,9       H4/4  partitions of 96", [] { return check_decode<__half, 64>({513, 9}, 8, 4, 4, 96, 9); }, fp16_tol},
       {"decode fp16 D64  page 3   lens 1500        H4/2  partitions of 1024 (page windows)", [] { return check_decode<__half, 64>({1500}, 3, 4, 2, 1024, 13); }, fp16_tol},
-      // Tensor cores (group > 4): heads as the MMA's 16 rows, zero rows past the group, chunks of 16.
+      // Tensor cores (group > 2): heads as the MMA's 16 rows, zero rows past the group, chunks of 16.
+      {"decode mma bf16 D128 page 16  lens 1,0,37,300  H8/2  partitions of 64 (group 4)", [] { return check_decode<__nv_bfloat16, 128>({1, 0, 37, 300}, 16, 8, 2, 64, 18); }, bf16_tol},
       {"decode mma bf16 D128 page 256 lens 700,257   H16/2 partitions of 256", [] { return check_decode<__nv_bfloat16, 128>({700, 257}, 256, 16, 2, 256, 10); }, bf16_tol},
       {"decode mma fp16 D64  page 5   lens 203       H12/1 partitions of 30", [] { return check_decode<__half, 64>({203}, 5, 12, 1, 30, 11); }, fp16_tol},
       {"decode mma fp16 D64  page 16  lens 1000,3    H8/1  planned partitions", [] { return check_decode<__half, 64>({1000, 3}, 16, 8, 1, 0, 12); }, fp16_tol},
