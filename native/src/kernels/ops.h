@@ -12,6 +12,18 @@
 
 namespace attnscope {
 
+// The pages of one KernelOps::decode_pages_bf16 step: page i's K and V rows from k[i] and v[i]
+// ([t[i], hkv, d] bf16 bits, rows ldkv apart; rows past t[i] are never read), t[1] = 0 (k[1],
+// v[1] unused) for one page. next_k[i], next_v[i] (or null): a later page whose lines are
+// requested into L2 beside the loads of the same lines of page i (prefetches never fault).
+struct DecodePagesBf16 {
+  const uint16_t* k[2];
+  const uint16_t* v[2];
+  int t[2];
+  const uint16_t* next_k[2];
+  const uint16_t* next_v[2];
+};
+
 struct KernelOps {
   SimdPath path;
 
@@ -70,27 +82,24 @@ struct KernelOps {
   // dst[i] = bf16(src[i]) rounded to nearest even, i < n; null where gemm_bf16 is.
   void (*to_bf16)(const float* src, int n, uint16_t* dst);
 
-  // One decode step over a page of bf16 K and V with vdpbf16ps, fused (null without
-  // AVX512-BF16): for each of the hkv KV heads of the page, its g query rows (g a multiple of
-  // 4; row r of head hk is row hk g + r of q, m, l and acc) and t tokens of the page,
-  // s[r, j] = scale (q_hi[r] + q_lo[r]) . k[j], then the online-softmax step on m[r], l[r]
-  // and acc[r] (FlashAttention-2, Algorithm 1, lines 8-10; m = -inf, l = 0, acc = 0 before the
-  // first page) with acc[r] += sum_j bf16(P[r, j]) v[j]: P rounded to bf16 only as the operand
-  // of P V, as flash-attn does (relative error <= 2^-9 per weight, so |O - O_exact| <=
-  // 2^-9 max_j |v_j| beyond fp32 rounding; l sums the fp32 P), fp32 accumulation.
-  // d a multiple of 32; q_hi, q_lo: [hkv g, d] bf16 bits, row stride d, q_lo null when q is
-  // exactly bf16; k, v: the page's [t, hkv, d] bf16 bits, row stride ldkv >= hkv d (rows past
-  // t are never read); next_k, next_v (or null): the page whose lines are prefetched into L2
-  // beside the loads of the same lines of this one (prefetches never fault); m, l: [hkv g];
-  // acc: [hkv g, d] stride ldacc in the value order: within each 32 columns, position
+  // One decode step over up to two pages of bf16 K and V with vdpbf16ps, fused (null without
+  // AVX512-BF16): for each of the hkv KV heads, its g query rows (g a multiple of 4; row r of
+  // head hk is row hk g + r of q, m, l and acc) and the pages' tokens (pages.t[0] of page 0,
+  // then pages.t[1] of page 1), s[r, j] = scale (q_hi[r] + q_lo[r]) . k[j], then the
+  // online-softmax step on m[r], l[r] and acc[r] (FlashAttention-2, Algorithm 1, lines 8-10;
+  // m = -inf, l = 0, acc = 0 before the first page) with acc[r] += sum_j bf16(P[r, j]) v[j]: P
+  // rounded to bf16 only as the operand of P V, as flash-attn does (relative error <= 2^-9 per
+  // weight, so |O - O_exact| <= 2^-9 max_j |v_j| beyond fp32 rounding; l sums the fp32 P), fp32
+  // accumulation. d a multiple of 32; q_hi, q_lo: [hkv g, d] bf16 bits, row stride d, q_lo null
+  // when q is exactly bf16; pages: see DecodePagesBf16, rows ldkv >= hkv d apart; m, l: [hkv
+  // g]; acc: [hkv g, d] stride ldacc in the value order: within each 32 columns, position
   // 16h + 4L + j holds column 8L + 4h + j (V rows are paired by in-lane unpacks, which are
   // cheaper than a cross-lane permute into column order; decode_bf16_columns restores it).
-  void (*decode_page_bf16)(int hkv, int g, int t, int d, float scale, const uint16_t* q_hi,
-                           const uint16_t* q_lo, const uint16_t* k, const uint16_t* v,
-                           int64_t ldkv, const uint16_t* next_k, const uint16_t* next_v, float* m,
-                           float* l, float* acc, int64_t ldacc);
+  void (*decode_pages_bf16)(int hkv, int g, int d, float scale, const uint16_t* q_hi,
+                            const uint16_t* q_lo, const DecodePagesBf16& pages, int64_t ldkv,
+                            float* m, float* l, float* acc, int64_t ldacc);
 
-  // acc[r, 0..d) of decode_page_bf16 from the value order to column order, r < rows.
+  // acc[r, 0..d) of decode_pages_bf16 from the value order to column order, r < rows.
   void (*decode_bf16_columns)(int rows, int d, float* acc, int64_t ldacc);
 
   // One decode step over a page of bf16 or fp16 K and V (kv_dtype) in fp32 arithmetic, fused

@@ -573,7 +573,12 @@ struct VectorBase {
   // scale_pow2 gives exactly 0 (AVX-512's exp_nonpositive, AVX2's say why theirs); NaN stays NaN
   // where Derived::max returns its second operand when one is NaN (x86's vmaxps).
   static T exp2_poly_nonpositive(T x, float t_min) {
-    const T t = Derived::max(set1(t_min), mul(x, set1(1.44269504088896341f)));
+    return pow2_poly_nonpositive(mul(x, set1(1.44269504088896341f)), t_min);
+  }
+  // 2^t for t <= 0, -inf or NaN, with exp2_poly_nonpositive's clamp and polynomial: for callers
+  // that fold log2(e) into an FMA of their own (decode's softmax: t = s scale log2(e) - m log2(e)).
+  static T pow2_poly_nonpositive(T t, float t_min) {
+    t = Derived::max(set1(t_min), t);
     const T n = Derived::round(t);
     const T f = sub(t, n);
     T y = set1(1.5353361959569156e-04f);

@@ -137,7 +137,7 @@ int fused_group(int group) { return group == 1 ? 0 : (group + 3) / 4 * 4; }
 
 struct DecodeScratch {
   std::vector<float> q, acc, s, m, l;  // [H, D], [Hp, D], [H, chunk], [Hp], [Hp] (Hp >= H: padded rows)
-  std::vector<uint16_t> q_hi, q_lo;    // [Hp, D] bf16 halves of q for ops.decode_page_bf16
+  std::vector<uint16_t> q_hi, q_lo;    // [Hp, D] bf16 halves of q for ops.decode_pages_bf16
   std::vector<int32_t> begin, end;     // [H]: every score of a chunk is visible
 };
 
@@ -215,7 +215,7 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
   // bf16 pages on a path with vdpbf16ps: q as bf16 hi + lo (lo dropped when q is bf16 already),
   // each KV head's rows padded to gp (zero rows) for the fused step.
   const int gp = fused_group(group);
-  const bool fused_bf16 = ops.decode_page_bf16 && p.kv_dtype == DType::kBF16 && gp > 0 && d % 32 == 0;
+  const bool fused_bf16 = ops.decode_pages_bf16 && p.kv_dtype == DType::kBF16 && gp > 0 && d % 32 == 0;
   // bf16 / fp16 pages on a path with a fused fp32 step (AVX2): rows unpadded, q in fp32. Group
   // 1 (MHA) stays on the per-head path: the step ran 0.77x of it from L2 on a Zen 3 core.
   const bool fused_f32 = !fused_bf16 && ops.decode_page && (p.kv_dtype == DType::kBF16 || p.kv_dtype == DType::kF16) &&
@@ -265,15 +265,23 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
     }
   }
   if (fused_bf16 || fused_f32) {
-    // One fused step per page for all KV heads; the step requests K and V of the page `ahead`
-    // pages on line by line beside its own loads. The bf16 step reads from L2: for each
-    // kPagedReadGroup pages whose pool slots are not consecutive, their K and V are read
-    // together first, runs interleaved (read_kv_pages), and the steps request nothing; pages in
+    // One fused step per page (AVX2) or per two pages (AVX512-BF16) for all KV heads; the step
+    // requests K and V of the page `ahead` pages on line by line beside its own loads. The
+    // bf16 step reads from L2: for each kPagedReadGroup pages whose pool slots are not
+    // consecutive, their K and V are read together first, runs interleaved (read_kv_pages),
+    // and the steps request nothing; pages in
     // a consecutive run are read one by one, K then V, before their steps (read in groups they
     // were 0.88-0.93x). Against reading every page so: scattered B = 16 1.09-1.14x, B = 1
     // 0.98-1.00x, consecutive 0.96-0.98x (paired CPU time, 32k context, 2 vCPU Zen 5, A/A
     // 0.99; DESIGN.md, "Decode reading, session 34").
     bool together = false;  // this page's kPagedReadGroup pages were read by read_kv_pages
+    // The bf16 step takes two pages at a time (its blocks of 32 tokens load and store acc and
+    // run the softmax's per-block work once per two pages: 1.07-1.08x from L2, paired CPU time,
+    // 2 vCPU Zen 5; DESIGN.md, "Decode arithmetic, session 35"): `pages` gathers them; a read
+    // group (kPagedReadGroup, even) is whole steps.
+    using Bf16 = const uint16_t*;
+    DecodePagesBf16 pages{};
+    int gathered = 0;
     for (int64_t t0 = t_begin, i = 0; t0 < t_end; t0 = page_end(t0), ++i) {
       const int64_t page = t0 / ps;
       const int count = static_cast<int>(std::min(page_end(t0), t_end) - t0);
@@ -297,12 +305,18 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
       if (fused_f32) {
         ops.decode_page(p.kv_dtype, p.num_kv_heads, group, count, d, scale, sc.q.data(), k, v,
                         kv_row, next_k, next_v, sc.m.data(), sc.l.data(), sc.acc.data(), d);
-      } else {
-        using Bf16 = const uint16_t*;
-        ops.decode_page_bf16(p.num_kv_heads, gp, count, d, scale, sc.q_hi.data(), q_lo,
-                             static_cast<Bf16>(k), static_cast<Bf16>(v), kv_row,
-                             static_cast<Bf16>(next_k), static_cast<Bf16>(next_v), sc.m.data(),
-                             sc.l.data(), sc.acc.data(), d);
+        continue;
+      }
+      pages.k[gathered] = static_cast<Bf16>(k);
+      pages.v[gathered] = static_cast<Bf16>(v);
+      pages.t[gathered] = count;
+      pages.next_k[gathered] = static_cast<Bf16>(next_k);
+      pages.next_v[gathered] = static_cast<Bf16>(next_v);
+      if (++gathered == 2 || page_end(t0) >= t_end) {
+        if (gathered == 1) pages.t[1] = 0;
+        ops.decode_pages_bf16(p.num_kv_heads, gp, d, scale, sc.q_hi.data(), q_lo, pages, kv_row,
+                              sc.m.data(), sc.l.data(), sc.acc.data(), d);
+        gathered = 0;
       }
     }
     if (fused_bf16) ops.decode_bf16_columns(rows, d, sc.acc.data(), d);

@@ -276,7 +276,7 @@ void values_unit(const DecodeUnit& u, int tn, int d, const float* p, const uint1
 
 // KernelOps::decode_page: blocks of 16 tokens; each KV head's g rows in blocks of 4 (the last
 // one g mod 4 rows), run phase by phase over up to kUnits blocks (all scores, then all softmax
-// steps, then all P V), as decode_page_bf16 does, so that the blocks' chains overlap.
+// steps, then all P V), as decode_pages_bf16 does, so that the blocks' chains overlap.
 template <DType kD>
 void decode_page_t(int hkv, int g, int t, int d, float scale, const float* q, const uint16_t* k,
                    const uint16_t* v, int64_t ldkv, const uint16_t* next_k, const uint16_t* next_v, float* m,

@@ -27,6 +27,8 @@ struct Avx512 : VectorBase<Avx512, 16> {
   // 13: the softmax's exp pass is bound by the FMA pipes. The clamp at t = -160 keeps -inf out
   // (2^-160 y rounds to 0).
   static T exp_nonpositive(T x) { return exp2_poly_nonpositive(x, -160.f); }
+  // 2^t for t <= 0 or -inf (pow2_poly_nonpositive, the same clamp).
+  static T exp2_nonpositive(T t) { return pow2_poly_nonpositive(t, -160.f); }
   static float reduce_add(T x) { return _mm512_reduce_add_ps(x); }
   // Sixteen horizontal sums at once (45 instructions instead of 16 x ~8): lane 4b + j of the
   // result holds the sum of a[4j + b]. Four folding stages, each halving the partials.

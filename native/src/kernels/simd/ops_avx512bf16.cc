@@ -1,6 +1,6 @@
 // KernelOps for AVX-512 with AVX512-BF16: the AVX-512 table plus vdpbf16ps GEMMs, used by the
 // flash kernel for bf16 inputs (Q K^T and P V, P rounded to bf16 as flash-attn does on GPUs).
-// Decode reads bf16 pages the same way, scores, softmax and P V fused per page (decode_page_bf16).
+// Decode reads bf16 pages the same way, scores, softmax and P V fused per two pages (decode_pages_bf16).
 // Compiled with the AVX-512 flags and -mavx512bf16; only called when CPUID reports AVX512_BF16.
 #include "kernels/simd/ops_avx512.h"
 
@@ -146,15 +146,27 @@ inline __m512 scores_4x4(int n, int d, const uint16_t* qh, const uint16_t* ql, c
   return _mm512_mask_mov_ps(sums, past, _mm512_set1_ps(-__builtin_inff()));
 }
 
+// One half of a step's 32-token block: n <= 16 tokens of one page, k and v pointing at this
+// KV head's row of the half's first token (rows ldkv apart); pk, pv (or null): the same rows of a
+// later page, requested line by line (prefetcht1) beside the loads of this page's lines, so
+// that its misses are spread through the work instead of queued in a burst.
+struct Half {
+  const uint16_t* k;
+  const uint16_t* v;
+  const uint16_t* pk;
+  const uint16_t* pv;
+  int n;
+};
+
 // acc[4 rows, NV vectors from x0] (+)= sum_t P[b, t] v[t, x0 ..] over the token pairs of a
-// 16-token block: V rows 2i and 2i + 1 interleaved by vpunpcklwd / vpunpckhwd (in-lane, so the
-// columns land in the value order of decode_page_bf16), dotted with the bf16 pair
-// (P[b, 2i], P[b, 2i + 1]) = pairs[8 (i / 2) + 2b + i % 2]. Rows of acc scaled by alpha's block
-// b first when `rescale`. Rows of v past tn are not read. pf (or null): the next page's slab,
-// whose same lines are requested beside these loads, as in scores_4x4.
+// 32-token block (two halves of 16): V rows 2i and 2i + 1 of a half interleaved by vpunpcklwd /
+// vpunpckhwd (in-lane, so the columns land in the value order of decode_pages_bf16), dotted
+// with the bf16 pair (P[b, 2i], P[b, 2i + 1]) = pairs[8 (i / 2) + 2b + i % 2], i the block's
+// pair (16 per half). Rows of acc scaled by alpha's block b first when `rescale`. Rows of v
+// past a half's n are not read. One load and store of acc per 32 tokens.
 template <int NV>
-inline void values_16(int tn, const uint32_t* pairs, const uint16_t* v, int64_t ldv, int x0,
-                      float* acc, int64_t ldacc, bool rescale, __m512 alpha, const uint16_t* pf) {
+inline void values_32(const Half* half, const uint32_t* pairs, int64_t ldv, int x0, float* acc,
+                      int64_t ldacc, bool rescale, __m512 alpha) {
   static_assert(NV % 2 == 0, "two output vectors per 32 bf16 of a row");
   __m512 a[4][NV];
   for (int b = 0; b < 4; ++b)
@@ -165,24 +177,30 @@ inline void values_16(int tn, const uint32_t* pairs, const uint16_t* v, int64_t 
       for (int j = 0; j < NV; ++j) a[b][j] = _mm512_mul_ps(a[b][j], ab);
     }
   }
-  for (int i = 0; 2 * i < tn; ++i) {
-    const uint16_t* r0 = v + int64_t(2 * i) * ldv + x0;
-    __m512i w[NV];
-    for (int c = 0; c < NV / 2; ++c) {
-      if (pf) {
-        const uint16_t* p0 = pf + int64_t(2 * i) * ldv + x0 + 32 * c;
-        _mm_prefetch(reinterpret_cast<const char*>(p0), _MM_HINT_T1);
-        _mm_prefetch(reinterpret_cast<const char*>(p0 + ldv), _MM_HINT_T1);
+  for (int hh = 0; hh < 2; ++hh) {
+    const int tn = half[hh].n;
+    const uint16_t* v = half[hh].v + x0;
+    const uint16_t* pf = half[hh].pv ? half[hh].pv + x0 : nullptr;
+    for (int i = 0; 2 * i < tn; ++i) {
+      const uint16_t* r0 = v + int64_t(2 * i) * ldv;
+      __m512i w[NV];
+      for (int c = 0; c < NV / 2; ++c) {
+        if (pf) {
+          const uint16_t* p0 = pf + int64_t(2 * i) * ldv + 32 * c;
+          _mm_prefetch(reinterpret_cast<const char*>(p0), _MM_HINT_T1);
+          _mm_prefetch(reinterpret_cast<const char*>(p0 + ldv), _MM_HINT_T1);
+        }
+        const __m512i x = _mm512_loadu_si512(r0 + 32 * c);
+        const __m512i y = 2 * i + 1 < tn ? _mm512_loadu_si512(r0 + ldv + 32 * c) : _mm512_setzero_si512();
+        w[2 * c] = _mm512_unpacklo_epi16(x, y);
+        w[2 * c + 1] = _mm512_unpackhi_epi16(x, y);
       }
-      const __m512i x = _mm512_loadu_si512(r0 + 32 * c);
-      const __m512i y = 2 * i + 1 < tn ? _mm512_loadu_si512(r0 + ldv + 32 * c) : _mm512_setzero_si512();
-      w[2 * c] = _mm512_unpacklo_epi16(x, y);
-      w[2 * c + 1] = _mm512_unpackhi_epi16(x, y);
-    }
-    const uint32_t* pi = pairs + 8 * (i / 2) + i % 2;
-    for (int b = 0; b < 4; ++b) {
-      const __m512bh pb = (__m512bh)_mm512_set1_epi32(static_cast<int>(pi[2 * b]));
-      for (int j = 0; j < NV; ++j) a[b][j] = _mm512_dpbf16_ps(a[b][j], pb, (__m512bh)w[j]);
+      const int pair = 8 * hh + i;
+      const uint32_t* pi = pairs + 8 * (pair / 2) + pair % 2;
+      for (int b = 0; b < 4; ++b) {
+        const __m512bh pb = (__m512bh)_mm512_set1_epi32(static_cast<int>(pi[2 * b]));
+        for (int j = 0; j < NV; ++j) a[b][j] = _mm512_dpbf16_ps(a[b][j], pb, (__m512bh)w[j]);
+      }
     }
   }
   for (int b = 0; b < 4; ++b)
@@ -204,24 +222,32 @@ inline void scores_4x16(int tn, int d, const uint16_t* qh, const uint16_t* ql, c
   }
 }
 
-// FlashAttention-2 Algorithm 1, lines 8-10, for the 4 rows of s (block layout): running max m,
-// P, sum l, and alpha = exp(m_old - m_new) in block b of the returned vector (the rescale of acc,
-// folded into values_16's load of acc). P rounded to bf16 as the operand of P V: word 8q + 2b + h
-// of pairs = (P[b, 4q + 2h], P[b, 4q + 2h + 1]). *rescale: some alpha differs from 1.
-inline __m512 softmax_4x16(float scale, __m512* s, float* m, float* l, uint32_t* pairs, bool* rescale) {
-  const __m512 sv = _mm512_set1_ps(scale);
-  for (int q = 0; q < 4; ++q) s[q] = _mm512_mul_ps(s[q], sv);
-  __m512 big = _mm512_max_ps(_mm512_max_ps(s[0], s[1]), _mm512_max_ps(s[2], s[3]));
+// FlashAttention-2 Algorithm 1, lines 8-10, for the 4 rows x 32 tokens of s (8 vectors, block
+// layout): running max m, P, sum l, and alpha = exp(m_old - m_new) in block b of the returned
+// vector (the rescale of acc, folded into values_32's load of acc). P rounded to bf16 as the
+// operand of P V: word 8q + 2b + h of pairs = (P[b, 4q + 2h], P[b, 4q + 2h + 1]). *rescale:
+// some alpha differs from 1. At least one of the 32 scores of each row is finite.
+inline __m512 softmax_4x32(float scale, __m512* s, float* m, float* l, uint32_t* pairs, bool* rescale) {
+  // The raw scores' max (scale > 0 keeps their order) times the scale; then P = 2^t with t =
+  // s scale log2(e) - m_new log2(e), one FMA per vector, where scaling, subtracting and the
+  // general exp (range clamps, Cody-Waite reduction) took 13 more instructions a vector
+  // (DESIGN.md, "Decode arithmetic, session 35").
+  __m512 big = _mm512_max_ps(_mm512_max_ps(_mm512_max_ps(s[0], s[1]), _mm512_max_ps(s[2], s[3])),
+                             _mm512_max_ps(_mm512_max_ps(s[4], s[5]), _mm512_max_ps(s[6], s[7])));
   big = _mm512_max_ps(big, _mm512_permute_ps(big, 0xb1));
   big = _mm512_max_ps(big, _mm512_permute_ps(big, 0x4e));  // every lane of block b: row b's max
+  big = _mm512_mul_ps(big, _mm512_set1_ps(scale));
   const __m512i row_of_lane = _mm512_set_epi32(3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0);
   const __m512i first_of_row = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 12, 8, 4, 0);
   const __m512 m_old = _mm512_permutexvar_ps(row_of_lane, _mm512_castps128_ps512(_mm_loadu_ps(m)));
-  const __m512 m_new = _mm512_max_ps(m_old, big);  // finite: each row sees tn >= 1 finite scores
-  const __m512 alpha = Avx512::exp(_mm512_sub_ps(m_old, m_new));  // 0 on the first block
-  __m512 p[4];
-  for (int q = 0; q < 4; ++q) p[q] = Avx512::exp(_mm512_sub_ps(s[q], m_new));  // 0 where masked
-  __m512 sum = _mm512_add_ps(_mm512_add_ps(p[0], p[1]), _mm512_add_ps(p[2], p[3]));
+  const __m512 m_new = _mm512_max_ps(m_old, big);  // finite: each row sees a finite score
+  const __m512 alpha = Avx512::exp_nonpositive(_mm512_sub_ps(m_old, m_new));  // 0 on the first block
+  const __m512 c = _mm512_set1_ps(scale * 1.44269504088896341f);
+  const __m512 mc = _mm512_mul_ps(m_new, _mm512_set1_ps(1.44269504088896341f));
+  __m512 p[8];  // 0 where masked
+  for (int q = 0; q < 8; ++q) p[q] = Avx512::exp2_nonpositive(_mm512_fmsub_ps(s[q], c, mc));
+  __m512 sum = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(p[0], p[1]), _mm512_add_ps(p[2], p[3])),
+                             _mm512_add_ps(_mm512_add_ps(p[4], p[5]), _mm512_add_ps(p[6], p[7])));
   sum = _mm512_add_ps(sum, _mm512_permute_ps(sum, 0xb1));
   sum = _mm512_add_ps(sum, _mm512_permute_ps(sum, 0x4e));
   const __m128 alpha4 = _mm512_castps512_ps128(_mm512_permutexvar_ps(first_of_row, alpha));
@@ -229,65 +255,96 @@ inline __m512 softmax_4x16(float scale, __m512* s, float* m, float* l, uint32_t*
   _mm_storeu_ps(l, _mm_fmadd_ps(_mm_loadu_ps(l), alpha4, sum4));
   _mm_storeu_ps(m, _mm512_castps512_ps128(_mm512_permutexvar_ps(first_of_row, m_new)));
   *rescale = _mm512_cmp_ps_mask(alpha, _mm512_set1_ps(1.f), _CMP_NEQ_UQ) != 0;
-  _mm512_store_si512(pairs, (__m512i)_mm512_cvtne2ps_pbh(p[1], p[0]));
-  _mm512_store_si512(pairs + 16, (__m512i)_mm512_cvtne2ps_pbh(p[3], p[2]));
+  for (int q = 0; q < 8; q += 2)
+    _mm512_store_si512(pairs + 8 * q, (__m512i)_mm512_cvtne2ps_pbh(p[q + 1], p[q]));
   return alpha;
 }
 
-// KernelOps::decode_page_bf16: the (4 rows, 16 tokens) blocks of every KV head of the page run
+// KernelOps::decode_pages_bf16: the tokens of the (up to) two pages in blocks of 32, two
+// 16-token halves each (a page's tokens in halves of up to 16, then the next page's; a block
+// of one half has an empty second one). The (4 rows, 32 tokens) blocks of every KV head run
 // phase by phase (all scores, then all softmax steps, then all P V), so that the blocks'
 // dependency chains (dot products, then their reduction, then exp, then P V) overlap in the
 // out-of-order window instead of running one after the other.
 template <bool kLo>
-void decode_page_bf16_t(int hkv, int g, int t, int d, float scale, const uint16_t* q_hi, const uint16_t* q_lo,
-                        const uint16_t* k, const uint16_t* v, int64_t ldkv, const uint16_t* next_k,
-                        const uint16_t* next_v, float* m, float* l, float* acc, int64_t ldacc) {
+void decode_pages_bf16_t(int hkv, int g, int d, float scale, const uint16_t* q_hi, const uint16_t* q_lo,
+                         const DecodePagesBf16& pages, int64_t ldkv, float* m, float* l, float* acc,
+                         int64_t ldacc) {
   constexpr int kUnits = 8;  // (KV head, 4 query rows) blocks per phase
   const int quads = g / 4, units = hkv * quads;
-  for (int t0 = 0; t0 < t; t0 += 16) {
-    const int tn = t - t0 < 16 ? t - t0 : 16;
+  int page = 0, off = 0;  // the next half's first token
+  // The next half (page `page` from token `off`, up to 16 tokens) at KV head 0; false past the pages.
+  auto take = [&](Half& h) {
+    while (page < 2 && off >= pages.t[page]) ++page, off = 0;
+    if (page == 2) return false;
+    const int64_t at = int64_t(off) * ldkv;
+    h.n = pages.t[page] - off < 16 ? pages.t[page] - off : 16;
+    h.k = pages.k[page] + at;
+    h.v = pages.v[page] + at;
+    h.pk = pages.next_k[page] ? pages.next_k[page] + at : nullptr;
+    h.pv = pages.next_v[page] ? pages.next_v[page] + at : nullptr;
+    off += h.n;
+    return true;
+  };
+  Half block[2];
+  while (take(block[0])) {
+    if (!take(block[1])) block[1] = Half{nullptr, nullptr, nullptr, nullptr, 0};
     for (int u0 = 0; u0 < units; u0 += kUnits) {
       const int un = units - u0 < kUnits ? units - u0 : kUnits;
-      __m512 s[kUnits][4];
-      alignas(64) uint32_t pairs[kUnits][32];
+      __m512 s[kUnits][8];
+      alignas(64) uint32_t pairs[kUnits][64];
       __m512 alpha[kUnits];
       bool rescale[kUnits];
       for (int i = 0; i < un; ++i) {
         const int hk = (u0 + i) / quads, row = hk * g + (u0 + i) % quads * 4;
-        const int64_t at = int64_t(t0) * ldkv + int64_t(hk) * d;  // this block's first row
-        // The next page's K once per KV head (the head's first row quad), V likewise below.
-        const uint16_t* pf = next_k && row % g == 0 ? next_k + at : nullptr;
-        scores_4x16<kLo>(tn, d, q_hi + int64_t(row) * d, kLo ? q_lo + int64_t(row) * d : nullptr, k + at, ldkv, s[i], pf);
+        const int64_t at = int64_t(hk) * d;  // this head's columns of a token's row
+        const uint16_t* qh = q_hi + int64_t(row) * d;
+        const uint16_t* ql = kLo ? q_lo + int64_t(row) * d : nullptr;
+        for (int hh = 0; hh < 2; ++hh) {
+          const Half& h = block[hh];
+          // The later page's K once per KV head (the head's first row quad), V likewise below.
+          const uint16_t* pf = h.pk && row % g == 0 ? h.pk + at : nullptr;
+          if (h.n > 0) {
+            scores_4x16<kLo>(h.n, d, qh, ql, h.k + at, ldkv, s[i] + 4 * hh, pf);
+          } else {
+            for (int q = 0; q < 4; ++q) s[i][4 * hh + q] = _mm512_set1_ps(-__builtin_inff());
+          }
+        }
       }
       for (int i = 0; i < un; ++i) {
         const int hk = (u0 + i) / quads, row = hk * g + (u0 + i) % quads * 4;
-        alpha[i] = softmax_4x16(scale, s[i], m + row, l + row, pairs[i], &rescale[i]);
+        alpha[i] = softmax_4x32(scale, s[i], m + row, l + row, pairs[i], &rescale[i]);
       }
       for (int i = 0; i < un; ++i) {
         const int hk = (u0 + i) / quads, row = hk * g + (u0 + i) % quads * 4;
-        const int64_t at = int64_t(t0) * ldkv + int64_t(hk) * d;
-        const uint16_t* pf = next_v && row % g == 0 ? next_v + at : nullptr;
+        const int64_t at = int64_t(hk) * d;
+        Half head[2];
+        for (int hh = 0; hh < 2; ++hh) {
+          const Half& h = block[hh];
+          const uint16_t* pf = h.pv && row % g == 0 ? h.pv + at : nullptr;
+          head[hh] = Half{nullptr, h.n > 0 ? h.v + at : nullptr, nullptr, pf, h.n};
+        }
         float* a = acc + int64_t(row) * ldacc;
         int x = 0;
-        for (; x + 64 <= d; x += 64) values_16<4>(tn, pairs[i], v + at, ldkv, x, a, ldacc, rescale[i], alpha[i], pf);
-        if (x < d) values_16<2>(tn, pairs[i], v + at, ldkv, x, a, ldacc, rescale[i], alpha[i], pf);
+        for (; x + 64 <= d; x += 64) values_32<4>(head, pairs[i], ldkv, x, a, ldacc, rescale[i], alpha[i]);
+        if (x < d) values_32<2>(head, pairs[i], ldkv, x, a, ldacc, rescale[i], alpha[i]);
       }
     }
   }
 }
 
-// The caller reads the page's K and V rows into L2 before the step (paged_decode.cc
-// read_kv_pages, 4 scattered pages at a time with their runs interleaved, or the page's K then
+// The caller reads the pages' K and V rows into L2 before the step (paged_decode.cc
+// read_kv_pages, 4 scattered pages at a time with their runs interleaved, or each page's K then
 // V rows), so that the phases, which read each KV head's 256 B runs 2 KiB apart, find them in L2
 // rather than waiting on each miss; next_k / next_v, when not null, are requested line by line
 // beside the loads. DESIGN.md, "Decode reading, session 34".
-void decode_page_bf16(int hkv, int g, int t, int d, float scale, const uint16_t* q_hi, const uint16_t* q_lo,
-                      const uint16_t* k, const uint16_t* v, int64_t ldkv, const uint16_t* next_k,
-                      const uint16_t* next_v, float* m, float* l, float* acc, int64_t ldacc) {
+void decode_pages_bf16(int hkv, int g, int d, float scale, const uint16_t* q_hi, const uint16_t* q_lo,
+                       const DecodePagesBf16& pages, int64_t ldkv, float* m, float* l, float* acc,
+                       int64_t ldacc) {
   if (q_lo) {
-    decode_page_bf16_t<true>(hkv, g, t, d, scale, q_hi, q_lo, k, v, ldkv, next_k, next_v, m, l, acc, ldacc);
+    decode_pages_bf16_t<true>(hkv, g, d, scale, q_hi, q_lo, pages, ldkv, m, l, acc, ldacc);
   } else {
-    decode_page_bf16_t<false>(hkv, g, t, d, scale, q_hi, q_lo, k, v, ldkv, next_k, next_v, m, l, acc, ldacc);
+    decode_pages_bf16_t<false>(hkv, g, d, scale, q_hi, q_lo, pages, ldkv, m, l, acc, ldacc);
   }
 }
 
@@ -313,7 +370,7 @@ const KernelOps& avx512bf16_ops() {
     KernelOps table = SimdOps<Avx512>::table(SimdPath::kAvx512Bf16);
     table.gemm_bf16 = gemm_bf16;
     table.to_bf16 = to_bf16;
-    table.decode_page_bf16 = decode_page_bf16;
+    table.decode_pages_bf16 = decode_pages_bf16;
     table.decode_bf16_columns = decode_bf16_columns;
     return table;
   }();
