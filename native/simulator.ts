@@ -153,7 +153,7 @@ export interface ServingSimTotals {
 
 /** Fields of one packed sample in {@link ServingSimulator.samples}. */
 export const SIM_SAMPLE_FIELDS = [
-  't', 'pagesUsed', 'pagesCached', 'pagesFree', 'tokens', 'reservedSlots', 'running', 'waiting', 'preempted', 'prefixHitRate',
+  't', 'pagesUsed', 'pagesCached', 'pagesFree', 'tokens', 'reservedSlots', 'running', 'waiting', 'preempted', 'prefixHitRate', 'preemptions',
 ] as const;
 
 interface RawSimulator {

@@ -157,6 +157,13 @@ export interface PoolSample {
   preempted: number;
   /** Cumulative prefix-cache hit rate (hit tokens / prompt tokens looked up). */
   prefixHitRate: number;
+  /**
+   * Preemptions so far, this step's included: counted by the simulator over every step, not only
+   * the sampled ones, so any thinning keeps it right and the last sample's equals the summary's
+   * `preemptions` (vLLM's counter `vllm:num_preemptions`, scraped as `vllm:num_preemptions_total`).
+   * Absent in runs saved before it was kept.
+   */
+  preemptions?: number;
 }
 
 export interface PoolSummary {

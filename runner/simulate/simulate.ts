@@ -269,6 +269,7 @@ function unpackSamples(packed: Float64Array): PoolSample[] {
       waiting: packed[o + 7],
       preempted: packed[o + 8],
       prefixHitRate: packed[o + 9],
+      preemptions: packed[o + 10],
     });
   }
   return out;

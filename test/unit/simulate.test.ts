@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { readProfile } from '../../core/config/index';
-import { ServingSimulator, type ServingSimConfig, type SimLayout } from '../../native/simulator';
+import { ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type SimLayout } from '../../native/simulator';
 import { packRequests } from '../../runner/simulate/workload';
 import { stopSimulations } from '../../native/simulator';
 import { loadedBuild } from '../../native/binding';
@@ -111,8 +111,9 @@ test('preemption by recompute frees the most recently admitted sequence and requ
   assert.equal(r.summary.simulatedSeconds, 5);
   assert.equal(r.summary.meanOccupancy, 18 / 20);
   assert.deepEqual(
-    r.samples.map((x) => [x.pagesUsed, x.running, x.waiting, x.preempted]),
-    [[4, 2, 0, 0], [3, 1, 1, 1], [4, 1, 1, 1], [3, 1, 0, 0], [4, 1, 0, 0]],
+    r.samples.map((x) => [x.pagesUsed, x.running, x.waiting, x.preempted, x.preemptions]),
+    // preemptions: cumulative, step 2's counted in its own sample.
+    [[4, 2, 0, 0, 0], [3, 1, 1, 1, 1], [4, 1, 1, 1, 1], [3, 1, 0, 0, 1], [4, 1, 0, 0, 1]],
   );
 });
 
@@ -260,7 +261,8 @@ test('coasting and private tails give the same run as serving every request ever
       // Every block is held, cached or free at every sample (a hybrid pool's window pages too).
       if (layout === 'paged') {
         const s = coasting.samples;
-        for (let i = 0; i < s.length; i += 10) assert.equal(s[i + 1]! + s[i + 2]! + s[i + 3]!, numPages, `sample ${i / 10}: held + cached + free`);
+        const f = SIM_SAMPLE_FIELDS.length;
+        for (let i = 0; i < s.length; i += f) assert.equal(s[i + 1]! + s[i + 2]! + s[i + 3]!, numPages, `sample ${i / f}: held + cached + free`);
       }
       assert.ok(coasting.totals.prefixHitTokens <= coasting.totals.prefixQueryTokens);
     }),
@@ -294,12 +296,14 @@ test('hybrid pool by hand: every group\'s blocks charged from one pool; a preemp
     const sim = new ServingSimulator({ ...config, coast }, packed);
     assert.equal(sim.run(1000), true);
     const s = sim.samples();
-    const col = (k: number) => Array.from({ length: s.length / 10 }, (_, i) => s[i * 10 + k]);
+    const f = SIM_SAMPLE_FIELDS.length;
+    const col = (k: number) => Array.from({ length: s.length / f }, (_, i) => s[i * f + k]);
     assert.deepEqual(col(1), [8, 5, 5, 5, 5, 6, 6, 5, 5, 5, 6], `blocks held per step (coast ${coast})`);
     assert.deepEqual(col(6), [2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], 'running');
     assert.deepEqual(col(7), [0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0], 'waiting');
+    assert.deepEqual(col(SIM_SAMPLE_FIELDS.indexOf('preemptions')), [0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], 'preemptions so far');
     // Held + cached + free = the 9 blocks at every step.
-    for (let i = 0; i < s.length / 10; i++) assert.equal(col(1)[i]! + col(2)[i]! + col(3)[i]!, 9);
+    for (let i = 0; i < s.length / f; i++) assert.equal(col(1)[i]! + col(2)[i]! + col(3)[i]!, 9);
     const t = sim.totals();
     assert.equal(t.preemptions, 1);
     assert.equal(t.delayed, 1);
@@ -372,7 +376,8 @@ test('hybrid prefix caching: a hit is as long as the sliding group can serve it,
       assert.equal(t.preemptions, 0);
       assert.equal(t.prefixHitTokens, hit, `X = ${free}, C ${c} tokens, coast ${coast}`);
       const s = sim.samples();
-      for (let i = 0; i < s.length / 10; i++) assert.equal(s[i * 10 + 1]! + s[i * 10 + 2]! + s[i * 10 + 3]!, 24 + free, 'held + cached + free = the pool');
+      const f = SIM_SAMPLE_FIELDS.length;
+      for (let i = 0; i < s.length / f; i++) assert.equal(s[i * f + 1]! + s[i * f + 2]! + s[i * f + 3]!, 24 + free, 'held + cached + free = the pool');
     }
     const full = new ServingSimulator({ ...config, numPages: 24, slidingWindow: 0, slidingGroups: 0, coast }, requests(8));
     assert.equal(full.run(1000), true);
@@ -461,6 +466,23 @@ test('samples are downsampled to at most maxSamples, in time order, and reach on
   assert.ok(r.samples.length <= 100 && r.samples.length >= 50, `${r.samples.length} samples`);
   assert.deepEqual(seen, r.samples.map((s) => s.t));
   for (let i = 1; i < seen.length; i++) assert.ok(seen[i] > seen[i - 1]);
+});
+
+test('samples carry the preemptions so far, counted over every step: thinned, they still end at the summary\'s count', async () => {
+  // s34 newcomer-ed 3: 4,585 preemptions in the summary, spikes of 1-4 in the chart, which drew
+  // the requests preempted at each sampled instant. A pool of 200 pages under 3,000 requests
+  // preempts thousands of times; 100 samples keep one step in tens.
+  const p = profile('kv_cache: { page_size: 16, num_pages: 200 }\nworkload: { requests: 3000, arrival_rate: 50, seed: 5 }\n');
+  const r = await simulatePool(p, { maxSamples: 100 });
+  const counts = r.samples.map((s) => s.preemptions!);
+  assert.ok(r.summary.preemptions >= 1000, `${r.summary.preemptions} preemptions`);
+  assert.ok(r.samples.length <= 100, `${r.samples.length} samples`);
+  for (let i = 1; i < counts.length; i++) assert.ok(counts[i]! >= counts[i - 1]!, `sample ${i}: ${counts[i]} < ${counts[i - 1]}`);
+  // The last step is always sampled, so the line ends where the summary does.
+  assert.equal(counts[counts.length - 1], r.summary.preemptions);
+  assert.equal(r.samples[r.samples.length - 1]!.t < r.summary.simulatedSeconds, true);
+  // More preemptions than requests at the sampled instants could ever show (each sample's preempted <= waiting).
+  assert.ok(r.summary.preemptions > r.samples.reduce((n, s) => n + s.preempted, 0));
 });
 
 test('an abort after the paged run rejects with the signal\'s reason', async () => {

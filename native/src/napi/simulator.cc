@@ -144,8 +144,8 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     return Napi::Boolean::New(info.Env(), Sim(info.Env()).Run(steps));
   }
 
-  // samples() -> Float64Array [n · 10]: t, pagesUsed, pagesCached, pagesFree, tokens,
-  // reservedSlots, running, waiting, preempted, prefixHitRate
+  // samples() -> Float64Array [n · 11]: t, pagesUsed, pagesCached, pagesFree, tokens,
+  // reservedSlots, running, waiting, preempted, prefixHitRate, preemptions
   Napi::Value Samples(const Napi::CallbackInfo& info) {
     const auto& s = Sim(info.Env()).samples();
     Napi::Float64Array out = Napi::Float64Array::New(info.Env(), s.size() * attnscope::kSimSampleFields);

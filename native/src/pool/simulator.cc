@@ -432,6 +432,7 @@ bool ServingSimulator::Step() {
   sample.running = static_cast<int32_t>(running_.size());
   sample.waiting = static_cast<int32_t>(waiting_.size());
   sample.preempted = waiting_preempted_;
+  sample.preemptions = totals_.preemptions;
   totals_.used_page_seconds += sample.pages_used * dt;
   totals_.reserved_slot_seconds += static_cast<double>(sample.reserved_slots) * dt;
   totals_.token_slot_seconds += static_cast<double>(sample.tokens) * dt;
@@ -442,7 +443,9 @@ bool ServingSimulator::Step() {
   totals_.peak_reserved_slots = std::max(totals_.peak_reserved_slots, sample.reserved_slots);
   totals_.peak_running = std::max(totals_.peak_running, sample.running);
   totals_.peak_waiting = std::max(totals_.peak_waiting, sample.waiting);
-  if (SampleDue(totals_.steps)) samples_.push_back(sample);
+  last_sampled_ = SampleDue(totals_.steps);
+  if (last_sampled_) samples_.push_back(sample);
+  last_sample_ = sample;
   ++totals_.steps;
   now_ += dt;
 
@@ -567,7 +570,14 @@ void ServingSimulator::Uncoast(int32_t id) {
 
 bool ServingSimulator::Run(int64_t max_steps) {
   for (int64_t i = 0; i < max_steps && !done_; ++i) {
-    if (!Step()) done_ = true;
+    if (Step()) continue;
+    done_ = true;
+    // The last step is always a sample (in the last one's place when they are full), so that
+    // the samples end where the run does and their cumulative preemptions reach the total.
+    if (totals_.steps > 0 && !last_sampled_) {
+      if (static_cast<int32_t>(samples_.size()) >= config_.max_samples) samples_.back() = last_sample_;
+      else samples_.push_back(last_sample_);
+    }
   }
   return done_;
 }
@@ -662,6 +672,7 @@ void PackSimSamples(const std::vector<SimSample>& samples, double* d) {
     *d++ = x.waiting;
     *d++ = x.preempted;
     *d++ = x.prefix_hit_rate;
+    *d++ = static_cast<double>(x.preemptions);
   }
 }
 

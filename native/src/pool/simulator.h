@@ -200,6 +200,8 @@ struct SimSample {
   int32_t waiting = 0;
   int32_t preempted = 0;     // waiting requests that were preempted
   double prefix_hit_rate = 0;  // prefix-cache hits among all tokens looked up so far (allocator's)
+  int64_t preemptions = 0;   // preemptions so far, this step's included (every step counted, not
+                             // only the sampled ones: the last sample's equals SimTotals')
 };
 
 // Totals; the *_seconds fields are integrals over simulated time (value · seconds).
@@ -281,8 +283,8 @@ std::string BuildSimInput(const SimColumns& in, std::vector<SimRequest>* request
 
 // The samples as rows of kSimSampleFields doubles, in SimSample's order (t, pages_used,
 // pages_cached, pages_free, tokens, reserved_slots, running, waiting, preempted,
-// prefix_hit_rate); out: [samples.size() · kSimSampleFields].
-constexpr size_t kSimSampleFields = 10;
+// prefix_hit_rate, preemptions); out: [samples.size() · kSimSampleFields].
+constexpr size_t kSimSampleFields = 11;
 void PackSimSamples(const std::vector<SimSample>& samples, double* out);
 
 class ServingSimulator {
@@ -393,6 +395,8 @@ class ServingSimulator {
   std::vector<int32_t> firsts_;    // requests that emitted their first token this step
   PageDivisor page_;
   std::vector<SimSample> samples_;
+  SimSample last_sample_;      // the last step's, kept as the final sample when its step was not due
+  bool last_sampled_ = false;  // whether last_sample_'s step was sampled
   int64_t sample_stride_ = 1;
   SimTotals totals_;
 };
