@@ -818,9 +818,10 @@ export function thinSamples(samples: readonly PoolSample[], max = POOL_CHART_MAX
  * cache, evicted LRU when a page is needed) and free (no holder, no hash). Held pages are filled,
  * the pages free for allocation are not (a dashed line marks where the cached ones end), so a
  * pool at 2% occupancy looks empty whatever the cache keeps. The time axis spans the samples.
- * Internal fragmentation (%) on the right axis, drawn over the areas; preemptions (cumulative)
- * on a second right axis. A series that is zero throughout is left out (with its axis). Over
- * POOL_CHART_MAX_POINTS samples, thinSamples picks those drawn.
+ * Internal fragmentation (%) on the right axis, drawn over the areas; preemptions so far
+ * (PoolSample.preemptions, counted over every step) on a second right axis. A series that is zero
+ * throughout is left out (with its axis). Over POOL_CHART_MAX_POINTS samples, thinSamples picks
+ * those drawn.
  */
 /**
  * What the pool charts (page pool, queue) say when a run has no pool samples: waiting while it
@@ -851,18 +852,19 @@ export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
   datasets.push({ ...poolArea(p, 'free', xy((s) => s.pagesFree), p.muted, 0), fill: false, showLine: false, borderWidth: p.lineWidth });
   const frag = any((s) => s.internalFragmentation);
   if (frag) datasets.push({ type: 'line', label: 'fragmentation %', data: xy((s) => s.internalFragmentation * 100), yAxisID: 'yPct', borderColor: p.series[5], borderWidth: p.lineWidth + 0.5, borderDash: [4, 3], pointRadius: 0, fill: false, order: 0, normalized: true });
-  const preempted = any((s) => s.preempted);
+  // Cumulative, so the thinned samples draw it right: each carries the count over every step.
   // Green, drawn over the blue held area: VS Code's charts.orange is the blue-navy #0F4A85 in High
   // Contrast Light (minimap.findMatchHighlight's hcLight), lost over charts.blue (s33 newcomer-ed 6);
   // charts.green differs from charts.blue in hue in all four theme kinds (test/webview/charts.test.ts).
-  if (preempted) datasets.push({ type: 'line', label: 'preempted (waiting to recompute)', data: xy((s) => s.preempted), yAxisID: 'yCount', stepped: true, borderColor: p.series[2], borderWidth: p.lineWidth + 0.5, pointRadius: 0, fill: false, order: 0, normalized: true });
+  const preemptions = any((s) => s.preemptions ?? 0);
+  if (preemptions) datasets.push({ type: 'line', label: 'preemptions so far (vLLM num_preemptions)', data: xy((s) => s.preemptions ?? 0), yAxisID: 'yCount', stepped: true, borderColor: p.series[2], borderWidth: p.lineWidth + 0.5, pointRadius: 0, fill: false, order: 0, normalized: true });
   const numPages = run.pool?.numPages ?? (samples.length > 0 ? samples[0]!.pagesUsed + samples[0]!.pagesCached + samples[0]!.pagesFree : undefined);
   const scales: Record<string, unknown> = {
     x: simulatedTimeAxis(p, samples),
     y: axis(p, numPages !== undefined ? `pages (pool: ${formatCount(numPages)})` : 'pages', { stacked: true, beginAtZero: true, ...(numPages !== undefined ? { max: numPages } : {}) }),
   };
   if (frag) scales['yPct'] = axis(p, 'fragmentation %', { position: 'right', min: 0, max: 100, grid: { drawOnChartArea: false, color: p.grid } });
-  if (preempted) scales['yCount'] = axis(p, 'preempted', { position: 'right', beginAtZero: true, ticks: { precision: 0, color: p.foreground }, grid: { drawOnChartArea: false, color: p.grid } });
+  if (preemptions) scales['yCount'] = axis(p, 'preemptions so far', { position: 'right', beginAtZero: true, ticks: { precision: 0, color: p.foreground }, grid: { drawOnChartArea: false, color: p.grid } });
   const config: ChartConfiguration = {
     type: 'line',
     data: { datasets } as ChartConfiguration['data'],
@@ -883,8 +885,8 @@ export function poolTimelineChart(run: ViewRun, p: Palette): ChartSpec {
     height: 360,
     config,
     table: {
-      columns: ['t (s)', 'held', 'cached', 'free', 'free for allocation', 'tokens', 'internal frag.', 'running', 'waiting', 'preempted'],
-      rows: samples.map((s) => [s.t.toFixed(2), formatCount(s.pagesUsed), formatCount(s.pagesCached), formatCount(s.pagesFree), formatCount(s.pagesCached + s.pagesFree), formatCount(s.tokens), formatPercent(s.internalFragmentation), formatCount(s.running), formatCount(s.waiting), formatCount(s.preempted)]),
+      columns: ['t (s)', 'held', 'cached', 'free', 'free for allocation', 'tokens', 'internal frag.', 'running', 'waiting', 'of them preempted', 'preemptions so far'],
+      rows: samples.map((s) => [s.t.toFixed(2), formatCount(s.pagesUsed), formatCount(s.pagesCached), formatCount(s.pagesFree), formatCount(s.pagesCached + s.pagesFree), formatCount(s.tokens), formatPercent(s.internalFragmentation), formatCount(s.running), formatCount(s.waiting), formatCount(s.preempted), s.preemptions === undefined ? '' : formatCount(s.preemptions)]),
     },
   };
 }
@@ -965,7 +967,7 @@ export function twoLines(label: string | string[]): string | string[] {
  * A chart's options for a canvas `narrow` (under NARROW_CHART_PX wide), degraded rather than cut
  * (s33 newcomer-ed: a ~190 px panel cut the axis labels and legends): the legend below the plot
  * with small boxes; linear axes with at most 4 ticks; the axes on the right (the pool chart's
- * fragmentation % and preempted) not drawn, their series kept (their values are in the tooltips
+ * fragmentation % and preemptions so far) not drawn, their series kept (their values are in the tooltips
  * and the Data table): three axes left the left one too narrow for "2,048"; the index axis's
  * category labels on two lines, drawn on the plot (over their bars: chart.js's label backdrop hid
  * the first of two lines). `options` is not changed; unchanged when not narrow.

@@ -41,6 +41,31 @@ describe('pool chart', () => {
     assert.deepEqual([(spec.config.options!.scales!['x'] as { min: number }).min, (spec.config.options!.scales!['x'] as { max: number }).max], [0, 9]);
   });
 
+  it('draws preemptions so far: thinned by held pages to 400 of 1,324 samples, the line still ends at the run\'s count', () => {
+    // s34 newcomer-ed 3: 4,585 preemptions in the summary; the chart drew the requests preempted at
+    // each sampled instant, and thinning by held pages kept 45 of its 200 non-zero samples: spikes
+    // of 1-4. Here 1,324 samples: 3 or 4 preemptions since the last sample at every one but the
+    // held-pages peaks (every 7th, which thinSamples keeps), and the last sample at 4,585.
+    let count = 0;
+    const samples = Array.from({ length: 1324 }, (_, i) => {
+      if (i > 0 && i % 7 !== 0) count += i % 2 === 0 ? 3 : 4;
+      if (i === 1323) count = 4585;
+      return { ...sample(i * 5.9, i % 7 === 0 ? 90 : 40), preempted: i % 7 === 0 ? 0 : 1, preemptions: count };
+    });
+    const spec = poolTimelineChart({ ...viewOfRun(run, null), pool: null, poolSamples: samples }, palette);
+    const line = (spec.config.data.datasets as Array<{ label: string; data: Array<{ x: number; y: number }> }>).find((d) => d.label === 'preemptions so far (vLLM num_preemptions)')!;
+    assert.equal(line.data.length, 400);
+    assert.equal(line.data.at(-1)!.y, 4585);
+    assert.ok(line.data.every((p, i) => i === 0 || p.y >= line.data[i - 1]!.y), 'never falls');
+    // Every drawn point is its own sample's count: no held-pages thinning can lose a preemption.
+    const byT = new Map(samples.map((x) => [x.t, x.preemptions]));
+    assert.ok(line.data.every((p) => byT.get(p.x) === p.y));
+    assert.equal((spec.config.options!.scales!['yCount'] as { title: { text: string } }).title.text, 'preemptions so far');
+    assert.deepEqual(spec.table!.columns.slice(-2), ['of them preempted', 'preemptions so far']);
+    // Sample 1,323 is a 7th: nobody preempted at its instant, 4,585 so far.
+    assert.deepEqual(spec.table!.rows.at(-1)!.slice(-2), ['0', '4,585']);
+  });
+
   it('a run that failed or was cancelled before its simulation says so, not to add the workload its profile has', () => {
     // The fixture's profile has a workload (test/fixtures/run.ts): newcomerB's killed runner was told to add one.
     assert.ok(run.profile.workload);
@@ -97,10 +122,10 @@ function alpha(colour: unknown): number {
 
 describe('pool chart legend', () => {
   it('gives every item a visible swatch; "free" an outlined, unfilled box as its pages are drawn', () => {
-    const samples = Array.from({ length: 10 }, (_, i) => ({ ...sample(i, 10), pagesCached: 50, pagesFree: 40, tokens: 150, internalFragmentation: 0.06, preempted: i % 2 }));
+    const samples = Array.from({ length: 10 }, (_, i) => ({ ...sample(i, 10), pagesCached: 50, pagesFree: 40, tokens: 150, internalFragmentation: 0.06, preempted: i % 2, preemptions: i }));
     const spec = poolTimelineChart({ ...viewOfRun(run, null), pool: null, poolSamples: samples }, palette);
     const items = legendOf(spec.config);
-    assert.deepEqual(items.map((i) => i.text).sort(), ['held: tokens', 'held: internal waste', 'cached (evictable): to the dashed line', 'free', 'fragmentation %', 'preempted (waiting to recompute)'].sort());
+    assert.deepEqual(items.map((i) => i.text).sort(), ['held: tokens', 'held: internal waste', 'cached (evictable): to the dashed line', 'free', 'fragmentation %', 'preemptions so far (vLLM num_preemptions)'].sort());
     // chart.js fills the box with fillStyle and strokes it only when lineWidth > 0: a swatch shows
     // when one of the two is visible. Before, "free" had neither (border 0, no fill).
     for (const item of items) assert.ok(alpha(item.fillStyle) > 0 || ((item.lineWidth ?? 0) > 0 && alpha(item.strokeStyle) > 0), `${item.text}: a visible swatch`);
@@ -507,12 +532,12 @@ function hue([r, g, b]: [number, number, number]): number {
 }
 
 describe('pool chart colours in the four theme kinds', () => {
-  it('draws the preempted line in a hue apart from the held area it crosses, and at 3:1 or more against it in high contrast (s33 newcomer-ed 6)', () => {
-    const samples = Array.from({ length: 10 }, (_, i) => ({ ...sample(i, 60), preempted: i % 3 }));
+  it('draws the preemptions line in a hue apart from the held area it crosses, and at 3:1 or more against it in high contrast (s33 newcomer-ed 6)', () => {
+    const samples = Array.from({ length: 10 }, (_, i) => ({ ...sample(i, 60), preempted: i % 3, preemptions: i }));
     for (const [kind, p] of Object.entries(VS_CODE_PALETTES)) {
       const spec = poolTimelineChart({ ...viewOfRun(run, null), pool: null, poolSamples: samples }, p);
       const datasets = Object.fromEntries((spec.config.data.datasets as Array<{ label: string; borderColor: string; backgroundColor: string }>).map((d) => [d.label, d]));
-      const line = rgbOf(datasets['preempted (waiting to recompute)']!.borderColor);
+      const line = rgbOf(datasets['preemptions so far (vLLM num_preemptions)']!.borderColor);
       const area = rgbOf(datasets['held: tokens']!.backgroundColor, p.background);
       const apart = Math.abs(hue(line) - hue(area));
       // 60°: a sixth of the wheel, blue (212°) against green (80°-117°); the navy of charts.orange in HC Light was 1° from it.
@@ -548,7 +573,7 @@ describe('bar parts without colour', () => {
 
 describe('narrow charts', () => {
   it('below NARROW_CHART_PX: legend below, no right axes, at most 4 ticks on linear axes, index labels on the plot; the spec options untouched', () => {
-    const samples = Array.from({ length: 10 }, (_, i) => ({ ...sample(i, 60), internalFragmentation: 0.05, preempted: i % 3 }));
+    const samples = Array.from({ length: 10 }, (_, i) => ({ ...sample(i, 60), internalFragmentation: 0.05, preempted: i % 3, preemptions: i }));
     const spec = poolTimelineChart({ ...viewOfRun(run, null), pool: null, poolSamples: samples }, palette);
     const before = JSON.stringify(spec.config.options);
     assert.equal(narrowOptions(spec.config.options, false), spec.config.options, 'wide: the same options');
