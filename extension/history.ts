@@ -9,6 +9,7 @@ import { access, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'n
 import { arch, cpus, platform, release } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { Profile } from '../core/config/types';
+import { cpuModelName } from '../core/machine';
 import { kernelBuildText } from '../core/format';
 import type { Estimate } from '../core/estimate/types';
 import { createRun, RUN_SCHEMA_VERSION, runKind, type Environment, type KernelCase, type RunKind, type RunResult, type RunStatus } from '../core/protocol/run';
@@ -223,7 +224,7 @@ export function hostEnvironment(toolVersion: string): Environment {
   return {
     os: `${platform()} ${release()}`,
     arch: arch(),
-    cpuModel: cpu[0]?.model ?? 'unknown',
+    cpuModel: cpuModelName(),
     cpuCores: cpu.length,
     // Only the runner knows which SIMD path its kernels take; views leave '' out.
     simd: '',
@@ -238,8 +239,8 @@ export function hostEnvironment(toolVersion: string): Environment {
  * A run assembled from the events received, for a runner that ended without a `done` event
  * (killed after cancel, or crashed) or with one that has nothing to show (a cancelled
  * simulation): status 'cancelled' or 'failed'. `environment`: the runner's machine when it said
- * it (an `environment` event, or that `done`), else this host's (os.cpus(): its CPU name may
- * differ from the runner's CPUID brand string).
+ * it (an `environment` event, or that `done`), else this host's (its CPU named as the runner
+ * names it: core/machine.ts cpuModelName).
  */
 export function partialRun(args: {
   name: string;

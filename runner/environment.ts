@@ -5,6 +5,7 @@
  */
 import { arch, availableParallelism, loadavg, platform, release } from 'node:os';
 
+import { cpuModelName } from '../core/machine';
 import type { Environment } from '../core/protocol/run';
 import { computePeak, gpuByName } from '../core/estimate/gpus';
 import { cpuFeatures, cpuInfo, cudaAvailable, dispatchFor, measurePeaks, timeCudaCopy, type CudaDeviceInfo } from '../native';
@@ -29,7 +30,7 @@ export function describeMachine(threads = 0): Environment {
   return {
     os: `${platform()} ${release()}`,
     arch: arch(),
-    cpuModel: features.model,
+    cpuModel: cpuModelName(),
     // The WebAssembly build runs one thread; the machine still has its cores (load average).
     cpuCores: cpu.build === 'wasm' ? availableParallelism() : features.logicalCores,
     simd: cpu.simd,

@@ -1,13 +1,14 @@
 /** Run history (extension/history.ts) and export (extension/exportRun.ts) on a temp folder. */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runToCsv } from '../../extension/exportRun';
 import { kernelBuildText } from '../../core/format';
 import { findRun, keptInHistory, listRuns, listRunsIn, loadRun, partialRun, rerunSource, runId, saveRun, saveRunSync } from '../../extension/history';
 import { run as recorded } from '../fixtures/run';
+import { describeMachine } from '../../runner/environment';
 import { tempDir } from '../fixtures/tmp';
 
 // The recorded run at a known time, so that its ids can be written out by hand.
@@ -119,6 +120,15 @@ describe('run history', () => {
     // the runner's runs name its CPUID brand ('Oxide Virtual Turin-like Processor'): the runner's machine when it said it.
     const runner = { ...run.environment, cpuModel: 'Oxide Virtual Turin-like Processor' };
     assert.equal(partialRun({ name: 's.attn.yaml', kind: 'simulate', toolVersion: '0.1.0', profile: run.profile, estimate: run.estimate, cases: [], status: 'cancelled', environment: runner }).environment, runner);
+  });
+
+  it('a run cancelled before the runner said its machine names the CPU as the runner does (one source)', () => {
+    // s34 newcomer-ed 6: 'AMD EPYC' (os.cpus(), /proc/cpuinfo) on a run cancelled before its first
+    // case, 'Oxide Virtual Turin-like Processor' (the addon's CPUID brand) on the runner's own: one
+    // machine split in two by the sweep's environment key (it hashes cpuModel).
+    const p = partialRun({ name: 'x.attn.yaml', kind: 'bench', toolVersion: '0.1.0', profile: run.profile, estimate: run.estimate, cases: [], status: 'cancelled' });
+    assert.equal(p.environment.cpuModel, describeMachine().cpuModel);
+    assert.equal(p.environment.cpuModel, cpus()[0]!.model.trim());
   });
 
   it('keeps in history every finished run, and a failed or cancelled one only with a kernel case or a pool', () => {
