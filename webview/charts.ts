@@ -121,13 +121,16 @@ function isPowerOfTen(v: number): boolean {
 /**
  * Tick labels of a log axis in milliseconds: the powers of ten, and on an axis of less than two
  * decades the 2 and 5 multiples too (as logTick: a 2-100 ms CDF had the one label "10 ms"), each
- * as core/format formatMs writes a duration ("10 ms", "1 s", "16.7 min", "2.78 h"), so the axis
- * reads in the units the table does and neighbours never overlap (the latency CDF printed
- * "7,000,000" beside "10,000,000"). `ticks` are chart.js's ticks of the axis.
+ * as core/format formatMs writes a duration ("10 ms", "1 s", "20 s"), so the axis reads in the
+ * units the table does and neighbours never overlap (the latency CDF printed "7,000,000" beside
+ * "10,000,000"); from a minute up in whole seconds ("100 s", "1,000 s"), which stay round where
+ * minutes and hours do not (s34 newcomer-ed 7: "1.67 min, 16.7 min"). `ticks` are chart.js's
+ * ticks of the axis.
  */
 export function durationLogTick(value: number | string, _index?: number, ticks?: ReadonlyArray<{ value: number }>): string {
   const v = Number(value);
-  return isPowerOfTen(v) || (isTwoOrFive(v) && spansUnderTwoDecades(ticks)) ? formatMs(v) : '';
+  if (!(isPowerOfTen(v) || (isTwoOrFive(v) && spansUnderTwoDecades(ticks)))) return '';
+  return v >= 60_000 ? `${formatCount(v / 1000)} s` : formatMs(v);
 }
 
 /** Options of a logarithmic axis with logTick labels. */

@@ -356,9 +356,10 @@ describe('logTick', () => {
 });
 
 describe('latency axes', () => {
-  it('label powers of ten of milliseconds as durations: a 3-hour CDF reads "16.7 min", "2.78 h", not "7,000,000" beside "10,000,000"', () => {
-    // 10^6 ms = 1,000 s = 16.67 min; 10^7 ms = 10,000 s = 2.78 h; 7·10^6 ms is no power of ten: no label.
-    assert.deepEqual([1, 100, 1000, 7e6, 1e6, 1e7].map((v) => durationLogTick(v)), ['1 ms', '100 ms', '1 s', '', '16.7 min', '2.78 h']);
+  it('label powers of ten of milliseconds as durations: a 3-hour CDF reads "1,000 s", "10,000 s", not "7,000,000" beside "10,000,000"', () => {
+    // 10^6 ms = 1,000 s; 10^7 ms = 10,000 s; 7·10^6 ms is no power of ten: no label.
+    // s34 newcomer-ed 7: 100 s and 1,000 s read "1.67 min" and "16.7 min"; from a minute up, whole seconds stay round.
+    assert.deepEqual([1, 100, 1000, 7e6, 1e4, 1e5, 1e6, 1e7].map((v) => durationLogTick(v)), ['1 ms', '100 ms', '1 s', '', '10 s', '100 s', '1,000 s', '10,000 s']);
   });
 
   it('on a CDF of less than two decades label 1-2-5 per decade, as the kernel chart does (a 2-100 ms CDF had the one label "10 ms": s30 newcomer-ed 1)', () => {
@@ -370,7 +371,7 @@ describe('latency axes', () => {
     assert.deepEqual(wide.map((t, i) => durationLogTick(t.value, i, wide)).filter((l) => l !== ''), ['1 ms', '10 ms', '100 ms', '1 s']);
   });
 
-  it('the CDF and its table write large latencies in hours, the axis skips colliding ticks', () => {
+  it('the CDF\'s table writes large latencies in hours, its axis in round seconds, skipping colliding ticks', () => {
     const base = viewOfRun(run, null);
     const lat = base.pool!.latency!;
     // p50 5,935.503 s / 3,600 = 1.649 h; p99 11,766.444 s = 3.268 h.
@@ -380,7 +381,7 @@ describe('latency axes', () => {
     const x = (spec.config.options!.scales!['x'] as { ticks: { autoSkip: boolean; maxRotation: number; callback: (v: number) => string } });
     assert.equal(x.ticks.autoSkip, true);
     assert.equal(x.ticks.maxRotation, 0);
-    assert.equal(x.ticks.callback(1e7), '2.78 h');
+    assert.equal(x.ticks.callback(1e7), '10,000 s');
     assert.equal(spec.table.rows[1]![4], '3.27 h');
   });
 });
