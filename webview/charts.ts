@@ -257,6 +257,18 @@ function peakFractionText(fraction: number | null | undefined): string {
 }
 
 /**
+ * The roof a case's fraction of peak divides by, named with its value as the CLI's caption gives
+ * it ("fp32 FMA peak 192 GFLOP/s", formatRate as the CLI): achieved / fractionOfPeak, the very figure the runner
+ * divided by (runner/measure.ts summarizeCase), in the unit of the roof (KernelCase.bound).
+ * The name alone when the case has no fraction.
+ */
+export function peakText(c: KernelCase): string {
+  const name = c.ceiling ?? 'peak';
+  if (c.fractionOfPeak === null || c.fractionOfPeak <= 0) return name;
+  return `${name} ${isMemoryBound(c) ? formatRate((c.gbps * 1e9) / c.fractionOfPeak, 'B/s') : formatRate((c.gflops * 1e9) / c.fractionOfPeak, 'FLOP/s')}`;
+}
+
+/**
  * Achieved GFLOP/s (compute-bound cases, bottom axis: prefill, MLA decode on a CPU) and GB/s
  * (memory-bound cases, top axis: GQA decode), one row per case, each in the unit of the roof it is
  * held against (KernelCase.bound); the fraction of that roof (KernelCase.ceiling, named in the
@@ -305,7 +317,7 @@ export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
     config,
     table: {
       columns: ['case', 'achieved', 'fraction of peak', 'peak'],
-      rows: cases.map((c) => [caseLabel(c), isMemoryBound(c) ? formatRate(c.gbps * 1e9, 'B/s') : formatRate(c.gflops * 1e9, 'FLOP/s'), peakFractionText(c.fractionOfPeak), c.ceiling ?? 'peak']),
+      rows: cases.map((c) => [caseLabel(c), isMemoryBound(c) ? formatRate(c.gbps * 1e9, 'B/s') : formatRate(c.gflops * 1e9, 'FLOP/s'), peakFractionText(c.fractionOfPeak), peakText(c)]),
     },
   };
 }

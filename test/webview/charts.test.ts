@@ -476,6 +476,13 @@ describe('kernel charts', () => {
     assert.equal(rows[1]![2], view.cases[1]!.fractionOfPeak === null ? '—' : `${(view.cases[1]!.fractionOfPeak * 100).toFixed(1)}%`);
   });
 
+  it('throughput table: the peak column gives the roof\'s value beside its name, as the CLI\'s caption does', () => {
+    // s34 newcomer-ed 7: it named the roof only. The fixture's peaks (test/fixtures/run.ts environment):
+    // fp32 FMA 191,764,315,075 FLOP/s, DRAM read 33,394,709,280 B/s; achieved / fractionOfPeak gives them back.
+    const rows = throughputChart(viewOfRun(run, null), palette).table!.rows;
+    assert.deepEqual(rows.map((r) => r[3]), ['fp32 FMA peak 192 GFLOP/s', 'DRAM read bandwidth 33.4 GB/s']);
+  });
+
   it('throughput: no GB/s axis (0 to 1.0, empty) when no case is memory-bound, and no GFLOP/s one when none is compute-bound', () => {
     const view = viewOfRun(run, null);
     const compute = view.cases.filter((c) => c.kernel === 'flash_fwd');
