@@ -118,6 +118,8 @@ const buildNote = el('p', { id: 'run-build', class: 'warning' });
 const loadNote = el('p', { id: 'run-load', class: 'warning' });
 
 const chartGrid = el('div', { class: 'chart-grid' });
+/** With no run to show, this one line in place of the cards (each said it, nine times, s34 newcomer-ed). */
+const noRun = el('p', { id: 'run-empty', class: 'empty' }, 'No run yet: run a benchmark (AttnScope: Run attention benchmark) or open one from History.');
 interface Card {
   id: ChartId;
   card: HTMLElement;
@@ -210,7 +212,7 @@ const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.index
   el('vscode-tab-header', unselected, 'Run'),
   el('vscode-tab-header', unselected, 'History'),
   el('vscode-tab-header', unselected, 'Sweep'),
-  el('vscode-tab-panel', {}, environment, buildNote, loadNote, stepTime, chartGrid),
+  el('vscode-tab-panel', {}, environment, buildNote, loadNote, stepTime, noRun, chartGrid),
   el('vscode-tab-panel', {}, el('h2', {}, 'Saved runs'), historyList, el('h2', {}, 'Sweeps'), sweepList, el('h2', {}, 'Compare two runs'),
     el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
     el('p', { class: 'muted' }, 'Changes are flagged only when neither median lies inside the other run\'s p10–p90 range for that case.'),
@@ -260,7 +262,7 @@ function drawChart(card: Card, run: ViewRun | null): void {
   card.drawn = { inputs: run ? chartInputs(id, run) : [], palette };
   const spec = run ? (id === 'latencyCdf' ? latencyCdfChart(run, palette) : id === 'queue' ? queueChart(run, palette) : id === 'capacity' ? capacityChart(run, palette) : runChart(id, run, palette)) : null;
   card.spec = spec;
-  card.empty.textContent = spec ? (spec.empty === null ? '' : `${spec.title}: ${spec.empty}`) : 'No run yet: run a benchmark (AttnScope: Run attention benchmark) or open one from History.';
+  card.empty.textContent = spec && spec.empty !== null ? `${spec.title}: ${spec.empty}` : '';
   card.summary.textContent = spec?.summary ?? '';
   // Chart.js sets the canvas's display inline, so emptiness hides the chart's box through the card's class.
   card.card.classList.toggle('is-empty', !spec || spec.empty !== null);
@@ -327,6 +329,9 @@ function renderHeader(run: ViewRun | null): void {
   progress.title = p ? `${Math.floor(p.done)}/${p.total} ${p.message}` : '';
   const running = run?.status === 'running';
   chartGrid.classList.toggle('running', running);
+  // No run: one line says so (noRun), the cards with nothing to draw are hidden (CSS).
+  chartGrid.classList.toggle('no-run', run === null);
+  noRun.hidden = run !== null;
   // A memory estimate (Show memory breakdown) is no run: its page is the memory card alone (CSS),
   // not a grid of "no timed cases" placeholders.
   chartGrid.classList.toggle('estimate', run?.status === 'estimate');

@@ -770,6 +770,26 @@ describe('dashboard webview in Chromium', () => {
     assert.ok(height > charts + 30, `the PNG (${height} px high) has room for its caption above the charts (${charts} px)`);
   });
 
+  it('with no run says so once, in place of the cards; a run shown brings the cards back (s34 newcomer-ed: "No run yet" nine times)', async () => {
+    const fresh = await openDashboard(browser, server, 'dark');
+    try {
+      await send(fresh, { type: 'init', runs: [], current: null, currentId: null });
+      await fresh.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'AttnScope');
+      // Each card said "No run yet: ..." (one per chart: nine on a wide panel); now the one line, and no card.
+      const says = () => fresh.$$eval('*', (all) => all.filter((e) => (e as HTMLElement).offsetParent !== null && [...e.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.includes('No run yet'))).map((e) => e.id));
+      assert.deepEqual(await says(), ['run-empty']);
+      assert.equal(await fresh.textContent('#run-empty'), 'No run yet: run a benchmark (AttnScope: Run attention benchmark) or open one from History.');
+      const visibleCards = () => fresh.$$eval('.chart-grid > section.card', (cards) => cards.filter((c) => (c as HTMLElement).offsetParent !== null).length);
+      assert.equal(await visibleCards(), 0);
+      await send(fresh, { type: 'showRun', run, id: RUN_ID });
+      await fresh.waitForFunction(() => document.querySelector('#chart-timings')?.getAttribute('data-drawn')?.includes('points'));
+      assert.deepEqual(await says(), []);
+      assert.ok((await visibleCards()) > 0);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('shows a bare config.json\'s memory estimate alone, without empty run placeholders', async () => {
     // Llama-3.1-8B with no profile: no device, so no pool; 128 KiB KV/token · 131,072 tokens = 16 GiB for one sequence.
     const estimate = { ...run.estimate, kvBytesPerToken: 131072, kvBytesForSeqLen: 131072 * 131072, attention: { ...run.estimate.attention, seqLen: 131072 }, pool: { ...run.estimate.pool, budgetSource: 'none', pages: 0, budgetBytes: 0 }, notes: ['no device memory_gib, device.gpu or kv_cache memory_gib: the pool is not sized'] };
