@@ -51,11 +51,25 @@ function durationLogAxis(p: Palette, title: string): Record<string, unknown> {
   return { ...base, ticks: { ...(base['ticks'] as object), autoSkip: true, maxRotation: 0, callback: durationLogTick } };
 }
 
-/** The latency in one line above its chart: TTFT and TPOT p50 / p99, throughput, goodput (all modelled). */
-export function latencySummaryLine(l: LatencySummary): string {
+/**
+ * The goodput with the SLO's bounds written out, "goodput 3.20 req/s (80.0% meet TTFT ≤ 500 ms,
+ * TPOT ≤ 50 ms)" (the CLI's Goodput line, runner/simulate/latency-format.ts), or null with no SLO.
+ */
+function goodputText(l: LatencySummary): string | null {
+  if (l.goodputRequestsPerSec === undefined) return null;
+  const bounds = [l.slo?.ttftMs !== undefined ? `TTFT ≤ ${formatMs(l.slo.ttftMs)}` : '', l.slo?.tpotMs !== undefined ? `TPOT ≤ ${formatMs(l.slo.tpotMs)}` : ''].filter((x) => x).join(', ');
+  return `goodput ${l.goodputRequestsPerSec.toPrecision(3)} req/s (${formatPercent(l.sloAttainment ?? 0)} meet ${bounds || 'the SLO'})`;
+}
+
+/** The latency's figures in one line: TTFT and TPOT p50 / p99, throughput, then `good` (all modelled). */
+function latencyFigures(l: LatencySummary, good: string): string {
   const pair = (name: string, x: LatencyStats | null) => (x ? `${name} p50 ${dur(x.p50)}, p99 ${dur(x.p99)}` : `${name} n/a`);
-  const good = l.goodputRequestsPerSec !== undefined ? `goodput ${l.goodputRequestsPerSec.toPrecision(3)} req/s (${formatPercent(l.sloAttainment ?? 0)} meet the SLO)` : 'goodput: no SLO (profile slo: { ttft_ms, tpot_ms })';
-  return `modelled: ${pair('TTFT', l.ttft)} · ${pair('TPOT', l.tpot)} · ${l.requestsPerSec.toPrecision(3)} req/s · ${good}`;
+  return `${pair('TTFT', l.ttft)} · ${pair('TPOT', l.tpot)} · ${l.requestsPerSec.toPrecision(3)} req/s · ${good}`;
+}
+
+/** The latency in one line above its chart: TTFT and TPOT p50 / p99, throughput, goodput (all modelled); with no SLO, where to give one. */
+export function latencySummaryLine(l: LatencySummary): string {
+  return `modelled: ${latencyFigures(l, goodputText(l) ?? 'goodput: no SLO (profile slo: { ttft_ms, tpot_ms })')}`;
 }
 
 /**
@@ -97,13 +111,13 @@ export function latencyCdfChart(run: ViewRun, p: Palette): ChartSpec {
   const row = (name: string, x: LatencyStats | null) => (x ? [name, dur(x.mean), dur(x.p50), dur(x.p90), dur(x.p99), dur(x.max)] : [name, 'n/a', 'n/a', 'n/a', 'n/a', 'n/a']);
   const rows = l ? [row('queueing delay', l.queue), row('TTFT', l.ttft), row('TPOT', l.tpot), row('end-to-end', l.e2e)] : [];
   if (l) {
-    const good = l.goodputRequestsPerSec !== undefined ? `goodput ${l.goodputRequestsPerSec.toPrecision(3)} req/s (${formatPercent(l.sloAttainment ?? 0)} meet the SLO)` : 'no SLO';
-    rows.push([`throughput ${l.requestsPerSec.toPrecision(3)} req/s, ${formatCount(l.outputTokensPerSec)} tok/s; ${good}`, '', '', '', '', '']);
+    rows.push([`throughput ${l.requestsPerSec.toPrecision(3)} req/s, ${formatCount(l.outputTokensPerSec)} tok/s; ${goodputText(l) ?? 'no SLO'}`, '', '', '', '', '']);
   }
   return {
     id: 'latencyCdf',
     title: 'Latency',
-    ariaLabel: l ? `Latency CDF (modelled): ${latencySummaryLine(l).replace(/^modelled: /, '')}${l.slo?.ttftMs !== undefined || l.slo?.tpotMs !== undefined ? `; SLO ${[l.slo?.ttftMs !== undefined ? `TTFT ${formatMs(l.slo.ttftMs)}` : '', l.slo?.tpotMs !== undefined ? `TPOT ${formatMs(l.slo.tpotMs)}` : ''].filter((x) => x).join(', ')}` : ''}` : 'Latency CDF (modelled): no latency',
+    // The SLO's values, not the profile syntax the summary line shows for none (s34 ui34: a screen reader read "{ ttft_ms, tpot_ms }" aloud).
+    ariaLabel: l ? `Latency CDF (modelled): ${latencyFigures(l, goodputText(l) ?? 'no SLO')}` : 'Latency CDF (modelled): no latency',
     summary: l ? latencySummaryLine(l) : null,
     empty: l
       ? null

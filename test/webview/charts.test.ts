@@ -371,6 +371,24 @@ describe('latency axes', () => {
     assert.deepEqual(wide.map((t, i) => durationLogTick(t.value, i, wide)).filter((l) => l !== ''), ['1 ms', '10 ms', '100 ms', '1 s']);
   });
 
+  it('names the latency chart with the SLO\'s values, and with none says "no SLO" without the profile\'s syntax (s34 ui34: "{ ttft_ms, tpot_ms }" read aloud)', () => {
+    const base = viewOfRun(run, null);
+    const lat = base.pool!.latency!;
+    // The fixture has no SLO (test/fixtures/run.ts): the name stops at "no SLO"; the summary line keeps where to give one.
+    const none = latencyCdfChart(base, palette);
+    assert.equal(none.ariaLabel, 'Latency CDF (modelled): TTFT p50 18.3 ms, p99 114 ms · TPOT p50 6.83 ms, p99 7.92 ms · 3.98 req/s · no SLO');
+    assert.match(none.summary!, /goodput: no SLO \(profile slo: \{ ttft_ms, tpot_ms \}\)$/);
+    // An SLO of TTFT 500 ms and TPOT 50 ms met by 318 of the 400 requests: 318 / 400 = 79.5%, 3.976 req/s × 0.795 = 3.16 req/s.
+    const withSlo = { ...base, pool: { ...base.pool!, latency: { ...lat, slo: { ttftMs: 500, tpotMs: 50 }, goodputRequestsPerSec: 3.975909793153486 * 0.795, sloAttainment: 0.795 } } };
+    const spec = latencyCdfChart(withSlo, palette);
+    assert.equal(spec.ariaLabel, 'Latency CDF (modelled): TTFT p50 18.3 ms, p99 114 ms · TPOT p50 6.83 ms, p99 7.92 ms · 3.98 req/s · goodput 3.16 req/s (79.5% meet TTFT ≤ 500 ms, TPOT ≤ 50 ms)');
+    assert.ok(spec.summary!.endsWith('· goodput 3.16 req/s (79.5% meet TTFT ≤ 500 ms, TPOT ≤ 50 ms)'), spec.summary!);
+    assert.equal(spec.table.rows.at(-1)![0], 'throughput 3.98 req/s, 1,067 tok/s; goodput 3.16 req/s (79.5% meet TTFT ≤ 500 ms, TPOT ≤ 50 ms)');
+    // A TTFT bound alone: only it is written.
+    const ttftOnly = latencyCdfChart({ ...withSlo, pool: { ...withSlo.pool, latency: { ...withSlo.pool.latency, slo: { ttftMs: 2000 } } } }, palette);
+    assert.ok(ttftOnly.ariaLabel.endsWith('goodput 3.16 req/s (79.5% meet TTFT ≤ 2 s)'), ttftOnly.ariaLabel);
+  });
+
   it('the CDF\'s table writes large latencies in hours, its axis in round seconds, skipping colliding ticks', () => {
     const base = viewOfRun(run, null);
     const lat = base.pool!.latency!;
