@@ -30,21 +30,26 @@ export interface SweepMetric extends SweepFigure {
   kind: 'ns' | 's' | 'fraction' | 'count' | 'rate';
   /** The unit of a 'count' or 'rate' figure, for the axis title ("tokens/s"); none for a plain count. */
   unit?: string;
+  /**
+   * Which way the figure is better, for the charts' accessible names ("highest 1,230 tokens/s at
+   * page_size 16"); none where neither way is (pool pages, mean occupancy: a range is named).
+   */
+  better?: 'higher' | 'lower';
 }
 
 /** The figures the dashboard charts and tables, in its order. */
 export const SWEEP_METRICS: readonly SweepMetric[] = [
-  { key: 'internalFragmentation', label: 'internal fragmentation', kind: 'fraction', source: 'modelled', column: 'internal_fragmentation_mean_fraction' },
-  { key: 'prefixHitRate', label: 'prefix-cache hit rate', kind: 'fraction', source: 'modelled', column: 'prefix_hit_rate_fraction' },
-  { key: 'preemptions', label: 'preemptions', kind: 'count', source: 'modelled', column: 'preemptions' },
+  { key: 'internalFragmentation', label: 'internal fragmentation', kind: 'fraction', better: 'lower', source: 'modelled', column: 'internal_fragmentation_mean_fraction' },
+  { key: 'prefixHitRate', label: 'prefix-cache hit rate', kind: 'fraction', better: 'higher', source: 'modelled', column: 'prefix_hit_rate_fraction' },
+  { key: 'preemptions', label: 'preemptions', kind: 'count', better: 'lower', source: 'modelled', column: 'preemptions' },
   { key: 'poolPages', label: 'pool pages', kind: 'count', unit: 'pages', source: 'modelled', column: 'pool_pages' },
   { key: 'meanOccupancy', label: 'occupancy (mean)', kind: 'fraction', source: 'modelled', column: 'occupancy_mean_fraction' },
-  { key: 'throughputTokensPerSec', label: 'output throughput', kind: 'rate', unit: 'tokens/s', source: 'modelled', column: 'output_throughput_tokens_per_s' },
-  { key: 'p99TtftS', label: 'p99 TTFT', kind: 's', source: 'modelled', column: 'ttft_p99_s' },
-  { key: 'p99TpotS', label: 'p99 TPOT', kind: 's', source: 'modelled', column: 'tpot_p99_s' },
-  { key: 'sloAttainment', label: 'requests meeting the SLO', kind: 'fraction', source: 'modelled', column: 'slo_attainment_fraction' },
-  { key: 'goodputRequestsPerSec', label: 'goodput', kind: 'rate', unit: 'requests/s', source: 'modelled', column: 'goodput_requests_per_s' },
-  { key: 'decodeNsPerToken', label: 'decode time per token', kind: 'ns', source: 'measured', column: 'decode_median_ns_per_token' },
+  { key: 'throughputTokensPerSec', label: 'output throughput', kind: 'rate', unit: 'tokens/s', better: 'higher', source: 'modelled', column: 'output_throughput_tokens_per_s' },
+  { key: 'p99TtftS', label: 'p99 TTFT', kind: 's', better: 'lower', source: 'modelled', column: 'ttft_p99_s' },
+  { key: 'p99TpotS', label: 'p99 TPOT', kind: 's', better: 'lower', source: 'modelled', column: 'tpot_p99_s' },
+  { key: 'sloAttainment', label: 'requests meeting the SLO', kind: 'fraction', better: 'higher', source: 'modelled', column: 'slo_attainment_fraction' },
+  { key: 'goodputRequestsPerSec', label: 'goodput', kind: 'rate', unit: 'requests/s', better: 'higher', source: 'modelled', column: 'goodput_requests_per_s' },
+  { key: 'decodeNsPerToken', label: 'decode time per token', kind: 'ns', better: 'lower', source: 'measured', column: 'decode_median_ns_per_token' },
 ];
 
 /** Every figure a row may have, in the CSV's order: the dashboard's, then the rejected requests, the KV bytes per token (the memory estimate's) and the decode figure's spread and case. */

@@ -42,10 +42,10 @@ export interface ChartSpec {
 /** Most items an accessible name lists before "and N more (Data table)": a name is read whole. */
 const ARIA_MAX_ITEMS = 6;
 
-/** `items` joined with "; ", at most ARIA_MAX_ITEMS of them, then how many more the Data table has. */
-export function ariaList(items: readonly string[]): string {
+/** `items` joined with "; ", at most ARIA_MAX_ITEMS of them, then how many more `table` (the Data table) has. */
+export function ariaList(items: readonly string[], table = 'the Data table'): string {
   const shown = items.slice(0, ARIA_MAX_ITEMS).join('; ');
-  return items.length > ARIA_MAX_ITEMS ? `${shown}; and ${items.length - ARIA_MAX_ITEMS} more in the Data table` : shown;
+  return items.length > ARIA_MAX_ITEMS ? `${shown}; and ${items.length - ARIA_MAX_ITEMS} more in ${table}` : shown;
 }
 
 const GIB = 1024 ** 3;

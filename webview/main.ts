@@ -525,7 +525,7 @@ function renderSweep(): void {
   sweepCharts.replaceChildren();
   if (chosen) {
     for (const [i, spec] of sweepAxisCharts(report, chosen, palette).entries()) {
-      const canvas = el('canvas', { id: `chart-sweep-${i}`, role: 'img', 'aria-label': `${chosen.label} vs ${spec.axis}: ${spec.lines} lines`, 'data-axis': spec.axis });
+      const canvas = el('canvas', { id: `chart-sweep-${i}`, role: 'img', 'aria-label': spec.ariaLabel, 'data-axis': spec.axis });
       sweepCharts.append(el('section', { class: 'card' }, el('div', { class: 'chart-box' }, canvas)));
       sweepCharted.push(new Chart(canvas, spec.config));
     }

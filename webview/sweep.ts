@@ -11,7 +11,7 @@ import { toFont } from 'chart.js/helpers';
 import { durationUnit, formatCount, formatDurationIn, formatPercent, formatSignificant, NS_PER } from '../core/format';
 import type { SweepReport, SweepReportRow } from '../core/protocol/sweep';
 import { splitByMachine, SWEEP_METRICS, type SweepMetric } from '../core/sweepFigures';
-import type { ChartTable } from './charts';
+import { ariaList, type ChartTable } from './charts';
 import { withAlpha, type Palette } from './theme';
 
 /** How a figure reads over the values shown together (a table column and its charts' y axis). */
@@ -171,6 +171,30 @@ export interface SweepAxisChart {
   config: ChartConfiguration<'line'>;
   /** Lines drawn (combinations of the other axes × environments). */
   lines: number;
+  /**
+   * The chart's accessible name: the figure against the axis, then each line by name with its best
+   * value and where ("max_num_seqs=4: highest 1,230 tokens/s at page_size 16"; a figure with no
+   * better way, SweepMetric.better, its range), the lines past ARIA_MAX_ITEMS counted.
+   */
+  ariaLabel: string;
+}
+
+/**
+ * One line's part of a sweep chart's accessible name: `name`, then its best value of `ys` (one per
+ * x in `xs`, null where the point is missing) and every x it is reached at, or its range when
+ * `metric` has no better way.
+ */
+function lineAria(name: string, ys: ReadonlyArray<number | null>, xs: readonly string[], axisName: string, metric: SweepMetric, show: (v: number) => string): string {
+  const head = name ? `${name}: ` : '';
+  const at = (v: number) => {
+    const where = xs.filter((_, i) => ys[i] === v);
+    return `${show(v)} at ${axisName} ${where.length > 1 ? `${where.slice(0, -1).join(', ')} and ${where.at(-1)}` : where[0]}`;
+  };
+  const values = ys.filter((y): y is number => y !== null);
+  if (values.length === 0) return `${head}no point`;
+  const [lo, hi] = [Math.min(...values), Math.max(...values)];
+  if (metric.better) return `${head}${metric.better === 'higher' ? `highest ${at(hi)}` : `lowest ${at(lo)}`}`;
+  return lo === hi ? `${head}${at(lo)}` : `${head}from ${at(lo)} to ${at(hi)}`;
 }
 
 /** A line's marker, by its index: lines that meet at a point still show which is which. */
@@ -236,7 +260,12 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
       };
     });
     const font = { family: p.fontFamily, size: p.fontSize };
-    const { unit, tick } = reportScale(report, metric);
+    const { unit, tick, show } = reportScale(report, metric);
+    // A rate's or count's cells write no unit (the column header has it); the name says it.
+    const spoken = (v: number) => (unit !== undefined && (metric.kind === 'rate' || metric.kind === 'count') ? `${show(v)} ${unit}` : show(v));
+    const xTexts = order.map((v) => (typeof v === 'number' && x.type !== 'category' ? sweptValueText(v) : text(v)));
+    const lineItems = lines.map(({ label, ys }) => lineAria(others.length === 1 && label !== metric.label ? `${shortKey(others[0]!.key)}=${label}` : label === metric.label ? '' : label, ys, xTexts, shortKey(axis.key), metric, spoken));
+    const ariaLabel = `${metric.label} (${metric.source}) vs ${axis.key}: ${lines.length === 1 ? lineItems[0] : `${formatCount(lines.length)} lines; ${ariaList(lineItems, 'the Every point table')}`}`;
     const title = (text: string) => ({ display: true, text, color: p.foreground, font });
     const [min, max] = [x.values[0], x.values[x.values.length - 1]];
     const xScale = x.type === 'category'
@@ -265,6 +294,7 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
     return {
       axis: axis.key,
       lines: datasets.length,
+      ariaLabel,
       config: {
         type: 'line',
         data: x.type === 'category' ? { labels: axis.values.map(text), datasets } : { datasets },

@@ -44,6 +44,24 @@ test('one chart per axis; a line per value of the other axis; values in axis ord
   assert.match(String(byPage!.config.options!.plugins!.title!.text), /internal fragmentation vs kv_cache\.page_size \(modelled\)/);
 });
 
+test('each chart is named by its lines and their best values, not "N lines" (s34 ui34)', () => {
+  // The fixture by hand: internal fragmentation (lower is better) at page_size 8 / 16 / 32 is
+  // 1% / 2% / 4% with max_num_seqs 4 and 1.1% / 2.1% / missing with 64.
+  const frag = SWEEP_METRICS.find((m) => m.key === 'internalFragmentation')!;
+  const [byPage, bySeqs] = sweepAxisCharts(report, frag, palette);
+  assert.equal(byPage!.ariaLabel, 'internal fragmentation (modelled) vs kv_cache.page_size: 2 lines; max_num_seqs=4: lowest 1.0% at page_size 8; max_num_seqs=64: lowest 1.1% at page_size 8');
+  // page_size 32 has only max_num_seqs 4 (32-64 missing).
+  assert.equal(bySeqs!.ariaLabel, 'internal fragmentation (modelled) vs workload.max_num_seqs: 3 lines; page_size=8: lowest 1.0% at max_num_seqs 4; page_size=16: lowest 2.0% at max_num_seqs 4; page_size=32: lowest 4.0% at max_num_seqs 4');
+  // Pool pages (4,096 / page_size) is better neither way: its range, with the unit the cells leave to the header.
+  const pages = SWEEP_METRICS.find((m) => m.key === 'poolPages')!;
+  assert.equal(sweepAxisCharts(report, pages, palette)[0]!.ariaLabel, 'pool pages (modelled) vs kv_cache.page_size: 2 lines; max_num_seqs=4: from 128 pages at page_size 32 to 512 pages at page_size 8; max_num_seqs=64: from 256 pages at page_size 16 to 512 pages at page_size 8');
+  // One axis, one line: no line name, no count; a rate (higher is better) with its unit, every x reaching the best named.
+  const tput = SWEEP_METRICS.find((m) => m.key === 'throughputTokensPerSec')!;
+  const oneAxis: SweepReport = { ...report, axes: [{ key: 'kv_cache.page_size', values: [8, 16, 32] }], total: 3, missing: [],
+    rows: [[8, 1200], [16, 1500], [32, 1500]].map(([ps, t]) => ({ ...row(ps!, 4, 0), id: `${ps}`, values: { 'kv_cache.page_size': ps }, metrics: { throughputTokensPerSec: t } })) };
+  assert.equal(sweepAxisCharts(oneAxis, tput, palette)[0]!.ariaLabel, 'output throughput (modelled) vs kv_cache.page_size: highest 1,500 tokens/s at page_size 16 and 32');
+});
+
 test('the table: every row, the best starred, only the figures the rows have', () => {
   assert.deepEqual(metricsOf(report).map((m) => m.key), ['internalFragmentation', 'poolPages']);
   const t = sweepTable(report);
