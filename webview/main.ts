@@ -187,6 +187,8 @@ sweepMetric.addEventListener('change', () => {
 const sweepExportCsv = button('Export CSV', () => model.sweep && post({ type: 'exportSweep', report: model.sweep }), { id: 'btn-export-sweep-csv', secondary: '' });
 const sweepSummary = el('p', { id: 'sweep-summary' });
 const sweepBest = el('p', { id: 'sweep-best' });
+/** Under the best point, when vLLM would not run it on its GPU: the CLI's line ("not runnable on vLLM: ...", SweepReport best.notOnVllm). */
+const sweepBestVllm = el('p', { id: 'sweep-best-vllm', class: 'warning' });
 const sweepCharts = el('div', { id: 'sweep-charts', class: 'chart-grid' });
 const sweepTableBox = el('div', { id: 'sweep-table' });
 // The panel resized, or the Sweep tab shown (its box has no width while hidden): fit the table again.
@@ -217,7 +219,7 @@ const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.index
     el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
     el('p', { class: 'muted' }, 'Changes are flagged only when neither median lies inside the other run\'s p10–p90 range for that case.'),
     compareResult),
-  el('vscode-tab-panel', {}, sweepRunBar, sweepSummary, sweepBar, sweepBest, sweepCharts, sweepPointsHeading, sweepTableBox, sweepSources),
+  el('vscode-tab-panel', {}, sweepRunBar, sweepSummary, sweepBar, sweepBest, sweepBestVllm, sweepCharts, sweepPointsHeading, sweepTableBox, sweepSources),
 );
 tabs.addEventListener('vsc-tabs-select', (e: Event) => {
   tab = TABS[(e as CustomEvent<{ selectedIndex: number }>).detail.selectedIndex] ?? 'run';
@@ -510,6 +512,7 @@ function renderSweep(): void {
     // While a sweep runs its line above says so; its table comes when it ends.
     sweepSummary.textContent = model.sweepRun?.status === 'running' ? '' : 'No sweep open: run one with the Run sweep code lens on a profile\'s sweep: key (or AttnScope: Run sweep), or open a finished one from History (or AttnScope: Open sweep results). From a terminal: attnscope sweep <profile>, or attnscope merge DIR... for shards.';
     sweepBest.textContent = '';
+    sweepBestVllm.hidden = true;
     sweepCharts.replaceChildren();
     sweepTableBox.replaceChildren();
     sweepSources.replaceChildren();
@@ -519,6 +522,9 @@ function renderSweep(): void {
   const envs = Object.keys(report.environments).length;
   sweepSummary.textContent = `${report.name} · sweep ${report.sweepId} · job ${report.job} · ${report.rows.length} results for ${report.total - report.missing.length} of ${report.total} points${envs > 1 ? ` on ${envs} kinds of machine` : ''}${report.missing.length > 0 ? ` · missing: ${report.missing.map((m) => m.label).join('; ')}` : ''}`;
   sweepBest.textContent = report.best ? `Best point: ${report.best.label} — ${report.best.rule}${report.best.tie ? `; ${report.best.tie}` : ''}.` : 'No point qualifies as best (every point rejected requests or missed the SLO).';
+  const notOnVllm = report.best?.notOnVllm;
+  sweepBestVllm.textContent = notOnVllm ? `not runnable on vLLM: ${notOnVllm}` : '';
+  sweepBestVllm.hidden = !notOnVllm;
   const metrics = sweepMetricsOf(report);
   const chosen = metrics.find((m) => m.key === sweepMetric.dataset.chosen) ?? metrics[0];
   sweepMetric.replaceChildren(...metrics.map((m) => el('vscode-option', m === chosen ? { value: m.key, selected: '' } : { value: m.key }, `${m.label} (${m.source})`)));

@@ -14,6 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { KernelCase, RunResult } from '../../core/protocol/run';
 import type { SweepReport } from '../../core/protocol/sweep';
+import { vllmPageSizeNote } from '../../core/estimate/checks';
 import { partialRun, runId } from '../../extension/history';
 import { run } from '../fixtures/run';
 import { CHROMIUM, launchChromium, openDashboard, root, send, serveDashboard, setTheme, THEMES, waitForPosted, type DashboardServer } from './harness';
@@ -942,6 +943,29 @@ describe('dashboard webview in Chromium', () => {
     await page.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'live.attn.yaml');
     assert.equal(await page.textContent('#run-status'), 'running');
     assert.equal(await page.isVisible('#btn-export-csv'), true);
+  });
+
+  it('a best point vLLM would not run says so under it, in the CLI\'s words (best.notOnVllm, 714738d); a best it runs, nothing', async () => {
+    // The CLI's sentence for page_size 8 on an H100 SXM (runner/sweep/results.ts mergeResults: core/estimate vllmPageSizeNote).
+    const note = vllmPageSizeNote(8, 'H100 SXM', 'cuda')!.text;
+    const report = (best: SweepReport['best']): SweepReport => ({
+      schema: 1, kind: 'attnscope-sweep-report', tool: 't', createdAt: '', sweepId: 'cd34', name: 'vllm-pages.attn.yaml', job: 'simulate',
+      axes: [{ key: 'kv_cache.page_size', values: [8, 16] }], total: 2,
+      rows: [8, 16].map((ps, index) => ({ id: `p${ps}`, index, values: { 'kv_cache.page_size': ps }, label: `page_size=${ps}`, environmentKey: 'e1', status: 'ok' as const, metrics: { throughputTokensPerSec: 100 + 16 - ps }, file: `p${ps}.json` })),
+      missing: [], duplicates: [], environments: { e1: run.environment }, best,
+    });
+    const rule = 'highest output throughput (modelled) among points that rejected no request';
+    await send(page, { type: 'showSweep', report: report({ id: 'p8', environmentKey: 'e1', label: 'page_size=8', rule, notOnVllm: note }) });
+    await page.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'vllm-pages.attn.yaml · sweep');
+    assert.equal(await page.textContent('#sweep-best'), `Best point: page_size=8 — ${rule}.`);
+    assert.equal(await page.textContent('#sweep-best-vllm'), `not runnable on vLLM: ${note}`);
+    assert.equal(await page.isVisible('#sweep-best-vllm'), true);
+    await send(page, { type: 'showSweep', report: report({ id: 'p16', environmentKey: 'e1', label: 'page_size=16', rule }) });
+    await page.waitForFunction(() => document.querySelector('#sweep-best')?.textContent?.startsWith('Best point: page_size=16'));
+    assert.equal(await page.isVisible('#sweep-best-vllm'), false);
+    // Back on the Run tab, as the tests after this one expect.
+    await page.locator('vscode-tab-header').first().click();
+    await page.waitForFunction(() => !document.querySelector('#run-title')?.textContent?.endsWith(' · sweep'));
   });
 
   // s28 newcomer-ed 5: after a reload or a closed and reopened dashboard the Sweep tab sent the user
