@@ -122,6 +122,31 @@ function unreadModelHint(raw: string): string {
   return 'check the path, relative to this profile';
 }
 
+/** How many model config reads {@link modelConfigRead} keeps (a sweep over `model` alternates between its axis's configs). */
+const MODEL_READS_KEPT = 8;
+/** readModelConfig's results by path and text, the least recently used first. */
+const modelReads = new Map<string, ReadResult<ModelSpec>>();
+
+/**
+ * readModelConfig(text, path), kept by the config's path and text: a sweep's points (256 in the
+ * editor, every one in `attnscope sweep`) and each keystroke's analysis of a profile read the
+ * same config.json, and its parse was most of their cost (s35: 25% of the language server's CPU
+ * per keystroke in a 2,992-line profile). Callers share the result, which no reader mutates.
+ */
+function modelConfigRead(text: string, path: string): ReadResult<ModelSpec> {
+  const key = `${path}\0${text}`;
+  const kept = modelReads.get(key);
+  if (kept !== undefined) {
+    modelReads.delete(key);
+    modelReads.set(key, kept);
+    return kept;
+  }
+  const read = readModelConfig(text, path);
+  if (modelReads.size >= MODEL_READS_KEPT) modelReads.delete(modelReads.keys().next().value!);
+  modelReads.set(key, read);
+  return read;
+}
+
 /** Resolves `model:` given as a path: relative to the profile; a folder means its config.json. */
 function readModelPath(
   value: ValueNode,
@@ -163,7 +188,7 @@ function readModelPath(
     });
     return { spec: null, path: null };
   }
-  const read = readModelConfig(text, path);
+  const read = modelConfigRead(text, path);
   problems.push(...read.problems);
   const errors = read.problems.filter((p) => p.severity === 'error');
   if (errors.length > 0) {

@@ -57,6 +57,23 @@ test('a sweep block expands to the Cartesian product, first axis slowest, each p
   assert.equal(plan.job, 'simulate');
 });
 
+test('the points of a sweep share one read of each model config: one parse per config text, not one per point', () => {
+  // s35: the editor read its first 256 points per keystroke, each parsing the same config.json again (25% of
+  // the language server's CPU per keystroke in a 2,992-line profile). Sharing the read object is the proof of one parse.
+  const { dir, file } = workspace(`${BASE}sweep:\n  axes:\n    kv_cache.page_size: [8, 16, 32]\n    model: [./tiny/config.json, ./deep/config.json]\n`);
+  mkdirSync(join(dir, 'deep'));
+  writeFileSync(join(dir, 'deep', 'config.json'), TINY_CONFIG.replace('"num_hidden_layers":2', '"num_hidden_layers":4'));
+  const plan = loadSweep(file);
+  assert.equal(plan.points.length, 6);
+  const models = (name: string) => plan.points.filter((p) => p.profile.modelPath === join(dir, name, 'config.json')).map((p) => p.profile.model);
+  const [tiny, deep] = [models('tiny'), models('deep')];
+  assert.equal(tiny.length, 3);
+  assert.equal(deep.length, 3);
+  assert.ok(tiny.every((m) => m === tiny[0]) && deep.every((m) => m === deep[0]));
+  // Two texts, two reads: 2 and 4 layers as written.
+  assert.deepEqual([tiny[0]!.numLayers, deep[0]!.numLayers], [2, 4]);
+});
+
 test('point ids: SHA-256 of the canonical {key: value}, the same whatever the axis order or the other values', () => {
   // Independent computation: keys sorted, compact JSON.
   assert.equal(pointId({ 'kv_cache.page_size': 16, 'workload.max_num_seqs': 64 }), sha12('{"kv_cache.page_size":16,"workload.max_num_seqs":64}'));
