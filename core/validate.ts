@@ -10,7 +10,9 @@
  * profile that read (core/estimate/checks.ts checkProfile, and the pool a workload simulation
  * cannot size: poolSizeProblem), or, when some keys have errors, the cross-key checks (where
  * schema errors stopped the read before them) and deployment checks that read none of those keys,
- * on the profile of the other keys; and on request a profile's sweep block.
+ * on the profile of the other keys. Not a profile's sweep block: the language server checks it
+ * when it publishes diagnostics (core/config/sweep.ts sweepProblems), `attnscope sweep` reads
+ * every point before it runs.
  *
  * Severity is the editor's. A run gives it {@link runSeverity}: a deployment check compares the
  * profile with a device or the kernels, and its figures are the answer to "does it fit", so it
@@ -24,14 +26,12 @@ import {
   readsAsProfile,
   parseProfileOrConfig,
   parseProfileText,
-  sweepProblems,
   type ParsedTree,
   type Problem,
   type Profile,
   type ProfileHost,
   type PropertyNode,
   type Severity,
-  type SweepBlock,
   type ValueNode,
   withCrossKeyChecks,
 } from './config/index';
@@ -73,18 +73,10 @@ export interface ProfileValidation {
    * there are any, the tree is the parser's guess past them, and so are the other problems.
    */
   parseErrors: Problem[];
-  /** A profile's `sweep:` block and how many points it expands to; null without one or when not asked. */
-  sweep: { block: SweepBlock; points: number } | null;
 }
 
 /** Options of {@link validateProfileTree}. */
 export interface ValidateOptions {
-  /**
-   * Read the profile's `sweep:` block and check its points (core/config/sweep.ts sweepProblems).
-   * The editor does; the CLI's commands that run one profile do not run its sweep (`attnscope
-   * sweep` reads every point itself before it runs).
-   */
-  sweep?: boolean;
   /** Read the file as a profile whatever its name says (the CLI's /dev/fd/63 whose text is one: readsAsProfile). */
   asProfile?: boolean;
 }
@@ -116,7 +108,7 @@ export function validateProfileTree(parsed: ParsedTree, file: string, host: Prof
   const values = asProfile ? readProfileValues(parsed, file, host) : null;
   const read = values !== null ? withCrossKeyChecks(parsed.root, values) : readProfileOrConfigTree(parsed, file, host);
   const parseErrors = parsed.problems.filter((p) => p.severity === 'error');
-  const out: ProfileValidation = { profile: read.value, estimate: null, partial: null, problems: read.problems, parseErrors, sweep: null };
+  const out: ProfileValidation = { profile: read.value, estimate: null, partial: null, problems: read.problems, parseErrors };
   if (out.profile !== null) {
     out.estimate = estimate(out.profile);
     out.problems.push(...deploymentProblems(out.profile, out.estimate));
@@ -127,14 +119,6 @@ export function validateProfileTree(parsed: ParsedTree, file: string, host: Prof
     out.partial = without.partial;
     // The checks that do not read an invalid key stay (the fp8 KV warning beside an error at max_model_len).
     if (out.partial !== null) out.problems.push(...checksIndependentOf(out.partial.profile, out.partial.estimate, out.partial.invalid));
-  }
-  if (options.sweep === true && asProfile) {
-    // Every point re-reads the model config: read it once.
-    const once = new Map<string, string | null>();
-    const cached: ProfileHost = { readFile: (p) => (once.has(p) ? once.get(p)! : (once.set(p, host.readFile(p)), once.get(p)!)) };
-    const sweep = sweepProblems(parsed.root, file, cached, out.problems);
-    out.problems.push(...sweep.problems);
-    out.sweep = sweep.block ? { block: sweep.block, points: sweep.points } : null;
   }
   return out;
 }

@@ -32,6 +32,7 @@ import { parseJsonTree } from '../core/config/tree';
 import { readModelConfig } from '../core/config/model';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { LspClient, positionAt } from '../test/lsp/harness';
+import type { Analysis, FileHost } from '../server/analysis';
 
 const root = join(__dirname, '..');
 const args = process.argv.slice(2);
@@ -115,17 +116,20 @@ export function seqLensProfile(n: number): string {
 /** The server modules the per-edit timing runs: this tree's, or another checkout's (`--base`). */
 interface ServerModules {
   analyze: typeof import('../server/analysis').analyze;
-  toDiagnostics: typeof import('../server/diagnostics').toDiagnostics;
+  /** The analysis's diagnostics, its sweep checked. */
+  diagnostics(a: Analysis, host: FileHost): unknown;
   documentHints: typeof import('../server/hints').documentHints;
 }
 
 function serverModules(tree: string): ServerModules {
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const { analyze } = require(join(tree, 'server', 'analysis.ts')) as typeof import('../server/analysis');
-  const { toDiagnostics } = require(join(tree, 'server', 'diagnostics.ts')) as typeof import('../server/diagnostics');
+  const { analyze, checkedProblems } = require(join(tree, 'server', 'analysis.ts')) as Partial<typeof import('../server/analysis')> & Pick<typeof import('../server/analysis'), 'analyze'>;
+  const { toDiagnostics } = require(join(tree, 'server', 'diagnostics.ts')) as { toDiagnostics: (...args: unknown[]) => unknown };
   const { documentHints } = require(join(tree, 'server', 'hints.ts')) as typeof import('../server/hints');
   /* eslint-enable @typescript-eslint/no-require-imports */
-  return { analyze, toDiagnostics, documentHints };
+  // A base tree from before checkedProblems (s35) checked the sweep in analyze: toDiagnostics(a, capabilities).
+  const diagnostics = (a: Analysis, host: FileHost): unknown => (checkedProblems ? toDiagnostics(a, checkedProblems(a, host), {}) : toDiagnostics(a, {}));
+  return { analyze, diagnostics, documentHints };
 }
 
 /** The kinds of edit timed, each a function of the current text giving the next (applied in turn, so the text returns to its start after each cycle). */
@@ -175,7 +179,7 @@ function editCosts(text: string, trees: ServerModules[], cycles: number): number
       trees.forEach((m, t) => {
         times[t]![k]!.push(cpuMs(() => {
           const a = m.analyze(doc, host, previous[t]);
-          m.toDiagnostics(a, {});
+          m.diagnostics(a, host);
           try {
             m.documentHints(a, []);
           } catch (err) {

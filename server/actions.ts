@@ -261,11 +261,11 @@ function overlaps(a: Range, b: Range): boolean {
  * an overlapping range — never by exact range, which clients that count columns otherwise
  * (Neovim: UTF-8 bytes) do not hand back as sent.
  */
-export function codeActions(a: Analysis, params: CodeActionParams): CodeAction[] {
+export function codeActions(a: Analysis, problems: readonly Problem[], params: CodeActionParams): CodeAction[] {
   const only = params.context.only;
   if (only !== undefined && !only.some((k) => CodeActionKind.QuickFix.startsWith(k))) return [];
   const actions: CodeAction[] = [];
-  const current = a.problems.map((p) => ({ problem: p, key: problemKey(p), diagnostic: toDiagnostic(a, p, {}) }));
+  const current = problems.map((p) => ({ problem: p, key: problemKey(p), diagnostic: toDiagnostic(a, p, {}) }));
   for (const d of params.context.diagnostics) {
     if (d.source !== DIAGNOSTIC_SOURCE) continue;
     const key = (d.data as { key?: unknown } | undefined)?.key;

@@ -123,7 +123,7 @@ export function applies(p: Problem): boolean {
   return !(p.severity === 'info' && p.code === 'head-dim-unsupported' && !mayHaveNvidiaGpu());
 }
 
-/** All diagnostics of the analysed document (the problems that apply on this machine). */
-export function toDiagnostics(a: Analysis, capabilities: ClientCapabilities): Diagnostic[] {
-  return a.problems.filter(applies).map((p) => toDiagnostic(a, p, capabilities));
+/** The diagnostics of `problems` (the analysed document's: analysis.ts checkedProblems) that apply on this machine. */
+export function toDiagnostics(a: Analysis, problems: readonly Problem[], capabilities: ClientCapabilities): Diagnostic[] {
+  return problems.filter(applies).map((p) => toDiagnostic(a, p, capabilities));
 }

@@ -4,14 +4,18 @@
  * from disk through the same analysis.
  */
 import { TextDocument } from 'vscode-languageserver-textdocument';
+import type { Problem } from '../core/config';
 import type { ResolveProfileRequest } from '../core/protocol/lsp';
-import { analyze } from './analysis';
+import { analyze, checkedProblems, type Analysis } from './analysis';
 import type { Workspace } from './workspace';
 import { uriToPath } from './paths';
 
 export function resolveProfile(workspace: Workspace, params: ResolveProfileRequest.Params): ResolveProfileRequest.Result {
-  let a = workspace.analysis(params.uri);
-  if (a === null) {
+  const open = workspace.problems(params.uri);
+  let a: Analysis;
+  let problems: Problem[];
+  if (open !== null) ({ analysis: a, problems } = open);
+  else {
     const path = uriToPath(params.uri);
     const host = workspace.fileHost();
     const text = path === null ? null : host.readFile(path);
@@ -23,6 +27,7 @@ export function resolveProfile(workspace: Workspace, params: ResolveProfileReque
       };
     }
     a = analyze(TextDocument.create(params.uri, path!.endsWith('.json') ? 'json' : 'yaml', 0, text), host);
+    problems = checkedProblems(a, host);
   }
   if (a.kind === 'other') {
     return {
@@ -38,5 +43,5 @@ export function resolveProfile(workspace: Workspace, params: ResolveProfileReque
       ],
     };
   }
-  return { profile: a.profile, estimate: a.estimate, problems: a.problems };
+  return { profile: a.profile, estimate: a.estimate, problems };
 }

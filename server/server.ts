@@ -75,8 +75,8 @@ export function startServer(connection: Connection): void {
     {
       version: (uri) => documents.get(uri)?.version ?? null,
       diagnostics: (uri) => {
-        const a = workspace.analysis(uri);
-        return a === null ? [] : toDiagnostics(a, capabilities);
+        const found = workspace.problems(uri);
+        return found === null ? [] : toDiagnostics(found.analysis, found.problems, capabilities);
       },
     },
     DEFAULT_VALIDATION_DELAY_MS,
@@ -199,8 +199,8 @@ export function startServer(connection: Connection): void {
 
   connection.onCodeAction((params, token) =>
     runSafe(log, token, 'codeAction', [], () => {
-      const a = workspace.analysis(params.textDocument.uri);
-      return a === null ? [] : codeActions(a, params);
+      const found = workspace.problems(params.textDocument.uri);
+      return found === null ? [] : codeActions(found.analysis, found.problems, params);
     }),
   );
 

@@ -8,7 +8,8 @@
 import { readFileSync } from 'node:fs';
 import type { TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { analyze, type Analysis, type FileHost } from './analysis';
+import type { Problem } from '../core/config';
+import { analyze, checkedProblems, type Analysis, type FileHost } from './analysis';
 import { carryHints, documentHints, type AnchoredHint } from './hints';
 import { uriToPath } from './paths';
 import type { ErrorLog } from './safe';
@@ -75,6 +76,22 @@ export class Workspace {
     return this.current(uri)?.analysis ?? null;
   }
 
+  /**
+   * Every problem of the open document `uri` at its current version, its sweep's points checked
+   * (analysis.ts checkedProblems, once per version; the files they read become dependencies like
+   * the analysis's own); null when it is not open.
+   */
+  problems(uri: string): { analysis: Analysis; problems: Problem[] } | null {
+    const entry = this.current(uri);
+    if (entry === null) return null;
+    const a = entry.analysis;
+    const unchecked = a.sweepChecked === null;
+    const before = a.reads.length;
+    const problems = checkedProblems(a, this.fileHost());
+    if (unchecked) this.record(uri, a.reads.slice(before), a.sweepChecked!);
+    return { analysis: a, problems };
+  }
+
   /** The inlay hints of the open document `uri` at its current version (hints.ts documentHints); null when it is not open. */
   hints(uri: string): { analysis: Analysis; hints: AnchoredHint[] } | null {
     const entry = this.current(uri);
@@ -91,19 +108,24 @@ export class Workspace {
     const previous = cached?.analysis;
     const result = analyze(doc, this.fileHost(), previous);
     this.outdated.delete(uri);
-    for (const p of result.problems) if (p.code === 'internal-error') this.log.error(`${uri} v${doc.version}: ${p.message}`);
     const carried = result.profile === null && previous !== undefined && previous.file === result.file
       ? carryHints(previous, cached!.hints ?? documentHints(previous, cached!.carried), result)
       : [];
     const entry: Cached = { analysis: result, carried };
     this.cache.set(uri, entry);
-    for (const path of result.reads) {
+    this.record(uri, result.reads, result.problems);
+    return entry;
+  }
+
+  /** Records files an analysis of `uri` read (it depends on them) and logs the internal errors among its problems. */
+  private record(uri: string, reads: readonly string[], problems: readonly Problem[]): void {
+    for (const p of problems) if (p.code === 'internal-error') this.log.error(`${uri} v${this.documents.get(uri)?.version}: ${p.message}`);
+    for (const path of reads) {
       this.onRead?.(path);
       let set = this.dependents.get(path);
       if (set === undefined) this.dependents.set(path, (set = new Set()));
       set.add(uri);
     }
-    return entry;
   }
 
   /** Reads other files: an open document's current text first, else the disk; null when unreadable. */

@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { analyze, KEPT_LIST_ITEMS, reuseTree, type Analysis, type FileHost } from '../../server/analysis';
+import { analyze, checkedProblems, KEPT_LIST_ITEMS, reuseTree, type Analysis, type FileHost } from '../../server/analysis';
 import { toDiagnostics } from '../../server/diagnostics';
 import { documentHints } from '../../server/hints';
 import { root } from './harness';
@@ -127,7 +127,7 @@ function randomEdit(rnd: () => number, text: string): { text: string; outside: b
 
 /** Everything a client sees of an analysis, and its tree and problems. */
 function observed(a: Analysis): unknown {
-  return { tree: a.tree, problems: a.problems, diagnostics: toDiagnostics(a, {}), hints: documentHints(a, []), profile: a.profile !== null };
+  return { tree: a.tree, problems: a.problems, diagnostics: toDiagnostics(a, checkedProblems(a, host), {}), hints: documentHints(a, []), profile: a.profile !== null };
 }
 
 test('random edits, mostly inside lists of numbers: the incremental analysis equals the full one (tree, problems, diagnostics, hints)', () => {

@@ -5,12 +5,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CancellationTokenSource, LSPErrorCodes, ResponseError } from 'vscode-languageserver';
+import { CancellationTokenSource, LSPErrorCodes, ResponseError, type TextDocuments } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { parseProfileOrConfig } from '../../core/config';
 import { analyze, reuseTree, type FileHost } from '../../server/analysis';
 import { carryHints, documentHints } from '../../server/hints';
+import { codeLenses } from '../../server/lenses';
 import { runSafe } from '../../server/safe';
+import { Workspace } from '../../server/workspace';
 import { fixture } from './harness';
 
 const log = (): { error(m: string): void; messages: string[] } => {
@@ -148,4 +150,48 @@ test('carried hints: an edit on the hint line or one that joins it to the line a
   assert.deepEqual(broken(text.replace('  memory_gib', '"  memory_gib')), where(good));
   // A key of the inline model emptied: the weights hint on `model:` spans the whole mapping, so it goes; KV per token stays.
   assert.deepEqual(broken(text.replace('vocab_size: 128256', 'vocab_size: "')), ['4:24 model.num_key_value_heads', '9:15 kv_cache.page_size', '12:23 prefill.seq_lens']);
+});
+
+test("typing in a profile with a sweep reads none of its points for hints, lenses or hover; its diagnostics read each once per version", () => {
+  // s35: reading the first 256 points on every keystroke's hint and lens requests was 70% of the server's CPU per
+  // keystroke in a 2,992-line profile. Here the axis sweeps `model`, so that each point's read shows as a read of its config.
+  const config = fixture('../../examples/llama-3.1-8b/config.json').text;
+  const docs = new Map<string, TextDocument>();
+  const reads = new Map<string, number>();
+  const documents = { get: (uri: string) => ((reads.set(uri, (reads.get(uri) ?? 0) + 1)), docs.get(uri)) } as unknown as TextDocuments<TextDocument>;
+  const workspace = new Workspace(documents, log());
+  const configUri = (name: string): string => `file:///w/${name}/config.json`;
+  for (const name of ['m0', 'm1', 'm2', 'm3']) {
+    // m3 has 7 KV heads for 32 query heads: an error of its points only.
+    docs.set(configUri(name), TextDocument.create(configUri(name), 'json', 1, name === 'm3' ? config.replace('"num_key_value_heads": 8', '"num_key_value_heads": 7') : config));
+    workspace.opened(configUri(name));
+  }
+  const uri = 'file:///w/typing.attn.yaml';
+  const text = fixture('../../examples/llama-3.1-8b.attn.yaml').text.replace('./llama-3.1-8b/config.json', './m0/config.json') +
+    'sweep:\n  axes:\n    model: [./m1/config.json, ./m2/config.json, ./m3/config.json]\n';
+  docs.set(uri, TextDocument.create(uri, 'yaml', 1, text));
+  workspace.opened(uri);
+  const points = (): number[] => ['m1', 'm2', 'm3'].map((name) => reads.get(configUri(name)) ?? 0);
+  // Ten keystrokes in a comment on the dtype line, each followed by what the editor asks for while the user types.
+  const line = text.split('\n').findIndex((l) => l.startsWith('dtype:'));
+  for (let i = 0; i < 10; i++) {
+    const doc = docs.get(uri)!;
+    const character = doc.getText().split('\n')[line]!.length;
+    docs.set(uri, TextDocument.update(doc, [{ range: { start: { line, character }, end: { line, character } }, text: i === 0 ? ' #' : 'x' }], doc.version + 1));
+    const found = workspace.hints(uri)!;
+    assert.equal(found.analysis.version, i + 2);
+    assert.equal(found.analysis.sweep?.points, 3, 'the points hint and the Run sweep lens still count the points');
+    codeLenses(workspace.analysis(uri)!, true);
+  }
+  assert.deepEqual(points(), [0, 0, 0], 'no sweep point was read while typing');
+  // The diagnostics of the last version (what the debounced check publishes): each point read once, m3's error among them.
+  const checked = workspace.problems(uri)!;
+  assert.deepEqual(points(), [1, 1, 1]);
+  assert.ok(checked.problems.some((p) => p.severity === 'error' && p.message.startsWith('sweep point model=./m3/config.json')), JSON.stringify(checked.problems.map((p) => p.message)));
+  assert.equal(checked.problems.filter((p) => p.message.startsWith('sweep point')).length, checked.analysis.sweepChecked!.length);
+  // Asked again (quick fixes for these diagnostics): nothing read again.
+  workspace.problems(uri);
+  assert.deepEqual(points(), [1, 1, 1]);
+  // A point's config is a dependency of the profile, as the analysis's own reads are.
+  assert.deepEqual(workspace.fileChanged('/w/m3/config.json'), [uri]);
 });
