@@ -4,13 +4,15 @@
  * waits for while typing; the server's debounce is set to 0 so only the work is timed).
  * Documents: every config in test/fixtures/configs, and a generated 2,000-line profile (YAML
  * and JSON), also with an invalid value and with a syntax error elsewhere (hints computed from the
- * valid keys, or kept from the previous version). Each edit rewrites one number (a value the
+ * valid keys, or kept from the previous version), and the llama example with a sweep axis of
+ * 2,960 values (its diagnostics check 256 points). Each edit rewrites one number (a value the
  * estimate depends on). Prints the median,
  * p10 and p90 per document and overall; the target is a median under 10 ms per edit.
  * Usage: npm run bench:lsp [-- --edits N]
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { LspClient, positionAt } from '../test/lsp/harness';
 
@@ -125,6 +127,10 @@ async function main(): Promise<void> {
   for (const [what, from, to] of [['invalid value', 'arrival_rate: 8', 'arrival_rate: -8'], ['syntax error', 'requests: 2000', 'requests: [2000']] as const) {
     docs.push({ name: `generated.attn.yaml, ${what}`, uri: `file:///bench/${what.replace(' ', '-')}.attn.yaml`, text: yaml.replace(from, to), key: /page_size: (\d+)/, values: ['16', '32'] });
   }
+  // A long sweep axis (s34 newcomer-ed 4: the llama example and 2,960 seeds, 2,992 lines): its diagnostics read the first 256 points.
+  const seeds = Array.from({ length: 2960 }, (_, i) => `      - ${i + 1}`).join('\n');
+  const swept = `${readFileSync(join(root, 'examples', 'llama-3.1-8b.attn.yaml'), 'utf8')}sweep:\n  axes:\n    workload.seed:\n${seeds}\n`;
+  docs.push({ name: `llama-3.1-8b + sweep (${swept.split('\n').length - 1} lines)`, uri: pathToFileURL(join(root, 'examples', 'bench-sweep.attn.yaml')).href, text: swept, key: /page_size: (\d+)/, values: ['16', '32'] });
   const client = await LspClient.start({ validationDelayMs: 0 });
   const all: number[] = [];
   console.log(`diagnostics + inlay hints after one edit, ${EDITS} edits per document (ms)`);
