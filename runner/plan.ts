@@ -8,7 +8,7 @@
  */
 import { totalmem } from 'node:os';
 import { isFp8KvDtype, type Dtype, type Profile } from '../core/config/types';
-import { headsPerGpu, kvHeadsPerGpu } from '../core/estimate';
+import { headsPerGpu, isChunkedLocalAttention, kvHeadsPerGpu } from '../core/estimate';
 import { KERNEL_LIMITS } from '../core/estimate/checks';
 import { mlaDecodeHeadDim, mlaPrefillHeadDim } from '../core/kernelLimits';
 import { formatBytes, formatCount } from '../core/format';
@@ -79,7 +79,10 @@ export function windowCoverage(profile: Profile, quick: boolean): string | null 
   const covered = [...list('prefill N', prefill), ...list('decode ctx', decode)];
   if (covered.length === 0) return null;
   const count = prefill.length + decode.length;
-  return `the sliding window (${formatCount(w)} tokens) covers ${covered.join(' and ')} whole, where sliding-window attention is full attention: ${count === 1 ? 'that length is' : 'those lengths are'} benchmarked once, as full attention, not again under a window label`;
+  // Llama 4's chunked attention: a sequence of N <= the chunk is one chunk, attended whole as well.
+  const what = isChunkedLocalAttention(profile.model) ? `the attention chunk (attention_chunk_size ${formatCount(w)} tokens)` : `the sliding window (${formatCount(w)} tokens)`;
+  const kind = isChunkedLocalAttention(profile.model) ? 'chunked' : 'sliding-window';
+  return `${what} covers ${covered.join(' and ')} whole, where ${kind} attention is full attention: ${count === 1 ? 'that length is' : 'those lengths are'} benchmarked once, as full attention, not again under a window label`;
 }
 
 /** KV dtype the kernels run with: fp8 KV is estimate-only on CPU, so decode then runs in the Q dtype. */

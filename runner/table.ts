@@ -4,7 +4,7 @@
  */
 import type { Profile, QuantizationSpec } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
-import { kvHeadsPerGpu, quantizedScopeText } from '../core/estimate';
+import { kvHeadsPerGpu, quantizedScopeText, quantizedWidthText } from '../core/estimate';
 import { blocksPerRequestFormula, poolBlocksText } from '../core/estimate/layout';
 import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate, fractionText, formatSignificant, isMemoryBound, loadAverageText, perGpuCaseText, perGpuCasesHeader } from '../core/format';
 import type { KernelCase, RunResult } from '../core/protocol/run';
@@ -130,14 +130,14 @@ function tpKvShareText(m: Estimate['model'], tp: number): string {
 }
 
 /** The memory estimate as labelled lines. */
-export function formatEstimate(e: Estimate, title: string, opts: { tensorParallelSize?: number; weightsQuantization?: QuantizationSpec | null } = {}): string {
+export function formatEstimate(e: Estimate, title: string, opts: { tensorParallelSize?: number; weightsQuantization?: { spec: QuantizationSpec; width: string } | null } = {}): string {
   const m = e.model;
   const tp = opts.tensorParallelSize ?? 1;
   const perGpu = tp > 1 ? ' per GPU' : '';
   const lines: string[] = [];
   const q = opts.weightsQuantization;
-  const weightsDtype = q ? `${m.dtype} (${quantizedScopeText(q)} ${q.method} at ${q.bitsPerWeight} bits)` : m.dtype;
-  lines.push(`${title}: ${m.attention.toUpperCase()} L=${m.numLayers} H=${m.numHeads} H_kv=${m.numKvHeads} head_dim=${m.headDim} hidden=${m.hiddenSize}${m.slidingWindow ? ` sliding_window=${m.slidingWindow}` : ''}, weights ${weightsDtype}${e.hasKvCache ? `, KV ${e.kvDtype}` : ', no KV cache'}${tp > 1 ? `, tensor parallel ${tp}` : ''}`);
+  const weightsDtype = q ? `${m.dtype} (${quantizedScopeText(q.spec)} ${q.spec.method} at ${q.width})` : m.dtype;
+  lines.push(`${title}: ${m.attention.toUpperCase()} L=${m.numLayers} H=${m.numHeads} H_kv=${m.numKvHeads} head_dim=${m.headDim} hidden=${m.hiddenSize}${m.slidingWindow ? ` sliding_window=${m.slidingWindow}` : ''}${m.attentionChunkSize ? ` attention_chunk_size=${m.attentionChunkSize} (chunked attention)` : ''}, weights ${weightsDtype}${e.hasKvCache ? `, KV ${e.kvDtype}` : ', no KV cache'}${tp > 1 ? `, tensor parallel ${tp}` : ''}`);
   const params = e.paramsActive !== e.paramsTotal
     ? `${formatCount(e.paramsTotal)} total, ${formatCount(e.paramsActive)} active per token without the input embedding (${formatCount(e.paramsTotal - e.params.experts + e.params.expertsActive)} with it)`
     : formatCount(e.paramsTotal);
@@ -187,8 +187,9 @@ function budgetLines(e: Estimate, perGpu: string): string[] {
 
 /** formatEstimate with the profile's tensor parallelism and the weights' quantization labelled. */
 export function formatEstimateOf(profile: Profile, e: Estimate, title: string): string {
-  const q = profile.model.quantization;
-  return formatEstimate(e, title, { tensorParallelSize: profile.device.tensorParallelSize, weightsQuantization: q });
+  const spec = profile.model.quantization;
+  const width = quantizedWidthText(profile.model);
+  return formatEstimate(e, title, { tensorParallelSize: profile.device.tensorParallelSize, weightsQuantization: spec && width ? { spec, width } : null });
 }
 
 /** The whole run for the terminal: environment line, estimate, kernel table. */

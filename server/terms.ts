@@ -4,7 +4,7 @@
  * one table; each inlay hint's tooltip shows the rows behind its figure.
  */
 import type { ModelSpec } from '../core/config';
-import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, kvBytesForSequence, kvHeadsPerGpu, maxNumSeqsOf, poolBlocksText, quantizedParams, quantizedScopeText, requestReservation, type AttentionWorkspace } from '../core/estimate';
+import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, kvBytesForSequence, kvHeadsPerGpu, maxNumSeqsOf, poolBlocksText, quantizedScopeText, quantizedWeights, quantizedWidthText, requestReservation, type AttentionWorkspace } from '../core/estimate';
 import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import type { Analysis } from './analysis';
 
@@ -58,12 +58,13 @@ export function termRows(a: Analysis): TermRow[] {
     });
   }
   const q = m.quantization;
+  const qw = q ? quantizedWeights(m, e.params) : null;
   rows.push({
     id: 'weights',
     term: 'Weights',
-    // What weightsBytes charges: the quantized parameters (quantizedParams: gpt-oss's mxfp4 only
-    // its routed experts, attention stays in dtype) at their width, the rest at the dtype's bytes.
-    formula: `${q ? `${quantizedScopeText(q)} ${formatParams(quantizedParams(q, e.params))} · ${q.bitsPerWeight} bits (${q.method}) + the rest ${formatParams(e.paramsTotal - quantizedParams(q, e.params))} · ${dtypeBytes(p.dtype)} B (${p.dtype})` : `parameters · ${dtypeBytes(p.dtype)} B (${p.dtype})`}${tp > 1 ? `, ÷ ${tp} GPUs` : ''}`,
+    // What weightsBytes charges: the quantized parameters (quantizedWeights: gpt-oss's mxfp4 only
+    // its routed experts, attention stays in dtype) at their stored width, the rest at the dtype's bytes.
+    formula: `${q && qw ? `${quantizedScopeText(q)} ${formatParams(qw.params)} · ${quantizedWidthText(m, qw)} (${q.method}) + the rest ${formatParams(e.paramsTotal - qw.params)} · ${dtypeBytes(p.dtype)} B (${p.dtype})` : `parameters · ${dtypeBytes(p.dtype)} B (${p.dtype})`}${tp > 1 ? `, ÷ ${tp} GPUs` : ''}`,
     value: tp > 1 ? `${formatBytes(e.weightsBytesPerGpu)} per GPU, ${formatBytes(e.weightsBytes)} on ${tp} GPUs` : formatBytes(e.weightsBytes),
     keys: ['dtype', 'torch_dtype', 'quantization_config', 'tensor_parallel_size', ...shapeKeys],
   });

@@ -307,12 +307,19 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
         layerFrequency: r.num(null, ['moe_layer_freq', 'decoder_sparse_step', 'interleave_moe_layer_step']) ?? 1,
         mlpOnlyLayers: mlpOnly,
         routerBias: family === 'gpt_oss' || topkMethod === 'noaux_tc',
+        sharedExpertGate: (family === 'qwen2_moe' || family === 'qwen3_next') && (sharedInter ?? 0) > 0,
       };
     } else if (expertInter === undefined) {
       r.missing('intermediateSize', ['moe_intermediate_size'], 'the size of one expert MLP is needed for parameter counts');
     }
   }
   let intermediateSize = interFound ?? moe?.expertIntermediateSize;
+  if (intermediateSize === undefined && hiddenSize !== undefined && family === 'mpt') {
+    // MPT: the MLP is expansion_ratio · d_model wide (MPTConfig's default 4; vLLM mpt.py MPTMLP:
+    // intermediate_size = config.expansion_ratio * hidden_size).
+    const ratio = r.num('intermediateSize', ['expansion_ratio'], { integer: false, min: Number.MIN_VALUE, max: Math.floor(MAX_WIDTH / hiddenSize) });
+    intermediateSize = Math.round((ratio ?? 4) * hiddenSize);
+  }
   if (intermediateSize === undefined && hiddenSize !== undefined) {
     intermediateSize = 4 * hiddenSize;
     // Present but invalid: its error already stands at the value; "no intermediate_size" would contradict it.

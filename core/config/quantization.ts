@@ -1,15 +1,20 @@
-/** quantization_config of a HuggingFace config -> bits per weight (core/config/model.ts reads it). */
+/** quantization_config of a HuggingFace config -> how the published weights are stored (core/config/model.ts reads it). */
 import type { KeyReader } from './keys';
 import { getProperty, type ValueNode } from './tree';
-import type { QuantizationSpec } from './types';
+import type { GroupedQuantization, QuantizationSpec } from './types';
 
 /**
- * quantization_config -> bits per weight. fp8 (DeepSeek-V3 block-wise e4m3): 8 bits on every
- * linear layer. mxfp4 (gpt-oss): 4-bit e2m1 values plus one 8-bit scale per 32 = 4.25 bits,
- * routed experts only (its modules_to_not_convert keeps attention, router and embeddings in
- * bf16). AWQ / GPTQ: `bits` plus a 16-bit scale and zero per group (group_size, default 128).
- * compressed-tensors (llm-compressor): the first config group's weights.num_bits (+ scales per
- * group_size). bitsandbytes: NF4 4.5 bits (fp32 absmax per 64), int8 8 bits. fbgemm_fp8: 8.
+ * quantization_config -> how the weights are stored. fp8 (DeepSeek-V3 block-wise e4m3): 8 bits
+ * on every linear layer. mxfp4 (gpt-oss): 4-bit e2m1 values plus one 8-bit scale per 32 = 4.25
+ * bits, routed experts only (its modules_to_not_convert keeps attention, router and embeddings
+ * in bf16). bitsandbytes: NF4 4.5 bits (fp32 absmax per 64), int8 8 bits. fbgemm_fp8: 8.
+ * Integer formats stored in groups keep their layout ({@link GroupedQuantization}, counted tensor
+ * by tensor in core/estimate quantizedWeights): AWQ (vLLM awq.py AWQLinearMethod: qweight, qzeros
+ * packed `bits` a value in int32, fp16 scales per group; modules_to_not_convert), GPTQ (gptq.py
+ * GPTQLinearMethod: the same plus g_idx, one int32 per input; group_size -1 is one group over the
+ * whole input; lm_head; dynamic "-:" patterns), and compressed-tensors (llm-compressor) integer
+ * schemes (type int): the first config group's weights.num_bits, strategy group / channel, zero
+ * points only when not symmetric, `ignore`; its float schemes (FP8): num_bits + 32 / group_size.
  */
 export function readQuantization(r: KeyReader): QuantizationSpec | null {
   const found = r.find(['quantization_config']);
@@ -26,7 +31,19 @@ export function readQuantization(r: KeyReader): QuantizationSpec | null {
     return typeof v === 'number' && v > 0 ? v : undefined;
   };
   if (m === 'awq' || m === 'gptq') {
-    return { method, bitsPerWeight: (num(q, 'bits') ?? 4) + 32 / (num(q, 'group_size') ?? 128), scope: 'all' };
+    // AWQConfig.from_config reads w_bit | bits and q_group_size | group_size; GPTQ bits and group_size (-1: per channel).
+    const bits = num(q, 'bits') ?? num(q, 'w_bit') ?? 4;
+    const groupRaw = getProperty(q, 'group_size')?.value.value ?? getProperty(q, 'q_group_size')?.value.value;
+    const groupSize = groupRaw === -1 ? null : typeof groupRaw === 'number' && groupRaw > 0 ? groupRaw : 128;
+    return grouped(method, {
+      bits,
+      groupSize,
+      zeroPoints: true,
+      groupIndex: m === 'gptq',
+      notConverted: m === 'awq' ? strings(getProperty(q, 'modules_to_not_convert')?.value) : [],
+      notConvertedPatterns: m === 'gptq' ? dynamicSkips(getProperty(q, 'dynamic')?.value) : [],
+      lmHead: m === 'gptq' && getProperty(q, 'lm_head')?.value.value === true,
+    });
   }
   if (m === 'compressed-tensors') {
     // The first config group's weight scheme (llm-compressor: W8A8-FP8, W4A16, ...).
@@ -34,8 +51,23 @@ export function readQuantization(r: KeyReader): QuantizationSpec | null {
     const weights = groups?.properties?.[0] ? getProperty(groups.properties[0].value, 'weights')?.value : undefined;
     const bits = num(weights, 'num_bits');
     if (bits !== undefined) {
+      const strategy = getProperty(weights, 'strategy')?.value.value;
       const group = num(weights, 'group_size');
-      return { method, bitsPerWeight: bits + (group ? 32 / group : 0), scope: 'all' };
+      // Float schemes (FP8 W8A8, NVFP4): bits plus 32-bit scales per group, as before; one scale a tensor is negligible.
+      if (getProperty(weights, 'type')?.value.value === 'float' || strategy === 'tensor' || (strategy !== 'channel' && group === undefined)) {
+        return { method, bitsPerWeight: bits + (group ? 32 / group : 0), scope: 'all' };
+      }
+      // compressed-tensors names ignored modules exactly or by "re:" pattern (re.match).
+      const ignore = strings(getProperty(q, 'ignore')?.value);
+      return grouped(method, {
+        bits,
+        groupSize: strategy === 'channel' ? null : group ?? null,
+        zeroPoints: getProperty(weights, 'symmetric')?.value.value === false,
+        groupIndex: false,
+        notConverted: [],
+        notConvertedPatterns: ignore.map((s) => (s.startsWith('re:') ? s.slice(3) : `${s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`)),
+        lmHead: false,
+      });
     }
   }
   if (m === 'bitsandbytes') {
@@ -45,4 +77,20 @@ export function readQuantization(r: KeyReader): QuantizationSpec | null {
   }
   r.problem('info', 'unknown-quantization', `quantization "${method}" is not modelled: weight bytes assume unquantized weights in the profile's dtype`, found.prop.keyRange);
   return null;
+}
+
+/** A grouped spec; bitsPerWeight is a full group's width: bits + (16-bit scale + zero bits) / group_size (per channel: bits). */
+function grouped(method: string, g: GroupedQuantization): QuantizationSpec {
+  const perGroup = 16 + (g.zeroPoints ? g.bits : 0);
+  return { method, bitsPerWeight: g.groupSize === null ? g.bits : g.bits + perGroup / g.groupSize, scope: 'all', grouped: g };
+}
+
+/** The strings of a JSON array (others skipped); [] for anything else. */
+function strings(node: ValueNode | undefined): string[] {
+  return node?.type === 'array' ? (node.items ?? []).map((i) => i.value).filter((v): v is string => typeof v === 'string') : [];
+}
+
+/** GPTQModel's `dynamic`: keys "-:<regex>" leave the modules they match unquantized (vLLM gptq_utils get_dynamic_override). */
+function dynamicSkips(node: ValueNode | undefined): string[] {
+  return node?.type === 'object' ? (node.properties ?? []).map((p) => p.key).filter((k) => k.startsWith('-:')).map((k) => k.slice(2)) : [];
 }

@@ -84,16 +84,50 @@ export interface MoeSpec {
   mlpOnlyLayers: number[];
   /** The router has a bias (gpt-oss) or a per-expert score correction bias (DeepSeek-V3 noaux_tc). */
   routerBias: boolean;
+  /**
+   * A sigmoid gate [h, 1] on the shared expert's output (Qwen2-MoE, Qwen3-Next: vLLM qwen2_moe.py
+   * shared_expert_gate, a ReplicatedLinear(hidden_size, 1) without quantization): h parameters per MoE layer.
+   * Absent in runs saved before it was counted.
+   */
+  sharedExpertGate?: boolean;
 }
 
 /** How the published weights are quantized (quantization_config), as far as weight bytes go. */
 export interface QuantizationSpec {
   /** quant_method as written: "fp8", "mxfp4", "awq", "gptq", ... */
   method: string;
-  /** Bits per weight element of the quantized linear layers, scales included (mxfp4: 4.25, fp8: 8). */
+  /**
+   * Bits per weight element of the quantized linear layers, scales included (mxfp4: 4.25, fp8: 8).
+   * Grouped formats: a full group's width, bits + (16-bit scale + zero bits) / group_size (AWQ
+   * 4-bit, 128: 4.15625; per channel: bits); their bytes are counted tensor by tensor from `grouped`.
+   */
   bitsPerWeight: number;
   /** Which linear weights are quantized: 'all' linear layers, or only the routed 'experts'. */
   scope: 'all' | 'experts';
+  /** Integer weights stored in groups (AWQ, GPTQ, compressed-tensors int): the stored tensors' layout. Absent for the flat formats. */
+  grouped?: GroupedQuantization;
+}
+
+/**
+ * How AWQ / GPTQ / compressed-tensors store one quantized linear layer of K inputs and N outputs
+ * (vLLM awq.py / gptq.py create_weights): the weight K·N·bits/8 bytes (int32-packed), per group
+ * of `groupSize` inputs and per output a 16-bit scale and, with zero points, a `bits`-wide zero
+ * (int32-packed qzeros), and GPTQ's g_idx, one int32 per input.
+ */
+export interface GroupedQuantization {
+  bits: number;
+  /** Inputs sharing one scale; null: one group over the whole input (GPTQ group_size -1, compressed-tensors strategy "channel"). */
+  groupSize: number | null;
+  /** Zero points stored (AWQ and GPTQ qzeros always; compressed-tensors only when not symmetric). */
+  zeroPoints: boolean;
+  /** GPTQ's g_idx (one int32 per input element of each quantized layer). */
+  groupIndex: boolean;
+  /** AWQ modules_to_not_convert: a layer whose name contains one of these stays in the model's dtype (vLLM is_layer_skipped). */
+  notConverted: string[];
+  /** Regexes (Python re.match: anchored at the start) of layers that stay in the model's dtype: GPTQ dynamic "-:" keys, compressed-tensors ignore. */
+  notConvertedPatterns: string[];
+  /** GPTQ `lm_head: true`: lm_head is quantized too (vLLM GPTQConfig lm_head_quantized); else it stays in the model's dtype. */
+  lmHead: boolean;
 }
 
 /**

@@ -304,7 +304,7 @@ export interface ParamCounts {
  * - per layer: q/k/v/o with GQA shapes [h, H·D], [h, H_kv·D] ×2, [H·D, h], biases when the
  *   config says so, MLA's low-rank projections; norms (RMSNorm h, LayerNorm 2h);
  * - MLP: gated 3·h·i, plain 2·h·i; MoE layers: E routed experts of moe_intermediate_size,
- *   a router [h, E], shared experts;
+ *   a router [h, E], shared experts (Qwen2-MoE's with a gate [h, 1], counted with the router);
  * - final norm (encoders: the embedding LayerNorm instead, same size), lm_head V·h unless
  *   tie_word_embeddings; encoders have the pooler (h² + h) instead of an lm_head.
  * Active (MoE) = total − (E − k) experts per MoE layer − the embedding lookup (+ a tied lm_head);
@@ -327,7 +327,7 @@ export function paramCounts(model: ModelSpec): ParamCounts {
       experts += moe.numExperts * expert;
       expertsActive += moe.numExpertsPerTok * expert;
       if (moe.numSharedExperts > 0) sharedExperts += moe.numSharedExperts * mlpParams(model, moe.sharedExpertIntermediateSize);
-      router += h * moe.numExperts + (moe.routerBias ? moe.numExperts : 0);
+      router += h * moe.numExperts + (moe.routerBias ? moe.numExperts : 0) + (moe.sharedExpertGate ? h : 0);
     } else {
       mlp += mlpParams(model, model.intermediateSize);
     }
@@ -354,29 +354,146 @@ export function paramCounts(model: ModelSpec): ParamCounts {
 /**
  * Bytes of the weights: parameters · bytes(dtype), except linear layers the checkpoint ships
  * quantized (quantization_config): fp8 (DeepSeek-V3) stores every linear weight in 1 byte,
- * mxfp4 (gpt-oss) its routed experts in 4.25 bits. Embeddings, norms and routers stay in dtype.
+ * mxfp4 (gpt-oss) its routed experts in 4.25 bits, AWQ / GPTQ / compressed-tensors int their
+ * stored tensors ({@link quantizedWeights}). Embeddings, norms, biases and routers stay in dtype.
  */
 export function weightsBytes(model: ModelSpec, dtype: Dtype, params: ParamCounts = paramCounts(model)): number {
-  const q = model.quantization;
-  const bytes = dtypeBytes(dtype);
-  if (!q) return params.total * bytes;
-  const quantized = quantizedParams(q, params.breakdown);
-  return Math.ceil(quantized * q.bitsPerWeight / 8) + (params.total - quantized) * bytes;
+  const q = quantizedWeights(model, params.breakdown);
+  return q.bytes + (params.total - q.params) * dtypeBytes(dtype);
+}
+
+/** The quantized part of the weights: how many parameters, and the bytes they are stored in (scales, zeros and indices included). */
+export interface QuantizedWeights {
+  /** Weight elements stored quantized (0 without quantization_config). */
+  params: number;
+  /** Their bytes as stored. */
+  bytes: number;
+  /** Of these, the routed experts' elements and bytes. */
+  expertParams: number;
+  expertBytes: number;
 }
 
 /**
- * Parameters {@link weightsBytes} charges at the quantization's width: the routed experts alone
- * for scope 'experts' (gpt-oss's mxfp4: attention, router, embeddings stay in dtype, as its
- * quantization_config's modules_to_not_convert says), else every linear layer (attention, MLP,
- * experts, shared experts). A count of parameters, every GPU together.
+ * The parameters {@link weightsBytes} charges at the quantization's width, and their bytes.
+ * Flat formats: the routed experts alone for scope 'experts' (gpt-oss's mxfp4), else every
+ * linear layer (attention, MLP, experts, shared experts) at bitsPerWeight. Grouped formats
+ * (QuantizationSpec.grouped: AWQ, GPTQ, compressed-tensors int), tensor by tensor as vLLM's
+ * awq.py / gptq.py create_weights shape them, for a layer of K inputs and N outputs with
+ * G = ceil(K / group_size) groups (1 for group_size -1): qweight K·N·bits/8, scales G·N·2 (fp16),
+ * qzeros G·N·bits/8 (int32-packed), GPTQ g_idx 4·K. Layers named in modules_to_not_convert / GPTQ
+ * dynamic "-:" / compressed-tensors ignore stay in the dtype, and so does lm_head (vLLM loads it
+ * unquantized) unless GPTQ's lm_head says otherwise. Llama-3.1-8B AWQ 4-bit, group 128:
+ * 6,979,321,856 parameters in 3,625,975,808 B (4.156 bits a weight). Every GPU together.
  */
-export function quantizedParams(q: QuantizationSpec, b: ParamBreakdown): number {
-  return q.scope === 'experts' ? b.experts : b.attention + b.mlp + b.experts + b.sharedExperts;
+export function quantizedWeights(model: ModelSpec, b: ParamBreakdown = paramCounts(model).breakdown): QuantizedWeights {
+  const q = model.quantization;
+  if (!q) return { params: 0, bytes: 0, expertParams: 0, expertBytes: 0 };
+  const g = q.grouped;
+  if (!g) {
+    const params = q.scope === 'experts' ? b.experts : b.attention + b.mlp + b.experts + b.sharedExperts;
+    return { params, bytes: Math.ceil(params * q.bitsPerWeight / 8), expertParams: b.experts, expertBytes: Math.ceil(b.experts * q.bitsPerWeight / 8) };
+  }
+  const patterns = g.notConvertedPatterns.flatMap((p) => {
+    try {
+      return [new RegExp(`^(?:${p})`)];
+    } catch {
+      return [];
+    }
+  });
+  const skipped = (name: string) => g.notConverted.some((s) => name.includes(s)) || patterns.some((re) => re.test(name));
+  const out = { params: 0, bytes: 0, expertParams: 0, expertBytes: 0 };
+  for (const w of linearWeights(model, g.lmHead)) {
+    if (skipped(w.name)) continue;
+    const groups = g.groupSize === null ? 1 : Math.ceil(w.k / g.groupSize);
+    const bits = w.k * w.n * g.bits + groups * w.n * (16 + (g.zeroPoints ? g.bits : 0)) + (g.groupIndex ? 32 * w.k : 0);
+    const bytes = Math.ceil(bits / 8) * w.copies;
+    out.params += w.k * w.n * w.copies;
+    out.bytes += bytes;
+    if (w.expert) {
+      out.expertParams += w.k * w.n * w.copies;
+      out.expertBytes += bytes;
+    }
+  }
+  return out;
 }
 
-/** What {@link quantizedParams} covers, in words for the CLI and the hover: "routed MoE expert weights" or "linear layers". */
+/** One linear weight [K inputs, N outputs], `copies` times (routed / shared experts), named as a Llama-style checkpoint names it. */
+interface LinearWeight {
+  name: string;
+  k: number;
+  n: number;
+  copies: number;
+  /** A routed expert's. */
+  expert: boolean;
+}
+
+/**
+ * The model's linear weights (the ones {@link paramCounts} counts as attention, MLP, experts and
+ * shared experts; lm_head when asked), with the names a Llama-style checkpoint gives them
+ * (model.layers.<i>.self_attn.q_proj, .mlp.gate_proj, .mlp.experts.gate_proj, .mlp.shared_experts.up_proj,
+ * lm_head): what modules_to_not_convert and dynamic patterns are matched against.
+ */
+function linearWeights(model: ModelSpec, withLmHead: boolean): LinearWeight[] {
+  const h = model.hiddenSize;
+  const H = model.numHeads;
+  const out: LinearWeight[] = [];
+  const add = (name: string, k: number, n: number, copies = 1, expert = false) => out.push({ name, k, n, copies, expert });
+  const mlp = (prefix: string, inter: number, copies: number, expert: boolean) => {
+    if (model.gatedMlp) add(`${prefix}.gate_proj`, h, inter, copies, expert);
+    add(`${prefix}.up_proj`, h, inter, copies, expert);
+    add(`${prefix}.down_proj`, inter, h, copies, expert);
+  };
+  for (let i = 0; i < model.numLayers; i++) {
+    const a = `model.layers.${i}.self_attn`;
+    if (model.mla) {
+      const m = model.mla;
+      const qk = m.qkNopeHeadDim + m.qkRopeHeadDim;
+      if (m.qLoraRank) {
+        add(`${a}.q_a_proj`, h, m.qLoraRank);
+        add(`${a}.q_b_proj`, m.qLoraRank, H * qk);
+      } else {
+        add(`${a}.q_proj`, h, H * qk);
+      }
+      add(`${a}.kv_a_proj_with_mqa`, h, m.kvLoraRank + m.qkRopeHeadDim);
+      add(`${a}.kv_b_proj`, m.kvLoraRank, H * (m.qkNopeHeadDim + m.vHeadDim));
+      add(`${a}.o_proj`, H * m.vHeadDim, h);
+    } else {
+      const D = model.headDim;
+      add(`${a}.q_proj`, h, H * D);
+      add(`${a}.k_proj`, h, model.numKvHeads * D);
+      add(`${a}.v_proj`, h, model.numKvHeads * D);
+      add(`${a}.o_proj`, H * D, h);
+    }
+    const moe = model.moe;
+    if (moe && isMoeLayer(moe, i)) {
+      mlp(`model.layers.${i}.mlp.experts`, moe.expertIntermediateSize, moe.numExperts, true);
+      if (moe.numSharedExperts > 0) mlp(`model.layers.${i}.mlp.shared_experts`, moe.sharedExpertIntermediateSize, moe.numSharedExperts, false);
+    } else {
+      mlp(`model.layers.${i}.mlp`, model.intermediateSize, 1, false);
+    }
+  }
+  if (withLmHead && !model.isEncoder && !model.tieWordEmbeddings) add('lm_head', h, model.vocabSize);
+  return out;
+}
+
+/** What {@link quantizedWeights} covers, in words for the CLI and the hover: "routed MoE expert weights" or "linear layers". */
 export function quantizedScopeText(q: QuantizationSpec): string {
   return q.scope === 'experts' ? 'routed MoE expert weights' : 'linear layers';
+}
+
+/**
+ * The stored width of the quantized weights, in words: "4.25 bits" (flat formats), or for a
+ * grouped one the mean over its layers and the layout: "4.16 bits a weight (4-bit, fp16 scale and
+ * 4-bit zero per 128 inputs)"; null without quantization.
+ */
+export function quantizedWidthText(model: ModelSpec, qw: QuantizedWeights = quantizedWeights(model)): string | null {
+  const q = model.quantization;
+  if (!q) return null;
+  const g = q.grouped;
+  if (!g) return `${q.bitsPerWeight} bits`;
+  const mean = qw.params > 0 ? Math.round(qw.bytes * 8 / qw.params * 100) / 100 : g.bits;
+  const per = g.groupSize === null ? 'per output channel' : `per ${g.groupSize} inputs`;
+  return `${mean} bits a weight (${g.bits}-bit, fp16 scale${g.zeroPoints ? ` and ${g.bits}-bit zero` : ''} ${per}${g.groupIndex ? ', int32 g_idx' : ''})`;
 }
 
 /**
@@ -387,7 +504,8 @@ export function quantizedScopeText(q: QuantizationSpec): string {
 export function routedExpertBytes(model: ModelSpec, dtype: Dtype, params: ParamCounts = paramCounts(model)): number {
   const experts = params.breakdown.experts;
   if (experts === 0) return 0;
-  return model.quantization ? Math.ceil(experts * model.quantization.bitsPerWeight / 8) : experts * dtypeBytes(dtype);
+  const q = quantizedWeights(model, params.breakdown);
+  return q.expertBytes + (experts - q.expertParams) * dtypeBytes(dtype);
 }
 
 /** vLLM V1's default max_num_batched_tokens for `vllm serve` on a GPU of >= 70 GiB (and where the device is unknown). */
@@ -589,6 +707,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   const perToken = kvLayerCount(model) * perLayer;
   const layout = kvPoolLayout(model, kvDtype, tp, pageSize, profile.engine?.vllmVersion ?? null, maxNumBatchedTokensOf(profile));
   const pageBytes = layout.blockBytes;
+  const chunked = isChunkedLocalAttention(model);
   const params = paramCounts(model);
   const weights = weightsBytes(model, dtype, params);
   const weightsPerGpu = Math.ceil(weights / tp);
@@ -659,6 +778,9 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
     notes.push(`${layout.basis}: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token request reserves ${formatCount(pagesPerSeq)} blocks of ${formatBytes(pageBytes)} = ${formatBytes(reservation.bytes)} (ceil(min(window − 1 + max_num_batched_tokens, N) / page_size) + 1 = ceil(min(${formatCount(layout.window - 1 + layout.maxNumBatchedTokens)}, ${formatCount(seqLen)}) / ${pageSize}) + 1)${reservation.bytes < perToken * seqLen ? `, not the ${formatBytes(perToken * seqLen)} of a pool that charges every token; pages outside the window are freed as the sequence grows` : ': at this length no less than a pool that charges every token'}`);
   } else if (layout.kind === 'hybrid') {
     notes.push(`${layout.basis}: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token request reserves ${formatBytes(reservation.bytes)} (${formatCount(pagesPerSeq)} blocks of ${formatBytes(pageBytes)}; sliding-window groups hold at most window − 1 + max_num_batched_tokens = ${formatCount(layout.window - 1 + layout.maxNumBatchedTokens)} tokens)${reservation.bytes < perToken * seqLen ? `, not the ${formatBytes(perToken * seqLen)} of a pool that charges every layer` : ': at this length no less than a pool that charges every layer'}`);
+  } else if (chunked && kvForSeq < perToken * seqLen) {
+    // vLLM's default keeps one KV-cache group for chunked local attention (kvPoolLayout): every token of every layer.
+    notes.push(`chunked-attention layers (attention_chunk_size ${formatCount(model.slidingWindow!)}: a query attends only the keys of its own chunk) need at most the current chunk's ${formatCount(model.slidingWindow!)} tokens: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token sequence needs ${formatBytes(kvForSeq)}, but vLLM's hybrid KV-cache manager is off for chunked local attention by default from PR #21761 (VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1, PR #29627's default, keeps only the current chunk's blocks: not modelled here): ${layout.basis}, so the pool reserves ${formatBytes(perToken * seqLen)}`);
   } else if (model.slidingWindow !== null && kvForSeq < perToken * seqLen) {
     notes.push(`sliding-window layers keep at most ${formatCount(model.slidingWindow)} tokens: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token sequence needs ${formatBytes(kvForSeq)}, but ${layout.basis}, so the pool reserves ${formatBytes(perToken * seqLen)}`);
   }
@@ -672,7 +794,8 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
       hiddenSize: model.hiddenSize,
       vocabSize: model.vocabSize,
       attention: model.attention,
-      slidingWindow: model.slidingWindow,
+      slidingWindow: chunked ? null : model.slidingWindow,
+      attentionChunkSize: chunked ? model.slidingWindow : null,
       dtype,
     },
     kvDtype,

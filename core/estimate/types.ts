@@ -13,7 +13,13 @@ export interface EstimateModel {
   hiddenSize: number;
   vocabSize: number;
   attention: AttentionKind;
+  /** sliding_window in tokens, or null (none, or Llama 4's chunked attention: attentionChunkSize). */
   slidingWindow: number | null;
+  /**
+   * Llama 4's chunked local attention: attention_chunk_size in tokens (a query attends only the
+   * keys of its own chunk); null without it. Absent in runs saved before it was told apart from slidingWindow.
+   */
+  attentionChunkSize?: number | null;
   dtype: Dtype;
 }
 
@@ -119,6 +125,7 @@ export interface ParamBreakdown {
   /** The routed experts one token uses (num_experts_per_tok per MoE layer). */
   expertsActive: number;
   sharedExperts: number;
+  /** Routers [h, E] (and their bias), and Qwen2-MoE's shared-expert gates [h, 1]. */
   router: number;
   /** Per-layer norms and the final norm. */
   norms: number;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { profileFromModelConfig, type Profile } from '../../core/config/index';
+import { profileFromModelConfig, readModelConfig, type Profile } from '../../core/config/index';
 import {
   activationPeakBytes,
   maxNumBatchedTokensOf,
@@ -12,10 +12,11 @@ import {
   kvBytesPerTokenPerLayer,
   paramCounts,
   poolPages,
+  quantizedWidthText,
   weightsBytes,
 } from '../../core/estimate/index';
 import { formatConcurrency } from '../../core/format';
-import { configNames, loadModel } from './helpers';
+import { configNames, fixtureText, loadModel } from './helpers';
 
 const MiB = 1024 ** 2;
 const GiB = 1024 ** 3;
@@ -353,6 +354,38 @@ test('weights bytes follow quantization_config: DeepSeek-V3 fp8 linears, gpt-oss
   // OpenAI: gpt-oss-120b fits a single 80 GB GPU (about 61 GiB of weights).
   assert.ok(weightsBytes(oss, 'bf16') < 65 * GiB);
   assert.equal(weightsBytes(loadModel('Llama-3.1-8B'), 'fp32'), 8_030_261_248 * 4);
+});
+
+test('AWQ / GPTQ / compressed-tensors weights: counted tensor by tensor as vLLM allocates them (s34 newcomer-cli finding 3)', () => {
+  // Llama-3.1-8B with hugging-quants' Meta-Llama-3.1-8B-Instruct-AWQ-INT4 quantization_config. By hand:
+  // per layer the linear weights are 4096·(4096 + 1024 + 1024 + 4096) + 3·4096·14336 = 218,103,808,
+  // 32 layers 6,979,321,856; every K is a multiple of 128, so groups are 1/128 of the weights.
+  // vLLM awq.py: qweight 4 bits = 3,489,660,928 B, scales fp16 per group = 6,979,321,856 / 64 =
+  // 109,051,904 B, qzeros 4 bits per group = / 256 = 27,262,976 B; embedding and lm_head
+  // (untied, unquantized) 2 · 128256 · 4096 · 2 B = 2,101,346,304, norms 65 · 4096 · 2 = 532,480.
+  // Sum 5,727,854,592 B (5.33 GiB; the checkpoint's safetensors are 5.73 GB); the flat
+  // 4 + 32/128 bits gave 5,809,643,520.
+  const llama = JSON.parse(fixtureText('Llama-3.1-8B')) as Record<string, unknown>;
+  const withQ = (quantization_config: object) => readModelConfig(JSON.stringify({ ...llama, quantization_config })).value!;
+  const awq = withQ({ quant_method: 'awq', bits: 4, group_size: 128, zero_point: true, version: 'gemm', modules_to_not_convert: null });
+  assert.equal(weightsBytes(awq, 'fp16'), 5_727_854_592);
+  assert.equal(quantizedWidthText(awq), '4.16 bits a weight (4-bit, fp16 scale and 4-bit zero per 128 inputs)');
+  // GPTQ adds g_idx (gptq.py: one int32 per input of each layer): 32 · (6 · 4096 + 14336) · 4 = 4,980,736 B.
+  const gptq = { quant_method: 'gptq', bits: 4, desc_act: false, sym: true, checkpoint_format: 'gptq' };
+  assert.equal(weightsBytes(withQ({ ...gptq, group_size: 128 }), 'fp16'), 5_727_854_592 + 4_980_736);
+  // group_size -1: one scale and zero per output of each layer: 32 · (4096 · 3 + 1024 · 2 + 14336 · 2) = 1,376,256
+  // columns · (2 + 0.5) B = 3,440,640, + 4-bit weights, g_idx and the unquantized rest: 5,599,961,088 (not 4.25 bits' 5.41 GiB).
+  assert.equal(weightsBytes(withQ({ ...gptq, group_size: -1 }), 'fp16'), 3_489_660_928 + 3_440_640 + 4_980_736 + 2_101_346_304 + 532_480);
+  // modules_to_not_convert ["mlp"] (vLLM is_layer_skipped: a substring of the layer's name): the MLPs stay fp16,
+  // 32 · 3 · 4096 · 14336 · 2 B = 11,274,289,152; attention 1,342,177,280 weights · (0.5 + 1/64 + 1/256) B = 697,303,040.
+  assert.equal(weightsBytes(withQ({ quant_method: 'awq', bits: 4, group_size: 128, zero_point: true, modules_to_not_convert: ['mlp'] }), 'fp16'),
+    697_303_040 + 11_274_289_152 + 2_101_346_304 + 532_480);
+  // GPTQ lm_head: true quantizes lm_head too ([4096, 128256]: 4 bits + (2 + 0.5) B per 128 · 128256 + g_idx 4 · 4096).
+  const lmHead = 128_256 * 4096 / 2 + 32 * 128_256 * 2.5 + 4096 * 4;
+  assert.equal(weightsBytes(withQ({ ...gptq, group_size: 128, lm_head: true }), 'fp16'), 5_732_835_328 - 128_256 * 4096 * 2 + lmHead);
+  // compressed-tensors W4A16 symmetric: no zero points: 3,489,660,928 + 109,051,904 + the rest.
+  const ct = withQ({ quant_method: 'compressed-tensors', format: 'pack-quantized', ignore: ['lm_head'], config_groups: { group_0: { targets: ['Linear'], weights: { num_bits: 4, type: 'int', symmetric: true, strategy: 'group', group_size: 128 } } } });
+  assert.equal(weightsBytes(ct, 'fp16'), 3_489_660_928 + 109_051_904 + 2_101_346_304 + 532_480);
 });
 
 test('notes write their counts through core/format (thousands separators), as every other figure', () => {

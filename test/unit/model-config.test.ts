@@ -7,11 +7,13 @@ import {
   isModelConfigFile,
   isProfilePath,
   offsetToLineColumn,
+  profileFromModelConfig,
   readModelConfig,
   readsAsProfile,
   type Problem,
 } from '../../core/config/index';
-import { kvBytesForSequence, kvBytesPerToken, paramCounts } from '../../core/estimate/index';
+import { estimate, kvBytesForSequence, kvBytesPerToken, paramCounts } from '../../core/estimate/index';
+import { formatEstimate } from '../../runner/table';
 import { fixtureText, loadModel } from './helpers';
 import { labelledConfig } from '../../scripts/bench-config-size';
 import { EAGER_MEMBERS, getProperty, parseJsonTree, toPlain, type TreeStats } from '../../core/config/index';
@@ -402,6 +404,52 @@ test('Llama 4 Scout (text_config): chunked attention on RoPE layers, MoE with a 
   assert.equal(p.active + p.breakdown.embedding, 17_172_894_720);
 });
 
+test('Llama 4 chunked attention is named attention_chunk_size in the estimate, not a sliding window (s34 newcomer-cli finding 11)', () => {
+  const text = JSON.stringify({
+    model_type: 'llama4_text', num_hidden_layers: 48, hidden_size: 5120, num_attention_heads: 40, num_key_value_heads: 8,
+    head_dim: 128, intermediate_size: 8192, intermediate_size_mlp: 16384, vocab_size: 202048, max_position_embeddings: 10485760,
+    num_experts_per_tok: 1, num_local_experts: 16, interleave_moe_layer_step: 1, attention_chunk_size: 8192, torch_dtype: 'bfloat16',
+  });
+  const e = estimate(profileFromModelConfig(readModelConfig(text).value!, null), { seqLen: 32_768 });
+  assert.equal(e.model.slidingWindow, null);
+  assert.equal(e.model.attentionChunkSize, 8192);
+  assert.match(formatEstimate(e, 'scout'), /hidden=5120 attention_chunk_size=8192 \(chunked attention\), weights/);
+  // vLLM keeps the hybrid KV-cache manager off for chunked local attention (PR #21761): one
+  // KV-cache group, so the pool reserves every token of every layer: 32,768 · 196,608 B = 6 GiB,
+  // where the chunked layers need at most their chunk: (12 · 32,768 + 36 · 8,192) · 4,096 B = 2,818,572,288 B (2.63 GiB).
+  const note = e.notes.find((n) => n.startsWith('chunked-attention layers'));
+  assert.match(note ?? '', /attention_chunk_size 8,192: a query attends only the keys of its own chunk.* needs 2\.63 GiB, but vLLM's hybrid KV-cache manager is off .*every layer holds every token, so the pool reserves 6 GiB$/);
+  assert.ok(!e.notes.some((n) => /sliding/.test(n)), e.notes.join('\n'));
+});
+
+test('MPT expansion_ratio sets the MLP width; Qwen2-MoE counts its shared_expert_gate (s34 newcomer-cli findings 9, 10)', () => {
+  // MPT-7B's config with expansion_ratio 2 (vLLM mpt.py: intermediate_size = expansion_ratio · d_model).
+  // By hand: embedding 50432 · 4096 = 206,569,472 (tied); per layer Wqkv + out_proj 4 · 4096² =
+  // 67,108,864, MLP 2 · 4096 · 8192 = 67,108,864, 2 LayerNorms without bias 8,192; final norm 4,096:
+  // 206,569,472 + 32 · 134,225,920 + 4,096 = 4,501,803,008 (expansion_ratio 4: 6,649,286,656).
+  const mpt = { architectures: ['MPTForCausalLM'], model_type: 'mpt', d_model: 4096, n_heads: 32, n_layers: 32, no_bias: true, vocab_size: 50432, max_seq_len: 2048, expansion_ratio: 2 };
+  const r = readModelConfig(JSON.stringify(mpt));
+  assert.deepEqual(r.problems.filter((p) => p.severity !== 'info'), []);
+  assert.equal(r.value!.intermediateSize, 8192);
+  assert.equal(paramCounts(r.value!).total, 4_501_803_008);
+  // Absent: MPTConfig's default 4, said by no warning (it is the class default).
+  const { expansion_ratio: _, ...mpt4 } = mpt;
+  const r4 = readModelConfig(JSON.stringify(mpt4));
+  assert.equal(paramCounts(r4.value!).total, 6_649_286_656);
+  assert.deepEqual(r4.problems.filter((p) => p.code === 'missing-field'), []);
+  // Qwen1.5-MoE-A2.7B's config. By hand (vLLM qwen2_moe.py Qwen2MoeSparseMoeBlock): per layer
+  // attention 4 · 2048² + 3 · 2048 (qkv bias) = 16,783,360; 60 experts of 3 · 2048 · 1408 =
+  // 519,045,120; shared expert 3 · 2048 · 5632 = 34,603,008; router 2048 · 60 = 122,880;
+  // shared_expert_gate [2048, 1] = 2,048; norms 4,096: 570,560,512 · 24 = 13,693,452,288; + embedding
+  // and lm_head 2 · 151936 · 2048 = 622,329,856 + final norm 2,048 = 14,315,784,192 (card: 14.3B).
+  const qwen = {
+    architectures: ['Qwen2MoeForCausalLM'], model_type: 'qwen2_moe', hidden_size: 2048, intermediate_size: 5632, num_hidden_layers: 24,
+    num_attention_heads: 16, num_key_value_heads: 16, vocab_size: 151936, num_experts: 60, num_experts_per_tok: 4, moe_intermediate_size: 1408,
+    shared_expert_intermediate_size: 5632, decoder_sparse_step: 1, tie_word_embeddings: false, mlp_only_layers: [],
+  };
+  assert.equal(paramCounts(readModelConfig(JSON.stringify(qwen)).value!).total, 14_315_784_192);
+});
+
 test('gemma-3 text_config without head counts takes Gemma3TextConfig defaults, said as info', () => {
   // Verbatim shape of google/gemma-3-4b-it: the text_config names no heads, head_dim or vocab.
   const text = JSON.stringify({
@@ -456,10 +504,22 @@ test('remaining config codes: unknown-dtype, not-a-model-config, unknown-quantiz
   assert.deepEqual(mla.problems.filter((p) => p.code === 'missing-field').map((p) => p.data?.key).sort(), ['qk_nope_head_dim', 'v_head_dim']);
 });
 
-test('quantization_config of common checkpoint formats: AWQ, compressed-tensors, bitsandbytes', () => {
+test('quantization_config of common checkpoint formats: AWQ, GPTQ, compressed-tensors, bitsandbytes', () => {
   const q = (qc: object) => readModelConfig(JSON.stringify({ ...LLAMA, quantization_config: qc })).value!.quantization;
-  // AWQ 4-bit, group 128: 4 + (16-bit scale + 16-bit zero) / 128 = 4.25 bits.
-  assert.deepEqual(q({ quant_method: 'awq', bits: 4, group_size: 128 }), { method: 'awq', bitsPerWeight: 4.25, scope: 'all' });
+  // AWQ 4-bit, group 128 (vLLM awq.py: int32-packed qweight and qzeros, fp16 scales per group):
+  // 4 + (16-bit scale + 4-bit zero) / 128 = 4.15625 bits a full group, not 4 + 32/128.
+  const none = { notConverted: [], notConvertedPatterns: [], lmHead: false };
+  assert.deepEqual(q({ quant_method: 'awq', bits: 4, group_size: 128, zero_point: true, modules_to_not_convert: null }),
+    { method: 'awq', bitsPerWeight: 4.15625, scope: 'all', grouped: { bits: 4, groupSize: 128, zeroPoints: true, groupIndex: false, ...none } });
+  assert.deepEqual(q({ quant_method: 'awq', bits: 4, group_size: 128, modules_to_not_convert: ['mlp', 7] })?.grouped?.notConverted, ['mlp']);
+  // GPTQ: g_idx too; group_size -1 is one group over the whole input (gptq.py: group_size = input_size), not 128.
+  assert.deepEqual(q({ quant_method: 'gptq', bits: 4, group_size: -1, desc_act: false, sym: true }),
+    { method: 'gptq', bitsPerWeight: 4, scope: 'all', grouped: { bits: 4, groupSize: null, zeroPoints: true, groupIndex: true, ...none } });
+  assert.deepEqual(q({ quant_method: 'gptq', bits: 8, group_size: 64, lm_head: true, dynamic: { '-:.*mlp.*': {}, '+:.*attn.*': { bits: 8 } } })?.grouped,
+    { bits: 8, groupSize: 64, zeroPoints: true, groupIndex: true, notConverted: [], notConvertedPatterns: ['.*mlp.*'], lmHead: true });
+  // llm-compressor W4A16 symmetric (pack-quantized): no zero points; `ignore` names exactly or by "re:".
+  assert.deepEqual(q({ quant_method: 'compressed-tensors', ignore: ['lm_head', 're:.*gate$'], config_groups: { group_0: { targets: ['Linear'], weights: { num_bits: 4, type: 'int', symmetric: true, strategy: 'group', group_size: 128 } } } }),
+    { method: 'compressed-tensors', bitsPerWeight: 4.125, scope: 'all', grouped: { bits: 4, groupSize: 128, zeroPoints: false, groupIndex: false, notConverted: [], notConvertedPatterns: ['lm_head$', '.*gate$'], lmHead: false } });
   // llm-compressor FP8 (W8A8): 8 bits, per-channel scales.
   assert.deepEqual(q({ quant_method: 'compressed-tensors', config_groups: { group_0: { targets: ['Linear'], weights: { num_bits: 8, type: 'float', strategy: 'channel' } } } }), { method: 'compressed-tensors', bitsPerWeight: 8, scope: 'all' });
   assert.deepEqual(q({ quant_method: 'bitsandbytes', load_in_4bit: true }), { method: 'bitsandbytes', bitsPerWeight: 4.5, scope: 'all' });
