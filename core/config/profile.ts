@@ -12,6 +12,7 @@ import { semanticProblems } from './profileChecks';
 import { vllmMaxModelLen } from '../estimate/index';
 import { defaultCases, defaultDtype, PROFILE_DEFAULTS, profileFromModelConfig } from './profileDefaults';
 import { describeValue, schemaProblems, validate } from './profileSchema';
+import { schemaAt } from './schemaWalk';
 import { getProperty, parseJsonTree, parseYamlTree, toPlain, unsafeIntegerText, type ParsedTree, type ValueNode } from './tree';
 import type { Dtype, KvCacheSpec, LengthDist, ModelSpec, Problem, Profile, ReadResult, SourceRange, WorkloadSpec, DeviceSpec } from './types';
 
@@ -270,6 +271,30 @@ function unsafeIntegerProblems(root: ValueNode): Problem[] {
   return out;
 }
 
+/**
+ * A warning at each number of the profile whose key the schema types integer (page_size,
+ * max_num_seqs, requests, ...) written with a fraction or exponent, or tagged !!float (`16.0`,
+ * `!!float 16`): PyYAML and Python's json read it as a float, not the int vLLM's arguments
+ * take; the integer is read (as for a config.json's num_key_value_heads 8.0: keys.ts). Named by
+ * its dotted path; an inline `model:` mapping is the model reader's.
+ */
+function floatIntegerProblems(root: ValueNode): Problem[] {
+  const out: Problem[] = [];
+  const walk = (node: ValueNode, path: Array<string | number>): void => {
+    if (node.floatLiteral) {
+      const types = schemaAt(path).flatMap((n) => (n.type === undefined ? [] : Array.isArray(n.type) ? n.type : [n.type]));
+      if (types.includes('integer') && !types.includes('number')) {
+        const key = path.join('.');
+        out.push({ severity: 'warning', code: 'integer-written-as-float', message: `${key} is an integer written as a float (a fraction, an exponent or !!float), which PyYAML and Python's json read as a float, not an int: write ${node.value}`, range: node.range, data: { key, suggestion: node.value } });
+      }
+    }
+    node.items?.forEach((item, k) => walk(item, [...path, k]));
+    for (const prop of node.properties ?? []) if (node !== root || prop.key !== 'model') walk(prop.value, [...path, prop.key]);
+  };
+  walk(root, []);
+  return out;
+}
+
 function readValuesUnguarded(parsed: ParsedTree, file: string, host: ProfileHost): ReadResult<Profile> {
   const problems: Problem[] = [...parsed.problems];
   const root = parsed.root;
@@ -290,7 +315,7 @@ function readValuesUnguarded(parsed: ParsedTree, file: string, host: ProfileHost
   const plain = toPlain(root) as Plain;
   const unsafe = unsafeIntegerProblems(root);
   // The schema's own error at such a value (a maximum, say) would quote it rounded: the one above says why.
-  problems.push(...unsafe, ...schemaProblems(root, validate(plain)).filter((p) => !unsafe.some((u) => u.range.offset === p.range.offset)));
+  problems.push(...unsafe, ...schemaProblems(root, validate(plain)).filter((p) => !unsafe.some((u) => u.range.offset === p.range.offset)), ...floatIntegerProblems(root));
 
   // The model.
   const modelNode = getProperty(root, 'model')?.value;

@@ -470,6 +470,23 @@ function keyText(key: unknown): string {
   return YAML.isScalar(key) ? String(key.value) : String(key);
 }
 
+const FLOAT_TAG = 'tag:yaml.org,2002:float';
+const BOOL_TAG = 'tag:yaml.org,2002:bool';
+const STR_TAG = 'tag:yaml.org,2002:str';
+const YAML11_BOOLS: Record<string, boolean> = { yes: true, no: false, on: true, off: false, true: true, false: false, y: true, n: false };
+
+/**
+ * The value of a `!!float` scalar as PyYAML's construct_yaml_float reads it: underscores dropped,
+ * .inf / .nan, otherwise Python's float() of the text (`4`, `1_000.5`, `1e3`); undefined for
+ * anything else (left a string, with a warning).
+ */
+function yamlFloat(text: string): number | undefined {
+  const t = text.trim().replace(/_/g, '').toLowerCase();
+  if (/^[-+]?\.inf$/.test(t)) return t.startsWith('-') ? -Infinity : Infinity;
+  if (t === '.nan') return NaN;
+  return /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/.test(t) ? Number(t) : undefined;
+}
+
 /**
  * Converts a composed yaml document to a ValueNode tree, expanding aliases and merge keys
  * (`<<: *a`, `<<: [*a, *b]`, as PyYAML, which vLLM's --config reads with, and YAML 1.1's merge
@@ -569,10 +586,34 @@ function yamlToTree(doc: YAML.Document, contents: unknown, text: string, problem
       const range = yamlRange(node, fallback);
       const v = node.value;
       if (v === null || v === undefined) return { type: 'null', range, value: null };
-      if (typeof v === 'number' || typeof v === 'bigint') {
-        return numberNode(range, Number(v), text.slice(range.offset, range.offset + range.length));
+      const source = text.slice(range.offset, range.offset + range.length);
+      if (node.tag === FLOAT_TAG) {
+        // !!float: a float, as PyYAML constructs it (float('16') = 16.0), which yaml's core schema
+        // leaves a string unless the text has a fraction or exponent. An integer value is then
+        // one written as a float (floatLiteral), as `16.0` is.
+        const f = typeof v === 'number' ? v : yamlFloat(String(v));
+        if (f !== undefined) {
+          const n = numberNode(range, f, source);
+          if (Number.isInteger(f) && n.written === undefined) n.floatLiteral = true;
+          return n;
+        }
       }
+      if (typeof v === 'number' || typeof v === 'bigint') return numberNode(range, Number(v), source);
       if (typeof v === 'boolean') return { type: 'boolean', range, value: v };
+      if (node.tag === BOOL_TAG) {
+        // !!bool: YAML 1.1's (PyYAML's) words, yes / no / on / off too.
+        const b = YAML11_BOOLS[String(v).toLowerCase()];
+        if (b !== undefined) return { type: 'boolean', range, value: b };
+      }
+      // Any other tag (`!gib 4`, `!!float x`): yaml leaves the text a string, PyYAML raises.
+      if (node.tag !== undefined && node.tag !== STR_TAG) {
+        problems.push({
+          severity: 'error',
+          code: 'yaml-unknown-tag',
+          message: `${node.tag.replace(/^tag:yaml\.org,2002:/, '!!')} ${String(v)}: a tag this reader cannot make a value of (PyYAML, which vLLM reads its --config with, refuses it too); remove the tag`,
+          range,
+        });
+      }
       return { type: 'string', range, value: String(v) };
     }
     return { type: 'null', range: { offset: fallback, length: 0 }, value: null };

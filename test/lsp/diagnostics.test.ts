@@ -369,6 +369,19 @@ test('page_size 8 with device.gpu set: a warning at the value that vLLM\'s CUDA 
   assert.equal((await check('p.attn.yaml', text.replace('device: { gpu: H200 }\n', ''))).filter((x) => x.code === 'page-size-not-vllm').length, 0);
 });
 
+test('a profile: page_size 16.0 is a warning at the value with 16 as its fix, !!float 4 a number, a custom tag an error at its value (s34 newcomer-cli finding 4)', async () => {
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache: { page_size: 16.0, memory_gib: !gib 4 }\nworkload: { arrival_rate: !!float 4 }\n';
+  const diags = await check('p.attn.yaml', text);
+  const d = only(diags, 'integer-written-as-float');
+  assert.equal(d.severity, DiagnosticSeverity.Warning);
+  assert.deepEqual(d.range, rangeOf(text, '16.0'));
+  const tag = only(diags, 'yaml-unknown-tag');
+  assert.equal(tag.severity, DiagnosticSeverity.Error);
+  // The value the tag marks: the first '4' of the text is the one after !gib.
+  assert.deepEqual(tag.range, rangeOf(text, '4', 0));
+  assert.ok(!diags.some((x) => /arrival_rate/.test(String(x.message))), JSON.stringify(diags.map((x) => x.message)));
+});
+
 test('an integer field written as a float in a config.json ("num_key_value_heads": 8.0): a warning at the value with the integer as its fix (s33 newcomer CLI finding 12)', async () => {
   const text = fixture('../../examples/llama-3.1-8b/config.json').text.replace('"num_key_value_heads": 8', '"num_key_value_heads": 8.0');
   const d = only(await check('config.json', text), 'integer-written-as-float');

@@ -186,6 +186,40 @@ test('an integer written beyond Number.MAX_SAFE_INTEGER is refused at the value 
   assert.ok(!edge.problems.some((p) => /MAX_SAFE_INTEGER/.test(p.message)));
 });
 
+test('YAML !!int and !!float tags make numbers, as PyYAML reads them; another tag is an error naming it (s34 newcomer-cli finding 4)', () => {
+  // PyYAML (vLLM's --config reader): !!int 16 -> 16, !!float 4 -> 4.0 (construct_yaml_float:
+  // float('4')), !!bool yes -> True (YAML 1.1); yaml's core schema left "!!float 4" the string "4".
+  const text = 'model: ./llama/config.json\nkv_cache: { page_size: !!int 16 }\nworkload: { arrival_rate: !!float 4, requests: !!int 0x10 }\n';
+  const r = read(text);
+  assert.deepEqual(r.problems.filter((p) => p.severity !== 'info'), []);
+  assert.equal(r.value!.kvCache.pageSize, 16);
+  assert.equal(r.value!.workload!.arrivalRate, 4);
+  assert.equal(r.value!.workload!.requests, 16);
+  assert.deepEqual(toPlain(parseYamlTree('a: !!bool yes\nb: !!float 1_000.5\n').root!), { a: true, b: 1000.5 });
+  // A custom tag (PyYAML: "could not determine a constructor for the tag '!gib'"): an error naming it, not "the string".
+  const custom = 'model: ./llama/config.json\nkv_cache: { memory_gib: !gib 4 }\n';
+  const e = read(custom).problems.find((p) => p.code === 'yaml-unknown-tag')!;
+  assert.equal(e.severity, 'error');
+  assert.equal(at(custom, e), '4');
+  assert.match(e.message, /^!gib 4: a tag this reader cannot make a value of/);
+  // !!str stays a string, said by the schema as before.
+  assert.ok(!read('model: ./llama/config.json\ndevice: { gpu: !!str H100 SXM }\n').problems.some((p) => p.code === 'yaml-unknown-tag'));
+});
+
+test('an integer key written as a float (page_size: 16.0, !!float 16) is a warning at the value, and the integer is read', () => {
+  // As a config.json's num_key_value_heads 8.0 (keys.ts): PyYAML reads 16.0 as a float, not an int.
+  const text = 'model: ./llama/config.json\nkv_cache: { page_size: 16.0 }\nworkload: { requests: !!float 100, arrival_rate: 4.0 }\nprefill: { seq_lens: [512, 1e3] }\n';
+  const r = read(text);
+  const warned = r.problems.filter((p) => p.code === 'integer-written-as-float');
+  assert.deepEqual(warned.map((p) => [p.data?.key, at(text, p), p.severity]), [
+    ['kv_cache.page_size', '16.0', 'warning'], ['workload.requests', '100', 'warning'], ['prefill.seq_lens.1', '1e3', 'warning'],
+  ]);
+  assert.equal(warned[0]!.message, "kv_cache.page_size is an integer written as a float (a fraction, an exponent or !!float), which PyYAML and Python's json read as a float, not an int: write 16");
+  assert.equal(r.value!.kvCache.pageSize, 16);
+  // A number key (arrival_rate 4.0) and an inline model mapping (the model reader's) say nothing here.
+  assert.ok(!warned.some((p) => p.data?.key === 'workload.arrival_rate'));
+});
+
 test('enum and range errors: did-you-mean for dtype, bounds for numbers, anyOf said once', () => {
   const text = 'model: ./llama/config.json\nkv_cache:\n  dtype: fp8_e4m2\n  num_pages: 0\ndevice:\n  gpu_memory_utilization: 1.5\n';
   const r = read(text);
