@@ -4,7 +4,7 @@
  * one table; each inlay hint's tooltip shows the rows behind its figure.
  */
 import type { ModelSpec } from '../core/config';
-import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, kvBytesForSequence, kvHeadsPerGpu, maxNumSeqsOf, poolBlocksText, quantizedScopeText, quantizedWeights, quantizedWidthText, requestReservation, type AttentionWorkspace } from '../core/estimate';
+import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, isChunkedLocalAttention, kvBytesForSequence, kvHeadsPerGpu, maxNumSeqsOf, poolBlocksText, quantizedScopeText, quantizedWeights, quantizedWidthText, requestReservation, type AttentionWorkspace } from '../core/estimate';
 import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import type { Analysis } from './analysis';
 
@@ -165,7 +165,9 @@ function reservationRow(a: Analysis, n: number): TermRow {
   const formula = l.kind === 'uniform'
     ? `ceil(N / page_size) pages · page = ceil(${formatCount(n)} / ${ps}) · ${formatBytes(l.blockBytes)}`
     : `${formatCount(r.blocks)} blocks (${blocksPerRequestFormula(l)}) · ${formatBytes(l.blockBytes)} per ${unit}`;
-  const steady = r.bytes > held ? `; more than the ${formatBytes(held)} the sequence holds at steady state (sliding-window layers keep ${formatCount(m.slidingWindow ?? 0)} tokens): the pool sets aside window − 1 + max_num_batched_tokens tokens for them` : '';
+  // Llama 4's chunked layers keep at most their chunk; in vLLM's one KV-cache group (l.basis) every layer is charged every token.
+  const keep = isChunkedLocalAttention(m) ? `chunked-attention layers keep at most attention_chunk_size = ${formatCount(m.slidingWindow ?? 0)}` : `sliding-window layers keep ${formatCount(m.slidingWindow ?? 0)}`;
+  const steady = r.bytes > held ? `; more than the ${formatBytes(held)} the sequence holds at steady state (${keep} tokens): ${l.kind === 'uniform' ? l.basis : 'the pool sets aside window − 1 + max_num_batched_tokens tokens for them'}` : '';
   const tp = p.device.tensorParallelSize > 1;
   return {
     id: 'reserved',
@@ -272,7 +274,9 @@ export function kvForSeqRow(a: Analysis, n: number): TermRow {
     const full = count('full');
     const slid = count('sliding');
     const w = m.slidingWindow!;
-    formula = `(full-attention layers · N + sliding-window layers · min(N, window)) · ${perToken} per layer = (${full} · ${formatCount(n)} + ${slid} · ${formatCount(Math.min(n, w))}) · ${formatCount(e.kvBytesPerTokenPerLayer)} B`;
+    // Llama 4's chunked layers hold at most their chunk (attention_chunk_size), not a window.
+    const kind = isChunkedLocalAttention(m) ? 'chunked-attention layers · min(N, attention_chunk_size)' : 'sliding-window layers · min(N, window)';
+    formula = `(full-attention layers · N + ${kind}) · ${perToken} per layer = (${full} · ${formatCount(n)} + ${slid} · ${formatCount(Math.min(n, w))}) · ${formatCount(e.kvBytesPerTokenPerLayer)} B`;
   } else {
     formula = `N · ${perToken} = ${formatCount(n)} · ${formatBytes(e.kvBytesPerToken)}`;
   }

@@ -294,6 +294,21 @@ test('every hint of the shipped examples fits VS Code\'s default inlay-hint leng
   assert.ok(count >= 15, `${count} hints checked`);
 });
 
+test('Llama 4 chunked attention: the hover names attention_chunk_size and says vLLM charges every layer every token, not a window (s34 newcomer-cli finding 11)', async () => {
+  const model = '{ model_type: llama4_text, num_hidden_layers: 48, hidden_size: 5120, num_attention_heads: 40, num_key_value_heads: 8, head_dim: 128, intermediate_size: 8192, intermediate_size_mlp: 16384, vocab_size: 202048, max_position_embeddings: 10485760, num_experts_per_tok: 1, num_local_experts: 16, interleave_moe_layer_step: 1, attention_chunk_size: 8192, torch_dtype: bfloat16 }';
+  const text = `model: ${model}\ndevice: { gpu: H200 }\nworkload: { max_model_len: 32768 }\ndecode: { context_lens: [32768] }\n`;
+  const uri = fixtureUri('scout-chunked.attn.yaml');
+  await client.open(uri, text);
+  const hoverAt = async (key: string) => ((await client.hover(uri, positionAt(text, text.indexOf(key) + 2)))!.contents as MarkupContent).value;
+  const md = `${await hoverAt('max_model_len')}\n${await hoverAt('context_lens')}`;
+  await client.close(uri);
+  // 12 full (NoPE) layers and 36 chunked ones of 8,192: at 32,768 a sequence holds (12 · 32,768 + 36 · 8,192) · 4 KiB = 2.63 GiB;
+  // vLLM's one KV-cache group (hybrid manager off for chunked local attention) reserves 2,048 pages of 16 · 192 KiB = 6 GiB.
+  assert.match(md, /chunked-attention layers · min\(N, attention_chunk_size\)/);
+  assert.match(md, /more than the 2\.63 GiB the sequence holds at steady state \(chunked-attention layers keep at most attention_chunk_size = 8,192 tokens\): one KV-cache group: every layer holds every token/);
+  assert.doesNotMatch(md, /sliding-window|window − 1/);
+});
+
 test('sliding-window models: the max_model_len / max_position_embeddings hint is the reservation the concurrency divides by', async () => {
   const f = fixture('../../examples/gpt-oss-20b.attn.yaml');
   await client.open(f.uri, f.text);
