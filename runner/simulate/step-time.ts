@@ -127,7 +127,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
   const assumed = (Object.keys(ASSUMED_STEP_TIME) as Array<keyof StepTimeSpec>).filter((k) => spec?.[k] === undefined);
   const e = { ...ASSUMED_STEP_TIME, ...Object.fromEntries(Object.entries(spec ?? {}).filter(([, v]) => v !== undefined)) } as Required<StepTimeSpec>;
   const byName: Record<keyof StepTimeSpec, string> = { computeEfficiency: 'compute_efficiency', memoryEfficiency: 'memory_efficiency', overheadMs: 'overhead_ms' };
-  // A GPU the profile did not name is said to be the default (core/validate.ts gpu-not-set warns of it too).
+  // A GPU the profile did not name is said to be the default: this line is where that is said (no profile diagnostic warns of it).
   const on = `${profile.model.modelType} on ${w.gpu.name}${profile.device.gpu === undefined ? ' (device.gpu not set: the default)' : ''}`;
   const parts = [
     // The figures the model divides by, as used (dense bf16: the H100's datasheet prints twice it, with sparsity), then where they are copied from.
