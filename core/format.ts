@@ -5,7 +5,7 @@
  * prefixes (GFLOP/s = 10⁹ FLOP/s, GB/s = 10⁹ B/s), as DESIGN.md "Units" asks.
  */
 
-import type { Environment, KernelCase, PoolLoad, PoolResult, RunKind } from './protocol/run';
+import type { Environment, KernelCase, PoolCancelled, PoolLoad, PoolResult, RunKind } from './protocol/run';
 
 const IEC = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
 const SI = ['', 'k', 'M', 'G', 'T', 'P', 'E'];
@@ -185,6 +185,16 @@ export function formatPercent(fraction: number | null | undefined, digits = 1): 
  */
 export function fractionText(fraction: number, format: (f: number) => string): string {
   return fraction > 1 ? `${format(fraction)} (peak under-measured: load?)` : format(fraction);
+}
+
+/**
+ * Where a bench cancelled during its pool simulation stopped (RunResult.poolCancelled), said after
+ * "cancelled" (the dashboard's pool, queue and latency cards, History, the editor's toast) or
+ * "cancelled by SIGTERM" (the CLI's line): "during its pool simulation (at 9,000 of 40,000
+ * requests); the partial pool was not kept".
+ */
+export function poolCancelledText(at: PoolCancelled): string {
+  return `during its pool simulation (at ${formatCount(at.finished)} of ${formatCountOf(at.requests, 'request')}); the partial pool was not kept`;
 }
 
 /**

@@ -17,7 +17,7 @@ import type { Environment, KernelCase, RunKind, RunResult } from '../core/protoc
 import { EXIT_BAD_INPUT, type RunnerEvent } from '../core/protocol/runner';
 import type { Ctx } from './ctx';
 import { keptInHistory, partialRun, saveRun, saveRunSync } from './history';
-import { crashMessage, finishedMessage, refusalOf, SIMULATION_NOT_SAVED, simulationStoppedMessage, type Refusal } from './refusal';
+import { benchCancelledMessage, crashMessage, finishedMessage, refusalOf, SIMULATION_NOT_SAVED, simulationStoppedMessage, type Refusal } from './refusal';
 import { runName } from './runName';
 import { EDITOR_RUN_UI, launchFor, launchSettingsRefused } from './runLaunch';
 import { RunInFlight } from './runInFlight';
@@ -227,11 +227,7 @@ export class BenchmarkRun extends RunInFlight<RunResult | null> {
     if (crashed) {
       void ctx.showError(`${crashMessage(this.job, outcome, run.status === 'failed' && outcome.run === null && outcome.exitCode === 0)}${kept ? '' : ' Nothing is saved in History: it had no kernel case and no pool yet.'}`);
     } else if (run.status === 'cancelled') {
-      void vscode.window.showInformationMessage(
-        kept
-          ? `AttnScope: benchmark of ${name} cancelled after ${run.cases.length} case(s); the partial run is saved.`
-          : `AttnScope: benchmark of ${name} cancelled before its first case: nothing was measured, nothing is saved in History.`,
-      );
+      void vscode.window.showInformationMessage(benchCancelledMessage(name, run, kept));
     } else {
       const wasm = wasmBuildNote(run.environment, this.job);
       const message = finishedMessage(this.job, name, run, wasm);

@@ -144,7 +144,7 @@ export async function listRuns(folder: string): Promise<{ runs: RunListEntry[]; 
       let entry = seen && seen.ino === ino && seen.mtimeMs === mtimeMs && seen.size === size ? seen.entry : undefined;
       if (!entry) {
         const run = await loadRun(folder, id);
-        entry = { id, name: run.name, createdAt: run.createdAt, status: run.status, cases: run.cases.length, kind: runKind(run), build: run.environment ? kernelBuildText(run.environment, run.cases) : '' };
+        entry = { id, name: run.name, createdAt: run.createdAt, status: run.status, ...(run.poolCancelled ? { poolCancelled: run.poolCancelled } : {}), cases: run.cases.length, kind: runKind(run), build: run.environment ? kernelBuildText(run.environment, run.cases) : '' };
       }
       now.set(name, { ino, mtimeMs, size, entry });
       runs.push(entry);

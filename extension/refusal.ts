@@ -5,7 +5,7 @@
  * `device.backend`, so the reason names the one that asked for it. No `vscode` import.
  */
 import type { Backend, Profile } from '../core/config/types';
-import { formatPoolOutcome } from '../core/format';
+import { formatPoolOutcome, poolCancelledText } from '../core/format';
 import type { RunKind, RunResult } from '../core/protocol/run';
 import { encoderBenchRefusal } from '../core/refusals';
 import type { RunnerJob, RunnerOutcome } from '../core/runnerProcess';
@@ -110,4 +110,15 @@ export function finishedMessage(job: RunKind, name: string, run: Pick<RunResult,
     ? `AttnScope: ${name} finished: ${run.pool ? formatPoolOutcome(run.pool) : 'no pool result'}.`
     : `AttnScope: benchmark of ${name} finished: ${run.cases.length} case(s).`;
   return wasm ? `${outcome} ${wasm}` : outcome;
+}
+
+/**
+ * The toast of a cancelled benchmark: how far it got (during its pool simulation: core/format
+ * poolCancelledText, as the dashboard's cards, History and the CLI say it) and what is saved
+ * (`kept`: history.ts keptInHistory).
+ */
+export function benchCancelledMessage(name: string, run: Pick<RunResult, 'cases' | 'poolCancelled'>, kept: boolean): string {
+  if (!kept) return `AttnScope: benchmark of ${name} cancelled before its first case: nothing was measured, nothing is saved in History.`;
+  if (run.poolCancelled) return `AttnScope: benchmark of ${name} cancelled ${poolCancelledText(run.poolCancelled)}; its ${run.cases.length} case(s) are saved.`;
+  return `AttnScope: benchmark of ${name} cancelled after ${run.cases.length} case(s); the partial run is saved.`;
 }

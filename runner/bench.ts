@@ -7,7 +7,7 @@
 import type { Backend, Dtype, KernelBackendName, Profile } from '../core/config/types';
 import { estimate, poolSizeProblem } from '../core/estimate';
 import { formatBytes, formatCount, formatDuration, formatRate, perGpuCaseText } from '../core/format';
-import { createRun, type CaseShape, type Environment, type RunResult } from '../core/protocol/run';
+import { createRun, type CaseShape, type Environment, type PoolCancelled, type RunResult } from '../core/protocol/run';
 import type { RunnerEvent } from '../core/protocol/runner';
 import * as native from '../native';
 import { cpuCasePath, measureEnvironment, measureGpu } from './environment';
@@ -247,7 +247,8 @@ export async function measureBackendEnvironment(backend: KernelBackendName): Pro
 /**
  * Runs every planned case of `profile`, then, for a workload, the page-pool simulation: not
  * when the pool cannot be sized (poolSizeProblem; the preflight's warning says so before any work).
- * @returns the run; status 'cancelled' when `signal` fired (cases finished so far are kept).
+ * @returns the run; status 'cancelled' when `signal` fired (cases finished so far are kept; during
+ *   the pool simulation, `poolCancelled` says how far it got, and there is no pool).
  */
 export async function runBench(profile: Profile, opts: BenchOptions): Promise<RunResult> {
   const planned = planCases(profile, { quick: opts.quick });
@@ -265,6 +266,8 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
   // one run of a 128k-token prefill takes minutes on a CPU, and Node does not exit while it runs.
   const stopKernels = () => native.cancelKernels();
   opts.signal?.addEventListener('abort', stopKernels, { once: true });
+  // How far the pool simulation got, while it runs: a cancel then says where it stopped.
+  let poolAt: PoolCancelled | undefined;
   try {
     throwIfAborted(opts.signal);
     if (skipped) opts.emit({ type: 'log', level: 'warn', message: skipped });
@@ -316,7 +319,9 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
       opts.emit({ type: 'progress', done, total, message: `page pool: simulating ${requests} requests` });
       // One event per percent: `done` moves through the step (fractional), the message says how far.
       let shownPct = 0;
-      const onProgress = ({ fraction }: PoolProgress) => {
+      poolAt = { finished: 0, requests: workload.requests };
+      const onProgress = ({ fraction, finished, requests: of }: PoolProgress) => {
+        poolAt = { finished, requests: of };
         const pct = Math.floor(100 * fraction);
         if (pct <= shownPct) return;
         shownPct = pct;
@@ -329,12 +334,14 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
         // The kernel results stand on their own; say why the pool view is empty.
         opts.emit({ type: 'log', level: 'warn', message: `page pool simulation skipped: ${e.message}` });
       }
+      poolAt = undefined;
       done++;
       opts.emit({ type: 'progress', done, total, message: 'page pool simulated' });
     }
   } catch (e) {
-    if (e instanceof CancelledError || opts.signal?.aborted) run.status = 'cancelled';
-    else throw e;
+    if (!(e instanceof CancelledError || opts.signal?.aborted)) throw e;
+    run.status = 'cancelled';
+    if (poolAt) run.poolCancelled = poolAt;
   } finally {
     opts.signal?.removeEventListener('abort', stopKernels);
   }

@@ -24,7 +24,7 @@ import { resolvedProfileProblems } from '../core/config/resolvedProfile';
 import { createRun, type Environment, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel } from '../core/protocol/run';
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
 import { deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../core/validate';
-import { formatCount, formatCountOf, formatPercent, perGpuCasesHeader } from '../core/format';
+import { formatCount, formatCountOf, formatPercent, perGpuCasesHeader, poolCancelledText } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, writeFailure, writeOutput } from './args';
@@ -314,8 +314,11 @@ async function benchCancellable(argv: string[], io: CliIo, ac: AbortController &
   if (json && !keep) writeOutput(json, `${JSON.stringify(run, null, 2)}\n`, '--json', io.stdout);
   if (run.status === 'cancelled') {
     const reason = ac.signal.reason instanceof CancelledError ? ac.signal.reason : new CancelledError();
-    const where = ` after ${run.cases.length} of ${formatCountOf(planCases(profile, { quick }).length, 'case')}`;
-    const outcome = keep ? `nothing written (${json} left as it was)` : json && !namesStdout(json) ? `the run so far written to ${json}` : 'the run so far is on stdout';
+    const cases = `${run.cases.length} of ${formatCountOf(planCases(profile, { quick }).length, 'case')}`;
+    // During the pool simulation: the cases are timed, and the pool is what was lost.
+    const where = run.poolCancelled ? ` ${poolCancelledText(run.poolCancelled)}` : ` after ${cases}`;
+    const so = run.poolCancelled ? `the run so far (${cases})` : 'the run so far';
+    const outcome = keep ? `nothing written (${json} left as it was)` : json && !namesStdout(json) ? `${so} written to ${json}` : `${so} is on stdout`;
     io.stderr.write(cancelLine('bench', reason, where, outcome));
   }
   if (events) emitLine({ type: 'done', run });

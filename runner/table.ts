@@ -6,7 +6,7 @@ import type { Profile, QuantizationSpec } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
 import { kvHeadsPerGpu, quantizedScopeText, quantizedWidthText } from '../core/estimate';
 import { blocksPerRequestFormula, poolBlocksText } from '../core/estimate/layout';
-import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate, fractionText, formatSignificant, isMemoryBound, loadAverageText, perGpuCaseText, perGpuCasesHeader } from '../core/format';
+import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate, fractionText, formatSignificant, isMemoryBound, loadAverageText, perGpuCaseText, perGpuCasesHeader, poolCancelledText } from '../core/format';
 import type { KernelCase, RunResult } from '../core/protocol/run';
 import { mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../core/kernelLimits';
 import { ceilingFor, computeCeiling } from './measure';
@@ -225,6 +225,6 @@ export function formatRun(run: RunResult): string {
   const softcap = run.profile.model.attnLogitSoftcapping;
   if (softcap && run.cases.length > 0) out.push(`note: ${softcapNote(softcap)}`);
   if (run.pool) out.push('', formatPoolSummary(run.pool));
-  if (run.status !== 'ok') out.push(`\nrun ${run.status}${run.error ? `: ${run.error}` : ''}`);
+  if (run.status !== 'ok') out.push(`\nrun ${run.status}${run.poolCancelled ? ` ${poolCancelledText(run.poolCancelled)}` : ''}${run.error ? `: ${run.error}` : ''}`);
   return out.join('\n');
 }

@@ -7,7 +7,7 @@
 import type { ChartConfiguration, ChartDataset, Plugin } from 'chart.js';
 import type { KernelCase, PoolSample } from '../core/protocol/run';
 import { caseLabel } from './compare';
-import { formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatMs, formatParams, formatPercent, formatRate, formatSignificant, fractionText, isMemoryBound, nativeBuildLabel } from '../core/format';
+import { formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatMs, formatParams, formatPercent, formatRate, formatSignificant, fractionText, isMemoryBound, nativeBuildLabel, poolCancelledText } from '../core/format';
 import type { ViewRun } from './model';
 import { withAlpha, type Mark, type Palette } from './theme';
 import { spreadName, spreadsName } from '../core/noise';
@@ -840,12 +840,15 @@ export function thinSamples(samples: readonly PoolSample[], max = POOL_CHART_MAX
  */
 /**
  * What the pool charts (page pool, queue) say when a run has no pool samples: waiting while it
- * runs; that it stopped before its simulation when it failed or was cancelled (its profile may
- * well have a workload); else that the profile has none to simulate, or that none was simulated.
+ * runs; where it stopped when it was cancelled during its simulation (core/format
+ * poolCancelledText); that it stopped before its simulation ended when it failed or was cancelled
+ * otherwise (its profile may well have a workload); else that the profile has none to simulate,
+ * or that none was simulated.
  */
-export function noPoolText(run: Pick<ViewRun, 'status' | 'profile'>): string {
+export function noPoolText(run: Pick<ViewRun, 'status' | 'profile' | 'poolCancelled'>): string {
   if (run.status === 'running') return 'Waiting for the pool simulation…';
-  if (run.status === 'failed' || run.status === 'cancelled') return `This run ${run.status === 'failed' ? 'failed' : 'was cancelled'} before its pool simulation.`;
+  if (run.status === 'cancelled' && run.poolCancelled) return `This run was cancelled ${poolCancelledText(run.poolCancelled)}.`;
+  if (run.status === 'failed' || run.status === 'cancelled') return `This run ${run.status === 'failed' ? 'failed' : 'was cancelled'} before its pool simulation ended.`;
   return run.profile?.workload ? 'This run has no pool simulation.' : 'This run has no pool simulation (add a workload to the profile).';
 }
 

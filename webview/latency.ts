@@ -8,7 +8,7 @@
  */
 import type { ChartConfiguration, ChartDataset } from 'chart.js';
 import type { LatencyStats, LatencySummary } from '../core/protocol/latency';
-import { formatCount, formatMs, formatPercent, formatSignificant } from '../core/format';
+import { formatCount, formatMs, formatPercent, formatSignificant, poolCancelledText } from '../core/format';
 import type { ViewRun } from './model';
 import { durationLogTick, noPoolText, simulatedTimeAxis, type ChartSpec } from './charts';
 import { withAlpha, type Palette } from './theme';
@@ -123,8 +123,10 @@ export function latencyCdfChart(run: ViewRun, p: Palette): ChartSpec {
       ? null
       : run.status === 'running'
         ? 'Latency comes when the simulation ends.'
-        : run.status === 'failed' || run.status === 'cancelled'
-          ? `This run ${run.status === 'failed' ? 'failed' : 'was cancelled'} before its simulation ended: no latency.`
+        : run.status === 'cancelled' && run.poolCancelled
+          ? `This run was cancelled ${poolCancelledText(run.poolCancelled)}: no latency.`
+          : run.status === 'failed' || run.status === 'cancelled'
+            ? `This run ${run.status === 'failed' ? 'failed' : 'was cancelled'} before its simulation ended: no latency.`
           : 'This run has no latency (a pool simulation of this version records it).',
     config,
     table: { columns: ['modelled', 'mean', 'p50', 'p90', 'p99', 'max'], rows },

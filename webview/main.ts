@@ -25,7 +25,7 @@ import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './late
 import { buildDifference, comparePools, compareRuns, kindDifference, loadDifference, modelDifference, sameRun, workloadDifference } from './compare';
 import { sweepProvenance } from '../core/sweepFigures';
 import { metricsOf as sweepMetricsOf, sweepAxisCharts, sweepTable } from './sweep';
-import { formatCount, formatDuration, formatLoadNote, formatPercent, formatRunTime, loadAverageText, perGpuCasesHeader, wasmBuildNote } from '../core/format';
+import { formatCount, formatDuration, formatLoadNote, formatPercent, formatRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
 import { emptyModel, reduce, rerunOf, skippedNote, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
@@ -421,7 +421,7 @@ function renderHistory(): void {
   } else {
     historyList.replaceChildren(table({
       columns: ['time', 'name', 'status', 'cases', ''],
-      rows: model.runs.map((r) => [runTime(r.createdAt), inFolder(r.name, r.folder), r.status, r.kind === 'simulate' ? 'simulation' : formatCount(r.cases), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '', 'aria-label': `Open run ${r.name}, ${formatRunTime(r.createdAt)}` })]),
+      rows: model.runs.map((r) => [runTime(r.createdAt), inFolder(r.name, r.folder), r.poolCancelled ? `${r.status} ${poolCancelledText(r.poolCancelled)}` : r.status, r.kind === 'simulate' ? 'simulation' : formatCount(r.cases), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '', 'aria-label': `Open run ${r.name}, ${formatRunTime(r.createdAt)}` })]),
     }, 'table-history', (i) => ({ 'data-run': model.runs[i]!.id })));
   }
   if (note) historyList.append(el('p', { class: 'note', id: 'history-skipped' }, note));

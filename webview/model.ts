@@ -3,7 +3,7 @@
  * A run being streamed is built up from `runStarted`, `environment`, `case`, `poolSamples` and `progress`
  * messages and replaced by the full RunResult on `runFinished`.
  */
-import type { Environment, KernelCase, PoolResult, PoolSample, RunKind, RunResult, RunStatus } from '../core/protocol/run';
+import type { Environment, KernelCase, PoolCancelled, PoolResult, PoolSample, RunKind, RunResult, RunStatus } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
 import type { Estimate, Profile, RunListEntry, SweepListEntry, SweepRunStatus, ToWebview } from '../core/protocol/webview';
 
@@ -24,6 +24,8 @@ export interface ViewRun {
   poolSamples: PoolSample[];
   /** Summary and baselines; null until the run finishes with a pool simulation. */
   pool: PoolResult | null;
+  /** A bench cancelled during its pool simulation: how far it got (RunResult.poolCancelled). Absent otherwise. */
+  poolCancelled?: PoolCancelled;
   progress: { done: number; total: number; message: string } | null;
 }
 
@@ -96,6 +98,7 @@ export function viewOfRun(run: RunResult, id: string | null): ViewRun {
     cases: run.cases,
     poolSamples: run.pool?.samples ?? [],
     pool: run.pool ?? null,
+    ...(run.poolCancelled ? { poolCancelled: run.poolCancelled } : {}),
     progress: null,
   };
 }

@@ -371,6 +371,16 @@ export interface PoolResult {
 export type RunStatus = 'ok' | 'cancelled' | 'failed';
 
 /**
+ * How far the pool simulation of a bench cancelled during it got (RunResult.poolCancelled):
+ * requests finished (completed or rejected) when the cancel was seen, of the workload's. The
+ * partial pool is not kept: its figures would be of part of the workload.
+ */
+export interface PoolCancelled {
+  finished: number;
+  requests: number;
+}
+
+/**
  * What made a run: `attnscope bench` (kernel cases timed on this machine, and the pool simulation
  * when the profile has a workload) or `attnscope simulate` (the pool simulation alone: no kernel
  * cases, every time on its modelled step-time clock). Absent in runs saved before the field: bench.
@@ -408,6 +418,8 @@ export interface RunResult extends RunHeader {
    */
   quick?: { shortened: string[] };
   status: RunStatus;
+  /** A bench cancelled during its pool simulation (status 'cancelled', no `pool`): how far it got. */
+  poolCancelled?: PoolCancelled;
   /** Set when status is 'failed' (or 'cancelled', by the extension: why it ended). */
   error?: string;
 }

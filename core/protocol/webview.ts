@@ -5,7 +5,7 @@
  */
 import type { Profile } from '../config/types';
 import type { Estimate } from '../estimate/types';
-import type { RunKind, RunResult } from './run';
+import type { PoolCancelled, RunKind, RunResult } from './run';
 import type { SweepReport } from './sweep';
 import type { RunnerCaseEvent, RunnerEnvironmentEvent, RunnerPoolSampleEvent, RunnerProgressEvent } from './runner';
 
@@ -17,6 +17,8 @@ export interface RunListEntry {
   name: string;
   createdAt: string;
   status: RunResult['status'];
+  /** A bench cancelled during its pool simulation: how far it got (RunResult.poolCancelled). */
+  poolCancelled?: PoolCancelled;
   cases: number;
   /** What made it (RunResult.kind; absent: bench). */
   kind?: RunKind;

@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { createInterface } from 'node:readline';
 import type { RunResult } from '../../core/protocol/run';
+import { formatCount } from '../../core/format';
 import { validateProfileText } from '../../core/validate';
 import { aliasBomb } from '../fixtures/yaml';
 import { cancelWhileReadingFifo } from '../fixtures/fifo';
@@ -827,10 +828,12 @@ test('simulate with stderr not a terminal prints no progress', () => {
   assert.match(r.stdout, /^Requests: 2,000 \(completed /m);
 });
 
-test('bench --events reports the pool simulation per percent, and SIGTERM mid-simulation gives a cancelled run', async () => {
+test('bench --events reports the pool simulation per percent, and SIGTERM mid-simulation gives a cancelled run that says where it stopped', async () => {
   const { profile } = longSimulation();
   const child = spawn(process.execPath, [runner, 'bench', profile, '--quick', '--events'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const events: Array<{ type: string; done?: number; total?: number; message?: string; run?: { status: string; pool?: unknown } }> = [];
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const events: Array<{ type: string; done?: number; total?: number; message?: string; run?: Pick<RunResult, 'status' | 'pool' | 'poolCancelled' | 'cases'> }> = [];
   let signalled = false;
   for await (const line of createInterface({ input: child.stdout })) {
     const e = JSON.parse(line);
@@ -855,6 +858,14 @@ test('bench --events reports the pool simulation per percent, and SIGTERM mid-si
   assert.equal(done.run!.pool, undefined);
   // Cancelled mid-run: the simulation did not reach its end.
   assert.ok(!events.some((e) => e.type === 'progress' && e.message === 'page pool simulated'));
+  // s34 newcomer-ed 2: the run said nothing of the simulation it was cancelled in. It now says how
+  // far it got: at least the last percent reported (the cancel came after it), short of the end.
+  const at = done.run!.poolCancelled;
+  assert.ok(at, 'no poolCancelled in the cancelled run');
+  assert.equal(at.requests, 300_000);
+  const lastPct = Number(/^page pool: (\d+)%/.exec(pool.at(-1)!.message!)![1]);
+  assert.ok(at.finished >= (lastPct / 100) * 300_000 && at.finished < 300_000, `finished ${at.finished}, last reported ${lastPct}%`);
+  assert.match(stderr, new RegExp(`^attnscope: bench cancelled by SIGTERM during its pool simulation \\(at ${formatCount(at.finished)} of 300,000 requests\\); the partial pool was not kept; the run so far \\(${done.run!.cases.length} of 2 cases\\) is on stdout$`, 'm'));
 });
 
 /** The keys of a run file, in order, as core/protocol/run.ts createRun writes them (DESIGN.md "Run JSON"). */

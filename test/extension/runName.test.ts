@@ -4,7 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runId } from '../../extension/history';
-import { busyMessage, crashMessage, finishedMessage, refusalOf, simulationStoppedMessage } from '../../extension/refusal';
+import { benchCancelledMessage, busyMessage, crashMessage, finishedMessage, refusalOf, simulationStoppedMessage } from '../../extension/refusal';
 import type { PoolResult } from '../../core/protocol/run';
 import { modelLabel, runName } from '../../extension/runName';
 import { run } from '../fixtures/run';
@@ -93,6 +93,18 @@ describe('refused runs', () => {
     const why = 'nothing is saved: a simulation is saved only when it ends: its latencies, goodput and pool figures are of the whole workload, and those of the requests finished before the stop (the short, early ones, before the queue builds up) would understate them.';
     assert.equal(simulationStoppedMessage('llama-3.1-8b · e2e.attn.yaml · simulation', 'cancelled'), `AttnScope: llama-3.1-8b · e2e.attn.yaml · simulation was cancelled; ${why}`);
     assert.equal(simulationStoppedMessage('llama-3.1-8b · e2e.attn.yaml · simulation', 'interrupted'), `AttnScope: llama-3.1-8b · e2e.attn.yaml · simulation was interrupted when the window reloaded or closed; ${why}`);
+  });
+
+  it('a benchmark cancelled during its pool simulation says where it stopped and that the partial pool is gone', () => {
+    // s34 newcomer-ed 2: cancelled at ~2x% of 40,000 requests, the toast said "cancelled after 9 case(s); the partial run is saved".
+    const name = 'llama-3.1-8b · long.attn.yaml · full';
+    const cases = run.cases.slice(0, 2);
+    assert.equal(
+      benchCancelledMessage(name, { cases, poolCancelled: { finished: 9123, requests: 40000 } }, true),
+      `AttnScope: benchmark of ${name} cancelled during its pool simulation (at 9,123 of 40,000 requests); the partial pool was not kept; its 2 case(s) are saved.`,
+    );
+    assert.equal(benchCancelledMessage(name, { cases }, true), `AttnScope: benchmark of ${name} cancelled after 2 case(s); the partial run is saved.`);
+    assert.equal(benchCancelledMessage(name, { cases: [] }, false), `AttnScope: benchmark of ${name} cancelled before its first case: nothing was measured, nothing is saved in History.`);
   });
 
   it('a run asked for while another runs: names both, and what to do', () => {

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BasePlatform, Chart, registerables, type ChartConfiguration, type LegendItem } from 'chart.js';
-import type { PoolSample } from '../../core/protocol/run';
+import type { PoolCancelled, PoolSample } from '../../core/protocol/run';
 import type { Estimate } from '../../core/protocol/webview';
 import { caseTickLines, ceilings, durationLogTick, logTick, memoryChart, narrowOptions, bandwidthLabelPlaces, computeLabelPlaces, labelCorners, placeLabels, poolBaselinesChart, poolTimelineChart, rooflineChart, thinSamples, throughputChart, timingsChart } from '../../webview/charts';
 import { latencyCdfChart, queueChart } from '../../webview/latency';
@@ -66,16 +66,21 @@ describe('pool chart', () => {
     assert.deepEqual(spec.table!.rows.at(-1)!.slice(-2), ['0', '4,585']);
   });
 
-  it('a run that failed or was cancelled before its simulation says so, not to add the workload its profile has', () => {
+  it('a run that failed or was cancelled before its simulation ended says so, not to add the workload its profile has', () => {
     // The fixture's profile has a workload (test/fixtures/run.ts): newcomerB's killed runner was told to add one.
     assert.ok(run.profile.workload);
-    const empty = (status: 'failed' | 'cancelled' | 'ok', workload = run.profile.workload) =>
-      poolTimelineChart({ ...viewOfRun({ ...run, status, profile: { ...run.profile, workload } }, null), pool: null, poolSamples: [] }, palette).empty;
-    assert.equal(empty('failed'), 'This run failed before its pool simulation.');
-    assert.equal(empty('cancelled'), 'This run was cancelled before its pool simulation.');
+    const empty = (status: 'failed' | 'cancelled' | 'ok', workload = run.profile.workload, poolCancelled?: PoolCancelled) =>
+      poolTimelineChart({ ...viewOfRun({ ...run, status, profile: { ...run.profile, workload }, ...(poolCancelled ? { poolCancelled } : {}) }, null), pool: null, poolSamples: [] }, palette).empty;
+    assert.equal(empty('failed'), 'This run failed before its pool simulation ended.');
+    assert.equal(empty('cancelled'), 'This run was cancelled before its pool simulation ended.');
     assert.equal(empty('ok', null), 'This run has no pool simulation (add a workload to the profile).');
+    // s34 newcomer-ed 2: a bench cancelled at ~2x% of its 40,000-request simulation said "cancelled
+    // before its pool simulation" while the card had drawn that simulation for tens of seconds.
+    const at = { finished: 9123, requests: 40000 };
+    assert.equal(empty('cancelled', run.profile.workload, at), 'This run was cancelled during its pool simulation (at 9,123 of 40,000 requests); the partial pool was not kept.');
     // s31 newcomer-ed 10: a cancelled simulation's latency said 'a pool simulation of this version records it', as if a version were at fault.
-    const noLatency = (status: 'failed' | 'cancelled' | 'ok') => latencyCdfChart({ ...viewOfRun({ ...run, status }, null), pool: null }, palette).empty;
+    const noLatency = (status: 'failed' | 'cancelled' | 'ok', poolCancelled?: PoolCancelled) => latencyCdfChart({ ...viewOfRun({ ...run, status, ...(poolCancelled ? { poolCancelled } : {}) }, null), pool: null }, palette).empty;
+    assert.equal(noLatency('cancelled', at), 'This run was cancelled during its pool simulation (at 9,123 of 40,000 requests); the partial pool was not kept: no latency.');
     assert.equal(noLatency('cancelled'), 'This run was cancelled before its simulation ended: no latency.');
     assert.equal(noLatency('failed'), 'This run failed before its simulation ended: no latency.');
     assert.equal(noLatency('ok'), 'This run has no latency (a pool simulation of this version records it).');
