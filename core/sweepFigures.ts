@@ -52,11 +52,12 @@ export const SWEEP_METRICS: readonly SweepMetric[] = [
   { key: 'decodeNsPerToken', label: 'decode time per token', kind: 'ns', better: 'lower', source: 'measured', column: 'decode_median_ns_per_token' },
 ];
 
-/** Every figure a row may have, in the CSV's order: the dashboard's, then the rejected requests, the KV bytes per token (the memory estimate's) and the decode figure's spread and case. */
+/** Every figure a row may have, in the CSV's order: the dashboard's, then the rejected requests, the KV bytes per token and of a page (the memory estimate's) and the decode figure's spread and case. */
 export const SWEEP_FIGURES: readonly SweepFigure[] = [
   ...SWEEP_METRICS,
   { key: 'rejected', source: 'modelled', column: 'rejected_requests' },
   { key: 'kvBytesPerToken', source: 'modelled', column: 'kv_bytes_per_token' },
+  { key: 'pageBytes', source: 'modelled', column: 'page_bytes' },
   { key: 'decodeP10NsPerToken', source: 'measured', column: 'decode_p10_ns_per_token' },
   { key: 'decodeP90NsPerToken', source: 'measured', column: 'decode_p90_ns_per_token' },
   { key: 'decodeCase', source: 'measured', column: 'decode_case' },

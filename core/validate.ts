@@ -146,6 +146,15 @@ export function runSeverity(p: Problem): Severity {
   return p.severity === 'error' && isDeploymentProblem(p) ? 'warning' : p.severity;
 }
 
+/**
+ * Codes of {@link deploymentProblems} that concern only the kernel benchmark (which kernel runs a
+ * head_dim, page_size or dtype; how MLA and logit soft-capping are timed): a simulation benchmarks
+ * nothing, its step times being the roofline's on the profile's GPU or its step_time (runner/simulate/step-time.ts),
+ * so `simulate` and a `job: simulate` sweep leave them out (s34 newcomer-cli 14: "it is benchmarked
+ * on the CPU" under simulate).
+ */
+export const BENCHMARK_ONLY_CODES: ReadonlySet<string> = new Set(['head-dim-unsupported', 'page-size-unsupported', 'dtype-unsupported', 'mla-prefill-head-dim', 'mla-decode-head-dim', 'attn-logit-softcapping']);
+
 /** True for a problem of {@link deploymentProblems} (a code of CHECK_KEYS, or the pool a simulation cannot size). */
 export function isDeploymentProblem(p: Problem): boolean {
   return CHECK_KEYS[p.code] !== undefined || p.code === POOL_NOT_SIMULABLE;

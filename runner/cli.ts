@@ -23,7 +23,7 @@ import { BACKENDS, isBackend, type KernelBackendName, type Problem, type Profile
 import { resolvedProfileProblems } from '../core/config/resolvedProfile';
 import { createRun, type Environment, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel } from '../core/protocol/run';
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
-import { deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../core/validate';
+import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../core/validate';
 import { formatCount, formatCountOf, formatPercent, perGpuCasesHeader, poolCancelledText } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from '../native';
@@ -363,10 +363,11 @@ function unusedUnderTrace(profile: Profile, problem: Problem): boolean {
 /**
  * The problems found reading the file, then the deployment notes, one line each on stderr, but
  * for the pool a simulation cannot size (simulate refuses it in its own words; estimate sizes no
- * simulation); `trace`: a trace replaces the workload's distributions, so nothing is said about them.
+ * simulation); `trace`: a trace replaces the workload's distributions, so nothing is said about them;
+ * `simulating`: nothing is benchmarked, so nothing is said about the kernels (BENCHMARK_ONLY_CODES).
  */
-function printNotes(loaded: LoadedProfile, write: (line: string, level: 'info' | 'warn') => void, trace = false): void {
-  const problems = loaded.problems.filter((p) => p.code !== POOL_NOT_SIMULABLE && !(trace && unusedUnderTrace(loaded.profile, p)));
+function printNotes(loaded: LoadedProfile, write: (line: string, level: 'info' | 'warn') => void, trace = false, simulating = false): void {
+  const problems = loaded.problems.filter((p) => p.code !== POOL_NOT_SIMULABLE && !(trace && unusedUnderTrace(loaded.profile, p)) && !(simulating && BENCHMARK_ONLY_CODES.has(p.code)));
   for (const note of capRepeats(problems)) write(loaded.format(note), note.severity === 'info' ? 'info' : 'warn');
 }
 
@@ -474,7 +475,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
     ...(flags.trace !== undefined ? [{ path: flags.trace, what: 'the trace (--trace)' }] : []),
     ...(flags.calibrate !== undefined ? [{ path: flags.calibrate, what: 'the calibration file (--calibrate)' }] : []),
   ]);
-  printNotes(loaded, say, flags.trace !== undefined);
+  printNotes(loaded, say, flags.trace !== undefined, true);
   // The flags win over the profile's slo, bound by bound.
   const slo = { ...profile.slo, ...flags.slo };
   const hasSlo = slo.ttftMs !== undefined || slo.tpotMs !== undefined;

@@ -91,7 +91,12 @@ export function latencyMarkdown(last: LastSimulation): string {
     const bounds = [l.slo.ttftMs !== undefined ? `TTFT <= ${formatMs(l.slo.ttftMs)}` : null, l.slo.tpotMs !== undefined ? `TPOT <= ${formatMs(l.slo.tpotMs)}` : null].filter((x) => x !== null).join(', ');
     lines.push(`Goodput ${l.goodputRequestsPerSec.toPrecision(3)} requests/s meet ${bounds} (${(100 * (l.sloAttainment ?? 0)).toFixed(1)} % of requests).`);
   }
-  if (last.capacity?.maxRate !== null && last.capacity?.maxRate !== undefined) lines.push(`Highest rate meeting the SLO: ${last.capacity.maxRate.toPrecision(4)} requests/s.`);
+  const c = last.capacity;
+  if (c?.maxRate !== null && c?.maxRate !== undefined) {
+    lines.push(c.limit === 'capacity'
+      ? `Highest rate the server keeps up with: ${c.maxRate.toPrecision(4)} requests/s (capacity is the limit, not the SLO).`
+      : `Highest rate meeting the SLO: ${c.maxRate.toPrecision(4)} requests/s.`);
+  }
   lines.push('', `From ${last.file}.`);
   return lines.join('\n');
 }

@@ -93,6 +93,13 @@ export interface CapacityCurve {
    * 8 requests completed); absent in runs before s29.
    */
   saturatedRate?: number | null;
+  /**
+   * What bounds maxRate: 'capacity' when it is the saturated throughput μ itself, or the lowest
+   * rate above it that failed met the SLO and failed only for not keeping up (the SLO alone would
+   * pass a higher rate); 'slo' when the next rate up misses the SLO. Absent when no rate passed,
+   * the search was unbounded, or in runs before s35.
+   */
+  limit?: 'slo' | 'capacity';
   /** True when no rate failed: even with every request arriving at once the SLO holds (the load is too small to saturate). */
   unbounded?: boolean;
 }

@@ -330,6 +330,17 @@ export interface PoolLoad {
    * state: its TTFT and queueing delay grow with the number of requests replayed (core/format OVERLOAD).
    */
   overloaded: boolean;
+  /**
+   * The modelled server's saturated throughput μ, requests/s (runner/simulate/capacity.ts
+   * saturatedThroughput; null when not measurable); set on sweep points (job simulate) only.
+   */
+  saturatedRequestsPerSec?: number | null;
+  /**
+   * The server keeps up: the load's rate (a workload's arrival_rate × timeScale, a trace's offered
+   * rate) is at most saturatedRequestsPerSec, and the run is not overloaded (capacity.ts
+   * checkKeepsUp, as --max-rate judges a rate); set with saturatedRequestsPerSec.
+   */
+  keepsUp?: boolean;
 }
 
 export interface PoolResult {

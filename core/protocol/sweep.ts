@@ -77,6 +77,11 @@ export interface SweepMetrics {
    * its model and kv_cache.dtype), with the pool figures; absent in reports merged before it was kept.
    */
   kvBytesPerToken?: number;
+  /**
+   * Bytes of one pool page (the point's Estimate.pageBytes: page_size · kvBytesPerToken, or a hybrid
+   * pool's block, page_size tokens of one KV-cache group's layers); absent in reports merged before s35.
+   */
+  pageBytes?: number;
   /** p99 time to first token and time per output token of the simulated requests, seconds (modelled: the simulation's step-time clock). */
   p99TtftS?: number;
   p99TpotS?: number;
@@ -113,6 +118,14 @@ export interface SweepReportRow extends SweepPointRef {
    */
   origin?: 'run' | 'resumed' | 'reused';
   reusedFrom?: string;
+  /**
+   * Whether the modelled server keeps up with the point's load (its run's pool.load.keepsUp: the
+   * rate at most the saturated throughput μ, the queue not growing); absent when the point's run
+   * did not judge it (jobs bench and both, points written before s35). A point with false is never
+   * the best of a rule on simulated rates; `notKeptUp` says why in words.
+   */
+  keepsUp?: boolean;
+  notKeptUp?: string;
 }
 
 /** `attnscope merge`'s output (also written by `sweep` and `submit --wait`). */
@@ -143,7 +156,8 @@ export interface SweepReport {
    * those timings do not compare and naming the fastest on each machine kind; absent otherwise.
    * `tie` names up to three tied rows and counts more (`tiedWith` lists them all). `notOnVllm`:
    * when vLLM would not run the best point on its GPU (a page_size not a multiple of 16: core/estimate
-   * vllmPageSizeNote), the sentence saying so; absent otherwise.
+   * vllmPageSizeNote), the sentence saying so; absent otherwise. `leftOut`: the points a rule on
+   * simulated rates left out because the server does not keep up with them (SweepReportRow.keepsUp), in a sentence.
    */
-  best: { id: string; environmentKey: string; label: string; rule: string; tiedWith?: Array<{ id: string; environmentKey: string; label: string }>; tie?: string; acrossMachines?: string; notOnVllm?: string } | null;
+  best: { id: string; environmentKey: string; label: string; rule: string; tiedWith?: Array<{ id: string; environmentKey: string; label: string }>; tie?: string; acrossMachines?: string; notOnVllm?: string; leftOut?: string } | null;
 }

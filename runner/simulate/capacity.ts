@@ -14,14 +14,16 @@
  * one finite run is under a bound: a queue criterion with the same finite-run blind spot.)
  * μ is measured once per search and does not depend on the number of requests replayed.
  *
- * Walk: from the given scale (--time-scale, default 1), double while passing (or, failing, try μ
+ * Walk: from the given scale (--time-scale, default 1), double while passing, trying μ itself in
+ * place of a doubling above it (no rate above μ passes; μ passing is the answer); or, failing, try μ
  * if the start is above it, then halve while failing, until halving no longer changes the p99s:
  * then no rate passes) to bracket the
  * boundary, then bisect geometrically until hi / lo − 1 < tolerance. The answer is the highest
  * passing rate tried: the true boundary lies in [answer, answer · (1 + tolerance)). Every rate
  * tried is kept (the curve: rate vs p99 TTFT, p99 TPOT). It assumes attainment falls as the load
  * rises (true of a queue; a finite trace replayed faster can break it slightly, which the curve
- * shows). All figures are modelled (the simulator's clock).
+ * shows). The curve says what bounds the answer (CapacityCurve.limit): μ, or the SLO. All figures
+ * are modelled (the simulator's clock).
  */
 import type { Profile } from '../../core/config/types';
 import type { CapacityCurve, CapacityPoint, LatencySlo } from '../../core/protocol/latency';
@@ -127,6 +129,25 @@ export async function saturatedThroughput(profile: Profile, opts: Pick<CapacityO
   return (count / (b - a)) * (k / m);
 }
 
+/**
+ * Whether the modelled server keeps up with the load `pool` ran, judged as --max-rate judges a
+ * rate: the load's rate (a workload's arrival_rate × time scale; a trace's offered rate) at most
+ * the saturated throughput μ ({@link saturatedThroughput}), and its queue not growing through the
+ * arrivals (PoolLoad.overloaded). A finite run alone misses the first: s34 newcomer-cli 6, gemma-3-1b
+ * at arrival_rate 240 against μ = 236.1/s: 2,000 requests end before the queue grows (6 waiting at
+ * the last arrival), 100 % meet the SLO, and the sweep called it best. Sets pool.load's
+ * saturatedRequestsPerSec and keepsUp (nothing without pool.load); costs one simulation of
+ * max(1000, 8 · max_num_seqs) requests.
+ */
+export async function checkKeepsUp(profile: Profile, pool: PoolResult, opts: Pick<CapacityOptions, 'requests' | 'simulate'>): Promise<void> {
+  const load = pool.load;
+  if (!load) return;
+  const mu = await saturatedThroughput(profile, opts);
+  const rate = load.source === 'workload' ? (profile.workload?.arrivalRate ?? Infinity) * load.timeScale : (load.offeredRequestsPerSec ?? Infinity);
+  load.saturatedRequestsPerSec = Number.isFinite(mu) ? mu : null;
+  load.keepsUp = !load.overloaded && (!Number.isFinite(mu) || rate <= mu * (1 + 1e-12));
+}
+
 /** The base rate (scale 1): workload arrival_rate, or a trace's mean rate (n − 1) / span. */
 export function baseRate(profile: Profile, requests?: ServingSimRequests): number {
   if (requests) {
@@ -192,6 +213,15 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
   if (await run(start)) {
     lo = start;
     for (let k = 1; k <= MAX_DOUBLINGS && hi === null; k++) {
+      // The next doubling above μ fails whatever its SLO (criterion 2): try μ itself instead,
+      // the highest rate that can pass, and stop (s34 newcomer-cli 5: three bisection runs above μ).
+      if (Number.isFinite(mu) && rate0 * start * 2 ** k > mu * (1 + 1e-12)) {
+        if (mu / rate0 > lo) {
+          if (await run(mu / rate0)) lo = mu / rate0;
+          else hi = mu / rate0;
+        }
+        break;
+      }
       if (saturated(start * 2 ** (k - 1))) {
         // A higher rate no longer changes the run, so the SLO's verdict stays: the limit is μ.
         if (Number.isFinite(mu) && mu / rate0 > lo) {
@@ -235,6 +265,14 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
     }
   }
   const b = best as { scale: number; result: PoolResult } | null;
+  // What bounds the answer: μ when the answer is μ itself, or when the lowest rate above it that
+  // failed met the SLO and failed only for not keeping up; else the SLO.
+  let limit: CapacityCurve['limit'];
+  if (b && !unbounded) {
+    const answer = rate0 * b.scale;
+    const above = points.filter((p) => !p.meets && p.rate > answer).sort((x, y) => x.rate - y.rate)[0];
+    limit = (Number.isFinite(mu) && answer >= mu * (1 - 1e-9)) || (above !== undefined && above.keepsUp === false && above.sloAttainment >= attainment) ? 'capacity' : 'slo';
+  }
   const curve: CapacityCurve = {
     kind: 'modelled',
     slo: { ...opts.slo },
@@ -245,6 +283,7 @@ export async function searchCapacity(profile: Profile, opts: CapacityOptions): P
     saturatedRate: Number.isFinite(mu) ? mu : null,
     maxScale: b ? b.scale : null,
     unbounded,
+    ...(limit ? { limit } : {}),
   };
   return { curve, result: { ...(b?.result ?? last!), capacity: curve } };
 }

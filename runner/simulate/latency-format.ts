@@ -68,10 +68,16 @@ export function formatCapacity(c: CapacityCurve): string {
     lines.push(`Every rate tried meets the SLO, up to ${c.maxRate!.toPrecision(4)} requests/s, where all requests arrive within one step, and the saturated throughput could not be measured: the load is too small to find the limit (a longer trace or more workload requests would).`);
     return lines.join('\n');
   }
+  if (c.maxRate === null) {
+    lines.push('No rate tried meets the SLO: even the lowest load misses it (the step time alone is too long, or requests are rejected); the search stops once halving the rate no longer changes the p99s.');
+    return lines.join('\n');
+  }
+  const answer = `${c.maxRate.toPrecision(4)} requests/s (time scale ${c.maxScale!.toPrecision(4)})`;
+  const at = c.points.find((p) => p.meets && p.rate === c.maxRate);
   lines.push(
-    c.maxRate === null
-      ? 'No rate tried meets the SLO: even the lowest load misses it (the step time alone is too long, or requests are rejected); the search stops once halving the rate no longer changes the p99s.'
-      : `Highest rate meeting the SLO: ${c.maxRate.toPrecision(4)} requests/s (time scale ${c.maxScale!.toPrecision(4)})`,
+    c.limit === 'capacity'
+      ? `Highest rate the server keeps up with: ${answer}; capacity is the limit, not the SLO: ${at ? `${formatPercent(at.sloAttainment)} of requests meet the SLO there, and ` : ''}no rate above the saturated throughput μ keeps up`
+      : `Highest rate meeting the SLO: ${answer}; the SLO is the limit${c.saturatedRate ? `: the server keeps up to μ = ${c.saturatedRate.toPrecision(4)} requests/s` : ''}`,
   );
   return lines.join('\n');
 }

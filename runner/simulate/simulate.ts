@@ -457,9 +457,9 @@ const OVERLOAD_WAITING = 0.05;
  * the middle of the arrivals (unless all arrive at once). A server that keeps up holds a queue of
  * the order of a batch whatever n, at the end as in the middle; one that does not holds about
  * (1 − served / offered) · n at the end, twice its middle (s33 newcomer-cli 6: 100 requests/s
- * offered, 28.7 served, p99 TTFT 3.46 h from a 10,000 s trace; examples/llama-3.1-8b.attn.yaml:
- * 32.2 offered, about 30 served, 158 of 2,000 waiting at the end, its p99 TTFT 4.9 s against a
- * p50 of 0.48 s).
+ * offered, 28.7 served, p99 TTFT 3.46 h from a 10,000 s trace; examples/llama-3.1-8b.attn.yaml at
+ * its former arrival_rate 32: 32.2 offered, about 30 served, 158 of 2,000 waiting at the end, its
+ * p99 TTFT 4.9 s against a p50 of 0.48 s).
  */
 export function poolLoad(packed: ServingSimRequests, times: ServingSimTimes, latency: LatencySummary, timeScale: number, source: PoolLoad['source']): PoolLoad {
   const a = packed.arrivalS;

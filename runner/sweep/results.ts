@@ -236,6 +236,7 @@ export function metricsOf(run: RunResult): SweepMetrics {
     m.throughputTokensPerSec = s.throughputTokensPerSec;
     m.rejected = s.rejected;
     if (run.estimate?.kvBytesPerToken !== undefined) m.kvBytesPerToken = run.estimate.kvBytesPerToken;
+    if (run.estimate?.pageBytes !== undefined) m.pageBytes = run.estimate.pageBytes;
     const lat = run.pool.latency;
     if (lat) {
       if (lat.ttft) m.p99TtftS = lat.ttft.p99;
@@ -281,6 +282,36 @@ export interface BestRow {
   tiedWith: SweepReportRow[];
   /** Why they are tied, in a sentence; '' when the best is clear. */
   tie: string;
+  /** Rows the rule would have weighed but left out, the server not keeping up with them (SweepReportRow.keepsUp false). */
+  leftOut: SweepReportRow[];
+}
+
+/**
+ * Whether the modelled server keeps up with a point's load, from its run (pool.load.keepsUp,
+ * set by the sweep worker: runner/simulate/capacity.ts checkKeepsUp), and why not in words;
+ * {} when the run did not judge it.
+ */
+export function keepsUpOf(run: RunResult): Pick<SweepReportRow, 'keepsUp' | 'notKeptUp'> {
+  const load = run.pool?.load;
+  if (load?.keepsUp === undefined) return {};
+  if (load.keepsUp) return { keepsUp: true };
+  const rate = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : x.toPrecision(4));
+  const offered = load.source === 'workload' && run.profile.workload?.arrivalRate !== undefined ? run.profile.workload.arrivalRate * load.timeScale : load.offeredRequestsPerSec;
+  const why = load.overloaded
+    ? `its queue grew through the arrivals: ${formatCount(load.waitingAtLastArrival)} requests still waiting at the last arrival, ${rate(load.servedRequestsPerSec)} requests/s served`
+    : `${rate(offered)} requests/s offered, above the saturated throughput μ = ${rate(load.saturatedRequestsPerSec)} requests/s`;
+  return { keepsUp: false, notKeptUp: why };
+}
+
+/**
+ * The sentence naming the rows left out of the best for the server not keeping up with them
+ * (up to {@link TIES_NAMED}, then a count), or '' when none.
+ */
+export function leftOutText(rows: readonly SweepReportRow[]): string {
+  if (rows.length === 0) return '';
+  const named = rows.slice(0, TIES_NAMED).map((r) => `${r.label} (${r.notKeptUp ?? 'does not keep up'})`).join('; ');
+  const more = rows.length > TIES_NAMED ? `; and ${formatCountOf(rows.length - TIES_NAMED, 'other point')}` : '';
+  return `left out, the modelled server not keeping up (a finite run ends before such a queue has grown, so its latency and goodput flatter it): ${named}${more}`;
 }
 
 /** A row's measured decode time per token with its spread (a point file from before the spread was kept: p10 = p90 = median). */
@@ -304,16 +335,19 @@ export const SIMULATED_RATE_TOLERANCE = 0.01;
 const MEASURED_RULE = 'lowest measured decode time per token among points that reject no request';
 
 /**
- * Mean KV bytes a row's pool held: its slots held, occupancy · pages · page_size (what a larger
- * page wastes shows here), times the KV bytes of a token across all layers (Estimate.kvBytesPerToken,
- * which the model and kv_cache.dtype set: a point of an fp8 KV cache holds a slot in half the bytes
- * of an fp16 one, so slots alone are not comparable across such points). A row without the bytes
- * per token (a point file with no estimate) counts slots alone.
+ * Mean KV bytes a row's pool held: occupancy · pages · the bytes of one page (Estimate.pageBytes:
+ * page_size · KV bytes of a token across all layers, or for a hybrid pool, whose block holds
+ * page_size tokens of one KV-cache group's layers only, page_size · group size · bytes per layer;
+ * gemma-3-1b: 4 of 26 layers, so page_size · kvBytesPerToken would count 6.5 times the bytes
+ * held). What a larger page wastes shows here, and a point of an fp8 KV cache holds a page in half
+ * the bytes of an fp16 one. A row from a point file without the page's bytes (before s35) falls
+ * back to page_size · KV bytes per token, and without those to slots alone.
  */
 function kvBytesHeld(r: SweepReportRow): number {
+  const held = (r.metrics.meanOccupancy ?? 0) * (r.metrics.poolPages ?? 0);
+  if (r.metrics.pageBytes !== undefined) return held * r.metrics.pageBytes;
   const ps = Number(r.values['kv_cache.page_size'] ?? 1);
-  const slots = (r.metrics.meanOccupancy ?? 0) * (r.metrics.poolPages ?? 0) * (Number.isFinite(ps) ? ps : 1);
-  return slots * (r.metrics.kvBytesPerToken ?? 1);
+  return held * (Number.isFinite(ps) ? ps : 1) * (r.metrics.kvBytesPerToken ?? 1);
 }
 
 /**
@@ -322,7 +356,10 @@ function kvBytesHeld(r: SweepReportRow): number {
  * measured decode time per token when the points were benchmarked, else the highest simulated
  * output throughput. A simulated rate (goodput, throughput) within {@link SIMULATED_RATE_TOLERANCE}
  * of the highest is a tie, broken by the lower p99 TTFT, then by the fewer KV bytes held
- * ({@link kvBytesHeld}), then by point order. Null when no row qualifies. The rows the figure
+ * ({@link kvBytesHeld}), then by point order. The two rules on simulated rates weigh only rows the
+ * server keeps up with (SweepReportRow.keepsUp not false; the others come back as `leftOut`):
+ * above the saturated throughput a finite run flatters a point, and across an arrival-rate axis
+ * the highest throughput would be the first saturated rate. Null when no row qualifies. The rows the figure
  * cannot tell from the best come with it: a measured decode time within the noise
  * (core/noise.ts withinNoise), a simulated rate within the tolerance. `name` spells a row in the
  * tie sentence (default its label; a report of several environments adds the env letter, else one
@@ -336,23 +373,31 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
     const tiedWith = cands.filter((r) => r !== best && tied(best, r));
     const tiedText = tiedWith.length <= TIES_NAMED ? tiedWith.map((r) => name(r, best)).join(', ') : `${formatCount(tiedWith.length)} other points (the report's best.tiedWith lists them)`;
     const tie = tiedWith.length === 0 ? '' : `tied with ${tiedText}: ${tieWords}`;
-    return { row: best, rule, tiedWith, tie };
+    return { row: best, rule, tiedWith, tie, leftOut: [] as SweepReportRow[] };
   };
   const pct = formatPercent(SIMULATED_RATE_TOLERANCE, 0);
-  const tieBreak = `; ties (within ${pct}) broken by lower p99 TTFT, then fewer KV bytes held (mean occupancy · pages · page_size · KV bytes per token)`;
+  const tieBreak = `; ties (within ${pct}) broken by lower p99 TTFT, then fewer KV bytes held (mean occupancy · pages · bytes of a page: page_size · KV bytes per token, or for a hybrid pool page_size · the bytes of one KV-cache group's layers)`;
   /** The rows within the tolerance of the highest `rate`, ranked by the tie-break; the winner scores highest. */
-  const pickRate = (cands: SweepReportRow[], rate: (r: SweepReportRow) => number, rule: string, what: string) => {
+  // A rule on simulated rates weighs only points the server keeps up with (s34 newcomer-cli 6, 7:
+  // above the saturated throughput a finite run still meets the SLO, and across arrival rates the
+  // highest throughput was the first saturated point).
+  const judged = ok.some((r) => r.keepsUp !== undefined);
+  const keptUp = judged ? ' the server keeps up with (rate <= the saturated throughput μ, queue not growing)' : '';
+  const pickRate = (all: SweepReportRow[], rate: (r: SweepReportRow) => number, rule: string, what: string) => {
+    const cands = all.filter((r) => r.keepsUp !== false);
+    const leftOut = all.filter((r) => r.keepsUp === false);
     const top = Math.max(...cands.map(rate));
     const near = (r: SweepReportRow) => rate(r) >= top * (1 - SIMULATED_RATE_TOLERANCE);
     const ranked = cands.filter(near).sort((a, b) => (a.metrics.p99TtftS ?? Infinity) - (b.metrics.p99TtftS ?? Infinity) || kvBytesHeld(a) - kvBytesHeld(b));
     const winner = ranked[0];
     if (!winner) return null;
-    return pick(cands, (r) => (r === winner ? 1 : 0), rule + tieBreak, (a, b) => near(a) && near(b), `${what} within ${pct}, so the lower p99 TTFT (then fewer KV bytes held) chose`);
+    const chosen = pick(cands, (r) => (r === winner ? 1 : 0), rule + tieBreak, (a, b) => near(a) && near(b), `${what} within ${pct}, so the lower p99 TTFT (then fewer KV bytes held) chose`);
+    return chosen && { ...chosen, leftOut };
   };
   if (ok.some((r) => r.metrics.sloAttainment !== undefined)) {
     const goodput = (r: SweepReportRow) => r.metrics.goodputRequestsPerSec ?? 0;
     return pickRate(ok.filter((r) => (r.metrics.sloAttainment ?? 0) >= SLO_ATTAINMENT), goodput,
-      `highest simulated goodput among points where >= ${formatPercent(SLO_ATTAINMENT, 0)} of requests meet the profile's SLO`, 'simulated goodput');
+      `highest simulated goodput among points where >= ${formatPercent(SLO_ATTAINMENT, 0)} of requests meet the profile's SLO${keptUp ? ` and${keptUp}` : ''}`, 'simulated goodput');
   }
   const served = ok.filter((r) => (r.metrics.rejected ?? 0) === 0);
   if (served.some((r) => r.metrics.decodeNsPerToken !== undefined)) {
@@ -360,7 +405,7 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
       (a, b) => withinNoise(decodeSpread(a.metrics), decodeSpread(b.metrics)), 'tied within measurement noise (a median inside the other\'s p10–p90 range), so any of them may be the fastest');
   }
   return pickRate(served.filter((r) => r.metrics.throughputTokensPerSec !== undefined), (r) => r.metrics.throughputTokensPerSec!,
-    'highest simulated output throughput among points that reject no request', 'simulated throughput');
+    `highest simulated output throughput among points that reject no request${keptUp ? ` and${keptUp}` : ''}`, 'simulated throughput');
 }
 
 /**
@@ -461,7 +506,7 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
         continue;
       }
       report.environments[envKey] ??= point.environment;
-      const row: SweepReportRow = { id: s.id, index: s.index, values: s.values, label: s.label, environmentKey: envKey, status: point.status, metrics: metricsOf(point), file };
+      const row: SweepReportRow = { id: s.id, index: s.index, values: s.values, label: s.label, environmentKey: envKey, status: point.status, metrics: metricsOf(point), file, ...keepsUpOf(point) };
       seen.set(key, row);
       report.rows.push(row);
       const note = vllmPageSizeNote(point.profile.kvCache.pageSize, point.profile.device.gpu, point.profile.device.backend);
@@ -479,7 +524,10 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
   const ref = (r: SweepReportRow) => ({ id: r.id, environmentKey: r.environmentKey, label: r.label });
   const across = split && best?.rule === MEASURED_RULE ? acrossMachines(report.rows, envOrder) : '';
   const vllm = best ? notOnVllm.get(best.row.id) : undefined;
-  report.best = best ? { ...ref(best.row), rule: best.rule, ...(best.tie ? { tiedWith: best.tiedWith.map(ref), tie: best.tie } : {}), ...(across ? { acrossMachines: across } : {}), ...(vllm ? { notOnVllm: vllm } : {}) } : null;
+  const leftOut = best ? leftOutText(best.leftOut) : '';
+  report.best = best
+    ? { ...ref(best.row), rule: best.rule, ...(best.tie ? { tiedWith: best.tiedWith.map(ref), tie: best.tie } : {}), ...(across ? { acrossMachines: across } : {}), ...(vllm ? { notOnVllm: vllm } : {}), ...(leftOut ? { leftOut } : {}) }
+    : null;
   return report;
 }
 
@@ -537,8 +585,10 @@ export function formatReport(report: SweepReport): string {
   const multiEnv = splitByMachine(report);
   // Where a row's result comes from, when some row was not run now (SweepReportRow.origin): a column, and a legend below.
   const origins = report.rows.some((r) => r.origin === 'resumed' || r.origin === 'reused');
+  // Whether the server keeps up, when some row's run judged it (SweepReportRow.keepsUp).
+  const keeps = report.rows.some((r) => r.keepsUp !== undefined);
   const header = [
-    ...axisHeaders, ...(multiEnv ? ['env'] : []), ...(origins ? ['result'] : []), ...columns.map((c) => c.header), ...(report.rows.some((r) => r.status !== 'ok') ? ['status'] : []),
+    ...axisHeaders, ...(multiEnv ? ['env'] : []), ...(origins ? ['result'] : []), ...columns.map((c) => c.header), ...(keeps ? ['keeps up'] : []), ...(report.rows.some((r) => r.status !== 'ok') ? ['status'] : []),
   ];
   const rows = report.rows.map((r) => [
     ...report.axes.map((a) => {
@@ -548,6 +598,7 @@ export function formatReport(report: SweepReport): string {
     ...(multiEnv ? [envLetter(envKeys, r.environmentKey)] : []),
     ...(origins ? [r.origin ?? '-'] : []),
     ...columns.map((c) => c.show(r.metrics)),
+    ...(keeps ? [r.keepsUp === undefined ? '-' : r.keepsUp ? 'yes' : 'no'] : []),
     ...(header.at(-1) === 'status' ? [r.status] : []),
   ]);
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
@@ -584,9 +635,12 @@ export function formatReport(report: SweepReport): string {
     if (report.best.notOnVllm) lines.push(`      not runnable on vLLM: ${report.best.notOnVllm}`);
     if (report.best.tie) lines.push(`      ${report.best.tie}`);
     if (report.best.acrossMachines) lines.push(`      ${report.best.acrossMachines}`);
+    if (report.best.leftOut) lines.push(`      ${report.best.leftOut}`);
   } else {
     const none = noBestText(report.rows);
     if (none) lines.push('', none);
+    const notKept = report.rows.filter((r) => r.status === 'ok' && r.keepsUp === false);
+    if (notKept.length > 0) lines.push('', `no best point: ${leftOutText(notKept)}`);
   }
   const notes = sweepProvenance(report);
   if (notes.length > 0) lines.push('', ...notes);

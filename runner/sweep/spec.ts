@@ -14,12 +14,12 @@ import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import * as YAML from 'yaml';
 import {
-  axisProblems, getProperty, isProfilePath, offsetToLineColumn, parseProfileText, readProfileTree, readSweepBlock, readSweepPoint, sweepSize, toPlain,
+  axisIndices, axisProblems, getProperty, isProfilePath, offsetToLineColumn, parseProfileText, readProfileTree, readSweepBlock, readSweepPoint, sweepSize, toPlain,
   type Problem, type SlurmSettings, type SourceRange, type SweepAxis, type SweepJob, type ValueNode,
 } from '../../core/config';
 import type { SweepPointRef } from '../../core/protocol/sweep';
 import { InputError, InputErrors, readFailure, UsageError } from '../errors';
-import { deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../../core/validate';
+import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../../core/validate';
 import type { Profile } from '../../core/config/types';
 
 /** Most points one sweep may expand to: beyond it a typo (an axis of 10,000 values) would start a day of work. */
@@ -266,6 +266,9 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   if (total > MAX_SWEEP_POINTS) throw errorAtRange(axisAt(axes[0]!), `the sweep has ${total} points, more than ${MAX_SWEEP_POINTS}: split it`);
 
   const notes = new Set<string>();
+  /** Each point's problems that are not errors, with the axis value indices of the point. */
+  const pointNotes: Array<{ label: string; digits: number[]; problems: Problem[] }> = [];
+  const sizes = axes.map((a) => a.values.length);
   const points: SweepPoint[] = [];
   // Every point's errors, listed together before any work (throwPointErrors).
   const errors: Error[] = [];
@@ -279,10 +282,43 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
     const { values, profile } = read.point;
     // The pool a simulation cannot size is refused per point by the sweep's own check (runner/sweep/cli.ts prepare).
     const deployment = deploymentProblems(profile).filter((p) => p.code !== POOL_NOT_SIMULABLE);
-    for (const p of [...read.problems, ...deployment]) notes.add(noteOf({ ...p, severity: runSeverity(p) }));
+    // A simulation benchmarks nothing: no kernel notes for a `job: simulate` sweep.
+    const said = [...read.problems, ...deployment].filter((p) => block.job !== 'simulate' || !BENCHMARK_ONLY_CODES.has(p.code));
+    pointNotes.push({ label: read.label, digits: axisIndices(index, sizes), problems: said.map((p) => ({ ...p, severity: runSeverity(p) })) });
     points.push({ id: pointId(values), index, values, label: read.label, profile });
   }
   throwPointErrors(errors, file);
+  // A note every point raises alike is the profile's: once, where the profile says it. One that only
+  // some points raise is theirs (s34 newcomer-cli 13: two points' "vLLM would refuse to start" at
+  // the profile's max_model_len, naming neither the point nor the --set memory_gib that made it):
+  // named by its point and placed at the value of the axis that tells them apart — the first axis
+  // whose values of the points raising it are none of the others' — or of the first axis.
+  const noteKey = (p: Problem) => `${p.severity}\u0000${p.message}`;
+  const raisedBy = new Map<string, number[]>();
+  pointNotes.forEach((n, i) => {
+    for (const p of n.problems) raisedBy.set(noteKey(p), [...(raisedBy.get(noteKey(p)) ?? []), i]);
+  });
+  for (const n of pointNotes) {
+    for (const p of n.problems) {
+      const by = new Set(raisedBy.get(noteKey(p)));
+      if (by.size === pointNotes.length) {
+        notes.add(noteOf(p));
+        continue;
+      }
+      const separates = (k: number) => {
+        const raising = new Set(pointNotes.filter((_, i) => by.has(i)).map((o) => o.digits[k]));
+        return pointNotes.every((o, i) => by.has(i) || !raising.has(o.digits[k]));
+      };
+      const message = `sweep point ${n.label}: ${p.message}`;
+      // A model config's note stays at its line there.
+      if (p.file && p.file !== abs) {
+        notes.add(noteOf({ ...p, message }));
+        continue;
+      }
+      const k = Math.max(0, axes.findIndex((_, a) => separates(a)));
+      notes.add(noteOf({ ...p, file: undefined, range: axes[k]!.values[n.digits[k]!]!.range, message }));
+    }
+  }
 
   const plainAxes = axes.map((a) => ({ key: a.key, values: a.values.map(toPlain) }));
   const modelTexts = [...new Set(points.map((p) => p.profile.modelPath).filter((m): m is string => m !== null))]

@@ -13,6 +13,7 @@ import { runBench } from '../bench';
 import { describeGpu, describeMachine } from '../environment';
 import { CancelledError, InputError } from '../errors';
 import { simulatePool } from '../simulate';
+import { checkKeepsUp } from '../simulate/capacity';
 import { TOOL_VERSION } from '../version';
 
 /** Parent -> worker: the point to run. */
@@ -52,7 +53,8 @@ export function sweepEnvironment(): Environment {
 export const POINT_POOL_SAMPLES = 800;
 
 /**
- * Runs one point: the pool simulation (job 'simulate'), the kernel benchmark without the pool
+ * Runs one point: the pool simulation and whether the server keeps up with its load (job
+ * 'simulate': capacity.ts checkKeepsUp, one more simulation of the saturated server), the kernel benchmark without the pool
  * ('bench'), or the benchmark with the pool ('both', as `attnscope bench` does for a profile
  * with a workload).
  * @returns the run; status 'cancelled' when `signal` fired.
@@ -65,7 +67,10 @@ export async function runPoint(job: PointJob, signal: AbortSignal, onProgress: (
     const run = (status: RunResult['status'], pool?: RunResult['pool']): RunResult =>
       createRun({ name: job.name, toolVersion: TOOL_VERSION, profile, environment, estimate: estimate(profile), status, ...(pool ? { pool } : {}) });
     try {
-      return run('ok', await simulatePool(profile, { signal, maxSamples: POINT_POOL_SAMPLES, onProgress: (p) => onProgress(p.fraction, `${Math.floor(100 * p.fraction)}% of ${p.requests} requests`) }));
+      const pool = await simulatePool(profile, { signal, maxSamples: POINT_POOL_SAMPLES, onProgress: (p) => onProgress(p.fraction, `${Math.floor(100 * p.fraction)}% of ${p.requests} requests`) });
+      // Whether the server keeps up (the report's best point must): μ's saturation run, as --max-rate.
+      await checkKeepsUp(profile, pool, { simulate: { signal } });
+      return run('ok', pool);
     } catch (e) {
       if (e instanceof CancelledError || signal.aborted) return run('cancelled');
       throw e;

@@ -81,6 +81,10 @@ test('sweep writes one whole run JSON per point, and the figures follow the hand
   assert.equal(point.profile.workload!.maxNumSeqs, 4);
   assert.equal(point.sweep.total, 6);
   assert.ok(point.environment.cpuModel.length > 0);
+  // Whether the server keeps up, judged as --max-rate judges a rate (μ from a saturation run).
+  assert.equal(typeof point.pool!.load!.keepsUp, 'boolean');
+  assert.ok(point.pool!.load!.saturatedRequestsPerSec! > 0, JSON.stringify(point.pool!.load));
+  assert.equal(row(16, 4).keepsUp, point.pool!.load!.keepsUp);
 });
 
 test('point files are compact JSON with at most 800 pool samples (s33 newcomer-cli 8: 0.4-0.65 MB each)', () => {

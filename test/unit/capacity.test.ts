@@ -59,11 +59,12 @@ test('a rate passes only while the server keeps up: the answer is the hand-compu
 
 test('the search starts from the given time scale (--time-scale), doubling or halving from there', async () => {
   // Same load as the first test (50 requests/s at scale 1, limit 100.25/s): from scale 0.6 (30/s,
-  // passing) it doubles to 60/s (passing), 120/s (failing), then bisects in [60, 120).
+  // passing) it doubles to 60/s (passing); the next doubling, 120/s, lies above the saturated
+  // throughput μ = 100/s (one 10 ms step per request, one at a time), so it tries μ: passing.
   const profile = exampleProfile('model: ./llama-3.1-8b/config.json\nkv_cache: { page_size: 16, num_pages: 100 }\nworkload: { max_num_seqs: 1 }\n');
   const requests = packRequests(Array.from({ length: 200 }, (_, i) => ({ arrivalS: i * 0.02, promptLen: 1, outputLen: 1 })));
   const { curve } = await searchCapacity(profile, { slo: { ttftMs: 15 }, attainment: 1, tolerance: 0.01, requests, startScale: 0.6, simulate: { stepTime: { perStepS: 0.01 } } });
-  assert.deepEqual(curve.points.slice(0, 3).map((p) => [Math.round(p.rate * 1e9) / 1e9, p.meets]), [[30, true], [60, true], [120, false]]);
+  assert.deepEqual(curve.points.map((p) => [Math.round(p.rate * 1e9) / 1e9, p.meets]), [[30, true], [60, true], [100, true]]);
   const limit = 1000 / (10 - 5 / 199);
   assert.ok(curve.maxRate! <= limit && curve.maxRate! * 1.01 > limit, `max rate ${curve.maxRate}`);
 });
@@ -136,4 +137,25 @@ test('a run says what load it ran: offered against served, and overloaded when t
   assert.ok(Math.abs(under.offeredRequestsPerSec! - 4) < 1e-9, String(under.offeredRequestsPerSec));
   assert.ok(under.waitingAtLastArrival <= 1, String(under.waitingAtLastArrival));
   assert.equal(under.overloaded, false);
+});
+
+test('the curve says what bounds the answer: capacity when the SLO would pass more, the SLO when it misses first (s34 newcomer-cli 5)', async () => {
+  // Capacity: the third test's server (μ = 8 requests/s by hand), 400 requests at 4/s, TTFT 2 s
+  // for 90 %: the SLO alone passes up to about 8.3/s on this trace (third test), so μ binds. The
+  // walk doubles 4 -> 8 = μ and tries nothing above it (it used to run 16/s and bisect in (8, 16)).
+  const capacity = exampleProfile('model: ./llama-3.1-8b/config.json\nkv_cache: { page_size: 16, num_pages: 10000 }\nworkload: { max_num_seqs: 8 }\n');
+  const requests = packRequests(Array.from({ length: 400 }, (_, i) => ({ arrivalS: i * 0.25, promptLen: 1, outputLen: 100 })));
+  const c = (await searchCapacity(capacity, { slo: { ttftMs: 2000 }, attainment: 0.9, requests, simulate: { stepTime: { perStepS: 0.01 } } })).curve;
+  assert.equal(c.limit, 'capacity');
+  assert.ok(Math.abs(c.maxRate! - 8) < 1e-6, String(c.maxRate));
+  for (const p of c.points) assert.ok(p.rate <= c.saturatedRate! * (1 + 1e-9), `rate ${p.rate} tried above μ ${c.saturatedRate}`);
+  // The SLO: steps of 10 ms + 1 ms per token in the step (prompt 1, output 100): a request holds
+  // its slot 100 steps. Saturated, 8 in the batch: 18 ms steps, μ = 8 / 1.8 s = 4.44/s. TPOT is
+  // the step time, 10 + B ms with B in the batch; TPOT <= 13 ms for every request needs B <= 3,
+  // and by Little's law B = λ · 100 · (0.01 + 0.001 B), i.e. λ = B / (1 + 0.1 B) <= 2.31/s:
+  // well below μ, so the answer is the SLO's.
+  const s = (await searchCapacity(capacity, { slo: { tpotMs: 13 }, attainment: 1, requests, simulate: { stepTime: { perStepS: 0.01, perTokenS: 0.001 } } })).curve;
+  assert.ok(Math.abs(s.saturatedRate! - 8 / 1.8) < 0.05, String(s.saturatedRate));
+  assert.equal(s.limit, 'slo');
+  assert.ok(s.maxRate! < 2.5 && s.maxRate! > 1.5, String(s.maxRate));
 });

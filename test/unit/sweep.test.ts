@@ -278,7 +278,7 @@ test('best point: throughputs within 1 % are ranked by p99 TTFT, then KV bytes h
   const best = bestRow(rows)!;
   assert.equal(best.row.label, 'page_size=16');
   assert.deepEqual(best.tiedWith.map((r) => r.label), ['page_size=8', 'page_size=32']);
-  assert.match(best.rule, /^highest simulated output throughput among points that reject no request; ties \(within 1%\) broken by lower p99 TTFT, then fewer KV bytes held \(mean occupancy · pages · page_size · KV bytes per token\)/);
+  assert.match(best.rule, /^highest simulated output throughput among points that reject no request; ties \(within 1%\) broken by lower p99 TTFT, then fewer KV bytes held \(mean occupancy · pages · bytes of a page: page_size · KV bytes per token, or for a hybrid pool page_size · the bytes of one KV-cache group's layers\)/);
   // With an SLO the same rule ranks goodput.
   const slo = bestRow(rows.map((r) => ({ ...r, metrics: { ...r.metrics, sloAttainment: 0.95, goodputRequestsPerSec: r.metrics.throughputTokensPerSec! / 100 } })))!;
   assert.equal(slo.row.label, 'page_size=16');
@@ -305,9 +305,32 @@ test('best point: a tie across KV dtypes goes to the fewer KV bytes held, not th
   assert.match(best.tie, /so the lower p99 TTFT \(then fewer KV bytes held\) chose$/);
 });
 
-test('a point\'s figures keep its KV bytes per token (the memory estimate\'s), which the tie-break weighs slots by', () => {
+test('best point: a hybrid pool\'s page holds one KV-cache group\'s layers, and the tie-break counts its bytes, not page_size · KV bytes per token (s34 newcomer-cli 12)', () => {
+  // gemma-3-1b: 26 layers · 2 (K, V) · 1 KV head · 256 head_dim · 2 B = 26,624 B a token; its
+  // hybrid pool's block holds 16 tokens of one group of 4 layers: 16 · 4 · 1,024 B = 65,536 B,
+  // where 16 · 26,624 B = 425,984 B is 6.5 times that. A uniform model of 4,096 B a token has a
+  // 16-token page of 65,536 B too. Same throughput and p99 TTFT.
+  const modelRow = (model: string, metrics: SweepMetrics): SweepReportRow => ({
+    id: model, index: model === 'uniform' ? 0 : 1, values: { model }, label: `model=${model}`, environmentKey: 'e', status: 'ok', metrics, file: `${model}.json`,
+  });
+  const tie = { throughputTokensPerSec: 3000, p99TtftS: 0.169, rejected: 0 };
+  const rows = [
+    // 0.5 · 1000 = 500 pages held · 65,536 B = 32.8 MB.
+    modelRow('uniform', { ...tie, meanOccupancy: 0.5, poolPages: 1000, kvBytesPerToken: 4096, pageBytes: 65_536 }),
+    // 0.2 · 2000 = 400 blocks held · 65,536 B = 26.2 MB, the fewer; page_size · KV bytes per
+    // token would count 400 · 425,984 B = 170 MB and pick the uniform model.
+    modelRow('gemma', { ...tie, meanOccupancy: 0.2, poolPages: 2000, kvBytesPerToken: 26_624, pageBytes: 65_536 }),
+  ];
+  const best = bestRow(rows)!;
+  assert.equal(best.row.label, 'model=gemma');
+  assert.match(best.rule, /fewer KV bytes held \(mean occupancy · pages · bytes of a page: page_size · KV bytes per token, or for a hybrid pool page_size · the bytes of one KV-cache group's layers\)$/);
+});
+
+test('a point\'s figures keep its KV bytes per token and of a page (the memory estimate\'s), which the tie-break weighs pages by', () => {
   // The recorded run: Llama-3.1-8B in bf16, 32 layers · 2 (K, V) · 8 KV heads · 128 head_dim · 2 bytes = 131,072.
   assert.equal(metricsOf(recorded).kvBytesPerToken, 131_072);
+  // A uniform pool's page: page_size · 131,072 B.
+  assert.equal(metricsOf(recorded).pageBytes, recorded.profile.kvCache.pageSize * 131_072);
   // No pool, no pool figures: not this one either.
   assert.equal(metricsOf({ ...recorded, pool: undefined }).kvBytesPerToken, undefined);
 });
@@ -576,4 +599,38 @@ test('a simulate sweep\'s best at a page_size vLLM does not run on the profile\'
   const cpuRoot = tempDir('attnscope-merge-');
   for (let i = 0; i < cpu.points.length; i++) writePoint(cpuRoot, cpu, i, ENV_A);
   assert.equal(mergeResults([cpuRoot]).best?.notOnVllm, undefined);
+});
+
+test('a warning only some points raise names the point and sits at the axis value that made it; one every point raises stays at the profile (s34 newcomer-cli 13)', () => {
+  // The tiny model: 2 layers · 2 (K, V) · 2 KV heads · 64 head_dim · 2 B = 1,024 B a token. 64
+  // pages of 16 hold 1,024 tokens, fewer than one max_model_len sequence of 2,048: vLLM would
+  // refuse to start; 512 pages hold 8,192. The warning used to sit at the profile's
+  // max_model_len (line 3), naming neither the point nor the --set argument.
+  const { file } = workspace(BASE);
+  const set = loadSweep(file, { set: ['kv_cache.num_pages=64,512'] });
+  const refusing = set.notes.filter((n) => /vLLM would refuse to start/.test(n));
+  assert.equal(refusing.length, 1, set.notes.join('\n'));
+  assert.ok(refusing[0]!.startsWith('--set kv_cache.num_pages=64,512: warning: sweep point num_pages=64: the KV pool holds 1,024 tokens (64 pages of 16), fewer than one max_model_len sequence (2,048 tokens'), refusing[0]);
+  // In the sweep block: at the value 64 (line 6, column 24), with two axes: the first axis that tells the points apart.
+  const { file: inBlock } = workspace(`${BASE}sweep:\n  axes:\n    workload.max_num_seqs: [4, 8]\n    kv_cache.num_pages: [64, 512]\n`);
+  const block = loadSweep(inBlock).notes.filter((n) => /vLLM would refuse to start/.test(n));
+  assert.deepEqual(block.map((n) => n.slice(0, n.indexOf(': the KV pool'))), [`${inBlock}:7:26: warning: sweep point max_num_seqs=4 num_pages=64`, `${inBlock}:7:26: warning: sweep point max_num_seqs=8 num_pages=64`]);
+  // Every point alike (64 pages in the profile, an axis over max_num_seqs): once, at the profile's line, no point named.
+  const { file: all } = workspace(BASE.replace('num_pages: 512', 'num_pages: 64'));
+  const alike = loadSweep(all, { set: ['workload.max_num_seqs=4,8'] }).notes.filter((n) => /vLLM would refuse to start/.test(n));
+  assert.equal(alike.length, 1, alike.join('\n'));
+  assert.match(alike[0]!, /^\/.*p\.attn\.yaml:\d+:\d+: warning: the KV pool holds 1,024 tokens/);
+});
+
+test('a job: simulate sweep says nothing about kernels it does not run; a job that benchmarks does (s34 newcomer-cli 14)', () => {
+  // head_dim 256 = hidden_size 256 / 1 head: no CUDA kernel takes it (64 and 128 only), so a
+  // benchmark runs it on the CPU; a simulation benchmarks nothing.
+  const headDim256 = JSON.stringify({ ...JSON.parse(TINY_CONFIG), num_attention_heads: 1, num_key_value_heads: 1 });
+  const notes = (job: string) => {
+    const { dir, file } = workspace(`${BASE}sweep:\n  job: ${job}\n  axes:\n    kv_cache.page_size: [16, 32]\n`);
+    writeFileSync(join(dir, 'tiny', 'config.json'), headDim256);
+    return loadSweep(file).notes.filter((n) => /head_dim 256 has no CUDA kernel/.test(n));
+  };
+  assert.deepEqual(notes('simulate'), []);
+  assert.equal(notes('bench').length, 1);
 });

@@ -1,0 +1,77 @@
+// A sweep's best point must be one the modelled server keeps up with (s34 newcomer-cli 6, 7): a
+// finite run above the saturated throughput μ still meets the SLO (the queue has no time to grow),
+// and across an arrival-rate axis the highest throughput was the first saturated rate.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { RunResult } from '../../core/protocol/run';
+import type { SweepMetrics, SweepReport, SweepReportRow } from '../../core/protocol/sweep';
+import { checkKeepsUp } from '../../runner/simulate/capacity';
+import { packRequests, simulatePool } from '../../runner/simulate/index';
+import { bestRow, formatReport, keepsUpOf } from '../../runner/sweep/results';
+import { exampleProfile } from '../fixtures/profile';
+
+const row = (rate: number, metrics: SweepMetrics, keepsUp?: boolean, notKeptUp?: string): SweepReportRow => ({
+  id: `r${rate}`, index: rate, values: { 'workload.arrival_rate': rate }, label: `arrival_rate=${rate}`, environmentKey: 'e', status: 'ok', metrics, file: `r${rate}.json`,
+  ...(keepsUp !== undefined ? { keepsUp } : {}), ...(notKeptUp ? { notKeptUp } : {}),
+});
+
+test('a point above the saturated throughput is not the best, though its finite run met the SLO; the report says which it left out and why', () => {
+  // The newcomer's sweep of gemma-3-1b on an H100 (SLO 200 ms / 20 ms, 2,000 requests), figures
+  // as the sweep printed them; μ = 236.1 requests/s (simulate --max-rate). 240 met the SLO for
+  // 100 % with the highest goodput, 225/s, and was "best"; 200 (190/s) is the highest that keeps up.
+  const m = (goodput: number, attainment: number, ttft: number): SweepMetrics => ({ sloAttainment: attainment, goodputRequestsPerSec: goodput, p99TtftS: ttft, sloTtftMs: 200, sloTpotMs: 20 });
+  const why = '240.0 requests/s offered, above the saturated throughput μ = 236.1 requests/s';
+  const rows = [row(100, m(96.6, 1, 0.0196), true), row(200, m(190, 1, 0.0443), true), row(240, m(225, 1, 0.0789), false, why), row(400, m(19.4, 0.084, 3.18), false, 'queue')];
+  const best = bestRow(rows)!;
+  assert.equal(best.row.label, 'arrival_rate=200');
+  assert.match(best.rule, /^highest simulated goodput among points where >= 90% of requests meet the profile's SLO and the server keeps up with/);
+  // 400 misses the SLO anyway: only 240 was left out for not keeping up.
+  assert.deepEqual(best.leftOut.map((r) => r.label), ['arrival_rate=240']);
+  // Rows whose runs did not judge it (points written before s35) weigh as before: 240 is best.
+  assert.equal(bestRow(rows.map(({ keepsUp: _k, notKeptUp: _n, ...r }) => r))!.row.label, 'arrival_rate=240');
+  assert.doesNotMatch(bestRow(rows.map(({ keepsUp: _k, notKeptUp: _n, ...r }) => r))!.rule, /keeps up/);
+
+  // No SLO, an arrival-rate axis (the newcomer's 100, 400, 4,000, 40,000 requests/s): the
+  // throughput rule picked 400, the first saturated rate (33,436 tokens/s, p99 TTFT 3.18 s).
+  const t = (tokens: number, ttft: number): SweepMetrics => ({ throughputTokensPerSec: tokens, rejected: 0, p99TtftS: ttft });
+  const load = [row(100, t(13_964, 0.0196), true), row(400, t(33_436, 3.18), false, 'q'), row(4000, t(33_413, 7.76), false, 'q'), row(40_000, t(33_449, 8.21), false, 'q')];
+  const b = bestRow(load)!;
+  assert.equal(b.row.label, 'arrival_rate=100');
+  assert.equal(b.leftOut.length, 3);
+
+  // Every point qualifying on its SLO is one the server does not keep up with: no best, and the table says why.
+  const report = {
+    schema: 1, kind: 'attnscope-sweep-report', tool: 'attnscope test', createdAt: '', sweepId: 's', name: 'p.attn.yaml', job: 'simulate',
+    axes: [{ key: 'workload.arrival_rate', values: [240] }], total: 1, rows: [rows[2]!], missing: [], duplicates: [], environments: {}, best: null,
+  } as unknown as SweepReport;
+  assert.equal(bestRow(report.rows), null);
+  const text = formatReport(report);
+  assert.ok(text.includes(`no best point: left out, the modelled server not keeping up (a finite run ends before such a queue has grown, so its latency and goodput flatter it): arrival_rate=240 (${why})`), text);
+  assert.match(text, /^arrival_rate .* keeps up$/m);
+  assert.match(text, /^240 .* no$/m);
+});
+
+test('a run keeps up while its rate is at most μ and its queue does not grow: checkKeepsUp on a server whose μ is known by hand', async () => {
+  // Constant 10 ms steps, prompt 1, output 100, max_num_seqs 8: a request holds its slot 100
+  // steps = 1 s, so μ = 8 requests/s (capacity.test.ts). 40 requests at 8.2/s: they end before
+  // a queue grows (the 8 slots take a request every 1/8 s; by the last arrival at 39/8.2 = 4.76 s
+  // about 38 are admitted, so at most a few wait: not overloaded), yet 8.2 > μ: it does not keep
+  // up. At 4/s it does.
+  const profile = exampleProfile('model: ./llama-3.1-8b/config.json\nkv_cache: { page_size: 16, num_pages: 10000 }\nworkload: { max_num_seqs: 8 }\n');
+  const judge = async (rate: number) => {
+    const requests = packRequests(Array.from({ length: 40 }, (_, i) => ({ arrivalS: i / rate, promptLen: 1, outputLen: 100 })));
+    const simulate = { stepTime: { perStepS: 0.01 } };
+    const pool = await simulatePool(profile, { ...simulate, requests, baselines: false });
+    await checkKeepsUp(profile, pool, { requests, simulate });
+    return pool.load!;
+  };
+  const fast = await judge(8.2);
+  assert.ok(Math.abs(fast.saturatedRequestsPerSec! - 8) < 1e-6, String(fast.saturatedRequestsPerSec));
+  assert.equal(fast.overloaded, false);
+  assert.equal(fast.keepsUp, false);
+  const slow = await judge(4);
+  assert.equal(slow.keepsUp, true);
+  // The row's words: the offered rate against μ (a trace's offered rate, (40 − 1) / (39 / 8.2) = 8.2).
+  assert.deepEqual(keepsUpOf({ profile, pool: { load: fast } } as unknown as RunResult), { keepsUp: false, notKeptUp: '8.200 requests/s offered, above the saturated throughput μ = 8.000 requests/s' });
+  assert.deepEqual(keepsUpOf({ profile, pool: { load: slow } } as unknown as RunResult), { keepsUp: true });
+});
