@@ -21,7 +21,7 @@ import { offsetToLineColumn } from '../core/config/positions';
 import { jsonErrorText } from '../core/config/tree';
 import { BACKENDS, isBackend, type KernelBackendName, type Problem, type Profile, type StepTimeSpec } from '../core/config/types';
 import { resolvedProfileProblems } from '../core/config/resolvedProfile';
-import { createRun, type Environment, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel } from '../core/protocol/run';
+import { createRun, runHeader, type Environment, type EstimateFile, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel } from '../core/protocol/run';
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
 import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../core/validate';
 import { formatCount, formatCountOf, formatPercent, perGpuCasesHeader, poolCancelledText } from '../core/format';
@@ -42,7 +42,8 @@ import { readSimulateFlags, SIMULATE_FLAGS, type SimulateFlags } from './simulat
 import { describeDropped, readTraceFile, readVllmResult, type VllmBenchResult } from './simulate/traces';
 import { calibrateByReplay, formatCalibrationReplay, formatReplayRounds } from './simulate/calibrate-replay';
 import { mergeCommand, submitCommand, sweepCommand } from './sweep';
-import { capRepeats, loadProfile, profileInputs, type LoadedProfile } from './load';
+import { capRepeats, loadProfile, profileInputs, savedRunOf, type LoadedProfile } from './load';
+import { shellQuote } from './sweep/slurm';
 import { benchPreflight } from './preflight';
 import { Progress } from './progress';
 import { formatEstimateOf, formatRun } from './table';
@@ -57,6 +58,7 @@ const USAGE = `usage:
                      [--time-scale X] [--slo-ttft-ms MS] [--slo-tpot-ms MS] [--calibrate VLLM_RESULT.json | RUN.json]
                      [--max-rate [--slo-attainment 0.9] [--rate-tolerance 0.02]] [--json FILE]
   attnscope simulate - --events     (a resolved Profile as JSON on stdin; NDJSON events on stdout)
+  attnscope simulate RUN.json [flags] (a saved run's profile again; a run that replayed a trace needs --trace: the refusal names the flags)
   attnscope sweep <profile> [--set key=v1,v2]... [--jobs N] [--shard i/N] [--out DIR] [--json FILE] [--quick] [--backend B] [--events]
   attnscope merge DIR... [--json FILE]
   attnscope submit --slurm <profile> [--set ...] [--tasks N] [--partition P] [--gpus-per-task G] [--cpus-per-task C] [--time T] [--out DIR] [--wait] [--poll S] [--quick] [--backend B]
@@ -165,7 +167,7 @@ const STDIN = '<stdin>';
  * The resolved Profile the extension sends on stdin. Its source ranges point into text the
  * runner does not have (the editor's, maybe unsaved), so bad input is placed at `<stdin>`.
  */
-function profileFromStdin(text: string): LoadedProfile {
+function profileFromStdin(text: string, where: string = STDIN): LoadedProfile {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -174,23 +176,23 @@ function profileFromStdin(text: string): LoadedProfile {
     const errors: jsonc.ParseError[] = [];
     jsonc.parse(text, errors, { disallowComments: true, allowTrailingComma: false });
     const first = errors[0];
-    if (!first) throw new InputError(`stdin is not JSON: ${(e as Error).message.split('\n')[0]}`, STDIN);
+    if (!first) throw new InputError(`${where === STDIN ? 'stdin' : where} is not JSON: ${(e as Error).message.split('\n')[0]}`, where);
     const at = offsetToLineColumn(text, first.offset);
-    throw new InputError(`stdin is not JSON: ${jsonErrorText(first.error)} at line ${at.line}, column ${at.column}`, STDIN);
+    throw new InputError(`${where === STDIN ? 'stdin' : where} is not JSON: ${jsonErrorText(first.error)} at line ${at.line}, column ${at.column}`, where);
   }
   const p = value as Partial<Profile> | null;
   if (!p || typeof p !== 'object' || !p.model || !p.prefill || !p.decode || !p.kvCache || !p.device) {
-    throw new InputError('stdin must hold a resolved Profile (model, dtype, device, kvCache, prefill, decode)', STDIN);
+    throw new InputError(`${where === STDIN ? 'stdin' : where} must hold a resolved Profile (model, dtype, device, kvCache, prefill, decode)`, where);
   }
   // The limits a profile file meets (its schema, the config reader's), before any work.
   const problems = resolvedProfileProblems(p);
-  if (problems.length > 0) throw new InputError(`the resolved Profile on stdin: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`, STDIN);
+  if (problems.length > 0) throw new InputError(`the resolved Profile ${where === STDIN ? 'on stdin' : `in ${where}`}: ${problems[0]}${problems.length > 1 ? ` (and ${problems.length - 1} more)` : ''}`, where);
   return {
     profile: p as Profile,
     // No text to read again: the deployment checks of the resolved Profile, as a file's (core/validate.ts).
     problems: deploymentProblems(p as Profile).map((q) => ({ ...q, severity: runSeverity(q) })),
-    format: (problem) => `${STDIN}: ${problem.severity}: ${problem.message}`,
-    errorAt: (_key, message) => new InputError(message, STDIN),
+    format: (problem) => `${where}: ${problem.severity}: ${problem.message}`,
+    errorAt: (_key, message) => new InputError(message, where),
   };
 }
 
@@ -398,7 +400,8 @@ async function estimateCommand(argv: string[], io: CliIo): Promise<number> {
   const loaded = loadProfile(file);
   printNotes(loaded, lineWriter(io, false));
   const est = estimate(loaded.profile);
-  io.stdout.write(values.json ? `${JSON.stringify(est, null, 2)}\n` : `${formatEstimateOf(loaded.profile, est, basename(file))}\n`);
+  const json = (): EstimateFile => ({ ...runHeader(basename(file), TOOL_VERSION), kind: 'estimate', ...est });
+  io.stdout.write(values.json ? `${JSON.stringify(json(), null, 2)}\n` : `${formatEstimateOf(loaded.profile, est, basename(file))}\n`);
   return EXIT_OK;
 }
 
@@ -424,7 +427,9 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
   const phase: SimulatePhase = { doing: file === '-' ? 'reading the profile from stdin' : 'reading the profile' };
   let loaded: LoadedProfile | undefined;
   try {
-    loaded = file === '-' ? profileFromStdin(await readStdinUnlessCancelled(ac.signal)) : loadProfile(file);
+    const saved = file === '-' ? null : savedRunOf(file);
+    if (saved) checkSavedRunTrace(file, saved, flags);
+    loaded = file === '-' ? profileFromStdin(await readStdinUnlessCancelled(ac.signal)) : saved ? profileFromStdin(JSON.stringify(saved.profile), file) : loadProfile(file);
     await cancelPoint(ac.signal);
     return await simulateProfile(file, loaded, flags, io, ac.signal, phase);
   } catch (e) {
@@ -443,6 +448,31 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
   } finally {
     ac.dispose();
   }
+}
+
+/**
+ * `simulate RUN.json`: a saved run is simulated again from its resolved profile. A run that
+ * replayed a trace (pool.load.source 'trace') is refused without --trace: its profile holds the
+ * workload, not the trace (the run's pool.load.trace records it), so it would draw the workload
+ * instead (334f29c's "not done"); the refusal names the flags that replay the same trace.
+ * @throws UsageError (exit 2) for such a run without --trace.
+ */
+function checkSavedRunTrace(file: string, run: RunResult, flags: SimulateFlags): void {
+  const load = run.pool?.load;
+  if (load?.source !== 'trace' || flags.trace !== undefined) return;
+  const t = load.trace;
+  const flagsOf = t
+    ? [`--trace ${shellQuote(t.resolvedPath)}`, `--trace-format ${t.format}`, ...(t.filters?.model !== undefined ? [`--trace-model ${shellQuote(t.filters.model)}`] : []), ...(t.filters?.logType !== undefined ? [`--trace-log-type ${shellQuote(t.filters.logType)}`] : [])]
+    : ['--trace FILE'];
+  // A unit given with --trace-time-unit is named in the text recorded (traces.ts readTraceFile).
+  const unit = t ? /\(--trace-time-unit (\w+)\)/.exec(t.timeUnit) : null;
+  if (unit) flagsOf.push(`--trace-time-unit ${unit[1]}`);
+  if (load.timeScale !== 1) flagsOf.push(`--time-scale ${load.timeScale}`);
+  const what = t ? `the trace ${t.path} (${t.format}, time stamps in ${t.timeUnit}${load.timeScale !== 1 ? `, time scale ${load.timeScale}` : ''})` : 'a trace';
+  throw new UsageError(
+    `${file} is a run that replayed ${what}; its profile holds the workload, not the trace, so alone it would draw the workload instead. To replay the same trace: attnscope simulate ${file} ${flagsOf.join(' ')}`,
+    false,
+  );
 }
 
 /** A simulation's run (named by its profile file, else the stdin profile's source file, else 'stdin'): with its pool, or cancelled without one. */

@@ -11,6 +11,7 @@ import { resolve } from 'node:path';
 import { offsetToLineColumn } from '../core/config';
 import { formatBytes, formatCount } from '../core/format';
 import type { Problem, Profile } from '../core/config/types';
+import { RUN_SCHEMA_VERSION, TOOL_NAME, type RunResult } from '../core/protocol/run';
 import { runSeverity, validateProfileText } from '../core/validate';
 import type { RunInput } from './args';
 import { InputError, InputErrors, readFailure } from './errors';
@@ -52,6 +53,22 @@ function readTextFile(path: string): string {
     return readFileSync(path, 'utf8');
   } catch (e) {
     throw new Error(readFailure(e), { cause: e });
+  }
+}
+
+/**
+ * The run in `file` when it is a run JSON AttnScope wrote (`bench`/`simulate --json`, a sweep
+ * point: `schema`, `tool` "attnscope ...", `profile`, `environment`), else null: a profile, a
+ * model config.json, or anything but a regular *.json file (a pipe is not read twice).
+ */
+export function savedRunOf(file: string): RunResult | null {
+  if (!file.endsWith('.json')) return null;
+  try {
+    if (!statSync(file).isFile()) return null;
+    const v = JSON.parse(readTextFile(file)) as Partial<RunResult> | null;
+    return v && typeof v === 'object' && v.schema === RUN_SCHEMA_VERSION && typeof v.tool === 'string' && v.tool.startsWith(`${TOOL_NAME} `) && v.profile && v.environment ? (v as RunResult) : null;
+  } catch {
+    return null;
   }
 }
 

@@ -403,6 +403,14 @@ export function runKind(run: Pick<RunResult, 'kind'>): RunKind {
   return run.kind ?? 'bench';
 }
 
+/**
+ * `attnscope estimate --json`: the Estimate (core/estimate/types.ts), its fields at the top level
+ * as before s35, after the header a run file opens with and `kind: 'estimate'`, so that a reader
+ * dispatching on `kind` (a run's 'bench' | 'simulate', a sweep report's 'attnscope-sweep-report')
+ * tells it apart (s34 newcomer-cli 8).
+ */
+export type EstimateFile = RunHeader & { kind: 'estimate' } & Estimate;
+
 /** The fields every run file opens with: a RunResult's and `npm run bench:kernels`' alike. */
 export interface RunHeader {
   schema: typeof RUN_SCHEMA_VERSION;

@@ -54,6 +54,9 @@ test('estimate --json on Llama-3.1-8B gives 131,072 KV bytes per token', () => {
   assert.equal(est.kvBytesPerToken, 131072);
   assert.equal(est.model.numKvHeads, 8);
   assert.equal(est.model.attention, 'gqa');
+  // The header a run file and a sweep report open with, and a kind to dispatch on (s34 newcomer-cli 8: none).
+  assert.deepEqual([est.schema, est.kind, est.name], [1, 'estimate', 'config.json']);
+  assert.match(est.tool, /^attnscope \d/);
 });
 
 test('estimate --json /dev/stdout (and /dev/fd/1) is the JSON on stdout, as for bench, simulate, sweep and merge; --json FILE names the redirection', () => {
@@ -1508,4 +1511,32 @@ test('simulate says nothing about kernels it does not run: no "benchmarked on th
   const est = cli(['estimate', file]);
   assert.match(est.stderr, /head_dim 256 has no CUDA kernel .*: it is benchmarked on the CPU/);
   assert.match(est.stderr, /soft-caps its attention logits/);
+});
+
+test('simulate RUN.json simulates a saved run again; one that replayed a trace is refused without --trace, with the flags that replay it (334f29c "not done")', () => {
+  const profile = join(root, 'examples', 'llama-3.1-8b.attn.yaml');
+  const trace = join(root, 'test', 'unit', 'fixtures', 'traces', 'mooncake.jsonl');
+  const { dir } = tmp('x', '');
+  const traced = join(dir, 'traced.json');
+  assert.equal(cli(['simulate', profile, '--trace', trace, '--time-scale', '2', '--json', traced]).code, 0);
+  // Its profile alone would draw the profile's workload: refused, exit 2, naming the flags.
+  const bare = cli(['simulate', traced]);
+  assert.equal(bare.code, 2, bare.stderr);
+  const line = `attnscope: ${traced} is a run that replayed the trace ${trace} (mooncake, time stamps in timestamp, milliseconds, time scale 2); its profile holds the workload, not the trace, so alone it would draw the workload instead. To replay the same trace: attnscope simulate ${traced} --trace ${trace} --trace-format mooncake --time-scale 2`;
+  assert.equal(bare.stderr.trim(), line);
+  // With those flags: the same run as the first (4 requests, the same figures).
+  const again = join(dir, 'again.json');
+  const replay = cli(['simulate', traced, '--trace', trace, '--trace-format', 'mooncake', '--time-scale', '2', '--json', again]);
+  assert.equal(replay.code, 0, replay.stderr);
+  const [a, b] = [traced, again].map((f) => JSON.parse(readFileSync(f, 'utf8')) as RunResult);
+  assert.deepEqual(b.pool!.summary, a.pool!.summary);
+  assert.deepEqual(b.pool!.latency, a.pool!.latency);
+  // A workload run needs nothing more: its profile draws the same requests (the same seed).
+  const drawn = join(dir, 'drawn.json');
+  const small = tmp('s.attn.yaml', `model: ${JSON.stringify(llamaConfig)}\ndevice: { gpu: H100 SXM }\nkv_cache: { memory_gib: 4 }\nworkload: { requests: 50, arrival_rate: 4, seed: 7 }\n`);
+  assert.equal(cli(['simulate', small.file, '--json', drawn]).code, 0);
+  const redrawn = join(dir, 'redrawn.json');
+  const r = cli(['simulate', drawn, '--json', redrawn]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual((JSON.parse(readFileSync(redrawn, 'utf8')) as RunResult).pool!.summary, (JSON.parse(readFileSync(drawn, 'utf8')) as RunResult).pool!.summary);
 });

@@ -81,6 +81,8 @@ test('sweep writes one whole run JSON per point, and the figures follow the hand
   assert.equal(point.profile.workload!.maxNumSeqs, 4);
   assert.equal(point.sweep.total, 6);
   assert.ok(point.environment.cpuModel.length > 0);
+  // A simulation's run, and it says so as `simulate --json` does (s34 newcomer-cli 8: no kind).
+  assert.equal(point.kind, 'simulate');
   // Whether the server keeps up, judged as --max-rate judges a rate (μ from a saturation run).
   assert.equal(typeof point.pool!.load!.keepsUp, 'boolean');
   assert.ok(point.pool!.load!.saturatedRequestsPerSec! > 0, JSON.stringify(point.pool!.load));
