@@ -563,7 +563,10 @@ function standInList(list: string): string | null {
   return out.join('\n');
 }
 
-/** A leaf node (number, string, boolean, null) at `range`, its value and written form kept. */
+/**
+ * A leaf node (number, string, boolean, null) at `range`, all it says of its value kept (written
+ * form, floatLiteral: a shifted `16.0` still warns as integer-written-as-float).
+ */
 function leafAt(n: ValueNode, range: SourceRange): ValueNode {
-  return n.written === undefined ? { type: n.type, range, value: n.value } : { type: n.type, range, value: n.value, written: n.written };
+  return { ...n, range };
 }
