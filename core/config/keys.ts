@@ -4,6 +4,7 @@
  * (wrong type, out of range, missing) as a value. Used by core/config/model.ts.
  */
 import type { ModelSpec, Problem, SourceRange } from './types';
+import { closestMatch } from './suggest';
 import { getProperty, unsafeIntegerText, type PropertyNode, type ValueNode } from './tree';
 
 interface Found {
@@ -47,8 +48,12 @@ export class KeyReader {
     private readonly anchor: SourceRange,
   ) {}
 
+  /** Every alias group find() or findRootFirst() looked for: the keys this reader knows. */
+  private readonly asked: Array<readonly string[]> = [];
+
   /** First alias present (value not null) in the first scope that has one. */
   find(keys: readonly string[]): Found | undefined {
+    this.asked.push(keys);
     for (const scope of this.scopes) {
       for (const key of keys) {
         const prop = getProperty(scope.node, key);
@@ -64,6 +69,7 @@ export class KeyReader {
 
   /** find() with the root first: for keys where the top level speaks for the whole checkpoint (torch_dtype). */
   findRootFirst(keys: readonly string[]): Found | undefined {
+    this.asked.push(keys);
     for (const scope of [...this.scopes].reverse()) {
       for (const key of keys) {
         const prop = getProperty(scope.node, key);
@@ -75,6 +81,35 @@ export class KeyReader {
       }
     }
     return undefined;
+  }
+
+  /**
+   * A warning (code unknown-key, data.suggestion) at each key of the config's scopes that is not
+   * one this reader looked for but is a typo's reach (closestMatch) from one it looked for and
+   * did not find: `"num_key_value_head": 4` would otherwise leave num_key_value_heads at its
+   * default (the attention heads: a KV cache 7x too big on a 28/4 model) without a word. Call
+   * once, after every read.
+   */
+  reportTypos(): void {
+    const present = (key: string) => this.scopes.some((s) => {
+      const prop = getProperty(s.node, key);
+      return prop !== undefined && prop.value.type !== 'null';
+    });
+    const known = new Set(this.asked.flat());
+    // Keys of groups none of whose aliases is in the config (hidden_dim is no typo's target
+    // when hidden_size is there).
+    const missing = [...new Set(this.asked.filter((g) => !g.some(present)).flat())];
+    if (missing.length === 0) return;
+    for (const scope of this.scopes) {
+      for (const prop of scope.node.properties ?? []) {
+        if (known.has(prop.key)) continue;
+        const suggestion = closestMatch(prop.key, missing, 2);
+        if (suggestion === undefined) continue;
+        this.problem('warning', 'unknown-key',
+          `unknown key "${prop.key}": did you mean "${suggestion}"? "${suggestion}" is not in the config, so it is read as absent`,
+          prop.keyRange, { key: scope.prefix + prop.key, suggestion });
+      }
+    }
   }
 
   problem(severity: Problem['severity'], code: string, message: string, range: SourceRange, data?: Record<string, unknown>): void {

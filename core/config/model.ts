@@ -367,13 +367,14 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     r.problem('info', 'encoder-no-kv-cache', `${modelType || 'this model'} is an encoder: it attends over the whole input at once and keeps no KV cache, so KV and page-pool sizes are 0`, anchor);
   }
 
+  const softcap = r.num('attnLogitSoftcapping', ['attn_logit_softcapping'], { integer: false, min: 0 });
+  r.reportTypos();
   const hasError = r.problems.some((p) => p.severity === 'error');
   if (hasError || hiddenSize === undefined || numLayers === undefined || numHeads === undefined || vocabSize === undefined
     || numKvHeads === undefined || headDim === undefined || intermediateSize === undefined) {
     return { value: null, problems: r.problems };
   }
 
-  const softcap = r.num('attnLogitSoftcapping', ['attn_logit_softcapping'], { integer: false, min: 0 });
   const attention: AttentionKind = mla ? 'mla' : numKvHeads === numHeads ? 'mha' : numKvHeads === 1 ? 'mqa' : 'gqa';
   const spec: ModelSpec = {
     modelType,

@@ -15,11 +15,15 @@ function editDistance(a: string, b: string): number {
   return prev[b.length]!;
 }
 
-/** The closest candidate within a distance that still reads as a typo, or undefined. */
-export function closestMatch(word: string, candidates: readonly string[]): string | undefined {
+/**
+ * The closest candidate within a distance that still reads as a typo, or undefined. maxDistance
+ * caps the edit distance further (a config.json has dozens of keys this tool never reads:
+ * "hidden_act" is 3 edits from "hidden_dim").
+ */
+export function closestMatch(word: string, candidates: readonly string[], maxDistance = Infinity): string | undefined {
   const norm = (s: string) => s.toLowerCase().replace(/[-_\s]/g, '');
   const prefixed = candidates.filter((c) => word.length >= 2 && norm(c).startsWith(norm(word)));
-  if (prefixed.length === 1) return prefixed[0];
+  if (prefixed.length === 1 && (maxDistance === Infinity || editDistance(word.toLowerCase(), prefixed[0]!.toLowerCase()) <= maxDistance)) return prefixed[0];
   let best: string | undefined;
   let bestDist = Infinity;
   for (const c of candidates) {
@@ -30,5 +34,5 @@ export function closestMatch(word: string, candidates: readonly string[]): strin
     }
   }
   // Within a typo's reach, and keeping at least two of the word's letters: "foo" is not a typo of "slo".
-  return best !== undefined && bestDist <= Math.max(2, Math.floor(word.length / 3)) && bestDist <= word.length - 2 ? best : undefined;
+  return best !== undefined && bestDist <= Math.min(maxDistance, Math.max(2, Math.floor(word.length / 3))) && bestDist <= word.length - 2 ? best : undefined;
 }

@@ -737,3 +737,21 @@ test('an integer field written as a float (num_key_value_heads 8.0, 1e3): a warn
   // 8.5 stays an error.
   assert.ok(readModelConfig(text.replace('8.0', '8.5')).problems.some((p) => p.severity === 'error' && /must be an integer, not 8\.5/.test(p.message)));
 });
+
+test('a key one or two letters from one the reader looks for and does not find is warned at the key, with the key it meant (s35 newcomer editor finding 1)', () => {
+  // Qwen2.5-7B: 28 attention heads, 4 KV heads. Without num_key_value_heads transformers takes the
+  // attention heads (Qwen2Config: num_key_value_heads = num_attention_heads when None): KV 7x too big.
+  const text = fixtureText('Qwen2.5-7B');
+  const typo = text.replace('"num_key_value_heads"', '"num_key_value_head"').replace('"intermediate_size"', '"intermediate_sise"');
+  const r = readModelConfig(typo);
+  const warned = r.problems.filter((p) => p.code === 'unknown-key').sort((a, b) => a.range.offset - b.range.offset);
+  assert.deepEqual(warned.map((p) => [p.severity, at(typo, p), p.data?.['suggestion']]).sort(), [
+    ['warning', '"intermediate_sise"', 'intermediate_size'],
+    ['warning', '"num_key_value_head"', 'num_key_value_heads'],
+  ]);
+  assert.match(warned.find((p) => p.data?.['suggestion'] === 'num_key_value_heads')!.message,
+    /^unknown key "num_key_value_head": did you mean "num_key_value_heads"\?/);
+  // The published config: no such warning (hidden_act is 3 edits from hidden_dim, an alias of the
+  // hidden_size it has; neither is a typo's target).
+  assert.deepEqual(readModelConfig(text).problems.filter((p) => p.code === 'unknown-key'), []);
+});
