@@ -53,27 +53,21 @@ export class KeyReader {
 
   /** First alias present (value not null) in the first scope that has one. */
   find(keys: readonly string[]): Found | undefined {
-    this.asked.push(keys);
-    for (const scope of this.scopes) {
-      for (const key of keys) {
-        const prop = getProperty(scope.node, key);
-        if (prop && prop.value.type !== 'null') {
-          const path = scope.prefix + key;
-          this.ranges[path] = prop.value.range;
-          return { path, prop };
-        }
-      }
-    }
-    return undefined;
+    return this.firstIn(this.scopes, keys);
   }
 
   /** find() with the root first: for keys where the top level speaks for the whole checkpoint (torch_dtype). */
   findRootFirst(keys: readonly string[]): Found | undefined {
+    return this.firstIn([...this.scopes].reverse(), keys);
+  }
+
+  /** The first alias of `keys` set (not null) in the first of `scopes` that has one; its range recorded. */
+  private firstIn(scopes: ReadonlyArray<{ node: ValueNode; prefix: string }>, keys: readonly string[]): Found | undefined {
     this.asked.push(keys);
-    for (const scope of [...this.scopes].reverse()) {
+    for (const scope of scopes) {
       for (const key of keys) {
-        const prop = getProperty(scope.node, key);
-        if (prop && prop.value.type !== 'null') {
+        const prop = setProperty(scope.node, key);
+        if (prop) {
           const path = scope.prefix + key;
           this.ranges[path] = prop.value.range;
           return { path, prop };
@@ -91,10 +85,7 @@ export class KeyReader {
    * once, after every read.
    */
   reportTypos(): void {
-    const present = (key: string) => this.scopes.some((s) => {
-      const prop = getProperty(s.node, key);
-      return prop !== undefined && prop.value.type !== 'null';
-    });
+    const present = (key: string) => this.scopes.some((s) => setProperty(s.node, key) !== undefined);
     const known = new Set(this.asked.flat());
     // Keys of groups none of whose aliases is in the config (hidden_dim is no typo's target
     // when hidden_size is there).
@@ -195,4 +186,10 @@ export function describe(v: ValueNode): string {
   if (v.type === 'array') return 'an array';
   if (v.type === 'null') return 'null';
   return `${v.type} ${String(v.value)}`;
+}
+
+/** The property `key` of `node` when it holds a value (null counts as absent, as transformers reads it). */
+function setProperty(node: ValueNode, key: string): PropertyNode | undefined {
+  const prop = getProperty(node, key);
+  return prop && prop.value.type !== 'null' ? prop : undefined;
 }
