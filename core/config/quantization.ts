@@ -7,7 +7,9 @@ import type { GroupedQuantization, QuantizationSpec } from './types';
  * quantization_config -> how the weights are stored. fp8 (DeepSeek-V3 block-wise e4m3): 8 bits
  * on every linear layer. mxfp4 (gpt-oss): 4-bit e2m1 values plus one 8-bit scale per 32 = 4.25
  * bits, routed experts only (its modules_to_not_convert keeps attention, router and embeddings
- * in bf16). bitsandbytes: NF4 4.5 bits (fp32 absmax per 64), int8 8 bits. fbgemm_fp8: 8.
+ * in bf16). bitsandbytes: NF4 / FP4 4.5 bits (fp32 absmax per 64), 4.127 with double quant,
+ * int8 8 bits. fbgemm_fp8: 8. NVFP4 (ModelOpt quant_algo NVFP4, compressed-tensors float 4-bit
+ * groups of 16): 4.5 bits (an fp8 e4m3 scale per 16 values); ModelOpt FP8: 8.
  * Integer formats stored in groups keep their layout ({@link GroupedQuantization}, counted tensor
  * by tensor in core/estimate quantizedWeights): AWQ (vLLM awq.py AWQLinearMethod: qweight, qzeros
  * packed `bits` a value in int32, fp16 scales per group; modules_to_not_convert), GPTQ (gptq.py
@@ -26,6 +28,10 @@ export function readQuantization(r: KeyReader): QuantizationSpec | null {
   if (m === 'fp8') return { method, bitsPerWeight: 8, scope: 'all' };
   if (m === 'mxfp4') return { method, bitsPerWeight: 4.25, scope: 'experts' };
   if (m === 'fbgemm_fp8') return { method, bitsPerWeight: 8, scope: 'all' };
+  if (m === 'modelopt' || m === 'modelopt_fp4') {
+    const bits = modelOptBits(q);
+    if (bits !== null) return { method, bitsPerWeight: bits, scope: 'all' };
+  }
   const num = (node: ValueNode | undefined, key: string): number | undefined => {
     const v = getProperty(node, key)?.value.value;
     return typeof v === 'number' && v > 0 ? v : undefined;
@@ -53,9 +59,13 @@ export function readQuantization(r: KeyReader): QuantizationSpec | null {
     if (bits !== undefined) {
       const strategy = getProperty(weights, 'strategy')?.value.value;
       const group = num(weights, 'group_size');
-      // Float schemes (FP8 W8A8, NVFP4): bits plus 32-bit scales per group, as before; one scale a tensor is negligible.
+      // Float schemes: FP8 W8A8 bits plus a 32-bit scale per group; 4-bit floats (NVFP4, group 16,
+      // strategy tensor_group; MXFP4, group 32) an 8-bit scale per group (vLLM
+      // compressed_tensors_w4a4_nvfp4.py create_weights: weight_scale float8_e4m3fn [N, K / 16]).
+      // One fp32 scale a tensor (NVFP4's weight_global_scale) is negligible.
       if (getProperty(weights, 'type')?.value.value === 'float' || strategy === 'tensor' || (strategy !== 'channel' && group === undefined)) {
-        return { method, bitsPerWeight: bits + (group ? 32 / group : 0), scope: 'all' };
+        const scaleBits = bits === 4 && getProperty(weights, 'type')?.value.value === 'float' ? 8 : 32;
+        return { method, bitsPerWeight: bits + (group ? scaleBits / group : 0), scope: 'all' };
       }
       // compressed-tensors names ignored modules exactly or by "re:" pattern (re.match).
       const ignore = strings(getProperty(q, 'ignore')?.value);
@@ -71,11 +81,41 @@ export function readQuantization(r: KeyReader): QuantizationSpec | null {
     }
   }
   if (m === 'bitsandbytes') {
-    // NF4: 4 bits + one fp32 absmax per 64 weights; LLM.int8(): 8 bits.
-    if (getProperty(q, 'load_in_4bit')?.value.value === true) return { method, bitsPerWeight: 4.5, scope: 'all' };
+    // NF4 / FP4: 4 bits + one fp32 absmax per block of 64 weights = 4.5. Double quant
+    // (bnb_4bit_use_double_quant) stores those absmax as 8-bit values with one fp32 constant per
+    // 256 of them: 4 + 8/64 + 32/(64·256) = 4.126953125 bits (Dettmers et al. 2023, QLoRA,
+    // §3 "Double Quantization": 32/64 = 0.5 -> 8/64 + 32/(64·256) = 0.127 bits per parameter).
+    // LLM.int8(): 8 bits, plus one fp32 scale per output row (SCB), 32/K bits: < 0.01 at K = 4096, left out.
+    if (getProperty(q, 'load_in_4bit')?.value.value === true) {
+      const double = getProperty(q, 'bnb_4bit_use_double_quant')?.value.value === true;
+      return { method, bitsPerWeight: double ? 4 + 8 / 64 + 32 / (64 * 256) : 4.5, scope: 'all' };
+    }
     if (getProperty(q, 'load_in_8bit')?.value.value === true) return { method, bitsPerWeight: 8, scope: 'all' };
   }
   r.problem('info', 'unknown-quantization', `quantization "${method}" is not modelled: weight bytes assume unquantized weights in the profile's dtype`, found.prop.keyRange);
+  return null;
+}
+
+/**
+ * ModelOpt (NVIDIA Model Optimizer) checkpoints: quant_algo at the top of quantization_config or
+ * under `quantization` (hf_quant_config.json's form), read as vLLM's modelopt.py from_config does
+ * (upper-cased). Bits per weight as its create_weights stores them: NVFP4 / W4A16_NVFP4 4-bit e2m1
+ * values plus an fp8 e4m3 scale per group_size (16) = 4.5 (the fp32 weight_scale_2 per tensor is
+ * negligible); FP8 (per-tensor scale), FP8_PER_CHANNEL_PER_TOKEN and FP8_PB_WO 8; MXFP8 8 + 8/32
+ * (an e8m0 scale per 32). Null for another algorithm (MIXED_PRECISION): reported as not modelled.
+ */
+function modelOptBits(q: ValueNode): number | null {
+  const nested = getProperty(q, 'quantization')?.value;
+  const scope = nested?.type === 'object' ? nested : q;
+  const algo = getProperty(scope, 'quant_algo')?.value.value;
+  if (typeof algo !== 'string') return null;
+  const a = algo.toUpperCase();
+  if (a === 'NVFP4' || a === 'W4A16_NVFP4') {
+    const g = getProperty(scope, 'group_size')?.value.value;
+    return 4 + 8 / (typeof g === 'number' && g > 0 ? g : 16);
+  }
+  if (a === 'FP8' || a === 'FP8_PER_CHANNEL_PER_TOKEN' || a === 'FP8_PB_WO') return 8;
+  if (a === 'MXFP8') return 8 + 8 / 32;
   return null;
 }
 

@@ -490,7 +490,7 @@ export function quantizedWidthText(model: ModelSpec, qw: QuantizedWeights = quan
   const q = model.quantization;
   if (!q) return null;
   const g = q.grouped;
-  if (!g) return `${q.bitsPerWeight} bits`;
+  if (!g) return `${Math.round(q.bitsPerWeight * 1000) / 1000} bits`;
   const mean = qw.params > 0 ? Math.round(qw.bytes * 8 / qw.params * 100) / 100 : g.bits;
   const per = g.groupSize === null ? 'per output channel' : `per ${g.groupSize} inputs`;
   return `${mean} bits a weight (${g.bits}-bit, fp16 scale${g.zeroPoints ? ` and ${g.bits}-bit zero` : ''} ${per}${g.groupIndex ? ', int32 g_idx' : ''})`;

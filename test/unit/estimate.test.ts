@@ -388,6 +388,21 @@ test('AWQ / GPTQ / compressed-tensors weights: counted tensor by tensor as vLLM 
   assert.equal(weightsBytes(ct, 'fp16'), 3_489_660_928 + 109_051_904 + 2_101_346_304 + 532_480);
 });
 
+test('bitsandbytes NF4 with double quant and ModelOpt NVFP4 weights of Llama-3.1-8B', () => {
+  // The 6,979,321,856 linear weights (above) at 4 + 8/64 + 32/(64·256) bits (QLoRA §3):
+  // ceil(6,979,321,856 · 4.126953125 / 8) = 3,600,416,768 B, + embedding, lm_head and norms in bf16
+  // 1,050,939,392 · 2 = 2,101,878,784: 5,702,295,552 B, 5.70 GB (4.5 bits, the old figure: 6,027,747,328).
+  const llama = JSON.parse(fixtureText('Llama-3.1-8B')) as Record<string, unknown>;
+  const withQ = (quantization_config: object) => readModelConfig(JSON.stringify({ ...llama, quantization_config })).value!;
+  const bnb = withQ({ quant_method: 'bitsandbytes', load_in_4bit: true, load_in_8bit: false, bnb_4bit_quant_type: 'nf4', bnb_4bit_use_double_quant: true, bnb_4bit_compute_dtype: 'bfloat16' });
+  assert.equal(weightsBytes(bnb, 'bf16'), 5_702_295_552);
+  assert.equal(quantizedWidthText(bnb), '4.127 bits');
+  // nvidia's NVFP4 config.json form: 6,979,321,856 · 4.5 / 8 = 3,925,868,544 + 2,101,878,784 = 6,027,747,328
+  // (before: quant_method modelopt not read, every weight bf16: 16,060,522,496).
+  const fp4 = withQ({ quant_method: 'modelopt', quant_algo: 'NVFP4', group_size: 16, ignore: ['lm_head'], kv_cache_scheme: null });
+  assert.equal(weightsBytes(fp4, 'bf16'), 6_027_747_328);
+});
+
 test('notes write their counts through core/format (thousands separators), as every other figure', () => {
   // gemma-2-9b: sliding_window 4096 on alternate layers, max_position_embeddings 8192.
   // Current vLLM (hybrid KV-cache manager): the sliding groups hold 4,096 − 1 + 8,192 = 12,287 tokens at most.

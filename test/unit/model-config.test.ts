@@ -525,6 +525,27 @@ test('quantization_config of common checkpoint formats: AWQ, GPTQ, compressed-te
   assert.deepEqual(q({ quant_method: 'bitsandbytes', load_in_4bit: true }), { method: 'bitsandbytes', bitsPerWeight: 4.5, scope: 'all' });
 });
 
+test('bitsandbytes double quant, NVFP4 (ModelOpt and compressed-tensors) and ModelOpt FP8: bits per weight (s36 newcomer finding 2)', () => {
+  const q = (qc: object) => readModelConfig(JSON.stringify({ ...LLAMA, quantization_config: qc })).value!.quantization;
+  // QLoRA (Dettmers et al. 2023) §3: double quantization stores the fp32 absmax of each 64-weight block as
+  // 8 bits, with one fp32 constant per 256 blocks: 4 + 8/64 + 32/(64·256) = 4.126953125 bits (was 4.5).
+  assert.deepEqual(q({ quant_method: 'bitsandbytes', load_in_4bit: true, bnb_4bit_quant_type: 'nf4', bnb_4bit_use_double_quant: true }),
+    { method: 'bitsandbytes', bitsPerWeight: 4.126953125, scope: 'all' });
+  assert.equal(q({ quant_method: 'bitsandbytes', load_in_8bit: true })?.bitsPerWeight, 8);
+  // NVFP4 = e2m1 values + an fp8 e4m3 scale per 16 (vLLM modelopt.py / compressed_tensors_w4a4_nvfp4.py): 4 + 8/16.
+  // config.json form (quant_algo beside quant_method) and hf_quant_config.json's nested `quantization`.
+  assert.equal(q({ quant_method: 'modelopt', quant_algo: 'NVFP4', group_size: 16, ignore: ['lm_head'] })?.bitsPerWeight, 4.5);
+  assert.equal(q({ quant_method: 'modelopt', quantization: { quant_algo: 'nvfp4', exclude_modules: ['lm_head'] } })?.bitsPerWeight, 4.5);
+  assert.equal(q({ quant_method: 'modelopt', quant_algo: 'FP8' })?.bitsPerWeight, 8);
+  // llm-compressor NVFP4: 4-bit float weights in groups of 16 with fp8 scales: 4.5, not 4 + 32/16 = 6.
+  const nvfp4 = { num_bits: 4, type: 'float', symmetric: true, strategy: 'tensor_group', group_size: 16, dynamic: false };
+  assert.equal(q({ quant_method: 'compressed-tensors', format: 'nvfp4-pack-quantized', config_groups: { group_0: { targets: ['Linear'], weights: nvfp4 } } })?.bitsPerWeight, 4.5);
+  // A ModelOpt algorithm not modelled is said so, not read as bf16 in silence.
+  const mixed = readModelConfig(JSON.stringify({ ...LLAMA, quantization_config: { quant_method: 'modelopt', quant_algo: 'MIXED_PRECISION' } }));
+  assert.equal(mixed.value!.quantization, null);
+  assert.equal(only(mixed.problems, 'unknown-quantization').severity, 'info');
+});
+
 /** google/gemma-3-12b-it's config.json, keys as published (text_config's torch_dtype as the issue's copy had it). */
 const GEMMA3_12B_IT = {
   architectures: ['Gemma3ForConditionalGeneration'], boi_token_index: 255999, eoi_token_index: 256000, eos_token_id: [1, 106],
