@@ -280,6 +280,30 @@ function encoderWhy(modelType: string): { short: string; long: string; logPool: 
 }
 
 /**
+ * Bytes of the KV pool per token of vLLM's "GPU KV cache size" line, per GPU, and how they add up
+ * ('' for one group). vLLM counts floor(blocks / groups) · block_size tokens
+ * (kv_cache_utils._report_kv_cache_config), and a block holds block_size tokens of one group's
+ * groupSize layers (get_kv_cache_config_from_groups: groupSize tensors, each shared by one layer
+ * of every group), so a counted token stands for groups · groupSize layer slots: the padding
+ * layers _get_kv_cache_groups_uniform_page_size adds to round each layer type up to whole groups
+ * ("Add N padding layers, may waste at most X% KV cache memory") included. One group:
+ * kvBytesPerToken. gemma-3-27b (10 full + 52 sliding layers, 8,192 B a layer): 7 groups · 10 layers
+ * · 8,192 B = 573,440 B (62 layers + 8 padding), not 62 · 8,192 = 507,904 B.
+ */
+function poolBytesPerReportedToken(e: Estimate, pageSize: number): { bytes: number; text: string } {
+  const { layout } = e.pool;
+  const groups = layout.fullGroups + layout.slidingGroups;
+  if (groups <= 1 || pageSize <= 0) return { bytes: e.kvBytesPerToken, text: '' };
+  const slots = groups * layout.groupSize;
+  const layers = e.kvBytesPerTokenPerLayer > 0 ? Math.round(e.kvBytesPerToken / e.kvBytesPerTokenPerLayer) : slots;
+  const padding = slots - layers;
+  return {
+    bytes: (layout.blockBytes * groups) / pageSize,
+    text: `${groups} groups · ${layout.groupSize} layers · ${formatCount(e.kvBytesPerTokenPerLayer)} B${padding > 0 ? `: ${layers} layers + ${padding} padding` : ''}`,
+  };
+}
+
+/**
  * Compares a parsed log with the estimate of `profile` under the log's settings.
  * The profile supplies the model (the log names it but holds no config) and every setting the
  * log leaves out.
@@ -366,6 +390,12 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   const groups = e.pool.layout.fullGroups + e.pool.layout.slidingGroups;
   const logBlocks = f.gpuBlocks?.value ?? (f.kvCacheTokens ? Math.floor(f.kvCacheTokens.value / p.kvCache.pageSize) * groups : undefined);
   const blocksLine = f.gpuBlocks?.line ?? f.kvCacheTokens?.line ?? null;
+  // The tokens of a hybrid pool are floor(blocks / groups) · block size: the blocks behind them
+  // are logBlocks to logBlocks + groups − 1 (gemma-3-27b's 28,112 tokens: 12,299 to 12,305).
+  const blocksSlack = !f.gpuBlocks && f.kvCacheTokens ? groups - 1 : 0;
+  const logBlocksText = logBlocks === undefined ? '' : `${formatCount(logBlocks)}${blocksSlack > 0 ? ` to ${formatCount(logBlocks + blocksSlack)}` : ''}`;
+  /** Blocks `n` lies off the log's (0 inside the range its token count leaves open). */
+  const off = (n: number) => (logBlocks === undefined ? 0 : n < logBlocks ? n - logBlocks : n > logBlocks + blocksSlack ? n - logBlocks - blocksSlack : 0);
   // The blocks a V1 log implies (it prints tokens), labelled with the layout's formula (core/estimate layout.ts).
   const blocksTerm = f.gpuBlocks ? 'GPU blocks' : `GPU blocks (${poolBlocksFormula(e.pool.layout, 'tokens', 'block size')})`;
   // A log that prints no KV cache memory (V0 before 0.6.4) still implies one: its blocks · the
@@ -440,19 +470,22 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   const kvRow = rows[rows.length - 1]!;
   if (explicit && logKv && Math.abs(kvDiff) <= LOG_ROUNDING_BYTES) kvRow.difference = '';
 
-  // KV bytes per token: the log's budget / tokens (or the tokens its blocks hold) against the model's.
+  // KV bytes per token: the log's budget / tokens (or the tokens its blocks hold) against the
+  // pool's bytes per token as vLLM counts its tokens (poolBytesPerReportedToken: a hybrid
+  // layout's groups and padding layers included).
   const logTokens = f.kvCacheTokens?.value ?? (f.gpuBlocks ? poolTokens(e.pool.layout, f.gpuBlocks.value, p.kvCache.pageSize) : undefined);
   if (f.kvCacheBytes && logTokens && logTokens > 0) {
     const implied = f.kvCacheBytes.value / logTokens;
-    const same = Math.abs(implied - e.kvBytesPerToken) <= (LOG_ROUNDING_BYTES / logTokens) + 1 + 0.02 * e.kvBytesPerToken;
+    const perToken = poolBytesPerReportedToken(e, p.kvCache.pageSize);
+    const same = Math.abs(implied - perToken.bytes) <= (LOG_ROUNDING_BYTES / logTokens) + 1 + 0.02 * perToken.bytes;
     rows.push({
       term: 'KV bytes per token',
       log: `${formatCount(Math.round(implied))} B (KV cache memory / tokens)`,
       logLine: f.kvCacheBytes.line,
-      estimate: `${formatCount(e.kvBytesPerToken)} B`,
-      difference: same ? '' : signedCount(e.kvBytesPerToken - Math.round(implied)),
+      estimate: `${formatCount(perToken.bytes)} B${perToken.text ? ` (${perToken.text})` : ''}`,
+      difference: same ? '' : signedCount(perToken.bytes - Math.round(implied)),
       why: same
-        ? 'the same model, dtype and tensor parallelism (the log\'s budget is rounded to 0.01 GiB, and vLLM\'s pool is whole blocks)'
+        ? `the same model, dtype and tensor parallelism (the log's budget is rounded to 0.01 GiB, and vLLM's pool is whole blocks${groups > 1 ? `; vLLM counts floor(blocks / ${groups} groups) · block size tokens, so a token it counts stands for a block slot in each group` : ''})`
         : encoder ? `${encoder.short}: the log's pool holds another model's`
           : `the log's pool holds another KV size per token: check the model (the profile's is ${profile.model.modelType}), kv_cache_dtype (${e.kvDtype}) and tensor_parallel_size (${p.device.tensorParallelSize})`,
     });
@@ -475,26 +508,28 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
     pagesWithLogTerms = estimate(q).pool.pages;
   }
   if (logBlocks !== undefined && encoder) {
-    rows.push({ term: blocksTerm, log: formatCount(logBlocks), logLine: blocksLine, estimate: '0', difference: signedCount(-logBlocks), why: `no pool: ${encoder.short}` });
+    rows.push({ term: blocksTerm, log: logBlocksText, logLine: blocksLine, estimate: '0', difference: signedCount(-logBlocks), why: `no pool: ${encoder.short}` });
   } else if (logBlocks !== undefined && noPool) {
-    rows.push({ term: blocksTerm, log: formatCount(logBlocks), logLine: blocksLine, estimate: '—', difference: '', why: `no pool is sized without the device memory${pagesWithLogTerms !== null ? `; with the log's ${f.kvCacheBytes ? 'KV cache memory' : 'terms'} the estimate gives ${formatCount(pagesWithLogTerms)}` : ''}` });
+    rows.push({ term: blocksTerm, log: logBlocksText, logLine: blocksLine, estimate: '—', difference: '', why: `no pool is sized without the device memory${pagesWithLogTerms !== null ? `; with the log's ${f.kvCacheBytes ? 'KV cache memory' : 'terms'} the estimate gives ${formatCount(pagesWithLogTerms)}` : ''}` });
   } else if (logBlocks !== undefined) {
-    const d = e.pool.pages - logBlocks;
+    const d = off(e.pool.pages);
     const rel = logBlocks > 0 ? ` (${d < 0 ? '−' : '+'}${Math.abs(100 * d / logBlocks).toFixed(1)}%)` : '';
     const pageWhy = e.pool.layout.kind === 'hybrid'
       ? `block = ${p.kvCache.pageSize} tokens · ${e.pool.layout.groupSize} layers · ${formatCount(e.kvBytesPerTokenPerLayer)} B = ${formatBytes(e.pageBytes)} (${e.pool.layout.basis})`
       : `page = ${p.kvCache.pageSize} tokens · ${formatCount(e.kvBytesPerToken)} B = ${formatBytes(e.pageBytes)}`;
     // With the log's KV cache memory, pages that still differ hold another KV size per page; with
     // only its activation / non-torch figures, what is left lies in the terms it does not print.
-    const residualWhy = (n: number) => Math.abs(n - logBlocks) <= Math.ceil(LOG_ROUNDING_BYTES / Math.max(1, e.pageBytes)) + 1
+    const residualWhy = (n: number) => off(n) === 0 && blocksSlack > 0
+      ? `within the ${groups} block counts the log's tokens stand for, as vLLM counts floor(blocks / ${groups} groups) · block size`
+      : Math.abs(off(n)) <= Math.ceil(LOG_ROUNDING_BYTES / Math.max(1, e.pageBytes)) + 1
       ? 'the log\'s 0.01 GiB rounding'
       : f.kvCacheBytes ? 'a different KV size per page' : `the rest lies in ${unprintedText}, or in the usable memory and weights`;
-    const residual = pagesWithLogTerms !== null ? `; with the log's ${f.kvCacheBytes ? 'KV cache memory' : 'terms'} the estimate gives ${formatCount(pagesWithLogTerms)} (${signedCount(pagesWithLogTerms - logBlocks) || 'the same'}: ${residualWhy(pagesWithLogTerms)})` : '';
+    const residual = pagesWithLogTerms !== null ? `; with the log's ${f.kvCacheBytes ? 'KV cache memory' : 'terms'} the estimate gives ${formatCount(pagesWithLogTerms)} (${signedCount(off(pagesWithLogTerms)) || 'the same'}: ${residualWhy(pagesWithLogTerms)})` : '';
     // Without the log's KV cache memory the difference is the derived one: name where it lies.
     const cause = derivedKv && Math.abs(kvDiff) >= e.pageBytes ? ` (${printedDiffer ? 'the KV cache memory row splits it by term' : `it lies in ${unprintedText}: see the KV cache memory row`})` : '';
     rows.push({
       term: blocksTerm,
-      log: formatCount(logBlocks),
+      log: logBlocksText,
       logLine: blocksLine,
       estimate: formatCount(e.pool.pages),
       difference: d === 0 ? '' : `${signedCount(d)}${rel}`,

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { profileFromModelConfig } from '../../core/config/index';
+import { profileFromModelConfig, readModelConfig } from '../../core/config/index';
 import { v0MaxNumBatchedTokens } from '../../core/estimate/index';
 import { compareVllmLog, formatComparisonMarkdown, formatComparisonText, logFigureLines, parseVllmLog } from '../../core/vllmlog/index';
 import { MEMORY_LINE_CUES } from '../../core/vllmlog/parse';
@@ -367,12 +367,78 @@ test('a hybrid (sliding + full) model: the GPU blocks and KV cache size rows car
   assert.equal(c.estimate.pool.layout.kind, 'hybrid');
   const blocks = c.rows.find((r) => r.term.startsWith('GPU blocks'))!;
   assert.equal(blocks.term, 'GPU blocks (tokens / block size · 2 groups)', formatComparisonText(c));
-  assert.equal(blocks.log, '72,816');
+  // floor(blocks / 2) · 16 = 582,528 holds for 72,816 and 72,817 blocks alike: both are said.
+  assert.equal(blocks.log, '72,816 to 72,817');
   const tokens = c.rows.find((r) => r.term === 'KV cache size (tokens)')!;
   assert.equal(tokens.why, 'floor(blocks / 2 groups) · block size (a token takes a block slot in each of the 2 groups)');
   // A uniform model keeps the one-group formulas.
   const llama = compareVllmLog(read('v1-llama-3.1-8b-eager.log'), profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
   assert.ok(llama.rows.some((r) => r.term === 'GPU blocks (tokens / block size)'), formatComparisonText(llama));
+});
+
+/** A V1 log in vLLM 0.10.1's line formats: the model, max_model_len 32,768, max_num_batched_tokens 8,192 and the KV lines given. */
+function v1Log(model: string, kv: string, tokens: string, concurrency: string): string {
+  return [
+    `INFO 08-20 10:00:00 [utils.py:326] non-default args: {'model': '${model}', 'max_model_len': 32768, 'max_num_batched_tokens': 8192}`,
+    `(EngineCore_0 pid=2) INFO 08-20 10:00:10 [core.py:74] Initializing a V1 LLM engine (v0.10.1) with config: model='${model}', dtype=torch.bfloat16, max_seq_len=32768, tensor_parallel_size=1, kv_cache_dtype=auto`,
+    `(EngineCore_0 pid=2) INFO 08-20 10:01:20 [gpu_worker.py:276] Available KV cache memory: ${kv} GiB`,
+    `(EngineCore_0 pid=2) INFO 08-20 10:01:21 [kv_cache_utils.py:849] GPU KV cache size: ${tokens} tokens`,
+    `(EngineCore_0 pid=2) INFO 08-20 10:01:21 [kv_cache_utils.py:853] Maximum concurrency for 32,768 tokens per request: ${concurrency}x`,
+  ].join('\n');
+}
+
+test('Gemma-3 (5 sliding : 1 full, padded KV-cache groups): the log is this model\'s, and its tokens, blocks and concurrency are the estimate\'s', () => {
+  // google/gemma-3-27b-it's text config (62 layers, 16 KV heads of head_dim 128, sliding_window
+  // 1024, every 6th layer global: 10 full + 52 sliding). By hand from vLLM's kv_cache_utils.py:
+  // _get_kv_cache_groups_uniform_page_size: group size min(10, 52) = 10 (52 >= 1.5 · 10), groups
+  // 1 + cdiv(52, 10) = 7 of 10 layers, 8 padding layers; a layer's page 16 · 2 · 16 · 128 · 2 B =
+  // 131,072 B; get_num_blocks: int(15.02 GiB) = 16,127,602,196 B // 131,072 // 10 = 12,304 blocks;
+  // _report_kv_cache_config: 12,304 // 7 · 16 = 28,112 tokens; get_max_concurrency_for_kv_cache_config:
+  // a request takes cdiv(32,768, 16) = 2,048 full blocks + 6 · (cdiv(min(1,023 + 8,192, 32,768), 16) + 1)
+  // = 6 · 577 sliding ones = 5,510; 12,304 / 5,510 = 2.23x. A reported token is 7 · 10 layer
+  // slots · 8,192 B = 573,440 B (15.02 GiB / 28,112 = 573,691 B), not 62 · 8,192 = 507,904 B.
+  const g27 = readModelConfig(JSON.stringify({
+    model_type: 'gemma3_text', torch_dtype: 'bfloat16', hidden_size: 5376, intermediate_size: 21504, num_hidden_layers: 62,
+    num_attention_heads: 32, num_key_value_heads: 16, head_dim: 128, sliding_window: 1024, sliding_window_pattern: 6,
+    vocab_size: 262208, max_position_embeddings: 131072,
+  })).value!;
+  const p = profileFromModelConfig(g27, null);
+  p.kvCache.memoryGib = 16_127_602_196 / GiB; // the log's budget, so the pool's figures are vLLM's formulas alone
+  const c = compareVllmLog(parseVllmLog(v1Log('google/gemma-3-27b-it', '15.02', '28,112', '2.23')), p);
+  const text = formatComparisonText(c);
+  const row = (term: string) => c.rows.find((r) => r.term.startsWith(term))!;
+  assert.equal(row('KV bytes per token').estimate, '573,440 B (7 groups · 10 layers · 8,192 B: 62 layers + 8 padding)', text);
+  assert.equal(row('KV bytes per token').difference, '');
+  assert.ok(!c.notes.some((n) => /not of this profile's model/.test(n)), text);
+  assert.equal(row('GPU blocks').log, '12,299 to 12,305');
+  assert.equal(row('GPU blocks').estimate, '12,304');
+  assert.equal(row('GPU blocks').difference, '');
+  assert.equal(c.pagesWithLogTerms, 12_304);
+  assert.equal(row('KV cache size (tokens)').estimate, '28,112');
+  assert.equal(row('KV cache size (tokens)').difference, '');
+  assert.match(row('maximum concurrency').estimate, /^2\.23x/);
+  assert.equal(row('maximum concurrency').difference, '');
+
+  // gemma-3-1b (26 layers, 1 KV head of head_dim 256, sliding_window 512: 4 full + 22 sliding):
+  // groups of 4, 1 + cdiv(22, 4) = 7, 2 padding layers; page 16 · 2 · 256 · 2 = 16,384 B;
+  // int(66.12 GiB) = 70,995,809,402 B // 16,384 // 4 = 1,083,310 blocks, // 7 · 16 = 2,476,128
+  // tokens; a request 2,048 + 6 · (cdiv(min(511 + 8,192, 32,768), 16) + 1) = 2,048 + 6 · 545 =
+  // 5,318 blocks: 1,083,310 / 5,318 = 203.71x. A reported token: 7 · 4 · 1,024 = 28,672 B, not 26,624.
+  const g1 = readModelConfig(JSON.stringify({
+    model_type: 'gemma3_text', torch_dtype: 'bfloat16', hidden_size: 1152, intermediate_size: 6912, num_hidden_layers: 26,
+    num_attention_heads: 4, num_key_value_heads: 1, head_dim: 256, sliding_window: 512, sliding_window_pattern: 6,
+    vocab_size: 262144, max_position_embeddings: 32768,
+  })).value!;
+  const q = profileFromModelConfig(g1, null);
+  q.kvCache.memoryGib = 70_995_809_402 / GiB;
+  const d = compareVllmLog(parseVllmLog(v1Log('google/gemma-3-1b-it', '66.12', '2,476,128', '203.71')), q);
+  const drow = (term: string) => d.rows.find((r) => r.term.startsWith(term))!;
+  assert.equal(drow('KV bytes per token').estimate, '28,672 B (7 groups · 4 layers · 1,024 B: 26 layers + 2 padding)', formatComparisonText(d));
+  assert.equal(drow('KV bytes per token').difference, '');
+  assert.equal(drow('GPU blocks').estimate, '1,083,310');
+  assert.equal(drow('KV cache size (tokens)').difference, '');
+  assert.match(drow('maximum concurrency').estimate, /^203\.71x/);
+  assert.equal(drow('maximum concurrency').difference, '');
 });
 
 test('the rounding note goes with the term differences the log\'s 0.01 GiB rounding can make, not with the others', () => {
