@@ -79,6 +79,25 @@ export const FAMILY_DEFAULTS: Record<string, Record<string, number>> = {
   gemma3_text: GEMMA3_TEXT_DEFAULTS,
   gemma3: GEMMA3_TEXT_DEFAULTS,
 };
+/**
+ * Defaults of text config classes that multimodal configs nest as `text_config` with only a few
+ * keys, relying on the class for the rest (transformers' LlavaConfig builds
+ * CONFIG_MAPPING[text_config["model_type"]](**text_config)): llava-hf/llava-1.5-7b-hf's
+ * text_config names no width, depth or heads (LlamaConfig.__init__: Llama-2-7B's shape);
+ * mistral-community/pixtral-12b's no num_attention_heads (MistralConfig.__init__: 32, 8 KV heads,
+ * max_position_embeddings 4096 · 32). Applied in a nested text_config only: a top-level config
+ * lacking a size is read as a slip and refused (missing-field), not as Llama-2-7B.
+ */
+export const TEXT_CONFIG_DEFAULTS: Record<string, Record<string, number>> = {
+  llama: {
+    vocab_size: 32_000, hidden_size: 4096, intermediate_size: 11_008, num_hidden_layers: 32, num_attention_heads: 32,
+    max_position_embeddings: 2048,
+  },
+  mistral: {
+    vocab_size: 32_000, hidden_size: 4096, intermediate_size: 14_336, num_hidden_layers: 32, num_attention_heads: 32,
+    num_key_value_heads: 8, max_position_embeddings: 131_072,
+  },
+};
 export type LayerKind = ModelSpec['layerTypes'][number];
 /**
  * model_type values read as another family's: the pre-port Falcon configs (tiiuae/falcon-7b as

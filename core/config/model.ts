@@ -8,7 +8,7 @@
 import {
   ALIASES, BIASED_TYPES, DTYPE_NAMES, ENCODER_DECODER_TYPES, ENCODER_TYPES, FAMILY_BOOL_DEFAULTS, FAMILY_DEFAULTS, FAMILY_OF_MODEL_TYPE, FOUR_H_MLP_TYPES, FOUR_NORM_TYPES,
   LAYER_KINDS, LAYERNORM_TYPES, LEARNED_POSITION_TYPES, LLAMA4_TYPES, PLAIN_MLP_TYPES, QK_NORM_TYPES,
-  QKV_BIAS_TYPES, UNTIED_BY_DEFAULT, type LayerKind,
+  QKV_BIAS_TYPES, TEXT_CONFIG_DEFAULTS, UNTIED_BY_DEFAULT, type LayerKind,
 } from './families';
 import { isConfigPath } from './fileKinds';
 import { describe, KeyReader, MAX_HEADS, MAX_LAYERS, MAX_WIDTH } from './keys';
@@ -58,7 +58,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   // The written model_type, lower case (its own boolean defaults), and the family it is read as.
   const writtenType = (modelTypeFound ?? '').toLowerCase();
   const family = FAMILY_OF_MODEL_TYPE[writtenType] ?? writtenType;
-  r.familyDefaults = FAMILY_DEFAULTS[family] ?? {};
+  r.familyDefaults = FAMILY_DEFAULTS[family] ?? (scopes.length > 1 ? TEXT_CONFIG_DEFAULTS[family] : undefined) ?? {};
   const archText = architectures.join(' ');
   const isEncoder = ENCODER_TYPES.has(family)
     || (family === '' && /For(MaskedLM|SequenceClassification|TokenClassification)\b/.test(archText) && !/CausalLM/.test(archText));

@@ -587,6 +587,37 @@ test('gemma-3-12b-it: the top-level torch_dtype wins, and the SigLIP tower and p
   assert.match(m.vision!.note, /^the SigLIP vision tower \(27 layers, hidden 1152, patch 14 at 896 px\) and its projector into the text model are counted$/);
 });
 
+/** llava-hf/llava-1.5-7b-hf's config.json: its text_config relies on LlamaConfig's defaults for every size. */
+const LLAVA_15_7B = {
+  architectures: ['LlavaForConditionalGeneration'], ignore_index: -100, image_token_index: 32000, model_type: 'llava', pad_token_id: 32001,
+  projector_hidden_act: 'gelu',
+  text_config: {
+    _name_or_path: 'lmsys/vicuna-7b-v1.5', architectures: ['LlamaForCausalLM'], max_position_embeddings: 4096, model_type: 'llama',
+    rms_norm_eps: 1e-05, torch_dtype: 'float16', vocab_size: 32064,
+  },
+  tie_word_embeddings: false, torch_dtype: 'float16', transformers_version: '4.36.0.dev0',
+  vision_config: {
+    hidden_size: 1024, image_size: 336, intermediate_size: 4096, model_type: 'clip_vision_model', num_attention_heads: 16,
+    num_hidden_layers: 24, patch_size: 14, projection_dim: 768, vocab_size: 32000,
+  },
+  vision_feature_layer: -2, vision_feature_select_strategy: 'default', vocab_size: 32064,
+};
+
+test('llava-1.5-7b: text_config sizes absent are LlamaConfig defaults, as transformers builds it (7,063,427,072 parameters; was refused)', () => {
+  const r = readModelConfig(JSON.stringify(LLAVA_15_7B, null, 2));
+  const m = r.value!;
+  // transformers LlamaConfig.__init__: hidden_size 4096, intermediate_size 11008, 32 layers, 32 heads (KV heads = heads).
+  assert.deepEqual([m.hiddenSize, m.intermediateSize, m.numLayers, m.numHeads, m.numKvHeads, m.vocabSize], [4096, 11008, 32, 32, 32, 32064]);
+  assert.equal(only(r.problems, 'family-defaults').message,
+    "not in the config, taken from transformers' llama defaults: hidden_size 4096, num_hidden_layers 32, num_attention_heads 32, intermediate_size 11008");
+  // By hand: embedding and untied lm_head 2 · 32064 · 4096 = 262,668,288; per layer 4 · 4096² + 3 · 4096 · 11008
+  // + 2 · 4096 = 202,383,360, ×32 = 6,476,267,520; final norm 4096: text 6,738,939,904 (Llama-2-7B's 6,738,415,616
+  // + 64 rows · 2 · 4096). CLIP ViT-L/14-336 303,507,456 and the projector 1024 · 4096 + 4096 + 4096² + 4096
+  // = 20,979,712: 7,063,427,072, the safetensors total the model card rounds to 7.06B.
+  assert.equal(paramCounts(m).total, 7_063_427_072);
+  // A top-level llama config lacking sizes is still refused (see 'missing required fields').
+});
+
 test('a vision tower whose shapes are not modelled is said to be left out, and changes no count', () => {
   const cfg = { ...GEMMA3_12B_IT, model_type: 'llama4', vision_config: { model_type: 'llama4_vision_model', hidden_size: 1408, num_hidden_layers: 34 } };
   const m = readModelConfig(JSON.stringify(cfg)).value!;
