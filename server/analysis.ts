@@ -82,7 +82,7 @@ export interface Analysis {
    * profile's `sweep:` block and its points, which {@link checkedProblems} adds.
    */
   problems: Problem[];
-  /** A profile's `sweep:` block: how many points it expands to and what each runs; null without one. */
+  /** A profile's `sweep:` block: how many points it expands to and what each runs; null without one or without axes. */
   sweep: { points: number; job: SweepJob } | null;
   /**
    * The problems of the sweep block and of its first SWEEP_POINTS_CHECKED points
@@ -152,7 +152,8 @@ export function analyze(document: TextDocument, host: FileHost, previous?: Analy
     a.estimate = checked.estimate;
     a.partial = checked.partial;
     const block = a.kind === 'profile' ? readSweepBlock(a.tree).block : null;
-    a.sweep = block ? { points: sweepSize(block.axes), job: block.job } : null;
+    // No axes, no sweep (`attnscope sweep` refuses it; the schema's diagnostic says what to add): no points hint, no lens.
+    a.sweep = block && block.axes.length > 0 ? { points: sweepSize(block.axes), job: block.job } : null;
     const tooMany = a.kind === 'profile' && a.profile !== null && !a.profile.model.isEncoder ? caseCountRefusal(a.profile) : null;
     if (tooMany !== null) {
       // `attnscope bench` refuses this profile with these words (runner/plan.ts planProblem); estimate and simulate run it.

@@ -37,14 +37,16 @@ function hasWorkload(a: Analysis): boolean {
 
 /**
  * "Run sweep" on the line of a profile's `sweep:` key (written, valid or not: the lens stays put
- * while the block is edited; the runner says what is wrong), with the points it expands to when
- * the block reads (core/config/sweep.ts, as the points hint). Null without a `sweep:` key.
+ * while an axis is edited; the runner says what is wrong), with the points it expands to when
+ * the block reads (core/config/sweep.ts, as the points hint). Null without a `sweep:` key or
+ * without an axis (Analysis.sweep null): `attnscope sweep` runs nothing then, and the schema's
+ * error at the block says what to add (s36: the lens offered "Run sweep · 1 point").
  */
 function sweepLens(a: Analysis): CodeLens | null {
   const key = a.kind === 'profile' ? getProperty(a.tree, 'sweep') : undefined;
-  if (key === undefined) return null;
+  if (key === undefined || a.sweep === null) return null;
   const at = a.document.positionAt(key.keyRange.offset);
-  const points = a.sweep && a.sweep.points > 0 ? ` · ${formatCount(a.sweep.points)} ${a.sweep.points === 1 ? 'point' : 'points'}` : '';
+  const points = ` · ${formatCount(a.sweep.points)} ${a.sweep.points === 1 ? 'point' : 'points'}`;
   return { range: { start: at, end: at }, command: { title: `Run sweep${points}`, command: Commands.runSweep, arguments: [a.uri] } };
 }
 

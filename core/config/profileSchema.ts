@@ -104,7 +104,9 @@ export function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[
           code: 'missing-field',
           message: path.length === 0 && missing === 'model'
             ? 'missing "model": give a path to a HuggingFace config.json, e.g. `model: ./llama-3.1-8b/config.json`'
-            : `${where} needs "${missing}"`,
+            : where === 'sweep' && missing === 'axes'
+              ? 'sweep needs "axes": profile keys, each with its values, e.g. `axes: { kv_cache.page_size: [8, 16, 32] }`; no sweep is run without one'
+              : `${where} needs "${missing}"`,
           range: anchorOf(root, path),
           data: { key: [...path, missing].join('.') },
         });

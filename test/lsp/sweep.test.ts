@@ -145,6 +145,22 @@ test('the "Run sweep" lens sits on the line of the sweep: key, names the points,
   }
 });
 
+test('a sweep: block with no axes: no "Run sweep" lens (attnscope sweep runs nothing: it used to say "Run sweep · 1 point") and an error saying what to add (s36 sweep36 4)', async () => {
+  for (const block of ['sweep:\n  job: simulate\n', 'sweep:\n  axes: {}\n', 'sweep:\n']) {
+    const text = `${BASE}${block}`;
+    const uri = fixtureUri(`sweep-noaxes-${n++}.attn.yaml`);
+    const diags = await client.open(uri, text);
+    const lenses = (await client.codeLenses(uri))!;
+    await client.close(uri);
+    assert.deepEqual(lenses.filter((l) => l.command?.command === Commands.runSweep).map((l) => l.command?.title), [], block);
+    // The other lenses stay: the profile itself benchmarks and simulates.
+    assert.deepEqual(lenses.map((l) => l.command?.title), ['Run attention benchmark', 'Run serving simulation', 'Show memory breakdown'], block);
+    const errors = diags.filter((d) => d.severity === DiagnosticSeverity.Error);
+    assert.equal(errors.length, 1, JSON.stringify(errors));
+    assert.match(String(errors[0]!.message), /axes.*e\.g\. `(axes: \{ )?kv_cache\.page_size: \[8, 16, 32\]/, block);
+  }
+});
+
 test('an error of the base profile that every point shares is one diagnostic; one some points have says which (s28 newcomer finding 4)', async () => {
   // Llama-3.1-8B: vLLM derives 131,072 tokens, so max_model_len 200,000 fails the base profile and
   // each of the 2 · 2 = 4 points alike: one error, at the value, without a "sweep point" copy.
