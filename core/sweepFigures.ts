@@ -81,16 +81,40 @@ export function describeEnvironment(env: Environment): string {
   return env.gpu ? `${env.gpu.name} · ${cpu}` : cpu;
 }
 
+/** A row's build in a report's table and legend: its run's tool text less "attnscope " ("0.1.0+3f2a9c1b7e0d"), or "unknown" for a row of a report merged before s36. */
+export function rowBuild(row: { tool?: string }): string {
+  return row.tool === undefined ? 'unknown' : row.tool.replace(/^attnscope /, '');
+}
+
+/**
+ * The builds of the runner whose points `report`'s rows are (rowBuild: runner/version.ts
+ * buildIdentity, package version + a hash of the runner bundle and native build), each with how
+ * many rows, in first-row order. More than one: the report mixes builds whose figures may differ.
+ */
+export function reportBuilds(report: Pick<SweepReport, 'rows'>): Array<{ build: string; rows: number }> {
+  const counts = new Map<string, number>();
+  for (const r of report.rows) counts.set(rowBuild(r), (counts.get(rowBuild(r)) ?? 0) + 1);
+  return [...counts].map(([build, rows]) => ({ build, rows }));
+}
+
 /**
  * Where `report`'s figures come from, one sentence each, only for the figures some row has: the
  * pool figures (modelled: each point's page-pool simulation), the decode time per token
  * (measured: on which machine, from which case) and the latency figures (modelled: the
- * step-time model's formula). The one wording of both surfaces: the CLI's footer
+ * step-time model's formula); first, when the rows come from several builds of the runner, which (reportBuilds). The one wording of both surfaces: the CLI's footer
  * (runner/sweep/results.ts formatReport) and the dashboard's Sweep tab (webview/main.ts).
  */
 export function sweepProvenance(report: SweepReport): string[] {
   const has = (keys: ReadonlyArray<keyof SweepMetrics>) => report.rows.some((r) => keys.some((k) => r.metrics[k] !== undefined));
   const notes: string[] = [];
+  const builds = reportBuilds(report);
+  if (builds.length > 1) {
+    notes.push(
+      `results of ${builds.length} builds of attnscope (the build column: package version + SHA-256 of the runner bundle and native build, runner/version.ts): ` +
+        `${builds.map((b) => `${b.build} (${b.rows} ${b.rows === 1 ? 'row' : 'rows'})`).join(', ')}; figures of different builds may differ: ` +
+        'rerun `attnscope sweep` with the results folder as --out to run again the points another build wrote',
+    );
+  }
   if (has(SWEEP_FIGURES.filter((f) => f.source === 'modelled').map((f) => f.key))) {
     notes.push('pool figures: modelled, the page-pool simulation of each point (runner/simulate; vLLM V1 scheduling), time-averaged');
   }

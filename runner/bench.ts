@@ -16,7 +16,7 @@ import { randomInputs, randomKvPages } from './inputs';
 import { attentionBytes, attentionFlops, ceilingFor, maxAbsDiff, summarizeCase, withRemeasuredPeaks } from './measure';
 import { planCases, quickShortening, timingBudget, type PlannedCase } from './plan';
 import { PoolConfigError, simulatePool, type PoolProgress } from './simulate';
-import { TOOL_VERSION } from './version';
+import { toolBuild } from './version';
 
 export interface BenchOptions {
   quick: boolean;
@@ -261,7 +261,7 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
   // A cancel while the peaks are measured is seen by the first throwIfAborted below.
   const environment = await measureBackendEnvironment(backend.name);
   opts.emit({ type: 'environment', environment });
-  const run = createRun({ name: opts.name, kind: 'bench', toolVersion: TOOL_VERSION, createdAt, profile, environment, estimate: estimate(profile), ...(opts.quick ? { quick: { shortened: quickShortening(profile) } } : {}) });
+  const run = createRun({ name: opts.name, kind: 'bench', toolVersion: toolBuild(), createdAt, profile, environment, estimate: estimate(profile), ...(opts.quick ? { quick: { shortened: quickShortening(profile) } } : {}) });
   // A cancel stops the kernel call in flight within one task (cancelKernels), not at its end:
   // one run of a 128k-token prefill takes minutes on a CPU, and Node does not exit while it runs.
   const stopKernels = () => native.cancelKernels();

@@ -47,7 +47,7 @@ import { shellQuote } from './sweep/slurm';
 import { benchPreflight } from './preflight';
 import { Progress } from './progress';
 import { formatEstimateOf, formatRun } from './table';
-import { TOOL_VERSION } from './version';
+import { toolBuild } from './version';
 import { vllmLogReport } from './vllmLog';
 
 const USAGE = `usage:
@@ -400,7 +400,7 @@ async function estimateCommand(argv: string[], io: CliIo): Promise<number> {
   const loaded = loadProfile(file);
   printNotes(loaded, lineWriter(io, false));
   const est = estimate(loaded.profile);
-  const json = (): EstimateFile => ({ ...runHeader(basename(file), TOOL_VERSION), kind: 'estimate', ...est });
+  const json = (): EstimateFile => ({ ...runHeader(basename(file), toolBuild()), kind: 'estimate', ...est });
   io.stdout.write(values.json ? `${JSON.stringify(json(), null, 2)}\n` : `${formatEstimateOf(loaded.profile, est, basename(file))}\n`);
   return EXIT_OK;
 }
@@ -477,7 +477,7 @@ function checkSavedRunTrace(file: string, run: RunResult, flags: SimulateFlags):
 
 /** A simulation's run (named by its profile file, else the stdin profile's source file, else 'stdin'): with its pool, or cancelled without one. */
 function simulateRunOf(file: string, profile: Profile, createdAt: Date, environment: Environment, end: Pick<RunParts, 'pool' | 'status' | 'error'>): RunResult {
-  return createRun({ name: file !== '-' ? basename(file) : profile.sourcePath ? basename(profile.sourcePath) : 'stdin', kind: 'simulate', toolVersion: TOOL_VERSION, createdAt, profile, environment, estimate: estimate(profile), ...end });
+  return createRun({ name: file !== '-' ? basename(file) : profile.sourcePath ? basename(profile.sourcePath) : 'stdin', kind: 'simulate', toolVersion: toolBuild(), createdAt, profile, environment, estimate: estimate(profile), ...end });
 }
 
 /** What simulate is doing before the simulation, for the line a cancel prints ("while reading the trace"); null once simulating (that line says how far it got). */
@@ -738,7 +738,7 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
         return await vllmLogCommand(rest, io);
       case '--version':
       case '-v':
-        io.stdout.write(`attnscope ${TOOL_VERSION}\n`);
+        io.stdout.write(`attnscope ${toolBuild()}\n`);
         return EXIT_OK;
       case '--help':
       case '-h':

@@ -10,7 +10,7 @@ import type { Environment } from '../core/protocol/run';
 import { computePeak, gpuByName } from '../core/estimate/gpus';
 import { cpuFeatures, cpuInfo, cudaAvailable, dispatchFor, measurePeaks, timeCudaCopy, type CudaDeviceInfo } from '../native';
 import { gpuRowForDevice } from './simulate/calibrate-kernels';
-import { TOOL_VERSION } from './version';
+import { toolBuild } from './version';
 
 export interface EnvironmentOptions {
   /** Threads of the kernels and the peaks; default (0) = one per CPU this process may use. */
@@ -42,7 +42,7 @@ export function describeMachine(threads = 0): Environment {
     ...(cpu.buildReason ? { nativeBuildReason: cpu.buildReason } : {}),
     loadAverage: [load1, load5, load15],
     nodeVersion: process.version,
-    toolVersion: TOOL_VERSION,
+    toolVersion: toolBuild(),
   };
 }
 

@@ -53,7 +53,7 @@ import {
 import { writeFileAtomic } from '../runner/atomic';
 import { cpuCasePath, measureEnvironment } from '../runner/environment';
 import { randomKvPages, randomUniform, shuffledPages } from '../runner/inputs';
-import { TOOL_VERSION } from '../runner/version';
+import { toolBuild } from '../runner/version';
 import { attentionFlops, computeCeiling, maxAbsDiff, sampleStats, summarizeCase } from '../runner/measure';
 import { CAUSAL_NOTE, DECODE_NOTE, loadOrtPeer, type OrtPeer } from '../runner/peers/onnxruntime';
 import { formatSpread, interleave, median, pairedRatio, type Spread, type Timed } from './ab';
@@ -697,7 +697,7 @@ async function main(): Promise<void> {
   const wasm = await compareWasm(threads);
   console.log(`\n${formatWasmComparison(wasm, threads)}`);
   const result: KernelBenchResult = {
-    ...runHeader('bench:kernels', TOOL_VERSION, new Date(started)),
+    ...runHeader('bench:kernels', toolBuild(), new Date(started)),
     name: 'bench:kernels',
     environment,
     cases,

@@ -110,6 +110,12 @@ export interface SweepReportRow extends SweepPointRef {
   /** The file the row was read from. */
   file: string;
   /**
+   * What made the point: its run's RunHeader.tool, "attnscope <build identity>" (runner/version.ts
+   * buildIdentity: package version + hash of the runner bundle and native build). Absent in reports
+   * merged before s36. A report whose rows have several says so (core/sweepFigures.ts reportBuilds).
+   */
+  tool?: string;
+  /**
    * Set by `attnscope sweep` on the rows of its own machine kind (absent in `merge`'s report, which
    * cannot tell): 'run' when this invocation ran the point; 'resumed' when its result was already
    * in the results folder from an earlier run of this sweep, and was not run again; 'reused' when

@@ -247,9 +247,12 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
     return EXIT_CANCELLED;
   }
   if (result.resumed > 0) say(`resumed: ${result.resumed} of ${share.length} points were already in ${outDir}`);
+  for (const [tool, n] of result.otherBuild) {
+    say(`attnscope: run again: ${n} of ${share.length} points in ${outDir} were written by another build (${tool}), not this one (${result.tool}); their figures may differ, so they are run again`, 'warn');
+  }
   if (result.reused > 0) {
     say(
-      `reused: ${result.reused} of ${share.length} points from earlier sweeps of this profile (same point values, base profile, model config and machine kind: ` +
+      `reused: ${result.reused} of ${share.length} points from earlier sweeps of this profile (same point values, base profile, model config, machine kind and build: ` +
         `a simulation gives the same result), copied from ${result.reusedFrom.join(', ')}; run now: ${result.written}`,
     );
   }

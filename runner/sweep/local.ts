@@ -9,11 +9,12 @@ import type { Backend } from '../../core/config/types';
 import { fork, type ChildProcess } from 'node:child_process';
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RunResult } from '../../core/protocol/run';
+import { TOOL_NAME, type RunResult } from '../../core/protocol/run';
 import { SWEEP_SCHEMA_VERSION, type SweepPointInfo, type SweepPointRun } from '../../core/protocol/sweep';
 import { writeFailureLine } from '../args';
 import { writeFileAtomic } from '../atomic';
 import { InputError, OutputError } from '../errors';
+import { buildIdentity } from '../version';
 import { environmentKey, isNotAPoint, notRegularFile, pointFileName, readPointFile } from './results';
 import type { SweepPlan, SweepPoint } from './spec';
 import { sweepEnvironment, type PointJob, type WorkerMessage } from './worker';
@@ -90,7 +91,7 @@ export interface LocalSweepOptions {
   onProgress?: (done: number, total: number, running: Array<{ label: string; fraction: number }>, saved: number) => void;
   /**
    * Results folders of earlier sweeps of this profile: a simulation point missing here whose file
-   * is there, for this machine kind, with the same inputsId and status ok, is copied in (with this
+   * is there, for this machine kind, with the same inputsId, build (RunHeader.tool) and status ok, is copied in (with this
    * sweep's `sweep` block) instead of run again. Benchmark points are always run: their timings
    * are compared with each other in the report, and timings of another run, under another load,
    * are not comparable (README: compare decode times within one run only).
@@ -101,8 +102,15 @@ export interface LocalSweepOptions {
 }
 
 export interface LocalSweepResult {
-  /** Points of this share already in the folder (skipped). */
+  /** Points of this share already in the folder, written by this build (skipped). */
   resumed: number;
+  /**
+   * Points of this share whose file in the folder another build of the runner wrote (RunHeader.tool
+   * not `tool`): run again and overwritten, as their figures may differ; by that build's tool text.
+   */
+  otherBuild: Map<string, number>;
+  /** What this sweep's points record as their maker: "attnscope <buildIdentity of the worker script>". */
+  tool: string;
   /** Points of this share copied from an earlier sweep's folder (LocalSweepOptions.earlier), and from which folders. */
   reused: number;
   reusedFrom: string[];
@@ -116,7 +124,8 @@ export interface LocalSweepResult {
 }
 
 /**
- * Runs the share of `plan` that is not in `opts.outDir` yet.
+ * Runs the share of `plan` that is not in `opts.outDir` yet, or is there from another build of the
+ * runner (its run's `tool` is not this one's: runner/version.ts buildIdentity of `opts.runnerScript`).
  * @throws InputError when the folder holds a result of another sweep under a point's file name
  *   (a reused --out); nothing is run then.
  * @throws OutputError (exit 1, one line) when a point's file cannot be written (a full disk):
@@ -124,8 +133,10 @@ export interface LocalSweepResult {
  */
 export async function runSweepLocally(plan: SweepPlan, opts: LocalSweepOptions): Promise<LocalSweepResult> {
   const envKey = environmentKey(sweepEnvironment());
+  const tool = `${TOOL_NAME} ${buildIdentity(opts.runnerScript)}`;
   const share = shardPoints(plan.points, opts.shard);
   const todo: SweepPoint[] = [];
+  const otherBuild = new Map<string, number>();
   for (const p of share) {
     const file = join(opts.outDir, pointFileName(p.id, envKey));
     let there = true;
@@ -147,9 +158,13 @@ export async function runSweepLocally(plan: SweepPlan, opts: LocalSweepOptions):
       throw new InputError(`holds a result of another sweep (${prior.sweep.name}, sweep ${prior.sweep.sweepId}), not of ${plan.name} (sweep ${plan.sweepId}): give another --out or remove that folder`, file);
     }
     if (isNotAPoint(prior) || prior.status !== 'ok') todo.push(p);
+    else if (prior.tool !== tool) {
+      todo.push(p);
+      otherBuild.set(prior.tool, (otherBuild.get(prior.tool) ?? 0) + 1);
+    }
   }
   const result: LocalSweepResult = {
-    resumed: share.length - todo.length, reused: 0, reusedFrom: [], notRunNow: new Map(), written: 0, failed: [], cancelled: false, environmentKey: envKey,
+    resumed: share.length - todo.length, otherBuild, tool, reused: 0, reusedFrom: [], notRunNow: new Map(), written: 0, failed: [], cancelled: false, environmentKey: envKey,
   };
   const toRun = new Set(todo);
   for (const p of share) if (!toRun.has(p)) result.notRunNow.set(p.id, { origin: 'resumed' });
@@ -190,7 +205,7 @@ export async function runSweepLocally(plan: SweepPlan, opts: LocalSweepOptions):
     for (const p of todo) {
       const from = (opts.earlier ?? []).find((dir) => {
         const prior = readPointFile(join(dir, pointFileName(p.id, envKey)));
-        if (isNotAPoint(prior) || prior.status !== 'ok' || prior.sweep.id !== p.id || prior.sweep.inputsId !== plan.inputsId || prior.sweep.job !== 'simulate') return false;
+        if (isNotAPoint(prior) || prior.status !== 'ok' || prior.tool !== tool || prior.sweep.id !== p.id || prior.sweep.inputsId !== plan.inputsId || prior.sweep.job !== 'simulate') return false;
         writePoint(p, join(opts.outDir, pointFileName(p.id, envKey)), { ...prior, sweep: info(p) });
         return true;
       });

@@ -10,10 +10,10 @@ import { join } from 'node:path';
 import { TOOL_NAME, type Environment, type KernelCase, type RunResult } from '../../core/protocol/run';
 import { SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type SweepPointRun, type SweepReport, type SweepReportRow } from '../../core/protocol/sweep';
 import { InputError, readFailure } from '../errors';
-import { TOOL_VERSION } from '../version';
+import { toolBuild } from '../version';
 import { formatBytes, formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
-import { describeEnvironment, splitByMachine, sweepProvenance } from '../../core/sweepFigures';
+import { describeEnvironment, reportBuilds, rowBuild, splitByMachine, sweepProvenance } from '../../core/sweepFigures';
 import { axisIndices, offsetToLineColumn, pointLabel } from '../../core/config';
 import { jsonErrorText } from '../../core/config/tree';
 import { vllmPageSizeNote } from '../../core/estimate';
@@ -476,7 +476,7 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
         report = {
           schema: SWEEP_SCHEMA_VERSION,
           kind: 'attnscope-sweep-report',
-          tool: `${TOOL_NAME} ${TOOL_VERSION}`,
+          tool: `${TOOL_NAME} ${toolBuild()}`,
           createdAt: new Date().toISOString(),
           sweepId: s.sweepId,
           name: s.name,
@@ -506,7 +506,7 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
         continue;
       }
       report.environments[envKey] ??= point.environment;
-      const row: SweepReportRow = { id: s.id, index: s.index, values: s.values, label: s.label, environmentKey: envKey, status: point.status, metrics: metricsOf(point), file, ...keepsUpOf(point) };
+      const row: SweepReportRow = { id: s.id, index: s.index, values: s.values, label: s.label, environmentKey: envKey, status: point.status, metrics: metricsOf(point), file, tool: point.tool, ...keepsUpOf(point) };
       seen.set(key, row);
       report.rows.push(row);
       const note = vllmPageSizeNote(point.profile.kvCache.pageSize, point.profile.device.gpu, point.profile.device.backend);
@@ -587,8 +587,10 @@ export function formatReport(report: SweepReport): string {
   const origins = report.rows.some((r) => r.origin === 'resumed' || r.origin === 'reused');
   // Whether the server keeps up, when some row's run judged it (SweepReportRow.keepsUp).
   const keeps = report.rows.some((r) => r.keepsUp !== undefined);
+  // Which build of the runner wrote each row, when they are several (legend: sweepProvenance).
+  const builds = reportBuilds(report).length > 1;
   const header = [
-    ...axisHeaders, ...(multiEnv ? ['env'] : []), ...(origins ? ['result'] : []), ...columns.map((c) => c.header), ...(keeps ? ['keeps up'] : []), ...(report.rows.some((r) => r.status !== 'ok') ? ['status'] : []),
+    ...axisHeaders, ...(multiEnv ? ['env'] : []), ...(builds ? ['build'] : []), ...(origins ? ['result'] : []), ...columns.map((c) => c.header), ...(keeps ? ['keeps up'] : []), ...(report.rows.some((r) => r.status !== 'ok') ? ['status'] : []),
   ];
   const rows = report.rows.map((r) => [
     ...report.axes.map((a) => {
@@ -596,6 +598,7 @@ export function formatReport(report: SweepReport): string {
       return typeof v === 'string' ? v : JSON.stringify(v);
     }),
     ...(multiEnv ? [envLetter(envKeys, r.environmentKey)] : []),
+    ...(builds ? [rowBuild(r)] : []),
     ...(origins ? [r.origin ?? '-'] : []),
     ...columns.map((c) => c.show(r.metrics)),
     ...(keeps ? [r.keepsUp === undefined ? '-' : r.keepsUp ? 'yes' : 'no'] : []),
@@ -604,7 +607,8 @@ export function formatReport(report: SweepReport): string {
   const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
   // Words left-aligned (axis values, the result column), figures right-aligned.
   const resultColumn = origins ? header.indexOf('result') : -1;
-  const fmt = (r: string[]) => r.map((x, c) => (c < report.axes.length || c === resultColumn ? x.padEnd(widths[c]!) : x.padStart(widths[c]!))).join('  ').trimEnd();
+  const buildColumn = builds ? header.indexOf('build') : -1;
+  const fmt = (r: string[]) => r.map((x, c) => (c < report.axes.length || c === resultColumn || c === buildColumn ? x.padEnd(widths[c]!) : x.padStart(widths[c]!))).join('  ').trimEnd();
   const lines = [
     `Sweep ${report.name} (${report.sweepId}, job ${report.job}): ${formatCountOf(report.rows.length, 'result')} for ${report.total - report.missing.length} of ${formatCountOf(report.total, 'point')}`,
     '',
@@ -621,8 +625,8 @@ export function formatReport(report: SweepReport): string {
     const from = [...new Set(report.rows.flatMap((r) => (r.reusedFrom ? [r.reusedFrom] : [])))];
     const meaning: Record<NonNullable<SweepReportRow['origin']> | '-', string> = {
       run: 'run = run by this command',
-      resumed: 'resumed = already in the results folder from an earlier run of this sweep, not run again',
-      reused: `reused = copied from an earlier sweep of this profile (${from.join(', ')}): same point values, base profile, model config and machine kind give the same simulation`,
+      resumed: 'resumed = already in the results folder from an earlier run of this sweep by this build, not run again',
+      reused: `reused = copied from an earlier sweep of this profile (${from.join(', ')}): same point values, base profile, model config, machine kind and build give the same simulation`,
       '-': "- = another machine kind's result, read from the folder",
     };
     const shown = (['run', 'resumed', 'reused', '-'] as const).filter((k) => report.rows.some((r) => (r.origin ?? '-') === k));

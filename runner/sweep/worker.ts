@@ -14,7 +14,7 @@ import { describeGpu, describeMachine } from '../environment';
 import { CancelledError, InputError } from '../errors';
 import { simulatePool } from '../simulate';
 import { checkKeepsUp } from '../simulate/capacity';
-import { TOOL_VERSION } from '../version';
+import { toolBuild } from '../version';
 
 /** Parent -> worker: the point to run. */
 export interface PointJob {
@@ -65,7 +65,7 @@ export async function runPoint(job: PointJob, signal: AbortSignal, onProgress: (
   if (job.job === 'simulate') {
     const environment = sweepEnvironment();
     const run = (status: RunResult['status'], pool?: RunResult['pool']): RunResult =>
-      createRun({ name: job.name, kind: 'simulate', toolVersion: TOOL_VERSION, profile, environment, estimate: estimate(profile), status, ...(pool ? { pool } : {}) });
+      createRun({ name: job.name, kind: 'simulate', toolVersion: toolBuild(), profile, environment, estimate: estimate(profile), status, ...(pool ? { pool } : {}) });
     try {
       const pool = await simulatePool(profile, { signal, maxSamples: POINT_POOL_SAMPLES, onProgress: (p) => onProgress(p.fraction, `${Math.floor(100 * p.fraction)}% of ${p.requests} requests`) });
       // Whether the server keeps up (the report's best point must): μ's saturation run, as --max-rate.

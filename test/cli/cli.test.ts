@@ -889,7 +889,9 @@ test('simulate --json writes a whole run: the header, profile, environment and e
   const { run } = simulatedRun();
   assert.deepEqual(Object.keys(run), RUN_KEYS);
   assert.equal(run.schema, 1);
-  assert.equal(run.tool, `attnscope ${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version}`);
+  // The package version and the build: 12 hex digits of SHA-256 of the runner bundle and native build (runner/version.ts).
+  assert.match(run.tool, new RegExp(`^attnscope ${JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version.replaceAll('.', '\\.')}\\+[0-9a-f]{12}$`));
+  assert.equal(run.environment.toolVersion, run.tool.slice('attnscope '.length));
   assert.equal(run.name, 'p.attn.yaml');
   assert.ok(!Number.isNaN(Date.parse(run.createdAt)));
   // The machine as a bench run describes it, without the peaks no simulation measures.

@@ -114,10 +114,45 @@ test('a second invocation resumes: nothing is run again, the files stay as they 
   const header = lines.findIndex((l) => /^page_size\s+max_num_seqs\s+result\s/.test(l));
   assert.ok(header >= 0, r.stdout);
   assert.deepEqual(lines.slice(header + 1, header + 7).map((l) => l.split(/\s+/)[2]), Array(6).fill('resumed'));
-  assert.match(r.stdout, /^result: resumed = already in the results folder from an earlier run of this sweep, not run again$/m);
+  assert.match(r.stdout, /^result: resumed = already in the results folder from an earlier run of this sweep by this build, not run again$/m);
   assert.deepEqual(readReport(join(out, 'sweep-report.json')).rows.map((row) => row.origin), Array(6).fill('resumed'));
   // The first invocation ran every point: its report says 'run', and its table has no such column.
   assert.deepEqual(local!.report.rows.map((row) => row.origin), Array(6).fill('run'));
+});
+
+test('a point another build wrote is run again, not resumed; a merge of points of two builds names each row\'s build (s36 sweep36 1)', () => {
+  const { dir, file } = workspace();
+  const out = join(dir, 'builds');
+  assert.equal(cli(['sweep', file, '--out', out]).code, 0);
+  // This build's identity as --version prints it: the package version + 12 hex digits (runner/version.ts).
+  const version = cli(['--version']).stdout.trim();
+  assert.match(version, /^attnscope 0\.1\.0\+[0-9a-f]{12}$/);
+  const names = readdirSync(out).filter((n) => n !== 'sweep-report.json').sort();
+  const points = names.map((n) => JSON.parse(readFileSync(join(out, n), 'utf8')) as SweepPointRun);
+  assert.deepEqual([...new Set(points.map((p) => p.tool))], [version]);
+  // One point as the runner before s36 wrote it: "attnscope 0.1.0", whatever its code.
+  const old = { ...points[0]!, tool: 'attnscope 0.1.0' };
+  writeFileSync(join(out, names[0]!), `${JSON.stringify(old)}\n`);
+  const merged = cli(['merge', out]);
+  assert.equal(merged.code, 0, merged.stderr);
+  // The table has a build column: 0.1.0 on the old point's row, this build on the other 5.
+  const lines = merged.stdout.split('\n');
+  const header = lines.findIndex((l) => /^page_size\s+max_num_seqs\s+build\s/.test(l));
+  assert.ok(header >= 0, merged.stdout);
+  const builds = lines.slice(header + 1, header + 7).map((l) => l.split(/\s+/)[2]);
+  assert.deepEqual(builds.filter((b) => b === '0.1.0').length, 1, merged.stdout);
+  assert.deepEqual(builds.filter((b) => b === version.slice('attnscope '.length)).length, 5, merged.stdout);
+  assert.match(merged.stdout, /^results of 2 builds of attnscope .*0\.1\.0\+[0-9a-f]{12} \(5 rows\), 0\.1\.0 \(1 row\)|results of 2 builds of attnscope .*0\.1\.0 \(1 row\), 0\.1\.0\+[0-9a-f]{12} \(5 rows\)/m);
+  // Resumed: the 5 of this build are kept, the old build's point is run again and rewritten by this build.
+  const r = cli(['sweep', file, '--out', out]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /resumed: 5 of 6 points were already in/);
+  assert.match(r.stderr, /run again: 1 of 6 points in .* were written by another build \(attnscope 0\.1\.0\), not this one \(attnscope 0\.1\.0\+[0-9a-f]{12}\)/);
+  const report = readReport(join(out, 'sweep-report.json'));
+  assert.deepEqual(report.rows.map((row) => row.origin).sort(), ['resumed', 'resumed', 'resumed', 'resumed', 'resumed', 'run']);
+  assert.deepEqual([...new Set(report.rows.map((row) => row.tool))], [version]);
+  assert.equal((JSON.parse(readFileSync(join(out, names[0]!), 'utf8')) as SweepPointRun).tool, version);
+  assert.doesNotMatch(r.stdout, /builds of attnscope/);
 });
 
 test('a grown sweep reuses the simulated points an earlier sweep of the profile computed, says how many, and reports exactly what a fresh run of the grown sweep does', () => {
@@ -127,7 +162,7 @@ test('a grown sweep reuses the simulated points an earlier sweep of the profile 
   // page_size 128 added: 4 × 2 = 8 points, of which the first sweep's 3 × 2 = 6 are reused and 2 run.
   const grown = cli(['sweep', file, '--jobs', '2', '--set', 'kv_cache.page_size=1,16,64,128'], { cwd: dir });
   assert.equal(grown.code, 0, grown.stderr);
-  assert.match(grown.stderr, /reused: 6 of 8 points from earlier sweeps of this profile \(same point values, base profile, model config and machine kind: a simulation gives the same result\), copied from .*\.attnscope\/sweeps\/grid-[0-9a-f]{8}; run now: 2\n/);
+  assert.match(grown.stderr, /reused: 6 of 8 points from earlier sweeps of this profile \(same point values, base profile, model config, machine kind and build: a simulation gives the same result\), copied from .*\.attnscope\/sweeps\/grid-[0-9a-f]{8}; run now: 2\n/);
   const folders = readdirSync(join(dir, '.attnscope', 'sweeps'));
   assert.equal(folders.length, 2);
   const grownReport = folders.map((f) => readReport(join(dir, '.attnscope', 'sweeps', f, 'sweep-report.json'))).find((r) => r.total === 8)!;
@@ -139,7 +174,7 @@ test('a grown sweep reuses the simulated points an earlier sweep of the profile 
   }
   assert.equal(grown.stdout.match(/^\S+\s+\S+\s+reused\s/gm)?.length, 6, grown.stdout);
   assert.equal(grown.stdout.match(/^128\s+\S+\s+run\s/gm)?.length, 2, grown.stdout);
-  assert.match(grown.stdout, /^result: run = run by this command; reused = copied from an earlier sweep of this profile \(.*grid-[0-9a-f]{8}\): same point values, base profile, model config and machine kind give the same simulation$/m);
+  assert.match(grown.stdout, /^result: run = run by this command; reused = copied from an earlier sweep of this profile \(.*grid-[0-9a-f]{8}\): same point values, base profile, model config, machine kind and build give the same simulation$/m);
   // The same grown sweep run from nothing, in a workspace without earlier sweeps: every figure equal.
   const fresh = workspace();
   const alone = cli(['sweep', fresh.file, '--jobs', '2', '--set', 'kv_cache.page_size=1,16,64,128'], { cwd: fresh.dir });
