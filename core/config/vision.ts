@@ -7,96 +7,214 @@
 import { getProperty, type ValueNode } from './tree';
 import type { VisionTower } from './types';
 
-/**
- * transformers' config-class defaults of the towers we count, for keys a vision_config leaves out
- * (SiglipVisionConfig and CLIPVisionConfig __init__ defaults).
- */
-const TOWER_DEFAULTS: Record<string, { hidden_size: number; intermediate_size: number; num_hidden_layers: number; image_size: number; patch_size: number; num_channels: number }> = {
-  siglip_vision_model: { hidden_size: 768, intermediate_size: 3072, num_hidden_layers: 12, image_size: 224, patch_size: 16, num_channels: 3 },
-  clip_vision_model: { hidden_size: 768, intermediate_size: 3072, num_hidden_layers: 12, image_size: 224, patch_size: 32, num_channels: 3 },
-};
+/** A vision tower whose shapes are modelled: its config class's defaults and its parameter count. */
+interface TowerKind {
+  /** Its name in notes ("SigLIP"). */
+  name: string;
+  /**
+   * transformers' config-class defaults (__init__) for the keys the count reads; the first alias
+   * of a key group names it (Qwen2-VL's published configs write in_chans for the class's in_channels).
+   */
+  defaults: Record<string, number>;
+  /** The encoder's parameters, from the values read (defaults filled in). */
+  encoder(v: Record<string, number>): number;
+  /** Its shape in a note ("27 layers, hidden 1152, patch 14 at 896 px"). */
+  shape(v: Record<string, number>): string;
+}
 
-const TOWER_NAMES: Record<string, string> = { siglip_vision_model: 'SigLIP', clip_vision_model: 'CLIP' };
+/** Other names a key is written under: the first alias present counts. */
+const KEY_ALIASES: Record<string, readonly string[]> = { in_channels: ['in_channels', 'in_chans'] };
+
+const vitShape = (v: Record<string, number>) => `${v.num_hidden_layers} layers, hidden ${v.hidden_size}, patch ${v.patch_size} at ${v.image_size} px`;
 
 /**
  * Parameters of a ViT encoder layer as transformers' SiglipEncoderLayer / CLIPEncoderLayer
  * build it: q, k, v, o with biases (4h² + 4h), two LayerNorms (4h), fc1 and fc2 with biases
- * (2hi + i + h).
+ * (2hi + i + h). Qwen2-VL's Qwen2VisionBlock is the same (fused qkv and proj with biases,
+ * two LayerNorms, fc1 / fc2 with biases).
  */
 function vitLayer(h: number, i: number): number {
   return 4 * h * h + 4 * h + 4 * h + 2 * h * i + i + h;
 }
 
 /**
- * The encoder's parameters (modeling_siglip.py / modeling_clip.py):
- * - SigLIP: patch Conv2d c·p²·h + h (bias), positions (image/p)²·h, L layers, post LayerNorm
- *   2h, and the attention-pooling head when vision_use_head (default true; Gemma 3 and
- *   PaliGemma set it false): probe h, MultiheadAttention 4h² + 4h, LayerNorm 2h, MLP 2hi + i + h.
- *   gemma-3's SigLIP-So400m (h 1152, i 4304, 27 layers, patch 14, image 896): 416,866,032, the
- *   "417M" vision encoder of the Gemma 3 report's Table 1.
- * - CLIP: class embedding h, patch Conv2d c·p²·h (no bias), positions ((image/p)² + 1)·h, pre and
- *   post LayerNorm 4h, L layers. CLIP ViT-L/14-336 (LLaVA-1.5): 303,507,456.
+ * The towers counted, by vision_config.model_type (Qwen2-VL / Qwen2.5-VL also by the root
+ * model_type: their published vision_config names none):
+ * - SigLIP (modeling_siglip.py): patch Conv2d c·p²·h + h (bias), positions (image/p)²·h, L
+ *   layers, post LayerNorm 2h, and the attention-pooling head when vision_use_head (default true;
+ *   Gemma 3 and PaliGemma set it false): probe h, MultiheadAttention 4h² + 4h, LayerNorm 2h,
+ *   MLP 2hi + i + h. gemma-3's SigLIP-So400m (h 1152, i 4304, 27 layers, patch 14, image 896):
+ *   416,866,032, the "417M" vision encoder of the Gemma 3 report's Table 1.
+ * - CLIP (modeling_clip.py): class embedding h, patch Conv2d c·p²·h (no bias), positions
+ *   ((image/p)² + 1)·h, pre and post LayerNorm 4h, L layers. CLIP ViT-L/14-336 (LLaVA-1.5): 303,507,456.
+ * - Qwen2-VL (vLLM qwen2_vl.py Qwen2VisionTransformer): patch Conv3d c·t·p²·d (no bias; t =
+ *   temporal_patch_size), depth ViT layers of embed_dim d and MLP d·mlp_ratio. Qwen2-VL-7B: 631,183,360.
+ * - Qwen2.5-VL (vLLM qwen2_5_vl.py): the same Conv3d; per block two RMSNorms 2d, qkv and proj with
+ *   biases 4d² + 4d, gated MLP with biases 3di + 2i + d. Qwen2.5-VL-7B: 631,975,680.
+ * - Pixtral (transformers PixtralVisionModel; vLLM pixtral.py VisionTransformer): patch Conv2d
+ *   c·p²·h (no bias), ln_pre RMSNorm h, per layer q, k, v, o without biases 4h², gated MLP
+ *   without biases 3hi, two RMSNorms 2h; 2D RoPE, no position table. Pixtral-12B: 403,489,792,
+ *   its card's "400M parameter vision encoder".
+ * - mllama (transformers MllamaVisionModel, Llama 3.2 Vision): patch Conv2d c·p²·h (no bias),
+ *   class embedding h, gated position embedding 1 + P·h and its tile table (A + 1)·T·P·h
+ *   (P = (image/p)² + 1 patches, T = max_num_tiles, A = len(supported_aspect_ratios)), gated pre-
+ *   and post-tile embeddings 2·((A + 1)·T·h + 1), LayerNorms pre and post 4h, num_hidden_layers
+ *   layers of q, k, v, o without biases 4h², fc1 / fc2 with biases 2hi + i + h and two LayerNorms
+ *   4h, then num_global_layers more with 2 gates each. Llama-3.2-11B-Vision: 863,567,379.
  */
-function encoderParams(type: string, v: Record<string, number>, useHead: boolean): number {
-  const h = v.hidden_size!;
-  const i = v.intermediate_size!;
-  const p = v.patch_size!;
-  const patches = Math.floor(v.image_size! / p) ** 2;
-  const layers = v.num_hidden_layers! * vitLayer(h, i);
-  if (type === 'siglip_vision_model') {
-    const head = useHead ? h + 4 * h * h + 4 * h + 2 * h + 2 * h * i + i + h : 0;
-    return v.num_channels! * p * p * h + h + patches * h + layers + 2 * h + head;
-  }
-  return h + v.num_channels! * p * p * h + (patches + 1) * h + 4 * h + layers;
-}
+const TOWERS: Record<string, TowerKind> = {
+  siglip_vision_model: {
+    name: 'SigLIP',
+    defaults: { hidden_size: 768, intermediate_size: 3072, num_hidden_layers: 12, image_size: 224, patch_size: 16, num_channels: 3 },
+    encoder: (v) => {
+      const h = v.hidden_size!, i = v.intermediate_size!, p = v.patch_size!;
+      const head = v.vision_use_head ? h + 4 * h * h + 4 * h + 2 * h + 2 * h * i + i + h : 0;
+      return v.num_channels! * p * p * h + h + Math.floor(v.image_size! / p) ** 2 * h + v.num_hidden_layers! * vitLayer(h, i) + 2 * h + head;
+    },
+    shape: vitShape,
+  },
+  clip_vision_model: {
+    name: 'CLIP',
+    defaults: { hidden_size: 768, intermediate_size: 3072, num_hidden_layers: 12, image_size: 224, patch_size: 32, num_channels: 3 },
+    encoder: (v) => {
+      const h = v.hidden_size!, p = v.patch_size!;
+      return h + v.num_channels! * p * p * h + (Math.floor(v.image_size! / p) ** 2 + 1) * h + 4 * h + v.num_hidden_layers! * vitLayer(h, v.intermediate_size!);
+    },
+    shape: vitShape,
+  },
+  qwen2_vl: {
+    name: 'Qwen2-VL',
+    defaults: { depth: 32, embed_dim: 1280, mlp_ratio: 4, in_channels: 3, patch_size: 14, temporal_patch_size: 2, spatial_merge_size: 2 },
+    encoder: (v) => {
+      const d = v.embed_dim!, p = v.patch_size!;
+      return v.in_channels! * v.temporal_patch_size! * p * p * d + v.depth! * vitLayer(d, Math.floor(d * v.mlp_ratio!));
+    },
+    shape: (v) => `${v.depth} layers, hidden ${v.embed_dim}, patch ${v.patch_size}`,
+  },
+  qwen2_5_vl: {
+    name: 'Qwen2.5-VL',
+    defaults: { depth: 32, hidden_size: 3584, intermediate_size: 3420, in_channels: 3, patch_size: 14, temporal_patch_size: 2, spatial_merge_size: 2 },
+    encoder: (v) => {
+      const d = v.hidden_size!, i = v.intermediate_size!, p = v.patch_size!;
+      return v.in_channels! * v.temporal_patch_size! * p * p * d + v.depth! * (2 * d + 4 * d * d + 4 * d + 3 * d * i + 2 * i + d);
+    },
+    shape: (v) => `${v.depth} layers, hidden ${v.hidden_size}, patch ${v.patch_size}`,
+  },
+  pixtral: {
+    name: 'Pixtral',
+    defaults: { hidden_size: 1024, intermediate_size: 4096, num_hidden_layers: 24, image_size: 1024, patch_size: 16, num_channels: 3 },
+    encoder: (v) => {
+      const h = v.hidden_size!, i = v.intermediate_size!, p = v.patch_size!;
+      return v.num_channels! * p * p * h + h + v.num_hidden_layers! * (4 * h * h + 3 * h * i + 2 * h);
+    },
+    shape: vitShape,
+  },
+  mllama_vision_model: {
+    name: 'Llama 3.2 Vision (mllama)',
+    defaults: {
+      hidden_size: 1280, intermediate_size: 5120, num_hidden_layers: 32, num_global_layers: 8, image_size: 448, patch_size: 14,
+      num_channels: 3, max_num_tiles: 4, supported_aspect_ratios: 8,
+    },
+    encoder: (v) => {
+      const h = v.hidden_size!, i = v.intermediate_size!, p = v.patch_size!;
+      const patches = Math.floor(v.image_size! / p) ** 2 + 1;
+      const rows = v.supported_aspect_ratios! + 1; // nn.Embedding(max_aspect_ratio_id + 1, ...)
+      const layer = 4 * h * h + 2 * h * i + i + h + 4 * h;
+      return v.num_channels! * p * p * h + h + 1 + patches * h + rows * v.max_num_tiles! * patches * h
+        + 2 * (rows * v.max_num_tiles! * h + 1) + 4 * h + v.num_hidden_layers! * layer + v.num_global_layers! * (layer + 2);
+    },
+    shape: (v) => `${v.num_hidden_layers} + ${v.num_global_layers} global layers, hidden ${v.hidden_size}, patch ${v.patch_size} at ${v.image_size} px, ${v.max_num_tiles} tiles`,
+  },
+};
+
+/** Vision towers named by the root model_type where vision_config names no model_type (Qwen2-VL's published configs). */
+const TOWER_OF_FAMILY: Record<string, string> = { qwen2_vl: 'qwen2_vl', qwen2_5_vl: 'qwen2_5_vl' };
 
 /**
- * The projector from the tower's hidden size vh into the text model's th, by the multimodal
+ * The projector from the tower (hidden size vh) into the text model's th, by the multimodal
  * family (the root model_type), or null when its shape is not known here:
  * - gemma3: mm_input_projection_weight vh·th and mm_soft_emb_norm vh (Gemma3MultiModalProjector);
  *   gemma-3-12b-it: 1152 · 3840 + 1152 = 4,424,832;
- * - llava: linear_1 vh·th + th, linear_2 th·th + th (LlavaMultiModalProjector, biases by default);
- * - paligemma: one linear vh·th + th (PaliGemmaMultiModalProjector, th = projection_dim).
+ * - llava: linear_1 vh·th + th, linear_2 th·th + th (LlavaMultiModalProjector; biases unless
+ *   multimodal_projector_bias is false); llava-1.5 and Pixtral-12B (mistral-community/pixtral-12b);
+ * - mistral3 (Mistral3MultiModalProjector, Mistral-Small-3.1): RMSNorm vh, patch merger
+ *   (vh·m²)·vh without bias (m = spatial_merge_size, default 2), linear_1 and linear_2 as llava's,
+ *   biases only with multimodal_projector_bias (default false);
+ * - paligemma: one linear vh·th + th (PaliGemmaMultiModalProjector, th = projection_dim);
+ * - qwen2_vl / qwen2_5_vl: the patch merger (vLLM Qwen2VisionPatchMerger): a norm over vh
+ *   (LayerNorm 2vh; Qwen2.5-VL RMSNorm vh), then Linear(vh·m², vh·m²) and Linear(vh·m², th),
+ *   both with biases (m = spatial_merge_size). Qwen2-VL-7B: 2,560 + 26,219,520 + 18,353,664 = 44,575,744;
+ * - mllama: multi_modal_projector Linear(vision_output_dim, th) with bias (vision_output_dim
+ *   default 7680: 5 intermediate layers' outputs beside the last).
  */
-function projectorParams(family: string, vh: number, th: number): number | null {
+function projectorParams(family: string, v: Record<string, number>, th: number, root: ValueNode, vision: ValueNode): number | null {
+  const bias = (fallback: boolean): boolean => {
+    const b = getProperty(root, 'multimodal_projector_bias')?.value;
+    return b?.type === 'boolean' ? b.value === true : fallback;
+  };
+  const vh = v.hidden_size ?? v.embed_dim!;
   if (family === 'gemma3') return vh * th + vh;
-  if (family === 'llava') return vh * th + th + th * th + th;
+  if (family === 'llava') return vh * th + th * th + (bias(true) ? 2 * th : 0);
+  if (family === 'mistral3') {
+    const m = intValue(getProperty(root, 'spatial_merge_size')?.value) ?? 2;
+    return vh + vh * m * m * vh + vh * th + th * th + (bias(false) ? 2 * th : 0);
+  }
   if (family === 'paligemma') return vh * th + th;
+  if (family === 'qwen2_vl' || family === 'qwen2_5_vl') {
+    const wide = vh * v.spatial_merge_size! ** 2;
+    return (family === 'qwen2_vl' ? 2 * vh : vh) + wide * wide + wide + wide * th + th;
+  }
+  if (family === 'mllama') {
+    const out = intValue(getProperty(vision, 'vision_output_dim')?.value) ?? 7680;
+    return out * th + th;
+  }
   return null;
+}
+
+/** A positive integer no bigger than 2^20 (a tower's size), else undefined. */
+function intValue(v: ValueNode | undefined): number | undefined {
+  return v?.type === 'number' && typeof v.value === 'number' && Number.isInteger(v.value) && v.value >= 1 && v.value <= 1 << 20 ? v.value : undefined;
 }
 
 /**
  * Reads `vision_config` of a config root. Null when there is none.
- * @param family the root model_type, lower case (gemma3, llava, paligemma, llama4, ...).
+ * @param family the root model_type, lower case (gemma3, llava, paligemma, qwen2_vl, mllama, ...).
  * @param textHidden the text model's hidden_size (the projector's output width).
  */
 export function readVisionTower(root: ValueNode, family: string, textHidden: number): VisionTower | null {
   const node = getProperty(root, 'vision_config')?.value;
   if (!node || node.type !== 'object') return null;
-  const str = (key: string) => {
-    const v = getProperty(node, key)?.value;
-    return v?.type === 'string' ? String(v.value) : undefined;
-  };
-  const type = (str('model_type') ?? '').toLowerCase();
-  const defaults = TOWER_DEFAULTS[type];
-  if (!defaults) {
+  const written = getProperty(node, 'model_type')?.value;
+  const type = (written?.type === 'string' ? String(written.value) : TOWER_OF_FAMILY[family] ?? '').toLowerCase();
+  const tower = TOWERS[type];
+  if (!tower) {
     return { modelType: type || 'unknown', params: null, projectorParams: null, note: `the vision tower (${type || 'no model_type'}) is not counted (its shapes are not modelled here): parameters and weights are the text model's` };
   }
   const values: Record<string, number> = {};
   const defaulted: string[] = [];
-  for (const [key, fallback] of Object.entries(defaults)) {
-    const v = getProperty(node, key)?.value;
-    const ok = v?.type === 'number' && typeof v.value === 'number' && Number.isInteger(v.value) && v.value >= 1 && v.value <= 1 << 20;
-    values[key] = ok ? (v.value as number) : fallback;
-    if (!ok && key !== 'num_channels') defaulted.push(`${key} ${fallback}`); // RGB needs no mention
+  for (const [key, fallback] of Object.entries(tower.defaults)) {
+    let value: number | undefined;
+    for (const alias of KEY_ALIASES[key] ?? [key]) {
+      const v = getProperty(node, alias)?.value;
+      // supported_aspect_ratios is a list: its length counts (MllamaVisionConfig.max_aspect_ratio_id).
+      value ??= key === 'supported_aspect_ratios' ? (v?.type === 'array' && (v.items?.length ?? 0) > 0 ? v.items!.length : undefined) : intValue(v);
+    }
+    // Qwen2-VL's mlp_ratio may be fractional.
+    if (key === 'mlp_ratio') {
+      const v = getProperty(node, key)?.value;
+      value = v?.type === 'number' && typeof v.value === 'number' && v.value > 0 && v.value <= 64 ? v.value : undefined;
+    }
+    values[key] = value ?? fallback;
+    if (value === undefined && key !== 'num_channels' && key !== 'in_channels') defaulted.push(`${key} ${fallback}`); // RGB needs no mention
   }
-  const headNode = getProperty(node, 'vision_use_head')?.value;
-  const useHead = type === 'siglip_vision_model' && (headNode?.type === 'boolean' ? headNode.value === true : true);
-  const params = encoderParams(type, values, useHead);
-  const projector = projectorParams(family, values.hidden_size!, textHidden);
-  const name = TOWER_NAMES[type]!;
-  const shape = `${values.num_hidden_layers} layers, hidden ${values.hidden_size}, patch ${values.patch_size} at ${values.image_size} px`;
-  const what = projector === null ? `the ${name} vision tower (${shape}) is counted, not the ${family || 'model'} projector into the text model` : `the ${name} vision tower (${shape}) and its projector into the text model are counted`;
+  if (type === 'siglip_vision_model') {
+    const headNode = getProperty(node, 'vision_use_head')?.value;
+    values.vision_use_head = headNode?.type === 'boolean' && headNode.value === false ? 0 : 1;
+  }
+  const params = tower.encoder(values);
+  const projector = projectorParams(family, values, textHidden, root, node);
+  const shape = tower.shape(values);
+  const what = projector === null ? `the ${tower.name} vision tower (${shape}) is counted, not the ${family || 'model'} projector into the text model` : `the ${tower.name} vision tower (${shape}) and its projector into the text model are counted`;
   const defaultsText = defaulted.length > 0 ? ` (not in vision_config, taken from transformers' ${type} defaults: ${defaulted.join(', ')})` : '';
   return { modelType: type, params, projectorParams: projector, note: `${what}${defaultsText}` };
 }

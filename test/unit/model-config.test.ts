@@ -618,6 +618,118 @@ test('llava-1.5-7b: text_config sizes absent are LlamaConfig defaults, as transf
   // A top-level llama config lacking sizes is still refused (see 'missing required fields').
 });
 
+/** Qwen/Qwen2-VL-7B-Instruct's and Qwen/Qwen2.5-VL-7B-Instruct's config.json (token ids left out): the text keys at the top, a vision_config without model_type. */
+const QWEN_VL_TEXT = {
+  attention_dropout: 0.0, hidden_act: 'silu', hidden_size: 3584, initializer_range: 0.02, intermediate_size: 18944, max_window_layers: 28,
+  num_attention_heads: 28, num_hidden_layers: 28, num_key_value_heads: 4, rms_norm_eps: 1e-06, rope_theta: 1000000.0, sliding_window: 32768,
+  tie_word_embeddings: false, torch_dtype: 'bfloat16', use_cache: true, use_sliding_window: false, vocab_size: 152064,
+  rope_scaling: { type: 'mrope', mrope_section: [16, 24, 24] },
+};
+const QWEN2_VL_7B = {
+  architectures: ['Qwen2VLForConditionalGeneration'], ...QWEN_VL_TEXT, model_type: 'qwen2_vl', max_position_embeddings: 32768,
+  vision_config: { depth: 32, embed_dim: 1280, mlp_ratio: 4, num_heads: 16, in_chans: 3, hidden_size: 3584, patch_size: 14, spatial_merge_size: 2, spatial_patch_size: 14, temporal_patch_size: 2 },
+};
+const QWEN25_VL_7B = {
+  architectures: ['Qwen2_5_VLForConditionalGeneration'], ...QWEN_VL_TEXT, model_type: 'qwen2_5_vl', max_position_embeddings: 128000,
+  vision_config: {
+    depth: 32, hidden_act: 'silu', hidden_size: 1280, intermediate_size: 3420, num_heads: 16, in_chans: 3, out_hidden_size: 3584, patch_size: 14,
+    spatial_merge_size: 2, spatial_patch_size: 14, window_size: 112, fullatt_block_indexes: [7, 15, 23, 31], tokens_per_second: 2, temporal_patch_size: 2,
+  },
+};
+
+test('Qwen2-VL / Qwen2.5-VL: the vision tower and patch merger are counted (8,291,375,616 and 8,292,166,656, the cards\' 8.29B; were left out)', () => {
+  // Text (Qwen2.5-7B's shapes, untied): 7,615,616,512.
+  // Qwen2-VL (vLLM qwen2_vl.py): Conv3d 3 · 2 · 14² · 1280 = 1,505,280 (no bias); 32 blocks of d 1280, MLP 5120
+  // (mlp_ratio 4): 4d² + 4d qkv / proj + 4d two LayerNorms + 2di + i + d fc1 / fc2 = 19,677,440, ×32 = 629,678,080:
+  // encoder 631,183,360. Merger: LayerNorm 2 · 1280 + Linear(5120, 5120) 26,219,520 + Linear(5120, 3584) 18,353,664
+  // = 44,575,744. Tower 675,759,104 (the "≈676M" of the newcomer's report); total 8,291,375,616.
+  const q2 = readModelConfig(JSON.stringify(QWEN2_VL_7B)).value!;
+  assert.equal(q2.vision!.params, 631_183_360);
+  assert.equal(q2.vision!.projectorParams, 44_575_744);
+  assert.equal(paramCounts(q2).total, 8_291_375_616);
+  assert.equal(q2.vision!.note, 'the Qwen2-VL vision tower (32 layers, hidden 1280, patch 14) and its projector into the text model are counted');
+  // Qwen2.5-VL (vLLM qwen2_5_vl.py): the same Conv3d; per block RMSNorms 2d, qkv / proj 4d² + 4d, gated MLP with
+  // biases 3 · 1280 · 3420 + 2 · 3420 + 1280 = 13,140,920: 19,702,200, ×32 = 630,470,400; encoder 631,975,680.
+  // Merger with an RMSNorm (1280): 44,574,464. Total 7,615,616,512 + 676,550,144 = 8,292,166,656.
+  const q25 = readModelConfig(JSON.stringify(QWEN25_VL_7B)).value!;
+  assert.equal(q25.vision!.params, 631_975_680);
+  assert.equal(q25.vision!.projectorParams, 44_574_464);
+  assert.equal(paramCounts(q25).total, 8_292_166_656);
+});
+
+/** mistral-community/pixtral-12b's config.json: text_config lacks num_attention_heads, vision_config the tower's sizes (class defaults). */
+const PIXTRAL_12B = {
+  architectures: ['LlavaForConditionalGeneration'], ignore_index: -100, image_seq_length: 1, image_token_index: 10, model_type: 'llava', projector_hidden_act: 'gelu',
+  text_config: {
+    hidden_size: 5120, head_dim: 128, intermediate_size: 14336, is_composition: true, max_position_embeddings: 1024000, model_type: 'mistral', num_hidden_layers: 40,
+    num_key_value_heads: 8, rms_norm_eps: 1e-05, rope_theta: 1000000000.0, sliding_window: null, vocab_size: 131072,
+  },
+  torch_dtype: 'bfloat16', transformers_version: '4.45.0.dev0',
+  vision_config: { head_dim: 64, hidden_act: 'silu', image_size: 1024, is_composition: true, model_type: 'pixtral', patch_size: 16, rope_theta: 10000.0, tie_word_embeddings: false },
+  vision_feature_layer: -1, vision_feature_select_strategy: 'full',
+};
+
+test('Pixtral-12B: MistralConfig\'s 32 heads, the Pixtral tower from PixtralVisionConfig defaults and the llava projector (12,682,739,712, the card\'s 12.7B)', () => {
+  const r = readModelConfig(JSON.stringify(PIXTRAL_12B));
+  const m = r.value!;
+  assert.equal(m.numHeads, 32);
+  assert.equal(m.headDim, 128);
+  // Text (Mistral-NeMo): embedding and lm_head 2 · 131072 · 5120 = 1,342,177,280; per layer q / o 2 · 5120 · 4096,
+  // k / v 2 · 5120 · 1024, MLP 3 · 5120 · 14336, norms 10,240 = 272,640,000, ×40; final norm: 12,247,782,400.
+  // Tower (transformers PixtralVisionModel, hidden 1024, MLP 4096, 24 layers): patch conv 3 · 16² · 1024 = 786,432,
+  // ln_pre 1024, per layer 4 · 1024² + 3 · 1024 · 4096 + 2 · 1024 = 16,779,264, ×24 = 402,702,336: 403,489,792
+  // (the card's "400M parameter vision encoder"). Projector 1024 · 5120 + 5120 + 5120² + 5120 = 31,467,520.
+  assert.equal(m.vision!.params, 403_489_792);
+  assert.equal(m.vision!.projectorParams, 31_467_520);
+  assert.equal(paramCounts(m).total, 12_682_739_712);
+  assert.match(m.vision!.note, /taken from transformers' pixtral defaults: hidden_size 1024, intermediate_size 4096, num_hidden_layers 24\)$/);
+});
+
+test('Mistral-Small-3.1 (mistral3): the Pixtral tower and Mistral3MultiModalProjector with its patch merger (24,011,361,280, the card\'s 24B)', () => {
+  // mistralai/Mistral-Small-3.1-24B-Instruct-2503's sizes (keys as published, token ids and rope left out).
+  const cfg = {
+    architectures: ['Mistral3ForConditionalGeneration'], model_type: 'mistral3', multimodal_projector_bias: false, projector_hidden_act: 'gelu', spatial_merge_size: 2,
+    text_config: { head_dim: 128, hidden_size: 5120, intermediate_size: 32768, max_position_embeddings: 131072, model_type: 'mistral', num_attention_heads: 32, num_hidden_layers: 40, num_key_value_heads: 8, sliding_window: null, vocab_size: 131072 },
+    torch_dtype: 'bfloat16',
+    vision_config: { head_dim: 64, hidden_size: 1024, image_size: 1540, intermediate_size: 4096, model_type: 'pixtral', num_attention_heads: 16, num_hidden_layers: 24, patch_size: 14 },
+    vision_feature_layer: -1,
+  };
+  const m = readModelConfig(JSON.stringify(cfg)).value!;
+  // Tower: 3 · 14² · 1024 + 1024 + 24 · 16,779,264 = 403,305,472. Projector (no biases): RMSNorm 1024, patch merger
+  // Linear(4 · 1024, 1024) 4,194,304, linear_1 1024 · 5120, linear_2 5120²: 35,652,608. Text 23,572,403,200.
+  assert.equal(m.vision!.params, 403_305_472);
+  assert.equal(m.vision!.projectorParams, 35_652_608);
+  assert.equal(paramCounts(m).total, 24_011_361_280);
+});
+
+/** meta-llama/Llama-3.2-11B-Vision's config.json (token ids left out). */
+const LLAMA32_11B_VISION = {
+  architectures: ['MllamaForConditionalGeneration'], image_token_index: 128256, model_type: 'mllama', torch_dtype: 'bfloat16', transformers_version: '4.45.0.dev0',
+  text_config: {
+    cross_attention_layers: [3, 8, 13, 18, 23, 28, 33, 38], dropout: 0, hidden_act: 'silu', hidden_size: 4096, initializer_range: 0.02,
+    intermediate_size: 14336, max_position_embeddings: 131072, model_type: 'mllama_text_model', num_attention_heads: 32, num_hidden_layers: 40,
+    num_key_value_heads: 8, rms_norm_eps: 1e-05,
+    rope_scaling: { factor: 8.0, high_freq_factor: 4.0, low_freq_factor: 1.0, original_max_position_embeddings: 8192, rope_type: 'llama3' },
+    rope_theta: 500000.0, tie_word_embeddings: false, torch_dtype: 'bfloat16', use_cache: true, vocab_size: 128256,
+  },
+  vision_config: {
+    attention_heads: 16, hidden_act: 'gelu', hidden_size: 1280, image_size: 560, intermediate_layers_indices: [3, 7, 15, 23, 30], intermediate_size: 5120,
+    max_num_tiles: 4, model_type: 'mllama_vision_model', norm_eps: 1e-05, num_channels: 3, num_global_layers: 8, num_hidden_layers: 32, patch_size: 14,
+    supported_aspect_ratios: [[1, 1], [1, 2], [1, 3], [1, 4], [2, 1], [2, 2], [3, 1], [4, 1]], torch_dtype: 'bfloat16', vision_output_dim: 7680,
+  },
+};
+
+test('Llama-3.2-11B-Vision: the mllama vision tower and its projector are counted', () => {
+  const m = readModelConfig(JSON.stringify(LLAMA32_11B_VISION)).value!;
+  // transformers MllamaVisionModel, h 1280, i 5120, P = (560/14)² + 1 = 1,601 patches, T = 4 tiles, 8 aspect ratios (9 rows):
+  // patch conv 3 · 14² · 1280 = 752,640; class 1280; gated positions 1 + 1601 · 1280 = 2,049,281 and tile table
+  // 9 · 4 · 1601 · 1280 = 73,774,080; gated pre / post tile tables 2 · (9 · 4 · 1280 + 1) = 92,162; LayerNorms 5,120;
+  // a layer 4h² + 2hi + i + h + 4h = 19,672,320, ×32 = 629,514,240, global ×8 with 2 gates = 157,378,576: 863,567,379.
+  assert.equal(m.vision!.params, 863_567_379);
+  // multi_modal_projector Linear(7680, 4096) with bias.
+  assert.equal(m.vision!.projectorParams, 7680 * 4096 + 4096);
+});
+
 test('a vision tower whose shapes are not modelled is said to be left out, and changes no count', () => {
   const cfg = { ...GEMMA3_12B_IT, model_type: 'llama4', vision_config: { model_type: 'llama4_vision_model', hidden_size: 1408, num_hidden_layers: 34 } };
   const m = readModelConfig(JSON.stringify(cfg)).value!;
