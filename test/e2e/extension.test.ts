@@ -230,6 +230,42 @@ async function workbenchSavedStatus(page: Page): Promise<string> {
   });
 }
 
+/**
+ * Waits until the editor layout the workbench last wrote to its IndexedDB (the value holding the
+ * editor part's `serializedGrid`) holds an AttnScope dashboard. A browser reload restores that
+ * layout: the workbench writes it every 5 s, and a write during the page's unload may not finish,
+ * so a reload soon after the dashboard opened can restore a layout without it (a clean-clone CI
+ * run, session 35: empty editor area after the reload). The signal, not a sleep.
+ */
+async function dashboardInSavedLayout(page: Page, timeout = 30_000): Promise<void> {
+  await page.waitForFunction(
+    async () => {
+      for (const { name } of await indexedDB.databases()) {
+        if (!name?.startsWith('vscode-web-state-db-')) continue;
+        const db = await new Promise<IDBDatabase>((resolve, reject) => {
+          const open = indexedDB.open(name);
+          open.onsuccess = () => resolve(open.result);
+          open.onerror = () => reject(open.error);
+        });
+        try {
+          if (!db.objectStoreNames.contains('ItemTable')) continue;
+          const values = await new Promise<unknown[]>((resolve, reject) => {
+            const all = db.transaction('ItemTable', 'readonly').objectStore('ItemTable').getAll();
+            all.onsuccess = () => resolve(all.result);
+            all.onerror = () => reject(all.error);
+          });
+          if (values.some((v) => typeof v === 'string' && v.includes('serializedGrid') && v.includes('attnscope.dashboard'))) return true;
+        } finally {
+          db.close();
+        }
+      }
+      return false;
+    },
+    undefined,
+    { polling: 250, timeout },
+  );
+}
+
 async function notification(page: Page, text: string | RegExp, timeout = 120_000) {
   const toast = page.locator('.notification-toast', { hasText: text }).first();
   await toast.waitFor({ timeout });
@@ -670,6 +706,7 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
     const reopened = await dashboardFrame(page);
     await reopened.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 2, undefined, { timeout: 60_000 });
     await reopened.waitForSelector(`#sweep-list tr[data-sweep="${folder}"]`, { state: 'attached', timeout: 60_000 });
+    await dashboardInSavedLayout(page);
     await page.reload();
     await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
     const after = await dashboardFrame(page);
