@@ -7,7 +7,7 @@
  * lines, or the K-th.
  */
 import { readFileSync } from 'node:fs';
-import { compareVllmLog, formatComparisonText, logFigureLines, parseVllmLog, UNREAD_LINE, UNREAD_WHY, type VllmLog } from '../core/vllmlog';
+import { compareVllmLog, formatComparisonText, logFigureLines, parseVllmLog, rankNotes, UNREAD_LINE, UNREAD_WHY, type VllmLog } from '../core/vllmlog';
 import { isDeploymentProblem } from '../core/validate';
 import { InputError, readFailure } from './errors';
 import { loadProfile } from './load';
@@ -63,7 +63,11 @@ export function vllmLogReport(file: string, profilePath: string | undefined, jso
   if (startup !== undefined && log.startup !== startup) {
     throw new InputError(`--startup ${startup}: the log holds ${count === 1 ? 'one start-up' : `${count} start-ups (lines ${log.startups.map((s) => s.line).join(', ')}): give 1 to ${count}`}`, file);
   }
-  const unread = [...startupNote(file, log, startup !== undefined), ...log.unread.map((u) => `${file}:${u.line}:1: warning: ${UNREAD_LINE}: ${u.text}`)];
+  const unread = [
+    ...startupNote(file, log, startup !== undefined),
+    ...log.unread.map((u) => `${file}:${u.line}:1: warning: ${UNREAD_LINE}: ${u.text}`),
+    ...rankNotes(log).map((n) => `${file}:${n.line}:1: info: ${n.message}`),
+  ];
   if (Object.keys(log.figures).length === 0) {
     const first = log.unread[0];
     if (first) throw new InputError(`no vLLM start-up memory line could be read: ${UNREAD_WHY}${log.unread.length > 1 ? ` (and ${log.unread.length - 1} more)` : ''}: ${first.text}`, file, first.line);
@@ -71,7 +75,7 @@ export function vllmLogReport(file: string, profilePath: string | undefined, jso
     throw new InputError(`no vLLM start-up memory line found${which} (weights loaded, KV cache memory, GPU blocks, KV cache size, maximum concurrency)`, file, count > 1 ? log.startups[log.startup - 1]!.line : 1);
   }
   if (profilePath === undefined) {
-    const figures = logFigureLines({ ...log, unread: [] });
+    const figures = logFigureLines({ ...log, unread: [], ranks: [] });
     const text = [...figures, '', 'give --profile <profile or config.json of this model> to compare each figure with the estimate'].join('\n');
     return { stdout: json ? `${JSON.stringify(log, null, 2)}\n` : `${text}\n`, notes: unread };
   }

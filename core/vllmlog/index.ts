@@ -2,6 +2,6 @@
  * core/vllmlog: a vLLM start-up log read into the figures its memory profiling printed, and
  * compared term by term with the estimate for the same model and settings.
  */
-export { parseVllmLog, type LogFigure, type VllmLog, type VllmLogFigures, type VllmLogSettings } from './parse';
+export { parseVllmLog, type LogFigure, type RankedFigure, type RankedKey, type VllmLog, type VllmLogFigures, type VllmLogSettings } from './parse';
 export { compareVllmLog, type ComparisonRow, type LogComparison } from './compare';
-export { formatComparisonMarkdown, formatComparisonText, logFigureLines, UNREAD_LINE, UNREAD_WHY, unreadLines } from './report';
+export { formatComparisonMarkdown, formatComparisonText, logFigureLines, rankNotes, UNREAD_LINE, UNREAD_WHY, unreadLines } from './report';

@@ -125,6 +125,45 @@ export interface VllmLog {
    * keep theirs), and the readers say which lines they could not read.
    */
   unread: Array<{ line: number; text: string }>;
+  /**
+   * The KV figures the start-up printed more than once with different values, one per rank or
+   * engine (tensor parallelism: every worker prints "Available KV cache memory"; V1 before 0.11
+   * printed "GPU KV cache size" once per worker too), each with every copy; in line order of
+   * their first copy. The figure read is the smallest copy, as vLLM sizes every rank's pool by the
+   * smallest: V0 takes the minimum of the workers' blocks (llm_engine.py _init_cache to 0.3,
+   * distributed_gpu_executor.py determine_num_available_blocks after: "we take the minimum number
+   * of blocks across all workers"), V1 sets every rank's num_blocks to the smallest
+   * (kv_cache_utils.py unify_kv_cache_configs, get_kv_cache_configs from 0.11: min_num_blocks).
+   */
+  ranks: RankedFigure[];
+  /**
+   * Where the KV cache memory copies came from several processes: the process whose copy was the
+   * smallest ("VllmWorker TP1 pid=8"; '' for the unprefixed driver), whose weights, activation,
+   * non-torch, CUDA graph and device figures are read (the terms of the budget that was used).
+   */
+  rankProcess?: string;
+}
+
+/** A KV figure printed more than once with different values ({@link VllmLog.ranks}). */
+export interface RankedFigure {
+  key: RankedKey;
+  /** Every copy, in line order. */
+  copies: LogFigure[];
+  /** The copy read: the smallest (the last of equal ones). */
+  read: LogFigure;
+  /** The process of each copy, as in its logger prefix ("VllmWorker TP0 pid=7"; '' for none). */
+  processes: string[];
+}
+
+/** The figures vLLM takes the smallest of across ranks (see {@link VllmLog.ranks}). */
+export type RankedKey = 'kvCacheBytes' | 'gpuBlocks' | 'kvCacheTokens' | 'maxConcurrency';
+const RANKED_KEYS: readonly RankedKey[] = ['kvCacheBytes', 'gpuBlocks', 'kvCacheTokens', 'maxConcurrency'];
+/** The terms of a rank's KV budget: read from the process whose KV cache memory was the smallest. */
+const RANK_TERM_KEYS = ['totalGpuMemoryBytes', 'gpuMemoryUtilization', 'usableBytes', 'weightsBytes', 'activationPeakBytes', 'peakTorchBytes', 'nonTorchBytes', 'cudaGraphBytes'] as const;
+
+/** The logger prefix's process, "(VllmWorker TP1 pid=8) INFO ..." → "VllmWorker TP1 pid=8"; '' for none. */
+function processOf(raw: string): string {
+  return /^\s*\(([^()]*\bpid=\d+)\)/.exec(raw)?.[1] ?? '';
 }
 
 const NUM = String.raw`(\d[\d,]*(?:\.\d+)?)`;
@@ -299,7 +338,10 @@ const MAX_LINE_CHARS = 20_000;
  * Parses a vLLM log: one start-up of it ({@link startupsOf}), by default the last that printed a
  * memory line (else the last), or `opts.startup` (1-based; outside 1 to the count: the default).
  * Never throws: text that is no vLLM log gives empty figures. When a figure appears more than once
- * in the start-up (one line per tensor-parallel worker), the last one wins.
+ * in the start-up (one line per tensor-parallel worker), the KV figures (KV cache memory, GPU
+ * blocks, KV cache size, maximum concurrency) are the smallest copy ({@link VllmLog.ranks}), the
+ * budget's terms those of the process whose KV cache memory was the smallest, and every other
+ * figure the last copy.
  */
 export function parseVllmLog(text: string, opts: { startup?: number } = {}): VllmLog {
   const figures: VllmLogFigures = {};
@@ -314,6 +356,8 @@ export function parseVllmLog(text: string, opts: { startup?: number } = {}): Vll
     : lastWithMemory >= 0 ? lastWithMemory : startups.length - 1;
   const from = startups[chosen]!.line - 1;
   const to = chosen + 1 < startups.length ? startups[chosen + 1]!.line - 1 : lines.length;
+  const copies = new Map<RankedKey, Array<{ figure: LogFigure; seqLen?: LogFigure; process: string }>>();
+  const byProcess = new Map<string, VllmLogFigures>();
   for (let i = from; i < to; i++) {
     const raw = lines[i]!;
     if (raw.length > MAX_LINE_CHARS) continue;
@@ -333,6 +377,18 @@ export function parseVllmLog(text: string, opts: { startup?: number } = {}): Vll
     }
     const cueAt = lastCueAt(line);
     if (cueAt >= 0 && cueAt >= readTo) unread.push({ line: i + 1, text: quoted });
+    if (readTo >= 0) {
+      // Every figure this line set, kept per process and, for the KV figures, every copy.
+      const process = processOf(raw);
+      const own = byProcess.get(process) ?? {};
+      for (const key of RANK_TERM_KEYS) if (figures[key]?.line === i + 1) Object.assign(own, { [key]: figures[key] });
+      if (figures.cudaGraphBytes?.line === i + 1) own.cudaGraphCounted = figures.cudaGraphCounted;
+      byProcess.set(process, own);
+      for (const key of RANKED_KEYS) {
+        const figure = figures[key];
+        if (figure?.line === i + 1) copies.set(key, [...(copies.get(key) ?? []), { figure, seqLen: key === 'maxConcurrency' ? figures.concurrencySeqLen : undefined, process }]);
+      }
+    }
     if (settings.engine === undefined && V1_PREFIX.test(raw)) settings.engine = ctx.fig('V1');
     else if (settings.engine === undefined && V0_PREFIX.test(raw)) settings.engine = ctx.fig('V0');
   }
@@ -343,13 +399,33 @@ export function parseVllmLog(text: string, opts: { startup?: number } = {}): Vll
       delete figures[key];
     }
   }
+  // vLLM sizes every rank's pool by the smallest: the smallest copy of each KV figure, and the
+  // terms of the process whose KV cache memory that was.
+  const ranks: RankedFigure[] = [];
+  for (const key of RANKED_KEYS) {
+    const all = (copies.get(key) ?? []).filter((c) => Number.isFinite(c.figure.value));
+    if (all.length < 2) continue;
+    const least = all.reduce((a, b) => (b.figure.value <= a.figure.value ? b : a));
+    figures[key] = least.figure;
+    if (key === 'maxConcurrency' && least.seqLen) figures.concurrencySeqLen = least.seqLen;
+    if (new Set(all.map((c) => c.figure.value)).size > 1) ranks.push({ key, copies: all.map((c) => c.figure), read: least.figure, processes: all.map((c) => c.process) });
+  }
+  ranks.sort((a, b) => a.copies[0]!.line - b.copies[0]!.line);
+  const kvCopies = copies.get('kvCacheBytes') ?? [];
+  let rankProcess: string | undefined;
+  if (new Set(kvCopies.map((c) => c.process)).size > 1 && figures.kvCacheBytes) {
+    rankProcess = kvCopies.find((c) => c.figure === figures.kvCacheBytes)!.process;
+    const own = byProcess.get(rankProcess) ?? {};
+    for (const key of RANK_TERM_KEYS) if (own[key] && Number.isFinite(own[key].value)) Object.assign(figures, { [key]: own[key] });
+    if (own.cudaGraphBytes) figures.cudaGraphCounted = own.cudaGraphCounted;
+  }
   // 0.6.4 prints torch's peak with the weights in it: the activation peak is what lies above them.
   if (!figures.activationPeakBytes && figures.peakTorchBytes && figures.weightsBytes) {
     figures.activationPeakBytes = { ...figures.peakTorchBytes, value: Math.max(0, figures.peakTorchBytes.value - figures.weightsBytes.value) };
     figures.activationFromPeakTorch = true;
   }
   unread.sort((a, b) => a.line - b.line);
-  return { startups, startup: chosen + 1, figures, settings, unread };
+  return { startups, startup: chosen + 1, figures, settings, unread, ranks, ...(rankProcess !== undefined ? { rankProcess } : {}) };
 }
 
 /** "model='x', dtype=torch.bfloat16, max_seq_len=8192, tensor_parallel_size=1, ..." */

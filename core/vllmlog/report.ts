@@ -4,7 +4,7 @@
  */
 import { formatConcurrency, formatCount, formatGib } from '../format';
 import type { ComparisonRow, LogComparison } from './compare';
-import type { LogFigure, VllmLog, VllmLogFigures } from './parse';
+import type { LogFigure, RankedKey, VllmLog, VllmLogFigures } from './parse';
 
 const LABELS: Array<[keyof VllmLogFigures, string, 'bytes' | 'count' | 'x' | 'ratio']> = [
   ['totalGpuMemoryBytes', 'device memory (total_gpu_memory)', 'bytes'],
@@ -30,6 +30,33 @@ export function unreadLines(log: VllmLog): string[] {
   return log.unread.map((u) => `line ${u.line}: ${UNREAD_LINE}: ${u.text}`);
 }
 
+const RANKED_LABELS: Record<RankedKey, [string, (v: number) => string]> = {
+  kvCacheBytes: ['KV cache memory', formatGib],
+  gpuBlocks: ['GPU blocks', formatCount],
+  kvCacheTokens: ['GPU KV cache size', (v) => `${formatCount(v)} tokens`],
+  maxConcurrency: ['maximum concurrency', formatConcurrency],
+};
+
+/**
+ * "KV cache memory is printed 2 times, once per rank (line 12: 60.98 GiB (VllmWorker TP0 pid=7),
+ * line 13: 61.23 GiB (...)): the smallest is read, line 12, as vLLM sizes every rank's pool by the
+ * smallest (...)", one per {@link VllmLog.ranks} entry, with the line of the copy read.
+ */
+export function rankNotes(log: Pick<VllmLog, 'ranks' | 'rankProcess'>): Array<{ line: number; message: string }> {
+  return log.ranks.map((r) => {
+    const [label, fmt] = RANKED_LABELS[r.key];
+    const named = new Set(r.processes).size > 1;
+    const list = r.copies.map((c, k) => `line ${c.line}: ${fmt(c.value)}${named && r.processes[k] ? ` (${r.processes[k]})` : ''}`).join(', ');
+    const terms = r.key === 'kvCacheBytes' && log.rankProcess !== undefined
+      ? `; the weights, activation peak, non-torch and CUDA graph figures are read from the same ${log.rankProcess ? `process (${log.rankProcess})` : 'unprefixed (driver) lines'}`
+      : '';
+    return {
+      line: r.read.line,
+      message: `${label} is printed ${r.copies.length} times, once per rank (${list}): the smallest is read, line ${r.read.line}, as vLLM sizes every rank's pool by the smallest (V0: the workers' minimum of blocks, determine_num_available_blocks; V1: kv_cache_utils unify_kv_cache_configs / get_kv_cache_configs, min_num_blocks)${terms}`,
+    };
+  });
+}
+
 /** The figures a log printed, one per line with its line number; [] when it printed none. */
 export function logFigureLines(log: VllmLog): string[] {
   const out: string[] = [];
@@ -51,6 +78,7 @@ export function logFigureLines(log: VllmLog): string[] {
   ].filter(Boolean);
   if (set.length > 0) out.push(`settings: ${set.join(', ')}`);
   out.push(...unreadLines(log));
+  out.push(...rankNotes(log).map((n) => `line ${n.line}: ${n.message}`));
   return out;
 }
 
@@ -89,5 +117,6 @@ export function formatComparisonMarkdown(c: LogComparison, title: string): strin
   if (c.modelMismatch) out.push('', `> **Line ${c.modelMismatch.line}**: ${esc(c.modelMismatch.message)}`);
   for (const n of c.notes) out.push('', `> ${esc(n)}`);
   for (const u of c.unread) out.push('', `> **Line ${u.line}**: ${UNREAD_LINE}: \`${u.text.replace(/`/g, "'")}\``);
+  for (const n of rankNotes(c)) out.push('', `> **Line ${n.line}**: ${esc(n.message)}`);
   return `${out.join('\n')}\n`;
 }

@@ -128,3 +128,13 @@ test('vllm-log --profile with kv_cache.memory_gib: the pool is sized from it, as
   assert.match(r.stdout, /settings from the profile: .*kv_cache\.memory_gib 3\.8125/);
   assert.doesNotMatch(r.stdout, /sizes no pool|gives 0/);
 });
+
+test('vllm-log on a tensor-parallel log: the smallest rank\'s KV cache memory is read and said at its line (file:line:1: info)', () => {
+  // constructed-v0.10.1-tp2-llama-3.1-8b.log: TP0 61.71 GiB (line 7), TP1 61.96 GiB (line 9); vLLM
+  // sizes both ranks' pools by the smaller (kv_cache_utils unify_kv_cache_configs: min num_blocks).
+  const tp2 = join(root, 'test', 'unit', 'fixtures', 'vllm-logs', 'constructed-v0.10.1-tp2-llama-3.1-8b.log');
+  const r = cli(['vllm-log', tp2, '--profile', llamaConfig]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^KV cache memory\s+61\.71 GiB \[7\]/m);
+  assert.ok(r.stderr.split('\n').some((l) => l.startsWith(`${tp2}:7:1: info: KV cache memory is printed 2 times, once per rank (line 7: 61.71 GiB (VllmWorker TP0 pid=7), line 9: 61.96 GiB (VllmWorker TP1 pid=8)): the smallest is read, line 7`)), r.stderr);
+});

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { profileFromModelConfig, readModelConfig } from '../../core/config/index';
 import { v0MaxNumBatchedTokens } from '../../core/estimate/index';
-import { compareVllmLog, formatComparisonMarkdown, formatComparisonText, logFigureLines, parseVllmLog } from '../../core/vllmlog/index';
+import { compareVllmLog, formatComparisonMarkdown, formatComparisonText, logFigureLines, parseVllmLog, rankNotes } from '../../core/vllmlog/index';
 import { MEMORY_LINE_CUES } from '../../core/vllmlog/parse';
 import { loadModel } from './helpers';
 
@@ -563,6 +563,40 @@ test('a V0 log\'s maximum concurrency is V0\'s blocks · block size / max_model_
   // A V1 log keeps V1's formula.
   const v1 = compareVllmLog(read('constructed-v0.11-qwen2.5-7b.log'), profileFromModelConfig(loadModel('Qwen2.5-7B'), null));
   assert.match(v1.rows.find((r) => /maximum concurrency/.test(r.term))!.why, /^blocks \/ ceil\(max_model_len \/ block size\)/);
+});
+
+test('tensor parallelism: each rank prints its KV figures; the smallest is read, as vLLM sizes every rank\'s pool by it, with that rank\'s terms, and said', () => {
+  // constructed-v0.10.1-tp2-llama-3.1-8b.log (fixtures README): TP0 printed 61.71 GiB (line 7),
+  // TP1 61.96 GiB (line 9), and V1 before 0.11 printed "GPU KV cache size" per worker before
+  // unify_kv_cache_configs set both to the smaller num_blocks. By hand: 32 layers · 2 · 4 KV heads
+  // (8 / TP 2) · 128 · 2 B = 65,536 B a token, a block of 16 = 1 MiB; int(61.71 GiB) // 1 MiB =
+  // 63,191 blocks = 1,011,056 tokens, / ceil(131,072 / 16) = 7.71x; TP1's 63,447 = 1,015,152, 7.74x.
+  const log = read('constructed-v0.10.1-tp2-llama-3.1-8b.log');
+  const f = log.figures;
+  assert.equal(gib(f.kvCacheBytes?.value), 61.71);
+  assert.equal(f.kvCacheBytes?.line, 7);
+  assert.equal(f.kvCacheTokens?.value, 1_011_056);
+  assert.equal(f.maxConcurrency?.value, 7.71);
+  assert.equal(f.maxConcurrency?.line, 11);
+  // The budget's terms are TP0's: its non-torch 0.81 GiB (71.27 − 7.51 − 1.24 − 0.81 = 61.71), not TP1's 0.56.
+  assert.equal(gib(f.nonTorchBytes?.value), 0.81);
+  assert.equal(f.nonTorchBytes?.line, 6);
+  assert.equal(log.rankProcess, 'VllmWorker TP0 pid=7');
+  assert.deepEqual(log.ranks.map((r) => [r.key, r.read.line, r.copies.map((c) => c.line)]), [['kvCacheBytes', 7, [7, 9]], ['kvCacheTokens', 10, [10, 12]], ['maxConcurrency', 11, [11, 13]]]);
+  const notes = rankNotes(log);
+  assert.equal(notes[0]!.line, 7);
+  assert.match(notes[0]!.message, /^KV cache memory is printed 2 times, once per rank \(line 7: 61\.71 GiB \(VllmWorker TP0 pid=7\), line 9: 61\.96 GiB \(VllmWorker TP1 pid=8\)\): the smallest is read, line 7, as vLLM sizes every rank's pool by the smallest .*read from the same process \(VllmWorker TP0 pid=7\)$/);
+  // The same figures once (one rank, or V0's executor printing the minimum itself): no note.
+  assert.deepEqual(read('constructed-v0.6.3-tp2-meta-llama-3-8b.log').ranks, []);
+  // Compared at TP 2 against Llama-3.1-8B, the smallest rank's pool is the log's own KV size.
+  const p = profileFromModelConfig(loadModel('Llama-3.1-8B'), null);
+  p.kvCache.memoryGib = 66_260_607_959 / GiB; // int(61.71 GiB)
+  const c = compareVllmLog(log, p);
+  const row = (term: string) => c.rows.find((r) => r.term.startsWith(term))!;
+  assert.equal(row('GPU blocks').log, '63,191', formatComparisonText(c));
+  assert.equal(row('GPU blocks').difference, '');
+  assert.equal(row('maximum concurrency').difference, '');
+  assert.match(formatComparisonMarkdown(c, 't'), /> \*\*Line 7\*\*: KV cache memory is printed 2 times/);
 });
 
 test('a repeated memory line (a worker\'s copy of 0.6.4\'s "Memory profiling results", then the driver\'s): every figure from the last copy, total_gpu_memory too', () => {
