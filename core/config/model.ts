@@ -367,6 +367,8 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     r.problem('info', 'encoder-no-kv-cache', `${modelType || 'this model'} is an encoder: it attends over the whole input at once and keeps no KV cache, so KV and page-pool sizes are 0`, anchor);
   }
 
+  const crossAttentionLayers = readCrossAttentionLayers(r, L);
+
   const softcap = r.num('attnLogitSoftcapping', ['attn_logit_softcapping'], { integer: false, min: 0 });
   r.reportTypos();
   const hasError = r.problems.some((p) => p.severity === 'error');
@@ -405,6 +407,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     qkNorm: QK_NORM_TYPES.has(family),
     attentionSinks: family === 'gpt_oss',
     ...(softcap ? { attnLogitSoftcapping: softcap } : {}),
+    ...(crossAttentionLayers.length > 0 ? { crossAttentionLayers } : {}),
     positionEmbeddingRows,
     typeVocabSize,
     quantization,
@@ -416,7 +419,42 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   return { value: spec, problems: r.problems };
 }
 
-/** The top level's model_type, lower case ("gemma3", "llava"): the multimodal family, where text_config names the text one. */
+/**
+ * mllama's cross_attention_layers (Llama-3.2-11B-Vision: [3, 8, ..., 38], 8 of 40 layers): the
+ * layer indices, each checked to be an integer in [0, num_hidden_layers). Said as an info at the
+ * key: what is modelled. The parameters count their q / k norms and gates; the KV cache per text
+ * token counts every layer, as vLLM's encoder-decoder runner (V0, which served mllama) sized a
+ * block across all attention layers (CacheEngine: num_attention_layers, cross-attention layers
+ * included); the cross-attention KV of the image's tokens (held per request, up to
+ * max_num_tiles · ((image_size / patch_size)² + 1) of them) is not charged.
+ */
+function readCrossAttentionLayers(r: KeyReader, numLayers: number): number[] {
+  const found = r.find(['cross_attention_layers']);
+  if (!found) return [];
+  const v = found.prop.value;
+  if (v.type !== 'array') {
+    r.problem('error', 'wrong-type', `"cross_attention_layers" must be an array of layer indices, not ${describe(v)}`, v.range, { key: found.path });
+    return [];
+  }
+  const layers: number[] = [];
+  for (const item of v.items ?? []) {
+    if (typeof item.value !== 'number' || !Number.isInteger(item.value) || item.value < 0 || item.value >= numLayers) {
+      r.problem('error', 'invalid-value', `"cross_attention_layers" entries must be layer indices from 0 to ${numLayers - 1}, not ${describe(item)}`, item.range, { key: found.path });
+      return [];
+    }
+    layers.push(item.value);
+  }
+  const unique = [...new Set(layers)];
+  if (unique.length > 0) {
+    r.problem(
+      'info', 'cross-attention-layers',
+      `${unique.length} of ${numLayers} layers are cross-attention layers (mllama): they attend to the image's tokens, not the text's. Their q / k norms and gates are counted; the KV cache per token counts all ${numLayers} layers, as vLLM's encoder-decoder runner sized a block across every attention layer; the image tokens' own cross-attention KV (per request) is not charged`,
+      found.prop.keyRange, { crossAttentionLayers: unique.length },
+    );
+  }
+  return unique;
+}
+
 /**
  * LayerNorms per Falcon decoder layer, as vLLM's FalconDecoderLayer (and transformers') builds them:
  * 2 (input_layernorm, post_attention_layernorm) without parallel_attn; with it (FalconConfig's
@@ -430,6 +468,7 @@ function falconNormsPerLayer(r: KeyReader, newDecoderArch: boolean): number {
   return (written ?? (newDecoderArch ? 2 : 1)) === 2 ? 2 : 1;
 }
 
+/** The top level's model_type, lower case ("gemma3", "llava"): the multimodal family, where text_config names the text one. */
 function rootModelType(root: ValueNode): string {
   const v = getProperty(root, 'model_type')?.value;
   return v?.type === 'string' ? String(v.value).toLowerCase() : '';

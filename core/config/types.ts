@@ -215,6 +215,12 @@ export interface ModelSpec {
    * the softmax. Absent when the config has none (and in runs saved before it was read).
    */
   attnLogitSoftcapping?: number;
+  /**
+   * mllama's (Llama 3.2 Vision) cross_attention_layers: the indices of the layers that attend to
+   * the image's tokens instead of the text's (MllamaCrossAttentionDecoderLayer: Llama's shapes plus
+   * a q_norm and a k_norm over head_dim and two tanh gates). Absent for other models.
+   */
+  crossAttentionLayers?: number[];
   /** Rows of a learned absolute position embedding (GPT-2 n_positions, BERT); 0 with rotary positions. */
   positionEmbeddingRows: number;
   /** BERT token type (segment) embedding rows (type_vocab_size); 0 for decoders. */

@@ -313,8 +313,12 @@ export interface ParamCounts {
 export function paramCounts(model: ModelSpec): ParamCounts {
   const h = model.hiddenSize;
   const L = model.numLayers;
-  const embedding = model.vocabSize * h + model.positionEmbeddingRows * h + model.typeVocabSize * h;
-  const attention = L * attentionParams(model);
+  // mllama (crossAttentionLayers): MllamaTextModel embeds vocab_size + 8 rows (vLLM mllama.py
+  // VocabParallelEmbedding(config.vocab_size + 8, ...)), lm_head vocab_size; each cross-attention
+  // layer adds a q_norm and a k_norm (RMSNorm over head_dim) and two tanh gates of 1.
+  const cross = model.crossAttentionLayers?.length ?? 0;
+  const embedding = (model.vocabSize + (cross > 0 ? 8 : 0)) * h + model.positionEmbeddingRows * h + model.typeVocabSize * h;
+  const attention = L * attentionParams(model) + cross * (2 * model.headDim + 2);
   let mlp = 0;
   let experts = 0;
   let expertsActive = 0;

@@ -730,6 +730,30 @@ test('Llama-3.2-11B-Vision: the mllama vision tower and its projector are counte
   assert.equal(m.vision!.projectorParams, 7680 * 4096 + 4096);
 });
 
+test('Llama-3.2-11B-Vision: cross_attention_layers add their q / k norms, gates and 8 embedding rows (10,670,220,835, the card\'s 10.6B); KV counts all 40 layers, said', () => {
+  const r = readModelConfig(JSON.stringify(LLAMA32_11B_VISION, null, 2));
+  const m = r.value!;
+  assert.deepEqual(m.crossAttentionLayers, [3, 8, 13, 18, 23, 28, 33, 38]);
+  // Text by hand: embed_tokens (128256 + 8) · 4096 = 525,369,344 (MllamaTextModel), lm_head 128256 · 4096 = 525,336,576;
+  // 40 layers of q / o 2 · 4096², k / v 2 · 4096 · 1024, MLP 3 · 4096 · 14336, 2 norms = 218,112,000 each: 8,724,480,000;
+  // 8 cross-attention layers' q_norm, k_norm (128 each) and 2 gates: 2,064; final norm 4096: 9,775,192,080.
+  // With the tower 863,567,379 and projector 31,461,376: 10,670,220,835 (the safetensors total; card: 10.6B).
+  const p = paramCounts(m);
+  assert.equal(p.total - p.breakdown.vision!, 9_775_192_080);
+  assert.equal(p.total, 10_670_220_835);
+  // What the KV cache models: every layer per text token (vLLM V0's CacheEngine sized a block over all 40
+  // attention layers), 40 · 2 · 8 · 128 · 2 B = 163,840 B; the image's cross-attention KV is not charged, and said.
+  assert.equal(kvBytesPerToken(m, 'bf16'), 163_840);
+  const info = only(r.problems, 'cross-attention-layers');
+  assert.equal(info.severity, 'info');
+  assert.match(info.message, /^8 of 40 layers are cross-attention layers \(mllama\).*not charged$/);
+  assert.equal(m.tieWordEmbeddings, false);
+  // A layer index past the last layer is refused at the entry.
+  const bad = readModelConfig(JSON.stringify({ ...LLAMA32_11B_VISION, text_config: { ...LLAMA32_11B_VISION.text_config, cross_attention_layers: [3, 40] } }));
+  assert.equal(bad.value, null);
+  assert.match(only(bad.problems, 'invalid-value').message, /from 0 to 39, not number 40/);
+});
+
 test('a vision tower whose shapes are not modelled is said to be left out, and changes no count', () => {
   const cfg = { ...GEMMA3_12B_IT, model_type: 'llama4', vision_config: { model_type: 'llama4_vision_model', hidden_size: 1408, num_hidden_layers: 34 } };
   const m = readModelConfig(JSON.stringify(cfg)).value!;
