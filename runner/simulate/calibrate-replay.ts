@@ -103,8 +103,18 @@ export interface ReplayCalibration {
   /** Index into rounds of the kept fit: the first within the tolerance, else the one of least max(|TTFT error|, |TPOT error|). */
   kept: number;
   converged: boolean;
+  /** Why the rounds stopped where they did. */
+  stop: ReplayStop;
   replay: CalibrationReplay;
 }
+
+/**
+ * Why {@link calibrateByReplay} stopped: both replayed means within REPLAY_TOLERANCE; the
+ * MAX_REPLAY_ROUNDS rounds run; or round `round`'s refit refused its rescaled targets
+ * (calibrateStepTime's RangeError, `message`: the step-time model cannot follow them), so fewer
+ * rounds than the most ran.
+ */
+export type ReplayStop = { reason: 'converged' } | { reason: 'max-rounds' } | { reason: 'refit-failed'; round: number; message: string };
 
 /**
  * The result's usable requests (no error, a TTFT, output > 0) packed for the simulator, arriving
@@ -146,13 +156,17 @@ export async function calibrateByReplay(profile: Profile, bench: VllmBenchResult
   const fits: CalibrationFit[] = [];
   const replays: CalibrationReplay[] = [];
   let fit = first;
+  let refitFailed: ReplayStop | undefined;
   for (let round = 0; round < MAX_REPLAY_ROUNDS; round++) {
     if (round > 0) {
       try {
         fit = calibrateStepTime(profile, bench, { targetScale: scale, pinned });
       } catch (e) {
-        // Rescaled targets the model cannot follow (MAX_MEAN_FIT_ERROR): stop, keep the best round.
-        if (e instanceof RangeError) break;
+        // Rescaled targets the model cannot follow (MAX_MEAN_FIT_ERROR): stop, keep the best round, and say so.
+        if (e instanceof RangeError) {
+          refitFailed = { reason: 'refit-failed', round: round + 1, message: e.message };
+          break;
+        }
         throw e;
       }
     }
@@ -180,16 +194,28 @@ export async function calibrateByReplay(profile: Profile, bench: VllmBenchResult
   const worst = (r: ReplayRound) => Math.max(Math.abs(r.ttftError), Math.abs(r.tpotError));
   const converged = worst(rounds[rounds.length - 1]) <= REPLAY_TOLERANCE;
   const kept = converged ? rounds.length - 1 : rounds.reduce((best, r, k) => (worst(r) < worst(rounds[best]) ? k : best), 0);
-  return { fit: { ...fits[kept], ttftError: first.ttftError, tpotError: first.tpotError }, rounds, kept, converged, replay: replays[kept] };
+  const stop: ReplayStop = converged ? { reason: 'converged' } : refitFailed ?? { reason: 'max-rounds' };
+  return { fit: { ...fits[kept], ttftError: first.ttftError, tpotError: first.tpotError }, rounds, kept, converged, stop, replay: replays[kept] };
+}
+
+/** A refit refusal's first clause ("the step-time model ... misses their own timings (mean error ...)"), without the one-step fit's advice after it. */
+function refusalHead(message: string): string {
+  const at = message.indexOf('): ');
+  return (at >= 0 ? message.slice(0, at + 1) : message).replace(/\.$/, '');
 }
 
 /** The refit's rounds as lines for the CLI, between formatCalibration's and the replay's. */
 export function formatReplayRounds(c: ReplayCalibration): string[] {
   const signed = (x: number) => `${x >= 0 ? '+' : '−'}${(100 * Math.abs(x)).toFixed(1)}%`;
   const tol = `±${(100 * REPLAY_TOLERANCE).toFixed(0)}%`;
+  const kept = c.rounds[c.kept]!;
+  const n = `${c.rounds.length} round${c.rounds.length === 1 ? '' : 's'}`;
+  const stopped = c.stop.reason === 'refit-failed'
+    ? `stopped after ${n}, before the ${MAX_REPLAY_ROUNDS} allowed: round ${c.stop.round}'s refit refused its rescaled targets (${refusalHead(c.stop.message)})`
+    : `stopped after the ${MAX_REPLAY_ROUNDS} rounds allowed`;
   const verdict = c.converged
-    ? `replayed mean TTFT and TPOT within ${tol} of the measured after ${c.rounds.length} round${c.rounds.length === 1 ? '' : 's'}`
-    : `not within ${tol} after ${c.rounds.length} rounds: round ${c.kept + 1} kept (the least largest error)`;
+    ? `replayed mean TTFT and TPOT within ${tol} of the measured after ${n}`
+    : `not within ${tol}: ${stopped}; round ${c.kept + 1} kept (the least largest error), its replay still TTFT ${signed(kept.ttftError)}, TPOT ${signed(kept.tpotError)} off the measured`;
   return [
     `  refit against the replay (each request's targets times measured / replayed, until the replayed means are within ${tol}, at most ${MAX_REPLAY_ROUNDS} rounds): ${verdict}`,
     ...c.rounds.map((r, k) => `    round ${k + 1}: compute_efficiency ${formatSignificant(r.spec.computeEfficiency)}, memory_efficiency ${formatSignificant(r.spec.memoryEfficiency)}, overhead_ms ${formatSignificant(r.spec.overheadMs)}: replay TTFT ${signed(r.ttftError)}, TPOT ${signed(r.tpotError)}`),

@@ -110,3 +110,28 @@ test("the fixtures vb.json (s29: TTFT 50 ms, ITL 10 ms, 4 at once) and vb2.json 
   const c2 = await calibrateByReplay(profile, readVllmResult(lowLoadResult(() => 0.0075)));
   assert.ok(c2.converged, JSON.stringify(c2.rounds));
 });
+
+test('a refit that refuses its rescaled targets stops the rounds early, and the verdict says why, with the kept round\'s residual', async () => {
+  // 60 requests all sent at 0 s whose measured TTFTs (10 ms + 0.05 ms per prompt token) and 8 ms
+  // ITLs are each as if it ran alone: the replay queues them (round 1 replays TTFT some +3,000%),
+  // and the targets rescaled by measured / replayed differ so much between requests of the same
+  // lengths that round 2's fit misses its own data by more than MAX_MEAN_FIT_ERROR (RangeError).
+  // Before session 36 the verdict read "not within ±3% after 1 rounds: round 1 kept", no reason.
+  const profile = exampleProfile('model: ./llama-3.1-8b/config.json\ndevice: { gpu: H100 SXM }\n');
+  const n = 60;
+  const inputLens = Array.from({ length: n }, (_, i) => 2000 + (i % 7) * 300);
+  const outputLens = Array.from({ length: n }, (_, i) => 50 + (i % 5) * 10);
+  const bench: VllmBenchResult = {
+    inputLens, outputLens, ttfts: inputLens.map((p) => 0.01 + p * 0.00005), itls: outputLens.map((o) => Array<number>(o - 1).fill(0.008)),
+    startTimes: Array<number>(n).fill(0), errors: null, requestRate: null, maxConcurrency: null, duration: null, modelId: null,
+  };
+  const c = await calibrateByReplay(profile, bench);
+  assert.equal(c.converged, false);
+  assert.deepEqual({ ...c.stop, message: undefined }, { reason: 'refit-failed', round: 2, message: undefined });
+  assert.equal(c.rounds.length, 1);
+  const verdict = formatReplayRounds(c)[0]!;
+  assert.match(verdict, /not within ±3%: stopped after 1 round, before the 8 allowed: round 2's refit refused its rescaled targets \(the step-time model fitted to these 60 requests misses their own timings \(mean error TTFT [\d.]+%, TPOT [\d.]+%; at most 50% is accepted\)\); round 1 kept \(the least largest error\), its replay still TTFT \+[\d.]+%, TPOT \+[\d.]+% off the measured$/, verdict);
+  // The rounds allowed all run, unconverged: said as such (a hand-made record: no small result does it).
+  const spent = { ...c, rounds: Array.from({ length: MAX_REPLAY_ROUNDS }, () => c.rounds[0]!), kept: 0, stop: { reason: 'max-rounds' as const } };
+  assert.match(formatReplayRounds(spent)[0]!, /not within ±3%: stopped after the 8 rounds allowed; round 1 kept/);
+});
