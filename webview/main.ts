@@ -24,7 +24,7 @@ import { composePng } from './png';
 import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './latency';
 import { buildDifference, comparePools, compareRuns, kindDifference, loadDifference, modelDifference, sameRun, workloadDifference } from './compare';
 import { sweepProvenance } from '../core/sweepFigures';
-import { metricsOf as sweepMetricsOf, sweepAxisCharts, sweepTable } from './sweep';
+import { metricsOf as sweepMetricsOf, sweepAxisCharts, sweepBestText, sweepTable, sweepTitle } from './sweep';
 import { formatCount, formatDuration, formatLoadNote, formatPercent, formatRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
 import { emptyModel, reduce, rerunOf, skippedNote, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
@@ -187,6 +187,8 @@ sweepMetric.addEventListener('change', () => {
 const sweepExportCsv = button('Export CSV', () => model.sweep && post({ type: 'exportSweep', report: model.sweep }), { id: 'btn-export-sweep-csv', secondary: '' });
 const sweepSummary = el('p', { id: 'sweep-summary' });
 const sweepBest = el('p', { id: 'sweep-best' });
+/** Under the best line: the points left out of it and why, or why no point is the best (webview/sweep.ts sweepBestText). */
+const sweepBestNotes = el('div', { id: 'sweep-best-notes' });
 /** Under the best point, when vLLM would not run it on its GPU: the CLI's line ("not runnable on vLLM: ...", SweepReport best.notOnVllm). */
 const sweepBestVllm = el('p', { id: 'sweep-best-vllm', class: 'warning' });
 const sweepCharts = el('div', { id: 'sweep-charts', class: 'chart-grid' });
@@ -219,7 +221,7 @@ const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.index
     el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
     el('p', { class: 'muted' }, 'Changes are flagged only when neither median lies inside the other run\'s p10–p90 range for that case.'),
     compareResult),
-  el('vscode-tab-panel', {}, sweepRunBar, sweepSummary, sweepBar, sweepBest, sweepBestVllm, sweepCharts, sweepPointsHeading, sweepTableBox, sweepSources),
+  el('vscode-tab-panel', {}, sweepRunBar, sweepSummary, sweepBar, sweepBest, sweepBestNotes, sweepBestVllm, sweepCharts, sweepPointsHeading, sweepTableBox, sweepSources),
 );
 tabs.addEventListener('vsc-tabs-select', (e: Event) => {
   tab = TABS[(e as CustomEvent<{ selectedIndex: number }>).detail.selectedIndex] ?? 'run';
@@ -377,7 +379,7 @@ function renderHeader(run: ViewRun | null): void {
   actions.hidden = onSweep;
   if (onSweep) {
     const sweeping = model.sweepRun?.status === 'running' ? model.sweepRun : null;
-    title.textContent = sweeping ? `${sweeping.name} · sweep` : model.sweep ? `${model.sweep.name} · sweep` : 'AttnScope · sweep';
+    title.textContent = sweeping ? `${sweeping.name} · sweep` : model.sweep ? sweepTitle(model.sweep) : 'AttnScope · sweep';
     status.textContent = sweeping ? 'running' : '';
     status.className = `status status-${sweeping ? 'running' : 'none'}`;
     progress.hidden = true;
@@ -512,6 +514,7 @@ function renderSweep(): void {
     // While a sweep runs its line above says so; its table comes when it ends.
     sweepSummary.textContent = model.sweepRun?.status === 'running' ? '' : 'No sweep open: run one with the Run sweep code lens on a profile\'s sweep: key (or AttnScope: Run sweep), or open a finished one from History (or AttnScope: Open sweep results). From a terminal: attnscope sweep <profile>, or attnscope merge DIR... for shards.';
     sweepBest.textContent = '';
+    sweepBestNotes.replaceChildren();
     sweepBestVllm.hidden = true;
     sweepCharts.replaceChildren();
     sweepTableBox.replaceChildren();
@@ -521,7 +524,9 @@ function renderSweep(): void {
   }
   const envs = Object.keys(report.environments).length;
   sweepSummary.textContent = `${report.name} · sweep ${report.sweepId} · job ${report.job} · ${report.rows.length} results for ${report.total - report.missing.length} of ${report.total} points${envs > 1 ? ` on ${envs} kinds of machine` : ''}${report.missing.length > 0 ? ` · missing: ${report.missing.map((m) => m.label).join('; ')}` : ''}`;
-  sweepBest.textContent = report.best ? `Best point: ${report.best.label} — ${report.best.rule}${report.best.tie ? `; ${report.best.tie}` : ''}.` : 'No point qualifies as best (every point rejected requests or missed the SLO).';
+  const bestText = sweepBestText(report);
+  sweepBest.textContent = bestText.best;
+  sweepBestNotes.replaceChildren(...bestText.notes.map((line) => el('p', { class: 'note' }, line)));
   const notOnVllm = report.best?.notOnVllm;
   sweepBestVllm.textContent = notOnVllm ? `not runnable on vLLM: ${notOnVllm}` : '';
   sweepBestVllm.hidden = !notOnVllm;

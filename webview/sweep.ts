@@ -10,7 +10,7 @@ import type { ChartConfiguration, ChartDataset, Scale } from 'chart.js';
 import { toFont } from 'chart.js/helpers';
 import { durationUnit, formatCount, formatDurationIn, formatPercent, formatSignificant, NS_PER } from '../core/format';
 import type { SweepReport, SweepReportRow } from '../core/protocol/sweep';
-import { splitByMachine, SWEEP_METRICS, type SweepMetric } from '../core/sweepFigures';
+import { reportBuilds, rowBuild, splitByMachine, SWEEP_METRICS, type SweepMetric } from '../core/sweepFigures';
 import { ariaList, type ChartTable } from './charts';
 import { withAlpha, type Palette } from './theme';
 
@@ -328,20 +328,50 @@ export function metricHeader(metric: SweepMetric, unit: string | undefined): str
   return `${metric.label} (${named ? `${unit}, ` : ''}${metric.source})`;
 }
 
-/** The report as a table: axis values, environment (when several), every figure with its unit and source (metricHeader); the best row marked ★. */
+/**
+ * The report as a table: axis values, environment (when several), build (when several:
+ * core/sweepFigures.ts reportBuilds), every figure with its unit and source (metricHeader), whether
+ * the modelled server keeps up (when some row's run judged it: SweepReportRow.keepsUp), as the CLI's
+ * table has them (runner/sweep/results.ts formatReport); the best row marked ★.
+ */
 export function sweepTable(report: SweepReport): ChartTable {
   const metrics = metricsOf(report);
   const multiEnv = splitByMachine(report);
+  const builds = reportBuilds(report).length > 1;
+  const keeps = report.rows.some((r) => r.keepsUp !== undefined);
   const scales = metrics.map((m) => reportScale(report, m));
   const shows = scales.map((s) => s.show);
   return {
-    columns: ['', ...report.axes.map((a) => a.key), ...(multiEnv ? ['env'] : []), ...metrics.map((m, i) => metricHeader(m, scales[i]!.unit)), 'status'],
+    columns: ['', ...report.axes.map((a) => a.key), ...(multiEnv ? ['env'] : []), ...(builds ? ['build'] : []), ...metrics.map((m, i) => metricHeader(m, scales[i]!.unit)), ...(keeps ? ['keeps up (modelled)'] : []), 'status'],
     rows: report.rows.map((r) => [
       report.best && report.best.id === r.id && report.best.environmentKey === r.environmentKey ? '★' : '',
       ...report.axes.map((a) => text(r.values[a.key])),
       ...(multiEnv ? [envLetter(report, r.environmentKey)] : []),
+      ...(builds ? [rowBuild(r)] : []),
       ...metrics.map((m, i) => (r.metrics[m.key] === undefined ? '' : shows[i]!(r.metrics[m.key] as number))),
+      ...(keeps ? [r.keepsUp === undefined ? '' : r.keepsUp ? 'yes' : 'no'] : []),
       r.status,
     ]),
   };
+}
+
+/**
+ * The Sweep tab's title: the models, the sweep's name, "sweep" ("Llama-3.1-8B · grid.attn.yaml ·
+ * sweep"), as a run's title names its model first (extension/runName.ts); a report merged before
+ * s36 has no models: its name alone.
+ */
+export function sweepTitle(report: Pick<SweepReport, 'name' | 'models'>): string {
+  return [...(report.models && report.models.length > 0 ? [report.models.join(', ')] : []), report.name, 'sweep'].join(' · ');
+}
+
+/**
+ * What the Sweep tab says of the best point, as the CLI's report does under its table: `best`, the
+ * line naming it, its rule and ties; `notes`, the sentences under it — the points left out for
+ * the server not keeping up with them, each with why, and that the best was chosen across
+ * machines whose timings do not compare — or, with no best, why not (SweepReport.noBest).
+ */
+export function sweepBestText(report: SweepReport): { best: string; notes: string[] } {
+  const b = report.best;
+  if (b) return { best: `Best point: ${b.label} — ${b.rule}${b.tie ? `; ${b.tie}` : ''}.`, notes: [b.leftOut, b.acrossMachines].filter((n): n is string => !!n) };
+  return { best: 'No point qualifies as best.', notes: report.noBest ?? ['(Every point rejected requests or missed the SLO; a report merged before s36 does not say which.)'] };
 }

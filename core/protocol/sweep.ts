@@ -154,6 +154,17 @@ export interface SweepReport {
   /** Each environment once, by key. */
   environments: Record<string, Environment>;
   /**
+   * The models of the points, each once in point order (core/modelLabel.ts modelLabel of a point's
+   * profile: "Llama-3.1-8B"; several when `model` is an axis), for titles; absent in reports merged before s36.
+   */
+  models?: string[];
+  /**
+   * Why no row is the best, when `best` is null and some row says why (results.ts noBestLines: the
+   * SLO no point meets, the points the server does not keep up with, each with why), a sentence
+   * each; absent otherwise and in reports merged before s36.
+   */
+  noBest?: string[];
+  /**
    * The best row under the report's rule (bestRow in runner/sweep/results.ts), or null when no
    * row qualifies. `tiedWith`: the other qualifying rows the figure cannot tell from it (a
    * measured decode time within either point's p10–p90 spread; a modelled figure equal), and

@@ -17,6 +17,7 @@ import { describeEnvironment, reportBuilds, rowBuild, splitByMachine, sweepProve
 import { axisIndices, offsetToLineColumn, pointLabel } from '../../core/config';
 import { jsonErrorText } from '../../core/config/tree';
 import { vllmPageSizeNote } from '../../core/estimate';
+import { modelLabel } from '../../core/modelLabel';
 import { canonicalJson, pointId } from './spec';
 
 /** The report's file name inside a results folder (merge skips it when reading points). */
@@ -457,6 +458,9 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
   const seen = new Map<string, SweepReportRow>();
   /** Why vLLM would not run a point, by point id (core/estimate vllmPageSizeNote of its profile). */
   const notOnVllm = new Map<string, string>();
+  /** Each point's model label (one read of its config per model path), by point index. */
+  const labels = new Map<string, string>();
+  const modelAt = new Map<number, string>();
   for (const dir of dirs) {
     let files: string[];
     try {
@@ -509,6 +513,9 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
       const row: SweepReportRow = { id: s.id, index: s.index, values: s.values, label: s.label, environmentKey: envKey, status: point.status, metrics: metricsOf(point), file, tool: point.tool, ...keepsUpOf(point) };
       seen.set(key, row);
       report.rows.push(row);
+      const labelKey = point.profile.modelPath ?? `inline ${point.profile.model.modelType}`;
+      if (!labels.has(labelKey)) labels.set(labelKey, modelLabel(point.profile));
+      modelAt.set(s.index, labels.get(labelKey)!);
       const note = vllmPageSizeNote(point.profile.kvCache.pageSize, point.profile.device.gpu, point.profile.device.backend);
       if (note) notOnVllm.set(s.id, note.text);
     }
@@ -528,7 +535,20 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
   report.best = best
     ? { ...ref(best.row), rule: best.rule, ...(best.tie ? { tiedWith: best.tiedWith.map(ref), tie: best.tie } : {}), ...(across ? { acrossMachines: across } : {}), ...(vllm ? { notOnVllm: vllm } : {}), ...(leftOut ? { leftOut } : {}) }
     : null;
+  report.models = [...new Set([...modelAt].sort(([a], [b]) => a - b).map(([, m]) => m))];
+  const noBest = report.best ? [] : noBestLines(report.rows);
+  if (noBest.length > 0) report.noBest = noBest;
   return report;
+}
+
+/**
+ * Why no row is the best, a sentence each: no point meets the SLO (noBestText), and the points the
+ * server does not keep up with, each with why (leftOutText); empty when neither is so.
+ */
+export function noBestLines(rows: readonly SweepReportRow[]): string[] {
+  const none = noBestText(rows);
+  const notKept = rows.filter((r) => r.status === 'ok' && r.keepsUp === false);
+  return [...(none ? [none] : []), ...(notKept.length > 0 ? [`no best point: ${leftOutText(notKept)}`] : [])];
 }
 
 /**
@@ -610,7 +630,7 @@ export function formatReport(report: SweepReport): string {
   const buildColumn = builds ? header.indexOf('build') : -1;
   const fmt = (r: string[]) => r.map((x, c) => (c < report.axes.length || c === resultColumn || c === buildColumn ? x.padEnd(widths[c]!) : x.padStart(widths[c]!))).join('  ').trimEnd();
   const lines = [
-    `Sweep ${report.name} (${report.sweepId}, job ${report.job}): ${formatCountOf(report.rows.length, 'result')} for ${report.total - report.missing.length} of ${formatCountOf(report.total, 'point')}`,
+    `Sweep ${report.name}${report.models && report.models.length > 0 ? ` of ${report.models.join(', ')}` : ''} (${report.sweepId}, job ${report.job}): ${formatCountOf(report.rows.length, 'result')} for ${report.total - report.missing.length} of ${formatCountOf(report.total, 'point')}`,
     '',
     fmt(header),
     ...rows.map(fmt),
@@ -641,10 +661,7 @@ export function formatReport(report: SweepReport): string {
     if (report.best.acrossMachines) lines.push(`      ${report.best.acrossMachines}`);
     if (report.best.leftOut) lines.push(`      ${report.best.leftOut}`);
   } else {
-    const none = noBestText(report.rows);
-    if (none) lines.push('', none);
-    const notKept = report.rows.filter((r) => r.status === 'ok' && r.keepsUp === false);
-    if (notKept.length > 0) lines.push('', `no best point: ${leftOutText(notKept)}`);
+    for (const line of noBestLines(report.rows)) lines.push('', line);
   }
   const notes = sweepProvenance(report);
   if (notes.length > 0) lines.push('', ...notes);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SweepReport, SweepReportRow } from '../../core/protocol/sweep';
 import { SWEEP_METRICS } from '../../core/sweepFigures';
-import { decimalsFor, metricHeader, metricScale, metricsOf, sameValues, sweepAxisCharts, sweepTable, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
+import { decimalsFor, metricHeader, metricScale, metricsOf, sameValues, sweepAxisCharts, sweepBestText, sweepTable, sweepTitle, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
 import type { Palette } from '../../webview/theme';
 import { formatDuration, formatDurationIn } from '../../core/format';
 
@@ -72,6 +72,34 @@ test('the table: every row, the best starred, only the figures the rows have', (
   assert.deepEqual(t.rows[0]!.slice(0, 3), ['★', '8', '4']);
   assert.equal(t.rows.filter((r) => r[0] === '★').length, 1);
   assert.equal(t.rows[4]![4], '128');
+});
+
+test('the table has the CLI report\'s keeps-up column and, when the points come from two builds, a build column; the left-out points and why are under the best (s36 sweep36 3)', () => {
+  // Two rows the server does not keep up with (keepsUp false), as runner/sweep/results.ts keepsUpOf sets them; the rest keep up.
+  const judged: SweepReport = {
+    ...report,
+    rows: report.rows.map((r, i) => ({ ...r, keepsUp: i < 3, ...(i < 3 ? {} : { notKeptUp: 'queue grew' }), tool: i === 0 ? 'attnscope 0.1.0' : 'attnscope 0.1.0+0123456789ab' })),
+    best: { ...report.best!, leftOut: 'left out, the modelled server not keeping up: page_size=16 max_num_seqs=64 (queue grew); page_size=32 max_num_seqs=4 (queue grew)' },
+  };
+  const t = sweepTable(judged);
+  assert.deepEqual(t.columns, ['', 'kv_cache.page_size', 'workload.max_num_seqs', 'build', 'internal fragmentation (modelled)', 'pool pages (modelled)', 'keeps up (modelled)', 'status']);
+  assert.deepEqual(t.rows.map((r) => r[3]), ['0.1.0', '0.1.0+0123456789ab', '0.1.0+0123456789ab', '0.1.0+0123456789ab', '0.1.0+0123456789ab']);
+  assert.deepEqual(t.rows.map((r) => r[6]), ['yes', 'yes', 'yes', 'no', 'no']);
+  // Rows of one build and no judgement (reports merged before s35/s36): neither column.
+  assert.ok(!sweepTable(report).columns.some((c) => c === 'build' || c.startsWith('keeps up')));
+  const text = sweepBestText(judged);
+  assert.equal(text.best, 'Best point: page_size=8 max_num_seqs=4 — r.');
+  assert.deepEqual(text.notes, [judged.best!.leftOut]);
+  // No best: the report's reasons (mergeResults noBestLines), not a guess.
+  const none = sweepBestText({ ...judged, best: null, noBest: ['no best point: left out, the modelled server not keeping up: page_size=8 (queue grew)'] });
+  assert.deepEqual(none, { best: 'No point qualifies as best.', notes: ['no best point: left out, the modelled server not keeping up: page_size=8 (queue grew)'] });
+});
+
+test('a sweep\'s title names its models first, as a run\'s does (s36 sweep36 3)', () => {
+  assert.equal(sweepTitle({ ...report, models: ['Llama-3.1-8B'] }), 'Llama-3.1-8B · p.attn.yaml · sweep');
+  assert.equal(sweepTitle({ ...report, models: ['tiny', 'deep'] }), 'tiny, deep · p.attn.yaml · sweep');
+  // A report merged before s36 has none.
+  assert.equal(sweepTitle(report), 'p.attn.yaml · sweep');
 });
 
 test('a simulate sweep merged from two machines: one line per other-axis value and no env column; a measured one splits by machine', () => {

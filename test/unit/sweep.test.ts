@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import * as YAML from 'yaml';
@@ -72,6 +72,34 @@ test('the points of a sweep share one read of each model config: one parse per c
   assert.ok(tiny.every((m) => m === tiny[0]) && deep.every((m) => m === deep[0]));
   // Two texts, two reads: 2 and 4 layers as written.
   assert.deepEqual([tiny[0]!.numLayers, deep[0]!.numLayers], [2, 4]);
+});
+
+test('a merged report names the models of its points, in point order, each once: a model axis gives both (s36 sweep36 3)', () => {
+  const { dir, file } = workspace(`${BASE}sweep:\n  axes:\n    model: [./deep/config.json, ./tiny/config.json]\n    kv_cache.page_size: [8, 16]\n`);
+  mkdirSync(join(dir, 'deep'));
+  // A config naming its hub id: the label is its last part (transformers' _name_or_path).
+  writeFileSync(join(dir, 'deep', 'config.json'), TINY_CONFIG.replace('{', '{"_name_or_path":"acme/Deep-4L",'));
+  const plan = loadSweep(file);
+  const out = tempDir('attnscope-models-');
+  for (const i of [3, 0, 1]) writePoint(out, plan, i, ENV_A);
+  const r = mergeResults([out]);
+  assert.deepEqual(r.models, ['Deep-4L', 'tiny']);
+  assert.match(formatReport(r), /^Sweep p\.attn\.yaml of Deep-4L, tiny \(/m);
+  // Every point here rejects nothing at 10 tokens/s: a best, so no noBest.
+  assert.ok(r.best);
+  assert.equal(r.noBest, undefined);
+  // The server keeps up with none (pool.load as the worker's checkKeepsUp writes it): no best, and the report says why, for the Sweep tab.
+  for (const f of readdirSync(out)) {
+    const point = JSON.parse(readFileSync(join(out, f), 'utf8')) as SweepPointRun;
+    point.pool!.load = { keepsUp: false, overloaded: true, waitingAtLastArrival: 5, servedRequestsPerSec: 2 } as unknown as NonNullable<SweepPointRun['pool']>['load'];
+    writeFileSync(join(out, f), JSON.stringify(point));
+  }
+  const none = mergeResults([out]);
+  assert.equal(none.best, null);
+  assert.equal(none.noBest!.length, 1);
+  assert.match(none.noBest![0]!, /^no best point: left out, the modelled server not keeping up .*: model=\.\/deep\/config\.json page_size=8 \(its queue grew through the arrivals: 5 requests still waiting at the last arrival, 2\.000 requests\/s served\)/);
+  // The CLI prints the same sentence.
+  assert.ok(formatReport(none).includes(none.noBest![0]!));
 });
 
 test('point ids: SHA-256 of the canonical {key: value}, the same whatever the axis order or the other values', () => {
@@ -434,7 +462,9 @@ test('merge of a simulate sweep from two machines: one row per point whatever ma
   assert.equal(r.best!.label, 'page_size=8');
   assert.deepEqual(r.best!.tiedWith!.map((t) => t.label), ['page_size=16', 'page_size=32']);
   const text = formatReport(r);
-  assert.match(text, /^Sweep p\.attn\.yaml \([0-9a-f]{16}, job simulate\): 3 results for 3 of 4 points$/m);
+  // The model: the folder of ./tiny/config.json, whose config has no _name_or_path (core/modelLabel.ts).
+  assert.deepEqual(r.models, ['tiny']);
+  assert.match(text, /^Sweep p\.attn\.yaml of tiny \([0-9a-f]{16}, job simulate\): 3 results for 3 of 4 points$/m);
   // No env column, no letters; the machines named once.
   assert.match(text, /^page_size +internal frag/m);
   assert.doesNotMatch(text, /\benv [AB]\b/);

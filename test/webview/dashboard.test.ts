@@ -980,6 +980,32 @@ describe('dashboard webview in Chromium', () => {
     await page.waitForFunction(() => !document.querySelector('#run-title')?.textContent?.endsWith(' · sweep'));
   });
 
+  it('the Sweep tab says what the CLI report says: its title names the model, the table has keeps up, the points left out and why are under the best; with no best, the report\'s reasons (s36 sweep36 3)', async () => {
+    const why = '400.0 requests/s offered, above the saturated throughput μ = 236.1 requests/s';
+    const leftOut = `left out, the modelled server not keeping up (a finite run ends before such a queue has grown, so its latency and goodput flatter it): arrival_rate=400 (${why})`;
+    const report = (best: SweepReport['best'], noBest?: string[]): SweepReport => ({
+      schema: 1, kind: 'attnscope-sweep-report', tool: 't', createdAt: '', sweepId: 'ef56', name: 'rates.attn.yaml', job: 'simulate', models: ['Llama-3.1-8B'],
+      axes: [{ key: 'workload.arrival_rate', values: [100, 400] }], total: 2,
+      rows: [100, 400].map((rate, index) => ({ id: `r${rate}`, index, values: { 'workload.arrival_rate': rate }, label: `arrival_rate=${rate}`, environmentKey: 'e1', status: 'ok' as const, metrics: { throughputTokensPerSec: rate * 10 }, file: `r${rate}.json`, keepsUp: rate === 100, ...(rate === 100 ? {} : { notKeptUp: why }) })),
+      missing: [], duplicates: [], environments: { e1: run.environment }, best, ...(noBest ? { noBest } : {}),
+    });
+    const rule = 'highest output throughput (modelled) among points that rejected no request and the server keeps up with';
+    await send(page, { type: 'showSweep', report: report({ id: 'r100', environmentKey: 'e1', label: 'arrival_rate=100', rule, leftOut }) });
+    await page.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'Llama-3.1-8B · rates.attn.yaml · sweep');
+    const headers = await page.$$eval('#sweep-table th', (els) => els.map((e) => e.textContent));
+    assert.ok(headers.includes('keeps up (modelled)'), headers.join(' | '));
+    const cells = await page.$$eval('#sweep-table tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    const column = headers.indexOf('keeps up (modelled)');
+    assert.deepEqual(cells.map((r) => r[column]), ['yes', 'no']);
+    assert.equal(await page.textContent('#sweep-best-notes'), leftOut);
+    const none = `no best point: ${leftOut}`;
+    await send(page, { type: 'showSweep', report: report(null, [none]) });
+    await page.waitForFunction(() => document.querySelector('#sweep-best')?.textContent === 'No point qualifies as best.');
+    assert.equal(await page.textContent('#sweep-best-notes'), none);
+    await page.locator('vscode-tab-header').first().click();
+    await page.waitForFunction(() => !document.querySelector('#run-title')?.textContent?.endsWith(' · sweep'));
+  });
+
   // s28 newcomer-ed 5: after a reload or a closed and reopened dashboard the Sweep tab sent the user
   // to the CLI, under an empty Figure picker and an empty "Every point" heading; History listed no sweep.
   it('the Sweep tab with no sweep: advice naming the Run sweep lens first, no picker or heading; the extension\'s sweep in init shown, History listing sweeps to open', async () => {
