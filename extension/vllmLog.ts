@@ -8,7 +8,7 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { FILE_GLOBS } from '../core/config/fileKinds';
-import { compareVllmLog, formatComparisonMarkdown, logFigureLines, parseVllmLog, UNREAD_WHY, type VllmLog } from '../core/vllmlog';
+import { compareVllmLog, formatComparisonMarkdown, GIVE_STARTUP, logFigureLines, parseVllmLog, UNREAD_WHY, type VllmLog } from '../core/vllmlog';
 import type { Ctx } from './ctx';
 import { PICK_OPTIONS } from './pick';
 
@@ -33,7 +33,7 @@ async function pickLog(): Promise<{ log: VllmLog; name: string } | undefined> {
   if (!uri) return undefined;
   const log = parseVllmLog(new TextDecoder().decode(await vscode.workspace.fs.readFile(uri)));
   if (Object.keys(log.figures).length === 0) {
-    void vscode.window.showWarningMessage(log.unread.length > 0 ? unreadMessage(basename(uri.path), log) : `AttnScope: ${basename(uri.path)} holds no vLLM start-up memory line (weights loaded, KV cache memory, GPU blocks, KV cache size, maximum concurrency).`);
+    void vscode.window.showWarningMessage(log.unread.length > 0 ? unreadMessage(basename(uri.path), log) : `AttnScope: ${basename(uri.path)} holds no vLLM start-up memory line (weights loaded, KV cache memory, GPU blocks, KV cache size, maximum concurrency): ${GIVE_STARTUP}.`);
     return undefined;
   }
   return { log, name: basename(uri.path) };
@@ -43,7 +43,7 @@ async function pickLog(): Promise<{ log: VllmLog; name: string } | undefined> {
 function unreadMessage(name: string, log: VllmLog): string {
   const first = log.unread[0]!;
   const more = log.unread.length > 1 ? ` (and ${log.unread.length - 1} more)` : '';
-  return `AttnScope: no vLLM memory line of ${name} could be read. Line ${first.line}${more}: ${UNREAD_WHY}: ${first.text.slice(0, 200)}`;
+  return `AttnScope: no vLLM memory line of ${name} could be read. Line ${first.line}${more}: ${UNREAD_WHY}: ${first.text.slice(0, 200)} — ${GIVE_STARTUP}.`;
 }
 
 /** A profile or config.json of the workspace to compare with, null for "the figures alone", undefined when dismissed. */

@@ -7,7 +7,7 @@
  * lines, or the K-th.
  */
 import { readFileSync } from 'node:fs';
-import { compareVllmLog, formatComparisonText, logFigureLines, parseVllmLog, rankNotes, UNREAD_LINE, UNREAD_WHY, type VllmLog } from '../core/vllmlog';
+import { compareVllmLog, formatComparisonText, GIVE_STARTUP, logFigureLines, missingKvNote, parseVllmLog, rankNotes, UNREAD_LINE, UNREAD_WHY, type VllmLog } from '../core/vllmlog';
 import { isDeploymentProblem } from '../core/validate';
 import { InputError, readFailure } from './errors';
 import { loadProfile } from './load';
@@ -67,15 +67,16 @@ export function vllmLogReport(file: string, profilePath: string | undefined, jso
     ...startupNote(file, log, startup !== undefined),
     ...log.unread.map((u) => `${file}:${u.line}:1: warning: ${UNREAD_LINE}: ${u.text}`),
     ...rankNotes(log).map((n) => `${file}:${n.line}:1: info: ${n.message}`),
+    ...[missingKvNote(log)].filter((n) => n !== null).map((n) => `${file}:${n.line}:1: warning: ${n.message}`),
   ];
   if (Object.keys(log.figures).length === 0) {
     const first = log.unread[0];
-    if (first) throw new InputError(`no vLLM start-up memory line could be read: ${UNREAD_WHY}${log.unread.length > 1 ? ` (and ${log.unread.length - 1} more)` : ''}: ${first.text}`, file, first.line);
+    if (first) throw new InputError(`no vLLM start-up memory line could be read: ${UNREAD_WHY}${log.unread.length > 1 ? ` (and ${log.unread.length - 1} more)` : ''}: ${first.text}; ${GIVE_STARTUP}`, file, first.line);
     const which = count > 1 ? ` in start-up ${log.startup} of ${count} (lines ${log.startups.map((s) => s.line).join(', ')})` : '';
-    throw new InputError(`no vLLM start-up memory line found${which} (weights loaded, KV cache memory, GPU blocks, KV cache size, maximum concurrency)`, file, count > 1 ? log.startups[log.startup - 1]!.line : 1);
+    throw new InputError(`no vLLM start-up memory line found${which} (weights loaded, KV cache memory, GPU blocks, KV cache size, maximum concurrency): ${GIVE_STARTUP}`, file, count > 1 ? log.startups[log.startup - 1]!.line : 1);
   }
   if (profilePath === undefined) {
-    const figures = logFigureLines({ ...log, unread: [], ranks: [] });
+    const figures = logFigureLines(log, { notes: false });
     const text = [...figures, '', 'give --profile <profile or config.json of this model> to compare each figure with the estimate'].join('\n');
     return { stdout: json ? `${JSON.stringify(log, null, 2)}\n` : `${text}\n`, notes: unread };
   }

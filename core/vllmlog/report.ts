@@ -57,8 +57,33 @@ export function rankNotes(log: Pick<VllmLog, 'ranks' | 'rankProcess'>): Array<{ 
   });
 }
 
-/** The figures a log printed, one per line with its line number; [] when it printed none. */
-export function logFigureLines(log: VllmLog): string[] {
+/** What to give instead of a log that holds no (readable) start-up memory line: one wording for the CLI and the editor. */
+export const GIVE_STARTUP = 'give the server\'s output from its start through "Maximum concurrency" (V1) or "# GPU blocks" (V0), uncut';
+
+/**
+ * A start-up that printed memory lines but no KV line (KV cache memory, GPU blocks, KV cache
+ * size): the log was cut before vLLM sized its pool, or vLLM stopped there (its own error, e.g.
+ * "No available memory for the cache blocks", follows in the full log). At the start-up's last
+ * memory line; null when a KV line is there or no memory line is.
+ */
+export function missingKvNote(log: Pick<VllmLog, 'figures'>): { line: number; message: string } | null {
+  const f = log.figures;
+  if (f.kvCacheBytes || f.gpuBlocks || f.kvCacheTokens) return null;
+  const lines = Object.values(f).filter((x): x is LogFigure => typeof x === 'object' && x !== null).map((x) => x.line);
+  if (lines.length === 0) return null;
+  const last = Math.max(...lines);
+  return {
+    line: last,
+    message: `no KV cache line after this, the start-up's last memory line ("Available KV cache memory", "# GPU blocks", "GPU KV cache size"): the log was cut before vLLM sized its KV pool, or vLLM stopped there (its error follows in the full log); only the figures above are compared: ${GIVE_STARTUP}`,
+  };
+}
+
+/**
+ * The figures a log printed, one per line with its line number; [] when it printed none. With
+ * `notes` (the default), then the lines that could not be read, the ranks' copies and a missing
+ * KV line, each at its line (the CLI prints those on stderr instead: `notes: false`).
+ */
+export function logFigureLines(log: VllmLog, opts: { notes?: boolean } = {}): string[] {
   const out: string[] = [];
   for (const [key, label, kind] of LABELS) {
     const f = log.figures[key] as LogFigure | undefined;
@@ -77,8 +102,11 @@ export function logFigureLines(log: VllmLog): string[] {
     s.kvCacheDtype && `kv_cache_dtype ${s.kvCacheDtype.value}`,
   ].filter(Boolean);
   if (set.length > 0) out.push(`settings: ${set.join(', ')}`);
+  if (opts.notes === false) return out;
   out.push(...unreadLines(log));
   out.push(...rankNotes(log).map((n) => `line ${n.line}: ${n.message}`));
+  const noKv = missingKvNote(log);
+  if (noKv) out.push(`line ${noKv.line}: ${noKv.message}`);
   return out;
 }
 
@@ -118,5 +146,6 @@ export function formatComparisonMarkdown(c: LogComparison, title: string): strin
   for (const n of c.notes) out.push('', `> ${esc(n)}`);
   for (const u of c.unread) out.push('', `> **Line ${u.line}**: ${UNREAD_LINE}: \`${u.text.replace(/`/g, "'")}\``);
   for (const n of rankNotes(c)) out.push('', `> **Line ${n.line}**: ${esc(n.message)}`);
+  if (c.missingKv) out.push('', `> **Line ${c.missingKv.line}**: ${esc(c.missingKv.message)}`);
   return `${out.join('\n')}\n`;
 }

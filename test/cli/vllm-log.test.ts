@@ -138,3 +138,29 @@ test('vllm-log on a tensor-parallel log: the smallest rank\'s KV cache memory is
   assert.match(r.stdout, /^KV cache memory\s+61\.71 GiB \[7\]/m);
   assert.ok(r.stderr.split('\n').some((l) => l.startsWith(`${tp2}:7:1: info: KV cache memory is printed 2 times, once per rank (line 7: 61.71 GiB (VllmWorker TP0 pid=7), line 9: 61.96 GiB (VllmWorker TP1 pid=8)): the smallest is read, line 7`)), r.stderr);
 });
+
+test('vllm-log on a log cut before its KV lines: the figures it has, and a warning at its last memory line saying what is missing and what to give', () => {
+  // The public V1 log's first three lines: its weights ("Model loading took 14.99 GiB", line 3),
+  // then cut before "Available KV cache memory" (line 4 of the whole log).
+  const dir = tempDir('attnscope-vllmlog-');
+  const file = join(dir, 'cut-before-kv.log');
+  const v1 = readFileSync(join(root, 'test', 'unit', 'fixtures', 'vllm-logs', 'v1-llama-3.1-8b-eager.log'), 'utf8').split('\n');
+  assert.match(v1[2]!, /Model loading took 14\.99 GiB/);
+  writeFileSync(file, v1.slice(0, 3).join('\n'));
+  const r = cli(['vllm-log', file, '--profile', llamaConfig]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^model weights\s+14\.99 GiB \[3\]/m);
+  const warning = r.stderr.split('\n').find((l) => l.startsWith(`${file}:3:1: warning: no KV cache line after this, the start-up's last memory line`));
+  assert.ok(warning, r.stderr);
+  assert.match(warning, /give the server's output from its start through "Maximum concurrency" \(V1\) or "# GPU blocks" \(V0\), uncut$/);
+  // The whole log has its KV lines: no such warning.
+  const whole = cli(['vllm-log', join(root, 'test', 'unit', 'fixtures', 'vllm-logs', 'v1-llama-3.1-8b-eager.log'), '--profile', llamaConfig]);
+  assert.equal(whole.code, 0, whole.stderr);
+  assert.doesNotMatch(whole.stderr, /no KV cache line/);
+  // A file with no vLLM line at all: exit 2, one line, with what to give.
+  const none = join(dir, 'none.log');
+  writeFileSync(none, 'nothing from vLLM here\n');
+  const n = cli(['vllm-log', none]);
+  assert.equal(n.code, 2);
+  assert.match(n.stderr, /none\.log:1:1: no vLLM start-up memory line found \(.*\): give the server's output from its start through "Maximum concurrency" \(V1\) or "# GPU blocks" \(V0\), uncut\n$/);
+});

@@ -633,3 +633,14 @@ test('vLLM 0.6.4: the activation peak is peak_torch_memory less the weights, mar
   assert.equal(v065.figures.activationFromPeakTorch, undefined);
   assert.equal(gib(v065.figures.activationPeakBytes?.value), 1.26);
 });
+
+test('a log cut before its KV lines: the editor\'s preview and the figures list say so at its last memory line, with what to give', () => {
+  // The public V1 log's first three lines: weights (line 3), cut before "Available KV cache memory".
+  const cut = parseVllmLog(readFileSync(join(LOGS, 'v1-llama-3.1-8b-eager.log'), 'utf8').split('\n').slice(0, 3).join('\n'));
+  const c = compareVllmLog(cut, profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
+  assert.equal(c.missingKv?.line, 3);
+  assert.match(formatComparisonMarkdown(c, 't'), /> \*\*Line 3\*\*: no KV cache line after this, the start-up's last memory line .*: give the server's output from its start through "Maximum concurrency" \(V1\) or "# GPU blocks" \(V0\), uncut/);
+  assert.match(logFigureLines(cut).join('\n'), /^line 3: no KV cache line after this/m);
+  assert.doesNotMatch(logFigureLines(cut, { notes: false }).join('\n'), /no KV cache line/);
+  assert.equal(compareVllmLog(read('v1-llama-3.1-8b-eager.log'), profileFromModelConfig(loadModel('Llama-3.1-8B'), null)).missingKv, null);
+});
