@@ -26,8 +26,16 @@ constexpr int kDecodePrefetchPages = 2;  // pages ahead whose K rows are request
 // Pages ahead whose K and V the fused AVX2 step requests (KernelOps::decode_page): the next
 // page. Two ahead took 1.04-1.10x its CPU time at 32k context, four ahead 1.13x that of two
 // (paired, Zen 3, 2 threads, load 8-22; DESIGN.md, decode on AVX2). The AVX512-BF16 step keeps
-// kDecodePrefetchPages, measured on Zen 5 (this machine cannot run it).
+// kDecodePrefetchPages for its first pages.
 constexpr int kAvx2FusedPrefetchPages = 1;
+// Pages ahead whose K and V the fused AVX512-BF16 step requests, in both reading modes (pages
+// read 4 at a time or one by one before their steps): the reads then find most lines in L2 or
+// L3 instead of DRAM. Against requesting the page two ahead (one by one) or none (4 at a time),
+// paired CPU time, 32k context, 2 threads, 2-vCPU AMD EPYC (family 25 model 17), load 11-23:
+// scattered pages 4 ahead 1.06-1.11x, 8 1.09-1.13x, 12 1.16-1.19x, 16 1.17-1.19x, 24 1.17x, 32
+// 1.16x, 64 1.09-1.10x; consecutive 4 ahead 0.99-1.00x, 8 1.04x, 16 1.10-1.12x. DESIGN.md, "Decode
+// overlap, session 36".
+constexpr int kBf16StepPrefetchPages = 16;
 
 }  // namespace
 
@@ -256,8 +264,9 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
   // The token after t's page: steps go page by page from t_begin, which (the window's first
   // token) may lie inside its page.
   auto page_end = [&](int64_t t) { return (t / ps + 1) * ps; };
-  const int ahead = fused_f32 ? kAvx2FusedPrefetchPages : kDecodePrefetchPages;
-  for (int64_t t = t_begin, i = 0; i < ahead && t < t_end; t = page_end(t), ++i) {
+  // The task's first pages, requested before its first step (the steps request the later ones).
+  const int first = fused_f32 ? kAvx2FusedPrefetchPages : kDecodePrefetchPages;
+  for (int64_t t = t_begin, i = 0; i < first && t < t_end; t = page_end(t), ++i) {
     const int rows_left = static_cast<int>(page_end(t) - t);
     for (int hk = 0; hk < p.num_kv_heads; ++hk) {
       prefetch_rows(slab(p.k_pages, t, hk), rows_left, row_bytes, row_stride_bytes);
@@ -268,12 +277,13 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
     // One fused step per page (AVX2) or per two pages (AVX512-BF16) for all KV heads; the step
     // requests K and V of the page `ahead` pages on line by line beside its own loads. The
     // bf16 step reads from L2: for each kPagedReadGroup pages whose pool slots are not
-    // consecutive, their K and V are read together first, runs interleaved (read_kv_pages),
-    // and the steps request nothing; pages in
-    // a consecutive run are read one by one, K then V, before their steps (read in groups they
-    // were 0.88-0.93x). Against reading every page so: scattered B = 16 1.09-1.14x, B = 1
-    // 0.98-1.00x, consecutive 0.96-0.98x (paired CPU time, 32k context, 2 vCPU Zen 5, A/A
-    // 0.99; DESIGN.md, "Decode reading, session 34").
+    // consecutive, their K and V are read together first, runs interleaved (read_kv_pages);
+    // pages in a consecutive run are read one by one, K then V, before their steps (read in
+    // groups they were 0.88-0.93x). Against reading every page so: scattered B = 16
+    // 1.09-1.14x, B = 1 0.98-1.00x, consecutive 0.96-0.98x (paired CPU time, 32k context, 2
+    // vCPU Zen 5, A/A 0.99; DESIGN.md, "Decode reading, session 34"). Either way the step
+    // requests the page kBf16StepPrefetchPages ahead, so that those reads mostly hit cache.
+    const int ahead = fused_f32 ? kAvx2FusedPrefetchPages : kBf16StepPrefetchPages;
     bool together = false;  // this page's kPagedReadGroup pages were read by read_kv_pages
     // The bf16 step takes two pages at a time (its blocks of 32 tokens load and store acc and
     // run the softmax's per-block work once per two pages: 1.07-1.08x from L2, paired CPU time,
@@ -299,7 +309,7 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
           peaks::read_bytes(v, static_cast<size_t>(count * row_stride_bytes));
         }
       }
-      const int64_t next = together ? t_end : (page + ahead) * ps;
+      const int64_t next = (page + ahead) * ps;
       const void* next_k = next < t_end ? slab(p.k_pages, next, 0) : nullptr;
       const void* next_v = next < t_end ? slab(p.v_pages, next, 0) : nullptr;
       if (fused_f32) {
