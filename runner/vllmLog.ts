@@ -7,7 +7,7 @@
  * lines, or the K-th.
  */
 import { readFileSync } from 'node:fs';
-import { compareVllmLog, formatComparisonText, GIVE_STARTUP, logFigureLines, missingKvNote, parseVllmLog, rankNotes, UNREAD_LINE, UNREAD_WHY, type VllmLog } from '../core/vllmlog';
+import { compareVllmLog, formatComparisonText, GIVE_STARTUP, logFigureLines, missingKvNote, parseVllmLog, rankNotes, stopNote, UNREAD_LINE, UNREAD_WHY, type VllmLog } from '../core/vllmlog';
 import { isDeploymentProblem } from '../core/validate';
 import { InputError, readFailure } from './errors';
 import { loadProfile } from './load';
@@ -67,7 +67,7 @@ export function vllmLogReport(file: string, profilePath: string | undefined, jso
     ...startupNote(file, log, startup !== undefined),
     ...log.unread.map((u) => `${file}:${u.line}:1: warning: ${UNREAD_LINE}: ${u.text}`),
     ...rankNotes(log).map((n) => `${file}:${n.line}:1: info: ${n.message}`),
-    ...[missingKvNote(log)].filter((n) => n !== null).map((n) => `${file}:${n.line}:1: warning: ${n.message}`),
+    ...[missingKvNote(log), stopNote(log)].filter((n) => n !== null).map((n) => `${file}:${n.line}:1: warning: ${n.message}`),
   ];
   if (Object.keys(log.figures).length === 0) {
     const first = log.unread[0];

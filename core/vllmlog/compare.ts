@@ -19,7 +19,7 @@ import { isFp8KvDtype, type KvDtype, type Profile, type WorkloadSpec } from '../
 import { batchDefaults, blocksPerRequestFormula, deviceMemory, estimate, maxNumBatchedTokensOf, maxNumSeqsOf, parseVllmVersion, poolBlocksFormula, poolGroupsWhy, poolTokens, poolTokensFormula, v0MaxNumBatchedTokens, vllmAtLeast, vllmMaxModelLen, type Estimate } from '../estimate';
 import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatGib } from '../format';
 import type { LogFigure, VllmLog } from './parse';
-import { missingKvNote } from './report';
+import { missingKvNote, stopNote } from './report';
 
 const GIB = 1024 ** 3;
 /** The log prints GiB with two decimals: each figure is exact to ±0.005 GiB. */
@@ -71,6 +71,8 @@ export interface LogComparison {
   rankProcess?: string;
   /** Where the log prints memory lines but no KV line (report.ts missingKvNote): its last memory line and what to give. */
   missingKv: { line: number; message: string } | null;
+  /** Where vLLM stopped for lack of memory after its KV lines (report.ts stopNote). */
+  stop: { line: number; message: string } | null;
   /**
    * Where the log's model (model='...') is another than the profile's (core/config
    * otherModelName, the rule `simulate --calibrate` follows): its line and a sentence naming both.
@@ -561,5 +563,5 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   if (rows.every((r) => r.log === null)) notes.push('no vLLM memory line was found in the log (weights, KV cache memory, GPU blocks, KV cache size, maximum concurrency)');
   if (encoder) notes.push(logKv || logBlocks !== undefined || f.kvCacheTokens ? `${encoder.long}; this log's vLLM sized a KV pool, so it served a model with a decoder: the log is not of this profile's model; compare with a profile or config.json of the log's model` : `${encoder.long}: only the weights compare`);
   if (noPool && e.hasKvCache) notes.push('neither the log nor the profile gives the device memory or a KV budget, so the estimate sizes no pool: set device.gpu, device.memory_gib or kv_cache.memory_gib');
-  return { rows, fromLog, fromProfile, estimate: e, pagesWithLogTerms, notes, unread: log.unread, ranks: log.ranks, ...(log.rankProcess !== undefined ? { rankProcess: log.rankProcess } : {}), missingKv: missingKvNote(log), modelMismatch: modelMismatchOf(log, profile) };
+  return { rows, fromLog, fromProfile, estimate: e, pagesWithLogTerms, notes, unread: log.unread, ranks: log.ranks, ...(log.rankProcess !== undefined ? { rankProcess: log.rankProcess } : {}), missingKv: missingKvNote(log), stop: stopNote(log), modelMismatch: modelMismatchOf(log, profile) };
 }

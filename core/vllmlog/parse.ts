@@ -142,7 +142,25 @@ export interface VllmLog {
    * non-torch, CUDA graph and device figures are read (the terms of the budget that was used).
    */
   rankProcess?: string;
+  /**
+   * The first line of the start-up where vLLM says it cannot go on for lack of memory ({@link
+   * STOP_CUES}: no memory for the cache blocks, a max_model_len the KV cache cannot hold, CUDA out
+   * of memory), if any: why a start-up may end before its KV lines.
+   */
+  stopLine?: { line: number; text: string };
 }
+
+/**
+ * vLLM's own words when it stops for lack of memory: V0 and V1's "No available memory for the
+ * cache blocks" (worker / kv_cache_utils check_enough_kv_cache_memory), V1's "To serve at least
+ * one request with the models's max seq len (N), (X GiB KV cache is needed, which is larger than
+ * the available KV cache memory", V0's "The model's max seq len (N) is larger than the maximum
+ * number of tokens that can be stored in KV cache", and torch's "CUDA out of memory".
+ */
+const STOP_CUES: readonly RegExp[] = [
+  /No available memory for the cache blocks/, /To serve at least one request with the models?'s max seq len/,
+  /max seq len \(\d+\) is larger than the maximum number of tokens that can be stored in KV cache/, /CUDA out of memory|OutOfMemoryError/,
+];
 
 /** A KV figure printed more than once with different values ({@link VllmLog.ranks}). */
 export interface RankedFigure {
@@ -356,6 +374,7 @@ export function parseVllmLog(text: string, opts: { startup?: number } = {}): Vll
     : lastWithMemory >= 0 ? lastWithMemory : startups.length - 1;
   const from = startups[chosen]!.line - 1;
   const to = chosen + 1 < startups.length ? startups[chosen + 1]!.line - 1 : lines.length;
+  let stopLine: VllmLog['stopLine'];
   const copies = new Map<RankedKey, Array<{ figure: LogFigure; seqLen?: LogFigure; process: string }>>();
   const byProcess = new Map<string, VllmLogFigures>();
   for (let i = from; i < to; i++) {
@@ -377,6 +396,7 @@ export function parseVllmLog(text: string, opts: { startup?: number } = {}): Vll
     }
     const cueAt = lastCueAt(line);
     if (cueAt >= 0 && cueAt >= readTo) unread.push({ line: i + 1, text: quoted });
+    if (!stopLine && STOP_CUES.some((cue) => cue.test(line))) stopLine = { line: i + 1, text: quoted };
     if (readTo >= 0) {
       // Every figure this line set, kept per process and, for the KV figures, every copy.
       const process = processOf(raw);
@@ -425,7 +445,7 @@ export function parseVllmLog(text: string, opts: { startup?: number } = {}): Vll
     figures.activationFromPeakTorch = true;
   }
   unread.sort((a, b) => a.line - b.line);
-  return { startups, startup: chosen + 1, figures, settings, unread, ranks, ...(rankProcess !== undefined ? { rankProcess } : {}) };
+  return { startups, startup: chosen + 1, figures, settings, unread, ranks, ...(rankProcess !== undefined ? { rankProcess } : {}), ...(stopLine ? { stopLine } : {}) };
 }
 
 /** "model='x', dtype=torch.bfloat16, max_seq_len=8192, tensor_parallel_size=1, ..." */

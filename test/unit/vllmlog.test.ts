@@ -644,3 +644,33 @@ test('a log cut before its KV lines: the editor\'s preview and the figures list 
   assert.doesNotMatch(logFigureLines(cut, { notes: false }).join('\n'), /no KV cache line/);
   assert.equal(compareVllmLog(read('v1-llama-3.1-8b-eager.log'), profileFromModelConfig(loadModel('Llama-3.1-8B'), null)).missingKv, null);
 });
+
+test('vLLM\'s own stop for lack of memory is quoted at its line: after the KV lines (the verbatim A10 log), or as why they are missing', () => {
+  // a10-llama-3.1-8b-v0.log line 7 (verbatim): "The model's max seq len (131072) is larger than the
+  // maximum number of tokens that can be stored in KV cache (37696)" — 2,356 blocks · 16 = 37,696.
+  const a10 = read('a10-llama-3.1-8b-v0.log');
+  assert.equal(a10.stopLine?.line, 7);
+  const c = compareVllmLog(a10, profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
+  assert.equal(c.missingKv, null);
+  assert.equal(c.stop?.line, 7);
+  assert.match(c.stop!.message, /^vLLM stopped here for lack of memory, after sizing its KV pool: The model's max seq len \(131072\) is larger than the maximum number of tokens that can be stored in KV cache \(37696\)\. Try increasing/);
+  assert.match(formatComparisonMarkdown(c, 't'), /> \*\*Line 7\*\*: vLLM stopped here for lack of memory/);
+  // Out of memory while profiling, before any KV line (V1 formats; torch's message): the missing-KV note quotes it.
+  const oom = parseVllmLog([
+    '(EngineCore_0 pid=2) INFO 08-20 10:00:31 [gpu_model_runner.py:1953] Model loading took 14.99 GiB and 3.21 seconds',
+    '(EngineCore_0 pid=2) ERROR 08-20 10:00:35 [core.py:700] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.96 GiB. GPU 0 has a total capacity of 22.07 GiB of which 1.02 GiB is free.',
+  ].join('\n'));
+  const m = compareVllmLog(oom, profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
+  assert.equal(m.stop, null);
+  assert.equal(m.missingKv?.line, 1);
+  assert.match(m.missingKv!.message, /vLLM stopped at line 2 before sizing its KV pool: torch\.OutOfMemoryError: CUDA out of memory\. Tried to allocate 1\.96 GiB/);
+});
+
+test('data parallelism: each engine prints its own KV figures; the smallest is read, said as per engine (each sizes its own pool)', () => {
+  const log = parseVllmLog([
+    '(EngineCore_DP0 pid=5) INFO 08-20 10:00:40 [gpu_worker.py:276] Available KV cache memory: 61.71 GiB',
+    '(EngineCore_DP1 pid=6) INFO 08-20 10:00:40 [gpu_worker.py:276] Available KV cache memory: 61.50 GiB',
+  ].join('\n'));
+  assert.equal(gib(log.figures.kvCacheBytes?.value), 61.5);
+  assert.match(rankNotes(log)[0]!.message, /^KV cache memory is printed 2 times, once per data-parallel engine \(line 1: 61\.71 GiB \(EngineCore_DP0 pid=5\), line 2: 61\.50 GiB \(EngineCore_DP1 pid=6\)\): the smallest is read, line 2; each engine sizes its own pool/);
+});
