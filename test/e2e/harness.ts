@@ -8,7 +8,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { afterEach } from 'node:test';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
 import { tempDir } from '../fixtures/tmp';
@@ -273,15 +273,27 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   await page.keyboard.press('Enter');
 }
 
-/** Opens a workspace file through Quick Open and waits until its editor is the active one. */
+/**
+ * Opens a file through Quick Open and waits until its editor is the active one: `relPath`, a path
+ * in the workspace or an absolute one. The row Enter opens and the editor waited for are the
+ * file's own, not one of the same name: with two files of one name (a two-folder workspace's
+ * e2e.attn.yaml), Quick Open first lists the one opened before as "recently opened", focused,
+ * for any query, and the file itself seconds later, from its file search; Enter on that first row
+ * opened the other file, whose editor passed a wait on the tab's name (s35 CI: the Run step
+ * benchmarked alpha's profile, saved in alpha). For an absolute path, the row waited for is the one
+ * with its folder's file-icon class (VS Code's getIconClasses: `<folder name>-name-dir-icon`, lower
+ * case), and the editor the one whose tab label is that path.
+ */
 export async function openFile(page: Page, relPath: string, expectText: string): Promise<void> {
   const name = relPath.split('/').at(-1)!;
+  const absolute = isAbsolute(relPath);
+  const row = `.quick-input-list .monaco-list-row.focused[aria-label^="${name}"]${absolute ? `:has([class~="${basename(dirname(relPath)).toLowerCase()}-name-dir-icon"])` : ''}`;
   for (let attempt = 1; ; attempt++) {
     const input = await openQuickInput(page, 'Control+P');
     try {
       await input.fill(relPath, { timeout: 10_000 });
       // Enter only once the focused row is the file: right after typing it can still be "recently opened".
-      await page.locator(`.quick-input-list .monaco-list-row.focused[aria-label^="${name}"]`).first().waitFor({ timeout: 30_000 });
+      await page.locator(row).first().waitFor({ timeout: 30_000 });
       break;
     } catch (err) {
       // Quick Open closes when focus moves (a command still finishing): open it again.
@@ -289,7 +301,9 @@ export async function openFile(page: Page, relPath: string, expectText: string):
     }
   }
   await page.keyboard.press('Enter');
-  await page.locator('.editor-group-container.active .tab.active', { hasText: name }).first().waitFor({ timeout: 30_000 });
+  // The tab's label names the file's path (its aria-label): the file itself, not one of its name.
+  const label = absolute ? `[aria-label="${relPath}"]` : `[aria-label$="/${relPath}"]`;
+  await page.locator(`.editor-group-container.active .tab.active .monaco-icon-label${label}`).first().waitFor({ timeout: 30_000 });
   await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: expectText }).first().waitFor({ timeout: 30_000 });
 }
 
