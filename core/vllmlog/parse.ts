@@ -99,6 +99,12 @@ export interface VllmLogSettings {
   kvCacheDtype?: LogFigure<string>;
   blockSize?: LogFigure;
   enforceEager?: LogFigure<boolean>;
+  /**
+   * Whether vLLM ran with its hybrid KV-cache manager off: the args' disable_hybrid_kv_cache_manager,
+   * or kv_cache_utils unify_hybrid_kv_cache_specs's warning "Hybrid KV cache manager is disabled
+   * for this hybrid model" (one KV-cache group, every layer charged every token).
+   */
+  hybridKvManagerDisabled?: LogFigure<boolean>;
   /** V0's chunked prefill: the config line's chunked_prefill_enabled (0.6), the args' enable_chunked_prefill, or "Chunked prefill is enabled ...". */
   chunkedPrefill?: LogFigure<boolean>;
 }
@@ -266,6 +272,7 @@ const RULES: ReadonlyArray<[RegExp, (m: RegExpMatchArray, c: Ctx) => void]> = [
   // The start-up banner's ASCII art: "▄▄ ▄█ █ █ █ ▀▄▀ █ version 0.19.0".
   [/[█▄▀].*\bversion v?(\d+\.\d+(?:\.\d+)?[\w.+-]*)\s*$/, (m, c) => { c.settings.version ??= c.fig(m[1]!); }],
   [/non-default args: (\{.*\})/, (m, c) => { readArgsDict(m[1]!, c); }],
+  [/Hybrid KV cache manager is disabled for this hybrid model/, (_, c) => { c.settings.hybridKvManagerDisabled = c.fig(true); }],
   [new RegExp(String.raw`Chunked prefill is enabled with max_num_batched_tokens=${NUM}`), (m, c) => {
     c.settings.maxNumBatchedTokens = c.fig(num(m[1]!));
     c.settings.chunkedPrefill = c.fig(true);
@@ -495,6 +502,8 @@ function readArgsDict(dict: string, c: Ctx): void {
   if (kv !== undefined) s.kvCacheDtype = fig(kv);
   const model = val('model');
   if (model !== undefined) s.model ??= fig(model);
+  const hybridOff = val('disable_hybrid_kv_cache_manager');
+  if (hybridOff === 'True' || hybridOff === 'False') s.hybridKvManagerDisabled = fig(hybridOff === 'True');
   const eager = val('enforce_eager');
   if (eager === 'True' || eager === 'False') s.enforceEager = fig(eager === 'True');
   const chunked = val('enable_chunked_prefill');

@@ -441,6 +441,40 @@ test('Gemma-3 (5 sliding : 1 full, padded KV-cache groups): the log is this mode
   assert.equal(drow('maximum concurrency').difference, '');
 });
 
+test('Gemma-3 with the hybrid KV-cache manager off (the log says so): the pool is compared as one group charging every layer', () => {
+  // The gemma-3-27b log above with 'disable_hybrid_kv_cache_manager': True and vLLM's warning
+  // (kv_cache_utils unify_hybrid_kv_cache_specs: every SlidingWindowSpec made a FullAttentionSpec,
+  // one group of 62 layers). By hand: block 16 · 62 · 8,192 B = 8,126,464 B; 16,127,602,196 B //
+  // 8,126,464 = 1,984 blocks = 31,744 tokens; a 32,768-token request ceil(32,768 / 16) = 2,048
+  // blocks: 1,984 / 2,048 = 0.97x; a token 62 · 8,192 = 507,904 B (15.02 GiB / 31,744 = 508,052 B).
+  const lines = v1Log('google/gemma-3-27b-it', '15.02', '31,744', '0.97').split('\n');
+  lines[0] = lines[0]!.replace("'max_num_batched_tokens': 8192}", "'max_num_batched_tokens': 8192, 'disable_hybrid_kv_cache_manager': True}");
+  lines.splice(3, 0, '(EngineCore_0 pid=2) WARNING 08-20 10:01:20 [kv_cache_utils.py:940] Hybrid KV cache manager is disabled for this hybrid model, This means we do not enable any optimizations for saving KV cache memory (e.g., dropping the KV cache outside the sliding window). The compute of layers like sliding window is still saved.');
+  const log = parseVllmLog(lines.join('\n'));
+  assert.equal(log.settings.hybridKvManagerDisabled?.value, true);
+  const g27 = readModelConfig(JSON.stringify({
+    model_type: 'gemma3_text', torch_dtype: 'bfloat16', hidden_size: 5376, intermediate_size: 21504, num_hidden_layers: 62,
+    num_attention_heads: 32, num_key_value_heads: 16, head_dim: 128, sliding_window: 1024, sliding_window_pattern: 6,
+    vocab_size: 262208, max_position_embeddings: 131072,
+  })).value!;
+  const p = profileFromModelConfig(g27, null);
+  p.kvCache.memoryGib = 16_127_602_196 / GiB;
+  const c = compareVllmLog(log, p);
+  const text = formatComparisonText(c);
+  const row = (term: string) => c.rows.find((r) => r.term.startsWith(term))!;
+  assert.equal(row('KV bytes per token').estimate, '507,904 B', text);
+  assert.equal(row('KV bytes per token').difference, '');
+  assert.equal(row('GPU blocks').term, 'GPU blocks (tokens / block size)');
+  assert.equal(row('GPU blocks').log, '1,984');
+  assert.equal(row('GPU blocks').estimate, '1,984');
+  assert.equal(c.pagesWithLogTerms, 1_984);
+  assert.equal(row('KV cache size (tokens)').difference, '');
+  assert.match(row('maximum concurrency').estimate, /^0\.97x/);
+  assert.equal(row('maximum concurrency').difference, '');
+  assert.ok(c.notes.some((n) => /hybrid KV-cache manager off \(line 4\)/.test(n)), text);
+  assert.ok(!c.notes.some((n) => /not of this profile's model/.test(n)), text);
+});
+
 test('the rounding note goes with the term differences the log\'s 0.01 GiB rounding can make, not with the others', () => {
   // h100-meta-llama-3-8b-v0.6.5 against Llama-3.1-8B: usable, by hand floor(79.22 GiB · 0.90) =
   // 71.298 GiB against the log's 71.29 GiB (line 5): +0.008 GiB = 8.19 MiB, within rounding;
