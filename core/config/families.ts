@@ -34,6 +34,19 @@ export const ENCODER_DECODER_TYPES = new Set([
   't5', 'mt5', 'umt5', 'longt5', 'switch_transformers', 'bart', 'mbart', 'pegasus', 'pegasus_x', 'marian',
   'blenderbot', 'blenderbot-small', 'led', 'm2m_100', 'nllb-moe', 'prophetnet', 'whisper', 'seamless_m4t',
 ]);
+/**
+ * Families whose shapes the parameter and KV model cannot express, refused with the reason
+ * (code unmodelled-architecture) rather than read as a plain decoder. Gemma 3n
+ * (transformers modeling_gemma3n.py): per-layer embeddings (embed_tokens_per_layer,
+ * vocab_size_per_layer_input × num_hidden_layers · hidden_size_per_layer_input: 2.35B of E4B's 8B),
+ * AltUp and LAuReL blocks, an intermediate_size per layer, KV shared by the last
+ * num_kv_shared_layers layers (they keep no cache of their own), a MobileNet-V5 vision tower and
+ * an audio encoder.
+ */
+export const UNMODELLED_TYPES: Record<string, string> = {
+  gemma3n_text: 'Gemma 3n has per-layer embeddings, AltUp and LAuReL blocks, a per-layer intermediate_size and KV shared across its last num_kv_shared_layers layers (and, multimodal, a MobileNet-V5 vision tower and an audio encoder)',
+};
+UNMODELLED_TYPES.gemma3n = UNMODELLED_TYPES.gemma3n_text!;
 /** Plain 2-matrix MLP (fc1, act, fc2) rather than gated SwiGLU/GeGLU. */
 export const PLAIN_MLP_TYPES = new Set([
   'gpt2', 'gpt_bigcode', 'gpt_neo', 'gpt_neox', 'gptj', 'codegen', 'falcon', 'opt', 'bloom', 'mpt',

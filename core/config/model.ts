@@ -8,7 +8,7 @@
 import {
   ALIASES, BIASED_TYPES, DTYPE_NAMES, ENCODER_DECODER_TYPES, ENCODER_TYPES, FAMILY_BOOL_DEFAULTS, FAMILY_DEFAULTS, FAMILY_OF_MODEL_TYPE, FOUR_H_MLP_TYPES, FOUR_NORM_TYPES,
   LAYER_KINDS, LAYERNORM_TYPES, LEARNED_POSITION_TYPES, LLAMA4_TYPES, PLAIN_MLP_TYPES, QK_NORM_TYPES,
-  QKV_BIAS_TYPES, TEXT_CONFIG_DEFAULTS, UNTIED_BY_DEFAULT, type LayerKind,
+  QKV_BIAS_TYPES, TEXT_CONFIG_DEFAULTS, UNMODELLED_TYPES, UNTIED_BY_DEFAULT, type LayerKind,
 } from './families';
 import { isConfigPath } from './fileKinds';
 import { describe, KeyReader, MAX_HEADS, MAX_LAYERS, MAX_WIDTH } from './keys';
@@ -71,6 +71,11 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
       `${modelType || 'this model'} is an encoder-decoder model: AttnScope models decoder-only and encoder-only ones; read as a decoder, its encoder's weights and the cross-attention KV of every encoder token would be left out, so it gives no figures`,
       at ? at.prop.value.range : anchor,
     );
+  }
+  const unmodelled = UNMODELLED_TYPES[family];
+  if (unmodelled) {
+    const at = r.find(['model_type']);
+    r.problem('error', 'unmodelled-architecture', `${modelType} is not modelled: ${unmodelled}; read as a plain decoder its figures would be wrong, so it gives none`, at ? at.prop.value.range : anchor);
   }
 
   // Required sizes.
