@@ -127,6 +127,9 @@ const TOWERS: Record<string, TowerKind> = {
   },
 };
 
+/** The projector family of a Mistral params.json's vision_encoder (no model_type there). */
+const MISTRAL_NATIVE = 'mistral params.json';
+
 /** Vision towers named by the root model_type where vision_config names no model_type (Qwen2-VL's published configs). */
 const TOWER_OF_FAMILY: Record<string, string> = { qwen2_vl: 'qwen2_vl', qwen2_5_vl: 'qwen2_5_vl' };
 
@@ -144,6 +147,7 @@ const TOWER_OF_FAMILY: Record<string, string> = { qwen2_vl: 'qwen2_vl', qwen2_5_
  * - qwen2_vl / qwen2_5_vl: the patch merger (vLLM Qwen2VisionPatchMerger): a norm over vh
  *   (LayerNorm 2vh; Qwen2.5-VL RMSNorm vh), then Linear(vh·m², vh·m²) and Linear(vh·m², th),
  *   both with biases (m = spatial_merge_size). Qwen2-VL-7B: 2,560 + 26,219,520 + 18,353,664 = 44,575,744;
+ * - Mistral's params.json vision_encoder (Pixtral): the vision-language adapter, as llava's;
  * - mllama: multi_modal_projector Linear(vision_output_dim, th) with bias (vision_output_dim
  *   default 7680: 5 intermediate layers' outputs beside the last).
  */
@@ -160,6 +164,17 @@ function projectorParams(family: string, v: Record<string, number>, th: number, 
     return vh + vh * m * m * vh + vh * th + th * th + (bias(false) ? 2 * th : 0);
   }
   if (family === 'paligemma') return vh * th + th;
+  if (family === MISTRAL_NATIVE) {
+    // vLLM pixtral.py (params.json): VisionLanguageAdapter w_in vh·th, w_out th·th, biases unless
+    // adapter_bias is false; pre_mm_projector_norm RMSNorm vh with add_pre_mm_projector_layer_norm;
+    // a PatchMerger Linear(vh·m², vh) without bias when spatial_merge_size m > 1.
+    const flag = (key: string, fallback: boolean) => {
+      const b = getProperty(vision, key)?.value;
+      return b?.type === 'boolean' ? b.value === true : fallback;
+    };
+    const m = intValue(getProperty(vision, 'spatial_merge_size')?.value) ?? 1;
+    return vh * th + th * th + (flag('adapter_bias', true) ? 2 * th : 0) + (flag('add_pre_mm_projector_layer_norm', false) ? vh : 0) + (m > 1 ? vh * m * m * vh : 0);
+  }
   if (family === 'qwen2_vl' || family === 'qwen2_5_vl') {
     const wide = vh * v.spatial_merge_size! ** 2;
     return (family === 'qwen2_vl' ? 2 * vh : vh) + wide * wide + wide + wide * th + th;
@@ -182,10 +197,16 @@ function intValue(v: ValueNode | undefined): number | undefined {
  * @param textHidden the text model's hidden_size (the projector's output width).
  */
 export function readVisionTower(root: ValueNode, family: string, textHidden: number): VisionTower | null {
-  const node = getProperty(root, 'vision_config')?.value;
+  let node = getProperty(root, 'vision_config')?.value;
+  // Mistral's own params.json (mistralai/Pixtral-12B-2409): the Pixtral tower under vision_encoder.
+  const mistralNative = !node && getProperty(root, 'vision_encoder')?.value.type === 'object';
+  if (mistralNative) {
+    node = getProperty(root, 'vision_encoder')!.value;
+    family = MISTRAL_NATIVE;
+  }
   if (!node || node.type !== 'object') return null;
   const written = getProperty(node, 'model_type')?.value;
-  const type = (written?.type === 'string' ? String(written.value) : TOWER_OF_FAMILY[family] ?? '').toLowerCase();
+  const type = (written?.type === 'string' ? String(written.value) : mistralNative ? 'pixtral' : TOWER_OF_FAMILY[family] ?? '').toLowerCase();
   const tower = TOWERS[type];
   if (!tower) {
     return { modelType: type || 'unknown', params: null, projectorParams: null, note: `the vision tower (${type || 'no model_type'}) is not counted (its shapes are not modelled here): parameters and weights are the text model's` };

@@ -685,6 +685,21 @@ test('Pixtral-12B: MistralConfig\'s 32 heads, the Pixtral tower from PixtralVisi
   assert.match(m.vision!.note, /taken from transformers' pixtral defaults: hidden_size 1024, intermediate_size 4096, num_hidden_layers 24\)$/);
 });
 
+test('Pixtral-12B in Mistral\'s own params.json: the vision_encoder and its adapter count as in the HF form (12,682,739,712)', () => {
+  // mistralai/Pixtral-12B-2409's params.json; vLLM pixtral.py VisionLanguageAdapter w_in 1024 → 5120, w_out 5120 → 5120, biases.
+  const params = {
+    dim: 5120, n_layers: 40, head_dim: 128, hidden_dim: 14336, n_heads: 32, n_kv_heads: 8, rope_theta: 1000000000.0, norm_eps: 1e-05, vocab_size: 131072,
+    vision_encoder: {
+      hidden_size: 1024, num_channels: 3, image_size: 1024, patch_size: 16, rope_theta: 10000.0, intermediate_size: 4096, num_hidden_layers: 24,
+      num_attention_heads: 16, image_token_id: 10, image_break_token_id: 12, image_end_token_id: 13, adapter_bias: true,
+    },
+  };
+  const m = readModelConfig(JSON.stringify(params)).value!;
+  assert.equal(m.vision!.params, 403_489_792);
+  assert.equal(m.vision!.projectorParams, 31_467_520);
+  assert.equal(paramCounts(m).total, 12_682_739_712);
+});
+
 test('Mistral-Small-3.1 (mistral3): the Pixtral tower and Mistral3MultiModalProjector with its patch merger (24,011,361,280, the card\'s 24B)', () => {
   // mistralai/Mistral-Small-3.1-24B-Instruct-2503's sizes (keys as published, token ids and rope left out).
   const cfg = {
