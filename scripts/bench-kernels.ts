@@ -1,5 +1,5 @@
 /**
- * npm run bench:kernels [-- --json FILE] [--threads N] [--quick]
+ * npm run bench:kernels [-- --json FILE] [--threads N] [--quick] [--decode]
  *
  * Measures this machine's ceilings (fp32 FMA, AVX512-BF16 and AMX bf16 peaks, DRAM read
  * bandwidth), then the CPU kernels against them:
@@ -23,7 +23,9 @@
  * --against-dtype and --base): fp32 against bf16 at N=4k D=128 (runs up to DTYPE_PAIRED_MAX_SECONDS), and onnxruntime against ours on
  * every shape whose runs take at most PAIRED_MAX_SECONDS; each prints the median paired ratio,
  * its range and the A/A ratio of the same rounds. Then the WebAssembly build beside the native addon on small
- * shapes, with the ratio (scripts/bench-wasm.ts). --quick runs only N = 1k and context 4k (a smoke test).
+ * shapes, with the ratio (scripts/bench-wasm.ts). --quick runs only N = 1k and context 4k (a smoke test);
+ * --decode only the peaks and the decode rows (no flash, onnxruntime or WebAssembly cases: a
+ * decode figure in minutes on a shared machine; the flash targets then read "not measured").
  * --json FILE writes the run (environment with peaks, KernelCase per case, peer figures,
  * skipped figures with reasons) atomically. Exit 0 when every case ran, 1 on an error, 2 on
  * bad arguments.
@@ -155,15 +157,17 @@ interface Options {
   json: string | null;
   threads: number;
   quick: boolean;
+  /** Only the peaks and the decode rows. */
+  decode: boolean;
 }
 
 function usage(message: string): never {
-  process.stderr.write(`bench:kernels: ${message}\nusage: npm run bench:kernels [-- --json FILE] [--threads N] [--quick]\n`);
+  process.stderr.write(`bench:kernels: ${message}\nusage: npm run bench:kernels [-- --json FILE] [--threads N] [--quick] [--decode]\n`);
   process.exit(2);
 }
 
 function parseArgs(argv: string[]): Options {
-  const opts: Options = { json: null, threads: 0, quick: false };
+  const opts: Options = { json: null, threads: 0, quick: false, decode: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--json') {
@@ -176,6 +180,8 @@ function parseArgs(argv: string[]): Options {
       opts.threads = n;
     } else if (a === '--quick') {
       opts.quick = true;
+    } else if (a === '--decode') {
+      opts.decode = true;
     } else {
       usage(`unknown argument '${a}'`);
     }
@@ -370,7 +376,7 @@ async function main(): Promise<void> {
   const paired: PairedFigure[] = [];
 
   const loadAtStart = loadavg()[0]!;
-  const ortLoad = await loadOrtPeer(threads);
+  const ortLoad = opts.decode ? { ok: false as const, reason: 'not loaded: --decode (decode has no peer)' } : await loadOrtPeer(threads);
   const ort: OrtPeer | null = ortLoad.ok ? ortLoad.peer : null;
   if (!ortLoad.ok) notes.push(`onnxruntime peer unavailable: ${ortLoad.reason}`);
   notes.push(CAUSAL_NOTE);
@@ -391,8 +397,8 @@ async function main(): Promise<void> {
 
   // ---- flash forward -------------------------------------------------------------------------
   const H = 8;
-  const seqLens = opts.quick ? [1024] : [1024, 4096, 16384];
-  const maxN = Math.max(...seqLens);
+  const seqLens = opts.decode ? [] : opts.quick ? [1024] : [1024, 4096, 16384];
+  const maxN = Math.max(0, ...seqLens);
   log('generating inputs ...');
   const qAll = randomUniform(maxN * H * 128, 1);
   const kAll = randomUniform(maxN * H * 128, 2);
@@ -694,7 +700,7 @@ async function main(): Promise<void> {
   const targets = checkTargets(rows, cpuTime);
   printReport(environment, rows, notes, targets, cpuTime);
   log('the WebAssembly build beside native ...');
-  const wasm = await compareWasm(threads);
+  const wasm = opts.decode ? 'not measured: --decode' : await compareWasm(threads);
   console.log(`\n${formatWasmComparison(wasm, threads)}`);
   const result: KernelBenchResult = {
     ...runHeader('bench:kernels', toolBuild(), new Date(started)),
