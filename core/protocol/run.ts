@@ -336,6 +336,12 @@ export interface PoolLoad {
    */
   saturatedRequestsPerSec?: number | null;
   /**
+   * When μ was not measured by this run's own saturation run but reused from another run whose
+   * profile differs only in what μ does not depend on (capacity.ts saturationKey: the workload's
+   * requests and positive arrival_rate), which: "sweep point arrival_rate=10"; absent when measured here.
+   */
+  saturatedFrom?: string;
+  /**
    * The server keeps up: the load's rate (a workload's arrival_rate × timeScale, a trace's offered
    * rate) is at most saturatedRequestsPerSec, and the run is not overloaded (capacity.ts
    * checkKeepsUp, as --max-rate judges a rate); set with saturatedRequestsPerSec.

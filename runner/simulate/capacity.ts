@@ -137,15 +137,39 @@ export async function saturatedThroughput(profile: Profile, opts: Pick<CapacityO
  * at arrival_rate 240 against μ = 236.1/s: 2,000 requests end before the queue grows (6 waiting at
  * the last arrival), 100 % meet the SLO, and the sweep called it best. Sets pool.load's
  * saturatedRequestsPerSec and keepsUp (nothing without pool.load); costs one simulation of
- * max(1000, 8 · max_num_seqs) requests.
+ * max(1000, 8 · max_num_seqs) requests, or none when `opts.saturated` gives μ (a profile of the
+ * same saturationKey's), which sets saturatedFrom too.
  */
-export async function checkKeepsUp(profile: Profile, pool: PoolResult, opts: Pick<CapacityOptions, 'requests' | 'simulate'>): Promise<void> {
+export async function checkKeepsUp(profile: Profile, pool: PoolResult, opts: Pick<CapacityOptions, 'requests' | 'simulate'> & { saturated?: KnownSaturation }): Promise<void> {
   const load = pool.load;
   if (!load) return;
-  const mu = await saturatedThroughput(profile, opts);
+  const mu = opts.saturated ? (opts.saturated.requestsPerSec ?? Infinity) : await saturatedThroughput(profile, opts);
+  if (opts.saturated) load.saturatedFrom = opts.saturated.from;
   const rate = load.source === 'workload' ? (profile.workload?.arrivalRate ?? Infinity) * load.timeScale : (load.offeredRequestsPerSec ?? Infinity);
   load.saturatedRequestsPerSec = Number.isFinite(mu) ? mu : null;
   load.keepsUp = !load.overloaded && (!Number.isFinite(mu) || rate <= mu * (1 + 1e-12));
+}
+
+/** μ already known for a profile of the same {@link saturationKey}: its value (PoolLoad.saturatedRequestsPerSec, null: not measurable) and whose run measured it. */
+export interface KnownSaturation {
+  requestsPerSec: number | null;
+  /** The run that measured it, in words: "sweep point arrival_rate=10" (PoolLoad.saturatedFrom). */
+  from: string;
+}
+
+/**
+ * What μ ({@link saturatedThroughput} of a profile's workload, no trace) depends on, as text: two
+ * profiles with equal keys have the same μ, so a sweep measures it once per key
+ * (runner/sweep/local.ts). That is all the profile but: the workload's `requests` (the saturation
+ * run draws its own K); its `arrival_rate` when finite and positive (the K requests all arrive at
+ * 0 s, and a positive rate takes one uniform draw per request whatever its value, so the same
+ * lengths and prefixes are drawn: workload.ts RequestGenerator.next); and where the profile was
+ * read from (sourcePath, ranges). A rate of 0 or none draws no arrival gaps, so other lengths: kept.
+ */
+export function saturationKey(profile: Profile): string {
+  const w = profile.workload;
+  const positive = w !== null && Number.isFinite(w.arrivalRate) && w.arrivalRate > 0;
+  return JSON.stringify({ ...profile, sourcePath: null, ranges: {}, workload: w && { ...w, requests: 0, arrivalRate: positive ? 'finite, positive' : w.arrivalRate } });
 }
 
 /** The base rate (scale 1): workload arrival_rate, or a trace's mean rate (n − 1) / span. */

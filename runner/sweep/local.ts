@@ -14,6 +14,7 @@ import { SWEEP_SCHEMA_VERSION, type SweepPointInfo, type SweepPointRun } from '.
 import { writeFailureLine } from '../args';
 import { writeFileAtomic } from '../atomic';
 import { InputError, OutputError } from '../errors';
+import { saturationKey, type KnownSaturation } from '../simulate/capacity';
 import { buildIdentity } from '../version';
 import { environmentKey, isNotAPoint, notRegularFile, pointFileName, readPointFile } from './results';
 import type { SweepPlan, SweepPoint } from './spec';
@@ -134,6 +135,21 @@ export interface LocalSweepResult {
 export async function runSweepLocally(plan: SweepPlan, opts: LocalSweepOptions): Promise<LocalSweepResult> {
   const envKey = environmentKey(sweepEnvironment());
   const tool = `${TOOL_NAME} ${buildIdentity(opts.runnerScript)}`;
+  // A simulate sweep measures μ once per capacity.ts saturationKey (an arrival_rate axis shares it):
+  // known from a point run, resumed or reused; `measuring` the keys a running point is measuring.
+  const known = new Map<string, KnownSaturation>();
+  const measuring = new Set<string>();
+  const keys = new Map<SweepPoint, string>();
+  const keyOf = (p: SweepPoint): string => {
+    if (!keys.has(p)) keys.set(p, saturationKey(p.profile));
+    return keys.get(p)!;
+  };
+  /** Learns μ from a point's run of this build: its own measurement, or the one it reused. */
+  const learn = (p: SweepPoint, run: RunResult): void => {
+    const load = run.pool?.load;
+    if (plan.job !== 'simulate' || load?.saturatedRequestsPerSec === undefined || known.has(keyOf(p))) return;
+    known.set(keyOf(p), { requestsPerSec: load.saturatedRequestsPerSec, from: load.saturatedFrom ?? `sweep point ${p.label}` });
+  };
   const share = shardPoints(plan.points, opts.shard);
   const todo: SweepPoint[] = [];
   const otherBuild = new Map<string, number>();
@@ -161,7 +177,7 @@ export async function runSweepLocally(plan: SweepPlan, opts: LocalSweepOptions):
     else if (prior.tool !== tool) {
       todo.push(p);
       otherBuild.set(prior.tool, (otherBuild.get(prior.tool) ?? 0) + 1);
-    }
+    } else learn(p, prior);
   }
   const result: LocalSweepResult = {
     resumed: share.length - todo.length, otherBuild, tool, reused: 0, reusedFrom: [], notRunNow: new Map(), written: 0, failed: [], cancelled: false, environmentKey: envKey,
@@ -207,6 +223,7 @@ export async function runSweepLocally(plan: SweepPlan, opts: LocalSweepOptions):
         const prior = readPointFile(join(dir, pointFileName(p.id, envKey)));
         if (isNotAPoint(prior) || prior.status !== 'ok' || prior.tool !== tool || prior.sweep.id !== p.id || prior.sweep.inputsId !== plan.inputsId || prior.sweep.job !== 'simulate') return false;
         writePoint(p, join(opts.outDir, pointFileName(p.id, envKey)), { ...prior, sweep: info(p) });
+        learn(p, prior);
         return true;
       });
       if (from === undefined) left.push(p);
@@ -247,22 +264,36 @@ export async function runSweepLocally(plan: SweepPlan, opts: LocalSweepOptions):
           reject(new Error(why));
         }
       });
-      const job: PointJob = { type: 'point', profile: p.profile, job: plan.job, name: `${plan.name} [${p.label}]`, quick: opts.quick, backend: opts.backend };
+      const saturated = plan.job === 'simulate' ? known.get(keyOf(p)) : undefined;
+      const job: PointJob = { type: 'point', profile: p.profile, job: plan.job, name: `${plan.name} [${p.label}]`, quick: opts.quick, backend: opts.backend, ...(saturated ? { saturated } : {}) };
       child.send(job);
     });
 
-  let next = 0;
+  /**
+   * The next point to run: in order, passing over a simulation whose μ a running point is
+   * measuring (it reuses that μ once known) while another is there to run; the first left else.
+   */
+  const pending = [...todo];
+  const take = (): SweepPoint => {
+    const free = plan.job === 'simulate' ? pending.findIndex((p) => known.has(keyOf(p)) || !measuring.has(keyOf(p))) : 0;
+    return pending.splice(Math.max(0, free), 1)[0]!;
+  };
   const slot = async (): Promise<void> => {
-    while (next < todo.length && !opts.signal.aborted && !writeFailed) {
-      const p = todo[next++]!;
+    while (pending.length > 0 && !opts.signal.aborted && !writeFailed) {
+      const p = take();
+      const measures = plan.job === 'simulate' && !known.has(keyOf(p));
+      if (measures) measuring.add(keyOf(p));
       try {
         const run = await runChild(p);
+        if (measures) measuring.delete(keyOf(p));
         if (run.status === 'cancelled') continue;
+        learn(p, run);
         const file = join(opts.outDir, pointFileName(p.id, envKey));
         writePoint(p, file, { ...run, sweep: info(p) });
         result.written++;
         opts.onPoint?.(p, { file });
       } catch (e) {
+        if (measures) measuring.delete(keyOf(p));
         if (opts.signal.aborted || writeFailed) continue;
         const error = (e as Error).message;
         result.failed.push({ point: p, error });

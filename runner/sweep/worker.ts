@@ -13,7 +13,7 @@ import { runBench } from '../bench';
 import { describeGpu, describeMachine } from '../environment';
 import { CancelledError, InputError } from '../errors';
 import { simulatePool } from '../simulate';
-import { checkKeepsUp } from '../simulate/capacity';
+import { checkKeepsUp, type KnownSaturation } from '../simulate/capacity';
 import { toolBuild } from '../version';
 
 /** Parent -> worker: the point to run. */
@@ -26,6 +26,8 @@ export interface PointJob {
   name: string;
   quick: boolean;
   backend: Backend;
+  /** Job simulate: μ already measured for a point of the same capacity.ts saturationKey (runner/sweep/local.ts), not measured again. */
+  saturated?: KnownSaturation;
 }
 
 /** Worker -> parent: how far the point is (fraction in [0, 1]), its run, or why it failed. */
@@ -54,7 +56,8 @@ export const POINT_POOL_SAMPLES = 800;
 
 /**
  * Runs one point: the pool simulation and whether the server keeps up with its load (job
- * 'simulate': capacity.ts checkKeepsUp, one more simulation of the saturated server), the kernel benchmark without the pool
+ * 'simulate': capacity.ts checkKeepsUp, one more simulation of the saturated server unless `job.saturated`
+ * gives μ), the kernel benchmark without the pool
  * ('bench'), or the benchmark with the pool ('both', as `attnscope bench` does for a profile
  * with a workload).
  * @returns the run; status 'cancelled' when `signal` fired.
@@ -69,7 +72,7 @@ export async function runPoint(job: PointJob, signal: AbortSignal, onProgress: (
     try {
       const pool = await simulatePool(profile, { signal, maxSamples: POINT_POOL_SAMPLES, onProgress: (p) => onProgress(p.fraction, `${Math.floor(100 * p.fraction)}% of ${p.requests} requests`) });
       // Whether the server keeps up (the report's best point must): μ's saturation run, as --max-rate.
-      await checkKeepsUp(profile, pool, { simulate: { signal } });
+      await checkKeepsUp(profile, pool, { simulate: { signal }, ...(job.saturated ? { saturated: job.saturated } : {}) });
       return run('ok', pool);
     } catch (e) {
       if (e instanceof CancelledError || signal.aborted) return run('cancelled');

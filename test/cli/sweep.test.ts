@@ -155,6 +155,32 @@ test('a point another build wrote is run again, not resumed; a merge of points o
   assert.doesNotMatch(r.stdout, /builds of attnscope/);
 });
 
+test('μ is measured once per saturation key: points that differ only in arrival_rate reuse it, name whose it is, and get the μ their own saturation run gives (s36 sweep36 5)', () => {
+  const profile = PROFILE.replace(/sweep:[\s\S]*$/, 'sweep:\n  axes:\n    workload.max_num_seqs: [4, 16]\n    workload.arrival_rate: [5, 80]\n');
+  const { dir, file } = workspace(profile);
+  const r = cli(['sweep', file, '--jobs', '2', '--out', join(dir, 'mu')]);
+  assert.equal(r.code, 0, r.stderr);
+  const points = readdirSync(join(dir, 'mu')).filter((n) => n !== 'sweep-report.json').map((n) => JSON.parse(readFileSync(join(dir, 'mu', n), 'utf8')) as SweepPointRun);
+  const load = (seqs: number, rate: number) => points.find((p) => p.sweep.values['workload.max_num_seqs'] === seqs && p.sweep.values['workload.arrival_rate'] === rate)!.pool!.load!;
+  for (const seqs of [4, 16]) {
+    // One of the two points of each max_num_seqs measured μ (--jobs 2 runs the other max_num_seqs beside it, not the twin); the other names it.
+    const [a, b] = [load(seqs, 5), load(seqs, 80)];
+    assert.equal([a, b].filter((l) => l.saturatedFrom === undefined).length, 1, JSON.stringify([a, b]));
+    const measuredBy = a.saturatedFrom === undefined ? 5 : 80;
+    assert.equal((a.saturatedFrom ?? b.saturatedFrom), `sweep point max_num_seqs=${seqs} arrival_rate=${measuredBy}`);
+    assert.equal(a.saturatedRequestsPerSec, b.saturatedRequestsPerSec);
+    // Independent: the reusing point swept alone measures μ itself, and gets the same value.
+    const other = measuredBy === 5 ? 80 : 5;
+    const alone = cli(['sweep', file, '--set', `workload.max_num_seqs=${seqs}`, '--set', `workload.arrival_rate=${other}`, '--out', join(dir, `alone-${seqs}`)]);
+    assert.equal(alone.code, 0, alone.stderr);
+    const own = JSON.parse(readFileSync(join(dir, `alone-${seqs}`, readdirSync(join(dir, `alone-${seqs}`)).find((n) => n !== 'sweep-report.json')!), 'utf8')) as SweepPointRun;
+    assert.equal(own.pool!.load!.saturatedFrom, undefined);
+    assert.equal(own.pool!.load!.saturatedRequestsPerSec, a.saturatedRequestsPerSec);
+  }
+  // Another max_num_seqs is another μ (8 · max_num_seqs sequences a wave): not shared.
+  assert.notEqual(load(4, 5).saturatedRequestsPerSec, load(16, 5).saturatedRequestsPerSec);
+});
+
 test('a grown sweep reuses the simulated points an earlier sweep of the profile computed, says how many, and reports exactly what a fresh run of the grown sweep does', () => {
   const { dir, file } = workspace();
   const first = cli(['sweep', file, '--jobs', '2'], { cwd: dir });
