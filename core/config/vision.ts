@@ -140,6 +140,7 @@ const TOWER_OF_FAMILY: Record<string, string> = { qwen2_vl: 'qwen2_vl', qwen2_5_
  *   gemma-3-12b-it: 1152 · 3840 + 1152 = 4,424,832;
  * - llava: linear_1 vh·th + th, linear_2 th·th + th (LlavaMultiModalProjector; biases unless
  *   multimodal_projector_bias is false); llava-1.5 and Pixtral-12B (mistral-community/pixtral-12b);
+ *   llava_next (LLaVA-1.6) adds its image_newline, th;
  * - mistral3 (Mistral3MultiModalProjector, Mistral-Small-3.1): RMSNorm vh, patch merger
  *   (vh·m²)·vh without bias (m = spatial_merge_size, default 2), linear_1 and linear_2 as llava's,
  *   biases only with multimodal_projector_bias (default false);
@@ -159,6 +160,8 @@ function projectorParams(family: string, v: Record<string, number>, th: number, 
   const vh = v.hidden_size ?? v.embed_dim!;
   if (family === 'gemma3') return vh * th + vh;
   if (family === 'llava') return vh * th + th * th + (bias(true) ? 2 * th : 0);
+  // LLaVA-NeXT: the same projector and the image_newline vector th (LlavaNextModel).
+  if (family === 'llava_next') return vh * th + th * th + (bias(true) ? 2 * th : 0) + th;
   if (family === 'mistral3') {
     const m = intValue(getProperty(root, 'spatial_merge_size')?.value) ?? 2;
     return vh + vh * m * m * vh + vh * th + th * th + (bias(false) ? 2 * th : 0);

@@ -618,6 +618,28 @@ test('llava-1.5-7b: text_config sizes absent are LlamaConfig defaults, as transf
   // A top-level llama config lacking sizes is still refused (see 'missing required fields').
 });
 
+test('llava-v1.6-mistral-7b (llava_next): MistralConfig defaults, CLIP-336 and the projector with image_newline (7,566,747,648, the card\'s 7.57B)', () => {
+  // llava-hf/llava-v1.6-mistral-7b-hf's config.json (token ids and image grid left out).
+  const cfg = {
+    architectures: ['LlavaNextForConditionalGeneration'], model_type: 'llava_next', projector_hidden_act: 'gelu',
+    text_config: {
+      _name_or_path: 'mistralai/Mistral-7B-Instruct-v0.2', architectures: ['MistralForCausalLM'], intermediate_size: 14336, max_position_embeddings: 32768,
+      model_type: 'mistral', num_key_value_heads: 8, rms_norm_eps: 1e-05, rope_theta: 1000000.0, sliding_window: null, torch_dtype: 'bfloat16', vocab_size: 32064,
+    },
+    torch_dtype: 'float16', use_image_newline_parameter: true,
+    vision_config: {
+      hidden_size: 1024, image_size: 336, intermediate_size: 4096, model_type: 'clip_vision_model', num_attention_heads: 16, num_hidden_layers: 24,
+      patch_size: 14, projection_dim: 768, vocab_size: 32000,
+    },
+    vision_feature_layer: -2, vision_feature_select_strategy: 'default', vocab_size: 32064,
+  };
+  const m = readModelConfig(JSON.stringify(cfg)).value!;
+  // Text (MistralConfig: hidden 4096, 32 layers, 32 heads): Mistral-7B's 7,241,732,096 + 64 rows · 2 · 4096 = 7,242,256,384.
+  // CLIP ViT-L/14-336 303,507,456; projector 1024 · 4096 + 4096² + 2 · 4096 = 20,979,712, + image_newline 4096.
+  assert.equal(m.vision!.projectorParams, 20_983_808);
+  assert.equal(paramCounts(m).total, 7_566_747_648);
+});
+
 /** Qwen/Qwen2-VL-7B-Instruct's and Qwen/Qwen2.5-VL-7B-Instruct's config.json (token ids left out): the text keys at the top, a vision_config without model_type. */
 const QWEN_VL_TEXT = {
   attention_dropout: 0.0, hidden_act: 'silu', hidden_size: 3584, initializer_range: 0.02, intermediate_size: 18944, max_window_layers: 28,
