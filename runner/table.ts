@@ -147,6 +147,7 @@ export function formatEstimate(e: Estimate, title: string, opts: { tensorParalle
     lines.push('  KV cache          none: an encoder keeps no KV cache');
   } else {
     lines.push(`  KV per token      ${formatBytes(e.kvBytesPerToken)}${perGpu} (${formatCount(e.kvBytesPerToken)} B; ${formatBytes(e.kvBytesPerTokenPerLayer)} per layer)`);
+    if ((e.mambaStateBytesPerSeq ?? 0) > 0) lines.push(`  Mamba state       ${formatBytes(e.mambaStateBytesPerSeq!)}${perGpu} per sequence, whatever its length (${formatCount(e.mambaStateBytesPerSeq!)} B; not in the pool's pages: see the note)`);
     const hybrid = e.pool.layout.kind === 'hybrid';
     lines.push(`  page              ${formatBytes(e.pageBytes)}${perGpu} ${hybrid ? `per block, ${e.pool.layout.groupSize} layers of one KV-cache group` : 'for all layers'} (${formatBytes(e.pageBytesPerLayer)} per layer)`);
     if (e.pool.budgetSource === 'none') {

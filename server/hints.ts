@@ -284,7 +284,9 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
   // Under tensor parallelism every figure that is one GPU's says so: the weights, KV per token,
   // per page, per sequence, the budget, the prefill workspace (heads ÷ tp).
   const gpu = perGpuSuffix(profile);
-  const kvLabel = e.hasKvCache ? `${formatBytes(e.kvBytesPerToken)} KV/token${gpu}` : 'no KV cache (encoder)';
+  const kvLabel = e.hasKvCache
+    ? `${formatBytes(e.kvBytesPerToken)} KV/token${gpu}${(e.mambaStateBytesPerSeq ?? 0) > 0 ? ` · ${formatBytes(e.mambaStateBytesPerSeq!)} Mamba/seq` : ''}`
+    : 'no KV cache (encoder)';
   const modelIsHere = a.kind === 'config' || profile.modelPath === null;
 
   const weights = weightsAnchor(a);

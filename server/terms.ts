@@ -4,11 +4,11 @@
  * one table; each inlay hint's tooltip shows the rows behind its figure.
  */
 import type { ModelSpec } from '../core/config';
-import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, isChunkedLocalAttention, kvBytesForSequence, kvHeadsPerGpu, maxNumSeqsOf, poolBlocksText, quantizedScopeText, quantizedWeights, quantizedWidthText, requestReservation, type AttentionWorkspace } from '../core/estimate';
+import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, isChunkedLocalAttention, kvBytesForSequence, kvHeadsPerGpu, kvLayerCount, mambaStateDtypes, maxNumSeqsOf, poolBlocksText, quantizedScopeText, quantizedWeights, quantizedWidthText, requestReservation, type AttentionWorkspace } from '../core/estimate';
 import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import type { Analysis } from './analysis';
 
-export type TermId = 'params' | 'active' | 'weights' | 'kvLayer' | 'kvToken' | 'page' | 'budget' | 'pool' | 'reserved' | 'concurrency' | 'naive' | 'flash';
+export type TermId = 'params' | 'active' | 'weights' | 'kvLayer' | 'kvToken' | 'mambaState' | 'page' | 'budget' | 'pool' | 'reserved' | 'concurrency' | 'naive' | 'flash';
 
 export interface TermRow {
   id: TermId;
@@ -40,12 +40,12 @@ export function termRows(a: Analysis): TermRow[] {
   const shapeKeys = [key(m, 'vocabSize', 'vocab_size'), key(m, 'hiddenSize', 'hidden_size'), key(m, 'numLayers', 'num_hidden_layers'), key(m, 'numHeads', 'num_attention_heads'), key(m, 'numKvHeads', 'num_key_value_heads'), key(m, 'headDim', 'head_dim'), key(m, 'intermediateSize', 'intermediate_size'), 'tie_word_embeddings'];
   const moeKeys = ['num_local_experts', 'num_experts', 'n_routed_experts', 'num_experts_per_tok', 'moe_intermediate_size', 'n_shared_experts', 'first_k_dense_replace'];
 
-  const parts: Array<[string, number]> = [['embedding', b.embedding], ['attention', b.attention], ['MLP', b.mlp], ['experts', b.experts], ['shared experts', b.sharedExperts], ['router', b.router], ['norms', b.norms], ['lm_head', b.lmHead], ['pooler', b.pooler]];
+  const parts: Array<[string, number]> = [['embedding', b.embedding], ['attention', b.attention], ['Mamba', b.mamba ?? 0], ['MLP', b.mlp], ['experts', b.experts], ['shared experts', b.sharedExperts], ['router', b.router], ['norms', b.norms], ['lm_head', b.lmHead], ['pooler', b.pooler]];
   rows.push({
     id: 'params',
     term: 'Parameters',
     formula: parts.filter(([, n]) => n > 0).map(([name, n]) => `${name} ${formatParams(n)}`).join(' + '),
-    value: `${formatParams(e.paramsTotal)} (${formatCount(e.paramsTotal)})`,
+    value: `${formatParams(e.paramsTotal)} (${formatCount(e.paramsTotal)})${m.paramsApproximated ? ' (approximated)' : ''}`,
     keys: m.moe ? [...shapeKeys, ...moeKeys] : shapeKeys,
   });
   if (m.moe !== null) {
@@ -85,13 +85,29 @@ export function termRows(a: Analysis): TermRow[] {
   const kvSplit = tp <= 1 ? '' : m.mla
     ? `, per GPU: not ÷ tensor_parallel_size ${tp} (MLA's latent is replicated on every GPU)`
     : `, per GPU: H_kv ${m.numKvHeads} ÷ tensor_parallel_size ${tp} = ${kvHeadsPerGpu(m, tp)} KV head${kvHeadsPerGpu(m, tp) > 1 ? 's' : ''} each${m.numKvHeads < tp ? ' (replicated: at least one)' : ''}; the whole model ${formatBytes(e.kvBytesPerToken * Math.min(tp, m.numKvHeads) )}`;
+  const kvLayers = kvLayerCount(m);
   rows.push({
     id: 'kvToken',
     term: 'KV per token',
-    formula: `num_hidden_layers · per layer = ${L} · ${formatCount(e.kvBytesPerTokenPerLayer)} B${kvSplit}${e.pool.layout.kind !== 'uniform' ? ` (a request's reservation charges the sliding-window layers window − 1 + max_num_batched_tokens = ${formatCount(e.pool.layout.window - 1 + e.pool.layout.maxNumBatchedTokens)} tokens at most, not the whole sequence: see Reserved per request)` : ' (every layer charged, as vLLM sizes its pool)'}`,
+    formula: `${kvLayers === L ? 'num_hidden_layers' : `attention layers (${kvLayers} of ${L}; the others keep no per-token KV)`} · per layer = ${kvLayers} · ${formatCount(e.kvBytesPerTokenPerLayer)} B${kvSplit}${e.pool.layout.kind !== 'uniform' ? ` (a request's reservation charges the sliding-window layers window − 1 + max_num_batched_tokens = ${formatCount(e.pool.layout.window - 1 + e.pool.layout.maxNumBatchedTokens)} tokens at most, not the whole sequence: see Reserved per request)` : ' (every layer charged, as vLLM sizes its pool)'}`,
     value: tp > 1 ? `${bytesAndCount(e.kvBytesPerToken)} per GPU` : bytesAndCount(e.kvBytesPerToken),
     keys: [...kvKeys, key(m, 'numLayers', 'num_hidden_layers'), 'dtype'],
   });
+  const mamba = m.mamba;
+  if (mamba && (e.mambaStateBytesPerSeq ?? 0) > 0) {
+    const d = mambaStateDtypes(m, p.dtype);
+    const I = mamba.intermediateSize;
+    const per = mamba.kind === 'mamba1'
+      ? `conv I·(K − 1) · ${dtypeBytes(d.conv)} + SSM I·N · ${dtypeBytes(d.ssm)} = ${I}·${mamba.convKernel - 1} · ${dtypeBytes(d.conv)} + ${I}·${mamba.stateSize} · ${dtypeBytes(d.ssm)}`
+      : `conv (I + 2·G·N)·(K − 1) · ${dtypeBytes(d.conv)} + SSM heads·head_dim·N · ${dtypeBytes(d.ssm)} = (${I} + 2·${mamba.nGroups}·${mamba.stateSize})·${mamba.convKernel - 1} · ${dtypeBytes(d.conv)} + ${mamba.numHeads}·${mamba.headDim}·${mamba.stateSize} · ${dtypeBytes(d.ssm)}`;
+    rows.push({
+      id: 'mambaState',
+      term: 'Mamba state per sequence',
+      formula: `Mamba layers · (${per})${tp > 1 ? ', ÷ tensor_parallel_size' : ''} (conv ${d.conv}, SSM ${d.ssm}; vLLM mamba_utils.py shapes), whatever the length; not in the pages below: vLLM takes it from the same pool (see notes)`,
+      value: `${mamba.layers.length} layers · ${bytesAndCount((e.mambaStateBytesPerSeq ?? 0) / mamba.layers.length)} = ${bytesAndCount(e.mambaStateBytesPerSeq ?? 0)}${tp > 1 ? ' per GPU' : ''}`,
+      keys: ['mamba_d_state', 'ssm_state_size', 'mamba_d_conv', 'conv_kernel', 'mamba_expand', 'mamba_n_heads', 'mamba_num_heads', 'mamba_d_head', 'mamba_head_dim', 'n_groups', 'mamba_n_groups', 'dtype', 'tensor_parallel_size'],
+    });
+  }
   rows.push({
     id: 'page',
     term: e.pool.layout.kind === 'hybrid' ? 'Page (one block)' : 'Page (all layers)',
@@ -247,7 +263,7 @@ function pick(a: Analysis, ids: TermId[]): string {
 
 /** The weights rows; `withKv` adds the KV-per-token row (the profile's `model:` hint shows both). */
 export const weightsMarkdown = (a: Analysis, withKv = false): string => pick(a, withKv ? ['params', 'active', 'weights', 'kvToken'] : ['params', 'active', 'weights']);
-export const kvMarkdown = (a: Analysis): string => pick(a, ['kvLayer', 'kvToken']);
+export const kvMarkdown = (a: Analysis): string => pick(a, ['kvLayer', 'kvToken', 'mambaState']);
 export const poolMarkdown = (a: Analysis): string => [pick(a, ['page', 'budget', 'pool']), budgetMarkdown(a)].filter((s) => s !== '').join('\n\n');
 export const concurrencyMarkdown = (a: Analysis): string => pick(a, ['pool', 'reserved', 'concurrency']);
 /** The reservation of one `n`-token request (the max_position_embeddings hint). */

@@ -50,7 +50,7 @@ UNMODELLED_TYPES.gemma3n = UNMODELLED_TYPES.gemma3n_text!;
 /** Plain 2-matrix MLP (fc1, act, fc2) rather than gated SwiGLU/GeGLU. */
 export const PLAIN_MLP_TYPES = new Set([
   'gpt2', 'gpt_bigcode', 'gpt_neo', 'gpt_neox', 'gptj', 'codegen', 'falcon', 'opt', 'bloom', 'mpt',
-  'phi', 'starcoder2', ...ENCODER_TYPES,
+  'phi', 'starcoder2', 'nemotron_h', ...ENCODER_TYPES,
 ]);
 PLAIN_MLP_TYPES.delete('modernbert');
 /** LayerNorm with bias (2·h parameters per norm) rather than RMSNorm. */
@@ -74,7 +74,7 @@ export const UNTIED_BY_DEFAULT = new Set([
   'llama', 'mistral', 'mixtral', 'qwen2', 'qwen2_moe', 'qwen3', 'qwen3_moe', 'deepseek_v2', 'deepseek_v3',
   'gpt_oss', 'phi', 'phi3', 'phimoe', 'gpt_neox', 'olmo', 'olmo2', 'olmoe', 'granite', 'granitemoe',
   'internlm2', 'exaone', 'nemotron', 'dbrx', 'jamba', 'minimax', 'glm', 'glm4', 'glm4_moe', 'hunyuan',
-  'gptj', 'llama4', 'llama4_text', 'qwen3_next', 'mllama', 'mllama_text_model',
+  'gptj', 'llama4', 'llama4_text', 'qwen3_next', 'mllama', 'mllama_text_model', 'bamba', 'nemotron_h', 'granitemoehybrid', 'falcon_h1',
 ]);
 /** Families whose MLP width defaults to 4 · hidden_size when the key is absent or null (GPT-2 n_inner). */
 export const FOUR_H_MLP_TYPES = new Set(['gpt2', 'gpt_bigcode', 'gpt_neo', 'gptj', 'codegen', 'falcon', 'bloom']);

@@ -12,6 +12,7 @@ import {
 } from './families';
 import { isConfigPath } from './fileKinds';
 import { describe, KeyReader, MAX_HEADS, MAX_LAYERS, MAX_WIDTH } from './keys';
+import { readMamba } from './mamba';
 import { readQuantization } from './quantization';
 import { readVisionTower } from './vision';
 import { getProperty, parseJsonTree, type ParsedTree, type ValueNode } from './tree';
@@ -267,13 +268,25 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   if (layerTypesFound && layerTypes.length === L && (slidingWindow !== null || layerTypes.includes('linear'))) {
     r.sourceKeys.layerTypes = layerTypesFound.path;
   }
+  // Hybrid Mamba / attention families: their own keys say which layers attend.
+  const hybrid = readMamba(r, family, L, hiddenSize ?? 0, numHeads, layerTypesFound && layerTypes.length === L ? layerTypes : null, r.find(['model_type'])?.prop.value.range ?? anchor);
+  if (hybrid.layerTypes && hybrid.layerTypes.length === L) {
+    layerTypes.splice(0, L, ...hybrid.layerTypes);
+    if (!layerTypes.includes('sliding')) slidingWindow = null;
+  }
+  if (hybrid.headDim !== null && explicitHeadDim === undefined) headDim = hybrid.headDim;
+  const mamba = hybrid.mamba;
   const linearLayers = layerTypes.filter((t) => t === 'linear').length;
   if (linearLayers > 0) {
-    r.problem(
-      'info', 'linear-attention-layers',
-      `${linearLayers} of ${L} layers are linear-attention / state-space layers: they keep a constant state, not a per-token KV cache, so only the other ${L - linearLayers} layers count toward KV bytes; their parameters are approximated by attention shapes`,
-      layerTypesFound?.prop.value.range ?? anchor, { linearLayers },
-    );
+    const at = (r.sourceKeys.layerTypes ? r.ranges[r.sourceKeys.layerTypes] : undefined) ?? anchor;
+    const attending = L - linearLayers;
+    const what = mamba
+      ? `${mamba.layers.length} of ${L} layers are ${mamba.kind === 'mamba1' ? 'Mamba' : 'Mamba-2'} layers${linearLayers > mamba.layers.length ? ` and ${linearLayers - mamba.layers.length} are MLP-only blocks` : ''}: only the ${attending} attention layer${attending === 1 ? '' : 's'} keep a per-token KV cache; each Mamba layer keeps a constant conv + SSM state per sequence instead, and its parameters are counted as vLLM's ${mamba.kind === 'mamba1' ? 'MambaMixer' : 'MambaMixer2'} builds them`
+      : `${linearLayers} of ${L} layers are linear-attention / state-space layers: they keep a constant state, not a per-token KV cache, so only the other ${attending} layers count toward KV bytes; their parameters are approximated by attention shapes and their state is not counted`;
+    r.problem('info', 'linear-attention-layers', what, at, { linearLayers });
+  }
+  if (hybrid.paramsApproximated) {
+    r.problem('warning', 'params-approximated', `parameters approximated: ${hybrid.paramsApproximated}`, r.find(['model_type'])?.prop.value.range ?? anchor);
   }
   if (slidingWindow === null) delete r.sourceKeys.slidingWindow;
 
@@ -309,8 +322,9 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
         numSharedExperts: nShared ?? (sharedInter || llama4 ? 1 : 0),
         sharedExpertIntermediateSize: sharedInter ?? (nShared || llama4 ? expertInter : 0),
         firstDenseLayers: r.num(null, ['first_k_dense_replace'], { min: 0 }) ?? 0,
-        layerFrequency: r.num(null, ['moe_layer_freq', 'decoder_sparse_step', 'interleave_moe_layer_step']) ?? 1,
-        mlpOnlyLayers: mlpOnly,
+        layerFrequency: hybrid.expertPeriod?.period ?? r.num(null, ['moe_layer_freq', 'decoder_sparse_step', 'interleave_moe_layer_step']) ?? 1,
+        ...(hybrid.expertPeriod ? { layerOffset: hybrid.expertPeriod.offset } : {}),
+        mlpOnlyLayers: hybrid.moeLayers ? Array.from({ length: L }, (_, i) => i).filter((i) => !hybrid.moeLayers!.includes(i)) : mlpOnly,
         routerBias: family === 'gpt_oss' || topkMethod === 'noaux_tc',
         sharedExpertGate: (family === 'qwen2_moe' || family === 'qwen3_next') && (sharedInter ?? 0) > 0,
       };
@@ -408,7 +422,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     attentionOutputBias,
     mlpBias,
     norm: LAYERNORM_TYPES.has(family) ? 'layernorm' : 'rmsnorm',
-    normsPerLayer: FOUR_NORM_TYPES.has(family) ? 4 : family === 'falcon' ? falconNormsPerLayer(r, newDecoderArch === true) : 2,
+    normsPerLayer: hybrid.normsPerLayer ?? (FOUR_NORM_TYPES.has(family) ? 4 : family === 'falcon' ? falconNormsPerLayer(r, newDecoderArch === true) : 2),
     qkNorm: QK_NORM_TYPES.has(family),
     attentionSinks: family === 'gpt_oss',
     ...(softcap ? { attnLogitSoftcapping: softcap } : {}),
@@ -418,6 +432,9 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     quantization,
     torchDtype,
     vision: readVisionTower(root, rootModelType(root), hiddenSize),
+    mamba,
+    ...(hybrid.mlpLayers ? { mlpLayers: hybrid.mlpLayers } : {}),
+    ...(hybrid.paramsApproximated ? { paramsApproximated: hybrid.paramsApproximated } : {}),
     ranges: r.ranges,
     sourceKeys: r.sourceKeys,
   };

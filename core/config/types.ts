@@ -53,6 +53,43 @@ export interface MlaSpec {
   vHeadDim: number;
 }
 
+/**
+ * The Mamba mixer of a hybrid Mamba / attention model (Jamba, Bamba, Nemotron-H, GraniteMoeHybrid,
+ * Falcon-H1, Zamba2), with the sizes vLLM's mixers are built from (core/config/mamba.ts).
+ * - 'mamba1' (vLLM MambaMixer, Jamba): in_proj [h, 2·I], conv1d [I, K], x_proj [I, R + 2N],
+ *   dt_proj [R, I] + bias, A [I, N], D [I], out_proj [I, h], RMSNorms on Δ, B, C (R + 2N).
+ * - 'mamba2' (vLLM MambaMixer2): in_proj [h, 2·I + 2·G·N + nh], conv1d [I + 2·G·N, K], A, D,
+ *   dt_bias [nh] each, gated RMSNorm [I], out_proj [I, h].
+ * I = intermediateSize, N = stateSize, K = convKernel, R = dtRank, G = nGroups, nh = numHeads.
+ */
+export interface MambaSpec {
+  kind: 'mamba1' | 'mamba2';
+  /** 0-based layers with a Mamba mixer. */
+  layers: number[];
+  /** The mixer's inner width I (mamba_expand · hidden_size, or mamba heads · head dim). */
+  intermediateSize: number;
+  /** SSM state size N (mamba_d_state / ssm_state_size). */
+  stateSize: number;
+  /** Causal conv1d width K (mamba_d_conv / conv_kernel): the conv state keeps K − 1 inputs. */
+  convKernel: number;
+  /** Mamba-1's Δ rank R (mamba_dt_rank); 0 for Mamba-2. */
+  dtRank: number;
+  /** Mamba-2's heads, head dim and B/C groups; 0 for Mamba-1. */
+  numHeads: number;
+  headDim: number;
+  nGroups: number;
+  convBias: boolean;
+  /** Biases on in_proj and out_proj. */
+  projBias: boolean;
+  /** The mixer's RMSNorms (Mamba-1: on Δ, B, C; Mamba-2: the gated norm of width I). */
+  mixerNorm: boolean;
+  /**
+   * The SSM (temporal) state dtype vLLM picks when --mamba-ssm-cache-dtype is auto: Nemotron-H's
+   * config value or float32 (vLLM NemotronHForCausalLMConfig); null: the model dtype, as the conv state.
+   */
+  ssmStateDtype: Dtype | null;
+}
+
 /** Mixture of experts, as the config states it. */
 /** The vision tower of a multimodal config (core/config/vision.ts). */
 export interface VisionTower {
@@ -78,8 +115,13 @@ export interface MoeSpec {
   sharedExpertIntermediateSize: number;
   /** Leading layers that are dense, not MoE (first_k_dense_replace). */
   firstDenseLayers: number;
-  /** Every n-th layer is MoE (decoder_sparse_step / moe_layer_freq); 1 = all. */
+  /** Every n-th layer is MoE (decoder_sparse_step / moe_layer_freq, Jamba's expert_layer_period); 1 = all. */
   layerFrequency: number;
+  /**
+   * Which layer of each layerFrequency stride is MoE: layer i when i % layerFrequency == layerOffset
+   * (Jamba's expert_layer_offset); absent: layerFrequency − 1 ((i + 1) % freq == 0, Qwen-MoE's rule).
+   */
+  layerOffset?: number;
   /** Layers that stay dense whatever the frequency says (Qwen-MoE mlp_only_layers), 0-based. */
   mlpOnlyLayers: number[];
   /** The router has a bias (gpt-oss) or a per-expert score correction bias (DeepSeek-V3 noaux_tc). */
@@ -189,7 +231,8 @@ export interface ModelSpec {
   /**
    * Per layer (length numLayers): 'full' attention holds every token; 'sliding' holds at most
    * slidingWindow tokens (also Llama 4's chunked layers); 'linear' (linear attention, Mamba,
-   * conv: Qwen3-Next, Granite-4 hybrids) keeps a constant state and no per-token KV cache.
+   * conv: Qwen3-Next, Jamba, Bamba, Granite-4 hybrids; Nemotron-H's MLP-only blocks) keeps no
+   * per-token KV cache (a Mamba layer keeps a constant state: ModelSpec.mamba).
    * All 'full' without a window or layer_types.
    */
   layerTypes: Array<'full' | 'sliding' | 'linear'>;
@@ -234,6 +277,12 @@ export interface ModelSpec {
    * top, float32 in text_config; transformers loads the checkpoint in the top-level dtype).
    */
   torchDtype: Dtype | null;
+  /** The Mamba mixer of a hybrid model; null or absent for pure transformers (and runs saved before it was read). */
+  mamba?: MambaSpec | null;
+  /** Per layer, whether it has an MLP (Nemotron-H's Mamba and attention blocks have none); absent: every layer. */
+  mlpLayers?: boolean[];
+  /** What the parameter count approximates for this family, in words (Zamba2's shared blocks); absent: counted as vLLM builds it. */
+  paramsApproximated?: string;
   /** A multimodal config's vision tower (vision_config); null or absent for text-only configs (and runs saved before it was read). */
   vision?: VisionTower | null;
   /**

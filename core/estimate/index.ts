@@ -237,10 +237,11 @@ export function kvPoolLayout(model: ModelSpec, kvDtype: KvDtype, tensorParallelS
 /**
  * Whether layer `i` (0-based) has a routed-expert MLP: not among the first_k_dense_replace
  * leading dense layers, not in mlp_only_layers, and on the decoder_sparse_step / moe_layer_freq
- * stride ((i + 1) % freq == 0, modeling_qwen2_moe.py; with freq 1 every layer, as DeepSeek-V3).
+ * stride ((i + 1) % freq == 0, modeling_qwen2_moe.py; with freq 1 every layer, as DeepSeek-V3;
+ * Jamba: i % expert_layer_period == expert_layer_offset, vLLM jamba.py).
  */
 export function isMoeLayer(moe: MoeSpec, i: number): boolean {
-  return i >= moe.firstDenseLayers && !moe.mlpOnlyLayers.includes(i) && (i + 1) % moe.layerFrequency === 0;
+  return i >= moe.firstDenseLayers && !moe.mlpOnlyLayers.includes(i) && i % moe.layerFrequency === (moe.layerOffset ?? moe.layerFrequency - 1);
 }
 
 function normParams(model: ModelSpec): number {
@@ -276,6 +277,66 @@ function attentionParams(model: ModelSpec): number {
   return qkv + o + (model.qkNorm ? 2 * D : 0) + (model.attentionSinks ? H : 0);
 }
 
+/**
+ * One Mamba layer's parameters, as vLLM's mixers allocate them (ModelSpec.mamba has the shapes):
+ * - Mamba-1 (MambaMixer): in_proj h·2I, conv1d I·K (+ I bias), x_proj I·(R + 2N), dt_proj R·I + I,
+ *   A I·N, D I, out_proj I·h, RMSNorms R + 2N; in/out_proj biases 2I + h with projBias.
+ * - Mamba-2 (MambaMixer2): in_proj h·(2I + 2GN + nh), conv1d (I + 2GN)·K (+ I + 2GN bias),
+ *   A, D, dt_bias nh each, gated norm I, out_proj I·h; biases (2I + 2GN + nh) + h with projBias.
+ * Jamba-v0.1 (h 4096, I 8192, N 16, K 4, R 256): 105,308,448.
+ */
+export function mambaLayerParams(model: ModelSpec): number {
+  const m = model.mamba;
+  if (!m) return 0;
+  const h = model.hiddenSize;
+  const I = m.intermediateSize;
+  const N = m.stateSize;
+  const K = m.convKernel;
+  if (m.kind === 'mamba1') {
+    const R = m.dtRank;
+    return h * 2 * I + (m.projBias ? 2 * I : 0) + I * K + (m.convBias ? I : 0) + I * (R + 2 * N) + R * I + I
+      + I * N + I + I * h + (m.projBias ? h : 0) + (m.mixerNorm ? R + 2 * N : 0);
+  }
+  const proj = 2 * I + 2 * m.nGroups * N + m.numHeads;
+  const conv = I + 2 * m.nGroups * N;
+  return h * proj + (m.projBias ? proj : 0) + conv * K + (m.convBias ? conv : 0) + 3 * m.numHeads
+    + (m.mixerNorm ? I : 0) + I * h + (m.projBias ? h : 0);
+}
+
+/** The dtypes of a Mamba layer's conv and SSM states, as vLLM's MambaStateDtypeCalculator picks them with --mamba-cache-dtype / --mamba-ssm-cache-dtype auto. */
+export function mambaStateDtypes(model: ModelSpec, dtype: Dtype): { conv: Dtype; ssm: Dtype } {
+  return { conv: dtype, ssm: model.mamba?.ssmStateDtype ?? dtype };
+}
+
+/**
+ * Bytes of Mamba state one sequence holds on one GPU, all Mamba layers: the conv state (the last
+ * K − 1 inputs of the causal conv1d) plus the SSM state, whatever the sequence's length
+ * (vllm/model_executor/layers/mamba/mamba_utils.py MambaStateShapeCalculator):
+ * - Mamba-1: conv (I/tp)·(K − 1), SSM (I/tp)·N;
+ * - Mamba-2: conv ((I + 2·G'·N)/tp)·(K − 1), SSM (nh/tp)·head_dim·N, G' = G plus the groups
+ *   replicated when tp does not divide G (extra_groups_for_head_shards: tp − G).
+ * Conv state in the model dtype, SSM state in mambaStateDtypes' (Nemotron-H: fp32). The KV-cache
+ * dtype (fp8) does not apply. Jamba-v0.1, bf16: 28 · (8192 · 3 · 2 + 8192 · 16 · 2) = 8,716,288 B.
+ * 0 without Mamba layers.
+ */
+export function mambaStateBytesPerSequence(model: ModelSpec, dtype: Dtype, tensorParallelSize = 1): number {
+  const m = model.mamba;
+  if (!m) return 0;
+  const tp = tensorParallelSize;
+  const d = mambaStateDtypes(model, dtype);
+  let conv: number;
+  let ssm: number;
+  if (m.kind === 'mamba1') {
+    conv = Math.floor(m.intermediateSize / tp) * (m.convKernel - 1);
+    ssm = Math.floor(m.intermediateSize / tp) * m.stateSize;
+  } else {
+    const groups = m.nGroups + (m.nGroups % tp === 0 ? 0 : tp - m.nGroups);
+    conv = Math.floor((m.intermediateSize + 2 * groups * m.stateSize) / tp) * (m.convKernel - 1);
+    ssm = Math.floor(m.numHeads / tp) * m.headDim * m.stateSize;
+  }
+  return m.layers.length * (conv * dtypeBytes(d.conv) + ssm * dtypeBytes(d.ssm));
+}
+
 /** Parameter counts and where they sit. */
 export interface ParamCounts {
   /** Every parameter of the checkpoint (the MTP / next-n module of DeepSeek-V3 excluded, as its card does). */
@@ -303,6 +364,8 @@ export interface ParamCounts {
  * - embeddings V·h, plus learned positions (GPT-2 wpe, BERT) and BERT token types;
  * - per layer: q/k/v/o with GQA shapes [h, H·D], [h, H_kv·D] ×2, [H·D, h], biases when the
  *   config says so, MLA's low-rank projections; norms (RMSNorm h, LayerNorm 2h);
+ * - hybrids: attention only in attention layers, a Mamba mixer (mambaLayerParams) in each
+ *   Mamba layer, an MLP only where ModelSpec.mlpLayers says (Nemotron-H);
  * - MLP: gated 3·h·i, plain 2·h·i; MoE layers: E routed experts of moe_intermediate_size,
  *   a router [h, E], shared experts (Qwen2-MoE's with a gate [h, 1], counted with the router);
  * - final norm (encoders: the embedding LayerNorm instead, same size), lm_head V·h unless
@@ -318,7 +381,11 @@ export function paramCounts(model: ModelSpec): ParamCounts {
   // layer adds a q_norm and a k_norm (RMSNorm over head_dim) and two tanh gates of 1.
   const cross = model.crossAttentionLayers?.length ?? 0;
   const embedding = (model.vocabSize + (cross > 0 ? 8 : 0)) * h + model.positionEmbeddingRows * h + model.typeVocabSize * h;
-  const attention = L * attentionParams(model) + cross * (2 * model.headDim + 2);
+  // With a Mamba mixer read, its layers have no attention block; other linear-attention layers
+  // (Qwen3-Next) are approximated by attention shapes.
+  const attentionLayers = model.mamba ? model.layerTypes.filter((t) => t !== 'linear').length : L;
+  const attention = attentionLayers * attentionParams(model) + cross * (2 * model.headDim + 2);
+  const mamba = (model.mamba?.layers.length ?? 0) * mambaLayerParams(model);
   let mlp = 0;
   let experts = 0;
   let expertsActive = 0;
@@ -326,6 +393,7 @@ export function paramCounts(model: ModelSpec): ParamCounts {
   let router = 0;
   const moe = model.moe;
   for (let i = 0; i < L; i++) {
+    if (model.mlpLayers && !model.mlpLayers[i]) continue;
     if (moe && isMoeLayer(moe, i)) {
       const expert = mlpParams(model, moe.expertIntermediateSize);
       experts += moe.numExperts * expert;
@@ -343,7 +411,7 @@ export function paramCounts(model: ModelSpec): ParamCounts {
   // The vision tower runs once per image, not per token: in the total (and the card's active
   // count, gemma-3-12b-it's 12.2B), not in the per-token compute.
   const vision = (model.vision?.params ?? 0) + (model.vision?.projectorParams ?? 0);
-  const total = embedding + attention + mlp + experts + sharedExperts + router + norms + lmHead + pooler + vision;
+  const total = embedding + attention + mamba + mlp + experts + sharedExperts + router + norms + lmHead + pooler + vision;
   const used = total - experts + expertsActive;
   const tiedHead = !model.isEncoder && model.tieWordEmbeddings ? model.vocabSize * h : 0;
   const activeCompute = used - embedding + tiedHead - vision;
@@ -351,7 +419,7 @@ export function paramCounts(model: ModelSpec): ParamCounts {
     total,
     active: moe === null ? total : used - embedding + tiedHead,
     activeCompute,
-    breakdown: { embedding, attention, mlp, experts, expertsActive, sharedExperts, router, norms, lmHead, pooler, vision },
+    breakdown: { embedding, attention, mamba, mlp, experts, expertsActive, sharedExperts, router, norms, lmHead, pooler, vision },
   };
 }
 
@@ -778,6 +846,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   if (model.isEncoder) notes.push(`${model.modelType} is an encoder: no KV cache, so no pages`);
   if (model.vision) notes.push(params.breakdown.vision ? `${model.vision.note}: ${formatParams(params.breakdown.vision)} of the ${formatParams(params.total)} parameters` : model.vision.note);
   const kvForSeq = kvBytesForSequence(model, seqLen, kvDtype, tp);
+  const mambaState = mambaStateBytesPerSequence(model, dtype, tp);
   if (layout.kind === 'sliding') {
     notes.push(`${layout.basis}: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token request reserves ${formatCount(pagesPerSeq)} blocks of ${formatBytes(pageBytes)} = ${formatBytes(reservation.bytes)} (ceil(min(window − 1 + max_num_batched_tokens, N) / page_size) + 1 = ceil(min(${formatCount(layout.window - 1 + layout.maxNumBatchedTokens)}, ${formatCount(seqLen)}) / ${pageSize}) + 1)${reservation.bytes < perToken * seqLen ? `, not the ${formatBytes(perToken * seqLen)} of a pool that charges every token; pages outside the window are freed as the sequence grows` : ': at this length no less than a pool that charges every token'}`);
   } else if (layout.kind === 'hybrid') {
@@ -788,6 +857,14 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   } else if (model.slidingWindow !== null && kvForSeq < perToken * seqLen) {
     notes.push(`sliding-window layers keep at most ${formatCount(model.slidingWindow)} tokens: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token sequence needs ${formatBytes(kvForSeq)}, but ${layout.basis}, so the pool reserves ${formatBytes(perToken * seqLen)}`);
   }
+
+  if (model.mamba && mambaState > 0) {
+    const d = mambaStateDtypes(model, dtype);
+    const withState = reservation.bytes + mambaState;
+    const seqs = withState > 0 && budgetBytes > 0 ? Math.floor(budgetBytes / withState) : 0;
+    notes.push(`${model.mamba.layers.length} Mamba layers keep a constant state per sequence, whatever its length: ${formatBytes(mambaState)}${tp > 1 ? ' per GPU' : ''} (conv state in ${d.conv}, SSM state in ${d.ssm}${d.ssm !== d.conv ? ", vLLM's default for this model" : ''}; mambaStateBytesPerSequence). vLLM V1 takes it from the KV pool, one state block per Mamba layer per running request, and raises the attention block_size until one attention page is as large as one state (HybridAttentionMambaModelConfig); not modelled here: the pages, tokens and max concurrency above (and the serving simulation) count the attention KV cache only, so they overstate what vLLM admits. Approximately, with the state counted, ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token sequence needs ${formatBytes(reservation.bytes)} KV + ${formatBytes(mambaState)} state, and the budget holds about ${formatCount(seqs)} of them`);
+  }
+  if (model.paramsApproximated) notes.push(`parameters approximated: ${model.paramsApproximated}`);
 
   return {
     model: {
@@ -807,6 +884,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
     kvBytesPerToken: perToken,
     kvBytesPerTokenPerLayer: perLayer,
     kvBytesForSeqLen: kvForSeq,
+    mambaStateBytesPerSeq: mambaState,
     paramsTotal: params.total,
     paramsActive: params.active,
     paramsActiveCompute: params.activeCompute,

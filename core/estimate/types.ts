@@ -118,6 +118,8 @@ export interface ParamBreakdown {
   embedding: number;
   /** q/k/v/o projections (MLA's low-rank ones), their biases, q/k norms and sinks, all layers. */
   attention: number;
+  /** Mamba mixers of a hybrid model's Mamba layers (mambaLayerParams); 0 otherwise (absent in runs saved before they were counted). */
+  mamba?: number;
   /** Dense MLPs (layers without routed experts). */
   mlp: number;
   /** All routed experts of all MoE layers. */
@@ -147,6 +149,12 @@ export interface Estimate {
   kvBytesPerTokenPerLayer: number;
   /** Bytes one sequence of attention.seqLen tokens really needs (sliding-window layers hold at most the window). */
   kvBytesForSeqLen: number;
+  /**
+   * Mamba state (conv + SSM) one sequence holds whatever its length, all Mamba layers, per GPU
+   * (mambaStateBytesPerSequence); 0 without Mamba layers. Not in the pool's pages (see notes).
+   * Absent in runs saved before it was counted.
+   */
+  mambaStateBytesPerSeq?: number;
   paramsTotal: number;
   /** Active parameters per token (MoE): without the routed experts a token skips and without the input-embedding lookup, for every family (paramCounts); dense: paramsTotal. */
   paramsActive: number;

@@ -524,3 +524,26 @@ test('the page_size hint keeps its token figure within 43 characters for all 20 
   }
   assert.ok(checked >= 60, `${checked} page hints checked`);
 });
+
+test('a hybrid Mamba config (Jamba-v0.1): KV of its 4 attention layers, the Mamba state as its own figure and note', async () => {
+  const config = {
+    architectures: ['JambaForCausalLM'], model_type: 'jamba', attn_layer_offset: 4, attn_layer_period: 8, expert_layer_offset: 1, expert_layer_period: 2,
+    hidden_size: 4096, intermediate_size: 14336, mamba_conv_bias: true, mamba_d_conv: 4, mamba_d_state: 16, mamba_dt_rank: 256, mamba_expand: 2,
+    mamba_proj_bias: false, max_position_embeddings: 262144, num_attention_heads: 32, num_experts: 16, num_experts_per_tok: 2, num_hidden_layers: 32,
+    num_key_value_heads: 8, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 65536,
+  };
+  const text = JSON.stringify(config, null, 2);
+  const uri = fixtureUri('jamba-v0.1.config.json');
+  await client.open(uri, text);
+  const hints = (await client.inlayHints(uri))!;
+  // 4 attention layers · 2 · 8 · 128 · 2 B = 16 KiB; 28 Mamba layers · (8192·3 + 8192·16) · 2 B = 8,716,288 B = 8.31 MiB.
+  assert.equal(hintAfter(hints, text, '"num_key_value_heads": 8'), '16 KiB KV/token · 8.31 MiB Mamba/seq');
+  const at = rangeOf(text, '"num_key_value_heads"');
+  const hover = await client.hover(uri, { line: at.start.line, character: at.start.character + 3 });
+  const md = (hover!.contents as MarkupContent).value;
+  assert.ok(md.includes('| **KV per token** | attention layers (4 of 32; the others keep no per-token KV) · per layer = 4 · 4,096 B'), md);
+  assert.ok(md.includes('| Mamba state per sequence | Mamba layers · (conv I·(K − 1) · 2 + SSM I·N · 2 = 8192·3 · 2 + 8192·16 · 2)'), md);
+  assert.ok(md.includes('| 28 layers · 304 KiB (311,296 B) = 8.31 MiB (8,716,288 B) |'), md);
+  assert.match(md, /28 Mamba layers keep a constant state per sequence, whatever its length: 8\.31 MiB .*not modelled here/);
+  await client.close(uri);
+});

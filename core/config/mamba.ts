@@ -1,0 +1,245 @@
+/**
+ * Hybrid Mamba / attention models: which layers attend and which run a Mamba mixer, read from
+ * each family's own keys, and the mixer's sizes as vLLM's model files build them. Used by
+ * core/config/model.ts; the parameter and state formulas are in core/estimate.
+ *
+ * Sources (vLLM vllm/model_executor/models/{jamba,bamba,nemotron_h,granitemoehybrid,falcon_h1,
+ * zamba2}.py; mixers vllm/model_executor/layers/mamba/mamba_mixer.py (Mamba-1) and
+ * mamba_mixer2.py (Mamba-2); defaults: transformers' Jamba/Bamba/NemotronH/GraniteMoeHybrid/
+ * FalconH1/Zamba2 config classes).
+ */
+import type { KeyReader } from './keys';
+import { describe, MAX_WIDTH } from './keys';
+import type { Dtype, MambaSpec, SourceRange } from './types';
+import { DTYPE_NAMES } from './families';
+
+type LayerKind = 'full' | 'sliding' | 'linear';
+
+/** What readMamba found: the layer layout where the family's keys set it, and the mixer. */
+export interface MambaLayout {
+  /** Per layer, when the family's keys decide which layers attend ('linear': no attention, no KV). */
+  layerTypes: LayerKind[] | null;
+  mamba: MambaSpec | null;
+  /** Per layer, whether it has an MLP (Nemotron-H: only its "-" and "E" layers); null: every layer. */
+  mlpLayers: boolean[] | null;
+  /** Nemotron-H's "E" layers (0-based) carry the routed experts, its "-" layers a dense MLP; null otherwise. */
+  moeLayers: number[] | null;
+  /** Jamba's expert_layer_period / expert_layer_offset: layer i is MoE when i % period == offset. */
+  expertPeriod: { period: number; offset: number } | null;
+  /** Norms per layer where the family differs from 2 (Nemotron-H: one pre-norm per block). */
+  normsPerLayer: number | null;
+  /** Zamba2's attention head_dim (2 · hidden_size / num_attention_heads: its shared block attends over [h, embedding]). */
+  headDim: number | null;
+  /** Parts of the parameter count that are approximated, in words; null when counted as vLLM builds them. */
+  paramsApproximated: string | null;
+}
+
+/** Model types with a Mamba mixer in some or all layers. */
+export const MAMBA_FAMILIES = new Set(['jamba', 'bamba', 'nemotron_h', 'granitemoehybrid', 'falcon_h1', 'zamba2']);
+
+/** Keys only Mamba-style configs carry: one of them outside MAMBA_FAMILIES means a layout AttnScope cannot read. */
+const MAMBA_HINT_KEYS = ['mamba_d_state', 'mamba_expand', 'mamba_n_heads', 'mamba_num_heads', 'ssm_state_size', 'mamba_d_conv', 'attn_layer_period', 'attn_layer_indices', 'hybrid_override_pattern', 'layers_block_type'];
+
+/**
+ * Reads the hybrid layout of `family` (lower-case model_type). `L` layers of width `h`.
+ * `fromLayerTypes`: what the layer_types key gave, if it is there (GraniteMoeHybrid writes
+ * "mamba" / "attention" in it). Problems go to `r`: unknown layout values as warnings at the value, a Mamba-looking
+ * config of another family as a warning at the key.
+ */
+export function readMamba(r: KeyReader, family: string, L: number, h: number, numHeads: number | undefined, fromLayerTypes: readonly LayerKind[] | null, fallback: SourceRange): MambaLayout {
+  const out: MambaLayout = { layerTypes: null, mamba: null, mlpLayers: null, moeLayers: null, expertPeriod: null, normsPerLayer: null, headDim: null, paramsApproximated: null };
+  // The value of the first of `keys` the config has, else `fallback` (the model_type, or the document's start).
+  const anchor = (keys: string[]): SourceRange => r.find(keys)?.prop.value.range ?? fallback;
+  const layersBlockType = readLayersBlockType(r, L);
+  if (!MAMBA_FAMILIES.has(family)) {
+    if (layersBlockType) {
+      out.layerTypes = layersBlockType.kinds;
+      return out;
+    }
+    const hint = MAMBA_HINT_KEYS.map((k) => r.find([k])).find((f) => f !== undefined);
+    if (hint) {
+      r.problem('warning', 'unknown-hybrid-layout',
+        `"${hint.prop.key}" is a key of hybrid Mamba / attention models, but model_type ${JSON.stringify(family)} is not one whose layer layout AttnScope reads (${[...MAMBA_FAMILIES].join(', ')}): read as a pure transformer, every layer attention with a per-token KV cache and no Mamba state; the KV and parameter figures are likely too high`,
+        hint.prop.keyRange, { key: hint.path });
+    }
+    return out;
+  }
+  const kinds: LayerKind[] = [];
+  const mambaLayers: number[] = [];
+  if (family === 'jamba') {
+    // vLLM jamba.py / transformers JambaConfig.layers_block_type: attention where i % period == offset.
+    const period = r.num(null, ['attn_layer_period']) ?? 8;
+    const offset = r.num(null, ['attn_layer_offset'], { min: 0 }) ?? 4;
+    if (offset >= period) {
+      r.problem('error', 'invalid-value', `"attn_layer_offset" ${offset} must be below "attn_layer_period" ${period}: no layer would attend`, anchor(['attn_layer_offset', 'attn_layer_period']), { key: 'attn_layer_offset' });
+    }
+    for (let i = 0; i < L; i++) kinds.push(i % period === offset ? 'full' : 'linear');
+    const ePeriod = r.num(null, ['expert_layer_period']) ?? 2;
+    const eOffset = r.num(null, ['expert_layer_offset'], { min: 0 }) ?? 1;
+    out.expertPeriod = { period: ePeriod, offset: eOffset };
+    r.sourceKeys.layerTypes = r.find(['attn_layer_period'])?.path ?? 'model_type';
+  } else if (family === 'bamba') {
+    // vLLM bamba.py: attention at attn_layer_indices, Mamba-2 elsewhere.
+    const found = r.find(['attn_layer_indices']);
+    const indices = new Set<number>();
+    if (found) {
+      const v = found.prop.value;
+      if (v.type !== 'array') r.problem('error', 'wrong-type', `"attn_layer_indices" must be an array of layer indices, not ${describe(v)}`, v.range, { key: found.path });
+      for (const item of v.items ?? []) {
+        if (typeof item.value === 'number' && Number.isInteger(item.value) && item.value >= 0 && item.value < L) indices.add(item.value);
+        else r.problem('warning', 'unknown-layer-type', `${JSON.stringify(item.value)} is not a layer index 0–${L - 1}: ignored`, item.range);
+      }
+      r.sourceKeys.layerTypes = found.path;
+    }
+    for (let i = 0; i < L; i++) kinds.push(indices.has(i) ? 'full' : 'linear');
+  } else if (family === 'nemotron_h') {
+    // vLLM nemotron_h.py: one block per character, M = Mamba-2, * = attention, - = MLP, E = MoE.
+    const found = r.find(['hybrid_override_pattern']);
+    const v = found?.prop.value;
+    const pattern = v?.type === 'string' ? String(v.value) : '';
+    if (found && v && v.type !== 'string') r.problem('error', 'wrong-type', `"hybrid_override_pattern" must be a string of M, *, - and E, not ${describe(v)}`, v.range, { key: found.path });
+    if (found && v?.type === 'string' && pattern.length !== L) {
+      r.problem('error', 'layer-types-length', `"hybrid_override_pattern" has ${pattern.length} blocks but num_hidden_layers is ${L}`, v.range, { expected: L, actual: pattern.length });
+    }
+    const unknown = new Set<string>();
+    out.mlpLayers = [];
+    out.moeLayers = [];
+    for (let i = 0; i < L; i++) {
+      const c = pattern[i] ?? '-';
+      if (!'M*-E'.includes(c)) unknown.add(c);
+      kinds.push(c === '*' ? 'full' : 'linear');
+      out.mlpLayers.push(c === '-' || c === 'E');
+      if (c === 'E') out.moeLayers.push(i);
+      if (c === 'M') mambaLayers.push(i);
+    }
+    if (unknown.size > 0 && v) {
+      r.problem('warning', 'unknown-layer-type', `block type${unknown.size > 1 ? 's' : ''} ${[...unknown].map((c) => JSON.stringify(c)).join(', ')} in "hybrid_override_pattern" ${unknown.size > 1 ? 'are' : 'is'} not one AttnScope knows (M Mamba-2, * attention, - MLP, E MoE): counted as an MLP-less block with no KV cache and no parameters`, v.range);
+    }
+    if (!found) r.missing('layerTypes', ['hybrid_override_pattern'], 'Nemotron-H says which blocks are Mamba-2, attention and MLP in it');
+    out.normsPerLayer = 1;
+    r.sourceKeys.layerTypes = found?.path;
+  } else if (family === 'zamba2') {
+    if (!layersBlockType) r.missing('layerTypes', ['layers_block_type'], 'Zamba2 says which layers carry its shared attention block in it');
+    for (let i = 0; i < L; i++) kinds.push(layersBlockType?.kinds[i] ?? 'linear');
+    out.headDim = numHeads !== undefined ? r.num(null, ['attention_head_dim']) ?? Math.floor(2 * h / numHeads) : null;
+    out.paramsApproximated = "Zamba2's shared transformer blocks (num_mem_blocks of them, reused by every hybrid layer, with LoRA adapters and a 2 · hidden_size attention input) are counted as a plain attention block and MLP in every hybrid layer";
+  } else if (family === 'falcon_h1') {
+    // vLLM falcon_h1.py: attention, Mamba-2 and the MLP run in parallel in every layer.
+    for (let i = 0; i < L; i++) kinds.push('full');
+  }
+  // GraniteMoeHybrid: layer_types "mamba" / "attention", read by model.ts.
+  if (family === 'granitemoehybrid' && !fromLayerTypes) r.missing('layerTypes', ['layer_types'], 'GraniteMoeHybrid says which layers are Mamba-2 and which attend in it');
+  if (kinds.length > 0) out.layerTypes = kinds;
+  if (family !== 'nemotron_h') {
+    // Every layer that does not attend runs the mixer; Falcon-H1 runs it beside attention in all; Zamba2 in all.
+    const layout = out.layerTypes ?? fromLayerTypes;
+    for (let i = 0; i < L; i++) {
+      if (family === 'falcon_h1' || family === 'zamba2' || layout?.[i] === 'linear') mambaLayers.push(i);
+    }
+  }
+  out.mamba = readMixer(r, family, h, mambaLayers, anchor(['mamba_d_head', 'mamba_n_heads', 'mamba_expand']));
+  return out;
+}
+
+/** layers_block_type (Zamba2, and Jamba configs saved with transformers' property): "mamba" / "attention" / "hybrid". */
+function readLayersBlockType(r: KeyReader, L: number): { kinds: LayerKind[] } | null {
+  const found = r.find(['layers_block_type']);
+  if (!found) return null;
+  const v = found.prop.value;
+  if (v.type !== 'array') {
+    r.problem('error', 'wrong-type', `"layers_block_type" must be an array of "mamba" / "attention" / "hybrid", not ${describe(v)}`, v.range, { key: found.path });
+    return null;
+  }
+  const kinds: LayerKind[] = [];
+  const unknown = new Map<string, { count: number; range: SourceRange }>();
+  for (const item of v.items ?? []) {
+    const name = typeof item.value === 'string' ? item.value : '';
+    if (name === 'attention' || name === 'hybrid') kinds.push('full');
+    else if (name === 'mamba' || name === 'mamba2') kinds.push('linear');
+    else {
+      const key = JSON.stringify(item.value);
+      const seen = unknown.get(key);
+      if (seen) seen.count++;
+      else unknown.set(key, { count: 1, range: item.range });
+      kinds.push('full');
+    }
+  }
+  for (const [name, { count, range }] of unknown) {
+    r.problem('warning', 'unknown-layer-type', `layer block type ${name} (${count} layer${count > 1 ? 's' : ''}) is not one AttnScope knows ("mamba", "attention", "hybrid"); sized as full attention`, range);
+  }
+  if (kinds.length !== L) {
+    r.problem('error', 'layer-types-length', `"layers_block_type" lists ${kinds.length} layers but num_hidden_layers is ${L}`, v.range, { expected: L, actual: kinds.length });
+  }
+  r.sourceKeys.layerTypes = found.path;
+  return { kinds };
+}
+
+/** A boolean under `keys`, else `fallback`. */
+function flag(r: KeyReader, keys: string[], fallback: boolean): boolean {
+  return r.bool(keys) ?? fallback;
+}
+
+/** The Mamba mixer of `family` as vLLM builds it; null without Mamba layers. */
+function readMixer(r: KeyReader, family: string, h: number, layers: number[], headsRange: SourceRange): MambaSpec | null {
+  if (layers.length === 0) return null;
+  const n = (keys: string[], fallback: number, max = MAX_WIDTH): number => r.num(null, keys, { max }) ?? fallback;
+  const ssmDtype = (): Dtype | null => {
+    const v = r.find(['mamba_ssm_cache_dtype'])?.prop.value;
+    const named = typeof v?.value === 'string' ? DTYPE_NAMES[v.value.replace(/^torch\./, '').toLowerCase()] : undefined;
+    // vLLM NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype: the config's value, else float32.
+    return family === 'nemotron_h' ? named ?? 'fp32' : null;
+  };
+  if (family === 'jamba') {
+    // vLLM jamba.py JambaMambaDecoderLayer -> MambaMixer(hidden, mamba_d_state, mamba_d_conv,
+    // mamba_expand · hidden, mamba_dt_rank, mamba_conv_bias, mamba_proj_bias, use_rms_norm=True);
+    // JambaConfig defaults: d_state 16, d_conv 4, expand 2, dt_rank "auto" = ceil(hidden / 16).
+    const expand = n(['mamba_expand'], 2, 64);
+    const dtRankValue = r.find(['mamba_dt_rank'])?.prop.value;
+    const dtRank = typeof dtRankValue?.value === 'number' ? n(['mamba_dt_rank'], Math.ceil(h / 16)) : Math.ceil(h / 16);
+    return {
+      kind: 'mamba1', layers, intermediateSize: expand * h, stateSize: n(['mamba_d_state'], 16), convKernel: n(['mamba_d_conv'], 4, 1024),
+      dtRank, numHeads: 0, headDim: 0, nGroups: 0,
+      convBias: flag(r, ['mamba_conv_bias'], true), projBias: flag(r, ['mamba_proj_bias'], false), mixerNorm: true, ssmStateDtype: null,
+    };
+  }
+  if (family === 'nemotron_h') {
+    // vLLM nemotron_h.py NemotronHMambaDecoderLayer -> MambaMixer2(intermediate_size =
+    // mamba_num_heads · mamba_head_dim, n_groups, ssm_state_size, conv_kernel, use_conv_bias, use_bias, use_rms_norm=True).
+    const heads = n(['mamba_num_heads'], 128);
+    const headDim = n(['mamba_head_dim'], 64);
+    return {
+      kind: 'mamba2', layers, intermediateSize: heads * headDim, stateSize: n(['ssm_state_size'], 128), convKernel: n(['conv_kernel'], 4, 1024),
+      dtRank: 0, numHeads: heads, headDim, nGroups: n(['n_groups'], 8),
+      convBias: flag(r, ['use_conv_bias'], true), projBias: flag(r, ['use_bias'], false), mixerNorm: true, ssmStateDtype: ssmDtype(),
+    };
+  }
+  if (family === 'zamba2') {
+    // transformers Zamba2Config: mamba_headdim 64, mamba_ngroups 1, mamba_d_state 64, mamba_d_conv 4, mamba_expand 2, add_bias_linear false.
+    const inner = n(['mamba_expand'], 2, 64) * h;
+    const headDim = n(['mamba_headdim'], 64);
+    return {
+      kind: 'mamba2', layers, intermediateSize: inner, stateSize: n(['mamba_d_state', 'state_size'], 64), convKernel: n(['mamba_d_conv'], 4, 1024),
+      dtRank: 0, numHeads: n(['n_mamba_heads'], Math.floor(inner / headDim)), headDim, nGroups: n(['mamba_ngroups'], 1),
+      convBias: true, projBias: flag(r, ['add_bias_linear'], false), mixerNorm: true, ssmStateDtype: null,
+    };
+  }
+  // Bamba, GraniteMoeHybrid (vLLM bamba.py / granitemoehybrid.py: MambaMixer2(intermediate_size =
+  // mamba_expand · hidden, mamba_n_groups, mamba_d_state, mamba_d_conv, mamba_conv_bias,
+  // mamba_proj_bias, mamba_n_heads, mamba_d_head, use_rms_norm=True)) and Falcon-H1 (falcon_h1.py:
+  // intermediate_size = mamba_d_ssm, else mamba_expand · hidden; the gated norm when mamba_rms_norm).
+  // BambaConfig defaults: n_heads 128, d_head "auto" (= inner / n_heads), n_groups 1, d_state 256, d_conv 4, expand 2.
+  const dSsm = family === 'falcon_h1' ? r.num(null, ['mamba_d_ssm'], { max: MAX_WIDTH }) : undefined;
+  const inner = dSsm ?? n(['mamba_expand'], 2, 64) * h;
+  const heads = n(['mamba_n_heads'], 128);
+  const dHead = r.find(['mamba_d_head'])?.prop.value;
+  const headDim = typeof dHead?.value === 'number' ? n(['mamba_d_head'], Math.floor(inner / heads)) : Math.floor(inner / heads);
+  if (heads * headDim !== inner && family !== 'falcon_h1') {
+    r.problem('error', 'invalid-value', `mamba_n_heads ${heads} · mamba_d_head ${headDim} = ${heads * headDim} must be the Mamba inner width mamba_expand · hidden_size = ${inner}`, headsRange, { key: 'mamba_d_head' });
+  }
+  return {
+    kind: 'mamba2', layers, intermediateSize: inner, stateSize: n(['mamba_d_state'], 256), convKernel: n(['mamba_d_conv'], 4, 1024),
+    dtRank: 0, numHeads: heads, headDim, nGroups: n(['mamba_n_groups'], 1),
+    convBias: flag(r, ['mamba_conv_bias'], true), projBias: flag(r, ['mamba_proj_bias'], false),
+    mixerNorm: family === 'falcon_h1' ? flag(r, ['mamba_rms_norm'], false) : true, ssmStateDtype: null,
+  };
+}

@@ -1,0 +1,182 @@
+/**
+ * Hybrid Mamba / attention models (core/config/mamba.ts, core/estimate mambaLayerParams and
+ * mambaStateBytesPerSequence). The configs are the published config.json values of each model
+ * (HF model cards; AI21's Jamba-v0.1 / Jamba-1.5-Mini config, ibm-ai-platform/Bamba-9B,
+ * nvidia/Nemotron-H-8B-Base-8K), trimmed of keys that size nothing. Expected values are hand
+ * counts of vLLM's model files, each written out beside its assert; read as pure transformers
+ * (before these families were read) every one of them was different.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { profileFromModelConfig, readModelConfig, type ModelSpec, type Problem } from '../../core/config/index';
+import { estimate, kvBytesPerToken, mambaLayerParams, mambaStateBytesPerSequence, paramCounts } from '../../core/estimate/index';
+
+const JAMBA = {
+  architectures: ['JambaForCausalLM'], model_type: 'jamba', attn_layer_offset: 4, attn_layer_period: 8, expert_layer_offset: 1, expert_layer_period: 2,
+  hidden_act: 'silu', hidden_size: 4096, intermediate_size: 14336, mamba_conv_bias: true, mamba_d_conv: 4, mamba_d_state: 16, mamba_dt_rank: 256,
+  mamba_expand: 2, mamba_proj_bias: false, max_position_embeddings: 262144, num_attention_heads: 32, num_experts: 16, num_experts_per_tok: 2,
+  num_hidden_layers: 32, num_key_value_heads: 8, rms_norm_eps: 1e-6, sliding_window: null, tie_word_embeddings: false, torch_dtype: 'bfloat16',
+  use_mamba_kernels: true, vocab_size: 65536,
+};
+
+const BAMBA = {
+  architectures: ['BambaForCausalLM'], model_type: 'bamba', attn_layer_indices: [9, 18, 27], hidden_size: 4096, intermediate_size: 14336,
+  mamba_chunk_size: 256, mamba_conv_bias: true, mamba_d_conv: 4, mamba_d_head: 64, mamba_d_state: 128, mamba_expand: 2, mamba_n_groups: 1,
+  mamba_n_heads: 128, mamba_proj_bias: false, max_position_embeddings: 262144, num_attention_heads: 32, num_hidden_layers: 32,
+  num_key_value_heads: 8, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 128256,
+};
+
+const NEMOTRON_H = {
+  architectures: ['NemotronHForCausalLM'], model_type: 'nemotron_h', hybrid_override_pattern: 'M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-',
+  hidden_size: 4096, intermediate_size: 21504, num_hidden_layers: 52, num_attention_heads: 32, num_key_value_heads: 8, head_dim: 128,
+  attention_bias: false, mlp_bias: false, mamba_num_heads: 128, mamba_head_dim: 64, n_groups: 8, ssm_state_size: 128, conv_kernel: 4, expand: 2,
+  use_conv_bias: true, use_bias: false, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 131072, max_position_embeddings: 8192,
+};
+
+function read(config: object): { model: ModelSpec; problems: Problem[] } {
+  const r = readModelConfig(JSON.stringify(config));
+  assert.ok(r.value, JSON.stringify(r.problems));
+  return { model: r.value, problems: r.problems };
+}
+
+function only(problems: Problem[], code: string): Problem {
+  const found = problems.filter((p) => p.code === code);
+  assert.equal(found.length, 1, `expected one ${code}, got: ${JSON.stringify(problems.map((p) => p.code))}`);
+  return found[0]!;
+}
+
+test('Jamba-v0.1: attention every 8th layer from 4, MoE every 2nd from 1; KV, parameters and Mamba state as vLLM builds them', () => {
+  const { model } = read(JAMBA);
+  // i % 8 == 4 over 0..31: layers 4, 12, 20, 28 attend.
+  assert.deepEqual(model.layerTypes.flatMap((t, i) => (t === 'full' ? [i] : [])), [4, 12, 20, 28]);
+  // 4 attention layers · 2 (K, V) · 8 KV heads · 128 · 2 B = 16,384 B (read as 32 attention layers: 131,072).
+  assert.equal(kvBytesPerToken(model, 'bf16'), 16_384);
+  // One Mamba-1 layer (vLLM MambaMixer, I = 2 · 4096 = 8192, N 16, K 4, R 256):
+  // in_proj 4096·16384 = 67,108,864; conv1d 8192·4 + 8192 bias = 40,960; x_proj 8192·(256 + 32) = 2,359,296;
+  // dt_proj 256·8192 + 8192 = 2,105,344; A 8192·16 = 131,072; D 8192; out_proj 8192·4096 = 33,554,432;
+  // dt/B/C RMSNorms 256 + 16 + 16 = 288. Sum 105,308,448.
+  assert.equal(mambaLayerParams(model), 105_308_448);
+  const p = paramCounts(model);
+  // embedding 65536·4096 = 268,435,456, lm_head the same (untied);
+  // attention 4 · (4096·4096·2 + 4096·1024·2) = 4 · 41,943,040 = 167,772,160;
+  // Mamba 28 · 105,308,448 = 2,948,636,544;
+  // MoE on layers 1, 3, ..., 31: 16 · 16 experts · 3·4096·14336 (176,160,768) = 45,097,156,608, routers 16 · 4096·16 = 1,048,576;
+  // dense MLP on the 16 even layers: 16 · 176,160,768 = 2,818,572,288; norms 32 · 2 · 4096 + 4096 = 266,240.
+  // Total 51,570,323,328: the card's "52B total" (51.6B).
+  assert.equal(p.breakdown.mamba, 2_948_636_544);
+  assert.equal(p.breakdown.attention, 167_772_160);
+  assert.equal(p.total, 51_570_323_328);
+  assert.ok(Math.abs(p.total / 51.6e9 - 1) < 0.01);
+  // Active: total − 16 layers · 14 idle experts · 176,160,768 = 12,110,311,296 with the embedding (the card's "12B active").
+  assert.equal(p.active + p.breakdown.embedding, 12_110_311_296);
+  // Mamba state (vLLM mamba1_state_shape, bf16): 28 · (conv 8192·3·2 = 49,152 + SSM 8192·16·2 = 262,144) = 8,716,288 B.
+  assert.equal(mambaStateBytesPerSequence(model, 'bf16'), 8_716_288);
+  // tp 2 halves I: 28 · (4096·3·2 + 4096·16·2) = 4,358,144.
+  assert.equal(mambaStateBytesPerSequence(model, 'bf16', 2), 4_358_144);
+});
+
+test('Bamba-9B: attention at attn_layer_indices, Mamba-2 elsewhere; the card\'s 9.78B parameters', () => {
+  const { model } = read(BAMBA);
+  assert.deepEqual(model.layerTypes.flatMap((t, i) => (t === 'full' ? [i] : [])), [9, 18, 27]);
+  // 3 · 2 · 8 · 128 · 2 = 12,288 B/token.
+  assert.equal(kvBytesPerToken(model, 'bf16'), 12_288);
+  // Mamba-2 layer (vLLM MambaMixer2, I 8192, G 1, N 128, nh 128, K 4): in_proj 4096·(16384 + 256 + 128) = 68,681,728;
+  // conv1d (8192 + 256)·4 + 8448 bias = 42,240; A, D, dt_bias 3·128 = 384; gated norm 8192; out_proj 33,554,432. Sum 102,286,976.
+  assert.equal(mambaLayerParams(model), 102_286_976);
+  // embedding + lm_head 2 · 128256·4096 = 1,050,673,152; attention 3 · 41,943,040 = 125,829,120;
+  // Mamba 29 · 102,286,976 = 2,966,322,304; MLP 32 · 3·4096·14336 = 5,637,144,576; norms 32·2·4096 + 4096 = 266,240.
+  // Total 9,780,235,392 (the Bamba-9B card: 9.78B).
+  assert.equal(paramCounts(model).total, 9_780_235_392);
+  // State, bf16: 29 · (conv (8192 + 2·1·128)·3·2 = 50,688 + SSM 128·64·128·2 = 2,097,152) = 62,287,360.
+  assert.equal(mambaStateBytesPerSequence(model, 'bf16'), 62_287_360);
+  // tp 2: one group replicated to 2 (extra_groups_for_head_shards), conv (8192 + 2·2·128)/2·3·2 = 26,112,
+  // SSM 64·64·128·2 = 1,048,576: 29 · 1,074,688 = 31,165,952.
+  assert.equal(mambaStateBytesPerSequence(model, 'bf16', 2), 31_165_952);
+});
+
+test('Nemotron-H-8B: hybrid_override_pattern blocks; no MLP in Mamba and attention blocks; SSM state in fp32', () => {
+  const { model } = read(NEMOTRON_H);
+  // "*" at 7, 18, 29, 40: 4 · 2 · 8 · 128 · 2 = 16,384 B/token.
+  assert.equal(kvBytesPerToken(model, 'bf16'), 16_384);
+  // 24 M blocks: in_proj 4096·(16384 + 2·8·128 + 128) = 76,021,760; conv1d 10240·4 + 10240 = 51,200; 384; norm 8192;
+  // out_proj 33,554,432: 109,635,968 each. 24 "-" blocks: plain MLP 2·4096·21504 = 176,160,768 each.
+  // embedding + lm_head 2 · 131072·4096 = 1,073,741,824; attention 4 · 41,943,040 = 167,772,160;
+  // Mamba 24 · 109,635,968 = 2,631,263,232; MLP 24 · 176,160,768 = 4,227,858,432; norms 52 · 4096 + 4096 = 217,088.
+  // Total 8,100,852,736 (the 8B of its name).
+  const p = paramCounts(model);
+  assert.equal(p.breakdown.mlp, 4_227_858_432);
+  assert.equal(p.total, 8_100_852_736);
+  // vLLM NemotronHForCausalLMConfig: SSM state float32 unless the config says otherwise, conv state in the model dtype:
+  // 24 · ((8192 + 2·8·128)·3·2 = 61,440 + 128·64·128·4 = 4,194,304) = 102,137,856 B.
+  assert.equal(mambaStateBytesPerSequence(model, 'bf16'), 102_137_856);
+  const bf16State = read({ ...NEMOTRON_H, mamba_ssm_cache_dtype: 'bfloat16' }).model;
+  assert.equal(mambaStateBytesPerSequence(bf16State, 'bf16'), 24 * (61_440 + 2_097_152));
+});
+
+test('GraniteMoeHybrid layer_types "mamba" / "attention": Mamba-2 parameters, not attention shapes', () => {
+  const config = {
+    model_type: 'granitemoehybrid', hidden_size: 64, intermediate_size: 128, num_hidden_layers: 4, num_attention_heads: 4, num_key_value_heads: 1,
+    vocab_size: 100, layer_types: ['mamba', 'attention', 'mamba', 'mamba'], mamba_n_heads: 4, mamba_d_head: 32, mamba_n_groups: 1, mamba_d_state: 16,
+    mamba_d_conv: 4, mamba_expand: 2, mamba_conv_bias: true, mamba_proj_bias: false, tie_word_embeddings: true,
+  };
+  const { model } = read(config);
+  // I 128: in_proj 64·(256 + 32 + 4) = 18,688; conv1d 160·4 + 160 = 800; A, D, dt_bias 12; norm 128; out_proj 8,192. Sum 27,820.
+  assert.equal(mambaLayerParams(model), 27_820);
+  const b = paramCounts(model).breakdown;
+  assert.equal(b.mamba, 3 * 27_820);
+  // One attention layer: 64·64·2 + 64·16·2 = 10,240 (not 4 of them).
+  assert.equal(b.attention, 10_240);
+});
+
+test('the estimate shows the Mamba state as its own figure and says the pool does not model it', () => {
+  const { model } = read(JAMBA);
+  const e = estimate({ ...profileFromModelConfig(model, null), kvCache: { pageSize: 16, dtype: 'auto', numPages: 'auto', memoryGib: 10 } });
+  assert.equal(e.mambaStateBytesPerSeq, 8_716_288);
+  assert.equal(e.kvBytesPerToken, 16_384);
+  const note = e.notes.find((n) => n.includes('Mamba layers keep a constant state'));
+  assert.ok(note, e.notes.join('\n'));
+  assert.match(note, /not modelled here: the pages, tokens and max concurrency above \(and the serving simulation\) count the attention KV cache only/);
+  // At N = 262,144 (max_position_embeddings): KV 262,144 · 16,384 = 4 GiB + 8,716,288 B state; a 10 GiB budget holds 2.
+  assert.match(note, /the budget holds about 2 of them/);
+});
+
+test('unknown hybrid layouts are warned at the key or value, not read silently as a pure transformer', () => {
+  const LLAMA = { model_type: 'llama', hidden_size: 64, num_attention_heads: 4, num_key_value_heads: 4, num_hidden_layers: 4, vocab_size: 100, intermediate_size: 128 };
+  const text = JSON.stringify({ ...LLAMA, model_type: 'mystery_hybrid', mamba_d_state: 16 });
+  const r = readModelConfig(text);
+  const w = only(r.problems, 'unknown-hybrid-layout');
+  assert.equal(w.severity, 'warning');
+  assert.equal(text.slice(w.range.offset, w.range.offset + w.range.length), '"mamba_d_state"');
+
+  const zText = JSON.stringify({ ...LLAMA, model_type: 'zamba2', layers_block_type: ['mamba', 'hybrid', 'moe_block', 'mamba'] });
+  const z = readModelConfig(zText);
+  const u = only(z.problems, 'unknown-layer-type');
+  assert.equal(zText.slice(u.range.offset, u.range.offset + u.range.length), '"moe_block"');
+  // "hybrid" and the unknown one attend: 2 · (2 · 4 · 32 (Zamba2's head_dim 2·64/4) · 2) = 1,024 B/token.
+  assert.equal(kvBytesPerToken(z.value!, 'bf16'), 1_024);
+  assert.equal(only(z.problems, 'params-approximated').severity, 'warning');
+
+  const nText = JSON.stringify({ ...NEMOTRON_H, hybrid_override_pattern: `${NEMOTRON_H.hybrid_override_pattern.slice(0, 51)}X` });
+  const n = only(readModelConfig(nText).problems, 'unknown-layer-type');
+  assert.match(n.message, /"X"/);
+});
+
+test('Falcon-H1: attention and Mamba-2 side by side in every layer; a bad Jamba period is an error at the key', () => {
+  const { model } = read({
+    model_type: 'falcon_h1', hidden_size: 64, intermediate_size: 128, num_hidden_layers: 2, num_attention_heads: 4, num_key_value_heads: 2, head_dim: 16,
+    vocab_size: 100, mamba_d_ssm: 128, mamba_n_heads: 4, mamba_d_head: 32, mamba_n_groups: 1, mamba_d_state: 16, mamba_d_conv: 4,
+    mamba_rms_norm: false, mamba_conv_bias: true, mamba_proj_bias: false,
+  });
+  // Every layer attends: 2 · 2 · 2 · 16 · 2 = 256 B/token.
+  assert.equal(kvBytesPerToken(model, 'bf16'), 256);
+  // ... and runs Mamba-2 (I = mamba_d_ssm 128): in_proj 64·(256 + 32 + 4) = 18,688, conv1d 160·4 + 160 = 800, A/D/dt_bias 12,
+  // no gated norm (mamba_rms_norm false), out_proj 8,192: 27,692 a layer, 2 layers.
+  assert.equal(paramCounts(model).breakdown.mamba, 2 * 27_692);
+  // State bf16: 2 · ((128 + 2·16)·3·2 = 960 + 4·32·16·2 = 4,096) = 10,112 B.
+  assert.equal(mambaStateBytesPerSequence(model, 'bf16'), 10_112);
+
+  const text = JSON.stringify({ ...JAMBA, attn_layer_period: 4, attn_layer_offset: 4 });
+  const e = only(readModelConfig(text).problems, 'invalid-value');
+  assert.equal(text.slice(e.range.offset, e.range.offset + e.range.length), '4');
+  assert.match(e.message, /"attn_layer_offset" 4 must be below "attn_layer_period" 4/);
+});
