@@ -462,7 +462,8 @@ export function quantizedWeights(model: ModelSpec, b: ParamBreakdown = paramCoun
   if (!q) return { params: 0, bytes: 0, expertParams: 0, expertBytes: 0 };
   const g = q.grouped;
   if (!g) {
-    const params = q.scope === 'experts' ? b.experts : b.attention + b.mlp + b.experts + b.sharedExperts;
+    const mambaLinear = (model.mamba?.layers.length ?? 0) * mambaProjections(model).reduce((sum, w) => sum + w.k * w.n, 0);
+    const params = q.scope === 'experts' ? b.experts : b.attention + mambaLinear + b.mlp + b.experts + b.sharedExperts;
     return { params, bytes: Math.ceil(params * q.bitsPerWeight / 8), expertParams: b.experts, expertBytes: Math.ceil(b.experts * q.bitsPerWeight / 8) };
   }
   const patterns = g.notConvertedPatterns.flatMap((p) => {
@@ -515,9 +516,13 @@ function linearWeights(model: ModelSpec, withLmHead: boolean): LinearWeight[] {
     add(`${prefix}.up_proj`, h, inter, copies, expert);
     add(`${prefix}.down_proj`, inter, h, copies, expert);
   };
+  const mambaLayers = new Set(model.mamba?.layers ?? []);
   for (let i = 0; i < model.numLayers; i++) {
     const a = `model.layers.${i}.self_attn`;
-    if (model.mla) {
+    if (mambaLayers.has(i)) for (const w of mambaProjections(model)) add(`model.layers.${i}.mamba.${w.name}`, w.k, w.n);
+    if (model.mamba && model.layerTypes[i] === 'linear') {
+      // A Mamba (or MLP-only) layer: no attention block.
+    } else if (model.mla) {
       const m = model.mla;
       const qk = m.qkNopeHeadDim + m.qkRopeHeadDim;
       if (m.qLoraRank) {
@@ -537,6 +542,7 @@ function linearWeights(model: ModelSpec, withLmHead: boolean): LinearWeight[] {
       add(`${a}.o_proj`, H * D, h);
     }
     const moe = model.moe;
+    if (model.mlpLayers && !model.mlpLayers[i]) continue;
     if (moe && isMoeLayer(moe, i)) {
       mlp(`model.layers.${i}.mlp.experts`, moe.expertIntermediateSize, moe.numExperts, true);
       if (moe.numSharedExperts > 0) mlp(`model.layers.${i}.mlp.shared_experts`, moe.sharedExpertIntermediateSize, moe.numSharedExperts, false);
@@ -546,6 +552,30 @@ function linearWeights(model: ModelSpec, withLmHead: boolean): LinearWeight[] {
   }
   if (withLmHead && !model.isEncoder && !model.tieWordEmbeddings) add('lm_head', h, model.vocabSize);
   return out;
+}
+
+/**
+ * The linear projections of one Mamba layer, [K inputs, N outputs] (vLLM MambaMixer: in_proj,
+ * x_proj, dt_proj, out_proj; MambaMixer2: in_proj, out_proj): what a quantized checkpoint stores
+ * quantized. conv1d, A, D, dt_bias and the norms stay in the model's dtype. [] without Mamba.
+ */
+function mambaProjections(model: ModelSpec): Array<{ name: string; k: number; n: number }> {
+  const m = model.mamba;
+  if (!m) return [];
+  const h = model.hiddenSize;
+  const I = m.intermediateSize;
+  if (m.kind === 'mamba1') {
+    return [
+      { name: 'in_proj', k: h, n: 2 * I },
+      { name: 'x_proj', k: I, n: m.dtRank + 2 * m.stateSize },
+      { name: 'dt_proj', k: m.dtRank, n: I },
+      { name: 'out_proj', k: I, n: h },
+    ];
+  }
+  return [
+    { name: 'in_proj', k: h, n: 2 * I + 2 * m.nGroups * m.stateSize + m.numHeads },
+    { name: 'out_proj', k: I, n: h },
+  ];
 }
 
 /** What {@link quantizedWeights} covers, in words for the CLI and the hover: "routed MoE expert weights" or "linear layers". */

@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { profileFromModelConfig, readModelConfig, type ModelSpec, type Problem } from '../../core/config/index';
-import { estimate, kvBytesPerToken, mambaLayerParams, mambaStateBytesPerSequence, paramCounts } from '../../core/estimate/index';
+import { estimate, kvBytesPerToken, mambaLayerParams, mambaStateBytesPerSequence, paramCounts, quantizedWeights } from '../../core/estimate/index';
 
 const JAMBA = {
   architectures: ['JambaForCausalLM'], model_type: 'jamba', attn_layer_offset: 4, attn_layer_period: 8, expert_layer_offset: 1, expert_layer_period: 2,
@@ -179,4 +179,15 @@ test('Falcon-H1: attention and Mamba-2 side by side in every layer; a bad Jamba 
   const e = only(readModelConfig(text).problems, 'invalid-value');
   assert.equal(text.slice(e.range.offset, e.range.offset + e.range.length), '4');
   assert.match(e.message, /"attn_layer_offset" 4 must be below "attn_layer_period" 4/);
+});
+
+test('quantized hybrid checkpoints: the Mamba projections are quantized, and only the layers that have attention and MLPs count them', () => {
+  // Jamba-v0.1's linear weights: attention 4 · 41,943,040 = 167,772,160; Mamba projections 28 · (in_proj 4096·16384 +
+  // x_proj 8192·288 + dt_proj 256·8192 + out_proj 8192·4096 = 105,119,744) = 2,943,352,832; dense MLP 2,818,572,288;
+  // experts 45,097,156,608. Sum 51,026,853,888, by the flat (fp8) path and tensor by tensor (AWQ) alike; conv1d, A, D,
+  // dt_proj's bias and the norms (28 · 188,704) stay in bf16.
+  const fp8 = read({ ...JAMBA, quantization_config: { quant_method: 'fp8' } }).model;
+  assert.equal(quantizedWeights(fp8).params, 51_026_853_888);
+  const awq = read({ ...JAMBA, quantization_config: { quant_method: 'awq', bits: 4, group_size: 128, zero_point: true } }).model;
+  assert.equal(quantizedWeights(awq).params, 51_026_853_888);
 });
