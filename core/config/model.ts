@@ -281,7 +281,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     const at = (r.sourceKeys.layerTypes ? r.ranges[r.sourceKeys.layerTypes] : undefined) ?? anchor;
     const attending = L - linearLayers;
     const what = mamba
-      ? `${mamba.layers.length} of ${L} layers are ${mamba.kind === 'mamba1' ? 'Mamba' : 'Mamba-2'} layers${linearLayers > mamba.layers.length ? ` and ${linearLayers - mamba.layers.length} are MLP-only blocks` : ''}: only the ${attending} attention layer${attending === 1 ? '' : 's'} keep a per-token KV cache; each Mamba layer keeps a constant conv + SSM state per sequence instead, and its parameters are counted as vLLM's ${mamba.kind === 'mamba1' ? 'MambaMixer' : 'MambaMixer2'} builds them`
+      ? `${mamba.layers.length} of ${L} layers are ${mamba.kind === 'mamba1' ? 'Mamba' : 'Mamba-2'} layers${linearLayers > mamba.layers.length ? ` and ${linearLayers - mamba.layers.length} are MLP-only blocks` : ''}: only the ${attending} attention layer${attending === 1 ? '' : 's'} keep a per-token KV cache; each Mamba layer keeps a constant conv + SSM state per sequence instead (vLLM takes it from the KV pool; the page, pool and simulation figures here count attention KV only, not that state), and its parameters are counted as vLLM's ${mamba.kind === 'mamba1' ? 'MambaMixer' : 'MambaMixer2'} builds them`
       : `${linearLayers} of ${L} layers are linear-attention / state-space layers: they keep a constant state, not a per-token KV cache, so only the other ${attending} layers count toward KV bytes; their parameters are approximated by attention shapes and their state is not counted`;
     r.problem('info', 'linear-attention-layers', what, at, { linearLayers });
   }

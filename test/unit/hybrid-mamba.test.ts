@@ -46,7 +46,9 @@ function only(problems: Problem[], code: string): Problem {
 }
 
 test('Jamba-v0.1: attention every 8th layer from 4, MoE every 2nd from 1; KV, parameters and Mamba state as vLLM builds them', () => {
-  const { model } = read(JAMBA);
+  const { model, problems } = read(JAMBA);
+  // The info at the config says what the pool figures leave out.
+  assert.match(only(problems, 'linear-attention-layers').message, /^28 of 32 layers are Mamba layers: only the 4 attention layers keep a per-token KV cache; .*the page, pool and simulation figures here count attention KV only, not that state/);
   // i % 8 == 4 over 0..31: layers 4, 12, 20, 28 attend.
   assert.deepEqual(model.layerTypes.flatMap((t, i) => (t === 'full' ? [i] : [])), [4, 12, 20, 28]);
   // 4 attention layers · 2 (K, V) · 8 KV heads · 128 · 2 B = 16,384 B (read as 32 attention layers: 131,072).
