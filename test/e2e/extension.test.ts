@@ -56,6 +56,25 @@ function timedRunner(dir: string, timeLog: string): string {
   return file;
 }
 
+/**
+ * A runner script that installs a SIGUSR1 handler, says so on stderr (the extension logs it:
+ * `[runner] gated-runner: pid <pid> waits for SIGUSR1`), waits for that signal, then runs the fake
+ * runner in `mode`: a run started from the editor whose result the test lets go when it chooses.
+ */
+function gatedRunner(dir: string, mode: string): string {
+  const file = join(dir, `gated-runner-${mode}.mjs`);
+  writeFileSync(file, [
+    // A signal handler alone does not keep Node running: the timer does, until the signal.
+    'const alive = setInterval(() => undefined, 1 << 30);',
+    "await new Promise((resolve) => { process.once('SIGUSR1', resolve); process.stderr.write(`gated-runner: pid ${process.pid} waits for SIGUSR1\\n`); });",
+    'clearInterval(alive);',
+    `process.env.FAKE_RUNNER_MODE = ${JSON.stringify(mode)};`,
+    `await import(${JSON.stringify(FAKE_RUNNER)});`,
+    '',
+  ].join('\n'));
+  return file;
+}
+
 /** The extension's record of the run the dashboard shows, for the next extension host (extension/shownRun.ts: `dashboard.json` in its workspace storage). */
 function shownRunRecord(userDataDir: string): { shownRunId: string | null } {
   // The newest: a workspace can have more than one storage folder (VS Code adds "-2" and so on).
@@ -834,6 +853,9 @@ describe('AttnScope in a two-folder workspace', { timeout: 600_000 }, () => {
     alpha = makeWorkspace();
     beta = makeWorkspace();
     cliSimulate(alpha, '20261204-120000-alpha-cli');
+    // The profile the typing step edits (its own: the others' stay as the workspace has them),
+    // written before the workbench starts, so Quick Open's file search lists it.
+    writeFileSync(join(beta, 'typing.attn.yaml'), readFileSync(join(beta, 'e2e.attn.yaml')));
     // Beta's history folder exists before the workbench starts, as alpha's does: one created while
     // the window is open together with its parent (`mkdir -p .attnscope/runs`) may go unwatched
     // (VS Code's @parcel/watcher watches a new folder only once it sees it created, and does not
@@ -896,6 +918,74 @@ describe('AttnScope in a two-folder workspace', { timeout: 600_000 }, () => {
     assert.equal(benches.length, 1, `the benchmark is saved in the second folder's history; beta holds [${runsOf(beta)}], alpha [${runsOf(alpha)}]`);
     assert.equal(benches[0]!.profile.sourcePath, join(beta, 'e2e.attn.yaml'), "the benchmark ran beta's profile");
     assert.equal(savedRuns(alpha).length, 1, `the first folder's history holds only its CLI run: [${runsOf(alpha)}]`);
+  });
+
+  // The editor while a simulation's result lands (the recorded run, ~400 kB with its pool
+  // samples: the extension reads and saves it, the dashboard draws it). Each keystroke's round
+  // trip (Playwright's key press returns once the page has handled the key) is printed, for the
+  // keys typed before the result is let go and for those typed while it lands: a figure, no bound.
+  // Asserted: no keystroke is lost, and the profile is left as saved: its own file, which no other
+  // step opens (typing into the shared e2e.attn.yaml and "File: Revert" had left it modified: the
+  // browser editor auto-saves as one types, so Revert went back to the typed text).
+  it('keeps every keystroke typed while a simulation finishes, and prints their round trips before and while its result lands', async () => {
+    const file = join(beta, 'typing.attn.yaml');
+    const gated = { 'attnscope.quickMode': true, 'attnscope.runnerPath': gatedRunner(beta, 'ok') };
+    server.writeSettings(gated);
+    await settingsInForce(page, gated);
+    await runCommand(page, 'View: Focus First Editor Group');
+    await openFile(page, file, 'dtpye');
+    await runCommand(page, 'AttnScope: Run serving simulation');
+    await notification(page, 'AttnScope: simulating llama-3.1-8b · typing.attn.yaml · simulation', 60_000);
+    const pid = Number(/pid (\d+)/.exec(await server.extensionLogLine(/gated-runner: pid \d+ waits for SIGUSR1/, 60_000))![1]);
+    // The caret at the end of the profile (a new line after `seed: 1`): a YAML comment, where the
+    // editor offers no completions, that the language server analyses again at each key.
+    await page.locator('.editor-group-container.active .monaco-editor.focused').first().waitFor({ timeout: 10_000 });
+    await page.keyboard.press('Control+End');
+    let finishedAt: number | undefined;
+    let failed: unknown;
+    const finished = notification(page, /llama-3\.1-8b · typing\.attn\.yaml · simulation finished/, 120_000).then(
+      () => void (finishedAt = Date.now()),
+      (err: unknown) => void (failed = err),
+    );
+    const phrase = '# typed while the result lands: the quick brown fox jumps over the lazy dog. ';
+    const keys: Array<{ at: number; ms: number }> = [];
+    let typed = '';
+    let releasedAt: number | undefined;
+    // About 20 keys a second, a fast typist's pace: 2 s of keys, then the result let go, then keys
+    // until 1 s after the finish toast (at most 2,400 keys, 120 s).
+    while (failed === undefined && keys.length < 2400 && (finishedAt === undefined || Date.now() < finishedAt + 1000)) {
+      if (keys.length === 40) {
+        process.kill(pid, 'SIGUSR1');
+        releasedAt = Date.now();
+      }
+      const ch = phrase[typed.length % phrase.length]!;
+      const at = Date.now();
+      await page.keyboard.type(ch);
+      keys.push({ at, ms: Date.now() - at });
+      typed += ch;
+      await page.waitForTimeout(Math.max(0, at + 50 - Date.now())); // the typing pace, not a wait for something
+    }
+    await finished;
+    if (failed !== undefined) throw failed;
+    const stats = (ms: number[]): string => {
+      const sorted = [...ms].sort((a, b) => a - b);
+      const q = (p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+      return `${ms.length} keys, median ${q(0.5)} ms, p95 ${q(0.95)} ms, max ${sorted.at(-1)} ms`;
+    };
+    const before = keys.filter((k) => k.at < releasedAt!).map((k) => k.ms);
+    const landing = keys.filter((k) => k.at >= releasedAt!).map((k) => k.ms);
+    console.log(`[e2e] typing while a simulation's result lands (fake runner, the recorded ~400 kB run; the finish toast ${finishedAt! - releasedAt!} ms after the result was let go): keystroke round trip before it: ${stats(before)}; from its release to 1 s after the toast: ${stats(landing)}; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} CPUs; code-server at nice ${niceOf(server.pid)}`);
+    // Every key in the file, in order: saved, the file on disk ends with them. (The browser editor
+    // saves a second after the last key by default, files.autoSave "afterDelay" in VS Code for the
+    // web: Control+S saves now. The tab shows no `dirty` class while a save is under way: the file
+    // is what is read.)
+    await page.keyboard.press('Control+S');
+    for (const deadline = Date.now() + 30_000; !readFileSync(file, 'utf8').endsWith(typed); ) {
+      assert.ok(Date.now() < deadline, `the saved profile ends with the ${typed.length} keys typed; it ends with ${JSON.stringify(readFileSync(file, 'utf8').slice(-typed.length))}`);
+      await page.waitForTimeout(100); // the file has no event in this process but its change
+    }
+    assert.ok(savedRuns(beta).some((r) => r.name === 'llama-3.1-8b · typing.attn.yaml · simulation'), "the simulation is saved in beta's history");
+    await page.screenshot({ path: join(shots, '13-typing-while-a-run-finishes.png') });
   });
 });
 
