@@ -10,7 +10,9 @@ import { CompletionItemKind, MarkupKind, type CompletionItem, type Position, typ
 import { nodeAtPath, sweepAxisKeys } from '../core/config';
 import type { Analysis } from './analysis';
 import { modelConfigLabel, modelConfigsNear } from './modelPaths';
-import { describeSchema, enumValuesAt, keysAt, schemaAt, schemaPathOf } from './schema';
+import { PROFILE_DEFAULTS } from '../core/config/profileDefaults';
+import { pageSizesFor, VLLM_CUDA_BLOCK_MULTIPLE } from '../core/estimate/checks';
+import { describeSchema, enumValuesAt, keysAt, schemaAt, schemaPathOf, type EnumValue } from './schema';
 
 /** Characters after which the client should ask for completion on its own ('/': the next folder of a `model:` path). */
 export const COMPLETION_TRIGGERS = ['"', ':', ' ', '/'];
@@ -149,7 +151,10 @@ export function completion(a: Analysis, position: Position, trigger?: string): C
   }
   const quoted = replaced.startsWith('"') || replaced.startsWith("'");
   const docs = schemaAt(schemaPathOf(kind, ctx.path)).map((s) => describeSchema(s)).find((d) => d !== '');
-  return enumValuesAt(schemaPathOf(kind, ctx.path)).map((v, i) => {
+  const values = kind === 'profile' && ctx.path.length === 2 && ctx.path[0] === 'kv_cache' && ctx.path[1] === 'page_size'
+    ? pageSizeValues(a)
+    : enumValuesAt(schemaPathOf(kind, ctx.path));
+  return values.map((v, i) => {
     const text = literal(a, v.value, quoted);
     return {
       label: String(v.value),
@@ -161,6 +166,26 @@ export function completion(a: Analysis, position: Position, trigger?: string): C
       textEdit: { range: ctx.replace, newText: text },
     };
   });
+}
+
+/**
+ * The values offered for kv_cache.page_size: the page sizes this profile's device can use
+ * (core/estimate pageSizesFor, vLLM's --block-size choices; multiples of 16 on a GPU), so that
+ * no value offered is one the diagnostics then flag. device.gpu and device.backend are read from
+ * the tree, which a half-typed page_size does not stop.
+ */
+function pageSizeValues(a: Analysis): EnumValue[] {
+  const text = (path: string[]): string | undefined => {
+    const v = nodeAtPath(a.tree, path)?.value;
+    return typeof v === 'string' && v !== '' ? v : undefined;
+  };
+  const gpu = text(['device', 'gpu']);
+  const backend = text(['device', 'backend']) ?? 'auto';
+  const where = gpu !== undefined || backend === 'cuda' ? `; on ${gpu ?? 'a CUDA GPU'} vLLM takes multiples of ${VLLM_CUDA_BLOCK_MULTIPLE}` : '';
+  return pageSizesFor(gpu, backend).map((value) => ({
+    value,
+    description: `${value === PROFILE_DEFAULTS.kvCache.pageSize ? 'default · ' : ''}vLLM --block-size ${value} (vllm/config/cache.py BlockSize${where})`,
+  }));
 }
 
 /**

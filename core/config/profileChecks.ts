@@ -4,7 +4,7 @@
  * memory_gib). Used by core/config/profile.ts after the schema and the model read cleanly, and
  * by core/validate.ts on the profile of a file's valid keys when others have errors.
  */
-import { nearestPageSize } from '../estimate/checks';
+import { KERNEL_LIMITS, nearestPageSize, VLLM_BLOCK_SIZES, VLLM_CUDA_BLOCK_MULTIPLE, vllmBlockSizesText } from '../estimate/checks';
 import { batchDefaults, deviceMemory, maxNumBatchedTokensOf, maxNumSeqsOf, vllmMaxModelLen } from '../estimate/index';
 import { formatCount } from '../format';
 import { divisors } from './model';
@@ -66,11 +66,17 @@ export function semanticProblems(root: ValueNode, profile: Profile, invalid: rea
     });
   }
   const ps = profile.kvCache.pageSize;
-  if (reads('kv_cache.page_size') && (ps & (ps - 1)) !== 0) {
+  const { gpu, backend } = profile.device;
+  const { minPageSize, maxPageSize } = KERNEL_LIMITS.cuda;
+  // Outside the CUDA kernel's range with backend cuda is page-size-unsupported's error (core/estimate/checks.ts).
+  const kernelRefuses = backend === 'cuda' && (ps < minPageSize || ps > maxPageSize);
+  if (reads('kv_cache.page_size', 'device.gpu', 'device.backend') && !VLLM_BLOCK_SIZES.includes(ps) && !kernelRefuses) {
+    const suggestion = nearestPageSize(ps, gpu, backend);
+    const onGpu = gpu !== undefined || backend === 'cuda';
     problems.push({
       severity: 'warning', code: 'page-size-unusual',
-      message: `page_size ${ps} is not a power of two: vLLM's kernels take 8, 16, 32 (and 64-256 with FlashAttention / FlashInfer)`,
-      range: at('kv_cache.page_size'), data: { suggestion: nearestPageSize(ps) },
+      message: `page_size ${ps} is not a block size vLLM takes: ${vllmBlockSizesText()}${onGpu ? `, and on ${gpu ?? 'a CUDA GPU'} a multiple of ${VLLM_CUDA_BLOCK_MULTIPLE}` : ''}: try ${suggestion}`,
+      range: at('kv_cache.page_size'), data: { suggestion },
     });
   }
   if (reads('kv_cache.num_pages', 'kv_cache.memory_gib') && typeof profile.kvCache.numPages === 'number' && typeof profile.kvCache.memoryGib === 'number') {

@@ -36,17 +36,6 @@ function profileKey(profile: Profile, ...paths: string[]): SourceRange {
 }
 
 /**
- * The page size nearest `n` that every backend takes: a power of two in the CUDA kernel's
- * [8, 256] (vLLM's block sizes are powers of two too). 24 -> 16, 100 -> 128, 1000 -> 256.
- */
-export function nearestPageSize(n: number): number {
-  const { minPageSize, maxPageSize } = KERNEL_LIMITS.cuda;
-  let best: number = minPageSize;
-  for (let p = minPageSize; p <= maxPageSize; p *= 2) if (Math.abs(p - n) < Math.abs(best - n)) best = p;
-  return best;
-}
-
-/**
  * What vLLM's CUDA attention backends take as a KV block size: multiples of this many tokens.
  * FlashAttention (vllm/v1/attention/backends/flash_attn.py, vllm-project/vllm at 5704f34):
  * get_supported_kernel_block_sizes returns [MultipleOf(16)] and get_kv_cache_shape raises "Block
@@ -57,19 +46,60 @@ export function nearestPageSize(n: number): number {
 export const VLLM_CUDA_BLOCK_MULTIPLE = 16;
 
 /**
+ * The KV block sizes vLLM takes, in tokens: the choices of its `--block-size`, `BlockSize =
+ * Literal[1, 8, 16, 32, 64, 128, 256]` in vllm/config/cache.py (vllm-project/vllm, v0.11). With
+ * {@link pageSizesFor}, the one source of the page sizes the editor offers (completion), accepts
+ * (page-size-unusual, page-size-not-vllm) and suggests (their quick fixes, nearestPageSize).
+ */
+export const VLLM_BLOCK_SIZES: readonly number[] = [1, 8, 16, 32, 64, 128, 256];
+
+/** True when a profile on `gpu` (device.gpu) / `backend` (device.backend) serves on a CUDA GPU. */
+function onGpu(gpu: string | undefined, backend: string): boolean {
+  return gpu !== undefined || backend === 'cuda';
+}
+
+/**
+ * The page sizes a profile can use, smallest first: {@link VLLM_BLOCK_SIZES}; on a GPU (`gpu`,
+ * device.gpu, set or `backend` cuda) only their multiples of {@link VLLM_CUDA_BLOCK_MULTIPLE}
+ * (16, 32, 64, 128, 256); with backend cuda only those in the CUDA kernel's [minPageSize,
+ * maxPageSize] (core/kernelLimits.json). Never empty.
+ */
+export function pageSizesFor(gpu: string | undefined, backend: string): number[] {
+  const { minPageSize, maxPageSize } = KERNEL_LIMITS.cuda;
+  return VLLM_BLOCK_SIZES.filter((p) =>
+    (!onGpu(gpu, backend) || p % VLLM_CUDA_BLOCK_MULTIPLE === 0) && (backend !== 'cuda' || (p >= minPageSize && p <= maxPageSize)));
+}
+
+/**
+ * The page size of {@link pageSizesFor} (`gpu`, `backend`) nearest `n`, the smaller on a tie:
+ * 24 -> 16, 100 -> 128, 1000 -> 256; 8 -> 8 on a CPU, 16 on a GPU.
+ */
+export function nearestPageSize(n: number, gpu: string | undefined, backend: string): number {
+  const sizes = pageSizesFor(gpu, backend);
+  let best = sizes[0]!;
+  for (const p of sizes) if (Math.abs(p - n) < Math.abs(best - n)) best = p;
+  return best;
+}
+
+/**
  * Why vLLM does not run `pageSize` as its KV block size on the GPU a profile serves on (`gpu`,
- * device.gpu; `backend` device.backend): a page size not a multiple of
- * {@link VLLM_CUDA_BLOCK_MULTIPLE} on a GPU (device.gpu set, or backend cuda). One sentence, with
- * the nearest multiple to try; null when vLLM runs it or the profile names no GPU. For the
- * editor's and the CLI's warning (vllmPageSizeProblem) and a sweep's best point (runner/sweep/results.ts).
+ * device.gpu; `backend` device.backend): a page size not in {@link pageSizesFor} on a GPU
+ * (device.gpu set, or backend cuda). One sentence, with the nearest size to try; null when vLLM
+ * runs it or the profile names no GPU. For the editor's and the CLI's warning
+ * (vllmPageSizeProblem) and a sweep's best point (runner/sweep/results.ts).
  */
 export function vllmPageSizeNote(pageSize: number, gpu: string | undefined, backend: string): { text: string; suggestion: number } | null {
-  if (pageSize % VLLM_CUDA_BLOCK_MULTIPLE === 0 || (gpu === undefined && backend !== 'cuda')) return null;
-  const suggestion = Math.max(VLLM_CUDA_BLOCK_MULTIPLE, Math.round(pageSize / VLLM_CUDA_BLOCK_MULTIPLE) * VLLM_CUDA_BLOCK_MULTIPLE);
-  return {
-    text: `page_size ${pageSize} is not a block size vLLM runs on ${gpu ?? 'a CUDA GPU'}: its CUDA attention backends take multiples of ${VLLM_CUDA_BLOCK_MULTIPLE} (FlashAttention: "Block size must be a multiple of 16.", vllm/v1/attention/backends/flash_attn.py; FlashInfer 16, 32 or 64): try ${suggestion}`,
-    suggestion,
-  };
+  if (!onGpu(gpu, backend) || pageSizesFor(gpu, backend).includes(pageSize)) return null;
+  const suggestion = nearestPageSize(pageSize, gpu, backend);
+  const why = VLLM_BLOCK_SIZES.includes(pageSize)
+    ? `its CUDA attention backends take multiples of ${VLLM_CUDA_BLOCK_MULTIPLE} (FlashAttention: "Block size must be a multiple of 16.", vllm/v1/attention/backends/flash_attn.py; FlashInfer 16, 32 or 64)`
+    : `${vllmBlockSizesText()}, and its CUDA attention backends multiples of ${VLLM_CUDA_BLOCK_MULTIPLE}`;
+  return { text: `page_size ${pageSize} is not a block size vLLM runs on ${gpu ?? 'a CUDA GPU'}: ${why}: try ${suggestion}`, suggestion };
+}
+
+/** "its --block-size is one of 1, 8, 16, 32, 64, 128, 256 (vllm/config/cache.py BlockSize)": the source, for messages. */
+export function vllmBlockSizesText(): string {
+  return `its --block-size is one of ${VLLM_BLOCK_SIZES.join(', ')} (vllm/config/cache.py BlockSize)`;
 }
 
 /**
@@ -80,7 +110,8 @@ export function vllmPageSizeNote(pageSize: number, gpu: string | undefined, back
 function vllmPageSizeProblem(profile: Profile): Problem | null {
   const ps = profile.kvCache.pageSize;
   const note = vllmPageSizeNote(ps, profile.device.gpu, profile.device.backend);
-  if (note === null) return null;
+  // A size no vLLM takes is page-size-unusual's (core/config/profileChecks.ts), with the same suggestion.
+  if (note === null || !VLLM_BLOCK_SIZES.includes(ps)) return null;
   return {
     severity: 'warning',
     code: 'page-size-not-vllm',
@@ -137,7 +168,7 @@ function kernelProblems(profile: Profile, e: Estimate): Problem[] {
   const ps = profile.kvCache.pageSize;
   const { minPageSize, maxPageSize } = KERNEL_LIMITS.cuda;
   if (backend === 'cuda' && (ps < minPageSize || ps > maxPageSize)) {
-    const suggestion = nearestPageSize(ps);
+    const suggestion = nearestPageSize(ps, profile.device.gpu, backend);
     problems.push({ severity: 'error', code: 'page-size-unsupported', message: `page_size ${ps} is not supported by the CUDA decode kernel, which takes ${minPageSize} to ${maxPageSize} tokens per page: try ${suggestion}`, range: profileKey(profile, 'kv_cache.page_size', 'kv_cache'), data: { suggestion, min: minPageSize, max: maxPageSize } });
   }
   const vllm = vllmPageSizeProblem(profile);

@@ -18,7 +18,7 @@ import type { AttentionWorkspace, Estimate, KvPoolLayout, ParamBreakdown, PoolEs
 
 export * from './types';
 export { blocksPerRequest, blocksPerRequestFormula, poolBlocksFormula, poolBlocksText, poolGroupsWhy, poolTokens, poolTokensFormula, requestReservation } from './layout';
-export { checkProfile, checksIndependentOf, CHECK_KEYS, nearestPageSize, KERNEL_LIMITS, vllmPageSizeNote, VLLM_CUDA_BLOCK_MULTIPLE } from './checks';
+export { checkProfile, checksIndependentOf, CHECK_KEYS, nearestPageSize, KERNEL_LIMITS, pageSizesFor, vllmBlockSizesText, vllmPageSizeNote, VLLM_BLOCK_SIZES, VLLM_CUDA_BLOCK_MULTIPLE } from './checks';
 export { maxModelLenOf, referenceSeqLen, vllmMaxModelLen } from './maxModelLen';
 export { DEFAULT_GPU, GPUS, gpuByName, type GpuSpec } from './gpus';
 export { DEFAULT_ENGINE, engineEraName, engineKeyOf, parseVllmVersion, vllmAtLeast, type ReserveKey, type ReserveTerm } from './reserve';

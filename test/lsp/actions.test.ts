@@ -98,7 +98,7 @@ test('page_size the CUDA kernel does not take: the nearest supported page size',
   assert.ok(fixed.includes('page_size: 256'));
 });
 
-test('a page size that is not a power of two: the nearest power of two', async () => {
+test('a page size vLLM does not take (100): the nearest it takes', async () => {
   const text = 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache: { page_size: 100 }\n';
   // |128 - 100| = 28 < |64 - 100| = 36.
   await fix('p.attn.yaml', text, 'page-size-unusual', 'Set page_size to 128');

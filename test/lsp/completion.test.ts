@@ -88,3 +88,27 @@ test('config.json: the HuggingFace keys the schema documents, minus those presen
 test('nothing to complete inside a list of numbers', async () => {
   assert.deepEqual(await complete('p.attn.yaml', 'model: x\nprefill:\n  seq_lens: [|]\n'), []);
 });
+
+test('page_size: completion offers exactly the sizes the diagnostics accept, for the profile\'s device (s36 newcomer finding 3)', async () => {
+  // vLLM's --block-size choices (vllm/config/cache.py BlockSize = Literal[1, 8, 16, 32, 64, 128, 256]);
+  // on a GPU its CUDA backends take multiples of 16 (flash_attn.py "Block size must be a multiple of 16.").
+  const cpu = 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache:\n  page_size: |\n';
+  const gpu = 'model: ../../examples/llama-3.1-8b/config.json\ndevice: { gpu: H200 }\nkv_cache: { page_size: | }\n';
+  const cpuItems = await complete('p.attn.yaml', cpu);
+  const gpuItems = await complete('p.attn.yaml', gpu);
+  assert.deepEqual(labels(cpuItems), ['1', '8', '16', '32', '64', '128', '256']);
+  assert.deepEqual(labels(gpuItems), ['16', '32', '64', '128', '256']);
+  assert.match(cpuItems[2]!.detail!, /^default · vLLM --block-size 16/);
+  // Each value offered, written in: no page_size diagnostic; a size left out (8 on a GPU, 2 anywhere): one.
+  const pageDiags = async (text: string): Promise<string[]> => {
+    const uri = fixtureUri(`complete-${n++}.p.attn.yaml`);
+    const diags = await client.open(uri, text);
+    await client.close(uri);
+    return diags.filter((d) => /page-size/.test(String(d.code))).map((d) => String(d.code));
+  };
+  for (const [text, items] of [[cpu, cpuItems], [gpu, gpuItems]] as const) {
+    for (const item of items) assert.deepEqual(await pageDiags(text.replace('|', item.label)), [], `${item.label} in ${text}`);
+  }
+  assert.deepEqual(await pageDiags(gpu.replace('|', '8')), ['page-size-not-vllm']);
+  assert.deepEqual(await pageDiags(cpu.replace('|', '2')), ['page-size-unusual']);
+});

@@ -388,3 +388,17 @@ test('an integer field written as a float in a config.json ("num_key_value_heads
   assert.equal(d.severity, DiagnosticSeverity.Warning);
   assert.deepEqual(d.range, rangeOf(text, '8.0'));
 });
+
+test('page_size no vLLM takes: one warning naming vLLM\'s block sizes, its suggestion one the device takes (s36 newcomer finding 3)', async () => {
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\ndevice: { gpu: H200 }\nkv_cache: { page_size: 10 }\n';
+  const diags = await check('p.attn.yaml', text);
+  // Not also page-size-not-vllm: one diagnostic per value.
+  assert.deepEqual(diags.filter((d) => /page-size/.test(String(d.code))).map((d) => d.code), ['page-size-unusual']);
+  const d = only(diags, 'page-size-unusual');
+  assert.deepEqual(d.range, rangeOf(text, '10'));
+  // 10 is nearer 8 than 16, but vLLM's CUDA backends refuse 8 on the H200 (flash_attn.py: multiple of 16).
+  assert.equal(d.message, 'page_size 10 is not a block size vLLM takes: its --block-size is one of 1, 8, 16, 32, 64, 128, 256 (vllm/config/cache.py BlockSize), and on H200 a multiple of 16: try 16');
+  // Without a GPU the same value's nearest vLLM size is 8; 512, a power of two vLLM does not take, is flagged too.
+  assert.match(only(await check('p.attn.yaml', text.replace('device: { gpu: H200 }\n', '')), 'page-size-unusual').message, /: try 8$/);
+  assert.match(only(await check('p.attn.yaml', text.replace('device: { gpu: H200 }\n', '').replace('10', '512')), 'page-size-unusual').message, /^page_size 512 .*: try 256$/);
+});

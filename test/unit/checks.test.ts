@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { profileFromModelConfig, readProfile, type Problem, type Profile, type ProfileHost } from '../../core/config/index';
-import { checkProfile, DEFAULT_ENGINE, estimate, nearestPageSize } from '../../core/estimate/index';
+import { checkProfile, DEFAULT_ENGINE, estimate, nearestPageSize, pageSizesFor, vllmPageSizeNote } from '../../core/estimate/index';
 import { fixtureText, loadModel } from './helpers';
 import { planCases, windowCoverage } from '../../runner/plan';
 import { formatEstimateOf } from '../../runner/table';
@@ -142,11 +142,21 @@ test('under tensor parallelism the planned cases are one GPU\'s heads (vLLM shar
   assert.doesNotMatch(describeCase(planCases(profile('gpt-oss-120b'), { quick: true })[0]!), /per GPU/);
 });
 
-test('nearestPageSize: powers of two in the CUDA kernel range', () => {
-  assert.equal(nearestPageSize(24), 16);
-  assert.equal(nearestPageSize(100), 128);
-  assert.equal(nearestPageSize(1000), 256);
-  assert.equal(nearestPageSize(1), 8);
+test('page sizes: vLLM\'s --block-size choices, on a GPU its multiples of 16, with backend cuda the kernel\'s [8, 256]; nearestPageSize picks among them', () => {
+  // vllm/config/cache.py: BlockSize = Literal[1, 8, 16, 32, 64, 128, 256]; flash_attn.py: MultipleOf(16).
+  assert.deepEqual(pageSizesFor(undefined, 'auto'), [1, 8, 16, 32, 64, 128, 256]);
+  assert.deepEqual(pageSizesFor(undefined, 'cpu'), [1, 8, 16, 32, 64, 128, 256]);
+  assert.deepEqual(pageSizesFor('H100 SXM', 'auto'), [16, 32, 64, 128, 256]);
+  assert.deepEqual(pageSizesFor(undefined, 'cuda'), [16, 32, 64, 128, 256]);
+  assert.equal(nearestPageSize(24, undefined, 'auto'), 16);
+  assert.equal(nearestPageSize(100, undefined, 'auto'), 128);
+  assert.equal(nearestPageSize(1000, undefined, 'auto'), 256);
+  assert.equal(nearestPageSize(2, undefined, 'auto'), 1);
+  // On a GPU never below 16: 2 and 10 -> 16 (10 would be 8 on a CPU); 48 ties 32 and 64 -> 32.
+  assert.equal(nearestPageSize(2, 'H200', 'auto'), 16);
+  assert.equal(nearestPageSize(10, undefined, 'cpu'), 8);
+  assert.equal(nearestPageSize(10, 'H200', 'auto'), 16);
+  assert.equal(nearestPageSize(48, 'H200', 'auto'), 32);
 });
 
 test('Gemma-2 soft-caps its attention logits (attn_logit_softcapping 50): an info at that key says the kernels time attention without it', () => {
@@ -310,13 +320,16 @@ test('a page_size vLLM\'s CUDA backends do not run (not a multiple of 16) on a p
   assert.equal(one!.severity, 'warning');
   assert.match(one!.message, /^page_size 1 is not a block size vLLM runs on H100 SXM: its CUDA attention backends take multiples of 16 \(FlashAttention: "Block size must be a multiple of 16\.", vllm\/v1\/attention\/backends\/flash_attn\.py; FlashInfer 16, 32 or 64\): try 16; the figures are for page_size 1 as written$/);
   assert.deepEqual(one!.data, { suggestion: 16, multiple: 16 });
-  // 40 -> 48 (40 / 16 = 2.5 rounds to 3); 8 -> 16 (never below 16).
-  assert.equal(at(40, gpu)[0]!.data!['suggestion'], 48);
+  // 8 -> 16 (never below 16).
   assert.equal(at(8, gpu)[0]!.data!['suggestion'], 16);
-  // Multiples of 16, or no GPU named (a CPU-only profile): no warning.
-  assert.deepEqual([...at(16, gpu), ...at(48, gpu), ...at(1)], []);
+  // Multiples of 16 vLLM takes, or no GPU named (a CPU-only profile): no warning. 40 and 48 are no
+  // vLLM block size at all: page-size-unusual's (profileChecks), not this one's.
+  assert.deepEqual([...at(16, gpu), ...at(256, gpu), ...at(1), ...at(40, gpu), ...at(48, gpu)], []);
+  // The sweep's note (runner/sweep/results.ts) still names them, with a size vLLM takes on the GPU.
+  assert.equal(vllmPageSizeNote(48, 'H100 SXM', 'auto')!.suggestion, 32);
+  assert.match(vllmPageSizeNote(40, 'H100 SXM', 'auto')!.text, /^page_size 40 is not a block size vLLM runs on H100 SXM: its --block-size is one of 1, 8, 16, 32, 64, 128, 256 \(vllm\/config\/cache\.py BlockSize\), and its CUDA attention backends multiples of 16: try 32$/);
   // backend cuda names a GPU too; page_size 4, below this tool's CUDA kernel's 8, gets that error alone.
-  assert.equal(at(24, (x) => { x.device.backend = 'cuda'; }).length, 1);
+  assert.equal(at(8, (x) => { x.device.backend = 'cuda'; }).length, 1);
   const four = profile('Llama-3.1-8B', (x) => { x.kvCache.pageSize = 4; x.device.backend = 'cuda'; });
   assert.deepEqual(checkProfile(four, estimate(four)).filter((x) => /page-size/.test(x.code)).map((x) => x.code), ['page-size-unsupported']);
 });
