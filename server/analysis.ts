@@ -30,7 +30,9 @@ import {
   type Profile,
   type ValueNode,
 } from '../core/config';
+import { anchorOf } from '../core/config/profileSchema';
 import type { Estimate } from '../core/estimate';
+import { DEFAULT_GPU, GPUS } from '../core/estimate/gpus';
 import { validateProfileTree, type PartialProfile } from '../core/validate';
 import { caseCountRefusal } from '../core/refusals';
 import { documentName, uriToPath } from './paths';
@@ -42,6 +44,9 @@ import { describeError } from './safe';
  * editor then offers no "Run attention benchmark" lens (lenses.ts).
  */
 export const TOO_MANY_CASES = 'too-many-cases';
+
+/** Code of the information that a workload is simulated on the default GPU's peaks ({@link gpuAssumed}). */
+export const GPU_ASSUMED = 'gpu-assumed';
 
 /** Reads files other than the document (a profile's config.json): unsaved editor text first, else disk. */
 export interface FileHost {
@@ -154,6 +159,10 @@ export function analyze(document: TextDocument, host: FileHost, previous?: Analy
     const block = a.kind === 'profile' ? readSweepBlock(a.tree).block : null;
     // No axes, no sweep (`attnscope sweep` refuses it; the schema's diagnostic says what to add): no points hint, no lens.
     a.sweep = block && block.axes.length > 0 ? { points: sweepSize(block.axes), job: block.job } : null;
+    if (a.kind === 'profile' && a.profile !== null && a.tree !== null) {
+      const assumed = gpuAssumed(a.profile, a.tree);
+      if (assumed !== null) a.problems.push(assumed);
+    }
     const tooMany = a.kind === 'profile' && a.profile !== null && !a.profile.model.isEncoder ? caseCountRefusal(a.profile) : null;
     if (tooMany !== null) {
       // `attnscope bench` refuses this profile with these words (runner/plan.ts planProblem); estimate and simulate run it.
@@ -163,6 +172,24 @@ export function analyze(document: TextDocument, host: FileHost, previous?: Analy
     a.problems.push(internalError(err));
   }
   return a;
+}
+
+/**
+ * The information at `workload` that its simulation's step times use {@link DEFAULT_GPU}'s peaks
+ * (runner/simulate/step-time.ts profileGpu) because device.gpu is not set, naming the GPUs it
+ * takes; null when device.gpu is set, or nothing is simulated (no workload, an encoder). The
+ * editor's only: the CLI's simulate prints the GPU on its step-time line ("on H100 SXM (device.gpu
+ * not set: the default)").
+ */
+function gpuAssumed(profile: Profile, root: ValueNode): Problem | null {
+  if (profile.workload === null || profile.device.gpu || profile.model.isEncoder) return null;
+  return {
+    severity: 'info',
+    code: GPU_ASSUMED,
+    message: `device.gpu is not set, so the simulation's step times use the ${DEFAULT_GPU}'s peaks (the latency model's default GPU): set device.gpu to the GPU you serve on (${GPUS.map((g) => g.name).join(', ')})`,
+    range: anchorOf(root, ['workload']),
+    data: { gpu: DEFAULT_GPU },
+  };
 }
 
 /** Reads through `host`, recording each path and text in the analysis (reads, readTexts); a text it recorded is not read again. */

@@ -402,3 +402,15 @@ test('page_size no vLLM takes: one warning naming vLLM\'s block sizes, its sugge
   assert.match(only(await check('p.attn.yaml', text.replace('device: { gpu: H200 }\n', '')), 'page-size-unusual').message, /: try 8$/);
   assert.match(only(await check('p.attn.yaml', text.replace('device: { gpu: H200 }\n', '').replace('10', '512')), 'page-size-unusual').message, /^page_size 512 .*: try 256$/);
 });
+
+test('a workload without device.gpu: an info at workload naming the GPU the step times assume and how to set it (s36 newcomer finding 6)', async () => {
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\ndevice: { memory_gib: 80 }\nworkload: { requests: 10 }\n';
+  const d = only(await check('p.attn.yaml', text), 'gpu-assumed');
+  assert.equal(d.severity, DiagnosticSeverity.Information);
+  assert.deepEqual(d.range, rangeOf(text, 'workload'));
+  // runner/simulate/step-time.ts profileGpu: device.gpu ?? DEFAULT_GPU ('H100 SXM', core/estimate/gpus.ts).
+  assert.match(d.message, /^device\.gpu is not set, so the simulation's step times use the H100 SXM's peaks .*: set device\.gpu to the GPU you serve on \(H100 SXM, H200, /);
+  // device.gpu set, or no workload (nothing simulated): no such note.
+  assert.equal((await check('p.attn.yaml', text.replace('memory_gib: 80', 'gpu: H200'))).filter((x) => x.code === 'gpu-assumed').length, 0);
+  assert.equal((await check('p.attn.yaml', text.replace('workload: { requests: 10 }\n', ''))).filter((x) => x.code === 'gpu-assumed').length, 0);
+});
