@@ -7,7 +7,7 @@
  */
 import * as jsonc from 'jsonc-parser';
 import { CompletionItemKind, MarkupKind, type CompletionItem, type Position, type Range } from 'vscode-languageserver';
-import { nodeAtPath, sweepAxisKeys } from '../core/config';
+import { CONFIG_NAME, nodeAtPath, sweepAxisKeys } from '../core/config';
 import type { Analysis } from './analysis';
 import { modelConfigLabel, modelConfigsNear } from './modelPaths';
 import { PROFILE_DEFAULTS } from '../core/config/profileDefaults';
@@ -214,23 +214,37 @@ function modelValueAt(a: Analysis, position: Position): { replace: Range; quote:
   return { replace: { start: { line: position.line, character: start }, end: { line: position.line, character: end } }, quote: m[2]! };
 }
 
+/** What `model:` takes, shown beside each path offered (core/config/profile.ts readModelPath and unreadModelHint). */
+const MODEL_VALUE_DOC = [
+  '`model:` takes a path relative to this profile: a HuggingFace config.json, or the folder holding one (its config.json is read).',
+  'Or write the model inline: a mapping of config.json keys (`model_type`, `num_hidden_layers`, `hidden_size`, `num_attention_heads`, `num_key_value_heads`, ...).',
+  'A HuggingFace repo id or a URL is not fetched (AttnScope reads local files only): download its config.json first, e.g. `huggingface-cli download <repo id> config.json --local-dir ./<name>`.',
+].join('\n\n');
+
 /**
- * Completion of `model:` in a profile: the model configs near it (modelPaths.modelConfigsNear),
- * relative to the profile, nearest first; null when the cursor is not on that value.
+ * Completion of `model:` in a profile: the model configs near it inside the workspace
+ * (modelPaths.modelConfigsNear), relative to the profile, nearest first, then the folders of
+ * those named config.json (a folder reads its config.json), each documented with what else
+ * `model:` takes; null when the cursor is not on that value.
  */
 function modelPathCompletion(a: Analysis, position: Position): CompletionItem[] | null {
   if (a.kind !== 'profile' || a.path === null) return null;
   const at = modelValueAt(a, position);
   if (at === null) return null;
-  return modelConfigsNear(a.path).map((path, i) => {
+  const configs = modelConfigsNear(a.path);
+  const folders = configs.filter((p) => p.endsWith(`/${CONFIG_NAME}`) && p !== `./${CONFIG_NAME}`).map((p) => p.slice(0, -CONFIG_NAME.length - 1));
+  const documentation = { kind: MarkupKind.Markdown, value: MODEL_VALUE_DOC };
+  const item = (path: string, i: number, folder: boolean): CompletionItem => {
     const newText = at.quote === '' ? path : `${at.quote}${path}${at.quote}`;
     return {
       label: path,
-      kind: CompletionItemKind.File,
-      detail: `model config (${modelConfigLabel(path)})`,
+      kind: folder ? CompletionItemKind.Folder : CompletionItemKind.File,
+      detail: folder ? `model folder (reads its ${CONFIG_NAME})` : `model config (${modelConfigLabel(path)})`,
+      documentation,
       sortText: String(i).padStart(4, '0'),
       filterText: newText,
       textEdit: { range: at.replace, newText },
     };
-  });
+  };
+  return [...configs.map((p, i) => item(p, i, false)), ...folders.map((p, i) => item(p, configs.length + i, true))];
 }

@@ -5,7 +5,7 @@
  * with forward slashes, starting with ./ or ../.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, dirname, join, relative, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { isConfigPath, isModelConfigFile } from '../core/config';
 
 /** Folders never searched: dependencies, VCS data, our own run history, any hidden folder. */
@@ -18,10 +18,30 @@ const MAX_CONFIGS = 200;
 const MAX_ENTRIES = 20_000;
 
 /**
+ * The workspace folders the client named (LSP initialize's workspaceFolders, else rootUri;
+ * didChangeWorkspaceFolders), as absolute paths: {@link modelConfigsNear} searches no folder
+ * outside them. Empty when the client named none (a file opened on its own).
+ */
+let workspaceRoots: readonly string[] = [];
+
+/** Sets the workspace folders (server.ts, at initialize and on each change). */
+export function setWorkspaceRoots(roots: readonly string[]): void {
+  workspaceRoots = [...roots];
+}
+
+/** True when `dir` is `root` or inside it. */
+function within(dir: string, root: string): boolean {
+  const r = relative(root, dir);
+  return r === '' || (!r.startsWith('..') && !isAbsolute(r));
+}
+
+/**
  * Model configs under the profile's folder and its parent folder (depth MAX_DEPTH), as paths
  * relative to the profile's folder ("./llama-3.1-8b/config.json", "../models/x/config.json"),
  * nearest first (fewest "..", then fewest folders, then by name). A file counts when
- * isModelConfigFile accepts its name and text (it has model_type or architectures).
+ * isModelConfigFile accepts its name and text (it has model_type or architectures). The parent
+ * is searched only when it lies inside a workspace folder ({@link setWorkspaceRoots}; any parent
+ * when the client named none): a profile at the workspace's top offers nothing from outside it.
  */
 export function modelConfigsNear(profileFile: string): string[] {
   const from = dirname(profileFile);
@@ -58,7 +78,7 @@ export function modelConfigsNear(profileFile: string): string[] {
   walk(from, 0);
   // The parent's other folders (a profile in profiles/ pointing at ../models/...); the profile's own folder is done.
   const parent = dirname(from);
-  if (parent !== from) {
+  if (parent !== from && (workspaceRoots.length === 0 || workspaceRoots.some((r) => within(parent, r)))) {
     try {
       for (const name of readdirSync(parent).sort()) {
         const path = join(parent, name);

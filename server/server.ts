@@ -27,6 +27,7 @@ import { hover } from './hover';
 import { inlayHints } from './hints';
 import { hintMode, type HintMode } from './hintView';
 import { codeLenses, estimateSummary, SERVER_COMMANDS } from './lenses';
+import { setWorkspaceRoots } from './modelPaths';
 import { uriToPath } from './paths';
 import { resolveProfile } from './resolve';
 import { guard, runSafe } from './safe';
@@ -98,8 +99,12 @@ export function startServer(connection: Connection): void {
     if (options.hints !== undefined) hints = hintMode(options.hints);
     clientCommands = options.clientCommands === true;
     if (typeof options.runnerPath === 'string' && options.runnerPath !== '') runnerPath = options.runnerPath;
+    // The workspace folders bound the model configs `model:` completion and its quick fix offer (modelPaths.ts).
+    const folders = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : []);
+    setWorkspaceRoots(folders.map(uriToPath).filter((p) => p !== null));
     return {
       capabilities: {
+        workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
         hoverProvider: true,
         inlayHintProvider: { resolveProvider: false },
@@ -129,6 +134,15 @@ export function startServer(connection: Connection): void {
   );
 
   connection.onInitialized(() => {
+    if (capabilities.workspace?.workspaceFolders) {
+      connection.workspace.onDidChangeWorkspaceFolders(() =>
+        guard(log, 'didChangeWorkspaceFolders', () => {
+          void connection.workspace.getWorkspaceFolders()
+            .then((now) => setWorkspaceRoots((now ?? []).map((f) => uriToPath(f.uri)).filter((p) => p !== null)))
+            .catch((err: unknown) => log.error(`Could not read the workspace folders: ${String(err)}`));
+        }),
+      );
+    }
     void applySettings(undefined).catch((err: unknown) => log.error(`Could not read the settings: ${String(err)}`));
     if (capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration) {
       void connection.client

@@ -6,7 +6,7 @@
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import {
@@ -80,6 +80,8 @@ export interface ClientOptions {
   transport?: 'stdio' | 'ipc';
   /** initializationOptions.clientCommands: the client runs the extension's commands (default true, as the VS Code extension). */
   clientCommands?: boolean;
+  /** Absolute paths sent as the workspace folders (default: none, rootUri and workspaceFolders null). */
+  workspaceFolders?: string[];
 }
 
 const fixturesDir = join(root, 'test', 'fixtures');
@@ -196,7 +198,7 @@ export class LspClient {
     const initialized = connection.sendRequest(InitializeRequest.type, {
       processId: process.pid,
       rootUri: null,
-      workspaceFolders: null,
+      workspaceFolders: options.workspaceFolders?.map((p) => ({ uri: pathToFileURL(p).href, name: basename(p) })) ?? null,
       // The bundle lives in a temporary folder: the server's simulate command is pointed at the built runner.
       initializationOptions: { validationDelayMs: options.validationDelayMs ?? 0, clientCommands: options.clientCommands ?? true, runnerPath: join(root, 'dist', 'runner.js') },
       capabilities: {

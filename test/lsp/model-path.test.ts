@@ -10,7 +10,7 @@ import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import type { CodeAction, CompletionItem, CompletionList } from 'vscode-languageserver-protocol';
+import type { CodeAction, CompletionItem, CompletionList, MarkupContent } from 'vscode-languageserver-protocol';
 import { LspClient, positionAt, root } from './harness';
 import { tempDir } from '../fixtures/tmp';
 
@@ -46,7 +46,11 @@ const edit = (i: CompletionItem): string | undefined => (i.textEdit && 'newText'
 
 test('YAML: model: offers the model configs near the profile, relative to it, nearest first', async () => {
   const items = await complete('p.attn.yaml', 'model: ../mo|\ndtype: bf16\n');
-  assert.deepEqual(items.map((i) => i.label), ['./local/config.json', '../models/llama-3.1-8b/config.json', '../models/qwen3/config.json']);
+  // The configs, then the folders of those named config.json (a folder reads its config.json: core/config/profile.ts readModelPath).
+  assert.deepEqual(items.map((i) => i.label), ['./local/config.json', '../models/llama-3.1-8b/config.json', '../models/qwen3/config.json', './local', '../models/llama-3.1-8b', '../models/qwen3']);
+  assert.equal(items[4]!.detail, 'model folder (reads its config.json)');
+  // Each says what else model: takes: an inline mapping; a repo id is not fetched.
+  assert.match((items[0]!.documentation as MarkupContent).value, /inline: a mapping of config\.json keys.*\n\nA HuggingFace repo id or a URL is not fetched/s);
   // The item replaces the whole path typed so far (slashes included), not the word at the cursor.
   const range = items[1]!.textEdit && 'range' in items[1]!.textEdit ? items[1]!.textEdit.range : null;
   assert.deepEqual(range, { start: { line: 0, character: 7 }, end: { line: 0, character: 12 } });
@@ -55,7 +59,7 @@ test('YAML: model: offers the model configs near the profile, relative to it, ne
 
 test('JSON: the value of "model" is completed as a quoted path', async () => {
   const items = await complete('p.attn.json', '{ "model": "../models/q|" }');
-  assert.equal(items.length, 3);
+  assert.equal(items.length, 6);
   assert.equal(edit(items[2]!), '"../models/qwen3/config.json"');
 });
 
@@ -74,4 +78,37 @@ test('a model: path that does not resolve: change it to the most similar config,
   const afterFix = await client.change(uri, fixed);
   await client.close(uri);
   assert.deepEqual(afterFix.filter((x) => x.code === 'model-not-found'), []);
+});
+
+test('with workspace folders: nothing offered from outside them (s36 newcomer finding 1)', async () => {
+  // The workspace is ws/profiles: ws/models is outside it, so a profile at its top offers only ./local.
+  const scoped = await LspClient.start({ workspaceFolders: [join(ws, 'profiles')] });
+  const uri = pathToFileURL(join(ws, 'profiles', 'scoped.attn.yaml')).href;
+  try {
+    const text = 'model: ./\ndtype: bf16\n';
+    await scoped.open(uri, text);
+    const result = (await scoped.completion(uri, positionAt(text, 'model: ./'.length))) as CompletionItem[] | CompletionList | null;
+    const items = Array.isArray(result) ? result : (result?.items ?? []);
+    assert.deepEqual(items.map((i) => i.label), ['./local/config.json', './local']);
+    // The quick fix for a path that does not resolve draws on the same list.
+    const bad = 'model: ../models/lama-3.1-8b\n';
+    const d = (await scoped.change(uri, bad)).find((x) => x.code === 'model-not-found')!;
+    const actions = ((await scoped.codeActions(uri, d.range, [d])) ?? []) as CodeAction[];
+    assert.deepEqual(actions.map((a) => a.title), ['Change to ./local/config.json']);
+    await scoped.close(uri);
+  } finally {
+    assert.equal(await scoped.stop(), 0);
+  }
+  // Rooted at ws, the same profile reaches ../models again.
+  const wide = await LspClient.start({ workspaceFolders: [ws] });
+  try {
+    const text = 'model: ./\n';
+    await wide.open(uri, text);
+    const result = (await wide.completion(uri, positionAt(text, 'model: ./'.length))) as CompletionItem[] | CompletionList | null;
+    const items = Array.isArray(result) ? result : (result?.items ?? []);
+    assert.ok(items.some((i) => i.label === '../models/qwen3/config.json'), JSON.stringify(items.map((i) => i.label)));
+    await wide.close(uri);
+  } finally {
+    assert.equal(await wide.stop(), 0);
+  }
 });
