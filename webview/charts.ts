@@ -982,33 +982,105 @@ export function twoLines(label: string | string[]): string | string[] {
 }
 
 /**
+ * The share of its category's band a narrow bar chart's bars take (chart.js categoryPercentage,
+ * default 0.8): the rest, a quarter above and below, holds the category's label (bandLabelPlugin).
+ */
+export const NARROW_CATEGORY_PERCENTAGE = 0.5;
+
+/** Where bandLabelPlugin drew a category's label and where that category's bars are, canvas px (the canvas's data-band-labels). */
+export interface BandLabelBox {
+  label: string;
+  /** The label's lines: top of the first, bottom of the last. */
+  top: number;
+  bottom: number;
+  /** The category's bars (every dataset's): their top and bottom. */
+  barsTop: number;
+  barsBottom: number;
+}
+
+/** The band-label plugin's options (options.plugins.attnscopeBandLabels): on only in a narrow chart (narrowOptions). */
+interface BandLabelOptions {
+  enabled?: boolean;
+}
+
+/**
+ * Chart.js plugin for a narrow horizontal bar chart (narrowOptions): each category's label drawn
+ * on the plot in the room above its bars, which NARROW_CATEGORY_PERCENTAGE leaves: in the lines the
+ * chart split it into (caseTickLines), else on one line when it fits the plot's width, else two
+ * (twoLines); in the axis's tick font and colour. The
+ * labels were mirrored onto the plot at the bars' centre, over the bars (s36 newcomer-ed: at 200 %
+ * zoom, where the dashboard's charts are drawn narrow, they were unreadable on the fills). What it
+ * drew is in the canvas's data-band-labels (BandLabelBox[]), for the tests.
+ */
+export const bandLabelPlugin: Plugin = {
+  id: 'attnscopeBandLabels',
+  defaults: { enabled: false },
+  afterDatasetsDraw(chart, _args, options: BandLabelOptions) {
+    if (!options.enabled || chart.options.indexAxis !== 'y') return;
+    const scale = chart.scales['y'];
+    if (!scale || scale.ticks.length === 0) return;
+    const { ctx, chartArea: area } = chart;
+    const tickOptions = (scale.options as unknown as { ticks: unknown }).ticks as { font?: { size?: number; family?: string; style?: string; weight?: string | number; lineHeight?: number | string }; color?: unknown };
+    const font = tickOptions.font ?? {};
+    const size = font.size ?? 12;
+    const lineHeight = Math.round(size * 1.2);
+    const metas = chart.getSortedVisibleDatasetMetas().filter((m) => m.type === 'bar');
+    const boxes: BandLabelBox[] = [];
+    ctx.save();
+    ctx.font = `${font.style ?? 'normal'} ${font.weight ?? 'normal'} ${size}px ${font.family ?? 'sans-serif'}`;
+    ctx.fillStyle = typeof tickOptions.color === 'string' ? tickOptions.color : '#888';
+    ctx.textAlign = 'left';
+    ctx.textBaseline = 'bottom';
+    const x = area.left + 4;
+    const width = area.right - area.left - 8;
+    const band = (scale.bottom - scale.top) / scale.ticks.length;
+    scale.ticks.forEach((tick, i) => {
+      // A label the chart split itself (caseTickLines: kernel, then shape) keeps its lines; a plain one is one line where it fits.
+      const raw = tick.label ?? scale.getLabelForValue(Number(tick.value));
+      const flat = Array.isArray(raw) ? raw.join(' ') : String(raw);
+      const split = twoLines(flat);
+      const lines = Array.isArray(raw) ? raw.map(String) : ctx.measureText(flat).width <= width ? [flat] : Array.isArray(split) ? split : [split];
+      const centre = scale.getPixelForTick(i);
+      // The bars of this category, as drawn (every bar dataset's element i); the band's share when none is.
+      const bars = metas.map((m) => m.data[i] as unknown as { y: number; height: number } | undefined).filter((b): b is { y: number; height: number } => b !== undefined && Number.isFinite(b.y) && Number.isFinite(b.height));
+      const barsTop = bars.length > 0 ? Math.min(...bars.map((b) => b.y - b.height / 2)) : centre - (band * NARROW_CATEGORY_PERCENTAGE) / 2;
+      const barsBottom = bars.length > 0 ? Math.max(...bars.map((b) => b.y + b.height / 2)) : centre + (band * NARROW_CATEGORY_PERCENTAGE) / 2;
+      const bottom = barsTop - 2;
+      lines.forEach((line, k) => ctx.fillText(line, x, bottom - (lines.length - 1 - k) * lineHeight));
+      boxes.push({ label: flat, top: bottom - lines.length * lineHeight, bottom, barsTop, barsBottom });
+    });
+    ctx.restore();
+    const canvas = chart.canvas as HTMLCanvasElement | undefined;
+    if (canvas?.dataset) canvas.dataset.bandLabels = JSON.stringify(boxes);
+  },
+};
+
+/**
  * A chart's options for a canvas `narrow` (under NARROW_CHART_PX wide), degraded rather than cut
  * (s33 newcomer-ed: a ~190 px panel cut the axis labels and legends): the legend below the plot
  * with small boxes; linear axes with at most 4 ticks; the axes on the right (the pool chart's
  * fragmentation % and preemptions so far) not drawn, their series kept (their values are in the tooltips
- * and the Data table): three axes left the left one too narrow for "2,048"; the index axis's
- * category labels on two lines, drawn on the plot (over their bars: chart.js's label backdrop hid
- * the first of two lines). `options` is not changed; unchanged when not narrow.
+ * and the Data table): three axes left the left one too narrow for "2,048"; a horizontal bar
+ * chart's category labels not beside the plot (chart.js gives an axis at most half the canvas,
+ * where "B1 ctx1024 p16" ran past the left edge) but on it, above their bars, which take
+ * NARROW_CATEGORY_PERCENTAGE of their band (bandLabelPlugin). `options` is not changed; unchanged
+ * when not narrow.
  */
 export function narrowOptions(options: ChartConfiguration['options'], narrow: boolean): ChartConfiguration['options'] {
   if (!narrow || !options) return options;
   type ScaleOptions = { type?: string; position?: string; ticks?: Record<string, unknown>; title?: { font?: { size?: number } } };
+  let bandLabels = false;
   const scales = Object.fromEntries(Object.entries((options.scales ?? {}) as Record<string, ScaleOptions>).map(([id, scale]) => {
     if (scale.position === 'right') return [id, { ...scale, display: false }];
     const ticks: Record<string, unknown> = { ...scale.ticks };
     // An axis title a size smaller: a unit such as "(compute-bound)" is one word the axis's length must hold.
     const title = scale.title ? { ...scale.title, font: { ...scale.title.font, size: (scale.title.font?.size ?? 12) - 2 } } : scale.title;
     if (id === (options as { indexAxis?: string }).indexAxis && scale.type === undefined) {
-      // The case and allocation labels on the plot, over their bars: chart.js gives an axis at most
-      // half the canvas, where "B1 ctx1024 p16" ran past the left edge.
-      // Three sizes smaller: "B1 ctx1024 p16" and "max_model_len" fit the ~110 px plot of a 190 px panel.
+      // The case and allocation labels on the plot above their bars (bandLabelPlugin), the axis drawing none.
+      // Two sizes smaller: "B1 ctx1024 p16" and "max_model_len" fit the ~110 px plot of a 190 px panel.
       const font = ticks['font'] as { size?: number } | undefined;
-      Object.assign(ticks, { mirror: true, z: 1, padding: 4, font: { ...font, size: Math.max(9, (font?.size ?? 12) - 2) } });
-      if (ticks['callback'] === undefined) {
-        ticks['callback'] = function (this: { getLabelForValue(v: number): string | string[] }, value: number | string) {
-          return twoLines(this.getLabelForValue(Number(value)));
-        };
-      }
+      Object.assign(ticks, { display: false, font: { ...font, size: Math.max(9, (font?.size ?? 12) - 2) } });
+      bandLabels = true;
     } else if (scale.type !== 'logarithmic' && scale.type !== 'category') ticks['maxTicksLimit'] = 4;
     return [id, { ...scale, ticks, title }];
   }));
@@ -1016,8 +1088,13 @@ export function narrowOptions(options: ChartConfiguration['options'], narrow: bo
   return {
     ...options,
     scales,
+    ...(bandLabels ? { datasets: { ...options.datasets, bar: { ...options.datasets?.bar, categoryPercentage: NARROW_CATEGORY_PERCENTAGE } } } : {}),
     // Small boxes, less padding, the font a pixel smaller: room for the names (fit.ts shortens the rest).
-    plugins: { ...options.plugins, legend: legend ? { ...legend, position: 'bottom', labels: { ...legend.labels, boxWidth: 12, padding: 6, font: { ...(legend.labels?.font as object), size: Math.max(10, ((legend.labels?.font as { size?: number } | undefined)?.size ?? 12) - 1) } } } : legend },
+    plugins: {
+      ...options.plugins,
+      legend: legend ? { ...legend, position: 'bottom', labels: { ...legend.labels, boxWidth: 12, padding: 6, font: { ...(legend.labels?.font as object), size: Math.max(10, ((legend.labels?.font as { size?: number } | undefined)?.size ?? 12) - 1) } } } : legend,
+      ...(bandLabels ? { attnscopeBandLabels: { enabled: true } } : {}),
+    },
   } as ChartConfiguration['options'];
 }
 

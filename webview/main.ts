@@ -19,7 +19,7 @@ import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import { Chart, registerables } from 'chart.js';
 import type { ToWebview } from '../core/protocol/webview';
 import { fitTextPlugin } from './fit';
-import { CHART_IDS, chartInputs, machineText, NARROW_CHART_PX, narrowOptions, runChart, type ChartId, type ChartSpec } from './charts';
+import { bandLabelPlugin, CHART_IDS, chartInputs, machineText, NARROW_CHART_PX, narrowOptions, runChart, type ChartId, type ChartSpec } from './charts';
 import { composePng } from './png';
 import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './latency';
 import { buildDifference, comparePools, compareRuns, kindDifference, loadDifference, modelDifference, sameRun, workloadDifference } from './compare';
@@ -30,8 +30,9 @@ import { emptyModel, reduce, rerunOf, skippedNote, type DashboardModel, type Vie
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
 
-// fitTextPlugin: every chart's title, axis titles and legend fitted to its width (a narrow panel cut them off).
-Chart.register(...registerables, fitTextPlugin);
+// fitTextPlugin: every chart's title, axis titles and legend fitted to its width (a narrow panel cut them off);
+// bandLabelPlugin: a narrow bar chart's category labels above its bars (charts.ts narrowOptions).
+Chart.register(...registerables, fitTextPlugin, bandLabelPlugin);
 
 const restored = loadState();
 let model: DashboardModel = restored?.model ?? emptyModel;
@@ -279,6 +280,8 @@ function drawChart(card: Card, run: ViewRun | null): void {
     charts.delete(id);
     return;
   }
+  // Every chart's canvas is named, an empty one by what its card says (the capacity chart of a run without a capacity search had no name).
+  card.canvas.setAttribute('aria-label', spec.empty !== null ? `${spec.title}: ${spec.empty}` : spec.ariaLabel);
   // An empty chart's box is hidden: it is not drawn until it has something to show.
   if (spec.empty !== null) return;
   card.narrow = isNarrow(card.box, card.narrow);
@@ -291,7 +294,6 @@ function drawChart(card: Card, run: ViewRun | null): void {
     chart = new Chart(card.canvas, { ...spec.config, options });
     charts.set(id, chart);
   }
-  card.canvas.setAttribute('aria-label', spec.ariaLabel);
   if (spec.summary) card.canvas.setAttribute('aria-describedby', card.summary.id);
   else card.canvas.removeAttribute('aria-describedby');
   card.canvas.dataset.drawn = drawnText(chart);

@@ -612,9 +612,12 @@ describe('narrow charts', () => {
     assert.equal(narrow.plugins.legend.position, 'bottom');
     assert.deepEqual(Object.fromEntries(Object.entries(narrow.scales).map(([id, s]) => [id, [s.display ?? true, s.ticks.maxTicksLimit]])), { x: [true, 4], y: [true, 4], yPct: [false, undefined], yCount: [false, undefined] });
     assert.equal(JSON.stringify(spec.config.options), before);
-    // The memory bar's device label, on the plot and on two lines.
-    const memory = narrowOptions(memoryChart(viewOfRun(run, null), palette).config.options, true) as { scales: { y: { ticks: { mirror: boolean; callback: (this: unknown, v: number) => unknown } } } };
-    assert.equal(memory.scales.y.ticks.mirror, true);
-    assert.deepEqual(memory.scales.y.ticks.callback.call({ getLabelForValue: () => 'device 80 GiB' }, 0), ['device', '80 GiB']);
+    // The memory bar's device label: not beside the plot but on it above the bar (bandLabelPlugin), the bar half its band.
+    const memory = narrowOptions(memoryChart(viewOfRun(run, null), palette).config.options, true) as { scales: { y: { ticks: { display: boolean } } }; datasets: { bar: { categoryPercentage: number } }; plugins: { attnscopeBandLabels: { enabled: boolean } } };
+    assert.equal(memory.scales.y.ticks.display, false);
+    assert.equal(memory.datasets.bar.categoryPercentage, 0.5);
+    assert.equal(memory.plugins.attnscopeBandLabels.enabled, true);
+    // A chart without a category axis (the pool timeline) gets neither.
+    assert.equal((narrow as { plugins: Record<string, unknown> }).plugins['attnscopeBandLabels'], undefined);
   });
 });

@@ -1074,6 +1074,34 @@ describe('dashboard webview in Chromium', () => {
     }
   });
 
+  // s36 newcomer-ed: at 200 % zoom (a 600 px panel is 300 CSS px) the bar charts are drawn narrow, and their category
+  // labels were mirrored onto the plot at the bars' centre, over the fills; #chart-capacity had no accessible name.
+  it('at 200 % zoom the bar charts write each category label above its bars, not over them, and every chart canvas is named (zoom-200.png)', async () => {
+    const fresh = await openDashboard(browser, server, 'dark', { deviceScaleFactor: 2 });
+    try {
+      await fresh.setViewportSize({ width: 300, height: 900 });
+      await send(fresh, { type: 'init', runs: [], current: run, currentId: RUN_ID });
+      const bars = ['timings', 'throughput', 'memory', 'poolBaselines'];
+      await fresh.waitForFunction((ids) => ids.every((id) => document.querySelector(`#chart-${id}`)?.getAttribute('data-band-labels')), bars);
+      for (const id of bars) {
+        const boxes = JSON.parse((await fresh.getAttribute(`#chart-${id}`, 'data-band-labels'))!) as Array<{ label: string; top: number; bottom: number; barsTop: number; barsBottom: number }>;
+        // One label per category: the recorded run's two cases; the memory chart's one bar; the three allocations compared.
+        assert.equal(boxes.length, id === 'memory' ? 1 : id === 'poolBaselines' ? 3 : timed.length, `${id}: ${JSON.stringify(boxes)}`);
+        boxes.forEach((b, i) => {
+          assert.ok(b.bottom <= b.barsTop, `${id} '${b.label}' ends at ${b.bottom}, below its bars' top ${b.barsTop}`);
+          if (i > 0) assert.ok(b.top >= boxes[i - 1]!.barsBottom, `${id} '${b.label}' starts at ${b.top}, over the bars above (to ${boxes[i - 1]!.barsBottom})`);
+        });
+      }
+      await fresh.screenshot({ path: join(shots, 'zoom-200.png'), fullPage: true });
+      // Every chart canvas has an accessible name, the capacity chart of this run (no capacity search) its card's words.
+      const unnamed = await fresh.$$eval('canvas[role="img"]', (cs) => cs.filter((c) => !c.getAttribute('aria-label')).map((c) => c.id));
+      assert.deepEqual(unnamed, []);
+      assert.match((await fresh.getAttribute('#chart-capacity', 'aria-label'))!, /^Capacity: No capacity search in this run/);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   // s30 newcomers: in an editor split (~350–500 px) chart titles, axis titles and legend items ran
   // past the canvas's edge (cut off), and the Run button's label past the panel's.
   it('at 320, 400, 600 and 1000 px, dark and light, no chart writes a text past its canvas\'s edge and no control lies past the panel\'s (narrow-*.png)', async () => {
@@ -1114,9 +1142,10 @@ describe('dashboard webview in Chromium', () => {
                 else if (tick && Math.min(...label.corners.map((c) => c.x)) < Math.max(...tick.corners.map((c) => c.x))) found.push(`${theme} ${width} px roofline: '${label.text}' left of the plot`);
               }
               // s31 newcomers: the baselines' plot was ~40 px tall at 320 px under rotated labels: the allocations go
-              // down the left on two upright lines each, the bars across, the three groups spread over the chart's height.
+              // down the left upright (beside the plot, or narrow above their bars on one line or two), the bars across,
+              // the three groups spread over the chart's height.
               const bars = await lastDrawnTexts(fresh, 'poolBaselines', width - 20);
-              const label = (text: string) => bars.find((t) => t.text === text);
+              const label = (text: string) => bars.find((t) => t.text.split(' ').includes(text));
               const [paged, last] = [label('paged'), label('prompt+output')];
               if (!paged || !last || !label('max_model_len')) found.push(`${theme} ${width} px poolBaselines: allocation labels ${bars.map((t) => t.text).join(' | ')}`);
               else if (Math.abs(last.corners[0]!.y - last.corners[1]!.y) > 0.5 || last.corners[0]!.y - paged.corners[0]!.y < 100 * (await fresh.evaluate(() => devicePixelRatio))) found.push(`${theme} ${width} px poolBaselines: labels rotated or groups ${(last.corners[0]!.y - paged.corners[0]!.y).toFixed(0)} px apart`);

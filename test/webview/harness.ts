@@ -92,9 +92,10 @@ window.acquireVsCodeApi = (() => {
 
 /**
  * A page on the dashboard with the stub API, in theme `theme`; `reader`: the locale and time zone
- * the page reads dates in (Chromium's own unless given). Returns once it posted `ready`.
+ * the page reads dates in (Chromium's own unless given), and the zoom (deviceScaleFactor 2: VS Code at
+ * 200 %, whose webview has half the CSS px of the panel). Returns once it posted `ready`.
  */
-export async function openDashboard(browser: Browser, server: DashboardServer, theme: ThemeName, reader: { locale?: string; timezoneId?: string } = {}): Promise<Page> {
+export async function openDashboard(browser: Browser, server: DashboardServer, theme: ThemeName, reader: { locale?: string; timezoneId?: string; deviceScaleFactor?: number } = {}): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, ...reader });
   await page.addInitScript(STUB);
   await page.goto(server.origin + '/');
