@@ -19,7 +19,7 @@ import { isFp8KvDtype, type KvDtype, type Profile, type WorkloadSpec } from '../
 import { batchDefaults, blocksPerRequestFormula, deviceMemory, estimate, maxNumBatchedTokensOf, maxNumSeqsOf, parseVllmVersion, poolBlocksFormula, poolGroupsWhy, poolTokens, poolTokensFormula, v0MaxNumBatchedTokens, vllmAtLeast, vllmMaxModelLen, type Estimate } from '../estimate';
 import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatGib } from '../format';
 import type { LogFigure, VllmLog } from './parse';
-import { missingKvNote, stopNote } from './report';
+import { missingKvNote, stopNote } from './notes';
 
 const GIB = 1024 ** 3;
 /** The log prints GiB with two decimals: each figure is exact to ±0.005 GiB. */
