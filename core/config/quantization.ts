@@ -29,8 +29,8 @@ export function readQuantization(r: KeyReader): QuantizationSpec | null {
   if (m === 'mxfp4') return { method, bitsPerWeight: 4.25, scope: 'experts' };
   if (m === 'fbgemm_fp8') return { method, bitsPerWeight: 8, scope: 'all' };
   if (m === 'modelopt' || m === 'modelopt_fp4') {
-    const bits = modelOptBits(q);
-    if (bits !== null) return { method, bitsPerWeight: bits, scope: 'all' };
+    const spec = modelOpt(method, q);
+    if (spec !== null) return spec;
   }
   const num = (node: ValueNode | undefined, key: string): number | undefined => {
     const v = getProperty(node, key)?.value.value;
@@ -59,23 +59,26 @@ export function readQuantization(r: KeyReader): QuantizationSpec | null {
     if (bits !== undefined) {
       const strategy = getProperty(weights, 'strategy')?.value.value;
       const group = num(weights, 'group_size');
-      // Float schemes: FP8 W8A8 bits plus a 32-bit scale per group; 4-bit floats (NVFP4, group 16,
-      // strategy tensor_group; MXFP4, group 32) an 8-bit scale per group (vLLM
-      // compressed_tensors_w4a4_nvfp4.py create_weights: weight_scale float8_e4m3fn [N, K / 16]).
-      // One fp32 scale a tensor (NVFP4's weight_global_scale) is negligible.
-      if (getProperty(weights, 'type')?.value.value === 'float' || strategy === 'tensor' || (strategy !== 'channel' && group === undefined)) {
-        const scaleBits = bits === 4 && getProperty(weights, 'type')?.value.value === 'float' ? 8 : 32;
-        return { method, bitsPerWeight: bits + (group ? scaleBits / group : 0), scope: 'all' };
-      }
+      // Float schemes: FP8 W8A8 bits plus a 32-bit scale per group; 4-bit floats in groups (NVFP4,
+      // group 16, strategy tensor_group; MXFP4, group 32) an 8-bit scale per group, tensor by
+      // tensor (vLLM compressed_tensors_w4a4_nvfp4.py create_weights: weight_packed [N, K / 2],
+      // weight_scale float8_e4m3fn [N, K / 16]). One fp32 scale a tensor (weight_global_scale) is negligible.
+      const float = getProperty(weights, 'type')?.value.value === 'float';
       // compressed-tensors names ignored modules exactly or by "re:" pattern (re.match).
-      const ignore = strings(getProperty(q, 'ignore')?.value);
+      const ignore = strings(getProperty(q, 'ignore')?.value).map((s) => (s.startsWith('re:') ? s.slice(3) : `${escapeRegex(s)}$`));
+      if (float && bits === 4 && group !== undefined) {
+        return grouped(method, { bits, groupSize: group, zeroPoints: false, groupIndex: false, notConverted: [], notConvertedPatterns: ignore, lmHead: false, scaleBits: 8 });
+      }
+      if (float || strategy === 'tensor' || (strategy !== 'channel' && group === undefined)) {
+        return { method, bitsPerWeight: bits + (group ? 32 / group : 0), scope: 'all' };
+      }
       return grouped(method, {
         bits,
         groupSize: strategy === 'channel' ? null : group ?? null,
         zeroPoints: getProperty(weights, 'symmetric')?.value.value === false,
         groupIndex: false,
         notConverted: [],
-        notConvertedPatterns: ignore.map((s) => (s.startsWith('re:') ? s.slice(3) : `${s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`)),
+        notConvertedPatterns: ignore,
         lmHead: false,
       });
     }
@@ -97,14 +100,17 @@ export function readQuantization(r: KeyReader): QuantizationSpec | null {
 }
 
 /**
- * ModelOpt (NVIDIA Model Optimizer) checkpoints: quant_algo at the top of quantization_config or
- * under `quantization` (hf_quant_config.json's form), read as vLLM's modelopt.py from_config does
- * (upper-cased). Bits per weight as its create_weights stores them: NVFP4 / W4A16_NVFP4 4-bit e2m1
- * values plus an fp8 e4m3 scale per group_size (16) = 4.5 (the fp32 weight_scale_2 per tensor is
- * negligible); FP8 (per-tensor scale), FP8_PER_CHANNEL_PER_TOKEN and FP8_PB_WO 8; MXFP8 8 + 8/32
- * (an e8m0 scale per 32). Null for another algorithm (MIXED_PRECISION): reported as not modelled.
+ * ModelOpt (NVIDIA Model Optimizer) checkpoints: quant_algo at the top of quantization_config
+ * (with `ignore`) or under `quantization` (hf_quant_config.json's form, with `exclude_modules`),
+ * read as vLLM's modelopt.py from_config does (upper-cased). NVFP4 / W4A16_NVFP4: 4-bit e2m1
+ * values and an fp8 e4m3 scale per group_size (16) inputs, tensor by tensor (the fp32
+ * weight_scale_2 per tensor is negligible); a layer is left in the dtype when an excluded name is
+ * a substring of its name or matches it as an fnmatch wildcard (ModelOptQuantConfigBase
+ * is_layer_excluded), and lm_head is quantized unless excluded. FP8 (per-tensor scale),
+ * FP8_PER_CHANNEL_PER_TOKEN and FP8_PB_WO: 8 bits; MXFP8 8 + 8/32 (an e8m0 scale per 32).
+ * Null for another algorithm (MIXED_PRECISION): reported as not modelled.
  */
-function modelOptBits(q: ValueNode): number | null {
+function modelOpt(method: string, q: ValueNode): QuantizationSpec | null {
   const nested = getProperty(q, 'quantization')?.value;
   const scope = nested?.type === 'object' ? nested : q;
   const algo = getProperty(scope, 'quant_algo')?.value.value;
@@ -112,16 +118,33 @@ function modelOptBits(q: ValueNode): number | null {
   const a = algo.toUpperCase();
   if (a === 'NVFP4' || a === 'W4A16_NVFP4') {
     const g = getProperty(scope, 'group_size')?.value.value;
-    return 4 + 8 / (typeof g === 'number' && g > 0 ? g : 16);
+    const excluded = strings(getProperty(scope, scope === q ? 'ignore' : 'exclude_modules')?.value);
+    // fnmatch: * any run, ? one character; the whole name (re.match anchors the start).
+    const wildcards = excluded.map((e) => `${escapeRegex(e).replace(/\\\*/g, '.*').replace(/\\\?/g, '.')}$`);
+    return grouped(method, {
+      bits: 4,
+      groupSize: typeof g === 'number' && Number.isInteger(g) && g > 0 ? g : 16,
+      zeroPoints: false,
+      groupIndex: false,
+      notConverted: excluded,
+      notConvertedPatterns: wildcards,
+      lmHead: !excluded.some((e) => 'lm_head'.includes(e)) && !wildcards.some((w) => new RegExp(`^(?:${w})`).test('lm_head')),
+      scaleBits: 8,
+    });
   }
-  if (a === 'FP8' || a === 'FP8_PER_CHANNEL_PER_TOKEN' || a === 'FP8_PB_WO') return 8;
-  if (a === 'MXFP8') return 8 + 8 / 32;
+  if (a === 'FP8' || a === 'FP8_PER_CHANNEL_PER_TOKEN' || a === 'FP8_PB_WO') return { method, bitsPerWeight: 8, scope: 'all' };
+  if (a === 'MXFP8') return { method, bitsPerWeight: 8 + 8 / 32, scope: 'all' };
   return null;
+}
+
+/** `s` with regex metacharacters escaped. */
+function escapeRegex(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** A grouped spec; bitsPerWeight is a full group's width: bits + (16-bit scale + zero bits) / group_size (per channel: bits). */
 function grouped(method: string, g: GroupedQuantization): QuantizationSpec {
-  const perGroup = 16 + (g.zeroPoints ? g.bits : 0);
+  const perGroup = (g.scaleBits ?? 16) + (g.zeroPoints ? g.bits : 0);
   return { method, bitsPerWeight: g.groupSize === null ? g.bits : g.bits + perGroup / g.groupSize, scope: 'all', grouped: g };
 }
 

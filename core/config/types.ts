@@ -170,6 +170,11 @@ export interface GroupedQuantization {
   notConvertedPatterns: string[];
   /** GPTQ `lm_head: true`: lm_head is quantized too (vLLM GPTQConfig lm_head_quantized); else it stays in the model's dtype. */
   lmHead: boolean;
+  /**
+   * Bits of one scale; absent: 16 (fp16, AWQ / GPTQ / compressed-tensors int). NVFP4 (4-bit e2m1
+   * values, ModelOpt or compressed-tensors): 8, an fp8 e4m3 scale per 16 inputs.
+   */
+  scaleBits?: number;
 }
 
 /**

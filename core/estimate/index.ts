@@ -451,7 +451,8 @@ export interface QuantizedWeights {
  * linear layer (attention, MLP, experts, shared experts) at bitsPerWeight. Grouped formats
  * (QuantizationSpec.grouped: AWQ, GPTQ, compressed-tensors int), tensor by tensor as vLLM's
  * awq.py / gptq.py create_weights shape them, for a layer of K inputs and N outputs with
- * G = ceil(K / group_size) groups (1 for group_size -1): qweight K·N·bits/8, scales G·N·2 (fp16),
+ * G = ceil(K / group_size) groups (1 for group_size -1): qweight K·N·bits/8, scales G·N·2 (fp16;
+ * NVFP4's fp8 G·N),
  * qzeros G·N·bits/8 (int32-packed), GPTQ g_idx 4·K. Layers named in modules_to_not_convert / GPTQ
  * dynamic "-:" / compressed-tensors ignore stay in the dtype, and so does lm_head (vLLM loads it
  * unquantized) unless GPTQ's lm_head says otherwise. Llama-3.1-8B AWQ 4-bit, group 128:
@@ -478,7 +479,7 @@ export function quantizedWeights(model: ModelSpec, b: ParamBreakdown = paramCoun
   for (const w of linearWeights(model, g.lmHead)) {
     if (skipped(w.name)) continue;
     const groups = g.groupSize === null ? 1 : Math.ceil(w.k / g.groupSize);
-    const bits = w.k * w.n * g.bits + groups * w.n * (16 + (g.zeroPoints ? g.bits : 0)) + (g.groupIndex ? 32 * w.k : 0);
+    const bits = w.k * w.n * g.bits + groups * w.n * ((g.scaleBits ?? 16) + (g.zeroPoints ? g.bits : 0)) + (g.groupIndex ? 32 * w.k : 0);
     const bytes = Math.ceil(bits / 8) * w.copies;
     out.params += w.k * w.n * w.copies;
     out.bytes += bytes;
@@ -595,7 +596,7 @@ export function quantizedWidthText(model: ModelSpec, qw: QuantizedWeights = quan
   if (!g) return `${Math.round(q.bitsPerWeight * 1000) / 1000} bits`;
   const mean = qw.params > 0 ? Math.round(qw.bytes * 8 / qw.params * 100) / 100 : g.bits;
   const per = g.groupSize === null ? 'per output channel' : `per ${g.groupSize} inputs`;
-  return `${mean} bits a weight (${g.bits}-bit, fp16 scale${g.zeroPoints ? ` and ${g.bits}-bit zero` : ''} ${per}${g.groupIndex ? ', int32 g_idx' : ''})`;
+  return `${mean} bits a weight (${g.bits}-bit, ${g.scaleBits === 8 ? 'fp8' : 'fp16'} scale${g.zeroPoints ? ` and ${g.bits}-bit zero` : ''} ${per}${g.groupIndex ? ', int32 g_idx' : ''})`;
 }
 
 /**

@@ -401,6 +401,13 @@ test('bitsandbytes NF4 with double quant and ModelOpt NVFP4 weights of Llama-3.1
   // (before: quant_method modelopt not read, every weight bf16: 16,060,522,496).
   const fp4 = withQ({ quant_method: 'modelopt', quant_algo: 'NVFP4', group_size: 16, ignore: ['lm_head'], kv_cache_scheme: null });
   assert.equal(weightsBytes(fp4, 'bf16'), 6_027_747_328);
+  assert.equal(quantizedWidthText(fp4), '4.5 bits a weight (4-bit, fp8 scale per 16 inputs)');
+  // Excluded layers stay bf16 (vLLM modelopt.py is_layer_excluded: substring or fnmatch): layer 0's
+  // 218,103,808 linear weights at 2 B = 436,207,616 instead of · 4.5 / 8 = 122,683,392: + 313,524,224.
+  assert.equal(weightsBytes(withQ({ quant_method: 'modelopt', quant_algo: 'NVFP4', ignore: ['lm_head', 'model.layers.0.*'] }), 'bf16'), 6_341_271_552);
+  // hf_quant_config.json's form, exclude_modules; without lm_head there, vLLM quantizes lm_head too:
+  // 128256 · 4096 = 525,336,576 weights at 4.5 bits, 295,501,824 B instead of 1,050,673,152: 5,272,576,000.
+  assert.equal(weightsBytes(withQ({ quant_method: 'modelopt', quantization: { quant_algo: 'NVFP4', group_size: 16, exclude_modules: [] } }), 'bf16'), 5_272_576_000);
 });
 
 test('notes write their counts through core/format (thousands separators), as every other figure', () => {
