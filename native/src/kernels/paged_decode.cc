@@ -33,8 +33,9 @@ constexpr int kAvx2FusedPrefetchPages = 1;
 // L3 instead of DRAM. Against requesting the page two ahead (one by one) or none (4 at a time),
 // paired CPU time, 32k context, 2 threads, 2-vCPU AMD EPYC (family 25 model 17), load 11-23:
 // scattered pages 4 ahead 1.06-1.11x, 8 1.09-1.13x, 12 1.16-1.19x, 16 1.17-1.19x, 24 1.17x, 32
-// 1.16x, 64 1.09-1.10x; consecutive 4 ahead 0.99-1.00x, 8 1.04x, 16 1.10-1.12x. DESIGN.md, "Decode
-// overlap, session 36".
+// 1.16x, 64 1.09-1.10x; consecutive 4 ahead 0.99-1.00x, 8 1.04x, 16 1.10-1.12x. The step's hint
+// (prefetcht1) matters at that distance: prefetcht0 and prefetchnta 0.68-0.70x of it, t2 0.99x.
+// DESIGN.md, "Decode overlap, session 36".
 constexpr int kBf16StepPrefetchPages = 16;
 
 }  // namespace
