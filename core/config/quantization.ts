@@ -7,8 +7,8 @@ import type { GroupedQuantization, QuantizationSpec } from './types';
  * quantization_config -> how the weights are stored. fp8 (DeepSeek-V3 block-wise e4m3): 8 bits
  * on every linear layer. mxfp4 (gpt-oss): 4-bit e2m1 values plus one 8-bit scale per 32 = 4.25
  * bits, routed experts only (its modules_to_not_convert keeps attention, router and embeddings
- * in bf16). bitsandbytes: NF4 / FP4 4.5 bits (fp32 absmax per 64), 4.127 with double quant,
- * int8 8 bits. fbgemm_fp8: 8. NVFP4 (ModelOpt quant_algo NVFP4, compressed-tensors float 4-bit
+ * in bf16). bitsandbytes (grouped, below): NF4 / FP4 4.5 bits (fp32 absmax per 64), 4.127 with
+ * double quant, int8 8 bits and an fp32 scale per output. fbgemm_fp8: 8. NVFP4 (ModelOpt quant_algo NVFP4, compressed-tensors float 4-bit
  * groups of 16): 4.5 bits (an fp8 e4m3 scale per 16 values); ModelOpt FP8: 8.
  * Integer formats stored in groups keep their layout ({@link GroupedQuantization}, counted tensor
  * by tensor in core/estimate quantizedWeights): AWQ (vLLM awq.py AWQLinearMethod: qweight, qzeros
@@ -88,12 +88,17 @@ export function readQuantization(r: KeyReader): QuantizationSpec | null {
     // (bnb_4bit_use_double_quant) stores those absmax as 8-bit values with one fp32 constant per
     // 256 of them: 4 + 8/64 + 32/(64·256) = 4.126953125 bits (Dettmers et al. 2023, QLoRA,
     // §3 "Double Quantization": 32/64 = 0.5 -> 8/64 + 32/(64·256) = 0.127 bits per parameter).
-    // LLM.int8(): 8 bits, plus one fp32 scale per output row (SCB), 32/K bits: < 0.01 at K = 4096, left out.
+    // LLM.int8(): int8 weights and one fp32 scale per output row (Int8Params SCB). Tensor by
+    // tensor, llm_int8_skip_modules left in the dtype as vLLM's is_layer_skipped_bnb decides: a
+    // skipped name equal to one dotted component of the layer's name, or to a dotted prefix of it.
+    const skip = strings(getProperty(q, 'llm_int8_skip_modules')?.value)
+      .map((n) => (n.includes('.') ? `${escapeRegex(n)}(?:\\..*)?$` : `(?:.*\\.)?${escapeRegex(n)}(?:\\..*)?$`));
+    const layout = { zeroPoints: false, groupIndex: false, notConverted: [], notConvertedPatterns: skip, lmHead: false };
     if (getProperty(q, 'load_in_4bit')?.value.value === true) {
       const double = getProperty(q, 'bnb_4bit_use_double_quant')?.value.value === true;
-      return { method, bitsPerWeight: double ? 4 + 8 / 64 + 32 / (64 * 256) : 4.5, scope: 'all' };
+      return grouped(method, { bits: 4, groupSize: 64, ...layout, scaleBits: double ? 8 + 32 / 256 : 32 });
     }
-    if (getProperty(q, 'load_in_8bit')?.value.value === true) return { method, bitsPerWeight: 8, scope: 'all' };
+    if (getProperty(q, 'load_in_8bit')?.value.value === true) return grouped(method, { bits: 8, groupSize: null, ...layout, scaleBits: 32 });
   }
   r.problem('info', 'unknown-quantization', `quantization "${method}" is not modelled: weight bytes assume unquantized weights in the profile's dtype`, found.prop.keyRange);
   return null;

@@ -172,7 +172,8 @@ export interface GroupedQuantization {
   lmHead: boolean;
   /**
    * Bits of one scale; absent: 16 (fp16, AWQ / GPTQ / compressed-tensors int). NVFP4 (4-bit e2m1
-   * values, ModelOpt or compressed-tensors): 8, an fp8 e4m3 scale per 16 inputs.
+   * values, ModelOpt or compressed-tensors): 8, an fp8 e4m3 scale per 16 inputs. bitsandbytes:
+   * 32 (fp32 absmax per 64, LLM.int8's SCB per output), 8 + 32/256 with double quant.
    */
   scaleBits?: number;
 }

@@ -596,7 +596,8 @@ export function quantizedWidthText(model: ModelSpec, qw: QuantizedWeights = quan
   if (!g) return `${Math.round(q.bitsPerWeight * 1000) / 1000} bits`;
   const mean = qw.params > 0 ? Math.round(qw.bytes * 8 / qw.params * 100) / 100 : g.bits;
   const per = g.groupSize === null ? 'per output channel' : `per ${g.groupSize} inputs`;
-  return `${mean} bits a weight (${g.bits}-bit, ${g.scaleBits === 8 ? 'fp8' : 'fp16'} scale${g.zeroPoints ? ` and ${g.bits}-bit zero` : ''} ${per}${g.groupIndex ? ', int32 g_idx' : ''})`;
+  const scale = { 8: 'fp8', 16: 'fp16', 32: 'fp32' }[g.scaleBits ?? 16] ?? `${g.scaleBits}-bit (double-quantized)`;
+  return `${mean} bits a weight (${g.bits}-bit, ${scale} scale${g.zeroPoints ? ` and ${g.bits}-bit zero` : ''} ${per}${g.groupIndex ? ', int32 g_idx' : ''})`;
 }
 
 /**

@@ -396,7 +396,17 @@ test('bitsandbytes NF4 with double quant and ModelOpt NVFP4 weights of Llama-3.1
   const withQ = (quantization_config: object) => readModelConfig(JSON.stringify({ ...llama, quantization_config })).value!;
   const bnb = withQ({ quant_method: 'bitsandbytes', load_in_4bit: true, load_in_8bit: false, bnb_4bit_quant_type: 'nf4', bnb_4bit_use_double_quant: true, bnb_4bit_compute_dtype: 'bfloat16' });
   assert.equal(weightsBytes(bnb, 'bf16'), 5_702_295_552);
-  assert.equal(quantizedWidthText(bnb), '4.127 bits');
+  assert.equal(quantizedWidthText(bnb), '4.13 bits a weight (4-bit, 8.125-bit (double-quantized) scale per 64 inputs)');
+  // llm_int8_skip_modules (vLLM is_layer_skipped_bnb: a dotted component or prefix of the name): "model.layers.0.mlp"
+  // keeps layer 0's MLP, 3 · 4096 · 14336 = 176,160,768 weights, in bf16: 352,321,536 B instead of
+  // 176,160,768 · 4.126953125 / 8 = 90,875,904: + 261,445,632. "mlp" (a component) keeps every layer's.
+  const skipped = (skip: string[]) => weightsBytes(withQ({ quant_method: 'bitsandbytes', load_in_4bit: true, bnb_4bit_use_double_quant: true, llm_int8_skip_modules: skip }), 'bf16');
+  assert.equal(skipped(['lm_head', 'model.layers.0.mlp']), 5_702_295_552 + 261_445_632);
+  assert.equal(skipped(['mlp']), 5_702_295_552 + 32 * 261_445_632);
+  assert.equal(skipped(['model.layers.0.ml']), 5_702_295_552); // neither a component nor a dotted prefix
+  // LLM.int8(): int8 weights and an fp32 SCB per output row: 6,979,321,856 + 4 · 32 · (4096 + 1024 + 1024 + 4096
+  // + 14336 + 14336 + 4096) = 6,984,826,880 B, + 2,101,878,784: 9,086,705,664 (the flat 8 bits: 9,081,200,640).
+  assert.equal(weightsBytes(withQ({ quant_method: 'bitsandbytes', load_in_8bit: true }), 'bf16'), 9_086_705_664);
   // nvidia's NVFP4 config.json form: 6,979,321,856 · 4.5 / 8 = 3,925,868,544 + 2,101,878,784 = 6,027,747,328
   // (before: quant_method modelopt not read, every weight bf16: 16,060,522,496).
   const fp4 = withQ({ quant_method: 'modelopt', quant_algo: 'NVFP4', group_size: 16, ignore: ['lm_head'], kv_cache_scheme: null });
