@@ -35,6 +35,10 @@ constexpr int kAvx2FusedPrefetchPages = 1;
 // scattered pages 4 ahead 1.06-1.11x, 8 1.09-1.13x, 12 1.16-1.19x, 16 1.17-1.19x, 24 1.17x, 32
 // 1.16x, 64 1.09-1.10x; consecutive 4 ahead 0.99-1.00x, 8 1.04x, 16 1.10-1.12x. The step's hint
 // (prefetcht1) matters at that distance: prefetcht0 and prefetchnta 0.68-0.70x of it, t2 0.99x.
+// A task of fewer than 8 x 16 pages requests an eighth of its pages ahead (at least
+// kDecodePrefetchPages), so that most of its pages are requested before their reads: B = 1 at
+// 4k context (tasks of 32 pages) 16 ahead 1.02x (scattered) and 0.97x (consecutive) of main,
+// 4 ahead 1.08x and 1.01x (A/A 1.02; 150 rounds, p10-p90 0.85-1.6: L3-resident pages).
 // DESIGN.md, "Decode overlap, session 36".
 constexpr int kBf16StepPrefetchPages = 16;
 
@@ -283,8 +287,11 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
     // groups they were 0.88-0.93x). Against reading every page so: scattered B = 16
     // 1.09-1.14x, B = 1 0.98-1.00x, consecutive 0.96-0.98x (paired CPU time, 32k context, 2
     // vCPU Zen 5, A/A 0.99; DESIGN.md, "Decode reading, session 34"). Either way the step
-    // requests the page kBf16StepPrefetchPages ahead, so that those reads mostly hit cache.
-    const int ahead = fused_f32 ? kAvx2FusedPrefetchPages : kBf16StepPrefetchPages;
+    // requests the page kBf16StepPrefetchPages ahead (fewer in a short task), so that those
+    // reads mostly hit cache.
+    const int64_t task_pages = (t_end - 1) / ps - t_begin / ps + 1;
+    const int ahead = fused_f32 ? kAvx2FusedPrefetchPages
+                                : static_cast<int>(std::clamp<int64_t>(task_pages / 8, kDecodePrefetchPages, kBf16StepPrefetchPages));
     bool together = false;  // this page's kPagedReadGroup pages were read by read_kv_pages
     // The bf16 step takes two pages at a time (its blocks of 32 tokens load and store acc and
     // run the softmax's per-block work once per two pages: 1.07-1.08x from L2, paired CPU time,
