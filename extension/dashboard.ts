@@ -15,7 +15,8 @@ import type { FromWebview, SweepListEntry, ToWebview } from '../core/protocol/we
 import { dashboardHtml, makeNonce } from './dashboardHtml';
 import { runToCsv, runToJson } from './exportRun';
 import { sweepToCsv } from './exportSweep';
-import { findRun, folderAndAncestors, listRunsIn, rerunSource, type HistoryPlace } from './history';
+import { FolderWatch, type WatchedFolder } from './folderWatch';
+import { findRun, listRunsIn, rerunSource, type HistoryPlace } from './history';
 import { runButtonFile } from './pick';
 import { ShownRunStore } from './shownRun';
 import { StreamBatcher } from './streamBatcher';
@@ -100,13 +101,14 @@ export class Dashboard implements vscode.Disposable {
   }
 
   /**
-   * While the panel is open, watches every history folder (its `*.json`) and every sweeps folder
-   * (`*\/sweep-report.json`) and sends History's lists again 300 ms after the last change seen:
-   * runs the CLI writes, files renamed or deleted in a terminal are listed as they are, not as
-   * they were when the dashboard opened (a burst of files is one re-read). The folders and those
-   * above them up to the workspace folder are watched too (history.ts folderAndAncestors): a
-   * deleted .attnscope empties the lists. A watcher, not a re-read when History is shown: the
-   * list is right while it is on screen too.
+   * While the panel is open, watches every history folder and every sweeps folder with its
+   * subfolders (a sweep's report is in `<sweeps>/<id>/`) and sends History's lists again 300 ms
+   * after the last change seen: runs the CLI writes, files renamed or deleted in a terminal, a
+   * deleted .attnscope are listed as they are, not as they were when the dashboard opened (a burst
+   * of files is one re-read). A folder not there yet is watched from its nearest existing ancestor
+   * on and read once it appears (folderWatch.ts FolderWatch: Node's fs.watch, as VS Code's watcher
+   * in code-server missed runs written into a history folder made with its parent). A watcher,
+   * not a re-read when History is shown: the list is right while it is on screen too.
    */
   private watchHistory(): void {
     for (const w of this.watchers.splice(0)) w.dispose();
@@ -118,19 +120,11 @@ export class Dashboard implements vscode.Disposable {
         void this.refreshSweeps();
       }, 300);
     };
-    const roots = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
-    const folders = [...this.host.historyPlaces().map((p) => p.path), ...this.host.sweepsFolders().map(({ uri }) => uri.fsPath)];
-    const patterns = [
-      ...this.host.historyPlaces().map((p) => new vscode.RelativePattern(vscode.Uri.file(p.path), '*.json')),
-      ...this.host.sweepsFolders().map(({ uri }) => new vscode.RelativePattern(uri, '*/sweep-report.json')),
-      // The folders themselves and those above them (.attnscope): deleting one is a single event for it, none for its files.
-      ...[...new Map(folders.flatMap((f) => folderAndAncestors(f, roots)).map((a) => [`${a.base}\0${a.name}`, a])).values()]
-        .map((a) => new vscode.RelativePattern(vscode.Uri.file(a.base), a.name)),
+    const folders: WatchedFolder[] = [
+      ...this.host.historyPlaces().map((p) => ({ path: p.path, depth: 0 as const })),
+      ...this.host.sweepsFolders().map(({ uri }) => ({ path: uri.fsPath, depth: 1 as const })),
     ];
-    for (const pattern of patterns) {
-      const w = vscode.workspace.createFileSystemWatcher(pattern);
-      this.watchers.push(w, w.onDidCreate(changed), w.onDidChange(changed), w.onDidDelete(changed));
-    }
+    this.watchers.push(new FolderWatch(folders, changed));
   }
 
   /** Opens the dashboard, or brings it to the front. */

@@ -7,7 +7,7 @@
 import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { access, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { arch, cpus, platform, release } from 'node:os';
-import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { Profile } from '../core/config/types';
 import { cpuModelName } from '../core/machine';
 import { kernelBuildText } from '../core/format';
@@ -191,32 +191,6 @@ export async function listRunsIn(places: readonly HistoryPlace[]): Promise<{ run
   }
   runs.sort(newestFirst);
   return { runs, skipped };
-}
-
-/**
- * What to watch, besides a folder's files, so that the folder's deletion is seen: the folder and
- * each folder above it up to the workspace folder holding it (`roots`; the folder alone when none
- * holds it), as watcher bases and names ({ base: '<ws>/.attnscope', name: 'runs' }, { base: '<ws>',
- * name: '.attnscope' }). VS Code's watcher reports a deleted folder as one event for that folder,
- * none for the files in it (src/vs/platform/files/common/watcher.ts coalesceEvents), so a
- * `*.json` watcher misses `rm -rf .attnscope`.
- */
-export function folderAndAncestors(folder: string, roots: readonly string[]): Array<{ base: string; name: string }> {
-  const root = roots.filter((r) => isWithin(folder, r)).sort((a, b) => b.length - a.length)[0];
-  const out: Array<{ base: string; name: string }> = [];
-  for (let dir = resolve(folder); ; dir = dirname(dir)) {
-    const base = dirname(dir);
-    if (base === dir || (root !== undefined && resolve(dir) === resolve(root))) break;
-    out.push({ base, name: basename(dir) });
-    if (root === undefined) break;
-  }
-  return out;
-}
-
-/** True when `path` is strictly inside `root`. */
-function isWithin(path: string, root: string): boolean {
-  const r = relative(resolve(root), resolve(path));
-  return r !== '' && !r.startsWith('..') && !isAbsolute(r);
 }
 
 /**

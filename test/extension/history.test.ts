@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { runToCsv } from '../../extension/exportRun';
 import { kernelBuildText } from '../../core/format';
-import { findRun, folderAndAncestors, keptInHistory, listRuns, listRunsIn, loadRun, partialRun, rerunSource, runId, saveRun, saveRunSync } from '../../extension/history';
+import { findRun, keptInHistory, listRuns, listRunsIn, loadRun, partialRun, rerunSource, runId, saveRun, saveRunSync } from '../../extension/history';
 import { run as recorded } from '../fixtures/run';
 import { describeMachine } from '../../runner/environment';
 import { tempDir } from '../fixtures/tmp';
@@ -275,21 +275,5 @@ describe('CSV export', () => {
     assert.equal(rerunSource('gone.attn.yaml', [b, a], existsSync), join(b, 'gone.attn.yaml'));
     // An absolute path (the editor records those) is run as it is.
     assert.equal(rerunSource(join(a, 'p.attn.yaml'), [b], existsSync), join(a, 'p.attn.yaml'));
-  });
-});
-
-describe('history watchers (s36 newcomer finding 2: History kept listing runs after .attnscope was deleted)', () => {
-  it('watch the history folder and each folder above it up to the workspace folder, which a deleted .attnscope is reported as', () => {
-    // VS Code reports `rm -rf .attnscope` as one delete of .attnscope (its watcher coalesces a
-    // deleted folder's events, src/vs/platform/files/common/watcher.ts), which no `*.json` pattern matches.
-    const ws = join(tmpdir(), 'ws');
-    assert.deepEqual(folderAndAncestors(join(ws, '.attnscope', 'runs'), [ws]), [
-      { base: join(ws, '.attnscope'), name: 'runs' },
-      { base: ws, name: '.attnscope' },
-    ]);
-    // The deepest workspace folder holding it bounds the walk (nested folders); a folder outside every one (an
-    // absolute attnscope.historyFolder) is watched itself only.
-    assert.deepEqual(folderAndAncestors(join(ws, 'sub', '.attnscope', 'runs'), [ws, join(ws, 'sub')]).map((a) => a.name), ['runs', '.attnscope']);
-    assert.deepEqual(folderAndAncestors('/data/runs', [ws]), [{ base: '/data', name: 'runs' }]);
   });
 });
