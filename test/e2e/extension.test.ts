@@ -219,12 +219,8 @@ function savedRuns(ws: string): RunResult[] {
   return readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as RunResult);
 }
 
-/**
- * The run status in the dashboard state the workbench last wrote to its IndexedDB (the editor
- * layout, with each webview's setState state): 'running', 'ok', ..., or 'none' when no dashboard
- * state is stored. What a reload restores into the page before the extension sends anything.
- */
-async function workbenchSavedStatus(page: Page): Promise<string> {
+/** Every string value the workbench last wrote to its IndexedDB state stores (ItemTable of each `vscode-web-state-db-*`). */
+async function workbenchStateValues(page: Page): Promise<string[]> {
   return page.evaluate(async () => {
     const found: string[] = [];
     for (const { name } of await indexedDB.databases()) {
@@ -240,13 +236,23 @@ async function workbenchSavedStatus(page: Page): Promise<string> {
           all.onsuccess = () => resolve(all.result);
           all.onerror = () => reject(all.error);
         });
-        // The page's state is JSON inside the serialized editor input inside the layout's JSON: quotes come escaped.
-        for (const v of values) if (typeof v === 'string' && v.includes('attnscope.dashboard')) found.push(...[...v.matchAll(/current\\*":\{\\*"id\\*":[^]*?status\\*":\\*"(\w+)/g)].map((m) => m[1]!));
+        for (const v of values) if (typeof v === 'string') found.push(v);
       }
       db.close();
     }
-    return found.join(',') || 'none';
+    return found;
   });
+}
+
+/**
+ * The run status in the dashboard state the workbench last wrote to its IndexedDB (the editor
+ * layout, with each webview's setState state): 'running', 'ok', ..., or 'none' when no dashboard
+ * state is stored. What a reload restores into the page before the extension sends anything.
+ */
+async function workbenchSavedStatus(page: Page): Promise<string> {
+  // The page's state is JSON inside the serialized editor input inside the layout's JSON: quotes come escaped.
+  const found = (await workbenchStateValues(page)).filter((v) => v.includes('attnscope.dashboard')).flatMap((v) => [...v.matchAll(/current\\*":\{\\*"id\\*":[^]*?status\\*":\\*"(\w+)/g)].map((m) => m[1]!));
+  return found.join(',') || 'none';
 }
 
 /**
@@ -254,35 +260,14 @@ async function workbenchSavedStatus(page: Page): Promise<string> {
  * editor part's `serializedGrid`) holds an AttnScope dashboard. A browser reload restores that
  * layout: the workbench writes it every 5 s, and a write during the page's unload may not finish,
  * so a reload soon after the dashboard opened can restore a layout without it (a clean-clone CI
- * run, session 35: empty editor area after the reload). The signal, not a sleep.
+ * run, session 35: empty editor area after the reload). Polls the store, the only signal there is.
  */
 async function dashboardInSavedLayout(page: Page, timeout = 30_000): Promise<void> {
-  await page.waitForFunction(
-    async () => {
-      for (const { name } of await indexedDB.databases()) {
-        if (!name?.startsWith('vscode-web-state-db-')) continue;
-        const db = await new Promise<IDBDatabase>((resolve, reject) => {
-          const open = indexedDB.open(name);
-          open.onsuccess = () => resolve(open.result);
-          open.onerror = () => reject(open.error);
-        });
-        try {
-          if (!db.objectStoreNames.contains('ItemTable')) continue;
-          const values = await new Promise<unknown[]>((resolve, reject) => {
-            const all = db.transaction('ItemTable', 'readonly').objectStore('ItemTable').getAll();
-            all.onsuccess = () => resolve(all.result);
-            all.onerror = () => reject(all.error);
-          });
-          if (values.some((v) => typeof v === 'string' && v.includes('serializedGrid') && v.includes('attnscope.dashboard'))) return true;
-        } finally {
-          db.close();
-        }
-      }
-      return false;
-    },
-    undefined,
-    { polling: 250, timeout },
-  );
+  const deadline = Date.now() + timeout;
+  while (!(await workbenchStateValues(page)).some((v) => v.includes('serializedGrid') && v.includes('attnscope.dashboard'))) {
+    if (Date.now() > deadline) throw new Error(`the workbench's saved editor layout held no AttnScope dashboard after ${timeout} ms`);
+    await page.waitForTimeout(250);
+  }
 }
 
 async function notification(page: Page, text: string | RegExp, timeout = 120_000) {
