@@ -302,8 +302,10 @@ export async function openFile(page: Page, relPath: string, expectText: string):
   }
   await page.keyboard.press('Enter');
   // The tab's label names the file's path (its aria-label): the file itself, not one of its name.
-  const label = absolute ? `[aria-label="${relPath}"]` : `[aria-label$="/${relPath}"]`;
-  await page.locator(`.editor-group-container.active .tab.active .monaco-icon-label${label}`).first().waitFor({ timeout: 30_000 });
+  // A file with problems has them after the path ("/ws/e2e.attn.yaml • 1 problem in this file").
+  const path = absolute ? relPath : `/${relPath}`;
+  const labels = absolute ? [`[aria-label="${path}"]`, `[aria-label^="${path} •"]`] : [`[aria-label$="${path}"]`, `[aria-label*="${path} •"]`];
+  await page.locator(labels.map((l) => `.editor-group-container.active .tab.active .monaco-icon-label${l}`).join(', ')).first().waitFor({ timeout: 30_000 });
   await page.locator('.editor-group-container.active .monaco-editor .view-lines', { hasText: expectText }).first().waitFor({ timeout: 30_000 });
 }
 
