@@ -228,6 +228,13 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     slidingWindow = chunk;
     r.sourceKeys.slidingWindow = r.find(['attention_chunk_size'])?.path;
     r.sourceKeys.layerTypes = r.find(['no_rope_layers'])?.path ?? r.sourceKeys.slidingWindow;
+  } else if (family === 'qwen3_next' && !layerTypesFound) {
+    // Qwen3-Next: transformers' Qwen3NextConfig builds layer_types when the config leaves it out
+    // (the published Qwen3-Next-80B-A3B config does): layer i is "linear_attention" (Gated
+    // DeltaNet, no KV cache) unless (i + 1) % full_attention_interval == 0 (default 4).
+    const interval = r.num(null, ['full_attention_interval'], { min: 1 }) ?? 4;
+    for (let i = 0; i < L; i++) layerTypes.push((i + 1) % interval === 0 ? 'full' : 'linear');
+    r.sourceKeys.layerTypes = r.find(['full_attention_interval'])?.path ?? 'full_attention_interval';
   } else if (windowValue !== undefined && useSliding !== false && (!layerTypesFound || sawSliding)) {
     slidingWindow = windowValue;
     if (!layerTypesFound) {

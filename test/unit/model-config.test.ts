@@ -487,6 +487,21 @@ test('hybrid layer_types: linear-attention layers hold no KV; unknown types warn
   assert.match(warn.message, /"moe_attention" \(2 layers\)/);
 });
 
+test('Qwen3-Next without layer_types: built from full_attention_interval as transformers does, not every layer attention', () => {
+  // The published Qwen3-Next-80B-A3B config gives full_attention_interval 4 and no layer_types;
+  // transformers' Qwen3NextConfig makes layer i "linear_attention" unless (i + 1) % 4 == 0. 48
+  // layers: 12 full. KV 12 · 2 · 2 KV heads · 256 · 2 B = 24,576 B/token (was 98,304: all 48).
+  const base = { ...LLAMA, model_type: 'qwen3_next', num_hidden_layers: 48, head_dim: 256, num_attention_heads: 16, num_key_value_heads: 2 };
+  const r = readModelConfig(JSON.stringify({ ...base, full_attention_interval: 4 }));
+  const m = r.value!;
+  assert.deepEqual(m.layerTypes.slice(0, 8), ['linear', 'linear', 'linear', 'full', 'linear', 'linear', 'linear', 'full']);
+  assert.equal(kvBytesPerToken(m, 'bf16'), 24_576);
+  assert.equal(r.problems.find((p) => p.code === 'linear-attention-layers')!.severity, 'info');
+  // Without the key: transformers' default interval 4. Interval 2: 24 full layers, 49,152 B.
+  assert.equal(kvBytesPerToken(readModelConfig(JSON.stringify(base)).value!, 'bf16'), 24_576);
+  assert.equal(kvBytesPerToken(readModelConfig(JSON.stringify({ ...base, full_attention_interval: 2 })).value!, 'bf16'), 49_152);
+});
+
 test('remaining config codes: unknown-dtype, not-a-model-config, unknown-quantization, MoE and MLA missing fields', () => {
   const dtypeText = JSON.stringify({ ...LLAMA, torch_dtype: 'float8' });
   const d = readModelConfig(dtypeText);
