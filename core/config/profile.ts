@@ -281,7 +281,9 @@ function unsafeIntegerProblems(root: ValueNode): Problem[] {
 function floatIntegerProblems(root: ValueNode): Problem[] {
   const out: Problem[] = [];
   const walk = (node: ValueNode, path: Array<string | number>): void => {
-    if (node.floatLiteral) {
+    // Only where the integer has digits to write (a safe integer): 1e300 is no integer to suggest
+    // (its range error says what is wrong; the fix "write 1e+300" came back after each use).
+    if (node.floatLiteral && Number.isSafeInteger(node.value)) {
       const types = schemaAt(path).flatMap((n) => (n.type === undefined ? [] : Array.isArray(n.type) ? n.type : [n.type]));
       if (types.includes('integer') && !types.includes('number')) {
         const key = path.join('.');
