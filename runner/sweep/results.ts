@@ -356,8 +356,9 @@ function kvBytesHeld(r: SweepReportRow): number {
  * meet it, the highest goodput. Without: among rows that rejected no request, the lowest
  * measured decode time per token when the points were benchmarked, else the highest simulated
  * output throughput. A simulated rate (goodput, throughput) within {@link SIMULATED_RATE_TOLERANCE}
- * of the highest is a tie, broken by the lower p99 TTFT, then by the fewer KV bytes held
- * ({@link kvBytesHeld}), then by point order. The two rules on simulated rates weigh only rows the
+ * of the highest is a tie, broken by a point vLLM runs (`runsOnVllm`, default every point: the
+ * report passes core/estimate vllmPageSizeNote's verdict on each point's page_size and GPU), then
+ * by the lower p99 TTFT, then by the fewer KV bytes held ({@link kvBytesHeld}), then by point order. The two rules on simulated rates weigh only rows the
  * server keeps up with (SweepReportRow.keepsUp not false; the others come back as `leftOut`):
  * above the saturated throughput a finite run flatters a point, and across an arrival-rate axis
  * the highest throughput would be the first saturated rate. Null when no row qualifies. The rows the figure
@@ -366,7 +367,7 @@ function kvBytesHeld(r: SweepReportRow): number {
  * tie sentence (default its label; a report of several environments adds the env letter, else one
  * point on two machines reads as tied with itself).
  */
-export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRow, best: SweepReportRow) => string = (r) => r.label): BestRow | null {
+export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRow, best: SweepReportRow) => string = (r) => r.label, runsOnVllm: (r: SweepReportRow) => boolean = () => true): BestRow | null {
   const ok = rows.filter((r) => r.status === 'ok');
   const pick = (cands: SweepReportRow[], score: (r: SweepReportRow) => number, rule: string, tied: (a: SweepReportRow, b: SweepReportRow) => boolean, tieWords: string) => {
     const best = cands.reduce<SweepReportRow | null>((b, r) => (b === null || score(r) > score(b) ? r : b), null);
@@ -377,7 +378,7 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
     return { row: best, rule, tiedWith, tie, leftOut: [] as SweepReportRow[] };
   };
   const pct = formatPercent(SIMULATED_RATE_TOLERANCE, 0);
-  const tieBreak = `; ties (within ${pct}) broken by lower p99 TTFT, then fewer KV bytes held (mean occupancy · pages · bytes of a page: page_size · KV bytes per token, or for a hybrid pool page_size · the bytes of one KV-cache group's layers)`;
+  const tieBreak = `; ties (within ${pct}) go to a point vLLM runs, then to the lower p99 TTFT, then to the fewer KV bytes held (mean occupancy · pages · bytes of a page: page_size · KV bytes per token, or for a hybrid pool page_size · the bytes of one KV-cache group's layers)`;
   /** The rows within the tolerance of the highest `rate`, ranked by the tie-break; the winner scores highest. */
   // A rule on simulated rates weighs only points the server keeps up with (s34 newcomer-cli 6, 7:
   // above the saturated throughput a finite run still meets the SLO, and across arrival rates the
@@ -389,10 +390,11 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
     const leftOut = all.filter((r) => r.keepsUp === false);
     const top = Math.max(...cands.map(rate));
     const near = (r: SweepReportRow) => rate(r) >= top * (1 - SIMULATED_RATE_TOLERANCE);
-    const ranked = cands.filter(near).sort((a, b) => (a.metrics.p99TtftS ?? Infinity) - (b.metrics.p99TtftS ?? Infinity) || kvBytesHeld(a) - kvBytesHeld(b));
+    // A tied point vLLM runs before one it does not (s33: the fewest bytes held always picked page_size 1, which vLLM refuses on a GPU).
+    const ranked = cands.filter(near).sort((a, b) => Number(runsOnVllm(b)) - Number(runsOnVllm(a)) || (a.metrics.p99TtftS ?? Infinity) - (b.metrics.p99TtftS ?? Infinity) || kvBytesHeld(a) - kvBytesHeld(b));
     const winner = ranked[0];
     if (!winner) return null;
-    const chosen = pick(cands, (r) => (r === winner ? 1 : 0), rule + tieBreak, (a, b) => near(a) && near(b), `${what} within ${pct}, so the lower p99 TTFT (then fewer KV bytes held) chose`);
+    const chosen = pick(cands, (r) => (r === winner ? 1 : 0), rule + tieBreak, (a, b) => near(a) && near(b), `${what} within ${pct}, so a point vLLM runs, then the lower p99 TTFT, then fewer KV bytes held chose`);
     return chosen && { ...chosen, leftOut };
   };
   if (ok.some((r) => r.metrics.sloAttainment !== undefined)) {
@@ -527,7 +529,7 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
   report.missing = pointsOfAxes(report.axes).filter((p) => !have.has(p.id) && (!opts.only || opts.only.has(p.id)));
   const split = splitByMachine(report);
   // Rows of several machine kinds: each tied row names its env; the best point's own row on another machine says it is the same point.
-  const best = bestRow(report.rows, split ? (r, b) => `${r.label} (${r.id === b.id ? 'same point on ' : ''}env ${envLetter(envOrder, r.environmentKey)})` : undefined);
+  const best = bestRow(report.rows, split ? (r, b) => `${r.label} (${r.id === b.id ? 'same point on ' : ''}env ${envLetter(envOrder, r.environmentKey)})` : undefined, (r) => !notOnVllm.has(r.id));
   const ref = (r: SweepReportRow) => ({ id: r.id, environmentKey: r.environmentKey, label: r.label });
   const across = split && best?.rule === MEASURED_RULE ? acrossMachines(report.rows, envOrder) : '';
   const vllm = best ? notOnVllm.get(best.row.id) : undefined;

@@ -306,7 +306,7 @@ test('best point: throughputs within 1 % are ranked by p99 TTFT, then KV bytes h
   const best = bestRow(rows)!;
   assert.equal(best.row.label, 'page_size=16');
   assert.deepEqual(best.tiedWith.map((r) => r.label), ['page_size=8', 'page_size=32']);
-  assert.match(best.rule, /^highest simulated output throughput among points that reject no request; ties \(within 1%\) broken by lower p99 TTFT, then fewer KV bytes held \(mean occupancy · pages · bytes of a page: page_size · KV bytes per token, or for a hybrid pool page_size · the bytes of one KV-cache group's layers\)/);
+  assert.match(best.rule, /^highest simulated output throughput among points that reject no request; ties \(within 1%\) go to a point vLLM runs, then to the lower p99 TTFT, then to the fewer KV bytes held \(mean occupancy · pages · bytes of a page: page_size · KV bytes per token, or for a hybrid pool page_size · the bytes of one KV-cache group's layers\)/);
   // With an SLO the same rule ranks goodput.
   const slo = bestRow(rows.map((r) => ({ ...r, metrics: { ...r.metrics, sloAttainment: 0.95, goodputRequestsPerSec: r.metrics.throughputTokensPerSec! / 100 } })))!;
   assert.equal(slo.row.label, 'page_size=16');
@@ -330,7 +330,7 @@ test('best point: a tie across KV dtypes goes to the fewer KV bytes held, not th
   const best = bestRow(rows)!;
   assert.equal(best.row.label, 'dtype=fp8');
   assert.deepEqual(best.tiedWith.map((r) => r.label), ['dtype=auto']);
-  assert.match(best.tie, /so the lower p99 TTFT \(then fewer KV bytes held\) chose$/);
+  assert.match(best.tie, /so a point vLLM runs, then the lower p99 TTFT, then fewer KV bytes held chose$/);
 });
 
 test('best point: a hybrid pool\'s page holds one KV-cache group\'s layers, and the tie-break counts its bytes, not page_size · KV bytes per token (s34 newcomer-cli 12)', () => {
@@ -605,10 +605,19 @@ test('sbatch that reaches no controller: its fatal line, once, with what to chec
   assert.equal(sbatchReason('  \n'), 'no output');
 });
 
-test('a simulate sweep\'s best at a page_size vLLM does not run on the profile\'s GPU says so, and more than three tied points are counted, not listed (s33 newcomer CLI finding 4)', () => {
+test('a simulate sweep\'s tie goes to a page_size vLLM runs on the profile\'s GPU; a best vLLM does not run says so; more than three tied points are counted, not listed (s33 newcomer CLI finding 4, s36 newcomers)', () => {
   // writePoint gives every point the same throughput (10 tokens/s) and occupancy 0.5 of 1000 + index
-  // pages: all tied, the fewest KV bytes held (0.5 · 1000 · 1 slots) picks page_size=1.
-  const plan = loadSweep(workspace(`${BASE}device: { gpu: H100 SXM }\nsweep:\n  axes:\n    kv_cache.page_size: [1, 2, 4, 8, 16]\n`).file);
+  // pages: all tied. The fewest KV bytes held (0.5 · 1000 · 1 slots) would pick page_size=1, which
+  // vLLM refuses on an H100 (multiples of 16): the tie goes to page_size=16, the one it runs.
+  const runnable = loadSweep(workspace(`${BASE}device: { gpu: H100 SXM }\nsweep:\n  axes:\n    kv_cache.page_size: [1, 2, 4, 8, 16]\n`).file);
+  const runnableRoot = tempDir('attnscope-merge-');
+  for (let i = 0; i < runnable.points.length; i++) writePoint(runnableRoot, runnable, i, ENV_A);
+  const chosen = mergeResults([runnableRoot]);
+  assert.equal(chosen.best?.label, 'page_size=16');
+  assert.equal(chosen.best?.notOnVllm, undefined);
+  assert.match(chosen.best!.tie!, /so a point vLLM runs, then the lower p99 TTFT, then fewer KV bytes held chose$/);
+  // No tied point vLLM runs: the fewest bytes held picks page_size=1, and the report says vLLM would not run it.
+  const plan = loadSweep(workspace(`${BASE}device: { gpu: H100 SXM }\nsweep:\n  axes:\n    kv_cache.page_size: [1, 2, 4, 8, 12]\n`).file);
   const root = tempDir('attnscope-merge-');
   for (let i = 0; i < plan.points.length; i++) writePoint(root, plan, i, ENV_A);
   const r = mergeResults([root]);
