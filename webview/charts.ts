@@ -42,6 +42,11 @@ export interface ChartSpec {
 /** Most items an accessible name lists before "and N more (Data table)": a name is read whole. */
 const ARIA_MAX_ITEMS = 6;
 
+/** What a case chart without a case says: a running run waits for its first; an ended one (ok, cancelled, failed) has none ("yet" read wrong on a cancelled run: s36 newcomer, editor 8). */
+function noCasesText(run: { status: string }): string {
+  return run.status === 'running' ? 'Waiting for the first case…' : 'This run has no timed cases.';
+}
+
 /** `items` joined with "; ", at most ARIA_MAX_ITEMS of them, then how many more `table` (the Data table) has. */
 export function ariaList(items: readonly string[], table = 'the Data table'): string {
   const shown = items.slice(0, ARIA_MAX_ITEMS).join('; ');
@@ -240,7 +245,7 @@ export function timingsChart(run: ViewRun, p: Palette): ChartSpec {
     id: 'timings',
     title: 'Kernel timings',
     ariaLabel: `Kernel time per shape: ${ariaList(cases.map((c) => `${caseLabel(c)} median ${formatDuration(c.medianNs)}, ${spreadName(c.samplesNs.length)} ${formatDuration(c.p10Ns)} to ${formatDuration(c.p90Ns)}`))}`,
-    empty: cases.length === 0 ? (run.status === 'running' ? 'Waiting for the first case…' : 'This run has no timed cases.') : null,
+    empty: cases.length === 0 ? noCasesText(run) : null,
     // 'p10–p90' (or 'min–max', 'spread') and 'median' fit on one legend line at 340 px.
     height: caseChartHeight(cases.length, p, { xAxes: 1, legendLines: 1 }),
     config,
@@ -310,7 +315,7 @@ export function throughputChart(run: ViewRun, p: Palette): ChartSpec {
     id: 'throughput',
     title: 'Throughput',
     ariaLabel: `Achieved throughput: ${ariaList(cases.map((c) => `${caseLabel(c)} ${isMemoryBound(c) ? formatRate(c.gbps * 1e9, 'B/s') : formatRate(c.gflops * 1e9, 'FLOP/s')}${c.fractionOfPeak == null ? '' : `, ${peakFractionText(c.fractionOfPeak)} of ${c.ceiling ?? 'peak'}`}`))}`,
-    empty: cases.length === 0 ? 'No timed cases yet.' : null,
+    empty: cases.length === 0 ? noCasesText(run) : null,
     summary: against.length > 0 ? `Fraction of peak (tooltip, table) against this machine's measured ${against.join('; ')}.` : null,
     // Both kinds of case: a second x axis (GB/s on top), and the two legend items wrap onto two lines below ~400 px.
     height: caseChartHeight(cases.length, p, anyMemory && anyCompute ? { xAxes: 2, legendLines: 2 } : { xAxes: 1, legendLines: 1 }),
@@ -631,7 +636,7 @@ export function rooflineChart(run: ViewRun, p: Palette): ChartSpec {
     title: 'Roofline',
     ariaLabel: `Roofline, achieved GFLOP/s against arithmetic intensity: roofs ${[...compute.map((c) => `${c.label} ${formatRate(c.flopsPerSec, 'FLOP/s')}`), ...(bandwidthLabel ? [bandwidthLabel] : [])].join(', ') || 'not measured'}; ${ariaList(points.map((q) => `${q.label} ${formatSignificant(q.x)} FLOP/byte, ${formatRate(q.y * 1e9, 'FLOP/s')}`))}`,
     // A streamed run's roofs are drawn from its environment message on, before its first case.
-    empty: points.length === 0 && !(run.status === 'running' && roofs.length > 0) ? 'No timed cases yet.' : null,
+    empty: points.length === 0 && !(run.status === 'running' && roofs.length > 0) ? noCasesText(run) : null,
     config,
     table: {
       columns: ['case', 'FLOP/byte', 'GFLOP/s'],

@@ -425,7 +425,7 @@ describe('roofline while a run streams', () => {
     const done = viewOfRun(run, null);
     const measured = { ...done, status: 'running' as const, cases: [], pool: null, poolSamples: [] };
     const spec = rooflineChart(measured, palette);
-    assert.equal(spec.empty, null, 'a chart, not "No timed cases yet."');
+    assert.equal(spec.empty, null, 'a chart, not "Waiting for the first case…"');
     // The recorded run's fp32 FMA peak and read bandwidth (test/fixtures/run.ts environment.peaks).
     const roofs = (spec.config.data.datasets as Array<{ label?: string; roof?: unknown }>).filter((d) => d.roof).map((d) => d.label);
     assert.equal(roofs.length, 1);
@@ -435,7 +435,9 @@ describe('roofline while a run streams', () => {
     const onGpu = { ...measured, environment: { ...run.environment, gpu: { name: 'NVIDIA H200', smCount: 132, memoryBytes: 150e9, driver: 'd', runtime: 'r' }, peaks: { ...run.environment.peaks, gpuFlopsPerSec: 989e12, gpuCopyBytesPerSec: 4.0e12 } } };
     assert.deepEqual(ceilings(onGpu), { compute: [{ label: 'GPU peak', short: 'GPU', flopsPerSec: 989e12 }], bytesPerSec: 4.0e12 });
     // Before the environment: no roof, and the note.
-    assert.equal(rooflineChart({ ...measured, environment: null }, palette).empty, 'No timed cases yet.');
+    assert.equal(rooflineChart({ ...measured, environment: null }, palette).empty, 'Waiting for the first case…');
+    // An ended run without a case: not "yet" (a cancelled run said "No timed cases yet.").
+    assert.equal(rooflineChart({ ...measured, status: 'cancelled' }, palette).empty, 'This run has no timed cases.');
   });
 });
 
