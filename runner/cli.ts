@@ -18,6 +18,7 @@ import { accessSync, constants, fstatSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import * as jsonc from 'jsonc-parser';
 import { offsetToLineColumn } from '../core/config/positions';
+import { closestMatch } from '../core/config/suggest';
 import { jsonErrorText } from '../core/config/tree';
 import { BACKENDS, isBackend, type KernelBackendName, type Problem, type Profile, type StepTimeSpec } from '../core/config/types';
 import { resolvedProfileProblems } from '../core/config/resolvedProfile';
@@ -717,6 +718,9 @@ async function vllmLogCommand(argv: string[], io: CliIo): Promise<number> {
   return EXIT_OK;
 }
 
+/** The commands `main` runs (the names its switch handles). */
+const COMMANDS = ['bench', 'estimate', 'simulate', 'sweep', 'merge', 'submit', 'vllm-log', 'help'] as const;
+
 /** Runs the CLI with `argv` (without node and script); returns the exit code. */
 export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<number> {
   const [command, ...rest] = argv;
@@ -746,7 +750,12 @@ export async function main(argv: string[], io: CliIo = PROCESS_IO): Promise<numb
         io.stdout.write(`${USAGE}\n`);
         return EXIT_OK;
       default:
-        throw new UsageError(command ? `unknown command '${command}'` : 'no command given');
+        if (!command) throw new UsageError('no command given');
+        {
+          // The closest command, as for unknown flags (runner/args.ts: closestMatch).
+          const near = closestMatch(command, COMMANDS);
+          throw new UsageError(`unknown command '${command}'${near !== undefined ? `: did you mean ${near}?` : ''}`);
+        }
     }
   } catch (e) {
     if (e instanceof InputError) {

@@ -543,6 +543,8 @@ test('argument errors are one line (exit 2); a negative number reaches its optio
     [['simulate', 'x.attn.yaml', '--slo-ttft-ms', '-5'], "attnscope: --slo-ttft-ms must be a positive number of milliseconds, got '-5'"],
     [['estimate', 'f.json', '--json', 'x.json'], 'attnscope: estimate --json prints JSON to stdout; to a file: attnscope estimate f.json --json > x.json'],
     [['frobnicate'], "attnscope: unknown command 'frobnicate' (see attnscope --help)"],
+    [['estimat'], "attnscope: unknown command 'estimat': did you mean estimate? (see attnscope --help)"],
+    [['vlm-log'], "attnscope: unknown command 'vlm-log': did you mean vllm-log? (see attnscope --help)"],
   ] as const) {
     const r = cli([...args]);
     assert.equal(r.code, 2, args.join(' '));
