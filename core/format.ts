@@ -228,13 +228,21 @@ export function formatRequestRate(perSecond: number): string {
  * profile's workload drawn; and the time scale when it is not 1.
  */
 export function formatLoadSource(load: PoolLoad): string {
-  const scale = load.timeScale !== 1 ? `; time scale ${load.timeScale} (arrival times divided by it)` : '';
+  const scale = load.timeScale !== 1 ? `; time scale ${formatTimeScale(load.timeScale)} (arrival times divided by it)` : '';
   if (load.source === 'workload') return `the profile's workload, drawn${scale}`;
   const t = load.trace;
   if (!t) return `a trace${scale}`;
   const dropped = Object.entries(t.dropped).map(([why, n]) => `${formatCount(n)} ${why}`).join(', ');
   const filters = [t.filters?.model !== undefined ? `Model ${t.filters.model}` : '', t.filters?.logType !== undefined ? `Log Type ${t.filters.logType}` : ''].filter((x) => x).join(', ');
   return `trace ${t.path} (${t.format}; time stamps: ${t.timeUnit}): ${formatCountOf(t.rowsRead, 'row')} read as requests${dropped ? `, dropped ${dropped}` : ', none dropped'}${filters ? `; kept only ${filters}` : ''}${scale}`;
+}
+
+/**
+ * A time scale (arrival times divided by it) to 4 significant digits, trailing zeros dropped:
+ * --max-rate's 2.8395281960962793 -> "2.840" would read as more exact than it is, so "2.84"; 2 -> "2".
+ */
+export function formatTimeScale(scale: number): string {
+  return String(Number(scale.toPrecision(4)));
 }
 
 /**

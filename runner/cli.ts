@@ -25,7 +25,7 @@ import { resolvedProfileProblems } from '../core/config/resolvedProfile';
 import { createRun, runHeader, type Environment, type EstimateFile, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel } from '../core/protocol/run';
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
 import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../core/validate';
-import { formatCount, formatCountOf, formatPercent, perGpuCasesHeader, poolCancelledText } from '../core/format';
+import { formatCount, formatCountOf, formatPercent, formatTimeScale, perGpuCasesHeader, poolCancelledText } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from '../native';
 import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, writeFailure, writeOutput } from './args';
@@ -469,7 +469,7 @@ function checkSavedRunTrace(file: string, run: RunResult, flags: SimulateFlags):
   const unit = t ? /\(--trace-time-unit (\w+)\)/.exec(t.timeUnit) : null;
   if (unit) flagsOf.push(`--trace-time-unit ${unit[1]}`);
   if (load.timeScale !== 1) flagsOf.push(`--time-scale ${load.timeScale}`);
-  const what = t ? `the trace ${t.path} (${t.format}, time stamps in ${t.timeUnit}${load.timeScale !== 1 ? `, time scale ${load.timeScale}` : ''})` : 'a trace';
+  const what = t ? `the trace ${t.path} (${t.format}, time stamps in ${t.timeUnit}${load.timeScale !== 1 ? `, time scale ${formatTimeScale(load.timeScale)}` : ''})` : 'a trace';
   throw new UsageError(
     `${file} is a run that replayed ${what}; its profile holds the workload, not the trace, so alone it would draw the workload instead. To replay the same trace: attnscope simulate ${file} ${flagsOf.join(' ')}`,
     false,

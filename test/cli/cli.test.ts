@@ -1032,6 +1032,12 @@ test('simulate on a Mooncake trace prints latency, goodput and the queue; --max-
   // says capacity bounds it, not the SLO (s34 newcomer-cli 5: "Highest rate meeting the SLO").
   const max = /^Highest rate the server keeps up with: ([\d.]+) requests\/s \(time scale [\d.]+\); capacity is the limit, not the SLO: 100\.0% of requests meet the SLO there/m.exec(search.stdout);
   assert.ok(max && max[1] === mu[1], search.stdout);
+  // The Workload line gives the time scale to 4 significant digits, as the answer does (s36 newcomer: 'time scale 2.8395281960962793').
+  const workloadScale = /^Workload: .*; time scale ([\d.]+) \(arrival times divided by it\)$/m.exec(search.stdout);
+  const answerScale = /^Highest rate .*\(time scale ([\d.]+)\)/m.exec(search.stdout);
+  assert.ok(workloadScale && answerScale, search.stdout);
+  assert.equal(Number(workloadScale[1]), Number(answerScale[1]), search.stdout);
+  assert.ok(workloadScale[1]!.replace(/^0\.0*|\./g, '').length <= 4, workloadScale[1]);
   assert.doesNotMatch(search.stdout, /Highest rate meeting the SLO/);
   assert.doesNotMatch(search.stdout, /Every rate tried meets the SLO/);
   // --time-scale: the search starts from it (the trace at 3x its rate), not from 1.
