@@ -157,11 +157,14 @@ const FIXES: Record<string, FixMaker> = {
     const name = f?.property.key ?? 'num_key_value_heads';
     return nearest(divisors(heads), current, 2).map((d) => ({ title: `Set ${name} to ${d} (divides ${heads} heads)`, edits: [replace(t, p.range, String(d))] }));
   },
-  // Every size the message lists as fitting (core/config/profileChecks.ts: data.fits), smallest first.
+  // Every size the message lists as fitting (core/config/profileChecks.ts: data.fits), nearest the
+  // written size first (ties: the smaller), so the preferred fix changes the parallelism least.
   'tp-not-divisible': (t, p) => {
     const fits = p.data?.['fits'];
     if (!Array.isArray(fits)) return [];
-    return fits.filter((d): d is number => Number.isInteger(d) && d >= 1).map((d) => ({ title: `Set tensor_parallel_size to ${d}`, edits: [replace(t, p.range, String(d))] }));
+    const sizes = fits.filter((d): d is number => Number.isInteger(d) && d >= 1);
+    const current = numberAt(t, p.range);
+    return (current === null ? sizes : nearest(sizes, current, sizes.length)).map((d) => ({ title: `Set tensor_parallel_size to ${d}`, edits: [replace(t, p.range, String(d))] }));
   },
   'hidden-not-divisible': (t, p) => {
     const hidden = Number(p.data?.['hiddenSize']);

@@ -82,12 +82,13 @@ test('unknown key: rename to the suggestion, or remove it (YAML block and flow, 
   assert.equal((await fix('p.attn.json', last, 'unknown-key', 'Remove "colour"')).fixed, '{\n  "model": "../../examples/llama-3.1-8b/config.json"\n}\n');
 });
 
-test('tensor_parallel_size that does not divide the heads: one fix per size that fits, as the message lists them', async () => {
+test('tensor_parallel_size that does not divide the heads: one fix per size that fits, nearest the written size first', async () => {
   // Llama-3.1-8B: 32 query heads, 8 KV heads, intermediate_size 14336 = 2^11 · 7: every divisor
   // of 32 divides 14336 and divides or is divided by 8, so 1, 2, 4, 8, 16, 32 fit; 3 divides none.
+  // By distance from 3: 2 and 4 (1 each, the smaller first), 1 (2), 8 (5), 16 (13), 32 (29).
   const text = fixture('llama-3.1-8b.attn.yaml').text.replace('tensor_parallel_size: 1', 'tensor_parallel_size: 3');
   const { fixed, titles } = await fix('p.attn.yaml', text, 'tp-not-divisible', 'Set tensor_parallel_size to 4');
-  assert.deepEqual(titles, [1, 2, 4, 8, 16, 32].map((d) => `Set tensor_parallel_size to ${d}`));
+  assert.deepEqual(titles, [2, 4, 1, 8, 16, 32].map((d) => `Set tensor_parallel_size to ${d}`));
   assert.equal(fixed, text.replace('tensor_parallel_size: 3', 'tensor_parallel_size: 4'));
 });
 
