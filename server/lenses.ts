@@ -50,8 +50,13 @@ function sweepLens(a: Analysis): CodeLens | null {
   return { range: { start: at, end: at }, command: { title: `Run sweep${points}`, command: Commands.runSweep, arguments: [a.uri] } };
 }
 
+/**
+ * The lenses of a model config or profile. None for a profile without a `model:` key (empty, a bare
+ * word, or keys but no model): every command needs the model, and the error "missing model" says
+ * what to write first (s36 newcomer: a file holding only `mod` offered "Run attention benchmark").
+ */
 export function codeLenses(a: Analysis, clientCommands: boolean): CodeLens[] {
-  if (a.kind === 'other') return [];
+  if (a.kind === 'other' || (a.kind === 'profile' && getProperty(a.tree, 'model') === undefined)) return [];
   const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
   if (!clientCommands) {
     const summary = estimateSummary(a);

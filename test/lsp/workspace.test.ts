@@ -135,6 +135,14 @@ test('code lenses: run the benchmark and show the memory breakdown, on profiles 
   await client.open(bare, 'model: ../../examples/llama-3.1-8b/config.json\n');
   assert.deepEqual((await client.codeLenses(bare))!.map((l) => l.command?.command), [Commands.runBenchmark, Commands.showMemoryBreakdown]);
   await client.close(bare);
+  // No `model:` key yet (the s36 newcomer typed `mod`; an empty file; keys but no model): every command
+  // needs the model, so no lens, only the error that says to write one.
+  for (const [i, text] of ['mod', '', 'dtype: bf16\nworkload:\n  requests: 10\n'].entries()) {
+    const unfinished = pathToFileURL(join(dir, `unfinished-${i}.attn.yaml`)).href;
+    assert.equal((await client.open(unfinished, text)).length, 1, text);
+    assert.deepEqual(await client.codeLenses(unfinished), [], text);
+    await client.close(unfinished);
+  }
   // An encoder (bert): nothing to benchmark (`attnscope bench` refuses it), so only the memory breakdown.
   const bert = fixture('configs/bert-base-uncased.config.json');
   await client.open(bert.uri, bert.text);
