@@ -7,6 +7,7 @@
  * places any problem of the profile (`file:line:col: warning: ...`) for the CLI to print.
  */
 import { readFileSync, statSync } from 'node:fs';
+import { MAX_INPUT_TEXT_BYTES, readInputText, readRegularText, type NotRead } from '../core/fileText';
 import { resolve } from 'node:path';
 import { offsetToLineColumn } from '../core/config';
 import { formatBytes, formatCount } from '../core/format';
@@ -30,13 +31,12 @@ export interface LoadedProfile {
   errorAt(key: string, message: string): InputError;
 }
 
-/** The largest profile or config.json read: 512 MiB, about V8's longest string (a 200 MB config.json reads in seconds). */
-const MAX_TEXT_BYTES = 512 * 2 ** 20;
-
 /**
- * The text of a profile or config.json. A device (/dev/zero, /dev/urandom: endless) or a file
- * over MAX_TEXT_BYTES is refused before reading, where readFileSync would read forever or run out
- * of memory; a pipe is read (process substitution, `<(...)`).
+ * The text of the profile or config.json named on the command line. A device (/dev/zero,
+ * /dev/urandom: endless) or a file over MAX_INPUT_TEXT_BYTES is refused before reading
+ * (core/fileText.ts), where a read would run for ever or for minutes; a pipe is read (process
+ * substitution, `<(...)`, and a FIFO the user writes the profile into). The config.json a
+ * profile's model: names is read by {@link loadProfile}'s host, which refuses a FIFO too.
  * @throws Error whose message says why, after the path ("is a folder, not a file", "no such file", ...).
  */
 function readTextFile(path: string): string {
@@ -47,13 +47,23 @@ function readTextFile(path: string): string {
     throw new Error(readFailure(e), { cause: e });
   }
   if (st.isDirectory()) throw new Error('is a folder, not a file');
-  if (!st.isFile() && !st.isFIFO()) throw new Error('is not a regular file (a device or socket), so not a profile or config.json');
-  if (st.size > MAX_TEXT_BYTES) throw new Error(`is ${formatBytes(st.size)}: more than a profile or config.json can be (at most ${formatBytes(MAX_TEXT_BYTES)})`);
+  if (st.isFIFO()) {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch (e) {
+      throw new Error(readFailure(e), { cause: e });
+    }
+  }
+  if (!st.isFile()) throw new Error('is not a regular file (a device or socket), so not a profile or config.json');
+  let text;
   try {
-    return readFileSync(path, 'utf8');
+    text = readRegularText(path, MAX_INPUT_TEXT_BYTES);
   } catch (e) {
     throw new Error(readFailure(e), { cause: e });
   }
+  if (typeof text === 'string') return text;
+  if (text.bytes !== undefined) throw new Error(`is ${formatBytes(text.bytes)}: too big for a profile or config.json (at most ${formatBytes(MAX_INPUT_TEXT_BYTES)}; a weights file?)`);
+  throw new Error(`is ${text.why}`);
 }
 
 /**
@@ -72,12 +82,9 @@ export function savedRunOf(file: string): RunResult | null {
   }
 }
 
-function readText(path: string): string | null {
-  try {
-    return readTextFile(path);
-  } catch {
-    return null;
-  }
+/** Files other than the one named (the config.json of model:): core/fileText.ts readInputText, so never a FIFO. */
+function readText(path: string, refused = new Map<string, NotRead>()): string | null {
+  return readInputText(path, refused);
 }
 
 function locate(problem: Problem, file: string, text: string, texts: Map<string, string>): { file: string; line: number; column: number } {
@@ -111,12 +118,14 @@ export function loadProfile(file: string): LoadedProfile {
   }
   // The file's own text is never read again: a pipe (<(cat p.yaml)) reads empty the second time.
   const texts = new Map<string, string>([[abs, text]]);
+  const refused = new Map<string, NotRead>();
   const host = {
     readFile(p: string): string | null {
-      const t = readText(p);
+      const t = readText(p, refused);
       if (t !== null) texts.set(p, t);
       return t;
     },
+    whyNotRead: (p: string) => refused.get(p),
   };
 
   const checked = validateProfileText(text, abs, host);

@@ -31,6 +31,7 @@ import {
   type ValueNode,
 } from '../core/config';
 import { anchorOf } from '../core/config/profileSchema';
+import type { NotRead } from '../core/fileText';
 import type { Estimate } from '../core/estimate';
 import { DEFAULT_GPU, GPUS } from '../core/estimate/gpus';
 import { validateProfileTree, type PartialProfile } from '../core/validate';
@@ -51,6 +52,8 @@ export const GPU_ASSUMED = 'gpu-assumed';
 /** Reads files other than the document (a profile's config.json): unsaved editor text first, else disk. */
 export interface FileHost {
   readFile(absPath: string): string | null;
+  /** Why readFile gave null for a file that is there (a FIFO, too big): core/config/profile.ts ProfileHost. */
+  whyNotRead?(absPath: string): NotRead | undefined;
 }
 
 export type DocumentKind = 'config' | 'profile' | 'other';
@@ -203,6 +206,7 @@ function recordingHost(a: Analysis, host: FileHost): FileHost {
       if (content !== null) a.readTexts.set(absPath, content);
       return content;
     },
+    whyNotRead: (absPath) => host.whyNotRead?.(absPath),
   };
 }
 

@@ -4,7 +4,8 @@
  * path that does not resolve. Paths are given as the profile writes them: relative to its folder,
  * with forward slashes, starting with ./ or ../.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
+import { readInputText } from '../core/fileText';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { isConfigPath, isModelConfigFile } from '../core/config';
 
@@ -67,11 +68,9 @@ export function modelConfigsNear(profileFile: string): string[] {
       if (isDir) {
         if (depth < MAX_DEPTH && !SKIP_DIR.test(name)) walk(path, depth + 1);
       } else if (isConfigPath(name) && found.size < MAX_CONFIGS) {
-        try {
-          if (isModelConfigFile(path, readFileSync(path, 'utf8'))) found.add(path);
-        } catch {
-          // unreadable: not offered
-        }
+        // Unreadable, a FIFO (a read would block the server), or past MAX_INPUT_TEXT_BYTES: not offered.
+        const text = readInputText(path, new Map());
+        if (text !== null && isModelConfigFile(path, text)) found.add(path);
       }
     }
   };
@@ -85,7 +84,10 @@ export function modelConfigsNear(profileFile: string): string[] {
         if (path === from || SKIP_DIR.test(name)) continue;
         try {
           if (statSync(path).isDirectory()) walk(path, 1);
-          else if (isConfigPath(name) && isModelConfigFile(path, readFileSync(path, 'utf8'))) found.add(path);
+          else if (isConfigPath(name)) {
+            const text = readInputText(path, new Map());
+            if (text !== null && isModelConfigFile(path, text)) found.add(path);
+          }
         } catch {
           // vanished or unreadable
         }

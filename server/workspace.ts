@@ -5,7 +5,7 @@
  * an open editor. A version with an error keeps the previous version's hints that still hold
  * (hints.ts carryHints): the cache is what remembers them.
  */
-import { readFileSync } from 'node:fs';
+import { readInputText, type NotRead } from '../core/fileText';
 import type { TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Problem } from '../core/config';
@@ -130,6 +130,7 @@ export class Workspace {
 
   /** Reads other files: an open document's current text first, else the disk; null when unreadable. */
   fileHost(): FileHost {
+    const refused = new Map<string, NotRead>();
     return {
       readFile: (absPath: string): string | null => {
         const uri = this.openByPath.get(absPath);
@@ -137,12 +138,10 @@ export class Workspace {
           const doc = this.documents.get(uri);
           if (doc !== undefined) return doc.getText();
         }
-        try {
-          return readFileSync(absPath, 'utf8');
-        } catch {
-          return null;
-        }
+        // Never a FIFO (a read would block the server for ever) nor a file past MAX_INPUT_TEXT_BYTES.
+        return readInputText(absPath, refused);
       },
+      whyNotRead: (absPath: string) => refused.get(absPath),
     };
   }
 }

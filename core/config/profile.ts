@@ -6,6 +6,8 @@
  * (profileChecks.ts) and fills defaults (profileDefaults.ts).
  */
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import type { NotRead } from '../fileText';
+import { formatBytes } from '../format';
 import { isProfilePath } from './fileKinds';
 import { guarded, modelSpecFromTree, readModelConfig, readModelConfigTree } from './model';
 import { semanticProblems } from './profileChecks';
@@ -20,6 +22,11 @@ import type { Dtype, KvCacheSpec, LengthDist, ModelSpec, Problem, Profile, ReadR
 export interface ProfileHost {
   /** The text of an absolute path, or null when it cannot be read. */
   readFile(absPath: string): string | null;
+  /**
+   * Why readFile(absPath) gave null though the file is there: it was refused unread (a FIFO,
+   * socket or device; too big), core/fileText.ts readInputText; undefined otherwise.
+   */
+  whyNotRead?(absPath: string): NotRead | undefined;
 }
 
 /** The profile's `slo` and `step_time` sections (the schema has checked their values). */
@@ -163,9 +170,23 @@ function readModelPath(
   const abs = isAbsolute(raw) ? raw : resolve(dirname(profileFile), raw);
   let path = abs;
   let text = host.readFile(abs);
-  if (text === null && !/\.json$/i.test(abs)) {
+  let refused = text === null ? host.whyNotRead?.(abs) : undefined;
+  if (text === null && refused === undefined && !/\.json$/i.test(abs)) {
     path = join(abs, 'config.json');
     text = host.readFile(path);
+    refused = text === null ? host.whyNotRead?.(path) : undefined;
+  }
+  if (refused !== undefined) {
+    problems.push({
+      severity: 'error',
+      code: 'model-not-found',
+      message: refused.bytes !== undefined
+        ? `the model config "${raw}" is ${formatBytes(refused.bytes)}: too big for a config.json (a weights file?); point model: at the folder or its config.json`
+        : `the model config "${raw}" is ${refused.why}, so not read: point model: at a HuggingFace config.json (or a folder holding one)`,
+      range: value.range,
+      data: { path },
+    });
+    return { spec: null, path: null };
   }
   if (text === null) {
     problems.push({

@@ -5,13 +5,14 @@
  */
 import { createHash } from 'node:crypto';
 import * as jsonc from 'jsonc-parser';
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, statSync } from 'node:fs';
+import { notRegularWhy, readRegularText } from '../../core/fileText';
 import { join } from 'node:path';
 import { TOOL_NAME, type Environment, type KernelCase, type RunResult } from '../../core/protocol/run';
 import { SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type SweepPointRun, type SweepReport, type SweepReportRow } from '../../core/protocol/sweep';
 import { InputError, readFailure } from '../errors';
 import { toolBuild } from '../version';
-import { formatBytes, formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant } from '../../core/format';
+import { formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
 import { describeEnvironment, reportBuilds, rowBuild, splitByMachine, sweepProvenance } from '../../core/sweepFigures';
 import { axisIndices, offsetToLineColumn, pointLabel } from '../../core/config';
@@ -50,35 +51,22 @@ export function notRegularFile(path: string): NotAPoint | null {
     const code = (e as NodeJS.ErrnoException).code;
     return { why: code === 'ELOOP' ? 'a symbolic link loop' : code === 'ENOENT' ? 'a symbolic link to nothing' : `cannot be read: ${(e as Error).message}` };
   }
-  if (st.isFile()) return null;
-  return { why: st.isDirectory() ? 'a folder' : `not a regular file (${st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : 'a device'})` };
+  const why = notRegularWhy(st);
+  return why === null ? null : { why };
 }
 
 /**
  * The text of a file in a results folder, or why it was not read: anything but a regular file
- * ({@link notRegularFile}), or a file over `maxBytes`, which is not read at all.
+ * ({@link notRegularFile}), or a file over `maxBytes`, which is not read at all (core/fileText.ts readRegularText).
  */
 export function readResultText(path: string, maxBytes: number): string | NotAPoint {
   const irregular = notRegularFile(path);
   if (irregular) return irregular;
-  let fd: number | undefined;
   try {
-    // O_NONBLOCK: a FIFO put in its place since the stat is not waited on.
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-    const opened = fstatSync(fd);
-    if (!opened.isFile()) return { why: 'not a regular file' };
-    if (opened.size > maxBytes) return { why: `${formatCountOf(opened.size, 'byte')}, past the ${formatBytes(maxBytes)} such a file is at most` };
-    // One byte past the size the file has (or past the cap): a file grown past the cap since is caught too.
-    const buf = Buffer.allocUnsafe(Math.min(opened.size, maxBytes) + 1);
-    let n = 0;
-    for (let got; n < buf.length && (got = readSync(fd, buf, n, buf.length - n, null)) > 0; ) n += got;
-    if (n > maxBytes) return { why: `past the ${formatBytes(maxBytes)} such a file is at most` };
-    // Grown since the fstat (being written by someone else): what was read, which will not parse.
-    return buf.toString('utf8', 0, n);
+    const r = readRegularText(path, maxBytes);
+    return typeof r === 'string' ? r : { why: r.why };
   } catch (e) {
     return { why: `cannot be read: ${(e as Error).message}` };
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }
 

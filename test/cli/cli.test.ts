@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, copyFileSync, createReadStream, existsSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, createReadStream, existsSync, ftruncateSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
@@ -210,7 +210,30 @@ test('an endless device (/dev/zero) is refused before reading, not read forever:
   const { file } = tmp('p.attn.yaml', 'model: /dev/zero\n');
   const m = cli(['estimate', file]);
   assert.equal(m.code, 2);
-  assert.match(m.stderr, /p\.attn\.yaml:1:8: cannot read the model config "\/dev\/zero"/);
+  assert.equal(m.stderr, `${file}:1:8: the model config "/dev/zero" is not a regular file (a device), so not read: point model: at a HuggingFace config.json (or a folder holding one)\n`);
+});
+
+test('a model: naming a FIFO, or a file past 16 MiB (a weights shard), is refused unread: one line at the model: value, exit 2 (s36 newcomer findings 2 and 3)', { skip: process.platform === 'win32' && 'mkfifo' }, () => {
+  // Was: blocked for ever reading the FIFO (nothing writes to it).
+  const { dir, file } = tmp('p.attn.yaml', 'model: ./fifo.json\n');
+  assert.equal(spawnSync('mkfifo', [join(dir, 'fifo.json')]).status, 0);
+  const f = cli(['estimate', file]);
+  assert.equal(f.code, 2);
+  assert.equal(f.stderr, `${file}:1:8: the model config "./fifo.json" is not a regular file (a FIFO), so not read: point model: at a HuggingFace config.json (or a folder holding one)\n`);
+  // 300 MiB and 20 MiB, sparse (was: a minute and 16 "JSON syntax error" lines; 1-3 GB: "cannot read ... check the path").
+  for (const [name, bytes, shown] of [['model.safetensors', 300 * 2 ** 20, '300 MiB'], ['config.json', 20 * 2 ** 20, '20 MiB']] as const) {
+    const fd = openSync(join(dir, name), 'w');
+    ftruncateSync(fd, bytes);
+    closeSync(fd);
+    writeFileSync(file, `model: ./${name}\n`);
+    const b = cli(['estimate', file]);
+    assert.equal(b.code, 2);
+    assert.equal(b.stderr, `${file}:1:8: the model config "./${name}" is ${shown}: too big for a config.json (a weights file?); point model: at the folder or its config.json\n`);
+  }
+  // Named on the command line: the same cap (a pipe is still read: <(cat p.yaml)).
+  const c = cli(['estimate', join(dir, 'config.json')]);
+  assert.equal(c.code, 2);
+  assert.equal(c.stderr, `${join(dir, 'config.json')}:1:1: is 20 MiB: too big for a profile or config.json (at most 16 MiB; a weights file?)\n`);
 });
 
 test('an encoder is refused by bench with the reason', () => {

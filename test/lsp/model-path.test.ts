@@ -6,7 +6,8 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, copyFileSync, ftruncateSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
@@ -78,6 +79,28 @@ test('a model: path that does not resolve: change it to the most similar config,
   const afterFix = await client.change(uri, fixed);
   await client.close(uri);
   assert.deepEqual(afterFix.filter((x) => x.code === 'model-not-found'), []);
+});
+
+test('a model: naming a FIFO or a weights shard is refused unread, at the model: value; the server goes on answering (s36 newcomer findings 2 and 3)', { skip: process.platform === 'win32' && 'mkfifo', timeout: 60_000 }, async () => {
+  // Was: the server read the FIFO (no writer) for ever and published no diagnostics for any document after it.
+  const dir = tempDir('attnscope-model-fifo-');
+  assert.equal(spawnSync('mkfifo', [join(dir, 'fifo.json')]).status, 0);
+  // 300 MiB, sparse: over MAX_INPUT_TEXT_BYTES (16 MiB) without writing a byte (was: 16 JSON syntax errors after a minute).
+  const fd = openSync(join(dir, 'model.safetensors'), 'w');
+  ftruncateSync(fd, 300 * 2 ** 20);
+  closeSync(fd);
+  const fifo = pathToFileURL(join(dir, 'fifo.attn.yaml')).href;
+  const d1 = (await client.open(fifo, 'model: ./fifo.json\n')).filter((x) => x.severity === 1);
+  assert.deepEqual(d1.map((x) => [x.code, x.range.start, x.message]), [
+    ['model-not-found', { line: 0, character: 7 }, 'the model config "./fifo.json" is not a regular file (a FIFO), so not read: point model: at a HuggingFace config.json (or a folder holding one)'],
+  ]);
+  const shard = pathToFileURL(join(dir, 'shard.attn.yaml')).href;
+  const d2 = (await client.open(shard, 'model: ./model.safetensors\n')).filter((x) => x.severity === 1);
+  assert.deepEqual(d2.map((x) => [x.code, x.range.start, x.message]), [
+    ['model-not-found', { line: 0, character: 7 }, 'the model config "./model.safetensors" is 300 MiB: too big for a config.json (a weights file?); point model: at the folder or its config.json'],
+  ]);
+  await client.close(fifo);
+  await client.close(shard);
 });
 
 test('with workspace folders: nothing offered from outside them (s36 newcomer finding 1)', async () => {

@@ -1,0 +1,84 @@
+/**
+ * One reader for the text files a run or the editor reads beside the one named (a profile's
+ * config.json, a sweep's point files): only a regular file, and only up to a size, both decided
+ * by fstat before a byte is read. A FIFO would block the read until something writes to it
+ * (a named one with no writer: for ever, and the single-threaded language server with it),
+ * /dev/zero never ends, and a weights shard named by mistake (hundreds of MB to GB) took
+ * minutes and GBs to parse as JSON (s36 newcomer findings 2 and 3).
+ */
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { formatBytes, formatCountOf } from './format';
+
+/**
+ * The most of a profile or a model config.json read: 16 MiB. A HuggingFace config.json is a few
+ * KB (a classifier's with tens of thousands of id2label entries, a few MB); the largest profile
+ * of the benchmarks lists 160,000 prefill lengths in 1.1 MB (bench:config-size), bench:lsp's is
+ * 3,000 lines. 100 MB of JSON took the CLI over 60 s and 2.6 GB (s36 newcomer).
+ */
+export const MAX_INPUT_TEXT_BYTES = 16 * 2 ** 20;
+
+/** Why a file that is there was not read: `why` in words after its path; `bytes` its size when that was the reason. */
+export interface NotRead {
+  why: string;
+  /** 'irregular': no regular file (not read at all); 'size': over the cap (not read at all); 'error': the read failed. */
+  kind: 'irregular' | 'size' | 'error';
+  bytes?: number;
+}
+
+/** Why a file of this stat is no regular file, in words ("a folder", "not a regular file (a FIFO)"), or null for a regular file. */
+export function notRegularWhy(st: { isFile(): boolean; isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean }): string | null {
+  if (st.isFile()) return null;
+  if (st.isDirectory()) return 'a folder';
+  return `not a regular file (${st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : 'a device'})`;
+}
+
+/**
+ * The UTF-8 text of the regular file `path`, or why it was not read: not a regular file (after
+ * following links) or over `maxBytes` (neither is read at all), or an error of the read
+ * (`cannot be read: ...`). Throws the stat's error (ENOENT, EACCES, ELOOP, ...) when `path`
+ * cannot be looked at, for the caller to say it its way. A folder is refused like a FIFO: a
+ * caller that takes a folder (model: a folder holding config.json) stats it first.
+ * @param maxBytes the most read, in bytes.
+ */
+export function readRegularText(path: string, maxBytes: number): string | NotRead {
+  const why = notRegularWhy(statSync(path));
+  if (why !== null) return { why, kind: 'irregular' };
+  let fd: number | undefined;
+  try {
+    // O_NONBLOCK: a FIFO put in its place since the stat is not waited on.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const opened = fstatSync(fd);
+    if (!opened.isFile()) return { why: 'not a regular file', kind: 'irregular' };
+    if (opened.size > maxBytes) return { why: `${formatCountOf(opened.size, 'byte')}, past the ${formatBytes(maxBytes)} such a file is at most`, kind: 'size', bytes: opened.size };
+    // One byte past the size the file has (or past the cap): a file grown past the cap since is caught too.
+    const buf = Buffer.allocUnsafe(Math.min(opened.size, maxBytes) + 1);
+    let n = 0;
+    for (let got; n < buf.length && (got = readSync(fd, buf, n, buf.length - n, null)) > 0; ) n += got;
+    if (n > maxBytes) return { why: `past the ${formatBytes(maxBytes)} such a file is at most`, kind: 'size', bytes: n };
+    return buf.toString('utf8', 0, n);
+  } catch (e) {
+    return { why: `cannot be read: ${(e as Error).message}`, kind: 'error' };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * For a ProfileHost's readFile: the text of `path` ({@link readRegularText}, at most
+ * {@link MAX_INPUT_TEXT_BYTES}), else null; when the file is there but was refused unread (no
+ * regular file but a folder, or too big), why, recorded in `refused` under `path` for the host's
+ * whyNotRead. A folder, a missing or unreadable path give null with nothing recorded (model: may
+ * name a folder holding config.json; "cannot read" says the rest).
+ */
+export function readInputText(path: string, refused: Map<string, NotRead>): string | null {
+  refused.delete(path);
+  let r: string | NotRead;
+  try {
+    r = readRegularText(path, MAX_INPUT_TEXT_BYTES);
+  } catch {
+    return null;
+  }
+  if (typeof r === 'string') return r;
+  if (r.kind !== 'error' && r.why !== 'a folder') refused.set(path, r);
+  return null;
+}
