@@ -24,7 +24,7 @@ import { Progress } from '../progress';
 import { indexedJobManifest, k8sNameProblem, k8sResultsDir, ManifestError } from './k8s';
 import { parseShard, runSweepLocally, shardFromEnvironment, shardPoints, type LocalSweepResult, type Shard } from './local';
 import { checkReportFile, formatReport, listResultFiles, mergeResults, REPORT_FILE } from './results';
-import { cancelJob, sbatchScript, shellQuote, SlurmError, submitBatch, taskEnds, waitForJob } from './slurm';
+import { cancelJob, onPath, sbatchScript, shellQuote, SlurmError, submitBatch, taskEnds, waitForJob } from './slurm';
 import { loadSweep, throwPointErrors, type SweepPlan } from './spec';
 import { runWorker } from './worker';
 
@@ -355,6 +355,9 @@ export async function submitCommand(argv: string[]): Promise<number> {
   if (timeProblem) throw new UsageError(`--time ${timeProblem}`, false);
   if (values.out !== undefined) checkOutputDir(values.out as string, '--out');
   const plan = prepare(file, (values.set as string[] | undefined) ?? [], quick, backend);
+  // Every flag and the profile checked, then sbatch looked for, before a folder is made: a machine
+  // without Slurm is no internal failure (exit 1) but a command that cannot run here (exit 2).
+  if (values.slurm && !onPath('sbatch')) throw new UsageError('submit --slurm needs sbatch, which is not on the PATH: run this on a Slurm login node (or install slurm-client); nothing was written', false);
   const s = plan.slurm;
   const tasks = Math.min(tasksFlag ?? s.tasks ?? Math.min(plan.points.length, 32), plan.points.length);
   const outDir = resolve((values.out as string | undefined) ?? defaultOutDir(plan));

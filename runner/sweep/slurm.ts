@@ -7,6 +7,8 @@
  */
 import type { Backend } from '../../core/config/types';
 import { spawnSync } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import type { SweepPlan } from './spec';
 
 export interface SlurmScriptOptions {
@@ -100,6 +102,23 @@ export class SlurmError extends Error {
     super(message);
     this.name = 'SlurmError';
   }
+}
+
+/**
+ * Whether `cmd` is an executable file in one of `path`'s folders (the lookup spawn makes, whose
+ * ENOENT {@link slurm} reports), so that submit can say sbatch is missing before it writes a file.
+ * An empty PATH entry is the current folder, as execvp(3) reads it.
+ */
+export function onPath(cmd: string, path = process.env.PATH ?? ''): boolean {
+  return path.split(delimiter).some((dir) => {
+    const file = join(dir || '.', cmd);
+    try {
+      accessSync(file, constants.X_OK);
+      return statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  });
 }
 
 function slurm(cmd: string, args: string[]): { code: number; stdout: string; stderr: string } {

@@ -524,6 +524,24 @@ test('submit --slurm --time that sbatch would refuse: exit 2 naming the flag bef
   assert.ok(!existsSync(join(dir, 'sbatch-ran')), 'sbatch did not run');
 });
 
+test('submit --slurm on a machine without sbatch: its flags checked first, then exit 2 in one line and nothing written (it was exit 1, the internal-failure code)', () => {
+  const { dir, file } = workspace();
+  // A PATH of one empty folder: no sbatch (node runs by its own path).
+  const empty = join(dir, 'nobin');
+  mkdirSync(empty);
+  const env = { PATH: empty };
+  const bad = cli(['submit', '--slurm', file, '--tasks', '0', '--out', join(dir, 'slurm')], { env });
+  assert.equal(bad.code, 2, bad.stderr);
+  assert.match(bad.stderr, /^attnscope: --tasks /, 'the flag is refused first');
+  const r = cli(['submit', '--slurm', file, '--out', join(dir, 'slurm')], { env });
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.stderr, 'attnscope: submit --slurm needs sbatch, which is not on the PATH: run this on a Slurm login node (or install slurm-client); nothing was written\n');
+  assert.ok(!existsSync(join(dir, 'slurm')), 'no --out folder');
+  const byDefault = cli(['submit', '--slurm', file], { env, cwd: dir });
+  assert.equal(byDefault.code, 2, byDefault.stderr);
+  assert.ok(!existsSync(join(dir, '.attnscope')), 'no default results folder');
+});
+
 test('submit --k8s refuses an --image that is no image reference, a --pvc or --namespace Kubernetes would not take: exit 2 naming the flag, no manifest', () => {
   const { dir, file } = workspace();
   for (const [flags, line] of [
