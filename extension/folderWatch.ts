@@ -35,9 +35,15 @@ export class FolderWatch {
   private readonly armed = new Map<string, { watcher: FSWatcher; ino: number }>();
   private disposed = false;
 
+  /**
+   * @param folders the folders to watch.
+   * @param onChange called after each change seen (the caller debounces).
+   * @param watchFolder fs.watch; a test passes its own to make a folder at a chosen moment.
+   */
   constructor(
     private readonly folders: readonly WatchedFolder[],
     private readonly onChange: () => void,
+    private readonly watchFolder: (path: string, listener: () => void) => FSWatcher = (path, listener) => watch(path, { persistent: false }, listener),
   ) {
     this.rearm();
   }
@@ -54,9 +60,20 @@ export class FolderWatch {
     return [...this.armed.keys()];
   }
 
-  /** Watches what should be watched now, lets go of the rest. */
+  /**
+   * Watches what should be watched now, lets go of the rest, and looks again while that began a
+   * watch: a folder made after it was looked for and before its parent's watch began (`mkdir -p`
+   * racing the re-arm) raised no event, so only a look after the watch finds it.
+   */
   private rearm(): void {
+    // Each pass that began a watch went a level down a folder's chain; the bound only stops a folder made and deleted without end.
+    for (let pass = 0; pass < 32; pass++) if (!this.rearmOnce()) return;
+  }
+
+  /** One pass of rearm; true when it began watching a path. */
+  private rearmOnce(): boolean {
     const want = new Set<string>();
+    const before = new Map([...this.armed].map(([path, { watcher }]) => [path, watcher]));
     for (const folder of this.folders) {
       const top = resolve(folder.path);
       for (let dir = top; ; dir = dirname(dir)) {
@@ -73,6 +90,7 @@ export class FolderWatch {
       watcher.close();
       this.armed.delete(path);
     }
+    return [...this.armed].some(([path, { watcher }]) => before.get(path) !== watcher);
   }
 
   /** Watches `path` unless it is watched already as the same inode; false when it does not exist (or cannot be watched). */
@@ -85,7 +103,7 @@ export class FolderWatch {
     if (ino === undefined) return false;
     let watcher: FSWatcher;
     try {
-      watcher = watch(path, { persistent: false }, () => this.changed());
+      watcher = this.watchFolder(path, () => this.changed());
     } catch {
       return false; // gone since the stat, or not watchable (ENOTDIR on a path through a file, EACCES)
     }

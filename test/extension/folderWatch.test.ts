@@ -7,7 +7,7 @@
  * in it. These steps do what the CLI does and wait for the calls that make History list again.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { FolderWatch } from '../../extension/folderWatch';
@@ -60,6 +60,29 @@ describe('FolderWatch: folders made while watched', () => {
       const before = rec.count();
       writeFileSync(join(runs, '20261204-120500-b.json'), '{}');
       await rec.until(() => rec.count() > before, 'a run written into runs/ after it was made');
+    } finally {
+      w.dispose();
+    }
+  });
+
+  it('finds a history folder made after it was looked for and before the watch on its parent began', async () => {
+    // The race the e2e two-folder step lost once in 6 runs (s36): the workspace folder's event for
+    // .attnscope re-armed while `mkdir -p` was still making runs/; runs/ was missing when looked
+    // for, made before the watch on .attnscope/ began, so no event ever told of it.
+    const ws = tempDir('attnscope-watch-');
+    const attnscope = join(ws, '.attnscope');
+    const runs = join(attnscope, 'runs');
+    mkdirSync(attnscope);
+    const rec = recorder();
+    const w = new FolderWatch([{ path: runs, depth: 0 }], rec.onChange, (path, listener) => {
+      if (path === attnscope) mkdirSync(runs, { recursive: true }); // between the look for runs/ and this watch
+      return watch(path, { persistent: false }, listener);
+    });
+    try {
+      assert.deepEqual(w.watched, [runs]);
+      const before = rec.count();
+      writeFileSync(join(runs, '20261204-120500-b.json'), '{}');
+      await rec.until(() => rec.count() > before, 'a run written into runs/');
     } finally {
       w.dispose();
     }
