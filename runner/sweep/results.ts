@@ -126,16 +126,17 @@ export interface NotAPoint {
 
 /**
  * Why `text` (which JSON.parse refused) is not JSON, at the first error jsonc-parser finds. A
- * file whose JSON is unfinished at its end (empty, or the first error where the text runs out)
- * was cut short: sweep writes each point atomically (a stopped run leaves no partial file), so an
- * interrupted copy or a full disk did it, and the point is to be copied or run again.
+ * file whose text is a prefix of valid JSON (empty; the first error where the text runs out, or
+ * a string, number or true/false/null the end cuts off) was cut short: sweep writes each point
+ * atomically (a stopped run leaves no partial file), so an interrupted copy or a full disk did
+ * it, and the point is to be copied or run again. Anything else (`garbage`, `{"a": 1,}`) is not JSON.
  */
 function notJson(text: string): NotAPoint {
   const errors: jsonc.ParseError[] = [];
   jsonc.parse(text, errors, { disallowComments: true, allowTrailingComma: false });
   const end = text.trimEnd().length;
   const first = errors[0];
-  if (end === 0 || !first || first.offset + first.length >= end || jsonc.printParseErrorCode(first.error) === 'UnexpectedEndOfString') {
+  if (end === 0 || !first || isCutShort(text, first, end)) {
     return {
       ...offsetToLineColumn(text, end),
       why:
@@ -145,6 +146,20 @@ function notJson(text: string): NotAPoint {
     };
   }
   return { ...offsetToLineColumn(text, first.offset), why: `not JSON: ${jsonErrorText(first.error)}` };
+}
+
+/**
+ * Whether `first`, the first error jsonc-parser found in `text` (`end`: its length without
+ * trailing white space), is only the text running out: at the end, or a token the end cuts off
+ * (a string or number unfinished there, or a proper prefix of true, false or null: `{"a": tru`).
+ */
+function isCutShort(text: string, first: jsonc.ParseError, end: number): boolean {
+  if (first.offset >= end) return true;
+  if (first.offset + first.length < end) return false;
+  const code = jsonc.printParseErrorCode(first.error);
+  if (code === 'UnexpectedEndOfString' || code === 'UnexpectedEndOfNumber') return true;
+  const symbol = text.slice(first.offset, end);
+  return code === 'InvalidSymbol' && ['true', 'false', 'null'].some((literal) => literal.length > symbol.length && literal.startsWith(symbol));
 }
 
 /** Whether readPointFile found no point run. */

@@ -248,10 +248,22 @@ test('merge names a point file cut short: where it stops, that it looks cut shor
   writeFileSync(cut, '{\n  "schema": 1,\n  "na');
   const garbled = join(root, 'garbled.json');
   writeFileSync(garbled, '{\n  "schema": 1,\n  "name": x\n}\n');
+  // Not JSON at all, though its one error runs to the end (s36 newcomer: 'garbage' read as cut short).
+  const garbage = join(root, 'garbage.json');
+  writeFileSync(garbage, 'garbage');
+  // A trailing comma before the last brace: its error ends at the end too, and it is no prefix of JSON.
+  const trailing = join(root, 'trailing.json');
+  writeFileSync(trailing, '{"a": 1,}');
+  // Cut inside `true`: a prefix of valid JSON, so cut short, at its end (1:10).
+  const literal = join(root, 'literal.json');
+  writeFileSync(literal, '{"a": tru');
   const skipped: Array<[string, number, number, string]> = [];
   const r = mergeResults([root], { onSkip: (f, { line = 1, column = 1, why }) => skipped.push([f, line, column, why]) });
   assert.deepEqual(r.missing.map((p) => p.label), ['page_size=16']);
-  assert.deepEqual(skipped.map(([f, line, column]) => [f, line, column]), [[cut, 3, 6], [garbled, 3, 11]].sort());
+  assert.deepEqual(skipped.map(([f, line, column]) => [f, line, column]).sort(), [[cut, 3, 6], [garbled, 3, 11], [garbage, 1, 1], [trailing, 1, 9], [literal, 1, 10]].sort());
+  assert.equal(skipped.find(([f]) => f === garbage)![3], 'not JSON: invalid symbol');
+  assert.match(skipped.find(([f]) => f === trailing)![3], /^not JSON: /);
+  assert.match(skipped.find(([f]) => f === literal)![3], /^the JSON stops unfinished at the end of the file \(9 bytes\): it looks cut short/);
   const cutWhy = skipped.find(([f]) => f === cut)![3];
   assert.match(cutWhy, /^the JSON stops unfinished at the end of the file \(22 bytes\): it looks cut short/);
   assert.match(cutWhy, /rerun `attnscope sweep` with this folder as --out/);
