@@ -664,6 +664,52 @@ function deviceOf(run: ViewRun): { label: string; bytes: number | null; source: 
   return { label: d?.gpu ?? (gpus > 1 ? `one of ${gpus} GPUs` : 'memory'), bytes: null, source: '' };
 }
 
+/** The device line's options (options.plugins.attnscopeDeviceLine): where (GiB on x), its label, and how it is drawn. */
+export interface DeviceLineOptions {
+  gib: number;
+  text: string;
+  colour: string;
+  background: string;
+  width: number;
+  font: string;
+}
+
+/**
+ * Chart.js plugin that draws the device's capacity across the memory bar: a vertical line at
+ * `gib`, over the bars, labelled at its top inside the plot (right of the line, or left of it
+ * where the label would pass the plot's right edge), on a halo of the background. The label was
+ * an extra x tick, printed over the axis's own tick beside it ("79.2" by "80" read "79.280", s36).
+ */
+export const deviceLinePlugin: Plugin = {
+  id: 'attnscopeDeviceLine',
+  afterDatasetsDraw(chart, _args, o: DeviceLineOptions) {
+    if (typeof o?.gib !== 'number') return; // a chart whose parts fit the device: no line
+    const { ctx, chartArea: area } = chart;
+    const x = chart.scales['x']!.getPixelForValue(o.gib);
+    if (!(x >= area.left && x <= area.right)) return;
+    ctx.save();
+    ctx.strokeStyle = o.colour;
+    ctx.lineWidth = o.width;
+    ctx.beginPath();
+    ctx.moveTo(x, area.top);
+    ctx.lineTo(x, area.bottom);
+    ctx.stroke();
+    ctx.font = o.font;
+    ctx.textBaseline = 'alphabetic';
+    const m = ctx.measureText(o.text);
+    const gap = o.width / 2 + 3;
+    const left = x + gap + m.width <= area.right ? x + gap : x - gap - m.width;
+    const baseline = area.top + m.actualBoundingBoxAscent + 2;
+    ctx.lineJoin = 'round';
+    ctx.lineWidth = 3;
+    ctx.strokeStyle = o.background;
+    ctx.strokeText(o.text, left, baseline);
+    ctx.fillStyle = o.colour;
+    ctx.fillText(o.text, left, baseline);
+    ctx.restore();
+  },
+};
+
 /**
  * One device's memory split: weights (its 1/tp share under tensor parallelism) / KV pool /
  * activation peak / engine reserves / free, in GiB (one stacked bar). When the pool is not sized (a bare config.json: no device memory, GPU or KV
@@ -728,13 +774,8 @@ export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
     const over = `These parts need ${formatGib(needed)}, ${(needed / device.bytes!).toFixed(1)}x the device's ${formatGib(device.bytes!)} (the line): they do not fit.`;
     summary = summary ? `${summary} ${over}` : over;
   }
-  const atDevice = (value: number | undefined) => overGib !== null && value !== undefined && Math.abs(value - overGib) < 1e-9;
-  const deviceLine = overGib === null ? {} : {
-    afterBuildTicks: (scale: { ticks: Array<{ value: number }> }) => {
-      if (!scale.ticks.some((t) => atDevice(t.value))) scale.ticks = [...scale.ticks, { value: overGib }].sort((a, b) => a.value - b.value);
-    },
-    // z > 0: the grid is drawn over the bars (chart.js draws it under them by default), so the line crosses the bar.
-    grid: { z: 1, color: (ctx: { tick?: { value: number } }) => (atDevice(ctx.tick?.value) ? p.foreground : p.grid), lineWidth: (ctx: { tick?: { value: number } }) => (atDevice(ctx.tick?.value) ? 2 * p.lineWidth + 1 : p.lineWidth) },
+  const deviceLine: DeviceLineOptions | null = overGib === null ? null : {
+    gib: overGib, text: formatGib(device.bytes!), colour: p.foreground, background: p.background, width: 2 * p.lineWidth + 1, font: `${p.fontSize - 1}px ${p.fontFamily}`,
   };
   const base = baseOptions(p, unsized ? 'Memory (estimate; the KV pool is not sized)' : 'Memory breakdown (estimate)');
   const config: ChartConfiguration = {
@@ -742,10 +783,12 @@ export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
     data: { labels, datasets } as ChartConfiguration['data'],
     options: {
       ...base,
-      plugins: { ...base.plugins, legend: { ...base.plugins!.legend, display: !unsized } },
+      plugins: { ...base.plugins, legend: { ...base.plugins!.legend, display: !unsized }, ...(deviceLine ? { attnscopeDeviceLine: deviceLine } : {}) },
       indexAxis: 'y',
-      scales: { x: axis(p, 'GiB', { stacked: true, beginAtZero: true, ...deviceLine }), y: axis(p, '', { stacked: true }) },
+      scales: { x: axis(p, 'GiB', { stacked: true, beginAtZero: true }), y: axis(p, '', { stacked: true }) },
     } as ChartConfiguration['options'],
+    // Always: the dashboard updates a drawn chart's data and options, not its plugins.
+    plugins: [deviceLinePlugin],
   };
   const paramRows = e ? Object.entries(e.params ?? {}).filter(([, n]) => n > 0).map(([part, n]) => [`parameters: ${part}`, formatCount(n), formatParams(n)]) : [];
   return {

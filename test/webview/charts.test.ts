@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { BasePlatform, Chart, registerables, type ChartConfiguration, type LegendItem } from 'chart.js';
 import type { PoolCancelled, PoolSample } from '../../core/protocol/run';
 import type { Estimate } from '../../core/protocol/webview';
-import { caseTickLines, ceilings, durationLogTick, logTick, memoryChart, narrowOptions, bandwidthLabelPlaces, computeLabelPlaces, labelCorners, placeLabels, poolBaselinesChart, poolTimelineChart, rooflineChart, thinSamples, throughputChart, timingsChart } from '../../webview/charts';
+import { caseTickLines, ceilings, deviceLinePlugin, type DeviceLineOptions, durationLogTick, logTick, memoryChart, narrowOptions, bandwidthLabelPlaces, computeLabelPlaces, labelCorners, placeLabels, poolBaselinesChart, poolTimelineChart, rooflineChart, thinSamples, throughputChart, timingsChart } from '../../webview/charts';
 import { latencyCdfChart, queueChart } from '../../webview/latency';
 import { pngCaption, wrapText } from '../../webview/png';
 import { viewOfRun } from '../../webview/model';
@@ -188,17 +188,15 @@ describe('memory chart', () => {
     const spec = memoryChart({ ...viewOfRun(run, null), estimate, profile }, palette);
     const need = 627 * 1024 ** 3 + run.estimate.pool.budgetBytes + run.estimate.pool.activationPeakBytes + (run.estimate.pool.engineReserveBytes ?? 0);
     assert.match(spec.summary ?? '', new RegExp(`These parts need ${(need / 1024 ** 3).toFixed(2)} GiB, ${(need / (80 * 1024 ** 3)).toFixed(1)}x the device's 80\\.00 GiB \\(the line\\): they do not fit\\.$`));
-    const x = (spec.config.options as { scales: { x: { afterBuildTicks: (s: { ticks: Array<{ value: number }> }) => void; grid: { color: (c: { tick?: { value: number } }) => string } } } }).scales.x;
-    // chart.js's ticks for 0-700 GiB: 0, 100, ... 700; the device's 80 joins them, drawn in the foreground colour.
-    const scale = { ticks: [0, 100, 200, 300, 400, 500, 600, 700].map((value) => ({ value })) };
-    x.afterBuildTicks(scale);
-    assert.deepEqual(scale.ticks.map((t) => t.value), [0, 80, 100, 200, 300, 400, 500, 600, 700]);
-    assert.equal(x.grid.color({ tick: { value: 80 } }), palette.foreground);
-    assert.equal(x.grid.color({ tick: { value: 100 } }), palette.grid);
+    // The line at 80 GiB in the foreground colour, labelled with the device's size (drawn in the plot by
+    // deviceLinePlugin, not as an x tick: dashboard.test.ts checks it is clear of the tick labels).
+    const line = (spec.config.options as { plugins: { attnscopeDeviceLine?: DeviceLineOptions } }).plugins.attnscopeDeviceLine;
+    assert.deepEqual([line?.gib, line?.text, line?.colour], [80, '80.00 GiB', palette.foreground]);
+    assert.ok(spec.config.plugins?.includes(deviceLinePlugin));
     // A model that fits: no line, no such sentence (the bar ends at the device, its free part shown).
     const fits = memoryChart({ ...viewOfRun(run, null), profile }, palette);
     assert.doesNotMatch(fits.summary ?? '', /do not fit/);
-    assert.equal((fits.config.options as { scales: { x: { afterBuildTicks?: unknown } } }).scales.x.afterBuildTicks, undefined);
+    assert.equal((fits.config.options as { plugins: { attnscopeDeviceLine?: unknown } }).plugins.attnscopeDeviceLine, undefined);
   });
 
   it('names the GPU of device.gpu without memory_gib, with its CUDA total and where that came from, and what is free of it', () => {

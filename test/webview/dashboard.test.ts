@@ -824,6 +824,24 @@ describe('dashboard webview in Chromium', () => {
     await page.screenshot({ path: join(shots, 'estimate-over-device.png'), fullPage: true });
   });
 
+  it('labels the device line clear of the x tick labels (memory-device-line.png)', async () => {
+    // The s36 newcomer's Jamba on an H100 SXM: the line at 79.22 GiB was labelled as an extra tick,
+    // "79.2" printed over the axis's "80" ("79.280"). 96 GiB of weights: chart.js ticks every 10 or 20 GiB, 80 among them.
+    await recordTexts(page);
+    const estimate = { ...run.estimate, weightsBytes: 96 * 1024 ** 3, weightsBytesPerGpu: 96 * 1024 ** 3 };
+    await send(page, { type: 'showEstimate', name: 'jamba.attn.yaml', profile: { ...run.profile, device: { ...run.profile.device, memoryGib: 79.22, tensorParallelSize: 1 } }, estimate });
+    await page.waitForFunction(() => (document.querySelector('#summary-memory')?.textContent ?? '').includes("the device's 79.22 GiB (the line)"));
+    for (const width of [1280, 480, 340]) {
+      await page.setViewportSize({ width, height: 900 });
+      const texts = await lastDrawnTexts(page, 'memory', width - 20);
+      if (width === 1280) await page.locator('section[data-chart="memory"]').screenshot({ path: join(shots, 'memory-device-line.png') });
+      assert.ok(texts.some((t) => t.text === '79.22 GiB'), `${width} px: no device label among ${texts.map((t) => t.text).join(' | ')}`);
+      if (width === 1280) assert.ok(texts.some((t) => t.text === '80'), `${width} px: no tick 80 among ${texts.map((t) => t.text).join(' | ')}`);
+      assert.deepEqual(overlappingTexts(texts), [], `${width} px`);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
   it('draws a bf16 roof close above the fp32 one with both labels drawn (roofline-bf16.png: each label clear of the lines and of the other)', async () => {
     // A bf16 peak 1.5x the fp32 one: the two flat roofs lie a few pixels apart on the log axis, the closest they come.
     const peaks = { ...run.environment.peaks!, avx512Bf16FlopsPerSec: 1.5 * run.environment.peaks!.fp32FlopsPerSec! };
