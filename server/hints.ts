@@ -18,7 +18,7 @@
  * max_num_batched_tokens tokens for each sliding layer, more than the window it holds): two
  * figures, two words. The reservation hints name no N: it is the value they stand after.
  * A value followed by more on its line (a flow mapping `{ a: 1, b: 2 }`, a one-line JSON file)
- * gets its hint at the end of the line.
+ * gets its hint at the end of the line; a JSON value followed by its comma, after the comma.
  *
  * While the file has an error (users are mid-edit most of the time), hints do not vanish:
  * - Some keys invalid, the rest still a profile (analysis.ts readWithoutInvalidKeys): every hint
@@ -71,7 +71,11 @@ function anchorOffset(a: Analysis, at: SourceRange): number {
       return colon >= 0 && colon < at.offset ? colon + 1 : keyEnd;
     }
   }
-  return end;
+  // A JSON member's comma stays with its value: the hint goes after it (`"model": "x.json", 15 GiB
+  // weights`), as at the end of a flow mapping's line, not between the two (s36 newcomer: the comma
+  // read as part of the hint).
+  const comma = /^[ \t]*,/.exec(rest);
+  return comma === null ? end : end + comma[0].length;
 }
 
 /** One hint of one document version, with what it stands on. */

@@ -243,9 +243,9 @@ test('a config.json whose edited value is invalid keeps the hints of its other k
   const original = picture((await client.inlayHints(uri))!);
   // KV per token on num_key_value_heads, weights on model_type, KV of one 131,072-token sequence (16 GiB).
   assert.deepEqual(original, [
-    placed(f.text, '"max_position_embeddings": 131072', '16 GiB reserved/seq'),
-    placed(f.text, '"model_type": "llama"', '15 GiB weights · 8.03B params'),
-    placed(f.text, '"num_key_value_heads": 8', '128 KiB KV/token'),
+    placed(f.text, '"max_position_embeddings": 131072,', '16 GiB reserved/seq'),
+    placed(f.text, '"model_type": "llama",', '15 GiB weights · 8.03B params'),
+    placed(f.text, '"num_key_value_heads": 8,', '128 KiB KV/token'),
   ].sort((x, y) => Number(x.split(':')[0]) - Number(y.split(':')[0])));
   // A comma deleted (a JSON syntax error on a line without a hint): all three stay.
   const broken = f.text.replace('"hidden_size": 4096,', '"hidden_size": 4096');

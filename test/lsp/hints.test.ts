@@ -19,7 +19,9 @@ after(async () => {
 
 /** The hint placed right after `needle` (its `occurrence`-th match) in `text`. */
 function hintAfter(hints: InlayHint[], text: string, needle: string, occurrence = 0): string {
-  const at = rangeOf(text, needle, occurrence).end;
+  const needleEnd = rangeOf(text, needle, occurrence).end;
+  // A JSON member's comma right after the needle: the hint goes after it (placed in the test below).
+  const at = text.split('\n')[needleEnd.line]![needleEnd.character] === ',' ? { ...needleEnd, character: needleEnd.character + 1 } : needleEnd;
   const found = hints.filter((h) => h.position.line === at.line && h.position.character === at.character);
   assert.equal(found.length, 1, `one hint after ${needle} at ${JSON.stringify(at)}; hints: ${JSON.stringify(hints.map((h) => [h.position, label(h)]))}`);
   return label(found[0]!);
@@ -234,6 +236,23 @@ test('a block value (inline model, YAML list) gets its hint on the key line', as
   assert.equal(hintAfter(hints, text, 'seq_lens:'), '512 MiB S+P vs 768 KiB flash at 2,048');
   assert.equal(hintAfter(hints, text, 'num_key_value_heads: 8'), '128 KiB KV/token');
   await client.close(uri);
+});
+
+test('a JSON value followed by its comma: the hint after the comma, at the end of the line (it sat between the two)', async () => {
+  // s36 newcomer: `"model": "./x/config.json" 28.4 GiB weights/GPU · 24 KiB KV/token/GPU,` read the comma as part of the hint.
+  const f = fixture('qwen2.5-7b.attn.json');
+  await client.open(f.uri, f.text);
+  const hints = (await client.inlayHints(f.uri))!;
+  // Line 1 is `  "model": "./configs/Qwen2.5-7B.config.json",`: 2 + 8 + 1 + 34 + 1 = 46 characters, the comma the 46th.
+  assert.equal(f.text.split('\n')[1], '  "model": "./configs/Qwen2.5-7B.config.json",');
+  assert.deepEqual(hints.filter((h) => h.position.line === 1).map((h) => h.position.character), [46]);
+  await client.close(f.uri);
+  // A config.json the same: line 18 (17 from 0) is `  "num_key_value_heads": 8,` (2 + 22 + 1 + 1 + 1 = 27 characters).
+  const c = fixture('../../examples/llama-3.1-8b/config.json');
+  await client.open(c.uri, c.text);
+  assert.equal(c.text.split('\n')[17], '  "num_key_value_heads": 8,');
+  assert.deepEqual((await client.inlayHints(c.uri))!.filter((h) => h.position.line === 17).map((h) => [h.position.character, label(h)]), [[27, '128 KiB KV/token']]);
+  await client.close(c.uri);
 });
 
 test('device memory: the KV budget left after weights, activations and the engine\'s non-torch memory', async () => {
