@@ -37,7 +37,8 @@
  * - llm_engine.py: "Initializing a V1 LLM engine (v0.10.1) with config: model='...',
  *   dtype=torch.bfloat16, max_seq_len=8192, ..., tensor_parallel_size=1, ...,
  *   kv_cache_dtype=auto, ..."; api_server: "vLLM API server version 0.6.3", "non-default args:
- *   {'max_model_len': 8192, 'gpu_memory_utilization': 0.85, ...}"; scheduler / config:
+ *   {'max_model_len': 8192, 'gpu_memory_utilization': 0.85, ...}" (to 0.6: "args: Namespace(model='...',
+ *   tensor_parallel_size=4, ...)"); scheduler / config:
  *   "Chunked prefill is enabled with max_num_batched_tokens=2048."
  */
 
@@ -272,6 +273,7 @@ const RULES: ReadonlyArray<[RegExp, (m: RegExpMatchArray, c: Ctx) => void]> = [
   // The start-up banner's ASCII art: "▄▄ ▄█ █ █ █ ▀▄▀ █ version 0.19.0".
   [/[█▄▀].*\bversion v?(\d+\.\d+(?:\.\d+)?[\w.+-]*)\s*$/, (m, c) => { c.settings.version ??= c.fig(m[1]!); }],
   [/non-default args: (\{.*\})/, (m, c) => { readArgsDict(m[1]!, c); }],
+  [/\bargs: Namespace\((.*)\)\s*$/, (m, c) => { readArgsNamespace(m[1]!, c); }],
   [/Hybrid KV cache manager is disabled for this hybrid model/, (_, c) => { c.settings.hybridKvManagerDisabled = c.fig(true); }],
   [new RegExp(String.raw`Chunked prefill is enabled with max_num_batched_tokens=${NUM}`), (m, c) => {
     c.settings.maxNumBatchedTokens = c.fig(num(m[1]!));
@@ -482,9 +484,22 @@ function readConfigLine(config: string, c: Ctx): void {
 
 /** "{'model_tag': 'x', 'max_model_len': 8192, 'gpu_memory_utilization': 0.65}" */
 function readArgsDict(dict: string, c: Ctx): void {
+  readArgs((key) => dict.match(new RegExp(String.raw`'${key}':\s*('([^']*)'|[^,}]+)`))?.[1]?.replace(/^'|'$/g, '').trim(), c);
+}
+
+/**
+ * V0 api_server's (to 0.6) "args: Namespace(host=None, model='x', tensor_parallel_size=4,
+ * gpu_memory_utilization=0.9, max_model_len=8192, block_size=16, ...)": every argument, the
+ * defaults included (None where unset, which no reader takes), read as the 'non-default args' dict.
+ */
+function readArgsNamespace(args: string, c: Ctx): void {
+  readArgs((key) => args.match(new RegExp(String.raw`(?:^|,\s*)${key}=('([^']*)'|[^,)]+)`))?.[1]?.replace(/^'|'$/g, '').trim(), c);
+}
+
+/** The server's arguments by their names: `val(key)` the value as written, quotes taken off. */
+function readArgs(val: (key: string) => string | undefined, c: Ctx): void {
   const s = c.settings;
   const fig = c.fig;
-  const val = (key: string): string | undefined => dict.match(new RegExp(String.raw`'${key}':\s*('([^']*)'|[^,}]+)`))?.[1]?.replace(/^'|'$/g, '').trim();
   const int = (key: string): number | undefined => {
     const v = val(key);
     return v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined;

@@ -164,3 +164,28 @@ test('vllm-log on a log cut before its KV lines: the figures it has, and a warni
   assert.equal(n.code, 2);
   assert.match(n.stderr, /none\.log:1:1: no vLLM start-up memory line found \(.*\): give the server's output from its start through "Maximum concurrency" \(V1\) or "# GPU blocks" \(V0\), uncut\n$/);
 });
+
+test('vllm-log reads model and tensor_parallel_size from V0\'s "args: Namespace(...)" line, compares at the log\'s tp and warns that the profile\'s differs', () => {
+  // A V0 log trimmed to the api_server lines (no engine-config line): tp 4 on line 2 only (s36 newcomer: compared at the profile's tp 2, no warning).
+  const dir = tempDir('attnscope-vllmlog-');
+  const profile = join(dir, 'tp2.attn.yaml');
+  writeFileSync(profile, `model: ${JSON.stringify(llamaConfig)}\ndtype: bf16\ndevice: { gpu: H100 SXM, tensor_parallel_size: 2 }\nkv_cache: { page_size: 16 }\n`);
+  const v0 = join(dir, 'v0tp4.log');
+  writeFileSync(v0, [
+    'INFO 10-28 10:00:00 api_server.py:528] vLLM API server version 0.6.3',
+    "INFO 10-28 10:00:00 api_server.py:529] args: Namespace(host=None, port=8000, model='meta-llama/Llama-3.1-8B', tensor_parallel_size=4, gpu_memory_utilization=0.9, max_model_len=8192, block_size=16, max_num_seqs=256, enable_chunked_prefill=None)",
+    'INFO 10-28 10:00:20 model_runner.py:1067] Loading model weights took 3.7500 GB',
+    'INFO 10-28 10:00:30 distributed_gpu_executor.py:57] # GPU blocks: 120000, # CPU blocks: 8192',
+  ].join('\n'));
+  const r = cli(['vllm-log', v0, '--profile', profile]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^settings from the log: .*tensor_parallel_size 4 \(line 2\)/m);
+  // Llama-3.1-8B at tp 4: 32 layers · 2 (K, V) · 8/4 KV heads · head_dim 128 · 2 B = 32,768 B per token per GPU (65,536 at tp 2).
+  assert.match(r.stdout, /page = 16 tokens · 32,768 B/);
+  assert.match(r.stderr, /v0tp4\.log:2:1: warning: the log ran tensor_parallel_size 4, the profile's is 2: compared at the log's 4$/m);
+  // The model is read from the same line: one of another name is warned about at it.
+  writeFileSync(v0, readFileSync(v0, 'utf8').replace("model='meta-llama/Llama-3.1-8B'", "model='Qwen/Qwen3-8B'"));
+  const other = cli(['vllm-log', v0, '--profile', profile]);
+  assert.equal(other.code, 0, other.stderr);
+  assert.match(other.stderr, /v0tp4\.log:2:1: warning: the log is of model 'Qwen\/Qwen3-8B'/);
+});
