@@ -58,7 +58,13 @@ function profileKeys(p: Record<string, unknown>): Record<string, unknown> {
   };
 }
 
-/** The model's sizes every reader of a Profile relies on: whole numbers within the config reader's limits, H a multiple of H_kv. */
+/** The kinds a ModelSpec.layerTypes entry takes. */
+const LAYER_KINDS = ['full', 'sliding', 'linear'] as const;
+
+/**
+ * The model's fields every reader of a Profile relies on: its sizes whole numbers within the config
+ * reader's limits, H a multiple of H_kv, layerTypes one known kind per layer, ranges a map of source ranges.
+ */
 function modelProblems(m: Loose): string[] {
   if (m === undefined) return ['model must be the resolved model (numLayers, numHeads, numKvHeads, headDim, ...)'];
   const out: string[] = [];
@@ -69,7 +75,33 @@ function modelProblems(m: Loose): string[] {
   }
   const { numHeads: h, numKvHeads: hkv } = m as { numHeads: unknown; numKvHeads: unknown };
   if (out.length === 0 && (h as number) % (hkv as number) !== 0) out.push(`model.numHeads ${String(h)} must be a multiple of model.numKvHeads ${String(hkv)} (each KV head serves a whole group of query heads)`);
+  // One kind per layer: the KV size and the pool's groups walk it layer by layer (ModelSpec.layerTypes).
+  const kinds = m.layerTypes;
+  const strange = Array.isArray(kinds) ? kinds.find((k) => !(LAYER_KINDS as readonly unknown[]).includes(k)) : undefined;
+  const layers = m.numLayers;
+  if (Number.isInteger(layers) && (layers as number) >= 1 && (layers as number) <= MAX_LAYERS && (!Array.isArray(kinds) || kinds.length !== m.numLayers || strange !== undefined)) {
+    const got = !Array.isArray(kinds) ? (JSON.stringify(kinds) ?? 'nothing') : strange !== undefined ? `a list holding ${JSON.stringify(strange) ?? 'nothing'}` : `a list of ${kinds.length}`;
+    out.push(`model.layerTypes must list one kind per layer (model.numLayers ${String(layers)}), each ${LAYER_KINDS.map((k) => `"${k}"`).join(', ')}, not ${got}`);
+  }
+  const ranges = rangesProblem(m.ranges, 'model.ranges');
+  if (ranges) out.push(ranges);
   return out;
+}
+
+/**
+ * Why `v` is no map of source ranges (Profile.ranges, ModelSpec.ranges: { "kv_cache.page_size":
+ * { offset, length } }, offsets and lengths whole UTF-16 code units), or null when it is one.
+ * The stdin door places its messages at <stdin>, yet the checks read these maps for positions.
+ */
+function rangesProblem(v: unknown, key: string): string | null {
+  const what = `${key} must be an object of source ranges by key ({ "key": { "offset": 0, "length": 1 } }, or {} for none)`;
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return `${what}, not ${JSON.stringify(v) ?? 'nothing'}`;
+  const whole = (x: unknown) => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
+  for (const [k, r] of Object.entries(v)) {
+    const range = r as { offset?: unknown; length?: unknown } | null;
+    if (!range || typeof range !== 'object' || !whole(range.offset) || !whole(range.length)) return `${what}, not ${JSON.stringify(r) ?? 'nothing'} at ${JSON.stringify(k)}`;
+  }
+  return null;
 }
 
 /**
@@ -84,5 +116,6 @@ export function resolvedProfileProblems(value: unknown): string[] {
   const text = JSON.stringify(profileKeys(p));
   const { root } = parseJsonTree(text);
   const schema = root ? schemaProblems(root, validate(JSON.parse(text))).filter((x) => x.severity === 'error').map((x) => x.message) : [];
-  return [...modelProblems(part(p, 'model')), ...schema];
+  const ranges = rangesProblem(p.ranges, 'ranges');
+  return [...modelProblems(part(p, 'model')), ...schema, ...(ranges ? [ranges] : [])];
 }

@@ -996,7 +996,16 @@ test('a resolved Profile on stdin meets the limits of a profile file: one line n
     ['workload', { ...p.workload, arrivalRate: -5 }, /workload\.arrival_rate must be > 0, not -5/],
     ['model', { ...p.model, numLayers: 0 }, /model\.numLayers must be an integer from 1 to 100000, not 0/],
     ['model', { ...p.model, numKvHeads: 3 }, new RegExp(`model\\.numHeads ${p.model.numHeads} must be a multiple of model\\.numKvHeads 3`)],
+    // Without these the run died of a TypeError (exit 1, a stack): kvLayerCount iterates layerTypes, the checks read ranges.
+    ['model', { ...p.model, layerTypes: undefined }, new RegExp(`model\\.layerTypes must list one kind per layer \\(model\\.numLayers ${p.model.numLayers}\\), each "full", "sliding", "linear", not nothing`)],
+    // TINY_CONFIG has 2 layers (p.model.numLayers, asserted below): an empty list is not "the KV pool has no pages".
+    ['model', { ...p.model, layerTypes: [] }, /model\.layerTypes must list one kind per layer \(model\.numLayers 2\), each "full", "sliding", "linear", not a list of 0/],
+    ['model', { ...p.model, layerTypes: ['full', 'global'] }, /model\.layerTypes must list .* not a list holding "global"/],
+    ['model', { ...p.model, ranges: undefined }, /model\.ranges must be an object of source ranges by key .* not nothing/],
+    ['ranges', undefined, /^<stdin>:1:1: the resolved Profile on stdin: ranges must be an object of source ranges by key \(\{ "key": \{ "offset": 0, "length": 1 \} \}, or \{\} for none\), not nothing\n$/],
+    ['ranges', { 'kv_cache.page_size': 5 }, /ranges must be an object of source ranges by key .* not 5 at "kv_cache\.page_size"/],
   ];
+  assert.equal(p.model.numLayers, 2);
   for (const cmd of ['simulate', 'bench']) {
     for (const [section, value, message] of bad) {
       const r = cli([cmd, '-', '--events'], JSON.stringify({ ...p, [section]: value }));
