@@ -34,7 +34,7 @@ import { flagLines } from './help';
 import { BackendError, backendCases, describeCase, measureBackendEnvironment, runBench, selectBackend, slowCaseNotes } from './bench';
 import { planCases, quickShortening, windowCoverage } from './plan';
 import { cancelLine, CancelledError, eachInputError, InputError, OutputError, readFailure, UsageError } from './errors';
-import { ArrivalSpanError, formatPoolSummary, PoolConfigError, poolRejections, simulatePool, WATERMARK, type PoolProgress, type PrepareProgress } from './simulate';
+import { ArrivalSpanError, formatPoolSummary, PoolConfigError, poolRejections, simulatePool, WATERMARK, workloadTimeScaleProblem, type PoolProgress, type PrepareProgress } from './simulate';
 import { calibrateStepTime, calibrationModelMismatch, formatCalibration, heldParametersText } from './simulate/calibrate';
 import { calibrateFromKernels, formatKernelCalibration, KernelCalibrationError, readKernelRun } from './simulate/calibrate-kernels';
 import { searchCapacity } from './simulate/capacity';
@@ -511,6 +511,9 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   const slo = { ...profile.slo, ...flags.slo };
   const hasSlo = slo.ttftMs !== undefined || slo.tpotMs !== undefined;
   if (flags.maxRate && !hasSlo) throw new UsageError("--max-rate needs an SLO: --slo-ttft-ms and/or --slo-tpot-ms, or the profile's slo: { ttft_ms, tpot_ms }");
+  // A scale the workload's drawn arrivals cannot take (a subnormal rate's gaps overflow), before any work; a trace's scaled span is checked once read.
+  const scaleProblem = flags.trace === undefined && profile.workload ? workloadTimeScaleProblem(profile.workload, flags.timeScale) : null;
+  if (scaleProblem) throw new UsageError(`--time-scale ${flags.timeScale}: ${scaleProblem}`, false);
   // TraceError and PoolConfigError are InputErrors: file:line:col of the trace line or profile key.
   const warnings: string[] = [];
   phase.doing = 'reading the trace';

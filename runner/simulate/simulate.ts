@@ -17,13 +17,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { offsetToLineColumn } from '../../core/config/positions';
-import type { Profile, StepTimeSpec } from '../../core/config/types';
+import type { Profile, StepTimeSpec, WorkloadSpec } from '../../core/config/types';
 import type { LatencySlo } from '../../core/protocol/latency';
 import { estimate, MAX_SIMULATED_PAGES, maxNumBatchedTokensOf, maxNumSeqsOf, poolBlocksText, poolSizeProblem, poolTokens, referenceSeqLen } from '../../core/estimate/index';
 import type { LatencySummary } from '../../core/protocol/latency';
 import type { PoolBaseline, PoolLoad, PoolResult, PoolSample, PoolSummary, StepTimeModel } from '../../core/protocol/run';
 import { runSimulationsInWorker, ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTimes, type ServingSimTotals } from '../../native';
-import { formatCount } from '../../core/format';
+import { formatCount, formatCountOf } from '../../core/format';
 import { InputError } from '../errors';
 import { latencySummary } from './latency';
 import { stepTimeModel, type StepCoefficientKey } from './step-time';
@@ -78,6 +78,31 @@ export class ArrivalSpanError extends RangeError {
     );
     this.name = 'ArrivalSpanError';
   }
+}
+
+/**
+ * Why `scale` (--time-scale) cannot scale the workload's Poisson arrivals, or null when it can.
+ * The generator draws gaps −ln(1 − u)/(λ·scale) s (workload.ts RequestGenerator, λ =
+ * arrival_rate in requests/s): λ·scale must be a finite float64 whose reciprocal is finite too,
+ * i.e. at least 1/Number.MAX_VALUE (≈ 5.6e-309; below it, a subnormal rate such as
+ * 5 × 5e-324 makes every gap Infinity, and a rate that rounds to 0 puts every request at t = 0)
+ * and at most Number.MAX_VALUE. The range named is the usable one: from about
+ * n/(λ·{@link MAX_TRACE_SPAN_S}), where n requests span about n/(λ·scale) s (n − 1 exponential
+ * gaps of mean 1/(λ·scale), so a scale near it passes or not by its draws), up to Number.MAX_VALUE/λ. null too when λ is no positive finite rate (no
+ * Poisson arrivals to scale).
+ */
+export function workloadTimeScaleProblem(w: Pick<WorkloadSpec, 'arrivalRate' | 'requests'>, scale: number): string | null {
+  const lambda = w.arrivalRate;
+  if (!(Number.isFinite(lambda) && lambda > 0)) return null;
+  const rate = lambda * scale;
+  if (Number.isFinite(rate) && Number.isFinite(1 / rate)) return null;
+  // Three digits, trailing zeros dropped (Number() of "1.80e+308" would round it to Infinity).
+  const g = (x: number) => x.toPrecision(3).replace(/(\.\d*?)0+(?=e|$)/, '$1').replace(/\.(?=e|$)/, '');
+  const what = Number.isFinite(rate) ? `the arrivals would span Infinity s (gaps of 1/${g(rate)} s overflow a float64)` : 'every gap would be 0 s';
+  return (
+    `the arrival rate would be ${g(rate)} requests/s once scaled (workload.arrival_rate ${lambda} × ${scale}): ${what}; ` +
+    `use a --time-scale from about ${g(Math.max(1, w.requests) / (lambda * MAX_TRACE_SPAN_S))} (the ${formatCountOf(w.requests, 'request')} then span about ${formatCount(MAX_TRACE_SPAN_S)} s, the most the simulator replays) to ${g(Number.MAX_VALUE / lambda)}`
+  );
 }
 
 export interface SimulateOptions {
@@ -292,7 +317,8 @@ function unpackSamples(packed: Float64Array): PoolSample[] {
  *
  * @returns samples (<= maxSamples, paged run), summary, both baselines, pool size, step-time model.
  * @throws (rejects with) PoolConfigError when there is nothing to simulate (no workload and no
- *   trace, no pages); RangeError for bad options; the signal's reason when aborted, once the
+ *   trace, no pages); RangeError for bad options (a rateScale the workload's arrivals cannot
+ *   take: {@link workloadTimeScaleProblem}); the signal's reason when aborted, once the
  *   worker has stopped the baselines (no simulation of this call is left running).
  */
 export async function simulatePool(profile: Profile, opts: SimulateOptions = {}): Promise<PoolResult> {
@@ -304,18 +330,21 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   if (opts.requests) packed = scale === 1 ? opts.requests : scaleArrivals(opts.requests, scale);
   else if (opts.trace) packed = scale === 1 ? packRequests(opts.trace) : scaleArrivals(packRequests(opts.trace), scale);
   else if (w) {
+    const problem = workloadTimeScaleProblem(w, scale);
+    if (problem) throw new RangeError(problem);
     const g = new RequestGenerator(w, scale);
     await sliced((k) => g.next(k), FIRST_SLICE_REQUESTS, opts.signal, () => opts.onPrepare?.({ phase: 'generating requests', done: g.drawn, requests: g.requests }));
     packed = g.packed();
   } else throw configError(profile, ['workload', 'model'], 'the profile has no workload: add a `workload:` section or give a trace (--trace FILE)');
   if (packed.arrivalS.length === 0) throw configError(profile, ['workload.requests', 'workload'], 'there are no requests to simulate');
   const spanS = packed.arrivalS[packed.arrivalS.length - 1] - packed.arrivalS[0];
-  if (spanS > MAX_TRACE_SPAN_S) {
+  // NaN too: arrivals that all overflowed to Infinity (Infinity − Infinity) span no finite time.
+  if (!(spanS <= MAX_TRACE_SPAN_S)) {
     // A trace read unscaled was checked by its reader; an unscaled workload is the profile's arrival_rate.
     if (scale === 1 && !opts.requests && !opts.trace) {
       throw configError(profile, ['workload.arrival_rate', 'workload'], `the ${formatCount(packed.arrivalS.length)} requests arrive over ${formatCount(spanS)} s: the simulator replays at most ${formatCount(MAX_TRACE_SPAN_S)} s (about 32 years); raise arrival_rate`);
     }
-    throw new ArrivalSpanError(spanS, scale);
+    throw new ArrivalSpanError(Number.isNaN(spanS) ? Infinity : spanS, scale);
   }
 
   const stepTime = resolveStepTime(profile, opts);

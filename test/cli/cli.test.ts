@@ -1195,6 +1195,29 @@ test('--time-scale cannot stretch the arrivals past the 1e9 s span the simulator
   assert.equal(cli(['simulate', file, '--trace', trace, '--time-scale', '1e-7']).code, 0);
 });
 
+test('a subnormal --time-scale (rate × scale below 1/Number.MAX_VALUE) is refused before any work: exit 2, one line naming the usable range, with and without --max-rate', () => {
+  const profile = `model: ${JSON.stringify(llamaConfig)}\ndtype: bf16\nkv_cache: { num_pages: 4096 }\nworkload:\n  requests: 5\n  arrival_rate: 1\n  max_model_len: 8192\n`;
+  const { file } = tmp('w.attn.yaml', profile);
+  // 1 request/s × 5e-324 = 5e-324 requests/s, a subnormal double: 1/5e-324 overflows, so every
+  // exponential gap would be Infinity s (Infinity − Infinity = NaN slipped past the 1e9 s span guard:
+  // exit 0, "Infinity of simulated serving", NaN latencies). The range: 5 requests span about
+  // 5 / (1 × scale) s, at most 1e9 s from scale 5 / 1e9 = 5e-9; the rate stays finite up to
+  // Number.MAX_VALUE / 1 = 1.797e308, written to three digits.
+  const range = 'use a --time-scale from about 5e-9 (the 5 requests then span about 1,000,000,000 s, the most the simulator replays) to 1.8e+308';
+  // The scaled rate to three digits: 5e-324 is the smallest subnormal, 4.94e-324.
+  for (const [scale, rate] of [['5e-324', '4.94e-324'], ['1e-310', '1e-310']]) {
+    for (const extra of [[], ['--max-rate', '--slo-ttft-ms', '500'], ['--events']]) {
+      const r = cli(['simulate', file, '--time-scale', scale, ...extra]);
+      assert.equal(r.code, 2, `${scale} ${extra.join(' ')}: ${r.stdout}`);
+      assert.equal(r.stdout, '');
+      assert.equal(
+        r.stderr,
+        `attnscope: --time-scale ${scale}: the arrival rate would be ${rate} requests/s once scaled (workload.arrival_rate 1 × ${scale}): the arrivals would span Infinity s (gaps of 1/${rate} s overflow a float64); ${range}\n`,
+      );
+    }
+  }
+});
+
 test('--json /dev/stdout: stdout holds the JSON alone, redirected to a file or piped; the table goes to stderr', () => {
   const profile = `model: ${JSON.stringify(llamaConfig)}\ndtype: bf16\nkv_cache: { num_pages: 4096 }\nworkload:\n  requests: 20\n`;
   const { dir, file } = tmp('w.attn.yaml', profile);
