@@ -387,6 +387,25 @@ function v1Log(model: string, kv: string, tokens: string, concurrency: string): 
   ].join('\n');
 }
 
+/** google/gemma-3-27b-it's and gemma-3-1b-it's text configs, as published (the sizes vLLM's KV layout reads). */
+const GEMMA3_27B = {
+  model_type: 'gemma3_text', torch_dtype: 'bfloat16', hidden_size: 5376, intermediate_size: 21504, num_hidden_layers: 62,
+  num_attention_heads: 32, num_key_value_heads: 16, head_dim: 128, sliding_window: 1024, sliding_window_pattern: 6,
+  vocab_size: 262208, max_position_embeddings: 131072,
+};
+const GEMMA3_1B = {
+  model_type: 'gemma3_text', torch_dtype: 'bfloat16', hidden_size: 1152, intermediate_size: 6912, num_hidden_layers: 26,
+  num_attention_heads: 4, num_key_value_heads: 1, head_dim: 256, sliding_window: 512, sliding_window_pattern: 6,
+  vocab_size: 262144, max_position_embeddings: 32768,
+};
+
+/** The profile of a config with a KV budget of `budgetBytes` (a log's int(KV cache memory GiB) in bytes). */
+function gemma3Profile(config: object, budgetBytes: number) {
+  const p = profileFromModelConfig(readModelConfig(JSON.stringify(config)).value!, null);
+  p.kvCache.memoryGib = budgetBytes / GiB;
+  return p;
+}
+
 test('Gemma-3 (5 sliding : 1 full, padded KV-cache groups): the log is this model\'s, and its tokens, blocks and concurrency are the estimate\'s', () => {
   // google/gemma-3-27b-it's text config (62 layers, 16 KV heads of head_dim 128, sliding_window
   // 1024, every 6th layer global: 10 full + 52 sliding). By hand from vLLM's kv_cache_utils.py:
@@ -397,13 +416,7 @@ test('Gemma-3 (5 sliding : 1 full, padded KV-cache groups): the log is this mode
   // a request takes cdiv(32,768, 16) = 2,048 full blocks + 6 · (cdiv(min(1,023 + 8,192, 32,768), 16) + 1)
   // = 6 · 577 sliding ones = 5,510; 12,304 / 5,510 = 2.23x. A reported token is 7 · 10 layer
   // slots · 8,192 B = 573,440 B (15.02 GiB / 28,112 = 573,691 B), not 62 · 8,192 = 507,904 B.
-  const g27 = readModelConfig(JSON.stringify({
-    model_type: 'gemma3_text', torch_dtype: 'bfloat16', hidden_size: 5376, intermediate_size: 21504, num_hidden_layers: 62,
-    num_attention_heads: 32, num_key_value_heads: 16, head_dim: 128, sliding_window: 1024, sliding_window_pattern: 6,
-    vocab_size: 262208, max_position_embeddings: 131072,
-  })).value!;
-  const p = profileFromModelConfig(g27, null);
-  p.kvCache.memoryGib = 16_127_602_196 / GiB; // the log's budget, so the pool's figures are vLLM's formulas alone
+  const p = gemma3Profile(GEMMA3_27B, 16_127_602_196); // the log's budget, so the pool's figures are vLLM's formulas alone
   const c = compareVllmLog(parseVllmLog(v1Log('google/gemma-3-27b-it', '15.02', '28,112', '2.23')), p);
   const text = formatComparisonText(c);
   const row = (term: string) => c.rows.find((r) => r.term.startsWith(term))!;
@@ -424,13 +437,7 @@ test('Gemma-3 (5 sliding : 1 full, padded KV-cache groups): the log is this mode
   // int(66.12 GiB) = 70,995,809,402 B // 16,384 // 4 = 1,083,310 blocks, // 7 · 16 = 2,476,128
   // tokens; a request 2,048 + 6 · (cdiv(min(511 + 8,192, 32,768), 16) + 1) = 2,048 + 6 · 545 =
   // 5,318 blocks: 1,083,310 / 5,318 = 203.71x. A reported token: 7 · 4 · 1,024 = 28,672 B, not 26,624.
-  const g1 = readModelConfig(JSON.stringify({
-    model_type: 'gemma3_text', torch_dtype: 'bfloat16', hidden_size: 1152, intermediate_size: 6912, num_hidden_layers: 26,
-    num_attention_heads: 4, num_key_value_heads: 1, head_dim: 256, sliding_window: 512, sliding_window_pattern: 6,
-    vocab_size: 262144, max_position_embeddings: 32768,
-  })).value!;
-  const q = profileFromModelConfig(g1, null);
-  q.kvCache.memoryGib = 70_995_809_402 / GiB;
+  const q = gemma3Profile(GEMMA3_1B, 70_995_809_402);
   const d = compareVllmLog(parseVllmLog(v1Log('google/gemma-3-1b-it', '66.12', '2,476,128', '203.71')), q);
   const drow = (term: string) => d.rows.find((r) => r.term.startsWith(term))!;
   assert.equal(drow('KV bytes per token').estimate, '28,672 B (7 groups · 4 layers · 1,024 B: 26 layers + 2 padding)', formatComparisonText(d));
@@ -452,13 +459,7 @@ test('Gemma-3 with the hybrid KV-cache manager off (the log says so): the pool i
   lines.splice(3, 0, '(EngineCore_0 pid=2) WARNING 08-20 10:01:20 [kv_cache_utils.py:940] Hybrid KV cache manager is disabled for this hybrid model, This means we do not enable any optimizations for saving KV cache memory (e.g., dropping the KV cache outside the sliding window). The compute of layers like sliding window is still saved.');
   const log = parseVllmLog(lines.join('\n'));
   assert.equal(log.settings.hybridKvManagerDisabled?.value, true);
-  const g27 = readModelConfig(JSON.stringify({
-    model_type: 'gemma3_text', torch_dtype: 'bfloat16', hidden_size: 5376, intermediate_size: 21504, num_hidden_layers: 62,
-    num_attention_heads: 32, num_key_value_heads: 16, head_dim: 128, sliding_window: 1024, sliding_window_pattern: 6,
-    vocab_size: 262208, max_position_embeddings: 131072,
-  })).value!;
-  const p = profileFromModelConfig(g27, null);
-  p.kvCache.memoryGib = 16_127_602_196 / GiB;
+  const p = gemma3Profile(GEMMA3_27B, 16_127_602_196);
   const c = compareVllmLog(log, p);
   const text = formatComparisonText(c);
   const row = (term: string) => c.rows.find((r) => r.term.startsWith(term))!;
