@@ -6,7 +6,7 @@
  * server restarted into the same file) is read for one of them: the last that printed memory
  * lines, or the K-th.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { compareVllmLog, formatComparisonText, GIVE_STARTUP, logFigureLines, missingKvNote, parseVllmLog, rankNotes, stopNote, UNREAD_LINE, UNREAD_WHY, type VllmLog } from '../core/vllmlog';
 import { isDeploymentProblem } from '../core/validate';
 import { InputError, readFailure } from './errors';
@@ -16,9 +16,13 @@ import { loadProfile } from './load';
 const MAX_LOG_BYTES = 256 * 1024 * 1024;
 
 function readLog(file: string): string {
+  const tooBig = (bytes: number) => new InputError(`the log is ${Math.round(bytes / 2 ** 20)} MiB: give the start-up part (the first lines up to "Maximum concurrency")`, file);
   try {
+    // A regular file by its size, before it is read (a pipe has none: read, then measured).
+    const st = statSync(file);
+    if (st.isFile() && st.size > MAX_LOG_BYTES) throw tooBig(st.size);
     const text = readFileSync(file);
-    if (text.length > MAX_LOG_BYTES) throw new InputError(`the log is ${Math.round(text.length / 2 ** 20)} MiB: give the start-up part (the first lines up to "Maximum concurrency")`, file);
+    if (text.length > MAX_LOG_BYTES) throw tooBig(text.length);
     return text.toString('utf8');
   } catch (e) {
     if (e instanceof InputError) throw e;
