@@ -80,7 +80,8 @@ function baseOptions(p: Palette, title: string): NonNullable<ChartConfiguration[
   } as NonNullable<ChartConfiguration['options']>;
 }
 
-function axis(p: Palette, title: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+/** One chart axis in the theme's colours and font (every chart of the dashboard uses it). */
+export function axis(p: Palette, title: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     title: { display: true, text: title, color: p.foreground, font: { family: p.fontFamily, size: p.fontSize } },
     ticks: { color: p.foreground, font: { family: p.fontFamily, size: p.fontSize - 1 } },

@@ -10,7 +10,7 @@ import type { ChartConfiguration, ChartDataset } from 'chart.js';
 import type { LatencyStats, LatencySummary } from '../core/protocol/latency';
 import { formatCount, formatMs, formatPercent, formatSignificant, poolCancelledText } from '../core/format';
 import type { ViewRun } from './model';
-import { durationLogTick, noPoolText, simulatedTimeAxis, type ChartSpec } from './charts';
+import { axis, durationLogTick, noPoolText, simulatedTimeAxis, type ChartSpec } from './charts';
 import { withAlpha, type Palette } from './theme';
 
 /** A latency given in seconds, as core/format writes durations ("42.5 ms", "3.27 h"). */
@@ -33,16 +33,6 @@ function options(p: Palette, title: string, scales: Record<string, unknown>): Ch
     },
     scales,
   } as ChartConfiguration['options'];
-}
-
-function axis(p: Palette, title: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    title: { display: true, text: title, color: p.foreground, font: { family: p.fontFamily, size: p.fontSize } },
-    ticks: { color: p.foreground, font: { family: p.fontFamily, size: p.fontSize - 1 } },
-    grid: { color: p.grid },
-    border: { color: p.grid },
-    ...extra,
-  };
 }
 
 /** A log axis of milliseconds whose ticks read as durations (charts.ts durationLogTick), unrotated, skipped where they would collide. */
