@@ -46,7 +46,8 @@ function vitLayer(h: number, i: number): number {
  *   MLP 2hi + i + h. gemma-3's SigLIP-So400m (h 1152, i 4304, 27 layers, patch 14, image 896):
  *   416,866,032, the "417M" vision encoder of the Gemma 3 report's Table 1.
  * - CLIP (modeling_clip.py): class embedding h, patch Conv2d c·p²·h (no bias), positions
- *   ((image/p)² + 1)·h, pre and post LayerNorm 4h, L layers. CLIP ViT-L/14-336 (LLaVA-1.5): 303,507,456.
+ *   ((image/p)² + 1)·h, pre and post LayerNorm 4h, L layers. CLIP ViT-L/14-336: 303,507,456; in
+ *   LLaVA-1.5 vLLM loads 23 of its 24 layers and no post-LayerNorm ({@link llavaLoadedLayers}): 290,909,184.
  * - Qwen2-VL (vLLM qwen2_vl.py Qwen2VisionTransformer): patch Conv3d c·t·p²·d (no bias; t =
  *   temporal_patch_size), depth ViT layers of embed_dim d and MLP d·mlp_ratio. Qwen2-VL-7B: 631,183,360.
  * - Qwen2.5-VL (vLLM qwen2_5_vl.py): the same Conv3d; per block two RMSNorms 2d, qkv and proj with
@@ -69,7 +70,7 @@ const TOWERS: Record<string, TowerKind> = {
     encoder: (v) => {
       const h = v.hidden_size!, i = v.intermediate_size!, p = v.patch_size!;
       const head = v.vision_use_head ? h + 4 * h * h + 4 * h + 2 * h + 2 * h * i + i + h : 0;
-      return v.num_channels! * p * p * h + h + Math.floor(v.image_size! / p) ** 2 * h + v.num_hidden_layers! * vitLayer(h, i) + 2 * h + head;
+      return v.num_channels! * p * p * h + h + Math.floor(v.image_size! / p) ** 2 * h + v.num_hidden_layers! * vitLayer(h, i) + (v.post_norm === 0 ? 0 : 2 * h) + head;
     },
     shape: vitShape,
   },
@@ -78,7 +79,7 @@ const TOWERS: Record<string, TowerKind> = {
     defaults: { hidden_size: 768, intermediate_size: 3072, num_hidden_layers: 12, image_size: 224, patch_size: 32, num_channels: 3 },
     encoder: (v) => {
       const h = v.hidden_size!, p = v.patch_size!;
-      return h + v.num_channels! * p * p * h + (Math.floor(v.image_size! / p) ** 2 + 1) * h + 4 * h + v.num_hidden_layers! * vitLayer(h, v.intermediate_size!);
+      return h + v.num_channels! * p * p * h + (Math.floor(v.image_size! / p) ** 2 + 1) * h + 2 * h + (v.post_norm === 0 ? 0 : 2 * h) + v.num_hidden_layers! * vitLayer(h, v.intermediate_size!);
     },
     shape: vitShape,
   },
@@ -140,7 +141,8 @@ const TOWER_OF_FAMILY: Record<string, string> = { qwen2_vl: 'qwen2_vl', qwen2_5_
  *   gemma-3-12b-it: 1152 · 3840 + 1152 = 4,424,832;
  * - llava: linear_1 vh·th + th, linear_2 th·th + th (LlavaMultiModalProjector; biases unless
  *   multimodal_projector_bias is false); llava-1.5 and Pixtral-12B (mistral-community/pixtral-12b);
- *   llava_next (LLaVA-1.6) adds its image_newline, th;
+ *   llava_next (LLaVA-1.6) adds its image_newline, th, and with a list of n vision_feature_layer
+ *   linear_1 takes their n concatenated outputs, n·vh·th (vLLM llava_next.py; Granite Vision);
  * - mistral3 (Mistral3MultiModalProjector, Mistral-Small-3.1): RMSNorm vh, patch merger
  *   (vh·m²)·vh without bias (m = spatial_merge_size, default 2), linear_1 and linear_2 as llava's,
  *   biases only with multimodal_projector_bias (default false);
@@ -161,7 +163,7 @@ function projectorParams(family: string, v: Record<string, number>, th: number, 
   if (family === 'gemma3') return vh * th + vh;
   if (family === 'llava') return vh * th + th * th + (bias(true) ? 2 * th : 0);
   // LLaVA-NeXT: the same projector and the image_newline vector th (LlavaNextModel).
-  if (family === 'llava_next') return vh * th + th * th + (bias(true) ? 2 * th : 0) + th;
+  if (family === 'llava_next') return vh * (v.feature_layers ?? 1) * th + th * th + (bias(true) ? 2 * th : 0) + th;
   if (family === 'mistral3') {
     const m = intValue(getProperty(root, 'spatial_merge_size')?.value) ?? 2;
     return vh + vh * m * m * vh + vh * th + th * th + (bias(false) ? 2 * th : 0);
@@ -187,6 +189,31 @@ function projectorParams(family: string, v: Record<string, number>, th: number, 
     return out * th + th;
   }
   return null;
+}
+
+/** The multimodal families whose tower vLLM builds with init_vision_tower_for_llava (llava.py): CLIP, SigLIP or Pixtral cut at the feature layer. */
+const LLAVA_FAMILIES = new Set(['llava', 'llava_next']);
+
+/**
+ * The encoder layers vLLM loads for a LLaVA-style tower of `total` layers (llava.py
+ * init_vision_tower_for_llava, _get_num_hidden_layers): up to the deepest `vision_feature_layer`
+ * (an index i < 0 is layer total + i + 1; default -2, LlavaConfig's and LlavaNextConfig's), built
+ * with require_post_norm=False, so the post-LayerNorm is not loaded either. featureLayers: how many
+ * layers' outputs are concatenated into the projector (a list: Granite Vision's four). Null when
+ * the value is not an integer or a list of them, or names no layer of the tower (vLLM refuses it).
+ */
+function llavaLoadedLayers(root: ValueNode, total: number): { layers: number; featureLayers: number; written: string } | null {
+  const node = getProperty(root, 'vision_feature_layer')?.value;
+  const index = (v: ValueNode): number | null => (v.type === 'number' && typeof v.value === 'number' && Number.isInteger(v.value) ? v.value : null);
+  let indices: Array<number | null>;
+  if (!node) indices = [-2];
+  else if (node.type === 'array') indices = (node.items ?? []).map(index);
+  else indices = [index(node)];
+  if (indices.length === 0 || indices.some((i) => i === null)) return null;
+  const layers = Math.max(...indices.map((i) => (i! < 0 ? total + i! + 1 : i!)));
+  if (layers < 1 || layers > total) return null;
+  const written = node?.type === 'array' ? `[${indices.join(', ')}]` : String(indices[0]);
+  return { layers, featureLayers: node?.type === 'array' ? indices.length : 1, written };
 }
 
 /** A positive integer no bigger than 2^20 (a tower's size), else undefined. */
@@ -235,10 +262,18 @@ export function readVisionTower(root: ValueNode, family: string, textHidden: num
     const headNode = getProperty(node, 'vision_use_head')?.value;
     values.vision_use_head = headNode?.type === 'boolean' && headNode.value === false ? 0 : 1;
   }
+  const shape = tower.shape(values);
+  let loadedText = '';
+  const cut = LLAVA_FAMILIES.has(family) && 'num_hidden_layers' in values ? llavaLoadedLayers(root, values.num_hidden_layers!) : null;
+  if (cut) {
+    loadedText = cut.layers < values.num_hidden_layers! ? ` (vLLM loads ${cut.layers} of them, up to vision_feature_layer ${cut.written}, without the post-LayerNorm)` : '';
+    values.num_hidden_layers = cut.layers;
+    values.post_norm = 0;
+    values.feature_layers = cut.featureLayers;
+  }
   const params = tower.encoder(values);
   const projector = projectorParams(family, values, textHidden, root, node);
-  const shape = tower.shape(values);
   const what = projector === null ? `the ${tower.name} vision tower (${shape}) is counted, not the ${family || 'model'} projector into the text model` : `the ${tower.name} vision tower (${shape}) and its projector into the text model are counted`;
   const defaultsText = defaulted.length > 0 ? ` (not in vision_config, taken from transformers' ${type} defaults: ${defaulted.join(', ')})` : '';
-  return { modelType: type, params, projectorParams: projector, note: `${what}${defaultsText}` };
+  return { modelType: type, params, projectorParams: projector, note: `${what}${loadedText}${defaultsText}` };
 }

@@ -617,7 +617,7 @@ const LLAVA_15_7B = {
   vision_feature_layer: -2, vision_feature_select_strategy: 'default', vocab_size: 32064,
 };
 
-test('llava-1.5-7b: text_config sizes absent are LlamaConfig defaults, as transformers builds it (7,063,427,072 parameters; was refused)', () => {
+test('llava-1.5-7b: text_config sizes absent are LlamaConfig defaults, as transformers builds it (7,050,828,800 parameters vLLM loads; was refused)', () => {
   const r = readModelConfig(JSON.stringify(LLAVA_15_7B, null, 2));
   const m = r.value!;
   // transformers LlamaConfig.__init__: hidden_size 4096, intermediate_size 11008, 32 layers, 32 heads (KV heads = heads).
@@ -627,8 +627,15 @@ test('llava-1.5-7b: text_config sizes absent are LlamaConfig defaults, as transf
   // By hand: embedding and untied lm_head 2 · 32064 · 4096 = 262,668,288; per layer 4 · 4096² + 3 · 4096 · 11008
   // + 2 · 4096 = 202,383,360, ×32 = 6,476,267,520; final norm 4096: text 6,738,939,904 (Llama-2-7B's 6,738,415,616
   // + 64 rows · 2 · 4096). CLIP ViT-L/14-336 303,507,456 and the projector 1024 · 4096 + 4096 + 4096² + 4096
-  // = 20,979,712: 7,063,427,072, the safetensors total the model card rounds to 7.06B.
-  assert.equal(paramCounts(m).total, 7_063_427_072);
+  // = 20,979,712: 7,063,427,072, the safetensors total the model card rounds to 7.06B. vLLM (llava.py
+  // init_vision_tower_for_llava) builds the tower up to vision_feature_layer -2, 24 − 2 + 1 = 23 layers, with
+  // require_post_norm=False: one CLIP layer 4h² + 8h + 2hi + i + h = 12,596,224 and the post-LayerNorm 2,048 are
+  // never loaded: tower 290,909,184, total 7,050,828,800.
+  assert.equal(m.vision!.params, 290_909_184);
+  assert.equal(paramCounts(m).total, 7_050_828_800);
+  assert.match(m.vision!.note, /^the CLIP vision tower \(24 layers, hidden 1024, patch 14 at 336 px\) and its projector into the text model are counted \(vLLM loads 23 of them, up to vision_feature_layer -2, without the post-LayerNorm\)$/);
+  // vision_feature_layer -1 keeps all 24 layers, still without the post-LayerNorm (require_post_norm=False): 303,505,408.
+  assert.equal(readModelConfig(JSON.stringify({ ...LLAVA_15_7B, vision_feature_layer: -1 })).value!.vision!.params, 303_507_456 - 2048);
   // A top-level llama config lacking sizes is still refused (see 'missing required fields').
 });
 
@@ -649,9 +656,18 @@ test('llava-v1.6-mistral-7b (llava_next): MistralConfig defaults, CLIP-336 and t
   };
   const m = readModelConfig(JSON.stringify(cfg)).value!;
   // Text (MistralConfig: hidden 4096, 32 layers, 32 heads): Mistral-7B's 7,241,732,096 + 64 rows · 2 · 4096 = 7,242,256,384.
-  // CLIP ViT-L/14-336 303,507,456; projector 1024 · 4096 + 4096² + 2 · 4096 = 20,979,712, + image_newline 4096.
+  // CLIP ViT-L/14-336 as vLLM loads it (23 layers, no post-LayerNorm, as llava-1.5's) 290,909,184; projector
+  // 1024 · 4096 + 4096² + 2 · 4096 = 20,979,712, + image_newline 4096. The checkpoint holds 7,566,747,648 (7.57B);
+  // vLLM loads 7,554,149,376.
   assert.equal(m.vision!.projectorParams, 20_983_808);
-  assert.equal(paramCounts(m).total, 7_566_747_648);
+  assert.equal(paramCounts(m).total, 7_554_149_376);
+  // Granite Vision's form: a list of feature layers, concatenated into linear_1 (vLLM llava_next.py: vision_hidden_size
+  // · len(vision_feature_layer)). [-24, -20, -12, -1] of 24: the deepest is 24, every layer loaded; linear_1 4 · 1024 · 4096.
+  const granite = readModelConfig(JSON.stringify({ ...cfg, vision_feature_layer: [-24, -20, -12, -1] })).value!;
+  assert.equal(granite.vision!.params, 303_507_456 - 2048);
+  assert.equal(granite.vision!.projectorParams, 4 * 1024 * 4096 + 4096 * 4096 + 2 * 4096 + 4096);
+  // A list naming a layer the tower lacks is not cut (vLLM refuses it): every layer counted.
+  assert.equal(readModelConfig(JSON.stringify({ ...cfg, vision_feature_layer: [3, 30] })).value!.vision!.params, 303_507_456);
 });
 
 /** Qwen/Qwen2-VL-7B-Instruct's and Qwen/Qwen2.5-VL-7B-Instruct's config.json (token ids left out): the text keys at the top, a vision_config without model_type. */
