@@ -16,7 +16,7 @@ import {
   type TextEdit,
 } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { parseJsonTree, propertyWithKeyAt, propertyWithValueAt, type FoundProperty, type Problem, type SourceRange, type ValueNode } from '../core/config';
+import { lineFeeds, parseJsonTree, propertyWithKeyAt, propertyWithValueAt, type FoundProperty, type Problem, type SourceRange, type ValueNode } from '../core/config';
 import type { Analysis } from './analysis';
 import { DIAGNOSTIC_SOURCE, isLocal, problemKey, readDocument, toDiagnostic } from './diagnostics';
 import { closestModelConfigs, modelConfigsNear } from './modelPaths';
@@ -26,9 +26,17 @@ import { uriToPath } from './paths';
 interface Target {
   uri: string;
   doc: TextDocument;
+  /** The document's text with lone \r made \n (lineFeeds), so that the line scans here find an old-Mac file's lines. */
   text: string;
+  /** The line break an inserted line gets: the document's first (\r\n, a lone \r, \n), \n in a one-line file. */
+  eol: string;
   tree: ValueNode | null;
   json: boolean;
+}
+
+/** The first line break of `text`; \n when it has none. */
+function lineBreakOf(text: string): string {
+  return /\r\n?|\n/.exec(text)?.[0] ?? '\n';
 }
 
 interface Fix {
@@ -37,11 +45,12 @@ interface Fix {
 }
 
 function targetOf(a: Analysis, p: Problem): Target | null {
-  if (isLocal(a, p)) return { uri: a.uri, doc: a.document, text: a.document.getText(), tree: a.tree, json: a.syntax === 'json' };
+  if (isLocal(a, p)) return { uri: a.uri, doc: a.document, text: a.text, eol: lineBreakOf(a.document.getText()), tree: a.tree, json: a.syntax === 'json' };
   const doc = readDocument(a, p.file!);
   if (doc === null) return null;
-  const text = doc.getText();
-  return { uri: doc.uri, doc, text, tree: parseJsonTree(text).root, json: true };
+  const raw = doc.getText();
+  const text = lineFeeds(raw);
+  return { uri: doc.uri, doc, text, eol: lineBreakOf(raw), tree: parseJsonTree(text).root, json: true };
 }
 
 function range(t: Target, r: SourceRange): Range {
@@ -90,13 +99,13 @@ function insertAfter(t: Target, f: FoundProperty, key: string, value: number): T
   const indent = t.text.slice(lineStart(t.text, keyStart), keyStart).replace(/-/g, ' ');
   const block = keyStartsLine(t, f);
   if (t.json) {
-    const text = block ? `,\n${indent}${JSON.stringify(key)}: ${value}` : `, ${JSON.stringify(key)}: ${value}`;
+    const text = block ? `,${t.eol}${indent}${JSON.stringify(key)}: ${value}` : `, ${JSON.stringify(key)}: ${value}`;
     return replace(t, { offset: valueEnd, length: 0 }, text);
   }
   if (!block) return replace(t, { offset: valueEnd, length: 0 }, `, ${key}: ${value}`);
   const nl = t.text.indexOf('\n', valueEnd);
   const at = nl < 0 ? t.text.length : nl;
-  return replace(t, { offset: at, length: 0 }, `\n${indent}${key}: ${value}`);
+  return replace(t, { offset: at, length: 0 }, `${t.eol}${indent}${key}: ${value}`);
 }
 
 /** The property whose value sits at the problem's range. */

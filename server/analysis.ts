@@ -15,6 +15,7 @@ import {
   isModelConfigFile,
   isProfilePath,
   isUnread,
+  lineFeeds,
   moveUnread,
   numberLiteralNode,
   parseJsonTree,
@@ -64,7 +65,11 @@ export interface Analysis {
   uri: string;
   version: number;
   document: TextDocument;
-  /** The text this analysis is of (the document's text at `version`). */
+  /**
+   * The text this analysis is of: the document's text at `version`, each lone \r made a \n (core's lineFeeds: one
+   * character for one, so offsets and the document's positionAt agree), so that the line scans here, in hints.ts and
+   * in actions.ts find the lines of an old-Mac (CR-only) file.
+   */
   text: string;
   kind: DocumentKind;
   syntax: Syntax;
@@ -116,7 +121,7 @@ function kindOf(name: string, text: string, parsedJson: () => ParsedTree): Docum
  * earlier version) lets an edit that only rewrites a number skip the parse.
  */
 export function analyze(document: TextDocument, host: FileHost, previous?: Analysis): Analysis {
-  const text = document.getText();
+  const text = lineFeeds(document.getText());
   const name = documentName(document.uri);
   const path = uriToPath(document.uri);
   const readTexts = new Map<string, string>();

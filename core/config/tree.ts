@@ -622,14 +622,24 @@ function yamlToTree(doc: YAML.Document, contents: unknown, text: string, problem
 }
 
 /**
+ * `text` with each lone \r (old Mac OS line ends) made a \n: YAML 1.2 counts a lone carriage return as a line break
+ * (spec 1.2.2 §5.4, b-break), the yaml library does not (it read a CR-only profile as one line: "Nested mappings are
+ * not allowed in compact mappings"). One character for one, so every offset stays the source's; \r\n is kept.
+ */
+export function lineFeeds(text: string): string {
+  return text.includes('\r') ? text.replace(/\r(?!\n)/g, '\n') : text;
+}
+
+/**
  * Parses YAML 1.2 (core schema: `yes` stays a string, `0x10` is a number) with YAML 1.1's merge
  * keys (`<<: *a`, which PyYAML honours: yamlToTree). Syntax errors and
  * a second document become problems; duplicate keys are errors, as yaml reports them. Aliases
  * and merge keys are expanded; one that refers to the node containing it, or aliases expanding to more than
  * MAX_ALIAS_NODES nodes, give an error at the alias and a null root (nothing else is read).
  */
-export function parseYamlTree(text: string): ParsedTree {
+export function parseYamlTree(source: string): ParsedTree {
   const problems: Problem[] = [];
+  const text = lineFeeds(source);
   const docs = YAML.parseAllDocuments(text, { prettyErrors: false, uniqueKeys: true, merge: true });
   const list = Array.isArray(docs) ? docs : [];
   const doc = list[0];

@@ -153,3 +153,35 @@ test('vllm-log --profile of an encoder-only model (BERT) says the model keeps no
   assert.match(other.stdout, /^KV cache memory\s+55\.48 GiB \[4\]\s+0 B\s+−55\.48 GiB\n {4}bert is an encoder-only model, which keeps no KV cache; this log's vLLM sized a 55\.48 GiB pool, so it served a model with a decoder, not bert: compare with a profile or config\.json of the log's model$/m);
   assert.doesNotMatch(other.stdout, /without the device memory|no device budget/);
 });
+
+test('a profile with CRLF or old-Mac CR-only line ends reads as with LF: the same file:line:col for a profile error, a YAML syntax error and a JSON profile error', () => {
+  const dir = tempDir('attnscope-eol-');
+  const eols: Array<[string, string]> = [['lf', '\n'], ['crlf', '\r\n'], ['cr', '\r']];
+  const cases: Array<{ name: string; lines: string[]; expected: string }> = [
+    // Line 5 is `  tensor_parallel_size: 3`: 2 spaces + `tensor_parallel_size: ` (22) before the 3 -> column 25.
+    {
+      name: 'tp.attn.yaml',
+      lines: [`model: ${JSON.stringify(llamaConfig)}`, 'dtype: bf16', 'device:', '  gpu: H100 SXM', '  tensor_parallel_size: 3', 'kv_cache:', '  page_size: 16', ''],
+      expected: ':5:25: tensor_parallel_size 3 does not divide the 32 attention heads',
+    },
+    // The unclosed flow list of line 2 ends at the end of the text (line 4, column 1); before, a CR-only file
+    // was one line to the yaml library: "Nested mappings are not allowed in compact mappings" at 1:8.
+    { name: 'syntax.attn.yaml', lines: ['a: 1', 'b: [1,', '  c: d', ''], expected: ':4:1: YAML syntax error: Flow sequence in block collection must be sufficiently indented and end with a ]' },
+    // JSON: line 6 is `  "device": {"gpu": "H100 SXM", "tensor_parallel_size": 3}`; the 3 is its 57th character.
+    {
+      name: 'tp.attn.json',
+      lines: ['{', `  "model": ${JSON.stringify(llamaConfig)},`, '  "dtype": "bf16",', '  "kv_cache": {"page_size": 16},', '  "workload": {"requests": 10},', '  "device": {"gpu": "H100 SXM", "tensor_parallel_size": 3}', '}', ''],
+      expected: ':6:57: tensor_parallel_size 3 does not divide the 32 attention heads',
+    },
+  ];
+  for (const c of cases) {
+    for (const [eol, sep] of eols) {
+      const file = join(dir, `${eol}-${c.name}`);
+      writeFileSync(file, c.lines.join(sep));
+      const r = cli(['estimate', file]);
+      assert.equal(r.code, 2, `${eol} ${c.name}: ${r.stderr}`);
+      assert.ok(r.stderr.startsWith(`${file}${c.expected}`), `${eol} ${c.name}: ${r.stderr}`);
+      assert.equal(r.stderr.split('\n').length, 2, r.stderr);
+    }
+  }
+});

@@ -66,6 +66,12 @@ test('hidden size not divisible in an inline YAML model: add head_dim on its own
   // 3000 / 32 = 93.75 -> nearest usual head_dim 96.
   const { fixed } = await fix('p.attn.yaml', text, 'hidden-not-divisible', 'Add "head_dim": 96 (check the model card)');
   assert.equal(fixed, 'model:\n  model_type: llama\n  hidden_size: 3000\n  num_attention_heads: 32\n  head_dim: 96\n  num_hidden_layers: 2\n  vocab_size: 1000\n');
+  // CRLF and old-Mac CR-only line ends: the line goes after its key's line, with the file's line break (in a CR-only
+  // file the key's line was not found: the line went to the end of the text, after an indent of the whole text).
+  for (const eol of ['\r\n', '\r']) {
+    const fixedEol = await fix('p.attn.yaml', text.replace(/\n/g, eol), 'hidden-not-divisible', 'Add "head_dim": 96 (check the model card)');
+    assert.equal(fixedEol.fixed, fixed.replace(/\n/g, eol), JSON.stringify(eol));
+  }
 });
 
 test('unknown key: rename to the suggestion, or remove it (YAML block and flow, JSON)', async () => {

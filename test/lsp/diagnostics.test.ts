@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver-protocol';
-import { LspClient, fixture, fixtureUri, rangeOf } from './harness';
+import { LspClient, fixture, fixtureUri, hintLabel, rangeOf } from './harness';
 import { mayHaveNvidiaGpu } from '../../server/diagnostics';
 import { aliasBomb } from '../fixtures/yaml';
 
@@ -413,4 +413,30 @@ test('a workload without device.gpu: an info at workload naming the GPU the step
   // device.gpu set, or no workload (nothing simulated): no such note.
   assert.equal((await check('p.attn.yaml', text.replace('memory_gib: 80', 'gpu: H200'))).filter((x) => x.code === 'gpu-assumed').length, 0);
   assert.equal((await check('p.attn.yaml', text.replace('workload: { requests: 10 }\n', ''))).filter((x) => x.code === 'gpu-assumed').length, 0);
+});
+
+test('a profile with CRLF or old-Mac CR-only line ends: the diagnostics and inlay hints sit where they do with LF', async () => {
+  // The LF text's positions are the reference (rangeOf counts \n lines); a CR-only file used to be one line to the
+  // yaml library (yaml-syntax errors instead of these), and its hints all landed on its last line.
+  const lf = fixture('llama-3.1-8b.attn.yaml').text.replace('page_size: 16', 'page_size: 16\n  bogus: 3').replace('tensor_parallel_size: 1', 'tensor_parallel_size: 3');
+  const expected = { unknown: rangeOf(lf, 'bogus'), tp: rangeOf(lf, '3 }') };
+  expected.tp.end = { line: expected.tp.start.line, character: expected.tp.start.character + 1 };
+  const clean = fixture('llama-3.1-8b.attn.yaml').text;
+  const hintsOf = async (text: string, eol: string) => {
+    const uri = fixtureUri(`planted-${n++}-${eol}.attn.yaml`);
+    await client.open(uri, text);
+    const hints = (await client.inlayHints(uri)) ?? [];
+    await client.close(uri);
+    return hints.map((h) => [hintLabel(h), h.position.line, h.position.character]);
+  };
+  const lfHints = await hintsOf(clean, 'lf');
+  // model: on line 1, page_size on line 5: the reference has a hint on each.
+  assert.deepEqual(lfHints.slice(0, 2).map((h) => h[1]), [1, 5]);
+  for (const [eol, sep] of [['crlf', '\r\n'], ['cr', '\r']]) {
+    const diags = await check(`${eol}.attn.yaml`, lf.replace(/\n/g, sep!));
+    assert.deepEqual(diags.filter((d) => d.severity === DiagnosticSeverity.Error).map((d) => d.code), ['tp-not-divisible'], eol);
+    assert.deepEqual(only(diags, 'unknown-key').range, expected.unknown, eol);
+    assert.deepEqual(only(diags, 'tp-not-divisible').range, expected.tp, eol);
+    assert.deepEqual(await hintsOf(clean.replace(/\n/g, sep!), eol!), lfHints, eol);
+  }
 });
