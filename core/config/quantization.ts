@@ -1,7 +1,7 @@
 /** quantization_config of a HuggingFace config -> how the published weights are stored (core/config/model.ts reads it). */
 import type { KeyReader } from './keys';
 import { getProperty, type ValueNode } from './tree';
-import type { GroupedQuantization, QuantizationSpec } from './types';
+import type { GroupedQuantization, LayerSkips, QuantizationSpec } from './types';
 
 /**
  * quantization_config -> how the weights are stored. fp8 (DeepSeek-V3 block-wise e4m3): 8 bits
@@ -17,6 +17,8 @@ import type { GroupedQuantization, QuantizationSpec } from './types';
  * whole input; lm_head; dynamic "-:" patterns), and compressed-tensors (llm-compressor) integer
  * schemes (type int): the first config group's weights.num_bits, strategy group / channel, zero
  * points only when not symmetric, `ignore`; its float schemes (FP8): num_bits + 32 / group_size.
+ * The flat formats keep their skip lists (QuantizationSpec.skip): fp8 and fbgemm_fp8 by full name,
+ * ModelOpt by substring or wildcard, compressed-tensors `ignore` exactly or by "re:".
  */
 export function readQuantization(r: KeyReader): QuantizationSpec | null {
   const found = r.find(['quantization_config']);
@@ -25,9 +27,16 @@ export function readQuantization(r: KeyReader): QuantizationSpec | null {
   const method = getProperty(q, 'quant_method')?.value.value;
   if (typeof method !== 'string') return null;
   const m = method.toLowerCase();
-  if (m === 'fp8') return { method, bitsPerWeight: 8, scope: 'all' };
+  if (m === 'fp8') {
+    // vLLM fp8.py Fp8Config.from_config: ignored_layers, else modules_to_not_convert.
+    const ignored = strings(getProperty(q, 'ignored_layers')?.value);
+    return withSkips({ method, bitsPerWeight: 8, scope: 'all' }, exactSkips(ignored.length > 0 ? ignored : strings(getProperty(q, 'modules_to_not_convert')?.value)));
+  }
+  // vLLM mxfp4.py Mxfp4Config.from_config returns cls(): no skip list is read; every FusedMoE is
+  // mxfp4 and every linear layer unquantized, whatever modules_to_not_convert says.
   if (m === 'mxfp4') return { method, bitsPerWeight: 4.25, scope: 'experts' };
-  if (m === 'fbgemm_fp8') return { method, bitsPerWeight: 8, scope: 'all' };
+  // vLLM fbgemm_fp8.py FBGEMMFp8Config: modules_to_not_convert, matched as fp8's.
+  if (m === 'fbgemm_fp8') return withSkips({ method, bitsPerWeight: 8, scope: 'all' }, exactSkips(strings(getProperty(q, 'modules_to_not_convert')?.value)));
   if (m === 'modelopt' || m === 'modelopt_fp4') {
     const spec = modelOpt(method, q);
     if (spec !== null) return spec;
@@ -65,12 +74,12 @@ export function readQuantization(r: KeyReader): QuantizationSpec | null {
       // weight_scale float8_e4m3fn [N, K / 16]). One fp32 scale a tensor (weight_global_scale) is negligible.
       const float = getProperty(weights, 'type')?.value.value === 'float';
       // compressed-tensors names ignored modules exactly or by "re:" pattern (re.match).
-      const ignore = strings(getProperty(q, 'ignore')?.value).map((s) => (s.startsWith('re:') ? s.slice(3) : `${escapeRegex(s)}$`));
+      const ignore = strings(getProperty(q, 'ignore')?.value).map((s) => (s.startsWith('re:') ? s.slice(3) : `${escapeRegex(textModelName(s))}$`));
       if (float && bits === 4 && group !== undefined) {
         return grouped(method, { bits, groupSize: group, zeroPoints: false, groupIndex: false, notConverted: [], notConvertedPatterns: ignore, lmHead: false, scaleBits: 8 });
       }
       if (float || strategy === 'tensor' || (strategy !== 'channel' && group === undefined)) {
-        return { method, bitsPerWeight: bits + (group ? 32 / group : 0), scope: 'all' };
+        return withSkips({ method, bitsPerWeight: bits + (group ? 32 / group : 0), scope: 'all' }, { notConverted: [], notConvertedPatterns: ignore });
       }
       return grouped(method, {
         bits,
@@ -121,11 +130,11 @@ function modelOpt(method: string, q: ValueNode): QuantizationSpec | null {
   const algo = getProperty(scope, 'quant_algo')?.value.value;
   if (typeof algo !== 'string') return null;
   const a = algo.toUpperCase();
+  const excluded = strings(getProperty(scope, scope === q ? 'ignore' : 'exclude_modules')?.value).map(textModelName);
+  // fnmatch: * any run, ? one character; the whole name (re.match anchors the start).
+  const wildcards = excluded.map((e) => `${escapeRegex(e).replace(/\\\*/g, '.*').replace(/\\\?/g, '.')}$`);
   if (a === 'NVFP4' || a === 'W4A16_NVFP4') {
     const g = getProperty(scope, 'group_size')?.value.value;
-    const excluded = strings(getProperty(scope, scope === q ? 'ignore' : 'exclude_modules')?.value);
-    // fnmatch: * any run, ? one character; the whole name (re.match anchors the start).
-    const wildcards = excluded.map((e) => `${escapeRegex(e).replace(/\\\*/g, '.*').replace(/\\\?/g, '.')}$`);
     return grouped(method, {
       bits: 4,
       groupSize: typeof g === 'number' && Number.isInteger(g) && g > 0 ? g : 16,
@@ -137,9 +146,39 @@ function modelOpt(method: string, q: ValueNode): QuantizationSpec | null {
       scaleBits: 8,
     });
   }
-  if (a === 'FP8' || a === 'FP8_PER_CHANNEL_PER_TOKEN' || a === 'FP8_PB_WO') return { method, bitsPerWeight: 8, scope: 'all' };
-  if (a === 'MXFP8') return { method, bitsPerWeight: 8 + 8 / 32, scope: 'all' };
+  // FP8 and MXFP8 share ModelOptQuantConfigBase.is_layer_excluded (the same exclusions as NVFP4's);
+  // lm_head is no LinearBase there and stays unquantized, as every flat format's does.
+  const skips = { notConverted: excluded, notConvertedPatterns: wildcards };
+  if (a === 'FP8' || a === 'FP8_PER_CHANNEL_PER_TOKEN' || a === 'FP8_PB_WO') return withSkips({ method, bitsPerWeight: 8, scope: 'all' }, skips);
+  if (a === 'MXFP8') return withSkips({ method, bitsPerWeight: 8 + 8 / 32, scope: 'all' }, skips);
   return null;
+}
+
+/**
+ * vLLM's is_layer_skipped (quant_utils.py) as Fp8Config and FBGEMMFp8Config call it (no
+ * skip_with_substr): a layer is skipped when its full name is in the list (each shard of a fused
+ * qkv_proj / gate_up_proj by its own name, the names a checkpoint lists); a FusedMoE
+ * (model.layers.3.mlp.experts) when a listed name with "experts" in it contains that name.
+ */
+function exactSkips(names: string[]): LayerSkips {
+  const listed = names.map(textModelName);
+  return { notConverted: [], notConvertedPatterns: listed.map((n) => `${escapeRegex(n)}$`), fusedMoe: listed.filter((n) => n.includes('experts')) };
+}
+
+/** `spec` with its skip list, when the list names anything. */
+function withSkips(spec: QuantizationSpec, skips: LayerSkips): QuantizationSpec {
+  return skips.notConverted.length + skips.notConvertedPatterns.length > 0 ? { ...spec, skip: skips } : spec;
+}
+
+/**
+ * A listed module name as the text model's own (model.layers.0...): multimodal checkpoints list
+ * model.language_model.layers.0... (transformers >= 4.52) or language_model.model.layers.0..., which
+ * vLLM maps onto its modules (apply_vllm_mapper); the counted weights are named as a text model's.
+ */
+function textModelName(name: string): string {
+  if (name.startsWith('model.language_model.')) return `model.${name.slice('model.language_model.'.length)}`;
+  if (name.startsWith('language_model.')) return name.slice('language_model.'.length);
+  return name;
 }
 
 /** `s` with regex metacharacters escaped. */

@@ -148,6 +148,26 @@ export interface QuantizationSpec {
   scope: 'all' | 'experts';
   /** Integer weights stored in groups (AWQ, GPTQ, compressed-tensors int): the stored tensors' layout. Absent for the flat formats. */
   grouped?: GroupedQuantization;
+  /**
+   * A flat format's skip list: the linear layers it leaves in the model's dtype (fp8 ignored_layers /
+   * modules_to_not_convert, fbgemm_fp8 modules_to_not_convert, ModelOpt FP8 exclude_modules,
+   * compressed-tensors ignore). Absent: every layer of the scope is quantized.
+   */
+  skip?: LayerSkips;
+}
+
+/**
+ * Which linear layers a quantization config leaves unquantized, by the names a Llama-style
+ * checkpoint gives them (model.layers.0.self_attn.q_proj): a layer is skipped when one of
+ * `notConverted` is a substring of its name, one of `notConvertedPatterns` matches it (Python
+ * re.match: anchored at the start), or, for a routed expert's weight, one of `fusedMoe` contains
+ * its FusedMoE module's name (model.layers.3.mlp.experts: vLLM's is_layer_skipped keeps a layer's
+ * experts together, unquantized when any listed expert name contains that prefix).
+ */
+export interface LayerSkips {
+  notConverted: string[];
+  notConvertedPatterns: string[];
+  fusedMoe?: string[];
 }
 
 /**

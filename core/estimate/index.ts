@@ -8,7 +8,7 @@
  * paper (Dao et al. 2022, §3.1: O(N) extra memory), the DeepSeek-V2 paper (§2.1.2 MLA cache),
  * and transformers' modeling files for parameter shapes.
  */
-import type { Dtype, KvDtype, ModelSpec, MoeSpec, Profile, QuantizationSpec } from '../config/types';
+import type { Dtype, KvDtype, LayerSkips, ModelSpec, MoeSpec, Profile, QuantizationSpec } from '../config/types';
 import { formatBytes, formatCount, formatParams, indefiniteArticle } from '../format';
 import { gpuByName, gpuMemory } from './gpus';
 import { DEFAULT_ENGINE, engineEraName, engineKeyOf, reserveTerms, subtractedBytes, vllmAtLeast, type ReserveTerm } from './reserve';
@@ -464,20 +464,23 @@ export function quantizedWeights(model: ModelSpec, b: ParamBreakdown = paramCoun
   const g = q.grouped;
   if (!g) {
     const mambaLinear = (model.mamba?.layers.length ?? 0) * mambaProjections(model).reduce((sum, w) => sum + w.k * w.n, 0);
-    const params = q.scope === 'experts' ? b.experts : b.attention + mambaLinear + b.mlp + b.experts + b.sharedExperts;
-    return { params, bytes: Math.ceil(params * q.bitsPerWeight / 8), expertParams: b.experts, expertBytes: Math.ceil(b.experts * q.bitsPerWeight / 8) };
-  }
-  const patterns = g.notConvertedPatterns.flatMap((p) => {
-    try {
-      return [new RegExp(`^(?:${p})`)];
-    } catch {
-      return [];
+    let params = q.scope === 'experts' ? b.experts : b.attention + mambaLinear + b.mlp + b.experts + b.sharedExperts;
+    let expertParams = b.experts;
+    // The skip list's layers stay in the dtype: their weights leave the quantized count.
+    if (q.skip) {
+      const skipped = skipTest(q.skip);
+      for (const w of linearWeights(model, false)) {
+        if ((q.scope === 'experts' && !w.expert) || !skipped(w)) continue;
+        params -= w.k * w.n * w.copies;
+        if (w.expert) expertParams -= w.k * w.n * w.copies;
+      }
     }
-  });
-  const skipped = (name: string) => g.notConverted.some((s) => name.includes(s)) || patterns.some((re) => re.test(name));
+    return { params, bytes: Math.ceil(params * q.bitsPerWeight / 8), expertParams, expertBytes: Math.ceil(expertParams * q.bitsPerWeight / 8) };
+  }
+  const skipped = skipTest(g);
   const out = { params: 0, bytes: 0, expertParams: 0, expertBytes: 0 };
   for (const w of linearWeights(model, g.lmHead)) {
-    if (skipped(w.name)) continue;
+    if (skipped(w)) continue;
     const groups = g.groupSize === null ? 1 : Math.ceil(w.k / g.groupSize);
     const bits = w.k * w.n * g.bits + groups * w.n * ((g.scaleBits ?? 16) + (g.zeroPoints ? g.bits : 0)) + (g.groupIndex ? 32 * w.k : 0);
     const bytes = Math.ceil(bits / 8) * w.copies;
@@ -489,6 +492,28 @@ export function quantizedWeights(model: ModelSpec, b: ParamBreakdown = paramCoun
     }
   }
   return out;
+}
+
+/**
+ * Whether a skip list ({@link LayerSkips}) leaves a linear weight unquantized: a listed substring of
+ * its name, a pattern matching it from the start (Python re.match; a pattern that is no valid
+ * JavaScript regex matches nothing), or, for a routed expert, a listed name containing its FusedMoE
+ * module's name (model.layers.3.mlp.experts).
+ */
+function skipTest(s: LayerSkips): (w: LinearWeight) => boolean {
+  const patterns = s.notConvertedPatterns.flatMap((p) => {
+    try {
+      return [new RegExp(`^(?:${p})`)];
+    } catch {
+      return [];
+    }
+  });
+  return (w) => {
+    if (s.notConverted.some((n) => w.name.includes(n)) || patterns.some((re) => re.test(w.name))) return true;
+    if (!w.expert || !s.fusedMoe) return false;
+    const moe = w.name.slice(0, w.name.lastIndexOf('.experts') + '.experts'.length);
+    return s.fusedMoe.some((n) => n.includes(moe));
+  };
 }
 
 /** One linear weight [K inputs, N outputs], `copies` times (routed / shared experts), named as a Llama-style checkpoint names it. */

@@ -13,6 +13,7 @@ import {
   paramCounts,
   poolPages,
   quantizedWidthText,
+  routedExpertBytes,
   weightsBytes,
 } from '../../core/estimate/index';
 import { formatConcurrency } from '../../core/format';
@@ -418,6 +419,52 @@ test('bitsandbytes NF4 with double quant and ModelOpt NVFP4 weights of Llama-3.1
   // hf_quant_config.json's form, exclude_modules; without lm_head there, vLLM quantizes lm_head too:
   // 128256 · 4096 = 525,336,576 weights at 4.5 bits, 295,501,824 B instead of 1,050,673,152: 5,272,576,000.
   assert.equal(weightsBytes(withQ({ quant_method: 'modelopt', quantization: { quant_algo: 'NVFP4', group_size: 16, exclude_modules: [] } }), 'bf16'), 5_272_576_000);
+});
+
+test('flat formats honour their skip lists as vLLM does: fp8 / fbgemm_fp8 by full name, ModelOpt FP8 by substring or fnmatch, compressed-tensors FP8 ignore', () => {
+  // Llama-3.1-8B: 6,979,321,856 linear weights at 1 B + the rest (embedding, lm_head, norms) 1,050,939,392 · 2 B:
+  // 9,081,200,640 B with no skip list. Layer 0's linear weights: 4096 · (4096 + 1024 + 1024 + 4096) = 41,943,040
+  // attention + 3 · 4096 · 14336 = 176,160,768 MLP = 218,103,808; skipped, each costs 2 B instead of 1.
+  const llama = JSON.parse(fixtureText('Llama-3.1-8B')) as Record<string, unknown>;
+  const bytes = (quantization_config: object) => weightsBytes(readModelConfig(JSON.stringify({ ...llama, quantization_config })).value!, 'bf16');
+  const layer0 = ['q_proj', 'k_proj', 'v_proj', 'o_proj'].map((p) => `model.layers.0.self_attn.${p}`)
+    .concat(['gate_proj', 'up_proj', 'down_proj'].map((p) => `model.layers.0.mlp.${p}`));
+  assert.equal(bytes({ quant_method: 'fp8', activation_scheme: 'dynamic' }), 9_081_200_640);
+  // vLLM fp8.py Fp8Config: ignored_layers, else modules_to_not_convert; quant_utils.is_layer_skipped compares full
+  // names (the qkv_proj / gate_up_proj shards each by its own name). Was ignored: 9,081,200,640.
+  assert.equal(bytes({ quant_method: 'fp8', activation_scheme: 'dynamic', ignored_layers: layer0 }), 9_081_200_640 + 218_103_808);
+  assert.equal(bytes({ quant_method: 'fp8', activation_scheme: 'dynamic', modules_to_not_convert: ['lm_head', ...layer0] }), 9_081_200_640 + 218_103_808);
+  // A name that is only a prefix skips nothing there (no skip_with_substr).
+  assert.equal(bytes({ quant_method: 'fp8', activation_scheme: 'dynamic', modules_to_not_convert: ['model.layers.0.mlp'] }), 9_081_200_640);
+  // fbgemm_fp8 (meta-llama's FP8 checkpoints: attention kept in bf16): FBGEMMFp8Config reads modules_to_not_convert,
+  // matched the same way. Every layer's 4 attention projections: 32 · 41,943,040 = 1,342,177,280 B more.
+  const attention = Array.from({ length: 32 }, (_, i) => ['q_proj', 'k_proj', 'v_proj', 'o_proj'].map((p) => `model.layers.${i}.self_attn.${p}`)).flat();
+  assert.equal(bytes({ quant_method: 'fbgemm_fp8', activation_scale_ub: 1200.0, modules_to_not_convert: attention }), 9_081_200_640 + 1_342_177_280);
+  // A multimodal checkpoint's names (model.language_model.layers...) are the text model's (vLLM apply_vllm_mapper).
+  assert.equal(bytes({ quant_method: 'fp8', activation_scheme: 'dynamic', ignored_layers: layer0.map((n) => n.replace('model.', 'model.language_model.')) }), 9_081_200_640 + 218_103_808);
+  // ModelOpt FP8 (ModelOptQuantConfigBase.is_layer_excluded, as NVFP4's): a substring or an fnmatch wildcard;
+  // "model.layers.0.mlp*" keeps layer 0's MLP, 176,160,768 B more.
+  assert.equal(bytes({ quant_method: 'modelopt', quant_algo: 'FP8', ignore: ['lm_head', 'model.layers.0.mlp*'] }), 9_081_200_640 + 176_160_768);
+  assert.equal(bytes({ quant_method: 'modelopt', quantization: { quant_algo: 'FP8', exclude_modules: ['lm_head', 'model.layers.0.mlp'] } }), 9_081_200_640 + 176_160_768);
+  // compressed-tensors FP8 (W8A8 per-tensor): `ignore` names exactly or by "re:" (re.match).
+  const fp8 = { num_bits: 8, type: 'float', symmetric: true, strategy: 'tensor', dynamic: false };
+  const ct = (ignore: string[]) => bytes({ quant_method: 'compressed-tensors', format: 'float-quantized', ignore, config_groups: { group_0: { targets: ['Linear'], weights: fp8 } } });
+  assert.equal(ct(['lm_head']), 9_081_200_640);
+  assert.equal(ct(['lm_head', 're:.*self_attn.*']), 9_081_200_640 + 1_342_177_280);
+});
+
+test('fp8 skip list on a MoE: a listed expert keeps its whole FusedMoE layer unquantized (vLLM is_layer_skipped, experts)', () => {
+  // Qwen3-30B-A3B: 128 experts of [2048, 768] gate / up / down per layer: 128 · 3 · 2048 · 768 = 603,979,776 weights.
+  // vLLM builds one FusedMoE per layer (model.layers.3.mlp.experts); is_layer_skipped skips it when a listed name
+  // with "experts" in it contains that prefix, so one listed expert keeps all 128 in bf16: 603,979,776 B more.
+  const qwen = JSON.parse(fixtureText('Qwen3-30B-A3B')) as Record<string, unknown>;
+  const model = (ignored_layers: string[]) => readModelConfig(JSON.stringify({ ...qwen, quantization_config: { quant_method: 'fp8', activation_scheme: 'dynamic', weight_block_size: [128, 128], ignored_layers } })).value!;
+  const base = weightsBytes(model([]), 'bf16');
+  assert.equal(weightsBytes(model(['model.layers.3.mlp.experts.0.gate_proj']), 'bf16'), base + 603_979_776);
+  assert.equal(routedExpertBytes(model(['model.layers.3.mlp.experts.0.gate_proj']), 'bf16'), routedExpertBytes(model([]), 'bf16') + 603_979_776);
+  // Layer 30's listed expert keeps layer 30's 128 alone (the prefix model.layers.3.mlp.experts is no substring of it).
+  assert.equal(weightsBytes(model(['model.layers.30.mlp.experts.0.gate_proj']), 'bf16'), base + 603_979_776);
+  assert.equal(weightsBytes(model(['model.layers.3.mlp.gate']), 'bf16'), base); // the router is not counted as quantized
 });
 
 test('notes write their counts through core/format (thousands separators), as every other figure', () => {
