@@ -14,15 +14,15 @@
  * is gone (exitOnWriteFailure), 130 when cancelled (SIGINT/SIGTERM). Progress goes
  * to stderr, results to stdout.
  */
-import { accessSync, constants, fstatSync, statSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { accessSync, constants, existsSync, fstatSync, statSync } from 'node:fs';
+import { basename, relative, resolve } from 'node:path';
 import * as jsonc from 'jsonc-parser';
 import { offsetToLineColumn } from '../core/config/positions';
 import { closestMatch } from '../core/config/suggest';
 import { jsonErrorText } from '../core/config/tree';
 import { BACKENDS, isBackend, type KernelBackendName, type Problem, type Profile, type StepTimeSpec } from '../core/config/types';
 import { resolvedProfileProblems } from '../core/config/resolvedProfile';
-import { createRun, runHeader, type Environment, type EstimateFile, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel } from '../core/protocol/run';
+import { createRun, runHeader, runKind, type Environment, type EstimateFile, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel } from '../core/protocol/run';
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
 import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../core/validate';
 import { formatCount, formatCountOf, formatPercent, formatTimeScale, perGpuCasesHeader, poolCancelledText } from '../core/format';
@@ -234,7 +234,7 @@ async function benchCancellable(argv: string[], io: CliIo, ac: AbortController &
   // Both doors, the file named and the resolved Profile on stdin, meet the same preflight.
   let loaded: LoadedProfile;
   try {
-    loaded = file === '-' ? profileFromStdin(await readStdinUnlessCancelled(ac.signal)) : loadProfile(file);
+    loaded = file === '-' ? profileFromStdin(await readStdinUnlessCancelled(ac.signal)) : loadProfileNotRun(file, 'bench');
   } catch (e) {
     if (e instanceof CancelledError) {
       io.stderr.write(cancelLine('bench', e, ' while reading the profile from stdin', 'nothing written'));
@@ -395,10 +395,29 @@ function checkCalibrationFile(path: string): void {
   }
 }
 
+/**
+ * `loadProfile(file)` for a command that takes a profile or config.json (estimate, bench), refusing
+ * a saved run (`bench` / `simulate --json`, the editor's `.attnscope/runs/*.json`: load.ts
+ * savedRunOf) in one line that says what the file is and what takes it: the profile it was made
+ * from (profile.sourcePath, when that file is still there), and `simulate RUN.json`, the command
+ * that reads a run's profile. Read as a config.json, a run gave four lines of missing
+ * "hidden_size" and the like at 1:1 (s36 newcomer).
+ * @throws InputError (exit 2) at file:1:1 for a saved run; loadProfile's errors otherwise.
+ */
+function loadProfileNotRun(file: string, command: 'estimate' | 'bench'): LoadedProfile {
+  const run = savedRunOf(file);
+  if (run === null) return loadProfile(file);
+  const source = run.profile.sourcePath;
+  const made = `made by attnscope ${runKind(run)}${source ? ` from ${basename(source)}` : ''} at ${run.createdAt}`;
+  const shown = source === null ? null : relative(process.cwd(), source).startsWith('..') ? source : relative(process.cwd(), source);
+  const give = shown !== null && existsSync(source!) ? `give its profile: attnscope ${command} ${shellQuote(shown)}` : 'give the profile it was made from';
+  throw new InputError(`a saved run (${made}), not a profile or config.json: ${give}; attnscope simulate ${shellQuote(file)} simulates the run's profile again`, file);
+}
+
 async function estimateCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false } });
   const file = fileOfJsonFlagCommand(positionals, values.json === true, 'estimate');
-  const loaded = loadProfile(file);
+  const loaded = loadProfileNotRun(file, 'estimate');
   printNotes(loaded, lineWriter(io, false));
   const est = estimate(loaded.profile);
   const json = (): EstimateFile => ({ ...runHeader(basename(file), toolBuild()), kind: 'estimate', ...est });

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { tempDir } from '../fixtures/tmp';
@@ -184,4 +184,24 @@ test('a profile with CRLF or old-Mac CR-only line ends reads as with LF: the sam
       assert.equal(r.stderr.split('\n').length, 2, r.stderr);
     }
   }
+});
+
+test('estimate or bench on a saved run (simulate --json) says in one line what the file is and what to give: its profile, or simulate RUN.json', () => {
+  const { dir, profile } = profileDir();
+  const run = join(dir, 'run.json');
+  const made = cli(['simulate', profile, '--json', run]);
+  assert.equal(made.code, 0, made.stderr);
+  const createdAt = (JSON.parse(readFileSync(run, 'utf8')) as { createdAt: string }).createdAt;
+  for (const command of ['estimate', 'bench']) {
+    const r = spawnSync(process.execPath, [runner, command, 'run.json'], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+    assert.equal(r.status, 2, r.stderr);
+    // Before: four lines `run.json:1:1: missing "hidden_size": ...` (the run read as a config.json).
+    assert.equal(r.stderr, `run.json:1:1: a saved run (made by attnscope simulate from p.attn.yaml at ${createdAt}), not a profile or config.json: give its profile: attnscope ${command} p.attn.yaml; attnscope simulate run.json simulates the run's profile again\n`);
+    assert.equal(r.stdout, '');
+  }
+  // The profile gone: no command naming it.
+  rmSync(profile);
+  const gone = cli(['estimate', run]);
+  assert.equal(gone.code, 2, gone.stderr);
+  assert.equal(gone.stderr, `${run}:1:1: a saved run (made by attnscope simulate from p.attn.yaml at ${createdAt}), not a profile or config.json: give the profile it was made from; attnscope simulate ${run} simulates the run's profile again\n`);
 });
