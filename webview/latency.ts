@@ -8,7 +8,7 @@
  */
 import type { ChartConfiguration, ChartDataset } from 'chart.js';
 import type { LatencyStats, LatencySummary } from '../core/protocol/latency';
-import { formatCount, formatMs, formatPercent, formatSignificant, poolCancelledText } from '../core/format';
+import { formatCount, formatMs, formatPercent, formatSignificant, formatTimeScale, poolCancelledText } from '../core/format';
 import type { ViewRun } from './model';
 import { axis, durationLogTick, noPoolText, simulatedTimeAxis, type ChartSpec } from './charts';
 import { withAlpha, type Palette } from './theme';
@@ -153,7 +153,7 @@ export function capacityChart(run: ViewRun, p: Palette): ChartSpec {
     config,
     table: {
       columns: ['rate (req/s)', 'time scale', 'p99 TTFT (modelled)', 'p99 TPOT (modelled)', 'meets SLO', 'verdict'],
-      rows: (c?.points ?? []).map((x) => [x.rate.toPrecision(4), x.scale.toPrecision(4), x.p99TtftS === null ? 'n/a' : dur(x.p99TtftS), x.p99TpotS === null ? 'n/a' : dur(x.p99TpotS), formatPercent(x.sloAttainment), x.meets ? 'pass' : 'fail']),
+      rows: (c?.points ?? []).map((x) => [x.rate.toPrecision(4), formatTimeScale(x.scale), x.p99TtftS === null ? 'n/a' : dur(x.p99TtftS), x.p99TpotS === null ? 'n/a' : dur(x.p99TpotS), formatPercent(x.sloAttainment), x.meets ? 'pass' : 'fail']),
     },
   };
 }

@@ -1,5 +1,5 @@
 /** The latency part of `attnscope simulate`'s text output, and the capacity search's curve. */
-import { formatCount, formatCountOf, formatDuration, formatPercent, formatRequestRate, QUEUE_GROWS } from '../../core/format';
+import { formatCount, formatCountOf, formatDuration, formatPercent, formatRequestRate, formatTimeScale, QUEUE_GROWS } from '../../core/format';
 import type { CapacityCurve, LatencySlo, LatencyStats, LatencySummary } from '../../core/protocol/latency';
 
 /** A latency given in seconds, in the unit its size needs (core/format formatDuration: "42.5 ms", "3.27 h"). */
@@ -53,7 +53,7 @@ export function formatLatency(l: LatencySummary, meanWaiting: number | undefined
 /** The capacity search: one line per rate tried, in order, then the answer. */
 export function formatCapacity(c: CapacityCurve): string {
   const header = ['rate (req/s)', 'time scale', 'p99 TTFT', 'p99 TPOT', 'goodput (req/s)', 'meets SLO', 'keeps up', 'verdict'];
-  const rows = c.points.map((p) => [p.rate.toPrecision(4), p.scale.toPrecision(4), p.p99TtftS === null ? 'n/a' : dur(p.p99TtftS), p.p99TpotS === null ? 'n/a' : dur(p.p99TpotS), rate(p.goodputRequestsPerSec), formatPercent(p.sloAttainment), p.keepsUp === false ? 'no' : 'yes', p.meets ? 'pass' : 'fail']);
+  const rows = c.points.map((p) => [p.rate.toPrecision(4), formatTimeScale(p.scale), p.p99TtftS === null ? 'n/a' : dur(p.p99TtftS), p.p99TpotS === null ? 'n/a' : dur(p.p99TpotS), rate(p.goodputRequestsPerSec), formatPercent(p.sloAttainment), p.keepsUp === false ? 'no' : 'yes', p.meets ? 'pass' : 'fail']);
   const widths = header.map((h, col) => Math.max(h.length, ...rows.map((r) => r[col].length)));
   const fmt = (r: string[]): string => r.map((x, col) => x.padStart(widths[col])).join('  ');
   const lines = [
@@ -72,7 +72,7 @@ export function formatCapacity(c: CapacityCurve): string {
     lines.push('No rate tried meets the SLO: even the lowest load misses it (the step time alone is too long, or requests are rejected); the search stops once halving the rate no longer changes the p99s.');
     return lines.join('\n');
   }
-  const answer = `${c.maxRate.toPrecision(4)} requests/s (time scale ${c.maxScale!.toPrecision(4)})`;
+  const answer = `${c.maxRate.toPrecision(4)} requests/s (time scale ${formatTimeScale(c.maxScale!)})`;
   const at = c.points.find((p) => p.meets && p.rate === c.maxRate);
   lines.push(
     c.limit === 'capacity'

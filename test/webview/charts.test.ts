@@ -5,7 +5,7 @@ import { BasePlatform, Chart, registerables, type ChartConfiguration, type Legen
 import type { PoolCancelled, PoolSample } from '../../core/protocol/run';
 import type { Estimate } from '../../core/protocol/webview';
 import { caseTickLines, ceilings, deviceLinePlugin, type DeviceLineOptions, durationLogTick, logTick, memoryChart, narrowOptions, bandwidthLabelPlaces, computeLabelPlaces, labelCorners, placeLabels, poolBaselinesChart, poolTimelineChart, rooflineChart, thinSamples, throughputChart, timingsChart } from '../../webview/charts';
-import { latencyCdfChart, queueChart } from '../../webview/latency';
+import { capacityChart, latencyCdfChart, queueChart } from '../../webview/latency';
 import { pngCaption, wrapText } from '../../webview/png';
 import { viewOfRun } from '../../webview/model';
 import type { Palette } from '../../webview/theme';
@@ -452,6 +452,17 @@ describe('queue chart', () => {
     assert.equal(line.label, `peak running ${sampledPeak + 1} (every step, not sampled)`);
     // Over the samples' span, first sample to last.
     assert.deepEqual(line.data.map((pt) => pt.x), [base.poolSamples[0]!.t, base.poolSamples.at(-1)!.t]);
+  });
+});
+
+describe('capacity chart', () => {
+  it('writes the time scale as the CLI does (core/format.ts formatTimeScale): 3 and 2.84, not 3.000 and 2.840', () => {
+    const base = viewOfRun(run, null);
+    const point = (rate: number, scale: number) => ({ rate, scale, p99TtftS: 0.1, p99TpotS: 0.01, goodputRequestsPerSec: rate, sloAttainment: 1, keepsUp: true, meets: true });
+    // --max-rate's scales: a doubling from 1.5 req/s (3) and a bisection point (2.8395281960962793 -> 4 significant digits, trailing zero dropped).
+    const capacity = { kind: 'modelled' as const, slo: { ttftMs: 500 }, attainmentTarget: 0.9, tolerance: 0.02, points: [point(4.5, 3), point(4.259292294144419, 2.8395281960962793)], maxRate: 4.5, maxScale: 3 };
+    const spec = capacityChart({ ...base, pool: { ...base.pool!, capacity } }, palette);
+    assert.deepEqual(spec.table!.rows.map((r) => r[1]), ['3', '2.84']);
   });
 });
 
