@@ -130,13 +130,13 @@ function axisKeyProblem(key: string, range: SourceRange): Problem | null {
  * Why `text` is no time limit sbatch's --time takes, or null when it is one. sbatch(1), --time:
  * "Acceptable time formats include "minutes", "minutes:seconds", "hours:minutes:seconds",
  * "days-hours", "days-hours:minutes" and "days-hours:minutes:seconds"" (each a whole number; "0"
- * asks for no limit); Slurm's time_str2mins (src/common/parse_time.c) also takes "INFINITE" and
- * "UNLIMITED". Checked here so that a bad limit is refused before any file is written, not by
- * sbatch after.
+ * asks for no limit); Slurm's time_str2secs (src/common/parse_time.c), which sbatch's --time goes
+ * through, also reads "-1", "INFINITE" and "UNLIMITED" (any case) as INFINITE, no limit. Checked
+ * here so that a bad limit is refused before any file is written, not by sbatch after.
  */
 export function slurmTimeProblem(text: string): string | null {
-  if (/^(?:\d+(?::\d+){0,2}|\d+-\d+(?::\d+){0,2})$/.test(text) || /^(?:infinite|unlimited)$/i.test(text)) return null;
-  return `${JSON.stringify(text)} is no Slurm time limit: sbatch --time takes minutes, minutes:seconds, hours:minutes:seconds, days-hours, days-hours:minutes or days-hours:minutes:seconds (e.g. 30, 00:30:00, 1-12)`;
+  if (/^(?:\d+(?::\d+){0,2}|\d+-\d+(?::\d+){0,2})$/.test(text) || /^(?:-1|infinite|unlimited)$/i.test(text)) return null;
+  return `${JSON.stringify(text)} is no Slurm time limit: sbatch --time takes minutes, minutes:seconds, hours:minutes:seconds, days-hours, days-hours:minutes or days-hours:minutes:seconds (e.g. 30, 00:30:00, 1-12), or UNLIMITED`;
 }
 
 /**

@@ -167,8 +167,9 @@ test('a Slurm time limit is one of sbatch --time\'s formats, in the flag and in 
   // Minutes and seconds of 60 or more carry over, as Slurm's own unit test has them
   // (testsuite/slurm_unit/common/parse_time-test.c: "1:60:15" is 1·3600 + 60·60 + 15 s), so
   // 25:61:99 and 99:99:99 are limits sbatch takes (s36 newcomer asked for a refusal: none is due).
-  for (const ok of ['30', '0', '30:15', '01:30:00', '99:99:99', '25:61:99', '1:60:15', '2-12', '2-12:30', '2-12:30:15', 'UNLIMITED', 'infinite']) assert.equal(slurmTimeProblem(ok), null, ok);
-  for (const bad of ['99:99:99x', '1:2:3:4', '1-2-3', '1h', '', ' 30', '2-', ':30', '1.5']) assert.match(slurmTimeProblem(bad) ?? '', /is no Slurm time limit/, bad);
+  // time_str2secs reads "-1" as INFINITE too (xstrcasecmp(string, "-1"), beside INFINITE / UNLIMITED); no other negative.
+  for (const ok of ['30', '0', '30:15', '01:30:00', '99:99:99', '25:61:99', '1:60:15', '2-12', '2-12:30', '2-12:30:15', 'UNLIMITED', 'infinite', '-1']) assert.equal(slurmTimeProblem(ok), null, ok);
+  for (const bad of ['99:99:99x', '1:2:3:4', '1-2-3', '1h', '', ' 30', '2-', ':30', '1.5', '-2', '-1:00', '--1']) assert.match(slurmTimeProblem(bad) ?? '', /is no Slurm time limit/, bad);
   // In the file: at the value (line 6, column 11), before any point runs.
   const file = workspace(`${BASE}sweep:\n  slurm:\n    time: 1h\n  axes: { kv_cache.page_size: [8] }\n`).file;
   assert.throws(() => loadSweep(file), (e: unknown) => e instanceof InputError && e.line === 6 && e.column === 11 && /sweep\.slurm\.time "1h" is no Slurm time limit/.test(e.message));
