@@ -14,7 +14,7 @@ import { isConfigPath } from './fileKinds';
 import { describe, KeyReader, MAX_HEADS, MAX_LAYERS, MAX_WIDTH } from './keys';
 import { readMamba } from './mamba';
 import { readQuantization } from './quantization';
-import { readVisionTower } from './vision';
+import { OTHER_ENCODERS, readVisionTower } from './vision';
 import { getProperty, parseJsonTree, type ParsedTree, type ValueNode } from './tree';
 import type { AttentionKind, ContextLengthKeys, Dtype, MlaSpec, ModelSpec, MoeSpec, ReadResult, SourceRange } from './types';
 
@@ -31,9 +31,12 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     };
   }
   const anchor: SourceRange = { offset: root.range.offset, length: Math.min(1, root.range.length) };
-  const textConfig = getProperty(root, 'text_config');
+  // InternVL's own configs (internvl_chat) nest the text model as llm_config (transformers'
+  // InternVLConfig reads it as text_config).
+  const textKey = getProperty(root, 'text_config') ? 'text_config' : getProperty(root, 'llm_config') ? 'llm_config' : 'text_config';
+  const textConfig = getProperty(root, textKey);
   const scopes = textConfig && textConfig.value.type === 'object'
-    ? [{ node: textConfig.value, prefix: 'text_config.' }, { node: root, prefix: '' }]
+    ? [{ node: textConfig.value, prefix: `${textKey}.` }, { node: root, prefix: '' }]
     : [{ node: root, prefix: '' }];
   const r = new KeyReader(scopes, anchor);
 
@@ -404,6 +407,12 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   }
 
   const attention: AttentionKind = mla ? 'mla' : numKvHeads === numHeads ? 'mha' : numKvHeads === 1 ? 'mqa' : 'gqa';
+  const vision = readVisionTower(root, rootModelType(root), hiddenSize);
+  if (vision && (vision.params === null || vision.projectorParams === null || / is not counted/.test(vision.note))) {
+    // A tower, projector or encoder whose weights are left out: said at its key, not only in the estimate's notes.
+    const key = ['vision_config', ...OTHER_ENCODERS.map(([k]) => k)].map((k) => getProperty(root, k)).find((p) => p !== undefined);
+    r.problem('info', 'encoder-not-counted', vision.note, key?.keyRange ?? anchor);
+  }
   const spec: ModelSpec = {
     modelType,
     architectures,
@@ -438,7 +447,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     typeVocabSize,
     quantization,
     torchDtype,
-    vision: readVisionTower(root, rootModelType(root), hiddenSize),
+    vision,
     mamba,
     ...(hybrid.mlpLayers ? { mlpLayers: hybrid.mlpLayers } : {}),
     ...(hybrid.paramsApproximated ? { paramsApproximated: hybrid.paramsApproximated } : {}),

@@ -20,10 +20,23 @@ interface TowerKind {
   encoder(v: Record<string, number>): number;
   /** Its shape in a note ("27 layers, hidden 1152, patch 14 at 896 px"). */
   shape(v: Record<string, number>): string;
+  /** Switches read from other than integer keys (booleans, a norm_type), as 0 / 1 beside the values; absent: none. */
+  flags?(vision: ValueNode): Record<string, number>;
+}
+
+/** A boolean key of a node (the first alias written), else `fallback`. */
+function flag(node: ValueNode, keys: readonly string[], fallback: boolean): boolean {
+  for (const key of keys) {
+    const v = getProperty(node, key)?.value;
+    if (v?.type === 'boolean') return v.value === true;
+  }
+  return fallback;
 }
 
 /** Other names a key is written under: the first alias present counts. */
 const KEY_ALIASES: Record<string, readonly string[]> = { in_channels: ['in_channels', 'in_chans'] };
+/** Keys whose value is a list and whose count is its length (mllama's aspect ratios, Qwen3-VL's deepstack layers). */
+const LIST_LENGTH_KEYS = new Set(['supported_aspect_ratios', 'deepstack_visual_indexes']);
 
 const vitShape = (v: Record<string, number>) => `${v.num_hidden_layers} layers, hidden ${v.hidden_size}, patch ${v.patch_size} at ${v.image_size} px`;
 
@@ -62,6 +75,23 @@ function vitLayer(h: number, i: number): number {
  *   and post-tile embeddings 2·((A + 1)·T·h + 1), LayerNorms pre and post 4h, num_hidden_layers
  *   layers of q, k, v, o without biases 4h², fc1 / fc2 with biases 2hi + i + h and two LayerNorms
  *   4h, then num_global_layers more with 2 gates each. Llama-3.2-11B-Vision: 863,567,379.
+ * - Llama 4 (vLLM mllama4.py Llama4VisionModel): patch_embedding (an unfold and a linear without
+ *   bias) c·p²·h, class embedding h, positions ((image/p)² + 1)·h, layernorm_pre and _post 4h, L
+ *   ViT layers (qkv and o_proj with biases, fc1 / fc2 with biases, two LayerNorms), then the
+ *   vision_adapter's pixel-shuffle MLP fc1 i·P_in and fc2 P_in·P_out (biases only with
+ *   multi_modal_projector_bias). Llama-4-Scout: 850,960,896.
+ * - Qwen3-VL (vLLM qwen3_vl.py Qwen3_VisionTransformer): patch Conv3d c·t·p²·d + d (bias), pos_embed
+ *   num_position_embeddings·d, depth ViT blocks (LayerNorms, qkv / proj and linear_fc1 / fc2 with
+ *   biases). Qwen3-VL-8B: 415,891,440.
+ * - InternViT (transformers InternVLVisionModel; InternVL's own internvl_chat form, intern_vit_6b,
+ *   as vLLM intern_vit.py builds it): class token h, patch Conv2d c·p²·h + h, positions
+ *   ((image/p)² + 1)·h; per layer q, k, v (biases with attention_bias / qkv_bias) and the output
+ *   projection with bias 4h² + h, q / k RMSNorms 2h with use_qk_norm / qk_normalization, the layer
+ *   scales 2h (internvl_chat always, the HF form when layer_scale_init_value > 0), two norms
+ *   (LayerNorm 2h, RMSNorm h by norm_type), fc1 / fc2 with biases; no final norm (mean pooling).
+ *   InternViT-300M-448px (InternVL3-8B): 304,012,288.
+ * - Idefics3 / SmolVLM (transformers Idefics3VisionTransformer, SigLIP's shapes): patch Conv2d with
+ *   bias, positions (image/p)²·h, L layers, post LayerNorm, no head. Idefics3-8B: 412,926,192.
  */
 const TOWERS: Record<string, TowerKind> = {
   siglip_vision_model: {
@@ -128,11 +158,95 @@ const TOWERS: Record<string, TowerKind> = {
   },
 };
 
+/** The Llama 4 tower (Llama4VisionConfig defaults). */
+const LLAMA4_TOWER: TowerKind = {
+  name: 'Llama 4',
+  defaults: {
+    hidden_size: 768, intermediate_size: 5632, num_hidden_layers: 34, image_size: 448, patch_size: 14, num_channels: 3,
+    projector_input_dim: 4096, projector_output_dim: 4096, vision_output_dim: 7680,
+  },
+  encoder: (v) => {
+    const h = v.hidden_size!, i = v.intermediate_size!, p = v.patch_size!, pin = v.projector_input_dim!, pout = v.projector_output_dim!;
+    const adapter = i * pin + pin * pout + (v.adapter_bias ? pin + pout : 0);
+    return v.num_channels! * p * p * h + h + (Math.floor(v.image_size! / p) ** 2 + 1) * h + 4 * h + v.num_hidden_layers! * vitLayer(h, i) + adapter;
+  },
+  shape: vitShape,
+  flags: (vision) => ({ adapter_bias: flag(vision, ['multi_modal_projector_bias'], false) ? 1 : 0 }),
+};
+
+/** The Qwen3-VL tower (Qwen3VLVisionConfig defaults); its mergers are the projector. */
+const QWEN3_VL_TOWER: TowerKind = {
+  name: 'Qwen3-VL',
+  defaults: {
+    depth: 27, hidden_size: 1152, intermediate_size: 4304, in_channels: 3, patch_size: 16, temporal_patch_size: 2, spatial_merge_size: 2,
+    num_position_embeddings: 2304, out_hidden_size: 3584, deepstack_visual_indexes: 3,
+  },
+  encoder: (v) => {
+    const d = v.hidden_size!, p = v.patch_size!;
+    return v.in_channels! * v.temporal_patch_size! * p * p * d + d + v.num_position_embeddings! * d + v.depth! * vitLayer(d, v.intermediate_size!);
+  },
+  shape: (v) => `${v.depth} layers, hidden ${v.hidden_size}, patch ${v.patch_size}`,
+};
+
+/**
+ * InternViT, in the HF form (internvl_vision, InternVLVisionConfig defaults: InternViT-300M) and in
+ * InternVL's own (intern_vit_6b, InternVisionConfig defaults: InternViT-6B, RMSNorm, q / k norms).
+ */
+function internVit(chat: boolean): TowerKind {
+  return {
+    name: 'InternViT',
+    defaults: chat
+      ? { hidden_size: 3200, intermediate_size: 12800, num_hidden_layers: 48, image_size: 224, patch_size: 14, num_channels: 3 }
+      : { hidden_size: 1024, intermediate_size: 4096, num_hidden_layers: 24, image_size: 448, patch_size: 14, num_channels: 3 },
+    encoder: (v) => {
+      const h = v.hidden_size!, i = v.intermediate_size!, p = v.patch_size!;
+      const norm = v.layer_norm ? 2 * h : h;
+      const layer = 4 * h * h + (v.qkv_bias ? 3 * h : 0) + h + (v.qk_norm ? 2 * h : 0) + (v.layer_scale ? 2 * h : 0) + 2 * norm + 2 * h * i + i + h;
+      return h + v.num_channels! * p * p * h + h + (v.positions ? (Math.floor(v.image_size! / p) ** 2 + 1) * h : 0) + (v.mask_token ? h : 0) + v.num_hidden_layers! * layer;
+    },
+    shape: vitShape,
+    flags: (vision) => {
+      const normType = getProperty(vision, 'norm_type')?.value;
+      const scale = getProperty(vision, 'layer_scale_init_value')?.value;
+      return {
+        qkv_bias: flag(vision, ['attention_bias', 'qkv_bias'], false) ? 1 : 0,
+        qk_norm: flag(vision, ['use_qk_norm', 'qk_normalization'], chat) ? 1 : 0,
+        layer_norm: (normType?.type === 'string' ? normType.value === 'layer_norm' : !chat) ? 1 : 0,
+        layer_scale: chat || !(scale?.type === 'number' && typeof scale.value === 'number' && scale.value <= 0) ? 1 : 0,
+        positions: chat || flag(vision, ['use_absolute_position_embeddings'], true) ? 1 : 0,
+        mask_token: !chat && flag(vision, ['use_mask_token'], false) ? 1 : 0,
+      };
+    },
+  };
+}
+
+/** Idefics3's and SmolVLM's tower: SigLIP's shapes without the head (Idefics3VisionConfig defaults). */
+const IDEFICS3_TOWER: TowerKind = {
+  name: 'Idefics3 SigLIP',
+  defaults: { hidden_size: 1152, intermediate_size: 3072, num_hidden_layers: 12, image_size: 224, patch_size: 32, num_channels: 3 },
+  encoder: (v) => {
+    const h = v.hidden_size!, p = v.patch_size!;
+    return v.num_channels! * p * p * h + h + Math.floor(v.image_size! / p) ** 2 * h + v.num_hidden_layers! * vitLayer(h, v.intermediate_size!) + 2 * h;
+  },
+  shape: vitShape,
+};
+TOWERS.llama4_vision_model = LLAMA4_TOWER;
+TOWERS.qwen3_vl = QWEN3_VL_TOWER;
+TOWERS.qwen3_vl_moe = QWEN3_VL_TOWER;
+TOWERS.internvl_vision = internVit(false);
+TOWERS.intern_vit_6b = internVit(true);
+TOWERS.idefics3_vision = IDEFICS3_TOWER;
+TOWERS.idefics3 = IDEFICS3_TOWER;
+TOWERS.smolvlm_vision = IDEFICS3_TOWER;
+
 /** The projector family of a Mistral params.json's vision_encoder (no model_type there). */
 const MISTRAL_NATIVE = 'mistral params.json';
 
 /** Vision towers named by the root model_type where vision_config names no model_type (Qwen2-VL's published configs). */
-const TOWER_OF_FAMILY: Record<string, string> = { qwen2_vl: 'qwen2_vl', qwen2_5_vl: 'qwen2_5_vl' };
+const TOWER_OF_FAMILY: Record<string, string> = {
+  qwen2_vl: 'qwen2_vl', qwen2_5_vl: 'qwen2_5_vl', qwen3_vl: 'qwen3_vl', qwen3_vl_moe: 'qwen3_vl_moe',
+  idefics3: 'idefics3_vision', smolvlm: 'smolvlm_vision', internvl_chat: 'intern_vit_6b', internvl: 'internvl_vision',
+};
 
 /**
  * The projector from the tower (hidden size vh) into the text model's th, by the multimodal
@@ -152,7 +266,15 @@ const TOWER_OF_FAMILY: Record<string, string> = { qwen2_vl: 'qwen2_vl', qwen2_5_
  *   both with biases (m = spatial_merge_size). Qwen2-VL-7B: 2,560 + 26,219,520 + 18,353,664 = 44,575,744;
  * - Mistral's params.json vision_encoder (Pixtral): the vision-language adapter, as llava's;
  * - mllama: multi_modal_projector Linear(vision_output_dim, th) with bias (vision_output_dim
- *   default 7680: 5 intermediate layers' outputs beside the last).
+ *   default 7680: 5 intermediate layers' outputs beside the last);
+ * - llama4: multi_modal_projector.linear_1 vision_output_dim·th without bias (vLLM mllama4.py);
+ * - qwen3_vl / qwen3_vl_moe: the merger, LayerNorm 2vh, Linear(W, W) and Linear(W, out) with biases
+ *   (W = vh·m², out = out_hidden_size), and one more per deepstack_visual_indexes entry with its
+ *   LayerNorm over W (use_postshuffle_norm). Qwen3-VL-8B: 40,119,040 + 3 · 40,125,952 = 160,496,896;
+ * - internvl / internvl_chat: mlp1 (InternVLMultiModalProjector), LayerNorm 2·vh·r, Linear(vh·r, th)
+ *   and Linear(th, th) with biases, r = (1 / downsample_ratio)² (default 0.5: 4);
+ * - idefics3 / smolvlm: the connector's modality_projection Linear(vh·s², th) without bias
+ *   (s = scale_factor, default 2).
  */
 function projectorParams(family: string, v: Record<string, number>, th: number, root: ValueNode, vision: ValueNode): number | null {
   const bias = (fallback: boolean): boolean => {
@@ -187,6 +309,21 @@ function projectorParams(family: string, v: Record<string, number>, th: number, 
   if (family === 'mllama') {
     const out = intValue(getProperty(vision, 'vision_output_dim')?.value) ?? 7680;
     return out * th + th;
+  }
+  if (family === 'llama4') return v.vision_output_dim! * th;
+  if (family === 'qwen3_vl' || family === 'qwen3_vl_moe') {
+    const wide = vh * v.spatial_merge_size! ** 2, out = v.out_hidden_size!;
+    const merger = wide * wide + wide + wide * out + out;
+    return 2 * vh + merger + v.deepstack_visual_indexes! * (2 * wide + merger);
+  }
+  if (family === 'internvl' || family === 'internvl_chat') {
+    const ratio = getProperty(root, 'downsample_ratio')?.value;
+    const r = ratio?.type === 'number' && typeof ratio.value === 'number' && ratio.value > 0 && ratio.value <= 1 ? Math.round(1 / ratio.value) ** 2 : 4;
+    return 2 * vh * r + vh * r * th + th + th * th + th;
+  }
+  if (family === 'idefics3' || family === 'smolvlm') {
+    const s = intValue(getProperty(root, 'scale_factor')?.value) ?? 2;
+    return vh * s * s * th;
   }
   return null;
 }
@@ -227,7 +364,56 @@ function intValue(v: ValueNode | undefined): number | undefined {
  * @param textHidden the text model's hidden_size (the projector's output width).
  */
 export function readVisionTower(root: ValueNode, family: string, textHidden: number): VisionTower | null {
+  const tower = readTower(root, family, textHidden);
+  // Another encoder beside the tower (MiniCPM-o's audio_config, Phi-4-multimodal's audio_processor) is not counted either.
+  // (Phi-3-vision's embd_layer describes the image embedding counted from its img_processor.)
+  const other = OTHER_ENCODERS.find(([key]) => key !== 'visual' && key !== tower?.modelType && !(family === 'phi3_v' && key === 'embd_layer')
+    && getProperty(root, key)?.value.type === 'object');
+  return tower && other ? { ...tower, note: `${tower.note}; ${other[1]} (${other[0]}) is not counted` } : tower;
+}
+
+/**
+ * Encoders a config may carry without a vision_config, by key: none is counted, and the note says
+ * which is left out (Phi-4-multimodal's embd_layer and audio_processor, Qwen2-Audio's audio_config,
+ * Qwen-VL's visual).
+ */
+export const OTHER_ENCODERS: ReadonlyArray<readonly [string, string]> = [
+  ['embd_layer', 'the image / audio embedding'],
+  ['audio_config', 'the audio encoder'],
+  ['audio_processor', 'the audio encoder'],
+  ['visual', 'the vision tower'],
+];
+
+/**
+ * Phi-3 / Phi-3.5-vision (phi3_v) names no vision_config: img_processor says CLIP ViT-L/14-336,
+ * which vLLM phi3v.py builds from its own copy of that config (hidden 1024, MLP 4096, 24 layers,
+ * patch 14 at 336 px) up to img_processor.layer_idx (default -2: 23 layers; i >= 0: i + 1), with
+ * no post-LayerNorm; Phi3HDImageEmbedding adds glb_GN and sub_GN (4d each, d = image_dim_out) and
+ * img_projection Linear(4d, th) + GELU + Linear(th, th), both with biases. Phi-3.5-vision:
+ * 290,909,184 + 22,034,432 (the checkpoint's 24th layer and post-LayerNorm are not loaded).
+ */
+function phi3vTower(processor: ValueNode, textHidden: number): VisionTower {
+  const idx = getProperty(processor, 'layer_idx')?.value;
+  const i = idx?.type === 'number' && typeof idx.value === 'number' && Number.isInteger(idx.value) ? idx.value : -2;
+  const layers = Math.min(24, Math.max(1, i < 0 ? 24 + i + 1 : i + 1));
+  const v = { hidden_size: 1024, intermediate_size: 4096, num_hidden_layers: layers, image_size: 336, patch_size: 14, num_channels: 3, post_norm: 0 };
+  const d = intValue(getProperty(processor, 'image_dim_out')?.value) ?? 1024;
+  return {
+    modelType: 'clip_vision_model',
+    params: TOWERS.clip_vision_model!.encoder(v),
+    projectorParams: 2 * 4 * d + 4 * d * textHidden + textHidden + textHidden * textHidden + textHidden,
+    note: `the CLIP vision tower (24 layers, hidden 1024, patch 14 at 336 px, img_processor) and its projector into the text model are counted (vLLM loads ${layers} of them, up to layer_idx ${i}, without the post-LayerNorm)`,
+  };
+}
+
+function readTower(root: ValueNode, family: string, textHidden: number): VisionTower | null {
   let node = getProperty(root, 'vision_config')?.value;
+  const processor = getProperty(root, 'img_processor')?.value;
+  if (!node && family === 'phi3_v' && processor?.type === 'object') return phi3vTower(processor, textHidden);
+  if (!node) {
+    const other = OTHER_ENCODERS.find(([key]) => getProperty(root, key)?.value.type === 'object');
+    if (other) return { modelType: other[0], params: null, projectorParams: null, note: `${other[1]} (${other[0]}) is not counted (its shapes are not modelled here): parameters and weights are the text model's` };
+  }
   // Mistral's own params.json (mistralai/Pixtral-12B-2409): the Pixtral tower under vision_encoder.
   const mistralNative = !node && getProperty(root, 'vision_encoder')?.value.type === 'object';
   if (mistralNative) {
@@ -247,8 +433,11 @@ export function readVisionTower(root: ValueNode, family: string, textHidden: num
     let value: number | undefined;
     for (const alias of KEY_ALIASES[key] ?? [key]) {
       const v = getProperty(node, alias)?.value;
-      // supported_aspect_ratios is a list: its length counts (MllamaVisionConfig.max_aspect_ratio_id).
-      value ??= key === 'supported_aspect_ratios' ? (v?.type === 'array' && (v.items?.length ?? 0) > 0 ? v.items!.length : undefined) : intValue(v);
+      // supported_aspect_ratios is a list: its length counts (MllamaVisionConfig.max_aspect_ratio_id);
+      // deepstack_visual_indexes: one merger per entry. InternVL's HF form writes image_size and
+      // patch_size as [height, width]: square, the first counts.
+      if (LIST_LENGTH_KEYS.has(key)) value ??= v?.type === 'array' && (v.items?.length ?? 0) > 0 ? v.items!.length : undefined;
+      else value ??= v?.type === 'array' && v.items?.length === 2 ? intValue(v.items[0]) : intValue(v);
     }
     // Qwen2-VL's mlp_ratio may be fractional.
     if (key === 'mlp_ratio') {
@@ -262,9 +451,21 @@ export function readVisionTower(root: ValueNode, family: string, textHidden: num
     const headNode = getProperty(node, 'vision_use_head')?.value;
     values.vision_use_head = headNode?.type === 'boolean' && headNode.value === false ? 0 : 1;
   }
+  Object.assign(values, tower.flags?.(node));
   const shape = tower.shape(values);
   let loadedText = '';
   const cut = LLAVA_FAMILIES.has(family) && 'num_hidden_layers' in values ? llavaLoadedLayers(root, values.num_hidden_layers!) : null;
+  if (family === 'internvl_chat') {
+    // vLLM internvl.py _init_vision_model: InternVisionModel up to select_layer (i < 0: L + i + 1
+    // layers, else i + 1); InternViT has no post-norm to drop.
+    const sel = getProperty(root, 'select_layer')?.value;
+    const i = sel?.type === 'number' && typeof sel.value === 'number' && Number.isInteger(sel.value) ? sel.value : -1;
+    const layers = i < 0 ? values.num_hidden_layers! + i + 1 : i + 1;
+    if (layers >= 1 && layers < values.num_hidden_layers!) {
+      loadedText = ` (vLLM loads ${layers} of them, up to select_layer ${i})`;
+      values.num_hidden_layers = layers;
+    }
+  }
   if (cut) {
     loadedText = cut.layers < values.num_hidden_layers! ? ` (vLLM loads ${cut.layers} of them, up to vision_feature_layer ${cut.written}, without the post-LayerNorm)` : '';
     values.num_hidden_layers = cut.layers;

@@ -821,6 +821,144 @@ test('Llama-3.2-11B-Vision: cross_attention_layers add their q / k norms, gates 
   assert.match(only(bad.problems, 'invalid-value').message, /from 0 to 39, not number 40/);
 });
 
+test('Llama-4-Scout: the Llama 4 vision tower, its pixel-shuffle adapter and projector are counted (108,641,793,536, Meta\'s 109B; was a note)', () => {
+  // meta-llama/Llama-4-Scout-17B-16E-Instruct's config.json (token ids and rope left out).
+  const cfg = {
+    architectures: ['Llama4ForConditionalGeneration'], model_type: 'llama4',
+    text_config: {
+      model_type: 'llama4_text', num_hidden_layers: 48, hidden_size: 5120, num_attention_heads: 40, num_key_value_heads: 8, head_dim: 128,
+      intermediate_size: 8192, intermediate_size_mlp: 16384, vocab_size: 202048, max_position_embeddings: 10485760, num_experts_per_tok: 1,
+      num_local_experts: 16, interleave_moe_layer_step: 1, attention_chunk_size: 8192, torch_dtype: 'bfloat16',
+    },
+    vision_config: {
+      attention_dropout: 0.0, hidden_act: 'gelu', hidden_size: 1408, image_size: 336, initializer_range: 0.02, intermediate_size: 5632,
+      model_type: 'llama4_vision_model', multi_modal_projector_bias: false, norm_eps: 1e-05, num_attention_heads: 16, num_channels: 3, num_hidden_layers: 34,
+      patch_size: 14, pixel_shuffle_ratio: 0.5, projector_dropout: 0.0, projector_input_dim: 4096, projector_output_dim: 4096, rope_theta: 10000,
+      vision_feature_layer: -1, vision_feature_select_strategy: 'default', vision_output_dim: 4096,
+    },
+  };
+  const r = readModelConfig(JSON.stringify(cfg));
+  assert.deepEqual(r.problems, []);
+  const m = r.value!;
+  // vLLM mllama4.py Llama4VisionModel, h 1408, i 5632, 34 layers, patch 14 at 336 px (24² + 1 = 577 positions):
+  // patch_embedding.linear 3 · 14² · 1408 = 827,904; class_embedding 1,408; positional_embedding_vlm 577 · 1408 = 812,416;
+  // layernorm_pre / _post 5,632; a layer 4h² + 4h (qkv, o_proj biases) + 4h (2 LayerNorms) + 2hi + i + h = 23,807,872,
+  // ×34 = 809,467,648; vision_adapter fc1 5632 · 4096 + fc2 4096 · 4096 (no bias) = 39,845,888: 850,960,896.
+  assert.equal(m.vision!.params, 850_960_896);
+  // multi_modal_projector.linear_1 4096 · 5120, no bias.
+  assert.equal(m.vision!.projectorParams, 20_971_520);
+  // Text 107,769,861,120 (see the Llama 4 test above): 108,641,793,536, the "109B" of Meta's card.
+  assert.equal(paramCounts(m).total, 108_641_793_536);
+});
+
+test('Qwen3-VL-8B: the Qwen3-VL tower, its merger and three deepstack mergers are counted (8,767,123,696, the card\'s 8.77B; was a note)', () => {
+  // Qwen/Qwen3-VL-8B-Instruct's config.json (token ids left out).
+  const cfg = {
+    architectures: ['Qwen3VLForConditionalGeneration'], model_type: 'qwen3_vl', tie_word_embeddings: false,
+    text_config: {
+      attention_bias: false, dtype: 'bfloat16', head_dim: 128, hidden_act: 'silu', hidden_size: 4096, intermediate_size: 12288, max_position_embeddings: 262144,
+      model_type: 'qwen3_vl_text', num_attention_heads: 32, num_hidden_layers: 36, num_key_value_heads: 8, rms_norm_eps: 1e-06,
+      rope_scaling: { mrope_interleaved: true, mrope_section: [24, 20, 20], rope_type: 'default' }, rope_theta: 5000000, vocab_size: 151936,
+    },
+    vision_config: {
+      deepstack_visual_indexes: [8, 16, 24], depth: 27, hidden_act: 'gelu_pytorch_tanh', hidden_size: 1152, in_channels: 3, intermediate_size: 4304,
+      model_type: 'qwen3_vl', num_heads: 16, num_position_embeddings: 2304, out_hidden_size: 4096, patch_size: 16, spatial_merge_size: 2, temporal_patch_size: 2,
+    },
+  };
+  const m = readModelConfig(JSON.stringify(cfg)).value!;
+  // vLLM qwen3_vl.py, d 1152, i 4304, 27 blocks, patch 16: Conv3d 3 · 2 · 16² · 1152 + 1152 = 1,770,624; pos_embed
+  // 2304 · 1152 = 2,654,208; a block 4d² + 4d + 4d + 2di + i + d = 15,239,504, ×27 = 411,466,608: 415,891,440.
+  assert.equal(m.vision!.params, 415_891_440);
+  // Mergers, W = 1152 · 4 = 4608: merger LayerNorm 2 · 1152 + 4608² + 4608 + 4608 · 4096 + 4096 = 40,119,040; each of the 3
+  // deepstack mergers normalises W (2 · 4608) instead: 40,125,952. 160,496,896.
+  assert.equal(m.vision!.projectorParams, 160_496_896);
+  // Text: Qwen3-8B's shapes (q / k norms, untied): 8,190,735,360. Total 8,767,123,696.
+  assert.equal(m.qkNorm, true);
+  assert.equal(paramCounts(m).total, 8_767_123_696);
+});
+
+/** OpenGVLab/InternVL3-8B's config.json (InternVL's own form; token ids and template keys left out). */
+const INTERNVL3_LLM = {
+  architectures: ['Qwen2ForCausalLM'], model_type: 'qwen2', hidden_size: 3584, intermediate_size: 18944, num_attention_heads: 28, num_hidden_layers: 28,
+  num_key_value_heads: 4, max_position_embeddings: 32768, rms_norm_eps: 1e-06, rope_theta: 1000000.0, sliding_window: 131072, use_sliding_window: false,
+  tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 151674,
+};
+const INTERNVL3_8B = {
+  architectures: ['InternVLChatModel'], model_type: 'internvl_chat', downsample_ratio: 0.5, select_layer: -1, template: 'internvl2_5', torch_dtype: 'bfloat16',
+  force_image_size: 448, dynamic_image_size: true, max_dynamic_patch: 12, ps_version: 'v2', llm_config: INTERNVL3_LLM,
+  vision_config: {
+    architectures: ['InternVisionModel'], model_type: 'intern_vit_6b', hidden_size: 1024, intermediate_size: 4096, num_attention_heads: 16, num_hidden_layers: 24,
+    image_size: 448, patch_size: 14, qkv_bias: true, qk_normalization: false, norm_type: 'layer_norm', layer_norm_eps: 1e-06, initializer_factor: 0.1,
+  },
+};
+
+test('InternVL3-8B: llm_config is the text model, InternViT-300M and mlp1 are counted (7,944,373,760, the card\'s 7.94B; was refused), in both config forms', () => {
+  const r = readModelConfig(JSON.stringify(INTERNVL3_8B));
+  assert.deepEqual(r.problems, []);
+  const m = r.value!;
+  assert.equal(m.sourceKeys.hiddenSize, 'llm_config.hidden_size');
+  // Text (Qwen2.5-7B's shapes, vocabulary 151674, untied): 7,612,820,992.
+  // InternViT-300M-448px (vLLM intern_vit.py; h 1024, i 4096, 24 layers, patch 14 at 448 px, 32² + 1 = 1,025 positions):
+  // class_embedding 1,024; patch Conv2d 3 · 14² · 1024 + 1024 = 603,136; positions 1,049,600; a layer 4h² + 3h (qkv bias)
+  // + h (proj bias) + 2h (ls1, ls2) + 4h (2 LayerNorms) + 2hi + i + h = 12,598,272, ×24 = 302,358,528: 304,012,288.
+  assert.equal(m.vision!.params, 304_012_288);
+  // mlp1: LayerNorm 2 · 4096 + Linear(4096, 3584) + Linear(3584, 3584), biases: 27,540,480.
+  assert.equal(m.vision!.projectorParams, 27_540_480);
+  assert.equal(paramCounts(m).total, 7_944_373_760);
+  // The HF form (OpenGVLab/InternVL3-8B-hf): text_config, internvl_vision with [h, w] sizes, attention_bias and layer scales.
+  const hf = readModelConfig(JSON.stringify({
+    architectures: ['InternVLForConditionalGeneration'], model_type: 'internvl', downsample_ratio: 0.5, vision_feature_layer: -1, projector_hidden_act: 'gelu',
+    text_config: INTERNVL3_LLM,
+    vision_config: {
+      model_type: 'internvl_vision', hidden_size: 1024, image_size: [448, 448], patch_size: [14, 14], intermediate_size: 4096, num_attention_heads: 16,
+      num_hidden_layers: 24, attention_bias: true, use_qk_norm: false, layer_scale_init_value: 0.1, norm_type: 'layer_norm', use_mean_pooling: true,
+      use_absolute_position_embeddings: true,
+    },
+  })).value!;
+  assert.equal(paramCounts(hf).total, 7_944_373_760);
+  // select_layer -2: vLLM's InternVisionModel stops one layer short (internvl.py _init_vision_model).
+  const cut = readModelConfig(JSON.stringify({ ...INTERNVL3_8B, select_layer: -2 })).value!;
+  assert.equal(cut.vision!.params, 304_012_288 - 12_598_272);
+  assert.match(cut.vision!.note, /\(vLLM loads 23 of them, up to select_layer -2\)$/);
+});
+
+test('Idefics3-8B: the SigLIP tower without head and the connector are counted (8,462,086,384, the card\'s 8.46B; was a note)', () => {
+  // HuggingFaceM4/Idefics3-8B-Llama3's sizes: Llama-3.1-8B's text with 3 added tokens, SigLIP-So400m at 364 px, scale_factor 2.
+  const llama = JSON.parse(fixtureText('Llama-3.1-8B')) as Record<string, unknown>;
+  const m = readModelConfig(JSON.stringify({
+    architectures: ['Idefics3ForConditionalGeneration'], model_type: 'idefics3', scale_factor: 2, torch_dtype: 'bfloat16',
+    text_config: { ...llama, vocab_size: 128259 },
+    vision_config: { hidden_size: 1152, image_size: 364, intermediate_size: 4304, model_type: 'idefics3', num_attention_heads: 16, num_hidden_layers: 27, patch_size: 14 },
+  })).value!;
+  // transformers Idefics3VisionTransformer: patch Conv2d 3 · 14² · 1152 + 1152 = 678,528; positions 26² · 1152 = 778,752;
+  // 27 SigLIP layers of 15,239,504 = 411,466,608; post LayerNorm 2,304: 412,926,192. Connector Linear(1152 · 2², 4096),
+  // no bias: 18,874,368. Text 8,030,261,248 + 3 rows · 2 · 4096 = 8,030,285,824. Total 8,462,086,384.
+  assert.equal(m.vision!.params, 412_926_192);
+  assert.equal(m.vision!.projectorParams, 18_874_368);
+  assert.equal(paramCounts(m).total, 8_462_086_384);
+});
+
+test('Phi-3.5-vision: img_processor\'s CLIP ViT-L/14-336 as vLLM loads it and the HD image projection are counted (4,134,023,168; was silently left out)', () => {
+  // microsoft/Phi-3.5-vision-instruct's config.json (rope scaling and token ids left out).
+  const cfg = {
+    architectures: ['Phi3VForCausalLM'], model_type: 'phi3_v', hidden_size: 3072, intermediate_size: 8192, num_attention_heads: 32, num_hidden_layers: 32,
+    num_key_value_heads: 32, max_position_embeddings: 131072, original_max_position_embeddings: 4096, rms_norm_eps: 1e-05, tie_word_embeddings: false,
+    torch_dtype: 'bfloat16', vocab_size: 32064,
+    embd_layer: { embedding_cls: 'image', hd_transform_order: 'sub_glb', projection_cls: 'mlp', use_hd_transform: true, with_learnable_separator: true },
+    img_processor: { image_dim_out: 1024, model_name: 'openai/clip-vit-large-patch14-336', name: 'clip_vision_model', num_img_tokens: 144 },
+  };
+  const r = readModelConfig(JSON.stringify(cfg));
+  const m = r.value!;
+  // vLLM phi3v.py _init_img_processor: CLIP-L/14-336 up to layer_idx -2 (23 layers), no post-LayerNorm: 290,909,184
+  // (llava-1.5's, above). Phi3HDImageEmbedding: glb_GN and sub_GN 2 · 4096, img_projection Linear(4096, 3072) + Linear(3072, 3072)
+  // with biases: 8,192 + 12,585,984 + 9,440,256 = 22,034,432. Text (Phi-3.5-mini): 3,821,079,552. Total 4,134,023,168;
+  // the checkpoint's 24th CLIP layer and post-LayerNorm (12,598,272) make its 4,146,621,440, the card's 4.15B.
+  assert.equal(m.vision!.params, 290_909_184);
+  assert.equal(m.vision!.projectorParams, 22_034_432);
+  assert.equal(paramCounts(m).total, 4_134_023_168);
+  assert.deepEqual(r.problems.map((p) => p.code), []);
+});
+
 test('Gemma 3n is refused with the reason at its model_type, not with a type error alone (s36 newcomer finding 1)', () => {
   // google/gemma-3n-E4B-it's shape keys (abridged): a per-layer intermediate_size list, per-layer embeddings, KV sharing.
   const text = JSON.stringify({
@@ -839,12 +977,24 @@ test('Gemma 3n is refused with the reason at its model_type, not with a type err
   assert.match(p.message, /^gemma3n_text is not modelled: Gemma 3n has per-layer embeddings.*KV shared across its last num_kv_shared_layers layers/);
 });
 
-test('a vision tower whose shapes are not modelled is said to be left out, and changes no count', () => {
-  const cfg = { ...GEMMA3_12B_IT, model_type: 'llama4', vision_config: { model_type: 'llama4_vision_model', hidden_size: 1408, num_hidden_layers: 34 } };
-  const m = readModelConfig(JSON.stringify(cfg)).value!;
+test('a vision tower whose shapes are not modelled is said to be left out, at its key, and changes no count', () => {
+  const cfg = { ...GEMMA3_12B_IT, model_type: 'glm4v', vision_config: { model_type: 'glm4v', hidden_size: 1536, depth: 24 } };
+  const text = JSON.stringify(cfg, null, 2);
+  const r = readModelConfig(text);
+  const m = r.value!;
   assert.equal(m.vision!.params, null);
-  assert.equal(m.vision!.note, "the vision tower (llama4_vision_model) is not counted (its shapes are not modelled here): parameters and weights are the text model's");
+  assert.equal(m.vision!.note, "the vision tower (glm4v) is not counted (its shapes are not modelled here): parameters and weights are the text model's");
   assert.equal(paramCounts(m).breakdown.vision, 0);
+  const info = only(r.problems, 'encoder-not-counted');
+  assert.equal(info.severity, 'info');
+  assert.equal(at(text, info), '"vision_config"');
+  assert.equal(info.message, m.vision!.note);
+  // Encoders without a vision_config are said too: Phi-4-multimodal's embd_layer and audio_processor, Qwen2-Audio's audio_config.
+  const phi4 = readModelConfig(JSON.stringify({ ...LLAMA, model_type: 'phi4mm', embd_layer: { image_embd_layer: {} }, audio_processor: { name: 'cascades' } }));
+  assert.equal(phi4.value!.vision!.note,
+    "the image / audio embedding (embd_layer) is not counted (its shapes are not modelled here): parameters and weights are the text model's; the audio encoder (audio_processor) is not counted");
+  assert.equal(only(phi4.problems, 'encoder-not-counted').message, phi4.value!.vision!.note);
+  assert.match(readModelConfig(JSON.stringify({ ...LLAMA, model_type: 'qwen2_audio', audio_config: { model_type: 'qwen2_audio_encoder' } })).value!.vision!.note, /^the audio encoder \(audio_config\) is not counted/);
   // A text-only config has no tower at all.
   assert.equal(readModelConfig(fixtureText('Llama-3.1-8B')).value!.vision, null);
 });
