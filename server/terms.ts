@@ -89,7 +89,7 @@ export function termRows(a: Analysis): TermRow[] {
   rows.push({
     id: 'kvToken',
     term: 'KV per token',
-    formula: `${kvLayers === L ? 'num_hidden_layers' : `attention layers (${kvLayers} of ${L}; the others keep no per-token KV)`} · per layer = ${kvLayers} · ${formatCount(e.kvBytesPerTokenPerLayer)} B${kvSplit}${e.pool.layout.kind !== 'uniform' ? ` (a request's reservation charges the sliding-window layers window − 1 + max_num_batched_tokens = ${formatCount(e.pool.layout.window - 1 + e.pool.layout.maxNumBatchedTokens)} tokens at most, not the whole sequence: see Reserved per request)` : ' (every layer charged, as vLLM sizes its pool)'}`,
+    formula: `${kvLayers === L ? 'num_hidden_layers' : `attention layers (${kvLayers} of ${L}; the others keep no per-token KV)`} · per layer = ${kvLayers} · ${formatCount(e.kvBytesPerTokenPerLayer)} B${kvSplit}${e.pool.layout.kind === 'uniform' ? ' (every layer charged, as vLLM sizes its pool)' : (e.pool.layout.chunkedGroups ?? 0) > 0 ? ` (a request's reservation charges the chunked-attention layers attention_chunk_size + max_num_batched_tokens = ${formatCount((e.pool.layout.chunk ?? 0) + e.pool.layout.maxNumBatchedTokens)} tokens at most, not the whole sequence: see Reserved per request)` : ` (a request's reservation charges the sliding-window layers window − 1 + max_num_batched_tokens = ${formatCount(e.pool.layout.window - 1 + e.pool.layout.maxNumBatchedTokens)} tokens at most, not the whole sequence: see Reserved per request)`}`,
     value: tp > 1 ? `${bytesAndCount(e.kvBytesPerToken)} per GPU` : bytesAndCount(e.kvBytesPerToken),
     keys: [...kvKeys, key(m, 'numLayers', 'num_hidden_layers'), 'dtype'],
   });
@@ -181,16 +181,16 @@ function reservationRow(a: Analysis, n: number): TermRow {
   const formula = l.kind === 'uniform'
     ? `ceil(N / page_size) pages · page = ceil(${formatCount(n)} / ${ps}) · ${formatBytes(l.blockBytes)}`
     : `${formatCount(r.blocks)} blocks (${blocksPerRequestFormula(l)}) · ${formatBytes(l.blockBytes)} per ${unit}`;
-  // Llama 4's chunked layers keep at most their chunk; in vLLM's one KV-cache group (l.basis) every layer is charged every token.
+  // Llama 4's chunked layers keep at most their chunk; in vLLM's one KV-cache group (l.basis, releases with the hybrid manager off for them) every layer is charged every token.
   const keep = isChunkedLocalAttention(m) ? `chunked-attention layers keep at most attention_chunk_size = ${formatCount(m.slidingWindow ?? 0)}` : `sliding-window layers keep ${formatCount(m.slidingWindow ?? 0)}`;
-  const steady = r.bytes > held ? `; more than the ${formatBytes(held)} the sequence holds at steady state (${keep} tokens): ${l.kind === 'uniform' ? l.basis : 'the pool sets aside window − 1 + max_num_batched_tokens tokens for them'}` : '';
+  const steady = r.bytes > held ? `; more than the ${formatBytes(held)} the sequence holds at steady state (${keep} tokens): ${l.kind === 'uniform' ? l.basis : (l.chunkedGroups ?? 0) > 0 ? 'the pool sets aside attention_chunk_size + max_num_batched_tokens tokens for them' : 'the pool sets aside window − 1 + max_num_batched_tokens tokens for them'}` : '';
   const tp = p.device.tensorParallelSize > 1;
   return {
     id: 'reserved',
     term: `Reserved per request at N = ${formatCount(n)}`,
     formula: `${formula}${steady} (vLLM's check_enough_kv_cache_memory, the figure max concurrency divides by)`,
     value: `${bytesAndCount(r.bytes)}${tp ? ' per GPU' : ''}`,
-    keys: ['max_model_len', key(m, 'maxPositionEmbeddings', 'max_position_embeddings'), 'page_size', 'max_num_batched_tokens', 'vllm_version'],
+    keys: ['max_model_len', key(m, 'maxPositionEmbeddings', 'max_position_embeddings'), 'page_size', 'max_num_batched_tokens', 'vllm_version', 'disable_hybrid_kv_cache_manager'],
   };
 }
 

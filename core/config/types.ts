@@ -420,6 +420,13 @@ export interface WorkloadSpec {
 export interface EngineSpec {
   /** The vLLM release whose memory profiling to follow ("0.2.5", "0.10.1"); null: the current one. */
   vllmVersion: string | null;
+  /**
+   * vLLM's --disable-hybrid-kv-cache-manager (key engine.disable_hybrid_kv_cache_manager): true, one
+   * KV-cache group for every layer; false, the hybrid manager on (for Llama 4's chunked local
+   * attention what VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 does); absent, the default of
+   * `vllmVersion` for the model (core/estimate kvPoolLayout).
+   */
+  disableHybridKvCacheManager?: boolean;
   /** Memory outside torch's allocator the engine's profiling counts (cuBLAS workspaces, allocator slack), GiB per GPU. */
   nonTorchGib: number | 'auto';
   /** NCCL / custom all-reduce buffers of a tensor-parallel rank, GiB per GPU (0 at tensor_parallel_size 1). */

@@ -17,7 +17,7 @@ import { referenceSeqLen } from './maxModelLen';
 import type { AttentionWorkspace, Estimate, KvPoolLayout, ParamBreakdown, PoolEstimate } from './types';
 
 export * from './types';
-export { blocksPerRequest, blocksPerRequestFormula, poolBlocksFormula, poolBlocksText, poolGroupsWhy, poolTokens, poolTokensFormula, requestReservation } from './layout';
+export { blocksPerRequest, blocksPerRequestFormula, kvCacheGroups, poolBlocksFormula, poolBlocksText, poolGroupsWhy, poolTokens, poolTokensFormula, requestReservation } from './layout';
 export { checkProfile, checksIndependentOf, CHECK_KEYS, nearestPageSize, KERNEL_LIMITS, pageSizesFor, vllmBlockSizesText, vllmPageSizeNote, VLLM_BLOCK_SIZES, VLLM_CUDA_BLOCK_MULTIPLE } from './checks';
 export { maxModelLenOf, referenceSeqLen, vllmMaxModelLen } from './maxModelLen';
 export { DEFAULT_GPU, GPUS, gpuByName, type GpuSpec } from './gpus';
@@ -168,23 +168,54 @@ export const HYBRID_KV_MANAGER_SINCE: readonly [number, number, number] = [0, 9,
 export const SLIDING_ONLY_WINDOWED_SINCE: readonly [number, number, number] = [0, 9, 1];
 
 /**
+ * First vLLM release whose default keeps the hybrid KV-cache manager on for Llama 4's chunked
+ * local attention: PR #29627 ("Cache attention metadata builds across hybrid KV-cache groups",
+ * merged 2025-12-16) made VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE default to 1 in
+ * vllm/envs.py (vLLM PR #46553, which proposed flipping it back, names #29627 as the change; closed
+ * unmerged). Taken as 0.14.0, the first release cut after that merge; whether v0.13.0 (released
+ * days after it) carries it was not checked against its tag. From PR #21761 (merged 2025-07-28,
+ * after v0.10.0) up to it the variable defaulted to 0: VllmConfig.__post_init__ turns the manager
+ * off for a model with attention_chunk_size ("a latency regression").
+ */
+export const CHUNKED_HYBRID_DEFAULT_SINCE: readonly [number, number, number] = [0, 14, 0];
+
+/**
+ * Layers per KV-cache group when a model's attention layers come in two kinds of `a` and `b`
+ * layers (vllm/v1/core/kv_cache_utils.py _get_kv_cache_groups_uniform_page_size): the smaller
+ * count, or the larger where it is under 1.5 times the smaller (each kind is then padded up to
+ * whole groups). gpt-oss-20b 12 and 12: 12; gemma-3-27b 10 and 52: 10; Llama-4-Scout 12 and 36: 12.
+ */
+function hybridGroupSize(a: number, b: number): number {
+  const lo = Math.min(a, b);
+  const hi = Math.max(a, b);
+  return hi < lo * 1.5 ? hi : lo;
+}
+
+/**
  * The pool layout vLLM gives `model` (see {@link KvPoolLayout}); engine.vllm_version, none given:
  * the current release.
  * - Hybrid: a model with both full-attention and sliding-window layers (no linear-attention
- *   layers), on vLLM >= {@link HYBRID_KV_MANAGER_SINCE}.
- * - Sliding: a model whose every layer slides, on vLLM >= {@link SLIDING_ONLY_WINDOWED_SINCE}.
- * - Uniform otherwise: every layer charged for every token. Llama 4's chunked local attention
- *   keeps the uniform layout here, as vLLM's default did from PR #21761 (merged 2025-07-28, after
- *   v0.10.0): VllmConfig.__post_init__ (vllm/config/vllm.py) disables the hybrid KV-cache manager
- *   for a model with attention_chunk_size unless VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE
- *   is 1 ("a latency regression"), and its one KV-cache group then holds every token of every
- *   layer. With the hybrid manager (that variable set; its default became 1 with PR #29627,
- *   release not pinned here) ChunkedLocalAttentionManager (vllm/v1/core/single_type_kv_cache_manager.py:
+ *   layers), on vLLM >= {@link HYBRID_KV_MANAGER_SINCE}; Llama 4's full and chunked
+ *   local-attention layers on vLLM >= {@link CHUNKED_HYBRID_DEFAULT_SINCE}: groups of one kind
+ *   ({@link hybridGroupSize}), the chunked ones ChunkedLocalAttentionSpec groups, whose
+ *   ChunkedLocalAttentionManager (vllm/v1/core/single_type_kv_cache_manager.py:
  *   get_num_skipped_tokens = floor(num_computed_tokens / C) · C, whose blocks
- *   remove_skipped_blocks frees) keeps only the current chunk's blocks of the chunked layers:
- *   not modelled, so there the pool here admits fewer requests than vLLM's.
+ *   remove_skipped_blocks frees) keeps only the current chunk's blocks. Llama-4-Scout (12 NoPE
+ *   full layers, 36 chunked): 1 full-attention and 3 chunked groups of 12, as vLLM PR #21761 lists
+ *   them ("(FullAttention x 12) (ChunkedLocalAttention x 12) x 3").
+ * - Sliding: a model whose every layer slides, on vLLM >= {@link SLIDING_ONLY_WINDOWED_SINCE}.
+ * - Uniform otherwise: every layer charged for every token; for Llama 4 on the releases from PR
+ *   #21761 (after v0.10.0) to {@link CHUNKED_HYBRID_DEFAULT_SINCE}, which turned the hybrid
+ *   manager off for attention_chunk_size by default (VllmConfig.__post_init__). Releases before
+ *   PR #21761 that ran chunked layers in the hybrid manager (from PR #19351) are kept uniform too.
+ * `disableHybrid` (engine.disable_hybrid_kv_cache_manager, vLLM's --disable-hybrid-kv-cache-manager):
+ * true keeps full + sliding or chunked models uniform (kv_cache_utils.unify_hybrid_kv_cache_specs);
+ * false turns the manager on for chunked local attention whatever the release's default (on
+ * 0.10.1 to 0.13 what VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 does); neither applies
+ * before {@link HYBRID_KV_MANAGER_SINCE}, which had no such manager, nor to a model whose every
+ * layer slides (one layer type: no groups to merge).
  */
-export function kvPoolLayout(model: ModelSpec, kvDtype: KvDtype, tensorParallelSize: number, pageSize: number, vllmVersion: string | null, maxNumBatchedTokens: number): KvPoolLayout {
+export function kvPoolLayout(model: ModelSpec, kvDtype: KvDtype, tensorParallelSize: number, pageSize: number, vllmVersion: string | null, maxNumBatchedTokens: number, disableHybrid?: boolean): KvPoolLayout {
   const perLayer = kvBytesPerTokenPerLayer(model, kvDtype, tensorParallelSize);
   let full = 0;
   let sliding = 0;
@@ -195,10 +226,30 @@ export function kvPoolLayout(model: ModelSpec, kvDtype: KvDtype, tensorParallelS
     else linear++;
   }
   const chunked = isChunkedLocalAttention(model);
-  const windowed = sliding > 0 && linear === 0 && model.slidingWindow !== null && !chunked && !model.isEncoder;
+  const local = sliding > 0 && linear === 0 && model.slidingWindow !== null && !model.isEncoder;
+  const windowed = local && !chunked;
   const mixed = windowed && full > 0;
   const onlySliding = windowed && full === 0;
   const layers = full + sliding;
+  const managerExists = vllmAtLeast(vllmVersion, HYBRID_KV_MANAGER_SINCE);
+  const chunkedOn = disableHybrid === undefined ? vllmAtLeast(vllmVersion, CHUNKED_HYBRID_DEFAULT_SINCE) : !disableHybrid && managerExists;
+  if (local && chunked && full > 0 && chunkedOn) {
+    const groupSize = hybridGroupSize(full, sliding);
+    const fullGroups = Math.ceil(full / groupSize);
+    const chunkedGroups = Math.ceil(sliding / groupSize);
+    return {
+      kind: 'hybrid',
+      groupSize,
+      fullGroups,
+      slidingGroups: 0,
+      chunkedGroups,
+      chunk: model.slidingWindow!,
+      window: 0,
+      maxNumBatchedTokens,
+      blockBytes: groupSize * pageSize * perLayer,
+      basis: `${disableHybrid === false ? 'engine.disable_hybrid_kv_cache_manager false: vLLM\'s hybrid KV-cache manager on for chunked local attention (VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1)' : `vLLM >= ${CHUNKED_HYBRID_DEFAULT_SINCE.join('.')} hybrid KV-cache manager, on for chunked local attention by default (VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1, PR #29627)`}: ${fullGroups} full-attention and ${chunkedGroups} chunked-attention group(s) of ${groupSize} layers`,
+    };
+  }
   if (onlySliding && vllmAtLeast(vllmVersion, SLIDING_ONLY_WINDOWED_SINCE)) {
     return {
       kind: 'sliding',
@@ -211,17 +262,19 @@ export function kvPoolLayout(model: ModelSpec, kvDtype: KvDtype, tensorParallelS
       basis: `vLLM >= ${SLIDING_ONLY_WINDOWED_SINCE.join('.')}: every layer slides, one KV-cache group of ${layers} sliding-window layers (SlidingWindowSpec)`,
     };
   }
-  if (!mixed || !vllmAtLeast(vllmVersion, HYBRID_KV_MANAGER_SINCE)) {
+  if (!mixed || !managerExists || disableHybrid === true) {
     const why = onlySliding
       ? `vLLM < ${SLIDING_ONLY_WINDOWED_SINCE.join('.')} (engine.vllm_version ${vllmVersion}) counts a model whose every layer slides as if every layer held every token (fixed by PR #19029), though its manager frees the pages outside the window`
-      : !mixed
-        ? 'one KV-cache group: every layer holds every token'
-        : `vLLM < ${HYBRID_KV_MANAGER_SINCE.join('.')} (engine.vllm_version ${vllmVersion}): sliding-window layers are charged like full ones, one block id covers every layer`;
+      : (mixed || (local && chunked && full > 0)) && disableHybrid === true && managerExists
+        ? 'engine.disable_hybrid_kv_cache_manager true (vLLM\'s --disable-hybrid-kv-cache-manager): one KV-cache group, every layer holds every token (unify_hybrid_kv_cache_specs)'
+      : local && chunked && full > 0 && managerExists
+        ? `vLLM < ${CHUNKED_HYBRID_DEFAULT_SINCE.join('.')} (engine.vllm_version ${vllmVersion}) turns the hybrid KV-cache manager off for chunked local attention by default (PR #21761; VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=0): one KV-cache group, every layer holds every token`
+        : !mixed
+          ? 'one KV-cache group: every layer holds every token'
+          : `vLLM < ${HYBRID_KV_MANAGER_SINCE.join('.')} (engine.vllm_version ${vllmVersion}): sliding-window layers are charged like full ones, one block id covers every layer`;
     return { kind: 'uniform', groupSize: layers, fullGroups: 1, slidingGroups: 0, window: 0, maxNumBatchedTokens: 0, blockBytes: layers * pageSize * perLayer, basis: why };
   }
-  const lo = Math.min(full, sliding);
-  const hi = Math.max(full, sliding);
-  const groupSize = hi < lo * 1.5 ? hi : lo;
+  const groupSize = hybridGroupSize(full, sliding);
   return {
     kind: 'hybrid',
     groupSize,
@@ -834,7 +887,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   const pageSize = profile.kvCache.pageSize;
   const perLayer = kvBytesPerTokenPerLayer(model, kvDtype, tp);
   const perToken = kvLayerCount(model) * perLayer;
-  const layout = kvPoolLayout(model, kvDtype, tp, pageSize, profile.engine?.vllmVersion ?? null, maxNumBatchedTokensOf(profile));
+  const layout = kvPoolLayout(model, kvDtype, tp, pageSize, profile.engine?.vllmVersion ?? null, maxNumBatchedTokensOf(profile), profile.engine?.disableHybridKvCacheManager);
   const pageBytes = layout.blockBytes;
   const chunked = isChunkedLocalAttention(model);
   const params = paramCounts(model);
@@ -907,10 +960,13 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   if (layout.kind === 'sliding') {
     notes.push(`${layout.basis}: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token request reserves ${formatCount(pagesPerSeq)} blocks of ${formatBytes(pageBytes)} = ${formatBytes(reservation.bytes)} (ceil(min(window − 1 + max_num_batched_tokens, N) / page_size) + 1 = ceil(min(${formatCount(layout.window - 1 + layout.maxNumBatchedTokens)}, ${formatCount(seqLen)}) / ${pageSize}) + 1)${reservation.bytes < perToken * seqLen ? `, not the ${formatBytes(perToken * seqLen)} of a pool that charges every token; pages outside the window are freed as the sequence grows` : ': at this length no less than a pool that charges every token'}`);
   } else if (layout.kind === 'hybrid') {
-    notes.push(`${layout.basis}: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token request reserves ${formatBytes(reservation.bytes)} (${formatCount(pagesPerSeq)} blocks of ${formatBytes(pageBytes)}; sliding-window groups hold at most window − 1 + max_num_batched_tokens = ${formatCount(layout.window - 1 + layout.maxNumBatchedTokens)} tokens)${reservation.bytes < perToken * seqLen ? `, not the ${formatBytes(perToken * seqLen)} of a pool that charges every layer` : ': at this length no less than a pool that charges every layer'}`);
+    const local = (layout.chunkedGroups ?? 0) > 0
+      ? `chunked-attention groups hold at most attention_chunk_size + max_num_batched_tokens = ${formatCount((layout.chunk ?? 0) + layout.maxNumBatchedTokens)} tokens, and only the current chunk's blocks once it is computed`
+      : `sliding-window groups hold at most window − 1 + max_num_batched_tokens = ${formatCount(layout.window - 1 + layout.maxNumBatchedTokens)} tokens`;
+    notes.push(`${layout.basis}: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token request reserves ${formatBytes(reservation.bytes)} (${formatCount(pagesPerSeq)} blocks of ${formatBytes(pageBytes)}; ${local})${reservation.bytes < perToken * seqLen ? `, not the ${formatBytes(perToken * seqLen)} of a pool that charges every layer` : ': at this length no less than a pool that charges every layer'}`);
   } else if (chunked && kvForSeq < perToken * seqLen) {
-    // vLLM's default keeps one KV-cache group for chunked local attention (kvPoolLayout): every token of every layer.
-    notes.push(`chunked-attention layers (attention_chunk_size ${formatCount(model.slidingWindow!)}: a query attends only the keys of its own chunk) need at most the current chunk's ${formatCount(model.slidingWindow!)} tokens: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token sequence needs ${formatBytes(kvForSeq)}, but vLLM's hybrid KV-cache manager is off for chunked local attention by default from PR #21761 (VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1, PR #29627's default, keeps only the current chunk's blocks: not modelled here): ${layout.basis}, so the pool reserves ${formatBytes(perToken * seqLen)}`);
+    // The releases whose default turns the hybrid manager off for chunked local attention (kvPoolLayout): every token of every layer.
+    notes.push(`chunked-attention layers (attention_chunk_size ${formatCount(model.slidingWindow!)}: a query attends only the keys of its own chunk) need at most the current chunk's ${formatCount(model.slidingWindow!)} tokens: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token sequence needs ${formatBytes(kvForSeq)}, but ${layout.basis}, so the pool reserves ${formatBytes(perToken * seqLen)} (${profile.engine?.disableHybridKvCacheManager === true ? 'with the hybrid manager on' : `from ${CHUNKED_HYBRID_DEFAULT_SINCE.join('.')}, or with VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 (engine.disable_hybrid_kv_cache_manager false)`}, the chunked layers get KV-cache groups of their own)`);
   } else if (model.slidingWindow !== null && kvForSeq < perToken * seqLen) {
     notes.push(`sliding-window layers keep at most ${formatCount(model.slidingWindow)} tokens: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token sequence needs ${formatBytes(kvForSeq)}, but ${layout.basis}, so the pool reserves ${formatBytes(perToken * seqLen)}`);
   }

@@ -5,20 +5,35 @@
 import type { KvPoolLayout } from './types';
 
 /**
+ * KV-cache groups of the pool: full-attention + sliding-window + chunked local-attention groups
+ * (1 for a uniform or all-sliding pool). A token takes a block slot in each, so vLLM's token
+ * count divides the blocks by it ({@link poolTokens}). Llama-4-Scout with the hybrid manager: 1 + 3 = 4.
+ */
+export function kvCacheGroups(layout: KvPoolLayout): number {
+  return layout.fullGroups + layout.slidingGroups + (layout.chunkedGroups ?? 0);
+}
+
+/**
  * Blocks one request of `seqLen` tokens can take at most, per group summed, as vLLM's max
  * concurrency counts them (kv_cache_utils.get_max_concurrency_for_kv_cache_config: cdiv of
  * group_size · Σ_groups spec.max_memory_usage_bytes by the block's bytes):
  * - a full-attention group: ceil(N / page_size) (FullAttentionSpec.max_memory_usage_bytes);
  * - a sliding-window group: ceil(min(W − 1 + max_num_batched_tokens, N) / page_size) + 1
  *   (SlidingWindowSpec.max_memory_usage_bytes: the last W − 1 computed tokens plus one step's
- *   new ones, +1 block as the window need not start at a block boundary).
+ *   new ones, +1 block as the window need not start at a block boundary);
+ * - a chunked local-attention group: ceil(min(C + max_num_batched_tokens, N) / page_size)
+ *   (ChunkedLocalAttentionSpec.max_memory_usage_bytes, vllm/v1/kv_cache_interface.py: at most the
+ *   attention_chunk_size C computed tokens plus one step's new ones, no +1).
  * Uniform layout: ceil(N / page_size); 'sliding' (every layer slides): the sliding group's alone.
+ * Llama-4-Scout, page_size 16, max_num_batched_tokens 8,192, N = 131,072: 8,192 + 3 · 1,024 = 11,264.
  */
 export function blocksPerRequest(layout: KvPoolLayout, seqLen: number, pageSize: number): number {
   const full = Math.ceil(seqLen / pageSize);
   if (layout.kind === 'uniform') return full;
-  const slid = Math.ceil(Math.min(layout.window - 1 + layout.maxNumBatchedTokens, seqLen) / pageSize) + 1;
-  return layout.fullGroups * full + layout.slidingGroups * slid;
+  const chunkedGroups = layout.chunkedGroups ?? 0;
+  const slid = layout.slidingGroups > 0 ? Math.ceil(Math.min(layout.window - 1 + layout.maxNumBatchedTokens, seqLen) / pageSize) + 1 : 0;
+  const chunked = chunkedGroups > 0 ? Math.ceil(Math.min((layout.chunk ?? 0) + layout.maxNumBatchedTokens, seqLen) / pageSize) : 0;
+  return layout.fullGroups * full + layout.slidingGroups * slid + chunkedGroups * chunked;
 }
 
 /**
@@ -46,7 +61,10 @@ export function blocksPerRequestFormula(layout: KvPoolLayout): string {
   if (layout.kind === 'uniform') return 'ceil(N / page_size)';
   const slid = `(ceil(min(${layout.window} − 1 + ${layout.maxNumBatchedTokens}, N) / page_size) + 1)`;
   if (layout.kind === 'sliding') return slid.slice(1, -1);
-  return `${layout.fullGroups} full-attention group(s) · ceil(N / page_size) + ${layout.slidingGroups} sliding-window group(s) · ${slid}`;
+  const parts = [`${layout.fullGroups} full-attention group(s) · ceil(N / page_size)`];
+  if (layout.slidingGroups > 0) parts.push(`${layout.slidingGroups} sliding-window group(s) · ${slid}`);
+  if ((layout.chunkedGroups ?? 0) > 0) parts.push(`${layout.chunkedGroups} chunked-attention group(s) · ceil(min(${layout.chunk} + ${layout.maxNumBatchedTokens}, N) / page_size)`);
+  return parts.join(' + ');
 }
 
 /**
@@ -54,7 +72,7 @@ export function blocksPerRequestFormula(layout: KvPoolLayout): string {
  * them (kv_cache_utils._report_kv_cache_config: num_blocks // number of groups · block_size).
  */
 export function poolTokens(layout: KvPoolLayout, blocks: number, pageSize: number): number {
-  return Math.floor(blocks / (layout.fullGroups + layout.slidingGroups)) * pageSize;
+  return Math.floor(blocks / kvCacheGroups(layout)) * pageSize;
 }
 
 /**
@@ -63,7 +81,7 @@ export function poolTokens(layout: KvPoolLayout, blocks: number, pageSize: numbe
  * (kv_cache_utils._report_kv_cache_config); {@link poolTokens} computes it.
  */
 export function poolTokensFormula(layout: KvPoolLayout, blocks: string, pageSize: string): string {
-  return layout.kind === 'hybrid' ? `floor(${blocks} / ${layout.fullGroups + layout.slidingGroups} groups) · ${pageSize}` : `${blocks} · ${pageSize}`;
+  return layout.kind === 'hybrid' ? `floor(${blocks} / ${kvCacheGroups(layout)} groups) · ${pageSize}` : `${blocks} · ${pageSize}`;
 }
 
 /**
@@ -71,12 +89,12 @@ export function poolTokensFormula(layout: KvPoolLayout, blocks: string, pageSize
  * page_size", for a hybrid layout "tokens / page_size · 2 groups".
  */
 export function poolBlocksFormula(layout: KvPoolLayout, tokens: string, pageSize: string): string {
-  return layout.kind === 'hybrid' ? `${tokens} / ${pageSize} · ${layout.fullGroups + layout.slidingGroups} groups` : `${tokens} / ${pageSize}`;
+  return layout.kind === 'hybrid' ? `${tokens} / ${pageSize} · ${kvCacheGroups(layout)} groups` : `${tokens} / ${pageSize}`;
 }
 
 /** Why a hybrid pool's token count divides by the groups ('' for one group), after its formula. */
 export function poolGroupsWhy(layout: KvPoolLayout): string {
-  return layout.kind === 'hybrid' ? ` (a token takes a block slot in each of the ${layout.fullGroups + layout.slidingGroups} groups)` : '';
+  return layout.kind === 'hybrid' ? ` (a token takes a block slot in each of the ${kvCacheGroups(layout)} groups)` : '';
 }
 
 /**

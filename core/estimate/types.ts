@@ -27,7 +27,8 @@ export interface EstimateModel {
  * How vLLM lays out the KV pool of a model, per GPU.
  * - 'uniform': one KV-cache group of every attention layer; one block id covers all of them
  *   (block = page_size · kvBytesPerToken) and a sequence of N tokens takes ceil(N / page_size) blocks.
- * - 'hybrid' (vLLM >= 0.9 and a model with full and sliding-window layers): layers are split into
+ * - 'hybrid' (vLLM >= 0.9 and a model with full and sliding-window layers, or Llama 4's full and
+ *   chunked local-attention layers with the hybrid manager on): layers are split into
  *   groups of `groupSize` layers of one type (vllm/v1/core/kv_cache_utils.py
  *   _get_kv_cache_groups_uniform_page_size: the smaller layer count, or the larger where it is
  *   under 1.5 times the smaller, padding the last group of a type); a block is one group's page,
@@ -46,9 +47,17 @@ export interface KvPoolLayout {
   fullGroups: number;
   /** KV-cache groups of sliding-window layers (uniform: 0; sliding: 1, holding every layer). */
   slidingGroups: number;
-  /** The sliding window, tokens (hybrid, sliding); 0 for uniform. */
+  /**
+   * KV-cache groups of chunked local-attention layers (Llama 4's ChunkedLocalAttentionSpec, hybrid
+   * only): each holds a request's blocks from the start of its current chunk of `chunk` tokens on.
+   * Absent (runs saved before) = 0.
+   */
+  chunkedGroups?: number;
+  /** attention_chunk_size of the chunked groups, tokens; absent or 0 without them. */
+  chunk?: number;
+  /** The sliding window, tokens (hybrid with sliding-window groups, sliding); 0 otherwise. */
   window: number;
-  /** max_num_batched_tokens the sliding groups' reservation is computed with (hybrid, sliding); 0 for uniform. */
+  /** max_num_batched_tokens the sliding and chunked groups' reservation is computed with (hybrid, sliding); 0 for uniform. */
   maxNumBatchedTokens: number;
   /** Bytes of one block (vLLM's block id): groupSize · page_size · kvBytesPerTokenPerLayer. */
   blockBytes: number;

@@ -16,7 +16,7 @@
  */
 import { otherModelName } from '../config/modelName';
 import { isFp8KvDtype, type KvDtype, type Profile, type WorkloadSpec } from '../config/types';
-import { batchDefaults, blocksPerRequestFormula, deviceMemory, estimate, maxNumBatchedTokensOf, maxNumSeqsOf, parseVllmVersion, poolBlocksFormula, poolGroupsWhy, poolTokens, poolTokensFormula, v0MaxNumBatchedTokens, vllmAtLeast, vllmMaxModelLen, type Estimate } from '../estimate';
+import { batchDefaults, blocksPerRequestFormula, deviceMemory, estimate, kvCacheGroups, maxNumBatchedTokensOf, maxNumSeqsOf, parseVllmVersion, poolBlocksFormula, poolGroupsWhy, poolTokens, poolTokensFormula, v0MaxNumBatchedTokens, vllmAtLeast, vllmMaxModelLen, type Estimate } from '../estimate';
 import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatGib } from '../format';
 import type { LogFigure, VllmLog } from './parse';
 import { missingKvNote, stopNote } from './notes';
@@ -330,7 +330,7 @@ function uniformView(e: Estimate, pageSize: number, line: number): Estimate {
  */
 function poolBytesPerReportedToken(e: Estimate, pageSize: number): { bytes: number; text: string } {
   const { layout } = e.pool;
-  const groups = layout.fullGroups + layout.slidingGroups;
+  const groups = kvCacheGroups(layout);
   if (groups <= 1 || pageSize <= 0) return { bytes: e.kvBytesPerToken, text: '' };
   const slots = groups * layout.groupSize;
   const layers = e.kvBytesPerTokenPerLayer > 0 ? Math.round(e.kvBytesPerToken / e.kvBytesPerTokenPerLayer) : slots;
@@ -430,7 +430,7 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   }
 
   // "GPU KV cache size" counts blocks // groups · block_size (vLLM _report_kv_cache_config): one group unless hybrid.
-  const groups = e.pool.layout.fullGroups + e.pool.layout.slidingGroups;
+  const groups = kvCacheGroups(e.pool.layout);
   const logBlocks = f.gpuBlocks?.value ?? (f.kvCacheTokens ? Math.floor(f.kvCacheTokens.value / p.kvCache.pageSize) * groups : undefined);
   const blocksLine = f.gpuBlocks?.line ?? f.kvCacheTokens?.line ?? null;
   // The tokens of a hybrid pool are floor(blocks / groups) · block size: the blocks behind them

@@ -103,7 +103,9 @@ export interface VllmLogSettings {
   /**
    * Whether vLLM ran with its hybrid KV-cache manager off: the args' disable_hybrid_kv_cache_manager,
    * or kv_cache_utils unify_hybrid_kv_cache_specs's warning "Hybrid KV cache manager is disabled
-   * for this hybrid model" (one KV-cache group, every layer charged every token).
+   * for this hybrid model", or VllmConfig's for Llama 4's chunked local attention "There is a latency
+   * regression when using chunked local attention with the hybrid KV cache manager. Disabling it,
+   * by default" (one KV-cache group, every layer charged every token).
    */
   hybridKvManagerDisabled?: LogFigure<boolean>;
   /** V0's chunked prefill: the config line's chunked_prefill_enabled (0.6), the args' enable_chunked_prefill, or "Chunked prefill is enabled ...". */
@@ -275,6 +277,8 @@ const RULES: ReadonlyArray<[RegExp, (m: RegExpMatchArray, c: Ctx) => void]> = [
   [/non-default args: (\{.*\})/, (m, c) => { readArgsDict(m[1]!, c); }],
   [/\bargs: Namespace\((.*)\)\s*$/, (m, c) => { readArgsNamespace(m[1]!, c); }],
   [/Hybrid KV cache manager is disabled for this hybrid model/, (_, c) => { c.settings.hybridKvManagerDisabled = c.fig(true); }],
+  // VllmConfig.__post_init__ (vLLM PR #21761) for chunked local attention with VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=0.
+  [/latency regression when using chunked local attention with the hybrid KV cache manager\. Disabling it/, (_, c) => { c.settings.hybridKvManagerDisabled = c.fig(true); }],
   [new RegExp(String.raw`Chunked prefill is enabled with max_num_batched_tokens=${NUM}`), (m, c) => {
     c.settings.maxNumBatchedTokens = c.fig(num(m[1]!));
     c.settings.chunkedPrefill = c.fig(true);

@@ -190,6 +190,23 @@ function poolPages(profile: Profile, numPages: number | undefined): { pages: num
   }
   if (l.kind !== 'hybrid') return { pages: blocks, tokens };
   const text = poolBlocksText(l, blocks, ps);
+  const chunkedGroups = l.chunkedGroups ?? 0;
+  if (chunkedGroups > 0) {
+    // The native pool has no chunk rule (ChunkedLocalAttentionManager frees the blocks before
+    // floor(computed / C) · C): a chunked group runs as a sliding window of C tokens, which holds the
+    // C − 1 tokens before the current one where the chunk holds those since its start (at most as many).
+    const c = l.chunk ?? 0;
+    return {
+      pages: blocks,
+      tokens,
+      blocks,
+      groups: { full: l.fullGroups, sliding: chunkedGroups, window: c },
+      layout:
+        `vLLM's hybrid KV-cache manager (HybridKVCacheCoordinator): a block holds ${text.block}; ${formatCount(l.fullGroups)} full-attention and ${formatCount(chunkedGroups)} chunked-attention group(s) take their blocks from the one pool. ` +
+        `A running request holds ceil(tokens / ${formatCount(ps)}) blocks in each full-attention group; vLLM's ChunkedLocalAttentionManager keeps in each chunked group only the blocks from the start of the current chunk of ${formatCount(c)} tokens, ` +
+        `simulated here as a sliding window of ${formatCount(c)} tokens (the blocks of positions max(0, computed − ${formatCount(c)} + 1) .. computed + scheduled − 1), which holds up to ${formatCount(c - 1)} tokens more per chunked group than vLLM: an upper bound on the blocks, so at most as many requests run at once as in vLLM; prefix-cache hits follow the sliding-window rule, not the chunked one`,
+    };
+  }
   return {
     pages: blocks,
     tokens,

@@ -313,19 +313,29 @@ test('every hint of the shipped examples fits VS Code\'s default inlay-hint leng
   assert.ok(count >= 15, `${count} hints checked`);
 });
 
-test('Llama 4 chunked attention: the hover names attention_chunk_size and says vLLM charges every layer every token, not a window (s34 newcomer-cli finding 11)', async () => {
+test('Llama 4 chunked attention: the hover names attention_chunk_size; vLLM 0.13 charges every layer every token, the current release gives the chunked layers groups of their own (s34 newcomer-cli finding 11)', async () => {
   const model = '{ model_type: llama4_text, num_hidden_layers: 48, hidden_size: 5120, num_attention_heads: 40, num_key_value_heads: 8, head_dim: 128, intermediate_size: 8192, intermediate_size_mlp: 16384, vocab_size: 202048, max_position_embeddings: 10485760, num_experts_per_tok: 1, num_local_experts: 16, interleave_moe_layer_step: 1, attention_chunk_size: 8192, torch_dtype: bfloat16 }';
-  const text = `model: ${model}\ndevice: { gpu: H200 }\nworkload: { max_model_len: 32768 }\ndecode: { context_lens: [32768] }\n`;
-  const uri = fixtureUri('scout-chunked.attn.yaml');
-  await client.open(uri, text);
-  const hoverAt = async (key: string) => ((await client.hover(uri, positionAt(text, text.indexOf(key) + 2)))!.contents as MarkupContent).value;
-  const md = `${await hoverAt('max_model_len')}\n${await hoverAt('context_lens')}`;
-  await client.close(uri);
+  const hoverOf = async (engine: string) => {
+    const text = `model: ${model}\ndevice: { gpu: H200 }\nworkload: { max_model_len: 32768 }\ndecode: { context_lens: [32768] }\n${engine}`;
+    const uri = fixtureUri('scout-chunked.attn.yaml');
+    await client.open(uri, text);
+    const hoverAt = async (key: string) => ((await client.hover(uri, positionAt(text, text.indexOf(key) + 2)))!.contents as MarkupContent).value;
+    const md = `${await hoverAt('max_model_len')}\n${await hoverAt('context_lens')}`;
+    await client.close(uri);
+    return md;
+  };
   // 12 full (NoPE) layers and 36 chunked ones of 8,192: at 32,768 a sequence holds (12 · 32,768 + 36 · 8,192) · 4 KiB = 2.63 GiB;
-  // vLLM's one KV-cache group (hybrid manager off for chunked local attention) reserves 2,048 pages of 16 · 192 KiB = 6 GiB.
-  assert.match(md, /chunked-attention layers · min\(N, attention_chunk_size\)/);
-  assert.match(md, /more than the 2\.63 GiB the sequence holds at steady state \(chunked-attention layers keep at most attention_chunk_size = 8,192 tokens\): one KV-cache group: every layer holds every token/);
-  assert.doesNotMatch(md, /sliding-window|window − 1/);
+  // vLLM 0.13's one KV-cache group (hybrid manager off for chunked local attention, PR #21761) reserves 2,048 pages of 16 · 192 KiB = 6 GiB.
+  const old = await hoverOf('engine: { vllm_version: "0.13.0" }\n');
+  assert.match(old, /chunked-attention layers · min\(N, attention_chunk_size\)/);
+  assert.match(old, /more than the 2\.63 GiB the sequence holds at steady state \(chunked-attention layers keep at most attention_chunk_size = 8,192 tokens\): vLLM < 0\.14\.0 .*one KV-cache group, every layer holds every token/);
+  assert.doesNotMatch(old, /sliding-window|window − 1/);
+  // Current vLLM (PR #29627's default): 1 full-attention + 3 chunked groups of 12 layers, a block 12 · 16 · 4 KiB = 768 KiB;
+  // a request reserves ceil(32,768 / 16) = 2,048 + 3 · ceil(min(8,192 + 8,192, 32,768) / 16) = 3 · 1,024 -> 5,120 blocks = 3.75 GiB
+  // (max_num_batched_tokens 8,192: vLLM's default on a >= 70 GiB card).
+  const now = await hoverOf('');
+  assert.match(now, /\| \**Reserved per request at N = 32,768\** \| 5,120 blocks \(1 full-attention group\(s\) · ceil\(N \/ page_size\) \+ 3 chunked-attention group\(s\) · ceil\(min\(8192 \+ 8192, N\) \/ page_size\)\) · 768 KiB per block; more than the 2\.63 GiB the sequence holds at steady state \(chunked-attention layers keep at most attention_chunk_size = 8,192 tokens\): the pool sets aside attention_chunk_size \+ max_num_batched_tokens tokens for them .*\| \**3\.75 GiB/);
+  assert.doesNotMatch(now, /sliding-window|window − 1/);
 });
 
 test('sliding-window models: the max_model_len / max_position_embeddings hint is the reservation the concurrency divides by', async () => {

@@ -246,3 +246,94 @@ test("README's all-sliding sentence: Mistral-7B-v0.1 on an H100 at 32,768 tokens
   assert.match(readme, /Mistral-7B-v0\.1 on an H100 at 32,768 tokens \(max_num_batched_tokens 8,192\) reserves 769 blocks, 12,287 tokens/);
   assert.doesNotMatch(readme, /reserves its window alone per request/);
 });
+
+/**
+ * Llama-4-Scout-17B-16E-Instruct's text_config (published config.json): 48 layers, 8 KV heads of 128,
+ * attention_chunk_size 8,192, no_rope_layers left to its default (every 4th layer NoPE, global).
+ */
+const SCOUT = JSON.stringify({
+  architectures: ['Llama4ForConditionalGeneration'], model_type: 'llama4', tie_word_embeddings: false,
+  text_config: {
+    model_type: 'llama4_text', num_hidden_layers: 48, hidden_size: 5120, num_attention_heads: 40, num_key_value_heads: 8,
+    head_dim: 128, intermediate_size: 8192, intermediate_size_mlp: 16384, vocab_size: 202048, max_position_embeddings: 10485760,
+    num_experts_per_tok: 1, num_local_experts: 16, interleave_moe_layer_step: 1, attention_chunk_size: 8192, torch_dtype: 'bfloat16',
+  },
+});
+
+/** Scout with an explicit 40 GiB KV budget, page_size 16, max_model_len 131,072, max_num_batched_tokens 8,192, and `extra` profile lines. */
+function scout(extra = ''): Profile {
+  const text = `model: ./scout/config.json\nkv_cache: { memory_gib: 40, page_size: 16 }\nworkload: { max_model_len: 131072, max_num_batched_tokens: 8192 }\n${extra}`;
+  const r = readProfile(text, '/w/p.attn.yaml', { readFile: (abs: string) => (abs === join('/w', 'scout/config.json') ? SCOUT : null) });
+  assert.deepEqual(r.problems.filter((x) => x.severity === 'error'), []);
+  return r.value!;
+}
+
+test('Llama-4-Scout, current vLLM: the chunked layers are KV-cache groups of their own (hybrid manager on by default since PR #29627)', () => {
+  // 12 NoPE (full) layers, 36 chunked: group size 12 (36 is not under 1.5 · 12), so 1 full-attention +
+  // 3 ChunkedLocalAttentionSpec groups, as vLLM PR #21761 lists them. Per layer per token 2 · 8 · 128 · 2 B
+  // = 4,096 B; a block = 12 · 16 · 4,096 = 786,432 B. 40 GiB = 42,949,672,960 B -> floor(/ 786,432) = 54,613 blocks.
+  // A request of 131,072: full group ceil(131,072 / 16) = 8,192 blocks; each chunked group
+  // ceil(min(8,192 + 8,192, 131,072) / 16) = 1,024 (ChunkedLocalAttentionSpec.max_memory_usage_bytes)
+  // -> 8,192 + 3 · 1,024 = 11,264 blocks = 8,858,370,048 B. Max concurrency 54,613 / 11,264 = 4.8485 -> "4.85x".
+  // "GPU KV cache size": floor(54,613 / 4 groups) · 16 = 218,448 tokens.
+  const e = estimate(scout());
+  assert.equal(e.pool.layout.kind, 'hybrid');
+  assert.deepEqual([e.pool.layout.groupSize, e.pool.layout.fullGroups, e.pool.layout.slidingGroups, e.pool.layout.chunkedGroups, e.pool.layout.chunk], [12, 1, 0, 3, 8192]);
+  assert.equal(e.pageBytes, 786_432);
+  assert.equal(e.pool.pages, 54_613);
+  assert.equal(e.pool.blocksPerSeq, 11_264);
+  assert.equal(e.pool.seqNeededBytes, 8_858_370_048);
+  assert.ok(Math.abs(e.pool.maxConcurrency - 54_613 / 11_264) < 1e-12);
+  assert.equal(e.pool.sequencesAtOnce, 4);
+  assert.equal(e.pool.tokens, 218_448);
+  const text = formatEstimate(e, 'scout');
+  assert.match(text, /KV pool {11}54,613 blocks of 16 tokens of one KV-cache group's 12 layers: vLLM's log says floor\(54,613 \/ 4 groups\) · 16 = 218,448 tokens/);
+  assert.match(text, /max concurrency {3}4\.85x for 131,072 tokens per request \(vLLM's figure: blocks \/ 11,264 blocks a request reserves = 1 full-attention group\(s\) · ceil\(N \/ page_size\) \+ 3 chunked-attention group\(s\) · ceil\(min\(8192 \+ 8192, N\) \/ page_size\)\)/);
+  assert.doesNotMatch(text, /sliding/);
+});
+
+test('Llama-4-Scout on vLLM 0.13.0 (hybrid manager off for chunked local attention, PR #21761): one group, every layer every token', () => {
+  // A block covers all 48 layers: 16 · 196,608 B = 3 MiB; 40 GiB -> 13,653 blocks; a request
+  // ceil(131,072 / 16) = 8,192 of them: 13,653 / 8,192 = 1.6666 -> "1.67x"; 13,653 · 16 = 218,448 tokens.
+  const e = estimate(scout('engine: { vllm_version: "0.13.0" }\n'));
+  assert.equal(e.pool.layout.kind, 'uniform');
+  assert.equal(e.pool.pages, 13_653);
+  assert.equal(e.pool.blocksPerSeq, 8_192);
+  assert.equal(e.pool.maxConcurrency, 13_653 / 8_192);
+  assert.equal(e.pool.tokens, 218_448);
+  assert.match(e.notes.find((n) => n.startsWith('chunked-attention layers')) ?? '', /vLLM < 0\.14\.0 \(engine\.vllm_version 0\.13\.0\) turns the hybrid KV-cache manager off for chunked local attention by default \(PR #21761/);
+});
+
+test('simulate Llama-4-Scout: the pool is vLLM\'s 4 groups\' blocks, the chunked groups run as a window of the chunk and the layout says so', async () => {
+  // Pool of the estimate above: 54,613 blocks, 4 groups. One request of 32 + 2 tokens holds at its last
+  // step ceil(34 / 16) = 3 blocks in the full group and 3 in each chunked group (all in its first chunk): 12.
+  const opts: SimulateOptions = { stepTime: { perStepS: 1, perTokenS: 0, perKvTokenS: 0 }, watermark: 0, baselines: false, trace: [{ arrivalS: 0, promptLen: 32, outputLen: 2 }] };
+  const r = await simulatePool(scout(), opts);
+  assert.equal(r.numPages, 54_613);
+  assert.equal(r.poolGroups, 4);
+  assert.equal(r.poolTokens, 218_448);
+  assert.equal(r.summary.peakOccupancy, 12 / 54_613);
+  assert.match(r.poolLayout ?? '', /1 full-attention and 3 chunked-attention group\(s\) take their blocks from the one pool\. .*simulated here as a sliding window of 8,192 tokens .*an upper bound on the blocks/);
+  await stopSimulations();
+});
+
+test('engine.disable_hybrid_kv_cache_manager: true gives one group (vLLM\'s --disable-hybrid-kv-cache-manager), false turns it on for chunked layers on 0.13 (VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1)', () => {
+  // Scout, true on the current release: the uniform figures of 0.13 above, 13,653 blocks, 1.67x.
+  const off = estimate(scout('engine: { disable_hybrid_kv_cache_manager: true }\n'));
+  assert.equal(off.pool.layout.kind, 'uniform');
+  assert.equal(off.pool.pages, 13_653);
+  assert.match(off.pool.layout.basis, /^engine\.disable_hybrid_kv_cache_manager true/);
+  // Scout, false on 0.13.0: the 4 groups of the current release, 54,613 blocks, 11,264 a request.
+  const on = estimate(scout('engine: { vllm_version: "0.13.0", disable_hybrid_kv_cache_manager: false }\n'));
+  assert.equal(on.pool.layout.chunkedGroups, 3);
+  assert.deepEqual([on.pool.pages, on.pool.blocksPerSeq], [54_613, 11_264]);
+  // gpt-oss-120b, true: every layer in one group, as vLLM 0.8.5 above: 7,281 blocks of 16 · 73,728 B.
+  const gpt = estimate(profile('gpt-oss-120b', (p) => { eightGib(null)(p); p.engine = { ...DEFAULT_ENGINE, disableHybridKvCacheManager: true }; }));
+  assert.deepEqual([gpt.pool.layout.kind, gpt.pool.pages], ['uniform', 7_281]);
+  // Before 0.9.0 there is no hybrid manager to turn on: false changes nothing.
+  const old = estimate(profile('gpt-oss-120b', (p) => { eightGib(null)(p); p.engine = { ...DEFAULT_ENGINE, vllmVersion: '0.8.5', disableHybridKvCacheManager: false }; }));
+  assert.deepEqual([old.pool.layout.kind, old.pool.pages], ['uniform', 7_281]);
+  // Not a boolean: the schema's error at the key, as every engine key.
+  const bad = readProfile('model: ./scout/config.json\nengine: { disable_hybrid_kv_cache_manager: 1 }\n', '/w/p.attn.yaml', { readFile: () => SCOUT });
+  assert.deepEqual(bad.problems.filter((x) => x.severity === 'error').map((x) => x.message), ["engine.disable_hybrid_kv_cache_manager must be true or false (vLLM's --disable-hybrid-kv-cache-manager), not number 1"]);
+});

@@ -12,7 +12,7 @@ import {
   readsAsProfile,
   type Problem,
 } from '../../core/config/index';
-import { estimate, kvBytesForSequence, kvBytesPerToken, paramCounts } from '../../core/estimate/index';
+import { DEFAULT_ENGINE, estimate, kvBytesForSequence, kvBytesPerToken, paramCounts } from '../../core/estimate/index';
 import { formatEstimate } from '../../runner/table';
 import { fixtureText, loadModel } from './helpers';
 import { labelledConfig } from '../../scripts/bench-config-size';
@@ -410,15 +410,17 @@ test('Llama 4 chunked attention is named attention_chunk_size in the estimate, n
     head_dim: 128, intermediate_size: 8192, intermediate_size_mlp: 16384, vocab_size: 202048, max_position_embeddings: 10485760,
     num_experts_per_tok: 1, num_local_experts: 16, interleave_moe_layer_step: 1, attention_chunk_size: 8192, torch_dtype: 'bfloat16',
   });
-  const e = estimate(profileFromModelConfig(readModelConfig(text).value!, null), { seqLen: 32_768 });
+  const p = profileFromModelConfig(readModelConfig(text).value!, null);
+  // vLLM 0.10.1 to 0.13 keep the hybrid KV-cache manager off for chunked local attention (PR #21761).
+  p.engine = { ...DEFAULT_ENGINE, vllmVersion: '0.13.0' };
+  const e = estimate(p, { seqLen: 32_768 });
   assert.equal(e.model.slidingWindow, null);
   assert.equal(e.model.attentionChunkSize, 8192);
   assert.match(formatEstimate(e, 'scout'), /hidden=5120 attention_chunk_size=8192 \(chunked attention\), weights/);
-  // vLLM keeps the hybrid KV-cache manager off for chunked local attention (PR #21761): one
-  // KV-cache group, so the pool reserves every token of every layer: 32,768 · 196,608 B = 6 GiB,
+  // One KV-cache group, so the pool reserves every token of every layer: 32,768 · 196,608 B = 6 GiB,
   // where the chunked layers need at most their chunk: (12 · 32,768 + 36 · 8,192) · 4,096 B = 2,818,572,288 B (2.63 GiB).
   const note = e.notes.find((n) => n.startsWith('chunked-attention layers'));
-  assert.match(note ?? '', /attention_chunk_size 8,192: a query attends only the keys of its own chunk.* needs 2\.63 GiB, but vLLM's hybrid KV-cache manager is off .*every layer holds every token, so the pool reserves 6 GiB$/);
+  assert.match(note ?? '', /attention_chunk_size 8,192: a query attends only the keys of its own chunk.* needs 2\.63 GiB, but vLLM < 0\.14\.0 .* turns the hybrid KV-cache manager off .*every layer holds every token, so the pool reserves 6 GiB \(from 0\.14\.0, or with VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1 \(engine\.disable_hybrid_kv_cache_manager false\), the chunked layers get KV-cache groups of their own\)$/);
   assert.ok(!e.notes.some((n) => /sliding/.test(n)), e.notes.join('\n'));
 });
 

@@ -709,3 +709,34 @@ test('data parallelism: each engine prints its own KV figures; the smallest is r
   assert.equal(gib(log.figures.kvCacheBytes?.value), 61.5);
   assert.match(rankNotes(log)[0]!.message, /^KV cache memory is printed 2 times, once per data-parallel engine \(line 1: 61\.71 GiB \(EngineCore_DP0 pid=5\), line 2: 61\.50 GiB \(EngineCore_DP1 pid=6\)\): the smallest is read, line 2; each engine sizes its own pool/);
 });
+
+/** meta-llama/Llama-4-Scout-17B-16E-Instruct's text_config, as published: 48 layers (every 4th NoPE, global), 8 KV heads of 128, chunks of 8,192. */
+const SCOUT_TEXT = {
+  model_type: 'llama4_text', num_hidden_layers: 48, hidden_size: 5120, num_attention_heads: 40, num_key_value_heads: 8,
+  head_dim: 128, intermediate_size: 8192, intermediate_size_mlp: 16384, vocab_size: 202048, max_position_embeddings: 10485760,
+  num_experts_per_tok: 1, num_local_experts: 16, interleave_moe_layer_step: 1, attention_chunk_size: 8192, torch_dtype: 'bfloat16',
+};
+
+test('Llama-4-Scout on a vLLM with the hybrid manager on for chunked attention: 4 KV-cache groups; the log\'s warning that turns it off gives one', () => {
+  // CONSTRUCTED from vLLM's formulas (no public Scout log here). 40.00 GiB = 42,949,672,960 B.
+  // Hybrid (PR #29627's default): 1 full + 3 chunked groups of 12 layers, a layer's page 16 · 2 · 8 · 128 · 2 B = 65,536 B:
+  // 42,949,672,960 // 65,536 // 12 = 54,613 blocks; 54,613 // 4 · 16 = 218,448 tokens; a 32,768-token request
+  // ceil(32,768 / 16) = 2,048 + 3 · ceil(min(8,192 + 8,192, 32,768) / 16) = 3 · 1,024 -> 5,120 blocks: 10.67x.
+  // Off (VllmConfig's "latency regression ... Disabling it" warning): one group of 48, a block 3 MiB:
+  // 13,653 blocks = 218,448 tokens (the same count), 13,653 / 2,048 = 6.67x.
+  const model = 'meta-llama/Llama-4-Scout-17B-16E-Instruct';
+  const p = gemma3Profile(SCOUT_TEXT, 42_949_672_960);
+  const on = compareVllmLog(parseVllmLog(v1Log(model, '40.00', '218,448', '10.67').replace('(v0.10.1)', '(v0.14.0)')), p);
+  const row = (c: typeof on, term: string) => c.rows.find((r) => r.term.startsWith(term))!;
+  assert.equal(row(on, 'GPU blocks').estimate, '54,613', formatComparisonText(on));
+  assert.equal(row(on, 'maximum concurrency').difference, '', formatComparisonText(on));
+  assert.match(row(on, 'maximum concurrency').estimate, /^10\.67x/);
+  const lines = v1Log(model, '40.00', '218,448', '6.67').replace('(v0.10.1)', '(v0.14.0)').split('\n');
+  lines.splice(2, 0, '(EngineCore_0 pid=2) WARNING 08-20 10:00:11 [vllm.py:530] There is a latency regression when using chunked local attention with the hybrid KV cache manager. Disabling it, by default. To enable it, set the environment VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1.');
+  const log = parseVllmLog(lines.join('\n'));
+  assert.equal(log.settings.hybridKvManagerDisabled?.value, true);
+  const off = compareVllmLog(log, p);
+  assert.equal(row(off, 'GPU blocks').estimate, '13,653', formatComparisonText(off));
+  assert.match(row(off, 'maximum concurrency').estimate, /^6\.67x/);
+  assert.equal(row(off, 'maximum concurrency').difference, '');
+});
