@@ -15,6 +15,7 @@ import { describe, KeyReader, MAX_HEADS, MAX_LAYERS, MAX_WIDTH } from './keys';
 import { readMamba } from './mamba';
 import { readQuantization } from './quantization';
 import { OTHER_ENCODERS, readVisionTower } from './vision';
+import { formatCount } from '../format';
 import { getProperty, parseJsonTree, type ParsedTree, type ValueNode } from './tree';
 import type { AttentionKind, ContextLengthKeys, Dtype, MlaSpec, ModelSpec, MoeSpec, ReadResult, SourceRange } from './types';
 
@@ -396,7 +397,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     r.problem('info', 'encoder-no-kv-cache', `${modelType || 'this model'} is an encoder: it attends over the whole input at once and keeps no KV cache, so KV and page-pool sizes are 0`, anchor);
   }
 
-  const crossAttentionLayers = readCrossAttentionLayers(r, L);
+  const crossAttentionLayers = readCrossAttentionLayers(r, L, root);
 
   const softcap = r.num('attnLogitSoftcapping', ['attn_logit_softcapping'], { integer: false, min: 0 });
   r.reportTypos();
@@ -463,10 +464,13 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
  * key: what is modelled. The parameters count their q / k norms and gates; the KV cache per text
  * token counts every layer, as vLLM's encoder-decoder runner (V0, which served mllama) sized a
  * block across all attention layers (CacheEngine: num_attention_layers, cross-attention layers
- * included); the cross-attention KV of the image's tokens (held per request, up to
- * max_num_tiles · ((image_size / patch_size)² + 1) of them) is not charged.
+ * included); the cross-attention KV of the image's tokens is not charged, and the info gives its
+ * size: V0's block manager (SelfAttnBlockSpaceManager.can_allocate) reserves
+ * ceil(E / block_size) more blocks of the same pool for a request's encoder sequence, an image
+ * being up to E = max_num_tiles · ((image_size / patch_size)² + 1) tokens (vision_config; the
+ * class defaults 4 · ((448 / 14)² + 1) = 4,100). vLLM's V1 engine never served mllama.
  */
-function readCrossAttentionLayers(r: KeyReader, numLayers: number): number[] {
+function readCrossAttentionLayers(r: KeyReader, numLayers: number, root: ValueNode): number[] {
   const found = r.find(['cross_attention_layers']);
   if (!found) return [];
   const v = found.prop.value;
@@ -486,11 +490,21 @@ function readCrossAttentionLayers(r: KeyReader, numLayers: number): number[] {
   if (unique.length > 0) {
     r.problem(
       'info', 'cross-attention-layers',
-      `${unique.length} of ${numLayers} layers are cross-attention layers (mllama): they attend to the image's tokens, not the text's. Their q / k norms and gates are counted; the KV cache per token counts all ${numLayers} layers, as vLLM's encoder-decoder runner sized a block across every attention layer; the image tokens' own cross-attention KV (per request) is not charged`,
+      `${unique.length} of ${numLayers} layers are cross-attention layers (mllama): they attend to the image's tokens, not the text's. Their q / k norms and gates are counted; the KV cache per token counts all ${numLayers} layers, as vLLM's encoder-decoder runner sized a block across every attention layer; the image tokens' own cross-attention KV (per request) is not charged: vLLM V0 reserved blocks for up to ${formatCount(imageTokens(root))} more tokens a request for each image (max_num_tiles · ((image_size / patch_size)² + 1))`,
       found.prop.keyRange, { crossAttentionLayers: unique.length },
     );
   }
   return unique;
+}
+
+/** mllama: the encoder tokens of one image at most, max_num_tiles · ((image_size / patch_size)² + 1), from vision_config or MllamaVisionConfig's defaults (4, 448, 14). */
+function imageTokens(root: ValueNode): number {
+  const vision = getProperty(root, 'vision_config')?.value;
+  const int = (key: string, fallback: number) => {
+    const v = getProperty(vision, key)?.value;
+    return v?.type === 'number' && typeof v.value === 'number' && Number.isInteger(v.value) && v.value >= 1 && v.value <= 1 << 16 ? v.value : fallback;
+  };
+  return int('max_num_tiles', 4) * (Math.floor(int('image_size', 448) / int('patch_size', 14)) ** 2 + 1);
 }
 
 /**

@@ -389,14 +389,40 @@ export const FIRST_VLLM_RELEASE: readonly { modelTypes: readonly string[]; name:
 ];
 
 /**
+ * Architectures vLLM stopped serving, by model_type, with the first release without them:
+ * - Llama 3.2 Vision (mllama) 0.11.0: the V1 engine never served it (MllamaForConditionalGeneration
+ *   "is not supported by the V1 Engine. Falling back to V0", vllm-project/vllm-ascend issue #1963
+ *   on 0.9.2); vLLM PR #24907 "Remove V0 Encoder-Decoder Support" (merged 15 Sep 2025) left
+ *   Whisper the only encoder-decoder model, and PR #24961 lists the removed ones as previously
+ *   supported; vLLM issue #27198: meta-llama/Llama-3.2-11B-Vision fails to start on 0.11.0.
+ */
+export const DROPPED_VLLM_RELEASE: readonly { modelTypes: readonly string[]; name: string; since: readonly [number, number, number]; source: string }[] = [
+  { modelTypes: ['mllama', 'mllama_text_model'], name: 'Llama 3.2 Vision (mllama, served by the V0 engine only)', since: [0, 11, 0], source: 'vLLM PR #24907, issue #27198' },
+];
+
+/**
  * engine.vllm_version older than the first release that serves the model's architecture
- * (FIRST_VLLM_RELEASE): that vLLM cannot load the model, so the figures of its memory layout
- * describe no deployment that ran. A warning at engine.vllm_version naming the first release.
+ * (FIRST_VLLM_RELEASE), or at or past the first release that no longer does
+ * (DROPPED_VLLM_RELEASE; none named: the current release): that vLLM cannot load the model, so
+ * the figures of its memory layout describe no deployment that ran. A warning at
+ * engine.vllm_version naming the release to set.
  */
 function engineProblems(profile: Profile): Problem[] {
   const version = profile.engine?.vllmVersion ?? null;
-  if (version === null || parseVllmVersion(version) === undefined) return [];
   const type = profile.model.modelType.toLowerCase();
+  const dropped = DROPPED_VLLM_RELEASE.find((r) => r.modelTypes.includes(type));
+  const parsed = version === null || parseVllmVersion(version) !== undefined;
+  if (dropped && parsed && vllmAtLeast(version, dropped.since)) {
+    const since = dropped.since.join('.');
+    return [{
+      severity: 'warning',
+      code: 'vllm-dropped-model',
+      message: `${version === null ? 'the current vLLM (no engine.vllm_version)' : `engine.vllm_version ${version}`} no longer serves ${dropped.name}, model_type ${type}: removed from ${since} (${dropped.source}), so it cannot load this model and the figures describe the releases before it; set engine.vllm_version to a release before ${since}`,
+      range: profileKey(profile, 'engine.vllm_version', 'engine'),
+      data: { droppedIn: since, modelType: type },
+    }];
+  }
+  if (version === null || parseVllmVersion(version) === undefined) return [];
   const first = FIRST_VLLM_RELEASE.find((r) => r.modelTypes.includes(type));
   if (!first || vllmAtLeast(version, first.since)) return [];
   const since = first.since.join('.');

@@ -308,6 +308,23 @@ test('engine.vllm_version older than the first vLLM release that serves the arch
   assert.match(readme, /1\.70x, where a pool that charges every layer \(vLLM < 0\.9's layout\) needs 9 GiB/);
 });
 
+test('Llama 3.2 Vision (mllama) on a vLLM that no longer serves it: a warning naming the removal (vLLM PR #24907, issue #27198)', () => {
+  // vLLM V1 never served MllamaForConditionalGeneration (V0 fallback, vllm-ascend issue #1963); PR #24907 (merged
+  // 15 Sep 2025) removed V0's encoder-decoder models but Whisper; issue #27198: Llama-3.2-11B-Vision fails on 0.11.0.
+  const mllama = (v: string | null) => profile('Llama-3.1-8B', (x) => { x.model.modelType = 'mllama_text_model'; x.engine = { ...DEFAULT_ENGINE, vllmVersion: v }; });
+  for (const v of ['0.11.0', null]) {
+    const found = checkProfile(mllama(v), estimate(mllama(v))).filter((x) => x.code === 'vllm-dropped-model');
+    assert.equal(found.length, 1, String(v));
+    assert.equal(found[0]!.severity, 'warning');
+    assert.match(found[0]!.message, /no longer serves Llama 3\.2 Vision \(mllama, served by the V0 engine only\), model_type mllama_text_model: removed from 0\.11\.0 \(vLLM PR #24907, issue #27198\).*set engine\.vllm_version to a release before 0\.11\.0$/);
+  }
+  assert.match(checkProfile(mllama(null), estimate(mllama(null))).find((x) => x.code === 'vllm-dropped-model')!.message, /^the current vLLM \(no engine\.vllm_version\)/);
+  assert.ok(!codes(mllama('0.10.2')).includes('vllm-dropped-model'));
+  assert.ok(!codes(mllama('0.6.2')).includes('vllm-dropped-model'));
+  // Another model on the current vLLM: no warning.
+  assert.ok(!codes(profile('Llama-3.1-8B')).includes('vllm-dropped-model'));
+});
+
 test('a page_size vLLM\'s CUDA backends do not run (not a multiple of 16) on a profile with device.gpu: a warning at the value naming the multiple (s33 newcomer CLI finding 4)', () => {
   // vllm/v1/attention/backends/flash_attn.py: get_supported_kernel_block_sizes [MultipleOf(16)],
   // get_kv_cache_shape "Block size must be a multiple of 16."
