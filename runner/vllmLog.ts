@@ -85,18 +85,15 @@ export function vllmLogReport(file: string, profilePath: string | undefined, jso
     return { stdout: json ? `${JSON.stringify(log, null, 2)}\n` : `${text}\n`, notes: unread };
   }
   const loaded = loadProfile(profilePath);
-  const profileTp = loaded.profile.device.tensorParallelSize;
   const comparison = compareVllmLog(log, loaded.profile);
   // The log's total_gpu_memory sizes the pool (compareVllmLog applies the log's settings), so the
   // profile's "no device memory" info would be wrong here, and so would the deployment checks of
   // the profile's own device (the log's figures are what that deployment did).
   const reading = loaded.problems.filter((p) => !isDeploymentProblem(p));
   const problems = log.figures.totalGpuMemoryBytes ? reading.filter((p) => p.code !== 'no-memory-budget') : reading;
-  // A log of another model is compared all the same (a name is only a hint), and said at its line.
-  const mismatch = comparison.modelMismatch ? [`${file}:${comparison.modelMismatch.line}:1: warning: ${comparison.modelMismatch.message}`] : [];
-  // The figures are per GPU at the log's tensor_parallel_size (compareVllmLog compares at it): a profile of another says so.
-  const tp = log.settings.tensorParallelSize;
-  const tpMismatch = tp && tp.value !== profileTp ? [`${file}:${tp.line}:1: warning: the log ran tensor_parallel_size ${tp.value}, the profile's is ${profileTp}: compared at the log's ${tp.value}`] : [];
-  const notes = [...unread, ...mismatch, ...tpMismatch, ...problems.map((p) => loaded.format(p))];
+  // A log of another model is compared all the same (a name is only a hint), and one of another
+  // tensor_parallel_size at the log's: each said at its line, as the editor's view says them.
+  const mismatch = [comparison.modelMismatch, comparison.tpMismatch].filter((n) => n !== null).map((n) => `${file}:${n.line}:1: warning: ${n.message}`);
+  const notes = [...unread, ...mismatch, ...problems.map((p) => loaded.format(p))];
   return { stdout: json ? `${JSON.stringify({ log, comparison }, null, 2)}\n` : `${formatComparisonText(comparison)}\n`, notes };
 }

@@ -78,6 +78,12 @@ export interface LogComparison {
    * otherModelName, the rule `simulate --calibrate` follows): its line and a sentence naming both.
    */
   modelMismatch: { line: number; message: string } | null;
+  /**
+   * Where the log ran another tensor_parallel_size than the profile's: its line and a sentence
+   * naming both. The comparison is at the log's (every figure is per GPU at it), so the profile's
+   * own estimate would differ from the figures shown.
+   */
+  tpMismatch: { line: number; message: string } | null;
 }
 
 /** The log's model='...' against the profile's model: a sentence naming both where they differ. */
@@ -91,6 +97,16 @@ function modelMismatchOf(log: VllmLog, profile: Profile): LogComparison['modelMi
   };
 }
 
+/**
+ * The log's tensor_parallel_size against the profile's where the comparison took the log's
+ * (`compared`, applyLogSettings): a sentence naming both, at the log's line.
+ */
+function tpMismatchOf(log: VllmLog, profile: Profile, compared: Profile): LogComparison['tpMismatch'] {
+  const tp = log.settings.tensorParallelSize;
+  const profileTp = profile.device.tensorParallelSize;
+  if (!tp || compared.device.tensorParallelSize === profileTp || tp.value !== compared.device.tensorParallelSize) return null;
+  return { line: tp.line, message: `the log ran tensor_parallel_size ${tp.value}, the profile's is ${profileTp}: compared at the log's ${tp.value}` };
+}
 
 function signed(bytes: number): string {
   if (Math.abs(bytes) < 0.5) return '';
@@ -599,5 +615,5 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   if (rows.every((r) => r.log === null)) notes.push('no vLLM memory line was found in the log (weights, KV cache memory, GPU blocks, KV cache size, maximum concurrency)');
   if (encoder) notes.push(logKv || logBlocks !== undefined || f.kvCacheTokens ? `${encoder.long}; this log's vLLM sized a KV pool, so it served a model with a decoder: the log is not of this profile's model; compare with a profile or config.json of the log's model` : `${encoder.long}: only the weights compare`);
   if (noPool && e.hasKvCache) notes.push('neither the log nor the profile gives the device memory or a KV budget, so the estimate sizes no pool: set device.gpu, device.memory_gib or kv_cache.memory_gib');
-  return { rows, fromLog, fromProfile, estimate: e, pagesWithLogTerms, notes, unread: log.unread, ranks: log.ranks, ...(log.rankProcess !== undefined ? { rankProcess: log.rankProcess } : {}), missingKv: missingKvNote(log), stop: stopNote(log), modelMismatch: modelMismatchOf(log, profile) };
+  return { rows, fromLog, fromProfile, estimate: e, pagesWithLogTerms, notes, unread: log.unread, ranks: log.ranks, ...(log.rankProcess !== undefined ? { rankProcess: log.rankProcess } : {}), missingKv: missingKvNote(log), stop: stopNote(log), modelMismatch: modelMismatchOf(log, profile), tpMismatch: tpMismatchOf(log, profile, p) };
 }

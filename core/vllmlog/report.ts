@@ -124,7 +124,7 @@ export function formatComparisonMarkdown(c: LogComparison, title: string): strin
   }
   out.push('', `**Settings from the log:** ${c.fromLog.length ? c.fromLog.map(esc).join(', ') : 'none'}`, '');
   out.push(`**Settings from the profile:** ${c.fromProfile.length ? c.fromProfile.map(esc).join(', ') : 'none'}`);
-  if (c.modelMismatch) out.push('', `> **Line ${c.modelMismatch.line}**: ${esc(c.modelMismatch.message)}`);
+  for (const n of [c.modelMismatch, c.tpMismatch]) if (n) out.push('', `> **Line ${n.line}**: ${esc(n.message)}`);
   for (const n of c.notes) out.push('', `> ${esc(n)}`);
   for (const u of c.unread) out.push('', `> **Line ${u.line}**: ${UNREAD_LINE}: \`${u.text.replace(/`/g, "'")}\``);
   for (const n of rankNotes(c)) out.push('', `> **Line ${n.line}**: ${esc(n.message)}`);

@@ -133,6 +133,21 @@ test('V0\'s max_num_batched_tokens default: chunked prefill on for max_model_len
   assert.ok(c.fromProfile.some((x) => /^max_num_batched_tokens 8,192 \(vLLM V0's default with chunked prefill off: max\(max_model_len, 2048\); the log is from the V0 engine, line \d+, chunked prefill line \d+\)$/.test(x)), c.fromProfile.join(' | '));
 });
 
+test('the log\'s tensor_parallel_size against the profile\'s: another is named with its line, in the comparison the editor shows and the CLI prints (was the CLI\'s alone)', () => {
+  // constructed-v0.10.1-tp2 line 3: the engine config's tensor_parallel_size=2. The comparison runs at the log's 2.
+  const log = read('constructed-v0.10.1-tp2-llama-3.1-8b.log');
+  assert.equal(log.settings.tensorParallelSize?.value, 2);
+  const c = compareVllmLog(log, profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
+  assert.deepEqual(c.tpMismatch, { line: log.settings.tensorParallelSize!.line, message: "the log ran tensor_parallel_size 2, the profile's is 1: compared at the log's 2" });
+  assert.equal(log.settings.tensorParallelSize!.line, 3);
+  assert.match(formatComparisonMarkdown(c, 't'), /\n> \*\*Line 3\*\*: the log ran tensor_parallel_size 2, the profile's is 1: compared at the log's 2\n/);
+  const tp2 = profileFromModelConfig(loadModel('Llama-3.1-8B'), null);
+  tp2.device.tensorParallelSize = 2;
+  assert.equal(compareVllmLog(log, tp2).tpMismatch, null);
+  // A log that does not say its tensor_parallel_size is compared at the profile's: nothing to name.
+  assert.equal(compareVllmLog(read('constructed-v0.6.4-llama-3.1-8b.log'), profileFromModelConfig(loadModel('Llama-3.1-8B'), null)).tpMismatch, null);
+});
+
 test('the log\'s model=\'...\' against the profile\'s model: another model is named with its line; the same (instruct) is not', () => {
   // constructed-v0.6.4 line 3: model='meta-llama/Llama-3.1-8B-Instruct'.
   const log = read('constructed-v0.6.4-llama-3.1-8b.log');
