@@ -464,6 +464,8 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
       return EXIT_CANCELLED;
     }
     if (flags.events && e instanceof InputError) for (const one of eachInputError(e)) emitLine({ type: 'error', message: one.message, file: one.file, line: one.line, column: one.column });
+    // A flag the profile refuses (--time-scale out of its range, --max-rate without an SLO): an event too, as protocol/runner.ts promises for bad input.
+    if (flags.events && e instanceof UsageError) emitLine({ type: 'error', message: e.message });
     throw e;
   } finally {
     ac.dispose();

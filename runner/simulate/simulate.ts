@@ -88,7 +88,8 @@ export class ArrivalSpanError extends RangeError {
  * 5 × 5e-324 makes every gap Infinity, and a rate that rounds to 0 puts every request at t = 0)
  * and at most Number.MAX_VALUE. The range named is the usable one: from about
  * n/(λ·{@link MAX_TRACE_SPAN_S}), where n requests span about n/(λ·scale) s (n − 1 exponential
- * gaps of mean 1/(λ·scale), so a scale near it passes or not by its draws), up to Number.MAX_VALUE/λ. null too when λ is no positive finite rate (no
+ * gaps of mean 1/(λ·scale), so a scale near it passes or not by its draws), up to Number.MAX_VALUE/λ (Number.MAX_VALUE itself
+ * when λ < 1: every finite scale). null too when λ is no positive finite rate (no
  * Poisson arrivals to scale).
  */
 export function workloadTimeScaleProblem(w: Pick<WorkloadSpec, 'arrivalRate' | 'requests'>, scale: number): string | null {
@@ -98,10 +99,15 @@ export function workloadTimeScaleProblem(w: Pick<WorkloadSpec, 'arrivalRate' | '
   if (Number.isFinite(rate) && Number.isFinite(1 / rate)) return null;
   // Three digits, trailing zeros dropped (Number() of "1.80e+308" would round it to Infinity).
   const g = (x: number) => x.toPrecision(3).replace(/(\.\d*?)0+(?=e|$)/, '$1').replace(/\.(?=e|$)/, '');
-  const what = Number.isFinite(rate) ? `the arrivals would span Infinity s (gaps of 1/${g(rate)} s overflow a float64)` : 'every gap would be 0 s';
+  // A rate of 0 or Infinity draws no gaps (RequestGenerator: every request at 0 s); a subnormal one draws Infinity s gaps.
+  const what = rate === 0
+    ? 'the product underflows a float64 to 0, which draws no gaps: every request would arrive at 0 s, not spread out'
+    : Number.isFinite(rate)
+      ? `the arrivals would span Infinity s (gaps of 1/${g(rate)} s overflow a float64)`
+      : 'the product overflows a float64: every gap would be 0 s, every request at 0 s';
   return (
     `the arrival rate would be ${g(rate)} requests/s once scaled (workload.arrival_rate ${lambda} × ${scale}): ${what}; ` +
-    `use a --time-scale from about ${g(Math.max(1, w.requests) / (lambda * MAX_TRACE_SPAN_S))} (the ${formatCountOf(w.requests, 'request')} then span about ${formatCount(MAX_TRACE_SPAN_S)} s, the most the simulator replays) to ${g(Number.MAX_VALUE / lambda)}`
+    `use a --time-scale from about ${g(Math.max(1, w.requests) / (lambda * MAX_TRACE_SPAN_S))} (the ${formatCountOf(w.requests, 'request')} then span about ${formatCount(MAX_TRACE_SPAN_S)} s, the most the simulator replays) to ${g(Math.min(Number.MAX_VALUE, Number.MAX_VALUE / lambda))}`
   );
 }
 

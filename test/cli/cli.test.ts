@@ -1210,12 +1210,24 @@ test('a subnormal --time-scale (rate × scale below 1/Number.MAX_VALUE) is refus
     for (const extra of [[], ['--max-rate', '--slo-ttft-ms', '500'], ['--events']]) {
       const r = cli(['simulate', file, '--time-scale', scale, ...extra]);
       assert.equal(r.code, 2, `${scale} ${extra.join(' ')}: ${r.stdout}`);
-      assert.equal(r.stdout, '');
-      assert.equal(
-        r.stderr,
-        `attnscope: --time-scale ${scale}: the arrival rate would be ${rate} requests/s once scaled (workload.arrival_rate 1 × ${scale}): the arrivals would span Infinity s (gaps of 1/${rate} s overflow a float64); ${range}\n`,
-      );
+      const message = `--time-scale ${scale}: the arrival rate would be ${rate} requests/s once scaled (workload.arrival_rate 1 × ${scale}): the arrivals would span Infinity s (gaps of 1/${rate} s overflow a float64); ${range}`;
+      // Under --events the refusal is an `error` event too, as for every bad input (it was the stderr line alone: s36 fixa36).
+      assert.equal(r.stdout, extra[0] === '--events' ? `${JSON.stringify({ type: 'error', message })}\n` : '');
+      assert.equal(r.stderr, `attnscope: ${message}\n`);
     }
+  }
+  // A product that underflows to 0 or overflows to Infinity draws no gaps (every request at 0 s), which the message says,
+  // not "gaps of 1/0 s". 0.5 × 5e-324 rounds to 0 (half the smallest subnormal, to even); 5 × 1e308 > 1.797e308.
+  // Ranges: 5 / (0.5 · 1e9) = 1e-8 to the largest double, 1.797e308 (1.797e308 / 0.5 overflows: every finite scale keeps
+  // 0.5 × scale finite; it read "to Infinity"); 5 / (5 · 1e9) = 1e-9 to 1.797e308 / 5 = 3.6e307 (three digits).
+  for (const [lambda, scale, what, from, to] of [
+    ['0.5', '5e-324', 'the arrival rate would be 0 requests/s once scaled (workload.arrival_rate 0.5 × 5e-324): the product underflows a float64 to 0, which draws no gaps: every request would arrive at 0 s, not spread out', '1e-8', '1.8e+308'],
+    ['5', '1e+308', 'the arrival rate would be Infinity requests/s once scaled (workload.arrival_rate 5 × 1e+308): the product overflows a float64: every gap would be 0 s, every request at 0 s', '1e-9', '3.6e+307'],
+  ]) {
+    const other = tmp('w.attn.yaml', profile.replace('arrival_rate: 1', `arrival_rate: ${lambda}`)).file;
+    const r = cli(['simulate', other, '--time-scale', scale]);
+    assert.equal(r.code, 2, r.stdout);
+    assert.equal(r.stderr, `attnscope: --time-scale ${scale}: ${what}; use a --time-scale from about ${from} (the 5 requests then span about 1,000,000,000 s, the most the simulator replays) to ${to}\n`);
   }
 });
 
