@@ -63,7 +63,8 @@ const LAYER_KINDS = ['full', 'sliding', 'linear'] as const;
 
 /**
  * The model's fields every reader of a Profile relies on: its sizes whole numbers within the config
- * reader's limits, H a multiple of H_kv, layerTypes one known kind per layer, ranges a map of source ranges.
+ * reader's limits, H a multiple of H_kv, layerTypes one known kind per layer, slidingWindow a whole
+ * number from 1 (or null while no layer is "sliding"), ranges a map of source ranges.
  */
 function modelProblems(m: Loose): string[] {
   if (m === undefined) return ['model must be the resolved model (numLayers, numHeads, numKvHeads, headDim, ...)'];
@@ -82,6 +83,14 @@ function modelProblems(m: Loose): string[] {
   if (Number.isInteger(layers) && (layers as number) >= 1 && (layers as number) <= MAX_LAYERS && (!Array.isArray(kinds) || kinds.length !== m.numLayers || strange !== undefined)) {
     const got = !Array.isArray(kinds) ? (JSON.stringify(kinds) ?? 'nothing') : strange !== undefined ? `a list holding ${JSON.stringify(strange) ?? 'nothing'}` : `a list of ${kinds.length}`;
     out.push(`model.layerTypes must list one kind per layer (model.numLayers ${String(layers)}), each ${LAYER_KINDS.map((k) => `"${k}"`).join(', ')}, not ${got}`);
+  }
+  // The window the "sliding" layers keep (model.ts reads sliding_window as a whole number from 1); null when no layer slides.
+  const window = m.slidingWindow;
+  const sliding = Array.isArray(kinds) ? kinds.filter((k) => k === 'sliding').length : 0;
+  const whole = typeof window === 'number' && Number.isSafeInteger(window) && window >= 1;
+  if (!whole && (window !== null || sliding > 0)) {
+    const what = sliding > 0 ? `the window of the ${sliding} "sliding" layer${sliding === 1 ? '' : 's'} in model.layerTypes, in tokens: an integer from 1` : 'null (no layer slides) or the sliding window in tokens, an integer from 1';
+    out.push(`model.slidingWindow must be ${what}, not ${JSON.stringify(window) ?? 'nothing'}`);
   }
   const ranges = rangesProblem(m.ranges, 'model.ranges');
   if (ranges) out.push(ranges);

@@ -1004,7 +1004,17 @@ test('a resolved Profile on stdin meets the limits of a profile file: one line n
     ['model', { ...p.model, ranges: undefined }, /model\.ranges must be an object of source ranges by key .* not nothing/],
     ['ranges', undefined, /^<stdin>:1:1: the resolved Profile on stdin: ranges must be an object of source ranges by key \(\{ "key": \{ "offset": 0, "length": 1 \} \}, or \{\} for none\), not nothing\n$/],
     ['ranges', { 'kv_cache.page_size': 5 }, /ranges must be an object of source ranges by key .* not 5 at "kv_cache\.page_size"/],
+    // A "sliding" layer keeps model.slidingWindow tokens: null or missing ran as if unbounded (exit 0, s36 fixa36's open
+    // case); 0, -5, "x" and 4096.5 died in the simulator (RangeError / TypeError, exit 1). The config reader takes
+    // sliding_window as a whole number from 1 (model.ts r.num).
+    ...([null, undefined, 0, -5, 'x', 4096.5] as const).map((w): [string, unknown, RegExp] => [
+      'model', { ...p.model, layerTypes: ['sliding', 'full'], slidingWindow: w },
+      new RegExp(`model\\.slidingWindow must be the window of the 1 "sliding" layer in model\\.layerTypes, in tokens: an integer from 1, not ${w === undefined ? 'nothing' : JSON.stringify(w).replace('.', '\\.')}$`, 'm'),
+    ]),
+    // No sliding layer: null is the config reader's "no window"; anything else must still be a window.
+    ['model', { ...p.model, slidingWindow: 'x' }, /model\.slidingWindow must be null \(no layer slides\) or the sliding window in tokens, an integer from 1, not "x"$/m],
   ];
+  assert.equal(p.model.slidingWindow, null);
   assert.equal(p.model.numLayers, 2);
   for (const cmd of ['simulate', 'bench']) {
     for (const [section, value, message] of bad) {
