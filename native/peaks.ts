@@ -43,6 +43,12 @@ export interface CpuFeatureSet {
   model: string;
   /** CPUs this process may run on (its affinity mask). */
   logicalCores: number;
+  /**
+   * Bytes of the largest data or unified cache level (Linux sysfs cache/index<N>, else glibc's
+   * sysconf L3 / L2); 0 when unknown (WebAssembly, other OSes). In a VM this may be the host
+   * socket's whole L3 rather than the share this guest's cores reach.
+   */
+  lastLevelCacheBytes: number;
   /** Whether the OS enables AMX tile state in XCR0 (Linux still needs a per-process request). */
   amxOsState: boolean;
 }

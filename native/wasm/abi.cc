@@ -244,6 +244,7 @@ EMSCRIPTEN_KEEPALIVE const char* attnscope_cpu_features() {
                   .str("vendor", f.vendor)
                   .str("model", f.model)
                   .num("logicalCores", f.logical_cores)
+                  .num("lastLevelCacheBytes", static_cast<double>(f.last_level_cache_bytes))
                   .boolean("amxOsState", f.amx_os_state)
                   .done());
 }

@@ -3,7 +3,7 @@
 // the tests hold on any CPU and under load (every bound has a wide margin on the side that
 // preemption can push a measurement towards, and a tight one on the side it cannot).
 import { strict as assert } from 'node:assert';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { describe, it } from 'node:test';
 
@@ -50,6 +50,29 @@ describe('cpuFeatures', () => {
     assert.equal(f.logicalCores, buildCores);
     assert.ok(f.model.length > 0 && f.model !== 'unknown CPU', `model: ${f.model}`);
     if (process.arch === 'x64' && !wasm) assert.match(f.vendor, /^(GenuineIntel|AuthenticAMD|HygonGenuine|CentaurHauls| {2}Shanghai {2})$/);
+  });
+});
+
+/** The largest data/unified cache of cpu0 from sysfs, read here independently (as lscpu does); null without sysfs. */
+function sysfsLastLevelCache(): number | null {
+  const base = '/sys/devices/system/cpu/cpu0/cache';
+  if (!existsSync(base)) return null;
+  let best: { level: number; bytes: number } | null = null;
+  for (const dir of readdirSync(base).filter((d) => /^index\d+$/.test(d))) {
+    const read = (f: string) => readFileSync(`${base}/${dir}/${f}`, 'utf8').trim();
+    if (!/^(Data|Unified)$/.test(read('type'))) continue;
+    const m = /^(\d+)([KMG]?)$/.exec(read('size'));
+    if (!m) continue;
+    const bytes = Number(m[1]) * ({ '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 } as Record<string, number>)[m[2]!]!;
+    const level = Number(read('level'));
+    if (!best || level > best.level) best = { level, bytes };
+  }
+  return best?.bytes ?? null;
+}
+
+describe('cpuFeatures lastLevelCacheBytes', () => {
+  it('is the largest cache level sysfs lists for cpu0 (glibc sysconf read 320 MiB for a 32 MiB L3 on an EPYC guest)', { skip: wasm || sysfsLastLevelCache() === null ? 'no sysfs cache directory (or WebAssembly)' : false }, () => {
+    assert.equal(cpuFeatures().lastLevelCacheBytes, sysfsLastLevelCache());
   });
 });
 

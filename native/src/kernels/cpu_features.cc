@@ -6,7 +6,9 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <fstream>
 #include <mutex>
 #include <thread>
@@ -100,6 +102,38 @@ int affinity_cpus() {
   return n > 0 ? static_cast<int>(n) : 1;
 }
 
+/**
+ * Largest data or unified cache cpu0 sees, in bytes: sysfs cache/index<N> (level, type, size
+ * "32768K"), then sysconf's L3 and L2; 0 when none answers. See CpuFeatures::last_level_cache_bytes.
+ */
+uint64_t last_level_cache() {
+#if defined(__linux__)
+  int best_level = 0;
+  uint64_t best = 0;
+  for (int i = 0; i < 16; ++i) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    std::ifstream level_in(dir + "level"), type_in(dir + "type"), size_in(dir + "size");
+    int level = 0;
+    std::string type, size;
+    if (!(level_in >> level) || !(type_in >> type) || !(size_in >> size)) continue;
+    if (type != "Data" && type != "Unified") continue;
+    char* end = nullptr;
+    const unsigned long long n = std::strtoull(size.c_str(), &end, 10);
+    if (end == size.c_str()) continue;
+    const uint64_t scale = *end == 'K' ? 1024 : *end == 'M' ? 1024 * 1024 : *end == 'G' ? 1024ull << 20 : 1;
+    if (level > best_level) best_level = level, best = n * scale;
+  }
+  if (best > 0) return best;
+#endif
+#if defined(__linux__) && defined(_SC_LEVEL3_CACHE_SIZE)
+  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (l3 > 0) return static_cast<uint64_t>(l3);
+  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  if (l2 > 0) return static_cast<uint64_t>(l2);
+#endif
+  return 0;
+}
+
 CpuFeatures detect() {
   CpuFeatures f;
 #if defined(__x86_64__)
@@ -149,6 +183,7 @@ CpuFeatures detect() {
   if (f.model.empty()) f.model = proc_cpuinfo_model();
   if (f.model.empty()) f.model = "unknown CPU";
   f.logical_cores = affinity_cpus();
+  f.last_level_cache_bytes = last_level_cache();
   const std::pair<bool, const char*> named[] = {
       {f.avx2, "avx2"},           {f.fma, "fma"},           {f.avx512f, "avx512f"},
       {f.avx512bw, "avx512bw"},   {f.avx512vl, "avx512vl"}, {f.avx512_bf16, "avx512_bf16"},

@@ -5,6 +5,7 @@
 // -march=native. Plain C++17: no N-API types, never throws.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,14 @@ struct CpuFeatures {
   std::string vendor;        // "GenuineIntel", "AuthenticAMD", ... ("" when unknown)
   std::string model;         // brand string, e.g. "AMD EPYC 9B45"; "unknown CPU" when unreadable
   int logical_cores = 1;     // CPUs this process may run on (affinity mask)
+  /**
+   * Size in bytes of the largest data (or unified) cache level cpu0 sees, from Linux's
+   * /sys/devices/system/cpu/cpu0/cache/index<N>/{level,type,size}; sysconf(_SC_LEVEL3_CACHE_SIZE),
+   * then L2, where sysfs has no cache directory; 0 when unknown (WebAssembly, other OSes).
+   * sysfs comes first because glibc's sysconf misreports some AMD guests: 320 MiB for the
+   * 32 MiB L3 of a 2-vCPU EPYC (family 25 model 17) VM, where sysfs and lscpu say 32 MiB.
+   */
+  uint64_t last_level_cache_bytes = 0;
   /**
    * Present features by their /proc/cpuinfo names, from: avx2, fma, avx512f, avx512bw,
    * avx512vl, avx512_bf16, avx512_fp16, amx_tile, amx_bf16, amx_int8, neon, simd128 (the peaks' list).

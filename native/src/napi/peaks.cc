@@ -78,7 +78,7 @@ class PeakWorker : public Napi::AsyncWorker {
   PeakResult result_;
 };
 
-// cpuFeatures() -> { names: string[], vendor, model, logicalCores, amxOsState }
+// cpuFeatures() -> { names: string[], vendor, model, logicalCores, lastLevelCacheBytes, amxOsState }
 Napi::Value CpuFeatures(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const attnscope::CpuFeatures& f = attnscope::cpu_features();
@@ -89,6 +89,7 @@ Napi::Value CpuFeatures(const Napi::CallbackInfo& info) {
   out.Set("vendor", f.vendor);
   out.Set("model", f.model);
   out.Set("logicalCores", f.logical_cores);
+  out.Set("lastLevelCacheBytes", static_cast<double>(f.last_level_cache_bytes));
   out.Set("amxOsState", f.amx_os_state);
   return out;
 }

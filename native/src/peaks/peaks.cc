@@ -153,16 +153,6 @@ PeakResult compute_peak(ComputeLoop loop, const char* isa, const std::string& wh
   return r;
 }
 
-uint64_t last_level_cache_bytes() {
-#if defined(__linux__) && defined(_SC_LEVEL3_CACHE_SIZE)
-  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-  if (l3 > 0) return static_cast<uint64_t>(l3);
-  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-  if (l2 > 0) return static_cast<uint64_t>(l2);
-#endif
-  return 0;  // unknown (WebAssembly, other OSes)
-}
-
 uint64_t available_memory_bytes() {
   std::ifstream meminfo("/proc/meminfo");
   std::string key;
@@ -287,7 +277,7 @@ PeakResult measure_read_bandwidth(const PeakParams& params, uint64_t buffer_byte
   PeakResult r;
   r.isa = isa;
   r.threads = resolve_threads(params.threads);
-  const uint64_t llc_read = last_level_cache_bytes();
+  const uint64_t llc_read = f.last_level_cache_bytes;
   const uint64_t llc = llc_read > 0 ? llc_read : uint64_t{32} << 20;
   constexpr uint64_t kMiB = uint64_t{1} << 20;
   // A guest of a big host often reports the whole socket's L3 (e.g. 508 MiB to a 2-CPU VM
