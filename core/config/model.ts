@@ -401,6 +401,14 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
 
   const softcap = r.num('attnLogitSoftcapping', ['attn_logit_softcapping'], { integer: false, min: 0 });
   r.reportTypos();
+  // Read before the verdict so that a bad tower size is refused beside the text config's problems
+  // (hiddenSize only sizes the projector, and the value is dropped when any is an error).
+  const vision = readVisionTower(root, rootModelType(root), hiddenSize ?? 1, r.problems);
+  if (vision && (vision.params === null || vision.projectorParams === null || / is not counted/.test(vision.note))) {
+    // A tower, projector or encoder whose weights are left out: said at its key, not only in the estimate's notes.
+    const key = ['vision_config', ...OTHER_ENCODERS.map(([k]) => k)].map((k) => getProperty(root, k)).find((p) => p !== undefined);
+    r.problem('info', 'encoder-not-counted', vision.note, key?.keyRange ?? anchor);
+  }
   const hasError = r.problems.some((p) => p.severity === 'error');
   if (hasError || hiddenSize === undefined || numLayers === undefined || numHeads === undefined || vocabSize === undefined
     || numKvHeads === undefined || headDim === undefined || intermediateSize === undefined) {
@@ -408,12 +416,6 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   }
 
   const attention: AttentionKind = mla ? 'mla' : numKvHeads === numHeads ? 'mha' : numKvHeads === 1 ? 'mqa' : 'gqa';
-  const vision = readVisionTower(root, rootModelType(root), hiddenSize);
-  if (vision && (vision.params === null || vision.projectorParams === null || / is not counted/.test(vision.note))) {
-    // A tower, projector or encoder whose weights are left out: said at its key, not only in the estimate's notes.
-    const key = ['vision_config', ...OTHER_ENCODERS.map(([k]) => k)].map((k) => getProperty(root, k)).find((p) => p !== undefined);
-    r.problem('info', 'encoder-not-counted', vision.note, key?.keyRange ?? anchor);
-  }
   const spec: ModelSpec = {
     modelType,
     architectures,

@@ -4,8 +4,9 @@
  * is known, else said to be left out. The text model is what the KV cache and the kernels see;
  * the tower adds weights (and parameters) only.
  */
+import { describe } from './keys';
 import { getProperty, type ValueNode } from './tree';
-import type { VisionTower } from './types';
+import type { Problem, VisionTower } from './types';
 
 /** A vision tower whose shapes are modelled: its config class's defaults and its parameter count. */
 interface TowerKind {
@@ -353,18 +354,25 @@ function llavaLoadedLayers(root: ValueNode, total: number): { layers: number; fe
   return { layers, featureLayers: node?.type === 'array' ? indices.length : 1, written };
 }
 
+/** The largest tower size read (2^20): far above any released tower, small enough that its width² products stay exact. */
+const MAX_TOWER_SIZE = 1 << 20;
+
 /** A positive integer no bigger than 2^20 (a tower's size), else undefined. */
 function intValue(v: ValueNode | undefined): number | undefined {
-  return v?.type === 'number' && typeof v.value === 'number' && Number.isInteger(v.value) && v.value >= 1 && v.value <= 1 << 20 ? v.value : undefined;
+  return v?.type === 'number' && typeof v.value === 'number' && Number.isInteger(v.value) && v.value >= 1 && v.value <= MAX_TOWER_SIZE ? v.value : undefined;
 }
 
 /**
  * Reads `vision_config` of a config root. Null when there is none.
  * @param family the root model_type, lower case (gemma3, llava, paligemma, qwen2_vl, mllama, ...).
  * @param textHidden the text model's hidden_size (the projector's output width).
+ * @param problems receives an error (code invalid-value or wrong-type) at each size key of the
+ *   tower that is written but is no integer from 1 to 2^20 (a string, -14, 0, 1e300): such a value is
+ *   refused as the text config's are, never replaced by the class default. A key absent or null
+ *   takes the default, said in the note.
  */
-export function readVisionTower(root: ValueNode, family: string, textHidden: number): VisionTower | null {
-  const tower = readTower(root, family, textHidden);
+export function readVisionTower(root: ValueNode, family: string, textHidden: number, problems: Problem[] = []): VisionTower | null {
+  const tower = readTower(root, family, textHidden, problems);
   // Another encoder beside the tower (MiniCPM-o's audio_config, Phi-4-multimodal's audio_processor) is not counted either.
   // (Phi-3-vision's embd_layer describes the image embedding counted from its img_processor.)
   const other = OTHER_ENCODERS.find(([key]) => key !== 'visual' && key !== tower?.modelType && !(family === 'phi3_v' && key === 'embd_layer')
@@ -406,7 +414,25 @@ function phi3vTower(processor: ValueNode, textHidden: number): VisionTower {
   };
 }
 
-function readTower(root: ValueNode, family: string, textHidden: number): VisionTower | null {
+/**
+ * The error for a tower size key written with a value intValue refuses (null counts as absent),
+ * or null when the value is usable or absent. `pair`: [height, width] is accepted (InternVL).
+ */
+function badSize(key: string, v: ValueNode | undefined, pair: boolean): Problem | null {
+  if (!v || v.type === 'null') return null;
+  const data = { key: `vision_config.${key}` };
+  if (pair && v.type === 'array') {
+    if (v.items?.length === 2) return badSize(key, v.items[0], false);
+    return { severity: 'error', code: 'invalid-value', message: `"${key}" in vision_config must be an integer or a [height, width] pair, not an array of ${v.items?.length ?? 0}`, range: v.range, data };
+  }
+  if (v.type !== 'number' || typeof v.value !== 'number') {
+    return { severity: 'error', code: 'wrong-type', message: `"${key}" in vision_config must be a number, not ${describe(v)}`, range: v.range, data: { ...data, expected: 'number' } };
+  }
+  const why = !Number.isInteger(v.value) ? 'an integer' : v.value < 1 ? 'at least 1' : v.value > MAX_TOWER_SIZE ? `at most ${MAX_TOWER_SIZE}` : null;
+  return why ? { severity: 'error', code: 'invalid-value', message: `"${key}" in vision_config must be ${why}, not ${v.value}`, range: v.range, data } : null;
+}
+
+function readTower(root: ValueNode, family: string, textHidden: number, problems: Problem[]): VisionTower | null {
   let node = getProperty(root, 'vision_config')?.value;
   const processor = getProperty(root, 'img_processor')?.value;
   if (!node && family === 'phi3_v' && processor?.type === 'object') return phi3vTower(processor, textHidden);
@@ -433,6 +459,16 @@ function readTower(root: ValueNode, family: string, textHidden: number): VisionT
     let value: number | undefined;
     for (const alias of KEY_ALIASES[key] ?? [key]) {
       const v = getProperty(node, alias)?.value;
+      if (LIST_LENGTH_KEYS.has(key)) {
+        if (v && v.type !== 'null' && v.type !== 'array') problems.push({ severity: 'error', code: 'wrong-type', message: `"${alias}" in vision_config must be a list, not ${describe(v)}`, range: v.range, data: { key: `vision_config.${alias}`, expected: 'array' } });
+      } else if (key === 'mlp_ratio') {
+        if (v && v.type !== 'null' && !(v.type === 'number' && typeof v.value === 'number' && v.value > 0 && v.value <= 64)) {
+          problems.push({ severity: 'error', code: v.type === 'number' ? 'invalid-value' : 'wrong-type', message: `"mlp_ratio" in vision_config must be a number above 0 and at most 64, not ${v.type === 'number' ? String(v.value) : describe(v)}`, range: v.range, data: { key: 'vision_config.mlp_ratio' } });
+        }
+      } else {
+        const bad = badSize(alias, v, true);
+        if (bad) problems.push(bad);
+      }
       // supported_aspect_ratios is a list: its length counts (MllamaVisionConfig.max_aspect_ratio_id);
       // deepstack_visual_indexes: one merger per entry. InternVL's HF form writes image_size and
       // patch_size as [height, width]: square, the first counts.

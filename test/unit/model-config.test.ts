@@ -603,6 +603,39 @@ test('gemma-3-12b-it: the top-level torch_dtype wins, and the SigLIP tower and p
   assert.match(m.vision!.note, /^the SigLIP vision tower \(27 layers, hidden 1152, patch 14 at 896 px\) and its projector into the text model are counted$/);
 });
 
+test('a vision_config size written wrong is refused at its value, not replaced by the class default', () => {
+  // SiglipVisionConfig would build no tower from patch_size -14, "14" or 0, image_size 0, num_hidden_layers -3
+  // or hidden_size 1e300; the tool used to take its defaults (patch 16, image 224, 12 layers, hidden 768) and
+  // say "not in vision_config", exit 0.
+  const cases: Array<[string, unknown, string]> = [
+    ['patch_size', -14, '"patch_size" in vision_config must be at least 1, not -14'],
+    ['patch_size', '14', '"patch_size" in vision_config must be a number, not the string "14"'],
+    ['patch_size', 0, '"patch_size" in vision_config must be at least 1, not 0'],
+    ['image_size', 0, '"image_size" in vision_config must be at least 1, not 0'],
+    ['num_hidden_layers', -3, '"num_hidden_layers" in vision_config must be at least 1, not -3'],
+    ['hidden_size', 1e300, '"hidden_size" in vision_config must be at most 1048576, not 1e+300'],
+    ['intermediate_size', 4304.5, '"intermediate_size" in vision_config must be an integer, not 4304.5'],
+  ];
+  for (const [key, value, message] of cases) {
+    const text = JSON.stringify({ ...GEMMA3_12B_IT, vision_config: { ...GEMMA3_12B_IT.vision_config, [key]: value } }, null, 2);
+    const r = readModelConfig(text);
+    assert.equal(r.value, null, `${key}: ${JSON.stringify(value)}`);
+    const errors = r.problems.filter((p) => p.severity === 'error');
+    assert.deepEqual(errors.map((p) => p.message), [message]);
+    assert.equal(at(text, errors[0]!), JSON.stringify(value));
+    assert.equal(errors[0]!.data?.key, `vision_config.${key}`);
+  }
+  // Absent or null still takes the class default, said in the note (SiglipVisionConfig: patch_size 16).
+  const { patch_size: _dropped, ...noPatch } = GEMMA3_12B_IT.vision_config;
+  for (const vision of [noPatch, { ...noPatch, patch_size: null }]) {
+    const m = readModelConfig(JSON.stringify({ ...GEMMA3_12B_IT, vision_config: vision })).value!;
+    assert.match(m.vision!.note, /patch 16 at 896 px.*not in vision_config, taken from transformers' siglip_vision_model defaults: patch_size 16/);
+  }
+  // A text-config error and a vision one are reported together.
+  const both = readModelConfig(JSON.stringify({ ...GEMMA3_12B_IT, text_config: { ...GEMMA3_12B_IT.text_config, num_hidden_layers: 0 }, vision_config: { ...GEMMA3_12B_IT.vision_config, patch_size: 0 } }));
+  assert.equal(both.problems.filter((p) => p.severity === 'error').length, 2);
+});
+
 /** llava-hf/llava-1.5-7b-hf's config.json: its text_config relies on LlamaConfig's defaults for every size. */
 const LLAVA_15_7B = {
   architectures: ['LlavaForConditionalGeneration'], ignore_index: -100, image_token_index: 32000, model_type: 'llava', pad_token_id: 32001,
