@@ -630,7 +630,7 @@ function readVllmBench(path: string, sink: TraceSink, drop: (why: string) => voi
   const start = doc.startTimes;
   if (!start) {
     notes.push(
-      doc.requestRate !== null && Number.isFinite(doc.requestRate) && doc.requestRate > 0
+      doc.requestRate !== null && Number.isFinite(doc.requestRate)
         ? `the result has no start_times: arrivals spaced evenly at its request_rate ${doc.requestRate}/s`
         : `the result has no start_times and ${doc.requestRate === null ? 'no request_rate' : 'request_rate inf'}: every request arrives at 0 s`,
     );
@@ -641,8 +641,7 @@ function readVllmBench(path: string, sink: TraceSink, drop: (why: string) => voi
       drop('failed (errors non-empty)');
       continue;
     }
-    const arrivalS = start ? start[i] : doc.requestRate !== null && Number.isFinite(doc.requestRate) && doc.requestRate > 0 ? i / doc.requestRate : 0;
-    if (typeof arrivalS !== 'number' || !Number.isFinite(arrivalS)) throw new TraceError(path, 1, 1, `start_times[${i}] must be a number of seconds, got ${JSON.stringify(arrivalS) ?? 'nothing'}`);
+    const arrivalS = start ? start[i]! : doc.requestRate !== null && Number.isFinite(doc.requestRate) ? i / doc.requestRate : 0;
     if (doc.outputLens[i] === 0) {
       drop('with output_lens 0');
       continue;
@@ -703,21 +702,40 @@ export function readVllmResult(path: string): VllmBenchResult {
     return a;
   };
   sameLength('output_lens', outputLens);
+  let tree: jsonc.Node | undefined;
+  /** Line and column of the value at `location` (1:1 when the tree has none). */
+  const where = (location: jsonc.JSONPath) => {
+    tree ??= jsonc.parseTree(text) ?? { type: 'null', offset: 0, length: 0 };
+    return offsetToLineColumn(text, jsonc.findNodeAtLocation(tree, location)?.offset ?? 0);
+  };
   const rr = v.request_rate;
-  let modelId: VllmBenchResult['modelId'] = null;
-  if (typeof v.model_id === 'string' && v.model_id !== '') {
-    const node = jsonc.findNodeAtLocation(jsonc.parseTree(text) ?? { type: 'null', offset: 0, length: 0 }, ['model_id']);
-    modelId = { value: v.model_id, ...offsetToLineColumn(text, node?.offset ?? 0) };
+  // vLLM's benchmark writes a rate > 0 or "inf" (benchmark_serving: request_rate if < inf else "inf");
+  // anything else would replay as one burst at 0 s under a note that says inf.
+  let requestRate: number | null;
+  if (rr === undefined || rr === null) requestRate = null;
+  else if (rr === 'inf' || rr === 'Infinity') requestRate = Infinity;
+  else if (typeof rr === 'number' && Number.isFinite(rr) && rr > 0) requestRate = rr;
+  else {
+    const { line, column } = where(['request_rate']);
+    throw new TraceError(path, line, column, `request_rate must be a positive number of requests/s or "inf", got ${JSON.stringify(rr)}`);
   }
+  const startTimes = sameLength('start_times', nums('start_times')) as number[] | null;
+  const bad = startTimes?.findIndex((t) => typeof t !== 'number' || !Number.isFinite(t)) ?? -1;
+  if (bad >= 0) {
+    const { line, column } = where(['start_times', bad]);
+    throw new TraceError(path, line, column, `start_times[${bad}] must be a number of seconds, got ${JSON.stringify(startTimes![bad]) ?? 'nothing'}`);
+  }
+  let modelId: VllmBenchResult['modelId'] = null;
+  if (typeof v.model_id === 'string' && v.model_id !== '') modelId = { value: v.model_id, ...where(['model_id']) };
   return {
     inputLens,
     outputLens,
     ttfts: sameLength('ttfts', nums('ttfts')) as number[] | null,
     itls: sameLength('itls', Array.isArray(v.itls) ? (v.itls as number[][]) : null) as number[][] | null,
-    startTimes: sameLength('start_times', nums('start_times')) as number[] | null,
+    startTimes,
     errors: sameLength('errors', Array.isArray(v.errors) ? (v.errors as string[]) : null) as string[] | null,
     duration: typeof v.duration === 'number' && v.duration > 0 ? v.duration : null,
-    requestRate: typeof rr === 'number' ? rr : rr === 'inf' || rr === 'Infinity' ? Infinity : rr === undefined || rr === null ? null : Number(rr),
+    requestRate,
     maxConcurrency: typeof v.max_concurrency === 'number' ? v.max_concurrency : null,
     modelId,
   };

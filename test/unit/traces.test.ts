@@ -296,7 +296,20 @@ test('every integer a trace carries is bounded by int32 (vLLM keeps token counts
   const bench = write('big-bench.json', JSON.stringify({ input_lens: [100, 2 ** 31], output_lens: [10, 20] }));
   assert.equal(cliLine(() => readTraceFile(bench, { maxModelLen: 8192 })), `${bench}:1:1: input_lens[1] must be an integer from 1 to 2147483647, got 2147483648`);
   const starts = write('bad-starts.json', JSON.stringify({ input_lens: [100, 200], output_lens: [10, 20], start_times: [0, 'soon'] }));
-  assert.equal(cliLine(() => readTraceFile(starts, { maxModelLen: 8192, format: 'vllm-bench' })), `${starts}:1:1: start_times[1] must be a number of seconds, got "soon"`);
+  // At the value: `{"input_lens":[100,200],"output_lens":[10,20],"start_times":[0,` is 63 characters.
+  assert.equal(cliLine(() => readTraceFile(starts, { maxModelLen: 8192, format: 'vllm-bench' })), `${starts}:1:64: start_times[1] must be a number of seconds, got "soon"`);
+});
+
+test('a vllm bench serve result whose request_rate is no rate > 0 or "inf" is refused at the value (it replayed as one burst, noted "request_rate inf")', () => {
+  // vLLM's benchmark writes request_rate as the float it ran at, or "inf"; -4, 0, "fast" come from no run.
+  // `{"input_lens":[10,20],"output_lens":[5,6],"request_rate":` is 57 characters: the value at column 58.
+  for (const [rate, shown] of [[-4, '-4'], [0, '0'], ['fast', '"fast"'], [true, 'true']] as const) {
+    const f = write('bad-rate.json', JSON.stringify({ input_lens: [10, 20], output_lens: [5, 6], request_rate: rate }));
+    assert.equal(cliLine(() => readTraceFile(f, { maxModelLen: 8192 })), `${f}:1:58: request_rate must be a positive number of requests/s or "inf", got ${shown}`);
+  }
+  // 0.5/s: evenly spaced 2 s apart, as before.
+  const slow = readTraceFile(write('slow-rate.json', JSON.stringify({ input_lens: [10, 20], output_lens: [5, 6], request_rate: 0.5 })), { maxModelLen: 8192 });
+  assert.deepEqual([...slow.requests.arrivalS], [0, 2]);
 });
 
 test('a key given twice on a trace line is refused at its second writing, in attnscope and Mooncake JSONL', () => {
