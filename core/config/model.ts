@@ -308,6 +308,12 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   const moeInter = r.num(null, llama4 ? ['intermediate_size'] : ['moe_intermediate_size'], { max: MAX_WIDTH });
   const numExperts = r.num(null, ALIASES.numExperts, { min: 0 });
   let moe: MoeSpec | null = null;
+  const nullExperts = numExperts === undefined ? scopes.flatMap(({ node }) => ALIASES.numExperts.map((k) => getProperty(node, k))).find((p) => p?.value.type === 'null') : undefined;
+  if (nullExperts && r.find([...ALIASES.numExpertsPerTok, 'moe_intermediate_size'])) {
+    // DeepSeek-V3 with "n_routed_experts": null: transformers keeps None, and vLLM's deepseek_v2.py
+    // builds a layer's MoE only when n_routed_experts is not None, so every layer gets the dense MLP.
+    r.problem('warning', 'experts-null', `"${nullExperts.key}" is null, so no layer has experts: every layer is counted as a dense MLP of intermediate_size, as vLLM builds it (deepseek_v2.py makes a layer MoE only when n_routed_experts is not None), though the config names ${r.find(ALIASES.numExpertsPerTok) ? 'experts per token' : 'an expert width'}; write the expert count for the MoE model`, nullExperts.value.range, { key: nullExperts.key });
+  }
   if (numExperts !== undefined && numExperts > 0) {
     const topk = r.num(null, ALIASES.numExpertsPerTok);
     if (topk === undefined && !r.find(ALIASES.numExpertsPerTok)) {

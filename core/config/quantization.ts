@@ -1,5 +1,5 @@
 /** quantization_config of a HuggingFace config -> how the published weights are stored (core/config/model.ts reads it). */
-import type { KeyReader } from './keys';
+import { describe, type KeyReader } from './keys';
 import { getProperty, type ValueNode } from './tree';
 import type { GroupedQuantization, LayerSkips, QuantizationSpec } from './types';
 
@@ -28,6 +28,13 @@ export function readQuantization(r: KeyReader): QuantizationSpec | null {
   if (typeof method !== 'string') return null;
   const m = method.toLowerCase();
   if (m === 'fp8') {
+    // vLLM fp8.py Fp8Config: weight_block_size "must have 2 dimensions" (block-wise scales, one
+    // per [n, k] block: DeepSeek-V3's [128, 128]); a 0 or a fraction gives no block layout.
+    const block = getProperty(q, 'weight_block_size')?.value;
+    if (block && block.type !== 'null' && !(block.type === 'array' && block.items?.length === 2
+      && block.items.every((b) => b.type === 'number' && typeof b.value === 'number' && Number.isInteger(b.value) && b.value >= 1 && b.value <= 1 << 20))) {
+      r.problem('error', 'invalid-value', `"weight_block_size" must be two integers from 1 (the [n, k] block of one fp8 scale, e.g. [128, 128]), not ${block.type === 'array' ? `[${(block.items ?? []).map((b) => (b.type === 'string' ? JSON.stringify(b.value) : String(b.value))).join(', ')}]` : describe(block)}`, block.range, { key: `${found.path}.weight_block_size` });
+    }
     // vLLM fp8.py Fp8Config.from_config: ignored_layers, else modules_to_not_convert.
     const ignored = strings(getProperty(q, 'ignored_layers')?.value);
     return withSkips({ method, bitsPerWeight: 8, scope: 'all' }, exactSkips(ignored.length > 0 ? ignored : strings(getProperty(q, 'modules_to_not_convert')?.value)));

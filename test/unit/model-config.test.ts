@@ -1214,3 +1214,29 @@ test('a key one or two letters from one the reader looks for and does not find i
   // hidden_size it has; neither is a typo's target).
   assert.deepEqual(readModelConfig(text).problems.filter((p) => p.code === 'unknown-key'), []);
 });
+
+test('DeepSeek-V3 with "n_routed_experts": null is warned at the null (read dense, as vLLM builds it), and a weight_block_size that is no [n, k] of integers >= 1 is an error at its value (s37 newcomer 7)', () => {
+  const text = fixtureText('DeepSeek-V3');
+  // vLLM deepseek_v2.py DeepseekV2DecoderLayer: the MoE only `if config.n_routed_experts is not None and
+  // layer_idx >= first_k_dense_replace and layer_idx % moe_layer_freq == 0`; else DeepseekV2MLP.
+  const nulled = text.replace('"n_routed_experts": 256', '"n_routed_experts": null');
+  const dense = readModelConfig(nulled);
+  assert.equal(dense.value!.moe, null);
+  const w = only(dense.problems, 'experts-null');
+  assert.equal(w.severity, 'warning');
+  assert.equal(at(nulled, w), 'null');
+  assert.match(w.message, /^"n_routed_experts" is null, so no layer has experts: every layer is counted as a dense MLP of intermediate_size/);
+  // The published config: no such warning.
+  assert.equal(readModelConfig(text).problems.filter((p) => p.code === 'experts-null').length, 0);
+  // vLLM Fp8Config: "The quantization block size of weight must have 2 dimensions"; a 0 leaves no block.
+  const block = (value: string) => text.replace(/"weight_block_size": \[\s*128,\s*128\s*\]/, `"weight_block_size": ${value}`);
+  for (const [value, shown] of [['[0, 128]', '[0, 128]'], ['[128]', '[128]'], ['[128.5, 128]', '[128.5, 128]'], ['"128"', 'the string "128"']]) {
+    const t = block(value);
+    assert.notEqual(t, text);
+    const r = readModelConfig(t);
+    assert.equal(r.value, null, value);
+    const e = only(r.problems, 'invalid-value');
+    assert.equal(e.message, `"weight_block_size" must be two integers from 1 (the [n, k] block of one fp8 scale, e.g. [128, 128]), not ${shown}`);
+    assert.equal(at(t, e), value);
+  }
+});
