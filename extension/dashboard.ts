@@ -168,7 +168,17 @@ export class Dashboard implements vscode.Disposable {
     if (msg.type === 'runSaved' && this.current) this.current = { ...this.current, id: msg.id };
     if ((this.current?.id ?? null) !== shownBefore) this.rememberShown();
     // A running sweep's start and latest progress, replayed to a page that opens or reloads while it runs.
-    if (msg.type === 'sweepStarted') this.sweepLive = [msg];
+    if (msg.type === 'sweepStarted') {
+      this.sweepLive = [msg];
+      // The report shown was another sweep's (another profile's, or an earlier sweep of this one): under
+      // the running sweep's line it read as this sweep's result (s37 newcomer-ed 1). The page drops it
+      // alike (webview/model.ts); a reload or reopened dashboard does not bring it back.
+      if (this.sweep) {
+        this.sweep = null;
+        this.shownSweepLoaded = true;
+        void this.shownRun?.saveSweep(null, (err) => this.host.log.warn(`could not record the sweep the dashboard shows: ${err instanceof Error ? err.message : String(err)}`));
+      }
+    }
     else if (msg.type === 'sweepProgress' && this.sweepLive.length > 0) this.sweepLive = [this.sweepLive[0]!, msg];
     // An ended sweep's start and end stay, so a page that opens after it (the sweep's end opens a
     // closed dashboard with its report) shows how it ended; the next sweepStarted replaces them.

@@ -91,9 +91,9 @@ export class ShownRunStore {
     return this.patch({ shownRunId: id }, [], onError);
   }
 
-  /** Records `file` (a sweep-report.json) as the sweep the Sweep tab shows, keeping the run recorded; errors as save(). */
-  saveSweep(file: string, onError: (err: unknown) => void = () => undefined): Promise<void> {
-    return this.patch({ shownSweepFile: file }, [], onError);
+  /** Records `file` (a sweep-report.json; null: none, a sweep of the editor's runs) as the sweep the Sweep tab shows, keeping the run recorded; errors as save(). */
+  saveSweep(file: string | null, onError: (err: unknown) => void = () => undefined): Promise<void> {
+    return file === null ? this.patch({}, ['shownSweepFile'], onError) : this.patch({ shownSweepFile: file }, [], onError);
   }
 
   /**

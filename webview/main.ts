@@ -24,9 +24,9 @@ import { composePng } from './png';
 import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './latency';
 import { buildDifference, comparePools, compareRuns, kindDifference, loadDifference, modelDifference, sameRun, workloadDifference } from './compare';
 import { sweepProvenance } from '../core/sweepFigures';
-import { metricsOf as sweepMetricsOf, sweepAxisCharts, sweepBestText, sweepTable, sweepTitle } from './sweep';
+import { metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepBestText, sweepTable, sweepTitle } from './sweep';
 import { formatCount, formatDuration, formatLoadNote, formatPercent, formatRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
-import { emptyModel, reduce, rerunOf, skippedNote, type DashboardModel, type ViewRun } from './model';
+import { emptyModel, reduce, rerunOf, restoredModel, skippedNote, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
 
@@ -35,7 +35,8 @@ import { loadState, onMessage, post, saveState, type PersistedState } from './vs
 Chart.register(...registerables, fitTextPlugin, bandLabelPlugin);
 
 const restored = loadState();
-let model: DashboardModel = restored?.model ?? emptyModel;
+// A run saved as running ended with the window that reloaded (model.ts restoredModel): not shown running until `init` says so.
+let model: DashboardModel = restored?.model ? restoredModel(restored.model) : emptyModel;
 let tab: PersistedState['tab'] = restored?.tab ?? 'run';
 let palette: Palette = readPalette();
 const charts = new Map<ChartId, Chart>();
@@ -187,6 +188,8 @@ sweepMetric.addEventListener('change', () => {
 /** The Sweep table as CSV (the extension writes it: extension/exportSweep.ts); the run's Export buttons are hidden on this tab. */
 const sweepExportCsv = button('Export CSV', () => model.sweep && post({ type: 'exportSweep', report: model.sweep }), { id: 'btn-export-sweep-csv', secondary: '' });
 const sweepSummary = el('p', { id: 'sweep-summary' });
+/** Over a report opened while the editor's sweep runs, or after it was cancelled, failed or refused: which sweep the report is, and that it is not that one's. */
+const sweepOther = el('p', { id: 'sweep-other', class: 'warning' });
 const sweepBest = el('p', { id: 'sweep-best' });
 /** Under the best line: the points left out of it and why, or why no point is the best (webview/sweep.ts sweepBestText). */
 const sweepBestNotes = el('div', { id: 'sweep-best-notes' });
@@ -222,7 +225,7 @@ const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.index
     el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
     el('p', { class: 'muted' }, 'Changes are flagged only when neither median lies inside the other run\'s p10–p90 range for that case.'),
     compareResult),
-  el('vscode-tab-panel', {}, sweepRunBar, sweepSummary, sweepBar, sweepBest, sweepBestNotes, sweepBestVllm, sweepCharts, sweepPointsHeading, sweepTableBox, sweepSources),
+  el('vscode-tab-panel', {}, sweepRunBar, sweepOther, sweepSummary, sweepBar, sweepBest, sweepBestNotes, sweepBestVllm, sweepCharts, sweepPointsHeading, sweepTableBox, sweepSources),
 );
 tabs.addEventListener('vsc-tabs-select', (e: Event) => {
   tab = TABS[(e as CustomEvent<{ selectedIndex: number }>).detail.selectedIndex] ?? 'run';
@@ -515,6 +518,7 @@ function renderSweep(): void {
   if (!report) {
     // While a sweep runs its line above says so; its table comes when it ends.
     sweepSummary.textContent = model.sweepRun?.status === 'running' ? '' : 'No sweep open: run one with the Run sweep code lens on a profile\'s sweep: key (or AttnScope: Run sweep), or open a finished one from History (or AttnScope: Open sweep results). From a terminal: attnscope sweep <profile>, or attnscope merge DIR... for shards.';
+    sweepOther.hidden = true;
     sweepBest.textContent = '';
     sweepBestNotes.replaceChildren();
     sweepBestVllm.hidden = true;
@@ -525,7 +529,10 @@ function renderSweep(): void {
     return;
   }
   const envs = Object.keys(report.environments).length;
-  sweepSummary.textContent = `${report.name} · sweep ${report.sweepId} · job ${report.job} · ${report.rows.length} results for ${report.total - report.missing.length} of ${report.total} points${envs > 1 ? ` on ${envs} kinds of machine` : ''}${report.missing.length > 0 ? ` · missing: ${report.missing.map((m) => m.label).join('; ')}` : ''}`;
+  const other = otherSweepNote(report, model.sweepRun ?? null);
+  sweepOther.textContent = other ?? '';
+  sweepOther.hidden = other === null;
+  sweepSummary.replaceChildren(`${report.name} · sweep ${report.sweepId}`, ...(report.createdAt ? [' · merged ', runTime(report.createdAt)] : []), ` · job ${report.job} · ${report.rows.length} results for ${report.total - report.missing.length} of ${report.total} points${envs > 1 ? ` on ${envs} kinds of machine` : ''}${report.missing.length > 0 ? ` · missing: ${report.missing.map((m) => m.label).join('; ')}` : ''}`);
   const bestText = sweepBestText(report);
   sweepBest.textContent = bestText.best;
   sweepBestNotes.replaceChildren(...bestText.notes.map((line) => el('p', { class: 'note' }, line)));
@@ -580,7 +587,7 @@ let frameQueued = false;
 let chartsDrawnAt = -Infinity;
 let chartTimer: ReturnType<typeof setTimeout> | undefined;
 let historyDrawn: { runs: DashboardModel['runs']; sweeps: DashboardModel['sweeps']; compare: DashboardModel['compare'] } | null = null;
-let sweepDrawn: { sweep: DashboardModel['sweep']; running: boolean } | undefined;
+let sweepDrawn: { sweep: DashboardModel['sweep']; status: string | undefined } | undefined;
 
 /** Streamed messages arrived since the last render: the extension waits for `streamDrawn` to send more (extension/streamBatcher.ts). */
 let streamUndrawn = false;
@@ -602,10 +609,9 @@ function render(): void {
     historyDrawn = { runs: model.runs, sweeps: model.sweeps, compare: model.compare };
     renderHistory();
   }
-  // A sweep starting or ending changes the empty Sweep tab's text (none while one runs).
-  const sweeping = model.sweepRun?.status === 'running';
-  if (sweepDrawn?.sweep !== model.sweep || sweepDrawn.running !== sweeping) {
-    sweepDrawn = { sweep: model.sweep, running: sweeping };
+  // A sweep starting or ending changes the empty Sweep tab's text (none while one runs) and the note over another sweep's report.
+  if (sweepDrawn?.sweep !== model.sweep || sweepDrawn.status !== model.sweepRun?.status) {
+    sweepDrawn = { sweep: model.sweep, status: model.sweepRun?.status };
     renderSweep();
   }
   if (streamUndrawn) {

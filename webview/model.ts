@@ -110,18 +110,29 @@ function streaming(model: DashboardModel): ViewRun | null {
 /** The error of a run the page restored as running after its window reloaded: the run ended with that window's extension host. */
 export const STOPPED_BY_RELOAD = 'interrupted: the window reloaded or closed while it ran';
 
+/**
+ * The model a page starts from, restored from its saved state (`saved`), or the one `init` finds:
+ * a run or sweep saved as running is streaming to no page that starts, since the dashboard's page
+ * is kept while hidden (retainContextWhenHidden) and starts again only when its window reloads,
+ * which ends the runs of that window's extension host. Shown at once as stopped by the reload, not
+ * "running" with Cancel on until `init` came (3-15 s after a reload on a busy machine: s37
+ * newcomer-ed 5); a run still streaming replays its runStarted / sweepStarted after `init`.
+ */
+export function restoredModel(saved: DashboardModel): DashboardModel {
+  const current = saved.current?.status === 'running' ? { ...saved.current, status: 'cancelled' as const, error: STOPPED_BY_RELOAD, progress: null } : saved.current;
+  const sweepRun = saved.sweepRun?.status === 'running' ? { ...saved.sweepRun, status: 'interrupted' as const, progress: null, message: STOPPED_BY_RELOAD } : (saved.sweepRun ?? null);
+  return current === saved.current && sweepRun === (saved.sweepRun ?? null) ? saved : { ...saved, current, sweepRun };
+}
+
 /** The model after `msg`. Messages about a stream that is not running are ignored. */
 export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
   switch (msg.type) {
     case 'init': {
-      // `init` answers the page's `ready`: a run the page restored as running is not streaming to
-      // it (a run that is replays its runStarted right after), so the window that ran it reloaded
-      // or closed, and the run ended with its extension host. Not left "running", with Cancel on.
-      const restored = model.current?.status === 'running' ? { ...model.current, status: 'cancelled' as const, error: STOPPED_BY_RELOAD, progress: null } : model.current;
+      // `init` answers the page's `ready`: a run the page shows as running is not streaming to it
+      // (restoredModel; a run that is replays its runStarted right after).
+      const settled = restoredModel(model);
       // The extension's sweep (shown last in this window, or before it reloaded) over the page's own.
-      // A sweep restored as running is not either (one still running replays its sweepStarted after init).
-      const sweepRun = model.sweepRun?.status === 'running' ? { ...model.sweepRun, status: 'interrupted' as const, progress: null, message: STOPPED_BY_RELOAD } : (model.sweepRun ?? null);
-      return { runs: msg.runs, skippedRuns: msg.skipped ?? [], current: msg.current ? viewOfRun(msg.current, msg.currentId ?? null) : restored, compare: model.compare, sweep: msg.sweep ?? model.sweep ?? null, sweeps: msg.sweeps ?? model.sweeps ?? [], sweepRun };
+      return { runs: msg.runs, skippedRuns: msg.skipped ?? [], current: msg.current ? viewOfRun(msg.current, msg.currentId ?? null) : settled.current, compare: model.compare, sweep: msg.sweep ?? model.sweep ?? null, sweeps: msg.sweeps ?? model.sweeps ?? [], sweepRun: settled.sweepRun ?? null };
     }
     case 'runs':
       return { ...model, runs: msg.runs, skippedRuns: msg.skipped ?? [] };
@@ -183,7 +194,9 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
       // The line of an ended sweep stays only over that sweep's table: Open of another clears it (s31 newcomer-ed 3).
       return { ...model, sweep: msg.report, sweepRun: model.sweepRun && model.sweepRun.status !== 'running' && model.sweepRun.name !== msg.report.name ? null : model.sweepRun };
     case 'sweepStarted':
-      return { ...model, sweepRun: { name: msg.name, status: 'running', progress: null, message: null } };
+      // The report shown is another sweep's (another profile's, or an earlier sweep of this one): under this
+      // sweep's progress it read as its result, its Best point too (s37 newcomer-ed 1). This sweep's comes when it ends.
+      return { ...model, sweep: null, sweepRun: { name: msg.name, status: 'running', progress: null, message: null } };
     case 'sweepProgress':
       return model.sweepRun?.status === 'running' ? { ...model, sweepRun: { ...model.sweepRun, progress: { done: msg.done, total: msg.total, message: msg.message } } } : model;
     case 'sweepEnded':

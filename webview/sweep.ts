@@ -8,7 +8,7 @@
  */
 import type { ChartConfiguration, ChartDataset, Scale } from 'chart.js';
 import { toFont } from 'chart.js/helpers';
-import { durationUnit, formatCount, formatDurationIn, formatPercent, formatSignificant, NS_PER } from '../core/format';
+import { durationUnit, formatCount, formatDurationIn, formatPercent, formatRunTime, formatSignificant, NS_PER } from '../core/format';
 import type { SweepReport, SweepReportRow } from '../core/protocol/sweep';
 import { reportBuilds, rowBuild, splitByMachine, SWEEP_METRICS, type SweepMetric } from '../core/sweepFigures';
 import { ariaList, type ChartTable } from './charts';
@@ -374,4 +374,18 @@ export function sweepBestText(report: SweepReport): { best: string; notes: strin
   const b = report.best;
   if (b) return { best: `Best point: ${b.label} — ${b.rule}${b.tie ? `; ${b.tie}` : ''}.`, notes: [b.leftOut, b.acrossMachines].filter((n): n is string => !!n) };
   return { best: 'No point qualifies as best.', notes: report.noBest ?? ['(Every point rejected requests or missed the SLO; a report merged before s36 does not say which.)'] };
+}
+
+/**
+ * The note over `report` when the editor's sweep whose line the Sweep tab shows (`run`) is not the
+ * report's: one running, or cancelled, failed, refused or interrupted (no report of its own), over a
+ * report opened from History; null with no such sweep, or when it finished with this profile's
+ * report (its own). Names the report's profile, sweep id and time: a report under a sweep's line read
+ * as that sweep's result, its Best point too (s37 newcomer-ed 1).
+ */
+export function otherSweepNote(report: Pick<SweepReport, 'name' | 'sweepId' | 'createdAt'>, run: { name: string; status: string } | null): string | null {
+  if (!run || (run.status === 'finished' && run.name === report.name)) return null;
+  const when = report.createdAt ? ` of ${formatRunTime(report.createdAt)}` : '';
+  const how = run.status === 'running' ? 'that is running (its report comes when it ends)' : `that was ${run.status}`;
+  return `The report below is another sweep: ${report.name}, sweep ${report.sweepId}${when}; not the sweep of ${run.name} ${how}.`;
 }

@@ -940,6 +940,9 @@ describe('dashboard webview in Chromium', () => {
     await page.waitForFunction(() => (JSON.parse(sessionStorage.getItem('vscode-state') ?? '{}') as { model?: { current?: { status?: string; poolSamples?: unknown[] } } }).model?.current?.poolSamples?.length === 3);
     await page.reload();
     await waitForPosted(page, 'ready');
+    // s37 newcomer-ed 5: before init (3-15 s after a reload on a busy machine) it read "running", Cancel on and Run off.
+    assert.equal(await page.textContent('#run-status'), 'cancelled', 'before init');
+    assert.notEqual(await page.getAttribute('#btn-cancel', 'disabled'), null, 'no Cancel before init');
     await setTheme(page, 'dark');
     await send(page, { type: 'init', runs: [], current: null, currentId: null });
     await page.waitForFunction(() => document.querySelector('#run-status')?.textContent === 'cancelled');
@@ -1265,9 +1268,15 @@ describe('dashboard webview in Chromium', () => {
       // s31 newcomer-ed 10: a tab header never selected had no aria-selected and no tabindex (vscode-tab-header sets them when `active` changes).
       assert.deepEqual(await fresh.$$eval('vscode-tab-header', (hs) => hs.map((h) => [h.textContent, h.getAttribute('aria-selected'), h.getAttribute('tabindex')])), [['Run', 'true', '0'], ['History', 'false', '-1'], ['Sweep', 'false', '-1']]);
       assert.equal(await fresh.isVisible('#sweep-run'), false, 'no sweep line before a sweep');
+      // Another profile's finished sweep open in the tab (s37 newcomer-ed 1: it stayed under the new sweep's line, its Best point too).
+      await send(fresh, { type: 'showSweep', report: { ...logSweep, best: { id: 't50-p16', environmentKey: 'e1', label: 'max_num_batched_tokens=50 page_size=16', rule: 'r' } } });
+      await fresh.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 6);
       await send(fresh, { type: 'sweepStarted', name: 'sweep.attn.yaml' });
       await fresh.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'sweep.attn.yaml · sweep');
       assert.equal(await fresh.textContent('#run-status'), 'running');
+      assert.equal(await fresh.$$eval('#sweep-table tbody tr, #sweep-charts canvas', (els) => els.length), 0, 'no other sweep\'s table or charts under the running sweep');
+      assert.equal(await fresh.textContent('#sweep-best'), '');
+      assert.equal(await fresh.isVisible('#sweep-bar'), false);
       // s31 newcomer-ed 3b: no "No sweep open: run one ..." under the line of the sweep running.
       assert.equal(await fresh.textContent('#sweep-summary'), '');
       await send(fresh, { type: 'sweepProgress', done: 1, total: 4, message: '0 of 4 points saved · running: page_size=16 70%, page_size=32 30%' });
@@ -1289,9 +1298,19 @@ describe('dashboard webview in Chromium', () => {
       await fresh.waitForFunction(() => (document.querySelector('#sweep-run') as HTMLElement | null)?.hidden === true);
       // A reload while a sweep runs: the page restores it, and init (no sweepStarted after it) says it is no longer running.
       await send(fresh, { type: 'sweepStarted', name: 'sweep.attn.yaml' });
+      // A finished report opened from History while it runs: named as another sweep, by profile, id and time (s37 newcomer-ed 1).
+      await send(fresh, { type: 'showSweep', report: logSweep });
+      await fresh.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 6);
+      assert.equal(await fresh.isVisible('#sweep-other'), true);
+      // 2026-12-04T00:00Z read in Tokyo (UTC+9): 09:00 on Dec 4.
+      assert.match(spaced((await fresh.textContent('#sweep-other')) ?? ''), /^The report below is another sweep: batched\.attn\.yaml, sweep c0ffee of .*Dec.* 4.*9:00.*; not the sweep of sweep\.attn\.yaml that is running \(its report comes when it ends\)\.$/);
+      assert.match(spaced((await fresh.textContent('#sweep-summary')) ?? ''), /^batched\.attn\.yaml · sweep c0ffee · merged .*Dec.* 4.* · job simulate · 6 results/);
       await fresh.waitForFunction(() => (JSON.parse(sessionStorage.getItem('vscode-state') ?? '{}') as { model?: { sweepRun?: { status?: string } } }).model?.sweepRun?.status === 'running');
       await fresh.reload();
       await waitForPosted(fresh, 'ready');
+      // Interrupted at once, not "running" with Cancel until init (s37 newcomer-ed 5).
+      assert.equal(await fresh.textContent('#sweep-run-status'), 'sweep.attn.yaml: interrupted: the window reloaded or closed while it ran');
+      assert.equal(await fresh.textContent('#sweep-other'), 'The report below is another sweep: batched.attn.yaml, sweep c0ffee of ' + (await fresh.$eval('#sweep-summary time', (t) => t.textContent)) + '; not the sweep of sweep.attn.yaml that was interrupted.');
       await send(fresh, { type: 'init', runs: [], current: null, currentId: null });
       await fresh.waitForFunction(() => document.querySelector('#sweep-run-status')?.textContent === 'sweep.attn.yaml: interrupted: the window reloaded or closed while it ran');
       assert.equal(await fresh.isVisible('#btn-cancel-sweep'), false);
