@@ -1,12 +1,14 @@
 /**
- * Hybrid Mamba / attention models: which layers attend and which run a Mamba mixer, read from
- * each family's own keys, and the mixer's sizes as vLLM's model files build them. Used by
+ * Hybrid Mamba / attention models: which layers attend and which run a Mamba mixer (or Qwen3-Next's
+ * Gated DeltaNet linear attention, which vLLM builds as a Mamba-style layer), read from each
+ * family's own keys, and the mixer's sizes as vLLM's model files build them. Used by
  * core/config/model.ts; the parameter and state formulas are in core/estimate.
  *
  * Sources (vLLM vllm/model_executor/models/{jamba,bamba,nemotron_h,granitemoehybrid,falcon_h1,
- * zamba2}.py; mixers vllm/model_executor/layers/mamba/mamba_mixer.py (Mamba-1) and
- * mamba_mixer2.py (Mamba-2); defaults: transformers' Jamba/Bamba/NemotronH/GraniteMoeHybrid/
- * FalconH1/Zamba2 config classes).
+ * zamba2,qwen3_next}.py; mixers vllm/model_executor/layers/mamba/mamba_mixer.py (Mamba-1),
+ * mamba_mixer2.py (Mamba-2) and Qwen3NextGatedDeltaNet (qwen3_next.py; since moved to
+ * layers/mamba/gdn/qwen_gdn_linear_attn.py QwenGatedDeltaNetAttention, same weights); defaults:
+ * transformers' Jamba/Bamba/NemotronH/GraniteMoeHybrid/FalconH1/Zamba2/Qwen3Next config classes).
  */
 import type { KeyReader } from './keys';
 import { describe, MAX_WIDTH } from './keys';
@@ -34,8 +36,15 @@ export interface MambaLayout {
   paramsApproximated: string | null;
 }
 
-/** Model types with a Mamba mixer in some or all layers. */
-export const MAMBA_FAMILIES = new Set(['jamba', 'bamba', 'nemotron_h', 'granitemoehybrid', 'falcon_h1', 'zamba2']);
+/** Model types with a Mamba mixer (Qwen3-Next: a Gated DeltaNet) in some or all layers. */
+export const MAMBA_FAMILIES = new Set(['jamba', 'bamba', 'nemotron_h', 'granitemoehybrid', 'falcon_h1', 'zamba2', 'qwen3_next']);
+
+/** What a mixer is called in messages: its layers ("Mamba-2 layers") and vLLM's class ("MambaMixer2"). */
+export function mixerNames(m: Pick<MambaSpec, 'kind'>): { layer: string; vllmClass: string } {
+  if (m.kind === 'mamba1') return { layer: 'Mamba', vllmClass: 'MambaMixer' };
+  if (m.kind === 'mamba2') return { layer: 'Mamba-2', vllmClass: 'MambaMixer2' };
+  return { layer: 'Gated DeltaNet', vllmClass: 'Qwen3NextGatedDeltaNet' };
+}
 
 /** Keys only Mamba-style configs carry: one of them outside MAMBA_FAMILIES means a layout AttnScope cannot read. */
 const MAMBA_HINT_KEYS = ['mamba_d_state', 'mamba_expand', 'mamba_n_heads', 'mamba_num_heads', 'ssm_state_size', 'mamba_d_conv', 'attn_layer_period', 'attn_layer_indices', 'hybrid_override_pattern', 'layers_block_type'];
@@ -43,7 +52,7 @@ const MAMBA_HINT_KEYS = ['mamba_d_state', 'mamba_expand', 'mamba_n_heads', 'mamb
 /**
  * Reads the hybrid layout of `family` (lower-case model_type). `L` layers of width `h`.
  * `fromLayerTypes`: what the layer_types key gave, if it is there (GraniteMoeHybrid writes
- * "mamba" / "attention" in it). Problems go to `r`: unknown layout values as warnings at the value, a Mamba-looking
+ * "mamba" / "attention" in it, Qwen3-Next "linear_attention" / "full_attention"). Problems go to `r`: unknown layout values as warnings at the value, a Mamba-looking
  * config of another family as a warning at the key.
  */
 export function readMamba(r: KeyReader, family: string, L: number, h: number, numHeads: number | undefined, fromLayerTypes: readonly LayerKind[] | null, fallback: SourceRange): MambaLayout {
@@ -126,6 +135,13 @@ export function readMamba(r: KeyReader, family: string, L: number, h: number, nu
   } else if (family === 'falcon_h1') {
     // vLLM falcon_h1.py: attention, Mamba-2 and the MLP run in parallel in every layer.
     for (let i = 0; i < L; i++) kinds.push('full');
+  } else if (family === 'qwen3_next' && !fromLayerTypes) {
+    // transformers' Qwen3NextConfig builds layer_types when the config leaves it out (the
+    // published Qwen3-Next-80B-A3B config does): layer i is "linear_attention" (Gated DeltaNet,
+    // no KV cache) unless (i + 1) % full_attention_interval == 0 (default 4).
+    const interval = r.num(null, ['full_attention_interval'], { min: 1 }) ?? 4;
+    for (let i = 0; i < L; i++) kinds.push((i + 1) % interval === 0 ? 'full' : 'linear');
+    r.sourceKeys.layerTypes = r.find(['full_attention_interval'])?.path ?? 'full_attention_interval';
   }
   // GraniteMoeHybrid: layer_types "mamba" / "attention", read by model.ts.
   if (family === 'granitemoehybrid' && !fromLayerTypes) r.missing('layerTypes', ['layer_types'], 'GraniteMoeHybrid says which layers are Mamba-2 and which attend in it');
@@ -211,6 +227,21 @@ function readMixer(r: KeyReader, family: string, h: number, layers: number[], he
       kind: 'mamba2', layers, intermediateSize: heads * headDim, stateSize: n(['ssm_state_size'], 128), convKernel: n(['conv_kernel'], 4, 1024),
       dtRank: 0, numHeads: heads, headDim, nGroups: n(['n_groups'], 8),
       convBias: flag(r, ['use_conv_bias'], true), projBias: flag(r, ['use_bias'], false), mixerNorm: true, ssmStateDtype: ssmDtype(),
+    };
+  }
+  if (family === 'qwen3_next') {
+    // vLLM Qwen3NextGatedDeltaNet: in_proj_qkvz [h, 2·key_dim + 2·value_dim], in_proj_ba
+    // [h, 2·num_v_heads], conv1d [key_dim · 2 + value_dim, K] without bias, dt_bias and A_log
+    // [num_v_heads], RMSNormGated(head_v_dim), out_proj [value_dim, h], no biases; state
+    // (mamba_utils.py gated_delta_net_state_shape): conv (2·key_dim + value_dim, K − 1), recurrent
+    // (num_v_heads, head_v_dim, head_k_dim). transformers Qwen3NextConfig defaults: K 4, head dims
+    // 128, 16 key heads, 32 value heads.
+    const vHeads = n(['linear_num_value_heads'], 32);
+    const vDim = n(['linear_value_head_dim'], 128);
+    return {
+      kind: 'gdn', layers, intermediateSize: vHeads * vDim, stateSize: n(['linear_key_head_dim'], 128), convKernel: n(['linear_conv_kernel_dim'], 4, 1024),
+      dtRank: 0, numHeads: vHeads, headDim: vDim, nGroups: n(['linear_num_key_heads'], 16),
+      convBias: false, projBias: false, mixerNorm: true, ssmStateDtype: null,
     };
   }
   if (family === 'zamba2') {

@@ -12,7 +12,7 @@ import {
 } from './families';
 import { isConfigPath } from './fileKinds';
 import { describe, KeyReader, MAX_HEADS, MAX_LAYERS, MAX_WIDTH } from './keys';
-import { readMamba } from './mamba';
+import { mixerNames, readMamba } from './mamba';
 import { readQuantization } from './quantization';
 import { OTHER_ENCODERS, readVisionTower } from './vision';
 import { formatCount } from '../format';
@@ -232,13 +232,6 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     slidingWindow = chunk;
     r.sourceKeys.slidingWindow = r.find(['attention_chunk_size'])?.path;
     r.sourceKeys.layerTypes = r.find(['no_rope_layers'])?.path ?? r.sourceKeys.slidingWindow;
-  } else if (family === 'qwen3_next' && !layerTypesFound) {
-    // Qwen3-Next: transformers' Qwen3NextConfig builds layer_types when the config leaves it out
-    // (the published Qwen3-Next-80B-A3B config does): layer i is "linear_attention" (Gated
-    // DeltaNet, no KV cache) unless (i + 1) % full_attention_interval == 0 (default 4).
-    const interval = r.num(null, ['full_attention_interval'], { min: 1 }) ?? 4;
-    for (let i = 0; i < L; i++) layerTypes.push((i + 1) % interval === 0 ? 'full' : 'linear');
-    r.sourceKeys.layerTypes = r.find(['full_attention_interval'])?.path ?? 'full_attention_interval';
   } else if (windowValue !== undefined && useSliding !== false && (!layerTypesFound || sawSliding)) {
     slidingWindow = windowValue;
     if (!layerTypesFound) {
@@ -291,8 +284,9 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   if (linearLayers > 0) {
     const at = (r.sourceKeys.layerTypes ? r.ranges[r.sourceKeys.layerTypes] : undefined) ?? anchor;
     const attending = L - linearLayers;
-    const what = mamba
-      ? `${mamba.layers.length} of ${L} layers are ${mamba.kind === 'mamba1' ? 'Mamba' : 'Mamba-2'} layers${linearLayers > mamba.layers.length ? ` and ${linearLayers - mamba.layers.length} are MLP-only blocks` : ''}: only the ${attending} attention layer${attending === 1 ? '' : 's'} keep a per-token KV cache; each Mamba layer keeps a constant conv + SSM state per sequence instead (vLLM takes it from the KV pool; the page, pool and simulation figures here count attention KV only, not that state), and its parameters are counted as vLLM's ${mamba.kind === 'mamba1' ? 'MambaMixer' : 'MambaMixer2'} builds them`
+    const names = mamba ? mixerNames(mamba) : null;
+    const what = mamba && names
+      ? `${mamba.layers.length} of ${L} layers are ${names.layer} layers${linearLayers > mamba.layers.length ? ` and ${linearLayers - mamba.layers.length} are MLP-only blocks` : ''}: only the ${attending} attention layer${attending === 1 ? '' : 's'} keep a per-token KV cache; each ${names.layer} layer keeps a constant ${mamba.kind === 'gdn' ? 'conv + recurrent' : 'conv + SSM'} state per sequence instead (vLLM takes it from the KV pool; the page, pool and simulation figures here count attention KV only, not that state), and its parameters are counted as vLLM's ${names.vllmClass} builds them`
       : `${linearLayers} of ${L} layers are linear-attention / state-space layers: they keep a constant state, not a per-token KV cache, so only the other ${attending} layers count toward KV bytes; their parameters are approximated by attention shapes and their state is not counted`;
     r.problem('info', 'linear-attention-layers', what, at, { linearLayers });
   }
@@ -449,6 +443,8 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     norm: LAYERNORM_TYPES.has(family) ? 'layernorm' : 'rmsnorm',
     normsPerLayer: hybrid.normsPerLayer ?? (FOUR_NORM_TYPES.has(family) ? 4 : family === 'falcon' ? falconNormsPerLayer(r, newDecoderArch === true) : 2),
     qkNorm: QK_NORM_TYPES.has(family),
+    // vLLM Qwen3NextAttention: attn_output_gate = getattr(config, "attn_output_gate", True).
+    ...(family === 'qwen3_next' ? { attnOutputGate: r.bool(['attn_output_gate']) ?? true } : {}),
     attentionSinks: family === 'gpt_oss',
     ...(softcap ? { attnLogitSoftcapping: softcap } : {}),
     ...(crossAttentionLayers.length > 0 ? { crossAttentionLayers } : {}),

@@ -55,15 +55,22 @@ export interface MlaSpec {
 
 /**
  * The Mamba mixer of a hybrid Mamba / attention model (Jamba, Bamba, Nemotron-H, GraniteMoeHybrid,
- * Falcon-H1, Zamba2), with the sizes vLLM's mixers are built from (core/config/mamba.ts).
+ * Falcon-H1, Zamba2), or the Gated DeltaNet linear attention of Qwen3-Next (vLLM builds it as a
+ * MambaBase layer too, its state in a MambaSpec), with the sizes vLLM's mixers are built from
+ * (core/config/mamba.ts).
  * - 'mamba1' (vLLM MambaMixer, Jamba): in_proj [h, 2·I], conv1d [I, K], x_proj [I, R + 2N],
  *   dt_proj [R, I] + bias, A [I, N], D [I], out_proj [I, h], RMSNorms on Δ, B, C (R + 2N).
  * - 'mamba2' (vLLM MambaMixer2): in_proj [h, 2·I + 2·G·N + nh], conv1d [I + 2·G·N, K], A, D,
  *   dt_bias [nh] each, gated RMSNorm [I], out_proj [I, h].
+ * - 'gdn' (vLLM Qwen3NextGatedDeltaNet / QwenGatedDeltaNetAttention): in_proj_qkvz [h, 2·G·N + 2·I],
+ *   in_proj_ba [h, 2·nh], conv1d [I + 2·G·N, K] (no bias), dt_bias and A_log [nh] each, gated
+ *   RMSNorm [head_dim], out_proj [I, h]. Read from linear_num_value_heads (nh),
+ *   linear_value_head_dim (head_dim), I = nh · head_dim, linear_num_key_heads (G: the key heads
+ *   play Mamba-2's B/C groups), linear_key_head_dim (N), linear_conv_kernel_dim (K).
  * I = intermediateSize, N = stateSize, K = convKernel, R = dtRank, G = nGroups, nh = numHeads.
  */
 export interface MambaSpec {
-  kind: 'mamba1' | 'mamba2';
+  kind: 'mamba1' | 'mamba2' | 'gdn';
   /** 0-based layers with a Mamba mixer. */
   layers: number[];
   /** The mixer's inner width I (mamba_expand · hidden_size, or mamba heads · head dim). */
@@ -74,14 +81,14 @@ export interface MambaSpec {
   convKernel: number;
   /** Mamba-1's Δ rank R (mamba_dt_rank); 0 for Mamba-2. */
   dtRank: number;
-  /** Mamba-2's heads, head dim and B/C groups; 0 for Mamba-1. */
+  /** Mamba-2's heads, head dim and B/C groups (Gated DeltaNet: value heads, value head dim, key heads); 0 for Mamba-1. */
   numHeads: number;
   headDim: number;
   nGroups: number;
   convBias: boolean;
   /** Biases on in_proj and out_proj. */
   projBias: boolean;
-  /** The mixer's RMSNorms (Mamba-1: on Δ, B, C; Mamba-2: the gated norm of width I). */
+  /** The mixer's RMSNorms (Mamba-1: on Δ, B, C; Mamba-2: the gated norm of width I; Gated DeltaNet: of width head_dim, shared by the heads). */
   mixerNorm: boolean;
   /**
    * The SSM (temporal) state dtype vLLM picks when --mamba-ssm-cache-dtype is auto: Nemotron-H's
@@ -277,6 +284,12 @@ export interface ModelSpec {
   normsPerLayer: number;
   /** Per-head RMSNorm on q and k (Qwen3, Gemma-3): 2 · head_dim parameters per layer. */
   qkNorm: boolean;
+  /**
+   * Qwen3-Next's gated attention (vLLM Qwen3NextAttention, attn_output_gate, default true): q_proj
+   * also projects a sigmoid gate on the attention output, [h, 2·H·D] instead of [h, H·D]. Absent
+   * for other models (and runs saved before it was read).
+   */
+  attnOutputGate?: boolean;
   /** Learned sink logit per query head (gpt-oss): H parameters per layer. */
   attentionSinks: boolean;
   /**

@@ -309,7 +309,7 @@ function mlpParams(model: ModelSpec, inter: number): number {
   return weights + biases;
 }
 
-/** One attention block's parameters (projections, biases, q/k norms, sinks). */
+/** One attention block's parameters (projections, biases, q/k norms, sinks; Qwen3-Next's output gate doubles q_proj's outputs). */
 function attentionParams(model: ModelSpec): number {
   const h = model.hiddenSize;
   const H = model.numHeads;
@@ -325,7 +325,8 @@ function attentionParams(model: ModelSpec): number {
   }
   const D = model.headDim;
   const Hkv = model.numKvHeads;
-  const qkv = h * (H + 2 * Hkv) * D + (model.attentionBias ? (H + 2 * Hkv) * D : 0);
+  const Hq = model.attnOutputGate ? 2 * H : H;
+  const qkv = h * (Hq + 2 * Hkv) * D + (model.attentionBias ? (Hq + 2 * Hkv) * D : 0);
   const o = H * D * h + (model.attentionOutputBias ? h : 0);
   return qkv + o + (model.qkNorm ? 2 * D : 0) + (model.attentionSinks ? H : 0);
 }
@@ -336,7 +337,10 @@ function attentionParams(model: ModelSpec): number {
  *   A I·N, D I, out_proj I·h, RMSNorms R + 2N; in/out_proj biases 2I + h with projBias.
  * - Mamba-2 (MambaMixer2): in_proj h·(2I + 2GN + nh), conv1d (I + 2GN)·K (+ I + 2GN bias),
  *   A, D, dt_bias nh each, gated norm I, out_proj I·h; biases (2I + 2GN + nh) + h with projBias.
- * Jamba-v0.1 (h 4096, I 8192, N 16, K 4, R 256): 105,308,448.
+ * - Gated DeltaNet (vLLM Qwen3NextGatedDeltaNet): in_proj_qkvz h·(2GN + 2I), in_proj_ba h·2nh,
+ *   conv1d (I + 2GN)·K, dt_bias and A_log nh each, gated norm head_dim, out_proj I·h; no biases.
+ * Jamba-v0.1 (h 4096, I 8192, N 16, K 4, R 256): 105,308,448. Qwen3-Next-80B-A3B (h 2048, I 4096,
+ * G 16, N 128, nh 32, K 4): 33,718,464.
  */
 export function mambaLayerParams(model: ModelSpec): number {
   const m = model.mamba;
@@ -350,8 +354,9 @@ export function mambaLayerParams(model: ModelSpec): number {
     return h * 2 * I + (m.projBias ? 2 * I : 0) + I * K + (m.convBias ? I : 0) + I * (R + 2 * N) + R * I + I
       + I * N + I + I * h + (m.projBias ? h : 0) + (m.mixerNorm ? R + 2 * N : 0);
   }
-  const proj = 2 * I + 2 * m.nGroups * N + m.numHeads;
   const conv = I + 2 * m.nGroups * N;
+  if (m.kind === 'gdn') return h * (2 * m.nGroups * N + 2 * I) + h * 2 * m.numHeads + conv * K + 2 * m.numHeads + m.headDim + I * h;
+  const proj = 2 * I + 2 * m.nGroups * N + m.numHeads;
   return h * proj + (m.projBias ? proj : 0) + conv * K + (m.convBias ? conv : 0) + 3 * m.numHeads
     + (m.mixerNorm ? I : 0) + I * h + (m.projBias ? h : 0);
 }
@@ -367,7 +372,10 @@ export function mambaStateDtypes(model: ModelSpec, dtype: Dtype): { conv: Dtype;
  * (vllm/model_executor/layers/mamba/mamba_utils.py MambaStateShapeCalculator):
  * - Mamba-1: conv (I/tp)·(K − 1), SSM (I/tp)·N;
  * - Mamba-2: conv ((I + 2·G'·N)/tp)·(K − 1), SSM (nh/tp)·head_dim·N, G' = G plus the groups
- *   replicated when tp does not divide G (extra_groups_for_head_shards: tp − G).
+ *   replicated when tp does not divide G (extra_groups_for_head_shards: tp − G);
+ * - Gated DeltaNet (gated_delta_net_state_shape): the same with G' = G (key heads, N = key head
+ *   dim): conv ((2·key_dim + value_dim)/tp)·(K − 1), recurrent (nh/tp)·head_v_dim·head_k_dim.
+ *   Qwen3-Next-80B-A3B, bf16: 36 · (8192 · 3 + 32 · 128 · 128) · 2 = 39,518,208 B.
  * Conv state in the model dtype, SSM state in mambaStateDtypes' (Nemotron-H: fp32). The KV-cache
  * dtype (fp8) does not apply. Jamba-v0.1, bf16: 28 · (8192 · 3 · 2 + 8192 · 16 · 2) = 8,716,288 B.
  * 0 without Mamba layers.
@@ -383,7 +391,7 @@ export function mambaStateBytesPerSequence(model: ModelSpec, dtype: Dtype, tenso
     conv = Math.floor(m.intermediateSize / tp) * (m.convKernel - 1);
     ssm = Math.floor(m.intermediateSize / tp) * m.stateSize;
   } else {
-    const groups = m.nGroups + (m.nGroups % tp === 0 ? 0 : tp - m.nGroups);
+    const groups = m.nGroups + (m.kind === 'gdn' || m.nGroups % tp === 0 ? 0 : tp - m.nGroups);
     conv = Math.floor((m.intermediateSize + 2 * groups * m.stateSize) / tp) * (m.convKernel - 1);
     ssm = Math.floor(m.numHeads / tp) * m.headDim * m.stateSize;
   }
@@ -417,8 +425,8 @@ export interface ParamCounts {
  * - embeddings V·h, plus learned positions (GPT-2 wpe, BERT) and BERT token types;
  * - per layer: q/k/v/o with GQA shapes [h, H·D], [h, H_kv·D] ×2, [H·D, h], biases when the
  *   config says so, MLA's low-rank projections; norms (RMSNorm h, LayerNorm 2h);
- * - hybrids: attention only in attention layers, a Mamba mixer (mambaLayerParams) in each
- *   Mamba layer, an MLP only where ModelSpec.mlpLayers says (Nemotron-H);
+ * - hybrids: attention only in attention layers, a Mamba mixer or Gated DeltaNet
+ *   (mambaLayerParams) in each of their layers, an MLP only where ModelSpec.mlpLayers says (Nemotron-H);
  * - MLP: gated 3·h·i, plain 2·h·i; MoE layers: E routed experts of moe_intermediate_size,
  *   a router [h, E], shared experts (Qwen2-MoE's with a gate [h, 1], counted with the router);
  * - final norm (encoders: the embedding LayerNorm instead, same size), lm_head V·h unless
@@ -434,8 +442,8 @@ export function paramCounts(model: ModelSpec): ParamCounts {
   // layer adds a q_norm and a k_norm (RMSNorm over head_dim) and two tanh gates of 1.
   const cross = model.crossAttentionLayers?.length ?? 0;
   const embedding = (model.vocabSize + (cross > 0 ? 8 : 0)) * h + model.positionEmbeddingRows * h + model.typeVocabSize * h;
-  // With a Mamba mixer read, its layers have no attention block; other linear-attention layers
-  // (Qwen3-Next) are approximated by attention shapes.
+  // With a Mamba mixer (or Qwen3-Next's Gated DeltaNet) read, its layers have no attention
+  // block; other linear-attention layers (MiniMax, ...) are approximated by attention shapes.
   const attentionLayers = model.mamba ? model.layerTypes.filter((t) => t !== 'linear').length : L;
   const attention = attentionLayers * attentionParams(model) + cross * (2 * model.headDim + 2);
   const mamba = (model.mamba?.layers.length ?? 0) * mambaLayerParams(model);
@@ -598,7 +606,7 @@ function linearWeights(model: ModelSpec, withLmHead: boolean): LinearWeight[] {
   const mambaLayers = new Set(model.mamba?.layers ?? []);
   for (let i = 0; i < model.numLayers; i++) {
     const a = `model.layers.${i}.self_attn`;
-    if (mambaLayers.has(i)) for (const w of mambaProjections(model)) add(`model.layers.${i}.mamba.${w.name}`, w.k, w.n);
+    if (mambaLayers.has(i)) for (const w of mambaProjections(model)) add(`model.layers.${i}.${model.mamba?.kind === 'gdn' ? 'linear_attn' : 'mamba'}.${w.name}`, w.k, w.n);
     if (model.mamba && model.layerTypes[i] === 'linear') {
       // A Mamba (or MLP-only) layer: no attention block.
     } else if (model.mla) {
@@ -615,7 +623,7 @@ function linearWeights(model: ModelSpec, withLmHead: boolean): LinearWeight[] {
       add(`${a}.o_proj`, H * m.vHeadDim, h);
     } else {
       const D = model.headDim;
-      add(`${a}.q_proj`, h, H * D);
+      add(`${a}.q_proj`, h, (model.attnOutputGate ? 2 : 1) * H * D);
       add(`${a}.k_proj`, h, model.numKvHeads * D);
       add(`${a}.v_proj`, h, model.numKvHeads * D);
       add(`${a}.o_proj`, H * D, h);
@@ -635,8 +643,9 @@ function linearWeights(model: ModelSpec, withLmHead: boolean): LinearWeight[] {
 
 /**
  * The linear projections of one Mamba layer, [K inputs, N outputs] (vLLM MambaMixer: in_proj,
- * x_proj, dt_proj, out_proj; MambaMixer2: in_proj, out_proj): what a quantized checkpoint stores
- * quantized. conv1d, A, D, dt_bias and the norms stay in the model's dtype. [] without Mamba.
+ * x_proj, dt_proj, out_proj; MambaMixer2: in_proj, out_proj; Qwen3NextGatedDeltaNet:
+ * in_proj_qkvz, in_proj_ba, out_proj): what a quantized checkpoint stores quantized. conv1d, A, D,
+ * dt_bias and the norms stay in the model's dtype. [] without Mamba.
  */
 function mambaProjections(model: ModelSpec): Array<{ name: string; k: number; n: number }> {
   const m = model.mamba;
@@ -648,6 +657,13 @@ function mambaProjections(model: ModelSpec): Array<{ name: string; k: number; n:
       { name: 'in_proj', k: h, n: 2 * I },
       { name: 'x_proj', k: I, n: m.dtRank + 2 * m.stateSize },
       { name: 'dt_proj', k: m.dtRank, n: I },
+      { name: 'out_proj', k: I, n: h },
+    ];
+  }
+  if (m.kind === 'gdn') {
+    return [
+      { name: 'in_proj_qkvz', k: h, n: 2 * m.nGroups * m.stateSize + 2 * I },
+      { name: 'in_proj_ba', k: h, n: 2 * m.numHeads },
       { name: 'out_proj', k: I, n: h },
     ];
   }
