@@ -8,7 +8,7 @@
  * the memory summary, shown with window/showMessage — never a command the client cannot run.
  */
 import type { CodeLens } from 'vscode-languageserver';
-import { getProperty } from '../core/config';
+import { getProperty, sweepTooBig } from '../core/config';
 import { formatBytes, formatCount } from '../core/format';
 import { Commands } from '../core/protocol/lsp';
 import { POOL_NOT_SIMULABLE } from '../core/validate';
@@ -40,11 +40,13 @@ function hasWorkload(a: Analysis): boolean {
  * while an axis is edited; the runner says what is wrong), with the points it expands to when
  * the block reads (core/config/sweep.ts, as the points hint). Null without a `sweep:` key or
  * without an axis (Analysis.sweep null): `attnscope sweep` runs nothing then, and the schema's
- * error at the block says what to add (s36: the lens offered "Run sweep · 1 point").
+ * error at the block says what to add (s36: the lens offered "Run sweep · 1 point"). Null too
+ * while an axis is empty (0 points: the schema's error at the axis says so) or the sweep has more
+ * points than the runner takes (the error sweep-too-big at the block says so; s37 newcomer-ed 4).
  */
 function sweepLens(a: Analysis): CodeLens | null {
   const key = a.kind === 'profile' ? getProperty(a.tree, 'sweep') : undefined;
-  if (key === undefined || a.sweep === null) return null;
+  if (key === undefined || a.sweep === null || a.sweep.points === 0 || sweepTooBig(a.sweep.points) !== null) return null;
   const at = a.document.positionAt(key.keyRange.offset);
   const points = ` · ${formatCount(a.sweep.points)} ${a.sweep.points === 1 ? 'point' : 'points'}`;
   return { range: { start: at, end: at }, command: { title: `Run sweep${points}`, command: Commands.runSweep, arguments: [a.uri] } };

@@ -14,6 +14,7 @@
  * a schema cannot: that each axis key is a profile key, that axes do not overlap, and that
  * every point — the profile with the axis values put in place — reads cleanly.
  */
+import { formatCount } from '../format';
 import { readProfileTree, type ProfileHost } from './profile';
 import { keysAt, schemaAt } from './schemaWalk';
 import { closestMatch } from './suggest';
@@ -84,7 +85,8 @@ export function pointLabel(values: Record<string, unknown>): string {
     .map((k) => {
       const short = keys.filter((o) => last(o) === last(k)).length > 1 ? k : last(k);
       const v = values[k];
-      return `${short}=${typeof v === 'string' ? v : JSON.stringify(v)}`;
+      // A number as String writes it: 1e400 reads as Infinity, which JSON.stringify writes "null".
+      return `${short}=${typeof v === 'string' ? v : typeof v === 'number' ? String(v) : JSON.stringify(v)}`;
     })
     .join(' ');
 }
@@ -261,6 +263,14 @@ export function readSweepPoint(root: ValueNode, axes: readonly SweepAxis[], inde
 /** At most this many points are read for the editor's diagnostics (the CLI reads them all). */
 export const SWEEP_POINTS_CHECKED = 256;
 
+/** The most points one sweep may have (`attnscope sweep` refuses more, and the editor marks the block): split a bigger one. */
+export const MAX_SWEEP_POINTS = 100_000;
+
+/** Why a sweep of `total` points is refused, or null: more than {@link MAX_SWEEP_POINTS}. */
+export function sweepTooBig(total: number): string | null {
+  return total > MAX_SWEEP_POINTS ? `the sweep has ${formatCount(total)} points, more than ${formatCount(MAX_SWEEP_POINTS)}: split it` : null;
+}
+
 /** Labels listed by name in a sweep error before "and N more". */
 const POINTS_NAMED = 3;
 
@@ -277,15 +287,28 @@ const POINTS_NAMED = 3;
  */
 export function sweepProblems(root: ValueNode | null, file: string, host: ProfileHost, base: readonly Problem[] = []): { block: SweepBlock | null; points: number; problems: Problem[] } {
   const { block, problems } = readSweepBlock(root);
-  if (!block || !root || problems.some((p) => p.severity === 'error') || block.axes.length === 0) return { block, points: block ? sweepSize(block.axes) : 0, problems };
+  if (!block || !root || block.axes.length === 0) return { block, points: block ? sweepSize(block.axes) : 0, problems };
   const total = sweepSize(block.axes);
-  const checked = Math.min(total, SWEEP_POINTS_CHECKED);
-  const sizes = block.axes.map((a) => a.values.length);
+  const sweepNode = getProperty(root, 'sweep')!;
+  const tooBig = sweepTooBig(total);
+  if (tooBig) {
+    // The runner refuses it before any point runs: an error at the block (and no Run sweep lens).
+    problems.push({ severity: 'error', code: 'sweep-too-big', message: tooBig, range: sweepNode.keyRange, data: { points: total, limit: MAX_SWEEP_POINTS } });
+  }
+  // The values of every axis whose key reads are checked now, beside an unknown or overlapping
+  // axis key or an empty axis elsewhere (s37: they came only once those were fixed). The axes
+  // whose key has an error, and the empty ones, are left out of the points read.
+  const badKeys = new Set(problems.filter((p) => p.severity === 'error' && p.code !== 'sweep-axis-repeat').map((p) => p.range.offset));
+  const axes = block.axes.filter((a) => a.values.length > 0 && !(a.keyRange && badKeys.has(a.keyRange.offset)));
+  if (axes.length === 0) return { block, points: total, problems };
+  const readable = sweepSize(axes);
+  const checked = Math.min(readable, SWEEP_POINTS_CHECKED);
+  const sizes = axes.map((a) => a.values.length);
   const keyOf = (p: Problem, message: string): string => `${p.file ?? ''}:${p.range.offset}:${message}`;
   // Each distinct error: the first point's problem (unprefixed) and the indices of the points it is in.
   const errors = new Map<string, { problem: Problem; points: number[] }>();
   for (let i = 0; i < checked; i++) {
-    const { label, problems: found } = readSweepPoint(root, block.axes, i, file, host);
+    const { label, problems: found } = readSweepPoint(root, axes, i, file, host);
     const prefix = `sweep point ${label}: `;
     for (const p of found) {
       if (p.severity !== 'error') continue;
@@ -297,22 +320,25 @@ export function sweepProblems(root: ValueNode | null, file: string, host: Profil
     }
   }
   const inBase = new Set(base.filter((p) => p.severity === 'error').map((p) => keyOf(p, p.message)));
-  const values = (i: number): string[] => axisIndices(i, sizes).map((d, k) => JSON.stringify(toPlain(block.axes[k]!.values[d]!)));
-  const labelOf = (i: number): string => pointLabel(Object.fromEntries(block.axes.map((a, k) => [a.key, JSON.parse(values(i)[k]!)])));
+  // Each point's axis values: as text to compare (Infinity kept apart from null), as plain values to label.
+  const plain = (i: number): unknown[] => axisIndices(i, sizes).map((d, k) => toPlain(axes[k]!.values[d]!));
+  const values = (i: number): string[] => plain(i).map((v) => (typeof v === 'number' ? String(v) : JSON.stringify(v)));
+  const labelOf = (i: number): string => pointLabel(Object.fromEntries(axes.map((a, k) => [a.key, plain(i)[k]])));
   for (const [k, { problem, points }] of errors) {
     const every = points.length === checked;
     if (every && inBase.has(k)) continue;
     let which: string;
-    if (every) which = total > checked ? `each of the first ${checked} sweep points` : `every sweep point (${total})`;
+    if (every) which = readable > checked ? `each of the first ${checked} sweep points` : `every sweep point (${formatCount(readable)})`;
     else {
       // The axis values every failing point shares; when exactly the points holding them fail, they name the points.
       const first = values(points[0]!);
-      const shared = block.axes.map((_, a) => a).filter((a) => points.every((i) => values(i)[a] === first[a]));
+      const shared = axes.map((_, a) => a).filter((a) => points.every((i) => values(i)[a] === first[a]));
       let holding = 0;
       for (let i = 0; i < checked; i++) if (shared.every((a) => values(i)[a] === first[a])) holding++;
       const count = `(${points.length} of ${checked})`;
       if (shared.length > 0 && holding === points.length) {
-        const label = pointLabel(Object.fromEntries(shared.map((a) => [block.axes[a]!.key, JSON.parse(first[a]!)])));
+        const firstPlain = plain(points[0]!);
+        const label = pointLabel(Object.fromEntries(shared.map((a) => [axes[a]!.key, firstPlain[a]])));
         which = points.length === 1 ? `sweep point ${labelOf(points[0]!)} ${count}` : `the sweep points with ${label} ${count}`;
       } else {
         const named = points.slice(0, POINTS_NAMED).map(labelOf).join(', ');
@@ -322,9 +348,8 @@ export function sweepProblems(root: ValueNode | null, file: string, host: Profil
     }
     problems.push({ ...problem, message: `${which}: ${problem.message}` });
   }
-  if (total > SWEEP_POINTS_CHECKED) {
-    const sweepNode = getProperty(root, 'sweep')!;
-    problems.push({ severity: 'info', code: 'sweep-partly-checked', message: `the sweep has ${total} points; the editor checks the first ${SWEEP_POINTS_CHECKED} (attnscope sweep checks all before it runs)`, range: sweepNode.keyRange });
+  if (readable > SWEEP_POINTS_CHECKED && !tooBig) {
+    problems.push({ severity: 'info', code: 'sweep-partly-checked', message: `the sweep has ${formatCount(readable)} points; the editor checks the first ${SWEEP_POINTS_CHECKED} (attnscope sweep checks all before it runs)`, range: sweepNode.keyRange });
   }
   return { block, points: total, problems };
 }

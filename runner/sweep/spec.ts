@@ -14,16 +14,13 @@ import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import * as YAML from 'yaml';
 import {
-  axisIndices, axisProblems, getProperty, isProfilePath, offsetToLineColumn, parseProfileText, readProfileTree, readSweepBlock, readSweepPoint, sweepSize, toPlain,
+  axisIndices, axisProblems, getProperty, isProfilePath, offsetToLineColumn, parseProfileText, readProfileTree, readSweepBlock, readSweepPoint, sweepSize, sweepTooBig, toPlain,
   type Problem, type SlurmSettings, type SourceRange, type SweepAxis, type SweepJob, type ValueNode,
 } from '../../core/config';
 import type { SweepPointRef } from '../../core/protocol/sweep';
 import { InputError, InputErrors, readFailure, UsageError } from '../errors';
 import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../../core/validate';
 import type { Profile } from '../../core/config/types';
-
-/** Most points one sweep may expand to: beyond it a typo (an axis of 10,000 values) would start a day of work. */
-export const MAX_SWEEP_POINTS = 100_000;
 
 /** A point: its place in the sweep and the profile it runs. */
 export interface SweepPoint extends SweepPointRef {
@@ -262,8 +259,10 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   if (axisError) throw errorAtRange(axisError.range, axisError.message);
   const noWorkload = noWorkloadProblem(root, axes, block.job);
   if (noWorkload) throw errorAtRange(noWorkload.axis ? axisAt(noWorkload.axis) : (getProperty(root, 'model')?.value.range ?? { offset: 0, length: 0 }), noWorkload.message);
+  // Beyond MAX_SWEEP_POINTS a typo (an axis of 10,000 values) would start a day of work.
   const total = sweepSize(axes);
-  if (total > MAX_SWEEP_POINTS) throw errorAtRange(axisAt(axes[0]!), `the sweep has ${total} points, more than ${MAX_SWEEP_POINTS}: split it`);
+  const tooBig = sweepTooBig(total);
+  if (tooBig) throw errorAtRange(axisAt(axes[0]!), tooBig);
 
   const notes = new Set<string>();
   /** Each point's problems that are not errors, with the axis value indices of the point. */

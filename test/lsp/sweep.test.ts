@@ -183,3 +183,44 @@ test('an error of the base profile that every point shares is one diagnostic; on
   assert.ok(msgs.some((m) => /^sweep point page_size=16 max_model_len=200000 \(1 of 4\): max_model_len 200,000 is longer/.test(m)), JSON.stringify(msgs));
   assert.equal(msgs.length, 2, JSON.stringify(msgs));
 });
+
+test('every axis value error at once, beside an unknown axis key and an empty axis; Infinity named so; no lens for 0 points or for more than the runner takes (s37 newcomer-ed 4)', async () => {
+  // (a) The values 0, "32" and 1e9 of page_size used to be checked only once the typo and the empty axis were fixed.
+  const text = `${BASE}sweep:\n  axes:\n    kv_cache.page_size: [16, 0, "32", 1e9]\n    workload.max_num_seq: [8, 16]\n    workload.arrival_rate: []\n`;
+  const uri = fixtureUri(`sweep-all-${n++}.attn.yaml`);
+  const diags = await client.open(uri, text);
+  const lenses = (await client.codeLenses(uri))!;
+  await client.close(uri);
+  const errors = diags.filter((d) => d.severity === DiagnosticSeverity.Error);
+  const at = (needle: string) => errors.filter((d) => JSON.stringify(d.range) === JSON.stringify(rangeOf(text, needle)));
+  assert.equal(at('workload.max_num_seq').length, 1, JSON.stringify(errors.map((d) => d.message)));
+  assert.equal(at('[]').length, 1, JSON.stringify(errors.map((d) => d.message)));
+  const zero = text.indexOf('[16, 0') + 5;
+  const zeroRange = JSON.stringify({ start: positionAt(text, zero), end: positionAt(text, zero + 1) });
+  const pageErrors = [errors.filter((d) => JSON.stringify(d.range) === zeroRange), at('"32"'), at('1e9')];
+  for (const [k, found] of pageErrors.entries()) assert.equal(found.length, 1, `${k}: ${JSON.stringify(errors.map((d) => [d.range, d.message]))}`);
+  // Each names its point by the page size alone: 1 of the 4 points page_size takes (the other axes are not read).
+  assert.match(String(pageErrors[0]![0]!.message), /^sweep point page_size=0 \(1 of 4\): /);
+  // (c) An empty axis makes 0 points: no "Run sweep · 0 points" lens.
+  assert.deepEqual(lenses.filter((l) => l.command?.command === Commands.runSweep).map((l) => l.command?.title), []);
+
+  // (b) 1e400 reads as Infinity: the label says Infinity, not "null".
+  const inf = `${BASE}sweep:\n  axes:\n    workload.arrival_rate: [2, -1, 1e400]\n`;
+  const infErrors = (await diagnostics(inf)).filter((d) => d.severity === DiagnosticSeverity.Error).map((d) => String(d.message));
+  assert.ok(infErrors.some((m) => m.startsWith('sweep point arrival_rate=Infinity (1 of 3): ')), JSON.stringify(infErrors));
+  assert.ok(!infErrors.some((m) => /=null/.test(m)), JSON.stringify(infErrors));
+
+  // (d) 200 × 200 × 100 = 4,000,000 points, more than the runner's 100,000: an error at the sweep key, no lens.
+  const values = (count: number, step: number) => `[${Array.from({ length: count }, (_, i) => (i + 1) * step).join(', ')}]`;
+  const huge = `${BASE}sweep:\n  axes:\n    kv_cache.page_size: ${values(200, 16)}\n    workload.max_num_seqs: ${values(200, 1)}\n    workload.arrival_rate: ${values(100, 1)}\n`;
+  const hugeUri = fixtureUri(`sweep-huge-${n++}.attn.yaml`);
+  const hugeDiags = await client.open(hugeUri, huge);
+  const hugeLenses = (await client.codeLenses(hugeUri))!;
+  await client.close(hugeUri);
+  const big = hugeDiags.filter((d) => d.code === 'sweep-too-big');
+  assert.equal(big.length, 1, JSON.stringify(hugeDiags.map((d) => d.message)));
+  assert.equal(big[0]!.severity, DiagnosticSeverity.Error);
+  assert.deepEqual(big[0]!.range, rangeOf(huge, 'sweep'));
+  assert.equal(big[0]!.message, 'the sweep has 4,000,000 points, more than 100,000: split it');
+  assert.deepEqual(hugeLenses.filter((l) => l.command?.command === Commands.runSweep), []);
+});
