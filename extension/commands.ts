@@ -82,7 +82,9 @@ async function pickRuns(ctx: Ctx, title: string, many: boolean): Promise<RunList
   const { runs, skipped } = await listRunsIn(places);
   for (const s of skipped) ctx.log.warn(`history: skipped ${s}`);
   if (runs.length < (many ? 2 : 1)) {
-    const unreadable = skipped.length > 0 ? ` (${skipped.length} unreadable: ${skipped.join('; ')})` : '';
+    // Counted, the first few named: each is in the output log (40 of them made a message of ~3,800 characters).
+    const named = skipped.slice(0, 3).join('; ') + (skipped.length > 3 ? `; and ${skipped.length - 3} more, each in the AttnScope output log` : '');
+    const unreadable = skipped.length > 0 ? ` (${skipped.length} unreadable: ${named})` : '';
     void vscode.window.showInformationMessage(`AttnScope: ${many ? 'comparing needs two saved runs' : 'no saved runs yet'} in ${places.map((p) => vscode.workspace.asRelativePath(p.path)).join(', ')}${unreadable}; run a benchmark or a simulation first.`);
     return undefined;
   }

@@ -1,6 +1,7 @@
 /**
  * Run history: every run is one JSON file (core/protocol/run.ts RunResult) in the history
- * folder (default <workspace>/.attnscope/runs), named `<yyyymmdd-hhmmss>-<name>.json`, written
+ * folder (default <workspace>/.attnscope/runs), saved as `<yyyymmdd-hhmmss>-<name>.json` (any
+ * other name of letters, digits, `.`, `_` and `-` is listed too: a run the CLI wrote there), written
  * atomically (temp file in the same folder, then rename) so a crash never leaves half a run.
  * A run's id is its file name without `.json`. No `vscode` import.
  */
@@ -15,7 +16,13 @@ import type { Estimate } from '../core/estimate/types';
 import { createRun, RUN_SCHEMA_VERSION, runKind, type Environment, type KernelCase, type RunKind, type RunResult, type RunStatus } from '../core/protocol/run';
 import type { RunListEntry } from '../core/protocol/webview';
 
-const ID_PATTERN = /^[0-9]{8}-[0-9]{6}(?:-[0-9]+)?-[A-Za-z0-9._-]+$/;
+/**
+ * A run id: a file name of the history folder without `.json`. saveRun names runs
+ * `<yyyymmdd-hhmmss>-<name>`, but any run file is listed (the CLI's `--json .attnscope/runs/cli-001.json`
+ * too: s37 newcomer-ed 3); an id is one path component (no separator, no leading dot), so an id
+ * from the webview never leaves the folder.
+ */
+const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
 /** `2026-11-29T14:05:33.120Z` + `Llama-3.1-8B.attn.yaml` -> `20261129-140533-Llama-3.1-8B.attn`. */
 export function runId(createdAt: string, name: string): string {
@@ -95,7 +102,7 @@ export function saveRunSync(folder: string, run: RunResult): string {
  * no run id, JSON that does not parse, JSON that is no schema-1 run, a read error).
  */
 function skipReason(err: unknown): string {
-  if (err instanceof RangeError) return 'not named as AttnScope names runs (<yyyymmdd-hhmmss>-<name>.json)';
+  if (err instanceof RangeError) return 'a name no run id takes (letters, digits, ".", "_" and "-", not first a "." or "-")';
   if (err instanceof SyntaxError) return `not JSON (${err.message})`;
   if (err instanceof TypeError) return `not an AttnScope run (schema ${RUN_SCHEMA_VERSION} with a name and cases)`;
   return err instanceof Error ? err.message : String(err);

@@ -38,7 +38,7 @@ describe('run history', () => {
     assert.deepEqual(skipped.sort(), [
       `20261129-100000-cut.json: not JSON (${(() => { try { JSON.parse('{"schema": 1, "na'); } catch (e) { return (e as Error).message; } })()})`,
       '20261129-100000-other.json: not an AttnScope run (schema 1 with a name and cases)',
-      'notes.json: not named as AttnScope names runs (<yyyymmdd-hhmmss>-<name>.json)',
+      'notes.json: not an AttnScope run (schema 1 with a name and cases)',
     ]);
     assert.deepEqual(await loadRun(join(dir, 'runs'), idB), run);
   });
@@ -56,6 +56,21 @@ describe('run history', () => {
 
   it('refuses ids that are not run ids (no path traversal)', async () => {
     await assert.rejects(loadRun('/tmp', '../../etc/passwd'), RangeError);
+    await assert.rejects(loadRun('/tmp', '.hidden'), RangeError);
+    await assert.rejects(loadRun('/tmp', 'a/b'), RangeError);
+  });
+
+  it('lists a run the CLI saved under another name (attnscope simulate --json .attnscope/runs/cli-001.json), and skips a file named unlike any run id (s37 newcomer-ed 3)', async () => {
+    // README: run history is `.attnscope/runs/*.json`; 40 such CLI runs were skipped as "not named as AttnScope names runs".
+    const dir = join(tempDir('attnscope-history-'), 'runs');
+    const id = await saveRun(dir, run);
+    writeFileSync(join(dir, 'cli-001.json'), JSON.stringify({ ...run, createdAt: '2026-11-29T14:00:00.000Z' }));
+    writeFileSync(join(dir, 'my run.json'), JSON.stringify(run));
+    const { runs, skipped } = await listRuns(dir);
+    assert.deepEqual(runs.map((r) => r.id), ['cli-001', id]);
+    assert.deepEqual(skipped, ['my run.json: a name no run id takes (letters, digits, ".", "_" and "-", not first a "." or "-")']);
+    assert.deepEqual(await loadRun(dir, 'cli-001'), { ...run, createdAt: '2026-11-29T14:00:00.000Z' });
+    assert.equal((await findRun([dir], 'cli-001')).folder, dir);
   });
 
   it('a multi-root workspace: lists the runs of every folder, named by folder, and finds each where it is saved', async () => {
@@ -69,7 +84,7 @@ describe('run history', () => {
     const places = [{ path: one, label: 'ws' }, { path: two, label: 'ws2' }, { path: one, label: 'ws3' }]; // ws3 shares ws's absolute folder: read once
     const { runs, skipped } = await listRunsIn(places);
     assert.deepEqual(runs.map((r) => [r.folder, r.id]), [['ws2', idNew], ['ws', idOld]], 'newest first across folders, each named by its folder');
-    assert.deepEqual(skipped, ['ws2/notes.json: not named as AttnScope names runs (<yyyymmdd-hhmmss>-<name>.json)']);
+    assert.deepEqual(skipped, ['ws2/notes.json: not an AttnScope run (schema 1 with a name and cases)']);
     // One folder (no label): entries as listRuns gives them, no folder named.
     assert.deepEqual(await listRunsIn([{ path: two }]), await listRuns(two));
     const found = await findRun([one, two], idNew);
