@@ -159,6 +159,37 @@ export function durationUnit(ns: number): DurationUnit {
   return abs >= 3600e9 ? 'h' : abs >= 60e9 ? 'min' : abs >= 1e9 ? 's' : abs >= 1e6 ? 'ms' : abs >= 1e3 ? 'µs' : 'ns';
 }
 
+/** Round durations per unit, in that unit: 1, 2, 5 per decade; seconds and minutes up to 30 (60 s is "1 min"). */
+const ROUND_DURATIONS: ReadonlyArray<readonly [DurationUnit, readonly number[]]> = [
+  ['ns', [1, 2, 5, 10, 20, 50, 100, 200, 500]],
+  ['µs', [1, 2, 5, 10, 20, 50, 100, 200, 500]],
+  ['ms', [1, 2, 5, 10, 20, 50, 100, 200, 500]],
+  ['s', [1, 2, 5, 10, 20, 30]],
+  ['min', [1, 2, 5, 10, 20, 30]],
+  ['h', [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]],
+];
+/** Every round duration, ns ascending, and whether it is a "major" one (1 or 10 or 100 of its unit). */
+const ROUND_NS = ROUND_DURATIONS.flatMap(([unit, ms]) => ms.map((m) => ({ ns: m * NS_PER[unit], major: m === 1 || m === 10 || m === 100 })));
+
+/**
+ * Tick values for a logarithmic axis of durations from `minNs` to `maxNs` (> 0), in ns ascending,
+ * each a whole number of its formatDuration unit ("500 ms", "2 s", "5 min", never "1.67 min"): the
+ * round durations (1, 2, 5 per decade of ns, µs, ms; 1, 2, 5, 10, 20, 30 s and min; 1, 2, 5 ... h)
+ * from the largest at or below `minNs` to the smallest at or above `maxNs`, so the first and last
+ * bound the data. More than `most`: the 1, 10 and 100 of each unit only, with the two ends. A
+ * chart.js log axis put ticks at 1-9 × 10^k of the axis's unit and its auto-skip kept ones with no
+ * label: a 5-600 ms CDF read "10 20 100 200 ms" (s37 newcomer-ed 8); seconds at 1-2-5 read "1.67 min".
+ */
+export function durationTicks(minNs: number, maxNs: number, most = 9): number[] {
+  if (!(minNs > 0 && maxNs >= minNs && Number.isFinite(maxNs))) return [];
+  let lo = -1;
+  for (let i = 0; i < ROUND_NS.length && ROUND_NS[i]!.ns <= minNs * (1 + 1e-9); i++) lo = i;
+  const hi = ROUND_NS.findIndex((r) => r.ns >= maxNs * (1 - 1e-9));
+  const span = ROUND_NS.slice(Math.max(0, lo), hi < 0 ? ROUND_NS.length : hi + 1);
+  if (span.length <= most) return span.map((r) => r.ns);
+  return span.filter((r, i) => r.major || i === 0 || i === span.length - 1).map((r) => r.ns);
+}
+
 /**
  * `ns` nanoseconds in `unit`, three significant digits (thousands grouped from 1,000 up):
  * formatDurationIn(4.5e6, 'ms') -> "4.5 ms", formatDurationIn(4.5e5, 'ms') -> "0.45 ms",

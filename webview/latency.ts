@@ -6,11 +6,13 @@
  * figure is modelled: the simulator's clock runs on its step-time model. Times as core/format
  * formatMs writes them (ms, s, min, h as they grow); the log axes label powers of ten the same way.
  */
-import type { ChartConfiguration, ChartDataset } from 'chart.js';
+import type { ChartConfiguration, ChartDataset, Scale } from 'chart.js';
+import { toFont } from 'chart.js/helpers';
 import type { LatencyStats, LatencySummary } from '../core/protocol/latency';
-import { formatCount, formatMs, formatPercent, formatSignificant, formatTimeScale, poolCancelledText } from '../core/format';
+import { durationTicks, formatCount, formatMs, formatPercent, formatSignificant, formatTimeScale, poolCancelledText } from '../core/format';
 import type { ViewRun } from './model';
 import { axis, durationLogTick, noPoolText, simulatedTimeAxis, type ChartSpec } from './charts';
+import { thinTicks } from './sweep';
 import { withAlpha, type Palette } from './theme';
 
 /** A latency given in seconds, as core/format writes durations ("42.5 ms", "3.27 h"). */
@@ -39,6 +41,35 @@ function options(p: Palette, title: string, scales: Record<string, unknown>): Ch
 function durationLogAxis(p: Palette, title: string): Record<string, unknown> {
   const base = axis(p, title, { type: 'logarithmic' });
   return { ...base, ticks: { ...(base['ticks'] as object), autoSkip: true, maxRotation: 0, callback: durationLogTick } };
+}
+
+/**
+ * The CDF's x axis (ms, log) from the data's least time `loMs` to `hiMs`, with ticks at round
+ * durations (core/format durationTicks) and at the SLO's bounds (`marks`, ms), each labelled as
+ * formatMs writes it; a label that would touch its neighbour left out (sweep.ts thinTicks). The
+ * axis ends at the round duration past the largest of the data and a fifth over each bound: a
+ * 500 ms SLO line was the plot's right edge, and chart.js's auto-skip kept ticks with no label,
+ * so a 5-600 ms CDF read "10 20 100 200 ms" without its 50 and 500 ms bounds (s37 newcomer-ed 8).
+ */
+function cdfAxis(p: Palette, title: string, loMs: number, hiMs: number, marks: readonly number[]): Record<string, unknown> {
+  const round = durationTicks(loMs * 1e6, Math.max(hiMs, ...marks.map((m) => m * 1.2)) * 1e6).map((ns) => ns / 1e6);
+  if (round.length < 2) return durationLogAxis(p, title);
+  const values = [...new Set([...round, ...marks.filter((m) => m > round[0]! && m < round[round.length - 1]!)])].sort((a, b) => a - b);
+  const base = axis(p, title, { type: 'logarithmic', min: round[0], max: round[round.length - 1] });
+  const font = { family: p.fontFamily, size: p.fontSize - 1 };
+  return {
+    ...base,
+    ticks: { ...(base['ticks'] as object), autoSkip: false, maxRotation: 0, callback: (v: number | string) => formatMs(Number(v)) },
+    afterBuildTicks: (scale: Scale) => {
+      const [min, max] = [round[0]!, round[round.length - 1]!];
+      const at = (v: number): number => (scale.maxWidth * Math.log(v / min)) / Math.log(max / min);
+      scale.ctx.save();
+      scale.ctx.font = toFont(font).string;
+      const kept = thinTicks(values, at, (v) => scale.ctx.measureText(formatMs(v)).width);
+      scale.ctx.restore();
+      scale.ticks = kept.map((value) => ({ value }));
+    },
+  };
 }
 
 /**
@@ -90,11 +121,13 @@ export function latencyCdfChart(run: ViewRun, p: Palette): ChartSpec {
     : [];
   if (l?.slo?.ttftMs !== undefined) datasets.push(line(`SLO TTFT ${formatMs(l.slo.ttftMs)}`, [{ x: l.slo.ttftMs, y: 0 }, { x: l.slo.ttftMs, y: 1 }], p.series[0]!, [6, 4]));
   if (l?.slo?.tpotMs !== undefined) datasets.push(line(`SLO TPOT ${formatMs(l.slo.tpotMs)}`, [{ x: l.slo.tpotMs, y: 0 }, { x: l.slo.tpotMs, y: 1 }], p.series[1]!, [6, 4]));
+  const times = l ? [...l.ttftCdf, ...l.tpotCdf].map((c) => c.s * 1000).filter((ms) => ms > 0) : [];
+  const bounds = [l?.slo?.ttftMs, l?.slo?.tpotMs].filter((ms): ms is number => ms !== undefined && ms > 0);
   const config: ChartConfiguration = {
     type: 'line',
     data: { datasets } as ChartConfiguration['data'],
     options: options(p, 'Latency CDF (modelled)', {
-      x: durationLogAxis(p, 'TTFT, TPOT (log)'),
+      x: times.length > 0 ? cdfAxis(p, 'TTFT, TPOT (log)', Math.min(...times), Math.max(...times), bounds) : durationLogAxis(p, 'TTFT, TPOT (log)'),
       y: axis(p, 'fraction of requests', { min: 0, max: 1 }),
     }),
   };
@@ -158,6 +191,9 @@ export function capacityChart(run: ViewRun, p: Palette): ChartSpec {
   };
 }
 
+/** Waiting requests past this many times the running ones put running on an axis of its own (its line lay flat at 0). */
+export const RUNNING_AXIS_RATIO = 20;
+
 /**
  * Requests running, waiting, and waiting after a preemption, over simulated time (the pool
  * samples). The samples are taken every so many steps, so a peak between two of them is not in
@@ -166,14 +202,21 @@ export function capacityChart(run: ViewRun, p: Palette): ChartSpec {
  */
 export function queueChart(run: ViewRun, p: Palette): ChartSpec {
   const samples = run.poolSamples;
-  const series = (label: string, key: 'running' | 'waiting' | 'preempted', color: string) => ({
-    type: 'line' as const, label, data: samples.map((s) => ({ x: s.t, y: s[key] })), borderColor: color, backgroundColor: color, borderWidth: p.lineWidth, pointRadius: 0, stepped: true, fill: false,
-  });
   const summary = run.pool?.summary;
+  // An overloaded run's queue (241,593 waiting) flattened its running line (at most 56) on one axis
+  // (s37 newcomer-ed 8): running then has its own axis on the right, whose values the narrow chart
+  // leaves to the tooltips and the table (charts.ts narrowOptions).
+  const topRunning = Math.max(summary?.peakConcurrency ?? 0, ...samples.map((s) => s.running));
+  const topWaiting = Math.max(summary?.peakWaiting ?? 0, ...samples.map((s) => s.waiting));
+  const ownAxis = topRunning > 0 && topWaiting > RUNNING_AXIS_RATIO * topRunning;
+  const axisOf = (key: 'running' | 'waiting' | 'preempted') => (ownAxis && key === 'running' ? { yAxisID: 'yRunning' } : {});
+  const series = (label: string, key: 'running' | 'waiting' | 'preempted', color: string) => ({
+    type: 'line' as const, label: ownAxis && key === 'running' ? 'running (right axis)' : label, data: samples.map((s) => ({ x: s.t, y: s[key] })), borderColor: color, backgroundColor: color, borderWidth: p.lineWidth, pointRadius: 0, stepped: true, fill: false, ...axisOf(key),
+  });
   const span = samples.length > 0 ? [samples[0]!.t, samples.at(-1)!.t] : [];
-  const peak = (label: string, value: number | undefined, color: string) =>
-    value === undefined || span.length === 0 ? [] : [{ type: 'line' as const, label: `${label} ${value} (every step, not sampled)`, data: span.map((x) => ({ x, y: value })), borderColor: color, backgroundColor: color, borderWidth: p.lineWidth, borderDash: [6, 4], pointRadius: 0, fill: false }];
-  const peaks = [...peak('peak running', summary?.peakConcurrency, p.series[2]!), ...peak('peak waiting', summary?.peakWaiting, p.series[4]!)];
+  const peak = (label: string, key: 'running' | 'waiting', value: number | undefined, color: string) =>
+    value === undefined || span.length === 0 ? [] : [{ type: 'line' as const, label: `${label} ${formatCount(value)} (every step, not sampled)`, data: span.map((x) => ({ x, y: value })), borderColor: color, backgroundColor: color, borderWidth: p.lineWidth, borderDash: [6, 4], pointRadius: 0, fill: false, ...axisOf(key) }];
+  const peaks = [...peak('peak running', 'running', summary?.peakConcurrency, p.series[2]!), ...peak('peak waiting', 'waiting', summary?.peakWaiting, p.series[4]!)];
   // The accessible name's figures: the peaks over every step where the run has them, else the samples' highest.
   const most = (key: 'running' | 'waiting' | 'preempted'): string => formatCount(samples.reduce((m, s) => Math.max(m, s[key]), 0));
   const figures = [
@@ -186,7 +229,8 @@ export function queueChart(run: ViewRun, p: Palette): ChartSpec {
     data: { datasets: [series('running', 'running', p.series[2]!), series('waiting', 'waiting', p.series[4]!), series('waiting, preempted', 'preempted', p.series[5]!), ...peaks] } as ChartConfiguration['data'],
     options: options(p, 'Requests running and waiting (modelled time)', {
       x: simulatedTimeAxis(p, samples),
-      y: axis(p, 'requests', { beginAtZero: true }),
+      y: axis(p, ownAxis ? 'requests waiting' : 'requests', { beginAtZero: true }),
+      ...(ownAxis ? { yRunning: axis(p, 'requests running', { beginAtZero: true, position: 'right', grid: { color: p.grid, drawOnChartArea: false } }) } : {}),
     }),
   };
   return {

@@ -24,7 +24,7 @@ import { composePng } from './png';
 import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './latency';
 import { buildDifference, comparePools, compareRuns, kindDifference, loadDifference, modelDifference, sameRun, workloadDifference } from './compare';
 import { sweepProvenance } from '../core/sweepFigures';
-import { metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepBestText, sweepTable, sweepTitle } from './sweep';
+import { metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepBestText, sweepTable, sweepTitle } from './sweep';
 import { formatCount, formatDuration, formatLoadNote, formatPercent, formatRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
 import { emptyModel, reduce, rerunOf, restoredModel, skippedNote, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
@@ -546,7 +546,10 @@ function renderSweep(): void {
   if (chosen) {
     for (const [i, spec] of sweepAxisCharts(report, chosen, palette).entries()) {
       const canvas = el('canvas', { id: `chart-sweep-${i}`, role: 'img', 'aria-label': spec.ariaLabel, 'data-axis': spec.axis });
-      sweepCharts.append(el('section', { class: 'card' }, el('div', { class: 'chart-box' }, canvas)));
+      const box = el('div', { class: 'chart-box' }, canvas);
+      // Through the CSSOM: the page's CSP refuses style attributes.
+      box.style.height = `${sweepChartHeight(spec.lines, palette.fontSize)}px`;
+      sweepCharts.append(el('section', { class: 'card' }, box));
       sweepCharted.push(new Chart(canvas, spec.config));
     }
   }

@@ -8,7 +8,7 @@
  */
 import type { ChartConfiguration, ChartDataset, Scale } from 'chart.js';
 import { toFont } from 'chart.js/helpers';
-import { durationUnit, formatCount, formatDurationIn, formatPercent, formatRunTime, formatSignificant, NS_PER } from '../core/format';
+import { durationTicks, durationUnit, formatCount, formatDuration, formatDurationIn, formatPercent, formatRunTime, formatSignificant, NS_PER } from '../core/format';
 import type { SweepReport, SweepReportRow } from '../core/protocol/sweep';
 import { reportBuilds, rowBuild, splitByMachine, SWEEP_METRICS, type SweepMetric } from '../core/sweepFigures';
 import { ariaList, type ChartTable } from './charts';
@@ -26,6 +26,24 @@ export interface MetricScale {
    * ticks 0.9926, 0.9928, 0.9930 read "99.26%", "99.28%", "99.30%" where `show` wrote "99.3%" three times.
    */
   tick: (v: number, step: number) => string;
+  /**
+   * Durations spanning LOG_DURATION_SPAN or more (p99 TTFT from 114 ms to 4.8 min): a logarithmic
+   * axis with ticks at these round durations (core/format durationTicks, in the figure's unit), each
+   * tick and cell in its own unit ("114 ms", "4.82 min"); absent otherwise. In the largest's unit the
+   * points meeting a 500 ms SLO read "0.0019 min" and sat on "0.000000 min" (s37 newcomer-ed 2).
+   */
+  logTicks?: number[];
+}
+
+/** A duration figure whose largest value is this many times its smallest (> 0) or more goes on a log axis, each value in its own unit. */
+export const LOG_DURATION_SPAN = 100;
+
+/**
+ * The decimals of a tick `step` apart, at most three significant digits of the step: chart.js's
+ * step on a short axis may be 1.666667 (5 / 3), whose exact decimals wrote "3.333333 min".
+ */
+function tickDecimals(step: number): number {
+  return Math.min(decimalsFor(step), Math.max(0, 2 - Math.floor(Math.log10(step))));
 }
 
 /** The fewest decimals (0 to 12) that write `step` exactly: 0.25 -> 2, 0.2 -> 1, 5 -> 0 (chart.js's steps are 1, 2, 2.5 or 5 times a power of ten). */
@@ -66,18 +84,23 @@ export function metricScale(metric: SweepMetric, values: readonly number[]): Met
     case 'ns':
     case 's': {
       const toNs = metric.kind === 's' ? 1e9 : 1;
+      const [lo, hi] = [Math.min(...finite), Math.max(...finite)];
+      if (finite.length > 0 && lo > 0 && hi / lo >= LOG_DURATION_SPAN) {
+        const own = (v: number): string => formatDuration(v * toNs);
+        return { unit: undefined, show: own, tick: own, logTicks: durationTicks(lo * toNs, hi * toNs).map((ns) => ns / toNs) };
+      }
       const unit = durationUnit(Math.max(0, ...finite.map((v) => Math.abs(v * toNs))));
       const perUnit = NS_PER[unit];
       const show = (v: number): string => formatDurationIn(v * toNs, unit);
-      return { unit, show, tick: (v, step) => (step > 0 ? `${fixed((v * toNs) / perUnit, decimalsFor((step * toNs) / perUnit))} ${unit}` : show(v)) };
+      return { unit, show, tick: (v, step) => (v === 0 ? `0 ${unit}` : step > 0 ? `${fixed((v * toNs) / perUnit, tickDecimals((step * toNs) / perUnit))} ${unit}` : show(v)) };
     }
     case 'fraction':
-      return { unit: '%', show: (v) => formatPercent(v), tick: (v, step) => (step > 0 ? formatPercent(v, decimalsFor(step * 100)) : formatPercent(v)) };
+      return { unit: '%', show: (v) => formatPercent(v), tick: (v, step) => (step > 0 ? formatPercent(v, tickDecimals(step * 100)) : formatPercent(v)) };
     case 'count':
       return { unit: metric.unit, show: (v) => formatCount(v), tick: (v) => formatCount(v) };
     case 'rate': {
       const show = (v: number): string => (Math.abs(v) >= 1000 ? formatCount(v) : formatSignificant(v));
-      return { unit: metric.unit, show, tick: (v, step) => (step > 0 ? fixed(v, decimalsFor(step)) : show(v)) };
+      return { unit: metric.unit, show, tick: (v, step) => (step > 0 ? fixed(v, tickDecimals(step)) : show(v)) };
     }
   }
 }
@@ -221,6 +244,16 @@ export function sameValues(ys: ReadonlyArray<ReadonlyArray<number | null>>): Arr
   });
 }
 
+/**
+ * A sweep chart's height (CSS px) for `lines` lines at font size `fontSize` px: 300, and with more
+ * than three lines room for a legend row per line (chart.js gives its legend at most half the
+ * chart and draws the rest over the plot: 12 lines in 300 px left a 45-60 px plot under the last
+ * legend rows, s37 newcomer-ed 2). A wide chart packs several items a row, and its plot gets the rest.
+ */
+export function sweepChartHeight(lines: number, fontSize: number): number {
+  return lines <= 3 ? 300 : 260 + lines * (fontSize + 14);
+}
+
 /** At most this many lines per chart: past it the chart reads as noise; the table has every row. */
 export const MAX_LINES = 12;
 
@@ -242,8 +275,12 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
     const entries = [...groups.entries()].slice(0, MAX_LINES);
     const lines = entries.map(([label, rows]) => ({ label: label || metric.label, ys: order.map((v) => rows.find((r) => text(r.values[axis.key]) === text(v))?.metrics[metric.key] ?? null) }));
     const twins = sameValues(lines.map((l) => l.ys));
+    const colours = Math.max(1, p.series.length);
     const datasets: Array<ChartDataset<'line'>> = lines.map(({ label, ys }, i) => {
-      const colour = p.series[i % Math.max(1, p.series.length)] ?? p.foreground;
+      // Each line of the first six its own marker and colour; the next six the markers again, each with
+      // the next colour: no two lines share both (12 lines drew lines 0 and 6 alike, colour and marker,
+      // s37 newcomer-ed 2); the legend shows the marker.
+      const colour = p.series[(i + Math.floor(i / POINT_STYLES.length)) % colours] ?? p.foreground;
       const twin = twins[i]!;
       return {
         label: twin ? `${label}, same values as ${lines[twin.of]!.label}` : label,
@@ -260,7 +297,7 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
       };
     });
     const font = { family: p.fontFamily, size: p.fontSize };
-    const { unit, tick, show } = reportScale(report, metric);
+    const { unit, tick, show, logTicks } = reportScale(report, metric);
     // A rate's or count's cells write no unit (the column header has it); the name says it.
     const spoken = (v: number) => (unit !== undefined && (metric.kind === 'rate' || metric.kind === 'count') ? `${show(v)} ${unit}` : show(v));
     const xTexts = order.map((v) => (typeof v === 'number' && x.type !== 'category' ? sweptValueText(v) : text(v)));
@@ -305,12 +342,15 @@ export function sweepAxisCharts(report: SweepReport, metric: SweepMetric, p: Pal
           plugins: {
             title: { display: true, text: `${metric.label} vs ${axis.key} (${metric.source})`, color: p.foreground, font: { ...font, weight: 'bold' } },
             // Legend in the lines' order (chart.js lists by `order`, which puts a dashed twin first).
-            legend: { display: datasets.length > 1, labels: { color: p.foreground, font, sort: (a, b) => (a.datasetIndex ?? 0) - (b.datasetIndex ?? 0) }, title: { display: others.length === 1, text: others.length === 1 ? legendTitle(others[0]!.key) : '', color: p.foreground, font } },
+            legend: { display: datasets.length > 1, labels: { color: p.foreground, font, usePointStyle: true, pointStyleWidth: 22, sort: (a, b) => (a.datasetIndex ?? 0) - (b.datasetIndex ?? 0) }, title: { display: others.length === 1, text: others.length === 1 ? legendTitle(others[0]!.key) : '', color: p.foreground, font } },
           },
           scales: {
             x: xScale,
             // Ticks in the table's unit, with the decimals their step needs (MetricScale.tick); a count's ticks whole numbers.
-            y: { title: title(unit ? `${metric.label} (${unit})` : metric.label), ticks: { color: p.foreground, font, ...(metric.kind === 'count' ? { precision: 0 } : {}), callback: (v, _i, ticks) => tick(Number(v), tickStep(ticks ?? [])) }, grid: { color: p.grid } },
+            y: logTicks && logTicks.length > 1
+              // Durations over two decades and more: a log axis, ticks at round durations each in its own unit (MetricScale.logTicks).
+              ? { type: 'logarithmic', min: logTicks[0], max: logTicks[logTicks.length - 1], title: title(`${metric.label} (log)`), ticks: { color: p.foreground, font, autoSkip: false, callback: (v) => tick(Number(v), 0) }, afterBuildTicks: (scale: Scale) => { scale.ticks = logTicks.map((value) => ({ value })); }, grid: { color: p.grid } }
+              : { title: title(unit ? `${metric.label} (${unit})` : metric.label), ticks: { color: p.foreground, font, ...(metric.kind === 'count' ? { precision: 0 } : {}), callback: (v, _i, ticks) => tick(Number(v), tickStep(ticks ?? [])) }, grid: { color: p.grid } },
           },
         },
       },

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { SweepReport, SweepReportRow } from '../../core/protocol/sweep';
 import { SWEEP_METRICS } from '../../core/sweepFigures';
-import { decimalsFor, metricHeader, metricScale, metricsOf, sameValues, sweepAxisCharts, sweepBestText, sweepTable, sweepTitle, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
+import { decimalsFor, metricHeader, metricScale, metricsOf, otherSweepNote, sameValues, sweepAxisCharts, sweepBestText, sweepChartHeight, sweepTable, sweepTitle, sweepXAxis, thinTicks, tickStep } from '../../webview/sweep';
 import type { Palette } from '../../webview/theme';
-import { formatDuration, formatDurationIn } from '../../core/format';
+import { durationTicks, formatDuration, formatDurationIn } from '../../core/format';
 
 const palette: Palette = { kind: 'dark', foreground: '#fff', muted: '#aaa', background: '#000', grid: '#333', series: ['#00f', '#f80', '#0f0'], fontFamily: 'x', fontSize: 12, lineWidth: 2 };
 
@@ -198,6 +198,53 @@ test('y ticks carry the decimals their step needs, so no two read the same', () 
   const rate = metricScale(metric('throughputTokensPerSec'), [1000, 3000]);
   assert.equal(rate.tick(2500, 500), '2,500');
   assert.deepEqual([1.2, 1.225, 1.25].map((v) => metricScale(metric('goodputRequestsPerSec'), [1.2, 1.3]).tick(v, 0.025)), ['1.200', '1.225', '1.250']);
+});
+
+// s37 newcomer-ed 2: p99 TTFT 114 ms to 4.82 min in minutes read "0.0019 min" and plotted every
+// point meeting a 500 ms SLO at "0.000000 min"; chart.js's step 5/3 min read "1.666667 min".
+test('durations over two decades: a log axis at round durations, each value in its own unit; a short axis\'s ticks keep three significant digits', () => {
+  const metric = SWEEP_METRICS.find((m) => m.key === 'p99TtftS')!;
+  // The newcomer's CSV: ttft_p99_s 0.114 and 0.75; the largest 4.82 min = 289.2 s.
+  const ttft = metricScale(metric, [0.114, 0.75, 289.2]);
+  assert.equal(ttft.unit, undefined);
+  assert.deepEqual([0.114, 0.75, 289.2].map(ttft.show), ['114 ms', '750 ms', '4.82 min']);
+  assert.equal(metricHeader(metric, ttft.unit), 'p99 TTFT (modelled)');
+  // 100 ms (at or below 114 ms) to 5 min (at or above 4.82 min); 1-2-5 per decade is 12 ticks, so 1, 10 and 100 of each unit and the ends.
+  assert.deepEqual(ttft.logTicks!.map((s) => ttft.tick(s, 0)), ['100 ms', '1 s', '10 s', '1 min', '5 min']);
+  // A CDF of 5-600 ms: 50 and 500 ms (SLO bounds) among the ticks, the axis ending at 1 s, past 600 ms.
+  assert.deepEqual(durationTicks(5e6, 600e6).map(formatDuration), ['5 ms', '10 ms', '20 ms', '50 ms', '100 ms', '200 ms', '500 ms', '1 s']);
+  // Under two decades: one unit (the largest's), as before; chart.js's step of 5/3 min to three significant digits, 0 plain.
+  const long = metricScale(metric, [60, 300]);
+  assert.equal(long.unit, 'min');
+  assert.equal(long.logTicks, undefined);
+  assert.deepEqual([0, 100, 200, 300].map((v) => long.tick(v, 100)), ['0 min', '1.67 min', '3.33 min', '5.00 min']);
+});
+
+test('twelve lines: no two share colour and marker; the chart is tall enough for a legend row per line', () => {
+  const twelve: SweepReport = {
+    ...report,
+    axes: [{ key: 'kv_cache.page_size', values: [8, 16] }, { key: 'workload.max_num_seqs', values: Array.from({ length: 12 }, (_, i) => i + 1) }],
+    rows: [8, 16].flatMap((ps) => Array.from({ length: 12 }, (_, i) => row(ps, i + 1, 0.01 * (i + 1) + ps / 1000))),
+    missing: [], total: 24,
+  };
+  const chart = sweepAxisCharts(twelve, SWEEP_METRICS.find((m) => m.key === 'internalFragmentation')!, palette)[0]!;
+  assert.equal(chart.lines, 12);
+  const styles = chart.config.data.datasets.map((d) => `${String(d.borderColor)} ${String(d.pointStyle)}`);
+  // Six markers; lines 6-11 take them again, each with the next colour (this palette has three).
+  assert.equal(new Set(styles).size, 12, styles.join(', '));
+  assert.equal(chart.config.options?.plugins?.legend?.labels?.usePointStyle, true);
+  // chart.js gives the legend at most half the chart: 12 rows of (12 px font + 10 px padding) = 264 px, under half of 572.
+  assert.equal(sweepChartHeight(12, 12), 572);
+  assert.ok(sweepChartHeight(12, 12) / 2 >= 12 * (12 + 10));
+  assert.equal(sweepChartHeight(2, 12), 300);
+});
+
+test('the note over another sweep\'s report names its profile, id and time; none over the sweep\'s own', () => {
+  const r = { name: 'sweep.attn.yaml', sweepId: '986adb4a6eb253ac', createdAt: '' };
+  assert.equal(otherSweepNote(r, { name: 'bsweep.attn.yaml', status: 'running' }), 'The report below is another sweep: sweep.attn.yaml, sweep 986adb4a6eb253ac; not the sweep of bsweep.attn.yaml that is running (its report comes when it ends).');
+  assert.equal(otherSweepNote({ ...r, name: 'bsweep.attn.yaml' }, { name: 'bsweep.attn.yaml', status: 'cancelled' }), 'The report below is another sweep: bsweep.attn.yaml, sweep 986adb4a6eb253ac; not the sweep of bsweep.attn.yaml that was cancelled.');
+  assert.equal(otherSweepNote(r, { name: 'sweep.attn.yaml', status: 'finished' }), null);
+  assert.equal(otherSweepNote(r, null), null);
 });
 
 // s31 newcomer: a page-size sweep whose pool never filled had the same preemptions (0) at every

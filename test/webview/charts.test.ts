@@ -400,10 +400,33 @@ describe('latency axes', () => {
     const spec = latencyCdfChart(big, palette);
     assert.ok(spec.summary!.startsWith('modelled: TTFT p50 1.65 h, p99 3.27 h · TPOT p50 '), spec.summary!);
     const x = (spec.config.options!.scales!['x'] as { ticks: { autoSkip: boolean; maxRotation: number; callback: (v: number) => string } });
-    assert.equal(x.ticks.autoSkip, true);
+    // Ticks at round durations (core/format durationTicks), thinned by their labels' widths (cdfAxis), not chart.js's auto-skip.
+    assert.equal(x.ticks.autoSkip, false);
     assert.equal(x.ticks.maxRotation, 0);
-    assert.equal(x.ticks.callback(1e7), '10,000 s');
+    assert.equal(x.ticks.callback(3.6e6), '1 h');
+    assert.equal(x.ticks.callback(2 * 3.6e6), '2 h');
     assert.equal(spec.table.rows[1]![4], '3.27 h');
+  });
+
+  // s37 newcomer-ed 8: a 5-600 ms CDF was labelled at 10, 20, 100 and 200 ms only (chart.js's auto-skip kept ticks
+  // with no label), its SLO lines at 50 and 500 ms unlabelled, the 500 ms one the plot's right edge.
+  it('the CDF\'s axis has a labelled tick at each SLO bound and ends past the largest bound', () => {
+    const base = viewOfRun(run, null);
+    const lat = base.pool!.latency!;
+    const cdf = [0.005, 0.02, 0.1, 0.6].map((s, i) => ({ s, fraction: (i + 1) / 4 }));
+    const view = { ...base, pool: { ...base.pool!, latency: { ...lat, ttftCdf: cdf, tpotCdf: cdf, slo: { ttftMs: 500, tpotMs: 50 } } } };
+    const x = latencyCdfChart(view, palette).config.options!.scales!['x'] as unknown as { min: number; max: number; ticks: { callback: (v: number) => string }; afterBuildTicks: (scale: unknown) => void };
+    // 5 ms is round; past 600 ms and 1.2 × 500 ms, the next round duration is 1 s.
+    assert.equal(x.min, 5);
+    assert.equal(x.max, 1000);
+    // A wide axis (1,000 px, labels 40 px): every round duration and both bounds.
+    const scale = { maxWidth: 1000, ctx: { font: '', save() {}, restore() {}, measureText: () => ({ width: 40 }) }, ticks: [] as Array<{ value: number }> };
+    x.afterBuildTicks(scale);
+    assert.deepEqual(scale.ticks.map((t) => x.ticks.callback(t.value)), ['5 ms', '10 ms', '20 ms', '50 ms', '100 ms', '200 ms', '500 ms', '1 s']);
+    // An SLO bound off the round durations (300 ms) gets a tick of its own.
+    const odd = latencyCdfChart({ ...view, pool: { ...view.pool, latency: { ...view.pool.latency, slo: { ttftMs: 300 } } } }, palette).config.options!.scales!['x'] as unknown as typeof x;
+    odd.afterBuildTicks(scale);
+    assert.ok(scale.ticks.some((t) => t.value === 300), scale.ticks.map((t) => t.value).join(', '));
   });
 });
 
@@ -452,6 +475,24 @@ describe('queue chart', () => {
     assert.equal(line.label, `peak running ${sampledPeak + 1} (every step, not sampled)`);
     // Over the samples' span, first sample to last.
     assert.deepEqual(line.data.map((pt) => pt.x), [base.poolSamples[0]!.t, base.poolSamples.at(-1)!.t]);
+  });
+});
+
+describe('queue chart of an overloaded run', () => {
+  // s37 newcomer-ed 8: 241,593 waiting at the peak put the running line (at most 56) flat at 0, and the legend read "241593".
+  it('puts running on an axis of its own and writes the peaks with thousands separators', () => {
+    const base = viewOfRun(run, null);
+    const samples = [0, 1, 2].map((i) => ({ ...base.poolSamples[0]!, t: i * 100, running: 56, waiting: 120_000 * i }));
+    const view = { ...base, poolSamples: samples, pool: { ...base.pool!, summary: { ...base.pool!.summary, peakConcurrency: 56, peakWaiting: 241593 } } };
+    const spec = queueChart(view, palette);
+    const data = spec.config.data.datasets as Array<{ label: string; yAxisID?: string }>;
+    assert.deepEqual(data.map((d) => [d.label, d.yAxisID ?? 'y']), [
+      ['running (right axis)', 'yRunning'], ['waiting', 'y'], ['waiting, preempted', 'y'],
+      ['peak running 56 (every step, not sampled)', 'yRunning'], ['peak waiting 241,593 (every step, not sampled)', 'y'],
+    ]);
+    assert.equal((spec.config.options!.scales!['yRunning'] as { position?: string }).position, 'right');
+    // A queue that stays small (the recorded run): one axis.
+    assert.equal(queueChart(base, palette).config.options!.scales!['yRunning'], undefined);
   });
 });
 

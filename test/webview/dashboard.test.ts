@@ -1224,6 +1224,56 @@ describe('dashboard webview in Chromium', () => {
     }
   });
 
+  // s37 newcomer-ed 2: 9-12 lines per chart: the legend took the 300 px box and was drawn over a 45-60 px plot,
+  // lines 0 and 6 alike, y ticks "5.000000 min" ... "0.000000 min" for p99 TTFT 114 ms to 4.82 min.
+  it('a 36-point sweep\'s charts: the legend above a plot of usable height, no text over another, p99 TTFT on a log axis at round durations (sweep-36-*.png)', async () => {
+    // The newcomer's sweep: page_size [8, 16, 32, 64] × max_num_seqs [16, 64, 256] × arrival_rate [2, 8, 32]; p99 TTFT from
+    // 114 ms (arrival_rate 2) to 4.82 min (arrival_rate 32 at page_size 64, max_num_seqs 16), 289.2 s.
+    const axes = [{ key: 'kv_cache.page_size', values: [8, 16, 32, 64] }, { key: 'workload.max_num_seqs', values: [16, 64, 256] }, { key: 'workload.arrival_rate', values: [2, 8, 32] }];
+    const rows = [8, 16, 32, 64].flatMap((ps, a) => [16, 64, 256].flatMap((seqs, b) => [2, 8, 32].map((rate, c) => ({
+      id: `${ps}-${seqs}-${rate}`, index: 9 * a + 3 * b + c, values: { 'kv_cache.page_size': ps, 'workload.max_num_seqs': seqs, 'workload.arrival_rate': rate },
+      label: `page_size=${ps} max_num_seqs=${seqs} arrival_rate=${rate}`, environmentKey: 'e1', status: 'ok' as const,
+      metrics: { p99TtftS: c === 0 ? 0.114 + 0.001 * (a + b) : c === 1 ? 0.75 + 0.01 * (a + b) : 289.2 - 20 * a - 30 * b }, file: 'f.json',
+    }))));
+    const big: SweepReport = { schema: 1, kind: 'attnscope-sweep-report', tool: 't', createdAt: '2026-12-04T00:00:00.000Z', sweepId: '986adb4a6eb253ac', name: 'sweep.attn.yaml', job: 'simulate', axes, total: 36, rows, missing: [], duplicates: [], environments: { e1: run.environment }, best: null };
+    const found: string[] = [];
+    for (const theme of ['light', 'dark', 'highContrast'] as const) {
+      const fresh = await openDashboard(browser, server, theme, { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
+      try {
+        await recordTexts(fresh);
+        await send(fresh, { type: 'init', runs: [], current: null, currentId: null, sweep: big });
+        await fresh.locator('vscode-tab-header').nth(2).click();
+        await fresh.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 36);
+        // The side panel (~570 px) and the panel maximised (~1,190 px).
+        for (const width of [600, 1220]) {
+          await fresh.setViewportSize({ width, height: 900 });
+          // Chart 1: vs max_num_seqs, 12 lines (page_size × arrival_rate).
+          const texts = await lastDrawnTexts(fresh, 'sweep-1', width - 30);
+          const yTicks = texts.filter((t) => /^[\d.,]+ (ns|µs|ms|s|min|h)$/.test(t.text));
+          const legend = texts.filter((t) => /^page_size=/.test(t.text));
+          const where = `${theme} ${width} px`;
+          // Round durations, each in its own unit, from 100 ms (under 114 ms) to 5 min (over 4.82 min).
+          if (yTicks.map((t) => t.text).join(' ') !== '100 ms 1 s 10 s 1 min 5 min' && yTicks.map((t) => t.text).join(' ') !== '5 min 1 min 10 s 1 s 100 ms') found.push(`${where}: y ticks ${yTicks.map((t) => t.text).join(', ')}`);
+          if (legend.length !== 12) found.push(`${where}: ${legend.length} legend items of 12`);
+          const bottom = (t: DrawnText) => Math.max(...t.corners.map((c) => c.y));
+          const top = (t: DrawnText) => Math.min(...t.corners.map((c) => c.y));
+          // The legend above the plot: its last row over the top tick's label, not beside the ticks.
+          if (Math.max(...legend.map(bottom)) >= Math.min(...yTicks.map(top))) found.push(`${where}: a legend item at y ${Math.max(...legend.map(bottom))} below the top y tick at ${Math.min(...yTicks.map(top))}`);
+          const plot = Math.max(...yTicks.map(bottom)) - Math.min(...yTicks.map(top));
+          if (plot < 150) found.push(`${where}: the plot spans ${plot} px`);
+          for (const o of overlappingTexts(texts)) found.push(`${where}: ${o}`);
+          await fresh.locator('section.card:has(#chart-sweep-1)').screenshot({ path: join(shots, `sweep-36-${theme}-${width}.png`) });
+        }
+        // The table: each cell in its own unit, as the chart's ticks.
+        const cells = await tableRows(fresh, 'table-sweep');
+        assert.deepEqual(cells.slice(0, 3).map((r) => r[4]), ['114 ms', '750 ms', '4.82 min']);
+      } finally {
+        await fresh.close();
+      }
+    }
+    assert.deepEqual(found, []);
+  });
+
   // s31 newcomer: two sweep lines with the same values lay on one path, the one drawn last hiding
   // the other: the chart showed one line, its legend two.
   it('a sweep line with the same values as another is drawn dashed over it, both colours showing, and its legend item says so (sweep-twins.png)', async () => {
