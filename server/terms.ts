@@ -4,7 +4,7 @@
  * one table; each inlay hint's tooltip shows the rows behind its figure.
  */
 import type { ModelSpec } from '../core/config';
-import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, isChunkedLocalAttention, kvBytesForSequence, kvHeadsPerGpu, kvLayerCount, mambaStateDtypes, maxNumSeqsOf, poolBlocksText, quantizedScopeText, quantizedWeights, quantizedWidthText, requestReservation, type AttentionWorkspace } from '../core/estimate';
+import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, isChunkedLocalAttention, kvBytesForSequence, kvHeadsPerGpu, kvLayerCount, mambaStateDtypes, maxNumSeqsOf, poolBlocksText, poolGroupsWhy, poolTokensFormula, quantizedScopeText, quantizedWeights, quantizedWidthText, requestReservation, type AttentionWorkspace } from '../core/estimate';
 import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import type { Analysis } from './analysis';
 
@@ -137,12 +137,15 @@ export function termRows(a: Analysis): TermRow[] {
     keys: ['memory_gib', 'gpu', 'gpu_memory_utilization', 'num_pages', 'max_num_batched_tokens', 'max_num_seqs', 'tensor_parallel_size', 'dtype', 'vllm_version', 'non_torch_gib', 'nccl_gib', 'cuda_graph_gib', 'activation_gib'],
   });
   const sized = e.pool.budgetSource !== 'none';
+  const blocks = poolBlocksText(e.pool.layout, e.pool.pages, p.kvCache.pageSize);
+  // Unsized, the tokens are the formula in words, not "floor(0 / 7 groups) · 16 = 0 tokens" (s37 newcomer 7).
+  const tokens = sized ? blocks.tokens : `${poolTokensFormula(e.pool.layout, e.pool.layout.kind === 'hybrid' ? 'blocks' : 'pages', 'page_size')}${poolGroupsWhy(e.pool.layout)}`;
   rows.push({
     id: 'pool',
     term: 'Page pool',
     formula: e.pool.layout.kind === 'hybrid'
-      ? `floor(budget / block) blocks of ${poolBlocksText(e.pool.layout, e.pool.pages, p.kvCache.pageSize).block}; tokens as vLLM's log counts them: ${poolBlocksText(e.pool.layout, e.pool.pages, p.kvCache.pageSize).tokens}`
-      : `floor(budget / page) pages of ${poolBlocksText(e.pool.layout, e.pool.pages, p.kvCache.pageSize).block}; tokens: ${poolBlocksText(e.pool.layout, e.pool.pages, p.kvCache.pageSize).tokens}`,
+      ? `floor(budget / block) blocks of ${blocks.block}; tokens as vLLM's log counts them: ${tokens}`
+      : `floor(budget / page) pages of ${blocks.block}; tokens: ${tokens}`,
     value: sized ? `${formatCount(e.pool.pages)} ${e.pool.layout.kind === 'hybrid' ? 'blocks' : 'pages'} · ${formatCount(e.pool.tokens)} tokens` : 'not sized (no budget)',
     keys: ['page_size', 'memory_gib', 'gpu', 'gpu_memory_utilization', 'num_pages', ...kvKeys],
   });

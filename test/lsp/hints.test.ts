@@ -397,6 +397,17 @@ test('hybrid pools: the page_size hint counts blocks, as the CLI does, and gives
   await client.close(uri);
 });
 
+test('an unsized hybrid pool: the Page pool row gives vLLM\'s token formula in words, not "floor(0 / 2 groups) · 16 = 0 tokens" (s37 newcomer 7)', async () => {
+  // gpt-oss-20b with no device and no kv_cache budget: two KV-cache groups of 12 layers, nothing to divide.
+  const uri = fixtureUri('unsized-hybrid.attn.yaml');
+  const text = 'model: ../../examples/gpt-oss-20b/config.json\nkv_cache: { page_size: 16 }\n';
+  await client.open(uri, text);
+  const md = ((await client.hover(uri, positionAt(text, text.indexOf('page_size') + 2)))!.contents as MarkupContent).value;
+  await client.close(uri);
+  assert.ok(md.includes("| **Page pool** | floor(budget / block) blocks of 16 tokens of one KV-cache group's 12 layers; tokens as vLLM's log counts them: floor(blocks / 2 groups) · page_size (a token takes a block slot in each of the 2 groups) | **not sized (no budget)** |"), md);
+  assert.doesNotMatch(md, /floor\(0 /);
+});
+
 test('the max_model_len hint always carries the max concurrency within 43 characters: every example, every hf-config', async () => {
   // Every shipped example profile, then a profile per fixture hf-config at its max_position_embeddings on 8 H100s.
   const examples = join(root, 'examples');
