@@ -14,7 +14,8 @@ import { availableParallelism } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { BACKENDS, isBackend, type Backend } from '../../core/config/types';
 import { poolSizeProblem } from '../../core/estimate';
-import { slurmTimeProblem } from '../../core/config/sweep';
+import { MAX_SWEEP_POINTS, slurmTimeProblem } from '../../core/config/sweep';
+import { formatCount } from '../../core/format';
 import { EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../../core/protocol/runner';
 import type { SweepReport } from '../../core/protocol/sweep';
 import { checkOutputDir, checkOutputPath, EXIT_CANCELLED, namesStdout, parse, writeOutput, type RunInput } from '../args';
@@ -34,9 +35,11 @@ function backendOf(v: unknown): Backend {
   return v as Backend;
 }
 
-function wholeNumber(v: unknown, flag: string, min: number): number | undefined {
+function wholeNumber(v: unknown, flag: string, min: number, max = Number.MAX_SAFE_INTEGER, why = ''): number | undefined {
   if (v === undefined) return undefined;
   if (!/^\d+$/.test(String(v)) || Number(v) < min) throw new UsageError(`${flag} must be a whole number >= ${min} in digits, got '${String(v)}'`, false);
+  // Beyond it the digits are no longer the number read (99999999999999999999 reads as 1e20).
+  if (Number(v) > max) throw new UsageError(`${flag} must be at most ${formatCount(max)}${why}, got ${String(v)}`, false);
   return Number(v);
 }
 
@@ -195,7 +198,7 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
   }
   const plan = prepare(file, (values.set as string[] | undefined) ?? [], quick, backend, say);
   const benchmarks = plan.job !== 'simulate';
-  const jobs = wholeNumber(values.jobs, '--jobs', 1) ?? (benchmarks ? 1 : availableParallelism());
+  const jobs = wholeNumber(values.jobs, '--jobs', 1, MAX_SWEEP_POINTS, ' (a worker per point, and a sweep has at most that many points)') ?? (benchmarks ? 1 : availableParallelism());
   if (benchmarks && jobs > 1) say(`attnscope: warning: --jobs ${jobs} runs benchmarks side by side; they share this machine's cores and memory bandwidth, so they run slower (longer times, lower rates) than alone`, 'warn');
   const outDir = (values.out as string | undefined) ?? defaultOutDir(plan);
   checkOutputPath(values.json as string | undefined, '--json', [...sweepInputs(plan), ...resultInputs([outDir])]);

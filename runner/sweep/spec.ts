@@ -18,6 +18,7 @@ import {
   type Problem, type SlurmSettings, type SourceRange, type SweepAxis, type SweepJob, type ValueNode,
 } from '../../core/config';
 import type { SweepPointRef } from '../../core/protocol/sweep';
+import { formatCount } from '../../core/format';
 import { InputError, InputErrors, readFailure, UsageError } from '../errors';
 import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../../core/validate';
 import type { Profile } from '../../core/config/types';
@@ -136,6 +137,17 @@ function unparsedSetText(key: string, text: string): string {
   return `the [..] list does not parse; ${forms}`;
 }
 
+/** A point error's "sweep point <label>: " taken off: the label (null when there is none) and the rest. */
+function splitPointLabel(message: string): { label: string | null; rest: string } {
+  const m = /^sweep point (.+?): (.*)$/s.exec(message);
+  return m ? { label: m[1]!, rest: m[2]! } : { label: null, rest: message };
+}
+
+/** "sweep point A", or "sweep points A and 8 more" for the points an error is in. */
+function pointsText(labels: readonly string[]): string {
+  return labels.length === 1 ? `sweep point ${labels[0]}` : `sweep points ${labels[0]} and ${formatCount(labels.length - 1)} more`;
+}
+
 /** Most point errors listed one by one; the rest are counted in one more line. */
 export const MAX_POINT_ERRORS = 20;
 
@@ -147,15 +159,35 @@ export const MAX_POINT_ERRORS = 20;
  * @param file the profile as the user typed it, where the count is placed.
  */
 export function throwPointErrors(errors: readonly Error[], file: string): void {
-  const inFile = new Map<string, InputError>();
-  for (const e of errors) if (e instanceof InputError && !inFile.has(e.format())) inFile.set(e.format(), e);
+  const inFile = new Map<string, { error: InputError; labels: string[] }>();
+  for (const e of errors) {
+    if (!(e instanceof InputError)) continue;
+    const { label, rest } = splitPointLabel(e.message);
+    const key = `${e.file}:${e.line}:${e.column}: ${rest}`;
+    const seen = inFile.get(key);
+    if (seen) {
+      if (label !== null && !seen.labels.includes(label)) seen.labels.push(label);
+    } else inFile.set(key, { error: e, labels: label === null ? [] : [label] });
+  }
   if (inFile.size > 0) {
-    const sorted = [...inFile.values()].sort((a, b) => Number(b.file === file) - Number(a.file === file) || a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
+    const sorted = [...inFile.values()].map(({ error: e, labels }) => (labels.length > 1 ? new InputError(`${pointsText(labels)}: ${splitPointLabel(e.message).rest}`, e.file, e.line, e.column) : e))
+      .sort((a, b) => Number(b.file === file) - Number(a.file === file) || a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
     const shown = sorted.slice(0, MAX_POINT_ERRORS);
     if (sorted.length > shown.length) shown.push(new InputError(`${sorted.length - shown.length} more point errors like the ones above, not shown one by one`, file));
     throw new InputErrors(shown);
   }
-  const usage = [...new Set(errors.filter((e) => e instanceof UsageError).map((e) => e.message))];
+  // A --set value's error, once for all the points it is in (s37 newcomer 7: once per point).
+  const bySet = new Map<string, { prefix: string; rest: string; labels: string[] }>();
+  for (const e of errors) {
+    if (!(e instanceof UsageError)) continue;
+    const at = /^(--set .+?: )(sweep point .*)$/s.exec(e.message);
+    const prefix = at ? at[1]! : '';
+    const { label, rest } = splitPointLabel(at ? at[2]! : e.message);
+    const seen = bySet.get(`${prefix}${rest}`) ?? { prefix, rest, labels: [] };
+    if (label !== null && !seen.labels.includes(label)) seen.labels.push(label);
+    bySet.set(`${prefix}${rest}`, seen);
+  }
+  const usage = [...bySet.values()].map(({ prefix, rest, labels }) => `${prefix}${labels.length > 0 ? `${pointsText(labels)}: ` : ''}${rest}`);
   if (usage.length > 0) throw new UsageError(usage.slice(0, MAX_POINT_ERRORS).join('; ') + (usage.length > MAX_POINT_ERRORS ? `; ${usage.length - MAX_POINT_ERRORS} more` : ''), false);
   if (errors[0]) throw errors[0];
 }

@@ -48,3 +48,19 @@ test('sweep: every point whose KV pool has no pages is refused at its value, tog
   assert.deepEqual(refused.map((l) => /:5:(\d+): sweep point (memory_gib=\d+):/.exec(l)?.slice(1)), [['25', 'memory_gib=1'], ['28', 'memory_gib=2']], r.stderr);
   assert.equal(existsSync(out), false);
 });
+
+test('a value\'s error is one line for all the points that hold it, in the file and in a --set (s37 newcomer 7: the same message once per point)', () => {
+  // page_size 0 with arrival_rate 1 and 2: two points, one value, one line at the 0 (line 5, column 26).
+  const { dir, file } = sweep('    kv_cache.page_size: [0, 16, 32]\n    workload.arrival_rate: [1, 2]\n');
+  const out = join(dir, 'never');
+  const r = cli(['sweep', file, '--out', out]);
+  assert.equal(r.code, 2, r.stderr);
+  const lines = r.stderr.trim().split('\n').filter((l) => !/: (warning|info): /.test(l));
+  assert.deepEqual(lines, [`${file}:5:26: sweep points page_size=0 arrival_rate=1 and 1 more: kv_cache.page_size must be >= 1, not 0`]);
+  // --set arrival_rate=0,1 over page_size [16, 32]: arrival_rate 0 is in 2 of the 4 points, said once.
+  const set = sweep('    kv_cache.page_size: [16, 32]\n');
+  const s = cli(['sweep', set.file, '--set', 'workload.arrival_rate=0,1', '--out', join(set.dir, 'never')]);
+  assert.equal(s.code, 2, s.stderr);
+  assert.equal(s.stderr, 'attnscope: --set workload.arrival_rate=0,1: sweep points page_size=16 arrival_rate=0 and 1 more: workload.arrival_rate must be > 0, not 0\n');
+  assert.equal(existsSync(out), false);
+});
