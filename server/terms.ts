@@ -4,7 +4,7 @@
  * one table; each inlay hint's tooltip shows the rows behind its figure.
  */
 import type { ModelSpec } from '../core/config';
-import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, isChunkedLocalAttention, kvBytesForSequence, kvHeadsPerGpu, kvLayerCount, mambaStateDtypes, maxNumSeqsOf, poolBlocksText, poolGroupsWhy, poolTokensFormula, quantizedScopeText, quantizedWeights, quantizedWidthText, requestReservation, type AttentionWorkspace } from '../core/estimate';
+import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, isChunkedLocalAttention, kvBytesForSequence, kvCacheLayerTypes, kvHeadsPerGpu, kvLayerCount, mambaStateDtypes, maxNumSeqsOf, poolBlocksText, poolGroupsWhy, poolTokensFormula, quantizedScopeText, quantizedWeights, quantizedWidthText, requestReservation, type AttentionWorkspace } from '../core/estimate';
 import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import type { Analysis } from './analysis';
 
@@ -40,7 +40,7 @@ export function termRows(a: Analysis): TermRow[] {
   const shapeKeys = [key(m, 'vocabSize', 'vocab_size'), key(m, 'hiddenSize', 'hidden_size'), key(m, 'numLayers', 'num_hidden_layers'), key(m, 'numHeads', 'num_attention_heads'), key(m, 'numKvHeads', 'num_key_value_heads'), key(m, 'headDim', 'head_dim'), key(m, 'intermediateSize', 'intermediate_size'), 'tie_word_embeddings'];
   const moeKeys = ['num_local_experts', 'num_experts', 'n_routed_experts', 'num_experts_per_tok', 'moe_intermediate_size', 'n_shared_experts', 'first_k_dense_replace'];
 
-  const parts: Array<[string, number]> = [['embedding', b.embedding], ['attention', b.attention], ['Mamba', b.mamba ?? 0], ['MLP', b.mlp], ['experts', b.experts], ['shared experts', b.sharedExperts], ['router', b.router], ['norms', b.norms], ['lm_head', b.lmHead], ['pooler', b.pooler]];
+  const parts: Array<[string, number]> = [['embedding', b.embedding], ['attention', b.attention], ['Mamba', b.mamba ?? 0], ['MLP', b.mlp], ['experts', b.experts], ['shared experts', b.sharedExperts], ['router', b.router], ['norms', b.norms], ['lm_head', b.lmHead], ['pooler', b.pooler], ['Gemma 3n AltUp / LAuReL / per-layer inputs', b.gemma3n ?? 0]];
   rows.push({
     id: 'params',
     term: 'Parameters',
@@ -89,7 +89,7 @@ export function termRows(a: Analysis): TermRow[] {
   rows.push({
     id: 'kvToken',
     term: 'KV per token',
-    formula: `${kvLayers === L ? 'num_hidden_layers' : `attention layers (${kvLayers} of ${L}; the others keep no per-token KV)`} · per layer = ${kvLayers} · ${formatCount(e.kvBytesPerTokenPerLayer)} B${kvSplit}${e.pool.layout.kind === 'uniform' ? ' (every layer charged, as vLLM sizes its pool)' : (e.pool.layout.chunkedGroups ?? 0) > 0 ? ` (a request's reservation charges the chunked-attention layers attention_chunk_size + max_num_batched_tokens = ${formatCount((e.pool.layout.chunk ?? 0) + e.pool.layout.maxNumBatchedTokens)} tokens at most, not the whole sequence: see Reserved per request)` : ` (a request's reservation charges the sliding-window layers window − 1 + max_num_batched_tokens = ${formatCount(e.pool.layout.window - 1 + e.pool.layout.maxNumBatchedTokens)} tokens at most, not the whole sequence: see Reserved per request)`}`,
+    formula: `${kvLayers === L ? 'num_hidden_layers' : m.numKvSharedLayers ? `layers with a KV cache of their own (${kvLayers} of ${L}; the last ${m.numKvSharedLayers}, num_kv_shared_layers, read an earlier layer's)` : `attention layers (${kvLayers} of ${L}; the others keep no per-token KV)`} · per layer = ${kvLayers} · ${formatCount(e.kvBytesPerTokenPerLayer)} B${kvSplit}${e.pool.layout.kind === 'uniform' ? ' (every layer charged, as vLLM sizes its pool)' : (e.pool.layout.chunkedGroups ?? 0) > 0 ? ` (a request's reservation charges the chunked-attention layers attention_chunk_size + max_num_batched_tokens = ${formatCount((e.pool.layout.chunk ?? 0) + e.pool.layout.maxNumBatchedTokens)} tokens at most, not the whole sequence: see Reserved per request)` : ` (a request's reservation charges the sliding-window layers window − 1 + max_num_batched_tokens = ${formatCount(e.pool.layout.window - 1 + e.pool.layout.maxNumBatchedTokens)} tokens at most, not the whole sequence: see Reserved per request)`}`,
     value: tp > 1 ? `${bytesAndCount(e.kvBytesPerToken)} per GPU` : bytesAndCount(e.kvBytesPerToken),
     keys: [...kvKeys, key(m, 'numLayers', 'num_hidden_layers'), 'dtype'],
   });
@@ -289,7 +289,7 @@ export function kvForSeqRow(a: Analysis, n: number): TermRow {
   const perToken = tp > 1 ? 'KV per token per GPU' : 'KV per token';
   let formula: string;
   if (sliding) {
-    const count = (kind: string): number => m.layerTypes.filter((k) => k === kind).length;
+    const count = (kind: string): number => kvCacheLayerTypes(m).filter((k) => k === kind).length;
     const full = count('full');
     const slid = count('sliding');
     const w = m.slidingWindow!;

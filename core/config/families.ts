@@ -34,19 +34,6 @@ export const ENCODER_DECODER_TYPES = new Set([
   't5', 'mt5', 'umt5', 'longt5', 'switch_transformers', 'bart', 'mbart', 'pegasus', 'pegasus_x', 'marian',
   'blenderbot', 'blenderbot-small', 'led', 'm2m_100', 'nllb-moe', 'prophetnet', 'whisper', 'seamless_m4t',
 ]);
-/**
- * Families whose shapes the parameter and KV model cannot express, refused with the reason
- * (code unmodelled-architecture) rather than read as a plain decoder. Gemma 3n
- * (transformers modeling_gemma3n.py): per-layer embeddings (embed_tokens_per_layer,
- * vocab_size_per_layer_input × num_hidden_layers · hidden_size_per_layer_input: 2.35B of E4B's 8B),
- * AltUp and LAuReL blocks, an intermediate_size per layer, KV shared by the last
- * num_kv_shared_layers layers (they keep no cache of their own), a MobileNet-V5 vision tower and
- * an audio encoder.
- */
-export const UNMODELLED_TYPES: Record<string, string> = {
-  gemma3n_text: 'Gemma 3n has per-layer embeddings, AltUp and LAuReL blocks, a per-layer intermediate_size and KV shared across its last num_kv_shared_layers layers (and, multimodal, a MobileNet-V5 vision tower and an audio encoder)',
-};
-UNMODELLED_TYPES.gemma3n = UNMODELLED_TYPES.gemma3n_text!;
 /** Plain 2-matrix MLP (fc1, act, fc2) rather than gated SwiGLU/GeGLU. */
 export const PLAIN_MLP_TYPES = new Set([
   'gpt2', 'gpt_bigcode', 'gpt_neo', 'gpt_neox', 'gptj', 'codegen', 'falcon', 'opt', 'bloom', 'mpt',
@@ -148,8 +135,8 @@ export const LAYER_KINDS: Record<string, LayerKind> = {
 export const LLAMA4_TYPES = new Set(['llama4', 'llama4_text']);
 /** Pre- and post-norms around attention and MLP: 4 norms per layer. */
 export const FOUR_NORM_TYPES = new Set(['gemma2', 'gemma3', 'gemma3_text', 'olmo2']);
-/** Per-head q/k RMSNorm. */
-export const QK_NORM_TYPES = new Set(['qwen3', 'qwen3_moe', 'qwen3_next', 'gemma3', 'gemma3_text', 'qwen3_vl', 'qwen3_vl_text', 'qwen3_vl_moe', 'qwen3_vl_moe_text']);
+/** Per-head q/k RMSNorm (Gemma 3n's v_norm has no weight: vLLM gemma3n.py RMSNorm(has_weight=False)). */
+export const QK_NORM_TYPES = new Set(['qwen3', 'qwen3_moe', 'qwen3_next', 'gemma3', 'gemma3_text', 'gemma3n', 'gemma3n_text', 'qwen3_vl', 'qwen3_vl_text', 'qwen3_vl_moe', 'qwen3_vl_moe_text']);
 
 export const DTYPE_NAMES: Record<string, Dtype> = {
   float32: 'fp32', fp32: 'fp32', float: 'fp32',

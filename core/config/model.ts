@@ -8,9 +8,10 @@
 import {
   ALIASES, BIASED_TYPES, DTYPE_NAMES, ENCODER_DECODER_TYPES, ENCODER_TYPES, FAMILY_BOOL_DEFAULTS, FAMILY_DEFAULTS, FAMILY_OF_MODEL_TYPE, FOUR_H_MLP_TYPES, FOUR_NORM_TYPES,
   LAYER_KINDS, LAYERNORM_TYPES, LEARNED_POSITION_TYPES, LLAMA4_TYPES, PLAIN_MLP_TYPES, QK_NORM_TYPES,
-  QKV_BIAS_TYPES, TEXT_CONFIG_DEFAULTS, UNMODELLED_TYPES, UNTIED_BY_DEFAULT, type LayerKind,
+  QKV_BIAS_TYPES, TEXT_CONFIG_DEFAULTS, UNTIED_BY_DEFAULT, type LayerKind,
 } from './families';
 import { isConfigPath } from './fileKinds';
+import { GEMMA3N_TYPES, gemma3nTowers, readGemma3n } from './gemma3n';
 import { describe, KeyReader, MAX_HEADS, MAX_LAYERS, MAX_WIDTH } from './keys';
 import { mixerNames, readMamba } from './mamba';
 import { readQuantization } from './quantization';
@@ -76,11 +77,6 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
       `${modelType || 'this model'} is an encoder-decoder model: AttnScope models decoder-only and encoder-only ones; read as a decoder, its encoder's weights and the cross-attention KV of every encoder token would be left out, so it gives no figures`,
       at ? at.prop.value.range : anchor,
     );
-  }
-  const unmodelled = UNMODELLED_TYPES[family];
-  if (unmodelled) {
-    const at = r.find(['model_type']);
-    r.problem('error', 'unmodelled-architecture', `${modelType} is not modelled: ${unmodelled}; read as a plain decoder its figures would be wrong, so it gives none`, at ? at.prop.value.range : anchor);
   }
 
   // Required sizes.
@@ -297,8 +293,12 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
 
   // MLP and MoE.
   const llama4 = LLAMA4_TYPES.has(family);
+  // Gemma 3n: an MLP width per layer, per-layer embeddings, AltUp / LAuReL, KV sharing (gemma3n.ts).
+  const g3n = GEMMA3N_TYPES.has(family) ? readGemma3n(r, numLayers) : null;
   // Llama 4 names the expert width intermediate_size and the dense MLP intermediate_size_mlp.
-  const interFound = r.num('intermediateSize', llama4 ? ['intermediate_size_mlp', ...ALIASES.intermediateSize] : ALIASES.intermediateSize, { max: MAX_WIDTH });
+  const interFound = g3n
+    ? (g3n.intermediateSizes ? Math.max(...g3n.intermediateSizes) : undefined)
+    : r.num('intermediateSize', llama4 ? ['intermediate_size_mlp', ...ALIASES.intermediateSize] : ALIASES.intermediateSize, { max: MAX_WIDTH });
   const moeInter = r.num(null, llama4 ? ['intermediate_size'] : ['moe_intermediate_size'], { max: MAX_WIDTH });
   const numExperts = r.num(null, ALIASES.numExperts, { min: 0 });
   let moe: MoeSpec | null = null;
@@ -350,7 +350,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     const ratio = r.num('intermediateSize', ['expansion_ratio'], { integer: false, min: Number.MIN_VALUE, max: Math.floor(MAX_WIDTH / hiddenSize) });
     intermediateSize = Math.round((ratio ?? 4) * hiddenSize);
   }
-  if (intermediateSize === undefined && hiddenSize !== undefined) {
+  if (intermediateSize === undefined && hiddenSize !== undefined && !g3n) {
     intermediateSize = 4 * hiddenSize;
     // Present but invalid: its error already stands at the value; "no intermediate_size" would contradict it.
     const present = r.find(llama4 ? ['intermediate_size_mlp', ...ALIASES.intermediateSize] : ALIASES.intermediateSize) !== undefined;
@@ -403,7 +403,16 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   r.reportTypos();
   // Read before the verdict so that a bad tower size is refused beside the text config's problems
   // (hiddenSize only sizes the projector, and the value is dropped when any is an error).
-  const vision = readVisionTower(root, rootModelType(root), hiddenSize ?? 1, r.problems);
+  const vision = g3n ? gemma3nTowers(root, hiddenSize ?? 1) : readVisionTower(root, rootModelType(root), hiddenSize ?? 1, r.problems);
+  if (g3n?.spec && numLayers !== undefined) {
+    const shared = g3n.numKvSharedLayers;
+    const at = r.find(['num_kv_shared_layers']);
+    r.problem(
+      'info', 'kv-shared-layers',
+      `Gemma 3n: the per-layer embeddings (vocab_size_per_layer_input ${formatCount(g3n.spec.vocabSizePerLayerInput)} × ${numLayers} layers × hidden_size_per_layer_input ${g3n.spec.hiddenSizePerLayerInput}), AltUp, LAuReL and the per-layer MLP widths are counted as vLLM's gemma3n.py builds them${shared > 0 ? `; the last ${shared} of ${numLayers} layers read the KV of an earlier layer (vLLM kv_sharing_target_layer_name) and hold none of their own, so the KV cache, pages and pool count the first ${numLayers - shared}` : ''}`,
+      at?.prop.keyRange ?? r.find(['model_type'])?.prop.value.range ?? anchor, { numKvSharedLayers: shared },
+    );
+  }
   if (vision && (vision.params === null || vision.projectorParams === null || / is not counted/.test(vision.note))) {
     // A tower, projector or encoder whose weights are left out: said at its key, not only in the estimate's notes.
     const key = ['vision_config', ...OTHER_ENCODERS.map(([k]) => k)].map((k) => getProperty(root, k)).find((p) => p !== undefined);
@@ -441,7 +450,8 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     attentionOutputBias,
     mlpBias,
     norm: LAYERNORM_TYPES.has(family) ? 'layernorm' : 'rmsnorm',
-    normsPerLayer: hybrid.normsPerLayer ?? (FOUR_NORM_TYPES.has(family) ? 4 : family === 'falcon' ? falconNormsPerLayer(r, newDecoderArch === true) : 2),
+    // Gemma 3n: Gemma's four plus post_per_layer_input_norm (vLLM Gemma3nDecoderLayer).
+    normsPerLayer: hybrid.normsPerLayer ?? (g3n ? 5 : FOUR_NORM_TYPES.has(family) ? 4 : family === 'falcon' ? falconNormsPerLayer(r, newDecoderArch === true) : 2),
     qkNorm: QK_NORM_TYPES.has(family),
     // vLLM Qwen3NextAttention: attn_output_gate = getattr(config, "attn_output_gate", True).
     ...(family === 'qwen3_next' ? { attnOutputGate: r.bool(['attn_output_gate']) ?? true } : {}),
@@ -455,6 +465,9 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     vision,
     mamba,
     ...(hybrid.mlpLayers ? { mlpLayers: hybrid.mlpLayers } : {}),
+    ...(g3n?.intermediateSizes && new Set(g3n.intermediateSizes).size > 1 ? { intermediateSizes: g3n.intermediateSizes } : {}),
+    ...(g3n?.spec ? { gemma3n: g3n.spec } : {}),
+    ...(g3n && g3n.numKvSharedLayers > 0 ? { numKvSharedLayers: g3n.numKvSharedLayers } : {}),
     ...(hybrid.paramsApproximated ? { paramsApproximated: hybrid.paramsApproximated } : {}),
     ranges: r.ranges,
     sourceKeys: r.sourceKeys,

@@ -92,6 +92,19 @@ function modelProblems(m: Loose): string[] {
     const what = sliding > 0 ? `the window of the ${sliding} "sliding" layer${sliding === 1 ? '' : 's'} in model.layerTypes, in tokens: an integer from 1` : 'null (no layer slides) or the sliding window in tokens, an integer from 1';
     out.push(`model.slidingWindow must be ${what}, not ${JSON.stringify(window) ?? 'nothing'}`);
   }
+  // The KV walk drops the last numKvSharedLayers layers, the MLP count reads one width a layer.
+  const shared = m.numKvSharedLayers;
+  if (shared !== undefined && (typeof shared !== 'number' || !Number.isInteger(shared) || shared < 0 || !Number.isInteger(layers) || shared >= (layers as number))) {
+    out.push(`model.numKvSharedLayers must be an integer from 0 to model.numLayers − 1, not ${JSON.stringify(shared) ?? 'nothing'}`);
+  }
+  const widths = m.intermediateSizes;
+  if (widths !== undefined && (!Array.isArray(widths) || widths.length !== layers || widths.some((w) => typeof w !== 'number' || !Number.isInteger(w) || w < 1 || w > MAX_WIDTH))) {
+    out.push(`model.intermediateSizes must list one MLP width per layer (model.numLayers ${String(layers)}), each an integer from 1 to ${MAX_WIDTH}`);
+  }
+  const g = m.gemma3n as Record<string, unknown> | undefined;
+  if (g !== undefined && (!g || typeof g !== 'object' || ['hiddenSizePerLayerInput', 'vocabSizePerLayerInput', 'altupNumInputs', 'laurelRank'].some((k) => typeof g[k] !== 'number' || !Number.isInteger(g[k]) || (g[k] as number) < 1 || (g[k] as number) > MAX_WIDTH))) {
+    out.push(`model.gemma3n must hold hiddenSizePerLayerInput, vocabSizePerLayerInput, altupNumInputs and laurelRank, each an integer from 1 to ${MAX_WIDTH}`);
+  }
   const ranges = rangesProblem(m.ranges, 'model.ranges');
   if (ranges) out.push(ranges);
   return out;

@@ -97,6 +97,26 @@ export interface MambaSpec {
   ssmStateDtype: Dtype | null;
 }
 
+/**
+ * Gemma 3n's text-model sizes beyond a Gemma decoder's (core/config/gemma3n.ts), as vLLM's
+ * gemma3n.py builds them, with h = hidden_size, L = num_hidden_layers:
+ * embed_tokens_per_layer [Vp, L·p], per_layer_model_projection [h, L·p] and its RMSNorm p,
+ * altup_projections and altup_unembed_projections (n − 1) · [h, h]; per layer AltUp
+ * (correction_coefs [n, n], prediction_coefs [n, n²], modality_router [h, n], router_norm h,
+ * correct_output_scale h), LAuReL (linear_left [h, r], linear_right [r, h], post_laurel_norm h),
+ * per_layer_input_gate [h, p] and per_layer_projection [p, h].
+ */
+export interface Gemma3nSpec {
+  /** hidden_size_per_layer_input p: one layer's slice of the per-layer embedding. */
+  hiddenSizePerLayerInput: number;
+  /** vocab_size_per_layer_input Vp: rows of the per-layer embedding table. */
+  vocabSizePerLayerInput: number;
+  /** altup_num_inputs n: AltUp's parallel copies of the hidden state. */
+  altupNumInputs: number;
+  /** laurel_rank r. */
+  laurelRank: number;
+}
+
 /** Mixture of experts, as the config states it. */
 /** The vision tower of a multimodal config (core/config/vision.ts). */
 export interface VisionTower {
@@ -320,6 +340,19 @@ export interface ModelSpec {
   mamba?: MambaSpec | null;
   /** Per layer, whether it has an MLP (Nemotron-H's Mamba and attention blocks have none); absent: every layer. */
   mlpLayers?: boolean[];
+  /**
+   * The MLP width of each layer (length numLayers) where layers differ (Gemma 3n's intermediate_size
+   * list, a MatFormer slice); absent: every layer intermediateSize. intermediateSize is then the widest.
+   */
+  intermediateSizes?: number[];
+  /**
+   * The last numKvSharedLayers layers attend over an earlier layer's KV cache and keep none of their
+   * own (Gemma 3n's num_kv_shared_layers: vLLM sets their kv_sharing_target_layer_name and
+   * gpu_model_runner.get_kv_cache_spec skips them). Absent: 0.
+   */
+  numKvSharedLayers?: number;
+  /** Gemma 3n's per-layer embeddings, AltUp and LAuReL sizes; absent for other families. */
+  gemma3n?: Gemma3nSpec;
   /** What the parameter count approximates for this family, in words (Zamba2's shared blocks); absent: counted as vLLM builds it. */
   paramsApproximated?: string;
   /** A multimodal config's vision tower (vision_config); null or absent for text-only configs (and runs saved before it was read). */

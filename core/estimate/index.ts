@@ -74,12 +74,24 @@ export function kvBytesPerTokenPerLayer(model: ModelSpec, kvDtype: KvDtype, tens
 
 /**
  * Layers that keep a per-token KV cache: all of them, except linear-attention / state-space
- * layers of hybrid models (Qwen3-Next, Granite-4), which keep a constant state instead.
+ * layers of hybrid models (Qwen3-Next, Granite-4), which keep a constant state instead, and the
+ * layers that read another layer's KV (Gemma 3n's last num_kv_shared_layers: E4B keeps 20 of 35).
  */
 export function kvLayerCount(model: ModelSpec): number {
   let n = 0;
-  for (const kind of model.layerTypes) if (kind !== 'linear') n++;
+  for (const kind of kvCacheLayerTypes(model)) if (kind !== 'linear') n++;
   return n;
+}
+
+/**
+ * The kinds of the layers that hold a KV cache of their own, in order: layerTypes without the last
+ * ModelSpec.numKvSharedLayers, which vLLM gives a kv_sharing_target_layer_name and
+ * gpu_model_runner.get_kv_cache_spec leaves out of every KV-cache group ("as this layer does not
+ * exist"). Gemma-3n-E4B: the first 20 of 35 layers, 16 sliding and 4 full.
+ */
+export function kvCacheLayerTypes(model: ModelSpec): ModelSpec['layerTypes'] {
+  const shared = model.numKvSharedLayers ?? 0;
+  return shared > 0 ? model.layerTypes.slice(0, Math.max(0, model.layerTypes.length - shared)) : model.layerTypes;
 }
 
 /**
@@ -136,7 +148,7 @@ export function kvBytesPerToken(model: ModelSpec, kvDtype: KvDtype, tensorParall
 export function kvBytesForSequence(model: ModelSpec, seqLen: number, kvDtype: KvDtype, tensorParallelSize = 1): number {
   const perLayer = kvBytesPerTokenPerLayer(model, kvDtype, tensorParallelSize);
   let tokens = 0;
-  for (const kind of model.layerTypes) {
+  for (const kind of kvCacheLayerTypes(model)) {
     if (kind === 'linear') continue;
     tokens += kind === 'sliding' && model.slidingWindow !== null ? Math.min(seqLen, model.slidingWindow) : seqLen;
   }
@@ -220,7 +232,7 @@ export function kvPoolLayout(model: ModelSpec, kvDtype: KvDtype, tensorParallelS
   let full = 0;
   let sliding = 0;
   let linear = 0;
-  for (const kind of model.layerTypes) {
+  for (const kind of kvCacheLayerTypes(model)) {
     if (kind === 'full') full++;
     else if (kind === 'sliding') sliding++;
     else linear++;
@@ -398,6 +410,30 @@ export function mambaStateBytesPerSequence(model: ModelSpec, dtype: Dtype, tenso
   return m.layers.length * (conv * dtypeBytes(d.conv) + ssm * dtypeBytes(d.ssm));
 }
 
+/**
+ * Gemma 3n's parameters beyond a Gemma decoder's, without the per-layer embedding table (an
+ * embedding, counted there), as vLLM's gemma3n.py allocates them (ModelSpec.gemma3n has the
+ * shapes; h hidden, L layers, p per-layer input width, n AltUp inputs, r LAuReL rank):
+ * per_layer_model_projection h·L·p + its norm p, altup_projections and altup_unembed_projections
+ * 2·(n − 1)·h², and per layer AltUp n² + n³ + h·n + 2h (coefficients, router, router_norm,
+ * correct_output_scale), LAuReL 2·h·r + h, per_layer_input_gate and per_layer_projection 2·h·p.
+ * Gemma-3n-E4B (h 2048, L 35, p 256, n 4, r 64): 18,350,336 + 25,165,824 + 35 · 1,325,136 =
+ * 89,895,920. 0 for other models. These layers stay in the model's dtype under quantization (vLLM
+ * builds them without quant_config).
+ */
+export function gemma3nParams(model: ModelSpec): number {
+  const g = model.gemma3n;
+  if (!g) return 0;
+  const h = model.hiddenSize;
+  const L = model.numLayers;
+  const p = g.hiddenSizePerLayerInput;
+  const n = g.altupNumInputs;
+  const top = h * L * p + p + 2 * (n - 1) * h * h;
+  const altup = n * n + n * n * n + h * n + 2 * h;
+  const laurel = 2 * h * g.laurelRank + h;
+  return top + L * (altup + laurel + 2 * h * p);
+}
+
 /** Parameter counts and where they sit. */
 export interface ParamCounts {
   /** Every parameter of the checkpoint (the MTP / next-n module of DeepSeek-V3 excluded, as its card does). */
@@ -441,11 +477,13 @@ export function paramCounts(model: ModelSpec): ParamCounts {
   // VocabParallelEmbedding(config.vocab_size + 8, ...)), lm_head vocab_size; each cross-attention
   // layer adds a q_norm and a k_norm (RMSNorm over head_dim) and two tanh gates of 1.
   const cross = model.crossAttentionLayers?.length ?? 0;
-  const embedding = (model.vocabSize + (cross > 0 ? 8 : 0)) * h + model.positionEmbeddingRows * h + model.typeVocabSize * h;
+  const perLayerEmbedding = model.gemma3n ? model.gemma3n.vocabSizePerLayerInput * L * model.gemma3n.hiddenSizePerLayerInput : 0;
+  const embedding = (model.vocabSize + (cross > 0 ? 8 : 0)) * h + model.positionEmbeddingRows * h + model.typeVocabSize * h + perLayerEmbedding;
   // With a Mamba mixer (or Qwen3-Next's Gated DeltaNet) read, its layers have no attention
   // block; other linear-attention layers (MiniMax, ...) are approximated by attention shapes.
   const attentionLayers = model.mamba ? model.layerTypes.filter((t) => t !== 'linear').length : L;
   const attention = attentionLayers * attentionParams(model) + cross * (2 * model.headDim + 2);
+  const g3n = gemma3nParams(model);
   const mamba = (model.mamba?.layers.length ?? 0) * mambaLayerParams(model);
   let mlp = 0;
   let experts = 0;
@@ -462,7 +500,7 @@ export function paramCounts(model: ModelSpec): ParamCounts {
       if (moe.numSharedExperts > 0) sharedExperts += moe.numSharedExperts * mlpParams(model, moe.sharedExpertIntermediateSize);
       router += h * moe.numExperts + (moe.routerBias ? moe.numExperts : 0) + (moe.sharedExpertGate ? h : 0);
     } else {
-      mlp += mlpParams(model, model.intermediateSize);
+      mlp += mlpParams(model, model.intermediateSizes?.[i] ?? model.intermediateSize);
     }
   }
   // Decoders: the final norm. Encoders (post-LN): no final norm, but the embedding LayerNorm.
@@ -472,7 +510,7 @@ export function paramCounts(model: ModelSpec): ParamCounts {
   // The vision tower runs once per image, not per token: in the total (and the card's active
   // count, gemma-3-12b-it's 12.2B), not in the per-token compute.
   const vision = (model.vision?.params ?? 0) + (model.vision?.projectorParams ?? 0);
-  const total = embedding + attention + mamba + mlp + experts + sharedExperts + router + norms + lmHead + pooler + vision;
+  const total = embedding + attention + mamba + mlp + experts + sharedExperts + router + norms + lmHead + pooler + vision + g3n;
   const used = total - experts + expertsActive;
   const tiedHead = !model.isEncoder && model.tieWordEmbeddings ? model.vocabSize * h : 0;
   const activeCompute = used - embedding + tiedHead - vision;
@@ -480,7 +518,7 @@ export function paramCounts(model: ModelSpec): ParamCounts {
     total,
     active: moe === null ? total : used - embedding + tiedHead,
     activeCompute,
-    breakdown: { embedding, attention, mamba, mlp, experts, expertsActive, sharedExperts, router, norms, lmHead, pooler, vision },
+    breakdown: { embedding, attention, mamba, mlp, experts, expertsActive, sharedExperts, router, norms, lmHead, pooler, vision, ...(model.gemma3n ? { gemma3n: g3n } : {}) },
   };
 }
 
@@ -634,7 +672,7 @@ function linearWeights(model: ModelSpec, withLmHead: boolean): LinearWeight[] {
       mlp(`model.layers.${i}.mlp.experts`, moe.expertIntermediateSize, moe.numExperts, true);
       if (moe.numSharedExperts > 0) mlp(`model.layers.${i}.mlp.shared_experts`, moe.sharedExpertIntermediateSize, moe.numSharedExperts, false);
     } else {
-      mlp(`model.layers.${i}.mlp`, model.intermediateSize, 1, false);
+      mlp(`model.layers.${i}.mlp`, model.intermediateSizes?.[i] ?? model.intermediateSize, 1, false);
     }
   }
   if (withLmHead && !model.isEncoder && !model.tieWordEmbeddings) add('lm_head', h, model.vocabSize);

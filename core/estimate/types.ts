@@ -146,6 +146,8 @@ export interface ParamBreakdown {
   pooler: number;
   /** A multimodal config's vision encoder and its projector into the text model, where counted (ModelSpec.vision); else 0 (absent in runs saved before it was counted). */
   vision?: number;
+  /** Gemma 3n's AltUp, LAuReL and per-layer-input projections (gemma3nParams; its per-layer embedding table is in embedding); absent for other models. */
+  gemma3n?: number;
 }
 
 export interface Estimate {

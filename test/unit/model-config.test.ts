@@ -995,24 +995,6 @@ test('Phi-3.5-vision: img_processor\'s CLIP ViT-L/14-336 as vLLM loads it and th
   assert.deepEqual(r.problems.map((p) => p.code), []);
 });
 
-test('Gemma 3n is refused with the reason at its model_type, not with a type error alone (s36 newcomer finding 1)', () => {
-  // google/gemma-3n-E4B-it's shape keys (abridged): a per-layer intermediate_size list, per-layer embeddings, KV sharing.
-  const text = JSON.stringify({
-    architectures: ['Gemma3nForConditionalGeneration'], model_type: 'gemma3n', torch_dtype: 'bfloat16',
-    text_config: {
-      model_type: 'gemma3n_text', hidden_size: 2048, num_hidden_layers: 35, intermediate_size: Array(35).fill(16384), num_attention_heads: 8,
-      num_key_value_heads: 2, head_dim: 256, vocab_size: 262400, vocab_size_per_layer_input: 262144, hidden_size_per_layer_input: 256, num_kv_shared_layers: 15,
-    },
-    vision_config: { model_type: 'gemma3n_vision', architecture: 'mobilenetv5_300m_enc' },
-  }, null, 2);
-  const r = readModelConfig(text);
-  assert.equal(r.value, null);
-  const p = only(r.problems, 'unmodelled-architecture');
-  assert.equal(p.severity, 'error');
-  assert.equal(at(text, p), '"gemma3n_text"');
-  assert.match(p.message, /^gemma3n_text is not modelled: Gemma 3n has per-layer embeddings.*KV shared across its last num_kv_shared_layers layers/);
-});
-
 test('a vision tower whose shapes are not modelled is said to be left out, at its key, and changes no count', () => {
   const cfg = { ...GEMMA3_12B_IT, model_type: 'glm4v', vision_config: { model_type: 'glm4v', hidden_size: 1536, depth: 24 } };
   const text = JSON.stringify(cfg, null, 2);
