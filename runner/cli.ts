@@ -43,7 +43,7 @@ import { readSimulateFlags, SIMULATE_FLAGS, type SimulateFlags } from './simulat
 import { describeDropped, readTraceFile, readVllmResult, type VllmBenchResult } from './simulate/traces';
 import { calibrateByReplay, formatCalibrationReplay, formatReplayRounds } from './simulate/calibrate-replay';
 import { mergeCommand, submitCommand, sweepCommand } from './sweep';
-import { capRepeats, loadProfile, profileInputs, savedRunOf, type LoadedProfile } from './load';
+import { capRepeats, loadProfile, profileInputs, readInputFile, savedRunIn, type LoadedProfile } from './load';
 import { shellQuote } from './sweep/slurm';
 import { benchPreflight } from './preflight';
 import { Progress } from './progress';
@@ -398,15 +398,17 @@ function checkCalibrationFile(path: string): void {
 /**
  * `loadProfile(file)` for a command that takes a profile or config.json (estimate, bench), refusing
  * a saved run (`bench` / `simulate --json`, the editor's `.attnscope/runs/*.json`: load.ts
- * savedRunOf) in one line that says what the file is and what takes it: the profile it was made
+ * savedRunIn) in one line that says what the file is and what takes it: the profile it was made
  * from (profile.sourcePath, when that file is still there), and `simulate RUN.json`, the command
  * that reads a run's profile. Read as a config.json, a run gave four lines of missing
  * "hidden_size" and the like at 1:1 (s36 newcomer).
  * @throws InputError (exit 2) at file:1:1 for a saved run; loadProfile's errors otherwise.
  */
 function loadProfileNotRun(file: string, command: 'estimate' | 'bench'): LoadedProfile {
-  const run = savedRunOf(file);
-  if (run === null) return loadProfile(file);
+  // Read once: a pipe (<(cat run.json)) reads empty the second time, and a file is not read twice.
+  const text = readInputFile(file);
+  const run = savedRunIn(file, text);
+  if (run === null) return loadProfile(file, text);
   const source = run.profile.sourcePath;
   const made = `made by attnscope ${runKind(run)}${source ? ` from ${basename(source)}` : ''} at ${run.createdAt}`;
   const shown = source === null ? null : relative(process.cwd(), source).startsWith('..') ? source : relative(process.cwd(), source);
@@ -447,9 +449,10 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
   const phase: SimulatePhase = { doing: file === '-' ? 'reading the profile from stdin' : 'reading the profile' };
   let loaded: LoadedProfile | undefined;
   try {
-    const saved = file === '-' ? null : savedRunOf(file);
+    const text = file === '-' ? null : readInputFile(file);
+    const saved = text === null ? null : savedRunIn(file, text);
     if (saved) checkSavedRunTrace(file, saved, flags);
-    loaded = file === '-' ? profileFromStdin(await readStdinUnlessCancelled(ac.signal)) : saved ? profileFromStdin(JSON.stringify(saved.profile), file) : loadProfile(file);
+    loaded = text === null ? profileFromStdin(await readStdinUnlessCancelled(ac.signal)) : saved ? profileFromStdin(JSON.stringify(saved.profile), file) : loadProfile(file, text);
     await cancelPoint(ac.signal);
     return await simulateProfile(file, loaded, flags, io, ac.signal, phase);
   } catch (e) {

@@ -6,8 +6,7 @@
  * warnings and infos, the deployment checks' among them, are handed back with a `format` that
  * places any problem of the profile (`file:line:col: warning: ...`) for the CLI to print.
  */
-import { readFileSync, statSync } from 'node:fs';
-import { MAX_INPUT_TEXT_BYTES, readInputText, readRegularText, type NotRead } from '../core/fileText';
+import { isGivenDescriptor, MAX_INPUT_TEXT_BYTES, readCommandLineText, readInputText, type NotRead } from '../core/fileText';
 import { resolve } from 'node:path';
 import { offsetToLineColumn } from '../core/config';
 import { formatBytes, formatCount } from '../core/format';
@@ -32,50 +31,51 @@ export interface LoadedProfile {
 }
 
 /**
- * The text of the profile or config.json named on the command line. A device (/dev/zero,
- * /dev/urandom: endless) or a file over MAX_INPUT_TEXT_BYTES is refused before reading
- * (core/fileText.ts), where a read would run for ever or for minutes; a pipe is read (process
- * substitution, `<(...)`, and a FIFO the user writes the profile into). The config.json a
- * profile's model: names is read by {@link loadProfile}'s host, which refuses a FIFO too.
+ * The text of the profile or config.json named on the command line (core/fileText.ts
+ * readCommandLineText): a regular file, up to MAX_INPUT_TEXT_BYTES by its size before reading; a
+ * pipe the shell hands over (process substitution `<(...)` is /dev/fd/63, `/dev/stdin`) read to its
+ * end, up to the same. A FIFO named by its own path (it waits for a writer: for ever with none), a
+ * device (/dev/zero, /dev/urandom: endless) and a socket are refused unread. The config.json a
+ * profile's model: names is read by {@link loadProfile}'s host, which refuses a pipe too.
  * @throws Error whose message says why, after the path ("is a folder, not a file", "no such file", ...).
  */
 function readTextFile(path: string): string {
-  let st;
-  try {
-    st = statSync(path);
-  } catch (e) {
-    throw new Error(readFailure(e), { cause: e });
-  }
-  if (st.isDirectory()) throw new Error('is a folder, not a file');
-  if (st.isFIFO()) {
-    try {
-      return readFileSync(path, 'utf8');
-    } catch (e) {
-      throw new Error(readFailure(e), { cause: e });
-    }
-  }
-  if (!st.isFile()) throw new Error('is not a regular file (a device or socket), so not a profile or config.json');
   let text;
   try {
-    text = readRegularText(path, MAX_INPUT_TEXT_BYTES);
+    text = readCommandLineText(path, MAX_INPUT_TEXT_BYTES);
   } catch (e) {
     throw new Error(readFailure(e), { cause: e });
   }
   if (typeof text === 'string') return text;
-  if (text.bytes !== undefined) throw new Error(`is ${formatBytes(text.bytes)}: too big for a profile or config.json (at most ${formatBytes(MAX_INPUT_TEXT_BYTES)}; a weights file?)`);
+  if (text.kind === 'size') throw new Error(`is ${text.bytes !== undefined && !isGivenDescriptor(path) ? formatBytes(text.bytes) : `more than ${formatBytes(MAX_INPUT_TEXT_BYTES)}`}: too big for a profile or config.json (at most ${formatBytes(MAX_INPUT_TEXT_BYTES)}; a weights file?)`);
+  if (text.why === 'a folder') throw new Error('is a folder, not a file');
+  if (text.why === 'not a regular file (a FIFO)') throw new Error('is a named pipe (FIFO), not a file: reading it waits until something writes to it; give the profile or config.json itself, or pipe it in as <(cat FILE)');
+  if (text.kind === 'irregular') throw new Error('is not a regular file (a device or socket), so not a profile or config.json');
   throw new Error(`is ${text.why}`);
 }
 
 /**
- * The run in `file` when it is a run JSON AttnScope wrote (`bench`/`simulate --json`, a sweep
- * point: `schema`, `tool` "attnscope ...", `profile`, `environment`), else null: a profile, a
- * model config.json, or anything but a regular *.json file (a pipe is not read twice).
+ * The text of the profile, config.json or saved run `file` names on the command line, read once
+ * (a pipe reads empty the second time): {@link readTextFile}.
+ * @throws InputError at `file` saying why it was not read.
  */
-export function savedRunOf(file: string): RunResult | null {
+export function readInputFile(file: string): string {
+  try {
+    return readTextFile(resolve(file));
+  } catch (e) {
+    throw new InputError((e as Error).message, file);
+  }
+}
+
+/**
+ * The run in `text`, read from `file`, when it is a run JSON AttnScope wrote (`bench`/`simulate
+ * --json`, a sweep point: `schema`, `tool` "attnscope ...", `profile`, `environment`), else null: a
+ * profile, a model config.json, or any file whose name does not end in .json.
+ */
+export function savedRunIn(file: string, text: string): RunResult | null {
   if (!file.endsWith('.json')) return null;
   try {
-    if (!statSync(file).isFile()) return null;
-    const v = JSON.parse(readTextFile(file)) as Partial<RunResult> | null;
+    const v = JSON.parse(text) as Partial<RunResult> | null;
     return v && typeof v === 'object' && v.schema === RUN_SCHEMA_VERSION && typeof v.tool === 'string' && v.tool.startsWith(`${TOOL_NAME} `) && v.profile && v.environment ? (v as RunResult) : null;
   } catch {
     return null;
@@ -106,16 +106,11 @@ function summarisedElsewhere(p: Problem, all: readonly Problem[]): boolean {
 
 /**
  * @param file path as the user typed it (messages repeat it as given).
+ * @param text the file's text where the caller read it already ({@link readInputFile}, to look for a saved run first).
  * @throws InputError when the file is missing, unreadable, or has an error-severity problem.
  */
-export function loadProfile(file: string): LoadedProfile {
+export function loadProfile(file: string, text: string = readInputFile(file)): LoadedProfile {
   const abs = resolve(file);
-  let text: string;
-  try {
-    text = readTextFile(abs);
-  } catch (e) {
-    throw new InputError((e as Error).message, file);
-  }
   // The file's own text is never read again: a pipe (<(cat p.yaml)) reads empty the second time.
   const texts = new Map<string, string>([[abs, text]]);
   const refused = new Map<string, NotRead>();

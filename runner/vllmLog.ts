@@ -6,7 +6,7 @@
  * server restarted into the same file) is read for one of them: the last that printed memory
  * lines, or the K-th.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { isGivenDescriptor, readCommandLineText } from '../core/fileText';
 import { compareVllmLog, formatComparisonText, GIVE_STARTUP, logFigureLines, missingKvNote, parseVllmLog, rankNotes, stopNote, UNREAD_LINE, UNREAD_WHY, type VllmLog } from '../core/vllmlog';
 import { isDeploymentProblem } from '../core/validate';
 import { InputError, readFailure } from './errors';
@@ -15,19 +15,29 @@ import { loadProfile } from './load';
 /** Logs beyond this are not start-up logs a person pastes; refused before reading them whole. */
 const MAX_LOG_BYTES = 256 * 1024 * 1024;
 
+/**
+ * The log's text (core/fileText.ts readCommandLineText): a regular file, refused by its size past
+ * MAX_LOG_BYTES before a byte is read; a pipe or terminal the shell hands over (`cmd | attnscope
+ * vllm-log /dev/stdin`, `<(...)`) read to its end, refused one byte past it. A FIFO named by its own
+ * path (it waits for a writer), a device (/dev/zero never ends) and a folder are refused unread.
+ * @throws InputError at `file` saying why.
+ */
 function readLog(file: string): string {
-  const tooBig = (bytes: number) => new InputError(`the log is ${Math.round(bytes / 2 ** 20)} MiB: give the start-up part (the first lines up to "Maximum concurrency")`, file);
+  let text;
   try {
-    // A regular file by its size, before it is read (a pipe has none: read, then measured).
-    const st = statSync(file);
-    if (st.isFile() && st.size > MAX_LOG_BYTES) throw tooBig(st.size);
-    const text = readFileSync(file);
-    if (text.length > MAX_LOG_BYTES) throw tooBig(text.length);
-    return text.toString('utf8');
+    text = readCommandLineText(file, MAX_LOG_BYTES);
   } catch (e) {
-    if (e instanceof InputError) throw e;
     throw new InputError(readFailure(e), file);
   }
+  if (typeof text === 'string') return text;
+  if (text.kind === 'size') {
+    const size = text.bytes !== undefined && !isGivenDescriptor(file) ? `${Math.round(text.bytes / 2 ** 20)} MiB` : `over ${MAX_LOG_BYTES / 2 ** 20} MiB`;
+    throw new InputError(`the log is ${size}: give the start-up part (the first lines up to "Maximum concurrency")`, file);
+  }
+  if (text.why === 'a folder') throw new InputError('is a folder, not a log file', file);
+  if (text.why === 'not a regular file (a FIFO)') throw new InputError('is a named pipe (FIFO), not a file: reading it waits until something writes to it; give the log file itself, or pipe it in as /dev/stdin or <(cat LOG)', file);
+  if (text.kind === 'irregular') throw new InputError(`is ${text.why}, not a log file`, file);
+  throw new InputError(text.why, file);
 }
 
 /** "the first", "the 2nd", ... "the last": a start-up by its place among `count`. */

@@ -12,7 +12,7 @@ import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import type { RunnerEvent } from '../../core/protocol/runner';
 import { main } from '../../runner/cli';
-import { cancelWhileReadingFifo } from '../fixtures/fifo';
+import { cancelWhileReadingFifo, HANDED_FIFO } from '../fixtures/fifo';
 import { untilReadingStdin } from '../fixtures/stdin';
 import { tempDir } from '../fixtures/tmp';
 
@@ -98,15 +98,15 @@ test('simulate --events cancelled before simulating, once the profile is read (h
   assert.equal(done.run.error, 'cancelled by SIGTERM while reading the trace');
 });
 
-test('bench cancelled while it still reads the profile from a file: the run starts cancelled, exit 130, and --events ends on one done with no case (was: killed by the signal, no event)', { skip: process.platform === 'win32' && 'mkfifo' }, async () => {
-  // The profile is a fifo: the child blocks reading it until this test writes it, so the signal
-  // lands in the reading (our open for writing returns once the child has opened it for reading).
+test('bench cancelled while it still reads the profile from a file: the run starts cancelled, exit 130, and --events ends on one done with no case (was: killed by the signal, no event)', { skip: process.platform !== 'linux' && '/proc' }, async () => {
+  // The profile comes through a pipe (a FIFO handed over as /dev/fd/3): the child blocks reading
+  // it until this test writes it, so the signal lands in the reading (fixtures/fifo.ts).
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     const dir = tempDir('attnscope-cancel-');
     writeFileSync(join(dir, 'config.json'), TINY_CONFIG);
     const fifo = join(dir, 'p.attn.yaml');
-    const profile = 'model: ./config.json\ndtype: fp32\nprefill: { seq_lens: [64] }\ndecode: { batch_sizes: [1], context_lens: [64] }\n';
-    const { code, by, stdout, stderr } = await cancelWhileReadingFifo(runner, fifo, ['bench', fifo, '--quick', '--events'], profile, signal);
+    const profile = `model: ${JSON.stringify(join(dir, 'config.json'))}\ndtype: fp32\nprefill: { seq_lens: [64] }\ndecode: { batch_sizes: [1], context_lens: [64] }\n`;
+    const { code, by, stdout, stderr } = await cancelWhileReadingFifo(runner, fifo, ['bench', HANDED_FIFO, '--quick', '--events'], profile, signal);
     assert.deepEqual([code, by], [130, null], `${signal}: ${stderr}`);
     const events = stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as RunnerEvent);
     assert.equal(events.filter((e) => e.type === 'done').length, 1, signal);

@@ -13,7 +13,7 @@ import type { RunResult } from '../../core/protocol/run';
 import { formatCount } from '../../core/format';
 import { validateProfileText } from '../../core/validate';
 import { aliasBomb } from '../fixtures/yaml';
-import { cancelWhileReadingFifo } from '../fixtures/fifo';
+import { cancelWhileReadingFifo, HANDED_FIFO } from '../fixtures/fifo';
 import { untilReadingStdin } from '../fixtures/stdin';
 import { tempDir } from '../fixtures/tmp';
 
@@ -377,17 +377,17 @@ test('simulate --events cancelled by SIGTERM or SIGINT while simulating ends on 
   }
 });
 
-test('simulate cancelled while it still reads the profile: SIGINT and SIGTERM both exit 130 with one line, nothing written', { skip: process.platform === 'win32' && 'mkfifo' }, async () => {
-  // The profile is a fifo: the child blocks reading it until this test writes it, so the signal
-  // lands in the reading phase by construction (our open for writing returns once the child has
-  // opened it for reading), not by a sleep. Node's default handlers would end the child silently
+test('simulate cancelled while it still reads the profile: SIGINT and SIGTERM both exit 130 with one line, nothing written', { skip: process.platform !== 'linux' && '/proc' }, async () => {
+  // The profile comes through a pipe (a FIFO handed over as /dev/fd/3): the child blocks reading
+  // it until this test writes it, so the signal lands in the reading phase by construction
+  // (fixtures/fifo.ts), not by a sleep. Node's default handlers would end the child silently
   // by SIGINT, or by SIGTERM (143 in a shell).
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     const dir = tempDir('attnscope-cli-');
     copyFileSync(llamaConfig, join(dir, 'config.json'));
     const fifo = join(dir, 'p.attn.yaml');
     const out = join(dir, 'sim.json');
-    const { code, by, stderr } = await cancelWhileReadingFifo(runner, fifo, ['simulate', fifo, '--json', out], 'model: ./config.json\nworkload: { requests: 50 }\n', signal);
+    const { code, by, stderr } = await cancelWhileReadingFifo(runner, fifo, ['simulate', HANDED_FIFO, '--json', out], `model: ${JSON.stringify(join(dir, 'config.json'))}\nworkload: { requests: 50 }\n`, signal);
     assert.deepEqual([code, by], [130, null], `${signal}: ${stderr}`);
     assert.equal(stderr, `attnscope: simulate cancelled by ${signal} while reading the profile; nothing written\n`);
     assert.equal(existsSync(out), false);

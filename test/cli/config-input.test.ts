@@ -6,9 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import fs, { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { Writable } from 'node:stream';
+import { mock, test } from 'node:test';
+import { main } from '../../runner/cli';
 import { tempDir } from '../fixtures/tmp';
 
 const root = join(__dirname, '..', '..');
@@ -97,4 +99,45 @@ test('"num_key_value_heads": 8.0 in config.json: one warning line at the value, 
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stderr, `${file}:${at(text, '8.0')}: warning: "num_key_value_heads" is 8 written with a fraction or exponent, which Python's json reads as a float, not the integer transformers and vLLM compute with: write 8\n`);
   assert.match(r.stdout, /H_kv=8 /);
+});
+
+test('a FIFO named on the command line is refused in one line, exit 2, not waited on (estimate, vllm-log); a pipe the shell hands over (/dev/stdin) is read as before', { skip: process.platform === 'win32' && 'mkfifo' }, () => {
+  // Was: estimate fifo.json and vllm-log fifo.log opened the FIFO and waited for a writer, for ever with none.
+  const { dir } = tmp('x', '');
+  for (const name of ['fifo.json', 'fifo.log']) assert.equal(spawnSync('mkfifo', [join(dir, name)]).status, 0);
+  const e = spawnSync(process.execPath, [runner, 'estimate', join(dir, 'fifo.json')], { encoding: 'utf8', timeout: 60_000 });
+  assert.deepEqual([e.status, e.signal], [2, null], e.stderr);
+  assert.equal(e.stderr, `${join(dir, 'fifo.json')}:1:1: is a named pipe (FIFO), not a file: reading it waits until something writes to it; give the profile or config.json itself, or pipe it in as <(cat FILE)\n`);
+  const v = spawnSync(process.execPath, [runner, 'vllm-log', join(dir, 'fifo.log')], { encoding: 'utf8', timeout: 60_000 });
+  assert.deepEqual([v.status, v.signal], [2, null], v.stderr);
+  assert.equal(v.stderr, `${join(dir, 'fifo.log')}:1:1: is a named pipe (FIFO), not a file: reading it waits until something writes to it; give the log file itself, or pipe it in as /dev/stdin or <(cat LOG)\n`);
+  // vllm-log reads a pipe on /dev/stdin as it did, and refuses a device unread.
+  const log = 'INFO 08-20 10:01:21 [kv_cache_utils.py:849] GPU KV cache size: 1,000 tokens\n';
+  const logFile = join(dir, 'v.log');
+  writeFileSync(logFile, log);
+  // A shell's pipe (spawnSync's input is a socket, which /dev/stdin cannot open).
+  const piped = spawnSync('bash', ['-c', 'cat "$2" | "$0" "$1" vllm-log /dev/stdin', process.execPath, runner, logFile], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(piped.status, 0, piped.stderr);
+  assert.match(piped.stdout, /1,000/);
+  const zero = spawnSync(process.execPath, [runner, 'vllm-log', '/dev/zero'], { encoding: 'utf8', timeout: 60_000 });
+  assert.deepEqual([zero.status, zero.stderr], [2, '/dev/zero:1:1: is not a regular file (a device), not a log file\n']);
+});
+
+test('estimate reads the config.json it is given once (was twice: once to look for a saved run, once as the profile)', async () => {
+  const { file } = tmp('config.json', readFileSync(llamaConfig, 'utf8'));
+  const opened: string[] = [];
+  const original = fs.openSync;
+  const open = mock.method(fs, 'openSync', (...args: Parameters<typeof fs.openSync>) => {
+    if (String(args[0]) === file) opened.push(String(args[0]));
+    return original(...args);
+  });
+  let err = '';
+  try {
+    const out = new Writable({ write: (_c, _e, done) => done() });
+    const errs = new Writable({ write: (c, _e, done) => { err += String(c); done(); } });
+    assert.equal(await main(['estimate', file], { stdout: out, stderr: errs }), 0, err);
+  } finally {
+    open.mock.restore();
+  }
+  assert.equal(opened.length, 1);
 });

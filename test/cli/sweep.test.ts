@@ -14,7 +14,7 @@ import * as YAML from 'yaml';
 import type { RunnerEvent, RunnerProgressEvent } from '../../core/protocol/runner';
 import type { SweepPointRun, SweepReport } from '../../core/protocol/sweep';
 import { parseEvent } from '../../core/runnerProcess';
-import { cancelWhileReadingFifo } from '../fixtures/fifo';
+import { cancelWhileReadingFifo, HANDED_FIFO } from '../fixtures/fifo';
 import { comparable, sweepWorkspace } from '../fixtures/sweep';
 
 const root = join(__dirname, '..', '..');
@@ -688,13 +688,15 @@ test('a sweep killed outright (SIGKILL, as the editor\'s Cancel after its grace)
   while (alive(workers[0]!)) await new Promise((r) => setTimeout(r, 50));
 });
 
-test('sweep --events cancelled while it still reads the profile (a FIFO): exit 130 and a sweepEnd cancelled with no point run (was: killed by the signal, no event)', { skip: process.platform === 'win32' && 'mkfifo' }, async () => {
-  // The profile is a fifo: the child blocks reading it until this test writes it, so the signal
-  // lands in the reading (our open for writing returns once the child has opened it for reading).
+test('sweep --events cancelled while it still reads the profile (a pipe): exit 130 and a sweepEnd cancelled with no point run (was: killed by the signal, no event)', { skip: process.platform !== 'linux' && '/proc' }, async () => {
+  // The profile comes through a pipe (a FIFO handed over as /dev/fd/3): the child blocks reading
+  // it until this test writes it, so the signal lands in the reading (fixtures/fifo.ts).
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     const { dir, file } = workspace();
     rmSync(file);
-    const { code, by, stdout, stderr } = await cancelWhileReadingFifo(runner, file, ['sweep', file, '--events', '--out', join(dir, 'out')], PROFILE, signal, dir);
+    // A sweep takes a profile by its name (*.attn.yaml): the name is a link to the pipe.
+    symlinkSync(HANDED_FIFO, file);
+    const { code, by, stdout, stderr } = await cancelWhileReadingFifo(runner, join(dir, 'profile.fifo'), ['sweep', file, '--events', '--out', join(dir, 'out')], PROFILE, signal, dir);
     assert.deepEqual([code, by], [130, null], `${signal}: ${stderr}`);
     const end = eventsOf(stdout).at(-1);
     assert.equal(end?.type, 'sweepEnd', `${signal}: ${stdout}`);
