@@ -47,6 +47,17 @@ describe('sweep CSV export', () => {
     assert.match(tied.at(-1)!, /,e1,"AMD EPYC \(2 cores, x64\)",failed,tied,/);
   });
 
+  // s37 newcomer-ed 9: the table's "keeps up (modelled)" column, which decides the best point, was not in the CSV.
+  it('keeps_up on each modelled row when the runs judged it, and build when the rows come from two builds, as the Sweep table', () => {
+    const judged: SweepReport = { ...report, rows: [{ ...report.rows[0]!, keepsUp: false, tool: 'attnscope 0.1.0+aaaa' }, { ...report.rows[1]!, tool: 'attnscope 0.1.0+bbbb' }] };
+    const lines = sweepToCsv(judged).text.trimEnd().split('\n');
+    assert.equal(lines[0], 'point,point_id,kv_cache.page_size,model,environment,machine,build,status,best,source,occupancy_mean_fraction,output_throughput_tokens_per_s,ttft_p99_s,decode_median_ns_per_token,rejected_requests,decode_p10_ns_per_token,decode_p90_ns_per_token,decode_case,keeps_up');
+    assert.equal(lines[1], 'page_size=16 model=./a/config.json,a16,16,./a/config.json,e1,"AMD EPYC (2 cores, x64)",0.1.0+aaaa,ok,best,modelled,0.5,7752.5,0.169,,0,,,,false');
+    // The measured row and the failed point (no run judged it): empty.
+    assert.match(lines[2]!, /,measured,,,,1200,,1100,1300,B=8 context=4096,$/);
+    assert.match(lines[3]!, /,0\.1\.0\+bbbb,failed,,,,,,,,,,,$/);
+  });
+
   it('a report with no row: no data row (the extension writes nothing and says so)', () => {
     assert.equal(sweepToCsv({ ...report, rows: [] }).rows, 0);
   });
