@@ -29,6 +29,8 @@ export const MAX_HEADS = 1 << 20;
  * matrices, 2^48 each) stay exact integers below 2^53.
  */
 export const MAX_WIDTH = 1 << 24;
+/** The largest sliding window or attention chunk (2^31 − 1 tokens): the simulator and the kernels hold it as an int32. */
+export const MAX_WINDOW = 2 ** 31 - 1;
 
 /**
  * Reads keys with aliases from one or two scopes (text_config first, then the root), records

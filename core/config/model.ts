@@ -12,7 +12,7 @@ import {
 } from './families';
 import { isConfigPath } from './fileKinds';
 import { GEMMA3N_TYPES, gemma3nTowers, readGemma3n } from './gemma3n';
-import { describe, KeyReader, MAX_HEADS, MAX_LAYERS, MAX_WIDTH } from './keys';
+import { describe, KeyReader, MAX_HEADS, MAX_LAYERS, MAX_WIDTH, MAX_WINDOW } from './keys';
 import { mixerNames, readMamba } from './mamba';
 import { readQuantization } from './quantization';
 import { OTHER_ENCODERS, readVisionTower } from './vision';
@@ -172,7 +172,9 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   }
 
   // Sliding window: sliding_window + use_sliding_window + layer_types / sliding_window_pattern.
-  let windowValue = r.num('slidingWindow', ['sliding_window', 'sliding_window_size']);
+  // At most 2^31 − 1: the simulator and the kernels hold the window as an int32 (vLLM's
+  // window_size too); a larger one died there with a RangeError, exit 1 (s37 fix37 Left).
+  let windowValue = r.num('slidingWindow', ['sliding_window', 'sliding_window_size'], { max: MAX_WINDOW });
   const useSliding = r.bool(['use_sliding_window']);
   const layerTypes: LayerKind[] = [];
   const layerTypesFound = r.find(['layer_types']);
@@ -206,7 +208,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
           v.range, { expected: numLayers, actual: layerTypes.length },
         );
       }
-      if (sawChunked && windowValue === undefined) windowValue = r.num('slidingWindow', ['attention_chunk_size']);
+      if (sawChunked && windowValue === undefined) windowValue = r.num('slidingWindow', ['attention_chunk_size'], { max: MAX_WINDOW });
       if (sawSliding && windowValue === undefined) {
         r.problem('error', 'missing-sliding-window', '"layer_types" has sliding_attention layers but no "sliding_window" says how many tokens they keep', v.range);
       }
@@ -214,7 +216,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   }
   let slidingWindow: number | null = null;
   const L = numLayers ?? 0;
-  const chunk = LLAMA4_TYPES.has(family) ? r.num(null, ['attention_chunk_size']) : undefined;
+  const chunk = LLAMA4_TYPES.has(family) ? r.num(null, ['attention_chunk_size'], { max: MAX_WINDOW }) : undefined;
   if (chunk !== undefined && !layerTypesFound) {
     // Llama 4 chunked local attention: a RoPE layer attends within its chunk, so it holds at
     // most attention_chunk_size tokens; NoPE layers (no_rope_layers[i] == 0, by default every

@@ -7,7 +7,7 @@
  * model's sizes, which a file gets from its config.json reader, are checked here against that
  * reader's limits (keys.ts).
  */
-import { MAX_HEADS, MAX_LAYERS, MAX_WIDTH } from './keys';
+import { MAX_HEADS, MAX_LAYERS, MAX_WIDTH, MAX_WINDOW } from './keys';
 import { schemaProblems, validate } from './profileSchema';
 import { parseJsonTree } from './tree';
 
@@ -87,9 +87,9 @@ function modelProblems(m: Loose): string[] {
   // The window the "sliding" layers keep (model.ts reads sliding_window as a whole number from 1); null when no layer slides.
   const window = m.slidingWindow;
   const sliding = Array.isArray(kinds) ? kinds.filter((k) => k === 'sliding').length : 0;
-  const whole = typeof window === 'number' && Number.isSafeInteger(window) && window >= 1;
+  const whole = typeof window === 'number' && Number.isSafeInteger(window) && window >= 1 && window <= MAX_WINDOW;
   if (!whole && (window !== null || sliding > 0)) {
-    const what = sliding > 0 ? `the window of the ${sliding} "sliding" layer${sliding === 1 ? '' : 's'} in model.layerTypes, in tokens: an integer from 1` : 'null (no layer slides) or the sliding window in tokens, an integer from 1';
+    const what = sliding > 0 ? `the window of the ${sliding} "sliding" layer${sliding === 1 ? '' : 's'} in model.layerTypes, in tokens: an integer from 1 to ${MAX_WINDOW}` : `null (no layer slides) or the sliding window in tokens, an integer from 1 to ${MAX_WINDOW}`;
     out.push(`model.slidingWindow must be ${what}, not ${JSON.stringify(window) ?? 'nothing'}`);
   }
   // The KV walk drops the last numKvSharedLayers layers, the MLP count reads one width a layer.

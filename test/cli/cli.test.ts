@@ -1007,12 +1007,13 @@ test('a resolved Profile on stdin meets the limits of a profile file: one line n
     // A "sliding" layer keeps model.slidingWindow tokens: null or missing ran as if unbounded (exit 0, s36 fixa36's open
     // case); 0, -5, "x" and 4096.5 died in the simulator (RangeError / TypeError, exit 1). The config reader takes
     // sliding_window as a whole number from 1 (model.ts r.num).
-    ...([null, undefined, 0, -5, 'x', 4096.5] as const).map((w): [string, unknown, RegExp] => [
+    // 2^31 = 2,147,483,648 died in the native simulator's int32 argument (RangeError, exit 1: s37 fix37 Left).
+    ...([null, undefined, 0, -5, 'x', 4096.5, 2 ** 31] as const).map((w): [string, unknown, RegExp] => [
       'model', { ...p.model, layerTypes: ['sliding', 'full'], slidingWindow: w },
-      new RegExp(`model\\.slidingWindow must be the window of the 1 "sliding" layer in model\\.layerTypes, in tokens: an integer from 1, not ${w === undefined ? 'nothing' : JSON.stringify(w).replace('.', '\\.')}$`, 'm'),
+      new RegExp(`model\\.slidingWindow must be the window of the 1 "sliding" layer in model\\.layerTypes, in tokens: an integer from 1 to 2147483647, not ${w === undefined ? 'nothing' : JSON.stringify(w).replace('.', '\\.')}$`, 'm'),
     ]),
     // No sliding layer: null is the config reader's "no window"; anything else must still be a window.
-    ['model', { ...p.model, slidingWindow: 'x' }, /model\.slidingWindow must be null \(no layer slides\) or the sliding window in tokens, an integer from 1, not "x"$/m],
+    ['model', { ...p.model, slidingWindow: 'x' }, /model\.slidingWindow must be null \(no layer slides\) or the sliding window in tokens, an integer from 1 to 2147483647, not "x"$/m],
   ];
   assert.equal(p.model.slidingWindow, null);
   assert.equal(p.model.numLayers, 2);

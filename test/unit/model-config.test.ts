@@ -87,6 +87,20 @@ test('sliding windows: gpt-oss layer_types, gemma-2 alternation, Qwen2 disabled,
   assert.deepEqual(mistral.layerTypes, ['sliding', 'sliding', 'sliding']);
 });
 
+test('a sliding_window or attention_chunk_size above 2^31 − 1 is an error at its value (the simulator died on it with a RangeError, exit 1)', () => {
+  // 2,147,483,648 = 2^31, one past int32's largest, which the simulator and the kernels hold the window in.
+  const base = { model_type: 'mistral', hidden_size: 64, num_attention_heads: 4, num_hidden_layers: 3, vocab_size: 10, intermediate_size: 128 };
+  const text = JSON.stringify({ ...base, sliding_window: 2147483648 });
+  const r = readModelConfig(text);
+  assert.equal(r.value, null);
+  const e = only(r.problems, 'invalid-value');
+  assert.equal(e.message, '"sliding_window" must be at most 2147483647, not 2147483648');
+  assert.equal(at(text, e), '2147483648');
+  assert.equal(readModelConfig(JSON.stringify({ ...base, sliding_window: 2147483647 })).value!.slidingWindow, 2147483647);
+  const chunked = readModelConfig(JSON.stringify({ ...base, model_type: 'llama4_text', attention_chunk_size: 2 ** 32 }));
+  assert.equal(only(chunked.problems, 'invalid-value').message, '"attention_chunk_size" must be at most 2147483647, not 4294967296');
+});
+
 test('Qwen2 use_sliding_window with max_window_layers < num_hidden_layers: transformers\' layers, vLLM refuses', () => {
   // transformers' Qwen2Config: layer_types[i] = "sliding_attention" if sliding_window is not None
   // (use_sliding_window) and i >= max_window_layers, else "full_attention". vLLM's qwen2.py asserts
