@@ -253,6 +253,13 @@ function applyLogSettings(profile: Profile, log: VllmLog): { profile: Profile; f
   } else {
     fromProfile.push(engine.vllmVersion ? `engine.vllm_version ${engine.vllmVersion}` : 'the current vLLM release (the log names none)');
   }
+  // --disable-hybrid-kv-cache-manager, or vLLM's warning that it turned the manager off: the
+  // estimate lays the pool out so (engine.disable_hybrid_kv_cache_manager, core/estimate kvPoolLayout).
+  const hybrid = s.hybridKvManagerDisabled;
+  if (hybrid) {
+    engine.disableHybridKvCacheManager = hybrid.value;
+    fromLog.push(`hybrid KV-cache manager ${hybrid.value ? 'off' : 'on'} (${at(hybrid)})`);
+  }
   p.engine = engine;
   // An explicit KV budget in the profile sizes the pool here as it does in `estimate` (one
   // implementation: core/estimate's estimate()); the device terms then size nothing.
@@ -304,36 +311,6 @@ function encoderWhy(modelType: string): { short: string; long: string; logPool: 
 }
 
 /**
- * The estimate's pool as vLLM lays it out with its hybrid KV-cache manager off
- * (--disable-hybrid-kv-cache-manager, or disabled for the model: kv_cache_utils
- * unify_hybrid_kv_cache_specs turns every SlidingWindowSpec into a FullAttentionSpec): one
- * KV-cache group, a block = page_size tokens of every layer, floor(budget / block) blocks, as many
- * times page_size tokens, and a request of N tokens ceil(N / page_size) blocks. `line`: the log's
- * line that says the manager is off.
- */
-function uniformView(e: Estimate, pageSize: number, line: number): Estimate {
-  const blockBytes = pageSize * e.kvBytesPerToken;
-  const pages = blockBytes > 0 ? Math.floor(e.pool.budgetBytes / blockBytes) : 0;
-  const blocksPerSeq = Math.ceil(e.pool.concurrencySeqLen / pageSize);
-  const maxConcurrency = blocksPerSeq > 0 ? pages / blocksPerSeq : 0;
-  const layers = e.kvBytesPerTokenPerLayer > 0 ? Math.round(e.kvBytesPerToken / e.kvBytesPerTokenPerLayer) : e.pool.layout.groupSize;
-  return {
-    ...e,
-    pageBytes: blockBytes,
-    pool: {
-      ...e.pool,
-      layout: { kind: 'uniform', groupSize: layers, fullGroups: 1, slidingGroups: 0, window: 0, maxNumBatchedTokens: 0, blockBytes, basis: `the log's vLLM ran with its hybrid KV-cache manager off (line ${line}): one KV-cache group, every layer charged every token (unify_hybrid_kv_cache_specs)` },
-      pages,
-      tokens: pages * pageSize,
-      blocksPerSeq,
-      seqNeededBytes: blocksPerSeq * blockBytes,
-      maxConcurrency,
-      sequencesAtOnce: Math.floor(maxConcurrency),
-    },
-  };
-}
-
-/**
  * Bytes of the KV pool per token of vLLM's "GPU KV cache size" line, per GPU, and how they add up
  * ('' for one group). vLLM counts floor(blocks / groups) · block_size tokens
  * (kv_cache_utils._report_kv_cache_config), and a block holds block_size tokens of one group's
@@ -364,18 +341,21 @@ function poolBytesPerReportedToken(e: Estimate, pageSize: number): { bytes: numb
  */
 export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   const { profile: p, fromLog, fromProfile } = applyLogSettings(profile, log);
-  const hybridOff = log.settings.hybridKvManagerDisabled?.value === true ? log.settings.hybridKvManagerDisabled : undefined;
-  const estimated = estimate(p, { seqLen: p.workload!.maxModelLen });
-  // The log's vLLM ran with its hybrid KV-cache manager off: its pool is one group, as the estimate's is then.
-  const e = hybridOff && estimated.pool.layout.kind !== 'uniform' ? uniformView(estimated, p.kvCache.pageSize, hybridOff.line) : estimated;
+  const e = estimate(p, { seqLen: p.workload!.maxModelLen });
   const f = log.figures;
   const rows: ComparisonRow[] = [];
   const notes: string[] = [];
   const fmt = (x: LogFigure | undefined) => (x ? formatGib(x.value) : null);
   // Neither the log nor the profile gives the device's memory nor a KV budget: the estimate sizes
   // no pool, and its pool figures are unknown ('—'), not 0 (a note says what to set).
-  if (e !== estimated) fromLog.push(`hybrid KV-cache manager off (line ${hybridOff!.line})`);
-  if (e !== estimated) notes.push(`${e.pool.layout.basis}: the pool is compared as that, not as the hybrid manager (vLLM's default for this model) lays it out: ${estimated.pool.layout.basis}`);
+  // Where the log's hybrid-manager setting is not the release's default for this model, say what the default would give.
+  const hybrid = log.settings.hybridKvManagerDisabled;
+  if (hybrid) {
+    const q: Profile = structuredClone(p);
+    delete q.engine!.disableHybridKvCacheManager;
+    const byDefault = estimate(q, { seqLen: p.workload!.maxModelLen }).pool.layout;
+    if (byDefault.kind !== e.pool.layout.kind) notes.push(`the log's vLLM ran with its hybrid KV-cache manager ${hybrid.value ? 'off' : 'on'} (line ${hybrid.line}): ${e.pool.layout.basis}; the pool is compared as that, not as this release's default lays it out: ${byDefault.basis}`);
+  }
   const noPool = e.pool.budgetSource === 'none';
   // The profile's kv_cache.memory_gib / num_pages is the budget: the device terms size nothing.
   const explicit = e.pool.budgetSource === 'explicit' ? explicitBudgetText(p) : null;
@@ -565,7 +545,7 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
       q.engine = { ...q.engine!, activationGib: f.activationPeakBytes ? f.activationPeakBytes.value / GIB : q.engine!.activationGib, nonTorchGib: f.nonTorchBytes ? f.nonTorchBytes.value / GIB : q.engine!.nonTorchGib, ncclGib: f.nonTorchBytes ? 0 : q.engine!.ncclGib };
     }
     const withLog = estimate(q);
-    pagesWithLogTerms = e === estimated ? withLog.pool.pages : Math.floor(withLog.pool.budgetBytes / Math.max(1, e.pageBytes));
+    pagesWithLogTerms = withLog.pool.pages;
   }
   if (logBlocks !== undefined && encoder) {
     rows.push({ term: blocksTerm, log: logBlocksText, logLine: blocksLine, estimate: '0', difference: signedCount(-logBlocks), why: `no pool: ${encoder.short}` });
