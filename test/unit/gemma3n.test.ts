@@ -66,11 +66,18 @@ test('Gemma-3n-E4B is counted as vLLM builds it (was refused): per-layer embeddi
   //   model: per_layer_model_projection 2048 · 35 · 256 = 18,350,080 + its norm 256, altup (un)embed projections 6 · 2048² = 25,165,824,
   //   final norm 2048. Text model 6,866,696,688.
   //   Embedders (gemma3n_mm.py Gemma3nMultimodalEmbedder): vision 128·2048 + 2·2048 + 2048·2048 = 4,460,544; audio 128·1536 + 2·1536 + 1536·2048 = 3,345,408.
+  //   Audio encoder (modeling_gemma3n.py Gemma3nAudioEncoder, d 1536, 8 heads of 192, conv kernel 5): subsampling convs
+  //   1·128·3·3 + 128 and 128·32·3·3 + 32, frequency 128 -> 64 -> 32, input_proj_linear 32·32·1536: 1,611,040; a conformer block
+  //   2 · (8d² + 2d) + (5d² + 2d + 192) + (3d² + 5d + 2d) + d = 56,644,800, 12 of them: 681,348,640 in all.
   assert.equal(p.breakdown.embedding, 537_395_200 + 2_348_810_240);
   assert.equal(p.breakdown.gemma3n, gemma3nParams(m));
   assert.equal(gemma3nParams(m), 18_350_336 + 25_165_824 + 35 * (12_368 + 264_192 + 1_048_576));
-  assert.equal(p.breakdown.vision, 4_460_544 + 3_345_408);
-  assert.equal(p.total, 6_866_696_688 + 7_805_952);
+  assert.equal(m.vision!.projectorParams, 4_460_544 + 3_345_408);
+  assert.equal(m.vision!.params, 681_348_640);
+  assert.equal(p.breakdown.vision, 681_348_640 + 7_805_952);
+  // The card's "raw parameter count of this model is 8B": 7,555,851,280 here, and the MobileNet-V5 tower left out is
+  // 294,284,096 by KerasHub's preset mobilenetv5_300m_enc_gemma3n (metadata "params"): 7,850,135,376 with it.
+  assert.equal(p.total, 6_866_696_688 + 7_805_952 + 681_348_640);
   // google/gemma3n-slicing-configs lists the main (E4B) model at 3.98B effective parameters: the text model without its two embedding tables.
   assert.equal(p.total - p.breakdown.embedding - p.breakdown.vision!, 3_980_491_248);
   assert.equal(m.normsPerLayer, 5);
@@ -80,7 +87,23 @@ test('Gemma-3n-E4B is counted as vLLM builds it (was refused): per-layer embeddi
   const info = only(r.problems, 'encoder-not-counted');
   assert.equal(info.severity, 'info');
   assert.equal(at(text, info), '"vision_config"');
-  assert.match(info.message, /embedders \(embed_vision, embed_audio\) are counted; the vision tower \(timm mobilenetv5_300m_enc: MobileNet-V5.*\) and the audio encoder \(Gemma3nAudioEncoder, audio_config\) are not counted/);
+  assert.equal(info.message, "Gemma 3n: the multimodal embedders (embed_vision, embed_audio) and the audio encoder (Gemma3nAudioEncoder, from audio_config) are counted; the vision tower (timm mobilenetv5_300m_enc: MobileNet-V5, whose shapes are timm's block table, not config.json) is not counted");
+});
+
+test('Gemma 3n\'s audio encoder follows audio_config, and a value that is no whole number leaves it out by name (not a silent default)', () => {
+  const cfg = structuredClone(E4B);
+  const audio = cfg.audio_config as Record<string, unknown>;
+  audio.conf_num_hidden_layers = 6;
+  audio.sscp_conv_channel_size = [64, 32];
+  // 6 blocks of 56,644,800; conv0 64·9 + 64, conv1 64·32·9 + 32: 640 + 18,432 fewer in the subsampling than with 128 channels.
+  assert.equal(readModelConfig(JSON.stringify(cfg)).value!.vision!.params, 6 * 56_644_800 + 1_611_040 - 64 * 10 - 64 * 32 * 9);
+  audio.conf_num_hidden_layers = 'twelve';
+  const text = JSON.stringify(cfg, null, 2);
+  const r = readModelConfig(text);
+  assert.equal(r.value!.vision!.params, null);
+  assert.equal(r.value!.vision!.projectorParams, 4_460_544 + 3_345_408);
+  assert.match(only(r.problems, 'encoder-not-counted').message, /the vision tower .* and the audio encoder are not counted \(audio_config\.conf_num_hidden_layers is not a whole number\)$/);
+  assert.equal(paramCounts(r.value!).total, 6_866_696_688 + 7_805_952);
 });
 
 test('Gemma-3n-E2B: 30 layers of width 8192, 1.91B without embeddings (google/gemma3n-slicing-configs, "Config for official E2B Model")', () => {
@@ -91,7 +114,8 @@ test('Gemma-3n-E2B: 30 layers of width 8192, 1.91B without embeddings (google/ge
   // (537,395,200 + 262,144 · 30 · 256 = 2,013,265,920).
   assert.equal(p.total - p.breakdown.embedding - p.breakdown.vision!, 1_905_495_648);
   assert.equal(p.breakdown.embedding, 537_395_200 + 2_013_265_920);
-  assert.equal(p.total, 1_905_495_648 + 537_395_200 + 2_013_265_920 + 7_805_952);
+  // The card's "raw parameter count of this model is 5B": 5,145,311,360 here, 5,439,595,456 with KerasHub's MobileNet-V5 count.
+  assert.equal(p.total, 1_905_495_648 + 537_395_200 + 2_013_265_920 + 7_805_952 + 681_348_640);
 });
 
 test('Gemma 3n\'s last num_kv_shared_layers layers hold no KV: E4B and E2B keep 20 layers (16 sliding, 4 full), 40,960 B a token in bf16, 5 KV-cache groups of 4', () => {
@@ -146,7 +170,7 @@ test('Gemma 3n\'s own keys are checked at their keys: an intermediate_size list 
     // One number for every layer reads as the list Gemma3nTextConfig makes of it.
     const cfg = structuredClone(E4B);
     (cfg.text_config as Record<string, unknown>).intermediate_size = 16384;
-    assert.equal(paramCounts(readModelConfig(JSON.stringify(cfg)).value!).total, 6_866_696_688 + 7_805_952);
+    assert.equal(paramCounts(readModelConfig(JSON.stringify(cfg)).value!).total, 6_866_696_688 + 7_805_952 + 681_348_640);
   }
 });
 
@@ -159,5 +183,5 @@ test('Gemma 3n\'s MLP widths per layer are counted layer by layer (a MatFormer s
   assert.equal(m.intermediateSize, 16384);
   assert.deepEqual(m.intermediateSizes, widths);
   // One layer 8192 wider: 3 · 2048 · 8192 = 50,331,648 more than E2B.
-  assert.equal(paramCounts(m).total, 1_905_495_648 + 537_395_200 + 2_013_265_920 + 7_805_952 + 50_331_648);
+  assert.equal(paramCounts(m).total, 1_905_495_648 + 537_395_200 + 2_013_265_920 + 7_805_952 + 681_348_640 + 50_331_648);
 });
