@@ -45,7 +45,7 @@
  * the rest refitted. The overhead is always fitted. Which were fitted and which held, and why, is
  * in CalibrationFit.parameters.
  */
-import { formatCountOf, formatPercent, formatSignificant } from '../../core/format';
+import { formatCount, formatCountOf, formatPercent, formatSignificant } from '../../core/format';
 import type { Profile, StepTimeSpec } from '../../core/config/types';
 import { otherModelName } from '../../core/config/modelName';
 import { ASSUMED_STEP_TIME, chunkAttention, kvReadSeconds, pairSeconds, stepWork, sumAttention, weightReadSeconds } from './step-time';
@@ -219,16 +219,32 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult, opts
   if (!bench.ttfts || !bench.itls) throw new RangeError('the vllm bench serve result has no ttfts / itls: save it with --save-result --save-detailed');
   const work = stepWork(profile);
   const rows: Array<{ i: number; p: number; o: number; ttft: number; tpot: number | null; e2e: number }> = [];
+  // Why requests are left out, for the refusal when too few are left (s37 newcomer 7: "0 usable requests" said no why).
+  let failed = 0;
+  let noTtft = 0;
+  let firstNoTtft = -1;
   for (let i = 0; i < bench.inputLens.length; i++) {
-    if (bench.errors?.[i]) continue;
+    if (bench.errors?.[i]) {
+      failed++;
+      continue;
+    }
     const ttft = bench.ttfts[i];
     const itl = bench.itls[i] ?? [];
-    if (!(ttft > 0)) continue;
+    if (!(ttft > 0)) {
+      if (noTtft++ === 0) firstNoTtft = i;
+      continue;
+    }
     const tpot = itl.length > 0 ? itl.reduce((s, x) => s + x, 0) / itl.length : null;
     const scale = opts.targetScale?.[i];
     rows.push({ i, p: bench.inputLens[i], o: bench.outputLens[i], ttft: ttft * (scale?.ttft ?? 1), tpot: tpot === null ? null : tpot * (scale?.tpot ?? 1), e2e: ttft + itl.reduce((s, x) => s + x, 0) });
   }
-  if (rows.length < 3) throw new RangeError(`the result has ${rows.length} usable requests; the fit needs at least 3`);
+  if (rows.length < 3) {
+    const why = [
+      ...(failed > 0 ? [`${formatCount(failed)} failed (errors non-empty)`] : []),
+      ...(noTtft > 0 ? [`${formatCount(noTtft)} with a TTFT that is no time above 0 s (ttfts[${firstNoTtft}] is ${JSON.stringify(bench.ttfts[firstNoTtft]) ?? 'missing'})`] : []),
+    ];
+    throw new RangeError(`the result has ${rows.length} usable requests of ${formatCount(bench.inputLens.length)}${why.length > 0 ? ` (${why.join(', ')})` : ''}; the fit needs at least 3`);
+  }
   let concurrency: number;
   let concurrencySource: string;
   if (bench.maxConcurrency !== null) {

@@ -169,6 +169,19 @@ test('a fit that misses its own timings by more than half on average is refused,
     /RangeError: the step-time model fitted to these 3 requests misses their own timings \(mean error TTFT [\d.]+%, TPOT [\d.]+%; at most 50% is accepted\): .*memory_efficiency held at its bound 1; unbounded, the fit asks for [\d.]+/);
 });
 
+test('too few usable requests: the refusal says why the others are left out (negative TTFTs, failed requests), not only "0 usable requests" (s37 newcomer 7)', () => {
+  // 4 requests: one failed, three with TTFTs -0.1, 0 and -2 s (no time above 0): none usable.
+  const file = join(tempDir('attnscope-calibrate-'), 'bench.json');
+  writeFileSync(file, JSON.stringify({
+    backend: 'vllm', request_rate: 'inf', input_lens: [100, 200, 300, 400], output_lens: [10, 20, 30, 40],
+    ttfts: [0.1, -0.1, 0, -2], itls: [[0.01], [0.01], [0.01], [0.01]], errors: ['timeout', '', '', ''],
+  }));
+  assert.throws(() => calibrateStepTime(llamaOnH100(), readVllmResult(file)), {
+    name: 'RangeError',
+    message: 'the result has 0 usable requests of 4 (1 failed (errors non-empty), 3 with a TTFT that is no time above 0 s (ttfts[1] is -0.1)); the fit needs at least 3',
+  });
+});
+
 test('timings that shrink as the modelled work grows are refused, the held factor named with the value the unbounded fit gives, not "do not vary enough in length"', () => {
   // Six requests of 100-4,000 prompt tokens one at a time whose TTFT falls 0.1 ms per prompt
   // token (0.49 s at 100, 0.1 s at 4,000) while prefill FLOPs and bytes grow with the prompt: no
