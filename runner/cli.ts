@@ -22,7 +22,7 @@ import { closestMatch } from '../core/config/suggest';
 import { jsonErrorText } from '../core/config/tree';
 import { BACKENDS, isBackend, type KernelBackendName, type Problem, type Profile, type StepTimeSpec } from '../core/config/types';
 import { resolvedProfileProblems } from '../core/config/resolvedProfile';
-import { createRun, runHeader, runKind, type Environment, type EstimateFile, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel } from '../core/protocol/run';
+import { createRun, runHeader, runKind, TOOL_NAME, type Environment, type EstimateFile, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel } from '../core/protocol/run';
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
 import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../core/validate';
 import { formatCount, formatCountOf, formatPercent, formatTimeScale, perGpuCasesHeader, poolCancelledText } from '../core/format';
@@ -408,12 +408,41 @@ function loadProfileNotRun(file: string, command: 'estimate' | 'bench'): LoadedP
   // Read once: a pipe (<(cat run.json)) reads empty the second time, and a file is not read twice.
   const text = readInputFile(file);
   const run = savedRunIn(file, text);
-  if (run === null) return loadProfile(file, text);
+  if (run === null) {
+    refuseOtherOutput(file, text, command);
+    return loadProfile(file, text);
+  }
   const source = run.profile.sourcePath;
   const made = `made by attnscope ${runKind(run)}${source ? ` from ${basename(source)}` : ''} at ${run.createdAt}`;
   const shown = source === null ? null : relative(process.cwd(), source).startsWith('..') ? source : relative(process.cwd(), source);
   const give = shown !== null && existsSync(source!) ? `give its profile: attnscope ${command} ${shellQuote(shown)}` : 'give the profile it was made from';
   throw new InputError(`a saved run (${made}), not a profile or config.json: ${give}; attnscope simulate ${shellQuote(file)} simulates the run's profile again`, file);
+}
+
+/**
+ * Refuses, in one line at file:1:1 that says what the file is, an AttnScope output other than a
+ * run given where a profile or config.json goes: `estimate --json`'s file (kind "estimate") or a
+ * sweep report (kind "attnscope-sweep-report"). Read as a config.json, each gave lines of missing
+ * "hidden_size" and the like (s37 fix37 Left). Nothing for any other file.
+ * @throws InputError (exit 2) for such a file.
+ */
+function refuseOtherOutput(file: string, text: string, command: 'estimate' | 'bench' | 'simulate'): void {
+  if (!file.endsWith('.json') || !text.trimStart().startsWith('{')) return;
+  let v: { tool?: unknown; kind?: unknown; name?: unknown; createdAt?: unknown; sweepId?: unknown } | null;
+  try {
+    v = JSON.parse(text) as typeof v;
+  } catch {
+    return;
+  }
+  if (!v || typeof v !== 'object' || typeof v.tool !== 'string' || !v.tool.startsWith(`${TOOL_NAME} `)) return;
+  const name = typeof v.name === 'string' ? v.name : null;
+  const give = `give attnscope ${command} the profile it was made from${name ? ` (${name})` : ''}`;
+  if (v.kind === 'estimate') {
+    throw new InputError(`the output of attnscope estimate --json${name ? ` for ${name}` : ''}${typeof v.createdAt === 'string' ? ` at ${v.createdAt}` : ''}, not a profile or config.json: ${give}`, file);
+  }
+  if (v.kind === 'attnscope-sweep-report') {
+    throw new InputError(`a sweep report${typeof v.sweepId === 'string' ? ` (sweep ${v.sweepId}` : ' ('}${name ? ` of ${name})` : ')'}, not a profile or config.json: ${give}; the report opens with AttnScope: Open sweep results`, file);
+  }
 }
 
 async function estimateCommand(argv: string[], io: CliIo): Promise<number> {
@@ -452,6 +481,7 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
     const text = file === '-' ? null : readInputFile(file);
     const saved = text === null ? null : savedRunIn(file, text);
     if (saved) checkSavedRunTrace(file, saved, flags);
+    if (text !== null && !saved) refuseOtherOutput(file, text, 'simulate');
     loaded = text === null ? profileFromStdin(await readStdinUnlessCancelled(ac.signal)) : saved ? profileFromStdin(JSON.stringify(saved.profile), file) : loadProfile(file, text);
     await cancelPoint(ac.signal);
     return await simulateProfile(file, loaded, flags, io, ac.signal, phase);

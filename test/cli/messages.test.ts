@@ -186,6 +186,26 @@ test('a profile with CRLF or old-Mac CR-only line ends reads as with LF: the sam
   }
 });
 
+test('estimate, bench or simulate on estimate --json\'s output or a sweep report says in one line what the file is (they were read as a config.json: lines of missing "hidden_size")', () => {
+  const { dir, profile } = profileDir();
+  const est = join(dir, 'est.json');
+  const made = cli(['estimate', profile, '--json']);
+  assert.equal(made.code, 0, made.stderr);
+  writeFileSync(est, made.stdout);
+  const createdAt = (JSON.parse(made.stdout) as { createdAt: string }).createdAt;
+  // A sweep report as attnscope sweep writes it (core/protocol/sweep.ts SweepReport: kind, tool, sweepId, name).
+  const report = join(dir, 'sweep-report.json');
+  writeFileSync(report, JSON.stringify({ schema: 1, kind: 'attnscope-sweep-report', tool: 'attnscope 0.1.0', createdAt, sweepId: '0123456789abcdef', name: 'p.attn.yaml', job: 'simulate', rows: [] }));
+  for (const command of ['estimate', 'bench', 'simulate']) {
+    const a = cli([command, est]);
+    assert.equal(a.code, 2, a.stderr);
+    assert.equal(a.stderr, `${est}:1:1: the output of attnscope estimate --json for p.attn.yaml at ${createdAt}, not a profile or config.json: give attnscope ${command} the profile it was made from (p.attn.yaml)\n`);
+    const b = cli([command, report]);
+    assert.equal(b.code, 2, b.stderr);
+    assert.equal(b.stderr, `${report}:1:1: a sweep report (sweep 0123456789abcdef of p.attn.yaml), not a profile or config.json: give attnscope ${command} the profile it was made from (p.attn.yaml); the report opens with AttnScope: Open sweep results\n`);
+  }
+});
+
 test('estimate or bench on a saved run (simulate --json) says in one line what the file is and what to give: its profile, or simulate RUN.json', () => {
   const { dir, profile } = profileDir();
   const run = join(dir, 'run.json');
