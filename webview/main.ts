@@ -16,6 +16,7 @@ import '@vscode-elements/elements/dist/vscode-tab-panel/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
+import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import { Chart, registerables } from 'chart.js';
 import type { ToWebview } from '../core/protocol/webview';
 import { fitTextPlugin } from './fit';
@@ -169,6 +170,22 @@ for (const id of [...CHART_IDS, 'latencyCdf', 'queue', 'capacity'] as ChartId[])
 }
 
 const historyList = el('div', { id: 'history-list' });
+/**
+ * History's runs are many (343 in a s37 newcomer's workspace: ~340 rows of 50 px above Sweeps and
+ * Compare, newcomer-ed 7): a filter on the name, and the newest HISTORY_PAGE shown, more on request.
+ */
+const HISTORY_PAGE = 50;
+let historyShown = HISTORY_PAGE;
+const historyFilter = el('vscode-textfield', { id: 'history-filter', placeholder: 'Filter runs by name', 'aria-label': 'Filter runs by name', type: 'search' }) as HTMLElement & { value: string };
+historyFilter.addEventListener('input', () => {
+  historyShown = HISTORY_PAGE;
+  renderHistory();
+});
+const historyCount = el('span', { id: 'history-count', class: 'muted' });
+const historyMore = button('Show more', () => {
+  historyShown += HISTORY_PAGE;
+  renderHistory();
+}, { id: 'btn-history-more', secondary: '' });
 /** History's finished sweeps (.attnscope/sweeps), each opened into the Sweep tab. */
 const sweepList = el('div', { id: 'sweep-list' });
 const selectA = el('vscode-single-select', { id: 'compare-a', 'aria-label': 'Run A (baseline)' }) as HTMLElement & { value: string };
@@ -221,10 +238,11 @@ const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.index
   el('vscode-tab-header', unselected, 'History'),
   el('vscode-tab-header', unselected, 'Sweep'),
   el('vscode-tab-panel', {}, environment, buildNote, loadNote, stepTime, noRun, chartGrid),
-  el('vscode-tab-panel', {}, el('h2', {}, 'Saved runs'), historyList, el('h2', {}, 'Sweeps'), sweepList, el('h2', {}, 'Compare two runs'),
+  // Sweeps and Compare first: after every saved run they were ~340 rows down (s37 newcomer-ed 7).
+  el('vscode-tab-panel', {}, el('h2', {}, 'Compare two runs'),
     el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
     el('p', { class: 'muted' }, 'Changes are flagged only when neither median lies inside the other run\'s p10–p90 range for that case.'),
-    compareResult),
+    compareResult, el('h2', {}, 'Sweeps'), sweepList, el('h2', {}, 'Saved runs'), el('div', { class: 'compare-bar' }, historyFilter, historyCount), historyList, historyMore),
   el('vscode-tab-panel', {}, sweepRunBar, sweepOther, sweepSummary, sweepBar, sweepBest, sweepBestNotes, sweepBestVllm, sweepCharts, sweepPointsHeading, sweepTableBox, sweepSources),
 );
 tabs.addEventListener('vsc-tabs-select', (e: Event) => {
@@ -423,13 +441,21 @@ function inFolder(name: string, folder: string | undefined): string {
 
 function renderHistory(): void {
   const note = skippedNote(model.skippedRuns);
+  const wanted = historyFilter.value.trim().toLowerCase();
+  const matching = wanted ? model.runs.filter((r) => inFolder(r.name, r.folder).toLowerCase().includes(wanted)) : model.runs;
+  const shown = matching.slice(0, historyShown);
+  historyCount.textContent = model.runs.length === 0 ? '' : `${shown.length < matching.length ? `newest ${formatCount(shown.length)} of ` : ''}${formatCount(matching.length)}${wanted ? ` of ${formatCount(model.runs.length)}` : ''} ${matching.length === 1 ? 'run' : 'runs'}`;
+  historyMore.hidden = shown.length >= matching.length;
+  if (!historyMore.hidden) historyMore.textContent = `Show ${formatCount(Math.min(HISTORY_PAGE, matching.length - shown.length))} more`;
   if (model.runs.length === 0) {
     historyList.replaceChildren(el('p', { class: 'empty' }, 'No saved runs yet in this workspace.'));
+  } else if (matching.length === 0) {
+    historyList.replaceChildren(el('p', { class: 'empty' }, `No saved run's name contains "${historyFilter.value.trim()}".`));
   } else {
     historyList.replaceChildren(table({
       columns: ['time', 'name', 'status', 'cases', ''],
-      rows: model.runs.map((r) => [runTime(r.createdAt), inFolder(r.name, r.folder), r.poolCancelled ? `${r.status} ${poolCancelledText(r.poolCancelled)}` : r.status, r.kind === 'simulate' ? 'simulation' : formatCount(r.cases), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '', 'aria-label': `Open run ${r.name}, ${formatRunTime(r.createdAt)}` })]),
-    }, 'table-history', (i) => ({ 'data-run': model.runs[i]!.id })));
+      rows: shown.map((r) => [runTime(r.createdAt), inFolder(r.name, r.folder), r.poolCancelled ? `${r.status} ${poolCancelledText(r.poolCancelled)}` : r.status, r.kind === 'simulate' ? 'simulation' : formatCount(r.cases), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '', 'aria-label': `Open run ${r.name}, ${formatRunTime(r.createdAt)}` })]),
+    }, 'table-history', (i) => ({ 'data-run': shown[i]!.id })));
   }
   if (note) historyList.append(el('p', { class: 'note', id: 'history-skipped' }, note));
   // Until the user picks: A = the previous run (baseline), B = the newest. The choice is marked on the option
@@ -451,8 +477,9 @@ function renderSweepList(): void {
     return;
   }
   sweepList.replaceChildren(table({
-    columns: ['time', 'name', 'job', 'points', ''],
-    rows: sweeps.map((s) => [runTime(s.createdAt), inFolder(s.name, s.folder), s.job, s.points === s.total ? formatCount(s.total) : `${formatCount(s.points)} of ${formatCount(s.total)}`, button('Open', () => post({ type: 'openSweep', id: s.id }), { secondary: '', 'aria-label': `Open sweep ${s.name}, ${formatRunTime(s.createdAt)}` })]),
+    // The results folder (`<profile>-<sweep id>`) told two sweeps of one profile apart, as the Open sweep results picker does (s37 newcomer-ed 7).
+    columns: ['time', 'name', 'job', 'points', 'folder', ''],
+    rows: sweeps.map((s) => [runTime(s.createdAt), inFolder(s.name, s.folder), s.job, s.points === s.total ? formatCount(s.total) : `${formatCount(s.points)} of ${formatCount(s.total)}`, s.id, button('Open', () => post({ type: 'openSweep', id: s.id }), { secondary: '', 'aria-label': `Open sweep ${s.name}, ${formatRunTime(s.createdAt)}` })]),
   }, 'table-sweeps', (i) => ({ 'data-sweep': sweeps[i]!.id })));
 }
 

@@ -1064,6 +1064,48 @@ describe('dashboard webview in Chromium', () => {
     }
   });
 
+  // s37 newcomer-ed 7: 343 runs put Sweeps and Compare ~340 rows down with no filter, Open wrapped "Op / en"
+  // at the side panel's width, and two sweeps of one profile read alike.
+  it('History of 343 runs: Compare and Sweeps above the runs, the newest 50 shown with Show more, a name filter, Open on one line, each sweep\'s folder', async () => {
+    const fresh = await openDashboard(browser, server, 'highContrast', { locale: 'en-US', timezoneId: 'Asia/Tokyo' });
+    try {
+      await fresh.setViewportSize({ width: 570, height: 900 });
+      const runs = Array.from({ length: 343 }, (_, i) => ({ id: `r${i}`, name: `${i % 7 === 0 ? 'qwen' : 'llama-3.1-8b-instruct'}-${i}.attn.yaml`, createdAt: new Date(Date.UTC(2026, 11, 4) - i * 60_000).toISOString(), status: 'ok' as const, cases: 6, folder: i % 2 ? 'a' : 'b' }));
+      const sweeps = [
+        { id: 'bsweep-beeb9d62', name: 'bsweep.attn.yaml', createdAt: '2026-12-04T01:00:00.000Z', job: 'simulate' as const, points: 1, total: 4, folder: 'b' },
+        { id: 'bsweep-97fc9f9d', name: 'bsweep.attn.yaml', createdAt: '2026-12-04T00:00:00.000Z', job: 'simulate' as const, points: 4, total: 4, folder: 'b' },
+      ];
+      await send(fresh, { type: 'init', runs, current: null, currentId: null, sweeps });
+      await fresh.locator('vscode-tab-header').nth(1).click();
+      await fresh.waitForSelector('table.table-history[data-rows="50"]', { state: 'attached' });
+      assert.equal(await fresh.textContent('#history-count'), 'newest 50 of 343 runs');
+      // Compare and Sweeps above the runs.
+      const y = async (sel: string) => (await fresh.locator(sel).boundingBox())!.y;
+      assert.ok(await y('#btn-compare') < await y('table.table-history'));
+      assert.ok(await y('table.table-sweeps') < await y('table.table-history'));
+      // Each sweep's results folder, as the Open sweep results picker names it.
+      assert.deepEqual((await tableRows(fresh, 'table-sweeps')).map((r) => r[4]), ['bsweep-beeb9d62', 'bsweep-97fc9f9d']);
+      // Open on one line: as tall as the one-line Compare button.
+      const open = (await fresh.locator('table.table-history vscode-button').first().boundingBox())!;
+      const one = (await fresh.locator('#btn-compare').boundingBox())!;
+      assert.ok(open.height <= one.height + 1, `Open ${open.height} px tall, Compare ${one.height} px`);
+      await fresh.screenshot({ path: join(shots, 'history-343.png') });
+      await fresh.click('#btn-history-more');
+      await fresh.waitForSelector('table.table-history[data-rows="100"]', { state: 'attached' });
+      // 343 / 7 rounded up: 49 qwen runs (i = 0, 7, ..., 336); "qwen" in one of them only matches "qwen-7.".
+      await fresh.locator('#history-filter').click();
+      await fresh.keyboard.type('QWEN');
+      await fresh.waitForSelector('table.table-history[data-rows="49"]', { state: 'attached' });
+      assert.equal(await fresh.textContent('#history-count'), '49 of 343 runs');
+      assert.equal(await fresh.isVisible('#btn-history-more'), false);
+      await fresh.keyboard.type('-7.');
+      await fresh.waitForSelector('table.table-history[data-rows="1"]', { state: 'attached' });
+      assert.deepEqual((await tableRows(fresh, 'table-history')).map((r) => r[1]), ['a: qwen-7.attn.yaml']);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   // s33 newcomer-ed: in a ~190 px panel the pool chart's three axes left its left one too narrow for "2,048", the memory bar's
   // "device 80 GiB" ran past the canvas's left edge, legends were cut.
   it('in a 190 px panel every chart of a run writes its texts inside its canvas: legend below, fewer ticks, no right axes (narrow-190-*.png)', async () => {
