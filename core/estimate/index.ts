@@ -184,8 +184,9 @@ export const SLIDING_ONLY_WINDOWED_SINCE: readonly [number, number, number] = [0
  * local attention: PR #29627 ("Cache attention metadata builds across hybrid KV-cache groups",
  * merged 2025-12-16) made VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE default to 1 in
  * vllm/envs.py (vLLM PR #46553, which proposed flipping it back, names #29627 as the change; closed
- * unmerged). Taken as 0.14.0, the first release cut after that merge; whether v0.13.0 (released
- * days after it) carries it was not checked against its tag. From PR #21761 (merged 2025-07-28,
+ * unmerged). Taken as 0.14.0; which release first carries the merge was not checked against the
+ * release tags (v0.13.0 may: a profile naming 0.13 and running with it sets
+ * engine.disable_hybrid_kv_cache_manager false). From PR #21761 (merged 2025-07-28,
  * after v0.10.0) up to it the variable defaulted to 0: VllmConfig.__post_init__ turns the manager
  * off for a model with attention_chunk_size ("a latency regression").
  */
