@@ -59,12 +59,14 @@ export function termRows(a: Analysis): TermRow[] {
   }
   const q = m.quantization;
   const qw = q ? quantizedWeights(m, e.params) : null;
+  // What one GPU holds beyond its share: the tensors vLLM does not split (core/estimate replicatedWeights).
+  const replicated = tp > 1 ? e.weightsBytesPerGpu - Math.ceil(e.weightsBytes / tp) : 0;
   rows.push({
     id: 'weights',
     term: 'Weights',
     // What weightsBytes charges: the quantized parameters (quantizedWeights: gpt-oss's mxfp4 only
     // its routed experts, attention stays in dtype) at their stored width, the rest at the dtype's bytes.
-    formula: `${q && qw ? `${quantizedScopeText(q)} ${formatParams(qw.params)} · ${quantizedWidthText(m, qw)} (${q.method}) + the rest ${formatParams(e.paramsTotal - qw.params)} · ${dtypeBytes(p.dtype)} B (${p.dtype})` : `parameters · ${dtypeBytes(p.dtype)} B (${p.dtype})`}${tp > 1 ? `, ÷ ${tp} GPUs` : ''}`,
+    formula: `${q && qw ? `${quantizedScopeText(q)} ${formatParams(qw.params)} · ${quantizedWidthText(m, qw)} (${q.method}) + the rest ${formatParams(e.paramsTotal - qw.params)} · ${dtypeBytes(p.dtype)} B (${p.dtype})` : `parameters · ${dtypeBytes(p.dtype)} B (${p.dtype})`}${tp > 1 ? `, ÷ ${tp} GPUs${replicated > 0 ? ` + ${formatBytes(replicated)} that tensor parallelism does not split (norms, routers, MLA a-projections, replicated KV heads)` : ''}` : ''}`,
     value: tp > 1 ? `${formatBytes(e.weightsBytesPerGpu)} per GPU, ${formatBytes(e.weightsBytes)} on ${tp} GPUs` : formatBytes(e.weightsBytes),
     keys: ['dtype', 'torch_dtype', 'quantization_config', 'tensor_parallel_size', ...shapeKeys],
   });

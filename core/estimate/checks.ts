@@ -130,7 +130,8 @@ function fitProblems(profile: Profile, e: Estimate): Problem[] {
   const limit = `${device} × ${d.gpuMemoryUtilization.toFixed(2)} = ${formatGib(usable)}`;
   const at = profileKey(profile, 'device.memory_gib', 'device.gpu', 'device.gpu_memory_utilization', 'device');
   const tp = d.tensorParallelSize;
-  const weights = tp > 1 ? `weights ${formatGib(e.weightsBytesPerGpu)} per GPU (${formatGib(e.weightsBytes)} ÷ ${tp})` : `weights ${formatGib(e.weightsBytes)}`;
+  const replicated = e.weightsBytesPerGpu - Math.ceil(e.weightsBytes / tp);
+  const weights = tp > 1 ? `weights ${formatGib(e.weightsBytesPerGpu)} per GPU (${formatGib(e.weightsBytes)} ÷ ${tp}${replicated > 0 ? ` + ${formatGib(replicated)} replicated on every GPU` : ''})` : `weights ${formatGib(e.weightsBytes)}`;
   if (e.weightsBytesPerGpu > usable) {
     return [{ severity: 'error', code: 'weights-exceed-device', message: `${weights} exceed ${limit}: raise device.tensor_parallel_size or memory_gib`, range: at, data: { weightsBytes: e.weightsBytesPerGpu, usableBytes: Math.floor(usable) } }];
   }

@@ -581,9 +581,7 @@ export function quantizedWeights(model: ModelSpec, b: ParamBreakdown = paramCoun
   const out = { params: 0, bytes: 0, expertParams: 0, expertBytes: 0 };
   for (const w of linearWeights(model, g.lmHead)) {
     if (skipped(w)) continue;
-    const groups = g.groupSize === null ? 1 : Math.ceil(w.k / g.groupSize);
-    const bits = w.k * w.n * g.bits + groups * w.n * ((g.scaleBits ?? 16) + (g.zeroPoints ? g.bits : 0)) + (g.groupIndex ? 32 * w.k : 0);
-    const bytes = Math.ceil(bits / 8) * w.copies;
+    const bytes = groupedBytes(g, w);
     out.params += w.k * w.n * w.copies;
     out.bytes += bytes;
     if (w.expert) {
@@ -592,6 +590,79 @@ export function quantizedWeights(model: ModelSpec, b: ParamBreakdown = paramCoun
     }
   }
   return out;
+}
+
+/** Bytes of one linear weight (all its copies) stored in a grouped layout: qweight K·N·bits/8, scales and zeros per group, GPTQ g_idx (see {@link quantizedWeights}). */
+function groupedBytes(g: NonNullable<QuantizationSpec['grouped']>, w: LinearWeight): number {
+  const groups = g.groupSize === null ? 1 : Math.ceil(w.k / g.groupSize);
+  const bits = w.k * w.n * g.bits + groups * w.n * ((g.scaleBits ?? 16) + (g.zeroPoints ? g.bits : 0)) + (g.groupIndex ? 32 * w.k : 0);
+  return Math.ceil(bits / 8) * w.copies;
+}
+
+/** Bytes of one linear weight (all its copies) as the checkpoint stores it: quantized at the format's width unless its skip list or scope leaves it in `dtype`. */
+function linearWeightBytes(model: ModelSpec, w: LinearWeight, dtype: Dtype): number {
+  const q = model.quantization;
+  const plain = w.k * w.n * w.copies * dtypeBytes(dtype);
+  if (!q) return plain;
+  if (q.grouped) return skipTest(q.grouped)(w) ? plain : groupedBytes(q.grouped, w);
+  if ((q.scope === 'experts' && !w.expert) || (q.skip && skipTest(q.skip)(w))) return plain;
+  return Math.ceil(w.k * w.n * w.copies * q.bitsPerWeight / 8);
+}
+
+/** The weights vLLM keeps whole on every tensor-parallel GPU (or on more GPUs than their share), and what that adds per GPU. */
+export interface ReplicatedWeights {
+  /** Bytes one GPU holds beyond weightsBytes / tp. */
+  extraBytesPerGpu: number;
+  /** What is replicated and where, in words, for the estimate's note ("norms on every GPU", "MoE routers on every GPU (ReplicatedLinear gate)"). */
+  parts: string[];
+}
+
+/**
+ * What tensor parallelism over `tp` GPUs does not split, as vLLM builds the layers: RMSNorm /
+ * LayerNorm weights (every norm, MLA's q_a_layernorm / kv_a_layernorm and per-head q/k norms
+ * too) are whole on every GPU; the MoE router is a ReplicatedLinear (mixtral.py, qwen2_moe.py,
+ * qwen3_moe.py `gate`; deepseek_v2.py GateLinear), with its bias and Qwen's shared_expert_gate;
+ * MLA's q_a_proj and kv_a_proj_with_mqa are ReplicatedLinear (deepseek_v2.py; fused_qkv_a_proj
+ * with disable_tp=True in later releases), at their stored width; and when tp exceeds the KV heads
+ * H_kv, QKVParallelLinear gives each GPU one KV head (num_kv_head_replicas = tp / H_kv), so the
+ * k_proj / v_proj weights (and biases) are held tp / H_kv times over. Embeddings and lm_head split
+ * (VocabParallelEmbedding / ParallelLMHead), as do the other projections and the experts.
+ * Not counted: row-parallel layers' biases (o_proj / down_proj bias, h each, whole on every GPU).
+ * Per GPU: (weights + Σ bytes_i · (copies_i − 1)) / tp, copies = tp for a replicated tensor.
+ * DeepSeek-V3 at tp 8: +996,074,856 B (0.93 GiB); Llama-3.1-405B at tp 16: +528,482,304 B.
+ */
+export function replicatedWeights(model: ModelSpec, dtype: Dtype, tp: number, params: ParamCounts = paramCounts(model)): ReplicatedWeights {
+  if (tp <= 1) return { extraBytesPerGpu: 0, parts: [] };
+  const b = dtypeBytes(dtype);
+  const attentionLayers = model.mamba ? model.layerTypes.filter((t) => t !== 'linear').length : model.numLayers;
+  // Extra copies across all GPUs, in bytes: a replicated tensor's bytes · (tp − 1).
+  let extra = 0;
+  const parts: string[] = [];
+  const m = model.mla;
+  const inAttention = attentionLayers * ((m ? (m.qLoraRank ?? 0) + m.kvLoraRank : 0) + (model.qkNorm ? 2 * model.headDim : 0));
+  const norms = params.breakdown.norms + inAttention;
+  if (norms > 0) {
+    extra += norms * b * (tp - 1);
+    parts.push('norms on every GPU');
+  }
+  if (params.breakdown.router > 0) {
+    extra += params.breakdown.router * b * (tp - 1);
+    parts.push('MoE routers on every GPU (ReplicatedLinear gate)');
+  }
+  const weights = linearWeights(model, false);
+  if (m) {
+    const replicated = weights.filter((w) => /\.(q_a_proj|kv_a_proj_with_mqa)$/.test(w.name));
+    extra += replicated.reduce((sum, w) => sum + linearWeightBytes(model, w, dtype), 0) * (tp - 1);
+    parts.push(`MLA ${m.qLoraRank ? 'q_a_proj and ' : ''}kv_a_proj_with_mqa on every GPU (ReplicatedLinear)`);
+  } else if (tp > model.numKvHeads && model.numKvHeads > 0) {
+    // tp / H_kv copies of each KV head's projections (vLLM asserts tp % H_kv == 0; the profile check refuses the rest).
+    const copies = (kvHeadsPerGpu(model, tp) * tp) / model.numKvHeads;
+    const kv = weights.filter((w) => /\.(k_proj|v_proj)$/.test(w.name));
+    const biases = model.attentionBias ? 2 * model.numKvHeads * model.headDim * b * attentionLayers : 0;
+    extra += (kv.reduce((sum, w) => sum + linearWeightBytes(model, w, dtype), 0) + biases) * (copies - 1);
+    parts.push(`k_proj / v_proj of each of the ${model.numKvHeads} KV heads on ${formatCount(copies)} GPUs (QKVParallelLinear num_kv_head_replicas)`);
+  }
+  return { extraBytesPerGpu: Math.ceil(extra / tp), parts };
 }
 
 /**
@@ -947,7 +1018,8 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   const chunked = isChunkedLocalAttention(model);
   const params = paramCounts(model);
   const weights = weightsBytes(model, dtype, params);
-  const weightsPerGpu = Math.ceil(weights / tp);
+  const replicated = replicatedWeights(model, dtype, tp, params);
+  const weightsPerGpu = Math.ceil(weights / tp) + replicated.extraBytesPerGpu;
   const seqLen = opts.seqLen ?? referenceSeqLen(profile);
   const batchSize = opts.batchSize ?? profile.prefill.batchSize;
   const notes: string[] = [];
@@ -977,7 +1049,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
         bytes: activationPeakBytes(model, dtype, batched, seqs),
         basis: batchLimitsText(profile),
         source: `modelled: the larger of one forward pass of max_num_batched_tokens tokens and the sampler over max_num_seqs rows (${batchLimitsText(profile)}), the two phases of vLLM's profile_run (activationPeakBytes)`,
-      });
+      }, replicated.extraBytesPerGpu > 0 ? ` + ${formatBytes(replicated.extraBytesPerGpu)} replicated` : '');
       activation = reserve.find((t) => t.key === 'activation')!.bytes;
       engineReserve = subtractedBytes(reserve) - weightsPerGpu - activation;
       budgetBytes = usable - subtractedBytes(reserve);
@@ -1032,6 +1104,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
     const seqs = withState > 0 && budgetBytes > 0 ? Math.floor(budgetBytes / withState) : 0;
     notes.push(`${model.mamba.layers.length} Mamba layers keep a constant state per sequence, whatever its length: ${formatBytes(mambaState)}${tp > 1 ? ' per GPU' : ''} (conv state in ${d.conv}, SSM state in ${d.ssm}${d.ssm !== d.conv ? ", vLLM's default for this model" : ''}; mambaStateBytesPerSequence). vLLM V1 takes it from the KV pool, one state block per Mamba layer per running request, and raises the attention block_size until one attention page is as large as one state (HybridAttentionMambaModelConfig); not modelled here: the pages, tokens and max concurrency above (and the serving simulation) count the attention KV cache only, so they overstate what vLLM admits. Approximately, with the state counted, ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token sequence needs ${formatBytes(reservation.bytes)} KV + ${formatBytes(mambaState)} state, and the budget holds about ${formatCount(seqs)} of them`);
   }
+  if (replicated.extraBytesPerGpu > 0) notes.push(`weights per GPU: ${formatBytes(weightsPerGpu)} = ${formatBytes(weights)} ÷ ${tp} + ${formatBytes(replicated.extraBytesPerGpu)} that tensor parallelism does not split (vLLM: ${replicated.parts.join('; ')}; replicatedWeights)`);
   if (model.paramsApproximated) notes.push(`parameters approximated: ${model.paramsApproximated}`);
 
   return {

@@ -145,13 +145,15 @@ export function engineEraName(engine: EngineSpec = DEFAULT_ENGINE): string {
 /**
  * The terms a device-derived budget subtracts, per GPU. `weightsBytesPerGpu` and the modelled
  * `activationBytes` (activationPeakBytes) come from the estimate; the engine block may override
- * every term but the weights.
+ * every term but the weights. `replicatedBasis` is appended to the weights' basis under tensor
+ * parallelism (" + 950 MiB replicated": what replicatedWeights adds per GPU, written by the caller).
  */
 export function reserveTerms(
   engine: EngineSpec = DEFAULT_ENGINE,
   tensorParallelSize: number,
   weightsBytesPerGpu: number,
   activation: { bytes: number; basis: string; source: string },
+  replicatedBasis = '',
 ): ReserveTerm[] {
   const era = eraOf(engine.vllmVersion);
   const gib = (x: number): number => Math.round(x * GIB);
@@ -161,7 +163,7 @@ export function reserveTerms(
       : { key, label, bytes: gib(set), subtracted: true, origin: 'profile', basis: `engine.${snake(key)}_gib`, source: `engine.${snake(key)}_gib in the profile` };
   const tp = tensorParallelSize > 1;
   return [
-    { key: 'weights', label: 'model weights', bytes: weightsBytesPerGpu, subtracted: true, origin: 'modelled', basis: tp ? `parameters · bytes ÷ ${tensorParallelSize}` : 'parameters · bytes', source: 'parameters · bytes of their dtype (quantized layers at their stored width), ÷ tensor_parallel_size' },
+    { key: 'weights', label: 'model weights', bytes: weightsBytesPerGpu, subtracted: true, origin: 'modelled', basis: tp ? `parameters · bytes ÷ ${tensorParallelSize}${replicatedBasis}` : 'parameters · bytes', source: `parameters · bytes of their dtype (quantized layers at their stored width), ÷ tensor_parallel_size${tp ? ", plus what vLLM keeps whole on every GPU (norms, MoE routers, MLA's q_a_proj / kv_a_proj_with_mqa, KV heads' projections where tensor_parallel_size exceeds the KV heads: replicatedWeights)" : ''}` },
     term('activation', 'activation peak', engine.activationGib, activation.bytes, activation.basis, activation.source),
     term('nonTorch', 'non-torch memory', engine.nonTorchGib, gib(era.nonTorchGib), era.short, `${era.name}: ${era.source}`),
     {

@@ -4,7 +4,8 @@
  *
  *   step = overhead + max(memory, compute)
  *   memory  = (W + W_e · (1 − (1 − k/E)^T) + B_kv · K) / (BW · e_mem)
- *                                                  W = weight bytes per GPU but the routed experts',
+ *                                                  W = weight bytes per GPU (what vLLM replicates
+ *                                                  under TP included) but the routed experts',
  *                                                  read once per step; W_e = all routed experts'
  *                                                  bytes per GPU (MoE; 0 for dense), of which a step
  *                                                  of T tokens reads the expected share its tokens
@@ -58,7 +59,7 @@ export interface StepWork {
   gpu: GpuSpec;
   /** The compute peak F the FLOP terms divide by: the profile dtype's (gpus.ts computePeak). */
   peak: ComputePeak;
-  /** Weight bytes per GPU but the routed experts' / bandwidth. */
+  /** Weight bytes per GPU (estimate weightsBytesPerGpu: replicated tensors included) but the routed experts' / bandwidth. */
   weightsS: number;
   /** MoE: all routed experts' bytes per GPU / bandwidth (0 for dense); a step reads the share {@link expertShareRead} gives. */
   expertWeightsS: number;
@@ -103,7 +104,8 @@ export function stepWork(profile: Profile): StepWork {
   return {
     gpu,
     peak,
-    weightsS: (est.weightsBytes - expertBytes) / tp / gpu.memoryBytesPerSec,
+    // Per GPU: the split weights / tp plus what vLLM replicates (estimate weightsBytesPerGpu), less the routed experts' share.
+    weightsS: (est.weightsBytesPerGpu - expertBytes / tp) / gpu.memoryBytesPerSec,
     expertWeightsS: expertBytes / tp / gpu.memoryBytesPerSec,
     numExperts: expertBytes > 0 ? m.moe!.numExperts : 0,
     numExpertsPerTok: expertBytes > 0 ? m.moe!.numExpertsPerTok : 0,

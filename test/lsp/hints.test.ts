@@ -377,23 +377,26 @@ test('hybrid pools: the page_size hint counts blocks, as the CLI does, and gives
   assert.equal(hintAfter(hints, f.text, 'page_size: 16'), '18,424 blocks = 147,392 tokens');
   await client.close(f.uri);
 
-  // gpt-oss-20b, TP 2, fp8 KV, H100 SXM (the s29 newcomer's combo profile): 697,515 blocks of
-  // 12 · 16 · (2 · 4 · 64 · 1 B) = 96 KiB per GPU; floor(697,515 / 2) · 16 = 348,757 · 16 = 5,580,112 tokens.
+  // gpt-oss-20b, TP 2, fp8 KV, H100 SXM (the s29 newcomer's combo profile): 697,491 blocks of
+  // 12 · 16 · (2 · 4 · 64 · 1 B) = 96 KiB per GPU; floor(697,491 / 2) · 16 = 348,745 · 16 = 5,579,920 tokens
+  // (24 blocks fewer than splitting every weight: the norms (24 · 2 + 1) · 2,880 and the routers
+  // 24 · (2,880 · 32 + 32), bf16, are whole on both GPUs: + 2,353,728 B per GPU).
   // Weights on one basis with the KV per token beside them: mxfp4 routed experts 19,116,933,120 · 4.25 / 8
   // = 10,155,870,720 B + the rest (attention stays bf16) (20,914,757,184 − 19,116,933,120) · 2 B
-  // = 3,595,648,128 B = 13,751,518,848 B = 12.8 GiB, ÷ 2 = 6,875,759,424 B = 6.4 GiB per GPU; KV per token
+  // = 3,595,648,128 B = 13,751,518,848 B = 12.8 GiB, ÷ 2 = 6,875,759,424 B, + 2,353,728 B replicated
+  // = 6,878,113,152 B = 6.41 GiB per GPU; KV per token
   // per GPU 24 · 2 · (8 ÷ 2) · 64 · 1 B = 12,288 B = 12 KiB.
   const uri = fixtureUri('combo-unsaved.attn.yaml');
   const text = ['model: ../../examples/gpt-oss-20b/config.json', 'device: { gpu: H100 SXM, gpu_memory_utilization: 0.9, tensor_parallel_size: 2 }',
     'kv_cache: { page_size: 16, dtype: fp8 }', 'workload: { requests: 300, arrival_rate: 4, prompt_len: 768, output_len: 64, max_num_seqs: 64, max_model_len: 16384 }', ''].join('\n');
   await client.open(uri, text);
   const combo = (await client.inlayHints(uri))!;
-  assert.equal(hintAfter(combo, text, 'page_size: 16, dtype: fp8 }'), '697,515 blocks = 5,580,112 tokens');
-  assert.equal(hintAfter(combo, text, '../../examples/gpt-oss-20b/config.json'), '6.4 GiB weights/GPU · 12 KiB KV/token/GPU');
+  assert.equal(hintAfter(combo, text, 'page_size: 16, dtype: fp8 }'), '697,491 blocks = 5,579,920 tokens');
+  assert.equal(hintAfter(combo, text, '../../examples/gpt-oss-20b/config.json'), '6.41 GiB weights/GPU · 12 KiB KV/token/GPU');
   for (const h of combo) assert.ok(label(h).length <= 43, label(h));
   // The Weights row says what weightsBytes charges: only the routed experts at mxfp4's 4.25 bits.
-  const md = (combo.find((h) => label(h).startsWith('6.4 GiB weights'))!.tooltip as MarkupContent).value;
-  assert.ok(md.includes('| Weights | routed MoE expert weights 19.1B · 4.25 bits (mxfp4) + the rest 1.8B · 2 B (bf16), ÷ 2 GPUs | 6.4 GiB per GPU, 12.8 GiB on 2 GPUs |'), md);
+  const md = (combo.find((h) => label(h).startsWith('6.41 GiB weights'))!.tooltip as MarkupContent).value;
+  assert.ok(md.includes('| Weights | routed MoE expert weights 19.1B · 4.25 bits (mxfp4) + the rest 1.8B · 2 B (bf16), ÷ 2 GPUs + 2.24 MiB that tensor parallelism does not split (norms, routers, MLA a-projections, replicated KV heads) | 6.41 GiB per GPU, 12.8 GiB on 2 GPUs |'), md);
   await client.close(uri);
 });
 

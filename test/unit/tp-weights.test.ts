@@ -1,0 +1,42 @@
+// The weights one GPU holds under tensor parallelism, as vLLM places them: split layers / tp plus
+// the tensors it replicates (core/estimate replicatedWeights), and the step-time model reading them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { profileFromModelConfig } from '../../core/config/index';
+import { estimate, replicatedWeights } from '../../core/estimate/index';
+import { stepTimeModel } from '../../runner/simulate/step-time';
+import { loadModel } from './helpers';
+
+const PEAKS = { computeEfficiency: 1, memoryEfficiency: 1, overheadMs: 0 };
+
+test('DeepSeek-V3 at tp 8: vLLM replicates q_a_proj, kv_a_proj_with_mqa, the routers and the norms: +996,075,136 B per GPU', () => {
+  // deepseek_v2.py: q_a_proj and kv_a_proj_with_mqa are ReplicatedLinear (fp8 here: 1 B), the gate
+  // a replicated GateLinear (bf16, with e_score_correction_bias), RMSNorms whole on every GPU.
+  //   a-projections 61 · 7168 · (1536 + 576) · 1 B          =   923,467,776
+  //   routers 58 · (7168 · 256 + 256) · 2 B                 =   212,890,624
+  //   norms (61 · 2 · 7168 + 7168 + 61 · (1536 + 512)) · 2 B =     2,013,184
+  //   Σ 1,138,371,584 B, held 8 times instead of once: + 1,138,371,584 · 7 / 8 = 996,075,136 per GPU.
+  const p = profileFromModelConfig(loadModel('DeepSeek-V3'), null);
+  p.device.gpu = 'H200';
+  p.device.tensorParallelSize = 8;
+  const e = estimate(p);
+  assert.equal(replicatedWeights(p.model, p.dtype, 8).extraBytesPerGpu, 996_075_136);
+  assert.equal(e.weightsBytesPerGpu, Math.ceil(e.weightsBytes / 8) + 996_075_136);
+  assert.ok(e.notes.some((n) => /MLA q_a_proj and kv_a_proj_with_mqa on every GPU \(ReplicatedLinear\)/.test(n)));
+  // The step-time model reads the same per-GPU weights (less the routed experts' share).
+  const m = stepTimeModel(p, PEAKS);
+  assert.ok(Math.abs(m.weightsS * 4.8e12 - (e.weightsBytesPerGpu - m.expertWeightsS! * 4.8e12)) < 1);
+});
+
+test('Llama-3.1-405B at tp 16 with 8 KV heads: each KV head\'s k_proj / v_proj on 2 GPUs (num_kv_head_replicas): +536,254,464 B per GPU', () => {
+  // QKVParallelLinear: tp 16 > 8 KV heads → one KV head per GPU, num_kv_head_replicas = 2.
+  //   k/v 126 layers · 2 · 8 · 128 · 16,384 · 2 B = 8,455,716,864 B, held twice: + 8,455,716,864 / 16 = 528,482,304
+  //   norms (126 · 2 + 1) · 16,384 · 2 B = 8,290,304, held 16 times: + 8,290,304 · 15 / 16 = 7,772,160
+  const p = profileFromModelConfig(loadModel('Llama-3.1-405B'), null);
+  p.dtype = 'bf16';
+  p.device.tensorParallelSize = 16;
+  assert.equal(replicatedWeights(p.model, 'bf16', 16).extraBytesPerGpu, 528_482_304 + 7_772_160);
+  // tp 8 = H_kv: every KV head on one GPU, only the norms replicate.
+  assert.equal(replicatedWeights(p.model, 'bf16', 8).extraBytesPerGpu, (8_290_304 * 7) / 8);
+  assert.equal(replicatedWeights(p.model, 'bf16', 1).extraBytesPerGpu, 0);
+});
