@@ -88,13 +88,14 @@ function readWidths(r: KeyReader, L: number): number[] | null {
  *   d each, embedding_projection d · text hidden, a weightless post-projection norm; d = the
  *   tower's hidden_size): vision 128 · 2048 + 2 · 2048 + 2048 · 2048 = 4,460,544 and audio
  *   128 · 1536 + 2 · 1536 + 1536 · 2048 = 3,345,408 in E2B and E4B;
- * - the audio encoder ({@link audioEncoderParams}): 681,348,640 in both.
- * Not counted, and named in the note: the vision tower, timm's MobileNet-V5
- * (vision_config.architecture "mobilenetv5_300m_enc", built by AutoModel → TimmWrapperModel from
- * timm's own block table in timm/models/mobilenetv5.py, no size in config.json). The counted
- * encoder is VisionTower.params (the breakdown's vision), the embedders projectorParams. A
- * sub-config value that is no whole number leaves its part uncounted, said in the note. Null for
- * a config without either sub-config.
+ * - the audio encoder ({@link audioEncoderParams}): 681,348,640 in both;
+ * - the vision tower, timm's MobileNet-V5 (vision_config.architecture "mobilenetv5_300m_enc",
+ *   which vLLM builds by AutoModel → TimmWrapperModel → timm.create_model), from timm's block
+ *   table for that name ({@link mobileNetV5Params}): 294,126,848.
+ * A tower whose architecture timm's table here does not have, or a sub-config value that is no
+ * whole number, leaves its part uncounted, said in the note. The counted encoders are
+ * VisionTower.params (the breakdown's vision), the embedders projectorParams. Null for a config
+ * without either sub-config.
  */
 export function gemma3nTowers(root: ValueNode, textHidden: number): VisionTower | null {
   const visionNode = getProperty(root, 'vision_config')?.value;
@@ -112,21 +113,25 @@ export function gemma3nTowers(root: ValueNode, textHidden: number): VisionTower 
   const vision = hasVision ? embedder(visionNode, 'vision_config', 2048) : 0;
   const audio = hasAudio ? embedder(audioNode, 'audio_config', 1536) : 0;
   const encoder = hasAudio ? audioEncoderParams(audioNode, bad) : 0;
+  // Gemma3nVisionConfig's default architecture.
   const arch = getProperty(visionNode, 'architecture')?.value;
-  const archName = arch?.type === 'string' ? String(arch.value) : 'mobilenetv5_300m_enc';
+  const archName = arch === undefined || arch.type === 'null' ? 'mobilenetv5_300m_enc' : arch.type === 'string' ? String(arch.value) : JSON.stringify(arch.value) ?? '?';
+  const tower = hasVision ? mobileNetV5Params(archName) : 0;
   const counted = [
     ...(vision !== null && audio !== null ? [`the multimodal embedders (${[...(hasVision ? ['embed_vision'] : []), ...(hasAudio ? ['embed_audio'] : [])].join(', ')})`] : []),
+    ...(hasVision && tower !== null ? [`the vision tower (timm ${archName}, MobileNet-V5, from timm's block table)`] : []),
     ...(hasAudio && encoder !== null ? ['the audio encoder (Gemma3nAudioEncoder, from audio_config)'] : []),
   ];
   const left = [
-    ...(hasVision ? [`the vision tower (timm ${archName}: MobileNet-V5, whose shapes are timm's block table, not config.json)`] : []),
+    ...(hasVision && tower === null ? [`the vision tower (timm architecture ${archName}: only ${Object.keys(MOBILENETV5_ARCHS).join(', ')} is modelled here)`] : []),
     ...(vision === null || audio === null ? ['the multimodal embedders'] : []),
     ...(hasAudio && encoder === null ? ['the audio encoder'] : []),
   ];
+  const encoders = [...(hasVision ? [tower] : []), ...(hasAudio ? [encoder] : [])];
   const why = bad.length > 0 ? ` (${bad.join(', ')} ${bad.length > 1 ? 'are' : 'is'} not a whole number)` : '';
   return {
     modelType: hasVision ? 'gemma3n_vision' : 'gemma3n_audio',
-    params: encoder,
+    params: encoders.some((n) => n !== null) ? encoders.reduce<number>((sum, n) => sum + (n ?? 0), 0) : null,
     projectorParams: vision === null || audio === null ? null : vision + audio,
     note: `Gemma 3n: ${[
       ...(counted.length > 0 ? [`${counted.join(' and ')} ${counted.length > 1 ? 'are' : 'is'} counted`] : []),
@@ -203,4 +208,74 @@ export function audioEncoderParams(node: ValueNode, bad: string[] = []): number 
   const attention = 2 * d + d * a + headDim + 3 * d * a + a * d;
   const lconv = 2 * d * d + d * k + 2 * d + d * d;
   return sscp + layers * (2 * ffw + attention + lconv + d);
+}
+
+/**
+ * timm's MobileNet-V5 block tables by architecture name (timm/models/mobilenetv5.py
+ * _gen_mobilenet_v5, the encoder's: 84 blocks in 4 stages). A block string reads as timm's
+ * _efficientnet_builder._decode_block_str does: type er (EdgeResidual), uir
+ * (UniversalInvertedResidual) or mqa (MobileAttention with MultiQueryAttention2d); a start
+ * depthwise kernel (uir, 0 = none), k the mid depthwise kernel (uir, 0 = none), the expansion
+ * kernel (er) or the key / value down-conv kernel (mqa), e the expansion ratio, h heads, d the
+ * key and value width, v the key / value stride, c the output channels; r (repeats) and s
+ * (stride) change no shape.
+ */
+export const MOBILENETV5_ARCHS: Record<string, string[][]> = {
+  mobilenetv5_300m_enc: [
+    ['er_r1_k3_s2_e4_c128', 'er_r1_k3_s1_e4_c128', 'er_r1_k3_s1_e4_c128'],
+    ['uir_r1_a3_k5_s2_e6_c256', 'uir_r1_a5_k0_s1_e4_c256', 'uir_r1_a3_k0_s1_e4_c256', 'uir_r1_a5_k0_s1_e4_c256', 'uir_r1_a3_k0_s1_e4_c256'],
+    [
+      'uir_r1_a5_k5_s2_e6_c640', ...Array<string>(7).fill('uir_r1_a5_k0_s1_e4_c640'), 'uir_r1_a0_k0_s1_e1_c640',
+      ...Array.from({ length: 14 }, () => ['mqa_r1_k3_h12_v2_s1_d64_c640', 'uir_r1_a0_k0_s1_e2_c640']).flat(),
+    ],
+    ['uir_r1_a5_k5_s2_e6_c1280', ...Array.from({ length: 19 }, () => ['mqa_r1_k3_h16_s1_d96_c1280', 'uir_r1_a0_k0_s1_e2_c1280']).flat()],
+  ],
+};
+
+/**
+ * Parameters of timm's MobileNetV5Encoder for an architecture of {@link MOBILENETV5_ARCHS}, null
+ * for another name. Every conv is bias-free and every norm an RmsNorm2d (a weight of its
+ * channels); uir and mqa blocks carry a LayerScale2d (out channels; layer_scale_init_value 1e-5):
+ * - stem: ConvNormAct 3 → 64, 3×3;
+ * - er (in i, out o, mid m = i·e): conv_exp i·m·k² + m, conv_pwl m·o + o;
+ * - uir: dw_start i·a² + i (a > 0), pw_exp i·m + m, dw_mid m·k² + m (k > 0), pw_proj m·o + o, + o;
+ * - mqa (in = out = C): norm C, query C·h·d, key and value each (v > 1: a depthwise down_conv
+ *   C·k² and its norm C) + C·d, output h·d·C, + C;
+ * - MultiScaleFusionAdapter over the last two stages' outputs (640 + 1280 = 1920 in): a
+ *   UniversalInvertedResidual without depthwise convs or layer scale (exp 2: 1920·3840 + 3840 +
+ *   3840·2048 + 2048) and a norm of 2048 (MobileNetV5Encoder's num_features).
+ * mobilenetv5_300m_enc: 278,881,792 in the blocks and stem + 15,245,056 = 294,126,848.
+ */
+export function mobileNetV5Params(architecture: string): number | null {
+  const stages = MOBILENETV5_ARCHS[architecture];
+  if (!stages) return null;
+  let c = 64;
+  let total = 3 * c * 9 + c;
+  const ends: number[] = [];
+  for (const stage of stages) {
+    for (const block of stage) {
+      const [type, ...opts] = block.split('_');
+      const o: Record<string, number> = {};
+      for (const opt of opts) o[opt[0]!] = Number(opt.slice(1));
+      const out = o.c!;
+      const k = o.k ?? 0;
+      if (type === 'er') {
+        const m = c * o.e!;
+        total += c * m * k * k + m + m * out + out;
+      } else if (type === 'uir') {
+        const a = o.a ?? 0;
+        const m = c * o.e!;
+        total += (a > 0 ? c * a * a + c : 0) + c * m + m + (k > 0 ? m * k * k + m : 0) + m * out + out + out;
+      } else {
+        const hd = o.h! * o.d!;
+        const kv = ((o.v ?? 1) > 1 ? c * k * k + c : 0) + c * o.d!;
+        total += c + c * hd + 2 * kv + hd * out + out;
+      }
+      c = out;
+    }
+    ends.push(c);
+  }
+  const msfaIn = ends[ends.length - 2]! + ends[ends.length - 1]!;
+  const mid = 2 * msfaIn;
+  return total + msfaIn * mid + mid + mid * 2048 + 2048 + 2048;
 }
