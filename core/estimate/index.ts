@@ -435,6 +435,23 @@ export function gemma3nParams(model: ModelSpec): number {
   return top + L * (altup + laurel + 2 * h * p);
 }
 
+/**
+ * The part of {@link gemma3nParams} vLLM's gemma3n.py keeps whole on every tensor-parallel GPU:
+ * per layer AltUp (its coefficients and modality_router are ReplicatedLinear, router_norm and
+ * correct_output_scale h each: n² + n³ + h·n + 2h), post_laurel_norm h, per_layer_input_gate and
+ * per_layer_projection (ReplicatedLinear, "per_layer_input cannot be sharded": 2·h·p), and
+ * per_layer_projection_norm p. LAuReL's linear_left / linear_right, per_layer_model_projection and
+ * the AltUp (un)embed projections are column / row parallel: split. E4B: 35 · 1,062,992 + 256 =
+ * 37,204,976. 0 for other models.
+ */
+export function gemma3nReplicatedParams(model: ModelSpec): number {
+  const g = model.gemma3n;
+  if (!g) return 0;
+  const h = model.hiddenSize;
+  const n = g.altupNumInputs;
+  return model.numLayers * (n * n + n * n * n + h * n + 2 * h + h + 2 * h * g.hiddenSizePerLayerInput) + g.hiddenSizePerLayerInput;
+}
+
 /** Parameter counts and where they sit. */
 export interface ParamCounts {
   /** Every parameter of the checkpoint (the MTP / next-n module of DeepSeek-V3 excluded, as its card does). */
@@ -648,6 +665,11 @@ export function replicatedWeights(model: ModelSpec, dtype: Dtype, tp: number, pa
   if (params.breakdown.router > 0) {
     extra += params.breakdown.router * b * (tp - 1);
     parts.push('MoE routers on every GPU (ReplicatedLinear gate)');
+  }
+  const g3n = gemma3nReplicatedParams(model);
+  if (g3n > 0) {
+    extra += g3n * b * (tp - 1);
+    parts.push('Gemma 3n\'s AltUp, per_layer_input_gate and per_layer_projection (ReplicatedLinear) and the LAuReL and per-layer-projection norms on every GPU');
   }
   const weights = linearWeights(model, false);
   if (m) {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readModelConfig, type Problem } from '../../core/config/index';
 import { mobileNetV5Params } from '../../core/config/gemma3n';
-import { gemma3nParams, kvBytesForSequence, kvBytesPerToken, kvPoolLayout, paramCounts } from '../../core/estimate/index';
+import { gemma3nParams, kvBytesForSequence, kvBytesPerToken, kvPoolLayout, paramCounts, replicatedWeights } from '../../core/estimate/index';
 import { requestReservation } from '../../core/estimate/layout';
 
 /**
@@ -199,4 +199,15 @@ test('Gemma 3n\'s MLP widths per layer are counted layer by layer (a MatFormer s
   assert.deepEqual(m.intermediateSizes, widths);
   // One layer 8192 wider: 3 · 2048 · 8192 = 50,331,648 more than E2B.
   assert.equal(paramCounts(m).total, 1_905_495_648 + 537_395_200 + 2_013_265_920 + 7_805_952 + 681_348_640 + 294_126_848 + 50_331_648);
+});
+
+test('under tensor parallelism Gemma 3n\'s ReplicatedLinear AltUp and per-layer input projections stay whole on every GPU', () => {
+  const m = readModelConfig(JSON.stringify(E4B)).value!;
+  // Replicated, in parameters: norms 35 · 5 · 2048 + 2048 = 360,448; q/k norms 35 · 512 = 17,920; Gemma 3n (vLLM gemma3n.py
+  // ReplicatedLinear and norms) 35 · (AltUp 12,368 + post_laurel_norm 2048 + per_layer_input_gate / per_layer_projection
+  // 1,048,576) + per_layer_projection_norm 256 = 37,204,976. At tp 2 in bf16 a GPU holds one extra copy of half of them:
+  // (360,448 + 17,920 + 37,204,976) · 2 B · (2 − 1) / 2.
+  const r = replicatedWeights(m, 'bf16', 2);
+  assert.equal(r.extraBytesPerGpu, 360_448 + 17_920 + 37_204_976);
+  assert.ok(r.parts.some((p) => /Gemma 3n's AltUp, per_layer_input_gate and per_layer_projection/.test(p)));
 });
