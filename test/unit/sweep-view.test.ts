@@ -239,6 +239,29 @@ test('twelve lines: no two share colour and marker; the chart is tall enough for
   assert.equal(sweepChartHeight(2, 12), 300);
 });
 
+// s37 newcomer-ed 10: a job: both sweep's decode chart and table showed medians only, while the best point's ties are
+// judged by the p10-p90 spread (a median inside the other's range).
+test('measured decode time: each line with its p10-p90 band, the table with a p10-p90 column', () => {
+  const dec = (ps: number, seqs: number, med: number): SweepReportRow => ({ ...row(ps, seqs, 0), metrics: { decodeNsPerToken: med, decodeP10NsPerToken: med - 100, decodeP90NsPerToken: med + 100 } });
+  const r: SweepReport = { ...report, rows: [dec(8, 4, 1200), dec(16, 4, 1500), dec(32, 4, 1800), dec(8, 64, 2200), dec(16, 64, 2500), dec(32, 64, 2800)], missing: [], best: null };
+  const metric = SWEEP_METRICS.find((m) => m.key === 'decodeNsPerToken')!;
+  const [byPage] = sweepAxisCharts(r, metric, palette);
+  const ds = byPage!.config.data.datasets as Array<{ label?: string; data: Array<{ x: number; y: number | null }>; fill?: unknown }>;
+  // Two lines (max_num_seqs 4, 64), then each one's p10 and p90, the p90 filled down to its p10.
+  assert.equal(byPage!.lines, 2);
+  assert.deepEqual(ds.map((d) => d.label), ['4', '64', '4 p10', '4 p10–p90', '64 p10', '64 p10–p90']);
+  assert.deepEqual(ds[3]!.data.map((pt) => pt.y), [1300, 1600, 1900]);
+  assert.deepEqual([ds[3]!.fill, ds[5]!.fill], [2, 4]);
+  // Only the lines in the legend.
+  const filter = byPage!.config.options!.plugins!.legend!.labels!.filter!;
+  assert.deepEqual([0, 1, 2, 3].map((i) => filter({ datasetIndex: i } as never, byPage!.config.data as never)), [true, true, false, false]);
+  const t = sweepTable(r);
+  const col = t.columns.indexOf('decode time per token p10–p90 (measured)');
+  assert.equal(t.columns[col - 1], 'decode time per token (µs, measured)');
+  // 1,100-1,300 ns in the column's unit (µs, the largest median's, 2.8 µs).
+  assert.equal(t.rows[0]![col], '1.1 µs–1.3 µs');
+});
+
 test('the note over another sweep\'s report names its profile, id and time; none over the sweep\'s own', () => {
   const r = { name: 'sweep.attn.yaml', sweepId: '986adb4a6eb253ac', createdAt: '' };
   assert.equal(otherSweepNote(r, { name: 'bsweep.attn.yaml', status: 'running' }), 'The report below is another sweep: sweep.attn.yaml, sweep 986adb4a6eb253ac; not the sweep of bsweep.attn.yaml that is running (its report comes when it ends).');

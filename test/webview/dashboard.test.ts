@@ -1306,6 +1306,18 @@ describe('dashboard webview in Chromium', () => {
           for (const o of overlappingTexts(texts)) found.push(`${where}: ${o}`);
           await fresh.locator('section.card:has(#chart-sweep-1)').screenshot({ path: join(shots, `sweep-36-${theme}-${width}.png`) });
         }
+        // A stacked table's blocks side by side where there is room: 36 blocks of 17 lines were 612 lines in one column.
+        const firstTwo = async () => fresh.$$eval('table.table-sweep tbody tr', (trs) => trs.slice(0, 2).map((tr) => Math.round(tr.getBoundingClientRect().top)));
+        // Every figure, as the newcomer's job: both sweep had (16 columns): stacked at 1,220 px too, the blocks side by side.
+        const figures = { internalFragmentation: 0.1, prefixHitRate: 0, preemptions: 0, poolPages: 1952, meanOccupancy: 0.5, throughputTokensPerSec: 1234, p99TtftS: 0.114, p99TpotS: 0.02, sloAttainment: 0.9, goodputRequestsPerSec: 2, decodeNsPerToken: 1200, decodeP10NsPerToken: 1100, decodeP90NsPerToken: 1300 };
+        await send(fresh, { type: 'showSweep', report: { ...big, rows: big.rows.map((r) => ({ ...r, keepsUp: true, metrics: { ...figures, p99TtftS: r.metrics.p99TtftS } })) } });
+        await fresh.setViewportSize({ width: 1220, height: 900 });
+        await fresh.waitForFunction(() => document.querySelectorAll('#sweep-table th').length >= 16 && document.querySelector('table.table-sweep')?.classList.contains('stacked'));
+        const [c, d] = await firstTwo();
+        assert.equal(c, d, '1,220 px: stacked blocks side by side');
+        await fresh.locator('#sweep-table').screenshot({ path: join(shots, `sweep-36-table-${theme}-1220.png`) });
+        await send(fresh, { type: 'showSweep', report: big });
+        await fresh.waitForFunction(() => document.querySelectorAll('#sweep-table th').length < 10);
         // The table: each cell in its own unit, as the chart's ticks.
         const cells = await tableRows(fresh, 'table-sweep');
         assert.deepEqual(cells.slice(0, 3).map((r) => r[4]), ['114 ms', '750 ms', '4.82 min']);
