@@ -688,7 +688,7 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
     await notification(page, /AttnScope: sweep of sweep\.attn\.yaml finished: 2 points, report in \.attnscope\/sweeps\/sweep-[0-9a-f]{8}\./);
     const frame = await dashboardFrame(page);
     await frame.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 2, undefined, { timeout: 60_000 });
-    assert.match((await frame.textContent('#sweep-summary')) ?? '', /^sweep\.attn\.yaml · sweep [0-9a-f]{16} · job simulate · 2 results for 2 of 2 points/);
+    assert.match((await frame.textContent('#sweep-summary')) ?? '', /^sweep\.attn\.yaml · sweep [0-9a-f]{16} · merged .+ · job simulate · 2 results for 2 of 2 points/);
     // Column 1 marks the best point (★), column 2 is the axis kv_cache.page_size.
     const pageSizes = await frame.locator('#sweep-table tbody tr').evaluateAll((rows) => rows.map((r) => r.querySelectorAll('td')[1]?.textContent?.trim()));
     assert.deepEqual([...pageSizes].sort(), ['16', '32']);
@@ -715,7 +715,7 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
     await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
     const after = await dashboardFrame(page);
     await after.waitForFunction(() => document.querySelectorAll('#sweep-table tbody tr').length === 2, undefined, { timeout: 60_000 });
-    assert.match((await after.textContent('#sweep-summary')) ?? '', /^sweep\.attn\.yaml · sweep [0-9a-f]{16} · job simulate · 2 results for 2 of 2 points/);
+    assert.match((await after.textContent('#sweep-summary')) ?? '', /^sweep\.attn\.yaml · sweep [0-9a-f]{16} · merged .+ · job simulate · 2 results for 2 of 2 points/);
     // Sent by the new extension host from its record, not only restored from the page's own state.
     await server.extensionLogLine(new RegExp(`dashboard: showing the sweep .*${folder}/sweep-report\\.json, the one shown before the window reloaded`));
     await after.locator('vscode-tab-header', { hasText: 'History' }).click();
