@@ -5,7 +5,7 @@
  * the tower adds weights (and parameters) only.
  */
 import { describe } from './keys';
-import { getProperty, type ValueNode } from './tree';
+import { getProperty, toPlain, type ValueNode } from './tree';
 import type { Problem, VisionTower } from './types';
 
 /** A vision tower whose shapes are modelled: its config class's defaults and its parameter count. */
@@ -277,7 +277,7 @@ const TOWER_OF_FAMILY: Record<string, string> = {
  * - idefics3 / smolvlm: the connector's modality_projection Linear(vh·s², th) without bias
  *   (s = scale_factor, default 2).
  */
-function projectorParams(family: string, v: Record<string, number>, th: number, root: ValueNode, vision: ValueNode): number | null {
+function projectorParams(family: string, v: Record<string, number>, th: number, root: ValueNode, vision: ValueNode, problems: Problem[]): number | null {
   const bias = (fallback: boolean): boolean => {
     const b = getProperty(root, 'multimodal_projector_bias')?.value;
     return b?.type === 'boolean' ? b.value === true : fallback;
@@ -288,7 +288,7 @@ function projectorParams(family: string, v: Record<string, number>, th: number, 
   // LLaVA-NeXT: the same projector and the image_newline vector th (LlavaNextModel).
   if (family === 'llava_next') return vh * (v.feature_layers ?? 1) * th + th * th + (bias(true) ? 2 * th : 0) + th;
   if (family === 'mistral3') {
-    const m = intValue(getProperty(root, 'spatial_merge_size')?.value) ?? 2;
+    const m = sizeSetting(root, 'spatial_merge_size', 2, problems, '');
     return vh + vh * m * m * vh + vh * th + th * th + (bias(false) ? 2 * th : 0);
   }
   if (family === 'paligemma') return vh * th + th;
@@ -300,7 +300,7 @@ function projectorParams(family: string, v: Record<string, number>, th: number, 
       const b = getProperty(vision, key)?.value;
       return b?.type === 'boolean' ? b.value === true : fallback;
     };
-    const m = intValue(getProperty(vision, 'spatial_merge_size')?.value) ?? 1;
+    const m = sizeSetting(vision, 'spatial_merge_size', 1, problems, 'vision_encoder');
     return vh * th + th * th + (flag('adapter_bias', true) ? 2 * th : 0) + (flag('add_pre_mm_projector_layer_norm', false) ? vh : 0) + (m > 1 ? vh * m * m * vh : 0);
   }
   if (family === 'qwen2_vl' || family === 'qwen2_5_vl') {
@@ -308,7 +308,7 @@ function projectorParams(family: string, v: Record<string, number>, th: number, 
     return (family === 'qwen2_vl' ? 2 * vh : vh) + wide * wide + wide + wide * th + th;
   }
   if (family === 'mllama') {
-    const out = intValue(getProperty(vision, 'vision_output_dim')?.value) ?? 7680;
+    const out = sizeSetting(vision, 'vision_output_dim', 7680, problems, 'vision_config');
     return out * th + th;
   }
   if (family === 'llama4') return v.vision_output_dim! * th;
@@ -323,7 +323,7 @@ function projectorParams(family: string, v: Record<string, number>, th: number, 
     return 2 * vh * r + vh * r * th + th + th * th + th;
   }
   if (family === 'idefics3' || family === 'smolvlm') {
-    const s = intValue(getProperty(root, 'scale_factor')?.value) ?? 2;
+    const s = sizeSetting(root, 'scale_factor', 2, problems, '');
     return vh * s * s * th;
   }
   return null;
@@ -400,12 +400,12 @@ export const OTHER_ENCODERS: ReadonlyArray<readonly [string, string]> = [
  * img_projection Linear(4d, th) + GELU + Linear(th, th), both with biases. Phi-3.5-vision:
  * 290,909,184 + 22,034,432 (the checkpoint's 24th layer and post-LayerNorm are not loaded).
  */
-function phi3vTower(processor: ValueNode, textHidden: number): VisionTower {
+function phi3vTower(processor: ValueNode, textHidden: number, problems: Problem[]): VisionTower {
   const idx = getProperty(processor, 'layer_idx')?.value;
   const i = idx?.type === 'number' && typeof idx.value === 'number' && Number.isInteger(idx.value) ? idx.value : -2;
   const layers = Math.min(24, Math.max(1, i < 0 ? 24 + i + 1 : i + 1));
   const v = { hidden_size: 1024, intermediate_size: 4096, num_hidden_layers: layers, image_size: 336, patch_size: 14, num_channels: 3, post_norm: 0 };
-  const d = intValue(getProperty(processor, 'image_dim_out')?.value) ?? 1024;
+  const d = sizeSetting(processor, 'image_dim_out', 1024, problems, 'img_processor');
   return {
     modelType: 'clip_vision_model',
     params: TOWERS.clip_vision_model!.encoder(v),
@@ -418,24 +418,38 @@ function phi3vTower(processor: ValueNode, textHidden: number): VisionTower {
  * The error for a tower size key written with a value intValue refuses (null counts as absent),
  * or null when the value is usable or absent. `pair`: [height, width] is accepted (InternVL).
  */
-function badSize(key: string, v: ValueNode | undefined, pair: boolean): Problem | null {
+function badSize(key: string, v: ValueNode | undefined, pair: boolean, scope = 'vision_config'): Problem | null {
   if (!v || v.type === 'null') return null;
-  const data = { key: `vision_config.${key}` };
+  const name = scope === '' ? `"${key}"` : `"${key}" in ${scope}`;
+  const data = { key: scope === '' ? key : `${scope}.${key}` };
   if (pair && v.type === 'array') {
-    if (v.items?.length === 2) return badSize(key, v.items[0], false);
-    return { severity: 'error', code: 'invalid-value', message: `"${key}" in vision_config must be an integer or a [height, width] pair, not an array of ${v.items?.length ?? 0}`, range: v.range, data };
+    if (v.items?.length === 2) return badSize(key, v.items[0], false, scope);
+    return { severity: 'error', code: 'invalid-value', message: `${name} must be an integer or a [height, width] pair, not an array of ${v.items?.length ?? 0}`, range: v.range, data };
   }
   if (v.type !== 'number' || typeof v.value !== 'number') {
-    return { severity: 'error', code: 'wrong-type', message: `"${key}" in vision_config must be a number, not ${describe(v)}`, range: v.range, data: { ...data, expected: 'number' } };
+    return { severity: 'error', code: 'wrong-type', message: `${name} must be a number, not ${describe(v)}`, range: v.range, data: { ...data, expected: 'number' } };
   }
   const why = !Number.isInteger(v.value) ? 'an integer' : v.value < 1 ? 'at least 1' : v.value > MAX_TOWER_SIZE ? `at most ${MAX_TOWER_SIZE}` : null;
-  return why ? { severity: 'error', code: 'invalid-value', message: `"${key}" in vision_config must be ${why}, not ${v.value}`, range: v.range, data } : null;
+  return why ? { severity: 'error', code: 'invalid-value', message: `${name} must be ${why}, not ${v.value}`, range: v.range, data } : null;
+}
+
+/**
+ * The size under `key` of `node` (a tower setting beside the sizes: spatial_merge_size,
+ * scale_factor, vision_output_dim, image_dim_out), else `fallback` when absent or null; a value
+ * written that is no integer from 1 to 2^20 is an error in `problems` (and `fallback` comes back,
+ * for a value that is then dropped). `scope`: where the key is, for the message ('' the root).
+ */
+function sizeSetting(node: ValueNode, key: string, fallback: number, problems: Problem[], scope: string): number {
+  const v = getProperty(node, key)?.value;
+  const bad = badSize(key, v, false, scope);
+  if (bad) problems.push(bad);
+  return intValue(v) ?? fallback;
 }
 
 function readTower(root: ValueNode, family: string, textHidden: number, problems: Problem[]): VisionTower | null {
   let node = getProperty(root, 'vision_config')?.value;
   const processor = getProperty(root, 'img_processor')?.value;
-  if (!node && family === 'phi3_v' && processor?.type === 'object') return phi3vTower(processor, textHidden);
+  if (!node && family === 'phi3_v' && processor?.type === 'object') return phi3vTower(processor, textHidden, problems);
   if (!node) {
     const other = OTHER_ENCODERS.find(([key]) => getProperty(root, key)?.value.type === 'object');
     if (other) return { modelType: other[0], params: null, projectorParams: null, note: `${other[1]} (${other[0]}) is not counted (its shapes are not modelled here): parameters and weights are the text model's` };
@@ -502,6 +516,15 @@ function readTower(root: ValueNode, family: string, textHidden: number, problems
       values.num_hidden_layers = layers;
     }
   }
+  const featureNode = getProperty(root, 'vision_feature_layer')?.value;
+  if (LLAVA_FAMILIES.has(family) && 'num_hidden_layers' in values && cut === null && featureNode && featureNode.type !== 'null') {
+    // vLLM refuses a feature layer the tower does not have; counting the whole tower would hide it.
+    const total = values.num_hidden_layers!;
+    problems.push({
+      severity: 'error', code: 'invalid-value', range: featureNode.range, data: { key: 'vision_feature_layer' },
+      message: `"vision_feature_layer" must name a layer of the ${total}-layer vision tower (an integer from -${total} to -1, or 1 to ${total}, or a list of them), not ${featureNode.type === 'array' ? JSON.stringify(toPlain(featureNode)) : featureNode.type === 'number' ? String(featureNode.value) : describe(featureNode)}`,
+    });
+  }
   if (cut) {
     loadedText = cut.layers < values.num_hidden_layers! ? ` (vLLM loads ${cut.layers} of them, up to vision_feature_layer ${cut.written}, without the post-LayerNorm)` : '';
     values.num_hidden_layers = cut.layers;
@@ -509,7 +532,7 @@ function readTower(root: ValueNode, family: string, textHidden: number, problems
     values.feature_layers = cut.featureLayers;
   }
   const params = tower.encoder(values);
-  const projector = projectorParams(family, values, textHidden, root, node);
+  const projector = projectorParams(family, values, textHidden, root, node, problems);
   const what = projector === null ? `the ${tower.name} vision tower (${shape}) is counted, not the ${family || 'model'} projector into the text model` : `the ${tower.name} vision tower (${shape}) and its projector into the text model are counted`;
   const defaultsText = defaulted.length > 0 ? ` (not in vision_config, taken from transformers' ${type} defaults: ${defaulted.join(', ')})` : '';
   return { modelType: type, params, projectorParams: projector, note: `${what}${loadedText}${defaultsText}` };

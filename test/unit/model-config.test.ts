@@ -715,8 +715,26 @@ test('llava-v1.6-mistral-7b (llava_next): MistralConfig defaults, CLIP-336 and t
   const granite = readModelConfig(JSON.stringify({ ...cfg, vision_feature_layer: [-24, -20, -12, -1] })).value!;
   assert.equal(granite.vision!.params, 303_507_456 - 2048);
   assert.equal(granite.vision!.projectorParams, 4 * 1024 * 4096 + 4096 * 4096 + 2 * 4096 + 4096);
-  // A list naming a layer the tower lacks is not cut (vLLM refuses it): every layer counted.
-  assert.equal(readModelConfig(JSON.stringify({ ...cfg, vision_feature_layer: [3, 30] })).value!.vision!.params, 303_507_456);
+  // A list naming a layer the tower lacks: vLLM refuses it, and so does the reader, at the value (it counted the
+  // whole tower, silently).
+  const text = JSON.stringify({ ...cfg, vision_feature_layer: [3, 30] }, null, 1);
+  const bad = readModelConfig(text);
+  assert.equal(bad.value, null);
+  const e = only(bad.problems, 'invalid-value');
+  assert.equal(e.message, '"vision_feature_layer" must name a layer of the 24-layer vision tower (an integer from -24 to -1, or 1 to 24, or a list of them), not [3,30]');
+  assert.equal(at(text, e).replace(/\s+/g, ''), '[3,30]');
+});
+
+test('a tower setting beside the sizes written wrong (spatial_merge_size, scale_factor, vision_output_dim, img_processor.image_dim_out) is refused at its value, not replaced by its default', () => {
+  const cases: Array<[Record<string, unknown>, string]> = [
+    [{ ...GEMMA3_12B_IT, model_type: 'mistral3', spatial_merge_size: 0 }, '"spatial_merge_size" must be at least 1, not 0'],
+    [{ ...GEMMA3_12B_IT, model_type: 'idefics3', scale_factor: '2' }, '"scale_factor" must be a number, not the string "2"'],
+  ];
+  for (const [cfg, message] of cases) {
+    const r = readModelConfig(JSON.stringify(cfg));
+    assert.equal(r.value, null, message);
+    assert.deepEqual(r.problems.filter((p) => p.severity === 'error').map((p) => p.message), [message]);
+  }
 });
 
 /** Qwen/Qwen2-VL-7B-Instruct's and Qwen/Qwen2.5-VL-7B-Instruct's config.json (token ids left out): the text keys at the top, a vision_config without model_type. */
