@@ -40,7 +40,7 @@ export function termRows(a: Analysis): TermRow[] {
   const shapeKeys = [key(m, 'vocabSize', 'vocab_size'), key(m, 'hiddenSize', 'hidden_size'), key(m, 'numLayers', 'num_hidden_layers'), key(m, 'numHeads', 'num_attention_heads'), key(m, 'numKvHeads', 'num_key_value_heads'), key(m, 'headDim', 'head_dim'), key(m, 'intermediateSize', 'intermediate_size'), 'tie_word_embeddings'];
   const moeKeys = ['num_local_experts', 'num_experts', 'n_routed_experts', 'num_experts_per_tok', 'moe_intermediate_size', 'n_shared_experts', 'first_k_dense_replace'];
 
-  const parts: Array<[string, number]> = [['embedding', b.embedding], ['attention', b.attention], ['Mamba', b.mamba ?? 0], ['MLP', b.mlp], ['experts', b.experts], ['shared experts', b.sharedExperts], ['router', b.router], ['norms', b.norms], ['lm_head', b.lmHead], ['pooler', b.pooler], ['Gemma 3n AltUp / LAuReL / per-layer inputs', b.gemma3n ?? 0]];
+  const parts: Array<[string, number]> = [['embedding', b.embedding], ['attention', b.attention], ['Mamba', b.mamba ?? 0], ['MLP', b.mlp], ['experts', b.experts], ['shared experts', b.sharedExperts], ['router', b.router], ['norms', b.norms], ['lm_head', b.lmHead], ['pooler', b.pooler], ['Gemma 3n AltUp / LAuReL / per-layer inputs', b.gemma3n ?? 0], ['vision tower and projector', b.vision ?? 0]];
   rows.push({
     id: 'params',
     term: 'Parameters',

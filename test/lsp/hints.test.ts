@@ -400,6 +400,25 @@ test('hybrid pools: the page_size hint counts blocks, as the CLI does, and gives
   await client.close(uri);
 });
 
+test('the Parameters row of a multimodal config adds the vision tower and projector, so its terms sum to the value (s37 newcomer 7: 27.01B of terms beside 27.4B)', async () => {
+  // google/gemma-3-12b-it's config.json (as test/unit/model-config.test.ts GEMMA3_12B_IT): SigLIP 416,866,032 +
+  // projector 4,424,832 = 421,290,864 (421M), total 12,187,325,040 (the card's 12.2B).
+  const config = {
+    architectures: ['Gemma3ForConditionalGeneration'], model_type: 'gemma3', mm_tokens_per_image: 256, torch_dtype: 'bfloat16',
+    text_config: { hidden_size: 3840, intermediate_size: 15360, model_type: 'gemma3_text', num_attention_heads: 16, num_hidden_layers: 48, num_key_value_heads: 8, rope_scaling: { factor: 8.0, rope_type: 'linear' }, sliding_window: 1024 },
+    vision_config: { hidden_size: 1152, image_size: 896, intermediate_size: 4304, model_type: 'siglip_vision_model', num_attention_heads: 16, num_hidden_layers: 27, patch_size: 14, vision_use_head: false },
+  };
+  const text = JSON.stringify(config, null, 2);
+  const uri = fixtureUri('gemma-3-12b-it.config.json');
+  await client.open(uri, text);
+  const hover = await client.hover(uri, positionAt(text, text.indexOf('"num_key_value_heads"') + 2));
+  await client.close(uri);
+  const md = (hover!.contents as MarkupContent).value;
+  const row = md.split('\n').find((l) => l.startsWith('| **Parameters** |'));
+  assert.ok(row, md);
+  assert.match(row, / \+ vision tower and projector 421M \| \*\*12\.2B \(12,187,325,040\)\*\* \|$/);
+});
+
 test('an unsized hybrid pool: the Page pool row gives vLLM\'s token formula in words, not "floor(0 / 2 groups) · 16 = 0 tokens" (s37 newcomer 7)', async () => {
   // gpt-oss-20b with no device and no kv_cache budget: two KV-cache groups of 12 layers, nothing to divide.
   const uri = fixtureUri('unsized-hybrid.attn.yaml');
