@@ -197,7 +197,7 @@ export function axisProblems(axes: readonly SweepAxis[], where: (a: SweepAxis) =
       problems.push({ severity: 'error', code: 'sweep-axis-repeat', message: `the sweep axis ${a.key} repeats the value ${JSON.stringify(toPlain(v))}: each value runs once, drop the repeat`, range: v.range, data: { key: a.key } });
     }
     if (repeats.length > REPEATS_MARKED) {
-      problems.push({ severity: 'error', code: 'sweep-axis-repeat', message: `the sweep axis ${a.key} repeats ${repeats.length} values in all (the first ${REPEATS_MARKED} are marked): each value runs once, drop the repeats`, range: repeats[REPEATS_MARKED]!.range, data: { key: a.key } });
+      problems.push({ severity: 'error', code: 'sweep-axis-repeat', message: `the sweep axis ${a.key} repeats ${formatCount(repeats.length)} values in all (the first ${REPEATS_MARKED} are marked): each value runs once, drop the repeats`, range: repeats[REPEATS_MARKED]!.range, data: { key: a.key } });
     }
   }
   return problems;

@@ -57,7 +57,7 @@ test('a pasted axis of 20,000 equal values: 10 repeats marked and one error coun
   const d = all.filter((x) => x.code === 'sweep-axis-repeat');
   assert.equal(d.length, 11);
   assert.deepEqual(d[0]!.range, rangeOf(text, '16', 1));
-  assert.equal(d[10]!.message, 'the sweep axis kv_cache.page_size repeats 19999 values in all (the first 10 are marked): each value runs once, drop the repeats');
+  assert.equal(d[10]!.message, 'the sweep axis kv_cache.page_size repeats 19,999 values in all (the first 10 are marked): each value runs once, drop the repeats');
   assert.deepEqual(d[10]!.range, rangeOf(text, '16', 11));
   assert.ok(all.length <= 20, `${all.length} diagnostics`);
 });
