@@ -22,7 +22,7 @@ import { closestMatch } from '../core/config/suggest';
 import { jsonErrorText } from '../core/config/tree';
 import { BACKENDS, isBackend, type KernelBackendName, type Problem, type Profile, type StepTimeSpec } from '../core/config/types';
 import { resolvedProfileProblems } from '../core/config/resolvedProfile';
-import { createRun, runHeader, runKind, TOOL_NAME, type Environment, type EstimateFile, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel } from '../core/protocol/run';
+import { createRun, runHeader, runKind, type Environment, type EstimateFile, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel } from '../core/protocol/run';
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
 import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../core/validate';
 import { formatCount, formatCountOf, formatPercent, formatTimeScale, perGpuCasesHeader, poolCancelledText } from '../core/format';
@@ -43,7 +43,7 @@ import { readSimulateFlags, SIMULATE_FLAGS, type SimulateFlags } from './simulat
 import { describeDropped, readTraceFile, readVllmResult, type VllmBenchResult } from './simulate/traces';
 import { calibrateByReplay, formatCalibrationReplay, formatReplayRounds } from './simulate/calibrate-replay';
 import { mergeCommand, submitCommand, sweepCommand } from './sweep';
-import { capRepeats, loadProfile, profileInputs, readInputFile, savedRunIn, type LoadedProfile } from './load';
+import { capRepeats, loadProfile, profileInputs, readInputFile, savedRunOf, toolOutputIn, type LoadedProfile, type ToolOutput } from './load';
 import { shellQuote } from './sweep/slurm';
 import { benchPreflight } from './preflight';
 import { Progress } from './progress';
@@ -398,7 +398,7 @@ function checkCalibrationFile(path: string): void {
 /**
  * `loadProfile(file)` for a command that takes a profile or config.json (estimate, bench), refusing
  * a saved run (`bench` / `simulate --json`, the editor's `.attnscope/runs/*.json`: load.ts
- * savedRunIn) in one line that says what the file is and what takes it: the profile it was made
+ * savedRunOf) in one line that says what the file is and what takes it: the profile it was made
  * from (profile.sourcePath, when that file is still there), and `simulate RUN.json`, the command
  * that reads a run's profile. Read as a config.json, a run gave four lines of missing
  * "hidden_size" and the like at 1:1 (s36 newcomer).
@@ -407,9 +407,10 @@ function checkCalibrationFile(path: string): void {
 function loadProfileNotRun(file: string, command: 'estimate' | 'bench'): LoadedProfile {
   // Read once: a pipe (<(cat run.json)) reads empty the second time, and a file is not read twice.
   const text = readInputFile(file);
-  const run = savedRunIn(file, text);
+  const out = toolOutputIn(file, text);
+  const run = savedRunOf(out);
   if (run === null) {
-    refuseOtherOutput(file, text, command);
+    refuseOtherOutput(file, out, command);
     return loadProfile(file, text);
   }
   const source = run.profile.sourcePath;
@@ -426,15 +427,8 @@ function loadProfileNotRun(file: string, command: 'estimate' | 'bench'): LoadedP
  * "hidden_size" and the like (s37 fix37 Left). Nothing for any other file.
  * @throws InputError (exit 2) for such a file.
  */
-function refuseOtherOutput(file: string, text: string, command: 'estimate' | 'bench' | 'simulate'): void {
-  if (!file.endsWith('.json') || !text.trimStart().startsWith('{')) return;
-  let v: { tool?: unknown; kind?: unknown; name?: unknown; createdAt?: unknown; sweepId?: unknown } | null;
-  try {
-    v = JSON.parse(text) as typeof v;
-  } catch {
-    return;
-  }
-  if (!v || typeof v !== 'object' || typeof v.tool !== 'string' || !v.tool.startsWith(`${TOOL_NAME} `)) return;
+function refuseOtherOutput(file: string, v: ToolOutput | null, command: 'estimate' | 'bench' | 'simulate'): void {
+  if (!v) return;
   const name = typeof v.name === 'string' ? v.name : null;
   const give = `give attnscope ${command} the profile it was made from${name ? ` (${name})` : ''}`;
   if (v.kind === 'estimate') {
@@ -479,9 +473,10 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
   let loaded: LoadedProfile | undefined;
   try {
     const text = file === '-' ? null : readInputFile(file);
-    const saved = text === null ? null : savedRunIn(file, text);
+    const out = text === null ? null : toolOutputIn(file, text);
+    const saved = savedRunOf(out);
     if (saved) checkSavedRunTrace(file, saved, flags);
-    if (text !== null && !saved) refuseOtherOutput(file, text, 'simulate');
+    else refuseOtherOutput(file, out, 'simulate');
     loaded = text === null ? profileFromStdin(await readStdinUnlessCancelled(ac.signal)) : saved ? profileFromStdin(JSON.stringify(saved.profile), file) : loadProfile(file, text);
     await cancelPoint(ac.signal);
     return await simulateProfile(file, loaded, flags, io, ac.signal, phase);

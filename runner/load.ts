@@ -67,19 +67,31 @@ export function readInputFile(file: string): string {
   }
 }
 
+/** The top-level fields of a JSON file AttnScope wrote (a run, estimate --json's output, a sweep report): `tool` is "attnscope ...". */
+export interface ToolOutput { tool: string; schema?: unknown; kind?: unknown; name?: unknown; createdAt?: unknown; sweepId?: unknown; profile?: unknown; environment?: unknown }
+
 /**
- * The run in `text`, read from `file`, when it is a run JSON AttnScope wrote (`bench`/`simulate
- * --json`, a sweep point: `schema`, `tool` "attnscope ...", `profile`, `environment`), else null: a
- * profile, a model config.json, or any file whose name does not end in .json.
+ * The JSON AttnScope wrote that `text`, read from `file`, holds (`tool` "attnscope ..."), parsed
+ * once for every check of what the file is ({@link savedRunOf}, the CLI's refusal of other
+ * outputs), else null: a profile, a model config.json, a file whose name does not end in .json or
+ * whose text is no JSON object.
  */
-export function savedRunIn(file: string, text: string): RunResult | null {
-  if (!file.endsWith('.json')) return null;
+export function toolOutputIn(file: string, text: string): ToolOutput | null {
+  if (!file.endsWith('.json') || !text.trimStart().startsWith('{')) return null;
   try {
-    const v = JSON.parse(text) as Partial<RunResult> | null;
-    return v && typeof v === 'object' && v.schema === RUN_SCHEMA_VERSION && typeof v.tool === 'string' && v.tool.startsWith(`${TOOL_NAME} `) && v.profile && v.environment ? (v as RunResult) : null;
+    const v = JSON.parse(text) as Partial<ToolOutput> | null;
+    return v && typeof v === 'object' && typeof v.tool === 'string' && v.tool.startsWith(`${TOOL_NAME} `) ? (v as ToolOutput) : null;
   } catch {
     return null;
   }
+}
+
+/**
+ * The run a {@link toolOutputIn} holds when it is a run JSON AttnScope wrote (`bench`/`simulate
+ * --json`, a sweep point: `schema`, `profile`, `environment`), else null.
+ */
+export function savedRunOf(out: ToolOutput | null): RunResult | null {
+  return out && out.schema === RUN_SCHEMA_VERSION && out.profile && out.environment ? (out as unknown as RunResult) : null;
 }
 
 /** Files other than the one named (the config.json of model:): core/fileText.ts readInputText, so never a FIFO. */

@@ -123,13 +123,20 @@ test('a FIFO named on the command line is refused in one line, exit 2, not waite
   assert.deepEqual([zero.status, zero.stderr], [2, '/dev/zero:1:1: is not a regular file (a device), not a log file\n']);
 });
 
-test('estimate reads the config.json it is given once (was twice: once to look for a saved run, once as the profile)', async () => {
-  const { file } = tmp('config.json', readFileSync(llamaConfig, 'utf8'));
+test('estimate reads the config.json it is given once (was twice: once to look for a saved run, once as the profile), and JSON.parse-s it once to tell an AttnScope output', async () => {
+  const text = readFileSync(llamaConfig, 'utf8');
+  const { file } = tmp('config.json', text);
   const opened: string[] = [];
   const original = fs.openSync;
   const open = mock.method(fs, 'openSync', (...args: Parameters<typeof fs.openSync>) => {
     if (String(args[0]) === file) opened.push(String(args[0]));
     return original(...args);
+  });
+  let parsed = 0;
+  const parse = JSON.parse;
+  const json = mock.method(JSON, 'parse', (t: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+    if (t === text) parsed++;
+    return parse(t, reviver) as unknown;
   });
   let err = '';
   try {
@@ -138,6 +145,9 @@ test('estimate reads the config.json it is given once (was twice: once to look f
     assert.equal(await main(['estimate', file], { stdout: out, stderr: errs }), 0, err);
   } finally {
     open.mock.restore();
+    json.mock.restore();
   }
   assert.equal(opened.length, 1);
+  // Once for "is it a saved run, an estimate --json or a sweep report" (load.ts toolOutputIn); the profile reader parses its own tree.
+  assert.equal(parsed, 1);
 });
