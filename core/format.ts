@@ -120,7 +120,7 @@ export function formatConcurrency(x: number): string {
  * A rate with SI prefixes: formatRate(1.234e11, 'FLOP/s') -> "123 GFLOP/s",
  * formatRate(2.5e10, 'B/s') -> "25 GB/s". `unit` is appended after the prefix.
  */
-export function formatRate(perSecond: number, unit: 'FLOP/s' | 'B/s'): string {
+export function formatRate(perSecond: number, unit: 'FLOP/s' | 'OP/s' | 'B/s'): string {
   if (!Number.isFinite(perSecond)) return `${perSecond} ${unit}`;
   const [v, i] = scale(perSecond, 1000, SI.length - 1);
   return `${sig3(v)} ${SI[i]}${unit}`;

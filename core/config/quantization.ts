@@ -37,13 +37,13 @@ export function readQuantization(r: KeyReader): QuantizationSpec | null {
     }
     // vLLM fp8.py Fp8Config.from_config: ignored_layers, else modules_to_not_convert.
     const ignored = strings(getProperty(q, 'ignored_layers')?.value);
-    return withSkips({ method, bitsPerWeight: 8, scope: 'all' }, exactSkips(ignored.length > 0 ? ignored : strings(getProperty(q, 'modules_to_not_convert')?.value)));
+    return withSkips({ method, bitsPerWeight: 8, scope: 'all', activations: 'fp8' }, exactSkips(ignored.length > 0 ? ignored : strings(getProperty(q, 'modules_to_not_convert')?.value)));
   }
   // vLLM mxfp4.py Mxfp4Config.from_config returns cls(): no skip list is read; every FusedMoE is
   // mxfp4 and every linear layer unquantized, whatever modules_to_not_convert says.
   if (m === 'mxfp4') return { method, bitsPerWeight: 4.25, scope: 'experts' };
   // vLLM fbgemm_fp8.py FBGEMMFp8Config: modules_to_not_convert, matched as fp8's.
-  if (m === 'fbgemm_fp8') return withSkips({ method, bitsPerWeight: 8, scope: 'all' }, exactSkips(strings(getProperty(q, 'modules_to_not_convert')?.value)));
+  if (m === 'fbgemm_fp8') return withSkips({ method, bitsPerWeight: 8, scope: 'all', activations: 'fp8' }, exactSkips(strings(getProperty(q, 'modules_to_not_convert')?.value)));
   if (m === 'modelopt' || m === 'modelopt_fp4') {
     const spec = modelOpt(method, q);
     if (spec !== null) return spec;
@@ -85,10 +85,15 @@ export function readQuantization(r: KeyReader): QuantizationSpec | null {
       if (float && bits === 4 && group !== undefined) {
         return grouped(method, { bits, groupSize: group, zeroPoints: false, groupIndex: false, notConverted: [], notConvertedPatterns: ignore, lmHead: false, scaleBits: 8 });
       }
+      // W8A8 (vLLM compressed_tensors.py _is_fp8_w8a8 / _is_static_tensor_w8a8 / _is_dynamic_token_w8a8):
+      // 8-bit weights with 8-bit input_activations of the same type run fp8 / int8 GEMMs.
+      const acts = groups?.properties?.[0] ? getProperty(groups.properties[0].value, 'input_activations')?.value : undefined;
+      const actType = getProperty(acts, 'type')?.value.value ?? 'int';
+      const w8a8 = bits === 8 && num(acts, 'num_bits') === 8 && actType === (float ? 'float' : 'int') ? { activations: float ? 'fp8' as const : 'int8' as const } : {};
       if (float || strategy === 'tensor' || (strategy !== 'channel' && group === undefined)) {
-        return withSkips({ method, bitsPerWeight: bits + (group ? 32 / group : 0), scope: 'all' }, { notConverted: [], notConvertedPatterns: ignore });
+        return withSkips({ method, bitsPerWeight: bits + (group ? 32 / group : 0), scope: 'all', ...w8a8 }, { notConverted: [], notConvertedPatterns: ignore });
       }
-      return grouped(method, {
+      const spec = grouped(method, {
         bits,
         groupSize: strategy === 'channel' ? null : group ?? null,
         zeroPoints: getProperty(weights, 'symmetric')?.value.value === false,
@@ -97,6 +102,7 @@ export function readQuantization(r: KeyReader): QuantizationSpec | null {
         notConvertedPatterns: ignore,
         lmHead: false,
       });
+      return { ...spec, ...w8a8 };
     }
   }
   if (m === 'bitsandbytes') {
@@ -156,7 +162,10 @@ function modelOpt(method: string, q: ValueNode): QuantizationSpec | null {
   // FP8 and MXFP8 share ModelOptQuantConfigBase.is_layer_excluded (the same exclusions as NVFP4's);
   // lm_head is no LinearBase there and stays unquantized, as every flat format's does.
   const skips = { notConverted: excluded, notConvertedPatterns: wildcards };
-  if (a === 'FP8' || a === 'FP8_PER_CHANNEL_PER_TOKEN' || a === 'FP8_PB_WO') return withSkips({ method, bitsPerWeight: 8, scope: 'all' }, skips);
+  // FP8 (static per-tensor activation scale) and FP8_PER_CHANNEL_PER_TOKEN (dynamic per token) are W8A8;
+  // FP8_PB_WO is named weight-only and kept at the activation dtype's peak.
+  if (a === 'FP8' || a === 'FP8_PER_CHANNEL_PER_TOKEN') return withSkips({ method, bitsPerWeight: 8, scope: 'all', activations: 'fp8' }, skips);
+  if (a === 'FP8_PB_WO') return withSkips({ method, bitsPerWeight: 8, scope: 'all' }, skips);
   if (a === 'MXFP8') return withSkips({ method, bitsPerWeight: 8 + 8 / 32, scope: 'all' }, skips);
   return null;
 }

@@ -173,6 +173,16 @@ export interface QuantizationSpec {
   bitsPerWeight: number;
   /** Which linear weights are quantized: 'all' linear layers, or only the routed 'experts'. */
   scope: 'all' | 'experts';
+  /**
+   * W8A8 schemes: the type the quantized layers' activations are quantized to as well, so that
+   * vLLM runs their GEMMs on fp8 or int8 tensor cores (fp8 and fbgemm_fp8: Fp8LinearMethod /
+   * FBGEMMFp8LinearMethod quantize activations per token or per 128-group; ModelOpt FP8 and
+   * FP8_PER_CHANNEL_PER_TOKEN; compressed-tensors with 8-bit float / int input_activations:
+   * CompressedTensorsW8A8Fp8 / W8A8Int8). Absent for weight-only formats (AWQ, GPTQ, bitsandbytes,
+   * mxfp4, NVFP4 on these GPUs, compressed-tensors W4A16 / W8A16), whose GEMMs run in the
+   * activation dtype.
+   */
+  activations?: 'fp8' | 'int8';
   /** Integer weights stored in groups (AWQ, GPTQ, compressed-tensors int): the stored tensors' layout. Absent for the flat formats. */
   grouped?: GroupedQuantization;
   /**

@@ -30,6 +30,15 @@ export interface GpuSpec {
   fp32FlopsPerSec: number;
   /** Where fp32FlopsPerSec is copied from. */
   fp32Source: string;
+  /**
+   * Dense fp8 (e4m3) tensor-core peak with fp32 accumulate, FLOP/s; absent on cards without fp8
+   * tensor cores (Ampere: A100, A10), where vLLM runs fp8 checkpoints as weight-only (Marlin).
+   */
+  fp8FlopsPerSec?: number;
+  /** Dense int8 tensor-core peak, OP/s (what vLLM's W8A8 int8 GEMMs, cutlass_scaled_mm, run at). */
+  int8OpsPerSec: number;
+  /** Where fp8FlopsPerSec and int8OpsPerSec are copied from (datasheets print twice them, with sparsity). */
+  lowPrecisionSource: string;
   /** Peak memory bandwidth, bytes/s (SI: 3.35e12 = 3.35 TB/s). */
   memoryBytesPerSec: number;
   /** Memory on the board, bytes as the vendor prints them (80 GB = 80e9). */
@@ -49,6 +58,9 @@ export const GPUS: readonly GpuSpec[] = [
     bf16FlopsPerSec: 989e12,
     fp32FlopsPerSec: 67e12,
     fp32Source: 'NVIDIA H100 Tensor Core GPU datasheet (H100 SXM: FP32 67 teraFLOPS)',
+    fp8FlopsPerSec: 1979e12,
+    int8OpsPerSec: 1979e12,
+    lowPrecisionSource: 'NVIDIA H100 Tensor Core GPU datasheet (H100 SXM: FP8 Tensor Core 3,958 TFLOPS and INT8 Tensor Core 3,958 TOPS, with sparsity)',
     memoryBytesPerSec: 3.35e12,
     memoryBytes: 80e9,
     cudaMemoryGib: 79.22,
@@ -60,6 +72,9 @@ export const GPUS: readonly GpuSpec[] = [
     bf16FlopsPerSec: 989e12,
     fp32FlopsPerSec: 67e12,
     fp32Source: 'NVIDIA H200 Tensor Core GPU datasheet (H200 SXM: FP32 67 TFLOPS)',
+    fp8FlopsPerSec: 1979e12,
+    int8OpsPerSec: 1979e12,
+    lowPrecisionSource: 'NVIDIA H200 Tensor Core GPU datasheet (H200 SXM: FP8 Tensor Core 3,958 TFLOPS and INT8 Tensor Core 3,958 TOPS, with sparsity)',
     memoryBytesPerSec: 4.8e12,
     memoryBytes: 141e9,
     cudaMemoryGib: 139.81,
@@ -71,6 +86,8 @@ export const GPUS: readonly GpuSpec[] = [
     bf16FlopsPerSec: 312e12,
     fp32FlopsPerSec: 19.5e12,
     fp32Source: 'NVIDIA A100 Tensor Core GPU datasheet (FP32 19.5 TFLOPS)',
+    int8OpsPerSec: 624e12,
+    lowPrecisionSource: 'NVIDIA A100 Tensor Core GPU datasheet (INT8 Tensor Core 624 TOPS dense, 1,248 with sparsity; no FP8)',
     memoryBytesPerSec: 2.039e12,
     memoryBytes: 80e9,
     cudaMemoryGib: 79.15,
@@ -82,6 +99,8 @@ export const GPUS: readonly GpuSpec[] = [
     bf16FlopsPerSec: 312e12,
     fp32FlopsPerSec: 19.5e12,
     fp32Source: 'NVIDIA A100 Tensor Core GPU datasheet (FP32 19.5 TFLOPS)',
+    int8OpsPerSec: 624e12,
+    lowPrecisionSource: 'NVIDIA A100 Tensor Core GPU datasheet (INT8 Tensor Core 624 TOPS dense, 1,248 with sparsity; no FP8)',
     memoryBytesPerSec: 1.555e12,
     memoryBytes: 40e9,
     cudaMemoryGib: 39.49,
@@ -93,6 +112,9 @@ export const GPUS: readonly GpuSpec[] = [
     bf16FlopsPerSec: 362.05e12,
     fp32FlopsPerSec: 91.6e12,
     fp32Source: 'NVIDIA L40S datasheet (FP32 91.6 TFLOPS)',
+    fp8FlopsPerSec: 733e12,
+    int8OpsPerSec: 733e12,
+    lowPrecisionSource: 'NVIDIA L40S datasheet (FP8 Tensor Core 1,466 TFLOPS and INT8 Tensor 1,466 TOPS, with sparsity)',
     memoryBytesPerSec: 864e9,
     memoryBytes: 48e9,
     cudaMemoryGib: 44.31,
@@ -104,6 +126,9 @@ export const GPUS: readonly GpuSpec[] = [
     bf16FlopsPerSec: 165.2e12,
     fp32FlopsPerSec: 82.6e12,
     fp32Source: 'NVIDIA Ada GPU Architecture whitepaper, Appendix A (GeForce RTX 4090: Peak FP32 TFLOPS (non-Tensor) 82.6)',
+    fp8FlopsPerSec: 330.3e12,
+    int8OpsPerSec: 660.6e12,
+    lowPrecisionSource: 'NVIDIA Ada GPU Architecture whitepaper, Appendix A (GeForce RTX 4090: Peak FP8 Tensor TFLOPS with FP32 Accumulate 330.3 dense, Peak INT8 Tensor TOPS 660.6 dense)',
     memoryBytesPerSec: 1008e9,
     memoryBytes: 24e9,
     cudaMemoryGib: 23.64,
@@ -115,6 +140,8 @@ export const GPUS: readonly GpuSpec[] = [
     bf16FlopsPerSec: 125e12,
     fp32FlopsPerSec: 31.2e12,
     fp32Source: 'NVIDIA A10 Tensor Core GPU datasheet (FP32 31.2 TFLOPS)',
+    int8OpsPerSec: 250e12,
+    lowPrecisionSource: 'NVIDIA A10 Tensor Core GPU datasheet (INT8 Tensor Core 250 TOPS dense, 500 with sparsity; no FP8)',
     memoryBytesPerSec: 600e9,
     memoryBytes: 24e9,
     cudaMemoryGib: 22.07,
@@ -150,6 +177,24 @@ export function computePeak(gpu: GpuSpec, dtype: 'fp32' | 'fp16' | 'bf16'): Comp
     return { flopsPerSec: gpu.fp32FlopsPerSec, name: 'fp32 peak', source: `${gpu.fp32Source}; non-tensor: TF32 matmuls are off by default (PyTorch >= 1.12)` };
   }
   return { flopsPerSec: gpu.bf16FlopsPerSec, name: 'bf16 peak', source: gpu.source };
+}
+
+/**
+ * The peak the quantized linear layers' GEMMs run at: a W8A8 checkpoint's (QuantizationSpec
+ * activations) at the card's dense fp8 or int8 tensor-core peak, as vLLM runs them (fp8:
+ * cutlass_scaled_mm / w8a8_block_fp8_matmul on compute capability >= 8.9; int8: cutlass_scaled_mm);
+ * null where that peak does not apply (weight-only formats: the activation dtype's peak, computePeak).
+ * On a card without fp8 tensor cores (A100, A10) vLLM's Fp8LinearMethod runs fp8 weights through
+ * its weight-only Marlin kernel (use_marlin when the device has no capability 8.9): null too, with
+ * `note` saying so.
+ */
+export function quantizedGemmPeak(gpu: GpuSpec, activations: 'fp8' | 'int8' | undefined): { peak: ComputePeak | null; note?: string } {
+  if (activations === 'int8') return { peak: { flopsPerSec: gpu.int8OpsPerSec, name: 'int8 peak', source: gpu.lowPrecisionSource } };
+  if (activations !== 'fp8') return { peak: null };
+  if (gpu.fp8FlopsPerSec === undefined) {
+    return { peak: null, note: `${gpu.name} has no fp8 tensor cores: vLLM runs the fp8 weights as weight-only (Marlin, dequantized to the activation dtype), so their GEMMs are timed at the bf16 peak` };
+  }
+  return { peak: { flopsPerSec: gpu.fp8FlopsPerSec, name: 'fp8 peak', source: gpu.lowPrecisionSource } };
 }
 
 /** Device memory of a card as a serving engine sees it: the CUDA total (cudaMemoryGib), in bytes; with where it comes from. */

@@ -838,6 +838,18 @@ export function routedExpertBytes(model: ModelSpec, dtype: Dtype, params: ParamC
   return q.expertBytes + (experts - q.expertParams) * dtypeBytes(dtype);
 }
 
+/**
+ * Of the weights one token is multiplied by ({@link ParamCounts.activeCompute}), those stored
+ * quantized: the quantized linear layers', the routed experts' counted at the share a token uses
+ * (k of E). What a W8A8 checkpoint's fp8 / int8 GEMMs multiply; 0 without quantization.
+ */
+export function quantizedActiveComputeParams(model: ModelSpec, params: ParamCounts = paramCounts(model)): number {
+  const q = quantizedWeights(model, params.breakdown);
+  const b = params.breakdown;
+  const expertShare = b.experts > 0 ? b.expertsActive / b.experts : 0;
+  return q.params - q.expertParams + q.expertParams * expertShare;
+}
+
 /** vLLM V1's default max_num_batched_tokens for `vllm serve` on a GPU of >= 70 GiB (and where the device is unknown). */
 export const DEFAULT_MAX_NUM_BATCHED_TOKENS = 8192;
 /** ... and on a smaller GPU (24 GB, 48 GB cards) or an A100. */

@@ -36,14 +36,20 @@
  * of its own chunk only, as vLLM's ChunkedLocalAttention computes it (make_local_attention_virtual_batches).
  *
  * BW and F are the GPU's published memory bandwidth and the compute peak of the profile's dtype
- * (gpus.ts computePeak: dense bf16 tensor cores for bf16 / fp16, the non-tensor fp32 peak for fp32); e_mem, e_comp and the
+ * (gpus.ts computePeak: dense bf16 tensor cores for bf16 / fp16, the non-tensor fp32 peak for fp32).
+ * A W8A8 checkpoint (fp8 / fbgemm_fp8 / ModelOpt FP8 / compressed-tensors with 8-bit activations)
+ * splits 2 · P · T: its quantized linear layers' P_q active parameters run at the GPU's fp8 or
+ * int8 peak F_q (gpus.ts quantizedGemmPeak), 2 · T · (P_q / F_q + (P − P_q) / F), as vLLM runs
+ * them on fp8 / int8 tensor cores; on a GPU without fp8 (A100, A10) vLLM's Marlin kernel runs fp8
+ * weights weight-only, at F. Weight-only formats (AWQ, GPTQ, bitsandbytes, mxfp4) stay at F, and
+ * attention stays at F whatever the KV dtype. e_mem, e_comp and the
  * overhead come from the profile's `step_time`, else the assumptions below (reported as such),
  * or from a calibration (calibrate.ts). It ignores communication under tensor parallelism,
  * activations' memory traffic, the sampler and MoE routing skew (uniform routing is assumed).
  */
 import type { Profile, StepTimeSpec } from '../../core/config/types';
-import { attentionLayerTypes, estimate, isChunkedLocalAttention, routedExpertBytes } from '../../core/estimate/index';
-import { computePeak, DEFAULT_GPU, gpuByName, GPUS, type ComputePeak, type GpuSpec } from '../../core/estimate/gpus';
+import { attentionLayerTypes, estimate, isChunkedLocalAttention, paramCounts, quantizedActiveComputeParams, routedExpertBytes } from '../../core/estimate/index';
+import { computePeak, DEFAULT_GPU, gpuByName, GPUS, quantizedGemmPeak, type ComputePeak, type GpuSpec } from '../../core/estimate/gpus';
 import type { StepTimeModel } from '../../core/protocol/run';
 import { formatRate, formatSignificant } from '../../core/format';
 
@@ -57,8 +63,16 @@ export const ASSUMED_STEP_TIME: Required<StepTimeSpec> = { computeEfficiency: 0.
 /** The per-step work a model's step costs at peak, before efficiencies: seconds per unit. */
 export interface StepWork {
   gpu: GpuSpec;
-  /** The compute peak F the FLOP terms divide by: the profile dtype's (gpus.ts computePeak). */
+  /** The compute peak F the attention FLOPs and the unquantized weights' divide by: the profile dtype's (gpus.ts computePeak). */
   peak: ComputePeak;
+  /**
+   * W8A8 checkpoints (QuantizationSpec.activations): the fp8 / int8 peak F_q the quantized linear
+   * layers' GEMMs run at (gpus.ts quantizedGemmPeak), and how many of the active parameters per GPU
+   * they hold; null otherwise.
+   */
+  gemm: { peak: ComputePeak; params: number } | null;
+  /** Why a W8A8 checkpoint's GEMMs stay at {@link peak} on this GPU (no fp8 tensor cores: vLLM's Marlin path), or undefined. */
+  gemmNote?: string;
   /** Weight bytes per GPU (estimate weightsBytesPerGpu: replicated tensors included) but the routed experts' / bandwidth. */
   weightsS: number;
   /** MoE: all routed experts' bytes per GPU / bandwidth (0 for dense); a step reads the share {@link expertShareRead} gives. */
@@ -68,7 +82,7 @@ export interface StepWork {
   numExpertsPerTok: number;
   /** Full-attention layers: L_f · KV bytes per token per layer per GPU / bandwidth. */
   perKvTokenS: number;
-  /** 2 · active params per GPU / FLOP/s. */
+  /** 2 · active params per GPU / FLOP/s: 2 · (P_q / F_q + (P − P_q) / F) for a W8A8 checkpoint. */
   perTokenS: number;
   /** Full-attention layers: 4 · L_f · H · D / tp / FLOP/s. */
   perPairS: number;
@@ -101,16 +115,21 @@ export function stepWork(profile: Profile): StepWork {
   const chunked = layers.sliding > 0 && isChunkedLocalAttention(m);
   const peak = computePeak(gpu, profile.dtype);
   const pairFlops = (4 * m.numHeads * m.headDim) / tp / peak.flopsPerSec;
+  const q = quantizedGemmPeak(gpu, m.quantization?.activations);
+  const quantizedParams = q.peak ? quantizedActiveComputeParams(m, paramCounts(m)) : 0;
+  const gemm = q.peak ? { peak: q.peak, params: quantizedParams / tp } : null;
   return {
     gpu,
     peak,
+    gemm,
+    ...(q.note ? { gemmNote: q.note } : {}),
     // Per GPU: the split weights / tp plus what vLLM replicates (estimate weightsBytesPerGpu), less the routed experts' share.
     weightsS: (est.weightsBytesPerGpu - expertBytes / tp) / gpu.memoryBytesPerSec,
     expertWeightsS: expertBytes / tp / gpu.memoryBytesPerSec,
     numExperts: expertBytes > 0 ? m.moe!.numExperts : 0,
     numExpertsPerTok: expertBytes > 0 ? m.moe!.numExpertsPerTok : 0,
     perKvTokenS: (layers.full * est.kvBytesPerTokenPerLayer) / gpu.memoryBytesPerSec,
-    perTokenS: (2 * est.paramsActiveCompute) / tp / peak.flopsPerSec,
+    perTokenS: (2 * (est.paramsActiveCompute - quantizedParams)) / tp / peak.flopsPerSec + (gemm ? (2 * gemm.params) / gemm.peak.flopsPerSec : 0),
     perPairS: layers.full * pairFlops,
     slidingWindow: chunked ? 0 : layers.window,
     attentionChunkSize: chunked ? layers.window : 0,
@@ -136,8 +155,9 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     w.peak.name === 'bf16 peak'
       ? `${on}: bf16 ${formatRate(w.peak.flopsPerSec, 'FLOP/s')} dense, memory ${formatRate(w.gpu.memoryBytesPerSec, 'B/s')}, from the ${w.gpu.source}`
       : `${on}: dtype fp32 at fp32 ${formatRate(w.peak.flopsPerSec, 'FLOP/s')} (${w.peak.source}), memory ${formatRate(w.gpu.memoryBytesPerSec, 'B/s')} (${w.gpu.source})`,
+    ...gemmLine(profile, w),
     // Calibrated values are least-squares floats: three significant digits, as core/format writes figures.
-    `step = ${e.overheadMs > 0 ? `${formatSignificant(e.overheadMs)} ms + ` : ''}max(weights + KV read at ${formatSignificant(e.memoryEfficiency)} × bandwidth, FLOPs at ${formatSignificant(e.computeEfficiency)} × ${w.peak.name})`,
+    `step = ${e.overheadMs > 0 ? `${formatSignificant(e.overheadMs)} ms + ` : ''}max(weights + KV read at ${formatSignificant(e.memoryEfficiency)} × bandwidth, FLOPs at ${formatSignificant(e.computeEfficiency)} × ${w.gemm ? `the ${w.gemm.peak.name.replace(' peak', '')} / ${w.peak.name.replace(' peak', '')} peaks` : w.peak.name})`,
     ...(w.numExperts > 0
       ? [`MoE: routed experts' weights read per step modelled as the E · (1 − (1 − k/E)^n) of E = ${w.numExperts} experts per layer that n tokens touch at k = ${w.numExpertsPerTok} each, assuming uniform routing (a skewed router touches fewer); shared experts and the dense part read every step`]
       : []),
@@ -170,6 +190,20 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     ...(profile.device.tensorParallelSize > 1 ? { unmodelled: [`the communication between the ${profile.device.tensorParallelSize} tensor-parallel GPUs`] } : {}),
     source: parts.join('; '),
   };
+}
+
+/**
+ * The W8A8 clause of the printed line: which GEMMs run at the fp8 / int8 peak ("quantized linear
+ * layers' GEMMs (W8A8, fp8 weights and activations) at fp8 1,979 TFLOP/s dense; attention, lm_head
+ * and the rest at bf16"), or why they do not on this GPU. Empty for other checkpoints.
+ */
+function gemmLine(profile: Profile, w: StepWork): string[] {
+  const q = profile.model.quantization;
+  if (w.gemm) {
+    const kind = w.gemm.peak.name.replace(' peak', '');
+    return [`quantized linear layers' GEMMs (${q?.method} W8A8: ${kind} weights and activations, as vLLM runs them) at ${kind} ${formatRate(w.gemm.peak.flopsPerSec, kind === 'int8' ? 'OP/s' : 'FLOP/s')} dense (${w.gemm.peak.source}): ${formatSignificant(w.gemm.params * 1e-9)}B of the active parameters per GPU; attention and the unquantized layers (lm_head, routers) at the ${w.peak.name}`];
+  }
+  return w.gemmNote ? [`${q?.method} W8A8: ${w.gemmNote}`] : [];
 }
 
 /**

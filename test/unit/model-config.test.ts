@@ -333,7 +333,8 @@ test('never throws on garbage', () => {
 });
 
 test('quantization_config: fp8 for DeepSeek-V3, mxfp4 experts for gpt-oss', () => {
-  assert.deepEqual(loadModel('DeepSeek-V3').quantization, { method: 'fp8', bitsPerWeight: 8, scope: 'all' });
+  // Fp8Config quantizes activations too (per 128-group for block-quant): a W8A8 fp8 checkpoint.
+  assert.deepEqual(loadModel('DeepSeek-V3').quantization, { method: 'fp8', bitsPerWeight: 8, scope: 'all', activations: 'fp8' });
   assert.deepEqual(loadModel('gpt-oss-20b').quantization, { method: 'mxfp4', bitsPerWeight: 4.25, scope: 'experts' });
   assert.equal(loadModel('Llama-3.1-8B').quantization, null);
 });
