@@ -287,12 +287,22 @@ export function formatLoadNote(load: PoolLoad): string {
 }
 
 /**
- * The load's rates (offered against served, both requests/s) and, when the server did not keep
- * up (PoolLoad.overloaded), that the run is overloaded and what that means ({@link QUEUE_GROWS}).
+ * The load's rates (offered against served, both requests/s) and whether the server kept up:
+ * when it did not (PoolLoad.overloaded), that the run is overloaded and what that means
+ * ({@link QUEUE_GROWS}); when it did, a Kept up line with the queue at the last arrival. Served
+ * is the throughput over first arrival to last completion, a span that takes in the service of
+ * the requests still running at the last arrival, so it reads below the offered rate even when
+ * the server keeps up (a run of 50 requests: 4.55 offered, 3.66 served); the line says so, and
+ * the Kept up line, not the gap between the two, says whether the server kept up.
  */
 export function formatLoad(load: PoolLoad, requests: number): string[] {
   const offered = load.offeredRequestsPerSec === null ? `all ${formatCountOf(requests, 'request')} arriving at one instant` : `${formatRequestRate(load.offeredRequestsPerSec)} requests/s offered ((requests − 1) / span of the arrivals)`;
-  const lines = [`Load: ${offered}; ${formatRequestRate(load.servedRequestsPerSec)} requests/s served (modelled: completed / first arrival to last completion)`];
+  const tail = load.offeredRequestsPerSec === null ? '' : ', which takes in the service of the requests still running at the last arrival: below the offered rate even when the server keeps up';
+  const lines = [`Load: ${offered}; ${formatRequestRate(load.servedRequestsPerSec)} requests/s served (modelled: completed / first arrival to last completion${tail})`];
+  if (!load.overloaded && load.offeredRequestsPerSec !== null) {
+    const w = load.waitingAtLastArrival;
+    lines.push(`Kept up: at the last arrival ${formatCount(w)} of the ${formatCountOf(requests, 'request')} (${formatPercent(w / Math.max(requests, 1))}) ${w === 1 ? 'was' : 'were'} still waiting: the queue did not grow through the arrivals (modelled)`);
+  }
   if (load.overloaded) {
     lines.push(
       `Overloaded: at the last arrival ${formatCount(load.waitingAtLastArrival)} of the ${formatCountOf(requests, 'request')} (${formatPercent(load.waitingAtLastArrival / Math.max(requests, 1))}) were still waiting: ` +

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatMs, formatParams, formatPercent, formatRate, formatRunTime, formatSignificant, indefiniteArticle, wasmBuildNote } from '../../core/format';
+import { formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatLoad, formatMs, formatParams, formatPercent, formatRate, formatRunTime, formatSignificant, indefiniteArticle, wasmBuildNote } from '../../core/format';
 
 test('formatBytes: IEC prefixes, three significant digits', () => {
   assert.equal(formatBytes(0), '0 B');
@@ -108,4 +108,18 @@ test('wasmBuildNote: a run whose kernels ran in WebAssembly says so, that its ti
   const reason = 'no native addon found: `npm run build:native` builds it (needs g++, make and python3) (tried /x/native/build/Release/attnscope_native.node)';
   assert.equal(wasmBuildNote({ nativeBuild: 'wasm', nativeBuildReason: reason }), 'Its kernels ran single-threaded in WebAssembly, not in the native addon: these timings are not the native kernels\' speed. Why: no native addon found: `npm run build:native` builds it (needs g++, make and python3).');
   assert.equal(wasmBuildNote({ nativeBuild: 'wasm' }, 'simulate'), 'Simulated by the WebAssembly module, not the native addon (the same results bit for bit): ATTNSCOPE_BACKEND=wasm.');
+});
+
+test('Load: served is the throughput over first arrival to last completion, said so, and a run that kept up says it on a Kept up line (s37 newcomer: 4.55 offered, 3.66 served, no Overloaded line)', () => {
+  // 50 requests arriving over 10.77 s: (50 − 1) / 10.77 = 4.5497 offered; the last ones finish 2.89 s
+  // after the last arrival, so served = 50 / (10.77 + 2.89) = 3.6603 although 1 request waited then.
+  const load = { source: 'workload' as const, timeScale: 1, offeredRequestsPerSec: 49 / 10.77, servedRequestsPerSec: 50 / 13.66, waitingAtLastArrival: 1, overloaded: false };
+  assert.deepEqual(formatLoad(load, 50), [
+    'Load: 4.55 requests/s offered ((requests − 1) / span of the arrivals); 3.66 requests/s served (modelled: completed / first arrival to last completion, which takes in the service of the requests still running at the last arrival: below the offered rate even when the server keeps up)',
+    'Kept up: at the last arrival 1 of the 50 requests (2.0%) was still waiting: the queue did not grow through the arrivals (modelled)',
+  ]);
+  // Overloaded: the Overloaded line, no Kept up line.
+  const over = formatLoad({ ...load, waitingAtLastArrival: 20, overloaded: true }, 50);
+  assert.equal(over.length, 2);
+  assert.match(over[1]!, /^Overloaded: at the last arrival 20 of the 50 requests \(40\.0%\)/);
 });
