@@ -368,7 +368,8 @@ export class Dashboard implements vscode.Disposable {
         this.queue = [];
         this.ready = true;
         void this.panel?.webview.postMessage({ type: 'init', runs, skipped, current: this.current?.run ?? null, currentId: this.current?.id ?? null, sweep: this.sweep?.report ?? null, sweeps } satisfies ToWebview);
-        for (const m of replay) void this.panel?.webview.postMessage(m);
+        // A replayed start keeps the report sent in init (opened or finished since the start): the page drops it only for a new sweep.
+        for (const m of replay) void this.panel?.webview.postMessage(m.type === 'sweepStarted' ? { ...m, replayed: true } : m);
         // A new page has the stream so far: what the batcher holds for the page goes after it.
         this.batcher.drawn();
         return;

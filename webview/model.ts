@@ -196,7 +196,7 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
     case 'sweepStarted':
       // The report shown is another sweep's (another profile's, or an earlier sweep of this one): under this
       // sweep's progress it read as its result, its Best point too (s37 newcomer-ed 1). This sweep's comes when it ends.
-      return { ...model, sweep: null, sweepRun: { name: msg.name, status: 'running', progress: null, message: null } };
+      return { ...model, sweep: msg.replayed ? model.sweep : null, sweepRun: { name: msg.name, status: 'running', progress: null, message: null } };
     case 'sweepProgress':
       return model.sweepRun?.status === 'running' ? { ...model, sweepRun: { ...model.sweepRun, progress: { done: msg.done, total: msg.total, message: msg.message } } } : model;
     case 'sweepEnded':

@@ -89,8 +89,12 @@ export type ToWebview =
   | { type: 'showEstimate'; name: string; profile: Profile; estimate: Estimate }
   /** A merged sweep report ("Open sweep results"; core/protocol/sweep.ts). */
   | { type: 'showSweep'; report: SweepReport }
-  /** A sweep the editor runs (extension/sweep.ts SweepRun) started: the Sweep tab shows its progress and a Cancel. `name`: its profile's file name. */
-  | { type: 'sweepStarted'; name: string }
+  /**
+   * A sweep the editor runs (extension/sweep.ts SweepRun) started: the Sweep tab shows its progress and a Cancel, and drops the report it
+   * showed (another sweep's). `name`: its profile's file name. `replayed`: sent again after `init` to a page that opened or reloaded
+   * since (Dashboard's sweepLive), whose report in `init` is the one to keep (a report opened or finished after the start).
+   */
+  | { type: 'sweepStarted'; name: string; replayed?: boolean }
   /** The running sweep's progress: points done of `total`, fractional (the running points' fractions added: the bar), and `message` as the progress notification words it (extension/sweepMessages.ts sweepProgressMessage). */
   | { type: 'sweepProgress'; done: number; total: number; message: string }
   /**

@@ -1400,6 +1400,13 @@ describe('dashboard webview in Chromium', () => {
       // Open of another sweep (batched.attn.yaml): the ended sweep's line goes with its table (s31 newcomer-ed 3a).
       await send(fresh, { type: 'showSweep', report: logSweep });
       await fresh.waitForFunction(() => (document.querySelector('#sweep-run') as HTMLElement | null)?.hidden === true);
+      // A dashboard reopened after a sweep finished: init with its report, then the start and end replayed; the report stays (the e2e reopen).
+      await send(fresh, { type: 'init', runs: [], current: null, currentId: null, sweep: logSweep });
+      await send(fresh, { type: 'sweepStarted', name: 'batched.attn.yaml', replayed: true });
+      await send(fresh, { type: 'sweepEnded', status: 'finished', message: 'sweep of batched.attn.yaml finished: 6 points, report in .attnscope/sweeps/batched-c0ffee.' });
+      await fresh.waitForFunction(() => document.querySelector('#sweep-run-status')?.textContent?.startsWith('sweep of batched.attn.yaml finished'));
+      assert.equal(await fresh.$$eval('#sweep-table tbody tr', (trs) => trs.length), 6, 'the report kept under a replayed start');
+      assert.equal(await fresh.isVisible('#sweep-other'), false);
       // A reload while a sweep runs: the page restores it, and init (no sweepStarted after it) says it is no longer running.
       await send(fresh, { type: 'sweepStarted', name: 'sweep.attn.yaml' });
       // A finished report opened from History while it runs: named as another sweep, by profile, id and time (s37 newcomer-ed 1).
