@@ -30,6 +30,12 @@ export interface ServingSimConfig {
    */
   fullGroups?: number;
   slidingGroups?: number;
+  /**
+   * A hybrid Mamba pool (native/src/pool/allocator.h "State blocks"), with slidingWindow 0: blocks
+   * every running request holds whatever its length (its Mamba groups' state blocks), besides
+   * its pages of fullGroups blocks each; numPages and watermarkPages are blocks. Default 0.
+   */
+  stateBlocks?: number;
   enablePrefixCaching: boolean;
   maxNumSeqs: number;
   maxNumBatchedTokens: number;
@@ -179,6 +185,8 @@ function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests)
   intArg('fullGroups', config.fullGroups ?? 1, 1, config.numPages);
   intArg('slidingGroups', config.slidingGroups ?? 0, 0, INT32_MAX);
   if ((config.slidingGroups ?? 0) > 0 && config.slidingWindow < 1) throw new RangeError('slidingGroups needs slidingWindow >= 1 (the sliding-window groups\' window)');
+  intArg('stateBlocks', config.stateBlocks ?? 0, 0, config.numPages);
+  if ((config.stateBlocks ?? 0) > 0 && config.slidingWindow !== 0) throw new RangeError('stateBlocks needs slidingWindow 0 (a hybrid Mamba pool has no sliding-window groups)');
   intArg('maxNumSeqs', config.maxNumSeqs, 1, INT32_MAX);
   intArg('maxNumBatchedTokens', config.maxNumBatchedTokens, 1, INT32_MAX);
   intArg('maxModelLen', config.maxModelLen, 1, INT32_MAX);

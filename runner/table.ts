@@ -3,9 +3,9 @@
  * Units: time in ms; rates with SI prefixes (GFLOP/s, GB/s); memory with IEC prefixes.
  */
 import type { Profile, QuantizationSpec } from '../core/config/types';
-import type { Estimate } from '../core/estimate/types';
+import type { Estimate, KvPoolLayout } from '../core/estimate/types';
 import { kvHeadsPerGpu, quantizedScopeText, quantizedWidthText } from '../core/estimate';
-import { blocksPerRequestFormula, poolBlocksText } from '../core/estimate/layout';
+import { blocksPerRequestFormula, grouped, poolBlocksText } from '../core/estimate/layout';
 import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatPercent, formatRate, fractionText, formatSignificant, isMemoryBound, loadAverageText, perGpuCaseText, perGpuCasesHeader, poolCancelledText } from '../core/format';
 import type { KernelCase, RunResult } from '../core/protocol/run';
 import { mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../core/kernelLimits';
@@ -147,14 +147,16 @@ export function formatEstimate(e: Estimate, title: string, opts: { tensorParalle
     lines.push('  KV cache          none: an encoder keeps no KV cache');
   } else {
     lines.push(`  KV per token      ${formatBytes(e.kvBytesPerToken)}${perGpu} (${formatCount(e.kvBytesPerToken)} B; ${formatBytes(e.kvBytesPerTokenPerLayer)} per layer)`);
-    if ((e.mambaStateBytesPerSeq ?? 0) > 0) lines.push(`  Mamba state       ${formatBytes(e.mambaStateBytesPerSeq!)}${perGpu} per sequence, whatever its length (${formatCount(e.mambaStateBytesPerSeq!)} B; not in the pool's pages: see the note)`);
-    const hybrid = e.pool.layout.kind === 'hybrid';
-    lines.push(`  page              ${formatBytes(e.pageBytes)}${perGpu} ${hybrid ? `per block, ${e.pool.layout.groupSize} layers of one KV-cache group` : 'for all layers'} (${formatBytes(e.pageBytesPerLayer)} per layer)`);
+    if ((e.mambaStateBytesPerSeq ?? 0) > 0) lines.push(`  Mamba state       ${formatBytes(e.mambaStateBytesPerSeq!)}${perGpu} per sequence, whatever its length (${formatCount(e.mambaStateBytesPerSeq!)} B; ${e.pool.layout.kind === 'mamba' ? `held in the pool as ${e.pool.layout.stateBlocks} block(s) per Mamba group: see the note` : 'not in the pool: see the note'})`);
+    const hybrid = grouped(e.pool.layout);
+    lines.push(`  page              ${formatBytes(e.pageBytes)}${perGpu} ${hybrid ? `per block, ${e.pool.layout.groupSize} layers of one KV-cache group${e.pool.layout.kind === 'mamba' ? ` (${formatCount(e.pool.layout.pageSize)} tokens of attention, or one Mamba state each)` : ''}` : 'for all layers'} (${formatBytes(e.pageBytesPerLayer)} per layer)`);
     if (e.pool.budgetSource === 'none') {
       lines.push('  KV pool           no budget: set device.memory_gib, device.gpu or kv_cache.memory_gib');
     } else {
       lines.push(...budgetLines(e, perGpu));
-      const blocks = poolBlocksText(e.pool.layout, e.pool.pages, e.pageBytesPerLayer / e.kvBytesPerTokenPerLayer);
+      // A run saved before the layout carried its block size and Mamba groups: the page over the per-layer KV gives the one, 0 the other.
+      const saved = e.pool.layout as Partial<KvPoolLayout>;
+      const blocks = poolBlocksText({ ...e.pool.layout, pageSize: saved.pageSize ?? e.pageBytesPerLayer / e.kvBytesPerTokenPerLayer, mambaGroups: saved.mambaGroups ?? 0 }, e.pool.pages);
       // Under TP every rank holds its part of the KV cache of every token (vLLM shards heads, not
       // tokens): the pool's token capacity is the same on each GPU and is not multiplied by tp.
       const shared = tp > 1 ? `, the capacity of all ${tp} GPUs together: ${tpKvShareText(m, tp)} of every one of these tokens (not ${tp} × ${formatCount(e.pool.tokens)})` : '';

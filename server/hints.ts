@@ -326,9 +326,14 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
       // blocks · page_size would be the groups' multiple of the capacity ("384 KiB/page · 18,424
       // pages" was read as 294,784 tokens for gpt-oss-20b's 147,392). The block's bytes follow
       // where they fit the 43 characters; the tooltip's Page pool row has the formula.
+      // A hybrid Mamba pool's block size is vLLM's raised one ("80-token blocks (Mamba)"): said
+      // first, as the page_size written is not what vLLM runs; the tooltip's rows say why.
+      const raised = e.pool.layout.pageSize > profile.kvCache.pageSize ? [`${formatCount(e.pool.layout.pageSize)}-token blocks (Mamba)`] : [];
       const parts = e.pool.budgetSource === 'none'
-        ? [`${formatBytes(e.pageBytes)}/page${gpu}`, 'pool not sized', 'set device.gpu, device.memory_gib or kv_cache.memory_gib']
-        : e.pool.layout.kind === 'hybrid'
+        ? [...raised, `${formatBytes(e.pageBytes)}/${raised.length > 0 ? 'block' : 'page'}${gpu}`, 'pool not sized', 'set device.gpu, device.memory_gib or kv_cache.memory_gib']
+        : raised.length > 0
+          ? [...raised, `${formatCount(e.pool.tokens)} tokens`, `${formatCount(e.pool.pages)} blocks`, `${formatBytes(e.pageBytes)}/block${gpu}`]
+          : e.pool.layout.kind === 'hybrid' || e.pool.layout.kind === 'mamba'
           ? [`${formatCount(e.pool.pages)} blocks = ${formatCount(e.pool.tokens)} tokens`, `${formatBytes(e.pageBytes)}/block${gpu}`]
           : pageParts(`${formatBytes(e.pageBytes)}/page${gpu}`, `${formatCount(e.pool.pages)} pages`, `${formatCount(e.pool.tokens)} tokens`);
       hints.push(anchoredHint(a, page, parts, terms.poolMarkdown(a), true));
@@ -384,7 +389,7 @@ function perGpuSuffix(profile: Profile): string {
  */
 function reservationLabel(a: Analysis, n: number): string {
   const p = a.profile!;
-  return `${formatBytes(requestReservation(a.estimate!.pool.layout, n, p.kvCache.pageSize).bytes)} reserved/seq${perGpuSuffix(p)}`;
+  return `${formatBytes(requestReservation(a.estimate!.pool.layout, n).bytes)} reserved/seq${perGpuSuffix(p)}`;
 }
 
 /**

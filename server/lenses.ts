@@ -22,7 +22,7 @@ export function estimateSummary(a: Analysis): string | null {
   const e = a.estimate;
   if (e === null) return null;
   const parts = [`${formatBytes(e.weightsBytes)} weights`, `${formatBytes(e.kvBytesPerToken)} KV/token`];
-  if (e.pool.pages > 0) parts.push(`${formatCount(e.pool.pages)} ${e.pool.layout.kind === 'hybrid' ? `blocks of ${e.pool.layout.groupSize} layers` : 'pages'} (${formatCount(e.pool.tokens)} tokens)`, `max concurrency ${e.pool.maxConcurrency.toFixed(2)}x`);
+  if (e.pool.pages > 0) parts.push(`${formatCount(e.pool.pages)} ${e.pool.layout.kind === 'hybrid' || e.pool.layout.kind === 'mamba' ? `blocks of ${e.pool.layout.groupSize} layers` : 'pages'} (${formatCount(e.pool.tokens)} tokens)`, `max concurrency ${e.pool.maxConcurrency.toFixed(2)}x`);
   return parts.join(' · ');
 }
 

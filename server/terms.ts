@@ -4,7 +4,7 @@
  * one table; each inlay hint's tooltip shows the rows behind its figure.
  */
 import type { ModelSpec } from '../core/config';
-import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, isChunkedLocalAttention, kvBytesForSequence, kvCacheLayerTypes, kvHeadsPerGpu, kvLayerCount, mambaStateDtypes, maxNumSeqsOf, poolBlocksText, poolGroupsWhy, poolTokensFormula, quantizedScopeText, quantizedWeights, quantizedWidthText, requestReservation, type AttentionWorkspace } from '../core/estimate';
+import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, isChunkedLocalAttention, kvBytesForSequence, kvCacheLayerTypes, kvHeadsPerGpu, kvLayerCount, grouped, mambaStateDtypes, maxNumSeqsOf, poolBlocksText, poolGroupsWhy, poolTokensFormula, quantizedScopeText, quantizedWeights, quantizedWidthText, requestReservation, type AttentionWorkspace, type Estimate } from '../core/estimate';
 import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import type { Analysis } from './analysis';
 
@@ -20,6 +20,16 @@ export interface TermRow {
 }
 
 const bytesAndCount = (b: number): string => (b < 1024 ? `${formatCount(b)} B` : `${formatBytes(b)} (${formatCount(b)} B)`);
+
+/**
+ * The block size a page row names: "page_size", or for a hybrid Mamba pool whose attention block
+ * vLLM raised above it, "vLLM's raised block size (page_size 16 → 80 so an attention page holds
+ * one Mamba state)".
+ */
+function pageSizeTerm(e: Estimate, pageSize: number): string {
+  const l = e.pool.layout;
+  return l.pageSize > pageSize ? `vLLM's raised block size (page_size ${pageSize} → ${formatCount(l.pageSize)}, so that an attention page holds one Mamba layer's state)` : 'page_size';
+}
 
 function key(model: ModelSpec, field: keyof ModelSpec, fallback: string): string {
   const path = model.sourceKeys[field] ?? fallback;
@@ -91,7 +101,7 @@ export function termRows(a: Analysis): TermRow[] {
   rows.push({
     id: 'kvToken',
     term: 'KV per token',
-    formula: `${kvLayers === L ? 'num_hidden_layers' : m.numKvSharedLayers ? `layers with a KV cache of their own (${kvLayers} of ${L}; the last ${m.numKvSharedLayers}, num_kv_shared_layers, read an earlier layer's)` : `attention layers (${kvLayers} of ${L}; the others keep no per-token KV)`} · per layer = ${kvLayers} · ${formatCount(e.kvBytesPerTokenPerLayer)} B${kvSplit}${e.pool.layout.kind === 'uniform' ? ' (every layer charged, as vLLM sizes its pool)' : (e.pool.layout.chunkedGroups ?? 0) > 0 ? ` (a request's reservation charges the chunked-attention layers attention_chunk_size + max_num_batched_tokens = ${formatCount((e.pool.layout.chunk ?? 0) + e.pool.layout.maxNumBatchedTokens)} tokens at most, not the whole sequence: see Reserved per request)` : ` (a request's reservation charges the sliding-window layers window − 1 + max_num_batched_tokens = ${formatCount(e.pool.layout.window - 1 + e.pool.layout.maxNumBatchedTokens)} tokens at most, not the whole sequence: see Reserved per request)`}`,
+    formula: `${kvLayers === L ? 'num_hidden_layers' : m.numKvSharedLayers ? `layers with a KV cache of their own (${kvLayers} of ${L}; the last ${m.numKvSharedLayers}, num_kv_shared_layers, read an earlier layer's)` : `attention layers (${kvLayers} of ${L}; the others keep no per-token KV)`} · per layer = ${kvLayers} · ${formatCount(e.kvBytesPerTokenPerLayer)} B${kvSplit}${e.pool.layout.kind === 'uniform' ? ' (every layer charged, as vLLM sizes its pool)' : e.pool.layout.kind === 'mamba' ? ` (the Mamba layers' state is charged apart: see Mamba state per sequence)` : (e.pool.layout.chunkedGroups ?? 0) > 0 ? ` (a request's reservation charges the chunked-attention layers attention_chunk_size + max_num_batched_tokens = ${formatCount((e.pool.layout.chunk ?? 0) + e.pool.layout.maxNumBatchedTokens)} tokens at most, not the whole sequence: see Reserved per request)` : ` (a request's reservation charges the sliding-window layers window − 1 + max_num_batched_tokens = ${formatCount(e.pool.layout.window - 1 + e.pool.layout.maxNumBatchedTokens)} tokens at most, not the whole sequence: see Reserved per request)`}`,
     value: tp > 1 ? `${bytesAndCount(e.kvBytesPerToken)} per GPU` : bytesAndCount(e.kvBytesPerToken),
     keys: [...kvKeys, key(m, 'numLayers', 'num_hidden_layers'), 'dtype'],
   });
@@ -105,16 +115,16 @@ export function termRows(a: Analysis): TermRow[] {
     rows.push({
       id: 'mambaState',
       term: 'Mamba state per sequence',
-      formula: `Mamba layers · (${per})${tp > 1 ? ', ÷ tensor_parallel_size' : ''} (conv ${d.conv}, SSM ${d.ssm}; vLLM mamba_utils.py shapes), whatever the length; not in the pages below: vLLM takes it from the same pool (see notes)`,
+      formula: `Mamba layers · (${per})${tp > 1 ? ', ÷ tensor_parallel_size' : ''} (conv ${d.conv}, SSM ${d.ssm}; vLLM mamba_utils.py shapes), whatever the length; ${e.pool.layout.kind === 'mamba' ? `held in the pool as ${e.pool.layout.stateBlocks} block(s) per Mamba group, each layer's state padded to an attention page of ${formatCount(e.pool.layout.pageSize)} tokens (${formatBytes(e.pool.layout.mambaPageBytes)} → ${formatBytes(e.pageBytesPerLayer)}; HybridAttentionMambaModelConfig)` : `not in the pages below: this vLLM release kept it outside the KV pool (see notes)`}`,
       value: `${mamba.layers.length} layers · ${bytesAndCount((e.mambaStateBytesPerSeq ?? 0) / mamba.layers.length)} = ${bytesAndCount(e.mambaStateBytesPerSeq ?? 0)}${tp > 1 ? ' per GPU' : ''}`,
       keys: ['mamba_d_state', 'ssm_state_size', 'mamba_d_conv', 'conv_kernel', 'mamba_expand', 'mamba_n_heads', 'mamba_num_heads', 'mamba_d_head', 'mamba_head_dim', 'n_groups', 'mamba_n_groups', 'dtype', 'tensor_parallel_size'],
     });
   }
   rows.push({
     id: 'page',
-    term: e.pool.layout.kind === 'hybrid' ? 'Page (one block)' : 'Page (all layers)',
-    formula: e.pool.layout.kind === 'hybrid'
-      ? `page_size · group size · KV per token per layer = ${p.kvCache.pageSize} · ${e.pool.layout.groupSize} · ${formatBytes(e.kvBytesPerTokenPerLayer)} (${e.pool.layout.basis})`
+    term: grouped(e.pool.layout) ? 'Page (one block)' : 'Page (all layers)',
+    formula: grouped(e.pool.layout)
+      ? `${pageSizeTerm(e, p.kvCache.pageSize)} · group size · KV per token per layer = ${formatCount(e.pool.layout.pageSize)} · ${e.pool.layout.groupSize} · ${formatBytes(e.kvBytesPerTokenPerLayer)} (${e.pool.layout.basis})`
       : `page_size · KV per token = ${p.kvCache.pageSize} · ${formatBytes(e.kvBytesPerToken)}`,
     value: `${bytesAndCount(e.pageBytes)}${tp > 1 ? ' per GPU' : ''}`,
     keys: ['page_size', ...kvKeys],
@@ -139,16 +149,16 @@ export function termRows(a: Analysis): TermRow[] {
     keys: ['memory_gib', 'gpu', 'gpu_memory_utilization', 'num_pages', 'max_num_batched_tokens', 'max_num_seqs', 'tensor_parallel_size', 'dtype', 'vllm_version', 'non_torch_gib', 'nccl_gib', 'cuda_graph_gib', 'activation_gib'],
   });
   const sized = e.pool.budgetSource !== 'none';
-  const blocks = poolBlocksText(e.pool.layout, e.pool.pages, p.kvCache.pageSize);
+  const blocks = poolBlocksText(e.pool.layout, e.pool.pages);
   // Unsized, the tokens are the formula in words, not "floor(0 / 7 groups) · 16 = 0 tokens" (s37 newcomer 7).
-  const tokens = sized ? blocks.tokens : `${poolTokensFormula(e.pool.layout, e.pool.layout.kind === 'hybrid' ? 'blocks' : 'pages', 'page_size')}${poolGroupsWhy(e.pool.layout)}`;
+  const tokens = sized ? blocks.tokens : `${poolTokensFormula(e.pool.layout, grouped(e.pool.layout) ? 'blocks' : 'pages', 'page_size')}${poolGroupsWhy(e.pool.layout)}`;
   rows.push({
     id: 'pool',
     term: 'Page pool',
-    formula: e.pool.layout.kind === 'hybrid'
+    formula: grouped(e.pool.layout)
       ? `floor(budget / block) blocks of ${blocks.block}; tokens as vLLM's log counts them: ${tokens}`
       : `floor(budget / page) pages of ${blocks.block}; tokens: ${tokens}`,
-    value: sized ? `${formatCount(e.pool.pages)} ${e.pool.layout.kind === 'hybrid' ? 'blocks' : 'pages'} · ${formatCount(e.pool.tokens)} tokens` : 'not sized (no budget)',
+    value: sized ? `${formatCount(e.pool.pages)} ${grouped(e.pool.layout) ? 'blocks' : 'pages'} · ${formatCount(e.pool.tokens)} tokens` : 'not sized (no budget)',
     keys: ['page_size', 'memory_gib', 'gpu', 'gpu_memory_utilization', 'num_pages', ...kvKeys],
   });
   rows.push(reservationRow(a, e.pool.concurrencySeqLen));
@@ -179,16 +189,19 @@ function reservationRow(a: Analysis, n: number): TermRow {
   const p = a.profile!;
   const m = a.model!;
   const l = e.pool.layout;
-  const ps = p.kvCache.pageSize;
-  const r = requestReservation(l, n, ps);
+  const ps = l.pageSize;
+  const r = requestReservation(l, n);
   const held = kvBytesForSequence(m, n, e.kvDtype, p.device.tensorParallelSize);
-  const unit = l.kind === 'hybrid' ? 'block' : 'page';
+  const unit = grouped(l) ? 'block' : 'page';
   const formula = l.kind === 'uniform'
     ? `ceil(N / page_size) pages · page = ceil(${formatCount(n)} / ${ps}) · ${formatBytes(l.blockBytes)}`
     : `${formatCount(r.blocks)} blocks (${blocksPerRequestFormula(l)}) · ${formatBytes(l.blockBytes)} per ${unit}`;
   // Llama 4's chunked layers keep at most their chunk; in vLLM's one KV-cache group (l.basis, releases with the hybrid manager off for them) every layer is charged every token.
   const keep = isChunkedLocalAttention(m) ? `chunked-attention layers keep at most attention_chunk_size = ${formatCount(m.slidingWindow ?? 0)}` : `sliding-window layers keep ${formatCount(m.slidingWindow ?? 0)}`;
-  const steady = r.bytes > held ? `; more than the ${formatBytes(held)} the sequence holds at steady state (${keep} tokens): ${l.kind === 'uniform' ? l.basis : (l.chunkedGroups ?? 0) > 0 ? 'the pool sets aside attention_chunk_size + max_num_batched_tokens tokens for them' : 'the pool sets aside window − 1 + max_num_batched_tokens tokens for them'}` : '';
+  const state = l.mambaGroups * l.stateBlocks;
+  const steady = l.kind === 'mamba'
+    ? `; ${formatCount(state)} of the blocks are the Mamba groups' state blocks (${formatBytes(state * l.blockBytes)}: the ${formatBytes(e.mambaStateBytesPerSeq ?? 0)} of state${l.stateBlocks > 1 ? ` held ${l.stateBlocks} times` : ''}, each layer's padded to an attention page of ${formatCount(ps)} tokens)`
+    : r.bytes > held ? `; more than the ${formatBytes(held)} the sequence holds at steady state (${keep} tokens): ${l.kind === 'uniform' ? l.basis : (l.chunkedGroups ?? 0) > 0 ? 'the pool sets aside attention_chunk_size + max_num_batched_tokens tokens for them' : 'the pool sets aside window − 1 + max_num_batched_tokens tokens for them'}` : '';
   const tp = p.device.tensorParallelSize > 1;
   return {
     id: 'reserved',
@@ -302,7 +315,7 @@ export function kvForSeqRow(a: Analysis, n: number): TermRow {
     formula = `N · ${perToken} = ${formatCount(n)} · ${formatBytes(e.kvBytesPerToken)}`;
   }
   if (tp > 1) formula += `; the ${tp} GPUs hold ${tp} · ${formatBytes(bytes)} = ${formatBytes(bytes * tp)} of it together`;
-  const reserved = requestReservation(e.pool.layout, n, p.kvCache.pageSize).bytes;
+  const reserved = requestReservation(e.pool.layout, n).bytes;
   if (sliding && reserved !== bytes) formula += `; the KV it holds at steady state, not what the pool reserves for it (${formatBytes(reserved)}${tp > 1 ? ' per GPU' : ''}: see Reserved per request in the hover)`;
   return {
     id: 'kvToken',

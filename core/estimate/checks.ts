@@ -214,12 +214,12 @@ function concurrencyProblems(profile: Profile, e: Estimate): Problem[] {
   const p = e.pool;
   if (!e.hasKvCache || p.budgetSource === 'none' || (p.budgetSource === 'device' && p.pages === 0)) return [];
   const n = w?.maxModelLen ?? p.concurrencySeqLen;
-  const ps = profile.kvCache.pageSize;
+  const ps = p.layout.pageSize;
   // vLLM refuses when one request's reservation exceeds the budget; for a uniform pool that is
   // p.tokens < n exactly (floor(budget / pageBytes) < ceil(n / page_size)).
-  const neededFor = (len: number): number => blocksPerRequest(p.layout, len, ps) * e.pageBytes;
+  const neededFor = (len: number): number => blocksPerRequest(p.layout, len) * e.pageBytes;
   if (neededFor(n) <= p.budgetBytes) return [];
-  const pagesNeeded = blocksPerRequest(p.layout, n, ps);
+  const pagesNeeded = blocksPerRequest(p.layout, n);
   const needed = neededFor(n);
   const missing = needed - p.budgetBytes;
   const d = profile.device;

@@ -12,12 +12,13 @@ import type { Dtype, KvDtype, LayerSkips, ModelSpec, MoeSpec, Profile, Quantizat
 import { formatBytes, formatCount, formatParams, indefiniteArticle } from '../format';
 import { gpuByName, gpuMemory } from './gpus';
 import { DEFAULT_ENGINE, engineEraName, engineKeyOf, reserveTerms, subtractedBytes, vllmAtLeast, type ReserveTerm } from './reserve';
-import { poolTokens, requestReservation } from './layout';
+import { blocksPerRequestFormula, poolTokens, requestReservation } from './layout';
 import { referenceSeqLen } from './maxModelLen';
+import { mixerNames } from '../config/mamba';
 import type { AttentionWorkspace, Estimate, KvPoolLayout, ParamBreakdown, PoolEstimate } from './types';
 
 export * from './types';
-export { blocksPerRequest, blocksPerRequestFormula, kvCacheGroups, poolBlocksFormula, poolBlocksText, poolGroupsWhy, poolTokens, poolTokensFormula, requestReservation } from './layout';
+export { blocksPerRequest, blocksPerRequestFormula, grouped, kvCacheGroups, poolBlocksFormula, poolBlocksText, poolGroupsWhy, poolTokens, poolTokensFormula, requestReservation } from './layout';
 export { checkProfile, checksIndependentOf, CHECK_KEYS, nearestPageSize, KERNEL_LIMITS, pageSizesFor, vllmBlockSizesText, vllmPageSizeNote, VLLM_BLOCK_SIZES, VLLM_CUDA_BLOCK_MULTIPLE } from './checks';
 export { maxModelLenOf, referenceSeqLen, vllmMaxModelLen } from './maxModelLen';
 export { DEFAULT_GPU, GPUS, gpuByName, type GpuSpec } from './gpus';
@@ -193,6 +194,52 @@ export const SLIDING_ONLY_WINDOWED_SINCE: readonly [number, number, number] = [0
 export const CHUNKED_HYBRID_DEFAULT_SINCE: readonly [number, number, number] = [0, 14, 0];
 
 /**
+ * First vLLM release that takes a hybrid Mamba / attention model's Mamba state from the KV pool:
+ * vLLM PR #20840 (merged 2025-07-12, in v0.10.0) serves hybrid models on V1 from `vllm serve` and
+ * sizes the attention block at start-up (HybridAttentionMambaModelConfig.verify_and_update_config,
+ * vllm/model_executor/models/config.py); V1's KV-cache groups then hold a MambaSpec per Mamba
+ * layer (vllm/v1/kv_cache_interface.py). Before it (V0) the state lived in a separate
+ * MambaCacheManager of max_num_seqs states, outside the KV pool: not modelled.
+ */
+export const MAMBA_IN_KV_POOL_SINCE: readonly [number, number, number] = [0, 10, 0];
+
+/**
+ * First vLLM release that turns prefix caching on for hybrid Mamba models by default, with
+ * mamba_cache_mode "align" (vLLM PR #50991, merged 2026-08-04, "enable prefix cache for hybrid
+ * model by default and change the default mode to `align`"; vllm-metal PR #651 dates it to
+ * 0.28.0). A request then holds 2 blocks per Mamba group (MambaSpec.max_memory_usage_bytes:
+ * page · (2 + speculative blocks)); before, prefix caching was off for hybrids by default (PR
+ * #23716) and mamba_cache_mode "none" holds 1.
+ */
+export const MAMBA_ALIGN_DEFAULT_SINCE: readonly [number, number, number] = [0, 28, 0];
+
+/**
+ * The attention block alignment of vLLM's CUDA backends, tokens: HybridAttentionMambaModelConfig
+ * rounds the raised block size up to a multiple of it (kernel_block_alignment_size 16; 32 on
+ * Blackwell with head_dim 256 and FlashInfer, 64 / 128 for MLA: not modelled).
+ */
+export const MAMBA_BLOCK_ALIGNMENT = 16;
+
+/**
+ * The attention block size vLLM gives a hybrid Mamba model (vllm/model_executor/models/config.py
+ * HybridAttentionMambaModelConfig.verify_and_update_config, mamba_cache_mode "none" or "align"):
+ * attn_block_size = 16 · ceil(mamba_page / (16 · attn_page_1_token)), the smallest multiple of
+ * {@link MAMBA_BLOCK_ALIGNMENT} whose attention page (per layer) holds one Mamba layer's state;
+ * cache_config.block_size is raised to it when smaller (or unset), kept when larger. The Mamba
+ * page is then padded to the attention page (mamba_page_size_padded). `kvBytesPerTokenPerLayer`
+ * is one attention layer's K and V per token on one GPU (vLLM's FullAttentionSpec(block_size=1)
+ * page), `mambaPageBytes` one Mamba layer's state ({@link mambaStatePageBytes}).
+ * Nemotron-Cascade-2-30B-A3B (Nemotron-3 Nano shapes), fp8 KV, SSM state fp32: attention
+ * 2 · 2 · 128 · 1 = 512 B/token, state 36,864 + 2,097,152 = 2,134,016 B: 16 · ceil(260.5) = 4,176
+ * tokens, padding 0.19 % (the vLLM 0.19.0 log's "Setting attention block size to 4176 tokens").
+ */
+export function mambaAttentionBlockSize(pageSize: number, kvBytesPerTokenPerLayer: number, mambaPageBytes: number): number {
+  if (kvBytesPerTokenPerLayer <= 0 || mambaPageBytes <= 0) return pageSize;
+  const a = MAMBA_BLOCK_ALIGNMENT;
+  return Math.max(pageSize, a * Math.ceil(mambaPageBytes / (a * kvBytesPerTokenPerLayer)));
+}
+
+/**
  * Layers per KV-cache group when a model's attention layers come in two kinds of `a` and `b`
  * layers (vllm/v1/core/kv_cache_utils.py _get_kv_cache_groups_uniform_page_size): the smaller
  * count, or the larger where it is under 1.5 times the smaller (each kind is then padded up to
@@ -217,6 +264,12 @@ function hybridGroupSize(a: number, b: number): number {
  *   full layers, 36 chunked): 1 full-attention and 3 chunked groups of 12, as vLLM PR #21761 lists
  *   them ("(FullAttention x 12) (ChunkedLocalAttention x 12) x 3").
  * - Sliding: a model whose every layer slides, on vLLM >= {@link SLIDING_ONLY_WINDOWED_SINCE}.
+ * - Mamba: a hybrid Mamba / attention model (ModelSpec.mamba), on vLLM >= {@link MAMBA_IN_KV_POOL_SINCE}:
+ *   block size {@link mambaAttentionBlockSize}, attention and Mamba layers in groups of
+ *   {@link hybridGroupSize}, 1 state block per Mamba group and request (2 from
+ *   {@link MAMBA_ALIGN_DEFAULT_SINCE}). Jamba-v0.1 bf16: block_size 80 (state 311,296 B per layer,
+ *   attention 4,096 B/token/layer), 4 attention + 28 Mamba layers = 1 + 7 groups of 4, blocks of
+ *   4 · 80 · 4,096 = 1,310,720 B. `dtype` sizes the Mamba state (mambaStateDtypes).
  * - Uniform otherwise: every layer charged for every token; for Llama 4 on the releases from PR
  *   #21761 (after v0.10.0) to {@link CHUNKED_HYBRID_DEFAULT_SINCE}, which turned the hybrid
  *   manager off for attention_chunk_size by default (VllmConfig.__post_init__). Releases before
@@ -228,8 +281,33 @@ function hybridGroupSize(a: number, b: number): number {
  * before {@link HYBRID_KV_MANAGER_SINCE}, which had no such manager, nor to a model whose every
  * layer slides (one layer type: no groups to merge).
  */
-export function kvPoolLayout(model: ModelSpec, kvDtype: KvDtype, tensorParallelSize: number, pageSize: number, vllmVersion: string | null, maxNumBatchedTokens: number, disableHybrid?: boolean): KvPoolLayout {
+export function kvPoolLayout(model: ModelSpec, dtype: Dtype, kvDtype: KvDtype, tensorParallelSize: number, pageSize: number, vllmVersion: string | null, maxNumBatchedTokens: number, disableHybrid?: boolean): KvPoolLayout {
   const perLayer = kvBytesPerTokenPerLayer(model, kvDtype, tensorParallelSize);
+  const none = { mambaGroups: 0, stateBlocks: 0, mambaPageBytes: 0 };
+  const mambaPage = mambaStatePageBytes(model, dtype, tensorParallelSize);
+  const attending = model.layerTypes.filter((t) => t !== 'linear').length;
+  if (model.mamba && mambaPage > 0 && attending > 0 && !model.isEncoder && vllmAtLeast(vllmVersion, MAMBA_IN_KV_POOL_SINCE)) {
+    const blockSize = mambaAttentionBlockSize(pageSize, perLayer, mambaPage);
+    const mambaLayers = model.mamba.layers.length;
+    const groupSize = hybridGroupSize(attending, mambaLayers);
+    const align = vllmAtLeast(vllmVersion, MAMBA_ALIGN_DEFAULT_SINCE);
+    const fullGroups = Math.ceil(attending / groupSize);
+    const mambaGroups = Math.ceil(mambaLayers / groupSize);
+    return {
+      kind: 'mamba',
+      pageSize: blockSize,
+      groupSize,
+      fullGroups,
+      slidingGroups: 0,
+      mambaGroups,
+      stateBlocks: align ? 2 : 1,
+      mambaPageBytes: mambaPage,
+      window: 0,
+      maxNumBatchedTokens: 0,
+      blockBytes: groupSize * blockSize * perLayer,
+      basis: `vLLM >= ${MAMBA_IN_KV_POOL_SINCE.join('.')} keeps the Mamba state in the KV pool: ${fullGroups} attention and ${mambaGroups} Mamba KV-cache group(s) of ${groupSize} layers, ${align ? `2 state blocks per Mamba group and request (mamba_cache_mode "align", the default with prefix caching from ${MAMBA_ALIGN_DEFAULT_SINCE.join('.')})` : '1 state block per Mamba group and request (mamba_cache_mode "none": prefix caching off for hybrid models by default)'}`,
+    };
+  }
   let full = 0;
   let sliding = 0;
   let linear = 0;
@@ -252,6 +330,8 @@ export function kvPoolLayout(model: ModelSpec, kvDtype: KvDtype, tensorParallelS
     const chunkedGroups = Math.ceil(sliding / groupSize);
     return {
       kind: 'hybrid',
+      pageSize,
+      ...none,
       groupSize,
       fullGroups,
       slidingGroups: 0,
@@ -266,6 +346,8 @@ export function kvPoolLayout(model: ModelSpec, kvDtype: KvDtype, tensorParallelS
   if (onlySliding && vllmAtLeast(vllmVersion, SLIDING_ONLY_WINDOWED_SINCE)) {
     return {
       kind: 'sliding',
+      pageSize,
+      ...none,
       groupSize: layers,
       fullGroups: 0,
       slidingGroups: 1,
@@ -285,11 +367,13 @@ export function kvPoolLayout(model: ModelSpec, kvDtype: KvDtype, tensorParallelS
         : !mixed
           ? 'one KV-cache group: every layer holds every token'
           : `vLLM < ${HYBRID_KV_MANAGER_SINCE.join('.')} (engine.vllm_version ${vllmVersion}): sliding-window layers are charged like full ones, one block id covers every layer`;
-    return { kind: 'uniform', groupSize: layers, fullGroups: 1, slidingGroups: 0, window: 0, maxNumBatchedTokens: 0, blockBytes: layers * pageSize * perLayer, basis: why };
+    return { kind: 'uniform', pageSize, ...none, groupSize: layers, fullGroups: 1, slidingGroups: 0, window: 0, maxNumBatchedTokens: 0, blockBytes: layers * pageSize * perLayer, basis: why };
   }
   const groupSize = hybridGroupSize(full, sliding);
   return {
     kind: 'hybrid',
+    pageSize,
+    ...none,
     groupSize,
     fullGroups: Math.ceil(full / groupSize),
     slidingGroups: Math.ceil(sliding / groupSize),
@@ -394,6 +478,15 @@ export function mambaStateDtypes(model: ModelSpec, dtype: Dtype): { conv: Dtype;
  * 0 without Mamba layers.
  */
 export function mambaStateBytesPerSequence(model: ModelSpec, dtype: Dtype, tensorParallelSize = 1): number {
+  return (model.mamba?.layers.length ?? 0) * mambaStatePageBytes(model, dtype, tensorParallelSize);
+}
+
+/**
+ * One Mamba layer's state per sequence on one GPU, bytes: vLLM's MambaSpec.page_size_bytes before
+ * padding (Σ prod(shape) · dtype size over the conv and SSM states; shapes and dtypes as
+ * {@link mambaStateBytesPerSequence} says). Jamba-v0.1 bf16: 49,152 + 262,144 = 311,296 B. 0 without Mamba layers.
+ */
+export function mambaStatePageBytes(model: ModelSpec, dtype: Dtype, tensorParallelSize = 1): number {
   const m = model.mamba;
   if (!m) return 0;
   const tp = tensorParallelSize;
@@ -408,7 +501,7 @@ export function mambaStateBytesPerSequence(model: ModelSpec, dtype: Dtype, tenso
     conv = Math.floor((m.intermediateSize + 2 * groups * m.stateSize) / tp) * (m.convKernel - 1);
     ssm = Math.floor(m.numHeads / tp) * m.headDim * m.stateSize;
   }
-  return m.layers.length * (conv * dtypeBytes(d.conv) + ssm * dtypeBytes(d.ssm));
+  return conv * dtypeBytes(d.conv) + ssm * dtypeBytes(d.ssm);
 }
 
 /**
@@ -1047,7 +1140,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   const pageSize = profile.kvCache.pageSize;
   const perLayer = kvBytesPerTokenPerLayer(model, kvDtype, tp);
   const perToken = kvLayerCount(model) * perLayer;
-  const layout = kvPoolLayout(model, kvDtype, tp, pageSize, profile.engine?.vllmVersion ?? null, maxNumBatchedTokensOf(profile), profile.engine?.disableHybridKvCacheManager);
+  const layout = kvPoolLayout(model, dtype, kvDtype, tp, pageSize, profile.engine?.vllmVersion ?? null, maxNumBatchedTokensOf(profile), profile.engine?.disableHybridKvCacheManager);
   const pageBytes = layout.blockBytes;
   const chunked = isChunkedLocalAttention(model);
   const params = paramCounts(model);
@@ -1108,7 +1201,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
     }
     pages = poolPages(budgetBytes, pageBytes);
   }
-  const reservation = requestReservation(layout, seqLen, pageSize);
+  const reservation = requestReservation(layout, seqLen);
   const pagesPerSeq = reservation.blocks;
   const maxConcurrency = pagesPerSeq > 0 && perToken > 0 ? pages / pagesPerSeq : 0;
   if (model.torchDtype !== null && model.torchDtype !== dtype) {
@@ -1134,9 +1227,16 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
 
   if (model.mamba && mambaState > 0) {
     const d = mambaStateDtypes(model, dtype);
-    const withState = reservation.bytes + mambaState;
-    const seqs = withState > 0 && budgetBytes > 0 ? Math.floor(budgetBytes / withState) : 0;
-    notes.push(`${model.mamba.layers.length} Mamba layers keep a constant state per sequence, whatever its length: ${formatBytes(mambaState)}${tp > 1 ? ' per GPU' : ''} (conv state in ${d.conv}, SSM state in ${d.ssm}${d.ssm !== d.conv ? ", vLLM's default for this model" : ''}; mambaStateBytesPerSequence). vLLM V1 takes it from the KV pool, one state block per Mamba layer per running request, and raises the attention block_size until one attention page is as large as one state (HybridAttentionMambaModelConfig); not modelled here: the pages, tokens and max concurrency above (and the serving simulation) count the attention KV cache only, so they overstate what vLLM admits. Approximately, with the state counted, ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token sequence needs ${formatBytes(reservation.bytes)} KV + ${formatBytes(mambaState)} state, and the budget holds about ${formatCount(seqs)} of them`);
+    const state = `${model.mamba.layers.length} ${mixerNames(model.mamba).layer} layers keep a constant state per sequence, whatever its length: ${formatBytes(mambaState)}${tp > 1 ? ' per GPU' : ''} (conv state in ${d.conv}, SSM state in ${d.ssm}${d.ssm !== d.conv ? ", vLLM's default for this model" : ''}; mambaStateBytesPerSequence)`;
+    if (layout.kind === 'mamba') {
+      const attnPage = layout.pageSize * perLayer;
+      const raised = layout.pageSize > pageSize
+        ? `vLLM raises the attention block size from page_size ${pageSize} to ${formatCount(layout.pageSize)} tokens, the smallest multiple of ${MAMBA_BLOCK_ALIGNMENT} whose attention page (${formatCount(layout.pageSize)} · ${formatBytes(perLayer)} = ${formatBytes(attnPage)} per layer) holds one layer's state (${formatBytes(layout.mambaPageBytes)}), and pads the state to it (+${(100 * (attnPage - layout.mambaPageBytes) / layout.mambaPageBytes).toFixed(2)} %; HybridAttentionMambaModelConfig): every page figure here is in blocks of ${formatCount(layout.pageSize)} tokens`
+        : `page_size ${pageSize} already gives an attention page (${formatBytes(attnPage)} per layer) that holds one layer's state (${formatBytes(layout.mambaPageBytes)}); vLLM pads the state to it (HybridAttentionMambaModelConfig)`;
+      notes.push(`${state}. ${raised}. ${layout.basis}: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token request reserves ${formatCount(pagesPerSeq)} blocks of ${formatBytes(pageBytes)} = ${formatBytes(reservation.bytes)} (${blocksPerRequestFormula(layout)})`);
+    } else {
+      notes.push(`${state}. ${layout.basis}; vLLM before ${MAMBA_IN_KV_POOL_SINCE.join('.')} (engine.vllm_version ${profile.engine?.vllmVersion}) kept it outside the KV pool (V0's MambaCacheManager, max_num_seqs states): not modelled, so the pool here is larger than that vLLM's by up to ${formatBytes(mambaState * maxNumSeqsOf(profile))}`);
+    }
   }
   if (replicated.extraBytesPerGpu > 0) notes.push(`weights per GPU: ${formatBytes(weightsPerGpu)} = ${formatBytes(weights)} ÷ ${tp} + ${formatBytes(replicated.extraBytesPerGpu)} that tensor parallelism does not split (vLLM: ${replicated.parts.join('; ')}; replicatedWeights)`);
   if (model.paramsApproximated) notes.push(`parameters approximated: ${model.paramsApproximated}`);
@@ -1167,11 +1267,11 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
     weightsBytes: weights,
     weightsBytesPerGpu: weightsPerGpu,
     pageBytes,
-    pageBytesPerLayer: pageSize * perLayer,
+    pageBytesPerLayer: layout.pageSize * perLayer,
     pool: {
       budgetBytes,
       pages,
-      tokens: poolTokens(layout, pages, pageSize),
+      tokens: poolTokens(layout, pages),
       layout,
       blocksPerSeq: model.isEncoder ? 0 : pagesPerSeq,
       seqNeededBytes: model.isEncoder ? 0 : reservation.bytes,

@@ -38,9 +38,20 @@ export interface EstimateModel {
  * - 'sliding' (vLLM >= 0.9.1 and a model whose every layer slides): one KV-cache group of
  *   SlidingWindowSpec layers; a block covers every layer as in 'uniform', but a request reserves
  *   only its window's blocks (blocksPerRequest), and the manager frees the pages outside it.
+ * - 'mamba' (vLLM >= 0.10.0 and a hybrid Mamba / attention model, ModelSpec.mamba): the Mamba
+ *   layers' state comes from the same pool. The attention block_size is raised until one
+ *   attention page (per layer) holds one Mamba layer's state, which is padded to it
+ *   (HybridAttentionMambaModelConfig); attention and Mamba layers are split into groups of
+ *   `groupSize` as for 'hybrid'; a request holds ceil(N / block_size) blocks in each attention
+ *   group and `stateBlocks` blocks in each Mamba group, whatever its length (MambaSpec).
  */
 export interface KvPoolLayout {
-  kind: 'uniform' | 'hybrid' | 'sliding';
+  kind: 'uniform' | 'hybrid' | 'sliding' | 'mamba';
+  /**
+   * Tokens one block holds (vLLM's cache_config.block_size): kv_cache.page_size, or for a 'mamba'
+   * layout vLLM's raised attention block size when page_size is smaller.
+   */
+  pageSize: number;
   /** Layers one block covers. */
   groupSize: number;
   /** KV-cache groups of full-attention layers (uniform: 1, holding every layer; sliding: 0). */
@@ -59,7 +70,16 @@ export interface KvPoolLayout {
   window: number;
   /** max_num_batched_tokens the sliding and chunked groups' reservation is computed with (hybrid, sliding); 0 for uniform. */
   maxNumBatchedTokens: number;
-  /** Bytes of one block (vLLM's block id): groupSize · page_size · kvBytesPerTokenPerLayer. */
+  /** KV-cache groups of Mamba layers ('mamba'; 0 otherwise). */
+  mambaGroups: number;
+  /**
+   * Blocks one request holds in each Mamba group, whatever its length ('mamba'; 0 otherwise):
+   * MambaSpec.max_memory_usage_bytes / page, 1 with mamba_cache_mode "none", 2 with "align".
+   */
+  stateBlocks: number;
+  /** One Mamba layer's state per sequence, bytes, before vLLM pads it to an attention page ('mamba'; 0 otherwise). */
+  mambaPageBytes: number;
+  /** Bytes of one block (vLLM's block id): groupSize · pageSize · kvBytesPerTokenPerLayer. */
   blockBytes: number;
   /** Why this layout, in a few words, naming the vLLM release rule. */
   basis: string;
@@ -162,7 +182,8 @@ export interface Estimate {
   kvBytesForSeqLen: number;
   /**
    * Mamba state (conv + SSM) one sequence holds whatever its length, all Mamba layers, per GPU
-   * (mambaStateBytesPerSequence); 0 without Mamba layers. Not in the pool's pages (see notes).
+   * (mambaStateBytesPerSequence); 0 without Mamba layers. The pool holds it in state blocks
+   * padded to an attention page (pool.layout 'mamba').
    * Absent in runs saved before it was counted.
    */
   mambaStateBytesPerSeq?: number;

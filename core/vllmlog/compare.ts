@@ -16,7 +16,7 @@
  */
 import { otherModelName } from '../config/modelName';
 import { isFp8KvDtype, type KvDtype, type Profile, type WorkloadSpec } from '../config/types';
-import { batchDefaults, blocksPerRequestFormula, deviceMemory, estimate, kvCacheGroups, maxNumBatchedTokensOf, maxNumSeqsOf, parseVllmVersion, poolBlocksFormula, poolGroupsWhy, poolTokens, poolTokensFormula, v0MaxNumBatchedTokens, vllmAtLeast, vllmMaxModelLen, type Estimate } from '../estimate';
+import { batchDefaults, blocksPerRequestFormula, deviceMemory, estimate, grouped, kvCacheGroups, maxNumBatchedTokensOf, maxNumSeqsOf, parseVllmVersion, poolBlocksFormula, poolGroupsWhy, poolTokens, poolTokensFormula, v0MaxNumBatchedTokens, vllmAtLeast, vllmMaxModelLen, type Estimate } from '../estimate';
 import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatGib } from '../format';
 import type { LogFigure, VllmLog } from './parse';
 import { missingKvNote, stopNote } from './notes';
@@ -321,16 +321,18 @@ function encoderWhy(modelType: string): { short: string; long: string; logPool: 
  * kvBytesPerToken. gemma-3-27b (10 full + 52 sliding layers, 8,192 B a layer): 7 groups · 10 layers
  * · 8,192 B = 573,440 B (62 layers + 8 padding), not 62 · 8,192 = 507,904 B.
  */
-function poolBytesPerReportedToken(e: Estimate, pageSize: number): { bytes: number; text: string } {
+function poolBytesPerReportedToken(e: Estimate): { bytes: number; text: string } {
   const { layout } = e.pool;
   const groups = kvCacheGroups(layout);
-  if (groups <= 1 || pageSize <= 0) return { bytes: e.kvBytesPerToken, text: '' };
+  if (groups <= 1 || layout.pageSize <= 0) return { bytes: e.kvBytesPerToken, text: '' };
   const slots = groups * layout.groupSize;
   const layers = e.kvBytesPerTokenPerLayer > 0 ? Math.round(e.kvBytesPerToken / e.kvBytesPerTokenPerLayer) : slots;
   const padding = slots - layers;
+  // A Mamba layout's groups include its Mamba groups, whose blocks hold states, not tokens.
+  const why = layout.kind === 'mamba' ? ` (${layout.mambaGroups} of them Mamba groups)` : padding > 0 ? `: ${layers} layers + ${padding} padding` : '';
   return {
-    bytes: (layout.blockBytes * groups) / pageSize,
-    text: `${groups} groups · ${layout.groupSize} layers · ${formatCount(e.kvBytesPerTokenPerLayer)} B${padding > 0 ? `: ${layers} layers + ${padding} padding` : ''}`,
+    bytes: (layout.blockBytes * groups) / layout.pageSize,
+    text: `${groups} groups · ${layout.groupSize} layers · ${formatCount(e.kvBytesPerTokenPerLayer)} B${why}`,
   };
 }
 
@@ -427,7 +429,7 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
 
   // "GPU KV cache size" counts blocks // groups · block_size (vLLM _report_kv_cache_config): one group unless hybrid.
   const groups = kvCacheGroups(e.pool.layout);
-  const logBlocks = f.gpuBlocks?.value ?? (f.kvCacheTokens ? Math.floor(f.kvCacheTokens.value / p.kvCache.pageSize) * groups : undefined);
+  const logBlocks = f.gpuBlocks?.value ?? (f.kvCacheTokens ? Math.floor(f.kvCacheTokens.value / e.pool.layout.pageSize) * groups : undefined);
   const blocksLine = f.gpuBlocks?.line ?? f.kvCacheTokens?.line ?? null;
   // The tokens of a hybrid pool are floor(blocks / groups) · block size: the blocks behind them
   // are logBlocks to logBlocks + groups − 1 (gemma-3-27b's 28,112 tokens: 12,299 to 12,305).
@@ -512,10 +514,10 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   // KV bytes per token: the log's budget / tokens (or the tokens its blocks hold) against the
   // pool's bytes per token as vLLM counts its tokens (poolBytesPerReportedToken: a hybrid
   // layout's groups and padding layers included).
-  const logTokens = f.kvCacheTokens?.value ?? (f.gpuBlocks ? poolTokens(e.pool.layout, f.gpuBlocks.value, p.kvCache.pageSize) : undefined);
+  const logTokens = f.kvCacheTokens?.value ?? (f.gpuBlocks ? poolTokens(e.pool.layout, f.gpuBlocks.value) : undefined);
   if (f.kvCacheBytes && logTokens && logTokens > 0) {
     const implied = f.kvCacheBytes.value / logTokens;
-    const perToken = poolBytesPerReportedToken(e, p.kvCache.pageSize);
+    const perToken = poolBytesPerReportedToken(e);
     const same = Math.abs(implied - perToken.bytes) <= (LOG_ROUNDING_BYTES / logTokens) + 1 + 0.02 * perToken.bytes;
     rows.push({
       term: 'KV bytes per token',
@@ -554,9 +556,9 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   } else if (logBlocks !== undefined) {
     const d = off(e.pool.pages);
     const rel = logBlocks > 0 ? ` (${d < 0 ? '−' : '+'}${Math.abs(100 * d / logBlocks).toFixed(1)}%)` : '';
-    const pageWhy = e.pool.layout.kind === 'hybrid'
-      ? `block = ${p.kvCache.pageSize} tokens · ${e.pool.layout.groupSize} layers · ${formatCount(e.kvBytesPerTokenPerLayer)} B = ${formatBytes(e.pageBytes)} (${e.pool.layout.basis})`
-      : `page = ${p.kvCache.pageSize} tokens · ${formatCount(e.kvBytesPerToken)} B = ${formatBytes(e.pageBytes)}`;
+    const pageWhy = grouped(e.pool.layout)
+      ? `block = ${e.pool.layout.pageSize} tokens · ${e.pool.layout.groupSize} layers · ${formatCount(e.kvBytesPerTokenPerLayer)} B = ${formatBytes(e.pageBytes)} (${e.pool.layout.basis})`
+      : `page = ${e.pool.layout.pageSize} tokens · ${formatCount(e.kvBytesPerToken)} B = ${formatBytes(e.pageBytes)}`;
     // With the log's KV cache memory, pages that still differ hold another KV size per page; with
     // only its activation / non-torch figures, what is left lies in the terms it does not print.
     const residualWhy = (n: number) => off(n) === 0 && blocksSlack > 0
@@ -581,7 +583,7 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   }
   if (f.maxConcurrency && !noPool) {
     const v0 = v0ConcurrencyLog(log) && e.pool.layout.kind === 'uniform';
-    const concurrency = v0 ? e.pool.pages * p.kvCache.pageSize / e.pool.concurrencySeqLen : e.pool.maxConcurrency;
+    const concurrency = v0 ? e.pool.pages * e.pool.layout.pageSize / e.pool.concurrencySeqLen : e.pool.maxConcurrency;
     const est = formatConcurrency(concurrency);
     rows.push({
       term: `maximum concurrency for ${formatCount(e.pool.concurrencySeqLen)} tokens`,

@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import { offsetToLineColumn } from '../../core/config/positions';
 import type { Profile, StepTimeSpec, WorkloadSpec } from '../../core/config/types';
 import type { LatencySlo } from '../../core/protocol/latency';
-import { estimate, MAX_SIMULATED_PAGES, maxNumBatchedTokensOf, maxNumSeqsOf, poolBlocksText, poolSizeProblem, poolTokens, referenceSeqLen } from '../../core/estimate/index';
+import { estimate, MAX_SIMULATED_PAGES, maxNumBatchedTokensOf, maxNumSeqsOf, kvCacheGroups, poolBlocksText, poolSizeProblem, poolTokens, referenceSeqLen } from '../../core/estimate/index';
 import type { LatencySummary } from '../../core/protocol/latency';
 import type { PoolBaseline, PoolLoad, PoolResult, PoolSample, PoolSummary, StepTimeModel } from '../../core/protocol/run';
 import { runSimulationsInWorker, ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTimes, type ServingSimTotals } from '../../native';
@@ -179,23 +179,40 @@ export interface SimulateOptions {
  * (native/src/pool/allocator.h "Hybrid pool"); `layout` says how, for PoolResult.poolLayout.
  * @throws PoolConfigError ({@link poolSizeProblem}).
  */
-function poolPages(profile: Profile, numPages: number | undefined): { pages: number; tokens: number; blocks?: number; layout?: string; groups?: { full: number; sliding: number; window: number } } {
-  const ps = profile.kvCache.pageSize;
+function poolPages(profile: Profile, numPages: number | undefined): { pages: number; tokens: number; pageSize: number; blocks?: number; layout?: string; groups?: { full: number; sliding: number; window: number; state: number; count: number } } {
+  const problem = numPages === undefined ? poolSizeProblem(profile) : null;
+  if (problem) throw configError(profile, problem.keys, problem.message);
+  // The model's pool layout even for given numPages: a hybrid Mamba model's block size is vLLM's raised one.
+  const e = profile.model.isEncoder ? null : estimate(profile);
+  const l = e?.pool.layout ?? null;
+  const ps = l?.pageSize ?? profile.kvCache.pageSize;
   if (numPages !== undefined) {
     if (!Number.isInteger(numPages) || numPages < 1 || numPages > MAX_SIMULATED_PAGES) throw new RangeError(`numPages must be an integer in [1, ${MAX_SIMULATED_PAGES}], got ${numPages}`);
-    return { pages: numPages, tokens: numPages * ps };
+    if (l?.kind !== 'mamba') return { pages: numPages, tokens: numPages * ps, pageSize: ps };
   }
-  const problem = poolSizeProblem(profile);
-  if (problem) throw configError(profile, problem.keys, problem.message);
-  const e = estimate(profile);
-  const blocks = typeof profile.kvCache.numPages === 'number' ? profile.kvCache.numPages : e.pool.pages;
-  const l = e.pool.layout;
-  const tokens = poolTokens(l, blocks, ps);
+  if (!e || !l) throw configError(profile, ['model'], `${profile.model.modelType} is an encoder: it has no KV cache to simulate`);
+  const blocks = numPages ?? (typeof profile.kvCache.numPages === 'number' ? profile.kvCache.numPages : e.pool.pages);
+  const tokens = poolTokens(l, blocks);
   if (l.kind === 'sliding') {
-    return { pages: blocks, tokens, layout: `${l.basis}: a page holds ${formatCount(ps)} tokens of every layer, and the pages wholly before a sequence's last ${formatCount(l.window)} tokens are freed as it grows (vLLM's SlidingWindowManager)` };
+    return { pages: blocks, tokens, pageSize: ps, layout: `${l.basis}: a page holds ${formatCount(ps)} tokens of every layer, and the pages wholly before a sequence's last ${formatCount(l.window)} tokens are freed as it grows (vLLM's SlidingWindowManager)` };
   }
-  if (l.kind !== 'hybrid') return { pages: blocks, tokens };
-  const text = poolBlocksText(l, blocks, ps);
+  if (l.kind === 'mamba') {
+    const text = poolBlocksText(l, blocks);
+    const state = l.mambaGroups * l.stateBlocks;
+    return {
+      pages: blocks,
+      tokens,
+      pageSize: ps,
+      blocks,
+      groups: { full: l.fullGroups, sliding: 0, window: 0, state, count: kvCacheGroups(l) },
+      layout:
+        `${l.basis}. A block holds ${text.block} (the attention block size vLLM raised so that one attention page holds one Mamba layer's state: HybridAttentionMambaModelConfig). ` +
+        `A running request holds ceil(tokens / ${formatCount(ps)}) blocks in each of the ${formatCount(l.fullGroups)} attention group(s) and ${l.stateBlocks} block(s) in each of the ${formatCount(l.mambaGroups)} Mamba groups (${formatCount(state)} state blocks, whatever its length: vLLM's MambaManager), ` +
+        `taken when it is admitted and freed when it finishes or is preempted; it is admitted only when its state blocks and its prompt's blocks are free. Prefix-cache hits reuse attention blocks only; vLLM's Mamba state caching (mamba_cache_mode "align") is not modelled`,
+    };
+  }
+  if (l.kind !== 'hybrid') return { pages: blocks, tokens, pageSize: ps };
+  const text = poolBlocksText(l, blocks);
   const chunkedGroups = l.chunkedGroups ?? 0;
   if (chunkedGroups > 0) {
     // The native pool has no chunk rule (ChunkedLocalAttentionManager frees the blocks before
@@ -205,8 +222,9 @@ function poolPages(profile: Profile, numPages: number | undefined): { pages: num
     return {
       pages: blocks,
       tokens,
+      pageSize: ps,
       blocks,
-      groups: { full: l.fullGroups, sliding: chunkedGroups, window: c },
+      groups: { full: l.fullGroups, sliding: chunkedGroups, window: c, state: 0, count: kvCacheGroups(l) },
       layout:
         `vLLM's hybrid KV-cache manager (HybridKVCacheCoordinator): a block holds ${text.block}; ${formatCount(l.fullGroups)} full-attention and ${formatCount(chunkedGroups)} chunked-attention group(s) take their blocks from the one pool. ` +
         `A running request holds ceil(tokens / ${formatCount(ps)}) blocks in each full-attention group; vLLM's ChunkedLocalAttentionManager keeps in each chunked group only the blocks from the start of the current chunk of ${formatCount(c)} tokens, ` +
@@ -216,8 +234,9 @@ function poolPages(profile: Profile, numPages: number | undefined): { pages: num
   return {
     pages: blocks,
     tokens,
+    pageSize: ps,
     blocks,
-    groups: { full: l.fullGroups, sliding: l.slidingGroups, window: l.window },
+    groups: { full: l.fullGroups, sliding: l.slidingGroups, window: l.window, state: 0, count: kvCacheGroups(l) },
     layout:
       `vLLM's hybrid KV-cache manager (HybridKVCacheCoordinator): a block holds ${text.block}; ${formatCount(l.fullGroups)} full-attention and ${formatCount(l.slidingGroups)} sliding-window group(s) take their blocks from the one pool. ` +
       `A running request holds ceil(tokens / ${formatCount(ps)}) blocks in each full-attention group and, in each sliding-window group, the blocks of positions max(0, computed − ${formatCount(l.window)} + 1) .. computed + scheduled − 1 ` +
@@ -345,8 +364,7 @@ function unpackSamples(packed: Float64Array): PoolSample[] {
  *   worker has stopped the baselines (no simulation of this call is left running).
  */
 export async function simulatePool(profile: Profile, opts: SimulateOptions = {}): Promise<PoolResult> {
-  const { pages: numPages, tokens: poolTokenCount, blocks: poolBlocks, layout: poolLayout, groups } = poolPages(profile, opts.numPages);
-  const pageSize = profile.kvCache.pageSize;
+  const { pages: numPages, tokens: poolTokenCount, pageSize, blocks: poolBlocks, layout: poolLayout, groups } = poolPages(profile, opts.numPages);
   const w = profile.workload;
   const scale = opts.rateScale ?? 1;
   let packed: ServingSimRequests;
@@ -381,7 +399,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     pageSize,
     watermarkPages: Math.floor(watermark * numPages),
     slidingWindow: groups ? groups.window : allSliding ? model.slidingWindow! : 0,
-    ...(groups ? { fullGroups: groups.full, slidingGroups: groups.sliding } : {}),
+    ...(groups ? { fullGroups: groups.full, slidingGroups: groups.sliding, stateBlocks: groups.state } : {}),
     enablePrefixCaching: opts.enablePrefixCaching ?? true,
     maxNumSeqs: maxNumSeqsOf(profile),
     maxNumBatchedTokens: maxNumBatchedTokensOf(profile),
@@ -413,7 +431,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   opts.signal?.addEventListener('abort', forwardAbort, { once: true });
   // The baselines reserve token slots of every layer: the pool's tokens (a hybrid pool's blocks hold a token once per group).
   const baselinePages = Math.max(1, Math.floor(poolTokenCount / pageSize));
-  const baselineConfig: ServingSimConfig = { ...config, numPages: baselinePages, watermarkPages: 0, slidingWindow: 0, fullGroups: 1, slidingGroups: 0, enablePrefixCaching: false, maxSamples: 2 };
+  const baselineConfig: ServingSimConfig = { ...config, numPages: baselinePages, watermarkPages: 0, slidingWindow: 0, fullGroups: 1, slidingGroups: 0, stateBlocks: 0, enablePrefixCaching: false, maxSamples: 2 };
   const baselineRun = opts.baselines === false
     ? Promise.resolve([])
     : runSimulationsInWorker(BASELINES.map((layout) => ({ ...baselineConfig, layout })), packed, stopBaselines.signal);
@@ -478,7 +496,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   opts.onTimes?.(packed, times);
   const latency = latencySummary(packed, times, opts.slo ?? profile.slo);
   const load = poolLoad(packed, times, latency, scale, opts.requests || opts.trace ? 'trace' : 'workload');
-  return { samples, summary, load, baselines, pageSize, numPages, poolTokens: poolTokenCount, ...(poolBlocks !== undefined ? { poolBlocks } : {}), ...(groups ? { poolGroups: groups.full + groups.sliding } : {}), ...(poolLayout ? { poolLayout } : {}), stepTime, latency };
+  return { samples, summary, load, baselines, pageSize, numPages, poolTokens: poolTokenCount, ...(poolBlocks !== undefined ? { poolBlocks } : {}), ...(groups ? { poolGroups: groups.count } : {}), ...(poolLayout ? { poolLayout } : {}), stepTime, latency };
 }
 
 /**

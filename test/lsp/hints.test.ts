@@ -606,6 +606,19 @@ test('a hybrid Mamba config (Jamba-v0.1): KV of its 4 attention layers, the Mamb
   assert.ok(md.includes('| **KV per token** | attention layers (4 of 32; the others keep no per-token KV) · per layer = 4 · 4,096 B'), md);
   assert.ok(md.includes('| Mamba state per sequence | Mamba layers · (conv I·(K − 1) · 2 + SSM I·N · 2 = 8192·3 · 2 + 8192·16 · 2)'), md);
   assert.ok(md.includes('| 28 layers · 304 KiB (311,296 B) = 8.31 MiB (8,716,288 B) |'), md);
-  assert.match(md, /28 Mamba layers keep a constant state per sequence, whatever its length: 8\.31 MiB .*not modelled here/);
+  // vLLM keeps the state in the KV pool (the current release: mamba_cache_mode "align", 2 blocks per Mamba group),
+  // each layer's 304 KiB padded to an attention page of 80 tokens · 4 KiB = 320 KiB.
+  assert.ok(md.includes('held in the pool as 2 block(s) per Mamba group, each layer\'s state padded to an attention page of 80 tokens (304 KiB → 320 KiB'), md);
+  assert.match(md, /28 Mamba layers keep a constant state per sequence, whatever its length: 8\.31 MiB .*raises the attention block size from page_size 16 to 80 tokens/);
+  assert.doesNotMatch(md, /not modelled here/);
   await client.close(uri);
+
+  // A profile of it: the page_size hint says the block size vLLM runs (raised from 16 to 80) before the pool's figures.
+  // 10 GiB / (4 layers · 80 · 4 KiB = 1.25 MiB) = 8,192 blocks; floor(8,192 / 8 groups) · 80 = 81,920 tokens.
+  const profile = 'model: ./hybrid/jamba-v0.1.config.json\nkv_cache: { page_size: 16, memory_gib: 10 }\n';
+  const puri = fixtureUri('jamba-pool.attn.yaml');
+  await client.open(puri, profile);
+  const ph = (await client.inlayHints(puri))!;
+  assert.equal(hintAfter(ph, profile, 'page_size: 16, memory_gib: 10 }'), '80-token blocks (Mamba) · 81,920 tokens');
+  await client.close(puri);
 });

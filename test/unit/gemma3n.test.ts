@@ -145,11 +145,11 @@ test('Gemma 3n\'s last num_kv_shared_layers layers hold no KV: E4B and E2B keep 
     assert.equal(kvBytesForSequence(m, 32_768, 'bf16'), (4 * 32_768 + 16 * 512) * 2048);
     // vLLM's hybrid groups over the 20 layers with a KV cache: 4 full, 16 sliding -> groups of 4 (16 >= 1.5 · 4), 1 + 4 of them;
     // a block is 4 layers · 16 tokens · 2048 B = 131,072 B.
-    const layout = kvPoolLayout(m, 'bf16', 1, 16, null, 2048);
+    const layout = kvPoolLayout(m, 'bf16', 'bf16', 1, 16, null, 2048);
     assert.equal(layout.kind, 'hybrid');
     assert.deepEqual([layout.groupSize, layout.fullGroups, layout.slidingGroups, layout.blockBytes], [4, 1, 4, 131_072]);
     // A 32,768-token request: ceil(32,768 / 16) = 2,048 full blocks + 4 · (ceil((511 + 2,048) / 16) + 1) = 4 · 161 sliding ones.
-    assert.equal(requestReservation(layout, 32_768, 16).blocks, 2_048 + 4 * 161);
+    assert.equal(requestReservation(layout, 32_768).blocks, 2_048 + 4 * 161);
     const info = only(r.problems, 'kv-shared-layers');
     assert.equal(at(text, info), '"num_kv_shared_layers"');
     assert.match(info.message, new RegExp(`the last ${shared} of ${shared + 20} layers read the KV of an earlier layer .* count the first 20`));

@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { profileFromModelConfig, readModelConfig, type ModelSpec, type Problem } from '../../core/config/index';
-import { estimate, kvBytesPerToken, mambaLayerParams, mambaStateBytesPerSequence, paramCounts, quantizedWeights } from '../../core/estimate/index';
+import { DEFAULT_ENGINE, estimate, kvBytesPerToken, mambaLayerParams, mambaStateBytesPerSequence, paramCounts, quantizedWeights } from '../../core/estimate/index';
 
 const JAMBA = {
   architectures: ['JambaForCausalLM'], model_type: 'jamba', attn_layer_offset: 4, attn_layer_period: 8, expert_layer_offset: 1, expert_layer_period: 2,
@@ -48,7 +48,7 @@ function only(problems: Problem[], code: string): Problem {
 test('Jamba-v0.1: attention every 8th layer from 4, MoE every 2nd from 1; KV, parameters and Mamba state as vLLM builds them', () => {
   const { model, problems } = read(JAMBA);
   // The info at the config says what the pool figures leave out.
-  assert.match(only(problems, 'linear-attention-layers').message, /^28 of 32 layers are Mamba layers: only the 4 attention layers keep a per-token KV cache; .*the page, pool and simulation figures here count attention KV only, not that state/);
+  assert.match(only(problems, 'linear-attention-layers').message, /^28 of 32 layers are Mamba layers: only the 4 attention layers keep a per-token KV cache; .*the page, pool, concurrency and simulation figures here count both/);
   // i % 8 == 4 over 0..31: layers 4, 12, 20, 28 attend.
   assert.deepEqual(model.layerTypes.flatMap((t, i) => (t === 'full' ? [i] : [])), [4, 12, 20, 28]);
   // 4 attention layers · 2 (K, V) · 8 KV heads · 128 · 2 B = 16,384 B (read as 32 attention layers: 131,072).
@@ -130,16 +130,99 @@ test('GraniteMoeHybrid layer_types "mamba" / "attention": Mamba-2 parameters, no
   assert.equal(b.attention, 10_240);
 });
 
-test('the estimate shows the Mamba state as its own figure and says the pool does not model it', () => {
-  const { model } = read(JAMBA);
-  const e = estimate({ ...profileFromModelConfig(model, null), kvCache: { pageSize: 16, dtype: 'auto', numPages: 'auto', memoryGib: 10 } });
+/** The estimate of `config` with an explicit KV budget of `gib` GiB, on the vLLM release `vllm` (null: the current one). */
+function mambaEstimate(config: object, gib: number, vllm: string | null, kv: 'auto' | 'fp8_e4m3' = 'auto') {
+  const { model } = read(config);
+  const base = profileFromModelConfig(model, null);
+  return estimate({ ...base, kvCache: { pageSize: 16, dtype: kv, numPages: 'auto', memoryGib: gib }, engine: { ...DEFAULT_ENGINE, vllmVersion: vllm } });
+}
+
+test('Jamba-v0.1 in the pool as vLLM V1 lays it out: attention block size raised to 80, 1 attention + 7 Mamba groups, state blocks per request', () => {
+  // Hand count from vLLM (vllm/model_executor/models/config.py HybridAttentionMambaModelConfig,
+  // vllm/v1/core/kv_cache_utils.py, vllm/v1/kv_cache_interface.py MambaSpec):
+  // attention page for 1 token per layer: 2 · 8 KV heads · 128 · 2 B = 4,096 B;
+  // Mamba page (one layer's state, bf16): conv 8192·3·2 = 49,152 + SSM 8192·16·2 = 262,144 = 311,296 B;
+  // attn_block_size = 16 · ceil(311,296 / (16 · 4,096)) = 16 · ceil(4.75) = 80 tokens (page_size 16 is raised);
+  // attention page 80 · 4,096 = 327,680 B, the state padded by 16,384 B (5.26 %).
+  // Groups (_get_kv_cache_groups_uniform_page_size): 4 attention, 28 Mamba layers; 28 >= 1.5 · 4, so
+  // group size 4: 1 attention group + 7 Mamba groups; block = 4 · 327,680 = 1,310,720 B.
+  // 10 GiB / 1,310,720 = 8,192 blocks; "GPU KV cache size" = 8,192 // 8 groups · 80 = 81,920 tokens.
+  const e = mambaEstimate(JAMBA, 10, '0.19.0');
+  const l = e.pool.layout;
+  assert.equal(l.kind, 'mamba');
+  assert.equal(l.pageSize, 80);
+  assert.equal(l.mambaPageBytes, 311_296);
+  assert.deepEqual([l.groupSize, l.fullGroups, l.mambaGroups, l.stateBlocks], [4, 1, 7, 1]);
+  assert.equal(e.pageBytes, 1_310_720);
+  assert.equal(e.pageBytesPerLayer, 327_680);
+  assert.equal(e.pool.pages, 8_192);
+  assert.equal(e.pool.tokens, 81_920);
+  // Max concurrency at N = 262,144 (max_position_embeddings): a request takes ceil(262,144 / 80) = 3,277
+  // attention blocks + 7 Mamba groups · 1 state block (mamba_cache_mode "none", vLLM 0.19.0) = 3,284;
+  // 8,192 / 3,284 = 2.4945 (attention KV alone at page 16: 2.5).
+  assert.equal(e.pool.blocksPerSeq, 3_284);
+  assert.equal(e.pool.seqNeededBytes, 3_284 * 1_310_720);
+  assert.equal(e.pool.maxConcurrency, 8_192 / 3_284);
   assert.equal(e.mambaStateBytesPerSeq, 8_716_288);
-  assert.equal(e.kvBytesPerToken, 16_384);
   const note = e.notes.find((n) => n.includes('Mamba layers keep a constant state'));
   assert.ok(note, e.notes.join('\n'));
-  assert.match(note, /not modelled here: the pages, tokens and max concurrency above \(and the serving simulation\) count the attention KV cache only/);
-  // At N = 262,144 (max_position_embeddings): KV 262,144 · 16,384 = 4 GiB + 8,716,288 B state; a 10 GiB budget holds 2.
-  assert.match(note, /the budget holds about 2 of them/);
+  assert.match(note, /raises the attention block size from page_size 16 to 80 tokens, .*\(\+5\.26 %; HybridAttentionMambaModelConfig\)/);
+  assert.doesNotMatch(note, /not modelled/);
+  // The current release (prefix caching on for hybrids by default, mamba_cache_mode "align" from 0.28.0): 2 state blocks per group.
+  const current = mambaEstimate(JAMBA, 10, null);
+  assert.equal(current.pool.layout.stateBlocks, 2);
+  assert.equal(current.pool.blocksPerSeq, 3_277 + 14);
+  // Before vLLM 0.10.0 (V0) the state was not in the KV pool: attention-only pages of 16 tokens, and a note says so.
+  const v0 = mambaEstimate(JAMBA, 10, '0.9.2');
+  assert.equal(v0.pool.layout.kind, 'uniform');
+  assert.equal(v0.pool.layout.pageSize, 16);
+  assert.match(v0.notes.find((n) => n.includes('Mamba layers keep'))!, /kept it outside the KV pool .*not modelled/);
+});
+
+test('Nemotron-H-8B: 97 MiB of state per sequence takes 6 of the 14 blocks an 8,192-token request reserves', () => {
+  // Hand count (vLLM as above): attention 2 · 8 · 128 · 2 = 4,096 B/token/layer; one Mamba-2 layer's state,
+  // conv (8192 + 2·8·128)·3 · 2 B = 61,440 + SSM 128·64·128 · 4 B (fp32) = 4,194,304: 4,255,744 B;
+  // attn_block_size = 16 · ceil(4,255,744 / 65,536) = 16 · 65 = 1,040 tokens; page 4,259,840 B (+0.10 %).
+  // 4 attention + 24 Mamba layers: group size 4, 1 + 6 groups, block 4 · 4,259,840 = 17,039,360 B.
+  // 40 GiB / 17,039,360 = 2,520 blocks; tokens 2,520 // 7 · 1,040 = 374,400.
+  // N = 8,192: ceil(8,192 / 1,040) = 8 attention blocks + 6 state blocks = 14; 2,520 / 14 = 180x
+  // (attention KV alone, as this estimate counted before: 40 GiB / 256 KiB = 163,840 pages of 16 tokens,
+  // / 512 = 320x); the state blocks are 6 · 17,039,360 B = 97.5 MiB of the 227.5 MiB a request reserves.
+  const e = mambaEstimate(NEMOTRON_H, 40, '0.19.0');
+  assert.equal(e.pool.layout.pageSize, 1_040);
+  assert.equal(e.pageBytes, 17_039_360);
+  assert.equal(e.pool.pages, 2_520);
+  assert.equal(e.pool.tokens, 374_400);
+  assert.equal(e.pool.blocksPerSeq, 14);
+  assert.equal(e.pool.maxConcurrency, 180);
+  // With "align" (the current default): 8 + 12 = 20 blocks, 126x.
+  assert.equal(mambaEstimate(NEMOTRON_H, 40, null).pool.maxConcurrency, 126);
+});
+
+test('a real vLLM 0.19.0 log: Nemotron-Cascade-2-30B-A3B (Nemotron-3 Nano shapes), fp8 KV, fp32 SSM state: "Setting attention block size to 4176 tokens", "Padding mamba page size by 0.19%"', () => {
+  // The log (a public container log, vllm/vllm-openai 0.19.0, chankhavu/Nemotron-Cascade-2-30B-A3B-NVFP4,
+  // kv_cache_dtype fp8, mamba_ssm_cache_dtype float32, max_model_len 131072):
+  //   INFO [config.py:281] Setting attention block size to 4176 tokens to ensure that attention page size is >= mamba page size.
+  //   INFO [config.py:312] Padding mamba page size by 0.19% to ensure that mamba page size and attention page size are exactly equal.
+  // Its config is NVIDIA-Nemotron-3-Nano-30B-A3B's (config.json: hidden 2688, 52 blocks, 32 heads, 2 KV heads,
+  // head_dim 128, mamba 64 heads · 64, n_groups 8, state 128, conv 4, mamba_ssm_cache_dtype float32).
+  const NANO = {
+    architectures: ['NemotronHForCausalLM'], model_type: 'nemotron_h', hybrid_override_pattern: 'MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME',
+    hidden_size: 2688, intermediate_size: 1856, num_hidden_layers: 52, num_attention_heads: 32, num_key_value_heads: 2, head_dim: 128,
+    mamba_num_heads: 64, mamba_head_dim: 64, n_groups: 8, ssm_state_size: 128, conv_kernel: 4, expand: 2, use_conv_bias: true,
+    mamba_ssm_cache_dtype: 'float32', n_routed_experts: 128, num_experts_per_tok: 6, moe_intermediate_size: 1856,
+    moe_shared_expert_intermediate_size: 3712, n_shared_experts: 1, tie_word_embeddings: false, torch_dtype: 'bfloat16',
+    vocab_size: 131072, max_position_embeddings: 262144,
+  };
+  const e = mambaEstimate(NANO, 20, '0.19.0', 'fp8_e4m3');
+  const l = e.pool.layout;
+  assert.equal(l.pageSize, 4_176);
+  // 512 B/token/layer (fp8) · 4,176 = 2,138,112 B against a 2,134,016 B state: padded by 0.19 %.
+  assert.equal(l.mambaPageBytes, 2_134_016);
+  assert.equal(((100 * (e.pageBytesPerLayer - l.mambaPageBytes)) / l.mambaPageBytes).toFixed(2), '0.19');
+  const note = e.notes.find((n) => n.includes('layers keep a constant state'))!;
+  assert.match(note, /from page_size 16 to 4,176 tokens/);
+  assert.match(note, /\+0\.19 %/);
 });
 
 test('unknown hybrid layouts are warned at the key or value, not read silently as a pure transformer', () => {

@@ -9,8 +9,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readModelConfig, type ModelSpec, type Problem } from '../../core/config/index';
-import { kvBytesPerToken, mambaLayerParams, mambaStateBytesPerSequence, paramCounts } from '../../core/estimate/index';
+import { profileFromModelConfig, readModelConfig, type ModelSpec, type Problem } from '../../core/config/index';
+import { DEFAULT_ENGINE, estimate, kvBytesPerToken, mambaLayerParams, mambaStateBytesPerSequence, paramCounts } from '../../core/estimate/index';
 
 const QWEN3_NEXT_80B = {
   architectures: ['Qwen3NextForCausalLM'], attention_bias: false, attention_dropout: 0.0, bos_token_id: 151643, decoder_sparse_step: 1,
@@ -77,6 +77,21 @@ test('Qwen3-Next-80B-A3B: Gated DeltaNet state per sequence from vLLM gated_delt
   // layer)), (544 · 1,024 − 548,864) / 548,864 = 1.49 %.
   assert.equal(mambaStateBytesPerSequence(model, 'bf16', 2), 19_759_104);
   assert.equal(mambaStateBytesPerSequence(model, 'fp32'), 2 * 39_518_208);
+});
+
+test('Qwen3-Next-80B-A3B in the KV pool at tensor_parallel_size 2: the attention block size and padding of a real vLLM 0.10.2 log (544 tokens, 1.49 %)', () => {
+  const { model } = read(QWEN3_NEXT_80B);
+  // The log above: "Setting attention block size to 544 tokens", "Padding mamba page size by 1.49%".
+  // 12 attention + 36 Gated DeltaNet layers: group size 12, 1 attention + 3 state groups; a block 12 · 544 · 1,024 B.
+  const base = profileFromModelConfig(model, null);
+  const e = estimate({ ...base, device: { ...base.device, tensorParallelSize: 2 }, kvCache: { pageSize: 16, dtype: 'auto', numPages: 'auto', memoryGib: 10 }, engine: { ...DEFAULT_ENGINE, vllmVersion: '0.10.2' } });
+  const l = e.pool.layout;
+  assert.equal(l.kind, 'mamba');
+  assert.equal(l.pageSize, 544);
+  assert.equal(l.mambaPageBytes, 548_864);
+  assert.equal(((100 * (e.pageBytesPerLayer - l.mambaPageBytes)) / l.mambaPageBytes).toFixed(2), '1.49');
+  assert.deepEqual([l.groupSize, l.fullGroups, l.mambaGroups], [12, 1, 3]);
+  assert.equal(e.pageBytes, 12 * 544 * 1_024);
 });
 
 test('Qwen3-Next with layer_types, attn_output_gate false, and other linear-attention keys', () => {

@@ -313,6 +313,40 @@ test('hybrid pool by hand: every group\'s blocks charged from one pool; a preemp
   }
 });
 
+test('a hybrid Mamba pool: a request holds its state blocks from admission to its end, so fewer run at once', () => {
+  // By hand: 10 blocks of 4 tokens, 3 state blocks per request (vLLM's MambaManager: one per Mamba
+  // group), 4 requests at 0 s of 4 prompt + 2 output tokens, one step a second. Admission needs the
+  // prompt's page + 3 state blocks = 4 blocks: A and B are admitted (8 held), C and D wait (2 free).
+  // Step 2: A and B append token 5, a second page each: 10 held; they finish. Step 3: C and D the same.
+  // Without state blocks all 4 run from step 1 (4 pages, then 8).
+  const packed = packRequests(Array.from({ length: 4 }, () => ({ arrivalS: 0, promptLen: 4, outputLen: 2 })));
+  const config: ServingSimConfig = {
+    layout: 'paged', numPages: 10, pageSize: 4, watermarkPages: 0, slidingWindow: 0, fullGroups: 1, stateBlocks: 3,
+    enablePrefixCaching: false, maxNumSeqs: 8, maxNumBatchedTokens: 64, maxModelLen: 64,
+    perStepS: 1, weightsS: 0, perKvTokenS: 0, perTokenS: 0, perPairS: 0, maxSamples: 1000,
+  };
+  const f = SIM_SAMPLE_FIELDS.length;
+  for (const coast of [true, false]) {
+    const sim = new ServingSimulator({ ...config, coast }, packed);
+    assert.equal(sim.run(1000), true);
+    const s = sim.samples();
+    const col = (k: number) => Array.from({ length: s.length / f }, (_, i) => s[i * f + k]);
+    assert.deepEqual(col(6), [2, 2, 2, 2], `running (coast ${coast})`);
+    assert.deepEqual(col(7), [2, 2, 0, 0], 'waiting');
+    assert.deepEqual(col(1), [8, 10, 8, 10], 'blocks held, state blocks included');
+    for (let i = 0; i < s.length / f; i++) assert.equal(col(1)[i]! + col(2)[i]! + col(3)[i]!, 10);
+    assert.equal(sim.totals().completed, 4);
+    assert.deepEqual(Array.from(sim.times().finishS), [2, 2, 4, 4]);
+    const plain = new ServingSimulator({ ...config, stateBlocks: 0, coast }, packed);
+    assert.equal(plain.run(1000), true);
+    assert.equal(plain.samples()[6], 4, 'without state blocks all 4 run at once');
+  }
+  // A request whose state and pages can never fit is rejected, not left waiting.
+  const big = new ServingSimulator({ ...config, numPages: 4, stateBlocks: 3 }, packRequests([{ arrivalS: 0, promptLen: 4, outputLen: 2 }]));
+  assert.equal(big.run(1000), true);
+  assert.equal(big.totals().rejected, 1);
+});
+
 test('MoE step time: a step of n tokens reads the dense weights and the expected share 1 − (1 − k/E)^n of the routed experts', () => {
   // By hand: one request at 0 s, prompt 2, output 3; dense weights 1 ms, all routed experts
   // 10 ms, E = 4, k = 1, nothing else costs. Prefill step (2 tokens): 1 − (3/4)^2 = 0.4375 of

@@ -20,7 +20,8 @@ const char* AllocStatusName(AllocStatus status) {
 AllocStatus PageAllocator::Validate(const PageAllocatorConfig& c) {
   if (c.num_pages <= 0 || c.page_size <= 0 || c.watermark_pages < 0 || c.watermark_pages > c.num_pages ||
       c.sliding_window < 0 || c.full_groups < 1 || c.sliding_groups < 0 ||
-      (c.sliding_groups > 0 && (c.sliding_window == 0 || c.num_pages < c.full_groups)))
+      (c.sliding_groups > 0 && (c.sliding_window == 0 || c.num_pages < c.full_groups)) || c.state_blocks < 0 ||
+      (c.state_blocks > 0 && (c.sliding_window != 0 || c.num_pages < c.full_groups)))
     return AllocStatus::kInvalidArgument;
   return AllocStatus::kOk;
 }
@@ -29,7 +30,7 @@ PageAllocator::PageAllocator(const PageAllocatorConfig& config)
     : config_(config),
       page_(config.page_size),
       window_frees_pages_(config.sliding_window > 0 && config.sliding_groups == 0),
-      page_blocks_(config.sliding_window > 0 && config.sliding_groups > 0 ? config.full_groups : 1),
+      page_blocks_((config.sliding_window > 0 && config.sliding_groups > 0) || config.state_blocks > 0 ? config.full_groups : 1),
       window_blocks_(config.sliding_window > 0 ? config.sliding_groups : 0),
       free_blocks_(config.num_pages) {
   // A pool of B blocks has at most floor(B / m) pages and window pages held or cached at once,
@@ -427,8 +428,9 @@ AllocStatus PageAllocator::Allocate(int64_t seq_id, const int32_t* tokens, int64
   const int64_t new_pages = (fresh + ps - 1) / ps;
   // Each new page takes its window page too (an all-sliding pool's hit pages before the window
   // go at the first append instead).
+  const int32_t state = config_.state_blocks;
   if (static_cast<int64_t>(AvailablePages()) - page_blocks_ * (hit_pages_free + new_pages) -
-          window_blocks_ * (hit_windows_free + new_pages) <
+          window_blocks_ * (hit_windows_free + new_pages) - state <
       config_.watermark_pages)
     return AllocStatus::kOutOfPages;
 
@@ -456,6 +458,12 @@ AllocStatus PageAllocator::Allocate(int64_t seq_id, const int32_t* tokens, int64
         Hold(w);
         seq.window_table.push_back(w);
       }
+  }
+  // Its state blocks, after the hits are held (an eviction must not take a hit page).
+  if (state > 0) {
+    while (free_blocks_ < state) EvictToFree();
+    free_blocks_ -= state;
+    state_held_ += state;
   }
   logical_tokens_ += cached;
   ids_.InsertIfAbsent(static_cast<uint64_t>(seq_id), slot);  // checked absent above
@@ -486,7 +494,8 @@ AllocStatus PageAllocator::Fork(int64_t parent_id, int64_t child_id) {
   const int32_t parent_slot = Lookup(parent_id);
   if (parent_slot == FlatMap64::kNotFound) return AllocStatus::kUnknownSequence;
   if (Lookup(child_id) != FlatMap64::kNotFound) return AllocStatus::kSequenceExists;
-  if (window_blocks_ > 0) return AllocStatus::kInvalidArgument;  // not modelled (see "Hybrid pool")
+  // Not modelled (see "Hybrid pool" and "State blocks").
+  if (window_blocks_ > 0 || config_.state_blocks > 0) return AllocStatus::kInvalidArgument;
   const int32_t slot = NewSlot();  // may move seqs_: index parent after this
   const Sequence& parent = seqs_[parent_slot];
   Sequence& child = seqs_[slot];
@@ -521,6 +530,8 @@ AllocStatus PageAllocator::FreeAt(int32_t slot, const int32_t* tokens) {
     if (i >= kAhead && table[i - kAhead] != kNoPage) __builtin_prefetch(&pages_[table[i - kAhead]]);
     if (table[i] != kNoPage) Release(table[i]);
   }
+  free_blocks_ += config_.state_blocks;
+  state_held_ -= config_.state_blocks;
   logical_tokens_ -= seq.num_tokens;
   ids_.Erase(static_cast<uint64_t>(seq.id));
   seq.live = false;
@@ -562,14 +573,15 @@ PageAllocatorStats PageAllocator::Stats() const {
   s.num_pages = config_.num_pages;
   s.page_size = config_.page_size;
   // In blocks: each group's blocks, each group's copy of a token.
-  s.pages_used = static_cast<int32_t>(page_blocks_ * pages_used_ + window_blocks_ * window_pages_);
+  const int64_t kv_blocks = page_blocks_ * pages_used_ + window_blocks_ * window_pages_;
+  s.pages_used = static_cast<int32_t>(kv_blocks + state_held_);
   s.pages_cached = page_blocks_ * cached_count_ + window_blocks_ * cached_windows_;
   s.pages_free = free_blocks_;
   const int64_t tokens_stored = page_blocks_ * tokens_stored_ + window_blocks_ * window_tokens_;
   s.num_sequences = static_cast<int32_t>(ids_.size());
   s.tokens_stored = tokens_stored;
   s.logical_tokens = logical_tokens_;
-  const int64_t slots = static_cast<int64_t>(s.pages_used) * config_.page_size;
+  const int64_t slots = kv_blocks * config_.page_size;  // token slots: state blocks hold none
   s.internal_fragmentation = slots > 0 ? static_cast<double>(slots - tokens_stored) / slots : 0.0;
   s.occupancy = static_cast<double>(s.pages_used) / config_.num_pages;
   s.prefix_query_tokens = prefix_query_tokens_;

@@ -74,6 +74,15 @@
 // registered by Publish if it is still cached, as it would have stayed registered. Fork is
 // refused (kInvalidArgument).
 //
+// State blocks (a hybrid Mamba / attention model, vLLM's MambaManager over the same BlockPool):
+// with `state_blocks` = K > 0 (sliding_window 0), every live sequence holds K blocks besides its
+// pages, whatever its length: its Mamba groups' state blocks (one or two per Mamba group,
+// MambaSpec.max_memory_usage_bytes / page), taken from the free blocks at Allocate (evicting
+// cached pages as a page would), returned to them at FreeAt, never hashed or shared. A page is
+// then full_groups blocks (the attention groups'). Every count is in blocks as for a hybrid pool:
+// AvailablePages, the watermark, Stats' pages_used (state blocks included; internal_fragmentation
+// over the pages alone). Fork is refused (kInvalidArgument).
+//
 // Watermark: a new sequence is admitted only if `watermark_pages` pages stay available
 // (free + cached) afterwards; appends to existing sequences may use them. This keeps room for
 // running sequences to grow before anyone must be preempted (vLLM V0 BlockSpaceManager).
@@ -116,6 +125,9 @@ struct PageAllocatorConfig {
   // the sliding window (if any) applies.
   int32_t full_groups = 1;
   int32_t sliding_groups = 0;
+  // Blocks every live sequence holds whatever its length ("State blocks"); with sliding_window 0
+  // only. > 0 makes a page full_groups blocks.
+  int32_t state_blocks = 0;
   bool enable_prefix_caching = false;
 };
 
@@ -236,8 +248,10 @@ class PageAllocator {
   // Groups a stored token occupies a slot in: page_blocks + window blocks a page (F + S for a
   // hybrid pool, else 1).
   int32_t SlotsPerToken() const { return page_blocks_ + window_blocks_; }
-  // Blocks a page is (F for a hybrid pool, else 1).
+  // Blocks a page is (F for a hybrid or state-block pool, else 1).
   int32_t PageBlocks() const { return page_blocks_; }
+  // Blocks every live sequence holds besides its pages ("State blocks"; 0 without).
+  int32_t StateBlocks() const { return config_.state_blocks; }
   // Window blocks a page in the window holds (S for a hybrid pool, else 0).
   int32_t WindowBlocks() const { return window_blocks_; }
   // Whether the window releases the pages themselves (an all-sliding pool): every append may
@@ -351,6 +365,7 @@ class PageAllocator {
   int32_t page_blocks_ = 1;
   int32_t window_blocks_ = 0;
   int32_t free_blocks_ = 0;
+  int64_t state_held_ = 0;  // state blocks of the live sequences
   int64_t window_pages_ = 0;
   int64_t window_tokens_ = 0;
   int64_t tokens_stored_ = 0;

@@ -101,7 +101,7 @@ bool ServingSimulator::CanEverFit(const SimRequest& r, int32_t output_len) const
     // max_num_batched_tokens tokens after c holds pages floor((c − W + 1) / ps) .. ceil((c + n) / ps) − 1).
     const int64_t span = std::min<int64_t>(config_.allocator.sliding_window - 1 + config_.max_num_batched_tokens, max_kv);
     const int64_t window_pages = std::min<int64_t>((span + ps - 1) / ps + 1, pages);
-    const int64_t need = pages * allocator_->PageBlocks() + window_pages * allocator_->WindowBlocks();
+    const int64_t need = pages * allocator_->PageBlocks() + window_pages * allocator_->WindowBlocks() + allocator_->StateBlocks();
     return need <= config_.allocator.num_pages - config_.allocator.watermark_pages;
   }
   const int64_t need = config_.layout == KvLayout::kContiguousMaxModelLen
