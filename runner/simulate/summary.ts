@@ -31,7 +31,7 @@ export function formatPoolSummary(result: PoolResult): string {
   const tokens = result.poolTokens ?? result.numPages * result.pageSize;
   lines.push(result.poolBlocks !== undefined
     ? result.numPages === result.poolBlocks && result.poolGroups !== undefined
-      ? `KV pool: ${formatCountOf(result.poolBlocks, 'block')} of ${formatCountOf(result.pageSize, 'token')} in ${result.poolGroups} KV-cache groups; floor(${formatCount(result.poolBlocks)} / ${result.poolGroups}) × ${formatCount(result.pageSize)} = ${formatCountOf(tokens, 'token')} (vLLM's "GPU KV cache size": a token takes a block slot in every group); simulated block by block`
+      ? `KV pool: ${formatCountOf(result.poolBlocks, 'block')} of ${formatCountOf(result.pageSize, 'token')} in ${result.poolGroups} KV-cache groups; floor(${formatCount(result.poolBlocks)} / ${result.poolGroups}) × ${formatCount(result.pageSize)} = ${formatCountOf(tokens, 'token')} (vLLM's "GPU KV cache size" divides the blocks by every group); simulated block by block`
       : `KV pool: ${formatCountOf(result.poolBlocks, 'block')} of ${formatCountOf(result.pageSize, 'token')}, ${formatCountOf(tokens, 'token')} (vLLM's "GPU KV cache size"); simulated as ${formatCountOf(result.numPages, 'page')}, one full-attention block each (a run saved before every group was charged)`
     : `KV pool: ${formatCountOf(result.numPages, 'page')} × ${formatCountOf(result.pageSize, 'token')} = ${formatCountOf(tokens, 'token')}`);
   if (result.poolLayout) lines.push(`  ${result.poolLayout}`);

@@ -130,7 +130,7 @@ test('simulate: a hybrid pool is simulated block by block, every group charged, 
   assert.equal(hybrid.poolTokens, 116_496);
   const summary = formatPoolSummary(hybrid);
   // The equation adds up: floor(14,563 / 2) × 16 = 116,496.
-  assert.match(summary, /^KV pool: 14,563 blocks of 16 tokens in 2 KV-cache groups; floor\(14,563 \/ 2\) × 16 = 116,496 tokens \(vLLM's "GPU KV cache size": a token takes a block slot in every group\); simulated block by block\n {2}vLLM's hybrid KV-cache manager/m);
+  assert.match(summary, /^KV pool: 14,563 blocks of 16 tokens in 2 KV-cache groups; floor\(14,563 \/ 2\) × 16 = 116,496 tokens \(vLLM's "GPU KV cache size" divides the blocks by every group\); simulated block by block\n {2}vLLM's hybrid KV-cache manager/m);
   assert.doesNotMatch(summary, /233,008/);
   // vLLM 0.8.5: a block covers all 36 layers, 7,281 of them (above), one page each.
   const uniform = await simulatePool(profile('gpt-oss-120b', eightGib('0.8.5')), opts);

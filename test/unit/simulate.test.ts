@@ -334,6 +334,8 @@ test('a hybrid Mamba pool: a request holds its state blocks from admission to it
     assert.deepEqual(col(6), [2, 2, 2, 2], `running (coast ${coast})`);
     assert.deepEqual(col(7), [2, 2, 0, 0], 'waiting');
     assert.deepEqual(col(1), [8, 10, 8, 10], 'blocks held, state blocks included');
+    // Token slots reserved (useful tokens / internal fragmentation): the pages' alone, 2 or 4 pages of 4; a state block holds no token.
+    assert.deepEqual(col(5), [8, 16, 8, 16], 'token slots reserved');
     for (let i = 0; i < s.length / f; i++) assert.equal(col(1)[i]! + col(2)[i]! + col(3)[i]!, 10);
     assert.equal(sim.totals().completed, 4);
     assert.deepEqual(Array.from(sim.times().finishS), [2, 2, 4, 4]);

@@ -421,7 +421,9 @@ bool ServingSimulator::Step() {
     sample.pages_cached = st.pages_cached;
     sample.pages_free = st.pages_free;
     sample.tokens = st.tokens_stored + (pending_tokens_ + CoastLag()) * allocator_->SlotsPerToken();
-    sample.reserved_slots = static_cast<int64_t>(st.pages_used) * config_.allocator.page_size;
+    // Token slots: a hybrid Mamba pool's state blocks (every live sequence's) hold a state, not tokens.
+    const int64_t kv_blocks = st.pages_used - static_cast<int64_t>(allocator_->StateBlocks()) * st.num_sequences;
+    sample.reserved_slots = kv_blocks * config_.allocator.page_size;
     sample.prefix_hit_rate = st.prefix_hit_rate;
     totals_.prefix_query_tokens = st.prefix_query_tokens;
     totals_.prefix_hit_tokens = st.prefix_hit_tokens;
