@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readModelConfig, type Problem } from '../../core/config/index';
+import { readModelConfig } from '../../core/config/index';
 import { mobileNetV5Params } from '../../core/config/gemma3n';
 import { gemma3nParams, kvBytesForSequence, kvBytesPerToken, kvPoolLayout, paramCounts, replicatedWeights } from '../../core/estimate/index';
 import { requestReservation } from '../../core/estimate/layout';
+import { at, only } from '../fixtures/problems';
 
 /**
  * google/gemma-3n-E4B-it's config.json (HF model card files; label_names and token ids left out):
@@ -41,16 +42,6 @@ function gemma3nConfig(layers: number, width: number, shared: number): Record<st
 const E4B = gemma3nConfig(35, 16384, 15);
 /** google/gemma-3n-E2B-it: 30 layers of MLP width 8192, the last 10 sharing KV; otherwise E4B's keys. */
 const E2B = gemma3nConfig(30, 8192, 10);
-
-function only(problems: Problem[], code: string): Problem {
-  const found = problems.filter((p) => p.code === code);
-  assert.equal(found.length, 1, `expected one ${code}, got: ${JSON.stringify(problems.map((p) => p.code))}`);
-  return found[0]!;
-}
-
-function at(text: string, p: Problem): string {
-  return text.slice(p.range.offset, p.range.offset + p.range.length);
-}
 
 test('Gemma-3n-E4B is counted as vLLM builds it (was refused): per-layer embeddings, AltUp, LAuReL, the embedders; 3.98B without embeddings, as Google counts its effective parameters', () => {
   const text = JSON.stringify(E4B, null, 2);

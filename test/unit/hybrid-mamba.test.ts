@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { profileFromModelConfig, readModelConfig, type ModelSpec, type Problem } from '../../core/config/index';
 import { DEFAULT_ENGINE, estimate, kvBytesPerToken, mambaLayerParams, mambaStateBytesPerSequence, paramCounts, quantizedWeights } from '../../core/estimate/index';
+import { only } from '../fixtures/problems';
 
 const JAMBA = {
   architectures: ['JambaForCausalLM'], model_type: 'jamba', attn_layer_offset: 4, attn_layer_period: 8, expert_layer_offset: 1, expert_layer_period: 2,
@@ -37,12 +38,6 @@ function read(config: object): { model: ModelSpec; problems: Problem[] } {
   const r = readModelConfig(JSON.stringify(config));
   assert.ok(r.value, JSON.stringify(r.problems));
   return { model: r.value, problems: r.problems };
-}
-
-function only(problems: Problem[], code: string): Problem {
-  const found = problems.filter((p) => p.code === code);
-  assert.equal(found.length, 1, `expected one ${code}, got: ${JSON.stringify(problems.map((p) => p.code))}`);
-  return found[0]!;
 }
 
 test('Jamba-v0.1: attention every 8th layer from 4, MoE every 2nd from 1; KV, parameters and Mamba state as vLLM builds them', () => {

@@ -10,25 +10,13 @@ import {
   profileFromModelConfig,
   readModelConfig,
   readsAsProfile,
-  type Problem,
 } from '../../core/config/index';
 import { DEFAULT_ENGINE, estimate, kvBytesForSequence, kvBytesPerToken, paramCounts } from '../../core/estimate/index';
 import { formatEstimate } from '../../runner/table';
 import { fixtureText, loadModel } from './helpers';
 import { labelledConfig } from '../../scripts/bench-config-size';
 import { EAGER_MEMBERS, getProperty, parseJsonTree, toPlain, type TreeStats } from '../../core/config/index';
-
-/** The one problem with `code`, or a failure listing what came back. */
-function only(problems: Problem[], code: string): Problem {
-  const found = problems.filter((p) => p.code === code);
-  assert.equal(found.length, 1, `expected one ${code}, got: ${JSON.stringify(problems.map((p) => p.code))}`);
-  return found[0]!;
-}
-
-/** The source text a problem's range covers. */
-function at(text: string, p: Problem): string {
-  return text.slice(p.range.offset, p.range.offset + p.range.length);
-}
+import { at, only } from '../fixtures/problems';
 
 test('every shipped config reads without errors or warnings', () => {
   for (const name of ['DeepSeek-V3', 'Llama-2-70b-hf', 'Llama-3.1-405B', 'Mixtral-8x7B-v0.1', 'Qwen3-30B-A3B', 'gemma-2-9b', 'gpt-oss-120b', 'gpt2', 'gpt2-large']) {

@@ -11,7 +11,6 @@ import {
   offsetToLineColumn,
   profileFromModelConfig,
   readProfile,
-  type Problem,
   type ProfileHost,
 } from '../../core/config/index';
 import { BACKENDS } from '../../core/config/types';
@@ -20,6 +19,7 @@ import { checkProfile, estimate } from '../../core/estimate/index';
 import { validateProfileText } from '../../core/validate';
 import schema from '../../schemas/attn-profile.schema.json';
 import { fixtureText, loadModel } from './helpers';
+import { at, only } from '../fixtures/problems';
 
 const DIR = '/work/project';
 const PROFILE = join(DIR, 'serve.attn.yaml');
@@ -40,16 +40,6 @@ const LLAMA_FILES = { [join(DIR, 'llama/config.json')]: fixtureText('Llama-3.1-8
 
 function read(text: string, files: Record<string, string> = LLAMA_FILES, file = PROFILE) {
   return readProfile(text, file, host(files));
-}
-
-function only(problems: Problem[], code: string): Problem {
-  const found = problems.filter((p) => p.code === code);
-  assert.equal(found.length, 1, `expected one ${code}, got: ${JSON.stringify(problems.map((p) => [p.code, p.message]))}`);
-  return found[0]!;
-}
-
-function at(text: string, p: Problem): string {
-  return text.slice(p.range.offset, p.range.offset + p.range.length);
 }
 
 test('a minimal profile gets every default, and the config dtype', () => {
