@@ -3,6 +3,7 @@
  * Units: time in ms; rates with SI prefixes (GFLOP/s, GB/s); memory with IEC prefixes.
  */
 import type { Profile, QuantizationSpec } from '../core/config/types';
+import { mixerNames } from '../core/config/mamba';
 import type { Estimate, KvPoolLayout } from '../core/estimate/types';
 import { kvHeadsPerGpu, quantizedScopeText, quantizedWidthText } from '../core/estimate';
 import { blocksPerRequestFormula, grouped, poolBlocksText } from '../core/estimate/layout';
@@ -130,7 +131,7 @@ function tpKvShareText(m: Estimate['model'], tp: number): string {
 }
 
 /** The memory estimate as labelled lines. */
-export function formatEstimate(e: Estimate, title: string, opts: { tensorParallelSize?: number; weightsQuantization?: { spec: QuantizationSpec; width: string } | null } = {}): string {
+export function formatEstimate(e: Estimate, title: string, opts: { tensorParallelSize?: number; weightsQuantization?: { spec: QuantizationSpec; width: string } | null; stateName?: string } = {}): string {
   const m = e.model;
   const tp = opts.tensorParallelSize ?? 1;
   const perGpu = tp > 1 ? ' per GPU' : '';
@@ -143,11 +144,17 @@ export function formatEstimate(e: Estimate, title: string, opts: { tensorParalle
     : formatCount(e.paramsTotal);
   lines.push(`  parameters        ${params}`);
   lines.push(`  weights           ${formatBytes(e.weightsBytes)}${tp > 1 ? ` in all, ${formatBytes(e.weightsBytesPerGpu)} per GPU` : ''}`);
+  // The per-sequence state of Mamba (or Gated DeltaNet) layers, named as mixerNames' short name.
+  const stateLine = (e.mambaStateBytesPerSeq ?? 0) > 0
+    ? `  ${`${opts.stateName ?? 'Mamba'} state`.padEnd(18)}${formatBytes(e.mambaStateBytesPerSeq!)}`
+    : null;
   if (e.kvBytesPerToken === 0) {
-    lines.push('  KV cache          none: an encoder keeps no KV cache');
+    // An encoder, or a hybrid with no attention layer left (Qwen3-Next with full_attention_interval above num_hidden_layers).
+    lines.push(`  KV cache          none: ${e.hasKvCache ? 'no layer attends' : 'an encoder keeps no KV cache'}`);
+    if (stateLine) lines.push(`${stateLine}${perGpu} per sequence, whatever its length (${formatCount(e.mambaStateBytesPerSeq!)} B)`);
   } else {
     lines.push(`  KV per token      ${formatBytes(e.kvBytesPerToken)}${perGpu} (${formatCount(e.kvBytesPerToken)} B; ${formatBytes(e.kvBytesPerTokenPerLayer)} per layer)`);
-    if ((e.mambaStateBytesPerSeq ?? 0) > 0) lines.push(`  Mamba state       ${formatBytes(e.mambaStateBytesPerSeq!)}${perGpu} per sequence, whatever its length (${formatCount(e.mambaStateBytesPerSeq!)} B; ${e.pool.layout.kind === 'mamba' ? `held in the pool as ${e.pool.layout.stateBlocks} block(s) per Mamba group: see the note` : 'not in the pool: see the note'})`);
+    if (stateLine) lines.push(`${stateLine}${perGpu} per sequence, whatever its length (${formatCount(e.mambaStateBytesPerSeq!)} B; ${e.pool.layout.kind === 'mamba' ? `held in the pool as ${e.pool.layout.stateBlocks} block(s) per Mamba group: see the note` : 'not in the pool: see the note'})`);
     const hybrid = grouped(e.pool.layout);
     lines.push(`  page              ${formatBytes(e.pageBytes)}${perGpu} ${hybrid ? `per block, ${e.pool.layout.groupSize} layers of one KV-cache group${e.pool.layout.kind === 'mamba' ? ` (${formatCount(e.pool.layout.pageSize)} tokens of attention, or one Mamba state each)` : ''}` : 'for all layers'} (${formatBytes(e.pageBytesPerLayer)} per layer)`);
     if (e.pool.budgetSource === 'none') {
@@ -192,7 +199,8 @@ function budgetLines(e: Estimate, perGpu: string): string[] {
 export function formatEstimateOf(profile: Profile, e: Estimate, title: string): string {
   const spec = profile.model.quantization;
   const width = quantizedWidthText(profile.model);
-  return formatEstimate(e, title, { tensorParallelSize: profile.device.tensorParallelSize, weightsQuantization: spec && width ? { spec, width } : null });
+  const mamba = profile.model.mamba;
+  return formatEstimate(e, title, { tensorParallelSize: profile.device.tensorParallelSize, weightsQuantization: spec && width ? { spec, width } : null, ...(mamba ? { stateName: mixerNames(mamba).short } : {}) });
 }
 
 /** The whole run for the terminal: environment line, estimate, kernel table. */

@@ -35,7 +35,7 @@
  *   is mid-edit (in another editor) keeps its hints that way too: its own text is untouched.
  */
 import type { InlayHint, Range } from 'vscode-languageserver';
-import { getProperty, keyPathsOverlap, propertyWithValueAt, type ModelSpec, type Profile, type PropertyNode, type SourceRange, type ValueNode } from '../core/config';
+import { getProperty, keyPathsOverlap, mixerNames, propertyWithValueAt, type ModelSpec, type Profile, type PropertyNode, type SourceRange, type ValueNode } from '../core/config';
 import { attentionWorkspace, gpuNamePicksSmallBatch, headsPerGpu, kvBytesForSequence, maxNumSeqsOf, requestReservation } from '../core/estimate';
 import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import { changedRegion, modelKeyRange, profileKeyRange, type Analysis } from './analysis';
@@ -289,7 +289,7 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
   // per page, per sequence, the budget, the prefill workspace (heads ÷ tp).
   const gpu = perGpuSuffix(profile);
   const kvLabel = e.hasKvCache
-    ? `${formatBytes(e.kvBytesPerToken)} KV/token${gpu}${(e.mambaStateBytesPerSeq ?? 0) > 0 ? ` · ${formatBytes(e.mambaStateBytesPerSeq!)} Mamba/seq` : ''}`
+    ? `${formatBytes(e.kvBytesPerToken)} KV/token${gpu}${(e.mambaStateBytesPerSeq ?? 0) > 0 ? ` · ${formatBytes(e.mambaStateBytesPerSeq!)} ${profile.model.mamba ? mixerNames(profile.model.mamba).short : 'Mamba'}/seq` : ''}`
     : 'no KV cache (encoder)';
   const modelIsHere = a.kind === 'config' || profile.modelPath === null;
 

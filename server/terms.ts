@@ -3,7 +3,7 @@
  * numbers put in, value (from core's Estimate), and the keys that drive it. Hover shows them as
  * one table; each inlay hint's tooltip shows the rows behind its figure.
  */
-import type { ModelSpec } from '../core/config';
+import { mixerNames, type ModelSpec } from '../core/config';
 import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, isChunkedLocalAttention, kvBytesForSequence, kvCacheLayerTypes, kvHeadsPerGpu, kvLayerCount, grouped, mambaStateDtypes, maxNumSeqsOf, poolBlocksText, poolGroupsWhy, poolTokensFormula, quantizedScopeText, quantizedWeights, quantizedWidthText, requestReservation, type AttentionWorkspace, type Estimate } from '../core/estimate';
 import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
 import type { Analysis } from './analysis';
@@ -101,7 +101,7 @@ export function termRows(a: Analysis): TermRow[] {
   rows.push({
     id: 'kvToken',
     term: 'KV per token',
-    formula: `${kvLayers === L ? 'num_hidden_layers' : m.numKvSharedLayers ? `layers with a KV cache of their own (${kvLayers} of ${L}; the last ${m.numKvSharedLayers}, num_kv_shared_layers, read an earlier layer's)` : `attention layers (${kvLayers} of ${L}; the others keep no per-token KV)`} · per layer = ${kvLayers} · ${formatCount(e.kvBytesPerTokenPerLayer)} B${kvSplit}${e.pool.layout.kind === 'uniform' ? ' (every layer charged, as vLLM sizes its pool)' : e.pool.layout.kind === 'mamba' ? ` (the Mamba layers' state is charged apart: see Mamba state per sequence)` : (e.pool.layout.chunkedGroups ?? 0) > 0 ? ` (a request's reservation charges the chunked-attention layers attention_chunk_size + max_num_batched_tokens = ${formatCount((e.pool.layout.chunk ?? 0) + e.pool.layout.maxNumBatchedTokens)} tokens at most, not the whole sequence: see Reserved per request)` : ` (a request's reservation charges the sliding-window layers window − 1 + max_num_batched_tokens = ${formatCount(e.pool.layout.window - 1 + e.pool.layout.maxNumBatchedTokens)} tokens at most, not the whole sequence: see Reserved per request)`}`,
+    formula: `${kvLayers === L ? 'num_hidden_layers' : m.numKvSharedLayers ? `layers with a KV cache of their own (${kvLayers} of ${L}; the last ${m.numKvSharedLayers}, num_kv_shared_layers, read an earlier layer's)` : `attention layers (${kvLayers} of ${L}; the others keep no per-token KV)`} · per layer = ${kvLayers} · ${formatCount(e.kvBytesPerTokenPerLayer)} B${kvSplit}${e.pool.layout.kind === 'uniform' ? ' (every layer charged, as vLLM sizes its pool)' : e.pool.layout.kind === 'mamba' ? ` (the ${m.mamba ? mixerNames(m.mamba).layer : 'Mamba'} layers' state is charged apart: see ${m.mamba ? mixerNames(m.mamba).short : 'Mamba'} state per sequence)` : (e.pool.layout.chunkedGroups ?? 0) > 0 ? ` (a request's reservation charges the chunked-attention layers attention_chunk_size + max_num_batched_tokens = ${formatCount((e.pool.layout.chunk ?? 0) + e.pool.layout.maxNumBatchedTokens)} tokens at most, not the whole sequence: see Reserved per request)` : ` (a request's reservation charges the sliding-window layers window − 1 + max_num_batched_tokens = ${formatCount(e.pool.layout.window - 1 + e.pool.layout.maxNumBatchedTokens)} tokens at most, not the whole sequence: see Reserved per request)`}`,
     value: tp > 1 ? `${bytesAndCount(e.kvBytesPerToken)} per GPU` : bytesAndCount(e.kvBytesPerToken),
     keys: [...kvKeys, key(m, 'numLayers', 'num_hidden_layers'), 'dtype'],
   });
@@ -109,15 +109,19 @@ export function termRows(a: Analysis): TermRow[] {
   if (mamba && (e.mambaStateBytesPerSeq ?? 0) > 0) {
     const d = mambaStateDtypes(m, p.dtype);
     const I = mamba.intermediateSize;
+    const names = mixerNames(mamba);
     const per = mamba.kind === 'mamba1'
       ? `conv I·(K − 1) · ${dtypeBytes(d.conv)} + SSM I·N · ${dtypeBytes(d.ssm)} = ${I}·${mamba.convKernel - 1} · ${dtypeBytes(d.conv)} + ${I}·${mamba.stateSize} · ${dtypeBytes(d.ssm)}`
-      : `conv (I + 2·G·N)·(K − 1) · ${dtypeBytes(d.conv)} + SSM heads·head_dim·N · ${dtypeBytes(d.ssm)} = (${I} + 2·${mamba.nGroups}·${mamba.stateSize})·${mamba.convKernel - 1} · ${dtypeBytes(d.conv)} + ${mamba.numHeads}·${mamba.headDim}·${mamba.stateSize} · ${dtypeBytes(d.ssm)}`;
+      : mamba.kind === 'gdn'
+        ? `conv (2·key_dim + value_dim)·(K − 1) · ${dtypeBytes(d.conv)} + recurrent value_heads·value_head_dim·key_head_dim · ${dtypeBytes(d.ssm)} = (2·${mamba.nGroups}·${mamba.stateSize} + ${I})·${mamba.convKernel - 1} · ${dtypeBytes(d.conv)} + ${mamba.numHeads}·${mamba.headDim}·${mamba.stateSize} · ${dtypeBytes(d.ssm)}`
+        : `conv (I + 2·G·N)·(K − 1) · ${dtypeBytes(d.conv)} + SSM heads·head_dim·N · ${dtypeBytes(d.ssm)} = (${I} + 2·${mamba.nGroups}·${mamba.stateSize})·${mamba.convKernel - 1} · ${dtypeBytes(d.conv)} + ${mamba.numHeads}·${mamba.headDim}·${mamba.stateSize} · ${dtypeBytes(d.ssm)}`;
     rows.push({
       id: 'mambaState',
-      term: 'Mamba state per sequence',
-      formula: `Mamba layers · (${per})${tp > 1 ? ', ÷ tensor_parallel_size' : ''} (conv ${d.conv}, SSM ${d.ssm}; vLLM mamba_utils.py shapes), whatever the length; ${e.pool.layout.kind === 'mamba' ? `held in the pool as ${e.pool.layout.stateBlocks} block(s) per Mamba group, each layer's state padded to an attention page of ${formatCount(e.pool.layout.pageSize)} tokens (${formatBytes(e.pool.layout.mambaPageBytes)} → ${formatBytes(e.pageBytesPerLayer)}; HybridAttentionMambaModelConfig)` : `not in the pages below: this vLLM release kept it outside the KV pool (see notes)`}`,
+      term: `${names.short} state per sequence`,
+      formula: `${names.layer} layers · (${per})${tp > 1 ? ', ÷ tensor_parallel_size' : ''} (conv ${d.conv}, ${names.temporal} ${d.ssm}; vLLM mamba_utils.py shapes), whatever the length; ${e.pool.layout.kind === 'mamba' ? `held in the pool as ${e.pool.layout.stateBlocks} block(s) per Mamba group, each layer's state padded to an attention page of ${formatCount(e.pool.layout.pageSize)} tokens (${formatBytes(e.pool.layout.mambaPageBytes)} → ${formatBytes(e.pageBytesPerLayer)}; HybridAttentionMambaModelConfig)` : `not in the pages below: this vLLM release kept it outside the KV pool (see notes)`}`,
       value: `${mamba.layers.length} layers · ${bytesAndCount((e.mambaStateBytesPerSeq ?? 0) / mamba.layers.length)} = ${bytesAndCount(e.mambaStateBytesPerSeq ?? 0)}${tp > 1 ? ' per GPU' : ''}`,
-      keys: ['mamba_d_state', 'ssm_state_size', 'mamba_d_conv', 'conv_kernel', 'mamba_expand', 'mamba_n_heads', 'mamba_num_heads', 'mamba_d_head', 'mamba_head_dim', 'n_groups', 'mamba_n_groups', 'dtype', 'tensor_parallel_size'],
+      keys: ['mamba_d_state', 'ssm_state_size', 'mamba_d_conv', 'conv_kernel', 'mamba_expand', 'mamba_n_heads', 'mamba_num_heads', 'mamba_d_head', 'mamba_head_dim', 'n_groups', 'mamba_n_groups',
+        'linear_num_key_heads', 'linear_num_value_heads', 'linear_key_head_dim', 'linear_value_head_dim', 'linear_conv_kernel_dim', 'dtype', 'tensor_parallel_size'],
     });
   }
   rows.push({

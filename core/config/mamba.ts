@@ -39,11 +39,15 @@ export interface MambaLayout {
 /** Model types with a Mamba mixer (Qwen3-Next: a Gated DeltaNet) in some or all layers. */
 export const MAMBA_FAMILIES = new Set(['jamba', 'bamba', 'nemotron_h', 'granitemoehybrid', 'falcon_h1', 'zamba2', 'qwen3_next']);
 
-/** What a mixer is called in messages: its layers ("Mamba-2 layers") and vLLM's class ("MambaMixer2"). */
-export function mixerNames(m: Pick<MambaSpec, 'kind'>): { layer: string; vllmClass: string } {
-  if (m.kind === 'mamba1') return { layer: 'Mamba', vllmClass: 'MambaMixer' };
-  if (m.kind === 'mamba2') return { layer: 'Mamba-2', vllmClass: 'MambaMixer2' };
-  return { layer: 'Gated DeltaNet', vllmClass: 'Qwen3NextGatedDeltaNet' };
+/**
+ * What a mixer is called in messages: its layers ("Mamba-2 layers"), vLLM's class ("MambaMixer2"),
+ * its per-sequence state in short ("Mamba state", "GDN state": the hint, the CLI table, the hover
+ * row) and its second state tensor ("SSM state"; Gated DeltaNet's is the recurrent state).
+ */
+export function mixerNames(m: Pick<MambaSpec, 'kind'>): { layer: string; vllmClass: string; short: string; temporal: string } {
+  if (m.kind === 'mamba1') return { layer: 'Mamba', vllmClass: 'MambaMixer', short: 'Mamba', temporal: 'SSM' };
+  if (m.kind === 'mamba2') return { layer: 'Mamba-2', vllmClass: 'MambaMixer2', short: 'Mamba', temporal: 'SSM' };
+  return { layer: 'Gated DeltaNet', vllmClass: 'Qwen3NextGatedDeltaNet', short: 'GDN', temporal: 'recurrent' };
 }
 
 /** Keys only Mamba-style configs carry: one of them outside MAMBA_FAMILIES means a layout AttnScope cannot read. */

@@ -283,9 +283,11 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     const at = (r.sourceKeys.layerTypes ? r.ranges[r.sourceKeys.layerTypes] : undefined) ?? anchor;
     const attending = L - linearLayers;
     const names = mamba ? mixerNames(mamba) : null;
+    // No layer left attending (Qwen3-Next with full_attention_interval above num_hidden_layers): no KV at all, and no encoder either.
+    const kv = attending === 0 ? 'no layer attends, so there is no per-token KV cache' : `only the ${attending} attention layer${attending === 1 ? '' : 's'} keep a per-token KV cache`;
     const what = mamba && names
-      ? `${mamba.layers.length} of ${L} layers are ${names.layer} layers${linearLayers > mamba.layers.length ? ` and ${linearLayers - mamba.layers.length} are MLP-only blocks` : ''}: only the ${attending} attention layer${attending === 1 ? '' : 's'} keep a per-token KV cache; each ${names.layer} layer keeps a constant ${mamba.kind === 'gdn' ? 'conv + recurrent' : 'conv + SSM'} state per sequence instead (vLLM takes it from the KV pool, a state block per Mamba KV-cache group padded to an attention page, and raises the attention block size until a page holds a state; the page, pool, concurrency and simulation figures here count both), and its parameters are counted as vLLM's ${names.vllmClass} builds them`
-      : `${linearLayers} of ${L} layers are linear-attention / state-space layers: they keep a constant state, not a per-token KV cache, so only the other ${attending} layers count toward KV bytes; their parameters are approximated by attention shapes and their state is not counted`;
+      ? `${mamba.layers.length} of ${L} layers are ${names.layer} layers${linearLayers > mamba.layers.length ? ` and ${linearLayers - mamba.layers.length} are MLP-only blocks` : ''}: ${kv}; each ${names.layer} layer keeps a constant ${mamba.kind === 'gdn' ? 'conv + recurrent' : 'conv + SSM'} state per sequence instead (vLLM takes it from the KV pool, a state block per Mamba KV-cache group padded to an attention page, and raises the attention block size until a page holds a state; the page, pool, concurrency and simulation figures here count both), and its parameters are counted as vLLM's ${names.vllmClass} builds them`
+      : `${linearLayers} of ${L} layers are linear-attention / state-space layers: they keep a constant state, not a per-token KV cache, so ${attending === 0 ? 'no layer counts' : `only the other ${attending} layers count`} toward KV bytes; their parameters are approximated by attention shapes and their state is not counted`;
     r.problem('info', 'linear-attention-layers', what, at, { linearLayers });
   }
   if (hybrid.paramsApproximated) {

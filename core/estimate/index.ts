@@ -1227,7 +1227,8 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
 
   if (model.mamba && mambaState > 0) {
     const d = mambaStateDtypes(model, dtype);
-    const state = `${model.mamba.layers.length} ${mixerNames(model.mamba).layer} layers keep a constant state per sequence, whatever its length: ${formatBytes(mambaState)}${tp > 1 ? ' per GPU' : ''} (conv state in ${d.conv}, SSM state in ${d.ssm}${d.ssm !== d.conv ? ", vLLM's default for this model" : ''}; mambaStateBytesPerSequence)`;
+    const names = mixerNames(model.mamba);
+    const state = `${model.mamba.layers.length} ${names.layer} layers keep a constant state per sequence, whatever its length: ${formatBytes(mambaState)}${tp > 1 ? ' per GPU' : ''} (conv state in ${d.conv}, ${names.temporal} state in ${d.ssm}${d.ssm !== d.conv ? ", vLLM's default for this model" : ''}; mambaStateBytesPerSequence)`;
     if (layout.kind === 'mamba') {
       const attnPage = layout.pageSize * perLayer;
       const raised = layout.pageSize > pageSize

@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { profileFromModelConfig, readModelConfig, type ModelSpec, type Problem } from '../../core/config/index';
 import { DEFAULT_ENGINE, estimate, kvBytesPerToken, mambaLayerParams, mambaStateBytesPerSequence, paramCounts } from '../../core/estimate/index';
+import { formatEstimateOf } from '../../runner/table';
 
 const QWEN3_NEXT_80B = {
   architectures: ['Qwen3NextForCausalLM'], attention_bias: false, attention_dropout: 0.0, bos_token_id: 151643, decoder_sparse_step: 1,
@@ -79,12 +80,24 @@ test('Qwen3-Next-80B-A3B: Gated DeltaNet state per sequence from vLLM gated_delt
   assert.equal(mambaStateBytesPerSequence(model, 'fp32'), 2 * 39_518_208);
 });
 
-test('Qwen3-Next-80B-A3B in the KV pool at tensor_parallel_size 2: the attention block size and padding of a real vLLM 0.10.2 log (544 tokens, 1.49 %)', () => {
+test('Qwen3-Next-80B-A3B in the KV pool at tensor_parallel_size 2: a real vLLM 0.10.2 log\'s block size, padding, tokens and concurrency (544 tokens, 1.49 %, 973,760, 14.77x)', () => {
+  // The log (vLLM 0.10.2, bf16, --tensor-parallel-size 2, max_model_len 262144, prefix caching off for hybrids):
+  //   Setting attention block size to 544 tokens to ensure that attention page size is >= mamba page size.
+  //   Padding mamba page size by 1.49% to ensure that mamba page size and attention page size are exactly equal.
+  //   Available KV cache memory: 44.59 GiB
+  //   GPU KV cache size: 973,760 tokens
+  //   Maximum concurrency for 262,144 tokens per request: 14.77x
+  // Per GPU: a GDN layer's state (4096 · 3 + 16 · 128 · 128) · 2 B = 548,864 B; attention KV 2 · 1 · 256 · 2 =
+  // 1,024 B a token and layer; block 16 · ceil(548,864 / 16,384) = 544, padding (544 · 1,024 − 548,864) / 548,864
+  // = 1.49 %; 12 attention + 36 GDN layers in groups of 12: 1 + 3 groups, blocks of 12 · 544 · 1,024 = 6,684,672 B;
+  // floor(44.59 GiB / that) = 7,162; floor(7,162 / 4) · 544 = 973,760 tokens; 7,162 / (ceil(262,144 / 544) + 3)
+  // = 7,162 / 485 = 14.77. Counted as attention shapes (before), the model had no state and no raised block.
   const { model } = read(QWEN3_NEXT_80B);
-  // The log above: "Setting attention block size to 544 tokens", "Padding mamba page size by 1.49%".
-  // 12 attention + 36 Gated DeltaNet layers: group size 12, 1 attention + 3 state groups; a block 12 · 544 · 1,024 B.
   const base = profileFromModelConfig(model, null);
-  const e = estimate({ ...base, device: { ...base.device, tensorParallelSize: 2 }, kvCache: { pageSize: 16, dtype: 'auto', numPages: 'auto', memoryGib: 10 }, engine: { ...DEFAULT_ENGINE, vllmVersion: '0.10.2' } });
+  const e = estimate({
+    ...base, device: { ...base.device, tensorParallelSize: 2 },
+    kvCache: { pageSize: 16, dtype: 'auto', numPages: 'auto', memoryGib: 44.59 }, engine: { ...DEFAULT_ENGINE, vllmVersion: '0.10.2' },
+  });
   const l = e.pool.layout;
   assert.equal(l.kind, 'mamba');
   assert.equal(l.pageSize, 544);
@@ -92,6 +105,10 @@ test('Qwen3-Next-80B-A3B in the KV pool at tensor_parallel_size 2: the attention
   assert.equal(((100 * (e.pageBytesPerLayer - l.mambaPageBytes)) / l.mambaPageBytes).toFixed(2), '1.49');
   assert.deepEqual([l.groupSize, l.fullGroups, l.mambaGroups], [12, 1, 3]);
   assert.equal(e.pageBytes, 12 * 544 * 1_024);
+  assert.equal(e.pool.pages, 7_162);
+  assert.equal(e.pool.tokens, 973_760);
+  assert.equal(e.pool.maxConcurrency.toFixed(2), '14.77');
+  assert.match(e.notes.join('\n'), /36 Gated DeltaNet layers keep a constant state per sequence, .*recurrent state in bf16/);
 });
 
 test('Qwen3-Next with layer_types, attn_output_gate false, and other linear-attention keys', () => {
@@ -111,4 +128,17 @@ test('Qwen3-Next with layer_types, attn_output_gate false, and other linear-atte
   const wide = read({ ...QWEN3_NEXT_80B, linear_num_value_heads: 64 }).model;
   assert.equal(mambaLayerParams(wide), 59_031_808);
   assert.equal(mambaStateBytesPerSequence(wide, 'bf16'), 36 * 2_170_880);
+});
+
+test('Qwen3-Next with no attention layer left (full_attention_interval 100 > 48 layers): no KV cache, said as such, not as an encoder; the state shown', () => {
+  const { model, problems } = read({ ...QWEN3_NEXT_80B, full_attention_interval: 100 });
+  assert.equal(model.isEncoder, false);
+  assert.equal(kvBytesPerToken(model, 'bf16'), 0);
+  const info = problems.find((p) => p.code === 'linear-attention-layers')!;
+  assert.match(info.message, /^48 of 48 layers are Gated DeltaNet layers: no layer attends, so there is no per-token KV cache; each Gated DeltaNet layer keeps/);
+  // 48 layers · 1,097,728 B = 52,690,944 B of state a sequence (bf16).
+  const profile = profileFromModelConfig(model, null);
+  const text = formatEstimateOf(profile, estimate(profile), 'q');
+  assert.match(text, /\n {2}KV cache {10}none: no layer attends\n {2}GDN state {9}50\.3 MiB per sequence, whatever its length \(52,690,944 B\)\n/);
+  assert.doesNotMatch(text, /encoder/);
 });
