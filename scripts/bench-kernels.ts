@@ -905,7 +905,9 @@ export function checkTargets(rows: Row[], cpuTime: CpuTimeFigure[]): string[] {
   const slowerWall = raced.filter((r) => r.peer!.medianNs < r.kernel!.medianNs);
   const cpuRaced = raced.filter((r) => r.kernelCpuNs !== undefined && r.peerCpuNs !== undefined);
   const slowerCpu = cpuRaced.filter((r) => r.peerCpuNs! < r.kernelCpuNs!);
-  if (raced.length > 0 || pairedRaces.length === 0) {
+  if (raced.length === 0 && pairedRaces.length === 0) {
+    out.push('faster than onnxruntime: not measured (no shape ran against onnxruntime in this run)');
+  } else if (raced.length > 0) {
     out.push(
       `faster than onnxruntime${pairedRaces.length > 0 ? `, unpaired (runs over ${PAIRED_MAX_SECONDS} s)` : ''}: ${against('wall time', slowerWall, (r) => r.kernel!.medianNs / r.peer!.medianNs)}; ` +
         against('CPU time', slowerCpu, (r) => r.kernelCpuNs! / r.peerCpuNs!),
