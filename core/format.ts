@@ -84,6 +84,15 @@ export function formatCountOf(n: number, noun: string, plural = `${noun}s`): str
 }
 
 /**
+ * The first `shown` items joined by "; ", and how many more there are: (['a', 'b', 'c', 'd', 'e'], 3) ->
+ * "a; b; c; and 2 more". A long list (40 skipped run files) stays one line a person reads.
+ */
+export function fewAndCount(items: readonly string[], shown: number): string {
+  if (items.length <= shown) return items.join('; ');
+  return `${items.slice(0, shown).join('; ')}; and ${formatCount(items.length - shown)} more`;
+}
+
+/**
  * The indefinite article for a number written by {@link formatCount}, as it is read aloud: "an"
  * before eight…, eleven and eighteen (8,192 "an 8,192-token", 11,000, 18), else "a" (1,024, 180).
  */

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { isProfilePath } from '../core/config/fileKinds';
 import type { Profile } from '../core/config/types';
 import type { Estimate } from '../core/estimate/types';
-import { formatRunTime } from '../core/format';
+import { fewAndCount, formatRunTime } from '../core/format';
 import { Commands } from '../core/protocol/lsp';
 import type { RunKind, RunResult } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
@@ -83,7 +83,7 @@ async function pickRuns(ctx: Ctx, title: string, many: boolean): Promise<RunList
   for (const s of skipped) ctx.log.warn(`history: skipped ${s}`);
   if (runs.length < (many ? 2 : 1)) {
     // Counted, the first few named: each is in the output log (40 of them made a message of ~3,800 characters).
-    const named = skipped.slice(0, 3).join('; ') + (skipped.length > 3 ? `; and ${skipped.length - 3} more, each in the AttnScope output log` : '');
+    const named = fewAndCount(skipped, 3) + (skipped.length > 3 ? ', each in the AttnScope output log' : '');
     const unreadable = skipped.length > 0 ? ` (${skipped.length} unreadable: ${named})` : '';
     void vscode.window.showInformationMessage(`AttnScope: ${many ? 'comparing needs two saved runs' : 'no saved runs yet'} in ${places.map((p) => vscode.workspace.asRelativePath(p.path)).join(', ')}${unreadable}; run a benchmark or a simulation first.`);
     return undefined;

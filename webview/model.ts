@@ -6,6 +6,7 @@
 import type { Environment, KernelCase, PoolCancelled, PoolResult, PoolSample, RunKind, RunResult, RunStatus } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
 import type { Estimate, Profile, RunListEntry, SweepListEntry, SweepRunStatus, ToWebview } from '../core/protocol/webview';
+import { fewAndCount, formatCountOf } from '../core/format';
 
 export interface ViewRun {
   /** History id once saved; null while streaming. */
@@ -62,11 +63,11 @@ export const emptyModel: DashboardModel = { runs: [], skippedRuns: [], current: 
 
 /**
  * The one-line note under the history list about files of the history folder that are no
- * readable run (each `<file>: <why>`), or null when none was skipped.
+ * readable run (three named `<file>: <why>`, the rest counted), or null when none was skipped.
  */
 export function skippedNote(skipped: readonly string[] | undefined): string | null {
   if (!skipped || skipped.length === 0) return null;
-  return `${skipped.length} ${skipped.length === 1 ? 'file' : 'files'} in the history folder skipped: ${skipped.join('; ')}`;
+  return `${formatCountOf(skipped.length, 'file')} in the history folder skipped: ${fewAndCount(skipped, 3)}`;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatLoad, formatMs, formatParams, formatPercent, formatRate, formatRunTime, formatSignificant, indefiniteArticle, wasmBuildNote } from '../../core/format';
+import { fewAndCount, formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatLoad, formatMs, formatParams, formatPercent, formatRate, formatRunTime, formatSignificant, indefiniteArticle, wasmBuildNote } from '../../core/format';
+import { skippedNote } from '../../webview/model';
 
 test('formatBytes: IEC prefixes, three significant digits', () => {
   assert.equal(formatBytes(0), '0 B');
@@ -122,4 +123,12 @@ test('Load: served is the throughput over first arrival to last completion, said
   const over = formatLoad({ ...load, waitingAtLastArrival: 20, overloaded: true }, 50);
   assert.equal(over.length, 2);
   assert.match(over[1]!, /^Overloaded: at the last arrival 20 of the 50 requests \(40\.0%\)/);
+});
+
+test('a long list of skipped history files names three and counts the rest (40 were listed whole, ~3,800 characters: s37 newcomer-ed)', () => {
+  assert.equal(fewAndCount(['a', 'b', 'c'], 3), 'a; b; c');
+  assert.equal(fewAndCount(['a', 'b', 'c', 'd', 'e'], 3), 'a; b; c; and 2 more');
+  const files = Array.from({ length: 1003 }, (_, i) => `r${i}.json: not a run`);
+  assert.equal(skippedNote(files), '1,003 files in the history folder skipped: r0.json: not a run; r1.json: not a run; r2.json: not a run; and 1,000 more');
+  assert.equal(skippedNote([]), null);
 });
