@@ -418,7 +418,7 @@ function engineProblems(profile: Profile): Problem[] {
     return [{
       severity: 'warning',
       code: 'vllm-dropped-model',
-      message: `${version === null ? 'the current vLLM (no engine.vllm_version)' : `engine.vllm_version ${version}`} no longer serves ${dropped.name}, model_type ${type}: removed from ${since} (${dropped.source}), so it cannot load this model and the figures describe the releases before it; set engine.vllm_version to a release before ${since}`,
+      message: `${version === null ? 'the current vLLM (no engine.vllm_version)' : `engine.vllm_version ${version}`} no longer serves ${dropped.name}, model_type ${dropped.modelTypes.join(' or ')}: removed from ${since} (${dropped.source}), so it cannot load this model and the figures describe the releases before it; set engine.vllm_version to a release before ${since}`,
       range: profileKey(profile, 'engine.vllm_version', 'engine'),
       data: { droppedIn: since, modelType: type },
     }];
@@ -430,7 +430,7 @@ function engineProblems(profile: Profile): Problem[] {
   return [{
     severity: 'warning',
     code: 'vllm-predates-model',
-    message: `engine.vllm_version ${version} predates ${first.name} (model_type ${type}): vLLM serves it from ${since} (${first.source}), so no ${version} could load this model; its memory layout is shown as that release counted it, for comparison only; set engine.vllm_version to ${since} or later`,
+    message: `engine.vllm_version ${version} predates ${first.name} (model_type ${first.modelTypes.join(' or ')}): vLLM serves it from ${since} (${first.source}), so no ${version} could load this model; its memory layout is shown as that release counted it, for comparison only; set engine.vllm_version to ${since} or later`,
     range: profileKey(profile, 'engine.vllm_version', 'engine'),
     data: { firstRelease: since, modelType: type },
   }];

@@ -278,6 +278,11 @@ test('engine.vllm_version older than the first vLLM release that serves the arch
   assert.ok(!codes(version('gpt-oss-120b', '0.10.1')).includes('vllm-predates-model'));
   assert.ok(!codes(version('gpt-oss-120b', null)).includes('vllm-predates-model'));
   assert.ok(codes(version('Qwen3-8B', '0.8.3')).includes('vllm-predates-model'));
+  // A Gemma 3 multimodal config says model_type gemma3 at its root and gemma3_text in text_config, the one the
+  // model is read from: the warning names both spellings (it said "model_type gemma3_text" of a file saying gemma3).
+  const gemma = profile('gpt-oss-120b', (x) => { x.model = { ...x.model, modelType: 'gemma3_text' }; x.engine = { ...DEFAULT_ENGINE, vllmVersion: '0.7.3' }; });
+  const g = checkProfile(gemma, estimate(gemma)).find((x) => x.code === 'vllm-predates-model')!;
+  assert.match(g.message, /predates Gemma 3 \(model_type gemma3 or gemma3_text\): vLLM serves it from 0\.8\.0 \(vLLM PR #14971\)/);
   assert.ok(!codes(version('Qwen3-8B', '0.8.4')).includes('vllm-predates-model'));
   assert.ok(codes(version('DeepSeek-V3', '0.6.5')).includes('vllm-predates-model'));
   assert.ok(!codes(version('DeepSeek-V3', '0.6.6')).includes('vllm-predates-model'));
@@ -316,7 +321,7 @@ test('Llama 3.2 Vision (mllama) on a vLLM that no longer serves it: a warning na
     const found = checkProfile(mllama(v), estimate(mllama(v))).filter((x) => x.code === 'vllm-dropped-model');
     assert.equal(found.length, 1, String(v));
     assert.equal(found[0]!.severity, 'warning');
-    assert.match(found[0]!.message, /no longer serves Llama 3\.2 Vision \(mllama, served by the V0 engine only\), model_type mllama_text_model: removed from 0\.11\.0 \(vLLM PR #24907, issue #27198\).*set engine\.vllm_version to a release before 0\.11\.0$/);
+    assert.match(found[0]!.message, /no longer serves Llama 3\.2 Vision \(mllama, served by the V0 engine only\), model_type mllama or mllama_text_model: removed from 0\.11\.0 \(vLLM PR #24907, issue #27198\).*set engine\.vllm_version to a release before 0\.11\.0$/);
   }
   assert.match(checkProfile(mllama(null), estimate(mllama(null))).find((x) => x.code === 'vllm-dropped-model')!.message, /^the current vLLM \(no engine\.vllm_version\)/);
   assert.ok(!codes(mllama('0.10.2')).includes('vllm-dropped-model'));
