@@ -196,53 +196,40 @@ function poolPages(profile: Profile, numPages: number | undefined): { pages: num
   if (l.kind === 'sliding') {
     return { pages: blocks, tokens, pageSize: ps, layout: `${l.basis}: a page holds ${formatCount(ps)} tokens of every layer, and the pages wholly before a sequence's last ${formatCount(l.window)} tokens are freed as it grows (vLLM's SlidingWindowManager)` };
   }
-  if (l.kind === 'mamba') {
-    const text = poolBlocksText(l, blocks);
-    const state = l.mambaGroups * l.stateBlocks;
-    return {
-      pages: blocks,
-      tokens,
-      pageSize: ps,
-      blocks,
-      groups: { full: l.fullGroups, sliding: 0, window: 0, state, count: kvCacheGroups(l) },
-      layout:
-        `${l.basis}. A block holds ${text.block} (the attention block size vLLM raised so that one attention page holds one Mamba layer's state: HybridAttentionMambaModelConfig). ` +
-        `A running request holds ceil(tokens / ${formatCount(ps)}) blocks in each of the ${formatCount(l.fullGroups)} attention group(s) and ${l.stateBlocks} block(s) in each of the ${formatCount(l.mambaGroups)} Mamba groups (${formatCount(state)} state blocks, whatever its length: vLLM's MambaManager), ` +
-        `taken when it is admitted and freed when it finishes or is preempted; it is admitted only when its state blocks and its prompt's blocks are free. Prefix-cache hits reuse attention blocks only; vLLM's Mamba state caching (mamba_cache_mode "align") is not modelled`,
-    };
-  }
-  if (l.kind !== 'hybrid') return { pages: blocks, tokens, pageSize: ps };
+  if (l.kind !== 'mamba' && l.kind !== 'hybrid') return { pages: blocks, tokens, pageSize: ps };
   const text = poolBlocksText(l, blocks);
+  // Every grouped pool (Mamba, chunked, sliding-window hybrid): its groups for the native pool and its layout in words.
+  const grouped = (g: { full: number; sliding: number; window: number; state: number }, layout: string) =>
+    ({ pages: blocks, tokens, pageSize: ps, blocks, groups: { ...g, count: kvCacheGroups(l) }, layout });
+  if (l.kind === 'mamba') {
+    const state = l.mambaGroups * l.stateBlocks;
+    return grouped(
+      { full: l.fullGroups, sliding: 0, window: 0, state },
+      `${l.basis}. A block holds ${text.block} (the attention block size vLLM raised so that one attention page holds one Mamba layer's state: HybridAttentionMambaModelConfig). ` +
+      `A running request holds ceil(tokens / ${formatCount(ps)}) blocks in each of the ${formatCount(l.fullGroups)} attention group(s) and ${l.stateBlocks} block(s) in each of the ${formatCount(l.mambaGroups)} Mamba groups (${formatCount(state)} state blocks, whatever its length: vLLM's MambaManager), ` +
+      `taken when it is admitted and freed when it finishes or is preempted; it is admitted only when its state blocks and its prompt's blocks are free. Prefix-cache hits reuse attention blocks only; vLLM's Mamba state caching (mamba_cache_mode "align") is not modelled`,
+    );
+  }
   const chunkedGroups = l.chunkedGroups ?? 0;
   if (chunkedGroups > 0) {
     // The native pool has no chunk rule (ChunkedLocalAttentionManager frees the blocks before
     // floor(computed / C) · C): a chunked group runs as a sliding window of C tokens, which holds the
     // C − 1 tokens before the current one where the chunk holds those since its start (at most as many).
     const c = l.chunk ?? 0;
-    return {
-      pages: blocks,
-      tokens,
-      pageSize: ps,
-      blocks,
-      groups: { full: l.fullGroups, sliding: chunkedGroups, window: c, state: 0, count: kvCacheGroups(l) },
-      layout:
-        `vLLM's hybrid KV-cache manager (HybridKVCacheCoordinator): a block holds ${text.block}; ${formatCount(l.fullGroups)} full-attention and ${formatCount(chunkedGroups)} chunked-attention group(s) take their blocks from the one pool. ` +
-        `A running request holds ceil(tokens / ${formatCount(ps)}) blocks in each full-attention group; vLLM's ChunkedLocalAttentionManager keeps in each chunked group only the blocks from the start of the current chunk of ${formatCount(c)} tokens, ` +
-        `simulated here as a sliding window of ${formatCount(c)} tokens (the blocks of positions max(0, computed − ${formatCount(c)} + 1) .. computed + scheduled − 1), which holds up to ${formatCount(c - 1)} tokens more per chunked group than vLLM: an upper bound on the blocks, so at most as many requests run at once as in vLLM; prefix-cache hits follow the sliding-window rule, not the chunked one`,
-    };
+    return grouped(
+      { full: l.fullGroups, sliding: chunkedGroups, window: c, state: 0 },
+      `vLLM's hybrid KV-cache manager (HybridKVCacheCoordinator): a block holds ${text.block}; ${formatCount(l.fullGroups)} full-attention and ${formatCount(chunkedGroups)} chunked-attention group(s) take their blocks from the one pool. ` +
+      `A running request holds ceil(tokens / ${formatCount(ps)}) blocks in each full-attention group; vLLM's ChunkedLocalAttentionManager keeps in each chunked group only the blocks from the start of the current chunk of ${formatCount(c)} tokens, ` +
+      `simulated here as a sliding window of ${formatCount(c)} tokens (the blocks of positions max(0, computed − ${formatCount(c)} + 1) .. computed + scheduled − 1), which holds up to ${formatCount(c - 1)} tokens more per chunked group than vLLM: an upper bound on the blocks, so at most as many requests run at once as in vLLM; prefix-cache hits follow the sliding-window rule, not the chunked one`,
+    );
   }
-  return {
-    pages: blocks,
-    tokens,
-    pageSize: ps,
-    blocks,
-    groups: { full: l.fullGroups, sliding: l.slidingGroups, window: l.window, state: 0, count: kvCacheGroups(l) },
-    layout:
-      `vLLM's hybrid KV-cache manager (HybridKVCacheCoordinator): a block holds ${text.block}; ${formatCount(l.fullGroups)} full-attention and ${formatCount(l.slidingGroups)} sliding-window group(s) take their blocks from the one pool. ` +
-      `A running request holds ceil(tokens / ${formatCount(ps)}) blocks in each full-attention group and, in each sliding-window group, the blocks of positions max(0, computed − ${formatCount(l.window)} + 1) .. computed + scheduled − 1 ` +
-      `(SlidingWindowManager: the blocks wholly outside the window freed before new ones are allocated); it is admitted only when every group's blocks are free. ` +
-      `With prefix caching, a sliding-window block the window or the request frees stays cached until it is evicted, and a hit is as long as every group has it (HybridKVCacheCoordinator.find_longest_cache_hit): the longest run of cached full-attention blocks, cut to the end of the last ${formatCount(Math.ceil((l.window - 1) / ps))} sliding-window blocks in a row that are cached (ceil((${formatCount(l.window)} − 1) / ${formatCount(ps)}), SlidingWindowManager), so a long shared prefix whose window blocks were evicted hits shorter than its full-attention blocks`,
-  };
+  return grouped(
+    { full: l.fullGroups, sliding: l.slidingGroups, window: l.window, state: 0 },
+    `vLLM's hybrid KV-cache manager (HybridKVCacheCoordinator): a block holds ${text.block}; ${formatCount(l.fullGroups)} full-attention and ${formatCount(l.slidingGroups)} sliding-window group(s) take their blocks from the one pool. ` +
+    `A running request holds ceil(tokens / ${formatCount(ps)}) blocks in each full-attention group and, in each sliding-window group, the blocks of positions max(0, computed − ${formatCount(l.window)} + 1) .. computed + scheduled − 1 ` +
+    `(SlidingWindowManager: the blocks wholly outside the window freed before new ones are allocated); it is admitted only when every group's blocks are free. ` +
+    `With prefix caching, a sliding-window block the window or the request frees stays cached until it is evicted, and a hit is as long as every group has it (HybridKVCacheCoordinator.find_longest_cache_hit): the longest run of cached full-attention blocks, cut to the end of the last ${formatCount(Math.ceil((l.window - 1) / ps))} sliding-window blocks in a row that are cached (ceil((${formatCount(l.window)} − 1) / ${formatCount(ps)}), SlidingWindowManager), so a long shared prefix whose window blocks were evicted hits shorter than its full-attention blocks`,
+  );
 }
 
 const ratio = (a: number, b: number): number => (b > 0 ? a / b : 0);
