@@ -523,9 +523,13 @@ export function gemma3nParams(model: ModelSpec): number {
   const p = g.hiddenSizePerLayerInput;
   const n = g.altupNumInputs;
   const top = h * L * p + p + 2 * (n - 1) * h * h;
-  const altup = n * n + n * n * n + h * n + 2 * h;
   const laurel = 2 * h * g.laurelRank + h;
-  return top + L * (altup + laurel + 2 * h * p);
+  return top + L * (gemma3nAltupParams(h, n) + laurel + 2 * h * p);
+}
+
+/** One Gemma 3n layer's AltUp (coefficients, modality_router, router_norm, correct_output_scale): n² + n³ + h·n + 2h. */
+function gemma3nAltupParams(h: number, n: number): number {
+  return n * n + n * n * n + h * n + 2 * h;
 }
 
 /**
@@ -542,7 +546,7 @@ export function gemma3nReplicatedParams(model: ModelSpec): number {
   if (!g) return 0;
   const h = model.hiddenSize;
   const n = g.altupNumInputs;
-  return model.numLayers * (n * n + n * n * n + h * n + 2 * h + h + 2 * h * g.hiddenSizePerLayerInput) + g.hiddenSizePerLayerInput;
+  return model.numLayers * (gemma3nAltupParams(h, n) + h + 2 * h * g.hiddenSizePerLayerInput) + g.hiddenSizePerLayerInput;
 }
 
 /** Parameter counts and where they sit. */
