@@ -16,6 +16,7 @@ import { fixtureText, loadModel } from './helpers';
 import { stopSimulations } from '../../native/simulator';
 import { formatPoolSummary, simulatePool, type SimulateOptions } from '../../runner/simulate/index';
 import { formatEstimate } from '../../runner/table';
+import { SCOUT } from '../fixtures/llama4';
 
 const GIB = 1024 ** 3;
 
@@ -245,19 +246,6 @@ test("README's all-sliding sentence: Mistral-7B-v0.1 on an H100 at 32,768 tokens
   assert.match(readme, /every layer slides \(Mistral-7B-v0\.1\) reserves, from vLLM 0\.9\.1 \(PR #19029\), ceil\(min\(window − 1 \+ max_num_batched_tokens, max_model_len\) \/ page_size\) \+ 1 blocks per request/);
   assert.match(readme, /Mistral-7B-v0\.1 on an H100 at 32,768 tokens \(max_num_batched_tokens 8,192\) reserves 769 blocks, 12,287 tokens/);
   assert.doesNotMatch(readme, /reserves its window alone per request/);
-});
-
-/**
- * Llama-4-Scout-17B-16E-Instruct's text_config (published config.json): 48 layers, 8 KV heads of 128,
- * attention_chunk_size 8,192, no_rope_layers left to its default (every 4th layer NoPE, global).
- */
-const SCOUT = JSON.stringify({
-  architectures: ['Llama4ForConditionalGeneration'], model_type: 'llama4', tie_word_embeddings: false,
-  text_config: {
-    model_type: 'llama4_text', num_hidden_layers: 48, hidden_size: 5120, num_attention_heads: 40, num_key_value_heads: 8,
-    head_dim: 128, intermediate_size: 8192, intermediate_size_mlp: 16384, vocab_size: 202048, max_position_embeddings: 10485760,
-    num_experts_per_tok: 1, num_local_experts: 16, interleave_moe_layer_step: 1, attention_chunk_size: 8192, torch_dtype: 'bfloat16',
-  },
 });
 
 /** Scout with an explicit 40 GiB KV budget, page_size 16, max_model_len 131,072, max_num_batched_tokens 8,192, and `extra` profile lines. */

@@ -17,6 +17,7 @@ import { fixtureText, loadModel } from './helpers';
 import { labelledConfig } from '../../scripts/bench-config-size';
 import { EAGER_MEMBERS, getProperty, parseJsonTree, toPlain, type TreeStats } from '../../core/config/index';
 import { at, only } from '../fixtures/problems';
+import { SCOUT, SCOUT_TEXT } from '../fixtures/llama4';
 
 test('every shipped config reads without errors or warnings', () => {
   for (const name of ['DeepSeek-V3', 'Llama-2-70b-hf', 'Llama-3.1-405B', 'Mixtral-8x7B-v0.1', 'Qwen3-30B-A3B', 'gemma-2-9b', 'gpt-oss-120b', 'gpt2', 'gpt2-large']) {
@@ -378,14 +379,7 @@ test('offsetToLineColumn is 1-based and handles CRLF; formatProblem is file:line
 });
 
 test('Llama 4 Scout (text_config): chunked attention on RoPE layers, MoE with a shared expert', () => {
-  const text = JSON.stringify({
-    architectures: ['Llama4ForConditionalGeneration'], model_type: 'llama4', tie_word_embeddings: false,
-    text_config: {
-      model_type: 'llama4_text', num_hidden_layers: 48, hidden_size: 5120, num_attention_heads: 40, num_key_value_heads: 8,
-      head_dim: 128, intermediate_size: 8192, intermediate_size_mlp: 16384, vocab_size: 202048, max_position_embeddings: 10485760,
-      num_experts_per_tok: 1, num_local_experts: 16, interleave_moe_layer_step: 1, attention_chunk_size: 8192, torch_dtype: 'bfloat16',
-    },
-  });
+  const text = SCOUT;
   const r = readModelConfig(text);
   assert.deepEqual(r.problems, []);
   const m = r.value!;
@@ -408,11 +402,7 @@ test('Llama 4 Scout (text_config): chunked attention on RoPE layers, MoE with a 
 });
 
 test('Llama 4 chunked attention is named attention_chunk_size in the estimate, not a sliding window (s34 newcomer-cli finding 11)', () => {
-  const text = JSON.stringify({
-    model_type: 'llama4_text', num_hidden_layers: 48, hidden_size: 5120, num_attention_heads: 40, num_key_value_heads: 8,
-    head_dim: 128, intermediate_size: 8192, intermediate_size_mlp: 16384, vocab_size: 202048, max_position_embeddings: 10485760,
-    num_experts_per_tok: 1, num_local_experts: 16, interleave_moe_layer_step: 1, attention_chunk_size: 8192, torch_dtype: 'bfloat16',
-  });
+  const text = JSON.stringify(SCOUT_TEXT);
   const p = profileFromModelConfig(readModelConfig(text).value!, null);
   // vLLM 0.10.1 to 0.13 keep the hybrid KV-cache manager off for chunked local attention (PR #21761).
   p.engine = { ...DEFAULT_ENGINE, vllmVersion: '0.13.0' };

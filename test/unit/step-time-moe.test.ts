@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { chunkAttention, chunkedPairs, expertShareRead, kvReadSeconds, pairSeconds, slidingPairs, stepSeconds, stepTimeModel, weightReadSeconds } from '../../runner/simulate/step-time';
 import { exampleProfile } from '../fixtures/profile';
 import { profileFromModelConfig, readModelConfig } from '../../core/config/index';
+import { SCOUT } from '../fixtures/llama4';
 
 
 function profileOf(model: string) {
@@ -80,14 +81,7 @@ test('Llama 4\'s chunked layers read only the query\'s own chunk (its chunk size
   // attention_chunk_size 8,192; 8 KV heads · head_dim 128 → 2 · 8 · 128 · 2 = 4,096 B per layer
   // and token in bf16. On the default H100 SXM at 0.8 · 3.35e12 = 2.68e12 B/s: full layers
   // 12 · 4,096 = 49,152 B, chunked 36 · 4,096 = 147,456 B per KV token.
-  const scout = readModelConfig(JSON.stringify({
-    architectures: ['Llama4ForConditionalGeneration'], model_type: 'llama4', tie_word_embeddings: false,
-    text_config: {
-      model_type: 'llama4_text', num_hidden_layers: 48, hidden_size: 5120, num_attention_heads: 40, num_key_value_heads: 8,
-      head_dim: 128, intermediate_size: 8192, intermediate_size_mlp: 16384, vocab_size: 202048, max_position_embeddings: 10485760,
-      num_experts_per_tok: 1, num_local_experts: 16, interleave_moe_layer_step: 1, attention_chunk_size: 8192, torch_dtype: 'bfloat16',
-    },
-  })).value!;
+  const scout = readModelConfig(SCOUT).value!;
   const close = (got: number, want: number, what: string) => assert.ok(Math.abs(got - want) / want < 1e-9, `${what}: ${got} vs ${want}`);
   const m = stepTimeModel(profileFromModelConfig(scout, null));
   close(m.perKvTokenS, 49_152 / 2.68e12, 'full layers');

@@ -12,6 +12,7 @@ import { v0MaxNumBatchedTokens } from '../../core/estimate/index';
 import { compareVllmLog, formatComparisonMarkdown, formatComparisonText, logFigureLines, parseVllmLog, rankNotes } from '../../core/vllmlog/index';
 import { MEMORY_LINE_CUES } from '../../core/vllmlog/parse';
 import { loadModel } from './helpers';
+import { SCOUT_TEXT } from '../fixtures/llama4';
 
 const GiB = 1024 ** 3;
 const LOGS = join(import.meta.dirname, 'fixtures', 'vllm-logs');
@@ -725,12 +726,6 @@ test('data parallelism: each engine prints its own KV figures; the smallest is r
   assert.match(rankNotes(log)[0]!.message, /^KV cache memory is printed 2 times, once per data-parallel engine \(line 1: 61\.71 GiB \(EngineCore_DP0 pid=5\), line 2: 61\.50 GiB \(EngineCore_DP1 pid=6\)\): the smallest is read, line 2; each engine sizes its own pool/);
 });
 
-/** meta-llama/Llama-4-Scout-17B-16E-Instruct's text_config, as published: 48 layers (every 4th NoPE, global), 8 KV heads of 128, chunks of 8,192. */
-const SCOUT_TEXT = {
-  model_type: 'llama4_text', num_hidden_layers: 48, hidden_size: 5120, num_attention_heads: 40, num_key_value_heads: 8,
-  head_dim: 128, intermediate_size: 8192, intermediate_size_mlp: 16384, vocab_size: 202048, max_position_embeddings: 10485760,
-  num_experts_per_tok: 1, num_local_experts: 16, interleave_moe_layer_step: 1, attention_chunk_size: 8192, torch_dtype: 'bfloat16',
-};
 
 test('Llama-4-Scout on a vLLM with the hybrid manager on for chunked attention: 4 KV-cache groups; the log\'s warning that turns it off gives one', () => {
   // CONSTRUCTED from vLLM's formulas (no public Scout log here). 40.00 GiB = 42,949,672,960 B.
