@@ -31,6 +31,13 @@ export interface ServingSimConfig {
   fullGroups?: number;
   slidingGroups?: number;
   /**
+   * A hybrid pool of chunked local-attention groups (Llama 4's attention_chunk_size C, tokens), with
+   * slidingWindow 0 and slidingGroups >= 1: the slidingGroups groups then keep only the current
+   * chunk's blocks, those of the pages from floor(floor(tokens / C) · C / pageSize) on (vLLM's
+   * ChunkedLocalAttentionManager; native/src/pool/allocator.h "Chunked local attention"). Default 0.
+   */
+  attentionChunkSize?: number;
+  /**
    * A hybrid Mamba pool (native/src/pool/allocator.h "State blocks"), with slidingWindow 0: blocks
    * every running request holds whatever its length (its Mamba groups' state blocks), besides
    * its pages of fullGroups blocks each; numPages and watermarkPages are blocks. Default 0.
@@ -184,9 +191,12 @@ function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests)
   intArg('slidingWindow', config.slidingWindow, 0, INT32_MAX);
   intArg('fullGroups', config.fullGroups ?? 1, 1, config.numPages);
   intArg('slidingGroups', config.slidingGroups ?? 0, 0, INT32_MAX);
-  if ((config.slidingGroups ?? 0) > 0 && config.slidingWindow < 1) throw new RangeError('slidingGroups needs slidingWindow >= 1 (the sliding-window groups\' window)');
+  intArg('attentionChunkSize', config.attentionChunkSize ?? 0, 0, INT32_MAX);
+  const chunked = (config.attentionChunkSize ?? 0) > 0;
+  if (chunked && (config.slidingWindow !== 0 || (config.slidingGroups ?? 0) < 1)) throw new RangeError('attentionChunkSize needs slidingWindow 0 and slidingGroups >= 1 (the chunked local-attention groups)');
+  if ((config.slidingGroups ?? 0) > 0 && config.slidingWindow < 1 && !chunked) throw new RangeError('slidingGroups needs slidingWindow >= 1 (the sliding-window groups\' window) or attentionChunkSize >= 1');
   intArg('stateBlocks', config.stateBlocks ?? 0, 0, config.numPages);
-  if ((config.stateBlocks ?? 0) > 0 && config.slidingWindow !== 0) throw new RangeError('stateBlocks needs slidingWindow 0 (a hybrid Mamba pool has no sliding-window groups)');
+  if ((config.stateBlocks ?? 0) > 0 && (config.slidingWindow !== 0 || chunked)) throw new RangeError('stateBlocks needs slidingWindow 0 and attentionChunkSize 0 (a hybrid Mamba pool has no sliding-window or chunked groups)');
   intArg('maxNumSeqs', config.maxNumSeqs, 1, INT32_MAX);
   intArg('maxNumBatchedTokens', config.maxNumBatchedTokens, 1, INT32_MAX);
   intArg('maxModelLen', config.maxModelLen, 1, INT32_MAX);

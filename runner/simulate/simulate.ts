@@ -179,7 +179,7 @@ export interface SimulateOptions {
  * (native/src/pool/allocator.h "Hybrid pool"); `layout` says how, for PoolResult.poolLayout.
  * @throws PoolConfigError ({@link poolSizeProblem}).
  */
-function poolPages(profile: Profile, numPages: number | undefined): { pages: number; tokens: number; pageSize: number; blocks?: number; layout?: string; groups?: { full: number; sliding: number; window: number; state: number; count: number } } {
+function poolPages(profile: Profile, numPages: number | undefined): { pages: number; tokens: number; pageSize: number; blocks?: number; layout?: string; groups?: { full: number; sliding: number; window: number; chunk: number; state: number; count: number } } {
   const problem = numPages === undefined ? poolSizeProblem(profile) : null;
   if (problem) throw configError(profile, problem.keys, problem.message);
   // The model's pool layout even for given numPages: a hybrid Mamba model's block size is vLLM's raised one.
@@ -199,12 +199,12 @@ function poolPages(profile: Profile, numPages: number | undefined): { pages: num
   if (l.kind !== 'mamba' && l.kind !== 'hybrid') return { pages: blocks, tokens, pageSize: ps };
   const text = poolBlocksText(l, blocks);
   // Every grouped pool (Mamba, chunked, sliding-window hybrid): its groups for the native pool and its layout in words.
-  const grouped = (g: { full: number; sliding: number; window: number; state: number }, layout: string) =>
+  const grouped = (g: { full: number; sliding: number; window: number; chunk: number; state: number }, layout: string) =>
     ({ pages: blocks, tokens, pageSize: ps, blocks, groups: { ...g, count: kvCacheGroups(l) }, layout });
   if (l.kind === 'mamba') {
     const state = l.mambaGroups * l.stateBlocks;
     return grouped(
-      { full: l.fullGroups, sliding: 0, window: 0, state },
+      { full: l.fullGroups, sliding: 0, window: 0, chunk: 0, state },
       `${l.basis}. A block holds ${text.block} (the attention block size vLLM raised so that one attention page holds one Mamba layer's state: HybridAttentionMambaModelConfig). ` +
       `A running request holds ceil(tokens / ${formatCount(ps)}) blocks in each of the ${formatCount(l.fullGroups)} attention group(s) and ${l.stateBlocks} block(s) in each of the ${formatCount(l.mambaGroups)} Mamba groups (${formatCount(state)} state blocks, whatever its length: vLLM's MambaManager), ` +
       `taken when it is admitted and freed when it finishes or is preempted; it is admitted only when its state blocks and its prompt's blocks are free. Prefix-cache hits reuse attention blocks only; vLLM's Mamba state caching (mamba_cache_mode "align") is not modelled`,
@@ -212,19 +212,17 @@ function poolPages(profile: Profile, numPages: number | undefined): { pages: num
   }
   const chunkedGroups = l.chunkedGroups ?? 0;
   if (chunkedGroups > 0) {
-    // The native pool has no chunk rule (ChunkedLocalAttentionManager frees the blocks before
-    // floor(computed / C) · C): a chunked group runs as a sliding window of C tokens, which holds the
-    // C − 1 tokens before the current one where the chunk holds those since its start (at most as many).
     const c = l.chunk ?? 0;
     return grouped(
-      { full: l.fullGroups, sliding: chunkedGroups, window: c, state: 0 },
+      { full: l.fullGroups, sliding: chunkedGroups, window: 0, chunk: c, state: 0 },
       `vLLM's hybrid KV-cache manager (HybridKVCacheCoordinator): a block holds ${text.block}; ${formatCount(l.fullGroups)} full-attention and ${formatCount(chunkedGroups)} chunked-attention group(s) take their blocks from the one pool. ` +
-      `A running request holds ceil(tokens / ${formatCount(ps)}) blocks in each full-attention group; vLLM's ChunkedLocalAttentionManager keeps in each chunked group only the blocks from the start of the current chunk of ${formatCount(c)} tokens, ` +
-      `simulated here as a sliding window of ${formatCount(c)} tokens (the blocks of positions max(0, computed − ${formatCount(c)} + 1) .. computed + scheduled − 1), which holds up to ${formatCount(c - 1)} tokens more per chunked group than vLLM: an upper bound on the blocks, so at most as many requests run at once as in vLLM; prefix-cache hits follow the sliding-window rule, not the chunked one`,
+      `A running request holds ceil(tokens / ${formatCount(ps)}) blocks in each full-attention group and, in each chunked group, only the current ${formatCount(c)}-token chunk's: the blocks of positions floor(computed / ${formatCount(c)}) · ${formatCount(c)} .. computed + scheduled − 1 ` +
+      `(ChunkedLocalAttentionManager: the blocks before the chunk's start freed before new ones are allocated); it is admitted only when every group's blocks are free. ` +
+      `With prefix caching, a chunked block the chunk or the request frees stays cached until it is evicted, and a hit is as long as every group has it (HybridKVCacheCoordinator.find_longest_cache_hit): the longest run of cached full-attention blocks; the blocks before its last chunk's start count as hit without chunked blocks, and from there the hit ends at the first chunked block not cached (ChunkedLocalAttentionManager.find_longest_cache_hit)`,
     );
   }
   return grouped(
-    { full: l.fullGroups, sliding: l.slidingGroups, window: l.window, state: 0 },
+    { full: l.fullGroups, sliding: l.slidingGroups, window: l.window, chunk: 0, state: 0 },
     `vLLM's hybrid KV-cache manager (HybridKVCacheCoordinator): a block holds ${text.block}; ${formatCount(l.fullGroups)} full-attention and ${formatCount(l.slidingGroups)} sliding-window group(s) take their blocks from the one pool. ` +
     `A running request holds ceil(tokens / ${formatCount(ps)}) blocks in each full-attention group and, in each sliding-window group, the blocks of positions max(0, computed − ${formatCount(l.window)} + 1) .. computed + scheduled − 1 ` +
     `(SlidingWindowManager: the blocks wholly outside the window freed before new ones are allocated); it is admitted only when every group's blocks are free. ` +
@@ -386,7 +384,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     pageSize,
     watermarkPages: Math.floor(watermark * numPages),
     slidingWindow: groups ? groups.window : allSliding ? model.slidingWindow! : 0,
-    ...(groups ? { fullGroups: groups.full, slidingGroups: groups.sliding, stateBlocks: groups.state } : {}),
+    ...(groups ? { fullGroups: groups.full, slidingGroups: groups.sliding, stateBlocks: groups.state, attentionChunkSize: groups.chunk } : {}),
     enablePrefixCaching: opts.enablePrefixCaching ?? true,
     maxNumSeqs: maxNumSeqsOf(profile),
     maxNumBatchedTokens: maxNumBatchedTokensOf(profile),
@@ -418,7 +416,7 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
   opts.signal?.addEventListener('abort', forwardAbort, { once: true });
   // The baselines reserve token slots of every layer: the pool's tokens (a hybrid pool's blocks hold a token once per group).
   const baselinePages = Math.max(1, Math.floor(poolTokenCount / pageSize));
-  const baselineConfig: ServingSimConfig = { ...config, numPages: baselinePages, watermarkPages: 0, slidingWindow: 0, fullGroups: 1, slidingGroups: 0, stateBlocks: 0, enablePrefixCaching: false, maxSamples: 2 };
+  const baselineConfig: ServingSimConfig = { ...config, numPages: baselinePages, watermarkPages: 0, slidingWindow: 0, fullGroups: 1, slidingGroups: 0, stateBlocks: 0, attentionChunkSize: 0, enablePrefixCaching: false, maxSamples: 2 };
   const baselineRun = opts.baselines === false
     ? Promise.resolve([])
     : runSimulationsInWorker(BASELINES.map((layout) => ({ ...baselineConfig, layout })), packed, stopBaselines.signal);

@@ -292,16 +292,26 @@ test('Llama-4-Scout on vLLM 0.13.0 (hybrid manager off for chunked local attenti
   assert.match(e.notes.find((n) => n.startsWith('chunked-attention layers')) ?? '', /vLLM < 0\.14\.0 \(engine\.vllm_version 0\.13\.0\) turns the hybrid KV-cache manager off for chunked local attention by default \(PR #21761/);
 });
 
-test('simulate Llama-4-Scout: the pool is vLLM\'s 4 groups\' blocks, the chunked groups run as a window of the chunk and the layout says so', async () => {
+test('simulate Llama-4-Scout: the pool is vLLM\'s 4 groups\' blocks, a chunked group keeps only the current chunk\'s (ChunkedLocalAttentionManager) and the layout says so', async () => {
   // Pool of the estimate above: 54,613 blocks, 4 groups. One request of 32 + 2 tokens holds at its last
   // step ceil(34 / 16) = 3 blocks in the full group and 3 in each chunked group (all in its first chunk): 12.
-  const opts: SimulateOptions = { stepTime: { perStepS: 1, perTokenS: 0, perKvTokenS: 0 }, watermark: 0, baselines: false, trace: [{ arrivalS: 0, promptLen: 32, outputLen: 2 }] };
-  const r = await simulatePool(scout(), opts);
+  const unit: SimulateOptions = { stepTime: { perStepS: 1, perTokenS: 0, perKvTokenS: 0 }, watermark: 0, baselines: false };
+  const r = await simulatePool(scout(), { ...unit, trace: [{ arrivalS: 0, promptLen: 32, outputLen: 2 }] });
   assert.equal(r.numPages, 54_613);
   assert.equal(r.poolGroups, 4);
   assert.equal(r.poolTokens, 218_448);
   assert.equal(r.summary.peakOccupancy, 12 / 54_613);
-  assert.match(r.poolLayout ?? '', /1 full-attention and 3 chunked-attention group\(s\) take their blocks from the one pool\. .*simulated here as a sliding window of 8,192 tokens .*an upper bound on the blocks/);
+  assert.match(r.poolLayout ?? '', /1 full-attention and 3 chunked-attention group\(s\) take their blocks from the one pool\. .*in each chunked group, only the current 8,192-token chunk's: the blocks of positions floor\(computed \/ 8,192\) · 8,192 \.\. computed \+ scheduled − 1/);
+  assert.doesNotMatch(r.poolLayout ?? '', /upper bound|sliding window/);
+  // A long prompt of 20,000 tokens, output 2, prefilled in chunks of max_num_batched_tokens 8,192 (chunk C = 8,192
+  // tokens = 512 blocks of 16), by hand (vLLM frees a chunked group's blocks before floor(c / C) · C, then allocates):
+  //   step 1: c = 0, n = 8,192: full 512, each chunked group pages 0..511: 4 · 512 = 2,048.
+  //   step 2: c = 8,192: pages 0..511 freed; 16,384 tokens: full 1,024, chunked 512..1,023: 1,024 + 3 · 512 = 2,560 (the peak).
+  //   step 3: c = 16,384: pages ..1,023 freed; 20,000: full 1,250, chunked 1,024..1,249: 1,250 + 3 · 226 = 1,928.
+  //   step 4: c = 20,000: 20,001 tokens: 1,251 + 3 · 227 = 1,932.
+  // As a sliding window of 8,192 (the simulation before): step 2 keeps pages 0..1,023 (1,024 + 3 · 1,024 = 4,096).
+  const long = await simulatePool(scout(), { ...unit, trace: [{ arrivalS: 0, promptLen: 20_000, outputLen: 2 }] });
+  assert.equal(long.summary.peakOccupancy, 2_560 / 54_613);
   await stopSimulations();
 });
 

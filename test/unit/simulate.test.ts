@@ -223,8 +223,9 @@ test('coasting and private tails give the same run as serving every request ever
     // Chunked local-attention layers instead (used when there is no window): coasting requests
     // cross chunk boundaries, where their read falls back to 1 token.
     stepAttentionChunkSize: fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 100 })),
-    // A hybrid pool (0: none): window blocks released at their own events.
-    hybrid: fc.oneof(fc.constant(null), fc.record({ window: fc.integer({ min: 2, max: 60 }), full: fc.integer({ min: 1, max: 2 }), sliding: fc.integer({ min: 1, max: 2 }) })),
+    // A hybrid pool (0: none): window blocks released at their own events; chunked: the groups
+    // keep the current chunk of `window` tokens (Llama 4) instead of a sliding window.
+    hybrid: fc.oneof(fc.constant(null), fc.record({ window: fc.integer({ min: 2, max: 60 }), full: fc.integer({ min: 1, max: 2 }), sliding: fc.integer({ min: 1, max: 2 }), chunked: fc.boolean() })),
   });
   fc.assert(
     fc.property(setup, ({ requests, layout, pageSize, ...rest }) => {
@@ -232,8 +233,8 @@ test('coasting and private tails give the same run as serving every request ever
       // Every request fits alone (a hybrid pool: every group's blocks of 160 tokens, and one more each).
       const numPages = Math.max(rest.numPages, Math.ceil(160 / pageSize) * (h ? h.full + h.sliding : 1) + (h ? h.sliding : 0));
       const config: ServingSimConfig = {
-        layout, pageSize, numPages, watermarkPages: rest.watermarkPages, slidingWindow: h ? h.window : 0,
-        ...(h ? { fullGroups: h.full, slidingGroups: h.sliding } : {}),
+        layout, pageSize, numPages, watermarkPages: rest.watermarkPages, slidingWindow: h && !h.chunked ? h.window : 0,
+        ...(h ? { fullGroups: h.full, slidingGroups: h.sliding, ...(h.chunked ? { attentionChunkSize: h.window } : {}) } : {}),
         enablePrefixCaching: rest.enablePrefixCaching, maxNumSeqs: rest.maxNumSeqs,
         maxNumBatchedTokens: rest.maxNumBatchedTokens, maxModelLen: 160,
         perStepS: 0.01, weightsS: 0.004, perKvTokenS: 1e-5, perTokenS: 1e-4, perPairS: 2e-6, maxSamples: 1_000_000,
@@ -310,6 +311,80 @@ test('hybrid pool by hand: every group\'s blocks charged from one pool; a preemp
     assert.equal(t.steps, 11);
     assert.equal(t.peakPagesUsed, 8);
     assert.deepEqual(Array.from(sim.times().finishS), [6, 11]);
+  }
+});
+
+test('chunked local-attention pool by hand (Llama 4): a chunked group keeps only the current chunk\'s blocks (vLLM ChunkedLocalAttentionManager)', () => {
+  // page_size 4, chunk C = 8 (2 pages), 1 full-attention + 1 chunked group, one request of prompt 10,
+  // output 8, one step a second, no prefix caching. Before the append at c computed tokens vLLM frees
+  // the chunked blocks before get_num_skipped_tokens(c) = floor(c / 8) · 8 (remove_skipped_blocks, then
+  // allocate_new_blocks(c + n)); the full group holds ceil((c + n) / 4):
+  //   step 1: c = 0, n = 10: full 3, chunked pages 0..2: 3 -> 6.
+  //   step 2: c = 10: skipped 8 -> chunked pages 0, 1 freed; 11 tokens: full 3, chunked page 2 -> 4.
+  //   step 3: c = 11: 12 tokens -> 4.   step 4: c = 12: page 3 in both: full 4, chunked 2, 3 -> 6.
+  //   steps 5-7: c = 13..15 -> 6.       step 8: c = 16: skipped 16 -> pages 2, 3 freed; page 4: 5 + 1 = 6.
+  // (As a sliding window of 8, the old upper bound: 6, 6, 5, 7, 7, 7, 6, 8, since a window of 8
+  // keeps the 7 tokens before the current one where the chunk keeps those since its start.)
+  const packed = packRequests([{ arrivalS: 0, promptLen: 10, outputLen: 8 }]);
+  const config: ServingSimConfig = {
+    layout: 'paged', numPages: 40, pageSize: 4, watermarkPages: 0, slidingWindow: 0, fullGroups: 1, slidingGroups: 1, attentionChunkSize: 8,
+    enablePrefixCaching: false, maxNumSeqs: 8, maxNumBatchedTokens: 64, maxModelLen: 64,
+    perStepS: 1, weightsS: 0, perKvTokenS: 0, perTokenS: 0, perPairS: 0, maxSamples: 1000,
+  };
+  const f = SIM_SAMPLE_FIELDS.length;
+  for (const coast of [true, false]) {
+    const sim = new ServingSimulator({ ...config, coast }, packed);
+    assert.equal(sim.run(1000), true);
+    const s = sim.samples();
+    const col = (k: number) => Array.from({ length: s.length / f }, (_, i) => s[i * f + k]);
+    assert.deepEqual(col(1), [6, 4, 4, 6, 6, 6, 6, 6], `blocks held per step (coast ${coast})`);
+    for (let i = 0; i < s.length / f; i++) assert.equal(col(1)[i]! + col(2)[i]! + col(3)[i]!, 40);
+  }
+  // A chunk with a sliding window or without groups is refused, naming the argument.
+  assert.throws(() => new ServingSimulator({ ...config, slidingWindow: 8 }, packed), /attentionChunkSize needs slidingWindow 0 and slidingGroups >= 1/);
+  assert.throws(() => new ServingSimulator({ ...config, slidingGroups: 0 }, packed), /attentionChunkSize needs slidingWindow 0 and slidingGroups >= 1/);
+});
+
+test('chunked prefix caching: the blocks before the hit\'s chunk count as hit without chunked blocks; from its start the chunked blocks must be cached (vLLM ChunkedLocalAttentionManager.find_longest_cache_hit)', () => {
+  // 2 groups (1 full-attention, 1 chunked of C = 8 tokens = 2 pages of 4), one step a second.
+  // A (t 0): prompt 40 = 36 shared + 4 own, output 3; C (t 1.5): its own prompt of 4 or 8, output 1;
+  // B (t 2.5): the same 36 shared tokens + 4 own, output 1. By hand:
+  //   step 1: A prefills 40: 10 pages + 10 chunked pages = 20 blocks, registered as they fill.
+  //   step 2: A's decode at c = 40 first frees the chunked pages before floor(40 / 8) · 8 = 40,
+  //           page 10: 9, 8, .., 0 (the highest first) to the cached queue, then takes page 10 in
+  //           both groups: 12 held, 10 cached, X free (numPages = 22 + X).
+  //   step 3: C takes a page and a chunked page per 4 tokens; beyond the X free blocks it evicts the
+  //           least recently released cached record: chunked page 9 first, then 8, 7, 6.
+  //   step 4: B's lookup: the full group's run is 9 pages (at most (40 − 1) / 4 = 9); the chunked group
+  //           (max_length 36) counts the pages before floor(36 / 8) · 8 = 32 (page 8) as hit, null, and
+  //           needs page 8's chunked block from there:
+  //     X = 2, C 4 tokens: nothing evicted: 9 pages = 36 tokens;
+  //     X = 1, C 4 tokens: 9 evicted, 8 cached: 36;
+  //     X = 0, C 4 tokens: 9, 8 evicted: 8 pages = 32;
+  //     X = 0, C 8 tokens: 9, 8, 7, 6 evicted: 32 (the sliding rule of a window of 8, which needs the
+  //             ceil(7 / 4) = 2 window pages before the hit's end, found 5, 4: 24).
+  const requests = (c: number) =>
+    packRequests([
+      { arrivalS: 0, promptLen: 40, outputLen: 3, prefixId: 'p', prefixLen: 36 },
+      { arrivalS: 1.5, promptLen: c, outputLen: 1 },
+      { arrivalS: 2.5, promptLen: 40, outputLen: 1, prefixId: 'p', prefixLen: 36 },
+    ]);
+  const config: ServingSimConfig = {
+    layout: 'paged', numPages: 22, pageSize: 4, watermarkPages: 0, slidingWindow: 0, fullGroups: 1, slidingGroups: 1, attentionChunkSize: 8,
+    enablePrefixCaching: true, maxNumSeqs: 8, maxNumBatchedTokens: 64, maxModelLen: 128,
+    perStepS: 1, weightsS: 0, perKvTokenS: 0, perTokenS: 0, perPairS: 0, maxSamples: 1000,
+  };
+  for (const coast of [true, false]) {
+    for (const [free, c, hit] of [[2, 4, 36], [1, 4, 36], [0, 4, 32], [0, 8, 32]] as const) {
+      const sim = new ServingSimulator({ ...config, numPages: 22 + free, coast }, requests(c));
+      assert.equal(sim.run(1000), true);
+      const t = sim.totals();
+      assert.equal(t.preemptions, 0);
+      assert.equal(t.prefixHitTokens, hit, `X = ${free}, C ${c} tokens, coast ${coast}`);
+      const s = sim.samples();
+      const f = SIM_SAMPLE_FIELDS.length;
+      for (let i = 0; i < s.length / f; i++) assert.equal(s[i * f + 1]! + s[i * f + 2]! + s[i * f + 3]!, 22 + free, 'held + cached + free = the pool');
+    }
   }
 });
 

@@ -66,6 +66,7 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     if (c.Has("fullGroups")) config.allocator.full_groups = static_cast<int32_t>(Num(c, "fullGroups"));
     if (c.Has("slidingGroups")) config.allocator.sliding_groups = static_cast<int32_t>(Num(c, "slidingGroups"));
     if (c.Has("stateBlocks")) config.allocator.state_blocks = static_cast<int32_t>(Num(c, "stateBlocks"));
+    if (c.Has("attentionChunkSize")) config.allocator.attention_chunk_size = static_cast<int32_t>(Num(c, "attentionChunkSize"));
     config.allocator.enable_prefix_caching = c.Get("enablePrefixCaching").ToBoolean().Value();
     config.max_num_seqs = static_cast<int32_t>(Num(c, "maxNumSeqs"));
     config.max_num_batched_tokens = static_cast<int32_t>(Num(c, "maxNumBatchedTokens"));

@@ -18,10 +18,13 @@ const char* AllocStatusName(AllocStatus status) {
 }
 
 AllocStatus PageAllocator::Validate(const PageAllocatorConfig& c) {
+  // Chunked local attention: a hybrid pool's groups, in place of a sliding window.
+  const bool chunked = c.attention_chunk_size > 0;
   if (c.num_pages <= 0 || c.page_size <= 0 || c.watermark_pages < 0 || c.watermark_pages > c.num_pages ||
-      c.sliding_window < 0 || c.full_groups < 1 || c.sliding_groups < 0 ||
-      (c.sliding_groups > 0 && (c.sliding_window == 0 || c.num_pages < c.full_groups)) || c.state_blocks < 0 ||
-      (c.state_blocks > 0 && (c.sliding_window != 0 || c.num_pages < c.full_groups)))
+      c.sliding_window < 0 || c.full_groups < 1 || c.sliding_groups < 0 || c.attention_chunk_size < 0 ||
+      (chunked && (c.sliding_window != 0 || c.sliding_groups == 0)) ||
+      (c.sliding_groups > 0 && ((c.sliding_window == 0 && !chunked) || c.num_pages < c.full_groups)) || c.state_blocks < 0 ||
+      (c.state_blocks > 0 && (c.sliding_window != 0 || chunked || c.num_pages < c.full_groups)))
     return AllocStatus::kInvalidArgument;
   return AllocStatus::kOk;
 }
@@ -30,8 +33,8 @@ PageAllocator::PageAllocator(const PageAllocatorConfig& config)
     : config_(config),
       page_(config.page_size),
       window_frees_pages_(config.sliding_window > 0 && config.sliding_groups == 0),
-      page_blocks_((config.sliding_window > 0 && config.sliding_groups > 0) || config.state_blocks > 0 ? config.full_groups : 1),
-      window_blocks_(config.sliding_window > 0 ? config.sliding_groups : 0),
+      page_blocks_(config.sliding_groups > 0 || config.state_blocks > 0 ? config.full_groups : 1),
+      window_blocks_(config.sliding_groups),
       free_blocks_(config.num_pages) {
   // A pool of B blocks has at most floor(B / m) pages and window pages held or cached at once,
   // m the fewer blocks of the two.
@@ -229,11 +232,22 @@ void PageAllocator::Publish(Sequence& seq, const int32_t* tokens) {
 }
 int64_t PageAllocator::WindowLimit(const Sequence& seq, int64_t num_tokens) const {
   // vLLM SlidingWindowManager: the next query (position num_tokens) sees keys at positions
-  // >= num_tokens − W + 1; whole pages before that are never read again.
+  // >= num_tokens − W + 1; whole pages before that are never read again. ChunkedLocalAttentionManager:
+  // it sees its own chunk's keys, from floor(num_tokens / C) · C.
+  const int64_t chunk = config_.attention_chunk_size;
+  if (chunk > 0) return std::max<int64_t>(seq.first_live_page, page_.Div(num_tokens / chunk * chunk));
   const int64_t w = config_.sliding_window;
   if (w <= 0) return seq.first_live_page;
   const int64_t keep_from = num_tokens - w + 1;
   return std::max<int64_t>(seq.first_live_page, keep_from > 0 ? page_.Div(keep_from) : 0);
+}
+
+int64_t PageAllocator::NextWindowReleaseAt(int32_t slot) const {
+  const int64_t ps = config_.page_size;
+  const int64_t next = (seqs_[slot].first_live_page + 1) * ps;  // the first position past that page
+  const int64_t chunk = config_.attention_chunk_size;
+  if (chunk > 0) return (next + chunk - 1) / chunk * chunk;
+  return next + config_.sliding_window - 1;
 }
 
 void PageAllocator::ReleaseOutsideWindow(Sequence& seq, int64_t limit) {
@@ -397,23 +411,33 @@ AllocStatus PageAllocator::Allocate(int64_t seq_id, const int32_t* tokens, int64
   std::vector<int32_t>& window_hits = window_scratch_;
   int64_t first_window_page = 0;
   if (window_blocks_ > 0 && !hits.empty()) {
-    const int64_t c = (config_.sliding_window - 1 + ps - 1) / ps;
     const int64_t hf = static_cast<int64_t>(hits.size());
-    int64_t run = 0, end = -1;
-    for (int64_t lp = hf - 1; lp >= 0; --lp) {
-      if (page_by_hash_.Find(WindowKey(hashes[static_cast<size_t>(lp)])) == FlatMap64::kNotFound) {
-        run = 0;
-        continue;
+    const int64_t chunk = config_.attention_chunk_size;
+    int64_t end = -1;
+    if (chunk > 0) {
+      // Chunked: the pages before the hit's chunk are hit without window pages; then the run of
+      // cached window pages from there ("Chunked local attention").
+      first_window_page = page_.Div(hf * ps / chunk * chunk);
+      end = first_window_page;
+      while (end < hf && page_by_hash_.Find(WindowKey(hashes[static_cast<size_t>(end)])) != FlatMap64::kNotFound) ++end;
+    } else {
+      const int64_t c = (config_.sliding_window - 1 + ps - 1) / ps;
+      int64_t run = 0;
+      for (int64_t lp = hf - 1; lp >= 0; --lp) {
+        if (page_by_hash_.Find(WindowKey(hashes[static_cast<size_t>(lp)])) == FlatMap64::kNotFound) {
+          run = 0;
+          continue;
+        }
+        if (++run >= c) {
+          end = lp + run;
+          break;
+        }
       }
-      if (++run >= c) {
-        end = lp + run;
-        break;
-      }
+      if (end < 0) end = run;  // no run of c: the run from page 0 (maybe none)
+      first_window_page = std::max<int64_t>(end - c, 0);
     }
-    if (end < 0) end = run;  // no run of c: the run from page 0 (maybe none)
     hits.resize(static_cast<size_t>(end));
     parent = end > 0 ? hashes[static_cast<size_t>(end - 1)] : kRootHash;
-    first_window_page = std::max<int64_t>(end - c, 0);
     window_hits.clear();
     for (int64_t lp = first_window_page; lp < end; ++lp)
       window_hits.push_back(page_by_hash_.Find(WindowKey(hashes[static_cast<size_t>(lp)])));

@@ -36,7 +36,9 @@
 //   F = 0, S = 1  (sliding_window > 0, sliding_groups 0: every layer slides): one group, whose
 //                 blocks are the pages and leave with the window (below).
 //   F, S >= 1     (sliding_window > 0, sliding_groups S, full_groups F: a hybrid model, vLLM's
-//                 HybridKVCacheCoordinator; see "Hybrid pool").
+//                 HybridKVCacheCoordinator; see "Hybrid pool"). With attention_chunk_size C > 0 in
+//                 place of sliding_window, the S groups are chunked local-attention groups (Llama 4;
+//                 see "Chunked local attention").
 // A page (a block-table entry) is one block of each group held for the sequence's life — the F
 // full-attention groups', or the one group of an all-sliding pool — and is the unit of prefix
 // caching, sharing and eviction: page_blocks = F, or 1 when F = 0. The other sliding-window
@@ -54,6 +56,20 @@
 // themselves, whose block-table entries become kNoPage; in a hybrid pool the window blocks. Release
 // happens at the next append, not at the end of this one, because the tokens just appended still
 // have K/V to write.
+//
+// Chunked local attention (vLLM ChunkedLocalAttentionManager, vllm/v1/core/
+// single_type_kv_cache_manager.py; a hybrid pool with attention_chunk_size C > 0, sliding_window
+// 0): the S groups' window covers the current chunk only. Before an append at num_tokens tokens
+// the window blocks of the pages wholly before floor(num_tokens / C) · C go (get_num_skipped_tokens
+// = floor(num_computed_tokens / C) · C, freed by remove_skipped_blocks before allocate_new_blocks):
+// first_live_page = floor(floor(num_tokens / C) · C / page_size) (WindowLimit). A prefix-cache hit
+// (ChunkedLocalAttentionManager.find_longest_cache_hit after the full-attention groups' pass, one
+// pass as HybridKVCacheCoordinator makes it for one full and one other spec): with hf the full
+// groups' hit pages, the pages before s = floor(floor(hf · page_size / C) · C / page_size) count as
+// hit without window pages (outside the chunk), and the hit ends at the first page from s whose
+// window page is not cached: h = s + that run; the sequence holds window pages [s, h). Everything
+// else (taking, registering, caching window pages, private pages, Fork refused) is as in "Hybrid
+// pool".
 //
 // Hybrid pool: a page's window blocks (S, one per sliding-window group) are one record of their
 // own, a window page, held, shared, hashed and cached as a page is: registered under its page's
@@ -125,6 +141,9 @@ struct PageAllocatorConfig {
   // the sliding window (if any) applies.
   int32_t full_groups = 1;
   int32_t sliding_groups = 0;
+  // C, tokens (with sliding_groups > 0 and sliding_window 0): the sliding_groups groups are
+  // chunked local-attention groups of chunks of C tokens ("Chunked local attention"); 0: none.
+  int32_t attention_chunk_size = 0;
   // Blocks every live sequence holds whatever its length ("State blocks"); with sliding_window 0
   // only. > 0 makes a page full_groups blocks.
   int32_t state_blocks = 0;
@@ -245,6 +264,10 @@ class PageAllocator {
   void ReleaseWindowAt(int32_t slot, int64_t num_tokens);
   // The first logical page whose sliding-window blocks the sequence still holds.
   int64_t FirstWindowPageAt(int32_t slot) const { return seqs_[slot].first_live_page; }
+  // With window blocks: the smallest sequence length at which an append releases the window blocks
+  // of the first page the sequence still holds them for (first window page p): (p + 1) ·
+  // page_size + W − 1 for a sliding window W, ceil((p + 1) · page_size / C) · C for chunks of C.
+  int64_t NextWindowReleaseAt(int32_t slot) const;
   // Groups a stored token occupies a slot in: page_blocks + window blocks a page (F + S for a
   // hybrid pool, else 1).
   int32_t SlotsPerToken() const { return page_blocks_ + window_blocks_; }

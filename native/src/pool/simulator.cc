@@ -98,9 +98,14 @@ bool ServingSimulator::CanEverFit(const SimRequest& r, int32_t output_len) const
     const int64_t pages = (max_kv + ps - 1) / ps;
     // Each page's blocks, and the window blocks of at most
     // ceil(min(W − 1 + max_num_batched_tokens, N) / page_size) + 1 pages (an append of n <=
-    // max_num_batched_tokens tokens after c holds pages floor((c − W + 1) / ps) .. ceil((c + n) / ps) − 1).
-    const int64_t span = std::min<int64_t>(config_.allocator.sliding_window - 1 + config_.max_num_batched_tokens, max_kv);
-    const int64_t window_pages = std::min<int64_t>((span + ps - 1) / ps + 1, pages);
+    // max_num_batched_tokens tokens after c holds pages floor((c − W + 1) / ps) .. ceil((c + n) / ps) − 1);
+    // with chunks of C, pages floor(floor(c / C) · C / ps) .. ceil((c + n) / ps) − 1: at most
+    // ceil(min(C − 1 + max_num_batched_tokens, N) / page_size), + 1 when C is not a multiple of it.
+    const int64_t chunk = config_.allocator.attention_chunk_size;
+    const int64_t reach = chunk > 0 ? chunk : config_.allocator.sliding_window;
+    const int64_t span = std::min<int64_t>(reach - 1 + config_.max_num_batched_tokens, max_kv);
+    const int64_t misaligned = chunk > 0 ? (chunk % ps != 0 ? 1 : 0) : 1;
+    const int64_t window_pages = std::min<int64_t>((span + ps - 1) / ps + misaligned, pages);
     const int64_t need = pages * allocator_->PageBlocks() + window_pages * allocator_->WindowBlocks() + allocator_->StateBlocks();
     return need <= config_.allocator.num_pages - config_.allocator.watermark_pages;
   }
@@ -518,10 +523,9 @@ void ServingSimulator::Coast(int32_t id) {
 }
 
 int64_t ServingSimulator::WindowReleaseSteps(const ReqState& s, int64_t computed) const {
-  // The append at length (first window page + 1) · page_size + W − 1 releases the next window
-  // page's blocks; the j-th step from now appends at length computed + j − 1.
-  const int64_t at = (allocator_->FirstWindowPageAt(s.slot) + 1) * config_.allocator.page_size +
-                     config_.allocator.sliding_window - 1;
+  // The append at length PageAllocator::NextWindowReleaseAt releases the next window page's
+  // blocks; the j-th step from now appends at length computed + j − 1.
+  const int64_t at = allocator_->NextWindowReleaseAt(s.slot);
   return std::max<int64_t>(1, at - computed + 1);
 }
 
