@@ -4,7 +4,7 @@
  * issue 6 (batch 1 and 16, context 32k, page 16, bf16 Q and KV, H = 32, H_kv = 8, D = 128).
  *
  *   npx tsx scripts/bench-decode.ts [--base OLD.node] [--rounds N] [--ctx TOKENS] [--threads N]
- *                                    [--sequential] [--js-pools] [--l2]
+ *                                    [--page TOKENS] [--sequential] [--js-pools] [--l2]
  *
  * --base loads a second build of the addon (e.g. a copy of main's attnscope_native.node) and
  * times it interleaved with this tree's build, one run of each in turn, so both see the same
@@ -18,8 +18,10 @@
  * --sequential stores each sequence's pages in order (block table = identity) instead of
  * scattered through the pool: the cost of the scatter (TLB misses, prefetcher). --js-pools
  * keeps the K/V pools in plain JS arrays (4 KiB pages) instead of native huge-page memory.
- * --l2 points every block-table entry t at page t mod 8 (512 KiB of K + V, as bench:kernels'
- * "arithmetic alone"): the same kernel and grid without DRAM, what its arithmetic allows.
+ * --l2 points every block-table entry t at page t mod (128 tokens' pages: 512 KiB of K + V, as
+ * bench:kernels' "arithmetic alone"): the same kernel and grid without DRAM, what its arithmetic
+ * allows. --page sets the tokens a page (default 16; vLLM's CPU backend defaults to 128), a
+ * divisor of --ctx.
  */
 import { cpuInfo, measureReadBandwidth, pagedSpec, timePagedDecode, toHalfBits, type PagedDecodeArgs } from '../native';
 import { fillTiled, randomKvPages, randomUniform, shuffledPages } from '../runner/inputs';
@@ -31,12 +33,17 @@ const basePath = flag('--base');
 const sequential = argv.includes('--sequential');
 const jsPools = argv.includes('--js-pools');
 const inL2 = argv.includes('--l2');
-/** Pages in the pool with --l2: every sequence reads these 8, over and over. */
-const L2_PAGES = 8;
 const rounds = Number(flag('--rounds') ?? 5);
 const ctx = Number(flag('--ctx') ?? 32768);
 const threads = flag('--threads') === undefined ? undefined : Number(flag('--threads'));
-const H = 32, HKV = 8, D = 128, PAGE = 16;
+const PAGE = Number(flag('--page') ?? 16);
+if (!Number.isInteger(PAGE) || PAGE < 1 || ctx % PAGE !== 0) {
+  process.stderr.write(`bench-decode: --page must be a positive divisor of --ctx (${ctx}), got ${flag('--page')}\n`);
+  process.exit(2);
+}
+/** Pages in the pool with --l2 (128 tokens' worth): every sequence reads these, over and over. */
+const L2_PAGES = Math.max(1, Math.floor(128 / PAGE));
+const H = 32, HKV = 8, D = 128;
 const timing = { warmup: 1, minReps: 3, maxReps: 50, minTimeMs: 300, maxTimeMs: 3000 };
 /** One timed run: the A/B pairs with --base. */
 const single = { warmup: 0, minReps: 1, maxReps: 1, minTimeMs: 0, maxTimeMs: 60_000 };

@@ -5,13 +5,15 @@
  * bandwidth), then the CPU kernels against them:
  *   flash forward: N ∈ {1k, 4k, 16k}, D ∈ {64, 128}, causal and not, fp32 and bf16 (B = 1,
  *     H = H_kv = 8, so onnxruntime's MultiHeadAttention runs the same problem);
- *   paged decode: batch ∈ {1, 16}, context ∈ {4k, 32k}, page 16, bf16 Q and KV (H = 32,
+ *   paged decode: batch ∈ {1, 16}, context ∈ {4k, 32k}, pages of 16 and 128 tokens (vLLM's GPU
+ *     and CPU default block sizes), bf16 Q and KV (H = 32,
  *     H_kv = 8, D = 128: Llama-3-8B's attention), each with two block tables: pages
  *     consecutive (as PageAllocator hands them to prompts prefilled on a fresh pool) and
  *     scattered (a random permutation of the pool). On this kind of machine the order alone
  *     moves the rate by a quarter or more: the hardware prefetcher restarts at every jump.
  *     Each decode row's pages are also read alone (timePagedRead: the same bytes, order and
- *     threads with the read-bandwidth peak's loads, 4 pages' K and V interleaved 256 B by 256 B),
+ *     threads with the read-bandwidth peak's loads, the K and V of 4 pieces — pages of up to 16
+ *     tokens, 16-token runs of longer ones — interleaved 256 B by 256 B),
  *     the rate the layout allows the kernel, and
  *     its arithmetic timed alone over pages held in L2: both in turn with the kernel, one block
  *     of runs of each per round (DECODE_BOUND_ROUNDS), so the three share the moment.
@@ -320,22 +322,30 @@ export interface Row {
   /** Decode: median wall time of the same pages read with the peak's loop (timePagedRead), ns. */
   pageReadNs?: number;
   /**
-   * Decode: median wall time of the same kernel, grid and threads over L2_PAGES pages that stay in
-   * L2 (block-table entry t → t mod L2_PAGES): its arithmetic without the DRAM reads, ns.
+   * Decode: median wall time of the same kernel, grid and threads over the pages of L2_TOKENS
+   * tokens, which stay in L2 (block-table entry t → t mod their count): its arithmetic without
+   * the DRAM reads, ns.
    */
   pageComputeNs?: number;
 }
 
 /**
- * Decode rows are also timed over this many pages (L2_PAGES × page_size × H_kv × D × 2 B of K
- * and as much of V: 512 KiB at page 16, H_kv 8, D 128, bf16), which each core's L2 holds
- * (1 MiB on Zen 5, 2 MiB on Sapphire Rapids).
+ * Decode rows are also timed over the pages of this many tokens (L2_TOKENS × H_kv × D × 2 B of K
+ * and as much of V: 512 KiB at H_kv 8, D 128, bf16; 8 pages of 16 tokens or one of 128), which
+ * each core's L2 holds (1 MiB on Zen 4 and 5, 2 MiB on Sapphire Rapids).
  */
-const L2_PAGES = 8;
+const L2_TOKENS = 128;
+
+/**
+ * The decode rows' page sizes (tokens a page): vLLM's GPU default block size, 16, and its CPU
+ * backend's, 128 (vllm/platforms/cpu.py check_and_update_config: 128 when block_size is unset;
+ * before CPU_ATTN, `128 if ipex_available else 16`).
+ */
+const DECODE_PAGE_SIZES = [16, 128] as const;
 
 /**
  * Rounds of a decode row's bounds: one block of kernel runs, one of its pages read alone, one of
- * its arithmetic over L2_PAGES, in turn. The read rate of a shared host's guest drifts between
+ * its arithmetic over L2_TOKENS' pages, in turn. The read rate of a shared host's guest drifts between
  * about 50 and 96 GB/s over minutes (session 30, Zen 5 VM, SCHED_FIFO; DESIGN.md), so three
  * timing loops one after the other could set a kernel timed at one rate against pages read at
  * another.
@@ -556,19 +566,16 @@ async function main(): Promise<void> {
   const DH = 32;
   const DHKV = 8;
   const DD = 128;
-  const PAGE = 16;
   const contexts = opts.quick ? [4096] : [4096, 32768];
   for (const batch of [1, 16]) {
     for (const ctx of contexts) {
-      const shape: CaseShape = { batchSize: batch, numHeads: DH, numKvHeads: DHKV, headDim: DD, seqLenQ: 1, seqLenK: ctx, causal: false, slidingWindow: null, pageSize: PAGE };
-      const pagesPerSeq = ctx / PAGE;
-      const numPages = batch * pagesPerSeq;
-      const slot = PAGE * DHKV * DD;
-      const poolBytes = 2 * numPages * slot * 2;
+      // Both page sizes share one pair of pools: the same bytes, cut into pages of 16 or 128 tokens.
+      const poolValues = batch * ctx * DHKV * DD;
+      const poolBytes = 2 * poolValues * 2;
       log(`decode B=${batch} ctx=${kLabel(ctx)}: filling ${formatBytes(poolBytes)} of bf16 pages ...`);
       // Native pools with huge pages asked for (randomKvPages), filled from the seeded tiles.
-      const kPool = randomKvPages('bf16', numPages * slot, 11 + batch);
-      const vPool = randomKvPages('bf16', numPages * slot, 13 + batch);
+      const kPool = randomKvPages('bf16', poolValues, 11 + batch);
+      const vPool = randomKvPages('bf16', poolValues, 13 + batch);
       const kPages = kPool.data;
       const vPages = vPool.data;
       hugePools.push(kPool.hugePages && vPool.hugePages);
@@ -576,14 +583,17 @@ async function main(): Promise<void> {
       if (taken !== null && (hugeTaken === null || poolBytes > hugeTaken.poolBytes)) hugeTaken = { poolBytes, taken };
       const contextLens = new Int32Array(batch).fill(ctx);
       const q = toHalfBits('bf16', randomUniform(batch * DH * DD, 19));
-      for (const pageOrder of PAGE_ORDERS) {
-        const label = `decode B=${batch} ctx=${kLabel(ctx)} p${PAGE} ${pageOrder}`;
+      for (const [pageSize, pageOrder] of DECODE_PAGE_SIZES.flatMap((ps) => PAGE_ORDERS.map((o) => [ps, o] as const))) {
+        const shape: CaseShape = { batchSize: batch, numHeads: DH, numKvHeads: DHKV, headDim: DD, seqLenQ: 1, seqLenK: ctx, causal: false, slidingWindow: null, pageSize };
+        const pagesPerSeq = ctx / pageSize;
+        const numPages = batch * pagesPerSeq;
+        const label = `decode B=${batch} ctx=${kLabel(ctx)} p${pageSize} ${pageOrder}`;
         const row: Row = { label, dtype: 'bf16/bf16', peerSkip: 'see note: no decode peer' };
         rows.push(row);
-        const blockTable = pageOrder === 'scattered' ? shuffledPages(numPages, 17 + ctx) : freshPoolTables(batch, ctx, numPages, PAGE);
+        const blockTable = pageOrder === 'scattered' ? shuffledPages(numPages, 17 + ctx) : freshPoolTables(batch, ctx, numPages, pageSize);
         const args: PagedDecodeArgs = {
           q, kPages, vPages, blockTable, contextLens, dtype: 'bf16', kvDtype: 'bf16',
-          batch, numHeads: DH, numKvHeads: DHKV, headDim: DD, numPages, pageSize: PAGE, maxPagesPerSeq: pagesPerSeq, threads,
+          batch, numHeads: DH, numKvHeads: DHKV, headDim: DD, numPages, pageSize, maxPagesPerSeq: pagesPerSeq, threads,
         };
         // Check on a reduced shape: 2 sequences of an odd length over the first pages.
         const checkCtx = 1003;
@@ -615,9 +625,10 @@ async function main(): Promise<void> {
           sawRate('paged_decode', flops, row.kernel.medianNs);
           cases.push(row.kernel);
           // What the pages' layout and order allow (the same K/V bytes read by the peak's loop)
-          // and the arithmetic alone (the same grid over L2_PAGES pages that stay in L2), each
+          // and the arithmetic alone (the same grid over L2_TOKENS tokens' pages, in L2), each
           // in turn with the kernel, so that all three see the same moments of the machine.
-          const l2Table = blockTable.map((_, i) => i % L2_PAGES);
+          const l2Pages = Math.max(1, L2_TOKENS / pageSize);
+          const l2Table = blockTable.map((_, i) => i % l2Pages);
           const block = pairedBlock(row.kernel.medianNs / 1e9, Infinity)!;
           log(`${label}: kernel, pages read alone and arithmetic alone, ${DECODE_BOUND_ROUNDS} rounds ...`);
           const [kernelBlocks, readBlocks, computeBlocks] = await interleave([
@@ -668,8 +679,8 @@ async function main(): Promise<void> {
   }
   if (pageReads.length > 0) {
     notes.push(
-      'decode, what bounds each row: its pages read alone (the same K and V bytes, in block-table order, over the same threads, with the read-bandwidth peak\'s loads, 4 pages at a time with their K and V runs interleaved 256 B by 256 B, the fastest of the read orders measured for scattered pages: no arithmetic, no prefetch; what the page layout and order allow) ' +
-        `and its arithmetic alone (the same kernel and grid over ${L2_PAGES} pages that stay in L2), each timed in turn with the kernel, one block of runs of each per round, ${DECODE_BOUND_ROUNDS} rounds, medians; overlap 0 = the kernel takes max(read, arithmetic), 1 = read + arithmetic (none of the reading hidden behind arithmetic): ` +
+      'decode, what bounds each row: its pages read alone (the same K and V bytes, in block-table order, over the same threads, with the read-bandwidth peak\'s loads, 4 pieces (a page of up to 16 tokens, a 16-token run of a longer one) at a time with their K and V runs interleaved 256 B by 256 B, the fastest of the read orders measured for scattered pages: no arithmetic, no prefetch; what the page layout and order allow) ' +
+        `and its arithmetic alone (the same kernel and grid over the pages of ${L2_TOKENS} tokens, which stay in L2), each timed in turn with the kernel, one block of runs of each per round, ${DECODE_BOUND_ROUNDS} rounds, medians; overlap 0 = the kernel takes max(read, arithmetic), 1 = read + arithmetic (none of the reading hidden behind arithmetic): ` +
         pageReads.join('; '),
     );
   }
@@ -883,7 +894,8 @@ export function checkTargets(rows: Row[], cpuTime: CpuTimeFigure[]): string[] {
       ? `; its pages read alone: ${fmtPct((r.kernel!.fractionOfPeak ?? 0) * (r.kernel!.medianNs / r.pageReadNs))} of it, the kernel ${fmtPct(r.pageReadNs / r.pageKernelNs)} of that in the same rounds` +
         (overlap !== null ? ` (overlap of reading and arithmetic ${overlap.toFixed(2)}: 0 full, 1 none)` : '')
       : '';
-    out.push(verdict(`decode B=${r.kernel!.shape.batchSize} ctx=32k ${r.kernel!.pageOrder ?? ''} vs ${r.kernel!.ceiling ?? 'DRAM read bandwidth'}`, r, 0.8) + alone);
+    const shape = r.kernel!.shape;
+    out.push(verdict(`decode B=${shape.batchSize} ctx=32k ${shape.pageSize ? `p${shape.pageSize} ` : ''}${r.kernel!.pageOrder ?? ''} vs ${r.kernel!.ceiling ?? 'DRAM read bandwidth'}`, r, 0.8) + alone);
   }
   if (decode32k.length === 0) out.push(verdict('decode ctx=32k vs DRAM read bandwidth', undefined, 0.8));
   const pairedRaces = rows.filter((r) => r.vsPeer);

@@ -508,13 +508,20 @@ for (const simd of [...paths, 'amx-model' as const]) {
     });
 
     // The fused page steps at their edges. AVX512-BF16 (bf16 pages): groups of 4 rows, blocks of
-    // 16 tokens, token pairs; AVX2 (bf16 and fp16 pages): blocks of 4 rows (the last one group
-    // mod 4 rows) x 2 tokens for the scores, 4 rows x 16 columns for P V. 1-3 tokens left in a
-    // block, an odd tail, pages of 5 / 8 / 32 tokens, head_dim 32, 96 and 256, groups of 2, 3,
-    // 4, 7 (Qwen2.5-7B), 8 and 12, and group 1 (MHA: the per-head path), q in fp32 or bf16 /
-    // fp16, split-K partitions; unfilled slots hold NaN / 1e30, so reading one fails the
-    // comparison, and so does an output taken from a padded row or from another head's row.
+    // 16 tokens, token pairs, pages cut into pieces of 16 tokens (paged_decode.cc kPieceTokens:
+    // 128-token pages, vLLM's CPU default, are 8 pieces; 24-token pages a piece of 16 and one
+    // of 8, so read groups of 4 pieces straddle pages); AVX2 (bf16 and fp16 pages): blocks of
+    // 4 rows (the last one group mod 4 rows) x 2 tokens for the scores, 4 rows x 16 columns for
+    // P V. 1-3 tokens left in a block, an odd tail, pages of 5 / 8 / 24 / 32 / 128 tokens,
+    // head_dim 32, 96 and 256, groups of 2, 3, 4, 7 (Qwen2.5-7B), 8 and 12, and group 1 (MHA:
+    // the per-head path), q in fp32 or bf16 / fp16, split-K partitions; unfilled slots hold
+    // NaN / 1e30, so reading one fails the comparison, and so does an output taken from a
+    // padded row or from another head's row.
     const fusedCases = [
+      { pageSize: 128, group: 4, headDim: 128, qFp32: false },
+      { pageSize: 128, group: 8, headDim: 64, qFp32: true, partitionTokens: 128 },
+      { pageSize: 24, group: 4, headDim: 64, qFp32: false },
+      { pageSize: 128, group: 4, headDim: 128, qFp32: false, kvDtype: 'fp16' as const },
       { pageSize: 5, group: 4, headDim: 64, qFp32: false },
       { pageSize: 8, group: 4, headDim: 96, qFp32: true },
       { pageSize: 16, group: 12, headDim: 32, qFp32: false },
@@ -552,8 +559,12 @@ for (const simd of [...paths, 'amx-model' as const]) {
     // table entries of pages wholly before it are -1, so a kernel that read one (or planned its
     // pages from token 0) fails. Expected: the prefill reference over the contiguous K/V with
     // the same window, and the paged reference. Per-head fp32 and bf16 (group 1), the fused
-    // AVX2 steps (bf16 / fp16, groups 3 and 4, pages of 5 and 16), split-K partitions of 32 and 48.
+    // steps (bf16 / fp16, groups 3 and 4, pages of 5, 16 and 128: a window of 50 over 300 tokens
+    // starts at slot 122 of a 128-token page, inside its last piece), split-K partitions of 32,
+    // 48 and 256.
     const windowCases = [
+      { kvDtype: 'bf16' as const, group: 4, pageSize: 128 },
+      { kvDtype: 'bf16' as const, group: 4, pageSize: 128, partitionTokens: 256 },
       { kvDtype: 'fp32' as const, group: 4, pageSize: 16 },
       { kvDtype: 'fp32' as const, group: 4, pageSize: 16, partitionTokens: 32 },
       { kvDtype: 'bf16' as const, group: 1, pageSize: 16 },
@@ -584,11 +595,11 @@ for (const simd of [...paths, 'amx-model' as const]) {
       });
     }
 
-    for (const kvDtype of ['bf16', 'fp16'] as const) {
-      it(`${kvDtype} page pools, GQA H/H_kv = 8, long context split`, async () => {
+    for (const [kvDtype, pageSize] of [['bf16', 16], ['fp16', 16], ['bf16', 128]] as const) {
+      it(`${kvDtype} page pools of ${pageSize} tokens, GQA H/H_kv = 8, long context split`, async () => {
         const s = pagedSetup({
-          contextLens: [1500, 77], numHeads: 8, numKvHeads: 1, headDim: 128, pageSize: 16,
-          numPages: 110, kvDtype, simd, seed: 10000,
+          contextLens: [1500, 77], numHeads: 8, numKvHeads: 1, headDim: 128, pageSize,
+          numPages: Math.ceil(1760 / pageSize), kvDtype, simd, seed: 10000,
         });
         const [got, want] = await Promise.all([pagedDecode(s.args), referencePagedDecode(s.args)]);
         assert.ok(maxAbsDiff(got.o, want.o) <= HALF_TOL[kvDtype], `O error ${maxAbsDiff(got.o, want.o)}`);

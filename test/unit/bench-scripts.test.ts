@@ -38,6 +38,30 @@ test('bench:kernels targets: a case that did not run (--quick) says not measured
   for (const l of lines) assert.doesNotMatch(l, /\?/, l);
 });
 
+test('bench:kernels targets: each decode 32k verdict names its page size (16 and 128 tokens run side by side)', async () => {
+  const { checkTargets } = await import('../../scripts/bench-kernels');
+  type Rows = Parameters<typeof checkTargets>[0];
+  const row = (pageSize: number, fraction: number) => ({
+    label: `decode B=1 ctx=32k p${pageSize} consecutive`,
+    dtype: 'bf16/bf16',
+    kernel: {
+      kernel: 'paged_decode', pageOrder: 'consecutive', ceiling: 'DRAM read bandwidth', fractionOfPeak: fraction, medianNs: 1e6,
+      shape: { batchSize: 1, numHeads: 32, numKvHeads: 8, headDim: 128, seqLenQ: 1, seqLenK: 32768, causal: false, slidingWindow: null, pageSize },
+    },
+  });
+  const rows = [row(16, 0.5), row(128, 0.85)] as unknown as Rows;
+  const cpu = [
+    { case: 'decode B=1 ctx=32k p16 consecutive', dtype: 'bf16/bf16', threads: 2, kernelCpuMedianNs: 1e6, kernelFraction: 0.5 },
+    { case: 'decode B=1 ctx=32k p128 consecutive', dtype: 'bf16/bf16', threads: 2, kernelCpuMedianNs: 1e6, kernelFraction: 0.85 },
+  ];
+  const decode = checkTargets(rows, cpu).filter((l) => l.startsWith('decode'));
+  // 50 % is 30 points short of 80 % (1.6x); 85 % meets it.
+  assert.deepEqual(decode, [
+    'decode B=1 ctx=32k p16 consecutive vs DRAM read bandwidth: MISSED by 30 points (50% < 80%; 1.6x short) by wall time; MISSED by 30 points (50% < 80%; 1.6x short) by CPU time',
+    'decode B=1 ctx=32k p128 consecutive vs DRAM read bandwidth: met (85% >= 80%) by wall time; met (85% >= 80%) by CPU time',
+  ]);
+});
+
 test('bench:kernels decode bounds: where the kernel lies between max(read, arithmetic) and read + arithmetic', async () => {
   const { decodeBounds } = await import('../../scripts/bench-kernels');
   // A 64 KiB page read alone in 2 µs (32.768 GB/s), its arithmetic in L2 1 µs (65.536 GB/s):

@@ -171,10 +171,31 @@ inline void prefetch_rows(const void* base, int rows, int64_t row_bytes, int64_t
 // Pages whose K and V read_kv_pages reads together, 256 B of each in turn.
 constexpr int kPagedReadGroup = 4;
 
+// The unit that the AVX512-BF16 path reads and steps over, a piece: a page's slots in runs of
+// kPieceTokens from its first slot (a page of up to 16 tokens is one piece; one of 128 tokens,
+// vLLM's CPU default block size, is eight). A piece's K (and V) rows are contiguous in the pool
+// (32 KiB at H_kv 8, D 128, bf16), so the read groups, the two-piece step and the requests
+// kBf16StepPrefetchPages pieces ahead keep the L2 footprint that was tuned on 16-token pages
+// whatever the page size; whole 128-token pages (256 KiB of K and as much of V each) read 4 at a
+// time would be 2 MiB, twice a Zen 4 core's L2.
+constexpr int kPieceTokens = 16;
+
+// The end of the piece holding token t (pages of `ps` tokens).
+inline int64_t piece_end(int64_t t, int ps) {
+  const int64_t page_begin = t / ps * ps;
+  return std::min(page_begin + ps, page_begin + (t - page_begin) / kPieceTokens * kPieceTokens + kPieceTokens);
+}
+
+// The first token of the piece holding token t.
+inline int64_t piece_begin(int64_t t, int ps) {
+  const int64_t page_begin = t / ps * ps;
+  return page_begin + (t - page_begin) / kPieceTokens * kPieceTokens;
+}
+
 // Reads the K and V rows of tokens [t_begin, t_end) (row_bytes each, pages from `table`) with
-// the read-bandwidth peak's loads, kPagedReadGroup pages at a time, their K and V runs
-// interleaved 256 B by 256 B (peaks::read_streams: 8 address streams); a partial first or last
-// page alone. Over scattered 32 KiB pages that read 1.37x (64 MiB of K + V a thread) and 1.64x
+// the read-bandwidth peak's loads, kPagedReadGroup pieces (pages of up to 16 tokens) at a time,
+// their K and V runs interleaved 256 B by 256 B (peaks::read_streams: 8 address streams); a
+// partial first or last piece alone. Over scattered 32 KiB pages that read 1.37x (64 MiB of K + V a thread) and 1.64x
 // (1 GiB) the page-by-page read, K then V (2 vCPU Zen 5, SCHED_FIFO scratch harness, 25-41
 // rounds; 8 pages 1.35x and 1.63x, K and V of one page interleaved 1.20x and 1.38x); consecutive
 // pages 1.03x. DESIGN.md, "Decode reading, session 33".
@@ -194,7 +215,7 @@ void read_kv_pages(const PagedDecodeParams& p, const int32_t* table, int64_t t_b
     n = 0;
   };
   for (int64_t t0 = t_begin, next; t0 < t_end; t0 = next) {
-    next = std::min<int64_t>(t_end, (t0 / ps + 1) * ps);  // t0's page, from t0's slot
+    next = std::min<int64_t>(t_end, piece_end(t0, ps));  // t0's piece, from t0's slot
     const int64_t offset = (int64_t(table[t0 / ps]) * ps + t0 % ps) * row_bytes;
     const size_t bytes = static_cast<size_t>((next - t0) * row_bytes);
     if (n > 0 && bytes != run) flush();  // a partial first or last page reads on its own
@@ -269,47 +290,62 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
   // The token after t's page: steps go page by page from t_begin, which (the window's first
   // token) may lie inside its page.
   auto page_end = [&](int64_t t) { return (t / ps + 1) * ps; };
-  // The task's first pages, requested before its first step (the steps request the later ones).
+  // The token after t's step: the AVX512-BF16 path goes piece by piece (kPieceTokens; the same
+  // as page by page for pages of up to 16 tokens), the others page by page.
+  auto step_end = [&](int64_t t) { return fused_bf16 ? piece_end(t, ps) : page_end(t); };
+  // The task's first pages (pieces), requested before its first step (the steps request the
+  // later ones).
   const int first = fused_f32 ? kAvx2FusedPrefetchPages : kDecodePrefetchPages;
-  for (int64_t t = t_begin, i = 0; i < first && t < t_end; t = page_end(t), ++i) {
-    const int rows_left = static_cast<int>(page_end(t) - t);
+  for (int64_t t = t_begin, i = 0; i < first && t < t_end; t = step_end(t), ++i) {
+    const int rows_left = static_cast<int>(step_end(t) - t);
     for (int hk = 0; hk < p.num_kv_heads; ++hk) {
       prefetch_rows(slab(p.k_pages, t, hk), rows_left, row_bytes, row_stride_bytes);
       if (fused_bf16 || fused_f32) prefetch_rows(slab(p.v_pages, t, hk), rows_left, row_bytes, row_stride_bytes);
     }
   }
   if (fused_bf16 || fused_f32) {
-    // One fused step per page (AVX2) or per two pages (AVX512-BF16) for all KV heads; the step
-    // requests K and V of the page `ahead` pages on line by line beside its own loads. The
-    // bf16 step reads from L2: for each kPagedReadGroup pages whose pool slots are not
-    // consecutive, their K and V are read together first, runs interleaved (read_kv_pages);
-    // pages in a consecutive run are read one by one, K then V, before their steps (read in
-    // groups they were 0.88-0.93x). Against reading every page so: scattered B = 16
-    // 1.09-1.14x, B = 1 0.98-1.00x, consecutive 0.96-0.98x (paired CPU time, 32k context, 2
-    // vCPU Zen 5, A/A 0.99; DESIGN.md, "Decode reading, session 34"). Either way the step
-    // requests the page kBf16StepPrefetchPages ahead (fewer in a short task), so that those
-    // reads mostly hit cache.
-    const int64_t task_pages = (t_end - 1) / ps - t_begin / ps + 1;
+    // One fused step per page (AVX2) or per two pieces (AVX512-BF16) for all KV heads; the step
+    // requests K and V of the page (piece) `ahead` on line by line beside its own loads. The
+    // bf16 step reads from L2: for each kPagedReadGroup pieces that are not one run of the
+    // pool, their K and V are read together first, runs interleaved (read_kv_pages); pieces in
+    // one run (consecutive pool slots, or one page's pieces) are read one by one, K then V,
+    // before their steps (read in groups they were 0.88-0.93x). Against reading every page so:
+    // scattered B = 16 1.09-1.14x, B = 1 0.98-1.00x, consecutive 0.96-0.98x (paired CPU time,
+    // 32k context, 2 vCPU Zen 5, A/A 0.99; DESIGN.md, "Decode reading, session 34"). Either
+    // way the step requests the piece kBf16StepPrefetchPages ahead (fewer in a short task), so
+    // that those reads mostly hit cache.
+    int64_t task_steps = 0;
+    for (int64_t t = t_begin; t < t_end; t = step_end(t)) ++task_steps;
     const int ahead = fused_f32 ? kAvx2FusedPrefetchPages
-                                : static_cast<int>(std::clamp<int64_t>(task_pages / 8, kDecodePrefetchPages, kBf16StepPrefetchPages));
-    bool together = false;  // this page's kPagedReadGroup pages were read by read_kv_pages
-    // The bf16 step takes two pages at a time (its blocks of 32 tokens load and store acc and
-    // run the softmax's per-block work once per two pages: 1.07-1.08x from L2, paired CPU time,
+                                : static_cast<int>(std::clamp<int64_t>(task_steps / 8, kDecodePrefetchPages, kBf16StepPrefetchPages));
+    // Tokens from a piece's first to the first of the piece `ahead` on (whole pieces when the
+    // page size is a multiple of kPieceTokens or at most it).
+    const int64_t ahead_tokens = int64_t(ahead) * std::min(ps, kPieceTokens);
+    bool together = false;  // this piece's kPagedReadGroup pieces were read by read_kv_pages
+    // The bf16 step takes two pieces at a time (its blocks of 32 tokens load and store acc and
+    // run the softmax's per-block work once per two pieces: 1.07-1.08x from L2, paired CPU time,
     // 2 vCPU Zen 5; DESIGN.md, "Decode arithmetic, session 35"): `pages` gathers them; a read
     // group (kPagedReadGroup, even) is whole steps.
     using Bf16 = const uint16_t*;
     DecodePagesBf16 pages{};
     int gathered = 0;
-    for (int64_t t0 = t_begin, i = 0; t0 < t_end; t0 = page_end(t0), ++i) {
-      const int64_t page = t0 / ps;
-      const int count = static_cast<int>(std::min(page_end(t0), t_end) - t0);
+    for (int64_t t0 = t_begin, i = 0; t0 < t_end; t0 = step_end(t0), ++i) {
+      const int count = static_cast<int>(std::min(step_end(t0), t_end) - t0);
       const void* k = slab(p.k_pages, t0, 0);
       const void* v = slab(p.v_pages, t0, 0);
       if (fused_bf16) {
         if (i % kPagedReadGroup == 0) {
-          const int64_t group_end = std::min<int64_t>(t_end, (page + kPagedReadGroup) * ps);
+          // The group's pieces are one run of the pool when each starts where the last ended.
+          int64_t group_end = t0;
+          const char* run_end = nullptr;
           together = false;
-          for (int64_t j = page + 1; j * ps < group_end; ++j) together = together || table[j] != table[j - 1] + 1;
+          for (int j = 0; j < kPagedReadGroup && group_end < t_end; ++j) {
+            const int64_t e = std::min(step_end(group_end), t_end);
+            const char* at = static_cast<const char*>(slab(p.k_pages, group_end, 0));
+            together = together || (run_end != nullptr && at != run_end);
+            run_end = at + (e - group_end) * row_stride_bytes;
+            group_end = e;
+          }
           if (together) read_kv_pages(p, table, t0, group_end, row_stride_bytes);
         }
         if (!together) {
@@ -317,7 +353,7 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
           peaks::read_bytes(v, static_cast<size_t>(count * row_stride_bytes));
         }
       }
-      const int64_t next = (page + ahead) * ps;
+      const int64_t next = fused_bf16 ? piece_begin(piece_begin(t0, ps) + ahead_tokens, ps) : (t0 / ps + ahead) * ps;
       const void* next_k = next < t_end ? slab(p.k_pages, next, 0) : nullptr;
       const void* next_v = next < t_end ? slab(p.v_pages, next, 0) : nullptr;
       if (fused_f32) {
@@ -330,7 +366,7 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
       pages.t[gathered] = count;
       pages.next_k[gathered] = static_cast<Bf16>(next_k);
       pages.next_v[gathered] = static_cast<Bf16>(next_v);
-      if (++gathered == 2 || page_end(t0) >= t_end) {
+      if (++gathered == 2 || step_end(t0) >= t_end) {
         if (gathered == 1) pages.t[1] = 0;
         ops.decode_pages_bf16(p.num_kv_heads, gp, d, scale, sc.q_hi.data(), q_lo, pages, kv_row,
                               sc.m.data(), sc.l.data(), sc.acc.data(), d);
