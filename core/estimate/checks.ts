@@ -7,6 +7,7 @@
  */
 import { isFp8KvDtype, keyPathsOverlap, type Problem, type Profile, type SourceRange } from '../config/types';
 import { KERNEL_LIMITS, mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../kernelLimits';
+import { mixerNames } from '../config/mamba';
 import { formatCount, formatCountOf, formatGib } from '../format';
 import { gpuByName } from './gpus';
 import { blocksPerRequest } from './layout';
@@ -325,6 +326,7 @@ export const CHECK_KEYS: Readonly<Record<string, readonly string[]>> = {
   'dtype-unsupported': ['device.backend', 'dtype'],
   'pool-below-max-model-len': POOL_KEYS,
   'vllm-predates-model': ['engine.vllm_version'],
+  'hybrid-manager-required': ['engine.disable_hybrid_kv_cache_manager', 'engine.vllm_version'],
 };
 
 /**
@@ -436,7 +438,31 @@ function engineProblems(profile: Profile): Problem[] {
   }];
 }
 
+/**
+ * engine.disable_hybrid_kv_cache_manager true on a hybrid Mamba (or Gated DeltaNet) / attention
+ * model whose state vLLM keeps in the KV pool (the estimate's 'mamba' layout: vLLM >= 0.10.0, at
+ * least one attention layer): vLLM refuses to start. Its attention layers' FullAttentionSpec and
+ * the mixers' MambaSpec cannot be made one spec, and kv_cache_utils.unify_hybrid_kv_cache_specs
+ * (called by get_kv_cache_config when scheduler_config.disable_hybrid_kv_cache_manager is set)
+ * raises ValueError("Hybrid KV cache manager is disabled but failed to convert the KV cache specs
+ * to one unified type."): the code of vllm-project/vllm at bbf906a (it converts only
+ * SlidingWindowSpec to FullAttentionSpec), and the traceback of vLLM issue #42911 (0.19.1,
+ * Qwen3.6-27B). An error at the key. A model with no attention layer left (every layer a mixer)
+ * has one spec and starts.
+ */
+function hybridManagerProblems(profile: Profile, e: Estimate): Problem[] {
+  const l = e.pool.layout;
+  if (profile.engine?.disableHybridKvCacheManager !== true || l.kind !== 'mamba' || !profile.model.mamba) return [];
+  const names = mixerNames(profile.model.mamba);
+  return [{
+    severity: 'error',
+    code: 'hybrid-manager-required',
+    message: `engine.disable_hybrid_kv_cache_manager true: vLLM refuses to start this hybrid (${l.fullGroups} attention and ${l.mambaGroups} ${names.layer} KV-cache group(s)) with the hybrid KV-cache manager off, as its attention and ${names.layer} layers cannot share one KV-cache spec (kv_cache_utils.unify_hybrid_kv_cache_specs raises "Hybrid KV cache manager is disabled but failed to convert the KV cache specs to one unified type.", vLLM issue #42911 on 0.19.1; the state is in the KV pool from 0.10.0); remove the key or set it to false`,
+    range: profileKey(profile, 'engine.disable_hybrid_kv_cache_manager', 'engine'),
+  }];
+}
+
 /** Every problem of `profile` that its estimate or the kernels' limits reveal, in file order of kind. */
 export function checkProfile(profile: Profile, e: Estimate): Problem[] {
-  return [...deviceProblems(profile), ...fitProblems(profile, e), ...kernelProblems(profile, e), ...concurrencyProblems(profile, e), ...engineProblems(profile)];
+  return [...deviceProblems(profile), ...fitProblems(profile, e), ...kernelProblems(profile, e), ...concurrencyProblems(profile, e), ...engineProblems(profile), ...hybridManagerProblems(profile, e)];
 }

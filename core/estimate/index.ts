@@ -1239,6 +1239,14 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
         ? `vLLM raises the attention block size from page_size ${pageSize} to ${formatCount(layout.pageSize)} tokens, the smallest multiple of ${MAMBA_BLOCK_ALIGNMENT} whose attention page (${formatCount(layout.pageSize)} · ${formatBytes(perLayer)} = ${formatBytes(attnPage)} per layer) holds one layer's state (${formatBytes(layout.mambaPageBytes)}), and pads the state to it (+${(100 * (attnPage - layout.mambaPageBytes) / layout.mambaPageBytes).toFixed(2)} %; HybridAttentionMambaModelConfig): every page figure here is in blocks of ${formatCount(layout.pageSize)} tokens`
         : `page_size ${pageSize} already gives an attention page (${formatBytes(attnPage)} per layer) that holds one layer's state (${formatBytes(layout.mambaPageBytes)}); vLLM pads the state to it (HybridAttentionMambaModelConfig)`;
       notes.push(`${state}. ${raised}. ${layout.basis}: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token request reserves ${formatCount(pagesPerSeq)} blocks of ${formatBytes(pageBytes)} = ${formatBytes(reservation.bytes)} (${blocksPerRequestFormula(layout)})`);
+    } else if (perToken === 0 && !model.isEncoder && vllmAtLeast(profile.engine?.vllmVersion ?? null, MAMBA_IN_KV_POOL_SINCE)) {
+      // No layer attends: the pool is one KV-cache group of MambaSpec layers (one spec, uniform
+      // type: kv_cache_utils._get_kv_cache_config_uniform_type), a block one sequence's state.
+      const stateBlocks = vllmAtLeast(profile.engine?.vllmVersion ?? null, MAMBA_ALIGN_DEFAULT_SINCE) ? 2 : 1;
+      const held = budgetBytes > 0
+        ? `: the budget of ${formatBytes(budgetBytes)} holds ${formatCount(Math.floor(budgetBytes / mambaState))} states, ${formatCount(Math.floor(budgetBytes / mambaState / stateBlocks))} requests at once whatever their length (an upper bound: HybridAttentionMambaModelConfig still pads each layer's state to the attention page of the config's head shape, not modelled)`
+        : '';
+      notes.push(`${state}. No layer attends, so vLLM's KV pool (from ${MAMBA_IN_KV_POOL_SINCE.join('.')}) holds these states alone: one KV-cache group of the ${model.mamba.layers.length} ${names.layer} layers (MambaSpec; one spec, so no hybrid manager is needed), a block one sequence's state, ${stateBlocks} per request (${stateBlocks === 2 ? `mamba_cache_mode "align", the default from ${MAMBA_ALIGN_DEFAULT_SINCE.join('.')}` : 'mamba_cache_mode "none"'}; MambaSpec.max_memory_usage_bytes)${held}`);
     } else {
       notes.push(`${state}. ${layout.basis}; vLLM before ${MAMBA_IN_KV_POOL_SINCE.join('.')} (engine.vllm_version ${profile.engine?.vllmVersion}) kept it outside the KV pool (V0's MambaCacheManager, max_num_seqs states): not modelled, so the pool here is larger than that vLLM's by up to ${formatBytes(mambaState * maxNumSeqsOf(profile))}`);
     }

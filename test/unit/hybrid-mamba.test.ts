@@ -8,8 +8,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { profileFromModelConfig, readModelConfig, type ModelSpec, type Problem } from '../../core/config/index';
-import { DEFAULT_ENGINE, estimate, kvBytesPerToken, mambaLayerParams, mambaStateBytesPerSequence, paramCounts, quantizedWeights } from '../../core/estimate/index';
+import { profileFromModelConfig, readModelConfig, readProfile, type ModelSpec, type Problem } from '../../core/config/index';
+import { checkProfile, DEFAULT_ENGINE, estimate, kvBytesPerToken, mambaLayerParams, mambaStateBytesPerSequence, paramCounts, quantizedWeights } from '../../core/estimate/index';
 import { only } from '../fixtures/problems';
 
 const JAMBA = {
@@ -172,6 +172,27 @@ test('Jamba-v0.1 in the pool as vLLM V1 lays it out: attention block size raised
   assert.equal(v0.pool.layout.kind, 'uniform');
   assert.equal(v0.pool.layout.pageSize, 16);
   assert.match(v0.notes.find((n) => n.includes('Mamba layers keep'))!, /kept it outside the KV pool .*not modelled/);
+});
+
+test('engine.disable_hybrid_kv_cache_manager true on Jamba: an error at the key, as vLLM refuses to start (unify_hybrid_kv_cache_specs raises)', () => {
+  // vLLM's get_kv_cache_config calls unify_hybrid_kv_cache_specs when disable_hybrid_kv_cache_manager is
+  // set; it turns SlidingWindowSpec into FullAttentionSpec only, so Jamba's 4 FullAttentionSpec and 28
+  // MambaSpec layers stay two types and it raises ValueError("Hybrid KV cache manager is disabled but failed
+  // to convert the KV cache specs to one unified type.") (vllm-project/vllm bbf906a; issue #42911 on 0.19.1).
+  const text = 'model: ./jamba/config.json\nkv_cache: { memory_gib: 10 }\nengine: { vllm_version: "0.19.0", disable_hybrid_kv_cache_manager: true }\n';
+  const r = readProfile(text, '/w/p.attn.yaml', { readFile: () => JSON.stringify(JAMBA) });
+  assert.deepEqual(r.problems.filter((x) => x.severity === 'error'), []);
+  const p = r.value!;
+  const found = checkProfile(p, estimate(p)).filter((x) => x.code === 'hybrid-manager-required');
+  assert.equal(found.length, 1);
+  assert.equal(found[0]!.severity, 'error');
+  assert.match(found[0]!.message, /^engine\.disable_hybrid_kv_cache_manager true: vLLM refuses to start this hybrid \(1 attention and 7 Mamba KV-cache group\(s\)\) .*"Hybrid KV cache manager is disabled but failed to convert the KV cache specs to one unified type\."/);
+  assert.equal(text.slice(found[0]!.range.offset, found[0]!.range.offset + found[0]!.range.length), 'true');
+  // false, or absent, is what vLLM runs; before 0.10.0 the state was outside the pool (V0), nothing to unify.
+  for (const engine of ['{ vllm_version: "0.19.0", disable_hybrid_kv_cache_manager: false }', '{ vllm_version: "0.19.0" }', '{ vllm_version: "0.9.2", disable_hybrid_kv_cache_manager: true }']) {
+    const q = readProfile(`model: ./jamba/config.json\nkv_cache: { memory_gib: 10 }\nengine: ${engine}\n`, '/w/p.attn.yaml', { readFile: () => JSON.stringify(JAMBA) }).value!;
+    assert.deepEqual(checkProfile(q, estimate(q)).filter((x) => x.code === 'hybrid-manager-required'), [], engine);
+  }
 });
 
 test('Nemotron-H-8B: 97 MiB of state per sequence takes 6 of the 14 blocks an 8,192-token request reserves', () => {

@@ -141,4 +141,15 @@ test('Qwen3-Next with no attention layer left (full_attention_interval 100 > 48 
   const text = formatEstimateOf(profile, estimate(profile), 'q');
   assert.match(text, /\n {2}KV cache {10}none: no layer attends\n {2}GDN state {9}50\.3 MiB per sequence, whatever its length \(52,690,944 B\)\n/);
   assert.doesNotMatch(text, /encoder/);
+  // The pool note: from vLLM 0.10.0 the states are the whole KV pool, one group of 48 MambaSpec layers, a block one
+  // sequence's state. 10 GiB = 10,737,418,240 B / 52,690,944 = 203.8 -> 203 states; on 0.19.0 one block a
+  // request (mamba_cache_mode "none"): 203 at once; on the current release ("align", 2 blocks): floor(203.8 / 2) = 101.
+  // Before, the note said "vLLM before 0.10.0 (engine.vllm_version null) kept it outside the KV pool".
+  const sized = (vllmVersion: string | null) => estimate({ ...profile, kvCache: { ...profile.kvCache, memoryGib: 10 }, engine: { ...DEFAULT_ENGINE, vllmVersion } });
+  const note = (e: ReturnType<typeof estimate>) => e.notes.find((n) => n.includes('Gated DeltaNet layers keep a constant state')) ?? e.notes.join('\n');
+  assert.match(note(sized('0.19.0')), /No layer attends, so vLLM's KV pool \(from 0\.10\.0\) holds these states alone: one KV-cache group of the 48 Gated DeltaNet layers \(MambaSpec; .*1 per request \(mamba_cache_mode "none"; .*the budget of 10 GiB holds 203 states, 203 requests at once/);
+  assert.match(note(sized(null)), /2 per request \(mamba_cache_mode "align", the default from 0\.28\.0; .*holds 203 states, 101 requests at once/);
+  assert.doesNotMatch(note(sized(null)), /before 0\.10\.0|outside the KV pool/);
+  // A vLLM before 0.10.0 (V0) kept the state outside the pool: said so.
+  assert.match(note(sized('0.9.2')), /vLLM before 0\.10\.0 \(engine\.vllm_version 0\.9\.2\) kept it outside the KV pool/);
 });
