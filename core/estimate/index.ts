@@ -185,11 +185,15 @@ export const SLIDING_ONLY_WINDOWED_SINCE: readonly [number, number, number] = [0
  * local attention: PR #29627 ("Cache attention metadata builds across hybrid KV-cache groups",
  * merged 2025-12-16) made VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE default to 1 in
  * vllm/envs.py (vLLM PR #46553, which proposed flipping it back, names #29627 as the change; closed
- * unmerged). Taken as 0.14.0; which release first carries the merge was not checked against the
- * release tags (v0.13.0 may: a profile naming 0.13 and running with it sets
- * engine.disable_hybrid_kv_cache_manager false). From PR #21761 (merged 2025-07-28,
- * after v0.10.0) up to it the variable defaulted to 0: VllmConfig.__post_init__ turns the manager
- * off for a model with attention_chunk_size ("a latency regression").
+ * unmerged). Bracketed by the released API pages of vllm.envs: v0.12.0's reads
+ * `VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE: bool = (False)`, v0.16.0's `(True)`
+ * (docs.vllm.ai/en/v0.12.0/api/vllm/envs/, /en/v0.16.0/api/vllm/envs/; checked session 38). The
+ * v0.13-v0.15 pages and vLLM's git history (its snapshot is over the fetch limit here) were not
+ * to be had, so the tag that first carries the merge is not pinned: 0.14.0 is kept (v0.13.0 may
+ * have it; a profile naming 0.13 that ran with it sets engine.disable_hybrid_kv_cache_manager
+ * false). From PR #21761 (merged 2025-07-28, after v0.10.0) up to it the variable defaulted to 0
+ * (v0.10.1.1, v0.11.0, v0.11.1 and v0.12.0 pages: False): VllmConfig.__post_init__ turns the
+ * manager off for a model with attention_chunk_size ("a latency regression").
  */
 export const CHUNKED_HYBRID_DEFAULT_SINCE: readonly [number, number, number] = [0, 14, 0];
 
@@ -206,10 +210,13 @@ export const MAMBA_IN_KV_POOL_SINCE: readonly [number, number, number] = [0, 10,
 /**
  * First vLLM release that turns prefix caching on for hybrid Mamba models by default, with
  * mamba_cache_mode "align" (vLLM PR #50991, merged 2026-08-04, "enable prefix cache for hybrid
- * model by default and change the default mode to `align`"; vllm-metal PR #651 dates it to
- * 0.28.0). A request then holds 2 blocks per Mamba group (MambaSpec.max_memory_usage_bytes:
- * page · (2 + speculative blocks)); before, prefix caching was off for hybrids by default (PR
- * #23716) and mamba_cache_mode "none" holds 1.
+ * model by default and change the default mode to `align`": arg_utils
+ * _set_default_chunked_prefill_and_prefix_caching_args drops `and not model_config.is_hybrid`;
+ * vllm-metal PR #651 dates it to 0.28.0, and vLLM issue #45238 still sets align by hand on 0.27.1
+ * on 2026-08-24; vLLM's tags could not be read here, session 38). A request then holds 2 blocks
+ * per Mamba group (MambaSpec.max_memory_usage_bytes: page · (2 + speculative blocks)); before,
+ * prefix caching was off for hybrids by default (PR #23716; re-asserted by PR #29393, merged
+ * 2025-11-25, after main had turned it on by accident) and mamba_cache_mode "none" holds 1.
  */
 export const MAMBA_ALIGN_DEFAULT_SINCE: readonly [number, number, number] = [0, 28, 0];
 
