@@ -62,7 +62,7 @@ export const UNTIED_BY_DEFAULT = new Set([
   'gpt_oss', 'phi', 'phi3', 'phimoe', 'gpt_neox', 'olmo', 'olmo2', 'olmoe', 'granite', 'granitemoe',
   'internlm2', 'exaone', 'nemotron', 'dbrx', 'jamba', 'minimax', 'glm', 'glm4', 'glm4_moe', 'hunyuan',
   'gptj', 'llama4', 'llama4_text', 'qwen3_next', 'mllama', 'mllama_text_model', 'bamba', 'nemotron_h', 'granitemoehybrid', 'falcon_h1',
-  'qwen3_vl', 'qwen3_vl_text', 'qwen3_vl_moe', 'qwen3_vl_moe_text',
+  'qwen3_vl', 'qwen3_vl_text', 'qwen3_vl_moe', 'qwen3_vl_moe_text', 'qwen3_5', 'qwen3_5_text', 'qwen3_5_moe', 'qwen3_5_moe_text',
 ]);
 /** Families whose MLP width defaults to 4 · hidden_size when the key is absent or null (GPT-2 n_inner). */
 export const FOUR_H_MLP_TYPES = new Set(['gpt2', 'gpt_bigcode', 'gpt_neo', 'gptj', 'codegen', 'falcon', 'bloom']);
@@ -136,7 +136,7 @@ export const LLAMA4_TYPES = new Set(['llama4', 'llama4_text']);
 /** Pre- and post-norms around attention and MLP: 4 norms per layer. */
 export const FOUR_NORM_TYPES = new Set(['gemma2', 'gemma3', 'gemma3_text', 'olmo2']);
 /** Per-head q/k RMSNorm (Gemma 3n's v_norm has no weight: vLLM gemma3n.py RMSNorm(has_weight=False)). */
-export const QK_NORM_TYPES = new Set(['qwen3', 'qwen3_moe', 'qwen3_next', 'gemma3', 'gemma3_text', 'gemma3n', 'gemma3n_text', 'qwen3_vl', 'qwen3_vl_text', 'qwen3_vl_moe', 'qwen3_vl_moe_text']);
+export const QK_NORM_TYPES = new Set(['qwen3', 'qwen3_moe', 'qwen3_next', 'qwen3_5', 'qwen3_5_text', 'qwen3_5_moe', 'qwen3_5_moe_text', 'gemma3', 'gemma3_text', 'gemma3n', 'gemma3n_text', 'qwen3_vl', 'qwen3_vl_text', 'qwen3_vl_moe', 'qwen3_vl_moe_text']);
 
 export const DTYPE_NAMES: Record<string, Dtype> = {
   float32: 'fp32', fp32: 'fp32', float: 'fp32',

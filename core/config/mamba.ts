@@ -5,10 +5,12 @@
  * core/config/model.ts; the parameter and state formulas are in core/estimate.
  *
  * Sources (vLLM vllm/model_executor/models/{jamba,bamba,nemotron_h,granitemoehybrid,falcon_h1,
- * zamba2,qwen3_next}.py; mixers vllm/model_executor/layers/mamba/mamba_mixer.py (Mamba-1),
+ * zamba2,qwen3_next,qwen3_5}.py; mixers vllm/model_executor/layers/mamba/mamba_mixer.py (Mamba-1),
  * mamba_mixer2.py (Mamba-2) and Qwen3NextGatedDeltaNet (qwen3_next.py; since moved to
- * layers/mamba/gdn/qwen_gdn_linear_attn.py QwenGatedDeltaNetAttention, same weights); defaults:
- * transformers' Jamba/Bamba/NemotronH/GraniteMoeHybrid/FalconH1/Zamba2/Qwen3Next config classes).
+ * layers/mamba/gdn/qwen_gdn_linear_attn.py QwenGatedDeltaNetAttention, same weights; Qwen3.5's
+ * GatedDeltaNetAttention, layers/mamba/gdn_linear_attn.py, the same shapes); defaults:
+ * transformers' Jamba/Bamba/NemotronH/GraniteMoeHybrid/FalconH1/Zamba2/Qwen3Next config classes,
+ * vLLM's Qwen3_5(Moe)TextConfig).
  */
 import type { KeyReader } from './keys';
 import { describe, MAX_WIDTH } from './keys';
@@ -36,18 +38,29 @@ export interface MambaLayout {
   paramsApproximated: string | null;
 }
 
-/** Model types with a Mamba mixer (Qwen3-Next: a Gated DeltaNet) in some or all layers. */
-export const MAMBA_FAMILIES = new Set(['jamba', 'bamba', 'nemotron_h', 'granitemoehybrid', 'falcon_h1', 'zamba2', 'qwen3_next']);
+/**
+ * Model types whose linear layers are Gated DeltaNet (vLLM builds them as Mamba-style layers with
+ * their state in the KV pool): Qwen3-Next (qwen3_next.py) and Qwen3.5, dense and MoE (qwen3_5.py:
+ * Qwen3_5ForConditionalGeneration / Qwen3_5MoeForConditionalGeneration, whose text_config is
+ * qwen3_5_text / qwen3_5_moe_text; vLLM's GatedDeltaNetAttention, the same weights and state).
+ */
+export const GDN_FAMILIES = new Set(['qwen3_next', 'qwen3_5', 'qwen3_5_text', 'qwen3_5_moe', 'qwen3_5_moe_text']);
+/** Qwen3.5's model types (GDN_FAMILIES less Qwen3-Next). */
+export const QWEN3_5_TYPES = new Set(['qwen3_5', 'qwen3_5_text', 'qwen3_5_moe', 'qwen3_5_moe_text']);
+
+/** Model types with a Mamba mixer (Qwen3-Next, Qwen3.5: a Gated DeltaNet) in some or all layers. */
+export const MAMBA_FAMILIES = new Set(['jamba', 'bamba', 'nemotron_h', 'granitemoehybrid', 'falcon_h1', 'zamba2', ...GDN_FAMILIES]);
 
 /**
- * What a mixer is called in messages: its layers ("Mamba-2 layers"), vLLM's class ("MambaMixer2"),
+ * What a mixer is called in messages: its layers ("Mamba-2 layers"), vLLM's class ("MambaMixer2";
+ * `modelType`, lower case, picks Qwen3.5's GatedDeltaNetAttention over Qwen3-Next's class),
  * its per-sequence state in short ("Mamba state", "GDN state": the hint, the CLI table, the hover
  * row) and its second state tensor ("SSM state"; Gated DeltaNet's is the recurrent state).
  */
-export function mixerNames(m: Pick<MambaSpec, 'kind'>): { layer: string; vllmClass: string; short: string; temporal: string } {
+export function mixerNames(m: Pick<MambaSpec, 'kind'>, modelType = ''): { layer: string; vllmClass: string; short: string; temporal: string } {
   if (m.kind === 'mamba1') return { layer: 'Mamba', vllmClass: 'MambaMixer', short: 'Mamba', temporal: 'SSM' };
   if (m.kind === 'mamba2') return { layer: 'Mamba-2', vllmClass: 'MambaMixer2', short: 'Mamba', temporal: 'SSM' };
-  return { layer: 'Gated DeltaNet', vllmClass: 'Qwen3NextGatedDeltaNet', short: 'GDN', temporal: 'recurrent' };
+  return { layer: 'Gated DeltaNet', vllmClass: QWEN3_5_TYPES.has(modelType) ? 'GatedDeltaNetAttention' : 'Qwen3NextGatedDeltaNet', short: 'GDN', temporal: 'recurrent' };
 }
 
 /** Keys only Mamba-style configs carry: one of them outside MAMBA_FAMILIES means a layout AttnScope cannot read. */
@@ -139,7 +152,7 @@ export function readMamba(r: KeyReader, family: string, L: number, h: number, nu
   } else if (family === 'falcon_h1') {
     // vLLM falcon_h1.py: attention, Mamba-2 and the MLP run in parallel in every layer.
     for (let i = 0; i < L; i++) kinds.push('full');
-  } else if (family === 'qwen3_next' && !fromLayerTypes) {
+  } else if (GDN_FAMILIES.has(family) && !fromLayerTypes) {
     // transformers' Qwen3NextConfig builds layer_types when the config leaves it out (the
     // published Qwen3-Next-80B-A3B config does): layer i is "linear_attention" (Gated DeltaNet,
     // no KV cache) unless (i + 1) % full_attention_interval == 0 (default 4).
@@ -194,6 +207,18 @@ function readLayersBlockType(r: KeyReader, L: number): { kinds: LayerKind[] } | 
   return { kinds };
 }
 
+/**
+ * Whether vLLM applies Qwen3_5ForConditionalGenerationConfig (MODELS_CONFIG_MAP, by architecture)
+ * to this Qwen3.5 config: its architectures name Qwen3_5ForConditionalGeneration or
+ * Qwen3_5MoeForConditionalGeneration, or name nothing (read as the published form). A text-only
+ * Qwen3_5ForCausalLM is not in that map, so its mamba_ssm_dtype is not applied.
+ */
+function qwen35ConfigClass(r: KeyReader): boolean {
+  const v = r.find(['architectures'])?.prop.value;
+  const names = v?.type === 'array' ? (v.items ?? []).map((item) => item.value) : [];
+  return names.length === 0 || names.some((a) => a === 'Qwen3_5ForConditionalGeneration' || a === 'Qwen3_5MoeForConditionalGeneration');
+}
+
 /** A boolean under `keys`, else `fallback`. */
 function flag(r: KeyReader, keys: string[], fallback: boolean): boolean {
   return r.bool(keys) ?? fallback;
@@ -204,10 +229,15 @@ function readMixer(r: KeyReader, family: string, h: number, layers: number[], he
   if (layers.length === 0) return null;
   const n = (keys: string[], fallback: number, max = MAX_WIDTH): number => r.num(null, keys, { max }) ?? fallback;
   const ssmDtype = (): Dtype | null => {
-    const v = r.find(['mamba_ssm_cache_dtype'])?.prop.value;
+    // vLLM NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype: the config's
+    // mamba_ssm_cache_dtype, else float32. Qwen3.5 (Qwen3_5ForConditionalGenerationConfig, for
+    // Qwen3_5ForConditionalGeneration and Qwen3_5MoeForConditionalGeneration, the published
+    // architectures): the text config's mamba_ssm_dtype, else the model dtype.
+    const key = family === 'nemotron_h' ? 'mamba_ssm_cache_dtype' : 'mamba_ssm_dtype';
+    const v = r.find([key])?.prop.value;
     const named = typeof v?.value === 'string' ? DTYPE_NAMES[v.value.replace(/^torch\./, '').toLowerCase()] : undefined;
-    // vLLM NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype: the config's value, else float32.
-    return family === 'nemotron_h' ? named ?? 'fp32' : null;
+    if (family === 'nemotron_h') return named ?? 'fp32';
+    return QWEN3_5_TYPES.has(family) && qwen35ConfigClass(r) ? named ?? null : null;
   };
   if (family === 'jamba') {
     // vLLM jamba.py JambaMambaDecoderLayer -> MambaMixer(hidden, mamba_d_state, mamba_d_conv,
@@ -233,8 +263,9 @@ function readMixer(r: KeyReader, family: string, h: number, layers: number[], he
       convBias: flag(r, ['use_conv_bias'], true), projBias: flag(r, ['use_bias'], false), mixerNorm: true, ssmStateDtype: ssmDtype(),
     };
   }
-  if (family === 'qwen3_next') {
-    // vLLM Qwen3NextGatedDeltaNet: in_proj_qkvz [h, 2·key_dim + 2·value_dim], in_proj_ba
+  if (GDN_FAMILIES.has(family)) {
+    // vLLM Qwen3NextGatedDeltaNet (Qwen3.5: GatedDeltaNetAttention, the same weights; its
+    // checkpoint's in_proj_qkv + in_proj_z and in_proj_b + in_proj_a are loaded fused): in_proj_qkvz [h, 2·key_dim + 2·value_dim], in_proj_ba
     // [h, 2·num_v_heads], conv1d [key_dim · 2 + value_dim, K] without bias, dt_bias and A_log
     // [num_v_heads], RMSNormGated(head_v_dim), out_proj [value_dim, h], no biases; state
     // (mamba_utils.py gated_delta_net_state_shape): conv (2·key_dim + value_dim, K − 1), recurrent
@@ -245,7 +276,7 @@ function readMixer(r: KeyReader, family: string, h: number, layers: number[], he
     return {
       kind: 'gdn', layers, intermediateSize: vHeads * vDim, stateSize: n(['linear_key_head_dim'], 128), convKernel: n(['linear_conv_kernel_dim'], 4, 1024),
       dtRank: 0, numHeads: vHeads, headDim: vDim, nGroups: n(['linear_num_key_heads'], 16),
-      convBias: false, projBias: false, mixerNorm: true, ssmStateDtype: null,
+      convBias: false, projBias: false, mixerNorm: true, ssmStateDtype: ssmDtype(),
     };
   }
   if (family === 'zamba2') {

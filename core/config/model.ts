@@ -13,7 +13,7 @@ import {
 import { isConfigPath } from './fileKinds';
 import { GEMMA3N_TYPES, gemma3nTowers, readGemma3n } from './gemma3n';
 import { describe, KeyReader, MAX_HEADS, MAX_LAYERS, MAX_WIDTH, MAX_WINDOW } from './keys';
-import { mixerNames, readMamba } from './mamba';
+import { GDN_FAMILIES, mixerNames, readMamba } from './mamba';
 import { readQuantization } from './quantization';
 import { OTHER_ENCODERS, readVisionTower } from './vision';
 import { formatCount } from '../format';
@@ -282,7 +282,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
   if (linearLayers > 0) {
     const at = (r.sourceKeys.layerTypes ? r.ranges[r.sourceKeys.layerTypes] : undefined) ?? anchor;
     const attending = L - linearLayers;
-    const names = mamba ? mixerNames(mamba) : null;
+    const names = mamba ? mixerNames(mamba, family) : null;
     // No layer left attending (Qwen3-Next with full_attention_interval above num_hidden_layers): no KV at all, and no encoder either.
     const kv = attending === 0 ? 'no layer attends, so there is no per-token KV cache' : `only the ${attending} attention layer${attending === 1 ? '' : 's'} keep a per-token KV cache`;
     const what = mamba && names
@@ -341,7 +341,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
         ...(hybrid.expertPeriod ? { layerOffset: hybrid.expertPeriod.offset } : {}),
         mlpOnlyLayers: hybrid.moeLayers ? Array.from({ length: L }, (_, i) => i).filter((i) => !hybrid.moeLayers!.includes(i)) : mlpOnly,
         routerBias: family === 'gpt_oss' || topkMethod === 'noaux_tc',
-        sharedExpertGate: (family === 'qwen2_moe' || family === 'qwen3_next') && (sharedInter ?? 0) > 0,
+        sharedExpertGate: (family === 'qwen2_moe' || GDN_FAMILIES.has(family)) && (sharedInter ?? 0) > 0,
       };
     } else if (expertInter === undefined) {
       r.missing('intermediateSize', ['moe_intermediate_size'], 'the size of one expert MLP is needed for parameter counts');
@@ -457,8 +457,8 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     // Gemma 3n: Gemma's four plus post_per_layer_input_norm (vLLM Gemma3nDecoderLayer).
     normsPerLayer: hybrid.normsPerLayer ?? (g3n ? 5 : FOUR_NORM_TYPES.has(family) ? 4 : family === 'falcon' ? falconNormsPerLayer(r, newDecoderArch === true) : 2),
     qkNorm: QK_NORM_TYPES.has(family),
-    // vLLM Qwen3NextAttention: attn_output_gate = getattr(config, "attn_output_gate", True).
-    ...(family === 'qwen3_next' ? { attnOutputGate: r.bool(['attn_output_gate']) ?? true } : {}),
+    // vLLM Qwen3NextAttention (Qwen3.5's attention too): attn_output_gate = getattr(config, "attn_output_gate", True).
+    ...(GDN_FAMILIES.has(family) ? { attnOutputGate: r.bool(['attn_output_gate']) ?? true } : {}),
     attentionSinks: family === 'gpt_oss',
     ...(softcap ? { attnLogitSoftcapping: softcap } : {}),
     ...(crossAttentionLayers.length > 0 ? { crossAttentionLayers } : {}),

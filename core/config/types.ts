@@ -92,7 +92,8 @@ export interface MambaSpec {
   mixerNorm: boolean;
   /**
    * The SSM (temporal) state dtype vLLM picks when --mamba-ssm-cache-dtype is auto: Nemotron-H's
-   * config value or float32 (vLLM NemotronHForCausalLMConfig); null: the model dtype, as the conv state.
+   * config value or float32 (vLLM NemotronHForCausalLMConfig), Qwen3.5's text config
+   * `mamba_ssm_dtype` (Qwen3_5ForConditionalGenerationConfig); null: the model dtype, as the conv state.
    */
   ssmStateDtype: Dtype | null;
 }

@@ -371,6 +371,8 @@ export function checksIndependentOf(profile: Profile, e: Estimate, invalid: read
  *   supports GPT OSS is 0.10.1").
  * - Qwen3-Next 0.10.2: vLLM issue #24944 (Qwen3-Next on v0.10.2rc3); vllm-project/vllm-ascend
  *   PR #2919 (Qwen3-Next support against vLLM v0.10.2).
+ * - Qwen3.5 0.17.0: vllm-project/recipes Qwen/Qwen3.5.md ("Use vLLM nightly wheel until 0.17.0 is
+ *   released", for Qwen3_5MoeForConditionalGeneration).
  */
 export const FIRST_VLLM_RELEASE: readonly { modelTypes: readonly string[]; name: string; since: readonly [number, number, number]; source: string }[] = [
   { modelTypes: ['mistral'], name: 'Mistral', since: [0, 2, 0], source: 'vLLM issue #1089, PR #1221' },
@@ -389,6 +391,8 @@ export const FIRST_VLLM_RELEASE: readonly { modelTypes: readonly string[]; name:
   { modelTypes: ['glm4'], name: 'GLM-4-0414', since: [0, 8, 4], source: 'vLLM PR #16338' },
   { modelTypes: ['gpt_oss'], name: 'gpt-oss', since: [0, 10, 1], source: 'vLLM PR #22259' },
   { modelTypes: ['qwen3_next'], name: 'Qwen3-Next', since: [0, 10, 2], source: 'vLLM issue #24944' },
+  { modelTypes: ['qwen3_5', 'qwen3_5_text'], name: 'Qwen3.5', since: [0, 17, 0], source: 'vllm-project/recipes Qwen/Qwen3.5.md' },
+  { modelTypes: ['qwen3_5_moe', 'qwen3_5_moe_text'], name: 'Qwen3.5 MoE', since: [0, 17, 0], source: 'vllm-project/recipes Qwen/Qwen3.5.md' },
 ];
 
 /**
