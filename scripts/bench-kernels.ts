@@ -12,8 +12,9 @@
  *     scattered (a random permutation of the pool). On this kind of machine the order alone
  *     moves the rate by a quarter or more: the hardware prefetcher restarts at every jump.
  *     Each decode row's pages are also read alone (timePagedRead: the same bytes, order and
- *     threads with the read-bandwidth peak's loads, the K and V of 4 pieces — pages of up to 16
- *     tokens, 16-token runs of longer ones — interleaved 256 B by 256 B),
+ *     threads with the read-bandwidth peak's loads, in the kernel's order: groups of 4 pieces —
+ *     pages of up to 16 tokens, 16-token runs of longer ones — read as a K run then a V run
+ *     where the group is one run of the pool, else their K and V interleaved 256 B by 256 B),
  *     the rate the layout allows the kernel, and
  *     its arithmetic timed alone over pages held in L2: both in turn with the kernel, one block
  *     of runs of each per round (DECODE_BOUND_ROUNDS), so the three share the moment.
@@ -321,6 +322,14 @@ export interface Row {
   pageKernelNs?: number;
   /** Decode: median wall time of the same pages read with the peak's loop (timePagedRead), ns. */
   pageReadNs?: number;
+  /**
+   * Decode: median process CPU time per run of the pages read alone and of the kernel, in the
+   * same rounds as pageReadNs, ns. The read peak counts each thread's CPU time: at load 2 or more
+   * on 2 vCPUs the read's wall time is the machine's (session 38: by wall 45 % of the peak, by
+   * CPU time 82-94 % at load 9-19; DESIGN.md).
+   */
+  pageReadCpuNs?: number;
+  pageKernelCpuNs?: number;
   /**
    * Decode: median wall time of the same kernel, grid and threads over the pages of L2_TOKENS
    * tokens, which stay in L2 (block-table entry t → t mod their count): its arithmetic without
@@ -639,12 +648,16 @@ async function main(): Promise<void> {
           row.pageKernelNs = median(kernelBlocks!.map((t) => t.wall));
           row.pageReadNs = median(readBlocks!.map((t) => t.wall));
           row.pageComputeNs = median(computeBlocks!.map((t) => t.wall));
+          row.pageReadCpuNs = median(readBlocks!.map((t) => t.cpu));
+          row.pageKernelCpuNs = median(kernelBlocks!.map((t) => t.cpu));
           const kvBytes = 2 * batch * ctx * DHKV * DD * 2;
           const readBw = peaks.readBytesPerSec;
           const b = decodeBounds(kvBytes, row.pageReadNs, row.pageComputeNs, row.pageKernelNs);
+          const readCpuGBps = row.pageReadCpuNs > 0 ? kvBytes / (row.pageReadCpuNs / threads) : null;
           pageReads.push(
             `${label}: read alone ${formatSignificant(b.readGBps)} GB/s` +
               (readBw ? ` (${fmtPct(kvBytes / (row.pageReadNs * 1e-9) / readBw)} of the read bandwidth)` : '') +
+              (readCpuGBps ? `, by CPU time / ${threads} threads ${formatSignificant(readCpuGBps)} GB/s` + (readBw ? ` (${fmtPct((readCpuGBps * 1e9) / readBw)})` : '') : '') +
               `, arithmetic alone ${formatSignificant(b.computeGBps)} GB/s, the two one after the other ${formatSignificant(b.serialGBps)} GB/s; ` +
               `the kernel in the same rounds ${formatSignificant(b.kernelGBps)} GB/s (${fmtPct(row.pageReadNs / row.pageKernelNs)} of read alone; overlap ${b.overlap.toFixed(2)})`,
           );
@@ -679,7 +692,7 @@ async function main(): Promise<void> {
   }
   if (pageReads.length > 0) {
     notes.push(
-      'decode, what bounds each row: its pages read alone (the same K and V bytes, in block-table order, over the same threads, with the read-bandwidth peak\'s loads, 4 pieces (a page of up to 16 tokens, a 16-token run of a longer one) at a time with their K and V runs interleaved 256 B by 256 B, the fastest of the read orders measured for scattered pages: no arithmetic, no prefetch; what the page layout and order allow) ' +
+      'decode, what bounds each row: its pages read alone (the same K and V bytes, in block-table order, over the same threads, with the read-bandwidth peak\'s loads in the kernel\'s order: groups of 4 pieces (a page of up to 16 tokens, a 16-token run of a longer one), each read as its K run then its V run where the group is one run of the pool, else with their K and V runs interleaved 256 B by 256 B, the fastest of the read orders measured for scattered pages: no arithmetic, no prefetch; what the page layout and order allow) ' +
         `and its arithmetic alone (the same kernel and grid over the pages of ${L2_TOKENS} tokens, which stay in L2), each timed in turn with the kernel, one block of runs of each per round, ${DECODE_BOUND_ROUNDS} rounds, medians; overlap 0 = the kernel takes max(read, arithmetic), 1 = read + arithmetic (none of the reading hidden behind arithmetic): ` +
         pageReads.join('; '),
     );
@@ -890,8 +903,15 @@ export function checkTargets(rows: Row[], cpuTime: CpuTimeFigure[]): string[] {
   const decode32k = rows.filter((r) => r.kernel?.kernel === 'paged_decode' && r.kernel.shape.seqLenK === 32768);
   for (const r of decode32k) {
     const overlap = r.pageReadNs && r.pageComputeNs && r.pageKernelNs ? decodeBounds(1, r.pageReadNs, r.pageComputeNs, r.pageKernelNs).overlap : null;
+    // The pages read alone as a fraction of the read bandwidth: the kernel's fraction scaled by
+    // the kernel's time over the read's (wall), or by their process CPU times / threads.
+    const threads = cpuOf(r)?.threads;
+    const readCpu = r.pageReadCpuNs && r.pageKernelCpuNs && threads
+      ? `, ${fmtPct((r.kernel!.fractionOfPeak ?? 0) * (r.kernel!.medianNs / (r.pageReadCpuNs / threads)))} by CPU time`
+      : '';
+    const kernelCpu = r.pageReadCpuNs && r.pageKernelCpuNs ? ` (${fmtPct(r.pageReadCpuNs / r.pageKernelCpuNs)} by CPU time)` : '';
     const alone = r.pageReadNs && r.pageKernelNs
-      ? `; its pages read alone: ${fmtPct((r.kernel!.fractionOfPeak ?? 0) * (r.kernel!.medianNs / r.pageReadNs))} of it, the kernel ${fmtPct(r.pageReadNs / r.pageKernelNs)} of that in the same rounds` +
+      ? `; its pages read alone: ${fmtPct((r.kernel!.fractionOfPeak ?? 0) * (r.kernel!.medianNs / r.pageReadNs))} of it by wall time${readCpu}, the kernel ${fmtPct(r.pageReadNs / r.pageKernelNs)} of that in the same rounds${kernelCpu}` +
         (overlap !== null ? ` (overlap of reading and arithmetic ${overlap.toFixed(2)}: 0 full, 1 none)` : '')
       : '';
     const shape = r.kernel!.shape;

@@ -193,38 +193,61 @@ inline int64_t piece_begin(int64_t t, int ps) {
 }
 
 // Reads the K and V rows of tokens [t_begin, t_end) (row_bytes each, pages from `table`) with
-// the read-bandwidth peak's loads, kPagedReadGroup pieces (pages of up to 16 tokens) at a time,
-// their K and V runs interleaved 256 B by 256 B (peaks::read_streams: 8 address streams); a
-// partial first or last piece alone. Over scattered 32 KiB pages that read 1.37x (64 MiB of K + V a thread) and 1.64x
-// (1 GiB) the page-by-page read, K then V (2 vCPU Zen 5, SCHED_FIFO scratch harness, 25-41
-// rounds; 8 pages 1.35x and 1.63x, K and V of one page interleaved 1.20x and 1.38x); consecutive
-// pages 1.03x. DESIGN.md, "Decode reading, session 33".
+// the read-bandwidth peak's loads, in groups of kPagedReadGroup pieces (pages of up to 16
+// tokens) from t_begin. A group that is one run of the pool (each piece starting where the last
+// ended: consecutive slots, or one page's pieces) is read as its K run, then its V run; any other
+// group as the pieces' K and V runs interleaved 256 B by 256 B (peaks::read_streams: 8 address
+// streams), a partial first or last piece alone. Over scattered 32 KiB pages the interleaved read
+// was 1.37x (64 MiB of K + V a thread) and 1.64x (1 GiB) the page-by-page read, K then V (2 vCPU
+// Zen 5, SCHED_FIFO scratch harness, 25-41 rounds; 8 pages 1.35x and 1.63x, K and V of one page
+// interleaved 1.20x and 1.38x; DESIGN.md, "Decode reading, session 33"). Over consecutive pages
+// the runs read 1.15-1.20x the interleaved order: each 32 KiB page's K then V 0.87x of the read
+// peak's loop in the same rounds, the interleaved read 0.84x, runs of 2, 4 and 8 pages' K then
+// their V 0.92x, 0.96x and 0.98x (B = 1 32k, 2 threads, CPU time; DESIGN.md, "Decode pages of
+// 128 tokens and the read order, session 38").
 void read_kv_pages(const PagedDecodeParams& p, const int32_t* table, int64_t t_begin, int64_t t_end,
                    int64_t row_bytes) {
   const int ps = p.page_size;
-  const void* streams[2 * kPagedReadGroup];
-  int n = 0;  // pages gathered, all of `run` bytes
-  size_t run = 0;
-  auto flush = [&] {
-    if (n == 1) {
-      peaks::read_bytes(streams[0], run);
-      peaks::read_bytes(streams[1], run);
-    } else if (n > 1) {
-      peaks::read_streams(streams, 2 * n, run);
+  const char* k_pool = static_cast<const char*>(p.k_pages);
+  const char* v_pool = static_cast<const char*>(p.v_pages);
+  auto offset = [&](int64_t t) { return (int64_t(table[t / ps]) * ps + t % ps) * row_bytes; };
+  for (int64_t g0 = t_begin, g1; g0 < t_end; g0 = g1) {
+    // The group's pieces, and whether they are one run of the pool.
+    bool run = true;
+    g1 = g0;
+    for (int j = 0; j < kPagedReadGroup && g1 < t_end; ++j) {
+      const int64_t e = std::min<int64_t>(t_end, piece_end(g1, ps));
+      run = run && (j == 0 || offset(g1) == offset(g0) + (g1 - g0) * row_bytes);
+      g1 = e;
     }
-    n = 0;
-  };
-  for (int64_t t0 = t_begin, next; t0 < t_end; t0 = next) {
-    next = std::min<int64_t>(t_end, piece_end(t0, ps));  // t0's piece, from t0's slot
-    const int64_t offset = (int64_t(table[t0 / ps]) * ps + t0 % ps) * row_bytes;
-    const size_t bytes = static_cast<size_t>((next - t0) * row_bytes);
-    if (n > 0 && bytes != run) flush();  // a partial first or last page reads on its own
-    run = bytes;
-    streams[2 * n] = static_cast<const char*>(p.k_pages) + offset;
-    streams[2 * n + 1] = static_cast<const char*>(p.v_pages) + offset;
-    if (++n == kPagedReadGroup) flush();
+    if (run) {
+      peaks::read_bytes(k_pool + offset(g0), static_cast<size_t>((g1 - g0) * row_bytes));
+      peaks::read_bytes(v_pool + offset(g0), static_cast<size_t>((g1 - g0) * row_bytes));
+      continue;
+    }
+    const void* streams[2 * kPagedReadGroup];
+    int n = 0;  // pieces gathered, all of `bytes` bytes
+    size_t bytes = 0;
+    auto flush = [&] {
+      if (n == 1) {
+        peaks::read_bytes(streams[0], bytes);
+        peaks::read_bytes(streams[1], bytes);
+      } else if (n > 1) {
+        peaks::read_streams(streams, 2 * n, bytes);
+      }
+      n = 0;
+    };
+    for (int64_t t0 = g0, next; t0 < g1; t0 = next) {
+      next = std::min<int64_t>(g1, piece_end(t0, ps));  // t0's piece, from t0's slot
+      const size_t piece = static_cast<size_t>((next - t0) * row_bytes);
+      if (n > 0 && piece != bytes) flush();  // a partial first or last piece reads on its own
+      bytes = piece;
+      streams[2 * n] = k_pool + offset(t0);
+      streams[2 * n + 1] = v_pool + offset(t0);
+      ++n;
+    }
+    flush();
   }
-  flush();
 }
 
 // Grid: (batch, partition). One task reads each page of its token range once, for every KV
@@ -306,14 +329,13 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
   if (fused_bf16 || fused_f32) {
     // One fused step per page (AVX2) or per two pieces (AVX512-BF16) for all KV heads; the step
     // requests K and V of the page (piece) `ahead` on line by line beside its own loads. The
-    // bf16 step reads from L2: for each kPagedReadGroup pieces that are not one run of the
-    // pool, their K and V are read together first, runs interleaved (read_kv_pages); pieces in
-    // one run (consecutive pool slots, or one page's pieces) are read one by one, K then V,
-    // before their steps (read in groups they were 0.88-0.93x). Against reading every page so:
-    // scattered B = 16 1.09-1.14x, B = 1 0.98-1.00x, consecutive 0.96-0.98x (paired CPU time,
-    // 32k context, 2 vCPU Zen 5, A/A 0.99; DESIGN.md, "Decode reading, session 34"). Either
-    // way the step requests the piece kBf16StepPrefetchPages ahead (fewer in a short task), so
-    // that those reads mostly hit cache.
+    // bf16 step reads from L2: each kPagedReadGroup pieces' K and V are read before their steps
+    // (read_kv_pages: K run then V run where the group is one run of the pool, else the runs
+    // interleaved). Against reading each page K then V before its step, scattered B = 16
+    // 1.09-1.14x, B = 1 0.98-1.00x (paired CPU time, 32k context, 2 vCPU Zen 5, A/A 0.99;
+    // DESIGN.md, "Decode reading, session 34"); one-run groups read as runs where they were read
+    // piece by piece, 1.01-1.05x (session 38). Either way the step requests the piece
+    // kBf16StepPrefetchPages ahead (fewer in a short task), so that those reads mostly hit cache.
     int64_t task_steps = 0;
     for (int64_t t = t_begin; t < t_end; t = step_end(t)) ++task_steps;
     const int ahead = fused_f32 ? kAvx2FusedPrefetchPages
@@ -321,7 +343,6 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
     // Tokens from a piece's first to the first of the piece `ahead` on (whole pieces when the
     // page size is a multiple of kPieceTokens or at most it).
     const int64_t ahead_tokens = int64_t(ahead) * std::min(ps, kPieceTokens);
-    bool together = false;  // this piece's kPagedReadGroup pieces were read by read_kv_pages
     // The bf16 step takes two pieces at a time (its blocks of 32 tokens load and store acc and
     // run the softmax's per-block work once per two pieces: 1.07-1.08x from L2, paired CPU time,
     // 2 vCPU Zen 5; DESIGN.md, "Decode arithmetic, session 35"): `pages` gathers them; a read
@@ -333,25 +354,10 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
       const int count = static_cast<int>(std::min(step_end(t0), t_end) - t0);
       const void* k = slab(p.k_pages, t0, 0);
       const void* v = slab(p.v_pages, t0, 0);
-      if (fused_bf16) {
-        if (i % kPagedReadGroup == 0) {
-          // The group's pieces are one run of the pool when each starts where the last ended.
-          int64_t group_end = t0;
-          const char* run_end = nullptr;
-          together = false;
-          for (int j = 0; j < kPagedReadGroup && group_end < t_end; ++j) {
-            const int64_t e = std::min(step_end(group_end), t_end);
-            const char* at = static_cast<const char*>(slab(p.k_pages, group_end, 0));
-            together = together || (run_end != nullptr && at != run_end);
-            run_end = at + (e - group_end) * row_stride_bytes;
-            group_end = e;
-          }
-          if (together) read_kv_pages(p, table, t0, group_end, row_stride_bytes);
-        }
-        if (!together) {
-          peaks::read_bytes(k, static_cast<size_t>(count * row_stride_bytes));
-          peaks::read_bytes(v, static_cast<size_t>(count * row_stride_bytes));
-        }
+      if (fused_bf16 && i % kPagedReadGroup == 0) {
+        int64_t group_end = t0;
+        for (int j = 0; j < kPagedReadGroup && group_end < t_end; ++j) group_end = std::min(step_end(group_end), t_end);
+        read_kv_pages(p, table, t0, group_end, row_stride_bytes);
       }
       const int64_t next = fused_bf16 ? piece_begin(piece_begin(t0, ps) + ahead_tokens, ps) : (t0 / ps + ahead) * ps;
       const void* next_k = next < t_end ? slab(p.k_pages, next, 0) : nullptr;
