@@ -129,10 +129,18 @@ export function gemma3nTowers(root: ValueNode, textHidden: number): VisionTower 
   ];
   const encoders = [...(hasVision ? [tower] : []), ...(hasAudio ? [encoder] : [])];
   const why = bad.length > 0 ? ` (${bad.join(', ')} ${bad.length > 1 ? 'are' : 'is'} not a whole number)` : '';
+  const params = encoders.some((n) => n !== null) ? encoders.reduce<number>((sum, n) => sum + (n ?? 0), 0) : null;
+  // Under tensor parallelism (gemma3n_mm.py Gemma3nForConditionalGeneration.__init__): vision_tower and
+  // audio_tower are AutoModel.from_config, transformers' modules with no tensor-parallel layers, so
+  // every GPU holds them whole; each Gemma3nMultimodalEmbedder splits its VocabParallelEmbedding and
+  // RowParallelLinear embedding_projection but holds its hard / soft RMSNorms (2d) whole.
+  const embedderNorms = (hasVision ? 2 * (whole(visionNode, 'hidden_size', 2048, '', []) ?? 0) : 0) + (hasAudio ? 2 * (whole(audioNode, 'hidden_size', 1536, '', []) ?? 0) : 0);
+  const replicatedParams = (params ?? 0) + (vision === null || audio === null ? 0 : embedderNorms);
   return {
     modelType: hasVision ? 'gemma3n_vision' : 'gemma3n_audio',
-    params: encoders.some((n) => n !== null) ? encoders.reduce<number>((sum, n) => sum + (n ?? 0), 0) : null,
+    params,
     projectorParams: vision === null || audio === null ? null : vision + audio,
+    ...(replicatedParams > 0 ? { replicated: { params: replicatedParams, what: "Gemma 3n's vision and audio towers, built whole by transformers' AutoModel, and the embedders' RMSNorms (gemma3n_mm.py)" } } : {}),
     note: `Gemma 3n: ${[
       ...(counted.length > 0 ? [`${counted.join(' and ')} ${counted.length > 1 ? 'are' : 'is'} counted`] : []),
       ...(left.length > 0 ? [`${left.join(' and ')} ${left.length > 1 ? 'are' : 'is'} not counted${why}`] : []),

@@ -129,6 +129,26 @@ export interface VisionTower {
   projectorParams: number | null;
   /** What is counted and what is not, in one sentence (hover, CLI, estimate notes). */
   note: string;
+  /**
+   * What of params + projectorParams vLLM builds whole on every tensor-parallel GPU, as the
+   * family's vLLM model file places it (core/config/vision.ts); absent where that placement is not
+   * modelled (then the tower splits like the text model's linear layers).
+   */
+  replicated?: TowerReplication;
+}
+
+/** The part of a vision / audio tower that tensor parallelism does not split in vLLM (core/estimate replicatedWeights). */
+export interface TowerReplication {
+  /** Parameters each GPU holds whole: patch and position embeddings, norms, row-parallel biases, nn.Linear / ReplicatedLinear layers, or a whole tower built outside vLLM's parallel layers. */
+  params: number;
+  /**
+   * Attention weights built whole instead of split when the tower's `heads` do not divide by
+   * tensor_parallel_size (intern_vit.py InternSdpaAttention, nn.Linear qkv and proj); absent for
+   * towers whose attention vLLM always splits (it asserts divisibility there).
+   */
+  unsplitAttention?: { heads: number; params: number };
+  /** What they are, with the vLLM file that builds them, for the estimate's note. */
+  what: string;
 }
 
 export interface MoeSpec {

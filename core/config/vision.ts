@@ -6,7 +6,7 @@
  */
 import { describe } from './keys';
 import { getProperty, toPlain, type ValueNode } from './tree';
-import type { Problem, VisionTower } from './types';
+import type { Problem, TowerReplication, VisionTower } from './types';
 
 /** A vision tower whose shapes are modelled: its config class's defaults and its parameter count. */
 interface TowerKind {
@@ -19,6 +19,14 @@ interface TowerKind {
   defaults: Record<string, number>;
   /** The encoder's parameters, from the values read (defaults filled in). */
   encoder(v: Record<string, number>): number;
+  /**
+   * Of those, what vLLM's model file builds whole on every tensor-parallel GPU (its convolutions,
+   * embeddings, norms and the biases of RowParallelLinear layers, which every rank adds whole);
+   * absent where that file was not read (the tower then splits as the text model's layers).
+   */
+  replicated?(v: Record<string, number>): number;
+  /** The attention weights vLLM builds whole when `heads` do not divide by tensor_parallel_size (InternViT); absent elsewhere. */
+  unsplitAttention?(v: Record<string, number>): { heads: number; params: number };
   /** Its shape in a note ("27 layers, hidden 1152, patch 14 at 896 px"). */
   shape(v: Record<string, number>): string;
   /** Switches read from other than integer keys (booleans, a norm_type), as 0 / 1 beside the values; absent: none. */
@@ -49,6 +57,17 @@ const vitShape = (v: Record<string, number>) => `${v.num_hidden_layers} layers, 
  */
 function vitLayer(h: number, i: number): number {
   return 4 * h * h + 4 * h + 4 * h + 2 * h * i + i + h;
+}
+
+/**
+ * What of {@link vitLayer} vLLM keeps whole on every tensor-parallel GPU when it builds the layer
+ * from its parallel linears (siglip.py / clip.py / idefics2_vision_model.py: qkv_proj
+ * QKVParallelLinear and fc1 ColumnParallelLinear split with their biases, out_proj and fc2
+ * RowParallelLinear split their weights but add their biases whole): the two LayerNorms 4h and
+ * the two row-parallel biases 2h = 6h.
+ */
+function vitLayerReplicated(h: number): number {
+  return 6 * h;
 }
 
 /**
@@ -103,6 +122,14 @@ const TOWERS: Record<string, TowerKind> = {
       const head = v.vision_use_head ? h + 4 * h * h + 4 * h + 2 * h + 2 * h * i + i + h : 0;
       return v.num_channels! * p * p * h + h + Math.floor(v.image_size! / p) ** 2 * h + v.num_hidden_layers! * vitLayer(h, i) + (v.post_norm === 0 ? 0 : 2 * h) + head;
     },
+    // siglip.py: patch Conv2dLayer and position nn.Embedding whole, post_layernorm whole; the
+    // pooling head's probe, torch MultiheadAttention and LayerNorm whole, its SiglipMLP split but
+    // for fc2's bias.
+    replicated: (v) => {
+      const h = v.hidden_size!, p = v.patch_size!;
+      const head = v.vision_use_head ? h + 4 * h * h + 4 * h + 2 * h + h : 0;
+      return v.num_channels! * p * p * h + h + Math.floor(v.image_size! / p) ** 2 * h + v.num_hidden_layers! * vitLayerReplicated(h) + (v.post_norm === 0 ? 0 : 2 * h) + head;
+    },
     shape: vitShape,
   },
   clip_vision_model: {
@@ -111,6 +138,12 @@ const TOWERS: Record<string, TowerKind> = {
     encoder: (v) => {
       const h = v.hidden_size!, p = v.patch_size!;
       return h + v.num_channels! * p * p * h + (Math.floor(v.image_size! / p) ** 2 + 1) * h + 2 * h + (v.post_norm === 0 ? 0 : 2 * h) + v.num_hidden_layers! * vitLayer(h, v.intermediate_size!);
+    },
+    // clip.py CLIPVisionEmbeddings: class_embedding nn.Parameter, Conv2dLayer, position nn.Embedding;
+    // pre_layrnorm and post_layernorm nn.LayerNorm: all whole.
+    replicated: (v) => {
+      const h = v.hidden_size!, p = v.patch_size!;
+      return h + v.num_channels! * p * p * h + (Math.floor(v.image_size! / p) ** 2 + 1) * h + 2 * h + (v.post_norm === 0 ? 0 : 2 * h) + v.num_hidden_layers! * vitLayerReplicated(h);
     },
     shape: vitShape,
   },
@@ -121,6 +154,9 @@ const TOWERS: Record<string, TowerKind> = {
       const d = v.embed_dim!, p = v.patch_size!;
       return v.in_channels! * v.temporal_patch_size! * p * p * d + v.depth! * vitLayer(d, Math.floor(d * v.mlp_ratio!));
     },
+    // qwen2_vl.py: Qwen2VisionPatchEmbed nn.Conv3d whole; per block norm1 / norm2 nn.LayerNorm and the
+    // biases of attn.proj and mlp.fc2 (RowParallelLinear) whole, qkv and fc1 split.
+    replicated: (v) => v.in_channels! * v.temporal_patch_size! * v.patch_size! ** 2 * v.embed_dim! + v.depth! * vitLayerReplicated(v.embed_dim!),
     shape: (v) => `${v.depth} layers, hidden ${v.embed_dim}, patch ${v.patch_size}`,
   },
   qwen2_5_vl: {
@@ -130,6 +166,9 @@ const TOWERS: Record<string, TowerKind> = {
       const d = v.hidden_size!, i = v.intermediate_size!, p = v.patch_size!;
       return v.in_channels! * v.temporal_patch_size! * p * p * d + v.depth! * (2 * d + 4 * d * d + 4 * d + 3 * d * i + 2 * i + d);
     },
+    // qwen2_5_vl.py: Qwen2_5_VisionPatchEmbed.proj ReplicatedLinear; per block the two RMSNorms 2d and
+    // the biases of attn.proj and mlp.down_proj (RowParallelLinear) 2d whole.
+    replicated: (v) => v.in_channels! * v.temporal_patch_size! * v.patch_size! ** 2 * v.hidden_size! + v.depth! * 4 * v.hidden_size!,
     shape: (v) => `${v.depth} layers, hidden ${v.hidden_size}, patch ${v.patch_size}`,
   },
   pixtral: {
@@ -139,6 +178,10 @@ const TOWERS: Record<string, TowerKind> = {
       const h = v.hidden_size!, i = v.intermediate_size!, p = v.patch_size!;
       return v.num_channels! * p * p * h + h + v.num_hidden_layers! * (4 * h * h + 3 * h * i + 2 * h);
     },
+    // pixtral.py PixtralHFVisionModel (the HF form, through llava.py): patch_conv and ln_pre whole, per
+    // layer attention_norm and ffn_norm whole; qkv_proj / o_proj / gate_up_proj / down_proj split, no
+    // biases. Mistral's own params.json form is built whole (readTower).
+    replicated: (v) => v.num_channels! * v.patch_size! ** 2 * v.hidden_size! + v.hidden_size! + v.num_hidden_layers! * 2 * v.hidden_size!,
     shape: vitShape,
   },
   mllama_vision_model: {
@@ -171,6 +214,13 @@ const LLAMA4_TOWER: TowerKind = {
     const adapter = i * pin + pin * pout + (v.adapter_bias ? pin + pout : 0);
     return v.num_channels! * p * p * h + h + (Math.floor(v.image_size! / p) ** 2 + 1) * h + 4 * h + v.num_hidden_layers! * vitLayer(h, i) + adapter;
   },
+  // mllama4.py: the patch_embedding linear is a ColumnParallelLinear (split); class_embedding,
+  // positional_embedding_vlm and layernorm_pre / _post whole; per layer the two LayerNorms and the
+  // o_proj and fc2 biases (RowParallelLinear) whole; the vision_adapter's fc2 bias whole.
+  replicated: (v) => {
+    const h = v.hidden_size!;
+    return h + (Math.floor(v.image_size! / v.patch_size!) ** 2 + 1) * h + 4 * h + v.num_hidden_layers! * vitLayerReplicated(h) + (v.adapter_bias ? v.projector_output_dim! : 0);
+  },
   shape: vitShape,
   flags: (vision) => ({ adapter_bias: flag(vision, ['multi_modal_projector_bias'], false) ? 1 : 0 }),
 };
@@ -185,6 +235,12 @@ const QWEN3_VL_TOWER: TowerKind = {
   encoder: (v) => {
     const d = v.hidden_size!, p = v.patch_size!;
     return v.in_channels! * v.temporal_patch_size! * p * p * d + d + v.num_position_embeddings! * d + v.depth! * vitLayer(d, v.intermediate_size!);
+  },
+  // qwen3_vl.py: patch_embed and pos_embed (nn.Embedding) whole; per block norm1 / norm2 and the
+  // biases of attn.proj and mlp.linear_fc2 (RowParallelLinear) whole.
+  replicated: (v) => {
+    const d = v.hidden_size!;
+    return v.in_channels! * v.temporal_patch_size! * v.patch_size! ** 2 * d + d + v.num_position_embeddings! * d + v.depth! * vitLayerReplicated(d);
   },
   shape: (v) => `${v.depth} layers, hidden ${v.hidden_size}, patch ${v.patch_size}`,
 };
@@ -205,6 +261,20 @@ function internVit(chat: boolean): TowerKind {
       const layer = 4 * h * h + (v.qkv_bias ? 3 * h : 0) + h + (v.qk_norm ? 2 * h : 0) + (v.layer_scale ? 2 * h : 0) + 2 * norm + 2 * h * i + i + h;
       return h + v.num_channels! * p * p * h + h + (v.positions ? (Math.floor(v.image_size! / p) ** 2 + 1) * h : 0) + (v.mask_token ? h : 0) + v.num_hidden_layers! * layer;
     },
+    // intern_vit.py: class_embedding, patch Conv2d and position_embedding whole; per layer norm1 /
+    // norm2, ls1 / ls2, the q_norm / k_norm RMSNorms and the biases of attn.proj and mlp.fc2
+    // (RowParallelLinear) whole; qkv and fc1 split. (The HF form goes through interns1.py, not read
+    // here: taken to place its layers the same way.)
+    replicated: (v) => {
+      const h = v.hidden_size!, p = v.patch_size!;
+      const norm = v.layer_norm ? 2 * h : h;
+      const layer = 2 * norm + (v.layer_scale ? 2 * h : 0) + (v.qk_norm ? 2 * h : 0) + 2 * h;
+      return h + v.num_channels! * p * p * h + h + (v.positions ? (Math.floor(v.image_size! / p) ** 2 + 1) * h : 0) + (v.mask_token ? h : 0) + v.num_hidden_layers! * layer;
+    },
+    // intern_vit.py InternVisionEncoderLayer._init_attn: InternParallelAttention when the heads divide
+    // by tensor_parallel_size, else InternSdpaAttention, whose qkv and proj are nn.Linear (whole):
+    // 4h² and the qkv bias 3h per layer (proj's bias is whole either way).
+    unsplitAttention: (v) => ({ heads: v.heads!, params: v.num_hidden_layers! * (4 * v.hidden_size! ** 2 + (v.qkv_bias ? 3 * v.hidden_size! : 0)) }),
     shape: vitShape,
     flags: (vision) => {
       const normType = getProperty(vision, 'norm_type')?.value;
@@ -216,6 +286,8 @@ function internVit(chat: boolean): TowerKind {
         layer_scale: chat || !(scale?.type === 'number' && typeof scale.value === 'number' && scale.value <= 0) ? 1 : 0,
         positions: chat || flag(vision, ['use_absolute_position_embeddings'], true) ? 1 : 0,
         mask_token: !chat && flag(vision, ['use_mask_token'], false) ? 1 : 0,
+        // num_attention_heads: InternVisionConfig's default 25 (InternViT-6B), InternVLVisionConfig's 16.
+        heads: intValue(getProperty(vision, 'num_attention_heads')?.value) ?? (chat ? 25 : 16),
       };
     },
   };
@@ -228,6 +300,12 @@ const IDEFICS3_TOWER: TowerKind = {
   encoder: (v) => {
     const h = v.hidden_size!, p = v.patch_size!;
     return v.num_channels! * p * p * h + h + Math.floor(v.image_size! / p) ** 2 * h + v.num_hidden_layers! * vitLayer(h, v.intermediate_size!) + 2 * h;
+  },
+  // idefics2_vision_model.py (Idefics3VisionTransformer): patch Conv2d with bias, position
+  // nn.Embedding and post_layernorm whole; the layers as SigLIP's.
+  replicated: (v) => {
+    const h = v.hidden_size!, p = v.patch_size!;
+    return v.num_channels! * p * p * h + h + Math.floor(v.image_size! / p) ** 2 * h + v.num_hidden_layers! * vitLayerReplicated(h) + 2 * h;
   },
   shape: vitShape,
 };
@@ -277,56 +355,75 @@ const TOWER_OF_FAMILY: Record<string, string> = {
  * - idefics3 / smolvlm: the connector's modality_projection Linear(vh·s², th) without bias
  *   (s = scale_factor, default 2).
  */
-function projectorParams(family: string, v: Record<string, number>, th: number, root: ValueNode, vision: ValueNode, problems: Problem[]): number | null {
+function projectorParams(family: string, v: Record<string, number>, th: number, root: ValueNode, vision: ValueNode, problems: Problem[]): Projector | null {
   const bias = (fallback: boolean): boolean => {
     const b = getProperty(root, 'multimodal_projector_bias')?.value;
     return b?.type === 'boolean' ? b.value === true : fallback;
   };
+  const whole = (params: number): Projector => ({ params, replicated: params });
   const vh = v.hidden_size ?? v.embed_dim!;
-  if (family === 'gemma3') return vh * th + vh;
-  if (family === 'llava') return vh * th + th * th + (bias(true) ? 2 * th : 0);
-  // LLaVA-NeXT: the same projector and the image_newline vector th (LlavaNextModel).
-  if (family === 'llava_next') return vh * (v.feature_layers ?? 1) * th + th * th + (bias(true) ? 2 * th : 0) + th;
+  // gemma3_mm.py Gemma3MultiModalProjector: an nn.Parameter and a GemmaRMSNorm, whole.
+  if (family === 'gemma3') return whole(vh * th + vh);
+  // llava.py LlavaMultiModalProjector: linear_1 ColumnParallelLinear, linear_2 RowParallelLinear (its bias whole).
+  if (family === 'llava') return { params: vh * th + th * th + (bias(true) ? 2 * th : 0), replicated: bias(true) ? th : 0 };
+  // LLaVA-NeXT: the same projector and the image_newline vector th (LlavaNextModel), an nn.Parameter.
+  if (family === 'llava_next') return { params: vh * (v.feature_layers ?? 1) * th + th * th + (bias(true) ? 2 * th : 0) + th, replicated: (bias(true) ? th : 0) + th };
   if (family === 'mistral3') {
+    // mistral3.py: the RMSNorm and Mistral3PatchMerger's merging_layer (nn.Linear) whole; linear_1 /
+    // linear_2 taken as LLaVA's (Column / RowParallelLinear).
     const m = sizeSetting(root, 'spatial_merge_size', 2, problems, '');
-    return vh + vh * m * m * vh + vh * th + th * th + (bias(false) ? 2 * th : 0);
+    return { params: vh + vh * m * m * vh + vh * th + th * th + (bias(false) ? 2 * th : 0), replicated: vh + vh * m * m * vh + (bias(false) ? th : 0) };
   }
-  if (family === 'paligemma') return vh * th + th;
+  // paligemma.py PaliGemmaMultiModalProjector: one nn.Linear, whole.
+  if (family === 'paligemma') return whole(vh * th + th);
   if (family === MISTRAL_NATIVE) {
     // vLLM pixtral.py (params.json): VisionLanguageAdapter w_in vh·th, w_out th·th, biases unless
     // adapter_bias is false; pre_mm_projector_norm RMSNorm vh with add_pre_mm_projector_layer_norm;
-    // a PatchMerger Linear(vh·m², vh) without bias when spatial_merge_size m > 1.
+    // a PatchMerger Linear(vh·m², vh) without bias when spatial_merge_size m > 1. All nn.Linear: whole.
     const flag = (key: string, fallback: boolean) => {
       const b = getProperty(vision, key)?.value;
       return b?.type === 'boolean' ? b.value === true : fallback;
     };
     const m = sizeSetting(vision, 'spatial_merge_size', 1, problems, 'vision_encoder');
-    return vh * th + th * th + (flag('adapter_bias', true) ? 2 * th : 0) + (flag('add_pre_mm_projector_layer_norm', false) ? vh : 0) + (m > 1 ? vh * m * m * vh : 0);
+    return whole(vh * th + th * th + (flag('adapter_bias', true) ? 2 * th : 0) + (flag('add_pre_mm_projector_layer_norm', false) ? vh : 0) + (m > 1 ? vh * m * m * vh : 0));
   }
   if (family === 'qwen2_vl' || family === 'qwen2_5_vl') {
+    // Qwen2(_5)_VisionPatchMerger: ln_q whole, mlp.0 ColumnParallelLinear, mlp.2 RowParallelLinear (its bias th whole).
     const wide = vh * v.spatial_merge_size! ** 2;
-    return (family === 'qwen2_vl' ? 2 * vh : vh) + wide * wide + wide + wide * th + th;
+    const norm = family === 'qwen2_vl' ? 2 * vh : vh;
+    return { params: norm + wide * wide + wide + wide * th + th, replicated: norm + th };
   }
   if (family === 'mllama') {
+    // mllama.py is not read here: the projector's placement is not modelled.
     const out = sizeSetting(vision, 'vision_output_dim', 7680, problems, 'vision_config');
-    return out * th + th;
+    return { params: out * th + th, replicated: null };
   }
-  if (family === 'llama4') return v.vision_output_dim! * th;
+  // mllama4.py Llama4MultiModalProjector.linear_1: ColumnParallelLinear without bias, split.
+  if (family === 'llama4') return { params: v.vision_output_dim! * th, replicated: 0 };
   if (family === 'qwen3_vl' || family === 'qwen3_vl_moe') {
+    // Qwen3_VisionPatchMerger: the norm whole, linear_fc1 ColumnParallelLinear, linear_fc2 RowParallelLinear (bias out whole).
     const wide = vh * v.spatial_merge_size! ** 2, out = v.out_hidden_size!;
     const merger = wide * wide + wide + wide * out + out;
-    return 2 * vh + merger + v.deepstack_visual_indexes! * (2 * wide + merger);
+    return { params: 2 * vh + merger + v.deepstack_visual_indexes! * (2 * wide + merger), replicated: 2 * vh + out + v.deepstack_visual_indexes! * (2 * wide + out) };
   }
   if (family === 'internvl' || family === 'internvl_chat') {
+    // internvl.py _init_mlp1 and interns1.py InternS1MultiModalProjector: nn.LayerNorm and two nn.Linear, whole.
     const ratio = getProperty(root, 'downsample_ratio')?.value;
     const r = ratio?.type === 'number' && typeof ratio.value === 'number' && ratio.value > 0 && ratio.value <= 1 ? Math.round(1 / ratio.value) ** 2 : 4;
-    return 2 * vh * r + vh * r * th + th + th * th + th;
+    return whole(2 * vh * r + vh * r * th + th + th * th + th);
   }
   if (family === 'idefics3' || family === 'smolvlm') {
+    // idefics3.py Idefics3SimpleMLP.proj: ReplicatedLinear, whole.
     const s = sizeSetting(root, 'scale_factor', 2, problems, '');
-    return vh * s * s * th;
+    return whole(vh * s * s * th);
   }
   return null;
+}
+
+/** A projector's parameters and, of them, what vLLM holds whole on every tensor-parallel GPU (null: not modelled). */
+interface Projector {
+  params: number;
+  replicated: number | null;
 }
 
 /** The multimodal families whose tower vLLM builds with init_vision_tower_for_llava (llava.py): CLIP, SigLIP or Pixtral cut at the feature layer. */
@@ -406,10 +503,13 @@ function phi3vTower(processor: ValueNode, textHidden: number, problems: Problem[
   const layers = Math.min(24, Math.max(1, i < 0 ? 24 + i + 1 : i + 1));
   const v = { hidden_size: 1024, intermediate_size: 4096, num_hidden_layers: layers, image_size: 336, patch_size: 14, num_channels: 3, post_norm: 0 };
   const d = sizeSetting(processor, 'image_dim_out', 1024, problems, 'img_processor');
+  const projector = 2 * 4 * d + 4 * d * textHidden + textHidden + textHidden * textHidden + textHidden;
   return {
     modelType: 'clip_vision_model',
     params: TOWERS.clip_vision_model!.encoder(v),
-    projectorParams: 2 * 4 * d + 4 * d * textHidden + textHidden + textHidden * textHidden + textHidden,
+    projectorParams: projector,
+    // phi3v.py: the tower is vLLM's CLIPVisionModel (split); glb_GN, sub_GN and img_projection (nn.Linear) whole.
+    replicated: { params: TOWERS.clip_vision_model!.replicated!(v) + projector, what: "the CLIP vision tower's patch and position embeddings, norms and row-parallel biases and the HD image projection (nn.Linear, phi3v.py)" },
     note: `the CLIP vision tower (24 layers, hidden 1024, patch 14 at 336 px, img_processor) and its projector into the text model are counted (vLLM loads ${layers} of them, up to layer_idx ${i}, without the post-LayerNorm)`,
   };
 }
@@ -535,5 +635,24 @@ function readTower(root: ValueNode, family: string, textHidden: number, problems
   const projector = projectorParams(family, values, textHidden, root, node, problems);
   const what = projector === null ? `the ${tower.name} vision tower (${shape}) is counted, not the ${family || 'model'} projector into the text model` : `the ${tower.name} vision tower (${shape}) and its projector into the text model are counted`;
   const defaultsText = defaulted.length > 0 ? ` (not in vision_config, taken from transformers' ${type} defaults: ${defaulted.join(', ')})` : '';
-  return { modelType: type, params, projectorParams: projector, note: `${what}${loadedText}${defaultsText}` };
+  const replicated = towerReplication(family, tower, values, params, projector);
+  return { modelType: type, params, projectorParams: projector?.params ?? null, note: `${what}${loadedText}${defaultsText}`, ...(replicated ? { replicated } : {}) };
+}
+
+/**
+ * What of a counted tower and its projector vLLM holds whole on every tensor-parallel GPU
+ * (TowerKind.replicated and the projector's share, by the family's vLLM model file), or undefined
+ * where that file was not read (mllama). Mistral's own params.json form builds its encoder and
+ * adapter from nn.Linear throughout (pixtral.py VisionTransformer, VisionLanguageAdapter): all of it.
+ */
+function towerReplication(family: string, tower: TowerKind, v: Record<string, number>, params: number, projector: Projector | null): TowerReplication | undefined {
+  if (family === MISTRAL_NATIVE) return { params: params + (projector?.params ?? 0), what: "Pixtral's vision encoder and adapter, nn.Linear throughout (pixtral.py VisionTransformer, VisionLanguageAdapter)" };
+  if (!tower.replicated || (projector && projector.replicated === null)) return undefined;
+  const p = projector?.replicated ?? 0;
+  const projectorText = !projector || p === 0 ? '' : p === projector.params ? ' and its projector (nn.Linear / ReplicatedLinear)' : " and its projector's norms and row-parallel biases";
+  return {
+    params: tower.replicated(v) + p,
+    ...(tower.unsplitAttention ? { unsplitAttention: tower.unsplitAttention(v) } : {}),
+    what: `the ${tower.name} vision tower's patch and position embeddings, norms and row-parallel biases${projectorText}`,
+  };
 }

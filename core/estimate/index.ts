@@ -748,7 +748,11 @@ export interface ReplicatedWeights {
  * H_kv, QKVParallelLinear gives each GPU one KV head (num_kv_head_replicas = tp / H_kv), so the
  * k_proj / v_proj weights (and biases) are held tp / H_kv times over. Embeddings and lm_head split
  * (VocabParallelEmbedding / ParallelLMHead), as do the other projections and the experts.
- * Not counted: row-parallel layers' biases (o_proj / down_proj bias, h each, whole on every GPU).
+ * A multimodal model's vision / audio tower adds what its family's vLLM file builds whole
+ * (VisionTower.replicated: embeddings, norms, row-parallel biases, nn.Linear projectors; Gemma 3n's
+ * AutoModel towers and Pixtral's params.json encoder entirely; InternViT's attention when its heads
+ * do not divide by tp).
+ * Not counted: the text model's row-parallel biases (o_proj / down_proj bias, h each, whole on every GPU).
  * Per GPU: (weights + Σ bytes_i · (copies_i − 1)) / tp, copies = tp for a replicated tensor.
  * DeepSeek-V3 at tp 8: +996,074,856 B (0.93 GiB); Llama-3.1-405B at tp 16: +528,482,304 B.
  */
@@ -774,6 +778,16 @@ export function replicatedWeights(model: ModelSpec, dtype: Dtype, tp: number, pa
   if (g3n > 0) {
     extra += g3n * b * (tp - 1);
     parts.push('Gemma 3n\'s AltUp, per_layer_input_gate and per_layer_projection (ReplicatedLinear) and the LAuReL and per-layer-projection norms on every GPU');
+  }
+  // The vision / audio tower, as its family's vLLM file places it (core/config/vision.ts VisionTower.replicated).
+  const tower = model.vision?.replicated;
+  if (tower) {
+    const attention = tower.unsplitAttention && tower.unsplitAttention.heads % tp !== 0 ? tower.unsplitAttention : null;
+    const whole = tower.params + (attention?.params ?? 0);
+    if (whole > 0) {
+      extra += whole * b * (tp - 1);
+      parts.push(`${tower.what}${attention ? `, and its attention, whose ${attention.heads} heads do not divide by ${tp} (nn.Linear qkv / proj)` : ''} on every GPU`);
+    }
   }
   const weights = linearWeights(model, false);
   if (m) {

@@ -163,7 +163,7 @@ export function reserveTerms(
       : { key, label, bytes: gib(set), subtracted: true, origin: 'profile', basis: `engine.${snake(key)}_gib`, source: `engine.${snake(key)}_gib in the profile` };
   const tp = tensorParallelSize > 1;
   return [
-    { key: 'weights', label: 'model weights', bytes: weightsBytesPerGpu, subtracted: true, origin: 'modelled', basis: tp ? `parameters · bytes ÷ ${tensorParallelSize}${replicatedBasis}` : 'parameters · bytes', source: `parameters · bytes of their dtype (quantized layers at their stored width), ÷ tensor_parallel_size${tp ? ", plus what vLLM keeps whole on every GPU (norms, MoE routers, MLA's q_a_proj / kv_a_proj_with_mqa, KV heads' projections where tensor_parallel_size exceeds the KV heads: replicatedWeights)" : ''}` },
+    { key: 'weights', label: 'model weights', bytes: weightsBytesPerGpu, subtracted: true, origin: 'modelled', basis: tp ? `parameters · bytes ÷ ${tensorParallelSize}${replicatedBasis}` : 'parameters · bytes', source: `parameters · bytes of their dtype (quantized layers at their stored width), ÷ tensor_parallel_size${tp ? ", plus what vLLM keeps whole on every GPU (norms, MoE routers, MLA's q_a_proj / kv_a_proj_with_mqa, KV heads' projections where tensor_parallel_size exceeds the KV heads, the vision tower's unsplit parts: replicatedWeights)" : ''}` },
     term('activation', 'activation peak', engine.activationGib, activation.bytes, activation.basis, activation.source),
     term('nonTorch', 'non-torch memory', engine.nonTorchGib, gib(era.nonTorchGib), era.short, `${era.name}: ${era.source}`),
     {

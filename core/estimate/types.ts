@@ -195,7 +195,7 @@ export interface Estimate {
   params: ParamBreakdown;
   /** All weights, every GPU together (quantized layers at their stored width). */
   weightsBytes: number;
-  /** What one GPU holds: weightsBytes / tensor_parallel_size, rounded up, plus the tensors vLLM replicates on every GPU (replicatedWeights: norms, routers, MLA a-projections, KV heads past H_kv). */
+  /** What one GPU holds: weightsBytes / tensor_parallel_size, rounded up, plus the tensors vLLM replicates on every GPU (replicatedWeights: norms, routers, MLA a-projections, KV heads past H_kv, a vision tower's unsplit parts). */
   weightsBytesPerGpu: number;
   /**
    * What one block id costs: one page across all layers, page_size · kvBytesPerToken (Llama-2-7B

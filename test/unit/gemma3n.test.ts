@@ -192,13 +192,23 @@ test('Gemma 3n\'s MLP widths per layer are counted layer by layer (a MatFormer s
   assert.equal(paramCounts(m).total, 1_905_495_648 + 537_395_200 + 2_013_265_920 + 7_805_952 + 681_348_640 + 294_126_848 + 50_331_648);
 });
 
-test('under tensor parallelism Gemma 3n\'s ReplicatedLinear AltUp and per-layer input projections stay whole on every GPU', () => {
+test('under tensor parallelism Gemma 3n\'s ReplicatedLinear AltUp and per-layer input projections, and its AutoModel vision and audio towers, stay whole on every GPU', () => {
   const m = readModelConfig(JSON.stringify(E4B)).value!;
   // Replicated, in parameters: norms 35 · 5 · 2048 + 2048 = 360,448; q/k norms 35 · 512 = 17,920; Gemma 3n (vLLM gemma3n.py
   // ReplicatedLinear and norms) 35 · (AltUp 12,368 + post_laurel_norm 2048 + per_layer_input_gate / per_layer_projection
-  // 1,048,576) + per_layer_projection_norm 256 = 37,204,976. At tp 2 in bf16 a GPU holds one extra copy of half of them:
-  // (360,448 + 17,920 + 37,204,976) · 2 B · (2 − 1) / 2.
+  // 1,048,576) + per_layer_projection_norm 256 = 37,204,976.
+  // The towers (vLLM gemma3n_mm.py Gemma3nForConditionalGeneration.__init__: vision_tower = AutoModel.from_config(
+  // config.vision_config), audio_tower = AutoModel.from_config(config.audio_config), transformers modules without
+  // vLLM's parallel layers, so whole on every GPU): MobileNet-V5 294,126,848 + audio encoder 681,348,640; the two
+  // Gemma3nMultimodalEmbedder split their VocabParallelEmbedding and RowParallelLinear but keep hard / soft
+  // RMSNorm whole: 2 · 2048 + 2 · 1536 = 7,168. Σ towers 975,482,656.
+  // At tp 2 in bf16 a GPU holds one extra copy of half of each: Σ · 2 B · (2 − 1) / 2.
   const r = replicatedWeights(m, 'bf16', 2);
-  assert.equal(r.extraBytesPerGpu, 360_448 + 17_920 + 37_204_976);
+  assert.equal(r.extraBytesPerGpu, 360_448 + 17_920 + 37_204_976 + 975_482_656);
   assert.ok(r.parts.some((p) => /Gemma 3n's AltUp, per_layer_input_gate and per_layer_projection/.test(p)));
+  assert.ok(r.parts.some((p) => /Gemma 3n's vision and audio towers, built whole by transformers' AutoModel/.test(p)));
+  // tp 4: three extra copies of the towers, a quarter each: 975,482,656 · 2 B · 3 / 4 = 1,463,223,984 B of the GPU's
+  // extra (beside the text model's, which at tp 4 also holds each of the 2 KV heads' k/v projections twice).
+  const noTowers = { ...m, vision: { ...m.vision!, replicated: undefined } };
+  assert.equal(replicatedWeights(m, 'bf16', 4).extraBytesPerGpu - replicatedWeights(noTowers, 'bf16', 4).extraBytesPerGpu, 1_463_223_984);
 });

@@ -10,8 +10,9 @@ import {
   profileFromModelConfig,
   readModelConfig,
   readsAsProfile,
+  type ModelSpec,
 } from '../../core/config/index';
-import { DEFAULT_ENGINE, estimate, kvBytesForSequence, kvBytesPerToken, paramCounts } from '../../core/estimate/index';
+import { DEFAULT_ENGINE, estimate, kvBytesForSequence, kvBytesPerToken, paramCounts, replicatedWeights } from '../../core/estimate/index';
 import { formatEstimate } from '../../runner/table';
 import { fixtureText, loadModel } from './helpers';
 import { labelledConfig } from '../../scripts/bench-config-size';
@@ -1004,6 +1005,75 @@ test('Phi-3.5-vision: img_processor\'s CLIP ViT-L/14-336 as vLLM loads it and th
   assert.equal(m.vision!.projectorParams, 22_034_432);
   assert.equal(paramCounts(m).total, 4_134_023_168);
   assert.deepEqual(r.problems.map((p) => p.code), []);
+});
+
+/** What a model's vision tower adds per GPU under tensor parallelism: replicatedWeights with the tower's placement less without it. */
+function towerExtraPerGpu(m: ModelSpec, tp: number): number {
+  const without: ModelSpec = { ...m, vision: m.vision ? { ...m.vision, replicated: undefined } : null };
+  return replicatedWeights(m, 'bf16', tp).extraBytesPerGpu - replicatedWeights(without, 'bf16', tp).extraBytesPerGpu;
+}
+
+test('under tensor parallelism a vision tower is split as vLLM\'s model file builds it: embeddings, norms, row-parallel biases and nn.Linear projectors stay whole on every GPU', () => {
+  // gemma-3-12b-it at tp 2 (vLLM siglip.py: qkv_proj QKVParallelLinear, out_proj RowParallelLinear, fc1 Column-, fc2
+  // RowParallelLinear split; patch Conv2dLayer, position nn.Embedding, LayerNorms and the row-parallel biases whole.
+  // gemma3_mm.py Gemma3MultiModalProjector: mm_input_projection_weight nn.Parameter and GemmaRMSNorm, whole):
+  //   conv 3·14²·1152 + 1152 = 678,528; positions 64²·1152 = 4,718,592; 27 layers · (2 LayerNorms 4h + out_proj / fc2
+  //   biases 2h = 6,912) = 186,624; post_layernorm 2,304 → 5,586,048; projector 4,424,832. Σ 10,010,880 params, 2 B
+  //   each, one extra copy of half of it per GPU at tp 2: 10,010,880 B.
+  const gemma = readModelConfig(JSON.stringify(GEMMA3_12B_IT)).value!;
+  assert.equal(gemma.vision!.replicated!.params, 5_586_048 + 4_424_832);
+  assert.equal(towerExtraPerGpu(gemma, 2), 10_010_880);
+  assert.ok(replicatedWeights(gemma, 'bf16', 2).parts.some((p) => /^the SigLIP vision tower's patch and position embeddings, norms and row-parallel biases and its projector \(nn\.Linear \/ ReplicatedLinear\) on every GPU$/.test(p)));
+  // Qwen2.5-VL-7B at tp 4 (vLLM qwen2_5_vl.py: patch_embed.proj ReplicatedLinear 3·2·14²·1280 = 1,505,280; per block
+  // two RMSNorms 2,560 + attn.proj and mlp.down_proj biases 2,560 = 5,120, ×32 = 163,840; the merger's ln_q RMSNorm
+  // 1,280 and mlp.2 (RowParallelLinear) bias 3,584): 1,673,984 params · 2 B · 3 / 4 = 2,510,976 B per GPU.
+  const q25 = readModelConfig(JSON.stringify(QWEN25_VL_7B)).value!;
+  assert.equal(towerExtraPerGpu(q25, 4), 2_510_976);
+  // InternVL3-8B at tp 2 (vLLM intern_vit.py, 16 heads: InternParallelAttention; class 1,024, Conv2d 602,112 + bias 1,024,
+  // positions 1,049,600; per layer norm1 / norm2 LayerNorms 4,096, ls1 / ls2 2,048, attn.proj and mlp.fc2 biases 2,048
+  // = 8,192, ×24 = 196,608 → 1,850,368; internvl.py mlp1 nn.LayerNorm + two nn.Linear, whole: 27,540,480):
+  // 29,390,848 params · 2 B / 2 = 29,390,848 B per GPU.
+  const internvl = readModelConfig(JSON.stringify(INTERNVL3_8B)).value!;
+  assert.equal(towerExtraPerGpu(internvl, 2), 29_390_848);
+  // InternViT-6B (InternVisionConfig defaults: hidden 3200, 25 heads, qkv without bias, q/k RMSNorms, RMSNorm layers;
+  // 45 layers as InternVL2.5-78B's) at tp 4: 25 heads do not divide by 4, so intern_vit.py _init_attn builds
+  // InternSdpaAttention, nn.Linear qkv 3·3200² and proj 3200², whole: 45 · 4 · 3200² = 1,843,200,000 more params
+  // whole, · 2 B · 3 / 4 = 2,764,800,000 B more per GPU than at a tp its heads divide by.
+  const v6b = readModelConfig(JSON.stringify({ ...INTERNVL3_8B, vision_config: { model_type: 'intern_vit_6b', num_hidden_layers: 45, image_size: 448, patch_size: 14 } })).value!;
+  assert.equal(towerExtraPerGpu(v6b, 4) - (v6b.vision!.replicated!.params * 2 * 3) / 4, 2_764_800_000);
+  assert.ok(replicatedWeights(v6b, 'bf16', 4).parts.some((p) => /and its attention, whose 25 heads do not divide by 4 \(nn\.Linear qkv \/ proj\)/.test(p)));
+  // At tp 5 the heads divide: the attention splits (to within the byte replicatedWeights rounds up).
+  assert.ok(Math.abs(towerExtraPerGpu(v6b, 5) - (v6b.vision!.replicated!.params * 2 * 4) / 5) < 1);
+  assert.ok(!replicatedWeights(v6b, 'bf16', 5).parts.some((p) => /heads do not divide/.test(p)));
+});
+
+test('under tensor parallelism Pixtral in Mistral\'s params.json form is whole on every GPU (pixtral.py builds it from nn.Linear), the HF form splits', () => {
+  // vLLM pixtral.py VisionTransformer (params.json): patch_conv nn.Conv2d, wq / wk / wv / wo and w1 / w2 / w3 nn.Linear,
+  // RMSNorms; VisionLanguageAdapter w_in / w_out nn.Linear: the tower 403,489,792 and adapter 31,467,520 whole.
+  // At tp 2, 2 B each: 434,957,312 B more per GPU.
+  const native = readModelConfig(JSON.stringify({
+    dim: 5120, n_layers: 40, head_dim: 128, hidden_dim: 14336, n_heads: 32, n_kv_heads: 8, rope_theta: 1000000000.0, norm_eps: 1e-05, vocab_size: 131072,
+    vision_encoder: { hidden_size: 1024, num_channels: 3, image_size: 1024, patch_size: 16, intermediate_size: 4096, num_hidden_layers: 24, num_attention_heads: 16, adapter_bias: true },
+  })).value!;
+  assert.equal(towerExtraPerGpu(native, 2), 434_957_312);
+  // The HF form (llava.py → PixtralHFVisionModel: qkv_proj, o_proj, gate_up_proj, down_proj split, no biases): patch_conv
+  // 3·16²·1024 = 786,432, ln_pre 1,024, 24 · (attention_norm + ffn_norm 2,048) = 49,152; LlavaMultiModalProjector
+  // linear_2 (RowParallelLinear) bias 5,120: 841,728 params · 2 B / 2 = 841,728 B.
+  const hf = readModelConfig(JSON.stringify(PIXTRAL_12B)).value!;
+  assert.equal(towerExtraPerGpu(hf, 2), 841_728);
+});
+
+test('under tensor parallelism Phi-3.5-vision keeps its HD image projection (nn.Linear) whole, the CLIP tower splits', () => {
+  // vLLM phi3v.py: img_processor is clip.py CLIPVisionModel (split but class embedding 1,024, Conv2dLayer 3·14²·1024 =
+  // 602,112, positions 577·1024 = 590,848, pre_layrnorm 2,048, 23 layers · 6,144 = 141,312: 1,337,344); glb_GN, sub_GN and
+  // img_projection nn.Linear whole: 22,034,432. 23,371,776 params · 2 B / 2 = 23,371,776 B per GPU at tp 2.
+  const m = readModelConfig(JSON.stringify({
+    architectures: ['Phi3VForCausalLM'], model_type: 'phi3_v', hidden_size: 3072, intermediate_size: 8192, num_attention_heads: 32, num_hidden_layers: 32,
+    num_key_value_heads: 32, max_position_embeddings: 131072, rms_norm_eps: 1e-05, tie_word_embeddings: false, torch_dtype: 'bfloat16', vocab_size: 32064,
+    embd_layer: { embedding_cls: 'image', hd_transform_order: 'sub_glb', projection_cls: 'mlp', use_hd_transform: true, with_learnable_separator: true },
+    img_processor: { image_dim_out: 1024, model_name: 'openai/clip-vit-large-patch14-336', name: 'clip_vision_model', num_img_tokens: 144 },
+  })).value!;
+  assert.equal(towerExtraPerGpu(m, 2), 23_371_776);
 });
 
 test('a vision tower whose shapes are not modelled is said to be left out, at its key, and changes no count', () => {
