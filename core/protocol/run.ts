@@ -201,13 +201,17 @@ export interface PoolSummary {
  * Modelled seconds of one serving step (one forward pass), a roofline
  * (runner/simulate/step-time.ts): perStepS + max(weightsS + expertWeightsS · (1 − (1 − k/E)^T)
  * + perKvTokenS · KV tokens attended + perSlidingKvTokenS · KV tokens attended in the window,
- * perTokenS · T tokens scheduled + perPairS · query-key pairs attended + perSlidingPairS ·
- * query-key pairs attended in the window). perKvTokenS and perPairS are the full-attention
+ * perTokenS · T tokens scheduled + perPairS · query-key pairs attended by prefill chunks +
+ * perDecodePairS · query-key pairs attended by decode tokens + perSlidingPairS · query-key pairs
+ * attended in the window). perKvTokenS, perPairS and perDecodePairS are the full-attention
  * layers' (whole context); the sliding-window layers' are apart, each query reading at most
  * slidingWindow tokens, or, for Llama 4's chunked local attention (attentionChunkSize set instead),
  * only its own chunk's keys (native/src/pool/simulator.h StepTimeModel). A run saved before the
  * split has no sliding fields and counted every attention layer at the whole context; one saved
- * before attentionChunkSize counted chunked layers as a sliding window of the chunk (an upper bound).
+ * before attentionChunkSize counted chunked layers as a sliding window of the chunk (an upper bound);
+ * one saved before perDecodePairS charged decode pairs at perPairS, and replays so (an MLA model's
+ * perPairS was then 4 · head_dim FLOPs per pair and head for both: 768 for DeepSeek-V3, where vLLM
+ * runs 640 in prefill and 2,176 in decode).
  */
 export interface StepTimeModel {
   perStepS: number;
@@ -224,8 +228,18 @@ export interface StepTimeModel {
   /** Full-attention layers' KV bytes per token / effective bandwidth (every attention layer without a window). */
   perKvTokenS: number;
   perTokenS: number;
-  /** Full-attention layers' FLOPs per query-key pair / effective FLOP/s. */
+  /**
+   * Full-attention layers' FLOPs per query-key pair of a prefill chunk's queries (a chunk of more
+   * than one token) / effective FLOP/s; decode queries' too when perDecodePairS is absent.
+   */
   perPairS: number;
+  /**
+   * MLA models (DeepSeek-V2/V3, Kimi K2): the full-attention layers' FLOPs per query-key pair of a
+   * decode query (a one-token chunk, which vLLM runs in MLA's absorbed form over the latent:
+   * runner/simulate/step-time.ts pairFlopsPerHead) / effective FLOP/s. Absent for other models
+   * (the same cost as perPairS) and in runs saved before it: decode pairs then cost perPairS.
+   */
+  perDecodePairS?: number;
   /** The sliding-window layers' window in tokens; absent when the model has none. */
   slidingWindow?: number;
   /** Llama 4: the chunked local-attention layers' chunk (attention_chunk_size) in tokens, whose the perSliding* fields then are; absent when the model has none. */

@@ -416,7 +416,7 @@ export class PageAllocator {
 const SIM_CONFIG_FIELDS = ['layout', 'numPages', 'pageSize', 'watermarkPages', 'slidingWindow', 'enablePrefixCaching',
   'maxNumSeqs', 'maxNumBatchedTokens', 'maxModelLen', 'perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perPairS',
   'maxSamples', 'coast', 'privateTails', 'expertWeightsS', 'numExperts', 'numExpertsPerTok',
-  'stepSlidingWindow', 'perSlidingKvTokenS', 'perSlidingPairS', 'stepAttentionChunkSize', 'fullGroups', 'slidingGroups', 'stateBlocks', 'attentionChunkSize'] as const;
+  'stepSlidingWindow', 'perSlidingKvTokenS', 'perSlidingPairS', 'stepAttentionChunkSize', 'fullGroups', 'slidingGroups', 'stateBlocks', 'attentionChunkSize', 'perDecodePairS'] as const;
 /** Optional fields, 0 when absent (a dense model; no sliding-window or chunked local-attention layers; no hybrid, chunked or Mamba pool). */
 const SIM_CONFIG_ZERO_DEFAULT = new Set<string>(['expertWeightsS', 'numExperts', 'numExpertsPerTok', 'stepSlidingWindow', 'perSlidingKvTokenS', 'perSlidingPairS', 'stepAttentionChunkSize', 'slidingGroups', 'stateBlocks', 'attentionChunkSize']);
 
@@ -433,6 +433,8 @@ export class ServingSimulator {
       if (key === 'coast' || key === 'privateTails') return v === undefined ? -1 : v ? 1 : 0;
       if (SIM_CONFIG_ZERO_DEFAULT.has(key) && v === undefined) return 0;
       if (key === 'fullGroups' && v === undefined) return 1;
+      // Absent: perPairS's (checked a number above, earlier in the list).
+      if (key === 'perDecodePairS' && v === undefined) return config.perPairS as number;
       if (typeof v !== 'number') throw new TypeError(`config.${key} must be a number`);
       return v;
     }));

@@ -12,7 +12,8 @@
  *   (bytes = K + V read + Q + O); then perKvTokenS = KV bytes per token per GPU / R and the KV
  *   read efficiency R / BW (BW the published bandwidth).
  * A model with sliding-window (or chunked local-attention) layers gets their perSlidingPairS and
- * perSlidingKvTokenS from the same rates (the same kernels, over fewer tokens).
+ * perSlidingKvTokenS from the same rates (the same kernels, over fewer tokens). An MLA model's
+ * perDecodePairS (decode in the absorbed form, another kernel) stays modelled.
  * The fit is least squares on relative error (weight 1 / t²) over the cases of each kernel;
  * with one case, or a negative t₀, it goes through the origin (t = FLOPs / R). t₀, the fixed
  * cost of one launch, is reported but not used: a serving step launches kernels under CUDA
@@ -188,7 +189,9 @@ export function describeMeasured(m: MeasuredCoefficient): string {
 /** The calibration as lines for the CLI: which coefficients are measured, which stay modelled. */
 export function formatKernelCalibration(model: StepTimeModel, file: string): string[] {
   const measured = model.measured ?? [];
-  const kept = ['perStepS', 'weightsS', 'perTokenS', 'perPairS', 'perKvTokenS'].filter((k) => !measured.some((m) => m.coefficient === k));
+  // An MLA model's decode pairs run in another kernel than flash_fwd (the absorbed form): modelled.
+  const kept = ['perStepS', 'weightsS', 'perTokenS', 'perPairS', ...(model.perDecodePairS !== undefined ? ['perDecodePairS'] : []), 'perKvTokenS']
+    .filter((k) => !measured.some((m) => m.coefficient === k));
   return [
     `Calibration from ${file} (kernel timings on ${model.gpu}):`,
     ...measured.map((m) => `  measured ${m.coefficient}: ${describeMeasured(m)}`),

@@ -11,7 +11,8 @@
  * spanned by start_times + e2e when the file has them, else its `duration`) — with the other
  * B − 1 requests decoding at the mean context: a prefill step of P tokens then has T = P + B − 1
  * tokens, KV K = P + (B − 1)·c̄ and pairs P(P+1)/2 + (B − 1)·c̄; a decode step at the request's
- * mid-output context c has T = B, K = pairs = c + (B − 1)·c̄. Those are the full-attention
+ * mid-output context c has T = B, K = pairs = c + (B − 1)·c̄ (decode tokens' pairs at the decode
+ * cost, which MLA's absorbed form makes higher: step-time.ts pairFlopsPerHead). Those are the full-attention
  * layers'; sliding-window layers (window W) count each decode token at min(context, W) and the
  * prefill at min(P, W) per query, chunked local-attention layers (chunk C) each query at its own
  * chunk's keys (step-time.ts chunkAttention). TTFT is taken as one step, so

@@ -397,6 +397,8 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     perKvTokenS: stepTime.perKvTokenS,
     perTokenS: stepTime.perTokenS,
     perPairS: stepTime.perPairS,
+    // Absent (no MLA, or a run saved before the split): decode pairs cost perPairS.
+    perDecodePairS: stepTime.perDecodePairS ?? stepTime.perPairS,
     stepSlidingWindow: stepTime.slidingWindow ?? 0,
     stepAttentionChunkSize: stepTime.attentionChunkSize ?? 0,
     perSlidingKvTokenS: stepTime.perSlidingKvTokenS ?? 0,
@@ -549,6 +551,7 @@ function resolveStepTime(profile: Profile, opts: SimulateOptions): StepTimeModel
     const m = given as Partial<Pick<StepTimeModel, StepCoefficientKey>>;
     return {
       perStepS: c.perStepS ?? 0, weightsS: c.weightsS ?? 0, perKvTokenS: c.perKvTokenS ?? 0, perTokenS: c.perTokenS ?? 0, perPairS: c.perPairS ?? 0,
+      ...(m.perDecodePairS !== undefined ? { perDecodePairS: m.perDecodePairS } : {}),
       ...(m.numExperts ? { expertWeightsS: m.expertWeightsS ?? 0, numExperts: m.numExperts, numExpertsPerTok: m.numExpertsPerTok ?? 0 } : {}),
       ...(m.slidingWindow ? { slidingWindow: m.slidingWindow, perSlidingKvTokenS: m.perSlidingKvTokenS ?? 0, perSlidingPairS: m.perSlidingPairS ?? 0 } : {}),
       ...(m.attentionChunkSize ? { attentionChunkSize: m.attentionChunkSize, perSlidingKvTokenS: m.perSlidingKvTokenS ?? 0, perSlidingPairS: m.perSlidingPairS ?? 0 } : {}),

@@ -23,12 +23,16 @@
  *                                                  decode token; or L_s chunked local-attention
  *                                                  layers (chunk C) those of the query's own
  *                                                  chunk: (t mod C) + 1 at position t
- *   compute = (2 · P · T + 4 · H · D / tp · (L_f · Q + L_s · Q_s)) / (F · e_comp)
+ *   compute = (2 · P · T + H / tp · (L_f · (f_p · Q_p + f_d · Q_d) + L_s · 4 · D · Q_s)) / (F · e_comp)
  *                                                  P = active parameters per GPU, T = tokens
- *                                                  scheduled; Q = query-key pairs attended (QKᵀ and
- *                                                  PV, 2 FLOPs per multiply-add each), Q_s those
- *                                                  inside the window (simulator.h SlidingPairs)
- *                                                  or the chunk (ChunkedPairs)
+ *                                                  scheduled; Q_p = query-key pairs attended by
+ *                                                  prefill chunks' queries (chunks of more than one
+ *                                                  token), Q_d by decode queries (one-token
+ *                                                  chunks), f_p and f_d their FLOPs per pair and
+ *                                                  head (QKᵀ and PV, 2 FLOPs per multiply-add
+ *                                                  each: 4 · D both, but MLA's, pairFlopsPerHead);
+ *                                                  Q_s those inside the window (simulator.h
+ *                                                  SlidingPairs) or the chunk (ChunkedPairs)
  *
  * Linear-attention layers (Qwen3-Next, Granite-4 hybrids) keep no KV and count no query-key
  * pairs. Llama 4's chunked local attention (attention_chunk_size C on its RoPE layers, every 4th
@@ -47,7 +51,7 @@
  * or from a calibration (calibrate.ts). It ignores communication under tensor parallelism,
  * activations' memory traffic, the sampler and MoE routing skew (uniform routing is assumed).
  */
-import type { Profile, StepTimeSpec } from '../../core/config/types';
+import type { ModelSpec, Profile, StepTimeSpec } from '../../core/config/types';
 import { attentionLayerTypes, estimate, isChunkedLocalAttention, paramCounts, quantizedActiveComputeParams, routedExpertBytes } from '../../core/estimate/index';
 import { computePeak, DEFAULT_GPU, gpuByName, GPUS, quantizedGemmPeak, type ComputePeak, type GpuSpec } from '../../core/estimate/gpus';
 import type { StepTimeModel } from '../../core/protocol/run';
@@ -84,8 +88,10 @@ export interface StepWork {
   perKvTokenS: number;
   /** 2 · active params per GPU / FLOP/s: 2 · (P_q / F_q + (P − P_q) / F) for a W8A8 checkpoint. */
   perTokenS: number;
-  /** Full-attention layers: 4 · L_f · H · D / tp / FLOP/s. */
+  /** Full-attention layers, a prefill chunk's query-key pairs: L_f · H / tp · f_p / FLOP/s ({@link pairFlopsPerHead}: 4 · D but for MLA). */
   perPairS: number;
+  /** Full-attention layers, a decode query's pairs: L_f · H / tp · f_d / FLOP/s (= perPairS but for MLA). */
+  perDecodePairS: number;
   /** The sliding-window layers' window W (tokens); 0 without sliding-window layers. */
   slidingWindow: number;
   /** Llama 4: the chunked local-attention layers' chunk C (attention_chunk_size, tokens), whose are then the perSliding* coefficients; 0 without them. */
@@ -94,6 +100,28 @@ export interface StepWork {
   perSlidingKvTokenS: number;
   /** Sliding-window (or chunked) layers: 4 · L_s · H · D / tp / FLOP/s (0 without them). */
   perSlidingPairS: number;
+}
+
+/**
+ * FLOPs per query-key pair and attention head (q·k and P·V, 2 FLOPs per multiply-add each) of a
+ * prefill chunk's queries and of a decode query. Standard attention: 4 · head_dim for both.
+ * MLA (DeepSeek-V2/V3, Kimi K2; ModelSpec.mla) runs two ways in vLLM (vllm/v1/attention/backends/mla/common.py,
+ * its docstring and MLACommonImpl.forward): prefill and chunked context in the non-absorbed form,
+ * multi-head attention with q·k over qk_nope_head_dim + qk_rope_head_dim and P·V over v_head_dim
+ * (DeepSeek-V3: 2 · (128 + 64) + 2 · 128 = 640); decode (query_len <= reorder_batch_threshold,
+ * 1 without speculative decoding) in the absorbed form, an MQA over the latent with q·k over
+ * kv_lora_rank + qk_rope_head_dim and P·V over kv_lora_rank (2 · (512 + 64) + 2 · 512 = 2,176).
+ * The absorbed decode's per-token projections (q_nope · W_UK_T into the latent, the latent output
+ * · W_UV to v_head_dim: 2 · kv_lora_rank · H · (qk_nope_head_dim + v_head_dim) FLOPs per token and
+ * layer) are kv_b_proj's FLOPs, which the prefill runs on each new token instead: both are in
+ * 2 · P · T, P holding kv_b_proj. Not counted: the prefill's up-projection of its cached context
+ * through kv_b_proj (_compute_prefill_context), the same FLOPs per context token of a chunk that
+ * follows cached tokens.
+ */
+export function pairFlopsPerHead(m: Pick<ModelSpec, 'headDim' | 'mla'>): { prefill: number; decode: number } {
+  if (!m.mla) return { prefill: 4 * m.headDim, decode: 4 * m.headDim };
+  const { kvLoraRank, qkNopeHeadDim, qkRopeHeadDim, vHeadDim } = m.mla;
+  return { prefill: 2 * (qkNopeHeadDim + qkRopeHeadDim) + 2 * vHeadDim, decode: 2 * (kvLoraRank + qkRopeHeadDim) + 2 * kvLoraRank };
 }
 
 /** The GPU the profile names (device.gpu), else {@link DEFAULT_GPU}. @throws RangeError for a name not in the table. */
@@ -114,7 +142,8 @@ export function stepWork(profile: Profile): StepWork {
   const layers = attentionLayerTypes(m);
   const chunked = layers.sliding > 0 && isChunkedLocalAttention(m);
   const peak = computePeak(gpu, profile.dtype);
-  const pairFlops = (4 * m.numHeads * m.headDim) / tp / peak.flopsPerSec;
+  const perHead = pairFlopsPerHead(m);
+  const pairS = (flops: number) => (m.numHeads * flops) / tp / peak.flopsPerSec;
   const q = quantizedGemmPeak(gpu, m.quantization?.activations);
   const quantizedParams = q.peak ? quantizedActiveComputeParams(m, paramCounts(m)) : 0;
   const gemm = q.peak ? { peak: q.peak, params: quantizedParams / tp } : null;
@@ -130,11 +159,13 @@ export function stepWork(profile: Profile): StepWork {
     numExpertsPerTok: expertBytes > 0 ? m.moe!.numExpertsPerTok : 0,
     perKvTokenS: (layers.full * est.kvBytesPerTokenPerLayer) / gpu.memoryBytesPerSec,
     perTokenS: (2 * (est.paramsActiveCompute - quantizedParams)) / tp / peak.flopsPerSec + (gemm ? (2 * gemm.params) / gemm.peak.flopsPerSec : 0),
-    perPairS: layers.full * pairFlops,
+    perPairS: layers.full * pairS(perHead.prefill),
+    perDecodePairS: layers.full * pairS(perHead.decode),
     slidingWindow: chunked ? 0 : layers.window,
     attentionChunkSize: chunked ? layers.window : 0,
     perSlidingKvTokenS: (layers.sliding * est.kvBytesPerTokenPerLayer) / gpu.memoryBytesPerSec,
-    perSlidingPairS: layers.sliding * pairFlops,
+    // No family has MLA sliding-window layers: their pairs cost 4 · D, prefill or decode.
+    perSlidingPairS: layers.sliding * pairS(4 * m.headDim),
   };
 }
 
@@ -162,6 +193,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
       ? [`MoE: routed experts' weights read per step modelled as the E · (1 − (1 − k/E)^n) of E = ${w.numExperts} experts per layer that n tokens touch at k = ${w.numExpertsPerTok} each, assuming uniform routing (a skewed router touches fewer); shared experts and the dense part read every step`]
       : []),
     ...attentionCount(profile, w, e.memoryEfficiency),
+    ...mlaLine(profile),
     // Under TP each rank's weights, KV and FLOPs are divided by tp above, but the all-reduces after
     // every attention and MLP block are not in the formula: only overhead_ms stands for them.
     ...(profile.device.tensorParallelSize > 1
@@ -176,6 +208,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     perKvTokenS: w.perKvTokenS / e.memoryEfficiency,
     perTokenS: w.perTokenS / e.computeEfficiency,
     perPairS: w.perPairS / e.computeEfficiency,
+    ...(profile.model.mla ? { perDecodePairS: w.perDecodePairS / e.computeEfficiency } : {}),
     ...(w.slidingWindow > 0 || w.attentionChunkSize > 0
       ? {
           ...(w.slidingWindow > 0 ? { slidingWindow: w.slidingWindow } : { attentionChunkSize: w.attentionChunkSize }),
@@ -204,6 +237,15 @@ function gemmLine(profile: Profile, w: StepWork): string[] {
     return [`quantized linear layers' GEMMs (${q?.method} W8A8: ${kind} weights and activations, as vLLM runs them) at ${kind} ${formatRate(w.gemm.peak.flopsPerSec, kind === 'int8' ? 'OP/s' : 'FLOP/s')} dense (${w.gemm.peak.source}): ${formatSignificant(w.gemm.params * 1e-9)}B of the active parameters per GPU; attention and the unquantized layers (lm_head, routers) at the ${w.peak.name}`];
   }
   return w.gemmNote ? [`${q?.method} W8A8: ${w.gemmNote}`] : [];
+}
+
+/** The MLA clause of the printed line: its two FLOPs per pair and head, as vLLM runs prefill and decode ({@link pairFlopsPerHead}). Empty but for MLA. */
+function mlaLine(profile: Profile): string[] {
+  const mla = profile.model.mla;
+  if (!mla) return [];
+  const f = pairFlopsPerHead(profile.model);
+  const n = (x: number) => x.toLocaleString('en-US');
+  return [`MLA attention as vLLM runs it: prefill chunks at ${n(f.prefill)} FLOPs per query-key pair and head (q·k over qk_nope_head_dim + qk_rope_head_dim = ${n(mla.qkNopeHeadDim + mla.qkRopeHeadDim)}, P·V over v_head_dim ${n(mla.vHeadDim)}), decode tokens at ${n(f.decode)} (absorbed: q·k over kv_lora_rank + qk_rope_head_dim = ${n(mla.kvLoraRank + mla.qkRopeHeadDim)}, P·V over kv_lora_rank ${n(mla.kvLoraRank)})`];
 }
 
 /**
@@ -244,7 +286,7 @@ export function expertShareRead(m: { numExperts?: number; numExpertsPerTok?: num
 }
 
 /** The fields of a StepTimeModel that set its step times (the rest describe them). */
-export type StepCoefficientKey = 'perStepS' | 'weightsS' | 'perKvTokenS' | 'perTokenS' | 'perPairS' | 'expertWeightsS' | 'numExperts' | 'numExpertsPerTok'
+export type StepCoefficientKey = 'perStepS' | 'weightsS' | 'perKvTokenS' | 'perTokenS' | 'perPairS' | 'perDecodePairS' | 'expertWeightsS' | 'numExperts' | 'numExpertsPerTok'
   | 'slidingWindow' | 'attentionChunkSize' | 'perSlidingKvTokenS' | 'perSlidingPairS';
 
 /** The step-time coefficients {@link stepSeconds} reads. */
@@ -257,12 +299,15 @@ export function weightReadSeconds(m: Pick<StepCoefficients, 'weightsS' | 'expert
 
 /**
  * What a step's queries attend, per layer type, as native/src/pool/simulator.cc sums it: the
- * full-attention layers' KV tokens read and query-key pairs (whole context), and the
- * sliding-window layers' (inside the window) or chunked layers' (inside the query's chunk).
+ * full-attention layers' KV tokens read and query-key pairs (whole context), the latter apart for
+ * prefill chunks' queries (pairs) and decode queries (decodePairs: one-token chunks, vLLM's MLA
+ * decode path), and the sliding-window layers' (inside the window) or chunked layers' (inside
+ * the query's chunk).
  */
 export interface AttentionWork {
   kvTokens: number;
   pairs: number;
+  decodePairs: number;
   slidingKvTokens: number;
   slidingPairs: number;
 }
@@ -297,7 +342,7 @@ export function chunkedPairs(from: number, to: number, c: number): number {
  * (the chunk's own included; n = 1 is a decode token), with sliding-window layers of `window`
  * tokens or chunked local-attention layers of `attentionChunk` tokens (0: none; at most one of
  * the two), as simulator.cc counts it: full layers read `context` KV tokens and attend
- * n · (context − n) + n(n + 1)/2 pairs; sliding layers read min(context, n + window − 1) (the keys
+ * n · (context − n) + n(n + 1)/2 pairs (decodePairs for n = 1, else pairs); sliding layers read min(context, n + window − 1) (the keys
  * any of its queries sees) and attend slidingPairs(context − n, context, window) pairs; chunked
  * layers read context − floor((context − n)/C)·C (the chunks its queries touch, from the first
  * one's start) and attend chunkedPairs(context − n, context, C) pairs.
@@ -308,15 +353,17 @@ export function chunkAttention(n: number, context: number, window: number, atten
     : attentionChunk > 0
       ? { slidingKvTokens: context - Math.floor((context - n) / attentionChunk) * attentionChunk, slidingPairs: chunkedPairs(context - n, context, attentionChunk) }
       : { slidingKvTokens: 0, slidingPairs: 0 };
-  return { kvTokens: context, pairs: n * (context - n) + (n * (n + 1)) / 2, ...local };
+  const pairs = n * (context - n) + (n * (n + 1)) / 2;
+  return { kvTokens: context, pairs: n === 1 ? 0 : pairs, decodePairs: n === 1 ? pairs : 0, ...local };
 }
 
 /** Σ of attention works, each `count` times (e.g. a batch's decode tokens of one context). */
 export function sumAttention(...works: Array<[AttentionWork, number]>): AttentionWork {
-  const sum: AttentionWork = { kvTokens: 0, pairs: 0, slidingKvTokens: 0, slidingPairs: 0 };
+  const sum: AttentionWork = { kvTokens: 0, pairs: 0, decodePairs: 0, slidingKvTokens: 0, slidingPairs: 0 };
   for (const [w, count] of works) {
     sum.kvTokens += count * w.kvTokens;
     sum.pairs += count * w.pairs;
+    sum.decodePairs += count * w.decodePairs;
     sum.slidingKvTokens += count * w.slidingKvTokens;
     sum.slidingPairs += count * w.slidingPairs;
   }
@@ -328,9 +375,13 @@ export function kvReadSeconds(m: Pick<StepCoefficients, 'perKvTokenS' | 'perSlid
   return m.perKvTokenS * a.kvTokens + (m.perSlidingKvTokenS ?? 0) * a.slidingKvTokens;
 }
 
-/** Seconds of a step's attention FLOPs: perPairS · full layers' pairs + perSlidingPairS · sliding (or chunked) layers'. */
-export function pairSeconds(m: Pick<StepCoefficients, 'perPairS' | 'perSlidingPairS'>, a: AttentionWork): number {
-  return m.perPairS * a.pairs + (m.perSlidingPairS ?? 0) * a.slidingPairs;
+/**
+ * Seconds of a step's attention FLOPs: perPairS · full layers' prefill pairs + perDecodePairS ·
+ * their decode pairs (perPairS when absent: no MLA, or a run saved before the split) +
+ * perSlidingPairS · sliding (or chunked) layers'.
+ */
+export function pairSeconds(m: Pick<StepCoefficients, 'perPairS' | 'perDecodePairS' | 'perSlidingPairS'>, a: AttentionWork): number {
+  return m.perPairS * a.pairs + (m.perDecodePairS ?? m.perPairS) * a.decodePairs + (m.perSlidingPairS ?? 0) * a.slidingPairs;
 }
 
 /**

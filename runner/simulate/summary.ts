@@ -48,7 +48,12 @@ export function formatPoolSummary(result: PoolResult): string {
     // A layer type the model lacks is no term: a model whose every layer slides (Mistral-7B-v0.1)
     // has no full-attention term, where it printed '0 s/KV token' and '0 s/query-key pair'.
     const fullKv = window && m.perKvTokenS === 0 ? '' : ` + ${seconds(m.perKvTokenS)}/KV token`;
-    const fullPairs = window && m.perPairS === 0 ? '' : ` + ${seconds(m.perPairS)}/query-key pair`;
+    // MLA: prefill and decode pairs at their own cost (perDecodePairS).
+    const fullPairs = window && m.perPairS === 0
+      ? ''
+      : m.perDecodePairS !== undefined
+        ? ` + ${seconds(m.perPairS)}/prefill query-key pair + ${seconds(m.perDecodePairS)}/decode query-key pair`
+        : ` + ${seconds(m.perPairS)}/query-key pair`;
     lines.push(
       // A zero overhead (the assumed one) is no term: 'max(...)', not '0 s + max(...)'.
       `Step time (modelled${measured}${unmodelled}): ${m.perStepS > 0 ? `${seconds(m.perStepS)} + ` : ''}max(${seconds(m.weightsS)}${m.expertWeightsS ? ` + ${seconds(m.expertWeightsS)} × (1 − (1 − ${m.numExpertsPerTok}/${m.numExperts})^tokens)` : ''}${fullKv}${slidingKv}, ` +

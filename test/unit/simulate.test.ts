@@ -533,6 +533,39 @@ test('sliding-window step time: a full layer reads the whole context, a sliding 
   assert.throws(() => new ServingSimulator({ ...base, stepSlidingWindow: -1 }, packRequests([{ arrivalS: 0, promptLen: 10, outputLen: 2 }])), RangeError);
 });
 
+test('MLA step time: one-token chunks (decode) attend at perDecodePairS, longer chunks (prefill) at perPairS; without it (a run saved before the split) both at perPairS', () => {
+  // vLLM's MLA backends (vllm/v1/attention/backends/mla/common.py) split a batch by query length:
+  // query_len <= reorder_batch_threshold (1 without speculative decoding) runs the absorbed decode
+  // form, longer ones the prefill form. A 1-layer toy at 1 ms per prefill pair and 3 ms per decode
+  // pair (compute-bound, nothing else costs); one request, prompt 7, output 3,
+  // max_num_batched_tokens 6: four steps.
+  //   step 1, prefill chunk at positions 0..5: 1 + .. + 6 = 21 prefill pairs          → 21 ms
+  //   step 2, the prompt's last token alone (position 6, query_len 1: decode in vLLM):
+  //     7 decode pairs, then the first token                                           → 21 ms
+  //   steps 3, 4, decode tokens at positions 7, 8: 8 and 9 decode pairs                → 24, 27 ms
+  // First token at 21 + 21 = 42 ms, last at 42 + 24 + 27 = 93 ms. Without perDecodePairS every
+  // pair costs 1 ms: 21 + 7 = 28 ms and 28 + 8 + 9 = 45 ms.
+  const base: ServingSimConfig = {
+    layout: 'paged', pageSize: 16, numPages: 10, watermarkPages: 0, slidingWindow: 0, enablePrefixCaching: false,
+    maxNumSeqs: 4, maxNumBatchedTokens: 6, maxModelLen: 160, maxSamples: 100,
+    perStepS: 0, weightsS: 0, perTokenS: 0, perKvTokenS: 0, perPairS: 1e-3,
+  };
+  const requests = packRequests([{ arrivalS: 0, promptLen: 7, outputLen: 3 }]);
+  const run = (config: ServingSimConfig, coast: boolean) => {
+    const sim = new ServingSimulator({ ...config, coast }, requests);
+    assert.equal(sim.run(1000), true);
+    assert.equal(sim.totals().steps, 4);
+    const t = sim.times();
+    return [t.firstTokenS[0]! * 1000, t.finishS[0]! * 1000];
+  };
+  const close = (got: number[], want: number[], what: string) => assert.ok(got.every((g, i) => Math.abs(g - want[i]!) < 1e-9), `${what}: ${got} vs ${want}`);
+  for (const coast of [true, false]) {
+    close(run({ ...base, perDecodePairS: 3e-3 }, coast), [42, 93], `MLA, coast ${coast}`);
+    close(run(base, coast), [28, 45], `one coefficient, coast ${coast}`);
+  }
+  assert.throws(() => new ServingSimulator({ ...base, perDecodePairS: -1 }, requests), /perDecodePairS must be >= 0/);
+});
+
 test('chunked local-attention step time (Llama 4): a query at position t reads its own chunk\'s keys only, (t mod C) + 1 of them', () => {
   // A 2-layer toy, one full-attention layer and one chunked layer of C = 4 (chunks 0..3, 4..7,
   // 8..11, 12..), each costing 1 ms per KV token read (memory run) or per query-key pair (compute

@@ -79,6 +79,7 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     config.step.per_kv_token_s = Num(c, "perKvTokenS");
     config.step.per_token_s = Num(c, "perTokenS");
     config.step.per_pair_s = Num(c, "perPairS");
+    config.step.per_decode_pair_s = c.Has("perDecodePairS") ? Num(c, "perDecodePairS") : config.step.per_pair_s;
     if (c.Has("stepSlidingWindow")) config.step.sliding_window = static_cast<int32_t>(Num(c, "stepSlidingWindow"));
     if (c.Has("stepAttentionChunkSize")) config.step.attention_chunk_size = static_cast<int32_t>(Num(c, "stepAttentionChunkSize"));
     if (c.Has("perSlidingKvTokenS")) config.step.per_sliding_kv_token_s = Num(c, "perSlidingKvTokenS");

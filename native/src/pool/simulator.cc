@@ -276,7 +276,7 @@ bool ServingSimulator::Step() {
   int64_t tokens_scheduled = 0, kv_tokens = 0, sliding_kv_tokens = 0;
   // Query-key pairs attended (doubles: they grow as n² for long chunks; integers below 2^53,
   // so exact in any order of summation).
-  double pairs = 0, sliding_pairs = 0;
+  double pairs = 0, decode_pairs = 0, sliding_pairs = 0;
   const int64_t window = config_.step.sliding_window;
   const int64_t chunk = config_.step.attention_chunk_size;
   finished_.clear();
@@ -288,7 +288,8 @@ bool ServingSimulator::Step() {
     budget -= n;
     kv_tokens += s.computed;
     const double nd = static_cast<double>(n);
-    pairs += nd * static_cast<double>(s.computed - n) + nd * (nd + 1) / 2;
+    // A one-token chunk is a decode query (vLLM's MLA split: query_len <= 1), whatever its phase.
+    (n == 1 ? decode_pairs : pairs) += nd * static_cast<double>(s.computed - n) + nd * (nd + 1) / 2;
     if (window > 0) {
       // Its queries [computed − n, computed) see keys from max(0, computed − n − W + 1) on.
       sliding_kv_tokens += std::min<int64_t>(s.computed, n + window - 1);
@@ -397,7 +398,7 @@ bool ServingSimulator::Step() {
     ++clock_;  // the coasting requests' tokens of this step are in their lag from here on
     const int64_t coasting_kv = coast_computed_sum_ + CoastLag();
     kv_tokens += coasting_kv;
-    pairs += static_cast<double>(coasting_kv);  // one query token each over its whole context
+    decode_pairs += static_cast<double>(coasting_kv);  // one query token each over its whole context
     if (window > 0) {
       // One query token each over min(context, W): its context inside the window, else W.
       const int64_t windowed = window_computed_sum_ + window_count_ * clock_ - window_synced_sum_ +
@@ -416,7 +417,7 @@ bool ServingSimulator::Step() {
                           m.per_kv_token_s * static_cast<double>(kv_tokens) +
                           m.per_sliding_kv_token_s * static_cast<double>(sliding_kv_tokens);
   const double compute_s = m.per_token_s * static_cast<double>(tokens_scheduled) + m.per_pair_s * pairs +
-                           m.per_sliding_pair_s * sliding_pairs;
+                           m.per_decode_pair_s * decode_pairs + m.per_sliding_pair_s * sliding_pairs;
   const double dt = m.per_step_s + std::max(memory_s, compute_s);
   SimSample sample;
   sample.t = now_;

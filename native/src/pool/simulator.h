@@ -116,11 +116,16 @@ enum class KvLayout : int32_t {
 //             (weights streamed once, each attended KV token read; MoE: the routed experts' weights
 //             read are modelled as the expected share of the E experts the step's tokens touch,
 //             k of E each, under uniform routing; dense models: expert_weights_s = 0)
-//   compute = per_token_s · tokens + per_pair_s · pairs + per_sliding_pair_s · sliding_pairs
+//   compute = per_token_s · tokens + per_pair_s · pairs + per_decode_pair_s · decode_pairs
+//             + per_sliding_pair_s · sliding_pairs
 //             (linear layers per scheduled token, attention per query-key pair).
-// Per layer type: the full-attention layers (per_kv_token_s, per_pair_s) attend the whole
-// context: a chunk of n tokens after c cached ones reads c + n KV tokens and has
-// n·c + n(n+1)/2 pairs, a decode token its context length. The sliding-window layers
+// Per layer type: the full-attention layers (per_kv_token_s, per_pair_s, per_decode_pair_s)
+// attend the whole context: a chunk of n tokens after c cached ones reads c + n KV tokens and has
+// n·c + n(n+1)/2 pairs, a decode token its context length. A chunk of n > 1 tokens counts them as
+// pairs, one of n = 1 (a decode token, or a prompt's one-token last chunk: vLLM's MLA backends
+// take query_len <= 1 as decode) as decode_pairs, which MLA runs in its absorbed form at more
+// FLOPs per pair (runner/simulate/step-time.ts pairFlopsPerHead); other models have
+// per_decode_pair_s = per_pair_s. The sliding-window layers
 // (per_sliding_*, window W = sliding_window) let a query at position i attend keys
 // max(0, i − W + 1) .. i only: the chunk reads min(c + n, W − 1 + n) KV tokens (the keys any of
 // its queries sees) and has SlidingPairs(c, c + n, W) pairs; a decode token min(context, W) of
@@ -139,7 +144,8 @@ struct StepTimeModel {
   int32_t num_experts_per_tok = 0;  // k
   double per_kv_token_s = 0;    // full-attention layers
   double per_token_s = 0;
-  double per_pair_s = 0;        // full-attention layers
+  double per_pair_s = 0;        // full-attention layers, prefill chunks' queries (n > 1)
+  double per_decode_pair_s = 0; // full-attention layers, decode queries (n = 1)
   int32_t sliding_window = 0;   // W, tokens; 0: no sliding-window layers
   // C, tokens: the per_sliding_* layers are chunked local attention of chunks of C tokens instead
   // of a window (sliding_window then 0); 0: none.
