@@ -60,7 +60,7 @@ export const LEARNED_POSITION_TYPES = new Set(['gpt2', 'gpt_bigcode', 'gpt_neo',
 export const UNTIED_BY_DEFAULT = new Set([
   'llama', 'mistral', 'mixtral', 'qwen2', 'qwen2_moe', 'qwen3', 'qwen3_moe', 'deepseek_v2', 'deepseek_v3',
   'gpt_oss', 'phi', 'phi3', 'phimoe', 'gpt_neox', 'olmo', 'olmo2', 'olmoe', 'granite', 'granitemoe',
-  'internlm2', 'exaone', 'nemotron', 'dbrx', 'jamba', 'minimax', 'glm', 'glm4', 'glm4_moe', 'hunyuan',
+  'internlm2', 'exaone', 'nemotron', 'dbrx', 'jamba', 'minimax', 'minimax_text_01', 'minimax_m1', 'glm', 'glm4', 'glm4_moe', 'hunyuan',
   'gptj', 'llama4', 'llama4_text', 'qwen3_next', 'mllama', 'mllama_text_model', 'bamba', 'nemotron_h', 'granitemoehybrid', 'falcon_h1',
   'qwen3_vl', 'qwen3_vl_text', 'qwen3_vl_moe', 'qwen3_vl_moe_text', 'qwen3_5', 'qwen3_5_text', 'qwen3_5_moe', 'qwen3_5_moe_text',
 ]);

@@ -48,19 +48,30 @@ export const GDN_FAMILIES = new Set(['qwen3_next', 'qwen3_5', 'qwen3_5_text', 'q
 /** Qwen3.5's model types (GDN_FAMILIES less Qwen3-Next). */
 export const QWEN3_5_TYPES = new Set(['qwen3_5', 'qwen3_5_text', 'qwen3_5_moe', 'qwen3_5_moe_text']);
 
-/** Model types with a Mamba mixer (Qwen3-Next, Qwen3.5: a Gated DeltaNet) in some or all layers. */
-export const MAMBA_FAMILIES = new Set(['jamba', 'bamba', 'nemotron_h', 'granitemoehybrid', 'falcon_h1', 'zamba2', ...GDN_FAMILIES]);
+/**
+ * MiniMax-Text-01 and MiniMax-M1 (remote code: minimax_text_01, minimax_m1) and transformers' port
+ * (minimax, MiniMaxAI/MiniMax-Text-01-hf): lightning attention layers, which vLLM's
+ * minimax_text_01.py builds as MiniMaxText01LinearAttention, a MambaBase layer with its state in
+ * the KV pool (vLLM PR #22151), beside softmax attention layers.
+ */
+export const MINIMAX_TYPES = new Set(['minimax', 'minimax_text_01', 'minimax_m1']);
+
+/** Model types with a Mamba mixer, or a linear attention vLLM builds as one (Qwen3-Next, Qwen3.5: Gated DeltaNet; MiniMax: lightning attention), in some or all layers. */
+export const MAMBA_FAMILIES = new Set(['jamba', 'bamba', 'nemotron_h', 'granitemoehybrid', 'falcon_h1', 'zamba2', ...GDN_FAMILIES, ...MINIMAX_TYPES]);
 
 /**
  * What a mixer is called in messages: its layers ("Mamba-2 layers"), vLLM's class ("MambaMixer2";
  * `modelType`, lower case, picks Qwen3.5's GatedDeltaNetAttention over Qwen3-Next's class),
  * its per-sequence state in short ("Mamba state", "GDN state": the hint, the CLI table, the hover
- * row) and its second state tensor ("SSM state"; Gated DeltaNet's is the recurrent state).
+ * row) and its state tensors in vLLM's order (get_state_shape): the first in the conv dtype, the
+ * second in the SSM dtype of mambaStateDtypes ("conv", "SSM"; Gated DeltaNet's second is the
+ * recurrent state; lightning attention keeps one, its (heads, head_dim, head_dim) KV state).
  */
-export function mixerNames(m: Pick<MambaSpec, 'kind'>, modelType = ''): { layer: string; vllmClass: string; short: string; temporal: string } {
-  if (m.kind === 'mamba1') return { layer: 'Mamba', vllmClass: 'MambaMixer', short: 'Mamba', temporal: 'SSM' };
-  if (m.kind === 'mamba2') return { layer: 'Mamba-2', vllmClass: 'MambaMixer2', short: 'Mamba', temporal: 'SSM' };
-  return { layer: 'Gated DeltaNet', vllmClass: QWEN3_5_TYPES.has(modelType) ? 'GatedDeltaNetAttention' : 'Qwen3NextGatedDeltaNet', short: 'GDN', temporal: 'recurrent' };
+export function mixerNames(m: Pick<MambaSpec, 'kind'>, modelType = ''): { layer: string; vllmClass: string; short: string; states: readonly string[] } {
+  if (m.kind === 'mamba1') return { layer: 'Mamba', vllmClass: 'MambaMixer', short: 'Mamba', states: ['conv', 'SSM'] };
+  if (m.kind === 'mamba2') return { layer: 'Mamba-2', vllmClass: 'MambaMixer2', short: 'Mamba', states: ['conv', 'SSM'] };
+  if (m.kind === 'lightning') return { layer: 'lightning attention', vllmClass: 'MiniMaxText01LinearAttention', short: 'Lightning', states: ['linear-attention KV'] };
+  return { layer: 'Gated DeltaNet', vllmClass: QWEN3_5_TYPES.has(modelType) ? 'GatedDeltaNetAttention' : 'Qwen3NextGatedDeltaNet', short: 'GDN', states: ['conv', 'recurrent'] };
 }
 
 /** Keys only Mamba-style configs carry: one of them outside MAMBA_FAMILIES means a layout AttnScope cannot read. */
@@ -152,6 +163,34 @@ export function readMamba(r: KeyReader, family: string, L: number, h: number, nu
   } else if (family === 'falcon_h1') {
     // vLLM falcon_h1.py: attention, Mamba-2 and the MLP run in parallel in every layer.
     for (let i = 0; i < L; i++) kinds.push('full');
+  } else if (MINIMAX_TYPES.has(family)) {
+    // vLLM MiniMaxText01Model: attn_type_list (else decoder_attention_types), 0 a lightning
+    // attention layer, 1 softmax attention; else layer_types ("linear_attention" /
+    // "full_attention", read by model.ts); else every layer attends. transformers' MiniMaxConfig
+    // (model_type minimax) writes layer_types when the config has none: layer i attends where
+    // (i + 1) % 2 != 0, the others are lightning attention.
+    const found = r.find(['attn_type_list', 'decoder_attention_types']);
+    const v = found?.prop.value;
+    if (found && v && v.type !== 'array') {
+      r.problem('error', 'wrong-type', `"${found.prop.key}" must be an array of 0 (lightning attention) and 1 (softmax attention), one per layer, not ${describe(v)}`, v.range, { key: found.path });
+    } else if (found && v) {
+      for (const item of v.items ?? []) {
+        if (item.value === 0 || item.value === 1) kinds.push(item.value === 0 ? 'linear' : 'full');
+        else {
+          r.problem('warning', 'unknown-layer-type', `${JSON.stringify(item.value)} in "${found.prop.key}" is neither 0 (lightning attention) nor 1 (softmax attention): sized as softmax attention`, item.range);
+          kinds.push('full');
+        }
+      }
+      if (kinds.length !== L) {
+        r.problem('error', 'layer-types-length', `"${found.prop.key}" lists ${kinds.length} layers but num_hidden_layers is ${L}`, v.range, { expected: L, actual: kinds.length });
+        kinds.length = 0;
+      } else {
+        r.sourceKeys.layerTypes = found.path;
+      }
+    } else if (family === 'minimax' && !fromLayerTypes) {
+      for (let i = 0; i < L; i++) kinds.push((i + 1) % 2 !== 0 ? 'full' : 'linear');
+      r.sourceKeys.layerTypes = 'model_type';
+    }
   } else if (GDN_FAMILIES.has(family) && !fromLayerTypes) {
     // transformers' Qwen3NextConfig builds layer_types when the config leaves it out (the
     // published Qwen3-Next-80B-A3B config does): layer i is "linear_attention" (Gated DeltaNet,
@@ -170,7 +209,7 @@ export function readMamba(r: KeyReader, family: string, L: number, h: number, nu
       if (family === 'falcon_h1' || family === 'zamba2' || layout?.[i] === 'linear') mambaLayers.push(i);
     }
   }
-  out.mamba = readMixer(r, family, h, mambaLayers, anchor(['mamba_d_head', 'mamba_n_heads', 'mamba_expand']));
+  out.mamba = readMixer(r, family, h, numHeads, mambaLayers, anchor(['mamba_d_head', 'mamba_n_heads', 'mamba_expand']));
   return out;
 }
 
@@ -225,7 +264,7 @@ function flag(r: KeyReader, keys: string[], fallback: boolean): boolean {
 }
 
 /** The Mamba mixer of `family` as vLLM builds it; null without Mamba layers. */
-function readMixer(r: KeyReader, family: string, h: number, layers: number[], headsRange: SourceRange): MambaSpec | null {
+function readMixer(r: KeyReader, family: string, h: number, numHeads: number | undefined, layers: number[], headsRange: SourceRange): MambaSpec | null {
   if (layers.length === 0) return null;
   const n = (keys: string[], fallback: number, max = MAX_WIDTH): number => r.num(null, keys, { max }) ?? fallback;
   const ssmDtype = (): Dtype | null => {
@@ -261,6 +300,20 @@ function readMixer(r: KeyReader, family: string, h: number, layers: number[], he
       kind: 'mamba2', layers, intermediateSize: heads * headDim, stateSize: n(['ssm_state_size'], 128), convKernel: n(['conv_kernel'], 4, 1024),
       dtRank: 0, numHeads: heads, headDim, nGroups: n(['n_groups'], 8),
       convBias: flag(r, ['use_conv_bias'], true), projBias: flag(r, ['use_bias'], false), mixerNorm: true, ssmStateDtype: ssmDtype(),
+    };
+  }
+  if (MINIMAX_TYPES.has(family)) {
+    // vLLM MiniMaxText01LinearAttention (layers/mamba/linear_attn.py), built by
+    // MiniMaxText01DecoderLayer with hidden_inner_size = head_dim · num_attention_heads (head_dim,
+    // else hidden_size / num_attention_heads): qkv_proj [h, 3·I], output_gate [h, I], out_proj
+    // [I, h], no biases, MiniMaxText01RMSNormTP(I); state (mamba_utils.py
+    // linear_attention_state_shape) (heads / tp, head_dim, head_dim) in the model dtype
+    // (linear_attention_state_dtype: --mamba-cache-dtype auto).
+    const heads = numHeads ?? 64;
+    const headDim = n(['head_dim'], Math.floor(h / heads));
+    return {
+      kind: 'lightning', layers, intermediateSize: heads * headDim, stateSize: headDim, convKernel: 0,
+      dtRank: 0, numHeads: heads, headDim, nGroups: 0, convBias: false, projBias: false, mixerNorm: true, ssmStateDtype: null,
     };
   }
   if (GDN_FAMILIES.has(family)) {

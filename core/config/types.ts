@@ -55,9 +55,9 @@ export interface MlaSpec {
 
 /**
  * The Mamba mixer of a hybrid Mamba / attention model (Jamba, Bamba, Nemotron-H, GraniteMoeHybrid,
- * Falcon-H1, Zamba2), or the Gated DeltaNet linear attention of Qwen3-Next (vLLM builds it as a
- * MambaBase layer too, its state in a MambaSpec), with the sizes vLLM's mixers are built from
- * (core/config/mamba.ts).
+ * Falcon-H1, Zamba2), or the linear attention of Qwen3-Next / Qwen3.5 (Gated DeltaNet) and
+ * MiniMax-Text-01 / MiniMax-M1 (lightning attention): vLLM builds those as MambaBase layers too,
+ * their state in a MambaSpec. The sizes vLLM's mixers are built from (core/config/mamba.ts).
  * - 'mamba1' (vLLM MambaMixer, Jamba): in_proj [h, 2·I], conv1d [I, K], x_proj [I, R + 2N],
  *   dt_proj [R, I] + bias, A [I, N], D [I], out_proj [I, h], RMSNorms on Δ, B, C (R + 2N).
  * - 'mamba2' (vLLM MambaMixer2): in_proj [h, 2·I + 2·G·N + nh], conv1d [I + 2·G·N, K], A, D,
@@ -67,10 +67,13 @@ export interface MlaSpec {
  *   RMSNorm [head_dim], out_proj [I, h]. Read from linear_num_value_heads (nh),
  *   linear_value_head_dim (head_dim), I = nh · head_dim, linear_num_key_heads (G: the key heads
  *   play Mamba-2's B/C groups), linear_key_head_dim (N), linear_conv_kernel_dim (K).
+ * - 'lightning' (vLLM MiniMaxText01LinearAttention, MiniMax-Text-01 / MiniMax-M1): qkv_proj [h, 3·I],
+ *   output_gate [h, I], out_proj [I, h], no biases, RMSNorm [I]; I = nh · head_dim
+ *   (num_attention_heads, head_dim); one state (nh, head_dim, head_dim), no conv.
  * I = intermediateSize, N = stateSize, K = convKernel, R = dtRank, G = nGroups, nh = numHeads.
  */
 export interface MambaSpec {
-  kind: 'mamba1' | 'mamba2' | 'gdn';
+  kind: 'mamba1' | 'mamba2' | 'gdn' | 'lightning';
   /** 0-based layers with a Mamba mixer. */
   layers: number[];
   /** The mixer's inner width I (mamba_expand · hidden_size, or mamba heads · head dim). */

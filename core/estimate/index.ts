@@ -443,6 +443,8 @@ function attentionParams(model: ModelSpec): number {
  *   A, D, dt_bias nh each, gated norm I, out_proj I·h; biases (2I + 2GN + nh) + h with projBias.
  * - Gated DeltaNet (vLLM Qwen3NextGatedDeltaNet): in_proj_qkvz h·(2GN + 2I), in_proj_ba h·2nh,
  *   conv1d (I + 2GN)·K, dt_bias and A_log nh each, gated norm head_dim, out_proj I·h; no biases.
+ * - Lightning attention (vLLM MiniMaxText01LinearAttention): qkv_proj h·3I, output_gate h·I,
+ *   out_proj I·h, norm I; no biases. MiniMax-M1 (h 6144, I 64 · 128 = 8192): 251,666,432.
  * Jamba-v0.1 (h 4096, I 8192, N 16, K 4, R 256): 105,308,448. Qwen3-Next-80B-A3B (h 2048, I 4096,
  * G 16, N 128, nh 32, K 4): 33,718,464.
  */
@@ -458,6 +460,7 @@ export function mambaLayerParams(model: ModelSpec): number {
     return h * 2 * I + (m.projBias ? 2 * I : 0) + I * K + (m.convBias ? I : 0) + I * (R + 2 * N) + R * I + I
       + I * N + I + I * h + (m.projBias ? h : 0) + (m.mixerNorm ? R + 2 * N : 0);
   }
+  if (m.kind === 'lightning') return 5 * h * I + I;
   const conv = I + 2 * m.nGroups * N;
   if (m.kind === 'gdn') return h * (2 * m.nGroups * N + 2 * I) + h * 2 * m.numHeads + conv * K + 2 * m.numHeads + m.headDim + I * h;
   const proj = 2 * I + 2 * m.nGroups * N + m.numHeads;
@@ -479,7 +482,9 @@ export function mambaStateDtypes(model: ModelSpec, dtype: Dtype): { conv: Dtype;
  *   replicated when tp does not divide G (extra_groups_for_head_shards: tp − G);
  * - Gated DeltaNet (gated_delta_net_state_shape): the same with G' = G (key heads, N = key head
  *   dim): conv ((2·key_dim + value_dim)/tp)·(K − 1), recurrent (nh/tp)·head_v_dim·head_k_dim.
- *   Qwen3-Next-80B-A3B, bf16: 36 · (8192 · 3 + 32 · 128 · 128) · 2 = 39,518,208 B.
+ *   Qwen3-Next-80B-A3B, bf16: 36 · (8192 · 3 + 32 · 128 · 128) · 2 = 39,518,208 B;
+ * - lightning attention (linear_attention_state_shape): (nh/tp)·head_dim·head_dim, no conv, in the
+ *   model dtype. MiniMax-M1, bf16: 70 · 64 · 128 · 128 · 2 = 146,800,640 B.
  * Conv state in the model dtype, SSM state in mambaStateDtypes' (Nemotron-H: fp32). The KV-cache
  * dtype (fp8) does not apply. Jamba-v0.1, bf16: 28 · (8192 · 3 · 2 + 8192 · 16 · 2) = 8,716,288 B.
  * 0 without Mamba layers.
@@ -503,6 +508,9 @@ export function mambaStatePageBytes(model: ModelSpec, dtype: Dtype, tensorParall
   if (m.kind === 'mamba1') {
     conv = Math.floor(m.intermediateSize / tp) * (m.convKernel - 1);
     ssm = Math.floor(m.intermediateSize / tp) * m.stateSize;
+  } else if (m.kind === 'lightning') {
+    // One state, in the conv state's dtype (linear_attention_state_dtype: mamba_cache_dtype).
+    return Math.floor(m.numHeads / tp) * m.headDim * m.headDim * dtypeBytes(d.conv);
   } else {
     const groups = m.nGroups + (m.kind === 'gdn' || m.nGroups % tp === 0 ? 0 : tp - m.nGroups);
     conv = Math.floor((m.intermediateSize + 2 * groups * m.stateSize) / tp) * (m.convKernel - 1);
@@ -856,7 +864,7 @@ function linearWeights(model: ModelSpec, withLmHead: boolean): LinearWeight[] {
   const mambaLayers = new Set(model.mamba?.layers ?? []);
   for (let i = 0; i < model.numLayers; i++) {
     const a = `model.layers.${i}.self_attn`;
-    if (mambaLayers.has(i)) for (const w of mambaProjections(model)) add(`model.layers.${i}.${model.mamba?.kind === 'gdn' ? 'linear_attn' : 'mamba'}.${w.name}`, w.k, w.n);
+    if (mambaLayers.has(i)) for (const w of mambaProjections(model)) add(`model.layers.${i}.${model.mamba?.kind === 'gdn' ? 'linear_attn' : model.mamba?.kind === 'lightning' ? 'self_attn' : 'mamba'}.${w.name}`, w.k, w.n);
     if (model.mamba && model.layerTypes[i] === 'linear') {
       // A Mamba (or MLP-only) layer: no attention block.
     } else if (model.mla) {
@@ -907,6 +915,13 @@ function mambaProjections(model: ModelSpec): Array<{ name: string; k: number; n:
       { name: 'in_proj', k: h, n: 2 * I },
       { name: 'x_proj', k: I, n: m.dtRank + 2 * m.stateSize },
       { name: 'dt_proj', k: m.dtRank, n: I },
+      { name: 'out_proj', k: I, n: h },
+    ];
+  }
+  if (m.kind === 'lightning') {
+    return [
+      { name: 'qkv_proj', k: h, n: 3 * I },
+      { name: 'output_gate', k: h, n: I },
       { name: 'out_proj', k: I, n: h },
     ];
   }
@@ -1253,7 +1268,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   if (model.mamba && mambaState > 0) {
     const d = mambaStateDtypes(model, dtype);
     const names = mixerNames(model.mamba);
-    const state = `${model.mamba.layers.length} ${names.layer} layers keep a constant state per sequence, whatever its length: ${formatBytes(mambaState)}${tp > 1 ? ' per GPU' : ''} (conv state in ${d.conv}, ${names.temporal} state in ${d.ssm}${d.ssm !== d.conv ? ", vLLM's default for this model" : ''}; mambaStateBytesPerSequence)`;
+    const state = `${model.mamba.layers.length} ${names.layer} layers keep a constant state per sequence, whatever its length: ${formatBytes(mambaState)}${tp > 1 ? ' per GPU' : ''} (${names.states.map((s, i) => `${s} state in ${i === 0 ? d.conv : d.ssm}`).join(', ')}${d.ssm !== d.conv && names.states.length > 1 ? ", vLLM's default for this model" : ''}; mambaStateBytesPerSequence)`;
     if (layout.kind === 'mamba') {
       const attnPage = layout.pageSize * perLayer;
       const raised = layout.pageSize > pageSize
