@@ -1,6 +1,7 @@
 /**
  * Command-line plumbing shared by every `attnscope` command: option parsing with one-sentence
- * errors, output paths refused before any work (never creating folders), atomic result files, the exit codes.
+ * errors, output paths refused before any work (never creating folders), atomic result files, the exit codes,
+ * and the quoting of the command lines messages give.
  */
 import { accessSync, closeSync, constants, openSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -8,6 +9,11 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { closestMatch } from '../core/config/suggest';
 import { outputTarget, writeFileAtomic } from './atomic';
 import { OutputError, UsageError } from './errors';
+
+/** One word for bash: single-quoted unless it is plainly safe. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
 
 /** Exit code of a command cancelled by SIGINT / SIGTERM (128 + SIGINT). */
 export const EXIT_CANCELLED = 130;

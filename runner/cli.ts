@@ -14,21 +14,21 @@
  * is gone (exitOnWriteFailure), 130 when cancelled (SIGINT/SIGTERM). Progress goes
  * to stderr, results to stdout.
  */
-import { accessSync, constants, existsSync, fstatSync, statSync } from 'node:fs';
-import { basename, relative, resolve } from 'node:path';
+import { accessSync, constants, fstatSync, statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import * as jsonc from 'jsonc-parser';
 import { offsetToLineColumn } from '../core/config/positions';
 import { closestMatch } from '../core/config/suggest';
 import { jsonErrorText } from '../core/config/tree';
 import { BACKENDS, isBackend, type KernelBackendName, type Problem, type Profile, type StepTimeSpec } from '../core/config/types';
 import { resolvedProfileProblems } from '../core/config/resolvedProfile';
-import { createRun, runHeader, runKind, type Environment, type EstimateFile, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel } from '../core/protocol/run';
+import { createRun, runHeader, type Environment, type EstimateFile, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel } from '../core/protocol/run';
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
 import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../core/validate';
 import { formatCount, formatCountOf, formatPercent, formatTimeScale, perGpuCasesHeader, poolCancelledText } from '../core/format';
 import { EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../core/protocol/runner';
 import { loadAddon, NativeMissingError, outputReaderGone, stopSimulations } from '../native';
-import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, writeFailure, writeOutput } from './args';
+import { checkOutputPath, EXIT_CANCELLED, HelpRequest, namesStdout, parse, shellQuote, writeFailure, writeOutput } from './args';
 import { describeMachine } from './environment';
 import { flagLines } from './help';
 import { BackendError, backendCases, describeCase, measureBackendEnvironment, runBench, selectBackend, slowCaseNotes } from './bench';
@@ -43,8 +43,7 @@ import { readSimulateFlags, SIMULATE_FLAGS, type SimulateFlags } from './simulat
 import { describeDropped, readTraceFile, readVllmResult, type VllmBenchResult } from './simulate/traces';
 import { calibrateByReplay, formatCalibrationReplay, formatReplayRounds } from './simulate/calibrate-replay';
 import { mergeCommand, submitCommand, sweepCommand } from './sweep';
-import { capRepeats, loadProfile, profileInputs, readInputFile, savedRunOf, toolOutputIn, type LoadedProfile, type ToolOutput } from './load';
-import { shellQuote } from './sweep/slurm';
+import { capRepeats, loadProfile, profileCommand, profileInputs, readProfileInput, type LoadedProfile } from './load';
 import { benchPreflight } from './preflight';
 import { Progress } from './progress';
 import { formatEstimateOf, formatRun } from './table';
@@ -234,7 +233,7 @@ async function benchCancellable(argv: string[], io: CliIo, ac: AbortController &
   // Both doors, the file named and the resolved Profile on stdin, meet the same preflight.
   let loaded: LoadedProfile;
   try {
-    loaded = file === '-' ? profileFromStdin(await readStdinUnlessCancelled(ac.signal)) : loadProfileNotRun(file, 'bench');
+    loaded = file === '-' ? profileFromStdin(await readStdinUnlessCancelled(ac.signal)) : loadProfile(file, profileCommand('bench'));
   } catch (e) {
     if (e instanceof CancelledError) {
       io.stderr.write(cancelLine('bench', e, ' while reading the profile from stdin', 'nothing written'));
@@ -395,54 +394,10 @@ function checkCalibrationFile(path: string): void {
   }
 }
 
-/**
- * `loadProfile(file)` for a command that takes a profile or config.json (estimate, bench), refusing
- * a saved run (`bench` / `simulate --json`, the editor's `.attnscope/runs/*.json`: load.ts
- * savedRunOf) in one line that says what the file is and what takes it: the profile it was made
- * from (profile.sourcePath, when that file is still there), and `simulate RUN.json`, the command
- * that reads a run's profile. Read as a config.json, a run gave four lines of missing
- * "hidden_size" and the like at 1:1 (s36 newcomer).
- * @throws InputError (exit 2) at file:1:1 for a saved run; loadProfile's errors otherwise.
- */
-function loadProfileNotRun(file: string, command: 'estimate' | 'bench'): LoadedProfile {
-  // Read once: a pipe (<(cat run.json)) reads empty the second time, and a file is not read twice.
-  const text = readInputFile(file);
-  const out = toolOutputIn(file, text);
-  const run = savedRunOf(out);
-  if (run === null) {
-    refuseOtherOutput(file, out, command);
-    return loadProfile(file, text);
-  }
-  const source = run.profile.sourcePath;
-  const made = `made by attnscope ${runKind(run)}${source ? ` from ${basename(source)}` : ''} at ${run.createdAt}`;
-  const shown = source === null ? null : relative(process.cwd(), source).startsWith('..') ? source : relative(process.cwd(), source);
-  const give = shown !== null && existsSync(source!) ? `give its profile: attnscope ${command} ${shellQuote(shown)}` : 'give the profile it was made from';
-  throw new InputError(`a saved run (${made}), not a profile or config.json: ${give}; attnscope simulate ${shellQuote(file)} simulates the run's profile again`, file);
-}
-
-/**
- * Refuses, in one line at file:1:1 that says what the file is, an AttnScope output other than a
- * run given where a profile or config.json goes: `estimate --json`'s file (kind "estimate") or a
- * sweep report (kind "attnscope-sweep-report"). Read as a config.json, each gave lines of missing
- * "hidden_size" and the like (s37 fix37 Left). Nothing for any other file.
- * @throws InputError (exit 2) for such a file.
- */
-function refuseOtherOutput(file: string, v: ToolOutput | null, command: 'estimate' | 'bench' | 'simulate'): void {
-  if (!v) return;
-  const name = typeof v.name === 'string' ? v.name : null;
-  const give = `give attnscope ${command} the profile it was made from${name ? ` (${name})` : ''}`;
-  if (v.kind === 'estimate') {
-    throw new InputError(`the output of attnscope estimate --json${name ? ` for ${name}` : ''}${typeof v.createdAt === 'string' ? ` at ${v.createdAt}` : ''}, not a profile or config.json: ${give}`, file);
-  }
-  if (v.kind === 'attnscope-sweep-report') {
-    throw new InputError(`a sweep report${typeof v.sweepId === 'string' ? ` (sweep ${v.sweepId}` : ' ('}${name ? ` of ${name})` : ')'}, not a profile or config.json: ${give}; the report opens with AttnScope: Open sweep results`, file);
-  }
-}
-
 async function estimateCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false } });
   const file = fileOfJsonFlagCommand(positionals, values.json === true, 'estimate');
-  const loaded = loadProfileNotRun(file, 'estimate');
+  const loaded = loadProfile(file, profileCommand('estimate'));
   printNotes(loaded, lineWriter(io, false));
   const est = estimate(loaded.profile);
   const json = (): EstimateFile => ({ ...runHeader(basename(file), toolBuild()), kind: 'estimate', ...est });
@@ -472,12 +427,10 @@ async function simulateCommand(argv: string[], io: CliIo): Promise<number> {
   const phase: SimulatePhase = { doing: file === '-' ? 'reading the profile from stdin' : 'reading the profile' };
   let loaded: LoadedProfile | undefined;
   try {
-    const text = file === '-' ? null : readInputFile(file);
-    const out = text === null ? null : toolOutputIn(file, text);
-    const saved = savedRunOf(out);
-    if (saved) checkSavedRunTrace(file, saved, flags);
-    else refuseOtherOutput(file, out, 'simulate');
-    loaded = text === null ? profileFromStdin(await readStdinUnlessCancelled(ac.signal)) : saved ? profileFromStdin(JSON.stringify(saved.profile), file) : loadProfile(file, text);
+    const input = file === '-' ? null : readProfileInput(file);
+    // A saved run: its resolved profile again (the one command that takes a run; loadProfile refuses one).
+    if (input?.run) checkSavedRunTrace(file, input.run, flags);
+    loaded = input === null ? profileFromStdin(await readStdinUnlessCancelled(ac.signal)) : input.run ? profileFromStdin(JSON.stringify(input.run.profile), file) : loadProfile(file, profileCommand('simulate'), input);
     await cancelPoint(ac.signal);
     return await simulateProfile(file, loaded, flags, io, ac.signal, phase);
   } catch (e) {

@@ -5,15 +5,18 @@
  * Every error of a run (runSeverity) becomes one line of an InputErrors, sorted by position;
  * warnings and infos, the deployment checks' among them, are handed back with a `format` that
  * places any problem of the profile (`file:line:col: warning: ...`) for the CLI to print.
+ * A file AttnScope wrote (a saved run, estimate --json's output, a sweep report) is refused in one
+ * line saying what it is, for every command that reads a profile (refuseToolOutput).
  */
+import { existsSync } from 'node:fs';
+import { basename, relative, resolve } from 'node:path';
 import { isGivenDescriptor, MAX_INPUT_TEXT_BYTES, readCommandLineText, readInputText, type NotRead } from '../core/fileText';
-import { resolve } from 'node:path';
 import { offsetToLineColumn } from '../core/config';
 import { formatBytes, formatCount } from '../core/format';
 import type { Problem, Profile } from '../core/config/types';
-import { RUN_SCHEMA_VERSION, TOOL_NAME, type RunResult } from '../core/protocol/run';
+import { RUN_SCHEMA_VERSION, runKind, TOOL_NAME, type RunResult } from '../core/protocol/run';
 import { runSeverity, validateProfileText } from '../core/validate';
-import type { RunInput } from './args';
+import { shellQuote, type RunInput } from './args';
 import { InputError, InputErrors, readFailure } from './errors';
 
 /** A resolved Profile and how to point into the text it came from; `attnscope bench -` builds one for stdin too. */
@@ -59,7 +62,7 @@ function readTextFile(path: string): string {
  * (a pipe reads empty the second time): {@link readTextFile}.
  * @throws InputError at `file` saying why it was not read.
  */
-export function readInputFile(file: string): string {
+function readInputFile(file: string): string {
   try {
     return readTextFile(resolve(file));
   } catch (e) {
@@ -72,11 +75,10 @@ export interface ToolOutput { tool: string; schema?: unknown; kind?: unknown; na
 
 /**
  * The JSON AttnScope wrote that `text`, read from `file`, holds (`tool` "attnscope ..."), parsed
- * once for every check of what the file is ({@link savedRunOf}, the CLI's refusal of other
- * outputs), else null: a profile, a model config.json, a file whose name does not end in .json or
- * whose text is no JSON object.
+ * once for every check of what the file is, else null: a profile, a model config.json, a file
+ * whose name does not end in .json or whose text is no JSON object.
  */
-export function toolOutputIn(file: string, text: string): ToolOutput | null {
+function toolOutputIn(file: string, text: string): ToolOutput | null {
   if (!file.endsWith('.json') || !text.trimStart().startsWith('{')) return null;
   try {
     const v = JSON.parse(text) as Partial<ToolOutput> | null;
@@ -90,8 +92,82 @@ export function toolOutputIn(file: string, text: string): ToolOutput | null {
  * The run a {@link toolOutputIn} holds when it is a run JSON AttnScope wrote (`bench`/`simulate
  * --json`, a sweep point: `schema`, `profile`, `environment`), else null.
  */
-export function savedRunOf(out: ToolOutput | null): RunResult | null {
+function savedRunOf(out: ToolOutput | null): RunResult | null {
   return out && out.schema === RUN_SCHEMA_VERSION && out.profile && out.environment ? (out as unknown as RunResult) : null;
+}
+
+/**
+ * A file named where a profile goes, read once (a pipe, `<(cat run.json)`, reads empty the second
+ * time): its text, and the run it holds when it is a run AttnScope saved (`simulate RUN.json`
+ * takes one; every other reader refuses it, {@link loadProfile}).
+ */
+export interface ProfileInput {
+  text: string;
+  /** What AttnScope output the text is (a run, estimate --json's output, a sweep report), else null; parsed once. */
+  output: ToolOutput | null;
+  /** The saved run the text is, else null. */
+  run: RunResult | null;
+}
+
+/**
+ * Reads `file` ({@link readInputFile}) and tells whether it is a saved run.
+ * @throws InputError at `file` saying why it was not read.
+ */
+export function readProfileInput(file: string): ProfileInput {
+  const text = readInputFile(file);
+  const output = toolOutputIn(file, text);
+  return { text, output, run: savedRunOf(output) };
+}
+
+/**
+ * The command that reads a profile, for the hint of a refusal: who takes the profile
+ * ("attnscope estimate", "attnscope vllm-log --profile") and the command line with one
+ * (`attnscope vllm-log vllm.log --profile p.attn.yaml`). {@link profileCommand} makes one.
+ */
+export interface ProfileCommand {
+  takes: string;
+  lineWith(profile: string): string;
+}
+
+/**
+ * `attnscope <command> [before...] [flag] <profile>`: e.g. profileCommand('estimate'), or
+ * profileCommand('vllm-log', [log], '--profile'); words shell-quoted as a user pastes them.
+ */
+export function profileCommand(command: string, before: readonly string[] = [], flag?: string): ProfileCommand {
+  const words = (profile: string) => [command, ...before, ...(flag ? [flag] : []), profile].map(shellQuote).join(' ');
+  return { takes: `${TOOL_NAME} ${command}${flag ? ` ${flag}` : ''}`, lineWith: (profile) => `${TOOL_NAME} ${words(profile)}` };
+}
+
+/**
+ * Refuses, in one line at file:1:1 that says what the file is and what to give instead, an
+ * AttnScope output given where a profile or config.json goes: a saved run (`bench` / `simulate
+ * --json`, the editor's `.attnscope/runs/*.json`: the profile it was made from, profile.sourcePath,
+ * while that file is there, and `simulate RUN.json`, which reads a run's profile), `estimate
+ * --json`'s file (kind "estimate") or a sweep report (kind "attnscope-sweep-report"). Read as a
+ * config.json, each gave lines of missing "hidden_size" and the like at 1:1 (s36 newcomer, s37
+ * fix37). Nothing for any other file. Every reader of a profile meets it: {@link loadProfile}, and
+ * the sweep's (runner/sweep/spec.ts loadSweep).
+ * @throws InputError (exit 2) for such a file.
+ */
+export function refuseToolOutput(file: string, input: ProfileInput, command: ProfileCommand): void {
+  const v = input.output;
+  if (!v) return;
+  const run = input.run;
+  if (run) {
+    const source = run.profile.sourcePath;
+    const made = `made by ${TOOL_NAME} ${runKind(run)}${source ? ` from ${basename(source)}` : ''} at ${run.createdAt}`;
+    const shown = source === null ? null : relative(process.cwd(), source).startsWith('..') ? source : relative(process.cwd(), source);
+    const give = shown !== null && existsSync(source!) ? `give its profile: ${command.lineWith(shown)}` : 'give the profile it was made from';
+    throw new InputError(`a saved run (${made}), not a profile or config.json: ${give}; ${profileCommand('simulate').lineWith(file)} simulates the run's profile again`, file);
+  }
+  const name = typeof v.name === 'string' ? v.name : null;
+  const give = `give ${command.takes} the profile it was made from${name ? ` (${name})` : ''}`;
+  if (v.kind === 'estimate') {
+    throw new InputError(`the output of ${TOOL_NAME} estimate --json${name ? ` for ${name}` : ''}${typeof v.createdAt === 'string' ? ` at ${v.createdAt}` : ''}, not a profile or config.json: ${give}`, file);
+  }
+  if (v.kind === 'attnscope-sweep-report') {
+    throw new InputError(`a sweep report${typeof v.sweepId === 'string' ? ` (sweep ${v.sweepId}` : ' ('}${name ? ` of ${name})` : ')'}, not a profile or config.json: ${give}; the report opens with AttnScope: Open sweep results`, file);
+  }
 }
 
 /** Files other than the one named (the config.json of model:): core/fileText.ts readInputText, so never a FIFO. */
@@ -117,11 +193,18 @@ function summarisedElsewhere(p: Problem, all: readonly Problem[]): boolean {
 }
 
 /**
+ * The one reader of a profile or config.json named on the command line, for every command that
+ * takes one (estimate, bench, simulate, vllm-log --profile; the sweep's base profile has its own
+ * tree reader but meets the same refusal).
  * @param file path as the user typed it (messages repeat it as given).
- * @param text the file's text where the caller read it already ({@link readInputFile}, to look for a saved run first).
- * @throws InputError when the file is missing, unreadable, or has an error-severity problem.
+ * @param command the command reading it, named in the refusal of an AttnScope output ({@link refuseToolOutput}).
+ * @param input the file read already ({@link readProfileInput}: simulate looks for a saved run first).
+ * @throws InputError when the file is missing or unreadable, is an AttnScope output (a saved run,
+ *   estimate --json's output, a sweep report: one line saying so), or has an error-severity problem.
  */
-export function loadProfile(file: string, text: string = readInputFile(file)): LoadedProfile {
+export function loadProfile(file: string, command: ProfileCommand, input: ProfileInput = readProfileInput(file)): LoadedProfile {
+  refuseToolOutput(file, input, command);
+  const text = input.text;
   const abs = resolve(file);
   // The file's own text is never read again: a pipe (<(cat p.yaml)) reads empty the second time.
   const texts = new Map<string, string>([[abs, text]]);

@@ -10,7 +10,7 @@ import { isGivenDescriptor, readCommandLineText } from '../core/fileText';
 import { compareVllmLog, formatComparisonText, GIVE_STARTUP, logFigureLines, missingKvNote, parseVllmLog, rankNotes, stopNote, UNREAD_LINE, UNREAD_WHY, type VllmLog } from '../core/vllmlog';
 import { isDeploymentProblem } from '../core/validate';
 import { InputError, readFailure } from './errors';
-import { loadProfile } from './load';
+import { loadProfile, profileCommand } from './load';
 
 /** Logs beyond this are not start-up logs a person pastes; refused before reading them whole. */
 const MAX_LOG_BYTES = 256 * 1024 * 1024;
@@ -94,7 +94,7 @@ export function vllmLogReport(file: string, profilePath: string | undefined, jso
     const text = [...figures, '', 'give --profile <profile or config.json of this model> to compare each figure with the estimate'].join('\n');
     return { stdout: json ? `${JSON.stringify(log, null, 2)}\n` : `${text}\n`, notes: unread };
   }
-  const loaded = loadProfile(profilePath);
+  const loaded = loadProfile(profilePath, profileCommand('vllm-log', [file], '--profile'));
   const comparison = compareVllmLog(log, loaded.profile);
   // The log's total_gpu_memory sizes the pool (compareVllmLog applies the log's settings), so the
   // profile's "no device memory" info would be wrong here, and so would the deployment checks of

@@ -18,14 +18,15 @@ import { MAX_SWEEP_POINTS, slurmTimeProblem } from '../../core/config/sweep';
 import { formatCount } from '../../core/format';
 import { EXIT_INTERNAL, EXIT_OK, type RunnerEvent } from '../../core/protocol/runner';
 import type { SweepReport } from '../../core/protocol/sweep';
-import { checkOutputDir, checkOutputPath, EXIT_CANCELLED, namesStdout, parse, writeOutput, type RunInput } from '../args';
+import { checkOutputDir, checkOutputPath, EXIT_CANCELLED, namesStdout, parse, shellQuote, writeOutput, type RunInput } from '../args';
 import { CancelledError, eachInputError, InputError, UsageError } from '../errors';
+import { profileCommand, type ProfileCommand } from '../load';
 import { benchRefusal } from '../preflight';
 import { Progress } from '../progress';
 import { indexedJobManifest, k8sNameProblem, k8sResultsDir, ManifestError } from './k8s';
 import { parseShard, runSweepLocally, shardFromEnvironment, shardPoints, type LocalSweepResult, type Shard } from './local';
 import { checkReportFile, formatReport, listResultFiles, mergeResults, REPORT_FILE } from './results';
-import { cancelJob, onPath, sbatchScript, shellQuote, SlurmError, submitBatch, taskEnds, waitForJob } from './slurm';
+import { cancelJob, onPath, sbatchScript, SlurmError, submitBatch, taskEnds, waitForJob } from './slurm';
 import { loadSweep, throwPointErrors, type SweepPlan } from './spec';
 import { runWorker } from './worker';
 
@@ -79,8 +80,8 @@ function earlierSweepDirs(plan: SweepPlan, outDir: string): string[] {
  * at an axis value among the keys to change when there is one (the point differs from the others
  * by its axis values), else at the first such key the profile writes.
  */
-function prepare(file: string, set: string[], quick: boolean, backend: Backend, say: (line: string, level: 'info' | 'warn') => void = (l) => process.stderr.write(`${l}\n`)): SweepPlan {
-  const plan = loadSweep(file, { set, benchOptions: { quick, backend } });
+function prepare(file: string, command: ProfileCommand, set: string[], quick: boolean, backend: Backend, say: (line: string, level: 'info' | 'warn') => void = (l) => process.stderr.write(`${l}\n`)): SweepPlan {
+  const plan = loadSweep(file, { set, benchOptions: { quick, backend }, command });
   const axisKeys = new Set(plan.axes.map((a) => a.key));
   // Every point's refusals at once, as loadSweep lists its points' errors.
   const errors: Error[] = [];
@@ -196,7 +197,7 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
   } catch (e) {
     throw new UsageError((e as Error).message, false);
   }
-  const plan = prepare(file, (values.set as string[] | undefined) ?? [], quick, backend, say);
+  const plan = prepare(file, profileCommand('sweep'), (values.set as string[] | undefined) ?? [], quick, backend, say);
   const benchmarks = plan.job !== 'simulate';
   const jobs = wholeNumber(values.jobs, '--jobs', 1, MAX_SWEEP_POINTS, ' (a worker per point, and a sweep has at most that many points)') ?? (benchmarks ? 1 : availableParallelism());
   if (benchmarks && jobs > 1) say(`attnscope: warning: --jobs ${jobs} runs benchmarks side by side; they share this machine's cores and memory bandwidth, so they run slower (longer times, lower rates) than alone`, 'warn');
@@ -357,7 +358,7 @@ export async function submitCommand(argv: string[]): Promise<number> {
   const timeProblem = values.time !== undefined ? slurmTimeProblem(values.time as string) : null;
   if (timeProblem) throw new UsageError(`--time ${timeProblem}`, false);
   if (values.out !== undefined) checkOutputDir(values.out as string, '--out');
-  const plan = prepare(file, (values.set as string[] | undefined) ?? [], quick, backend);
+  const plan = prepare(file, profileCommand('submit', [], values.slurm ? '--slurm' : '--k8s'), (values.set as string[] | undefined) ?? [], quick, backend);
   // Every flag and the profile checked, then sbatch looked for, before a folder is made: a machine
   // without Slurm is no internal failure (exit 1) but a command that cannot run here (exit 2).
   if (values.slurm && !onPath('sbatch')) throw new UsageError('submit --slurm needs sbatch, which is not on the PATH: run this on a Slurm login node (or install slurm-client); nothing was written', false);

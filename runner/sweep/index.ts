@@ -8,5 +8,5 @@ export { sweepCommand, mergeCommand, submitCommand } from './cli';
 export { loadSweep, parseSetArg, pointId, canonicalJson, type SweepPlan, type SweepPoint } from './spec';
 export { mergeResults, formatReport, metricsOf, environmentKey, readPointFile, REPORT_FILE } from './results';
 export { runSweepLocally, shardPoints, shardFromEnvironment, parseShard, type Shard } from './local';
-export { sbatchScript, shellQuote } from './slurm';
+export { sbatchScript } from './slurm';
 export { indexedJobManifest, k8sResultsDir } from './k8s';

@@ -9,6 +9,7 @@ import type { Backend } from '../../core/config/types';
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { shellQuote } from '../args';
 import type { SweepPlan } from './spec';
 
 export interface SlurmScriptOptions {
@@ -27,11 +28,6 @@ export interface SlurmScriptOptions {
   cli: string[];
   quick: boolean;
   backend: Backend;
-}
-
-/** One word for bash: single-quoted unless it is plainly safe. */
-export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

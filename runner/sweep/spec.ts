@@ -10,7 +10,6 @@
  * in place).
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import * as YAML from 'yaml';
 import {
@@ -19,7 +18,9 @@ import {
 } from '../../core/config';
 import type { SweepPointRef } from '../../core/protocol/sweep';
 import { formatCount } from '../../core/format';
-import { InputError, InputErrors, readFailure, UsageError } from '../errors';
+import { readInputText, type NotRead } from '../../core/fileText';
+import { InputError, InputErrors, UsageError } from '../errors';
+import { profileCommand, readProfileInput, refuseToolOutput, type ProfileCommand } from '../load';
 import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../../core/validate';
 import type { Profile } from '../../core/config/types';
 
@@ -58,6 +59,8 @@ export interface SweepOptions {
   set?: string[];
   /** Benchmark options (--quick, --backend): part of the sweep's identity when its job benchmarks, since they change the figures. */
   benchOptions?: Record<string, unknown>;
+  /** The command reading the profile, named where it refuses a run or another AttnScope output (runner/load.ts refuseToolOutput); `attnscope sweep` by default. */
+  command?: ProfileCommand;
 }
 
 /** JSON with object keys sorted at every level: equal values give equal text. */
@@ -222,25 +225,21 @@ function noWorkloadProblem(root: ValueNode, axes: SweepAxis[], job: SweepJob): {
  */
 export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   const abs = resolve(file);
+  // Read as every profile is (a FIFO, a device or a weights file refused unread), and a run, an
+  // estimate --json or a sweep report named in its place refused in one line saying what it is.
+  const input = readProfileInput(file);
+  refuseToolOutput(file, input, opts.command ?? profileCommand('sweep'));
   if (!isProfilePath(abs)) throw new InputError('a sweep needs a profile (*.attn.yaml, *.attn.yml or *.attn.json): its `sweep:` block or --set values apply to it', file);
-  let text: string;
-  try {
-    text = readFileSync(abs, 'utf8');
-  } catch (e) {
-    throw new InputError(readFailure(e), file);
-  }
+  const text = input.text;
+  // The config.json files the points' model: names, each read once (core/fileText.ts readInputText: never a FIFO, whose read waits for a writer).
   const texts = new Map<string, string | null>();
+  const refused = new Map<string, NotRead>();
   const host = {
     readFile(p: string): string | null {
-      if (!texts.has(p)) {
-        try {
-          texts.set(p, readFileSync(p, 'utf8'));
-        } catch {
-          texts.set(p, null);
-        }
-      }
+      if (!texts.has(p)) texts.set(p, readInputText(p, refused));
       return texts.get(p)!;
     },
+    whyNotRead: (p: string) => refused.get(p),
   };
   const setArgs = opts.set ?? [];
   /** Where a range is: in another file (a model config), past the text (a --set argument: see below), or in the profile. */

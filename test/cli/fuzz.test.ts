@@ -15,7 +15,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { main, type CliIo } from '../../runner/cli';
 import type { LengthDist } from '../../core/config/types';
-import { loadProfile } from '../../runner/load';
+import { loadProfile, profileCommand } from '../../runner/load';
 import { uniformStream } from '../../runner/random';
 import { mutate } from '../lsp/mutate';
 import { tempDir } from '../fixtures/tmp';
@@ -93,7 +93,7 @@ async function runInProcess(args: string[]): Promise<{ code: number; stdout: str
 /** Whether `simulate` on this profile stays within MAX_SIMULATED_PAGES of page work. */
 function smallWorkload(file: string): boolean {
   try {
-    const { profile } = loadProfile(file);
+    const { profile } = loadProfile(file, profileCommand('simulate'));
     const w = profile.workload;
     if (!w) return true;
     const most = (d: LengthDist) => (d.dist === 'fixed' ? d.value : d.max);

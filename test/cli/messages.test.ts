@@ -206,6 +206,38 @@ test('estimate, bench or simulate on estimate --json\'s output or a sweep report
   }
 });
 
+// s37 fix38: the refusal lived in cli.ts's estimate and bench; vllm-log --profile, sweep and
+// submit read a run as a config.json ("missing \"hidden_size\"" lines) or refused it by its name.
+test('vllm-log --profile, sweep and submit refuse a saved run, estimate --json\'s output and a sweep report in the one line estimate gives, with their own command to run', () => {
+  const { dir, profile } = profileDir();
+  const run = join(dir, 'run.json');
+  const made = cli(['simulate', profile, '--json', run]);
+  assert.equal(made.code, 0, made.stderr);
+  const createdAt = (JSON.parse(readFileSync(run, 'utf8')) as { createdAt: string }).createdAt;
+  const est = join(dir, 'est.json');
+  writeFileSync(est, cli(['estimate', profile, '--json']).stdout);
+  const estAt = (JSON.parse(readFileSync(est, 'utf8')) as { createdAt: string }).createdAt;
+  const report = join(dir, 'sweep-report.json');
+  writeFileSync(report, JSON.stringify({ schema: 1, kind: 'attnscope-sweep-report', tool: 'attnscope 0.1.0', createdAt, sweepId: '0123456789abcdef', name: 'p.attn.yaml', job: 'simulate', rows: [] }));
+  const log = join(root, 'test', 'unit', 'fixtures', 'vllm-logs', 'a10-llama-3.1-8b-v0.log');
+  const made_ = `made by attnscope simulate from p.attn.yaml at ${createdAt}`;
+  const cases: Array<[string[], string, string]> = [
+    [['vllm-log', log, '--profile', run], run, `a saved run (${made_}), not a profile or config.json: give its profile: attnscope vllm-log ${log} --profile p.attn.yaml; attnscope simulate ${run} simulates the run's profile again`],
+    [['vllm-log', log, '--profile', est], est, `the output of attnscope estimate --json for p.attn.yaml at ${estAt}, not a profile or config.json: give attnscope vllm-log --profile the profile it was made from (p.attn.yaml)`],
+    [['vllm-log', log, '--profile', report], report, 'a sweep report (sweep 0123456789abcdef of p.attn.yaml), not a profile or config.json: give attnscope vllm-log --profile the profile it was made from (p.attn.yaml); the report opens with AttnScope: Open sweep results'],
+    // Before: "a sweep needs a profile (*.attn.yaml, ...)", which says what it is not, not what it is.
+    [['sweep', run, '--set', 'kv_cache.page_size=16,32'], run, `a saved run (${made_}), not a profile or config.json: give its profile: attnscope sweep p.attn.yaml; attnscope simulate ${run} simulates the run's profile again`],
+    [['sweep', report], report, 'a sweep report (sweep 0123456789abcdef of p.attn.yaml), not a profile or config.json: give attnscope sweep the profile it was made from (p.attn.yaml); the report opens with AttnScope: Open sweep results'],
+    [['submit', '--slurm', est], est, `the output of attnscope estimate --json for p.attn.yaml at ${estAt}, not a profile or config.json: give attnscope submit --slurm the profile it was made from (p.attn.yaml)`],
+  ];
+  for (const [args, file, message] of cases) {
+    const r = spawnSync(process.execPath, [runner, ...args], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.equal(r.stderr, `${file}:1:1: ${message}\n`, args.join(' '));
+    assert.equal(r.stdout, '', args.join(' '));
+  }
+});
+
 test('estimate or bench on a saved run (simulate --json) says in one line what the file is and what to give: its profile, or simulate RUN.json', () => {
   const { dir, profile } = profileDir();
   const run = join(dir, 'run.json');

@@ -529,6 +529,22 @@ test('submit --slurm --time that sbatch would refuse: exit 2 naming the flag bef
   assert.ok(!existsSync(join(dir, 'sbatch-ran')), 'sbatch did not run');
 });
 
+test('sweep reads its profile and each point\'s model: as every command does: a FIFO named as either is refused unread, one line and exit 2 (it blocked for ever: nothing writes to it)', { skip: process.platform === 'win32' && 'mkfifo' }, () => {
+  const { dir } = workspace();
+  const fifo = join(dir, 'fifo.attn.yaml');
+  assert.equal(spawnSync('mkfifo', [fifo, join(dir, 'fifo.json')]).status, 0);
+  // A minute is ample for a refusal; the old reader waited until spawnSync killed it.
+  const quick = (args: string[]) => spawnSync(process.execPath, [runner, ...args], { encoding: 'utf8', timeout: 60_000 });
+  const p = quick(['sweep', fifo]);
+  assert.equal(p.status, 2, p.stderr);
+  assert.equal(p.stderr, `${fifo}:1:1: is a named pipe (FIFO), not a file: reading it waits until something writes to it; give the profile or config.json itself, or pipe it in as <(cat FILE)\n`);
+  const file = join(dir, 'model-fifo.attn.yaml');
+  writeFileSync(file, 'model: ./fifo.json\nworkload: { requests: 10 }\nsweep:\n  axes:\n    kv_cache.page_size: [16, 32]\n');
+  const m = quick(['sweep', file]);
+  assert.equal(m.status, 2, m.stderr);
+  assert.equal(m.stderr, `${file}:1:8: sweep points page_size=16 and 1 more: the model config "./fifo.json" is not a regular file (a FIFO), so not read: point model: at a HuggingFace config.json (or a folder holding one)\n`);
+});
+
 test('submit --slurm on a machine without sbatch: its flags checked first, then exit 2 in one line and nothing written (it was exit 1, the internal-failure code)', () => {
   const { dir, file } = workspace();
   // A PATH of one empty folder: no sbatch (node runs by its own path).

@@ -18,7 +18,8 @@ import { bestRow, environmentKey, formatReport, mergeResults, metricsOf, pointFi
 import { run as recorded } from '../fixtures/run';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../../core/protocol/sweep';
 import { sweepProvenance } from '../../core/sweepFigures';
-import { sbatchScript, shellQuote, sbatchReason } from '../../runner/sweep/slurm';
+import { sbatchScript, sbatchReason } from '../../runner/sweep/slurm';
+import { shellQuote } from '../../runner/args';
 import { axisIndices } from '../../core/config';
 import { slurmTimeProblem, sweepProblems } from '../../core/config/sweep';
 import { parseProfileText } from '../../core/config';
