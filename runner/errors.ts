@@ -20,6 +20,29 @@ export class InputError extends Error {
   }
 }
 
+/** "sweep point <label>: <reason>": how an error of one point of a sweep reads, on the command line as in the editor. */
+export function pointText(label: string, reason: string): string {
+  return `sweep point ${label}: ${reason}`;
+}
+
+/**
+ * An InputError of one point of a sweep, at a place in a file: it reads {@link pointText}, and
+ * keeps the point's label and the reason apart, so that one reason of many points is told once
+ * for all of them (runner/sweep/spec.ts throwPointErrors).
+ */
+export class PointInputError extends InputError {
+  constructor(
+    readonly point: string,
+    readonly reason: string,
+    file: string,
+    line = 1,
+    column = 1,
+  ) {
+    super(pointText(point, reason), file, line, column);
+    this.name = 'PointInputError';
+  }
+}
+
 /**
  * Every error of an input at once (a profile with three errors is three lines), sorted by the
  * thrower; the first stands for all where one is read (file, line, column, message).
@@ -70,6 +93,22 @@ export class UsageError extends Error {
   ) {
     super(message);
     this.name = 'UsageError';
+  }
+}
+
+/**
+ * A UsageError of a sweep's `--set <arg>` value (exit 2): `--set <arg>: <reason>`, or, of one
+ * point (`point`, its label), `--set <arg>: sweep point <label>: <reason>`; the parts kept apart
+ * as {@link PointInputError}'s.
+ */
+export class SetArgError extends UsageError {
+  constructor(
+    readonly arg: string,
+    readonly point: string | null,
+    readonly reason: string,
+  ) {
+    super(`--set ${arg}: ${point !== null ? pointText(point, reason) : reason}`, false);
+    this.name = 'SetArgError';
   }
 }
 

@@ -244,7 +244,9 @@ function listKeyHint(p: Problem, axes: readonly SweepAxis[], assignments: Readon
 /**
  * Reads point `index` of `axes` over the profile tree `root`: the profile with each axis value
  * at its path, through the ordinary reader. Its problems keep their ranges (an axis value's
- * problem lands on that value) and, when about the point, say which point.
+ * problem lands on that value) and their messages as the profile's; the caller names the point
+ * by `label` (the CLI's "sweep point <label>: ", runner/errors.ts pointText; the editor's counts
+ * of the points an error is in, sweepProblems).
  */
 export function readSweepPoint(root: ValueNode, axes: readonly SweepAxis[], index: number, file: string, host: ProfileHost): { point: SweepPointProfile | null; label: string; problems: Problem[] } {
   const digits = axisIndices(index, axes.map((a) => a.values.length));
@@ -256,7 +258,7 @@ export function readSweepPoint(root: ValueNode, axes: readonly SweepAxis[], inde
   for (const { key, value } of assignments) values[key] = toPlain(value);
   const label = pointLabel(values);
   const read = readProfileTree({ root: sweepPointTree(root, assignments), problems: [] }, file, host);
-  const problems = read.problems.map((p) => (p.severity === 'error' ? { ...p, message: `sweep point ${label}: ${p.message}${listKeyHint(p, axes, assignments)}` } : p));
+  const problems = read.problems.map((p) => (p.severity === 'error' ? { ...p, message: `${p.message}${listKeyHint(p, axes, assignments)}` } : p));
   return { point: read.value ? { index, values, profile: read.value } : null, label, problems };
 }
 
@@ -305,17 +307,14 @@ export function sweepProblems(root: ValueNode | null, file: string, host: Profil
   const checked = Math.min(readable, SWEEP_POINTS_CHECKED);
   const sizes = axes.map((a) => a.values.length);
   const keyOf = (p: Problem, message: string): string => `${p.file ?? ''}:${p.range.offset}:${message}`;
-  // Each distinct error: the first point's problem (unprefixed) and the indices of the points it is in.
+  // Each distinct error: the first point's problem (its message as the profile's) and the indices of the points it is in.
   const errors = new Map<string, { problem: Problem; points: number[] }>();
   for (let i = 0; i < checked; i++) {
-    const { label, problems: found } = readSweepPoint(root, axes, i, file, host);
-    const prefix = `sweep point ${label}: `;
-    for (const p of found) {
+    for (const p of readSweepPoint(root, axes, i, file, host).problems) {
       if (p.severity !== 'error') continue;
-      const message = p.message.startsWith(prefix) ? p.message.slice(prefix.length) : p.message;
-      const k = keyOf(p, message);
+      const k = keyOf(p, p.message);
       const seen = errors.get(k);
-      if (seen === undefined) errors.set(k, { problem: { ...p, message }, points: [i] });
+      if (seen === undefined) errors.set(k, { problem: p, points: [i] });
       else if (seen.points.at(-1) !== i) seen.points.push(i);
     }
   }

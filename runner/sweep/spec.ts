@@ -19,7 +19,7 @@ import {
 import type { SweepPointRef } from '../../core/protocol/sweep';
 import { formatCount } from '../../core/format';
 import { readInputText, type NotRead } from '../../core/fileText';
-import { InputError, InputErrors, UsageError } from '../errors';
+import { InputError, InputErrors, PointInputError, pointText, SetArgError, UsageError } from '../errors';
 import { profileCommand, readProfileInput, refuseToolOutput, type ProfileCommand } from '../load';
 import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../../core/validate';
 import type { Profile } from '../../core/config/types';
@@ -140,12 +140,6 @@ function unparsedSetText(key: string, text: string): string {
   return `the [..] list does not parse; ${forms}`;
 }
 
-/** A point error's "sweep point <label>: " taken off: the label (null when there is none) and the rest. */
-function splitPointLabel(message: string): { label: string | null; rest: string } {
-  const m = /^sweep point (.+?): (.*)$/s.exec(message);
-  return m ? { label: m[1]!, rest: m[2]! } : { label: null, rest: message };
-}
-
 /** "sweep point A", or "sweep points A and 8 more" for the points an error is in. */
 function pointsText(labels: readonly string[]): string {
   return labels.length === 1 ? `sweep point ${labels[0]}` : `sweep points ${labels[0]} and ${formatCount(labels.length - 1)} more`;
@@ -162,18 +156,18 @@ export const MAX_POINT_ERRORS = 20;
  * @param file the profile as the user typed it, where the count is placed.
  */
 export function throwPointErrors(errors: readonly Error[], file: string): void {
-  const inFile = new Map<string, { error: InputError; labels: string[] }>();
+  const inFile = new Map<string, { error: InputError; reason: string; labels: string[] }>();
   for (const e of errors) {
     if (!(e instanceof InputError)) continue;
-    const { label, rest } = splitPointLabel(e.message);
-    const key = `${e.file}:${e.line}:${e.column}: ${rest}`;
+    const [label, reason] = e instanceof PointInputError ? [e.point, e.reason] : [null, e.message];
+    const key = `${e.file}:${e.line}:${e.column}: ${reason}`;
     const seen = inFile.get(key);
     if (seen) {
       if (label !== null && !seen.labels.includes(label)) seen.labels.push(label);
-    } else inFile.set(key, { error: e, labels: label === null ? [] : [label] });
+    } else inFile.set(key, { error: e, reason, labels: label === null ? [] : [label] });
   }
   if (inFile.size > 0) {
-    const sorted = [...inFile.values()].map(({ error: e, labels }) => (labels.length > 1 ? new InputError(`${pointsText(labels)}: ${splitPointLabel(e.message).rest}`, e.file, e.line, e.column) : e))
+    const sorted = [...inFile.values()].map(({ error: e, reason, labels }) => (labels.length > 1 ? new InputError(`${pointsText(labels)}: ${reason}`, e.file, e.line, e.column) : e))
       .sort((a, b) => Number(b.file === file) - Number(a.file === file) || a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
     const shown = sorted.slice(0, MAX_POINT_ERRORS);
     if (sorted.length > shown.length) shown.push(new InputError(`${sorted.length - shown.length} more point errors like the ones above, not shown one by one`, file));
@@ -183,9 +177,7 @@ export function throwPointErrors(errors: readonly Error[], file: string): void {
   const bySet = new Map<string, { prefix: string; rest: string; labels: string[] }>();
   for (const e of errors) {
     if (!(e instanceof UsageError)) continue;
-    const at = /^(--set .+?: )(sweep point .*)$/s.exec(e.message);
-    const prefix = at ? at[1]! : '';
-    const { label, rest } = splitPointLabel(at ? at[2]! : e.message);
+    const [prefix, label, rest] = e instanceof SetArgError ? [`--set ${e.arg}: `, e.point, e.reason] : ['', null, e.message];
     const seen = bySet.get(`${prefix}${rest}`) ?? { prefix, rest, labels: [] };
     if (label !== null && !seen.labels.includes(label)) seen.labels.push(label);
     bySet.set(`${prefix}${rest}`, seen);
@@ -248,9 +240,11 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
     if (range.offset > text.length) return { setArg: setArgs[range.offset - text.length - 1]! };
     return { file, ...offsetToLineColumn(text, range.offset) };
   };
-  const errorAtRange = (range: SourceRange, message: string, inFile?: string): Error => {
+  /** The error at `range` (see whereOf), of the point labelled `point` when given. */
+  const errorAtRange = (range: SourceRange, message: string, inFile?: string, point?: string): Error => {
     const w = whereOf(range, inFile);
-    return 'setArg' in w ? new UsageError(`--set ${w.setArg}: ${message}`, false) : new InputError(message, w.file, w.line, w.column);
+    if ('setArg' in w) return new SetArgError(w.setArg, point ?? null, message);
+    return point !== undefined ? new PointInputError(point, message, w.file, w.line, w.column) : new InputError(message, w.file, w.line, w.column);
   };
   const noteOf = (p: Problem): string => {
     const w = whereOf(p.range, p.file);
@@ -306,7 +300,7 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
     const read = readSweepPoint(root, axes, index, abs, host);
     const pointErrors = read.problems.filter((p) => p.severity === 'error');
     if (pointErrors.length > 0 || !read.point) {
-      errors.push(...(pointErrors.length > 0 ? pointErrors.map((e) => errorAtRange(e.range, e.message, e.file)) : [new InputError(`sweep point ${read.label}: not a valid profile`, file)]));
+      errors.push(...(pointErrors.length > 0 ? pointErrors.map((e) => errorAtRange(e.range, e.message, e.file, read.label)) : [new PointInputError(read.label, 'not a valid profile', file)]));
       continue;
     }
     const { values, profile } = read.point;
@@ -339,7 +333,7 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
         const raising = new Set(pointNotes.filter((_, i) => by.has(i)).map((o) => o.digits[k]));
         return pointNotes.every((o, i) => by.has(i) || !raising.has(o.digits[k]));
       };
-      const message = `sweep point ${n.label}: ${p.message}`;
+      const message = pointText(n.label, p.message);
       // A model config's note stays at its line there.
       if (p.file && p.file !== abs) {
         notes.add(noteOf({ ...p, message }));
@@ -359,12 +353,11 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   const sweepId = sha256(canonicalJson({ ...inputs, axes: plainAxes })).slice(0, 16);
   const inputsId = sha256(canonicalJson(inputs)).slice(0, 16);
   const errorAt = (point: SweepPoint, key: string, message: string): Error => {
-    const msg = `sweep point ${point.label}: ${message}`;
     for (const parts = key.split('.'); parts.length > 0; parts.pop()) {
       const range = point.profile.ranges[parts.join('.')];
-      if (range) return errorAtRange(range, msg);
+      if (range) return errorAtRange(range, message, undefined, point.label);
     }
-    return new InputError(msg, file);
+    return new PointInputError(point.label, message, file);
   };
   return { file, absFile: abs, name: basename(file), sweepId, inputsId, job: block.job, axes: plainAxes, points, set: setArgs, slurm: block.slurm, notes: [...notes], errorAt };
 }

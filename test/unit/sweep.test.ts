@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import * as YAML from 'yaml';
 import type { Environment } from '../../core/protocol/run';
 import type { SweepPointRun } from '../../core/protocol/sweep';
-import { InputError, UsageError } from '../../runner/errors';
+import { InputError, InputErrors, UsageError } from '../../runner/errors';
 import { indexedJobManifest } from '../../runner/sweep/k8s';
 import { parseShard, shardFromEnvironment, shardPoints } from '../../runner/sweep/local';
 import { bestRow, environmentKey, formatReport, mergeResults, metricsOf, pointFileName } from '../../runner/sweep/results';
@@ -584,6 +584,23 @@ test('errorAt places a problem of one point at its value in the sweep block, or 
   const set = plan.errorAt(plan.points[1]!, 'decode.context_lens', 'needs 9 GiB');
   assert.ok(set instanceof UsageError);
   assert.equal(set.message, '--set decode.context_lens=[[1024], [65536]]: sweep point page_size=8 context_lens=[65536]: needs 9 GiB');
+});
+
+test('the errors of points whose label holds ": " are one line for all of them, as any other label\'s (the label was read back out of the message at its first ": ")', () => {
+  // Two copies of the tiny model in folders named "m: 1" and "m: 2": the points' labels are
+  // "model=./m: 1/config.json page_size=0" and "model=./m: 2/config.json page_size=0"; the 0 (line 7,
+  // column 26) is wrong in both. splitPointLabel's /^sweep point (.+?): / took "model=./m" as the
+  // label and "1/config.json page_size=0: ..." as the reason: two reasons, two lines.
+  const { dir, file } = workspace(`${BASE}sweep:\n  axes:\n    model: ["./m: 1/config.json", "./m: 2/config.json"]\n    kv_cache.page_size: [0]\n`);
+  for (const m of ['m: 1', 'm: 2']) {
+    mkdirSync(join(dir, m));
+    writeFileSync(join(dir, m, 'config.json'), TINY_CONFIG);
+  }
+  assert.throws(() => loadSweep(file), (e: unknown) => {
+    assert.ok(e instanceof InputErrors, String(e));
+    assert.deepEqual(e.errors.map((x) => `${x.line}:${x.column}: ${x.message}`), ['7:26: sweep points model=./m: 1/config.json page_size=0 and 1 more: kv_cache.page_size must be >= 1, not 0']);
+    return true;
+  });
 });
 
 test('an axis over a list key written as a list of scalars says to make each value a list, in the CLI and the editor', () => {
