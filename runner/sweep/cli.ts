@@ -320,6 +320,10 @@ function removeEmptyFolders(dir: string, top: string): void {
   }
 }
 
+/** The range of `submit --wait --poll S`, seconds. */
+const MIN_POLL_S = 0.1;
+const MAX_POLL_S = 86_400;
+
 /** `attnscope submit`. */
 export async function submitCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv, {
@@ -348,7 +352,9 @@ export async function submitCommand(argv: string[]): Promise<number> {
   const cpusFlag = wholeNumber(values['cpus-per-task'], '--cpus-per-task', 1);
   const tasksFlag = wholeNumber(values.tasks, '--tasks', 1);
   const pollS = values.poll !== undefined ? Number(values.poll) : 5;
-  if (!(pollS > 0)) throw new UsageError(`--poll must be a number of seconds > 0, got '${String(values.poll)}'`, false);
+  // Past a timer's 2^31 - 1 ms (24.8 days; 1e10, Infinity) Node fires it after 1 ms, and below 0.1 s
+  // it is next to that: squeue asked a thousand times a second.
+  if (!(pollS >= MIN_POLL_S && pollS <= MAX_POLL_S)) throw new UsageError(`--poll must be seconds between each look at the job, from ${MIN_POLL_S} to ${formatCount(MAX_POLL_S)} (a day), got '${String(values.poll)}'`, false);
   if (values.k8s && values.wait) throw new UsageError('--wait follows a Slurm job; for the Kubernetes Job use: kubectl wait --for=condition=complete job/<name>', false);
   if (values.k8s && (!values.image || !values.pvc)) throw new UsageError('submit --k8s needs --image (with attnscope on its PATH) and --pvc (the claim the results go to)', false);
   if (values.k8s) {

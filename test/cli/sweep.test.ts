@@ -529,6 +529,19 @@ test('submit --slurm --time that sbatch would refuse: exit 2 naming the flag bef
   assert.ok(!existsSync(join(dir, 'sbatch-ran')), 'sbatch did not run');
 });
 
+test('submit --slurm --wait --poll past a timer\'s range (1e10, Infinity) or under 0.1 s: exit 2 naming the flag before sbatch runs (Node fired such a timer every 1 ms: squeue a thousand times a second)', () => {
+  const { dir, file } = workspace();
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'sbatch'), `#!/bin/sh\ntouch ${join(dir, 'sbatch-ran')}\necho "Submitted batch job 1"\n`, { mode: 0o755 });
+  for (const poll of ['1e10', 'Infinity', '0.001']) {
+    const r = cli(['submit', '--slurm', file, '--wait', '--poll', poll, '--out', join(dir, 'slurm')], { env: { PATH: `${bin}:${process.env.PATH}` } });
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stderr, `attnscope: --poll must be seconds between each look at the job, from 0.1 to 86,400 (a day), got '${poll}'\n`);
+  }
+  assert.ok(!existsSync(join(dir, 'sbatch-ran')), 'sbatch did not run');
+});
+
 test('sweep reads its profile and each point\'s model: as every command does: a FIFO named as either is refused unread, one line and exit 2 (it blocked for ever: nothing writes to it)', { skip: process.platform === 'win32' && 'mkfifo' }, () => {
   const { dir } = workspace();
   const fifo = join(dir, 'fifo.attn.yaml');
