@@ -224,8 +224,11 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
     result = await runSweepLocally(plan, {
       outDir, jobs, shard, quick, backend, runnerScript: resolve(process.argv[1]!), signal, earlier,
       onProgress: (done, total, running, saved) => {
-        // A point at 100 % is finished (its result being written), not running: it is not listed.
-        const points = running.filter((r) => r.fraction < 1).map((r) => `${r.label} ${Math.floor(100 * r.fraction)}%`).join(', ');
+        // A point at 100 % has simulated or timed all it runs but is not saved yet (the keeps-up
+        // check, its result being written): listed at 100 % until `saved` counts it. A short point
+        // finishes within its first progress interval, and was then left out: it read 0 %, then
+        // nothing (s37 newcomer-ed 6).
+        const points = running.map((r) => `${r.label} ${Math.floor(100 * r.fraction)}%`).join(', ');
         if (!emit) return progress.update(done, total, `sweep ${plan.name}, ${where}: ${saved} saved${points ? `; running ${points}` : ''}`);
         // A point written changes `saved` but not `done` (its fraction 1 becomes 1 written): part of the key.
         const key = `${Math.floor((100 * done) / Math.max(1, total))} ${saved} ${points}`;
