@@ -149,7 +149,7 @@ export class Dashboard implements vscode.Disposable {
   /**
    * Sends `msg` now, or when the page is ready; `poolSamples` and `progress` go as one batch at
    * most every 250 ms and only once the page drew the batch before (StreamBatcher), always before
-   * the next other message.
+   * the next other message; the first after a quiet interval and the last progress go at once.
    */
   post(msg: ToWebview): void {
     this.batcher.post(msg);

@@ -5,7 +5,11 @@
  * `intervalMs`, and only once the page has drawn the batch before (`drawn()`, the page's
  * `streamDrawn`): at most one batch is ever queued in front of the page. Any other message
  * first sends what is gathered, page drawn or not, so the page sees every sample, in order,
- * before e.g. `runFinished`, and the finish never waits behind stale progress.
+ * before e.g. `runFinished`, and the finish never waits behind stale progress. Two go at once:
+ * the first of a quiet stream (no batch in the last `intervalMs`, the page has drawn the last:
+ * a run's or sweep's first progress, a sweep's progress a point at a time) and the last progress
+ * (`done` of `total`, whatever the page has drawn): the interval bounds bursts, and before
+ * (s37 newcomer-ed 6) it delayed every sweep update by up to 250 ms, the first and the last too.
  *
  * Why the page's word and not a rate alone: at load 21-26, while the user typed, the editor's
  * renderer drew the page far slower than 10 batches a second, and the page replayed the
@@ -26,25 +30,38 @@ export class StreamBatcher {
   private awaitingPage = false;
   /** The interval passed while the page had not drawn: send as soon as it has. */
   private due = false;
+  /** When the last batch was sent (Date.now(), ms); -Infinity before any. */
+  private sentAt = -Infinity;
 
-  /** `send` gets every message, batched; `intervalMs`: the least time between two batches. */
+  /** `send` gets every message, batched; `intervalMs`: the least time between two batches but the last. */
   constructor(
     private readonly send: (msg: ToWebview) => void,
     readonly intervalMs = 250,
   ) {}
 
-  /** Queues `poolSamples`, `progress` and `sweepProgress`; sends anything else at once, after what is queued. */
+  /**
+   * Queues `poolSamples`, `progress` and `sweepProgress`, sent at once when the stream was quiet
+   * (no batch in the last interval, the page drew the last) or the progress is the last (done >=
+   * total); sends anything else at once, after what is queued.
+   */
   post(msg: ToWebview): void {
     if (msg.type === 'poolSamples') {
       for (const s of msg.samples) this.samples.push(s);
     } else if (msg.type === 'progress' || msg.type === 'sweepProgress') {
       this.progress = msg;
+      if (msg.total > 0 && msg.done >= msg.total) {
+        this.flush();
+        return;
+      }
     } else {
       this.flush();
       this.send(msg);
       return;
     }
-    if (!this.due) this.timer ??= setTimeout(() => this.tick(), this.intervalMs);
+    if (this.due || this.timer !== undefined) return;
+    const wait = this.sentAt + this.intervalMs - Date.now();
+    if (wait <= 0 && !this.awaitingPage) this.flush();
+    else this.timer = setTimeout(() => this.tick(), Math.max(0, wait));
   }
 
   /**
@@ -61,6 +78,8 @@ export class StreamBatcher {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     this.due = false;
+    if (this.samples.length === 0 && this.progress === null) return;
+    this.sentAt = Date.now();
     if (this.samples.length > 0) {
       const samples = this.samples;
       this.samples = [];

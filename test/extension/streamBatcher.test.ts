@@ -8,8 +8,8 @@ import { run } from '../fixtures/run';
 const samples = run.pool!.samples;
 
 describe('StreamBatcher', () => {
-  it('sends a burst of pool samples as one message after the interval, and the latest progress only', () => {
-    mock.timers.enable({ apis: ['setTimeout'] });
+  it('sends the first message of a quiet stream at once, the burst after it as one message after the interval, and the latest progress only', () => {
+    mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
     try {
       const sent: ToWebview[] = [];
       const b = new StreamBatcher((m) => sent.push(m), 100);
@@ -17,12 +17,13 @@ describe('StreamBatcher', () => {
         b.post({ type: 'poolSamples', samples: [s] });
         b.post({ type: 'progress', done: i, total: samples.length, message: 'pool' });
       }
-      assert.equal(sent.length, 0, 'nothing before the interval');
+      assert.deepEqual(sent, [{ type: 'poolSamples', samples: [samples[0]] }], 'the first at once, the rest held');
+      b.drawn();
       mock.timers.tick(99);
-      assert.equal(sent.length, 0);
+      assert.equal(sent.length, 1);
       mock.timers.tick(1);
-      assert.deepEqual(sent, [
-        { type: 'poolSamples', samples },
+      assert.deepEqual(sent.slice(1), [
+        { type: 'poolSamples', samples: samples.slice(1) },
         { type: 'progress', done: samples.length - 1, total: samples.length, message: 'pool' },
       ]);
     } finally {
@@ -31,14 +32,15 @@ describe('StreamBatcher', () => {
   });
 
   it('keeps a sweep\'s latest progress only, and sends it before the sweep\'s end', () => {
-    mock.timers.enable({ apis: ['setTimeout'] });
+    mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
     try {
       const sent: ToWebview[] = [];
       const b = new StreamBatcher((m) => sent.push(m), 100);
-      // A point's progress events, many a second: one message per interval reaches the page.
+      // A point's progress events, many a second: the first goes at once, then one message per interval reaches the page.
       for (let i = 1; i <= 50; i++) b.post({ type: 'sweepProgress', done: i / 50, total: 4, message: `0 of 4 points done · running: page_size=16 ${2 * i}%` });
       b.post({ type: 'sweepEnded', status: 'cancelled', message: 'cancelled' });
       assert.deepEqual(sent, [
+        { type: 'sweepProgress', done: 1 / 50, total: 4, message: '0 of 4 points done · running: page_size=16 2%' },
         { type: 'sweepProgress', done: 1, total: 4, message: '0 of 4 points done · running: page_size=16 100%' },
         { type: 'sweepEnded', status: 'cancelled', message: 'cancelled' },
       ]);
@@ -47,8 +49,41 @@ describe('StreamBatcher', () => {
     }
   });
 
+  // s37 newcomer-ed 6: the Sweep tab lagged the notification; every update waited for the 250 ms
+  // timer, the sweep's first and its last too (which the end then replaced unseen).
+  it('sends a run\'s or sweep\'s first progress at once, a progress after a quiet interval at once, and the last (done = total) at once whatever the page drew', () => {
+    mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
+    try {
+      const sent: ToWebview[] = [];
+      const b = new StreamBatcher((m) => sent.push(m), 250);
+      const at = (saved: number) => ({ type: 'sweepProgress' as const, done: saved, total: 4, message: `${saved} of 4 points saved` });
+      b.post(at(0));
+      assert.deepEqual(sent, [at(0)], 'the first at once (it waited 250 ms)');
+      // A burst while the page has not drawn: held.
+      b.post(at(1));
+      b.post(at(2));
+      mock.timers.tick(250);
+      assert.equal(sent.length, 1, 'the page has not drawn the first');
+      b.drawn();
+      assert.deepEqual(sent.slice(1), [at(2)], 'the latest of the burst once the page drew');
+      b.drawn();
+      // Quiet for the interval: the next goes at once.
+      mock.timers.tick(400);
+      b.post(at(3));
+      assert.deepEqual(sent.slice(2), [at(3)]);
+      // The last, 10 ms after the one before and not drawn yet: at once all the same.
+      mock.timers.tick(10);
+      b.post(at(4));
+      assert.deepEqual(sent.slice(3), [at(4)]);
+      mock.timers.tick(1000);
+      assert.equal(sent.length, 4, 'nothing left behind to send');
+    } finally {
+      mock.timers.reset();
+    }
+  });
+
   it('at most one batch per interval whatever the rate: 1,000 samples 1 ms apart -> 10 batches, all samples in order', () => {
-    mock.timers.enable({ apis: ['setTimeout'] });
+    mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
     try {
       const sent: ToWebview[] = [];
       // A page that draws each batch at once.
@@ -61,8 +96,8 @@ describe('StreamBatcher', () => {
         b.post({ type: 'poolSamples', samples: [s] });
         mock.timers.tick(1);
       }
-      // Samples 0..99 go at t = 100 ms, ..., 900..999 at 1,000 ms: 10 messages.
-      assert.equal(sent.length, 10);
+      // Sample 0 at once (a quiet stream), 1..99 at t = 100 ms, ..., 900..999 at 1,000 ms: 11 messages.
+      assert.equal(sent.length, 11);
       assert.deepEqual(sent.flatMap((m) => (m.type === 'poolSamples' ? m.samples.map((s) => s.t) : [])), many.map((s) => s.t));
     } finally {
       mock.timers.reset();
@@ -70,7 +105,7 @@ describe('StreamBatcher', () => {
   });
 
   it('flushes what it holds before any other message (runFinished never overtakes samples)', () => {
-    mock.timers.enable({ apis: ['setTimeout'] });
+    mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
     try {
       const sent: string[] = [];
       const b = new StreamBatcher((m) => sent.push(m.type === 'poolSamples' ? `poolSamples:${m.samples.length}` : m.type), 100);
@@ -88,15 +123,15 @@ describe('StreamBatcher', () => {
   // s34 newcomer-ed 1: at load 21-26 with the user typing, the page drew far fewer batches than it
   // was sent; the backlog replayed one message at a time and the finish showed 33-116 s late.
   it('sends nothing more until the page drew the last batch, then only the latest progress; the finish never waits for the page', () => {
-    mock.timers.enable({ apis: ['setTimeout'] });
+    mock.timers.enable({ apis: ['setTimeout', 'Date'], now: 0 });
     try {
       const sent: ToWebview[] = [];
       const b = new StreamBatcher((m) => sent.push(m), 100);
       b.post({ type: 'progress', done: 0, total: 1000, message: 'pool' });
       mock.timers.tick(100);
       assert.equal(sent.length, 1, 'the first batch');
-      // 1,000 progress events and samples over 10 s while the page has not drawn the first batch.
-      for (let i = 1; i <= 1000; i++) {
+      // 999 progress events and samples over 10 s while the page has not drawn the first batch.
+      for (let i = 1; i < 1000; i++) {
         b.post({ type: 'poolSamples', samples: [{ ...samples[0]!, t: i }] });
         b.post({ type: 'progress', done: i, total: 1000, message: 'pool' });
         mock.timers.tick(10);
@@ -104,7 +139,7 @@ describe('StreamBatcher', () => {
       assert.equal(sent.length, 1, 'nothing while the page has not drawn: 1 message, not ~200');
       b.drawn();
       // The interval had passed: the page's word sends the gathered batch at once, the latest progress only.
-      assert.deepEqual(sent.slice(1).map((m) => (m.type === 'poolSamples' ? m.samples.length : m.type === 'progress' ? m.done : m.type)), [1000, 1000]);
+      assert.deepEqual(sent.slice(1).map((m) => (m.type === 'poolSamples' ? m.samples.length : m.type === 'progress' ? m.done : m.type)), [999, 999]);
       b.post({ type: 'progress', done: 1000, total: 1000, message: 'saving' });
       // Not drawn again: the finish goes at once all the same, after what is held.
       b.post({ type: 'runFinished', run, id: null });
