@@ -4,6 +4,7 @@
  * never missing from the help (one without a line here shows as such, and a test fails).
  */
 import type { ParseArgsConfig } from 'node:util';
+import { TRACE_FORMATS } from './simulate/traces';
 
 /** What a flag's value is called in the help (`--json FILE`), and what the flag does. */
 interface FlagHelp {
@@ -31,7 +32,7 @@ const BY_COMMAND: Record<string, Record<string, FlagHelp>> = {
   },
   simulate: {
     trace: { value: 'FILE', text: "replay this trace's requests instead of the profile's workload" },
-    'trace-format': { value: 'F', text: 'the trace format, when detecting it from the file is not wanted' },
+    'trace-format': { value: 'F', text: `the trace format, one of ${TRACE_FORMATS.join(', ')}, when detecting it from the file is not wanted` },
     'trace-model': { value: 'M', text: 'keep only the trace rows of this model (BurstGPT)' },
     'trace-log-type': { value: 'T', text: 'keep only the trace rows of this log type (BurstGPT, e.g. "Conversation log")' },
     'trace-time-unit': { value: 's|ms', text: "the unit of the trace's time stamps, when not its format's own (a trace written in milliseconds: ms)" },

@@ -173,7 +173,7 @@ export function formatEstimate(e: Estimate, title: string, opts: { tensorParalle
       lines.push(`  max concurrency   ${formatConcurrency(e.pool.maxConcurrency)} for ${formatCountOf(e.pool.concurrencySeqLen, 'token')} per request (vLLM's figure: ${hybrid ? 'blocks' : 'pages'} / ${e.pool.layout.kind === 'uniform' ? 'ceil(N / page_size)' : `${formatCount(e.pool.blocksPerSeq)} blocks a request reserves = ${blocksPerRequestFormula(e.pool.layout)}`}); ${formatCountOf(e.pool.sequencesAtOnce, 'whole sequence fits', 'whole sequences fit')} at once`);
     }
   }
-  lines.push(`  attention at N=${formatCount(e.attention.seqLen)}: naive S+P ${formatBytes(e.attention.naiveBytes)} per layer vs flash ${formatBytes(e.attention.flashBytes)}${perGpu}`);
+  lines.push(`  attention at N=${formatCount(e.attention.seqLen)}: naive S+P ${formatBytes(e.attention.naiveBytes)} per layer${perGpu} vs flash ${formatBytes(e.attention.flashBytes)}${perGpu}`);
   for (const note of e.notes) lines.push(`  note: ${note}`);
   return lines.join('\n');
 }

@@ -138,6 +138,16 @@ describe('formatEstimate KV pool under tensor parallelism', () => {
     assert.equal(line, '  KV pool           8,192 pages = 131,072 tokens, the capacity of all 4 GPUs together: each holds 2 of the 8 KV heads of every one of these tokens (not 4 × 131,072)');
   });
 
+  it('says per GPU for both the naive S+P and the flash workspace', () => {
+    const base = profileFromModelConfig(loadModel('Llama-3.1-70B'), null);
+    const profile = { ...base, device: { ...base.device, tensorParallelSize: 8 }, kvCache: { ...base.kvCache, memoryGib: 10 } };
+    const text = formatEstimate(estimate(profile), 'l70', { tensorParallelSize: 8 });
+    const line = text.split('\n').find((l) => l.startsWith('  attention at N='))!;
+    // Llama-3.1-70B has 64 query heads, 8 per GPU at tp 8: naive S and P at N = 131,072 take
+    // 2 · 8 heads · 131,072² · 2 B = 512 GiB per layer on each GPU (all 64 heads: 4 TiB).
+    assert.match(line, /naive S\+P 512 GiB per layer per GPU vs flash .* per GPU$/);
+  });
+
   it('says per case what each GPU holds: the whole MLA latent, or one KV head replicated when tp > H_kv', () => {
     const poolLine = (model: string, tp: number) => {
       const base = profileFromModelConfig(loadModel(model), null);
