@@ -43,7 +43,7 @@ async function pickLog(): Promise<{ log: VllmLog; name: string } | undefined> {
 function unreadMessage(name: string, log: VllmLog): string {
   const first = log.unread[0]!;
   const more = log.unread.length > 1 ? ` (and ${log.unread.length - 1} more)` : '';
-  return `AttnScope: no vLLM memory line of ${name} could be read. Line ${first.line}${more}: ${UNREAD_WHY}: ${first.text.slice(0, 200)} — ${GIVE_STARTUP}.`;
+  return `AttnScope: no vLLM memory line of ${name} could be read. Line ${first.line}${more}: ${first.why ?? UNREAD_WHY}: ${first.text.slice(0, 200)} — ${GIVE_STARTUP}.`;
 }
 
 /** A profile or config.json of the workspace to compare with, null for "the figures alone", undefined when dismissed. */

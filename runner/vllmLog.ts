@@ -7,7 +7,7 @@
  * lines, or the K-th.
  */
 import { isGivenDescriptor, readCommandLineText } from '../core/fileText';
-import { compareVllmLog, formatComparisonText, GIVE_STARTUP, logFigureLines, missingKvNote, parseVllmLog, rankNotes, stopNote, UNREAD_LINE, UNREAD_WHY, type VllmLog } from '../core/vllmlog';
+import { compareVllmLog, formatComparisonText, GIVE_STARTUP, logFigureLines, missingKvNote, parseVllmLog, rankNotes, stopNote, unreadLine, UNREAD_WHY, type VllmLog } from '../core/vllmlog';
 import { isDeploymentProblem } from '../core/validate';
 import { InputError, readFailure } from './errors';
 import { loadProfile, profileCommand } from './load';
@@ -79,13 +79,13 @@ export function vllmLogReport(file: string, profilePath: string | undefined, jso
   }
   const unread = [
     ...startupNote(file, log, startup !== undefined),
-    ...log.unread.map((u) => `${file}:${u.line}:1: warning: ${UNREAD_LINE}: ${u.text}`),
+    ...log.unread.map((u) => `${file}:${u.line}:1: warning: ${unreadLine(u)}: ${u.text}`),
     ...rankNotes(log).map((n) => `${file}:${n.line}:1: info: ${n.message}`),
     ...[missingKvNote(log), stopNote(log)].filter((n) => n !== null).map((n) => `${file}:${n.line}:1: warning: ${n.message}`),
   ];
   if (Object.keys(log.figures).length === 0) {
     const first = log.unread[0];
-    if (first) throw new InputError(`no vLLM start-up memory line could be read: ${UNREAD_WHY}${log.unread.length > 1 ? ` (and ${log.unread.length - 1} more)` : ''}: ${first.text}; ${GIVE_STARTUP}`, file, first.line);
+    if (first) throw new InputError(`no vLLM start-up memory line could be read: ${first.why ?? UNREAD_WHY}${log.unread.length > 1 ? ` (and ${log.unread.length - 1} more)` : ''}: ${first.text}; ${GIVE_STARTUP}`, file, first.line);
     const which = count > 1 ? ` in start-up ${log.startup} of ${count} (lines ${log.startups.map((s) => s.line).join(', ')})` : '';
     throw new InputError(`no vLLM start-up memory line found${which} (weights loaded, KV cache memory, GPU blocks, KV cache size, maximum concurrency): ${GIVE_STARTUP}`, file, count > 1 ? log.startups[log.startup - 1]!.line : 1);
   }

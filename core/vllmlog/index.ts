@@ -5,4 +5,4 @@
 export { parseVllmLog, type LogFigure, type RankedFigure, type RankedKey, type VllmLog, type VllmLogFigures, type VllmLogSettings } from './parse';
 export { compareVllmLog, type ComparisonRow, type LogComparison } from './compare';
 export { GIVE_STARTUP, missingKvNote, stopNote } from './notes';
-export { formatComparisonMarkdown, formatComparisonText, logFigureLines, rankNotes, UNREAD_LINE, UNREAD_WHY, unreadLines } from './report';
+export { formatComparisonMarkdown, formatComparisonText, logFigureLines, rankNotes, UNREAD_WHY, unreadLine, unreadLines } from './report';

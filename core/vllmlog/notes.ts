@@ -17,6 +17,7 @@ export const GIVE_STARTUP = 'give the server\'s output from its start through "M
 export function missingKvNote(log: Pick<VllmLog, 'figures' | 'stopLine'>): { line: number; message: string } | null {
   const f = log.figures;
   if (f.kvCacheBytes || f.gpuBlocks || f.kvCacheTokens) return null;
+  if (f.kvShortfallBytes) return shortfallNote(f.kvShortfallBytes, log.stopLine);
   const lines = Object.values(f).filter((x): x is LogFigure => typeof x === 'object' && x !== null).map((x) => x.line);
   if (lines.length === 0) return null;
   const last = Math.max(...lines);
@@ -26,6 +27,21 @@ export function missingKvNote(log: Pick<VllmLog, 'figures' | 'stopLine'>): { lin
     message: stop
       ? `no KV cache line after this, the start-up's last memory line ("Available KV cache memory", "# GPU blocks", "GPU KV cache size"): vLLM stopped at line ${stop.line} before sizing its KV pool: ${stripPrefix(stop.text).slice(0, 300)}; only the figures above are compared`
       : `no KV cache line after this, the start-up's last memory line ("Available KV cache memory", "# GPU blocks", "GPU KV cache size"): the log was cut before vLLM sized its KV pool, or vLLM stopped there (its error follows in the full log); only the figures above are compared: ${GIVE_STARTUP}`,
+  };
+}
+
+/**
+ * vLLM's KV budget printed negative (VllmLogFigures.kvShortfallBytes): requested memory
+ * (gpu_memory_utilization × device memory) − the non-KV memory (weights, activation peak,
+ * non-torch, CUDA graphs where counted) came out below zero, by this much, and vLLM stops
+ * ("No available memory for the cache blocks", quoted when the log holds it).
+ */
+function shortfallNote(short: LogFigure, stop: VllmLog['stopLine']): { line: number; message: string } {
+  const gib = (short.value / 2 ** 30).toFixed(2);
+  const stopped = stop && stop.line > short.line ? `; vLLM stopped at line ${stop.line}: ${stripPrefix(stop.text).slice(0, 300)}` : '';
+  return {
+    line: short.line,
+    message: `vLLM's KV budget is −${gib} GiB: the weights, activation peak and non-torch memory take ${gib} GiB more than gpu_memory_utilization × the device memory (vLLM prints requested memory − non-KV memory as it is), so no KV cache fits${stopped}; raise gpu_memory_utilization, or free ${gib} GiB or more per GPU (a larger tensor_parallel_size, quantized weights, a smaller max_num_batched_tokens)`,
   };
 }
 

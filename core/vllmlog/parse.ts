@@ -80,6 +80,13 @@ export interface VllmLogFigures {
   /** Whether the KV budget had cudaGraphBytes taken out: true for the profiler's "Estimated CUDA graph memory" (counted before sizing the pool), false for "Graph capturing finished ..., took" and 0.11's "Actual usage ... CUDAGraph memory" (after it). */
   cudaGraphCounted?: boolean;
   kvCacheBytes?: LogFigure;
+  /**
+   * How far the KV budget fell short, in bytes (> 0), where vLLM printed it negative ("Available KV
+   * cache memory: -2.34 GiB"): V1 gpu_worker.py prints requested_memory − non_kv_cache_memory as
+   * it is, and kv_cache_utils check_enough_kv_cache_memory then stops with "No available memory for
+   * the cache blocks" (V0 worker.py the same with its "reserved for KV Cache is" / "# GPU blocks: 0").
+   */
+  kvShortfallBytes?: LogFigure;
   gpuBlocks?: LogFigure;
   kvCacheTokens?: LogFigure;
   maxConcurrency?: LogFigure;
@@ -130,10 +137,11 @@ export interface VllmLog {
   /**
    * Lines that look like vLLM memory lines (they carry one of {@link MEMORY_LINE_CUES}) but that
    * no line format reads, or whose last clause none reads — cut short or garbled — or whose number
-   * is not finite; in line order. Those figures are left out (the line's clauses that were read
+   * is not finite, or an integer beyond 2^53 − 1 (`why` says so; without it: cut short or garbled);
+   * in line order. Those figures are left out (the line's clauses that were read
    * keep theirs), and the readers say which lines they could not read.
    */
-  unread: Array<{ line: number; text: string }>;
+  unread: Array<{ line: number; text: string; why?: string }>;
   /**
    * The KV figures the start-up printed more than once with different values, one per rank or
    * engine (tensor parallelism: every worker prints "Available KV cache memory"; V1 before 0.11
@@ -213,6 +221,20 @@ interface Ctx {
   settings: VllmLogSettings;
   /** A figure at the current line. */
   fig<T>(value: T): LogFigure<T>;
+  /** Leaves the current line's figure out, saying why (VllmLog.unread). */
+  refuse(why: string): void;
+}
+
+/**
+ * The integer figure `s` ("447,776") at the current line, or undefined — the line noted in
+ * VllmLog.unread — beyond Number.MAX_SAFE_INTEGER: a float64 would round it silently (traces
+ * refuse such integers too: core/config/tree.ts unsafeIntegerText).
+ */
+function count(s: string, what: string, c: Ctx): LogFigure | undefined {
+  const v = num(s);
+  if (Number.isSafeInteger(v)) return c.fig(v);
+  c.refuse(`${what} ${s} is beyond Number.MAX_SAFE_INTEGER (9,007,199,254,740,991): a JavaScript number cannot hold it exactly`);
+  return undefined;
 }
 
 /** Each rule: a pattern over the line without its logger prefix, and what it sets. */
@@ -228,6 +250,8 @@ const RULES: ReadonlyArray<[RegExp, (m: RegExpMatchArray, c: Ctx) => void]> = [
   [new RegExp(String.raw`non_torch_memory(?: takes|[=\s:]+)\s*${NUM}\s*GiB`), (m, c) => { c.figures.nonTorchBytes = c.fig(gib(m[1]!)); }],
   [new RegExp(String.raw`PyTorch activation peak memory(?: takes)?\s*${NUM}\s*GiB`), (m, c) => { c.figures.activationPeakBytes = c.fig(gib(m[1]!)); }],
   [new RegExp(String.raw`(?:reserved for KV Cache is|available_kv_cache_memory[=\s:]+|kv_cache_size=|Available KV cache memory:)\s*${NUM}\s*GiB`), (m, c) => { c.figures.kvCacheBytes = c.fig(gib(m[1]!)); }],
+  // The same printed negative: the budget's shortfall, before vLLM stops (VllmLogFigures.kvShortfallBytes).
+  [new RegExp(String.raw`(?:reserved for KV Cache is|available_kv_cache_memory[=\s:]+|kv_cache_size=|Available KV cache memory:)\s*-${NUM}\s*GiB`), (m, c) => { c.figures.kvShortfallBytes = c.fig(gib(m[1]!)); }],
   [new RegExp(String.raw`(?:^|[\s,])total_gpu_memory[=\s:]+${NUM}\s*GiB`), (m, c) => { c.figures.totalGpuMemoryBytes = c.fig(gib(m[1]!)); }],
   [new RegExp(String.raw`(?:^|[\s,])gpu_memory_utilization[=\s:]+${NUM}(?![\d.]*\s*GiB)`), (m, c) => { c.figures.gpuMemoryUtilization ??= c.fig(num(m[1]!)); }],
   [new RegExp(String.raw`the current vLLM instance can use\s+${NUM}\s*GiB`), (m, c) => { c.figures.usableBytes = c.fig(gib(m[1]!)); }],
@@ -260,10 +284,12 @@ const RULES: ReadonlyArray<[RegExp, (m: RegExpMatchArray, c: Ctx) => void]> = [
     c.figures.cudaGraphBytes = c.fig(gib(m[2]!));
     c.figures.cudaGraphCounted = false;
   }],
-  [new RegExp(String.raw`# (?:GPU|CUDA|cuda|gpu|rocm|ROCm|xpu|XPU|tpu|TPU|hpu|HPU|neuron|cpu) blocks: ${NUM}`), (m, c) => { c.figures.gpuBlocks = c.fig(num(m[1]!)); }],
-  [new RegExp(String.raw`GPU KV cache size: ${NUM} tokens`), (m, c) => { c.figures.kvCacheTokens = c.fig(num(m[1]!)); }],
+  [new RegExp(String.raw`# (?:GPU|CUDA|cuda|gpu|rocm|ROCm|xpu|XPU|tpu|TPU|hpu|HPU|neuron|cpu) blocks: ${NUM}`), (m, c) => { const v = count(m[1]!, 'the GPU blocks', c); if (v) c.figures.gpuBlocks = v; }],
+  [new RegExp(String.raw`GPU KV cache size: ${NUM} tokens`), (m, c) => { const v = count(m[1]!, 'the GPU KV cache size', c); if (v) c.figures.kvCacheTokens = v; }],
   [new RegExp(String.raw`Maximum concurrency for ${NUM} tokens per request: ${NUM}x`), (m, c) => {
-    c.figures.concurrencySeqLen = c.fig(num(m[1]!));
+    const seqLen = count(m[1]!, 'the tokens per request', c);
+    if (!seqLen) return;
+    c.figures.concurrencySeqLen = seqLen;
     c.figures.maxConcurrency = c.fig(num(m[2]!));
   }],
   [/Initializing an? (?:(V[01]) )?LLM engine \(v?([\w.+-]+)\) with config: (.*)$/, (m, c) => {
@@ -396,7 +422,10 @@ export function parseVllmLog(text: string, opts: { startup?: number } = {}): Vll
     const line = body(raw);
     if (line === '') continue;
     const quoted = raw.trim().slice(0, 400);
-    const ctx: Ctx = { figures, settings, fig: (value) => ({ value, line: i + 1, text: quoted }) };
+    const ctx: Ctx = {
+      figures, settings, fig: (value) => ({ value, line: i + 1, text: quoted }),
+      refuse: (why) => { if (!unread.some((u) => u.line === i + 1)) unread.push({ line: i + 1, text: quoted, why }); },
+    };
     // Where the last rule that read this line ends: a memory cue after it opens a clause no rule
     // read (a line of several clauses cut inside its last: "...; reserved for KV Cache is 54.").
     let readTo = -1;

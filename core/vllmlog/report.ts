@@ -16,6 +16,7 @@ const LABELS: Array<[keyof VllmLogFigures, string, 'bytes' | 'count' | 'x' | 'ra
   ['nonTorchBytes', 'non-torch memory', 'bytes'],
   ['cudaGraphBytes', 'CUDA graph memory', 'bytes'],
   ['kvCacheBytes', 'KV cache memory', 'bytes'],
+  ['kvShortfallBytes', 'KV cache memory short by', 'bytes'],
   ['gpuBlocks', 'GPU blocks', 'count'],
   ['kvCacheTokens', 'KV cache size (tokens)', 'count'],
   ['maxConcurrency', 'maximum concurrency', 'x'],
@@ -23,12 +24,14 @@ const LABELS: Array<[keyof VllmLogFigures, string, 'bytes' | 'count' | 'x' | 'ra
 
 /** Why a line is in VllmLog.unread, for messages that name the line themselves. */
 export const UNREAD_WHY = 'could not read this vLLM memory line (cut short or garbled?)';
-/** The same, where the other lines' figures were read. */
-export const UNREAD_LINE = `${UNREAD_WHY}: its figure is left out`;
+/** Why one line of VllmLog.unread was not read, where the other lines' figures were: its own reason, else {@link UNREAD_WHY}. */
+export function unreadLine(u: VllmLog['unread'][number]): string {
+  return `${u.why ?? UNREAD_WHY}: its figure is left out`;
+}
 
 /** "line 12: could not read ...: <the line>", one per line of the log that could not be read. */
 export function unreadLines(log: VllmLog): string[] {
-  return log.unread.map((u) => `line ${u.line}: ${UNREAD_LINE}: ${u.text}`);
+  return log.unread.map((u) => `line ${u.line}: ${unreadLine(u)}: ${u.text}`);
 }
 
 const RANKED_LABELS: Record<RankedKey, [string, (v: number) => string]> = {
@@ -126,7 +129,7 @@ export function formatComparisonMarkdown(c: LogComparison, title: string): strin
   out.push(`**Settings from the profile:** ${c.fromProfile.length ? c.fromProfile.map(esc).join(', ') : 'none'}`);
   for (const n of [c.modelMismatch, c.tpMismatch]) if (n) out.push('', `> **Line ${n.line}**: ${esc(n.message)}`);
   for (const n of c.notes) out.push('', `> ${esc(n)}`);
-  for (const u of c.unread) out.push('', `> **Line ${u.line}**: ${UNREAD_LINE}: \`${u.text.replace(/`/g, "'")}\``);
+  for (const u of c.unread) out.push('', `> **Line ${u.line}**: ${unreadLine(u)}: \`${u.text.replace(/`/g, "'")}\``);
   for (const n of rankNotes(c)) out.push('', `> **Line ${n.line}**: ${esc(n.message)}`);
   for (const n of [c.missingKv, c.stop]) if (n) out.push('', `> **Line ${n.line}**: ${esc(n.message)}`);
   return `${out.join('\n')}\n`;

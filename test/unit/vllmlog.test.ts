@@ -267,6 +267,41 @@ test('a memory line cut short or garbled is named by its line and never throws; 
   assert.match(md, /\*\*Line 6\*\*/);
 });
 
+test('a negative KV budget is read as the shortfall it is, with vLLM\'s stop, not as a garbled line', () => {
+  // V1 gpu_worker.py logs "Available KV cache memory: %.2f GiB" of requested_memory −
+  // non_kv_cache_memory as it is; kv_cache_utils check_enough_kv_cache_memory then raises
+  // "No available memory for the cache blocks" when it is <= 0.
+  const head = '(VllmWorker TP0 pid=2001) INFO 08-20 10:00:55 [gpu_worker.py:276] ';
+  const text = [
+    '(VllmWorker TP0 pid=2001) INFO 08-20 10:00:40 [gpu_model_runner.py:1953] Model loading took 4.5042 GiB and 12.300 seconds',
+    `${head}Available KV cache memory: -2.34 GiB`,
+    '(EngineCore_0 pid=1990) ERROR 08-20 10:00:56 [core.py:700] ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.',
+  ].join('\n');
+  const log = parseVllmLog(text);
+  assert.deepEqual(log.unread, []);
+  assert.equal(log.figures.kvCacheBytes, undefined);
+  assert.equal(log.figures.kvShortfallBytes?.value, Math.round(2.34 * GiB));
+  assert.equal(log.figures.kvShortfallBytes?.line, 2);
+  const lines = logFigureLines(log);
+  assert.ok(lines.includes('KV cache memory short by           2.34 GiB  (line 2)'), lines.join('\n'));
+  const note = lines.find((l) => l.startsWith('line 2: '))!;
+  assert.match(note, /^line 2: vLLM's KV budget is −2\.34 GiB: the weights, activation peak and non-torch memory take 2\.34 GiB more than gpu_memory_utilization × the device memory/);
+  assert.match(note, /vLLM stopped at line 3: ValueError: No available memory for the cache blocks/);
+  assert.doesNotMatch(lines.join('\n'), /garbled|cut short/);
+});
+
+test('an integer figure beyond 2^53 − 1 is left out, saying so, as traces refuse it', () => {
+  const head = '(EngineCore_0 pid=1990) INFO 08-20 10:00:58 [kv_cache_utils.py:833] ';
+  // 99,999,999,999,999,999,999 > 9,007,199,254,740,991: Number() would give 1e20, silently rounded.
+  const log = parseVllmLog(`${head}GPU KV cache size: 99,999,999,999,999,999,999 tokens\n${head}Maximum concurrency for 40,960 tokens per request: 2.5x`);
+  assert.equal(log.figures.kvCacheTokens, undefined);
+  assert.equal(log.figures.maxConcurrency?.value, 2.5);
+  assert.deepEqual(log.unread.map((u) => u.line), [1]);
+  assert.equal(log.unread[0]!.why, 'the GPU KV cache size 99,999,999,999,999,999,999 is beyond Number.MAX_SAFE_INTEGER (9,007,199,254,740,991): a JavaScript number cannot hold it exactly');
+  // 9,007,199,254,740,991 itself is read.
+  assert.equal(parseVllmLog(`${head}GPU KV cache size: 9,007,199,254,740,991 tokens`).figures.kvCacheTokens?.value, Number.MAX_SAFE_INTEGER);
+});
+
 test('a line of several clauses cut inside its last is named, its earlier figures kept', () => {
   // vLLM 0.7-0.10 worker.py prints weights, non-torch, activation and KV in one line; cut at "KV Cache is 54.":
   const head = 'INFO 05-10 12:00:40 [worker.py:222] ';
