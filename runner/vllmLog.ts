@@ -6,9 +6,12 @@
  * server restarted into the same file) is read for one of them: the last that printed memory
  * lines, or the K-th.
  */
+import { basename } from 'node:path';
 import { isGivenDescriptor, readCommandLineText } from '../core/fileText';
-import { compareVllmLog, formatComparisonText, GIVE_STARTUP, logFigureLines, missingKvNote, parseVllmLog, rankNotes, stopNote, unreadLine, UNREAD_WHY, type VllmLog } from '../core/vllmlog';
+import { compareVllmLog, formatComparisonText, GIVE_STARTUP, logFigureLines, missingKvNote, parseVllmLog, rankNotes, stopNote, unreadLine, UNREAD_WHY, type LogComparison, type VllmLog } from '../core/vllmlog';
 import { isDeploymentProblem } from '../core/validate';
+import { runHeader, type RunHeader } from '../core/protocol/run';
+import { toolBuild } from './version';
 import { InputError, readFailure } from './errors';
 import { loadProfile, profileCommand } from './load';
 
@@ -62,6 +65,15 @@ function startupNote(file: string, log: VllmLog, asked: boolean): string[] {
 }
 
 /**
+ * `vllm-log --json`: the header every AttnScope JSON file opens with (name: the log's file name),
+ * then, without --profile, kind 'vllm-log' and the VllmLog's fields at the top level; with it,
+ * kind 'vllm-log-comparison', the log and its comparison with the estimate.
+ */
+export type VllmLogFile =
+  | (RunHeader & { kind: 'vllm-log' } & VllmLog)
+  | (RunHeader & { kind: 'vllm-log-comparison'; log: VllmLog; comparison: LogComparison });
+
+/**
  * The command's output (stdout text) for `file` and an optional profile path; notes for stderr:
  * first, for a log of several start-ups, which one was read; then each line of it that could not
  * be read (`file:line:1: warning: ...`), then the log's model='...' line where it names another
@@ -92,7 +104,8 @@ export function vllmLogReport(file: string, profilePath: string | undefined, jso
   if (profilePath === undefined) {
     const figures = logFigureLines(log, { notes: false });
     const text = [...figures, '', 'give --profile <profile or config.json of this model> to compare each figure with the estimate'].join('\n');
-    return { stdout: json ? `${JSON.stringify(log, null, 2)}\n` : `${text}\n`, notes: unread };
+    const doc: VllmLogFile = { ...runHeader(basename(file), toolBuild()), kind: 'vllm-log', ...log };
+    return { stdout: json ? `${JSON.stringify(doc, null, 2)}\n` : `${text}\n`, notes: unread };
   }
   const loaded = loadProfile(profilePath, profileCommand('vllm-log', [file], '--profile'));
   const comparison = compareVllmLog(log, loaded.profile);
@@ -105,5 +118,6 @@ export function vllmLogReport(file: string, profilePath: string | undefined, jso
   // tensor_parallel_size at the log's: each said at its line, as the editor's view says them.
   const mismatch = [comparison.modelMismatch, comparison.tpMismatch].filter((n) => n !== null).map((n) => `${file}:${n.line}:1: warning: ${n.message}`);
   const notes = [...unread, ...mismatch, ...problems.map((p) => loaded.format(p))];
-  return { stdout: json ? `${JSON.stringify({ log, comparison }, null, 2)}\n` : `${formatComparisonText(comparison)}\n`, notes };
+  const out: VllmLogFile = { ...runHeader(basename(file), toolBuild()), kind: 'vllm-log-comparison', log, comparison };
+  return { stdout: json ? `${JSON.stringify(out, null, 2)}\n` : `${formatComparisonText(comparison)}\n`, notes };
 }

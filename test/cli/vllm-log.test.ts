@@ -61,14 +61,24 @@ test('vllm-log without a profile lists the figures; --json gives them with their
   assert.match(r.stdout, /GPU blocks\s+2,356\s+\(line 5\)/);
   assert.match(r.stdout, /give --profile/);
   const j = cli(['vllm-log', log, '--json']);
-  assert.equal(JSON.parse(j.stdout).figures.gpuBlocks.value, 2356);
+  const doc = JSON.parse(j.stdout);
+  assert.equal(doc.figures.gpuBlocks.value, 2356);
+  // README: every JSON file AttnScope writes opens with schema, tool, createdAt, name and a kind.
+  assert.deepEqual(Object.keys(doc).slice(0, 5), ['schema', 'tool', 'createdAt', 'name', 'kind']);
+  assert.equal(doc.kind, 'vllm-log');
+  assert.equal(doc.name, 'a10-llama-3.1-8b-v0.log');
+  assert.match(doc.tool, /^attnscope \d/);
+  assert.ok(!Number.isNaN(Date.parse(doc.createdAt)));
   // --json /dev/stdout as bench, simulate, sweep and merge take it: the same JSON on stdout.
   const d = cli(['vllm-log', log, '--json', '/dev/stdout']);
   assert.equal(d.code, 0, d.stderr);
   assert.equal(JSON.parse(d.stdout).figures.gpuBlocks.value, 2356);
   const c = cli(['vllm-log', log, '--profile', llamaConfig, '--json', '/dev/fd/1']);
   assert.equal(c.code, 0, c.stderr);
-  assert.equal(JSON.parse(c.stdout).log.figures.gpuBlocks.value, 2356);
+  const compared = JSON.parse(c.stdout);
+  assert.equal(compared.log.figures.gpuBlocks.value, 2356);
+  assert.deepEqual(Object.keys(compared), ['schema', 'tool', 'createdAt', 'name', 'kind', 'log', 'comparison']);
+  assert.equal(compared.kind, 'vllm-log-comparison');
   const f = cli(['vllm-log', log, '--profile', llamaConfig, '--json', 'out.json']);
   assert.equal(f.code, 2);
   assert.match(f.stderr, new RegExp(`^attnscope: vllm-log --json prints JSON to stdout; to a file: attnscope vllm-log ${log.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} --profile .*config\\.json --json > out\\.json`));
