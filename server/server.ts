@@ -11,7 +11,9 @@ import {
   ShowMessageNotification,
   TextDocumentSyncKind,
   TextDocuments,
+  WatchKind,
   type CancellationToken,
+  type FileSystemWatcher,
   type ClientCapabilities,
   type Connection,
   type InitializeResult,
@@ -52,6 +54,15 @@ const DEFAULT_VALIDATION_DELAY_MS = 150;
 
 /** Files whose change can alter an analysis: configs, profiles, any JSON a profile points at. */
 const WATCHED_GLOBS = ['**/*.json', '**/*.attn.yaml', '**/*.attn.yml'];
+
+/**
+ * Every path's creation and deletion: a folder renamed, deleted or made again is one event for the
+ * folder (VS Code's watcher does not report each file inside, so the globs above miss it), and a
+ * profile reading a config in that folder must be checked again (Workspace.fileChanged matches the
+ * files under a changed folder). s38 newcomer-ed 1: a profile kept its hints after its config's
+ * folder was renamed, and its "cannot read" error after the folder came back.
+ */
+const WATCHED_CREATE_DELETE: FileSystemWatcher = { globPattern: '**/*', kind: WatchKind.Create | WatchKind.Delete };
 
 /**
  * Registers all handlers on `connection` and starts listening. Returns when the handlers are in
@@ -146,7 +157,7 @@ export function startServer(connection: Connection): void {
     void applySettings(undefined).catch((err: unknown) => log.error(`Could not read the settings: ${String(err)}`));
     if (capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration) {
       void connection.client
-        .register(DidChangeWatchedFilesNotification.type, { watchers: WATCHED_GLOBS.map((globPattern) => ({ globPattern })) })
+        .register(DidChangeWatchedFilesNotification.type, { watchers: [...WATCHED_GLOBS.map((globPattern) => ({ globPattern })), WATCHED_CREATE_DELETE] })
         .catch((err: unknown) => log.error(`Could not watch files: ${String(err)}`));
     } else {
       // A client that watches no files for us (Neovim 0.7): a profile would stay stale when its

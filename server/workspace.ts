@@ -5,6 +5,7 @@
  * an open editor. A version with an error keeps the previous version's hints that still hold
  * (hints.ts carryHints): the cache is what remembers them.
  */
+import { sep } from 'node:path';
 import { readInputText, type NotRead } from '../core/fileText';
 import type { TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
@@ -62,13 +63,16 @@ export class Workspace {
   }
 
   /**
-   * A file changed (an open document's text, or a file on disk): marks the cached analyses that
-   * read it outdated and returns their URIs, so the caller re-validates them.
+   * A file changed (an open document's text, or a file on disk), or a folder was created, deleted
+   * or renamed (`path` is then the folder: every file read under it counts as changed): marks the
+   * cached analyses that read it outdated and returns their URIs, so the caller re-validates them.
    */
   fileChanged(path: string): string[] {
-    const uris = [...(this.dependents.get(path) ?? [])];
+    const uris = new Set(this.dependents.get(path) ?? []);
+    const folder = path.endsWith(sep) ? path : path + sep;
+    for (const [read, set] of this.dependents) if (read.startsWith(folder)) for (const uri of set) uris.add(uri);
     for (const uri of uris) this.outdated.add(uri);
-    return uris;
+    return [...uris];
   }
 
   /** The analysis of the open document `uri` at its current version; null when it is not open. */

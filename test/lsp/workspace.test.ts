@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PoolResult } from '../../core/protocol/run';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { FileChangeType, type InlayHint } from 'vscode-languageserver-protocol';
@@ -63,6 +63,31 @@ test('a profile is re-checked when its config.json changes on disk', async () =>
     assert.ok(hints.includes('1 MiB/page · 3,904 pages · 62,464 tokens'), JSON.stringify(hints));
   } finally {
     writeFileSync(configPath, original);
+    await client.close(uri);
+  }
+});
+
+test('a profile is re-checked when the folder of its config is renamed away and back (one folder event each)', async () => {
+  // VS Code reports a folder's rename as one Deleted event for the old folder and one Created for
+  // the new, not one per file inside: the server matches the files it read under that folder.
+  const sub = join(dir, 'moved');
+  mkdirSync(sub);
+  copyFileSync(join(dir, 'config.json'), join(sub, 'config.json'));
+  const uri = pathToFileURL(join(dir, 'moved.attn.yaml')).href;
+  const folderUri = pathToFileURL(sub).href;
+  assert.deepEqual(await client.open(uri, 'model: ./moved/config.json\nkv_cache: { memory_gib: 16 }\n'), []);
+  try {
+    renameSync(sub, sub + '2');
+    const gone = client.nextDiagnostics(uri);
+    await client.filesChanged([{ uri: folderUri, type: FileChangeType.Deleted }, { uri: pathToFileURL(sub + '2').href, type: FileChangeType.Created }]);
+    const missing = (await gone).diagnostics;
+    assert.equal(missing.length, 1, JSON.stringify(missing));
+    assert.match(missing[0]!.message, /cannot read the model config "\.\/moved\/config\.json"/);
+    renameSync(sub + '2', sub);
+    const back = client.nextDiagnostics(uri);
+    await client.filesChanged([{ uri: pathToFileURL(sub + '2').href, type: FileChangeType.Deleted }, { uri: folderUri, type: FileChangeType.Created }]);
+    assert.deepEqual((await back).diagnostics, [], 'the error clears when the folder is back');
+  } finally {
     await client.close(uri);
   }
 });
