@@ -82,7 +82,7 @@ test('a profile is re-checked when the folder of its config is renamed away and 
     await client.filesChanged([{ uri: folderUri, type: FileChangeType.Deleted }, { uri: pathToFileURL(sub + '2').href, type: FileChangeType.Created }]);
     const missing = (await gone).diagnostics;
     assert.equal(missing.length, 1, JSON.stringify(missing));
-    assert.match(missing[0]!.message, /cannot read the model config "\.\/moved\/config\.json"/);
+    assert.match(String(missing[0]!.message), /cannot read the model config "\.\/moved\/config\.json"/);
     renameSync(sub + '2', sub);
     const back = client.nextDiagnostics(uri);
     await client.filesChanged([{ uri: pathToFileURL(sub + '2').href, type: FileChangeType.Deleted }, { uri: folderUri, type: FileChangeType.Created }]);
