@@ -110,7 +110,9 @@ export function termRows(a: Analysis): TermRow[] {
     const d = mambaStateDtypes(m, p.dtype);
     const I = mamba.intermediateSize;
     const names = mixerNames(mamba);
-    const per = mamba.kind === 'lightning'
+    const per = mamba.kind === 'shortconv'
+      ? `conv conv_dim·(L_cache − 1) · ${dtypeBytes(d.conv)} = ${I}·${mamba.convKernel - 1} · ${dtypeBytes(d.conv)}`
+      : mamba.kind === 'lightning'
       ? `heads·head_dim·head_dim · ${dtypeBytes(d.conv)} = ${mamba.numHeads}·${mamba.headDim}·${mamba.headDim} · ${dtypeBytes(d.conv)}`
       : mamba.kind === 'mamba1'
       ? `conv I·(K − 1) · ${dtypeBytes(d.conv)} + SSM I·N · ${dtypeBytes(d.ssm)} = ${I}·${mamba.convKernel - 1} · ${dtypeBytes(d.conv)} + ${I}·${mamba.stateSize} · ${dtypeBytes(d.ssm)}`
@@ -123,7 +125,7 @@ export function termRows(a: Analysis): TermRow[] {
       formula: `${names.layer} layers · (${per})${tp > 1 ? ', ÷ tensor_parallel_size' : ''} (${names.states.map((s, i) => `${s} ${i === 0 ? d.conv : d.ssm}`).join(', ')}; vLLM mamba_utils.py shapes), whatever the length; ${e.pool.layout.kind === 'mamba' ? `held in the pool as ${e.pool.layout.stateBlocks} block(s) per Mamba group, each layer's state padded to an attention page of ${formatCount(e.pool.layout.pageSize)} tokens (${formatBytes(e.pool.layout.mambaPageBytes)} → ${formatBytes(e.pageBytesPerLayer)}; HybridAttentionMambaModelConfig)` : `not in the pages below: this vLLM release kept it outside the KV pool (see notes)`}`,
       value: `${mamba.layers.length} layers · ${bytesAndCount((e.mambaStateBytesPerSeq ?? 0) / mamba.layers.length)} = ${bytesAndCount(e.mambaStateBytesPerSeq ?? 0)}${tp > 1 ? ' per GPU' : ''}`,
       keys: ['mamba_d_state', 'ssm_state_size', 'mamba_d_conv', 'conv_kernel', 'mamba_expand', 'mamba_n_heads', 'mamba_num_heads', 'mamba_d_head', 'mamba_head_dim', 'n_groups', 'mamba_n_groups',
-        'linear_num_key_heads', 'linear_num_value_heads', 'linear_key_head_dim', 'linear_value_head_dim', 'linear_conv_kernel_dim', 'num_attention_heads', 'head_dim', 'dtype', 'tensor_parallel_size'],
+        'linear_num_key_heads', 'linear_num_value_heads', 'linear_key_head_dim', 'linear_value_head_dim', 'linear_conv_kernel_dim', 'num_attention_heads', 'head_dim', 'conv_dim', 'conv_L_cache', 'dtype', 'tensor_parallel_size'],
     });
   }
   rows.push({

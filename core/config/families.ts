@@ -136,7 +136,7 @@ export const LLAMA4_TYPES = new Set(['llama4', 'llama4_text']);
 /** Pre- and post-norms around attention and MLP: 4 norms per layer. */
 export const FOUR_NORM_TYPES = new Set(['gemma2', 'gemma3', 'gemma3_text', 'olmo2']);
 /** Per-head q/k RMSNorm (Gemma 3n's v_norm has no weight: vLLM gemma3n.py RMSNorm(has_weight=False)). */
-export const QK_NORM_TYPES = new Set(['qwen3', 'qwen3_moe', 'qwen3_next', 'qwen3_5', 'qwen3_5_text', 'qwen3_5_moe', 'qwen3_5_moe_text', 'gemma3', 'gemma3_text', 'gemma3n', 'gemma3n_text', 'qwen3_vl', 'qwen3_vl_text', 'qwen3_vl_moe', 'qwen3_vl_moe_text']);
+export const QK_NORM_TYPES = new Set(['lfm2', 'qwen3', 'qwen3_moe', 'qwen3_next', 'qwen3_5', 'qwen3_5_text', 'qwen3_5_moe', 'qwen3_5_moe_text', 'gemma3', 'gemma3_text', 'gemma3n', 'gemma3n_text', 'qwen3_vl', 'qwen3_vl_text', 'qwen3_vl_moe', 'qwen3_vl_moe_text']);
 
 export const DTYPE_NAMES: Record<string, Dtype> = {
   float32: 'fp32', fp32: 'fp32', float: 'fp32',

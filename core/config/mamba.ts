@@ -36,6 +36,8 @@ export interface MambaLayout {
   headDim: number | null;
   /** Parts of the parameter count that are approximated, in words; null when counted as vLLM builds them. */
   paramsApproximated: string | null;
+  /** The MLP width vLLM builds where the family derives it from intermediate_size (LFM2's auto-adjusted width); null: intermediate_size as written. */
+  mlpIntermediateSize: number | null;
 }
 
 /**
@@ -56,8 +58,15 @@ export const QWEN3_5_TYPES = new Set(['qwen3_5', 'qwen3_5_text', 'qwen3_5_moe', 
  */
 export const MINIMAX_TYPES = new Set(['minimax', 'minimax_text_01', 'minimax_m1']);
 
-/** Model types with a Mamba mixer, or a linear attention vLLM builds as one (Qwen3-Next, Qwen3.5: Gated DeltaNet; MiniMax: lightning attention), in some or all layers. */
-export const MAMBA_FAMILIES = new Set(['jamba', 'bamba', 'nemotron_h', 'granitemoehybrid', 'falcon_h1', 'zamba2', ...GDN_FAMILIES, ...MINIMAX_TYPES]);
+/**
+ * LFM2 (Liquid AI, lfm2): gated short convolution layers ("conv" in layer_types), which vLLM's
+ * lfm2.py builds as ShortConv, a MambaBase layer with its conv state in the KV pool, beside
+ * attention layers.
+ */
+export const LFM2_TYPES = new Set(['lfm2']);
+
+/** Model types with a Mamba mixer, or a layer vLLM builds as one (Qwen3-Next, Qwen3.5: Gated DeltaNet; MiniMax: lightning attention; LFM2: short convolutions), in some or all layers. */
+export const MAMBA_FAMILIES = new Set(['jamba', 'bamba', 'nemotron_h', 'granitemoehybrid', 'falcon_h1', 'zamba2', ...GDN_FAMILIES, ...MINIMAX_TYPES, ...LFM2_TYPES]);
 
 /**
  * What a mixer is called in messages: its layers ("Mamba-2 layers"), vLLM's class ("MambaMixer2";
@@ -71,11 +80,16 @@ export function mixerNames(m: Pick<MambaSpec, 'kind'>, modelType = ''): { layer:
   if (m.kind === 'mamba1') return { layer: 'Mamba', vllmClass: 'MambaMixer', short: 'Mamba', states: ['conv', 'SSM'] };
   if (m.kind === 'mamba2') return { layer: 'Mamba-2', vllmClass: 'MambaMixer2', short: 'Mamba', states: ['conv', 'SSM'] };
   if (m.kind === 'lightning') return { layer: 'lightning attention', vllmClass: 'MiniMaxText01LinearAttention', short: 'Lightning', states: ['linear-attention KV'] };
+  if (m.kind === 'shortconv') return { layer: 'short conv', vllmClass: 'ShortConv', short: 'Conv', states: ['conv'] };
   return { layer: 'Gated DeltaNet', vllmClass: QWEN3_5_TYPES.has(modelType) ? 'GatedDeltaNetAttention' : 'Qwen3NextGatedDeltaNet', short: 'GDN', states: ['conv', 'recurrent'] };
 }
 
-/** Keys only Mamba-style configs carry: one of them outside MAMBA_FAMILIES means a layout AttnScope cannot read. */
-const MAMBA_HINT_KEYS = ['mamba_d_state', 'mamba_expand', 'mamba_n_heads', 'mamba_num_heads', 'ssm_state_size', 'mamba_d_conv', 'attn_layer_period', 'attn_layer_indices', 'hybrid_override_pattern', 'layers_block_type'];
+/**
+ * Keys only Mamba-style or linear-attention hybrid configs carry: one of them outside MAMBA_FAMILIES
+ * means a layout AttnScope cannot read (linear_attn_config: Kimi Linear's KDA layers, vLLM
+ * kimi_linear.py, not modelled here).
+ */
+const MAMBA_HINT_KEYS = ['linear_attn_config', 'mamba_d_state', 'mamba_expand', 'mamba_n_heads', 'mamba_num_heads', 'ssm_state_size', 'mamba_d_conv', 'attn_layer_period', 'attn_layer_indices', 'hybrid_override_pattern', 'layers_block_type'];
 
 /**
  * Reads the hybrid layout of `family` (lower-case model_type). `L` layers of width `h`.
@@ -84,7 +98,7 @@ const MAMBA_HINT_KEYS = ['mamba_d_state', 'mamba_expand', 'mamba_n_heads', 'mamb
  * config of another family as a warning at the key.
  */
 export function readMamba(r: KeyReader, family: string, L: number, h: number, numHeads: number | undefined, fromLayerTypes: readonly LayerKind[] | null, fallback: SourceRange): MambaLayout {
-  const out: MambaLayout = { layerTypes: null, mamba: null, mlpLayers: null, moeLayers: null, expertPeriod: null, normsPerLayer: null, headDim: null, paramsApproximated: null };
+  const out: MambaLayout = { layerTypes: null, mamba: null, mlpLayers: null, moeLayers: null, expertPeriod: null, normsPerLayer: null, headDim: null, paramsApproximated: null, mlpIntermediateSize: null };
   // The value of the first of `keys` the config has, else `fallback` (the model_type, or the document's start).
   const anchor = (keys: string[]): SourceRange => r.find(keys)?.prop.value.range ?? fallback;
   const layersBlockType = readLayersBlockType(r, L);
@@ -190,6 +204,36 @@ export function readMamba(r: KeyReader, family: string, L: number, h: number, nu
     } else if (family === 'minimax' && !fromLayerTypes) {
       for (let i = 0; i < L; i++) kinds.push((i + 1) % 2 !== 0 ? 'full' : 'linear');
       r.sourceKeys.layerTypes = 'model_type';
+    }
+  } else if (LFM2_TYPES.has(family)) {
+    // transformers' Lfm2Config: layer_types ("conv" / "full_attention", read by model.ts), else
+    // full_attn_idxs (the first LFM2 configs: those layers attend, the rest are "conv"), else
+    // every layer attends.
+    const found = fromLayerTypes ? undefined : r.find(['full_attn_idxs']);
+    const v = found?.prop.value;
+    if (found && v && v.type !== 'array') {
+      r.problem('error', 'wrong-type', `"full_attn_idxs" must be an array of layer indices, not ${describe(v)}`, v.range, { key: found.path });
+    } else if (found && v) {
+      const attend = new Set<number>();
+      for (const item of v.items ?? []) {
+        if (typeof item.value === 'number' && Number.isInteger(item.value) && item.value >= 0 && item.value < L) attend.add(item.value);
+        else r.problem('warning', 'unknown-layer-type', `${JSON.stringify(item.value)} is not a layer index 0–${L - 1}: ignored`, item.range);
+      }
+      for (let i = 0; i < L; i++) kinds.push(attend.has(i) ? 'full' : 'linear');
+      r.sourceKeys.layerTypes = found.path;
+    }
+    // vLLM Lfm2MLP: with block_auto_adjust_ff_dim (default true) the width is int(2 · I / 3), times
+    // block_ffn_dim_multiplier when set, rounded up to a multiple of block_multiple_of (256); I is
+    // block_ff_dim where written (Lfm2Config reads it before intermediate_size), else intermediate_size.
+    const written = r.num(null, ['block_ff_dim', 'intermediate_size'], { max: MAX_WIDTH });
+    if (written !== undefined && flag(r, ['block_auto_adjust_ff_dim'], true)) {
+      let width = Math.floor((2 * written) / 3);
+      const multiplier = r.num(null, ['block_ffn_dim_multiplier'], { integer: false, min: Number.MIN_VALUE, max: 64 });
+      if (multiplier !== undefined) width = Math.floor(multiplier * width);
+      const multiple = r.num(null, ['block_multiple_of'], { min: 1, max: MAX_WIDTH }) ?? 256;
+      out.mlpIntermediateSize = multiple * Math.ceil(width / multiple);
+    } else if (written !== undefined) {
+      out.mlpIntermediateSize = written;
     }
   } else if (GDN_FAMILIES.has(family) && !fromLayerTypes) {
     // transformers' Qwen3NextConfig builds layer_types when the config leaves it out (the
@@ -300,6 +344,16 @@ function readMixer(r: KeyReader, family: string, h: number, numHeads: number | u
       kind: 'mamba2', layers, intermediateSize: heads * headDim, stateSize: n(['ssm_state_size'], 128), convKernel: n(['conv_kernel'], 4, 1024),
       dtRank: 0, numHeads: heads, headDim, nGroups: n(['n_groups'], 8),
       convBias: flag(r, ['use_conv_bias'], true), projBias: flag(r, ['use_bias'], false), mixerNorm: true, ssmStateDtype: ssmDtype(),
+    };
+  }
+  if (LFM2_TYPES.has(family)) {
+    // vLLM ShortConv (layers/mamba/short_conv.py), dim = conv_dim: in_proj [dim, 3·dim], conv
+    // [dim, conv_L_cache], out_proj [dim, dim], biases with conv_bias (default false); state
+    // (mamba_utils.py short_conv_state_shape) (dim / tp, conv_L_cache − 1) in the model dtype.
+    return {
+      kind: 'shortconv', layers, intermediateSize: n(['conv_dim'], h), stateSize: 0, convKernel: n(['conv_L_cache'], 3, 1024),
+      dtRank: 0, numHeads: 0, headDim: 0, nGroups: 0, convBias: flag(r, ['conv_bias'], false), projBias: flag(r, ['conv_bias'], false),
+      mixerNorm: false, ssmStateDtype: null,
     };
   }
   if (MINIMAX_TYPES.has(family)) {

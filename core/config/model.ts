@@ -347,7 +347,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
       r.missing('intermediateSize', ['moe_intermediate_size'], 'the size of one expert MLP is needed for parameter counts');
     }
   }
-  let intermediateSize = interFound ?? moe?.expertIntermediateSize;
+  let intermediateSize = hybrid.mlpIntermediateSize ?? interFound ?? moe?.expertIntermediateSize;
   if (intermediateSize === undefined && hiddenSize !== undefined && family === 'mpt') {
     // MPT: the MLP is expansion_ratio · d_model wide (MPTConfig's default 4; vLLM mpt.py MPTMLP:
     // intermediate_size = config.expansion_ratio * hidden_size).

@@ -56,7 +56,7 @@ export interface MlaSpec {
 /**
  * The Mamba mixer of a hybrid Mamba / attention model (Jamba, Bamba, Nemotron-H, GraniteMoeHybrid,
  * Falcon-H1, Zamba2), or the linear attention of Qwen3-Next / Qwen3.5 (Gated DeltaNet) and
- * MiniMax-Text-01 / MiniMax-M1 (lightning attention): vLLM builds those as MambaBase layers too,
+ * MiniMax-Text-01 / MiniMax-M1 (lightning attention), or LFM2's short convolutions: vLLM builds those as MambaBase layers too,
  * their state in a MambaSpec. The sizes vLLM's mixers are built from (core/config/mamba.ts).
  * - 'mamba1' (vLLM MambaMixer, Jamba): in_proj [h, 2·I], conv1d [I, K], x_proj [I, R + 2N],
  *   dt_proj [R, I] + bias, A [I, N], D [I], out_proj [I, h], RMSNorms on Δ, B, C (R + 2N).
@@ -70,10 +70,12 @@ export interface MlaSpec {
  * - 'lightning' (vLLM MiniMaxText01LinearAttention, MiniMax-Text-01 / MiniMax-M1): qkv_proj [h, 3·I],
  *   output_gate [h, I], out_proj [I, h], no biases, RMSNorm [I]; I = nh · head_dim
  *   (num_attention_heads, head_dim); one state (nh, head_dim, head_dim), no conv.
+ * - 'shortconv' (vLLM ShortConv, LFM2): in_proj [I, 3·I], conv1d [I, K], out_proj [I, I], biases
+ *   (3·I, I, I) with conv_bias; I = conv_dim (the hidden size), K = conv_L_cache; one conv state.
  * I = intermediateSize, N = stateSize, K = convKernel, R = dtRank, G = nGroups, nh = numHeads.
  */
 export interface MambaSpec {
-  kind: 'mamba1' | 'mamba2' | 'gdn' | 'lightning';
+  kind: 'mamba1' | 'mamba2' | 'gdn' | 'lightning' | 'shortconv';
   /** 0-based layers with a Mamba mixer. */
   layers: number[];
   /** The mixer's inner width I (mamba_expand · hidden_size, or mamba heads · head dim). */

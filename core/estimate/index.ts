@@ -445,6 +445,8 @@ function attentionParams(model: ModelSpec): number {
  *   conv1d (I + 2GN)·K, dt_bias and A_log nh each, gated norm head_dim, out_proj I·h; no biases.
  * - Lightning attention (vLLM MiniMaxText01LinearAttention): qkv_proj h·3I, output_gate h·I,
  *   out_proj I·h, norm I; no biases. MiniMax-M1 (h 6144, I 64 · 128 = 8192): 251,666,432.
+ * - Short conv (vLLM ShortConv, LFM2): in_proj I·3I, conv I·K, out_proj I·I, biases 3I + I + I with
+ *   convBias. LFM2-1.2B (I 2048, K 3): 16,783,360.
  * Jamba-v0.1 (h 4096, I 8192, N 16, K 4, R 256): 105,308,448. Qwen3-Next-80B-A3B (h 2048, I 4096,
  * G 16, N 128, nh 32, K 4): 33,718,464.
  */
@@ -461,6 +463,7 @@ export function mambaLayerParams(model: ModelSpec): number {
       + I * N + I + I * h + (m.projBias ? h : 0) + (m.mixerNorm ? R + 2 * N : 0);
   }
   if (m.kind === 'lightning') return 5 * h * I + I;
+  if (m.kind === 'shortconv') return 3 * I * I + I * K + I * I + (m.convBias ? 5 * I : 0);
   const conv = I + 2 * m.nGroups * N;
   if (m.kind === 'gdn') return h * (2 * m.nGroups * N + 2 * I) + h * 2 * m.numHeads + conv * K + 2 * m.numHeads + m.headDim + I * h;
   const proj = 2 * I + 2 * m.nGroups * N + m.numHeads;
@@ -484,7 +487,9 @@ export function mambaStateDtypes(model: ModelSpec, dtype: Dtype): { conv: Dtype;
  *   dim): conv ((2·key_dim + value_dim)/tp)·(K − 1), recurrent (nh/tp)·head_v_dim·head_k_dim.
  *   Qwen3-Next-80B-A3B, bf16: 36 · (8192 · 3 + 32 · 128 · 128) · 2 = 39,518,208 B;
  * - lightning attention (linear_attention_state_shape): (nh/tp)·head_dim·head_dim, no conv, in the
- *   model dtype. MiniMax-M1, bf16: 70 · 64 · 128 · 128 · 2 = 146,800,640 B.
+ *   model dtype. MiniMax-M1, bf16: 70 · 64 · 128 · 128 · 2 = 146,800,640 B;
+ * - short conv (short_conv_state_shape): (I/tp)·(K − 1), one conv state. LFM2-1.2B, bf16:
+ *   10 · 2048 · 2 · 2 = 81,920 B.
  * Conv state in the model dtype, SSM state in mambaStateDtypes' (Nemotron-H: fp32). The KV-cache
  * dtype (fp8) does not apply. Jamba-v0.1, bf16: 28 · (8192 · 3 · 2 + 8192 · 16 · 2) = 8,716,288 B.
  * 0 without Mamba layers.
@@ -508,6 +513,8 @@ export function mambaStatePageBytes(model: ModelSpec, dtype: Dtype, tensorParall
   if (m.kind === 'mamba1') {
     conv = Math.floor(m.intermediateSize / tp) * (m.convKernel - 1);
     ssm = Math.floor(m.intermediateSize / tp) * m.stateSize;
+  } else if (m.kind === 'shortconv') {
+    return Math.floor(m.intermediateSize / tp) * (m.convKernel - 1) * dtypeBytes(d.conv);
   } else if (m.kind === 'lightning') {
     // One state, in the conv state's dtype (linear_attention_state_dtype: mamba_cache_dtype).
     return Math.floor(m.numHeads / tp) * m.headDim * m.headDim * dtypeBytes(d.conv);
@@ -864,7 +871,7 @@ function linearWeights(model: ModelSpec, withLmHead: boolean): LinearWeight[] {
   const mambaLayers = new Set(model.mamba?.layers ?? []);
   for (let i = 0; i < model.numLayers; i++) {
     const a = `model.layers.${i}.self_attn`;
-    if (mambaLayers.has(i)) for (const w of mambaProjections(model)) add(`model.layers.${i}.${model.mamba?.kind === 'gdn' ? 'linear_attn' : model.mamba?.kind === 'lightning' ? 'self_attn' : 'mamba'}.${w.name}`, w.k, w.n);
+    if (mambaLayers.has(i)) for (const w of mambaProjections(model)) add(`model.layers.${i}.${model.mamba?.kind === 'gdn' ? 'linear_attn' : model.mamba?.kind === 'lightning' ? 'self_attn' : model.mamba?.kind === 'shortconv' ? 'conv' : 'mamba'}.${w.name}`, w.k, w.n);
     if (model.mamba && model.layerTypes[i] === 'linear') {
       // A Mamba (or MLP-only) layer: no attention block.
     } else if (model.mla) {
@@ -916,6 +923,12 @@ function mambaProjections(model: ModelSpec): Array<{ name: string; k: number; n:
       { name: 'x_proj', k: I, n: m.dtRank + 2 * m.stateSize },
       { name: 'dt_proj', k: m.dtRank, n: I },
       { name: 'out_proj', k: I, n: h },
+    ];
+  }
+  if (m.kind === 'shortconv') {
+    return [
+      { name: 'in_proj', k: I, n: 3 * I },
+      { name: 'out_proj', k: I, n: I },
     ];
   }
   if (m.kind === 'lightning') {
