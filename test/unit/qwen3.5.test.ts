@@ -63,8 +63,9 @@ test('Qwen3.5-35B-A3B: GDN state per sequence with the recurrent state in fp32 (
   assert.equal(mambaStateBytesPerSequence(causal, 'bf16'), 32_931_840);
 });
 
-test('Qwen3.5-35B-A3B in the KV pool at tensor_parallel_size 2: a vLLM 0.17.1 start-up\'s block size and padding (1056 tokens, 0.76 %)', () => {
-  // The log (vLLM 0.17.1, Qwen3_5MoeForConditionalGeneration, --tensor-parallel-size 2):
+test('Qwen3.5-35B-A3B in the KV pool at tensor_parallel_size 2: the block size and padding of public vLLM start-ups (1056 tokens, 0.76 %)', () => {
+  // The logs (Qwen3.6-35B-A3B, the same sizes, on a vLLM 0.17.1 build at --tensor-parallel-size 2, and
+  // Qwen3.5-35B-A3B at tp 2; Qwen3_5MoeForConditionalGeneration):
   //   Setting attention block size to 1056 tokens to ensure that attention page size is >= mamba page size.
   //   Padding mamba page size by 0.76% to ensure that mamba page size and attention page size are exactly equal.
   // Per GPU: a GDN layer's state 24,576 + 1,048,576 = 1,073,152 B; attention KV 2 · 1 · 256 · 2 = 1,024 B a
