@@ -101,7 +101,7 @@ export function reportBuilds(report: Pick<SweepReport, 'rows'>): Array<{ build: 
  * Where `report`'s figures come from, one sentence each, only for the figures some row has: the
  * pool figures (modelled: each point's page-pool simulation), the decode time per token
  * (measured: on which machine, from which case) and the latency figures (modelled: the
- * step-time model's formula); first, when the rows come from several builds of the runner, which (reportBuilds). The one wording of both surfaces: the CLI's footer
+ * step-time model's formula, and what it leaves out: SweepReportRow.unmodelled); first, when the rows come from several builds of the runner, which (reportBuilds). The one wording of both surfaces: the CLI's footer
  * (runner/sweep/results.ts formatReport) and the dashboard's Sweep tab (webview/main.ts).
  */
 export function sweepProvenance(report: SweepReport): string[] {
@@ -125,6 +125,10 @@ export function sweepProvenance(report: SweepReport): string[] {
   }
   if (has(['p99TtftS', 'p99TpotS', 'sloAttainment', 'goodputRequestsPerSec'])) {
     notes.push("p99 TTFT / TPOT, SLO met, goodput: modelled, on the simulation's step-time clock, each step overhead + max(memory, compute): a roofline on the profile's GPU (runner/simulate/step-time.ts)");
+  }
+  const unmodelled = [...new Set(report.rows.flatMap((r) => r.unmodelled ?? []))];
+  if (unmodelled.length > 0) {
+    notes.push(`not modelled in the step times: ${unmodelled.join(', ')} (the all-reduce after every attention and MLP block: its cost grows with tensor_parallel_size, so the points with more GPUs are flattered)`);
   }
   return notes;
 }

@@ -93,6 +93,12 @@ export interface SweepMetrics {
   sloTpotMs?: number;
   p90TtftS?: number;
   p90TpotS?: number;
+  /**
+   * GPUs the point's deployment uses: its profile's device.tensor_parallel_size (absent in reports
+   * merged before s38). Where the points' counts differ, the best-point rules on simulated rates
+   * rank per GPU (runner/sweep/results.ts bestRow).
+   */
+  gpus?: number;
   /** Median paged_decode time of the largest decode case / its batch size: measured ns per generated token. */
   decodeNsPerToken?: number;
   /** That case's p10 and p90 / its batch size: the spread the measurement itself showed (ns per token). */
@@ -132,6 +138,8 @@ export interface SweepReportRow extends SweepPointRef {
    */
   keepsUp?: boolean;
   notKeptUp?: string;
+  /** What the point's step-time model leaves out (its run's pool.stepTime.unmodelled: under tensor parallelism the all-reduce between the GPUs); absent when nothing, or merged before s38. */
+  unmodelled?: string[];
 }
 
 /** `attnscope merge`'s output (also written by `sweep` and `submit --wait`). */

@@ -229,7 +229,7 @@ function decodeCaseOf(cases: KernelCase[]): KernelCase | undefined {
  * measured paged_decode time per generated token (median ns of one decode step / batch size).
  */
 export function metricsOf(run: RunResult): SweepMetrics {
-  const m: SweepMetrics = {};
+  const m: SweepMetrics = { gpus: run.profile.device.tensorParallelSize };
   const s = run.pool?.summary;
   if (run.pool && s) {
     m.internalFragmentation = s.meanInternalFragmentation;
@@ -387,6 +387,12 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
   // above the saturated throughput a finite run still meets the SLO, and across arrival rates the
   // highest throughput was the first saturated point).
   const judged = ok.some((r) => r.keepsUp !== undefined);
+  // Points on different GPU counts (a tensor_parallel_size axis) are ranked per GPU: the raw rate
+  // picked the point with the most GPUs (s38 newcomer 3: tp 8 at 9.32 goodput over tp 4 at 5.89,
+  // 1.17 against 1.47 requests/s per GPU).
+  const perGpu = new Set(ok.map((r) => r.metrics.gpus ?? 1)).size > 1;
+  const byGpu = (rate: (r: SweepReportRow) => number) => (perGpu ? (r: SweepReportRow) => rate(r) / (r.metrics.gpus ?? 1) : rate);
+  const gpuWords = perGpu ? ' per GPU (the points use different GPU counts, device.tensor_parallel_size: each rate / its GPUs)' : '';
   const keptUp = judged ? ' the server keeps up with (rate <= the saturated throughput μ, queue not growing)' : '';
   const pickRate = (all: SweepReportRow[], rate: (r: SweepReportRow) => number, rule: string, what: string) => {
     const cands = all.filter((r) => r.keepsUp !== false);
@@ -402,16 +408,16 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
   };
   if (ok.some((r) => r.metrics.sloAttainment !== undefined)) {
     const goodput = (r: SweepReportRow) => r.metrics.goodputRequestsPerSec ?? 0;
-    return pickRate(ok.filter((r) => (r.metrics.sloAttainment ?? 0) >= SLO_ATTAINMENT), goodput,
-      `highest simulated goodput among points where >= ${formatPercent(SLO_ATTAINMENT, 0)} of requests meet the profile's SLO${keptUp ? ` and${keptUp}` : ''}`, 'simulated goodput');
+    return pickRate(ok.filter((r) => (r.metrics.sloAttainment ?? 0) >= SLO_ATTAINMENT), byGpu(goodput),
+      `highest simulated goodput${gpuWords} among points where >= ${formatPercent(SLO_ATTAINMENT, 0)} of requests meet the profile's SLO${keptUp ? ` and${keptUp}` : ''}`, 'simulated goodput');
   }
   const served = ok.filter((r) => (r.metrics.rejected ?? 0) === 0);
   if (served.some((r) => r.metrics.decodeNsPerToken !== undefined)) {
     return pick(served.filter((r) => r.metrics.decodeNsPerToken !== undefined), (r) => -r.metrics.decodeNsPerToken!, MEASURED_RULE,
       (a, b) => withinNoise(decodeSpread(a.metrics), decodeSpread(b.metrics)), 'tied within measurement noise (a median inside the other\'s p10–p90 range), so any of them may be the fastest');
   }
-  return pickRate(served.filter((r) => r.metrics.throughputTokensPerSec !== undefined), (r) => r.metrics.throughputTokensPerSec!,
-    `highest simulated output throughput among points that reject no request${keptUp ? ` and${keptUp}` : ''}`, 'simulated throughput');
+  return pickRate(served.filter((r) => r.metrics.throughputTokensPerSec !== undefined), byGpu((r) => r.metrics.throughputTokensPerSec!),
+    `highest simulated output throughput${gpuWords} among points that reject no request${keptUp ? ` and${keptUp}` : ''}`, 'simulated throughput');
 }
 
 /**
@@ -516,6 +522,8 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
       }
       report.environments[envKey] ??= point.environment;
       const row: SweepReportRow = { id: s.id, index: s.index, values: s.values, label: s.label, environmentKey: envKey, status: point.status, metrics: metricsOf(point), file, tool: point.tool, ...keepsUpOf(point) };
+      const unmodelled = point.pool?.stepTime?.unmodelled;
+      if (unmodelled && unmodelled.length > 0) row.unmodelled = unmodelled;
       seen.set(key, row);
       report.rows.push(row);
       const labelKey = point.profile.modelPath ?? `inline ${point.profile.model.modelType}`;

@@ -330,6 +330,27 @@ test('best point: throughputs within 1 % are ranked by p99 TTFT, then KV bytes h
   assert.match(slo.rule, /^highest simulated goodput among points where >= 90% of requests meet the profile's SLO; ties/);
 });
 
+test('best point: across a tensor_parallel_size axis, goodput is ranked per GPU, and the report says what the step times leave out', () => {
+  // The s38 newcomer's Llama-3.1-70B sweep (H100 SXM, SLO TTFT 1 s / TPOT 100 ms): goodput 9.32
+  // requests/s at tp 8 and 5.89 at tp 4. Raw goodput picks tp 8; per GPU 9.32 / 8 = 1.165 against
+  // 5.89 / 4 = 1.4725 requests/s, so tp 4 gives more for each GPU.
+  const tpRow = (tp: number, goodput: number): SweepReportRow => ({
+    id: `t${tp}`, index: tp, values: { 'device.tensor_parallel_size': tp }, label: `tensor_parallel_size=${tp}`, environmentKey: 'e', status: 'ok', file: `t${tp}.json`,
+    metrics: { gpus: tp, sloAttainment: 0.95, goodputRequestsPerSec: goodput, rejected: 0 }, unmodelled: [`the communication between the ${tp} tensor-parallel GPUs`],
+  });
+  const rows = [tpRow(2, 2.1), tpRow(4, 5.89), tpRow(8, 9.32)];
+  const best = bestRow(rows)!;
+  assert.equal(best.row.label, 'tensor_parallel_size=4');
+  assert.match(best.rule, /^highest simulated goodput per GPU \(the points use different GPU counts, device\.tensor_parallel_size: each rate \/ its GPUs\) among points where/);
+  // One GPU count for all: the raw rate, no per-GPU words.
+  const same = bestRow(rows.map((r) => ({ ...r, metrics: { ...r.metrics, gpus: 8 } })))!;
+  assert.equal(same.row.label, 'tensor_parallel_size=8');
+  assert.doesNotMatch(same.rule, /per GPU/);
+  const report = { rows, environments: { e: ENV_A } } as unknown as SweepReport;
+  const note = sweepProvenance(report).find((n) => n.startsWith('not modelled'));
+  assert.equal(note, 'not modelled in the step times: the communication between the 2 tensor-parallel GPUs, the communication between the 4 tensor-parallel GPUs, the communication between the 8 tensor-parallel GPUs (the all-reduce after every attention and MLP block: its cost grows with tensor_parallel_size, so the points with more GPUs are flattered)');
+});
+
 test('best point: a tie across KV dtypes goes to the fewer KV bytes held, not the fewer slots (an fp8 slot is half an fp16 one)', () => {
   // Llama-3.1-8B: 32 layers · 2 (K, V) · 8 KV heads · 128 head_dim = 65,536 values a token:
   // 131,072 bytes in fp16, 65,536 in fp8. Same throughput and p99 TTFT, page_size 16 on both.
@@ -374,6 +395,7 @@ test('best point: a hybrid pool\'s page holds one KV-cache group\'s layers, and 
 test('a point\'s figures keep its KV bytes per token and of a page (the memory estimate\'s), which the tie-break weighs pages by', () => {
   // The recorded run: Llama-3.1-8B in bf16, 32 layers · 2 (K, V) · 8 KV heads · 128 head_dim · 2 bytes = 131,072.
   assert.equal(metricsOf(recorded).kvBytesPerToken, 131_072);
+  assert.equal(metricsOf(recorded).gpus, recorded.profile.device.tensorParallelSize);
   // A uniform pool's page: page_size · 131,072 B.
   assert.equal(metricsOf(recorded).pageBytes, recorded.profile.kvCache.pageSize * 131_072);
   // No pool, no pool figures: not this one either.

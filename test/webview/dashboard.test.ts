@@ -16,6 +16,7 @@ import type { KernelCase, RunResult } from '../../core/protocol/run';
 import type { SweepReport } from '../../core/protocol/sweep';
 import { vllmPageSizeNote } from '../../core/estimate/checks';
 import { partialRun, runId } from '../../extension/history';
+import { bestRow } from '../../runner/sweep/results';
 import { run } from '../fixtures/run';
 import { CHROMIUM, launchChromium, openDashboard, root, send, serveDashboard, setTheme, THEMES, waitForPosted, type DashboardServer } from './harness';
 
@@ -976,6 +977,25 @@ describe('dashboard webview in Chromium', () => {
     await page.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'live.attn.yaml');
     assert.equal(await page.textContent('#run-status'), 'running');
     assert.equal(await page.isVisible('#btn-export-csv'), true);
+  });
+
+  it('a sweep over tensor_parallel_size: the best line says it ranks per GPU, and the sources say the all-reduce is not modelled (s38 newcomer 3)', async () => {
+    // Goodput 5.89 requests/s on 4 GPUs (1.47 per GPU) against 9.32 on 8 (1.165): per GPU, tp 4.
+    const rows = [[4, 5.89], [8, 9.32]].map(([tp, goodput], index) => ({
+      id: `t${tp}`, index, values: { 'device.tensor_parallel_size': tp }, label: `tensor_parallel_size=${tp}`, environmentKey: 'e1', status: 'ok' as const, file: `t${tp}.json`,
+      metrics: { gpus: tp!, sloAttainment: 1, goodputRequestsPerSec: goodput! }, unmodelled: [`the communication between the ${tp} tensor-parallel GPUs`],
+    }));
+    const best = bestRow(rows)!;
+    const report: SweepReport = {
+      schema: 1, kind: 'attnscope-sweep-report', tool: 't', createdAt: '', sweepId: 'tp01', name: 'l70-tp.attn.yaml', job: 'simulate',
+      axes: [{ key: 'device.tensor_parallel_size', values: [4, 8] }], total: 2, rows, missing: [], duplicates: [], environments: { e1: run.environment },
+      best: { id: best.row.id, environmentKey: 'e1', label: best.row.label, rule: best.rule },
+    };
+    await send(page, { type: 'showSweep', report });
+    await page.waitForFunction(() => document.querySelector('#run-title')?.textContent === 'l70-tp.attn.yaml · sweep');
+    assert.match((await page.textContent('#sweep-best')) ?? '', /^Best point: tensor_parallel_size=4 — highest simulated goodput per GPU \(the points use different GPU counts/);
+    assert.match((await page.textContent('#sweep-sources')) ?? '', /not modelled in the step times: the communication between the 4 tensor-parallel GPUs, the communication between the 8 tensor-parallel GPUs \(the all-reduce after every attention and MLP block/);
+    await page.locator('vscode-tab-header').first().click();
   });
 
   it('a best point vLLM would not run says so under it, in the CLI\'s words (best.notOnVllm, 714738d); a best it runs, nothing', async () => {
