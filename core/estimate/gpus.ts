@@ -167,7 +167,8 @@ export interface ComputePeak {
 
 /**
  * The peak a model's matmuls in `dtype` run at on `gpu`: bf16 and fp16 at the dense bf16
- * tensor-core peak (fp16 with fp32 accumulate is the same rate on every card in the table); fp32
+ * tensor-core peak (fp16 with fp32 accumulate is the same rate on every card in the table), named
+ * by the dtype they run in ("fp16 peak" for an fp16 model: an AWQ / GPTQ checkpoint's float16); fp32
  * at the non-tensor fp32 peak, since TF32 tensor-core matmuls are off unless asked for (PyTorch
  * docs, notes/cuda "TensorFloat-32 (TF32) on Ampere (and later) devices": the matmul flag defaults
  * to False since 1.12) and the profile has no key to ask for them.
@@ -176,7 +177,7 @@ export function computePeak(gpu: GpuSpec, dtype: 'fp32' | 'fp16' | 'bf16'): Comp
   if (dtype === 'fp32') {
     return { flopsPerSec: gpu.fp32FlopsPerSec, name: 'fp32 peak', source: `${gpu.fp32Source}; non-tensor: TF32 matmuls are off by default (PyTorch >= 1.12)` };
   }
-  return { flopsPerSec: gpu.bf16FlopsPerSec, name: 'bf16 peak', source: gpu.source };
+  return { flopsPerSec: gpu.bf16FlopsPerSec, name: `${dtype} peak`, source: dtype === 'fp16' ? `${gpu.source}; fp16 at the bf16 tensor-core rate` : gpu.source };
 }
 
 /**
@@ -192,7 +193,7 @@ export function quantizedGemmPeak(gpu: GpuSpec, activations: 'fp8' | 'int8' | un
   if (activations === 'int8') return { peak: { flopsPerSec: gpu.int8OpsPerSec, name: 'int8 peak', source: gpu.lowPrecisionSource } };
   if (activations !== 'fp8') return { peak: null };
   if (gpu.fp8FlopsPerSec === undefined) {
-    return { peak: null, note: `${gpu.name} has no fp8 tensor cores: vLLM runs the fp8 weights as weight-only (Marlin, dequantized to the activation dtype), so their GEMMs are timed at the bf16 peak` };
+    return { peak: null, note: `${gpu.name} has no fp8 tensor cores: vLLM runs the fp8 weights as weight-only (Marlin, dequantized to the activation dtype), so their GEMMs are timed at the activation dtype's (bf16 / fp16) peak` };
   }
   return { peak: { flopsPerSec: gpu.fp8FlopsPerSec, name: 'fp8 peak', source: gpu.lowPrecisionSource } };
 }

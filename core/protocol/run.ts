@@ -272,7 +272,7 @@ export interface MeasuredCoefficient {
   rate: number;
   /** rate / ceiling: the GPU's published compute peak of the profile's dtype (flash_fwd) or memory bandwidth (paged_decode). */
   efficiency: number;
-  /** The ceiling efficiency divides by, in words: 'bf16 peak', 'fp32 peak' (gpus.ts computePeak) or 'bandwidth'. */
+  /** The ceiling efficiency divides by, in words: 'bf16 peak', 'fp16 peak', 'fp32 peak' (gpus.ts computePeak) or 'bandwidth'. */
   ceiling: string;
   /** Seconds per kernel call the rate does not explain (not used by the model). */
   fixedS: number;

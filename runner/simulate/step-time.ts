@@ -183,8 +183,8 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
   const on = `${profile.model.modelType} on ${w.gpu.name}${profile.device.gpu === undefined ? ' (device.gpu not set: the default)' : ''}`;
   const parts = [
     // The figures the model divides by, as used (dense bf16: the H100's datasheet prints twice it, with sparsity), then where they are copied from.
-    w.peak.name === 'bf16 peak'
-      ? `${on}: bf16 ${formatRate(w.peak.flopsPerSec, 'FLOP/s')} dense, memory ${formatRate(w.gpu.memoryBytesPerSec, 'B/s')}, from the ${w.gpu.source}`
+    w.peak.name !== 'fp32 peak'
+      ? `${on}: ${w.peak.name.replace(' peak', '')} ${formatRate(w.peak.flopsPerSec, 'FLOP/s')} dense, memory ${formatRate(w.gpu.memoryBytesPerSec, 'B/s')}, from the ${w.peak.source}`
       : `${on}: dtype fp32 at fp32 ${formatRate(w.peak.flopsPerSec, 'FLOP/s')} (${w.peak.source}), memory ${formatRate(w.gpu.memoryBytesPerSec, 'B/s')} (${w.gpu.source})`,
     ...gemmLine(profile, w),
     // Calibrated values are least-squares floats: three significant digits, as core/format writes figures.

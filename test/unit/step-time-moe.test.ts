@@ -147,7 +147,7 @@ test('under tensor parallelism the step-time model says the GPUs\' communication
   assert.doesNotMatch(one.source, /tensor parallel/);
 });
 
-test('dtype fp32 runs its FLOPs at the GPU\'s fp32 peak, not the bf16 tensor-core peak; fp16 at the bf16 peak (Llama-3.1-8B, H100 SXM and A10)', () => {
+test('dtype fp32 runs its FLOPs at the GPU\'s fp32 peak, not the bf16 tensor-core peak; fp16 at the bf16 peak\'s rate, labelled fp16 (Llama-3.1-8B, H100 SXM and A10)', () => {
   // Peaks from the vendors' datasheets: H100 SXM FP32 67 TFLOPS, dense BF16 / FP16 tensor core
   // 989 TFLOPS; A10 FP32 31.2 TFLOPS. TF32 tensor cores stay off: PyTorch's matmul default since
   // 1.12 (docs, notes/cuda "TensorFloat-32 (TF32) on Ampere (and later) devices").
@@ -164,7 +164,11 @@ test('dtype fp32 runs its FLOPs at the GPU\'s fp32 peak, not the bf16 tensor-cor
   assert.match(fp32.source, /FLOPs at 0\.6 × fp32 peak\)/);
   const fp16 = of('device: { gpu: H100 SXM }\ndtype: fp16\n');
   close(fp16.perTokenS, 15_009_849_344 / (989e12 * 0.6), 'fp16 per token');
-  assert.match(fp16.source, /FLOPs at 0\.6 × bf16 peak\)/);
+  // The rate is the bf16 one, the label the dtype the model runs in (s38 newcomer: an AWQ float16
+  // model's line said "bf16 989 TFLOP/s dense").
+  assert.match(fp16.source, /^llama on H100 SXM: fp16 989 TFLOP\/s dense, memory 3\.35 TB\/s, from the NVIDIA H100 .*; fp16 at the bf16 tensor-core rate/);
+  assert.match(fp16.source, /FLOPs at 0\.6 × fp16 peak\)/);
+  assert.doesNotMatch(fp16.source, /bf16 989/);
   close(of('device: { gpu: A10 }\ndtype: fp32\n').perPairS, 524_288 / (31.2e12 * 0.6), 'A10 fp32 per pair');
 });
 
