@@ -22,10 +22,24 @@ import type { GroupedQuantization, LayerSkips, QuantizationSpec } from './types'
  */
 export function readQuantization(r: KeyReader): QuantizationSpec | null {
   const found = r.find(['quantization_config']);
-  if (!found || found.prop.value.type !== 'object') return null;
+  if (!found) return null;
+  if (found.prop.value.type !== 'object') {
+    // transformers and vLLM read it as a dict (quantization_config.get("quant_method")): a list or a
+    // number stops both, so it is refused, not read as an unquantized checkpoint.
+    r.problem('error', 'wrong-type', `"quantization_config" must be an object, not ${describe(found.prop.value)}`, found.prop.value.range, { key: found.path, expected: 'object' });
+    return null;
+  }
   const q = found.prop.value;
-  const method = getProperty(q, 'quant_method')?.value.value;
-  if (typeof method !== 'string') return null;
+  const methodNode = getProperty(q, 'quant_method')?.value;
+  const method = methodNode?.value;
+  if (typeof method !== 'string') {
+    // vLLM ModelConfig._verify_quantization reads quant_cfg.get("quant_method", ""): no method is
+    // none it knows. Said as a typo's method is, never read as unquantized in silence.
+    r.problem('info', 'unknown-quantization', methodNode === undefined || methodNode.type === 'null'
+      ? 'quantization_config has no "quant_method", so its quantization is not modelled: weight bytes assume unquantized weights in the profile\'s dtype'
+      : `"quant_method" must be a string, not ${describe(methodNode)}: the quantization is not modelled, and weight bytes assume unquantized weights in the profile's dtype`, found.prop.keyRange);
+    return null;
+  }
   const m = method.toLowerCase();
   if (m === 'fp8') {
     // vLLM fp8.py Fp8Config: weight_block_size "must have 2 dimensions" (block-wise scales, one
@@ -54,9 +68,16 @@ export function readQuantization(r: KeyReader): QuantizationSpec | null {
   };
   if (m === 'awq' || m === 'gptq') {
     // AWQConfig.from_config reads w_bit | bits and q_group_size | group_size; GPTQ bits and group_size (-1: per channel).
-    const bits = num(q, 'bits') ?? num(q, 'w_bit') ?? 4;
-    const groupRaw = getProperty(q, 'group_size')?.value.value ?? getProperty(q, 'q_group_size')?.value.value;
-    const groupSize = groupRaw === -1 ? null : typeof groupRaw === 'number' && groupRaw > 0 ? groupRaw : 128;
+    // A value vLLM refuses is refused at it (the default stands in, for the figures of the other keys):
+    // AWQConfig: "Currently, only 4-bit weight quantization is supported for AWQ, but got {bits} bits.";
+    // GPTQConfig: "Currently, only 2/3/4/8-bit weight quantization is supported for GPTQ, but got {bits} bits."
+    // (a string: 32 // "4" is a TypeError there); group_size 0 divides by zero in create_weights
+    // (input_size_per_partition % group_size), and only -1 means one group over the whole input.
+    const bits = quantSetting(r, found.path, q, m === 'awq' ? ['w_bit', 'bits'] : ['bits'], 4, m === 'awq' ? [4] : [2, 3, 4, 8],
+      m === 'awq' ? 'AWQ takes 4 only (vLLM awq.py: "Currently, only 4-bit weight quantization is supported for AWQ")' : 'GPTQ takes 2, 3, 4 or 8 (vLLM gptq.py: "Currently, only 2/3/4/8-bit weight quantization is supported for GPTQ")');
+    const groupRaw = quantSetting(r, found.path, q, m === 'awq' ? ['q_group_size', 'group_size'] : ['group_size'], 128, null,
+      '-1 (one group over the whole input) or a group of at least 1 input');
+    const groupSize = groupRaw === -1 ? null : groupRaw;
     return grouped(method, {
       bits,
       groupSize,
@@ -124,6 +145,29 @@ export function readQuantization(r: KeyReader): QuantizationSpec | null {
   }
   r.problem('info', 'unknown-quantization', `quantization "${method}" is not modelled: weight bytes assume unquantized weights in the profile's dtype`, found.prop.keyRange);
   return null;
+}
+
+/**
+ * An integer setting of an AWQ / GPTQ quantization_config under the first of `keys` written (not
+ * null), else `fallback`. A value that is no number, no integer, or not one of `allowed` (null:
+ * -1 or at least 1, a group size) is an error at the value, naming what vLLM takes (`takes`), and
+ * `fallback` stands in.
+ */
+function quantSetting(r: KeyReader, path: string, q: ValueNode, keys: readonly string[], fallback: number, allowed: readonly number[] | null, takes: string): number {
+  const prop = keys.map((k) => getProperty(q, k)).find((p) => p !== undefined && p.value.type !== 'null');
+  if (!prop) return fallback;
+  const v = prop.value;
+  const data = { key: `${path}.${prop.key}` };
+  if (v.type !== 'number' || typeof v.value !== 'number') {
+    r.problem('error', 'wrong-type', `"${prop.key}" in quantization_config must be a number, not ${describe(v)}: ${takes}`, v.range, { ...data, expected: 'number' });
+    return fallback;
+  }
+  const ok = Number.isInteger(v.value) && (allowed ? allowed.includes(v.value) : v.value === -1 || (v.value >= 1 && v.value <= 1 << 20));
+  if (!ok) {
+    r.problem('error', 'invalid-value', `"${prop.key}" in quantization_config cannot be ${v.value}: ${takes}`, v.range, data);
+    return fallback;
+  }
+  return v.value;
 }
 
 /**

@@ -536,6 +536,46 @@ test('quantization_config of common checkpoint formats: AWQ, GPTQ, compressed-te
   assert.equal(q({ quant_method: 'bitsandbytes', load_in_4bit: true })?.bitsPerWeight, 4.5);
 });
 
+test('quantization_config values vLLM refuses are refused at the value, not replaced by defaults (s38 newcomer finding 4)', () => {
+  const read = (qc: unknown) => {
+    const text = JSON.stringify({ ...LLAMA, quantization_config: qc });
+    return { text, r: readModelConfig(text) };
+  };
+  const refused = (qc: unknown, code: string, where: string, message: RegExp) => {
+    const { text, r } = read(qc);
+    const p = only(r.problems, code);
+    assert.equal(p.severity, 'error', JSON.stringify(qc));
+    assert.equal(at(text, p), where);
+    assert.match(p.message, message);
+  };
+  const gptq = { quant_method: 'gptq', bits: 4, group_size: 128, desc_act: true, sym: true };
+  // vLLM gptq.py GPTQConfig.__init__: weight_bits not in [2, 3, 4, 8] -> "Currently, only 2/3/4/8-bit
+  // weight quantization is supported for GPTQ, but got 0 bits." (was read as 4 bits, 5.34 GiB).
+  refused({ ...gptq, bits: 0 }, 'invalid-value', '0', /^"bits" in quantization_config cannot be 0: GPTQ takes 2, 3, 4 or 8 \(vLLM gptq\.py/);
+  // A string: Fraction(32, "4") / 32 // "4" is a TypeError in vLLM (was read as 4).
+  refused({ ...gptq, bits: '4' }, 'wrong-type', '"4"', /^"bits" in quantization_config must be a number, not the string "4"/);
+  // awq.py AWQConfig.__init__: "Currently, only 4-bit weight quantization is supported for AWQ, but got 8 bits." (was 8.19 bits).
+  refused({ quant_method: 'awq', bits: 8, group_size: 128, zero_point: true }, 'invalid-value', '8', /^"bits" in quantization_config cannot be 8: AWQ takes 4 only/);
+  // AWQ reads w_bit before bits (get_from_keys(config, ["w_bit", "bits"])).
+  refused({ quant_method: 'awq', w_bit: 3, bits: 4, q_group_size: 128 }, 'invalid-value', '3', /"w_bit" in quantization_config cannot be 3/);
+  // group_size 0: input_size_per_partition % 0 is a ZeroDivisionError in create_weights (was read as 128).
+  refused({ ...gptq, group_size: 0 }, 'invalid-value', '0', /^"group_size" in quantization_config cannot be 0: -1 \(one group over the whole input\) or a group of at least 1/);
+  refused({ ...gptq, group_size: -2 }, 'invalid-value', '-2', /cannot be -2/);
+  // quantization_config must be a dict (vLLM: quant_cfg.get("quant_method")); [1] was read as unquantized.
+  refused([1], 'wrong-type', '[1]', /^"quantization_config" must be an object, not an array$/);
+  // No quant_method: the note a typo's method gets (was unquantized 15 GiB with no word).
+  const { text, r } = read({ bits: 4, group_size: 128 });
+  const note = only(r.problems, 'unknown-quantization');
+  assert.equal(note.severity, 'info');
+  assert.equal(at(text, note), '"quantization_config"');
+  assert.match(note.message, /^quantization_config has no "quant_method"/);
+  assert.equal(r.value!.quantization, null);
+  // The values vLLM takes still read: GPTQ 3 bits, AWQ group -1, null as absent.
+  assert.equal(read({ ...gptq, bits: 3 }).r.value!.quantization!.grouped!.bits, 3);
+  assert.equal(read({ quant_method: 'awq', bits: 4, group_size: -1 }).r.value!.quantization!.grouped!.groupSize, null);
+  assert.deepEqual(read({ ...gptq, bits: null }).r.problems.filter((p) => p.severity === 'error'), []);
+});
+
 test('bitsandbytes double quant, NVFP4 (ModelOpt and compressed-tensors) and ModelOpt FP8: bits per weight (s36 newcomer finding 2)', () => {
   const q = (qc: object) => readModelConfig(JSON.stringify({ ...LLAMA, quantization_config: qc })).value!.quantization;
   // QLoRA (Dettmers et al. 2023) §3: double quantization stores the fp32 absmax of each 64-weight block as
