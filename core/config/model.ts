@@ -14,7 +14,7 @@ import { isConfigPath } from './fileKinds';
 import { GEMMA3N_TYPES, gemma3nTowers, readGemma3n } from './gemma3n';
 import { describe, KeyReader, MAX_HEADS, MAX_LAYERS, MAX_WIDTH, MAX_WINDOW } from './keys';
 import { GDN_FAMILIES, mixerNames, readMamba } from './mamba';
-import { readQuantization } from './quantization';
+import { alignmentProblem, readQuantization } from './quantization';
 import { OTHER_ENCODERS, readVisionTower } from './vision';
 import { formatCount } from '../format';
 import { getProperty, parseJsonTree, type ParsedTree, type ValueNode } from './tree';
@@ -476,6 +476,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     ranges: r.ranges,
     sourceKeys: r.sourceKeys,
   };
+  alignmentProblem(r, spec);
   return { value: spec, problems: r.problems };
 }
 

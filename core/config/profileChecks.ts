@@ -8,6 +8,7 @@ import { KERNEL_LIMITS, nearestPageSize, VLLM_BLOCK_SIZES, VLLM_CUDA_BLOCK_MULTI
 import { batchDefaults, deviceMemory, maxNumBatchedTokensOf, maxNumSeqsOf, vllmMaxModelLen } from '../estimate/index';
 import { formatCount } from '../format';
 import { divisors } from './model';
+import { quantizationAlignment } from './quantization';
 import { anchorOf } from './profileSchema';
 import { keyPathsOverlap, type LengthDist, type Problem, type Profile, type SourceRange } from './types';
 import { nodeAtPath, type ValueNode } from './tree';
@@ -39,10 +40,12 @@ export function semanticProblems(root: ValueNode, profile: Profile, invalid: rea
   if (moe) widths.push(['the experts\' intermediate size (moe_intermediate_size)', moe.expertIntermediateSize]);
   if (moe && moe.numSharedExperts > 0) widths.push(['the shared experts\' intermediate size', moe.sharedExpertIntermediateSize]);
   // The sizes vLLM accepts for this model: divisors of the query heads that the KV heads divide
-  // or are divided by, and that divide every MLP width.
-  const fits = (t: number) => m.numHeads % t === 0 && (m.mla || m.numKvHeads % t === 0 || t % m.numKvHeads === 0) && widths.every(([, n]) => n % t === 0);
+  // or are divided by, that divide every MLP width, and whose shards the quantized weights' groups
+  // or fp8 blocks align with (quantization.ts quantizationAlignment).
+  const fits = (t: number) => m.numHeads % t === 0 && (m.mla || m.numKvHeads % t === 0 || t % m.numKvHeads === 0) && widths.every(([, n]) => n % t === 0)
+    && quantizationAlignment(m, t) === null;
   const fitting = (): number[] => divisors(m.numHeads).filter(fits);
-  const sizes = () => `tensor_parallel_size values that fit: ${fitting().join(', ')}`;
+  const sizes = () => `tensor_parallel_size values that fit: ${fitting().join(', ') || 'none'}`;
   const tpValid = reads('device.tensor_parallel_size');
   if (tpValid && tp > 1 && m.numHeads % tp !== 0) {
     problems.push({
@@ -63,6 +66,14 @@ export function semanticProblems(root: ValueNode, profile: Profile, invalid: rea
       severity: 'error', code: 'tp-not-divisible',
       message: `tensor_parallel_size ${tp} does not divide ${split[0]} ${formatCount(split[1])}: vLLM splits the MLP across GPUs and requires it to divide evenly (${sizes()})`,
       range: at('device.tensor_parallel_size'), data: { intermediateSize: split[1], fits: fitting() },
+    });
+  }
+  const misaligned = tpValid && tp > 1 && !problems.some((p) => p.code === 'tp-not-divisible') ? quantizationAlignment(m, tp) : null;
+  if (misaligned) {
+    problems.push({
+      severity: 'error', code: 'tp-not-divisible',
+      message: `tensor_parallel_size ${tp} does not fit the quantized weights: ${misaligned} (${sizes()})`,
+      range: at('device.tensor_parallel_size'), data: { fits: fitting() },
     });
   }
   const ps = profile.kvCache.pageSize;

@@ -1,7 +1,8 @@
 /** quantization_config of a HuggingFace config -> how the published weights are stored (core/config/model.ts reads it). */
+import { formatCount } from '../format';
 import { describe, type KeyReader } from './keys';
 import { getProperty, type ValueNode } from './tree';
-import type { GroupedQuantization, LayerSkips, QuantizationSpec } from './types';
+import type { GroupedQuantization, LayerSkips, ModelSpec, QuantizationSpec } from './types';
 
 /**
  * quantization_config -> how the weights are stored. fp8 (DeepSeek-V3 block-wise e4m3): 8 bits
@@ -45,13 +46,15 @@ export function readQuantization(r: KeyReader): QuantizationSpec | null {
     // vLLM fp8.py Fp8Config: weight_block_size "must have 2 dimensions" (block-wise scales, one
     // per [n, k] block: DeepSeek-V3's [128, 128]); a 0 or a fraction gives no block layout.
     const block = getProperty(q, 'weight_block_size')?.value;
-    if (block && block.type !== 'null' && !(block.type === 'array' && block.items?.length === 2
-      && block.items.every((b) => b.type === 'number' && typeof b.value === 'number' && Number.isInteger(b.value) && b.value >= 1 && b.value <= 1 << 20))) {
+    const blockOk = block?.type === 'array' && block.items?.length === 2
+      && block.items.every((b) => b.type === 'number' && typeof b.value === 'number' && Number.isInteger(b.value) && b.value >= 1 && b.value <= 1 << 20);
+    if (block && block.type !== 'null' && !blockOk) {
       r.problem('error', 'invalid-value', `"weight_block_size" must be two integers from 1 (the [n, k] block of one fp8 scale, e.g. [128, 128]), not ${block.type === 'array' ? `[${(block.items ?? []).map((b) => (b.type === 'string' ? JSON.stringify(b.value) : String(b.value))).join(', ')}]` : describe(block)}`, block.range, { key: `${found.path}.weight_block_size` });
     }
     // vLLM fp8.py Fp8Config.from_config: ignored_layers, else modules_to_not_convert.
     const ignored = strings(getProperty(q, 'ignored_layers')?.value);
-    return withSkips({ method, bitsPerWeight: 8, scope: 'all', activations: 'fp8' }, exactSkips(ignored.length > 0 ? ignored : strings(getProperty(q, 'modules_to_not_convert')?.value)));
+    const weightBlockSize = blockOk ? { weightBlockSize: block!.items!.map((b) => b.value as number) as [number, number] } : {};
+    return withSkips({ method, bitsPerWeight: 8, scope: 'all', activations: 'fp8', ...weightBlockSize }, exactSkips(ignored.length > 0 ? ignored : strings(getProperty(q, 'modules_to_not_convert')?.value)));
   }
   // vLLM mxfp4.py Mxfp4Config.from_config returns cls(): no skip list is read; every FusedMoE is
   // mxfp4 and every linear layer unquantized, whatever modules_to_not_convert says.
@@ -260,4 +263,107 @@ function strings(node: ValueNode | undefined): string[] {
 /** GPTQModel's `dynamic`: keys "-:<regex>" leave the modules they match unquantized (vLLM gptq_utils get_dynamic_override). */
 function dynamicSkips(node: ValueNode | undefined): string[] {
   return node?.type === 'object' ? (node.properties ?? []).map((p) => p.key).filter((k) => k.startsWith('-:')).map((k) => k.slice(2)) : [];
+}
+
+/**
+ * One linear layer of the text model as tensor parallelism shards it, per GPU at `tp` (vLLM
+ * linear.py): column-parallel layers (qkv_proj, gate_up_proj: QKVParallelLinear /
+ * MergedColumnParallelLinear) keep the whole input and split their outputs, one partition per
+ * merged projection; row-parallel ones (o_proj, down_proj: RowParallelLinear) split their input.
+ * `experts`: the routed experts' FusedMoE, whose per-GPU width is `input` of down and each of
+ * gate's and up's outputs.
+ */
+interface LinearShard {
+  name: string;
+  /** The full width split, in words, for messages ("intermediate_size 29,568"). */
+  width: string;
+  input: number;
+  outputs: number[];
+  row: boolean;
+  experts?: boolean;
+}
+
+/** The linear layers quantization alignment is checked on, per GPU at `tp` (sizes that tp divides; the divisibility check refuses the rest). */
+function linearShards(m: ModelSpec, tp: number): LinearShard[] {
+  const out: LinearShard[] = [];
+  const h = m.hiddenSize;
+  if (!m.mla) {
+    const q = m.numHeads * m.headDim;
+    const kv = Math.max(1, m.numKvHeads / tp) * m.headDim;
+    out.push({ name: 'qkv_proj', width: `hidden_size ${formatCount(h)}`, input: h, outputs: [q / tp, kv, kv], row: false });
+    out.push({ name: 'o_proj', width: `the ${m.numHeads} heads × head_dim ${m.headDim} = ${formatCount(q)}`, input: q / tp, outputs: [h], row: true });
+  }
+  const moe = m.moe;
+  const hasDense = moe === null || moe.firstDenseLayers > 0 || moe.mlpOnlyLayers.length > 0 || moe.layerFrequency > 1;
+  const mlp = (name: string, i: number, what: string) => {
+    out.push({ name: `${name}gate_up_proj`, width: `${what} ${formatCount(i)}`, input: h, outputs: m.gatedMlp ? [i / tp, i / tp] : [i / tp], row: false });
+    out.push({ name: `${name}down_proj`, width: `${what} ${formatCount(i)}`, input: i / tp, outputs: [h], row: true });
+  };
+  if (hasDense && m.intermediateSize > 0) mlp('', m.intermediateSize, 'intermediate_size');
+  if (moe && moe.numSharedExperts > 0) mlp('the shared experts\' ', moe.sharedExpertIntermediateSize, 'the shared experts\' intermediate size');
+  if (moe) out.push({ name: 'experts', width: `moe_intermediate_size ${formatCount(moe.expertIntermediateSize)}`, input: moe.expertIntermediateSize / tp, outputs: [moe.expertIntermediateSize / tp], row: true, experts: true });
+  return out;
+}
+
+/**
+ * Why vLLM refuses the quantized weights of `m` split over `tp` GPUs, or null when it takes them:
+ * the first linear layer whose per-GPU shape breaks the checkpoint's quantization layout, as vLLM
+ * checks it when it creates the weights.
+ * - AWQ / GPTQ with a group size g (vLLM awq.py AWQLinearMethod / gptq.py GPTQLinearMethod
+ *   create_weights): each linear layer's input per GPU (the whole hidden_size for column-parallel
+ *   layers, the split width for row-parallel o_proj and down_proj) must be a multiple of g: "The
+ *   input size is not aligned with the quantized weight shape. This can be caused by too large
+ *   tensor parallel size." (awq_marlin / gptq_marlin fall back to these kernels for a layer Marlin
+ *   cannot take, check_marlin_supports_layer, so their rule is the one that binds.) group_size -1
+ *   and the routed experts (vLLM's MoE methods check no group alignment) are not checked.
+ * - fp8 with weight_block_size [n, k] (vLLM fp8_utils.py validate_fp8_block_shape): under tp > 1
+ *   a row-parallel layer's input per GPU must be a multiple of k ("Weight input_size_per_partition
+ *   = X is not divisible by weight quantization block_k = k."), and each output partition of a
+ *   split or merged column-parallel layer a multiple of n ("Weight output_partition_size = X is not
+ *   divisible by weight quantization block_n = n."); the routed experts (fp8.py Fp8MoEMethod
+ *   create_weights): moe_intermediate_size / tp a multiple of n ("The output_size of gate's and
+ *   up's weight = X is not divisible by weight quantization block_n = n.") and, under tp > 1, of k
+ *   ("The input_size of down's weight = X ...block_k = k.").
+ * Layers a skip list leaves unquantized are checked too (a conservative reading). Only sizes tp
+ * divides are checked: the divisibility check refuses the others first.
+ */
+export function quantizationAlignment(m: ModelSpec, tp: number): string | null {
+  const q = m.quantization;
+  if (!q) return null;
+  const method = q.method.toLowerCase();
+  const group = (method === 'awq' || method === 'gptq') ? q.grouped?.groupSize ?? null : null;
+  const block = method === 'fp8' ? q.weightBlockSize : undefined;
+  if (group === null && !block) return null;
+  const name = method === 'awq' ? 'AWQ' : 'GPTQ';
+  for (const l of linearShards(m, tp)) {
+    if (![l.input, ...l.outputs].every(Number.isInteger)) continue;
+    if (group !== null && !l.experts && l.input % group !== 0) {
+      return `${l.name}'s input ${tp > 1 ? 'per GPU ' : ''}is ${l.row && tp > 1 ? `${l.width} / ${tp} = ${formatCount(l.input)}` : l.width}, not a multiple of the ${name} group_size ${group}: vLLM ${method}.py refuses it ("The input size is not aligned with the quantized weight shape. This can be caused by too large tensor parallel size.")`;
+    }
+    if (!block) continue;
+    const [n, k] = block;
+    if (l.experts) {
+      if (l.input % n !== 0) return `the experts' gate and up output per GPU is ${l.width} / ${tp} = ${formatCount(l.input)}, not a multiple of weight_block_size's block_n ${n}: vLLM fp8.py refuses it ("The output_size of gate's and up's weight = ${l.input} is not divisible by weight quantization block_n = ${n}.")`;
+      if (tp > 1 && l.input % k !== 0) return `the experts' down input per GPU is ${l.width} / ${tp} = ${formatCount(l.input)}, not a multiple of weight_block_size's block_k ${k}: vLLM fp8.py refuses it ("The input_size of down's weight = ${l.input} is not divisible by weight quantization block_k = ${k}.")`;
+      continue;
+    }
+    if (tp > 1 && l.row && l.input % k !== 0) return `${l.name}'s input per GPU is ${l.width} / ${tp} = ${formatCount(l.input)}, not a multiple of weight_block_size's block_k ${k}: vLLM refuses it ("Weight input_size_per_partition = ${l.input} is not divisible by weight quantization block_k = ${k}.", fp8_utils.py validate_fp8_block_shape)`;
+    const bad = (!l.row && (tp > 1 || l.outputs.length > 1)) ? l.outputs.find((o) => o % n !== 0) : undefined;
+    if (bad !== undefined) return `${l.name}'s output per GPU ${formatCount(bad)} (${l.width}${tp > 1 ? ` over ${tp} GPUs` : ''}) is not a multiple of weight_block_size's block_n ${n}: vLLM refuses it ("Weight output_partition_size = ${bad} is not divisible by weight quantization block_n = ${n}.", fp8_utils.py validate_fp8_block_shape)`;
+  }
+  return null;
+}
+
+/**
+ * An error at the quantization_config value (group_size / q_group_size, weight_block_size) when
+ * vLLM refuses `m`'s quantized weights on one GPU already ({@link quantizationAlignment} at tp 1:
+ * a GPTQ group_size of 100 on hidden_size 4,096); tensor_parallel_size's share is the profile's
+ * check (core/config/profileChecks.ts).
+ */
+export function alignmentProblem(r: KeyReader, m: ModelSpec): void {
+  const why = quantizationAlignment(m, 1);
+  const found = why === null ? undefined : r.find(['quantization_config']);
+  if (!found) return;
+  const prop = ['weight_block_size', 'q_group_size', 'group_size'].map((k) => getProperty(found.prop.value, k)).find((p) => p !== undefined && p.value.type !== 'null');
+  r.problem('error', 'invalid-value', `quantization_config does not fit the model: ${why}`, (prop ?? found.prop).value.range, { key: `${found.path}.${prop?.key ?? ''}`.replace(/\.$/, '') });
 }

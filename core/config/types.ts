@@ -209,6 +209,12 @@ export interface QuantizationSpec {
    * activation dtype.
    */
   activations?: 'fp8' | 'int8';
+  /**
+   * fp8 block-wise scales (quantization_config.weight_block_size, DeepSeek-V3's [128, 128]): the
+   * [block_n, block_k] block of outputs × inputs one scale covers. Absent: per-tensor or per-channel
+   * scales (and in runs saved before it was read).
+   */
+  weightBlockSize?: [number, number];
   /** Integer weights stored in groups (AWQ, GPTQ, compressed-tensors int): the stored tensors' layout. Absent for the flat formats. */
   grouped?: GroupedQuantization;
   /**

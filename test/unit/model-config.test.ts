@@ -324,7 +324,7 @@ test('never throws on garbage', () => {
 
 test('quantization_config: fp8 for DeepSeek-V3, mxfp4 experts for gpt-oss', () => {
   // Fp8Config quantizes activations too (per 128-group for block-quant): a W8A8 fp8 checkpoint.
-  assert.deepEqual(loadModel('DeepSeek-V3').quantization, { method: 'fp8', bitsPerWeight: 8, scope: 'all', activations: 'fp8' });
+  assert.deepEqual(loadModel('DeepSeek-V3').quantization, { method: 'fp8', bitsPerWeight: 8, scope: 'all', activations: 'fp8', weightBlockSize: [128, 128] });
   assert.deepEqual(loadModel('gpt-oss-20b').quantization, { method: 'mxfp4', bitsPerWeight: 4.25, scope: 'experts' });
   assert.equal(loadModel('Llama-3.1-8B').quantization, null);
 });
@@ -570,6 +570,10 @@ test('quantization_config values vLLM refuses are refused at the value, not repl
   assert.equal(at(text, note), '"quantization_config"');
   assert.match(note.message, /^quantization_config has no "quant_method"/);
   assert.equal(r.value!.quantization, null);
+  // group_size 100 on Llama-3.1-8B: q/k/v and gate/up take the whole hidden_size 4,096 = 100 · 40.96 on
+  // every GPU, so vLLM refuses it at tp 1 (gptq.py create_weights: input_size_per_partition % group_size
+  // != 0, "The input size is not aligned with the quantized weight shape"): an error at the value (was 5.37 GiB).
+  refused({ ...gptq, group_size: 100 }, 'invalid-value', '100', /^quantization_config does not fit the model: qkv_proj's input is hidden_size 4,096, not a multiple of the GPTQ group_size 100: vLLM gptq\.py refuses it/);
   // The values vLLM takes still read: GPTQ 3 bits, AWQ group -1, null as absent.
   assert.equal(read({ ...gptq, bits: 3 }).r.value!.quantization!.grouped!.bits, 3);
   assert.equal(read({ quant_method: 'awq', bits: 4, group_size: -1 }).r.value!.quantization!.grouped!.groupSize, null);

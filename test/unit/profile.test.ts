@@ -393,6 +393,55 @@ test('semantic: tensor parallelism must divide the heads', () => {
   assert.ok(read('model: ./llama/config.json\ndevice:\n  tensor_parallel_size: 4\n').value);
 });
 
+test('semantic: tensor parallelism must keep the quantized weights\' groups and fp8 blocks whole, as vLLM checks them (s38 newcomer finding 2)', () => {
+  // Qwen/Qwen2-72B-Instruct-AWQ's config.json (shapes and quantization_config as published).
+  const q72 = (intermediate: number, qc: object) => ({
+    [join(DIR, 'q72/config.json')]: JSON.stringify({
+      architectures: ['Qwen2ForCausalLM'], hidden_size: 8192, intermediate_size: intermediate, max_position_embeddings: 32768, model_type: 'qwen2',
+      num_attention_heads: 64, num_hidden_layers: 80, num_key_value_heads: 8, rms_norm_eps: 1e-6, rope_theta: 1e6, tie_word_embeddings: false,
+      torch_dtype: 'float16', vocab_size: 152064, quantization_config: qc,
+    }),
+  });
+  const awq = { bits: 4, group_size: 128, modules_to_not_convert: null, quant_method: 'awq', version: 'gemm', zero_point: true };
+  const profile = (tp: number, model = 'q72') => `model: ./${model}/config.json\ndevice:\n  tensor_parallel_size: ${tp}\n`;
+  // By hand: 29,568 = 128 · 231 and 231 is odd, so down_proj's input per GPU (RowParallelLinear:
+  // 29,568 / tp) is 14,784 = 128 · 115.5 at tp 2, 7,392 at 4, 3,696 at 8: never whole groups. vLLM
+  // awq.py AWQLinearMethod.create_weights: input_size_per_partition % group_size != 0 -> "The input size
+  // is not aligned with the quantized weight shape. This can be caused by too large tensor parallel size."
+  // (vllm-project/vllm#13640; QwenLM padded Qwen2.5-72B's MLP to 29,696 for it). Heads 64 / KV 8 fit every
+  // tp up to 8, so only the quantization refuses.
+  for (const [tp, perGpu] of [[2, '14,784'], [4, '7,392'], [8, '3,696']] as const) {
+    const text = profile(tp);
+    const p = only(read(text, q72(29568, awq)).problems, 'tp-not-divisible');
+    assert.equal(p.severity, 'error');
+    assert.equal(at(text, p), String(tp));
+    assert.equal(p.message, `tensor_parallel_size ${tp} does not fit the quantized weights: down_proj's input per GPU is intermediate_size 29,568 / ${tp} = ${perGpu}, not a multiple of the AWQ group_size 128: vLLM awq.py refuses it ("The input size is not aligned with the quantized weight shape. This can be caused by too large tensor parallel size.") (tensor_parallel_size values that fit: 1)`);
+    assert.deepEqual(p.data?.fits, [1]);
+  }
+  // The same model unquantized fits tp 8 (the check is the quantization's), and so does Qwen2.5-72B-AWQ's
+  // padded 29,696 = 128 · 232 (29,696 / 8 = 3,712 = 128 · 29).
+  assert.ok(read(profile(8), q72(29568, { quant_method: 'bitnet' })).value);
+  assert.ok(read(profile(8), q72(29696, awq)).value);
+  // GPTQ: gptq.py create_weights, the same test and message; group_size -1 is input % -1 == 0 in Python: accepted.
+  const gptq = { quant_method: 'gptq', bits: 4, group_size: 128, desc_act: false, sym: true };
+  assert.match(only(read(profile(4), q72(29568, gptq)).problems, 'tp-not-divisible').message, /not a multiple of the GPTQ group_size 128: vLLM gptq\.py refuses it/);
+  assert.ok(read(profile(8), q72(29568, { ...gptq, group_size: -1 })).value);
+  // Qwen/Qwen3-30B-A3B-FP8: moe_intermediate_size 768, weight_block_size [128, 128]. FusedMoE shards
+  // each expert's 768 over tp: 384 = 3 · 128 at tp 2; 192 at tp 4 and 96 at tp 8 are not multiples of
+  // block_n 128. vLLM fp8.py Fp8MoEMethod.create_weights: "The output_size of gate's and up's weight =
+  // 192 is not divisible by weight quantization block_n = 128." (vllm-project/vllm#25292, "crashes with TP=4").
+  // Attention (32 heads, 4 KV heads, head_dim 128) fits tp 4.
+  const q30 = JSON.parse(fixtureText('Qwen3-30B-A3B')) as Record<string, unknown>;
+  const fp8 = { [join(DIR, 'q30/config.json')]: JSON.stringify({ ...q30, quantization_config: { activation_scheme: 'dynamic', fmt: 'e4m3', quant_method: 'fp8', weight_block_size: [128, 128] } }) };
+  const t4 = profile(4, 'q30');
+  const e4 = only(read(t4, fp8).problems, 'tp-not-divisible');
+  assert.equal(at(t4, e4), '4');
+  assert.match(e4.message, /^tensor_parallel_size 4 does not fit the quantized weights: the experts' gate and up output per GPU is moe_intermediate_size 768 \/ 4 = 192, not a multiple of weight_block_size's block_n 128: vLLM fp8\.py refuses it \("The output_size of gate's and up's weight = 192 is not divisible by weight quantization block_n = 128\."\) \(tensor_parallel_size values that fit: 1, 2\)$/);
+  assert.match(only(read(profile(8, 'q30'), fp8).problems, 'tp-not-divisible').message, /= 96 is not divisible/);
+  assert.ok(read(profile(2, 'q30'), fp8).value);
+  assert.ok(read(t4, { [join(DIR, 'q30/config.json')]: JSON.stringify(q30) }).value);
+});
+
 test('semantic: unusual page size, budget conflict, lengths past the model context', () => {
   const text = [
     'model: ./llama/config.json',
