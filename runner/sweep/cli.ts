@@ -26,7 +26,7 @@ import { Progress } from '../progress';
 import { indexedJobManifest, k8sNameProblem, k8sResultsDir, ManifestError } from './k8s';
 import { parseShard, runSweepLocally, shardFromEnvironment, shardPoints, type LocalSweepResult, type Shard } from './local';
 import { checkReportFile, formatReport, listResultFiles, mergeResults, REPORT_FILE } from './results';
-import { cancelJob, onPath, sbatchScript, SlurmError, submitBatch, taskEnds, waitForJob } from './slurm';
+import { cancelJob, JobCannotRunError, onPath, sbatchScript, SlurmError, submitBatch, taskEnds, waitForJob } from './slurm';
 import { loadSweep, throwPointErrors, type SweepPlan } from './spec';
 import { runWorker } from './worker';
 
@@ -441,7 +441,7 @@ export async function submitCommand(argv: string[]): Promise<number> {
       pollMs: pollS * 1000,
       signal,
       onPoll: (states) => {
-        const queued = [...states.entries()].map(([state, n]) => `${n} ${state.toLowerCase()}`).join(', ') || 'none queued';
+        const queued = [...states.entries()].map(([state, n]) => `${n} ${state.replace(/^\w+/, (w) => w.toLowerCase())}`).join(', ') || 'none queued';
         const done = countPointFiles(outDir);
         const line = `Slurm job ${jobId}: ${done} of ${plan.points.length} points written; tasks: ${queued}`;
         // Plain (non-terminal) output gets a line only when something changed.
@@ -451,6 +451,11 @@ export async function submitCommand(argv: string[]): Promise<number> {
     });
   } catch (e) {
     progress.finish();
+    if (e instanceof JobCannotRunError) {
+      cancelJob(jobId);
+      process.stderr.write(`attnscope: ${e.message}; job ${jobId} cancelled\n`);
+      return EXIT_INTERNAL;
+    }
     if (e instanceof SlurmError) {
       process.stderr.write(`attnscope: ${e.message}\n`);
       return EXIT_INTERNAL;

@@ -148,9 +148,28 @@ export function submitBatch(scriptPath: string): string {
   return id;
 }
 
-/** Array tasks of `jobId` still in the queue, by state (PENDING, RUNNING, COMPLETING, ...). */
+/**
+ * squeue's pending reasons (squeue(1) "JOB REASON CODES") under which the job will never start
+ * as submitted: the partition's limits or configuration refuse it (PartitionConfig: more CPUs,
+ * memory or nodes than the partition has; PartitionNodeLimit, PartitionTimeLimit), the requested
+ * nodes are not there (ReqNodeNotAvail), or the constraints, account or QOS are not satisfiable.
+ */
+const NEVER_RUNS = /^(?:PartitionConfig|PartitionNodeLimit|PartitionTimeLimit|ReqNodeNotAvail|BadConstraints|InvalidAccount|InvalidQOS|DependencyNeverSatisfied)\b/;
+
+/** A job squeue says will never start as submitted ({@link NEVER_RUNS}): the caller cancels it. */
+export class JobCannotRunError extends SlurmError {
+  constructor(jobId: string, reason: string) {
+    super(`Slurm job ${jobId} cannot start: squeue's pending reason is ${reason} (${reason.startsWith('ReqNodeNotAvail') ? 'the nodes it asks for are down, drained or not in the partition' : 'the partition, its limits or the account refuse what the job asks for'}): lower --tasks or --cpus-per-task, give a --time within the partition's limit, or pick another --partition (sinfo lists the nodes, CPUs and limits)`);
+    this.name = 'JobCannotRunError';
+  }
+}
+
+/**
+ * Array tasks of `jobId` still in the queue, by state (PENDING, RUNNING, COMPLETING, ...), a
+ * pending task with its reason ("PENDING (PartitionConfig)"; none for Slurm's "None").
+ */
 export function queuedTasks(jobId: string): Map<string, number> {
-  const r = slurm('squeue', ['-h', '-r', '-j', jobId, '-o', '%T']);
+  const r = slurm('squeue', ['-h', '-r', '-j', jobId, '-o', '%T|%r']);
   const states = new Map<string, number>();
   // A job that has left the controller's memory: squeue says so and exits 1; nothing is queued.
   if (r.code !== 0) {
@@ -158,8 +177,10 @@ export function queuedTasks(jobId: string): Map<string, number> {
     throw new SlurmError(`squeue failed (exit ${r.code}): ${r.stderr.trim()}`);
   }
   for (const line of r.stdout.split('\n')) {
-    const s = line.trim();
-    if (s) states.set(s, (states.get(s) ?? 0) + 1);
+    const [state, reason] = line.trim().split('|');
+    if (!state) continue;
+    const s = state === 'PENDING' && reason && reason !== 'None' ? `${state} (${reason})` : state;
+    states.set(s, (states.get(s) ?? 0) + 1);
   }
   return states;
 }
@@ -193,7 +214,8 @@ export function cancelJob(jobId: string): void {
 /**
  * Polls squeue every `pollMs` until none of `jobId`'s tasks is queued (pending, running or
  * completing), calling `onPoll` with the counts by state after each look.
- * @throws the signal's reason when aborted (the caller cancels the job); SlurmError when squeue fails.
+ * @throws the signal's reason when aborted (the caller cancels the job); JobCannotRunError when a
+ *   task's pending reason means it will never start (the caller cancels the job); SlurmError when squeue fails.
  */
 export async function waitForJob(jobId: string, opts: { pollMs: number; signal: AbortSignal; onPoll?: (states: Map<string, number>) => void }): Promise<void> {
   for (;;) {
@@ -201,6 +223,8 @@ export async function waitForJob(jobId: string, opts: { pollMs: number; signal: 
     const states = queuedTasks(jobId);
     opts.onPoll?.(states);
     if (states.size === 0) return;
+    const never = [...states.keys()].map((k) => /^PENDING \((.*)\)$/.exec(k)?.[1]).find((reason) => reason !== undefined && NEVER_RUNS.test(reason));
+    if (never) throw new JobCannotRunError(jobId, never);
     await new Promise<void>((resolve) => {
       const timer = setTimeout(done, opts.pollMs);
       function done() {

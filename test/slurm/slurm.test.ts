@@ -90,6 +90,20 @@ test('a 6-point sweep as a 3-task Slurm array: every point, merged, equal to the
   assert.ok(!existsSync(join(work, 'refused')), 'the refused job left its --out folder');
 });
 
+test('submit --wait stops, saying what to change, on a job Slurm will never start, and cancels it', { timeout: 120_000 }, () => {
+  assert.ok(cluster, 'the cluster of the first test');
+  // The s38 newcomer's case: --cpus-per-task 4 on the one node of CPUs=2 (scripts/slurm-setup.sh):
+  // sbatch takes the job, and squeue leaves it PENDING with reason PartitionConfig for ever.
+  const { dir: work, file: profile } = sweepWorkspace(PROFILE, 'pages.attn.yaml', 'attnscope-slurm-never-');
+  const r = spawnSync(process.execPath, [runner, 'submit', '--slurm', profile, '--tasks', '2', '--cpus-per-task', '4', '--wait', '--poll', '0.5', '--out', join(work, 'out')], { cwd: work, env: cluster!.env, encoding: 'utf8', timeout: 60_000 });
+  assert.equal(r.status, 1, `${r.stdout}\n${r.stderr}`);
+  const jobId = /Submitted Slurm job (\d+)/.exec(r.stdout)?.[1];
+  assert.ok(jobId, r.stdout);
+  assert.match(r.stderr, new RegExp(`^attnscope: Slurm job ${jobId} cannot start: squeue's pending reason is PartitionConfig \\(.*\\): lower --tasks or --cpus-per-task, .*; job ${jobId} cancelled$`, 'm'));
+  const q = spawnSync('squeue', ['-h', '-j', jobId!], { env: cluster!.env, encoding: 'utf8' });
+  assert.equal(q.stdout.trim(), '', 'the job is still queued');
+});
+
 test('a sweep that benchmarks on Slurm: each array task has the whole node and the tasks run one after another', { timeout: 180_000 }, async () => {
   // s31 newcomer-cli item 1: a job both sweep's two tasks were allocated one CPU each at the same
   // second on the 2-CPU node and timed side by side, then ranked.
