@@ -1178,6 +1178,27 @@ export function deviceMemory(profile: Profile): { bytes: number; source: string 
 }
 
 /**
+ * Tensors vLLM allocates while it builds the model, per GPU, which its "Model loading took" figure
+ * counts with the weights. Gemma 3n (the multimodal Gemma3nForConditionalGeneration, a config
+ * with its towers) preallocates its per-layer-embedding buffer for CUDA graphs (vLLM
+ * gemma3n_mm.py __init__: torch.zeros(scheduler_config.max_num_batched_tokens,
+ * text_config.num_hidden_layers, text_config.hidden_size_per_layer_input) in embed_tokens' dtype),
+ * whole on every GPU: E4B at max_num_batched_tokens 8,192 in bf16, 8,192 · 35 · 256 · 2 =
+ * 146,800,640 B. 0 for other models.
+ */
+export function modelBufferBytes(model: ModelSpec, dtype: Dtype, maxNumBatchedTokens: number): { bytes: number; basis: string; source: string } {
+  const g = model.gemma3n;
+  if (!g || !model.vision) return { bytes: 0, basis: '', source: '' };
+  const bytes = maxNumBatchedTokens * model.numLayers * g.hiddenSizePerLayerInput * dtypeBytes(dtype);
+  const formula = `max_num_batched_tokens ${formatCount(maxNumBatchedTokens)} · ${model.numLayers} layers · hidden_size_per_layer_input ${g.hiddenSizePerLayerInput} · ${dtypeBytes(dtype)} B`;
+  return {
+    bytes,
+    basis: `Gemma 3n per-layer-embedding buffer: ${formula}`,
+    source: `vLLM gemma3n_mm.py Gemma3nForConditionalGeneration allocates per_layer_embeddings, ${formula}, on every GPU while it loads the model (for CUDA graphs); its "Model loading took" figure holds it`,
+  };
+}
+
+/**
  * The full estimate of a profile (DESIGN.md "Estimate JSON").
  * `seqLen` (default: referenceSeqLen) is the length the attention workspace and the max
  * concurrency are computed at; `batchSize` (default: prefill.batch_size) the workspace's B.
@@ -1229,7 +1250,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
         bytes: activationPeakBytes(model, dtype, batched, seqs),
         basis: batchLimitsText(profile),
         source: `modelled: the larger of one forward pass of max_num_batched_tokens tokens and the sampler over max_num_seqs rows (${batchLimitsText(profile)}), the two phases of vLLM's profile_run (activationPeakBytes)`,
-      }, replicated.extraBytesPerGpu > 0 ? ` + ${formatBytes(replicated.extraBytesPerGpu)} replicated` : '');
+      }, replicated.extraBytesPerGpu > 0 ? ` + ${formatBytes(replicated.extraBytesPerGpu)} replicated` : '', modelBufferBytes(model, dtype, batched));
       activation = reserve.find((t) => t.key === 'activation')!.bytes;
       engineReserve = subtractedBytes(reserve) - weightsPerGpu - activation;
       budgetBytes = usable - subtractedBytes(reserve);

@@ -10,13 +10,14 @@
  * increase during the profiling run; the V0 worker.determine_num_available_blocks before it.)
  * Which of these vLLM counted changed across releases; `vllmVersion` picks the release's way.
  * Every term carries its source so a hover or the CLI can show where the figure comes from, and
- * every term but the weights can be overridden in the profile's `engine:` block.
+ * every term but the weights (and the model's buffers, which vLLM counts with them) can be
+ * overridden in the profile's `engine:` block.
  */
 import type { EngineSpec } from '../config/types';
 
 const GIB = 1024 ** 3;
 
-export type ReserveKey = 'weights' | 'activation' | 'nonTorch' | 'nccl' | 'cudaGraph';
+export type ReserveKey = 'weights' | 'buffers' | 'activation' | 'nonTorch' | 'nccl' | 'cudaGraph';
 
 /** One term of the device budget. */
 export interface ReserveTerm {
@@ -147,6 +148,8 @@ export function engineEraName(engine: EngineSpec = DEFAULT_ENGINE): string {
  * `activationBytes` (activationPeakBytes) come from the estimate; the engine block may override
  * every term but the weights. `replicatedBasis` is appended to the weights' basis under tensor
  * parallelism (" + 950 MiB replicated": what replicatedWeights adds per GPU, written by the caller).
+ * `buffers`: tensors vLLM allocates while it builds the model (modelBufferBytes), a term of their
+ * own after the weights when there are any; vLLM's "Model loading took" figure holds them.
  */
 export function reserveTerms(
   engine: EngineSpec = DEFAULT_ENGINE,
@@ -154,6 +157,7 @@ export function reserveTerms(
   weightsBytesPerGpu: number,
   activation: { bytes: number; basis: string; source: string },
   replicatedBasis = '',
+  buffers: { bytes: number; basis: string; source: string } = { bytes: 0, basis: '', source: '' },
 ): ReserveTerm[] {
   const era = eraOf(engine.vllmVersion);
   const gib = (x: number): number => Math.round(x * GIB);
@@ -164,6 +168,7 @@ export function reserveTerms(
   const tp = tensorParallelSize > 1;
   return [
     { key: 'weights', label: 'model weights', bytes: weightsBytesPerGpu, subtracted: true, origin: 'modelled', basis: tp ? `parameters · bytes ÷ ${tensorParallelSize}${replicatedBasis}` : 'parameters · bytes', source: `parameters · bytes of their dtype (quantized layers at their stored width), ÷ tensor_parallel_size${tp ? ", plus what vLLM keeps whole on every GPU (norms, MoE routers, MLA's q_a_proj / kv_a_proj_with_mqa, KV heads' projections where tensor_parallel_size exceeds the KV heads, the vision tower's unsplit parts: replicatedWeights)" : ''}` },
+    ...(buffers.bytes > 0 ? [{ key: 'buffers' as const, label: 'model buffers', bytes: buffers.bytes, subtracted: true, origin: 'modelled' as const, basis: buffers.basis, source: buffers.source }] : []),
     term('activation', 'activation peak', engine.activationGib, activation.bytes, activation.basis, activation.source),
     term('nonTorch', 'non-torch memory', engine.nonTorchGib, gib(era.nonTorchGib), era.short, `${era.name}: ${era.source}`),
     {
@@ -182,7 +187,7 @@ export function engineKeyOf(key: ReserveKey): string {
 }
 
 function snake(key: ReserveKey): string {
-  return key === 'nonTorch' ? 'non_torch' : key === 'cudaGraph' ? 'cuda_graph' : key;
+  return key === 'nonTorch' ? 'non_torch' : key === 'cudaGraph' ? 'cuda_graph' : key === 'buffers' ? 'model_buffers' : key;
 }
 
 /** Bytes of the subtracted terms. */

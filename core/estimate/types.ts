@@ -116,7 +116,7 @@ export interface PoolEstimate {
   concurrencySeqLen: number;
   /** Activation peak subtracted from the budget (0 unless the budget is device-derived). */
   activationPeakBytes: number;
-  /** Engine reserves subtracted besides weights and activations (non-torch, NCCL, CUDA graphs when counted); 0 unless device-derived. */
+  /** Engine reserves subtracted besides weights and activations (model buffers, non-torch, NCCL, CUDA graphs when counted); 0 unless device-derived. */
   engineReserveBytes: number;
   /** Where the budget came from: 'explicit' kv_cache.memory_gib / num_pages, 'device' memory · utilization − reserve terms. */
   budgetSource: 'explicit' | 'device' | 'none';

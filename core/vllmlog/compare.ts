@@ -16,7 +16,7 @@
  */
 import { otherModelName } from '../config/modelName';
 import { isFp8KvDtype, type KvDtype, type Profile, type WorkloadSpec } from '../config/types';
-import { batchDefaults, blocksPerRequestFormula, deviceMemory, estimate, grouped, kvCacheGroups, maxNumBatchedTokensOf, maxNumSeqsOf, parseVllmVersion, poolBlocksFormula, poolGroupsWhy, poolTokens, poolTokensFormula, v0MaxNumBatchedTokens, vllmAtLeast, vllmMaxModelLen, type Estimate } from '../estimate';
+import { batchDefaults, blocksPerRequestFormula, deviceMemory, estimate, grouped, kvCacheGroups, maxNumBatchedTokensOf, maxNumSeqsOf, modelBufferBytes, parseVllmVersion, poolBlocksFormula, poolGroupsWhy, poolTokens, poolTokensFormula, v0MaxNumBatchedTokens, vllmAtLeast, vllmMaxModelLen, type Estimate } from '../estimate';
 import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatGib } from '../format';
 import type { LogFigure, VllmLog } from './parse';
 import { missingKvNote, stopNote } from './notes';
@@ -386,13 +386,16 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
         : 'device memory × gpu_memory_utilization',
     usable && !f.usableBytes ? `${formatGib(usable.value)} (derived)` : undefined, deviceKnown);
 
-  const weights = e.weightsBytesPerGpu;
+  // vLLM's "Model loading took" holds the buffers it allocates with the model (modelBufferBytes).
+  const buffers = modelBufferBytes(p.model, p.dtype, maxNumBatchedTokensOf(p));
+  const weights = e.weightsBytesPerGpu + buffers.bytes;
+  const withBuffers = buffers.bytes > 0 ? ` + ${buffers.basis} = ${formatBytes(buffers.bytes)}` : '';
   const wDiff = f.weightsBytes ? weights - f.weightsBytes.value : 0;
   row('model weights', f.weightsBytes, weights, f.weightsBytes
     ? Math.abs(wDiff) <= Math.max(LOG_ROUNDING_BYTES, 0.01 * f.weightsBytes.value)
-      ? `parameters · bytes per GPU (${formatCount(e.paramsTotal)} params, ${p.dtype}); within 1% of what vLLM allocated`
-      : `parameters · bytes per GPU (${formatCount(e.paramsTotal)} params, ${p.dtype}) differ from the tensors vLLM allocated: another checkpoint, dtype or quantization than the profile's model, or a vocabulary padded for tensor parallelism`
-    : 'parameters · bytes per GPU');
+      ? `parameters · bytes per GPU (${formatCount(e.paramsTotal)} params, ${p.dtype})${withBuffers}; within 1% of what vLLM allocated`
+      : `parameters · bytes per GPU (${formatCount(e.paramsTotal)} params, ${p.dtype})${withBuffers} differ from the tensors vLLM allocated: another checkpoint, dtype or quantization than the profile's model, or a vocabulary padded for tensor parallelism`
+    : `parameters · bytes per GPU${withBuffers}`);
 
   const act = e.pool.activationPeakBytes;
   const actTerm = e.pool.reserve.find((t) => t.key === 'activation');

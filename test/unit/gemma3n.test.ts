@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readModelConfig } from '../../core/config/index';
+import { profileFromModelConfig, readModelConfig } from '../../core/config/index';
 import { mobileNetV5Params } from '../../core/config/gemma3n';
-import { gemma3nParams, kvBytesForSequence, kvBytesPerToken, kvPoolLayout, paramCounts, replicatedWeights } from '../../core/estimate/index';
+import { estimate, gemma3nParams, kvBytesForSequence, kvBytesPerToken, kvPoolLayout, modelBufferBytes, paramCounts, replicatedWeights } from '../../core/estimate/index';
 import { requestReservation } from '../../core/estimate/layout';
 import { at, only } from '../fixtures/problems';
 
@@ -211,4 +211,32 @@ test('under tensor parallelism Gemma 3n\'s ReplicatedLinear AltUp and per-layer 
   // extra (beside the text model's, which at tp 4 also holds each of the 2 KV heads' k/v projections twice).
   const noTowers = { ...m, vision: { ...m.vision!, replicated: undefined } };
   assert.equal(replicatedWeights(m, 'bf16', 4).extraBytesPerGpu - replicatedWeights(noTowers, 'bf16', 4).extraBytesPerGpu, 1_463_223_984);
+});
+
+test('Gemma 3n\'s per-layer-embedding buffer is subtracted from the KV budget as a term of its own (vLLM allocates it while loading the model)', () => {
+  // vLLM gemma3n_mm.py Gemma3nForConditionalGeneration.__init__: per_layer_embeddings = torch.zeros(
+  // scheduler_config.max_num_batched_tokens, text_config.num_hidden_layers, text_config.hidden_size_per_layer_input)
+  // in embed_tokens' dtype, on every GPU. E4B on an H200 (max_num_batched_tokens 8,192, vLLM's default for a
+  // >= 70 GiB GPU) in bf16: 8,192 · 35 · 256 · 2 B = 146,800,640 B, at tp 1 and per GPU at tp 2 alike.
+  const p = profileFromModelConfig(readModelConfig(JSON.stringify(E4B)).value!, null);
+  p.dtype = 'bf16';
+  p.device.gpu = 'H200';
+  const term = (tp: number) => {
+    p.device.tensorParallelSize = tp;
+    const e = estimate(p);
+    return { buffers: e.pool.reserve.find((t) => t.key === 'buffers'), e };
+  };
+  const one = term(1);
+  assert.equal(one.buffers?.bytes, 146_800_640);
+  assert.equal(one.buffers?.subtracted, true);
+  assert.match(one.buffers!.basis, /^Gemma 3n per-layer-embedding buffer: max_num_batched_tokens 8,192 · 35 layers · hidden_size_per_layer_input 256 · 2 B$/);
+  // The budget is the usable memory less every subtracted term, the buffer among them.
+  assert.equal(one.e.pool.budgetBytes, one.e.pool.usableBytes - one.e.pool.reserve.filter((t) => t.subtracted).reduce((s, t) => s + t.bytes, 0));
+  assert.equal(term(2).buffers?.bytes, 146_800_640);
+  // max_num_batched_tokens sizes it: 2,048 · 35 · 256 · 2 = 36,700,160.
+  assert.equal(modelBufferBytes(p.model, 'bf16', 2048).bytes, 36_700_160);
+  // Other models allocate none: no term.
+  const llama = profileFromModelConfig(readModelConfig(JSON.stringify({ model_type: 'llama', hidden_size: 4096, intermediate_size: 11008, num_attention_heads: 32, num_hidden_layers: 32, vocab_size: 32000 })).value!, null);
+  llama.device.gpu = 'H200';
+  assert.equal(estimate(llama).pool.reserve.some((t) => t.key === 'buffers'), false);
 });
