@@ -180,7 +180,11 @@ function quantSetting(r: KeyReader, path: string, q: ValueNode, keys: readonly s
  * values and an fp8 e4m3 scale per group_size (16) inputs, tensor by tensor (the fp32
  * weight_scale_2 per tensor is negligible); a layer is left in the dtype when an excluded name is
  * a substring of its name or matches it as an fnmatch wildcard (ModelOptQuantConfigBase
- * is_layer_excluded), and lm_head is quantized unless excluded. FP8 (per-tensor scale),
+ * is_layer_excluded). lm_head stays in the dtype whatever the list says: ModelOptQuantConfigBase
+ * get_quant_method quantizes only LinearBase and FusedMoE layers, and ParallelLMHead is a
+ * VocabParallelEmbedding, so it returns None and the head gets UnquantizedEmbeddingMethod (read
+ * at vLLM commit c9a5990, modelopt.py; ModelOptNvFp4Config and ModelOptFp8Config do not override
+ * it). FP8 (per-tensor scale),
  * FP8_PER_CHANNEL_PER_TOKEN and FP8_PB_WO: 8 bits; MXFP8 8 + 8/32 (an e8m0 scale per 32).
  * Null for another algorithm (MIXED_PRECISION): reported as not modelled.
  */
@@ -202,12 +206,12 @@ function modelOpt(method: string, q: ValueNode): QuantizationSpec | null {
       groupIndex: false,
       notConverted: excluded,
       notConvertedPatterns: wildcards,
-      lmHead: !excluded.some((e) => 'lm_head'.includes(e)) && !wildcards.some((w) => new RegExp(`^(?:${w})`).test('lm_head')),
+      lmHead: false,
       scaleBits: 8,
     });
   }
-  // FP8 and MXFP8 share ModelOptQuantConfigBase.is_layer_excluded (the same exclusions as NVFP4's);
-  // lm_head is no LinearBase there and stays unquantized, as every flat format's does.
+  // FP8 and MXFP8 share ModelOptQuantConfigBase.is_layer_excluded (the same exclusions as NVFP4's)
+  // and its lm_head rule (above).
   const skips = { notConverted: excluded, notConvertedPatterns: wildcards };
   // FP8 (static per-tensor activation scale) and FP8_PER_CHANNEL_PER_TOKEN (dynamic per token) are W8A8;
   // FP8_PB_WO is named weight-only and kept at the activation dtype's peak.
