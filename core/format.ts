@@ -408,3 +408,8 @@ export function perGpuCasesHeader(shapes: Array<{ tensorParallelSize?: number }>
   const tp = shapes.reduce((m, s) => Math.max(m, s.tensorParallelSize ?? 1), 1); // not Math.max(...): a long list overflows the stack
   return tp > 1 ? `cases ${perGpuCaseText({ tensorParallelSize: tp })} (H / tp query heads, the KV heads one GPU holds, as vLLM shards them)` : null;
 }
+
+/** GPUs a profile's device block deploys on: tensor_parallel_size · pipeline_parallel_size (absent: 1). */
+export function gpuCount(device: { tensorParallelSize: number; pipelineParallelSize?: number }): number {
+  return device.tensorParallelSize * (device.pipelineParallelSize ?? 1);
+}

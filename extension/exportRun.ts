@@ -8,6 +8,7 @@
  */
 import { basename } from 'node:path';
 import { DEFAULT_GPU } from '../core/estimate/gpus';
+import { formatCountOf, gpuCount } from '../core/format';
 import type { LatencyStats } from '../core/protocol/latency';
 import type { KernelCase, PoolResult, RunResult } from '../core/protocol/run';
 import { describeEnvironment } from '../core/sweepFigures';
@@ -142,7 +143,7 @@ const SIM_COLUMNS = ['figure', 'statistic', 'value', 'unit'] as const;
  * What the run is of, as rows above its figures (table 'run'), so a CSV opened or pasted beside
  * another says it without its file name: the run's name, the model (runName.ts modelLabel), the
  * profile file, the GPU whose peaks the step-time model uses (device.gpu, else DEFAULT_GPU) and
- * tensor_parallel_size (source 'profile'), and the machine that ran it (source 'machine').
+ * tensor_parallel_size and pipeline_parallel_size (source 'profile'), and the machine that ran it (source 'machine').
  */
 function contextRows(run: RunResult): Array<[source: string, figure: string, value: string | number, unit: string]> {
   const device = run.profile.device;
@@ -152,6 +153,7 @@ function contextRows(run: RunResult): Array<[source: string, figure: string, val
     ['profile', 'profile', run.profile.sourcePath ? basename(run.profile.sourcePath) : '', run.profile.sourcePath ?? ''],
     ['profile', 'gpu', device.gpu ?? DEFAULT_GPU, device.gpu ? 'device.gpu: its peaks drive the step-time model' : 'device.gpu not set: the default GPU\'s peaks drive the step-time model'],
     ['profile', 'tensor_parallel_size', device.tensorParallelSize, 'GPUs'],
+    ['profile', 'pipeline_parallel_size', device.pipelineParallelSize ?? 1, `stages (${formatCountOf(gpuCount(device), 'GPU')} in all)`],
     ['machine', 'machine', describeEnvironment(run.environment), 'where it ran'],
   ];
 }

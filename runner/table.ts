@@ -130,20 +130,33 @@ function tpKvShareText(m: Estimate['model'], tp: number): string {
   return `each holds ${heads} (${tp} GPUs on ${formatCountOf(m.numKvHeads, 'KV head')}: vLLM replicates ${m.numKvHeads === 1 ? 'it' : 'them'})`;
 }
 
+/**
+ * How a per-GPU figure of `e` is labelled: '' on one GPU, " per GPU" under tensor parallelism,
+ * " per GPU (stage 2 of 2)" under pipeline parallelism, whose per-GPU figures are one stage's
+ * (Estimate.pipeline.stage: the stage with the fewest blocks).
+ */
+export function perGpuText(e: Pick<Estimate, 'pipeline'>, tp: number): string {
+  const pp = e.pipeline;
+  if (pp) return ` per GPU (stage ${pp.stage + 1} of ${pp.size})`;
+  return tp > 1 ? ' per GPU' : '';
+}
+
 /** The memory estimate as labelled lines. */
 export function formatEstimate(e: Estimate, title: string, opts: { tensorParallelSize?: number; weightsQuantization?: { spec: QuantizationSpec; width: string } | null; stateName?: string } = {}): string {
   const m = e.model;
   const tp = opts.tensorParallelSize ?? 1;
-  const perGpu = tp > 1 ? ' per GPU' : '';
+  const pp = e.pipeline;
+  // Under pipeline parallelism the per-GPU figures are one stage's (Estimate.pipeline.stage).
+  const perGpu = perGpuText(e, tp);
   const lines: string[] = [];
   const q = opts.weightsQuantization;
   const weightsDtype = q ? `${m.dtype} (${quantizedScopeText(q.spec)} ${q.spec.method} at ${q.width})` : m.dtype;
-  lines.push(`${title}: ${m.attention.toUpperCase()} L=${m.numLayers} H=${m.numHeads} H_kv=${m.numKvHeads} head_dim=${m.headDim} hidden=${m.hiddenSize}${m.slidingWindow ? ` sliding_window=${m.slidingWindow}` : ''}${m.attentionChunkSize ? ` attention_chunk_size=${m.attentionChunkSize} (chunked attention)` : ''}, weights ${weightsDtype}${e.hasKvCache ? `, KV ${e.kvDtype}` : ', no KV cache'}${tp > 1 ? `, tensor parallel ${tp}` : ''}`);
+  lines.push(`${title}: ${m.attention.toUpperCase()} L=${m.numLayers} H=${m.numHeads} H_kv=${m.numKvHeads} head_dim=${m.headDim} hidden=${m.hiddenSize}${m.slidingWindow ? ` sliding_window=${m.slidingWindow}` : ''}${m.attentionChunkSize ? ` attention_chunk_size=${m.attentionChunkSize} (chunked attention)` : ''}, weights ${weightsDtype}${e.hasKvCache ? `, KV ${e.kvDtype}` : ', no KV cache'}${pp ? `, tensor parallel ${tp} × pipeline parallel ${pp.size} (${formatCount(tp * pp.size)} GPUs)` : tp > 1 ? `, tensor parallel ${tp}` : ''}`);
   const params = e.paramsActive !== e.paramsTotal
     ? `${formatCount(e.paramsTotal)} total, ${formatCount(e.paramsActive)} active per token without the input embedding (${formatCount(e.paramsTotal - e.params.experts + e.params.expertsActive)} with it)`
     : formatCount(e.paramsTotal);
   lines.push(`  parameters        ${params}`);
-  lines.push(`  weights           ${formatBytes(e.weightsBytes)}${tp > 1 ? ` in all, ${formatBytes(e.weightsBytesPerGpu)} per GPU` : ''}`);
+  lines.push(`  weights           ${formatBytes(e.weightsBytes)}${perGpu ? ` in all, ${formatBytes(e.weightsBytesPerGpu)}${perGpu}` : ''}`);
   // The per-sequence state of Mamba (or Gated DeltaNet) layers, named as mixerNames' short name.
   const stateLine = (e.mambaStateBytesPerSeq ?? 0) > 0
     ? `  ${`${opts.stateName ?? 'Mamba'} state`.padEnd(18)}${formatBytes(e.mambaStateBytesPerSeq!)}`
@@ -156,7 +169,7 @@ export function formatEstimate(e: Estimate, title: string, opts: { tensorParalle
     lines.push(`  KV per token      ${formatBytes(e.kvBytesPerToken)}${perGpu} (${formatCount(e.kvBytesPerToken)} B; ${formatBytes(e.kvBytesPerTokenPerLayer)} per layer)`);
     if (stateLine) lines.push(`${stateLine}${perGpu} per sequence, whatever its length (${formatCount(e.mambaStateBytesPerSeq!)} B; ${e.pool.layout.kind === 'mamba' ? `held in the pool as ${e.pool.layout.stateBlocks} block(s) per Mamba group: see the note` : 'not in the pool: see the note'})`);
     const hybrid = grouped(e.pool.layout);
-    lines.push(`  page              ${formatBytes(e.pageBytes)}${perGpu} ${hybrid ? `per block, ${e.pool.layout.groupSize} layers of one KV-cache group${e.pool.layout.kind === 'mamba' ? ` (${formatCount(e.pool.layout.pageSize)} tokens of attention, or one Mamba state each)` : ''}` : 'for all layers'} (${formatBytes(e.pageBytesPerLayer)} per layer)`);
+    lines.push(`  page              ${formatBytes(e.pageBytes)}${perGpu} ${hybrid ? `per block, ${e.pool.layout.groupSize} layers of one KV-cache group${e.pool.layout.kind === 'mamba' ? ` (${formatCount(e.pool.layout.pageSize)} tokens of attention, or one Mamba state each)` : ''}` : pp ? `for all ${e.pool.layout.groupSize} layers of the stage` : 'for all layers'} (${formatBytes(e.pageBytesPerLayer)} per layer)`);
     if (e.pool.budgetSource === 'none') {
       lines.push('  KV pool           no budget: set device.memory_gib, device.gpu or kv_cache.memory_gib');
     } else {
@@ -166,14 +179,18 @@ export function formatEstimate(e: Estimate, title: string, opts: { tensorParalle
       const blocks = poolBlocksText({ ...e.pool.layout, pageSize: saved.pageSize ?? e.pageBytesPerLayer / e.kvBytesPerTokenPerLayer, mambaGroups: saved.mambaGroups ?? 0 }, e.pool.pages);
       // Under TP every rank holds its part of the KV cache of every token (vLLM shards heads, not
       // tokens): the pool's token capacity is the same on each GPU and is not multiplied by tp.
-      const shared = tp > 1 ? `, the capacity of all ${tp} GPUs together: ${tpKvShareText(m, tp)} of every one of these tokens (not ${tp} × ${formatCount(e.pool.tokens)})` : '';
+      const gpus = tp * (pp?.size ?? 1);
+      const share = pp ? `${tp > 1 ? tpKvShareText(m, tp) : 'each holds every KV head'} in its stage's layers for every one of these tokens` : `${tpKvShareText(m, tp)} of every one of these tokens`;
+      const shared = gpus > 1 ? `, the capacity of all ${gpus} GPUs together: ${share} (not ${gpus} × ${formatCount(e.pool.tokens)})` : '';
       lines.push(hybrid
         ? `  KV pool           ${formatCountOf(e.pool.pages, 'block')} of ${blocks.block}${perGpu}: vLLM's log says ${blocks.tokens}`
         : `  KV pool           ${formatCountOf(e.pool.pages, 'page')} = ${formatCountOf(e.pool.tokens, 'token')}${shared}`);
       lines.push(`  max concurrency   ${formatConcurrency(e.pool.maxConcurrency)} for ${formatCountOf(e.pool.concurrencySeqLen, 'token')} per request (vLLM's figure: ${hybrid ? 'blocks' : 'pages'} / ${e.pool.layout.kind === 'uniform' ? 'ceil(N / page_size)' : `${formatCount(e.pool.blocksPerSeq)} blocks a request reserves = ${blocksPerRequestFormula(e.pool.layout)}`}); ${formatCountOf(e.pool.sequencesAtOnce, 'whole sequence fits', 'whole sequences fit')} at once`);
     }
   }
-  lines.push(`  attention at N=${formatCount(e.attention.seqLen)}: naive S+P ${formatBytes(e.attention.naiveBytes)} per layer${perGpu} vs flash ${formatBytes(e.attention.flashBytes)}${perGpu}`);
+  // The workspace is per layer and one GPU's heads (H / tp): the same on every pipeline stage.
+  const perGpuHeads = tp > 1 ? ' per GPU' : '';
+  lines.push(`  attention at N=${formatCount(e.attention.seqLen)}: naive S+P ${formatBytes(e.attention.naiveBytes)} per layer${perGpuHeads} vs flash ${formatBytes(e.attention.flashBytes)}${perGpuHeads}`);
   for (const note of e.notes) lines.push(`  note: ${note}`);
   return lines.join('\n');
 }

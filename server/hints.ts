@@ -36,8 +36,8 @@
  */
 import type { InlayHint, Range } from 'vscode-languageserver';
 import { getProperty, keyPathsOverlap, mixerNames, propertyWithValueAt, type ModelSpec, type Profile, type PropertyNode, type SourceRange, type ValueNode } from '../core/config';
-import { attentionWorkspace, gpuNamePicksSmallBatch, headsPerGpu, kvBytesForSequence, maxNumSeqsOf, requestReservation } from '../core/estimate';
-import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
+import { attentionWorkspace, gpuNamePicksSmallBatch, headsPerGpu, kvBytesForSequence, maxNumSeqsOf, perGpuModel, requestReservation, type Estimate } from '../core/estimate';
+import { formatBytes, formatConcurrency, formatCount, formatParams, gpuCount } from '../core/format';
 import { changedRegion, modelKeyRange, profileKeyRange, type Analysis } from './analysis';
 import { fitLabel, presentHints, type HintMode } from './hintView';
 import * as terms from './terms';
@@ -144,9 +144,9 @@ function anchoredHint(a: Analysis, at: SourceRange, parts: string[], tooltip: st
 }
 
 /** Keys the weights figure depends on, besides the model. */
-const WEIGHTS_KEYS = ['dtype', 'device.tensor_parallel_size'];
+const WEIGHTS_KEYS = ['dtype', 'device.tensor_parallel_size', 'device.pipeline_parallel_size'];
 /** Keys the KV-per-token figure depends on, besides the model. */
-const KV_KEYS = ['dtype', 'kv_cache.dtype', 'device.tensor_parallel_size'];
+const KV_KEYS = ['dtype', 'kv_cache.dtype', 'device.tensor_parallel_size', 'device.pipeline_parallel_size'];
 /** Keys what one request reserves in the pool depends on (its layout and page), besides the model. */
 const RESERVATION_KEYS = [...KV_KEYS, 'kv_cache.page_size', 'workload.max_num_batched_tokens', 'engine.vllm_version', 'engine.disable_hybrid_kv_cache_manager'];
 /**
@@ -166,6 +166,7 @@ function budgetKeys(a: Analysis, profile: Profile): string[] {
     'device.memory_gib',
     'device.gpu_memory_utilization',
     'device.tensor_parallel_size',
+    'device.pipeline_parallel_size',
     ...(gpuCounts ? ['device.gpu'] : []),
     'engine',
     'kv_cache.num_pages',
@@ -287,7 +288,7 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
   const pool = [...KV_KEYS, ...budget, 'kv_cache'];
   // Under tensor parallelism every figure that is one GPU's says so: the weights, KV per token,
   // per page, per sequence, the budget, the prefill workspace (heads ÷ tp).
-  const gpu = perGpuSuffix(profile);
+  const gpu = perGpuSuffix(profile, e);
   const kvLabel = e.hasKvCache
     ? `${formatBytes(e.kvBytesPerToken)} KV/token${gpu}${(e.mambaStateBytesPerSeq ?? 0) > 0 ? ` · ${formatBytes(e.mambaStateBytesPerSeq!)} ${profile.model.mamba ? mixerNames(profile.model.mamba).short : 'Mamba'}/seq` : ''}`
     : 'no KV cache (encoder)';
@@ -297,9 +298,9 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
   if (weights !== undefined && valid(modelIsHere ? WEIGHTS_KEYS : [...WEIGHTS_KEYS, ...KV_KEYS])) {
     // One basis: under tensor parallelism the weights are one GPU's, as the KV per token beside
     // them and the budget hint on device.* (the total follows where it fits, and in the tooltip).
-    const tp = profile.device.tensorParallelSize;
-    const parts = [tp > 1 ? `${formatBytes(e.weightsBytesPerGpu)} weights/GPU` : `${formatBytes(e.weightsBytes)} weights`, `${formatParams(e.paramsTotal)} params${model.moe !== null ? `, ${formatParams(e.paramsActive)} active` : ''}`];
-    if (tp > 1) parts.push(`${formatBytes(e.weightsBytes)} on ${tp} GPUs`);
+    const gpus = gpuCount(profile.device);
+    const parts = [gpus > 1 ? `${formatBytes(e.weightsBytesPerGpu)} weights${gpu}` : `${formatBytes(e.weightsBytes)} weights`, `${formatParams(e.paramsTotal)} params${model.moe !== null ? `, ${formatParams(e.paramsActive)} active` : ''}`];
+    if (gpus > 1) parts.push(`${formatBytes(e.weightsBytes)} on ${gpus} GPUs`);
     if (!modelIsHere) parts.splice(1, 0, kvLabel);
     hints.push(anchoredHint(a, weights, parts, terms.weightsMarkdown(a, !modelIsHere && e.hasKvCache), true));
   }
@@ -377,8 +378,10 @@ function pageParts(perPage: string, pages: string, tokens: string): string[] {
   return fitLabel([perPage, pages, tokens]).dropped.length === 0 ? [perPage, pages, tokens] : [perPage, tokens, pages];
 }
 
-function perGpuSuffix(profile: Profile): string {
-  return profile.device.tensorParallelSize > 1 ? '/GPU' : '';
+/** "/GPU" under tensor parallelism; "/GPU (stage 2 of 2)" under pipeline parallelism, whose per-GPU figures are one stage's (Estimate.pipeline). */
+function perGpuSuffix(profile: Profile, e: Estimate | null): string {
+  if (e?.pipeline) return `/GPU (stage ${e.pipeline.stage + 1} of ${e.pipeline.size})`;
+  return gpuCount(profile.device) > 1 ? '/GPU' : '';
 }
 
 /**
@@ -389,7 +392,7 @@ function perGpuSuffix(profile: Profile): string {
  */
 function reservationLabel(a: Analysis, n: number): string {
   const p = a.profile!;
-  return `${formatBytes(requestReservation(a.estimate!.pool.layout, n).bytes)} reserved/seq${perGpuSuffix(p)}`;
+  return `${formatBytes(requestReservation(a.estimate!.pool.layout, n).bytes)} reserved/seq${perGpuSuffix(p, a.estimate)}`;
 }
 
 /**
@@ -398,6 +401,6 @@ function reservationLabel(a: Analysis, n: number): string {
  */
 function seqKvLabel(a: Analysis, n: number): string {
   const p = a.profile!;
-  const bytes = kvBytesForSequence(p.model, n, a.estimate!.kvDtype, p.device.tensorParallelSize);
-  return `${formatBytes(bytes)} KV held/seq${perGpuSuffix(p)} at ${formatCount(n)}`;
+  const bytes = kvBytesForSequence(perGpuModel(p.model, a.estimate!), n, a.estimate!.kvDtype, p.device.tensorParallelSize);
+  return `${formatBytes(bytes)} KV held/seq${perGpuSuffix(p, a.estimate)} at ${formatCount(n)}`;
 }

@@ -4,8 +4,8 @@
  * one table; each inlay hint's tooltip shows the rows behind its figure.
  */
 import { mixerNames, type ModelSpec } from '../core/config';
-import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, isChunkedLocalAttention, kvBytesForSequence, kvCacheLayerTypes, kvHeadsPerGpu, kvLayerCount, grouped, mambaStateDtypes, maxNumSeqsOf, poolBlocksText, poolGroupsWhy, poolTokensFormula, quantizedScopeText, quantizedWeights, quantizedWidthText, requestReservation, type AttentionWorkspace, type Estimate } from '../core/estimate';
-import { formatBytes, formatConcurrency, formatCount, formatParams } from '../core/format';
+import { blocksPerRequestFormula, dtypeBytes, engineKeyOf, headsPerGpu, isChunkedLocalAttention, kvBytesForSequence, kvCacheLayerTypes, perGpuModel, kvHeadsPerGpu, kvLayerCount, grouped, mambaStateDtypes, maxNumSeqsOf, poolBlocksText, poolGroupsWhy, poolTokensFormula, quantizedScopeText, quantizedWeights, quantizedWidthText, requestReservation, type AttentionWorkspace, type Estimate } from '../core/estimate';
+import { formatBytes, formatConcurrency, formatCount, formatParams, gpuCount } from '../core/format';
 import type { Analysis } from './analysis';
 
 export type TermId = 'params' | 'active' | 'weights' | 'kvLayer' | 'kvToken' | 'mambaState' | 'page' | 'budget' | 'pool' | 'reserved' | 'concurrency' | 'naive' | 'flash';
@@ -47,6 +47,12 @@ export function termRows(a: Analysis): TermRow[] {
   const kvb = dtypeBytes(e.kvDtype);
   const L = m.numLayers;
   const rows: TermRow[] = [];
+  // Under pipeline parallelism the per-GPU figures are one stage's (Estimate.pipeline.stage).
+  const pipe = e.pipeline;
+  const stage = pipe?.stages[pipe.stage];
+  const stageText = pipe && stage ? `stage ${pipe.stage + 1} of ${pipe.size}` : '';
+  const perGpu = stageText ? ` per GPU (${stageText})` : tp > 1 ? ' per GPU' : '';
+  const gpus = gpuCount(p.device);
   const shapeKeys = [key(m, 'vocabSize', 'vocab_size'), key(m, 'hiddenSize', 'hidden_size'), key(m, 'numLayers', 'num_hidden_layers'), key(m, 'numHeads', 'num_attention_heads'), key(m, 'numKvHeads', 'num_key_value_heads'), key(m, 'headDim', 'head_dim'), key(m, 'intermediateSize', 'intermediate_size'), 'tie_word_embeddings'];
   const moeKeys = ['num_local_experts', 'num_experts', 'n_routed_experts', 'num_experts_per_tok', 'moe_intermediate_size', 'n_shared_experts', 'first_k_dense_replace'];
 
@@ -70,15 +76,18 @@ export function termRows(a: Analysis): TermRow[] {
   const q = m.quantization;
   const qw = q ? quantizedWeights(m, e.params) : null;
   // What one GPU holds beyond its share: the tensors vLLM does not split (core/estimate replicatedWeights).
-  const replicated = tp > 1 ? e.weightsBytesPerGpu - Math.ceil(e.weightsBytes / tp) : 0;
+  const replicated = tp > 1 ? e.weightsBytesPerGpu - Math.ceil((stage?.weightsBytes ?? e.weightsBytes) / tp) : 0;
+  const stageWeights = pipe && stage
+    ? `; pipeline_parallel_size ${pipe.size}: ${stageText} holds layers ${stage.start}-${stage.end - 1}${stage.holds.length ? ` and ${stage.holds.join(' and ')}` : ''} (vLLM get_pp_indices; the stage with the fewest KV blocks), ${formatBytes(stage.weightsBytes)} on its ${tp} GPU${tp > 1 ? 's' : ''}`
+    : '';
   rows.push({
     id: 'weights',
     term: 'Weights',
     // What weightsBytes charges: the quantized parameters (quantizedWeights: gpt-oss's mxfp4 only
     // its routed experts, attention stays in dtype) at their stored width, the rest at the dtype's bytes.
-    formula: `${q && qw ? `${quantizedScopeText(q)} ${formatParams(qw.params)} · ${quantizedWidthText(m, qw)} (${q.method}) + the rest ${formatParams(e.paramsTotal - qw.params)} · ${dtypeBytes(p.dtype)} B (${p.dtype})` : `parameters · ${dtypeBytes(p.dtype)} B (${p.dtype})`}${tp > 1 ? `, ÷ ${tp} GPUs${replicated > 0 ? ` + ${formatBytes(replicated)} that tensor parallelism does not split (norms, routers, MLA a-projections, replicated KV heads)` : ''}` : ''}`,
-    value: tp > 1 ? `${formatBytes(e.weightsBytesPerGpu)} per GPU, ${formatBytes(e.weightsBytes)} on ${tp} GPUs` : formatBytes(e.weightsBytes),
-    keys: ['dtype', 'torch_dtype', 'quantization_config', 'tensor_parallel_size', ...shapeKeys],
+    formula: `${q && qw ? `${quantizedScopeText(q)} ${formatParams(qw.params)} · ${quantizedWidthText(m, qw)} (${q.method}) + the rest ${formatParams(e.paramsTotal - qw.params)} · ${dtypeBytes(p.dtype)} B (${p.dtype})` : `parameters · ${dtypeBytes(p.dtype)} B (${p.dtype})`}${tp > 1 ? `, ÷ ${tp} GPUs${replicated > 0 ? ` + ${formatBytes(replicated)} that tensor parallelism does not split (norms, routers, MLA a-projections, replicated KV heads)` : ''}` : ''}${stageWeights}`,
+    value: gpus > 1 ? `${formatBytes(e.weightsBytesPerGpu)}${perGpu}, ${formatBytes(e.weightsBytes)} on ${gpus} GPUs` : formatBytes(e.weightsBytes),
+    keys: ['dtype', 'torch_dtype', 'quantization_config', 'tensor_parallel_size', 'pipeline_parallel_size', ...shapeKeys],
   });
   if (!e.hasKvCache) return rows;
 
@@ -97,13 +106,13 @@ export function termRows(a: Analysis): TermRow[] {
   const kvSplit = tp <= 1 ? '' : m.mla
     ? `, per GPU: not ÷ tensor_parallel_size ${tp} (MLA's latent is replicated on every GPU)`
     : `, per GPU: H_kv ${m.numKvHeads} ÷ tensor_parallel_size ${tp} = ${kvHeadsPerGpu(m, tp)} KV head${kvHeadsPerGpu(m, tp) > 1 ? 's' : ''} each${m.numKvHeads < tp ? ' (replicated: at least one)' : ''}; the whole model ${formatBytes(e.kvBytesPerToken * Math.min(tp, m.numKvHeads) )}`;
-  const kvLayers = kvLayerCount(m);
+  const kvLayers = stage ? e.kvBytesPerToken / e.kvBytesPerTokenPerLayer : kvLayerCount(m);
   rows.push({
     id: 'kvToken',
     term: 'KV per token',
-    formula: `${kvLayers === L ? 'num_hidden_layers' : m.numKvSharedLayers ? `layers with a KV cache of their own (${kvLayers} of ${L}; the last ${m.numKvSharedLayers}, num_kv_shared_layers, read an earlier layer's)` : `attention layers (${kvLayers} of ${L}; the others keep no per-token KV)`} · per layer = ${kvLayers} · ${formatCount(e.kvBytesPerTokenPerLayer)} B${kvSplit}${e.pool.layout.kind === 'uniform' ? ' (every layer charged, as vLLM sizes its pool)' : e.pool.layout.kind === 'mamba' ? ` (the ${m.mamba ? mixerNames(m.mamba).layer : 'Mamba'} layers' state is charged apart: see ${m.mamba ? mixerNames(m.mamba).short : 'Mamba'} state per sequence)` : (e.pool.layout.chunkedGroups ?? 0) > 0 ? ` (a request's reservation charges the chunked-attention layers attention_chunk_size + max_num_batched_tokens = ${formatCount((e.pool.layout.chunk ?? 0) + e.pool.layout.maxNumBatchedTokens)} tokens at most, not the whole sequence: see Reserved per request)` : ` (a request's reservation charges the sliding-window layers window − 1 + max_num_batched_tokens = ${formatCount(e.pool.layout.window - 1 + e.pool.layout.maxNumBatchedTokens)} tokens at most, not the whole sequence: see Reserved per request)`}`,
-    value: tp > 1 ? `${bytesAndCount(e.kvBytesPerToken)} per GPU` : bytesAndCount(e.kvBytesPerToken),
-    keys: [...kvKeys, key(m, 'numLayers', 'num_hidden_layers'), 'dtype'],
+    formula: `${stage ? `the layers of ${stageText} with a KV cache (${formatCount(kvLayers)} of layers ${stage.start}-${stage.end - 1}; pipeline_parallel_size ${pipe!.size})` : kvLayers === L ? 'num_hidden_layers' : m.numKvSharedLayers ? `layers with a KV cache of their own (${kvLayers} of ${L}; the last ${m.numKvSharedLayers}, num_kv_shared_layers, read an earlier layer's)` : `attention layers (${kvLayers} of ${L}; the others keep no per-token KV)`} · per layer = ${kvLayers} · ${formatCount(e.kvBytesPerTokenPerLayer)} B${kvSplit}${e.pool.layout.kind === 'uniform' ? ' (every layer charged, as vLLM sizes its pool)' : e.pool.layout.kind === 'mamba' ? ` (the ${m.mamba ? mixerNames(m.mamba).layer : 'Mamba'} layers' state is charged apart: see ${m.mamba ? mixerNames(m.mamba).short : 'Mamba'} state per sequence)` : (e.pool.layout.chunkedGroups ?? 0) > 0 ? ` (a request's reservation charges the chunked-attention layers attention_chunk_size + max_num_batched_tokens = ${formatCount((e.pool.layout.chunk ?? 0) + e.pool.layout.maxNumBatchedTokens)} tokens at most, not the whole sequence: see Reserved per request)` : ` (a request's reservation charges the sliding-window layers window − 1 + max_num_batched_tokens = ${formatCount(e.pool.layout.window - 1 + e.pool.layout.maxNumBatchedTokens)} tokens at most, not the whole sequence: see Reserved per request)`}`,
+    value: `${bytesAndCount(e.kvBytesPerToken)}${perGpu}`,
+    keys: [...kvKeys, key(m, 'numLayers', 'num_hidden_layers'), 'dtype', 'pipeline_parallel_size'],
   });
   const mamba = m.mamba;
   if (mamba && (e.mambaStateBytesPerSeq ?? 0) > 0) {
@@ -134,8 +143,8 @@ export function termRows(a: Analysis): TermRow[] {
     formula: grouped(e.pool.layout)
       ? `${pageSizeTerm(e, p.kvCache.pageSize)} · group size · KV per token per layer = ${formatCount(e.pool.layout.pageSize)} · ${e.pool.layout.groupSize} · ${formatBytes(e.kvBytesPerTokenPerLayer)} (${e.pool.layout.basis})`
       : `page_size · KV per token = ${p.kvCache.pageSize} · ${formatBytes(e.kvBytesPerToken)}`,
-    value: `${bytesAndCount(e.pageBytes)}${tp > 1 ? ' per GPU' : ''}`,
-    keys: ['page_size', ...kvKeys],
+    value: `${bytesAndCount(e.pageBytes)}${perGpu}`,
+    keys: ['page_size', ...kvKeys, 'pipeline_parallel_size'],
   });
   let budget: string;
   switch (e.pool.budgetSource) {
@@ -153,8 +162,8 @@ export function termRows(a: Analysis): TermRow[] {
     id: 'budget',
     term: 'KV budget',
     formula: budget,
-    value: e.pool.budgetSource === 'none' ? '—' : `${formatBytes(e.pool.budgetBytes)}${tp > 1 ? ' per GPU' : ''}`,
-    keys: ['memory_gib', 'gpu', 'gpu_memory_utilization', 'num_pages', 'max_num_batched_tokens', 'max_num_seqs', 'tensor_parallel_size', 'dtype', 'vllm_version', 'non_torch_gib', 'nccl_gib', 'cuda_graph_gib', 'activation_gib'],
+    value: e.pool.budgetSource === 'none' ? '—' : `${formatBytes(e.pool.budgetBytes)}${perGpu}`,
+    keys: ['memory_gib', 'gpu', 'gpu_memory_utilization', 'num_pages', 'max_num_batched_tokens', 'max_num_seqs', 'tensor_parallel_size', 'pipeline_parallel_size', 'dtype', 'vllm_version', 'non_torch_gib', 'nccl_gib', 'cuda_graph_gib', 'activation_gib'],
   });
   const sized = e.pool.budgetSource !== 'none';
   const blocks = poolBlocksText(e.pool.layout, e.pool.pages);
@@ -199,7 +208,7 @@ function reservationRow(a: Analysis, n: number): TermRow {
   const l = e.pool.layout;
   const ps = l.pageSize;
   const r = requestReservation(l, n);
-  const held = kvBytesForSequence(m, n, e.kvDtype, p.device.tensorParallelSize);
+  const held = kvBytesForSequence(perGpuModel(m, e), n, e.kvDtype, p.device.tensorParallelSize);
   const unit = grouped(l) ? 'block' : 'page';
   const formula = l.kind === 'uniform'
     ? `ceil(N / page_size) pages · page = ceil(${formatCount(n)} / ${ps}) · ${formatBytes(l.blockBytes)}`
@@ -210,12 +219,12 @@ function reservationRow(a: Analysis, n: number): TermRow {
   const steady = l.kind === 'mamba'
     ? `; ${formatCount(state)} of the blocks are the Mamba groups' state blocks (${formatBytes(state * l.blockBytes)}: the ${formatBytes(e.mambaStateBytesPerSeq ?? 0)} of state${l.stateBlocks > 1 ? ` held ${l.stateBlocks} times` : ''}, each layer's padded to an attention page of ${formatCount(ps)} tokens)`
     : r.bytes > held ? `; more than the ${formatBytes(held)} the sequence holds at steady state (${keep} tokens): ${l.kind === 'uniform' ? l.basis : (l.chunkedGroups ?? 0) > 0 ? 'the pool sets aside attention_chunk_size + max_num_batched_tokens tokens for them' : 'the pool sets aside window − 1 + max_num_batched_tokens tokens for them'}` : '';
-  const tp = p.device.tensorParallelSize > 1;
+  const gpu = e.pipeline ? ` per GPU (stage ${e.pipeline.stage + 1} of ${e.pipeline.size})` : p.device.tensorParallelSize > 1 ? ' per GPU' : '';
   return {
     id: 'reserved',
     term: `Reserved per request at N = ${formatCount(n)}`,
     formula: `${formula}${steady} (vLLM's check_enough_kv_cache_memory, the figure max concurrency divides by)`,
-    value: `${bytesAndCount(r.bytes)}${tp ? ' per GPU' : ''}`,
+    value: `${bytesAndCount(r.bytes)}${gpu}`,
     keys: ['max_model_len', key(m, 'maxPositionEmbeddings', 'max_position_embeddings'), 'page_size', 'max_num_batched_tokens', 'vllm_version', 'disable_hybrid_kv_cache_manager'],
   };
 }
@@ -307,12 +316,15 @@ export function kvForSeqRow(a: Analysis, n: number): TermRow {
   const m = p.model;
   const e = a.estimate!;
   const tp = p.device.tensorParallelSize;
-  const bytes = kvBytesForSequence(m, n, e.kvDtype, tp);
+  // Under pipeline parallelism one stage's layers (Estimate.pipeline.stage), held by its tp GPUs.
+  const sm = perGpuModel(m, e);
+  const stage = e.pipeline ? ` (stage ${e.pipeline.stage + 1} of ${e.pipeline.size})` : '';
+  const bytes = kvBytesForSequence(sm, n, e.kvDtype, tp);
   const sliding = m.slidingWindow !== null && m.layerTypes.includes('sliding');
-  const perToken = tp > 1 ? 'KV per token per GPU' : 'KV per token';
+  const perToken = tp > 1 || stage ? `KV per token per GPU${stage}` : 'KV per token';
   let formula: string;
   if (sliding) {
-    const count = (kind: string): number => kvCacheLayerTypes(m).filter((k) => k === kind).length;
+    const count = (kind: string): number => kvCacheLayerTypes(sm).filter((k) => k === kind).length;
     const full = count('full');
     const slid = count('sliding');
     const w = m.slidingWindow!;
@@ -322,14 +334,14 @@ export function kvForSeqRow(a: Analysis, n: number): TermRow {
   } else {
     formula = `N · ${perToken} = ${formatCount(n)} · ${formatBytes(e.kvBytesPerToken)}`;
   }
-  if (tp > 1) formula += `; the ${tp} GPUs hold ${tp} · ${formatBytes(bytes)} = ${formatBytes(bytes * tp)} of it together`;
+  if (tp > 1) formula += `; the ${tp} GPUs${stage ? ' of the stage' : ''} hold ${tp} · ${formatBytes(bytes)} = ${formatBytes(bytes * tp)} of it together`;
   const reserved = requestReservation(e.pool.layout, n).bytes;
-  if (sliding && reserved !== bytes) formula += `; the KV it holds at steady state, not what the pool reserves for it (${formatBytes(reserved)}${tp > 1 ? ' per GPU' : ''}: see Reserved per request in the hover)`;
+  if (sliding && reserved !== bytes) formula += `; the KV it holds at steady state, not what the pool reserves for it (${formatBytes(reserved)}${tp > 1 || stage ? ` per GPU${stage}` : ''}: see Reserved per request in the hover)`;
   return {
     id: 'kvToken',
-    term: `KV held by one ${formatCount(n)}-token sequence${tp > 1 ? ', per GPU' : ''}`,
+    term: `KV held by one ${formatCount(n)}-token sequence${tp > 1 || stage ? `, per GPU${stage}` : ''}`,
     formula,
-    value: tp > 1 ? `${bytesAndCount(bytes)} per GPU, ${formatBytes(bytes * tp)} on ${tp} GPUs` : bytesAndCount(bytes),
+    value: tp > 1 ? `${bytesAndCount(bytes)} per GPU${stage}, ${formatBytes(bytes * tp)} on ${tp} GPUs${stage ? ' of the stage' : ''}` : `${bytesAndCount(bytes)}${stage ? ` per GPU${stage}` : ''}`,
     keys: ['context_lens'],
   };
 }

@@ -7,7 +7,7 @@
 import type { ChartConfiguration, ChartDataset, Plugin } from 'chart.js';
 import type { KernelCase, PoolSample } from '../core/protocol/run';
 import { caseLabel } from './compare';
-import { formatBytes, formatCount, formatCountOf, formatDuration, formatGib, formatMs, formatParams, formatPercent, formatRate, formatSignificant, fractionText, isMemoryBound, nativeBuildLabel, poolCancelledText } from '../core/format';
+import { formatBytes, formatCount, formatCountOf, gpuCount, formatDuration, formatGib, formatMs, formatParams, formatPercent, formatRate, formatSignificant, fractionText, isMemoryBound, nativeBuildLabel, poolCancelledText } from '../core/format';
 import type { ViewRun } from './model';
 import { withAlpha, type Mark, type Palette } from './theme';
 import { spreadName, spreadsName } from '../core/noise';
@@ -661,7 +661,7 @@ function deviceOf(run: ViewRun): { label: string; bytes: number | null; source: 
   if (d && d.memoryGib !== null) return { label: `${name} ${d.memoryGib} GiB`, bytes: d.memoryGib * GIB, source: run.estimate?.pool.deviceSource || `device.memory_gib ${d.memoryGib}` };
   const bytes = run.estimate?.pool.deviceMemoryBytes ?? 0;
   if (bytes > 0) return { label: `${name} ${formatGib(bytes)}`, bytes, source: run.estimate!.pool.deviceSource };
-  const gpus = d?.tensorParallelSize ?? 1;
+  const gpus = d ? gpuCount(d) : 1;
   return { label: d?.gpu ?? (gpus > 1 ? `one of ${gpus} GPUs` : 'memory'), bytes: null, source: '' };
 }
 
@@ -722,7 +722,7 @@ export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
   const unsized = e !== null && e.pool.budgetSource === 'none';
   // Each part: its label, bytes, colour and mark (the mark tells the parts apart without colour).
   const parts: Array<[string, number, string, Mark]> = [];
-  const gpus = run.profile?.device.tensorParallelSize ?? 1;
+  const gpus = run.profile ? gpuCount(run.profile.device) : 1;
   const device = deviceOf(run);
   let labels: string[] = [`${device.label}${gpus > 1 && device.bytes !== null ? ` (each of ${gpus})` : ''}`];
   let datasets: ChartDataset<'bar', Array<number | null>>[];
@@ -738,8 +738,10 @@ export function memoryChart(run: ViewRun, p: Palette): ChartSpec {
     if (e) {
       // One GPU's memory: under tensor parallelism each holds 1/tp of the weights (the pool and
       // activations are per GPU already). Runs recorded before the per-GPU figure: the total.
+      // Under pipeline parallelism one stage's GPU (Estimate.pipeline.stage: the stage with the fewest blocks).
       const tp = run.profile?.device.tensorParallelSize ?? 1;
-      parts.push([tp > 1 ? `weights (1/${tp} per GPU)` : 'weights', e.weightsBytesPerGpu ?? e.weightsBytes, p.series[0]!, 'none']);
+      const stage = e.pipeline ? `stage ${e.pipeline.stage + 1} of ${e.pipeline.size}` : '';
+      parts.push([tp > 1 || stage ? `weights (${[stage, tp > 1 ? `1/${tp} per GPU` : 'per GPU'].filter(Boolean).join(', ')})` : 'weights', e.weightsBytesPerGpu ?? e.weightsBytes, p.series[0]!, 'none']);
       parts.push(['KV pool', e.pool.budgetBytes, p.series[2]!, 'diagonal']);
       // A pool the profile gives (kv_cache.memory_gib or num_pages) is not sized from the device:
       // the estimate models no activation peak or engine reserve then (core/estimate: 0), so the

@@ -127,6 +127,7 @@ const AXIS_UNITS: Readonly<Record<string, string>> = {
   'kv_cache.page_size': 'tokens per page',
   'kv_cache.num_pages': 'pages',
   'device.tensor_parallel_size': 'GPUs',
+  'device.pipeline_parallel_size': 'stages',
   'prefill.batch_size': 'sequences',
   'workload.requests': 'requests',
   'workload.arrival_rate': 'requests/s',

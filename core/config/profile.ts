@@ -399,6 +399,7 @@ function readValuesUnguarded(parsed: ParsedTree, file: string, host: ProfileHost
       memoryGib: (device.memory_gib as number | null | undefined) ?? D.device.memoryGib,
       gpuMemoryUtilization: (device.gpu_memory_utilization as number | undefined) ?? D.device.gpuMemoryUtilization,
       tensorParallelSize: (device.tensor_parallel_size as number | undefined) ?? D.device.tensorParallelSize,
+      pipelineParallelSize: (device.pipeline_parallel_size as number | undefined) ?? D.device.pipelineParallelSize,
       ...(typeof device.gpu === 'string' ? { gpu: device.gpu } : {}),
     },
     kvCache: {

@@ -76,6 +76,14 @@ export function semanticProblems(root: ValueNode, profile: Profile, invalid: rea
       range: at('device.tensor_parallel_size'), data: { fits: fitting() },
     });
   }
+  const pp = profile.device.pipelineParallelSize ?? 1;
+  if (reads('device.pipeline_parallel_size') && pp > m.numLayers) {
+    problems.push({
+      severity: 'error', code: 'pp-exceeds-layers',
+      message: `pipeline_parallel_size ${pp} exceeds the model's ${m.numLayers} layers (num_hidden_layers): vLLM splits the layers over the stages (get_pp_indices) and a stage would hold none (pipeline_parallel_size values that fit: 1 to ${m.numLayers})`,
+      range: at('device.pipeline_parallel_size'), data: { numLayers: m.numLayers },
+    });
+  }
   const ps = profile.kvCache.pageSize;
   const { gpu, backend } = profile.device;
   const { minPageSize, maxPageSize } = KERNEL_LIMITS.cuda;

@@ -11,7 +11,7 @@ import type { DecodeSpec, DeviceSpec, Dtype, EngineSpec, KvCacheSpec, ModelSpec,
  */
 export const PROFILE_DEFAULTS = {
   dtype: 'bf16' as Dtype,
-  device: { backend: 'auto', memoryGib: null, gpuMemoryUtilization: 0.9, tensorParallelSize: 1 } satisfies DeviceSpec,
+  device: { backend: 'auto', memoryGib: null, gpuMemoryUtilization: 0.9, tensorParallelSize: 1, pipelineParallelSize: 1 } satisfies DeviceSpec,
   engine: { vllmVersion: null, nonTorchGib: 'auto', ncclGib: 'auto', cudaGraphGib: 'auto', activationGib: 'auto' } satisfies EngineSpec,
   kvCache: { pageSize: 16, dtype: 'auto', numPages: 'auto', memoryGib: 'auto' } satisfies KvCacheSpec,
   prefill: { batchSize: 1, seqLens: [512, 1024], causal: true } satisfies PrefillSpec,

@@ -431,6 +431,12 @@ export interface DeviceSpec {
   gpuMemoryUtilization: number;
   tensorParallelSize: number;
   /**
+   * Pipeline stages (vLLM --pipeline-parallel-size): the layers are split over them
+   * (core/estimate/pipeline.ts), each stage on tensorParallelSize GPUs; GPUs = tp · pp (core/format gpuCount).
+   * Absent in runs saved before it was read: 1.
+   */
+  pipelineParallelSize?: number;
+  /**
    * A row of core/estimate/gpus.ts GPUS, as written: its peaks drive the step-time model
    * (absent = DEFAULT_GPU) and its CUDA memory sizes the KV pool when memory_gib is not set.
    */

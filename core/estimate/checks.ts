@@ -131,10 +131,14 @@ function fitProblems(profile: Profile, e: Estimate): Problem[] {
   const limit = `${device} × ${d.gpuMemoryUtilization.toFixed(2)} = ${formatGib(usable)}`;
   const at = profileKey(profile, 'device.memory_gib', 'device.gpu', 'device.gpu_memory_utilization', 'device');
   const tp = d.tensorParallelSize;
-  const replicated = e.weightsBytesPerGpu - Math.ceil(e.weightsBytes / tp);
-  const weights = tp > 1 ? `weights ${formatGib(e.weightsBytesPerGpu)} per GPU (${formatGib(e.weightsBytes)} ÷ ${tp}${replicated > 0 ? ` + ${formatGib(replicated)} replicated on every GPU` : ''})` : `weights ${formatGib(e.weightsBytes)}`;
+  const pp = e.pipeline;
+  const stage = pp?.stages[pp.stage];
+  const stageBytes = stage?.weightsBytes ?? e.weightsBytes;
+  const replicated = e.weightsBytesPerGpu - Math.ceil(stageBytes / tp);
+  const of = pp ? `${formatGib(stageBytes)} of stage ${pp.stage + 1} of ${pp.size}, layers ${stage!.start}-${stage!.end - 1}` : formatGib(e.weightsBytes);
+  const weights = tp > 1 || pp ? `weights ${formatGib(e.weightsBytesPerGpu)} per GPU (${of}${tp > 1 ? ` ÷ ${tp}` : ''}${replicated > 0 ? ` + ${formatGib(replicated)} replicated on every GPU` : ''})` : `weights ${formatGib(e.weightsBytes)}`;
   if (e.weightsBytesPerGpu > usable) {
-    return [{ severity: 'error', code: 'weights-exceed-device', message: `${weights} exceed ${limit}: raise device.tensor_parallel_size or memory_gib`, range: at, data: { weightsBytes: e.weightsBytesPerGpu, usableBytes: Math.floor(usable) } }];
+    return [{ severity: 'error', code: 'weights-exceed-device', message: `${weights} exceed ${limit}: raise device.tensor_parallel_size, device.pipeline_parallel_size or memory_gib`, range: at, data: { weightsBytes: e.weightsBytesPerGpu, usableBytes: Math.floor(usable) } }];
   }
   const activation = e.pool.activationPeakBytes;
   if (e.pool.budgetSource === 'device' && e.hasKvCache && e.pool.pages === 0) {

@@ -15,6 +15,7 @@ import { DEFAULT_ENGINE, engineEraName, engineKeyOf, reserveTerms, subtractedByt
 import { blocksPerRequestFormula, poolTokens, requestReservation } from './layout';
 import { referenceSeqLen } from './maxModelLen';
 import { mixerNames } from '../config/mamba';
+import { pipelineStagesOf, stageLabel, stageModel, type PipelineStage } from './pipeline';
 import type { AttentionWorkspace, Estimate, KvPoolLayout, ParamBreakdown, PoolEstimate } from './types';
 
 export * from './types';
@@ -23,6 +24,7 @@ export { checkProfile, checksIndependentOf, CHECK_KEYS, nearestPageSize, KERNEL_
 export { maxModelLenOf, referenceSeqLen, vllmMaxModelLen } from './maxModelLen';
 export { DEFAULT_GPU, GPUS, gpuByName, type GpuSpec } from './gpus';
 export { DEFAULT_ENGINE, engineEraName, engineKeyOf, parseVllmVersion, vllmAtLeast, type ReserveKey, type ReserveTerm } from './reserve';
+export { pipelineLayerCounts, pipelineStagesOf, stageLabel, stageModel, type PipelineStage } from './pipeline';
 
 const GIB = 1024 ** 3;
 
@@ -1198,46 +1200,44 @@ export function modelBufferBytes(model: ModelSpec, dtype: Dtype, maxNumBatchedTo
   };
 }
 
-/**
- * The full estimate of a profile (DESIGN.md "Estimate JSON").
- * `seqLen` (default: referenceSeqLen) is the length the attention workspace and the max
- * concurrency are computed at; `batchSize` (default: prefill.batch_size) the workspace's B.
- * Pool budget, in order: kv_cache.num_pages · pageBytes; kv_cache.memory_gib; device memory
- * (memory_gib, else device.gpu) · gpu_memory_utilization − weights/tp − activation peak −
- * engine reserves (reserve.ts: non-torch, NCCL, CUDA graphs when counted); else none (0 pages).
- */
-export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: number } = {}): Estimate {
-  const model = profile.model;
-  const dtype = profile.dtype;
-  const kvDtype = resolveKvDtype(profile);
-  const tp = profile.device.tensorParallelSize;
-  const pageSize = profile.kvCache.pageSize;
-  const perLayer = kvBytesPerTokenPerLayer(model, kvDtype, tp);
-  const perToken = kvLayerCount(model) * perLayer;
-  const layout = kvPoolLayout(model, dtype, kvDtype, tp, pageSize, profile.engine?.vllmVersion ?? null, maxNumBatchedTokensOf(profile), profile.engine?.disableHybridKvCacheManager);
-  const pageBytes = layout.blockBytes;
-  const chunked = isChunkedLocalAttention(model);
-  const params = paramCounts(model);
-  const weights = weightsBytes(model, dtype, params);
-  const replicated = replicatedWeights(model, dtype, tp, params);
-  const weightsPerGpu = Math.ceil(weights / tp) + replicated.extraBytesPerGpu;
-  const seqLen = opts.seqLen ?? referenceSeqLen(profile);
-  const batchSize = opts.batchSize ?? profile.prefill.batchSize;
-  const notes: string[] = [];
+/** One pipeline stage's per-GPU figures (the whole model when pipeline_parallel_size is 1). */
+interface StageFigures {
+  /** Absent without pipeline parallelism. */
+  stage?: PipelineStage;
+  /** The stage's layers (stageModel); the model itself without pipeline parallelism. */
+  model: ModelSpec;
+  /** The stage's weights, its tensor-parallel GPUs together. */
+  bytes: number;
+  weightsPerGpu: number;
+  replicated: ReplicatedWeights;
+  holds: string[];
+  /** KV bytes per token of the stage's layers, per GPU. */
+  perToken: number;
+  /** Layers one block covers on the stage (stageBlockLayers). */
+  blockLayers: number;
+  /** One block on one GPU of the stage. */
+  pageBytes: number;
+}
 
+/** The pool one stage's GPUs size (estimate's budget rules), before vLLM unifies the block count over the stages. */
+function sizeStagePool(profile: Profile, st: StageFigures, device: { bytes: number; source: string }, usable: number): {
+  budgetBytes: number; activation: number; engineReserve: number; reserve: ReserveTerm[]; budgetSource: PoolEstimate['budgetSource']; pages: number; notes: string[];
+} {
+  const model = profile.model;
+  const tp = profile.device.tensorParallelSize;
+  const notes: string[] = [];
   let budgetBytes = 0;
   let activation = 0;
   let engineReserve = 0;
   let reserve: ReserveTerm[] = [];
   let budgetSource: PoolEstimate['budgetSource'] = 'none';
-  const device = deviceMemory(profile);
-  const usable = Math.floor(device.bytes * profile.device.gpuMemoryUtilization);
   let pages: number;
+  const weightsPerGpu = st.weightsPerGpu;
   if (model.isEncoder) {
     pages = 0;
   } else if (typeof profile.kvCache.numPages === 'number') {
     pages = profile.kvCache.numPages;
-    budgetBytes = pages * pageBytes;
+    budgetBytes = pages * st.pageBytes;
     budgetSource = 'explicit';
   } else {
     if (typeof profile.kvCache.memoryGib === 'number') {
@@ -1247,10 +1247,10 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
       const batched = maxNumBatchedTokensOf(profile);
       const seqs = maxNumSeqsOf(profile);
       reserve = reserveTerms(profile.engine ?? DEFAULT_ENGINE, tp, weightsPerGpu, {
-        bytes: activationPeakBytes(model, dtype, batched, seqs),
+        bytes: activationPeakBytes(model, profile.dtype, batched, seqs),
         basis: batchLimitsText(profile),
         source: `modelled: the larger of one forward pass of max_num_batched_tokens tokens and the sampler over max_num_seqs rows (${batchLimitsText(profile)}), the two phases of vLLM's profile_run (activationPeakBytes)`,
-      }, replicated.extraBytesPerGpu > 0 ? ` + ${formatBytes(replicated.extraBytesPerGpu)} replicated` : '', modelBufferBytes(model, dtype, batched));
+      }, st.replicated.extraBytesPerGpu > 0 ? ` + ${formatBytes(st.replicated.extraBytesPerGpu)} replicated` : '', modelBufferBytes(model, profile.dtype, batched));
       activation = reserve.find((t) => t.key === 'activation')!.bytes;
       engineReserve = subtractedBytes(reserve) - weightsPerGpu - activation;
       budgetBytes = usable - subtractedBytes(reserve);
@@ -1267,13 +1267,77 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
       const unknown = reserve.find((t) => t.unknown);
       if (unknown) notes.push(`${unknown.label} at tensor_parallel_size ${tp}: ${engineEraName(profile.engine ?? DEFAULT_ENGINE)} counted them, but no public log gives their size for a model and tensor_parallel_size, so they are not subtracted and the KV pool is an upper bound; start this vLLM once, read its "# GPU blocks" with attnscope vllm-log, and set ${engineKeyOf(unknown.key)} to what it implies`);
       if (budgetBytes <= 0) {
-        notes.push(`weights (${formatBytes(weightsPerGpu)} per GPU), activations (${formatBytes(activation)}) and engine reserves (${formatBytes(engineReserve)}) exceed ${formatBytes(device.bytes)} · ${profile.device.gpuMemoryUtilization}: no room for a KV cache; raise tensor_parallel_size or memory`);
+        const where = st.stage ? ` of ${stageLabel(st.stage)}` : '';
+        notes.push(`weights${where} (${formatBytes(weightsPerGpu)} per GPU), activations (${formatBytes(activation)}) and engine reserves (${formatBytes(engineReserve)}) exceed ${formatBytes(device.bytes)} · ${profile.device.gpuMemoryUtilization}: no room for a KV cache; raise tensor_parallel_size${st.stage ? ', pipeline_parallel_size' : ''} or memory`);
         budgetBytes = Math.max(0, budgetBytes);
       }
     } else {
       notes.push('no device memory_gib, device.gpu or kv_cache memory_gib: the pool is not sized');
     }
-    pages = poolPages(budgetBytes, pageBytes);
+    pages = poolPages(budgetBytes, st.pageBytes);
+  }
+  return { budgetBytes, activation, engineReserve, reserve, budgetSource, pages, notes };
+}
+
+/**
+ * The full estimate of a profile (DESIGN.md "Estimate JSON").
+ * `seqLen` (default: referenceSeqLen) is the length the attention workspace and the max
+ * concurrency are computed at; `batchSize` (default: prefill.batch_size) the workspace's B.
+ * Pool budget, in order: kv_cache.num_pages · pageBytes; kv_cache.memory_gib; device memory
+ * (memory_gib, else device.gpu) · gpu_memory_utilization − weights/tp − activation peak −
+ * engine reserves (reserve.ts: non-torch, NCCL, CUDA graphs when counted); else none (0 pages).
+ */
+export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: number } = {}): Estimate {
+  const model = profile.model;
+  const dtype = profile.dtype;
+  const kvDtype = resolveKvDtype(profile);
+  const tp = profile.device.tensorParallelSize;
+  const pp = profile.device.pipelineParallelSize ?? 1;
+  const pageSize = profile.kvCache.pageSize;
+  const perLayer = kvBytesPerTokenPerLayer(model, kvDtype, tp);
+  const globalLayout = kvPoolLayout(model, dtype, kvDtype, tp, pageSize, profile.engine?.vllmVersion ?? null, maxNumBatchedTokensOf(profile), profile.engine?.disableHybridKvCacheManager);
+  const chunked = isChunkedLocalAttention(model);
+  const params = paramCounts(model);
+  const weights = weightsBytes(model, dtype, params);
+  const seqLen = opts.seqLen ?? referenceSeqLen(profile);
+  const batchSize = opts.batchSize ?? profile.prefill.batchSize;
+  const notes: string[] = [];
+
+  // What one GPU holds, per pipeline stage (one stage, the whole model, without pipeline parallelism).
+  const stages: StageFigures[] = pp > 1 && pp <= model.numLayers
+    ? pipelineStagesOf(model.numLayers, pp).map((stage) => {
+      const sm = stageModel(model, stage.start, stage.end);
+      const w = stageWeights(model, dtype, tp, stage);
+      const blockLayers = stageBlockLayers(model, globalLayout, stage.start, stage.end);
+      return { stage, model: sm, bytes: w.bytes, weightsPerGpu: w.perGpu, replicated: w.replicated, holds: w.holds, perToken: kvLayerCount(sm) * perLayer, blockLayers, pageBytes: blockLayers * globalLayout.pageSize * perLayer };
+    })
+    : [{ model, bytes: weights, weightsPerGpu: Math.ceil(weights / tp) + replicatedWeights(model, dtype, tp, params).extraBytesPerGpu, replicated: replicatedWeights(model, dtype, tp, params), holds: [], perToken: kvLayerCount(model) * perLayer, blockLayers: globalLayout.groupSize, pageBytes: globalLayout.blockBytes }];
+
+  const device = deviceMemory(profile);
+  const usable = Math.floor(device.bytes * profile.device.gpuMemoryUtilization);
+  // Each stage's GPUs size their own pool from what they hold (vLLM: every worker profiles its
+  // memory); the pool's block count is then the smallest stage's (get_kv_cache_configs: "Change the
+  // num_blocks of each rank to the smallest among all ranks").
+  const sized = stages.map((st) => sizeStagePool(profile, st, device, usable));
+  let k = 0;
+  for (let i = 1; i < stages.length; i++) {
+    if (sized[i].pages < sized[k].pages || (sized[i].pages === sized[k].pages && stages[i].weightsPerGpu > stages[k].weightsPerGpu)) k = i;
+  }
+  const lim = stages[k];
+  const { budgetBytes, activation, engineReserve, reserve, budgetSource, pages } = sized[k];
+  notes.push(...sized[k].notes);
+  const weightsPerGpu = lim.weightsPerGpu;
+  const replicated = lim.replicated;
+  const perToken = lim.perToken;
+  const pageBytes = lim.pageBytes;
+  const layout: KvPoolLayout = lim.stage ? { ...globalLayout, groupSize: lim.blockLayers, blockBytes: lim.pageBytes } : globalLayout;
+  const stageModelOf = lim.model;
+  if (lim.stage) {
+    const counts = stages.map((st) => st.stage!.end - st.stage!.start);
+    const range = (st: StageFigures) => `stage ${st.stage!.index + 1} (layers ${st.stage!.start}-${st.stage!.end - 1})`;
+    const holds = stages.filter((st) => st.holds.length > 0).map((st) => `${range(st)} also holds ${st.holds.join(' and ')}`);
+    const each = stages.map((st, i) => `stage ${i + 1} ${formatBytes(st.weightsPerGpu)} weights/GPU, ${formatCount(sized[i].pages)} blocks of ${formatBytes(st.pageBytes)}`);
+    notes.push(`pipeline_parallel_size ${pp}: ${formatCount(tp * pp)} GPUs; vLLM splits the ${model.numLayers} layers ${counts.join(' + ')} (get_pp_indices): ${holds.join(', ')}${model.vision ? '; the vision tower is on every stage' : ''}. Each stage sizes its KV pool from its own free memory, and vLLM gives every stage the smallest block count (get_kv_cache_configs): ${each.join('; ')}. The per-GPU figures here are stage ${k + 1}'s`);
   }
   const reservation = requestReservation(layout, seqLen);
   const pagesPerSeq = reservation.blocks;
@@ -1283,8 +1347,8 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   }
   if (model.isEncoder) notes.push(`${model.modelType} is an encoder: no KV cache, so no pages`);
   if (model.vision) notes.push(params.breakdown.vision ? `${model.vision.note}: ${formatParams(params.breakdown.vision)} of the ${formatParams(params.total)} parameters` : model.vision.note);
-  const kvForSeq = kvBytesForSequence(model, seqLen, kvDtype, tp);
-  const mambaState = mambaStateBytesPerSequence(model, dtype, tp);
+  const kvForSeq = kvBytesForSequence(stageModelOf, seqLen, kvDtype, tp);
+  const mambaState = mambaStateBytesPerSequence(stageModelOf, dtype, tp);
   if (layout.kind === 'sliding') {
     notes.push(`${layout.basis}: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token request reserves ${formatCount(pagesPerSeq)} blocks of ${formatBytes(pageBytes)} = ${formatBytes(reservation.bytes)} (ceil(min(window − 1 + max_num_batched_tokens, N) / page_size) + 1 = ceil(min(${formatCount(layout.window - 1 + layout.maxNumBatchedTokens)}, ${formatCount(seqLen)}) / ${pageSize}) + 1)${reservation.bytes < perToken * seqLen ? `, not the ${formatBytes(perToken * seqLen)} of a pool that charges every token; pages outside the window are freed as the sequence grows` : ': at this length no less than a pool that charges every token'}`);
   } else if (layout.kind === 'hybrid') {
@@ -1321,7 +1385,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
       notes.push(`${state}. ${layout.basis}; vLLM before ${MAMBA_IN_KV_POOL_SINCE.join('.')} (engine.vllm_version ${profile.engine?.vllmVersion}) kept it outside the KV pool (V0's MambaCacheManager, max_num_seqs states): not modelled, so the pool here is larger than that vLLM's by up to ${formatBytes(mambaState * maxNumSeqsOf(profile))}`);
     }
   }
-  if (replicated.extraBytesPerGpu > 0) notes.push(`weights per GPU: ${formatBytes(weightsPerGpu)} = ${formatBytes(weights)} ÷ ${tp} + ${formatBytes(replicated.extraBytesPerGpu)} that tensor parallelism does not split (vLLM: ${replicated.parts.join('; ')}; replicatedWeights)`);
+  if (replicated.extraBytesPerGpu > 0) notes.push(`weights per GPU${lim.stage ? ` (${stageLabel(lim.stage)})` : ''}: ${formatBytes(weightsPerGpu)} = ${formatBytes(lim.bytes)} ÷ ${tp} + ${formatBytes(replicated.extraBytesPerGpu)} that tensor parallelism does not split (vLLM: ${replicated.parts.join('; ')}; replicatedWeights)`);
   if (model.paramsApproximated) notes.push(`parameters approximated: ${model.paramsApproximated}`);
 
   return {
@@ -1351,6 +1415,13 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
     weightsBytesPerGpu: weightsPerGpu,
     pageBytes,
     pageBytesPerLayer: layout.pageSize * perLayer,
+    ...(stages[0].stage ? {
+      pipeline: {
+        size: pp,
+        stage: k,
+        stages: stages.map((st, i) => ({ start: st.stage!.start, end: st.stage!.end, weightsBytes: st.bytes, weightsBytesPerGpu: st.weightsPerGpu, kvBytesPerToken: st.perToken, pageBytes: st.pageBytes, budgetBytes: sized[i].budgetBytes, pages: sized[i].pages, holds: st.holds })),
+      },
+    } : {}),
     pool: {
       budgetBytes,
       pages,
@@ -1375,6 +1446,119 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   };
 }
 
+/** What one pipeline stage's GPUs hold of the weights (stageWeights). */
+export interface StageWeights {
+  /** The stage's weights, its tensor-parallel GPUs together. */
+  bytes: number;
+  /** One GPU of the stage: bytes / tensor_parallel_size, rounded up, plus what tensor parallelism replicates (replicatedWeights). */
+  perGpu: number;
+  replicated: ReplicatedWeights;
+  /** What the stage holds beyond its layers, in words ("the embedding", "the final norm and lm_head"). */
+  holds: string[];
+}
+
+/**
+ * The weights of one pipeline stage, as vLLM's model files build a pp rank (llama.py, qwen2.py,
+ * ... with PPMissingLayer for what a rank does not hold): its decoder layers (make_layers over
+ * get_pp_indices' range); embed_tokens on the first rank, and on the last too when
+ * tie_word_embeddings (`is_first_rank or (tie_word_embeddings and is_last_rank)`: the last rank's
+ * lm_head is tied to its own copy); the final norm and lm_head on the last rank; a vision tower
+ * and projector on every rank (llava.py and the other multimodal models build them outside the
+ * pipeline split). Layer weights as {@link weightsBytes} counts them (quantized at their stored
+ * width), lm_head at its width (a GPTQ lm_head quantized when the config says so).
+ * Llama-3.1-70B bf16 over pp 2: each stage 40 · 855,654,400 layer parameters + 1,050,673,152
+ * (embedding, or lm_head + the 8,192 final norm).
+ */
+export function stageWeights(model: ModelSpec, dtype: Dtype, tp: number, stage: PipelineStage): StageWeights {
+  const sm = stageModel(model, stage.start, stage.end);
+  const p = paramCounts(sm);
+  const b = dtypeBytes(dtype);
+  const first = stage.index === 0;
+  const last = stage.index === stage.count - 1;
+  const embedding = p.breakdown.embedding * b;
+  const lmHead = lmHeadBytes(sm, dtype, p);
+  // Decoders' final norm (on the last rank); an encoder's embedding LayerNorm goes with its embedding.
+  const endNorm = normParams(model) * b;
+  const normHere = model.isEncoder ? first : last;
+  const tiedCopy = last && !model.isEncoder && model.tieWordEmbeddings ? model.vocabSize * model.hiddenSize * b : 0;
+  const bytes = weightsBytes(sm, dtype, p) - embedding - lmHead - endNorm
+    + (first ? embedding : 0) + (last ? lmHead : 0) + (normHere ? endNorm : 0) + tiedCopy;
+  const params = { ...p, breakdown: { ...p.breakdown, norms: p.breakdown.norms - (normHere ? 0 : normParams(model)) } };
+  const replicated = replicatedWeights(sm, dtype, tp, params);
+  const holds = [
+    ...(first ? ['the embedding'] : []),
+    ...(last && !model.isEncoder ? [tiedCopy > 0 ? 'the final norm and the embedding as tied lm_head' : 'the final norm and lm_head'] : []),
+  ];
+  return { bytes, perGpu: Math.ceil(bytes / tp) + replicated.extraBytesPerGpu, replicated, holds };
+}
+
+/** Bytes of lm_head as stored: 0 when tied (or an encoder), its grouped width when a GPTQ config quantizes it, else parameters · bytes(dtype). */
+function lmHeadBytes(model: ModelSpec, dtype: Dtype, p: ParamCounts): number {
+  if (p.breakdown.lmHead === 0) return 0;
+  const g = model.quantization?.grouped;
+  const w: LinearWeight = { name: 'lm_head', k: model.hiddenSize, n: model.vocabSize, copies: 1, expert: false };
+  return g && g.lmHead && !skipTest(g)(w) ? groupedBytes(g, w) : p.breakdown.lmHead * dtypeBytes(dtype);
+}
+
+/**
+ * The layers one block covers on the GPUs of the stage holding layers [start, end): vLLM builds the
+ * KV-cache groups from the whole model (get_kv_cache_configs: the workers' specs merged, then
+ * get_kv_cache_groups; a type's layers go to its groups as layers[i::num_groups]), projects them
+ * onto each worker's layers (_project_kv_cache_groups_to_worker), and a worker's block covers the
+ * most layers any projected group has there (get_kv_cache_config_from_groups: group_size =
+ * max(len(group.layer_names))). One group (uniform, all sliding): the stage's KV layers.
+ * Llama-3.1-70B over pp 2: 40 each. 0 when the stage has no layer of any group.
+ */
+export function stageBlockLayers(model: ModelSpec, layout: KvPoolLayout, start: number, end: number): number {
+  const kinds = kvCacheLayerTypes(model);
+  const mamba = new Set(layout.kind === 'mamba' ? model.mamba?.layers ?? [] : []);
+  const byKind = new Map<string, number[]>();
+  model.layerTypes.forEach((t, i) => {
+    const kind = layout.kind === 'mamba'
+      ? (mamba.has(i) ? 'mamba' : t !== 'linear' ? 'attention' : null)
+      : i < kinds.length && t !== 'linear' ? (layout.kind === 'hybrid' ? t : 'kv') : null;
+    if (kind !== null) byKind.set(kind, [...(byKind.get(kind) ?? []), i]);
+  });
+  let most = 0;
+  for (const layers of byKind.values()) {
+    const groups = Math.ceil(layers.length / layout.groupSize);
+    for (let j = 0; j < groups; j++) {
+      let n = 0;
+      for (let x = j; x < layers.length; x += groups) if (layers[x] >= start && layers[x] < end) n++;
+      most = Math.max(most, n);
+    }
+  }
+  return most;
+}
+
+/**
+ * Why a profile with pipeline parallelism cannot be simulated, or null at pipeline_parallel_size 1.
+ * The memory model covers pipeline parallelism (estimate); the serving simulation and its step time
+ * do not: vLLM V1 keeps up to pipeline_parallel_size batches in flight, one per stage
+ * (vllm/v1/engine/core.py batch_queue, step_with_batch_queue), and each stage hands its hidden
+ * states to the next. Simulating that as one batch at a time on one GPU's share would state the
+ * wrong TTFT, TPOT and goodput, so simulate, bench's workload run and a sweep's simulated points
+ * refuse it (poolSizeProblem returns this first) and say so.
+ */
+export function pipelineSimulationProblem(profile: Profile): { keys: string[]; message: string } | null {
+  const pp = profile.device.pipelineParallelSize ?? 1;
+  if (pp <= 1) return null;
+  return {
+    keys: ['device.pipeline_parallel_size', 'device'],
+    message: `pipeline_parallel_size ${pp}: the serving simulation does not model pipeline parallelism (vLLM V1 keeps up to ${pp} batches in flight, one per stage, and passes hidden states between the stages; neither is modelled): the memory estimate covers it, the simulation does not (pipeline_parallel_size 1 simulates the whole model on tensor_parallel_size GPUs)`,
+  };
+}
+
+/**
+ * The layers the per-GPU figures of `e` are of: under pipeline parallelism the stage
+ * Estimate.pipeline names (stageModel), else the model itself. What a per-GPU figure computed
+ * apart from the estimate (the KV one sequence holds at another length) is computed on.
+ */
+export function perGpuModel(model: ModelSpec, e: Pick<Estimate, 'pipeline'>): ModelSpec {
+  const stage = e.pipeline?.stages[e.pipeline.stage];
+  return stage ? stageModel(model, stage.start, stage.end) : model;
+}
+
 /** Largest pool the simulator takes: its per-page state for 2^24 pages is a few hundred MiB. */
 export const MAX_SIMULATED_PAGES = 2 ** 24;
 
@@ -1388,6 +1572,8 @@ export const MAX_SIMULATED_PAGES = 2 ** 24;
  * offers no "Run serving simulation" lens for it (server/analysis.ts, server/lenses.ts).
  */
 export function poolSizeProblem(profile: Profile): { keys: string[]; message: string } | null {
+  const pp = pipelineSimulationProblem(profile);
+  if (pp) return pp;
   const tooMany = (pages: number, keys: string[]) => ({
     keys,
     message: `the KV pool has ${formatCount(pages)} pages; the simulation takes at most ${formatCount(MAX_SIMULATED_PAGES)}: lower the KV budget or set kv_cache.num_pages`,

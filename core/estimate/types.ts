@@ -170,6 +170,36 @@ export interface ParamBreakdown {
   gemma3n?: number;
 }
 
+/** One pipeline stage's per-GPU figures (Estimate.pipeline). */
+export interface StageEstimate {
+  /** Its layers: [start, end), 0-based (vLLM get_pp_indices). */
+  start: number;
+  end: number;
+  /** The stage's weights, its tensor-parallel GPUs together. */
+  weightsBytes: number;
+  /** One GPU of the stage: weightsBytes / tensor_parallel_size plus what tensor parallelism replicates. */
+  weightsBytesPerGpu: number;
+  /** KV bytes per token of the stage's layers, per GPU. */
+  kvBytesPerToken: number;
+  /** One block on one GPU of the stage (the layers its KV-cache groups cover there · page_size · KV per token per layer). */
+  pageBytes: number;
+  /** KV budget per GPU of the stage, bytes. */
+  budgetBytes: number;
+  /** Blocks the stage's budget fits before vLLM takes the smallest over the stages. */
+  pages: number;
+  /** What it holds beyond its layers, in words ("the embedding", "the final norm and lm_head"). */
+  holds: string[];
+}
+
+/** Estimate.pipeline. */
+export interface PipelineEstimate {
+  /** pipeline_parallel_size. */
+  size: number;
+  /** 0-based index of the stage the per-GPU figures are of: the fewest blocks (ties: the most weights per GPU). */
+  stage: number;
+  stages: StageEstimate[];
+}
+
 export interface Estimate {
   model: EstimateModel;
   kvDtype: KvDtype;
@@ -206,6 +236,14 @@ export interface Estimate {
   /** One layer's page: page_size · kvBytesPerTokenPerLayer. */
   pageBytesPerLayer: number;
   pool: PoolEstimate;
+  /**
+   * Pipeline parallelism (device.pipeline_parallel_size > 1; absent otherwise): every stage's
+   * figures. The per-GPU fields above (weightsBytesPerGpu, kvBytesPerToken, pageBytes,
+   * kvBytesForSeqLen, pool.budgetBytes, pool.layout's groupSize and blockBytes, the reserve terms)
+   * are those of stage `stage`, the one whose GPUs fit the fewest blocks: vLLM gives every stage
+   * that block count (get_kv_cache_configs). weightsBytes stays the whole model's.
+   */
+  pipeline?: PipelineEstimate;
   attention: AttentionWorkspace;
   /** Facts a reader should know about these numbers (assumed dtype, encoder, sliding window, no budget). */
   notes: string[];

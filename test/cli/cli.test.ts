@@ -1631,3 +1631,27 @@ test('simulate RUN.json simulates a saved run again; one that replayed a trace i
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual((JSON.parse(readFileSync(redrawn, 'utf8')) as RunResult).pool!.summary, (JSON.parse(readFileSync(drawn, 'utf8')) as RunResult).pool!.summary);
 });
+
+test('pipeline_parallel_size (s38 newcomer 1): estimate gives one stage\'s figures and says which; simulate refuses it in one line at the value', () => {
+  // Llama-3.1-70B on an H100 at tp 4 × pp 2: 40 layers a stage, 16.4 GiB weights and 40 KiB KV per token
+  // per GPU on stage 2 (hand count in test/unit/pipeline.test.ts). Before: "unknown key ... did you mean
+  // tensor_parallel_size", and 32.9 GiB / 80 KiB for 4 GPUs holding all 80 layers.
+  const config = readFileSync(join(root, 'test', 'fixtures', 'configs', 'Llama-3.1-70B.config.json'), 'utf8');
+  const { dir } = tmp('l70.config.json', config);
+  const profile = join(dir, 'pp.attn.yaml');
+  writeFileSync(profile, 'model: ./l70.config.json\ndevice: { gpu: H100 SXM, tensor_parallel_size: 4, pipeline_parallel_size: 2 }\n');
+  const e = cli(['estimate', profile]);
+  assert.equal(e.code, 0, e.stderr);
+  assert.equal(e.stderr, '');
+  assert.match(e.stdout, /tensor parallel 4 × pipeline parallel 2 \(8 GPUs\)/);
+  assert.match(e.stdout, /weights {11}131 GiB in all, 16\.4 GiB per GPU \(stage 2 of 2\)/);
+  assert.match(e.stdout, /KV per token {6}40 KiB per GPU \(stage 2 of 2\) \(40,960 B; 1 KiB per layer\)/);
+  const sim = join(dir, 'sim.attn.yaml');
+  const text = 'model: ./l70.config.json\ndevice: { gpu: H100 SXM, tensor_parallel_size: 4, pipeline_parallel_size: 2 }\nworkload: { requests: 10 }\n';
+  writeFileSync(sim, text);
+  const s = cli(['simulate', sim]);
+  assert.equal(s.code, 2);
+  assert.equal(s.stdout, '');
+  const col = text.split('\n')[1]!.indexOf('pipeline_parallel_size: 2') + 'pipeline_parallel_size: '.length + 1;
+  assert.match(s.stderr, new RegExp(`^${sim.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:${col}: pipeline_parallel_size 2: the serving simulation does not model pipeline parallelism .*\n$`));
+});

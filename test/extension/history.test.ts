@@ -175,8 +175,8 @@ describe('kernel build in the run pickers', () => {
 describe('CSV export', () => {
   it('one header and one row per case, values as measured', () => {
     const all = runToCsv({ ...run, pool: undefined }).text.trimEnd().split('\n');
-    // The header, the 6 rows saying what the run is of (table 'run'), a row per case.
-    assert.equal(all.length, 1 + 6 + run.cases.length);
+    // The header, the 7 rows saying what the run is of (table 'run'), a row per case.
+    assert.equal(all.length, 1 + 7 + run.cases.length);
     const lines = [all[0]!, ...all.filter((l) => l.startsWith('kernel,'))];
     const header = lines[0]!.split(',');
     const row = lines[1]!.split(',');
@@ -214,18 +214,22 @@ describe('CSV export', () => {
     // s31 newcomer-ed 5: rows above the figures say what the run is of (the CSV alone had only its
     // file name): the fixture's name, model (its config's folder, examples/llama-3.1-8b), profile,
     // the step-time model's GPU (no device.gpu: DEFAULT_GPU, H100 SXM, as its pool.latency.stepTime.gpu),
-    // tensor_parallel_size 1, and the machine (its environment: AMD EPYC, 2 cores, x64).
-    assert.deepEqual(lines.slice(1, 7), [
+    // tensor_parallel_size 1, pipeline_parallel_size 1 (a run saved before it was read has none: 1),
+    // and the machine (its environment: AMD EPYC, 2 cores, x64).
+    assert.deepEqual(lines.slice(1, 8), [
       'run,profile,run,,run.attn.yaml,',
       'run,profile,model,,llama-3.1-8b,examples/llama-3.1-8b/config.json',
       'run,profile,profile,,run.attn.yaml,test/fixtures/run.attn.yaml',
       "run,profile,gpu,,H100 SXM,device.gpu not set: the default GPU's peaks drive the step-time model",
       'run,profile,tensor_parallel_size,,1,GPUs',
+      'run,profile,pipeline_parallel_size,,1,stages (1 GPU in all)',
       'run,machine,machine,,"AMD EPYC (2 cores, x64)",where it ran',
     ]);
     const tp4 = runToCsv({ ...sim, profile: { ...sim.profile, device: { ...sim.profile.device, gpu: 'A100 80GB', tensorParallelSize: 4 } } }).text;
     assert.match(tp4, /^run,profile,gpu,,A100 80GB,device\.gpu: its peaks drive the step-time model$/m);
     assert.match(tp4, /^run,profile,tensor_parallel_size,,4,GPUs$/m);
+    const pp2 = runToCsv({ ...sim, profile: { ...sim.profile, device: { ...sim.profile.device, tensorParallelSize: 4, pipelineParallelSize: 2 } } }).text;
+    assert.match(pp2, /^run,profile,pipeline_parallel_size,,2,stages \(8 GPUs in all\)$/m);
     // The queueing delay is named so beside `waiting`, the number of requests waiting (was 'queue').
     assert.deepEqual(cell('queue_delay', 'p90').slice(4), [String(run.pool!.latency!.queue!.p90), 's']);
     assert.deepEqual(cell('waiting', 'mean').slice(5), ['requests']);

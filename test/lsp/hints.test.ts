@@ -129,6 +129,25 @@ test('tensor parallelism: the model hint labels its KV figure per GPU and its to
   await client.close(uri);
 });
 
+test('pipeline parallelism: the figures are one stage\'s, say which, and the tooltip names the stage\'s layers', async () => {
+  const uri = fixtureUri('pp2-unsaved.attn.yaml');
+  const text = 'model: ./configs/Llama-3.1-70B.config.json\ndevice: { memory_gib: 80, tensor_parallel_size: 4, pipeline_parallel_size: 2 }\n';
+  const diagnostics = await client.open(uri, text);
+  // s38 newcomer 1: it was "unknown key "pipeline_parallel_size" in device: did you mean "tensor_parallel_size"?".
+  assert.deepEqual(diagnostics.map((d) => d.message), []);
+  const hints = (await client.inlayHints(uri))!;
+  // tp 4 × pp 2 (test/unit/pipeline.test.ts has the hand count): stage 2 of 2 holds layers 40-79, the
+  // final norm and lm_head, 17,639,424,000 B = 16.4 GiB per GPU; KV 40 layers · 2 · 2 · 128 · 2 B = 40 KiB.
+  const at = rangeOf(text, './configs/Llama-3.1-70B.config.json').end;
+  const hint = hints.find((h) => h.position.line === at.line && h.position.character === at.character)!;
+  assert.match(label(hint), /^16\.4 GiB weights\/GPU \(stage 2 of 2\)/);
+  const md = (hint.tooltip as MarkupContent).value;
+  assert.ok(md.includes('| 16.4 GiB per GPU (stage 2 of 2), 131 GiB on 8 GPUs |'), md);
+  assert.ok(md.includes('pipeline_parallel_size 2: stage 2 of 2 holds layers 40-79 and the final norm and lm_head'), md);
+  assert.ok(md.includes('| 40 KiB (40,960 B) per GPU (stage 2 of 2) |'), md);
+  await client.close(uri);
+});
+
 test('tensor parallelism: every figure of one GPU says /GPU, and the tooltips give the total on all GPUs', async () => {
   const uri = fixtureUri('tp4-figures.attn.yaml');
   const text = [

@@ -49,7 +49,7 @@ test('a minimal profile gets every default, and the config dtype', () => {
   assert.equal(p.modelPath, join(DIR, 'llama/config.json'));
   assert.equal(p.sourcePath, PROFILE);
   assert.equal(p.dtype, 'bf16');
-  assert.deepEqual(p.device, { backend: 'auto', memoryGib: null, gpuMemoryUtilization: 0.9, tensorParallelSize: 1 });
+  assert.deepEqual(p.device, { backend: 'auto', memoryGib: null, gpuMemoryUtilization: 0.9, tensorParallelSize: 1, pipelineParallelSize: 1 });
   assert.deepEqual(p.engine, { vllmVersion: null, nonTorchGib: 'auto', ncclGib: 'auto', cudaGraphGib: 'auto', activationGib: 'auto' });
   assert.deepEqual(p.kvCache, { pageSize: 16, dtype: 'auto', numPages: 'auto', memoryGib: 'auto' });
   assert.deepEqual(p.prefill, { batchSize: 1, seqLens: [512, 1024], causal: true });
