@@ -79,9 +79,9 @@ export interface LogComparison {
    */
   modelMismatch: { line: number; message: string } | null;
   /**
-   * Where the log ran another tensor_parallel_size than the profile's: its line and a sentence
-   * naming both. The comparison is at the log's (every figure is per GPU at it), so the profile's
-   * own estimate would differ from the figures shown.
+   * Where the log ran another tensor_parallel_size or pipeline_parallel_size than the profile's:
+   * the line and a sentence naming the ones that differ. The comparison is at the log's (every
+   * figure is per GPU at it), so the profile's own estimate would differ from the figures shown.
    */
   tpMismatch: { line: number; message: string } | null;
 }
@@ -98,14 +98,18 @@ function modelMismatchOf(log: VllmLog, profile: Profile): LogComparison['modelMi
 }
 
 /**
- * The log's tensor_parallel_size against the profile's where the comparison took the log's
- * (`compared`, applyLogSettings): a sentence naming both, at the log's line.
+ * The log's tensor_parallel_size and pipeline_parallel_size against the profile's where the
+ * comparison took the log's (`compared`, applyLogSettings): a sentence naming those that differ,
+ * at the first one's line.
  */
 function tpMismatchOf(log: VllmLog, profile: Profile, compared: Profile): LogComparison['tpMismatch'] {
-  const tp = log.settings.tensorParallelSize;
-  const profileTp = profile.device.tensorParallelSize;
-  if (!tp || compared.device.tensorParallelSize === profileTp || tp.value !== compared.device.tensorParallelSize) return null;
-  return { line: tp.line, message: `the log ran tensor_parallel_size ${tp.value}, the profile's is ${profileTp}: compared at the log's ${tp.value}` };
+  const differ = ([
+    ['tensor_parallel_size', log.settings.tensorParallelSize, profile.device.tensorParallelSize, compared.device.tensorParallelSize],
+    ['pipeline_parallel_size', log.settings.pipelineParallelSize, profile.device.pipelineParallelSize ?? 1, compared.device.pipelineParallelSize ?? 1],
+  ] as const).filter(([, fig, mine, used]) => fig !== undefined && used !== mine && fig.value === used);
+  if (differ.length === 0) return null;
+  const line = Math.min(...differ.map(([, fig]) => fig!.line));
+  return { line, message: `the log ran ${differ.map(([key, fig]) => `${key} ${fig!.value}`).join(' and ')}, the profile's ${differ.length > 1 ? 'are' : 'is'} ${differ.map(([, , mine]) => mine).join(' and ')}: compared at the log's ${differ.map(([, fig]) => fig!.value).join(' and ')}` };
 }
 
 function signed(bytes: number): string {
@@ -192,6 +196,13 @@ function applyLogSettings(profile: Profile, log: VllmLog): { profile: Profile; f
     fromLog.push(`tensor_parallel_size ${tp.value} (${at(tp)})`);
   } else {
     fromProfile.push(`tensor_parallel_size ${p.device.tensorParallelSize}`);
+  }
+  const pp = int(s.pipelineParallelSize, (v) => v >= 1 && v <= p.model.numLayers);
+  if (pp) {
+    p.device.pipelineParallelSize = pp.value;
+    fromLog.push(`pipeline_parallel_size ${pp.value} (${at(pp)})`);
+  } else if ((p.device.pipelineParallelSize ?? 1) > 1) {
+    fromProfile.push(`pipeline_parallel_size ${p.device.pipelineParallelSize}`);
   }
   const defaultWhy = `vLLM's default on ${batchDefaults(deviceMemory(p).bytes, p.device.gpu).device}`;
   const w: WorkloadSpec = p.workload ?? {
@@ -391,11 +402,14 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   const weights = e.weightsBytesPerGpu + buffers.bytes;
   const withBuffers = buffers.bytes > 0 ? ` + ${buffers.basis} = ${formatBytes(buffers.bytes)}` : '';
   const wDiff = f.weightsBytes ? weights - f.weightsBytes.value : 0;
+  // Under pipeline parallelism the estimate's weights are one stage's; the log prints each rank's.
+  const stage = e.pipeline ? ` of stage ${e.pipeline.stage + 1} of ${e.pipeline.size} (the stage with the fewest blocks; the log's line is the rank that printed it)` : '';
+  const counted = `${formatCount(e.paramsTotal)} params${e.pipeline ? ' in the whole model' : ''}, ${p.dtype}`;
   row('model weights', f.weightsBytes, weights, f.weightsBytes
     ? Math.abs(wDiff) <= Math.max(LOG_ROUNDING_BYTES, 0.01 * f.weightsBytes.value)
-      ? `parameters · bytes per GPU (${formatCount(e.paramsTotal)} params, ${p.dtype})${withBuffers}; within 1% of what vLLM allocated`
-      : `parameters · bytes per GPU (${formatCount(e.paramsTotal)} params, ${p.dtype})${withBuffers} differ from the tensors vLLM allocated: another checkpoint, dtype or quantization than the profile's model, or a vocabulary padded for tensor parallelism`
-    : `parameters · bytes per GPU${withBuffers}`);
+      ? `parameters · bytes per GPU${stage} (${counted})${withBuffers}; within 1% of what vLLM allocated`
+      : `parameters · bytes per GPU${stage} (${counted})${withBuffers} differ from the tensors vLLM allocated: another checkpoint, dtype or quantization than the profile's model, or a vocabulary padded for tensor parallelism${e.pipeline ? ', or another stage\'s rank' : ''}`
+    : `parameters · bytes per GPU${stage}${withBuffers}`);
 
   const act = e.pool.activationPeakBytes;
   const actTerm = e.pool.reserve.find((t) => t.key === 'activation');
@@ -531,7 +545,7 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
       why: same
         ? `the same model, dtype and tensor parallelism (the log's budget is rounded to 0.01 GiB, and vLLM's pool is whole blocks${groups > 1 ? `; vLLM counts floor(blocks / ${groups} groups) · block size tokens, so a token it counts stands for a block slot in each group` : ''})`
         : encoder ? `${encoder.short}: the log's pool holds another model's`
-          : `the log's pool holds another KV size per token: check the model (the profile's is ${profile.model.modelType}), kv_cache_dtype (${e.kvDtype}) and tensor_parallel_size (${p.device.tensorParallelSize})`,
+          : `the log's pool holds another KV size per token: check the model (the profile's is ${profile.model.modelType}), kv_cache_dtype (${e.kvDtype}), tensor_parallel_size (${p.device.tensorParallelSize}) and pipeline_parallel_size (${p.device.pipelineParallelSize ?? 1})`,
     });
     if (!same && !encoder) notes.push('KV bytes per token differ: the log is not of this profile\'s model and settings, so the block counts cannot agree');
   }

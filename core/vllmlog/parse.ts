@@ -102,6 +102,8 @@ export interface VllmLogSettings {
   dtype?: LogFigure<string>;
   maxModelLen?: LogFigure;
   tensorParallelSize?: LogFigure;
+  /** pipeline_parallel_size of the engine's config line or the server's arguments. */
+  pipelineParallelSize?: LogFigure;
   maxNumBatchedTokens?: LogFigure;
   maxNumSeqs?: LogFigure;
   kvCacheDtype?: LogFigure<string>;
@@ -507,6 +509,8 @@ function readConfigLine(config: string, c: Ctx): void {
   if (len !== undefined) s.maxModelLen = fig(len);
   const tp = int('tensor_parallel_size');
   if (tp !== undefined) s.tensorParallelSize = fig(tp);
+  const pp = int('pipeline_parallel_size');
+  if (pp !== undefined) s.pipelineParallelSize = fig(pp);
   const kv = str('kv_cache_dtype');
   if (kv !== undefined) s.kvCacheDtype = fig(kv);
   const eager = str('enforce_eager');
@@ -537,12 +541,13 @@ function readArgs(val: (key: string) => string | undefined, c: Ctx): void {
     const v = val(key);
     return v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined;
   };
-  const set = <K extends 'maxModelLen' | 'tensorParallelSize' | 'maxNumBatchedTokens' | 'maxNumSeqs' | 'blockSize'>(field: K, key: string) => {
+  const set = <K extends 'maxModelLen' | 'tensorParallelSize' | 'pipelineParallelSize' | 'maxNumBatchedTokens' | 'maxNumSeqs' | 'blockSize'>(field: K, key: string) => {
     const v = int(key);
     if (v !== undefined) s[field] = fig(v);
   };
   set('maxModelLen', 'max_model_len');
   set('tensorParallelSize', 'tensor_parallel_size');
+  set('pipelineParallelSize', 'pipeline_parallel_size');
   set('maxNumBatchedTokens', 'max_num_batched_tokens');
   set('maxNumSeqs', 'max_num_seqs');
   set('blockSize', 'block_size');

@@ -785,3 +785,27 @@ test('Llama-4-Scout on a vLLM with the hybrid manager on for chunked attention: 
   assert.match(row(off, 'maximum concurrency').estimate, /^6\.67x/);
   assert.equal(row(off, 'maximum concurrency').difference, '');
 });
+
+test('the log\'s pipeline_parallel_size: read from the engine line, compared at it, and named when it is what differs (s38 newcomer finding 1)', () => {
+  // constructed-v0.10.1-tp2-pp2: Llama-3.1-8B at tp 2 × pp 2, 16 layers a stage: 16 · 2 · (8 / 2) · 128 · 2 B
+  // = 32,768 B per token per GPU; 60.00 GiB / 32,768 B = 1,966,080 tokens. Compared at pp 1 this read
+  // 65,536 B and blamed the model, kv_cache_dtype and tensor_parallel_size.
+  const log = read('constructed-v0.10.1-tp2-pp2-llama-3.1-8b.log');
+  assert.equal(log.settings.pipelineParallelSize?.value, 2);
+  assert.equal(log.settings.pipelineParallelSize?.line, 3);
+  const tp2 = profileFromModelConfig(loadModel('Llama-3.1-8B'), null);
+  tp2.device.tensorParallelSize = 2;
+  const c = compareVllmLog(log, tp2);
+  assert.deepEqual(c.tpMismatch, { line: 3, message: "the log ran pipeline_parallel_size 2, the profile's is 1: compared at the log's 2" });
+  const perToken = c.rows.find((r) => r.term === 'KV bytes per token')!;
+  assert.match(perToken.estimate, /^32,768 B/);
+  assert.equal(perToken.difference, '');
+  assert.ok(c.fromLog.includes('pipeline_parallel_size 2 (line 3)'), c.fromLog.join(' | '));
+  // Both differ from a tp 1 profile: both named, at the first line that says them.
+  const both = compareVllmLog(log, profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
+  assert.equal(both.tpMismatch?.message, "the log ran tensor_parallel_size 2 and pipeline_parallel_size 2, the profile's are 1 and 1: compared at the log's 2 and 2");
+  const pp2 = profileFromModelConfig(loadModel('Llama-3.1-8B'), null);
+  pp2.device.tensorParallelSize = 2;
+  pp2.device.pipelineParallelSize = 2;
+  assert.equal(compareVllmLog(log, pp2).tpMismatch, null);
+});
