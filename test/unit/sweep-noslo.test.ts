@@ -35,7 +35,7 @@ test('no point meets the SLO: the closest point (most requests meeting it), each
 
 test('a point\'s metrics keep the SLO it was judged by and its p90 TTFT / TPOT', () => {
   const stats = (p90: number) => ({ mean: p90, p50: p90, p90, p99: p90, max: p90 });
-  const run = { pool: { numPages: 10, summary: { meanInternalFragmentation: 0, prefixHitRate: 0, preemptions: 0, meanOccupancy: 0, throughputTokensPerSec: 1, rejected: 0 }, latency: { ttft: stats(0.34), tpot: stats(0.041), slo: { ttftMs: 200, tpotMs: 50 }, sloAttainment: 0.72, goodputRequestsPerSec: 5.1 } } } as unknown as RunResult;
+  const run = { profile: { device: { tensorParallelSize: 1 } }, pool: { numPages: 10, summary: { meanInternalFragmentation: 0, prefixHitRate: 0, preemptions: 0, meanOccupancy: 0, throughputTokensPerSec: 1, rejected: 0 }, latency: { ttft: stats(0.34), tpot: stats(0.041), slo: { ttftMs: 200, tpotMs: 50 }, sloAttainment: 0.72, goodputRequestsPerSec: 5.1 } } } as unknown as RunResult;
   const m = metricsOf(run);
   assert.deepEqual([m.sloTtftMs, m.sloTpotMs, m.p90TtftS, m.p90TpotS], [200, 50, 0.34, 0.041]);
 });

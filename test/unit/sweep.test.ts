@@ -341,7 +341,7 @@ test('best point: across a tensor_parallel_size axis, goodput is ranked per GPU,
   const rows = [tpRow(2, 2.1), tpRow(4, 5.89), tpRow(8, 9.32)];
   const best = bestRow(rows)!;
   assert.equal(best.row.label, 'tensor_parallel_size=4');
-  assert.match(best.rule, /^highest simulated goodput per GPU \(the points use different GPU counts, device\.tensor_parallel_size: each rate \/ its GPUs\) among points where/);
+  assert.match(best.rule, /^highest simulated goodput per GPU \(the points use different GPU counts, tensor_parallel_size × pipeline_parallel_size: each rate \/ its GPUs\) among points where/);
   // One GPU count for all: the raw rate, no per-GPU words.
   const same = bestRow(rows.map((r) => ({ ...r, metrics: { ...r.metrics, gpus: 8 } })))!;
   assert.equal(same.row.label, 'tensor_parallel_size=8');
@@ -396,6 +396,8 @@ test('a point\'s figures keep its KV bytes per token and of a page (the memory e
   // The recorded run: Llama-3.1-8B in bf16, 32 layers · 2 (K, V) · 8 KV heads · 128 head_dim · 2 bytes = 131,072.
   assert.equal(metricsOf(recorded).kvBytesPerToken, 131_072);
   assert.equal(metricsOf(recorded).gpus, recorded.profile.device.tensorParallelSize);
+  // tp 4 × pp 2 is 8 GPUs (vLLM's world size: tensor_parallel_size · pipeline_parallel_size), not 4.
+  assert.equal(metricsOf({ ...recorded, profile: { ...recorded.profile, device: { ...recorded.profile.device, tensorParallelSize: 4, pipelineParallelSize: 2 } } }).gpus, 8);
   // A uniform pool's page: page_size · 131,072 B.
   assert.equal(metricsOf(recorded).pageBytes, recorded.profile.kvCache.pageSize * 131_072);
   // No pool, no pool figures: not this one either.
