@@ -120,7 +120,36 @@ export function validateProfileTree(parsed: ParsedTree, file: string, host: Prof
     // The checks that do not read an invalid key stay (the fp8 KV warning beside an error at max_model_len).
     if (out.partial !== null) out.problems.push(...checksIndependentOf(out.partial.profile, out.partial.estimate, out.partial.invalid));
   }
+  if (parseErrors.length > 0) out.problems = withoutMisparsedValues(out.problems, parseErrors, parsed.root, file);
   return out;
+}
+
+/**
+ * `problems` without those of the file's own text that lie in the value a parse error starts in
+ * (the innermost property value holding the error's start): that value is the parser's guess past
+ * the error, so its other problems describe text the user did not write. `model: ./x.json` with
+ * the next line indented by mistake (`  kv_cache:`) reads as an inline model
+ * `{"./x.json kv_cache": {...}}`, whose "missing hidden_size…" errors sent a newcomer to an intact
+ * config.json (s38 newcomer-ed 3). The parse errors stay, as do the problems of other values and
+ * of the files read (a referenced config.json's carry its `file`).
+ */
+function withoutMisparsedValues(problems: Problem[], parseErrors: readonly Problem[], root: ValueNode | null, file: string): Problem[] {
+  const inside = (off: number, n: ValueNode) => off >= n.range.offset && off <= n.range.offset + n.range.length;
+  const guessed: ValueNode[] = [];
+  for (const e of parseErrors) {
+    let found: ValueNode | null = null;
+    for (let node = root; node !== null; ) {
+      const next: ValueNode | undefined = node.properties?.find((p) => inside(e.range.offset, p.value))?.value ?? node.items?.find((v) => inside(e.range.offset, v));
+      if (next === undefined) break;
+      found = next;
+      node = next;
+    }
+    if (found !== null) guessed.push(found);
+  }
+  if (guessed.length === 0) return problems;
+  return problems.filter(
+    (p) => parseErrors.includes(p) || (p.file !== undefined && p.file !== file) || !guessed.some((n) => p.range.offset >= n.range.offset && p.range.offset < n.range.offset + Math.max(1, n.range.length)),
+  );
 }
 
 /**

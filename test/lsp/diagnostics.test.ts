@@ -74,6 +74,22 @@ test('YAML syntax error in a profile: at the misaligned key', async () => {
   assert.match(d.message, /same column/);
 });
 
+test('a YAML indentation slip under model: gives its syntax errors, not "missing hidden_size" of a model read from the slip', async () => {
+  // The second line is indented by mistake: yaml reads model as the mapping {"../../examples/llama-3.1-8b/config.json kv_cache": {page_size: 16}}.
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\n  kv_cache:\n  page_size: 16\n';
+  const diags = await check('p.attn.yaml', text);
+  assert.ok(diags.some((d) => d.code === 'yaml-syntax'));
+  assert.deepEqual(diags.filter((d) => d.code !== 'yaml-syntax').map((d) => d.message), []);
+});
+
+test('a YAML syntax error in one section keeps the problems of the others', async () => {
+  // kv_cache.dtype fp9 is an error of its own section; the slip is under workload (read as the key "x requests").
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache:\n  dtype: fp9\nworkload: x\n  requests: 1\n';
+  const diags = await check('p.attn.yaml', text);
+  assert.ok(diags.every((d) => d.code === 'yaml-syntax' ? d.range.start.line === 3 : d.range.start.line === 2), JSON.stringify(diags));
+  assert.deepEqual(diags.map((d) => d.code).sort(), ['invalid-value', 'yaml-syntax', 'yaml-syntax']);
+});
+
 test('num_attention_heads not divisible by num_key_value_heads: on the KV heads value', async () => {
   const text = fixture('../../examples/llama-3.1-8b/config.json').text.replace('"num_key_value_heads": 8', '"num_key_value_heads": 7');
   const d = only(await check('config.json', text), 'heads-not-divisible');
