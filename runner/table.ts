@@ -167,7 +167,7 @@ export function formatEstimate(e: Estimate, title: string, opts: { tensorParalle
     if (stateLine) lines.push(`${stateLine}${perGpu} per sequence, whatever its length (${formatCount(e.mambaStateBytesPerSeq!)} B)`);
   } else {
     lines.push(`  KV per token      ${formatBytes(e.kvBytesPerToken)}${perGpu} (${formatCount(e.kvBytesPerToken)} B; ${formatBytes(e.kvBytesPerTokenPerLayer)} per layer)`);
-    if (stateLine) lines.push(`${stateLine}${perGpu} per sequence, whatever its length (${formatCount(e.mambaStateBytesPerSeq!)} B; ${e.pool.layout.kind === 'mamba' ? `held in the pool as ${e.pool.layout.stateBlocks} block(s) per Mamba group: see the note` : 'not in the pool: see the note'})`);
+    if (stateLine) lines.push(`${stateLine}${perGpu} per sequence, whatever its length (${formatCount(e.mambaStateBytesPerSeq!)} B; ${e.pool.layout.kind === 'mamba' ? `held in the pool as ${e.pool.layout.mambaCacheMode === 'all' ? 'one block per block of tokens (mamba_cache_mode "all")' : `${e.pool.layout.stateBlocks} block(s)`} per Mamba group: see the note` : 'not in the pool: see the note'})`);
     const hybrid = grouped(e.pool.layout);
     lines.push(`  page              ${formatBytes(e.pageBytes)}${perGpu} ${hybrid ? `per block, ${e.pool.layout.groupSize} layers of one KV-cache group${e.pool.layout.kind === 'mamba' ? ` (${formatCount(e.pool.layout.pageSize)} tokens of attention, or one Mamba state each)` : ''}` : pp ? `for all ${e.pool.layout.groupSize} layers of the stage` : 'for all layers'} (${formatBytes(e.pageBytesPerLayer)} per layer)`);
     if (e.pool.budgetSource === 'none') {

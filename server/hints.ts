@@ -148,7 +148,7 @@ const WEIGHTS_KEYS = ['dtype', 'device.tensor_parallel_size', 'device.pipeline_p
 /** Keys the KV-per-token figure depends on, besides the model. */
 const KV_KEYS = ['dtype', 'kv_cache.dtype', 'device.tensor_parallel_size', 'device.pipeline_parallel_size'];
 /** Keys what one request reserves in the pool depends on (its layout and page), besides the model. */
-const RESERVATION_KEYS = [...KV_KEYS, 'kv_cache.page_size', 'workload.max_num_batched_tokens', 'engine.vllm_version', 'engine.disable_hybrid_kv_cache_manager'];
+const RESERVATION_KEYS = [...KV_KEYS, 'kv_cache.page_size', 'workload.max_num_batched_tokens', 'engine.vllm_version', 'engine.disable_hybrid_kv_cache_manager', 'engine.mamba_cache_mode'];
 /**
  * Keys the KV budget (device memory minus weights, the activation peak and the engine's
  * reserves) depends on, besides the model. device.gpu is one only where it changes the figure:

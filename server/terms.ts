@@ -131,7 +131,7 @@ export function termRows(a: Analysis): TermRow[] {
     rows.push({
       id: 'mambaState',
       term: `${names.short} state per sequence`,
-      formula: `${names.layer} layers · (${per})${tp > 1 ? ', ÷ tensor_parallel_size' : ''} (${names.states.map((s, i) => `${s} ${i === 0 ? d.conv : d.ssm}`).join(', ')}; vLLM mamba_utils.py shapes), whatever the length; ${e.pool.layout.kind === 'mamba' ? `held in the pool as ${e.pool.layout.stateBlocks} block(s) per Mamba group, each layer's state padded to an attention page of ${formatCount(e.pool.layout.pageSize)} tokens (${formatBytes(e.pool.layout.mambaPageBytes)} → ${formatBytes(e.pageBytesPerLayer)}; HybridAttentionMambaModelConfig)` : `not in the pages below: this vLLM release kept it outside the KV pool (see notes)`}`,
+      formula: `${names.layer} layers · (${per})${tp > 1 ? ', ÷ tensor_parallel_size' : ''} (${names.states.map((s, i) => `${s} ${i === 0 ? d.conv : d.ssm}`).join(', ')}; vLLM mamba_utils.py shapes), whatever the length; ${e.pool.layout.kind === 'mamba' ? `held in the pool as ${e.pool.layout.mambaCacheMode === 'all' ? 'one block per block of tokens (mamba_cache_mode "all")' : `${e.pool.layout.stateBlocks} block(s)`} per Mamba group, each layer's state padded to an attention page of ${formatCount(e.pool.layout.pageSize)} tokens (${formatBytes(e.pool.layout.mambaPageBytes)} → ${formatBytes(e.pageBytesPerLayer)}; HybridAttentionMambaModelConfig)` : `not in the pages below: this vLLM release kept it outside the KV pool (see notes)`}`,
       value: `${mamba.layers.length} layers · ${bytesAndCount((e.mambaStateBytesPerSeq ?? 0) / mamba.layers.length)} = ${bytesAndCount(e.mambaStateBytesPerSeq ?? 0)}${tp > 1 ? ' per GPU' : ''}`,
       keys: ['mamba_d_state', 'ssm_state_size', 'mamba_d_conv', 'conv_kernel', 'mamba_expand', 'mamba_n_heads', 'mamba_num_heads', 'mamba_d_head', 'mamba_head_dim', 'n_groups', 'mamba_n_groups',
         'linear_num_key_heads', 'linear_num_value_heads', 'linear_key_head_dim', 'linear_value_head_dim', 'linear_conv_kernel_dim', 'num_attention_heads', 'head_dim', 'conv_dim', 'conv_L_cache', 'dtype', 'tensor_parallel_size'],
@@ -215,9 +215,11 @@ function reservationRow(a: Analysis, n: number): TermRow {
     : `${formatCount(r.blocks)} blocks (${blocksPerRequestFormula(l)}) · ${formatBytes(l.blockBytes)} per ${unit}`;
   // Llama 4's chunked layers keep at most their chunk; in vLLM's one KV-cache group (l.basis, releases with the hybrid manager off for them) every layer is charged every token.
   const keep = isChunkedLocalAttention(m) ? `chunked-attention layers keep at most attention_chunk_size = ${formatCount(m.slidingWindow ?? 0)}` : `sliding-window layers keep ${formatCount(m.slidingWindow ?? 0)}`;
-  const state = l.mambaGroups * l.stateBlocks;
+  // mamba_cache_mode "all" reserves a state block per block of tokens; "none" / "align" a fixed 1 or 2.
+  const perGroup = l.mambaCacheMode === 'all' ? Math.ceil(n / ps) : l.stateBlocks;
+  const state = l.mambaGroups * perGroup;
   const steady = l.kind === 'mamba'
-    ? `; ${formatCount(state)} of the blocks are the Mamba groups' state blocks (${formatBytes(state * l.blockBytes)}: the ${formatBytes(e.mambaStateBytesPerSeq ?? 0)} of state${l.stateBlocks > 1 ? ` held ${l.stateBlocks} times` : ''}, each layer's padded to an attention page of ${formatCount(ps)} tokens)`
+    ? `; ${formatCount(state)} of the blocks are the Mamba groups' state blocks (${formatBytes(state * l.blockBytes)}: the ${formatBytes(e.mambaStateBytesPerSeq ?? 0)} of state${perGroup > 1 ? ` held ${formatCount(perGroup)} times${l.mambaCacheMode === 'all' ? ', once per block of tokens (mamba_cache_mode "all")' : ''}` : ''}, each layer's padded to an attention page of ${formatCount(ps)} tokens)`
     : r.bytes > held ? `; more than the ${formatBytes(held)} the sequence holds at steady state (${keep} tokens): ${l.kind === 'uniform' ? l.basis : (l.chunkedGroups ?? 0) > 0 ? 'the pool sets aside attention_chunk_size + max_num_batched_tokens tokens for them' : 'the pool sets aside window − 1 + max_num_batched_tokens tokens for them'}` : '';
   const gpu = e.pipeline ? ` per GPU (stage ${e.pipeline.stage + 1} of ${e.pipeline.size})` : p.device.tensorParallelSize > 1 ? ' per GPU' : '';
   return {
@@ -225,7 +227,7 @@ function reservationRow(a: Analysis, n: number): TermRow {
     term: `Reserved per request at N = ${formatCount(n)}`,
     formula: `${formula}${steady} (vLLM's check_enough_kv_cache_memory, the figure max concurrency divides by)`,
     value: `${bytesAndCount(r.bytes)}${gpu}`,
-    keys: ['max_model_len', key(m, 'maxPositionEmbeddings', 'max_position_embeddings'), 'page_size', 'max_num_batched_tokens', 'vllm_version', 'disable_hybrid_kv_cache_manager'],
+    keys: ['max_model_len', key(m, 'maxPositionEmbeddings', 'max_position_embeddings'), 'page_size', 'max_num_batched_tokens', 'vllm_version', 'disable_hybrid_kv_cache_manager', 'mamba_cache_mode'],
   };
 }
 

@@ -344,6 +344,7 @@ function readMixer(r: KeyReader, family: string, h: number, numHeads: number | u
       kind: 'mamba2', layers, intermediateSize: heads * headDim, stateSize: n(['ssm_state_size'], 128), convKernel: n(['conv_kernel'], 4, 1024),
       dtRank: 0, numHeads: heads, headDim, nGroups: n(['n_groups'], 8),
       convBias: flag(r, ['use_conv_bias'], true), projBias: flag(r, ['use_bias'], false), mixerNorm: true, ssmStateDtype: ssmDtype(),
+      ...chunkSizeOf(r, ['chunk_size']),
     };
   }
   if (LFM2_TYPES.has(family)) {
@@ -394,6 +395,7 @@ function readMixer(r: KeyReader, family: string, h: number, numHeads: number | u
       kind: 'mamba2', layers, intermediateSize: inner, stateSize: n(['mamba_d_state', 'state_size'], 64), convKernel: n(['mamba_d_conv'], 4, 1024),
       dtRank: 0, numHeads: n(['n_mamba_heads'], Math.floor(inner / headDim)), headDim, nGroups: n(['mamba_ngroups'], 1),
       convBias: true, projBias: flag(r, ['add_bias_linear'], false), mixerNorm: true, ssmStateDtype: null,
+      ...chunkSizeOf(r, ['chunk_size']),
     };
   }
   // Bamba, GraniteMoeHybrid (vLLM bamba.py / granitemoehybrid.py: MambaMixer2(intermediate_size =
@@ -414,5 +416,12 @@ function readMixer(r: KeyReader, family: string, h: number, numHeads: number | u
     dtRank: 0, numHeads: heads, headDim, nGroups: n(['mamba_n_groups'], 1),
     convBias: flag(r, ['mamba_conv_bias'], true), projBias: flag(r, ['mamba_proj_bias'], false),
     mixerNorm: family === 'falcon_h1' ? flag(r, ['mamba_rms_norm'], false) : true, ssmStateDtype: null,
+    ...chunkSizeOf(r, ['mamba_chunk_size']),
   };
+}
+
+/** Mamba-2's SSD chunk size from the first of `keys` the config gives as a positive integer ({@link MambaSpec.chunkSize}); {} without one. */
+function chunkSizeOf(r: KeyReader, keys: string[]): { chunkSize?: number } {
+  const v = r.num(null, keys, { max: MAX_WIDTH });
+  return v !== undefined && Number.isInteger(v) && v > 0 ? { chunkSize: v } : {};
 }

@@ -421,6 +421,7 @@ function readValuesUnguarded(parsed: ParsedTree, file: string, host: ProfileHost
     engine: {
       vllmVersion: (engine.vllm_version as string | undefined) ?? D.engine.vllmVersion,
       ...(typeof engine.disable_hybrid_kv_cache_manager === 'boolean' ? { disableHybridKvCacheManager: engine.disable_hybrid_kv_cache_manager } : {}),
+      ...(engine.mamba_cache_mode === 'none' || engine.mamba_cache_mode === 'align' || engine.mamba_cache_mode === 'all' ? { mambaCacheMode: engine.mamba_cache_mode } : {}),
       nonTorchGib: (engine.non_torch_gib as number | 'auto' | undefined) ?? D.engine.nonTorchGib,
       ncclGib: (engine.nccl_gib as number | 'auto' | undefined) ?? D.engine.ncclGib,
       cudaGraphGib: (engine.cuda_graph_gib as number | 'auto' | undefined) ?? D.engine.cudaGraphGib,

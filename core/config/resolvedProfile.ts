@@ -52,7 +52,7 @@ function profileKeys(p: Record<string, unknown>): Record<string, unknown> {
       prefix_sharing: share ? { groups: share.groups, prefix_len: share.prefixLen, fraction: share.fraction } : w.prefixSharing,
       seed: w.seed,
     },
-    engine: engine && { vllm_version: engine.vllmVersion ?? undefined, disable_hybrid_kv_cache_manager: engine.disableHybridKvCacheManager, non_torch_gib: engine.nonTorchGib, nccl_gib: engine.ncclGib, cuda_graph_gib: engine.cudaGraphGib, activation_gib: engine.activationGib },
+    engine: engine && { vllm_version: engine.vllmVersion ?? undefined, disable_hybrid_kv_cache_manager: engine.disableHybridKvCacheManager, mamba_cache_mode: engine.mambaCacheMode, non_torch_gib: engine.nonTorchGib, nccl_gib: engine.ncclGib, cuda_graph_gib: engine.cudaGraphGib, activation_gib: engine.activationGib },
     slo: slo && { ttft_ms: slo.ttftMs, tpot_ms: slo.tpotMs },
     step_time: st && { compute_efficiency: st.computeEfficiency, memory_efficiency: st.memoryEfficiency, overhead_ms: st.overheadMs },
   };

@@ -101,6 +101,12 @@ export interface MambaSpec {
    * `mamba_ssm_dtype` (Qwen3_5ForConditionalGenerationConfig); null: the model dtype, as the conv state.
    */
   ssmStateDtype: Dtype | null;
+  /**
+   * Mamba-2's SSD chunk size (mamba_chunk_size, or Nemotron-H's and Zamba2's chunk_size; vLLM
+   * ModelConfig.get_mamba_chunk_size), tokens; absent when the config has none (Mamba-1, Gated
+   * DeltaNet). vLLM aligns the block to it under mamba_cache_mode "all".
+   */
+  chunkSize?: number;
 }
 
 /**
@@ -506,6 +512,9 @@ export interface WorkloadSpec {
   seed?: number;
 }
 
+/** vLLM's mamba_cache_mode values (vllm/config/cache.py MambaCacheMode). */
+export type MambaCacheMode = 'none' | 'align' | 'all';
+
 /**
  * What the serving engine keeps on each GPU besides weights and the KV cache (profile key
  * `engine`). 'auto' takes the figure core/estimate/reserve.ts models for `vllmVersion`; a
@@ -521,6 +530,13 @@ export interface EngineSpec {
    * `vllmVersion` for the model (core/estimate kvPoolLayout).
    */
   disableHybridKvCacheManager?: boolean;
+  /**
+   * vLLM's --mamba-cache-mode (key engine.mamba_cache_mode) for a hybrid Mamba model: "none" (no
+   * prefix caching of the state, 1 state block a request), "align" (states kept at block
+   * boundaries, 2), "all" (a state per block of tokens, vLLM's Mamba-2 prefix caching); absent,
+   * the default of `vllmVersion` ("align" from 0.28.0, else "none"; core/estimate kvPoolLayout).
+   */
+  mambaCacheMode?: MambaCacheMode;
   /** Memory outside torch's allocator the engine's profiling counts (cuBLAS workspaces, allocator slack), GiB per GPU. */
   nonTorchGib: number | 'auto';
   /** NCCL / custom all-reduce buffers of a tensor-parallel rank, GiB per GPU (0 at tensor_parallel_size 1). */

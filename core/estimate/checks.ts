@@ -331,6 +331,7 @@ export const CHECK_KEYS: Readonly<Record<string, readonly string[]>> = {
   'pool-below-max-model-len': POOL_KEYS,
   'vllm-predates-model': ['engine.vllm_version'],
   'hybrid-manager-required': ['engine.disable_hybrid_kv_cache_manager', 'engine.vllm_version'],
+  'mamba-all-unaligned': ['engine.mamba_cache_mode'],
 };
 
 /**
@@ -470,7 +471,25 @@ function hybridManagerProblems(profile: Profile, e: Estimate): Problem[] {
   }];
 }
 
+/**
+ * engine.mamba_cache_mode "all" on a hybrid whose config gives no Mamba-2 chunk size
+ * (MambaSpec.chunkSize: Mamba-1, Gated DeltaNet): vLLM aligns the "all" block to it
+ * (HybridAttentionMambaModelConfig, lcm(chunk, 16)); the block is modelled with the 16-token
+ * alignment alone. Gated DeltaNet has no "all" mode in vLLM (PR #26807, open). A warning at the key.
+ */
+function mambaCacheModeProblems(profile: Profile, e: Estimate): Problem[] {
+  const m = profile.model.mamba;
+  if (profile.engine?.mambaCacheMode !== 'all' || e.pool.layout.kind !== 'mamba' || !m || m.chunkSize !== undefined) return [];
+  const names = mixerNames(m);
+  return [{
+    severity: 'warning',
+    code: 'mamba-all-unaligned',
+    message: `engine.mamba_cache_mode "all": vLLM aligns the block to the Mamba-2 chunk size (mamba_chunk_size or chunk_size), which this ${names.layer} config does not give, so the block is aligned to ${formatCount(16)} tokens alone here${m.kind === 'gdn' ? `; vLLM has no "all" mode for ${names.layer} layers (PR #26807 is not merged): use "align"` : ''}`,
+    range: profileKey(profile, 'engine.mamba_cache_mode', 'engine'),
+  }];
+}
+
 /** Every problem of `profile` that its estimate or the kernels' limits reveal, in file order of kind. */
 export function checkProfile(profile: Profile, e: Estimate): Problem[] {
-  return [...deviceProblems(profile), ...fitProblems(profile, e), ...kernelProblems(profile, e), ...concurrencyProblems(profile, e), ...engineProblems(profile), ...hybridManagerProblems(profile, e)];
+  return [...deviceProblems(profile), ...fitProblems(profile, e), ...kernelProblems(profile, e), ...concurrencyProblems(profile, e), ...engineProblems(profile), ...hybridManagerProblems(profile, e), ...mambaCacheModeProblems(profile, e)];
 }

@@ -8,7 +8,7 @@
  * paper (Dao et al. 2022, §3.1: O(N) extra memory), the DeepSeek-V2 paper (§2.1.2 MLA cache),
  * and transformers' modeling files for parameter shapes.
  */
-import type { Dtype, KvDtype, LayerSkips, ModelSpec, MoeSpec, Profile, QuantizationSpec } from '../config/types';
+import type { Dtype, KvDtype, LayerSkips, MambaCacheMode, ModelSpec, MoeSpec, Profile, QuantizationSpec } from '../config/types';
 import { formatBytes, formatCount, formatParams, indefiniteArticle } from '../format';
 import { gpuByName, gpuMemory } from './gpus';
 import { DEFAULT_ENGINE, engineEraName, engineKeyOf, reserveTerms, subtractedBytes, vllmAtLeast, type ReserveTerm } from './reserve';
@@ -249,6 +249,23 @@ export function mambaAttentionBlockSize(pageSize: number, kvBytesPerTokenPerLaye
 }
 
 /**
+ * The attention block size vLLM gives a hybrid Mamba model under mamba_cache_mode "all" (Mamba
+ * prefix caching: HybridAttentionMambaModelConfig.verify_and_update_config's prefix-caching path,
+ * vllm/model_executor/models/config.py, vllm-project/vllm 1936cf3): the smallest multiple of
+ * chunk = lcm(mamba chunk size, 16) of at least cdiv(mamba_page, attn_page_1_token) tokens, so
+ * that a block ends on a Mamba-2 SSD chunk boundary; page_size when larger. `chunkSize` is
+ * MambaSpec.chunkSize (16 alone when the config gives none). Bamba-9B bf16: state 2,147,840 B,
+ * attention 4,096 B a token and layer: cdiv = 525 tokens, lcm(256, 16) = 256: 768 (528 without).
+ */
+export function mambaAllBlockSize(pageSize: number, kvBytesPerTokenPerLayer: number, mambaPageBytes: number, chunkSize: number | undefined): number {
+  if (kvBytesPerTokenPerLayer <= 0 || mambaPageBytes <= 0) return pageSize;
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+  const a = MAMBA_BLOCK_ALIGNMENT;
+  const chunk = chunkSize ? (chunkSize / gcd(chunkSize, a)) * a : a;
+  return Math.max(pageSize, chunk * Math.ceil(Math.ceil(mambaPageBytes / kvBytesPerTokenPerLayer) / chunk));
+}
+
+/**
  * Layers per KV-cache group when a model's attention layers come in two kinds of `a` and `b`
  * layers (vllm/v1/core/kv_cache_utils.py _get_kv_cache_groups_uniform_page_size): the smaller
  * count, or the larger where it is under 1.5 times the smaller (each kind is then padded up to
@@ -290,18 +307,22 @@ function hybridGroupSize(a: number, b: number): number {
  * before {@link HYBRID_KV_MANAGER_SINCE}, which had no such manager, nor to a model whose every
  * layer slides (one layer type: no groups to merge).
  */
-export function kvPoolLayout(model: ModelSpec, dtype: Dtype, kvDtype: KvDtype, tensorParallelSize: number, pageSize: number, vllmVersion: string | null, maxNumBatchedTokens: number, disableHybrid?: boolean): KvPoolLayout {
+export function kvPoolLayout(model: ModelSpec, dtype: Dtype, kvDtype: KvDtype, tensorParallelSize: number, pageSize: number, vllmVersion: string | null, maxNumBatchedTokens: number, disableHybrid?: boolean, mambaCacheMode?: MambaCacheMode): KvPoolLayout {
   const perLayer = kvBytesPerTokenPerLayer(model, kvDtype, tensorParallelSize);
   const none = { mambaGroups: 0, stateBlocks: 0, mambaPageBytes: 0 };
   const mambaPage = mambaStatePageBytes(model, dtype, tensorParallelSize);
   const attending = model.layerTypes.filter((t) => t !== 'linear').length;
   if (model.mamba && mambaPage > 0 && attending > 0 && !model.isEncoder && vllmAtLeast(vllmVersion, MAMBA_IN_KV_POOL_SINCE)) {
-    const blockSize = mambaAttentionBlockSize(pageSize, perLayer, mambaPage);
+    const mode: MambaCacheMode = mambaCacheMode ?? (vllmAtLeast(vllmVersion, MAMBA_ALIGN_DEFAULT_SINCE) ? 'align' : 'none');
+    const blockSize = mode === 'all' ? mambaAllBlockSize(pageSize, perLayer, mambaPage, model.mamba.chunkSize) : mambaAttentionBlockSize(pageSize, perLayer, mambaPage);
     const mambaLayers = model.mamba.layers.length;
     const groupSize = hybridGroupSize(attending, mambaLayers);
-    const align = vllmAtLeast(vllmVersion, MAMBA_ALIGN_DEFAULT_SINCE);
     const fullGroups = Math.ceil(attending / groupSize);
     const mambaGroups = Math.ceil(mambaLayers / groupSize);
+    const why = mambaCacheMode !== undefined ? 'engine.mamba_cache_mode' : mode === 'align' ? `the default with prefix caching from ${MAMBA_ALIGN_DEFAULT_SINCE.join('.')}` : 'prefix caching off for hybrid models by default';
+    const held = mode === 'all'
+      ? `ceil(N / ${blockSize}) state blocks per Mamba group and request (mamba_cache_mode "all", ${why}: a state per block of tokens, MambaSpec.max_memory_usage_bytes; the block a multiple of lcm(${model.mamba.chunkSize ?? MAMBA_BLOCK_ALIGNMENT}, ${MAMBA_BLOCK_ALIGNMENT}) tokens)`
+      : `${mode === 'align' ? 2 : 1} state block${mode === 'align' ? 's' : ''} per Mamba group and request (mamba_cache_mode "${mode}", ${why})`;
     return {
       kind: 'mamba',
       pageSize: blockSize,
@@ -309,12 +330,13 @@ export function kvPoolLayout(model: ModelSpec, dtype: Dtype, kvDtype: KvDtype, t
       fullGroups,
       slidingGroups: 0,
       mambaGroups,
-      stateBlocks: align ? 2 : 1,
+      stateBlocks: mode === 'align' ? 2 : 1,
+      mambaCacheMode: mode,
       mambaPageBytes: mambaPage,
       window: 0,
       maxNumBatchedTokens: 0,
       blockBytes: groupSize * blockSize * perLayer,
-      basis: `vLLM >= ${MAMBA_IN_KV_POOL_SINCE.join('.')} keeps the Mamba state in the KV pool: ${fullGroups} attention and ${mambaGroups} Mamba KV-cache group(s) of ${groupSize} layers, ${align ? `2 state blocks per Mamba group and request (mamba_cache_mode "align", the default with prefix caching from ${MAMBA_ALIGN_DEFAULT_SINCE.join('.')})` : '1 state block per Mamba group and request (mamba_cache_mode "none": prefix caching off for hybrid models by default)'}`,
+      basis: `vLLM >= ${MAMBA_IN_KV_POOL_SINCE.join('.')} keeps the Mamba state in the KV pool: ${fullGroups} attention and ${mambaGroups} Mamba KV-cache group(s) of ${groupSize} layers, ${held}`,
     };
   }
   let full = 0;
@@ -1295,7 +1317,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
   const pp = profile.device.pipelineParallelSize ?? 1;
   const pageSize = profile.kvCache.pageSize;
   const perLayer = kvBytesPerTokenPerLayer(model, kvDtype, tp);
-  const globalLayout = kvPoolLayout(model, dtype, kvDtype, tp, pageSize, profile.engine?.vllmVersion ?? null, maxNumBatchedTokensOf(profile), profile.engine?.disableHybridKvCacheManager);
+  const globalLayout = kvPoolLayout(model, dtype, kvDtype, tp, pageSize, profile.engine?.vllmVersion ?? null, maxNumBatchedTokensOf(profile), profile.engine?.disableHybridKvCacheManager, profile.engine?.mambaCacheMode);
   const chunked = isChunkedLocalAttention(model);
   const params = paramCounts(model);
   const weights = weightsBytes(model, dtype, params);
@@ -1369,8 +1391,9 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
     const state = `${model.mamba.layers.length} ${names.layer} layers keep a constant state per sequence, whatever its length: ${formatBytes(mambaState)}${tp > 1 ? ' per GPU' : ''} (${names.states.map((s, i) => `${s} state in ${i === 0 ? d.conv : d.ssm}`).join(', ')}${d.ssm !== d.conv && names.states.length > 1 ? ", vLLM's default for this model" : ''}; mambaStateBytesPerSequence)`;
     if (layout.kind === 'mamba') {
       const attnPage = layout.pageSize * perLayer;
+      const unit = layout.mambaCacheMode === 'all' ? `lcm(${model.mamba.chunkSize ?? MAMBA_BLOCK_ALIGNMENT}, ${MAMBA_BLOCK_ALIGNMENT}) (the Mamba chunk size, mamba_cache_mode "all")` : `${MAMBA_BLOCK_ALIGNMENT}`;
       const raised = layout.pageSize > pageSize
-        ? `vLLM raises the attention block size from page_size ${pageSize} to ${formatCount(layout.pageSize)} tokens, the smallest multiple of ${MAMBA_BLOCK_ALIGNMENT} whose attention page (${formatCount(layout.pageSize)} · ${formatBytes(perLayer)} = ${formatBytes(attnPage)} per layer) holds one layer's state (${formatBytes(layout.mambaPageBytes)}), and pads the state to it (+${(100 * (attnPage - layout.mambaPageBytes) / layout.mambaPageBytes).toFixed(2)} %; HybridAttentionMambaModelConfig): every page figure here is in blocks of ${formatCount(layout.pageSize)} tokens`
+        ? `vLLM raises the attention block size from page_size ${pageSize} to ${formatCount(layout.pageSize)} tokens, the smallest multiple of ${unit} whose attention page (${formatCount(layout.pageSize)} · ${formatBytes(perLayer)} = ${formatBytes(attnPage)} per layer) holds one layer's state (${formatBytes(layout.mambaPageBytes)}), and pads the state to it (+${(100 * (attnPage - layout.mambaPageBytes) / layout.mambaPageBytes).toFixed(2)} %; HybridAttentionMambaModelConfig): every page figure here is in blocks of ${formatCount(layout.pageSize)} tokens`
         : `page_size ${pageSize} already gives an attention page (${formatBytes(attnPage)} per layer) that holds one layer's state (${formatBytes(layout.mambaPageBytes)}); vLLM pads the state to it (HybridAttentionMambaModelConfig)`;
       notes.push(`${state}. ${raised}. ${layout.basis}: ${indefiniteArticle(formatCount(seqLen))} ${formatCount(seqLen)}-token request reserves ${formatCount(pagesPerSeq)} blocks of ${formatBytes(pageBytes)} = ${formatBytes(reservation.bytes)} (${blocksPerRequestFormula(layout)})`);
     } else if (perToken === 0 && !model.isEncoder && vllmAtLeast(profile.engine?.vllmVersion ?? null, MAMBA_IN_KV_POOL_SINCE)) {

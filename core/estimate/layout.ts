@@ -32,7 +32,8 @@ export function grouped(layout: KvPoolLayout): boolean {
  *   (ChunkedLocalAttentionSpec.max_memory_usage_bytes, vllm/v1/kv_cache_interface.py: at most the
  *   attention_chunk_size C computed tokens plus one step's new ones, no +1);
  * - a Mamba group: stateBlocks, whatever N (MambaSpec.max_memory_usage_bytes: one page with
- *   mamba_cache_mode "none", two with "align").
+ *   mamba_cache_mode "none", two with "align"); with "all" ceil(N / block_size)
+ *   (MambaSpec.max_memory_usage_bytes: cdiv(max_model_len, block_size) pages, vllm-project/vllm bc8282e).
  * Uniform layout: ceil(N / block_size); 'sliding' (every layer slides): the sliding group's alone.
  * Llama-4-Scout, page_size 16, max_num_batched_tokens 8,192, N = 131,072: 8,192 + 3 · 1,024 = 11,264.
  * Jamba-v0.1 bf16 at N = 262,144 (block_size 80, 1 attention + 7 Mamba groups, "none"): 3,277 + 7 = 3,284.
@@ -44,7 +45,8 @@ export function blocksPerRequest(layout: KvPoolLayout, seqLen: number): number {
   const chunkedGroups = layout.chunkedGroups ?? 0;
   const slid = layout.slidingGroups > 0 ? Math.ceil(Math.min(layout.window - 1 + layout.maxNumBatchedTokens, seqLen) / ps) + 1 : 0;
   const chunked = chunkedGroups > 0 ? Math.ceil(Math.min((layout.chunk ?? 0) + layout.maxNumBatchedTokens, seqLen) / ps) : 0;
-  return layout.fullGroups * full + layout.slidingGroups * slid + chunkedGroups * chunked + layout.mambaGroups * layout.stateBlocks;
+  const state = layout.mambaCacheMode === 'all' ? full : layout.stateBlocks;
+  return layout.fullGroups * full + layout.slidingGroups * slid + chunkedGroups * chunked + layout.mambaGroups * state;
 }
 
 /**
@@ -72,7 +74,7 @@ export function requestReservation(layout: KvPoolLayout, seqLen: number): { bloc
  */
 export function blocksPerRequestFormula(layout: KvPoolLayout): string {
   if (layout.kind === 'uniform') return 'ceil(N / page_size)';
-  if (layout.kind === 'mamba') return `${layout.fullGroups} attention group(s) · ceil(N / ${layout.pageSize}) + ${layout.mambaGroups} Mamba group(s) · ${layout.stateBlocks}`;
+  if (layout.kind === 'mamba') return `${layout.fullGroups} attention group(s) · ceil(N / ${layout.pageSize}) + ${layout.mambaGroups} Mamba group(s) · ${layout.mambaCacheMode === 'all' ? `ceil(N / ${layout.pageSize})` : layout.stateBlocks}`;
   const slid = `(ceil(min(${layout.window} − 1 + ${layout.maxNumBatchedTokens}, N) / page_size) + 1)`;
   if (layout.kind === 'sliding') return slid.slice(1, -1);
   const parts = [`${layout.fullGroups} full-attention group(s) · ceil(N / page_size)`];

@@ -2,7 +2,7 @@
  * The memory estimate, as `attnscope estimate --json` prints it (DESIGN.md "Estimate JSON").
  * Bytes are integers; camelCase keys.
  */
-import type { AttentionKind, Dtype, KvDtype } from '../config/types';
+import type { AttentionKind, Dtype, KvDtype, MambaCacheMode } from '../config/types';
 import type { ReserveTerm } from './reserve';
 
 export interface EstimateModel {
@@ -74,9 +74,13 @@ export interface KvPoolLayout {
   mambaGroups: number;
   /**
    * Blocks one request holds in each Mamba group, whatever its length ('mamba'; 0 otherwise):
-   * MambaSpec.max_memory_usage_bytes / page, 1 with mamba_cache_mode "none", 2 with "align".
+   * MambaSpec.max_memory_usage_bytes / page, 1 with mamba_cache_mode "none", 2 with "align"; with
+   * "all" the one state a running request keeps (its reservation is ceil(N / pageSize) a group:
+   * layout.ts blocksPerRequest).
    */
   stateBlocks: number;
+  /** vLLM's mamba_cache_mode the 'mamba' layout follows (absent: runs saved before, and other kinds; read as stateBlocks says). */
+  mambaCacheMode?: MambaCacheMode;
   /** One Mamba layer's state per sequence, bytes, before vLLM pads it to an attention page ('mamba'; 0 otherwise). */
   mambaPageBytes: number;
   /** Bytes of one block (vLLM's block id): groupSize · pageSize · kvBytesPerTokenPerLayer. */

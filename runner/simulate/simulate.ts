@@ -201,6 +201,19 @@ function poolPages(profile: Profile, numPages: number | undefined): { pages: num
   // Every grouped pool (Mamba, chunked, sliding-window hybrid): its groups for the native pool and its layout in words.
   const grouped = (g: { full: number; sliding: number; window: number; chunk: number; state: number }, layout: string) =>
     ({ pages: blocks, tokens, pageSize: ps, blocks, groups: { ...g, count: kvCacheGroups(l) }, layout });
+  if (l.kind === 'mamba' && l.mambaCacheMode === 'all') {
+    // vLLM's MambaManager under "all" frees a group's state blocks before block floor((computed − 1) / block)
+    // (get_num_skipped_tokens = computed − 1, remove_skipped_blocks): a sliding window of 2 tokens, whose
+    // freed blocks stay cached; its hit is the last cached state block (MambaManager.find_longest_cache_hit),
+    // as the sliding rule with ceil((2 − 1) / block) = 1 block finds it.
+    return grouped(
+      { full: l.fullGroups, sliding: l.mambaGroups, window: 2, chunk: 0, state: 0 },
+      `${l.basis}. A block holds ${text.block} (the attention block size vLLM raised to a multiple of the Mamba chunk size: HybridAttentionMambaModelConfig). ` +
+      `A running request holds ceil(tokens / ${formatCount(ps)}) blocks in each of the ${formatCount(l.fullGroups)} attention group(s) and, in each of the ${formatCount(l.mambaGroups)} Mamba groups, the state blocks of blocks floor((computed − 1) / ${formatCount(ps)}) .. ceil((computed + scheduled) / ${formatCount(ps)}) − 1 ` +
+      `(MambaManager, mamba_cache_mode "all": a state per block of tokens is written, and those before the last computed token's block freed before new ones are allocated, staying cached until evicted); it is admitted only when every group's blocks are free. ` +
+      'With prefix caching a hit is as long as every group has it: the longest run of cached attention blocks, cut to the end of the last cached Mamba state block in it (MambaManager.find_longest_cache_hit)',
+    );
+  }
   if (l.kind === 'mamba') {
     const state = l.mambaGroups * l.stateBlocks;
     return grouped(

@@ -11,6 +11,8 @@ import assert from 'node:assert/strict';
 import { profileFromModelConfig, readModelConfig, readProfile, type ModelSpec, type Problem } from '../../core/config/index';
 import { checkProfile, DEFAULT_ENGINE, estimate, kvBytesPerToken, mambaLayerParams, mambaStateBytesPerSequence, paramCounts, quantizedWeights } from '../../core/estimate/index';
 import { only } from '../fixtures/problems';
+import { stopSimulations } from '../../native/simulator';
+import { simulatePool } from '../../runner/simulate/index';
 
 const JAMBA = {
   architectures: ['JambaForCausalLM'], model_type: 'jamba', attn_layer_offset: 4, attn_layer_period: 8, expert_layer_offset: 1, expert_layer_period: 2,
@@ -193,6 +195,51 @@ test('engine.disable_hybrid_kv_cache_manager true on Jamba: an error at the key,
     const q = readProfile(`model: ./jamba/config.json\nkv_cache: { memory_gib: 10 }\nengine: ${engine}\n`, '/w/p.attn.yaml', { readFile: () => JSON.stringify(JAMBA) }).value!;
     assert.deepEqual(checkProfile(q, estimate(q)).filter((x) => x.code === 'hybrid-manager-required'), [], engine);
   }
+});
+
+test('engine.mamba_cache_mode "all" on Bamba-9B: the block aligned to the Mamba chunk, a state block per block of tokens reserved, and the simulation frees all but the last', async () => {
+  // vLLM (vllm-project/vllm 1936cf3, HybridAttentionMambaModelConfig's prefix-caching path; bc8282e,
+  // MambaSpec.max_memory_usage_bytes "all" = cdiv(max_model_len, block_size) pages; MambaManager under "all"
+  // frees the state blocks before floor((computed − 1) / block)). Bamba-9B bf16: a Mamba-2 layer's state
+  // (8,192 + 2 · 1 · 128) · 3 · 2 + 128 · 64 · 128 · 2 = 2,147,840 B, attention 2 · 8 · 128 · 2 = 4,096 B a token
+  // and layer: cdiv(2,147,840, 4,096) = 525 tokens; chunk lcm(mamba_chunk_size 256, 16) = 256 -> block
+  // 256 · cdiv(525, 256) = 768 tokens ("none": 16 · ceil(525 / 16) = 528). 3 attention + 29 Mamba layers in
+  // groups of 3: 1 + 10 groups, blocks of 3 · 768 · 4,096 = 9,437,184 B; 10 GiB -> 1,137 blocks. A request of
+  // N = 262,144 reserves ceil(262,144 / 768) = 342 blocks in each of the 11 groups = 3,762 ("none":
+  // 497 + 10 = 507 of 6,488,064 B, 1,654 blocks).
+  const text = (mode: string) => `model: ./bamba/config.json\nkv_cache: { memory_gib: 10, page_size: 16 }\nworkload: { max_model_len: 262144, max_num_batched_tokens: 8192 }\nengine: { vllm_version: "0.19.0"${mode} }\n`;
+  const read = (mode: string) => {
+    const r = readProfile(text(mode), '/w/p.attn.yaml', { readFile: () => JSON.stringify(BAMBA) });
+    assert.deepEqual(r.problems.filter((x) => x.severity === 'error'), []);
+    return r.value!;
+  };
+  const all = read(', mamba_cache_mode: all');
+  const e = estimate(all);
+  assert.equal(all.model.mamba?.chunkSize, 256);
+  assert.deepEqual([e.pool.layout.pageSize, e.pool.layout.fullGroups, e.pool.layout.mambaGroups, e.pool.layout.mambaCacheMode], [768, 1, 10, 'all']);
+  assert.equal(e.pageBytes, 9_437_184);
+  assert.equal(e.pool.pages, 1_137);
+  assert.equal(e.pool.blocksPerSeq, 3_762);
+  assert.match(e.pool.layout.basis, /ceil\(N \/ 768\) state blocks per Mamba group and request \(mamba_cache_mode "all", engine\.mamba_cache_mode/);
+  const none = estimate(read(', mamba_cache_mode: none'));
+  assert.deepEqual([none.pool.layout.pageSize, none.pool.pages, none.pool.blocksPerSeq], [528, 1_654, 507]);
+  // "align" by the key on 0.19.0: 2 state blocks a group, 497 + 20.
+  assert.equal(estimate(read(', mamba_cache_mode: align')).pool.blocksPerSeq, 517);
+  // A bad value is the schema's error at the key.
+  const bad = readProfile(text(', mamba_cache_mode: every'), '/w/p.attn.yaml', { readFile: () => JSON.stringify(BAMBA) });
+  assert.match(bad.problems.find((x) => x.severity === 'error')?.message ?? '', /^engine\.mamba_cache_mode must be one of none, align, all, not the string "every"$/);
+  // The simulation: one request of 2,000 prompt tokens, 2 output. Step 1: 3 attention blocks, and state
+  // blocks 0..2 in each of the 10 Mamba groups: 33. Step 2 (computed 2,000): blocks before floor(1,999 / 768) = 2
+  // freed in the Mamba groups: 3 + 10 = 13. Peak 33 of 1,137 (with a constant state block, 3 + 10 = 13).
+  const r = await simulatePool(all, { stepTime: { perStepS: 1, perTokenS: 0, perKvTokenS: 0 }, watermark: 0, baselines: false, trace: [{ arrivalS: 0, promptLen: 2_000, outputLen: 2 }] });
+  assert.equal(r.numPages, 1_137);
+  assert.equal(r.summary.peakOccupancy, 33 / 1_137);
+  assert.match(r.poolLayout ?? '', /MambaManager, mamba_cache_mode "all"/);
+  await stopSimulations();
+  // Jamba (Mamba-1, no chunk size in its config): "all" is aligned to 16 alone, and a warning at the key says so.
+  const j = readProfile('model: ./jamba/config.json\nkv_cache: { memory_gib: 10 }\nengine: { vllm_version: "0.19.0", mamba_cache_mode: all }\n', '/w/p.attn.yaml', { readFile: () => JSON.stringify(JAMBA) }).value!;
+  const warn = checkProfile(j, estimate(j)).find((x) => x.code === 'mamba-all-unaligned');
+  assert.match(warn?.message ?? '', /^engine\.mamba_cache_mode "all": vLLM aligns the block to the Mamba-2 chunk size .*Mamba config does not give/);
 });
 
 test('Nemotron-H-8B: 97 MiB of state per sequence takes 6 of the 14 blocks an 8,192-token request reserves', () => {
