@@ -50,7 +50,7 @@ export interface ServingSimConfig {
   /**
    * Step time (seconds), a roofline (native/src/pool/simulator.h StepTimeModel):
    * perStepS + max(weightsS + expertWeightsS · (1 − (1 − k/E)^tokens) + perKvTokenS · KV tokens attended
-   * + perSlidingKvTokenS · sliding-window KV tokens attended, perTokenS · tokens scheduled
+   * + perSlidingKvTokenS · sliding-window KV tokens attended, perTokenS · tokens scheduled + perLogitsS · requests scheduled
    * + perPairS · prefill query-key pairs + perDecodePairS · decode query-key pairs + perSlidingPairS ·
    * query-key pairs inside the window): full-attention layers attend the whole context, sliding-window
    * layers at most stepSlidingWindow tokens per query.
@@ -66,6 +66,8 @@ export interface ServingSimConfig {
   /** Full-attention layers (all attention layers of a model without a sliding window). */
   perKvTokenS: number;
   perTokenS: number;
+  /** lm_head per request scheduled in a step (its one logits row). Default 0 (lm_head in perTokenS, as runs saved before it). */
+  perLogitsS?: number;
   /** Full-attention layers, the queries of prefill chunks (more than one token). */
   perPairS: number;
   /** Full-attention layers, decode queries (one-token chunks: MLA's absorbed form costs more per pair). Default perPairS. */
@@ -206,9 +208,9 @@ function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests)
   intArg('maxSamples', config.maxSamples, 2, INT32_MAX);
   if (config.coast !== undefined && typeof config.coast !== 'boolean') throw new TypeError('coast must be a boolean');
   if (config.privateTails !== undefined && typeof config.privateTails !== 'boolean') throw new TypeError('privateTails must be a boolean');
-  for (const key of ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perPairS', 'perDecodePairS', 'expertWeightsS', 'perSlidingKvTokenS', 'perSlidingPairS'] as const) {
+  for (const key of ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'expertWeightsS', 'perSlidingKvTokenS', 'perSlidingPairS'] as const) {
     const v = config[key];
-    if (v === undefined && (key === 'perDecodePairS' || key === 'expertWeightsS' || key === 'perSlidingKvTokenS' || key === 'perSlidingPairS')) continue;
+    if (v === undefined && (key === 'perLogitsS' || key === 'perDecodePairS' || key === 'expertWeightsS' || key === 'perSlidingKvTokenS' || key === 'perSlidingPairS')) continue;
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`${key} must be a finite number`);
     if (v < 0) throw new RangeError(`${key} must be >= 0, got ${v}`);
   }

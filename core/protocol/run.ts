@@ -201,7 +201,7 @@ export interface PoolSummary {
  * Modelled seconds of one serving step (one forward pass), a roofline
  * (runner/simulate/step-time.ts): perStepS + max(weightsS + expertWeightsS · (1 − (1 − k/E)^T)
  * + perKvTokenS · KV tokens attended + perSlidingKvTokenS · KV tokens attended in the window,
- * perTokenS · T tokens scheduled + perPairS · query-key pairs attended by prefill chunks +
+ * perTokenS · T tokens scheduled + perLogitsS · requests scheduled + perPairS · query-key pairs attended by prefill chunks +
  * perDecodePairS · query-key pairs attended by decode tokens + perSlidingPairS · query-key pairs
  * attended in the window). perKvTokenS, perPairS and perDecodePairS are the full-attention
  * layers' (whole context); the sliding-window layers' are apart, each query reading at most
@@ -211,7 +211,8 @@ export interface PoolSummary {
  * before attentionChunkSize counted chunked layers as a sliding window of the chunk (an upper bound);
  * one saved before perDecodePairS charged decode pairs at perPairS, and replays so (an MLA model's
  * perPairS was then 4 · head_dim FLOPs per pair and head for both: 768 for DeepSeek-V3, where vLLM
- * runs 640 in prefill and 2,176 in decode).
+ * runs 640 in prefill and 2,176 in decode); one saved before perLogitsS charged lm_head in
+ * perTokenS, for every scheduled token, and replays so.
  */
 export interface StepTimeModel {
   perStepS: number;
@@ -227,7 +228,15 @@ export interface StepTimeModel {
   numExpertsPerTok?: number;
   /** Full-attention layers' KV bytes per token / effective bandwidth (every attention layer without a window). */
   perKvTokenS: number;
+  /** The linear layers but lm_head (in runs saved before perLogitsS: with it): FLOPs per scheduled token / effective FLOP/s. */
   perTokenS: number;
+  /**
+   * lm_head's FLOPs per logits row (2 · vocab_size · hidden_size / tp) / effective FLOP/s: vLLM
+   * computes logits once per request scheduled in a step (its last scheduled token:
+   * gpu_model_runner.py logits_indices), not per token. Absent in runs saved before it (lm_head
+   * then in perTokenS).
+   */
+  perLogitsS?: number;
   /**
    * Full-attention layers' FLOPs per query-key pair of a prefill chunk's queries (a chunk of more
    * than one token) / effective FLOP/s; decode queries' too when perDecodePairS is absent.

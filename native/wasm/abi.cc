@@ -392,12 +392,12 @@ EMSCRIPTEN_KEEPALIVE void attnscope_alloc_attach_kv_pool(attnscope::PageAllocato
  * maxNumSeqs, maxNumBatchedTokens, maxModelLen, perStepS, weightsS, perKvTokenS, perTokenS,
  * perPairS, maxSamples, coast, privateTails, expertWeightsS, numExperts, numExpertsPerTok,
  * stepSlidingWindow, perSlidingKvTokenS, perSlidingPairS, stepAttentionChunkSize, fullGroups,
- * slidingGroups, stateBlocks, attentionChunkSize, perDecodePairS] (coast and privateTails: 0, 1, or -1 for the default;
+ * slidingGroups, stateBlocks, attentionChunkSize, perDecodePairS, perLogitsS] (coast and privateTails: 0, 1, or -1 for the default;
  * expertWeightsS, numExperts, numExpertsPerTok 0 for a dense model; stepSlidingWindow ..
  * stepAttentionChunkSize 0 without sliding-window or chunked local-attention layers; fullGroups 1
  * and slidingGroups 0 but for a hybrid pool; stateBlocks 0 but for a hybrid Mamba pool;
  * attentionChunkSize 0 but for a hybrid pool of chunked local-attention groups; perDecodePairS
- * perPairS's value but for MLA).
+ * perPairS's value but for MLA; perLogitsS 0 for a run saved before it).
  * Columns as SimColumns.
  * Null with the reason in attnscope_error() when the input is refused.
  */
@@ -435,6 +435,7 @@ EMSCRIPTEN_KEEPALIVE attnscope::ServingSimulator* attnscope_sim_new(const double
   config.allocator.state_blocks = static_cast<int32_t>(c[26]);
   config.allocator.attention_chunk_size = static_cast<int32_t>(c[27]);
   config.step.per_decode_pair_s = c[28];
+  config.step.per_logits_s = c[29];
   if (!attnscope::SimConfigValid(config)) {
     g_error = "ServingSimulator: invalid configuration";
     return nullptr;

@@ -416,9 +416,9 @@ export class PageAllocator {
 const SIM_CONFIG_FIELDS = ['layout', 'numPages', 'pageSize', 'watermarkPages', 'slidingWindow', 'enablePrefixCaching',
   'maxNumSeqs', 'maxNumBatchedTokens', 'maxModelLen', 'perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perPairS',
   'maxSamples', 'coast', 'privateTails', 'expertWeightsS', 'numExperts', 'numExpertsPerTok',
-  'stepSlidingWindow', 'perSlidingKvTokenS', 'perSlidingPairS', 'stepAttentionChunkSize', 'fullGroups', 'slidingGroups', 'stateBlocks', 'attentionChunkSize', 'perDecodePairS'] as const;
+  'stepSlidingWindow', 'perSlidingKvTokenS', 'perSlidingPairS', 'stepAttentionChunkSize', 'fullGroups', 'slidingGroups', 'stateBlocks', 'attentionChunkSize', 'perDecodePairS', 'perLogitsS'] as const;
 /** Optional fields, 0 when absent (a dense model; no sliding-window or chunked local-attention layers; no hybrid, chunked or Mamba pool). */
-const SIM_CONFIG_ZERO_DEFAULT = new Set<string>(['expertWeightsS', 'numExperts', 'numExpertsPerTok', 'stepSlidingWindow', 'perSlidingKvTokenS', 'perSlidingPairS', 'stepAttentionChunkSize', 'slidingGroups', 'stateBlocks', 'attentionChunkSize']);
+const SIM_CONFIG_ZERO_DEFAULT = new Set<string>(['expertWeightsS', 'numExperts', 'numExpertsPerTok', 'stepSlidingWindow', 'perSlidingKvTokenS', 'perSlidingPairS', 'stepAttentionChunkSize', 'slidingGroups', 'stateBlocks', 'attentionChunkSize', 'perLogitsS']);
 
 export class ServingSimulator {
   private readonly h: number;

@@ -20,8 +20,8 @@
  * graphs, which its overhead term (overhead_ms) covers.
  *
  * What the kernels cannot measure stays modelled with the profile's step_time (or the assumed
- * efficiencies): weightsS (weights streamed at memory_efficiency · BW), perTokenS (linear layers
- * at compute_efficiency · F) and the overhead.
+ * efficiencies): weightsS (weights streamed at memory_efficiency · BW), perTokenS and perLogitsS
+ * (linear layers and lm_head at compute_efficiency · F) and the overhead.
  *
  * A run timed on the CPU, or on another GPU, is refused: its rates describe another device.
  */
@@ -190,7 +190,7 @@ export function describeMeasured(m: MeasuredCoefficient): string {
 export function formatKernelCalibration(model: StepTimeModel, file: string): string[] {
   const measured = model.measured ?? [];
   // An MLA model's decode pairs run in another kernel than flash_fwd (the absorbed form): modelled.
-  const kept = ['perStepS', 'weightsS', 'perTokenS', 'perPairS', ...(model.perDecodePairS !== undefined ? ['perDecodePairS'] : []), 'perKvTokenS']
+  const kept = ['perStepS', 'weightsS', 'perTokenS', ...(model.perLogitsS !== undefined ? ['perLogitsS'] : []), 'perPairS', ...(model.perDecodePairS !== undefined ? ['perDecodePairS'] : []), 'perKvTokenS']
     .filter((k) => !measured.some((m) => m.coefficient === k));
   return [
     `Calibration from ${file} (kernel timings on ${model.gpu}):`,

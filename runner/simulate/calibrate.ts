@@ -10,8 +10,8 @@
  * B — max_concurrency when set, else Little's law (Σ e2e / duration, at least 1; the duration
  * spanned by start_times + e2e when the file has them, else its `duration`) — with the other
  * B − 1 requests decoding at the mean context: a prefill step of P tokens then has T = P + B − 1
- * tokens, KV K = P + (B − 1)·c̄ and pairs P(P+1)/2 + (B − 1)·c̄; a decode step at the request's
- * mid-output context c has T = B, K = pairs = c + (B − 1)·c̄ (decode tokens' pairs at the decode
+ * tokens for B requests (B logits rows: lm_head), KV K = P + (B − 1)·c̄ and pairs P(P+1)/2 + (B − 1)·c̄; a decode step at the request's
+ * mid-output context c has T = B tokens of B requests, K = pairs = c + (B − 1)·c̄ (decode tokens' pairs at the decode
  * cost, which MLA's absorbed form makes higher: step-time.ts pairFlopsPerHead). Those are the full-attention
  * layers'; sliding-window layers (window W) count each decode token at min(context, W) and the
  * prefill at min(P, W) per query, chunked local-attention layers (chunk C) each query at its own
@@ -49,7 +49,7 @@
 import { formatCount, formatCountOf, formatPercent, formatSignificant } from '../../core/format';
 import type { Profile, StepTimeSpec } from '../../core/config/types';
 import { otherModelName } from '../../core/config/modelName';
-import { ASSUMED_STEP_TIME, chunkAttention, kvReadSeconds, pairSeconds, stepWork, sumAttention, weightReadSeconds } from './step-time';
+import { ASSUMED_STEP_TIME, chunkAttention, gemmSeconds, kvReadSeconds, pairSeconds, stepWork, sumAttention, weightReadSeconds } from './step-time';
 import type { VllmBenchResult } from './traces';
 
 export interface CalibrationFit {
@@ -278,10 +278,10 @@ export function calibrateStepTime(profile: Profile, bench: VllmBenchResult, opts
   for (const r of rows) {
     const tokens = r.p + others;
     const prefill = sumAttention([chunkAttention(r.p, r.p, W, C), 1], [othersDecode, others]);
-    obs.push({ compute: work.perTokenS * tokens + pairSeconds(work, prefill), memory: weightReadSeconds(work, tokens) + kvReadSeconds(work, prefill), measured: r.ttft, kind: 'ttft' });
+    obs.push({ compute: gemmSeconds(work, tokens, concurrency) + pairSeconds(work, prefill), memory: weightReadSeconds(work, tokens) + kvReadSeconds(work, prefill), measured: r.ttft, kind: 'ttft' });
     if (r.tpot !== null && r.tpot > 0) {
       const decode = sumAttention([chunkAttention(1, r.p + r.o / 2, W, C), 1], [othersDecode, others]);
-      obs.push({ compute: work.perTokenS * concurrency + pairSeconds(work, decode), memory: weightReadSeconds(work, concurrency) + kvReadSeconds(work, decode), measured: r.tpot, kind: 'tpot' });
+      obs.push({ compute: gemmSeconds(work, concurrency, concurrency) + pairSeconds(work, decode), memory: weightReadSeconds(work, concurrency) + kvReadSeconds(work, decode), measured: r.tpot, kind: 'tpot' });
     }
   }
 

@@ -409,6 +409,8 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     numExpertsPerTok: stepTime.numExpertsPerTok ?? 0,
     perKvTokenS: stepTime.perKvTokenS,
     perTokenS: stepTime.perTokenS,
+    // Absent in a run saved before it (lm_head then in perTokenS).
+    perLogitsS: stepTime.perLogitsS ?? 0,
     perPairS: stepTime.perPairS,
     // Absent (no MLA, or a run saved before the split): decode pairs cost perPairS.
     perDecodePairS: stepTime.perDecodePairS ?? stepTime.perPairS,
@@ -565,6 +567,7 @@ function resolveStepTime(profile: Profile, opts: SimulateOptions): StepTimeModel
     return {
       perStepS: c.perStepS ?? 0, weightsS: c.weightsS ?? 0, perKvTokenS: c.perKvTokenS ?? 0, perTokenS: c.perTokenS ?? 0, perPairS: c.perPairS ?? 0,
       ...(m.perDecodePairS !== undefined ? { perDecodePairS: m.perDecodePairS } : {}),
+      ...(m.perLogitsS !== undefined ? { perLogitsS: m.perLogitsS } : {}),
       ...(m.numExperts ? { expertWeightsS: m.expertWeightsS ?? 0, numExperts: m.numExperts, numExpertsPerTok: m.numExpertsPerTok ?? 0 } : {}),
       ...(m.slidingWindow ? { slidingWindow: m.slidingWindow, perSlidingKvTokenS: m.perSlidingKvTokenS ?? 0, perSlidingPairS: m.perSlidingPairS ?? 0 } : {}),
       ...(m.attentionChunkSize ? { attentionChunkSize: m.attentionChunkSize, perSlidingKvTokenS: m.perSlidingKvTokenS ?? 0, perSlidingPairS: m.perSlidingPairS ?? 0 } : {}),

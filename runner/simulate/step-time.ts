@@ -23,9 +23,17 @@
  *                                                  decode token; or L_s chunked local-attention
  *                                                  layers (chunk C) those of the query's own
  *                                                  chunk: (t mod C) + 1 at position t
- *   compute = (2 · P · T + H / tp · (L_f · (f_p · Q_p + f_d · Q_d) + L_s · 4 · D · Q_s)) / (F · e_comp)
- *                                                  P = active parameters per GPU, T = tokens
- *                                                  scheduled; Q_p = query-key pairs attended by
+ *   compute = (2 · P · T + 2 · V · h / tp · R + H / tp · (L_f · (f_p · Q_p + f_d · Q_d) + L_s · 4 · D · Q_s)) / (F · e_comp)
+ *                                                  P = active parameters per GPU but lm_head's,
+ *                                                  T = tokens scheduled; V · h = lm_head
+ *                                                  (vocab_size × hidden_size, tied or not), which
+ *                                                  vLLM multiplies only at the logits rows: R =
+ *                                                  requests scheduled in the step, one row each
+ *                                                  (vllm/v1/worker/gpu_model_runner.py:
+ *                                                  logits_indices = query_start_loc[1:] − 1, each
+ *                                                  request's last scheduled token, a partial
+ *                                                  prefill chunk's too, its sample discarded);
+ *                                                  Q_p = query-key pairs attended by
  *                                                  prefill chunks' queries (chunks of more than one
  *                                                  token), Q_d by decode queries (one-token
  *                                                  chunks), f_p and f_d their FLOPs per pair and
@@ -86,8 +94,10 @@ export interface StepWork {
   numExpertsPerTok: number;
   /** Full-attention layers: L_f · KV bytes per token per layer per GPU / bandwidth. */
   perKvTokenS: number;
-  /** 2 · active params per GPU / FLOP/s: 2 · (P_q / F_q + (P − P_q) / F) for a W8A8 checkpoint. */
+  /** 2 · active params per GPU but lm_head's / FLOP/s: 2 · (P_q / F_q + (P − P_q) / F) for a W8A8 checkpoint. */
   perTokenS: number;
+  /** lm_head per logits row (one per request scheduled in a step): 2 · vocab_size · hidden_size / tp / FLOP/s, at F (vLLM leaves lm_head unquantized in W8A8). */
+  perLogitsS: number;
   /** Full-attention layers, a prefill chunk's query-key pairs: L_f · H / tp · f_p / FLOP/s ({@link pairFlopsPerHead}: 4 · D but for MLA). */
   perPairS: number;
   /** Full-attention layers, a decode query's pairs: L_f · H / tp · f_d / FLOP/s (= perPairS but for MLA). */
@@ -124,6 +134,14 @@ export function pairFlopsPerHead(m: Pick<ModelSpec, 'headDim' | 'mla'>): { prefi
   return { prefill: 2 * (qkNopeHeadDim + qkRopeHeadDim) + 2 * vHeadDim, decode: 2 * (kvLoraRank + qkRopeHeadDim) + 2 * kvLoraRank };
 }
 
+/**
+ * lm_head's parameters, vocab_size · hidden_size: the tied embedding matrix too, which
+ * paramsActiveCompute counts as lm_head (core/estimate paramCounts); 0 for an encoder (no lm_head).
+ */
+export function lmHeadParams(m: Pick<ModelSpec, 'isEncoder' | 'vocabSize' | 'hiddenSize'>): number {
+  return m.isEncoder ? 0 : m.vocabSize * m.hiddenSize;
+}
+
 /** The GPU the profile names (device.gpu), else {@link DEFAULT_GPU}. @throws RangeError for a name not in the table. */
 export function profileGpu(profile: Profile): GpuSpec {
   const name = profile.device.gpu ?? DEFAULT_GPU;
@@ -147,6 +165,7 @@ export function stepWork(profile: Profile): StepWork {
   const q = quantizedGemmPeak(gpu, m.quantization?.activations);
   const quantizedParams = q.peak ? quantizedActiveComputeParams(m, paramCounts(m)) : 0;
   const gemm = q.peak ? { peak: q.peak, params: quantizedParams / tp } : null;
+  const lmHead = lmHeadParams(m);
   return {
     gpu,
     peak,
@@ -158,7 +177,9 @@ export function stepWork(profile: Profile): StepWork {
     numExperts: expertBytes > 0 ? m.moe!.numExperts : 0,
     numExpertsPerTok: expertBytes > 0 ? m.moe!.numExpertsPerTok : 0,
     perKvTokenS: (layers.full * est.kvBytesPerTokenPerLayer) / gpu.memoryBytesPerSec,
-    perTokenS: (2 * (est.paramsActiveCompute - quantizedParams)) / tp / peak.flopsPerSec + (gemm ? (2 * gemm.params) / gemm.peak.flopsPerSec : 0),
+    perTokenS: (2 * (est.paramsActiveCompute - lmHead - quantizedParams)) / tp / peak.flopsPerSec + (gemm ? (2 * gemm.params) / gemm.peak.flopsPerSec : 0),
+    // ParallelLMHead splits the vocabulary over the tp GPUs.
+    perLogitsS: (2 * lmHead) / tp / peak.flopsPerSec,
     perPairS: layers.full * pairS(perHead.prefill),
     perDecodePairS: layers.full * pairS(perHead.decode),
     slidingWindow: chunked ? 0 : layers.window,
@@ -189,6 +210,9 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     ...gemmLine(profile, w),
     // Calibrated values are least-squares floats: three significant digits, as core/format writes figures.
     `step = ${e.overheadMs > 0 ? `${formatSignificant(e.overheadMs)} ms + ` : ''}max(weights + KV read at ${formatSignificant(e.memoryEfficiency)} × bandwidth, FLOPs at ${formatSignificant(e.computeEfficiency)} × ${w.gemm ? `the ${w.gemm.peak.name.replace(' peak', '')} / ${w.peak.name.replace(' peak', '')} peaks` : w.peak.name})`,
+    ...(w.perLogitsS > 0
+      ? [`lm_head (vocab_size ${profile.model.vocabSize.toLocaleString('en-US')} × hidden_size ${profile.model.hiddenSize.toLocaleString('en-US')}) once per request scheduled in a step, not per token: vLLM computes logits only at each request's last scheduled token`]
+      : []),
     ...(w.numExperts > 0
       ? [`MoE: routed experts' weights read per step modelled as the E · (1 − (1 − k/E)^n) of E = ${w.numExperts} experts per layer that n tokens touch at k = ${w.numExpertsPerTok} each, assuming uniform routing (a skewed router touches fewer); shared experts and the dense part read every step`]
       : []),
@@ -207,6 +231,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     ...(w.numExperts > 0 ? { expertWeightsS: w.expertWeightsS / e.memoryEfficiency, numExperts: w.numExperts, numExpertsPerTok: w.numExpertsPerTok } : {}),
     perKvTokenS: w.perKvTokenS / e.memoryEfficiency,
     perTokenS: w.perTokenS / e.computeEfficiency,
+    perLogitsS: w.perLogitsS / e.computeEfficiency,
     perPairS: w.perPairS / e.computeEfficiency,
     ...(profile.model.mla ? { perDecodePairS: w.perDecodePairS / e.computeEfficiency } : {}),
     ...(w.slidingWindow > 0 || w.attentionChunkSize > 0
@@ -286,7 +311,7 @@ export function expertShareRead(m: { numExperts?: number; numExpertsPerTok?: num
 }
 
 /** The fields of a StepTimeModel that set its step times (the rest describe them). */
-export type StepCoefficientKey = 'perStepS' | 'weightsS' | 'perKvTokenS' | 'perTokenS' | 'perPairS' | 'perDecodePairS' | 'expertWeightsS' | 'numExperts' | 'numExpertsPerTok'
+export type StepCoefficientKey = 'perStepS' | 'weightsS' | 'perKvTokenS' | 'perTokenS' | 'perLogitsS' | 'perPairS' | 'perDecodePairS' | 'expertWeightsS' | 'numExperts' | 'numExpertsPerTok'
   | 'slidingWindow' | 'attentionChunkSize' | 'perSlidingKvTokenS' | 'perSlidingPairS';
 
 /** The step-time coefficients {@link stepSeconds} reads. */
@@ -385,9 +410,18 @@ export function pairSeconds(m: Pick<StepCoefficients, 'perPairS' | 'perDecodePai
 }
 
 /**
- * One step's modelled seconds, the same formula as the simulator's (native/src/pool/simulator.h):
- * `tokens` scheduled, and what they attend per layer type.
+ * Seconds of a step's GEMMs: perTokenS · `tokens` scheduled + perLogitsS · `requests` scheduled
+ * (lm_head, one logits row each; perLogitsS absent in a run saved before it, whose perTokenS
+ * holds lm_head).
  */
-export function stepSeconds(m: StepCoefficients, tokens: number, attention: AttentionWork): number {
-  return m.perStepS + Math.max(weightReadSeconds(m, tokens) + kvReadSeconds(m, attention), m.perTokenS * tokens + pairSeconds(m, attention));
+export function gemmSeconds(m: Pick<StepCoefficients, 'perTokenS' | 'perLogitsS'>, tokens: number, requests: number): number {
+  return m.perTokenS * tokens + (m.perLogitsS ?? 0) * requests;
+}
+
+/**
+ * One step's modelled seconds, the same formula as the simulator's (native/src/pool/simulator.h):
+ * `tokens` scheduled for `requests` requests, and what they attend per layer type.
+ */
+export function stepSeconds(m: StepCoefficients, tokens: number, requests: number, attention: AttentionWork): number {
+  return m.perStepS + Math.max(weightReadSeconds(m, tokens) + kvReadSeconds(m, attention), gemmSeconds(m, tokens, requests) + pairSeconds(m, attention));
 }

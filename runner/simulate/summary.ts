@@ -57,7 +57,7 @@ export function formatPoolSummary(result: PoolResult): string {
     lines.push(
       // A zero overhead (the assumed one) is no term: 'max(...)', not '0 s + max(...)'.
       `Step time (modelled${measured}${unmodelled}): ${m.perStepS > 0 ? `${seconds(m.perStepS)} + ` : ''}max(${seconds(m.weightsS)}${m.expertWeightsS ? ` + ${seconds(m.expertWeightsS)} × (1 − (1 − ${m.numExpertsPerTok}/${m.numExperts})^tokens)` : ''}${fullKv}${slidingKv}, ` +
-        `${seconds(m.perTokenS)}/token${fullPairs}${slidingPairs})`,
+        `${seconds(m.perTokenS)}/token${m.perLogitsS ? ` + ${seconds(m.perLogitsS)}/request (lm_head)` : ''}${fullPairs}${slidingPairs})`,
       `  ${m.source}`,
     );
   }

@@ -1388,7 +1388,7 @@ test('simulate --calibrate RUN.json measures the attention coefficients from CUD
   const r = cli(['simulate', profile, '--calibrate', file, '--json', out]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^ {2}measured perKvTokenS: paged_decode 2\.01 TB\/s = 60\.0% of the published bandwidth over 2 cases \(fit error mean 0\.0%, max 0\.0%\)$/m);
-  assert.match(r.stdout, /^ {2}modelled perStepS, weightsS, perTokenS, perPairS: /m);
+  assert.match(r.stdout, /^ {2}modelled perStepS, weightsS, perTokenS, perLogitsS, perPairS: /m);
   assert.match(r.stdout, /^Step time \(modelled; perKvTokenS measured\): /m);
   const saved = JSON.parse(readFileSync(out, 'utf8')) as RunResult;
   assert.equal(saved.pool?.stepTime?.measured?.[0].coefficient, 'perKvTokenS');
@@ -1471,13 +1471,13 @@ test('--calibrate with a vllm bench serve result of another model: fitted, with 
   writeFileSync(profile, `model: ${JSON.stringify(llamaConfig)}\ndevice: { gpu: H100 SXM }\nworkload: { requests: 5 }\n`);
   // Timings from the step-time formula (test/unit/calibrate.test.ts): Llama-3.1-8B on an H100 SXM,
   // compute efficiency 0.45, memory 0.7, overhead 2 ms, one request at a time.
-  const step = (tokens: number, kv: number, pairs: number) => 0.002 + Math.max((16060522496 + 131072 * kv) / (3.35e12 * 0.7), (15009849344 * tokens + 524288 * pairs) / (989e12 * 0.45));
+  const step = (tokens: number, requests: number, kv: number, pairs: number) => 0.002 + Math.max((16060522496 + 131072 * kv) / (3.35e12 * 0.7), (13959176192 * tokens + 1050673152 * requests + 524288 * pairs) / (989e12 * 0.45));
   const inputLens = [128, 512, 1024, 2048, 3000, 4096, 300, 6000];
   const outputLens = [64, 32, 128, 16, 200, 8, 100, 50];
   const result = (modelId: string) => JSON.stringify({
     model_id: modelId, backend: 'vllm', request_rate: 'inf', max_concurrency: 1, input_lens: inputLens, output_lens: outputLens,
-    ttfts: inputLens.map((p) => step(p, p, (p * (p + 1)) / 2)),
-    itls: inputLens.map((p, k) => Array.from({ length: outputLens[k] - 1 }, (_, i) => step(1, p + i + 1, p + i + 1))),
+    ttfts: inputLens.map((p) => step(p, 1, p, (p * (p + 1)) / 2)),
+    itls: inputLens.map((p, k) => Array.from({ length: outputLens[k] - 1 }, (_, i) => step(1, 1, p + i + 1, p + i + 1))),
     errors: inputLens.map(() => ''),
   });
   const other = join(dir, 'qwen.json');

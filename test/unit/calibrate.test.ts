@@ -23,9 +23,11 @@ const ENVIRONMENT: Environment = { os: 'linux', arch: 'x64', cpuModel: 'AMD EPYC
 
 test('calibration recovers known efficiencies and overhead from a synthetic vllm bench serve file', () => {
   // Llama-3.1-8B bf16 on an H100 SXM, by hand from the model card and datasheet:
-  // W = 16,060,522,496 B, KV 131,072 B/token, 2·P = 15,009,849,344 FLOP/token (P = the
-  // 8,030,261,248 parameters less the 525,336,576-row embedding lookup, which multiplies nothing),
-  // attention 4·L·H·D = 524,288 FLOP per query-key pair; 3.35e12 B/s, 989e12 FLOP/s.
+  // W = 16,060,522,496 B, KV 131,072 B/token, 2·P = 13,959,176,192 FLOP/token (P = the
+  // 8,030,261,248 parameters less the 525,336,576-row embedding lookup, which multiplies nothing,
+  // and lm_head's 525,336,576, which vLLM multiplies once per request scheduled in a step: 2 ·
+  // 525,336,576 = 1,050,673,152 FLOP per request), attention 4·L·H·D = 524,288 FLOP per
+  // query-key pair; 3.35e12 B/s, 989e12 FLOP/s.
   // Truth: compute efficiency 0.45, memory efficiency 0.7, overhead 2 ms; one request at a time
   // (max_concurrency 1). A prompt of P tokens: TTFT = 2 ms + max(compute, memory) of one prefill
   // step; its i-th later token (i = 1 … O−1) is a decode step over KV P + i.
@@ -33,11 +35,11 @@ test('calibration recovers known efficiencies and overhead from a synthetic vllm
   const W = 16060522496;
   const bw = 3.35e12 * 0.7;
   const flops = 989e12 * 0.45;
-  const step = (tokens: number, kv: number, pairs: number) => 0.002 + Math.max((W + 131072 * kv) / bw, (15009849344 * tokens + 524288 * pairs) / flops);
+  const step = (tokens: number, requests: number, kv: number, pairs: number) => 0.002 + Math.max((W + 131072 * kv) / bw, (13959176192 * tokens + 1050673152 * requests + 524288 * pairs) / flops);
   const inputLens = [128, 512, 1024, 2048, 3000, 4096, 300, 6000];
   const outputLens = [64, 32, 128, 16, 200, 8, 100, 50];
-  const ttfts = inputLens.map((p) => step(p, p, (p * (p + 1)) / 2));
-  const itls = inputLens.map((p, k) => Array.from({ length: outputLens[k] - 1 }, (_, i) => step(1, p + i + 1, p + i + 1)));
+  const ttfts = inputLens.map((p) => step(p, 1, p, (p * (p + 1)) / 2));
+  const itls = inputLens.map((p, k) => Array.from({ length: outputLens[k] - 1 }, (_, i) => step(1, 1, p + i + 1, p + i + 1)));
   const dir = tempDir('attnscope-calibrate-');
   const file = join(dir, 'bench.json');
   writeFileSync(file, JSON.stringify({ backend: 'vllm', request_rate: 'inf', max_concurrency: 1, input_lens: inputLens, output_lens: outputLens, ttfts, itls, errors: inputLens.map(() => '') }));
@@ -96,7 +98,7 @@ test('calibration from kernel timings recovers the attention rates of a syntheti
   assert.ok(rel(m.perKvTokenS, 131072 / readRate) < 1e-9);
   // Modelled with the assumed efficiencies (0.8 memory, 0.6 compute, no overhead).
   assert.ok(rel(m.weightsS, 16060522496 / (3.35e12 * 0.8)) < 1e-9);
-  assert.ok(rel(m.perTokenS, 15009849344 / (989e12 * 0.6)) < 1e-9);
+  assert.ok(rel(m.perTokenS, 13959176192 / (989e12 * 0.6)) < 1e-9);
   assert.equal(m.perStepS, 0);
   assert.match(m.source, /perPairS and perKvTokenS measured from run\.json \(NVIDIA H100 80GB HBM3\)/);
   // With one case per kernel, the fit goes through the origin: the rate is flops / time.
@@ -147,7 +149,7 @@ test('calibration from kernel timings refuses a CPU run and a run on another GPU
 test('the step-time line writes fitted floats to three significant digits (core/format), not 16', () => {
   // A least-squares fit gives values like these; the line must read 3.03 ms, 0.644 ×, 0.5 ×.
   const m = stepTimeModel(llamaOnH100(), { overheadMs: 3.0313509092327635, memoryEfficiency: 0.6437993716103817, computeEfficiency: 0.5 }, 'calibrated from bench.json');
-  assert.match(m.source, /; step = 3\.03 ms \+ max\(weights \+ KV read at 0\.644 × bandwidth, FLOPs at 0\.5 × bf16 peak\); efficiencies from calibrated from bench\.json$/);
+  assert.match(m.source, /; step = 3\.03 ms \+ max\(weights \+ KV read at 0\.644 × bandwidth, FLOPs at 0\.5 × bf16 peak\); lm_head \(vocab_size 128,256 × hidden_size 4,096\) once per request scheduled in a step, not per token: [^;]+; efficiencies from calibrated from bench\.json$/);
   assert.equal(m.perStepS, 3.0313509092327635 / 1000, 'the model itself keeps the full value');
   // The peaks it divides by, as used: the H100 SXM's dense bf16 989 TFLOP/s (its datasheet prints
   // 1,979 with sparsity) and 3.35 TB/s, then the source; one level of parentheses.
@@ -220,16 +222,16 @@ test('a noisy synthetic result from known efficiencies and overhead, at concurre
   const W = 16060522496;
   const bw = 3.35e12 * 0.75;
   const flops = 989e12 * 0.5;
-  const step = (tokens: number, kv: number, pairs: number) => 0.003 + Math.max((W + 131072 * kv) / bw, (15009849344 * tokens + 524288 * pairs) / flops);
+  const step = (tokens: number, requests: number, kv: number, pairs: number) => 0.003 + Math.max((W + 131072 * kv) / bw, (13959176192 * tokens + 1050673152 * requests + 524288 * pairs) / flops);
   const rand = lcg(7);
   const n = 40;
   const inputLens = Array.from({ length: n }, () => 1000 + Math.floor(rand() * 31000));
   const outputLens = Array.from({ length: n }, () => 20 + Math.floor(rand() * 200));
   const meanCtx = inputLens.reduce((acc, p, k) => acc + p + outputLens[k] / 2, 0) / n;
   const noise = () => 1 + 0.04 * (rand() - 0.5);
-  const ttfts = inputLens.map((p) => step(p + 3, p + 3 * meanCtx, (p * (p + 1)) / 2 + 3 * meanCtx) * noise());
+  const ttfts = inputLens.map((p) => step(p + 3, 4, p + 3 * meanCtx, (p * (p + 1)) / 2 + 3 * meanCtx) * noise());
   // Each ITL at the request's own context; the fit takes their mean at the mid-output context, exact for a linear step.
-  const itls = inputLens.map((p, k) => Array.from({ length: outputLens[k] - 1 }, (_, i) => step(4, p + i + 1 + 3 * meanCtx, p + i + 1 + 3 * meanCtx) * noise()));
+  const itls = inputLens.map((p, k) => Array.from({ length: outputLens[k] - 1 }, (_, i) => step(4, 4, p + i + 1 + 3 * meanCtx, p + i + 1 + 3 * meanCtx) * noise()));
   const dir = tempDir('attnscope-calibrate-');
   const file = join(dir, 'bench.json');
   writeFileSync(file, JSON.stringify({ backend: 'vllm', request_rate: 'inf', max_concurrency: 4, input_lens: inputLens, output_lens: outputLens, ttfts, itls, errors: inputLens.map(() => '') }));

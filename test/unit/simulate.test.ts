@@ -566,6 +566,38 @@ test('MLA step time: one-token chunks (decode) attend at perDecodePairS, longer 
   assert.throws(() => new ServingSimulator({ ...base, perDecodePairS: -1 }, requests), /perDecodePairS must be >= 0/);
 });
 
+test('lm_head step time: perLogitsS once per request scheduled in a step (its one logits row, a partial prefill chunk\'s too), not per token', () => {
+  // vllm/v1/worker/gpu_model_runner.py: logits_indices = query_start_loc[1:] - 1, one row per
+  // scheduled request (a partial prefill chunk's sample is computed and discarded). 1 ms per row,
+  // nothing else costs. Request A: prompt 7, output 3; B arrives with it: prompt 2, output 1;
+  // max_num_batched_tokens 6:
+  //   step 1: A's chunk 0..5 (6 tokens, budget spent, B waits)                       1 row
+  //   step 2: A's last prompt token (first token), B's prompt (2 tokens; its token)  2 rows
+  //   step 3: A decodes (B finished)                                                 1 row
+  //   step 4: A decodes, its last token                                              1 row
+  // A: first token at 3 ms, last at 5 ms; B: first and last at 3 ms. Per token instead (1 ms):
+  // 6 + 3 = 9 ms, then 10, 11.
+  const base: ServingSimConfig = {
+    layout: 'paged', pageSize: 16, numPages: 10, watermarkPages: 0, slidingWindow: 0, enablePrefixCaching: false,
+    maxNumSeqs: 4, maxNumBatchedTokens: 6, maxModelLen: 160, maxSamples: 100,
+    perStepS: 0, weightsS: 0, perTokenS: 0, perKvTokenS: 0, perPairS: 0,
+  };
+  const requests = packRequests([{ arrivalS: 0, promptLen: 7, outputLen: 3 }, { arrivalS: 0, promptLen: 2, outputLen: 1 }]);
+  const run = (config: ServingSimConfig, coast: boolean) => {
+    const sim = new ServingSimulator({ ...config, coast }, requests);
+    assert.equal(sim.run(1000), true);
+    assert.equal(sim.totals().steps, 4);
+    const t = sim.times();
+    return [t.firstTokenS[0]! * 1000, t.finishS[0]! * 1000, t.firstTokenS[1]! * 1000, t.finishS[1]! * 1000];
+  };
+  const close = (got: number[], want: number[], what: string) => assert.ok(got.every((g, i) => Math.abs(g - want[i]!) < 1e-9), `${what}: ${got} vs ${want}`);
+  for (const coast of [true, false]) {
+    close(run({ ...base, perLogitsS: 1e-3 }, coast), [3, 5, 3, 3], `per request, coast ${coast}`);
+    close(run({ ...base, perTokenS: 1e-3 }, coast), [9, 11, 9, 9], `per token, coast ${coast}`);
+  }
+  assert.throws(() => new ServingSimulator({ ...base, perLogitsS: -1 }, requests), /perLogitsS must be >= 0/);
+});
+
 test('chunked local-attention step time (Llama 4): a query at position t reads its own chunk\'s keys only, (t mod C) + 1 of them', () => {
   // A 2-layer toy, one full-attention layer and one chunked layer of C = 4 (chunks 0..3, 4..7,
   // 8..11, 12..), each costing 1 ms per KV token read (memory run) or per query-key pair (compute
@@ -932,10 +964,10 @@ test('the Step time line of a model whose every layer slides (Mistral-7B-v0.1) h
   ].join('\n'));
   const text = formatPoolSummary(await simulatePool(p, { trace: [req(0, 6, 3)] }));
   const line = text.split('\n').find((l) => l.startsWith('Step time'))!;
-  assert.match(line, /^Step time \(modelled\): max\([\d.]+ ms \+ 80\.4 ns\/KV token in the 4,096-token window, [\d.]+ µs\/token \+ 2\.8 ns\/query-key pair in the 4,096-token window\)$/, text);
+  assert.match(line, /^Step time \(modelled\): max\([\d.]+ ms \+ 80\.4 ns\/KV token in the 4,096-token window, [\d.]+ µs\/token \+ 1\.4 µs\/request \(lm_head\) \+ 2\.8 ns\/query-key pair in the 4,096-token window\)$/, text);
   // A model with full layers keeps their terms (Llama-3.1-8B: no window, one KV and one pair term).
   const llama = formatPoolSummary(await simulatePool(profile('kv_cache: { page_size: 4, num_pages: 10 }\nworkload: { max_model_len: 16 }\n'), { trace: [req(0, 6, 3)] }));
-  assert.match(llama.split('\n').find((l) => l.startsWith('Step time'))!, /^Step time \(modelled\): max\([^,]+ \+ [\d.]+ ns\/KV token, [^,]+\/token \+ [\d.]+ \S+\/query-key pair\)$/);
+  assert.match(llama.split('\n').find((l) => l.startsWith('Step time'))!, /^Step time \(modelled\): max\([^,]+ \+ [\d.]+ ns\/KV token, [^,]+\/token \+ [\d.]+ µs\/request \(lm_head\) \+ [\d.]+ \S+\/query-key pair\)$/);
 });
 
 test('a tiny throughput is written in significant digits for requests and output tokens alike, not "0 output tokens/s"', async () => {

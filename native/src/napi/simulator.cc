@@ -78,6 +78,7 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     if (c.Has("numExpertsPerTok")) config.step.num_experts_per_tok = static_cast<int32_t>(Num(c, "numExpertsPerTok"));
     config.step.per_kv_token_s = Num(c, "perKvTokenS");
     config.step.per_token_s = Num(c, "perTokenS");
+    if (c.Has("perLogitsS")) config.step.per_logits_s = Num(c, "perLogitsS");
     config.step.per_pair_s = Num(c, "perPairS");
     config.step.per_decode_pair_s = c.Has("perDecodePairS") ? Num(c, "perDecodePairS") : config.step.per_pair_s;
     if (c.Has("stepSlidingWindow")) config.step.sliding_window = static_cast<int32_t>(Num(c, "stepSlidingWindow"));

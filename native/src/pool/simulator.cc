@@ -273,7 +273,8 @@ bool ServingSimulator::Step() {
   // the step's work and, once its prompt is in KV, emits its next token; those that emit their
   // last finish after the step (5).
   int64_t budget = config_.max_num_batched_tokens;
-  int64_t tokens_scheduled = 0, kv_tokens = 0, sliding_kv_tokens = 0;
+  // requests_scheduled: one logits row each (lm_head).
+  int64_t tokens_scheduled = 0, requests_scheduled = 0, kv_tokens = 0, sliding_kv_tokens = 0;
   // Query-key pairs attended (doubles: they grow as n² for long chunks; integers below 2^53,
   // so exact in any order of summation).
   double pairs = 0, decode_pairs = 0, sliding_pairs = 0;
@@ -285,6 +286,7 @@ bool ServingSimulator::Step() {
   const auto scheduled = [&](int32_t id, int64_t n) {
     ReqState& s = state_[id];
     tokens_scheduled += n;
+    ++requests_scheduled;
     budget -= n;
     kv_tokens += s.computed;
     const double nd = static_cast<double>(n);
@@ -362,6 +364,7 @@ bool ServingSimulator::Step() {
     }
     // The coasting requests left: one decode token each.
     tokens_scheduled += coast_count_;
+    requests_scheduled += coast_count_;
     budget -= coast_count_;
     totals_.generated_tokens += coast_count_;
   }
@@ -416,7 +419,8 @@ bool ServingSimulator::Step() {
   const double memory_s = m.weights_s + m.expert_weights_s * ExpertShareRead(m, tokens_scheduled) +
                           m.per_kv_token_s * static_cast<double>(kv_tokens) +
                           m.per_sliding_kv_token_s * static_cast<double>(sliding_kv_tokens);
-  const double compute_s = m.per_token_s * static_cast<double>(tokens_scheduled) + m.per_pair_s * pairs +
+  const double compute_s = m.per_token_s * static_cast<double>(tokens_scheduled) +
+                           m.per_logits_s * static_cast<double>(requests_scheduled) + m.per_pair_s * pairs +
                            m.per_decode_pair_s * decode_pairs + m.per_sliding_pair_s * sliding_pairs;
   const double dt = m.per_step_s + std::max(memory_s, compute_s);
   SimSample sample;

@@ -116,9 +116,10 @@ enum class KvLayout : int32_t {
 //             (weights streamed once, each attended KV token read; MoE: the routed experts' weights
 //             read are modelled as the expected share of the E experts the step's tokens touch,
 //             k of E each, under uniform routing; dense models: expert_weights_s = 0)
-//   compute = per_token_s · tokens + per_pair_s · pairs + per_decode_pair_s · decode_pairs
-//             + per_sliding_pair_s · sliding_pairs
-//             (linear layers per scheduled token, attention per query-key pair).
+//   compute = per_token_s · tokens + per_logits_s · requests + per_pair_s · pairs
+//             + per_decode_pair_s · decode_pairs + per_sliding_pair_s · sliding_pairs
+//             (linear layers per scheduled token; lm_head per scheduled request, vLLM computing
+//             one logits row each, at its last scheduled token; attention per query-key pair).
 // Per layer type: the full-attention layers (per_kv_token_s, per_pair_s, per_decode_pair_s)
 // attend the whole context: a chunk of n tokens after c cached ones reads c + n KV tokens and has
 // n·c + n(n+1)/2 pairs, a decode token its context length. A chunk of n > 1 tokens counts them as
@@ -143,7 +144,8 @@ struct StepTimeModel {
   int32_t num_experts = 0;      // E, routed experts per MoE layer (0: dense)
   int32_t num_experts_per_tok = 0;  // k
   double per_kv_token_s = 0;    // full-attention layers
-  double per_token_s = 0;
+  double per_token_s = 0;       // the linear layers but lm_head
+  double per_logits_s = 0;      // lm_head, per request scheduled (0: lm_head in per_token_s)
   double per_pair_s = 0;        // full-attention layers, prefill chunks' queries (n > 1)
   double per_decode_pair_s = 0; // full-attention layers, decode queries (n = 1)
   int32_t sliding_window = 0;   // W, tokens; 0: no sliding-window layers
