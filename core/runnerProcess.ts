@@ -5,7 +5,7 @@
  * cannot take the editor down. No `vscode` import: tests drive this with a fake runner.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Backend, Profile } from './config/types';
@@ -57,6 +57,24 @@ export function runnerLaunch(runnerPath: string, node: string, opts: RunnerOptio
   return { command: runnerPath, args };
 }
 
+/**
+ * Where the user sets attnscope.runnerPath / nodePath: both are machine-scoped (package.json
+ * "scope": "machine"), so the Settings editor shows them under User locally and under the Remote
+ * tab in a remote window (code-server, SSH, WSL), never under Workspace (s38 newcomer-ed 8: the
+ * message said "user settings" where the setting lives under Remote).
+ */
+const WHERE_SET = 'in Settings (User, or the Remote tab in a remote window: a machine setting)';
+
+/** `path` may be executed by this user (X_OK). */
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** `path` is an existing file (not a folder). */
 function isFile(path: string): boolean {
   try {
@@ -79,18 +97,23 @@ function isFile(path: string): boolean {
 export function launchSettingsProblem(settings: { runnerPath: string; nodePath: string }, cwd?: string, env: NodeJS.ProcessEnv = process.env): string | null {
   const { runnerPath, nodePath } = settings;
   if (runnerPath && !isFile(resolve(cwd ?? process.cwd(), runnerPath))) {
-    return `attnscope.runnerPath "${runnerPath}" is not a file: fix it in your user settings, or clear it to use the bundled runner`;
+    return `attnscope.runnerPath "${runnerPath}" is not a file: fix it ${WHERE_SET}, or clear it to use the bundled runner`;
   }
   const usesNode = !runnerPath || /\.[cm]?js$/.test(runnerPath);
+  // A runner that is not a .js file is executed itself: without the execute bit the spawn failed
+  // with the shell's "exit code 127 … not found" (s38 newcomer-ed 8).
+  if (runnerPath && !usesNode && process.platform !== 'win32' && !isExecutable(resolve(cwd ?? process.cwd(), runnerPath))) {
+    return `attnscope.runnerPath "${runnerPath}" is not executable: point it at the attnscope runner (dist/runner.js, or an executable file) ${WHERE_SET}, or clear it to use the bundled runner`;
+  }
   if (!nodePath || !usesNode) return null;
   if (/[\\/]/.test(nodePath)) {
     if (isFile(resolve(cwd ?? process.cwd(), nodePath))) return null;
-    return `attnscope.nodePath "${nodePath}" is not a file: fix it in your user settings, or clear it to use the default Node`;
+    return `attnscope.nodePath "${nodePath}" is not a file: fix it ${WHERE_SET}, or clear it to use the default Node`;
   }
   const exts = process.platform === 'win32' ? ['', ...(env['PATHEXT'] ?? '.EXE;.CMD;.BAT').split(';')] : [''];
   const dirs = (env['PATH'] ?? '').split(delimiter).filter(Boolean);
   if (dirs.some((d) => exts.some((e) => isFile(join(d, nodePath + e))))) return null;
-  return `attnscope.nodePath "${nodePath}" is no command on PATH: give the Node executable's full path in your user settings, or clear it to use the default Node`;
+  return `attnscope.nodePath "${nodePath}" is no command on PATH: give the Node executable's full path ${WHERE_SET}, or clear it to use the default Node`;
 }
 
 /** How a runner process ended. */

@@ -4,11 +4,13 @@
  * SIGTERM), a crash reported with its last stderr lines, a bad-input error with its position.
  */
 import assert from 'node:assert/strict';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { RunnerEvent } from '../../core/protocol/runner';
 import { launchSettingsProblem, parseEvent, RunnerProcess, runnerLaunch, unreadableEvent, type RunnerOutcome } from '../../core/runnerProcess';
 import { run as recorded } from '../fixtures/run';
+import { tempDir } from '../fixtures/tmp';
 
 const FAKE = join(__dirname, '..', 'fixtures', 'fake-runner.mjs');
 const profile = recorded.profile;
@@ -126,9 +128,19 @@ describe('launchSettingsProblem', () => {
   it('names attnscope.runnerPath, its value and the way out when the file is missing or a folder', () => {
     assert.equal(
       launchSettingsProblem({ runnerPath: '/nonexistent/runner.js', nodePath: '' }),
-      'attnscope.runnerPath "/nonexistent/runner.js" is not a file: fix it in your user settings, or clear it to use the bundled runner',
+      'attnscope.runnerPath "/nonexistent/runner.js" is not a file: fix it in Settings (User, or the Remote tab in a remote window: a machine setting), or clear it to use the bundled runner',
     );
     assert.match(launchSettingsProblem({ runnerPath: __dirname, nodePath: '' })!, /^attnscope\.runnerPath ".*" is not a file/);
+  });
+
+  it('names attnscope.runnerPath when it is a file that cannot be executed (not a .js runner)', () => {
+    // A text file without the execute bit: spawning it failed with the shell's exit code 127.
+    const dir = tempDir('attnscope-runnerpath-');
+    const text = join(dir, 'notes.txt');
+    writeFileSync(text, 'not a program\n', { mode: 0o644 });
+    assert.match(launchSettingsProblem({ runnerPath: text, nodePath: '' })!, /^attnscope\.runnerPath ".*notes\.txt" is not executable: point it at the attnscope runner/);
+    chmodSync(text, 0o755);
+    assert.equal(launchSettingsProblem({ runnerPath: text, nodePath: '' }), null);
   });
 
   it('resolves a relative runnerPath against the runner\'s working folder', () => {
@@ -139,7 +151,7 @@ describe('launchSettingsProblem', () => {
   it('checks nodePath as a file when it is a path, else as a command on PATH', () => {
     assert.equal(
       launchSettingsProblem({ runnerPath: '', nodePath: '/nonexistent/bin/node' }),
-      'attnscope.nodePath "/nonexistent/bin/node" is not a file: fix it in your user settings, or clear it to use the default Node',
+      'attnscope.nodePath "/nonexistent/bin/node" is not a file: fix it in Settings (User, or the Remote tab in a remote window: a machine setting), or clear it to use the default Node',
     );
     const binDir = join(process.execPath, '..');
     const name = process.execPath.slice(binDir.length + 1);
