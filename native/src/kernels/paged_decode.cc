@@ -180,17 +180,14 @@ constexpr int kPagedReadGroup = 4;
 // time would be 2 MiB, twice a Zen 4 core's L2.
 constexpr int kPieceTokens = 16;
 
-// The end of the piece holding token t (pages of `ps` tokens).
-inline int64_t piece_end(int64_t t, int ps) {
-  const int64_t page_begin = t / ps * ps;
-  return std::min(page_begin + ps, page_begin + (t - page_begin) / kPieceTokens * kPieceTokens + kPieceTokens);
-}
-
-// The first token of the piece holding token t.
+// The first token of the piece holding token t (pages of `ps` tokens).
 inline int64_t piece_begin(int64_t t, int ps) {
   const int64_t page_begin = t / ps * ps;
   return page_begin + (t - page_begin) / kPieceTokens * kPieceTokens;
 }
+
+// The end of the piece holding token t: kPieceTokens on, or its page's end.
+inline int64_t piece_end(int64_t t, int ps) { return std::min(t / ps * ps + ps, piece_begin(t, ps) + kPieceTokens); }
 
 // Reads the K and V rows of tokens [t_begin, t_end) (row_bytes each, pages from `table`) with
 // the read-bandwidth peak's loads, in groups of kPagedReadGroup pieces (pages of up to 16
