@@ -13,7 +13,7 @@ import {
 import { isConfigPath } from './fileKinds';
 import { GEMMA3N_TYPES, gemma3nTowers, readGemma3n } from './gemma3n';
 import { describe, KeyReader, MAX_HEADS, MAX_LAYERS, MAX_WIDTH, MAX_WINDOW } from './keys';
-import { GDN_FAMILIES, mixerNames, readMamba } from './mamba';
+import { GDN_FAMILIES, MINIMAX_TYPES, mixerNames, readMamba } from './mamba';
 import { alignmentProblem, readQuantization } from './quantization';
 import { OTHER_ENCODERS, readVisionTower } from './vision';
 import { formatCount } from '../format';
@@ -468,6 +468,7 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     torchDtype,
     vision,
     mamba,
+    ...(MINIMAX_TYPES.has(family) ? { fp32Weights: { lmHead: true, router: true } } : {}),
     ...(hybrid.mlpLayers ? { mlpLayers: hybrid.mlpLayers } : {}),
     ...(g3n?.intermediateSizes && new Set(g3n.intermediateSizes).size > 1 ? { intermediateSizes: g3n.intermediateSizes } : {}),
     ...(g3n?.spec ? { gemma3n: g3n.spec } : {}),

@@ -386,6 +386,13 @@ export interface ModelSpec {
   torchDtype: Dtype | null;
   /** The Mamba mixer of a hybrid model; null or absent for pure transformers (and runs saved before it was read). */
   mamba?: MambaSpec | null;
+  /**
+   * Weights vLLM holds in fp32 whatever the model dtype (4 B a parameter), absent where none:
+   * MiniMax-Text-01 / MiniMax-M1's lm_head (minimax_text_01.py `self.lm_head.float()`, its
+   * logits computed from `hidden_states.float()`) and MoE gates (`ReplicatedLinear(...,
+   * params_dtype=torch.float32)`).
+   */
+  fp32Weights?: { lmHead: boolean; router: boolean };
   /** Per layer, whether it has an MLP (Nemotron-H's Mamba and attention blocks have none); absent: every layer. */
   mlpLayers?: boolean[];
   /**

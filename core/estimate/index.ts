@@ -687,11 +687,26 @@ export function paramCounts(model: ModelSpec): ParamCounts {
  * Bytes of the weights: parameters · bytes(dtype), except linear layers the checkpoint ships
  * quantized (quantization_config): fp8 (DeepSeek-V3) stores every linear weight in 1 byte,
  * mxfp4 (gpt-oss) its routed experts in 4.25 bits, AWQ / GPTQ / compressed-tensors int their
- * stored tensors ({@link quantizedWeights}). Embeddings, norms, biases and routers stay in dtype.
+ * stored tensors ({@link quantizedWeights}). Embeddings, norms, biases and routers stay in dtype,
+ * but lm_head and routers vLLM holds in fp32 ({@link heldBytes}).
  */
 export function weightsBytes(model: ModelSpec, dtype: Dtype, params: ParamCounts = paramCounts(model)): number {
   const q = quantizedWeights(model, params.breakdown);
-  return q.bytes + (params.total - q.params) * dtypeBytes(dtype);
+  const b = params.breakdown;
+  // lm_head and routers vLLM holds in fp32 (MiniMax): their bytes beyond the dtype's (a GPTQ
+  // lm_head is in q.bytes already).
+  const fp32Extra = (part: 'lmHead' | 'router') => b[part] * (heldBytes(model, dtype, part) - dtypeBytes(dtype));
+  const lmHeadExtra = model.quantization?.grouped?.lmHead ? 0 : fp32Extra('lmHead');
+  return q.bytes + (params.total - q.params) * dtypeBytes(dtype) + lmHeadExtra + fp32Extra('router');
+}
+
+/**
+ * Bytes a parameter of lm_head or of the MoE routers is held in: 4 where vLLM keeps that part in
+ * fp32 whatever the model dtype (ModelSpec.fp32Weights: MiniMax-Text-01 / M1), else bytes(dtype).
+ * MiniMax-M1's lm_head 200,064 · 6,144 = 1,229,193,216 parameters: 4,916,772,864 B, not 2,458,386,432.
+ */
+export function heldBytes(model: ModelSpec, dtype: Dtype, part: 'lmHead' | 'router'): number {
+  return model.fp32Weights?.[part] ? Math.max(4, dtypeBytes(dtype)) : dtypeBytes(dtype);
 }
 
 /** The quantized part of the weights: how many parameters, and the bytes they are stored in (scales, zeros and indices included). */
@@ -810,7 +825,7 @@ export function replicatedWeights(model: ModelSpec, dtype: Dtype, tp: number, pa
     parts.push('norms on every GPU');
   }
   if (params.breakdown.router > 0) {
-    extra += params.breakdown.router * b * (tp - 1);
+    extra += params.breakdown.router * heldBytes(model, dtype, 'router') * (tp - 1);
     parts.push('MoE routers on every GPU (ReplicatedLinear gate)');
   }
   const g3n = gemma3nReplicatedParams(model);
@@ -1515,12 +1530,12 @@ export function stageWeights(model: ModelSpec, dtype: Dtype, tp: number, stage: 
   return { bytes, perGpu: Math.ceil(bytes / tp) + replicated.extraBytesPerGpu, replicated, holds };
 }
 
-/** Bytes of lm_head as stored: 0 when tied (or an encoder), its grouped width when a GPTQ config quantizes it, else parameters · bytes(dtype). */
+/** Bytes of lm_head as stored: 0 when tied (or an encoder), its grouped width when a GPTQ config quantizes it, else parameters · {@link heldBytes} (fp32 for MiniMax). */
 function lmHeadBytes(model: ModelSpec, dtype: Dtype, p: ParamCounts): number {
   if (p.breakdown.lmHead === 0) return 0;
   const g = model.quantization?.grouped;
   const w: LinearWeight = { name: 'lm_head', k: model.hiddenSize, n: model.vocabSize, copies: 1, expert: false };
-  return g && g.lmHead && !skipTest(g)(w) ? groupedBytes(g, w) : p.breakdown.lmHead * dtypeBytes(dtype);
+  return g && g.lmHead && !skipTest(g)(w) ? groupedBytes(g, w) : p.breakdown.lmHead * heldBytes(model, dtype, 'lmHead');
 }
 
 /**

@@ -96,7 +96,7 @@ export interface StepWork {
   perKvTokenS: number;
   /** 2 · active params per GPU but lm_head's / FLOP/s: 2 · (P_q / F_q + (P − P_q) / F) for a W8A8 checkpoint. */
   perTokenS: number;
-  /** lm_head per logits row (one per request scheduled in a step): 2 · vocab_size · hidden_size / tp / FLOP/s, at F (vLLM leaves lm_head unquantized in W8A8). */
+  /** lm_head per logits row (one per request scheduled in a step): 2 · vocab_size · hidden_size / tp / FLOP/s, at F (vLLM leaves lm_head unquantized in W8A8), at the fp32 peak where vLLM holds lm_head in fp32 (ModelSpec.fp32Weights). */
   perLogitsS: number;
   /** Full-attention layers, a prefill chunk's query-key pairs: L_f · H / tp · f_p / FLOP/s ({@link pairFlopsPerHead}: 4 · D but for MLA). */
   perPairS: number;
@@ -178,8 +178,9 @@ export function stepWork(profile: Profile): StepWork {
     numExpertsPerTok: expertBytes > 0 ? m.moe!.numExpertsPerTok : 0,
     perKvTokenS: (layers.full * est.kvBytesPerTokenPerLayer) / gpu.memoryBytesPerSec,
     perTokenS: (2 * (est.paramsActiveCompute - lmHead - quantizedParams)) / tp / peak.flopsPerSec + (gemm ? (2 * gemm.params) / gemm.peak.flopsPerSec : 0),
-    // ParallelLMHead splits the vocabulary over the tp GPUs.
-    perLogitsS: (2 * lmHead) / tp / peak.flopsPerSec,
+    // ParallelLMHead splits the vocabulary over the tp GPUs; an fp32 lm_head (MiniMax's
+    // `lm_head.float()`, fed `hidden_states.float()`) runs at the fp32 peak.
+    perLogitsS: (2 * lmHead) / tp / (m.fp32Weights?.lmHead ? computePeak(gpu, 'fp32') : peak).flopsPerSec,
     perPairS: layers.full * pairS(perHead.prefill),
     perDecodePairS: layers.full * pairS(perHead.decode),
     slidingWindow: chunked ? 0 : layers.window,
@@ -211,7 +212,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     // Calibrated values are least-squares floats: three significant digits, as core/format writes figures.
     `step = ${e.overheadMs > 0 ? `${formatSignificant(e.overheadMs)} ms + ` : ''}max(weights + KV read at ${formatSignificant(e.memoryEfficiency)} × bandwidth, FLOPs at ${formatSignificant(e.computeEfficiency)} × ${w.gemm ? `the ${w.gemm.peak.name.replace(' peak', '')} / ${w.peak.name.replace(' peak', '')} peaks` : w.peak.name})`,
     ...(w.perLogitsS > 0
-      ? [`lm_head (vocab_size ${profile.model.vocabSize.toLocaleString('en-US')} × hidden_size ${profile.model.hiddenSize.toLocaleString('en-US')}) once per request scheduled in a step, not per token: vLLM computes logits only at each request's last scheduled token`]
+      ? [`lm_head (vocab_size ${profile.model.vocabSize.toLocaleString('en-US')} × hidden_size ${profile.model.hiddenSize.toLocaleString('en-US')})${profile.model.fp32Weights?.lmHead ? ` in fp32 at ${formatRate(computePeak(w.gpu, 'fp32').flopsPerSec, 'FLOP/s')} (vLLM's minimax_text_01.py lm_head.float())` : ''} once per request scheduled in a step, not per token: vLLM computes logits only at each request's last scheduled token`]
       : []),
     ...(w.numExperts > 0
       ? [`MoE: routed experts' weights read per step modelled as the E · (1 − (1 − k/E)^n) of E = ${w.numExperts} experts per layer that n tokens touch at k = ${w.numExpertsPerTok} each, assuming uniform routing (a skewed router touches fewer); shared experts and the dense part read every step`]

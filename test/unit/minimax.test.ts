@@ -10,7 +10,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { profileFromModelConfig, readModelConfig, type ModelSpec, type Problem } from '../../core/config/index';
-import { DEFAULT_ENGINE, estimate, kvBytesPerToken, mambaLayerParams, mambaStateBytesPerSequence, paramCounts } from '../../core/estimate/index';
+import { DEFAULT_ENGINE, estimate, kvBytesPerToken, mambaLayerParams, mambaStateBytesPerSequence, paramCounts, weightsBytes } from '../../core/estimate/index';
+import { stepWork } from '../../runner/simulate/step-time';
 import { MINIMAX_M1 } from '../fixtures/linearHybrids';
 import { only } from '../fixtures/problems';
 
@@ -105,4 +106,27 @@ test('MiniMax layouts: decoder_attention_types, layer_types (transformers\' mini
   assert.match(only(short.problems, 'layer-types-length').message, /"attn_type_list" lists 2 layers but num_hidden_layers is 80/);
   const odd = readModelConfig(JSON.stringify({ ...MINIMAX_M1, attn_type_list: [2, ...list.slice(1)] }));
   assert.match(only(odd.problems, 'unknown-layer-type').message, /2 in "attn_type_list" is neither 0/);
+});
+
+test('MiniMax-M1: lm_head and the MoE gates held in fp32, as vLLM\'s minimax_text_01.py loads them (lm_head.float(), gate params_dtype=torch.float32)', () => {
+  const { model } = read(MINIMAX_M1);
+  const { fp32Weights: _held, ...asDtype } = model;
+  assert.deepEqual(model.fp32Weights, { lmHead: true, router: true });
+  // bf16: 456,089,655,296 · 2 = 912,179,310,592 B, plus 2 B more a parameter of lm_head (200,064 · 6,144 =
+  // 1,229,193,216: 2,458,386,432 B) and of the 80 gates (80 · 6,144 · 32 = 15,728,640: 31,457,280 B):
+  // 914,669,154,304 B (the model at bf16 with them in bf16 was 2.46 GB low).
+  assert.equal(weightsBytes(model, 'bf16'), 914_669_154_304);
+  assert.equal(weightsBytes(asDtype, 'bf16'), 912_179_310_592);
+  // Per GPU at tp 8: ParallelLMHead splits lm_head (2,458,386,432 / 8 = 307,298,304 B more a GPU), the
+  // ReplicatedLinear gates are whole on each (31,457,280 B more a GPU): 338,755,584 B.
+  const perGpu = (m: ModelSpec) => {
+    const base = profileFromModelConfig(m, null);
+    return estimate({ ...base, device: { ...base.device, tensorParallelSize: 8 }, engine: { ...DEFAULT_ENGINE, vllmVersion: '0.11.0' } }).weightsBytesPerGpu;
+  };
+  assert.equal(perGpu(model) - perGpu(asDtype), 338_755_584);
+  // Step time: one logits row is 2 · 1,229,193,216 / 8 FLOPs at the H100 SXM's fp32 67 TFLOP/s (datasheet),
+  // 4.586 ms, not at its bf16 989 TFLOP/s (0.311 ms).
+  const base = profileFromModelConfig(model, null);
+  const w = stepWork({ ...base, device: { ...base.device, gpu: 'H100 SXM', tensorParallelSize: 8 } });
+  assert.equal(w.perLogitsS.toFixed(7), (2 * 1_229_193_216 / 8 / 67e12).toFixed(7));
 });
