@@ -125,7 +125,7 @@ test('MiniMax-M1: lm_head and the MoE gates held in fp32, as vLLM\'s minimax_tex
   };
   assert.equal(perGpu(model) - perGpu(asDtype), 338_755_584);
   // Step time: one logits row is 2 · 1,229,193,216 / 8 FLOPs at the H100 SXM's fp32 67 TFLOP/s (datasheet),
-  // 4.586 ms, not at its bf16 989 TFLOP/s (0.311 ms).
+  // 4.586 µs, not at its bf16 989 TFLOP/s (0.311 µs).
   const base = profileFromModelConfig(model, null);
   const w = stepWork({ ...base, device: { ...base.device, gpu: 'H100 SXM', tensorParallelSize: 8 } });
   assert.equal(w.perLogitsS.toFixed(7), (2 * 1_229_193_216 / 8 / 67e12).toFixed(7));
