@@ -79,7 +79,8 @@ function removeProperty(t: Target, f: FoundProperty): TextEdit {
   const valueEnd = f.property.value.range.offset + f.property.value.range.length;
   if (!t.json && keyStartsLine(t, f) && !/^\s*(-\s+)/.test(t.text.slice(lineStart(t.text, keyStart), keyStart))) {
     const start = lineStart(t.text, keyStart);
-    const nl = t.text.indexOf('\n', valueEnd);
+    // A block value's range already ends after its last line's break (the next key's line is not its own).
+    const nl = t.text[valueEnd - 1] === '\n' ? valueEnd - 1 : t.text.indexOf('\n', valueEnd);
     return replace(t, { offset: start, length: (nl < 0 ? t.text.length : nl + 1) - start }, '');
   }
   const next = props[i + 1];

@@ -822,10 +822,30 @@ export function propertyAt(root: ValueNode | null, offset: number): FoundPropert
   return found;
 }
 
-/** The property whose key starts at `offset` (the anchor of unknown-key problems). */
+/**
+ * The property whose key starts at `offset` (the anchor of unknown-key problems). Every value
+ * that contains `offset` is searched, not only the first: a YAML block value's range runs to
+ * the start of the next key (its line break included), so the block before a key also
+ * "contains" that key's first character.
+ */
 export function propertyWithKeyAt(root: ValueNode | null, offset: number): FoundProperty | null {
-  const found = propertyAt(root, offset);
-  return found !== null && found.property.keyRange.offset === offset ? found : null;
+  const walk = (node: ValueNode, path: Array<string | number>): FoundProperty | null => {
+    if (node.type === 'object') {
+      for (const p of node.properties ?? []) {
+        if (p.keyRange.offset === offset) return { path: [...path, p.key], property: p, parent: node };
+        const inner = contains(p.value.range, offset) ? walk(p.value, [...path, p.key]) : null;
+        if (inner !== null) return inner;
+      }
+    } else if (node.type === 'array') {
+      const items = node.items ?? [];
+      for (let i = 0; i < items.length; i++) {
+        const inner = contains(items[i]!.range, offset) ? walk(items[i]!, [...path, i]) : null;
+        if (inner !== null) return inner;
+      }
+    }
+    return null;
+  };
+  return root === null ? null : walk(root, []);
 }
 
 /** The outermost property whose value starts at `offset` (an inline model, not its first key). */

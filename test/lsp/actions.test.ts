@@ -88,6 +88,22 @@ test('unknown key: rename to the suggestion, or remove it (YAML block and flow, 
   assert.equal((await fix('p.attn.json', last, 'unknown-key', 'Remove "colour"')).fixed, '{\n  "model": "../../examples/llama-3.1-8b/config.json"\n}\n');
 });
 
+test('a misspelt block key (a key with children): renamed, or removed with its children and nothing after (s38 newcomer-ed 6a)', async () => {
+  // The block before the key ends where the key starts (a YAML block value runs to the next
+  // key's line), so the key's first character lay in that block too and the fix found no key.
+  const model = 'model: ../../examples/llama-3.1-8b/config.json\n';
+  const device = 'device:\n  tensor_parallel_size: 1\n';
+  const instead = `${model}${device}kv_cahce:\n  page_size: 32\n  dtype: auto\ndecode: { batch_sizes: [1] }\n`;
+  const renamed = await fix('p.attn.yaml', instead, 'unknown-key', 'Rename to "kv_cache"');
+  assert.deepEqual(renamed.titles, ['Rename to "kv_cache"', 'Remove "kv_cahce"']);
+  assert.equal(renamed.fixed, `${model}${device}kv_cache:\n  page_size: 32\n  dtype: auto\ndecode: { batch_sizes: [1] }\n`);
+  // Beside kv_cache: renaming would write the key twice, so only Remove; the block's lines go, the next key stays.
+  const beside = `${model}${device}kv_cahce:\n  page_size: 16\ndecode: { batch_sizes: [1] }\nkv_cache:\n  page_size: 32\n`;
+  const removed = await fix('p.attn.yaml', beside, 'unknown-key', 'Remove "kv_cahce"');
+  assert.deepEqual(removed.titles, ['Remove "kv_cahce"']);
+  assert.equal(removed.fixed, `${model}${device}decode: { batch_sizes: [1] }\nkv_cache:\n  page_size: 32\n`);
+});
+
 test('tensor_parallel_size that does not divide the heads: one fix per size that fits, nearest the written size first', async () => {
   // Llama-3.1-8B: 32 query heads, 8 KV heads, intermediate_size 14336 = 2^11 · 7: every divisor
   // of 32 divides 14336 and divides or is divided by 8, so 1, 2, 4, 8, 16, 32 fit; 3 divides none.
