@@ -17,6 +17,7 @@ import { GDN_FAMILIES, MINIMAX_TYPES, mixerNames, readMamba } from './mamba';
 import { alignmentProblem, readQuantization } from './quantization';
 import { OTHER_ENCODERS, readVisionTower } from './vision';
 import { formatCount } from '../format';
+import { closestMatch } from './suggest';
 import { getProperty, parseJsonTree, type ParsedTree, type ValueNode } from './tree';
 import type { AttentionKind, ContextLengthKeys, Dtype, MlaSpec, ModelSpec, MoeSpec, ReadResult, SourceRange } from './types';
 
@@ -389,7 +390,10 @@ export function modelSpecFromTree(root: ValueNode): ReadResult<ModelSpec> {
     torchDtype = DTYPE_NAMES[name] ?? null;
     // Named, known or not: defaultDtype then never says the config names none.
     r.sourceKeys.torchDtype = dtypeFound.path;
-    if (!torchDtype) r.problem('warning', 'unknown-dtype', `"${dtypeFound.prop.key}": ${JSON.stringify(v.value)} is not float32, float16 or bfloat16; the profile's dtype (default bf16) is used`, v.range);
+    if (!torchDtype) {
+      const suggestion = dtypeTypo(name);
+      r.problem('warning', 'unknown-dtype', `"${dtypeFound.prop.key}": ${JSON.stringify(v.value)} is not float32, float16 or bfloat16${suggestion ? `: did you mean "${suggestion}"?` : ''}; the profile's dtype (default bf16) is used`, v.range, suggestion ? { key: dtypeFound.path, suggestion } : { key: dtypeFound.path });
+    }
   }
 
   const quantization = readQuantization(r);
@@ -630,6 +634,16 @@ const VLLM_LENGTH_KEYS = [
 function quietLength(r: KeyReader, key: string, node?: ValueNode): number | null {
   const v = node ? getProperty(node, key)?.value : r.find([key])?.prop.value;
   return v?.type === 'number' && typeof v.value === 'number' && Number.isSafeInteger(v.value) && v.value >= 1 ? v.value : null;
+}
+
+/**
+ * The torch dtype a misspelt torch_dtype was meant to be ("bfloat61", "flaot16" -> bfloat16,
+ * float16), or undefined. Only a name of the same bit width counts: "float8" (an fp8
+ * checkpoint) and "float64" are other dtypes, not typos of float16 or float32.
+ */
+function dtypeTypo(name: string): string | undefined {
+  const digits = (s: string) => [...s.replace(/\D/g, '')].sort().join('');
+  return closestMatch(name, ['float32', 'float16', 'bfloat16'].filter((d) => digits(d) === digits(name)));
 }
 
 /**

@@ -133,6 +133,26 @@ test('misspelt enum value: the suggestion', async () => {
   assert.equal(fixed, '{ "model": "../../examples/llama-3.1-8b/config.json", "dtype": "bf16" }');
 });
 
+test('a misspelt torch_dtype / dtype in config.json: did you mean the dtype of the same width; float8 gets no fix (s38 newcomer-ed 6b)', async () => {
+  const original = fixture('../../examples/llama-3.1-8b/config.json').text;
+  // "bfloat61": two edits from bfloat16 (the digits swapped), three from float16.
+  const text = original.replace('"torch_dtype": "bfloat16"', '"torch_dtype": "bfloat61"');
+  const { fixed, titles } = await fix('config.json', text, 'unknown-dtype', 'Set torch_dtype to "bfloat16"');
+  assert.deepEqual(titles, ['Set torch_dtype to "bfloat16"']);
+  assert.equal(fixed, original);
+  // transformers 4.56+ writes "dtype"; an inline model in a profile is fixed in place, unquoted.
+  const yaml = 'model: { model_type: llama, hidden_size: 256, num_attention_heads: 4, num_hidden_layers: 2, vocab_size: 1000, dtype: flaot16 }\n';
+  assert.equal((await fix('p.attn.yaml', yaml, 'unknown-dtype', 'Set dtype to float16')).fixed, yaml.replace('flaot16', 'float16'));
+  // float8 (an fp8 checkpoint) is two edits from float16 but another width: no suggestion, no fix.
+  const uri = fixtureUri('f8.config.json');
+  const diags = await client.open(uri, original.replace('"torch_dtype": "bfloat16"', '"torch_dtype": "float8"'));
+  const d = diags.find((x) => x.code === 'unknown-dtype');
+  assert.ok(d, JSON.stringify(diags));
+  assert.doesNotMatch(String(d.message), /did you mean/);
+  assert.deepEqual(await client.codeActions(uri, d.range, [d]), []);
+  await client.close(uri);
+});
+
 test('Falcon multi_query beside num_kv_heads (stock falcon-7b-instruct): the only fix removes the ignored key, MQA either way', async () => {
   // transformers FalconConfig: multi_query=True by default, num_kv_heads counts only with
   // new_decoder_architecture. Removing "multi_query" would change nothing there, so it is not offered.
