@@ -19,7 +19,7 @@ import type { Ctx } from './ctx';
 import { EDITOR_RUN_UI, launchFor, launchSettingsRefused } from './runLaunch';
 import { RunInFlight } from './runInFlight';
 import { crashMessage } from './refusal';
-import { sweepEndMessage, sweepInputError, sweepInterruptedMessage, sweepPointFolder, sweepProgressMessage, sweepRefusalMessage, type SweepInputError } from './sweepMessages';
+import { sweepEndMessage, sweepInputError, sweepInterruptedMessage, sweepProgressMessage, sweepRefusalMessage, type SweepInputError } from './sweepMessages';
 import { readSweepReport } from './sweepReports';
 
 /**
@@ -41,7 +41,7 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
   /** The last progress: points saved (their files in the results folder) of the total (for a reload's notice). */
   private saved = 0;
   private total = 0;
-  /** The results folder, from the first point written (`point <label>: <file>`); null before. */
+  /** The results folder (absolute), from the runner's first progress event (RunnerProgressEvent.outDir); null before. */
   private outDir: string | null = null;
   /** Set by interrupt(): the window is going, the runner's end says nothing more. */
   private interrupted = false;
@@ -89,11 +89,11 @@ export class SweepRun extends RunInFlight<SweepReport | null> {
             if (e.total > 0) ctx.status.setRun({ name, done: e.done, total: e.total, verb: 'Sweeping' });
             this.saved = e.saved ?? 0;
             this.total = e.total;
+            this.outDir ??= e.outDir ?? null;
             ctx.dashboard.post({ type: 'sweepProgress', done: e.done, total: e.total, message: sweepProgressMessage(e) });
             break;
           case 'log': {
             ctx.log[e.level](`[runner] ${e.message}`);
-            this.outDir ??= sweepPointFolder(e.message);
             break;
           }
           case 'error':

@@ -4,7 +4,6 @@
  * at the end (finished, with failed points, or cancelled: a rerun resumes) and the refusal of bad
  * input placed at the CLI's file:line:col. No `vscode` import.
  */
-import { dirname } from 'node:path';
 import type { RunnerErrorEvent, RunnerProgressEvent, RunnerSweepEndEvent } from '../core/protocol/runner';
 
 /** Points, in words: "1 point", "2 points". */
@@ -36,17 +35,6 @@ export function sweepEndMessage(name: string, end: Pick<RunnerSweepEndEvent, 'ca
     return `AttnScope: sweep of ${name}: ${end.failed.length} of ${points(end.total)} failed (${first.label}: ${first.error}${end.failed.length > 1 ? '; the others in the log' : ''}). The report shows the ${end.inFolder} that ran; run sweep again to retry only the failed ones.`;
   }
   return `AttnScope: sweep of ${name} finished: ${points(end.total)}, report in ${folder}.`;
-}
-
-/**
- * The results folder a sweep writes to, from its runner's log line of a point written
- * (runner/sweep/cli.ts onPoint: `point <label>: <file>`, the file in the results folder, as the
- * runner names it: relative to its working directory unless --out was absolute); null for any
- * other line.
- */
-export function sweepPointFolder(message: string): string | null {
-  const m = /^point .*: (.+\.json)$/.exec(message);
-  return m ? dirname(m[1]!) : null;
 }
 
 /**

@@ -22,6 +22,11 @@ export interface RunnerProgressEvent {
    * with --jobs 2, `done` 1.3 may be two points running and none saved.
    */
   saved?: number;
+  /**
+   * A sweep's only: its results folder (absolute), on every progress event, so that a window
+   * reloaded before sweepEnd can say where the finished points are.
+   */
+  outDir?: string;
 }
 
 /**

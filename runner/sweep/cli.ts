@@ -234,7 +234,7 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
         const key = `${Math.floor((100 * done) / Math.max(1, total))} ${saved} ${points}`;
         if (key === lastEvent) return;
         lastEvent = key;
-        emit({ type: 'progress', done, total, message: points, saved });
+        emit({ type: 'progress', done, total, message: points, saved, outDir: resolve(outDir) });
       },
       onPoint: (p, outcome) => {
         progress.clear();

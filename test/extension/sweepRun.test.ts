@@ -7,11 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { RunnerEvent, RunnerProgressEvent } from '../../core/protocol/runner';
 import { RunnerProcess, runnerLaunch, type RunnerOutcome } from '../../core/runnerProcess';
-import { sweepEndMessage, sweepInputError, sweepInterruptedMessage, sweepPointFolder, sweepProgressMessage, sweepRefusalMessage } from '../../extension/sweepMessages';
+import { sweepEndMessage, sweepInputError, sweepInterruptedMessage, sweepProgressMessage, sweepRefusalMessage } from '../../extension/sweepMessages';
 import { readSweepReport } from '../../extension/sweepReports';
 import { sweepWorkspace } from '../fixtures/sweep';
 
@@ -86,7 +86,7 @@ describe('Run sweep', () => {
     // The first point is quick; the second simulates 400,000 requests (many seconds).
     const { dir, file } = sweepWorkspace(`${BASE}sweep:\n  axes:\n    workload.requests: [50, 400000]\n`, 'long.attn.yaml', 'attnscope-ext-sweep-');
     let pointLine = '';
-    const { done } = sweep(dir, file, (e, proc) => {
+    const { events, done } = sweep(dir, file, (e, proc) => {
       if (e.type === 'log' && e.message.startsWith('point requests=50: ')) {
         pointLine = e.message;
         proc.cancel(30_000);
@@ -102,12 +102,13 @@ describe('Run sweep', () => {
       'AttnScope: sweep of long.attn.yaml cancelled; 1 of 2 points are saved in .attnscope/sweeps/long-x. Run sweep again to resume: it runs only the points not there yet.',
     );
     // A window reload ends the extension host before the runner's sweepEnd: its notice names the
-    // folder from the point written (relative to the workspace, where the runner runs).
-    assert.equal(resolve(dir, sweepPointFolder(pointLine) ?? '(none)'), end.outDir, pointLine);
-    assert.equal(sweepPointFolder('resumed: 1 of 2 points were already in .attnscope/sweeps/long-x'), null);
+    // folder every progress event carries, from the first one on (before any point is written).
+    const progress = events.filter((e): e is RunnerProgressEvent => e.type === 'progress');
+    assert.ok(progress.length > 0 && events.indexOf(progress[0]!) < events.findIndex((e) => e.type === 'log' && e.message === pointLine), pointLine);
+    assert.deepEqual([...new Set(progress.map((e) => e.outDir))], [end.outDir]);
     assert.equal(
-      sweepInterruptedMessage('long.attn.yaml', 1, 2, sweepPointFolder(pointLine)!),
-      `AttnScope: the sweep of long.attn.yaml was interrupted when the window reloaded or closed; 1 of 2 points finished before are saved in ${sweepPointFolder(pointLine)}. Resume sweep runs it again: only the points not there yet.`,
+      sweepInterruptedMessage('long.attn.yaml', 1, 2, '.attnscope/sweeps/long-x'),
+      'AttnScope: the sweep of long.attn.yaml was interrupted when the window reloaded or closed; 1 of 2 points finished before are saved in .attnscope/sweeps/long-x. Resume sweep runs it again: only the points not there yet.',
     );
     assert.match(sweepInterruptedMessage('long.attn.yaml', 0, 0, '.attnscope/sweeps'), /; the points finished before, if any, are saved in \.attnscope\/sweeps\./);
   });
