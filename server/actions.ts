@@ -3,7 +3,7 @@
  * removes the cause, so the diagnostic clears on the next check: a valid divisor for KV heads,
  * each tensor_parallel_size that fits the model,
  * the nearest supported page_size, a missing head_dim, a misspelt or unknown key, an enum value
- * core suggests, a number written quoted unquoted, a length cut to the model's limit, a max_model_len the KV pool holds, a `model:` path changed to a config on disk. A problem in the config.json a profile points
+ * core suggests, a number written quoted unquoted (also where "auto" or a number is taken), a YAML 1.1 yes / no as true / false, a length cut to the model's limit, a max_model_len the KV pool holds, a `model:` path changed to a config on disk. A problem in the config.json a profile points
  * at is fixed in that file. Diagnostics the client sends are matched to the current analysis by
  * the problem key in their `data`, else by code, message and overlapping range, so a stale
  * diagnostic gets no (possibly wrong) edit.
@@ -207,8 +207,12 @@ const FIXES: Record<string, FixMaker> = {
     fixes.push({ title: `Remove "${f.property.key}"`, edits: [removeProperty(t, f)] });
     return fixes;
   },
+  // A misspelt enum value: core's suggestion. A quoted number that an anyOf's number branch takes
+  // (`memory_gib: "4"` against "auto" or a number; core/config/profileSchema.ts data.unquoted): the number.
   'invalid-value': (t, p) => {
     const suggestion = p.data?.['suggestion'];
+    const unquoted = p.data?.['unquoted'];
+    if (typeof unquoted === 'number') return [{ title: `Unquote ${propertyOfValue(t, p.range)?.property.key ?? 'value'}: ${String(unquoted)}`, edits: [replace(t, p.range, String(unquoted))] }];
     return suggestion === undefined ? [] : [{ title: `Change to ${JSON.stringify(suggestion)}`, edits: [replace(t, p.range, literal(t, suggestion))] }];
   },
   // A `model:` path that does not resolve: the model configs near the profile most like it.
@@ -234,6 +238,7 @@ const FIXES: Record<string, FixMaker> = {
   },
   // A number written quoted where a number is required (`page_size: "16"`): the same number
   // unquoted, when the string reads as one of the expected kind (an integer for an integer key).
+  // Else core's suggestion: a YAML 1.1 boolean word (`causal: yes`) -> true / false.
   'wrong-type': (t, p) => {
     const expected = p.data?.['expected'];
     const kinds = (Array.isArray(expected) ? expected : [expected]).filter((k): k is string => typeof k === 'string');

@@ -9,15 +9,41 @@ import { closestMatch } from './suggest';
 import { getProperty, nodeAtPath, type ValueNode } from './tree';
 import type { Problem, SourceRange } from './types';
 
+let ajv: Ajv | null = null;
 let validator: ValidateFunction | null = null;
-export function validate(value: unknown): ErrorObject[] {
-  if (!validator) {
-    const ajv = new Ajv({ allErrors: true, verbose: true, discriminator: true, allowUnionTypes: true });
+function ajvInstance(): Ajv {
+  if (!ajv) {
+    ajv = new Ajv({ allErrors: true, verbose: true, discriminator: true, allowUnionTypes: true });
     // Editor-only annotations VS Code reads from the same schema.
     ajv.addVocabulary(['errorMessage', 'enumDescriptions', 'defaultSnippets', 'markdownDescription']);
-    validator = ajv.compile(profileSchema);
   }
+  return ajv;
+}
+export function validate(value: unknown): ErrorObject[] {
+  validator ??= ajvInstance().compile(profileSchema);
   return validator(value) ? [] : [...(validator.errors ?? [])];
+}
+
+/**
+ * The number a quoted value reads as (`"4"`, `" 0.9 "`) when `schema` takes that number, else
+ * undefined: the value of an "Unquote" quick fix (server/actions.ts) for an anyOf such as
+ * memory_gib's `"auto"` or a number, whose error is not a type error.
+ */
+function unquotedNumber(schema: unknown, node: ValueNode | undefined): number | undefined {
+  if (node?.type !== 'string' || typeof node.value !== 'string' || !/^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(node.value)) return undefined;
+  const n = Number(node.value);
+  return Number.isFinite(n) && ajvInstance().validate(schema as object, n) ? n : undefined;
+}
+
+/**
+ * The boolean a YAML 1.1 word means (`yes`, `on`, `False`): YAML 1.2, which the profile reader
+ * follows, reads those as strings. Undefined for any other value.
+ */
+function yaml11Boolean(node: ValueNode | undefined): boolean | undefined {
+  if (node?.type !== 'string' || typeof node.value !== 'string') return undefined;
+  if (/^(y|Y|yes|Yes|YES|true|True|TRUE|on|On|ON)$/.test(node.value)) return true;
+  if (/^(n|N|no|No|NO|false|False|FALSE|off|Off|OFF)$/.test(node.value)) return false;
+  return undefined;
 }
 
 /** What users write for a dtype (torch and vLLM names) -> the profile's name. */
@@ -126,16 +152,19 @@ export function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[
         const notFinite = node?.type === 'number' && typeof node.value === 'number' && !Number.isFinite(node.value)
           ? `${where} must be a finite number, not ${String(node.value)}`
           : null;
+        // `causal: yes`: a boolean in YAML 1.1 (PyYAML), a string in YAML 1.2, which this reader follows.
+        const bool = expected === 'boolean' ? yaml11Boolean(node) : undefined;
+        const boolHint = bool === undefined ? '' : `: write ${String(bool)} (YAML 1.2 reads ${String(node?.value)} as a string)`;
         add({
           severity: 'error',
           code: 'wrong-type',
           message: notFinite ?? (custom
-            ? `${custom}, not ${describeValue(node)}${quoteHint(expected, node)}`
+            ? `${custom}, not ${describeValue(node)}${quoteHint(expected, node)}${boolHint}`
             : allowed
               ? `${where} must be one of ${allowed.join(', ')}, not ${describeValue(node)}`
-              : `${where} must be ${article(list)}, not ${describeValue(node)}${fixed}${quoteHint(expected, node)}`),
+              : `${where} must be ${article(list)}, not ${describeValue(node)}${fixed}${quoteHint(expected, node)}${boolHint}`),
           range,
-          data: allowed ? { key: path.join('.'), expected, allowed } : { key: path.join('.'), expected },
+          data: { key: path.join('.'), expected, ...(allowed ? { allowed } : {}), ...(bool === undefined ? {} : { suggestion: bool }) },
         });
         break;
       }
@@ -191,7 +220,14 @@ export function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[
       case 'anyOf': {
         // The schema's errorMessage says what the value must be; the key's full path leads it.
         const custom = (e.parentSchema as { errorMessage?: string }).errorMessage;
-        add({ severity: 'error', code: 'invalid-value', message: `${where} ${custom ?? 'has an invalid value'}, not ${describeValue(node)}`, range, data: { key: path.join('.') } });
+        const unquoted = unquotedNumber(e.parentSchema, node);
+        add({
+          severity: 'error',
+          code: 'invalid-value',
+          message: `${where} ${custom ?? 'has an invalid value'}, not ${describeValue(node)}${unquoted === undefined ? '' : `: write ${String(unquoted)} unquoted`}`,
+          range,
+          data: unquoted === undefined ? { key: path.join('.') } : { key: path.join('.'), unquoted },
+        });
         break;
       }
       case 'discriminator': {

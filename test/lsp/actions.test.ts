@@ -207,6 +207,41 @@ test('a number written quoted where a number is required: unquoted (YAML, JSON);
   }
 });
 
+test('a quoted number where "auto" or a number is taken (memory_gib: "4"): unquoted; one out of range, or "auto4", gets none (s38 newcomer-ed 6c)', async () => {
+  // memory_gib's schema is anyOf ["auto", number in (0, 1048576]]: the error is the anyOf's, not a type error.
+  const yaml = 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache:\n  page_size: 16\n  memory_gib: "4"\n';
+  const { fixed, titles } = await fix('p.attn.yaml', yaml, 'invalid-value', 'Unquote memory_gib: 4');
+  assert.deepEqual(titles, ['Unquote memory_gib: 4']);
+  assert.equal(fixed, yaml.replace('"4"', '4'));
+  const json = '{ "model": "../../examples/llama-3.1-8b/config.json", "kv_cache": { "memory_gib": "3.8125" } }';
+  assert.equal((await fix('p.attn.json', json, 'invalid-value', 'Unquote memory_gib: 3.8125')).fixed, json.replace('"3.8125"', '3.8125'));
+  // -4 is a number the key does not take, and "auto4" none at all: no unquote.
+  for (const value of ['"-4"', '"auto4"']) {
+    const uri = fixtureUri(`unquote-anyof-${value.length}.p.attn.yaml`);
+    const diags = await client.open(uri, yaml.replace('"4"', value));
+    const d = diags.find((x) => x.code === 'invalid-value');
+    assert.ok(d, JSON.stringify(diags));
+    assert.deepEqual(((await client.codeActions(uri, d.range, [d])) ?? []).map((a) => (a as CodeAction).title), [], value);
+    await client.close(uri);
+  }
+});
+
+test('a YAML 1.1 boolean word where a boolean is taken (causal: yes / off): true / false; "maybe" gets none (s38 newcomer-ed 6c)', async () => {
+  // YAML 1.2 (the yaml library's default, which the reader follows) reads yes as the string "yes"; PyYAML (1.1) as True.
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\nprefill: { seq_lens: [512], causal: yes }\n';
+  const { fixed, titles } = await fix('p.attn.yaml', text, 'wrong-type', 'Set causal to true');
+  assert.deepEqual(titles, ['Set causal to true']);
+  assert.equal(fixed, text.replace('causal: yes', 'causal: true'));
+  const off = text.replace('causal: yes', 'causal: Off');
+  assert.equal((await fix('p.attn.yaml', off, 'wrong-type', 'Set causal to false')).fixed, text.replace('causal: yes', 'causal: false'));
+  const uri = fixtureUri('bool-none.p.attn.yaml');
+  const diags = await client.open(uri, text.replace('causal: yes', 'causal: maybe'));
+  const d = diags.find((x) => x.code === 'wrong-type');
+  assert.ok(d, JSON.stringify(diags));
+  assert.deepEqual(await client.codeActions(uri, d.range, [d]), []);
+  await client.close(uri);
+});
+
 test('type and range errors do not hide a cross-key error (the newcomer\'s typed2 profile)', async () => {
   // s31-newcomer-ed item 8: "tensor_parallel_size 3 does not divide the 128 attention heads"
   // (Llama-3.1-405B: num_attention_heads 128, config.json) appeared only once the four type and
