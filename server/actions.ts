@@ -3,7 +3,7 @@
  * removes the cause, so the diagnostic clears on the next check: a valid divisor for KV heads,
  * each tensor_parallel_size that fits the model,
  * the nearest supported page_size, a missing head_dim, a misspelt or unknown key, an enum value
- * core suggests, a number written quoted unquoted (also where "auto" or a number is taken), a YAML 1.1 yes / no as true / false, a length cut to the model's limit, a max_model_len the KV pool holds, a `model:` path changed to a config on disk. A problem in the config.json a profile points
+ * core suggests, a number written quoted unquoted (also where "auto" or a number is taken), a YAML 1.1 yes / no as true / false, a length cut to the model's limit, a memory_gib cut to the GPU's, a max_model_len the KV pool holds, a `model:` path changed to a config on disk. A problem in the config.json a profile points
  * at is fixed in that file. Diagnostics the client sends are matched to the current analysis by
  * the problem key in their `data`, else by code, message and overlapping range, so a stale
  * diagnostic gets no (possibly wrong) edit.
@@ -249,6 +249,19 @@ const FIXES: Record<string, FixMaker> = {
     if (!fits) return suggestionFix(t, p);
     const name = propertyOfValue(t, p.range)?.property.key ?? 'value';
     return [{ title: `Unquote ${name}: ${String(n)}`, edits: [replace(t, p.range, String(n))] }];
+  },
+  // device.memory_gib above the named GPU's CUDA total (core/estimate/checks.ts deviceProblems):
+  // the total, as the message says ("set memory_gib to at most X"), or the key dropped so that
+  // device.gpu sizes the pool.
+  'memory-exceeds-gpu': (t, p) => {
+    const limit = Number(p.data?.['limitGib']);
+    const f = propertyOfValue(t, p.range);
+    if (!(limit > 0) || f === null || numberAt(t, p.range) === null) return [];
+    const gpu = typeof p.data?.['gpu'] === 'string' ? `the ${p.data['gpu']}'s` : 'the GPU\'s';
+    return [
+      { title: `Set memory_gib to ${limit} (${gpu} CUDA total)`, edits: [replace(t, p.range, String(limit))] },
+      { title: `Remove "${f.property.key}" (device.gpu sizes the pool)`, edits: [removeProperty(t, f)] },
+    ];
   },
   'exceeds-max-position': (t, p) => {
     const limit = Number(p.data?.['limit']);

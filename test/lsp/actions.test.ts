@@ -271,6 +271,22 @@ test('type and range errors do not hide a cross-key error (the newcomer\'s typed
   ]);
 });
 
+test('device.memory_gib above the GPU: set to the CUDA total the message names, or removed (s38 newcomer-ed 6d)', async () => {
+  // RTX 4090: CUDA reports 23.64 GiB of its 24 GB (core/estimate/gpus.ts cudaMemoryGib, from vLLM logs).
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\ndevice: { gpu: RTX 4090, memory_gib: 30 }\nkv_cache: { page_size: 16 }\n';
+  const { fixed, titles } = await fix('p.attn.yaml', text, 'memory-exceeds-gpu', "Set memory_gib to 23.64 (the RTX 4090's CUDA total)");
+  assert.deepEqual(titles, ["Set memory_gib to 23.64 (the RTX 4090's CUDA total)", 'Remove "memory_gib" (device.gpu sizes the pool)']);
+  assert.equal(fixed, text.replace('memory_gib: 30', 'memory_gib: 23.64'));
+  const removed = await fix('p.attn.yaml', text, 'memory-exceeds-gpu', 'Remove "memory_gib" (device.gpu sizes the pool)');
+  assert.equal(removed.fixed, text.replace(', memory_gib: 30', ''));
+  // Block style, JSON.
+  const block = 'model: ../../examples/llama-3.1-8b/config.json\ndevice:\n  gpu: A10\n  memory_gib: 80\n';
+  // A10: CUDA reports 22.07 GiB of its 24 GB.
+  assert.equal((await fix('p.attn.yaml', block, 'memory-exceeds-gpu', "Set memory_gib to 22.07 (the A10's CUDA total)")).fixed, block.replace('80', '22.07'));
+  const json = '{ "model": "../../examples/llama-3.1-8b/config.json", "device": { "gpu": "RTX 4090", "memory_gib": 30 } }';
+  assert.equal((await fix('p.attn.json', json, 'memory-exceeds-gpu', 'Remove "memory_gib" (device.gpu sizes the pool)')).fixed, '{ "model": "../../examples/llama-3.1-8b/config.json", "device": { "gpu": "RTX 4090" } }');
+});
+
 test('a stale diagnostic gets no fix', async () => {
   const uri = fixtureUri('stale.p.attn.yaml');
   const text = 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache: { colour: red }\n';
