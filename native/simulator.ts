@@ -87,6 +87,15 @@ export interface ServingSimConfig {
    * its own chunk's keys floor(i/C)·C .. i. Default 0: none. At most one of the two is set.
    */
   stepAttentionChunkSize?: number;
+  /**
+   * Pipeline parallelism (native/src/pool/simulator.h "Pipeline parallelism"): absent or empty for
+   * one stage (the coefficients above), else pp >= 2 stages in pp-rank order, each with its own
+   * layers' coefficients; up to pp batches are then in flight, each stage running them in order.
+   * The window, chunk and expert counts are the fields above.
+   */
+  stages?: ServingSimStage[];
+  /** Seconds a stage takes to send one scheduled token's hidden state to the next (every stage but the last). Default 0. */
+  stageSendPerTokenS?: number;
   /** Samples kept (downsampled by doubling the stride), >= 2. */
   maxSamples: number;
   /**
@@ -102,6 +111,23 @@ export interface ServingSimConfig {
    */
   privateTails?: boolean;
 }
+
+/** One pipeline stage's step-time coefficients (seconds per unit, as ServingSimConfig's of the same names), for its layers only. */
+export interface ServingSimStage {
+  perStepS: number;
+  weightsS: number;
+  expertWeightsS: number;
+  perKvTokenS: number;
+  perTokenS: number;
+  perLogitsS: number;
+  perPairS: number;
+  perDecodePairS: number;
+  perSlidingKvTokenS: number;
+  perSlidingPairS: number;
+}
+
+/** ServingSimStage's fields (native/wasm/addon.ts sends them in native/wasm/abi.cc's order). */
+const SIM_STAGE_FIELDS = ['perStepS', 'weightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS'] as const;
 
 /**
  * Requests as parallel arrays [n], sorted by arrival, and their shared segments (SimSegment in
@@ -222,6 +248,21 @@ function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests)
   if (!config.stepSlidingWindow && !config.stepAttentionChunkSize && ((config.perSlidingKvTokenS ?? 0) > 0 || (config.perSlidingPairS ?? 0) > 0)) {
     throw new RangeError('perSlidingKvTokenS and perSlidingPairS need stepSlidingWindow >= 1 (the sliding-window layers\' window) or stepAttentionChunkSize >= 1 (the chunked layers\' chunk)');
   }
+  if (config.stages !== undefined) {
+    if (!Array.isArray(config.stages)) throw new TypeError('stages must be an array');
+    if (config.stages.length === 1) throw new RangeError('stages must be empty or hold at least 2 stages (one stage: the coefficients outside stages)');
+    config.stages.forEach((stage, k) => {
+      if (typeof stage !== 'object' || stage === null) throw new TypeError(`stages[${k}] must be an object`);
+      for (const key of SIM_STAGE_FIELDS) {
+        const v = stage[key];
+        if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`stages[${k}].${key} must be a finite number`);
+        if (v < 0) throw new RangeError(`stages[${k}].${key} must be >= 0, got ${v}`);
+      }
+    });
+  }
+  const send = config.stageSendPerTokenS ?? 0;
+  if (typeof send !== 'number' || !Number.isFinite(send)) throw new TypeError('stageSendPerTokenS must be a finite number');
+  if (send < 0) throw new RangeError(`stageSendPerTokenS must be >= 0, got ${send}`);
   const experts = config.numExperts ?? 0;
   intArg('numExperts', experts, 0, INT32_MAX);
   intArg('numExpertsPerTok', config.numExpertsPerTok ?? 0, experts > 0 ? 1 : 0, experts);

@@ -1570,24 +1570,6 @@ export function stageBlockLayers(model: ModelSpec, layout: KvPoolLayout, start: 
 }
 
 /**
- * Why a profile with pipeline parallelism cannot be simulated, or null at pipeline_parallel_size 1.
- * The memory model covers pipeline parallelism (estimate); the serving simulation and its step time
- * do not: vLLM V1 keeps up to pipeline_parallel_size batches in flight, one per stage
- * (vllm/v1/engine/core.py batch_queue, step_with_batch_queue), and each stage hands its hidden
- * states to the next. Simulating that as one batch at a time on one GPU's share would state the
- * wrong TTFT, TPOT and goodput, so simulate, bench's workload run and a sweep's simulated points
- * refuse it (poolSizeProblem returns this first) and say so.
- */
-export function pipelineSimulationProblem(profile: Profile): { keys: string[]; message: string } | null {
-  const pp = profile.device.pipelineParallelSize ?? 1;
-  if (pp <= 1) return null;
-  return {
-    keys: ['device.pipeline_parallel_size', 'device'],
-    message: `pipeline_parallel_size ${pp}: the serving simulation does not model pipeline parallelism (vLLM V1 keeps up to ${pp} batches in flight, one per stage, and passes hidden states between the stages; neither is modelled): the memory estimate covers it, the simulation does not (pipeline_parallel_size 1 simulates the whole model on tensor_parallel_size GPUs)`,
-  };
-}
-
-/**
  * The layers the per-GPU figures of `e` are of: under pipeline parallelism the stage
  * Estimate.pipeline names (stageModel), else the model itself. What a per-GPU figure computed
  * apart from the estimate (the KV one sequence holds at another length) is computed on.
@@ -1610,8 +1592,6 @@ export const MAX_SIMULATED_PAGES = 2 ** 24;
  * offers no "Run serving simulation" lens for it (server/analysis.ts, server/lenses.ts).
  */
 export function poolSizeProblem(profile: Profile): { keys: string[]; message: string } | null {
-  const pp = pipelineSimulationProblem(profile);
-  if (pp) return pp;
   const tooMany = (pages: number, keys: string[]) => ({
     keys,
     message: `the KV pool has ${formatCount(pages)} pages; the simulation takes at most ${formatCount(MAX_SIMULATED_PAGES)}: lower the KV budget or set kv_cache.num_pages`,

@@ -269,8 +269,31 @@ export interface StepTimeModel {
    * runner/simulate/calibrate-kernels.ts); the other coefficients stay modelled.
    */
   measured?: MeasuredCoefficient[];
+  /**
+   * Pipeline parallelism (device.pipeline_parallel_size > 1): each stage's coefficients, in pp-rank
+   * order, for its own layers (the fields above are then their sums); a batch runs through the
+   * stages in turn, up to pp batches in flight (native/src/pool/simulator.h "Pipeline parallelism").
+   * Absent at pipeline_parallel_size 1.
+   */
+  stages?: StageStepTime[];
+  /** Seconds a stage takes to send one scheduled token's hidden states to the next (modelled: runner/simulate/step-time.ts stageSendPerTokenS). With stages. */
+  stageSendPerTokenS?: number;
   /** Where the coefficients come from, in words. */
   source: string;
+}
+
+/** One pipeline stage's step-time coefficients (seconds per unit, as StepTimeModel's fields of the same names). */
+export interface StageStepTime {
+  perStepS: number;
+  weightsS: number;
+  expertWeightsS: number;
+  perKvTokenS: number;
+  perTokenS: number;
+  perLogitsS: number;
+  perPairS: number;
+  perDecodePairS: number;
+  perSlidingKvTokenS: number;
+  perSlidingPairS: number;
 }
 
 /** A step-time coefficient derived from kernel timings: t = fixedS + x / rate over the kernel's cases. */

@@ -397,7 +397,10 @@ EMSCRIPTEN_KEEPALIVE void attnscope_alloc_attach_kv_pool(attnscope::PageAllocato
  * stepAttentionChunkSize 0 without sliding-window or chunked local-attention layers; fullGroups 1
  * and slidingGroups 0 but for a hybrid pool; stateBlocks 0 but for a hybrid Mamba pool;
  * attentionChunkSize 0 but for a hybrid pool of chunked local-attention groups; perDecodePairS
- * perPairS's value but for MLA; perLogitsS 0 for a run saved before it).
+ * perPairS's value but for MLA; perLogitsS 0 for a run saved before it), then pipeline parallelism:
+ * [stageCount (0 or >= 2), stageSendPerTokenS] and stageCount rows of [perStepS, weightsS,
+ * expertWeightsS, perKvTokenS, perTokenS, perLogitsS, perPairS, perDecodePairS,
+ * perSlidingKvTokenS, perSlidingPairS] (SimConfig::stages).
  * Columns as SimColumns.
  * Null with the reason in attnscope_error() when the input is refused.
  */
@@ -436,6 +439,23 @@ EMSCRIPTEN_KEEPALIVE attnscope::ServingSimulator* attnscope_sim_new(const double
   config.allocator.attention_chunk_size = static_cast<int32_t>(c[27]);
   config.step.per_decode_pair_s = c[28];
   config.step.per_logits_s = c[29];
+  const int stage_count = static_cast<int>(c[30]);
+  config.stage_send_per_token_s = c[31];
+  for (int k = 0; k < stage_count; ++k) {
+    const double* r = c + 32 + 10 * k;
+    attnscope::StepTimeModel m;
+    m.per_step_s = r[0];
+    m.weights_s = r[1];
+    m.expert_weights_s = r[2];
+    m.per_kv_token_s = r[3];
+    m.per_token_s = r[4];
+    m.per_logits_s = r[5];
+    m.per_pair_s = r[6];
+    m.per_decode_pair_s = r[7];
+    m.per_sliding_kv_token_s = r[8];
+    m.per_sliding_pair_s = r[9];
+    config.stages.push_back(m);
+  }
   if (!attnscope::SimConfigValid(config)) {
     g_error = "ServingSimulator: invalid configuration";
     return nullptr;

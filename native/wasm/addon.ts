@@ -420,6 +420,9 @@ const SIM_CONFIG_FIELDS = ['layout', 'numPages', 'pageSize', 'watermarkPages', '
 /** Optional fields, 0 when absent (a dense model; no sliding-window or chunked local-attention layers; no hybrid, chunked or Mamba pool). */
 const SIM_CONFIG_ZERO_DEFAULT = new Set<string>(['expertWeightsS', 'numExperts', 'numExpertsPerTok', 'stepSlidingWindow', 'perSlidingKvTokenS', 'perSlidingPairS', 'stepAttentionChunkSize', 'slidingGroups', 'stateBlocks', 'attentionChunkSize', 'perLogitsS']);
 
+/** A pipeline stage's coefficients in abi.cc attnscope_sim_new's order (native/simulator.ts ServingSimStage). */
+const SIM_STAGE_FIELDS = ['perStepS', 'weightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS'] as const;
+
 export class ServingSimulator {
   private readonly h: number;
   private readonly n: number;
@@ -427,7 +430,7 @@ export class ServingSimulator {
   constructor(config: Record<string, unknown>, arrivalS: Float64Array, promptLen: Int32Array, outputLen: Int32Array,
     segmentStart: Int32Array, segmentStream: Float64Array, segmentEnd: Int32Array) {
     if (typeof config !== 'object' || config === null) throw new TypeError('config must be an object');
-    const c = new Float64Array(SIM_CONFIG_FIELDS.map((key) => {
+    const fixed = SIM_CONFIG_FIELDS.map((key) => {
       const v = config[key];
       if (key === 'enablePrefixCaching') return v ? 1 : 0;
       if (key === 'coast' || key === 'privateTails') return v === undefined ? -1 : v ? 1 : 0;
@@ -437,7 +440,11 @@ export class ServingSimulator {
       if (key === 'perDecodePairS' && v === undefined) return config.perPairS as number;
       if (typeof v !== 'number') throw new TypeError(`config.${key} must be a number`);
       return v;
-    }));
+    });
+    // Pipeline parallelism (abi.cc): [stageCount, stageSendPerTokenS], then each stage's coefficients.
+    const stages = (config.stages ?? []) as Array<Record<string, number>>;
+    const c = new Float64Array([...fixed, stages.length, (config.stageSendPerTokenS as number | undefined) ?? 0,
+      ...stages.flatMap((stage) => SIM_STAGE_FIELDS.map((key) => stage[key]))]);
     const n = arrivalS.length, m = segmentStream.length;
     const lengths: Array<[string, ArrayBufferView & { length: number }, number]> = [
       ['promptLen', promptLen, n], ['outputLen', outputLen, n], ['segmentStart', segmentStart, n + 1], ['segmentEnd', segmentEnd, m],

@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import { offsetToLineColumn } from '../../core/config/positions';
 import type { Profile, StepTimeSpec, WorkloadSpec } from '../../core/config/types';
 import type { LatencySlo } from '../../core/protocol/latency';
-import { estimate, MAX_SIMULATED_PAGES, maxNumBatchedTokensOf, maxNumSeqsOf, kvCacheGroups, pipelineSimulationProblem, poolBlocksText, poolSizeProblem, poolTokens, referenceSeqLen } from '../../core/estimate/index';
+import { estimate, MAX_SIMULATED_PAGES, maxNumBatchedTokensOf, maxNumSeqsOf, kvCacheGroups, poolBlocksText, poolSizeProblem, poolTokens, referenceSeqLen } from '../../core/estimate/index';
 import type { LatencySummary } from '../../core/protocol/latency';
 import type { PoolBaseline, PoolLoad, PoolResult, PoolSample, PoolSummary, StepTimeModel } from '../../core/protocol/run';
 import { runSimulationsInWorker, ServingSimulator, SIM_SAMPLE_FIELDS, type ServingSimConfig, type ServingSimRequests, type ServingSimTimes, type ServingSimTotals } from '../../native';
@@ -180,7 +180,7 @@ export interface SimulateOptions {
  * @throws PoolConfigError ({@link poolSizeProblem}).
  */
 function poolPages(profile: Profile, numPages: number | undefined): { pages: number; tokens: number; pageSize: number; blocks?: number; layout?: string; groups?: { full: number; sliding: number; window: number; chunk: number; state: number; count: number } } {
-  const problem = numPages === undefined ? poolSizeProblem(profile) : pipelineSimulationProblem(profile);
+  const problem = numPages === undefined ? poolSizeProblem(profile) : null;
   if (problem) throw configError(profile, problem.keys, problem.message);
   // The model's pool layout even for given numPages: a hybrid Mamba model's block size is vLLM's raised one.
   const e = profile.model.isEncoder ? null : estimate(profile);
@@ -418,6 +418,8 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     stepAttentionChunkSize: stepTime.attentionChunkSize ?? 0,
     perSlidingKvTokenS: stepTime.perSlidingKvTokenS ?? 0,
     perSlidingPairS: stepTime.perSlidingPairS ?? 0,
+    // Pipeline parallelism: each stage's coefficients, up to pp batches in flight (simulator.h).
+    ...(stepTime.stages ? { stages: stepTime.stages, stageSendPerTokenS: stepTime.stageSendPerTokenS ?? 0 } : {}),
     maxSamples: opts.maxSamples ?? 2000,
   };
 

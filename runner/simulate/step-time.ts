@@ -60,9 +60,9 @@
  * activations' memory traffic, the sampler and MoE routing skew (uniform routing is assumed).
  */
 import type { ModelSpec, Profile, StepTimeSpec } from '../../core/config/types';
-import { attentionLayerTypes, estimate, isChunkedLocalAttention, paramCounts, quantizedActiveComputeParams, routedExpertBytes } from '../../core/estimate/index';
+import { attentionLayerTypes, dtypeBytes, estimate, isChunkedLocalAttention, paramCounts, quantizedActiveComputeParams, routedExpertBytes, stageModel } from '../../core/estimate/index';
 import { computePeak, DEFAULT_GPU, gpuByName, GPUS, quantizedGemmPeak, type ComputePeak, type GpuSpec } from '../../core/estimate/gpus';
-import type { StepTimeModel } from '../../core/protocol/run';
+import type { StageStepTime, StepTimeModel } from '../../core/protocol/run';
 import { formatRate, formatSignificant } from '../../core/format';
 
 /**
@@ -150,11 +150,28 @@ export function profileGpu(profile: Profile): GpuSpec {
   return gpu;
 }
 
-/** The profile's model on its GPU at 100% of both peaks. */
-export function stepWork(profile: Profile): StepWork {
-  const gpu = profileGpu(profile);
+/**
+ * The profile's model on its GPU at 100% of both peaks. Under pipeline parallelism
+ * (device.pipeline_parallel_size > 1), `stage` (a 0-based pp rank) gives that stage's layers only:
+ * its weights per GPU (estimate's stage figures: the first stage with the embedding, the last with
+ * the final norm and lm_head), its layers' KV and FLOPs, and lm_head's logits on the last stage
+ * alone; without `stage`, the sum of the stages' (every weight read once, every layer's work).
+ */
+export function stepWork(profile: Profile, stage?: number): StepWork {
   const est = estimate(profile);
-  const m = profile.model;
+  const stages = est.pipeline?.stages;
+  if (stages && stage === undefined) {
+    // The sum over the stages, each figure a sum of the stages' (the window and expert counts are the model's).
+    const works = stages.map((_, k) => stepWork(profile, k));
+    const sum = (key: StageCoefficientKey) => works.reduce((a, w) => a + w[key], 0);
+    return { ...works[0], ...Object.fromEntries(STAGE_WORK_KEYS.map((key) => [key, sum(key)])) };
+  }
+  const gpu = profileGpu(profile);
+  const range = stages && stage !== undefined ? stages[stage] : undefined;
+  if (stages && (!range || !Number.isInteger(stage))) throw new RangeError(`stage must be an integer from 0 to ${stages.length - 1}, got ${stage}`);
+  const m = range ? stageModel(profile.model, range.start, range.end) : profile.model;
+  const lastStage = !stages || stage === stages.length - 1;
+  const weightsPerGpu = range ? range.weightsBytesPerGpu : est.weightsBytesPerGpu;
   const tp = profile.device.tensorParallelSize;
   const expertBytes = routedExpertBytes(m, profile.dtype);
   const layers = attentionLayerTypes(m);
@@ -172,15 +189,16 @@ export function stepWork(profile: Profile): StepWork {
     gemm,
     ...(q.note ? { gemmNote: q.note } : {}),
     // Per GPU: the split weights / tp plus what vLLM replicates (estimate weightsBytesPerGpu), less the routed experts' share.
-    weightsS: (est.weightsBytesPerGpu - expertBytes / tp) / gpu.memoryBytesPerSec,
+    weightsS: (weightsPerGpu - expertBytes / tp) / gpu.memoryBytesPerSec,
     expertWeightsS: expertBytes / tp / gpu.memoryBytesPerSec,
     numExperts: expertBytes > 0 ? m.moe!.numExperts : 0,
     numExpertsPerTok: expertBytes > 0 ? m.moe!.numExpertsPerTok : 0,
     perKvTokenS: (layers.full * est.kvBytesPerTokenPerLayer) / gpu.memoryBytesPerSec,
-    perTokenS: (2 * (est.paramsActiveCompute - lmHead - quantizedParams)) / tp / peak.flopsPerSec + (gemm ? (2 * gemm.params) / gemm.peak.flopsPerSec : 0),
+    perTokenS: (2 * ((range ? paramCounts(m).activeCompute : est.paramsActiveCompute) - lmHead - quantizedParams)) / tp / peak.flopsPerSec + (gemm ? (2 * gemm.params) / gemm.peak.flopsPerSec : 0),
     // ParallelLMHead splits the vocabulary over the tp GPUs; an fp32 lm_head (MiniMax's
-    // `lm_head.float()`, fed `hidden_states.float()`) runs at the fp32 peak.
-    perLogitsS: (2 * lmHead) / tp / (m.fp32Weights?.lmHead ? computePeak(gpu, 'fp32') : peak).flopsPerSec,
+    // `lm_head.float()`, fed `hidden_states.float()`) runs at the fp32 peak. Under pipeline
+    // parallelism on the last stage only (it holds lm_head).
+    perLogitsS: lastStage ? (2 * lmHead) / tp / (m.fp32Weights?.lmHead ? computePeak(gpu, 'fp32') : peak).flopsPerSec : 0,
     perPairS: layers.full * pairS(perHead.prefill),
     perDecodePairS: layers.full * pairS(perHead.decode),
     slidingWindow: chunked ? 0 : layers.window,
@@ -189,6 +207,30 @@ export function stepWork(profile: Profile): StepWork {
     // No family has MLA sliding-window layers: their pairs cost 4 · D, prefill or decode.
     perSlidingPairS: layers.sliding * pairS(4 * m.headDim),
   };
+}
+
+/** The StepWork figures that are per stage (seconds per unit); the rest are the model's. */
+const STAGE_WORK_KEYS = ['weightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS'] as const;
+type StageCoefficientKey = (typeof STAGE_WORK_KEYS)[number];
+
+/**
+ * The bandwidth assumed for the link between two pipeline stages, bytes/s per GPU: 50 GB/s, one
+ * 400 Gb/s InfiniBand NDR port per GPU, the usual link between the nodes pipeline parallelism
+ * spans (an assumption, not a measurement; stages inside one NVLink node are faster).
+ */
+export const PIPELINE_LINK_BYTES_PER_S = 50e9;
+
+/**
+ * Seconds one stage takes to send one scheduled token's hidden state to the next stage, modelled:
+ * 2 · hidden_size · bytes(dtype) / tp / {@link PIPELINE_LINK_BYTES_PER_S}. vLLM passes
+ * IntermediateTensors {hidden_states, residual} (hidden_size each per token, the Llama-family
+ * layout) with get_pp_group().send_tensor_dict(..., all_gather_group=get_tp_group())
+ * (vllm/v1/worker/gpu_model_runner.py): each of the tp GPUs sends 1/tp of them and the receiving
+ * stage all-gathers them (that all-gather is not modelled). Llama-3.1-70B bf16 at tp 4: 2 · 8,192 ·
+ * 2 / 4 = 8,192 B per token, 0.164 µs.
+ */
+export function stageSendPerTokenS(profile: Profile): number {
+  return (2 * profile.model.hiddenSize * dtypeBytes(profile.dtype)) / profile.device.tensorParallelSize / PIPELINE_LINK_BYTES_PER_S;
 }
 
 /**
@@ -224,8 +266,26 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     ...(profile.device.tensorParallelSize > 1
       ? [`tensor parallel ${profile.device.tensorParallelSize}: each GPU's share of weights, KV and FLOPs, but the communication between the GPUs (an all-reduce after every attention and MLP block) is not modelled; overhead_ms ${formatSignificant(e.overheadMs)} ms per step is all that stands for it`]
       : []),
+    ...pipelineLine(profile),
     assumed.length > 0 ? `assumed: ${assumed.map((k) => byName[k]).join(', ')}; the rest from ${how}` : `efficiencies from ${how}`,
   ];
+  const pp = estimate(profile).pipeline?.stages.length ?? 1;
+  const stages: StageStepTime[] = [];
+  for (let k = 0; k < (pp > 1 ? pp : 0); k++) {
+    const sw = stepWork(profile, k);
+    stages.push({
+      perStepS: e.overheadMs / 1000,
+      weightsS: sw.weightsS / e.memoryEfficiency,
+      expertWeightsS: sw.expertWeightsS / e.memoryEfficiency,
+      perKvTokenS: sw.perKvTokenS / e.memoryEfficiency,
+      perTokenS: sw.perTokenS / e.computeEfficiency,
+      perLogitsS: sw.perLogitsS / e.computeEfficiency,
+      perPairS: sw.perPairS / e.computeEfficiency,
+      perDecodePairS: (profile.model.mla ? sw.perDecodePairS : sw.perPairS) / e.computeEfficiency,
+      perSlidingKvTokenS: sw.perSlidingKvTokenS / e.memoryEfficiency,
+      perSlidingPairS: sw.perSlidingPairS / e.computeEfficiency,
+    });
+  }
   return {
     perStepS: e.overheadMs / 1000,
     weightsS: w.weightsS / e.memoryEfficiency,
@@ -246,9 +306,28 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     computeEfficiency: e.computeEfficiency,
     memoryEfficiency: e.memoryEfficiency,
     assumed: assumed.map((k) => byName[k]),
-    ...(profile.device.tensorParallelSize > 1 ? { unmodelled: [`the communication between the ${profile.device.tensorParallelSize} tensor-parallel GPUs`] } : {}),
+    ...(stages.length > 0 ? { stages, stageSendPerTokenS: stageSendPerTokenS(profile) } : {}),
+    ...(profile.device.tensorParallelSize > 1 || stages.length > 0
+      ? {
+          unmodelled: [
+            ...(profile.device.tensorParallelSize > 1 ? [`the communication between the ${profile.device.tensorParallelSize} tensor-parallel GPUs`] : []),
+            ...(stages.length > 0 ? ['the receiving stage\'s all-gather of the hidden states and any link faster or slower than the assumed one'] : []),
+          ],
+        }
+      : {}),
     source: parts.join('; '),
   };
+}
+
+/**
+ * The pipeline clause of the printed line: how a batch's time is split over the stages and how the
+ * hidden states' send is modelled. Empty at pipeline_parallel_size 1.
+ */
+function pipelineLine(profile: Profile): string[] {
+  const pipe = estimate(profile).pipeline;
+  if (!pipe) return [];
+  const counts = pipe.stages.map((s) => s.end - s.start).join(' + ');
+  return [`pipeline parallel ${pipe.size}: each stage runs a batch over its own layers (${counts}, vLLM get_pp_indices), its weights (the first with the embedding, the last with lm_head and the logits), KV and FLOPs, plus the send of each token's hidden states to the next stage, 2 · hidden_size · ${dtypeBytes(profile.dtype)} B / tp over an assumed ${formatRate(PIPELINE_LINK_BYTES_PER_S, 'B/s')} link per GPU (modelled); up to ${pipe.size} batches in flight (vLLM's batch queue), so one request's step takes the sum of the stages and the throughput is the slowest stage's`];
 }
 
 /**

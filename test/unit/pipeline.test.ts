@@ -6,6 +6,8 @@ import { profileFromModelConfig, readProfile } from '../../core/config/index';
 import type { Profile } from '../../core/config/types';
 import { estimate, paramCounts, pipelineLayerCounts, pipelineStagesOf, stageWeights, weightsBytes } from '../../core/estimate/index';
 import { fixtureText, loadModel } from './helpers';
+import { simulatePool, stepSeconds } from '../../runner/simulate/index';
+import { chunkAttention } from '../../runner/simulate/step-time';
 
 /** A profile of `name` on `memoryGib` per GPU with every engine reserve 0: the KV budget is memory · 0.9 − weights per GPU. */
 function bare(name: string, tp: number, pp: number, memoryGib = 80): Profile {
@@ -129,4 +131,36 @@ test('pipeline_parallel_size: a known key, refused at its value beyond num_hidde
   assert.equal(bad.text.slice(p.range.offset, p.range.offset + p.range.length), '81');
   assert.match(p.message, /pipeline_parallel_size 81 exceeds the model's 80 layers .* \(pipeline_parallel_size values that fit: 1 to 80\)/);
   for (const v of ['0', '1.5', '"2"']) assert.ok(read(v).r.problems.some((x) => x.severity === 'error'), v);
+});
+
+test('simulate under pipeline parallelism: the estimate\'s unified pool, each stage\'s own step coefficients, one request waits for both stages', async () => {
+  // Llama-3.1-70B bf16, tp 4 × pp 2 on 80 GiB H100 SXMs (the hand count above): the pool the simulation
+  // runs is the estimate's, the smallest stage's 91,049 blocks (vLLM get_kv_cache_configs).
+  const p = bare('Llama-3.1-70B', 4, 2);
+  p.device.gpu = 'H100 SXM';
+  const r = await simulatePool(p, { trace: [{ arrivalS: 0, promptLen: 1000, outputLen: 1 }] });
+  assert.equal(r.numPages, 91_049);
+  const stepTime = r.stepTime!;
+  const st = stepTime.stages!;
+  assert.equal(st.length, 2);
+  // Weights read per step, per GPU at 3.35 TB/s · 0.8 (assumed): stage 1 its 17,639,407,616 B (layers
+  // 0-39 and the embedding), stage 2 its 17,639,424,000 B (layers 40-79, final norm, lm_head).
+  assert.ok(Math.abs(st[0]!.weightsS - 17_639_407_616 / (3.35e12 * 0.8)) < 1e-15);
+  assert.ok(Math.abs(st[1]!.weightsS - 17_639_424_000 / (3.35e12 * 0.8)) < 1e-15);
+  // GEMMs per token: each stage its 40 layers (40 · 855,654,400 params; the 8,192 final-norm weights ride
+  // along on both, stageModel keeps them) over tp 4 at 989 TFLOP/s dense bf16 · 0.6 (assumed); lm_head's logits
+  // (2 · 1,050,673,152 / 4 FLOPs a request) on the last stage only.
+  const F = 989e12 * 0.6;
+  for (const s of st) assert.ok(Math.abs(s.perTokenS - (2 * (40 * 855_654_400 + 8_192)) / 4 / F) < 1e-18, `${s.perTokenS}`);
+  assert.equal(st[0]!.perLogitsS, 0);
+  assert.ok(Math.abs(st[1]!.perLogitsS - (2 * 1_050_673_152) / 4 / F) < 1e-18);
+  // KV read per token: 40 layers · 1 KiB per GPU each.
+  for (const s of st) assert.ok(Math.abs(s.perKvTokenS - 40_960 / (3.35e12 * 0.8)) < 1e-18);
+  // Hidden states sent on: hidden_states + residual, 2 · 8,192 · 2 B / tp 4 = 8,192 B a token at 50 GB/s.
+  assert.ok(Math.abs(stepTime.stageSendPerTokenS! - 8_192 / 50e9) < 1e-20);
+  // One request, one output token: its TTFT is stage 1's step (+ the send of its 1,000 tokens) then stage 2's.
+  const a = chunkAttention(1000, 1000, 0);
+  const ttft = stepSeconds(st[0]!, 1000, 1, a) + 1000 * stepTime.stageSendPerTokenS! + stepSeconds(st[1]!, 1000, 1, a);
+  assert.ok(Math.abs(r.summary.simulatedSeconds - ttft) < 1e-12, `${r.summary.simulatedSeconds} vs ${ttft}`);
+  assert.match(stepTime.source, /pipeline parallel 2: each stage runs a batch over its own layers \(40 \+ 40, vLLM get_pp_indices\)/);
 });

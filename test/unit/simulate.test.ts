@@ -977,3 +977,62 @@ test('a tiny throughput is written in significant digits for requests and output
   const text = formatPoolSummary(await simulatePool(p, { ...UNIT_STEPS, trace: [req(0, 6, 3), req(1e8, 3, 2)] }));
   assert.match(text, /Throughput \(modelled\): 2\.00e-8 requests\/s, 5\.00e-8 output tokens\/s over 2 completed requests/, text);
 });
+
+/** Two pipeline stages' coefficients (seconds), every one absent 0. */
+const stage = (c: Partial<NonNullable<ServingSimConfig['stages']>[number]>) => ({
+  perStepS: 0, weightsS: 0, expertWeightsS: 0, perKvTokenS: 0, perTokenS: 0, perLogitsS: 0, perPairS: 0, perDecodePairS: 0, perSlidingKvTokenS: 0, perSlidingPairS: 0, ...c,
+});
+/** A pool too large to matter; the top-level coefficients unused once `stages` is set. */
+const PP_CONFIG: ServingSimConfig = {
+  layout: 'paged', numPages: 100, pageSize: 4, watermarkPages: 0, slidingWindow: 0, enablePrefixCaching: false,
+  maxNumSeqs: 8, maxNumBatchedTokens: 64, maxModelLen: 64, perStepS: 0, weightsS: 0, perKvTokenS: 0, perTokenS: 0, perPairS: 0, maxSamples: 1000,
+};
+const close = (a: number[], b: number[]) => a.every((x, i) => Math.abs(x - b[i]!) < 1e-12) && a.length === b.length;
+
+test('pipeline parallelism by hand: one request through 2 stages waits for the sum of the stage times (vLLM batch queue)', () => {
+  // Stage 0: weights 10 ms, 1 ms per token, sends 0.1 ms per token on; stage 1: weights 20 ms, lm_head
+  // 5 ms per request. One request, prompt 10, output 3, at t = 0.
+  //   batch 1 (t = 0, the prompt): stage 0 max(10, 10 · 1) + 10 · 0.1 = 11 ms, stage 1 max(20, 5) = 20 ms:
+  //     TTFT = 11 + 20 = 31 ms. The engine finds nothing else to schedule (the request's tokens are all
+  //     in flight: vLLM skips it, num_new_tokens 0) and waits for batch 1.
+  //   batch 2 (t = 31 ms, 1 decode token): 10 + 0.1 + 20 = 30.1 ms -> 61.1 ms; batch 3 -> 91.2 ms.
+  // One stage holding both (pp 1): 30 + 10 = 40 ms per prompt step, 30 per decode step: the pipeline adds the send only.
+  const packed = packRequests([{ arrivalS: 0, promptLen: 10, outputLen: 3 }]);
+  const sim = new ServingSimulator({
+    ...PP_CONFIG,
+    stages: [stage({ weightsS: 0.010, perTokenS: 0.001 }), stage({ weightsS: 0.020, perLogitsS: 0.005 })],
+    stageSendPerTokenS: 0.0001,
+  }, packed);
+  assert.equal(sim.run(100), true);
+  const t = sim.times();
+  assert.ok(close(Array.from(t.firstTokenS), [0.031]), `TTFT ${t.firstTokenS[0]}`);
+  assert.ok(close(Array.from(t.finishS), [0.0912]), `finish ${t.finishS[0]}`);
+  assert.equal(sim.totals().steps, 3);
+  assert.equal(sim.totals().generatedTokens, 3);
+  assert.ok(Math.abs(sim.totals().simulatedSeconds - 0.0912) < 1e-12);
+});
+
+test('pipeline parallelism by hand: two requests interleave in the batch queue, a token every stage time (2x one request)', () => {
+  // Two stages of 10 ms each (weights only), max_num_batched_tokens 4, prompts of 4: A and B at t = 0.
+  //   batch 1 = A's prompt (the budget is spent), batch 2 = B's at the same t (A is in flight: skipped).
+  //   The queue (2 = pipeline_parallel_size) is full: wait for batch 1.
+  //   batch 1: stage 0 0-10 ms, stage 1 10-20; batch 2: stage 0 10-20, stage 1 20-30.
+  //   20 ms: A's token 1, batch 3 = A's decode: stage 0 20-30, stage 1 30-40; 30 ms: B's token 1, batch 4: 30-40, 40-50 ...
+  // A's tokens at 20, 40, 60, 80, 100 ms, B's at 30, 50, 70, 90, 110: each request 20 ms a token (the sum of
+  // the stages), the two together a token every 10 ms (one stage), where A alone gets one every 20 ms.
+  const two = packRequests([{ arrivalS: 0, promptLen: 4, outputLen: 5 }, { arrivalS: 0, promptLen: 4, outputLen: 5 }]);
+  const config: ServingSimConfig = { ...PP_CONFIG, maxNumBatchedTokens: 4, stages: [stage({ weightsS: 0.010 }), stage({ weightsS: 0.010 })] };
+  const sim = new ServingSimulator(config, two);
+  assert.equal(sim.run(100), true);
+  const t = sim.times();
+  assert.ok(close(Array.from(t.firstTokenS), [0.02, 0.03]), `TTFT ${Array.from(t.firstTokenS)}`);
+  assert.ok(close(Array.from(t.finishS), [0.1, 0.11]), `finish ${Array.from(t.finishS)}`);
+  assert.equal(sim.totals().steps, 10);
+  // Alone, A finishes at the same 100 ms: 5 tokens in 100 ms against the pair's 10 in 110 ms.
+  const alone = new ServingSimulator(config, packRequests([{ arrivalS: 0, promptLen: 4, outputLen: 5 }]));
+  assert.equal(alone.run(100), true);
+  assert.ok(close(Array.from(alone.times().finishS), [0.1]));
+  // Refused: one stage in `stages`, a negative coefficient.
+  assert.throws(() => new ServingSimulator({ ...config, stages: [stage({})] }, two), /stages must be empty or hold at least 2 stages/);
+  assert.throws(() => new ServingSimulator({ ...config, stages: [stage({}), stage({ perTokenS: -1 })] }, two), /stages\[1\]\.perTokenS must be >= 0/);
+});

@@ -85,6 +85,28 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     if (c.Has("stepAttentionChunkSize")) config.step.attention_chunk_size = static_cast<int32_t>(Num(c, "stepAttentionChunkSize"));
     if (c.Has("perSlidingKvTokenS")) config.step.per_sliding_kv_token_s = Num(c, "perSlidingKvTokenS");
     if (c.Has("perSlidingPairS")) config.step.per_sliding_pair_s = Num(c, "perSlidingPairS");
+    // Pipeline parallelism: one object of the coefficients per stage (native/simulator.ts ServingSimStage).
+    if (c.Has("stages")) {
+      if (!c.Get("stages").IsArray()) throw Napi::TypeError::New(env, "config.stages must be an array");
+      const Napi::Array stages = c.Get("stages").As<Napi::Array>();
+      for (uint32_t k = 0; k < stages.Length(); ++k) {
+        if (!stages.Get(k).IsObject()) throw Napi::TypeError::New(env, "config.stages[" + std::to_string(k) + "] must be an object");
+        const Napi::Object o = stages.Get(k).As<Napi::Object>();
+        attnscope::StepTimeModel m;
+        m.per_step_s = Num(o, "perStepS");
+        m.weights_s = Num(o, "weightsS");
+        m.expert_weights_s = Num(o, "expertWeightsS");
+        m.per_kv_token_s = Num(o, "perKvTokenS");
+        m.per_token_s = Num(o, "perTokenS");
+        m.per_logits_s = Num(o, "perLogitsS");
+        m.per_pair_s = Num(o, "perPairS");
+        m.per_decode_pair_s = Num(o, "perDecodePairS");
+        m.per_sliding_kv_token_s = Num(o, "perSlidingKvTokenS");
+        m.per_sliding_pair_s = Num(o, "perSlidingPairS");
+        config.stages.push_back(m);
+      }
+    }
+    if (c.Has("stageSendPerTokenS")) config.stage_send_per_token_s = Num(c, "stageSendPerTokenS");
     config.max_samples = static_cast<int32_t>(Num(c, "maxSamples"));
     if (c.Has("coast")) config.coast = c.Get("coast").ToBoolean().Value();
     if (c.Has("privateTails")) config.private_tails = c.Get("privateTails").ToBoolean().Value();

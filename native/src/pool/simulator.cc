@@ -86,6 +86,17 @@ ServingSimulator::ServingSimulator(const SimConfig& config, std::vector<SimReque
     coast_ = config_.coast;
     ring_ = 64;
   }
+  pipelined_ = config_.stages.size() >= 2;
+  if (pipelined_) {
+    coast_ = false;  // every step request by request (simulator.h "Pipeline parallelism")
+    stage_free_.assign(config_.stages.size(), 0.0);
+    for (StepTimeModel& m : config_.stages) {
+      m.num_experts = config_.step.num_experts;
+      m.num_experts_per_tok = config_.step.num_experts_per_tok;
+      m.sliding_window = config_.step.sliding_window;
+      m.attention_chunk_size = config_.step.attention_chunk_size;
+    }
+  }
   events_.resize(static_cast<size_t>(ring_));
   totals_.requests = static_cast<int64_t>(requests_.size());
   if (config_.max_samples < 2) config_.max_samples = 2;
@@ -245,8 +256,8 @@ bool ServingSimulator::SampleDue(int64_t step) {
 }
 
 bool ServingSimulator::Step() {
-  // 1. Arrivals (and the jump over idle time).
-  if (running_.empty() && waiting_.empty()) {
+  // 1. Arrivals (and the jump over idle time: none while batches are in flight).
+  if (running_.empty() && waiting_.empty() && batches_.empty()) {
     if (next_arrival_ >= requests_.size()) return false;
     now_ = std::max(now_, requests_[next_arrival_].arrival_s);
   }
@@ -302,6 +313,10 @@ bool ServingSimulator::Step() {
       sliding_pairs += ChunkedPairs(s.computed - n, s.computed, chunk);
     }
     if (s.computed < s.known) return;  // a prefill chunk that did not reach the end
+    if (pipelined_) {
+      emits_.push_back(id);  // its token comes with the batch's output (CompleteBatch)
+      return;
+    }
     ++s.generated;
     ++s.known;
     ++totals_.generated_tokens;
@@ -313,6 +328,9 @@ bool ServingSimulator::Step() {
   // preempted itself.
   const auto run = [&](int32_t id) {
     const int64_t n = std::min<int64_t>(state_[id].known - state_[id].computed, budget);
+    // Pipeline parallelism: every token of it is in a batch in flight (vLLM: num_new_tokens == 0,
+    // skipped until its output returns). Never without: a running request has a token to compute.
+    if (n == 0) return true;
     while (!Grow(id, n)) {
       // Victim: the most recently admitted running request (vLLM V1 `running.pop()`), never one
       // already scheduled this step.
@@ -415,14 +433,33 @@ bool ServingSimulator::Step() {
       sliding_pairs += static_cast<double>(chunked);
     }
   }
-  const StepTimeModel& m = config_.step;
-  const double memory_s = m.weights_s + m.expert_weights_s * ExpertShareRead(m, tokens_scheduled) +
-                          m.per_kv_token_s * static_cast<double>(kv_tokens) +
-                          m.per_sliding_kv_token_s * static_cast<double>(sliding_kv_tokens);
-  const double compute_s = m.per_token_s * static_cast<double>(tokens_scheduled) +
-                           m.per_logits_s * static_cast<double>(requests_scheduled) + m.per_pair_s * pairs +
-                           m.per_decode_pair_s * decode_pairs + m.per_sliding_pair_s * sliding_pairs;
-  const double dt = m.per_step_s + std::max(memory_s, compute_s);
+  StepCounts counts;
+  counts.tokens = tokens_scheduled;
+  counts.requests = requests_scheduled;
+  counts.kv_tokens = kv_tokens;
+  counts.sliding_kv_tokens = sliding_kv_tokens;
+  counts.pairs = pairs;
+  counts.decode_pairs = decode_pairs;
+  counts.sliding_pairs = sliding_pairs;
+  double dt = 0;
+  if (pipelined_) {
+    // Nothing to run (every running request's tokens in flight): not queued, nothing sampled.
+    if (tokens_scheduled == 0) return true;
+    // The batch through the stages in order: stage k starts once the batch has left stage k − 1
+    // and stage k has finished the batch before it.
+    const size_t pp = config_.stages.size();
+    double ready = now_;
+    for (size_t k = 0; k < pp; ++k) {
+      const double send = k + 1 < pp ? static_cast<double>(tokens_scheduled) * config_.stage_send_per_token_s : 0;
+      stage_free_[k] = std::max(ready, stage_free_[k]) + StepSeconds(config_.stages[k], counts) + send;
+      ready = stage_free_[k];
+    }
+    batches_.push_back(Batch{ready, emits_});
+    emits_.clear();
+    batch_scheduled_ = true;
+  } else {
+    dt = StepSeconds(config_.step, counts);
+  }
   SimSample sample;
   sample.t = now_;
   if (allocator_) {
@@ -445,20 +482,21 @@ bool ServingSimulator::Step() {
   sample.waiting = static_cast<int32_t>(waiting_.size());
   sample.preempted = waiting_preempted_;
   sample.preemptions = totals_.preemptions;
-  totals_.used_page_seconds += sample.pages_used * dt;
-  totals_.reserved_slot_seconds += static_cast<double>(sample.reserved_slots) * dt;
-  totals_.token_slot_seconds += static_cast<double>(sample.tokens) * dt;
-  totals_.external_free_slot_seconds += static_cast<double>(blocked_free_slots) * dt;
-  totals_.running_seconds += sample.running * dt;
-  totals_.waiting_seconds += sample.waiting * dt;
-  totals_.peak_pages_used = std::max(totals_.peak_pages_used, sample.pages_used);
-  totals_.peak_reserved_slots = std::max(totals_.peak_reserved_slots, sample.reserved_slots);
-  totals_.peak_running = std::max(totals_.peak_running, sample.running);
-  totals_.peak_waiting = std::max(totals_.peak_waiting, sample.waiting);
+  if (pipelined_) {
+    // Held until the next batch is scheduled (or the run ends): accounted then.
+    if (has_held_) Account(held_, now_ - held_t_, held_blocked_);
+    held_ = sample;
+    held_t_ = now_;
+    held_blocked_ = blocked_free_slots;
+    has_held_ = true;
+  } else {
+    Account(sample, dt, blocked_free_slots);
+  }
   last_sampled_ = SampleDue(totals_.steps);
   if (last_sampled_) samples_.push_back(sample);
   last_sample_ = sample;
   ++totals_.steps;
+  if (pipelined_) return true;  // its outputs come at its end (CompleteBatch)
   now_ += dt;
 
   // 5. Tokens reach the user at the end of the step; completions free their memory.
@@ -485,6 +523,63 @@ bool ServingSimulator::Step() {
     }
   }
   return true;
+}
+
+void ServingSimulator::Account(const SimSample& sample, double dt, int64_t blocked_free_slots) {
+  totals_.used_page_seconds += sample.pages_used * dt;
+  totals_.reserved_slot_seconds += static_cast<double>(sample.reserved_slots) * dt;
+  totals_.token_slot_seconds += static_cast<double>(sample.tokens) * dt;
+  totals_.external_free_slot_seconds += static_cast<double>(blocked_free_slots) * dt;
+  totals_.running_seconds += sample.running * dt;
+  totals_.waiting_seconds += sample.waiting * dt;
+  totals_.peak_pages_used = std::max(totals_.peak_pages_used, sample.pages_used);
+  totals_.peak_reserved_slots = std::max(totals_.peak_reserved_slots, sample.reserved_slots);
+  totals_.peak_running = std::max(totals_.peak_running, sample.running);
+  totals_.peak_waiting = std::max(totals_.peak_waiting, sample.waiting);
+}
+
+bool ServingSimulator::PipelineStep() {
+  for (;;) {
+    if (batches_.size() < config_.stages.size()) {
+      batch_scheduled_ = false;
+      const bool more = Step();
+      if (batch_scheduled_) return true;
+      if (!more && batches_.empty()) return false;
+      // Nothing scheduled and nothing in flight: a step that only preempted, or arrivals all
+      // rejected; schedule again (each such call changes the state).
+      if (batches_.empty()) continue;
+    }
+    // The queue is full, or nothing could be scheduled: wait for the oldest batch.
+    CompleteBatch();
+  }
+}
+
+void ServingSimulator::CompleteBatch() {
+  const Batch b = std::move(batches_.front());
+  batches_.pop_front();
+  now_ = std::max(now_, b.finish_s);
+  for (const int32_t id : b.emits) {
+    ReqState& s = state_[id];
+    if (times_[id].finish_s >= 0) continue;  // finished by an earlier batch (vLLM: is_finished, skipped)
+    ++s.generated;
+    ++s.known;
+    ++totals_.generated_tokens;
+    if (s.generated == 1) times_[id].first_token_s = now_;
+    if (s.generated < s.output_len) continue;
+    times_[id].finish_s = now_;
+    times_[id].output_len = s.output_len;
+    if (s.preempted) {
+      // Preempted while its batch was in flight: it holds no memory, it leaves the waiting queue.
+      waiting_.erase(std::find(waiting_.begin(), waiting_.end(), id));
+      s.preempted = false;
+      --waiting_preempted_;
+    } else {
+      ReleaseMemory(id);
+      running_.erase(std::find(running_.begin(), running_.end(), id));
+    }
+    ++totals_.completed;
+    totals_.simulated_seconds = now_;
+  }
 }
 
 void ServingSimulator::Coast(int32_t id) {
@@ -581,8 +676,12 @@ void ServingSimulator::Uncoast(int32_t id) {
 
 bool ServingSimulator::Run(int64_t max_steps) {
   for (int64_t i = 0; i < max_steps && !done_; ++i) {
-    if (Step()) continue;
+    if (pipelined_ ? PipelineStep() : Step()) continue;
     done_ = true;
+    if (has_held_) {
+      Account(held_, now_ - held_t_, held_blocked_);
+      has_held_ = false;
+    }
     // The last step is always a sample (in the last one's place when they are full), so that
     // the samples end where the run does and their cumulative preemptions reach the total.
     if (totals_.steps > 0 && !last_sampled_) {
@@ -611,6 +710,16 @@ double ChunkedPairs(int64_t from, int64_t to, int64_t c) {
   return prefix(to) - prefix(from);
 }
 
+double StepSeconds(const StepTimeModel& m, const StepCounts& c) {
+  const double memory_s = m.weights_s + m.expert_weights_s * ExpertShareRead(m, c.tokens) +
+                          m.per_kv_token_s * static_cast<double>(c.kv_tokens) +
+                          m.per_sliding_kv_token_s * static_cast<double>(c.sliding_kv_tokens);
+  const double compute_s = m.per_token_s * static_cast<double>(c.tokens) +
+                           m.per_logits_s * static_cast<double>(c.requests) + m.per_pair_s * c.pairs +
+                           m.per_decode_pair_s * c.decode_pairs + m.per_sliding_pair_s * c.sliding_pairs;
+  return m.per_step_s + std::max(memory_s, compute_s);
+}
+
 double ExpertShareRead(const StepTimeModel& m, int64_t tokens) {
   if (m.num_experts <= 0 || tokens <= 0) return 0;
   const double miss = 1.0 - static_cast<double>(m.num_experts_per_tok) / static_cast<double>(m.num_experts);
@@ -624,7 +733,8 @@ bool SimConfigValid(const SimConfig& config) {
   return PageAllocator::Validate(config.allocator) == AllocStatus::kOk && config.layout >= KvLayout::kPaged &&
          config.layout <= KvLayout::kContiguousPromptPlusOutput && config.max_num_seqs > 0 &&
          config.max_num_batched_tokens > 0 && config.max_model_len > 0 && moe_ok && m.sliding_window >= 0 &&
-         m.attention_chunk_size >= 0 && !(m.sliding_window > 0 && m.attention_chunk_size > 0);
+         m.attention_chunk_size >= 0 && !(m.sliding_window > 0 && m.attention_chunk_size > 0) &&
+         config.stages.size() != 1 && config.stage_send_per_token_s >= 0;
 }
 
 std::string BuildSimInput(const SimColumns& in, size_t from, size_t to, std::vector<SimRequest>* requests,

@@ -68,6 +68,28 @@
 // the two coincide only when W ≡ 1 (mod page_size) (then the one explicit event makes both); for
 // gpt-oss (W 128, page_size 16) the release comes one step before the page, and moving it would
 // change the free blocks admission and the samples see for that step.
+// Pipeline parallelism (SimConfig::stages, pp >= 2 stages), as vLLM V1 runs it: the engine keeps
+// a queue of up to pp batches in flight (vllm/v1/engine/core.py step_with_batch_queue;
+// max_concurrent_batches = pipeline_parallel_size for the mp and ray executors). It schedules a
+// new batch while the queue has room and the scheduler finds tokens to schedule, and otherwise
+// waits for the oldest batch, whose outputs (tokens, completions, frees) arrive when its last
+// stage ends (update_from_output). A batch's KV pages are allocated when it is scheduled. The
+// scheduler moves num_computed_tokens on at scheduling, so a request whose tokens are all in
+// flight has none to schedule and is skipped until its output returns (vllm/v1/core/sched/
+// scheduler.py: num_new_tokens == 0, "PP>1 and we have already scheduled all prompt tokens but
+// they are not finished yet"): a decoding request is in at most one batch at a time, a prompt's
+// chunks follow one another in consecutive batches. A request preempted while in flight keeps the
+// token its batch samples (update_from_output appends it; it may finish there). A batch with no
+// token scheduled is not queued (nothing runs). Stage s runs a batch in
+//   t_s = per_step_s + max(memory, compute) over stage s's coefficients (its layers' weights, KV
+//         and FLOPs; the first stage holds the embedding, the last lm_head: per_logits_s there)
+//         + tokens · stage_send_per_token_s on every stage but the last (its hidden states sent on)
+// starting when both the batch has left stage s − 1 and stage s has finished the batch before
+// (a flow shop: stages take batches in order). One request alone thus waits Σ t_s per batch,
+// and pp batches in flight keep every stage busy: the throughput of the slowest stage. Each
+// scheduled batch is one step and one sample (its state after the batch's allocations, held until
+// the next batch is scheduled). Coasting is off under pipeline parallelism (every step runs
+// request by request).
 // A request is rejected on arrival when prompt_len >= max_model_len, or when it could never
 // fit the pool alone (its largest KV above pool minus watermark, or its reservation above the
 // arena); output_len is capped at max_model_len − prompt_len.
@@ -176,6 +198,19 @@ double SlidingPairs(int64_t from, int64_t to, int64_t w);
 // positions [6, 10): P(10) − P(6) = 23 − (10 + 3) = 10 = 3 + 4 + 1 + 2.
 double ChunkedPairs(int64_t from, int64_t to, int64_t c);
 
+// What one step (a batch) schedules, as StepTimeModel's formula counts it.
+struct StepCounts {
+  int64_t tokens = 0;       // tokens scheduled
+  int64_t requests = 0;     // requests scheduled (one logits row each)
+  int64_t kv_tokens = 0;    // full-attention layers' KV tokens read
+  int64_t sliding_kv_tokens = 0;
+  double pairs = 0, decode_pairs = 0, sliding_pairs = 0;
+};
+
+// Seconds of a step of `c` under `m`: per_step_s + max(memory, compute) (StepTimeModel); the
+// experts' share from m.num_experts / m.num_experts_per_tok.
+double StepSeconds(const StepTimeModel& m, const StepCounts& c);
+
 // When a request passed its milestones, simulated seconds; −1 until then (and for rejected ones).
 struct RequestTimes {
   double scheduled_s = -1;    // start of the step that first admitted it (queueing delay = this − arrival)
@@ -192,6 +227,13 @@ struct SimConfig {
   int32_t max_num_batched_tokens = 8192;
   int32_t max_model_len = 8192;
   StepTimeModel step;
+  // Pipeline parallelism: empty (one stage, `step`), or pp >= 2 stages in pp-rank order, each
+  // with its layers' coefficients (per_step_s .. per_sliding_pair_s; the window, chunk and expert
+  // counts are `step`'s, the batch counts the same on every stage). See "Pipeline parallelism" above.
+  std::vector<StepTimeModel> stages;
+  // Seconds a stage takes to send one scheduled token's hidden state to the next stage (modelled
+  // by the caller: bytes / link bandwidth); charged on every stage but the last.
+  double stage_send_per_token_s = 0;
   int32_t max_samples = 2000;  // samples kept (downsampled by doubling the stride)
   bool coast = true;           // false: every step request by request (the same results, slower)
   bool private_tails = true;   // false: every full page hashed as it fills (the same results, slower)
@@ -337,6 +379,13 @@ class ServingSimulator {
   };
 
   bool Step();
+  // Pipeline parallelism: one engine iteration of step_with_batch_queue that schedules a batch,
+  // waiting first for the oldest batches in flight as the queue requires; false when done.
+  bool PipelineStep();
+  // The oldest batch's outputs at its end: tokens emitted, completions freed.
+  void CompleteBatch();
+  // Adds a sample's state held for dt seconds to the totals' integrals.
+  void Account(const SimSample& sample, double dt, int64_t blocked_free_slots);
   bool CanEverFit(const SimRequest& r, int32_t output_len) const;
   // Memory policy: paged allocator or arena. Return false when memory refuses.
   bool Admit(int32_t id, int64_t max_new, int64_t* cached);
@@ -407,6 +456,20 @@ class ServingSimulator {
   bool last_sampled_ = false;  // whether last_sample_'s step was sampled
   int64_t sample_stride_ = 1;
   SimTotals totals_;
+  // Pipeline parallelism (config_.stages non-empty).
+  struct Batch {
+    double finish_s = 0;          // its last stage's end
+    std::vector<int32_t> emits;   // requests whose known tokens it completes (one output token each)
+  };
+  bool pipelined_ = false;
+  bool batch_scheduled_ = false;  // whether the last Step() queued a batch
+  std::deque<Batch> batches_;     // in flight, oldest first
+  std::vector<double> stage_free_;  // when each stage finishes its last batch
+  std::vector<int32_t> emits_;    // the batch being scheduled's
+  bool has_held_ = false;         // a sample whose hold time ends at the next batch (or the run's end)
+  SimSample held_;
+  double held_t_ = 0;
+  int64_t held_blocked_ = 0;
 };
 
 }  // namespace attnscope
