@@ -3,7 +3,7 @@
  * removes the cause, so the diagnostic clears on the next check: a valid divisor for KV heads,
  * each tensor_parallel_size that fits the model,
  * the nearest supported page_size, a missing head_dim, a misspelt or unknown key, an enum value
- * core suggests, a number written quoted unquoted (also where "auto" or a number is taken), a YAML 1.1 yes / no as true / false, a length cut to the model's limit, a memory_gib cut to the GPU's, a max_model_len the KV pool holds, a `model:` path changed to a config on disk. A problem in the config.json a profile points
+ * core suggests, a number written quoted unquoted (also where "auto" or a number is taken), a YAML 1.1 yes / no as true / false, a length cut to the model's limit, a memory_gib cut to the GPU's, a max_model_len the KV pool holds, a defaulted prompt_len / output_len written to fit max_model_len, a `model:` path changed to a config on disk. A problem in the config.json a profile points
  * at is fixed in that file. Diagnostics the client sends are matched to the current analysis by
  * the problem key in their `data`, else by code, message and overlapping range, so a stale
  * diagnostic gets no (possibly wrong) edit.
@@ -93,8 +93,8 @@ function removeProperty(t: Target, f: FoundProperty): TextEdit {
   return replace(t, { offset: keyStart, length: valueEnd - keyStart }, '');
 }
 
-/** Inserts `key: value` right after an existing property, in the file's style. */
-function insertAfter(t: Target, f: FoundProperty, key: string, value: number): TextEdit {
+/** Inserts `key: value` right after an existing property, in the file's style; `value` is a number or text written as is. */
+function insertAfter(t: Target, f: FoundProperty, key: string, value: number | string): TextEdit {
   const valueEnd = f.property.value.range.offset + f.property.value.range.length;
   const keyStart = f.property.keyRange.offset;
   const indent = t.text.slice(lineStart(t.text, keyStart), keyStart).replace(/-/g, ' ');
@@ -104,9 +104,28 @@ function insertAfter(t: Target, f: FoundProperty, key: string, value: number): T
     return replace(t, { offset: valueEnd, length: 0 }, text);
   }
   if (!block) return replace(t, { offset: valueEnd, length: 0 }, `, ${key}: ${value}`);
-  const nl = t.text.indexOf('\n', valueEnd);
+  // A block value's range ends after its last line's break: the new line goes before that break.
+  const nl = t.text[valueEnd - 1] === '\n' ? valueEnd - 1 : t.text.indexOf('\n', valueEnd);
   const at = nl < 0 ? t.text.length : nl;
   return replace(t, { offset: at, length: 0 }, `${t.eol}${indent}${key}: ${value}`);
+}
+
+/**
+ * workload.<key> set to `value` (a number, or text written as is): written over the key's value,
+ * or added after the workload block's last key. Null without a workload block: adding one would
+ * also make the profile simulate.
+ */
+function setWorkloadKey(t: Target, key: string, value: number | string): TextEdit | null {
+  const written = propertyAtPath(t, `workload.${key}`);
+  if (written !== null) return replace(t, written.property.value.range, String(value));
+  const workload = propertyAtPath(t, 'workload')?.property.value;
+  const last = workload?.type === 'object' ? workload.properties?.at(-1) : undefined;
+  return workload && last ? insertAfter(t, { path: ['workload', last.key], property: last, parent: workload }, key, value) : null;
+}
+
+/** A flat mapping on one line: `{ dist: lognormal, max: 3584 }` in YAML, `{ "dist": "lognormal", "max": 3584 }` in JSON. */
+function flowObject(t: Target, o: Record<string, unknown>): string {
+  return `{ ${Object.entries(o).map(([k, v]) => `${t.json ? JSON.stringify(k) : k}: ${literal(t, v)}`).join(', ')} }`;
 }
 
 /** The property whose value sits at the problem's range. */
@@ -229,12 +248,27 @@ const FIXES: Record<string, FixMaker> = {
   'pool-below-max-model-len': (t, p) => {
     const fits = Number(p.data?.['maxModelLenThatFits']);
     if (!Number.isInteger(fits) || fits < 1) return [];
-    const title = `Set workload.max_model_len to ${fits} (the longest the KV pool holds)`;
-    const written = propertyAtPath(t, 'workload.max_model_len');
-    if (written !== null) return [{ title, edits: [replace(t, written.property.value.range, String(fits))] }];
-    const workload = propertyAtPath(t, 'workload')?.property.value;
-    const last = workload?.type === 'object' ? workload.properties?.at(-1) : undefined;
-    return workload && last ? [{ title, edits: [insertAfter(t, { path: ['workload', last.key], property: last, parent: workload }, 'max_model_len', fits)] }] : [];
+    const edit = setWorkloadKey(t, 'max_model_len', fits);
+    return edit ? [{ title: `Set workload.max_model_len to ${fits} (the longest the KV pool holds)`, edits: [edit] }] : [];
+  },
+  // prompt + output past max_model_len (core/config/profileChecks.ts): each length the user left
+  // to its default written with a max that fits (data.writes), then max_model_len raised to the
+  // sum where vLLM takes that length (data.maxModelLenNeeded).
+  'exceeds-max-model-len': (t, p) => {
+    const fixes: Fix[] = [];
+    const limit = Number(p.data?.['limit']);
+    const writes = Array.isArray(p.data?.['writes']) ? (p.data['writes'] as Array<{ key?: unknown; value?: unknown }>) : [];
+    for (const { key, value } of writes) {
+      const name = typeof key === 'string' ? /^workload\.(prompt_len|output_len)$/.exec(key)?.[1] : undefined;
+      if (name === undefined || typeof value !== 'object' || value === null) continue;
+      const edit = setWorkloadKey(t, name, flowObject(t, value as Record<string, unknown>));
+      const max = (value as { max?: unknown; value?: unknown }).max ?? (value as { value?: unknown }).value;
+      if (edit) fixes.push({ title: `Add workload.${name} with max ${String(max)} (prompt + output within max_model_len ${limit})`, edits: [edit] });
+    }
+    const needed = Number(p.data?.['maxModelLenNeeded']);
+    const edit = Number.isInteger(needed) && needed > 0 ? setWorkloadKey(t, 'max_model_len', needed) : null;
+    if (edit) fixes.push({ title: `Set workload.max_model_len to ${needed} (the longest prompt + output)`, edits: [edit] });
+    return fixes;
   },
   // A number written quoted where a number is required (`page_size: "16"`): the same number
   // unquoted, when the string reads as one of the expected kind (an integer for an integer key).

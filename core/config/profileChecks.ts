@@ -154,20 +154,33 @@ export function semanticProblems(root: ValueNode, profile: Profile, invalid: rea
       }
     }
     // Only about what the user wrote: defaults they never saw (a model whose max_model_len
-    // defaults below the default prompt lengths, e.g. GPT-2's 1024) are not theirs to fix.
+    // defaults below the default prompt lengths, e.g. GPT-2's 1024) are not theirs to fix. Where a
+    // length it adds up is a default, the message says so (the file has no "prompt_len max 4096"
+    // to find), and data holds the fixes server/actions.ts writes: that key written with a max
+    // that fits (writes), and max_model_len raised to the sum where vLLM takes it (maxModelLenNeeded).
     const written = ['workload.max_model_len', 'workload.prompt_len', 'workload.output_len'].find((k) => profile.ranges[k]);
     const longest = maxOf(w.promptLen) + maxOf(w.outputLen);
     if (written && reads('workload.max_model_len', 'workload.prompt_len', 'workload.output_len') && longest > w.maxModelLen) {
+      const isDefault = (key: 'prompt_len' | 'output_len' | 'max_model_len'): boolean => !profile.ranges[`workload.${key}`];
+      const defaultNote = (key: 'prompt_len' | 'output_len'): string => isDefault(key) ? ` (not written: ${key} defaults to ${distText(key === 'prompt_len' ? w.promptLen : w.outputLen)})` : '';
+      const mml = `max_model_len ${w.maxModelLen}${isDefault('max_model_len') ? ` (not written: vLLM's default, ${derived.basis})` : ''}`;
+      const writes: Array<{ key: string; value: LengthDist }> = [];
+      for (const key of ['prompt_len', 'output_len'] as const) {
+        const [d, other] = key === 'prompt_len' ? [w.promptLen, w.outputLen] : [w.outputLen, w.promptLen];
+        const fits = isDefault(key) ? withMax(d, w.maxModelLen - maxOf(other)) : null;
+        if (fits) writes.push({ key: `workload.${key}`, value: fits });
+      }
+      const raise = limit === null || longest <= limit.tokens ? { maxModelLenNeeded: longest } : {};
       problems.push({
         severity: 'warning', code: 'exceeds-max-model-len',
         // What the simulator does: a prompt reaching max_model_len is rejected; a shorter one has its output clipped.
         message:
           minOf(w.promptLen) >= w.maxModelLen
-            ? `every prompt (prompt_len min ${minOf(w.promptLen)}) reaches max_model_len ${w.maxModelLen}: all requests are rejected`
+            ? `every prompt (prompt_len min ${minOf(w.promptLen)}${defaultNote('prompt_len')}) reaches ${mml}: all requests are rejected`
             : maxOf(w.promptLen) >= w.maxModelLen
-              ? `prompt_len max ${maxOf(w.promptLen)} reaches max_model_len ${w.maxModelLen}: such prompts are rejected, and shorter ones whose prompt + output (max ${longest}) exceeds it have their output clipped`
-              : `prompt_len max + output_len max = ${longest} exceeds max_model_len ${w.maxModelLen}: such requests have their output clipped at max_model_len`,
-        range: profile.ranges[written]!, data: { limit: w.maxModelLen },
+              ? `prompt_len max ${maxOf(w.promptLen)}${defaultNote('prompt_len')} reaches ${mml}: such prompts are rejected, and shorter ones whose prompt + output (max ${longest}${isDefault('output_len') ? `; output_len defaults to ${distText(w.outputLen)}` : ''}) exceeds it have their output clipped`
+              : `prompt_len max ${maxOf(w.promptLen)}${defaultNote('prompt_len')} + output_len max ${maxOf(w.outputLen)}${defaultNote('output_len')} = ${longest} exceeds ${mml}: such requests have their output clipped at max_model_len`,
+        range: profile.ranges[written]!, data: { limit: w.maxModelLen, ...(writes.length > 0 ? { writes } : {}), ...raise },
       });
     }
     // vLLM's SchedulerConfig refuses max_num_batched_tokens < max_num_seqs, with chunked prefill
@@ -205,4 +218,28 @@ function minOf(d: LengthDist): number {
 
 function maxOf(d: LengthDist): number {
   return d.dist === 'fixed' ? d.value : d.max;
+}
+
+/** A length distribution in words, as the profile writes it: "lognormal (median 512, sigma 1, max 4096)". */
+function distText(d: LengthDist): string {
+  switch (d.dist) {
+    case 'fixed': return `fixed ${d.value}`;
+    case 'uniform': return `uniform ${d.min} to ${d.max}`;
+    case 'lognormal': return `lognormal (median ${d.median}${d.sigma === undefined ? '' : `, sigma ${d.sigma}`}, max ${d.max})`;
+    case 'exponential': return `exponential (mean ${d.mean}, max ${d.max})`;
+  }
+}
+
+/**
+ * `d` with its longest length cut to `max` tokens, or null when that leaves no valid
+ * distribution (a uniform min, lognormal median or exponential mean above it; max below 1).
+ */
+function withMax(d: LengthDist, max: number): LengthDist | null {
+  if (!Number.isInteger(max) || max < 1) return null;
+  switch (d.dist) {
+    case 'fixed': return { dist: 'fixed', value: max };
+    case 'uniform': return d.min <= max ? { ...d, max } : null;
+    case 'lognormal': return d.median <= max ? { ...d, max } : null;
+    case 'exponential': return d.mean <= max ? { ...d, max } : null;
+  }
 }

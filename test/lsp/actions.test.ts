@@ -188,6 +188,29 @@ test('a KV pool below one sequence of the default max_model_len: workload.max_mo
   assert.ok(written.fixed.includes('workload: { requests: 10, max_model_len: 32768 }'), written.fixed);
 });
 
+test('prompt + output past max_model_len from unwritten defaults: the message says they are defaults; fixes write prompt_len to fit, or raise max_model_len (s38 newcomer-ed 5)', async () => {
+  // The newcomer's jamba / awq profiles: max_model_len 4096 written, prompt_len and output_len left
+  // to their defaults, lognormal (median 512, sigma 1, max 4096) and uniform 32 to 512 (core/config/profileDefaults.ts).
+  // Fits: prompt max 4096 - 512 = 3584; or max_model_len 4096 + 512 = 4608, under Llama-3.1-8B's 131,072.
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\nworkload:\n  requests: 10\n  max_model_len: 4096\n';
+  const uri = fixtureUri('defaults-mml.p.attn.yaml');
+  const d = (await client.open(uri, text)).find((x) => x.code === 'exceeds-max-model-len');
+  await client.close(uri);
+  assert.equal(d?.message, 'prompt_len max 4096 (not written: prompt_len defaults to lognormal (median 512, sigma 1, max 4096)) reaches max_model_len 4096: such prompts are rejected, and shorter ones whose prompt + output (max 4608; output_len defaults to uniform 32 to 512) exceeds it have their output clipped');
+  const add = 'Add workload.prompt_len with max 3584 (prompt + output within max_model_len 4096)';
+  const raise = 'Set workload.max_model_len to 4608 (the longest prompt + output)';
+  const { fixed, titles } = await fix('p.attn.yaml', text, 'exceeds-max-model-len', add);
+  // output_len: 4096 - 4096 = 0 tokens left for it, so no output_len fix.
+  assert.deepEqual(titles, [add, raise]);
+  assert.equal(fixed, `${text}  prompt_len: { dist: lognormal, median: 512, sigma: 1, max: 3584 }\n`);
+  assert.equal((await fix('p.attn.yaml', text, 'exceeds-max-model-len', raise)).fixed, text.replace('4096', '4608'));
+  // After a block-valued key, in JSON: the line goes after the block, not after the line that follows it.
+  const block = 'model: ../../examples/llama-3.1-8b/config.json\nworkload:\n  max_model_len: 4096\n  output_len:\n    dist: uniform\n    min: 32\n    max: 512\nkv_cache: { page_size: 16 }\n';
+  assert.equal((await fix('p.attn.yaml', block, 'exceeds-max-model-len', add)).fixed, block.replace('512\n', '512\n  prompt_len: { dist: lognormal, median: 512, sigma: 1, max: 3584 }\n'));
+  const json = '{\n  "model": "../../examples/llama-3.1-8b/config.json",\n  "workload": { "max_model_len": 4096 }\n}\n';
+  assert.equal((await fix('p.attn.json', json, 'exceeds-max-model-len', add)).fixed, json.replace('4096 }', '4096, "prompt_len": { "dist": "lognormal", "median": 512, "sigma": 1, "max": 3584 } }'));
+});
+
 test('a number written quoted where a number is required: unquoted (YAML, JSON); a word or a fraction for an integer gets no unquote', async () => {
   // The newcomer's typed2 profile (s31-newcomer-ed item 8): `page_size: "16"` offered "No code actions available".
   const yaml = 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache:\n  page_size: "16"\n';

@@ -477,14 +477,19 @@ test('exceeds-max-model-len only about what the user wrote: not on defaults alon
   const text = 'model: ./gpt2/config.json\nworkload:\n  prompt_len: { dist: uniform, min: 10, max: 4096 }\n';
   const said = read(text, files);
   const p = only(said.problems, 'exceeds-max-model-len');
-  assert.equal(p.message, 'prompt_len max 4096 reaches max_model_len 1024: such prompts are rejected, and shorter ones whose prompt + output (max 4608) exceeds it have their output clipped');
+  // What the user did not write is named as a default: max_model_len (GPT-2's n_positions) and output_len.
+  assert.equal(p.message, "prompt_len max 4096 reaches max_model_len 1024 (not written: vLLM's default, n_positions 1,024): such prompts are rejected, and shorter ones whose prompt + output (max 4608; output_len defaults to uniform 32 to 512) exceeds it have their output clipped");
   assert.equal(at(text, p), '{ dist: uniform, min: 10, max: 4096 }');
   // The warning says what happens: every prompt (uniform from 100) reaches max_model_len 50 -> all rejected;
   // prompts of at most 100 + outputs of at most 512 under max_model_len 1024 -> only clipped.
   const all = only(read('model: ./gpt2/config.json\nworkload:\n  prompt_len: { dist: uniform, min: 100, max: 200 }\n  max_model_len: 50\n', files).problems, 'exceeds-max-model-len');
   assert.equal(all.message, 'every prompt (prompt_len min 100) reaches max_model_len 50: all requests are rejected');
   const clip = only(read('model: ./gpt2/config.json\nworkload:\n  prompt_len: { dist: fixed, value: 600 }\n', files).problems, 'exceeds-max-model-len');
-  assert.equal(clip.message, 'prompt_len max + output_len max = 1112 exceeds max_model_len 1024: such requests have their output clipped at max_model_len');
+  assert.equal(clip.message, "prompt_len max 600 + output_len max 512 (not written: output_len defaults to uniform 32 to 512) = 1112 exceeds max_model_len 1024 (not written: vLLM's default, n_positions 1,024): such requests have their output clipped at max_model_len");
+  // Written, a length is not called a default, nor rewritten: the fix is max_model_len's alone (300 + 400 = 700, under GPT-2's 1,024).
+  const mine = only(read('model: ./gpt2/config.json\nworkload:\n  prompt_len: { dist: fixed, value: 300 }\n  output_len: { dist: fixed, value: 400 }\n  max_model_len: 512\n', files).problems, 'exceeds-max-model-len');
+  assert.equal(mine.message, 'prompt_len max 300 + output_len max 400 = 700 exceeds max_model_len 512: such requests have their output clipped at max_model_len');
+  assert.deepEqual(mine.data, { limit: 512, maxModelLenNeeded: 700 });
 });
 
 test('semantic: decode cases on an encoder', () => {
