@@ -156,8 +156,12 @@ export function calibrateFromKernels(profile: Profile, run: Pick<RunResult, 'cas
   let perSlidingPairS = modelled.perSlidingPairS;
   let perSlidingKvTokenS = modelled.perSlidingKvTokenS;
   const sliding = work.slidingWindow > 0 || work.attentionChunkSize > 0;
+  // The fitted rates, for the pipeline stages' coefficients below.
+  let flashRate: number | null = null;
+  let readRate: number | null = null;
   if (flash.length > 0) {
     const fit = fitRate(flash.map((c) => [c.flops, c.medianNs * 1e-9]));
+    flashRate = fit.rate;
     // stepWork's perPairS is the model's FLOPs per pair / F.
     perPairS = (work.perPairS * work.peak.flopsPerSec) / fit.rate;
     if (sliding) perSlidingPairS = (work.perSlidingPairS * work.peak.flopsPerSec) / fit.rate;
@@ -165,16 +169,27 @@ export function calibrateFromKernels(profile: Profile, run: Pick<RunResult, 'cas
   }
   if (decode.length > 0) {
     const fit = fitRate(decode.map((c) => [c.bytes, c.medianNs * 1e-9]));
+    readRate = fit.rate;
     perKvTokenS = (work.perKvTokenS * work.gpu.memoryBytesPerSec) / fit.rate;
     if (sliding) perSlidingKvTokenS = (work.perSlidingKvTokenS * work.gpu.memoryBytesPerSec) / fit.rate;
     measured.push({ coefficient: 'perKvTokenS', kernel: 'paged_decode', rate: fit.rate, efficiency: fit.rate / work.gpu.memoryBytesPerSec, ceiling: 'bandwidth', fixedS: fit.fixedS, cases: fit.cases, error: fit.error });
   }
   const names = measured.map((m) => m.coefficient).join(' and ');
+  // Pipeline parallelism: each stage's attention coefficients at the same measured rates, over its
+  // own layers (its modelled work at peak · peak / rate); a non-MLA stage's decode pairs cost its perPairS.
+  const stages = modelled.stages?.map((st, k) => {
+    const w = stepWork(profile, k);
+    const pair = flashRate ? { perPairS: (w.perPairS * w.peak.flopsPerSec) / flashRate, perSlidingPairS: (w.perSlidingPairS * w.peak.flopsPerSec) / flashRate } : {};
+    const kv = readRate ? { perKvTokenS: (w.perKvTokenS * w.gpu.memoryBytesPerSec) / readRate, perSlidingKvTokenS: (w.perSlidingKvTokenS * w.gpu.memoryBytesPerSec) / readRate } : {};
+    const measuredStage = { ...st, ...pair, ...kv };
+    return profile.model.mla ? measuredStage : { ...measuredStage, perDecodePairS: measuredStage.perPairS };
+  });
   return {
     ...modelled,
     perPairS,
     perKvTokenS,
     ...(sliding ? { perSlidingPairS, perSlidingKvTokenS } : {}),
+    ...(stages ? { stages } : {}),
     measured,
     source: `${modelled.source}; ${names} measured from ${file} (${device}): ${measured.map(describeMeasured).join('; ')}`,
   };

@@ -1,6 +1,6 @@
 /** Text summary of a pool simulation for `attnscope simulate` (stdout). */
 import { formatCount, formatCountOf, formatDuration, formatLoad, formatLoadSource, formatPercent } from '../../core/format';
-import type { PoolResult } from '../../core/protocol/run';
+import type { PoolResult, StepTimeModel } from '../../core/protocol/run';
 import { formatLatency } from './latency-format';
 
 const pct = (x: number): string => formatPercent(x);
@@ -39,27 +39,11 @@ export function formatPoolSummary(result: PoolResult): string {
     const m = result.stepTime;
     const measured = m.measured && m.measured.length > 0 ? `; ${m.measured.map((c) => c.coefficient).join(', ')} measured` : '';
     const unmodelled = m.unmodelled && m.unmodelled.length > 0 ? `; ${m.unmodelled.join(', ')} not modelled` : '';
-    // A model with sliding-window (or chunked) layers: the full layers' terms, then theirs over the window (chunk).
-    const window = m.slidingWindow
-      ? ` in the ${formatCount(m.slidingWindow)}-token window`
-      : m.attentionChunkSize ? ` in the query's ${formatCount(m.attentionChunkSize)}-token chunk` : '';
-    const slidingKv = window ? ` + ${seconds(m.perSlidingKvTokenS ?? 0)}/KV token${window}` : '';
-    const slidingPairs = window ? ` + ${seconds(m.perSlidingPairS ?? 0)}/query-key pair${window}` : '';
-    // A layer type the model lacks is no term: a model whose every layer slides (Mistral-7B-v0.1)
-    // has no full-attention term, where it printed '0 s/KV token' and '0 s/query-key pair'.
-    const fullKv = window && m.perKvTokenS === 0 ? '' : ` + ${seconds(m.perKvTokenS)}/KV token`;
-    // MLA: prefill and decode pairs at their own cost (perDecodePairS).
-    const fullPairs = window && m.perPairS === 0
-      ? ''
-      : m.perDecodePairS !== undefined
-        ? ` + ${seconds(m.perPairS)}/prefill query-key pair + ${seconds(m.perDecodePairS)}/decode query-key pair`
-        : ` + ${seconds(m.perPairS)}/query-key pair`;
-    lines.push(
-      // A zero overhead (the assumed one) is no term: 'max(...)', not '0 s + max(...)'.
-      `Step time (modelled${measured}${unmodelled}): ${m.perStepS > 0 ? `${seconds(m.perStepS)} + ` : ''}max(${seconds(m.weightsS)}${m.expertWeightsS ? ` + ${seconds(m.expertWeightsS)} × (1 − (1 − ${m.numExpertsPerTok}/${m.numExperts})^tokens)` : ''}${fullKv}${slidingKv}, ` +
-        `${seconds(m.perTokenS)}/token${m.perLogitsS ? ` + ${seconds(m.perLogitsS)}/request (lm_head)` : ''}${fullPairs}${slidingPairs})`,
-      `  ${m.source}`,
-    );
+    // Under pipeline parallelism each stage's own step (its layers), then the send to the next stage.
+    const pipeline = m.stages
+      ? `per pipeline stage, up to ${m.stages.length} batches in flight: ${m.stages.map((st, k) => `stage ${k + 1} ${stepFormula({ ...m, ...st })}${k + 1 < m.stages!.length ? ` + ${seconds(m.stageSendPerTokenS ?? 0)}/token sent on` : ''}`).join('; ')}`
+      : stepFormula(m);
+    lines.push(`Step time (modelled${measured}${unmodelled}): ${pipeline}`, `  ${m.source}`);
   }
   // With a latency section its throughput line is the one figure (over first arrival to last
   // completion); this one, over the whole simulated span, would differ in the last digits.
@@ -100,4 +84,29 @@ export function formatPoolSummary(result: PoolResult): string {
   );
   if (result.latency) lines.push('', ...formatLatency(result.latency, s.meanWaiting, s.peakWaiting));
   return lines.join('\n');
+}
+
+/**
+ * One step's formula in words, "max(weights + KV read, GEMMs + attention)" with m's coefficients
+ * (overhead first when it is not 0): the full layers' terms, then the sliding-window (or chunked)
+ * layers' over their window (chunk).
+ */
+function stepFormula(m: StepTimeModel): string {
+  const window = m.slidingWindow
+    ? ` in the ${formatCount(m.slidingWindow)}-token window`
+    : m.attentionChunkSize ? ` in the query's ${formatCount(m.attentionChunkSize)}-token chunk` : '';
+  const slidingKv = window ? ` + ${seconds(m.perSlidingKvTokenS ?? 0)}/KV token${window}` : '';
+  const slidingPairs = window ? ` + ${seconds(m.perSlidingPairS ?? 0)}/query-key pair${window}` : '';
+  // A layer type the model lacks is no term: a model whose every layer slides (Mistral-7B-v0.1)
+  // has no full-attention term, where it printed '0 s/KV token' and '0 s/query-key pair'.
+  const fullKv = window && m.perKvTokenS === 0 ? '' : ` + ${seconds(m.perKvTokenS)}/KV token`;
+  // MLA: prefill and decode pairs at their own cost (perDecodePairS; a stage always has one, equal to perPairS but for MLA).
+  const fullPairs = window && m.perPairS === 0
+    ? ''
+    : m.perDecodePairS !== undefined && m.perDecodePairS !== m.perPairS
+      ? ` + ${seconds(m.perPairS)}/prefill query-key pair + ${seconds(m.perDecodePairS)}/decode query-key pair`
+      : ` + ${seconds(m.perPairS)}/query-key pair`;
+  // A zero overhead (the assumed one) is no term: 'max(...)', not '0 s + max(...)'.
+  return `${m.perStepS > 0 ? `${seconds(m.perStepS)} + ` : ''}max(${seconds(m.weightsS)}${m.expertWeightsS ? ` + ${seconds(m.expertWeightsS)} × (1 − (1 − ${m.numExpertsPerTok}/${m.numExperts})^tokens)` : ''}${fullKv}${slidingKv}, ` +
+    `${seconds(m.perTokenS)}/token${m.perLogitsS ? ` + ${seconds(m.perLogitsS)}/request (lm_head)` : ''}${fullPairs}${slidingPairs})`;
 }

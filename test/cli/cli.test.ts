@@ -1655,4 +1655,7 @@ test('pipeline_parallel_size (s38 newcomer 1): estimate gives one stage\'s figur
   assert.equal(s.code, 0, s.stderr);
   assert.match(s.stdout, /pipeline parallel 2: each stage runs a batch over its own layers \(40 \+ 40, vLLM get_pp_indices\)/);
   assert.match(s.stdout, /Requests: 10 \(completed 10, rejected 0\)/);
+  // Each stage's step: its weights per GPU 17,639,407,616 B / (3.35 TB/s · 0.8) = 6.58 ms, and the hidden
+  // states sent on, 2 · 8,192 · 2 B / tp 4 = 8,192 B a token at the assumed 50 GB/s = 164 ns.
+  assert.match(s.stdout, /per pipeline stage, up to 2 batches in flight: stage 1 max\(6\.58 ms .*\) \+ 164 ns\/token sent on; stage 2 max\(6\.58 ms .*885 ns\/request \(lm_head\)/);
 });

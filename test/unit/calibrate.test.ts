@@ -109,6 +109,24 @@ test('calibration from kernel timings recovers the attention rates of a syntheti
   assert.equal(one.perKvTokenS, stepTimeModel(profile).perKvTokenS);
 });
 
+test('calibration from kernel timings under pipeline parallelism: each stage\'s attention at the measured rates over its own layers', () => {
+  // Llama-3.1-8B (32 layers) at pipeline_parallel_size 2: 16 + 16 layers. One case per kernel (the fit
+  // through the origin): flash_fwd 1e12 FLOPs in 2 ms = 5e14 FLOP/s, paged_decode 1e9 B in 1 ms = 1e12 B/s.
+  // Per stage (hand): 16 · 32 heads · 4 · 128 = 262,144 FLOPs per pair, 16 · 4,096 = 65,536 KV bytes per token.
+  const profile = exampleProfile('model: ./llama-3.1-8b/config.json\ndevice: { gpu: H100 SXM, pipeline_parallel_size: 2 }\n');
+  const gpu = { name: 'NVIDIA H100 80GB HBM3', smCount: 132, memoryBytes: 85e9, driver: '550', runtime: '12.4' };
+  const m = calibrateFromKernels(profile, { cases: [kernelCase('flash_fwd', 'cuda', 'bf16', 1e12, 0, 2e6), kernelCase('paged_decode', 'cuda', 'bf16', 0, 1e9, 1e6)], environment: { ...ENVIRONMENT, gpu } }, 'run.json');
+  const rel = (a: number, b: number) => Math.abs(a - b) / b;
+  assert.equal(m.stages!.length, 2);
+  for (const st of m.stages!) {
+    assert.ok(rel(st.perPairS, 262144 / 5e14) < 1e-9, `perPairS ${st.perPairS}`);
+    assert.equal(st.perDecodePairS, st.perPairS);
+    assert.ok(rel(st.perKvTokenS, 65536 / 1e12) < 1e-9, `perKvTokenS ${st.perKvTokenS}`);
+  }
+  // The top-level figures are the whole model's (the stages' sums).
+  assert.ok(rel(m.perPairS, 524288 / 5e14) < 1e-9);
+});
+
 test('calibration from kernel timings of an fp32 profile fits the fp32 flash cases against the fp32 peak', () => {
   // H100 SXM fp32 peak 67 TFLOPS (NVIDIA H100 datasheet, non-tensor: TF32 is off by default in
   // PyTorch). Truth by construction: fp32 flash_fwd at 0.5 · 67e12 FLOP/s; a bf16 case at the
