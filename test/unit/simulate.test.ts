@@ -1036,3 +1036,42 @@ test('pipeline parallelism by hand: two requests interleave in the batch queue, 
   assert.throws(() => new ServingSimulator({ ...config, stages: [stage({})] }, two), /stages must be empty or hold at least 2 stages/);
   assert.throws(() => new ServingSimulator({ ...config, stages: [stage({}), stage({ perTokenS: -1 })] }, two), /stages\[1\]\.perTokenS must be >= 0/);
 });
+
+test('pipeline parallelism: every request is accounted for under preemption, requests preempted in flight included', async () => {
+  // The accounting test above with 2 or 3 stages of 1 s each: up to pp batches in flight, a small
+  // pool (16 pages of 4) that preempts requests whose tokens are in flight (their batch's token is
+  // kept, vLLM update_from_output), and prefix caching on or off. Independent: the same rejections and
+  // output tokens as one stage (pipelining changes when, never what).
+  const p = profile('kv_cache: { page_size: 4, num_pages: 16 }\nworkload: { max_model_len: 40, max_num_seqs: 3, max_num_batched_tokens: 16 }\n');
+  const trace = fc.array(
+    fc.record({
+      arrivalS: fc.integer({ min: 0, max: 20 }),
+      promptLen: fc.integer({ min: 1, max: 60 }),
+      outputLen: fc.integer({ min: 1, max: 30 }),
+      prefixId: fc.option(fc.constantFrom('a', 'b'), { nil: undefined }),
+    }),
+    { minLength: 1, maxLength: 25 },
+  );
+  const unit = { perStepS: 1, weightsS: 0, expertWeightsS: 0, perKvTokenS: 0, perTokenS: 0, perLogitsS: 0, perPairS: 0, perDecodePairS: 0, perSlidingKvTokenS: 0, perSlidingPairS: 0 };
+  let preempted = 0;
+  await fc.assert(
+    fc.asyncProperty(trace, fc.boolean(), fc.constantFrom(2, 3), async (requests, caching, pp) => {
+      const stepTime = { perStepS: 0, weightsS: 0, perKvTokenS: 0, perTokenS: 0, perPairS: 0, stages: Array.from({ length: pp }, () => unit), source: 'test' };
+      const r = await simulatePool(p, { stepTime, watermark: 0, trace: requests, enablePrefixCaching: caching });
+      let rejected = 0;
+      let outputs = 0;
+      for (const q of requests) {
+        const out = Math.min(q.outputLen, 40 - q.promptLen);
+        if (q.promptLen >= 40 || Math.ceil((q.promptLen + out - 1) / 4) > 16) rejected++;
+        else outputs += out;
+      }
+      assert.equal(r.summary.rejected, rejected);
+      assert.equal(r.summary.completed + r.summary.rejected, requests.length);
+      assert.ok(Math.abs(r.summary.throughputTokensPerSec * r.summary.simulatedSeconds - outputs) < 1e-6);
+      for (const s of r.samples) assert.equal(s.pagesUsed + s.pagesCached + s.pagesFree, 16);
+      preempted += r.summary.preemptions;
+    }),
+    { numRuns: 60 },
+  );
+  assert.ok(preempted > 0, 'some runs preempt');
+});
