@@ -3,7 +3,8 @@
  * their documentation, minus those already present; a config.json gets the HuggingFace keys the
  * schema documents for an inline model) and enum values (dtype, backend, kv dtype, dist, ...). JSON
  * positions come from jsonc-parser's getLocation, which copes with half-typed text; YAML
- * positions from the indentation of the lines above, which a half-typed line cannot break.
+ * positions from the indentation of the lines above, which a half-typed line cannot break. A YAML
+ * key whose value is a mapping is inserted with a line break and its children's indent.
  */
 import * as jsonc from 'jsonc-parser';
 import { CompletionItemKind, MarkupKind, type CompletionItem, type Position, type Range } from 'vscode-languageserver';
@@ -12,7 +13,7 @@ import type { Analysis } from './analysis';
 import { modelConfigLabel, modelConfigsNear } from './modelPaths';
 import { PROFILE_DEFAULTS } from '../core/config/profileDefaults';
 import { pageSizesFor, VLLM_CUDA_BLOCK_MULTIPLE } from '../core/estimate/checks';
-import { describeSchema, enumValuesAt, keysAt, schemaAt, schemaPathOf, type EnumValue } from './schema';
+import { alternatives, describeSchema, enumValuesAt, keysAt, schemaAt, schemaPathOf, type EnumValue, type SchemaNode } from './schema';
 
 /** Characters after which the client should ask for completion on its own ('/': the next folder of a `model:` path). */
 export const COMPLETION_TRIGGERS = ['"', ':', ' ', '/'];
@@ -27,6 +28,8 @@ interface Context {
   replace: Range;
   /** JSON key mode: whether a ':' already follows the word. */
   colonFollows: boolean;
+  /** YAML: inside a flow mapping (`device: { ba|`), where a key's value stays on the line. */
+  flow?: boolean;
 }
 
 const WORD = /[\w."-]/;
@@ -91,7 +94,7 @@ function yamlContext(a: Analysis, position: Position): Context | null {
     const lastEntry = inner.split(',').pop() ?? '';
     const valueMatch = /^\s*([\w.-]+):\s*[\w.-]*$/.exec(lastEntry);
     if (valueMatch) return { mode: 'value', path: [...parent, valueMatch[1]!], replace, colonFollows: false };
-    return { mode: 'key', path: parent, replace, colonFollows: false };
+    return { mode: 'key', path: parent, replace, colonFollows: false, flow: true };
   }
   const valueMatch = /^(\s*)(?:-\s+)?([\w.-]+):\s+["']?[\w.-]*$/.exec(before);
   if (valueMatch) {
@@ -103,6 +106,21 @@ function yamlContext(a: Analysis, position: Position): Context | null {
     return { mode: 'key', path: yamlParentPath(lines, position.line, indent), replace, colonFollows };
   }
   return null;
+}
+
+/** True when every alternative of `schema` that names a type is an object (workload, prompt_len; not model, a path or a mapping). */
+function objectValued(schema: SchemaNode): boolean {
+  const types = new Set(alternatives(schema).flatMap((s) => (s.type === undefined ? [] : Array.isArray(s.type) ? s.type : [s.type])));
+  return types.size === 1 && types.has('object');
+}
+
+/**
+ * The indentation step of a YAML document: the indent of its first indented key line (a
+ * profile written with 4 spaces gets 4), else 2.
+ */
+function yamlIndentStep(text: string): number {
+  const m = /^( +)[^\s#-]/m.exec(text);
+  return m ? m[1]!.length : 2;
 }
 
 function presentKeys(a: Analysis, path: Path): Set<string> {
@@ -134,11 +152,18 @@ export function completion(a: Analysis, position: Position, trigger?: string): C
     const keys = kind === 'profile' && ctx.path.length === 2 && ctx.path[0] === 'sweep' && ctx.path[1] === 'axes'
       ? sweepAxisKeys().map((k) => ({ key: k.key, schema: { description: `Sweep axis: the values of \`${k.key}\` to try, as a list.${k.description ? `\n\n${k.description}` : ''}` } }))
       : keysAt(schemaPathOf(kind, ctx.path));
+    // A YAML key whose value is a mapping goes on its own line, the cursor on the next line at the
+    // children's indent, as the YAML extension does: `workload: ` left a newcomer at column 1 after
+    // Enter, where completion offered top-level keys again.
+    const text = a.document.getText();
+    const eol = /\r\n?|\n/.exec(text)?.[0] ?? '\n';
+    const childIndent = ' '.repeat(ctx.replace.start.character + yamlIndentStep(text));
     return keys
       .filter((k) => !present.has(k.key) || k.key === typed)
       .map((k, i) => {
         const key = a.syntax === 'json' ? JSON.stringify(k.key) : k.key;
-        const newText = ctx.colonFollows ? key : `${key}: `;
+        const block = a.syntax !== 'json' && !ctx.flow && objectValued(k.schema);
+        const newText = ctx.colonFollows ? key : block ? `${key}:${eol}${childIndent}` : `${key}: `;
         return {
           label: k.key,
           kind: CompletionItemKind.Property,

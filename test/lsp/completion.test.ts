@@ -45,6 +45,27 @@ test('YAML: top-level keys', async () => {
   assert.deepEqual(labels(items), ['$schema', 'dtype', 'device', 'engine', 'kv_cache', 'prefill', 'decode', 'workload', 'slo', 'step_time', 'sweep']);
 });
 
+test('YAML: a key whose value is a mapping is inserted on its own line, the cursor at its children\'s indent, where completion offers their keys (s38 newcomer-ed 7)', async () => {
+  const newText = (items: CompletionItem[], label: string): string | undefined => {
+    const edit = items.find((i) => i.label === label)?.textEdit;
+    return edit && 'newText' in edit ? edit.newText : undefined;
+  };
+  const top = await complete('p.attn.yaml', 'model: ../../examples/llama-3.1-8b/config.json\nwork|');
+  assert.equal(newText(top, 'workload'), 'workload:\n  ');
+  // A scalar (dtype) or a key that is a path or a mapping (model) stays on the line.
+  assert.equal(newText(top, 'dtype'), 'dtype: ');
+  assert.equal(newText(await complete('p.attn.yaml', '|'), 'model'), 'model: ');
+  // The children's keys are offered where the inserted text leaves the cursor (it was column 1: top-level keys again).
+  const inserted = 'model: ../../examples/llama-3.1-8b/config.json\nworkload:\n  |';
+  assert.deepEqual(labels(await complete('p.attn.yaml', inserted)).slice(0, 4), ['requests', 'arrival_rate', 'prompt_len', 'output_len']);
+  // Nested, in a file indented by 4, with CRLF line ends: the file's step and line break.
+  const nested = await complete('p.attn.yaml', 'model: x\r\nworkload:\r\n    requests: 10\r\n    |');
+  assert.equal(newText(nested, 'prompt_len'), 'prompt_len:\r\n        ');
+  assert.equal(newText(nested, 'seed'), 'seed: ');
+  // In a flow mapping the value stays on the line.
+  assert.equal(newText(await complete('p.attn.yaml', 'model: x\nworkload: { requests: 10, |'), 'prompt_len'), 'prompt_len: ');
+});
+
 test('a typed space offers values after a key, never the key list (indenting stays quiet)', async () => {
   assert.deepEqual(await complete('p.attn.yaml', 'model: x\nkv_cache:\n  |\n', ' '), []);
   assert.deepEqual(labels(await complete('p.attn.yaml', 'model: x\ndevice:\n  backend: |\n', ' ')), ['auto', 'cpu', 'cuda']);
