@@ -561,8 +561,14 @@ export function poolLoad(packed: ServingSimRequests, times: ServingSimTimes, lat
 /** The step-time model of a run: opts.stepTime's coefficients outright, else the roofline with its efficiencies. */
 function resolveStepTime(profile: Profile, opts: SimulateOptions): StepTimeModel {
   const given = opts.stepTime;
-  if (given && 'source' in given) return given;
   const coefficients = ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perPairS'] as const;
+  const pp = profile.device.pipelineParallelSize ?? 1;
+  // Coefficients given outright under pipeline parallelism need each stage's: one set would run the
+  // stages as one step, with no batch in flight beside another.
+  if (pp > 1 && given && ('source' in given || coefficients.some((k) => k in given)) && (given as Partial<StepTimeModel>).stages?.length !== pp) {
+    throw new RangeError(`stepTime: pipeline_parallel_size ${pp} needs the coefficients of each of its ${pp} stages (StepTimeModel.stages), got ${(given as Partial<StepTimeModel>).stages?.length ?? 'none'}`);
+  }
+  if (given && 'source' in given) return given;
   if (given && coefficients.some((k) => k in given)) {
     const c = given as Partial<Record<(typeof coefficients)[number], number>>;
     const m = given as Partial<Pick<StepTimeModel, StepCoefficientKey>>;

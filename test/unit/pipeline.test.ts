@@ -162,5 +162,8 @@ test('simulate under pipeline parallelism: the estimate\'s unified pool, each st
   const a = chunkAttention(1000, 1000, 0);
   const ttft = stepSeconds(st[0]!, 1000, 1, a) + 1000 * stepTime.stageSendPerTokenS! + stepSeconds(st[1]!, 1000, 1, a);
   assert.ok(Math.abs(r.summary.simulatedSeconds - ttft) < 1e-12, `${r.summary.simulatedSeconds} vs ${ttft}`);
-  assert.match(stepTime.source, /pipeline parallel 2: each stage runs a batch over its own layers \(40 \+ 40, vLLM get_pp_indices\)/);
+  assert.match(stepTime.source, /pipeline parallel 2: each stage runs a batch over its own layers \(40 \+ 40, vLLM get_pp_indices\)/);  // Coefficients given outright without each stage's would run the stages as one step: refused.
+  await assert.rejects(simulatePool(p, { stepTime: { perStepS: 1, perTokenS: 0, perKvTokenS: 0 }, trace: [{ arrivalS: 0, promptLen: 10, outputLen: 1 }] }),
+    /stepTime: pipeline_parallel_size 2 needs the coefficients of each of its 2 stages \(StepTimeModel.stages\), got none/);
+  await assert.rejects(simulatePool(p, { stepTime: { ...stepTime, stages: [st[0]!] }, trace: [{ arrivalS: 0, promptLen: 10, outputLen: 1 }] }), /got 1$/);
 });
