@@ -5,8 +5,11 @@
  *   step = overhead + max(memory, compute)
  *   memory  = (W + W_e · (1 − (1 − k/E)^T) + B_kv · K) / (BW · e_mem)
  *                                                  W = weight bytes per GPU (what vLLM replicates
- *                                                  under TP included) but the routed experts',
- *                                                  read once per step; W_e = all routed experts'
+ *                                                  under TP included) but the routed experts' and
+ *                                                  the input embedding tables' (a step reads one
+ *                                                  row of them per token; a tied one stays, read
+ *                                                  whole as lm_head: lookupTableBytes), read once
+ *                                                  per step; W_e = all routed experts'
  *                                                  bytes per GPU (MoE; 0 for dense), of which a step
  *                                                  of T tokens reads the expected share its tokens
  *                                                  touch: each token picks k of E experts per layer,
@@ -59,7 +62,7 @@
  * or from a calibration (calibrate.ts). It ignores communication under tensor parallelism,
  * activations' memory traffic, the sampler and MoE routing skew (uniform routing is assumed).
  */
-import type { ModelSpec, Profile, StepTimeSpec } from '../../core/config/types';
+import type { Dtype, ModelSpec, Profile, StepTimeSpec } from '../../core/config/types';
 import { attentionLayerTypes, dtypeBytes, estimate, isChunkedLocalAttention, paramCounts, quantizedActiveComputeParams, routedExpertBytes, stageModel } from '../../core/estimate/index';
 import { computePeak, DEFAULT_GPU, gpuByName, GPUS, quantizedGemmPeak, type ComputePeak, type GpuSpec } from '../../core/estimate/gpus';
 import type { StageStepTime, StepTimeModel } from '../../core/protocol/run';
@@ -85,7 +88,7 @@ export interface StepWork {
   gemm: { peak: ComputePeak; params: number } | null;
   /** Why a W8A8 checkpoint's GEMMs stay at {@link peak} on this GPU (no fp8 tensor cores: vLLM's Marlin path), or undefined. */
   gemmNote?: string;
-  /** Weight bytes per GPU (estimate weightsBytesPerGpu: replicated tensors included) but the routed experts' / bandwidth. */
+  /** Weight bytes per GPU (estimate weightsBytesPerGpu: replicated tensors included) but the routed experts' and the lookup tables' ({@link lookupTableBytes}) / bandwidth. */
   weightsS: number;
   /** MoE: all routed experts' bytes per GPU / bandwidth (0 for dense); a step reads the share {@link expertShareRead} gives. */
   expertWeightsS: number;
@@ -151,6 +154,21 @@ export function profileGpu(profile: Profile): GpuSpec {
 }
 
 /**
+ * Bytes of the embedding tables a step reads one row of per token, not whole (every GPU
+ * together; VocabParallelEmbedding splits them over tp as weightsBytesPerGpu does): the input
+ * embedding (vocab_size · hidden_size, with mllama's 8 extra rows), position and token-type
+ * embeddings, Gemma 3n's per-layer embedding, in the model dtype (never quantized). A tied
+ * embedding stays (`tiedReadAsLmHead`): it is read whole as lm_head, but not on the first of
+ * several pipeline stages, whose table only looks up (the last stage holds lm_head's copy). Llama-3.1-8B bf16: 128,256 · 4,096 · 2 =
+ * 1,050,673,152 B (its decode step reads 14.96 GiB of weights less these, 6.5 % less).
+ */
+export function lookupTableBytes(m: ModelSpec, dtype: Dtype, tiedReadAsLmHead = true): number {
+  const b = paramCounts(m).breakdown;
+  const tied = tiedReadAsLmHead && !m.isEncoder && m.tieWordEmbeddings ? m.vocabSize * m.hiddenSize : 0;
+  return (b.embedding - tied) * dtypeBytes(dtype);
+}
+
+/**
  * The profile's model on its GPU at 100% of both peaks. Under pipeline parallelism
  * (device.pipeline_parallel_size > 1), `stage` (a 0-based pp rank) gives that stage's layers only:
  * its weights per GPU (estimate's stage figures: the first stage with the embedding, the last with
@@ -172,6 +190,7 @@ export function stepWork(profile: Profile, stage?: number): StepWork {
   const m = range ? stageModel(profile.model, range.start, range.end) : profile.model;
   const lastStage = !stages || stage === stages.length - 1;
   const weightsPerGpu = range ? range.weightsBytesPerGpu : est.weightsBytesPerGpu;
+  const lookup = !range ? lookupTableBytes(profile.model, profile.dtype) : stage === 0 ? lookupTableBytes(profile.model, profile.dtype, false) : 0;
   const tp = profile.device.tensorParallelSize;
   const expertBytes = routedExpertBytes(m, profile.dtype);
   const layers = attentionLayerTypes(m);
@@ -188,8 +207,10 @@ export function stepWork(profile: Profile, stage?: number): StepWork {
     peak,
     gemm,
     ...(q.note ? { gemmNote: q.note } : {}),
-    // Per GPU: the split weights / tp plus what vLLM replicates (estimate weightsBytesPerGpu), less the routed experts' share.
-    weightsS: (weightsPerGpu - expertBytes / tp) / gpu.memoryBytesPerSec,
+    // Per GPU: the split weights / tp plus what vLLM replicates (estimate weightsBytesPerGpu), less
+    // the routed experts' share and the lookup tables a step reads a row of per token (under pp on
+    // the first stage only, where the whole embedding only looks up).
+    weightsS: (weightsPerGpu - expertBytes / tp - lookup / tp) / gpu.memoryBytesPerSec,
     expertWeightsS: expertBytes / tp / gpu.memoryBytesPerSec,
     numExperts: expertBytes > 0 ? m.moe!.numExperts : 0,
     numExpertsPerTok: expertBytes > 0 ? m.moe!.numExpertsPerTok : 0,

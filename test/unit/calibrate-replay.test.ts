@@ -68,11 +68,11 @@ async function simulatedBench(profile: ReturnType<typeof exampleProfile>, spec: 
   return { inputLens, outputLens, ttfts, itls, startTimes, errors: null, requestRate: 1 / gap, maxConcurrency: null, duration: null, modelId: null };
 }
 
-test('on a result the simulator made with known efficiencies and overhead, the one-step fit replays 12% / 69% high; the refit replays within ±3%', async () => {
+test('on a result the simulator made with known efficiencies and overhead, the one-step fit replays 9% / 60% high; the refit replays within ±3%', async () => {
   // Truth: compute 0.45, memory 0.7, overhead 2 ms; 120 requests of prompt 200-4,000 and output
   // 20-200 tokens, one every 150 ms (a few at once). Round 1 (the one-step fit, which takes each
-  // inter-token gap as a pure decode step) replayed TTFT +12.4%, TPOT +68.8% at the time of
-  // writing; the refit rescales each request's targets by measured / replayed until both means
+  // inter-token gap as a pure decode step) replayed TTFT +9.5%, TPOT +60.4% at the time of
+  // writing (+12.4%, +68.8% while a step read the whole input embedding); the refit rescales each request's targets by measured / replayed until both means
   // are within REPLAY_TOLERANCE.
   // Not asserted, and not reached: the coefficients themselves. The refit's memory_efficiency
   // stays near 0.54-0.57 with overhead_ms at its bound 0 (truth 0.7 and 2 ms: the two trade
@@ -82,7 +82,7 @@ test('on a result the simulator made with known efficiencies and overhead, the o
   const truth = { computeEfficiency: 0.45, memoryEfficiency: 0.7, overheadMs: 2 };
   const bench = await simulatedBench(profile, truth, 120, 0.15);
   const c = await calibrateByReplay(profile, bench);
-  assert.ok(c.rounds[0]!.ttftError > 0.1 && c.rounds[0]!.tpotError > 0.5, JSON.stringify(c.rounds[0]));
+  assert.ok(c.rounds[0]!.ttftError > 0.05 && c.rounds[0]!.tpotError > 0.5, JSON.stringify(c.rounds[0]));
   assert.ok(c.converged, JSON.stringify(c.rounds));
   const kept = c.rounds[c.kept]!;
   assert.ok(Math.abs(kept.ttftError) <= REPLAY_TOLERANCE && Math.abs(kept.tpotError) <= REPLAY_TOLERANCE, JSON.stringify(kept));

@@ -23,7 +23,8 @@ const ENVIRONMENT: Environment = { os: 'linux', arch: 'x64', cpuModel: 'AMD EPYC
 
 test('calibration recovers known efficiencies and overhead from a synthetic vllm bench serve file', () => {
   // Llama-3.1-8B bf16 on an H100 SXM, by hand from the model card and datasheet:
-  // W = 16,060,522,496 B, KV 131,072 B/token, 2·P = 13,959,176,192 FLOP/token (P = the
+  // W = 15,009,849,344 B read a step (the weights, 16,060,522,496 B, less the input embedding's
+  // 1,050,673,152, of which a step reads one row a token), KV 131,072 B/token, 2·P = 13,959,176,192 FLOP/token (P = the
   // 8,030,261,248 parameters less the 525,336,576-row embedding lookup, which multiplies nothing,
   // and lm_head's 525,336,576, which vLLM multiplies once per request scheduled in a step: 2 ·
   // 525,336,576 = 1,050,673,152 FLOP per request), attention 4·L·H·D = 524,288 FLOP per
@@ -32,7 +33,7 @@ test('calibration recovers known efficiencies and overhead from a synthetic vllm
   // (max_concurrency 1). A prompt of P tokens: TTFT = 2 ms + max(compute, memory) of one prefill
   // step; its i-th later token (i = 1 … O−1) is a decode step over KV P + i.
   const profile = llamaOnH100();
-  const W = 16060522496;
+  const W = 15009849344;
   const bw = 3.35e12 * 0.7;
   const flops = 989e12 * 0.45;
   const step = (tokens: number, requests: number, kv: number, pairs: number) => 0.002 + Math.max((W + 131072 * kv) / bw, (13959176192 * tokens + 1050673152 * requests + 524288 * pairs) / flops);
@@ -97,7 +98,7 @@ test('calibration from kernel timings recovers the attention rates of a syntheti
   assert.ok(rel(m.perPairS, 524288 / flashRate) < 1e-9);
   assert.ok(rel(m.perKvTokenS, 131072 / readRate) < 1e-9);
   // Modelled with the assumed efficiencies (0.8 memory, 0.6 compute, no overhead).
-  assert.ok(rel(m.weightsS, 16060522496 / (3.35e12 * 0.8)) < 1e-9);
+  assert.ok(rel(m.weightsS, 15009849344 / (3.35e12 * 0.8)) < 1e-9);
   assert.ok(rel(m.perTokenS, 13959176192 / (989e12 * 0.6)) < 1e-9);
   assert.equal(m.perStepS, 0);
   assert.match(m.source, /perPairS and perKvTokenS measured from run\.json \(NVIDIA H100 80GB HBM3\)/);
@@ -237,7 +238,7 @@ test('a noisy synthetic result from known efficiencies and overhead, at concurre
   // mean context c̄ (its header): a prefill of P has T = P + 3 tokens, KV P + 3 c̄, pairs
   // P(P+1)/2 + 3 c̄; a decode at the request's context c has T = 4, KV = pairs = c + 3 c̄.
   const profile = llamaOnH100();
-  const W = 16060522496;
+  const W = 15009849344; // the weights a step reads (above)
   const bw = 3.35e12 * 0.75;
   const flops = 989e12 * 0.5;
   const step = (tokens: number, requests: number, kv: number, pairs: number) => 0.003 + Math.max((W + 131072 * kv) / bw, (13959176192 * tokens + 1050673152 * requests + 524288 * pairs) / flops);
@@ -316,9 +317,10 @@ test("a low-load result (near-constant decode batch) keeps memory_efficiency at 
   // unbounded fit's model read one in 2.65 ns.
   const model = stepTimeModel(profile, fit.spec, 'calibrated');
   assert.ok(model.perKvTokenS >= 131072 / 3.35e12 * (1 - 1e-12), `KV ${model.perKvTokenS * 1e9} ns/token`);
-  // The weight read is in the step at the bound too: 16,060,522,496 B / 3.35e12 B/s = 4.794 ms,
-  // and the overhead is the rest of the ~6.6 ms decode step, about 1.8 ms, not the whole of it.
-  assert.ok(Math.abs(model.weightsS - 16060522496 / 3.35e12) < 1e-9);
+  // The weight read is in the step at the bound too: 15,009,849,344 B (the weights less the input
+  // embedding) / 3.35e12 B/s = 4.481 ms, and the overhead is the rest of the ~6.6 ms decode step,
+  // about 2.1 ms, not the whole of it.
+  assert.ok(Math.abs(model.weightsS - 15009849344 / 3.35e12) < 1e-9);
   assert.ok(fit.spec.overheadMs > 1 && fit.spec.overheadMs < 2.5, `overhead ${fit.spec.overheadMs}`);
   // The CLI's lines say which keys the data determined and which were held.
   const lines = formatCalibration(fit, 'vb4.json');
@@ -328,7 +330,7 @@ test("a low-load result (near-constant decode batch) keeps memory_efficiency at 
 test('a factor whose relative standard error exceeds MAX_RELATIVE_SE is held at the profile\'s step_time, else the assumed value, and the message says so', () => {
   // Llama-3.1-8B bf16 on an H100 SXM, one request at a time, output 1 (no TPOT): each request is
   // one prefill step of P tokens. Its memory work at peak is M = (W + 131,072 · P) / 3.35e12 s
-  // (W = 16,060,522,496 B); its compute work (15,009,849,344 · P + 524,288 · P(P+1)/2) / 989e12
+  // (W = 15,009,849,344 B, the weights less the input embedding); its compute work (15,009,849,344 · P + 524,288 · P(P+1)/2) / 989e12
   // is at most 2.30 ms at P = 151, under M = 4.80 ms at every P, so every step is memory-bound
   // (1/0.6 · 2.30 < 1/0.8 · 4.80 ms) and compute_efficiency is held: no step is compute-bound.
   // P = 1, 51, 101, 151 space M by d = 131,072 · 50 / 3.35e12 = 1.95630e-6 s. TTFT =
@@ -337,10 +339,10 @@ test('a factor whose relative standard error exceeds MAX_RELATIVE_SE is held at 
   //   s² = Σ r² / (n − 2) = 4e-10 / 2 = 2e-10,  Σ (M − M̄)² = (2.25 + 0.25 + 0.25 + 2.25) d² = 1.91356e-11,
   //   SE(b) = √(2e-10 / 1.91356e-11) = 3.233,  SE / b = 107.8 % > MAX_RELATIVE_SE 50 %:
   // memory_efficiency is held at 0.8 (assumed) and overhead_ms refitted with b = 1 / 0.8:
-  // o = mean(TTFT − 1.25 · M) = 15 ms + 1.75 · M̄, M̄ = (W + 131,072 · 76) / 3.35e12 = 4.797159 ms
-  // → 23.3950 ms. (Kept free, the fit would print memory_efficiency 1 / 3 = 0.333.)
+  // o = mean(TTFT − 1.25 · M) = 15 ms + 1.75 · M̄, M̄ = (W + 131,072 · 76) / 3.35e12 = 4.483526 ms
+  // → 22.8462 ms. (Kept free, the fit would print memory_efficiency 1 / 3 = 0.333.)
   const P = [1, 51, 101, 151];
-  const M = P.map((p) => (16060522496 + 131072 * p) / 3.35e12);
+  const M = P.map((p) => (15009849344 + 131072 * p) / 3.35e12);
   const r = [1e-5, -1e-5, -1e-5, 1e-5];
   const ttfts = M.map((m, k) => 0.015 + 3 * m + r[k]);
   const file = join(tempDir('attnscope-calibrate-'), 'bench.json');
@@ -349,37 +351,38 @@ test('a factor whose relative standard error exceeds MAX_RELATIVE_SE is held at 
   assert.deepEqual(fit.parameters.map((p) => [p.key, p.fitted]), [['overhead_ms', true], ['compute_efficiency', false], ['memory_efficiency', false]]);
   assert.equal(fit.spec.memoryEfficiency, 0.8);
   assert.equal(fit.spec.computeEfficiency, 0.6);
-  assert.ok(Math.abs(fit.spec.overheadMs - 23.395) < 1e-3, `overhead ${fit.spec.overheadMs}`);
+  assert.ok(Math.abs(fit.spec.overheadMs - 22.846) < 1e-3, `overhead ${fit.spec.overheadMs}`);
   const memory = fit.parameters[2]!.why!;
   assert.match(memory, /^held at 0\.8 \(assumed, as without --calibrate\): the data do not determine it \(standard error (\d+\.\d)% of the fitted value\): the steps' bytes read \(weights and KV cache\) vary by only .*nearly collinear/);
   // The weights 1/TTFT² move the last digit: within 0.2 points of the hand figure.
   const se = Number(/standard error (\d+\.\d)%/.exec(memory)![1]);
   assert.ok(Math.abs(se - 107.8) <= 0.2, `standard error ${se}%`);
   // The bytes' spread, to three significant digits (it read "vary by only 0.0%"): the steps read
-  // W + 131,072 · P bytes, mean W + 131,072 · 76 = 16,070,483,968, standard deviation
+  // W + 131,072 · P bytes, mean W + 131,072 · 76 = 15,019,810,816, standard deviation
   // 131,072 · 50 · √((1.5² + 0.5² + 0.5² + 1.5²) / 4) = 7,327,188 (the weights 1/TTFT² differ by
-  // under 0.1%): 7,327,188 / 16,070,483,968 = 0.0456%.
-  assert.match(memory, /the steps' bytes read \(weights and KV cache\) vary by only 0\.0456% \(relative standard deviation\)/);
+  // under 0.1%): 7,327,188 / 15,019,810,816 = 0.0488%.
+  assert.match(memory, /the steps' bytes read \(weights and KV cache\) vary by only 0\.0488% \(relative standard deviation\)/);
   assert.match(fit.parameters[1]!.why!, /^held at 0\.6: no step of these requests is compute-bound under the fit/);
   assert.ok(formatCalibration(fit, 'bench.json').includes(`  memory_efficiency ${memory}`));
   // With the profile's step_time the held factor takes the profile's value, and says so:
-  // o = 15 ms + (3 − 1/0.7) · M̄ = 15 + 1.5714 · 4.797159 = 22.5384 ms.
+  // o = 15 ms + (3 − 1/0.7) · M̄ = 15 + 1.5714 · 4.483526 = 22.0455 ms.
   const given = calibrateStepTime(exampleProfile('model: ./llama-3.1-8b/config.json\ndevice: { gpu: H100 SXM }\nstep_time: { memory_efficiency: 0.7 }\n'), readVllmResult(file));
   assert.equal(given.spec.memoryEfficiency, 0.7);
   assert.match(given.parameters[2]!.why!, /^held at 0\.7 \(the profile's step_time\): the data do not determine it/);
-  assert.ok(Math.abs(given.spec.overheadMs - 22.538) < 1e-3, `overhead ${given.spec.overheadMs}`);
+  assert.ok(Math.abs(given.spec.overheadMs - 22.046) < 1e-3, `overhead ${given.spec.overheadMs}`);
 });
 
 test('a flat inter-token gap (a weight-bound decode) is fitted as overhead + weights at the bound, not refused as data that do not follow the model', () => {
-  // ITL 7.5 ms at every context (vb2.json): the weight read at the full bandwidth, 4.794 ms
-  // (16,060,522,496 B / 3.35e12 B/s), plus an overhead of the rest; the KV term at 39 ns/token
-  // over the ~2,000-token decode batch adds ~0.08 ms. So o + 4.794 ms + 0.08 ms ≈ 7.5 ms.
+  // ITL 7.5 ms at every context (vb2.json): the weight read at the full bandwidth, 4.481 ms
+  // (15,009,849,344 B, the weights less the input embedding, / 3.35e12 B/s), plus an overhead of
+  // the rest; the KV term at 39 ns/token over the ~2,000-token decode batch adds ~0.08 ms. So
+  // o + 4.481 ms + 0.08 ms ≈ 7.5 ms.
   const profile = llamaOnH100();
   const fit = calibrateStepTime(profile, readVllmResult(lowLoadResult(() => 0.0075)));
   assert.equal(fit.spec.memoryEfficiency, 1);
   assert.match(fit.parameters.find((p) => p.key === 'memory_efficiency')!.why!, /^held at its bound 1; unbounded, (its factor comes out -?[\d.]+ ≤ 0: the timings do not grow with the steps' bytes read|the fit asks for [\d.]+: a read faster than the bandwidth)/);
-  const decode = fit.spec.overheadMs + (16060522496 / 3.35e12) * 1000;
-  assert.ok(Math.abs(decode - 7.5) / 7.5 < 0.03, `overhead ${fit.spec.overheadMs} ms + weights 4.794 ms = ${decode} ms`);
+  const decode = fit.spec.overheadMs + (15009849344 / 3.35e12) * 1000;
+  assert.ok(Math.abs(decode - 7.5) / 7.5 < 0.03, `overhead ${fit.spec.overheadMs} ms + weights 4.481 ms = ${decode} ms`);
   assert.ok(fit.tpotError.mean < 0.03);
 });
 
