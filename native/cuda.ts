@@ -193,6 +193,7 @@ function cudaFlashSpec(args: FlashForwardArgs): FlashSpec {
 function cudaPagedSpec(args: PagedDecodeArgs): PagedSpec {
   const spec = pagedSpec(args);
   checkSupported({ dtype: args.dtype, kvDtype: args.kvDtype, headDim: spec.headDim, pageSize: spec.pageSize });
+  if (spec.kvCacheLayout !== 0) throw new RangeError(`kvCacheLayout: the CUDA backend reads NHD pools only, not '${args.kvCacheLayout}'`);
   if (spec.window > 0) throw new RangeError(`window (${spec.window}) must be 0: the CUDA decode kernel reads the whole context`);
   if (spec.batch > 65535) throw new RangeError(`batch (${spec.batch}) must be <= 65535 (CUDA grid)`);
   return spec;

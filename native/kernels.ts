@@ -18,6 +18,16 @@ import { addonIfLoaded, loadAddon, loadedBuild, type NativeBuild } from './bindi
 export type AttnDType = 'fp32' | 'fp16' | 'bf16';
 
 /**
+ * Element order of the K and V page pools (C++ KvCacheLayout). 'NHD' (default; FlashInfer's name):
+ * [numPages, pageSize, numKvHeads, headDim]. 'vnni16' (bf16 pools, pageSize a multiple of 16,
+ * headDim a multiple of 32): each page as 16-token pieces [numPages, pageSize / 16, numKvHeads,
+ * piece], a K piece [headDim / 2][16 tokens][2] (vLLM's AMX key cache token group), a V piece
+ * [8 token pairs][headDim][2]; the AVX512-BF16 decode step reads it with tokens in vector lanes.
+ * kvPoolIndex gives an element's position; writeKvCache writes tokens in either.
+ */
+export type KvCacheLayout = 'NHD' | 'vnni16';
+
+/**
  * SIMD path of the CPU kernels. 'auto' = the one named by the environment variable
  * ATTNSCOPE_SIMD (scalar|avx2|avx512|avx512bf16|amx|simd128|neon) when this CPU supports it, else the
  * fastest here for the kernel and operand dtype (CpuInfo.dispatch). 'avx512bf16' uses
@@ -96,6 +106,8 @@ export interface PagedDecodeArgs extends KernelOptions {
   dtype?: AttnDType;
   /** dtype of the page pools; default = dtype. */
   kvDtype?: AttnDType;
+  /** Element order of kPages and vPages (see KvCacheLayout); default 'NHD'. */
+  kvCacheLayout?: KvCacheLayout;
   batch: number;
   numHeads: number;
   numKvHeads: number;
@@ -216,6 +228,8 @@ interface RawKernels {
   kernelsAllocatePagePool(bytes: number): { buffer: ArrayBuffer; hugePages: boolean; external: boolean };
   kernelsToHalfBits(dtype: number, values: Float32Array): Uint16Array;
   kernelsFromHalfBits(dtype: number, bits: Uint16Array): Float32Array;
+  /** Native addon only. */
+  kernelsWriteKvCache?(spec: object): void;
 }
 
 const raw = (): RawKernels => loadAddon<RawKernels>();
@@ -233,6 +247,7 @@ export function cancelKernels(): void {
 }
 
 const DTYPE_CODES: Record<AttnDType, number> = { fp32: 0, fp16: 1, bf16: 2 };
+const LAYOUT_CODES: Record<KvCacheLayout, number> = { NHD: 0, vnni16: 1 };
 const SIMD_PATHS: readonly SimdPath[] = ['auto', 'scalar', 'avx2', 'avx512', 'avx512bf16', 'amx', 'amx-model', 'simd128', 'neon'];
 const MAX_HEAD_DIM = KERNEL_LIMITS.cpu.maxHeadDim;
 const MAX_DIM = 2 ** 31 - 1;
@@ -264,6 +279,19 @@ function checkDtype(name: string, value: unknown, fallback: AttnDType): AttnDTyp
   if (typeof value !== 'string') throw new TypeError(`${name} must be 'fp32', 'fp16' or 'bf16'`);
   if (!(value in DTYPE_CODES)) throw new RangeError(`${name} must be 'fp32', 'fp16' or 'bf16', got '${value}'`);
   return value as AttnDType;
+}
+
+/** kvCacheLayout of pools of kvDtype with pages of pageSize tokens and heads of headDim (default 'NHD'). */
+function checkLayout(value: unknown, kvDtype: AttnDType, pageSize: number, headDim: number): KvCacheLayout {
+  if (value === undefined) return 'NHD';
+  if (typeof value !== 'string') throw new TypeError(`kvCacheLayout must be 'NHD' or 'vnni16'`);
+  if (!(value in LAYOUT_CODES)) throw new RangeError(`kvCacheLayout must be 'NHD' or 'vnni16', got '${value}'`);
+  if (value === 'vnni16' && (kvDtype !== 'bf16' || pageSize % 16 !== 0 || headDim % 32 !== 0)) {
+    throw new RangeError(
+      `kvCacheLayout 'vnni16' needs bf16 pools, pageSize a multiple of 16 and headDim a multiple of 32 (got ${kvDtype}, pageSize ${pageSize}, headDim ${headDim})`,
+    );
+  }
+  return value as KvCacheLayout;
 }
 
 function checkScale(value: unknown): number {
@@ -393,6 +421,7 @@ export interface PagedSpec {
   contextLens: Int32Array;
   dtype: number;
   kvDtype: number;
+  kvCacheLayout: number;
   batch: number;
   numHeads: number;
   numKvHeads: number;
@@ -420,6 +449,7 @@ export function pagedSpec(args: unknown): PagedSpec {
   const pageSize = checkInt('pageSize', args.pageSize, 1);
   const maxPagesPerSeq = checkInt('maxPagesPerSeq', args.maxPagesPerSeq, 1);
   checkHeads(numHeads, numKvHeads);
+  const kvCacheLayout = checkLayout(args.kvCacheLayout, kvDtype, pageSize, headDim);
   checkTensor('q', args.q, dtype, { batch, numHeads, headDim });
   checkTensor('kPages', args.kPages, kvDtype, { numPages, pageSize, numKvHeads, headDim });
   checkTensor('vPages', args.vPages, kvDtype, { numPages, pageSize, numKvHeads, headDim });
@@ -458,6 +488,7 @@ export function pagedSpec(args: unknown): PagedSpec {
     contextLens,
     dtype: DTYPE_CODES[dtype],
     kvDtype: DTYPE_CODES[kvDtype],
+    kvCacheLayout: LAYOUT_CODES[kvCacheLayout],
     batch,
     numHeads,
     numKvHeads,
@@ -636,4 +667,73 @@ export function fromHalfBits(dtype: 'fp16' | 'bf16', bits: Uint16Array): Float32
   const code = halfDtype(dtype);
   if (!(bits instanceof Uint16Array)) throw new TypeError('bits must be a Uint16Array');
   return raw().kernelsFromHalfBits(code, bits);
+}
+
+/**
+ * Position of dim x of KV head hk of slot `slot` of page `page` in a K (isV false) or V pool of
+ * `layout` (C++ kv_pool_index). NHD: ((page · pageSize + slot) · numKvHeads + hk) · headDim + x;
+ * vnni16: the piece of slots [16 ⌊slot / 16⌋, +16) starts where NHD's row of its first slot
+ * starts, KV head hk's block 16 · headDim after it, then K: (⌊x / 2⌋ · 16 + slot % 16) · 2 + x %
+ * 2, V: (⌊(slot % 16) / 2⌋ · headDim + x) · 2 + slot % 2.
+ */
+export function kvPoolIndex(
+  layout: KvCacheLayout, isV: boolean, pageSize: number, numKvHeads: number, headDim: number,
+  page: number, slot: number, hk: number, x: number,
+): number {
+  const row = page * pageSize + slot;
+  if (layout === 'NHD') return (row * numKvHeads + hk) * headDim + x;
+  const j = slot % 16;
+  const piece = (row - j) * numKvHeads * headDim + hk * 16 * headDim;
+  return piece + (isV ? (Math.floor(j / 2) * headDim + x) * 2 + (j % 2) : (Math.floor(x / 2) * 16 + j) * 2 + (x % 2));
+}
+
+/** writeKvCache's arguments: vLLM's reshape_and_cache (csrc/cache_kernels.cu; its CPU AMX path packs the cache the same way). */
+export interface WriteKvCacheArgs {
+  /** [numTokens, numKvHeads, headDim] */
+  k: AttnTensor;
+  /** [numTokens, numKvHeads, headDim] */
+  v: AttnTensor;
+  /** int32 [numTokens]: token i goes to slot slotMapping[i] % pageSize of page ⌊slotMapping[i] / pageSize⌋; negative = skipped (vLLM's padding). */
+  slotMapping: Int32Array;
+  /** [numPages, pageSize, numKvHeads, headDim] elements in kvCacheLayout, written in place. */
+  kPages: AttnTensor;
+  vPages: AttnTensor;
+  /** dtype of k, v and the pools; default 'fp32'. */
+  dtype?: AttnDType;
+  /** default 'NHD' */
+  kvCacheLayout?: KvCacheLayout;
+  numKvHeads: number;
+  headDim: number;
+  numPages: number;
+  pageSize: number;
+}
+
+/**
+ * Writes token K and V rows into their slots of the page pools in kvCacheLayout (reshape_and_cache).
+ * @throws TypeError / RangeError naming the argument (a slot past numPages · pageSize included,
+ *   before anything is written); Error in the WebAssembly build, which has no writer.
+ */
+export function writeKvCache(args: WriteKvCacheArgs): void {
+  checkObject('args', args);
+  const dtype = checkDtype('dtype', args.dtype, 'fp32');
+  const numKvHeads = checkInt('numKvHeads', args.numKvHeads, 1);
+  const headDim = checkInt('headDim', args.headDim, 1, MAX_HEAD_DIM);
+  const numPages = checkInt('numPages', args.numPages, 1);
+  const pageSize = checkInt('pageSize', args.pageSize, 1);
+  const kvCacheLayout = checkLayout(args.kvCacheLayout, dtype, pageSize, headDim);
+  const { slotMapping } = args;
+  if (!(slotMapping instanceof Int32Array)) throw new TypeError('slotMapping must be an Int32Array');
+  const numTokens = slotMapping.length;
+  checkTensor('k', args.k, dtype, { numTokens, numKvHeads, headDim });
+  checkTensor('v', args.v, dtype, { numTokens, numKvHeads, headDim });
+  checkTensor('kPages', args.kPages, dtype, { numPages, pageSize, numKvHeads, headDim });
+  checkTensor('vPages', args.vPages, dtype, { numPages, pageSize, numKvHeads, headDim });
+  const slots = numPages * pageSize;
+  for (let i = 0; i < numTokens; i++) {
+    if (slotMapping[i]! >= slots) throw new RangeError(`slotMapping[${i}] = ${slotMapping[i]} is outside the pool [0, numPages · pageSize = ${slots})`);
+  }
+  const addon = raw();
+  if (!addon.kernelsWriteKvCache) throw new Error('writeKvCache needs the native addon: the WebAssembly build has no writer');
+  addon.kernelsWriteKvCache({ k: args.k, v: args.v, slotMapping, kPages: args.kPages, vPages: args.vPages,
+    dtype: DTYPE_CODES[dtype], kvCacheLayout: LAYOUT_CODES[kvCacheLayout], numKvHeads, headDim, numPages, pageSize });
 }

@@ -5,6 +5,7 @@
  *
  *   npx tsx scripts/bench-decode.ts [--base OLD.node] [--rounds N] [--ctx TOKENS] [--threads N]
  *                                    [--page TOKENS] [--sequential] [--js-pools] [--l2]
+ *                                    [--layouts BASE,CURRENT]
  *
  * --base loads a second build of the addon (e.g. a copy of main's attnscope_native.node) and
  * times it interleaved with this tree's build, one run of each in turn, so both see the same
@@ -21,9 +22,13 @@
  * --l2 points every block-table entry t at page t mod (128 tokens' pages: 512 KiB of K + V, as
  * bench:kernels' "arithmetic alone"): the same kernel and grid without DRAM, what its arithmetic
  * allows. --page sets the tokens a page (default 16; vLLM's CPU backend defaults to 128), a
- * divisor of --ctx.
+ * divisor of --ctx. --layouts NHD,vnni16 pairs this build over two pool layouts instead of two
+ * builds (the vnni16 pools repacked from the NHD ones by writeKvCache: the same values): "base"
+ * reads the first, "current" the second; NHD,NHD is its A/A.
  */
-import { cpuInfo, measureReadBandwidth, pagedSpec, timePagedDecode, toHalfBits, type PagedDecodeArgs } from '../native';
+import {
+  allocateKvPages, cpuInfo, measureReadBandwidth, pagedSpec, timePagedDecode, toHalfBits, writeKvCache, type KvCacheLayout, type PagedDecodeArgs,
+} from '../native';
 import { fillTiled, randomKvPages, randomUniform, shuffledPages } from '../runner/inputs';
 import { flag as flagOf, loadBaseAddon, median } from './ab';
 
@@ -37,6 +42,11 @@ const rounds = Number(flag('--rounds') ?? 5);
 const ctx = Number(flag('--ctx') ?? 32768);
 const threads = flag('--threads') === undefined ? undefined : Number(flag('--threads'));
 const PAGE = Number(flag('--page') ?? 16);
+const layouts = flag('--layouts')?.split(',') as [KvCacheLayout, KvCacheLayout] | undefined;
+if (layouts && (layouts.length !== 2 || !layouts.every((l) => l === 'NHD' || l === 'vnni16') || basePath)) {
+  process.stderr.write(`bench-decode: --layouts takes BASE,CURRENT from NHD and vnni16, without --base, got ${flag('--layouts')}\n`);
+  process.exit(2);
+}
 if (!Number.isInteger(PAGE) || PAGE < 1 || ctx % PAGE !== 0) {
   process.stderr.write(`bench-decode: --page must be a positive divisor of --ctx (${ctx}), got ${flag('--page')}\n`);
   process.exit(2);
@@ -53,6 +63,10 @@ const PAIRS = 8;
 /** Wall time and process CPU time (ns) of each run. */
 type TimeFn = (args: PagedDecodeArgs, t: typeof timing) => Promise<{ samplesNs: number[]; cpuNs: number[] }>;
 let base: TimeFn | undefined;
+if (layouts) base = async (args, t) => {
+  const r = await timePagedDecode(args, t);
+  return { samplesNs: r.samplesNs, cpuNs: r.cpuNs ?? [] };
+};
 if (basePath) {
   const addon = loadBaseAddon<{ kernelsTimePagedDecode(spec: object, t: object): Promise<number[]> }>(basePath);
   base = async (args, t) => {
@@ -92,6 +106,18 @@ async function main(): Promise<void> {
       pageSize: PAGE, maxPagesPerSeq: pagesPerSeq, ...(threads === undefined ? {} : { threads }),
     };
     const bytes = 2 * batch * ctx * HKV * D * 2;
+    // --layouts: each layout's pools, repacked from the NHD ones (the same values).
+    const withLayout = (layout: KvCacheLayout): PagedDecodeArgs => {
+      if (layout === 'NHD') return args;
+      const n = numPages * slot;
+      const kPages = jsPools ? new Uint16Array(n) : allocateKvPages('bf16', n).data;
+      const vPages = jsPools ? new Uint16Array(n) : allocateKvPages('bf16', n).data;
+      const slotMapping = Int32Array.from({ length: numPages * PAGE }, (_, i) => i);
+      writeKvCache({ k: args.kPages, v: args.vPages, slotMapping, kPages, vPages, dtype: 'bf16', kvCacheLayout: layout, numKvHeads: HKV, headDim: D, numPages, pageSize: PAGE });
+      return { ...args, kPages, vPages, kvCacheLayout: layout };
+    };
+    const baseArgs = layouts ? withLayout(layouts[0]) : args;
+    const curArgs = layouts ? withLayout(layouts[1]) : args;
     const cur: number[] = [], old: number[] = [], curCpu: number[] = [], oldCpu: number[] = [];
     const ratios: number[] = []; // base CPU time / current CPU time, per pair
     let curMin = Infinity, oldMin = Infinity;
@@ -99,8 +125,8 @@ async function main(): Promise<void> {
       bwSamples.push((await measureReadBandwidth({ durationMs: 300, ...(threads === undefined ? {} : { threads }) })).value);
       if (base) {
         for (let i = 0; i <= PAIRS; i++) {
-          const t = await timePagedDecode(args, single);
-          const o = await base(args, single);
+          const t = await timePagedDecode(curArgs, single);
+          const o = await base(baseArgs, single);
           if (i === 0) continue; // untimed pair: both builds' code and the pool's first pages warm
           cur.push(t.samplesNs[0]!);
           old.push(o.samplesNs[0]!);
@@ -112,7 +138,7 @@ async function main(): Promise<void> {
         }
         continue;
       }
-      const t = await timePagedDecode(args, timing);
+      const t = await timePagedDecode(curArgs, timing);
       const c = t.samplesNs;
       cur.push(median(c));
       if (t.cpuNs && t.cpuNs.length > 0) curCpu.push(median(t.cpuNs));
@@ -122,7 +148,7 @@ async function main(): Promise<void> {
     const gbs = (ns: number) => bytes / ns;
     const line = (name: string, xs: number[], best: number) =>
       `  ${name.padEnd(8)} ${(median(xs) / 1e6).toFixed(2).padStart(8)} ms  ${gbs(median(xs)).toFixed(1).padStart(6)} GB/s  ${((100 * gbs(median(xs)) * 1e9) / bw).toFixed(0).padStart(3)}% of read BW  (fastest run ${gbs(best).toFixed(1)} GB/s, ${((100 * gbs(best) * 1e9) / bw).toFixed(0)}%)`;
-    console.log(`decode B=${batch} ctx=${ctx} p${PAGE} bf16${inL2 ? ` over ${L2_PAGES} pages in L2` : ''} (H=${H}, H_kv=${HKV}, D=${D}); read BW ${(bw / 1e9).toFixed(1)} GB/s (median so far)`);
+    console.log(`decode B=${batch} ctx=${ctx} p${PAGE} bf16${inL2 ? ` over ${L2_PAGES} pages in L2` : ''}${layouts ? `, base ${layouts[0]} pools, current ${layouts[1]}` : ''} (H=${H}, H_kv=${HKV}, D=${D}); read BW ${(bw / 1e9).toFixed(1)} GB/s (median so far)`);
     console.log(line('current', cur, curMin));
     // Process CPU time / threads in place of wall time: the rate while the threads ran.
     const used = threads ?? cpuInfo().cores;

@@ -51,7 +51,10 @@ import {
   timePagedDecode,
   timePagedRead,
   toHalfBits,
+  writeKvCache,
+  allocateKvPages,
   type FlashForwardArgs,
+  type KvCacheLayout,
   type PagedDecodeArgs,
   type TimingOptions,
 } from '../native';
@@ -302,6 +305,8 @@ function log(msg: string): void {
 export interface Row {
   label: string;
   dtype: string;
+  /** Decode: the page pools' element order (named in the label and the target line). */
+  layout?: KvCacheLayout;
   kernel?: KernelCase;
   kernelSkip?: string;
   reference?: KernelCase;
@@ -351,6 +356,11 @@ const L2_TOKENS = 128;
  * before CPU_ATTN, `128 if ipex_available else 16`).
  */
 const DECODE_PAGE_SIZES = [16, 128] as const;
+/**
+ * Decode's pool layouts, each over the same values: NHD (the default) and vnni16 (tokens in
+ * vector lanes for the AVX512-BF16 step; on other paths the scalar model, far slower).
+ */
+const DECODE_LAYOUTS: readonly KvCacheLayout[] = ['NHD', 'vnni16'];
 
 /**
  * Rounds of a decode row's bounds: one block of kernel runs, one of its pages read alone, one of
@@ -585,23 +595,31 @@ async function main(): Promise<void> {
       // Native pools with huge pages asked for (randomKvPages), filled from the seeded tiles.
       const kPool = randomKvPages('bf16', poolValues, 11 + batch);
       const vPool = randomKvPages('bf16', poolValues, 13 + batch);
-      const kPages = kPool.data;
-      const vPages = vPool.data;
+      // The vnni16 pools: the same values repacked (writeKvCache, every slot in turn); one pair
+      // serves both page sizes, as NHD's does (a 16-token piece's place does not depend on them).
+      const pools = new Map<KvCacheLayout, { kPages: Uint16Array; vPages: Uint16Array }>([['NHD', { kPages: kPool.data, vPages: vPool.data }]]);
+      for (const layout of DECODE_LAYOUTS.filter((l) => l !== 'NHD')) {
+        const k = allocateKvPages('bf16', poolValues), v = allocateKvPages('bf16', poolValues);
+        const slotMapping = Int32Array.from({ length: batch * ctx }, (_, i) => i);
+        writeKvCache({ k: kPool.data, v: vPool.data, slotMapping, kPages: k.data, vPages: v.data, dtype: 'bf16', kvCacheLayout: layout, numKvHeads: DHKV, headDim: DD, numPages: batch * ctx / 16, pageSize: 16 });
+        pools.set(layout, { kPages: k.data, vPages: v.data });
+      }
       hugePools.push(kPool.hugePages && vPool.hugePages);
       const taken = anonHugePagesBytes();
       if (taken !== null && (hugeTaken === null || poolBytes > hugeTaken.poolBytes)) hugeTaken = { poolBytes, taken };
       const contextLens = new Int32Array(batch).fill(ctx);
       const q = toHalfBits('bf16', randomUniform(batch * DH * DD, 19));
-      for (const [pageSize, pageOrder] of DECODE_PAGE_SIZES.flatMap((ps) => PAGE_ORDERS.map((o) => [ps, o] as const))) {
+      for (const [pageSize, pageOrder, layout] of DECODE_PAGE_SIZES.flatMap((ps) => PAGE_ORDERS.flatMap((o) => DECODE_LAYOUTS.map((l) => [ps, o, l] as const)))) {
+        const { kPages, vPages } = pools.get(layout)!;
         const shape: CaseShape = { batchSize: batch, numHeads: DH, numKvHeads: DHKV, headDim: DD, seqLenQ: 1, seqLenK: ctx, causal: false, slidingWindow: null, pageSize };
         const pagesPerSeq = ctx / pageSize;
         const numPages = batch * pagesPerSeq;
-        const label = `decode B=${batch} ctx=${kLabel(ctx)} p${pageSize} ${pageOrder}`;
-        const row: Row = { label, dtype: 'bf16/bf16', peerSkip: 'see note: no decode peer' };
+        const label = `decode B=${batch} ctx=${kLabel(ctx)} p${pageSize} ${pageOrder} ${layout}`;
+        const row: Row = { label, dtype: 'bf16/bf16', layout, peerSkip: 'see note: no decode peer' };
         rows.push(row);
         const blockTable = pageOrder === 'scattered' ? shuffledPages(numPages, 17 + ctx) : freshPoolTables(batch, ctx, numPages, pageSize);
         const args: PagedDecodeArgs = {
-          q, kPages, vPages, blockTable, contextLens, dtype: 'bf16', kvDtype: 'bf16',
+          q, kPages, vPages, blockTable, contextLens, dtype: 'bf16', kvDtype: 'bf16', kvCacheLayout: layout,
           batch, numHeads: DH, numKvHeads: DHKV, headDim: DD, numPages, pageSize, maxPagesPerSeq: pagesPerSeq, threads,
         };
         // Check on a reduced shape: 2 sequences of an odd length over the first pages.
@@ -665,7 +683,7 @@ async function main(): Promise<void> {
 
         skipped.push({ what: 'peer', kernel: 'paged_decode', shape, dtype: 'bf16', reason: DECODE_NOTE });
         // Naive reference (gathers every sequence's K/V in fp64, one thread): once per shape.
-        if (pageOrder !== 'scattered') continue;
+        if (pageOrder !== 'scattered' || layout !== 'NHD') continue;
         const t0 = process.hrtime.bigint();
         await referencePagedDecode(checkArgs);
         const refRate = attentionFlops(checkShape) / (Number(process.hrtime.bigint() - t0) * 1e-9);
@@ -709,6 +727,10 @@ async function main(): Promise<void> {
     notes.push(
       'decode page orders: consecutive = the block tables PageAllocator gives prompts prefilled on a fresh pool (one run of pages per sequence, as vLLM\'s free-block queue hands them out); ' +
         'scattered = a random permutation of the whole pool (a long-running pool), every page step a jump to an unrelated 32 KiB page',
+    );
+    notes.push(
+      'decode pool layouts (the last word of each decode row): NHD = [num_pages, page_size, num_kv_heads, head_dim]; vnni16 = the same values repacked by writeKvCache into 16-token pieces, ' +
+        'K [head_dim/2][16 tokens][2] and V [8 token pairs][head_dim][2] per KV head, which the AVX512-BF16 step reads with tokens in vector lanes (no horizontal sums, no V unpacking)',
     );
   }
   await ort?.close();
@@ -915,7 +937,7 @@ export function checkTargets(rows: Row[], cpuTime: CpuTimeFigure[]): string[] {
         (overlap !== null ? ` (overlap of reading and arithmetic ${overlap.toFixed(2)}: 0 full, 1 none)` : '')
       : '';
     const shape = r.kernel!.shape;
-    out.push(verdict(`decode B=${shape.batchSize} ctx=32k ${shape.pageSize ? `p${shape.pageSize} ` : ''}${r.kernel!.pageOrder ?? ''} vs ${r.kernel!.ceiling ?? 'DRAM read bandwidth'}`, r, 0.8) + alone);
+    out.push(verdict(`decode B=${shape.batchSize} ctx=32k ${shape.pageSize ? `p${shape.pageSize} ` : ''}${r.kernel!.pageOrder ?? ''}${r.layout ? ` ${r.layout}` : ''} vs ${r.kernel!.ceiling ?? 'DRAM read bandwidth'}`, r, 0.8) + alone);
   }
   if (decode32k.length === 0) out.push(verdict('decode ctx=32k vs DRAM read bandwidth', undefined, 0.8));
   const pairedRaces = rows.filter((r) => r.vsPeer);

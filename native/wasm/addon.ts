@@ -188,6 +188,8 @@ function flashCall(spec: Spec, kind: 'run' | 'time' | 'reference', timing?: Spec
 
 /** paged decode / time / reference (whose fp64 outputs are refO, refLse). */
 function pagedCall(spec: Spec, kind: 'run' | 'time' | 'reference', timing?: Spec): number[] | undefined {
+  // The wasm ABI passes no layout: its kernels read NHD pools only.
+  if (spec.kvCacheLayout !== 0) throw new RangeError('kvCacheLayout: the WebAssembly build reads NHD pools only');
   syncEnv();
   return withScratch((s) => {
     const o = (kind === 'reference' ? spec.refO : spec.o) as Float32Array | Float64Array;

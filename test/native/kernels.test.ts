@@ -16,6 +16,7 @@ import {
   dispatchFor,
   flashForward,
   fromHalfBits,
+  kvPoolIndex,
   pagedDecode,
   referenceAttention,
   referencePagedDecode,
@@ -23,6 +24,7 @@ import {
   timePagedDecode,
   timePagedRead,
   toHalfBits,
+  writeKvCache,
 } from '../../native/kernels';
 import { cpuFeatures } from '../../native/peaks';
 import { maxAbsDiff } from '../../runner/measure';
@@ -209,6 +211,31 @@ async function contiguousReference(s: PagedSetup, b: number): Promise<{ o: Float
     headDim,
     window: s.args.window ?? 0,
   } as FlashForwardArgs);
+}
+
+/**
+ * The same decode over the setup's pools repacked element by element into the vnni16 layout
+ * through the TS model (kvPoolIndex), poison included: every slot of every page moves, and V's
+ * 1e30 poison becomes NaN (the vnni16 step multiplies the V pair of a piece's last visible slot
+ * and the stale one beside it by a P of 0, which hides 1e30 but not NaN).
+ */
+const [V_POISON_1E30, V_POISON_NAN] = toHalfBits('bf16', Float32Array.from([1e30, Number.NaN]));
+function asVnni16(s: PagedSetup): PagedDecodeArgs {
+  const { numPages, pageSize, numKvHeads, headDim } = s.args;
+  const k = s.args.kPages as Uint16Array, v = s.args.vPages as Uint16Array;
+  const kv = new Uint16Array(k.length), vv = new Uint16Array(v.length);
+  for (let page = 0; page < numPages; page++) {
+    for (let slot = 0; slot < pageSize; slot++) {
+      for (let hk = 0; hk < numKvHeads; hk++) {
+        for (let x = 0; x < headDim; x++) {
+          const from = kvPoolIndex('NHD', false, pageSize, numKvHeads, headDim, page, slot, hk, x);
+          kv[kvPoolIndex('vnni16', false, pageSize, numKvHeads, headDim, page, slot, hk, x)] = k[from]!;
+          vv[kvPoolIndex('vnni16', true, pageSize, numKvHeads, headDim, page, slot, hk, x)] = v[from] === V_POISON_1E30 ? V_POISON_NAN : v[from]!;
+        }
+      }
+    }
+  }
+  return { ...s.args, kPages: kv, vPages: vv, kvCacheLayout: 'vnni16' };
 }
 
 const paths = cpuInfo().simdPaths;
@@ -595,6 +622,68 @@ for (const simd of [...paths, 'amx-model' as const]) {
       });
     }
 
+    // vnni16 pools (tokens in lanes; the AVX512-BF16 step, elsewhere the scalar model): the
+    // setup's pools (poison in every unfilled slot) repacked through kvPoolIndex, against the
+    // paged reference over the NHD originals and the one over the repacked pools. Pieces of 1,
+    // 3, 2 + 16 tokens, a 300-token tail, pages of 16, 32 and 128 tokens, head_dim 32 (P V in
+    // 32 columns only), 96 (64 + 32) and 128, groups 1 (the scalar model on every path), 2 and
+    // 7 (padded to 4 and 8 rows), 4 and 8, q in fp32 or bf16, partitions, and windows that start
+    // inside a piece (300 − 50 = slot 122 of a 128-token page).
+    const vnniCases = [
+      { pageSize: 16, group: 4, headDim: 128, qFp32: false },
+      { pageSize: 128, group: 8, headDim: 64, qFp32: true, partitionTokens: 128 },
+      { pageSize: 32, group: 2, headDim: 32, qFp32: false },
+      { pageSize: 16, group: 7, headDim: 96, qFp32: true },
+      { pageSize: 16, group: 1, headDim: 64, qFp32: false },
+      { pageSize: 128, group: 4, headDim: 128, qFp32: false, window: 50 },
+      { pageSize: 16, group: 4, headDim: 64, qFp32: false, window: 7, partitionTokens: 48 },
+    ];
+    for (const c of vnniCases) {
+      const extra = `${c.partitionTokens === undefined ? '' : `, partitions of ${c.partitionTokens} tokens`}${c.window === undefined ? '' : `, window ${c.window}`}`;
+      it(`vnni16 pools of ${c.pageSize} tokens, group ${c.group}, head_dim ${c.headDim}, ${c.qFp32 ? 'fp32' : 'bf16'} q${extra}: as NHD's reference`, { skip: cpuInfo().build === 'wasm' ? 'the WebAssembly build reads NHD pools only' : false }, async () => {
+        const s = pagedSetup({
+          contextLens: [1, 3, 18, 37, 300], numHeads: 2 * c.group, numKvHeads: 2, headDim: c.headDim, pageSize: c.pageSize,
+          numPages: Math.ceil(400 / c.pageSize) + 10, kvDtype: 'bf16', simd, seed: 13000 + c.pageSize,
+          ...(c.partitionTokens === undefined ? {} : { partitionTokens: c.partitionTokens }),
+          ...(c.window === undefined ? {} : { window: c.window }),
+        });
+        const nhd = c.qFp32 ? { ...s.args, dtype: 'fp32' as const, q: randomUniform(5 * 2 * c.group * c.headDim, 13099) } : s.args;
+        const vnni = { ...asVnni16(s), dtype: nhd.dtype, q: nhd.q };
+        const [got, want, wantVnni] = await Promise.all([pagedDecode(vnni), referencePagedDecode(nhd), referencePagedDecode(vnni)]);
+        assert.deepEqual(wantVnni.o, want.o, 'the reference reads the repacked pools as the originals');
+        assert.ok(maxAbsDiff(got.o, want.o) <= HALF_TOL.bf16, `O error ${maxAbsDiff(got.o, want.o)}`);
+        assert.ok(maxAbsDiff(got.lse, want.lse) <= HALF_TOL.bf16 * 4, `lse error ${maxAbsDiff(got.lse, want.lse)}`);
+      });
+    }
+
+    it('vnni16: NaN in the stale slots beside a piece\'s first and last visible slots does not leak', { skip: cpuInfo().build === 'wasm' ? 'the WebAssembly build reads NHD pools only' : false }, async () => {
+      // One KV head, head_dim 32, 4 query heads; page 1 holds tokens 0-2 of a context of 3
+      // (slots 0-2 = 0.5 in K, slot t's V = t + 1), every other slot NaN in K and V. With a window
+      // of 2 the visible slots are 1 and 2, so the V pairs (0, 1) and (2, 3) each hold a NaN
+      // slot. Expected, by hand: equal scores, so O = the mean of the visible V: (1 + 2 + 3) / 3
+      // = 2 without a window, (2 + 3) / 2 = 2.5 with it.
+      const ps = 16, d = 32, np = 2;
+      const k = new Uint16Array(np * ps * d), v = new Uint16Array(np * ps * d);
+      const [nan, half] = toHalfBits('bf16', Float32Array.from([Number.NaN, 0.5]));
+      k.fill(nan!);
+      v.fill(nan!);
+      for (let slot = 0; slot < 3; slot++) {
+        const value = toHalfBits('bf16', Float32Array.from([slot + 1]))[0]!;
+        for (let x = 0; x < d; x++) {
+          k[kvPoolIndex('vnni16', false, ps, 1, d, 1, slot, 0, x)] = half!;
+          v[kvPoolIndex('vnni16', true, ps, 1, d, 1, slot, 0, x)] = value;
+        }
+      }
+      for (const [window, mean] of [[0, 2], [2, 2.5]] as const) {
+        const got = await pagedDecode({
+          q: toHalfBits('bf16', new Float32Array(4 * d).fill(0.25)), kPages: k, vPages: v, blockTable: Int32Array.from([1]),
+          contextLens: Int32Array.from([3]), dtype: 'bf16', kvDtype: 'bf16', kvCacheLayout: 'vnni16', batch: 1, numHeads: 4, numKvHeads: 1,
+          headDim: d, numPages: np, pageSize: ps, maxPagesPerSeq: 1, window, simd,
+        });
+        assert.ok(got.o.every((o) => Math.abs(o - mean) < 1e-6), `window ${window}: ${got.o.slice(0, 4).join(', ')}`);
+      }
+    });
+
     for (const [kvDtype, pageSize] of [['bf16', 16], ['fp16', 16], ['bf16', 128]] as const) {
       it(`${kvDtype} page pools of ${pageSize} tokens, GQA H/H_kv = 8, long context split`, async () => {
         const s = pagedSetup({
@@ -608,6 +697,65 @@ for (const simd of [...paths, 'amx-model' as const]) {
     }
   });
 }
+
+describe('KV pool layouts and writeKvCache (reshape_and_cache)', () => {
+  it('kvPoolIndex: NHD row-major; vnni16 K as vLLM\'s AMX key token groups, V in token pairs', () => {
+    // pageSize 32, 2 KV heads, head_dim 32; page 1, slot 17, head 1, dim 3. NHD: ((1·32 + 17)·2
+    // + 1)·32 + 3 = 3171. vnni16: slot 17 is slot 1 of the piece of slots 16-31, whose K starts
+    // where NHD's slot 16 does, (1·32 + 16)·2·32 = 3072, head 1's block 16·32 = 512 after it;
+    // K: the 32-bit word of dim pair ⌊3/2⌋ = 1 of token 1 is word 1·16 + 1 (vLLM
+    // cpu_attn_amx.hpp reshape_and_cache: quad-word j of a token at j · 16 + its offset in
+    // the group), element 2·17 + 3 % 2 = 35: 3072 + 512 + 35 = 3619; V: token pair ⌊1/2⌋ = 0,
+    // dim 3, odd token: (0·32 + 3)·2 + 1 = 7: 3591.
+    assert.equal(kvPoolIndex('NHD', false, 32, 2, 32, 1, 17, 1, 3), 3171);
+    assert.equal(kvPoolIndex('vnni16', false, 32, 2, 32, 1, 17, 1, 3), 3619);
+    assert.equal(kvPoolIndex('vnni16', true, 32, 2, 32, 1, 17, 1, 3), 3591);
+    // Every element of a 2-page pool lands once (a permutation within each 16-slot piece).
+    const seen = new Set<number>();
+    for (let page = 0; page < 2; page++) for (let slot = 0; slot < 32; slot++) for (let hk = 0; hk < 2; hk++) for (let x = 0; x < 32; x++) {
+      const i = kvPoolIndex('vnni16', true, 32, 2, 32, page, slot, hk, x);
+      assert.ok(Math.floor(i / 1024) === Math.floor(kvPoolIndex('NHD', true, 32, 2, 32, page, slot, hk, x) / 1024), 'within its piece');
+      seen.add(i);
+    }
+    assert.equal(seen.size, 2 * 32 * 2 * 32);
+  });
+
+  it('writes each token to its slot in either layout, skips slot -1, and refuses a slot past the pool before writing', { skip: cpuInfo().build === 'wasm' ? 'the WebAssembly build has no writer' : false }, () => {
+    const numKvHeads = 2, headDim = 32, pageSize = 16, numPages = 3, row = numKvHeads * headDim;
+    const slotMapping = Int32Array.from([5, 40, -1, 17]);
+    const k = toHalfBits('bf16', randomUniform(4 * row, 14001));
+    const v = toHalfBits('bf16', randomUniform(4 * row, 14002));
+    for (const kvCacheLayout of ['NHD', 'vnni16'] as const) {
+      const kPages = new Uint16Array(numPages * pageSize * row), vPages = new Uint16Array(numPages * pageSize * row);
+      writeKvCache({ k, v, slotMapping, kPages, vPages, dtype: 'bf16', kvCacheLayout, numKvHeads, headDim, numPages, pageSize });
+      let written = 0;
+      slotMapping.forEach((slot, i) => {
+        if (slot < 0) return;
+        for (let hk = 0; hk < numKvHeads; hk++) for (let x = 0; x < headDim; x++) {
+          const page = Math.floor(slot / pageSize);
+          assert.equal(kPages[kvPoolIndex(kvCacheLayout, false, pageSize, numKvHeads, headDim, page, slot % pageSize, hk, x)], k[i * row + hk * headDim + x]);
+          assert.equal(vPages[kvPoolIndex(kvCacheLayout, true, pageSize, numKvHeads, headDim, page, slot % pageSize, hk, x)], v[i * row + hk * headDim + x]);
+          written++;
+        }
+      });
+      assert.equal(written, 3 * row);
+      const nonzero = kPages.reduce((n, e) => n + (e !== 0 ? 1 : 0), 0);
+      assert.equal(nonzero, 3 * row, 'the skipped token wrote nothing');
+      const before = kPages.slice();
+      assert.throws(() => writeKvCache({ k, v, slotMapping: Int32Array.from([1, 48, 2, 3]), kPages, vPages, dtype: 'bf16', kvCacheLayout, numKvHeads, headDim, numPages, pageSize }),
+        /slotMapping\[1\] = 48 is outside the pool \[0, numPages · pageSize = 48\)/);
+      assert.deepEqual(kPages, before);
+    }
+  });
+
+  it('kvCacheLayout vnni16 needs bf16 pools, pages of 16k tokens and head_dim of 32k', async () => {
+    const s = pagedSetup({ contextLens: [5], numHeads: 2, numKvHeads: 1, headDim: 64, pageSize: 8, numPages: 4, kvDtype: 'bf16', simd: 'auto', seed: 14010 });
+    await assert.rejects(() => pagedDecode({ ...s.args, kvCacheLayout: 'vnni16' }), /kvCacheLayout 'vnni16' needs bf16 pools, pageSize a multiple of 16/);
+    assert.throws(() => writeKvCache({ k: new Float32Array(64), v: new Float32Array(64), slotMapping: Int32Array.from([0]), kPages: new Float32Array(16 * 64), vPages: new Float32Array(16 * 64), kvCacheLayout: 'vnni16', numKvHeads: 1, headDim: 64, numPages: 1, pageSize: 16 }),
+      /kvCacheLayout 'vnni16' needs bf16 pools/);
+    await assert.rejects(() => pagedDecode({ ...s.args, kvCacheLayout: 'HND' as never }), /kvCacheLayout must be 'NHD' or 'vnni16', got 'HND'/);
+  });
+});
 
 describe('argument checks', () => {
   const base: FlashForwardArgs = {

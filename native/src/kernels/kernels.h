@@ -148,6 +148,56 @@ struct FlashParams {
 void set_contiguous_strides(FlashParams* p);
 
 /**
+ * Element order of the K and V page pools (PagedDecodeParams::kv_cache_layout). A pool layout chosen
+ * by the kernel's ISA path is what vLLM's CPU attention does (csrc/cpu/cpu_attn_amx.hpp
+ * reshape_and_cache packs its cache for AMX tiles; cpu_attn_vec16.hpp keeps K per block as
+ * [head_dim, block_size]).
+ */
+enum class KvCacheLayout : int {
+  /** [num_pages, page_size, num_kv_heads, head_dim]: FlashInfer's "NHD"; vLLM's CUDA flash layout. */
+  kNHD = 0,
+  /**
+   * bf16 pools, page_size a multiple of 16, head_dim a multiple of 32: each page as 16-token
+   * pieces, [num_pages, page_size / 16, num_kv_heads, piece]; a K piece is [head_dim / 2][16
+   * tokens][2] (a dim pair of 16 tokens in 64 B: vLLM's AMX key cache token group), a V piece
+   * [8 token pairs][head_dim][2] (two tokens' values of a dim in 4 B). A piece starts where
+   * NHD's row of its first slot starts, and spans the same bytes. The AVX512-BF16 step scores 16
+   * tokens per vdpbf16ps with no horizontal sums and reads V pairs with no unpacking.
+   */
+  kVnni16 = 1,
+};
+
+/**
+ * Element index, in a K (is_v false) or V pool of `layout`, of dim x of KV head hk of slot
+ * `slot` (< page_size) of page `page`. NHD: ((page * page_size + slot) * num_kv_heads + hk) *
+ * head_dim + x.
+ */
+inline int64_t kv_pool_index(KvCacheLayout layout, bool is_v, int page_size, int num_kv_heads, int head_dim, int64_t page,
+                             int slot, int hk, int x) {
+  const int64_t row = page * page_size + slot;
+  if (layout == KvCacheLayout::kNHD) return (row * num_kv_heads + hk) * head_dim + x;
+  const int64_t piece = (row - slot % 16) * num_kv_heads * head_dim + int64_t(hk) * 16 * head_dim;
+  const int j = slot % 16;
+  return piece + (is_v ? (j / 2) * 2 * head_dim + x * 2 + j % 2 : (x / 2) * 32 + j * 2 + x % 2);
+}
+
+/**
+ * vLLM's reshape_and_cache: token i's K and V rows (k, v: [num_tokens, num_kv_heads,
+ * head_dim] of dtype, contiguous) into slot slot_mapping[i] (page slot / page_size, offset slot
+ * % page_size) of the pools, in `layout`; a negative slot is skipped (vLLM's padding).
+ */
+struct KvCacheWrite {
+  const void* k = nullptr;
+  const void* v = nullptr;
+  const int64_t* slot_mapping = nullptr;  // [num_tokens]
+  void* k_pages = nullptr;                // [num_pages, page_size, num_kv_heads, head_dim] in layout
+  void* v_pages = nullptr;
+  DType dtype = DType::kF32;  // of k, v and the pools
+  KvCacheLayout layout = KvCacheLayout::kNHD;
+  int num_tokens = 0, num_kv_heads = 0, head_dim = 0, num_pages = 0, page_size = 0;
+};
+
+/**
  * PagedAttention decode (vLLM; FlashDecoding split-K): one query token per sequence attends
  * to its context stored in pages. Slot s of logical page t of sequence b holds token
  * t * page_size + s; only tokens < context_lens[b] are read. Long contexts are split into
@@ -172,6 +222,7 @@ struct PagedDecodeParams {
 
   DType dtype = DType::kF32;     // of q
   DType kv_dtype = DType::kF32;  // of the page pools
+  KvCacheLayout kv_cache_layout = KvCacheLayout::kNHD;  // of the page pools (kVnni16: bf16 only)
   int batch = 0;
   int num_heads = 0;
   int num_kv_heads = 0;
@@ -222,6 +273,8 @@ const char* last_error();
 Status flash_forward(const FlashParams& params);
 Status paged_decode(const PagedDecodeParams& params);
 Status reference_attention(const ReferenceParams& params);
+/** Checks w (InvalidArgument naming the field), then writes its tokens; pools untouched on error. */
+Status write_kv_cache(const KvCacheWrite& w);
 /** fp64 decode reference: gathers the visible K/V (the window as paged_decode) through the block
  * table, then the naive softmax. */
 Status reference_paged_decode(const PagedDecodeParams& params, double* o /* [batch, H, D] */,

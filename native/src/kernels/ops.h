@@ -24,6 +24,19 @@ struct DecodePagesBf16 {
   const uint16_t* next_v[2];
 };
 
+// The pieces of one KernelOps::decode_pieces_vnni16 step: up to 4 pieces of 16 slots of a
+// KvCacheLayout::kVnni16 pool, piece i's KV head 0 from k[i] and v[i] (heads 16 d elements apart),
+// slots [lo[i], hi[i]) of it visible (0 <= lo < hi <= 16; a step of fewer than 4 pieces has hi
+// = lo = 0 past them and k, v pointing at piece 0). next_k[i], next_v[i] (or null): a later
+// piece whose lines are requested into L2 beside the loads of piece i's lines.
+struct DecodePiecesVnni16 {
+  const uint16_t* k[4];
+  const uint16_t* v[4];
+  int lo[4], hi[4];
+  const uint16_t* next_k[4];
+  const uint16_t* next_v[4];
+};
+
 struct KernelOps {
   SimdPath path;
 
@@ -121,6 +134,16 @@ struct KernelOps {
   // tiles: 16 rows and 32 bf16; vdpbf16ps: any m and pairs.
   int gemm_bf16_rows = 1;
   int gemm_bf16_k = 2;
+
+  // decode_pages_bf16's step over the pieces of a KvCacheLayout::kVnni16 pool (null where the path
+  // has none): the same arithmetic, P rounding and arguments, acc in column order, with up to 64
+  // tokens per step and tokens in vector lanes: 16 tokens' scores per vdpbf16ps (a K dim pair of
+  // 16 tokens times a broadcast q pair), no horizontal sums; P V as a broadcast P pair times two
+  // tokens' V values of 16 dims, no unpacking. Slots outside a piece's [lo, hi) are not summed
+  // (their V words are zeroed, so stale NaNs there do not leak).
+  void (*decode_pieces_vnni16)(int hkv, int g, int d, float scale, const uint16_t* q_hi, const uint16_t* q_lo,
+                               const DecodePiecesVnni16& pieces, float* m, float* l, float* acc,
+                               int64_t ldacc) = nullptr;
 };
 
 const KernelOps& scalar_ops();

@@ -64,6 +64,11 @@ Status check_paged(const PagedDecodeParams& p, bool needs_outputs) {
   if (p.partition_tokens < 0 || p.partition_tokens % p.page_size != 0)
     return fail(Status::kInvalidArgument, "partition_tokens must be a multiple of page_size");
   if (p.window < 0) return fail(Status::kInvalidArgument, "window must be >= 0");
+  if (p.kv_cache_layout != KvCacheLayout::kNHD && p.kv_cache_layout != KvCacheLayout::kVnni16)
+    return fail(Status::kInvalidArgument, "unknown kv_cache_layout");
+  if (p.kv_cache_layout == KvCacheLayout::kVnni16 && (p.kv_dtype != DType::kBF16 || p.page_size % 16 != 0 || p.head_dim % 32 != 0))
+    return fail(Status::kInvalidArgument,
+                "kv_cache_layout vnni16 needs bf16 pools, page_size a multiple of 16 and head_dim a multiple of 32");
   for (int b = 0; b < p.batch; ++b) {
     const int64_t len = p.context_lens[b];
     if (len < 0 || len > int64_t(p.max_pages_per_seq) * p.page_size)
@@ -247,6 +252,39 @@ void read_kv_pages(const PagedDecodeParams& p, const int32_t* table, int64_t t_b
   }
 }
 
+// The scalar model of a KvCacheLayout::kVnni16 pool, for paths without its step (every CPU): per
+// query head, tokens [t_begin, t_end) one at a time through kv_pool_index, fp32 dot products
+// and online softmax (FlashAttention-2, Algorithm 1), P in fp32; rows of sc.q, sc.m, sc.l and
+// sc.acc unpadded (query head r in row r).
+void decode_vnni16_scalar(const PagedDecodeParams& p, const int32_t* table, int64_t t_begin, int64_t t_end,
+                          float scale, DecodeScratch& sc) {
+  const int d = p.head_dim, ps = p.page_size, group = p.num_heads / p.num_kv_heads;
+  const uint16_t* k_pool = static_cast<const uint16_t*>(p.k_pages);
+  const uint16_t* v_pool = static_cast<const uint16_t*>(p.v_pages);
+  for (int r = 0; r < p.num_heads; ++r) {
+    const int hk = r / group;
+    const float* q = sc.q.data() + int64_t(r) * d;
+    float* acc = sc.acc.data() + int64_t(r) * d;
+    float m = kNegInf, l = 0.f;
+    for (int64_t t = t_begin; t < t_end; ++t) {
+      const int64_t page = table[t / ps];
+      const int slot = static_cast<int>(t % ps);
+      float s = 0.f;
+      for (int x = 0; x < d; ++x)
+        s += q[x] * bf16_to_float(k_pool[kv_pool_index(p.kv_cache_layout, false, ps, p.num_kv_heads, d, page, slot, hk, x)]);
+      s *= scale;
+      const float m_new = std::max(m, s), alpha = std::exp(m - m_new), w = std::exp(s - m_new);
+      l = l * alpha + w;
+      for (int x = 0; x < d; ++x)
+        acc[x] = acc[x] * alpha +
+                 w * bf16_to_float(v_pool[kv_pool_index(p.kv_cache_layout, true, ps, p.num_kv_heads, d, page, slot, hk, x)]);
+      m = m_new;
+    }
+    sc.m[r] = m;
+    sc.l[r] = l;
+  }
+}
+
 // Grid: (batch, partition). One task reads each page of its token range once, for every KV
 // head (a page slab is contiguous), and each K/V row serves the G query heads of its group.
 // Writes O/lse directly when there is one partition, otherwise the unnormalized accumulator
@@ -269,16 +307,21 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
   // bf16 pages on a path with vdpbf16ps: q as bf16 hi + lo (lo dropped when q is bf16 already),
   // each KV head's rows padded to gp (zero rows) for the fused step.
   const int gp = fused_group(group);
-  const bool fused_bf16 = ops.decode_pages_bf16 && p.kv_dtype == DType::kBF16 && gp > 0 && d % 32 == 0;
+  const bool vnni = p.kv_cache_layout == KvCacheLayout::kVnni16;
+  const bool fused_bf16 = !vnni && ops.decode_pages_bf16 && p.kv_dtype == DType::kBF16 && gp > 0 && d % 32 == 0;
+  // A kVnni16 pool (bf16, d a multiple of 32) on a path with its step; on any other path, or at
+  // group 1, the scalar loop below (decode_vnni16_scalar).
+  const bool fused_vnni = vnni && ops.decode_pieces_vnni16 && gp > 0;
+  const bool padded = fused_bf16 || fused_vnni;  // q, acc, m and l in padded rows
   // bf16 / fp16 pages on a path with a fused fp32 step (AVX2): rows unpadded, q in fp32. Group
   // 1 (MHA) stays on the per-head path: the step ran 0.77x of it from L2 on a Zen 3 core.
-  const bool fused_f32 = !fused_bf16 && ops.decode_page && (p.kv_dtype == DType::kBF16 || p.kv_dtype == DType::kF16) &&
+  const bool fused_f32 = !vnni && !fused_bf16 && ops.decode_page && (p.kv_dtype == DType::kBF16 || p.kv_dtype == DType::kF16) &&
                          group >= 2 && d % 8 == 0;
-  const int rows = fused_bf16 ? p.num_kv_heads * gp : h;  // rows of acc, m and l
+  const int rows = padded ? p.num_kv_heads * gp : h;  // rows of acc, m and l
   // The row of acc, m and l that holds query head r.
-  auto slot_of = [&](int r) { return fused_bf16 ? r / group * gp + r % group : r; };
+  auto slot_of = [&](int r) { return padded ? r / group * gp + r % group : r; };
   const uint16_t* q_lo = nullptr;
-  if (fused_bf16) {
+  if (padded) {
     std::fill(sc.q_hi.begin(), sc.q_hi.end(), uint16_t(0));
     std::fill(sc.q_lo.begin(), sc.q_lo.end(), uint16_t(0));
     for (int r = 0; r < h; ++r) {
@@ -312,16 +355,61 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
   auto page_end = [&](int64_t t) { return (t / ps + 1) * ps; };
   // The token after t's step: the AVX512-BF16 path goes piece by piece (kPieceTokens; the same
   // as page by page for pages of up to 16 tokens), the others page by page.
-  auto step_end = [&](int64_t t) { return fused_bf16 ? piece_end(t, ps) : page_end(t); };
+  auto step_end = [&](int64_t t) { return fused_bf16 || vnni ? piece_end(t, ps) : page_end(t); };
   // The task's first pages (pieces), requested before its first step (the steps request the
   // later ones).
   const int first = fused_f32 ? kAvx2FusedPrefetchPages : kDecodePrefetchPages;
   for (int64_t t = t_begin, i = 0; i < first && t < t_end; t = step_end(t), ++i) {
     const int rows_left = static_cast<int>(step_end(t) - t);
+    if (vnni) {  // the piece's K and V, whole (its heads' blocks follow one another)
+      prefetch_rows(slab(p.k_pages, piece_begin(t, ps), 0), 1, kPieceTokens * row_stride_bytes, 0);
+      prefetch_rows(slab(p.v_pages, piece_begin(t, ps), 0), 1, kPieceTokens * row_stride_bytes, 0);
+      continue;
+    }
     for (int hk = 0; hk < p.num_kv_heads; ++hk) {
       prefetch_rows(slab(p.k_pages, t, hk), rows_left, row_bytes, row_stride_bytes);
       if (fused_bf16 || fused_f32) prefetch_rows(slab(p.v_pages, t, hk), rows_left, row_bytes, row_stride_bytes);
     }
+  }
+  if (fused_vnni) {
+    // Steps of up to kPagedReadGroup (4) pieces, each group read before its step like the NHD
+    // step's (read_kv_pages over whole pieces: a kVnni16 piece spans the bytes of NHD's rows of
+    // its slots, its slots not in row order), and the piece `ahead` on requested beside the loads.
+    int64_t task_steps = 0;
+    for (int64_t t = t_begin; t < t_end; t = piece_end(t, ps)) ++task_steps;
+    const int ahead = static_cast<int>(std::clamp<int64_t>(task_steps / 8, kDecodePrefetchPages, kBf16StepPrefetchPages));
+    const int64_t ahead_tokens = int64_t(ahead) * kPieceTokens;
+    using Bf16 = const uint16_t*;
+    DecodePiecesVnni16 pieces{};
+    int gathered = 0;
+    for (int64_t t0 = t_begin; t0 < t_end; t0 = piece_end(t0, ps)) {
+      const int64_t start = piece_begin(t0, ps);  // the piece's slot 0
+      if (gathered == 0) {
+        int64_t group_end = start;
+        for (int j = 0; j < kPagedReadGroup && group_end < t_end; ++j) group_end = piece_end(group_end, ps);
+        read_kv_pages(p, table, start, group_end, row_stride_bytes);
+      }
+      const int64_t next = piece_begin(start + ahead_tokens, ps);
+      pieces.k[gathered] = static_cast<Bf16>(slab(p.k_pages, start, 0));
+      pieces.v[gathered] = static_cast<Bf16>(slab(p.v_pages, start, 0));
+      pieces.lo[gathered] = static_cast<int>(t0 - start);
+      pieces.hi[gathered] = static_cast<int>(std::min(piece_end(t0, ps), t_end) - start);
+      pieces.next_k[gathered] = next < t_end ? static_cast<Bf16>(slab(p.k_pages, next, 0)) : nullptr;
+      pieces.next_v[gathered] = next < t_end ? static_cast<Bf16>(slab(p.v_pages, next, 0)) : nullptr;
+      if (++gathered == kPagedReadGroup || piece_end(t0, ps) >= t_end) {
+        for (int j = gathered; j < kPagedReadGroup; ++j) {
+          pieces.k[j] = pieces.k[0];
+          pieces.v[j] = pieces.v[0];
+          pieces.lo[j] = pieces.hi[j] = 0;
+          pieces.next_k[j] = pieces.next_v[j] = nullptr;
+        }
+        ops.decode_pieces_vnni16(p.num_kv_heads, gp, d, scale, sc.q_hi.data(), q_lo, pieces, sc.m.data(), sc.l.data(),
+                                 sc.acc.data(), d);
+        gathered = 0;
+      }
+    }
+  } else if (vnni) {
+    decode_vnni16_scalar(p, table, t_begin, t_end, scale, sc);
   }
   if (fused_bf16 || fused_f32) {
     // One fused step per page (AVX2) or per two pieces (AVX512-BF16) for all KV heads; the step
@@ -380,7 +468,7 @@ void decode_task(const PagedDecodeParams& p, const KernelOps& ops, const DecodeP
   }
   // Chunks of whole pages (chunk tokens from the page start of t0; the first from t_begin's
   // slot), one page per step within a chunk.
-  for (int64_t t0 = t_begin, c_end; !fused_bf16 && !fused_f32 && t0 < t_end; t0 = c_end) {
+  for (int64_t t0 = t_begin, c_end; !vnni && !fused_bf16 && !fused_f32 && t0 < t_end; t0 = c_end) {
     c_end = std::min<int64_t>(t_end, t0 / ps * ps + chunk);
     const int tn = static_cast<int>(c_end - t0);
     for (int64_t t = t0; t < c_end; t = page_end(t)) {
@@ -534,6 +622,43 @@ void* allocate_page_pool(size_t bytes, bool* huge) {
 }
 
 void free_page_pool(void* pool) { std::free(pool); }
+
+Status write_kv_cache(const KvCacheWrite& w) {
+  return detail::guarded([&] {
+    using detail::fail;
+    if (!w.k || !w.v || !w.slot_mapping || !w.k_pages || !w.v_pages)
+      return fail(Status::kInvalidArgument, "null tensor pointer");
+    if (!detail::dtype_valid(w.dtype)) return fail(Status::kInvalidArgument, "unknown dtype");
+    if (w.layout != KvCacheLayout::kNHD && w.layout != KvCacheLayout::kVnni16) return fail(Status::kInvalidArgument, "unknown layout");
+    if (w.num_tokens < 0 || w.num_kv_heads < 1 || w.head_dim < 1 || w.num_pages < 1 || w.page_size < 1)
+      return fail(Status::kInvalidArgument, "num_tokens must be >= 0; num_kv_heads, head_dim, num_pages, page_size >= 1");
+    if (w.layout == KvCacheLayout::kVnni16 && (w.dtype != DType::kBF16 || w.page_size % 16 != 0 || w.head_dim % 32 != 0))
+      return fail(Status::kInvalidArgument,
+                  "layout vnni16 needs bf16 pools, page_size a multiple of 16 and head_dim a multiple of 32");
+    const int64_t slots = int64_t(w.num_pages) * w.page_size;
+    for (int i = 0; i < w.num_tokens; ++i)
+      if (w.slot_mapping[i] >= slots)
+        return fail(Status::kInvalidArgument, "slot_mapping[" + std::to_string(i) + "] = " +
+                                                  std::to_string(w.slot_mapping[i]) + " is outside the pool [0, num_pages * page_size)");
+    const int64_t bytes = static_cast<int64_t>(dtype_bytes(w.dtype));
+    for (int i = 0; i < w.num_tokens; ++i) {
+      const int64_t slot = w.slot_mapping[i];
+      if (slot < 0) continue;  // vLLM's padding slot
+      for (int hk = 0; hk < w.num_kv_heads; ++hk) {
+        for (int x = 0; x < w.head_dim; ++x) {
+          const int64_t from = (int64_t(i) * w.num_kv_heads + hk) * w.head_dim + x;
+          const int64_t page = slot / w.page_size;
+          const int off = static_cast<int>(slot % w.page_size);
+          const int64_t to_k = kv_pool_index(w.layout, false, w.page_size, w.num_kv_heads, w.head_dim, page, off, hk, x);
+          const int64_t to_v = kv_pool_index(w.layout, true, w.page_size, w.num_kv_heads, w.head_dim, page, off, hk, x);
+          std::memcpy(static_cast<char*>(w.k_pages) + to_k * bytes, static_cast<const char*>(w.k) + from * bytes, bytes);
+          std::memcpy(static_cast<char*>(w.v_pages) + to_v * bytes, static_cast<const char*>(w.v) + from * bytes, bytes);
+        }
+      }
+    }
+    return detail::ok();
+  });
+}
 
 Status paged_decode(const PagedDecodeParams& params) {
   return detail::guarded([&] {

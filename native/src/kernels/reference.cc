@@ -113,10 +113,12 @@ Status run_reference_paged(const PagedDecodeParams& p, double* o, double* lse) {
     for (int i = 0; i < n; ++i) {  // gather token lo + i through the block table
       const int64_t t = lo + i;
       const int64_t page = p.block_table[int64_t(b) * p.max_pages_per_seq + t / ps];
-      const int64_t at = ((page * ps + t % ps) * p.num_kv_heads + hk) * d;
+      const int slot = static_cast<int>(t % ps);
       for (int x = 0; x < d; ++x) {
-        k[size_t(i) * d + x] = load_double(p.kv_dtype, p.k_pages, at + x);
-        v[size_t(i) * d + x] = load_double(p.kv_dtype, p.v_pages, at + x);
+        const int64_t at_k = kv_pool_index(p.kv_cache_layout, false, ps, p.num_kv_heads, d, page, slot, hk, x);
+        const int64_t at_v = kv_pool_index(p.kv_cache_layout, true, ps, p.num_kv_heads, d, page, slot, hk, x);
+        k[size_t(i) * d + x] = load_double(p.kv_dtype, p.k_pages, at_k);
+        v[size_t(i) * d + x] = load_double(p.kv_dtype, p.v_pages, at_v);
       }
     }
     const MaskGeometry all_keys{n - 1, n, false, 0};

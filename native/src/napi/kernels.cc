@@ -45,6 +45,12 @@ attnscope::DType dtype_field(const Napi::Object& spec, const char* name) {
   return static_cast<attnscope::DType>(d);
 }
 
+attnscope::KvCacheLayout layout_field(const Napi::Object& spec, const char* name) {
+  const int code = int_field(spec, name);
+  if (code < 0 || code > 1) throw Napi::RangeError::New(spec.Env(), std::string(name) + " is not a KV layout code");
+  return static_cast<attnscope::KvCacheLayout>(code);
+}
+
 attnscope::SimdPath simd_field(const Napi::Object& spec) {
   const Napi::Value v = spec.Get("simd");
   if (!v.IsString()) throw Napi::TypeError::New(spec.Env(), "simd must be a string");
@@ -78,7 +84,10 @@ attnscope::PagedDecodeParams paged_params(const Napi::Object& s, bool with_outpu
                                            array_field<int32_t>(s, "contextLens", napi_int32_array)};
   float* o = with_outputs ? array_field<float>(s, "o", napi_float32_array) : nullptr;
   float* lse = with_outputs ? array_field<float>(s, "lse", napi_float32_array) : nullptr;
-  return attnscope::bridge::decode_params(decode_shape(s), in, o, lse, int_field(s, "threads"), simd_field(s));
+  attnscope::PagedDecodeParams p =
+      attnscope::bridge::decode_params(decode_shape(s), in, o, lse, int_field(s, "threads"), simd_field(s));
+  p.kv_cache_layout = layout_field(s, "kvCacheLayout");
+  return p;
 }
 
 attnscope::TimingParams timing_params(const Napi::Object& t) {
@@ -262,6 +271,29 @@ Napi::Value HalfBits(const Napi::CallbackInfo& info) {
   return out;
 }
 
+// kernelsWriteKvCache(spec): reshape_and_cache into native or JS pools, on the JS thread (a
+// copy; spec validated by native/kernels.ts writeKvCache).
+Napi::Value WriteKvCache(const Napi::CallbackInfo& info) {
+  Napi::Object s = spec_arg(info, 0);
+  attnscope::KvCacheWrite w;
+  w.dtype = dtype_field(s, "dtype");
+  w.layout = layout_field(s, "kvCacheLayout");
+  w.k = input_field(s, "k", w.dtype);
+  w.v = input_field(s, "v", w.dtype);
+  w.k_pages = const_cast<void*>(input_field(s, "kPages", w.dtype));
+  w.v_pages = const_cast<void*>(input_field(s, "vPages", w.dtype));
+  const Napi::Int32Array slots = s.Get("slotMapping").As<Napi::Int32Array>();
+  const std::vector<int64_t> slot_mapping(slots.Data(), slots.Data() + slots.ElementLength());
+  w.slot_mapping = slot_mapping.data();
+  w.num_tokens = static_cast<int>(slot_mapping.size());
+  w.num_kv_heads = int_field(s, "numKvHeads");
+  w.head_dim = int_field(s, "headDim");
+  w.num_pages = int_field(s, "numPages");
+  w.page_size = int_field(s, "pageSize");
+  if (attnscope::write_kv_cache(w) != Status::kOk) throw Napi::RangeError::New(info.Env(), attnscope::last_error());
+  return info.Env().Undefined();
+}
+
 Napi::Value FromHalfBits(const Napi::CallbackInfo& info) {
   const int dtype = info[0].As<Napi::Number>().Int32Value();
   Napi::Uint16Array src = info[1].As<Napi::Uint16Array>();
@@ -287,5 +319,6 @@ Napi::Object InitKernels(Napi::Env env, Napi::Object exports) {
   exports.Set("kernelsAllocatePagePool", Napi::Function::New(env, AllocatePagePool, "kernelsAllocatePagePool"));
   exports.Set("kernelsToHalfBits", Napi::Function::New(env, HalfBits, "kernelsToHalfBits"));
   exports.Set("kernelsFromHalfBits", Napi::Function::New(env, FromHalfBits, "kernelsFromHalfBits"));
+  exports.Set("kernelsWriteKvCache", Napi::Function::New(env, WriteKvCache, "kernelsWriteKvCache"));
   return exports;
 }
