@@ -50,7 +50,8 @@ export interface ServingSimConfig {
   /**
    * Step time (seconds), a roofline (native/src/pool/simulator.h StepTimeModel):
    * perStepS + max(weightsS + expertWeightsS · (1 − (1 − k/E)^tokens) + perKvTokenS · KV tokens attended
-   * + perSlidingKvTokenS · sliding-window KV tokens attended, perTokenS · tokens scheduled + perLogitsS · requests scheduled
+   * + perSlidingKvTokenS · sliding-window KV tokens attended, perTokenS · tokens scheduled (perDecodeTokenS for the
+   * decode tokens, one-token chunks) + perPrefillContextTokenS · prefill chunks' context tokens + perLogitsS · requests scheduled
    * + perPairS · prefill query-key pairs + perDecodePairS · decode query-key pairs + perSlidingPairS ·
    * query-key pairs inside the window): full-attention layers attend the whole context, sliding-window
    * layers at most stepSlidingWindow tokens per query.
@@ -66,6 +67,10 @@ export interface ServingSimConfig {
   /** Full-attention layers (all attention layers of a model without a sliding window). */
   perKvTokenS: number;
   perTokenS: number;
+  /** A decode token's (one-token chunk's) linear layers: an MLA W8A8 checkpoint's decode runs kv_b_proj at the dtype's peak. Default perTokenS. */
+  perDecodeTokenS?: number;
+  /** MLA: kv_b_proj over each context token (computed before the chunk) of a prefill chunk (n > 1). Default 0. */
+  perPrefillContextTokenS?: number;
   /** lm_head per request scheduled in a step (its one logits row). Default 0 (lm_head in perTokenS, as runs saved before it). */
   perLogitsS?: number;
   /** Full-attention layers, the queries of prefill chunks (more than one token). */
@@ -124,10 +129,15 @@ export interface ServingSimStage {
   perDecodePairS: number;
   perSlidingKvTokenS: number;
   perSlidingPairS: number;
+  /** Default perTokenS. */
+  perDecodeTokenS?: number;
+  /** Default 0. */
+  perPrefillContextTokenS?: number;
 }
 
 /** ServingSimStage's fields (native/wasm/addon.ts sends them in native/wasm/abi.cc's order). */
-const SIM_STAGE_FIELDS = ['perStepS', 'weightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS'] as const;
+const SIM_STAGE_FIELDS = ['perStepS', 'weightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS',
+  'perDecodeTokenS', 'perPrefillContextTokenS'] as const;
 
 /**
  * Requests as parallel arrays [n], sorted by arrival, and their shared segments (SimSegment in
@@ -234,9 +244,9 @@ function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests)
   intArg('maxSamples', config.maxSamples, 2, INT32_MAX);
   if (config.coast !== undefined && typeof config.coast !== 'boolean') throw new TypeError('coast must be a boolean');
   if (config.privateTails !== undefined && typeof config.privateTails !== 'boolean') throw new TypeError('privateTails must be a boolean');
-  for (const key of ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'expertWeightsS', 'perSlidingKvTokenS', 'perSlidingPairS'] as const) {
+  for (const key of ['perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'expertWeightsS', 'perSlidingKvTokenS', 'perSlidingPairS'] as const) {
     const v = config[key];
-    if (v === undefined && (key === 'perLogitsS' || key === 'perDecodePairS' || key === 'expertWeightsS' || key === 'perSlidingKvTokenS' || key === 'perSlidingPairS')) continue;
+    if (v === undefined && (key === 'perDecodeTokenS' || key === 'perPrefillContextTokenS' || key === 'perLogitsS' || key === 'perDecodePairS' || key === 'expertWeightsS' || key === 'perSlidingKvTokenS' || key === 'perSlidingPairS')) continue;
     if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`${key} must be a finite number`);
     if (v < 0) throw new RangeError(`${key} must be >= 0, got ${v}`);
   }
@@ -255,6 +265,7 @@ function checkSimulation(config: ServingSimConfig, requests: ServingSimRequests)
       if (typeof stage !== 'object' || stage === null) throw new TypeError(`stages[${k}] must be an object`);
       for (const key of SIM_STAGE_FIELDS) {
         const v = stage[key];
+        if (v === undefined && (key === 'perDecodeTokenS' || key === 'perPrefillContextTokenS')) continue;
         if (typeof v !== 'number' || !Number.isFinite(v)) throw new TypeError(`stages[${k}].${key} must be a finite number`);
         if (v < 0) throw new RangeError(`stages[${k}].${key} must be >= 0, got ${v}`);
       }

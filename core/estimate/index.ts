@@ -767,6 +767,27 @@ export function quantizedWeights(model: ModelSpec, b: ParamBreakdown = paramCoun
   return out;
 }
 
+/**
+ * MLA's kv_b_proj weights (kv_lora_rank × H · (qk_nope_head_dim + v_head_dim) per MLA layer, the
+ * up-projection of the latent to k_nope and v), over all layers: `params`, and of them `quantized`,
+ * those the checkpoint stores quantized (not in its skip list, not an experts-only scope). What the
+ * step-time model charges per prefill context token (vLLM's _compute_prefill_context runs kv_b_proj
+ * over each) and splits between the fp8 and the dtype's peak (vLLM's decode runs kv_b_proj's halves
+ * W_UK_T and W_UV as 16-bit bmm's). Both 0 without MLA.
+ */
+export function mlaKvBProjParams(model: ModelSpec): { params: number; quantized: number } {
+  const q = model.quantization;
+  const out = { params: 0, quantized: 0 };
+  if (!model.mla) return out;
+  for (const w of linearWeights(model, false)) {
+    if (!w.name.endsWith('.kv_b_proj')) continue;
+    const n = w.k * w.n * w.copies;
+    out.params += n;
+    if (q && (q.grouped ? !skipTest(q.grouped)(w) : q.scope !== 'experts' && !(q.skip && skipTest(q.skip)(w)))) out.quantized += n;
+  }
+  return out;
+}
+
 /** Bytes of one linear weight (all its copies) stored in a grouped layout: qweight K·N·bits/8, scales and zeros per group, GPTQ g_idx (see {@link quantizedWeights}). */
 function groupedBytes(g: NonNullable<QuantizationSpec['grouped']>, w: LinearWeight): number {
   const groups = g.groupSize === null ? 1 : Math.ceil(w.k / g.groupSize);

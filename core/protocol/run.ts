@@ -201,7 +201,8 @@ export interface PoolSummary {
  * Modelled seconds of one serving step (one forward pass), a roofline
  * (runner/simulate/step-time.ts): perStepS + max(weightsS + expertWeightsS · (1 − (1 − k/E)^T)
  * + perKvTokenS · KV tokens attended + perSlidingKvTokenS · KV tokens attended in the window,
- * perTokenS · T tokens scheduled + perLogitsS · requests scheduled + perPairS · query-key pairs attended by prefill chunks +
+ * perTokenS · T tokens scheduled (perDecodeTokenS for the decode tokens among them) + perPrefillContextTokenS ·
+ * context tokens of the prefill chunks + perLogitsS · requests scheduled + perPairS · query-key pairs attended by prefill chunks +
  * perDecodePairS · query-key pairs attended by decode tokens + perSlidingPairS · query-key pairs
  * attended in the window). perKvTokenS, perPairS and perDecodePairS are the full-attention
  * layers' (whole context); the sliding-window layers' are apart, each query reading at most
@@ -212,7 +213,8 @@ export interface PoolSummary {
  * one saved before perDecodePairS charged decode pairs at perPairS, and replays so (an MLA model's
  * perPairS was then 4 · head_dim FLOPs per pair and head for both: 768 for DeepSeek-V3, where vLLM
  * runs 640 in prefill and 2,176 in decode); one saved before perLogitsS charged lm_head in
- * perTokenS, for every scheduled token, and replays so.
+ * perTokenS, for every scheduled token, and replays so; one saved before perPrefillContextTokenS and
+ * perDecodeTokenS charged no MLA context up-projection and every token at perTokenS, and replays so.
  */
 export interface StepTimeModel {
   perStepS: number;
@@ -230,6 +232,21 @@ export interface StepTimeModel {
   perKvTokenS: number;
   /** The linear layers but lm_head (in runs saved before perLogitsS: with it): FLOPs per scheduled token / effective FLOP/s. */
   perTokenS: number;
+  /**
+   * A decode token's (a one-token chunk's) linear layers / effective FLOP/s, where it differs from
+   * perTokenS: an MLA W8A8 checkpoint, whose decode multiplies by bf16 copies of kv_b_proj's halves
+   * (vLLM has no quantized bmm's for W_UK_T and W_UV), so kv_b_proj runs at the dtype's peak, not
+   * the fp8 / int8 one (runner/simulate/step-time.ts). Absent otherwise and in runs saved before
+   * it: decode tokens then cost perTokenS.
+   */
+  perDecodeTokenS?: number;
+  /**
+   * MLA: kv_b_proj's FLOPs per context token of a prefill chunk (2 · kv_lora_rank · H / tp ·
+   * (qk_nope_head_dim + v_head_dim) per layer; the tokens computed before the chunk, cached or
+   * earlier chunks, which vLLM's _compute_prefill_context up-projects from the latent again) /
+   * effective FLOP/s. Absent for other models and in runs saved before it (then not charged).
+   */
+  perPrefillContextTokenS?: number;
   /**
    * lm_head's FLOPs per logits row (2 · vocab_size · hidden_size / tp) / effective FLOP/s: vLLM
    * computes logits once per request scheduled in a step (its last scheduled token:
@@ -294,6 +311,10 @@ export interface StageStepTime {
   perDecodePairS: number;
   perSlidingKvTokenS: number;
   perSlidingPairS: number;
+  /** As StepTimeModel's: absent but for an MLA W8A8 checkpoint (and in runs saved before it), then perTokenS. */
+  perDecodeTokenS?: number;
+  /** As StepTimeModel's: absent but for MLA (and in runs saved before it), then 0. */
+  perPrefillContextTokenS?: number;
 }
 
 /** A step-time coefficient derived from kernel timings: t = fixedS + x / rate over the kernel's cases. */

@@ -392,15 +392,17 @@ EMSCRIPTEN_KEEPALIVE void attnscope_alloc_attach_kv_pool(attnscope::PageAllocato
  * maxNumSeqs, maxNumBatchedTokens, maxModelLen, perStepS, weightsS, perKvTokenS, perTokenS,
  * perPairS, maxSamples, coast, privateTails, expertWeightsS, numExperts, numExpertsPerTok,
  * stepSlidingWindow, perSlidingKvTokenS, perSlidingPairS, stepAttentionChunkSize, fullGroups,
- * slidingGroups, stateBlocks, attentionChunkSize, perDecodePairS, perLogitsS] (coast and privateTails: 0, 1, or -1 for the default;
+ * slidingGroups, stateBlocks, attentionChunkSize, perDecodePairS, perLogitsS, perDecodeTokenS,
+ * perPrefillContextTokenS] (coast and privateTails: 0, 1, or -1 for the default;
  * expertWeightsS, numExperts, numExpertsPerTok 0 for a dense model; stepSlidingWindow ..
  * stepAttentionChunkSize 0 without sliding-window or chunked local-attention layers; fullGroups 1
  * and slidingGroups 0 but for a hybrid pool; stateBlocks 0 but for a hybrid Mamba pool;
  * attentionChunkSize 0 but for a hybrid pool of chunked local-attention groups; perDecodePairS
- * perPairS's value but for MLA; perLogitsS 0 for a run saved before it), then pipeline parallelism:
- * [stageCount (0 or >= 2), stageSendPerTokenS] and stageCount rows of [perStepS, weightsS,
- * expertWeightsS, perKvTokenS, perTokenS, perLogitsS, perPairS, perDecodePairS,
- * perSlidingKvTokenS, perSlidingPairS] (SimConfig::stages).
+ * perPairS's value but for MLA; perLogitsS 0 for a run saved before it; perDecodeTokenS perTokenS's
+ * value but for an MLA W8A8 checkpoint; perPrefillContextTokenS 0 but for MLA), then pipeline
+ * parallelism: [stageCount (0 or >= 2), stageSendPerTokenS] and stageCount rows of [perStepS,
+ * weightsS, expertWeightsS, perKvTokenS, perTokenS, perLogitsS, perPairS, perDecodePairS,
+ * perSlidingKvTokenS, perSlidingPairS, perDecodeTokenS, perPrefillContextTokenS] (SimConfig::stages).
  * Columns as SimColumns.
  * Null with the reason in attnscope_error() when the input is refused.
  */
@@ -439,10 +441,12 @@ EMSCRIPTEN_KEEPALIVE attnscope::ServingSimulator* attnscope_sim_new(const double
   config.allocator.attention_chunk_size = static_cast<int32_t>(c[27]);
   config.step.per_decode_pair_s = c[28];
   config.step.per_logits_s = c[29];
-  const int stage_count = static_cast<int>(c[30]);
-  config.stage_send_per_token_s = c[31];
+  config.step.per_decode_token_s = c[30];
+  config.step.per_prefill_context_token_s = c[31];
+  const int stage_count = static_cast<int>(c[32]);
+  config.stage_send_per_token_s = c[33];
   for (int k = 0; k < stage_count; ++k) {
-    const double* r = c + 32 + 10 * k;
+    const double* r = c + 34 + 12 * k;
     attnscope::StepTimeModel m;
     m.per_step_s = r[0];
     m.weights_s = r[1];
@@ -454,6 +458,8 @@ EMSCRIPTEN_KEEPALIVE attnscope::ServingSimulator* attnscope_sim_new(const double
     m.per_decode_pair_s = r[7];
     m.per_sliding_kv_token_s = r[8];
     m.per_sliding_pair_s = r[9];
+    m.per_decode_token_s = r[10];
+    m.per_prefill_context_token_s = r[11];
     config.stages.push_back(m);
   }
   if (!attnscope::SimConfigValid(config)) {

@@ -418,12 +418,14 @@ export class PageAllocator {
 const SIM_CONFIG_FIELDS = ['layout', 'numPages', 'pageSize', 'watermarkPages', 'slidingWindow', 'enablePrefixCaching',
   'maxNumSeqs', 'maxNumBatchedTokens', 'maxModelLen', 'perStepS', 'weightsS', 'perKvTokenS', 'perTokenS', 'perPairS',
   'maxSamples', 'coast', 'privateTails', 'expertWeightsS', 'numExperts', 'numExpertsPerTok',
-  'stepSlidingWindow', 'perSlidingKvTokenS', 'perSlidingPairS', 'stepAttentionChunkSize', 'fullGroups', 'slidingGroups', 'stateBlocks', 'attentionChunkSize', 'perDecodePairS', 'perLogitsS'] as const;
+  'stepSlidingWindow', 'perSlidingKvTokenS', 'perSlidingPairS', 'stepAttentionChunkSize', 'fullGroups', 'slidingGroups', 'stateBlocks', 'attentionChunkSize', 'perDecodePairS', 'perLogitsS',
+  'perDecodeTokenS', 'perPrefillContextTokenS'] as const;
 /** Optional fields, 0 when absent (a dense model; no sliding-window or chunked local-attention layers; no hybrid, chunked or Mamba pool). */
-const SIM_CONFIG_ZERO_DEFAULT = new Set<string>(['expertWeightsS', 'numExperts', 'numExpertsPerTok', 'stepSlidingWindow', 'perSlidingKvTokenS', 'perSlidingPairS', 'stepAttentionChunkSize', 'slidingGroups', 'stateBlocks', 'attentionChunkSize', 'perLogitsS']);
+const SIM_CONFIG_ZERO_DEFAULT = new Set<string>(['expertWeightsS', 'numExperts', 'numExpertsPerTok', 'stepSlidingWindow', 'perSlidingKvTokenS', 'perSlidingPairS', 'stepAttentionChunkSize', 'slidingGroups', 'stateBlocks', 'attentionChunkSize', 'perLogitsS', 'perPrefillContextTokenS']);
 
 /** A pipeline stage's coefficients in abi.cc attnscope_sim_new's order (native/simulator.ts ServingSimStage). */
-const SIM_STAGE_FIELDS = ['perStepS', 'weightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS'] as const;
+const SIM_STAGE_FIELDS = ['perStepS', 'weightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS',
+  'perDecodeTokenS', 'perPrefillContextTokenS'] as const;
 
 export class ServingSimulator {
   private readonly h: number;
@@ -440,13 +442,15 @@ export class ServingSimulator {
       if (key === 'fullGroups' && v === undefined) return 1;
       // Absent: perPairS's (checked a number above, earlier in the list).
       if (key === 'perDecodePairS' && v === undefined) return config.perPairS as number;
+      if (key === 'perDecodeTokenS' && v === undefined) return config.perTokenS as number;
       if (typeof v !== 'number') throw new TypeError(`config.${key} must be a number`);
       return v;
     });
     // Pipeline parallelism (abi.cc): [stageCount, stageSendPerTokenS], then each stage's coefficients.
     const stages = (config.stages ?? []) as Array<Record<string, number>>;
     const c = new Float64Array([...fixed, stages.length, (config.stageSendPerTokenS as number | undefined) ?? 0,
-      ...stages.flatMap((stage) => SIM_STAGE_FIELDS.map((key) => stage[key]))]);
+      // Optional (as the whole model's): perDecodeTokenS defaults to perTokenS, perPrefillContextTokenS to 0.
+      ...stages.flatMap((stage) => SIM_STAGE_FIELDS.map((key) => stage[key] ?? (key === 'perDecodeTokenS' ? stage.perTokenS : 0)))]);
     const n = arrivalS.length, m = segmentStream.length;
     const lengths: Array<[string, ArrayBufferView & { length: number }, number]> = [
       ['promptLen', promptLen, n], ['outputLen', outputLen, n], ['segmentStart', segmentStart, n + 1], ['segmentEnd', segmentEnd, m],

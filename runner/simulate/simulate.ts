@@ -409,6 +409,10 @@ export async function simulatePool(profile: Profile, opts: SimulateOptions = {})
     numExpertsPerTok: stepTime.numExpertsPerTok ?? 0,
     perKvTokenS: stepTime.perKvTokenS,
     perTokenS: stepTime.perTokenS,
+    // Absent (all but an MLA W8A8 checkpoint, or a run saved before it): decode tokens cost perTokenS.
+    perDecodeTokenS: stepTime.perDecodeTokenS ?? stepTime.perTokenS,
+    // Absent (no MLA, or a run saved before it): no context up-projection charged.
+    perPrefillContextTokenS: stepTime.perPrefillContextTokenS ?? 0,
     // Absent in a run saved before it (lm_head then in perTokenS).
     perLogitsS: stepTime.perLogitsS ?? 0,
     perPairS: stepTime.perPairS,
@@ -575,6 +579,8 @@ function resolveStepTime(profile: Profile, opts: SimulateOptions): StepTimeModel
     return {
       perStepS: c.perStepS ?? 0, weightsS: c.weightsS ?? 0, perKvTokenS: c.perKvTokenS ?? 0, perTokenS: c.perTokenS ?? 0, perPairS: c.perPairS ?? 0,
       ...(m.perDecodePairS !== undefined ? { perDecodePairS: m.perDecodePairS } : {}),
+      ...(m.perDecodeTokenS !== undefined ? { perDecodeTokenS: m.perDecodeTokenS } : {}),
+      ...(m.perPrefillContextTokenS !== undefined ? { perPrefillContextTokenS: m.perPrefillContextTokenS } : {}),
       ...(m.perLogitsS !== undefined ? { perLogitsS: m.perLogitsS } : {}),
       ...(m.numExperts ? { expertWeightsS: m.expertWeightsS ?? 0, numExperts: m.numExperts, numExpertsPerTok: m.numExpertsPerTok ?? 0 } : {}),
       ...(m.slidingWindow ? { slidingWindow: m.slidingWindow, perSlidingKvTokenS: m.perSlidingKvTokenS ?? 0, perSlidingPairS: m.perSlidingPairS ?? 0 } : {}),

@@ -26,7 +26,8 @@
  *                                                  decode token; or L_s chunked local-attention
  *                                                  layers (chunk C) those of the query's own
  *                                                  chunk: (t mod C) + 1 at position t
- *   compute = (2 · P · T + 2 · V · h / tp · R + H / tp · (L_f · (f_p · Q_p + f_d · Q_d) + L_s · 4 · D · Q_s)) / (F · e_comp)
+ *   compute = (2 · P · T + 2 · V · h / tp · R + H / tp · (L_f · (f_p · Q_p + f_d · Q_d) + L_s · 4 · D · Q_s)
+ *              + 2 · B · C) / (F · e_comp)
  *                                                  P = active parameters per GPU but lm_head's,
  *                                                  T = tokens scheduled; V · h = lm_head
  *                                                  (vocab_size × hidden_size, tied or not), which
@@ -43,7 +44,12 @@
  *                                                  head (QKᵀ and PV, 2 FLOPs per multiply-add
  *                                                  each: 4 · D both, but MLA's, pairFlopsPerHead);
  *                                                  Q_s those inside the window (simulator.h
- *                                                  SlidingPairs) or the chunk (ChunkedPairs)
+ *                                                  SlidingPairs) or the chunk (ChunkedPairs);
+ *                                                  MLA: B = kv_b_proj's parameters per GPU, all
+ *                                                  layers, C = the context tokens (computed before
+ *                                                  the chunk) of the step's prefill chunks, each
+ *                                                  up-projected from the latent cache again
+ *                                                  (mlaContextFlops)
  *
  * Linear-attention layers (Qwen3-Next, Granite-4 hybrids) keep no KV and count no query-key
  * pairs. Llama 4's chunked local attention (attention_chunk_size C on its RoPE layers, every 4th
@@ -56,14 +62,18 @@
  * splits 2 · P · T: its quantized linear layers' P_q active parameters run at the GPU's fp8 or
  * int8 peak F_q (gpus.ts quantizedGemmPeak), 2 · T · (P_q / F_q + (P − P_q) / F), as vLLM runs
  * them on fp8 / int8 tensor cores; on a GPU without fp8 (A100, A10) vLLM's Marlin kernel runs fp8
- * weights weight-only, at F. Weight-only formats (AWQ, GPTQ, bitsandbytes, mxfp4) stay at F, and
- * attention stays at F whatever the KV dtype. e_mem, e_comp and the
+ * weights weight-only, at F. MLA decode tokens run kv_b_proj's part of P_q at F: vLLM multiplies
+ * them by W_UK_T and W_UV, bf16 copies of kv_b_proj's halves ("we currently do not have quantized
+ * bmm's", vllm/model_executor/layers/attention/mla_attention.py process_weights_after_loading);
+ * MLA's context term 2 · B · C runs at kv_b_proj's peak (F_q where it is quantized). Weight-only
+ * formats (AWQ, GPTQ, bitsandbytes, mxfp4) stay at F, and attention stays at F whatever the KV
+ * dtype. e_mem, e_comp and the
  * overhead come from the profile's `step_time`, else the assumptions below (reported as such),
  * or from a calibration (calibrate.ts). It ignores communication under tensor parallelism,
  * activations' memory traffic, the sampler and MoE routing skew (uniform routing is assumed).
  */
 import type { Dtype, ModelSpec, Profile, StepTimeSpec } from '../../core/config/types';
-import { attentionLayerTypes, dtypeBytes, estimate, isChunkedLocalAttention, paramCounts, quantizedActiveComputeParams, routedExpertBytes, stageModel } from '../../core/estimate/index';
+import { attentionLayerTypes, dtypeBytes, estimate, isChunkedLocalAttention, mlaKvBProjParams, paramCounts, quantizedActiveComputeParams, routedExpertBytes, stageModel } from '../../core/estimate/index';
 import { computePeak, DEFAULT_GPU, gpuByName, GPUS, quantizedGemmPeak, type ComputePeak, type GpuSpec } from '../../core/estimate/gpus';
 import type { StageStepTime, StepTimeModel } from '../../core/protocol/run';
 import { formatRate, formatSignificant } from '../../core/format';
@@ -99,6 +109,18 @@ export interface StepWork {
   perKvTokenS: number;
   /** 2 · active params per GPU but lm_head's / FLOP/s: 2 · (P_q / F_q + (P − P_q) / F) for a W8A8 checkpoint. */
   perTokenS: number;
+  /**
+   * A decode token's (a one-token chunk's) linear layers: perTokenS but for an MLA W8A8 checkpoint,
+   * whose decode runs kv_b_proj's quantized params B_q at F instead of F_q:
+   * perTokenS + 2 · B_q / tp · (1/F − 1/F_q) ({@link mlaDecodeBmmNote}).
+   */
+  perDecodeTokenS: number;
+  /**
+   * MLA: a prefill chunk's context token (computed before the chunk: a prefix-cache hit or an
+   * earlier chunk) up-projected through kv_b_proj again: 2 · B / tp at kv_b_proj's peak
+   * ({@link mlaContextFlops}); 0 without MLA.
+   */
+  perPrefillContextTokenS: number;
   /** lm_head per logits row (one per request scheduled in a step): 2 · vocab_size · hidden_size / tp / FLOP/s, at F (vLLM leaves lm_head unquantized in W8A8), at the fp32 peak where vLLM holds lm_head in fp32 (ModelSpec.fp32Weights). */
   perLogitsS: number;
   /** Full-attention layers, a prefill chunk's query-key pairs: L_f · H / tp · f_p / FLOP/s ({@link pairFlopsPerHead}: 4 · D but for MLA). */
@@ -127,15 +149,44 @@ export interface StepWork {
  * The absorbed decode's per-token projections (q_nope · W_UK_T into the latent, the latent output
  * · W_UV to v_head_dim: 2 · kv_lora_rank · H · (qk_nope_head_dim + v_head_dim) FLOPs per token and
  * layer) are kv_b_proj's FLOPs, which the prefill runs on each new token instead: both are in
- * 2 · P · T, P holding kv_b_proj. Not counted: the prefill's up-projection of its cached context
- * through kv_b_proj (_compute_prefill_context), the same FLOPs per context token of a chunk that
- * follows cached tokens.
+ * 2 · P · T, P holding kv_b_proj (at F for decode tokens of a W8A8 checkpoint: StepWork
+ * perDecodeTokenS). The prefill's up-projection of its cached context through kv_b_proj is per
+ * context token, not per pair: {@link mlaContextFlops}.
  */
 export function pairFlopsPerHead(m: Pick<ModelSpec, 'headDim' | 'mla'>): { prefill: number; decode: number } {
   if (!m.mla) return { prefill: 4 * m.headDim, decode: 4 * m.headDim };
   const { kvLoraRank, qkNopeHeadDim, qkRopeHeadDim, vHeadDim } = m.mla;
   return { prefill: 2 * (qkNopeHeadDim + qkRopeHeadDim) + 2 * vHeadDim, decode: 2 * (kvLoraRank + qkRopeHeadDim) + 2 * kvLoraRank };
 }
+
+/**
+ * MLA: FLOPs per context token of a prefill chunk, all layers, all GPUs together (divide by tp for
+ * one GPU's: kv_b_proj is a ColumnParallelLinear over the heads): 2 · kv_lora_rank · H ·
+ * (qk_nope_head_dim + v_head_dim) per MLA layer, kv_b_proj's parameters ({@link mlaKvBProjParams})
+ * times 2; DeepSeek-V3: 2 · 512 · 128 · 256 = 33,554,432 per layer, 61 layers. vLLM's prefill path
+ * (vllm/model_executor/layers/attention/mla_attention.py, MLACommonImpl.forward_mha and
+ * _compute_prefill_context; vllm/v1/attention/backends/mla/common.py before the move) attends a
+ * chunk's context in the non-absorbed form: for every request with context_lens > 0 among the
+ * prefills (query_len > reorder_batch_threshold, 1 without speculative decoding) it gathers the
+ * context's latent from the cache and runs `self.kv_b_proj(kv_c_normed)` over it to k_nope and v.
+ * The context is cut into pieces of chunked_prefill_workspace_size / (prefills with context)
+ * tokens (the workspace: min(max(8 · max_model_len, 4 · max_num_seqs · block_size), 64 Ki), at
+ * least max_num_seqs · block_size), but the pieces cover each context token once: the FLOPs do
+ * not depend on it. Decode tokens (forward_mqa) read the latent directly and up-project nothing.
+ * 0 without MLA.
+ */
+export function mlaContextFlops(m: ModelSpec): number {
+  return 2 * mlaKvBProjParams(m).params;
+}
+
+/**
+ * The W8A8 MLA clause: why decode tokens run kv_b_proj at the dtype's peak (vLLM keeps bf16 copies
+ * of its halves W_UK_T and W_UV for the absorbed decode's bmm's: "we currently do not have quantized
+ * bmm's", mla_attention.py process_weights_after_loading; ROCm's aiter fp8 bmm aside, no GPU of
+ * core/estimate/gpus.ts). Prefill tokens and context tokens run kv_b_proj as the layer itself, its
+ * quantized GEMM.
+ */
+const mlaDecodeBmmNote = "vLLM's absorbed decode multiplies by bf16 copies of kv_b_proj's halves W_UK_T and W_UV (\"we currently do not have quantized bmm's\")";
 
 /**
  * lm_head's parameters, vocab_size · hidden_size: the tied embedding matrix too, which
@@ -202,6 +253,11 @@ export function stepWork(profile: Profile, stage?: number): StepWork {
   const quantizedParams = q.peak ? quantizedActiveComputeParams(m, paramCounts(m)) : 0;
   const gemm = q.peak ? { peak: q.peak, params: quantizedParams / tp } : null;
   const lmHead = lmHeadParams(m);
+  // MLA's kv_b_proj, all layers: of it, the quantized part runs at F_q in prefill (the layer's own
+  // GEMM) but at F in decode (the bf16 bmm's): mlaContextFlops, mlaDecodeBmmNote.
+  const kvB = mlaKvBProjParams(m);
+  const kvBQuantized = gemm ? kvB.quantized : 0;
+  const perTokenS = (2 * ((range ? paramCounts(m).activeCompute : est.paramsActiveCompute) - lmHead - quantizedParams)) / tp / peak.flopsPerSec + (gemm ? (2 * gemm.params) / gemm.peak.flopsPerSec : 0);
   return {
     gpu,
     peak,
@@ -215,7 +271,9 @@ export function stepWork(profile: Profile, stage?: number): StepWork {
     numExperts: expertBytes > 0 ? m.moe!.numExperts : 0,
     numExpertsPerTok: expertBytes > 0 ? m.moe!.numExpertsPerTok : 0,
     perKvTokenS: (layers.full * est.kvBytesPerTokenPerLayer) / gpu.memoryBytesPerSec,
-    perTokenS: (2 * ((range ? paramCounts(m).activeCompute : est.paramsActiveCompute) - lmHead - quantizedParams)) / tp / peak.flopsPerSec + (gemm ? (2 * gemm.params) / gemm.peak.flopsPerSec : 0),
+    perTokenS,
+    perDecodeTokenS: gemm ? perTokenS + ((2 * kvBQuantized) / tp) * (1 / peak.flopsPerSec - 1 / gemm.peak.flopsPerSec) : perTokenS,
+    perPrefillContextTokenS: (2 * (kvB.params - kvBQuantized)) / tp / peak.flopsPerSec + (gemm ? (2 * kvBQuantized) / tp / gemm.peak.flopsPerSec : 0),
     // ParallelLMHead splits the vocabulary over the tp GPUs; an fp32 lm_head (MiniMax's
     // `lm_head.float()`, fed `hidden_states.float()`) runs at the fp32 peak. Under pipeline
     // parallelism on the last stage only (it holds lm_head).
@@ -231,7 +289,7 @@ export function stepWork(profile: Profile, stage?: number): StepWork {
 }
 
 /** The StepWork figures that are per stage (seconds per unit); the rest are the model's. */
-const STAGE_WORK_KEYS = ['weightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS'] as const;
+const STAGE_WORK_KEYS = ['weightsS', 'expertWeightsS', 'perKvTokenS', 'perTokenS', 'perDecodeTokenS', 'perPrefillContextTokenS', 'perLogitsS', 'perPairS', 'perDecodePairS', 'perSlidingKvTokenS', 'perSlidingPairS'] as const;
 type StageCoefficientKey = (typeof STAGE_WORK_KEYS)[number];
 
 /**
@@ -281,7 +339,7 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
       ? [`MoE: routed experts' weights read per step modelled as the E · (1 − (1 − k/E)^n) of E = ${w.numExperts} experts per layer that n tokens touch at k = ${w.numExpertsPerTok} each, assuming uniform routing (a skewed router touches fewer); shared experts and the dense part read every step`]
       : []),
     ...attentionCount(profile, w, e.memoryEfficiency),
-    ...mlaLine(profile),
+    ...mlaLine(profile, w),
     // Under TP each rank's weights, KV and FLOPs are divided by tp above, but the all-reduces after
     // every attention and MLP block are not in the formula: only overhead_ms stands for them.
     ...(profile.device.tensorParallelSize > 1
@@ -300,6 +358,8 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
       expertWeightsS: sw.expertWeightsS / e.memoryEfficiency,
       perKvTokenS: sw.perKvTokenS / e.memoryEfficiency,
       perTokenS: sw.perTokenS / e.computeEfficiency,
+      ...(sw.perDecodeTokenS !== sw.perTokenS ? { perDecodeTokenS: sw.perDecodeTokenS / e.computeEfficiency } : {}),
+      ...(sw.perPrefillContextTokenS > 0 ? { perPrefillContextTokenS: sw.perPrefillContextTokenS / e.computeEfficiency } : {}),
       perLogitsS: sw.perLogitsS / e.computeEfficiency,
       perPairS: sw.perPairS / e.computeEfficiency,
       perDecodePairS: (profile.model.mla ? sw.perDecodePairS : sw.perPairS) / e.computeEfficiency,
@@ -313,6 +373,8 @@ export function stepTimeModel(profile: Profile, spec: StepTimeSpec | undefined =
     ...(w.numExperts > 0 ? { expertWeightsS: w.expertWeightsS / e.memoryEfficiency, numExperts: w.numExperts, numExpertsPerTok: w.numExpertsPerTok } : {}),
     perKvTokenS: w.perKvTokenS / e.memoryEfficiency,
     perTokenS: w.perTokenS / e.computeEfficiency,
+    ...(w.perDecodeTokenS !== w.perTokenS ? { perDecodeTokenS: w.perDecodeTokenS / e.computeEfficiency } : {}),
+    ...(w.perPrefillContextTokenS > 0 ? { perPrefillContextTokenS: w.perPrefillContextTokenS / e.computeEfficiency } : {}),
     perLogitsS: w.perLogitsS / e.computeEfficiency,
     perPairS: w.perPairS / e.computeEfficiency,
     ...(profile.model.mla ? { perDecodePairS: w.perDecodePairS / e.computeEfficiency } : {}),
@@ -365,13 +427,22 @@ function gemmLine(profile: Profile, w: StepWork): string[] {
   return w.gemmNote ? [`${q?.method} W8A8: ${w.gemmNote}`] : [];
 }
 
-/** The MLA clause of the printed line: its two FLOPs per pair and head, as vLLM runs prefill and decode ({@link pairFlopsPerHead}). Empty but for MLA. */
-function mlaLine(profile: Profile): string[] {
+/**
+ * The MLA clause of the printed line: its two FLOPs per pair and head, as vLLM runs prefill and
+ * decode ({@link pairFlopsPerHead}), the prefill's up-projection of its context
+ * ({@link mlaContextFlops}) and, for a W8A8 checkpoint, decode's kv_b_proj at the dtype's peak.
+ * Empty but for MLA.
+ */
+function mlaLine(profile: Profile, w: StepWork): string[] {
   const mla = profile.model.mla;
   if (!mla) return [];
   const f = pairFlopsPerHead(profile.model);
   const n = (x: number) => x.toLocaleString('en-US');
-  return [`MLA attention as vLLM runs it: prefill chunks at ${n(f.prefill)} FLOPs per query-key pair and head (q·k over qk_nope_head_dim + qk_rope_head_dim = ${n(mla.qkNopeHeadDim + mla.qkRopeHeadDim)}, P·V over v_head_dim ${n(mla.vHeadDim)}), decode tokens at ${n(f.decode)} (absorbed: q·k over kv_lora_rank + qk_rope_head_dim = ${n(mla.kvLoraRank + mla.qkRopeHeadDim)}, P·V over kv_lora_rank ${n(mla.kvLoraRank)})`];
+  const perLayer = 2 * mla.kvLoraRank * profile.model.numHeads * (mla.qkNopeHeadDim + mla.vHeadDim);
+  const decodeBmm = w.perDecodeTokenS !== w.perTokenS
+    ? `; decode tokens run kv_b_proj (${formatSignificant((mlaContextFlops(profile.model) / 2) * 1e-9)}B params) at the ${w.peak.name}, not the ${w.gemm?.peak.name}: ${mlaDecodeBmmNote}`
+    : '';
+  return [`MLA attention as vLLM runs it: prefill chunks at ${n(f.prefill)} FLOPs per query-key pair and head (q·k over qk_nope_head_dim + qk_rope_head_dim = ${n(mla.qkNopeHeadDim + mla.qkRopeHeadDim)}, P·V over v_head_dim ${n(mla.vHeadDim)}), decode tokens at ${n(f.decode)} (absorbed: q·k over kv_lora_rank + qk_rope_head_dim = ${n(mla.kvLoraRank + mla.qkRopeHeadDim)}, P·V over kv_lora_rank ${n(mla.kvLoraRank)}); a prefill chunk's context tokens (cached or earlier chunks) are up-projected through kv_b_proj again, ${n(perLayer)} FLOPs per token and layer (2 · kv_lora_rank · num_attention_heads · (qk_nope_head_dim + v_head_dim), vLLM's _compute_prefill_context)${decodeBmm}`];
 }
 
 /**
@@ -412,7 +483,7 @@ export function expertShareRead(m: { numExperts?: number; numExpertsPerTok?: num
 }
 
 /** The fields of a StepTimeModel that set its step times (the rest describe them). */
-export type StepCoefficientKey = 'perStepS' | 'weightsS' | 'perKvTokenS' | 'perTokenS' | 'perLogitsS' | 'perPairS' | 'perDecodePairS' | 'expertWeightsS' | 'numExperts' | 'numExpertsPerTok'
+export type StepCoefficientKey = 'perStepS' | 'weightsS' | 'perKvTokenS' | 'perTokenS' | 'perDecodeTokenS' | 'perPrefillContextTokenS' | 'perLogitsS' | 'perPairS' | 'perDecodePairS' | 'expertWeightsS' | 'numExperts' | 'numExpertsPerTok'
   | 'slidingWindow' | 'attentionChunkSize' | 'perSlidingKvTokenS' | 'perSlidingPairS';
 
 /** The step-time coefficients {@link stepSeconds} reads. */
@@ -428,7 +499,8 @@ export function weightReadSeconds(m: Pick<StepCoefficients, 'weightsS' | 'expert
  * full-attention layers' KV tokens read and query-key pairs (whole context), the latter apart for
  * prefill chunks' queries (pairs) and decode queries (decodePairs: one-token chunks, vLLM's MLA
  * decode path), and the sliding-window layers' (inside the window) or chunked layers' (inside
- * the query's chunk).
+ * the query's chunk); and, for the MLA terms, the decode tokens (one-token chunks) and the
+ * prefill chunks' context tokens (those computed before each chunk, which MLA up-projects again).
  */
 export interface AttentionWork {
   kvTokens: number;
@@ -436,6 +508,8 @@ export interface AttentionWork {
   decodePairs: number;
   slidingKvTokens: number;
   slidingPairs: number;
+  decodeTokens: number;
+  prefillContextTokens: number;
 }
 
 /**
@@ -468,7 +542,8 @@ export function chunkedPairs(from: number, to: number, c: number): number {
  * (the chunk's own included; n = 1 is a decode token), with sliding-window layers of `window`
  * tokens or chunked local-attention layers of `attentionChunk` tokens (0: none; at most one of
  * the two), as simulator.cc counts it: full layers read `context` KV tokens and attend
- * n · (context − n) + n(n + 1)/2 pairs (decodePairs for n = 1, else pairs); sliding layers read min(context, n + window − 1) (the keys
+ * n · (context − n) + n(n + 1)/2 pairs (decodePairs for n = 1, else pairs; for n > 1 the
+ * context − n tokens before the chunk are prefillContextTokens); sliding layers read min(context, n + window − 1) (the keys
  * any of its queries sees) and attend slidingPairs(context − n, context, window) pairs; chunked
  * layers read context − floor((context − n)/C)·C (the chunks its queries touch, from the first
  * one's start) and attend chunkedPairs(context − n, context, C) pairs.
@@ -480,18 +555,21 @@ export function chunkAttention(n: number, context: number, window: number, atten
       ? { slidingKvTokens: context - Math.floor((context - n) / attentionChunk) * attentionChunk, slidingPairs: chunkedPairs(context - n, context, attentionChunk) }
       : { slidingKvTokens: 0, slidingPairs: 0 };
   const pairs = n * (context - n) + (n * (n + 1)) / 2;
-  return { kvTokens: context, pairs: n === 1 ? 0 : pairs, decodePairs: n === 1 ? pairs : 0, ...local };
+  const decode = n === 1;
+  return { kvTokens: context, pairs: decode ? 0 : pairs, decodePairs: decode ? pairs : 0, ...local, decodeTokens: decode ? 1 : 0, prefillContextTokens: decode ? 0 : context - n };
 }
 
 /** Σ of attention works, each `count` times (e.g. a batch's decode tokens of one context). */
 export function sumAttention(...works: Array<[AttentionWork, number]>): AttentionWork {
-  const sum: AttentionWork = { kvTokens: 0, pairs: 0, decodePairs: 0, slidingKvTokens: 0, slidingPairs: 0 };
+  const sum: AttentionWork = { kvTokens: 0, pairs: 0, decodePairs: 0, slidingKvTokens: 0, slidingPairs: 0, decodeTokens: 0, prefillContextTokens: 0 };
   for (const [w, count] of works) {
     sum.kvTokens += count * w.kvTokens;
     sum.pairs += count * w.pairs;
     sum.decodePairs += count * w.decodePairs;
     sum.slidingKvTokens += count * w.slidingKvTokens;
     sum.slidingPairs += count * w.slidingPairs;
+    sum.decodeTokens += count * w.decodeTokens;
+    sum.prefillContextTokens += count * w.prefillContextTokens;
   }
   return sum;
 }
@@ -511,12 +589,17 @@ export function pairSeconds(m: Pick<StepCoefficients, 'perPairS' | 'perDecodePai
 }
 
 /**
- * Seconds of a step's GEMMs: perTokenS · `tokens` scheduled + perLogitsS · `requests` scheduled
- * (lm_head, one logits row each; perLogitsS absent in a run saved before it, whose perTokenS
- * holds lm_head).
+ * Seconds of a step's GEMMs: perTokenS · `tokens` scheduled, of which perDecodeTokenS for the
+ * a.decodeTokens one-token chunks (perTokenS when absent: all but an MLA W8A8 checkpoint, or a
+ * run saved before it) + perLogitsS · `requests` scheduled (lm_head, one logits row each;
+ * perLogitsS absent in a run saved before it, whose perTokenS holds lm_head) +
+ * perPrefillContextTokenS · a.prefillContextTokens (MLA's kv_b_proj over the prefill chunks'
+ * context; absent: none, for other models and runs saved before it).
  */
-export function gemmSeconds(m: Pick<StepCoefficients, 'perTokenS' | 'perLogitsS'>, tokens: number, requests: number): number {
-  return m.perTokenS * tokens + (m.perLogitsS ?? 0) * requests;
+export function gemmSeconds(m: Pick<StepCoefficients, 'perTokenS' | 'perDecodeTokenS' | 'perPrefillContextTokenS' | 'perLogitsS'>, tokens: number, requests: number,
+  a: Pick<AttentionWork, 'decodeTokens' | 'prefillContextTokens'>): number {
+  return m.perTokenS * (tokens - a.decodeTokens) + (m.perDecodeTokenS ?? m.perTokenS) * a.decodeTokens + (m.perLogitsS ?? 0) * requests +
+    (m.perPrefillContextTokenS ?? 0) * a.prefillContextTokens;
 }
 
 /**
@@ -524,5 +607,5 @@ export function gemmSeconds(m: Pick<StepCoefficients, 'perTokenS' | 'perLogitsS'
  * `tokens` scheduled for `requests` requests, and what they attend per layer type.
  */
 export function stepSeconds(m: StepCoefficients, tokens: number, requests: number, attention: AttentionWork): number {
-  return m.perStepS + Math.max(weightReadSeconds(m, tokens) + kvReadSeconds(m, attention), gemmSeconds(m, tokens, requests) + pairSeconds(m, attention));
+  return m.perStepS + Math.max(weightReadSeconds(m, tokens) + kvReadSeconds(m, attention), gemmSeconds(m, tokens, requests, attention) + pairSeconds(m, attention));
 }

@@ -108,5 +108,8 @@ function stepFormula(m: StepTimeModel): string {
       : ` + ${seconds(m.perPairS)}/query-key pair`;
   // A zero overhead (the assumed one) is no term: 'max(...)', not '0 s + max(...)'.
   return `${m.perStepS > 0 ? `${seconds(m.perStepS)} + ` : ''}max(${seconds(m.weightsS)}${m.expertWeightsS ? ` + ${seconds(m.expertWeightsS)} × (1 − (1 − ${m.numExpertsPerTok}/${m.numExperts})^tokens)` : ''}${fullKv}${slidingKv}, ` +
-    `${seconds(m.perTokenS)}/token${m.perLogitsS ? ` + ${seconds(m.perLogitsS)}/request (lm_head)` : ''}${fullPairs}${slidingPairs})`;
+    // MLA W8A8: decode tokens at their own cost (perDecodeTokenS); MLA: the prefill context's up-projection.
+    `${seconds(m.perTokenS)}/${m.perDecodeTokenS !== undefined && m.perDecodeTokenS !== m.perTokenS ? `prefill token + ${seconds(m.perDecodeTokenS)}/decode token` : 'token'}` +
+    `${m.perPrefillContextTokenS ? ` + ${seconds(m.perPrefillContextTokenS)}/prefill context token (MLA kv_b_proj)` : ''}` +
+    `${m.perLogitsS ? ` + ${seconds(m.perLogitsS)}/request (lm_head)` : ''}${fullPairs}${slidingPairs})`;
 }

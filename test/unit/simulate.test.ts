@@ -598,6 +598,45 @@ test('lm_head step time: perLogitsS once per request scheduled in a step (its on
   assert.throws(() => new ServingSimulator({ ...base, perLogitsS: -1 }, requests), /perLogitsS must be >= 0/);
 });
 
+test('MLA step time: a prefill chunk pays perPrefillContextTokenS per token computed before it (earlier chunks, a prefix hit), a decode token perDecodeTokenS', () => {
+  // vLLM's MLA prefill (mla_attention.py _compute_prefill_context) up-projects the latent of every
+  // context token of a chunk of query_len > 1 through kv_b_proj; a decode token (query_len 1) does
+  // not, and in a W8A8 checkpoint it runs kv_b_proj as bf16 bmm's (perDecodeTokenS). A toy: 1 ms per
+  // token, 2 ms per decode token, 0.25 ms per context token, nothing else costs; pages of 4 tokens,
+  // max_num_batched_tokens 8, prefix caching on.
+  //   A (at 0 s): prompt 20 (its first 16 tokens a shared prefix), output 2:
+  //     step 1, chunk 0..7, no context:                   8 ms
+  //     step 2, chunk 8..15, context 8:        8 + 2   = 10 ms
+  //     step 3, chunk 16..19, context 16:      4 + 4   =  8 ms   first token at 26 ms
+  //     step 4, a decode token:                             2 ms   last token at 28 ms
+  //   B (at 1 s, A gone): prompt 20, the same prefix: 16 tokens hit (4 full pages), chunk 16..19,
+  //     context 16:                           4 + 4   =  8 ms   first and last token at 1.008 s
+  // Without the two coefficients (a run saved before them): A 8, 8, 4 → 20 ms, then 21; B 4 ms.
+  const base: ServingSimConfig = {
+    layout: 'paged', pageSize: 4, numPages: 40, watermarkPages: 0, slidingWindow: 0, enablePrefixCaching: true,
+    maxNumSeqs: 4, maxNumBatchedTokens: 8, maxModelLen: 64, maxSamples: 100,
+    perStepS: 0, weightsS: 0, perTokenS: 1e-3, perKvTokenS: 0, perPairS: 0,
+  };
+  const requests = packRequests([
+    { arrivalS: 0, promptLen: 20, outputLen: 2, prefixId: 'p', prefixLen: 16 },
+    { arrivalS: 1, promptLen: 20, outputLen: 1, prefixId: 'p', prefixLen: 16 },
+  ]);
+  const run = (config: ServingSimConfig, coast: boolean) => {
+    const sim = new ServingSimulator({ ...config, coast }, requests);
+    assert.equal(sim.run(1000), true);
+    assert.equal(sim.totals().prefixHitTokens, 16);
+    const t = sim.times();
+    return [t.firstTokenS[0]! * 1000, t.finishS[0]! * 1000, (t.firstTokenS[1]! - 1) * 1000, (t.finishS[1]! - 1) * 1000];
+  };
+  const close = (got: number[], want: number[], what: string) => assert.ok(got.every((g, i) => Math.abs(g - want[i]!) < 1e-9), `${what}: ${got} vs ${want}`);
+  for (const coast of [true, false]) {
+    close(run({ ...base, perDecodeTokenS: 2e-3, perPrefillContextTokenS: 0.25e-3 }, coast), [26, 28, 8, 8], `MLA, coast ${coast}`);
+    close(run(base, coast), [20, 21, 4, 4], `without them, coast ${coast}`);
+  }
+  assert.throws(() => new ServingSimulator({ ...base, perPrefillContextTokenS: -1 }, requests), /perPrefillContextTokenS must be >= 0/);
+  assert.throws(() => new ServingSimulator({ ...base, perDecodeTokenS: Number.NaN }, requests), /perDecodeTokenS must be a finite number/);
+});
+
 test('chunked local-attention step time (Llama 4): a query at position t reads its own chunk\'s keys only, (t mod C) + 1 of them', () => {
   // A 2-layer toy, one full-attention layer and one chunked layer of C = 4 (chunks 0..3, 4..7,
   // 8..11, 12..), each costing 1 ms per KV token read (memory run) or per query-key pair (compute
@@ -1074,4 +1113,24 @@ test('pipeline parallelism: every request is accounted for under preemption, req
     { numRuns: 60 },
   );
   assert.ok(preempted > 0, 'some runs preempt');
+});
+
+test('pipeline parallelism: each stage charges its own MLA terms (perPrefillContextTokenS over its layers, perDecodeTokenS), absent ones as before', () => {
+  // One request, prompt 12, output 2, max_num_batched_tokens 8; stage 0: 1 ms per token, 3 ms per
+  // decode token, 0.5 ms per context token; stage 1: 1 ms per decode token, 0.25 ms per context token.
+  //   batch 1 (t = 0), chunk 0..7, no context: stage 0 8 ms, stage 1 0 → 8 ms (no token: the prompt goes on)
+  //   batch 2 (t = 8 ms), chunk 8..11, context 8: stage 0 4 + 4 = 8 ms, stage 1 2 ms → first token at 18 ms
+  //   batch 3 (t = 18 ms), a decode token: stage 0 3 ms, stage 1 1 ms → 22 ms
+  // Without the two terms (a run saved before them): 8, then 8 + 4 = 12 ms, then 12 + 1 = 13 ms.
+  const packed = packRequests([{ arrivalS: 0, promptLen: 12, outputLen: 2 }]);
+  const run = (stages: ServingSimConfig['stages']) => {
+    const sim = new ServingSimulator({ ...PP_CONFIG, maxNumBatchedTokens: 8, stages }, packed);
+    assert.equal(sim.run(100), true);
+    const t = sim.times();
+    return [t.firstTokenS[0]!, t.finishS[0]!];
+  };
+  const got = run([stage({ perTokenS: 0.001, perDecodeTokenS: 0.003, perPrefillContextTokenS: 0.0005 }), stage({ perDecodeTokenS: 0.001, perPrefillContextTokenS: 0.00025 })]);
+  assert.ok(close(got, [0.018, 0.022]), `MLA stages: ${got}`);
+  const before = run([stage({ perTokenS: 0.001 }), stage({})]);
+  assert.ok(close(before, [0.012, 0.013]), `without: ${before}`);
 });

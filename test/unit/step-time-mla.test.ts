@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { profileFromModelConfig } from '../../core/config/index';
-import { chunkAttention, pairSeconds, stepTimeModel } from '../../runner/simulate/step-time';
+import { chunkAttention, gemmSeconds, pairSeconds, stepSeconds, stepTimeModel } from '../../runner/simulate/step-time';
 import { loadModel } from './helpers';
 
 const PEAKS = { computeEfficiency: 1, memoryEfficiency: 1, overheadMs: 0 };
@@ -41,4 +41,91 @@ test('a model without MLA has one cost per pair: no perDecodePairS, decode pairs
   assert.ok(Math.abs(m.perPairS / (524_288 / 989e12) - 1) < 1e-12);
   assert.equal(pairSeconds(m, chunkAttention(1, 1000, 0)), m.perPairS * 1000);
   assert.doesNotMatch(m.source, /MLA/);
+});
+
+test('DeepSeek-V3 at tp 8: a prefill chunk up-projects its cached context through kv_b_proj again (a 10,000-token prefix-cache hit with 100 new tokens)', () => {
+  // vllm/model_executor/layers/attention/mla_attention.py (MLACommonImpl._compute_prefill_context,
+  // called from forward_mha for prefills with context_lens > 0; query_len > 1, decode excluded):
+  // `kv_nope = self.kv_b_proj(kv_c_normed)` over every context token of every prefill, in pieces of
+  // chunked_prefill_workspace_size / (prefills with context) tokens that cover each token once.
+  // kv_b_proj is [kv_lora_rank 512, 128 heads · (qk_nope 128 + v 128)], a ColumnParallelLinear: at
+  // tp 8, 16 heads: 512 · 16 · 256 = 2,097,152 params a layer, 61 layers: 127,926,272; 2 FLOPs per
+  // multiply-add: 255,852,544 FLOPs per context token on each GPU. The checkpoint is fp8 W8A8
+  // (quant_method fp8, dynamic activations) and kv_b_proj is quantized, so the layer's own GEMM runs
+  // at the H200's dense fp8 peak, 1,979e12.
+  //   One request, 10,000 tokens cached, 100 new (positions 10,000 .. 10,099):
+  //     context up-projection: 10,000 · 255,852,544 = 2,558,525,440,000 FLOPs at fp8 → 1.2929 ms
+  //     query-key pairs: 100 · 10,000 + 100 · 101 / 2 = 1,005,050, at 624,640 FLOPs each (the first
+  //       test) = 627,794,432,000 FLOPs at bf16 989e12 → 0.6348 ms
+  //   so the context's up-projection costs twice the chunk's attention; before it was not counted.
+  const p = profileFromModelConfig(loadModel('DeepSeek-V3'), null);
+  p.device.gpu = 'H200';
+  p.device.tensorParallelSize = 8;
+  const m = stepTimeModel(p, PEAKS);
+  const close = (got: number, want: number, what: string) => assert.ok(Math.abs(got - want) / want < 1e-12, `${what}: ${got} vs ${want}`);
+  close(m.perPrefillContextTokenS!, 255_852_544 / 1979e12, 'per context token');
+  const hit = chunkAttention(100, 10_100, 0);
+  assert.equal(hit.prefillContextTokens, 10_000);
+  assert.equal(hit.pairs, 1_005_050);
+  // The linear layers of the 100 new tokens and the one logits row as before (their own tests).
+  close(gemmSeconds(m, 100, 1, hit) - 100 * m.perTokenS - m.perLogitsS!, 2_558_525_440_000 / 1979e12, 'the context up-projection');
+  close(pairSeconds(m, hit), 627_794_432_000 / 989e12, 'the pairs');
+  // (This one step alone is memory-bound at tp 8: its weights' read, ~17 ms, exceeds its ~2.4 ms
+  // of FLOPs; in a batch of such hits the FLOPs add up while the weights are read once.)
+  // A decode token (query_len 1, forward_mqa) reads the latent directly: no context up-projection.
+  assert.equal(chunkAttention(1, 10_001, 0).prefillContextTokens, 0);
+  assert.match(m.source, /a prefill chunk's context tokens \(cached or earlier chunks\) are up-projected through kv_b_proj again, 33,554,432 FLOPs per token and layer/);
+});
+
+test('DeepSeek-V3 fp8 at tp 8: decode tokens run kv_b_proj at the bf16 peak (vLLM has no quantized bmm for W_UK_T / W_UV), prefill tokens at fp8', () => {
+  // mla_attention.py process_weights_after_loading: "we currently do not have quantized bmm's which
+  // are needed for `W_UV` and `W_UK_T`, we just store fp16/bf16 copies and perform the bmm's in
+  // 16-bit" (get_and_maybe_dequant_weights(self.kv_b_proj)); forward_impl's decode (mqa) path
+  // multiplies by them with torch.bmm, the prefill (forward_mha) calls self.kv_b_proj, the fp8 layer.
+  // A decode token's kv_b_proj FLOPs per GPU, 255,852,544 (above), move from 1,979e12 to 989e12:
+  //   perDecodeTokenS − perTokenS = 255,852,544 / 989e12 − 255,852,544 / 1979e12 = 0.12940 µs
+  const p = profileFromModelConfig(loadModel('DeepSeek-V3'), null);
+  p.device.gpu = 'H200';
+  p.device.tensorParallelSize = 8;
+  const m = stepTimeModel(p, PEAKS);
+  const delta = 255_852_544 / 989e12 - 255_852_544 / 1979e12;
+  assert.ok(Math.abs((m.perDecodeTokenS! - m.perTokenS) / delta - 1) < 1e-9, `${m.perDecodeTokenS! - m.perTokenS} vs ${delta}`);
+  // 8 decode tokens and 92 prefill tokens in one step: 8 of them at perDecodeTokenS.
+  const mixed = { decodeTokens: 8, prefillContextTokens: 0 };
+  assert.ok(Math.abs(gemmSeconds(m, 100, 9, mixed) - (100 * m.perTokenS + 8 * delta + 9 * m.perLogitsS!)) < 1e-15);
+  assert.match(m.source, /decode tokens run kv_b_proj \(1\.02B params\) at the bf16 peak, not the fp8 peak: vLLM's absorbed decode multiplies by bf16 copies of kv_b_proj's halves W_UK_T and W_UV/);
+  // The bf16 checkpoint (no quantization_config): one peak, no decode-token term; the context
+  // up-projection at 989e12.
+  const bf16 = profileFromModelConfig({ ...loadModel('DeepSeek-V3'), quantization: null }, null);
+  bf16.device.gpu = 'H200';
+  bf16.device.tensorParallelSize = 8;
+  const b = stepTimeModel(bf16, PEAKS);
+  assert.equal(b.perDecodeTokenS, undefined);
+  assert.ok(Math.abs(b.perPrefillContextTokenS! / (255_852_544 / 989e12) - 1) < 1e-12);
+  assert.doesNotMatch(b.source, /W_UK_T/);
+});
+
+test('a model without MLA: no context up-projection, every token at perTokenS (Llama-3.1-8B, a 10,000-token hit with 100 new tokens)', () => {
+  const m = stepTimeModel(profileFromModelConfig(loadModel('Llama-3.1-8B'), null), PEAKS);
+  assert.equal(m.perPrefillContextTokenS, undefined);
+  assert.equal(m.perDecodeTokenS, undefined);
+  const hit = chunkAttention(100, 10_100, 0);
+  // As before: 100 tokens' linear layers, one logits row, the pairs.
+  assert.equal(stepSeconds(m, 100, 1, hit), Math.max(m.weightsS + m.perKvTokenS * 10_100, 100 * m.perTokenS + m.perLogitsS! + m.perPairS * 1_005_050));
+});
+
+test('DeepSeek-V3 at tp 8 × pp 2: each stage charges the context up-projection of its own layers (31 + 30, vLLM get_pp_indices)', () => {
+  // get_pp_indices(61, rank, 2): 61 // 2 = 30 a stage, the remainder to partitions[-2]: 31 + 30.
+  // Per context token and GPU: 31 · 2 · 512 · 16 · 256 = 130,023,424 and 30 · … = 125,829,120 FLOPs
+  // at fp8 1,979e12; their sum the whole model's 255,852,544 (above).
+  const p = profileFromModelConfig(loadModel('DeepSeek-V3'), null);
+  p.device.gpu = 'H200';
+  p.device.tensorParallelSize = 8;
+  p.device.pipelineParallelSize = 2;
+  const m = stepTimeModel(p, PEAKS);
+  const close = (got: number, want: number, what: string) => assert.ok(Math.abs(got - want) / want < 1e-12, `${what}: ${got} vs ${want}`);
+  close(m.stages![0]!.perPrefillContextTokenS!, 130_023_424 / 1979e12, 'stage 0');
+  close(m.stages![1]!.perPrefillContextTokenS!, 125_829_120 / 1979e12, 'stage 1');
+  close(m.perPrefillContextTokenS!, 255_852_544 / 1979e12, 'the whole model');
+  close(m.stages![1]!.perDecodeTokenS! - m.stages![1]!.perTokenS, 125_829_120 / 989e12 - 125_829_120 / 1979e12, 'stage 1 decode kv_b_proj at bf16');
 });

@@ -69,7 +69,7 @@ test('per layer type: gpt-oss-20b\'s 12 full-attention layers read the whole con
   // sliding one: 9.1701 ns · (10,000 + 128) = 92.875 µs (every layer at the whole context:
   // 18.340 ns · 10,000 = 183.40 µs); its pairs likewise 0.33132 ns · 10,128 = 3.3556 µs.
   const decode = chunkAttention(1, 10_000, 128);
-  assert.deepEqual(decode, { kvTokens: 10_000, pairs: 0, decodePairs: 10_000, slidingKvTokens: 128, slidingPairs: 128 });
+  assert.deepEqual(decode, { kvTokens: 10_000, pairs: 0, decodePairs: 10_000, slidingKvTokens: 128, slidingPairs: 128, decodeTokens: 1, prefillContextTokens: 0 });
   close(kvReadSeconds(m, decode), (24_576 / 2.68e12) * 10_128, 'KV read of a decode token at 10,000');
   close(pairSeconds(m, decode), (196_608 / (989e12 * 0.6)) * 10_128, 'pairs of a decode token at 10,000');
   assert.match(m.source, /attention per layer type: the 12 full-attention layers read the whole context \(9\.17 ns\/KV token\) and attend every earlier token, the 12 sliding-window layers read min\(context, 128\) tokens \(9\.17 ns\/KV token\) and attend only the query-key pairs inside the window/);
@@ -121,8 +121,8 @@ test('a chunk\'s query-key pairs inside a window of W tokens: Σ min(i + 1, W) o
   assert.equal(slidingPairs(0, 10, 10), 55);
   // The chunk of positions 6..9 after 6 cached tokens: full layers read all 10 keys and attend
   // 7 + 8 + 9 + 10 = 34 pairs; sliding ones read keys 3..9 (query 6 sees 3..6): 7 = min(10, 4 + 4 − 1).
-  assert.deepEqual(chunkAttention(4, 10, 4), { kvTokens: 10, pairs: 34, decodePairs: 0, slidingKvTokens: 7, slidingPairs: 16 });
-  assert.deepEqual(chunkAttention(4, 10, 0), { kvTokens: 10, pairs: 34, decodePairs: 0, slidingKvTokens: 0, slidingPairs: 0 });
+  assert.deepEqual(chunkAttention(4, 10, 4), { kvTokens: 10, pairs: 34, decodePairs: 0, slidingKvTokens: 7, slidingPairs: 16, decodeTokens: 0, prefillContextTokens: 6 });
+  assert.deepEqual(chunkAttention(4, 10, 0), { kvTokens: 10, pairs: 34, decodePairs: 0, slidingKvTokens: 0, slidingPairs: 0, decodeTokens: 0, prefillContextTokens: 6 });
 });
 
 test('a chunk\'s query-key pairs in chunked local attention of C tokens: Σ ((i mod C) + 1) over its query positions i', () => {
@@ -134,10 +134,10 @@ test('a chunk\'s query-key pairs in chunked local attention of C tokens: Σ ((i 
   assert.equal(chunkedPairs(0, 10, 10), 55);
   // The chunk of positions 6..9 after 6 cached tokens: the chunked layers read keys 4..9 (from the
   // start of position 6's chunk) = 6, where a window of 4 reads 7 (keys 3..9).
-  assert.deepEqual(chunkAttention(4, 10, 0, 4), { kvTokens: 10, pairs: 34, decodePairs: 0, slidingKvTokens: 6, slidingPairs: 10 });
+  assert.deepEqual(chunkAttention(4, 10, 0, 4), { kvTokens: 10, pairs: 34, decodePairs: 0, slidingKvTokens: 6, slidingPairs: 10, decodeTokens: 0, prefillContextTokens: 6 });
   // Decode tokens at positions 11 and 12 (contexts 12, 13): 4 keys (8..11), then 1 (a new chunk).
-  assert.deepEqual(chunkAttention(1, 12, 0, 4), { kvTokens: 12, pairs: 0, decodePairs: 12, slidingKvTokens: 4, slidingPairs: 4 });
-  assert.deepEqual(chunkAttention(1, 13, 0, 4), { kvTokens: 13, pairs: 0, decodePairs: 13, slidingKvTokens: 1, slidingPairs: 1 });
+  assert.deepEqual(chunkAttention(1, 12, 0, 4), { kvTokens: 12, pairs: 0, decodePairs: 12, slidingKvTokens: 4, slidingPairs: 4, decodeTokens: 1, prefillContextTokens: 0 });
+  assert.deepEqual(chunkAttention(1, 13, 0, 4), { kvTokens: 13, pairs: 0, decodePairs: 13, slidingKvTokens: 1, slidingPairs: 1, decodeTokens: 1, prefillContextTokens: 0 });
 });
 
 test('under tensor parallelism the step-time model says the GPUs\' communication is not modelled (unmodelled, which the Step time line prints, and its source); at TP 1 it says nothing of it', () => {

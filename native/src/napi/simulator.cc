@@ -78,6 +78,8 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
     if (c.Has("numExpertsPerTok")) config.step.num_experts_per_tok = static_cast<int32_t>(Num(c, "numExpertsPerTok"));
     config.step.per_kv_token_s = Num(c, "perKvTokenS");
     config.step.per_token_s = Num(c, "perTokenS");
+    config.step.per_decode_token_s = c.Has("perDecodeTokenS") ? Num(c, "perDecodeTokenS") : config.step.per_token_s;
+    if (c.Has("perPrefillContextTokenS")) config.step.per_prefill_context_token_s = Num(c, "perPrefillContextTokenS");
     if (c.Has("perLogitsS")) config.step.per_logits_s = Num(c, "perLogitsS");
     config.step.per_pair_s = Num(c, "perPairS");
     config.step.per_decode_pair_s = c.Has("perDecodePairS") ? Num(c, "perDecodePairS") : config.step.per_pair_s;
@@ -103,6 +105,8 @@ class ServingSimulatorWrap : public Napi::ObjectWrap<ServingSimulatorWrap> {
         m.per_decode_pair_s = Num(o, "perDecodePairS");
         m.per_sliding_kv_token_s = Num(o, "perSlidingKvTokenS");
         m.per_sliding_pair_s = Num(o, "perSlidingPairS");
+        m.per_decode_token_s = o.Has("perDecodeTokenS") ? Num(o, "perDecodeTokenS") : m.per_token_s;
+        if (o.Has("perPrefillContextTokenS")) m.per_prefill_context_token_s = Num(o, "perPrefillContextTokenS");
         config.stages.push_back(m);
       }
     }

@@ -286,6 +286,9 @@ bool ServingSimulator::Step() {
   int64_t budget = config_.max_num_batched_tokens;
   // requests_scheduled: one logits row each (lm_head).
   int64_t tokens_scheduled = 0, requests_scheduled = 0, kv_tokens = 0, sliding_kv_tokens = 0;
+  // decode_tokens: one-token chunks (coasting ones included); prefill_context_tokens: the tokens
+  // computed before each chunk of n > 1 (MLA up-projects them again, per_prefill_context_token_s).
+  int64_t decode_tokens = 0, prefill_context_tokens = 0;
   // Query-key pairs attended (doubles: they grow as n² for long chunks; integers below 2^53,
   // so exact in any order of summation).
   double pairs = 0, decode_pairs = 0, sliding_pairs = 0;
@@ -303,6 +306,8 @@ bool ServingSimulator::Step() {
     const double nd = static_cast<double>(n);
     // A one-token chunk is a decode query (vLLM's MLA split: query_len <= 1), whatever its phase.
     (n == 1 ? decode_pairs : pairs) += nd * static_cast<double>(s.computed - n) + nd * (nd + 1) / 2;
+    if (n == 1) ++decode_tokens;
+    else prefill_context_tokens += s.computed - n;
     if (window > 0) {
       // Its queries [computed − n, computed) see keys from max(0, computed − n − W + 1) on.
       sliding_kv_tokens += std::min<int64_t>(s.computed, n + window - 1);
@@ -383,6 +388,7 @@ bool ServingSimulator::Step() {
     // The coasting requests left: one decode token each.
     tokens_scheduled += coast_count_;
     requests_scheduled += coast_count_;
+    decode_tokens += coast_count_;
     budget -= coast_count_;
     totals_.generated_tokens += coast_count_;
   }
@@ -441,6 +447,8 @@ bool ServingSimulator::Step() {
   counts.pairs = pairs;
   counts.decode_pairs = decode_pairs;
   counts.sliding_pairs = sliding_pairs;
+  counts.decode_tokens = decode_tokens;
+  counts.prefill_context_tokens = prefill_context_tokens;
   double dt = 0;
   if (pipelined_) {
     // Nothing to run (every running request's tokens in flight): not queued, nothing sampled.
@@ -714,7 +722,9 @@ double StepSeconds(const StepTimeModel& m, const StepCounts& c) {
   const double memory_s = m.weights_s + m.expert_weights_s * ExpertShareRead(m, c.tokens) +
                           m.per_kv_token_s * static_cast<double>(c.kv_tokens) +
                           m.per_sliding_kv_token_s * static_cast<double>(c.sliding_kv_tokens);
-  const double compute_s = m.per_token_s * static_cast<double>(c.tokens) +
+  const double compute_s = m.per_token_s * static_cast<double>(c.tokens - c.decode_tokens) +
+                           m.per_decode_token_s * static_cast<double>(c.decode_tokens) +
+                           m.per_prefill_context_token_s * static_cast<double>(c.prefill_context_tokens) +
                            m.per_logits_s * static_cast<double>(c.requests) + m.per_pair_s * c.pairs +
                            m.per_decode_pair_s * c.decode_pairs + m.per_sliding_pair_s * c.sliding_pairs;
   return m.per_step_s + std::max(memory_s, compute_s);

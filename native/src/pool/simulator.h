@@ -138,10 +138,15 @@ enum class KvLayout : int32_t {
 //             (weights streamed once, each attended KV token read; MoE: the routed experts' weights
 //             read are modelled as the expected share of the E experts the step's tokens touch,
 //             k of E each, under uniform routing; dense models: expert_weights_s = 0)
-//   compute = per_token_s · tokens + per_logits_s · requests + per_pair_s · pairs
+//   compute = per_token_s · (tokens − decode_tokens) + per_decode_token_s · decode_tokens
+//             + per_prefill_context_token_s · prefill_context_tokens
+//             + per_logits_s · requests + per_pair_s · pairs
 //             + per_decode_pair_s · decode_pairs + per_sliding_pair_s · sliding_pairs
-//             (linear layers per scheduled token; lm_head per scheduled request, vLLM computing
-//             one logits row each, at its last scheduled token; attention per query-key pair).
+//             (linear layers per scheduled token, a decode token's (n = 1) apart: an MLA W8A8
+//             checkpoint's decode runs kv_b_proj as bf16 bmm's, at the dtype's peak; MLA's
+//             up-projection of each prefill chunk's (n > 1) context, the c tokens before it,
+//             through kv_b_proj again; lm_head per scheduled request, vLLM computing one logits
+//             row each, at its last scheduled token; attention per query-key pair).
 // Per layer type: the full-attention layers (per_kv_token_s, per_pair_s, per_decode_pair_s)
 // attend the whole context: a chunk of n tokens after c cached ones reads c + n KV tokens and has
 // n·c + n(n+1)/2 pairs, a decode token its context length. A chunk of n > 1 tokens counts them as
@@ -167,6 +172,8 @@ struct StepTimeModel {
   int32_t num_experts_per_tok = 0;  // k
   double per_kv_token_s = 0;    // full-attention layers
   double per_token_s = 0;       // the linear layers but lm_head
+  double per_decode_token_s = 0;  // the same for a decode token (n = 1); = per_token_s but for MLA W8A8
+  double per_prefill_context_token_s = 0;  // MLA: kv_b_proj per context token of a prefill chunk (n > 1)
   double per_logits_s = 0;      // lm_head, per request scheduled (0: lm_head in per_token_s)
   double per_pair_s = 0;        // full-attention layers, prefill chunks' queries (n > 1)
   double per_decode_pair_s = 0; // full-attention layers, decode queries (n = 1)
@@ -205,6 +212,8 @@ struct StepCounts {
   int64_t kv_tokens = 0;    // full-attention layers' KV tokens read
   int64_t sliding_kv_tokens = 0;
   double pairs = 0, decode_pairs = 0, sliding_pairs = 0;
+  int64_t decode_tokens = 0;           // one-token chunks (coasting ones included)
+  int64_t prefill_context_tokens = 0;  // tokens computed before each chunk of n > 1 (MLA's kv_b_proj again)
 };
 
 // Seconds of a step of `c` under `m`: per_step_s + max(memory, compute) (StepTimeModel); the
