@@ -132,26 +132,28 @@ function unreadModelHint(raw: string): string {
 
 /** How many model config reads {@link modelConfigRead} keeps (a sweep over `model` alternates between its axis's configs). */
 const MODEL_READS_KEPT = 8;
-/** readModelConfig's results by path and text, the least recently used first. */
-const modelReads = new Map<string, ReadResult<ModelSpec>>();
+/** readModelConfig's results with the path and text they are of, the least recently used first. */
+const modelReads: Array<{ path: string; text: string; read: ReadResult<ModelSpec> }> = [];
 
 /**
  * readModelConfig(text, path), kept by the config's path and text: a sweep's points (256 in the
  * editor, every one in `attnscope sweep`) and each keystroke's analysis of a profile read the
  * same config.json, and its parse was most of their cost (s35: 25% of the language server's CPU
  * per keystroke in a 2,992-line profile). Callers share the result, which no reader mutates.
+ * A kept text is found by comparing strings (the same string, as the language server hands in
+ * for a file it has not seen change, compares at once), not by a key made of the text: building
+ * and hashing `path + text` cost 11 MB of copying per keystroke for an 11 MB config.json (s39).
  */
 function modelConfigRead(text: string, path: string): ReadResult<ModelSpec> {
-  const key = `${path}\0${text}`;
-  const kept = modelReads.get(key);
-  if (kept !== undefined) {
-    modelReads.delete(key);
-    modelReads.set(key, kept);
-    return kept;
+  const at = modelReads.findIndex((r) => r.path === path && r.text === text);
+  if (at >= 0) {
+    const [kept] = modelReads.splice(at, 1);
+    modelReads.push(kept!);
+    return kept!.read;
   }
   const read = readModelConfig(text, path);
-  if (modelReads.size >= MODEL_READS_KEPT) modelReads.delete(modelReads.keys().next().value!);
-  modelReads.set(key, read);
+  if (modelReads.length >= MODEL_READS_KEPT) modelReads.shift();
+  modelReads.push({ path, text, read });
   return read;
 }
 
