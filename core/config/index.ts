@@ -14,4 +14,4 @@ export { closestMatch } from './suggest';
 export { otherModelName, profileModelName } from './modelName';
 export { mixerNames } from './mamba';
 export { readSweepBlock, readSweepPoint, sweepProblems, sweepAxisKeys, sweepPointTree, sweepSize, axisIndices, axisProblems, pointLabel, sweepTooBig, MAX_SWEEP_POINTS, SWEEP_JOBS, SWEEP_POINTS_CHECKED, type SweepJob, type SweepAxis, type SweepBlock, type SlurmSettings, type SweepPointProfile } from './sweep';
-export { parseJsonTree, parseYamlTree, lineFeeds, numberLiteralNode, moveUnread, isUnread, EAGER_MEMBERS, type TreeStats, nodeAtPath, getProperty, toPlain, unsafeIntegerText, propertyAt, propertyWithKeyAt, propertyWithValueAt, type ValueNode, type PropertyNode, type ParsedTree, type FoundProperty } from './tree';
+export { parseJsonTree, parseJsonTreeKeeping, type KeptNode, parseYamlTree, lineFeeds, numberLiteralNode, moveUnread, isUnread, EAGER_MEMBERS, type TreeStats, nodeAtPath, getProperty, toPlain, unsafeIntegerText, propertyAt, propertyWithKeyAt, propertyWithValueAt, type ValueNode, type PropertyNode, type ParsedTree, type FoundProperty } from './tree';

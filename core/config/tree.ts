@@ -192,7 +192,19 @@ interface OpenContainer {
  * that reads its text on first access (so a reader sees the same tree), and keys written twice
  * inside it are not reported.
  */
-function buildJsonTree(text: string, base: number, allowComments: boolean, problems: Problem[] | null, stats: TreeStats | undefined): ValueNode | null {
+function buildJsonTree(
+  text: string,
+  base: number,
+  allowComments: boolean,
+  problems: Problem[] | null,
+  stats: TreeStats | undefined,
+  keep: readonly KeptNode[] = [],
+): { root: ValueNode | null; placed: number } {
+  // With nodes kept, the text visited has each kept node's text as an empty `{}` / `[]`; `at`
+  // maps an offset in it back to `text` (base is then 0).
+  const { visited, at } = keep.length === 0 ? { visited: text, at: (o: number) => base + o } : standIns(text, keep);
+  const keptAt = new Map(keep.map((k) => [k.range.offset, k]));
+  let placed = 0;
   const stack: OpenContainer[] = [];
   let result: ValueNode | null = null;
   /** Where the NaN / Infinity word of the last error ends (-1: the last error was none). */
@@ -252,7 +264,7 @@ function buildJsonTree(text: string, base: number, allowComments: boolean, probl
       skip++;
       return;
     }
-    stack.push({ type, offset: base + offset, properties: [], items: [], seen: type === 'object' ? new Set() : null, key: null, deferred: false });
+    stack.push({ type, offset: at(offset), properties: [], items: [], seen: type === 'object' ? new Set() : null, key: null, deferred: false });
   };
   const end = (offset: number, length: number): void => {
     if (skip > 1) {
@@ -260,21 +272,26 @@ function buildJsonTree(text: string, base: number, allowComments: boolean, probl
       return;
     }
     skip = 0;
-    const endOffset = base + offset + length;
+    const endOffset = at(offset) + length;
     completeProperty(endOffset);
     const open = stack.pop()!;
     const range = { offset: open.offset, length: endOffset - open.offset };
     made();
-    const node: ValueNode = open.deferred
-      ? deferredNode(open.type, range, text, base, allowComments, stats)
-      : open.type === 'object'
-        ? { type: 'object', range, properties: open.properties }
-        : { type: 'array', range, items: open.items };
+    const kept = keptAt.get(open.offset);
+    const standIn = kept !== undefined && kept.range.length === range.length && kept.node.type === open.type && open.properties.length + open.items.length === 0;
+    if (standIn) placed++;
+    const node: ValueNode = standIn
+      ? kept.node
+      : open.deferred
+        ? deferredNode(open.type, range, text, base, allowComments, stats)
+        : open.type === 'object'
+          ? { type: 'object', range, properties: open.properties }
+          : { type: 'array', range, items: open.items };
     place(node);
     completeProperty(endOffset);
   };
   jsonc.visit(
-    text,
+    visited,
     {
       onObjectBegin: (offset) => begin('object', offset),
       onObjectEnd: end,
@@ -283,39 +300,84 @@ function buildJsonTree(text: string, base: number, allowComments: boolean, probl
       onObjectProperty: (key, offset, length) => {
         if (skip > 0) return;
         const top = stack[stack.length - 1]!;
-        top.key = { key, keyRange: { offset: base + offset, length }, value: null };
+        top.key = { key, keyRange: { offset: at(offset), length }, value: null };
       },
       onLiteralValue: (value: unknown, offset, length) => {
         if (skip > 0) return;
         made();
-        const range = { offset: base + offset, length };
+        const range = { offset: at(offset), length };
         let node: ValueNode;
-        if (typeof value === 'number') node = numberNode(range, value, text.slice(offset, offset + length));
+        if (typeof value === 'number') node = numberNode(range, value, visited.slice(offset, offset + length));
         else if (typeof value === 'string') node = { type: 'string', range, value };
         else if (typeof value === 'boolean') node = { type: 'boolean', range, value };
         else node = { type: 'null', range, value: null };
         place(node);
-        completeProperty(base + offset + length);
+        completeProperty(at(offset) + length);
       },
       onSeparator: (sep, offset) => {
         if (skip > 0 || sep !== ',') return;
-        completeProperty(base + offset);
+        completeProperty(at(offset));
       },
       onError: (error, offset, length) => {
         // jsonc-parser reports a bare NaN / -Infinity as one to three errors (the '-', the word, then
         // "value expected" after it): the first says what it is, the others are left out.
-        if (offset < wordEnd || (jsonc.printParseErrorCode(error) === 'ValueExpected' && wordEnd >= 0 && text.slice(wordEnd, offset).trim() === '')) {
+        if (offset < wordEnd || (jsonc.printParseErrorCode(error) === 'ValueExpected' && wordEnd >= 0 && visited.slice(wordEnd, offset).trim() === '')) {
           if (offset >= wordEnd) wordEnd = -1;
           return;
         }
-        const word = nonJsonNumber(text, offset);
+        const word = nonJsonNumber(visited, offset);
         wordEnd = word === undefined ? -1 : offset + word.length;
-        problems?.push({ severity: 'error', code: 'json-syntax', message: `JSON syntax error: ${jsonSyntaxText(text, error, offset)}`, range: { offset: base + offset, length } });
+        problems?.push({ severity: 'error', code: 'json-syntax', message: `JSON syntax error: ${jsonSyntaxText(visited, error, offset)}`, range: { offset: at(offset), length } });
       },
     },
     { disallowComments: !allowComments, allowTrailingComma: false, allowEmptyContent: false },
   );
-  return result;
+  return { root: result, placed };
+}
+
+/**
+ * A node of an earlier parse put back, unread, where its text still stands (parseJsonTreeKeeping):
+ * `range` is where it is in the text now.
+ */
+export interface KeptNode {
+  range: SourceRange;
+  node: ValueNode;
+}
+
+/**
+ * `text` with each kept node's text written as an empty container of its kind (`{}` or `[]`), and
+ * the map from an offset in that text back to `text`'s (a stand-in's closing bracket maps to the
+ * kept text's last character, so the stand-in's node spans the kept range).
+ */
+function standIns(text: string, keep: readonly KeptNode[]): { visited: string; at: (offset: number) => number } {
+  const parts: string[] = [];
+  /** From visited offset starts[i] on (a stand-in's closing bracket and after), offsets move by shifts[i]. */
+  const starts: number[] = [];
+  const shifts: number[] = [];
+  let from = 0;
+  let length = 0;
+  let shift = 0;
+  for (const k of keep) {
+    parts.push(text.slice(from, k.range.offset), k.node.type === 'object' ? '{}' : '[]');
+    length += k.range.offset - from;
+    starts.push(length + 1);
+    shift += k.range.length - 2;
+    shifts.push(shift);
+    length += 2;
+    from = k.range.offset + k.range.length;
+  }
+  parts.push(text.slice(from));
+  const at = (offset: number): number => {
+    let lo = 0;
+    let hi = starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (starts[mid]! <= offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo === 0 ? offset : offset + shifts[lo - 1]!;
+  };
+  return { visited: parts.join(''), at };
 }
 
 /**
@@ -332,7 +394,7 @@ function deferredNode(type: 'object' | 'array', range: SourceRange, text: string
     get() {
       unread.delete(node);
       const from = range.offset - base;
-      const inner = buildJsonTree(text.slice(from, from + range.length), range.offset, allowComments, null, stats);
+      const inner = buildJsonTree(text.slice(from, from + range.length), range.offset, allowComments, null, stats).root;
       const members = (type === 'object' ? inner?.properties : inner?.items) ?? [];
       Object.defineProperty(node, field, { value: members, writable: true, enumerable: true, configurable: true });
       return members;
@@ -370,12 +432,15 @@ export function moveUnread(node: ValueNode, range: SourceRange, text: string): V
  */
 export const MAX_NESTING = 1000;
 
-/** The bracket where nesting passes MAX_NESTING, or null. Scans tokens (no recursion). */
+/**
+ * The bracket where nesting passes MAX_NESTING, or null. Counts the opening brackets first
+ * (indexOf, which skips the text between them far faster than a loop over its characters: an
+ * 11 MB config.json of labels holds a few); only past MAX_NESTING of them scans tokens (no recursion).
+ */
 function tooDeep(text: string): SourceRange | null {
   let brackets = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x7b || c === 0x5b) brackets++;
+  for (const bracket of ['{', '[']) {
+    for (let i = text.indexOf(bracket); i >= 0 && brackets <= MAX_NESTING; i = text.indexOf(bracket, i + 1)) brackets++;
   }
   if (brackets <= MAX_NESTING) return null;
   // jsonc-parser's SyntaxKind, a const enum (not importable under isolatedModules):
@@ -390,6 +455,26 @@ function tooDeep(text: string): SourceRange | null {
   return null;
 }
 
+/** The error a text nested past MAX_NESTING parses to. */
+function nestingError(at: SourceRange): ParsedTree {
+  return {
+    root: null,
+    problems: [{ severity: 'error', code: 'json-nesting', message: `JSON nested more than ${MAX_NESTING.toLocaleString('en-US')} levels deep (Python's json stops there too)`, range: at }],
+  };
+}
+
+/** `text` with a UTF-8 byte-order mark made a space (offsets unchanged), and the warning that says so; `text` as it is without one. */
+function withoutBom(text: string, problems: Problem[]): string {
+  if (text.charCodeAt(0) !== 0xfeff) return text;
+  problems.push({
+    severity: 'warning',
+    code: 'json-bom',
+    message: 'the file starts with a UTF-8 byte-order mark: read past here, but Python\'s json.loads (transformers\' loader) refuses it ("Unexpected UTF-8 BOM"): save the file without it',
+    range: { offset: 0, length: 1 },
+  });
+  return ' ' + text.slice(1);
+}
+
 /**
  * Parses JSON (strict: comments and trailing commas are syntax errors, as in HF's loader;
  * pass `allowComments` for .jsonc-style profiles). Never throws; jsonc-parser recovers, so a
@@ -399,24 +484,31 @@ function tooDeep(text: string): SourceRange | null {
  */
 export function parseJsonTree(text: string, opts: { allowComments?: boolean; stats?: TreeStats } = {}): ParsedTree {
   const deep = tooDeep(text);
-  if (deep) {
-    return {
-      root: null,
-      problems: [{ severity: 'error', code: 'json-nesting', message: `JSON nested more than ${MAX_NESTING.toLocaleString('en-US')} levels deep (Python's json stops there too)`, range: deep }],
-    };
-  }
+  if (deep) return nestingError(deep);
   const problems: Problem[] = [];
-  if (text.charCodeAt(0) === 0xfeff) {
-    // A space in its place keeps every offset after it right.
-    text = ' ' + text.slice(1);
-    problems.push({
-      severity: 'warning',
-      code: 'json-bom',
-      message: 'the file starts with a UTF-8 byte-order mark: read past here, but Python\'s json.loads (transformers\' loader) refuses it ("Unexpected UTF-8 BOM"): save the file without it',
-      range: { offset: 0, length: 1 },
-    });
-  }
-  const root = buildJsonTree(text, 0, opts.allowComments === true, problems, opts.stats);
+  const root = buildJsonTree(withoutBom(text, problems), 0, opts.allowComments === true, problems, opts.stats).root;
+  return { root, problems };
+}
+
+/**
+ * parseJsonTree (strict JSON) of `text` with the containers of an earlier parse put back unread
+ * where their text still stands (the language server after an edit elsewhere in a big
+ * config.json: its id2label / label2id maps, text an edit left untouched): each kept range is
+ * read as an empty `{}` / `[]` (a 3 MB map's 60,000 labels are not scanned again) and its node
+ * put in that place. The caller vouches that each range's text is the kept node's and parsed
+ * without problems before. Null (parse it all) when a kept range was not read as a value there
+ * (the edit changed what it is: an unclosed string or bracket before it), or when a problem
+ * touches one (its message or range could be the stand-in's). Kept ranges must be sorted and
+ * apart. Equal to parseJsonTree (tree, problems; keys written twice inside a kept container are
+ * not reported, as in an unread one): test/lsp/incremental.test.ts.
+ */
+export function parseJsonTreeKeeping(text: string, keep: readonly KeptNode[]): ParsedTree | null {
+  const deep = tooDeep(text);
+  if (deep) return nestingError(deep);
+  const problems: Problem[] = [];
+  const { root, placed } = buildJsonTree(withoutBom(text, problems), 0, false, problems, undefined, keep);
+  const touches = (r: SourceRange): boolean => keep.some((k) => r.offset <= k.range.offset + k.range.length && r.offset + r.length >= k.range.offset);
+  if (placed !== keep.length || problems.some((p) => touches(p.range))) return null;
   return { root, problems };
 }
 

@@ -7,13 +7,17 @@
  * line and over several lines, a YAML block list (at the end of the text, without a final line
  * break, too), and a JSON profile's lists; and edits outside the lists, which parse a YAML text
  * again around its long lists (analysis.ts parseAroundLists), also when the text before or
- * after the edit is not valid YAML (half-typed: an unclosed bracket, a stray `:` or tab).
+ * after the edit is not valid YAML (half-typed: an unclosed bracket, a stray `:` or tab); and a
+ * classifier's config.json, whose id2label / label2id maps are put back unread after an edit
+ * outside them (analysis.ts parseAroundUnread), valid JSON or not.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TextDocument } from 'vscode-languageserver-textdocument';
+import { isUnread, type ValueNode } from '../../core/config';
+import { labelledConfig } from '../../scripts/bench-config-size';
 import { analyze, checkedProblems, KEPT_LIST_ITEMS, reuseTree, type Analysis, type FileHost } from '../../server/analysis';
 import { toDiagnostics } from '../../server/diagnostics';
 import { documentHints } from '../../server/hints';
@@ -228,4 +232,54 @@ test('an item typed into a long flow list through invalid states (`,`, ` `, a di
     assert.equal(full.parsed.problems.some((p) => p.code === 'yaml-syntax'), i < 2, `version ${i + 2}: a syntax error while the item is half-typed`);
     previous = incremental;
   });
+});
+
+/** A tree as comparable data, a container left unread as its type and range (reading it would keep it from being kept). */
+function shape(n: ValueNode | null): unknown {
+  if (n === null) return null;
+  if (isUnread(n)) return { type: n.type, range: n.range, unread: true };
+  return { ...n, properties: n.properties?.map((p) => ({ ...p, value: shape(p.value) })), items: n.items?.map(shape) };
+}
+
+test('a config.json with id2label / label2id maps left unread: random edits above, between and in them, through invalid JSON: the incremental analysis equals the full one, and edits outside the maps keep them unread', () => {
+  // Llama-3.1-8B with 2,000 labels in each map (past EAGER_MEMBERS, 1,024: both left unread), as a classifier's config has them.
+  const text = labelledConfig(2_000);
+  const uri = `file://${join(examples, 'labels', 'config.json')}`;
+  const rnd = random(39);
+  const pick = <T>(xs: T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  const pieces = ['1', '0', '"', ',', ':', ' ', '\n', '{', '}', '[', ']', 'x', '"x": 1,', 'NaN', '//'];
+  const start = analyze(TextDocument.create(uri, 'json', 1, text), host);
+  assert.equal(start.kind, 'config');
+  assert.equal(start.parsed.problems.length, 0);
+  const observedJson = (a: Analysis): unknown => ({ tree: shape(a.tree), problems: a.problems, diagnostics: toDiagnostics(a, checkedProblems(a, host), {}), hints: documentHints(a, []) });
+  let previous = start;
+  let invalidRun = 0;
+  let kept = 0;
+  let keptInvalid = 0;
+  for (let step = 0; step < 200; step++) {
+    const old = previous.text;
+    const maps = old.indexOf('"id2label"');
+    const between = old.indexOf('"label2id"');
+    const r = rnd();
+    // Mostly the keys above the maps (what a user edits), then around the second map's key, inside a map, the end.
+    const at = r < 0.7 ? 1 + Math.floor(rnd() * (maps - 1)) : r < 0.8 ? between - 8 + Math.floor(rnd() * 16) : r < 0.9 ? maps + Math.floor(rnd() * (old.length - maps)) : old.length - 1 - Math.floor(rnd() * 3);
+    const remove = rnd() < 0.5 ? 0 : 1 + Math.floor(rnd() * 3);
+    const next = old.slice(0, at) + (remove > 0 && rnd() < 0.4 ? '' : pick(pieces)) + old.slice(at + remove);
+    const doc = TextDocument.create(uri, 'json', step + 2, next);
+    const reused = reuseTree(previous, next);
+    const incremental = analyze(doc, host, previous);
+    const full = analyze(doc, host);
+    assert.deepEqual(observedJson(incremental), observedJson(full), `step ${step}: ${JSON.stringify(old.slice(Math.max(0, at - 40), at + 40))} -> ${JSON.stringify(next.slice(Math.max(0, at - 40), at + 40))}`);
+    const syntax = (a: Analysis): boolean => a.parsed.problems.some((p) => p.severity === 'error');
+    if (reused !== null && incremental.tree !== null && at < maps) {
+      kept++;
+      if (syntax(previous) || syntax(full)) keptInvalid++;
+    }
+    invalidRun = syntax(full) ? invalidRun + 1 : 0;
+    previous = invalidRun > 4 || rnd() < 0.1 ? start : incremental;
+    if (previous === start) invalidRun = 0;
+  }
+  // The maps were kept, from and to invalid versions too.
+  assert.ok(kept >= 60, `${kept} edits above the maps kept them`);
+  assert.ok(keptInvalid >= 20, `${keptInvalid} edits from or to invalid JSON kept them`);
 });
