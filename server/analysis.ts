@@ -57,6 +57,8 @@ export interface FileHost {
   readFile(absPath: string): string | null;
   /** Why readFile gave null for a file that is there (a FIFO, too big): core/config/profile.ts ProfileHost. */
   whyNotRead?(absPath: string): NotRead | undefined;
+  /** The parse of a file's text when the host has it (core/config/profile.ts ProfileHost.parsedJson). */
+  parsedJson?(absPath: string, text: string): ParsedTree | undefined;
 }
 
 export type DocumentKind = 'config' | 'profile' | 'other';
@@ -214,6 +216,7 @@ function recordingHost(a: Analysis, host: FileHost): FileHost {
       return content;
     },
     whyNotRead: (absPath) => host.whyNotRead?.(absPath),
+    parsedJson: (absPath, text) => host.parsedJson?.(absPath, text),
   };
 }
 

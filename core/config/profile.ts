@@ -27,6 +27,12 @@ export interface ProfileHost {
    * socket or device; too big), core/fileText.ts readInputText; undefined otherwise.
    */
   whyNotRead?(absPath: string): NotRead | undefined;
+  /**
+   * parseJsonTree(text) of the file at absPath when the host has it already (the language server:
+   * an open config.json's own analysis, which reuses its previous parse around the edit); undefined
+   * when it has not. Spares a second parse of a big config.json for each profile reading it.
+   */
+  parsedJson?(absPath: string, text: string): ParsedTree | undefined;
 }
 
 /** The profile's `slo` and `step_time` sections (the schema has checked their values). */
@@ -144,14 +150,15 @@ const modelReads: Array<{ path: string; text: string; read: ReadResult<ModelSpec
  * for a file it has not seen change, compares at once), not by a key made of the text: building
  * and hashing `path + text` cost 11 MB of copying per keystroke for an 11 MB config.json (s39).
  */
-function modelConfigRead(text: string, path: string): ReadResult<ModelSpec> {
+function modelConfigRead(text: string, path: string, host: ProfileHost): ReadResult<ModelSpec> {
   const at = modelReads.findIndex((r) => r.path === path && r.text === text);
   if (at >= 0) {
     const [kept] = modelReads.splice(at, 1);
     modelReads.push(kept!);
     return kept!.read;
   }
-  const read = readModelConfig(text, path);
+  const parsed = host.parsedJson?.(path, text);
+  const read = parsed !== undefined ? readModelConfigTree(parsed, path) : readModelConfig(text, path);
   if (modelReads.length >= MODEL_READS_KEPT) modelReads.shift();
   modelReads.push({ path, text, read });
   return read;
@@ -212,7 +219,7 @@ function readModelPath(
     });
     return { spec: null, path: null };
   }
-  const read = modelConfigRead(text, path);
+  const read = modelConfigRead(text, path, host);
   problems.push(...read.problems);
   const errors = read.problems.filter((p) => p.severity === 'error');
   if (errors.length > 0) {

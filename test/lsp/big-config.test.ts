@@ -8,7 +8,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { labelledConfig } from '../../scripts/bench-config-size';
@@ -56,4 +56,32 @@ test('a profile whose config.json is 11 MB gets its hints, and sees the config c
   assert.ok(hints.some((h) => h.endsWith('256 KiB KV/token')), JSON.stringify(hints));
   assert.ok(hints.includes('4 MiB/page · 976 pages · 15,616 tokens'), JSON.stringify(hints));
   await client.close(uri);
+});
+
+test('the 11 MB config.json open and edited (unsaved): its own hints follow, and so do those of a profile reading it (from the config\'s own parse)', async () => {
+  const configPath = join(dir, 'open', 'config.json');
+  mkdirSync(join(dir, 'open'));
+  writeFileSync(configPath, BIG);
+  const configUri = pathToFileURL(configPath).href;
+  const profileUri = pathToFileURL(join(dir, 'open', 'p.attn.yaml')).href;
+  await client.open(configUri, BIG);
+  await client.open(profileUri, 'model: ./config.json\nkv_cache:\n  page_size: 16\n  memory_gib: 3.8125\n');
+  let hints = (await client.inlayHints(configUri))!.map(hintLabel);
+  assert.ok(hints.includes('128 KiB KV/token'), JSON.stringify(hints));
+  // As typed: the digit deleted (a JSON syntax error), then 16 typed. The profile is checked again after each.
+  const at = positionAt(BIG, BIG.indexOf('"num_key_value_heads": 8') + '"num_key_value_heads": '.length);
+  const rechecked = client.nextDiagnostics(profileUri);
+  const invalid = await client.change(configUri, [{ range: { start: at, end: { line: at.line, character: at.character + 1 } }, text: '' }]);
+  assert.deepEqual(invalid.map((d) => d.message), ['JSON syntax error: value expected']);
+  await rechecked;
+  const again = client.nextDiagnostics(profileUri);
+  await client.change(configUri, [{ range: { start: at, end: at }, text: '16' }]);
+  await again;
+  // 32 · 2 · 16 · 128 · 2 = 256 KiB a token: 4 MiB a 16-token page, 976 pages, 15,616 tokens at 3.8125 GiB.
+  hints = (await client.inlayHints(configUri))!.map(hintLabel);
+  assert.ok(hints.includes('256 KiB KV/token'), JSON.stringify(hints));
+  hints = (await client.inlayHints(profileUri))!.map(hintLabel);
+  assert.ok(hints.includes('4 MiB/page · 976 pages · 15,616 tokens'), JSON.stringify(hints));
+  await client.close(profileUri);
+  await client.close(configUri);
 });
