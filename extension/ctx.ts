@@ -10,6 +10,7 @@ import type { RunnerJob } from '../core/runnerProcess';
 import { affectsSettings, readSettingProblems, readSettings, type Settings } from './config';
 import type { DeclaredSetting } from './settingDefaults';
 import { Dashboard, type DashboardHost } from './dashboard';
+import { hiddenHintNotes, hintsHiddenWhy } from './hiddenHints';
 import type { HistoryPlace } from './history';
 import { StatusItem } from './status';
 
@@ -63,6 +64,8 @@ export class Ctx implements vscode.Disposable, DashboardHost {
   activeRun: ActiveRun | null = null;
   /** Where the runner refused a sweep (its file:line:col, extension/sweep.ts); a file's are cleared when it is edited or swept again. */
   readonly sweepProblems: vscode.DiagnosticCollection;
+  /** The inlay hints of a file VS Code opens as large, which it does not draw (extension/hiddenHints.ts), said as diagnostics. */
+  private readonly hiddenHints: vscode.DiagnosticCollection;
   private client: LanguageClient | null = null;
   private serverError: string | null = null;
   private readonly disposables: vscode.Disposable[] = [];
@@ -72,7 +75,9 @@ export class Ctx implements vscode.Disposable, DashboardHost {
     this.status = new StatusItem();
     this.dashboard = new Dashboard(this);
     this.sweepProblems = vscode.languages.createDiagnosticCollection('attnscope-sweep');
-    this.disposables.push(this.log, this.status, this.dashboard, this.sweepProblems);
+    this.hiddenHints = vscode.languages.createDiagnosticCollection('attnscope-hidden-hints');
+    this.disposables.push(this.log, this.status, this.dashboard, this.sweepProblems, this.hiddenHints);
+    this.disposables.push(vscode.workspace.onDidCloseTextDocument((d) => this.hiddenHints.delete(d.uri)));
     this.disposables.push(vscode.workspace.onDidChangeTextDocument((e) => e.contentChanges.length > 0 && this.sweepProblems.delete(e.document.uri)));
     // What is in force, in the log: what a user reads when a run did not do what they set (and
     // what the e2e harness waits for after it changes a setting).
@@ -176,6 +181,28 @@ export class Ctx implements vscode.Disposable, DashboardHost {
         provideCodeLenses: async (document, token, next) => {
           const lenses = await next(document, token);
           return lenses && !vscode.workspace.isTrusted ? untrustedLenses(lenses) : lenses;
+        },
+        // A file VS Code opens as large draws no inlay hints: the whole file's are said as diagnostics instead.
+        provideInlayHints: async (document, range, token, next) => {
+          const end = document.lineAt(document.lineCount - 1).range.end;
+          const why = hintsHiddenWhy(document.lineCount, document.offsetAt(end), vscode.workspace.getConfiguration('editor', document).get<boolean>('largeFileOptimizations', true));
+          if (why === null) {
+            this.hiddenHints.delete(document.uri);
+            return next(document, range, token);
+          }
+          const hints = await next(document, new vscode.Range(new vscode.Position(0, 0), end), token);
+          if (hints === null || hints === undefined || token.isCancellationRequested) return hints;
+          const labelOf = (h: vscode.InlayHint): string => (typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join(''));
+          const notes = hiddenHintNotes(hints.map((h) => ({ line: h.position.line, character: h.position.character, label: labelOf(h) })), why, (n) => document.lineAt(n).text);
+          this.hiddenHints.set(
+            document.uri,
+            notes.map((n) => {
+              const d = new vscode.Diagnostic(new vscode.Range(n.line, n.from, n.line, n.to), n.message, vscode.DiagnosticSeverity.Information);
+              d.source = 'AttnScope';
+              return d;
+            }),
+          );
+          return hints;
         },
       },
     };
