@@ -8,19 +8,35 @@
  * 2,960 values (its diagnostics check 256 points). Each edit rewrites one number (a value the
  * estimate depends on). Prints the median,
  * p10 and p90 per document and overall; the target is a median under 10 ms per edit.
- * Usage: npm run bench:lsp [-- --edits N]
+ * Then big config.json files (s38 newcomer-ed 2: an 11 MB one showed no hints, a 3.2 MB one took
+ * 11 s): Llama-3.1-8B with id2label / label2id maps of 60,000 and 200,000 labels (a classifier's
+ * config; bench:config-size's labelledConfig), each timed open in the editor (its own hints after
+ * opening it, after a digit of num_key_value_heads rewritten, and after that digit deleted and
+ * typed again: an invalid version between, as typing makes), from a 4-line profile that points at
+ * it on disk (page_size rewritten, to the profile's hints), and for the server's stall: another
+ * small file's hint request sent right behind an edit of the big config (deleted digit) and its
+ * hint request, timed to its answer (the server is single-threaded: what it waits is the time the
+ * big file's work held the event loop). Not in the overall median.
+ * Usage: npm run bench:lsp [-- --edits N] [--labels 60000,200000] [--big-only]
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { LspClient, positionAt } from '../test/lsp/harness';
+import { tempDir } from '../test/fixtures/tmp';
+import { labelledConfig } from './bench-config-size';
 
 const root = join(__dirname, '..');
 const configsDir = join(root, 'test', 'fixtures', 'configs');
 const editsArg = process.argv.indexOf('--edits');
 const EDITS = editsArg > 0 ? Number(process.argv[editsArg + 1]) : 40;
 const WARMUP = 5;
+const labelsArg = process.argv.indexOf('--labels');
+const BIG_LABELS = labelsArg > 0 ? process.argv[labelsArg + 1]!.split(',').map(Number) : [60_000, 200_000];
+/** Edits timed per big-config case (each may parse megabytes). */
+const BIG_EDITS = Math.min(EDITS, 10);
 
 /** A profile of about `lines` lines: an inline model, every section, and long case lists. */
 export function generatedProfile(lines: number, syntax: 'yaml' | 'json'): string {
@@ -110,6 +126,7 @@ export function configDocs(dir: string): Doc[] {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--big-only')) return bigConfigs();
   const docs = configDocs(configsDir);
   for (const syntax of ['yaml', 'json'] as const) {
     const text = generatedProfile(2000, syntax);
@@ -145,6 +162,91 @@ async function main(): Promise<void> {
   console.log(`${'all documents'.padEnd(44)} ${median.toFixed(2).padStart(8)} ${quantile(all, 0.1).toFixed(2).padStart(8)} ${quantile(all, 0.9).toFixed(2).padStart(8)}`);
   console.log(`target: median < 10 ms per edit — ${median < 10 ? 'met' : 'NOT met'}`);
   await client.stop();
+  await bigConfigs();
+}
+
+/** Median, p10 and p90 of `xs` (ms) as printed. */
+function spread(xs: number[]): string {
+  const s = [...xs].sort((a, b) => a - b);
+  return `${quantile(s, 0.5).toFixed(1).padStart(8)} ${quantile(s, 0.1).toFixed(1).padStart(8)} ${quantile(s, 0.9).toFixed(1).padStart(8)}`;
+}
+
+/** The big config.json cases (see the header), one server per config size. */
+async function bigConfigs(): Promise<void> {
+  const dir = tempDir('attnscope-bench-lsp-');
+  console.log(`\nbig config.json (Llama-3.1-8B + N id2label/label2id labels), ${BIG_EDITS} edits each (ms); load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  console.log(`${'case'.padEnd(72)} ${'median'.padStart(8)} ${'p10'.padStart(8)} ${'p90'.padStart(8)}`);
+  const small = readFileSync(join(root, 'examples', 'llama-3.1-8b.attn.yaml'), 'utf8');
+  const smallUri = pathToFileURL(join(root, 'examples', 'bench-small.attn.yaml')).href;
+  for (const labels of BIG_LABELS) {
+    const text = labelledConfig(labels);
+    const folder = join(dir, `labels-${labels}`);
+    mkdirSync(folder);
+    const path = join(folder, 'config.json');
+    writeFileSync(path, text);
+    const what = `${labels.toLocaleString('en-US')} labels, ${(text.length / 1e6).toFixed(1)} MB, ${(text.split('\n').length - 1).toLocaleString('en-US')} lines`;
+    const row = (name: string, xs: number[]): void => console.log(`${`${what}: ${name}`.padEnd(72)} ${spread(xs)}`);
+    const client = await LspClient.start({ validationDelayMs: 0 });
+    try {
+      await client.open(smallUri, small);
+      await client.inlayHints(smallUri);
+      // A 4-line profile pointing at the config on disk (not open).
+      const profile = 'model: ./config.json\nkv_cache:\n  page_size: 16\n  memory_gib: 3.8125\n';
+      const profileUri = pathToFileURL(join(folder, 'p.attn.yaml')).href;
+      const t0 = performance.now();
+      await client.open(profileUri, profile);
+      await client.inlayHints(profileUri);
+      row('profile pointing at it opened -> its hints', [performance.now() - t0]);
+      const pageAt = positionAt(profile, profile.indexOf('16'));
+      const pageRange = { start: pageAt, end: { line: pageAt.line, character: pageAt.character + 2 } };
+      const profileTimes: number[] = [];
+      for (let i = 0; i < BIG_EDITS + 1; i++) {
+        const t = performance.now();
+        await client.change(profileUri, [{ range: pageRange, text: i % 2 === 0 ? '32' : '16' }]);
+        await client.inlayHints(profileUri);
+        if (i > 0) profileTimes.push(performance.now() - t);
+      }
+      row('profile pointing at it: page_size rewritten -> its hints', profileTimes);
+      await client.close(profileUri);
+
+      // The config open in the editor.
+      const uri = pathToFileURL(path).href;
+      const t1 = performance.now();
+      await client.open(uri, text);
+      await client.inlayHints(uri);
+      row('opened in the editor -> its hints', [performance.now() - t1]);
+      const at = positionAt(text, text.indexOf('"num_key_value_heads": 8') + '"num_key_value_heads": '.length);
+      const digit = { start: at, end: { line: at.line, character: at.character + 1 } };
+      const rewritten: number[] = [];
+      const retyped: number[] = [];
+      const stall: number[] = [];
+      for (let i = 0; i < BIG_EDITS; i++) {
+        let t = performance.now();
+        await client.change(uri, [{ range: digit, text: i % 2 === 0 ? '4' : '8' }]);
+        await client.inlayHints(uri);
+        rewritten.push(performance.now() - t);
+        const back = i % 2 === 0 ? '4' : '8';
+        t = performance.now();
+        await client.change(uri, [{ range: digit, text: '' }]);
+        await client.change(uri, [{ range: { start: at, end: at }, text: back }]);
+        await client.inlayHints(uri);
+        retyped.push(performance.now() - t);
+        // The stall: the digit deleted, the config's hints asked, and right behind them a small file's.
+        t = performance.now();
+        client.sendChange(uri, [{ range: digit, text: '' }]);
+        const own = client.inlayHints(uri);
+        await client.inlayHints(smallUri);
+        stall.push(performance.now() - t);
+        await own;
+        await client.change(uri, [{ range: { start: at, end: at }, text: back }]);
+      }
+      row('a digit rewritten in it -> its hints', rewritten);
+      row('a digit deleted, then typed -> its hints', retyped);
+      row('another file\'s hints asked behind an edit in it (the stall)', stall);
+    } finally {
+      await client.stop();
+    }
+  }
 }
 
 if (require.main === module) main().catch((err: unknown) => {
