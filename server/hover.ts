@@ -15,7 +15,7 @@ import { toRange } from './diagnostics';
 import { schemaAt, schemaPathOf } from './schema';
 import { latencyMarkdown, lastSimulation } from './lastSimulation';
 import { uriToPath } from './paths';
-import { budgetMarkdown, kvForSeqRow, table, termRows, type TermId } from './terms';
+import { budgetMarkdown, drivesTerm, kvForSeqRow, table, termRows, type TermId } from './terms';
 
 /** Which driven term leads a key's hover: the most specific figure the key changes. */
 const LEAD_ORDER: TermId[] = ['kvToken', 'page', 'pool', 'concurrency', 'budget', 'reserved', 'flash', 'naive', 'kvLayer', 'weights', 'active', 'params'];
@@ -35,9 +35,10 @@ export function hover(a: Analysis, position: Position): Hover | null {
   // Without an estimate (the file has errors), the key's documentation alone.
   if (a.estimate === null) return heading.length === 0 ? null : { contents: { kind: MarkupKind.Markdown, value: heading[0]! }, range };
   // A section (kv_cache, device, an inline model) drives what its keys drive.
-  const keys = new Set([key, ...(value.properties ?? []).map((p) => p.key)]);
+  const here = found.path.join('.');
+  const paths = [here, ...(value.properties ?? []).map((p) => `${here}.${p.key}`)];
   const rows = termRows(a);
-  const driven = new Set<TermId>(rows.filter((r) => r.keys.some((k) => keys.has(k))).map((r) => r.id));
+  const driven = new Set<TermId>(rows.filter((r) => paths.some((path) => drivesTerm(rows, r, path))).map((r) => r.id));
   const e = a.estimate;
   const drivenNames = rows.filter((r) => driven.has(r.id)).map((r) => r.term);
   // The key's own figure first, in the first lines a hover shows without scrolling: KV per
@@ -47,7 +48,10 @@ export function hover(a: Analysis, position: Position): Hover | null {
   const contexts = a.profile?.decode.contextLens ?? [];
   const onContexts = a.kind === 'profile' && found.path[0] === 'decode' && found.path[1] === 'context_lens' && e.hasKvCache && contexts.length > 0;
   const held = onContexts ? kvForSeqRow(a, contexts.reduce((m, x) => Math.max(m, x))) : null; // not Math.max(...): a long list overflows the stack
-  const lines = [
+  // A key that changes no term (seed, requests, ...): its documentation and that sentence, not the
+  // whole estimate again below the fold (s39 newcomer-ed 6); workload and slo keys keep the latency.
+  const inert = !held && key !== 'model' && drivenNames.length === 0;
+  const lines = inert ? [...heading, `\`${key}\` does not change the memory estimate.`] : [
     ...(held ? [`**${held.term}: ${held.value}**`, ''] : lead ? [`**${lead.term}: ${lead.value}**`, ''] : []),
     ...heading,
     `**AttnScope estimate** — ${e.model.attention.toUpperCase()}, weights in ${e.model.dtype}, KV cache in ${e.kvDtype}`,
@@ -57,10 +61,10 @@ export function hover(a: Analysis, position: Position): Hover | null {
     ...(held ? [table([held], new Set(['kvToken'])), '', 'The estimate:', ''] : []),
     table(rows, key === 'model' ? new Set() : driven),
   ];
-  const budget = budgetMarkdown(a);
+  const budget = inert ? '' : budgetMarkdown(a);
   if (budget !== '') lines.push('', budget);
-  if (e.notes.length > 0) lines.push('', ...e.notes.map((n) => `- ${n}`));
-  lines.push('', 'Bytes in IEC units (1 KiB = 1024 B).');
+  if (!inert && e.notes.length > 0) lines.push('', ...e.notes.map((n) => `- ${n}`));
+  if (!inert) lines.push('', 'Bytes in IEC units (1 KiB = 1024 B).');
   // On workload and slo (and their keys): the latency of the last saved simulation of this file.
   const section = found.path[0];
   const path = section === 'workload' || section === 'slo' ? uriToPath(a.document.uri) : null;

@@ -15,8 +15,22 @@ export interface TermRow {
   term: string;
   formula: string;
   value: string;
-  /** Keys (last path segment, as written in the file where possible) that change this term. */
+  /**
+   * Keys that change this term: the last path segment, as written in the file where possible, or a
+   * dotted path where one name means two things (kv_cache.dtype, the KV cache's, beside the
+   * top-level dtype, the weights'): a key whose path is named so matches only that entry
+   * ({@link drivesTerm}).
+   */
   keys: string[];
+}
+
+/**
+ * Whether the key at dotted path `path` (e.g. "kv_cache.dtype", "dtype", "device.tensor_parallel_size")
+ * is one of `row`'s keys: by its whole path where some row names that path, else by its last segment.
+ */
+export function drivesTerm(rows: readonly TermRow[], row: TermRow, path: string): boolean {
+  const qualified = rows.some((r) => r.keys.includes(path)) && path.includes('.');
+  return qualified ? row.keys.includes(path) : row.keys.includes(path.slice(path.lastIndexOf('.') + 1));
 }
 
 const bytesAndCount = (b: number): string => (b < 1024 ? `${formatCount(b)} B` : `${formatBytes(b)} (${formatCount(b)} B)`);
@@ -99,7 +113,7 @@ export function termRows(a: Analysis): TermRow[] {
       ? `(kv_lora_rank + qk_rope_head_dim) · bytes = (${m.mla.kvLoraRank} + ${m.mla.qkRopeHeadDim}) · ${kvb} (MLA latent, no K/V pair)`
       : `2 (K, V) · H_kv${tp > 1 ? '/tp' : ''} · head_dim · bytes = 2 · ${kvHeadsPerGpu(m, tp)} · ${m.headDim} · ${kvb} (${e.kvDtype})`,
     value: bytesAndCount(e.kvBytesPerTokenPerLayer),
-    keys: [...kvKeys, 'dtype'],
+    keys: [...kvKeys, 'dtype', 'kv_cache.dtype'],
   });
   // Per GPU under tensor parallelism: the KV heads are split (vLLM's get_num_kv_heads, at least
   // one head each), MLA's latent is not.
@@ -112,7 +126,7 @@ export function termRows(a: Analysis): TermRow[] {
     term: 'KV per token',
     formula: `${stage ? `the layers of ${stageText} with a KV cache (${formatCount(kvLayers)} of layers ${stage.start}-${stage.end - 1}; pipeline_parallel_size ${pipe!.size})` : kvLayers === L ? 'num_hidden_layers' : m.numKvSharedLayers ? `layers with a KV cache of their own (${kvLayers} of ${L}; the last ${m.numKvSharedLayers}, num_kv_shared_layers, read an earlier layer's)` : `attention layers (${kvLayers} of ${L}; the others keep no per-token KV)`} · per layer = ${kvLayers} · ${formatCount(e.kvBytesPerTokenPerLayer)} B${kvSplit}${e.pool.layout.kind === 'uniform' ? ' (every layer charged, as vLLM sizes its pool)' : e.pool.layout.kind === 'mamba' ? ` (the ${m.mamba ? mixerNames(m.mamba).layer : 'Mamba'} layers' state is charged apart: see ${m.mamba ? mixerNames(m.mamba).short : 'Mamba'} state per sequence)` : (e.pool.layout.chunkedGroups ?? 0) > 0 ? ` (a request's reservation charges the chunked-attention layers attention_chunk_size + max_num_batched_tokens = ${formatCount((e.pool.layout.chunk ?? 0) + e.pool.layout.maxNumBatchedTokens)} tokens at most, not the whole sequence: see Reserved per request)` : ` (a request's reservation charges the sliding-window layers window − 1 + max_num_batched_tokens = ${formatCount(e.pool.layout.window - 1 + e.pool.layout.maxNumBatchedTokens)} tokens at most, not the whole sequence: see Reserved per request)`}`,
     value: `${bytesAndCount(e.kvBytesPerToken)}${perGpu}`,
-    keys: [...kvKeys, key(m, 'numLayers', 'num_hidden_layers'), 'dtype', 'pipeline_parallel_size'],
+    keys: [...kvKeys, key(m, 'numLayers', 'num_hidden_layers'), 'dtype', 'kv_cache.dtype', 'pipeline_parallel_size'],
   });
   const mamba = m.mamba;
   if (mamba && (e.mambaStateBytesPerSeq ?? 0) > 0) {
@@ -144,7 +158,7 @@ export function termRows(a: Analysis): TermRow[] {
       ? `${pageSizeTerm(e, p.kvCache.pageSize)} · group size · KV per token per layer = ${formatCount(e.pool.layout.pageSize)} · ${e.pool.layout.groupSize} · ${formatBytes(e.kvBytesPerTokenPerLayer)} (${e.pool.layout.basis})`
       : `page_size · KV per token = ${p.kvCache.pageSize} · ${formatBytes(e.kvBytesPerToken)}`,
     value: `${bytesAndCount(e.pageBytes)}${perGpu}`,
-    keys: ['page_size', ...kvKeys, 'pipeline_parallel_size'],
+    keys: ['page_size', ...kvKeys, 'kv_cache.dtype', 'pipeline_parallel_size'],
   });
   let budget: string;
   switch (e.pool.budgetSource) {
@@ -176,7 +190,7 @@ export function termRows(a: Analysis): TermRow[] {
       ? `floor(budget / block) blocks of ${blocks.block}; tokens as vLLM's log counts them: ${tokens}`
       : `floor(budget / page) pages of ${blocks.block}; tokens: ${tokens}`,
     value: sized ? `${formatCount(e.pool.pages)} ${grouped(e.pool.layout) ? 'blocks' : 'pages'} · ${formatCount(e.pool.tokens)} tokens` : 'not sized (no budget)',
-    keys: ['page_size', 'memory_gib', 'gpu', 'gpu_memory_utilization', 'num_pages', ...kvKeys],
+    keys: ['page_size', 'memory_gib', 'gpu', 'gpu_memory_utilization', 'num_pages', ...kvKeys, 'kv_cache.dtype'],
   });
   rows.push(reservationRow(a, e.pool.concurrencySeqLen));
   // The pool's concurrency is vLLM's figure; the scheduler runs at most max_num_seqs at once.
@@ -189,7 +203,7 @@ export function termRows(a: Analysis): TermRow[] {
       ? `pages / blocks one request reserves = pages / ${formatCount(e.pool.blocksPerSeq)} at N = ${formatCount(e.pool.concurrencySeqLen)}: ${blocksPerRequestFormula(e.pool.layout)} (${e.pool.layout.basis}; vLLM's "Maximum concurrency for N tokens per request", get_max_concurrency_for_kv_cache_config); floor of it = whole sequences at once`
       : `pages / ceil(N / page_size) at N = ${formatCount(e.pool.concurrencySeqLen)} (vLLM's "Maximum concurrency for N tokens per request"); floor of it = whole sequences at once`,
     value: sized ? `${formatConcurrency(e.pool.maxConcurrency)} · ${formatCount(e.pool.sequencesAtOnce)} sequences at once${capped}` : 'not sized (no budget)',
-    keys: ['max_model_len', key(m, 'maxPositionEmbeddings', 'max_position_embeddings'), 'page_size', 'memory_gib', 'gpu', 'max_num_seqs'],
+    keys: ['max_model_len', key(m, 'maxPositionEmbeddings', 'max_position_embeddings'), 'page_size', 'memory_gib', 'gpu', 'max_num_seqs', 'kv_cache.dtype'],
   });
   const w = e.attention;
   rows.push(...workspaceRows(a, w));
@@ -227,7 +241,7 @@ function reservationRow(a: Analysis, n: number): TermRow {
     term: `Reserved per request at N = ${formatCount(n)}`,
     formula: `${formula}${steady} (vLLM's check_enough_kv_cache_memory, the figure max concurrency divides by)`,
     value: `${bytesAndCount(r.bytes)}${gpu}`,
-    keys: ['max_model_len', key(m, 'maxPositionEmbeddings', 'max_position_embeddings'), 'page_size', 'max_num_batched_tokens', 'vllm_version', 'disable_hybrid_kv_cache_manager', 'mamba_cache_mode'],
+    keys: ['max_model_len', key(m, 'maxPositionEmbeddings', 'max_position_embeddings'), 'page_size', 'max_num_batched_tokens', 'vllm_version', 'disable_hybrid_kv_cache_manager', 'mamba_cache_mode', 'kv_cache.dtype'],
   };
 }
 

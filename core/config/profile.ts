@@ -136,6 +136,27 @@ function unreadModelHint(raw: string): string {
   return 'check the path, relative to this profile';
 }
 
+/**
+ * What a folder without config.json holds of a HuggingFace checkpoint, in words, or null: its
+ * model.safetensors.index.json (with the index's metadata.total_size, the weights' bytes, when it
+ * gives one) or a single model.safetensors. A weights download that skipped config.json (s39
+ * newcomer-ed 7: the error said to check a path that was right).
+ */
+function weightsWithoutConfig(host: ProfileHost, folder: string): string | null {
+  const index = host.readFile(join(folder, 'model.safetensors.index.json'));
+  if (index !== null) {
+    let total: unknown;
+    try {
+      total = (JSON.parse(index) as { metadata?: { total_size?: unknown } })?.metadata?.total_size;
+    } catch {
+      total = undefined;
+    }
+    return `model.safetensors.index.json${typeof total === 'number' && Number.isFinite(total) && total > 0 ? `, ${formatBytes(total)}` : ''}`;
+  }
+  const single = join(folder, 'model.safetensors');
+  return host.readFile(single) !== null || host.whyNotRead?.(single) !== undefined ? 'model.safetensors' : null;
+}
+
 /** How many model config reads {@link modelConfigRead} keeps (a sweep over `model` alternates between its axis's configs). */
 const MODEL_READS_KEPT = 8;
 /** readModelConfig's results with the path and text they are of, the least recently used first. */
@@ -198,10 +219,13 @@ function readModelPath(
     return { spec: null, path: null };
   }
   if (text === null) {
+    const weights = path !== abs ? weightsWithoutConfig(host, abs) : null;
     problems.push({
       severity: 'error',
       code: 'model-not-found',
-      message: `cannot read the model config "${raw}" (${path !== abs ? `read neither ${abs} nor ${path}` : `looked for ${abs}`}): ${unreadModelHint(raw)}`,
+      message: weights !== null
+        ? `"${raw}" is a model folder with weights (${weights}) but no config.json: download the model's config.json into it (huggingface-cli download <repo id> config.json --local-dir ${raw})`
+        : `cannot read the model config "${raw}" (${path !== abs ? `read neither ${abs} nor ${path}` : `looked for ${abs}`}): ${unreadModelHint(raw)}`,
       range: value.range,
       data: { path: abs },
     });

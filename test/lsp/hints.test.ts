@@ -332,6 +332,24 @@ test('every hint of the shipped examples fits VS Code\'s default inlay-hint leng
   assert.ok(count >= 15, `${count} hints checked`);
 });
 
+test('hover: kv_cache.dtype drives the KV terms, not the weights or the attention workspace; the top-level dtype drives the weights (s39 newcomer-ed 5)', async () => {
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\ndtype: bf16\ndevice: { gpu: H100 SXM }\nkv_cache:\n  page_size: 16\n  dtype: fp8\n  memory_gib: 4\nworkload: { seed: 7 }\n';
+  const uri = fixtureUri('kv-fp8-hover.attn.yaml');
+  await client.open(uri, text);
+  const hoverAt = async (offset: number) => ((await client.hover(uri, positionAt(text, offset)))!.contents as MarkupContent).value;
+  const kv = await hoverAt(text.indexOf('  dtype: fp8') + 3);
+  const top = await hoverAt(text.indexOf('dtype: bf16') + 1);
+  const seed = await hoverAt(text.indexOf('seed') + 1);
+  await client.close(uri);
+  // A key that drives no term: its documentation and one sentence, not the estimate's 40 lines again.
+  assert.match(seed, /^`seed`: .*\n\n`seed` does not change the memory estimate\.$/s);
+  // fp8 halves the KV bytes: 2 · 8 · 128 · 1 B · 32 layers = 65,536 B a token; a 16-token page 1 MiB;
+  // 4 GiB / 1 MiB = 4,096 pages. The weights (15 GiB in bf16) do not move with it.
+  assert.match(kv, /^\*\*KV per token: 64 KiB \(65,536 B\)\*\*/);
+  assert.match(kv, /`dtype` drives: KV per token per layer, KV per token, Page \(all layers\), Page pool, Reserved per request at N = [\d,]+, Max concurrency\./);
+  assert.match(top, /`dtype` drives: Weights, KV per token per layer, KV per token, /);
+});
+
 test('Llama 4 chunked attention: the hover names attention_chunk_size; vLLM 0.13 charges every layer every token, the current release gives the chunked layers groups of their own (s34 newcomer-cli finding 11)', async () => {
   const model = '{ model_type: llama4_text, num_hidden_layers: 48, hidden_size: 5120, num_attention_heads: 40, num_key_value_heads: 8, head_dim: 128, intermediate_size: 8192, intermediate_size_mlp: 16384, vocab_size: 202048, max_position_embeddings: 10485760, num_experts_per_tok: 1, num_local_experts: 16, interleave_moe_layer_step: 1, attention_chunk_size: 8192, torch_dtype: bfloat16 }';
   const hoverOf = async (engine: string) => {

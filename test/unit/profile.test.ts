@@ -269,6 +269,19 @@ test('a model: that is a repo id, a URL or a ~ path (none read) says what AttnSc
   assert.match(advice('nope/config.json'), /check the path, relative to this profile$/);
 });
 
+test('a model folder holding weights but no config.json says so (the path is right; config.json is missing), not "check the path"', () => {
+  // A Llama-3.1-8B download without its config: model.safetensors.index.json's metadata.total_size
+  // 16,060,522,496 B = 14.96 GiB, "15 GiB" at three significant figures as the hints write it.
+  const index = JSON.stringify({ metadata: { total_size: 16_060_522_496 }, weight_map: { 'lm_head.weight': 'model-00004-of-00004.safetensors' } });
+  const indexed = only(read('model: ./noconfig\n', { [join(DIR, 'noconfig/model.safetensors.index.json')]: index }).problems, 'model-not-found').message;
+  assert.equal(indexed, '"./noconfig" is a model folder with weights (model.safetensors.index.json, 15 GiB) but no config.json: download the model\'s config.json into it (huggingface-cli download <repo id> config.json --local-dir ./noconfig)');
+  // One safetensors file, no index; and an index without a size.
+  assert.match(only(read('model: ./one\n', { [join(DIR, 'one/model.safetensors')]: '\u0008\u0000' }).problems, 'model-not-found').message, /^"\.\/one" is a model folder with weights \(model\.safetensors\) but no config\.json/);
+  assert.match(only(read('model: ./bare\n', { [join(DIR, 'bare/model.safetensors.index.json')]: '{}' }).problems, 'model-not-found').message, /with weights \(model\.safetensors\.index\.json\) but no config\.json/);
+  // A folder with neither: the path advice as before.
+  assert.match(only(read('model: ./empty\n', {}).problems, 'model-not-found').message, /check the path, relative to this profile$/);
+});
+
 test('model: naming a profile (itself or another) or a YAML file is an error at the model value, not a JSON syntax error in that file', () => {
   const self = 'model: ./serve.attn.yaml\n';
   const r = read(self, { ...LLAMA_FILES, [PROFILE]: self });
