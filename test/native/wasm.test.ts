@@ -133,7 +133,7 @@ describe('the WebAssembly build against the native addon', { skip }, () => {
     const kp = randomUniform(pages * ps * hkv * d, 4), vp = randomUniform(pages * ps * hkv * d, 5);
     const decode = { q: randomUniform(b * h * d, 6), kPages: kp, vPages: vp, blockTable: Int32Array.from({ length: 12 }, (_, i) => 11 - i),
       contextLens: Int32Array.of(90, 5), dtype: 0, kvDtype: 0, batch: b, numHeads: h, numKvHeads: hkv, headDim: d, numPages: pages,
-      pageSize: ps, maxPagesPerSeq: 6, softmaxScale: 0, partitionTokens: 32, threads: 1, simd: 'auto' };
+      pageSize: ps, maxPagesPerSeq: 6, softmaxScale: 0, partitionTokens: 32, threads: 1, simd: 'auto', kvCacheLayout: 0 };
     // The whole context, and a window of 40 (tokens 50..89 of the 90: from slot 2 of page 3).
     for (const window of [0, 40]) {
       const decoded = [];
