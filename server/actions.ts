@@ -3,7 +3,7 @@
  * removes the cause, so the diagnostic clears on the next check: a valid divisor for KV heads,
  * each tensor_parallel_size that fits the model,
  * the nearest supported page_size, a missing head_dim, a misspelt or unknown key, an enum value
- * core suggests, a number written quoted unquoted (also where "auto" or a number is taken), a YAML 1.1 yes / no as true / false, a length cut to the model's limit, a memory_gib cut to the GPU's, a max_model_len the KV pool holds, a defaulted prompt_len / output_len written to fit max_model_len, a `model:` path changed to a config on disk. A problem in the config.json a profile points
+ * core suggests, a number written quoted unquoted (also where "auto" or a number is taken), a YAML 1.1 yes / no as true / false, a length cut to the model's limit, a memory_gib cut to the GPU's, a KV budget cut to what fits beside the weights, a max_model_len the KV pool holds, a defaulted prompt_len / output_len written to fit max_model_len, a `model:` path changed to a config on disk. A problem in the config.json a profile points
  * at is fixed in that file. Diagnostics the client sends are matched to the current analysis by
  * the problem key in their `data`, else by code, message and overlapping range, so a stale
  * diagnostic gets no (possibly wrong) edit.
@@ -296,6 +296,19 @@ const FIXES: Record<string, FixMaker> = {
       { title: `Set memory_gib to ${limit} (${gpu} CUDA total)`, edits: [replace(t, p.range, String(limit))] },
       { title: `Remove "${f.property.key}" (device.gpu sizes the pool)`, edits: [removeProperty(t, f)] },
     ];
+  },
+  // An explicit KV budget (kv_cache.memory_gib or num_pages) that with the weights exceeds the
+  // usable memory (core/estimate/checks.ts fitProblems): the largest that fits (data.fits), or the
+  // key dropped so that the device sizes the pool (data.removable: not when num_pages is dropped
+  // beside a memory_gib that would then size it).
+  'kv-budget-exceeds-device': (t, p) => {
+    const f = propertyOfValue(t, p.range);
+    if (f === null || numberAt(t, p.range) === null) return [];
+    const fits = Number(p.data?.['fits']);
+    const fixes: Fix[] = [];
+    if (fits > 0) fixes.push({ title: `Set ${f.property.key} to ${fits} (the most that fits beside the weights)`, edits: [replace(t, p.range, String(fits))] });
+    if (p.data?.['removable'] === true) fixes.push({ title: `Remove "${f.property.key}" (the device sizes the pool)`, edits: [removeProperty(t, f)] });
+    return fixes;
   },
   'exceeds-max-position': (t, p) => {
     const limit = Number(p.data?.['limit']);

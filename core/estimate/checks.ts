@@ -146,8 +146,24 @@ function fitProblems(profile: Profile, e: Estimate): Problem[] {
     return [{ severity: 'error', code: 'kv-pool-empty', message: `${weights} + activation peak ${formatGib(activation)}${reserve} leave no room for a KV page in ${limit}`, range: at }];
   }
   if (e.pool.budgetSource === 'explicit' && e.weightsBytesPerGpu + e.pool.budgetBytes > usable) {
-    const kvAt = profileKey(profile, typeof profile.kvCache.numPages === 'number' ? 'kv_cache.num_pages' : 'kv_cache.memory_gib');
-    return [{ severity: 'warning', code: 'kv-budget-exceeds-device', message: `KV budget ${formatGib(e.pool.budgetBytes)} + ${weights} exceed ${limit}`, range: kvAt }];
+    // The largest budget that fits beside the weights (usable − weights per GPU), in the unit of
+    // the key written: pages, or GiB rounded down to 0.01. Dropping the key lets
+    // the device size the pool (kv_cache.memory_gib "auto"), unless the other explicit key
+    // (num_pages beats memory_gib) then sizes it.
+    const pagesKey = typeof profile.kvCache.numPages === 'number';
+    const key = pagesKey ? 'kv_cache.num_pages' : 'kv_cache.memory_gib';
+    const room = usable - e.weightsBytesPerGpu;
+    const pageBytes = pagesKey ? e.pool.budgetBytes / (profile.kvCache.numPages as number) : 0; // the budget is num_pages · a page's bytes
+    const fits = pagesKey ? (pageBytes > 0 ? Math.floor(room / pageBytes) : 0) : Math.floor((room / 2 ** 30) * 100) / 100;
+    const removable = pagesKey ? typeof profile.kvCache.memoryGib !== 'number' : true;
+    const fixes = [...(fits > 0 ? [`set ${key} to at most ${pagesKey ? formatCount(fits) : fits}`] : []), ...(removable ? [`drop it (device.${profile.device.memoryGib !== null ? 'memory_gib' : 'gpu'} then sizes the pool)`] : [])];
+    return [{
+      severity: 'warning',
+      code: 'kv-budget-exceeds-device',
+      message: `KV budget ${formatGib(e.pool.budgetBytes)} + ${weights} exceed ${limit}${fixes.length > 0 ? `: ${fixes.join(', or ')}` : ''}`,
+      range: profileKey(profile, key),
+      data: { key, ...(fits > 0 ? { fits } : {}), removable },
+    }];
   }
   return [];
 }

@@ -319,3 +319,20 @@ test('a stale diagnostic gets no fix', async () => {
   assert.deepEqual(await client.codeActions(uri, d.range, [d]), []);
   await client.close(uri);
 });
+
+test('an explicit KV budget past the device: set to the most that fits beside the weights, or removed (s38 newcomer-ed 6, diag2)', async () => {
+  // Llama-3.1-8B bf16: 8,030,261,248 parameters (model card) × 2 B = 16,060,522,496 B of weights.
+  // memory_gib 24 × 0.9 = 21.6 GiB usable; 21.6 GiB − 16,060,522,496 B = 6.6425 GiB -> 6.64 (rounded down),
+  // or 7,132,300,902 B / 2 MiB a page (32 layers · K and V · 8 KV heads · 128 · 2 B · 16 tokens) = 3,400 pages.
+  const text = 'model: ../../examples/llama-3.1-8b/config.json\ndevice: { memory_gib: 24 }\nkv_cache:\n  page_size: 16\n  memory_gib: 16\n';
+  const set = 'Set memory_gib to 6.64 (the most that fits beside the weights)';
+  const { fixed, titles } = await fix('p.attn.yaml', text, 'kv-budget-exceeds-device', set);
+  assert.deepEqual(titles, [set, 'Remove "memory_gib" (the device sizes the pool)']);
+  assert.equal(fixed, text.replace('memory_gib: 16', 'memory_gib: 6.64'));
+  assert.equal((await fix('p.attn.yaml', text, 'kv-budget-exceeds-device', 'Remove "memory_gib" (the device sizes the pool)')).fixed, text.replace('  memory_gib: 16\n', ''));
+  // num_pages: pages; removed only when no memory_gib would then size the pool instead.
+  const pages = 'model: ../../examples/llama-3.1-8b/config.json\ndevice: { memory_gib: 24 }\nkv_cache: { page_size: 16, num_pages: 5000 }\n';
+  assert.equal((await fix('p.attn.yaml', pages, 'kv-budget-exceeds-device', 'Set num_pages to 3400 (the most that fits beside the weights)')).fixed, pages.replace('5000', '3400'));
+  const both = pages.replace('num_pages: 5000', 'num_pages: 5000, memory_gib: 4');
+  assert.deepEqual((await fix('p.attn.yaml', both, 'kv-budget-exceeds-device', 'Set num_pages to 3400 (the most that fits beside the weights)')).titles, ['Set num_pages to 3400 (the most that fits beside the weights)']);
+});
