@@ -3,7 +3,7 @@
  * removes the cause, so the diagnostic clears on the next check: a valid divisor for KV heads,
  * each tensor_parallel_size that fits the model,
  * the nearest supported page_size, a missing head_dim, a misspelt or unknown key, an enum value
- * core suggests, a number written quoted unquoted (also where "auto" or a number is taken), a YAML 1.1 yes / no as true / false, a length cut to the model's limit, a memory_gib cut to the GPU's, a KV budget cut to what fits beside the weights, a max_model_len the KV pool holds, a defaulted prompt_len / output_len written to fit max_model_len, a `model:` path changed to a config on disk. A problem in the config.json a profile points
+ * core suggests, a number past an inclusive bound set to the bound, a number written quoted unquoted (also where "auto" or a number is taken), a YAML 1.1 yes / no as true / false, a length cut to the model's limit, a memory_gib cut to the GPU's, a KV budget cut to what fits beside the weights, a max_model_len the KV pool holds, a defaulted prompt_len / output_len written to fit max_model_len, a `model:` path changed to a config on disk. A problem in the config.json a profile points
  * at is fixed in that file. Diagnostics the client sends are matched to the current analysis by
  * the problem key in their `data`, else by code, message and overlapping range, so a stale
  * diagnostic gets no (possibly wrong) edit.
@@ -232,6 +232,14 @@ const FIXES: Record<string, FixMaker> = {
     const suggestion = p.data?.['suggestion'];
     const unquoted = p.data?.['unquoted'];
     if (typeof unquoted === 'number') return [{ title: `Unquote ${propertyOfValue(t, p.range)?.property.key ?? 'value'}: ${String(unquoted)}`, edits: [replace(t, p.range, String(unquoted))] }];
+    // A number past an inclusive bound (core/config/profileSchema.ts data.clamped): the bound,
+    // named by its key (an array item by the array's: decode.batch_sizes.0 -> batch_sizes).
+    const clamped = p.data?.['clamped'];
+    if (typeof clamped === 'number' && numberAt(t, p.range) !== null) {
+      const key = String(p.data?.['key'] ?? '').split('.').filter((s) => !/^\d+$/.test(s)).at(-1) || 'value';
+      const bound = clamped < (numberAt(t, p.range) as number) ? 'maximum' : 'minimum';
+      return [{ title: `Set ${key} to ${String(clamped)} (the schema's ${bound})`, edits: [replace(t, p.range, String(clamped))] }];
+    }
     return suggestion === undefined ? [] : [{ title: `Change to ${JSON.stringify(suggestion)}`, edits: [replace(t, p.range, literal(t, suggestion))] }];
   },
   // A `model:` path that does not resolve: the model configs near the profile most like it.

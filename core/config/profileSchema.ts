@@ -189,12 +189,16 @@ export function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[
       case 'exclusiveMinimum':
       case 'exclusiveMaximum': {
         const { comparison, limit } = e.params as { comparison: string; limit: number };
+        // An inclusive bound is the allowed value nearest the one written (gpu_memory_utilization
+        // 1.5 -> 1, batch_sizes 0 -> 1): data.clamped, which a quick fix writes. An exclusive one
+        // (arrival_rate > 0) has no nearest allowed value, so none is given.
+        const inclusive = e.keyword === 'minimum' || e.keyword === 'maximum';
         add({
           severity: 'error',
           code: 'invalid-value',
           message: `${where} must be ${comparison} ${limit}, not ${String(node?.value)}`,
           range,
-          data: { key: path.join('.'), limit },
+          data: inclusive && node?.type === 'number' ? { key: path.join('.'), limit, clamped: limit } : { key: path.join('.'), limit },
         });
         break;
       }

@@ -336,3 +336,27 @@ test('an explicit KV budget past the device: set to the most that fits beside th
   const both = pages.replace('num_pages: 5000', 'num_pages: 5000, memory_gib: 4');
   assert.deepEqual((await fix('p.attn.yaml', both, 'kv-budget-exceeds-device', 'Set num_pages to 3400 (the most that fits beside the weights)')).titles, ['Set num_pages to 3400 (the most that fits beside the weights)']);
 });
+
+test('a number past an inclusive bound: set to the bound; past an exclusive one, no fix (s38 newcomer-ed 6e)', async () => {
+  // attn-profile.schema.json: gpu_memory_utilization exclusiveMinimum 0, maximum 1; batch_sizes items minimum 1.
+  const util = 'model: ../../examples/llama-3.1-8b/config.json\ndevice: { gpu: H100 SXM, gpu_memory_utilization: 1.5 }\n';
+  const a = await fix('p.attn.yaml', util, 'invalid-value', "Set gpu_memory_utilization to 1 (the schema's maximum)");
+  assert.deepEqual(a.titles, ["Set gpu_memory_utilization to 1 (the schema's maximum)"]);
+  assert.equal(a.fixed, util.replace('1.5', '1'));
+  const batch = 'model: ../../examples/llama-3.1-8b/config.json\ndecode:\n  batch_sizes: [0, 4]\n  context_lens: [512]\n';
+  assert.equal((await fix('p.attn.yaml', batch, 'invalid-value', "Set batch_sizes to 1 (the schema's minimum)")).fixed, batch.replace('[0, 4]', '[1, 4]'));
+  const json = '{ "model": "../../examples/llama-3.1-8b/config.json", "prefill": { "seq_lens": [-1] } }';
+  assert.equal((await fix('p.attn.json', json, 'invalid-value', "Set seq_lens to 1 (the schema's minimum)")).fixed, json.replace('-1', '1'));
+  // arrival_rate > 0 (exclusiveMinimum): no allowed value is nearest -2, so none is offered;
+  // likewise gpu_memory_utilization 0.
+  for (const text of [
+    'model: ../../examples/llama-3.1-8b/config.json\nworkload: { requests: 10, arrival_rate: -2 }\n',
+    'model: ../../examples/llama-3.1-8b/config.json\ndevice: { gpu: H100 SXM, gpu_memory_utilization: 0 }\n',
+  ]) {
+    const uri = fixtureUri(`fix-${n++}.p.attn.yaml`);
+    const d = (await client.open(uri, text)).find((x) => x.code === 'invalid-value');
+    assert.ok(d, text);
+    assert.deepEqual(await client.codeActions(uri, d.range, [d]), [], text);
+    await client.close(uri);
+  }
+});
