@@ -10,7 +10,7 @@ import { basename } from 'node:path';
 import { DEFAULT_GPU } from '../core/estimate/gpus';
 import { formatCountOf, gpuCount } from '../core/format';
 import type { LatencyStats } from '../core/protocol/latency';
-import type { KernelCase, PoolResult, RunResult } from '../core/protocol/run';
+import type { KernelCase, PoolResult, RunResult, StepTimeModel } from '../core/protocol/run';
 import { describeEnvironment } from '../core/sweepFigures';
 import { modelLabel } from './runName';
 
@@ -143,10 +143,14 @@ const SIM_COLUMNS = ['figure', 'statistic', 'value', 'unit'] as const;
  * What the run is of, as rows above its figures (table 'run'), so a CSV opened or pasted beside
  * another says it without its file name: the run's name, the model (runName.ts modelLabel), the
  * profile file, the GPU whose peaks the step-time model uses (device.gpu, else DEFAULT_GPU) and
- * tensor_parallel_size and pipeline_parallel_size (source 'profile'), and the machine that ran it (source 'machine').
+ * tensor_parallel_size and pipeline_parallel_size, the KV cache's dtype and page_size (source 'profile'),
+ * the KV bytes a token and a page take and the KV budget (source 'estimate', per GPU), the
+ * step-time model (stepTimeRows), and the machine that ran it (source 'machine'): two runs' CSVs
+ * told an fp8 KV cache from a bf16 one only by their file names (s39 newcomer-ed 4).
  */
 function contextRows(run: RunResult): Array<[source: string, figure: string, value: string | number, unit: string]> {
   const device = run.profile.device;
+  const est = run.estimate;
   return [
     ['profile', 'run', run.name, ''],
     ['profile', 'model', modelLabel(run.profile), run.profile.modelPath ?? 'written in the profile'],
@@ -154,8 +158,30 @@ function contextRows(run: RunResult): Array<[source: string, figure: string, val
     ['profile', 'gpu', device.gpu ?? DEFAULT_GPU, device.gpu ? 'device.gpu: its peaks drive the step-time model' : 'device.gpu not set: the default GPU\'s peaks drive the step-time model'],
     ['profile', 'tensor_parallel_size', device.tensorParallelSize, 'GPUs'],
     ['profile', 'pipeline_parallel_size', device.pipelineParallelSize ?? 1, `stages (${formatCountOf(gpuCount(device), 'GPU')} in all)`],
+    ['profile', 'kv_cache.dtype', est.kvDtype, run.profile.kvCache.dtype === 'auto' ? 'kv_cache.dtype auto: the model dtype' : 'kv_cache.dtype'],
+    ['profile', 'kv_cache.page_size', run.profile.kvCache.pageSize, 'tokens'],
+    ['estimate', 'kv_bytes_per_token', est.kvBytesPerToken, 'bytes a token, all layers, one GPU'],
+    ['estimate', 'page_bytes', est.pageBytes, 'bytes a page (block), one GPU'],
+    ['estimate', 'kv_budget_bytes', est.pool.budgetBytes, `bytes a GPU (${run.profile.kvCache.numPages !== 'auto' ? 'kv_cache.num_pages · page_bytes' : run.profile.kvCache.memoryGib !== 'auto' ? 'kv_cache.memory_gib' : 'device memory · gpu_memory_utilization − reserves'})`],
+    ...stepTimeRows(run.pool?.stepTime),
     ['machine', 'machine', describeEnvironment(run.environment), 'where it ran'],
   ];
+}
+
+/**
+ * The step-time model the pool's clock ran on (source 'step-time model'): the GPU whose peaks it
+ * divides by, its compute and memory efficiencies and overhead per step (each "assumed" where the
+ * profile did not set it), and what it leaves out; none without a pool simulation.
+ */
+function stepTimeRows(st: StepTimeModel | undefined): Array<[source: string, figure: string, value: string | number, unit: string]> {
+  if (!st) return [];
+  const assumed = (k: string, unit: string) => (st.assumed?.includes(k) ? `${unit}, assumed (profile step_time not set)` : `${unit}, profile step_time`);
+  const rows: Array<[string, string, string | number, string]> = [['step-time model', 'step_time.gpu', st.gpu ?? '', 'the GPU whose peak FLOP/s and bandwidth it divides by']];
+  if (st.computeEfficiency !== undefined) rows.push(['step-time model', 'step_time.compute_efficiency', st.computeEfficiency, assumed('compute_efficiency', 'fraction of peak FLOP/s')]);
+  if (st.memoryEfficiency !== undefined) rows.push(['step-time model', 'step_time.memory_efficiency', st.memoryEfficiency, assumed('memory_efficiency', 'fraction of peak bandwidth')]);
+  rows.push(['step-time model', 'step_time.overhead', st.perStepS, assumed('overhead_ms', 's a step')]);
+  if (st.unmodelled && st.unmodelled.length > 0) rows.push(['step-time model', 'step_time.not_modelled', st.unmodelled.join('; '), 'left out of the step times']);
+  return rows;
 }
 
 /**

@@ -277,7 +277,7 @@ export interface StepTimeModel {
   gpu?: string;
   computeEfficiency?: number;
   memoryEfficiency?: number;
-  /** Which of computeEfficiency, memoryEfficiency, overheadMs were assumed (not in the profile). */
+  /** Which of the profile's step_time keys were assumed (not in the profile), by their profile names: compute_efficiency, memory_efficiency, overhead_ms. */
   assumed?: string[];
   /** What the formula leaves out for this profile, in words (under tensor parallelism: the communication between the GPUs). */
   unmodelled?: string[];

@@ -175,8 +175,8 @@ describe('kernel build in the run pickers', () => {
 describe('CSV export', () => {
   it('one header and one row per case, values as measured', () => {
     const all = runToCsv({ ...run, pool: undefined }).text.trimEnd().split('\n');
-    // The header, the 7 rows saying what the run is of (table 'run'), a row per case.
-    assert.equal(all.length, 1 + 7 + run.cases.length);
+    // The header, the 12 rows saying what the run is of (table 'run'; no pool: no step-time rows), a row per case.
+    assert.equal(all.length, 1 + 12 + run.cases.length);
     const lines = [all[0]!, ...all.filter((l) => l.startsWith('kernel,'))];
     const header = lines[0]!.split(',');
     const row = lines[1]!.split(',');
@@ -216,13 +216,26 @@ describe('CSV export', () => {
     // the step-time model's GPU (no device.gpu: DEFAULT_GPU, H100 SXM, as its pool.latency.stepTime.gpu),
     // tensor_parallel_size 1, pipeline_parallel_size 1 (a run saved before it was read has none: 1),
     // and the machine (its environment: AMD EPYC, 2 cores, x64).
-    assert.deepEqual(lines.slice(1, 8), [
+    assert.deepEqual(lines.slice(1, 17), [
       'run,profile,run,,run.attn.yaml,',
       'run,profile,model,,llama-3.1-8b,examples/llama-3.1-8b/config.json',
       'run,profile,profile,,run.attn.yaml,test/fixtures/run.attn.yaml',
       "run,profile,gpu,,H100 SXM,device.gpu not set: the default GPU's peaks drive the step-time model",
       'run,profile,tensor_parallel_size,,1,GPUs',
       'run,profile,pipeline_parallel_size,,1,stages (1 GPU in all)',
+      // s39 newcomer-ed 4: what tells two runs apart beyond their file names. The fixture's KV cache
+      // is 'auto', its dtype bf16; Llama-3.1-8B: 32 layers · 2 (K, V) · 8 KV heads · 128 · 2 B =
+      // 131,072 B a token; a 16-token page 2,097,152 B; num_pages 2,048 · that = 4,294,967,296 B (4 GiB).
+      'run,profile,kv_cache.dtype,,bf16,kv_cache.dtype auto: the model dtype',
+      'run,profile,kv_cache.page_size,,16,tokens',
+      'run,estimate,kv_bytes_per_token,,131072,"bytes a token, all layers, one GPU"',
+      'run,estimate,page_bytes,,2097152,"bytes a page (block), one GPU"',
+      'run,estimate,kv_budget_bytes,,4294967296,bytes a GPU (kv_cache.num_pages · page_bytes)',
+      // The step-time model its latency rows are modelled on: the fixture's profile sets no step_time, so all three assumed (0.6, 0.8, 0 ms: runner/simulate/step-time.ts ASSUMED_STEP_TIME).
+      'run,step-time model,step_time.gpu,,H100 SXM,the GPU whose peak FLOP/s and bandwidth it divides by',
+      'run,step-time model,step_time.compute_efficiency,,0.6,"fraction of peak FLOP/s, assumed (profile step_time not set)"',
+      'run,step-time model,step_time.memory_efficiency,,0.8,"fraction of peak bandwidth, assumed (profile step_time not set)"',
+      'run,step-time model,step_time.overhead,,0,"s a step, assumed (profile step_time not set)"',
       'run,machine,machine,,"AMD EPYC (2 cores, x64)",where it ran',
     ]);
     const tp4 = runToCsv({ ...sim, profile: { ...sim.profile, device: { ...sim.profile.device, gpu: 'A100 80GB', tensorParallelSize: 4 } } }).text;
