@@ -5,7 +5,7 @@
  * prefixes (GFLOP/s = 10⁹ FLOP/s, GB/s = 10⁹ B/s), as DESIGN.md "Units" asks.
  */
 
-import type { Environment, KernelCase, PoolCancelled, PoolLoad, PoolResult, RunKind } from './protocol/run';
+import type { Environment, KernelCase, PoolCancelled, PoolLoad, PoolResult, RunKind, RunResult } from './protocol/run';
 
 const IEC = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
 const SI = ['', 'k', 'M', 'G', 'T', 'P', 'E'];
@@ -413,3 +413,34 @@ export function perGpuCasesHeader(shapes: Array<{ tensorParallelSize?: number }>
 export function gpuCount(device: { tensorParallelSize: number; pipelineParallelSize?: number }): number {
   return device.tensorParallelSize * (device.pipelineParallelSize ?? 1);
 }
+
+/**
+ * A rate (requests/s, tokens/s) per GPU: rate / gpus (absent: 1, a report merged before s38). The
+ * one normalisation of the Sweep tab's best-point rule, where points on different GPU counts are
+ * ranked per GPU (runner/sweep/results.ts bestRow), and of Compare, where two runs' GPU counts
+ * differ (webview/compare.ts comparePools).
+ */
+export function perGpuRate(rate: number, gpus: number | undefined): number {
+  return rate / (gpus ?? 1);
+}
+
+/**
+ * Whether the modelled server keeps up with a point's load, from its run (pool.load.keepsUp,
+ * set by the sweep worker: runner/simulate/capacity.ts checkKeepsUp), and why not in words;
+ * {} when the run did not judge it. The one check of the Sweep tab's rows (runner/sweep/results.ts)
+ * and the dashboard's Compare (webview/compare.ts).
+ */
+export function keepsUpOf(run: Pick<RunResult, 'pool' | 'profile'>): { keepsUp?: boolean; notKeptUp?: string } {
+  const load = run.pool?.load;
+  if (load?.keepsUp === undefined) return {};
+  if (load.keepsUp) return { keepsUp: true };
+  const rate = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : x.toPrecision(4));
+  const offered = load.source === 'workload' && run.profile.workload?.arrivalRate !== undefined ? run.profile.workload.arrivalRate * load.timeScale : load.offeredRequestsPerSec;
+  const why = load.overloaded
+    ? `its queue grew through the arrivals: ${formatCount(load.waitingAtLastArrival)} requests still waiting at the last arrival, ${rate(load.servedRequestsPerSec)} requests/s served`
+    : `${rate(offered)} requests/s offered, above the saturated throughput μ = ${rate(load.saturatedRequestsPerSec)} requests/s`;
+  return { keepsUp: false, notKeptUp: why };
+}
+
+/** What Compare's change column means, in one sentence under its tables and its Markdown export (s39 newcomer-ed 3: 11.0 % → 2.4 % read "−78.4 %" with no word that it was relative). */
+export const CHANGE_MEANING = 'change: B against A, (B − A) / A for counts, rates and times; B − A in percentage points (pp) for a percentage (occupancy, hit rate).';

@@ -15,6 +15,8 @@ import type { FromWebview, SweepListEntry, ToWebview } from '../core/protocol/we
 import { dashboardHtml, makeNonce } from './dashboardHtml';
 import { runToCsv, runToJson } from './exportRun';
 import { sweepToCsv } from './exportSweep';
+import { compareToCsv, compareToMarkdown } from './exportCompare';
+import { CHANGE_MEANING } from '../core/format';
 import { FolderWatch, type WatchedFolder } from './folderWatch';
 import { findRun, listRunsIn, rerunSource, type HistoryPlace } from './history';
 import { runButtonFile } from './pick';
@@ -367,7 +369,9 @@ export class Dashboard implements vscode.Disposable {
         const replay = [...this.live, ...this.sweepLive, ...this.queue.filter((m) => m.type === 'compare' || m.type === 'showEstimate' || m.type === 'showSweep')];
         this.queue = [];
         this.ready = true;
-        void this.panel?.webview.postMessage({ type: 'init', runs, skipped, current: this.current?.run ?? null, currentId: this.current?.id ?? null, sweep: this.sweep?.report ?? null, sweeps } satisfies ToWebview);
+        // Nothing shown here: the newest saved run, for a page with none of its own (model.ts reduce 'init').
+        const newest = !this.current && runs[0] ? await findRun(folders, runs[0].id).then((f) => ({ run: f.run, id: runs[0]!.id }), () => null) : null;
+        void this.panel?.webview.postMessage({ type: 'init', runs, skipped, current: this.current?.run ?? null, currentId: this.current?.id ?? null, latest: newest, sweep: this.sweep?.report ?? null, sweeps } satisfies ToWebview);
         // A replayed start keeps the report sent in init (opened or finished since the start): the page drops it only for a new sweep.
         for (const m of replay) void this.panel?.webview.postMessage(m.type === 'sweepStarted' ? { ...m, replayed: true } : m);
         // A new page has the stream so far: what the batcher holds for the page goes after it.
@@ -401,6 +405,9 @@ export class Dashboard implements vscode.Disposable {
       }
       case 'exportSweep':
         await exportSweepTo(this.host, msg.report, this.sweep?.report.sweepId === msg.report.sweepId ? this.sweep.file : undefined);
+        return;
+      case 'exportCompare':
+        await exportCompareTo(this.host, msg);
         return;
       case 'savePng':
         // Proposed in the workspace folder of the run shown, where it is saved.
@@ -475,6 +482,31 @@ export async function exportRunTo(host: Pick<DashboardHost, 'log'>, run: RunResu
   await writeFile(target.fsPath, csv ? csv.text : runToJson(run), 'utf8');
   host.log.info(`exported ${id} to ${target.fsPath}`);
   void vscode.window.showInformationMessage(`AttnScope: exported ${run.name} to ${vscode.workspace.asRelativePath(target)}.`);
+}
+
+/**
+ * Compare's export (exportCompare.ts): `markdown` copies the Markdown table to the clipboard,
+ * `csv` asks where to save the CSV (proposing the first workspace folder).
+ */
+async function exportCompareTo(host: Pick<DashboardHost, 'log'>, msg: Extract<FromWebview, { type: 'exportCompare' }>): Promise<void> {
+  const what = `${msg.a.name} vs ${msg.b.name}`;
+  if (msg.format === 'markdown') {
+    await vscode.env.clipboard.writeText(compareToMarkdown(msg.a, msg.b, msg.rows, CHANGE_MEANING));
+    void vscode.window.showInformationMessage(`AttnScope: copied the comparison ${what} (${msg.rows.length} rows) as a Markdown table.`);
+    return;
+  }
+  const csv = compareToCsv(msg.rows);
+  const base = exportBase();
+  const stem = what.replace(/[^A-Za-z0-9._-]+/g, '_');
+  const target = await vscode.window.showSaveDialog({
+    title: `Export the comparison ${what} as CSV`,
+    defaultUri: base ? vscode.Uri.joinPath(base, `compare-${stem}.csv`) : undefined,
+    filters: { CSV: ['csv'] },
+  });
+  if (!target) return;
+  await writeFile(target.fsPath, csv.text, 'utf8');
+  host.log.info(`exported the comparison ${what} (${csv.rows} rows) to ${target.fsPath}`);
+  void vscode.window.showInformationMessage(`AttnScope: exported the comparison ${what} to ${vscode.workspace.asRelativePath(target)}.`);
 }
 
 /** Asks where to save and writes the sweep's table as CSV (exportSweep.ts); a sweep with no point result is not written, and the warning says so. */

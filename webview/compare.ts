@@ -3,7 +3,7 @@
  * noise: neither median inside the other's p10–p90 range (core/noise.ts withinNoise). Pure.
  */
 import type { KernelCase, RunResult } from '../core/protocol/run';
-import { formatCount, formatMs, formatPercent, loadAverageText, nativeBuildLabel } from '../core/format';
+import { formatCount, formatDuration, formatMs, formatPercent, gpuCount, keepsUpOf, loadAverageText, nativeBuildLabel, perGpuRate } from '../core/format';
 import { withinNoise } from '../core/noise';
 
 export interface CaseComparison {
@@ -183,13 +183,104 @@ export function workloadDifference(a: RunResult, b: RunResult): string | null {
   return differ.length === 0 ? null : `A and B simulate different workloads (${differ.join(', ')}): requests served, latency and throughput below differ by the workload as much as by the profile.`;
 }
 
-/** One figure of two runs' pool simulations. */
+/**
+ * One row of a comparison: a setting or figure of runs A and B as shown (`a`, `b`), the same in
+ * `unit` for an export (`aValue`, `bValue`: numbers in `unit`, or the setting's text), the change
+ * and where the figure comes from (`source`: 'profile', 'step-time model', 'simulated' by the
+ * page-pool simulation, 'modelled' on the step-time model's clock, 'measured' on the machine).
+ */
 export interface PoolFigure {
   label: string;
   a: string;
   b: string;
   /** (b − a) / a, when both are numbers and a ≠ 0. */
   relativeChange: number | null;
+  /**
+   * The change as shown (core/format CHANGE_MEANING): relative, "+4.7%"; for a percentage figure
+   * (occupancy, hit rate) its difference in percentage points, "−8.6 pp"; '' when none.
+   */
+  change: string;
+  unit: string;
+  source: string;
+  aValue: number | string | null;
+  bValue: number | string | null;
+}
+
+const signed = (x: number, text: string): string => `${x >= 0 ? '+' : ''}${text}`;
+
+/** One figure's row; `percentage`: a fraction shown as a percentage, whose change is in percentage points. */
+function figure(label: string, x: number | null | undefined, y: number | null | undefined, show: (v: number) => string, unit: string, source: string, opts: { toUnit?: (v: number) => number; percentage?: boolean } = {}): PoolFigure {
+  const num = (v: number | null | undefined): v is number => typeof v === 'number' && Number.isFinite(v);
+  const toUnit = opts.toUnit ?? ((v: number) => v);
+  const relativeChange = num(x) && num(y) && x !== 0 ? (y - x) / x : null;
+  const change = num(x) && num(y)
+    ? opts.percentage ? signed(y - x, `${((y - x) * 100).toFixed(1)} pp`) : relativeChange === null ? '' : signed(relativeChange, formatPercent(relativeChange))
+    : '';
+  return { label, a: num(x) ? show(x) : 'n/a', b: num(y) ? show(y) : 'n/a', relativeChange, change, unit, source, aValue: num(x) ? toUnit(x) : null, bValue: num(y) ? toUnit(y) : null };
+}
+
+/** A setting's row: the two values as text, no change. */
+function setting(label: string, a: string, b: string, unit: string, source: string): PoolFigure {
+  return { label, a, b, relativeChange: null, change: '', unit, source, aValue: a, bValue: b };
+}
+
+/**
+ * What two runs are set up with, the settings that change a figure: tensor_parallel_size,
+ * pipeline_parallel_size, the GPUs they use (core/format gpuCount), the KV cache's dtype ('auto'
+ * named with the dtype it takes), page_size and budget, and the step-time model (the GPU whose
+ * peaks it divides by, its efficiencies and overhead, what it leaves out: under tensor
+ * parallelism the all-reduce). `differ`: the rows that differ, shown as the comparison's first
+ * rows; `same`: the others, "name value", for one line under the table (s39 newcomer-ed 3: tp 1
+ * against tp 2 and bf16 against fp8 showed no row saying so).
+ */
+export function compareSettings(a: RunResult, b: RunResult): { differ: PoolFigure[]; same: string[] } {
+  const kvDtype = (r: RunResult): string => (r.profile.kvCache.dtype === 'auto' ? `auto (${r.profile.dtype})` : r.profile.kvCache.dtype);
+  const stepGpu = (r: RunResult): string => r.pool?.stepTime?.gpu ?? r.profile.device.gpu ?? 'n/a';
+  // StepTimeModel.assumed names the profile keys (step_time.compute_efficiency, ...).
+  const eff = (r: RunResult, k: 'computeEfficiency' | 'memoryEfficiency', key: string): string => {
+    const st = r.pool?.stepTime;
+    const v = st?.[k];
+    return v === undefined ? 'n/a' : `${v}${st?.assumed?.includes(key) ? ' (assumed)' : ''}`;
+  };
+  const overhead = (r: RunResult): string => {
+    const st = r.pool?.stepTime;
+    return st ? `${formatMs(st.perStepS * 1000)}${st.assumed?.includes('overhead_ms') ? ' (assumed)' : ''}` : 'n/a';
+  };
+  const unmodelled = (r: RunResult): string => (r.pool?.stepTime ? (r.pool.stepTime.unmodelled ?? []).join('; ') || 'nothing named' : 'n/a');
+  const budget = (r: RunResult): string => (r.profile.kvCache.memoryGib === 'auto' ? 'auto (from the device)' : `${r.profile.kvCache.memoryGib} GiB`);
+  const rows: PoolFigure[] = [
+    setting('tensor_parallel_size', String(a.profile.device.tensorParallelSize), String(b.profile.device.tensorParallelSize), 'GPUs a stage', 'profile'),
+    setting('pipeline_parallel_size', String(a.profile.device.pipelineParallelSize ?? 1), String(b.profile.device.pipelineParallelSize ?? 1), 'stages', 'profile'),
+    setting('GPUs', String(gpuCount(a.profile.device)), String(gpuCount(b.profile.device)), 'GPUs (tensor_parallel_size × pipeline_parallel_size)', 'profile'),
+    setting('kv_cache.dtype', kvDtype(a), kvDtype(b), '', 'profile'),
+    setting('kv_cache.page_size', String(a.profile.kvCache.pageSize), String(b.profile.kvCache.pageSize), 'tokens', 'profile'),
+    setting('kv_cache.memory_gib', budget(a), budget(b), 'GiB a GPU', 'profile'),
+    ...(a.pool && b.pool
+      ? [
+          setting('GPU (step-time peaks)', stepGpu(a), stepGpu(b), '', 'step-time model'),
+          setting('compute efficiency', eff(a, 'computeEfficiency', 'compute_efficiency'), eff(b, 'computeEfficiency', 'compute_efficiency'), 'fraction of peak FLOP/s', 'step-time model'),
+          setting('memory efficiency', eff(a, 'memoryEfficiency', 'memory_efficiency'), eff(b, 'memoryEfficiency', 'memory_efficiency'), 'fraction of peak bandwidth', 'step-time model'),
+          setting('step overhead', overhead(a), overhead(b), 'per step', 'step-time model'),
+          setting('not modelled', unmodelled(a), unmodelled(b), '', 'step-time model'),
+        ]
+      : []),
+  ];
+  return { differ: rows.filter((r) => r.a !== r.b), same: rows.filter((r) => r.a === r.b && r.a !== 'n/a' && r.label !== 'not modelled').map((r) => `${r.label} ${r.a}`) };
+}
+
+/**
+ * Whether a run's modelled server kept up with its offered load, in words: the Sweep tab's check
+ * (core/format keepsUpOf: rate ≤ the saturated throughput μ and a queue that did not grow) where
+ * the run judged it (a sweep point); else only whether its queue grew through the arrivals
+ * (PoolLoad.overloaded), μ not measured. 'n/a' without a recorded load.
+ */
+export function keepsUpText(r: RunResult): string {
+  const k = keepsUpOf(r);
+  if (k.keepsUp === true) return 'yes';
+  if (k.keepsUp === false) return `no: ${k.notKeptUp ?? ''}`;
+  const load = r.pool?.load;
+  if (!load) return 'n/a';
+  return load.overloaded ? `no: its queue grew through the arrivals (${formatCount(load.waitingAtLastArrival)} requests waiting at the last arrival)` : 'yes, its queue did not grow (μ not measured)';
 }
 
 /**
@@ -198,7 +289,9 @@ export interface PoolFigure {
  * (named as such; no change between a pages and a blocks figure, they count different things:
  * a page holds page_size tokens of every layer, a hybrid block one KV-cache group's), occupancy,
  * preemptions, prefix-cache hit rate, requests served, modelled TTFT / TPOT percentiles,
- * throughput and goodput. Null unless both runs have one. The latency figures are modelled
+ * throughput and goodput, per GPU too where the runs' GPU counts differ (core/format perGpuRate,
+ * as the Sweep tab ranks them), the offered load and whether each run kept up with it
+ * ({@link keepsUpText}). Null unless both runs have one. The latency figures are modelled
  * (each run's step-time model).
  */
 export function comparePools(a: RunResult, b: RunResult): PoolFigure[] | null {
@@ -206,26 +299,70 @@ export function comparePools(a: RunResult, b: RunResult): PoolFigure[] | null {
   const pa = a.pool;
   const pb = b.pool;
   const rows: PoolFigure[] = [];
-  const add = (label: string, x: number | null | undefined, y: number | null | undefined, show: (v: number) => string): void => {
-    const num = (v: number | null | undefined): v is number => typeof v === 'number' && Number.isFinite(v);
-    rows.push({ label, a: num(x) ? show(x) : 'n/a', b: num(y) ? show(y) : 'n/a', relativeChange: num(x) && num(y) && x !== 0 ? (y - x) / x : null });
-  };
+  const sim = 'simulated (page-pool simulation)';
+  const modelled = 'modelled (step-time model)';
   const ms = (s: number): string => formatMs(s * 1000);
-  add('pool tokens', pa.poolTokens ?? pa.numPages * pa.pageSize, pb.poolTokens ?? pb.numPages * pb.pageSize, formatCount);
+  const toMs = { toUnit: (s: number) => s * 1000 };
+  const pct = (v: number): string => formatPercent(v);
+  const asPct = { toUnit: (v: number) => v * 100, percentage: true };
+  rows.push(figure('pool tokens', pa.poolTokens ?? pa.numPages * pa.pageSize, pb.poolTokens ?? pb.numPages * pb.pageSize, formatCount, 'tokens', sim));
   const unit = (p: typeof pa): string => (p.poolBlocks != null ? 'blocks' : 'pages');
-  if (unit(pa) === unit(pb)) add(`pool ${unit(pa)}`, pa.numPages, pb.numPages, formatCount);
-  else rows.push({ label: 'pool pages / blocks (not comparable)', a: `${formatCount(pa.numPages)} ${unit(pa)}`, b: `${formatCount(pb.numPages)} ${unit(pb)}`, relativeChange: null });
-  add('peak occupancy', pa.summary.peakOccupancy, pb.summary.peakOccupancy, (v) => formatPercent(v));
-  add('mean occupancy', pa.summary.meanOccupancy, pb.summary.meanOccupancy, (v) => formatPercent(v));
-  add('preemptions', pa.summary.preemptions, pb.summary.preemptions, formatCount);
-  add('prefix-cache hit rate', pa.summary.prefixHitRate, pb.summary.prefixHitRate, (v) => formatPercent(v));
-  add('requests completed', pa.summary.completed, pb.summary.completed, formatCount);
-  add('requests rejected', pa.summary.rejected, pb.summary.rejected, formatCount);
-  add('TTFT p50 (modelled)', pa.latency?.ttft?.p50, pb.latency?.ttft?.p50, ms);
-  add('TTFT p99 (modelled)', pa.latency?.ttft?.p99, pb.latency?.ttft?.p99, ms);
-  add('TPOT p50 (modelled)', pa.latency?.tpot?.p50, pb.latency?.tpot?.p50, ms);
-  add('TPOT p99 (modelled)', pa.latency?.tpot?.p99, pb.latency?.tpot?.p99, ms);
-  add('output tokens/s (modelled)', pa.latency?.outputTokensPerSec, pb.latency?.outputTokensPerSec, (v) => formatCount(Math.round(v)));
-  add('goodput req/s (modelled)', pa.latency?.goodputRequestsPerSec, pb.latency?.goodputRequestsPerSec, (v) => v.toPrecision(3));
+  if (unit(pa) === unit(pb)) rows.push(figure(`pool ${unit(pa)}`, pa.numPages, pb.numPages, formatCount, unit(pa), sim));
+  else rows.push({ ...setting('pool pages / blocks (not comparable)', `${formatCount(pa.numPages)} ${unit(pa)}`, `${formatCount(pb.numPages)} ${unit(pb)}`, '', sim) });
+  rows.push(
+    figure('peak occupancy', pa.summary.peakOccupancy, pb.summary.peakOccupancy, pct, '%', sim, asPct),
+    figure('mean occupancy', pa.summary.meanOccupancy, pb.summary.meanOccupancy, pct, '%', sim, asPct),
+    figure('preemptions', pa.summary.preemptions, pb.summary.preemptions, formatCount, 'preemptions', sim),
+    figure('prefix-cache hit rate', pa.summary.prefixHitRate, pb.summary.prefixHitRate, pct, '% of prompt tokens', sim, asPct),
+    figure('requests completed', pa.summary.completed, pb.summary.completed, formatCount, 'requests', sim),
+    figure('requests rejected', pa.summary.rejected, pb.summary.rejected, formatCount, 'requests', sim),
+    figure('TTFT p50 (modelled)', pa.latency?.ttft?.p50, pb.latency?.ttft?.p50, ms, 'ms', modelled, toMs),
+    figure('TTFT p99 (modelled)', pa.latency?.ttft?.p99, pb.latency?.ttft?.p99, ms, 'ms', modelled, toMs),
+    figure('TPOT p50 (modelled)', pa.latency?.tpot?.p50, pb.latency?.tpot?.p50, ms, 'ms', modelled, toMs),
+    figure('TPOT p99 (modelled)', pa.latency?.tpot?.p99, pb.latency?.tpot?.p99, ms, 'ms', modelled, toMs),
+    figure('output tokens/s (modelled)', pa.latency?.outputTokensPerSec, pb.latency?.outputTokensPerSec, (v) => formatCount(Math.round(v)), "tokens/s (completed requests' output tokens / first arrival to last completion)", modelled),
+  );
+  const ga = gpuCount(a.profile.device);
+  const gb = gpuCount(b.profile.device);
+  const perGpu = (v: number | undefined, g: number): number | undefined => (v === undefined ? undefined : perGpuRate(v, g));
+  if (ga !== gb) rows.push(figure('output tokens/s per GPU (modelled)', perGpu(pa.latency?.outputTokensPerSec, ga), perGpu(pb.latency?.outputTokensPerSec, gb), (v) => formatCount(Math.round(v)), 'tokens/s a GPU (output tokens/s / GPUs)', modelled));
+  rows.push(figure('goodput req/s (modelled)', pa.latency?.goodputRequestsPerSec, pb.latency?.goodputRequestsPerSec, (v) => v.toPrecision(3), 'requests/s meeting the SLO', modelled));
+  if (ga !== gb) rows.push(figure('goodput req/s per GPU (modelled)', perGpu(pa.latency?.goodputRequestsPerSec, ga), perGpu(pb.latency?.goodputRequestsPerSec, gb), (v) => v.toPrecision(3), 'requests/s a GPU (goodput / GPUs)', modelled));
+  rows.push(
+    figure('offered load', pa.load?.offeredRequestsPerSec, pb.load?.offeredRequestsPerSec, (v) => v.toPrecision(3), 'requests/s ((requests − 1) / arrival span)', 'workload'),
+    setting('keeps up with the offered load', keepsUpText(a), keepsUpText(b), '', 'modelled (Sweep tab keeps-up check)'),
+  );
+  return rows;
+}
+
+/**
+ * When both runs kept up with their offered load (neither queue grew), the sentence saying that
+ * their throughput is the load's, not their capacity: two runs of one workload then differ in
+ * throughput by a fraction of a percent whatever the profile (s39 newcomer-ed 3: tp 2 "+4.7 %"
+ * was the trace's). Null otherwise.
+ */
+export function loadBoundNote(a: RunResult, b: RunResult): string | null {
+  const kept = (r: RunResult): boolean => r.pool?.load !== undefined && !keepsUpText(r).startsWith('no') && keepsUpText(r) !== 'n/a';
+  if (!kept(a) || !kept(b)) return null;
+  return 'Both runs kept up with their offered load: their throughput and goodput are set by the arrivals, not by their capacity. To compare capacity, run a sweep over arrival_rate (the Sweep tab ranks points per GPU and by μ) or the capacity search (slo in the profile).';
+}
+
+/**
+ * Every row of a comparison for an export: the settings that differ, the kernel cases (median
+ * ns, measured) when both runs timed kernels, and the pool figures. What the dashboard's
+ * Copy Markdown / Export CSV of Compare carry (extension/exportCompare.ts).
+ */
+export function comparisonRows(a: RunResult, b: RunResult): PoolFigure[] {
+  const rows = [...compareSettings(a, b).differ];
+  if (!kindDifference(a, b)) {
+    for (const c of compareRuns(a, b)) {
+      rows.push({
+        label: c.label, a: c.a ? formatDuration(c.a.medianNs) : '', b: c.b ? formatDuration(c.b.medianNs) : '', relativeChange: c.relativeChange,
+        change: c.relativeChange === null ? '' : signed(c.relativeChange, formatPercent(c.relativeChange)), unit: 'ns (median)', source: 'measured',
+        aValue: c.a?.medianNs ?? null, bValue: c.b?.medianNs ?? null,
+      });
+    }
+  }
+  rows.push(...(comparePools(a, b) ?? []));
   return rows;
 }

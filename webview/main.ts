@@ -21,12 +21,12 @@ import { Chart, registerables } from 'chart.js';
 import type { ToWebview } from '../core/protocol/webview';
 import { fitTextPlugin } from './fit';
 import { bandLabelPlugin, CHART_IDS, chartInputs, machineText, NARROW_CHART_PX, narrowOptions, runChart, type ChartId, type ChartSpec } from './charts';
-import { composePng } from './png';
 import { capacityChart, latencyCdfChart, queueChart, stepTimeNote } from './latency';
-import { buildDifference, comparePools, compareRuns, kindDifference, loadDifference, modelDifference, sameRun, workloadDifference } from './compare';
+import { buildDifference, comparePools, compareRuns, compareSettings, comparisonRows, kindDifference, loadBoundNote, loadDifference, modelDifference, sameRun, workloadDifference } from './compare';
+import { composePng, composeTablePng } from './png';
 import { sweepProvenance } from '../core/sweepFigures';
 import { metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepBestText, sweepTable, sweepTitle } from './sweep';
-import { formatCount, formatDuration, formatLoadNote, formatPercent, formatRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
+import { CHANGE_MEANING, formatCount, formatDuration, formatLoadNote, formatPercent, formatRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
 import { emptyModel, reduce, rerunOf, restoredModel, skippedNote, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
@@ -73,11 +73,13 @@ function joined(parts: ReadonlyArray<Node | string>, sep: string): Array<Node | 
  * A data table as plain HTML: a pool run's table has ~2,000 rows, which as vscode-table elements
  * (a custom element with its own shadow root per cell) took the page 20 s to lay out.
  */
-function table(t: { columns: string[]; rows: Array<Array<Node | string>> }, className = '', rowAttrs: (i: number) => Record<string, string> = () => ({})): HTMLElement {
+function table(t: { columns: string[]; rows: Array<Array<Node | string>> }, className = '', rowAttrs: (i: number) => Record<string, string> = () => ({}), caption?: { text: Array<Node | string>; hidden?: boolean }): HTMLElement {
+  // A caption names the table for a screen reader ("figure A B change" said nothing of which runs, s39 newcomer-ed 8); `hidden`: for it alone, a heading above says it on screen.
+  const cap = caption ? [el('caption', caption.hidden ? { class: 'visually-hidden' } : {}, ...caption.text)] : [];
   const head = el('thead', {}, el('tr', {}, ...t.columns.map((c) => el('th', {}, ...breakable(c)))));
   // Each cell names its column (data-label) for a table stacked to fit a narrow panel (fitStacked).
   const body = el('tbody', {}, ...t.rows.map((r, i) => el('tr', rowAttrs(i), ...r.map((c, j) => el('td', { 'data-label': t.columns[j] ?? '' }, c)))));
-  return el('table', { class: `data-table ${className}`.trim(), 'data-rows': String(t.rows.length) }, head, body);
+  return el('table', { class: `data-table ${className}`.trim(), 'data-rows': String(t.rows.length) }, ...cap, head, body);
 }
 
 /** A header's text with a line break allowed after each dot and underscore ("workload." / "max_num_" / "batched_tokens"), as the charts' axis titles wrap a key. */
@@ -111,7 +113,11 @@ const cancelButton = button('Cancel', () => post({ type: 'cancelRun' }), { id: '
 const exportJson = button('Export JSON', () => model.current?.id && post({ type: 'export', id: model.current.id, format: 'json' }), { id: 'btn-export-json', secondary: '' });
 const exportCsv = button('Export CSV', () => model.current?.id && post({ type: 'export', id: model.current.id, format: 'csv' }), { id: 'btn-export-csv', secondary: '' });
 const exportPng = button('Export PNG', () => exportChartsPng(), { id: 'btn-export-png', secondary: '' });
-/** The run's buttons: hidden on the Sweep tab, where they would act on a run the page does not show. */
+/**
+ * The run's buttons: its exports only on the Run tab, the run it shows (on History they exported
+ * the run the Run tab shows, not the comparison above them, s39 newcomer-ed 1: Compare has its own);
+ * all hidden on the Sweep tab, where they would act on a run the page does not show.
+ */
 const actions = el('div', { class: 'actions', id: 'run-actions' }, runButton, cancelButton, exportJson, exportCsv, exportPng);
 const environment = el('p', { id: 'run-environment', class: 'muted' });
 const stepTime = el('p', { id: 'run-step-time', class: 'muted' });
@@ -195,6 +201,16 @@ const compareButton = button('Compare', () => {
   if (selectA.value && selectB.value) post({ type: 'compareRuns', a: selectA.value, b: selectB.value });
 }, { id: 'btn-compare' });
 const compareResult = el('div', { id: 'compare-result' });
+/** The comparison's own exports (s39 newcomer-ed 1: nothing exported the table a design doc wants): every row of it, figure, A, B, change, unit, source. */
+const exportCompare = (format: 'csv' | 'markdown'): void => {
+  const cmp = model.compare;
+  if (cmp) post({ type: 'exportCompare', format, a: { name: cmp.a.name, createdAt: cmp.a.createdAt }, b: { name: cmp.b.name, createdAt: cmp.b.createdAt }, rows: comparisonRows(cmp.a, cmp.b).map((r) => ({ figure: r.label, a: r.aValue, b: r.bValue, aText: r.a, bText: r.b, change: r.change, unit: r.unit, source: r.source })) });
+};
+const compareExport = el('div', { class: 'compare-bar', id: 'compare-export' },
+  button('Copy as Markdown', () => exportCompare('markdown'), { id: 'btn-compare-md', secondary: '', title: 'The comparison as a Markdown table, to the clipboard' }),
+  button('Export CSV', () => exportCompare('csv'), { id: 'btn-compare-csv', secondary: '', title: 'The comparison as CSV: figure, A, B, change, unit, source' }),
+  button('Export PNG', () => exportComparePng(), { id: 'btn-compare-png', secondary: '', title: 'The comparison\'s tables as a PNG image' }),
+);
 
 // The Sweep tab: a merged sweep report ("AttnScope: Open sweep results").
 const sweepMetric = el('vscode-single-select', { id: 'sweep-metric', 'aria-label': 'Figure to chart' }) as HTMLElement & { value: string };
@@ -241,8 +257,7 @@ const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.index
   // Sweeps and Compare first: after every saved run they were ~340 rows down (s37 newcomer-ed 7).
   el('vscode-tab-panel', {}, el('h2', {}, 'Compare two runs'),
     el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
-    el('p', { class: 'muted' }, 'Changes are flagged only when neither median lies inside the other run\'s p10–p90 range for that case.'),
-    compareResult, el('h2', {}, 'Sweeps'), sweepList, el('h2', {}, 'Saved runs'), el('div', { class: 'compare-bar' }, historyFilter, historyCount), historyList, historyMore),
+    compareResult, compareExport, el('h2', {}, 'Sweeps'), sweepList, el('h2', {}, 'Saved runs'), el('div', { class: 'compare-bar' }, historyFilter, historyCount), historyList, historyMore),
   el('vscode-tab-panel', {}, sweepRunBar, sweepOther, sweepSummary, sweepBar, sweepBest, sweepBestNotes, sweepBestVllm, sweepCharts, sweepPointsHeading, sweepTableBox, sweepSources),
 );
 tabs.addEventListener('vsc-tabs-select', (e: Event) => {
@@ -400,6 +415,9 @@ function renderHeader(run: ViewRun | null): void {
   // The Sweep tab shows no run: its header names the sweep (the one running, else the one shown), and the run's buttons and progress go.
   const onSweep = tab === 'sweep';
   actions.hidden = onSweep;
+  for (const b of [exportJson, exportCsv, exportPng]) b.hidden = tab !== 'run';
+  // Which run they export, in words (the header names it too).
+  if (run) for (const [b, what] of [[exportJson, 'JSON'], [exportCsv, 'CSV'], [exportPng, 'PNG of its charts']] as const) b.title = `Export the run ${run.name} as ${what}`;
   if (onSweep) {
     const sweeping = model.sweepRun?.status === 'running' ? model.sweepRun : null;
     title.textContent = sweeping ? `${sweeping.name} · sweep` : model.sweep ? sweepTitle(model.sweep) : 'AttnScope · sweep';
@@ -455,13 +473,16 @@ function renderHistory(): void {
     historyList.replaceChildren(table({
       columns: ['time', 'name', 'status', 'cases', ''],
       rows: shown.map((r) => [runTime(r.createdAt), inFolder(r.name, r.folder), r.poolCancelled ? `${r.status} ${poolCancelledText(r.poolCancelled)}` : r.status, r.kind === 'simulate' ? 'simulation' : formatCount(r.cases), button('Open', () => post({ type: 'openRun', id: r.id }), { secondary: '', 'aria-label': `Open run ${r.name}, ${formatRunTime(r.createdAt)}` })]),
-    }, 'table-history', (i) => ({ 'data-run': shown[i]!.id })));
+    }, 'table-history', (i) => ({ 'data-run': shown[i]!.id }), { text: ['Saved runs, newest first'], hidden: true }));
   }
   if (note) historyList.append(el('p', { class: 'note', id: 'history-skipped' }, note));
   // Until the user picks: A = the previous run (baseline), B = the newest. The choice is marked on the option
   // (`selected`), which the element reads when its options change; setting `value` first would be lost.
-  for (const [select, fallback] of [[selectA, model.runs[1]?.id], [selectB, model.runs[0]?.id]] as const) {
-    const keep = select.dataset.chosen ? select.value : undefined;
+  // Above a comparison they show its two runs (they named two others, s39 newcomer-ed 2); a run's id is its name and createdAt (extension/history.ts runId).
+  const cmp = model.compare;
+  const idOf = (r: { name: string; createdAt: string } | undefined): string | undefined => (r ? model.runs.find((x) => x.name === r.name && x.createdAt === r.createdAt)?.id : undefined);
+  for (const [select, fallback, compared] of [[selectA, model.runs[1]?.id, idOf(cmp?.a)], [selectB, model.runs[0]?.id, idOf(cmp?.b)]] as const) {
+    const keep = compared ?? (select.dataset.chosen ? select.value : undefined);
     const want = keep && model.runs.some((r) => r.id === keep) ? keep : fallback;
     select.replaceChildren(...model.runs.map((r) => el('vscode-option', r.id === want ? { value: r.id, selected: '' } : { value: r.id }, [inFolder(r.name, r.folder), formatRunTime(r.createdAt), r.build].filter((part) => part).join(' · '))));
   }
@@ -483,8 +504,14 @@ function renderSweepList(): void {
   }, 'table-sweeps', (i) => ({ 'data-sweep': sweeps[i]!.id })));
 }
 
+/** "A <name> (time) vs B <name> (time)": the two runs a comparison's table is of, for its caption. */
+function comparedRuns(a: { name: string; createdAt: string }, b: { name: string; createdAt: string }): Array<Node | string> {
+  return ['A ', a.name, ' (', runTime(a.createdAt), ') vs B ', b.name, ' (', runTime(b.createdAt), ')'];
+}
+
 function renderCompare(): void {
   const cmp = model.compare;
+  compareExport.hidden = !cmp;
   if (!cmp) {
     compareResult.replaceChildren();
     return;
@@ -505,11 +532,19 @@ function renderCompare(): void {
   const loads = kinds ? null : loadDifference(cmp.a, cmp.b);
   if (loads) parts.push(el('p', { class: 'warning', id: 'compare-load' }, loads));
   if (kinds) parts.push(el('p', { class: pools ? 'note' : 'warning', id: 'compare-kinds' }, kinds));
+  // What the runs differ in (tensor_parallel_size, KV dtype, GPU, step-time model, ...), first; what they share, in a line under it.
+  const settings = compareSettings(cmp.a, cmp.b);
+  if (settings.differ.length > 0) {
+    parts.push(table({ columns: ['setting', 'A', 'B', 'source'], rows: settings.differ.map((r) => [r.label, r.a, r.b, r.source]) }, 'table-compare-settings', () => ({}), { text: ['What differs: ', ...comparedRuns(cmp.a, cmp.b)] }));
+  }
+  if (settings.same.length > 0) parts.push(el('p', { class: 'muted', id: 'compare-same-settings' }, `Same in both: ${settings.same.join(', ')}.`));
   if (!kinds) {
     const rows = compareRuns(cmp.a, cmp.b);
     const flagged = rows.filter((r) => r.verdict === 'faster' || r.verdict === 'slower').length;
     parts.push(
       el('p', {}, `${cmp.a.name} (`, runTime(cmp.a.createdAt), `) → ${cmp.b.name} (`, runTime(cmp.b.createdAt), `): ${flagged} of ${rows.length} cases changed beyond their spread.`),
+      // Only over measured cases: a simulation has no spread (the note stood above simulation-only comparisons, s39 newcomer-ed 3).
+      el('p', { class: 'muted', id: 'compare-spread' }, 'Changes are flagged only when neither median lies inside the other run\'s p10–p90 range for that case.'),
       table({
         columns: ['case', 'A median', 'B median', 'change', 'A p10–p90', 'B p10–p90', 'verdict'],
         rows: rows.map((r) => [
@@ -521,19 +556,32 @@ function renderCompare(): void {
           r.b ? `${formatDuration(r.b.p10Ns)}–${formatDuration(r.b.p90Ns)}` : '',
           verdictText[r.verdict],
         ]),
-      }, 'table-compare'),
+      }, 'table-compare', () => ({}), { text: ['Kernel cases: ', ...comparedRuns(cmp.a, cmp.b)] }),
     );
   }
   if (pools) {
-    parts.push(
-      el('h3', {}, `Pool simulations: ${cmp.a.name} → ${cmp.b.name}`),
-      table({
-        columns: ['figure', 'A', 'B', 'change'],
-        rows: pools.map((r) => [r.label, r.a, r.b, r.relativeChange === null ? '' : `${r.relativeChange >= 0 ? '+' : ''}${formatPercent(r.relativeChange)}`]),
-      }, 'table-compare-pool'),
-    );
+    parts.push(table({
+      columns: ['figure', 'A', 'B', 'change', 'source'],
+      rows: pools.map((r) => [r.label, r.a, r.b, r.change, r.source]),
+    }, 'table-compare-pool', () => ({}), { text: ['Pool simulations: ', ...comparedRuns(cmp.a, cmp.b)] }));
+    const bound = loadBoundNote(cmp.a, cmp.b);
+    if (bound) parts.push(el('p', { class: 'note', id: 'compare-load-bound' }, bound));
   }
+  if (pools || !kinds) parts.push(el('p', { class: 'muted', id: 'compare-change' }, CHANGE_MEANING));
   compareResult.replaceChildren(...parts);
+}
+
+/** The comparison's tables as one PNG (png.ts composeTablePng), titled with the two runs, saved by the extension as the run charts' PNG is. */
+function exportComparePng(): void {
+  const cmp = model.compare;
+  if (!cmp) return;
+  const tables = [...compareResult.querySelectorAll('table')].map((t) => ({
+    caption: t.caption?.textContent ?? '',
+    rows: [...t.rows].map((tr) => [...tr.cells].map((c) => c.textContent ?? '')),
+  }));
+  const notes = [...compareResult.querySelectorAll('p')].map((p) => p.textContent ?? '');
+  const out = composeTablePng(`Compare: A ${cmp.a.name} vs B ${cmp.b.name}`, tables, notes, palette, window.devicePixelRatio || 1);
+  post({ type: 'savePng', name: `compare ${cmp.a.name} vs ${cmp.b.name}`, dataUrl: out.toDataURL('image/png') });
 }
 
 function renderSweep(): void {

@@ -108,3 +108,90 @@ export function composePng(run: ViewRun, charts: readonly PngChart[], p: Palette
   }
   return out;
 }
+
+/** One table to draw: its caption and its rows of cell text, the header row first. */
+export interface PngTable {
+  caption: string;
+  rows: string[][];
+}
+
+/** Widest a table column is drawn, CSS px; longer cells wrap at spaces. */
+const PNG_COLUMN_MAX = 360;
+
+/**
+ * Compare's "Export PNG": `title`, then each table under its caption (the header row bold, a rule
+ * under it; a column as wide as its widest cell up to PNG_COLUMN_MAX, longer cells wrapped), then
+ * `notes` (what the change means, where the figures come from), on the palette's background, at
+ * least PNG_MIN_CSS_WIDTH CSS px wide, drawn at `scale` device pixels per CSS px.
+ */
+export function composeTablePng(title: string, tables: readonly PngTable[], notes: readonly string[], p: Palette, scale: number): HTMLCanvasElement {
+  const pad = 12;
+  const gap = 16;
+  const out = document.createElement('canvas');
+  const m = out.getContext('2d')!;
+  const font = (bold = false, size = p.fontSize) => `${bold ? '600 ' : ''}${size}px ${p.fontFamily}`;
+  const lh = Math.round(p.fontSize * 1.35);
+  const measure = (text: string, bold: boolean): number => {
+    m.font = font(bold);
+    return m.measureText(text).width;
+  };
+  const laid = tables.map((t) => {
+    const cols = Math.max(0, ...t.rows.map((r) => r.length));
+    const widths = Array.from({ length: cols }, (_, j) => Math.min(PNG_COLUMN_MAX, Math.ceil(Math.max(0, ...t.rows.map((r, i) => measure(r[j] ?? '', i === 0))))));
+    const cells = t.rows.map((r, i) => widths.map((w, j) => wrapText(r[j] ?? '', w, (s) => measure(s, i === 0))));
+    return { caption: t.caption, widths, cells, rowHeights: cells.map((r) => Math.max(1, ...r.map((c) => c.length)) * lh) };
+  });
+  const tableWidth = (t: (typeof laid)[number]) => t.widths.reduce((a, w) => a + w, 0) + gap * Math.max(0, t.widths.length - 1);
+  const width = Math.max(PNG_MIN_CSS_WIDTH, ...laid.map((t) => tableWidth(t) + 2 * pad));
+  const wrap = (text: string, bold = false) => wrapText(text, width - 2 * pad, (s) => measure(s, bold));
+  const titleLines = wrap(title, true);
+  const noteLines = notes.flatMap((n) => wrap(n));
+  const height = pad + titleLines.length * lh + pad + laid.reduce((h, t) => h + wrap(t.caption, true).length * lh + t.rowHeights.reduce((a, b) => a + b, 0) + 4 + pad, 0) + noteLines.length * lh + pad;
+  out.width = Math.round(width * scale);
+  out.height = Math.round(height * scale);
+  const ctx = out.getContext('2d')!;
+  ctx.scale(scale, scale);
+  ctx.fillStyle = p.background;
+  ctx.fillRect(0, 0, width, height);
+  ctx.textBaseline = 'top';
+  let y = pad;
+  const line = (text: string, x: number, bold: boolean, muted: boolean) => {
+    ctx.font = font(bold);
+    ctx.fillStyle = muted ? p.muted : p.foreground;
+    ctx.fillText(text, x, y);
+  };
+  for (const l of titleLines) {
+    line(l, pad, true, false);
+    y += lh;
+  }
+  y += pad;
+  for (const t of laid) {
+    for (const l of wrap(t.caption, true)) {
+      line(l, pad, true, false);
+      y += lh;
+    }
+    t.cells.forEach((row, i) => {
+      const top = y;
+      let x = pad;
+      row.forEach((cell, j) => {
+        cell.forEach((l, k) => {
+          y = top + k * lh;
+          line(l, x, i === 0, false);
+        });
+        x += t.widths[j]! + gap;
+      });
+      y = top + t.rowHeights[i]!;
+      if (i === 0) {
+        ctx.fillStyle = p.muted;
+        ctx.fillRect(pad, y + 1, tableWidth(t), 1);
+        y += 4;
+      }
+    });
+    y += pad;
+  }
+  for (const l of noteLines) {
+    line(l, pad, false, true);
+    y += lh;
+  }
+  return out;
+}

@@ -60,9 +60,11 @@ export type ToWebview =
    * `skipped`: files of the history folder that are no readable run, each `<file>: <why>`.
    * `sweep`: the sweep report shown last (this window's, or the one its previous extension host
    * showed: extension/shownRun.ts); absent or null: the page keeps its own. `sweeps`: the finished
-   * sweeps for History, newest first.
+   * sweeps for History, newest first. `latest`: the newest saved run, sent when `current` is null,
+   * which the page shows only when it has no run of its own (a page opened after a window reload
+   * that stopped a run, whose history holds runs).
    */
-  | { type: 'init'; runs: RunListEntry[]; skipped?: string[]; current: RunResult | null; currentId?: string | null; sweep?: SweepReport | null; sweeps?: SweepListEntry[] }
+  | { type: 'init'; runs: RunListEntry[]; skipped?: string[]; current: RunResult | null; currentId?: string | null; latest?: { run: RunResult; id: string } | null; sweep?: SweepReport | null; sweeps?: SweepListEntry[] }
   | { type: 'runStarted'; name: string; total: number; kind?: RunKind; profile?: Profile; estimate?: Estimate }
   | ForwardedRunnerEvent
   /** The runner's pool samples in simulated-time order, batched by the extension (at most ~10 messages a second whatever the runner's rate). */
@@ -106,6 +108,30 @@ export type ToWebview =
 /** How a sweep the editor ran ended; 'interrupted': the window reloaded or closed while it ran. */
 export type SweepRunStatus = 'finished' | 'cancelled' | 'failed' | 'refused' | 'interrupted';
 
+/** A run of a comparison, as its exports name it. */
+export interface ComparedRun {
+  name: string;
+  /** ISO 8601. */
+  createdAt: string;
+}
+
+/**
+ * One row of a comparison's export: the setting or figure, A's and B's value (a number in `unit`,
+ * or a setting's text; null: the run has none), as shown (`aText`, `bText`), the change as shown
+ * ('+4.7%', '−8.6 pp', ''), the unit, and where it comes from (profile, step-time model,
+ * simulated, modelled, measured).
+ */
+export interface ComparisonExportRow {
+  figure: string;
+  a: number | string | null;
+  b: number | string | null;
+  aText: string;
+  bText: string;
+  change: string;
+  unit: string;
+  source: string;
+}
+
 /** webview -> extension */
 export type FromWebview =
   | { type: 'ready' }
@@ -123,6 +149,11 @@ export type FromWebview =
   /** The Sweep tab's Export CSV: the report it shows, written by the extension (extension/exportSweep.ts). */
   | { type: 'exportSweep'; report: SweepReport }
   | { type: 'savePng'; name: string; dataUrl: string }
+  /**
+   * Compare's own export (webview/compare.ts comparisonRows): `csv` asks where to save the rows as
+   * CSV, `markdown` copies them to the clipboard as a Markdown table (extension/exportCompare.ts).
+   */
+  | { type: 'exportCompare'; format: 'csv' | 'markdown'; a: ComparedRun; b: ComparedRun; rows: ComparisonExportRow[] }
   /**
    * The Run button: `source` is the profile (or config) of the run shown (Profile.sourcePath), run
    * again as `kind`; absent when the page shows no run of a file (then the active editor's file).

@@ -12,7 +12,7 @@ import { TOOL_NAME, type Environment, type KernelCase, type RunResult } from '..
 import { SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type SweepPointRun, type SweepReport, type SweepReportRow } from '../../core/protocol/sweep';
 import { InputError, readFailure } from '../errors';
 import { toolBuild } from '../version';
-import { formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant, gpuCount } from '../../core/format';
+import { formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant, gpuCount, keepsUpOf, perGpuRate } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
 import { describeEnvironment, reportBuilds, rowBuild, splitByMachine, sweepProvenance } from '../../core/sweepFigures';
 import { axisIndices, offsetToLineColumn, pointLabel } from '../../core/config';
@@ -291,23 +291,6 @@ export interface BestRow {
 }
 
 /**
- * Whether the modelled server keeps up with a point's load, from its run (pool.load.keepsUp,
- * set by the sweep worker: runner/simulate/capacity.ts checkKeepsUp), and why not in words;
- * {} when the run did not judge it.
- */
-export function keepsUpOf(run: RunResult): Pick<SweepReportRow, 'keepsUp' | 'notKeptUp'> {
-  const load = run.pool?.load;
-  if (load?.keepsUp === undefined) return {};
-  if (load.keepsUp) return { keepsUp: true };
-  const rate = (x: number | null | undefined) => (x === null || x === undefined ? 'n/a' : x.toPrecision(4));
-  const offered = load.source === 'workload' && run.profile.workload?.arrivalRate !== undefined ? run.profile.workload.arrivalRate * load.timeScale : load.offeredRequestsPerSec;
-  const why = load.overloaded
-    ? `its queue grew through the arrivals: ${formatCount(load.waitingAtLastArrival)} requests still waiting at the last arrival, ${rate(load.servedRequestsPerSec)} requests/s served`
-    : `${rate(offered)} requests/s offered, above the saturated throughput μ = ${rate(load.saturatedRequestsPerSec)} requests/s`;
-  return { keepsUp: false, notKeptUp: why };
-}
-
-/**
  * The sentence naming the rows left out of the best for the server not keeping up with them
  * (up to {@link TIES_NAMED}, then a count), or '' when none.
  */
@@ -391,7 +374,7 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
   // picked the point with the most GPUs (s38 newcomer 3: tp 8 at 9.32 goodput over tp 4 at 5.89,
   // 1.17 against 1.47 requests/s per GPU).
   const perGpu = new Set(ok.map((r) => r.metrics.gpus ?? 1)).size > 1;
-  const byGpu = (rate: (r: SweepReportRow) => number) => (perGpu ? (r: SweepReportRow) => rate(r) / (r.metrics.gpus ?? 1) : rate);
+  const byGpu = (rate: (r: SweepReportRow) => number) => (perGpu ? (r: SweepReportRow) => perGpuRate(rate(r), r.metrics.gpus) : rate);
   const gpuWords = perGpu ? ' per GPU (the points use different GPU counts, tensor_parallel_size × pipeline_parallel_size: each rate / its GPUs)' : '';
   const keptUp = judged ? ' the server keeps up with (rate <= the saturated throughput μ, queue not growing)' : '';
   const pickRate = (all: SweepReportRow[], rate: (r: SweepReportRow) => number, rule: string, what: string) => {

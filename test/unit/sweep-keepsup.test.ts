@@ -7,7 +7,8 @@ import type { RunResult } from '../../core/protocol/run';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../../core/protocol/sweep';
 import { checkKeepsUp } from '../../runner/simulate/capacity';
 import { packRequests, simulatePool } from '../../runner/simulate/index';
-import { bestRow, formatReport, keepsUpOf } from '../../runner/sweep/results';
+import { bestRow, formatReport } from '../../runner/sweep/results';
+import { keepsUpOf } from '../../core/format';
 import { exampleProfile } from '../fixtures/profile';
 
 const row = (rate: number, metrics: SweepMetrics, keepsUp?: boolean, notKeptUp?: string): SweepReportRow => ({

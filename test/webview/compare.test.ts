@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KernelCase } from '../../core/protocol/run';
-import { buildDifference, caseLabel, comparePools, compareRuns, loadDifference, modelDifference, sameRun, workloadDifference } from '../../webview/compare';
+import type { PoolLoad, RunResult } from '../../core/protocol/run';
+import { buildDifference, caseLabel, comparePools, compareRuns, compareSettings, comparisonRows, keepsUpText, loadBoundNote, loadDifference, modelDifference, sameRun, workloadDifference } from '../../webview/compare';
 import { run } from '../fixtures/run';
 
 // The recorded run's prefill case (test/fixtures/run.attn.yaml --quick: B=1, N=512) and decode
@@ -149,9 +150,79 @@ describe('compare: same run, different workloads, pool units', () => {
     const rows = Object.fromEntries(comparePools(run, hybrid)!.map((r) => [r.label, r]));
     assert.deepEqual([rows['pool tokens']!.a, rows['pool tokens']!.b], ['32,768', '8,000']);
     assert.equal(rows['pool tokens']!.relativeChange, (8000 - 32768) / 32768);
-    assert.deepEqual(rows['pool pages / blocks (not comparable)'], { label: 'pool pages / blocks (not comparable)', a: '2,048 pages', b: '1,000 blocks', relativeChange: null });
+    const notComparable = rows['pool pages / blocks (not comparable)']!;
+    assert.deepEqual([notComparable.a, notComparable.b, notComparable.relativeChange, notComparable.change], ['2,048 pages', '1,000 blocks', null, '']);
     assert.equal(rows['pool pages'], undefined);
     // Two page pools: pages compared as pages.
     assert.equal(comparePools(run, { ...run, pool: { ...run.pool!, numPages: 1024 } })!.find((r) => r.label === 'pool pages')!.relativeChange, -0.5);
+  });
+
+  // s39 newcomer-ed 3: Llama-3.1-8B on an H100 SXM, tp 1 against tp 2 (and bf16 against fp8 KV), one
+  // workload of 400 requests at 20 req/s. The table showed +4.7 % throughput with no row saying B ran on two GPUs.
+  const simulation = (tp: number, kvDtype: 'auto' | 'fp8_e4m3', tokensPerS: number, peak: number, load: Partial<PoolLoad>): RunResult => ({
+    ...run, kind: 'simulate', cases: [], name: `tp${tp}-${kvDtype}`,
+    profile: { ...run.profile, dtype: 'bf16', device: { ...run.profile.device, tensorParallelSize: tp }, kvCache: { ...run.profile.kvCache, dtype: kvDtype } },
+    pool: {
+      ...run.pool!,
+      summary: { ...run.pool!.summary, peakOccupancy: peak },
+      latency: { ...run.pool!.latency!, outputTokensPerSec: tokensPerS },
+      load: { source: 'workload', timeScale: 1, offeredRequestsPerSec: 19.6, servedRequestsPerSec: 18.7, waitingAtLastArrival: 0, overloaded: false, ...load },
+      stepTime: { ...run.pool!.stepTime!, gpu: 'H100 SXM', unmodelled: tp > 1 ? ['the all-reduce between the GPUs'] : [] },
+    },
+  });
+
+  it('names the settings that differ (GPUs, KV dtype, what the step-time model leaves out) and lists the ones they share', () => {
+    const tp1 = simulation(1, 'auto', 2678, 0.11, {});
+    const tp2 = simulation(2, 'fp8_e4m3', 2804, 0.024, {});
+    const { differ, same } = compareSettings(tp1, tp2);
+    assert.deepEqual(differ.map((r) => [r.label, r.a, r.b, r.source]), [
+      ['tensor_parallel_size', '1', '2', 'profile'],
+      ['GPUs', '1', '2', 'profile'],
+      // 'auto' is the profile's dtype, bf16.
+      ['kv_cache.dtype', 'auto (bf16)', 'fp8_e4m3', 'profile'],
+      ['not modelled', 'nothing named', 'the all-reduce between the GPUs', 'step-time model'],
+    ]);
+    assert.ok(same.includes(`kv_cache.page_size ${run.profile.kvCache.pageSize}`), same.join(', '));
+    assert.ok(same.includes('GPU (step-time peaks) H100 SXM'), same.join(', '));
+    assert.deepEqual(compareSettings(tp1, tp1).differ, []);
+  });
+
+  it('adds throughput per GPU when the GPU counts differ, and gives a percentage\'s change in percentage points', () => {
+    const rows = Object.fromEntries(comparePools(simulation(1, 'auto', 2678, 0.11, {}), simulation(2, 'auto', 2804, 0.024, {}))!.map((r) => [r.label, r]));
+    // Hand: 2,804 / 2 GPUs = 1,402 tokens/s a GPU; 1,402 / 2,678 − 1 = −47.6 % (the raw figure read +4.7 %).
+    const perGpu = rows['output tokens/s per GPU (modelled)']!;
+    assert.deepEqual([perGpu.a, perGpu.b, perGpu.change], ['2,678', '1,402', '-47.6%']);
+    assert.equal(rows['output tokens/s (modelled)']!.change, '+4.7%');
+    // 11.0 % -> 2.4 %: −8.6 percentage points (it read "−78.2%", a relative change of a percentage).
+    assert.equal(rows['peak occupancy']!.change, '-8.6 pp');
+    assert.deepEqual([rows['peak occupancy']!.aValue, rows['peak occupancy']!.unit], [11, '%']);
+    // One GPU each: no per-GPU row.
+    assert.equal(comparePools(run, run)!.some((r) => r.label.includes('per GPU')), false);
+  });
+
+  it('says whether each run kept up with its offered load, by the Sweep tab\'s check where the run judged it', () => {
+    const judged = simulation(1, 'auto', 100, 0.5, { keepsUp: false, saturatedRequestsPerSec: 8, offeredRequestsPerSec: 8.2 });
+    const profile = { ...judged.profile, workload: { ...judged.profile.workload!, arrivalRate: 8.2 } };
+    // core/format keepsUpOf's wording, as the Sweep tab's rows (test/unit/sweep-keepsup.test.ts).
+    assert.equal(keepsUpText({ ...judged, profile }), 'no: 8.200 requests/s offered, above the saturated throughput μ = 8.000 requests/s');
+    assert.equal(keepsUpText(simulation(1, 'auto', 100, 0.5, { keepsUp: true, saturatedRequestsPerSec: 30 })), 'yes');
+    const steady = simulation(1, 'auto', 2678, 0.11, {});
+    assert.equal(keepsUpText(steady), 'yes, its queue did not grow (μ not measured)');
+    const grown = simulation(2, 'auto', 2804, 0.5, { overloaded: true, waitingAtLastArrival: 120 });
+    assert.equal(keepsUpText(grown), 'no: its queue grew through the arrivals (120 requests waiting at the last arrival)');
+    // Both kept up: their throughput is the arrivals', said once; not when one fell behind.
+    assert.match(loadBoundNote(steady, simulation(2, 'auto', 2804, 0.024, {})) ?? '', /^Both runs kept up with their offered load/);
+    assert.equal(loadBoundNote(steady, grown), null);
+  });
+
+  it('exports the settings that differ, then the pool figures, each with its unit and source', () => {
+    const rows = comparisonRows(simulation(1, 'auto', 2678, 0.11, {}), simulation(2, 'auto', 2804, 0.024, {}));
+    assert.deepEqual(rows.slice(0, 3).map((r) => r.label), ['tensor_parallel_size', 'GPUs', 'not modelled']);
+    const ttft = rows.find((r) => r.label === 'TTFT p99 (modelled)')!;
+    // Seconds in the run, milliseconds in the export's unit.
+    assert.deepEqual([ttft.aValue, ttft.unit, ttft.source], [run.pool!.latency!.ttft!.p99 * 1000, 'ms', 'modelled (step-time model)']);
+    // Two benchmarks: their kernel cases, measured, in ns.
+    const cases = comparisonRows(run, run).filter((r) => r.source === 'measured');
+    assert.deepEqual(cases.map((r) => [r.aValue, r.unit]), run.cases.map((c) => [c.medianNs, 'ns (median)']));
   });
 });

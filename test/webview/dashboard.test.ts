@@ -742,9 +742,9 @@ describe('dashboard webview in Chromium', () => {
     assert.equal(await page.$('table.table-compare'), null, 'no kernel table: B timed no kernel');
     const rows = await tableRows(page, 'table-compare-pool');
     const byLabel = Object.fromEntries(rows.map((r) => [r[0], r.slice(1)]));
-    // 0.5908 -> 0.2954: −50.0%; preemptions 0 -> 3 (no relative change from 0).
-    assert.deepEqual(byLabel['peak occupancy'], [percent(run.pool!.summary.peakOccupancy), percent(run.pool!.summary.peakOccupancy / 2), '-50.0%']);
-    assert.deepEqual(byLabel['preemptions'], ['0', '3', '']);
+    // 0.5908 -> 0.2954: −29.5 percentage points (a percentage's change, not −50.0 %); preemptions 0 -> 3 (no relative change from 0).
+    assert.deepEqual(byLabel['peak occupancy']!.slice(0, 3), [percent(run.pool!.summary.peakOccupancy), percent(run.pool!.summary.peakOccupancy / 2), `-${(50 * run.pool!.summary.peakOccupancy).toFixed(1)} pp`]);
+    assert.deepEqual(byLabel['preemptions']!.slice(0, 3), ['0', '3', '']);
     assert.deepEqual(byLabel['TTFT p99 (modelled)']!.slice(0, 2).map((x) => / (ms|s)$/.test(x)), [true, true]);
     // A benchmark without a pool against a simulation: nothing in common.
     const { pool: _pool, ...noPool } = run;
@@ -752,6 +752,73 @@ describe('dashboard webview in Chromium', () => {
     await page.waitForFunction(() => document.querySelector('#compare-kinds')?.textContent?.endsWith('nothing to compare.'));
     assert.equal(await page.$('table.table-compare-pool'), null);
     assert.equal(await page.$('table.table-compare'), null);
+  });
+
+  it('Compare of tp 1 against tp 2: the pickers show the two runs, the settings that differ, throughput per GPU, its own exports; the run\'s exports off the tab (s39 newcomer-ed 1-3, 8)', async () => {
+    const fresh = await openDashboard(browser, server, 'light');
+    try {
+      const sim = (tp: number, createdAt: string, tokensPerS: number): RunResult => ({
+        ...run, kind: 'simulate', cases: [], name: `tp${tp}.attn.yaml · simulation`, createdAt,
+        profile: { ...run.profile, device: { ...run.profile.device, tensorParallelSize: tp } },
+        pool: { ...run.pool!, latency: { ...run.pool!.latency!, outputTokensPerSec: tokensPerS }, load: { source: 'workload', timeScale: 1, offeredRequestsPerSec: 19.6, servedRequestsPerSec: 18.7, waitingAtLastArrival: 0, overloaded: false } },
+      });
+      const tp1 = sim(1, '2099-02-01T00:00:00.000Z', 2678);
+      const tp2 = sim(2, '2099-02-02T00:00:00.000Z', 2804);
+      const entry = (r: RunResult) => ({ id: runId(r.createdAt, r.name), name: r.name, createdAt: r.createdAt, status: 'ok' as const, cases: 0, kind: 'simulate' as const });
+      // Two newer runs: the pickers' defaults (A = second newest, B = newest) are neither compared run.
+      const other = (n: number) => ({ id: `2099030${n}-000000-kv${n}`, name: `kv${n}.attn.yaml · simulation`, createdAt: `2099-03-0${n}T00:00:00.000Z`, status: 'ok' as const, cases: 0, kind: 'simulate' as const });
+      await send(fresh, { type: 'init', runs: [other(2), other(1), entry(tp2), entry(tp1)], current: run, currentId: RUN_ID });
+      await send(fresh, { type: 'compare', a: tp1, b: tp2 });
+      await fresh.waitForSelector('table.table-compare-pool');
+      const picked = () => fresh.$$eval('#compare-a, #compare-b', (els) => els.map((e) => (e as HTMLElement & { value: string }).value));
+      await fresh.waitForFunction((want) => ['#compare-a', '#compare-b'].map((sel) => (document.querySelector(sel) as HTMLElement & { value: string }).value).join() === want, [entry(tp1).id, entry(tp2).id].join());
+      assert.deepEqual(await picked(), [entry(tp1).id, entry(tp2).id]);
+      // What differs, first: B on two GPUs.
+      const settings = await tableRows(fresh, 'table-compare-settings');
+      assert.deepEqual(settings.slice(0, 2), [['tensor_parallel_size', '1', '2', 'profile'], ['GPUs', '1', '2', 'profile']]);
+      const pool = Object.fromEntries((await tableRows(fresh, 'table-compare-pool')).map((r) => [r[0], r.slice(1)]));
+      // 2,804 / 2 = 1,402 tokens/s a GPU: 1,402 / 2,678 − 1 = −47.6 %.
+      assert.deepEqual(pool['output tokens/s per GPU (modelled)']!.slice(0, 3), ['2,678', '1,402', '-47.6%']);
+      assert.deepEqual(pool['keeps up with the offered load']!.slice(0, 2), ['yes, its queue did not grow (μ not measured)', 'yes, its queue did not grow (μ not measured)']);
+      // Captions name the two runs; the kernel spread note only over kernel cases (none here).
+      const caption = (await fresh.textContent('table.table-compare-pool caption')) ?? '';
+      assert.ok(caption.startsWith('Pool simulations: A tp1.attn.yaml · simulation (') && caption.includes(') vs B tp2.attn.yaml · simulation ('), caption);
+      assert.equal(await fresh.$('#compare-spread'), null);
+      assert.match((await fresh.textContent('#compare-change')) ?? '', /percentage points \(pp\)/);
+      assert.match((await fresh.textContent('#compare-load-bound')) ?? '', /^Both runs kept up/);
+      // The History tab shows the comparison: the run's exports (of the Run tab's run) are not there; the comparison's are.
+      await fresh.locator('vscode-tab-header', { hasText: 'History' }).click();
+      for (const id of ['btn-export-json', 'btn-export-csv', 'btn-export-png']) assert.equal(await fresh.isVisible(`#${id}`), false, `#${id} on History`);
+      await fresh.click('#btn-compare-csv');
+      const [csv] = (await waitForPosted(fresh, 'exportCompare')) as Array<{ format: string; a: { name: string }; rows: Array<{ figure: string; a: unknown; b: unknown; unit: string; source: string }> }>;
+      assert.equal(csv!.format, 'csv');
+      assert.equal(csv!.a.name, tp1.name);
+      assert.deepEqual(csv!.rows.find((r) => r.figure === 'output tokens/s per GPU (modelled)')!.b, 1402);
+      await fresh.click('#btn-compare-md');
+      assert.equal(((await waitForPosted(fresh, 'exportCompare', 2)) as Array<{ format: string }>)[1]!.format, 'markdown');
+      await fresh.click('#btn-compare-png');
+      const [png] = (await waitForPosted(fresh, 'savePng')) as Array<{ name: string; dataUrl: string }>;
+      assert.equal(png!.name, `compare ${tp1.name} vs ${tp2.name}`);
+      assert.match(png!.dataUrl, /^data:image\/png;base64,/);
+      writeFileSync(join(shots, 'compare-png.png'), Buffer.from(png!.dataUrl.split(',')[1]!, 'base64'));
+      await fresh.locator('vscode-tab-panel').nth(1).screenshot({ path: join(shots, 'compare-tp.png') });
+      await fresh.locator('vscode-tab-header', { hasText: 'Run' }).click();
+      assert.equal(await fresh.isVisible('#btn-export-csv'), true);
+      assert.equal(await fresh.getAttribute('#btn-export-csv', 'title'), `Export the run ${run.name} as CSV`);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('a page with no run of its own shows the newest saved run the extension sends (after a reload: "No run yet" beside saved runs, s39 newcomer-ed 9)', async () => {
+    const fresh = await openDashboard(browser, server, 'dark');
+    try {
+      await send(fresh, { type: 'init', runs: [{ id: RUN_ID, name: run.name, createdAt: run.createdAt, status: 'ok', cases: run.cases.length }], current: null, currentId: null, latest: { run, id: RUN_ID } });
+      await fresh.waitForFunction((name) => document.querySelector('#run-title')?.getAttribute('title') === name, run.name);
+      assert.equal(await fresh.isVisible('#run-empty'), false);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it('lays the cards out without a half-empty row: a card alone in its row takes all of it, charts with nothing to show go last', async () => {
