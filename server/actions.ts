@@ -149,12 +149,17 @@ function propertyAtPath(t: Target, dotted: string): FoundProperty | null {
   return found;
 }
 
-/** The `count` values of `candidates` nearest to `target` (ties: the smaller first), excluding `target`. */
-function nearest(candidates: number[], target: number, count: number): number[] {
-  return [...new Set(candidates)]
+/**
+ * The `count` values of `candidates` nearest to `target` (ties: the smaller first), excluding
+ * `target`; with `ties`, also those as near as the last one kept (5 among divisors of 32, count 2:
+ * 4, 2 and 8, not 8 dropped for 2).
+ */
+function nearest(candidates: number[], target: number, count: number, ties = false): number[] {
+  const sorted = [...new Set(candidates)]
     .filter((c) => c !== target)
-    .sort((x, y) => Math.abs(x - target) - Math.abs(y - target) || x - y)
-    .slice(0, count);
+    .sort((x, y) => Math.abs(x - target) - Math.abs(y - target) || x - y);
+  const last = sorted[count - 1];
+  return ties && last !== undefined ? sorted.filter((c, i) => i < count || Math.abs(c - target) === Math.abs(last - target)) : sorted.slice(0, count);
 }
 
 function numberAt(t: Target, r: SourceRange): number | null {
@@ -184,7 +189,7 @@ const FIXES: Record<string, FixMaker> = {
     if (current === null || !Number.isInteger(heads) || heads < 1) return [];
     const f = propertyOfValue(t, p.range);
     const name = f?.property.key ?? 'num_key_value_heads';
-    return nearest(divisors(heads), current, 2).map((d) => ({ title: `Set ${name} to ${d} (divides ${heads} heads)`, edits: [replace(t, p.range, String(d))] }));
+    return nearest(divisors(heads), current, 2, true).map((d) => ({ title: `Set ${name} to ${d} (divides ${heads} heads)`, edits: [replace(t, p.range, String(d))] }));
   },
   // Every size the message lists as fitting (core/config/profileChecks.ts: data.fits), nearest the
   // written size first (ties: the smaller), so the preferred fix changes the parallelism least.

@@ -48,6 +48,10 @@ test('heads not divisible: the nearest divisor of the head count', async () => {
   const { fixed, titles } = await fix('config.json', text, 'heads-not-divisible', 'Set num_key_value_heads to 8 (divides 32 heads)');
   assert.deepEqual(titles, ['Set num_key_value_heads to 8 (divides 32 heads)', 'Set num_key_value_heads to 4 (divides 32 heads)']);
   assert.equal(fixed, fixture('../../examples/llama-3.1-8b/config.json').text);
+  // 5: 4 (distance 1), then 2 and 8 both at distance 3, so both are offered (8 is what Llama-3.1-8B has; s38 newcomer-ed 6f).
+  const five = await fix('config.json', text.replace('"num_key_value_heads": 7', '"num_key_value_heads": 5'), 'heads-not-divisible', 'Set num_key_value_heads to 8 (divides 32 heads)');
+  assert.deepEqual(five.titles, [4, 2, 8].map((d) => `Set num_key_value_heads to ${d} (divides 32 heads)`));
+  assert.equal(five.fixed, fixture('../../examples/llama-3.1-8b/config.json').text);
 });
 
 test('hidden size not divisible and no head_dim: add head_dim after the head count (JSON)', async () => {
