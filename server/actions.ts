@@ -1,7 +1,8 @@
 /**
  * Quick fixes for the problems core and the server report. Each fix is a WorkspaceEdit that
  * removes the cause, so the diagnostic clears on the next check: a valid divisor for KV heads,
- * each tensor_parallel_size that fits the model,
+ * each tensor_parallel_size that fits the model, the smallest tensor_parallel_size (or
+ * pipeline_parallel_size) at which the weights fit the device,
  * the nearest supported page_size, a missing head_dim, a misspelt or unknown key, an enum value
  * core suggests, a number past an inclusive bound set to the bound, a number written quoted unquoted (also where "auto" or a number is taken), a YAML 1.1 yes / no as true / false, a length cut to the model's limit, a memory_gib cut to the GPU's, a KV budget cut to what fits beside the weights, a max_model_len the KV pool holds, a defaulted prompt_len / output_len written to fit max_model_len, a `model:` path changed to a config on disk. A problem in the config.json a profile points
  * at is fixed in that file. Diagnostics the client sends are matched to the current analysis by
@@ -111,16 +112,16 @@ function insertAfter(t: Target, f: FoundProperty, key: string, value: number | s
 }
 
 /**
- * workload.<key> set to `value` (a number, or text written as is): written over the key's value,
- * or added after the workload block's last key. Null without a workload block: adding one would
- * also make the profile simulate.
+ * <block>.<key> set to `value` (a number, or text written as is): written over the key's value,
+ * or added after the block's last key. Null without the block (a mapping): adding a workload
+ * block would also make the profile simulate.
  */
-function setWorkloadKey(t: Target, key: string, value: number | string): TextEdit | null {
-  const written = propertyAtPath(t, `workload.${key}`);
+function setBlockKey(t: Target, block: 'workload' | 'device', key: string, value: number | string): TextEdit | null {
+  const written = propertyAtPath(t, `${block}.${key}`);
   if (written !== null) return replace(t, written.property.value.range, String(value));
-  const workload = propertyAtPath(t, 'workload')?.property.value;
-  const last = workload?.type === 'object' ? workload.properties?.at(-1) : undefined;
-  return workload && last ? insertAfter(t, { path: ['workload', last.key], property: last, parent: workload }, key, value) : null;
+  const node = propertyAtPath(t, block)?.property.value;
+  const last = node?.type === 'object' ? node.properties?.at(-1) : undefined;
+  return node && last ? insertAfter(t, { path: [block, last.key], property: last, parent: node }, key, value) : null;
 }
 
 /** A flat mapping on one line: `{ dist: lognormal, max: 3584 }` in YAML, `{ "dist": "lognormal", "max": 3584 }` in JSON. */
@@ -261,7 +262,7 @@ const FIXES: Record<string, FixMaker> = {
   'pool-below-max-model-len': (t, p) => {
     const fits = Number(p.data?.['maxModelLenThatFits']);
     if (!Number.isInteger(fits) || fits < 1) return [];
-    const edit = setWorkloadKey(t, 'max_model_len', fits);
+    const edit = setBlockKey(t, 'workload', 'max_model_len', fits);
     return edit ? [{ title: `Set workload.max_model_len to ${fits} (the longest the KV pool holds)`, edits: [edit] }] : [];
   },
   // prompt + output past max_model_len (core/config/profileChecks.ts): each length the user left
@@ -274,15 +275,24 @@ const FIXES: Record<string, FixMaker> = {
     for (const { key, value } of writes) {
       const name = typeof key === 'string' ? /^workload\.(prompt_len|output_len)$/.exec(key)?.[1] : undefined;
       if (name === undefined || typeof value !== 'object' || value === null) continue;
-      const edit = setWorkloadKey(t, name, flowObject(t, value as Record<string, unknown>));
+      const edit = setBlockKey(t, 'workload', name, flowObject(t, value as Record<string, unknown>));
       const max = (value as { max?: unknown; value?: unknown }).max ?? (value as { value?: unknown }).value;
       if (edit) fixes.push({ title: `Add workload.${name} with max ${String(max)} (prompt + output within max_model_len ${limit})`, edits: [edit] });
     }
     const needed = Number(p.data?.['maxModelLenNeeded']);
-    const edit = Number.isInteger(needed) && needed > 0 ? setWorkloadKey(t, 'max_model_len', needed) : null;
+    const edit = Number.isInteger(needed) && needed > 0 ? setBlockKey(t, 'workload', 'max_model_len', needed) : null;
     if (edit) fixes.push({ title: `Set workload.max_model_len to ${needed} (the longest prompt + output)`, edits: [edit] });
     return fixes;
   },
+  // Weights above the device (core/estimate/checks.ts fitProblems, from Estimate.weightsFit): the
+  // smallest tensor_parallel_size vLLM takes for the model at which the heaviest GPU's weights fit,
+  // then the smallest pipeline_parallel_size, each written over its device key or added to the
+  // device block.
+  'weights-exceed-device': (t, p) => ['tensor_parallel_size', 'pipeline_parallel_size'].flatMap((key) => {
+    const n = p.data?.[key === 'tensor_parallel_size' ? 'tensorParallelSize' : 'pipelineParallelSize'];
+    const edit = typeof n === 'number' && Number.isInteger(n) && n > 1 ? setBlockKey(t, 'device', key, n) : null;
+    return edit ? [{ title: `Set ${key} to ${n}`, edits: [edit] }] : [];
+  }),
   // A number written quoted where a number is required (`page_size: "16"`): the same number
   // unquoted, when the string reads as one of the expected kind (an integer for an integer key).
   // Else core's suggestion: a YAML 1.1 boolean word (`causal: yes`) -> true / false.

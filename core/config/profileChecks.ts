@@ -4,10 +4,9 @@
  * memory_gib). Used by core/config/profile.ts after the schema and the model read cleanly, and
  * by core/validate.ts on the profile of a file's valid keys when others have errors.
  */
-import { KERNEL_LIMITS, nearestPageSize, VLLM_BLOCK_SIZES, VLLM_CUDA_BLOCK_MULTIPLE, vllmBlockSizesText } from '../estimate/checks';
+import { KERNEL_LIMITS, nearestPageSize, tensorParallelSizes, tpSplitWidths, VLLM_BLOCK_SIZES, VLLM_CUDA_BLOCK_MULTIPLE, vllmBlockSizesText } from '../estimate/checks';
 import { batchDefaults, deviceMemory, maxNumBatchedTokensOf, maxNumSeqsOf, vllmMaxModelLen } from '../estimate/index';
 import { formatCount } from '../format';
-import { divisors } from './model';
 import { quantizationAlignment } from './quantization';
 import { anchorOf } from './profileSchema';
 import { keyPathsOverlap, type LengthDist, type Problem, type Profile, type SourceRange } from './types';
@@ -28,23 +27,9 @@ export function semanticProblems(root: ValueNode, profile: Profile, invalid: rea
   /** Item `i` of the list at `path` (Profile.ranges lists no items). */
   const itemAt = (path: string, i: number): SourceRange => nodeAtPath(root, [...path.split('.'), i])?.range ?? anchorOf(root, [...path.split('.'), String(i)]);
   const tp = profile.device.tensorParallelSize;
-  // The MLP widths tensor parallelism splits: a dense MLP's intermediate_size (vLLM's
-  // MergedColumnParallelLinear / RowParallelLinear: divide(intermediate_size, tp) asserts it
-  // divides), the routed experts' and shared experts' widths for MoE layers (FusedMoE shards
-  // each expert's intermediate size the same way). The vocabulary needs nothing: vLLM pads it
-  // (VocabParallelEmbedding, to a multiple of 64 per GPU).
-  const moe = m.moe;
-  const hasDense = moe === null || moe.firstDenseLayers > 0 || moe.mlpOnlyLayers.length > 0 || moe.layerFrequency > 1;
-  const widths: Array<[string, number]> = [];
-  if (hasDense && m.intermediateSize > 0) widths.push(['intermediate_size', m.intermediateSize]);
-  if (moe) widths.push(['the experts\' intermediate size (moe_intermediate_size)', moe.expertIntermediateSize]);
-  if (moe && moe.numSharedExperts > 0) widths.push(['the shared experts\' intermediate size', moe.sharedExpertIntermediateSize]);
-  // The sizes vLLM accepts for this model: divisors of the query heads that the KV heads divide
-  // or are divided by, that divide every MLP width, and whose shards the quantized weights' groups
-  // or fp8 blocks align with (quantization.ts quantizationAlignment).
-  const fits = (t: number) => m.numHeads % t === 0 && (m.mla || m.numKvHeads % t === 0 || t % m.numKvHeads === 0) && widths.every(([, n]) => n % t === 0)
-    && quantizationAlignment(m, t) === null;
-  const fitting = (): number[] => divisors(m.numHeads).filter(fits);
+  // The sizes vLLM accepts for this model, and the MLP widths they must divide (core/estimate/checks.ts).
+  const widths = tpSplitWidths(m);
+  const fitting = (): number[] => tensorParallelSizes(m);
   const sizes = () => `tensor_parallel_size values that fit: ${fitting().join(', ') || 'none'}`;
   const tpValid = reads('device.tensor_parallel_size');
   if (tpValid && tp > 1 && m.numHeads % tp !== 0) {

@@ -5,12 +5,15 @@
  * max_model_len sequence, and head_dim / page_size / dtypes the chosen backend's kernels do not
  * take. The language server shows them as diagnostics; the CLI can print them the same way.
  */
-import { isFp8KvDtype, keyPathsOverlap, type Problem, type Profile, type SourceRange } from '../config/types';
+import { isFp8KvDtype, keyPathsOverlap, type ModelSpec, type Problem, type Profile, type SourceRange } from '../config/types';
+import { divisors } from '../config/model';
+import { quantizationAlignment } from '../config/quantization';
 import { KERNEL_LIMITS, mlaDecodeHeadDim, mlaPrefillHeadDim, softcapNote } from '../kernelLimits';
 import { mixerNames } from '../config/mamba';
 import { formatCount, formatCountOf, formatGib } from '../format';
 import { gpuByName } from './gpus';
 import { blocksPerRequest } from './layout';
+import { PP_FIT_SEARCH_MAX } from './pipeline';
 import { maxModelLenOf } from './maxModelLen';
 import { parseVllmVersion, vllmAtLeast } from './reserve';
 import type { Estimate } from './types';
@@ -122,6 +125,32 @@ function vllmPageSizeProblem(profile: Profile): Problem | null {
   };
 }
 
+/**
+ * The tensor_parallel_size values vLLM accepts for `model`, ascending: divisors of the query heads
+ * that the KV heads divide or are divided by (vLLM shards or replicates KV heads; MLA has one
+ * latent), that divide every MLP width tensor parallelism splits (a dense MLP's
+ * intermediate_size: MergedColumnParallelLinear / RowParallelLinear's divide() asserts it; the
+ * routed and shared experts' widths, which FusedMoE shards the same way), and whose shards the
+ * quantized weights' groups or fp8 blocks align with (core/config/quantization.ts
+ * quantizationAlignment). The vocabulary needs nothing: vLLM pads it (VocabParallelEmbedding, to
+ * a multiple of 64 per GPU).
+ */
+export function tensorParallelSizes(m: ModelSpec): number[] {
+  const widths = tpSplitWidths(m);
+  return divisors(m.numHeads).filter((t) => (m.mla || m.numKvHeads % t === 0 || t % m.numKvHeads === 0) && widths.every(([, n]) => n % t === 0) && quantizationAlignment(m, t) === null);
+}
+
+/** The MLP widths tensor parallelism splits, each with its name for messages ({@link tensorParallelSizes}). */
+export function tpSplitWidths(m: ModelSpec): Array<[string, number]> {
+  const moe = m.moe;
+  const hasDense = moe === null || moe.firstDenseLayers > 0 || moe.mlpOnlyLayers.length > 0 || moe.layerFrequency > 1;
+  const widths: Array<[string, number]> = [];
+  if (hasDense && m.intermediateSize > 0) widths.push(['intermediate_size', m.intermediateSize]);
+  if (moe) widths.push(['the experts\' intermediate size (moe_intermediate_size)', moe.expertIntermediateSize]);
+  if (moe && moe.numSharedExperts > 0) widths.push(['the shared experts\' intermediate size', moe.sharedExpertIntermediateSize]);
+  return widths;
+}
+
 /** Device fit: weights, activation peak and an explicit KV budget against memory · utilization. */
 function fitProblems(profile: Profile, e: Estimate): Problem[] {
   const d = profile.device;
@@ -132,18 +161,35 @@ function fitProblems(profile: Profile, e: Estimate): Problem[] {
   const at = profileKey(profile, 'device.memory_gib', 'device.gpu', 'device.gpu_memory_utilization', 'device');
   const tp = d.tensorParallelSize;
   const pp = e.pipeline;
-  const stage = pp?.stages[pp.stage];
-  const stageBytes = stage?.weightsBytes ?? e.weightsBytes;
-  const replicated = e.weightsBytesPerGpu - Math.ceil(stageBytes / tp);
-  const of = pp ? `${formatGib(stageBytes)} of stage ${pp.stage + 1} of ${pp.size}, layers ${stage!.start}-${stage!.end - 1}` : formatGib(e.weightsBytes);
-  const weights = tp > 1 || pp ? `weights ${formatGib(e.weightsBytesPerGpu)} per GPU (${of}${tp > 1 ? ` ÷ ${tp}` : ''}${replicated > 0 ? ` + ${formatGib(replicated)} replicated on every GPU` : ''})` : `weights ${formatGib(e.weightsBytes)}`;
-  if (e.weightsBytesPerGpu > usable) {
-    return [{ severity: 'error', code: 'weights-exceed-device', message: `${weights} exceed ${limit}: raise device.tensor_parallel_size, device.pipeline_parallel_size or memory_gib`, range: at, data: { weightsBytes: e.weightsBytesPerGpu, usableBytes: Math.floor(usable) } }];
+  // One GPU's weights in words; under pipeline parallelism those of stage `s`.
+  const weightsOf = (s: number | undefined): { perGpu: number; text: string } => {
+    const stage = pp && s !== undefined ? pp.stages[s] : undefined;
+    const perGpu = stage?.weightsBytesPerGpu ?? e.weightsBytesPerGpu;
+    const stageBytes = stage?.weightsBytes ?? e.weightsBytes;
+    const replicated = perGpu - Math.ceil(stageBytes / tp);
+    const of = stage ? `${formatGib(stageBytes)} of stage ${s! + 1} of ${pp!.size}, layers ${stage.start}-${stage.end - 1}` : formatGib(e.weightsBytes);
+    return { perGpu, text: tp > 1 || stage ? `weights ${formatGib(perGpu)} per GPU (${of}${tp > 1 ? ` ÷ ${tp}` : ''}${replicated > 0 ? ` + ${formatGib(replicated)} replicated on every GPU` : ''})` : `weights ${formatGib(e.weightsBytes)}` };
+  };
+  const weights = weightsOf(pp?.stage).text;
+  // vLLM fails to load on any GPU its stage's weights overfill, whichever stage sizes the pool:
+  // the heaviest stage is checked (with kv_cache.memory_gib the pool's stage can be a lighter one).
+  const heaviest = pp ? pp.stages.reduce((k, st, i) => (st.weightsBytesPerGpu > pp.stages[k].weightsBytesPerGpu ? i : k), pp.stage) : undefined;
+  const worst = weightsOf(heaviest);
+  if (worst.perGpu > usable) {
+    const fit = e.weightsFit ?? {};
+    const raise = [
+      ...(fit.tensorParallelSize !== undefined ? [`device.tensor_parallel_size (${fit.tensorParallelSize} fits)`] : []),
+      ...(fit.pipelineParallelSize !== undefined ? [`device.pipeline_parallel_size (${fit.pipelineParallelSize} fits)`] : []),
+    ];
+    const remedy = raise.length > 0
+      ? `raise ${raise.join(', ')} or memory_gib`
+      : `raise memory_gib: no larger tensor_parallel_size this model takes, and no larger pipeline_parallel_size up to ${Math.min(profile.model.numLayers, PP_FIT_SEARCH_MAX)}, fits the weights alone`;
+    return [{ severity: 'warning', code: 'weights-exceed-device', message: `${worst.text} exceed ${limit}: ${remedy}`, range: at, data: { weightsBytes: worst.perGpu, usableBytes: Math.floor(usable), ...fit } }];
   }
   const activation = e.pool.activationPeakBytes;
   if (e.pool.budgetSource === 'device' && e.hasKvCache && e.pool.pages === 0) {
     const reserve = e.pool.engineReserveBytes > 0 ? ` + engine reserves ${formatGib(e.pool.engineReserveBytes)}` : '';
-    return [{ severity: 'error', code: 'kv-pool-empty', message: `${weights} + activation peak ${formatGib(activation)}${reserve} leave no room for a KV page in ${limit}`, range: at }];
+    return [{ severity: 'warning', code: 'kv-pool-empty', message: `${weights} + activation peak ${formatGib(activation)}${reserve} leave no room for a KV page in ${limit}`, range: at }];
   }
   if (e.pool.budgetSource === 'explicit' && e.weightsBytesPerGpu + e.pool.budgetBytes > usable) {
     // The largest budget that fits beside the weights (usable − weights per GPU), in the unit of

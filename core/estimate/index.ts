@@ -15,7 +15,8 @@ import { DEFAULT_ENGINE, engineEraName, engineKeyOf, reserveTerms, subtractedByt
 import { blocksPerRequestFormula, poolTokens, requestReservation } from './layout';
 import { referenceSeqLen } from './maxModelLen';
 import { mixerNames } from '../config/mamba';
-import { pipelineStagesOf, stageLabel, stageModel, type PipelineStage } from './pipeline';
+import { PP_FIT_SEARCH_MAX, pipelineStagesOf, stageLabel, stageModel, type PipelineStage } from './pipeline';
+import { tensorParallelSizes } from './checks';
 import type { AttentionWorkspace, Estimate, KvPoolLayout, ParamBreakdown, PoolEstimate } from './types';
 
 export * from './types';
@@ -24,7 +25,7 @@ export { checkProfile, checksIndependentOf, CHECK_KEYS, nearestPageSize, KERNEL_
 export { maxModelLenOf, referenceSeqLen, vllmMaxModelLen } from './maxModelLen';
 export { DEFAULT_GPU, GPUS, gpuByName, type GpuSpec } from './gpus';
 export { DEFAULT_ENGINE, engineEraName, engineKeyOf, parseVllmVersion, vllmAtLeast, type ReserveKey, type ReserveTerm } from './reserve';
-export { pipelineLayerCounts, pipelineStagesOf, stageLabel, stageModel, type PipelineStage } from './pipeline';
+export { PP_FIT_SEARCH_MAX, pipelineLayerCounts, pipelineStagesOf, stageLabel, stageModel, type PipelineStage } from './pipeline';
 
 const GIB = 1024 ** 3;
 
@@ -814,6 +815,44 @@ export interface ReplicatedWeights {
 }
 
 /**
+ * The most weights one GPU holds over `tp` × `pp` GPUs: at pipeline_parallel_size 1 the weights ÷
+ * tp, rounded up, plus what tensor parallelism does not split ({@link replicatedWeights}); above
+ * it the heaviest stage's ({@link stageWeights} perGpu over vLLM's layer split, pipelineStagesOf).
+ * `pp` from 1 to the model's layers (pipelineLayerCounts' RangeError past them). Llama-2-70B bf16
+ * (68,976,648,192 parameters, 128.48 GiB) at tp 2: 64.24 GiB plus its replicated norms.
+ */
+export function weightsBytesPerGpu(model: ModelSpec, dtype: Dtype, tp: number, pp = 1, params: ParamCounts = paramCounts(model)): number {
+  if (pp === 1) return Math.ceil(weightsBytes(model, dtype, params) / tp) + replicatedWeights(model, dtype, tp, params).extraBytesPerGpu;
+  return pipelineStagesOf(model.numLayers, pp).reduce((most, stage) => Math.max(most, stageWeights(model, dtype, tp, stage).perGpu), 0);
+}
+
+/**
+ * When the heaviest GPU's weights (`heaviest`: weightsBytesPerGpu at the profile's tp and pp)
+ * exceed `usable` bytes: the smallest tensor_parallel_size above `tp` that vLLM takes for the model
+ * (tensorParallelSizes) at which they fit, pp kept, and the smallest pipeline_parallel_size above
+ * `pp`, up to num_hidden_layers and {@link PP_FIT_SEARCH_MAX}, at which they fit, tp kept (each
+ * absent when none fits). A size is tried only from where the whole model's weights spread evenly
+ * could fit (weightsBytes / (tp · pp) ≤ usable: the heaviest GPU holds at least that, the stages
+ * holding every weight at least once), and pp not at all when the first or the last stage would
+ * not fit holding one layer (every split's first stage holds layer 0 and the embedding, its last
+ * the last layer, the final norm and lm_head). Null when the weights fit or `usable` is 0 (no
+ * device memory known). Estimate.weightsFit.
+ */
+function weightsFitOf(model: ModelSpec, dtype: Dtype, tp: number, pp: number, params: ParamCounts, usable: number, heaviest: number): Estimate['weightsFit'] | null {
+  if (usable <= 0 || heaviest <= usable) return null;
+  const total = weightsBytes(model, dtype, params);
+  const fits = (t: number, p: number) => total / (t * p) <= usable && weightsBytesPerGpu(model, dtype, t, p, params) <= usable;
+  const tensorParallelSize = tensorParallelSizes(model).find((n) => n > tp && fits(n, pp));
+  const L = model.numLayers;
+  const oneLayer = (index: number) => stageWeights(model, dtype, tp, { index, count: L, start: index, end: index + 1 }).perGpu <= usable;
+  let pipelineParallelSize: number | undefined;
+  if (L > 1 && oneLayer(0) && oneLayer(L - 1)) {
+    for (let p = Math.max(pp + 1, Math.ceil(total / (tp * usable))); p <= Math.min(L, PP_FIT_SEARCH_MAX) && pipelineParallelSize === undefined; p++) if (fits(tp, p)) pipelineParallelSize = p;
+  }
+  return { ...(tensorParallelSize !== undefined ? { tensorParallelSize } : {}), ...(pipelineParallelSize !== undefined ? { pipelineParallelSize } : {}) };
+}
+
+/**
  * What tensor parallelism over `tp` GPUs does not split, as vLLM builds the layers: RMSNorm /
  * LayerNorm weights (every norm, MLA's q_a_layernorm / kv_a_layernorm and per-head q/k norms
  * too) are whole on every GPU; the MoE router is a ReplicatedLinear (mixtral.py, qwen2_moe.py,
@@ -1369,10 +1408,11 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
       const blockLayers = stageBlockLayers(model, globalLayout, stage.start, stage.end);
       return { stage, model: sm, bytes: w.bytes, weightsPerGpu: w.perGpu, replicated: w.replicated, holds: w.holds, perToken: kvLayerCount(sm) * perLayer, blockLayers, pageBytes: blockLayers * globalLayout.pageSize * perLayer };
     })
-    : [{ model, bytes: weights, weightsPerGpu: Math.ceil(weights / tp) + replicatedWeights(model, dtype, tp, params).extraBytesPerGpu, replicated: replicatedWeights(model, dtype, tp, params), holds: [], perToken: kvLayerCount(model) * perLayer, blockLayers: globalLayout.groupSize, pageBytes: globalLayout.blockBytes }];
+    : [{ model, bytes: weights, weightsPerGpu: weightsBytesPerGpu(model, dtype, tp, 1, params), replicated: replicatedWeights(model, dtype, tp, params), holds: [], perToken: kvLayerCount(model) * perLayer, blockLayers: globalLayout.groupSize, pageBytes: globalLayout.blockBytes }];
 
   const device = deviceMemory(profile);
   const usable = Math.floor(device.bytes * profile.device.gpuMemoryUtilization);
+  const weightsFit = stages.length === pp ? weightsFitOf(model, dtype, tp, pp, params, usable, stages.reduce((most, st) => Math.max(most, st.weightsPerGpu), 0)) : null;
   // Each stage's GPUs size their own pool from what they hold (vLLM: every worker profiles its
   // memory); the pool's block count is then the smallest stage's (get_kv_cache_configs: "Change the
   // num_blocks of each rank to the smallest among all ranks").
@@ -1472,6 +1512,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
     params: params.breakdown,
     weightsBytes: weights,
     weightsBytesPerGpu: weightsPerGpu,
+    ...(weightsFit ? { weightsFit } : {}),
     pageBytes,
     pageBytesPerLayer: layout.pageSize * perLayer,
     ...(stages[0].stage ? {

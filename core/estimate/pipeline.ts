@@ -6,6 +6,13 @@
  */
 import type { ModelSpec } from '../config/types';
 
+/**
+ * The largest pipeline_parallel_size tried for one at which the weights fit the device
+ * (Estimate.weightsFit, named by weights-exceed-device): more stages than vLLM deployments run,
+ * and each try sizes every stage.
+ */
+export const PP_FIT_SEARCH_MAX = 64;
+
 /** One pipeline stage: layers [start, end) of the model, 0-based, and its place. */
 export interface PipelineStage {
   /** 0-based pp rank. */

@@ -232,6 +232,14 @@ export interface Estimate {
   /** What one GPU holds: weightsBytes / tensor_parallel_size, rounded up, plus the tensors vLLM replicates on every GPU (replicatedWeights: norms, routers, MLA a-projections, KV heads past H_kv, a vision tower's unsplit parts). */
   weightsBytesPerGpu: number;
   /**
+   * Present when the heaviest GPU's weights (the heaviest pipeline stage's) exceed the device's
+   * usable memory (pool.usableBytes): the smallest tensor_parallel_size above the profile's that
+   * vLLM takes for the model (checks.ts tensorParallelSizes) at which they fit, pipeline_parallel_size
+   * kept, and the smallest pipeline_parallel_size above the profile's, up to num_hidden_layers and
+   * PP_FIT_SEARCH_MAX (64), at which they fit, tensor_parallel_size kept; each absent when none fits. Absent in runs saved before session 39.
+   */
+  weightsFit?: { tensorParallelSize?: number; pipelineParallelSize?: number };
+  /**
    * What one block id costs: one page across all layers, page_size · kvBytesPerToken (Llama-2-7B
    * fp16, 16 tokens: 8 MiB), or for a hybrid layout (pool.layout) one page across one KV-cache
    * group's layers, page_size · group size · kvBytesPerTokenPerLayer.

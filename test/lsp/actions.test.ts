@@ -215,6 +215,31 @@ test('prompt + output past max_model_len from unwritten defaults: the message sa
   assert.equal((await fix('p.attn.json', json, 'exceeds-max-model-len', add)).fixed, json.replace('4096 }', '4096, "prompt_len": { "dist": "lognormal", "median": 512, "sigma": 1, "max": 3584 } }'));
 });
 
+test('weights above the device: fixes that set tensor_parallel_size, or pipeline_parallel_size, to the smallest that fits and that vLLM takes (s38 newcomer-ed 4)', async () => {
+  // Llama-2-70B bf16: 68,976,648,192 parameters · 2 B = 128.48 GiB > H100 SXM 79.22 GiB × 0.90 = 71.30 GiB;
+  // ÷ 2 = 64.24 GiB fits (64 heads, 8 KV heads, intermediate_size 28,672: 2 divides all three). pp 2: stage 1
+  // 40 layers · 855,654,400 + the 32,000 · 8,192 = 262,144,000 embedding = 34,488,320,000 parameters = 64.24 GiB,
+  // stage 2 the same + the 8,192 final norm: fits.
+  const flow = 'model: ../fixtures/configs/Llama-2-70b-hf.config.json\ndevice: { gpu: H100 SXM }\n';
+  const added = await fix('p.attn.yaml', flow, 'weights-exceed-device', 'Set tensor_parallel_size to 2');
+  assert.deepEqual(added.titles, ['Set tensor_parallel_size to 2', 'Set pipeline_parallel_size to 2']);
+  assert.equal(added.fixed, flow.replace('H100 SXM }', 'H100 SXM, tensor_parallel_size: 2 }'));
+  const staged = await fix('p.attn.yaml', flow, 'weights-exceed-device', 'Set pipeline_parallel_size to 2');
+  assert.equal(staged.fixed, flow.replace('H100 SXM }', 'H100 SXM, pipeline_parallel_size: 2 }'));
+  // Llama-3.1-405B: 405,853,388,800 · 2 B = 755.9 GiB; ÷ 8 = 94.5 GiB > 80 GiB × 0.90 = 72 GiB, ÷ 16 = 47.2 GiB fits
+  // (128 heads, 8 KV heads, intermediate_size 53,248: 16 divides all three). The written 2 is replaced.
+  // pp at tp 2: a layer is 16,384 · (128 + 16) · 128 + 128 · 128 · 16,384 + 3 · 16,384 · 53,248 + 2 · 16,384
+  // = 3,187,703,808 parameters, the embedding 128,256 · 16,384 = 2,101,346,304. pp 5 ([25, 25, 25, 26, 25]):
+  // stage 4, 26 layers ÷ 2 GPUs = 82,880,299,008 B = 77.19 GiB, too much; pp 6 (21 a stage): stage 1
+  // (21 layers + embedding) 69,043,126,272 parameters ÷ 2 · 2 B = 64.30 GiB fits, the others less or as much.
+  const block = 'model: ../fixtures/configs/Llama-3.1-405B.config.json\ndevice:\n  memory_gib: 80\n  tensor_parallel_size: 2\n';
+  const replaced = await fix('p.attn.yaml', block, 'weights-exceed-device', 'Set tensor_parallel_size to 16');
+  assert.deepEqual(replaced.titles, ['Set tensor_parallel_size to 16', 'Set pipeline_parallel_size to 6']);
+  assert.equal(replaced.fixed, block.replace('tensor_parallel_size: 2', 'tensor_parallel_size: 16'));
+  const addedPp = await fix('p.attn.yaml', block, 'weights-exceed-device', 'Set pipeline_parallel_size to 6');
+  assert.equal(addedPp.fixed, `${block}  pipeline_parallel_size: 6\n`);
+});
+
 test('a number written quoted where a number is required: unquoted (YAML, JSON); a word or a fraction for an integer gets no unquote', async () => {
   // The newcomer's typed2 profile (s31-newcomer-ed item 8): `page_size: "16"` offered "No code actions available".
   const yaml = 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache:\n  page_size: "16"\n';

@@ -19,16 +19,62 @@ function codes(p: Profile): string[] {
   return checkProfile(p, estimate(p)).map((x: Problem) => x.code);
 }
 
-test('weights that exceed the device are an error naming both numbers', () => {
+test('weights that exceed the device are a warning naming both numbers and the tensor_parallel_size that fits', () => {
   // Llama-3.1-70B bf16: 70,553,706,496 · 2 B = 131.42 GiB > 80 GiB · 0.9 = 72 GiB (two decimals, as vLLM prints GiB).
   const p = profile('Llama-3.1-70B', (x) => { x.device.memoryGib = 80; });
   const [problem] = checkProfile(p, estimate(p));
   assert.equal(problem!.code, 'weights-exceed-device');
-  assert.match(problem!.message, /weights 131\.42 GiB exceed 80 GiB × 0\.90 = 72\.00 GiB/);
+  // tp 2: 65.71 GiB per GPU fits (64 heads, 8 KV heads, intermediate_size 28,672: 2 divides all three). pp 2
+  // (test/unit/pipeline.test.ts): stage 1, 40 · 855,654,400 + 1,050,673,152 (embedding) = 35,276,849,152
+  // parameters = 65.71 GiB, stage 2 with lm_head and the final norm 8,192 more: both fit.
+  assert.equal(problem!.message, 'weights 131.42 GiB exceed 80 GiB × 0.90 = 72.00 GiB: raise device.tensor_parallel_size (2 fits), device.pipeline_parallel_size (2 fits) or memory_gib');
+  assert.equal(problem!.severity, 'warning');
+  assert.equal(problem!.data?.['tensorParallelSize'], 2);
+  assert.equal(problem!.data?.['pipelineParallelSize'], 2);
   // Split over 2 GPUs: 65.7 GiB each fits, and leaves room for pages (not for one 131,072-token
   // sequence, vLLM's default max_model_len for this config: the next test's check).
   assert.deepEqual(codes(profile('Llama-3.1-70B', (x) => { x.device.memoryGib = 80; x.device.tensorParallelSize = 2; })), ['pool-below-max-model-len']);
   assert.deepEqual(codes(profile('Llama-3.1-70B', (x) => { x.device.memoryGib = 80; x.device.tensorParallelSize = 2; x.workload = { requests: 1, arrivalRate: 1, promptLen: { dist: 'fixed', value: 10 }, outputLen: { dist: 'fixed', value: 10 }, maxNumSeqs: 1, maxModelLen: 8192 }; })), []);
+});
+
+test('weights above the device under pipeline parallelism: the heaviest stage, and the tp and pp at which it fits', () => {
+  // Llama-3.1-70B bf16, pp 2 on 64 GiB: 64 · 0.9 = 57.60 GiB (61,847,529,062 B). Per layer 855,654,400
+  // parameters, embedding = lm_head = 1,050,673,152 (test/unit/pipeline.test.ts). Stage 1 (layers 0-39
+  // and the embedding) 35,276,849,152 parameters = 70,553,698,304 B; stage 2 (layers 40-79, lm_head, the
+  // 8,192 final norm) 35,276,857,344 = 70,553,714,688 B = 65.71 GiB, the heavier: above 57.60 GiB.
+  // tp 2, pp 2: stage 2 ÷ 2 = 35,276,857,344 B + its norms (40 · 16,384 + 8,192) · 2 B ÷ 2 held on both
+  //   = 663,552 B: 32.85 GiB fits.
+  // pp 3, tp 1 ([27, 27, 26] layers): stage 1 27 · 855,654,400 + 1,050,673,152 = 24,153,341,952 parameters
+  //   = 48,306,683,904 B (44.99 GiB), stage 2 27 layers 46,205,337,600 B, stage 3 26 layers + lm_head +
+  //   norm 46,595,391,488 B: the heaviest 44.99 GiB fits.
+  const p = profile('Llama-3.1-70B', (x) => { x.dtype = 'bf16'; x.device.memoryGib = 64; x.device.pipelineParallelSize = 2; });
+  const [problem] = checkProfile(p, estimate(p));
+  assert.equal(problem!.code, 'weights-exceed-device');
+  assert.equal(problem!.message, 'weights 65.71 GiB per GPU (65.71 GiB of stage 2 of 2, layers 40-79) exceed 64 GiB × 0.90 = 57.60 GiB: raise device.tensor_parallel_size (2 fits), device.pipeline_parallel_size (3 fits) or memory_gib');
+  assert.deepEqual(problem!.data, { weightsBytes: 70_553_714_688, usableBytes: 61_847_529_062, tensorParallelSize: 2, pipelineParallelSize: 3 });
+  // At 48 GiB (43.20 GiB usable) pp 3's 44.99 GiB stage no longer fits; pp 4 (20 layers a stage) does:
+  // stage 1 20 · 855,654,400 + 1,050,673,152 = 18,163,761,152 parameters = 33.83 GiB.
+  const q = profile('Llama-3.1-70B', (x) => { x.dtype = 'bf16'; x.device.memoryGib = 48; x.device.pipelineParallelSize = 2; });
+  assert.equal(estimate(q).weightsFit?.pipelineParallelSize, 4);
+  // The heaviest stage is checked, not the pool's: pp 6 splits the 80 layers [13, 13, 13, 14, 14, 13]. With
+  // kv_cache.memory_gib 1 the pool is stage 4's (14 layers: 1 GiB / (14 · 65,536 B a page) = 1,170 blocks,
+  // the 13-layer stages 1,260), whose 14 · 855,654,400 · 2 B = 23,958,323,200 B (22.31 GiB) fit 25 GiB · 0.90
+  // = 22.50 GiB; stage 6, 13 layers + lm_head + norm = 12,174,188,544 parameters = 24,348,377,088 B
+  // (22.68 GiB), does not. pp 7 ([11, 11, 11, 12, 12, 12, 11]): stage 1 11 layers + embedding =
+  // 10,462,871,552 parameters = 19.49 GiB, the 12-layer stages 19.13 GiB: fits.
+  const s = profile('Llama-3.1-70B', (x) => { x.dtype = 'bf16'; x.device.memoryGib = 25; x.device.pipelineParallelSize = 6; x.kvCache.memoryGib = 1; });
+  const se = estimate(s);
+  assert.equal(se.pipeline?.stage, 3);
+  const [heaviest] = checkProfile(s, se);
+  assert.equal(heaviest!.message, 'weights 22.68 GiB per GPU (22.68 GiB of stage 6 of 6, layers 67-79) exceed 25 GiB × 0.90 = 22.50 GiB: raise device.tensor_parallel_size (2 fits), device.pipeline_parallel_size (7 fits) or memory_gib');
+  // 1 GiB (0.90 GiB usable): the largest tensor_parallel_size vLLM takes, 64 (the heads), leaves stage 2
+  // 70,553,714,688 B ÷ 64 = 1.03 GiB per GPU; pp 80 leaves stage 1 one layer (1.59 GiB) and the
+  // embedding (1.96 GiB). Neither alone fits: only memory_gib is named.
+  const r = profile('Llama-3.1-70B', (x) => { x.dtype = 'bf16'; x.device.memoryGib = 1; x.device.pipelineParallelSize = 2; });
+  const [none] = checkProfile(r, estimate(r));
+  assert.match(none!.message, /exceed 1 GiB × 0\.90 = 0\.90 GiB: raise memory_gib: no larger tensor_parallel_size this model takes, and no larger pipeline_parallel_size up to 64, fits the weights alone$/);
+  assert.equal(none!.data?.['tensorParallelSize'], undefined);
+  assert.equal(none!.data?.['pipelineParallelSize'], undefined);
 });
 
 test('weights that fit but leave no page: kv-pool-empty', () => {
