@@ -1617,7 +1617,10 @@ export function stageBlockLayers(model: ModelSpec, layout: KvPoolLayout, start: 
     const kind = layout.kind === 'mamba'
       ? (mamba.has(i) ? 'mamba' : t !== 'linear' ? 'attention' : null)
       : i < kinds.length && t !== 'linear' ? (layout.kind === 'hybrid' ? t : 'kv') : null;
-    if (kind !== null) byKind.set(kind, [...(byKind.get(kind) ?? []), i]);
+    if (kind === null) return;
+    const layers = byKind.get(kind);
+    if (layers) layers.push(i);
+    else byKind.set(kind, [i]);
   });
   let most = 0;
   for (const layers of byKind.values()) {
