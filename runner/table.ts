@@ -202,7 +202,7 @@ export function formatEstimate(e: Estimate, title: string, opts: { tensorParalle
  */
 function budgetLines(e: Estimate, perGpu: string): string[] {
   const p = e.pool;
-  if (p.budgetSource === 'explicit') return [`  KV budget         ${formatBytes(p.budgetBytes)}${perGpu} (explicit: kv_cache.memory_gib or num_pages)`];
+  if (p.budgetSource === 'explicit') return [`  KV budget         ${formatBytes(p.budgetBytes)}${perGpu} (explicit: kv_cache.memory_gib, kv_cache_memory_bytes or num_pages)`];
   const lines = [`  KV budget         ${formatBytes(p.usableBytes)} usable${perGpu} = ${p.deviceSource} × gpu_memory_utilization ${p.gpuMemoryUtilization}`];
   for (const t of p.reserve) {
     const sign = t.subtracted ? '−' : ' ';

@@ -171,6 +171,7 @@ function budgetKeys(a: Analysis, profile: Profile): string[] {
     'engine',
     'kv_cache.num_pages',
     'kv_cache.memory_gib',
+    'kv_cache.kv_cache_memory_bytes',
     'workload.max_num_batched_tokens',
     'workload.max_num_seqs',
   ];

@@ -439,7 +439,8 @@ function readValuesUnguarded(parsed: ParsedTree, file: string, host: ProfileHost
       pageSize: (kv.page_size as number | undefined) ?? D.kvCache.pageSize,
       dtype: kvCacheDtype(kv.dtype as string | undefined) ?? D.kvCache.dtype,
       numPages: (kv.num_pages as KvCacheSpec['numPages'] | undefined) ?? D.kvCache.numPages,
-      memoryGib: (kv.memory_gib as KvCacheSpec['memoryGib'] | undefined) ?? D.kvCache.memoryGib,
+      // vLLM's --kv-cache-memory-bytes is the same budget in bytes (both written: profileChecks.ts refuses).
+      memoryGib: (kv.memory_gib as KvCacheSpec['memoryGib'] | undefined) ?? (typeof kv.kv_cache_memory_bytes === 'number' ? kv.kv_cache_memory_bytes / 1024 ** 3 : D.kvCache.memoryGib),
     },
     prefill: {
       batchSize: (prefill.batch_size as number | undefined) ?? cases.prefill.batchSize,

@@ -83,11 +83,20 @@ export function semanticProblems(root: ValueNode, profile: Profile, invalid: rea
       range: at('kv_cache.page_size'), data: { suggestion },
     });
   }
-  if (reads('kv_cache.num_pages', 'kv_cache.memory_gib') && typeof profile.kvCache.numPages === 'number' && typeof profile.kvCache.memoryGib === 'number') {
+  // kv_cache.kv_cache_memory_bytes (vLLM's --kv-cache-memory-bytes) is memory_gib in bytes: the reader took it as memoryGib.
+  const budgetKey = profile.ranges['kv_cache.kv_cache_memory_bytes'] && !profile.ranges['kv_cache.memory_gib'] ? 'kv_cache.kv_cache_memory_bytes' : 'kv_cache.memory_gib';
+  if (reads('kv_cache.memory_gib', 'kv_cache.kv_cache_memory_bytes') && profile.ranges['kv_cache.memory_gib'] && profile.ranges['kv_cache.kv_cache_memory_bytes']) {
+    problems.push({
+      severity: 'error', code: 'kv-budget-conflict',
+      message: 'both kv_cache.memory_gib and kv_cache.kv_cache_memory_bytes are set: they are one KV budget (vLLM\'s --kv-cache-memory-bytes, in GiB or in bytes); remove one',
+      range: at('kv_cache.kv_cache_memory_bytes'),
+    });
+  }
+  if (reads('kv_cache.num_pages', budgetKey) && typeof profile.kvCache.numPages === 'number' && typeof profile.kvCache.memoryGib === 'number') {
     problems.push({
       severity: 'warning', code: 'kv-budget-conflict',
-      message: 'both kv_cache.num_pages and kv_cache.memory_gib are set: num_pages wins; remove one',
-      range: at('kv_cache.memory_gib'),
+      message: `both kv_cache.num_pages and ${budgetKey} are set: num_pages wins; remove one`,
+      range: at(budgetKey),
     });
   }
   if (reads('device.memory_gib', 'device.gpu', 'kv_cache.memory_gib', 'kv_cache.num_pages') && profile.device.memoryGib === null && !profile.device.gpu && profile.kvCache.memoryGib === 'auto' && profile.kvCache.numPages === 'auto' && !m.isEncoder) {

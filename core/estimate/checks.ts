@@ -197,10 +197,12 @@ function fitProblems(profile: Profile, e: Estimate): Problem[] {
     // the device size the pool (kv_cache.memory_gib "auto"), unless the other explicit key
     // (num_pages beats memory_gib) then sizes it.
     const pagesKey = typeof profile.kvCache.numPages === 'number';
-    const key = pagesKey ? 'kv_cache.num_pages' : 'kv_cache.memory_gib';
+    // kv_cache.kv_cache_memory_bytes (vLLM's --kv-cache-memory-bytes) is memory_gib in bytes: its fix is in bytes.
+    const bytesKey = !pagesKey && profile.ranges['kv_cache.kv_cache_memory_bytes'] !== undefined && profile.ranges['kv_cache.memory_gib'] === undefined;
+    const key = pagesKey ? 'kv_cache.num_pages' : bytesKey ? 'kv_cache.kv_cache_memory_bytes' : 'kv_cache.memory_gib';
     const room = usable - e.weightsBytesPerGpu;
     const pageBytes = pagesKey ? e.pool.budgetBytes / (profile.kvCache.numPages as number) : 0; // the budget is num_pages · a page's bytes
-    const fits = pagesKey ? (pageBytes > 0 ? Math.floor(room / pageBytes) : 0) : Math.floor((room / 2 ** 30) * 100) / 100;
+    const fits = pagesKey ? (pageBytes > 0 ? Math.floor(room / pageBytes) : 0) : bytesKey ? Math.max(0, Math.floor(room)) : Math.floor((room / 2 ** 30) * 100) / 100;
     const removable = pagesKey ? typeof profile.kvCache.memoryGib !== 'number' : true;
     const fixes = [...(fits > 0 ? [`set ${key} to at most ${pagesKey ? formatCount(fits) : fits}`] : []), ...(removable ? [`drop it (device.${profile.device.memoryGib !== null ? 'memory_gib' : 'gpu'} then sizes the pool)`] : [])];
     return [{
@@ -296,8 +298,8 @@ function concurrencyProblems(profile: Profile, e: Estimate): Problem[] {
     fixes.push(`set kv_cache.num_pages to at least ${formatCount(pagesNeeded)}`);
     at = profileKey(profile, 'kv_cache.num_pages');
   } else if (p.budgetSource === 'explicit') {
-    fixes.push(`set kv_cache.memory_gib to at least ${Math.ceil((needed / 2 ** 30) * 100) / 100}`);
-    at = profileKey(profile, 'kv_cache.memory_gib');
+    fixes.push(profile.ranges['kv_cache.kv_cache_memory_bytes'] ? `set kv_cache.kv_cache_memory_bytes to at least ${needed}` : `set kv_cache.memory_gib to at least ${Math.ceil((needed / 2 ** 30) * 100) / 100}`);
+    at = profileKey(profile, 'kv_cache.memory_gib', 'kv_cache.kv_cache_memory_bytes');
   } else {
     const util = d.gpuMemoryUtilization + missing / p.deviceMemoryBytes;
     if (util <= 1) fixes.push(`raise device.gpu_memory_utilization to ${(Math.ceil(util * 100) / 100).toFixed(2)}`);

@@ -272,9 +272,16 @@ function applyLogSettings(profile: Profile, log: VllmLog): { profile: Profile; f
     fromLog.push(`hybrid KV-cache manager ${hybrid.value ? 'off' : 'on'} (${at(hybrid)})`);
   }
   p.engine = engine;
+  // --kv-cache-memory-bytes: vLLM took that budget as given (kv_cache.kv_cache_memory_bytes, the same as memory_gib).
+  const kvBytes = s.kvCacheMemoryBytes;
+  if (kvBytes) {
+    p.kvCache.memoryGib = kvBytes.value / GIB;
+    p.kvCache.numPages = 'auto';
+    fromLog.push(`kv_cache_memory_bytes ${formatCount(kvBytes.value)} (${at(kvBytes)}: the KV budget as given, gpu_memory_utilization ignored)`);
+  }
   // An explicit KV budget in the profile sizes the pool here as it does in `estimate` (one
   // implementation: core/estimate's estimate()); the device terms then size nothing.
-  const budget = explicitBudgetText(p);
+  const budget = kvBytes ? null : explicitBudgetText(p);
   if (budget) fromProfile.push(`${budget} (the KV budget: it sizes the pool, as in estimate)`);
   return { profile: p, fromLog, fromProfile };
 }
@@ -371,13 +378,14 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   }
   const noPool = e.pool.budgetSource === 'none';
   // The profile's kv_cache.memory_gib / num_pages is the budget: the device terms size nothing.
-  const explicit = e.pool.budgetSource === 'explicit' ? explicitBudgetText(p) : null;
+  const logBudget = log.settings.kvCacheMemoryBytes;
+  const explicit = e.pool.budgetSource !== 'explicit' ? null : logBudget ? `log's kv_cache_memory_bytes ${formatCount(logBudget.value)} (line ${logBudget.line})` : explicitBudgetText(p);
   const deviceKnown = e.pool.deviceMemoryBytes > 0;
   /** known: whether the estimate has this figure ('—' otherwise, never 0). */
   const row = (t: string, logFig: LogFigure | undefined, est: number, why: string, logText = fmt(logFig), known = true) => {
     rows.push({ term: t, log: logText, logLine: logFig?.line ?? null, estimate: known ? formatGib(est) : '—', difference: logFig && known ? signed(est - logFig.value) : '', why });
   };
-  const notModelled = `not modelled: the profile's ${explicit} is the KV budget`;
+  const notModelled = `not modelled: ${logBudget ? 'the' : 'the profile\'s'} ${explicit} is the KV budget`;
   // An encoder-only model (BERT...) keeps no KV cache: its figures are said from the model's
   // kind, not from a device budget it does not need ({@link encoderWhy}).
   const encoder = !e.hasKvCache ? encoderWhy(profile.model.modelType) : null;
@@ -483,7 +491,7 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   if (encoder) {
     kvWhy = logKv ? `${encoder.short}; ${encoder.logPool(logKv.value)}` : encoder.long;
   } else if (explicit) {
-    kvWhy = `${explicit} in the profile (its KV budget, as estimate sizes it)${logKv ? Math.abs(kvDiff) <= LOG_ROUNDING_BYTES ? '; agrees to the log\'s 0.01 GiB' : '; the log\'s pool had another budget: compare without kv_cache.memory_gib / num_pages to size it from the device as vLLM did' : ''}`;
+    kvWhy = `${logBudget ? `the ${explicit}: vLLM's --kv-cache-memory-bytes, the budget as given, gpu_memory_utilization ignored (gpu_worker.py determine_available_memory)` : `${explicit} in the profile (its KV budget, as estimate sizes it)`}${logKv ? Math.abs(kvDiff) <= LOG_ROUNDING_BYTES ? '; agrees to the log\'s 0.01 GiB' : '; the log\'s pool had another budget: compare without kv_cache.memory_gib / num_pages to size it from the device as vLLM did' : ''}`;
   } else if (logKv && noPool) {
     kvWhy = 'no pool is sized without the device memory (see the note)';
   } else if (logKv) {

@@ -117,6 +117,13 @@ export interface VllmLogSettings {
    * by default" (one KV-cache group, every layer charged every token).
    */
   hybridKvManagerDisabled?: LogFigure<boolean>;
+  /**
+   * The args' kv_cache_memory_bytes (vLLM 0.11+ --kv-cache-memory-bytes): the KV budget per GPU
+   * as given, gpu_memory_utilization ignored (gpu_worker.py determine_available_memory returns it
+   * without profiling and logs "reserved X GiB memory for KV Cache as specified by
+   * kv_cache_memory_bytes config").
+   */
+  kvCacheMemoryBytes?: LogFigure;
   /** V0's chunked prefill: the config line's chunked_prefill_enabled (0.6), the args' enable_chunked_prefill, or "Chunked prefill is enabled ...". */
   chunkedPrefill?: LogFigure<boolean>;
 }
@@ -277,6 +284,8 @@ const RULES: ReadonlyArray<[RegExp, (m: RegExpMatchArray, c: Ctx) => void]> = [
       c.figures.cudaGraphCounted = false;
     }
   }],
+  // gpu_worker.py determine_available_memory with kv_cache_memory_bytes set: that budget, no profiling.
+  [new RegExp(String.raw`reserved ${NUM}\s*GiB memory for KV Cache as specified by kv_cache_memory_bytes`), (m, c) => { c.figures.kvCacheBytes = c.fig(gib(m[1]!)); }],
   [new RegExp(String.raw`Estimated CUDA graph memory: ${NUM}\s*GiB`), (m, c) => {
     c.figures.cudaGraphBytes = c.fig(gib(m[1]!));
     c.figures.cudaGraphCounted = true;
@@ -326,7 +335,7 @@ export const MEMORY_LINE_CUES: readonly RegExp[] = [
   /kv_cache_size=/, /Available KV cache memory:/, /the current vLLM instance can use\b/, /torch peak memory increase:/,
   /non-torch forward increase memory:/, /weights memory:/, /Free memory on device \(/, /Desired GPU memory utilization is \(/,
   /Actual usage is \S/, /Estimated CUDA graph memory:/, /Graph capturing finished in .*\btook\b/, /# (?!CPU )\w+ blocks:/,
-  /GPU KV cache size:/, /Maximum concurrency for\b/,
+  /GPU KV cache size:/, /Maximum concurrency for\b/, /GiB memory for KV Cache as specified by\b/,
 ];
 
 const CUES_ALL = MEMORY_LINE_CUES.map((cue) => new RegExp(cue.source, 'g'));
@@ -551,6 +560,8 @@ function readArgs(val: (key: string) => string | undefined, c: Ctx): void {
   set('maxNumBatchedTokens', 'max_num_batched_tokens');
   set('maxNumSeqs', 'max_num_seqs');
   set('blockSize', 'block_size');
+  const kvBytes = int('kv_cache_memory_bytes');
+  if (kvBytes !== undefined && kvBytes >= 1 && Number.isSafeInteger(kvBytes)) s.kvCacheMemoryBytes = fig(kvBytes);
   const kv = val('kv_cache_dtype');
   if (kv !== undefined) s.kvCacheDtype = fig(kv);
   const model = val('model');

@@ -85,7 +85,7 @@ export function logFigureLines(log: VllmLog, opts: { notes?: boolean } = {}): st
     s.version && `vLLM ${s.version.value}`, s.engine && `${s.engine.value} engine`, s.model && `model ${s.model.value}`, s.dtype && `dtype ${s.dtype.value}`,
     s.maxModelLen && `max_model_len ${formatCount(s.maxModelLen.value)}`, s.tensorParallelSize && `tensor_parallel_size ${s.tensorParallelSize.value}`,
     s.maxNumBatchedTokens && `max_num_batched_tokens ${formatCount(s.maxNumBatchedTokens.value)}`, s.maxNumSeqs && `max_num_seqs ${s.maxNumSeqs.value}`,
-    s.kvCacheDtype && `kv_cache_dtype ${s.kvCacheDtype.value}`,
+    s.kvCacheDtype && `kv_cache_dtype ${s.kvCacheDtype.value}`, s.kvCacheMemoryBytes && `kv_cache_memory_bytes ${formatCount(s.kvCacheMemoryBytes.value)}`,
   ].filter(Boolean);
   if (set.length > 0) out.push(`settings: ${set.join(', ')}`);
   if (opts.notes === false) return out;

@@ -32,7 +32,7 @@ const labels = (items: CompletionItem[]): string[] => items.map((i) => i.label);
 
 test('YAML: keys of kv_cache with documentation, minus those present', async () => {
   const items = await complete('p.attn.yaml', 'model: ../../examples/llama-3.1-8b/config.json\nkv_cache:\n  dtype: auto\n  |\n');
-  assert.deepEqual(labels(items), ['page_size', 'num_pages', 'memory_gib']);
+  assert.deepEqual(labels(items), ['page_size', 'num_pages', 'memory_gib', 'kv_cache_memory_bytes']);
   const page = items[0]!;
   assert.match((page.documentation as MarkupContent).value, /Token slots per page \(vLLM --block-size\)/);
   assert.match((page.documentation as MarkupContent).value, /default: `16`/);

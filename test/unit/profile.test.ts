@@ -858,3 +858,29 @@ test('YAML merge keys (<<: *a) are honoured as PyYAML (vLLM --config) reads them
   // A quoted "<<" is a plain key, as in PyYAML.
   assert.deepEqual(plain('b: {"<<": 1}'), { b: { '<<': 1 } });
 });
+
+test('kv_cache.kv_cache_memory_bytes (vLLM --kv-cache-memory-bytes) is the KV budget in bytes: gpu_memory_utilization ignored; with memory_gib an error', () => {
+  // vLLM v1/worker/gpu_worker.py Worker.determine_available_memory: with kv_cache_memory_bytes set
+  // it returns that figure as the budget (no profiling, "does not respect the gpu_memory_utilization
+  // config"); kv_cache_utils get_num_blocks: 10,000,000,000 // (16 · 2 · 8 · 128 · 2 B = 65,536 B a
+  // layer's block) = 152,587 // 32 layers = 4,768 blocks for Llama-3.1-8B (1e10 / 2^30 = 9.31 GiB).
+  const text = 'model: ./llama/config.json\ndevice: { gpu: H100 SXM, gpu_memory_utilization: 0.5 }\nkv_cache: { kv_cache_memory_bytes: 10000000000 }\n';
+  const r = read(text);
+  assert.ok(r.value, JSON.stringify(r.problems));
+  assert.deepEqual(r.problems.filter((p) => p.severity !== 'info'), []);
+  const e = estimate(r.value);
+  assert.equal(e.pool.budgetBytes, 10_000_000_000);
+  assert.equal(e.pool.budgetSource, 'explicit');
+  assert.equal(e.pool.pages, 4768);
+  // The same budget as memory_gib: one implementation.
+  const gib = read(`model: ./llama/config.json\nkv_cache: { memory_gib: ${10_000_000_000 / 2 ** 30} }\n`);
+  assert.equal(estimate(gib.value!).pool.pages, 4768);
+  const both = 'model: ./llama/config.json\nkv_cache: { memory_gib: 4, kv_cache_memory_bytes: 10000000000 }\n';
+  const b = read(both);
+  assert.equal(b.value, null);
+  const conflict = only(b.problems, 'kv-budget-conflict');
+  assert.equal(conflict.severity, 'error');
+  assert.equal(at(both, conflict), '10000000000');
+  const pages = 'model: ./llama/config.json\nkv_cache: { num_pages: 100, kv_cache_memory_bytes: 10000000000 }\n';
+  assert.match(only(read(pages).problems, 'kv-budget-conflict').message, /kv_cache\.num_pages and kv_cache\.kv_cache_memory_bytes/);
+});

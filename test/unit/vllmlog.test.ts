@@ -809,3 +809,28 @@ test('the log\'s pipeline_parallel_size: read from the engine line, compared at 
   pp2.device.pipelineParallelSize = 2;
   assert.equal(compareVllmLog(log, pp2).tpMismatch, null);
 });
+
+test('kv_cache_memory_bytes in the non-default args is the KV budget the log compares at, gpu_memory_utilization ignored', () => {
+  // vLLM v1/worker/gpu_worker.py Worker.determine_available_memory: kv_cache_memory_bytes set, it
+  // logs "reserved 9.31 GiB memory for KV Cache as specified by kv_cache_memory_bytes config and
+  // skipped memory profiling" and returns it; get_num_blocks: 10,000,000,000 // 65,536 B (a layer's
+  // block: 16 · 2 · 8 · 128 · 2) // 32 layers = 4,768 blocks, 76,288 tokens for Llama-3.1-8B.
+  const text = [
+    "INFO 10-20 10:00:00 [utils.py:326] non-default args: {'model': 'meta-llama/Llama-3.1-8B-Instruct', 'max_model_len': 8192, 'kv_cache_memory_bytes': 10000000000}",
+    "(EngineCore_DP0 pid=2) INFO 10-20 10:00:10 [core.py:74] Initializing a V1 LLM engine (v0.11.0) with config: model='meta-llama/Llama-3.1-8B-Instruct', dtype=torch.bfloat16, max_seq_len=8192, tensor_parallel_size=1, kv_cache_dtype=auto",
+    '(EngineCore_DP0 pid=2) INFO 10-20 10:01:20 [gpu_worker.py:300] Initial free memory 78.50 GiB, reserved 9.31 GiB memory for KV Cache as specified by kv_cache_memory_bytes config and skipped memory profiling. This does not respect the gpu_memory_utilization config.',
+    '(EngineCore_DP0 pid=2) INFO 10-20 10:01:21 [kv_cache_utils.py:849] GPU KV cache size: 76,288 tokens',
+  ].join('\n');
+  const log = parseVllmLog(text);
+  assert.equal(log.settings.kvCacheMemoryBytes?.value, 10_000_000_000);
+  assert.equal(gib(log.figures.kvCacheBytes?.value), 9.31);
+  assert.deepEqual(log.unread, []);
+  const p = profileFromModelConfig(loadModel('Llama-3.1-8B'), null);
+  p.device.gpu = 'H100 SXM';
+  const c = compareVllmLog(log, p);
+  assert.equal(c.estimate.pool.budgetBytes, 10_000_000_000);
+  assert.equal(c.estimate.pool.pages, 4768);
+  assert.ok(c.fromLog.some((s) => s.startsWith('kv_cache_memory_bytes 10,000,000,000 (line 1')), c.fromLog.join('; '));
+  const tokens = c.rows.find((r) => r.term.startsWith('KV cache size'))!;
+  assert.equal(tokens.difference, '', formatComparisonText(c));
+});
