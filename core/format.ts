@@ -409,7 +409,7 @@ export function perGpuCasesHeader(shapes: Array<{ tensorParallelSize?: number }>
   return tp > 1 ? `cases ${perGpuCaseText({ tensorParallelSize: tp })} (H / tp query heads, the KV heads one GPU holds, as vLLM shards them)` : null;
 }
 
-/** GPUs a profile's device block deploys on: tensor_parallel_size · pipeline_parallel_size (absent: 1). */
+/** GPUs one engine (one data-parallel replica) of a profile's device block runs on: tensor_parallel_size · pipeline_parallel_size (absent: 1). */
 export function gpuCount(device: { tensorParallelSize: number; pipelineParallelSize?: number }): number {
   return device.tensorParallelSize * (device.pipelineParallelSize ?? 1);
 }
@@ -444,3 +444,8 @@ export function keepsUpOf(run: Pick<RunResult, 'pool' | 'profile'>): { keepsUp?:
 
 /** What Compare's change column means, in one sentence under its tables and its Markdown export (s39 newcomer-ed 3: 11.0 % → 2.4 % read "−78.4 %" with no word that it was relative). */
 export const CHANGE_MEANING = 'change: B against A, (B − A) / A for counts, rates and times; B − A in percentage points (pp) for a percentage (occupancy, hit rate).';
+
+/** GPUs a profile's device block deploys on, every replica's: tensor_parallel_size · pipeline_parallel_size · data_parallel_size (absent: 1). */
+export function deployedGpuCount(device: { tensorParallelSize: number; pipelineParallelSize?: number; dataParallelSize?: number }): number {
+  return gpuCount(device) * (device.dataParallelSize ?? 1);
+}

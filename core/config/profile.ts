@@ -433,6 +433,7 @@ function readValuesUnguarded(parsed: ParsedTree, file: string, host: ProfileHost
       gpuMemoryUtilization: (device.gpu_memory_utilization as number | undefined) ?? D.device.gpuMemoryUtilization,
       tensorParallelSize: (device.tensor_parallel_size as number | undefined) ?? D.device.tensorParallelSize,
       pipelineParallelSize: (device.pipeline_parallel_size as number | undefined) ?? D.device.pipelineParallelSize,
+      ...(typeof device.data_parallel_size === 'number' ? { dataParallelSize: device.data_parallel_size } : {}),
       ...(typeof device.gpu === 'string' ? { gpu: device.gpu } : {}),
     },
     kvCache: {

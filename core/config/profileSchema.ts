@@ -5,7 +5,7 @@
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import profileSchema from '../../schemas/attn-profile.schema.json';
-import { closestMatch } from './suggest';
+import { closestKey, closestMatch } from './suggest';
 import { getProperty, nodeAtPath, type ValueNode } from './tree';
 import type { Problem, SourceRange } from './types';
 
@@ -110,7 +110,7 @@ export function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[
         const key = String((e.params as { additionalProperty: string }).additionalProperty);
         const prop = getProperty(node, key);
         const known = Object.keys((e.parentSchema as { properties?: Record<string, unknown> }).properties ?? {}).filter((k) => k !== '$schema');
-        const suggestion = closestMatch(key, known);
+        const suggestion = closestKey(key, known);
         const inWhere = path.length === 0 ? '' : ` in ${where}`;
         add({
           severity: 'warning',

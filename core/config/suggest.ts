@@ -36,3 +36,27 @@ export function closestMatch(word: string, candidates: readonly string[], maxDis
   // Within a typo's reach, and keeping at least two of the word's letters: "foo" is not a typo of "slo".
   return best !== undefined && bestDist <= Math.min(maxDistance, Math.max(2, Math.floor(word.length / 3))) && bestDist <= word.length - 2 ? best : undefined;
 }
+
+/** The kinds of parallelism a key can name ("data_parallel_size", "dp_size", "tp"), by vLLM's words and their usual short forms. */
+const PARALLELISMS: ReadonlyArray<readonly [string, RegExp]> = [
+  ['data', /data|(^|[-_])dp([-_]|$)/i],
+  ['tensor', /tensor|(^|[-_])tp([-_]|$)/i],
+  ['pipeline', /pipeline|(^|[-_])pp([-_]|$)/i],
+  ['expert', /expert|(^|[-_])ep([-_]|$)/i],
+];
+
+function parallelismOf(key: string): string | undefined {
+  return PARALLELISMS.find(([, re]) => re.test(key))?.[0];
+}
+
+/**
+ * closestMatch for a profile key: where the word names a kind of parallelism (data, tensor,
+ * pipeline, expert, or dp / tp / pp / ep), only keys naming the same kind, or none, are
+ * candidates. "data_parallel_size" is 4 edits from "tensor_parallel_size", but data parallelism
+ * replicates the model where tensor parallelism splits it: a user who followed that hint got the
+ * weights halved per GPU (s39 newcomer F1).
+ */
+export function closestKey(word: string, candidates: readonly string[]): string | undefined {
+  const kind = parallelismOf(word);
+  return closestMatch(word, kind === undefined ? candidates : candidates.filter((c) => { const k = parallelismOf(c); return k === undefined || k === kind; }));
+}

@@ -450,6 +450,12 @@ export interface DeviceSpec {
    */
   pipelineParallelSize?: number;
   /**
+   * Engine replicas (vLLM --data-parallel-size): each a whole copy of the model on
+   * tensorParallelSize · pipelineParallelSize GPUs with its own scheduler and KV pool; the
+   * estimate is one replica's. Absent (runs saved before it was read, or not written): 1.
+   */
+  dataParallelSize?: number;
+  /**
    * A row of core/estimate/gpus.ts GPUS, as written: its peaks drive the step-time model
    * (absent = DEFAULT_GPU) and its CUDA memory sizes the KV pool when memory_gib is not set.
    */

@@ -1437,6 +1437,11 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
     const each = stages.map((st, i) => `stage ${i + 1} ${formatBytes(st.weightsPerGpu)} weights/GPU, ${formatCount(sized[i].pages)} blocks of ${formatBytes(st.pageBytes)}`);
     notes.push(`pipeline_parallel_size ${pp}: ${formatCount(tp * pp)} GPUs; vLLM splits the ${model.numLayers} layers ${counts.join(' + ')} (get_pp_indices): ${holds.join(', ')}${model.vision ? '; the vision tower is on every stage' : ''}. Each stage sizes its KV pool from its own free memory, and vLLM gives every stage the smallest block count (get_kv_cache_configs): ${each.join('; ')}. The per-GPU figures here are stage ${k + 1}'s`);
   }
+  // Data parallelism (vLLM --data-parallel-size): one EngineCore per replica, each loading the
+  // whole model on its tp · pp GPUs and sizing its own pool (vllm/v1/engine/core.py
+  // DPEngineCoreProc: each runs _initialize_kv_caches for itself); nothing here is split or shared.
+  const dp = profile.device.dataParallelSize ?? 1;
+  if (dp > 1) notes.push(`data_parallel_size ${dp}: ${dp} engine replicas, each a whole copy of the model on ${formatCount(tp * pp)} GPU${tp * pp > 1 ? 's' : ''} with its own scheduler and KV pool (vLLM: one EngineCore each), ${formatCount(tp * pp * dp)} GPUs in all. Every figure here is one replica's (its weights, pool and max concurrency); the deployment holds ${dp} such pools, and serves up to ${dp} times one replica's requests at once`);
   const reservation = requestReservation(layout, seqLen);
   const pagesPerSeq = reservation.blocks;
   const maxConcurrency = pagesPerSeq > 0 && perToken > 0 ? pages / pagesPerSeq : 0;

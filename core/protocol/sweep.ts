@@ -94,8 +94,8 @@ export interface SweepMetrics {
   p90TtftS?: number;
   p90TpotS?: number;
   /**
-   * GPUs the point's deployment uses: its profile's tensor_parallel_size × pipeline_parallel_size
-   * (core/format.ts gpuCount; absent in reports merged before s38). Where the points' counts differ, the best-point rules on simulated rates
+   * GPUs the point's deployment uses: its profile's tensor_parallel_size × pipeline_parallel_size × data_parallel_size
+   * (core/format.ts deployedGpuCount; absent in reports merged before s38). Where the points' counts differ, the best-point rules on simulated rates
    * rank per GPU (runner/sweep/results.ts bestRow).
    */
   gpus?: number;

@@ -18,7 +18,7 @@ import { otherModelName } from '../config/modelName';
 import { isFp8KvDtype, type KvDtype, type Profile, type WorkloadSpec } from '../config/types';
 import { batchDefaults, blocksPerRequestFormula, deviceMemory, estimate, grouped, kvCacheGroups, maxNumBatchedTokensOf, maxNumSeqsOf, modelBufferBytes, parseVllmVersion, poolBlocksFormula, poolGroupsWhy, poolTokens, poolTokensFormula, v0MaxNumBatchedTokens, vllmAtLeast, vllmMaxModelLen, type Estimate } from '../estimate';
 import { formatBytes, formatConcurrency, formatCount, formatCountOf, formatGib } from '../format';
-import type { LogFigure, VllmLog } from './parse';
+import { isDataParallel, type LogFigure, type VllmLog } from './parse';
 import { missingKvNote, stopNote } from './notes';
 
 const GIB = 1024 ** 3;
@@ -197,6 +197,12 @@ function applyLogSettings(profile: Profile, log: VllmLog): { profile: Profile; f
   } else {
     fromProfile.push(`tensor_parallel_size ${p.device.tensorParallelSize}`);
   }
+  // Data parallelism: the estimate is one replica's, each replica is compared on its own (compareVllmLog).
+  const dp = int(s.dataParallelSize, (v) => v >= 1 && v <= 1024);
+  if (dp) {
+    p.device.dataParallelSize = dp.value;
+    fromLog.push(`data_parallel_size ${dp.value} (${at(dp)})`);
+  }
   const pp = int(s.pipelineParallelSize, (v) => v >= 1 && v <= p.model.numLayers);
   if (pp) {
     p.device.pipelineParallelSize = pp.value;
@@ -352,6 +358,37 @@ function poolBytesPerReportedToken(e: Estimate): { bytes: number; text: string }
     bytes: (layout.blockBytes * groups) / layout.pageSize,
     text: `${groups} groups · ${layout.groupSize} layers · ${formatCount(e.kvBytesPerTokenPerLayer)} B${why}`,
   };
+}
+
+/**
+ * Each data-parallel replica's KV figures against the estimate (one replica's), where the log's KV
+ * lines came one per engine-core process (parse.ts isDataParallel); null otherwise. Each replica
+ * is a vLLM engine of its own that profiles its own GPU and sizes its own pool (vllm/v1/engine/core.py
+ * EngineCore._initialize_kv_caches runs in each DP engine; kv_cache_utils get_kv_cache_configs takes
+ * the smallest over that engine's workers only), so none is bounded by the smallest.
+ */
+function replicaNote(log: VllmLog, e: Estimate): string | null {
+  const dpRanks = log.ranks.filter(isDataParallel);
+  if (dpRanks.length === 0) return null;
+  const estimateOf: Record<string, [string, number, (v: number) => string, (d: number) => string]> = {
+    kvCacheBytes: ['KV cache memory', e.pool.budgetBytes, formatGib, signed],
+    gpuBlocks: ['GPU blocks', e.pool.pages, formatCount, signedCount],
+    kvCacheTokens: ['GPU KV cache size', e.pool.tokens, (v) => `${formatCount(v)} tokens`, signedCount],
+  };
+  const byProcess = new Map<string, string[]>();
+  for (const r of dpRanks) {
+    const est = estimateOf[r.key];
+    if (!est) continue;
+    const [label, value, fmt, diff] = est;
+    r.copies.forEach((c, k) => {
+      const name = r.processes[k]!.replace(/\s+pid=\d+$/, '');
+      const d = diff(value - c.value);
+      byProcess.set(name, [...(byProcess.get(name) ?? []), `${label} ${fmt(c.value)} (line ${c.line}; estimate ${fmt(value)}${d ? `, ${d}` : ', the same'})`]);
+    });
+  }
+  if (byProcess.size === 0) return null;
+  const dp = log.settings.dataParallelSize;
+  return `${dp ? `data_parallel_size ${dp.value} (line ${dp.line}): ` : ''}${byProcess.size} data-parallel replicas, each an engine with its own pool, compared one by one with the estimate (one replica's): ${[...byProcess].map(([name, parts]) => `${name}: ${parts.join(', ')}`).join('; ')}. vLLM syncs no block count across replicas: each profiles its own GPU, so their pools differ by what each measured`;
 }
 
 /**
@@ -622,5 +659,7 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   if (rows.every((r) => r.log === null)) notes.push('no vLLM memory line was found in the log (weights, KV cache memory, GPU blocks, KV cache size, maximum concurrency)');
   if (encoder) notes.push(logKv || logBlocks !== undefined || f.kvCacheTokens ? `${encoder.long}; this log's vLLM sized a KV pool, so it served a model with a decoder: the log is not of this profile's model; compare with a profile or config.json of the log's model` : `${encoder.long}: only the weights compare`);
   if (noPool && e.hasKvCache) notes.push('neither the log nor the profile gives the device memory or a KV budget, so the estimate sizes no pool: set device.gpu, device.memory_gib or kv_cache.memory_gib');
+  const replicas = noPool ? null : replicaNote(log, e);
+  if (replicas) notes.push(replicas);
   return { rows, fromLog, fromProfile, estimate: e, pagesWithLogTerms, notes, unread: log.unread, ranks: log.ranks, ...(log.rankProcess !== undefined ? { rankProcess: log.rankProcess } : {}), missingKv: missingKvNote(log), stop: stopNote(log), modelMismatch: modelMismatchOf(log, profile), tpMismatch: tpMismatchOf(log, profile, p) };
 }

@@ -104,6 +104,8 @@ export interface VllmLogSettings {
   tensorParallelSize?: LogFigure;
   /** pipeline_parallel_size of the engine's config line or the server's arguments. */
   pipelineParallelSize?: LogFigure;
+  /** data_parallel_size of the engine's config line or the server's arguments: engine replicas, each with its own pool. */
+  dataParallelSize?: LogFigure;
   maxNumBatchedTokens?: LogFigure;
   maxNumSeqs?: LogFigure;
   kvCacheDtype?: LogFigure<string>;
@@ -204,6 +206,17 @@ export type RankedKey = 'kvCacheBytes' | 'gpuBlocks' | 'kvCacheTokens' | 'maxCon
 const RANKED_KEYS: readonly RankedKey[] = ['kvCacheBytes', 'gpuBlocks', 'kvCacheTokens', 'maxConcurrency'];
 /** The terms of a rank's KV budget: read from the process whose KV cache memory was the smallest. */
 const RANK_TERM_KEYS = ['totalGpuMemoryBytes', 'gpuMemoryUtilization', 'usableBytes', 'weightsBytes', 'activationPeakBytes', 'peakTorchBytes', 'nonTorchBytes', 'cudaGraphBytes'] as const;
+
+/**
+ * Whether a KV figure's copies are one per data-parallel engine: each from its own engine-core
+ * process ("EngineCore_DP0 pid=1" from vLLM 0.10.2, "EngineCore_0 pid=1" before). Each such engine
+ * is a vLLM engine of its own that sizes its own pool (get_kv_cache_configs takes the smallest
+ * over one engine's workers; nothing syncs the blocks across replicas), so its copies are not
+ * one pool's ranks.
+ */
+export function isDataParallel(r: Pick<RankedFigure, 'processes'>): boolean {
+  return new Set(r.processes).size > 1 && r.processes.every((x) => /^EngineCore_(?:DP)?\d+\b/.test(x));
+}
 
 /** The logger prefix's process, "(VllmWorker TP1 pid=8) INFO ..." → "VllmWorker TP1 pid=8"; '' for none. */
 function processOf(raw: string): string {
@@ -520,6 +533,8 @@ function readConfigLine(config: string, c: Ctx): void {
   if (tp !== undefined) s.tensorParallelSize = fig(tp);
   const pp = int('pipeline_parallel_size');
   if (pp !== undefined) s.pipelineParallelSize = fig(pp);
+  const dp = int('data_parallel_size');
+  if (dp !== undefined) s.dataParallelSize = fig(dp);
   const kv = str('kv_cache_dtype');
   if (kv !== undefined) s.kvCacheDtype = fig(kv);
   const eager = str('enforce_eager');
@@ -550,13 +565,14 @@ function readArgs(val: (key: string) => string | undefined, c: Ctx): void {
     const v = val(key);
     return v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined;
   };
-  const set = <K extends 'maxModelLen' | 'tensorParallelSize' | 'pipelineParallelSize' | 'maxNumBatchedTokens' | 'maxNumSeqs' | 'blockSize'>(field: K, key: string) => {
+  const set = <K extends 'maxModelLen' | 'tensorParallelSize' | 'pipelineParallelSize' | 'dataParallelSize' | 'maxNumBatchedTokens' | 'maxNumSeqs' | 'blockSize'>(field: K, key: string) => {
     const v = int(key);
     if (v !== undefined) s[field] = fig(v);
   };
   set('maxModelLen', 'max_model_len');
   set('tensorParallelSize', 'tensor_parallel_size');
   set('pipelineParallelSize', 'pipeline_parallel_size');
+  set('dataParallelSize', 'data_parallel_size');
   set('maxNumBatchedTokens', 'max_num_batched_tokens');
   set('maxNumSeqs', 'max_num_seqs');
   set('blockSize', 'block_size');

@@ -5,7 +5,7 @@
 import { formatConcurrency, formatCount, formatGib } from '../format';
 import type { ComparisonRow, LogComparison } from './compare';
 import { missingKvNote, stopNote } from './notes';
-import type { LogFigure, RankedKey, VllmLog, VllmLogFigures } from './parse';
+import { isDataParallel, type LogFigure, type RankedKey, type VllmLog, type VllmLogFigures } from './parse';
 
 const LABELS: Array<[keyof VllmLogFigures, string, 'bytes' | 'count' | 'x' | 'ratio']> = [
   ['totalGpuMemoryBytes', 'device memory (total_gpu_memory)', 'bytes'],
@@ -56,9 +56,9 @@ export function rankNotes(log: Pick<VllmLog, 'ranks' | 'rankProcess'>): Array<{ 
       : '';
     return {
       line: r.read.line,
-      message: r.processes.every((x) => /^EngineCore_DP\d+\b/.test(x)) && new Set(r.processes).size > 1
-        // Data parallelism: each engine sizes its own pool; the smallest bounds them all.
-        ? `${label} is printed ${r.copies.length} times, once per data-parallel engine (${list}): the smallest is read, line ${r.read.line}; each engine sizes its own pool, so the others hold more${terms}`
+      message: isDataParallel(r)
+        // Data parallelism: each engine is its own vLLM engine with its own pool; none is bounded by another's.
+        ? `${label} is printed ${r.copies.length} times, once per data-parallel engine (${list}): each replica is an engine of its own and sizes its own pool (vLLM takes the smallest over one engine's workers, get_kv_cache_configs, and syncs nothing across replicas), so these are ${r.copies.length} pools, not one pool's ranks; the smallest, line ${r.read.line}, is the one set beside the estimate, and with --profile every replica is compared${terms}`
         : `${label} is printed ${r.copies.length} times, once per rank (${list}): the smallest is read, line ${r.read.line}, as vLLM sizes every rank's pool by the smallest (V0: the workers' minimum of blocks, determine_num_available_blocks; V1: kv_cache_utils unify_kv_cache_configs / get_kv_cache_configs, min_num_blocks)${terms}`,
     };
   });
@@ -84,6 +84,7 @@ export function logFigureLines(log: VllmLog, opts: { notes?: boolean } = {}): st
   const set = [
     s.version && `vLLM ${s.version.value}`, s.engine && `${s.engine.value} engine`, s.model && `model ${s.model.value}`, s.dtype && `dtype ${s.dtype.value}`,
     s.maxModelLen && `max_model_len ${formatCount(s.maxModelLen.value)}`, s.tensorParallelSize && `tensor_parallel_size ${s.tensorParallelSize.value}`,
+    s.dataParallelSize && `data_parallel_size ${s.dataParallelSize.value}`,
     s.maxNumBatchedTokens && `max_num_batched_tokens ${formatCount(s.maxNumBatchedTokens.value)}`, s.maxNumSeqs && `max_num_seqs ${s.maxNumSeqs.value}`,
     s.kvCacheDtype && `kv_cache_dtype ${s.kvCacheDtype.value}`, s.kvCacheMemoryBytes && `kv_cache_memory_bytes ${formatCount(s.kvCacheMemoryBytes.value)}`,
   ].filter(Boolean);

@@ -357,11 +357,18 @@ function unpackSamples(packed: Float64Array): PoolSample[] {
  *
  * @returns samples (<= maxSamples, paged run), summary, both baselines, pool size, step-time model.
  * @throws (rejects with) PoolConfigError when there is nothing to simulate (no workload and no
- *   trace, no pages); RangeError for bad options (a rateScale the workload's arrivals cannot
+ *   trace, no pages) or device.data_parallel_size > 1 (replicas sharing arrivals by load: not modelled); RangeError for bad options (a rateScale the workload's arrivals cannot
  *   take: {@link workloadTimeScaleProblem}); the signal's reason when aborted, once the
  *   worker has stopped the baselines (no simulation of this call is left running).
  */
 export async function simulatePool(profile: Profile, opts: SimulateOptions = {}): Promise<PoolResult> {
+  const dp = profile.device.dataParallelSize ?? 1;
+  if (dp > 1) {
+    // vLLM's API server spreads requests over the replicas by load (core_client.py
+    // DPLBAsyncMPClient.get_core_engine_for_request: the engine with the least waiting · 4 + running,
+    // from counts the DP coordinator publishes every 100 ms): dp coupled engines this simulator does not run.
+    throw configError(profile, ['device.data_parallel_size', 'device'], `data_parallel_size ${dp} is not simulated: the simulator runs one engine, and vLLM's ${dp} replicas share the arrivals by load (core_client.py DPLBAsyncMPClient: each request to the engine with the least waiting · 4 + running), which is not modelled; simulate one replica (data_parallel_size 1) at 1/${dp} of the arrival rate for a picture of each`);
+  }
   const { pages: numPages, tokens: poolTokenCount, pageSize, blocks: poolBlocks, layout: poolLayout, groups } = poolPages(profile, opts.numPages);
   const w = profile.workload;
   const scale = opts.rateScale ?? 1;

@@ -12,7 +12,7 @@ import { TOOL_NAME, type Environment, type KernelCase, type RunResult } from '..
 import { SWEEP_SCHEMA_VERSION, type SweepMetrics, type SweepPointRef, type SweepPointRun, type SweepReport, type SweepReportRow } from '../../core/protocol/sweep';
 import { InputError, readFailure } from '../errors';
 import { toolBuild } from '../version';
-import { formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant, gpuCount, keepsUpOf, perGpuRate } from '../../core/format';
+import { deployedGpuCount, formatCount, formatCountOf, formatDuration, formatPercent, formatSignificant, keepsUpOf, perGpuRate } from '../../core/format';
 import { withinNoise, type TimingSpread } from '../../core/noise';
 import { describeEnvironment, reportBuilds, rowBuild, splitByMachine, sweepProvenance } from '../../core/sweepFigures';
 import { axisIndices, offsetToLineColumn, pointLabel } from '../../core/config';
@@ -229,7 +229,7 @@ function decodeCaseOf(cases: KernelCase[]): KernelCase | undefined {
  * measured paged_decode time per generated token (median ns of one decode step / batch size).
  */
 export function metricsOf(run: RunResult): SweepMetrics {
-  const m: SweepMetrics = { gpus: gpuCount(run.profile.device) };
+  const m: SweepMetrics = { gpus: deployedGpuCount(run.profile.device) };
   const s = run.pool?.summary;
   if (run.pool && s) {
     m.internalFragmentation = s.meanInternalFragmentation;
@@ -370,12 +370,12 @@ export function bestRow(rows: readonly SweepReportRow[], name: (r: SweepReportRo
   // above the saturated throughput a finite run still meets the SLO, and across arrival rates the
   // highest throughput was the first saturated point).
   const judged = ok.some((r) => r.keepsUp !== undefined);
-  // Points on different GPU counts (a tensor_parallel_size or pipeline_parallel_size axis: tp × pp GPUs) are ranked per GPU: the raw rate
+  // Points on different GPU counts (a tensor_parallel_size, pipeline_parallel_size or data_parallel_size axis: tp × pp × dp GPUs) are ranked per GPU: the raw rate
   // picked the point with the most GPUs (s38 newcomer 3: tp 8 at 9.32 goodput over tp 4 at 5.89,
   // 1.17 against 1.47 requests/s per GPU).
   const perGpu = new Set(ok.map((r) => r.metrics.gpus ?? 1)).size > 1;
   const byGpu = (rate: (r: SweepReportRow) => number) => (perGpu ? (r: SweepReportRow) => perGpuRate(rate(r), r.metrics.gpus) : rate);
-  const gpuWords = perGpu ? ' per GPU (the points use different GPU counts, tensor_parallel_size × pipeline_parallel_size: each rate / its GPUs)' : '';
+  const gpuWords = perGpu ? ' per GPU (the points use different GPU counts, tensor_parallel_size × pipeline_parallel_size × data_parallel_size: each rate / its GPUs)' : '';
   const keptUp = judged ? ' the server keeps up with (rate <= the saturated throughput μ, queue not growing)' : '';
   const pickRate = (all: SweepReportRow[], rate: (r: SweepReportRow) => number, rule: string, what: string) => {
     const cands = all.filter((r) => r.keepsUp !== false);

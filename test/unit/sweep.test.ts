@@ -341,7 +341,7 @@ test('best point: across a tensor_parallel_size axis, goodput is ranked per GPU,
   const rows = [tpRow(2, 2.1), tpRow(4, 5.89), tpRow(8, 9.32)];
   const best = bestRow(rows)!;
   assert.equal(best.row.label, 'tensor_parallel_size=4');
-  assert.match(best.rule, /^highest simulated goodput per GPU \(the points use different GPU counts, tensor_parallel_size × pipeline_parallel_size: each rate \/ its GPUs\) among points where/);
+  assert.match(best.rule, /^highest simulated goodput per GPU \(the points use different GPU counts, tensor_parallel_size × pipeline_parallel_size × data_parallel_size: each rate \/ its GPUs\) among points where/);
   // One GPU count for all: the raw rate, no per-GPU words.
   const same = bestRow(rows.map((r) => ({ ...r, metrics: { ...r.metrics, gpus: 8 } })))!;
   assert.equal(same.row.label, 'tensor_parallel_size=8');

@@ -752,13 +752,13 @@ test('vLLM\'s own stop for lack of memory is quoted at its line: after the KV li
   assert.match(m.missingKv!.message, /vLLM stopped at line 2 before sizing its KV pool: torch\.OutOfMemoryError: CUDA out of memory\. Tried to allocate 1\.96 GiB/);
 });
 
-test('data parallelism: each engine prints its own KV figures; the smallest is read, said as per engine (each sizes its own pool)', () => {
+test('data parallelism: each engine prints its own KV figures; the smallest is read, said as per engine (each sizes its own pool, no pool\'s rank)', () => {
   const log = parseVllmLog([
     '(EngineCore_DP0 pid=5) INFO 08-20 10:00:40 [gpu_worker.py:276] Available KV cache memory: 61.71 GiB',
     '(EngineCore_DP1 pid=6) INFO 08-20 10:00:40 [gpu_worker.py:276] Available KV cache memory: 61.50 GiB',
   ].join('\n'));
   assert.equal(gib(log.figures.kvCacheBytes?.value), 61.5);
-  assert.match(rankNotes(log)[0]!.message, /^KV cache memory is printed 2 times, once per data-parallel engine \(line 1: 61\.71 GiB \(EngineCore_DP0 pid=5\), line 2: 61\.50 GiB \(EngineCore_DP1 pid=6\)\): the smallest is read, line 2; each engine sizes its own pool/);
+  assert.match(rankNotes(log)[0]!.message, /^KV cache memory is printed 2 times, once per data-parallel engine \(line 1: 61\.71 GiB \(EngineCore_DP0 pid=5\), line 2: 61\.50 GiB \(EngineCore_DP1 pid=6\)\): each replica is an engine of its own and sizes its own pool .*so these are 2 pools, not one pool's ranks; the smallest, line 2, is the one set beside the estimate/);
 });
 
 
