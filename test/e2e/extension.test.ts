@@ -366,6 +366,40 @@ describe('AttnScope in code-server', { timeout: 1_200_000 }, () => {
     await page.screenshot({ path: join(shots, '02-profile-hints-diagnostic.png') });
   });
 
+  it('a pipeline-parallel profile whose weights do not fit: a warning (no error) naming the tp and pp that fit, the stage in the hints, and a quick fix that writes tensor_parallel_size (s38 newcomer-ed 4)', async () => {
+    // Llama-3.1-8B bf16: a layer 4096 · (32 + 16) · 128 + 32 · 128 · 4096 + 3 · 4096 · 14,336 + 2 · 4096 =
+    // 218,112,000 parameters, the embedding = lm_head 128,256 · 4096 = 525,336,576. pp 2 on 7 GiB (× 0.90 =
+    // 6.30 GiB): stage 2, 16 layers + lm_head + the 4096 final norm = 4,015,132,672 parameters = 7.48 GiB.
+    // tp 2 halves it (3.74 GiB with the norms it replicates); pp 3 ([11, 11, 10]): stage 1, 11 layers + embedding = 2,924,568,576 = 5.45 GiB.
+    writeFileSync(join(ws, 'pp-fit.attn.yaml'), 'model: ./llama-3.1-8b/config.json\ndtype: bf16\ndevice:\n  memory_gib: 7\n  pipeline_parallel_size: 2\n');
+    await openFile(page, 'pp-fit.attn.yaml', 'pipeline_parallel_size');
+    const editor = '.editor-group-container.active .monaco-editor';
+    // A string, not a RegExp: the hint's spaces are drawn as no-break spaces, which only a string match normalizes.
+    await page.locator(`${editor} .view-lines`, { hasText: '7.48 GiB weights/GPU (stage 2 of 2)' }).first().waitFor({ timeout: 60_000 });
+    await page.locator(`${editor} .squiggly-warning`).first().waitFor({ timeout: 30_000 });
+    assert.equal(await page.locator(`${editor} .squiggly-error`).count(), 0);
+    await page.keyboard.press('Control+Shift+M');
+    const message = 'exceed 7 GiB × 0.90 = 6.30 GiB: raise device.tensor_parallel_size (2 fits), device.pipeline_parallel_size (3 fits) or memory_gib';
+    await page.locator('.markers-panel', { hasText: message }).first().waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: join(shots, '02b-pp-weights-warning.png') });
+    // The diagnostic is on memory_gib's value (line 4, column 15): Ctrl+. there offers both sizes.
+    await page.locator(`${editor} .view-lines`).first().click();
+    await page.keyboard.press('Control+G');
+    await page.keyboard.type('4:15');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Control+.');
+    await page.locator('.action-widget .monaco-list-row', { hasText: 'Set pipeline_parallel_size to 3' }).first().waitFor({ timeout: 30_000 });
+    // The first fix is focused; a click is taken by the widget's pointer block, Enter applies it.
+    await page.locator('.action-widget .monaco-list-row.focused[aria-label="Set tensor_parallel_size to 2"]').first().waitFor({ timeout: 30_000 });
+    await page.keyboard.press('Enter');
+    await page.locator(`${editor} .view-lines`, { hasText: 'tensor_parallel_size: 2' }).first().waitFor({ timeout: 30_000 });
+    await page.locator(`${editor} .view-lines`, { hasText: '3.74 GiB weights/GPU (stage 2 of 2)' }).first().waitFor({ timeout: 60_000 });
+    await page.locator('.markers-panel', { hasText: message }).waitFor({ state: 'detached', timeout: 30_000 });
+    await page.screenshot({ path: join(shots, '02c-pp-weights-fixed.png') });
+    await runCommand(page, 'View: Hide Panel');
+    await runCommand(page, 'File: Revert File');
+  });
+
   it('runs the benchmark from the command palette (quick mode) and draws the dashboard without stalling the workbench', async () => {
     // The dashboard open beside the profile first (its load is not the subject), then the run, watched from its start.
     await openFile(page, 'e2e.attn.yaml', 'dtpye');
