@@ -220,6 +220,10 @@ const FIXES: Record<string, FixMaker> = {
     const kv = typeof kvKey === 'string' ? propertyAtPath(t, kvKey) : null;
     return kv !== null ? [{ title: `Remove "${kv.property.key}" (ignored: transformers uses 1 KV head)`, edits: [removeProperty(t, kv)] }] : [];
   },
+  'vllm-flag-not-modelled': (t, p) => {
+    const f = propertyWithKeyAt(t.tree, p.range.offset);
+    return f === null ? [] : [{ title: `Remove "${f.property.key}" (not modelled)`, edits: [removeProperty(t, f)] }];
+  },
   'unknown-key': (t, p) => {
     const f = propertyWithKeyAt(t.tree, p.range.offset);
     if (f === null) return [];

@@ -10,6 +10,7 @@
  */
 import { MarkupKind, type Hover, type Position } from 'vscode-languageserver';
 import { propertyAt } from '../core/config';
+import { unmodelledFlagMessage, unmodelledVllmFlag } from '../core/config/vllmFlags';
 import type { Analysis } from './analysis';
 import { toRange } from './diagnostics';
 import { schemaAt, schemaPathOf } from './schema';
@@ -28,7 +29,9 @@ export function hover(a: Analysis, position: Position): Hover | null {
   const { key, keyRange, value } = found.property;
   const onKey = offset >= keyRange.offset && offset <= keyRange.offset + keyRange.length;
   const range = toRange(a, onKey ? keyRange : value.range);
-  const about = schemaAt(schemaPathOf(a.kind, found.path))
+  // A vLLM setting the estimate does not model (core/config/vllmFlags.ts) is no schema key: the table's row speaks for it.
+  const flag = a.kind === 'profile' ? unmodelledVllmFlag(key) : undefined;
+  const about = flag ? unmodelledFlagMessage(flag) : schemaAt(schemaPathOf(a.kind, found.path))
     .map((n) => n.description)
     .find((d) => d !== undefined);
   const heading = about === undefined ? [] : [`\`${key}\`: ${about}`, ''];

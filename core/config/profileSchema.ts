@@ -6,6 +6,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import profileSchema from '../../schemas/attn-profile.schema.json';
 import { closestKey, closestMatch } from './suggest';
+import { unmodelledFlagMessage, unmodelledVllmFlag } from './vllmFlags';
 import { getProperty, nodeAtPath, type ValueNode } from './tree';
 import type { Problem, SourceRange } from './types';
 
@@ -109,6 +110,12 @@ export function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[
       case 'additionalProperties': {
         const key = String((e.params as { additionalProperty: string }).additionalProperty);
         const prop = getProperty(node, key);
+        // A vLLM setting the estimate leaves out is no typo: say so, and what it would change.
+        const flag = unmodelledVllmFlag(key);
+        if (flag) {
+          add({ severity: 'warning', code: 'vllm-flag-not-modelled', message: unmodelledFlagMessage(flag), range: prop?.keyRange ?? range, data: { key } });
+          break;
+        }
         const known = Object.keys((e.parentSchema as { properties?: Record<string, unknown> }).properties ?? {}).filter((k) => k !== '$schema');
         const suggestion = closestKey(key, known);
         const inWhere = path.length === 0 ? '' : ` in ${where}`;

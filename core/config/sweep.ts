@@ -18,6 +18,7 @@ import { formatCount } from '../format';
 import { readProfileTree, type ProfileHost } from './profile';
 import { keysAt, schemaAt } from './schemaWalk';
 import { closestKey } from './suggest';
+import { unmodelledFlagMessage, unmodelledVllmFlag } from './vllmFlags';
 import { getProperty, toPlain, type ValueNode } from './tree';
 import type { Problem, Profile, SourceRange } from './types';
 
@@ -120,8 +121,9 @@ function axisKeyProblem(key: string, range: SourceRange): Problem | null {
   const bad = segs.findIndex((_, i) => schemaAt(segs.slice(0, i + 1)).length === 0);
   if (segs[0] !== 'sweep' && !segs.includes('') && bad < 0) return null;
   const parent = bad > 0 ? segs.slice(0, bad) : [];
-  const suggestion = bad >= 0 ? closestKey(segs[bad]!, knownKeys(parent)) : undefined;
-  const detail = bad >= 0 ? `: unknown key "${segs[bad]}"${bad > 0 ? ` in ${parent.join('.')}` : ''}${suggestion ? `, did you mean "${suggestion}"?` : ''}` : '';
+  const flag = bad >= 0 ? unmodelledVllmFlag(segs[bad]!) : undefined;
+  const suggestion = bad >= 0 && !flag ? closestKey(segs[bad]!, knownKeys(parent)) : undefined;
+  const detail = flag ? `: ${unmodelledFlagMessage(flag)}` : bad >= 0 ? `: unknown key "${segs[bad]}"${bad > 0 ? ` in ${parent.join('.')}` : ''}${suggestion ? `, did you mean "${suggestion}"?` : ''}` : '';
   return {
     severity: 'error', code: 'sweep-axis-unknown', message: `"${key}" is not a profile key to sweep${detail}`, range,
     data: suggestion ? { key, suggestion: [...parent, suggestion].join('.') } : { key },
