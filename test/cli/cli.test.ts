@@ -1655,7 +1655,9 @@ test('pipeline_parallel_size (s38 newcomer 1): estimate gives one stage\'s figur
   assert.equal(s.code, 0, s.stderr);
   assert.match(s.stdout, /pipeline parallel 2: each stage runs a batch over its own layers \(40 \+ 40, vLLM get_pp_indices\)/);
   assert.match(s.stdout, /Requests: 10 \(completed 10, rejected 0\)/);
-  // Each stage's step: its weights per GPU 17,639,407,616 B / (3.35 TB/s · 0.8) = 6.58 ms, and the hidden
-  // states sent on, 2 · 8,192 · 2 B / tp 4 = 8,192 B a token at the assumed 50 GB/s = 164 ns.
-  assert.match(s.stdout, /per pipeline stage, up to 2 batches in flight: stage 1 max\(6\.58 ms .*\) \+ 164 ns\/token sent on; stage 2 max\(6\.58 ms .*885 ns\/request \(lm_head\)/);
+  // Each stage's step: its weights per GPU read at 3.35 TB/s · 0.8: stage 2 17,639,424,000 B = 6.58 ms;
+  // stage 1 17,639,407,616 B less the input embedding, of which a step reads one row a token (128,256 ·
+  // 8,192 · 2 B / 4 = 525,336,576 B): 17,114,071,040 B = 6.39 ms; and the hidden states sent on,
+  // 2 · 8,192 · 2 B / tp 4 = 8,192 B a token at the assumed 50 GB/s = 164 ns.
+  assert.match(s.stdout, /per pipeline stage, up to 2 batches in flight: stage 1 max\(6\.39 ms .*\) \+ 164 ns\/token sent on; stage 2 max\(6\.58 ms .*885 ns\/request \(lm_head\)/);
 });
