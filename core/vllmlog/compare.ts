@@ -361,6 +361,21 @@ function poolBytesPerReportedToken(e: Estimate): { bytes: number; text: string }
 }
 
 /**
+ * What the log's own settings say of a weights difference, first: its cpu_offload_gb (those GiB
+ * of weights per GPU live in CPU memory, vLLM maybe_offload_to_cpu, and "Model loading took" does
+ * not count them) and its speculative_config (a draft model loaded beside the target); neither is
+ * modelled (core/config/vllmFlags.ts). '' when it has neither.
+ */
+function weightsCause(log: VllmLog): string {
+  const s = log.settings;
+  const causes = [
+    s.cpuOffloadGib && `the log's cpu_offload_gb ${s.cpuOffloadGib.value} (line ${s.cpuOffloadGib.line}) keeps about ${s.cpuOffloadGib.value} GiB of weights per GPU in CPU memory (vLLM --cpu-offload-gb, not modelled: the estimate counts every weight on the GPU)`,
+    s.speculativeConfig && `the log's speculative_config (line ${s.speculativeConfig.line}) loads a draft model beside the target (not modelled)`,
+  ].filter(Boolean);
+  return causes.length > 0 ? `${causes.join('; ')}; else ` : '';
+}
+
+/**
  * Each data-parallel replica's KV figures against the estimate (one replica's), where the log's KV
  * lines came one per engine-core process (parse.ts isDataParallel); null otherwise. Each replica
  * is a vLLM engine of its own that profiles its own GPU and sizes its own pool (vllm/v1/engine/core.py
@@ -453,7 +468,7 @@ export function compareVllmLog(log: VllmLog, profile: Profile): LogComparison {
   row('model weights', f.weightsBytes, weights, f.weightsBytes
     ? Math.abs(wDiff) <= Math.max(LOG_ROUNDING_BYTES, 0.01 * f.weightsBytes.value)
       ? `parameters · bytes per GPU${stage} (${counted})${withBuffers}; within 1% of what vLLM allocated`
-      : `parameters · bytes per GPU${stage} (${counted})${withBuffers} differ from the tensors vLLM allocated: another checkpoint, dtype or quantization than the profile's model, or a vocabulary padded for tensor parallelism${e.pipeline ? ', or another stage\'s rank' : ''}`
+      : `parameters · bytes per GPU${stage} (${counted})${withBuffers} differ from the tensors vLLM allocated: ${weightsCause(log)}another checkpoint, dtype or quantization than the profile's model, or a vocabulary padded for tensor parallelism${e.pipeline ? ', or another stage\'s rank' : ''}`
     : `parameters · bytes per GPU${stage}${withBuffers}`);
 
   const act = e.pool.activationPeakBytes;

@@ -126,6 +126,13 @@ export interface VllmLogSettings {
    * kv_cache_memory_bytes config").
    */
   kvCacheMemoryBytes?: LogFigure;
+  /**
+   * The args' cpu_offload_gb (vLLM --cpu-offload-gb): GiB of weights per GPU kept in CPU memory
+   * (model_executor/models/utils.py maybe_offload_to_cpu), which "Model loading took" does not count.
+   */
+  cpuOffloadGib?: LogFigure;
+  /** The engine line's speculative_config (None when off): a draft model loaded beside the target. */
+  speculativeConfig?: LogFigure<string>;
   /** V0's chunked prefill: the config line's chunked_prefill_enabled (0.6), the args' enable_chunked_prefill, or "Chunked prefill is enabled ...". */
   chunkedPrefill?: LogFigure<boolean>;
 }
@@ -535,6 +542,8 @@ function readConfigLine(config: string, c: Ctx): void {
   if (pp !== undefined) s.pipelineParallelSize = fig(pp);
   const dp = int('data_parallel_size');
   if (dp !== undefined) s.dataParallelSize = fig(dp);
+  const spec = /\bspeculative_config=(SpeculativeConfig\([^)]*\)|\{[^}]*\})/.exec(config)?.[1];
+  if (spec !== undefined) s.speculativeConfig = fig(spec);
   const kv = str('kv_cache_dtype');
   if (kv !== undefined) s.kvCacheDtype = fig(kv);
   const eager = str('enforce_eager');
@@ -576,6 +585,8 @@ function readArgs(val: (key: string) => string | undefined, c: Ctx): void {
   set('maxNumBatchedTokens', 'max_num_batched_tokens');
   set('maxNumSeqs', 'max_num_seqs');
   set('blockSize', 'block_size');
+  const offload = val('cpu_offload_gb');
+  if (offload !== undefined && Number.isFinite(Number(offload)) && Number(offload) > 0) s.cpuOffloadGib = fig(Number(offload));
   const kvBytes = int('kv_cache_memory_bytes');
   if (kvBytes !== undefined && kvBytes >= 1 && Number.isSafeInteger(kvBytes)) s.kvCacheMemoryBytes = fig(kvBytes);
   const kv = val('kv_cache_dtype');

@@ -87,6 +87,7 @@ export function logFigureLines(log: VllmLog, opts: { notes?: boolean } = {}): st
     s.dataParallelSize && `data_parallel_size ${s.dataParallelSize.value}`,
     s.maxNumBatchedTokens && `max_num_batched_tokens ${formatCount(s.maxNumBatchedTokens.value)}`, s.maxNumSeqs && `max_num_seqs ${s.maxNumSeqs.value}`,
     s.kvCacheDtype && `kv_cache_dtype ${s.kvCacheDtype.value}`, s.kvCacheMemoryBytes && `kv_cache_memory_bytes ${formatCount(s.kvCacheMemoryBytes.value)}`,
+    s.cpuOffloadGib && `cpu_offload_gb ${s.cpuOffloadGib.value}`, s.speculativeConfig && `speculative_config ${s.speculativeConfig.value}`,
   ].filter(Boolean);
   if (set.length > 0) out.push(`settings: ${set.join(', ')}`);
   if (opts.notes === false) return out;

@@ -834,3 +834,19 @@ test('kv_cache_memory_bytes in the non-default args is the KV budget the log com
   const tokens = c.rows.find((r) => r.term.startsWith('KV cache size'))!;
   assert.equal(tokens.difference, '', formatComparisonText(c));
 });
+
+test('vllm-log: cpu_offload_gb in the args and speculative_config on the engine line are named as the weights difference, before "another checkpoint"', () => {
+  // vLLM --cpu-offload-gb 4 (model_executor/models/utils.py maybe_offload_to_cpu): 4 GiB of the
+  // 14.96 GiB of Llama-3.1-8B's weights stay in CPU memory, so "Model loading took" prints ~10.99 GiB.
+  const text = [
+    "INFO 08-20 10:00:00 [utils.py:326] non-default args: {'model': 'meta-llama/Llama-3.1-8B-Instruct', 'max_model_len': 8192, 'cpu_offload_gb': 4.0}",
+    "(EngineCore_0 pid=2) INFO 08-20 10:00:10 [core.py:74] Initializing a V1 LLM engine (v0.10.0) with config: model='meta-llama/Llama-3.1-8B-Instruct', speculative_config=SpeculativeConfig(method='eagle', model='yuhuili/EAGLE-LLaMA3.1-Instruct-8B', num_spec_tokens=3), tensor_parallel_size=1",
+    '(EngineCore_0 pid=2) INFO 08-20 10:00:30 [gpu_model_runner.py:1892] Model loading took 10.9889 GiB and 4.51 seconds',
+  ].join('\n');
+  const log = parseVllmLog(text);
+  assert.equal(log.settings.cpuOffloadGib?.value, 4);
+  assert.match(log.settings.speculativeConfig?.value ?? '', /^SpeculativeConfig\(method='eagle'/);
+  const c = compareVllmLog(log, profileFromModelConfig(loadModel('Llama-3.1-8B'), null));
+  const w = c.rows.find((r) => r.term === 'model weights')!;
+  assert.match(w.why, /the log's cpu_offload_gb 4 \(line 1\) keeps about 4 GiB of weights per GPU in CPU memory .*; the log's speculative_config \(line 2\) loads a draft model .*; else another checkpoint/);
+});
