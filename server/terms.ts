@@ -90,7 +90,8 @@ export function termRows(a: Analysis): TermRow[] {
   const q = m.quantization;
   const qw = q ? quantizedWeights(m, e.params) : null;
   // What one GPU holds beyond its share: the tensors vLLM does not split (core/estimate replicatedWeights).
-  const replicated = tp > 1 ? e.weightsBytesPerGpu - Math.ceil((stage?.weightsBytes ?? e.weightsBytes) / tp) : 0;
+  const copies = e.kvBProjCopiesBytesPerGpu ?? 0;
+  const replicated = tp > 1 ? e.weightsBytesPerGpu - Math.ceil((stage?.weightsBytes ?? e.weightsBytes) / tp) - copies : 0;
   const stageWeights = pipe && stage
     ? `; pipeline_parallel_size ${pipe.size}: ${stageText} holds layers ${stage.start}-${stage.end - 1}${stage.holds.length ? ` and ${stage.holds.join(' and ')}` : ''} (vLLM get_pp_indices; the stage with the fewest KV blocks), ${formatBytes(stage.weightsBytes)} on its ${tp} GPU${tp > 1 ? 's' : ''}`
     : '';
@@ -99,8 +100,8 @@ export function termRows(a: Analysis): TermRow[] {
     term: 'Weights',
     // What weightsBytes charges: the quantized parameters (quantizedWeights: gpt-oss's mxfp4 only
     // its routed experts, attention stays in dtype) at their stored width, the rest at the dtype's bytes.
-    formula: `${q && qw ? `${quantizedScopeText(q)} ${formatParams(qw.params)} · ${quantizedWidthText(m, qw)} (${q.method}) + the rest ${formatParams(e.paramsTotal - qw.params)} · ${dtypeBytes(p.dtype)} B (${p.dtype})` : `parameters · ${dtypeBytes(p.dtype)} B (${p.dtype})`}${tp > 1 ? `, ÷ ${tp} GPUs${replicated > 0 ? ` + ${formatBytes(replicated)} that tensor parallelism does not split (norms, routers, MLA a-projections, replicated KV heads)` : ''}` : ''}${stageWeights}`,
-    value: gpus > 1 ? `${formatBytes(e.weightsBytesPerGpu)}${perGpu}, ${formatBytes(e.weightsBytes)} on ${gpus} GPUs` : formatBytes(e.weightsBytes),
+    formula: `${q && qw ? `${quantizedScopeText(q)} ${formatParams(qw.params)} · ${quantizedWidthText(m, qw)} (${q.method}) + the rest ${formatParams(e.paramsTotal - qw.params)} · ${dtypeBytes(p.dtype)} B (${p.dtype})` : `parameters · ${dtypeBytes(p.dtype)} B (${p.dtype})`}${tp > 1 ? `, ÷ ${tp} GPUs${replicated > 0 ? ` + ${formatBytes(replicated)} that tensor parallelism does not split (norms, routers, MLA a-projections, replicated KV heads)` : ''}` : ''}${copies > 0 ? ` + ${formatBytes(copies)} of ${p.dtype} copies of kv_b_proj's halves W_UK_T and W_UV that vLLM keeps beside the quantized kv_b_proj for MLA's decode (mlaDecodeCopies)` : ''}${stageWeights}`,
+    value: gpus > 1 ? `${formatBytes(e.weightsBytesPerGpu)}${perGpu}, ${formatBytes(e.weightsBytes)} on ${gpus} GPUs` : formatBytes(e.weightsBytesPerGpu),
     keys: ['dtype', 'torch_dtype', 'quantization_config', 'tensor_parallel_size', 'pipeline_parallel_size', ...shapeKeys],
   });
   if (!e.hasKvCache) return rows;

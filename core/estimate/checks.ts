@@ -166,9 +166,10 @@ function fitProblems(profile: Profile, e: Estimate): Problem[] {
     const stage = pp && s !== undefined ? pp.stages[s] : undefined;
     const perGpu = stage?.weightsBytesPerGpu ?? e.weightsBytesPerGpu;
     const stageBytes = stage?.weightsBytes ?? e.weightsBytes;
-    const replicated = perGpu - Math.ceil(stageBytes / tp);
+    const copies = (stage ? stage.kvBProjCopiesBytesPerGpu : e.kvBProjCopiesBytesPerGpu) ?? 0;
+    const replicated = perGpu - Math.ceil(stageBytes / tp) - copies;
     const of = stage ? `${formatGib(stageBytes)} of stage ${s! + 1} of ${pp!.size}, layers ${stage.start}-${stage.end - 1}` : formatGib(e.weightsBytes);
-    return { perGpu, text: tp > 1 || stage ? `weights ${formatGib(perGpu)} per GPU (${of}${tp > 1 ? ` ÷ ${tp}` : ''}${replicated > 0 ? ` + ${formatGib(replicated)} replicated on every GPU` : ''})` : `weights ${formatGib(e.weightsBytes)}` };
+    return { perGpu, text: tp > 1 || stage ? `weights ${formatGib(perGpu)} per GPU (${of}${tp > 1 ? ` ÷ ${tp}` : ''}${replicated > 0 ? ` + ${formatGib(replicated)} replicated on every GPU` : ''}${copies > 0 ? ` + ${formatGib(copies)} ${profile.dtype} kv_b_proj copies` : ''})` : `weights ${formatGib(perGpu)}${copies > 0 ? ` (${formatGib(copies)} of them ${profile.dtype} kv_b_proj copies)` : ''}` };
   };
   const weights = weightsOf(pp?.stage).text;
   // vLLM fails to load on any GPU its stage's weights overfill, whichever stage sizes the pool:

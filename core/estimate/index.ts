@@ -789,6 +789,23 @@ export function mlaKvBProjParams(model: ModelSpec): { params: number; quantized:
   return out;
 }
 
+/**
+ * The 16-bit copies of kv_b_proj that vLLM keeps beside a quantized kv_b_proj on each GPU: its
+ * process_weights_after_loading (vllm/model_executor/layers/attention/mla_attention.py) dequantizes
+ * kv_b_proj to the activation dtype and keeps its halves W_UK_T (H/tp · qk_nope_head_dim ×
+ * kv_lora_rank) and W_UV (H/tp · kv_lora_rank × v_head_dim) for the decode's bmm's ("we currently
+ * do not have quantized bmm's which are needed for `W_UV` and `W_UK_T`, we just store fp16/bf16
+ * copies"); an unquantized kv_b_proj's halves are views of its weight, no copy. `params`: all
+ * layers' quantized kv_b_proj parameters ({@link mlaKvBProjParams}); `bytesPerGpu`: params / tp ·
+ * bytes(dtype) (kv_b_proj is column-parallel over the heads). DeepSeek-V3 fp8 in bf16 at tp 8:
+ * 61 · 512 · 128 · (128 + 128) = 1,023,410,176 params, 2 B each, / 8 = 255,852,544 B. 0 without MLA
+ * or when kv_b_proj is not quantized.
+ */
+export function mlaDecodeCopies(model: ModelSpec, dtype: Dtype, tp: number): { params: number; bytesPerGpu: number } {
+  const params = mlaKvBProjParams(model).quantized;
+  return { params, bytesPerGpu: Math.ceil(params / tp) * dtypeBytes(dtype) };
+}
+
 /** Bytes of one linear weight (all its copies) stored in a grouped layout: qweight K·N·bits/8, scales and zeros per group, GPTQ g_idx (see {@link quantizedWeights}). */
 function groupedBytes(g: NonNullable<QuantizationSpec['grouped']>, w: LinearWeight): number {
   const groups = g.groupSize === null ? 1 : Math.ceil(w.k / g.groupSize);
@@ -816,13 +833,14 @@ export interface ReplicatedWeights {
 
 /**
  * The most weights one GPU holds over `tp` × `pp` GPUs: at pipeline_parallel_size 1 the weights ÷
- * tp, rounded up, plus what tensor parallelism does not split ({@link replicatedWeights}); above
+ * tp, rounded up, plus what tensor parallelism does not split ({@link replicatedWeights}) and the
+ * 16-bit copies of a quantized MLA kv_b_proj ({@link mlaDecodeCopies}); above
  * it the heaviest stage's ({@link stageWeights} perGpu over vLLM's layer split, pipelineStagesOf).
  * `pp` from 1 to the model's layers (pipelineLayerCounts' RangeError past them). Llama-2-70B bf16
  * (68,976,648,192 parameters, 128.48 GiB) at tp 2: 64.24 GiB plus its replicated norms.
  */
 export function weightsBytesPerGpu(model: ModelSpec, dtype: Dtype, tp: number, pp = 1, params: ParamCounts = paramCounts(model)): number {
-  if (pp === 1) return Math.ceil(weightsBytes(model, dtype, params) / tp) + replicatedWeights(model, dtype, tp, params).extraBytesPerGpu;
+  if (pp === 1) return Math.ceil(weightsBytes(model, dtype, params) / tp) + replicatedWeights(model, dtype, tp, params).extraBytesPerGpu + mlaDecodeCopies(model, dtype, tp).bytesPerGpu;
   return pipelineStagesOf(model.numLayers, pp).reduce((most, stage) => Math.max(most, stageWeights(model, dtype, tp, stage).perGpu), 0);
 }
 
@@ -1342,12 +1360,13 @@ function sizeStagePool(profile: Profile, st: StageFigures, device: { bytes: numb
       budgetSource = 'explicit';
     } else if (device.bytes > 0) {
       const batched = maxNumBatchedTokensOf(profile);
+      const copies = mlaDecodeCopies(st.model, profile.dtype, tp).bytesPerGpu;
       const seqs = maxNumSeqsOf(profile);
       reserve = reserveTerms(profile.engine ?? DEFAULT_ENGINE, tp, weightsPerGpu, {
         bytes: activationPeakBytes(model, profile.dtype, batched, seqs),
         basis: batchLimitsText(profile),
         source: `modelled: the larger of one forward pass of max_num_batched_tokens tokens and the sampler over max_num_seqs rows (${batchLimitsText(profile)}), the two phases of vLLM's profile_run (activationPeakBytes)`,
-      }, st.replicated.extraBytesPerGpu > 0 ? ` + ${formatBytes(st.replicated.extraBytesPerGpu)} replicated` : '', modelBufferBytes(model, profile.dtype, batched));
+      }, `${st.replicated.extraBytesPerGpu > 0 ? ` + ${formatBytes(st.replicated.extraBytesPerGpu)} replicated` : ''}${copies > 0 ? ` + ${formatBytes(copies)} ${profile.dtype} kv_b_proj copies` : ''}`, modelBufferBytes(model, profile.dtype, batched));
       activation = reserve.find((t) => t.key === 'activation')!.bytes;
       engineReserve = subtractedBytes(reserve) - weightsPerGpu - activation;
       budgetBytes = usable - subtractedBytes(reserve);
@@ -1490,6 +1509,8 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
     }
   }
   if (replicated.extraBytesPerGpu > 0) notes.push(`weights per GPU${lim.stage ? ` (${stageLabel(lim.stage)})` : ''}: ${formatBytes(weightsPerGpu)} = ${formatBytes(lim.bytes)} ÷ ${tp} + ${formatBytes(replicated.extraBytesPerGpu)} that tensor parallelism does not split (vLLM: ${replicated.parts.join('; ')}; replicatedWeights)`);
+  const copies = mlaDecodeCopies(lim.model, dtype, tp);
+  if (copies.bytesPerGpu > 0) notes.push(`weights per GPU include ${formatBytes(copies.bytesPerGpu)} of ${dtype} copies of kv_b_proj's halves W_UK_T and W_UV (${formatParams(copies.params)} quantized kv_b_proj parameters ÷ ${tp}), which vLLM keeps beside the quantized kv_b_proj for MLA's decode ("we currently do not have quantized bmm's", process_weights_after_loading; mlaDecodeCopies): they come out of the KV pool, and the step time reads them with the other weights`);
   if (model.paramsApproximated) notes.push(`parameters approximated: ${model.paramsApproximated}`);
 
   return {
@@ -1518,13 +1539,14 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
     weightsBytes: weights,
     weightsBytesPerGpu: weightsPerGpu,
     ...(weightsFit ? { weightsFit } : {}),
+    kvBProjCopiesBytesPerGpu: copies.bytesPerGpu,
     pageBytes,
     pageBytesPerLayer: layout.pageSize * perLayer,
     ...(stages[0].stage ? {
       pipeline: {
         size: pp,
         stage: k,
-        stages: stages.map((st, i) => ({ start: st.stage!.start, end: st.stage!.end, weightsBytes: st.bytes, weightsBytesPerGpu: st.weightsPerGpu, kvBytesPerToken: st.perToken, pageBytes: st.pageBytes, budgetBytes: sized[i].budgetBytes, pages: sized[i].pages, holds: st.holds })),
+        stages: stages.map((st, i) => ({ start: st.stage!.start, end: st.stage!.end, weightsBytes: st.bytes, weightsBytesPerGpu: st.weightsPerGpu, kvBProjCopiesBytesPerGpu: mlaDecodeCopies(st.model, dtype, tp).bytesPerGpu, kvBytesPerToken: st.perToken, pageBytes: st.pageBytes, budgetBytes: sized[i].budgetBytes, pages: sized[i].pages, holds: st.holds })),
       },
     } : {}),
     pool: {
@@ -1555,7 +1577,7 @@ export function estimate(profile: Profile, opts: { seqLen?: number; batchSize?: 
 export interface StageWeights {
   /** The stage's weights, its tensor-parallel GPUs together. */
   bytes: number;
-  /** One GPU of the stage: bytes / tensor_parallel_size, rounded up, plus what tensor parallelism replicates (replicatedWeights). */
+  /** One GPU of the stage: bytes / tensor_parallel_size, rounded up, plus what tensor parallelism replicates (replicatedWeights) and MLA's 16-bit kv_b_proj copies (mlaDecodeCopies). */
   perGpu: number;
   replicated: ReplicatedWeights;
   /** What the stage holds beyond its layers, in words ("the embedding", "the final norm and lm_head"). */
@@ -1594,7 +1616,7 @@ export function stageWeights(model: ModelSpec, dtype: Dtype, tp: number, stage: 
     ...(first ? ['the embedding'] : []),
     ...(last && !model.isEncoder ? [tiedCopy > 0 ? 'the final norm and the embedding as tied lm_head' : 'the final norm and lm_head'] : []),
   ];
-  return { bytes, perGpu: Math.ceil(bytes / tp) + replicated.extraBytesPerGpu, replicated, holds };
+  return { bytes, perGpu: Math.ceil(bytes / tp) + replicated.extraBytesPerGpu + mlaDecodeCopies(sm, dtype, tp).bytesPerGpu, replicated, holds };
 }
 
 /** Bytes of lm_head as stored: 0 when tied (or an encoder), its grouped width when a GPTQ config quantizes it, else parameters · {@link heldBytes} (fp32 for MiniMax). */

@@ -181,8 +181,10 @@ export interface StageEstimate {
   end: number;
   /** The stage's weights, its tensor-parallel GPUs together. */
   weightsBytes: number;
-  /** One GPU of the stage: weightsBytes / tensor_parallel_size plus what tensor parallelism replicates. */
+  /** One GPU of the stage: weightsBytes / tensor_parallel_size plus what tensor parallelism replicates and MLA's 16-bit kv_b_proj copies (mlaDecodeCopies). */
   weightsBytesPerGpu: number;
+  /** Of weightsBytesPerGpu: the stage's 16-bit MLA kv_b_proj copies (mlaDecodeCopies); absent in runs saved before session 39. */
+  kvBProjCopiesBytesPerGpu?: number;
   /** KV bytes per token of the stage's layers, per GPU. */
   kvBytesPerToken: number;
   /** One block on one GPU of the stage (the layers its KV-cache groups cover there · page_size · KV per token per layer). */
@@ -239,6 +241,12 @@ export interface Estimate {
    * PP_FIT_SEARCH_MAX (64), at which they fit, tensor_parallel_size kept; each absent when none fits. Absent in runs saved before session 39.
    */
   weightsFit?: { tensorParallelSize?: number; pipelineParallelSize?: number };
+  /**
+   * Of weightsBytesPerGpu: the 16-bit copies of a quantized MLA kv_b_proj's halves W_UK_T and W_UV
+   * vLLM keeps for the decode's bmm's (mlaDecodeCopies; DeepSeek-V3 fp8 at tp 8: 255,852,544 B); 0
+   * otherwise (and absent from a run saved before it). Under pipeline parallelism, the reported stage's.
+   */
+  kvBProjCopiesBytesPerGpu?: number;
   /**
    * What one block id costs: one page across all layers, page_size · kvBytesPerToken (Llama-2-7B
    * fp16, 16 tokens: 8 MiB), or for a hybrid layout (pool.layout) one page across one KV-cache

@@ -265,7 +265,13 @@ export function stepWork(profile: Profile, stage?: number): StepWork {
     ...(q.note ? { gemmNote: q.note } : {}),
     // Per GPU: the split weights / tp plus what vLLM replicates (estimate weightsBytesPerGpu), less
     // the routed experts' share and the lookup tables a step reads a row of per token (under pp on
-    // the first stage only, where the whole embedding only looks up).
+    // the first stage only, where the whole embedding only looks up). An MLA checkpoint with a
+    // quantized kv_b_proj holds it twice (core/estimate mlaDecodeCopies): decode tokens read the
+    // 16-bit copies W_UK_T / W_UV, prefill tokens the quantized layer. One weightsS serves every step,
+    // and it charges both: a step of the chunked-prefill scheduler, prefill chunks beside the running
+    // decodes, reads both; a pure decode step is charged the quantized kv_b_proj it does not read
+    // (DeepSeek-V3 fp8 at tp 8: 128 MB a GPU, 27 µs at the H200's 4.8 TB/s), a pure prefill step the
+    // copies (256 MB, 53 µs), against a weightsS of 709 µs.
     weightsS: (weightsPerGpu - expertBytes / tp - lookup / tp) / gpu.memoryBytesPerSec,
     expertWeightsS: expertBytes / tp / gpu.memoryBytesPerSec,
     numExperts: expertBytes > 0 ? m.moe!.numExperts : 0,

@@ -2,10 +2,10 @@
 // the tensors it replicates (core/estimate replicatedWeights), and the step-time model reading them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { profileFromModelConfig } from '../../core/config/index';
-import { estimate, replicatedWeights } from '../../core/estimate/index';
+import { profileFromModelConfig, readModelConfig } from '../../core/config/index';
+import { estimate, mlaDecodeCopies, replicatedWeights } from '../../core/estimate/index';
 import { stepTimeModel } from '../../runner/simulate/step-time';
-import { loadModel } from './helpers';
+import { fixtureText, loadModel } from './helpers';
 
 const PEAKS = { computeEfficiency: 1, memoryEfficiency: 1, overheadMs: 0 };
 
@@ -21,7 +21,8 @@ test('DeepSeek-V3 at tp 8: vLLM replicates q_a_proj, kv_a_proj_with_mqa, the rou
   p.device.tensorParallelSize = 8;
   const e = estimate(p);
   assert.equal(replicatedWeights(p.model, p.dtype, 8).extraBytesPerGpu, 996_075_136);
-  assert.equal(e.weightsBytesPerGpu, Math.ceil(e.weightsBytes / 8) + 996_075_136);
+  // + 255,852,544: the bf16 copies of kv_b_proj (next test).
+  assert.equal(e.weightsBytesPerGpu, Math.ceil(e.weightsBytes / 8) + 996_075_136 + 255_852_544);
   assert.ok(e.notes.some((n) => /MLA q_a_proj and kv_a_proj_with_mqa on every GPU \(ReplicatedLinear\)/.test(n)));
   // The step-time model reads the same per-GPU weights, less the routed experts' share and the
   // input embedding's (129,280 · 7,168 · 2 B / 8 = 231,669,760 B a GPU: a step reads one row a token).
@@ -40,4 +41,45 @@ test('Llama-3.1-405B at tp 16 with 8 KV heads: each KV head\'s k_proj / v_proj o
   // tp 8 = H_kv: every KV head on one GPU, only the norms replicate.
   assert.equal(replicatedWeights(p.model, 'bf16', 8).extraBytesPerGpu, (8_290_304 * 7) / 8);
   assert.equal(replicatedWeights(p.model, 'bf16', 1).extraBytesPerGpu, 0);
+});
+
+test('DeepSeek-V3 fp8 at tp 8: vLLM keeps bf16 copies of kv_b_proj (W_UK_T, W_UV) beside the fp8 one: +255,852,544 B per GPU, out of the KV pool', () => {
+  // mla_attention.py process_weights_after_loading: "we currently do not have quantized bmm's which
+  // are needed for `W_UV` and `W_UK_T`, we just store fp16/bf16 copies" (get_and_maybe_dequant_weights
+  // dequantizes kv_b_proj to the activation dtype; W_UK_T and W_UV are views of that new tensor, the
+  // fp8 kv_b_proj stays for the prefill). Per layer kv_lora_rank × H · (qk_nope_head_dim + v_head_dim):
+  //   61 · 512 · 128 · (128 + 128) = 1,023,410,176 params, 2 B each = 2,046,820,352 B, / 8 = 255,852,544 a GPU.
+  const p = profileFromModelConfig(loadModel('DeepSeek-V3'), null);
+  p.device.gpu = 'H200';
+  p.device.tensorParallelSize = 8;
+  assert.deepEqual(mlaDecodeCopies(p.model, 'bf16', 8), { params: 1_023_410_176, bytesPerGpu: 255_852_544 });
+  const e = estimate(p);
+  assert.equal(e.weightsBytesPerGpu - Math.ceil(e.weightsBytes / 8) - replicatedWeights(p.model, p.dtype, 8).extraBytesPerGpu, 255_852_544);
+  assert.equal(e.kvBProjCopiesBytesPerGpu, 255_852_544);
+  assert.match(e.pool.reserve.find((t) => t.key === 'weights')!.basis, /\+ 244 MiB bf16 kv_b_proj copies$/);
+  assert.ok(e.notes.some((n) => /weights per GPU include 244 MiB of bf16 copies of kv_b_proj's halves W_UK_T and W_UV \(1\.02B quantized kv_b_proj parameters ÷ 8\)/.test(n)), e.notes.join('\n'));
+  // The pool is what is left after the weights, copies included: usable − weights − activations − reserves.
+  assert.equal(e.pool.budgetSource, 'device');
+  assert.equal(e.pool.budgetBytes, e.pool.usableBytes - e.weightsBytesPerGpu - e.pool.activationPeakBytes - e.pool.engineReserveBytes);
+  const bf16 = profileFromModelConfig({ ...loadModel('DeepSeek-V3'), quantization: null }, null);
+  bf16.device.gpu = 'H200';
+  bf16.device.tensorParallelSize = 8;
+  // The bf16 checkpoint: W_UK_T and W_UV are views of kv_b_proj's own weight, no copy.
+  assert.deepEqual(mlaDecodeCopies(bf16.model, 'bf16', 8), { params: 0, bytesPerGpu: 0 });
+  const b = estimate(bf16);
+  assert.equal(b.weightsBytesPerGpu, Math.ceil(b.weightsBytes / 8) + replicatedWeights(bf16.model, bf16.dtype, 8).extraBytesPerGpu);
+  assert.ok(!b.notes.some((n) => /W_UK_T/.test(n)));
+  assert.equal(b.kvBProjCopiesBytesPerGpu, 0);
+});
+
+test('an fp8 model without MLA (Llama-3.1-8B, quant_method fp8): no kv_b_proj copies, weights per GPU as before', () => {
+  const llama = JSON.parse(fixtureText('Llama-3.1-8B')) as Record<string, unknown>;
+  const model = readModelConfig(JSON.stringify({ ...llama, quantization_config: { quant_method: 'fp8', activation_scheme: 'dynamic' } })).value!;
+  assert.ok(model.quantization);
+  assert.deepEqual(mlaDecodeCopies(model, 'bf16', 2), { params: 0, bytesPerGpu: 0 });
+  const p = profileFromModelConfig(model, null);
+  p.device.tensorParallelSize = 2;
+  const e = estimate(p);
+  assert.equal(e.weightsBytesPerGpu, Math.ceil(e.weightsBytes / 2) + replicatedWeights(model, p.dtype, 2).extraBytesPerGpu);
+  assert.ok(!e.notes.some((n) => /W_UK_T/.test(n)));
 });
