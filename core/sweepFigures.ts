@@ -75,9 +75,20 @@ export function splitByMachine(report: Pick<SweepReport, 'job' | 'environments'>
   return report.job !== 'simulate' && Object.keys(report.environments).length > 1;
 }
 
-/** "Intel Xeon ... (2 cores, x64)" or "NVIDIA H200 · Intel Xeon ... (16 cores, x64)": one environment in words. */
+/**
+ * The CPU in words: its name with its generation where the run recorded one
+ * (Environment.cpuSignature), "AMD EPYC (family 25 model 17)", else the name alone.
+ */
+export function cpuName(env: Pick<Environment, 'cpuModel' | 'cpuSignature'>): string {
+  return env.cpuSignature ? `${env.cpuModel} (${env.cpuSignature})` : env.cpuModel;
+}
+
+/**
+ * "AMD EPYC (family 25 model 17, 2 cores, x64, avx512)" or "NVIDIA H200 · Intel Xeon ... (16 cores, x64, avx512)":
+ * one environment in words, with what its key tells apart (runner/sweep/results.ts environmentKey).
+ */
 export function describeEnvironment(env: Environment): string {
-  const cpu = `${env.cpuModel} (${env.cpuCores} cores, ${env.arch})`;
+  const cpu = `${env.cpuModel} (${[env.cpuSignature, `${env.cpuCores} cores`, env.arch, env.simd].filter((part) => part).join(', ')})`;
   return env.gpu ? `${env.gpu.name} · ${cpu}` : cpu;
 }
 

@@ -10,7 +10,7 @@ import { access, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'n
 import { arch, cpus, platform, release } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import type { Profile } from '../core/config/types';
-import { cpuModelName } from '../core/machine';
+import { cpuModelName, cpuSignature } from '../core/machine';
 import { kernelBuildText } from '../core/format';
 import type { Estimate } from '../core/estimate/types';
 import { createRun, RUN_SCHEMA_VERSION, runKind, type Environment, type KernelCase, type RunKind, type RunResult, type RunStatus } from '../core/protocol/run';
@@ -228,10 +228,12 @@ export async function loadRun(folder: string, id: string): Promise<RunResult> {
 /** What the extension host knows about the machine, for runs the runner could not finish itself. */
 export function hostEnvironment(toolVersion: string): Environment {
   const cpu = cpus();
+  const signature = cpuSignature();
   return {
     os: `${platform()} ${release()}`,
     arch: arch(),
     cpuModel: cpuModelName(),
+    ...(signature ? { cpuSignature: signature } : {}),
     cpuCores: cpu.length,
     // Only the runner knows which SIMD path its kernels take; views leave '' out.
     simd: '',

@@ -5,7 +5,7 @@
  */
 import { arch, availableParallelism, loadavg, platform, release } from 'node:os';
 
-import { cpuModelName } from '../core/machine';
+import { cpuModelName, cpuSignature } from '../core/machine';
 import type { Environment } from '../core/protocol/run';
 import { computePeak, gpuByName } from '../core/estimate/gpus';
 import { cpuFeatures, cpuInfo, cudaAvailable, dispatchFor, measurePeaks, timeCudaCopy, type CudaDeviceInfo } from '../native';
@@ -27,10 +27,12 @@ export function describeMachine(threads = 0): Environment {
   const features = cpuFeatures();
   const [load1, load5, load15] = loadavg() as [number, number, number];
   const cpu = cpuInfo();
+  const signature = cpuSignature();
   return {
     os: `${platform()} ${release()}`,
     arch: arch(),
     cpuModel: cpuModelName(),
+    ...(signature ? { cpuSignature: signature } : {}),
     // The WebAssembly build runs one thread; the machine still has its cores (load average).
     cpuCores: cpu.build === 'wasm' ? availableParallelism() : features.logicalCores,
     simd: cpu.simd,

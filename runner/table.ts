@@ -14,6 +14,7 @@ import { ceilingFor, computeCeiling } from './measure';
 import { timingBudget, timingBudgetText } from './plan';
 import { PERCENTILE_MIN_SAMPLES, spreadName, spreadsName } from '../core/noise';
 import { formatPoolSummary } from './simulate';
+import { cpuName } from '../core/sweepFigures';
 
 /** Left-aligns text columns and right-aligns numeric ones (those whose header starts with a space marker). */
 export function renderTable(header: string[], rows: string[][], rightAligned: boolean[]): string {
@@ -91,7 +92,7 @@ export function formatCases(cases: KernelCase[]): string {
 export function casesCaption(run: Pick<RunResult, 'cases' | 'environment' | 'quick'>): string {
   if (run.cases.length === 0) return '';
   const env = run.environment;
-  const where = run.cases.some((c) => c.backend === 'cuda') && env?.gpu ? env.gpu.name : `this CPU${env ? ` (${env.cpuModel}, ${env.threads} threads)` : ''}`;
+  const where = run.cases.some((c) => c.backend === 'cuda') && env?.gpu ? env.gpu.name : `this CPU${env ? ` (${cpuName(env)}, ${env.threads} threads)` : ''}`;
   const peaks = new Map<string, string>();
   const ridges = new Map<string, string>();
   for (const c of run.cases) {
@@ -234,7 +235,7 @@ export function formatRun(run: RunResult): string {
       p.gpuCopyBytesPerSec ? `GPU copy ${formatRate(p.gpuCopyBytesPerSec, 'B/s')}` : null,
       p.readBytesPerSec ? `read ${formatRate(p.readBytesPerSec, 'B/s')}` : null,
     ].filter(Boolean);
-    out.push(`${env.gpu ? `${env.gpu.name} (${env.gpu.smCount} SMs) · ` : ''}${env.cpuModel} · ${env.threads} threads · ${env.simd}${env.nativeBuild === 'wasm' ? ' (WebAssembly)' : ''}${peaks.length ? ` · peaks: ${peaks.join(', ')}` : ''}`);
+    out.push(`${env.gpu ? `${env.gpu.name} (${env.gpu.smCount} SMs) · ` : ''}${cpuName(env)} · ${env.threads} threads · ${env.simd}${env.nativeBuild === 'wasm' ? ' (WebAssembly)' : ''}${peaks.length ? ` · peaks: ${peaks.join(', ')}` : ''}`);
     const load = loadAverageText(env);
     if (load) out.push(load.text);
     if (env.simdDispatchReason) out.push(`CPU kernels' paths: ${env.simdDispatchReason}`);

@@ -97,6 +97,12 @@ export interface Environment {
   os: string;
   arch: string;
   cpuModel: string;
+  /**
+   * The CPU's generation where its name may not tell it (core/machine.ts cpuSignature): x86
+   * "family 25 model 17" (Zen 4), Arm "implementer 0x41 part 0xd0c"; absent where the OS does not
+   * say (macOS, Windows) and in runs written before s39.
+   */
+  cpuSignature?: string;
   cpuCores: number;
   /**
    * Highest SIMD path the kernels used: 'avx512' | 'avx2' | 'neon' | 'scalar' | ...; '' when not

@@ -263,7 +263,11 @@ async function runSweepCommand(values: Record<string, unknown>, positionals: str
         `a simulation gives the same result), copied from ${result.reusedFrom.join(', ')}; run now: ${result.written}`,
     );
   }
-  const report = mergeResults([outDir], shard ? { only: new Set(share.map((p) => p.id)) } : {});
+  let otherKey = 0;
+  const report = mergeResults([outDir], { ...(shard ? { only: new Set(share.map((p) => p.id)) } : {}), onSkip: (_file, skipped) => void (skipped.otherKey && otherKey++) });
+  if (otherKey > 0) {
+    say(`attnscope: left out: ${otherKey} point files in ${outDir} carry an environment key this build does not compute for their machine (keys before s39 left out the SIMD path and CPU family/model); their points were run again under ${result.environmentKey}, and the old files can be deleted`, 'warn');
+  }
   markOrigins(report, result);
   // A shard's report would be partial: the whole one comes from `attnscope merge`.
   const reportFile = !shard || values.json ? ((values.json as string | undefined) ?? join(outDir, REPORT_FILE)) : null;

@@ -25,13 +25,18 @@ import { canonicalJson, pointId } from './spec';
 export const REPORT_FILE = 'sweep-report.json';
 
 /**
- * What makes two machines give different measurements: architecture, CPU model and cores,
- * GPU model and memory. 8 hex digits of SHA-256 over those; host names and versions are left
- * out, so identical nodes of a cluster share a key.
+ * What makes two machines give different measurements: architecture, CPU model, generation
+ * (Environment.cpuSignature: family and model) and cores, the kernels' SIMD path and the CPU
+ * features they dispatch on, GPU model and memory. 8 hex digits of SHA-256 over those; host names
+ * and versions are left out, so identical nodes of a cluster share a key. s39 newcomer 4: the
+ * name alone ("AMD EPYC") made an AVX2 Zen 3 and an AVX-512 Zen 4 VM one machine, and merge
+ * dropped one's timings as duplicates. Point files written before s39 hashed arch, model, cores
+ * and GPU only: merge leaves them out of a measured sweep (mergeResults), `sweep` runs their points again.
  */
 export function environmentKey(env: Environment): string {
   const gpu = env.gpu ? { name: env.gpu.name, memoryBytes: env.gpu.memoryBytes } : null;
-  return createHash('sha256').update(canonicalJson({ arch: env.arch, cpuModel: env.cpuModel, cpuCores: env.cpuCores, gpu })).digest('hex').slice(0, 8);
+  const cpu = { arch: env.arch, cpuModel: env.cpuModel, cpuSignature: env.cpuSignature ?? null, cpuCores: env.cpuCores, simd: env.simd, cpuFeatures: [...env.cpuFeatures].sort() };
+  return createHash('sha256').update(canonicalJson({ ...cpu, gpu })).digest('hex').slice(0, 8);
 }
 
 /** A point's result file name: one per point and environment, so two kinds of machine never overwrite each other. */
@@ -119,6 +124,8 @@ export const MAX_POINT_BYTES = 64 * 2 ** 20;
  */
 export interface NotAPoint {
   why: string;
+  /** A measured point whose stored environment key is not what environmentKey gives for its environment (a file of a build before s39). */
+  otherKey?: true;
   line?: number;
   column?: number;
 }
@@ -493,6 +500,13 @@ export function mergeResults(dirs: string[], opts: MergeOptions = {}): SweepRepo
       if (opts.only && !opts.only.has(s.id)) continue;
       const envKey = s.environmentKey;
       const modelled = report.job === 'simulate';
+      // Measured on a machine whose key said less than environmentKey does now (a point file of a
+      // build before s39, or one edited): which machine kind it belongs to is not known, so it is
+      // not merged under the key it carries. A simulate point's figures are modelled, whatever machine.
+      if (!modelled && environmentKey(point.environment) !== envKey) {
+        opts.onSkip?.(file, { why: `measured under environment key ${envKey}, which this build computes as ${environmentKey(point.environment)} (keys before s39 left out the SIMD path and CPU family/model, so two CPU generations could share one): rerun the sweep on that machine`, otherKey: true });
+        continue;
+      }
       const key = modelled ? s.id : `${s.id}/${envKey}`;
       const first = seen.get(key);
       if (first) {

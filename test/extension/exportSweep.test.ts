@@ -31,11 +31,11 @@ describe('sweep CSV export', () => {
       text,
       [
         'point,point_id,kv_cache.page_size,model,environment,machine,status,best,source,occupancy_mean_fraction,output_throughput_tokens_per_s,ttft_p99_s,decode_median_ns_per_token,rejected_requests,decode_p10_ns_per_token,decode_p90_ns_per_token,decode_case',
-        // s31 newcomer-ed 5: the environment in words (the fixture's: AMD EPYC, 2 cores, x64), not only its key; the best point marked, as the dashboard's ★.
-        'page_size=16 model=./a/config.json,a16,16,./a/config.json,e1,"AMD EPYC (2 cores, x64)",ok,best,modelled,0.5,7752.5,0.169,,0,,,',
-        'page_size=16 model=./a/config.json,a16,16,./a/config.json,e1,"AMD EPYC (2 cores, x64)",ok,best,measured,,,,1200,,1100,1300,B=8 context=4096',
+        // s31 newcomer-ed 5: the environment in words (the fixture's: AMD EPYC, 2 cores, x64, avx2), not only its key; the best point marked, as the dashboard's ★.
+        'page_size=16 model=./a/config.json,a16,16,./a/config.json,e1,"AMD EPYC (2 cores, x64, avx2)",ok,best,modelled,0.5,7752.5,0.169,,0,,,',
+        'page_size=16 model=./a/config.json,a16,16,./a/config.json,e1,"AMD EPYC (2 cores, x64, avx2)",ok,best,measured,,,,1200,,1100,1300,B=8 context=4096',
         // A comma in a value is quoted (RFC 4180), as in the run export.
-        '"page_size=32 model=./b,c/config.json",b32,32,"./b,c/config.json",e1,"AMD EPYC (2 cores, x64)",failed,,,,,,,,,,',
+        '"page_size=32 model=./b,c/config.json",b32,32,"./b,c/config.json",e1,"AMD EPYC (2 cores, x64, avx2)",failed,,,,,,,,,,',
         '',
       ].join('\n'),
     );
@@ -44,7 +44,7 @@ describe('sweep CSV export', () => {
 
   it('a row tied with the best is marked tied', () => {
     const tied = sweepToCsv({ ...report, best: { ...report.best!, tiedWith: [{ id: 'b32', environmentKey: 'e1', label: 'page_size=32 model=./b,c/config.json' }] } }).text.trimEnd().split('\n');
-    assert.match(tied.at(-1)!, /,e1,"AMD EPYC \(2 cores, x64\)",failed,tied,/);
+    assert.match(tied.at(-1)!, /,e1,"AMD EPYC \(2 cores, x64, avx2\)",failed,tied,/);
   });
 
   // s37 newcomer-ed 9: the table's "keeps up (modelled)" column, which decides the best point, was not in the CSV.
@@ -52,7 +52,7 @@ describe('sweep CSV export', () => {
     const judged: SweepReport = { ...report, rows: [{ ...report.rows[0]!, keepsUp: false, tool: 'attnscope 0.1.0+aaaa' }, { ...report.rows[1]!, tool: 'attnscope 0.1.0+bbbb' }] };
     const lines = sweepToCsv(judged).text.trimEnd().split('\n');
     assert.equal(lines[0], 'point,point_id,kv_cache.page_size,model,environment,machine,build,status,best,source,occupancy_mean_fraction,output_throughput_tokens_per_s,ttft_p99_s,decode_median_ns_per_token,rejected_requests,decode_p10_ns_per_token,decode_p90_ns_per_token,decode_case,keeps_up');
-    assert.equal(lines[1], 'page_size=16 model=./a/config.json,a16,16,./a/config.json,e1,"AMD EPYC (2 cores, x64)",0.1.0+aaaa,ok,best,modelled,0.5,7752.5,0.169,,0,,,,false');
+    assert.equal(lines[1], 'page_size=16 model=./a/config.json,a16,16,./a/config.json,e1,"AMD EPYC (2 cores, x64, avx2)",0.1.0+aaaa,ok,best,modelled,0.5,7752.5,0.169,,0,,,,false');
     // The measured row and the failed point (no run judged it): empty.
     assert.match(lines[2]!, /,measured,,,,1200,,1100,1300,B=8 context=4096,$/);
     assert.match(lines[3]!, /,0\.1\.0\+bbbb,failed,,,,,,,,,,,$/);

@@ -215,7 +215,7 @@ describe('CSV export', () => {
     // file name): the fixture's name, model (its config's folder, examples/llama-3.1-8b), profile,
     // the step-time model's GPU (no device.gpu: DEFAULT_GPU, H100 SXM, as its pool.latency.stepTime.gpu),
     // tensor_parallel_size 1, pipeline_parallel_size 1 (a run saved before it was read has none: 1),
-    // and the machine (its environment: AMD EPYC, 2 cores, x64).
+    // and the machine (its environment: AMD EPYC, 2 cores, x64, avx2).
     assert.deepEqual(lines.slice(1, 17), [
       'run,profile,run,,run.attn.yaml,',
       'run,profile,model,,llama-3.1-8b,examples/llama-3.1-8b/config.json',
@@ -236,7 +236,7 @@ describe('CSV export', () => {
       'run,step-time model,step_time.compute_efficiency,,0.6,"fraction of peak FLOP/s, assumed (profile step_time not set)"',
       'run,step-time model,step_time.memory_efficiency,,0.8,"fraction of peak bandwidth, assumed (profile step_time not set)"',
       'run,step-time model,step_time.overhead,,0,"s a step, assumed (profile step_time not set)"',
-      'run,machine,machine,,"AMD EPYC (2 cores, x64)",where it ran',
+      'run,machine,machine,,"AMD EPYC (2 cores, x64, avx2)",where it ran',
     ]);
     const tp4 = runToCsv({ ...sim, profile: { ...sim.profile, device: { ...sim.profile.device, gpu: 'A100 80GB', tensorParallelSize: 4 } } }).text;
     assert.match(tp4, /^run,profile,gpu,,A100 80GB,device\.gpu: its peaks drive the step-time model$/m);

@@ -17,7 +17,7 @@ import { parseShard, shardFromEnvironment, shardPoints } from '../../runner/swee
 import { bestRow, environmentKey, formatReport, mergeResults, metricsOf, pointFileName } from '../../runner/sweep/results';
 import { run as recorded } from '../fixtures/run';
 import type { SweepMetrics, SweepReport, SweepReportRow } from '../../core/protocol/sweep';
-import { sweepProvenance } from '../../core/sweepFigures';
+import { describeEnvironment, sweepProvenance } from '../../core/sweepFigures';
 import { sbatchScript, sbatchReason } from '../../runner/sweep/slurm';
 import { shellQuote } from '../../runner/args';
 import { axisIndices } from '../../core/config';
@@ -207,9 +207,9 @@ const ENV_B: Environment = { ...ENV_A, gpu: { name: 'NVIDIA H200', smCount: 132,
  * Writes point files of `plan` as `sweep` would, with a fake pool summary whose pool pages = 1000 + index
  * and, given `decodeNs`, one paged_decode case (B=1, context 256) with that median and p10/p90 1 % either side.
  */
-function writePoint(dir: string, plan: SweepPlan, index: number, env: Environment, sweepId = plan.sweepId, decodeNs?: number): string {
+function writePoint(dir: string, plan: SweepPlan, index: number, env: Environment, sweepId = plan.sweepId, decodeNs?: number, storedKey?: string): string {
   const p = plan.points[index]!;
-  const envKey = environmentKey(env);
+  const envKey = storedKey ?? environmentKey(env);
   const cases = decodeNs === undefined ? [] : [{ kernel: 'paged_decode', shape: { batchSize: 1, seqLenK: 256 }, medianNs: decodeNs, p10Ns: decodeNs * 0.99, p90Ns: decodeNs * 1.01 }];
   const run = {
     schema: 1, tool: 't', createdAt: '', name: 'x', profile: p.profile, environment: env, estimate: {}, cases, status: 'ok',
@@ -240,7 +240,7 @@ test('merge: rows in point order, missing and duplicated points listed, environm
   assert.equal(r.rows[2]!.metrics.poolPages, 1002);
   assert.equal(Object.keys(r.environments).length, 2);
   const text = formatReport(r);
-  assert.match(text, /env B \([0-9a-f]{8}\): NVIDIA H200 · CPU A \(8 cores, x64\)/);
+  assert.match(text, /env B \([0-9a-f]{8}\): NVIDIA H200 · CPU A \(8 cores, x64, avx2\)/);
   assert.match(text, /missing 2 points: page_size=16; page_size=64/);
 });
 
@@ -413,7 +413,7 @@ test('where the figures come from: one set of sentences (core/sweepFigures sweep
   } satisfies SweepReport;
   const sources = [
     'pool figures: modelled, the page-pool simulation of each point (runner/simulate; vLLM V1 scheduling), time-averaged',
-    'decode time per token: measured, the paged_decode median on CPU A (8 cores, x64) / batch size, at the largest decode case (B=8 context=4096)',
+    'decode time per token: measured, the paged_decode median on CPU A (8 cores, x64, avx2) / batch size, at the largest decode case (B=8 context=4096)',
     "p99 TTFT / TPOT, SLO met, goodput: modelled, on the simulation's step-time clock, each step overhead + max(memory, compute): a roofline on the profile's GPU (runner/simulate/step-time.ts)",
   ];
   assert.deepEqual(sweepProvenance(report), sources);
@@ -509,7 +509,7 @@ test('merge of a simulate sweep from two machines: one row per point whatever ma
   // No env column, no letters; the machines named once.
   assert.match(text, /^page_size +internal frag/m);
   assert.doesNotMatch(text, /\benv [AB]\b/);
-  assert.match(text, /^ran on 2 kinds of machine \(CPU A \(8 cores, x64\); NVIDIA H200 · CPU A \(8 cores, x64\)\): one row per point, as a simulation's figures do not depend on the CPU that ran it$/m);
+  assert.match(text, /^ran on 2 kinds of machine \(CPU A \(8 cores, x64, avx2\); NVIDIA H200 · CPU A \(8 cores, x64, avx2\)\): one row per point, as a simulation's figures do not depend on the CPU that ran it$/m);
   assert.match(text, new RegExp(`^duplicate: page_size=8 also in ${twin.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}; the first file is used$`, 'm'));
   assert.match(text, /\nbest: page_size=8 — .*\n +tied with page_size=16, page_size=32: /);
 });
@@ -730,4 +730,41 @@ test('a job: simulate sweep says nothing about kernels it does not run; a job th
   };
   assert.deepEqual(notes('simulate'), []);
   assert.equal(notes('bench').length, 1);
+});
+
+// s39 newcomer 4: README's two machines, 2-vCPU VMs whose /proc/cpuinfo both name "AMD EPYC": a Zen 3
+// (family 25 model 1, AVX2) and a Zen 4 (family 25 model 17, AVX-512 + BF16). Their decode timings differ
+// (README: 6.19 ms vs 879 µs at page 1), so merge must keep both.
+const ZEN3: Environment = { os: 'linux', arch: 'x64', cpuModel: 'AMD EPYC', cpuSignature: 'family 25 model 1', cpuCores: 2, simd: 'avx2', cpuFeatures: ['fma', 'avx2'], threads: 2, nodeVersion: 'v22', toolVersion: '0.1.0' };
+const ZEN4: Environment = { ...ZEN3, cpuSignature: 'family 25 model 17', simd: 'avx512', cpuFeatures: ['avx512f', 'avx512_bf16', 'avx2', 'fma'] };
+
+test('environment key: two CPU generations of one name are two machines (SIMD path, family/model, features); the order of features does not matter', () => {
+  assert.notEqual(environmentKey(ZEN3), environmentKey(ZEN4));
+  assert.notEqual(environmentKey(ZEN3), environmentKey({ ...ZEN3, simd: 'avx512' }));
+  assert.notEqual(environmentKey(ZEN3), environmentKey({ ...ZEN3, cpuSignature: 'family 25 model 17' }));
+  assert.notEqual(environmentKey(ZEN3), environmentKey({ ...ZEN3, cpuFeatures: ['fma', 'avx2', 'avx512f'] }));
+  assert.equal(environmentKey(ZEN4), environmentKey({ ...ZEN4, cpuFeatures: ['fma', 'avx2', 'avx512_bf16', 'avx512f'], threads: 1, loadAverage: [9, 9, 9] }));
+  assert.equal(describeEnvironment(ZEN4), 'AMD EPYC (family 25 model 17, 2 cores, x64, avx512)');
+});
+
+test('merge: a Zen 3 and a Zen 4 "AMD EPYC" are env A and env B, not duplicates; a point file keyed before s39 is left out, saying why', () => {
+  const plan = loadSweep(workspace(`${BASE}sweep:\n  job: bench\n  axes:\n    kv_cache.page_size: [16, 32]\n`).file);
+  const root = tempDir('attnscope-merge-zen-');
+  writePoint(join(root, 'zen4'), plan, 0, ZEN4, plan.sweepId, 879_000);
+  writePoint(join(root, 'zen3'), plan, 0, ZEN3, plan.sweepId, 6_190_000);
+  // The newcomer's file: key cedac3a7, hashed by an older build over arch, model, cores and GPU only.
+  const old = writePoint(join(root, 'old'), plan, 1, { ...ZEN4, cpuSignature: undefined }, plan.sweepId, 900_000, 'cedac3a7');
+  const skipped: Array<[string, string]> = [];
+  const r = mergeResults([join(root, 'zen4'), join(root, 'zen3'), join(root, 'old')], { onSkip: (f, { why }) => skipped.push([f, why]) });
+  assert.deepEqual(r.duplicates, []);
+  assert.deepEqual(r.rows.map((row) => [row.label, row.environmentKey, row.metrics.decodeNsPerToken]), [
+    ['page_size=16', environmentKey(ZEN4), 879_000],
+    ['page_size=16', environmentKey(ZEN3), 6_190_000],
+  ]);
+  assert.equal(skipped.length, 1);
+  assert.equal(skipped[0]![0], old);
+  assert.match(skipped[0]![1], /^measured under environment key cedac3a7, which this build computes as [0-9a-f]{8} \(keys before s39 left out the SIMD path and CPU family\/model/);
+  const text = formatReport(r);
+  assert.match(text, /env A \([0-9a-f]{8}\): AMD EPYC \(family 25 model 17, 2 cores, x64, avx512\)/);
+  assert.match(text, /env B \([0-9a-f]{8}\): AMD EPYC \(family 25 model 1, 2 cores, x64, avx2\)/);
 });
