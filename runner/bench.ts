@@ -7,7 +7,7 @@
 import type { Backend, Dtype, KernelBackendName, Profile } from '../core/config/types';
 import { estimate, poolSizeProblem } from '../core/estimate';
 import { formatBytes, formatCount, formatDuration, formatRate, perGpuCaseText } from '../core/format';
-import { createRun, type CaseShape, type Environment, type PoolCancelled, type RunResult } from '../core/protocol/run';
+import { createRun, type CaseShape, type Environment, type PoolCancelled, type RunProblem, type RunResult } from '../core/protocol/run';
 import type { RunnerEvent } from '../core/protocol/runner';
 import * as native from '../native';
 import { cpuCasePath, measureEnvironment, measureGpu } from './environment';
@@ -27,6 +27,8 @@ export interface BenchOptions {
   emit: (event: RunnerEvent) => void;
   /** Pool samples the simulation keeps (simulatePool's maxSamples; default its 2,000). */
   maxPoolSamples?: number;
+  /** The profile's problems the CLI printed before the run, kept in it (RunResult.problems). */
+  problems?: RunProblem[];
 }
 
 function throwIfAborted(signal?: AbortSignal): void {
@@ -261,7 +263,7 @@ export async function runBench(profile: Profile, opts: BenchOptions): Promise<Ru
   // A cancel while the peaks are measured is seen by the first throwIfAborted below.
   const environment = await measureBackendEnvironment(backend.name);
   opts.emit({ type: 'environment', environment });
-  const run = createRun({ name: opts.name, kind: 'bench', toolVersion: toolBuild(), createdAt, profile, environment, estimate: estimate(profile), ...(opts.quick ? { quick: { shortened: quickShortening(profile) } } : {}) });
+  const run = createRun({ name: opts.name, kind: 'bench', toolVersion: toolBuild(), createdAt, profile, environment, estimate: estimate(profile), ...(opts.quick ? { quick: { shortened: quickShortening(profile) } } : {}), ...(opts.problems ? { problems: opts.problems } : {}) });
   // A cancel stops the kernel call in flight within one task (cancelKernels), not at its end:
   // one run of a 128k-token prefill takes minutes on a CPU, and Node does not exit while it runs.
   const stopKernels = () => native.cancelKernels();

@@ -22,7 +22,7 @@ import { closestMatch } from '../core/config/suggest';
 import { jsonErrorText } from '../core/config/tree';
 import { BACKENDS, isBackend, type KernelBackendName, type Problem, type Profile, type StepTimeSpec } from '../core/config/types';
 import { resolvedProfileProblems } from '../core/config/resolvedProfile';
-import { createRun, runHeader, type Environment, type EstimateFile, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel } from '../core/protocol/run';
+import { createRun, runHeader, type Environment, type EstimateFile, type RunProblem, type PoolResult, type PoolSample, type RunParts, type RunResult, type StepTimeModel } from '../core/protocol/run';
 import { batchLimitsText, estimate, maxModelLenOf, referenceSeqLen } from '../core/estimate';
 import { BENCHMARK_ONLY_CODES, deploymentProblems, POOL_NOT_SIMULABLE, runSeverity } from '../core/validate';
 import { formatCount, formatCountOf, formatPercent, formatTimeScale, perGpuCasesHeader, poolCancelledText } from '../core/format';
@@ -43,7 +43,7 @@ import { readSimulateFlags, SIMULATE_FLAGS, type SimulateFlags } from './simulat
 import { describeDropped, readTraceFile, readVllmResult, type VllmBenchResult } from './simulate/traces';
 import { calibrateByReplay, formatCalibrationReplay, formatReplayRounds } from './simulate/calibrate-replay';
 import { mergeCommand, submitCommand, sweepCommand } from './sweep';
-import { capRepeats, loadProfile, profileCommand, profileInputs, readProfileInput, type LoadedProfile } from './load';
+import { capRepeats, formatProblem, loadProfile, profileCommand, profileInputs, readProfileInput, type LoadedProfile } from './load';
 import { benchPreflight } from './preflight';
 import { Progress } from './progress';
 import { formatEstimateOf, formatRun } from './table';
@@ -191,7 +191,8 @@ function profileFromStdin(text: string, where: string = STDIN): LoadedProfile {
     profile: p as Profile,
     // No text to read again: the deployment checks of the resolved Profile, as a file's (core/validate.ts).
     problems: deploymentProblems(p as Profile).map((q) => ({ ...q, severity: runSeverity(q) })),
-    format: (problem) => `${where}: ${problem.severity}: ${problem.message}`,
+    locate: (problem) => ({ severity: problem.severity, code: problem.code, message: problem.message, file: where }),
+    format: (problem) => formatProblem({ severity: problem.severity, code: problem.code, message: problem.message, file: where }),
     errorAt: (_key, message) => new InputError(message, where),
   };
 }
@@ -252,10 +253,7 @@ async function benchCancellable(argv: string[], io: CliIo, ac: AbortController &
     if (events) emitLine({ type: 'error', message: err.message, file: err.file, line: err.line, column: err.column, ...(preflight.refusal.code ? { code: preflight.refusal.code } : {}) });
     throw err;
   }
-  for (const note of capRepeats(preflight.notes)) {
-    if (events) emitLine({ type: 'log', level: note.severity === 'info' ? 'info' : 'warn', message: loaded.format(note) });
-    else io.stderr.write(`${loaded.format(note)}\n`);
-  }
+  const problems = writeProblems(loaded, capRepeats(preflight.notes), (line, level) => (events ? emitLine({ type: 'log', level, message: line }) : io.stderr.write(`${line}\n`)));
 
   const shortened = quick ? quickShortening(profile) : [];
   if (shortened.length > 0) {
@@ -302,7 +300,7 @@ async function benchCancellable(argv: string[], io: CliIo, ac: AbortController &
   };
   let run;
   try {
-    run = await runBench(profile, { quick, backend, name, signal: ac.signal, emit }).catch((e: unknown) => {
+    run = await runBench(profile, { quick, backend, name, signal: ac.signal, emit, problems }).catch((e: unknown) => {
       throw namingFlag(e);
     });
   } finally {
@@ -367,10 +365,20 @@ function unusedUnderTrace(profile: Profile, problem: Problem): boolean {
  * for the pool a simulation cannot size (simulate refuses it in its own words; estimate sizes no
  * simulation); `trace`: a trace replaces the workload's distributions, so nothing is said about them;
  * `simulating`: nothing is benchmarked, so nothing is said about the kernels (BENCHMARK_ONLY_CODES).
+ * @returns the lines written, located, for the run's JSON (RunResult.problems, estimate --json's problems).
  */
-function printNotes(loaded: LoadedProfile, write: (line: string, level: 'info' | 'warn') => void, trace = false, simulating = false): void {
+function printNotes(loaded: LoadedProfile, write: (line: string, level: 'info' | 'warn') => void, trace = false, simulating = false): RunProblem[] {
   const problems = loaded.problems.filter((p) => p.code !== POOL_NOT_SIMULABLE && !(trace && unusedUnderTrace(loaded.profile, p)) && !(simulating && BENCHMARK_ONLY_CODES.has(p.code)));
-  for (const note of capRepeats(problems)) write(loaded.format(note), note.severity === 'info' ? 'info' : 'warn');
+  return writeProblems(loaded, capRepeats(problems), write);
+}
+
+/** Each of `problems` located and written as one line (LoadedProfile.format); the located list back. */
+function writeProblems(loaded: LoadedProfile, problems: readonly Problem[], write: (line: string, level: 'info' | 'warn') => void): RunProblem[] {
+  return problems.map((note) => {
+    const located = loaded.locate(note);
+    write(formatProblem(located), note.severity === 'info' ? 'info' : 'warn');
+    return located;
+  });
 }
 
 /** A line for the user: on stderr, or under --events a `log` event. */
@@ -398,9 +406,9 @@ async function estimateCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false } });
   const file = fileOfJsonFlagCommand(positionals, values.json === true, 'estimate');
   const loaded = loadProfile(file, profileCommand('estimate'));
-  printNotes(loaded, lineWriter(io, false));
+  const problems = printNotes(loaded, lineWriter(io, false));
   const est = estimate(loaded.profile);
-  const json = (): EstimateFile => ({ ...runHeader(basename(file), toolBuild()), kind: 'estimate', ...est });
+  const json = (): EstimateFile => ({ ...runHeader(basename(file), toolBuild()), kind: 'estimate', ...est, problems });
   io.stdout.write(values.json ? `${JSON.stringify(json(), null, 2)}\n` : `${formatEstimateOf(loaded.profile, est, basename(file))}\n`);
   return EXIT_OK;
 }
@@ -479,7 +487,7 @@ function checkSavedRunTrace(file: string, run: RunResult, flags: SimulateFlags):
 }
 
 /** A simulation's run (named by its profile file, else the stdin profile's source file, else 'stdin'): with its pool, or cancelled without one. */
-function simulateRunOf(file: string, profile: Profile, createdAt: Date, environment: Environment, end: Pick<RunParts, 'pool' | 'status' | 'error'>): RunResult {
+function simulateRunOf(file: string, profile: Profile, createdAt: Date, environment: Environment, end: Pick<RunParts, 'pool' | 'status' | 'error' | 'problems'>): RunResult {
   return createRun({ name: file !== '-' ? basename(file) : profile.sourcePath ? basename(profile.sourcePath) : 'stdin', kind: 'simulate', toolVersion: toolBuild(), createdAt, profile, environment, estimate: estimate(profile), ...end });
 }
 
@@ -508,7 +516,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
     ...(flags.trace !== undefined ? [{ path: flags.trace, what: 'the trace (--trace)' }] : []),
     ...(flags.calibrate !== undefined ? [{ path: flags.calibrate, what: 'the calibration file (--calibrate)' }] : []),
   ]);
-  printNotes(loaded, say, flags.trace !== undefined, true);
+  const problems = printNotes(loaded, say, flags.trace !== undefined, true);
   // The flags win over the profile's slo, bound by bound.
   const slo = { ...profile.slo, ...flags.slo };
   const hasSlo = slo.ttftMs !== undefined || slo.tpotMs !== undefined;
@@ -606,7 +614,7 @@ async function simulateProfile(file: string, loaded: LoadedProfile, flags: Simul
   let tooBig: { count: number; first: Array<{ promptLen: number; outputLen: number; at: string }> } | undefined;
   let result: PoolResult;
   const createdAt = new Date();
-  const simulateRun = (environment: Environment, end: Pick<RunParts, 'pool' | 'status' | 'error'>): RunResult => simulateRunOf(file, profile, createdAt, environment, end);
+  const simulateRun = (environment: Environment, end: Pick<RunParts, 'pool' | 'status' | 'error'>): RunResult => simulateRunOf(file, profile, createdAt, environment, { ...end, problems });
   try {
     if (flags.maxRate) {
       progress.update(0, 1, 'capacity search: first rate');

@@ -14,7 +14,7 @@ import { isGivenDescriptor, MAX_INPUT_TEXT_BYTES, readCommandLineText, readInput
 import { offsetToLineColumn } from '../core/config';
 import { formatBytes, formatCount } from '../core/format';
 import type { Problem, Profile } from '../core/config/types';
-import { RUN_SCHEMA_VERSION, runKind, TOOL_NAME, type RunResult } from '../core/protocol/run';
+import { RUN_SCHEMA_VERSION, runKind, TOOL_NAME, type RunProblem, type RunResult } from '../core/protocol/run';
 import { runSeverity, validateProfileText } from '../core/validate';
 import { shellQuote, type RunInput } from './args';
 import { InputError, InputErrors, readFailure } from './errors';
@@ -27,7 +27,9 @@ export interface LoadedProfile {
    * gives them (core/validate.ts runSeverity), in the order found; no errors: those throw.
    */
   problems: Problem[];
-  /** `file:line:col: severity: message` for a problem of this profile (or of the config it names). */
+  /** Where a problem of this profile (or of the config it names) is, for a run's JSON (RunResult.problems). */
+  locate(problem: Problem): RunProblem;
+  /** `file:line:col: severity: message` for a problem of this profile (or of the config it names): {@link formatProblem} of locate's. */
   format(problem: Problem): string;
   /** An InputError at a profile key (a path like "prefill.seq_lens"), else its nearest parent that is written, else 1:1. */
   errorAt(key: string, message: string): InputError;
@@ -170,6 +172,11 @@ export function refuseToolOutput(file: string, input: ProfileInput, command: Pro
   }
 }
 
+/** A located problem as the CLI prints it: `file:line:col: severity: message`, or `file: severity: message` where it has no line (stdin). */
+export function formatProblem(p: RunProblem): string {
+  return `${p.file}${p.line !== undefined ? `:${p.line}:${p.column ?? 1}` : ''}: ${p.severity}: ${p.message}`;
+}
+
 /** Files other than the one named (the config.json of model:): core/fileText.ts readInputText, so never a FIFO. */
 function readText(path: string, refused = new Map<string, NotRead>()): string | null {
   return readInputText(path, refused);
@@ -240,9 +247,9 @@ export function loadProfile(file: string, command: ProfileCommand, input: Profil
       return new InputError(p.message, display(at.file), at.line, at.column);
     }));
   }
-  const format = (p: Problem): string => {
+  const locateProblem = (p: Problem): RunProblem => {
     const at = locate(p, abs, text, texts);
-    return `${display(at.file)}:${at.line}:${at.column}: ${p.severity}: ${p.message}`;
+    return { severity: p.severity, code: p.code, message: p.message, file: display(at.file), line: at.line, column: at.column };
   };
   const errorAt = (key: string, message: string): InputError => {
     // "model.<config key>": at that key in the model's config.json (this file, for a bare config),
@@ -266,7 +273,7 @@ export function loadProfile(file: string, command: ProfileCommand, input: Profil
     }
     return new InputError(message, file);
   };
-  return { profile, problems, format, errorAt };
+  return { profile, problems, locate: locateProblem, format: (p) => formatProblem(locateProblem(p)), errorAt };
 }
 
 /**

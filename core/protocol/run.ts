@@ -3,7 +3,7 @@
  * .attnscope/runs/, and what the dashboard draws (DESIGN.md "Run JSON"). Schema version 1.
  */
 import type { CapacityCurve, LatencySummary } from './latency';
-import type { Dtype, KernelBackendName, Profile } from '../config/types';
+import type { Dtype, KernelBackendName, Profile, Severity } from '../config/types';
 import type { Estimate } from '../estimate/types';
 
 export const RUN_SCHEMA_VERSION = 1 as const;
@@ -488,7 +488,24 @@ export function runKind(run: Pick<RunResult, 'kind'>): RunKind {
  * dispatching on `kind` (a run's 'bench' | 'simulate', a sweep report's 'attnscope-sweep-report')
  * tells it apart (s34 newcomer-cli 8).
  */
-export type EstimateFile = RunHeader & { kind: 'estimate' } & Estimate;
+export type EstimateFile = RunHeader & { kind: 'estimate' } & Estimate & { problems: RunProblem[] };
+
+/**
+ * A warning or info about the profile (or the config.json it names, or a deployment vLLM would
+ * refuse) that the CLI printed on stderr before the run, as `file:line:col: severity: message`
+ * (runner/load.ts LoadedProfile.locate): the same list, so a reader of the JSON (a CI job, `| jq`)
+ * sees what the terminal saw (s39 newcomer 13). `file` as the user typed it, or `stdin` for a
+ * resolved Profile read there (no line or column then); line and column count from 1.
+ */
+export interface RunProblem {
+  severity: Severity;
+  /** The problem's code (core/validate.ts, core/config): 'unknown-key', 'exceeds-max-model-len', ... */
+  code: string;
+  message: string;
+  file: string;
+  line?: number;
+  column?: number;
+}
 
 /** The fields every run file opens with: a RunResult's and `npm run bench:kernels`' alike. */
 export interface RunHeader {
@@ -515,6 +532,11 @@ export interface RunResult extends RunHeader {
    * ("timing per case until 30 samples and 0.2 s, at most 2 s -> until 10 samples and 0.1 s, at most 0.5 s").
    */
   quick?: { shortened: string[] };
+  /**
+   * The profile's warnings and infos the CLI printed before the run (RunProblem), in its order;
+   * absent in runs before s39 and in runs the editor puts together (its Problems panel shows them).
+   */
+  problems?: RunProblem[];
   status: RunStatus;
   /** A bench cancelled during its pool simulation (status 'cancelled', no `pool`): how far it got. */
   poolCancelled?: PoolCancelled;
@@ -546,6 +568,8 @@ export interface RunParts {
   pool?: PoolResult;
   /** `bench --quick`: what it shortened (RunResult.quick). */
   quick?: { shortened: string[] };
+  /** The profile's problems the CLI printed (RunResult.problems); default none written. */
+  problems?: RunProblem[];
   /** Default 'ok'. */
   status?: RunStatus;
   error?: string;
@@ -566,6 +590,7 @@ export function createRun(parts: RunParts): RunResult {
     cases: parts.cases ?? [],
     ...(parts.pool ? { pool: parts.pool } : {}),
     ...(parts.quick ? { quick: parts.quick } : {}),
+    ...(parts.problems ? { problems: parts.problems } : {}),
     status: parts.status ?? 'ok',
   };
   if (parts.error !== undefined) run.error = parts.error;

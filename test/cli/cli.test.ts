@@ -59,6 +59,31 @@ test('estimate --json on Llama-3.1-8B gives 131,072 KV bytes per token', () => {
   assert.match(est.tool, /^attnscope \d/);
 });
 
+test('estimate --json and simulate --json carry the warnings the CLI printed on stderr, each with severity, code and file:line:col (s39 newcomer 13)', () => {
+  // 1,952 pages of 16 = 31,232 tokens < one 131,072-token sequence (Llama-3.1-8B's max_position_embeddings): vLLM refuses to start.
+  const { dir, file } = tmp('np.attn.yaml', `model: ${llamaConfig}\ndevice: { gpu: H100 SXM }\nkv_cache: { num_pages: 1952 }\n`);
+  const r = cli(['estimate', file, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const problems = JSON.parse(r.stdout).problems as Array<{ severity: string; code: string; message: string; file: string; line: number; column: number }>;
+  assert.deepEqual(problems.map((p) => [p.severity, p.code, p.file, p.line, p.column]), [['warning', 'pool-below-max-model-len', file, 3, 24]]);
+  assert.match(problems[0]!.message, /so vLLM would refuse to start/);
+  // The same list, word for word, as stderr's lines.
+  assert.deepEqual(r.stderr.trim().split('\n'), problems.map((p) => `${p.file}:${p.line}:${p.column}: ${p.severity}: ${p.message}`));
+  // A simulation's run file too (and a clean profile's is an empty list, not absent).
+  const sim = join(dir, 'sim.attn.yaml');
+  writeFileSync(sim, `model: ${llamaConfig}\ndevice: { gpu: H100 SXM }\nkv_cache: { num_pages: 1952 }\nworkload: { requests: 2, max_model_len: 8192 }\n`);
+  const s = cli(['simulate', sim, '--json', join(dir, 'sim.json')]);
+  assert.equal(s.code, 0, s.stderr);
+  assert.deepEqual(JSON.parse(readFileSync(join(dir, 'sim.json'), 'utf8')).problems, []);
+  const bad = join(dir, 'bad.attn.yaml');
+  writeFileSync(bad, `model: ${llamaConfig}\ndevice: { gpu: H100 SXM }\nworkload: { requests: 2, max_num_seq: 8 }\n`);
+  const b = cli(['simulate', bad, '--json', join(dir, 'bad.json')]);
+  assert.equal(b.code, 0, b.stderr);
+  const runProblems = (JSON.parse(readFileSync(join(dir, 'bad.json'), 'utf8')) as RunResult).problems!;
+  assert.deepEqual(runProblems.map((p) => [p.severity, p.code, p.line, p.column]), [['warning', 'unknown-key', 3, 26]]);
+  assert.ok(b.stderr.includes(`${bad}:3:26: warning: ${runProblems[0]!.message}`), b.stderr);
+});
+
 test('estimate --json /dev/stdout (and /dev/fd/1) is the JSON on stdout, as for bench, simulate, sweep and merge; --json FILE names the redirection', () => {
   // 32 layers × 8 KV heads × 128 head_dim × 2 (K and V) × 2 bytes (bf16) = 131,072
   for (const target of ['/dev/stdout', '/dev/fd/1']) {
