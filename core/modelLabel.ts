@@ -9,7 +9,8 @@ import type { Profile } from './config/types';
 /**
  * The model's name: the last segment of the config's `_name_or_path` (transformers writes the
  * hub id there, "meta-llama/Llama-2-7b-hf" -> "Llama-2-7b-hf"); else `X` of a file named
- * `X.config.json`; else the config's folder ("examples/llama-3.1-8b/config.json" ->
+ * `X.config.json` or `X.json` (s39 newcomer 5: "Llama-3.1-8B.json" was labelled by its folder);
+ * else, for a file named config.json, its folder ("examples/llama-3.1-8b/config.json" ->
  * "llama-3.1-8b"); a model written inline in the profile: its model_type. `configText` is the
  * config's text when the caller has it (else it is read from profile.modelPath; unreadable: ignored).
  */
@@ -27,7 +28,7 @@ export function modelLabel(profile: Pick<Profile, 'modelPath' | 'model'>, config
     if (last) return last;
   }
   const file = basename(path);
-  const prefix = /^(.+)\.config\.json$/i.exec(file)?.[1];
-  if (prefix) return prefix;
+  const stem = /^(.+?)(?:\.config)?\.json$/i.exec(file)?.[1];
+  if (stem && stem.toLowerCase() !== 'config') return stem;
   return basename(dirname(path)) || file;
 }

@@ -19,6 +19,9 @@ describe('run names', () => {
     assert.equal(modelLabel({ modelPath: '/w/ckpt/config.json', model }, '{"_name_or_path": "/data/ckpts/my-model/"}'), 'my-model');
     assert.equal(modelLabel({ modelPath: '/w/ckpt/config.json', model }, '{"_name_or_path": ""}'), 'ckpt');
     assert.equal(modelLabel({ modelPath: '/w/configs/qwen2-7b.config.json', model }, '{}'), 'qwen2-7b');
+    // s39 newcomer 5: a config saved under its model's name (README: the CLI reads any other *.json as a config), not its folder's.
+    assert.equal(modelLabel({ modelPath: '/tmp/nc39w/Llama-3.1-8B.json', model }, '{}'), 'Llama-3.1-8B');
+    assert.equal(modelLabel({ modelPath: '/w/Qwen2.5-7B/CONFIG.JSON', model }, '{}'), 'Qwen2.5-7B');
     assert.equal(modelLabel({ modelPath: null, model }), 'llama');
   });
 
