@@ -49,6 +49,30 @@ export class Rng {
     const u = 1 - this.next();
     return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.next());
   }
+
+  /**
+   * Gamma(shape, scale 1): mean `shape`, variance `shape` (Marsaglia & Tsang, "A simple method for
+   * generating gamma variables", ACM TOMS 26(3), 2000; shape < 1 by their boost, Gamma(shape + 1) ·
+   * U^(1/shape)). Shape 1 is the exponential distribution.
+   * @throws RangeError for a shape that is not a positive finite number.
+   */
+  gamma(shape: number): number {
+    if (!(shape > 0) || !Number.isFinite(shape)) throw new RangeError(`gamma shape must be a positive finite number, got ${shape}`);
+    if (shape < 1) return this.gamma(shape + 1) * Math.pow(1 - this.next(), 1 / shape);
+    const d = shape - 1 / 3;
+    const c = 1 / Math.sqrt(9 * d);
+    for (;;) {
+      let x: number;
+      let v: number;
+      do {
+        x = this.normal();
+        v = 1 + c * x;
+      } while (v <= 0);
+      v = v * v * v;
+      const u = 1 - this.next();
+      if (u < 1 - 0.0331 * x ** 4 || Math.log(u) < 0.5 * x * x + d * (1 - v + Math.log(v))) return d * v;
+    }
+  }
 }
 
 /** Uniform numbers in [0, 1) from `seed`, as a function (Rng.next bound). */

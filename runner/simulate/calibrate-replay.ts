@@ -22,7 +22,7 @@ import type { Profile } from '../../core/config/types';
 import { latencyStats } from './latency';
 import { simulatePool, type SimulateOptions } from './simulate';
 import type { ServingSimRequests, ServingSimTimes } from '../../native';
-import type { VllmBenchResult } from './traces';
+import { vllmBenchArrivals, type VllmBenchResult } from './traces';
 import { calibrateStepTime, type CalibrationFit } from './calibrate';
 import { packRequests } from './workload';
 
@@ -118,7 +118,7 @@ export type ReplayStop = { reason: 'converged' } | { reason: 'max-rounds' } | { 
 
 /**
  * The result's usable requests (no error, a TTFT, output > 0) packed for the simulator, arriving
- * at start_times (else evenly at request_rate, else all at 0 s) as traces.ts reads them, and for
+ * at start_times (else as vllm bench serve sent them at request_rate, traces.ts vllmBenchArrivals, else all at 0 s) as traces.ts reads them, and for
  * each packed request (arrival order, ties in file order: RequestPacker's order) its index in
  * the result.
  */
@@ -126,7 +126,8 @@ function benchRequests(bench: VllmBenchResult): { requests: ServingSimRequests; 
   const rate = bench.requestRate;
   const index: number[] = [];
   for (let i = 0; i < bench.inputLens.length; i++) if (!bench.errors?.[i] && (bench.ttfts?.[i] ?? 0) > 0 && bench.outputLens[i] > 0) index.push(i);
-  const arrival = (i: number) => (bench.startTimes ? bench.startTimes[i] : rate !== null && Number.isFinite(rate) && rate > 0 ? i / rate : 0);
+  const drawn = !bench.startTimes && rate !== null && Number.isFinite(rate) && rate > 0 ? vllmBenchArrivals(bench.inputLens.length, rate, bench.burstiness ?? 1, 0) : null;
+  const arrival = (i: number) => (bench.startTimes ? bench.startTimes[i] : drawn ? drawn[i]! : 0);
   index.sort((x, y) => arrival(x) - arrival(y) || x - y);
   const t0 = index.length > 0 ? arrival(index[0]) : 0;
   return { requests: packRequests(index.map((i) => ({ arrivalS: arrival(i) - t0, promptLen: bench.inputLens[i], outputLen: bench.outputLens[i] }))), index };

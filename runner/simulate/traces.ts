@@ -35,6 +35,7 @@ import type { ServingSimRequests } from '../../native';
 import { DatetimeBytes, estimateLines, firstLine, forEachLine, parseDecimal, parseDigits, scanLines, splitCsv, splitCsvBytes, unreadable } from './lines';
 import { JsonlTraceReader, jsonValueText, keysWrittenOnce, MAX_TRACE_TOKENS, refuseRepeatedKey, TraceError } from './trace';
 import { Column, RequestPacker, type TraceRequest } from './workload';
+import { Rng } from '../random';
 
 export type TraceFormat = 'attnscope' | 'azure' | 'burstgpt' | 'mooncake' | 'vllm-bench';
 export const TRACE_FORMATS: readonly TraceFormat[] = ['attnscope', 'azure', 'burstgpt', 'mooncake', 'vllm-bench'];
@@ -623,16 +624,43 @@ function readMooncake(path: string, sink: TraceSink, drop: (why: string) => void
   if (extraBlocks > 3) warnings.push(`${path}:1:1: warning: ${formatCount(extraBlocks)} requests in all have more hash_ids than their input_length fills; the extra ids are ignored`);
 }
 
+/**
+ * The send times, seconds, `vllm bench serve` gives `n` requests at `rate` requests/s without a
+ * ramp-up (vllm/benchmarks/serve.py get_request): each gap drawn from a gamma distribution of
+ * shape `burstiness` and scale 1 / (rate · burstiness) (burstiness 1: exponential gaps, a Poisson
+ * process; below 1 burstier, above 1 smoother), the first request sent after the first gap, the
+ * running sums then scaled so that the last is sent at n / rate exactly (vLLM's normalize_factor,
+ * "to close the gap for stabilizing the throughput data from different random seeds"). Drawn
+ * from `seed` (runner/random.ts Rng), not numpy's stream: the same process, not vLLM's own draws.
+ * s39 newcomer 9: a result without start_times was replayed evenly spaced.
+ */
+export function vllmBenchArrivals(n: number, rate: number, burstiness: number, seed: number): Float64Array {
+  const rng = new Rng(seed);
+  const out = new Float64Array(n);
+  let t = 0;
+  for (let i = 0; i < n; i++) {
+    t += rng.gamma(burstiness) / (rate * burstiness);
+    out[i] = t;
+  }
+  if (n > 0 && t > 0) {
+    const scale = n / rate / t;
+    for (let i = 0; i < n; i++) out[i]! *= scale;
+  }
+  return out;
+}
+
 /** Adds the result's requests; true when their arrivals came from start_times. */
 function readVllmBench(path: string, sink: TraceSink, drop: (why: string) => void, notes: string[]): boolean {
   const doc = readVllmResult(path);
   const n = doc.inputLens.length;
   const start = doc.startTimes;
+  const rate = doc.requestRate;
+  const drawn = !start && rate !== null && Number.isFinite(rate) ? vllmBenchArrivals(n, rate, doc.burstiness ?? 1, 0) : null;
   if (!start) {
     notes.push(
-      doc.requestRate !== null && Number.isFinite(doc.requestRate)
-        ? `the result has no start_times: arrivals spaced evenly at its request_rate ${doc.requestRate}/s`
-        : `the result has no start_times and ${doc.requestRate === null ? 'no request_rate' : 'request_rate inf'}: every request arrives at 0 s`,
+      drawn
+        ? `the result has no start_times: arrivals drawn as vllm bench serve sends them at its request_rate ${rate}/s, gaps gamma-distributed with shape burstiness ${doc.burstiness ?? '1 (vLLM\'s default)'}${(doc.burstiness ?? 1) === 1 ? ' (a Poisson process)' : ''}, then scaled so that the last is sent at ${formatCount(n)} / ${rate} s (vllm/benchmarks/serve.py get_request); from seed 0, not vLLM's own draws`
+        : `the result has no start_times and ${rate === null ? 'no request_rate' : 'request_rate inf'}: every request arrives at 0 s`,
     );
   }
   if (doc.maxConcurrency !== null) notes.push(`the benchmark capped concurrency at ${doc.maxConcurrency} (max_concurrency); the replay does not`);
@@ -641,7 +669,7 @@ function readVllmBench(path: string, sink: TraceSink, drop: (why: string) => voi
       drop('failed (errors non-empty)');
       continue;
     }
-    const arrivalS = start ? start[i]! : doc.requestRate !== null && Number.isFinite(doc.requestRate) ? i / doc.requestRate : 0;
+    const arrivalS = start ? start[i]! : drawn ? drawn[i]! : 0;
     if (doc.outputLens[i] === 0) {
       drop('with output_lens 0');
       continue;
@@ -666,6 +694,8 @@ export interface VllmBenchResult {
   duration: number | null;
   /** requests/s; Infinity when the benchmark sent everything at once ("inf"); null when the result has none. */
   requestRate: number | null;
+  /** The gamma shape of the gaps between sends (vllm bench serve --burstiness; 1 = Poisson); null when the result has none. */
+  burstiness: number | null;
   maxConcurrency: number | null;
   /** The result's `model_id` (the model vLLM served, "meta-llama/Llama-3.1-8B") and where it is in the file; null when absent. */
   modelId: { value: string; line: number; column: number } | null;
@@ -719,6 +749,13 @@ export function readVllmResult(path: string): VllmBenchResult {
     const { line, column } = where(['request_rate']);
     throw new TraceError(path, line, column, `request_rate must be a positive number of requests/s or "inf", got ${JSON.stringify(rr)}`);
   }
+  const b = v.burstiness;
+  // vLLM writes args.burstiness, a float > 0 (its get_request asserts it); absent in results before it had one: its default 1.
+  if (b !== undefined && b !== null && !(typeof b === 'number' && Number.isFinite(b) && b > 0)) {
+    const { line, column } = where(['burstiness']);
+    throw new TraceError(path, line, column, `burstiness must be a positive number (vllm bench serve --burstiness; 1 is a Poisson process), got ${JSON.stringify(b)}`);
+  }
+  const burstiness = typeof b === 'number' ? b : null;
   const startTimes = sameLength('start_times', nums('start_times')) as number[] | null;
   const bad = startTimes?.findIndex((t) => typeof t !== 'number' || !Number.isFinite(t)) ?? -1;
   if (bad >= 0) {
@@ -736,6 +773,7 @@ export function readVllmResult(path: string): VllmBenchResult {
     errors: sameLength('errors', Array.isArray(v.errors) ? (v.errors as string[]) : null) as string[] | null,
     duration: typeof v.duration === 'number' && v.duration > 0 ? v.duration : null,
     requestRate,
+    burstiness,
     maxConcurrency: typeof v.max_concurrency === 'number' ? v.max_concurrency : null,
     modelId,
   };

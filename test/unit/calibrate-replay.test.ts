@@ -30,6 +30,7 @@ test('the replay adds what the one-step view leaves out: the other request\'s pr
     startTimes: [0, 0.005],
     errors: null,
     requestRate: null,
+    burstiness: null,
     maxConcurrency: null,
     duration: null,
     modelId: null,
@@ -65,7 +66,7 @@ async function simulatedBench(profile: ReturnType<typeof exampleProfile>, spec: 
   await simulatePool(profile, { requests, stepTime: spec, baselines: false, maxSamples: 2, onTimes: (_, t) => (times = t) });
   const ttfts = inputLens.map((_, i) => times!.firstTokenS[i] - startTimes[i]);
   const itls = outputLens.map((o, i) => Array<number>(o - 1).fill((times!.finishS[i] - times!.firstTokenS[i]) / (o - 1)));
-  return { inputLens, outputLens, ttfts, itls, startTimes, errors: null, requestRate: 1 / gap, maxConcurrency: null, duration: null, modelId: null };
+  return { inputLens, outputLens, ttfts, itls, startTimes, errors: null, requestRate: 1 / gap, burstiness: null, maxConcurrency: null, duration: null, modelId: null };
 }
 
 test('on a result the simulator made with known efficiencies and overhead, the one-step fit replays 9% / 60% high; the refit replays within ±3%', async () => {
@@ -100,7 +101,7 @@ test("the fixtures vb.json (s29: TTFT 50 ms, ITL 10 ms, 4 at once) and vb2.json 
   const vb: VllmBenchResult = {
     inputLens: Array(n).fill(500), outputLens: Array(n).fill(100), ttfts: Array(n).fill(0.05),
     itls: Array.from({ length: n }, () => Array(99).fill(0.01)), startTimes: Array.from({ length: n }, (_, i) => i * 0.25),
-    errors: null, requestRate: 4, maxConcurrency: null, duration: null, modelId: null,
+    errors: null, requestRate: 4, burstiness: null, maxConcurrency: null, duration: null, modelId: null,
   };
   const c = await calibrateByReplay(profile, vb);
   // Round 1 replayed TTFT +10.1%, TPOT +15.7% (the s29 figures: 55.1 ms, 11.6 ms).
@@ -123,7 +124,7 @@ test('a refit that refuses its rescaled targets stops the rounds early, and the 
   const outputLens = Array.from({ length: n }, (_, i) => 50 + (i % 5) * 10);
   const bench: VllmBenchResult = {
     inputLens, outputLens, ttfts: inputLens.map((p) => 0.01 + p * 0.00005), itls: outputLens.map((o) => Array<number>(o - 1).fill(0.008)),
-    startTimes: Array<number>(n).fill(0), errors: null, requestRate: null, maxConcurrency: null, duration: null, modelId: null,
+    startTimes: Array<number>(n).fill(0), errors: null, requestRate: null, burstiness: null, maxConcurrency: null, duration: null, modelId: null,
   };
   const c = await calibrateByReplay(profile, bench);
   assert.equal(c.converged, false);

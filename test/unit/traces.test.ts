@@ -13,6 +13,8 @@ import { detectTraceFormat, forEachLine, parseDatetimeSeconds, readTraceFile, re
 import { exampleProfile } from '../fixtures/profile';
 import { tempDir } from '../fixtures/tmp';
 import { maxModelLenOf } from '../../core/estimate/index';
+import { vllmBenchArrivals } from '../../runner/simulate/traces';
+import { Rng } from '../../runner/random';
 
 const DIR = resolve(__dirname, 'fixtures/traces');
 const fixture = (name: string) => join(DIR, name);
@@ -240,8 +242,13 @@ test('vllm bench serve result: start_times, failed requests dropped, or even spa
   assert.deepEqual(a.dropped, { 'failed (errors non-empty)': 1 });
   const spaced = write('bench-b.json', JSON.stringify({ request_rate: 4, max_concurrency: 8, input_lens: [100, 200, 300], output_lens: [10, 20, 30] }));
   const b = readTraceFile(spaced, { maxModelLen: 8192 });
-  assert.deepEqual([...b.requests.arrivalS], [0, 0.25, 0.5]);
-  assert.deepEqual(b.notes, ['the result has no start_times: arrivals spaced evenly at its request_rate 4/s', 'the benchmark capped concurrency at 8 (max_concurrency); the replay does not']);
+  // Drawn as vLLM sends them (vllmBenchArrivals, seed 0), shifted so that the first is at 0 s.
+  const drawn = vllmBenchArrivals(3, 4, 1, 0);
+  assert.deepEqual([...b.requests.arrivalS], [...drawn].map((t) => t - drawn[0]!));
+  assert.deepEqual(b.notes, [
+    "the result has no start_times: arrivals drawn as vllm bench serve sends them at its request_rate 4/s, gaps gamma-distributed with shape burstiness 1 (vLLM's default) (a Poisson process), then scaled so that the last is sent at 3 / 4 s (vllm/benchmarks/serve.py get_request); from seed 0, not vLLM's own draws",
+    'the benchmark capped concurrency at 8 (max_concurrency); the replay does not',
+  ]);
   // No start_times and no request_rate, or request_rate "inf": all at 0 s, the note saying which.
   const noRate = readTraceFile(write('bench-norate.json', JSON.stringify({ input_lens: [100, 200], output_lens: [10, 20] })), { maxModelLen: 8192 });
   assert.deepEqual([...noRate.requests.arrivalS], [0, 0]);
@@ -307,9 +314,11 @@ test('a vllm bench serve result whose request_rate is no rate > 0 or "inf" is re
     const f = write('bad-rate.json', JSON.stringify({ input_lens: [10, 20], output_lens: [5, 6], request_rate: rate }));
     assert.equal(cliLine(() => readTraceFile(f, { maxModelLen: 8192 })), `${f}:1:58: request_rate must be a positive number of requests/s or "inf", got ${shown}`);
   }
-  // 0.5/s: evenly spaced 2 s apart, as before.
+  // 0.5/s: drawn at that rate (vllmBenchArrivals), the second sent at 2 / 0.5 = 4 s, the first at its draw.
   const slow = readTraceFile(write('slow-rate.json', JSON.stringify({ input_lens: [10, 20], output_lens: [5, 6], request_rate: 0.5 })), { maxModelLen: 8192 });
-  assert.deepEqual([...slow.requests.arrivalS], [0, 2]);
+  const drawn = vllmBenchArrivals(2, 0.5, 1, 0);
+  assert.equal(drawn[1], 4);
+  assert.deepEqual([...slow.requests.arrivalS], [0, 4 - drawn[0]!]);
 });
 
 test('a key given twice on a trace line is refused at its second writing, in attnscope and Mooncake JSONL', () => {
@@ -580,4 +589,40 @@ test('an empty, blank, null or missing number in a JSONL or vllm bench trace is 
   ] as const) {
     assert.match(cliLine(() => readTraceFile(bench(arrays), { format: 'vllm-bench', maxModelLen: 8192 })), message, JSON.stringify(arrays));
   }
+});
+
+test('vllm bench serve result without start_times (s39 newcomer 9): gamma gaps of shape burstiness at request_rate, the last sent at n / rate, as vllm/benchmarks/serve.py get_request draws them', () => {
+  // vLLM: gap ~ Gamma(shape = burstiness, scale = 1 / (rate · burstiness)): mean 1 / rate, coefficient of variation 1 / sqrt(burstiness);
+  // the running sums rescaled so that the last is at n / rate. Even spacing (the replay before) has CV 0.
+  const n = 4000;
+  for (const [burstiness, cv] of [[1, 1], [4, 0.5], [0.25, 2]] as const) {
+    const t = vllmBenchArrivals(n, 4, burstiness, 0);
+    assert.ok(Math.abs(t[n - 1]! - n / 4) < 1e-9, `last at ${t[n - 1]}`);
+    assert.ok(t[0]! > 0, 'the first request waits its gap, as vLLM sleeps delay_ts[0]');
+    const gaps = Array.from({ length: n - 1 }, (_, i) => t[i + 1]! - t[i]!);
+    assert.ok(gaps.every((g) => g >= 0));
+    const mean = gaps.reduce((a, g) => a + g, 0) / gaps.length;
+    const sd = Math.sqrt(gaps.reduce((a, g) => a + (g - mean) ** 2, 0) / gaps.length);
+    assert.ok(Math.abs(mean - 0.25) < 0.02, `burstiness ${burstiness}: mean gap ${mean}`);
+    assert.ok(Math.abs(sd / mean - cv) < 0.1 * cv, `burstiness ${burstiness}: CV ${sd / mean}, expected ${cv}`);
+  }
+  // The result's burstiness is read (vLLM writes result_json["burstiness"]); one vLLM would not take is refused at its place.
+  const bursty = readTraceFile(write('bench-bursty.json', JSON.stringify({ request_rate: 2, burstiness: 0.5, input_lens: [10, 20, 30, 40], output_lens: [1, 2, 3, 4] })), { maxModelLen: 8192 });
+  const expect = vllmBenchArrivals(4, 2, 0.5, 0);
+  assert.deepEqual([...bursty.requests.arrivalS], [...expect].map((x) => x - expect[0]!));
+  assert.match(bursty.notes[0]!, /shape burstiness 0\.5, then scaled so that the last is sent at 4 \/ 2 s/);
+  const bad = write('bench-badburst.json', '{"request_rate": 2,\n "burstiness": 0, "input_lens": [1], "output_lens": [1]}');
+  assert.equal(cliLine(() => readTraceFile(bad, { maxModelLen: 8192 })), `${bad}:2:16: burstiness must be a positive number (vllm bench serve --burstiness; 1 is a Poisson process), got 0`);
+});
+
+test('Rng.gamma: mean and variance equal the shape (scale 1), below and above shape 1', () => {
+  const rng = new Rng(7);
+  for (const shape of [0.3, 1, 2.5, 9]) {
+    const xs = Array.from({ length: 20000 }, () => rng.gamma(shape));
+    const mean = xs.reduce((a, x) => a + x, 0) / xs.length;
+    const variance = xs.reduce((a, x) => a + (x - mean) ** 2, 0) / xs.length;
+    assert.ok(Math.abs(mean - shape) < 0.05 * shape, `shape ${shape}: mean ${mean}`);
+    assert.ok(Math.abs(variance - shape) < 0.1 * shape, `shape ${shape}: variance ${variance}`);
+  }
+  assert.throws(() => rng.gamma(0), RangeError);
 });
