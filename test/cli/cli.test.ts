@@ -924,7 +924,7 @@ test('bench --events reports the pool simulation per percent, and SIGTERM mid-si
 });
 
 /** The keys of a run file, in order, as core/protocol/run.ts createRun writes them (DESIGN.md "Run JSON"). */
-const RUN_KEYS = ['schema', 'tool', 'createdAt', 'name', 'kind', 'profile', 'environment', 'estimate', 'cases', 'pool', 'status'];
+const RUN_KEYS = ['schema', 'tool', 'createdAt', 'name', 'kind', 'profile', 'environment', 'estimate', 'cases', 'pool', 'problems', 'status'];
 
 /** `simulate --json` of a small profile over TINY_CONFIG: the run, and the resolved Profile the extension would send. */
 function simulatedRun(extra = ''): { dir: string; run: RunResult } {
