@@ -10,6 +10,8 @@
 import { MAX_HEADS, MAX_LAYERS, MAX_WIDTH, MAX_WINDOW } from './keys';
 import { schemaProblems, validate } from './profileSchema';
 import { parseJsonTree } from './tree';
+import { semanticProblems } from './profileChecks';
+import type { Problem, Profile } from './types';
 
 type Loose = Record<string, unknown> | undefined;
 
@@ -140,4 +142,17 @@ export function resolvedProfileProblems(value: unknown): string[] {
   const schema = root ? schemaProblems(root, validate(JSON.parse(text))).filter((x) => x.severity === 'error').map((x) => x.message) : [];
   const ranges = rangesProblem(p.ranges, 'ranges');
   return [...modelProblems(part(p, 'model')), ...schema, ...(ranges ? [ranges] : [])];
+}
+
+/**
+ * The checks a profile file meets past its schema (core/config/profileChecks.ts semanticProblems:
+ * tensor_parallel_size against the heads and MLP widths, a distribution's min or median above its
+ * max, max_model_len against the model, ...) for a resolved Profile received as JSON, which
+ * resolvedProfileProblems found usable: the same implementation as the file's, over the tree of
+ * its profile keys (so each problem's range points into that tree, not into a text the user
+ * wrote). s39 newcomer 8: `simulate -` ran tensor_parallel_size 3 over 32 heads. Never throws.
+ */
+export function resolvedProfileChecks(profile: Profile): Problem[] {
+  const { root } = parseJsonTree(JSON.stringify(profileKeys(profile as unknown as Record<string, unknown>)));
+  return root ? semanticProblems(root, profile) : [];
 }

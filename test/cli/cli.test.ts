@@ -985,6 +985,28 @@ test("simulate - --events (the editor's Run serving simulation): the file door's
   assert.doesNotMatch(r.stderr, /simulating/);
 });
 
+test('simulate - and bench -: a resolved Profile meets the checks a file meets past its schema (tp against the heads, min <= max), exit 2 with the file\'s message (s39 newcomer 8)', () => {
+  const { dir, run: onFile } = simulatedRun();
+  // TINY_CONFIG has 4 attention heads: tensor_parallel_size 3 divides neither them nor the 2 KV heads.
+  const yaml = join(dir, 'tp3.attn.yaml');
+  writeFileSync(yaml, 'model: ./config.json\ndevice: { tensor_parallel_size: 3 }\nkv_cache: { num_pages: 400 }\nworkload: { requests: 50 }\n');
+  const onYaml = cli(['simulate', yaml]);
+  assert.equal(onYaml.code, 2, onYaml.stderr);
+  const yamlMessage = onYaml.stderr.trim().split('\n')[0]!.replace(/^[^:]+:\d+:\d+: /, '');
+  assert.match(yamlMessage, /tensor_parallel_size 3/);
+  for (const command of ['simulate', 'bench']) {
+    const tp3 = cli([command, '-'], JSON.stringify({ ...onFile.profile, device: { ...onFile.profile.device, tensorParallelSize: 3 } }));
+    assert.equal(tp3.code, 2, `${command}: ${tp3.stderr}`);
+    assert.equal(tp3.stderr, `<stdin>:1:1: the resolved Profile on stdin: ${yamlMessage}\n`);
+  }
+  // A uniform prompt_len with min 5,000 > max 10: nothing can be drawn (the file says "workload.prompt_len: min 5000 is greater than max 10").
+  const minMax = cli(['simulate', '-', '--events'], JSON.stringify({ ...onFile.profile, workload: { ...onFile.profile.workload!, promptLen: { dist: 'uniform', min: 5000, max: 10 } } }));
+  assert.equal(minMax.code, 2, minMax.stderr);
+  assert.equal(minMax.stderr, '<stdin>:1:1: the resolved Profile on stdin: workload.prompt_len: min 5000 is greater than max 10\n');
+  const event = JSON.parse(minMax.stdout.trim().split('\n').at(-1)!);
+  assert.deepEqual([event.type, event.message], ['error', 'the resolved Profile on stdin: workload.prompt_len: min 5000 is greater than max 10']);
+});
+
 test('simulate - --events: bad input is an error event and exit 2 (a cancel: see "simulate --events cancelled by SIGTERM or SIGINT")', () => {
   const { run: onFile } = simulatedRun();
   // No device memory and no KV budget: no pool to simulate, the refusal the CLI gives on a file, here as an event.
