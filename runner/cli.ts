@@ -351,14 +351,18 @@ function dryRunPeaks(backend: KernelBackendName): Promise<Environment['peaks']> 
   return peaks;
 }
 
-/** The workload keys a trace replaces: under --trace, problems at them are about nothing used. */
-const TRACE_REPLACES = ['workload.requests', 'workload.arrival_rate', 'workload.prompt_len', 'workload.output_len', 'workload.prefix_sharing', 'workload.seed'];
+/** The workload keys of the requests it draws, which a trace replaces: where nothing is drawn, problems at them are about nothing used. */
+const DRAW_KEYS = ['workload.requests', 'workload.arrival_rate', 'workload.prompt_len', 'workload.output_len', 'workload.prefix_sharing', 'workload.seed'];
 
-function unusedUnderTrace(profile: Profile, problem: Problem): boolean {
+/**
+ * True for a problem about the requests the workload draws: at one of DRAW_KEYS, or their prompt
+ * + output against max_model_len (exceeds-max-model-len, at whichever of the three is written).
+ */
+function aboutTheDraws(profile: Profile, problem: Problem): boolean {
   if (problem.code === 'exceeds-max-model-len') return true;
   if (problem.file !== undefined) return false; // a problem of the model's config.json
   const at = problem.range.offset;
-  return TRACE_REPLACES.some((k) => {
+  return DRAW_KEYS.some((k) => {
     const r = profile.ranges[k];
     return r !== undefined && at >= r.offset && at <= r.offset + r.length;
   });
@@ -367,12 +371,14 @@ function unusedUnderTrace(profile: Profile, problem: Problem): boolean {
 /**
  * The problems found reading the file, then the deployment notes, one line each on stderr, but
  * for the pool a simulation cannot size (simulate refuses it in its own words; estimate sizes no
- * simulation); `trace`: a trace replaces the workload's distributions, so nothing is said about them;
- * `simulating`: nothing is benchmarked, so nothing is said about the kernels (BENCHMARK_ONLY_CODES).
+ * simulation); `noDraws`: no request of the workload's is drawn (a trace replaces them; estimate
+ * simulates nothing), so nothing is said about them (s39 newcomer 7: estimate warned that the
+ * default prompt_len reaches max_model_len 4096); `simulating`: nothing is benchmarked, so nothing
+ * is said about the kernels (BENCHMARK_ONLY_CODES).
  * @returns the lines written, located, for the run's JSON (RunResult.problems, estimate --json's problems).
  */
-function printNotes(loaded: LoadedProfile, write: (line: string, level: 'info' | 'warn') => void, trace = false, simulating = false): RunProblem[] {
-  const problems = loaded.problems.filter((p) => p.code !== POOL_NOT_SIMULABLE && !(trace && unusedUnderTrace(loaded.profile, p)) && !(simulating && BENCHMARK_ONLY_CODES.has(p.code)));
+function printNotes(loaded: LoadedProfile, write: (line: string, level: 'info' | 'warn') => void, noDraws = false, simulating = false): RunProblem[] {
+  const problems = loaded.problems.filter((p) => p.code !== POOL_NOT_SIMULABLE && !(noDraws && aboutTheDraws(loaded.profile, p)) && !(simulating && BENCHMARK_ONLY_CODES.has(p.code)));
   return writeProblems(loaded, capRepeats(problems), write);
 }
 
@@ -410,7 +416,7 @@ async function estimateCommand(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(argv, { json: { type: 'boolean', default: false } });
   const file = fileOfJsonFlagCommand(positionals, values.json === true, 'estimate');
   const loaded = loadProfile(file, profileCommand('estimate'));
-  const problems = printNotes(loaded, lineWriter(io, false));
+  const problems = printNotes(loaded, lineWriter(io, false), true);
   const est = estimate(loaded.profile);
   const json = (): EstimateFile => ({ ...runHeader(basename(file), toolBuild()), kind: 'estimate', ...est, problems });
   io.stdout.write(values.json ? `${JSON.stringify(json(), null, 2)}\n` : `${formatEstimateOf(loaded.profile, est, basename(file))}\n`);

@@ -84,6 +84,17 @@ test('estimate --json and simulate --json carry the warnings the CLI printed on 
   assert.ok(b.stderr.includes(`${bad}:3:26: warning: ${runProblems[0]!.message}`), b.stderr);
 });
 
+test('estimate says nothing of the requests a workload would draw (it draws none): workload.max_model_len 4096 alone, the default prompt_len reaching it, warns in simulate only (s39 newcomer 7)', () => {
+  const { dir, file } = tmp('w.attn.yaml', `model: ${llamaConfig}\ndtype: bf16\ndevice: { gpu: H100 SXM }\nworkload: { requests: 2, max_model_len: 4096 }\n`);
+  const est = cli(['estimate', file]);
+  assert.equal(est.code, 0, est.stderr);
+  assert.equal(est.stderr, '');
+  // The default lognormal's max is 4,096 (core/config/profileDefaults.ts): a simulation rejects such prompts, and says so.
+  const sim = cli(['simulate', file, '--json', join(dir, 'w.json')]);
+  assert.equal(sim.code, 0, sim.stderr);
+  assert.ok(sim.stderr.includes(`${file}:4:41: warning: prompt_len max 4096 (not written: prompt_len defaults to lognormal`), sim.stderr);
+});
+
 test('estimate --json /dev/stdout (and /dev/fd/1) is the JSON on stdout, as for bench, simulate, sweep and merge; --json FILE names the redirection', () => {
   // 32 layers × 8 KV heads × 128 head_dim × 2 (K and V) × 2 bytes (bf16) = 131,072
   for (const target of ['/dev/stdout', '/dev/fd/1']) {
