@@ -5,6 +5,7 @@
  */
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import profileSchema from '../../schemas/attn-profile.schema.json';
+import { formatCount } from '../format';
 import { closestKey, closestMatch } from './suggest';
 import { unmodelledFlagMessage, unmodelledVllmFlag } from './vllmFlags';
 import { getProperty, nodeAtPath, type ValueNode } from './tree';
@@ -169,7 +170,7 @@ export function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[
             ? `${custom}, not ${describeValue(node)}${quoteHint(expected, node)}${boolHint}`
             : allowed
               ? `${where} must be one of ${allowed.join(', ')}, not ${describeValue(node)}`
-              : `${where} must be ${article(list)}, not ${describeValue(node)}${fixed}${quoteHint(expected, node)}${boolHint}`),
+              : `${where} must be ${article(list)}, not ${describeValue(node)}${fixed}${quoteHint(expected, node)}${boolHint}${vllmLengthHint(where, node)}`),
           range,
           data: { key: path.join('.'), expected, ...(allowed ? { allowed } : {}), ...(bool === undefined ? {} : { suggestion: bool }) },
         });
@@ -182,10 +183,11 @@ export function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[
         const suggestion = synonym && allowed.includes(synonym) ? synonym : typeof got === 'string' ? closestMatch(got, allowed) : undefined;
         // fp8 asked of the weights' dtype: only the KV cache has an fp8 dtype here.
         const kvOnly = !suggestion && where === 'dtype' && synonym === 'fp8_e4m3' ? ': fp8 is modelled for the KV cache only (kv_cache.dtype: fp8); the weights\' dtype is one of these' : '';
+        const vllmKv = !suggestion && where === 'kv_cache.dtype' && typeof got === 'string' ? VLLM_KV_DTYPE_HINTS[got] ?? '' : '';
         add({
           severity: 'error',
           code: 'invalid-value',
-          message: `${where} must be one of ${allowed.join(', ')}, not ${describeValue(node)}${suggestion ? `: did you mean "${suggestion}"?` : kvOnly}`,
+          message: `${where} must be one of ${allowed.join(', ')}, not ${describeValue(node)}${suggestion ? `: did you mean "${suggestion}"?` : kvOnly || vllmKv}`,
           range,
           data: suggestion ? { key: path.join('.'), allowed, suggestion } : { key: path.join('.'), allowed },
         });
@@ -203,7 +205,7 @@ export function schemaProblems(root: ValueNode, errors: ErrorObject[]): Problem[
         add({
           severity: 'error',
           code: 'invalid-value',
-          message: `${where} must be ${comparison} ${limit}, not ${String(node?.value)}`,
+          message: `${where} must be ${comparison} ${limit}, not ${String(node?.value)}${vllmLengthHint(where, node)}`,
           range,
           data: inclusive && node?.type === 'number' ? { key: path.join('.'), limit, clamped: limit } : { key: path.join('.'), limit },
         });
@@ -285,6 +287,41 @@ function quoteHint(expected: string | string[], node: ValueNode | undefined): st
   if (node.type === 'number' && /^\d+\.\d+$/.test(text)) while (text.length < node.range.length) text += '0';
   const read = node.type === 'boolean' ? 'a boolean' : text !== String(node.value) ? `the number ${String(node.value)}` : 'a number';
   return `: write it quoted, "${text}" (YAML reads an unquoted ${text} as ${read})`;
+}
+
+/**
+ * vLLM --kv-cache-dtype values (vllm/config/cache.py CacheDType) attnscope does not take, with
+ * what vLLM means and what to write (s39 newcomer 12).
+ */
+const VLLM_KV_DTYPE_HINTS: Record<string, string> = {
+  fp8_inc: ": vLLM's fp8_inc is the fp8 (e4m3) KV cache of Intel Gaudi through Intel Neural Compressor, 1 byte a value: write fp8_e4m3 for its memory",
+  fp8_ds_mla: ": vLLM's fp8_ds_mla is DeepSeek's sparse-MLA (FlashMLA) fp8 layout, fp8 latent values with their scales beside them and the RoPE part in bf16, not modelled here: fp8_e4m3 gives 1 byte a value, a little less than it holds",
+};
+
+/**
+ * For workload.max_model_len written as vLLM's `--max-model-len` takes it, what vLLM means and the
+ * integer to write (s39 newcomer 12); '' otherwise. vLLM parses it with human_readable_int
+ * (vllm/engine/arg_utils.py: lowercase k/m/g decimal, 32k = 32,000; uppercase K/M/G binary,
+ * 32K = 32,768, no decimals with them; a later form of it reads SI k/M/G and IEC Ki/Mi/Gi instead,
+ * so 32K is refused there), and `-1` or
+ * `auto` (human_readable_int_or_auto) for the longest length the KV cache holds, which attnscope
+ * needs as a number: estimate prints it as vLLM's "estimated maximum model length" when a length does not fit.
+ */
+export function vllmLengthHint(where: string, node: ValueNode | undefined): string {
+  if (where !== 'workload.max_model_len' || node === undefined) return '';
+  const v = node.value;
+  if (v === -1 || (typeof v === 'string' && /^\s*(-1|auto)\s*$/i.test(v))) {
+    return ": vLLM's -1 / auto sizes max_model_len to the longest the KV cache holds; write that number (attnscope estimate names it, vLLM's \"estimated maximum model length\", when a length does not fit), or leave max_model_len out for the model's own";
+  }
+  if (typeof v !== 'string') return '';
+  const m = /^\s*(\d+(?:\.\d+)?)([kmgKMG])\s*$/.exec(v);
+  if (!m) return '';
+  const [, digits, suffix] = m as unknown as [string, string, string];
+  const decimal = { k: 1e3, m: 1e6, g: 1e9 }[suffix as 'k'];
+  if (decimal !== undefined) return `: vLLM reads ${v.trim()} as ${formatCount(Math.floor(Number(digits) * decimal))} (human_readable_int: lowercase k = 1,000): write ${Math.floor(Number(digits) * decimal)}`;
+  if (digits.includes('.')) return `: vLLM refuses decimals with a binary suffix (${v.trim()}); write the number of tokens`;
+  const binary = Number(digits) * { K: 2 ** 10, M: 2 ** 20, G: 2 ** 30 }[suffix as 'K']!;
+  return `: vLLM's human_readable_int (vllm/engine/arg_utils.py) reads ${v.trim()} as ${formatCount(binary)} (uppercase K = 1,024; a later form of it takes ${digits}${suffix}i for that and refuses ${v.trim()}): write ${binary}`;
 }
 
 function article(type: string): string {

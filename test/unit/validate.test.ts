@@ -76,3 +76,21 @@ test('cross-key checks are reported once when no key has a schema error', () => 
   const v = validate('device:\n  tensor_parallel_size: 3\nkv_cache:\n  page_size: 12\n');
   assert.deepEqual(v.problems.filter((p) => p.code !== 'no-memory-budget').map((p) => p.code).sort(), ['page-size-unusual', 'tp-not-divisible']);
 });
+
+test("workload.max_model_len in vLLM's spellings (32k, 32K, -1, auto): refused with what vLLM means and the integer to write (s39 newcomer 12)", () => {
+  const message = (v: string) => validate(`workload: { max_model_len: ${v} }\n`).problems.find((p) => p.severity === 'error')?.message;
+  // vllm/engine/arg_utils.py human_readable_int: '1k' -> 1,000, '1K' -> 1,024, '25.6k' -> 25,600 (its docstring).
+  assert.equal(message('32k'), 'workload.max_model_len must be an integer, not the string "32k": vLLM reads 32k as 32,000 (human_readable_int: lowercase k = 1,000): write 32000');
+  assert.match(message('25.6k')!, /vLLM reads 25\.6k as 25,600 .*: write 25600$/);
+  assert.match(message('32K')!, /reads 32K as 32,768 \(uppercase K = 1,024; a later form of it takes 32Ki for that and refuses 32K\): write 32768$/);
+  assert.match(message('1.5K')!, /vLLM refuses decimals with a binary suffix \(1\.5K\)/);
+  for (const v of ['-1', 'auto']) assert.match(message(v)!, /vLLM's -1 \/ auto sizes max_model_len to the longest the KV cache holds; write that number/, v);
+  // Other keys and other strings: the message as before.
+  assert.equal(message('abc'), 'workload.max_model_len must be an integer, not the string "abc"');
+});
+
+test("kv_cache.dtype fp8_inc / fp8_ds_mla (vLLM's CacheDType values) are refused saying what vLLM means and what to write (s39 newcomer 12)", () => {
+  const message = (v: string) => validate(`kv_cache: { dtype: ${v} }\n`).problems.find((p) => p.severity === 'error')?.message;
+  assert.match(message('fp8_inc')!, /not the string "fp8_inc": vLLM's fp8_inc is the fp8 \(e4m3\) KV cache of Intel Gaudi .*: write fp8_e4m3 for its memory$/);
+  assert.match(message('fp8_ds_mla')!, /vLLM's fp8_ds_mla is DeepSeek's sparse-MLA \(FlashMLA\) fp8 layout/);
+});
