@@ -369,9 +369,7 @@ export class Dashboard implements vscode.Disposable {
         const replay = [...this.live, ...this.sweepLive, ...this.queue.filter((m) => m.type === 'compare' || m.type === 'showEstimate' || m.type === 'showSweep')];
         this.queue = [];
         this.ready = true;
-        // Nothing shown here: the newest saved run, for a page with none of its own (model.ts reduce 'init').
-        const newest = !this.current && runs[0] ? await findRun(folders, runs[0].id).then((f) => ({ run: f.run, id: runs[0]!.id }), () => null) : null;
-        void this.panel?.webview.postMessage({ type: 'init', runs, skipped, current: this.current?.run ?? null, currentId: this.current?.id ?? null, latest: newest, sweep: this.sweep?.report ?? null, sweeps } satisfies ToWebview);
+        void this.panel?.webview.postMessage({ type: 'init', runs, skipped, current: this.current?.run ?? null, currentId: this.current?.id ?? null, sweep: this.sweep?.report ?? null, sweeps } satisfies ToWebview);
         // A replayed start keeps the report sent in init (opened or finished since the start): the page drops it only for a new sweep.
         for (const m of replay) void this.panel?.webview.postMessage(m.type === 'sweepStarted' ? { ...m, replayed: true } : m);
         // A new page has the stream so far: what the batcher holds for the page goes after it.

@@ -134,7 +134,7 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
       const settled = restoredModel(model);
       // The extension's sweep (shown last in this window, or before it reloaded) over the page's own.
       // With no run of its own nor from the extension: the newest saved run (a page opened after a reload showed "No run yet" beside saved runs, s39 newcomer-ed 9).
-      return { runs: msg.runs, skippedRuns: msg.skipped ?? [], current: msg.current ? viewOfRun(msg.current, msg.currentId ?? null) : (settled.current ?? (msg.latest ? viewOfRun(msg.latest.run, msg.latest.id) : null)), compare: model.compare, sweep: msg.sweep ?? model.sweep ?? null, sweeps: msg.sweeps ?? model.sweeps ?? [], sweepRun: settled.sweepRun ?? null };
+      return { runs: msg.runs, skippedRuns: msg.skipped ?? [], current: msg.current ? viewOfRun(msg.current, msg.currentId ?? null) : (settled.current ?? null), compare: model.compare, sweep: msg.sweep ?? model.sweep ?? null, sweeps: msg.sweeps ?? model.sweeps ?? [], sweepRun: settled.sweepRun ?? null };
     }
     case 'runs':
       return { ...model, runs: msg.runs, skippedRuns: msg.skipped ?? [] };

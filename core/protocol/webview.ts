@@ -60,11 +60,9 @@ export type ToWebview =
    * `skipped`: files of the history folder that are no readable run, each `<file>: <why>`.
    * `sweep`: the sweep report shown last (this window's, or the one its previous extension host
    * showed: extension/shownRun.ts); absent or null: the page keeps its own. `sweeps`: the finished
-   * sweeps for History, newest first. `latest`: the newest saved run, sent when `current` is null,
-   * which the page shows only when it has no run of its own (a page opened after a window reload
-   * that stopped a run, whose history holds runs).
+   * sweeps for History, newest first.
    */
-  | { type: 'init'; runs: RunListEntry[]; skipped?: string[]; current: RunResult | null; currentId?: string | null; latest?: { run: RunResult; id: string } | null; sweep?: SweepReport | null; sweeps?: SweepListEntry[] }
+  | { type: 'init'; runs: RunListEntry[]; skipped?: string[]; current: RunResult | null; currentId?: string | null; sweep?: SweepReport | null; sweeps?: SweepListEntry[] }
   | { type: 'runStarted'; name: string; total: number; kind?: RunKind; profile?: Profile; estimate?: Estimate }
   | ForwardedRunnerEvent
   /** The runner's pool samples in simulated-time order, batched by the extension (at most ~10 messages a second whatever the runner's rate). */
