@@ -53,6 +53,21 @@ export interface PngChart {
 }
 
 /**
+ * Sizes `out` to width × height CSS pixels at `scale` device pixels each, fills it with
+ * `background` and returns its 2D context in CSS pixels, text laid from its top.
+ */
+function paintBackground(out: HTMLCanvasElement, width: number, height: number, scale: number, background: string): CanvasRenderingContext2D {
+  out.width = Math.round(width * scale);
+  out.height = Math.round(height * scale);
+  const ctx = out.getContext('2d')!;
+  ctx.scale(scale, scale);
+  ctx.fillStyle = background;
+  ctx.fillRect(0, 0, width, height);
+  ctx.textBaseline = 'top';
+  return ctx;
+}
+
+/**
  * The PNG of `charts` for `run`: `cssWidth` (at least PNG_MIN_CSS_WIDTH) wide in CSS px, drawn at
  * `scale` device pixels per CSS px, on the palette's background. Each chart is a fresh chart.js
  * chart of its spec on an offscreen canvas (the page's own stay as they are).
@@ -74,13 +89,7 @@ export function composePng(run: ViewRun, charts: readonly PngChart[], p: Palette
   const lineHeight = (l: Line) => Math.round(l.size * 1.35);
   const textHeight = (lines: readonly Line[]) => lines.reduce((h, l) => h + lineHeight(l), 0);
   const height = pad + textHeight(caption) + pad + blocks.reduce((h, b) => h + (b.lines.length ? textHeight(b.lines) + pad / 2 : 0) + b.chart.cssHeight + pad, 0);
-  out.width = Math.round(width * scale);
-  out.height = Math.round(height * scale);
-  const ctx = out.getContext('2d')!;
-  ctx.scale(scale, scale);
-  ctx.fillStyle = p.background;
-  ctx.fillRect(0, 0, width, height);
-  ctx.textBaseline = 'top';
+  const ctx = paintBackground(out, width, height, scale, p.background);
   let y = pad;
   const draw = (lines: readonly Line[]) => {
     for (const l of lines) {
@@ -147,13 +156,7 @@ export function composeTablePng(title: string, tables: readonly PngTable[], note
   const titleLines = wrap(title, true);
   const noteLines = notes.flatMap((n) => wrap(n));
   const height = pad + titleLines.length * lh + pad + laid.reduce((h, t) => h + wrap(t.caption, true).length * lh + t.rowHeights.reduce((a, b) => a + b, 0) + 4 + pad, 0) + noteLines.length * lh + pad;
-  out.width = Math.round(width * scale);
-  out.height = Math.round(height * scale);
-  const ctx = out.getContext('2d')!;
-  ctx.scale(scale, scale);
-  ctx.fillStyle = p.background;
-  ctx.fillRect(0, 0, width, height);
-  ctx.textBaseline = 'top';
+  const ctx = paintBackground(out, width, height, scale, p.background);
   let y = pad;
   const line = (text: string, x: number, bold: boolean, muted: boolean) => {
     ctx.font = font(bold);
