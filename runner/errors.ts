@@ -98,16 +98,19 @@ export class UsageError extends Error {
 
 /**
  * A UsageError of a sweep's `--set <arg>` value (exit 2): `--set <arg>: <reason>`, or, of one
- * point (`point`, its label), `--set <arg>: sweep point <label>: <reason>`; the parts kept apart
- * as {@link PointInputError}'s.
+ * point (`point`, its label), `--set <arg> (value 2 of 3): sweep point <label>: <reason>`, the
+ * position naming the argument's value the error is at; the parts kept apart as
+ * {@link PointInputError}'s.
  */
 export class SetArgError extends UsageError {
   constructor(
     readonly arg: string,
     readonly point: string | null,
     readonly reason: string,
+    /** Which of the argument's values the error is at, "value 2 of 3"; null when at the argument as a whole. */
+    readonly position: string | null = null,
   ) {
-    super(`--set ${arg}: ${point !== null ? pointText(point, reason) : reason}`, false);
+    super(`--set ${arg}${position ? ` (${position})` : ''}: ${point !== null ? pointText(point, reason) : reason}`, false);
     this.name = 'SetArgError';
   }
 }

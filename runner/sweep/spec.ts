@@ -95,30 +95,46 @@ function nodeOf(value: unknown, range: SourceRange): ValueNode {
 
 /**
  * Parses `key=v1,v2` (or `key=[...]`, a YAML flow sequence, for values holding commas) into an
- * axis whose value nodes sit at `virtualOffset` (past the end of the profile's text, so that a
- * problem found in them is told apart from the file's own).
+ * axis placed past the end of the profile's text, so that a problem found in it is told apart
+ * from the file's own: the key at `virtualOffset`, each value at `virtualOffset` + its character
+ * index in `arg` (so an error names which value: loadSweep's whereOf).
  * @throws UsageError naming the argument.
  */
 export function parseSetArg(arg: string, virtualOffset: number): SweepAxis {
   const eq = arg.indexOf('=');
   if (eq <= 0) throw new UsageError(`--set ${arg}: expected key=value[,value...], e.g. --set kv_cache.page_size=8,16,32`, false);
   const key = arg.slice(0, eq).trim();
-  const text = arg.slice(eq + 1).trim();
+  const raw = arg.slice(eq + 1);
+  const text = raw.trim();
   if (text === '') throw new UsageError(`--set ${arg}: no values after '='`, false);
-  const range = { offset: virtualOffset, length: 0 };
-  let values: unknown[];
+  /** Where `text` starts in `arg`. */
+  const start = eq + 1 + (raw.length - raw.trimStart().length);
+  const at = (index: number): SourceRange => ({ offset: virtualOffset + start + index, length: 0 });
+  let values: Array<{ value: unknown; range: SourceRange }>;
   try {
     if (text.startsWith('[')) {
-      const parsed: unknown = YAML.parse(text);
+      const doc = YAML.parseDocument(text);
+      if (doc.errors.length > 0) throw doc.errors[0]!;
+      const parsed: unknown = doc.toJS();
       if (!Array.isArray(parsed) || parsed.length === 0) throw new Error('a [..] list needs at least one value');
-      values = parsed;
+      const items = YAML.isSeq(doc.contents) ? doc.contents.items : [];
+      values = parsed.map((value, k) => {
+        const item = items[k];
+        return { value, range: at(YAML.isNode(item) && item.range ? item.range[0] : 0) };
+      });
     } else {
-      values = text.split(',').map((v) => (v.trim() === '' ? (() => { throw new Error('an empty value between commas'); })() : YAML.parse(v.trim()) as unknown));
+      let from = 0;
+      values = text.split(',').map((v) => {
+        const index = from + (v.length - v.trimStart().length);
+        from += v.length + 1;
+        if (v.trim() === '') throw new Error('an empty value between commas');
+        return { value: YAML.parse(v.trim()) as unknown, range: at(index) };
+      });
     }
   } catch (e) {
     throw new UsageError(`--set ${arg}: ${e instanceof YAML.YAMLError ? unparsedSetText(key, text) : (e as Error).message}`, false);
   }
-  return { key, values: values.map((v) => nodeOf(v, range)), keyRange: null };
+  return { key, values: values.map((v) => nodeOf(v.value, v.range)), keyRange: { offset: virtualOffset, length: 0 } };
 }
 
 /**
@@ -177,7 +193,7 @@ export function throwPointErrors(errors: readonly Error[], file: string): void {
   const bySet = new Map<string, { prefix: string; rest: string; labels: string[] }>();
   for (const e of errors) {
     if (!(e instanceof UsageError)) continue;
-    const [prefix, label, rest] = e instanceof SetArgError ? [`--set ${e.arg}: `, e.point, e.reason] : ['', null, e.message];
+    const [prefix, label, rest] = e instanceof SetArgError ? [`--set ${e.arg}${e.position ? ` (${e.position})` : ''}: `, e.point, e.reason] : ['', null, e.message];
     const seen = bySet.get(`${prefix}${rest}`) ?? { prefix, rest, labels: [] };
     if (label !== null && !seen.labels.includes(label)) seen.labels.push(label);
     bySet.set(`${prefix}${rest}`, seen);
@@ -234,21 +250,35 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
     whyNotRead: (p: string) => refused.get(p),
   };
   const setArgs = opts.set ?? [];
-  /** Where a range is: in another file (a model config), past the text (a --set argument: see below), or in the profile. */
-  const whereOf = (range: SourceRange, inFile?: string): { file: string; line: number; column: number } | { setArg: string } => {
+  // Virtual offsets past the text: --set argument i starts at setStarts[i], its key there, each
+  // value at its character index in the argument (parseSetArg).
+  const setStarts: number[] = [];
+  setArgs.reduce((offset, arg) => (setStarts.push(offset), offset + arg.length + 1), text.length + 1);
+  let setAxes: SweepAxis[] = [];
+  /**
+   * Where a range is: in another file (a model config), past the text (a --set argument, with
+   * "value 2 of 3" when the range is one of its values), or in the profile.
+   */
+  const whereOf = (range: SourceRange, inFile?: string): { file: string; line: number; column: number } | { setArg: string; position: string | null } => {
     if (inFile && inFile !== abs) return { file: inFile, ...offsetToLineColumn(host.readFile(inFile) ?? '', range.offset) };
-    if (range.offset > text.length) return { setArg: setArgs[range.offset - text.length - 1]! };
+    if (range.offset > text.length) {
+      let i = setStarts.length - 1;
+      while (i > 0 && setStarts[i]! > range.offset) i--;
+      const values = setAxes[i]?.values ?? [];
+      const k = range.offset > setStarts[i]! ? values.findIndex((v) => v.range.offset === range.offset) : -1;
+      return { setArg: setArgs[i]!, position: k >= 0 ? `value ${formatCount(k + 1)} of ${formatCount(values.length)}` : null };
+    }
     return { file, ...offsetToLineColumn(text, range.offset) };
   };
   /** The error at `range` (see whereOf), of the point labelled `point` when given. */
   const errorAtRange = (range: SourceRange, message: string, inFile?: string, point?: string): Error => {
     const w = whereOf(range, inFile);
-    if ('setArg' in w) return new SetArgError(w.setArg, point ?? null, message);
+    if ('setArg' in w) return new SetArgError(w.setArg, point ?? null, message, w.position);
     return point !== undefined ? new PointInputError(point, message, w.file, w.line, w.column) : new InputError(message, w.file, w.line, w.column);
   };
   const noteOf = (p: Problem): string => {
     const w = whereOf(p.range, p.file);
-    return `${'setArg' in w ? `--set ${w.setArg}` : `${w.file}:${w.line}:${w.column}`}: ${p.severity}: ${p.message}`;
+    return `${'setArg' in w ? `--set ${w.setArg}${w.position ? ` (${w.position})` : ''}` : `${w.file}:${w.line}:${w.column}`}: ${p.severity}: ${p.message}`;
   };
 
   const parsed = parseProfileText(text, abs);
@@ -270,8 +300,7 @@ export function loadSweep(file: string, opts: SweepOptions = {}): SweepPlan {
   const timeError = read.problems.find((p) => p.data?.key === 'sweep.slurm.time');
   if (timeError) throw errorAtRange(timeError.range, timeError.message);
   const block = read.block ?? { axes: [], job: 'simulate' as SweepJob, slurm: {} };
-  // Virtual offsets past the text: set argument i's values sit at text.length + 1 + i.
-  const setAxes = setArgs.map((arg, i) => parseSetArg(arg, text.length + 1 + i));
+  setAxes = setArgs.map((arg, i) => parseSetArg(arg, setStarts[i]!));
   const axes = [...block.axes];
   for (const s of setAxes) {
     const at = axes.findIndex((a) => a.key === s.key);

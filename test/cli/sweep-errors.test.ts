@@ -61,6 +61,6 @@ test('a value\'s error is one line for all the points that hold it, in the file 
   const set = sweep('    kv_cache.page_size: [16, 32]\n');
   const s = cli(['sweep', set.file, '--set', 'workload.arrival_rate=0,1', '--out', join(set.dir, 'never')]);
   assert.equal(s.code, 2, s.stderr);
-  assert.equal(s.stderr, 'attnscope: --set workload.arrival_rate=0,1: sweep points page_size=16 arrival_rate=0 and 1 more: workload.arrival_rate must be > 0, not 0\n');
+  assert.equal(s.stderr, 'attnscope: --set workload.arrival_rate=0,1 (value 1 of 2): sweep points page_size=16 arrival_rate=0 and 1 more: workload.arrival_rate must be > 0, not 0\n');
   assert.equal(existsSync(out), false);
 });

@@ -341,7 +341,7 @@ test('bad input: one line, exit 2, nothing written', () => {
   assert.equal(r.code, 2);
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
   // Both max_num_seqs points hold page_size 0: said once for the two.
-  assert.equal(r.stderr, 'attnscope: --set kv_cache.page_size=0: sweep points page_size=0 max_num_seqs=4 and 1 more: kv_cache.page_size must be >= 1, not 0\n');
+  assert.equal(r.stderr, 'attnscope: --set kv_cache.page_size=0 (value 1 of 1): sweep points page_size=0 max_num_seqs=4 and 1 more: kv_cache.page_size must be >= 1, not 0\n');
   assert.equal(existsSync(out), false);
   // 1e9 is a whole number, but not written in digits, as the flag wants.
   const jobs = cli(['sweep', file, '--jobs', '1e9', '--out', out]);
@@ -385,7 +385,7 @@ test('a point whose KV pool has no pages is refused before any point runs (exit 
   const set = cli(['sweep', file, '--set', 'device.memory_gib=0.001,1', '--out', out]);
   assert.equal(set.code, 2, set.stderr);
   assert.equal(set.stderr.split('\n').filter((l) => /no pages/.test(l)).length, 1, set.stderr);
-  assert.match(set.stderr, /^attnscope: --set device\.memory_gib=0\.001,1: sweep point memory_gib=0\.001: the KV pool has no pages/m);
+  assert.match(set.stderr, /^attnscope: --set device\.memory_gib=0\.001,1 \(value 1 of 2\): sweep point memory_gib=0\.001: the KV pool has no pages/m);
   assert.equal(existsSync(out), false);
 });
 
@@ -414,7 +414,7 @@ test('a value repeated in a --set axis is refused (exit 2, one line naming the a
   const out = join(dir, 'never');
   const r = cli(['sweep', file, '--set', 'kv_cache.page_size=8,8', '--out', out]);
   assert.equal(r.code, 2);
-  assert.equal(r.stderr, 'attnscope: --set kv_cache.page_size=8,8: the sweep axis kv_cache.page_size repeats the value 8: each value runs once, drop the repeat\n');
+  assert.equal(r.stderr, 'attnscope: --set kv_cache.page_size=8,8 (value 2 of 2): the sweep axis kv_cache.page_size repeats the value 8: each value runs once, drop the repeat\n');
   assert.equal(existsSync(out), false);
 });
 

@@ -147,9 +147,27 @@ test('a bad value in the sweep block is reported at that value (file:line:col), 
   });
 });
 
+test('a --set value out of the schema\'s range names its place among the argument\'s values, before any point runs', () => {
+  const { file } = workspace(BASE);
+  // gpu_memory_utilization is at most 1 (schemas/attn-profile.schema.json): 1.2 is the 2nd of 3 values.
+  assert.throws(() => loadSweep(file, { set: ['device.gpu_memory_utilization=0.8,1.2,0.9'] }), (e: unknown) => {
+    assert.ok(e instanceof UsageError);
+    assert.equal(e.message, '--set device.gpu_memory_utilization=0.8,1.2,0.9 (value 2 of 3): sweep point gpu_memory_utilization=1.2: device.gpu_memory_utilization must be <= 1, not 1.2');
+    return true;
+  });
+  // A [..] list, two bad values among four: each named by its place, in one line.
+  assert.throws(() => loadSweep(file, { set: ['kv_cache.page_size=16', 'device.gpu_memory_utilization=[1.5, 0.9, 0, 0.8]'] }), (e: unknown) => {
+    assert.ok(e instanceof UsageError);
+    assert.match(e.message, /^--set device\.gpu_memory_utilization=\[1\.5, 0\.9, 0, 0\.8\] \(value 1 of 4\): sweep point page_size=16 gpu_memory_utilization=1\.5: device\.gpu_memory_utilization must be <= 1, not 1\.5; --set device\.gpu_memory_utilization=\[1\.5, 0\.9, 0, 0\.8\] \(value 3 of 4\): sweep point page_size=16 gpu_memory_utilization=0: device\.gpu_memory_utilization must be > 0/);
+    return true;
+  });
+  // An error of the argument as a whole (its key) names no value.
+  assert.throws(() => loadSweep(file, { set: ['device.gpu_memory_utilisation=0.8,0.9'] }), (e: unknown) => e instanceof UsageError && /^--set device\.gpu_memory_utilisation=0\.8,0\.9: "device\.gpu_memory_utilisation" is not a profile key/.test(e.message));
+});
+
 test('a bad --set value names the argument; an unknown axis key suggests the right one', () => {
   const { file } = workspace(BASE);
-  assert.throws(() => loadSweep(file, { set: ['kv_cache.page_size=8,abc'] }), (e: unknown) => e instanceof UsageError && /^--set kv_cache\.page_size=8,abc: sweep point page_size=abc: kv_cache\.page_size must be an integer/.test(e.message));
+  assert.throws(() => loadSweep(file, { set: ['kv_cache.page_size=8,abc'] }), (e: unknown) => e instanceof UsageError && /^--set kv_cache\.page_size=8,abc \(value 2 of 2\): sweep point page_size=abc: kv_cache\.page_size must be an integer/.test(e.message));
   assert.throws(() => loadSweep(file, { set: ['kv_cache.page_sise=8'] }), (e: unknown) => e instanceof UsageError && /unknown key "page_sise" in kv_cache, did you mean "page_size"\?/.test(e.message));
   assert.throws(() => loadSweep(file, { set: ['kv_cache.page_size'] }), (e: unknown) => e instanceof UsageError && /expected key=value/.test(e.message));
   // In the file: at the key (line 6, column 5).
@@ -607,7 +625,7 @@ test('errorAt places a problem of one point at its value in the sweep block, or 
   assert.equal(e.message, 'sweep point page_size=16 context_lens=[1024]: too big');
   const set = plan.errorAt(plan.points[1]!, 'decode.context_lens', 'needs 9 GiB');
   assert.ok(set instanceof UsageError);
-  assert.equal(set.message, '--set decode.context_lens=[[1024], [65536]]: sweep point page_size=8 context_lens=[65536]: needs 9 GiB');
+  assert.equal(set.message, '--set decode.context_lens=[[1024], [65536]] (value 2 of 2): sweep point page_size=8 context_lens=[65536]: needs 9 GiB');
 });
 
 test('the errors of points whose label holds ": " are one line for all of them, as any other label\'s (the label was read back out of the message at its first ": ")', () => {
@@ -707,7 +725,7 @@ test('a warning only some points raise names the point and sits at the axis valu
   const set = loadSweep(file, { set: ['kv_cache.num_pages=64,512'] });
   const refusing = set.notes.filter((n) => /vLLM would refuse to start/.test(n));
   assert.equal(refusing.length, 1, set.notes.join('\n'));
-  assert.ok(refusing[0]!.startsWith('--set kv_cache.num_pages=64,512: warning: sweep point num_pages=64: the KV pool holds 1,024 tokens (64 pages of 16), fewer than one max_model_len sequence (2,048 tokens'), refusing[0]);
+  assert.ok(refusing[0]!.startsWith('--set kv_cache.num_pages=64,512 (value 1 of 2): warning: sweep point num_pages=64: the KV pool holds 1,024 tokens (64 pages of 16), fewer than one max_model_len sequence (2,048 tokens'), refusing[0]);
   // In the sweep block: at the value 64 (line 6, column 24), with two axes: the first axis that tells the points apart.
   const { file: inBlock } = workspace(`${BASE}sweep:\n  axes:\n    workload.max_num_seqs: [4, 8]\n    kv_cache.num_pages: [64, 512]\n`);
   const block = loadSweep(inBlock).notes.filter((n) => /vLLM would refuse to start/.test(n));
