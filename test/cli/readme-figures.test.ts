@@ -1,0 +1,83 @@
+/**
+ * README's example figures, rerun with this build on the shipped example profile
+ * (examples/llama-3.1-8b.attn.yaml), so that a change of the simulator or of the example cannot
+ * leave them stale (s39 newcomer F6: the tables still printed figures of before a step-time
+ * change): the sweep table, the Slurm example's table (a Slurm job merges the point files of the
+ * same sweep, so its table is the one `attnscope sweep` prints for those --set values here) and
+ * the example profile's μ comment (`simulate --max-rate`'s "Saturated throughput μ"). Every
+ * line README shows of a table must be a line this build prints; its "..." rows are left out.
+ * Through the built dist/runner.js, from the repository root, as README's commands run.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { tempDir } from '../fixtures/tmp';
+
+const root = join(__dirname, '..', '..');
+const runner = join(root, 'dist', 'runner.js');
+const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const EXAMPLE = 'examples/llama-3.1-8b.attn.yaml';
+
+function cli(args: string[]) {
+  const r = spawnSync(process.execPath, [runner, ...args], { cwd: root, encoding: 'utf8', timeout: 300_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * README's example that starts at the line beginning `$ attnscope <command>`: its --set
+ * arguments and the lines it shows from the line starting "Sweep " to the end of the code block.
+ */
+function example(command: string): { set: string[]; shown: string[] } {
+  const lines = readme.split('\n');
+  const start = lines.findIndex((l) => l.startsWith(`$ attnscope ${command}`));
+  assert.ok(start >= 0, `README has no example starting "$ attnscope ${command}"`);
+  const end = lines.findIndex((l, i) => i > start && l.startsWith('```'));
+  const block = lines.slice(start, end);
+  // The command, continued over lines ending in a backslash.
+  let k = 0;
+  while (block[k]!.endsWith('\\')) k++;
+  const commandText = block.slice(0, k + 1).join(' ');
+  const set = [...commandText.matchAll(/--set (\S+)/g)].map((m) => m[1]!);
+  const table = block.findIndex((l) => l.startsWith('Sweep '));
+  assert.ok(table > 0, `README's "${command}" example shows no sweep table`);
+  return { set, shown: block.slice(table).filter((l) => l.trim() !== '' && l.trim() !== '...') };
+}
+
+/** The lines of the sweep `attnscope sweep EXAMPLE --set ...` prints with this build. */
+function sweepTable(set: string[]): string[] {
+  const r = cli(['sweep', EXAMPLE, ...set.flatMap((s) => ['--set', s]), '--out', join(tempDir('attnscope-readme-'), 'sweep')]);
+  assert.equal(r.code, 0, r.stderr);
+  return r.stdout.split('\n');
+}
+
+test("README's sweep table is what this build prints for its command on the shipped example", () => {
+  const { set, shown } = example(`sweep ${EXAMPLE}`);
+  assert.deepEqual(set, ['kv_cache.page_size=8,16,32', 'workload.max_num_seqs=64,256']);
+  const printed = sweepTable(set);
+  assert.ok(shown.length >= 5, shown.join('\n'));
+  for (const line of shown) assert.ok(printed.includes(line), `README's line\n${line}\nis not printed; the build prints:\n${printed.join('\n')}`);
+});
+
+test("README's Slurm example table is what this build prints for the same sweep", () => {
+  const { set, shown } = example(`submit --slurm ${EXAMPLE}`);
+  assert.deepEqual(set, ['kv_cache.page_size=8,16,32,64,128,256']);
+  const printed = sweepTable(set);
+  assert.ok(shown.length >= 5, shown.join('\n'));
+  for (const line of shown) assert.ok(printed.includes(line), `README's line\n${line}\nis not printed; the build prints:\n${printed.join('\n')}`);
+});
+
+test("the example profile's μ comment is what `simulate --max-rate --slo-ttft-ms 1000` prints for it", () => {
+  const comment = /modelled saturated throughput, ([\d.]+) requests\/s \(`simulate --max-rate --slo-ttft-ms 1000`/.exec(readFileSync(join(root, EXAMPLE), 'utf8'));
+  assert.ok(comment, 'the example profile names no saturated throughput');
+  const r = cli(['simulate', EXAMPLE, '--max-rate', '--slo-ttft-ms', '1000']);
+  assert.equal(r.code, 0, r.stderr);
+  const mu = /Saturated throughput μ = ([\d.]+) requests\/s/.exec(r.stdout);
+  assert.ok(mu, r.stdout);
+  // The comment gives μ to 0.1 requests/s.
+  assert.equal(Number(mu[1]).toFixed(1), comment[1], `μ = ${mu[1]} requests/s`);
+  // The comment's claim beside it: the example's arrival_rate is below μ.
+  const rate = /arrival_rate: ([\d.]+)/.exec(readFileSync(join(root, EXAMPLE), 'utf8'));
+  assert.ok(rate && Number(rate[1]) < Number(mu[1]), `arrival_rate ${rate?.[1]} against μ ${mu[1]}`);
+});
