@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import { Commands } from '../core/protocol/lsp';
 import type { RunResult } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
-import type { FromWebview, SweepListEntry, ToWebview } from '../core/protocol/webview';
+import type { FromWebview, RunTarget, SweepListEntry, ToWebview } from '../core/protocol/webview';
 import { dashboardHtml, makeNonce } from './dashboardHtml';
 import { runToCsv, runToJson } from './exportRun';
 import { sweepToCsv } from './exportSweep';
@@ -76,6 +76,8 @@ export class Dashboard implements vscode.Disposable {
   private readonly batcher = new StreamBatcher((msg) => this.deliver(msg));
   /** The file (path) of the text editor active last: none is while the dashboard has the focus. */
   private lastEditorFile: string | undefined = editorFile(vscode.window.activeTextEditor);
+  /** The Run button's file last sent to the page (runTarget), null for none. */
+  private sentRunTarget: RunTarget | null = null;
 
   constructor(private readonly host: DashboardHost) {
     this.shownRun = host.storageUri ? new ShownRunStore(host.storageUri.fsPath) : null;
@@ -84,14 +86,37 @@ export class Dashboard implements vscode.Disposable {
       vscode.window.registerWebviewPanelSerializer(DASHBOARD_VIEW_TYPE, {
         deserializeWebviewPanel: async (panel) => this.attach(panel),
       }),
-      // The text editor active last, for the Run button of a dashboard that shows no run of a file.
+      // The text editor active last, for the Run button of a dashboard that shows no run it made:
+      // its label names the file (runTarget), sent again when it changes or is closed.
       vscode.window.onDidChangeActiveTextEditor((e) => {
         if (e?.document.uri.scheme === 'file') this.lastEditorFile = e.document.uri.fsPath;
+        this.postRunTarget();
       }),
+      vscode.workspace.onDidCloseTextDocument((d) => d.uri.fsPath === this.lastEditorFile && this.postRunTarget()),
       // A folder added or removed, or another history folder set: other folders to list and watch.
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.rewatchHistory()),
       vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('attnscope.historyFolder') && this.rewatchHistory()),
     );
+  }
+
+  /**
+   * The file the Run button benchmarks when the page shows no run it made (a click posts no
+   * source): the text editor's active last, if still open and a file a benchmark runs
+   * (pick.ts runButtonFile); null: the command picks.
+   */
+  private runTarget(): RunTarget | null {
+    const open = vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'file').map((d) => d.uri.fsPath);
+    const path = runButtonFile('model', this.lastEditorFile, open);
+    return path === undefined ? null : { path, label: vscode.workspace.asRelativePath(path) };
+  }
+
+  /** Sends the Run button's file to an open page when it changed since last sent. */
+  private postRunTarget(): void {
+    if (!this.panel) return;
+    const target = this.runTarget();
+    if (target?.path === this.sentRunTarget?.path) return;
+    this.sentRunTarget = target;
+    this.post({ type: 'runTarget', target });
   }
 
   /** Watches the folders again and sends both lists again (the set of folders changed). */
@@ -369,7 +394,11 @@ export class Dashboard implements vscode.Disposable {
         const replay = [...this.live, ...this.sweepLive, ...this.queue.filter((m) => m.type === 'compare' || m.type === 'showEstimate' || m.type === 'showSweep')];
         this.queue = [];
         this.ready = true;
-        void this.panel?.webview.postMessage({ type: 'init', runs, skipped, current: this.current?.run ?? null, currentId: this.current?.id ?? null, sweep: this.sweep?.report ?? null, sweeps } satisfies ToWebview);
+        // Nothing shown here: the newest saved run, for a page with none of its own (model.ts reduce
+        // 'init'), shown as a run the page did not make: its Run button runs `runTarget`.
+        const latest = !this.current && runs[0] ? await findRun(folders, runs[0].id).then((f) => ({ run: f.run, id: runs[0]!.id }), () => null) : null;
+        this.sentRunTarget = this.runTarget();
+        void this.panel?.webview.postMessage({ type: 'init', runs, skipped, current: this.current?.run ?? null, currentId: this.current?.id ?? null, latest, runTarget: this.sentRunTarget, sweep: this.sweep?.report ?? null, sweeps } satisfies ToWebview);
         // A replayed start keeps the report sent in init (opened or finished since the start): the page drops it only for a new sweep.
         for (const m of replay) void this.panel?.webview.postMessage(m.type === 'sweepStarted' ? { ...m, replayed: true } : m);
         // A new page has the stream so far: what the batcher holds for the page goes after it.
@@ -413,11 +442,11 @@ export class Dashboard implements vscode.Disposable {
         return;
       case 'runBenchmark': {
         // The file of the run shown (a CLI run's relative path: in the run's own workspace folder,
-        // history.ts rerunSource), else the command's own choice (the active editor's file).
-        // The command's active editor is none while the dashboard (a webview) has the focus, as it
-        // has when its button is clicked: the file of the text editor active before it, if still open.
-        const open = vscode.workspace.textDocuments.filter((d) => d.uri.scheme === 'file').map((d) => d.uri.fsPath);
-        const last = runButtonFile(msg.kind === 'simulate' ? 'profile' : 'model', this.lastEditorFile, open);
+        // history.ts rerunSource), else the file the button names (runTarget), else the command's
+        // own choice (a pick). The command's active editor is none while the dashboard (a webview)
+        // has the focus, as it has when its button is clicked: the file of the text editor active
+        // before it, if still open.
+        const last = msg.source === undefined ? this.runTarget()?.path : undefined;
         const source = msg.source !== undefined ? vscode.Uri.file(rerunSource(msg.source, await this.rerunRoots(folders, msg.source), existsSync)) : last === undefined ? undefined : vscode.Uri.file(last);
         await vscode.commands.executeCommand(msg.kind === 'simulate' ? Commands.runSimulation : Commands.runBenchmark, source);
         return;

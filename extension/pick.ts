@@ -34,7 +34,8 @@ export function isTarget(kind: TargetKind, path: string): boolean {
 }
 
 /**
- * The file the dashboard's Run button runs when it shows no run of a file: `last`, the path of the
+ * The file the dashboard's Run button runs when it shows no run of a file, or one the page did not
+ * make (the newest saved run, on a page with none of its own): `last`, the path of the
  * text editor active last, when a command of `kind` acts on it and it is still open (`open`: the
  * open documents' paths); else undefined, and the command picks among the workspace's files. Not
  * the command's own active editor: the click gives the dashboard (a webview) the focus, and VS Code

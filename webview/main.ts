@@ -26,7 +26,7 @@ import { buildDifference, comparePools, compareRuns, compareSettings, comparison
 import { composePng, composeTablePng } from './png';
 import { sweepProvenance } from '../core/sweepFigures';
 import { metricsOf as sweepMetricsOf, otherSweepNote, sweepAxisCharts, sweepChartHeight, sweepBestText, sweepTable, sweepTitle } from './sweep';
-import { CHANGE_MEANING, formatCount, formatDuration, formatLoadNote, formatPercent, formatRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
+import { CHANGE_MEANING, formatCount, formatCountOf, formatDuration, formatLoadNote, formatPercent, formatRunTime, loadAverageText, perGpuCasesHeader, poolCancelledText, wasmBuildNote } from '../core/format';
 import { emptyModel, reduce, rerunOf, restoredModel, skippedNote, type DashboardModel, type ViewRun } from './model';
 import { readPalette, watchTheme, type Palette } from './theme';
 import { loadState, onMessage, post, saveState, type PersistedState } from './vscodeApi';
@@ -106,7 +106,7 @@ const title = el('h1', { id: 'run-title' });
 const status = el('span', { id: 'run-status', class: 'status' });
 const progress = el('progress', { id: 'run-progress', max: '1', value: '0' });
 const runButton = button('Run benchmark', () => {
-  const { source, kind } = rerunOf(model.current);
+  const { source, kind } = rerunOf(model.current, model.runTarget ?? null);
   post(source ? { type: 'runBenchmark', source, kind } : { type: 'runBenchmark' });
 }, { id: 'btn-run' });
 const cancelButton = button('Cancel', () => post({ type: 'cancelRun' }), { id: 'btn-cancel', secondary: '' });
@@ -125,6 +125,11 @@ const stepTime = el('p', { id: 'run-step-time', class: 'muted' });
 const buildNote = el('p', { id: 'run-build', class: 'warning' });
 /** Under the machine line, for a run whose kernels were timed while the machine was busy (load above its CPUs): the CLI's load line (core/format loadAverageText). */
 const loadNote = el('p', { id: 'run-load', class: 'warning' });
+/**
+ * Over a run the page did not make (ViewRun.latest: the newest saved run on a page with none of its
+ * own, after a window reload): that it is, and that the Run button runs the editor's file, not it.
+ */
+const latestNote = el('p', { id: 'run-latest', class: 'muted' });
 
 const chartGrid = el('div', { class: 'chart-grid' });
 /** With no run to show, this one line in place of the cards (each said it, nine times, s34 newcomer-ed). */
@@ -253,7 +258,7 @@ const tabs = el('vscode-tabs', { 'selected-index': String(Math.max(0, TABS.index
   el('vscode-tab-header', unselected, 'Run'),
   el('vscode-tab-header', unselected, 'History'),
   el('vscode-tab-header', unselected, 'Sweep'),
-  el('vscode-tab-panel', {}, environment, buildNote, loadNote, stepTime, noRun, chartGrid),
+  el('vscode-tab-panel', {}, latestNote, environment, buildNote, loadNote, stepTime, noRun, chartGrid),
   // Sweeps and Compare first: after every saved run they were ~340 rows down (s37 newcomer-ed 7).
   el('vscode-tab-panel', {}, el('h2', {}, 'Compare two runs'),
     el('div', { class: 'compare-bar' }, el('label', {}, 'A ', selectA), el('label', {}, 'B ', selectB), compareButton),
@@ -392,7 +397,7 @@ function renderHeader(run: ViewRun | null): void {
   runButton.toggleAttribute('disabled', running);
   // The label names the run shown, from its start (disabled while it runs): the header names that
   // run, and a label kept from the run before named another file and kind beside it.
-  const rerun = rerunOf(run);
+  const rerun = rerunOf(run, model.runTarget ?? null);
   // The file's name unbroken (a narrow panel wrapped the label inside "llama-3.1-8b-" / "instruct.attn.yaml"): the label wraps after the verb.
   // One span around both: the button's slot is a flex box, which dropped the space after the colon
   // of a bare text node ("Run simulation:qwen.attn.yaml", s31 newcomer-ed 10).
@@ -401,6 +406,10 @@ function renderHeader(run: ViewRun | null): void {
     runButton.replaceChildren(el('span', {}, verb!, ...(file ? [el('span', { class: 'title-part' }, file)] : [])));
   }
   runButton.title = rerun.title;
+  const saved = run?.latest ? model.runs.length : 0;
+  const folder = run?.latest ? model.runs.find((r) => r.id === run.id)?.folder : undefined;
+  latestNote.textContent = run?.latest ? `The newest saved run${folder === undefined ? '' : ` (in ${folder})`}, shown as this window has shown no run; History lists ${formatCountOf(saved, 'saved run')}. The Run button runs the editor's file, not this run's.` : '';
+  latestNote.hidden = !run?.latest;
   cancelButton.toggleAttribute('disabled', !running);
   exportJson.toggleAttribute('disabled', !run?.id);
   exportCsv.toggleAttribute('disabled', !run?.id);

@@ -5,7 +5,7 @@
  */
 import type { Environment, KernelCase, PoolCancelled, PoolResult, PoolSample, RunKind, RunResult, RunStatus } from '../core/protocol/run';
 import type { SweepReport } from '../core/protocol/sweep';
-import type { Estimate, Profile, RunListEntry, SweepListEntry, SweepRunStatus, ToWebview } from '../core/protocol/webview';
+import type { Estimate, Profile, RunListEntry, RunTarget, SweepListEntry, SweepRunStatus, ToWebview } from '../core/protocol/webview';
 import { fewAndCount, formatCountOf } from '../core/format';
 
 export interface ViewRun {
@@ -28,6 +28,12 @@ export interface ViewRun {
   /** A bench cancelled during its pool simulation: how far it got (RunResult.poolCancelled). Absent otherwise. */
   poolCancelled?: PoolCancelled;
   progress: { done: number; total: number; message: string } | null;
+  /**
+   * True for the newest saved run shown on a page with no run of its own (`init`'s `latest`): a
+   * run the page did not make nor open, so its Run button runs the active editor's file
+   * (DashboardModel.runTarget), not this run's profile. Absent otherwise.
+   */
+  latest?: true;
 }
 
 export interface CompareView {
@@ -47,6 +53,8 @@ export interface DashboardModel {
   sweeps?: SweepListEntry[];
   /** The sweep the editor runs (or ran last) from its start: its progress while it runs, then how it ended. Absent in states saved before: none. */
   sweepRun?: SweepRunView | null;
+  /** The file the Run button runs when the page shows no run it made (the `runTarget` message). Absent in states saved before: none. */
+  runTarget?: RunTarget | null;
 }
 
 /** A sweep the editor runs, as the Sweep tab shows it above its report. */
@@ -72,13 +80,19 @@ export function skippedNote(skipped: readonly string[] | undefined): string | nu
 
 /**
  * What the dashboard's Run button runs: the file of the run shown (its Profile.sourcePath) as the
- * same kind of run (a memory estimate: a benchmark), and the button's label naming that file; with
- * no such file, the editor's choice (its active file, else a pick) under the plain label. It ran
- * the active editor's file whatever the page showed, and that run's refusal replaced the run shown.
+ * same kind of run (a memory estimate: a benchmark), and the button's label naming that file. With
+ * no such file, or with a run the page did not make (ViewRun.latest: the newest saved run, maybe of
+ * another workspace folder, whose rerun a click on a page that "showed no run" did not expect), a
+ * benchmark of `target`, the active editor's file, named on the label; with no target either, the
+ * editor's choice (a pick) under the plain label.
  */
-export function rerunOf(run: ViewRun | null): { label: string; title: string; source?: string; kind?: RunKind } {
-  const source = run?.profile?.sourcePath;
-  if (!run || !source) return { label: 'Run benchmark', title: 'Benchmark the profile in the active editor' };
+export function rerunOf(run: ViewRun | null, target: RunTarget | null = null): { label: string; title: string; source?: string; kind?: RunKind } {
+  const source = run?.latest ? undefined : run?.profile?.sourcePath;
+  if (!run || !source) {
+    return target
+      ? { label: `Run benchmark: ${target.label}`, title: `Run benchmark of ${target.path}, the file of the editor active last` }
+      : { label: 'Run benchmark', title: 'Benchmark the profile in the active editor' };
+  }
   const kind: RunKind = run.kind === 'simulate' ? 'simulate' : 'bench';
   const verb = kind === 'simulate' ? 'Run simulation' : 'Run benchmark';
   return { label: `${verb}: ${source.split(/[\\/]/).pop()}`, title: `${verb} of ${source}`, source, kind };
@@ -133,9 +147,13 @@ export function reduce(model: DashboardModel, msg: ToWebview): DashboardModel {
       // (restoredModel; a run that is replays its runStarted right after).
       const settled = restoredModel(model);
       // The extension's sweep (shown last in this window, or before it reloaded) over the page's own.
-      // With no run of its own nor from the extension: the newest saved run (a page opened after a reload showed "No run yet" beside saved runs, s39 newcomer-ed 9).
-      return { runs: msg.runs, skippedRuns: msg.skipped ?? [], current: msg.current ? viewOfRun(msg.current, msg.currentId ?? null) : (settled.current ?? null), compare: model.compare, sweep: msg.sweep ?? model.sweep ?? null, sweeps: msg.sweeps ?? model.sweeps ?? [], sweepRun: settled.sweepRun ?? null };
+      // With no run of its own nor from the extension: the newest saved run, as one the page did
+      // not make (a page opened after a reload showed "No run yet" beside saved runs, s39 newcomer-ed 9).
+      const latest = msg.latest ? { ...viewOfRun(msg.latest.run, msg.latest.id), latest: true as const } : null;
+      return { runs: msg.runs, skippedRuns: msg.skipped ?? [], current: msg.current ? viewOfRun(msg.current, msg.currentId ?? null) : (settled.current ?? latest), compare: model.compare, sweep: msg.sweep ?? model.sweep ?? null, sweeps: msg.sweeps ?? model.sweeps ?? [], sweepRun: settled.sweepRun ?? null, runTarget: msg.runTarget !== undefined ? msg.runTarget : (settled.runTarget ?? null) };
     }
+    case 'runTarget':
+      return { ...model, runTarget: msg.target };
     case 'runs':
       return { ...model, runs: msg.runs, skippedRuns: msg.skipped ?? [] };
     case 'sweeps':

@@ -54,15 +54,36 @@ export interface SweepListEntry {
  */
 export type ForwardedRunnerEvent = RunnerProgressEvent | RunnerEnvironmentEvent | RunnerCaseEvent;
 
+/**
+ * The file of the text editor active last, which the dashboard's Run button benchmarks when the
+ * page shows no run it made (extension/pick.ts runButtonFile). `path`: absolute; `label`: the path
+ * as VS Code names it in the workspace (vscode.workspace.asRelativePath: with the folder's name
+ * first when the workspace has several, "beta/e2e.attn.yaml").
+ */
+export interface RunTarget {
+  path: string;
+  label: string;
+}
+
 /** extension -> webview */
 export type ToWebview =
   /**
    * `skipped`: files of the history folder that are no readable run, each `<file>: <why>`.
    * `sweep`: the sweep report shown last (this window's, or the one its previous extension host
    * showed: extension/shownRun.ts); absent or null: the page keeps its own. `sweeps`: the finished
-   * sweeps for History, newest first.
+   * sweeps for History, newest first. `latest`: the newest saved run, sent when `current` is null;
+   * the page shows it only when it has no run of its own (a page opened after a window reload said
+   * "No run yet" beside saved runs), as a run it did not make: its Run button runs `runTarget`, not
+   * the run's profile (which may be another workspace folder's). `runTarget`: as the `runTarget`
+   * message.
    */
-  | { type: 'init'; runs: RunListEntry[]; skipped?: string[]; current: RunResult | null; currentId?: string | null; sweep?: SweepReport | null; sweeps?: SweepListEntry[] }
+  | { type: 'init'; runs: RunListEntry[]; skipped?: string[]; current: RunResult | null; currentId?: string | null; latest?: { run: RunResult; id: string } | null; runTarget?: RunTarget | null; sweep?: SweepReport | null; sweeps?: SweepListEntry[] }
+  /**
+   * The file the Run button runs when the page shows no run it made (none, or `init`'s `latest`):
+   * the file of the text editor active last, sent again when that changes; null: none is open,
+   * the command picks.
+   */
+  | { type: 'runTarget'; target: RunTarget | null }
   | { type: 'runStarted'; name: string; total: number; kind?: RunKind; profile?: Profile; estimate?: Estimate }
   | ForwardedRunnerEvent
   /** The runner's pool samples in simulated-time order, batched by the extension (at most ~10 messages a second whatever the runner's rate). */
@@ -154,7 +175,8 @@ export type FromWebview =
   | { type: 'exportCompare'; format: 'csv' | 'markdown'; a: ComparedRun; b: ComparedRun; rows: ComparisonExportRow[] }
   /**
    * The Run button: `source` is the profile (or config) of the run shown (Profile.sourcePath), run
-   * again as `kind`; absent when the page shows no run of a file (then the active editor's file).
+   * again as `kind`; absent when the page shows no run of a file or a run it did not make (`init`'s
+   * `latest`): then the active editor's file (`runTarget`).
    */
   | { type: 'runBenchmark'; source?: string; kind?: RunKind }
   | { type: 'cancelRun' };

@@ -978,12 +978,18 @@ describe('AttnScope in a two-folder workspace', { timeout: 600_000 }, () => {
   // s35 CI: the finish toast came with beta's history empty. Quick Open had listed alpha's
   // e2e.attn.yaml ("recently opened") first for beta's path, Enter opened it, and the run was
   // alpha's, saved in alpha (harness openFile now waits for the file's own row and tab).
-  it('runs, from the Run button of a dashboard that shows no run, the profile of the editor active before it, saved in its own folder', async () => {
+  // s39 newcomer-ed 9: the page opened with no run of its own shows the newest saved run (alpha's CLI
+  // run, the only one when it opened), as one it did not make: the button names beta's file, the
+  // editor active last, and runs it (showing that run made the button run alpha's profile: 55e53d3).
+  it('runs, from the Run button of a dashboard that shows no run of its own (the newest saved run, another folder\'s), the profile of the editor active before it, named on the button, saved in its own folder', async () => {
     // Beside the dashboard (the second group), which stays in view.
     await runCommand(page, 'View: Focus First Editor Group');
     await openFile(page, join(beta, 'e2e.attn.yaml'), 'dtpye');
     const frame = await dashboardFrame(page);
     await frame.locator('vscode-tab-header', { hasText: /^\s*Run\s*$/ }).click();
+    await frame.waitForSelector('#run-latest:not([hidden])', { timeout: 30_000 });
+    assert.match((await frame.textContent('#run-latest')) ?? '', /^The newest saved run \(in alpha\)/);
+    await frame.waitForFunction(() => document.querySelector('#btn-run')?.textContent === 'Run benchmark: beta/e2e.attn.yaml', undefined, { timeout: 30_000 });
     // The click gives the dashboard (a webview) the focus: the command then has no active text editor.
     await frame.locator('#btn-run').click();
     await notification(page, /benchmark of llama-3\.1-8b · e2e\.attn\.yaml · quick finished/, 120_000);

@@ -840,6 +840,37 @@ describe('dashboard webview in Chromium', () => {
     assert.ok(height > charts + 30, `the PNG (${height} px high) has room for its caption above the charts (${charts} px)`);
   });
 
+  // s39 newcomer-ed 9: after a window reload the page said "No run yet" beside four saved runs. Showing
+  // the newest (ca4111c) was reverted (55e53d3): its Run button then ran the shown run's profile, another
+  // folder's in a two-folder workspace. Now the run shows as one the page did not make, and the button
+  // names and runs the active editor's file.
+  it('a page with no run of its own shows the newest saved run, and its Run button names and runs the active editor\'s file, not that run\'s', async () => {
+    const fresh = await openDashboard(browser, server, 'dark');
+    try {
+      const runs = [{ id: RUN_ID, name: run.name, createdAt: run.createdAt, status: 'ok', cases: run.cases.length, folder: 'alpha' }, { id: '20000101-000000-old', name: 'old.attn.yaml', createdAt: '2000-01-01T00:00:00.000Z', status: 'ok', cases: 1, folder: 'beta' }];
+      await send(fresh, { type: 'init', runs, current: null, currentId: null, latest: { run, id: RUN_ID }, runTarget: { path: '/ws/beta/e2e.attn.yaml', label: 'beta/e2e.attn.yaml' } });
+      await fresh.waitForFunction((name) => document.querySelector('#run-title')?.getAttribute('title') === name, run.name);
+      assert.equal(await fresh.isVisible('#run-empty'), false);
+      assert.equal(await fresh.textContent('#run-latest'), "The newest saved run (in alpha), shown as this window has shown no run; History lists 2 saved runs. The Run button runs the editor's file, not this run's.");
+      // The run shown is test/fixtures/run.attn.yaml's benchmark: the button names beta's file instead, and posts no source.
+      assert.equal(await fresh.textContent('#btn-run'), 'Run benchmark: beta/e2e.attn.yaml');
+      assert.equal(await fresh.getAttribute('#btn-run', 'title'), 'Run benchmark of /ws/beta/e2e.attn.yaml, the file of the editor active last');
+      await fresh.click('#btn-run');
+      assert.deepEqual((await waitForPosted(fresh, 'runBenchmark')).at(-1), { type: 'runBenchmark' });
+      // Another editor active: the label follows; none open: the plain label (the command picks).
+      await send(fresh, { type: 'runTarget', target: { path: '/ws/alpha/x.attn.yaml', label: 'alpha/x.attn.yaml' } });
+      await fresh.waitForFunction(() => document.querySelector('#btn-run')?.textContent === 'Run benchmark: alpha/x.attn.yaml');
+      await send(fresh, { type: 'runTarget', target: null });
+      await fresh.waitForFunction(() => document.querySelector('#btn-run')?.textContent === 'Run benchmark');
+      // A run the page is shown (opened from History, or run): the button runs that run's file again, and the note goes.
+      await send(fresh, { type: 'showRun', run, id: RUN_ID });
+      await fresh.waitForFunction(() => document.querySelector('#btn-run')?.textContent === 'Run benchmark: run.attn.yaml');
+      assert.equal(await fresh.isVisible('#run-latest'), false);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('with no run says so once, in place of the cards; a run shown brings the cards back (s34 newcomer-ed: "No run yet" nine times)', async () => {
     const fresh = await openDashboard(browser, server, 'dark');
     try {
