@@ -297,10 +297,12 @@ function computedHints(a: Analysis, invalid: readonly string[]): AnchoredHint[] 
 
   const weights = weightsAnchor(a);
   if (weights !== undefined && valid(modelIsHere ? WEIGHTS_KEYS : [...WEIGHTS_KEYS, ...KV_KEYS])) {
-    // One basis: under tensor parallelism the weights are one GPU's, as the KV per token beside
-    // them and the budget hint on device.* (the total follows where it fits, and in the tooltip).
+    // One basis: the weights one GPU holds, as the KV per token beside them and the budget hint on
+    // device.* (under tensor parallelism the checkpoint's total follows where it fits, and in the
+    // tooltip). On one GPU too: an fp8 MLA checkpoint's GPU holds bf16 kv_b_proj copies beside it
+    // (Estimate.kvBProjCopiesBytesPerGpu), which the checkpoint's size leaves out.
     const gpus = gpuCount(profile.device);
-    const parts = [gpus > 1 ? `${formatBytes(e.weightsBytesPerGpu)} weights${gpu}` : `${formatBytes(e.weightsBytes)} weights`, `${formatParams(e.paramsTotal)} params${model.moe !== null ? `, ${formatParams(e.paramsActive)} active` : ''}`];
+    const parts = [`${formatBytes(e.weightsBytesPerGpu)} weights${gpus > 1 ? gpu : ''}`, `${formatParams(e.paramsTotal)} params${model.moe !== null ? `, ${formatParams(e.paramsActive)} active` : ''}`];
     if (gpus > 1) parts.push(`${formatBytes(e.weightsBytes)} on ${gpus} GPUs`);
     if (!modelIsHere) parts.splice(1, 0, kvLabel);
     hints.push(anchoredHint(a, weights, parts, terms.weightsMarkdown(a, !modelIsHere && e.hasKvCache), true));

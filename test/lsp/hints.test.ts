@@ -40,6 +40,18 @@ test('Llama-3.1-8B config.json: KV per token, weights, KV of one max-length sequ
   await client.close(f.uri);
 });
 
+test('DeepSeek-V3 fp8 config.json on one GPU: the weights hint counts the bf16 kv_b_proj copies, as the estimate\'s weights per GPU (s39: it showed the checkpoint alone)', async () => {
+  const f = fixture('configs/DeepSeek-V3.config.json');
+  await client.open(f.uri, f.text);
+  const hints = (await client.inlayHints(f.uri))!;
+  // The fp8 checkpoint, 672,987,104,256 B (627 GiB), plus the bf16 copies of kv_b_proj's halves W_UK_T and
+  // W_UV vLLM keeps for MLA's decode (mla_attention.py process_weights_after_loading): 61 layers · kv_lora_rank
+  // 512 · 128 heads · (qk_nope_head_dim 128 + v_head_dim 128) · 2 B = 2,046,820,352 B, all on the one GPU:
+  // 675,033,924,608 B = 628.67 GiB -> "629 GiB" (it read "627 GiB", below the estimate's figure).
+  assert.match(hintAfter(hints, f.text, '"model_type": "deepseek_v3"'), /^629 GiB weights · 671B params/);
+  await client.close(f.uri);
+});
+
 test('gpt-oss-20b config.json writes num_key_value_heads and head_dim: the KV-per-token hint is on one key only', async () => {
   const f = fixture('../../examples/gpt-oss-20b/config.json');
   await client.open(f.uri, f.text);
